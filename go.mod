@@ -1,0 +1,3 @@
+module github.com/gosbi/gosbi
+
+go 1.26

@@ -1,0 +1,124 @@
+// Package ipc defines the messages between the kernel's front process (package kernel), which owns
+// the Jupyter sockets, and the interpreter worker (package interp), which runs the cells.
+//
+// The front starts the worker as `gosbi worker` with two extra pipes: file descriptor 3 carries
+// Requests from the front to the worker, file descriptor 4 carries Events from the worker to the
+// front. Both are streams of newline-delimited JSON. The worker's own standard output and error
+// are not part of the protocol: the front logs them and keeps their tail to explain a crash
+// (a Go runtime panic or a stack overflow is printed there before the worker dies).
+//
+// Every Request except Interrupt and InputReply is answered by exactly one Event of type Reply
+// with the same ID; the Events of an execution (streams, displays, results, errors, input
+// requests) carry the ID of the execute Request and come before its Reply.
+package ipc
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sync"
+)
+
+// Request types, front → worker.
+const (
+	Execute    = "execute"     // Code, ExecutionCount, Silent, StoreHistory, AllowStdin, UserExpressions
+	Complete   = "complete"    // Code, CursorPos (in Unicode code points)
+	Inspect    = "inspect"     // Code, CursorPos, DetailLevel
+	IsComplete = "is_complete" // Code
+	Interrupt  = "interrupt"   // cancel the running cell; no reply
+	InputReply = "input_reply" // Value: the answer to the last InputRequest; no reply
+	Shutdown   = "shutdown"    // the worker replies, then exits
+)
+
+// Event types, worker → front.
+const (
+	Ready         = "ready"               // sent once when the worker has loaded its symbols
+	Stream        = "stream"              // Name ("stdout"|"stderr"), Text
+	DisplayData   = "display_data"        // Data, Metadata, Transient
+	UpdateDisplay = "update_display_data" // Data, Metadata, Transient (with display_id)
+	ClearOutput   = "clear_output"        // Wait
+	ExecuteResult = "execute_result"      // Data, Metadata: the value of the cell's last expression
+	Error         = "error"               // Ename, Evalue, Traceback: at most one per execution
+	InputRequest  = "input_request"       // Prompt, Password: the front answers with an InputReply
+	Reply         = "reply"               // Content: the body of the Jupyter *_reply, without execution_count
+)
+
+// Request is a message from the front to the worker.
+type Request struct {
+	ID              string            `json:"id"`
+	Type            string            `json:"type"`
+	Code            string            `json:"code,omitempty"`
+	CursorPos       int               `json:"cursor_pos,omitempty"`
+	DetailLevel     int               `json:"detail_level,omitempty"`
+	ExecutionCount  int               `json:"execution_count,omitempty"`
+	Silent          bool              `json:"silent,omitempty"`
+	StoreHistory    bool              `json:"store_history,omitempty"`
+	AllowStdin      bool              `json:"allow_stdin,omitempty"`
+	UserExpressions map[string]string `json:"user_expressions,omitempty"`
+	Value           string            `json:"value,omitempty"`
+}
+
+// Event is a message from the worker to the front.
+type Event struct {
+	ID        string         `json:"id"`
+	Type      string         `json:"type"`
+	Name      string         `json:"name,omitempty"`
+	Text      string         `json:"text,omitempty"`
+	Data      map[string]any `json:"data,omitempty"`
+	Metadata  map[string]any `json:"metadata,omitempty"`
+	Transient map[string]any `json:"transient,omitempty"`
+	Wait      bool           `json:"wait,omitempty"`
+	Ename     string         `json:"ename,omitempty"`
+	Evalue    string         `json:"evalue,omitempty"`
+	Traceback []string       `json:"traceback,omitempty"`
+	Prompt    string         `json:"prompt,omitempty"`
+	Password  bool           `json:"password,omitempty"`
+	Content   map[string]any `json:"content,omitempty"`
+}
+
+// Encoder writes messages as newline-delimited JSON; it is safe for concurrent use.
+type Encoder struct {
+	mu  sync.Mutex
+	enc *json.Encoder
+}
+
+// NewEncoder returns an Encoder writing to w.
+func NewEncoder(w io.Writer) *Encoder { return &Encoder{enc: json.NewEncoder(w)} }
+
+// Send writes one message (a Request or an Event).
+func (e *Encoder) Send(msg any) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err := e.enc.Encode(msg); err != nil {
+		return fmt.Errorf("ipc: send: %w", err)
+	}
+	return nil
+}
+
+// Decoder reads newline-delimited JSON messages.
+type Decoder struct{ sc *bufio.Scanner }
+
+// MaxMessage is the largest message accepted (a PNG of a large figure fits with room to spare).
+const MaxMessage = 256 << 20
+
+// NewDecoder returns a Decoder reading from r.
+func NewDecoder(r io.Reader) *Decoder {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), MaxMessage)
+	return &Decoder{sc: sc}
+}
+
+// Next decodes the next message into v; it returns io.EOF when the stream ends.
+func (d *Decoder) Next(v any) error {
+	if !d.sc.Scan() {
+		if err := d.sc.Err(); err != nil {
+			return fmt.Errorf("ipc: receive: %w", err)
+		}
+		return io.EOF
+	}
+	if err := json.Unmarshal(d.sc.Bytes(), v); err != nil {
+		return fmt.Errorf("ipc: malformed message: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs what the test suite needs beyond Go: Debian's Jupyter clients (conformance and
+# end-to-end tests run with /usr/bin/python3), OpenBLAS (the `openblas` build) and tmux (the
+# REPL test). Idempotent: it installs only what is missing. Needs root or sudo for apt-get.
+set -euo pipefail
+pkgs=(python3-jupyter-kernel-test python3-nbclient python3-nbformat jupyter-nbconvert jupyter-client
+      libopenblas-dev tmux)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  echo "setup: installing ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
