@@ -680,10 +680,12 @@ func backUnary(n *node) {
 	a, out := n.a, n.out
 	switch n.i {
 	case fnReLU:
+		// branch-free: y = max(x, 0) is +0 or positive, so its bits are zero exactly when the
+		// derivative is 0 (random signs would defeat the branch predictor)
 		for i, g := range out.Grad {
-			if a.Data[i] > 0 {
-				a.Grad[i] += g
-			}
+			b := math.Float64bits(out.Data[i])
+			mask := uint64(int64(b|-b) >> 63)
+			a.Grad[i] += math.Float64frombits(math.Float64bits(g) & mask)
 		}
 	case fnTanh:
 		for i, g := range out.Grad {
