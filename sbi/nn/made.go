@@ -11,10 +11,13 @@ import (
 // masked autoregressive flows (Papamakarios et al. 2017): output columns d·P … d·P+P−1 hold the
 // P transform parameters of feature d.
 //
-// Degrees follow the deterministic assignment of nflows' MADE, used by sbi's MAF and NSF:
-// input feature d has degree d+1, context inputs degree 0, hidden unit k degree
-// k mod max(1, D−1) + min(1, D−1); a hidden unit sees inputs of degree ≤ its own, an output of
-// feature d (degree d+1) sees hidden units of degree < d+1.
+// Degrees are assigned deterministically: input feature d has degree d+1 and context inputs
+// degree 0; a hidden unit sees inputs of degree ≤ its own and an output of feature d
+// (degree d+1) sees hidden units of degree < d+1. Without context, hidden unit k has degree
+// k mod max(1, D−1) + min(1, D−1), the assignment of nflows' MADE used by sbi's MAF and NSF.
+// With context, hidden unit k has degree k mod D, so that some units (degree 0) see the
+// context alone: in nflows' assignment no hidden unit has degree 0 when D > 1, which leaves
+// the first feature's transform independent of the context.
 type MADE struct {
 	Features, Context, PerFeature int
 	Activation                    Activation
@@ -36,7 +39,7 @@ func NewMADE(rng *rand.Rand, features, context int, hidden []int, perFeature int
 		in[d] = d + 1
 	}
 	for l, h := range hidden {
-		out := hiddenDegrees(h, features)
+		out := hiddenDegrees(h, features, context > 0)
 		lin := NewLinear(rng, fmt.Sprintf("made.%d", l), len(in), h)
 		m.Layers = append(m.Layers, lin)
 		m.Masks = append(m.Masks, degreeMask(in, out, false))
@@ -54,8 +57,11 @@ func NewMADE(rng *rand.Rand, features, context int, hidden []int, perFeature int
 	return m
 }
 
-func hiddenDegrees(n, features int) []int {
+func hiddenDegrees(n, features int, context bool) []int {
 	hi, lo := max(1, features-1), min(1, features-1)
+	if context {
+		hi, lo = features, 0
+	}
 	d := make([]int, n)
 	for k := range d {
 		d[k] = k%hi + lo

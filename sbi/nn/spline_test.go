@@ -40,7 +40,7 @@ func TestAffineGradient(t *testing.T) {
 // sum to zero, and the log-det against a central difference of the forward map, over random
 // splines and points inside and outside the bound. The inverse solves a quadratic in its
 // stable form, so the round trip is exact to about 1e-12; the numerical derivative with step
-// 1e-6 has truncation error O(h²·y''') and rounding error about 2ε·max(1,|y|)/h ≤ 1e-9, so the
+// 1e-6 has truncation error O(h²·y”') and rounding error about 2ε·max(1,|y|)/h ≤ 1e-9, so the
 // slope exp(log-det) must match it to 1e-8 absolute plus 1e-6 relative.
 func TestRQSplineInvertible(t *testing.T) {
 	rng := rand.New(rand.NewPCG(12, 13))
