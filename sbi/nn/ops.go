@@ -698,3 +698,32 @@ func backUnary(n *node) {
 		}
 	}
 }
+
+// PermuteColumns returns the tensor whose column j is column perm[j] of a.
+func (tp *Tape) PermuteColumns(a *Tensor, perm []int) *Tensor {
+	if len(perm) != a.Cols {
+		panic(fmt.Sprintf("nn: PermuteColumns: permutation of %d columns for a %d×%d tensor", len(perm), a.Rows, a.Cols))
+	}
+	g := tp.grads(a)
+	out := tp.tensor(a.Rows, a.Cols, g)
+	for i := 0; i < a.Rows; i++ {
+		src, dst := a.Row(i), out.Row(i)
+		for j, p := range perm {
+			dst[j] = src[p]
+		}
+	}
+	if g {
+		tp.record(backPermuteColumns, out, a, nil, nil).idx = perm
+	}
+	return out
+}
+
+func backPermuteColumns(n *node) {
+	c := n.a.Cols
+	for i := 0; i < n.a.Rows; i++ {
+		ga, gy := n.a.Grad[i*c:(i+1)*c], n.out.Grad[i*c:(i+1)*c]
+		for j, p := range n.idx {
+			ga[p] += gy[j]
+		}
+	}
+}
