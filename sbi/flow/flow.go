@@ -14,7 +14,7 @@ import (
 type Kind int
 
 const (
-	// MAF uses affine autoregressive transforms y = x·σ(r+2) + 10⁻³·x + shift.
+	// MAF uses affine autoregressive transforms y = x·scale + shift.
 	MAF Kind = iota
 	// NSF uses monotonic rational-quadratic spline transforms with linear tails.
 	NSF
@@ -32,8 +32,9 @@ func (k Kind) String() string {
 }
 
 // Config describes a conditional flow. Zero fields take the defaults of sbi's
-// posterior_nn: 5 transforms, two hidden layers of 50 units, 10 spline bins, spline interval
-// [−3, 3] (sbi's tail bound), tanh for MAF (sbi's MAF) and ReLU for NSF (nflows' and zuko's).
+// posterior_nn: 5 transforms, two hidden layers of 50 units, 10 spline bins, tanh for MAF
+// (sbi's MAF) and ReLU for NSF (nflows' and zuko's); the spline interval is zuko's [−5, 5]
+// (sbi uses 3 on z-scored θ; 5 leaves more room where z-scoring is imperfect).
 type Config struct {
 	Kind       Kind
 	Features   int           // dimension of θ (at least 1)
@@ -56,7 +57,7 @@ func (c Config) withDefaults() Config {
 		c.Bins = 10
 	}
 	if c.Bound == 0 {
-		c.Bound = 3
+		c.Bound = 5
 	}
 	if c.Activation == nn.Identity {
 		c.Activation = nn.Tanh

@@ -8,17 +8,20 @@ import (
 // AffineParams is the number of unconstrained parameters per feature of the affine transform.
 const AffineParams = 2
 
-// affineScale maps the unconstrained scale parameter r to σ(r + 2) + 1e-3, the
-// parametrization of nflows' MaskedAffineAutoregressiveTransform used by sbi's MAF: positive,
-// bounded away from 0, and close to 1 at initialization.
+// softplusOne is log(e − 1), where softplus equals 1.
+const softplusOne = 0.54132485461291810
+
+// affineScale maps the unconstrained scale parameter r to softplus(r + log(e−1)) + 10⁻³,
+// which is positive, bounded away from 0, unbounded above, and 1 + 10⁻³ at r = 0 (nflows'
+// MaskedAffineAutoregressiveTransform uses softplus(r) + 10⁻³; the shift by log(e−1) starts
+// every transform at the identity). It returns the scale and its derivative.
 func affineScale(r float64) (scale, dScale float64) {
-	s := sigmoid(r + 2)
-	return s + 1e-3, s * (1 - s)
+	return softplus(r+softplusOne) + 1e-3, sigmoid(r + softplusOne)
 }
 
 // Affine applies y = x·scale + shift feature by feature, the transform of masked
-// autoregressive flows (Papamakarios et al. 2017, eq. 4, with nflows' scale parametrization
-// scale = σ(r+2) + 10⁻³). x is n×D; params is n×2D with [shift, r] of feature d in columns
+// autoregressive flows (Papamakarios et al. 2017, eq. 4) with scale = softplus(r + log(e−1))
+// + 10⁻³. x is n×D; params is n×2D with [shift, r] of feature d in columns
 // 2d, 2d+1. It returns y and the n×1 log|det ∂y/∂x| = Σ_d log scale_d.
 func (tp *Tape) Affine(x, params *Tensor) (y, logDet *Tensor) {
 	D := x.Cols
