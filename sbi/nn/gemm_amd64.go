@@ -1,0 +1,146 @@
+//go:build amd64 && !openblas && !noasm
+
+package nn
+
+import "sync"
+
+// The pure-Go build multiplies matrices with its own packed kernel in Go assembly when the
+// CPU has AVX2 and FMA (checked once with CPUID/XGETBV), and with gonum's blas64 otherwise.
+// gonum's Dgemm is built on SSE2 level-1 routines and reaches 6–8 GFLOP/s on the reference
+// machine; the 6×8 FMA kernel below reaches several times that.
+
+func cpuid(eax, ecx uint32) (a, b, c, d uint32)
+func xgetbv() uint32
+
+//go:noescape
+func kernel6x8(k int, a, b, c *float64, ldc int)
+
+var hasFMA = detectFMA()
+
+func detectFMA() bool {
+	maxID, _, _, _ := cpuid(0, 0)
+	if maxID < 7 {
+		return false
+	}
+	_, _, c1, _ := cpuid(1, 0)
+	const fma, osxsave, avx = 1 << 12, 1 << 27, 1 << 28
+	if c1&fma == 0 || c1&osxsave == 0 || c1&avx == 0 {
+		return false
+	}
+	if xgetbv()&6 != 6 { // the OS saves XMM and YMM state
+		return false
+	}
+	_, b7, _, _ := cpuid(7, 0)
+	return b7&(1<<5) != 0 // AVX2
+}
+
+const (
+	gemmMR = 6   // rows of a micro-tile
+	gemmNR = 8   // columns of a micro-tile
+	gemmKC = 256 // depth of one packed block
+)
+
+type gemmBuf struct {
+	a, b []float64
+	tile [gemmMR * gemmNR]float64
+}
+
+var gemmPool = sync.Pool{New: func() any { return new(gemmBuf) }}
+
+// fastGemm computes C = op(A)·op(B) + beta·C with the packed kernel and reports true, or
+// reports false when the kernel is not available (alpha ≠ 1 is never asked for here).
+func fastGemm(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) bool {
+	if !hasFMA || alpha != 1 {
+		return false
+	}
+	scaleC(m, n, beta, c, ldc)
+	buf := gemmPool.Get().(*gemmBuf)
+	np := (n + gemmNR - 1) / gemmNR
+	for l0 := 0; l0 < k; l0 += gemmKC {
+		kb := min(gemmKC, k-l0)
+		if cap(buf.b) < np*kb*gemmNR {
+			buf.b = make([]float64, np*gemmKC*gemmNR)
+		}
+		if cap(buf.a) < kb*gemmMR {
+			buf.a = make([]float64, gemmKC*gemmMR)
+		}
+		bp := buf.b[:np*kb*gemmNR]
+		packB(tB, b, ldb, l0, kb, n, bp)
+		ap := buf.a[:kb*gemmMR]
+		for i0 := 0; i0 < m; i0 += gemmMR {
+			rows := min(gemmMR, m-i0)
+			packA(tA, a, lda, i0, rows, l0, kb, ap)
+			for jp := 0; jp < np; jp++ {
+				j0 := jp * gemmNR
+				cols := min(gemmNR, n-j0)
+				panel := bp[jp*kb*gemmNR:]
+				if rows == gemmMR && cols == gemmNR {
+					kernel6x8(kb, &ap[0], &panel[0], &c[i0*ldc+j0], ldc)
+					continue
+				}
+				clear(buf.tile[:])
+				kernel6x8(kb, &ap[0], &panel[0], &buf.tile[0], gemmNR)
+				for r := 0; r < rows; r++ {
+					row := c[(i0+r)*ldc+j0 : (i0+r)*ldc+j0+cols]
+					for j := range row {
+						row[j] += buf.tile[r*gemmNR+j]
+					}
+				}
+			}
+		}
+	}
+	gemmPool.Put(buf)
+	return true
+}
+
+func scaleC(m, n int, beta float64, c []float64, ldc int) {
+	if beta == 1 {
+		return
+	}
+	for i := 0; i < m; i++ {
+		row := c[i*ldc : i*ldc+n]
+		if beta == 0 {
+			clear(row)
+			continue
+		}
+		for j := range row {
+			row[j] *= beta
+		}
+	}
+}
+
+// packB copies rows l0…l0+kb−1 of op(B) (k×n) into panels of gemmNR columns, each stored
+// row after row (panel[l*NR+j]), padding the last panel with zeros.
+func packB(trans bool, b []float64, ldb, l0, kb, n int, dst []float64) {
+	for j0 := 0; j0 < n; j0 += gemmNR {
+		cols := min(gemmNR, n-j0)
+		p := dst[(j0/gemmNR)*kb*gemmNR:]
+		for l := 0; l < kb; l++ {
+			row := p[l*gemmNR : l*gemmNR+gemmNR]
+			if !trans {
+				copy(row, b[(l0+l)*ldb+j0:(l0+l)*ldb+j0+cols])
+			} else {
+				for j := 0; j < cols; j++ {
+					row[j] = b[(j0+j)*ldb+l0+l]
+				}
+			}
+			clear(row[cols:])
+		}
+	}
+}
+
+// packA copies rows i0…i0+rows−1, columns l0…l0+kb−1 of op(A) column after column
+// (dst[l*MR+r]), padding missing rows with zeros.
+func packA(trans bool, a []float64, lda, i0, rows, l0, kb int, dst []float64) {
+	for l := 0; l < kb; l++ {
+		col := dst[l*gemmMR : l*gemmMR+gemmMR]
+		if trans {
+			copy(col, a[(l0+l)*lda+i0:(l0+l)*lda+i0+rows])
+		} else {
+			for r := 0; r < rows; r++ {
+				col[r] = a[(i0+r)*lda+l0+l]
+			}
+		}
+		clear(col[rows:])
+	}
+}
