@@ -45,7 +45,29 @@ type gemmBuf struct {
 	tile [gemmMR * gemmNR]float64
 }
 
-var gemmPool = sync.Pool{New: func() any { return new(gemmBuf) }}
+// gemmBufs is a free list of packing buffers; unlike a sync.Pool it is never emptied by the
+// garbage collector, so steady-state products allocate nothing.
+var gemmBufs struct {
+	sync.Mutex
+	free []*gemmBuf
+}
+
+func getGemmBuf() *gemmBuf {
+	gemmBufs.Lock()
+	defer gemmBufs.Unlock()
+	if n := len(gemmBufs.free); n > 0 {
+		b := gemmBufs.free[n-1]
+		gemmBufs.free = gemmBufs.free[:n-1]
+		return b
+	}
+	return new(gemmBuf)
+}
+
+func putGemmBuf(b *gemmBuf) {
+	gemmBufs.Lock()
+	gemmBufs.free = append(gemmBufs.free, b)
+	gemmBufs.Unlock()
+}
 
 // fastGemm computes C = op(A)·op(B) + beta·C with the packed kernel and reports true, or
 // reports false when the kernel is not available (alpha ≠ 1 is never asked for here).
@@ -54,7 +76,7 @@ func fastGemm(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b [
 		return false
 	}
 	scaleC(m, n, beta, c, ldc)
-	buf := gemmPool.Get().(*gemmBuf)
+	buf := getGemmBuf()
 	np := (n + gemmNR - 1) / gemmNR
 	for l0 := 0; l0 < k; l0 += gemmKC {
 		kb := min(gemmKC, k-l0)
@@ -89,7 +111,7 @@ func fastGemm(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b [
 			}
 		}
 	}
-	gemmPool.Put(buf)
+	putGemmBuf(buf)
 	return true
 }
 

@@ -35,6 +35,7 @@ type node struct {
 	out     *Tensor
 	a, b, c *Tensor
 	s, s2   []float64
+	s3      []float64
 	idx     []int
 	k       float64
 	i, j    int
