@@ -9,11 +9,14 @@ import (
 
 // TestGemmMatchesLoops checks the product kernel of the build (the packed FMA kernel, gonum
 // or OpenBLAS) against triple loops for every transpose combination, several β and sizes that
-// are not multiples of the tile sizes, including a depth above one packed block. Both sum the
+// are not multiples of the tile sizes, including a depth above one packed block and a product
+// large enough to be split over goroutines. Both sum the
 // same products in different orders, so they agree to a few ulps of k·max|a||b| (1e-12 here).
 func TestGemmMatchesLoops(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	for _, sz := range [][3]int{{1, 1, 1}, {6, 8, 3}, {7, 9, 300}, {37, 29, 41}, {12, 16, 600}, {3, 0, 2}, {4, 5, 0}} {
+	SetThreads(3) // large products are split over goroutines even with GOMAXPROCS=1
+	defer SetThreads(0)
+	for _, sz := range [][3]int{{1, 1, 1}, {6, 8, 3}, {7, 9, 300}, {37, 29, 41}, {12, 16, 600}, {3, 0, 2}, {4, 5, 0}, {100, 70, 300}} {
 		m, n, k := sz[0], sz[1], sz[2]
 		for _, tA := range []bool{false, true} {
 			for _, tB := range []bool{false, true} {
@@ -66,9 +69,17 @@ func TestGemmMatchesLoops(t *testing.T) {
 // BenchmarkGEMM reports the achieved GFLOP/s (2mnk flops per product) of the build's kernel on
 // the shapes of SBI networks.
 func BenchmarkGEMM(b *testing.B) {
-	for _, sz := range [][3]int{{128, 64, 64}, {256, 64, 64}, {512, 128, 128}, {512, 128, 8}, {1024, 1024, 1024}} {
-		m, n, k := sz[0], sz[1], sz[2]
-		b.Run(fmt.Sprintf("%dx%dx%d", m, n, k), func(b *testing.B) {
+	for _, sz := range [][5]int{{256, 64, 64, 0, 0}, {256, 64, 64, 0, 1}, {64, 64, 256, 1, 0}, {512, 128, 128, 0, 0}, {512, 128, 8, 0, 0}, {1024, 1024, 1024, 0, 0}} {
+		m, n, k, tA, tB := sz[0], sz[1], sz[2], sz[3] == 1, sz[4] == 1
+		lda, ldb := k, n
+		if tA {
+			lda = m
+		}
+		if tB {
+			ldb = k
+		}
+		op := map[bool]string{false: "N", true: "T"}
+		b.Run(fmt.Sprintf("%s%s_%dx%dx%d", op[tA], op[tB], m, n, k), func(b *testing.B) {
 			rng := rand.New(rand.NewPCG(1, 1))
 			a, bb, c := make([]float64, m*k), make([]float64, k*n), make([]float64, m*n)
 			for i := range a {
@@ -80,7 +91,7 @@ func BenchmarkGEMM(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				gemm(false, false, m, n, k, 1, a, k, bb, n, 0, c, n)
+				gemm(tA, tB, m, n, k, 1, a, lda, bb, ldb, 0, c, n)
 			}
 			b.ReportMetric(2*float64(m*n*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 		})

@@ -43,6 +43,7 @@ const (
 type gemmBuf struct {
 	a, b []float64
 	tile [gemmMR * gemmNR]float64
+	job  gemmJob
 }
 
 // gemmBufs is a free list of packing buffers; unlike a sync.Pool it is never emptied by the
@@ -69,8 +70,17 @@ func putGemmBuf(b *gemmBuf) {
 	gemmBufs.Unlock()
 }
 
+// gemmParFlops is the size of a product (2·m·n·k) above which its row panels are split
+// over goroutines, and gemmChunkFlops the least work given to one goroutine.
+const (
+	gemmParFlops   = 1 << 20
+	gemmChunkFlops = 1 << 19
+)
+
 // fastGemm computes C = op(A)·op(B) + beta·C with the packed kernel and reports true, or
 // reports false when the kernel is not available (alpha ≠ 1 is never asked for here).
+// B is packed once per depth block; the row panels of A are packed and multiplied by one or
+// several goroutines.
 func fastGemm(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) bool {
 	if !hasFMA || alpha != 1 {
 		return false
@@ -78,41 +88,67 @@ func fastGemm(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b [
 	scaleC(m, n, beta, c, ldc)
 	buf := getGemmBuf()
 	np := (n + gemmNR - 1) / gemmNR
+	panels := (m + gemmMR - 1) / gemmMR
 	for l0 := 0; l0 < k; l0 += gemmKC {
 		kb := min(gemmKC, k-l0)
 		if cap(buf.b) < np*kb*gemmNR {
 			buf.b = make([]float64, np*gemmKC*gemmNR)
 		}
-		if cap(buf.a) < kb*gemmMR {
-			buf.a = make([]float64, gemmKC*gemmMR)
-		}
 		bp := buf.b[:np*kb*gemmNR]
 		packB(tB, b, ldb, l0, kb, n, bp)
-		ap := buf.a[:kb*gemmMR]
-		for i0 := 0; i0 < m; i0 += gemmMR {
-			rows := min(gemmMR, m-i0)
-			packA(tA, a, lda, i0, rows, l0, kb, ap)
-			for jp := 0; jp < np; jp++ {
-				j0 := jp * gemmNR
-				cols := min(gemmNR, n-j0)
-				panel := bp[jp*kb*gemmNR:]
-				if rows == gemmMR && cols == gemmNR {
-					kernel6x8(kb, &ap[0], &panel[0], &c[i0*ldc+j0], ldc)
-					continue
-				}
-				clear(buf.tile[:])
-				kernel6x8(kb, &ap[0], &panel[0], &buf.tile[0], gemmNR)
-				for r := 0; r < rows; r++ {
-					row := c[(i0+r)*ldc+j0 : (i0+r)*ldc+j0+cols]
-					for j := range row {
-						row[j] += buf.tile[r*gemmNR+j]
-					}
+		buf.job = gemmJob{tA: tA, a: a, lda: lda, m: m, n: n, l0: l0, kb: kb, np: np, bp: bp, c: c, ldc: ldc}
+		grain := panels
+		if 2*m*n*kb >= gemmParFlops {
+			grain = max(1, gemmChunkFlops/(2*gemmMR*n*kb))
+		}
+		parallelRange(panels, grain, &buf.job)
+	}
+	buf.job = gemmJob{}
+	putGemmBuf(buf)
+	return true
+}
+
+// gemmJob multiplies row panels of op(A) by the packed B of one depth block.
+type gemmJob struct {
+	tA               bool
+	a                []float64
+	lda              int
+	m, n, l0, kb, np int
+	bp               []float64
+	c                []float64
+	ldc              int
+}
+
+func (j *gemmJob) do(lo, hi int) {
+	buf := getGemmBuf()
+	if cap(buf.a) < j.kb*gemmMR {
+		buf.a = make([]float64, gemmKC*gemmMR)
+	}
+	ap := buf.a[:j.kb*gemmMR]
+	c, ldc, kb := j.c, j.ldc, j.kb
+	for p := lo; p < hi; p++ {
+		i0 := p * gemmMR
+		rows := min(gemmMR, j.m-i0)
+		packA(j.tA, j.a, j.lda, i0, rows, j.l0, kb, ap)
+		for jp := 0; jp < j.np; jp++ {
+			j0 := jp * gemmNR
+			cols := min(gemmNR, j.n-j0)
+			panel := j.bp[jp*kb*gemmNR:]
+			if rows == gemmMR && cols == gemmNR {
+				kernel6x8(kb, &ap[0], &panel[0], &c[i0*ldc+j0], ldc)
+				continue
+			}
+			clear(buf.tile[:])
+			kernel6x8(kb, &ap[0], &panel[0], &buf.tile[0], gemmNR)
+			for r := 0; r < rows; r++ {
+				row := c[(i0+r)*ldc+j0 : (i0+r)*ldc+j0+cols]
+				for jj := range row {
+					row[jj] += buf.tile[r*gemmNR+jj]
 				}
 			}
 		}
 	}
 	putGemmBuf(buf)
-	return true
 }
 
 func scaleC(m, n int, beta float64, c []float64, ldc int) {
@@ -154,15 +190,25 @@ func packB(trans bool, b []float64, ldb, l0, kb, n int, dst []float64) {
 // packA copies rows i0…i0+rows−1, columns l0…l0+kb−1 of op(A) column after column
 // (dst[l*MR+r]), padding missing rows with zeros.
 func packA(trans bool, a []float64, lda, i0, rows, l0, kb int, dst []float64) {
-	for l := 0; l < kb; l++ {
-		col := dst[l*gemmMR : l*gemmMR+gemmMR]
-		if trans {
+	if trans {
+		for l := 0; l < kb; l++ {
+			col := dst[l*gemmMR : l*gemmMR+gemmMR]
 			copy(col, a[(l0+l)*lda+i0:(l0+l)*lda+i0+rows])
-		} else {
-			for r := 0; r < rows; r++ {
-				col[r] = a[(i0+r)*lda+l0+l]
-			}
+			clear(col[rows:])
 		}
-		clear(col[rows:])
+		return
+	}
+	// read each row of A contiguously; the strided writes stay in the small panel
+	for r := 0; r < gemmMR; r++ {
+		if r >= rows {
+			for l := 0; l < kb; l++ {
+				dst[l*gemmMR+r] = 0
+			}
+			continue
+		}
+		src := a[(i0+r)*lda+l0 : (i0+r)*lda+l0+kb]
+		for l, v := range src {
+			dst[l*gemmMR+r] = v
+		}
 	}
 }
