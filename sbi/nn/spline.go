@@ -231,26 +231,68 @@ func splineSoftmaxBack(gu, p []float64, k int, gc [2]float64, scale float64) {
 // features. The backward pass is analytic (one fused kernel) and reuses the softmaxes saved
 // by the forward pass.
 func (tp *Tape) RQSpline(x, params *Tensor, bins int, bound float64) (y, logDet *Tensor) {
-	D, P := checkSpline(x, params, bins, bound)
+	D, _ := checkSpline(x, params, bins, bound)
 	g := tp.grads(x, params)
 	y = tp.tensor(x.Rows, D, g)
 	logDet = tp.tensor(x.Rows, 1, g)
-	var saved []float64
-	var inside []int
+	j := tp.splineJob()
+	*j = splineJob{x: x, params: params, y: y, logDet: logDet, bins: bins, bound: bound}
 	if g {
-		saved = tp.scratch(x.Len() * 2 * bins)
-		inside = tp.scratchInts(x.Len())
+		j.saved = tp.scratch(x.Len() * 2 * bins)
+		j.inside = tp.scratchInts(x.Len())
 	}
+	parallelRange(x.Rows, splineGrain(D), j)
+	if g {
+		tp.record(backRQSpline, y, x, params, logDet).sj = j
+	}
+	return y, logDet
+}
+
+// splineGrain is the least number of rows given to one goroutine: about 128 spline
+// evaluations, some tens of microseconds.
+func splineGrain(d int) int { return max(1, 128/max(d, 1)) }
+
+// splineJob evaluates the spline transform, or its backward pass, on a range of rows.
+type splineJob struct {
+	x, params, y, logDet *Tensor
+	bins                 int
+	bound                float64
+	saved                []float64 // per element: the width and height softmaxes
+	inside               []int     // per element: 1 inside [−B, B], 0 in the tails
+	backward             bool
+}
+
+func (tp *Tape) splineJob() *splineJob {
+	if tp.nj == len(tp.jobs) {
+		tp.jobs = append(tp.jobs, new(splineJob))
+	}
+	j := tp.jobs[tp.nj]
+	tp.nj++
+	return j
+}
+
+func (j *splineJob) do(lo, hi int) {
+	if j.backward {
+		j.back(lo, hi)
+	} else {
+		j.forward(lo, hi)
+	}
+}
+
+func (j *splineJob) forward(lo, hi int) {
+	x, params, y, logDet, bins, bound := j.x, j.params, j.y, j.logDet, j.bins, j.bound
+	D := x.Cols
+	P := SplineParams(bins)
 	var s knots
-	for i := 0; i < x.Rows; i++ {
+	for i := lo; i < hi; i++ {
 		ld := 0.0
 		for d := 0; d < D; d++ {
 			e := i*D + d
 			v := x.Data[e]
 			if v < -bound || v > bound {
 				y.Data[e] = v
-				if g {
-					inside[e] = 0
+				if j.inside != nil {
+					j.inside[e] = 0
 				}
 				continue
 			}
@@ -258,41 +300,40 @@ func (tp *Tape) RQSpline(x, params *Tensor, bins int, bound float64) (y, logDet 
 			yv, l := s.eval(v)
 			y.Data[e] = yv
 			ld += l
-			if g {
-				inside[e] = 1
-				copy(saved[e*2*bins:], s.pw[:bins])
-				copy(saved[e*2*bins+bins:], s.ph[:bins])
+			if j.inside != nil {
+				j.inside[e] = 1
+				copy(j.saved[e*2*bins:], s.pw[:bins])
+				copy(j.saved[e*2*bins+bins:], s.ph[:bins])
 			}
 		}
 		logDet.Data[i] = ld
 	}
-	if g {
-		n := tp.record(backRQSpline, y, x, params, logDet)
-		n.i, n.k, n.s, n.idx = bins, bound, saved, inside
-	}
-	return y, logDet
 }
 
 func backRQSpline(n *node) {
-	x, params, y, logDet := n.a, n.b, n.out, n.c
-	bound, K := n.k, n.i
+	n.sj.backward = true
+	parallelRange(n.sj.x.Rows, splineGrain(n.sj.x.Cols), n.sj)
+}
+
+func (j *splineJob) back(lo, hi int) {
+	x, params, y, logDet, K, bound := j.x, j.params, j.y, j.logDet, j.bins, j.bound
 	D := x.Cols
-	P := params.Cols / D
+	P := SplineParams(K)
 	var s knots
 	var gu [3 * MaxBins]float64
-	for i := 0; i < x.Rows; i++ {
+	for i := lo; i < hi; i++ {
 		gl := logDet.Grad[i]
 		for d := 0; d < D; d++ {
 			e := i*D + d
 			gy := y.Grad[e]
-			if n.idx[e] == 0 {
+			if j.inside[e] == 0 {
 				if x.Grad != nil {
 					x.Grad[e] += gy
 				}
 				continue
 			}
 			u := params.Data[i*params.Cols+d*P : i*params.Cols+(d+1)*P]
-			s.restore(u, bound, n.s[e*2*K:e*2*K+K], n.s[e*2*K+K:e*2*K+2*K])
+			s.restore(u, bound, j.saved[e*2*K:e*2*K+K], j.saved[e*2*K+K:e*2*K+2*K])
 			g := gu[:P]
 			clear(g)
 			gx := s.backward(x.Data[e], gy, gl, u, g)
@@ -301,8 +342,8 @@ func backRQSpline(n *node) {
 			}
 			if params.Grad != nil {
 				pg := params.Grad[i*params.Cols+d*P : i*params.Cols+(d+1)*P]
-				for j, v := range g {
-					pg[j] += v
+				for k, v := range g {
+					pg[k] += v
 				}
 			}
 		}
