@@ -9,6 +9,12 @@ import (
 // step (cpu-ns/op): on a shared machine the wall time grows with the load of other
 // processes, the CPU time much less.
 func benchCPU(b *testing.B, step func()) {
+	cpu := cpuTime(b, step)
+	b.ReportMetric(cpu/float64(b.N), "cpu-ns/op")
+}
+
+// cpuTime runs step b.N times, reporting allocations, and returns the CPU time in ns.
+func cpuTime(b *testing.B, step func()) float64 {
 	b.ReportAllocs()
 	var r0, r1 syscall.Rusage
 	b.ResetTimer()
@@ -18,6 +24,5 @@ func benchCPU(b *testing.B, step func()) {
 	}
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &r1)
 	b.StopTimer()
-	cpu := float64(r1.Utime.Nano()-r0.Utime.Nano()) + float64(r1.Stime.Nano()-r0.Stime.Nano())
-	b.ReportMetric(cpu/float64(b.N), "cpu-ns/op")
+	return float64(r1.Utime.Nano()-r0.Utime.Nano()) + float64(r1.Stime.Nano()-r0.Stime.Nano())
 }
