@@ -9,30 +9,8 @@ import "sync"
 // gonum's Dgemm is built on SSE2 level-1 routines and reaches 6–8 GFLOP/s on the reference
 // machine; the 6×8 FMA kernel below reaches several times that.
 
-func cpuid(eax, ecx uint32) (a, b, c, d uint32)
-func xgetbv() uint32
-
 //go:noescape
 func kernel6x8(k int, a, b, c *float64, ldc int)
-
-var hasFMA = detectFMA()
-
-func detectFMA() bool {
-	maxID, _, _, _ := cpuid(0, 0)
-	if maxID < 7 {
-		return false
-	}
-	_, _, c1, _ := cpuid(1, 0)
-	const fma, osxsave, avx = 1 << 12, 1 << 27, 1 << 28
-	if c1&fma == 0 || c1&osxsave == 0 || c1&avx == 0 {
-		return false
-	}
-	if xgetbv()&6 != 6 { // the OS saves XMM and YMM state
-		return false
-	}
-	_, b7, _, _ := cpuid(7, 0)
-	return b7&(1<<5) != 0 // AVX2
-}
 
 const (
 	gemmMR = 6   // rows of a micro-tile
@@ -82,7 +60,7 @@ const (
 // B is packed once per depth block; the row panels of A are packed and multiplied by one or
 // several goroutines.
 func fastGemm(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) bool {
-	if !hasFMA || alpha != 1 {
+	if !hasAVX2 || alpha != 1 {
 		return false
 	}
 	scaleC(m, n, beta, c, ldc)

@@ -2,24 +2,6 @@
 
 #include "textflag.h"
 
-// func cpuid(eax, ecx uint32) (a, b, c, d uint32)
-TEXT ·cpuid(SB), NOSPLIT, $0-24
-	MOVL eax+0(FP), AX
-	MOVL ecx+4(FP), CX
-	CPUID
-	MOVL AX, a+8(FP)
-	MOVL BX, b+12(FP)
-	MOVL CX, c+16(FP)
-	MOVL DX, d+20(FP)
-	RET
-
-// func xgetbv() uint32
-TEXT ·xgetbv(SB), NOSPLIT, $0-4
-	MOVL $0, CX
-	XGETBV
-	MOVL AX, ret+0(FP)
-	RET
-
 // func kernel6x8(k int, a, b, c *float64, ldc int)
 //
 // C[0:6, 0:8] += Ap·Bp for a packed 6×k panel of A (Ap[l*6+r]) and a packed k×8 panel of B

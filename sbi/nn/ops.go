@@ -683,9 +683,7 @@ func derivFn(fn int, x, y float64) float64 {
 func applyInPlace(fn int, y []float64) {
 	switch fn {
 	case fnReLU:
-		for i, x := range y {
-			y[i] = relu(x)
-		}
+		reluVec(y)
 	case fnTanh:
 		for i, x := range y {
 			y[i] = math.Tanh(x)
@@ -697,11 +695,12 @@ func applyInPlace(fn int, y []float64) {
 	}
 }
 
-// relu returns max(x, 0) without a branch (random signs defeat branch prediction); −0 and
-// negative values give +0.
+// relu returns 0 where x < 0 and x otherwise (NaN propagates, as in the vector kernel).
 func relu(x float64) float64 {
-	b := math.Float64bits(x)
-	return math.Float64frombits(b &^ uint64(int64(b)>>63))
+	if 0 > x {
+		return 0
+	}
+	return x
 }
 
 // derivFromOutput sets g[i] = gy[i]·f'(x_i) for the activations, whose derivative is a
@@ -709,11 +708,7 @@ func relu(x float64) float64 {
 func derivFromOutput(fn int, y, gy, g []float64) {
 	switch fn {
 	case fnReLU:
-		for i, v := range y {
-			b := math.Float64bits(v) // +0 or positive: zero bits exactly when f'(x) = 0
-			mask := uint64(int64(b|-b) >> 63)
-			g[i] = math.Float64frombits(math.Float64bits(gy[i]) & mask)
-		}
+		reluBackVec(y, gy, g)
 	case fnTanh:
 		for i, v := range y {
 			g[i] = gy[i] * (1 - v*v)
@@ -753,9 +748,8 @@ func (tp *Tape) unary(fn int, a *Tensor) *Tensor {
 	y := out.Data
 	switch fn { // the hot activations get their own loops
 	case fnReLU:
-		for i, x := range a.Data {
-			y[i] = relu(x)
-		}
+		copy(y, a.Data)
+		reluVec(y)
 	case fnTanh:
 		for i, x := range a.Data {
 			y[i] = math.Tanh(x)
@@ -775,12 +769,10 @@ func backUnary(n *node) {
 	a, out := n.a, n.out
 	switch n.i {
 	case fnReLU:
-		// branch-free: y = max(x, 0) is +0 or positive, so its bits are zero exactly when the
-		// derivative is 0 (random signs would defeat the branch predictor)
-		for i, g := range out.Grad {
-			b := math.Float64bits(out.Data[i])
-			mask := uint64(int64(b|-b) >> 63)
-			a.Grad[i] += math.Float64frombits(math.Float64bits(g) & mask)
+		for i, v := range out.Data { // branch-free mask as in reluBackGo
+			b := int64(math.Float64bits(v))
+			mask := uint64((-b >> 63) & ((b - 0x7FF0000000000001) >> 63))
+			a.Grad[i] += math.Float64frombits(math.Float64bits(out.Grad[i]) & mask)
 		}
 	case fnTanh:
 		for i, g := range out.Grad {
