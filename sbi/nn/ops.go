@@ -3,6 +3,8 @@ package nn
 import (
 	"fmt"
 	"math"
+
+	"gonum.org/v1/gonum/floats"
 )
 
 // ---- matrix products ----
@@ -132,10 +134,7 @@ func backLinear(n *node) {
 	if bias != nil && bias.Grad != nil {
 		c := out.Cols
 		for i := 0; i < out.Rows; i++ {
-			row := gy[i*c : (i+1)*c]
-			for j, v := range row {
-				bias.Grad[j] += v
-			}
+			floats.Add(bias.Grad, gy[i*c:(i+1)*c]) // vectorized in gonum's assembly
 		}
 	}
 }
