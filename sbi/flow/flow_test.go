@@ -176,6 +176,17 @@ func TestDensityNormalizedAndSampled(t *testing.T) {
 	}
 }
 
+func TestParseKind(t *testing.T) {
+	for name, want := range map[string]Kind{"maf": MAF, "nsf": NSF} {
+		if k, err := ParseKind(name); err != nil || k != want || k.String() != name {
+			t.Errorf("ParseKind(%q) = %v, %v", name, k, err)
+		}
+	}
+	if _, err := ParseKind("realnvp"); err == nil {
+		t.Error("ParseKind(\"realnvp\"): no error")
+	}
+}
+
 func TestConfigErrors(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	for _, c := range []struct {
