@@ -13,6 +13,14 @@ import (
 // large enough to be split over goroutines. Both sum the
 // same products in different orders, so they agree to a few ulps of k·max|a||b| (1e-12 here).
 func TestGemmMatchesLoops(t *testing.T) {
+	for _, w := range kernelWidths() { // every micro-kernel this CPU can run
+		restore := useKernelWidth(w)
+		testGemm(t)
+		restore()
+	}
+}
+
+func testGemm(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	SetThreads(3) // large products are split over goroutines even with GOMAXPROCS=1
 	defer SetThreads(0)
@@ -54,7 +62,7 @@ func TestGemmMatchesLoops(t *testing.T) {
 						ldb = k
 					}
 					gemm(tA, tB, m, n, k, 1, a, max(lda, 1), b, max(ldb, 1), beta, c, max(n, 1))
-					name := fmt.Sprintf("%s %d×%d×%d tA=%v tB=%v β=%v", Backend(), m, n, k, tA, tB, beta)
+					name := fmt.Sprintf("%s (kernel width %d) %d×%d×%d tA=%v tB=%v β=%v", Backend(), kernelWidth(), m, n, k, tA, tB, beta)
 					for i := range want {
 						if math.Abs(c[i]-want[i]) > 1e-12 {
 							t.Fatalf("%s: C[%d] = %v, loops give %v", name, i, c[i], want[i])

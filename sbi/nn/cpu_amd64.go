@@ -9,6 +9,18 @@ func xgetbv() uint32
 // (matrix product, ReLU, Adam) need; without them the portable Go code runs.
 var hasAVX2 = detectAVX2()
 
+// hasAVX512 reports whether the CPU and OS support AVX-512F with ZMM state saved: the
+// matrix-product kernel then works on 8 lanes instead of 4.
+var hasAVX512 = hasAVX2 && detectAVX512()
+
+func detectAVX512() bool {
+	if xgetbv()&0xe6 != 0xe6 { // XMM, YMM, opmask and both halves of the ZMM state
+		return false
+	}
+	_, b7, _, _ := cpuid(7, 0)
+	return b7&(1<<16) != 0 // AVX512F
+}
+
 func detectAVX2() bool {
 	maxID, _, _, _ := cpuid(0, 0)
 	if maxID < 7 {

@@ -12,15 +12,35 @@ import "sync"
 //go:noescape
 func kernel6x8(k int, a, b, c *float64, ldc int)
 
+//go:noescape
+func kernel6x16(k int, a, b, c *float64, ldc int)
+
+// gemmNR is the width of a micro-tile: 16 columns with AVX-512, 8 with AVX2.
+var gemmNR = 8
+
+func init() {
+	if hasAVX512 {
+		gemmNR = 16
+	}
+}
+
+func kernel(k int, a, b, c *float64, ldc int) {
+	if gemmNR == 16 {
+		kernel6x16(k, a, b, c, ldc)
+	} else {
+		kernel6x8(k, a, b, c, ldc)
+	}
+}
+
 const (
-	gemmMR = 6   // rows of a micro-tile
-	gemmNR = 8   // columns of a micro-tile
-	gemmKC = 256 // depth of one packed block
+	gemmMR    = 6   // rows of a micro-tile
+	gemmMaxNR = 16  // the widest micro-tile
+	gemmKC    = 256 // depth of one packed block
 )
 
 type gemmBuf struct {
 	a, b []float64
-	tile [gemmMR * gemmNR]float64
+	tile [gemmMR * gemmMaxNR]float64
 	job  gemmJob
 }
 
@@ -70,7 +90,7 @@ func fastGemm(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b [
 	for l0 := 0; l0 < k; l0 += gemmKC {
 		kb := min(gemmKC, k-l0)
 		if cap(buf.b) < np*kb*gemmNR {
-			buf.b = make([]float64, np*gemmKC*gemmNR)
+			buf.b = make([]float64, np*gemmKC*gemmMaxNR)
 		}
 		bp := buf.b[:np*kb*gemmNR]
 		packB(tB, b, ldb, l0, kb, n, bp)
@@ -113,11 +133,11 @@ func (j *gemmJob) do(lo, hi int) {
 			cols := min(gemmNR, j.n-j0)
 			panel := j.bp[jp*kb*gemmNR:]
 			if rows == gemmMR && cols == gemmNR {
-				kernel6x8(kb, &ap[0], &panel[0], &c[i0*ldc+j0], ldc)
+				kernel(kb, &ap[0], &panel[0], &c[i0*ldc+j0], ldc)
 				continue
 			}
-			clear(buf.tile[:])
-			kernel6x8(kb, &ap[0], &panel[0], &buf.tile[0], gemmNR)
+			clear(buf.tile[:gemmMR*gemmNR])
+			kernel(kb, &ap[0], &panel[0], &buf.tile[0], gemmNR)
 			for r := 0; r < rows; r++ {
 				row := c[(i0+r)*ldc+j0 : (i0+r)*ldc+j0+cols]
 				for jj := range row {
