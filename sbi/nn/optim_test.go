@@ -38,6 +38,11 @@ func TestOptimizerSteps(t *testing.T) {
 }
 
 func TestStepSkipsNonFinite(t *testing.T) {
+	huge := NewParam("p", 1, 1) // finite, but its square overflows: still a valid step
+	huge.Grad[0] = 1e200
+	if !GradsFinite([]*Param{huge}) {
+		t.Error("GradsFinite(1e200) = false")
+	}
 	for _, bad := range []float64{math.NaN(), math.Inf(1)} {
 		p := NewParam("p", 1, 2)
 		p.Data[0], p.Data[1] = 1, 2

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"gonum.org/v1/gonum/floats"
 )
 
 // Param is a trainable tensor: Data holds the values and Grad accumulates the gradient of
@@ -60,6 +62,11 @@ func ZeroGrads(ps []*Param) {
 // GradsFinite reports whether every parameter gradient is finite.
 func GradsFinite(ps []*Param) bool {
 	for _, p := range ps {
+		// Σg² (gonum's vectorized dot product) is finite when every g is; only when it is not
+		// (a NaN or ±Inf, or a square that overflows) are the elements looked at one by one.
+		if s := floats.Dot(p.Grad, p.Grad); !math.IsNaN(s) && !math.IsInf(s, 0) {
+			continue
+		}
 		for _, g := range p.Grad {
 			if math.IsNaN(g) || math.IsInf(g, 0) {
 				return false
@@ -73,9 +80,7 @@ func GradsFinite(ps []*Param) bool {
 func GradNorm(ps []*Param) float64 {
 	s := 0.0
 	for _, p := range ps {
-		for _, g := range p.Grad {
-			s += g * g
-		}
+		s += floats.Dot(p.Grad, p.Grad)
 	}
 	return math.Sqrt(s)
 }
@@ -90,9 +95,7 @@ func ClipGradNorm(ps []*Param, maxNorm float64) float64 {
 	if norm > maxNorm {
 		c := maxNorm / (norm + 1e-6)
 		for _, p := range ps {
-			for i := range p.Grad {
-				p.Grad[i] *= c
-			}
+			floats.Scale(c, p.Grad)
 		}
 	}
 	return norm
