@@ -71,14 +71,16 @@
 // The rows of large products and of the spline transforms are split over a fixed set of
 // worker goroutines (SetThreads limits them); handing work over allocates nothing. Steady-
 // state training steps allocate nothing in the default and openblas builds (gonum's Dgemm in
-// the noasm build allocates for its own goroutines). Benchmarks (go test -bench Step, with
-// cpu-ns/op the CPU time per step, which a shared machine inflates less than wall time),
-// against PyTorch 1.13 on 2 threads (lampe/zuko) on the same machine class:
+// the noasm build allocates for its own goroutines). Benchmarks (go test -bench Step
+// ./sbi/nn ./sbi/flow; cpu-ns/op is the CPU time per step, which a shared machine inflates
+// less than the wall time) against PyTorch 1.13 with lampe/zuko on 2 threads, on the same
+// machine class (2 vCPUs), batch 128:
 //
-//	step (batch 128)                     PyTorch    default build   openblas build
-//	NRE, MLP 3×64 on (θ, x), BCE, Adam   1.56 ms    0.90 ms         0.60 ms (CPU)
-//	NPE, NSF 5×(2×64), 8 bins, Adam      10.1 ms    2.8 ms          2.4 ms (CPU)
+//	step                                    PyTorch   default build      openblas build
+//	NRE: MLP 3×64 on (θ, x), BCE, Adam      1.56 ms   0.71 ms (2.2×)     0.46 ms (3.4×)
+//	NPE: NSF 5×(2×64), 8 bins, Adam         10.1 ms   2.69 ms (3.8×)     2.55 ms (4.0×)
+//	MLP 512×8 → 128 → 128 → 1, Adam            —      1.99 ms            1.50 ms
 //
-// (measured while other jobs kept the load average at 15–20 on the two cores; see the
-// repository's performance notes for the exact runs).
+// (CPU time per step; measured while other jobs kept the load average at 15–20 on the two
+// cores, so wall times were 1–3× larger and no two-core speed-up could be observed).
 package nn
