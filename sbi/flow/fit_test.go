@@ -85,3 +85,30 @@ func TestFitConditionalGaussian(t *testing.T) {
 		}
 	}
 }
+
+// TestStepAllocatesNothing checks that an NPE training step on an NSF allocates nothing once
+// the tape's buffers are sized.
+func TestStepAllocatesNothing(t *testing.T) {
+	rng := rand.New(rand.NewPCG(42, 43))
+	f, err := New(rng, Config{Kind: NSF, Features: 2, Context: 2, Transforms: 2, Hidden: []int{16, 16}, Bins: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := nn.NewAdam(f.Params(), 1e-3)
+	tp := nn.NewTape()
+	step := func() {
+		th, c := tp.New(128, 2), tp.New(128, 2)
+		for i := 0; i < 128; i++ {
+			drawPair(rng, th.Row(i), c.Row(i))
+		}
+		tp.Backward(tp.Neg(tp.Mean(f.LogProb(tp, th, c))))
+		nn.ClipGradNorm(opt.Params(), 5)
+		opt.Step()
+		opt.ZeroGrad()
+		tp.Reset()
+	}
+	step()
+	if n := testing.AllocsPerRun(10, step); n != 0 {
+		t.Errorf("a steady-state NPE step allocates %v times", n)
+	}
+}

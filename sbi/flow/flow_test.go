@@ -212,3 +212,55 @@ func TestConfigErrors(t *testing.T) {
 		t.Error("LogProbValues with θ of the wrong width: no error")
 	}
 }
+
+// TestLogProbGradient compares the tape's gradient of Σ log q(θ_i | c_i) with respect to θ
+// and to every parameter of a small NSF and MAF with central differences (step 1e-6; the
+// bound 1e-5 on the error relative to max(1, |gradient|) leaves room for the rounding of
+// a log-density of order 10 divided by the step).
+func TestLogProbGradient(t *testing.T) {
+	for _, kind := range []Kind{MAF, NSF} {
+		f := randomFlow(t, kind, 2, 1, 0.2, 12)
+		rng := rand.New(rand.NewPCG(13, 14))
+		theta := make([]float64, 3*2)
+		ctx := make([]float64, 3)
+		for i := range theta {
+			theta[i] = 1.5 * rng.NormFloat64()
+		}
+		for i := range ctx {
+			ctx[i] = rng.NormFloat64()
+		}
+		total := func(tp *nn.Tape, th *nn.Tensor) *nn.Tensor {
+			return tp.Sum(f.LogProb(tp, th, tp.Const(3, 1, ctx)))
+		}
+		tp := nn.NewTape()
+		th := tp.Variable(3, 2, theta)
+		nn.ZeroGrads(f.Params())
+		tp.Backward(total(tp, th))
+		eval := func() float64 {
+			e := nn.NewTape()
+			e.NoGrad = true
+			return total(e, e.Const(3, 2, theta)).Item()
+		}
+		const h = 1e-6
+		check := func(name string, v *float64, analytic float64) {
+			x := *v
+			*v = x + h
+			fp := eval()
+			*v = x - h
+			fm := eval()
+			*v = x
+			num := (fp - fm) / (2 * h)
+			if math.Abs(num-analytic) > 1e-5*max(1, math.Abs(num)) {
+				t.Errorf("%v: d/d%s: analytic %v, numeric %v", kind, name, analytic, num)
+			}
+		}
+		for i := range theta {
+			check("θ", &theta[i], th.Grad[i])
+		}
+		for _, p := range f.Params() {
+			for i := 0; i < p.Len(); i += 7 { // every 7th entry of every parameter
+				check(p.Name, &p.Data[i], p.Grad[i])
+			}
+		}
+	}
+}

@@ -2,7 +2,10 @@ package nn
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 // The expected values were computed by hand from the update rules (Adam: Kingma & Ba 2015,
@@ -86,3 +89,36 @@ func TestClipGradNorm(t *testing.T) {
 		t.Errorf("clipping changed the gradient direction: %v %v", a.Grad, b.Grad)
 	}
 }
+
+// TestStepAllocatesNothing checks that a training step (forward, loss, backward, clipping,
+// Adam, reset) allocates nothing once the tape's buffers have been sized by a first step.
+func TestStepAllocatesNothing(t *testing.T) {
+	rng := rand.New(rand.NewPCG(60, 61))
+	net := NewMLP(rng, []int{4, 16, 16, 1}, ReLU)
+	opt := NewAdam(net.Params(), 1e-3)
+	x := mat.NewDense(64, 4, nil)
+	y := mat.NewDense(64, 1, nil)
+	for i := 0; i < 64; i++ {
+		x.Set(i, 0, rng.NormFloat64())
+		y.Set(i, 0, float64(i%2))
+	}
+	idx := make([]int, 32)
+	step := func() {
+		for k := range idx {
+			idx[k] = rng.IntN(64)
+		}
+		tp := stepTape
+		loss := tp.BCEWithLogits(net.Forward(tp, tp.Gather(x, idx)), tp.Gather(y, idx))
+		tp.Backward(loss)
+		ClipGradNorm(opt.Params(), 5)
+		opt.Step()
+		opt.ZeroGrad()
+		tp.Reset()
+	}
+	step()
+	if n := testing.AllocsPerRun(20, step); n != 0 {
+		t.Errorf("a steady-state training step allocates %v times", n)
+	}
+}
+
+var stepTape = NewTape()
