@@ -139,6 +139,9 @@ func TestGradients(t *testing.T) {
 		{"ColSum", []*Tensor{r(3, 4)}, func(tp *Tape, in []*Tensor) *Tensor { return tp.ColSum(in[0]) }},
 		{"Concat", []*Tensor{r(3, 2), r(3, 3)}, func(tp *Tape, in []*Tensor) *Tensor { return tp.Concat(in[0], in[1]) }},
 		{"Columns", []*Tensor{r(3, 5)}, func(tp *Tape, in []*Tensor) *Tensor { return tp.Columns(in[0], 1, 4) }},
+		{"Dropout", []*Tensor{r(6, 5)}, func(tp *Tape, in []*Tensor) *Tensor {
+			return tp.Dropout(in[0], 0.4, rand.New(rand.NewPCG(3, 3))) // the same mask on every call
+		}},
 		{"PermuteColumns", []*Tensor{r(3, 4)}, func(tp *Tape, in []*Tensor) *Tensor { return tp.PermuteColumns(in[0], []int{2, 0, 3, 1}) }},
 		{"RepeatRows", []*Tensor{r(2, 3)}, func(tp *Tape, in []*Tensor) *Tensor { return tp.RepeatRows(in[0], 3) }},
 		{"Reshape", []*Tensor{r(2, 6)}, func(tp *Tape, in []*Tensor) *Tensor { return tp.Square(tp.Reshape(in[0], 3, 4)) }},

@@ -3,6 +3,7 @@ package nn
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 
 	"gonum.org/v1/gonum/floats"
 )
@@ -811,5 +812,39 @@ func backPermuteColumns(n *node) {
 		for j, p := range n.idx {
 			ga[p] += gy[j]
 		}
+	}
+}
+
+// Dropout zeroes every element of a with probability p and scales the others by 1/(1−p)
+// (inverted dropout, Srivastava et al. 2014), drawing the mask from rng. It is for training
+// only: do not call it when evaluating. p = 0 returns a unchanged.
+func (tp *Tape) Dropout(a *Tensor, p float64, rng *rand.Rand) *Tensor {
+	if !(p >= 0 && p < 1) {
+		panic(fmt.Sprintf("nn: Dropout probability %v, want 0 ≤ p < 1", p))
+	}
+	if p == 0 {
+		return a
+	}
+	g := tp.grads(a)
+	out := tp.tensor(a.Rows, a.Cols, g)
+	mask := tp.scratch(a.Len())
+	keep := 1 / (1 - p)
+	for i, v := range a.Data {
+		if rng.Float64() < p {
+			mask[i] = 0
+		} else {
+			mask[i] = keep
+		}
+		out.Data[i] = v * mask[i]
+	}
+	if g {
+		tp.record(backDropout, out, a, nil, nil).s = mask
+	}
+	return out
+}
+
+func backDropout(n *node) {
+	for i, g := range n.out.Grad {
+		n.a.Grad[i] += g * n.s[i]
 	}
 }

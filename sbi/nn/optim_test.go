@@ -122,3 +122,27 @@ func TestStepAllocatesNothing(t *testing.T) {
 }
 
 var stepTape = NewTape()
+
+func TestDropoutStatistics(t *testing.T) {
+	// the kept fraction of 100000 elements is Binomial(n, 0.7)/n: standard error 0.0014, so
+	// 0.7 ± 0.007 (5 SE); kept elements are scaled by 1/0.7 so the mean stays 1.
+	tp := NewTape()
+	a := tp.New(1000, 100)
+	for i := range a.Data {
+		a.Data[i] = 1
+	}
+	y := tp.Dropout(a, 0.3, rand.New(rand.NewPCG(1, 1)))
+	kept := 0
+	for _, v := range y.Data {
+		switch v {
+		case 0:
+		case 1 / 0.7:
+			kept++
+		default:
+			t.Fatalf("dropout output %v, want 0 or 1/0.7", v)
+		}
+	}
+	if f := float64(kept) / float64(len(y.Data)); math.Abs(f-0.7) > 0.007 {
+		t.Errorf("kept fraction %v, want 0.7 ± 0.007", f)
+	}
+}
