@@ -1,7 +1,7 @@
 // Package nn is a small reverse-mode automatic-differentiation engine for the neural networks
 // of simulation-based inference: dense row-major tensors, a tape of operations with analytic
 // backward passes, parameters with gradients and seeded initialization, layers (Linear,
-// masked Linear for MADE, MLP, residual blocks), fused kernels where a chain of small
+// masked Linear for MADE, MLP, residual blocks, inverted dropout), fused kernels where a chain of small
 // operations would cost (log-sum-exp, log-softmax, binary cross-entropy with logits, the
 // straight-through indicator, sorting with gradient, the rational-quadratic spline and the
 // affine autoregressive transform of normalizing flows), optimizers (Adam, AdamW, SGD) with
@@ -69,7 +69,9 @@
 // # Speed
 //
 // The rows of large products and of the spline transforms are split over a fixed set of
-// worker goroutines (SetThreads limits them); handing work over allocates nothing. Steady-
+// worker goroutines (SetThreads limits them); handing work over allocates nothing, and every
+// element is computed by one goroutine in a fixed order, so results do not depend on the
+// number of goroutines. Steady-
 // state training steps allocate nothing in the default and openblas builds (gonum's Dgemm in
 // the noasm build allocates for its own goroutines). Benchmarks (go test -bench Step
 // ./sbi/nn ./sbi/flow; cpu-ns/op is the CPU time per step, which a shared machine inflates
