@@ -54,13 +54,15 @@
 //
 // Products go through one function with three implementations, chosen at build time:
 //
-//   - default (amd64 with AVX2 and FMA, checked at start-up): a packed 6×8 micro-kernel in Go
-//     assembly, B packed once per depth block of 256, row panels of A packed and multiplied
-//     on up to Threads() goroutines; 22–33 GFLOP per CPU second on the reference machine
-//     (AVX2 peak there: 32 per core at the nominal 2.0 GHz).
+//   - default (amd64 with AVX2 and FMA, checked at start-up): packed micro-kernels in Go
+//     assembly, 6×16 with AVX-512 where the CPU has it and 6×8 with AVX2 otherwise; B is
+//     packed once per depth block of 256, row panels of A are packed and multiplied on up to
+//     Threads() goroutines. 25–44 GFLOP per CPU second on the reference machine at the
+//     shapes of SBI networks (peak per core at the nominal 2.0 GHz: 64 with AVX-512, 32 with
+//     AVX2).
 //   - other architectures, or the build tag noasm: gonum's blas64 (pure Go, 6–8 GFLOP/s).
 //   - the build tag openblas: OpenBLAS through gonum.org/v1/netlib and blas64.Use (needs cgo
-//     and libopenblas-dev); 31–54 GFLOP per CPU second (AVX-512 peak: 64 per core). OpenBLAS
+//     and libopenblas-dev); 29–54 GFLOP per CPU second (AVX-512 peak: 64 per core). OpenBLAS
 //     runs single-threaded unless OPENBLAS_NUM_THREADS is set; see SetBLASThreads.
 //
 // ReLU and Adam also have AVX2 kernels; they give results identical to the Go loops.
