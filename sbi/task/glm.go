@@ -113,7 +113,7 @@ func BernoulliGLMRaw() Task {
 	return &base{
 		name: "bernoulli_glm_raw", prior: glmPrior(), paramLabels: labels("θ", glmParams),
 		dataDim: glmSteps, files: "bernoulli_glm", obsFile: "observation_raw.csv",
-		row:     glmSpikes,
+		row: glmSpikes,
 	}
 }
 

@@ -31,8 +31,8 @@ var sirTimes = func() []float64 {
 // x_j ~ Binomial(1000, I(t_j)/N). A failed solve gives a NaN row.
 func SIR() Task {
 	return &base{
-		name:  "sir",
-		prior: dist.NewLogNormal([]float64{math.Log(0.4), math.Log(0.125)}, []float64{0.5, 0.2}),
+		name:        "sir",
+		prior:       dist.NewLogNormal([]float64{math.Log(0.4), math.Log(0.125)}, []float64{0.5, 0.2}),
 		paramLabels: []string{"β", "γ"}, dataDim: 10, files: "sir", obsFile: "observation.csv",
 		row: func(rng *rand.Rand, theta, x []float64) {
 			sol, err := solveSIR(theta[0], theta[1])
@@ -74,8 +74,8 @@ var lvTimes = func() []float64 {
 // 0.1), the 10 prey values followed by the 10 predator values. A failed solve gives a NaN row.
 func LotkaVolterra() Task {
 	return &base{
-		name:  "lotka_volterra",
-		prior: dist.NewLogNormal([]float64{-0.125, -3, -0.125, -3}, fillv(4, 0.5)),
+		name:        "lotka_volterra",
+		prior:       dist.NewLogNormal([]float64{-0.125, -3, -0.125, -3}, fillv(4, 0.5)),
 		paramLabels: []string{"α", "β", "γ", "δ"}, dataDim: 20, files: "lotka_volterra", obsFile: "observation.csv",
 		row: func(rng *rand.Rand, theta, x []float64) {
 			sol, err := solveLV(theta)
