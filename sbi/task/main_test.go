@@ -1,14 +1,18 @@
 package task
 
 import (
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/gosbi/gosbi/sbi/dist"
 )
 
 // TestMain points GOSBI_DATA at the shared sbibm copy beside the repository (../shared/sbibm)
@@ -145,3 +149,8 @@ func sortedNames() []string {
 	sort.Strings(n)
 	return n
 }
+
+// io2header prepends a header line to r.
+func io2header(r io.Reader) io.Reader { return io.MultiReader(strings.NewReader("header\n"), r) }
+
+func meanCov(d dist.Distribution) ([]float64, *mat.SymDense, bool) { return dist.MeanCov(d) }

@@ -8,7 +8,7 @@ import (
 )
 
 // odeTol are the tolerances used for the sir and lotka_volterra simulations.
-var odeTol = ODEOptions{RelTol: 1e-6, AbsTol: 1e-6}
+var odeTol = ODEOptions{RelTol: 1e-8, AbsTol: 1e-9}
 
 const (
 	sirN     = 1e6  // population
@@ -27,7 +27,7 @@ var sirTimes = func() []float64 {
 
 // SIR is sbibm's sir task: β ~ LogNormal(log 0.4, 0.5), γ ~ LogNormal(log 0.125, 0.2); the SIR
 // ODE dS = −βSI/N, dI = βSI/N − γI, dR = γI with N = 10⁶, (S, I, R)(0) = (N−1, 1, 0), solved
-// in Go (Dormand–Prince 5(4), rtol = atol = 10⁻⁶) at days 0, 17, …, 153, and
+// in Go (Dormand–Prince 5(4), rtol 10⁻⁸, atol 10⁻⁹) at days 0, 17, …, 153, and
 // x_j ~ Binomial(1000, I(t_j)/N). A failed solve gives a NaN row.
 func SIR() Task {
 	return &base{

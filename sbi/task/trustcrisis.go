@@ -48,10 +48,8 @@ func Weinberg() Task {
 		row: func(rng *rand.Rand, theta, x []float64) {
 			a := 2 * math.Tanh((2*weinbergBeam-weinbergMZ)/weinbergMZ*10) * theta[0]
 			f := func(c float64) float64 { return (1 + c*c + a*c) / (2 * (1 + 1.0/3)) }
-			m := math.Inf(-1)
-			for i := 0; i < 10000; i++ {
-				m = math.Max(m, f(-1+2*float64(i)/9999))
-			}
+			// f is a convex parabola, so its maximum on the grid (which holds ±1) is at an end.
+			m := math.Max(f(-1), f(1))
 			for k := range x {
 				for {
 					c := -1 + 2*rng.Float64()
@@ -177,51 +175,46 @@ func spatialSIR(rng *rand.Rand, theta, x []float64) {
 	rec := make([]uint8, n)
 	nextInf := make([]uint8, n)
 	nextRec := make([]uint8, n)
+	cnt := make([]uint8, n) // infected cells in each cell's 3×3 neighbourhood
 	for k := 1 + dist.Poisson(rng, 3); k > 0; k-- {
 		i, j := rng.IntN(sirGrid), rng.IntN(sirGrid)
 		inf[i*sirGrid+j] = 1
 	}
 	for step := 0; step < sirSteps; step++ {
-		any := false
-		for _, v := range inf {
-			if v != 0 {
-				any = true
-				break
+		// The 3×3 convolution of the infected image (zero outside the lattice).
+		clear(cnt)
+		infected := false
+		for c, v := range inf {
+			if v == 0 {
+				continue
+			}
+			infected = true
+			i, j := c/sirGrid, c%sirGrid
+			for a := max(i-1, 0); a <= min(i+1, sirGrid-1); a++ {
+				for b := max(j-1, 0); b <= min(j+1, sirGrid-1); b++ {
+					cnt[a*sirGrid+b]++
+				}
 			}
 		}
-		if !any {
+		if !infected {
 			break
 		}
-		for i := 0; i < sirGrid; i++ {
-			for j := 0; j < sirGrid; j++ {
-				c := i*sirGrid + j
-				// Infection of a susceptible cell.
-				ni := inf[c]
-				if inf[c] == 0 && rec[c] == 0 {
-					cnt := 0
-					for di := -1; di <= 1; di++ {
-						for dj := -1; dj <= 1; dj++ {
-							a, b := i+di, j+dj
-							if a >= 0 && a < sirGrid && b >= 0 && b < sirGrid {
-								cnt += int(inf[a*sirGrid+b])
-							}
-						}
-					}
-					if cnt > 0 && float64(cnt)*beta/8 > rng.Float64() {
-						ni = 1
-					}
-				}
-				if rec[c] != 0 {
-					ni = 0
-				}
-				nextInf[c] = ni
-				// Recovery of an infected cell.
-				nr := rec[c]
-				if inf[c] != 0 && gamma > rng.Float64() {
-					nr = 1
-				}
-				nextRec[c] = nr
+		for c := 0; c < n; c++ {
+			// Infection of a susceptible cell; a recovered cell is never infected.
+			ni := inf[c]
+			if inf[c] == 0 && rec[c] == 0 && cnt[c] > 0 && float64(cnt[c])*beta/8 > rng.Float64() {
+				ni = 1
 			}
+			if rec[c] != 0 {
+				ni = 0
+			}
+			nextInf[c] = ni
+			// Recovery of an infected cell.
+			nr := rec[c]
+			if inf[c] != 0 && gamma > rng.Float64() {
+				nr = 1
+			}
+			nextRec[c] = nr
 		}
 		inf, nextInf = nextInf, inf
 		rec, nextRec = nextRec, rec
