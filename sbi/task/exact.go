@@ -59,13 +59,12 @@ func (t *GaussianMixtureTask) ExactPosterior(x []float64) (dist.Distribution, er
 // mixture picks k with probability ∝ w_k·Z_k and then draws each coordinate from its
 // truncated normal by inverting the CDF.
 type truncMixture struct {
-	mean          []float64
-	sd, w, logZk  []float64
-	lo, hi, logZ  float64
-	pick          []float64 // cumulative probabilities of the components after truncation
-	unit          distuv.Normal
-	dim           int
-	probBoundsLow []float64
+	mean         []float64
+	sd, w, logZk []float64
+	lo, hi, logZ float64
+	pick         []float64 // cumulative probabilities of the components after truncation
+	unit         distuv.Normal
+	dim          int
 }
 
 func newTruncMixture(mean, sd, w []float64, lo, hi float64) *truncMixture {
@@ -92,10 +91,10 @@ func newTruncMixture(mean, sd, w []float64, lo, hi float64) *truncMixture {
 func (m *truncMixture) Dim() int { return m.dim }
 
 func (m *truncMixture) Sample(rng *rand.Rand, n int) *mat.Dense {
-	x := mat.NewDense(max(n, 1), m.dim, nil)
 	if n == 0 {
 		return &mat.Dense{}
 	}
+	x := mat.NewDense(n, m.dim, nil)
 	for i := 0; i < n; i++ {
 		u := rng.Float64()
 		k := 0

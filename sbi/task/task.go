@@ -55,20 +55,23 @@ type ExactPosterior interface {
 const NumObservations = 10
 
 var registry = map[string]func() Task{
-	"two_moons":               func() Task { return TwoMoons() },
-	"gaussian_linear":         func() Task { return GaussianLinear() },
-	"gaussian_linear_uniform": func() Task { return GaussianLinearUniform() },
-	"gaussian_mixture":        func() Task { return GaussianMixture() },
-	"slcp":                    func() Task { return SLCP() },
-	"bernoulli_glm":           func() Task { return BernoulliGLM() },
-	"bernoulli_glm_raw":       func() Task { return BernoulliGLMRaw() },
-	"sir":                     func() Task { return SIR() },
-	"lotka_volterra":          func() Task { return LotkaVolterra() },
-	"tc_slcp":                 func() Task { return TCSLCP() },
-	"weinberg":                func() Task { return Weinberg() },
-	"mg1":                     func() Task { return MG1() },
-	"tc_lotka_volterra":       func() Task { return TCLotkaVolterra() },
-	"spatial_sir":             func() Task { return SpatialSIR() },
+	"two_moons":                    func() Task { return TwoMoons() },
+	"gaussian_linear":              func() Task { return GaussianLinear() },
+	"gaussian_linear_uniform":      func() Task { return GaussianLinearUniform() },
+	"gaussian_mixture":             func() Task { return GaussianMixture() },
+	"slcp":                         func() Task { return SLCP() },
+	"bernoulli_glm":                func() Task { return BernoulliGLM() },
+	"bernoulli_glm_raw":            func() Task { return BernoulliGLMRaw() },
+	"sir":                          func() Task { return SIR() },
+	"lotka_volterra":               func() Task { return LotkaVolterra() },
+	"tc_slcp":                      func() Task { return TCSLCP() },
+	"weinberg":                     func() Task { return Weinberg() },
+	"mg1":                          func() Task { return MG1() },
+	"tc_lotka_volterra":            func() Task { return TCLotkaVolterra() },
+	"spatial_sir":                  func() Task { return SpatialSIR() },
+	"conjugate_gaussian":           func() Task { return ConjugateGaussian() },
+	"ornstein_uhlenbeck":           func() Task { return OrnsteinUhlenbeck() },
+	"bivariate_ornstein_uhlenbeck": func() Task { return BivariateOrnsteinUhlenbeck() },
 }
 
 // Names lists the names of all tasks, sorted.
