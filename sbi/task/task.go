@@ -46,7 +46,8 @@ type Task interface {
 }
 
 // ExactPosterior is implemented by tasks whose posterior for any observation can be evaluated
-// and sampled exactly (gaussian_linear, gaussian_linear_uniform, gaussian_mixture, two_moons).
+// and sampled exactly (gaussian_linear, gaussian_linear_uniform, gaussian_mixture, two_moons,
+// conjugate_gaussian).
 type ExactPosterior interface {
 	ExactPosterior(x []float64) (dist.Distribution, error)
 }
