@@ -30,9 +30,9 @@ type Task interface {
 	// per-chunk random streams (the same result whatever the number of cores). A row whose
 	// simulation failed (an ODE solver that gave up) is NaN and stays aligned with theta: the
 	// estimators drop such rows with a count, and task.Simulate drops them for you. It panics
-	// when theta has the wrong number of columns, when a row lies outside the prior's support,
-	// when the run is interrupted (sbi.Canceled) or when the simulator fails; task.Simulate
-	// returns those as errors instead.
+	// with an error value when theta has the wrong number of columns, when a row lies outside
+	// the prior's support, when the run is interrupted (sbi.Canceled) or when the simulator
+	// fails; task.Simulate returns those as errors instead.
 	Simulate(rng *rand.Rand, theta *mat.Dense) *mat.Dense
 	// SimulateBatch writes the simulation for row i of theta into row i of x, drawing from rng,
 	// on the calling goroutine (it makes the task an sbi.Simulator).
@@ -159,12 +159,12 @@ func (b *base) SimulateBatch(rng *rand.Rand, theta, x *mat.Dense) {
 // simulate is the short form shared by the tasks (Task.Simulate); t is the full task value.
 func simulate(t Task, rng *rand.Rand, theta *mat.Dense) *mat.Dense {
 	if err := CheckParameters(t, theta); err != nil {
-		panic(err.Error())
+		panic(err)
 	}
 	n, _ := theta.Dims()
 	x := mat.NewDense(n, t.DataDim(), nil)
 	if err := sbi.SimulateInto(rng, t, theta, x); err != nil {
-		panic(err.Error())
+		panic(err) // an error value, so that a recover can test errors.Is(err, context.Canceled)
 	}
 	return x
 }

@@ -1,6 +1,7 @@
 package task
 
 import (
+	"context"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -9,6 +10,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/gosbi/gosbi/sbi"
 )
 
 var sbibmTasks = []string{"two_moons", "gaussian_linear", "gaussian_linear_uniform", "gaussian_mixture",
@@ -123,7 +126,7 @@ func TestBadParameters(t *testing.T) {
 		}
 		func() {
 			defer func() {
-				if r := recover(); r == nil || !strings.Contains(r.(string), tc.msg) {
+				if r, ok := recover().(error); !ok || !strings.Contains(r.Error(), tc.msg) {
 					t.Errorf("%s: short form panic %v", tc.name, r)
 				}
 			}()
@@ -168,4 +171,24 @@ func TestSimulateCheckedDropsFailures(t *testing.T) {
 	if !math.IsNaN(x.At(1, 0)) || math.IsNaN(x.At(0, 0)) {
 		t.Errorf("short form rows: %v / %v", x.RawRowView(0), x.RawRowView(1))
 	}
+}
+
+// TestSimulateInterrupted: under a cancelled context the checked form returns an error and the
+// short form panics with an error value, both wrapping context.Canceled.
+func TestSimulateInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	sbi.SetContext(ctx)
+	defer sbi.SetContext(nil)
+	tk := SIR()
+	theta := tk.Prior().Sample(rand.New(rand.NewPCG(1, 1)), 500)
+	if _, err := Simulate(rand.New(rand.NewPCG(1, 1)), tk, theta); !errors.Is(err, context.Canceled) {
+		t.Errorf("checked form: %v", err)
+	}
+	defer func() {
+		if err, ok := recover().(error); !ok || !errors.Is(err, context.Canceled) {
+			t.Errorf("short form panic: %v", err)
+		}
+	}()
+	tk.Simulate(rand.New(rand.NewPCG(1, 1)), theta)
 }
