@@ -136,6 +136,11 @@ func TestBadParameters(t *testing.T) {
 	if _, err := Simulate(rng, SIR(), mat.NewDense(1, 2, []float64{-0.1, 0.1})); err == nil {
 		t.Error("negative SIR rate accepted")
 	}
+	far := make([]float64, 10)
+	far[3] = 40
+	if _, err := GaussianLinearUniform().ExactPosterior(far); err == nil || !strings.Contains(err.Error(), "too far") {
+		t.Errorf("ExactPosterior far outside the prior: %v", err)
+	}
 	if _, err := GaussianLinear().ExactPosterior([]float64{1, 2}); err == nil || !strings.Contains(err.Error(), "expected 10") {
 		t.Errorf("ExactPosterior with a short x: %v", err)
 	}
