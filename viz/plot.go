@@ -21,10 +21,10 @@ import (
 // Plot is a figure that renders on demand. Width, Height and DPI may be changed before
 // rendering.
 type Plot struct {
-	Title  string     // figure title, drawn above the panels when non-empty
-	Width  vg.Length  // figure width; vg.Centimeter and vg.Inch are units
-	Height vg.Length  // figure height
-	DPI    int        // resolution of PNG output
+	Title  string    // figure title, drawn above the panels when non-empty
+	Width  vg.Length // figure width; vg.Centimeter and vg.Inch are units
+	Height vg.Length // figure height
+	DPI    int       // resolution of PNG output
 	draw   func(c draw.Canvas)
 	legend []string
 }
