@@ -114,3 +114,5 @@ func (p rampPalette) Colors() []color.Color {
 	}
 	return out
 }
+
+func sortFloats(v []float64) { sort.Float64s(v) }

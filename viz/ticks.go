@@ -48,3 +48,13 @@ func niceStep(raw float64) float64 {
 		return 10 * p
 	}
 }
+
+// padY widens the y range by 5% on both sides so that lines and bands do not touch the frame.
+func padY(p *plot.Plot) {
+	r := p.Y.Max - p.Y.Min
+	if r <= 0 {
+		r = math.Max(math.Abs(p.Y.Max), 1)
+	}
+	p.Y.Min -= 0.05 * r
+	p.Y.Max += 0.05 * r
+}
