@@ -81,3 +81,5 @@ func checkPairs(what string, theta, x *mat.Dense) error {
 func rowCopy(m *mat.Dense, i int) []float64 {
 	return append([]float64(nil), m.RawRowView(i)...)
 }
+
+func runtimeProcs() int { return runtime.GOMAXPROCS(0) }
