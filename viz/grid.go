@@ -15,20 +15,12 @@ func Grid(cols int, plots ...*Plot) *Plot {
 	cols = max(1, min(cols, len(plots)))
 	rows := (len(plots) + cols - 1) / cols
 	var w, h vg.Length
-	var legend []string
-	seen := map[string]bool{}
 	for _, p := range plots {
-		if p == nil {
-			continue
-		}
-		w, h = max(w, p.Width), max(h, p.Height)
-		for _, e := range p.legend {
-			if !seen[e] {
-				seen[e] = true
-				legend = append(legend, e)
-			}
+		if p != nil {
+			w, h = max(w, p.Width), max(h, p.Height)
 		}
 	}
+	legend := mergeLegends(plots)
 	if w == 0 {
 		w, h = 6*cm, 5*cm
 	}
@@ -40,4 +32,42 @@ func Grid(cols int, plots ...*Plot) *Plot {
 			}
 		}
 	})
+}
+
+// Row places plots side by side, each at its own width, in a figure as tall as the tallest.
+func Row(plots ...*Plot) *Plot {
+	var w, h vg.Length
+	for _, p := range plots {
+		w += p.Width
+		h = max(h, p.Height)
+	}
+	legend := mergeLegends(plots)
+	return newFigure(w, h, legend, func(c draw.Canvas) {
+		x := c.Min.X
+		for _, p := range plots {
+			sub := c
+			sub.Min.X, sub.Max.X = x, x+p.Width
+			sub.Min.Y = c.Max.Y - p.Height
+			p.Draw(sub)
+			x += p.Width
+		}
+	})
+}
+
+// mergeLegends lists the distinct legend entries of plots in order of appearance.
+func mergeLegends(plots []*Plot) []string {
+	var legend []string
+	seen := map[string]bool{}
+	for _, p := range plots {
+		if p == nil {
+			continue
+		}
+		for _, e := range p.legend {
+			if !seen[e] {
+				seen[e] = true
+				legend = append(legend, e)
+			}
+		}
+	}
+	return legend
 }
