@@ -42,8 +42,8 @@ func TestCorner(t *testing.T) {
 	checkPlot(t, "corner", p, "true parameters")
 
 	b := correlated(2, 10000, []float64{0.5, 1, -1.5}, 0.6, -0.3)
-	p = CornerWith(CornerOptions{Labels: []string{"NPE", "reference"}, Names: []string{"μ", "log σ", "ρ"}, Truth: []float64{0.3, 1.2, -0.5}}, a, b)
-	checkPlot(t, "corner_overlay", p, "NPE", "reference", "true parameters")
+	p = CornerWith(CornerOptions{Labels: []string{"set A", "set B"}, Names: []string{"μ", "log σ", "ρ"}, Truth: []float64{0.3, 1.2, -0.5}}, a, b)
+	checkPlot(t, "corner_overlay", p, "set A", "set B", "true parameters")
 
 	one := correlated(3, 2000, []float64{2}, 1, 0)
 	checkPlot(t, "corner_1d", Corner(one))

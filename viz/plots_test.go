@@ -97,7 +97,7 @@ func TestDensity2D(t *testing.T) {
 func TestBudgetSweep(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 3))
 	var series []SweepSeries
-	for s, name := range []string{"NRE", "BNRE", "CalNRE"} {
+	for s, name := range []string{"method A", "method B", "method C"} {
 		ser := SweepSeries{Label: name}
 		for e := 10; e <= 17; e++ {
 			ser.Budgets = append(ser.Budgets, math.Exp2(float64(e)))
@@ -113,7 +113,7 @@ func TestBudgetSweep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkPlot(t, "budget_sweep", p, "NRE", "BNRE", "CalNRE", "calibrated")
+	checkPlot(t, "budget_sweep", p, "method A", "method B", "method C", "calibrated")
 	if got := budgetLabel(1024); got != "2^10" {
 		t.Errorf("budgetLabel(1024) = %q, want 2^10", got)
 	}
@@ -132,9 +132,9 @@ func TestGrid(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r.Label = "NPE"
+		r.Label = "ranks"
 		p := Coverage(r)
-		p.Title = []string{"two_moons", "slcp", "gaussian_linear", "sir"}[i]
+		p.Title = []string{"panel 1", "panel 2", "panel 3", "panel 4"}[i]
 		plots = append(plots, p)
 	}
 	g := Grid(2, plots...)
@@ -142,8 +142,8 @@ func TestGrid(t *testing.T) {
 		t.Errorf("grid is %v×%v, want twice a panel %v×%v", g.Width, g.Height, plots[0].Width, plots[0].Height)
 	}
 	checkPlot(t, "grid", g, "95% band (n = 1000)", "calibrated",
-		"NPE (AUC "+fmtSigned(mustAUC(plots[0]))+")", "NPE (AUC "+fmtSigned(mustAUC(plots[1]))+")",
-		"NPE (AUC "+fmtSigned(mustAUC(plots[2]))+")", "NPE (AUC "+fmtSigned(mustAUC(plots[3]))+")")
+		"ranks (AUC "+fmtSigned(mustAUC(plots[0]))+")", "ranks (AUC "+fmtSigned(mustAUC(plots[1]))+")",
+		"ranks (AUC "+fmtSigned(mustAUC(plots[2]))+")", "ranks (AUC "+fmtSigned(mustAUC(plots[3]))+")")
 }
 
 // mustAUC reads the AUC back from a coverage plot's last legend entry.

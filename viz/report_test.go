@@ -12,17 +12,39 @@ import (
 	"github.com/gosbi/gosbi/sbi/diag"
 )
 
-// normalModel is θ ~ N(0, I), x = θ + N(0, I), whose posterior is N(x/2, I/2).
-type normalModel struct{}
+// normalModel is θ ~ N(0, I), x = θ + N(0, I), whose posterior is N(x/2, I/2); width ≠ 1
+// scales the posterior's standard deviation (0 means 1).
+type normalModel struct{ width float64 }
 
-type normalPost struct{ mu []float64 }
+type normalPost struct {
+	mu []float64
+	sd float64
+}
 
-func (normalModel) Posterior(x []float64) sbi.Posterior {
+func (m normalModel) Posterior(x []float64) sbi.Posterior {
 	mu := make([]float64, len(x))
 	for i, v := range x {
 		mu[i] = v / 2
 	}
-	return normalPost{mu}
+	w := m.width
+	if w == 0 {
+		w = 1
+	}
+	return normalPost{mu, w * math.Sqrt(0.5)}
+}
+
+// normalPairs draws n pairs of dimension d from the joint of normalModel.
+func normalPairs(seed uint64, n, d int) (theta, x *mat.Dense) {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	theta, x = mat.NewDense(n, d, nil), mat.NewDense(n, d, nil)
+	for i := range n {
+		for j := range d {
+			th := rng.NormFloat64()
+			theta.Set(i, j, th)
+			x.Set(i, j, th+rng.NormFloat64())
+		}
+	}
+	return theta, x
 }
 
 func (m normalModel) LogProbPairs(theta, x *mat.Dense) []float64 {
@@ -40,7 +62,7 @@ func (p normalPost) Sample(rng *rand.Rand, n int) *mat.Dense {
 	out := mat.NewDense(n, len(p.mu), nil)
 	for i := range n {
 		for j, mu := range p.mu {
-			out.Set(i, j, mu+math.Sqrt(0.5)*rng.NormFloat64())
+			out.Set(i, j, mu+p.sd*rng.NormFloat64())
 		}
 	}
 	return out
@@ -51,24 +73,15 @@ func (p normalPost) LogProb(theta *mat.Dense) []float64 {
 	out := make([]float64, n)
 	for i := range n {
 		for j, mu := range p.mu {
-			z := theta.At(i, j) - mu
-			out[i] += -z*z - 0.5*math.Log(math.Pi)
+			z := (theta.At(i, j) - mu) / p.sd
+			out[i] += -0.5*z*z - math.Log(p.sd*math.Sqrt(2*math.Pi))
 		}
 	}
 	return out
 }
 
 func TestReport(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 1))
-	n := 300
-	theta, x := mat.NewDense(n, 2, nil), mat.NewDense(n, 2, nil)
-	for i := range n {
-		for j := range 2 {
-			th := rng.NormFloat64()
-			theta.Set(i, j, th)
-			x.Set(i, j, th+rng.NormFloat64())
-		}
-	}
+	theta, x := normalPairs(1, 300, 2)
 	rep, err := diag.Calibrate(normalModel{}, theta, x, diag.ReportOptions{Label: "exact", Samples: 99, Seed: 1})
 	if err != nil {
 		t.Fatal(err)

@@ -98,18 +98,23 @@ func ranks(seed uint64, n int, power float64) []float64 {
 }
 
 func TestCoveragePlot(t *testing.T) {
+	theta, x := normalPairs(2, 1000, 2)
 	var res []*diag.CoverageResult
-	for i, pw := range []float64{1, 1.6, 0.6} {
-		r, err := diag.CoverageFromRanks(ranks(uint64(i), 2000, pw), nil)
+	for _, c := range []struct {
+		label string
+		width float64
+	}{{"exact posterior", 1}, {"too narrow (sd × 0.7)", 0.7}, {"too wide (sd × 1.5)", 1.5}} {
+		r, err := diag.RankCoverage(normalModel{width: c.width}, theta, x, diag.RankOptions{Samples: 200, Seed: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
-		r.Label = []string{"NPE", "NRE", "BNRE"}[i]
+		r.Label = c.label
 		res = append(res, r)
 	}
 	p := Coverage(res...)
-	checkPlot(t, "coverage", p, "95% band (n = 2000)", "calibrated",
-		"NPE (AUC "+sign(res[0].AUC)+")", "NRE (AUC "+sign(res[1].AUC)+")", "BNRE (AUC "+sign(res[2].AUC)+")")
+	checkPlot(t, "coverage", p, "95% band (n = 1000)", "calibrated",
+		"exact posterior (AUC "+sign(res[0].AUC)+")", "too narrow (sd × 0.7) (AUC "+sign(res[1].AUC)+")",
+		"too wide (sd × 1.5) (AUC "+sign(res[2].AUC)+")")
 }
 
 func sign(v float64) string { return fmtSigned(v) }

@@ -218,3 +218,40 @@ func (r *CoverageResult) MIMEBundle() map[string]any {
 	b.WriteString("</tr></table></div>")
 	return map[string]any{"text/html": b.String(), "text/plain": r.String()}
 }
+
+// RegionCoverage is the expected coverage of any family of credible regions of the form
+// {θ : score(θ, x) ≤ threshold}, such as the conformalised regions of CANVI (score −log q,
+// thresholds from conformal calibration) or HPD regions with thresholds found elsewhere:
+// scores[i] is the score of the true parameter of pair i and thresholds[k] the threshold of
+// the region of credibility levels[k]. The result has no Ranks.
+func RegionCoverage(scores, thresholds, levels []float64) (*CoverageResult, error) {
+	if len(scores) == 0 {
+		return nil, fmt.Errorf("diag: region coverage needs at least one score, got none")
+	}
+	if err := checkLevels(levels); err != nil {
+		return nil, err
+	}
+	if len(thresholds) != len(levels) {
+		return nil, fmt.Errorf("diag: region coverage needs one threshold per level: %d thresholds for %d levels", len(thresholds), len(levels))
+	}
+	for i, s := range scores {
+		if math.IsNaN(s) {
+			return nil, fmt.Errorf("diag: score %d is NaN", i)
+		}
+	}
+	n := len(scores)
+	r := &CoverageResult{Method: "regions", N: n, Levels: append([]float64(nil), levels...),
+		Coverage: make([]float64, len(levels)), Confidence: DefaultConfidence}
+	for k, t := range thresholds {
+		c := 0
+		for _, s := range scores {
+			if s <= t {
+				c++
+			}
+		}
+		r.Coverage[k] = float64(c) / float64(n)
+	}
+	r.Lower, r.Upper = BinomialBand(n, levels, r.Confidence)
+	r.AUC, r.CalibrationError, r.ConservativenessError = coverageErrors(r.Levels, r.Coverage)
+	return r, nil
+}

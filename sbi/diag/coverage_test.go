@@ -276,3 +276,28 @@ func TestMIMEBundle(t *testing.T) {
 		}
 	}
 }
+
+// TestRegionCoverage: for the exact 1-D Gaussian posterior the score |θ − μ|/σ of the truth
+// is half-normal, so thresholds z_{(1+L)/2} give regions of exact coverage L.
+func TestRegionCoverage(t *testing.T) {
+	m := gaussModel{dim: 1, tau: 2, s: 0.5, width: 1}
+	theta, x := m.simulate(31, 3000)
+	scores := make([]float64, 3000)
+	for i := range scores {
+		p := m.post(x.RawRowView(i))
+		scores[i] = math.Abs(theta.At(i, 0)-p.mu[0]) / p.sd
+	}
+	levels := Levels(19)
+	thr := make([]float64, len(levels))
+	for k, l := range levels {
+		thr[k] = stdNormal.Quantile((1 + l) / 2)
+	}
+	r, err := RegionCoverage(scores, thr, levels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertInBand(t, "conformal-style regions", r)
+	if _, err := RegionCoverage(scores, thr[:3], levels); err == nil {
+		t.Error("too few thresholds: no error")
+	}
+}
