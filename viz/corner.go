@@ -76,6 +76,9 @@ func CornerWith(opts CornerOptions, samples ...*mat.Dense) *Plot {
 	if opts.Truth != nil {
 		legend = append(legend, "true parameters")
 	}
+	if dim == 1 {
+		legend = nil // no empty panel to hold a legend
+	}
 	return newFigure(size, size, legend, func(c draw.Canvas) {
 		tiles := draw.Tiles{Rows: dim, Cols: dim, PadX: vg.Points(4), PadY: vg.Points(4),
 			PadTop: vg.Points(4), PadRight: vg.Points(6)}
@@ -85,7 +88,7 @@ func CornerWith(opts CornerOptions, samples ...*mat.Dense) *Plot {
 				plots[i][j].Draw(canvases[i][j])
 			}
 		}
-		if len(legend) > 0 && dim > 1 {
+		if len(legend) > 0 {
 			drawCornerLegend(canvases[0][dim-1], legend, opts.Truth != nil)
 		}
 	})
@@ -164,13 +167,18 @@ func cornerRanges(cols [][][]float64, o CornerOptions) (lo, hi []float64) {
 	for d := range dim {
 		lo[d], hi[d] = math.Inf(1), math.Inf(-1)
 		for s := range cols {
-			v := append([]float64(nil), cols[s][d]...)
-			sort.Float64s(v)
+			v := finiteSorted(cols[s][d])
+			if len(v) == 0 {
+				continue
+			}
 			lo[d] = math.Min(lo[d], v[int(0.005*float64(len(v)-1))])
 			hi[d] = math.Max(hi[d], v[int(math.Ceil(0.995*float64(len(v)-1)))])
 		}
 		if o.Truth != nil {
 			lo[d], hi[d] = math.Min(lo[d], o.Truth[d]), math.Max(hi[d], o.Truth[d])
+		}
+		if math.IsInf(lo[d], 1) { // no finite value at all
+			lo[d], hi[d] = -1, 1
 		}
 		pad := 0.05 * (hi[d] - lo[d])
 		if pad == 0 {
@@ -330,4 +338,16 @@ func drawCornerLegend(c draw.Canvas, names []string, truth bool) {
 		leg.Add(n, l)
 	}
 	leg.Draw(c)
+}
+
+// finiteSorted returns the finite values of v, sorted.
+func finiteSorted(v []float64) []float64 {
+	out := make([]float64, 0, len(v))
+	for _, x := range v {
+		if !math.IsNaN(x) && !math.IsInf(x, 0) {
+			out = append(out, x)
+		}
+	}
+	sort.Float64s(out)
+	return out
 }

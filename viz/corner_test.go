@@ -1,6 +1,7 @@
 package viz
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -46,7 +47,13 @@ func TestCorner(t *testing.T) {
 	checkPlot(t, "corner_overlay", p, "set A", "set B", "true parameters")
 
 	one := correlated(3, 2000, []float64{2}, 1, 0)
-	checkPlot(t, "corner_1d", Corner(one))
+	checkPlot(t, "corner_1d", CornerWith(CornerOptions{Truth: []float64{2.5}}, one))
+
+	// Non-finite draws are left out of the ranges and histograms instead of breaking the plot.
+	bad := mat.DenseCopyOf(a)
+	bad.Set(0, 0, math.NaN())
+	bad.Set(1, 1, math.Inf(1))
+	checkPlot(t, "corner_nonfinite", Corner(bad))
 }
 
 func TestCornerBadInput(t *testing.T) {

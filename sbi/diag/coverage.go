@@ -155,12 +155,16 @@ func binomialQuantile(b distuv.Binomial, n int, p float64) float64 {
 	return float64(lo)
 }
 
-// Verdict says in words what the AUC and the band say: "calibrated", "conservative" or
-// "over-confident".
+// Verdict says in words what the curve says: "calibrated (within the band)" when the coverage
+// lies at every level inside the binomial band of confidence 1 − 0.05/K (K levels, so that an
+// exactly calibrated estimator is called miscalibrated with probability at most 0.05),
+// otherwise "conservative", "conservative on average, over-confident at some levels" or
+// "over-confident" from the signs of the AUC and the conservativeness error.
 func (r *CoverageResult) Verdict() string {
+	lo, hi := BinomialBand(r.N, r.Levels, 1-0.05/float64(len(r.Levels)))
 	outside := 0
 	for k := range r.Levels {
-		if r.Coverage[k] < r.Lower[k] || r.Coverage[k] > r.Upper[k] {
+		if r.Coverage[k] < lo[k] || r.Coverage[k] > hi[k] {
 			outside++
 		}
 	}
