@@ -2,4 +2,7 @@ module github.com/gosbi/gosbi
 
 go 1.26
 
-require gonum.org/v1/gonum v0.17.0 // indirect
+require (
+	golang.org/x/tools v0.30.0 // indirect
+	gonum.org/v1/gonum v0.17.0 // indirect
+)

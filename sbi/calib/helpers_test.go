@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sort"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -105,3 +106,7 @@ func isoGauss(mean []float64, sd float64) diagGauss {
 	}
 	return diagGauss{mean: mean, sd: s}
 }
+
+func sortFloats(v []float64) { sort.Float64s(v) }
+
+func matNew1(v float64) *mat.Dense { return mat.NewDense(1, 1, []float64{v}) }
