@@ -155,8 +155,8 @@ func SKCETest(rng *rand.Rand, preds []Prediction, y *mat.Dense, cfg KernelTestCo
 	if sigma <= 0 {
 		sigma = medianDist(rng, n, dist)
 	}
-	var ek func(i int, v []float64) float64 // E_{z~pᵢ} l(z, v)
-	var ekk func(i, j int) float64          // E l(zᵢ, zⱼ)
+	var ek func(i, j int) float64  // E_{z~pᵢ} l(z, yⱼ)
+	var ekk func(i, j int) float64 // E l(zᵢ, zⱼ)
 	if cfg.Dist.Exact {
 		if cfg.Target != GaussianTarget {
 			return nil, errors.New("calib: the exact SKCE needs the Gaussian target kernel; set Dist.Exact false for the sample-based SKCE")
@@ -165,9 +165,13 @@ func SKCETest(rng *rand.Rand, preds []Prediction, y *mat.Dense, cfg KernelTestCo
 		for i, p := range preds {
 			gs[i] = p.(*Gaussian) // prepare checked the type
 		}
-		zero := mat.NewSymDense(d, nil)
-		ek = func(i int, v []float64) float64 { return gaussKernelMean(gs[i].Mean, v, gs[i].Cov, zero, ell) }
-		ekk = func(i, j int) float64 { return gaussKernelMean(gs[i].Mean, gs[j].Mean, gs[i].Cov, gs[j].Cov, ell) }
+		if sh := newSharedCovMeans(gs, y, ell); sh != nil {
+			ek, ekk = sh.point, sh.pair
+		} else {
+			zero := mat.NewSymDense(d, nil)
+			ek = func(i, j int) float64 { return gaussKernelMean(gs[i].Mean, y.RawRowView(j), gs[i].Cov, zero, ell) }
+			ekk = func(i, j int) float64 { return gaussKernelMean(gs[i].Mean, gs[j].Mean, gs[i].Cov, gs[j].Cov, ell) }
+		}
 	} else {
 		m := cfg.Dist.BaseSamples
 		if m <= 0 {
@@ -181,10 +185,10 @@ func SKCETest(rng *rand.Rand, preds []Prediction, y *mat.Dense, cfg KernelTestCo
 			}
 			samples[i] = s.Sample(rng, m)
 		}
-		ek = func(i int, v []float64) float64 {
+		ek = func(i, j int) float64 {
 			var s float64
 			for a := range m {
-				s += targetKernel(cfg.Target, ell, samples[i].RawRowView(a), v)
+				s += targetKernel(cfg.Target, ell, samples[i].RawRowView(a), y.RawRowView(j))
 			}
 			return s / float64(m)
 		}
@@ -208,7 +212,7 @@ func SKCETest(rng *rand.Rand, preds []Prediction, y *mat.Dense, cfg KernelTestCo
 			return math.NaN()
 		}
 		yi, yj := y.RawRowView(i), y.RawRowView(j)
-		return k * (targetKernel(cfg.Target, ell, yi, yj) - ek(i, yj) - ek(j, yi) + ekk(i, j))
+		return k * (targetKernel(cfg.Target, ell, yi, yj) - ek(i, j) - ek(j, i) + ekk(i, j))
 	}
 	return runUTest(rng, n, hfun, cfg, res)
 }
@@ -234,6 +238,68 @@ func gaussKernelMean(a, b []float64, A, B *mat.SymDense, ell float64) float64 {
 		return math.NaN()
 	}
 	return math.Exp(-0.5*(logdet-float64(d)*math.Log(l2)) - 0.5*quad)
+}
+
+// sharedCovMeans evaluates the Gaussian-kernel expectations of the SKCE when all predictions
+// share one covariance Σ (homoscedastic models): whitening once by the Cholesky factors of
+// Σ + ℓ²I and 2Σ + ℓ²I turns every expectation into c·exp(−½‖u − u'‖²).
+type sharedCovMeans struct {
+	c1, c2  float64
+	v, t, u *mat.Dense // whitened means (Σ + ℓ²I), targets (Σ + ℓ²I), means (2Σ + ℓ²I)
+}
+
+func newSharedCovMeans(gs []*Gaussian, y *mat.Dense, ell float64) *sharedCovMeans {
+	cov := gs[0].Cov
+	for _, g := range gs[1:] {
+		if !mat.Equal(g.Cov, cov) {
+			return nil
+		}
+	}
+	n, d := y.Dims()
+	l2 := ell * ell
+	whiten := func(scale float64) (*mat.TriDense, float64, bool) {
+		s := mat.NewSymDense(d, nil)
+		s.ScaleSym(scale, cov)
+		for k := range d {
+			s.SetSym(k, k, s.At(k, k)+l2)
+		}
+		var ch mat.Cholesky
+		if !ch.Factorize(s) {
+			return nil, 0, false
+		}
+		var L mat.TriDense
+		ch.LTo(&L)
+		return &L, math.Exp(-0.5 * (ch.LogDet() - float64(d)*math.Log(l2))), true
+	}
+	L1, c1, ok1 := whiten(1)
+	L2, c2, ok2 := whiten(2)
+	if !ok1 || !ok2 {
+		return nil
+	}
+	means := mat.NewDense(n, d, nil)
+	for i, g := range gs {
+		means.SetRow(i, g.Mean)
+	}
+	return &sharedCovMeans{c1: c1, c2: c2, v: solveRows(L1, means), t: solveRows(L1, y), u: solveRows(L2, means)}
+}
+
+// solveRows returns the rows of a, each solved with the lower-triangular L.
+func solveRows(L *mat.TriDense, a *mat.Dense) *mat.Dense {
+	var out mat.Dense
+	if err := out.Solve(L, a.T()); err != nil {
+		return nil
+	}
+	var t mat.Dense
+	t.CloneFrom(out.T())
+	return &t
+}
+
+func (s *sharedCovMeans) point(i, j int) float64 {
+	return s.c1 * math.Exp(-0.5*sqDist(s.v.RawRowView(i), s.t.RawRowView(j)))
+}
+
+func (s *sharedCovMeans) pair(i, j int) float64 {
+	return s.c2 * math.Exp(-0.5*sqDist(s.u.RawRowView(i), s.u.RawRowView(j)))
 }
 
 // cholQuad factorizes the symmetric positive-definite s (lower triangle used, d×d row-major,
