@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html"
 	"strings"
+	"unicode/utf8"
 )
 
 // table renders a small table as HTML and as aligned plain text, for MIMEBundle methods.
@@ -40,8 +41,8 @@ func (t *table) bundle() map[string]any {
 	width := make([]int, len(t.header))
 	for _, r := range append([][]string{t.header}, t.rows...) {
 		for i, c := range r {
-			if i < len(width) && len(c) > width[i] {
-				width[i] = len(c)
+			if i < len(width) && utf8.RuneCountInString(c) > width[i] {
+				width[i] = utf8.RuneCountInString(c)
 			}
 		}
 	}
@@ -50,7 +51,7 @@ func (t *table) bundle() map[string]any {
 	for _, r := range append([][]string{t.header}, t.rows...) {
 		for i, c := range r {
 			if i < len(width) {
-				fmt.Fprintf(&s, "%-*s  ", width[i], c)
+				s.WriteString(c + strings.Repeat(" ", width[i]-utf8.RuneCountInString(c)+2))
 			}
 		}
 		s.WriteString("\n")

@@ -439,8 +439,16 @@ func (s *ScoreCalibration) MIMEBundle() map[string]any {
 	for j := range d {
 		t.header = append(t.header, fmt.Sprintf("θ%d before", j), fmt.Sprintf("θ%d after", j))
 	}
+	shown := func(rho float64) bool {
+		for _, v := range []float64{0.5, 0.8, 0.9, 0.95} {
+			if math.Abs(rho-v) < 1e-9 {
+				return true
+			}
+		}
+		return false
+	}
 	for l, rho := range s.Coverage.Levels {
-		if math.Abs(math.Mod(rho+1e-9, 0.2)) > 0.02 && math.Abs(rho-0.95) > 1e-9 && math.Abs(rho-0.9) > 1e-9 {
+		if !shown(rho) {
 			continue
 		}
 		row := []string{fmt.Sprintf("%.2f", rho)}
@@ -459,7 +467,11 @@ func (s *ScoreCalibration) MIMEBundle() map[string]any {
 	}
 	t.notes = append(t.notes,
 		"L = ["+strings.Join(lrows, "; ")+"], b = "+fmt.Sprint(roundAll(s.B)),
+		"coverage: fraction of calibration datasets whose central interval holds θ̄ (in-sample)",
 		fmt.Sprintf("negative energy score %.4g → %.4g (%d BFGS iterations, %s)", s.Initial, s.Objective, s.Iterations, s.Status))
+	if s.ShiftSlope != nil {
+		t.notes = append(t.notes, fmt.Sprintf("mean-dependent shift slope B = %v", roundAll(s.ShiftSlope.RawMatrix().Data)))
+	}
 	if s.Dropped > 0 {
 		t.notes = append(t.notes, fmt.Sprintf("%d calibration datasets dropped (non-finite simulations)", s.Dropped))
 	}
