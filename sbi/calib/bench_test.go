@@ -7,12 +7,13 @@ import (
 )
 
 // BenchmarkKCCSD compares the complete U-statistic test (O(n²) pairs and bootstrap) with the
-// linear-time disjoint-pairs test as n grows, on MGM data (d = 2) with the approximate Fisher
+// superdiagonal (R = 10) and linear-time disjoint-pairs tests as n grows, on MGM data (d = 2) with the approximate Fisher
 // kernel (10 base points) and 200 bootstrap draws. Run: go test -run '^$' -bench KCCSD ./sbi/calib
 func BenchmarkKCCSD(b *testing.B) {
-	for _, design := range []Design{Complete, DisjointPairs} {
+	for _, design := range []Design{Complete, Superdiagonals, DisjointPairs} {
 		for _, n := range []int{256, 1024, 4096} {
-			b.Run(fmt.Sprintf("%v/n=%d", map[Design]string{Complete: "U", DisjointPairs: "linear"}[design], n), func(b *testing.B) {
+			name := map[Design]string{Complete: "U", Superdiagonals: "R10", DisjointPairs: "linear"}[design]
+			b.Run(fmt.Sprintf("%s/n=%d", name, n), func(b *testing.B) {
 				rng := rand.New(rand.NewPCG(1, 2))
 				preds, y := meanGaussianModel(rng, n, 2, 0)
 				cfg := KernelTestConfig{Design: design, Bootstrap: 200}

@@ -70,6 +70,8 @@ func Scores(est sbi.Amortized, theta, x *mat.Dense) []float64 {
 // Calibrate computes the conformal threshold of est at miscoverage alpha from calibration pairs
 // (θᵢ, xᵢ), one per row, that must be fresh draws of prior × simulator, independent of the
 // data est was trained or selected on. Rows with non-finite entries are dropped and counted.
+// With fewer than (1−α)/α pairs the threshold is +Inf: Calibrate then returns the calibration
+// (whose regions are the whole space) together with an error saying how many pairs are needed.
 func Calibrate(est sbi.Amortized, theta, x *mat.Dense, alpha float64) (*Conformal, error) {
 	if alpha <= 0 || alpha >= 1 {
 		return nil, fmt.Errorf("calib: miscoverage alpha must be in (0, 1), got %g (for 90%% regions use 0.1)", alpha)

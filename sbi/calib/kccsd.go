@@ -23,13 +23,40 @@ const (
 	// DisjointPairs averages over the pairs (0,1), (2,3), …: an incomplete U-statistic in
 	// linear time, with much less power at the same n.
 	DisjointPairs
+	// Superdiagonals averages over the pairs (i, i+r), 1 ≤ r ≤ R (KernelTestConfig.Superdiagonals,
+	// default 10): an incomplete U-statistic with about nR pairs, between the two others in
+	// cost and power.
+	Superdiagonals
 )
 
 func (d Design) String() string {
-	if d == DisjointPairs {
+	switch d {
+	case DisjointPairs:
 		return "disjoint pairs (linear time)"
+	case Superdiagonals:
+		return "superdiagonals (incomplete)"
 	}
 	return "complete"
+}
+
+// designPairs lists the index pairs of an incomplete design.
+func designPairs(design Design, n, R int) [][2]int {
+	var pairs [][2]int
+	if design == Superdiagonals {
+		if R <= 0 {
+			R = 10
+		}
+		for r := 1; r <= R; r++ {
+			for i := 0; i+r < n; i++ {
+				pairs = append(pairs, [2]int{i, i + r})
+			}
+		}
+		return pairs
+	}
+	for k := 0; k+1 < n; k += 2 {
+		pairs = append(pairs, [2]int{k, k + 1})
+	}
+	return pairs
 }
 
 // KernelTestConfig configures the KCCSD and SKCE calibration tests. The zero value is the paper's
@@ -40,6 +67,7 @@ type KernelTestConfig struct {
 	TargetBandwidth float64 // ℓ of the target kernel; 0 picks the median of ‖yᵢ − yⱼ‖
 	Dist            DistKernel
 	Design          Design
+	Superdiagonals  int     // R of the Superdiagonals design; default 10
 	Bootstrap       int     // wild-bootstrap draws; default 500
 	Level           float64 // test level α; default 0.05
 }
@@ -383,35 +411,41 @@ func medianDist(rng *rand.Rand, n int, dist pairDist) float64 {
 
 // runUTest evaluates the U-statistic of the pair function h over the design and its wild
 // bootstrap: for the complete design the draws are εᵀHε/(n(n−1)) with H's diagonal zero, for
-// disjoint pairs (1/|R|) Σ ε_{2k}ε_{2k+1} h_k, with ε Rademacher (Schrab et al. 2022).
+// incomplete designs R (1/|R|) Σ_{(i,j)∈R} εᵢεⱼ h(i, j), with ε Rademacher (Schrab et al. 2022).
 func runUTest(rng *rand.Rand, n int, h func(i, j int) float64, cfg KernelTestConfig, res *TestResult) (*TestResult, error) {
 	B := cfg.Bootstrap
 	boot := make([]float64, B)
 	switch cfg.Design {
-	case DisjointPairs:
-		np := n / 2
-		hv := make([]float64, np)
+	case DisjointPairs, Superdiagonals:
+		pairs := designPairs(cfg.Design, n, cfg.Superdiagonals)
+		hv := make([]float64, len(pairs))
 		var sum float64
-		for k := range np {
-			hv[k] = h(2*k, 2*k+1)
+		for k, p := range pairs {
+			if k%4096 == 0 {
+				if err := sbi.Canceled("calibration test"); err != nil {
+					return nil, err
+				}
+			}
+			hv[k] = h(p[0], p[1])
 			if math.IsNaN(hv[k]) {
 				hv[k] = 0
 				res.Underflow++
 			}
 			sum += hv[k]
 		}
-		res.Statistic = sum / float64(np)
-		res.Pairs = np
+		np := float64(len(pairs))
+		res.Statistic = sum / np
+		res.Pairs = len(pairs)
+		eps := make([]float64, n)
 		for b := range B {
-			var s float64
-			for k := range np {
-				if rng.Uint64()&1 == 1 {
-					s += hv[k]
-				} else {
-					s -= hv[k]
-				}
+			for i := range eps {
+				eps[i] = float64(int(rng.Uint64()&1)*2 - 1)
 			}
-			boot[b] = s / float64(np)
+			var s float64
+			for k, p := range pairs {
+				s += eps[p[0]] * eps[p[1]] * hv[k]
+			}
+			boot[b] = s / np
 		}
 	default:
 		H := mat.NewDense(n, n, nil)
@@ -513,7 +547,7 @@ func fillSymmetric(H *mat.Dense, h func(i, j int) float64) (int, error) {
 //
 // It is the form a training penalty reuses: when gradSy and gradFeat are not nil (shaped like sy
 // and feat) it writes ∂Ĉ/∂sy and ∂Ĉ/∂feat into them, with ∂k/∂fᵢ = −k (fᵢ − fⱼ)/σ². Bandwidths
-// are held fixed (no gradient), as the method note advises.
+// are held fixed (no gradient), as the method note advises. Superdiagonals uses R = 10.
 func KCCSDFeatures(y, sy, feat *mat.Dense, sigma float64, kind TargetKernelKind, ell float64, design Design, gradSy, gradFeat *mat.Dense) float64 {
 	n, d := y.Dims()
 	if r, c := sy.Dims(); r != n || c != d {
@@ -555,9 +589,9 @@ func KCCSDFeatures(y, sy, feat *mat.Dense, sigma float64, kind TargetKernelKind,
 		total += k * h
 		pairs++
 	}
-	if design == DisjointPairs {
-		for k := 0; k+1 < n; k += 2 {
-			visit(k, k+1)
+	if design != Complete {
+		for _, p := range designPairs(design, n, 0) {
+			visit(p[0], p[1])
 		}
 	} else {
 		for i := range n {
