@@ -606,3 +606,31 @@ func KCCSDFeatures(y, sy, feat *mat.Dense, sigma float64, kind TargetKernelKind,
 	}
 	return total / float64(pairs)
 }
+
+// KCCSDAmortized tests whether an amortized estimator is calibrated on pairs (θᵢ, xᵢ) drawn from
+// prior × simulator (one per row): the predictions are q(· | xᵢ), with scores by finite
+// differences of LogProb (PosteriorPrediction with step h), and the targets are θᵢ. The exact
+// kernels need Gaussian predictions, so cfg.Dist.Exact must be false. Calibration conditions on
+// the prediction, not on x: an estimator that returns the prior for every x passes.
+func KCCSDAmortized(rng *rand.Rand, est sbi.Amortized, theta, x *mat.Dense, h float64, cfg KernelTestConfig) (*TestResult, error) {
+	if cfg.Dist.Exact {
+		return nil, errors.New("calib: KCCSDAmortized uses score estimates of the posteriors; set Dist.Exact false")
+	}
+	theta, x, dropped := finitePairs(theta, x)
+	n, _ := theta.Dims()
+	if n == 0 {
+		return nil, fmt.Errorf("calib: no finite pairs to test (%d dropped)", dropped)
+	}
+	preds := make([]Prediction, n)
+	for i := range n {
+		preds[i] = PosteriorPrediction(est.Posterior(x.RawRowView(i)), h)
+	}
+	res, err := KCCSDTest(rng, preds, theta, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if dropped > 0 {
+		res.Name += fmt.Sprintf(" [%d non-finite pairs dropped]", dropped)
+	}
+	return res, nil
+}
