@@ -67,7 +67,9 @@ type ScoreCalConfig struct {
 	// MeanShift lets the shift depend linearly on the approximate posterior mean,
 	// b(μ̂) = b + B(μ̂ − μ̄) with μ̄ the average calibration mean (B diagonal for DiagonalAffine,
 	// full otherwise): the data-dependent class (7) of Bon et al. with μ̂ as the estimator. It
-	// corrects approximations whose mean error grows with the mean, which one shared b cannot.
+	// represents approximations whose mean error grows with the mean, which one shared b cannot.
+	// Like every map here it recovers the posterior only where the weights are right: with unit
+	// weights the fit targets the posterior under the importance distribution.
 	MeanShift bool
 	// Scaling multiplies each coordinate before the Euclidean norms of the energy score (one
 	// entry per parameter); AutoScale sets it to 1/sd of the calibration posterior means.

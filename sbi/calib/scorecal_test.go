@@ -260,3 +260,41 @@ func TestScoreCalibrateImportanceWeights(t *testing.T) {
 		t.Errorf("weighted fit L = %.3f, b = %.3f; want about 2 and −0.3", res.L.At(0, 0), res.B[0])
 	}
 }
+
+// TestFitAffineMeanShift fits the conjugate Gaussian example's approximation, whose mean is
+// (μ_post − 0.5)/1.5, on M = 400 datasets with θ̄ from the prior (unit weights exact). The exact
+// posterior is μ_post = μ̂ + (0.5 μ̂ + 0.5) with sd 1.5 σ̂: slope B = 0.5 and L = 1.5, which only
+// the mean-dependent shift can represent. Tolerances: the slope is a regression coefficient of
+// θ̄ on μ̂ over 400 datasets, sd ≈ 0.3/(√400 · sd(μ̂) ≈ 2.7) < 0.01 plus the perturbation noise;
+// L has relative sd ≈ 1/√(2M) ≈ 0.035. The test allows 0.1 and 0.25.
+func TestFitAffineMeanShift(t *testing.T) {
+	const M = 400
+	var c conjGauss
+	rng := rand.New(rand.NewPCG(51, 52))
+	thetaBar := mat.NewDense(M, 1, nil)
+	for m := range M {
+		thetaBar.Set(m, 0, conjSigma0*rng.NormFloat64())
+	}
+	x := c.simulate(rng, thetaBar)
+	draws := make([]*mat.Dense, M)
+	for m := range M {
+		draws[m], _ = c.refit(rng, x.RawRowView(m), 200)
+	}
+	shared, err := FitAffine(rng, thetaBar, draws, nil, ScoreCalConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := FitAffine(rng, thetaBar, draws, nil, ScoreCalConfig{MeanShift: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slope, L := res.ShiftSlope.At(0, 0), res.L.At(0, 0)
+	t.Logf("mean shift: slope %.3f (want 0.5), L %.3f (want 1.5); objective %.4f vs %.4f with one shared shift",
+		slope, L, res.Objective, shared.Objective)
+	if math.Abs(slope-0.5) > 0.1 || math.Abs(L-1.5) > 0.25 {
+		t.Errorf("mean shift fit slope %.3f, L %.3f; want 0.5 ± 0.1 and 1.5 ± 0.25", slope, L)
+	}
+	if res.Objective >= shared.Objective {
+		t.Errorf("the richer family scores %.4f, no better than the shared shift %.4f", res.Objective, shared.Objective)
+	}
+}
