@@ -7,7 +7,8 @@
 //     in linear time) that needs only the score ∇y log p(y) of each prediction, with kernels on
 //     distributions built from scores at shared base points (exponentiated Fisher / GFD,
 //     kernelized Fisher / KGFD) or from samples (exponentiated MMD), exact for Gaussian
-//     predictions; tested with a Rademacher wild bootstrap. See KCCSDTest.
+//     predictions; tested with a Rademacher wild bootstrap. See KCCSDTest, and KCCSDAmortized
+//     for any sbi.Amortized estimator on simulated pairs.
 //   - SKCE, the squared kernel calibration error (Widmann et al.), the baseline the KCCSD is
 //     compared against. See SKCETest.
 //   - The pure array functions under both (SteinKernel, KCCSDFeatures, GFDFeatures, …) are
