@@ -735,15 +735,15 @@ func EnergyScore(draws *mat.Dense, theta []float64, beta float64) float64 {
 	var a, s float64
 	for i := range n {
 		ri := draws.RawRowView(i)
-		a += math.Pow(dist(ri, theta), beta)
+		a += math.Pow(euclidean(ri, theta), beta)
 		for k := i + 1; k < n; k++ {
-			s += math.Pow(dist(ri, draws.RawRowView(k)), beta)
+			s += math.Pow(euclidean(ri, draws.RawRowView(k)), beta)
 		}
 	}
 	return s/float64(n*(n-1)) - a/float64(n)
 }
 
-func dist(a, b []float64) float64 {
+func euclidean(a, b []float64) float64 {
 	var s float64
 	for i := range a {
 		s += (a[i] - b[i]) * (a[i] - b[i])
