@@ -32,8 +32,11 @@ fi
 echo "== go test (pure Go)"
 go test -count=1 -timeout 60m ./...
 
-echo "== go test (openblas build)"
-go test -count=1 -tags openblas -timeout 20m ./sbi/...
+echo "== go test (openblas build: cgo + libopenblas)"
+go test -count=1 -tags openblas -timeout 30m ./sbi/...
+
+echo "== go test (noasm build: the engine on gonum's portable BLAS, no assembly kernels)"
+go test -count=1 -tags noasm -timeout 10m ./sbi/nn/... ./sbi/flow/...
 
 echo "== fuzz the wire-message decoder briefly"
 if grep -q 'func Fuzz' kernel/*_test.go 2>/dev/null; then
