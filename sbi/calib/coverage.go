@@ -8,6 +8,7 @@ import (
 	"github.com/gosbi/gosbi/sbi"
 	"github.com/gosbi/gosbi/sbi/dist"
 	"github.com/gosbi/gosbi/sbi/nn"
+	"gonum.org/v1/gonum/mat"
 )
 
 // Quantiles chooses the uniform quantiles that the sorted coverage ranks are compared with.
@@ -116,8 +117,9 @@ type CoverageRegularizer struct {
 // soft sort computes for ranks in [0, 1].
 //
 // q is RegBatch.LogPost: the flow for NPE, log p(θ) + log r̂(θ, x) for NRE, so ranks compare
-// posterior densities and the importance weights of prior draws reduce to the ratios. The N·L
-// draws are evaluated in one LogPost call. Rows whose L draws all have zero posterior density
+// posterior densities and the importance weights of prior draws reduce to the ratios. The
+// batch's parameters and their N·L draws are evaluated in one LogPost call, which computes the
+// context of each observation once. Rows whose L draws all have zero posterior density
 // are left out of the penalty. Invalid arguments make Penalty return an error.
 func Coverage(lambda float64, L int, opts ...CoverageOption) *CoverageRegularizer {
 	c := &CoverageRegularizer{lambda: lambda, l: L}
@@ -194,27 +196,29 @@ func (c *CoverageRegularizer) ranks(b *sbi.RegBatch) (alpha *nn.Tensor, invalid 
 		return nil, nil, err
 	}
 	tp := b.Tape
-	n, _ := b.Theta.Dims()
+	n, d := b.Theta.Dims()
 	L := c.l
 
-	rows := make([]int, n*(L+1))
-	self, drawRows := rows[:n], rows[n:]
-	for i := range self {
-		self[i] = i
-	}
-	for k := range drawRows {
-		drawRows[k] = k / L
-	}
-	lpStar := b.LogPost(b.Theta, self)
-	if lpStar.Rows != n || lpStar.Cols != 1 {
-		return nil, nil, fmt.Errorf("calib.Coverage: LogPost returned %d×%d values for %d parameters, want %d×1", lpStar.Rows, lpStar.Cols, n, n)
-	}
+	// One LogPost pass over N·(L+1) rows: pair i's parameter followed by its L draws, all
+	// conditioned on xᵢ, so the context of xᵢ is repeated rather than recomputed.
 	draws := prop.Sample(b.Rng, n*L)
-	lpDraws := b.LogPost(draws, drawRows)
-	if lpDraws.Rows != n*L || lpDraws.Cols != 1 {
-		return nil, nil, fmt.Errorf("calib.Coverage: LogPost returned %d×%d values for %d draws, want %d×1", lpDraws.Rows, lpDraws.Cols, n*L, n*L)
+	all := mat.NewDense(n*(L+1), d, nil)
+	rows := make([]int, n*(L+1))
+	for i := 0; i < n; i++ {
+		copy(all.RawRowView(i*(L+1)), b.Theta.RawRowView(i))
+		for j := 0; j < L; j++ {
+			copy(all.RawRowView(i*(L+1)+1+j), draws.RawRowView(i*L+j))
+		}
 	}
-	lp := tp.Reshape(lpDraws, n, L)
+	for k := range rows {
+		rows[k] = k / (L + 1)
+	}
+	out := b.LogPost(all, rows)
+	if out.Rows != n*(L+1) || out.Cols != 1 {
+		return nil, nil, fmt.Errorf("calib.Coverage: LogPost returned %d×%d values for %d parameters, want %d×1", out.Rows, out.Cols, n*(L+1), n*(L+1))
+	}
+	grouped := tp.Reshape(out, n, L+1)
+	lpStar, lp := tp.Columns(grouped, 0, 1), tp.Columns(grouped, 1, L+1)
 
 	// Log importance weights log q − log I, shifted by their (constant) row maximum so that
 	// the largest weight is 1: the self-normalised weights are invariant to the shift.
