@@ -48,16 +48,16 @@ func checkGaussian(t *testing.T, what string, s *mat.Dense, j int, mu, sd, slack
 // N(x/1.25, 0.2·I), and compares posterior samples with it at two observations.
 func TestNPEConjugateGaussian(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
-	prior, theta, x := gaussianPairs(rng, 3000)
+	prior, theta, x := gaussianPairs(rng, 2000)
 	for _, kind := range []string{"maf", "nsf"} {
 		e := NewNPE(prior, NPEConfig{Flow: kind, Hidden: 32, Transforms: 3, Bins: 8})
-		if _, err := e.Train(theta, x, TrainConfig{Epochs: 60, BatchSize: 100, LearningRate: 1e-3, Seed: 3}); err != nil {
+		if _, err := e.Train(theta, x, TrainConfig{Epochs: 30, BatchSize: 100, LearningRate: 2e-3, Seed: 3}); err != nil {
 			t.Fatal(err)
 		}
 		for _, xo := range [][]float64{{0.3, -0.8}, {1.5, 0.5}} {
 			s := e.Posterior(xo).Sample(rand.New(rand.NewPCG(1, 1)), 4000)
 			for j := 0; j < 2; j++ {
-				// 3000 simulations leave an estimation error of a few percent of the posterior sd.
+				// 2000 simulations leave an estimation error of a few percent of the posterior sd.
 				checkGaussian(t, "NPE "+kind, s, j, xo[j]/1.25, math.Sqrt(0.2), 0.15)
 			}
 		}

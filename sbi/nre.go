@@ -56,6 +56,7 @@ type NRE struct {
 	zt, zx  zscore
 	xDim    int
 	trained bool
+	rollBuf []int // marginal-pair indices of the current batch (training is single-threaded)
 }
 
 // NewNRE returns an untrained NRE for the prior. Configuration errors are reported by Train.
@@ -142,7 +143,10 @@ func (m *nreModel) params() []*nn.Param { return (*NRE)(m).params() }
 func (m *nreModel) batchLoss(tp *nn.Tape, d *trainData, idx []int, rb *RegBatch) *nn.Tensor {
 	e := (*NRE)(m)
 	B := len(idx)
-	rolled := make([]int, B)
+	if cap(e.rollBuf) < B {
+		e.rollBuf = make([]int, B)
+	}
+	rolled := e.rollBuf[:B]
 	for k := range idx {
 		rolled[k] = idx[(k+B-1)%B]
 	}

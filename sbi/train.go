@@ -236,36 +236,18 @@ func fit(label string, m model, d *trainData, train, val []int, cfg TrainConfig,
 				restore(ps, best)
 				return nil, err
 			}
-			idx := order[lo:hi]
-			var rb *RegBatch
-			if cfg.Regularizer != nil {
-				rb = &RegBatch{Tape: tp, Rng: rng}
+			st := step{tp: tp, m: m, d: d, reg: cfg.Regularizer, rng: rng, opt: opt, clip: cfg.ClipNorm}
+			loss, pen, ok, err := st.run(order[lo:hi])
+			if err != nil {
+				restore(ps, best)
+				return nil, fmt.Errorf("train %s: regularizer %q: %w", label, res.RegName, err)
 			}
-			loss := m.batchLoss(tp, d, idx, rb)
-			total := loss
-			if rb != nil {
-				pen, err := cfg.Regularizer.Penalty(rb)
-				if err != nil {
-					restore(ps, best)
-					return nil, fmt.Errorf("train %s: regularizer %q: %w", label, res.RegName, err)
-				}
-				if pen.Rows != 1 || pen.Cols != 1 {
-					panic(fmt.Sprintf("sbi: regularizer %q returned a %d×%d penalty, expected 1×1", res.RegName, pen.Rows, pen.Cols))
-				}
-				regSum += pen.Item() * float64(hi-lo)
-				total = tp.Add(loss, pen)
-			}
-			sum += loss.Item() * float64(hi-lo)
-			batches += hi - lo
-			tp.Backward(total)
-			if cfg.ClipNorm > 0 {
-				nn.ClipGradNorm(ps, cfg.ClipNorm)
-			}
-			if !opt.Step() {
+			if !ok {
 				res.SkippedStep++
 			}
-			opt.ZeroGrad()
-			tp.Reset()
+			sum += loss * float64(hi-lo)
+			regSum += pen * float64(hi-lo)
+			batches += hi - lo
 		}
 		res.TrainLoss = append(res.TrainLoss, sum/float64(batches))
 		if cfg.Regularizer != nil {
@@ -300,6 +282,51 @@ func fit(label string, m model, d *trainData, train, val []int, cfg TrainConfig,
 		return res, fmt.Errorf("train %s: no epoch reached a finite loss: lower the learning rate or check the simulations", label)
 	}
 	return res, nil
+}
+
+// step is one optimization step of a model on a batch.
+type step struct {
+	tp   *nn.Tape
+	m    model
+	d    *trainData
+	reg  Regularizer
+	rng  *rand.Rand
+	opt  nn.Optimizer
+	clip float64
+}
+
+// run builds the loss of the batch idx (plus the regularizer's penalty), back-propagates,
+// clips and updates. It returns the loss and the penalty, and false when the optimizer skipped
+// the update because a gradient was not finite.
+func (s step) run(idx []int) (loss, pen float64, ok bool, err error) {
+	tp := s.tp
+	defer tp.Reset()
+	var rb *RegBatch
+	if s.reg != nil {
+		rb = &RegBatch{Tape: tp, Rng: s.rng}
+	}
+	l := s.m.batchLoss(tp, s.d, idx, rb)
+	total := l
+	if rb != nil {
+		p, err := s.reg.Penalty(rb)
+		if err != nil {
+			return 0, 0, false, err
+		}
+		if p.Rows != 1 || p.Cols != 1 {
+			panic(fmt.Sprintf("sbi: regularizer %q returned a %d×%d penalty, expected 1×1", s.reg.Name(), p.Rows, p.Cols))
+		}
+		pen = p.Item()
+		total = tp.Add(l, p)
+	}
+	loss = l.Item()
+	tp.Backward(total)
+	ps := s.opt.Params()
+	if s.clip > 0 {
+		nn.ClipGradNorm(ps, s.clip)
+	}
+	ok = s.opt.Step()
+	s.opt.ZeroGrad()
+	return loss, pen, ok, nil
 }
 
 // evalLoss is the mean loss over rows, in batches, without gradients.
