@@ -250,8 +250,8 @@ func (e *NPE) LogProbPairs(theta, x *mat.Dense) []float64 {
 	out := make([]float64, n)
 	logJac := e.zt.logJacobian()
 	parallelChunks(n, evalChunk, func(_, lo, hi int) {
-		tp := nn.NewTape()
-		tp.NoGrad = true
+		tp := getTape()
+		defer putTape(tp)
 		th := theta.Slice(lo, hi, 0, e.prior.Dim()).(*mat.Dense)
 		lp := e.fl.LogProb(tp, standardizedConst(tp, e.zt, th), e.context(tp, x.Slice(lo, hi, 0, e.xDim).(*mat.Dense)))
 		for i := range lp.Data {
@@ -299,8 +299,8 @@ func (e *NPE) PosteriorAt(x []float64) *NPEPosterior {
 	case !finite(x):
 		p.err = fmt.Errorf("the observation holds NaN or infinite values: %v", x)
 	default:
-		tp := nn.NewTape()
-		tp.NoGrad = true
+		tp := getTape()
+		defer putTape(tp)
 		c := e.context(tp, mat.NewDense(1, len(x), p.x))
 		p.ctx = append([]float64(nil), c.Data...)
 	}
@@ -354,8 +354,8 @@ func (p *NPEPosterior) LogProb(theta *mat.Dense) []float64 {
 	out := make([]float64, n)
 	logJac := e.zt.logJacobian()
 	parallelChunks(n, evalChunk, func(_, lo, hi int) {
-		tp := nn.NewTape()
-		tp.NoGrad = true
+		tp := getTape()
+		defer putTape(tp)
 		ctx := tp.RepeatRows(tp.Const(1, len(p.ctx), p.ctx), hi-lo)
 		lp := e.fl.LogProb(tp, standardizedConst(tp, e.zt, theta.Slice(lo, hi, 0, c).(*mat.Dense)), ctx)
 		for i := range lp.Data {
@@ -433,8 +433,8 @@ func (e *NPE) drawFlow(rng *rand.Rand, ctx []float64, m int) (*mat.Dense, error)
 	var bad atomicFlag
 	parallelChunks(m, evalChunk, func(c, lo, hi int) {
 		r := chunkRand(s, c)
-		tp := nn.NewTape()
-		tp.NoGrad = true
+		tp := getTape()
+		defer putTape(tp)
 		z := tp.New(hi-lo, D)
 		for i := range z.Data {
 			z.Data[i] = r.NormFloat64()

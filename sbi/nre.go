@@ -200,8 +200,8 @@ func (e *NRE) LogRatio(theta, x *mat.Dense) []float64 {
 	n := checkEvalPairs("NRE.LogRatio", theta, x, e.prior.Dim(), e.xDim)
 	out := make([]float64, n)
 	parallelChunks(n, evalChunk, func(_, lo, hi int) {
-		tp := nn.NewTape()
-		tp.NoGrad = true
+		tp := getTape()
+		defer putTape(tp)
 		th := standardizedConst(tp, e.zt, theta.Slice(lo, hi, 0, e.prior.Dim()).(*mat.Dense))
 		f := e.net.Forward(tp, tp.Concat(th, e.context(tp, x.Slice(lo, hi, 0, e.xDim).(*mat.Dense))))
 		copy(out[lo:hi], f.Data)
@@ -242,8 +242,8 @@ func (e *NRE) ratioAt(x []float64) (func(theta *mat.Dense) []float64, error) {
 		}
 		out := make([]float64, n)
 		parallelChunks(n, evalChunk, func(_, lo, hi int) {
-			tp := nn.NewTape()
-			tp.NoGrad = true
+			tp := getTape()
+			defer putTape(tp)
 			th := standardizedConst(tp, e.zt, theta.Slice(lo, hi, 0, D).(*mat.Dense))
 			f := e.net.Forward(tp, tp.Concat(th, tp.RepeatRows(tp.Const(1, len(ctx), ctx), hi-lo)))
 			copy(out[lo:hi], f.Data)

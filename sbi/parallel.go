@@ -1,6 +1,7 @@
 package sbi
 
 import (
+	"github.com/gosbi/gosbi/sbi/nn"
 	"math/rand/v2"
 	"runtime"
 	"sync"
@@ -52,3 +53,20 @@ type atomicFlag struct{ v atomic.Bool }
 
 func (f *atomicFlag) set()      { f.v.Store(true) }
 func (f *atomicFlag) get() bool { return f.v.Load() }
+
+// evalTapes holds gradient-free tapes for batched evaluation, so that their buffers are
+// reused between calls instead of reallocated.
+var evalTapes = sync.Pool{New: func() any { return nn.NewTape() }}
+
+// getTape returns a gradient-free tape from the pool.
+func getTape() *nn.Tape {
+	tp := evalTapes.Get().(*nn.Tape)
+	tp.NoGrad = true
+	return tp
+}
+
+// putTape resets tp and returns it to the pool; nothing it returned may be used afterwards.
+func putTape(tp *nn.Tape) {
+	tp.Reset()
+	evalTapes.Put(tp)
+}
