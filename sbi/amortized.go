@@ -36,3 +36,14 @@ func SampleMany(est Amortized, rng *rand.Rand, xs *mat.Dense, n int) ([]*mat.Den
 	}
 	return out, nil
 }
+
+// The estimators and their ensembles serve diagnostics through Amortized.
+var (
+	_ Amortized = (*NPE)(nil)
+	_ Amortized = (*NRE)(nil)
+	_ Amortized = (*NPEEnsemble)(nil)
+	_ Amortized = (*NREEnsemble)(nil)
+	_ Posterior = (*NPEPosterior)(nil)
+	_ Posterior = (*RatioPosterior)(nil)
+	_ Posterior = (*MixturePosterior)(nil)
+)
