@@ -309,3 +309,28 @@ func TestEnsembles(t *testing.T) {
 		t.Fatalf("SampleMany: %v, %d sets", err, len(many))
 	}
 }
+
+func TestResumeContinuesTraining(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	prior, theta, x := gaussianPairs(rng, 600)
+	e := NewNPE(prior, NPEConfig{Hidden: 16, Transforms: 2})
+	first, err := e.Train(theta, x, TrainConfig{Epochs: 10, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	zt := e.zt.Mean[0]
+	fresh, err := NewNPE(prior, NPEConfig{Hidden: 16, Transforms: 2}).Train(theta, x, TrainConfig{Epochs: 1, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resumed, err := e.Train(theta, x, TrainConfig{Epochs: 1, Seed: 2, Resume: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Resuming starts from the trained weights: its first epoch is better than a fresh
+	// network's first epoch and close to where the first run ended.
+	if !(resumed.ValLoss[0] < fresh.ValLoss[0]) || e.zt.Mean[0] != zt {
+		t.Errorf("resumed val loss %.3f, fresh %.3f, first run best %.3f; standardization kept: %v",
+			resumed.ValLoss[0], fresh.ValLoss[0], first.BestLoss, e.zt.Mean[0] == zt)
+	}
+}
