@@ -26,15 +26,15 @@ func conjugate(n int) (dist.Distribution, *mat.Dense, *mat.Dense) {
 }
 
 func ExampleNewNPE() {
-	prior, theta, x := conjugate(2000)
+	prior, theta, x := conjugate(500)
 	npe := sbi.NewNPE(prior, sbi.NPEConfig{Flow: "nsf", Transforms: 3, Hidden: 32})
-	res, err := npe.Train(theta, x, sbi.TrainConfig{Epochs: 20, Seed: 1})
+	res, err := npe.Train(theta, x, sbi.TrainConfig{Epochs: 5, Seed: 1})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	fmt.Println(res.Estimator, "trained on", res.TrainRows, "pairs, validated on", res.ValRows)
-	// Output: NPE (nsf) trained on 1800 pairs, validated on 200
+	// Output: NPE (nsf) trained on 450 pairs, validated on 50
 }
 
 func ExampleNPE_Train() {
@@ -52,8 +52,8 @@ func ExampleNPE_Train() {
 
 func ExampleNPE_Posterior() {
 	prior, theta, x := conjugate(2000)
-	npe := sbi.NewNPE(prior, sbi.NPEConfig{Hidden: 32})
-	if _, err := npe.Train(theta, x, sbi.TrainConfig{Epochs: 30, LearningRate: 2e-3, Seed: 1}); err != nil {
+	npe := sbi.NewNPE(prior, sbi.NPEConfig{Hidden: 32, Transforms: 3})
+	if _, err := npe.Train(theta, x, sbi.TrainConfig{Epochs: 20, BatchSize: 100, LearningRate: 2e-3, Seed: 1}); err != nil {
 		fmt.Println(err)
 		return
 	}
@@ -69,9 +69,9 @@ func ExampleNPE_Posterior() {
 }
 
 func ExampleNewNRE() {
-	prior, theta, x := conjugate(2000)
-	nre := sbi.NewNRE(prior, sbi.NREConfig{Hidden: []int{64, 64, 64}})
-	if _, err := nre.Train(theta, x, sbi.TrainConfig{Epochs: 30, LearningRate: 1e-3, Seed: 1}); err != nil {
+	prior, theta, x := conjugate(1000)
+	nre := sbi.NewNRE(prior, sbi.NREConfig{Hidden: []int{32, 32}})
+	if _, err := nre.Train(theta, x, sbi.TrainConfig{Epochs: 20, BatchSize: 50, LearningRate: 2e-3, Seed: 1}); err != nil {
 		fmt.Println(err)
 		return
 	}

@@ -249,7 +249,7 @@ func (e *NPE) LogProbPairs(theta, x *mat.Dense) []float64 {
 	n := checkEvalPairs("NPE.LogProbPairs", theta, x, e.prior.Dim(), e.xDim)
 	out := make([]float64, n)
 	logJac := e.zt.logJacobian()
-	parallelChunks(n, evalChunk, func(_, lo, hi int) {
+	parallelChunks(n, chunkFor(n), func(_, lo, hi int) {
 		tp := getTape()
 		defer putTape(tp)
 		th := theta.Slice(lo, hi, 0, e.prior.Dim()).(*mat.Dense)
@@ -353,7 +353,7 @@ func (p *NPEPosterior) LogProb(theta *mat.Dense) []float64 {
 	}
 	out := make([]float64, n)
 	logJac := e.zt.logJacobian()
-	parallelChunks(n, evalChunk, func(_, lo, hi int) {
+	parallelChunks(n, chunkFor(n), func(_, lo, hi int) {
 		tp := getTape()
 		defer putTape(tp)
 		ctx := tp.RepeatRows(tp.Const(1, len(p.ctx), p.ctx), hi-lo)

@@ -199,7 +199,7 @@ func (e *NRE) LogRatio(theta, x *mat.Dense) []float64 {
 	e.mustTrained("LogRatio")
 	n := checkEvalPairs("NRE.LogRatio", theta, x, e.prior.Dim(), e.xDim)
 	out := make([]float64, n)
-	parallelChunks(n, evalChunk, func(_, lo, hi int) {
+	parallelChunks(n, chunkFor(n), func(_, lo, hi int) {
 		tp := getTape()
 		defer putTape(tp)
 		th := standardizedConst(tp, e.zt, theta.Slice(lo, hi, 0, e.prior.Dim()).(*mat.Dense))
@@ -241,7 +241,7 @@ func (e *NRE) ratioAt(x []float64) (func(theta *mat.Dense) []float64, error) {
 			panic(fmt.Sprintf("sbi: NRE posterior: theta has %d columns, expected %d", c, D))
 		}
 		out := make([]float64, n)
-		parallelChunks(n, evalChunk, func(_, lo, hi int) {
+		parallelChunks(n, chunkFor(n), func(_, lo, hi int) {
 			tp := getTape()
 			defer putTape(tp)
 			th := standardizedConst(tp, e.zt, theta.Slice(lo, hi, 0, D).(*mat.Dense))

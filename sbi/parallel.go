@@ -11,6 +11,13 @@ import (
 // evalChunk is the number of rows one worker evaluates at a time in batched evaluations.
 const evalChunk = 512
 
+// chunkFor returns the chunk size for evaluating n rows: at most evalChunk, and small enough
+// (down to 64 rows) that every core gets work.
+func chunkFor(n int) int {
+	w := runtime.GOMAXPROCS(0)
+	return min(evalChunk, max(64, (n+w-1)/w))
+}
+
 // parallelChunks calls f on the chunks [lo, hi) of 0…n−1 (chunk rows each) with GOMAXPROCS
 // goroutines and waits for all of them.
 func parallelChunks(n, chunk int, f func(c, lo, hi int)) {
