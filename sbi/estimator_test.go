@@ -50,8 +50,8 @@ func TestNPEConjugateGaussian(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	prior, theta, x := gaussianPairs(rng, 2000)
 	for _, kind := range []string{"maf", "nsf"} {
-		e := NewNPE(prior, NPEConfig{Flow: kind, Hidden: 32, Transforms: 3, Bins: 8})
-		if _, err := e.Train(theta, x, TrainConfig{Epochs: 30, BatchSize: 100, LearningRate: 2e-3, Seed: 3}); err != nil {
+		e := NewNPE(prior, NPEConfig{Flow: kind, Hidden: 32, Transforms: 2, Bins: 6})
+		if _, err := e.Train(theta, x, TrainConfig{Epochs: 20, BatchSize: 100, LearningRate: 3e-3, Seed: 3}); err != nil {
 			t.Fatal(err)
 		}
 		for _, xo := range [][]float64{{0.3, -0.8}, {1.5, 0.5}} {
