@@ -27,14 +27,14 @@ func benchStep(b *testing.B, m model, train func() error) {
 	if _, _, _, err := st.run(perm[:128]); err != nil { // sizes the tape's buffers
 		b.Fatal(err)
 	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
+	i := 0
+	reportCPU(b, func() {
 		lo := (i * 128) % (10000 - 128)
+		i++
 		if _, _, _, err := st.run(perm[lo : lo+128]); err != nil {
 			b.Fatal(err)
 		}
-	}
+	})
 }
 
 // BenchmarkNPENSFStep is the step of the reference NPE: NSF, 5 transforms, MADEs of 2×64,

@@ -27,14 +27,12 @@ var referenceNSF = sbi.NPEConfig{Flow: "nsf", Transforms: 5, Hidden: 64, Layers:
 // with standardization and network construction (reference 0.80 s).
 func BenchmarkNPEEpoch(b *testing.B) {
 	t, theta, x := twoMoons(b, 10000)
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
+	sbi.ReportCPU(b, func() {
 		e := sbi.NewNPE(t.Prior(), referenceNSF)
 		if _, err := e.Train(theta, x, sbi.TrainConfig{Epochs: 1, BatchSize: 128, ValidationFraction: -1}); err != nil {
 			b.Fatal(err)
 		}
-	}
+	})
 }
 
 func trainedNSF(b *testing.B) (*sbi.NPE, *mat.Dense, *mat.Dense) {
@@ -50,11 +48,7 @@ func trainedNSF(b *testing.B) (*sbi.NPE, *mat.Dense, *mat.Dense) {
 // BenchmarkNPELogProb10k is log q(θᵢ | xᵢ) of 10,000 pairs with the reference NSF (reference 43 ms).
 func BenchmarkNPELogProb10k(b *testing.B) {
 	e, theta, x := trainedNSF(b)
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		e.LogProbPairs(theta, x)
-	}
+	sbi.ReportCPU(b, func() { e.LogProbPairs(theta, x) })
 }
 
 // BenchmarkNPESample10k draws 10,000 posterior samples for one observation with the
@@ -63,9 +57,5 @@ func BenchmarkNPESample10k(b *testing.B) {
 	e, _, x := trainedNSF(b)
 	post := e.Posterior(x.RawRowView(0))
 	rng := rand.New(rand.NewPCG(3, 4))
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		post.Sample(rng, 10000)
-	}
+	sbi.ReportCPU(b, func() { post.Sample(rng, 10000) })
 }
