@@ -39,6 +39,11 @@ func main() {
 	seed := flag.Uint64("seed", 1, "seed of simulation and training")
 	flow := flag.String("flow", "nsf", "NPE flow (sbibm's NPE uses nsf)")
 	flag.Parse()
+	sbi.SetProgressHook(func(ev sbi.ProgressEvent) {
+		if strings.HasPrefix(ev.Label, "train") && ev.Done%20 == 0 && ev.Message != "" {
+			fmt.Fprintf(os.Stderr, "%s: %s\n", ev.Label, ev.Message)
+		}
+	})
 	fmt.Printf("| row | sims | C2ST per observation | mean C2ST | bar | train | epochs |\n|---|---|---|---|---|---|---|\n")
 	failed := false
 	for _, row := range strings.Split(*rows, ",") {
