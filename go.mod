@@ -19,4 +19,7 @@ require (
 	golang.org/x/text v0.28.0 // indirect
 )
 
-require golang.org/x/tools v0.36.0 // indirect
+require (
+	github.com/traefik/yaegi v0.16.2-0.20260209085605-fcb76d1ece0c
+	golang.org/x/tools v0.36.0 // indirect
+)

@@ -31,6 +31,17 @@ func (k Kind) String() string {
 	return fmt.Sprintf("Kind(%d)", int(k))
 }
 
+// ParseKind returns the kind named "maf" or "nsf".
+func ParseKind(name string) (Kind, error) {
+	switch name {
+	case "maf":
+		return MAF, nil
+	case "nsf":
+		return NSF, nil
+	}
+	return 0, fmt.Errorf("flow: unknown flow %q: want \"maf\" or \"nsf\"", name)
+}
+
 // Config describes a conditional flow. Zero fields take the defaults of sbi's
 // posterior_nn: 5 transforms, two hidden layers of 50 units, 10 spline bins, tanh for MAF
 // (sbi's MAF) and ReLU for NSF (nflows' and zuko's); the spline interval is zuko's [−5, 5]

@@ -53,6 +53,17 @@ func TestStepSkipsNonFinite(t *testing.T) {
 	}
 }
 
+func TestAllFinite(t *testing.T) {
+	for _, c := range []struct {
+		v    float64
+		want bool
+	}{{1, true}, {math.NaN(), false}, {math.Inf(-1), false}} {
+		if got := NewTensor(1, 2, []float64{0, c.v}).AllFinite(); got != c.want {
+			t.Errorf("AllFinite with %v = %v", c.v, got)
+		}
+	}
+}
+
 func TestClipGradNorm(t *testing.T) {
 	a, b := NewParam("a", 1, 2), NewParam("b", 1, 1)
 	copy(a.Grad, []float64{3, 0})

@@ -2,6 +2,7 @@ package nn
 
 import (
 	"fmt"
+	"math"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -68,6 +69,17 @@ func (t *Tensor) Item() float64 {
 
 // RequiresGrad reports whether gradients flow into t.
 func (t *Tensor) RequiresGrad() bool { return t.Grad != nil }
+
+// AllFinite reports whether every value is finite (no NaN, no ±Inf); a training loop skips
+// a step whose loss is not.
+func (t *Tensor) AllFinite() bool {
+	for _, v := range t.Data {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return true
+}
 
 // ZeroGrad sets the gradient to zero (no-op without gradient).
 func (t *Tensor) ZeroGrad() { clear(t.Grad) }

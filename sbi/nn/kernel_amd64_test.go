@@ -1,0 +1,30 @@
+//go:build amd64 && !openblas && !noasm
+
+package nn
+
+// kernelWidths returns the micro-kernel widths this CPU can run.
+func kernelWidths() []int {
+	switch {
+	case hasAVX512:
+		return []int{16, 8}
+	case hasAVX2:
+		return []int{8}
+	}
+	return []int{0}
+}
+
+// useKernelWidth selects a micro-kernel width and returns a function restoring the previous.
+func useKernelWidth(w int) func() {
+	old := gemmNR
+	if w > 0 {
+		gemmNR = w
+	}
+	return func() { gemmNR = old }
+}
+
+func kernelWidth() int {
+	if !hasAVX2 {
+		return 0
+	}
+	return gemmNR
+}

@@ -1,0 +1,7 @@
+//go:build !amd64 || openblas || noasm
+
+package nn
+
+func kernelWidths() []int       { return []int{0} }
+func useKernelWidth(int) func() { return func() {} }
+func kernelWidth() int          { return 0 }
