@@ -151,11 +151,11 @@ func (c *CoverageRegularizer) Penalty(b *sbi.RegBatch) (*nn.Tensor, error) {
 	if c.err != nil {
 		return nil, c.err
 	}
-	alpha, valid, err := c.ranks(b)
+	alpha, invalid, err := c.ranks(b)
 	if err != nil {
 		return nil, err
 	}
-	return c.penalty(b.Tape, alpha, valid)
+	return c.penalty(b.Tape, alpha, invalid)
 }
 
 // proposalFor returns the proposal to use for b, checking its dimension.
