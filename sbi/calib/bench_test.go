@@ -83,3 +83,6 @@ func BenchmarkNPEStep(b *testing.B) { benchNPE(b, nil) }
 
 // BenchmarkCalNPEStep is one NPE step with calib.Coverage(5, 16) (reference 42.8 ms).
 func BenchmarkCalNPEStep(b *testing.B) { benchNPE(b, calib.Coverage(5, 16)) }
+
+// BenchmarkKCCSDNPEStep is one NPE step with calib.KCCSDPenalty(1) (10 base points).
+func BenchmarkKCCSDNPEStep(b *testing.B) { benchNPE(b, calib.KCCSDPenalty(1)) }

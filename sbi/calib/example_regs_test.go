@@ -82,3 +82,21 @@ func ExampleBalancing() {
 	fmt.Printf("B = %.3f\n", B)
 	// Output: B = 1.000
 }
+
+// NPE with the KCCSD penalty: scores of the flow by central differences, compared at 10 base
+// points per batch.
+func ExampleKCCSDPenalty() {
+	tk, _ := task.Get("two_moons")
+	rng := rand.New(rand.NewPCG(1, 2))
+	theta := tk.Prior().Sample(rng, 512)
+	x := tk.Simulate(rng, theta)
+
+	npe := sbi.NewNPE(tk.Prior(), sbi.NPEConfig{Transforms: 2, Hidden: 32})
+	res, err := npe.Train(theta, x, sbi.TrainConfig{Epochs: 2, BatchSize: 128, Seed: 1, Regularizer: calib.KCCSDPenalty(1)})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(res.RegName, len(res.RegTerm), "epochs")
+	// Output: kccsd 2 epochs
+}
