@@ -1,0 +1,88 @@
+package calib_test
+
+import (
+	"math/rand/v2"
+	"syscall"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/gosbi/gosbi/sbi"
+	"github.com/gosbi/gosbi/sbi/calib"
+	"github.com/gosbi/gosbi/sbi/task"
+)
+
+// The training-step benchmarks use the shapes of the reference measurements (lampe on PyTorch
+// CPU with 2 threads, two_moons, batch 128, L = 16: DCP-NRE 4.5 ms/step, DCP-NPE with prior
+// importance sampling 42.8 ms/step, BNRE 1.64 ms/step) with lampe's default architectures: a
+// classifier MLP of 2×64 ReLU units and a MAF of 3 transforms with 2×64 hidden units. Each
+// reports ms/step (wall) and cpu-ms/step; the plain steps give each regularizer's overhead as a ratio.
+
+const benchSteps = 20 // training steps per Train call: one epoch of benchSteps batches of 128
+
+func benchData(b *testing.B) (task.Task, *mat.Dense, *mat.Dense) {
+	b.Helper()
+	tk, err := task.Get("two_moons")
+	if err != nil {
+		b.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	theta := tk.Prior().Sample(rng, 128*benchSteps)
+	return tk, theta, tk.Simulate(rng, theta)
+}
+
+type trainer interface {
+	Train(theta, x *mat.Dense, cfg sbi.TrainConfig) (*sbi.TrainResult, error)
+}
+
+func benchTrain(b *testing.B, est trainer, theta, x *mat.Dense, reg sbi.Regularizer) {
+	cfg := sbi.TrainConfig{Epochs: 1, BatchSize: 128, LearningRate: 1e-3, ValidationFraction: -1, Seed: 1, Regularizer: reg}
+	if _, err := est.Train(theta, x, cfg); err != nil { // sizes the buffers
+		b.Fatal(err)
+	}
+	cfg.Resume = true
+	var r0, r1 syscall.Rusage
+	b.ResetTimer()
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &r0)
+	for i := 0; i < b.N; i++ {
+		if _, err := est.Train(theta, x, cfg); err != nil {
+			b.Fatal(err)
+		}
+	}
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &r1)
+	b.StopTimer()
+	steps := float64(b.N * benchSteps)
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/1e3/steps, "ms/step")
+	// Process CPU time (summed over threads): on a shared machine the wall time grows with
+	// the load of other processes, the CPU time much less.
+	cpu := r1.Utime.Nano() - r0.Utime.Nano() + r1.Stime.Nano() - r0.Stime.Nano()
+	b.ReportMetric(float64(cpu)/1e6/steps, "cpu-ms/step")
+}
+
+func benchNRE(b *testing.B, reg sbi.Regularizer) {
+	tk, theta, x := benchData(b)
+	benchTrain(b, sbi.NewNRE(tk.Prior(), sbi.NREConfig{Hidden: []int{64, 64}}), theta, x, reg)
+}
+
+func benchNPE(b *testing.B, reg sbi.Regularizer) {
+	tk, theta, x := benchData(b)
+	benchTrain(b, sbi.NewNPE(tk.Prior(), sbi.NPEConfig{Flow: "maf", Transforms: 3, Hidden: 64, Layers: 2}), theta, x, reg)
+}
+
+// BenchmarkNREStep is one plain NRE training step (joint and marginal pairs).
+func BenchmarkNREStep(b *testing.B) { benchNRE(b, nil) }
+
+// BenchmarkBNREStep is one NRE step with calib.Balance(100) (reference 1.64 ms).
+func BenchmarkBNREStep(b *testing.B) { benchNRE(b, calib.Balance(100)) }
+
+// BenchmarkCalNREStep is one NRE step with calib.Coverage(5, 16) (reference 4.5 ms).
+func BenchmarkCalNREStep(b *testing.B) { benchNRE(b, calib.Coverage(5, 16)) }
+
+// BenchmarkNPEStep is one plain NPE (MAF) training step.
+func BenchmarkNPEStep(b *testing.B) { benchNPE(b, nil) }
+
+// BenchmarkCalNPEStep is one NPE step with calib.Coverage(5, 16) (reference 42.8 ms).
+func BenchmarkCalNPEStep(b *testing.B) { benchNPE(b, calib.Coverage(5, 16)) }
+
+// BenchmarkKCCSDNPEStep is one NPE step with calib.KCCSDPenalty(1) (10 base points).
+func BenchmarkKCCSDNPEStep(b *testing.B) { benchNPE(b, calib.KCCSDPenalty(1)) }
