@@ -302,7 +302,7 @@ func (k *Kernel) handleEvent(w *worker, ev ipc.Event) {
 	if ev.Type == ipc.Reply {
 		if req != nil && req.id == ev.ID {
 			req.reply <- ev
-		} else {
+		} else if !k.closing() {
 			k.logf("worker replied to unknown request %q", ev.ID)
 		}
 		return
@@ -374,6 +374,16 @@ func (k *Kernel) handleEvent(w *worker, ev ipc.Event) {
 		k.reply(k.stdin, &k.stdinMu, req.parent, "input_request", map[string]any{"prompt": ev.Prompt, "password": ev.Password})
 	default:
 		k.logf("ignoring worker event of type %q", ev.Type)
+	}
+}
+
+// closing reports whether the kernel is shutting down.
+func (k *Kernel) closing() bool {
+	select {
+	case <-k.done:
+		return true
+	default:
+		return false
 	}
 }
 

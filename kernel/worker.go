@@ -171,8 +171,8 @@ func (w *worker) reason() string {
 
 // tailBuffer keeps the last n lines written to it.
 type tailBuffer struct {
-	mu      sync.Mutex
-	n       int
+	mu       sync.Mutex
+	n        int
 	lines    []string
 	partial  bytes.Buffer
 	headline string
