@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gosbi/gosbi/kernel"
+	"github.com/gosbi/gosbi/kernel/kerneltest"
 	"github.com/gosbi/gosbi/nbtest"
 )
 
@@ -20,7 +21,7 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 {
 		switch os.Args[1] {
 		case "fake-worker":
-			fakeWorker()
+			kerneltest.FakeWorker()
 			os.Exit(0)
 		case "kernel":
 			if err := kernel.Main(os.Args[2:], "test"); err != nil {

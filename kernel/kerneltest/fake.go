@@ -1,4 +1,6 @@
-package kernel_test
+// Package kerneltest provides a fake interpreter worker for tests of the kernel front process
+// and of notebook runners: it speaks the worker side of package ipc without an interpreter.
+package kerneltest
 
 import (
 	"errors"
@@ -11,8 +13,8 @@ import (
 	"github.com/gosbi/gosbi/ipc"
 )
 
-// fakeWorker speaks the worker side of package ipc on fds 3 and 4 without an interpreter. A
-// cell's code is a command:
+// FakeWorker speaks the worker side of package ipc on fds 3 and 4 without an interpreter, until
+// the front closes the request pipe or asks it to shut down. Each line of a cell is a command:
 //
 //	print TEXT      stdout stream          eprint TEXT   stderr stream
 //	result TEXT     execute_result         display ID    display_data with a display_id
@@ -24,9 +26,12 @@ import (
 //	exit            print a runtime error, then os.Exit(2)
 //	gopanic         panic in a goroutine   input         ask for a line and print it
 //	expr            answer user_expressions with their text
+//	count           print the execution count and store_history
+//	NAME = VALUE    (any line with "=") print "set NAME = VALUE"
 //
-// A first line "slow" delays Ready by a second (the front must not wait for it).
-func fakeWorker() {
+// A line that fails ends the cell. With FAKE_WORKER_SLOW set in the environment, Ready comes
+// after a second (the front must not wait for it to answer kernel_info).
+func FakeWorker() {
 	reqs := ipc.NewDecoder(os.NewFile(3, "requests"))
 	events := ipc.NewEncoder(os.NewFile(4, "events"))
 	if os.Getenv("FAKE_WORKER_SLOW") != "" {
@@ -90,15 +95,30 @@ func fakeWorker() {
 }
 
 func fakeExecute(r ipc.Request, events *ipc.Encoder, interrupts chan struct{}, inputs chan string) map[string]any {
-	send := func(ev ipc.Event) { ev.ID = r.ID; events.Send(ev) }
-	cmd, arg, _ := strings.Cut(strings.TrimSpace(r.Code), " ")
-	ok := map[string]any{"status": "ok"}
 	// Drop interrupts that arrived while no cell ran.
 	for len(interrupts) > 0 {
 		<-interrupts
 	}
+	content := map[string]any{"status": "ok"}
+	for _, line := range strings.Split(r.Code, "\n") {
+		content = fakeLine(r, strings.TrimSpace(line), events, interrupts, inputs)
+		if content["status"] != "ok" {
+			break
+		}
+	}
+	return content
+}
+
+func fakeLine(r ipc.Request, line string, events *ipc.Encoder, interrupts chan struct{}, inputs chan string) map[string]any {
+	send := func(ev ipc.Event) { ev.ID = r.ID; events.Send(ev) }
+	cmd, arg, _ := strings.Cut(line, " ")
+	ok := map[string]any{"status": "ok"}
+	if strings.Contains(line, "=") && cmd != "print" && cmd != "result" {
+		send(ipc.Event{Type: ipc.Stream, Name: "stdout", Text: "set " + line + "\n"})
+		return ok
+	}
 	switch cmd {
-	case "", "nop":
+	case "", "nop", "//":
 	case "print":
 		send(ipc.Event{Type: ipc.Stream, Name: "stdout", Text: arg + "\n"})
 	case "eprint":
@@ -110,7 +130,7 @@ func fakeExecute(r ipc.Request, events *ipc.Encoder, interrupts chan struct{}, i
 			Metadata: map[string]any{}, Transient: map[string]any{"display_id": arg}})
 	case "update":
 		id, text, _ := strings.Cut(arg, " ")
-		send(ipc.Event{Type: ipc.UpdateDisplay, Data: map[string]any{"text/plain": text}, Transient: map[string]any{"display_id": id}})
+		send(ipc.Event{Type: ipc.UpdateDisplay, Data: map[string]any{"text/plain": text, "image/png": "iVBORw0KGgo="}, Transient: map[string]any{"display_id": id}})
 	case "clear":
 		send(ipc.Event{Type: ipc.ClearOutput, Wait: arg == "wait"})
 	case "error":
