@@ -74,9 +74,9 @@ func TestExecuteOutputs(t *testing.T) {
 	want := []string{
 		"stdout:set quick = true\nset name = \"fake\"\n",
 		"stdout:set name = \"cli\"\n", // the injected parameters cell; a string value is quoted
-		"stdout:a\nb\n|stderr:e\n",   // streams of the same name merge
-		"display_data:updated",       // update_display_data replaces the display in place
-		"stdout:kept\n",              // clear_output(wait) clears before the next output
+		"stdout:a\nb\n|stderr:e\n",    // streams of the same name merge
+		"display_data:updated",        // update_display_data replaces the display in place
+		"stdout:kept\n",               // clear_output(wait) clears before the next output
 		"execute_result:42",
 		"error:FakeError", // raises-exception: expected, the run goes on
 		"stdout:after the expected error\n",
