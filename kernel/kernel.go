@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-zeromq/zmq4"
@@ -48,8 +49,10 @@ type Kernel struct {
 	shellMu, controlMu, stdinMu      sync.Mutex
 	iopubMu                          sync.Mutex
 
-	shellQ chan *Message
-	ctx    context.Context
+	shellQ     chan *Message
+	started    time.Time
+	subscribed atomic.Bool // an iopub subscription has been seen
+	ctx        context.Context
 	cancel context.CancelFunc
 	done   chan struct{} // closed by Shutdown
 	once   sync.Once
@@ -111,6 +114,7 @@ func New(cfg Config) (*Kernel, error) {
 		key:     []byte(cfg.Conn.Key),
 		session: NewID(),
 		shellQ:  make(chan *Message, 1024),
+		started: time.Now(),
 		ctx:     ctx,
 		cancel:  cancel,
 		done:    make(chan struct{}),
@@ -263,7 +267,32 @@ func (k *Kernel) publish(msgType string, parent *Message, content any) {
 }
 
 func (k *Kernel) status(state string, parent *Message) {
+	if state == "busy" {
+		k.awaitSubscriber()
+	}
 	k.publish("status", parent, map[string]any{"execution_state": state})
+}
+
+// awaitSubscriber waits, shortly after start only, until a client has subscribed to iopub, so
+// that the status messages of the first request reach it. A subscription takes effect some
+// time after a client connects; without this wait the first kernel_info_request of every
+// Jupyter client loses its busy/idle, and the client asks again after 200 ms.
+func (k *Kernel) awaitSubscriber() {
+	if k.subscribed.Load() {
+		return
+	}
+	topics, ok := k.iopub.(zmq4.Topics)
+	if !ok {
+		return
+	}
+	deadline := time.Now().Add(500 * time.Millisecond)
+	for time.Since(k.started) < 3*time.Second && time.Now().Before(deadline) {
+		if len(topics.Topics()) > 0 {
+			k.subscribed.Store(true)
+			return
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
 }
 
 // shellLoop handles shell requests one at a time, in order.

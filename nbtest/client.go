@@ -44,13 +44,15 @@ func Dial(ci *kernel.ConnectionInfo) (*Client, error) {
 		Stdin:   newMailbox(),
 		IOPub:   newMailbox(),
 	}
-	quiet := zmq4.WithLogger(log.New(discard{}, "", 0))
+	// A kernel that was just started may not listen yet: retry connecting often.
+	opts := []zmq4.Option{zmq4.WithLogger(log.New(discard{}, "", 0)), zmq4.WithDialerRetry(10 * time.Millisecond), zmq4.WithDialerMaxRetries(1000)}
+	with := func(more ...zmq4.Option) []zmq4.Option { return append(more, opts...) }
 	id := zmq4.WithID(zmq4.SocketIdentity(c.Session))
-	c.shell = zmq4.NewDealer(ctx, id, quiet)
-	c.control = zmq4.NewDealer(ctx, zmq4.WithID(zmq4.SocketIdentity("control-"+c.Session)), quiet)
-	c.stdin = zmq4.NewDealer(ctx, id, quiet)
-	c.iopub = zmq4.NewSub(ctx, quiet)
-	c.hb = zmq4.NewReq(ctx, quiet)
+	c.shell = zmq4.NewDealer(ctx, with(id)...)
+	c.control = zmq4.NewDealer(ctx, with(zmq4.WithID(zmq4.SocketIdentity("control-"+c.Session)))...)
+	c.stdin = zmq4.NewDealer(ctx, with(id)...)
+	c.iopub = zmq4.NewSub(ctx, opts...)
+	c.hb = zmq4.NewReq(ctx, opts...)
 	for _, s := range []struct {
 		sock zmq4.Socket
 		name string
