@@ -53,9 +53,9 @@ type Kernel struct {
 	started    time.Time
 	subscribed atomic.Bool // an iopub subscription has been seen
 	ctx        context.Context
-	cancel context.CancelFunc
-	done   chan struct{} // closed by Shutdown
-	once   sync.Once
+	cancel     context.CancelFunc
+	done       chan struct{} // closed by Shutdown
+	once       sync.Once
 
 	mu         sync.Mutex
 	w          *worker
