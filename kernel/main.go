@@ -52,5 +52,6 @@ func Main(args []string, version string) error {
 			return
 		}
 	}()
+	go watchParent(k)
 	return k.Run(context.Background())
 }
