@@ -1,13 +1,311 @@
-// Package interp is the notebook session on yaegi: the worker process of the kernel.
+// Package interp is a notebook session on the yaegi Go interpreter: cells are split into
+// imports, declarations, statements and a trailing expression; declarations are tracked so
+// that re-running cells and redefining functions work; errors are reported at cell positions;
+// and the session offers completion, inspection, is_complete and magics.
+//
+// It also holds the three programs built on a session: the kernel's worker process
+// (WorkerMain), the script runner (ScriptMain) and the terminal REPL (REPLMain).
 package interp
 
-import "errors"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"html"
+	"io"
+	"log"
+	"os"
+	"strings"
+	"sync"
 
-// WorkerMain runs the interpreter worker. (Being built: see the interpreter issue.)
-func WorkerMain(args []string) error { return errors.New("worker: not built yet") }
+	"github.com/gosbi/gosbi/display"
+	"github.com/gosbi/gosbi/ipc"
+	"github.com/gosbi/gosbi/sbi"
+)
 
-// ScriptMain runs a Go file. (Being built.)
-func ScriptMain(args []string) error { return errors.New("script: not built yet") }
+// WorkerMain runs the interpreter worker of a kernel: it reads ipc.Requests from file
+// descriptor 3 and writes ipc.Events to file descriptor 4 until Shutdown or the end of input.
+func WorkerMain(args []string) error {
+	in := os.NewFile(3, "requests")
+	out := os.NewFile(4, "events")
+	if in == nil || out == nil {
+		return errors.New("worker: file descriptors 3 and 4 must be the request and event pipes (run by `gosbi kernel`)")
+	}
+	return runWorker(in, out)
+}
 
-// REPLMain runs a terminal session. (Being built.)
-func REPLMain(args []string) error { return errors.New("repl: not built yet") }
+// worker serves one front over the ipc protocol.
+type worker struct {
+	enc      *ipc.Encoder
+	sess     *Session
+	logger   *log.Logger
+	outC     *capture
+	errC     *capture
+	mu       sync.Mutex
+	cur      string // the ID of the request being executed; "" between cells
+	silent   bool
+	stdin    bool
+	inputs   chan string
+	progress *progressDisplay
+}
+
+func runWorker(in io.Reader, out io.Writer) error {
+	outR, errR, logf, err := redirectStd()
+	if err != nil {
+		return err
+	}
+	w := &worker{enc: ipc.NewEncoder(out), logger: log.New(logf, "gosbi worker: ", log.LstdFlags), inputs: make(chan string, 1)}
+	// the interpreter logs some of its internal failures with the standard logger before
+	// panicking; they belong in the worker's log, not in the cell (which gets one error)
+	log.SetOutput(logf)
+	w.outC = newCapture("stdout", os.Stdout, outR, w.stream)
+	w.errC = newCapture("stderr", os.Stderr, errR, w.stream)
+	w.sess, err = NewSession(Options{Stdout: os.Stdout, Stderr: os.Stderr, Stdin: &inputReader{w: w},
+		Display: w.display, Args: []string{"gosbi"}})
+	if err != nil {
+		return err
+	}
+	sbi.SetProgressHook(w.onProgress)
+	if err := w.enc.Send(ipc.Event{Type: ipc.Ready}); err != nil {
+		return err
+	}
+
+	reqs := make(chan ipc.Request)
+	go func() {
+		defer close(reqs)
+		dec := ipc.NewDecoder(in)
+		for {
+			var r ipc.Request
+			if err := dec.Next(&r); err != nil {
+				if !errors.Is(err, io.EOF) {
+					w.logger.Print(err)
+				}
+				return
+			}
+			switch r.Type {
+			case ipc.Interrupt:
+				w.sess.Interrupt()
+			case ipc.InputReply:
+				select {
+				case w.inputs <- r.Value:
+				default:
+					w.logger.Print("input reply without a pending input request")
+				}
+			default:
+				reqs <- r
+			}
+		}
+	}()
+	for r := range reqs {
+		if r.Type == ipc.Shutdown {
+			return w.reply(r, map[string]any{"status": "ok"})
+		}
+		if err := w.handle(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (w *worker) handle(r ipc.Request) error {
+	switch r.Type {
+	case ipc.Execute:
+		return w.execute(r)
+	case ipc.Complete:
+		m, start, end := w.sess.Complete(r.Code, r.CursorPos)
+		return w.reply(r, map[string]any{"status": "ok", "matches": m, "cursor_start": start, "cursor_end": end, "metadata": map[string]any{}})
+	case ipc.Inspect:
+		text, found := w.sess.Inspect(r.Code, r.CursorPos)
+		data := map[string]any{}
+		if found {
+			data["text/plain"] = text
+			data["text/html"] = "<pre>" + html.EscapeString(text) + "</pre>"
+		}
+		return w.reply(r, map[string]any{"status": "ok", "found": found, "data": data, "metadata": map[string]any{}})
+	case ipc.IsComplete:
+		status, indent := IsComplete(r.Code)
+		c := map[string]any{"status": status}
+		if status == "incomplete" {
+			c["indent"] = indent
+		}
+		return w.reply(r, c)
+	}
+	return w.reply(r, map[string]any{"status": "error", "ename": "UnknownRequest", "evalue": "unknown request " + r.Type, "traceback": []string{}})
+}
+
+func (w *worker) reply(r ipc.Request, content map[string]any) error {
+	return w.enc.Send(ipc.Event{ID: r.ID, Type: ipc.Reply, Content: content})
+}
+
+func (w *worker) execute(r ipc.Request) error {
+	w.mu.Lock()
+	w.cur, w.silent, w.stdin = r.ID, r.Silent, r.AllowStdin
+	w.mu.Unlock()
+	w.progress = nil
+	res := w.sess.Execute(context.Background(), r.Code, r.ExecutionCount)
+	w.flush()
+	var uexpr map[string]any
+	if res.Err == nil && len(r.UserExpressions) > 0 {
+		uexpr = w.userExpressions(r.UserExpressions)
+	}
+	w.mu.Lock()
+	w.cur = ""
+	w.mu.Unlock()
+	if res.Err != nil {
+		if !r.Silent {
+			if err := w.enc.Send(ipc.Event{ID: r.ID, Type: ipc.Error, Ename: res.Err.Name, Evalue: res.Err.Value, Traceback: res.Err.Traceback}); err != nil {
+				return err
+			}
+		}
+		return w.reply(r, map[string]any{"status": "error", "ename": res.Err.Name, "evalue": res.Err.Value, "traceback": res.Err.Traceback})
+	}
+	if res.Data != nil && !r.Silent {
+		if err := w.enc.Send(ipc.Event{ID: r.ID, Type: ipc.ExecuteResult, Data: res.Data, Metadata: map[string]any{}}); err != nil {
+			return err
+		}
+	}
+	if uexpr == nil {
+		uexpr = map[string]any{}
+	}
+	return w.reply(r, map[string]any{"status": "ok", "user_expressions": uexpr, "payload": []any{}})
+}
+
+// userExpressions evaluates the execute request's user_expressions after the cell.
+func (w *worker) userExpressions(exprs map[string]string) map[string]any {
+	res := map[string]any{}
+	for name, code := range exprs {
+		data, err := w.sess.Evaluate(code)
+		if err != nil {
+			res[name] = map[string]any{"status": "error", "ename": err.Name, "evalue": err.Value, "traceback": err.Traceback}
+			continue
+		}
+		res[name] = map[string]any{"status": "ok", "data": data, "metadata": map[string]any{}}
+	}
+	return res
+}
+
+// flush makes sure the cell's output so far has been sent.
+func (w *worker) flush() {
+	w.outC.Flush()
+	w.errC.Flush()
+}
+
+func (w *worker) current() (string, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.cur, w.silent
+}
+
+func (w *worker) stream(name, text string) {
+	id, silent := w.current()
+	if id == "" {
+		w.logger.Printf("output outside a cell (%s): %s", name, strings.TrimRight(text, "\n"))
+		return
+	}
+	if silent {
+		return
+	}
+	if err := w.enc.Send(ipc.Event{ID: id, Type: ipc.Stream, Name: name, Text: text}); err != nil {
+		w.logger.Print(err)
+	}
+}
+
+// display sends rich output of the running cell, after the text printed before it.
+func (w *worker) display(o display.Output) {
+	id, silent := w.current()
+	if id == "" || silent {
+		return
+	}
+	w.flush()
+	ev := ipc.Event{ID: id, Type: ipc.DisplayData, Data: o.Data, Metadata: o.Metadata}
+	if ev.Metadata == nil {
+		ev.Metadata = map[string]any{}
+	}
+	if o.DisplayID != "" {
+		ev.Transient = map[string]any{"display_id": o.DisplayID}
+		if o.Update {
+			ev.Type = ipc.UpdateDisplay
+		}
+	}
+	if err := w.enc.Send(ev); err != nil {
+		w.logger.Print(err)
+	}
+}
+
+// inputReader is the standard input of interpreted code: each read asks the front for a
+// line (Jupyter input_request) when the request allows it.
+type inputReader struct {
+	w   *worker
+	buf []byte
+}
+
+func (r *inputReader) Read(p []byte) (int, error) {
+	if len(r.buf) == 0 {
+		w := r.w
+		w.mu.Lock()
+		id, allowed := w.cur, w.stdin
+		w.mu.Unlock()
+		if id == "" || !allowed {
+			return 0, io.EOF
+		}
+		w.flush()
+		if err := w.enc.Send(ipc.Event{ID: id, Type: ipc.InputRequest, Prompt: ""}); err != nil {
+			return 0, err
+		}
+		r.buf = []byte(<-w.inputs + "\n")
+	}
+	n := copy(p, r.buf)
+	r.buf = r.buf[n:]
+	return n, nil
+}
+
+// progressDisplay shows the progress of long library calls as one display updated in place.
+type progressDisplay struct {
+	d     *display.Display
+	label string
+	done  bool
+}
+
+func (w *worker) onProgress(ev sbi.ProgressEvent) {
+	p := w.progress
+	if p == nil || p.done || p.label != ev.Label {
+		p = &progressDisplay{d: display.New(), label: ev.Label}
+		w.progress = p
+	}
+	p.done = ev.Finished
+	p.d.Update(progressBundle(ev))
+}
+
+type progressBundle sbi.ProgressEvent
+
+// MIMEBundle renders a progress event as an HTML bar and a text line.
+func (ev progressBundle) MIMEBundle() map[string]any {
+	frac := 0.0
+	if ev.Total > 0 {
+		frac = float64(ev.Done) / float64(ev.Total)
+	}
+	count := fmt.Sprintf("%d", ev.Done)
+	if ev.Total > 0 {
+		count = fmt.Sprintf("%d/%d", ev.Done, ev.Total)
+	}
+	state := ""
+	if ev.Finished {
+		state = " done"
+	}
+	text := fmt.Sprintf("%s %s %s%s %s", ev.Label, textBar(frac, 30), count, state, ev.Message)
+	htm := fmt.Sprintf(`<div style="font-family:monospace">%s <progress value="%g" max="1" style="width:20em"></progress> %s%s %s</div>`,
+		html.EscapeString(ev.Label), frac, count, state, html.EscapeString(ev.Message))
+	return map[string]any{"text/plain": strings.TrimSpace(text), "text/html": htm}
+}
+
+func textBar(frac float64, width int) string {
+	n := int(frac*float64(width) + 0.5)
+	n = max(0, min(n, width))
+	return "[" + strings.Repeat("#", n) + strings.Repeat(".", width-n) + "]"
+}
+
+// ScriptMain runs a Go file (or standard input for "-") with the notebook's packages.
+func ScriptMain(args []string) error { return runScript(args, os.Stdin, os.Stdout, os.Stderr) }
+
+// REPLMain runs an interactive terminal session.
+func REPLMain(args []string) error { return runREPL(args) }

@@ -1,0 +1,245 @@
+package interp
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gosbi/gosbi/ipc"
+)
+
+// TestMain lets the test binary act as a worker process for the tests over real pipes.
+func TestMain(m *testing.M) {
+	if os.Getenv("GOSBI_TEST_WORKER") == "1" {
+		if err := WorkerMain(nil); err != nil {
+			os.Stderr.WriteString(err.Error())
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// workerProc is a worker started as a child process, as the kernel front starts it.
+type workerProc struct {
+	t      *testing.T
+	cmd    *exec.Cmd
+	enc    *ipc.Encoder
+	events chan ipc.Event
+	n      int
+	logs   *syncBuffer
+}
+
+func startWorker(t *testing.T) *workerProc {
+	t.Helper()
+	reqR, reqW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	evR, evW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "GOSBI_TEST_WORKER=1")
+	cmd.ExtraFiles = []*os.File{reqR, evW}
+	logs := &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = logs, logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	reqR.Close()
+	evW.Close()
+	w := &workerProc{t: t, cmd: cmd, enc: ipc.NewEncoder(reqW), events: make(chan ipc.Event, 100), logs: logs}
+	go func() {
+		defer close(w.events)
+		dec := ipc.NewDecoder(evR)
+		for {
+			var ev ipc.Event
+			if dec.Next(&ev) != nil {
+				return
+			}
+			w.events <- ev
+		}
+	}()
+	t.Cleanup(func() {
+		reqW.Close()
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			cmd.Process.Kill()
+		}
+	})
+	if ev := w.next(); ev.Type != ipc.Ready {
+		t.Fatalf("first event %+v, want ready", ev)
+	}
+	return w
+}
+
+func (w *workerProc) next() ipc.Event {
+	w.t.Helper()
+	select {
+	case ev, ok := <-w.events:
+		if !ok {
+			w.t.Fatalf("worker ended; its log:\n%s", w.logs.String())
+		}
+		return ev
+	case <-time.After(30 * time.Second):
+		w.t.Fatalf("no event from the worker; its log:\n%s", w.logs.String())
+	}
+	return ipc.Event{}
+}
+
+func (w *workerProc) send(r ipc.Request) string {
+	w.t.Helper()
+	w.n++
+	if r.ID == "" {
+		r.ID = "req" + string(rune('a'+w.n%26)) + strings.Repeat("x", w.n/26)
+	}
+	if err := w.enc.Send(r); err != nil {
+		w.t.Fatal(err)
+	}
+	return r.ID
+}
+
+// collect returns the events of a request up to and including its reply.
+func (w *workerProc) collect(id string) []ipc.Event {
+	w.t.Helper()
+	var evs []ipc.Event
+	for {
+		ev := w.next()
+		if ev.ID != id {
+			w.t.Fatalf("event for %q while waiting for %q: %+v", ev.ID, id, ev)
+		}
+		evs = append(evs, ev)
+		if ev.Type == ipc.Reply {
+			return evs
+		}
+	}
+}
+
+func (w *workerProc) execute(code string, count int) []ipc.Event {
+	w.t.Helper()
+	return w.collect(w.send(ipc.Request{Type: ipc.Execute, Code: code, ExecutionCount: count, StoreHistory: true}))
+}
+
+func ofType(evs []ipc.Event, typ string) []ipc.Event {
+	var res []ipc.Event
+	for _, ev := range evs {
+		if ev.Type == typ {
+			res = append(res, ev)
+		}
+	}
+	return res
+}
+
+func streamText(evs []ipc.Event, name string) string {
+	var b strings.Builder
+	for _, ev := range ofType(evs, ipc.Stream) {
+		if ev.Name == name {
+			b.WriteString(ev.Text)
+		}
+	}
+	return b.String()
+}
+
+func TestWorkerExecute(t *testing.T) {
+	w := startWorker(t)
+
+	evs := w.execute("fmt.Println(\"hello\")\nos.Stdout.WriteString(\"compiled write\\n\")\nfmt.Fprintln(os.Stderr, \"to stderr\")\n40 + 2", 1)
+	if got := streamText(evs, "stdout"); got != "hello\ncompiled write\n" {
+		t.Errorf("stdout %q", got)
+	}
+	if got := streamText(evs, "stderr"); !strings.Contains(got, "to stderr\n") {
+		t.Errorf("stderr %q", got)
+	}
+	res := ofType(evs, ipc.ExecuteResult)
+	if len(res) != 1 || res[0].Data["text/plain"] != "42" {
+		t.Errorf("execute_result %+v", res)
+	}
+	if r := evs[len(evs)-1]; r.Content["status"] != "ok" {
+		t.Errorf("reply %+v", r)
+	}
+
+	// exactly one error and nothing on stderr for a failing cell
+	evs = w.execute("func boom() { panic(\"bad\") }\nboom()", 2)
+	if errs := ofType(evs, ipc.Error); len(errs) != 1 || !strings.Contains(errs[0].Evalue, "bad") {
+		t.Errorf("errors %+v", errs)
+	}
+	if len(evs) != 2 {
+		t.Errorf("a failed cell must produce one error and the reply, got %+v", evs)
+	}
+	if r := evs[len(evs)-1]; r.Content["status"] != "error" || r.Content["ename"] != "panic" {
+		t.Errorf("reply %+v", r)
+	}
+
+	// rich displays, updated in place
+	evs = w.execute("display.Markdown(\"# hi\")\nd := display.New()\nd.Text(\"a\")\nd.Text(\"b\")", 3)
+	disp := ofType(evs, ipc.DisplayData)
+	upd := ofType(evs, ipc.UpdateDisplay)
+	if len(disp) != 2 || disp[0].Data["text/markdown"] != "# hi" || len(upd) != 1 ||
+		upd[0].Transient["display_id"] != disp[1].Transient["display_id"] || upd[0].Data["text/plain"] != "b" {
+		t.Errorf("displays %+v", evs)
+	}
+}
+
+func TestWorkerStreamsWhileRunning(t *testing.T) {
+	w := startWorker(t)
+	// The cell prints, then waits for input: the print must arrive before the cell ends.
+	id := w.send(ipc.Request{Type: ipc.Execute, Code: "import \"fmt\"\nfmt.Println(\"before\")\nvar name string\nfmt.Scanln(&name)\nfmt.Println(\"hello \" + name)", ExecutionCount: 1, AllowStdin: true})
+	ev := w.next()
+	if ev.Type != ipc.Stream || ev.Text != "before\n" {
+		t.Fatalf("first event %+v, want the stream printed before the input", ev)
+	}
+	if ev = w.next(); ev.Type != ipc.InputRequest {
+		t.Fatalf("event %+v, want input_request", ev)
+	}
+	w.send(ipc.Request{Type: ipc.InputReply, Value: "gopher"})
+	evs := w.collect(id)
+	if got := streamText(evs, "stdout"); got != "hello gopher\n" {
+		t.Errorf("after input: %q", got)
+	}
+}
+
+func TestWorkerInterrupt(t *testing.T) {
+	w := startWorker(t)
+	id := w.send(ipc.Request{Type: ipc.Execute, Code: "fmt.Println(\"looping\")\nfor {\n}", ExecutionCount: 1})
+	if ev := w.next(); ev.Type != ipc.Stream {
+		t.Fatalf("event %+v", ev)
+	}
+	w.send(ipc.Request{Type: ipc.Interrupt})
+	evs := w.collect(id)
+	if errs := ofType(evs, ipc.Error); len(errs) != 1 || errs[0].Ename != "Interrupted" {
+		t.Fatalf("events after interrupt %+v", evs)
+	}
+	evs = w.execute("1 + 1", 2)
+	if res := ofType(evs, ipc.ExecuteResult); len(res) != 1 || res[0].Data["text/plain"] != "2" {
+		t.Fatalf("after interrupt %+v", evs)
+	}
+}
+
+func TestWorkerRequests(t *testing.T) {
+	w := startWorker(t)
+	w.execute("import \"strings\"\nfunc greet(name string) string { return \"hi \" + name }", 1)
+
+	r := w.collect(w.send(ipc.Request{Type: ipc.Complete, Code: "strings.Spl", CursorPos: 11}))[0]
+	if m, _ := r.Content["matches"].([]any); len(m) < 2 || r.Content["cursor_start"] != float64(8) || r.Content["cursor_end"] != float64(11) {
+		t.Errorf("complete reply %+v", r.Content)
+	}
+	r = w.collect(w.send(ipc.Request{Type: ipc.Inspect, Code: "strings.Split", CursorPos: 10}))[0]
+	if d, _ := r.Content["data"].(map[string]any); r.Content["found"] != true || !strings.Contains(d["text/plain"].(string), "func Split(s, sep string) []string") {
+		t.Errorf("inspect reply %+v", r.Content)
+	}
+	r = w.collect(w.send(ipc.Request{Type: ipc.IsComplete, Code: "func f() {"}))[0]
+	if r.Content["status"] != "incomplete" {
+		t.Errorf("is_complete reply %+v", r.Content)
+	}
+	id := w.send(ipc.Request{Type: ipc.Shutdown})
+	if r = w.collect(id)[0]; r.Content["status"] != "ok" {
+		t.Errorf("shutdown reply %+v", r.Content)
+	}
+}
