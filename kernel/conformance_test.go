@@ -232,3 +232,66 @@ func TestNbconvert(t *testing.T) {
 		}
 	}
 }
+
+// TestRealWorkerRecovery crashes and interrupts the real interpreter worker: each failing cell
+// gets one error that names the cause, and the next cell runs (in a fresh worker after a crash).
+func TestRealWorkerRecovery(t *testing.T) {
+	bin := gosbiBinary(t)
+	requireWorker(t, bin)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	p, err := nbtest.StartKernel(ctx, nbtest.KernelCommand(bin), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	run := func(code string) (map[string]any, []string) {
+		t.Helper()
+		ex, err := p.Execute(ctx, code, nbtest.ExecuteOptions{ContinueOnError: true})
+		if err != nil {
+			t.Fatalf("%q: %v\nkernel output:\n%s", code, err, p.Stderr())
+		}
+		var r map[string]any
+		json.Unmarshal(ex.Reply.Content, &r)
+		var errs []string
+		for _, m := range ex.IOPub {
+			if m.Header.MsgType == "error" {
+				errs = append(errs, string(m.Content))
+			}
+		}
+		return r, errs
+	}
+	for _, tc := range []struct{ code, ename, evalue string }{
+		{"func down(n int) int { return down(n+1) + 1 }\ndown(0)", "WorkerCrash", "fatal error: stack overflow"},
+		{"import \"time\"\ngo func() { panic(\"boom in a goroutine\") }()\ntime.Sleep(5 * time.Second)", "WorkerCrash", "panic: boom in a goroutine"},
+	} {
+		r, errs := run(tc.code)
+		if r["status"] != "error" || r["ename"] != tc.ename || !strings.HasPrefix(r["evalue"].(string), tc.evalue) || len(errs) != 1 {
+			t.Errorf("%q: reply %v with %d error messages; want one %s: %s", tc.code, r, len(errs), tc.ename, tc.evalue)
+		}
+		if r, _ := run("6 * 7"); r["status"] != "ok" {
+			t.Errorf("after %q: %v", tc.code, r)
+		}
+	}
+	// Interrupt an endless loop.
+	m, err := p.Send("shell", "execute_request", map[string]any{"code": "for {\n}", "stop_on_error": false})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond)
+	if _, err := p.Request(ctx, "control", "interrupt_request", map[string]any{}); err != nil {
+		t.Fatal(err)
+	}
+	ex, err := p.Collect(ctx, m, nbtest.ExecuteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r map[string]any
+	json.Unmarshal(ex.Reply.Content, &r)
+	if r["status"] != "error" {
+		t.Errorf("interrupted loop replied %v", r)
+	}
+	if r, _ := run("6 * 7"); r["status"] != "ok" {
+		t.Errorf("after the interrupt: %v", r)
+	}
+}

@@ -58,3 +58,25 @@ func TestTailBuffer(t *testing.T) {
 		t.Errorf("String %q", tb.String())
 	}
 }
+
+func TestTailBufferDeducesStackOverflow(t *testing.T) {
+	tb := newTailBuffer(40)
+	// The trace as it arrives when the "fatal error" line was lost, in pieces.
+	for _, piece := range []string{"\nruntime stack:\nruntime.throw({0x130f4d0?, 0x4469ba?})\n", "\t/usr/local/go/src/runtime/panic.go:1229 +0x48\n", "runtime.new", "stack()\n\t/usr/local/go/src/runtime/stack.go:1207\n"} {
+		tb.Write([]byte(piece))
+	}
+	if h := tb.Headline(); h != "fatal error: stack overflow" {
+		t.Errorf("headline %q", h)
+	}
+}
+
+func TestPrefixWriter(t *testing.T) {
+	var out strings.Builder
+	w := newPrefixWriter(&out, "worker: ")
+	for _, piece := range []string{"fatal ", "error: x\nnext", " line\n"} {
+		w.Write([]byte(piece))
+	}
+	if got := out.String(); got != "worker: fatal error: x\nworker: next line\n" {
+		t.Errorf("got %q", got)
+	}
+}

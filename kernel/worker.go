@@ -56,7 +56,7 @@ func startWorker(argv, env []string, log io.Writer) (*worker, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.ExtraFiles = []*os.File{reqR, evW}
-	out := io.MultiWriter(w.tail, prefixWriter{log, "worker: "})
+	out := io.MultiWriter(w.tail, newPrefixWriter(log, "worker: "))
 	cmd.Stdout = out
 	cmd.Stderr = out
 	if err := cmd.Start(); err != nil {
@@ -176,6 +176,7 @@ type tailBuffer struct {
 	lines    []string
 	partial  bytes.Buffer
 	headline string
+	deduced  string
 }
 
 func newTailBuffer(n int) *tailBuffer { return &tailBuffer{n: n} }
@@ -204,10 +205,16 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 }
 
 func (t *tailBuffer) addLine(l string) {
-	t.lines = append(t.lines, l)
 	if isHeadline(l) {
 		t.headline = l
 	}
+	// A stack overflow's trace starts with runtime.throw called from runtime.newstack. When the
+	// "fatal error" line itself was lost (a worker that redirects its fd 2 into a pipe during a
+	// cell loses it), this signature still names the cause.
+	if strings.HasPrefix(l, "runtime.newstack(") && len(t.lines) >= 2 && strings.HasPrefix(t.lines[len(t.lines)-2], "runtime.throw(") {
+		t.deduced = "fatal error: stack overflow"
+	}
+	t.lines = append(t.lines, l)
 }
 
 // isHeadline reports whether l is the line in which the Go runtime names why a process died.
@@ -224,6 +231,9 @@ func isHeadline(l string) bool {
 func (t *tailBuffer) Headline() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if t.headline == "" {
+		return t.deduced
+	}
 	return t.headline
 }
 
@@ -240,26 +250,44 @@ func (t *tailBuffer) Lines() []string {
 
 func (t *tailBuffer) String() string { return strings.Join(t.Lines(), "\n") }
 
-// prefixWriter writes everything to w with each chunk prefixed, for the front's log.
+// prefixWriter copies whole lines to w, each prefixed, for the front's log. The Go runtime
+// writes a crash trace in small pieces: partial lines wait for their end.
 type prefixWriter struct {
-	w      io.Writer
-	prefix string
+	mu      sync.Mutex
+	w       io.Writer
+	prefix  string
+	partial []byte
 }
 
-func (p prefixWriter) Write(b []byte) (int, error) {
+func newPrefixWriter(w io.Writer, prefix string) *prefixWriter {
+	return &prefixWriter{w: w, prefix: prefix}
+}
+
+func (p *prefixWriter) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	if p.w == nil {
 		return len(b), nil
 	}
+	p.partial = append(p.partial, b...)
 	var buf bytes.Buffer
-	for _, line := range bytes.SplitAfter(b, []byte("\n")) {
-		if len(line) == 0 {
-			continue
+	for {
+		i := bytes.IndexByte(p.partial, '\n')
+		if i < 0 {
+			break
 		}
 		buf.WriteString(p.prefix)
-		buf.Write(line)
+		buf.Write(p.partial[:i+1])
+		p.partial = p.partial[i+1:]
 	}
-	if _, err := p.w.Write(buf.Bytes()); err != nil {
-		return 0, err
+	if len(p.partial) > 4096 {
+		buf.WriteString(p.prefix)
+		buf.Write(p.partial)
+		buf.WriteByte('\n')
+		p.partial = nil
+	}
+	if buf.Len() > 0 {
+		p.w.Write(buf.Bytes())
 	}
 	return len(b), nil
 }
