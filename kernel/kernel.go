@@ -431,7 +431,9 @@ func (k *Kernel) Interrupt() {
 	if req == nil {
 		return
 	}
-	if err := req.w.send(ipc.Request{ID: NewID(), Type: ipc.Interrupt}); err != nil {
+	// The interrupt carries the id of the cell it is meant for, so that a worker can ignore
+	// one that arrives after that cell has finished.
+	if err := req.w.send(ipc.Request{ID: req.id, Type: ipc.Interrupt}); err != nil {
 		k.logf("interrupt: %v", err)
 	}
 	go func() {

@@ -39,7 +39,7 @@ func FakeWorker() {
 	}
 	events.Send(ipc.Event{Type: ipc.Ready})
 	incoming := make(chan ipc.Request, 16)
-	interrupts := make(chan struct{}, 16)
+	interrupts := make(chan string, 16)
 	inputs := make(chan string, 1)
 	go func() {
 		defer close(incoming)
@@ -53,7 +53,7 @@ func FakeWorker() {
 			}
 			switch r.Type {
 			case ipc.Interrupt:
-				interrupts <- struct{}{}
+				interrupts <- r.ID
 			case ipc.InputReply:
 				inputs <- r.Value
 			default:
@@ -94,11 +94,7 @@ func FakeWorker() {
 	}
 }
 
-func fakeExecute(r ipc.Request, events *ipc.Encoder, interrupts chan struct{}, inputs chan string) map[string]any {
-	// Drop interrupts that arrived while no cell ran.
-	for len(interrupts) > 0 {
-		<-interrupts
-	}
+func fakeExecute(r ipc.Request, events *ipc.Encoder, interrupts chan string, inputs chan string) map[string]any {
 	content := map[string]any{"status": "ok"}
 	for _, line := range strings.Split(r.Code, "\n") {
 		content = fakeLine(r, strings.TrimSpace(line), events, interrupts, inputs)
@@ -109,7 +105,7 @@ func fakeExecute(r ipc.Request, events *ipc.Encoder, interrupts chan struct{}, i
 	return content
 }
 
-func fakeLine(r ipc.Request, line string, events *ipc.Encoder, interrupts chan struct{}, inputs chan string) map[string]any {
+func fakeLine(r ipc.Request, line string, events *ipc.Encoder, interrupts chan string, inputs chan string) map[string]any {
 	send := func(ev ipc.Event) { ev.ID = r.ID; events.Send(ev) }
 	cmd, arg, _ := strings.Cut(line, " ")
 	ok := map[string]any{"status": "ok"}
@@ -143,7 +139,12 @@ func fakeLine(r ipc.Request, line string, events *ipc.Encoder, interrupts chan s
 		send(ipc.Event{Type: ipc.Error, Ename: "Second", Evalue: "two"})
 		return map[string]any{"status": "error", "ename": "First", "evalue": "one", "traceback": []string{}}
 	case "sleep":
-		<-interrupts
+		// Wait for the interrupt of this cell; one meant for an earlier cell is ignored.
+		for id := range interrupts {
+			if id == r.ID {
+				break
+			}
+		}
 		send(ipc.Event{Type: ipc.Error, Ename: "Interrupted", Evalue: "the cell was interrupted"})
 		return map[string]any{"status": "error", "ename": "Interrupted", "evalue": "the cell was interrupted", "traceback": []string{}}
 	case "hang":
