@@ -29,6 +29,8 @@ type Options struct {
 	Stdin          io.Reader // what interpreted code reads; os.Stdin when nil
 	Args           []string  // os.Args of interpreted code
 	Display        display.Sink
+	// Symbols are extra compiled packages cells may import, in the form of stdlib.Symbols.
+	Symbols map[string]map[string]reflect.Value
 }
 
 // Result is the outcome of one cell.
@@ -60,7 +62,9 @@ type Session struct {
 	items   []item // its items
 	mu      sync.Mutex
 	cancel  context.CancelFunc
-	// fileName, when set, names positions "file.go:2:5" instead of "cell [3] line 2:5" (scripts).
+	// fileName, when set, names positions "file.go:2:5" instead of "cell [3] line 2:5" and
+	// makes the session a script's: no notes on auto-imports, and func main is kept aside to
+	// be called at the end.
 	fileName string
 }
 
@@ -98,6 +102,11 @@ func (s *Session) reset() error {
 	}
 	if err := s.yi.Use(builtinSymbols); err != nil {
 		return fmt.Errorf("loading builtins: %w", err)
+	}
+	if s.opts.Symbols != nil {
+		if err := s.yi.Use(s.opts.Symbols); err != nil {
+			return fmt.Errorf("loading symbols: %w", err)
+		}
 	}
 	s.imports = map[string]string{}
 	s.decls = map[string]*decl{}
@@ -247,7 +256,7 @@ func (s *Session) runImport(ctx context.Context, it item) error {
 			}
 			return &cellError{s.cell, it.line, 0, fmt.Sprintf("%s is already imported as %q; import %q under another name, e.g. import x%s %q", name, prev, path, name, path)}
 		}
-		if !packageKnown(path) {
+		if !packageKnown(path) && !s.extraPackage(path) {
 			return &cellError{s.cell, it.line, 0, fmt.Sprintf("package %q is not available in notebooks: cells can import the Go standard library, gonum, gonum/plot and gosbi's packages (see %%help)", path)}
 		}
 		src := fmt.Sprintf("import %s %q", name, path)
@@ -266,6 +275,14 @@ func (s *Session) runDecls(ctx context.Context, group []item) error {
 	var run []item
 	var redefined []string
 	for _, it := range group {
+		if fd, ok := it.decl.(*ast.FuncDecl); ok && fd.Recv == nil && fd.Name.Name == "main" {
+			// The interpreter runs a function named main after every evaluation that follows
+			// its definition: keep it under another name.
+			it.text = mainDecl.ReplaceAllString(it.text, "${1}_main(")
+			if s.fileName == "" {
+				fmt.Fprintf(s.opts.Stderr, "note: cell [%d]: func main is kept as _main; call _main() to run it\n", s.cell)
+			}
+		}
 		skip := false
 		for _, nk := range declNames(it.decl) {
 			old, ok := s.decls[nk.name]
@@ -305,6 +322,8 @@ func (s *Session) runDecls(ctx context.Context, group []item) error {
 	}
 	return s.reevalDependants(ctx, redefined, run)
 }
+
+var mainDecl = regexp.MustCompile(`^((?:\s*//[^\n]*\n)*\s*func\s+)main\s*\(`)
 
 // declSource joins declarations, each preceded by a line directive giving its cell position.
 func (s *Session) declSource(items []item) string {
@@ -673,8 +692,14 @@ func (s *Session) toError(err error) *Error {
 	case errors.As(err, &p):
 		return s.panicError(p)
 	}
-	msg := err.Error()
-	if strings.Contains(msg, "constant definition loop") {
+	return s.compileError(err.Error())
+}
+
+// compileError reports a cell the interpreter refused to compile. Some of its messages for
+// undefined names are misleading ("constant definition loop", "incomplete type"): those are
+// replaced by the undefined name the cell uses.
+func (s *Session) compileError(msg string) *Error {
+	if strings.Contains(msg, "constant definition loop") || strings.Contains(msg, "incomplete type") {
 		if u := s.undefinedHint(s.items); u != "" {
 			msg = u
 		}
@@ -703,8 +728,13 @@ func (s *Session) panicError(p yaegi.Panic) *Error {
 	if err, ok := val.(error); ok {
 		val = err.Error()
 	}
-	e := &Error{Name: "panic", Value: fmt.Sprint(val)}
-	e.Traceback = append([]string{"panic: " + e.Value}, s.frames()...)
+	frames := s.frames()
+	if msg := fmt.Sprint(val); len(frames) == 0 && strings.Contains(msg, "CFG") {
+		// a panic of the interpreter's compiler: the cell did not run
+		return s.compileError(msg)
+	}
+	e := &Error{Name: "panic", Value: s.cellPos(fmt.Sprint(val))}
+	e.Traceback = append([]string{"panic: " + e.Value}, frames...)
 	return e
 }
 
@@ -769,4 +799,14 @@ func (s *Session) Evaluate(code string) (map[string]any, *Error) {
 		res.Data = map[string]any{}
 	}
 	return res.Data, res.Err
+}
+
+// extraPackage reports whether path is one of the packages of Options.Symbols.
+func (s *Session) extraPackage(path string) bool {
+	for k := range s.opts.Symbols {
+		if k[:strings.LastIndexByte(k, '/')] == path {
+			return true
+		}
+	}
+	return false
 }

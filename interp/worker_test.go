@@ -12,9 +12,11 @@ import (
 
 // TestMain lets the test binary act as a worker process for the tests over real pipes.
 func TestMain(m *testing.M) {
-	if os.Getenv("GOSBI_TEST_WORKER") == "1" {
-		if err := WorkerMain(nil); err != nil {
-			os.Stderr.WriteString(err.Error())
+	// GOSBI_TEST_MAIN makes the test binary play one of the programs: worker, script or repl.
+	if main := os.Getenv("GOSBI_TEST_MAIN"); main != "" {
+		run := map[string]func([]string) error{"worker": WorkerMain, "script": ScriptMain, "repl": REPLMain}[main]
+		if err := run(os.Args[1:]); err != nil {
+			os.Stderr.WriteString(err.Error() + "\n")
 			os.Exit(1)
 		}
 		os.Exit(0)
@@ -42,8 +44,8 @@ func startWorker(t *testing.T) *workerProc {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "GOSBI_TEST_WORKER=1")
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), "GOSBI_TEST_MAIN=worker")
 	cmd.ExtraFiles = []*os.File{reqR, evW}
 	logs := &syncBuffer{}
 	cmd.Stdout, cmd.Stderr = logs, logs
