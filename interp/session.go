@@ -469,7 +469,13 @@ func (s *Session) runStmts(ctx context.Context, group []item) error {
 			b.WriteString(";")
 			b.WriteString(lineDirective(s.cell, it.line, it.col))
 		}
-		b.WriteString(it.text)
+		if _, ok := it.stmt.(*ast.TypeSwitchStmt); ok {
+			// The interpreter crashes on a type switch with a binding in the global scope;
+			// inside a function literal it works, with the same effect.
+			b.WriteString("func() {" + it.text + "\n}()")
+		} else {
+			b.WriteString(it.text)
+		}
 		b.WriteString("\n")
 		end = it.end
 	}
@@ -652,7 +658,7 @@ func (s *Session) fail(err error) Result {
 	return Result{Err: s.toError(err)}
 }
 
-var posRE = regexp.MustCompile(`(?:_\.go:)?(\d{7,}):(\d+)(: )?`)
+var posRE = regexp.MustCompile(`(?:_\.go:)?(\d{7,})(?::(\d+))?(: )?`)
 
 // where formats a cell position for the user; line is in the interpreter's form (see cellLines).
 func (s *Session) where(encoded, col string) string {
@@ -707,11 +713,29 @@ func (s *Session) compileError(msg string) *Error {
 	if !posRE.MatchString(msg) {
 		msg = fmt.Sprintf("cell [%d]: %s", s.cell, msg)
 	}
+	for missing, hint := range missingHints {
+		if strings.Contains(msg, "undefined selector: "+missing) {
+			msg += " (" + hint + ")"
+			break
+		}
+	}
 	msg = s.cellPos(msg)
 	return &Error{Name: "error", Value: msg, Traceback: []string{msg}}
 }
 
-var frameRE = regexp.MustCompile(`^(?:_\.go:)?(\d{7,}):(\d+): panic: (.*)$`)
+// missingHints explain standard functions the interpreter lacks (its generic packages are
+// partial) and say what to use instead.
+var missingHints = map[string]string{
+	"slices.Sort":         "the interpreter's slices package has no sorting: use sort.Float64s, sort.Ints, sort.Strings or sort.Slice",
+	"slices.Max":          "the interpreter's slices package lacks it: use floats.Max from gonum.org/v1/gonum/floats, or a loop",
+	"slices.Min":          "the interpreter's slices package lacks it: use floats.Min from gonum.org/v1/gonum/floats, or a loop",
+	"slices.BinarySearch": "the interpreter's slices package lacks it: use sort.SearchFloat64s, sort.SearchInts or sort.Search",
+	"maps.Keys":           "iterators are not supported by the interpreter: loop over the map with for k := range m",
+	"maps.Values":         "iterators are not supported by the interpreter: loop over the map with for _, v := range m",
+	"sync.OnceFunc":       "the interpreter lacks it: use a sync.Once",
+}
+
+var frameRE = regexp.MustCompile(`^(?:_\.go:)?(\d{7,})(?::(\d+))?: panic: (.*)$`)
 
 // panicError reports a panic with its value and the frames of the user's cells, innermost first.
 func (s *Session) panicError(p yaegi.Panic) *Error {
@@ -729,8 +753,12 @@ func (s *Session) panicError(p yaegi.Panic) *Error {
 		val = err.Error()
 	}
 	frames := s.frames()
-	if msg := fmt.Sprint(val); len(frames) == 0 && strings.Contains(msg, "CFG") {
-		// a panic of the interpreter's compiler: the cell did not run
+	if msg := fmt.Sprint(val); len(frames) == 0 {
+		// A panic without frames comes from the interpreter's compiler: the cell did not run.
+		if !strings.Contains(msg, "CFG") && !posRE.MatchString(msg) {
+			msg = fmt.Sprintf("the interpreter cannot compile this cell (%s); it lacks a few Go features "+
+				"(range over functions, iterators, some generic types): rewrite that part", msg)
+		}
 		return s.compileError(msg)
 	}
 	e := &Error{Name: "panic", Value: s.cellPos(fmt.Sprint(val))}
