@@ -99,6 +99,11 @@ func TestSinkAndUpdates(t *testing.T) {
 	d := New()
 	d.Text("1")
 	d.HTML("<b>2</b>")
+	ClearOutput(true)
+	if c := got[len(got)-1]; !c.Clear || !c.Wait {
+		t.Errorf("ClearOutput sent %+v", c)
+	}
+	got = got[:len(got)-1]
 	wantMIME := []string{MIMEHTML, MIMEMarkdown, MIMELaTeX, MIMEText, MIMEPNG, MIMESVG, MIMEJSON, MIMEPNG, MIMEText, "text/x-custom", MIMEText, MIMEHTML}
 	if len(got) != len(wantMIME) {
 		t.Fatalf("%d outputs, want %d", len(got), len(wantMIME))

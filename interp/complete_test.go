@@ -10,7 +10,7 @@ import (
 
 func TestComplete(t *testing.T) {
 	ts := newTestSession(t)
-	ts.mustRun(t, "import \"strings\"\ntype Point struct{ X, Y float64 }\nfunc (p Point) Norm() float64 { return p.X*p.X + p.Y*p.Y }\nvar origin = Point{}\nsamples := []float64{1, 2}\nfunc simulate(n int) []float64 { return nil }\nrng := rand.New(rand.NewPCG(1, 2))")
+	ts.mustRun(t, "import \"strings\"\ntype Point struct{ X, Y float64; label string }\nfunc (p Point) Norm() float64 { return p.X*p.X + p.Y*p.Y }\nvar origin = Point{}\nsamples := []float64{1, 2}\nfunc simulate(n int) []float64 { return nil }\nrng := rand.New(rand.NewPCG(1, 2))")
 	cases := []struct {
 		code       string
 		want       []string // must be among the matches
@@ -21,7 +21,7 @@ func TestComplete(t *testing.T) {
 		{code: "x := sam", want: []string{"samples"}, start: 5, end: 8},
 		{code: "strings.Spl", want: []string{"Split", "SplitN"}, notWant: []string{"Join"}, start: 8, end: 11},
 		{code: "mat.NewD", want: []string{"NewDense"}, start: 4, end: 8}, // auto-importable package
-		{code: "origin.", want: []string{"X", "Y", "Norm"}, start: 7, end: 7},
+		{code: "origin.", want: []string{"X", "Y", "Norm", "label"}, notWant: []string{"Xlabel"}, start: 7, end: 7},
 		{code: "rng.Flo", want: []string{"Float64"}, start: 4, end: 7},
 		{code: "fo", want: []string{"for"}, start: 0, end: 2},
 		{code: "str", want: []string{"strings", "string", "strconv"}, start: 0, end: 3},
@@ -47,7 +47,7 @@ func TestComplete(t *testing.T) {
 
 func TestInspect(t *testing.T) {
 	ts := newTestSession(t)
-	ts.mustRun(t, "// simulate draws n values of the model.\nfunc simulate(n int) []float64 { return make([]float64, n) }\nx := 42")
+	ts.mustRun(t, "// simulate draws n values of the model.\nfunc simulate(n int) []float64 { return make([]float64, n) }\nx := 42\nrng := rand.New(rand.NewPCG(1, 2))")
 	cases := []struct {
 		code   string
 		cursor int
@@ -59,6 +59,7 @@ func TestInspect(t *testing.T) {
 		{"simulate(", 9, []string{"func simulate(n int) []float64"}},
 		{"x", 1, []string{"var x int", "value: 42"}},
 		{"strings", 3, []string{`package strings // import "strings"`}},
+		{"rng.Float64()", 6, []string{"func (r *Rand) Float64() float64"}},
 	}
 	for _, c := range cases {
 		text, found := ts.Inspect(c.code, c.cursor)

@@ -626,8 +626,8 @@ func (s *Session) resultCount(e ast.Expr) int {
 		if !ok {
 			return -1
 		}
-		if _, isVar := s.decls[pkg.Name]; isVar {
-			return -1
+		if d, isVar := s.decls[pkg.Name]; isVar {
+			return s.methodResults(d, f.Sel.Name)
 		}
 		path, ok := s.imports[pkg.Name]
 		if !ok {
@@ -649,6 +649,26 @@ func (s *Session) resultCount(e ast.Expr) int {
 		return fieldCount(f.Type.Results)
 	case *ast.ArrayType, *ast.MapType, *ast.ChanType, *ast.InterfaceType, *ast.StarExpr:
 		return 1
+	}
+	return -1
+}
+
+// methodResults returns the number of results of method name of a session variable, or -1.
+func (s *Session) methodResults(d *decl, name string) int {
+	if d.kind != varDecl && d.kind != constDecl {
+		return -1
+	}
+	if m, ok := s.decls[strings.TrimPrefix(d.typeExpr, "*")+"."+name]; ok {
+		return m.results
+	}
+	v, ok := s.global(d.name)
+	if !ok {
+		return -1
+	}
+	for _, t := range []reflect.Type{v.Type(), reflect.PointerTo(v.Type())} {
+		if m, ok := t.MethodByName(name); ok {
+			return m.Type.NumOut()
+		}
 	}
 	return -1
 }

@@ -221,6 +221,12 @@ func (w *worker) display(o display.Output) {
 		return
 	}
 	w.flush()
+	if o.Clear {
+		if err := w.enc.Send(ipc.Event{ID: id, Type: ipc.ClearOutput, Wait: o.Wait}); err != nil {
+			w.logger.Print(err)
+		}
+		return
+	}
 	ev := ipc.Event{ID: id, Type: ipc.DisplayData, Data: o.Data, Metadata: o.Metadata}
 	if ev.Metadata == nil {
 		ev.Metadata = map[string]any{}

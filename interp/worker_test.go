@@ -187,6 +187,11 @@ func TestWorkerExecute(t *testing.T) {
 		upd[0].Transient["display_id"] != disp[1].Transient["display_id"] || upd[0].Data["text/plain"] != "b" {
 		t.Errorf("displays %+v", evs)
 	}
+
+	evs = w.execute("fmt.Println(\"old\")\ndisplay.ClearOutput(true)\nfmt.Println(\"new\")", 4)
+	if len(evs) != 4 || evs[0].Text != "old\n" || evs[1].Type != ipc.ClearOutput || !evs[1].Wait || evs[2].Text != "new\n" {
+		t.Errorf("clear_output events %+v", evs)
+	}
 }
 
 func TestWorkerStreamsWhileRunning(t *testing.T) {
