@@ -2,8 +2,28 @@
 // estimators, their training loop and posteriors, the parallel simulation runner, and the hooks
 // through which a host (a notebook worker, a terminal) sees progress and cancels long calls.
 //
+// # Estimators
+//
+// NewNPE builds neural posterior estimation with a conditional normalizing flow (MAF or NSF,
+// package sbi/flow); NewNRE builds neural ratio estimation with a classifier of joint against
+// marginal pairs. Both learn the standardization of θ and x from their training data, train
+// with Adam, early stopping and gradient clipping (TrainConfig; the defaults are those of
+// Python's sbi), drop non-finite simulations with a count, and implement Amortized:
+//
+//	npe := sbi.NewNPE(prior, sbi.NPEConfig{Flow: "nsf"})
+//	res, err := npe.Train(theta, x, sbi.TrainConfig{Seed: 1})
+//	draws := npe.Posterior(xo).Sample(rng, 10000)
+//
+// A Regularizer (package sbi/calib builds them: balancing for BNRE, differentiable coverage
+// for CalNPE/CalNRE) adds a term to the loss of every batch; it sees the batch through
+// RegBatch. NPE posteriors reject draws outside a bounded prior and report the acceptance
+// rate; NRE posteriors sample by an exact grid (at most 3 parameters, bounded prior), slice
+// MCMC over many chains, or importance resampling from the prior (SamplerConfig).
+// NPEEnsemble and NREEnsemble combine trained estimators; Save and LoadNPE/LoadNRE keep them.
+//
 // Sub-packages hold the rest: sbi/dist (distributions), sbi/task (simulators and benchmark
-// tasks), sbi/nn (the reverse-mode engine), sbi/calib (calibration methods) and sbi/diag
-// (diagnostics). The library knows nothing of notebooks: results offer a MIMEBundle, and
-// progress and cancellation go through the hooks in this package.
+// tasks), sbi/nn (the reverse-mode engine), sbi/flow (normalizing flows), sbi/calib
+// (calibration methods) and sbi/diag (diagnostics). The library knows nothing of notebooks:
+// results offer a MIMEBundle, and progress and cancellation go through the hooks in this
+// package.
 package sbi

@@ -1,7 +1,155 @@
-// Package task holds simulators and benchmark tasks.
 package task
 
-import "errors"
+import (
+	"bufio"
+	"compress/bzip2"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 
-// DataMain is `gosbi data`. (Being built: see the tasks issue.)
-func DataMain(args []string) error { return errors.New("data: not built yet") }
+	"gonum.org/v1/gonum/mat"
+)
+
+// ErrNotAvailable is wrapped by the errors of Observation, TrueParameters and
+// ReferencePosterior when the data is not there: a file missing from the data directory, or a
+// task that has no stored observations.
+var ErrNotAvailable = errors.New("not available")
+
+// DataDir is the directory holding the sbibm files: $GOSBI_DATA if set, else
+// os.UserCacheDir()/gosbi/sbibm. Its layout is <task>/num_observation_<k>/<file>, as in sbibm.
+func DataDir() (string, error) {
+	if d := os.Getenv("GOSBI_DATA"); d != "" {
+		return d, nil
+	}
+	c, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("no data directory: set GOSBI_DATA (%w)", err)
+	}
+	return filepath.Join(c, "gosbi", "sbibm"), nil
+}
+
+func (b *base) checkK(what string, k int) error {
+	if b.files == "" {
+		return fmt.Errorf("task %s has no stored %s: it is not an sbibm task; simulate data from chosen parameters instead: %w", b.name, what, ErrNotAvailable)
+	}
+	if k < 1 || k > NumObservations {
+		return fmt.Errorf("task %s: observation number %d out of range, expected 1 to %d", b.name, k, NumObservations)
+	}
+	return nil
+}
+
+// Observation: see Task.
+func (b *base) Observation(k int) ([]float64, error) {
+	if err := b.checkK("observations", k); err != nil {
+		return nil, err
+	}
+	x, err := b.readVector(k, b.obsFile, "observation", b.dataDim)
+	if err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// TrueParameters: see Task.
+func (b *base) TrueParameters(k int) ([]float64, error) {
+	if err := b.checkK("true parameters", k); err != nil {
+		return nil, err
+	}
+	return b.readVector(k, "true_parameters.csv", "true parameters", b.ParamDim())
+}
+
+// ReferencePosterior: see Task.
+func (b *base) ReferencePosterior(k int) (*mat.Dense, error) {
+	if err := b.checkK("reference posterior samples", k); err != nil {
+		return nil, err
+	}
+	rows, err := b.readTable(k, "reference_posterior_samples.csv.bz2", "reference posterior samples")
+	if err != nil {
+		return nil, err
+	}
+	m := mat.NewDense(len(rows), b.ParamDim(), nil)
+	for i, r := range rows {
+		if len(r) != b.ParamDim() {
+			return nil, fmt.Errorf("task %s: reference posterior samples of observation %d: row %d has %d values, expected %d", b.name, k, i+1, len(r), b.ParamDim())
+		}
+		copy(m.RawRowView(i), r)
+	}
+	return m, nil
+}
+
+func (b *base) readVector(k int, file, what string, want int) ([]float64, error) {
+	rows, err := b.readTable(k, file, what)
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) != 1 || len(rows[0]) != want {
+		return nil, fmt.Errorf("task %s: %s of observation %d: expected one row of %d values", b.name, what, k, want)
+	}
+	return rows[0], nil
+}
+
+func (b *base) readTable(k int, file, what string) ([][]float64, error) {
+	dir, err := DataDir()
+	if err != nil {
+		return nil, fmt.Errorf("task %s: %s: %w", b.name, what, err)
+	}
+	path := filepath.Join(dir, b.files, fmt.Sprintf("num_observation_%d", k), file)
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("task %s: %s of observation %d are %w in %s (no %s): run `gosbi data fetch` to download the sbibm files, or set GOSBI_DATA to a directory holding them",
+			b.name, what, k, ErrNotAvailable, dir, filepath.Join(b.files, fmt.Sprintf("num_observation_%d", k), file))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("task %s: %s: %w", b.name, what, err)
+	}
+	defer f.Close()
+	var r io.Reader = f
+	if strings.HasSuffix(file, ".bz2") {
+		r = bzip2.NewReader(f)
+	}
+	rows, err := readCSV(r)
+	if err != nil {
+		return nil, fmt.Errorf("task %s: %s: %s: %w", b.name, what, path, err)
+	}
+	return rows, nil
+}
+
+// readCSV reads a numeric CSV table with one header line.
+func readCSV(r io.Reader) ([][]float64, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<16), 1<<24)
+	var rows [][]float64
+	line := 0
+	for sc.Scan() {
+		line++
+		if line == 1 {
+			continue // header
+		}
+		text := strings.TrimSpace(sc.Text())
+		if text == "" {
+			continue
+		}
+		fields := strings.Split(text, ",")
+		row := make([]float64, len(fields))
+		for j, f := range fields {
+			v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+			if err != nil {
+				return nil, fmt.Errorf("line %d, column %d: %w", line, j+1, err)
+			}
+			row[j] = v
+		}
+		rows = append(rows, row)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, errors.New("no data rows")
+	}
+	return rows, nil
+}

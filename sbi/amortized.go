@@ -1,0 +1,49 @@
+package sbi
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// SampleMany draws n posterior samples for every row of xs from est's posteriors, in parallel
+// on all cores: result k holds the n×Dim draws for observation k. Observation k draws from its
+// own random stream derived from rng, so the result does not depend on the number of cores.
+// It reports progress and stops when the library's context is cancelled.
+func SampleMany(est Amortized, rng *rand.Rand, xs *mat.Dense, n int) ([]*mat.Dense, error) {
+	if n < 1 {
+		return nil, fmt.Errorf("sample many: n = %d, expected at least 1 sample per observation", n)
+	}
+	m, _ := xs.Dims()
+	out := make([]*mat.Dense, m)
+	errs := make([]error, m)
+	s := newStreams(rng)
+	progress := NewProgress("posterior samples", m)
+	defer progress.Finish()
+	parallelChunks(m, 1, func(k, _, _ int) {
+		if err := Canceled("sample many"); err != nil {
+			errs[k] = err
+			return
+		}
+		out[k], errs[k] = sampleChecked(est.Posterior(xs.RawRowView(k)), chunkRand(s, k), n)
+		progress.Add(1)
+	})
+	for k, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("sample many, observation %d: %w", k, err)
+		}
+	}
+	return out, nil
+}
+
+// The estimators and their ensembles serve diagnostics through Amortized.
+var (
+	_ Amortized = (*NPE)(nil)
+	_ Amortized = (*NRE)(nil)
+	_ Amortized = (*NPEEnsemble)(nil)
+	_ Amortized = (*NREEnsemble)(nil)
+	_ Posterior = (*NPEPosterior)(nil)
+	_ Posterior = (*RatioPosterior)(nil)
+	_ Posterior = (*MixturePosterior)(nil)
+)

@@ -1,0 +1,62 @@
+package diag
+
+import (
+	"fmt"
+	"runtime"
+	"testing"
+)
+
+// workerCounts is 1 and GOMAXPROCS (when larger), for the speed-up over one core.
+func workerCounts() []int {
+	if p := runtime.GOMAXPROCS(0); p > 1 {
+		return []int{1, p}
+	}
+	return []int{1}
+}
+
+// BenchmarkRankCoverage10k: sample/rank estimator over 10,000 test pairs of the 2-D conjugate
+// Gaussian model with 1000 posterior draws per pair.
+func BenchmarkRankCoverage10k(b *testing.B) {
+	m := gaussModel{dim: 2, tau: 2, s: 0.5, width: 1}
+	theta, x := m.simulate(1, 10000)
+	for _, w := range workerCounts() {
+		b.Run(fmt.Sprintf("workers=%d", w), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := RankCoverage(m, theta, x, RankOptions{Samples: 1000, Seed: 1, Workers: w}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkGridCoverage10k: grid estimator (90×90 grid, the papers' protocol) over 10,000
+// test pairs of the 2-D box model with its exact truncated-Gaussian posterior.
+func BenchmarkGridCoverage10k(b *testing.B) {
+	m := boxModel{dim: 2, lo: -3, hi: 3, s: 0.6, width: 1}
+	theta, x := m.simulate(1, 10000)
+	for _, w := range workerCounts() {
+		b.Run(fmt.Sprintf("workers=%d", w), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := GridCoverage(m, theta, x, GridOptions{Lower: []float64{-3, -3}, Upper: []float64{3, 3}, Workers: w}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkC2ST10k: C2ST of 10,000 against 10,000 2-D samples (sbibm's sizes).
+func BenchmarkC2ST10k(b *testing.B) {
+	x := gaussianSample(1, 10000, []float64{0, 0})
+	y := gaussianSample(2, 10000, []float64{0.3, 0})
+	for _, w := range workerCounts() {
+		b.Run(fmt.Sprintf("workers=%d", w), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := C2STWith(x, y, C2STOptions{Seed: 1, Workers: w}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,261 @@
+package diag
+
+import (
+	"fmt"
+	"html"
+	"math"
+	"sort"
+	"strings"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// Levels returns n credibility levels evenly spaced on [0.05, 0.95], the papers' protocol:
+// Levels(19) is 0.05, 0.10, …, 0.95. Levels(1) is [0.5]; n < 1 panics.
+func Levels(n int) []float64 {
+	if n < 1 {
+		panic(fmt.Sprintf("diag: Levels needs n ≥ 1, got %d", n))
+	}
+	if n == 1 {
+		return []float64{0.5}
+	}
+	l := make([]float64, n)
+	for i := range l {
+		l[i] = 0.05 + 0.9*float64(i)/float64(n-1)
+	}
+	return l
+}
+
+// DefaultConfidence is the probability that the binomial band of a CoverageResult holds the
+// coverage of an exactly calibrated estimator at one level.
+const DefaultConfidence = 0.95
+
+// CoverageResult is the expected coverage of HPD regions at a set of credibility levels.
+type CoverageResult struct {
+	Label    string    // name shown in legends and tables, e.g. "NPE 10k"
+	Method   string    // "grid", "rank" or "ranks" (built from given ranks)
+	N        int       // number of test pairs
+	Levels   []float64 // credibility levels L (nominal coverage), increasing
+	Coverage []float64 // empirical coverage: fraction of pairs with θ* in the HPD region of mass L
+
+	// Lower and Upper bound the band in which the coverage of an exactly calibrated estimator
+	// falls with probability Confidence at each level: the (1∓Confidence)/2 quantiles of
+	// Binomial(N, L) divided by N.
+	Lower, Upper []float64
+	Confidence   float64
+
+	// Ranks holds the HPD rank α of every test pair (see the package documentation), in the
+	// order of the test pairs. Coverage(L) = fraction of Ranks ≥ 1 − L.
+	Ranks []float64
+
+	// AUC is the signed coverage AUC: mean over Levels of (Coverage − Level), about the signed
+	// area between the curve and the diagonal on [0.05, 0.95] divided by 0.9. > 0 conservative,
+	// < 0 over-confident, 0 calibrated on average (Delaunoy et al. 2022, §5.3).
+	AUC float64
+	// CalibrationError is mean |Level − Coverage| (Falkiewicz et al. 2023, eq. 9).
+	CalibrationError float64
+	// ConservativenessError is mean max(Level − Coverage, 0) (Falkiewicz et al. 2023, eq. 10).
+	ConservativenessError float64
+}
+
+// CoverageFromRanks builds a CoverageResult from HPD ranks α ∈ [0, 1] computed elsewhere (for
+// example by a calibration method or from conformal scores). A nil levels means Levels(19).
+// It returns an error when a rank is outside [0, 1] or NaN.
+func CoverageFromRanks(ranks, levels []float64) (*CoverageResult, error) {
+	if len(ranks) == 0 {
+		return nil, fmt.Errorf("diag: coverage needs at least one rank, got none")
+	}
+	for i, r := range ranks {
+		if !(r >= 0 && r <= 1) {
+			return nil, fmt.Errorf("diag: HPD rank %d is %v; ranks must lie in [0, 1]", i, r)
+		}
+	}
+	if levels == nil {
+		levels = Levels(19)
+	}
+	if err := checkLevels(levels); err != nil {
+		return nil, err
+	}
+	return coverageFromRanks("ranks", ranks, levels), nil
+}
+
+func checkLevels(levels []float64) error {
+	if len(levels) == 0 {
+		return fmt.Errorf("diag: no credibility levels given; use diag.Levels(19)")
+	}
+	for i, l := range levels {
+		if !(l > 0 && l < 1) {
+			return fmt.Errorf("diag: credibility level %d is %v; levels must lie in (0, 1)", i, l)
+		}
+		if i > 0 && l <= levels[i-1] {
+			return fmt.Errorf("diag: credibility levels must increase, got %v after %v", l, levels[i-1])
+		}
+	}
+	return nil
+}
+
+func coverageFromRanks(method string, ranks, levels []float64) *CoverageResult {
+	n := len(ranks)
+	sorted := append([]float64(nil), ranks...)
+	sort.Float64s(sorted)
+	r := &CoverageResult{
+		Method:     method,
+		N:          n,
+		Levels:     append([]float64(nil), levels...),
+		Coverage:   make([]float64, len(levels)),
+		Ranks:      append([]float64(nil), ranks...),
+		Confidence: DefaultConfidence,
+	}
+	for k, l := range levels {
+		// Covered iff α ≥ 1 − L: count the ranks at or above the threshold.
+		below := sort.SearchFloat64s(sorted, 1-l)
+		r.Coverage[k] = float64(n-below) / float64(n)
+	}
+	r.Lower, r.Upper = BinomialBand(n, levels, r.Confidence)
+	r.AUC, r.CalibrationError, r.ConservativenessError = coverageErrors(r.Levels, r.Coverage)
+	return r
+}
+
+func coverageErrors(levels, cov []float64) (auc, calib, cons float64) {
+	for k, l := range levels {
+		d := cov[k] - l
+		auc += d
+		calib += math.Abs(d)
+		cons += math.Max(-d, 0)
+	}
+	m := float64(len(levels))
+	return auc / m, calib / m, cons / m
+}
+
+// BinomialBand returns, for each level L, the central interval that holds the empirical
+// coverage of n pairs with probability conf when the estimator is exactly calibrated: the
+// (1−conf)/2 and (1+conf)/2 quantiles of Binomial(n, L), divided by n.
+func BinomialBand(n int, levels []float64, conf float64) (lower, upper []float64) {
+	lower = make([]float64, len(levels))
+	upper = make([]float64, len(levels))
+	for k, l := range levels {
+		b := distuv.Binomial{N: float64(n), P: l}
+		lower[k] = binomialQuantile(b, n, (1-conf)/2) / float64(n)
+		upper[k] = binomialQuantile(b, n, (1+conf)/2) / float64(n)
+	}
+	return lower, upper
+}
+
+// binomialQuantile is the smallest k in [0, n] with CDF(k) ≥ p.
+func binomialQuantile(b distuv.Binomial, n int, p float64) float64 {
+	lo, hi := 0, n
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if b.CDF(float64(mid)) >= p {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return float64(lo)
+}
+
+// Verdict says in words what the curve says: "calibrated (within the band)" when the coverage
+// lies at every level inside the binomial band of confidence 1 − 0.05/K (K levels, so that an
+// exactly calibrated estimator is called miscalibrated with probability at most 0.05),
+// otherwise "conservative", "conservative on average, over-confident at some levels" or
+// "over-confident" from the signs of the AUC and the conservativeness error.
+func (r *CoverageResult) Verdict() string {
+	lo, hi := BinomialBand(r.N, r.Levels, 1-0.05/float64(len(r.Levels)))
+	outside := 0
+	for k := range r.Levels {
+		if r.Coverage[k] < lo[k] || r.Coverage[k] > hi[k] {
+			outside++
+		}
+	}
+	switch {
+	case outside == 0:
+		return "calibrated (within the band)"
+	case r.AUC > 0 && r.ConservativenessError == 0:
+		return "conservative"
+	case r.AUC > 0:
+		return "conservative on average, over-confident at some levels"
+	default:
+		return "over-confident"
+	}
+}
+
+// String is a short text summary with the coverage at each level.
+func (r *CoverageResult) String() string {
+	var b strings.Builder
+	name := r.Label
+	if name == "" {
+		name = "expected coverage"
+	}
+	fmt.Fprintf(&b, "%s (%s estimator, %d pairs): AUC %+.4f, calibration error %.4f, conservativeness error %.4f — %s\n",
+		name, r.Method, r.N, r.AUC, r.CalibrationError, r.ConservativenessError, r.Verdict())
+	fmt.Fprintf(&b, "%8s %9s %19s\n", "level", "coverage", fmt.Sprintf("%.0f%% band", 100*r.Confidence))
+	for k, l := range r.Levels {
+		fmt.Fprintf(&b, "%8.3f %9.4f   [%.4f, %.4f]\n", l, r.Coverage[k], r.Lower[k], r.Upper[k])
+	}
+	return b.String()
+}
+
+// MIMEBundle shows the result as a compact HTML table (levels across, coverage below) and as text.
+func (r *CoverageResult) MIMEBundle() map[string]any {
+	var b strings.Builder
+	name := r.Label
+	if name == "" {
+		name = "Expected coverage"
+	}
+	fmt.Fprintf(&b, "<div><b>%s</b> — %s estimator, %d pairs: AUC <b>%+.4f</b>, calibration error %.4f, conservativeness error %.4f: <i>%s</i>",
+		html.EscapeString(name), r.Method, r.N, r.AUC, r.CalibrationError, r.ConservativenessError, r.Verdict())
+	b.WriteString(`<table style="font-size:85%"><tr><th>level</th>`)
+	for _, l := range r.Levels {
+		fmt.Fprintf(&b, "<td>%.2f</td>", l)
+	}
+	b.WriteString("</tr><tr><th>coverage</th>")
+	for k, c := range r.Coverage {
+		style := ""
+		if c < r.Lower[k] {
+			style = ` style="color:#D55E00"`
+		} else if c > r.Upper[k] {
+			style = ` style="color:#0072B2"`
+		}
+		fmt.Fprintf(&b, "<td%s>%.3f</td>", style, c)
+	}
+	b.WriteString("</tr></table></div>")
+	return map[string]any{"text/html": b.String(), "text/plain": r.String()}
+}
+
+// RegionCoverage is the expected coverage of any family of credible regions of the form
+// {θ : score(θ, x) ≤ threshold}, such as the conformalised regions of CANVI (score −log q,
+// thresholds from conformal calibration) or HPD regions with thresholds found elsewhere:
+// scores[i] is the score of the true parameter of pair i and thresholds[k] the threshold of
+// the region of credibility levels[k]. The result has no Ranks.
+func RegionCoverage(scores, thresholds, levels []float64) (*CoverageResult, error) {
+	if len(scores) == 0 {
+		return nil, fmt.Errorf("diag: region coverage needs at least one score, got none")
+	}
+	if err := checkLevels(levels); err != nil {
+		return nil, err
+	}
+	if len(thresholds) != len(levels) {
+		return nil, fmt.Errorf("diag: region coverage needs one threshold per level: %d thresholds for %d levels", len(thresholds), len(levels))
+	}
+	for i, s := range scores {
+		if math.IsNaN(s) {
+			return nil, fmt.Errorf("diag: score %d is NaN", i)
+		}
+	}
+	n := len(scores)
+	r := &CoverageResult{Method: "regions", N: n, Levels: append([]float64(nil), levels...),
+		Coverage: make([]float64, len(levels)), Confidence: DefaultConfidence}
+	for k, t := range thresholds {
+		c := 0
+		for _, s := range scores {
+			if s <= t {
+				c++
+			}
+		}
+		r.Coverage[k] = float64(c) / float64(n)
+	}
+	r.Lower, r.Upper = BinomialBand(n, levels, r.Confidence)
+	r.AUC, r.CalibrationError, r.ConservativenessError = coverageErrors(r.Levels, r.Coverage)
+	return r, nil
+}

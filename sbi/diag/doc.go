@@ -1,0 +1,24 @@
+// Package diag holds the diagnostics that tell whether an amortized posterior estimator can be
+// trusted: expected coverage of highest-posterior-density (HPD) regions with a grid estimator
+// (box priors, up to 3 parameters) and a sample/rank estimator (any dimension), the signed
+// coverage AUC with calibration and conservativeness errors, marginal coverage of central
+// credible intervals, simulation-based calibration (SBC) ranks with a uniformity test, TARP
+// coverage, the expected log posterior density of the true parameters, the classifier
+// two-sample test (C2ST) as defined by sbibm, and a calibration report that runs them together.
+//
+// Conventions. For a test pair (θ*, x) and an estimator q(θ | x), the HPD rank
+//
+//	α(θ*, x) = ∫ q(θ | x) 1[q(θ | x) < q(θ* | x)] dθ
+//
+// is the posterior mass less dense than the true parameter (Falkiewicz et al. 2023, eq. 4;
+// Delaunoy et al. 2022, eq. 12). θ* lies in the HPD region of credibility L exactly when
+// α ≥ 1 − L, so the expected coverage at level L is the fraction of test pairs with α ≥ 1 − L.
+// α is uniform on [0, 1] for the exact posterior. Coverage above the diagonal is conservative,
+// below it is over-confident. The signed coverage AUC is the mean of (coverage − level) over the
+// chosen levels; it is > 0 for a conservative, < 0 for an over-confident estimator.
+//
+// Every estimator runs in parallel over the test pairs, honours sbi.Canceled once per pair and
+// reports progress through sbi.NewProgress. Estimators must allow concurrent calls of
+// Posterior(x) and of the returned posterior's methods. Randomness comes from a seed: the
+// stream of pair i is rand.NewPCG(seed, i), so results do not depend on the number of workers.
+package diag

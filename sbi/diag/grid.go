@@ -1,0 +1,145 @@
+package diag
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/gosbi/gosbi/sbi"
+)
+
+// Box is a prior with a bounded rectangular support, such as a uniform prior.
+type Box interface {
+	Bounds() (lower, upper []float64)
+}
+
+// GridOptions configure GridCoverage.
+type GridOptions struct {
+	Levels  []float64 // credibility levels; nil means Levels(19)
+	Lower   []float64 // lower corner of the prior box
+	Upper   []float64 // upper corner of the prior box
+	Points  int       // grid points per dimension; 0 means 90 (the papers' protocol)
+	Seed    uint64    // seed of the tie-breaking streams
+	Workers int       // parallel workers; 0 means GOMAXPROCS
+}
+
+// BoxOf fills Lower and Upper from a prior that reports its bounds.
+func (o GridOptions) BoxOf(prior Box) GridOptions {
+	o.Lower, o.Upper = prior.Bounds()
+	return o
+}
+
+// MaxGridDim is the largest number of parameters GridCoverage accepts.
+const MaxGridDim = 3
+
+// GridCoverage estimates expected coverage with the grid protocol of Hermans et al. (2022) and
+// Delaunoy et al. (2022, App. E): for each pair it evaluates q(θ|x) at the centres of a grid of
+// Points^d cells over the prior box, normalises it over the grid, and takes the HPD rank
+//
+//	α = (Σ_g q_g 1[q_g < q*] + U·Σ_g q_g 1[q_g = q*]) / Σ_g q_g,   q* = q(θ*|x) at the exact θ*,
+//
+// which is the grid mass less dense than the true parameter. θ* lies in the HPD region of
+// level L iff α ≥ 1 − L, the same test as comparing q* with the density threshold that the
+// papers find by dichotomic search, without the search error. It needs d ≤ 3.
+func GridCoverage(est sbi.Amortized, theta, x *mat.Dense, opts GridOptions) (*CoverageResult, error) {
+	const label = "expected coverage (grid)"
+	if opts.Levels == nil {
+		opts.Levels = Levels(19)
+	}
+	if opts.Points == 0 {
+		opts.Points = 90
+	}
+	if err := checkLevels(opts.Levels); err != nil {
+		return nil, err
+	}
+	if err := checkPairs(label, theta, x); err != nil {
+		return nil, err
+	}
+	n, dim := theta.Dims()
+	grid, err := boxGrid(opts.Lower, opts.Upper, opts.Points, dim)
+	if err != nil {
+		return nil, err
+	}
+	ranks := make([]float64, n)
+	err = forEachPair(label, n, opts.Workers, func(i int) error {
+		post := est.Posterior(rowCopy(x, i))
+		lp := post.LogProb(grid)
+		lpStar := post.LogProb(mat.NewDense(1, dim, rowCopy(theta, i)))[0]
+		r, err := gridRank(lp, lpStar)
+		if err != nil {
+			return fmt.Errorf("diag: %s, pair %d: %w", label, i, err)
+		}
+		if ties := r[1]; ties > 0 {
+			r[0] += pairRNG(opts.Seed, i).Float64() * ties
+		}
+		ranks[i] = r[0]
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return coverageFromRanks("grid", ranks, opts.Levels), nil
+}
+
+// gridRank returns the normalised grid mass below and equal to the density at θ*.
+func gridRank(lp []float64, lpStar float64) ([2]float64, error) {
+	maxLP := math.Inf(-1)
+	for g, v := range lp {
+		if math.IsNaN(v) {
+			return [2]float64{}, fmt.Errorf("log density at grid point %d is NaN", g)
+		}
+		maxLP = math.Max(maxLP, v)
+	}
+	if math.IsInf(maxLP, -1) {
+		return [2]float64{}, fmt.Errorf("the density is zero on the whole grid; check the box bounds")
+	}
+	if math.IsNaN(lpStar) {
+		return [2]float64{}, fmt.Errorf("log density at the true parameter is NaN")
+	}
+	var total, below, equal float64
+	for _, v := range lp {
+		w := math.Exp(v - maxLP)
+		total += w
+		switch {
+		case v < lpStar:
+			below += w
+		case v == lpStar:
+			equal += w
+		}
+	}
+	return [2]float64{below / total, equal / total}, nil
+}
+
+// boxGrid returns the Points^dim cell centres of the box as rows, the first dimension varying
+// slowest.
+func boxGrid(lower, upper []float64, points, dim int) (*mat.Dense, error) {
+	if dim > MaxGridDim {
+		return nil, fmt.Errorf("diag: the grid coverage estimator handles up to %d parameters, got %d; use RankCoverage", MaxGridDim, dim)
+	}
+	if len(lower) != dim || len(upper) != dim {
+		return nil, fmt.Errorf("diag: the grid needs the prior box: Lower and Upper with %d values each, got %d and %d", dim, len(lower), len(upper))
+	}
+	for d := range dim {
+		if !(upper[d] > lower[d]) || math.IsInf(upper[d]-lower[d], 0) {
+			return nil, fmt.Errorf("diag: grid box dimension %d is [%v, %v]; it needs finite bounds with lower < upper", d, lower[d], upper[d])
+		}
+	}
+	if points < 2 {
+		return nil, fmt.Errorf("diag: the grid needs at least 2 points per dimension, got %d", points)
+	}
+	total := 1
+	for range dim {
+		total *= points
+	}
+	g := mat.NewDense(total, dim, nil)
+	for r := range total {
+		idx := r
+		for d := dim - 1; d >= 0; d-- {
+			k := idx % points
+			idx /= points
+			g.Set(r, d, lower[d]+(float64(k)+0.5)*(upper[d]-lower[d])/float64(points))
+		}
+	}
+	return g, nil
+}

@@ -1,0 +1,83 @@
+package diag
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
+
+	"github.com/gosbi/gosbi/sbi"
+)
+
+// LogDensity is anything with a batched log density, such as a prior distribution.
+type LogDensity interface {
+	LogProb(theta *mat.Dense) []float64
+}
+
+// LogProbResult is the expected log posterior density of the true parameters,
+// E_{p(θ,x)}[log q(θ|x)] (Delaunoy et al. 2022, §5.4): higher is better, since it equals
+// −E_x KL(p(θ|x) ‖ q(θ|x)) plus a constant that does not depend on q.
+type LogProbResult struct {
+	N      int
+	Mean   float64 // mean of log q(θ*ᵢ|xᵢ)
+	StdErr float64 // standard error of Mean
+	// Prior is the mean of log p(θ*ᵢ) under the prior, the value of an estimator that learned
+	// nothing; NaN when no prior was given.
+	Prior float64
+	// NonFinite counts the pairs where log q(θ*|x) = −Inf (left out of Mean).
+	NonFinite int
+}
+
+// ExpectedLogProb averages log q(θ*ᵢ|xᵢ) over the test pairs with est.LogProbPairs. prior may be
+// nil; otherwise its mean log density at the true parameters is reported for reference.
+func ExpectedLogProb(est sbi.Amortized, prior LogDensity, theta, x *mat.Dense) (*LogProbResult, error) {
+	if err := checkPairs("expected log density", theta, x); err != nil {
+		return nil, err
+	}
+	if err := sbi.Canceled("expected log density"); err != nil {
+		return nil, err
+	}
+	lp := est.LogProbPairs(theta, x)
+	r := &LogProbResult{Prior: math.NaN()}
+	finite := make([]float64, 0, len(lp))
+	for i, v := range lp {
+		switch {
+		case math.IsNaN(v) || math.IsInf(v, 1):
+			return nil, fmt.Errorf("diag: log density of test pair %d is %v; the estimator must return a finite number or −Inf", i, v)
+		case math.IsInf(v, -1):
+			r.NonFinite++
+		default:
+			finite = append(finite, v)
+		}
+	}
+	r.N = len(finite)
+	if r.N > 0 {
+		var sd float64
+		r.Mean, sd = stat.MeanStdDev(finite, nil)
+		r.StdErr = sd / math.Sqrt(float64(r.N))
+	} else {
+		r.Mean = math.Inf(-1)
+	}
+	if prior != nil {
+		r.Prior = stat.Mean(prior.LogProb(theta), nil)
+	}
+	return r, nil
+}
+
+// String is a one-line summary.
+func (r *LogProbResult) String() string {
+	s := fmt.Sprintf("expected log posterior density %.4f ± %.4f (%d pairs)", r.Mean, r.StdErr, r.N)
+	if !math.IsNaN(r.Prior) {
+		s += fmt.Sprintf(", prior %.4f", r.Prior)
+	}
+	if r.NonFinite > 0 {
+		s += fmt.Sprintf(", %d pairs with zero density left out", r.NonFinite)
+	}
+	return s
+}
+
+// MIMEBundle shows the summary as HTML and text.
+func (r *LogProbResult) MIMEBundle() map[string]any {
+	return map[string]any{"text/html": "<div>" + r.String() + "</div>", "text/plain": r.String()}
+}

@@ -1,0 +1,189 @@
+package diag
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/gosbi/gosbi/sbi"
+)
+
+// MarginalResult is the coverage of central credible intervals of each parameter's marginal.
+type MarginalResult struct {
+	N        int
+	Levels   []float64   // interval credibility ρ: the interval between the (1−ρ)/2 and (1+ρ)/2 quantiles
+	Coverage [][]float64 // Coverage[d][k]: fraction of pairs with θ*_d inside the level-k interval of parameter d
+	Lower    []float64   // binomial band of an exactly calibrated estimator (as CoverageResult)
+	Upper    []float64
+}
+
+// MarginalCoverage estimates, for every parameter, how often the true value falls inside the
+// central credible interval of its marginal posterior (the diagnostic of Bayesian score
+// calibration, Vandeskog et al.). With the marginal rank r = (k + U)/(M + 1),
+// k = #{j : θⱼ,d < θ*_d}, θ*_d lies inside the central ρ interval iff |r − ½| ≤ ρ/2.
+func MarginalCoverage(est sbi.Amortized, theta, x *mat.Dense, opts RankOptions) (*MarginalResult, error) {
+	opts = opts.withDefaults()
+	if err := checkLevels(opts.Levels); err != nil {
+		return nil, err
+	}
+	pass, err := runSamplePass(est, theta, x, opts, passMarginal, "marginal coverage")
+	if err != nil {
+		return nil, err
+	}
+	return marginalFromPass(pass, opts), nil
+}
+
+func marginalFromPass(pass *samplePass, opts RankOptions) *MarginalResult {
+	n := len(pass.marginal)
+	dim := len(pass.marginal[0])
+	r := &MarginalResult{N: n, Levels: append([]float64(nil), opts.Levels...), Coverage: make([][]float64, dim)}
+	for d := range dim {
+		r.Coverage[d] = make([]float64, len(opts.Levels))
+		for i := range n {
+			rank := (float64(pass.marginal[i][d]) + pass.jitter[i][d]) / float64(opts.Samples+1)
+			for k, l := range opts.Levels {
+				if math.Abs(rank-0.5) <= l/2 {
+					r.Coverage[d][k]++
+				}
+			}
+		}
+		for k := range opts.Levels {
+			r.Coverage[d][k] /= float64(n)
+		}
+	}
+	r.Lower, r.Upper = BinomialBand(n, opts.Levels, DefaultConfidence)
+	return r
+}
+
+// String is a text table, one row per parameter.
+func (r *MarginalResult) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "marginal coverage of central intervals (%d pairs)\n%6s", r.N, "level")
+	for _, l := range r.Levels {
+		fmt.Fprintf(&b, " %5.2f", l)
+	}
+	for d, c := range r.Coverage {
+		fmt.Fprintf(&b, "\nθ[%d]  ", d)
+		for _, v := range c {
+			fmt.Fprintf(&b, " %5.3f", v)
+		}
+	}
+	return b.String() + "\n"
+}
+
+// MIMEBundle shows the table as HTML and text.
+func (r *MarginalResult) MIMEBundle() map[string]any {
+	var b strings.Builder
+	fmt.Fprintf(&b, `<div><b>Marginal coverage</b> of central intervals, %d pairs<table style="font-size:85%%"><tr><th>level</th>`, r.N)
+	for _, l := range r.Levels {
+		fmt.Fprintf(&b, "<td>%.2f</td>", l)
+	}
+	b.WriteString("</tr>")
+	for d, c := range r.Coverage {
+		fmt.Fprintf(&b, "<tr><th>θ[%d]</th>", d)
+		for k, v := range c {
+			fmt.Fprintf(&b, "<td%s>%.3f</td>", bandStyle(v, r.Lower[k], r.Upper[k]), v)
+		}
+		b.WriteString("</tr>")
+	}
+	b.WriteString("</table></div>")
+	return map[string]any{"text/html": b.String(), "text/plain": r.String()}
+}
+
+func bandStyle(v, lo, hi float64) string {
+	switch {
+	case v < lo:
+		return ` style="color:#D55E00"`
+	case v > hi:
+		return ` style="color:#0072B2"`
+	}
+	return ""
+}
+
+// SBCResult holds simulation-based calibration ranks (Talts et al. 2018) per parameter.
+type SBCResult struct {
+	Samples int       // posterior draws per pair, M: ranks lie in {0, …, M}
+	Ranks   [][]int   // Ranks[d][i]: #{j : θⱼ,d < θ*_d} for pair i
+	Bins    int       // bins of the uniformity test
+	ChiSq   []float64 // χ² statistic of the binned ranks, per parameter
+	PValues []float64 // p-value of the χ² uniformity test, per parameter
+}
+
+// SBC computes simulation-based calibration ranks of each parameter and tests their uniformity
+// with a χ² test on bins of equal probability (Talts et al. 2018). The number of bins divides
+// M + 1 and keeps about 20 expected counts per bin: choose M + 1 with many divisors, e.g.
+// M = 99, 199 or 999. A small p-value says the marginals are miscalibrated.
+func SBC(est sbi.Amortized, theta, x *mat.Dense, opts RankOptions) (*SBCResult, error) {
+	opts = opts.withDefaults()
+	pass, err := runSamplePass(est, theta, x, opts, passMarginal, "SBC")
+	if err != nil {
+		return nil, err
+	}
+	return sbcFromPass(pass, opts.Samples), nil
+}
+
+func sbcFromPass(pass *samplePass, m int) *SBCResult {
+	n := len(pass.marginal)
+	dim := len(pass.marginal[0])
+	bins := sbcBins(n, m)
+	r := &SBCResult{Samples: m, Ranks: make([][]int, dim), Bins: bins, ChiSq: make([]float64, dim), PValues: make([]float64, dim)}
+	for d := range dim {
+		r.Ranks[d] = make([]int, n)
+		counts := make([]int, bins)
+		for i := range n {
+			k := pass.marginal[i][d]
+			r.Ranks[d][i] = k
+			counts[k*bins/(m+1)]++
+		}
+		r.ChiSq[d], r.PValues[d] = chiSquareUniform(counts)
+	}
+	return r
+}
+
+// sbcBins is the largest divisor of m+1 that leaves at least 20 expected counts per bin
+// (at least 2 bins when m ≥ 1).
+func sbcBins(n, m int) int {
+	best := 1
+	for b := 2; b <= m+1; b++ {
+		if (m+1)%b == 0 && n/b >= 20 {
+			best = b
+		}
+	}
+	if best == 1 && m >= 1 {
+		best = m + 1
+		for b := 2; b <= m+1; b++ {
+			if (m+1)%b == 0 {
+				best = b
+				break
+			}
+		}
+	}
+	return best
+}
+
+// String is a one-line summary per parameter.
+func (r *SBCResult) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "SBC ranks (%d pairs, %d draws, χ² on %d bins)\n", len(r.Ranks[0]), r.Samples, r.Bins)
+	for d := range r.Ranks {
+		fmt.Fprintf(&b, "θ[%d]: χ² %.1f, p-value %.3g\n", d, r.ChiSq[d], r.PValues[d])
+	}
+	return b.String()
+}
+
+// MIMEBundle shows the per-parameter test as HTML and text.
+func (r *SBCResult) MIMEBundle() map[string]any {
+	var b strings.Builder
+	fmt.Fprintf(&b, `<div><b>SBC</b> — %d pairs, %d draws, χ² test on %d bins<table style="font-size:85%%"><tr><th></th><th>χ²</th><th>p-value</th></tr>`, len(r.Ranks[0]), r.Samples, r.Bins)
+	for d := range r.Ranks {
+		style := ""
+		if r.PValues[d] < 0.01 {
+			style = ` style="color:#D55E00"`
+		}
+		fmt.Fprintf(&b, "<tr><th>θ[%d]</th><td>%.1f</td><td%s>%.3g</td></tr>", d, r.ChiSq[d], style, r.PValues[d])
+	}
+	b.WriteString("</table></div>")
+	return map[string]any{"text/html": b.String(), "text/plain": r.String()}
+}

@@ -1,0 +1,128 @@
+package dist
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Distribution is a probability distribution over R^Dim().
+type Distribution interface {
+	// Dim is the number of coordinates of a point.
+	Dim() int
+	// Sample draws n points, one per row of the result (n×Dim).
+	Sample(rng *rand.Rand, n int) *mat.Dense
+	// LogProb is the log density of each row of x: −Inf outside the support, never NaN.
+	// It panics if x does not have Dim columns.
+	LogProb(x *mat.Dense) []float64
+	// InSupport reports whether the point x (of length Dim) lies in the support.
+	InSupport(x []float64) bool
+	// Support returns the smallest box holding the support, with ±Inf where it is unbounded.
+	Support() (low, high []float64)
+}
+
+// Moments is implemented by distributions whose mean and covariance have a closed form.
+type Moments interface {
+	Mean() []float64
+	Covariance() *mat.SymDense
+}
+
+// MeanCov returns the closed-form mean and covariance of d, and false when d has none (or
+// when a part of a product or the base of a transform has none).
+func MeanCov(d Distribution) (mean []float64, cov *mat.SymDense, ok bool) {
+	switch d := d.(type) {
+	case Moments:
+		return d.Mean(), d.Covariance(), true
+	case *Independent:
+		return d.meanCov()
+	case *Transformed:
+		return d.meanCov()
+	}
+	return nil, nil, false
+}
+
+// Bounds returns the support box of d and true when every bound is finite.
+func Bounds(d Distribution) (low, high []float64, ok bool) {
+	low, high = d.Support()
+	for i := range low {
+		if math.IsInf(low[i], 0) || math.IsInf(high[i], 0) {
+			return low, high, false
+		}
+	}
+	return low, high, true
+}
+
+// checkCols panics when x does not have dim columns.
+func checkCols(name string, dim int, x *mat.Dense) int {
+	r, c := x.Dims()
+	if c != dim {
+		panic(fmt.Sprintf("dist: %s.LogProb: x has %d columns, expected %d (one row per point)", name, c, dim))
+	}
+	return r
+}
+
+// checkN panics when n is negative.
+func checkN(name string, n int) {
+	if n < 0 {
+		panic(fmt.Sprintf("dist: %s.Sample: n = %d, expected n ≥ 0", name, n))
+	}
+}
+
+// newDense allows zero rows, which mat.NewDense does not.
+func newDense(n, d int) *mat.Dense {
+	if n == 0 || d == 0 {
+		return &mat.Dense{}
+	}
+	return mat.NewDense(n, d, nil)
+}
+
+func hasNaN(x []float64) bool {
+	for _, v := range x {
+		if math.IsNaN(v) {
+			return true
+		}
+	}
+	return false
+}
+
+func fill(n int, v float64) []float64 {
+	s := make([]float64, n)
+	for i := range s {
+		s[i] = v
+	}
+	return s
+}
+
+func diagSym(v []float64) *mat.SymDense {
+	c := mat.NewSymDense(len(v), nil)
+	for i, x := range v {
+		c.SetSym(i, i, x)
+	}
+	return c
+}
+
+func checkLen(name, what string, got, want int) {
+	if got != want {
+		panic(fmt.Sprintf("dist: %s: %s has length %d, expected %d", name, what, got, want))
+	}
+}
+
+func checkPositive(name, what string, v []float64) {
+	for i, x := range v {
+		if !(x > 0) || math.IsInf(x, 0) {
+			panic(fmt.Sprintf("dist: %s: %s[%d] = %v, expected a finite value > 0", name, what, i, x))
+		}
+	}
+}
+
+func checkFinite(name, what string, v []float64) {
+	for i, x := range v {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			panic(fmt.Sprintf("dist: %s: %s[%d] = %v, expected a finite value", name, what, i, x))
+		}
+	}
+}
+
+const logSqrt2Pi = 0.91893853320467274178 // ½·log(2π)

@@ -1,0 +1,313 @@
+package dist
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// LogNormal has independent coordinates with log x_j ~ N(loc_j, scale_j²).
+type LogNormal struct {
+	loc, scale []float64
+}
+
+// NewLogNormal returns the product of log-normals with the given location and scale of log x.
+func NewLogNormal(loc, scale []float64) *LogNormal {
+	checkLen("NewLogNormal", "scale", len(scale), len(loc))
+	if len(loc) == 0 {
+		panic("dist: NewLogNormal: loc is empty, expected at least one dimension")
+	}
+	checkFinite("NewLogNormal", "loc", loc)
+	checkPositive("NewLogNormal", "scale", scale)
+	return &LogNormal{loc: append([]float64(nil), loc...), scale: append([]float64(nil), scale...)}
+}
+
+// Dim is the number of coordinates.
+func (d *LogNormal) Dim() int { return len(d.loc) }
+
+// Sample draws n points as exp(loc + scale·z).
+func (d *LogNormal) Sample(rng *rand.Rand, n int) *mat.Dense {
+	checkN("LogNormal", n)
+	x := newDense(n, d.Dim())
+	for i := 0; i < n; i++ {
+		row := x.RawRowView(i)
+		for j := range row {
+			row[j] = math.Exp(d.loc[j] + d.scale[j]*rng.NormFloat64())
+		}
+	}
+	return x
+}
+
+// LogProb is Σ_j [log N(log x_j; loc_j, scale_j²) − log x_j].
+func (d *LogNormal) LogProb(x *mat.Dense) []float64 {
+	n := checkCols("LogNormal", d.Dim(), x)
+	lp := make([]float64, n)
+	for i := range lp {
+		row := x.RawRowView(i)
+		if !d.InSupport(row) {
+			lp[i] = math.Inf(-1)
+			continue
+		}
+		s := 0.0
+		for j, v := range row {
+			l := math.Log(v)
+			z := (l - d.loc[j]) / d.scale[j]
+			s += -0.5*z*z - math.Log(d.scale[j]) - logSqrt2Pi - l
+		}
+		lp[i] = s
+	}
+	return lp
+}
+
+// InSupport reports whether every coordinate is positive and finite.
+func (d *LogNormal) InSupport(x []float64) bool {
+	for _, v := range x {
+		if !(v > 0) || math.IsInf(v, 1) {
+			return false
+		}
+	}
+	return len(x) == d.Dim()
+}
+
+// Support is (0, ∞)^d.
+func (d *LogNormal) Support() (low, high []float64) {
+	return make([]float64, d.Dim()), fill(d.Dim(), math.Inf(1))
+}
+
+// Mean is exp(loc + scale²/2).
+func (d *LogNormal) Mean() []float64 {
+	m := make([]float64, d.Dim())
+	for j := range m {
+		m[j] = math.Exp(d.loc[j] + d.scale[j]*d.scale[j]/2)
+	}
+	return m
+}
+
+// Covariance is diagonal with (exp(scale²)−1)·exp(2·loc + scale²).
+func (d *LogNormal) Covariance() *mat.SymDense {
+	v := make([]float64, d.Dim())
+	for j := range v {
+		s2 := d.scale[j] * d.scale[j]
+		v[j] = math.Expm1(s2) * math.Exp(2*d.loc[j]+s2)
+	}
+	return diagSym(v)
+}
+
+// Gamma has independent coordinates x_j ~ Gamma(shape_j, rate_j), with density
+// rate^shape·x^(shape−1)·e^(−rate·x)/Γ(shape) on x ≥ 0.
+type Gamma struct {
+	shape, rate []float64
+}
+
+// NewGamma returns the product of Gamma distributions with the given shapes and rates.
+func NewGamma(shape, rate []float64) *Gamma {
+	checkLen("NewGamma", "rate", len(rate), len(shape))
+	if len(shape) == 0 {
+		panic("dist: NewGamma: shape is empty, expected at least one dimension")
+	}
+	checkPositive("NewGamma", "shape", shape)
+	checkPositive("NewGamma", "rate", rate)
+	return &Gamma{shape: append([]float64(nil), shape...), rate: append([]float64(nil), rate...)}
+}
+
+// Dim is the number of coordinates.
+func (d *Gamma) Dim() int { return len(d.shape) }
+
+// Sample draws n points.
+func (d *Gamma) Sample(rng *rand.Rand, n int) *mat.Dense {
+	checkN("Gamma", n)
+	x := newDense(n, d.Dim())
+	for i := 0; i < n; i++ {
+		row := x.RawRowView(i)
+		for j := range row {
+			row[j] = sampleGamma(rng, d.shape[j]) / d.rate[j]
+		}
+	}
+	return x
+}
+
+// sampleGamma draws from Gamma(k, 1) with the method of Marsaglia and Tsang (2000), "A simple
+// method for generating gamma variables", ACM TOMS 26(3): for k ≥ 1, with d = k − 1/3 and
+// c = 1/√(9d), v = (1 + c·z)³ is accepted when log u < z²/2 + d − d·v + d·log v; for k < 1
+// it uses Gamma(k) = Gamma(k+1)·u^(1/k).
+func sampleGamma(rng *rand.Rand, k float64) float64 {
+	if k < 1 {
+		u := rng.Float64()
+		for u == 0 {
+			u = rng.Float64()
+		}
+		return sampleGamma(rng, k+1) * math.Pow(u, 1/k)
+	}
+	d := k - 1.0/3
+	c := 1 / math.Sqrt(9*d)
+	for {
+		z := rng.NormFloat64()
+		v := 1 + c*z
+		if v <= 0 {
+			continue
+		}
+		v = v * v * v
+		u := rng.Float64()
+		if u < 1-0.0331*z*z*z*z {
+			return d * v
+		}
+		if u > 0 && math.Log(u) < 0.5*z*z+d*(1-v+math.Log(v)) {
+			return d * v
+		}
+	}
+}
+
+// xlogy returns a·log(x) with 0·log(0) = 0, so that densities at the edge of the support are
+// never NaN.
+func xlogy(a, x float64) float64 {
+	if a == 0 {
+		return 0
+	}
+	return a * math.Log(x)
+}
+
+// LogProb is Σ_j [shape·log rate − log Γ(shape) + (shape−1)·log x − rate·x].
+func (d *Gamma) LogProb(x *mat.Dense) []float64 {
+	n := checkCols("Gamma", d.Dim(), x)
+	lp := make([]float64, n)
+	for i := range lp {
+		row := x.RawRowView(i)
+		if !d.InSupport(row) {
+			lp[i] = math.Inf(-1)
+			continue
+		}
+		s := 0.0
+		for j, v := range row {
+			lg, _ := math.Lgamma(d.shape[j])
+			s += d.shape[j]*math.Log(d.rate[j]) - lg + xlogy(d.shape[j]-1, v) - d.rate[j]*v
+		}
+		lp[i] = s
+	}
+	return lp
+}
+
+// InSupport reports whether every coordinate is ≥ 0 and finite.
+func (d *Gamma) InSupport(x []float64) bool {
+	for _, v := range x {
+		if !(v >= 0) || math.IsInf(v, 1) {
+			return false
+		}
+	}
+	return len(x) == d.Dim()
+}
+
+// Support is [0, ∞)^d.
+func (d *Gamma) Support() (low, high []float64) {
+	return make([]float64, d.Dim()), fill(d.Dim(), math.Inf(1))
+}
+
+// Mean is shape/rate.
+func (d *Gamma) Mean() []float64 {
+	m := make([]float64, d.Dim())
+	for j := range m {
+		m[j] = d.shape[j] / d.rate[j]
+	}
+	return m
+}
+
+// Covariance is diagonal with shape/rate².
+func (d *Gamma) Covariance() *mat.SymDense {
+	v := make([]float64, d.Dim())
+	for j := range v {
+		v[j] = d.shape[j] / (d.rate[j] * d.rate[j])
+	}
+	return diagSym(v)
+}
+
+// Beta has independent coordinates x_j ~ Beta(alpha_j, beta_j) on [0, 1].
+type Beta struct {
+	alpha, beta []float64
+}
+
+// NewBeta returns the product of Beta distributions.
+func NewBeta(alpha, beta []float64) *Beta {
+	checkLen("NewBeta", "beta", len(beta), len(alpha))
+	if len(alpha) == 0 {
+		panic("dist: NewBeta: alpha is empty, expected at least one dimension")
+	}
+	checkPositive("NewBeta", "alpha", alpha)
+	checkPositive("NewBeta", "beta", beta)
+	return &Beta{alpha: append([]float64(nil), alpha...), beta: append([]float64(nil), beta...)}
+}
+
+// Dim is the number of coordinates.
+func (d *Beta) Dim() int { return len(d.alpha) }
+
+// Sample draws n points as G_a/(G_a + G_b) with independent Gamma(alpha,1) and Gamma(beta,1).
+func (d *Beta) Sample(rng *rand.Rand, n int) *mat.Dense {
+	checkN("Beta", n)
+	x := newDense(n, d.Dim())
+	for i := 0; i < n; i++ {
+		row := x.RawRowView(i)
+		for j := range row {
+			a := sampleGamma(rng, d.alpha[j])
+			b := sampleGamma(rng, d.beta[j])
+			row[j] = a / (a + b)
+		}
+	}
+	return x
+}
+
+func lbeta(a, b float64) float64 {
+	la, _ := math.Lgamma(a)
+	lb, _ := math.Lgamma(b)
+	lab, _ := math.Lgamma(a + b)
+	return la + lb - lab
+}
+
+// LogProb is Σ_j [(alpha−1)·log x + (beta−1)·log(1−x) − log B(alpha, beta)].
+func (d *Beta) LogProb(x *mat.Dense) []float64 {
+	n := checkCols("Beta", d.Dim(), x)
+	lp := make([]float64, n)
+	for i := range lp {
+		row := x.RawRowView(i)
+		if !d.InSupport(row) {
+			lp[i] = math.Inf(-1)
+			continue
+		}
+		s := 0.0
+		for j, v := range row {
+			s += xlogy(d.alpha[j]-1, v) + xlogy(d.beta[j]-1, 1-v) - lbeta(d.alpha[j], d.beta[j])
+		}
+		lp[i] = s
+	}
+	return lp
+}
+
+// InSupport reports whether 0 ≤ x_j ≤ 1 for every j.
+func (d *Beta) InSupport(x []float64) bool {
+	for _, v := range x {
+		if !(v >= 0 && v <= 1) {
+			return false
+		}
+	}
+	return len(x) == d.Dim()
+}
+
+// Support is [0, 1]^d.
+func (d *Beta) Support() (low, high []float64) { return make([]float64, d.Dim()), fill(d.Dim(), 1) }
+
+// Mean is alpha/(alpha+beta).
+func (d *Beta) Mean() []float64 {
+	m := make([]float64, d.Dim())
+	for j := range m {
+		m[j] = d.alpha[j] / (d.alpha[j] + d.beta[j])
+	}
+	return m
+}
+
+// Covariance is diagonal with alpha·beta/((alpha+beta)²(alpha+beta+1)).
+func (d *Beta) Covariance() *mat.SymDense {
+	v := make([]float64, d.Dim())
+	for j := range v {
+		a, b := d.alpha[j], d.beta[j]
+		v[j] = a * b / ((a + b) * (a + b) * (a + b + 1))
+	}
+	return diagSym(v)
+}

@@ -1,0 +1,200 @@
+package dist
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Bijection is an invertible, differentiable map of R^d onto its image, applied coordinate-wise
+// or to a whole point.
+type Bijection interface {
+	// Forward sets y = f(x).
+	Forward(x, y []float64)
+	// Inverse sets x = f⁻¹(y) and reports whether y lies in the image of f.
+	Inverse(y, x []float64) bool
+	// LogAbsDetJacobian is log|det ∂f/∂x| at x.
+	LogAbsDetJacobian(x []float64) float64
+}
+
+// Affine is the map y = Shift + Scale⊙x (element-wise), with every Scale_j ≠ 0.
+type Affine struct {
+	Shift, Scale []float64
+}
+
+// Forward sets y = Shift + Scale⊙x.
+func (a Affine) Forward(x, y []float64) {
+	for j := range x {
+		y[j] = a.Shift[j] + a.Scale[j]*x[j]
+	}
+}
+
+// Inverse sets x = (y − Shift)/Scale.
+func (a Affine) Inverse(y, x []float64) bool {
+	for j := range y {
+		x[j] = (y[j] - a.Shift[j]) / a.Scale[j]
+	}
+	return true
+}
+
+// LogAbsDetJacobian is Σ log|Scale_j|.
+func (a Affine) LogAbsDetJacobian(x []float64) float64 {
+	s := 0.0
+	for _, v := range a.Scale {
+		s += math.Log(math.Abs(v))
+	}
+	return s
+}
+
+// Exp is the element-wise map y = exp(x) onto (0, ∞)^d.
+type Exp struct{}
+
+// Forward sets y = exp(x).
+func (Exp) Forward(x, y []float64) {
+	for j := range x {
+		y[j] = math.Exp(x[j])
+	}
+}
+
+// Inverse sets x = log(y); it reports false unless every y_j > 0.
+func (Exp) Inverse(y, x []float64) bool {
+	ok := true
+	for j := range y {
+		if !(y[j] > 0) {
+			ok = false
+		}
+		x[j] = math.Log(y[j])
+	}
+	return ok
+}
+
+// LogAbsDetJacobian is Σ x_j.
+func (Exp) LogAbsDetJacobian(x []float64) float64 {
+	s := 0.0
+	for _, v := range x {
+		s += v
+	}
+	return s
+}
+
+// Transformed is the distribution of y = f(x) for x drawn from a base distribution; its
+// density is p_base(f⁻¹(y)) / |det ∂f/∂x| (change of variables).
+type Transformed struct {
+	base Distribution
+	f    Bijection
+}
+
+// NewTransformed returns the distribution of f(x) with x ~ base.
+func NewTransformed(base Distribution, f Bijection) *Transformed {
+	return &Transformed{base: base, f: f}
+}
+
+// NewAffine returns the distribution of shift + scale⊙x with x ~ base. It panics unless the
+// lengths match base.Dim() and every scale is finite and non-zero.
+func NewAffine(base Distribution, shift, scale []float64) *Transformed {
+	checkLen("NewAffine", "shift", len(shift), base.Dim())
+	checkLen("NewAffine", "scale", len(scale), base.Dim())
+	checkFinite("NewAffine", "shift", shift)
+	checkFinite("NewAffine", "scale", scale)
+	for j, s := range scale {
+		if s == 0 {
+			panic(fmt.Sprintf("dist: NewAffine: scale[%d] = 0, expected a non-zero scale", j))
+		}
+	}
+	return NewTransformed(base, Affine{Shift: append([]float64(nil), shift...), Scale: append([]float64(nil), scale...)})
+}
+
+// NewExp returns the distribution of exp(x) with x ~ base (element-wise), e.g. a log-uniform
+// distribution from a BoxUniform.
+func NewExp(base Distribution) *Transformed { return NewTransformed(base, Exp{}) }
+
+// Base is the distribution that is transformed.
+func (t *Transformed) Base() Distribution { return t.base }
+
+// Dim is the base dimension.
+func (t *Transformed) Dim() int { return t.base.Dim() }
+
+// Sample draws from the base and maps every row.
+func (t *Transformed) Sample(rng *rand.Rand, n int) *mat.Dense {
+	x := t.base.Sample(rng, n)
+	for i := 0; i < n; i++ {
+		row := x.RawRowView(i)
+		t.f.Forward(row, row)
+	}
+	return x
+}
+
+// LogProb is log p_base(f⁻¹(y)) − log|det ∂f/∂x| at x = f⁻¹(y).
+func (t *Transformed) LogProb(y *mat.Dense) []float64 {
+	n := checkCols("Transformed", t.Dim(), y)
+	lp := make([]float64, n)
+	if n == 0 {
+		return lp
+	}
+	x := mat.NewDense(n, t.Dim(), nil)
+	valid := make([]bool, n)
+	for i := 0; i < n; i++ {
+		valid[i] = t.f.Inverse(y.RawRowView(i), x.RawRowView(i)) && !hasNaN(y.RawRowView(i))
+	}
+	base := t.base.LogProb(x)
+	for i := range lp {
+		if !valid[i] || math.IsInf(base[i], -1) {
+			lp[i] = math.Inf(-1)
+			continue
+		}
+		lp[i] = base[i] - t.f.LogAbsDetJacobian(x.RawRowView(i))
+		if math.IsNaN(lp[i]) {
+			lp[i] = math.Inf(-1)
+		}
+	}
+	return lp
+}
+
+// InSupport reports whether f⁻¹(y) lies in the support of the base.
+func (t *Transformed) InSupport(y []float64) bool {
+	x := make([]float64, len(y))
+	return len(y) == t.Dim() && t.f.Inverse(y, x) && t.base.InSupport(x)
+}
+
+// Support maps the base's support box through f (exact for monotone element-wise maps such as
+// Affine and Exp).
+func (t *Transformed) Support() (low, high []float64) {
+	bl, bh := t.base.Support()
+	low, high = make([]float64, len(bl)), make([]float64, len(bh))
+	t.f.Forward(bl, low)
+	t.f.Forward(bh, high)
+	for j := range low {
+		if low[j] > high[j] {
+			low[j], high[j] = high[j], low[j]
+		}
+	}
+	return low, high
+}
+
+func (t *Transformed) meanCov() ([]float64, *mat.SymDense, bool) {
+	switch f := t.f.(type) {
+	case Affine:
+		m, c, ok := MeanCov(t.base)
+		if !ok {
+			return nil, nil, false
+		}
+		d := len(m)
+		mean := make([]float64, d)
+		cov := mat.NewSymDense(d, nil)
+		for i := 0; i < d; i++ {
+			mean[i] = f.Shift[i] + f.Scale[i]*m[i]
+			for j := i; j < d; j++ {
+				cov.SetSym(i, j, f.Scale[i]*f.Scale[j]*c.At(i, j))
+			}
+		}
+		return mean, cov, true
+	case Exp:
+		if nb, ok := t.base.(*Normal); ok {
+			ln := NewLogNormal(nb.mean, nb.std)
+			return ln.Mean(), ln.Covariance(), true
+		}
+	}
+	return nil, nil, false
+}

@@ -1,0 +1,12 @@
+//go:build !openblas
+
+package nn
+
+const backend = "gonum"
+
+// SetBLASThreads has no effect in the pure-Go build: gonum's GEMM splits large products over
+// goroutines by itself.
+func SetBLASThreads(n int) {}
+
+// BLASThreads returns 1 in the pure-Go build (see SetBLASThreads).
+func BLASThreads() int { return 1 }

@@ -1,0 +1,146 @@
+package nn
+
+import (
+	"fmt"
+	"math"
+)
+
+// LogSumExp returns the n×1 column log Σ_j exp(a_ij) of an n×m tensor, computed stably by
+// subtracting the row maximum. Its gradient is the row softmax. A row of all −Inf gives −Inf
+// and a zero gradient.
+func (tp *Tape) LogSumExp(a *Tensor) *Tensor {
+	g := tp.grads(a)
+	out := tp.tensor(a.Rows, 1, g)
+	for i := 0; i < a.Rows; i++ {
+		out.Data[i] = logSumExp(a.Row(i))
+	}
+	if g {
+		tp.record(backLogSumExp, out, a, nil, nil)
+	}
+	return out
+}
+
+func logSumExp(x []float64) float64 {
+	m := math.Inf(-1)
+	for _, v := range x {
+		m = max(m, v)
+	}
+	if math.IsInf(m, 0) {
+		return m
+	}
+	s := 0.0
+	for _, v := range x {
+		s += math.Exp(v - m)
+	}
+	return m + math.Log(s)
+}
+
+func backLogSumExp(n *node) {
+	a, out := n.a, n.out
+	for i := 0; i < a.Rows; i++ {
+		g, l := out.Grad[i], out.Data[i]
+		if math.IsInf(l, -1) {
+			continue
+		}
+		ga := a.Grad[i*a.Cols : (i+1)*a.Cols]
+		for j, v := range a.Row(i) {
+			ga[j] += g * math.Exp(v-l)
+		}
+	}
+}
+
+// LogSoftmax returns a_ij − log Σ_k exp(a_ik), row by row.
+func (tp *Tape) LogSoftmax(a *Tensor) *Tensor {
+	g := tp.grads(a)
+	out := tp.tensor(a.Rows, a.Cols, g)
+	for i := 0; i < a.Rows; i++ {
+		l := logSumExp(a.Row(i))
+		y := out.Row(i)
+		for j, v := range a.Row(i) {
+			y[j] = v - l
+		}
+	}
+	if g {
+		tp.record(backLogSoftmax, out, a, nil, nil)
+	}
+	return out
+}
+
+// backLogSoftmax: ∂L/∂a_j = g_j − softmax_j Σ_k g_k.
+func backLogSoftmax(n *node) {
+	a, out := n.a, n.out
+	c := a.Cols
+	for i := 0; i < a.Rows; i++ {
+		gy := out.Grad[i*c : (i+1)*c]
+		s := 0.0
+		for _, g := range gy {
+			s += g
+		}
+		ga := a.Grad[i*c : (i+1)*c]
+		for j, y := range out.Data[i*c : (i+1)*c] {
+			ga[j] += gy[j] - math.Exp(y)*s
+		}
+	}
+}
+
+// BCEWithLogits returns the 1×1 mean binary cross-entropy between the logits and targets in
+// [0, 1] (same shape): mean of softplus(l) − t·l, which is −t·log σ(l) − (1−t)·log(1−σ(l))
+// computed without overflow. Targets get no gradient.
+func (tp *Tape) BCEWithLogits(logits, targets *Tensor) *Tensor {
+	sameShape("BCEWithLogits", logits, targets)
+	if logits.Len() == 0 {
+		panic("nn: BCEWithLogits of an empty batch")
+	}
+	g := tp.grads(logits)
+	out := tp.tensor(1, 1, g)
+	s := 0.0
+	for i, l := range logits.Data {
+		s += softplus(l) - targets.Data[i]*l
+	}
+	out.Data[0] = s / float64(logits.Len())
+	if g {
+		tp.record(backBCE, out, logits, targets, nil)
+	}
+	return out
+}
+
+// backBCE: ∂/∂l = (σ(l) − t)/n.
+func backBCE(n *node) {
+	l, t := n.a, n.b
+	g := n.out.Grad[0] / float64(l.Len())
+	for i, v := range l.Data {
+		l.Grad[i] += g * (sigmoid(v) - t.Data[i])
+	}
+}
+
+// Indicator returns the straight-through indicator 1[a > 0] elementwise: the forward value is
+// the step function and the backward pass lets the gradient through unchanged (Bengio et al.
+// 2013), restricted to |a| ≤ window when window > 0 (the "hardtanh" window variant; window 0
+// passes every gradient).
+func (tp *Tape) Indicator(a *Tensor, window float64) *Tensor {
+	if window < 0 || math.IsNaN(window) {
+		panic(fmt.Sprintf("nn: Indicator window %v, want ≥ 0", window))
+	}
+	g := tp.grads(a)
+	out := tp.tensor(a.Rows, a.Cols, g)
+	for i, v := range a.Data {
+		if v > 0 {
+			out.Data[i] = 1
+		} else {
+			out.Data[i] = 0
+		}
+	}
+	if g {
+		tp.record(backIndicator, out, a, nil, nil).k = window
+	}
+	return out
+}
+
+func backIndicator(n *node) {
+	w := n.k
+	for i, g := range n.out.Grad {
+		if w == 0 || math.Abs(n.a.Data[i]) <= w {
+			n.a.Grad[i] += g
+		}
+	}
+}

@@ -1,0 +1,729 @@
+package nn
+
+import (
+	"fmt"
+	"math"
+)
+
+// ---- matrix products ----
+
+// MatMul returns a·b for a (n×k) and b (k×m).
+func (tp *Tape) MatMul(a, b *Tensor) *Tensor {
+	if a.Cols != b.Rows {
+		panic(fmt.Sprintf("nn: MatMul: %d×%d · %d×%d, inner dimensions differ", a.Rows, a.Cols, b.Rows, b.Cols))
+	}
+	g := tp.grads(a, b)
+	out := tp.tensor(a.Rows, b.Cols, g)
+	gemm(false, false, a.Rows, b.Cols, a.Cols, 1, a.Data, a.Cols, b.Data, b.Cols, 0, out.Data, out.Cols)
+	if g {
+		tp.record(backMatMul, out, a, b, nil)
+	}
+	return out
+}
+
+func backMatMul(n *node) {
+	a, b, out := n.a, n.b, n.out
+	if a.Grad != nil { // dA += dY·Bᵀ
+		gemm(false, true, a.Rows, a.Cols, b.Cols, 1, out.Grad, out.Cols, b.Data, b.Cols, 1, a.Grad, a.Cols)
+	}
+	if b.Grad != nil { // dB += Aᵀ·dY
+		gemm(true, false, b.Rows, b.Cols, a.Rows, 1, a.Data, a.Cols, out.Grad, out.Cols, 1, b.Grad, b.Cols)
+	}
+}
+
+// Linear returns x·w + bias for x (n×in), w (in×out) and bias (1×out, or nil for none).
+func (tp *Tape) Linear(x, w, bias *Tensor) *Tensor {
+	return tp.linear(x, w, bias, nil)
+}
+
+// MaskedLinear returns x·(w⊙mask) + bias, where mask has w's shape (in×out) and entries 0 or
+// 1: the masked layer of MADE (Germain et al. 2015, eq. 10). Gradients of masked-out weights
+// are zero.
+func (tp *Tape) MaskedLinear(x, w, bias *Tensor, mask []float64) *Tensor {
+	if len(mask) != w.Len() {
+		panic(fmt.Sprintf("nn: MaskedLinear: mask has %d entries, weights %d×%d", len(mask), w.Rows, w.Cols))
+	}
+	return tp.linear(x, w, bias, mask)
+}
+
+func (tp *Tape) linear(x, w, bias *Tensor, mask []float64) *Tensor {
+	if x.Cols != w.Rows {
+		panic(fmt.Sprintf("nn: Linear: input %d×%d, weights %d×%d: want input columns = weight rows", x.Rows, x.Cols, w.Rows, w.Cols))
+	}
+	if bias != nil && (bias.Rows != 1 || bias.Cols != w.Cols) {
+		panic(fmt.Sprintf("nn: Linear: bias %d×%d, want 1×%d", bias.Rows, bias.Cols, w.Cols))
+	}
+	g := tp.grads(x, w, bias)
+	out := tp.tensor(x.Rows, w.Cols, g)
+	beta := 0.0
+	if bias != nil {
+		for i := 0; i < x.Rows; i++ {
+			copy(out.Data[i*out.Cols:(i+1)*out.Cols], bias.Data)
+		}
+		beta = 1
+	}
+	wd := w.Data
+	var wm []float64
+	if mask != nil {
+		wm = tp.scratch(len(mask))
+		for i, m := range mask {
+			wm[i] = w.Data[i] * m
+		}
+		wd = wm
+	}
+	gemm(false, false, x.Rows, w.Cols, x.Cols, 1, x.Data, x.Cols, wd, w.Cols, beta, out.Data, out.Cols)
+	if g {
+		n := tp.record(backLinear, out, x, w, bias)
+		n.s = wm
+		if mask != nil && w.Grad != nil {
+			n.s2 = mask // the weight gradient is masked too
+		}
+	}
+	return out
+}
+
+func backLinear(n *node) {
+	x, w, bias, out := n.a, n.b, n.c, n.out
+	wd := w.Data
+	if n.s != nil {
+		wd = n.s
+	}
+	if x.Grad != nil { // dX += dY·Wᵀ
+		gemm(false, true, x.Rows, x.Cols, w.Cols, 1, out.Grad, out.Cols, wd, w.Cols, 1, x.Grad, x.Cols)
+	}
+	if w.Grad != nil {
+		if n.s2 == nil { // dW += Xᵀ·dY
+			gemm(true, false, w.Rows, w.Cols, x.Rows, 1, x.Data, x.Cols, out.Grad, out.Cols, 1, w.Grad, w.Cols)
+		} else { // dW += (Xᵀ·dY)⊙M, using the masked-weight buffer as scratch
+			tmp := n.s
+			gemm(true, false, w.Rows, w.Cols, x.Rows, 1, x.Data, x.Cols, out.Grad, out.Cols, 0, tmp, w.Cols)
+			for i, m := range n.s2 {
+				w.Grad[i] += tmp[i] * m
+			}
+		}
+	}
+	if bias != nil && bias.Grad != nil {
+		c := out.Cols
+		for i := 0; i < out.Rows; i++ {
+			row := out.Grad[i*c : (i+1)*c]
+			for j, v := range row {
+				bias.Grad[j] += v
+			}
+		}
+	}
+}
+
+// ---- broadcasting binary operations ----
+
+const (
+	opAdd = iota
+	opSub
+	opMul
+	opDiv
+)
+
+// Add returns a+b. Shapes must agree, or one operand may have 1 row and/or 1 column, which is
+// then repeated (broadcast) along that dimension.
+func (tp *Tape) Add(a, b *Tensor) *Tensor { return tp.binary(opAdd, "Add", a, b) }
+
+// Sub returns a−b with Add's broadcasting rule.
+func (tp *Tape) Sub(a, b *Tensor) *Tensor { return tp.binary(opSub, "Sub", a, b) }
+
+// Mul returns the elementwise product a⊙b with Add's broadcasting rule.
+func (tp *Tape) Mul(a, b *Tensor) *Tensor { return tp.binary(opMul, "Mul", a, b) }
+
+// Div returns the elementwise quotient a/b with Add's broadcasting rule.
+func (tp *Tape) Div(a, b *Tensor) *Tensor { return tp.binary(opDiv, "Div", a, b) }
+
+func bdim(op string, a, b *Tensor, x, y int) int {
+	switch {
+	case x == y:
+		return x
+	case x == 1:
+		return y
+	case y == 1:
+		return x
+	}
+	panic(fmt.Sprintf("nn: %s: shapes %d×%d and %d×%d do not broadcast", op, a.Rows, a.Cols, b.Rows, b.Cols))
+}
+
+// strides returns the row and column strides of t when broadcast to rows×cols.
+func strides(t *Tensor, rows, cols int) (rs, cs int) {
+	if t.Cols == cols {
+		cs = 1
+	}
+	if t.Rows == rows && rows > 1 {
+		rs = t.Cols
+	}
+	return
+}
+
+func (tp *Tape) binary(op int, name string, a, b *Tensor) *Tensor {
+	rows := bdim(name, a, b, a.Rows, b.Rows)
+	cols := bdim(name, a, b, a.Cols, b.Cols)
+	g := tp.grads(a, b)
+	out := tp.tensor(rows, cols, g)
+	if a.Rows == b.Rows && a.Cols == b.Cols {
+		y, x, z := out.Data, a.Data, b.Data
+		switch op {
+		case opAdd:
+			for i := range y {
+				y[i] = x[i] + z[i]
+			}
+		case opSub:
+			for i := range y {
+				y[i] = x[i] - z[i]
+			}
+		case opMul:
+			for i := range y {
+				y[i] = x[i] * z[i]
+			}
+		case opDiv:
+			for i := range y {
+				y[i] = x[i] / z[i]
+			}
+		}
+	} else {
+		ars, acs := strides(a, rows, cols)
+		brs, bcs := strides(b, rows, cols)
+		for i := 0; i < rows; i++ {
+			y := out.Data[i*cols : (i+1)*cols]
+			ai, bi := i*ars, i*brs
+			for j := range y {
+				x, z := a.Data[ai+j*acs], b.Data[bi+j*bcs]
+				switch op {
+				case opAdd:
+					y[j] = x + z
+				case opSub:
+					y[j] = x - z
+				case opMul:
+					y[j] = x * z
+				case opDiv:
+					y[j] = x / z
+				}
+			}
+		}
+	}
+	if g {
+		n := tp.record(backBinary, out, a, b, nil)
+		n.i = op
+	}
+	return out
+}
+
+func backBinary(n *node) {
+	a, b, out := n.a, n.b, n.out
+	rows, cols := out.Rows, out.Cols
+	ars, acs := strides(a, rows, cols)
+	brs, bcs := strides(b, rows, cols)
+	for i := 0; i < rows; i++ {
+		gy := out.Grad[i*cols : (i+1)*cols]
+		ai, bi := i*ars, i*brs
+		for j, g := range gy {
+			ak, bk := ai+j*acs, bi+j*bcs
+			var ga, gb float64
+			switch n.i {
+			case opAdd:
+				ga, gb = g, g
+			case opSub:
+				ga, gb = g, -g
+			case opMul:
+				ga, gb = g*b.Data[bk], g*a.Data[ak]
+			case opDiv:
+				q := 1 / b.Data[bk]
+				ga, gb = g*q, -g*a.Data[ak]*q*q
+			}
+			if a.Grad != nil {
+				a.Grad[ak] += ga
+			}
+			if b.Grad != nil {
+				b.Grad[bk] += gb
+			}
+		}
+	}
+}
+
+// Scale returns c·a.
+func (tp *Tape) Scale(a *Tensor, c float64) *Tensor {
+	g := tp.grads(a)
+	out := tp.tensor(a.Rows, a.Cols, g)
+	for i, v := range a.Data {
+		out.Data[i] = c * v
+	}
+	if g {
+		tp.record(backScale, out, a, nil, nil).k = c
+	}
+	return out
+}
+
+func backScale(n *node) {
+	for i, g := range n.out.Grad {
+		n.a.Grad[i] += n.k * g
+	}
+}
+
+// AddScalar returns a + c.
+func (tp *Tape) AddScalar(a *Tensor, c float64) *Tensor {
+	g := tp.grads(a)
+	out := tp.tensor(a.Rows, a.Cols, g)
+	for i, v := range a.Data {
+		out.Data[i] = v + c
+	}
+	if g {
+		tp.record(backIdentity, out, a, nil, nil)
+	}
+	return out
+}
+
+func backIdentity(n *node) {
+	for i, g := range n.out.Grad {
+		n.a.Grad[i] += g
+	}
+}
+
+// Neg returns −a.
+func (tp *Tape) Neg(a *Tensor) *Tensor { return tp.Scale(a, -1) }
+
+// ---- reductions and reshaping ----
+
+// Sum returns the 1×1 sum of all elements.
+func (tp *Tape) Sum(a *Tensor) *Tensor { return tp.sum(a, 1) }
+
+// Mean returns the 1×1 mean of all elements.
+func (tp *Tape) Mean(a *Tensor) *Tensor {
+	if a.Len() == 0 {
+		panic("nn: Mean of an empty tensor")
+	}
+	return tp.sum(a, 1/float64(a.Len()))
+}
+
+func (tp *Tape) sum(a *Tensor, c float64) *Tensor {
+	g := tp.grads(a)
+	out := tp.tensor(1, 1, g)
+	s := 0.0
+	for _, v := range a.Data {
+		s += v
+	}
+	out.Data[0] = c * s
+	if g {
+		tp.record(backSum, out, a, nil, nil).k = c
+	}
+	return out
+}
+
+func backSum(n *node) {
+	g := n.k * n.out.Grad[0]
+	for i := range n.a.Grad {
+		n.a.Grad[i] += g
+	}
+}
+
+// RowSum returns the n×1 column of row sums of an n×m tensor.
+func (tp *Tape) RowSum(a *Tensor) *Tensor {
+	g := tp.grads(a)
+	out := tp.tensor(a.Rows, 1, g)
+	for i := 0; i < a.Rows; i++ {
+		s := 0.0
+		for _, v := range a.Row(i) {
+			s += v
+		}
+		out.Data[i] = s
+	}
+	if g {
+		tp.record(backRowSum, out, a, nil, nil)
+	}
+	return out
+}
+
+func backRowSum(n *node) {
+	c := n.a.Cols
+	for i, g := range n.out.Grad {
+		row := n.a.Grad[i*c : (i+1)*c]
+		for j := range row {
+			row[j] += g
+		}
+	}
+}
+
+// ColSum returns the 1×m row of column sums of an n×m tensor.
+func (tp *Tape) ColSum(a *Tensor) *Tensor {
+	g := tp.grads(a)
+	out := tp.tensor(1, a.Cols, g)
+	clear(out.Data)
+	for i := 0; i < a.Rows; i++ {
+		for j, v := range a.Row(i) {
+			out.Data[j] += v
+		}
+	}
+	if g {
+		tp.record(backColSum, out, a, nil, nil)
+	}
+	return out
+}
+
+func backColSum(n *node) {
+	c := n.a.Cols
+	for i := 0; i < n.a.Rows; i++ {
+		row := n.a.Grad[i*c : (i+1)*c]
+		for j, g := range n.out.Grad {
+			row[j] += g
+		}
+	}
+}
+
+// Concat returns [a b], the columns of a followed by those of b; both have the same rows.
+func (tp *Tape) Concat(a, b *Tensor) *Tensor {
+	if a.Rows != b.Rows {
+		panic(fmt.Sprintf("nn: Concat: %d×%d and %d×%d have different rows", a.Rows, a.Cols, b.Rows, b.Cols))
+	}
+	g := tp.grads(a, b)
+	out := tp.tensor(a.Rows, a.Cols+b.Cols, g)
+	for i := 0; i < a.Rows; i++ {
+		row := out.Row(i)
+		copy(row, a.Row(i))
+		copy(row[a.Cols:], b.Row(i))
+	}
+	if g {
+		tp.record(backConcat, out, a, b, nil)
+	}
+	return out
+}
+
+func backConcat(n *node) {
+	a, b, out := n.a, n.b, n.out
+	for i := 0; i < a.Rows; i++ {
+		gy := out.Grad[i*out.Cols : (i+1)*out.Cols]
+		if a.Grad != nil {
+			ga := a.Grad[i*a.Cols : (i+1)*a.Cols]
+			for j := range ga {
+				ga[j] += gy[j]
+			}
+		}
+		if b.Grad != nil {
+			gb := b.Grad[i*b.Cols : (i+1)*b.Cols]
+			for j := range gb {
+				gb[j] += gy[a.Cols+j]
+			}
+		}
+	}
+}
+
+// Columns returns columns [from, to) of a.
+func (tp *Tape) Columns(a *Tensor, from, to int) *Tensor {
+	if from < 0 || to > a.Cols || from > to {
+		panic(fmt.Sprintf("nn: Columns [%d,%d) of a %d×%d tensor", from, to, a.Rows, a.Cols))
+	}
+	g := tp.grads(a)
+	out := tp.tensor(a.Rows, to-from, g)
+	for i := 0; i < a.Rows; i++ {
+		copy(out.Row(i), a.Row(i)[from:to])
+	}
+	if g {
+		tp.record(backColumns, out, a, nil, nil).i = from
+	}
+	return out
+}
+
+func backColumns(n *node) {
+	a, out := n.a, n.out
+	for i := 0; i < a.Rows; i++ {
+		ga := a.Grad[i*a.Cols+n.i : i*a.Cols+n.i+out.Cols]
+		for j, g := range out.Grad[i*out.Cols : (i+1)*out.Cols] {
+			ga[j] += g
+		}
+	}
+}
+
+// RepeatRows returns the tensor whose rows are those of a, each repeated times times in a row
+// (row i of a becomes rows i*times … i*times+times−1).
+func (tp *Tape) RepeatRows(a *Tensor, times int) *Tensor {
+	if times < 1 {
+		panic(fmt.Sprintf("nn: RepeatRows: times = %d, want ≥ 1", times))
+	}
+	g := tp.grads(a)
+	out := tp.tensor(a.Rows*times, a.Cols, g)
+	for i := 0; i < a.Rows; i++ {
+		src := a.Row(i)
+		for r := 0; r < times; r++ {
+			copy(out.Row(i*times+r), src)
+		}
+	}
+	if g {
+		tp.record(backRepeatRows, out, a, nil, nil).i = times
+	}
+	return out
+}
+
+func backRepeatRows(n *node) {
+	a, out, c := n.a, n.out, n.a.Cols
+	for i := 0; i < out.Rows; i++ {
+		ga := a.Grad[(i/n.i)*c : (i/n.i+1)*c]
+		for j, g := range out.Grad[i*c : (i+1)*c] {
+			ga[j] += g
+		}
+	}
+}
+
+// Reshape returns a with the same data viewed as rows×cols (a copy on the tape).
+func (tp *Tape) Reshape(a *Tensor, rows, cols int) *Tensor {
+	if rows*cols != a.Len() {
+		panic(fmt.Sprintf("nn: Reshape %d×%d to %d×%d changes the size", a.Rows, a.Cols, rows, cols))
+	}
+	g := tp.grads(a)
+	out := tp.tensor(rows, cols, g)
+	copy(out.Data, a.Data)
+	if g {
+		tp.record(backIdentity, out, a, nil, nil)
+	}
+	return out
+}
+
+// ---- elementwise unary functions ----
+
+const (
+	fnIdentity = iota
+	fnReLU
+	fnELU
+	fnSELU
+	fnTanh
+	fnSigmoid
+	fnSoftplus
+	fnExp
+	fnLog
+	fnSquare
+	fnSqrt
+	fnAbs
+	fnLogSigmoid
+	fnLeakyReLU
+)
+
+// SELU constants (Klambauer et al. 2017, eq. 2).
+const (
+	seluAlpha = 1.6732632423543772848170429916717
+	seluScale = 1.0507009873554804934193349852946
+)
+
+// Exp returns exp(a) elementwise.
+func (tp *Tape) Exp(a *Tensor) *Tensor { return tp.unary(fnExp, a) }
+
+// Log returns log(a) elementwise.
+func (tp *Tape) Log(a *Tensor) *Tensor { return tp.unary(fnLog, a) }
+
+// Square returns a² elementwise.
+func (tp *Tape) Square(a *Tensor) *Tensor { return tp.unary(fnSquare, a) }
+
+// Sqrt returns √a elementwise.
+func (tp *Tape) Sqrt(a *Tensor) *Tensor { return tp.unary(fnSqrt, a) }
+
+// Abs returns |a| elementwise (gradient sign(a), 0 at 0).
+func (tp *Tape) Abs(a *Tensor) *Tensor { return tp.unary(fnAbs, a) }
+
+// Tanh returns tanh(a) elementwise.
+func (tp *Tape) Tanh(a *Tensor) *Tensor { return tp.unary(fnTanh, a) }
+
+// Sigmoid returns 1/(1+exp(−a)) elementwise.
+func (tp *Tape) Sigmoid(a *Tensor) *Tensor { return tp.unary(fnSigmoid, a) }
+
+// LogSigmoid returns log σ(a) = −softplus(−a) elementwise, computed stably.
+func (tp *Tape) LogSigmoid(a *Tensor) *Tensor { return tp.unary(fnLogSigmoid, a) }
+
+// Softplus returns log(1+exp(a)) elementwise, computed stably.
+func (tp *Tape) Softplus(a *Tensor) *Tensor { return tp.unary(fnSoftplus, a) }
+
+// ReLU returns max(a, 0) elementwise.
+func (tp *Tape) ReLU(a *Tensor) *Tensor { return tp.unary(fnReLU, a) }
+
+// Activate applies the activation act elementwise.
+func (tp *Tape) Activate(a *Tensor, act Activation) *Tensor {
+	if act == Identity {
+		return a
+	}
+	return tp.unary(act.fn(), a)
+}
+
+func softplus(x float64) float64 {
+	if x > 0 {
+		return x + math.Log1p(math.Exp(-x))
+	}
+	return math.Log1p(math.Exp(x))
+}
+
+func sigmoid(x float64) float64 {
+	if x >= 0 {
+		return 1 / (1 + math.Exp(-x))
+	}
+	e := math.Exp(x)
+	return e / (1 + e)
+}
+
+func applyFn(fn int, x float64) float64 {
+	switch fn {
+	case fnIdentity:
+		return x
+	case fnReLU:
+		return max(x, 0)
+	case fnLeakyReLU:
+		if x > 0 {
+			return x
+		}
+		return 0.01 * x
+	case fnELU:
+		if x > 0 {
+			return x
+		}
+		return math.Expm1(x)
+	case fnSELU:
+		if x > 0 {
+			return seluScale * x
+		}
+		return seluScale * seluAlpha * math.Expm1(x)
+	case fnTanh:
+		return math.Tanh(x)
+	case fnSigmoid:
+		return sigmoid(x)
+	case fnSoftplus:
+		return softplus(x)
+	case fnLogSigmoid:
+		return -softplus(-x)
+	case fnExp:
+		return math.Exp(x)
+	case fnLog:
+		return math.Log(x)
+	case fnSquare:
+		return x * x
+	case fnSqrt:
+		return math.Sqrt(x)
+	case fnAbs:
+		return math.Abs(x)
+	}
+	panic("nn: unknown function")
+}
+
+// derivFn returns f'(x) given x and y = f(x).
+func derivFn(fn int, x, y float64) float64 {
+	switch fn {
+	case fnIdentity:
+		return 1
+	case fnReLU:
+		if x > 0 {
+			return 1
+		}
+		return 0
+	case fnLeakyReLU:
+		if x > 0 {
+			return 1
+		}
+		return 0.01
+	case fnELU:
+		if x > 0 {
+			return 1
+		}
+		return y + 1
+	case fnSELU:
+		if x > 0 {
+			return seluScale
+		}
+		return y + seluScale*seluAlpha
+	case fnTanh:
+		return 1 - y*y
+	case fnSigmoid:
+		return y * (1 - y)
+	case fnSoftplus:
+		return sigmoid(x)
+	case fnLogSigmoid:
+		return sigmoid(-x)
+	case fnExp:
+		return y
+	case fnLog:
+		return 1 / x
+	case fnSquare:
+		return 2 * x
+	case fnSqrt:
+		return 0.5 / y
+	case fnAbs:
+		switch {
+		case x > 0:
+			return 1
+		case x < 0:
+			return -1
+		}
+		return 0
+	}
+	panic("nn: unknown function")
+}
+
+func (tp *Tape) unary(fn int, a *Tensor) *Tensor {
+	g := tp.grads(a)
+	out := tp.tensor(a.Rows, a.Cols, g)
+	y := out.Data
+	switch fn { // the hot activations get their own loops
+	case fnReLU:
+		for i, x := range a.Data {
+			y[i] = max(x, 0)
+		}
+	case fnTanh:
+		for i, x := range a.Data {
+			y[i] = math.Tanh(x)
+		}
+	default:
+		for i, x := range a.Data {
+			y[i] = applyFn(fn, x)
+		}
+	}
+	if g {
+		tp.record(backUnary, out, a, nil, nil).i = fn
+	}
+	return out
+}
+
+func backUnary(n *node) {
+	a, out := n.a, n.out
+	switch n.i {
+	case fnReLU:
+		// branch-free: y = max(x, 0) is +0 or positive, so its bits are zero exactly when the
+		// derivative is 0 (random signs would defeat the branch predictor)
+		for i, g := range out.Grad {
+			b := math.Float64bits(out.Data[i])
+			mask := uint64(int64(b|-b) >> 63)
+			a.Grad[i] += math.Float64frombits(math.Float64bits(g) & mask)
+		}
+	case fnTanh:
+		for i, g := range out.Grad {
+			y := out.Data[i]
+			a.Grad[i] += g * (1 - y*y)
+		}
+	default:
+		for i, g := range out.Grad {
+			a.Grad[i] += g * derivFn(n.i, a.Data[i], out.Data[i])
+		}
+	}
+}
+
+// PermuteColumns returns the tensor whose column j is column perm[j] of a.
+func (tp *Tape) PermuteColumns(a *Tensor, perm []int) *Tensor {
+	if len(perm) != a.Cols {
+		panic(fmt.Sprintf("nn: PermuteColumns: permutation of %d columns for a %d×%d tensor", len(perm), a.Rows, a.Cols))
+	}
+	g := tp.grads(a)
+	out := tp.tensor(a.Rows, a.Cols, g)
+	for i := 0; i < a.Rows; i++ {
+		src, dst := a.Row(i), out.Row(i)
+		for j, p := range perm {
+			dst[j] = src[p]
+		}
+	}
+	if g {
+		tp.record(backPermuteColumns, out, a, nil, nil).idx = perm
+	}
+	return out
+}
+
+func backPermuteColumns(n *node) {
+	c := n.a.Cols
+	for i := 0; i < n.a.Rows; i++ {
+		ga, gy := n.a.Grad[i*c:(i+1)*c], n.out.Grad[i*c:(i+1)*c]
+		for j, p := range n.idx {
+			ga[p] += gy[j]
+		}
+	}
+}

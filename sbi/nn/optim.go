@@ -1,0 +1,165 @@
+package nn
+
+import (
+	"fmt"
+	"math"
+)
+
+// Optimizer updates parameters from their accumulated gradients.
+type Optimizer interface {
+	// Step applies one update and reports true, or, when any gradient is NaN or infinite,
+	// changes nothing and reports false (the step is skipped).
+	Step() bool
+	// ZeroGrad sets all parameter gradients to zero.
+	ZeroGrad()
+	// LR returns the current learning rate; SetLR changes it (schedules use this).
+	LR() float64
+	SetLR(lr float64)
+	// Params returns the parameters being optimized.
+	Params() []*Param
+}
+
+// Adam is the Adam optimizer (Kingma & Ba 2015, Algorithm 1) with bias correction, as in
+// torch.optim.Adam. WeightDecay adds WeightDecay·θ to the gradient (L2, torch's Adam) unless
+// Decoupled is set, in which case θ ← θ(1 − lr·WeightDecay) before the update (AdamW,
+// Loshchilov & Hutter 2019).
+type Adam struct {
+	Beta1, Beta2, Eps float64
+	WeightDecay       float64
+	Decoupled         bool
+
+	lr     float64
+	params []*Param
+	m, v   [][]float64
+	t      int
+}
+
+// NewAdam returns Adam with torch's defaults β = (0.9, 0.999), ε = 1e-8, no weight decay.
+func NewAdam(params []*Param, lr float64) *Adam {
+	checkLR(lr)
+	a := &Adam{Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, lr: lr, params: params}
+	for _, p := range params {
+		a.m = append(a.m, make([]float64, p.Len()))
+		a.v = append(a.v, make([]float64, p.Len()))
+	}
+	return a
+}
+
+// NewAdamW returns Adam with decoupled weight decay (torch.optim.AdamW; torch's default
+// weight decay is 0.01).
+func NewAdamW(params []*Param, lr, weightDecay float64) *Adam {
+	a := NewAdam(params, lr)
+	a.WeightDecay, a.Decoupled = weightDecay, true
+	return a
+}
+
+func checkLR(lr float64) {
+	if !(lr > 0) || math.IsInf(lr, 0) {
+		panic(fmt.Sprintf("nn: learning rate %v, want a finite value > 0", lr))
+	}
+}
+
+// Step implements Optimizer.
+func (a *Adam) Step() bool {
+	if !GradsFinite(a.params) {
+		return false
+	}
+	a.t++
+	bc1 := 1 - math.Pow(a.Beta1, float64(a.t))
+	bc2 := 1 - math.Pow(a.Beta2, float64(a.t))
+	b1, b2, eps, lr, wd := a.Beta1, a.Beta2, a.Eps, a.lr, a.WeightDecay
+	stepSize := lr / bc1
+	sq2 := math.Sqrt(bc2)
+	for k, p := range a.params {
+		m, v, g, x := a.m[k], a.v[k], p.Grad, p.Data
+		m, v, g = m[:len(x)], v[:len(x)], g[:len(x)]
+		if a.Decoupled && wd != 0 {
+			d := 1 - lr*wd
+			for i := range x {
+				x[i] *= d
+			}
+		}
+		for i, gi := range g {
+			if !a.Decoupled && wd != 0 {
+				gi += wd * x[i]
+			}
+			mi := b1*m[i] + (1-b1)*gi
+			vi := b2*v[i] + (1-b2)*gi*gi
+			m[i], v[i] = mi, vi
+			x[i] -= stepSize * mi / (math.Sqrt(vi)/sq2 + eps)
+		}
+	}
+	return true
+}
+
+// ZeroGrad implements Optimizer.
+func (a *Adam) ZeroGrad() { ZeroGrads(a.params) }
+
+// LR implements Optimizer.
+func (a *Adam) LR() float64 { return a.lr }
+
+// SetLR implements Optimizer.
+func (a *Adam) SetLR(lr float64) { checkLR(lr); a.lr = lr }
+
+// Params implements Optimizer.
+func (a *Adam) Params() []*Param { return a.params }
+
+// Steps returns the number of updates applied so far.
+func (a *Adam) Steps() int { return a.t }
+
+// SGD is stochastic gradient descent with optional momentum and L2 weight decay, as in
+// torch.optim.SGD (no dampening, no Nesterov): b ← μ·b + g; θ ← θ − lr·b.
+type SGD struct {
+	Momentum, WeightDecay float64
+
+	lr     float64
+	params []*Param
+	buf    [][]float64
+	t      int
+}
+
+// NewSGD returns SGD with the given learning rate and momentum (0 for plain SGD).
+func NewSGD(params []*Param, lr, momentum float64) *SGD {
+	checkLR(lr)
+	s := &SGD{Momentum: momentum, lr: lr, params: params}
+	for _, p := range params {
+		s.buf = append(s.buf, make([]float64, p.Len()))
+	}
+	return s
+}
+
+// Step implements Optimizer.
+func (s *SGD) Step() bool {
+	if !GradsFinite(s.params) {
+		return false
+	}
+	for k, p := range s.params {
+		b, x := s.buf[k], p.Data
+		for i, g := range p.Grad {
+			g += s.WeightDecay * x[i]
+			if s.Momentum != 0 {
+				if s.t == 0 {
+					b[i] = g
+				} else {
+					b[i] = s.Momentum*b[i] + g
+				}
+				g = b[i]
+			}
+			x[i] -= s.lr * g
+		}
+	}
+	s.t++
+	return true
+}
+
+// ZeroGrad implements Optimizer.
+func (s *SGD) ZeroGrad() { ZeroGrads(s.params) }
+
+// LR implements Optimizer.
+func (s *SGD) LR() float64 { return s.lr }
+
+// SetLR implements Optimizer.
+func (s *SGD) SetLR(lr float64) { checkLR(lr); s.lr = lr }
+
+// Params implements Optimizer.
+func (s *SGD) Params() []*Param { return s.params }

@@ -1,0 +1,240 @@
+package nn
+
+import (
+	"fmt"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Tape records the operations of one forward pass so that Backward can propagate gradients
+// in reverse order. Operations are methods on Tape; their results live in storage owned by
+// the tape and reused after Reset, so a training loop that runs the same computation every
+// step allocates nothing once the first step has sized the buffers.
+//
+// A Tape is not safe for concurrent use; use one tape per goroutine. Parameters shared between
+// tapes accumulate gradients without synchronization, so do not run Backward concurrently on
+// tapes that share parameters.
+type Tape struct {
+	// NoGrad turns recording off: results carry no gradient and Backward has nothing to do.
+	// Set it for inference (sampling, evaluation) to skip the bookkeeping.
+	NoGrad bool
+
+	nodes   []node
+	tensors []*Tensor
+	nt      int
+	floats  [][]float64
+	nf      int
+	ints    [][]int
+	ni      int
+}
+
+// node is one recorded operation. back adds the gradient of out to its inputs' gradients; it
+// is a plain function (never a closure) so that recording allocates nothing.
+type node struct {
+	back    func(n *node)
+	out     *Tensor
+	a, b, c *Tensor
+	s, s2   []float64
+	idx     []int
+	k       float64
+	i, j    int
+}
+
+// NewTape returns an empty tape.
+func NewTape() *Tape { return &Tape{} }
+
+// Reset forgets the recorded operations and makes all tensors returned by the tape since the
+// last Reset available for reuse. Parameter gradients are not touched (see Optimizer.ZeroGrad).
+func (tp *Tape) Reset() {
+	for i := range tp.nodes {
+		tp.nodes[i] = node{}
+	}
+	tp.nodes = tp.nodes[:0]
+	tp.nt, tp.nf, tp.ni = 0, 0, 0
+}
+
+// Len returns the number of operations recorded since the last Reset.
+func (tp *Tape) Len() int { return len(tp.nodes) }
+
+// Backward seeds the gradient of loss, which must be 1×1, with 1 and propagates it through
+// every recorded operation in reverse order. Gradients accumulate into the Grad of parameters
+// and variables; call it once per Reset.
+func (tp *Tape) Backward(loss *Tensor) {
+	if loss.Rows != 1 || loss.Cols != 1 {
+		panic(fmt.Sprintf("nn: Backward of a %d×%d tensor, want a 1×1 loss", loss.Rows, loss.Cols))
+	}
+	if loss.Grad == nil {
+		return
+	}
+	loss.Grad[0] += 1
+	tp.backwardFrom()
+}
+
+// BackwardWith propagates a given upstream gradient (same shape as out) through the tape.
+// It is Backward for a non-scalar output, e.g. a vector-Jacobian product.
+func (tp *Tape) BackwardWith(out *Tensor, grad []float64) {
+	if len(grad) != out.Len() {
+		panic(fmt.Sprintf("nn: BackwardWith: gradient has %d values, output %d×%d", len(grad), out.Rows, out.Cols))
+	}
+	if out.Grad == nil {
+		return
+	}
+	for i, g := range grad {
+		out.Grad[i] += g
+	}
+	tp.backwardFrom()
+}
+
+func (tp *Tape) backwardFrom() {
+	for i := len(tp.nodes) - 1; i >= 0; i-- {
+		n := &tp.nodes[i]
+		if n.out.Grad != nil {
+			n.back(n)
+		}
+	}
+}
+
+// record appends a node and returns it for the caller to fill in.
+func (tp *Tape) record(back func(*node), out, a, b, c *Tensor) *node {
+	tp.nodes = append(tp.nodes, node{back: back, out: out, a: a, b: b, c: c})
+	return &tp.nodes[len(tp.nodes)-1]
+}
+
+// grads reports whether an operation on the given inputs must be recorded.
+func (tp *Tape) grads(ts ...*Tensor) bool {
+	if tp.NoGrad {
+		return false
+	}
+	for _, t := range ts {
+		if t != nil && t.Grad != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// tensor returns a rows×cols tape-owned tensor. Its data is not cleared; its gradient, if
+// requested, is zeroed.
+func (tp *Tape) tensor(rows, cols int, grad bool) *Tensor {
+	var t *Tensor
+	if tp.nt < len(tp.tensors) {
+		t = tp.tensors[tp.nt]
+	} else {
+		t = &Tensor{}
+		tp.tensors = append(tp.tensors, t)
+	}
+	tp.nt++
+	n := rows * cols
+	t.Rows, t.Cols = rows, cols
+	if cap(t.Data) < n {
+		t.Data = make([]float64, n)
+	}
+	t.Data = t.Data[:n]
+	if grad {
+		if cap(t.gbuf) < n {
+			t.gbuf = make([]float64, n)
+		}
+		t.Grad = t.gbuf[:n]
+		clear(t.Grad)
+	} else {
+		t.Grad = nil
+	}
+	return t
+}
+
+// scratch returns a tape-owned float slice of length n, valid until Reset. Not cleared.
+func (tp *Tape) scratch(n int) []float64 {
+	if tp.nf == len(tp.floats) {
+		tp.floats = append(tp.floats, nil)
+	}
+	s := tp.floats[tp.nf]
+	if cap(s) < n {
+		s = make([]float64, n)
+		tp.floats[tp.nf] = s
+	}
+	tp.nf++
+	return s[:n]
+}
+
+// scratchInts returns a tape-owned int slice of length n, valid until Reset. Not cleared.
+func (tp *Tape) scratchInts(n int) []int {
+	if tp.ni == len(tp.ints) {
+		tp.ints = append(tp.ints, nil)
+	}
+	s := tp.ints[tp.ni]
+	if cap(s) < n {
+		s = make([]int, n)
+		tp.ints[tp.ni] = s
+	}
+	tp.ni++
+	return s[:n]
+}
+
+// New returns a zeroed rows×cols constant tensor owned by the tape (for inputs and targets).
+func (tp *Tape) New(rows, cols int) *Tensor {
+	t := tp.tensor(rows, cols, false)
+	clear(t.Data)
+	return t
+}
+
+// Const returns a tape-owned rows×cols constant holding a copy of data.
+func (tp *Tape) Const(rows, cols int, data []float64) *Tensor {
+	if len(data) != rows*cols {
+		panic(fmt.Sprintf("nn: Const %d×%d needs %d values, got %d", rows, cols, rows*cols, len(data)))
+	}
+	t := tp.tensor(rows, cols, false)
+	copy(t.Data, data)
+	return t
+}
+
+// Scalar returns a tape-owned 1×1 constant.
+func (tp *Tape) Scalar(v float64) *Tensor {
+	t := tp.tensor(1, 1, false)
+	t.Data[0] = v
+	return t
+}
+
+// FromDense returns a tape-owned constant copy of m.
+func (tp *Tape) FromDense(m mat.Matrix) *Tensor {
+	r, c := m.Dims()
+	t := tp.tensor(r, c, false)
+	if d, ok := m.(*mat.Dense); ok {
+		raw := d.RawMatrix()
+		for i := 0; i < r; i++ {
+			copy(t.Data[i*c:(i+1)*c], raw.Data[i*raw.Stride:i*raw.Stride+c])
+		}
+		return t
+	}
+	for i := 0; i < r; i++ {
+		for j := 0; j < c; j++ {
+			t.Data[i*c+j] = m.At(i, j)
+		}
+	}
+	return t
+}
+
+// Gather returns a tape-owned constant whose row k is row idx[k] of m: the usual way to
+// take a minibatch out of a data set without allocating.
+func (tp *Tape) Gather(m *mat.Dense, idx []int) *Tensor {
+	r, c := m.Dims()
+	raw := m.RawMatrix()
+	t := tp.tensor(len(idx), c, false)
+	for k, i := range idx {
+		if i < 0 || i >= r {
+			panic(fmt.Sprintf("nn: Gather: row index %d out of range [0,%d)", i, r))
+		}
+		copy(t.Data[k*c:(k+1)*c], raw.Data[i*raw.Stride:i*raw.Stride+c])
+	}
+	return t
+}
+
+// Variable returns a tape-owned tensor holding a copy of data that receives gradients; after
+// Backward its Grad holds d loss / d data. Useful for gradients with respect to inputs.
+func (tp *Tape) Variable(rows, cols int, data []float64) *Tensor {
+	if len(data) != rows*cols {
+		panic(fmt.Sprintf("nn: Variable %d×%d needs %d values, got %d", rows, cols, rows*cols, len(data)))
+	}
+	t := tp.tensor(rows, cols, !tp.NoGrad)
+	copy(t.Data, data)
+	return t
+}

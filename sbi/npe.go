@@ -1,0 +1,456 @@
+package sbi
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sync"
+
+	"github.com/gosbi/gosbi/sbi/dist"
+	"github.com/gosbi/gosbi/sbi/flow"
+	"github.com/gosbi/gosbi/sbi/nn"
+	"gonum.org/v1/gonum/mat"
+)
+
+// NPEConfig describes the conditional flow of neural posterior estimation. Zero fields take
+// the defaults of Python's sbi (posterior_nn): a MAF of 5 transforms, each a MADE with two
+// hidden layers of 50 units, and 10 bins for NSF.
+type NPEConfig struct {
+	Flow       string    // "maf" (affine, the default) or "nsf" (rational-quadratic splines)
+	Transforms int       // autoregressive transforms; 0 means 5
+	Hidden     int       // units per hidden layer of each MADE; 0 means 50
+	Layers     int       // hidden layers of each MADE; 0 means 2
+	Bins       int       // spline bins (NSF); 0 means 10
+	Activation string    // MADE activation; "" means tanh for MAF, relu for NSF
+	Embedding  Embedding // optional network applied to x before it conditions the flow
+}
+
+func (c NPEConfig) withDefaults() NPEConfig {
+	if c.Flow == "" {
+		c.Flow = "maf"
+	}
+	if c.Transforms == 0 {
+		c.Transforms = 5
+	}
+	if c.Hidden == 0 {
+		c.Hidden = 50
+	}
+	if c.Layers == 0 {
+		c.Layers = 2
+	}
+	if c.Bins == 0 {
+		c.Bins = 10
+	}
+	return c
+}
+
+// flowConfig translates the configuration for package flow.
+func (c NPEConfig) flowConfig(features, context int) (flow.Config, error) {
+	fc := flow.Config{Features: features, Context: context, Transforms: c.Transforms, Bins: c.Bins}
+	switch c.Flow {
+	case "maf":
+		fc.Kind = flow.MAF
+	case "nsf":
+		fc.Kind = flow.NSF
+	default:
+		return fc, fmt.Errorf("NPE: Flow %q, expected \"maf\" or \"nsf\"", c.Flow)
+	}
+	if c.Hidden < 1 || c.Layers < 1 || c.Transforms < 1 {
+		return fc, fmt.Errorf("NPE: Hidden = %d, Layers = %d, Transforms = %d, expected each ≥ 1", c.Hidden, c.Layers, c.Transforms)
+	}
+	for i := 0; i < c.Layers; i++ {
+		fc.Hidden = append(fc.Hidden, c.Hidden)
+	}
+	if c.Activation != "" {
+		act, err := nn.ParseActivation(c.Activation)
+		if err != nil {
+			return fc, fmt.Errorf("NPE: %w", err)
+		}
+		fc.Activation = act
+	}
+	return fc, nil
+}
+
+// NPE is neural posterior estimation (Papamakarios & Murray 2016; Greenberg et al. 2019,
+// single round): a conditional normalizing flow q(θ | x) trained by maximum likelihood on
+// simulated pairs, −E[log q(θ | x)]. θ and x are standardized with statistics of the training
+// data. It implements Amortized.
+type NPE struct {
+	prior   dist.Distribution
+	cfg     NPEConfig
+	cfgErr  error
+	fl      *flow.Flow
+	emb     EmbeddingNet
+	zt, zx  zscore
+	xDim    int
+	trained bool
+}
+
+// NewNPE returns an untrained NPE for the prior. Configuration errors are reported by Train.
+func NewNPE(prior dist.Distribution, cfg NPEConfig) *NPE {
+	if prior == nil {
+		panic("sbi: NewNPE: the prior is nil, expected a distribution (e.g. dist.NewUniformCube)")
+	}
+	cfg = cfg.withDefaults()
+	e := &NPE{prior: prior, cfg: cfg}
+	_, e.cfgErr = cfg.flowConfig(prior.Dim(), 1)
+	return e
+}
+
+// Config returns the configuration with defaults filled in.
+func (e *NPE) Config() NPEConfig { return e.cfg }
+
+// Prior returns the prior.
+func (e *NPE) Prior() dist.Distribution { return e.prior }
+
+// Trained reports whether Train has succeeded at least once.
+func (e *NPE) Trained() bool { return e.trained }
+
+func (e *NPE) label() string { return "NPE (" + e.cfg.Flow + ")" }
+
+// build creates fresh networks for observations of xDim values.
+func (e *NPE) build(rng *rand.Rand, xDim int) error {
+	ctx := xDim
+	e.emb = nil
+	if e.cfg.Embedding != nil {
+		emb, err := e.cfg.Embedding.Build(rng, xDim)
+		if err != nil {
+			return fmt.Errorf("NPE: %w", err)
+		}
+		e.emb, ctx = emb, emb.Out()
+	}
+	fc, err := e.cfg.flowConfig(e.prior.Dim(), ctx)
+	if err != nil {
+		return err
+	}
+	fl, err := flow.New(rng, fc)
+	if err != nil {
+		return fmt.Errorf("NPE: %w", err)
+	}
+	e.fl, e.xDim = fl, xDim
+	return nil
+}
+
+func (e *NPE) params() []*nn.Param {
+	ps := append([]*nn.Param(nil), e.fl.Params()...)
+	if e.emb != nil {
+		ps = append(ps, e.emb.Params()...)
+	}
+	return ps
+}
+
+// Train fits the flow to the pairs (θᵢ, xᵢ), one per row. Pairs holding NaN or ±Inf are
+// dropped and counted; the standardization of θ and x is learned from the training split; the
+// weights of the epoch with the best validation loss are kept. The same seed gives the same
+// estimator. It reports progress per epoch and stops when the library's context is cancelled.
+func (e *NPE) Train(theta, x *mat.Dense, cfg TrainConfig) (*TrainResult, error) {
+	if e.cfgErr != nil {
+		return nil, e.cfgErr
+	}
+	d, train, val, dropped, rng, err := prepare(e.label(), e.prior.Dim(), theta, x, &cfg, e.trained, e.xDim)
+	if err != nil {
+		return nil, err
+	}
+	if !(cfg.Resume && e.trained) {
+		e.zt, e.zx = fitZScore(d.theta, train), fitZScore(d.x, train)
+		if err := e.build(rand.New(rand.NewPCG(cfg.Seed, 1)), d.x.RawMatrix().Cols); err != nil {
+			return nil, err
+		}
+		e.trained = false
+	}
+	d.thetaZ, d.xZ = e.zt.apply(d.theta), e.zx.apply(d.x)
+	res, err := fit(e.label(), (*npeModel)(e), d, train, val, cfg, rng)
+	if res != nil {
+		res.Dropped = dropped
+	}
+	if err != nil {
+		return res, err
+	}
+	e.trained = true
+	return res, nil
+}
+
+// prepare checks the configuration and the pairs, drops non-finite pairs and splits them.
+func prepare(label string, paramDim int, theta, x *mat.Dense, cfg *TrainConfig, trained bool, xDim int) (*trainData, []int, []int, int, *rand.Rand, error) {
+	*cfg = cfg.withDefaults()
+	if err := cfg.validate(); err != nil {
+		return nil, nil, nil, 0, nil, fmt.Errorf("%s: %w", label, err)
+	}
+	if err := checkPairs("train "+label, theta, x, paramDim); err != nil {
+		return nil, nil, nil, 0, nil, err
+	}
+	if _, c := x.Dims(); cfg.Resume && trained && c != xDim {
+		return nil, nil, nil, 0, nil, fmt.Errorf("train %s: x has %d columns, the estimator was trained on %d (Resume keeps the network)", label, c, xDim)
+	}
+	th, xx, dropped := dropNonFinite(theta, x)
+	if th == nil {
+		return nil, nil, nil, dropped, nil, fmt.Errorf("train %s: all %d pairs hold NaN or infinite values", label, dropped)
+	}
+	rng := rand.New(rand.NewPCG(cfg.Seed, 0x7261696e))
+	n, _ := th.Dims()
+	train, val, err := splitRows(rng, n, cfg.ValidationFraction)
+	if err != nil {
+		return nil, nil, nil, dropped, nil, fmt.Errorf("%s: %w", label, err)
+	}
+	return &trainData{theta: th, x: xx}, train, val, dropped, rng, nil
+}
+
+// npeModel is the training view of an NPE.
+type npeModel NPE
+
+func (m *npeModel) params() []*nn.Param { return (*NPE)(m).params() }
+
+// batchLoss is −mean log q(θ | x) in raw units: the flow's log-density of standardized θ minus
+// log|det| of the standardization, Σ log σ_θ.
+func (m *npeModel) batchLoss(tp *nn.Tape, d *trainData, idx []int, rb *RegBatch) *nn.Tensor {
+	e := (*NPE)(m)
+	ctx := tp.Gather(d.xZ, idx)
+	if e.emb != nil {
+		ctx = e.emb.Forward(tp, ctx)
+	}
+	lp := e.fl.LogProb(tp, tp.Gather(d.thetaZ, idx), ctx)
+	logJac := e.zt.logJacobian()
+	if rb != nil {
+		rb.Prior, rb.Theta, rb.X = e.prior, rowsOf(d.theta, idx), rowsOf(d.x, idx)
+		rb.LogPost = func(theta *mat.Dense, rows []int) *nn.Tensor {
+			var c *nn.Tensor
+			if e.emb != nil {
+				c = gatherRows(tp, ctx, rows)
+			} else {
+				mapped := make([]int, len(rows))
+				for j, r := range rows {
+					mapped[j] = idx[r]
+				}
+				c = tp.Gather(d.xZ, mapped)
+			}
+			return tp.AddScalar(e.fl.LogProb(tp, standardizedConst(tp, e.zt, theta), c), -logJac)
+		}
+	}
+	return tp.AddScalar(tp.Neg(tp.Mean(lp)), logJac)
+}
+
+// context returns the flow's conditioning rows for the raw observations x on tp.
+func (e *NPE) context(tp *nn.Tape, x *mat.Dense) *nn.Tensor {
+	c := standardizedConst(tp, e.zx, x)
+	if e.emb != nil {
+		c = e.emb.Forward(tp, c)
+	}
+	return c
+}
+
+var errUntrained = errors.New("the estimator is not trained: call Train (or load a trained one) before using its posterior")
+
+// LogProbPairs returns log q(θᵢ | xᵢ) for every row pair, in raw units of θ, −Inf where θᵢ lies
+// outside the prior's support; evaluated in parallel on all cores. It panics when the NPE is
+// untrained or the shapes do not match.
+func (e *NPE) LogProbPairs(theta, x *mat.Dense) []float64 {
+	e.mustTrained("LogProbPairs")
+	n := checkEvalPairs("NPE.LogProbPairs", theta, x, e.prior.Dim(), e.xDim)
+	out := make([]float64, n)
+	logJac := e.zt.logJacobian()
+	parallelChunks(n, evalChunk, func(_, lo, hi int) {
+		tp := getTape()
+		defer putTape(tp)
+		th := theta.Slice(lo, hi, 0, e.prior.Dim()).(*mat.Dense)
+		lp := e.fl.LogProb(tp, standardizedConst(tp, e.zt, th), e.context(tp, x.Slice(lo, hi, 0, e.xDim).(*mat.Dense)))
+		for i := range lp.Data {
+			out[lo+i] = cleanLogProb(lp.Data[i]-logJac, e.prior, theta.RawRowView(lo+i))
+		}
+	})
+	return out
+}
+
+// cleanLogProb maps NaN and points outside the prior's support to −Inf.
+func cleanLogProb(v float64, prior dist.Distribution, theta []float64) float64 {
+	if math.IsNaN(v) || !prior.InSupport(theta) {
+		return math.Inf(-1)
+	}
+	return v
+}
+
+func (e *NPE) mustTrained(what string) {
+	if !e.trained {
+		panic(fmt.Sprintf("sbi: NPE.%s: %v", what, errUntrained))
+	}
+}
+
+// checkEvalPairs panics unless theta and x are paired rows of the expected widths.
+func checkEvalPairs(what string, theta, x *mat.Dense, dt, dx int) int {
+	n, c := theta.Dims()
+	nx, cx := x.Dims()
+	if c != dt || cx != dx || n != nx {
+		panic(fmt.Sprintf("sbi: %s: theta is %d×%d and x %d×%d, expected n×%d and n×%d", what, n, c, nx, cx, dt, dx))
+	}
+	return n
+}
+
+// Posterior returns q(θ | x) for the observation x. It panics when x has the wrong length.
+func (e *NPE) Posterior(x []float64) Posterior { return e.PosteriorAt(x) }
+
+// PosteriorAt is Posterior with the concrete type, which also reports the acceptance rate.
+func (e *NPE) PosteriorAt(x []float64) *NPEPosterior {
+	p := &NPEPosterior{est: e, x: append([]float64(nil), x...)}
+	switch {
+	case !e.trained:
+		p.err = errUntrained
+	case len(x) != e.xDim:
+		panic(fmt.Sprintf("sbi: NPE.Posterior: x has %d values, expected %d", len(x), e.xDim))
+	case !finite(x):
+		p.err = fmt.Errorf("the observation holds NaN or infinite values: %v", x)
+	default:
+		tp := getTape()
+		defer putTape(tp)
+		c := e.context(tp, mat.NewDense(1, len(x), p.x))
+		p.ctx = append([]float64(nil), c.Data...)
+	}
+	return p
+}
+
+// MinAcceptanceRate is the smallest share of flow draws inside the prior's support with which
+// an NPE posterior keeps sampling: below it (measured on at least 10,000 draws) SampleChecked
+// returns an error instead of stalling.
+const MinAcceptanceRate = 1e-3
+
+// NPEPosterior is an NPE's posterior for one observation. Draws outside the prior's support
+// (leakage of the flow's mass) are rejected, and the share accepted is reported. It is safe
+// for concurrent use.
+type NPEPosterior struct {
+	est *NPE
+	x   []float64
+	ctx []float64
+	err error
+
+	mu                 sync.Mutex
+	proposed, accepted int
+}
+
+// Dim is the number of parameters.
+func (p *NPEPosterior) Dim() int { return p.est.prior.Dim() }
+
+// AcceptanceRate is the share of the flow's draws that fell inside the prior's support over
+// all draws so far (1 for an unbounded prior), NaN before the first draw.
+func (p *NPEPosterior) AcceptanceRate() float64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.proposed == 0 {
+		return math.NaN()
+	}
+	return float64(p.accepted) / float64(p.proposed)
+}
+
+// LogProb is log q(θ | x) for every row of theta: −Inf outside the prior's support. The density
+// is the flow's, not renormalized for the mass it puts outside the support (divide by
+// AcceptanceRate for that).
+func (p *NPEPosterior) LogProb(theta *mat.Dense) []float64 {
+	if p.err != nil {
+		panic(fmt.Sprintf("sbi: NPE posterior LogProb: %v", p.err))
+	}
+	e := p.est
+	n, c := theta.Dims()
+	if c != e.prior.Dim() {
+		panic(fmt.Sprintf("sbi: NPE posterior LogProb: theta has %d columns, expected %d", c, e.prior.Dim()))
+	}
+	out := make([]float64, n)
+	logJac := e.zt.logJacobian()
+	parallelChunks(n, evalChunk, func(_, lo, hi int) {
+		tp := getTape()
+		defer putTape(tp)
+		ctx := tp.RepeatRows(tp.Const(1, len(p.ctx), p.ctx), hi-lo)
+		lp := e.fl.LogProb(tp, standardizedConst(tp, e.zt, theta.Slice(lo, hi, 0, c).(*mat.Dense)), ctx)
+		for i := range lp.Data {
+			out[lo+i] = cleanLogProb(lp.Data[i]-logJac, e.prior, theta.RawRowView(lo+i))
+		}
+	})
+	return out
+}
+
+// Sample draws n parameter vectors; it panics with SampleChecked's error.
+func (p *NPEPosterior) Sample(rng *rand.Rand, n int) *mat.Dense {
+	s, err := p.SampleChecked(rng, n)
+	if err != nil {
+		panic("sbi: " + err.Error())
+	}
+	return s
+}
+
+// SampleChecked draws n parameter vectors from the flow, rejecting those outside the prior's
+// support. It returns an error when the estimator is untrained, when the flow's draws are not
+// finite, or when fewer than MinAcceptanceRate of them land inside the support.
+func (p *NPEPosterior) SampleChecked(rng *rand.Rand, n int) (*mat.Dense, error) {
+	if p.err != nil {
+		return nil, fmt.Errorf("NPE posterior: %w", p.err)
+	}
+	if n < 1 {
+		return nil, fmt.Errorf("NPE posterior: n = %d, expected at least 1 sample", n)
+	}
+	e := p.est
+	D := e.prior.Dim()
+	out := mat.NewDense(n, D, nil)
+	got, proposed, accepted := 0, 0, 0
+	defer func() {
+		p.mu.Lock()
+		p.proposed += proposed
+		p.accepted += accepted
+		p.mu.Unlock()
+	}()
+	for got < n {
+		if err := Canceled("NPE posterior sampling"); err != nil {
+			return nil, err
+		}
+		rate := float64(accepted+1) / float64(proposed+1)
+		m := min(int(float64(n-got)/max(rate, MinAcceptanceRate)*1.1)+1, 1<<20)
+		cand, err := e.drawFlow(rng, p.ctx, m)
+		if err != nil {
+			return nil, fmt.Errorf("NPE posterior: %w", err)
+		}
+		for i := 0; i < m; i++ {
+			row := cand.RawRowView(i)
+			if !e.prior.InSupport(row) {
+				continue
+			}
+			accepted++
+			if got < n {
+				copy(out.RawRowView(got), row)
+				got++
+			}
+		}
+		proposed += m
+		if got < n && proposed >= 10000 && float64(accepted) < MinAcceptanceRate*float64(proposed) {
+			return nil, fmt.Errorf("NPE posterior: only %d of %d draws (%.2g%%) fell inside the prior's support, below the %.2g%% at which sampling would stall: the flow leaks its mass out of the support (train longer or with more simulations, or sample an NRE)",
+				accepted, proposed, 100*float64(accepted)/float64(proposed), 100*MinAcceptanceRate)
+		}
+	}
+	return out, nil
+}
+
+// drawFlow draws m points from the flow given the context vector, in raw units, in parallel
+// chunks with their own streams derived from rng.
+func (e *NPE) drawFlow(rng *rand.Rand, ctx []float64, m int) (*mat.Dense, error) {
+	D := e.prior.Dim()
+	out := mat.NewDense(m, D, nil)
+	s := newStreams(rng)
+	var bad atomicFlag
+	parallelChunks(m, evalChunk, func(c, lo, hi int) {
+		r := chunkRand(s, c)
+		tp := getTape()
+		defer putTape(tp)
+		z := tp.New(hi-lo, D)
+		for i := range z.Data {
+			z.Data[i] = r.NormFloat64()
+		}
+		th, _ := e.fl.Inverse(tp, z, tp.RepeatRows(tp.Const(1, len(ctx), ctx), hi-lo))
+		for i := 0; i < hi-lo; i++ {
+			row := out.RawRowView(lo + i)
+			copy(row, th.Row(i))
+			e.zt.invertRow(row)
+			if !finite(row) {
+				bad.set()
+			}
+		}
+	})
+	if bad.get() {
+		return nil, errors.New("the flow produced non-finite draws: its weights are not finite (did training diverge?)")
+	}
+	return out, nil
+}

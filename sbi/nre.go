@@ -1,0 +1,262 @@
+package sbi
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/gosbi/gosbi/sbi/dist"
+	"github.com/gosbi/gosbi/sbi/nn"
+	"gonum.org/v1/gonum/mat"
+)
+
+// NREConfig describes the classifier of neural ratio estimation. Zero fields take defaults:
+// two hidden layers of 50 units (the width of sbi's classifier) with ReLU.
+type NREConfig struct {
+	Hidden     []int         // hidden widths of the classifier MLP; nil means {50, 50}
+	Activation string        // "relu" (default), "elu", "tanh", …
+	Embedding  Embedding     // optional network applied to x before the classifier
+	Sampler    SamplerConfig // how Posterior samples (the zero value picks automatically)
+}
+
+func (c NREConfig) withDefaults() NREConfig {
+	if c.Hidden == nil {
+		c.Hidden = []int{50, 50}
+	}
+	if c.Activation == "" {
+		c.Activation = "relu"
+	}
+	return c
+}
+
+func (c NREConfig) validate() error {
+	if _, err := nn.ParseActivation(c.Activation); err != nil {
+		return fmt.Errorf("NRE: %w", err)
+	}
+	for _, h := range c.Hidden {
+		if h < 1 {
+			return fmt.Errorf("NRE: hidden widths %v, expected every width ≥ 1", c.Hidden)
+		}
+	}
+	return c.Sampler.validate()
+}
+
+// NRE is neural ratio estimation (Hermans et al. 2020, AALR; Delaunoy et al. 2022, eq. 2): a
+// classifier d̂ = σ(f(θ, x)) trained with binary cross-entropy to tell joint pairs (θᵢ, xᵢ) from
+// marginal pairs (θ_{i−1}, xᵢ), formed by rolling θ within the shuffled batch, so that
+// f = log r̂(θ, x) ≈ log p(x | θ)/p(x) and log p̂(θ | x) = log p(θ) + log r̂(θ, x). The loss is
+// ½(mean −log σ(f_joint) + mean −log(1−σ(f_marginal))), the normalization of the BNRE paper's
+// Algorithm 1 and of Python's sbi. With calib.Balance(λ) as regularizer it is BNRE.
+// It implements Amortized; its log-densities are not normalized.
+type NRE struct {
+	prior   dist.Distribution
+	cfg     NREConfig
+	cfgErr  error
+	net     *nn.MLP
+	emb     EmbeddingNet
+	zt, zx  zscore
+	xDim    int
+	trained bool
+	rollBuf []int // marginal-pair indices of the current batch (training is single-threaded)
+}
+
+// NewNRE returns an untrained NRE for the prior. Configuration errors are reported by Train.
+func NewNRE(prior dist.Distribution, cfg NREConfig) *NRE {
+	if prior == nil {
+		panic("sbi: NewNRE: the prior is nil, expected a distribution (e.g. dist.NewUniformCube)")
+	}
+	cfg = cfg.withDefaults()
+	return &NRE{prior: prior, cfg: cfg, cfgErr: cfg.validate()}
+}
+
+// Config returns the configuration with defaults filled in.
+func (e *NRE) Config() NREConfig { return e.cfg }
+
+// Prior returns the prior.
+func (e *NRE) Prior() dist.Distribution { return e.prior }
+
+// Trained reports whether Train has succeeded at least once.
+func (e *NRE) Trained() bool { return e.trained }
+
+func (e *NRE) build(rng *rand.Rand, xDim int) error {
+	ctx := xDim
+	e.emb = nil
+	if e.cfg.Embedding != nil {
+		emb, err := e.cfg.Embedding.Build(rng, xDim)
+		if err != nil {
+			return fmt.Errorf("NRE: %w", err)
+		}
+		e.emb, ctx = emb, emb.Out()
+	}
+	act, _ := nn.ParseActivation(e.cfg.Activation)
+	sizes := append(append([]int{e.prior.Dim() + ctx}, e.cfg.Hidden...), 1)
+	e.net = nn.NewMLP(rng, sizes, act)
+	prefix(e.net.Params(), "classifier.")
+	e.xDim = xDim
+	return nil
+}
+
+func (e *NRE) params() []*nn.Param {
+	ps := append([]*nn.Param(nil), e.net.Params()...)
+	if e.emb != nil {
+		ps = append(ps, e.emb.Params()...)
+	}
+	return ps
+}
+
+// Train fits the classifier to the pairs (θᵢ, xᵢ), one per row, with the same rules as
+// NPE.Train (dropped non-finite pairs, standardization from the training split, early
+// stopping, determinism for a seed). cfg.Regularizer sees the joint and marginal logits.
+func (e *NRE) Train(theta, x *mat.Dense, cfg TrainConfig) (*TrainResult, error) {
+	if e.cfgErr != nil {
+		return nil, e.cfgErr
+	}
+	d, train, val, dropped, rng, err := prepare("NRE", e.prior.Dim(), theta, x, &cfg, e.trained, e.xDim)
+	if err != nil {
+		return nil, err
+	}
+	if !(cfg.Resume && e.trained) {
+		e.zt, e.zx = fitZScore(d.theta, train), fitZScore(d.x, train)
+		if err := e.build(rand.New(rand.NewPCG(cfg.Seed, 1)), d.x.RawMatrix().Cols); err != nil {
+			return nil, err
+		}
+		e.trained = false
+	}
+	d.thetaZ, d.xZ = e.zt.apply(d.theta), e.zx.apply(d.x)
+	res, err := fit("NRE", (*nreModel)(e), d, train, val, cfg, rng)
+	if res != nil {
+		res.Dropped = dropped
+	}
+	if err != nil {
+		return res, err
+	}
+	e.trained = true
+	return res, nil
+}
+
+// nreModel is the training view of an NRE.
+type nreModel NRE
+
+func (m *nreModel) params() []*nn.Param { return (*NRE)(m).params() }
+
+// batchLoss is Algorithm 1's L of Delaunoy et al. (2022): ½(mean softplus(−f_joint) +
+// mean softplus(f_marginal)), with marginal pair i = (θ_{i−1}, xᵢ) in batch order.
+func (m *nreModel) batchLoss(tp *nn.Tape, d *trainData, idx []int, rb *RegBatch) *nn.Tensor {
+	e := (*NRE)(m)
+	B := len(idx)
+	if cap(e.rollBuf) < B {
+		e.rollBuf = make([]int, B)
+	}
+	rolled := e.rollBuf[:B]
+	for k := range idx {
+		rolled[k] = idx[(k+B-1)%B]
+	}
+	ctx := tp.Gather(d.xZ, idx)
+	if e.emb != nil {
+		ctx = e.emb.Forward(tp, ctx)
+	}
+	fJ := e.net.Forward(tp, tp.Concat(tp.Gather(d.thetaZ, idx), ctx))
+	fM := e.net.Forward(tp, tp.Concat(tp.Gather(d.thetaZ, rolled), ctx))
+	loss := tp.Scale(tp.Add(tp.Mean(tp.Softplus(tp.Neg(fJ))), tp.Mean(tp.Softplus(fM))), 0.5)
+	if rb != nil {
+		rb.Prior, rb.Theta, rb.X = e.prior, rowsOf(d.theta, idx), rowsOf(d.x, idx)
+		rb.JointLogits, rb.MarginalLogits = fJ, fM
+		rb.LogPost = func(theta *mat.Dense, rows []int) *nn.Tensor {
+			var c *nn.Tensor
+			if e.emb != nil {
+				c = gatherRows(tp, ctx, rows)
+			} else {
+				mapped := make([]int, len(rows))
+				for j, r := range rows {
+					mapped[j] = idx[r]
+				}
+				c = tp.Gather(d.xZ, mapped)
+			}
+			f := e.net.Forward(tp, tp.Concat(standardizedConst(tp, e.zt, theta), c))
+			lp := e.prior.LogProb(theta)
+			return tp.Add(f, tp.Const(len(lp), 1, lp))
+		}
+	}
+	return loss
+}
+
+// context returns the classifier's x input for raw observations on tp.
+func (e *NRE) context(tp *nn.Tape, x *mat.Dense) *nn.Tensor {
+	c := standardizedConst(tp, e.zx, x)
+	if e.emb != nil {
+		c = e.emb.Forward(tp, c)
+	}
+	return c
+}
+
+func (e *NRE) mustTrained(what string) {
+	if !e.trained {
+		panic(fmt.Sprintf("sbi: NRE.%s: %v", what, errUntrained))
+	}
+}
+
+// LogRatio returns log r̂(θᵢ, xᵢ) = log p̂(xᵢ | θᵢ)/p(xᵢ) for every row pair, in parallel.
+func (e *NRE) LogRatio(theta, x *mat.Dense) []float64 {
+	e.mustTrained("LogRatio")
+	n := checkEvalPairs("NRE.LogRatio", theta, x, e.prior.Dim(), e.xDim)
+	out := make([]float64, n)
+	parallelChunks(n, evalChunk, func(_, lo, hi int) {
+		tp := getTape()
+		defer putTape(tp)
+		th := standardizedConst(tp, e.zt, theta.Slice(lo, hi, 0, e.prior.Dim()).(*mat.Dense))
+		f := e.net.Forward(tp, tp.Concat(th, e.context(tp, x.Slice(lo, hi, 0, e.xDim).(*mat.Dense))))
+		copy(out[lo:hi], f.Data)
+	})
+	return out
+}
+
+// LogProbPairs returns log p(θᵢ) + log r̂(θᵢ, xᵢ) for every row pair (an unnormalized posterior
+// log-density, −Inf outside the prior's support), in parallel.
+func (e *NRE) LogProbPairs(theta, x *mat.Dense) []float64 {
+	lr := e.LogRatio(theta, x)
+	lp := e.prior.LogProb(theta)
+	for i := range lr {
+		lr[i] = cleanLogProb(lp[i]+lr[i], e.prior, theta.RawRowView(i))
+	}
+	return lr
+}
+
+// ratioAt returns the function θ ↦ log r̂(θ, x) for one observation, its context computed once.
+func (e *NRE) ratioAt(x []float64) (func(theta *mat.Dense) []float64, error) {
+	if !e.trained {
+		return nil, errUntrained
+	}
+	if len(x) != e.xDim {
+		panic(fmt.Sprintf("sbi: NRE.Posterior: x has %d values, expected %d", len(x), e.xDim))
+	}
+	if !finite(x) {
+		return nil, fmt.Errorf("the observation holds NaN or infinite values: %v", x)
+	}
+	tp := nn.NewTape()
+	tp.NoGrad = true
+	ctx := append([]float64(nil), e.context(tp, mat.NewDense(1, len(x), append([]float64(nil), x...))).Data...)
+	D := e.prior.Dim()
+	return func(theta *mat.Dense) []float64 {
+		n, c := theta.Dims()
+		if c != D {
+			panic(fmt.Sprintf("sbi: NRE posterior: theta has %d columns, expected %d", c, D))
+		}
+		out := make([]float64, n)
+		parallelChunks(n, evalChunk, func(_, lo, hi int) {
+			tp := getTape()
+			defer putTape(tp)
+			th := standardizedConst(tp, e.zt, theta.Slice(lo, hi, 0, D).(*mat.Dense))
+			f := e.net.Forward(tp, tp.Concat(th, tp.RepeatRows(tp.Const(1, len(ctx), ctx), hi-lo)))
+			copy(out[lo:hi], f.Data)
+		})
+		return out
+	}, nil
+}
+
+// Posterior returns p̂(θ | x) ∝ p(θ)·r̂(θ, x), sampled as Config().Sampler says.
+func (e *NRE) Posterior(x []float64) Posterior { return e.PosteriorWith(x, e.cfg.Sampler) }
+
+// PosteriorWith is Posterior with a given sampler configuration.
+func (e *NRE) PosteriorWith(x []float64, s SamplerConfig) *RatioPosterior {
+	lr, err := e.ratioAt(x)
+	return newRatioPosterior(e.prior, lr, err, s)
+}

@@ -1,0 +1,283 @@
+package sbi
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"sync"
+
+	"github.com/gosbi/gosbi/sbi/dist"
+	"gonum.org/v1/gonum/mat"
+)
+
+// SamplerConfig chooses how a ratio estimator's posterior p̂(θ | x) ∝ p(θ)·r̂(θ, x) is sampled.
+// Zero fields take defaults.
+type SamplerConfig struct {
+	// Method is "auto" (the default: "grid" for at most 3 parameters with a bounded prior,
+	// "mcmc" otherwise), "mcmc" (slice sampling, vectorized over chains), "grid" (exact on a
+	// grid over the prior's box) or "importance" (sampling-importance-resampling with the
+	// prior as proposal).
+	Method string
+	Chains int // MCMC chains run side by side; 0 means 100
+	BurnIn int // MCMC sweeps discarded at the start of every chain; 0 means 200 (as sbi's warm-up)
+	Thin   int // MCMC: keep one sweep in Thin; 0 means 5
+	// GridPoints is the number of grid points per parameter; 0 means 10000, 512 and 80 for 1,
+	// 2 and 3 parameters.
+	GridPoints int
+	Proposals  int // importance sampling: prior draws per requested sample; 0 means 20
+}
+
+func (s SamplerConfig) validate() error {
+	switch s.Method {
+	case "", "auto", "mcmc", "grid", "importance":
+	default:
+		return fmt.Errorf("sampler: Method %q, expected \"auto\", \"mcmc\", \"grid\" or \"importance\"", s.Method)
+	}
+	if s.Chains < 0 || s.BurnIn < 0 || s.Thin < 0 || s.GridPoints < 0 || s.Proposals < 0 {
+		return fmt.Errorf("sampler: negative setting in %+v, expected ≥ 0 (0 takes the default)", s)
+	}
+	return nil
+}
+
+func (s SamplerConfig) withDefaults(prior dist.Distribution) SamplerConfig {
+	if s.Method == "" || s.Method == "auto" {
+		s.Method = "mcmc"
+		if _, _, ok := dist.Bounds(prior); ok && prior.Dim() <= 3 {
+			s.Method = "grid"
+		}
+	}
+	if s.Chains == 0 {
+		s.Chains = 100
+	}
+	if s.BurnIn == 0 {
+		s.BurnIn = 200
+	}
+	if s.Thin == 0 {
+		s.Thin = 5
+	}
+	if s.GridPoints == 0 {
+		s.GridPoints = [...]int{0, 10000, 512, 80}[min(prior.Dim(), 3)]
+	}
+	if s.Proposals == 0 {
+		s.Proposals = 20
+	}
+	return s
+}
+
+// RatioPosterior is the posterior p̂(θ | x) ∝ p(θ)·r̂(θ, x) of a ratio estimator (an NRE or an
+// ensemble of them) for one observation. LogProb is unnormalized. It is safe for concurrent use.
+type RatioPosterior struct {
+	prior    dist.Distribution
+	logRatio func(theta *mat.Dense) []float64
+	err      error
+	cfg      SamplerConfig
+
+	mu  sync.Mutex
+	ess float64
+}
+
+func newRatioPosterior(prior dist.Distribution, lr func(*mat.Dense) []float64, err error, s SamplerConfig) *RatioPosterior {
+	if verr := s.validate(); verr != nil && err == nil {
+		err = verr
+	}
+	return &RatioPosterior{prior: prior, logRatio: lr, err: err, cfg: s.withDefaults(prior), ess: math.NaN()}
+}
+
+// Dim is the number of parameters.
+func (p *RatioPosterior) Dim() int { return p.prior.Dim() }
+
+// Method is the sampling method in use: "mcmc", "grid" or "importance".
+func (p *RatioPosterior) Method() string { return p.cfg.Method }
+
+// ESS is the effective sample size of the last importance-sampling draw, (Σw)²/Σw², NaN before.
+func (p *RatioPosterior) ESS() float64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.ess
+}
+
+// LogProb is log p(θ) + log r̂(θ, x) for every row of theta (unnormalized; −Inf outside the
+// prior's support).
+func (p *RatioPosterior) LogProb(theta *mat.Dense) []float64 {
+	if p.err != nil {
+		panic(fmt.Sprintf("sbi: ratio posterior LogProb: %v", p.err))
+	}
+	lr := p.logRatio(theta)
+	lp := p.prior.LogProb(theta)
+	for i := range lr {
+		lr[i] = cleanLogProb(lp[i]+lr[i], p.prior, theta.RawRowView(i))
+	}
+	return lr
+}
+
+// Sample draws n parameter vectors; it panics with SampleChecked's error.
+func (p *RatioPosterior) Sample(rng *rand.Rand, n int) *mat.Dense {
+	s, err := p.SampleChecked(rng, n)
+	if err != nil {
+		panic("sbi: " + err.Error())
+	}
+	return s
+}
+
+// SampleChecked draws n parameter vectors with the configured method.
+func (p *RatioPosterior) SampleChecked(rng *rand.Rand, n int) (*mat.Dense, error) {
+	if p.err != nil {
+		return nil, fmt.Errorf("ratio posterior: %w", p.err)
+	}
+	if n < 1 {
+		return nil, fmt.Errorf("ratio posterior: n = %d, expected at least 1 sample", n)
+	}
+	switch p.cfg.Method {
+	case "grid":
+		return p.sampleGrid(rng, n)
+	case "importance":
+		return p.sampleImportance(rng, n)
+	default:
+		return p.sampleSlice(rng, n)
+	}
+}
+
+// sampleGrid evaluates the posterior at the centres of a regular grid over the prior's box,
+// draws cells with probability proportional to the density there, and places each draw
+// uniformly inside its cell.
+func (p *RatioPosterior) sampleGrid(rng *rand.Rand, n int) (*mat.Dense, error) {
+	low, high, ok := dist.Bounds(p.prior)
+	D := p.prior.Dim()
+	if !ok || D > 3 {
+		return nil, fmt.Errorf("ratio posterior: grid sampling needs a prior with a bounded box and at most 3 parameters (have %d, box %v–%v): use Method \"mcmc\"", D, low, high)
+	}
+	G := p.cfg.GridPoints
+	cells := 1
+	for i := 0; i < D; i++ {
+		cells *= G
+	}
+	grid := mat.NewDense(cells, D, nil)
+	width := make([]float64, D)
+	for j := range width {
+		width[j] = (high[j] - low[j]) / float64(G)
+	}
+	for c := 0; c < cells; c++ {
+		k := c
+		row := grid.RawRowView(c)
+		for j := D - 1; j >= 0; j-- {
+			row[j] = low[j] + (float64(k%G)+0.5)*width[j]
+			k /= G
+		}
+	}
+	if err := Canceled("grid posterior"); err != nil {
+		return nil, err
+	}
+	cdf, err := cumulativeWeights(p.LogProb(grid))
+	if err != nil {
+		return nil, fmt.Errorf("ratio posterior (grid): %w", err)
+	}
+	out := mat.NewDense(n, D, nil)
+	for i := 0; i < n; i++ {
+		c := drawIndex(rng, cdf)
+		row, cell := out.RawRowView(i), grid.RawRowView(c)
+		for j := range row {
+			row[j] = cell[j] + (rng.Float64()-0.5)*width[j]
+		}
+	}
+	return out, nil
+}
+
+// cumulativeWeights returns the normalized cumulative sums of exp(lw − max lw).
+func cumulativeWeights(lw []float64) ([]float64, error) {
+	m := math.Inf(-1)
+	for _, v := range lw {
+		if v > m {
+			m = v
+		}
+	}
+	if math.IsInf(m, 0) || math.IsNaN(m) {
+		return nil, fmt.Errorf("no point has a finite log-density (max %v): is the estimator's output finite?", m)
+	}
+	cdf := make([]float64, len(lw))
+	s := 0.0
+	for i, v := range lw {
+		s += math.Exp(v - m)
+		cdf[i] = s
+	}
+	for i := range cdf {
+		cdf[i] /= s
+	}
+	return cdf, nil
+}
+
+// drawIndex draws an index with the probabilities whose cumulative sums are cdf.
+func drawIndex(rng *rand.Rand, cdf []float64) int {
+	return min(sort.SearchFloat64s(cdf, rng.Float64()), len(cdf)-1)
+}
+
+// sampleImportance draws Proposals·n points from the prior, weights them by r̂ (the posterior
+// over the prior) and resamples n of them with replacement (sampling-importance-resampling).
+func (p *RatioPosterior) sampleImportance(rng *rand.Rand, n int) (*mat.Dense, error) {
+	m := n * p.cfg.Proposals
+	cand := p.prior.Sample(rng, m)
+	if err := Canceled("importance posterior"); err != nil {
+		return nil, err
+	}
+	lw := p.logRatio(cand)
+	for i := range lw {
+		if math.IsNaN(lw[i]) {
+			lw[i] = math.Inf(-1)
+		}
+	}
+	cdf, err := cumulativeWeights(lw)
+	if err != nil {
+		return nil, fmt.Errorf("ratio posterior (importance): %w", err)
+	}
+	var s1, s2, prev float64
+	for _, c := range cdf {
+		w := c - prev
+		prev = c
+		s1 += w
+		s2 += w * w
+	}
+	p.mu.Lock()
+	p.ess = s1 * s1 / s2
+	p.mu.Unlock()
+	_, D := cand.Dims()
+	out := mat.NewDense(n, D, nil)
+	for i := 0; i < n; i++ {
+		copy(out.RawRowView(i), cand.RawRowView(drawIndex(rng, cdf)))
+	}
+	return out, nil
+}
+
+// sampleSlice runs Chains slice samplers side by side and returns n draws taken every Thin
+// sweeps after BurnIn sweeps, chain-interleaved.
+func (p *RatioPosterior) sampleSlice(rng *rand.Rand, n int) (*mat.Dense, error) {
+	C := min(p.cfg.Chains, n)
+	init, err := p.resampleInit(rng, C)
+	if err != nil {
+		return nil, err
+	}
+	ss := &sliceSampler{logp: p.LogProb, x: init, rng: rng}
+	return ss.run(n, p.cfg.BurnIn, p.cfg.Thin)
+}
+
+// resampleInit picks C starting points by sampling-importance-resampling from 1000 (at least
+// 10·C) prior draws weighted by r̂, as sbi's init_strategy="resample".
+func (p *RatioPosterior) resampleInit(rng *rand.Rand, C int) (*mat.Dense, error) {
+	m := max(1000, 10*C)
+	cand := p.prior.Sample(rng, m)
+	lw := p.logRatio(cand)
+	for i := range lw {
+		if math.IsNaN(lw[i]) {
+			lw[i] = math.Inf(-1)
+		}
+	}
+	cdf, err := cumulativeWeights(lw)
+	if err != nil {
+		return nil, fmt.Errorf("ratio posterior (mcmc init): %w", err)
+	}
+	_, D := cand.Dims()
+	out := mat.NewDense(C, D, nil)
+	for i := 0; i < C; i++ {
+		copy(out.RawRowView(i), cand.RawRowView(drawIndex(rng, cdf)))
+	}
+	return out, nil
+}

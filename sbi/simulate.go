@@ -1,0 +1,311 @@
+package sbi
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// SimFunc simulates one data vector for one parameter vector. It must draw all its randomness
+// from rng and must not keep theta or the returned slice. It may return nil (or a vector holding
+// NaN or ±Inf) to mark a failed simulation, which the runner drops and counts. A SimFunc may be
+// defined in a notebook cell: the runner calls it from several goroutines at once, each with
+// its own rng.
+type SimFunc func(rng *rand.Rand, theta []float64) []float64
+
+// Simulator is a compiled simulator that fills a batch (the benchmark tasks implement it).
+type Simulator interface {
+	// DataDim is the length of one simulated data vector.
+	DataDim() int
+	// SimulateBatch writes into row i of x the simulation for row i of theta, drawing all its
+	// randomness from rng. It writes NaN into a row whose simulation failed.
+	SimulateBatch(rng *rand.Rand, theta, x *mat.Dense)
+}
+
+// Simulation is the result of a simulation run with the failed rows removed.
+type Simulation struct {
+	Theta   *mat.Dense // the parameter rows whose simulation succeeded, in input order
+	X       *mat.Dense // the simulated data, row i for Theta row i
+	Kept    []int      // Kept[i] is the input row of Theta row i
+	Dropped int        // rows whose output held NaN or ±Inf (or was nil) and were removed
+}
+
+// ChunkRows is the number of rows a batch Simulator receives per call, each chunk with its own
+// random stream. It is fixed so that results do not depend on the number of cores.
+const ChunkRows = 64
+
+// Simulate runs f on every row of theta in parallel on all cores (GOMAXPROCS goroutines).
+// Row i draws from its own random stream, derived from two numbers drawn from rng and from i,
+// so the result is the same whatever the number of cores. It reports progress through
+// NewProgress("simulate", n), stops with an error once the library's context is cancelled
+// (see Canceled), drops rows whose output is nil or holds NaN/±Inf (counted in Dropped), and
+// returns an error naming the row when f panics or returns a vector of the wrong length.
+func Simulate(rng *rand.Rand, f SimFunc, theta *mat.Dense) (*Simulation, error) {
+	if f == nil {
+		return nil, fmt.Errorf("simulate: the simulator function is nil")
+	}
+	n, _ := theta.Dims()
+	seeds := newStreams(rng)
+	if n == 0 {
+		return nil, fmt.Errorf("simulate: theta has no rows, expected at least one parameter vector")
+	}
+	// Find the data dimension from the first row that succeeds, row by row in order.
+	dim, first, firstOut, err := probeRows(f, seeds, theta)
+	if err != nil {
+		return nil, err
+	}
+	if dim == 0 {
+		return nil, fmt.Errorf("simulate: all %d simulations failed (nil output)", n)
+	}
+	x := mat.NewDense(n, dim, nil)
+	for i := 0; i < first; i++ {
+		fillNaN(x.RawRowView(i))
+	}
+	copy(x.RawRowView(first), firstOut)
+	start := first + 1
+	err = runChunks(n-start, func(c int) (int, int) {
+		lo := start + c*ChunkRows
+		return lo, min(lo+ChunkRows, n)
+	}, func(lo, hi int, src *rand.PCG, r *rand.Rand) error {
+		for i := lo; i < hi; i++ {
+			out, err := callRow(f, seeds, i, theta.RawRowView(i), src, r)
+			if err != nil {
+				return err
+			}
+			switch {
+			case out == nil:
+				fillNaN(x.RawRowView(i))
+			case len(out) != dim:
+				return fmt.Errorf("simulate: row %d returned %d values, expected %d like row %d", i, len(out), dim, first)
+			default:
+				copy(x.RawRowView(i), out)
+			}
+		}
+		return nil
+	}, start)
+	if err != nil {
+		return nil, err
+	}
+	return DropInvalid(theta, x)
+}
+
+// probeRows runs rows in order until one returns a non-nil vector and reports its length.
+func probeRows(f SimFunc, seeds streams, theta *mat.Dense) (dim, row int, out []float64, err error) {
+	n, _ := theta.Dims()
+	src := &rand.PCG{}
+	r := rand.New(src)
+	for i := 0; i < n; i++ {
+		if err := Canceled("simulate"); err != nil {
+			return 0, 0, nil, err
+		}
+		out, err := callRow(f, seeds, i, theta.RawRowView(i), src, r)
+		if err != nil {
+			return 0, 0, nil, err
+		}
+		if out != nil {
+			if len(out) == 0 {
+				return 0, 0, nil, fmt.Errorf("simulate: row %d returned an empty vector, expected data (or nil for a failed simulation)", i)
+			}
+			return len(out), i, out, nil
+		}
+	}
+	return 0, 0, nil, nil
+}
+
+// callRow runs f on one row with that row's random stream, turning a panic into an error.
+func callRow(f SimFunc, seeds streams, i int, theta []float64, src *rand.PCG, r *rand.Rand) (out []float64, err error) {
+	seeds.seed(src, uint64(i))
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("simulate: row %d (θ = %v) panicked: %v", i, theta, p)
+		}
+	}()
+	in := append([]float64(nil), theta...) // the simulator may not alter the caller's θ
+	return f(r, in), nil
+}
+
+// SimulateInto fills x (n×s.DataDim()) with the simulations of the n rows of theta, on all
+// cores, in chunks of ChunkRows rows that each draw from their own random stream (so x does not
+// depend on the number of cores). Failed rows stay in x as NaN, aligned with theta. It reports
+// progress, honours cancellation, and turns a panic into an error that names the row.
+func SimulateInto(rng *rand.Rand, s Simulator, theta, x *mat.Dense) error {
+	n, _ := theta.Dims()
+	xr, xc := x.Dims()
+	if xr != n || xc != s.DataDim() {
+		panic(fmt.Sprintf("sbi: SimulateInto: x is %d×%d, expected %d×%d (rows of theta × DataDim)", xr, xc, n, s.DataDim()))
+	}
+	seeds := newStreams(rng)
+	return runChunks(n, func(c int) (int, int) {
+		return c * ChunkRows, min((c+1)*ChunkRows, n)
+	}, func(lo, hi int, src *rand.PCG, r *rand.Rand) error {
+		c := lo / ChunkRows
+		seeds.seed(src, uint64(c))
+		if err := callBatch(s, r, theta, x, lo, hi); err != nil {
+			return findPanicRow(s, seeds, theta, x, lo, hi, err)
+		}
+		return nil
+	}, 0)
+}
+
+func callBatch(s Simulator, r *rand.Rand, theta, x *mat.Dense, lo, hi int) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%v", p)
+		}
+	}()
+	_, tc := theta.Dims()
+	s.SimulateBatch(r, theta.Slice(lo, hi, 0, tc).(*mat.Dense), x.Slice(lo, hi, 0, s.DataDim()).(*mat.Dense))
+	return nil
+}
+
+// findPanicRow re-runs the rows of a chunk that panicked one at a time to name the row.
+func findPanicRow(s Simulator, seeds streams, theta, x *mat.Dense, lo, hi int, chunkErr error) error {
+	src := &rand.PCG{}
+	r := rand.New(src)
+	for i := lo; i < hi; i++ {
+		seeds.seed(src, uint64(i)+1<<40)
+		if err := callBatch(s, r, theta, x, i, i+1); err != nil {
+			return fmt.Errorf("simulate: row %d (θ = %v) panicked: %v", i, theta.RawRowView(i), err)
+		}
+	}
+	return fmt.Errorf("simulate: rows %d–%d panicked: %v", lo, hi-1, chunkErr)
+}
+
+// SimulateBatch runs a compiled Simulator on all rows of theta (see SimulateInto) and drops the
+// failed rows.
+func SimulateBatch(rng *rand.Rand, s Simulator, theta *mat.Dense) (*Simulation, error) {
+	n, _ := theta.Dims()
+	if n == 0 {
+		return nil, fmt.Errorf("simulate: theta has no rows, expected at least one parameter vector")
+	}
+	x := mat.NewDense(n, s.DataDim(), nil)
+	if err := SimulateInto(rng, s, theta, x); err != nil {
+		return nil, err
+	}
+	return DropInvalid(theta, x)
+}
+
+// DropInvalid returns the rows of theta and x whose x row is all finite. It returns an error
+// when no row is left.
+func DropInvalid(theta, x *mat.Dense) (*Simulation, error) {
+	n, dt := theta.Dims()
+	if xr, _ := x.Dims(); xr != n {
+		panic(fmt.Sprintf("sbi: DropInvalid: theta has %d rows and x %d, expected equal", n, xr))
+	}
+	var kept []int
+	for i := 0; i < n; i++ {
+		if finite(x.RawRowView(i)) {
+			kept = append(kept, i)
+		}
+	}
+	if len(kept) == 0 {
+		return nil, fmt.Errorf("simulate: all %d simulations gave NaN or infinite values", n)
+	}
+	_, dx := x.Dims()
+	sim := &Simulation{Kept: kept, Dropped: n - len(kept)}
+	if len(kept) == n {
+		sim.Theta, sim.X = mat.DenseCopyOf(theta), mat.DenseCopyOf(x)
+		return sim, nil
+	}
+	sim.Theta, sim.X = mat.NewDense(len(kept), dt, nil), mat.NewDense(len(kept), dx, nil)
+	for k, i := range kept {
+		copy(sim.Theta.RawRowView(k), theta.RawRowView(i))
+		copy(sim.X.RawRowView(k), x.RawRowView(i))
+	}
+	return sim, nil
+}
+
+func finite(v []float64) bool {
+	for _, x := range v {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return false
+		}
+	}
+	return true
+}
+
+func fillNaN(v []float64) {
+	for i := range v {
+		v[i] = math.NaN()
+	}
+}
+
+// streams derives independent PCG streams, one per row or chunk, from two seeds drawn from the
+// caller's generator.
+type streams struct{ a, b uint64 }
+
+func newStreams(rng *rand.Rand) streams { return streams{rng.Uint64(), rng.Uint64()} }
+
+// seed sets src to stream k: both PCG words are passed through the SplitMix64 finalizer so that
+// neighbouring k give unrelated states.
+func (s streams) seed(src *rand.PCG, k uint64) {
+	src.Seed(splitmix(s.a^splitmix(k)), splitmix(s.b+k*0x9e3779b97f4a7c15))
+}
+
+func splitmix(z uint64) uint64 {
+	z += 0x9e3779b97f4a7c15
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
+
+// runChunks runs work on the chunks of n rows with GOMAXPROCS goroutines. bounds maps a chunk
+// index to its rows; offset is added to progress totals (rows already done). The first error by
+// row order is returned; after an error or a cancellation no new chunk starts.
+func runChunks(n int, bounds func(c int) (lo, hi int), work func(lo, hi int, src *rand.PCG, r *rand.Rand) error, offset int) error {
+	progress := NewProgress("simulate", n+offset)
+	defer progress.Finish()
+	progress.Add(offset)
+	if n <= 0 {
+		return nil
+	}
+	chunks := (n + ChunkRows - 1) / ChunkRows
+	workers := min(runtime.GOMAXPROCS(0), chunks)
+	var (
+		next    atomic.Int64
+		stop    atomic.Bool
+		mu      sync.Mutex
+		errRow  = -1
+		firstEr error
+		wg      sync.WaitGroup
+	)
+	record := func(row int, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if errRow < 0 || row < errRow {
+			errRow, firstEr = row, err
+		}
+		stop.Store(true)
+	}
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			src := &rand.PCG{}
+			r := rand.New(src)
+			for !stop.Load() {
+				c := int(next.Add(1) - 1)
+				if c >= chunks {
+					return
+				}
+				lo, hi := bounds(c)
+				if err := Canceled("simulate"); err != nil {
+					record(lo, err)
+					return
+				}
+				if err := work(lo, hi, src, r); err != nil {
+					record(lo, err)
+					return
+				}
+				progress.Add(hi - lo)
+			}
+		}()
+	}
+	wg.Wait()
+	return firstEr
+}

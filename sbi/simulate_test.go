@@ -1,0 +1,269 @@
+package sbi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/gosbi/gosbi/sbi/dist"
+)
+
+// noisy is a per-row simulator: x = (θ₀ + z₁, θ₀·θ₁ + z₂) with z ~ N(0,1).
+func noisy(rng *rand.Rand, theta []float64) []float64 {
+	return []float64{theta[0] + rng.NormFloat64(), theta[0]*theta[1] + rng.NormFloat64()}
+}
+
+// batchNoisy is the same model as a batch Simulator.
+type batchNoisy struct{}
+
+func (batchNoisy) DataDim() int { return 2 }
+func (batchNoisy) SimulateBatch(rng *rand.Rand, theta, x *mat.Dense) {
+	n, _ := theta.Dims()
+	for i := 0; i < n; i++ {
+		copy(x.RawRowView(i), noisy(rng, theta.RawRowView(i)))
+	}
+}
+
+func grid(n int) *mat.Dense {
+	theta := mat.NewDense(n, 2, nil)
+	for i := 0; i < n; i++ {
+		theta.Set(i, 0, float64(i%17)/17)
+		theta.Set(i, 1, float64(i%5))
+	}
+	return theta
+}
+
+func withProcs(p int, f func()) {
+	old := runtime.GOMAXPROCS(p)
+	defer runtime.GOMAXPROCS(old)
+	f()
+}
+
+// TestSimulateDeterministicAcrossCores runs the same simulation with 1 and 2 (and 3) cores and
+// requires identical output, for a per-row function and for a batch simulator.
+func TestSimulateDeterministicAcrossCores(t *testing.T) {
+	theta := grid(1000)
+	run := func(p int, batch bool) *mat.Dense {
+		var sim *Simulation
+		var err error
+		withProcs(p, func() {
+			rng := rand.New(rand.NewPCG(7, 8))
+			if batch {
+				sim, err = SimulateBatch(rng, batchNoisy{}, theta)
+			} else {
+				sim, err = Simulate(rng, noisy, theta)
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sim.X
+	}
+	for _, batch := range []bool{false, true} {
+		one := run(1, batch)
+		for _, p := range []int{2, 3} {
+			if !mat.Equal(one, run(p, batch)) {
+				t.Errorf("batch=%v: output with GOMAXPROCS=%d differs from GOMAXPROCS=1", batch, p)
+			}
+		}
+	}
+	// Different seeds give different data.
+	a, _ := Simulate(rand.New(rand.NewPCG(1, 1)), noisy, theta)
+	b, _ := Simulate(rand.New(rand.NewPCG(1, 2)), noisy, theta)
+	if mat.Equal(a.X, b.X) {
+		t.Error("different seeds gave the same simulations")
+	}
+}
+
+// TestSimulateStatistics checks that the per-row streams give N(0,1) noise: the mean and variance
+// of x₀ − θ₀ over n rows must lie within 5 standard errors (1/√n and √(2/n)) of 0 and 1, and the
+// lag-1 correlation between neighbouring rows (which use neighbouring streams) within 5/√n of 0.
+func TestSimulateStatistics(t *testing.T) {
+	const n = 20000
+	theta := grid(n)
+	for _, batch := range []bool{false, true} {
+		var sim *Simulation
+		var err error
+		if batch {
+			sim, err = SimulateBatch(rand.New(rand.NewPCG(3, 3)), batchNoisy{}, theta)
+		} else {
+			sim, err = Simulate(rand.New(rand.NewPCG(3, 3)), noisy, theta)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		z := make([]float64, n)
+		var m, v, lag float64
+		for i := range z {
+			z[i] = sim.X.At(i, 0) - theta.At(i, 0)
+			m += z[i] / n
+		}
+		for i := range z {
+			v += (z[i] - m) * (z[i] - m) / n
+			if i > 0 {
+				lag += z[i] * z[i-1] / n
+			}
+		}
+		if math.Abs(m) > 5/math.Sqrt(n) || math.Abs(v-1) > 5*math.Sqrt(2.0/n) || math.Abs(lag) > 5/math.Sqrt(n) {
+			t.Errorf("batch=%v: noise mean %v var %v lag-1 %v", batch, m, v, lag)
+		}
+	}
+}
+
+func TestSimulateDropsInvalidRows(t *testing.T) {
+	theta := grid(300)
+	f := func(rng *rand.Rand, th []float64) []float64 {
+		x := noisy(rng, th)
+		switch {
+		case th[1] == 1:
+			x[0] = math.NaN()
+		case th[1] == 2:
+			x[1] = math.Inf(-1)
+		case th[1] == 3:
+			return nil
+		}
+		return x
+	}
+	sim, err := Simulate(rand.New(rand.NewPCG(1, 1)), f, theta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sim.Dropped != 180 || len(sim.Kept) != 120 {
+		t.Fatalf("dropped %d kept %d, want 180 and 120", sim.Dropped, len(sim.Kept))
+	}
+	for k, i := range sim.Kept {
+		if th := theta.RawRowView(i); th[1] != 0 && th[1] != 4 {
+			t.Fatalf("kept row %d has θ₁ = %v", i, th[1])
+		}
+		if sim.Theta.At(k, 0) != theta.At(i, 0) || sim.Theta.At(k, 1) != theta.At(i, 1) {
+			t.Fatalf("kept θ row %d does not match input row %d", k, i)
+		}
+	}
+	// A first row that fails must not hide the data dimension.
+	g := func(rng *rand.Rand, th []float64) []float64 {
+		if th[0] == 0 {
+			return nil
+		}
+		return noisy(rng, th)
+	}
+	sim, err = Simulate(rand.New(rand.NewPCG(1, 1)), g, theta)
+	if err != nil || sim.Dropped != 18 {
+		t.Fatalf("failed first row: %v, dropped %v", err, sim)
+	}
+	allBad := func(*rand.Rand, []float64) []float64 { return []float64{math.NaN()} }
+	if _, err := Simulate(rand.New(rand.NewPCG(1, 1)), allBad, theta); err == nil || !strings.Contains(err.Error(), "all 300") {
+		t.Errorf("all rows NaN: error %v", err)
+	}
+}
+
+type panicky struct{ row float64 }
+
+func (panicky) DataDim() int { return 2 }
+func (p panicky) SimulateBatch(rng *rand.Rand, theta, x *mat.Dense) {
+	n, _ := theta.Dims()
+	for i := 0; i < n; i++ {
+		if theta.At(i, 0) == p.row {
+			var s []float64
+			_ = s[3] // index out of range
+		}
+		copy(x.RawRowView(i), noisy(rng, theta.RawRowView(i)))
+	}
+}
+
+func TestSimulatePanicBecomesError(t *testing.T) {
+	theta := mat.NewDense(500, 2, nil)
+	for i := 0; i < 500; i++ {
+		theta.Set(i, 0, float64(i))
+	}
+	f := func(rng *rand.Rand, th []float64) []float64 {
+		if th[0] == 321 {
+			panic("bad parameter")
+		}
+		return noisy(rng, th)
+	}
+	_, err := Simulate(rand.New(rand.NewPCG(1, 1)), f, theta)
+	if err == nil || !strings.Contains(err.Error(), "row 321") || !strings.Contains(err.Error(), "bad parameter") {
+		t.Errorf("per-row panic: error %v", err)
+	}
+	_, err = SimulateBatch(rand.New(rand.NewPCG(1, 1)), panicky{row: 77}, theta)
+	if err == nil || !strings.Contains(err.Error(), "row 77") || !strings.Contains(err.Error(), "index out of range") {
+		t.Errorf("batch panic: error %v", err)
+	}
+	wrongLen := func(rng *rand.Rand, th []float64) []float64 {
+		if th[0] == 10 {
+			return []float64{1}
+		}
+		return noisy(rng, th)
+	}
+	if _, err := Simulate(rand.New(rand.NewPCG(1, 1)), wrongLen, theta); err == nil || !strings.Contains(err.Error(), "row 10 returned 1 values, expected 2") {
+		t.Errorf("wrong length: error %v", err)
+	}
+}
+
+func TestSimulateCancelAndProgress(t *testing.T) {
+	var mu sync.Mutex
+	var events []ProgressEvent
+	SetProgressHook(func(e ProgressEvent) { mu.Lock(); events = append(events, e); mu.Unlock() })
+	defer SetProgressHook(nil)
+	theta := grid(1000)
+	if _, err := Simulate(rand.New(rand.NewPCG(1, 1)), noisy, theta); err != nil {
+		t.Fatal(err)
+	}
+	last := events[len(events)-1]
+	if !last.Finished || last.Done != 1000 || last.Total != 1000 || last.Label != "simulate" {
+		t.Errorf("last progress event %+v", last)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	SetContext(ctx)
+	defer SetContext(nil)
+	calls := 0
+	var cmu sync.Mutex
+	f := func(rng *rand.Rand, th []float64) []float64 {
+		cmu.Lock()
+		calls++
+		if calls == 100 {
+			cancel()
+		}
+		cmu.Unlock()
+		return noisy(rng, th)
+	}
+	_, err := Simulate(rand.New(rand.NewPCG(1, 1)), f, grid(100000))
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled run: error %v", err)
+	}
+	if calls > 100+2*ChunkRows*runtime.GOMAXPROCS(0) {
+		t.Errorf("%d calls after cancelling at call 100", calls)
+	}
+	_, err = SimulateBatch(rand.New(rand.NewPCG(1, 1)), batchNoisy{}, grid(1000))
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("batch run under a cancelled context: error %v", err)
+	}
+}
+
+func ExampleSimulate() {
+	// A simulator written as a plain function, as in a notebook cell.
+	sim := func(rng *rand.Rand, theta []float64) []float64 {
+		if theta[0] > 0.9 {
+			return []float64{math.NaN()} // a failed simulation: dropped and counted
+		}
+		return []float64{theta[0] + 0.1*rng.NormFloat64()}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	theta := dist.NewUniformCube(0, 1, 1).Sample(rng, 1000)
+	res, err := Simulate(rng, sim, theta)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(res.X.RawMatrix().Rows+res.Dropped, res.Dropped > 0)
+	// Output: 1000 true
+}

@@ -1,0 +1,17 @@
+// Package task holds simulators and benchmark tasks for simulation-based inference.
+//
+// The sbibm tasks (Lueckmann et al., "Benchmarking Simulation-Based Inference", AISTATS 2021)
+// are two_moons, gaussian_linear, gaussian_linear_uniform, slcp, gaussian_mixture,
+// bernoulli_glm, bernoulli_glm_raw, sir and lotka_volterra; their observations, true parameters
+// and reference posterior samples are read from a data directory ($GOSBI_DATA, else
+// os.UserCacheDir()/gosbi/sbibm, filled by `gosbi data fetch`). The "trust crisis" tasks
+// (Hermans et al., 2022; Delaunoy et al., "Towards reliable simulation-based inference with
+// balanced neural ratio estimation", NeurIPS 2022) are tc_slcp, weinberg, mg1,
+// tc_lotka_volterra and spatial_sir; they have no stored observations.
+//
+// Every task is a Task and an sbi.Simulator: t.Simulate(rng, theta) fills one data row per
+// parameter row on all cores, and task.Simulate(rng, t, theta) does the same with errors and
+// drops failed rows. Where a closed form exists the task also implements ExactPosterior.
+// The ODEs of sir and lotka_volterra are solved with an adaptive Dormand–Prince 5(4) method
+// (SolveODE).
+package task

@@ -1,0 +1,53 @@
+package task_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/gosbi/gosbi/sbi/task"
+)
+
+func Example() {
+	t, err := task.Get("two_moons")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	theta := t.Prior().Sample(rng, 1000)
+	x := t.Simulate(rng, theta)
+	r, c := x.Dims()
+	fmt.Println(t.Name(), t.ParamDim(), t.DataDim(), r, c)
+	// Output: two_moons 2 2 1000 2
+}
+
+func ExampleTwoMoonsTask_ExactPosterior() {
+	t := task.TwoMoons()
+	post, err := t.ExactPosterior([]float64{-0.64, 0.16})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	samples := post.Sample(rand.New(rand.NewPCG(1, 2)), 5000)
+	inside := 0
+	for _, lp := range post.LogProb(samples) {
+		if lp > -1e300 {
+			inside++
+		}
+	}
+	fmt.Println(inside)
+	// Output: 5000
+}
+
+func ExampleSimulate() {
+	// The checked form: errors instead of panics, failed rows dropped and counted.
+	t := task.SIR()
+	rng := rand.New(rand.NewPCG(1, 2))
+	sim, err := task.Simulate(rng, t, t.Prior().Sample(rng, 100))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(sim.X.RawMatrix().Rows, sim.Dropped)
+	// Output: 100 0
+}

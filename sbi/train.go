@@ -1,0 +1,420 @@
+package sbi
+
+import (
+	"fmt"
+	"html"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/gosbi/gosbi/sbi/nn"
+	"gonum.org/v1/gonum/mat"
+)
+
+// TrainConfig sets how an estimator is trained. Zero fields take the defaults of Python's sbi
+// (Adam with learning rate 5·10⁻⁴, batches of 200, 10% validation, early stopping after 20
+// epochs without improvement, gradient-norm clipping at 5).
+type TrainConfig struct {
+	Epochs             int         // most epochs to run; 0 means 1000 (early stopping usually ends sooner)
+	BatchSize          int         // pairs per step; 0 means 200
+	LearningRate       float64     // Adam's step size; 0 means 5e-4
+	WeightDecay        float64     // decoupled weight decay (AdamW); 0 means none
+	ValidationFraction float64     // share of pairs held out for early stopping; 0 means 0.1, negative means none
+	Patience           int         // epochs without a better validation loss before stopping; 0 means 20
+	ClipNorm           float64     // largest gradient norm; 0 means 5, negative means no clipping
+	Seed               uint64      // seeds the initial weights, the split and the batch order
+	Regularizer        Regularizer // an extra loss term per batch (BNRE's balance, coverage, …); nil for none
+	// Resume continues from the current weights and standardization of an estimator that was
+	// trained before, instead of starting from fresh weights.
+	Resume bool
+}
+
+func (c TrainConfig) withDefaults() TrainConfig {
+	if c.Epochs == 0 {
+		c.Epochs = 1000
+	}
+	if c.BatchSize == 0 {
+		c.BatchSize = 200
+	}
+	if c.LearningRate == 0 {
+		c.LearningRate = 5e-4
+	}
+	if c.ValidationFraction == 0 {
+		c.ValidationFraction = 0.1
+	}
+	if c.Patience == 0 {
+		c.Patience = 20
+	}
+	if c.ClipNorm == 0 {
+		c.ClipNorm = 5
+	}
+	return c
+}
+
+func (c TrainConfig) validate() error {
+	switch {
+	case c.Epochs < 1:
+		return fmt.Errorf("train: Epochs = %d, expected ≥ 1 (or 0 for the default 1000)", c.Epochs)
+	case c.BatchSize < 2:
+		return fmt.Errorf("train: BatchSize = %d, expected ≥ 2 (or 0 for the default 200)", c.BatchSize)
+	case !(c.LearningRate > 0) || math.IsInf(c.LearningRate, 0):
+		return fmt.Errorf("train: LearningRate = %v, expected a finite value > 0", c.LearningRate)
+	case c.WeightDecay < 0 || math.IsNaN(c.WeightDecay):
+		return fmt.Errorf("train: WeightDecay = %v, expected ≥ 0", c.WeightDecay)
+	case c.ValidationFraction >= 1 || math.IsNaN(c.ValidationFraction):
+		return fmt.Errorf("train: ValidationFraction = %v, expected a share below 1 (0.1 is usual)", c.ValidationFraction)
+	case c.Patience < 1:
+		return fmt.Errorf("train: Patience = %d, expected ≥ 1 (or 0 for the default 20)", c.Patience)
+	}
+	return nil
+}
+
+// TrainResult reports a training run.
+type TrainResult struct {
+	Estimator   string    // e.g. "NPE (nsf)" or "NRE"
+	TrainLoss   []float64 // mean training loss per epoch (without the regularizer)
+	ValLoss     []float64 // validation loss per epoch; nil without validation
+	RegName     string    // the regularizer's name; "" without one
+	RegTerm     []float64 // mean regularizer term per epoch (already weighted); nil without one
+	BestEpoch   int       // the epoch (1-based) whose weights were kept
+	BestLoss    float64   // its validation loss (its training loss without validation)
+	Epochs      int       // epochs run
+	Stopped     bool      // true when early stopping ended training before Epochs
+	Duration    time.Duration
+	Dropped     int // pairs removed because θ or x held NaN or ±Inf
+	TrainRows   int // pairs trained on
+	ValRows     int // pairs held out for validation
+	SkippedStep int // steps skipped because a gradient was NaN or infinite
+}
+
+// String is a one-line summary.
+func (r *TrainResult) String() string {
+	s := fmt.Sprintf("%s: %d epochs in %s, best epoch %d (loss %.4f), %d training / %d validation pairs",
+		r.Estimator, r.Epochs, r.Duration.Round(time.Millisecond), r.BestEpoch, r.BestLoss, r.TrainRows, r.ValRows)
+	if r.Stopped {
+		s += ", stopped early"
+	}
+	if r.Dropped > 0 {
+		s += fmt.Sprintf(", %d non-finite pairs dropped", r.Dropped)
+	}
+	if r.SkippedStep > 0 {
+		s += fmt.Sprintf(", %d steps skipped (non-finite gradient)", r.SkippedStep)
+	}
+	return s
+}
+
+// MIMEBundle shows the summary and the last epochs as HTML and text.
+func (r *TrainResult) MIMEBundle() map[string]any {
+	var b strings.Builder
+	b.WriteString("<div><b>" + html.EscapeString(r.Estimator) + "</b> " + html.EscapeString(r.String()[len(r.Estimator)+2:]))
+	b.WriteString("<table><tr><th>epoch</th><th>train</th><th>validation</th>")
+	if r.RegName != "" {
+		b.WriteString("<th>" + html.EscapeString(r.RegName) + "</th>")
+	}
+	b.WriteString("</tr>")
+	from := max(0, len(r.TrainLoss)-5)
+	for e := from; e < len(r.TrainLoss); e++ {
+		fmt.Fprintf(&b, "<tr><td>%d</td><td>%.4f</td><td>%s</td>", e+1, r.TrainLoss[e], fmtAt(r.ValLoss, e))
+		if r.RegName != "" {
+			fmt.Fprintf(&b, "<td>%s</td>", fmtAt(r.RegTerm, e))
+		}
+		b.WriteString("</tr>")
+	}
+	b.WriteString("</table></div>")
+	return map[string]any{"text/html": b.String(), "text/plain": r.String()}
+}
+
+func fmtAt(v []float64, i int) string {
+	if i < len(v) {
+		return fmt.Sprintf("%.4f", v[i])
+	}
+	return "–"
+}
+
+// trainData holds the finite pairs in raw and standardized units.
+type trainData struct {
+	theta, x   *mat.Dense // raw
+	thetaZ, xZ *mat.Dense // standardized
+}
+
+// model is what the training loop needs of an estimator.
+type model interface {
+	params() []*nn.Param
+	// batchLoss builds the mean loss of the pairs idx of d on tp. When rb is non-nil it also
+	// fills the regularizer's view of the batch (Tape, Theta, X, LogPost and, for ratio
+	// estimators, the logits).
+	batchLoss(tp *nn.Tape, d *trainData, idx []int, rb *RegBatch) *nn.Tensor
+}
+
+// dropNonFinite returns the pairs whose θ and x rows are all finite and the number removed.
+func dropNonFinite(theta, x *mat.Dense) (*mat.Dense, *mat.Dense, int) {
+	n, dt := theta.Dims()
+	_, dx := x.Dims()
+	var kept []int
+	for i := 0; i < n; i++ {
+		if finite(theta.RawRowView(i)) && finite(x.RawRowView(i)) {
+			kept = append(kept, i)
+		}
+	}
+	if len(kept) == n {
+		return theta, x, 0
+	}
+	th, xx := mat.NewDense(max(len(kept), 1), dt, nil), mat.NewDense(max(len(kept), 1), dx, nil)
+	for k, i := range kept {
+		copy(th.RawRowView(k), theta.RawRowView(i))
+		copy(xx.RawRowView(k), x.RawRowView(i))
+	}
+	if len(kept) == 0 {
+		return nil, nil, n
+	}
+	return th, xx, n - len(kept)
+}
+
+// checkPairs validates the shapes of a training set.
+func checkPairs(what string, theta, x *mat.Dense, paramDim int) error {
+	if theta == nil || x == nil {
+		return fmt.Errorf("%s: theta and x must both be given (one row per simulation)", what)
+	}
+	n, dt := theta.Dims()
+	nx, _ := x.Dims()
+	switch {
+	case n != nx:
+		return fmt.Errorf("%s: theta has %d rows and x %d, expected one x row per θ row", what, n, nx)
+	case dt != paramDim:
+		return fmt.Errorf("%s: theta has %d columns, the prior has %d parameters", what, dt, paramDim)
+	}
+	return nil
+}
+
+// splitRows shuffles 0…n−1 with rng and returns the training and validation rows.
+func splitRows(rng *rand.Rand, n int, frac float64) (train, val []int, err error) {
+	perm := rng.Perm(n)
+	nv := 0
+	if frac > 0 {
+		nv = int(math.Round(frac * float64(n)))
+		nv = max(nv, 1)
+	}
+	if n-nv < 2 {
+		return nil, nil, fmt.Errorf("train: %d usable pairs leave %d for training, expected at least 2: simulate more", n, n-nv)
+	}
+	return perm[nv:], perm[:nv], nil
+}
+
+// fit runs the training loop of m on d (standardization already applied) and returns the
+// result; the best weights (by validation loss) are restored at the end.
+func fit(label string, m model, d *trainData, train, val []int, cfg TrainConfig, rng *rand.Rand) (*TrainResult, error) {
+	start := time.Now()
+	res := &TrainResult{Estimator: label, TrainRows: len(train), ValRows: len(val)}
+	if cfg.Regularizer != nil {
+		res.RegName = cfg.Regularizer.Name()
+	}
+	ps := m.params()
+	var opt *nn.Adam
+	if cfg.WeightDecay > 0 {
+		opt = nn.NewAdamW(ps, cfg.LearningRate, cfg.WeightDecay)
+	} else {
+		opt = nn.NewAdam(ps, cfg.LearningRate)
+	}
+	best := snapshot(ps, nil)
+	res.BestLoss = math.Inf(1)
+	progress := NewProgress("train "+label, cfg.Epochs)
+	defer progress.Finish()
+	tp := nn.NewTape()
+	order := append([]int(nil), train...)
+	sinceBest := 0
+	for epoch := 0; epoch < cfg.Epochs; epoch++ {
+		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		var sum, regSum float64
+		var batches int
+		for lo := 0; lo < len(order); lo += cfg.BatchSize {
+			hi := min(lo+cfg.BatchSize, len(order))
+			if hi-lo < 2 { // a last batch of one pair has no marginal pair and a noisy gradient
+				continue
+			}
+			if err := Canceled("train " + label); err != nil {
+				restore(ps, best)
+				return nil, err
+			}
+			st := step{tp: tp, m: m, d: d, reg: cfg.Regularizer, rng: rng, opt: opt, clip: cfg.ClipNorm}
+			loss, pen, ok, err := st.run(order[lo:hi])
+			if err != nil {
+				restore(ps, best)
+				return nil, fmt.Errorf("train %s: regularizer %q: %w", label, res.RegName, err)
+			}
+			if !ok {
+				res.SkippedStep++
+			}
+			sum += loss * float64(hi-lo)
+			regSum += pen * float64(hi-lo)
+			batches += hi - lo
+		}
+		res.TrainLoss = append(res.TrainLoss, sum/float64(batches))
+		if cfg.Regularizer != nil {
+			res.RegTerm = append(res.RegTerm, regSum/float64(batches))
+		}
+		monitored := res.TrainLoss[epoch]
+		if len(val) > 0 {
+			v := evalLoss(m, d, val, cfg.BatchSize)
+			res.ValLoss = append(res.ValLoss, v)
+			monitored = v
+		}
+		res.Epochs = epoch + 1
+		if monitored < res.BestLoss || len(val) == 0 {
+			res.BestLoss, res.BestEpoch, sinceBest = monitored, epoch+1, 0
+			best = snapshot(ps, best)
+		} else {
+			sinceBest++
+		}
+		msg := fmt.Sprintf("epoch %d  train loss %.4f", epoch+1, res.TrainLoss[epoch])
+		if len(val) > 0 {
+			msg += fmt.Sprintf("  val loss %.4f", res.ValLoss[epoch])
+		}
+		progress.Set(epoch+1, msg)
+		if len(val) > 0 && sinceBest >= cfg.Patience {
+			res.Stopped = epoch+1 < cfg.Epochs
+			break
+		}
+	}
+	restore(ps, best)
+	res.Duration = time.Since(start)
+	if math.IsInf(res.BestLoss, 0) || math.IsNaN(res.BestLoss) {
+		return res, fmt.Errorf("train %s: no epoch reached a finite loss: lower the learning rate or check the simulations", label)
+	}
+	return res, nil
+}
+
+// step is one optimization step of a model on a batch.
+type step struct {
+	tp   *nn.Tape
+	m    model
+	d    *trainData
+	reg  Regularizer
+	rng  *rand.Rand
+	opt  nn.Optimizer
+	clip float64
+}
+
+// run builds the loss of the batch idx (plus the regularizer's penalty), back-propagates,
+// clips and updates. It returns the loss and the penalty, and false when the optimizer skipped
+// the update because a gradient was not finite.
+func (s step) run(idx []int) (loss, pen float64, ok bool, err error) {
+	tp := s.tp
+	defer tp.Reset()
+	var rb *RegBatch
+	if s.reg != nil {
+		rb = &RegBatch{Tape: tp, Rng: s.rng}
+	}
+	l := s.m.batchLoss(tp, s.d, idx, rb)
+	total := l
+	if rb != nil {
+		p, err := s.reg.Penalty(rb)
+		if err != nil {
+			return 0, 0, false, err
+		}
+		if p.Rows != 1 || p.Cols != 1 {
+			panic(fmt.Sprintf("sbi: regularizer %q returned a %d×%d penalty, expected 1×1", s.reg.Name(), p.Rows, p.Cols))
+		}
+		pen = p.Item()
+		total = tp.Add(l, p)
+	}
+	loss = l.Item()
+	tp.Backward(total)
+	ps := s.opt.Params()
+	if s.clip > 0 {
+		nn.ClipGradNorm(ps, s.clip)
+	}
+	ok = s.opt.Step()
+	s.opt.ZeroGrad()
+	return loss, pen, ok, nil
+}
+
+// evalLoss is the mean loss over rows, in batches, without gradients.
+func evalLoss(m model, d *trainData, rows []int, batch int) float64 {
+	tp := nn.NewTape()
+	tp.NoGrad = true
+	var sum float64
+	var n int
+	for lo := 0; lo < len(rows); lo += batch {
+		hi := min(lo+batch, len(rows))
+		if hi-lo < 2 && n > 0 {
+			break
+		}
+		sum += m.batchLoss(tp, d, rows[lo:hi], nil).Item() * float64(hi-lo)
+		n += hi - lo
+		tp.Reset()
+	}
+	return sum / float64(n)
+}
+
+// snapshot copies the parameter values into dst (allocated when nil).
+func snapshot(ps []*nn.Param, dst [][]float64) [][]float64 {
+	if dst == nil {
+		dst = make([][]float64, len(ps))
+		for i, p := range ps {
+			dst[i] = make([]float64, len(p.Data))
+		}
+	}
+	for i, p := range ps {
+		copy(dst[i], p.Data)
+	}
+	return dst
+}
+
+func restore(ps []*nn.Param, src [][]float64) {
+	for i, p := range ps {
+		copy(p.Data, src[i])
+	}
+}
+
+// gatherRows returns the rows `rows` of t on tp, differentiably: repeated blocks (row j is
+// row j/L) use RepeatRows, other patterns a one-hot selection matrix S with S·t.
+func gatherRows(tp *nn.Tape, t *nn.Tensor, rows []int) *nn.Tensor {
+	if len(rows)%t.Rows == 0 {
+		L := len(rows) / t.Rows
+		ok := true
+		for j, r := range rows {
+			if r != j/L {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			if L == 1 {
+				return t
+			}
+			return tp.RepeatRows(t, L)
+		}
+	}
+	s := tp.New(len(rows), t.Rows)
+	for j, r := range rows {
+		if r < 0 || r >= t.Rows {
+			panic(fmt.Sprintf("sbi: LogPost: row index %d outside the batch of %d pairs", r, t.Rows))
+		}
+		s.Data[j*t.Rows+r] = 1
+	}
+	return tp.MatMul(s, t)
+}
+
+// standardizedConst returns the rows of raw (in raw units) standardized by z as a tape constant.
+func standardizedConst(tp *nn.Tape, z zscore, raw *mat.Dense) *nn.Tensor {
+	r, c := raw.Dims()
+	if c != len(z.Mean) {
+		panic(fmt.Sprintf("sbi: θ has %d columns, expected %d", c, len(z.Mean)))
+	}
+	t := tp.New(r, c)
+	for i := 0; i < r; i++ {
+		z.applyRow(t.Row(i), raw.RawRowView(i))
+	}
+	return t
+}
+
+// rowsOf copies the rows idx of m.
+func rowsOf(m *mat.Dense, idx []int) *mat.Dense {
+	_, c := m.Dims()
+	out := mat.NewDense(len(idx), c, nil)
+	for k, i := range idx {
+		copy(out.RawRowView(k), m.RawRowView(i))
+	}
+	return out
+}

@@ -1,0 +1,353 @@
+package viz
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"sort"
+
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// CornerOptions configure a corner plot. The zero value is usable.
+type CornerOptions struct {
+	Names  []string  // parameter names; default θ₁, θ₂, …
+	Labels []string  // one legend label per sample set; default "samples i"
+	Truth  []float64 // true parameter values, marked in every panel; nil for none
+	Bins   int       // histogram bins on the diagonal; default 40
+	Grid   int       // cells per axis of the 2-D densities; default 50
+	Smooth float64   // Gaussian smoothing of the 2-D histograms, in cells; default 1.5
+	Levels []float64 // probability mass of the HPD contours; default 0.68 and 0.95
+	Lower  []float64 // axis lower limits; default from the samples (0.5% quantile, padded)
+	Upper  []float64 // axis upper limits; default from the samples (99.5% quantile, padded)
+	Panel  vg.Length // size of one panel; default 4.2 cm
+}
+
+// Corner draws a corner (pair) plot of one or more sets of samples (rows are draws, columns
+// parameters): 1-D histograms on the diagonal and smoothed 2-D densities below it with contours
+// of the 68% and 95% highest-density regions. With several sets, each gets its own colour and
+// contours only.
+func Corner(samples ...*mat.Dense) *Plot { return CornerWith(CornerOptions{}, samples...) }
+
+// CornerWith is Corner with options: parameter names, legend labels, true parameters, binning,
+// smoothing, contour levels and axis ranges. It panics if the sets have different numbers of
+// columns, or Names, Truth, Lower or Upper have the wrong length.
+func CornerWith(opts CornerOptions, samples ...*mat.Dense) *Plot {
+	if len(samples) == 0 {
+		panic("viz: Corner needs at least one set of samples")
+	}
+	_, dim := samples[0].Dims()
+	for i, s := range samples {
+		if _, c := s.Dims(); c != dim {
+			panic(fmt.Sprintf("viz: Corner: sample set %d has %d columns, set 0 has %d", i, c, dim))
+		}
+	}
+	opts = opts.withDefaults(dim, len(samples))
+	cols := make([][][]float64, len(samples)) // set → dim → values
+	for s, m := range samples {
+		cols[s] = columns(m)
+	}
+	lo, hi := cornerRanges(cols, opts)
+
+	plots := make([][]*plot.Plot, dim)
+	for i := range dim {
+		plots[i] = make([]*plot.Plot, dim)
+		for j := 0; j <= i; j++ {
+			var p *plot.Plot
+			if i == j {
+				p = cornerDiagonal(cols, i, lo[i], hi[i], opts)
+			} else {
+				p = cornerPair(cols, j, i, lo, hi, opts)
+			}
+			cornerAxes(p, i, j, dim, opts)
+			plots[i][j] = p
+		}
+	}
+	panel := opts.Panel
+	size := panel*vg.Length(dim) + vg.Points(30)
+	legend := []string(nil)
+	if len(samples) > 1 || opts.Labels[0] != "" {
+		legend = opts.Labels
+	}
+	if opts.Truth != nil {
+		legend = append(legend, "true parameters")
+	}
+	if dim == 1 {
+		legend = nil // no empty panel to hold a legend
+	}
+	return newFigure(size, size, legend, func(c draw.Canvas) {
+		tiles := draw.Tiles{Rows: dim, Cols: dim, PadX: vg.Points(4), PadY: vg.Points(4),
+			PadTop: vg.Points(4), PadRight: vg.Points(6)}
+		canvases := plot.Align(plots, tiles, c)
+		for i := range dim {
+			for j := 0; j <= i; j++ {
+				plots[i][j].Draw(canvases[i][j])
+			}
+		}
+		if len(legend) > 0 {
+			drawCornerLegend(canvases[0][dim-1], legend, opts.Truth != nil)
+		}
+	})
+}
+
+func (o CornerOptions) withDefaults(dim, sets int) CornerOptions {
+	if o.Names == nil {
+		o.Names = make([]string, dim)
+		for d := range o.Names {
+			o.Names[d] = fmt.Sprintf("θ%s", subscript(d+1))
+		}
+	}
+	if len(o.Names) != dim {
+		panic(fmt.Sprintf("viz: Corner: %d names for %d parameters", len(o.Names), dim))
+	}
+	if o.Truth != nil && len(o.Truth) != dim {
+		panic(fmt.Sprintf("viz: Corner: Truth has %d values for %d parameters", len(o.Truth), dim))
+	}
+	if o.Lower != nil && len(o.Lower) != dim || o.Upper != nil && len(o.Upper) != dim {
+		panic(fmt.Sprintf("viz: Corner: Lower and Upper need %d values, got %d and %d", dim, len(o.Lower), len(o.Upper)))
+	}
+	if o.Labels == nil {
+		o.Labels = make([]string, sets)
+		if sets > 1 {
+			for s := range o.Labels {
+				o.Labels[s] = fmt.Sprintf("samples %d", s+1)
+			}
+		}
+	}
+	if len(o.Labels) != sets {
+		panic(fmt.Sprintf("viz: Corner: %d labels for %d sample sets", len(o.Labels), sets))
+	}
+	if o.Bins <= 0 {
+		o.Bins = 40
+	}
+	if o.Grid <= 0 {
+		o.Grid = 50
+	}
+	if o.Smooth == 0 {
+		o.Smooth = 1.5
+	}
+	if o.Levels == nil {
+		o.Levels = []float64{0.68, 0.95}
+	}
+	if o.Panel <= 0 {
+		o.Panel = 4.2 * cm
+	}
+	return o
+}
+
+func subscript(n int) string {
+	s := ""
+	for _, r := range fmt.Sprint(n) {
+		s += string('₀' + (r - '0'))
+	}
+	return s
+}
+
+func columns(m *mat.Dense) [][]float64 {
+	r, c := m.Dims()
+	out := make([][]float64, c)
+	for j := range c {
+		out[j] = make([]float64, r)
+		for i := range r {
+			out[j][i] = m.At(i, j)
+		}
+	}
+	return out
+}
+
+// cornerRanges is the union over sets of the 0.5%–99.5% quantile range, padded by 5% and
+// widened to include the truth, unless the options fix the limits.
+func cornerRanges(cols [][][]float64, o CornerOptions) (lo, hi []float64) {
+	dim := len(cols[0])
+	lo, hi = make([]float64, dim), make([]float64, dim)
+	for d := range dim {
+		lo[d], hi[d] = math.Inf(1), math.Inf(-1)
+		for s := range cols {
+			v := finiteSorted(cols[s][d])
+			if len(v) == 0 {
+				continue
+			}
+			lo[d] = math.Min(lo[d], v[int(0.005*float64(len(v)-1))])
+			hi[d] = math.Max(hi[d], v[int(math.Ceil(0.995*float64(len(v)-1)))])
+		}
+		if o.Truth != nil {
+			lo[d], hi[d] = math.Min(lo[d], o.Truth[d]), math.Max(hi[d], o.Truth[d])
+		}
+		if math.IsInf(lo[d], 1) { // no finite value at all
+			lo[d], hi[d] = -1, 1
+		}
+		pad := 0.05 * (hi[d] - lo[d])
+		if pad == 0 {
+			pad = 0.5
+		}
+		lo[d], hi[d] = lo[d]-pad, hi[d]+pad
+		if o.Lower != nil {
+			lo[d] = o.Lower[d]
+		}
+		if o.Upper != nil {
+			hi[d] = o.Upper[d]
+		}
+	}
+	return lo, hi
+}
+
+func cornerDiagonal(cols [][][]float64, d int, lo, hi float64, o CornerOptions) *plot.Plot {
+	p := newPlot("", "", "")
+	width := (hi - lo) / float64(o.Bins)
+	ymax := 0.0
+	for s := range cols {
+		counts := make([]float64, o.Bins)
+		n := 0
+		for _, v := range cols[s][d] {
+			if k := int(math.Floor((v - lo) / width)); k >= 0 && k < o.Bins {
+				counts[k]++
+			}
+			n++
+		}
+		pts := make(plotter.XYs, o.Bins+1)
+		for k := range o.Bins {
+			pts[k] = plotter.XY{X: lo + float64(k)*width, Y: counts[k] / (float64(n) * width)}
+			ymax = math.Max(ymax, pts[k].Y)
+		}
+		pts[o.Bins] = plotter.XY{X: hi, Y: pts[o.Bins-1].Y}
+		line, err := plotter.NewLine(pts)
+		if err != nil {
+			continue
+		}
+		line.StepStyle = plotter.PostStep
+		line.Color = Color(s)
+		line.Width = vg.Points(1.2)
+		if len(cols) == 1 {
+			line.FillColor = Translucent(Color(s), 0.3)
+		}
+		p.Add(line)
+	}
+	p.Y.Min, p.Y.Max = 0, 1.08*ymax
+	if o.Truth != nil {
+		p.Add(vLine(o.Truth[d], 0, p.Y.Max))
+	}
+	return p
+}
+
+func cornerPair(cols [][][]float64, dx, dy int, lo, hi []float64, o CornerOptions) *plot.Plot {
+	p := newPlot("", "", "")
+	for s := range cols {
+		g := newGridZ(o.Grid, o.Grid, lo[dx], hi[dx], lo[dy], hi[dy])
+		g.histogram2D(cols[s][dx], cols[s][dy])
+		g.smooth(o.Smooth)
+		levels := hpdThresholds(g.z, o.Levels) // decreasing in mass order given
+		if len(cols) == 1 {
+			hm := plotter.NewHeatMap(g, rampPalette{c: Color(0), n: 64})
+			hm.Rasterized = true
+			hm.Max = maxOf(g.z)
+			hm.Min = 0.01 * hm.Max
+			hm.Underflow = color.Transparent
+			p.Add(hm)
+		}
+		sorted := append([]float64(nil), levels...)
+		sort.Float64s(sorted)
+		ct := plotter.NewContour(g, sorted, nil)
+		ct.Palette = nil
+		col := Color(s)
+		if len(cols) == 1 {
+			col = color.NRGBA{0x00, 0x3B, 0x5C, 0xFF}
+		}
+		ct.LineStyles = make([]draw.LineStyle, len(sorted))
+		for k := range sorted {
+			// Wider lines for the inner (denser) region.
+			ct.LineStyles[k] = draw.LineStyle{Color: col, Width: vg.Points(0.8 + 0.6*float64(k)/math.Max(1, float64(len(sorted)-1)))}
+		}
+		p.Add(ct)
+	}
+	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = lo[dx], hi[dx], lo[dy], hi[dy]
+	if o.Truth != nil {
+		p.Add(vLine(o.Truth[dx], lo[dy], hi[dy]), hLine(o.Truth[dy], lo[dx], hi[dx]))
+		sc, _ := plotter.NewScatter(plotter.XYs{{X: o.Truth[dx], Y: o.Truth[dy]}})
+		sc.Shape = draw.BoxGlyph{}
+		sc.Color = truthColor
+		sc.Radius = vg.Points(2.5)
+		p.Add(sc)
+	}
+	return p
+}
+
+var truthColor = color.NRGBA{0x20, 0x20, 0x20, 0xFF}
+
+func vLine(x, y0, y1 float64) *plotter.Line {
+	l, _ := plotter.NewLine(plotter.XYs{{X: x, Y: y0}, {X: x, Y: y1}})
+	l.Color = truthColor
+	l.Width = vg.Points(0.8)
+	return l
+}
+
+func hLine(y, x0, x1 float64) *plotter.Line {
+	l, _ := plotter.NewLine(plotter.XYs{{X: x0, Y: y}, {X: x1, Y: y}})
+	l.Color = truthColor
+	l.Width = vg.Points(0.8)
+	return l
+}
+
+func maxOf(v []float64) float64 {
+	m := math.Inf(-1)
+	for _, x := range v {
+		m = math.Max(m, x)
+	}
+	return m
+}
+
+// cornerAxes shows tick labels and names only on the outer panels, and hides the density axis
+// of the diagonal panels.
+func cornerAxes(p *plot.Plot, i, j, dim int, o CornerOptions) {
+	if i == dim-1 {
+		p.X.Label.Text = o.Names[j]
+		p.X.Tick.Marker = niceTicks{n: 5, labels: true}
+	} else {
+		p.X.Tick.Marker = niceTicks{n: 5}
+	}
+	switch {
+	case i == j:
+		p.HideY()
+	case j == 0:
+		p.Y.Label.Text = o.Names[i]
+		p.Y.Tick.Marker = niceTicks{n: 5, labels: true}
+	default:
+		p.Y.Tick.Marker = niceTicks{n: 5}
+	}
+}
+
+// drawCornerLegend writes the legend into the empty upper-right panel.
+func drawCornerLegend(c draw.Canvas, names []string, truth bool) {
+	leg := plot.NewLegend()
+	leg.TextStyle = textStyle(9)
+	leg.Top, leg.Left = true, false
+	leg.Padding = vg.Points(2)
+	leg.ThumbnailWidth = vg.Points(16)
+	for k, n := range names {
+		if truth && k == len(names)-1 {
+			l := hLine(0, 0, 1)
+			leg.Add(n, l)
+			continue
+		}
+		l := hLine(0, 0, 1)
+		l.Color = Color(k)
+		l.Width = vg.Points(2)
+		leg.Add(n, l)
+	}
+	leg.Draw(c)
+}
+
+// finiteSorted returns the finite values of v, sorted.
+func finiteSorted(v []float64) []float64 {
+	out := make([]float64, 0, len(v))
+	for _, x := range v {
+		if !math.IsNaN(x) && !math.IsInf(x, 0) {
+			out = append(out, x)
+		}
+	}
+	sort.Float64s(out)
+	return out
+}

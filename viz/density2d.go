@@ -1,0 +1,114 @@
+package viz
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// LogDensity is anything with a batched log density of 2-D points, such as an sbi.Posterior.
+type LogDensity interface {
+	LogProb(theta *mat.Dense) []float64
+}
+
+// DensityOptions configure Density2D.
+type DensityOptions struct {
+	Lower, Upper []float64 // the box to draw: two values each (required)
+	Points       int       // grid points per axis; default 100
+	Names        []string  // axis names; default θ₁, θ₂
+	Truth        []float64 // a point to mark, or nil
+	Levels       []float64 // HPD masses of the contours; default 0.68 and 0.95
+	Log          bool      // colour by log density (clipped 10 nats below the maximum) instead of density
+	Title        string
+}
+
+// Density2D evaluates a 2-D density on a grid over the box and draws it as a heat map with
+// contours of its highest-density regions (68% and 95% of the grid mass by default). It returns
+// an error if the box is not given or the density is NaN or zero everywhere.
+func Density2D(f LogDensity, o DensityOptions) (*Plot, error) {
+	if len(o.Lower) != 2 || len(o.Upper) != 2 || !(o.Upper[0] > o.Lower[0]) || !(o.Upper[1] > o.Lower[1]) {
+		return nil, fmt.Errorf("viz: Density2D needs a box: Lower and Upper with 2 values each and Lower < Upper, got %v and %v", o.Lower, o.Upper)
+	}
+	if o.Points <= 0 {
+		o.Points = 100
+	}
+	if o.Names == nil {
+		o.Names = []string{"θ₁", "θ₂"}
+	}
+	if o.Levels == nil {
+		o.Levels = []float64{0.68, 0.95}
+	}
+	g := newGridZ(o.Points, o.Points, o.Lower[0], o.Upper[0], o.Lower[1], o.Upper[1])
+	pts := mat.NewDense(o.Points*o.Points, 2, nil)
+	for r := range o.Points {
+		for c := range o.Points {
+			pts.Set(r*o.Points+c, 0, g.X(c))
+			pts.Set(r*o.Points+c, 1, g.Y(r))
+		}
+	}
+	lp := f.LogProb(pts)
+	if len(lp) != o.Points*o.Points {
+		return nil, fmt.Errorf("viz: Density2D: LogProb returned %d values for %d points", len(lp), o.Points*o.Points)
+	}
+	top := math.Inf(-1)
+	for i, v := range lp {
+		if math.IsNaN(v) {
+			return nil, fmt.Errorf("viz: Density2D: log density is NaN at (%g, %g)", pts.At(i, 0), pts.At(i, 1))
+		}
+		top = math.Max(top, v)
+	}
+	if math.IsInf(top, -1) {
+		return nil, fmt.Errorf("viz: Density2D: the density is zero on the whole box %v–%v", o.Lower, o.Upper)
+	}
+	for i, v := range lp {
+		g.z[i] = math.Exp(v - top)
+	}
+	levels := hpdThresholds(g.z, o.Levels)
+
+	p := newPlot(o.Title, o.Names[0], o.Names[1])
+	heat := g
+	if o.Log {
+		heat = &gridZ{nx: g.nx, ny: g.ny, x0: g.x0, dx: g.dx, y0: g.y0, dy: g.dy, z: make([]float64, len(lp))}
+		for i, v := range lp {
+			heat.z[i] = math.Max(v-top, -10)
+		}
+	}
+	hm := plotter.NewHeatMap(heat, rampPalette{c: Color(0), n: 64})
+	hm.Rasterized = true
+	p.Add(hm)
+	sorted := append([]float64(nil), levels...)
+	sortFloats(sorted)
+	ct := plotter.NewContour(g, sorted, nil)
+	ct.Palette = nil
+	ct.LineStyles = []draw.LineStyle{{Color: Color(1), Width: vg.Points(1)}, {Color: Color(1), Width: vg.Points(1.6)}}
+	p.Add(ct)
+	legend := []string{fmt.Sprintf("HPD %s", massList(o.Levels))}
+	p.Legend.Add(legend[0], &plotter.Line{LineStyle: ct.LineStyles[1]})
+	if o.Truth != nil {
+		sc, _ := plotter.NewScatter(plotter.XYs{{X: o.Truth[0], Y: o.Truth[1]}})
+		sc.Shape, sc.Color, sc.Radius = draw.CrossGlyph{}, truthColor, vg.Points(5)
+		sc.GlyphStyle.Color = truthColor
+		p.Add(sc)
+		p.Legend.Add("true parameters", sc)
+		legend = append(legend, "true parameters")
+	}
+	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = o.Lower[0], o.Upper[0], o.Lower[1], o.Upper[1]
+	p.X.Tick.Marker = niceTicks{n: 6, labels: true}
+	p.Y.Tick.Marker = niceTicks{n: 6, labels: true}
+	return withSideLegend(p, legend, 11*cm, 10*cm), nil
+}
+
+func massList(m []float64) string {
+	s := ""
+	for i, v := range m {
+		if i > 0 {
+			s += ", "
+		}
+		s += fmt.Sprintf("%.0f%%", 100*v)
+	}
+	return s
+}

@@ -1,0 +1,10 @@
+// Package viz draws the figures of simulation-based inference on gonum.org/v1/plot: coverage
+// curves, corner plots of posterior samples, SBC rank histograms, training curves that update
+// live, 2-D densities with HPD contours, metric-versus-budget sweeps and grids of small
+// multiples.
+//
+// Every constructor returns a *Plot, which renders on demand: PNG and SVG bytes, Save to a file,
+// and MIMEBundle, so that a notebook shows it inline when it is the last expression of a cell.
+// Plots use a sans-serif font and the Okabe–Ito palette, which stays distinguishable under the
+// common forms of colour blindness.
+package viz

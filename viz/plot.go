@@ -1,0 +1,254 @@
+package viz
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgpdf"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// Plot is a figure that renders on demand. Width, Height and DPI may be changed before
+// rendering.
+type Plot struct {
+	Title  string    // figure title, drawn above the panels when non-empty
+	Width  vg.Length // figure width; vg.Centimeter and vg.Inch are units
+	Height vg.Length // figure height
+	DPI    int       // resolution of PNG output
+	draw   func(c draw.Canvas)
+	legend []string
+}
+
+// DefaultDPI is the PNG resolution of new plots.
+const DefaultDPI = 110
+
+func newFigure(w, h vg.Length, legend []string, fn func(c draw.Canvas)) *Plot {
+	return &Plot{Width: w, Height: h, DPI: DefaultDPI, draw: fn, legend: legend}
+}
+
+// fromGonum wraps a single gonum plot.
+func fromGonum(p *plot.Plot, w, h vg.Length, legend []string) *Plot {
+	return newFigure(w, h, legend, p.Draw)
+}
+
+// Legend lists the legend entries of the plot, in order.
+func (p *Plot) Legend() []string { return append([]string(nil), p.legend...) }
+
+// Draw draws the figure on a canvas: use it to place a Plot inside a larger gonum figure.
+func (p *Plot) Draw(c draw.Canvas) {
+	c.SetColor(color.White)
+	c.Fill(c.Rectangle.Path())
+	if p.Title == "" {
+		p.draw(c)
+		return
+	}
+	st := textStyle(12)
+	st.XAlign = draw.XCenter
+	st.YAlign = draw.YTop
+	h := st.Height(p.Title) * 1.4
+	c.FillText(st, vg.Point{X: (c.Min.X + c.Max.X) / 2, Y: c.Max.Y - h*0.15}, p.Title)
+	inner := c
+	inner.Max.Y -= h
+	p.draw(inner)
+}
+
+// PNG renders the figure as PNG bytes at p.DPI.
+func (p *Plot) PNG() ([]byte, error) {
+	img := vgimg.NewWith(vgimg.UseWH(p.Width, p.Height), vgimg.UseDPI(p.dpi()))
+	if err := p.render(draw.New(img)); err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(&buf); err != nil {
+		return nil, fmt.Errorf("viz: encode PNG: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// SVG renders the figure as SVG bytes.
+func (p *Plot) SVG() ([]byte, error) {
+	c := vgsvg.New(p.Width, p.Height)
+	if err := p.render(draw.New(c)); err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if _, err := c.WriteTo(&buf); err != nil {
+		return nil, fmt.Errorf("viz: encode SVG: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// Save writes the figure to path; the extension chooses the format: .png, .svg or .pdf.
+func (p *Plot) Save(path string) error {
+	var (
+		data []byte
+		err  error
+	)
+	switch ext := strings.ToLower(filepath.Ext(path)); ext {
+	case ".png":
+		data, err = p.PNG()
+	case ".svg":
+		data, err = p.SVG()
+	case ".pdf":
+		c := vgpdf.New(p.Width, p.Height)
+		if err = p.render(draw.New(c)); err == nil {
+			var buf bytes.Buffer
+			_, err = c.WriteTo(&buf)
+			data = buf.Bytes()
+		}
+	default:
+		return fmt.Errorf("viz: cannot save %q: unknown extension %q; use .png, .svg or .pdf", path, ext)
+	}
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		return fmt.Errorf("viz: save plot: %w", err)
+	}
+	return nil
+}
+
+// render draws the figure, turning a panic of the plotting library (bad data such as a
+// non-positive value on a log axis) into an error.
+func (p *Plot) render(c draw.Canvas) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("viz: cannot draw the plot: %v", r)
+		}
+	}()
+	p.Draw(c)
+	return nil
+}
+
+func (p *Plot) dpi() int {
+	if p.DPI <= 0 {
+		return DefaultDPI
+	}
+	return p.DPI
+}
+
+// String describes the plot for text-only front ends.
+func (p *Plot) String() string {
+	s := fmt.Sprintf("plot %.0f×%.0f pt", float64(p.Width), float64(p.Height))
+	if p.Title != "" {
+		s = p.Title + ": " + s
+	}
+	if len(p.legend) > 0 {
+		s += " [" + strings.Join(p.legend, ", ") + "]"
+	}
+	return s
+}
+
+// MIMEBundle renders the plot as image/png, image/svg+xml and text/plain, for inline display.
+// The PNG is raw bytes (JSON encoding turns them into the base64 Jupyter expects); a failed
+// rendering shows as text.
+func (p *Plot) MIMEBundle() map[string]any {
+	b := map[string]any{"text/plain": p.String()}
+	png, err := p.PNG()
+	if err != nil {
+		b["text/plain"] = err.Error()
+		return b
+	}
+	b["image/png"] = png
+	if svg, err := p.SVG(); err == nil {
+		b["image/svg+xml"] = string(svg)
+	}
+	return b
+}
+
+var hooks struct {
+	mu     sync.RWMutex
+	show   func(bundle map[string]any)
+	update func(id string, bundle map[string]any)
+}
+
+// SetShowHook sets the function that Show hands a rendered plot to; a notebook sets it to its
+// display function.
+func SetShowHook(f func(bundle map[string]any)) {
+	hooks.mu.Lock()
+	defer hooks.mu.Unlock()
+	hooks.show = f
+}
+
+// SetUpdateHook sets the function that live plots (see Loss) call with their display id and a
+// fresh rendering whenever they change; a notebook replaces the display with that id in place.
+func SetUpdateHook(f func(id string, bundle map[string]any)) {
+	hooks.mu.Lock()
+	defer hooks.mu.Unlock()
+	hooks.update = f
+}
+
+// Show displays the plot now through the show hook. Without a hook (outside a notebook) it
+// returns an error; use Save instead.
+func (p *Plot) Show() error {
+	hooks.mu.RLock()
+	f := hooks.show
+	hooks.mu.RUnlock()
+	if f == nil {
+		return fmt.Errorf("viz: no display attached (not in a notebook); use Save(path) to write the plot to a file")
+	}
+	f(p.MIMEBundle())
+	return nil
+}
+
+// Palette is the Okabe–Ito palette (Okabe & Ito 2008) without yellow, ordered for series:
+// blue, vermillion, bluish green, orange, reddish purple, sky blue, black.
+var Palette = []color.Color{
+	color.NRGBA{0x00, 0x72, 0xB2, 0xFF},
+	color.NRGBA{0xD5, 0x5E, 0x00, 0xFF},
+	color.NRGBA{0x00, 0x9E, 0x73, 0xFF},
+	color.NRGBA{0xE6, 0x9F, 0x00, 0xFF},
+	color.NRGBA{0xCC, 0x79, 0xA7, 0xFF},
+	color.NRGBA{0x56, 0xB4, 0xE9, 0xFF},
+	color.NRGBA{0x00, 0x00, 0x00, 0xFF},
+}
+
+// Color is the i-th series colour of the palette (cycling).
+func Color(i int) color.Color { return Palette[i%len(Palette)] }
+
+// Translucent returns c with opacity alpha in [0, 1], as non-premultiplied colour (a
+// color.RGBA with a small alpha is premultiplied and draws dark).
+func Translucent(c color.Color, alpha float64) color.NRGBA {
+	n := color.NRGBAModel.Convert(c).(color.NRGBA)
+	n.A = uint8(alpha*255 + 0.5)
+	return n
+}
+
+// Font is the typeface of all text in viz plots.
+var Font = font.Font{Typeface: "Liberation", Variant: "Sans"}
+
+func textStyle(size vg.Length) draw.TextStyle {
+	return draw.TextStyle{Color: color.Black, Font: font.From(Font, size), Handler: plot.DefaultTextHandler}
+}
+
+// newPlot is a gonum plot in the viz style: sans-serif text, light grid-free axes, ticks
+// pointing out, legend text at 9 pt.
+func newPlot(title, xlabel, ylabel string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.Title.TextStyle.Font = font.From(Font, 11)
+	p.Title.Padding = vg.Points(4)
+	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+		a.Label.TextStyle.Font = font.From(Font, 10)
+		a.Tick.Label.Font = font.From(Font, 8.5)
+		a.Tick.Length = vg.Points(3)
+		a.Padding = vg.Points(2)
+	}
+	p.X.Label.Text, p.Y.Label.Text = xlabel, ylabel
+	p.Legend.TextStyle.Font = font.From(Font, 9)
+	p.Legend.ThumbnailWidth = vg.Points(18)
+	return p
+}
+
+// cm is one centimetre.
+const cm = vg.Centimeter

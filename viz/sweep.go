@@ -1,0 +1,164 @@
+package viz
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"sort"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// SweepSeries is one method's metric across simulation budgets, with one value per
+// independent run at each budget.
+type SweepSeries struct {
+	Label   string
+	Budgets []float64   // simulation budgets, positive
+	Values  [][]float64 // Values[k] holds the runs at Budgets[k]
+}
+
+// SweepOptions configure BudgetSweep.
+type SweepOptions struct {
+	Title     string
+	YLabel    string    // the metric, e.g. "coverage AUC"
+	Reference []float64 // horizontal reference lines, e.g. 0 for the AUC or the prior's log density
+	RefLabel  string    // legend text of the reference lines; default "reference"
+}
+
+// BudgetSweep plots a metric against simulation budget in the style of the calibration
+// papers: one colour per series, the median over runs as a line with points and the min–max
+// range over runs as a band, budgets on a logarithmic axis. It returns an error when a budget
+// is not positive or a series has no runs at some budget.
+func BudgetSweep(o SweepOptions, series ...SweepSeries) (*Plot, error) {
+	p := newPlot(o.Title, "simulation budget", o.YLabel)
+	p.X.Scale = plot.LogScale{}
+	var legend []string
+	var budgets []float64
+	for s, ser := range series {
+		if len(ser.Budgets) != len(ser.Values) {
+			return nil, fmt.Errorf("viz: BudgetSweep: series %q has %d budgets but %d sets of values", ser.Label, len(ser.Budgets), len(ser.Values))
+		}
+		med := make(plotter.XYs, 0, len(ser.Budgets))
+		var upper, lower plotter.XYs
+		for k, b := range ser.Budgets {
+			if !(b > 0) {
+				return nil, fmt.Errorf("viz: BudgetSweep: series %q has budget %v; budgets must be positive", ser.Label, b)
+			}
+			v := finite(ser.Values[k])
+			if len(v) == 0 {
+				return nil, fmt.Errorf("viz: BudgetSweep: series %q has no finite value at budget %v", ser.Label, b)
+			}
+			sort.Float64s(v)
+			med = append(med, plotter.XY{X: b, Y: median(v)})
+			lower = append(lower, plotter.XY{X: b, Y: v[0]})
+			upper = append(upper, plotter.XY{X: b, Y: v[len(v)-1]})
+			budgets = append(budgets, b)
+		}
+		for k := len(lower) - 1; k >= 0; k-- {
+			upper = append(upper, lower[k])
+		}
+		if band, err := plotter.NewPolygon(upper); err == nil {
+			band.Color = Translucent(Color(s), 0.2)
+			band.LineStyle.Width = 0
+			p.Add(band)
+		}
+		line, sc, err := plotter.NewLinePoints(med)
+		if err != nil {
+			return nil, fmt.Errorf("viz: BudgetSweep: series %q: %w", ser.Label, err)
+		}
+		line.Color, line.Width = Color(s), vg.Points(1.6)
+		sc.Color, sc.Radius, sc.Shape = Color(s), vg.Points(2.2), draw.CircleGlyph{}
+		p.Add(line, sc)
+		name := ser.Label
+		if name == "" {
+			name = fmt.Sprintf("series %d", s+1)
+		}
+		p.Legend.Add(name, line, sc)
+		legend = append(legend, name)
+	}
+	if len(budgets) == 0 {
+		return nil, fmt.Errorf("viz: BudgetSweep needs at least one series with budgets")
+	}
+	lo, hi := minMax(budgets)
+	for i, r := range o.Reference {
+		l := hLine(r, lo, hi)
+		l.Color = color.Gray{40}
+		l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+		p.Add(l)
+		if i == 0 {
+			name := o.RefLabel
+			if name == "" {
+				name = "reference"
+			}
+			p.Legend.Add(name, l)
+			legend = append(legend, name)
+		}
+	}
+	p.X.Tick.Marker = budgetTicks(budgets)
+	p.Y.Tick.Marker = niceTicks{n: 6, labels: true}
+	pad := math.Pow(hi/lo, 0.04)
+	p.X.Min, p.X.Max = lo/pad, hi*pad
+	padY(p)
+	return withSideLegend(p, legend, 12*cm, 8.5*cm), nil
+}
+
+func finite(v []float64) []float64 {
+	out := make([]float64, 0, len(v))
+	for _, x := range v {
+		if !math.IsNaN(x) && !math.IsInf(x, 0) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func median(sorted []float64) float64 {
+	n := len(sorted)
+	if n%2 == 1 {
+		return sorted[n/2]
+	}
+	return (sorted[n/2-1] + sorted[n/2]) / 2
+}
+
+func minMax(v []float64) (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, x := range v {
+		lo, hi = math.Min(lo, x), math.Max(hi, x)
+	}
+	return lo, hi
+}
+
+// budgetTicks labels each distinct budget: 2^n for powers of two that are not round decimal
+// numbers, otherwise 1k, 10k, 1M style.
+func budgetTicks(budgets []float64) plot.ConstantTicks {
+	seen := map[float64]bool{}
+	var ts plot.ConstantTicks
+	sorted := append([]float64(nil), budgets...)
+	sort.Float64s(sorted)
+	for _, b := range sorted {
+		if seen[b] {
+			continue
+		}
+		seen[b] = true
+		ts = append(ts, plot.Tick{Value: b, Label: budgetLabel(b)})
+	}
+	return ts
+}
+
+func budgetLabel(b float64) string {
+	if e := math.Log2(b); e == math.Floor(e) && e >= 4 && math.Mod(b, 1000) != 0 {
+		return fmt.Sprintf("2^%d", int(e))
+	}
+	switch {
+	case b >= 1e6 && math.Mod(b, 1e5) == 0:
+		return trimFloat(b/1e6) + "M"
+	case b >= 1e3 && math.Mod(b, 1e2) == 0:
+		return trimFloat(b/1e3) + "k"
+	}
+	return trimFloat(b)
+}
+
+func trimFloat(v float64) string { return fmt.Sprintf("%g", v) }
