@@ -1,0 +1,299 @@
+package calib
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/gosbi/gosbi/sbi"
+	"github.com/gosbi/gosbi/sbi/dist"
+	"github.com/gosbi/gosbi/sbi/nn"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Quantiles chooses the uniform quantiles that the sorted coverage ranks are compared with.
+type Quantiles int
+
+const (
+	// QuantilesMean compares the i-th smallest of N ranks with i/(N+1), the mean of the i-th
+	// order statistic of N uniform variables, so that a calibrated estimator's penalty is not
+	// biased towards either side. It is the default and what the authors' code does.
+	QuantilesMean Quantiles = iota
+	// QuantilesECDF compares the i-th smallest rank with i/N, the empirical CDF at that rank,
+	// as eq. 15 of Falkiewicz et al. (2023) writes it. It asks for slightly larger ranks, so a
+	// calibrated estimator pays a small conservative penalty.
+	QuantilesECDF
+)
+
+// CoverageOption configures Coverage.
+type CoverageOption func(*CoverageRegularizer)
+
+// CoverageConservative selects the conservativeness objective (the default): only sorted ranks
+// below their uniform quantile are penalised, i.e. over-confidence.
+func CoverageConservative() CoverageOption { return CoverageMixture(0) }
+
+// CoverageCalibration selects the two-sided calibration objective: every deviation of the
+// sorted ranks from the uniform quantiles is penalised.
+func CoverageCalibration() CoverageOption { return CoverageMixture(1) }
+
+// CoverageMixture blends the objectives: the penalty of a deviation d = quantile − rank is
+// ((1−w)·max(d, 0) + w·d)², so w = 0 is conservative and w = 1 is calibration (the
+// `calibration` weight of the authors' code). w must lie in [0, 1].
+func CoverageMixture(w float64) CoverageOption {
+	return func(c *CoverageRegularizer) {
+		if !(w >= 0 && w <= 1) {
+			c.err = errors.Join(c.err, fmt.Errorf("calib.Coverage: mixture weight %v, want a value in [0, 1] (0 conservative, 1 calibration)", w))
+			return
+		}
+		c.mix = w
+	}
+}
+
+// CoverageProposal sets the importance-sampling proposal I(θ) of the rank statistic; nil (the
+// default) uses the estimator's prior. The proposal must cover the posterior: draws where the
+// posterior density is zero carry no weight.
+func CoverageProposal(d dist.Distribution) CoverageOption {
+	return func(c *CoverageRegularizer) { c.proposal = d }
+}
+
+// CoverageQuantiles chooses the quantile targets (QuantilesMean by default).
+func CoverageQuantiles(q Quantiles) CoverageOption {
+	return func(c *CoverageRegularizer) {
+		if q != QuantilesMean && q != QuantilesECDF {
+			c.err = errors.Join(c.err, fmt.Errorf("calib.Coverage: unknown quantile targets %d, want QuantilesMean or QuantilesECDF", q))
+			return
+		}
+		c.quantiles = q
+	}
+}
+
+// CoverageSTEWindow sets the backward pass of the straight-through indicator. With window 0
+// (the default) the gradient of 1[log q* − log qⱼ > 0] passes to its argument unchanged, the
+// identity STE of Bengio et al. (2013); with window > 0 it passes only where
+// |log q* − log qⱼ| ≤ window (in nats), the textbook HardTanh STE.
+//
+// The authors' code instead clips the incoming gradient to [−1, 1] and works with densities
+// rather than log densities. The incoming gradient of an indicator is at most 2λ·wⱼ/N (wⱼ its
+// importance weight), below 1 for the paper's λ = 5 and N = 128, so the clip never acts there
+// and the identity STE is that backward pass, taken in log space.
+func CoverageSTEWindow(window float64) CoverageOption {
+	return func(c *CoverageRegularizer) {
+		if !(window >= 0) || math.IsInf(window, 1) {
+			c.err = errors.Join(c.err, fmt.Errorf("calib.Coverage: STE window %v, want a finite value ≥ 0 (0 passes every gradient)", window))
+			return
+		}
+		c.window = window
+	}
+}
+
+// CoverageRegularizer is the differentiable expected-coverage penalty of Falkiewicz et al.
+// (2023), "Calibrating neural simulation-based inference with differentiable coverage
+// probability": CalNPE with an NPE, CalNRE with an NRE. Build it with Coverage.
+type CoverageRegularizer struct {
+	lambda    float64
+	l         int
+	mix       float64
+	proposal  dist.Distribution
+	quantiles Quantiles
+	window    float64
+	err       error
+}
+
+// Coverage returns the differentiable-coverage regularizer with weight lambda and L proposal
+// draws per training pair (the paper uses λ = 5, L = 16). For every pair (θᵢ, xᵢ) of a batch it
+// estimates the HPD rank
+//
+//	α̂ᵢ = Σⱼ wᵢⱼ 1[log q(θᵢⱼ|xᵢ) < log q(θᵢ|xᵢ)],  wᵢⱼ = softmaxⱼ(log q(θᵢⱼ|xᵢ) − log I(θᵢⱼ)),
+//
+// θᵢⱼ ~ I (eq. 14 of the paper, self-normalised importance sampling in log space), with the
+// indicator made differentiable by a straight-through estimator. It sorts the N ranks and
+// returns
+//
+//	λ · (1/N) Σᵢ ((1−w)·max(uᵢ − α̂₍ᵢ₎, 0) + w·(uᵢ − α̂₍ᵢ₎))²
+//
+// with uᵢ the uniform quantiles (i/(N+1) by default) and w the objective's mixture weight (0:
+// conservative, the default; 1: calibration; second term of eq. 15 and its rectified form).
+// The sort is the hard sort with the permutation's gradient, which is what the paper's default
+// soft sort computes for ranks in [0, 1].
+//
+// q is RegBatch.LogPost: the flow for NPE, log p(θ) + log r̂(θ, x) for NRE, so ranks compare
+// posterior densities and the importance weights of prior draws reduce to the ratios. The
+// batch's parameters and their N·L draws are evaluated in one LogPost call, which computes the
+// context of each observation once. Rows whose L draws all have zero posterior density
+// are left out of the penalty. Invalid arguments make Penalty return an error.
+func Coverage(lambda float64, L int, opts ...CoverageOption) *CoverageRegularizer {
+	c := &CoverageRegularizer{lambda: lambda, l: L}
+	if !(lambda >= 0) || math.IsInf(lambda, 1) {
+		c.err = fmt.Errorf("calib.Coverage: λ = %v, want a finite weight ≥ 0 (the paper uses 5)", lambda)
+	}
+	if L < 1 {
+		c.err = errors.Join(c.err, fmt.Errorf("calib.Coverage: L = %d proposal draws, want L ≥ 1 (the paper uses 16)", L))
+	}
+	for _, o := range opts {
+		if o != nil {
+			o(c)
+		}
+	}
+	return c
+}
+
+// Name returns "coverage".
+func (c *CoverageRegularizer) Name() string { return "coverage" }
+
+// Lambda returns the weight λ.
+func (c *CoverageRegularizer) Lambda() float64 { return c.lambda }
+
+// Samples returns L, the number of proposal draws per training pair.
+func (c *CoverageRegularizer) Samples() int { return c.l }
+
+// Penalty builds λ·R for the batch b on b.Tape (see Coverage).
+func (c *CoverageRegularizer) Penalty(b *sbi.RegBatch) (*nn.Tensor, error) {
+	if c.err != nil {
+		return nil, c.err
+	}
+	alpha, valid, err := c.ranks(b)
+	if err != nil {
+		return nil, err
+	}
+	return c.penalty(b.Tape, alpha, valid)
+}
+
+// proposalFor returns the proposal to use for b, checking its dimension.
+func (c *CoverageRegularizer) proposalFor(b *sbi.RegBatch) (dist.Distribution, error) {
+	prop := c.proposal
+	if prop == nil {
+		prop = b.Prior
+	}
+	if prop == nil {
+		return nil, errors.New("calib.Coverage: the batch has no prior to draw proposals from; set one with CoverageProposal")
+	}
+	if _, d := b.Theta.Dims(); prop.Dim() != d {
+		return nil, fmt.Errorf("calib.Coverage: the proposal has %d dimensions, the parameters %d", prop.Dim(), d)
+	}
+	return prop, nil
+}
+
+func checkBatch(name string, b *sbi.RegBatch) error {
+	switch {
+	case b == nil || b.Tape == nil:
+		return fmt.Errorf("%s: the batch has no tape", name)
+	case b.Theta == nil || b.LogPost == nil:
+		return fmt.Errorf("%s: the batch has no parameters or no LogPost; this estimator cannot evaluate its posterior density", name)
+	case b.Rng == nil:
+		return fmt.Errorf("%s: the batch has no random stream", name)
+	}
+	return nil
+}
+
+// ranks returns the N×1 tensor of rank statistics α̂ᵢ on b.Tape and the rows whose proposal
+// draws all have zero posterior density (nil when there are none); those rows are 0 in alpha.
+func (c *CoverageRegularizer) ranks(b *sbi.RegBatch) (alpha *nn.Tensor, invalid []bool, err error) {
+	if err := checkBatch("calib.Coverage", b); err != nil {
+		return nil, nil, err
+	}
+	prop, err := c.proposalFor(b)
+	if err != nil {
+		return nil, nil, err
+	}
+	tp := b.Tape
+	n, d := b.Theta.Dims()
+	L := c.l
+
+	// One LogPost pass over N·(L+1) rows: pair i's parameter followed by its L draws, all
+	// conditioned on xᵢ, so the context of xᵢ is repeated rather than recomputed.
+	draws := prop.Sample(b.Rng, n*L)
+	all := mat.NewDense(n*(L+1), d, nil)
+	rows := make([]int, n*(L+1))
+	for i := 0; i < n; i++ {
+		copy(all.RawRowView(i*(L+1)), b.Theta.RawRowView(i))
+		for j := 0; j < L; j++ {
+			copy(all.RawRowView(i*(L+1)+1+j), draws.RawRowView(i*L+j))
+		}
+	}
+	for k := range rows {
+		rows[k] = k / (L + 1)
+	}
+	out := b.LogPost(all, rows)
+	if out.Rows != n*(L+1) || out.Cols != 1 {
+		return nil, nil, fmt.Errorf("calib.Coverage: LogPost returned %d×%d values for %d parameters, want %d×1", out.Rows, out.Cols, n*(L+1), n*(L+1))
+	}
+	grouped := tp.Reshape(out, n, L+1)
+	lpStar, lp := tp.Columns(grouped, 0, 1), tp.Columns(grouped, 1, L+1)
+
+	// Log importance weights log q − log I, shifted by their (constant) row maximum so that
+	// the largest weight is 1: the self-normalised weights are invariant to the shift.
+	logI := prop.LogProb(draws)
+	shift := tp.New(n, L)
+	rowMax := tp.New(n, 1)
+	for i := 0; i < n; i++ {
+		m := math.Inf(-1)
+		for j := 0; j < L; j++ {
+			v := lp.Data[i*L+j] - logI[i*L+j]
+			shift.Data[i*L+j] = logI[i*L+j]
+			m = max(m, v)
+		}
+		if math.IsInf(m, -1) || math.IsNaN(m) {
+			if invalid == nil {
+				invalid = make([]bool, n)
+			}
+			invalid[i] = true
+			m = 0
+		}
+		rowMax.Data[i] = m
+	}
+	e := tp.Exp(tp.Sub(tp.Sub(lp, shift), rowMax))
+	ind := tp.Indicator(tp.Sub(lpStar, lp), c.window) // 1[q(θᵢⱼ|xᵢ) < q(θᵢ|xᵢ)]
+	den := tp.RowSum(e)
+	if invalid != nil {
+		one := tp.New(n, 1)
+		for i, bad := range invalid {
+			if bad {
+				one.Data[i] = 1 // 0/1 instead of 0/0; the row is dropped from the penalty
+			}
+		}
+		den = tp.Add(den, one)
+	}
+	return tp.Div(tp.RowSum(tp.Mul(e, ind)), den), invalid, nil
+}
+
+// penalty sorts the valid ranks and returns λ times the mean squared (rectified) deviation from
+// the uniform quantiles.
+func (c *CoverageRegularizer) penalty(tp *nn.Tape, alpha *nn.Tensor, invalid []bool) (*nn.Tensor, error) {
+	n := alpha.Rows
+	row := tp.Reshape(alpha, 1, n)
+	drop := 0
+	if invalid != nil {
+		sentinel := tp.New(1, n)
+		for i, bad := range invalid {
+			if bad {
+				sentinel.Data[i] = -1 // sorts before every rank in [0, 1]
+				drop++
+			}
+		}
+		row = tp.Add(row, sentinel)
+	}
+	if drop == n {
+		return nil, errors.New("calib.Coverage: for every pair of the batch, all proposal draws fall where the posterior density is zero; use a proposal that covers the posterior (the prior does)")
+	}
+	sorted := tp.Columns(tp.SortRows(row), drop, n)
+	m := n - drop
+	u := tp.New(1, m)
+	denom := float64(m + 1)
+	if c.quantiles == QuantilesECDF {
+		denom = float64(m)
+	}
+	for i := range u.Data {
+		u.Data[i] = float64(i+1) / denom
+	}
+	d := tp.Sub(u, sorted) // > 0: rank too small, i.e. over-confidence
+	var r *nn.Tensor
+	switch c.mix {
+	case 1:
+		r = d
+	case 0:
+		r = tp.ReLU(d)
+	default:
+		r = tp.Add(tp.Scale(tp.ReLU(d), 1-c.mix), tp.Scale(d, c.mix))
+	}
+	return tp.Scale(tp.Mean(tp.Square(r)), c.lambda), nil
+}
