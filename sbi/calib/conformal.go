@@ -1,0 +1,531 @@
+package calib
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/gosbi/gosbi/sbi"
+)
+
+// ConformalQuantile is the split-conformal threshold of calibration scores at miscoverage
+// alpha: the k-th smallest score with k = ⌈(n+1)(1−α)⌉ (Patel et al., CANVI, Algorithm 1,
+// CPQuantile; Appendix D's "k-th largest" is a typo). It is +Inf when k > n, i.e. when there
+// are too few scores for a finite region at that level. Scores may be +Inf; NaN scores are a
+// programming error and make it panic.
+func ConformalQuantile(scores []float64, alpha float64) float64 {
+	s := append([]float64(nil), scores...)
+	sort.Float64s(s)
+	return quantileSorted(s, alpha)
+}
+
+func quantileSorted(sorted []float64, alpha float64) float64 {
+	if alpha <= 0 || alpha >= 1 {
+		panic(fmt.Sprintf("calib: miscoverage alpha must be in (0, 1), got %g", alpha))
+	}
+	n := len(sorted)
+	k := int(math.Ceil(float64(n+1) * (1 - alpha)))
+	// Guard against (n+1)(1−α) landing a hair above an integer through rounding.
+	if fk := float64(n+1) * (1 - alpha); math.Abs(fk-math.Round(fk)) < 1e-9 {
+		k = int(math.Round(fk))
+	}
+	if k > n {
+		return math.Inf(1)
+	}
+	if k < 1 {
+		k = 1
+	}
+	return sorted[k-1]
+}
+
+// Conformal is an amortized posterior calibrated by split conformal prediction with the score
+// s(x, θ) = −log q(θ | x) (the log of CANVI's 1/q, which gives the same regions without
+// overflow). Its region for an observation x is C(x) = {θ : −log q(θ|x) ≤ Threshold}, a
+// super-level set of q, and P(Θ ∈ C(X)) ≥ 1 − Alpha for (Θ, X) from prior × simulator,
+// whatever q is, provided the calibration pairs were drawn fresh from prior × simulator.
+type Conformal struct {
+	Estimator sbi.Amortized
+	Alpha     float64 // miscoverage; the regions cover with probability ≥ 1 − Alpha
+	Threshold float64 // region C(x) = {θ : −log q(θ|x) ≤ Threshold}; +Inf is the whole space
+	N         int     // calibration pairs used
+	Dropped   int     // calibration pairs dropped because θ or x had a NaN or infinite entry
+
+	scores []float64 // sorted calibration scores
+}
+
+// Scores returns −log q(θᵢ | xᵢ) for every row, the conformal score of each pair.
+func Scores(est sbi.Amortized, theta, x *mat.Dense) []float64 {
+	lp := est.LogProbPairs(theta, x)
+	s := make([]float64, len(lp))
+	for i, v := range lp {
+		s[i] = -v
+	}
+	return s
+}
+
+// Calibrate computes the conformal threshold of est at miscoverage alpha from calibration pairs
+// (θᵢ, xᵢ), one per row, that must be fresh draws of prior × simulator, independent of the
+// data est was trained or selected on. Rows with non-finite entries are dropped and counted.
+// With fewer than (1−α)/α pairs the threshold is +Inf: Calibrate then returns the calibration
+// (whose regions are the whole space) together with an error saying how many pairs are needed.
+func Calibrate(est sbi.Amortized, theta, x *mat.Dense, alpha float64) (*Conformal, error) {
+	if alpha <= 0 || alpha >= 1 {
+		return nil, fmt.Errorf("calib: miscoverage alpha must be in (0, 1), got %g (for 90%% regions use 0.1)", alpha)
+	}
+	if est == nil {
+		return nil, errors.New("calib: Calibrate needs an estimator, got nil")
+	}
+	theta, x, dropped := finitePairs(theta, x)
+	n, _ := theta.Dims()
+	if n == 0 {
+		return nil, fmt.Errorf("calib: no finite calibration pairs (%d dropped); simulate fresh pairs from prior × simulator", dropped)
+	}
+	s := Scores(est, theta, x)
+	for i, v := range s {
+		if math.IsNaN(v) {
+			return nil, fmt.Errorf("calib: the estimator returned a NaN log density for calibration pair %d; check the estimator", i)
+		}
+	}
+	sort.Float64s(s)
+	c := &Conformal{Estimator: est, Alpha: alpha, N: n, Dropped: dropped, scores: s}
+	c.Threshold = quantileSorted(s, alpha)
+	if math.IsInf(c.Threshold, 1) {
+		return c, fmt.Errorf("calib: %d calibration pairs are too few for miscoverage %g: need at least %d; the region is the whole space",
+			n, alpha, int(math.Ceil((1-alpha)/alpha)))
+	}
+	return c, nil
+}
+
+// WithAlpha returns the same calibration at another miscoverage, reusing the calibration scores.
+func (c *Conformal) WithAlpha(alpha float64) *Conformal {
+	d := *c
+	d.Alpha = alpha
+	d.Threshold = quantileSorted(c.scores, alpha)
+	return &d
+}
+
+// Contains reports for every row i whether θᵢ lies in the region C(xᵢ).
+func (c *Conformal) Contains(theta, x *mat.Dense) []bool {
+	s := Scores(c.Estimator, theta, x)
+	in := make([]bool, len(s))
+	for i, v := range s {
+		in[i] = v <= c.Threshold
+	}
+	return in
+}
+
+// Coverage is the fraction of pairs (θᵢ, xᵢ) with θᵢ in C(xᵢ); on fresh pairs from prior ×
+// simulator it estimates the marginal coverage, which is at least 1 − Alpha.
+func (c *Conformal) Coverage(theta, x *mat.Dense) float64 {
+	in := c.Contains(theta, x)
+	k := 0
+	for _, v := range in {
+		if v {
+			k++
+		}
+	}
+	return float64(k) / float64(len(in))
+}
+
+// Region is the conformal region C(x) for one observation.
+func (c *Conformal) Region(x []float64) *Region {
+	return &Region{Posterior: c.Estimator.Posterior(x), Threshold: c.Threshold}
+}
+
+// MIMEBundle shows the calibration.
+func (c *Conformal) MIMEBundle() map[string]any {
+	t := &table{title: "Conformal calibration (CANVI, score −log q)", header: []string{"quantity", "value"}}
+	t.add("target coverage 1−α", fmtG(1-c.Alpha))
+	t.add("threshold τ on −log q", fmtG(c.Threshold))
+	t.add("calibration pairs", fmt.Sprint(c.N))
+	if c.Dropped > 0 {
+		t.add("dropped (non-finite)", fmt.Sprint(c.Dropped))
+	}
+	t.notes = append(t.notes, fmt.Sprintf("coverage is guaranteed in [%.4g, %.4g] for continuous scores", 1-c.Alpha, 1-c.Alpha+1/float64(c.N+1)))
+	return t.bundle()
+}
+
+// Region is a super-level set {θ : −log q(θ) ≤ Threshold} of a posterior q.
+type Region struct {
+	Posterior sbi.Posterior
+	Threshold float64
+}
+
+// Contains reports for every row of theta whether it lies in the region.
+func (r *Region) Contains(theta *mat.Dense) []bool {
+	lp := r.Posterior.LogProb(theta)
+	in := make([]bool, len(lp))
+	for i, v := range lp {
+		in[i] = -v <= r.Threshold
+	}
+	return in
+}
+
+// Sample draws n points of q restricted to the region, by rejection from q. It fails when the
+// region holds less than about 0.1% of q's mass, where rejection would not end in reasonable time.
+func (r *Region) Sample(rng *rand.Rand, n int) (*mat.Dense, error) {
+	d := r.Posterior.Dim()
+	out := mat.NewDense(max(n, 1), d, nil)
+	got, tried := 0, 0
+	limit := 1000*n + 10000
+	for got < n {
+		if err := sbi.Canceled("sampling a conformal region"); err != nil {
+			return nil, err
+		}
+		if tried >= limit {
+			return nil, fmt.Errorf("calib: region sampling accepted %d of %d proposals from q; the region holds too little of q's mass to sample by rejection", got, tried)
+		}
+		batch := max(2*(n-got), 64)
+		prop := r.Posterior.Sample(rng, batch)
+		tried += batch
+		in := r.Contains(prop)
+		for i, ok := range in {
+			if ok && got < n {
+				out.SetRow(got, prop.RawRowView(i))
+				got++
+			}
+		}
+	}
+	if n == 0 {
+		return &mat.Dense{}, nil
+	}
+	return out, nil
+}
+
+// VolumeConfig sets the importance sampler of the region-volume estimate.
+type VolumeConfig struct {
+	Samples int // draws S per mixture level and observation; default 1000
+	Levels  int // mixture levels K, weights λ_k = k/K of q against the prior; default 10
+	// Pooled weights every draw by the average of the K mixture densities (the balance
+	// heuristic of multiple importance sampling) instead of by the density of the level it was
+	// drawn from. Both are unbiased; pooling tames the pure-q level λ = 1, whose weights are
+	// heavy-tailed when q is over-confident and the region reaches far past q's mass.
+	Pooled bool
+}
+
+func (v VolumeConfig) withDefaults() VolumeConfig {
+	if v.Samples <= 0 {
+		v.Samples = 1000
+	}
+	if v.Levels <= 0 {
+		v.Levels = 10
+	}
+	return v
+}
+
+// Volume estimates the Lebesgue volume of the region by importance sampling from the mixtures
+// q̃_λ = λ q + (1−λ) prior, λ = k/K for k = 1..K (CANVI, Algorithm 2 and eq. 6):
+//
+//	ℓ̂ = 1/(K S) Σ_k Σ_j 1[−log q(θ_jk) ≤ τ] / q̃_λk(θ_jk),   θ_jk ~ q̃_λk,
+//
+// with the mixture density in log space. It returns the estimate and its Monte Carlo standard
+// error. The prior must have the coordinates (and Jacobians) of q.
+func (r *Region) Volume(rng *rand.Rand, prior sbi.Posterior, cfg VolumeConfig) (vol, se float64) {
+	cfg = cfg.withDefaults()
+	var sum, sum2 float64
+	terms := 0
+	// Pooled: the average mixture weight of q is (1/K) Σ_k k/K = (K+1)/(2K).
+	lambdaBar := float64(cfg.Levels+1) / float64(2*cfg.Levels)
+	for k := 1; k <= cfg.Levels; k++ {
+		lambda := float64(k) / float64(cfg.Levels)
+		nq := 0
+		for j := 0; j < cfg.Samples; j++ {
+			if rng.Float64() < lambda {
+				nq++
+			}
+		}
+		theta := stackRows(sampleN(r.Posterior, rng, nq), sampleN(prior, rng, cfg.Samples-nq), r.Posterior.Dim())
+		lq := r.Posterior.LogProb(theta)
+		lp := prior.LogProb(theta)
+		for j := range lq {
+			var v float64
+			if -lq[j] <= r.Threshold {
+				l := lambda
+				if cfg.Pooled {
+					l = lambdaBar
+				}
+				lmix := lq[j]
+				if l < 1 {
+					lmix = logAddExp(math.Log(l)+lq[j], math.Log1p(-l)+lp[j])
+				}
+				v = math.Exp(-lmix)
+			}
+			sum += v
+			sum2 += v * v
+			terms++
+		}
+	}
+	mean := sum / float64(terms)
+	variance := math.Max(sum2/float64(terms)-mean*mean, 0)
+	return mean, math.Sqrt(variance / float64(terms))
+}
+
+// GridVolume is the volume of the region counted on a regular grid of bins cells per dimension
+// over the box [lo, hi] (cell centres inside the region, times the cell volume). It is exact in
+// the limit of fine grids and meant for checks in one to three dimensions.
+func (r *Region) GridVolume(lo, hi []float64, bins int) (float64, error) {
+	d := r.Posterior.Dim()
+	if len(lo) != d || len(hi) != d {
+		return 0, fmt.Errorf("calib: grid bounds have %d and %d entries, want %d (one per parameter)", len(lo), len(hi), d)
+	}
+	if bins < 1 {
+		return 0, fmt.Errorf("calib: grid needs at least one bin per dimension, got %d", bins)
+	}
+	cells := 1
+	cellVol := 1.0
+	for i := range d {
+		if !(hi[i] > lo[i]) {
+			return 0, fmt.Errorf("calib: grid bound %d is [%g, %g]; need lo < hi", i, lo[i], hi[i])
+		}
+		cells *= bins
+		cellVol *= (hi[i] - lo[i]) / float64(bins)
+		if cells > 1<<26 {
+			return 0, fmt.Errorf("calib: grid of %d^%d cells is too large; use fewer bins or Volume", bins, d)
+		}
+	}
+	const chunk = 4096
+	count := 0
+	pts := mat.NewDense(chunk, d, nil)
+	for start := 0; start < cells; start += chunk {
+		if err := sbi.Canceled("grid volume"); err != nil {
+			return 0, err
+		}
+		m := min(chunk, cells-start)
+		for c := range m {
+			idx := start + c
+			row := pts.RawRowView(c)
+			for i := range d {
+				row[i] = lo[i] + (float64(idx%bins)+0.5)*(hi[i]-lo[i])/float64(bins)
+				idx /= bins
+			}
+		}
+		for _, in := range r.Contains(pts.Slice(0, m, 0, d).(*mat.Dense)) {
+			if in {
+				count++
+			}
+		}
+	}
+	return float64(count) * cellVol, nil
+}
+
+// ExpectedVolume estimates E_X[volume of C(X)] of a calibration over observations xs (one per
+// row, e.g. simulated from prior × simulator) with Region.Volume, returning the mean and its
+// standard error across observations.
+func (c *Conformal) ExpectedVolume(rng *rand.Rand, prior sbi.Posterior, xs *mat.Dense, cfg VolumeConfig) (mean, se float64, err error) {
+	n, _ := xs.Dims()
+	if n == 0 {
+		return 0, 0, errors.New("calib: ExpectedVolume needs at least one observation")
+	}
+	p := sbi.NewProgress("conformal volume", n)
+	defer p.Finish()
+	vols := make([]float64, n)
+	for i := range n {
+		if err := sbi.Canceled("conformal volume"); err != nil {
+			return 0, 0, err
+		}
+		vols[i], _ = c.Region(xs.RawRowView(i)).Volume(rng, prior, cfg)
+		p.Add(1)
+	}
+	m, s := meanSD(vols)
+	return m, s / math.Sqrt(float64(n)), nil
+}
+
+// Simulator draws one observation per row of theta.
+type Simulator func(rng *rand.Rand, theta *mat.Dense) *mat.Dense
+
+// CANVIConfig sets the sizes of the three fresh simulation sets of CANVI.
+type CANVIConfig struct {
+	Alpha  float64      // miscoverage; default 0.05
+	NCal   int          // calibration pairs D_C for each candidate's threshold; default 1000
+	NRecal int          // recalibration pairs D_R for the selected candidate; default NCal
+	NTest  int          // observations D_T for the volume estimate; default 100
+	Volume VolumeConfig // importance sampler of the volume estimate
+}
+
+// CANVICandidate is what CANVI found for one candidate estimator.
+type CANVICandidate struct {
+	Threshold float64 // threshold on D_C
+	Volume    float64 // estimated expected region volume at that threshold
+	VolumeSE  float64 // its standard error across test observations
+}
+
+// CANVIResult is the selected, recalibrated estimator and the evidence for the choice.
+type CANVIResult struct {
+	Selected   int              // index of the chosen candidate
+	Candidates []CANVICandidate // per candidate, in input order
+	Conformal  *Conformal       // the chosen candidate recalibrated on D_R
+}
+
+// CANVI selects among candidate amortized posteriors the one whose conformal regions are
+// smallest in expected volume, then recalibrates it on fresh simulations so that the coverage
+// guarantee holds after the selection (Patel et al., Algorithm 1). The prior (its Sample and
+// LogProb) and the simulator make three independent sets: D_C to calibrate each candidate, D_T
+// to estimate volumes, D_R to recalibrate the winner.
+func CANVI(rng *rand.Rand, candidates []sbi.Amortized, prior sbi.Posterior, simulate Simulator, cfg CANVIConfig) (*CANVIResult, error) {
+	if len(candidates) == 0 {
+		return nil, errors.New("calib: CANVI needs at least one candidate estimator")
+	}
+	if prior == nil || simulate == nil {
+		return nil, errors.New("calib: CANVI needs a prior and a simulator")
+	}
+	if cfg.Alpha == 0 {
+		cfg.Alpha = 0.05
+	}
+	if cfg.NCal <= 0 {
+		cfg.NCal = 1000
+	}
+	if cfg.NRecal <= 0 {
+		cfg.NRecal = cfg.NCal
+	}
+	if cfg.NTest <= 0 {
+		cfg.NTest = 100
+	}
+	thC, xC := simulatePairs(rng, prior, simulate, cfg.NCal)
+	_, xT := simulatePairs(rng, prior, simulate, cfg.NTest)
+	_, xT, _ = finitePairs(mat.NewDense(cfg.NTest, 1, nil), xT)
+	res := &CANVIResult{Selected: -1, Candidates: make([]CANVICandidate, len(candidates))}
+	best := math.Inf(1)
+	p := sbi.NewProgress("CANVI candidates", len(candidates))
+	defer p.Finish()
+	for t, q := range candidates {
+		if err := sbi.Canceled("CANVI"); err != nil {
+			return nil, err
+		}
+		c, err := Calibrate(q, thC, xC, cfg.Alpha)
+		if err != nil {
+			return nil, fmt.Errorf("calib: CANVI candidate %d: %w", t, err)
+		}
+		v, se, err := c.ExpectedVolume(rng, prior, xT, cfg.Volume)
+		if err != nil {
+			return nil, fmt.Errorf("calib: CANVI candidate %d: %w", t, err)
+		}
+		res.Candidates[t] = CANVICandidate{Threshold: c.Threshold, Volume: v, VolumeSE: se}
+		if v < best || res.Selected < 0 {
+			best, res.Selected = v, t
+		}
+		p.Add(1)
+	}
+	thR, xR := simulatePairs(rng, prior, simulate, cfg.NRecal)
+	c, err := Calibrate(candidates[res.Selected], thR, xR, cfg.Alpha)
+	if err != nil {
+		return nil, fmt.Errorf("calib: CANVI recalibration: %w", err)
+	}
+	res.Conformal = c
+	return res, nil
+}
+
+// MIMEBundle shows the candidates and the choice.
+func (r *CANVIResult) MIMEBundle() map[string]any {
+	t := &table{title: "CANVI selection", header: []string{"candidate", "threshold on D_C", "expected volume", "± se", ""}}
+	for i, c := range r.Candidates {
+		mark := ""
+		if i == r.Selected {
+			mark = "selected"
+		}
+		t.add(fmt.Sprint(i), fmtG(c.Threshold), fmtG(c.Volume), fmtG(c.VolumeSE), mark)
+	}
+	if r.Conformal != nil {
+		t.notes = append(t.notes, fmt.Sprintf("recalibrated threshold %.4g on %d fresh pairs, coverage ≥ %.4g",
+			r.Conformal.Threshold, r.Conformal.N, 1-r.Conformal.Alpha))
+	}
+	return t.bundle()
+}
+
+func simulatePairs(rng *rand.Rand, prior sbi.Posterior, simulate Simulator, n int) (*mat.Dense, *mat.Dense) {
+	theta := prior.Sample(rng, n)
+	return theta, simulate(rng, theta)
+}
+
+// finitePairs drops the rows where theta or x has a NaN or infinite entry.
+func finitePairs(theta, x *mat.Dense) (*mat.Dense, *mat.Dense, int) {
+	n, dt := theta.Dims()
+	nx, dx := x.Dims()
+	if n != nx {
+		panic(fmt.Sprintf("calib: theta has %d rows but x has %d; want one observation per parameter row", n, nx))
+	}
+	keep := make([]int, 0, n)
+	for i := range n {
+		if allFinite(theta.RawRowView(i)) && allFinite(x.RawRowView(i)) {
+			keep = append(keep, i)
+		}
+	}
+	if len(keep) == n {
+		return theta, x, 0
+	}
+	t2 := mat.NewDense(max(len(keep), 1), dt, nil)
+	x2 := mat.NewDense(max(len(keep), 1), dx, nil)
+	for j, i := range keep {
+		t2.SetRow(j, theta.RawRowView(i))
+		x2.SetRow(j, x.RawRowView(i))
+	}
+	if len(keep) == 0 {
+		return &mat.Dense{}, &mat.Dense{}, n
+	}
+	return t2, x2, n - len(keep)
+}
+
+func allFinite(v []float64) bool {
+	for _, a := range v {
+		if math.IsNaN(a) || math.IsInf(a, 0) {
+			return false
+		}
+	}
+	return true
+}
+
+func sampleN(p sbi.Posterior, rng *rand.Rand, n int) *mat.Dense {
+	if n == 0 {
+		return nil
+	}
+	return p.Sample(rng, n)
+}
+
+func stackRows(a, b *mat.Dense, d int) *mat.Dense {
+	ra, rb := 0, 0
+	if a != nil {
+		ra, _ = a.Dims()
+	}
+	if b != nil {
+		rb, _ = b.Dims()
+	}
+	out := mat.NewDense(ra+rb, d, nil)
+	for i := range ra {
+		out.SetRow(i, a.RawRowView(i))
+	}
+	for i := range rb {
+		out.SetRow(ra+i, b.RawRowView(i))
+	}
+	return out
+}
+
+func logAddExp(a, b float64) float64 {
+	if math.IsInf(a, -1) {
+		return b
+	}
+	if math.IsInf(b, -1) {
+		return a
+	}
+	if a < b {
+		a, b = b, a
+	}
+	return a + math.Log1p(math.Exp(b-a))
+}
+
+func meanSD(v []float64) (float64, float64) {
+	var s, s2 float64
+	for _, a := range v {
+		s += a
+	}
+	m := s / float64(len(v))
+	for _, a := range v {
+		s2 += (a - m) * (a - m)
+	}
+	if len(v) < 2 {
+		return m, 0
+	}
+	return m, math.Sqrt(s2 / float64(len(v)-1))
+}

@@ -1,0 +1,125 @@
+package calib_test
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/gosbi/gosbi/sbi"
+	"github.com/gosbi/gosbi/sbi/calib"
+)
+
+// normal is an isotropic Gaussian posterior N(mean, sd²I).
+type normal struct {
+	mean []float64
+	sd   float64
+}
+
+func (g normal) Dim() int { return len(g.mean) }
+
+func (g normal) Sample(rng *rand.Rand, n int) *mat.Dense {
+	out := mat.NewDense(n, len(g.mean), nil)
+	for i := range n {
+		for j, m := range g.mean {
+			out.Set(i, j, m+g.sd*rng.NormFloat64())
+		}
+	}
+	return out
+}
+
+func (g normal) LogProb(theta *mat.Dense) []float64 {
+	n, d := theta.Dims()
+	lp := make([]float64, n)
+	for i := range n {
+		for j := range d {
+			z := (theta.At(i, j) - g.mean[j]) / g.sd
+			lp[i] += -0.5*z*z - math.Log(g.sd*math.Sqrt(2*math.Pi))
+		}
+	}
+	return lp
+}
+
+// overconfident is q(θ|x) = N(x/2, 0.35²) for the model θ ~ N(0, 1), x | θ ~ N(θ, 1), whose
+// posterior is N(x/2, 0.5).
+type overconfident struct{}
+
+func (overconfident) Posterior(x []float64) sbi.Posterior {
+	return normal{mean: []float64{x[0] / 2}, sd: 0.35}
+}
+
+func (q overconfident) LogProbPairs(theta, x *mat.Dense) []float64 {
+	n, _ := theta.Dims()
+	lp := make([]float64, n)
+	for i := range n {
+		lp[i] = q.Posterior(x.RawRowView(i)).LogProb(theta.Slice(i, i+1, 0, 1).(*mat.Dense))[0]
+	}
+	return lp
+}
+
+func simulate(rng *rand.Rand, theta *mat.Dense) *mat.Dense {
+	n, _ := theta.Dims()
+	x := mat.NewDense(n, 1, nil)
+	for i := range n {
+		x.Set(i, 0, theta.At(i, 0)+rng.NormFloat64())
+	}
+	return x
+}
+
+// Calibrate turns an over-confident estimator's densities into regions with 90% coverage.
+func ExampleCalibrate() {
+	rng := rand.New(rand.NewPCG(1, 2))
+	prior := normal{mean: []float64{0}, sd: 1}
+	theta := prior.Sample(rng, 5000)
+	c, err := calib.Calibrate(overconfident{}, theta, simulate(rng, theta), 0.1)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	test := prior.Sample(rng, 5000)
+	cov := c.Coverage(test, simulate(rng, test))
+	fmt.Printf("coverage within 0.02 of 0.90: %v\n", math.Abs(cov-0.9) < 0.02)
+	// Output: coverage within 0.02 of 0.90: true
+}
+
+// KCCSDTest detects predictions whose means are shifted by 0.5.
+func ExampleKCCSDTest() {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const n = 200
+	preds := make([]calib.Prediction, n)
+	y := mat.NewDense(n, 1, nil)
+	for i := range n {
+		x := rng.NormFloat64()
+		preds[i] = calib.NewIsoGaussian([]float64{x + 0.5}, 1) // the truth is N(x, 1)
+		y.Set(i, 0, x+rng.NormFloat64())
+	}
+	res, err := calib.KCCSDTest(rng, preds, y, calib.KernelTestConfig{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("miscalibration detected:", res.Reject)
+	// Output: miscalibration detected: true
+}
+
+// ScoreCalibrate widens the over-confident posterior towards the exact sd √0.5 ≈ 0.71.
+func ExampleScoreCalibrate() {
+	rng := rand.New(rand.NewPCG(5, 6))
+	q := overconfident{}
+	obs := q.Posterior([]float64{0.8}).Sample(rng, 2000)
+	res, err := calib.ScoreCalibrate(rng, obs, simulate, calib.RefitAmortized(q), calib.ScoreCalConfig{M: 200, N: 200})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	adj := res.Adjust(obs)
+	sd := mat.NewVecDense(2000, mat.Col(nil, 0, adj))
+	mean := mat.Sum(sd) / 2000
+	var v float64
+	for i := range 2000 {
+		v += (sd.AtVec(i) - mean) * (sd.AtVec(i) - mean) / 2000
+	}
+	fmt.Printf("adjusted sd wider than 0.5: %v\n", math.Sqrt(v) > 0.5)
+	// Output: adjusted sd wider than 0.5: true
+}

@@ -1,0 +1,636 @@
+package calib
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"sort"
+	"sync"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/gosbi/gosbi/sbi"
+)
+
+// Design is the set of index pairs a kernel U-statistic averages over.
+type Design int
+
+const (
+	// Complete averages over all n(n−1)/2 pairs: the minimum-variance U-statistic, O(n²).
+	Complete Design = iota
+	// DisjointPairs averages over the pairs (0,1), (2,3), …: an incomplete U-statistic in
+	// linear time, with much less power at the same n.
+	DisjointPairs
+	// Superdiagonals averages over the pairs (i, i+r), 1 ≤ r ≤ R (KernelTestConfig.Superdiagonals,
+	// default 10): an incomplete U-statistic with about nR pairs, between the two others in
+	// cost and power.
+	Superdiagonals
+)
+
+func (d Design) String() string {
+	switch d {
+	case DisjointPairs:
+		return "disjoint pairs (linear time)"
+	case Superdiagonals:
+		return "superdiagonals (incomplete)"
+	}
+	return "complete"
+}
+
+// designPairs lists the index pairs of an incomplete design.
+func designPairs(design Design, n, R int) [][2]int {
+	var pairs [][2]int
+	if design == Superdiagonals {
+		if R <= 0 {
+			R = 10
+		}
+		for r := 1; r <= R; r++ {
+			for i := 0; i+r < n; i++ {
+				pairs = append(pairs, [2]int{i, i + r})
+			}
+		}
+		return pairs
+	}
+	for k := 0; k+1 < n; k += 2 {
+		pairs = append(pairs, [2]int{k, k + 1})
+	}
+	return pairs
+}
+
+// KernelTestConfig configures the KCCSD and SKCE calibration tests. The zero value is the paper's
+// setting: Gaussian target kernel and exponentiated Fisher kernel with median-heuristic
+// bandwidths, 10 base samples, complete U-statistic, 500 bootstrap draws, level 0.05.
+type KernelTestConfig struct {
+	Target          TargetKernelKind
+	TargetBandwidth float64 // ℓ of the target kernel; 0 picks the median of ‖yᵢ − yⱼ‖
+	Dist            DistKernel
+	Design          Design
+	Superdiagonals  int     // R of the Superdiagonals design; default 10
+	Bootstrap       int     // wild-bootstrap draws; default 500
+	Level           float64 // test level α; default 0.05
+}
+
+func (c KernelTestConfig) withDefaults() KernelTestConfig {
+	if c.Bootstrap <= 0 {
+		c.Bootstrap = 500
+	}
+	if c.Level == 0 {
+		c.Level = 0.05
+	}
+	return c
+}
+
+// TestResult is the outcome of a calibration test: H₀ "the predictions are calibrated" is
+// rejected when PValue ≤ Level.
+type TestResult struct {
+	Name      string
+	Statistic float64 // the U-statistic; unbiased, so it can be negative
+	Threshold float64 // the (1 − Level) quantile of the bootstrap null distribution
+	PValue    float64 // (1 + #{bootstrap ≥ statistic})/(B + 1)
+	Reject    bool
+	Level     float64
+	N, Pairs  int // samples and index pairs used
+
+	TargetBandwidth, DistBandwidth, GroundBandwidth float64
+	Underflow                                       int // pairs where the kernel on distributions was below 1e-300
+}
+
+// MIMEBundle shows the test outcome.
+func (r *TestResult) MIMEBundle() map[string]any {
+	t := &table{title: r.Name, header: []string{"quantity", "value"}}
+	verdict := "not rejected: no evidence of miscalibration"
+	if r.Reject {
+		verdict = "rejected: the predictions are miscalibrated"
+	}
+	t.add("H₀ calibrated", fmt.Sprintf("%s at level %.3g", verdict, r.Level))
+	t.add("statistic", fmtG(r.Statistic))
+	t.add("bootstrap threshold", fmtG(r.Threshold))
+	t.add("p-value", fmtG(r.PValue))
+	t.add("samples / pairs", fmt.Sprintf("%d / %d", r.N, r.Pairs))
+	t.add("bandwidths ℓ, σ, ground", fmt.Sprintf("%.3g, %.3g, %.3g", r.TargetBandwidth, r.DistBandwidth, r.GroundBandwidth))
+	if r.Underflow > 0 {
+		t.notes = append(t.notes, fmt.Sprintf("%d kernel values underflowed to 0: standardize the targets or pick a larger bandwidth", r.Underflow))
+	}
+	return t.bundle()
+}
+
+// KCCSDTest tests whether predictions pᵢ (one per target) are calibrated for targets yᵢ (rows of
+// y) with the kernel calibration-conditional Stein discrepancy (Glaser et al., Algorithms 1 and
+// 3): the U-statistic of H = k(pᵢ, pⱼ)·h((pᵢ, yᵢ), (pⱼ, yⱼ)) with the Stein kernel h, thresholded
+// by a Rademacher wild bootstrap (degenerate under H₀ by the Stein identity). Only scores of the
+// predictions are used, at the targets and (approximate Fisher kernels) at shared base points.
+func KCCSDTest(rng *rand.Rand, preds []Prediction, y *mat.Dense, cfg KernelTestConfig) (*TestResult, error) {
+	cfg = cfg.withDefaults()
+	n, d, err := checkTestInput(preds, y)
+	if err != nil {
+		return nil, err
+	}
+	dist, ground, err := cfg.Dist.prepare(rng, preds)
+	if err != nil {
+		return nil, err
+	}
+	sy := mat.NewDense(n, d, nil)
+	for i, p := range preds {
+		sy.SetRow(i, p.Score(y.Slice(i, i+1, 0, d).(*mat.Dense)).RawRowView(0))
+	}
+	ell := cfg.TargetBandwidth
+	if ell <= 0 {
+		ell = medianTargetDist(rng, y)
+	}
+	sigma := cfg.Dist.Bandwidth
+	if sigma <= 0 {
+		sigma = medianDist(rng, n, dist)
+	}
+	res := &TestResult{
+		Name:  fmt.Sprintf("KCCSD test (%s ⊗ %s Stein kernel, %s)", cfg.Dist.Kind, cfg.Target, cfg.Design),
+		Level: cfg.Level, N: n, TargetBandwidth: ell, DistBandwidth: sigma, GroundBandwidth: ground,
+	}
+	hfun := func(i, j int) float64 {
+		k := math.Exp(-dist.sq(i, j) / (2 * sigma * sigma))
+		if k < 1e-300 {
+			return math.NaN() // counted as underflow, used as 0
+		}
+		return k * SteinKernel(cfg.Target, ell, y.RawRowView(i), y.RawRowView(j), sy.RawRowView(i), sy.RawRowView(j), nil, nil)
+	}
+	return runUTest(rng, n, hfun, cfg, res)
+}
+
+// SKCETest is the squared kernel calibration error test (Widmann et al.; Glaser et al., eq. 4)
+// with the tensor kernel k(pᵢ, pⱼ)·l(yᵢ, yⱼ): the U-statistic of
+//
+//	k(pᵢ,pⱼ)[l(yᵢ,yⱼ) − E_{zᵢ~pᵢ} l(zᵢ,yⱼ) − E_{zⱼ~pⱼ} l(yᵢ,zⱼ) + E l(zᵢ,zⱼ)],
+//
+// with the expectations in closed form for Gaussian predictions and a Gaussian target kernel
+// (cfg.Dist.Exact), and otherwise from BaseSamples draws of each prediction. It needs
+// expectations under every prediction, which the KCCSD avoids.
+func SKCETest(rng *rand.Rand, preds []Prediction, y *mat.Dense, cfg KernelTestConfig) (*TestResult, error) {
+	cfg = cfg.withDefaults()
+	n, d, err := checkTestInput(preds, y)
+	if err != nil {
+		return nil, err
+	}
+	dist, ground, err := cfg.Dist.prepare(rng, preds)
+	if err != nil {
+		return nil, err
+	}
+	ell := cfg.TargetBandwidth
+	if ell <= 0 {
+		ell = medianTargetDist(rng, y)
+	}
+	sigma := cfg.Dist.Bandwidth
+	if sigma <= 0 {
+		sigma = medianDist(rng, n, dist)
+	}
+	var ek func(i, j int) float64  // E_{z~pᵢ} l(z, yⱼ)
+	var ekk func(i, j int) float64 // E l(zᵢ, zⱼ)
+	if cfg.Dist.Exact {
+		if cfg.Target != GaussianTarget {
+			return nil, errors.New("calib: the exact SKCE needs the Gaussian target kernel; set Dist.Exact false for the sample-based SKCE")
+		}
+		gs := make([]*Gaussian, n)
+		for i, p := range preds {
+			gs[i] = p.(*Gaussian) // prepare checked the type
+		}
+		if sh := newSharedCovMeans(gs, y, ell); sh != nil {
+			ek, ekk = sh.point, sh.pair
+		} else {
+			zero := mat.NewSymDense(d, nil)
+			ek = func(i, j int) float64 { return gaussKernelMean(gs[i].Mean, y.RawRowView(j), gs[i].Cov, zero, ell) }
+			ekk = func(i, j int) float64 { return gaussKernelMean(gs[i].Mean, gs[j].Mean, gs[i].Cov, gs[j].Cov, ell) }
+		}
+	} else {
+		m := cfg.Dist.BaseSamples
+		if m <= 0 {
+			m = 10
+		}
+		samples := make([]*mat.Dense, n)
+		for i, p := range preds {
+			s, ok := p.(Sampler)
+			if !ok {
+				return nil, fmt.Errorf("calib: the sample-based SKCE needs predictions that can be sampled, prediction %d (%T) cannot", i, p)
+			}
+			samples[i] = s.Sample(rng, m)
+		}
+		ek = func(i, j int) float64 {
+			var s float64
+			for a := range m {
+				s += targetKernel(cfg.Target, ell, samples[i].RawRowView(a), y.RawRowView(j))
+			}
+			return s / float64(m)
+		}
+		ekk = func(i, j int) float64 {
+			var s float64
+			for a := range m {
+				for b := range m {
+					s += targetKernel(cfg.Target, ell, samples[i].RawRowView(a), samples[j].RawRowView(b))
+				}
+			}
+			return s / float64(m*m)
+		}
+	}
+	res := &TestResult{
+		Name:  fmt.Sprintf("SKCE test (%s ⊗ %s kernel, %s)", cfg.Dist.Kind, cfg.Target, cfg.Design),
+		Level: cfg.Level, N: n, TargetBandwidth: ell, DistBandwidth: sigma, GroundBandwidth: ground,
+	}
+	hfun := func(i, j int) float64 {
+		k := math.Exp(-dist.sq(i, j) / (2 * sigma * sigma))
+		if k < 1e-300 {
+			return math.NaN()
+		}
+		yi, yj := y.RawRowView(i), y.RawRowView(j)
+		return k * (targetKernel(cfg.Target, ell, yi, yj) - ek(i, j) - ek(j, i) + ekk(i, j))
+	}
+	return runUTest(rng, n, hfun, cfg, res)
+}
+
+// gaussKernelMean is E l(z, z') for z ~ N(a, A), z' ~ N(b, B) and the Gaussian kernel of
+// bandwidth ℓ: det(I + (A+B)/ℓ²)^{−1/2} exp(−½ (a−b)ᵀ(A + B + ℓ²I)⁻¹(a−b)).
+func gaussKernelMean(a, b []float64, A, B *mat.SymDense, ell float64) float64 {
+	d := len(a)
+	buf := make([]float64, d*d+d)
+	s, diff := buf[:d*d], buf[d*d:]
+	l2 := ell * ell
+	ra, rb := A.RawSymmetric(), B.RawSymmetric()
+	for i := range d {
+		for j := 0; j <= i; j++ {
+			// RawSymmetric holds the upper triangle; (j, i) with j ≤ i.
+			s[i*d+j] = ra.Data[j*ra.Stride+i] + rb.Data[j*rb.Stride+i]
+		}
+		s[i*d+i] += l2
+		diff[i] = a[i] - b[i]
+	}
+	logdet, quad, ok := cholQuad(s, diff, d)
+	if !ok {
+		return math.NaN()
+	}
+	return math.Exp(-0.5*(logdet-float64(d)*math.Log(l2)) - 0.5*quad)
+}
+
+// sharedCovMeans evaluates the Gaussian-kernel expectations of the SKCE when all predictions
+// share one covariance Σ (homoscedastic models): whitening once by the Cholesky factors of
+// Σ + ℓ²I and 2Σ + ℓ²I turns every expectation into c·exp(−½‖u − u'‖²).
+type sharedCovMeans struct {
+	c1, c2  float64
+	v, t, u *mat.Dense // whitened means (Σ + ℓ²I), targets (Σ + ℓ²I), means (2Σ + ℓ²I)
+}
+
+func newSharedCovMeans(gs []*Gaussian, y *mat.Dense, ell float64) *sharedCovMeans {
+	cov := gs[0].Cov
+	for _, g := range gs[1:] {
+		if !mat.Equal(g.Cov, cov) {
+			return nil
+		}
+	}
+	n, d := y.Dims()
+	l2 := ell * ell
+	whiten := func(scale float64) (*mat.TriDense, float64, bool) {
+		s := mat.NewSymDense(d, nil)
+		s.ScaleSym(scale, cov)
+		for k := range d {
+			s.SetSym(k, k, s.At(k, k)+l2)
+		}
+		var ch mat.Cholesky
+		if !ch.Factorize(s) {
+			return nil, 0, false
+		}
+		var L mat.TriDense
+		ch.LTo(&L)
+		return &L, math.Exp(-0.5 * (ch.LogDet() - float64(d)*math.Log(l2))), true
+	}
+	L1, c1, ok1 := whiten(1)
+	L2, c2, ok2 := whiten(2)
+	if !ok1 || !ok2 {
+		return nil
+	}
+	means := mat.NewDense(n, d, nil)
+	for i, g := range gs {
+		means.SetRow(i, g.Mean)
+	}
+	return &sharedCovMeans{c1: c1, c2: c2, v: solveRows(L1, means), t: solveRows(L1, y), u: solveRows(L2, means)}
+}
+
+// solveRows returns the rows of a, each solved with the lower-triangular L.
+func solveRows(L *mat.TriDense, a *mat.Dense) *mat.Dense {
+	var out mat.Dense
+	if err := out.Solve(L, a.T()); err != nil {
+		return nil
+	}
+	var t mat.Dense
+	t.CloneFrom(out.T())
+	return &t
+}
+
+func (s *sharedCovMeans) point(i, j int) float64 {
+	return s.c1 * math.Exp(-0.5*sqDist(s.v.RawRowView(i), s.t.RawRowView(j)))
+}
+
+func (s *sharedCovMeans) pair(i, j int) float64 {
+	return s.c2 * math.Exp(-0.5*sqDist(s.u.RawRowView(i), s.u.RawRowView(j)))
+}
+
+// cholQuad factorizes the symmetric positive-definite s (lower triangle used, d×d row-major,
+// overwritten) and returns log det s and vᵀs⁻¹v (v is overwritten), without allocating.
+func cholQuad(s, v []float64, d int) (logdet, quad float64, ok bool) {
+	for j := range d {
+		sum := s[j*d+j]
+		for k := range j {
+			sum -= s[j*d+k] * s[j*d+k]
+		}
+		if sum <= 0 {
+			return 0, 0, false
+		}
+		ljj := math.Sqrt(sum)
+		s[j*d+j] = ljj
+		logdet += 2 * math.Log(ljj)
+		for i := j + 1; i < d; i++ {
+			sum := s[i*d+j]
+			for k := range j {
+				sum -= s[i*d+k] * s[j*d+k]
+			}
+			s[i*d+j] = sum / ljj
+		}
+	}
+	// Forward solve L w = v; vᵀs⁻¹v = ‖w‖².
+	for i := range d {
+		sum := v[i]
+		for k := range i {
+			sum -= s[i*d+k] * v[k]
+		}
+		v[i] = sum / s[i*d+i]
+		quad += v[i] * v[i]
+	}
+	return logdet, quad, true
+}
+
+func checkTestInput(preds []Prediction, y *mat.Dense) (n, d int, err error) {
+	n, d = y.Dims()
+	if len(preds) != n {
+		return 0, 0, fmt.Errorf("calib: %d predictions for %d targets; want one prediction per row of y", len(preds), n)
+	}
+	if n < 4 {
+		return 0, 0, fmt.Errorf("calib: a calibration test needs at least 4 samples, got %d", n)
+	}
+	for i, p := range preds {
+		if p == nil || p.Dim() != d {
+			return 0, 0, fmt.Errorf("calib: prediction %d has dimension %v, want %d (the columns of y)", i, dimOf(p), d)
+		}
+	}
+	for i := range n {
+		if !allFinite(y.RawRowView(i)) {
+			return 0, 0, fmt.Errorf("calib: target %d has a NaN or infinite entry; drop it before testing", i)
+		}
+	}
+	return n, d, nil
+}
+
+func dimOf(p Prediction) any {
+	if p == nil {
+		return "nil"
+	}
+	return p.Dim()
+}
+
+func medianTargetDist(rng *rand.Rand, y *mat.Dense) float64 {
+	n, _ := y.Dims()
+	v := make([]float64, 0, maxMedianPairs)
+	for _, p := range randomPairs(rng, n, maxMedianPairs) {
+		v = append(v, math.Sqrt(sqDist(y.RawRowView(p[0]), y.RawRowView(p[1]))))
+	}
+	return medianOf(v)
+}
+
+func medianDist(rng *rand.Rand, n int, dist pairDist) float64 {
+	v := make([]float64, 0, maxMedianPairs)
+	for _, p := range randomPairs(rng, n, maxMedianPairs) {
+		v = append(v, math.Sqrt(dist.sq(p[0], p[1])))
+	}
+	return medianOf(v)
+}
+
+// runUTest evaluates the U-statistic of the pair function h over the design and its wild
+// bootstrap: for the complete design the draws are εᵀHε/(n(n−1)) with H's diagonal zero, for
+// incomplete designs R (1/|R|) Σ_{(i,j)∈R} εᵢεⱼ h(i, j), with ε Rademacher (Schrab et al. 2022).
+func runUTest(rng *rand.Rand, n int, h func(i, j int) float64, cfg KernelTestConfig, res *TestResult) (*TestResult, error) {
+	B := cfg.Bootstrap
+	boot := make([]float64, B)
+	switch cfg.Design {
+	case DisjointPairs, Superdiagonals:
+		pairs := designPairs(cfg.Design, n, cfg.Superdiagonals)
+		hv := make([]float64, len(pairs))
+		var sum float64
+		for k, p := range pairs {
+			if k%4096 == 0 {
+				if err := sbi.Canceled("calibration test"); err != nil {
+					return nil, err
+				}
+			}
+			hv[k] = h(p[0], p[1])
+			if math.IsNaN(hv[k]) {
+				hv[k] = 0
+				res.Underflow++
+			}
+			sum += hv[k]
+		}
+		np := float64(len(pairs))
+		res.Statistic = sum / np
+		res.Pairs = len(pairs)
+		eps := make([]float64, n)
+		for b := range B {
+			for i := range eps {
+				eps[i] = float64(int(rng.Uint64()&1)*2 - 1)
+			}
+			var s float64
+			for k, p := range pairs {
+				s += eps[p[0]] * eps[p[1]] * hv[k]
+			}
+			boot[b] = s / np
+		}
+	default:
+		H := mat.NewDense(n, n, nil)
+		under, err := fillSymmetric(H, h)
+		if err != nil {
+			return nil, err
+		}
+		res.Underflow = under
+		var sum float64
+		for _, v := range H.RawMatrix().Data {
+			sum += v
+		}
+		norm := float64(n * (n - 1))
+		res.Statistic = sum / norm
+		res.Pairs = n * (n - 1) / 2
+		E := mat.NewDense(n, B, nil)
+		for i, raw := 0, E.RawMatrix().Data; i < len(raw); i++ {
+			raw[i] = float64(int(rng.Uint64()&1)*2 - 1)
+		}
+		var HE mat.Dense
+		HE.Mul(H, E)
+		for b := range B {
+			var s float64
+			for i := range n {
+				s += E.At(i, b) * HE.At(i, b)
+			}
+			boot[b] = s / norm
+		}
+	}
+	sorted := append([]float64(nil), boot...)
+	sort.Float64s(sorted)
+	res.Threshold = sortedQuantile(sorted, 1-cfg.Level)
+	exceed := 0
+	for _, v := range boot {
+		if v >= res.Statistic {
+			exceed++
+		}
+	}
+	res.PValue = float64(1+exceed) / float64(B+1)
+	res.Reject = res.PValue <= cfg.Level
+	return res, nil
+}
+
+// fillSymmetric sets H[i][j] = H[j][i] = h(i, j) for i < j (zero diagonal), rows in parallel,
+// and counts NaN values (underflow markers), stored as 0.
+func fillSymmetric(H *mat.Dense, h func(i, j int) float64) (int, error) {
+	n, _ := H.Dims()
+	workers := min(runtime.GOMAXPROCS(0), 8)
+	rows := make(chan int, n)
+	for i := range n {
+		rows <- i
+	}
+	close(rows)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	under := 0
+	var cancelErr error
+	prog := sbi.NewProgress("calibration test pairs", n)
+	defer prog.Finish()
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			local := 0
+			for i := range rows {
+				if i%64 == 0 {
+					if err := sbi.Canceled("calibration test"); err != nil {
+						mu.Lock()
+						cancelErr = err
+						mu.Unlock()
+						return
+					}
+				}
+				for j := i + 1; j < n; j++ {
+					v := h(i, j)
+					if math.IsNaN(v) {
+						v = 0
+						local++
+					}
+					H.Set(i, j, v)
+					H.Set(j, i, v)
+				}
+				prog.Add(1)
+			}
+			mu.Lock()
+			under += local
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	return under, cancelErr
+}
+
+// KCCSDFeatures is the KCCSD U-statistic for predictions embedded by feature rows feat (from
+// GFDFeatures or KGFDFeatures), with k(pᵢ, pⱼ) = exp(−‖fᵢ − fⱼ‖²/(2σ²)), scores sy at the targets
+// y and the Stein kernel of kind with bandwidth ell, over the design's pairs:
+//
+//	Ĉ = (1/|R|) Σ_{(i,j)∈R} k(pᵢ, pⱼ) h((pᵢ, yᵢ), (pⱼ, yⱼ)).
+//
+// It is the form a training penalty reuses: when gradSy and gradFeat are not nil (shaped like sy
+// and feat) it writes ∂Ĉ/∂sy and ∂Ĉ/∂feat into them, with ∂k/∂fᵢ = −k (fᵢ − fⱼ)/σ². Bandwidths
+// are held fixed (no gradient), as the method note advises. Superdiagonals uses R = 10.
+func KCCSDFeatures(y, sy, feat *mat.Dense, sigma float64, kind TargetKernelKind, ell float64, design Design, gradSy, gradFeat *mat.Dense) float64 {
+	n, d := y.Dims()
+	if r, c := sy.Dims(); r != n || c != d {
+		panic(fmt.Sprintf("calib: KCCSDFeatures scores are %d×%d, want %d×%d like y", r, c, n, d))
+	}
+	if r, _ := feat.Dims(); r != n {
+		panic(fmt.Sprintf("calib: KCCSDFeatures has %d feature rows, want %d", r, n))
+	}
+	_, p := feat.Dims()
+	grads := gradSy != nil && gradFeat != nil
+	if grads {
+		gradSy.Zero()
+		gradFeat.Zero()
+	}
+	gs, gs2 := make([]float64, d), make([]float64, d)
+	var total float64
+	pairs := 0
+	visit := func(i, j int) {
+		fi, fj := feat.RawRowView(i), feat.RawRowView(j)
+		k := math.Exp(-sqDist(fi, fj) / (2 * sigma * sigma))
+		var h float64
+		if grads {
+			h = SteinKernel(kind, ell, y.RawRowView(i), y.RawRowView(j), sy.RawRowView(i), sy.RawRowView(j), gs, gs2)
+			gi, gj := gradSy.RawRowView(i), gradSy.RawRowView(j)
+			for t := range d {
+				gi[t] += k * gs[t]
+				gj[t] += k * gs2[t]
+			}
+			gfi, gfj := gradFeat.RawRowView(i), gradFeat.RawRowView(j)
+			c := -h * k / (sigma * sigma)
+			for t := range p {
+				g := c * (fi[t] - fj[t])
+				gfi[t] += g
+				gfj[t] -= g
+			}
+		} else {
+			h = SteinKernel(kind, ell, y.RawRowView(i), y.RawRowView(j), sy.RawRowView(i), sy.RawRowView(j), nil, nil)
+		}
+		total += k * h
+		pairs++
+	}
+	if design != Complete {
+		for _, p := range designPairs(design, n, 0) {
+			visit(p[0], p[1])
+		}
+	} else {
+		for i := range n {
+			for j := i + 1; j < n; j++ {
+				visit(i, j)
+			}
+		}
+	}
+	if grads {
+		gradSy.Scale(1/float64(pairs), gradSy)
+		gradFeat.Scale(1/float64(pairs), gradFeat)
+	}
+	return total / float64(pairs)
+}
+
+// KCCSDAmortized tests whether an amortized estimator is calibrated on pairs (θᵢ, xᵢ) drawn from
+// prior × simulator (one per row): the predictions are q(· | xᵢ), with scores by finite
+// differences of LogProb (PosteriorPrediction with step h), and the targets are θᵢ. The exact
+// kernels need Gaussian predictions, so cfg.Dist.Exact must be false. Calibration conditions on
+// the prediction, not on x: an estimator that returns the prior for every x passes.
+func KCCSDAmortized(rng *rand.Rand, est sbi.Amortized, theta, x *mat.Dense, h float64, cfg KernelTestConfig) (*TestResult, error) {
+	if cfg.Dist.Exact {
+		return nil, errors.New("calib: KCCSDAmortized uses score estimates of the posteriors; set Dist.Exact false")
+	}
+	theta, x, dropped := finitePairs(theta, x)
+	n, _ := theta.Dims()
+	if n == 0 {
+		return nil, fmt.Errorf("calib: no finite pairs to test (%d dropped)", dropped)
+	}
+	preds := make([]Prediction, n)
+	for i := range n {
+		preds[i] = PosteriorPrediction(est.Posterior(x.RawRowView(i)), h)
+	}
+	res, err := KCCSDTest(rng, preds, theta, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if dropped > 0 {
+		res.Name += fmt.Sprintf(" [%d non-finite pairs dropped]", dropped)
+	}
+	return res, nil
+}

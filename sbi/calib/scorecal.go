@@ -1,0 +1,811 @@
+package calib
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/optimize"
+
+	"github.com/gosbi/gosbi/sbi"
+)
+
+// AffineFamily is the family of moment-correcting maps f(θ) = L(θ − μ̂) + μ̂ + b fitted by
+// Bayesian score calibration.
+type AffineFamily int
+
+const (
+	// DiagonalAffine has a diagonal L: each parameter is shifted and rescaled on its own.
+	DiagonalAffine AffineFamily = iota
+	// LowerTriangularAffine has a lower-triangular L with a positive diagonal: it also
+	// introduces or removes correlation between parameters.
+	LowerTriangularAffine
+)
+
+func (f AffineFamily) String() string {
+	if f == LowerTriangularAffine {
+		return "lower-triangular"
+	}
+	return "diagonal"
+}
+
+// Refit draws n samples of the approximate posterior fitted to the dataset x. For an amortized
+// estimator use RefitAmortized; for a surrogate model, variational fit or sampler, any closure.
+type Refit func(rng *rand.Rand, x []float64, n int) (*mat.Dense, error)
+
+// RefitAmortized is the Refit of an amortized estimator: its posterior for x, sampled.
+func RefitAmortized(est sbi.Amortized) Refit {
+	return func(rng *rand.Rand, x []float64, n int) (*mat.Dense, error) {
+		return est.Posterior(x).Sample(rng, n), nil
+	}
+}
+
+// ScoreCalConfig sets Bayesian score calibration. The zero value is the paper's default: M =
+// 100 datasets, inflation 2, energy score with β = 1, unit weights, diagonal map.
+type ScoreCalConfig struct {
+	M         int          // calibration datasets (target simulations and refits); default 100
+	N         int          // approximate-posterior draws per dataset in the energy score; default 1000
+	Inflation float64      // scale factor of the importance distribution about the mean; default 2
+	Beta      float64      // energy-score exponent in (0, 2); default 1
+	Family    AffineFamily // DiagonalAffine (default) or LowerTriangularAffine
+
+	// ImportanceWeights turns on the weights w = π(θ̄)/π̄(θ̄) instead of unit weights (the
+	// default, "full clipping", which the paper found most robust). They need LogPrior and
+	// LogApprox, and are clipped at their (1 − Clip) quantile; Clip = 0 leaves them as they are.
+	ImportanceWeights bool
+	Clip              float64
+	LogPrior          func(theta *mat.Dense) []float64 // log prior density
+	LogApprox         func(theta *mat.Dense) []float64 // log density of the approximate posterior for the observed data
+
+	// Penalty λ adds λ(Σ log²Lⱼⱼ + Σ L²ⱼₖ, j > k), shrinking L towards the identity. The
+	// objective is a weighted mean over datasets, so λ does not depend on M.
+	Penalty float64
+	// MeanShift lets the shift depend linearly on the approximate posterior mean,
+	// b(μ̂) = b + B(μ̂ − μ̄) with μ̄ the average calibration mean (B diagonal for DiagonalAffine,
+	// full otherwise): the data-dependent class (7) of Bon et al. with μ̂ as the estimator. It
+	// represents approximations whose mean error grows with the mean, which one shared b cannot.
+	// Like every map here it recovers the posterior only where the weights are right: with unit
+	// weights the fit targets the posterior under the importance distribution.
+	MeanShift bool
+	// Scaling multiplies each coordinate before the Euclidean norms of the energy score (one
+	// entry per parameter); AutoScale sets it to 1/sd of the calibration posterior means.
+	Scaling   []float64
+	AutoScale bool
+}
+
+func (c ScoreCalConfig) withDefaults() ScoreCalConfig {
+	if c.M <= 0 {
+		c.M = 100
+	}
+	if c.N <= 0 {
+		c.N = 1000
+	}
+	if c.Inflation == 0 {
+		c.Inflation = 2
+	}
+	if c.Beta == 0 {
+		c.Beta = 1
+	}
+	return c
+}
+
+// ScoreCalibration is a fitted moment-correcting map and its diagnostic.
+type ScoreCalibration struct {
+	Family AffineFamily
+	L      *mat.Dense // d×d, lower triangular (diagonal for DiagonalAffine), positive diagonal
+	B      []float64  // shift b
+	// ShiftSlope is B of MeanShift (nil without it) and ShiftCentre the μ̄ it is centred on.
+	ShiftSlope  *mat.Dense
+	ShiftCentre []float64
+
+	ThetaBar *mat.Dense // M×d calibration parameters θ̄ drawn from the importance distribution
+	Weights  []float64  // importance weights, max-normalized (all 1 for unit weights)
+	Dropped  int        // calibration datasets dropped (non-finite simulations or failed refits)
+
+	Initial, Objective float64 // negative energy score at the identity map and at the fit
+	Iterations         int
+	Status             string // the optimizer's stop status
+
+	// Coverage is the calibration diagnostic: marginal coverage of symmetric-tail credible
+	// intervals of the adjusted calibration posteriors at θ̄; CoverageBefore is the same for
+	// the unadjusted approximate posteriors.
+	Coverage, CoverageBefore *CoverageDiagnostic
+
+	data *calData
+}
+
+// CoverageDiagnostic is the marginal coverage of central credible intervals, per level and
+// parameter: Coverage[l][j] is the fraction of datasets whose ρ = Levels[l] interval of
+// parameter j contains the data-generating value.
+type CoverageDiagnostic struct {
+	Levels   []float64
+	Coverage [][]float64
+}
+
+// DiagnosticLevels are the nominal levels of the coverage diagnostic, 0.10, 0.15, …, 0.95.
+func DiagnosticLevels() []float64 {
+	var l []float64
+	for k := 2; k <= 19; k++ {
+		l = append(l, float64(k)*0.05)
+	}
+	return l
+}
+
+// calData holds the calibration pairs: for each dataset m its θ̄ₘ, its draws and their mean.
+type calData struct {
+	thetaBar *mat.Dense
+	draws    []*mat.Dense
+	means    [][]float64
+	weights  []float64
+	perm     []int // fixed derangement for the spread term of the energy score
+}
+
+// ScoreCalibrate fits a moment-correcting affine map by Bayesian score calibration (Bon et al.,
+// Algorithm 1): it draws M parameters θ̄ from the approximate posterior for the observed data
+// (obsDraws, one draw per row) inflated about its mean, simulates one dataset for each with the
+// target simulator, refits the approximate posterior to each, and maximizes the weighted mean
+// energy score of the mapped draws at θ̄ with BFGS. Apply the result with Adjust.
+func ScoreCalibrate(rng *rand.Rand, obsDraws *mat.Dense, simulate Simulator, refit Refit, cfg ScoreCalConfig) (*ScoreCalibration, error) {
+	cfg = cfg.withDefaults()
+	if simulate == nil || refit == nil {
+		return nil, errors.New("calib: ScoreCalibrate needs a simulator and a refit function")
+	}
+	n0, d := obsDraws.Dims()
+	if n0 < 2 {
+		return nil, fmt.Errorf("calib: ScoreCalibrate needs at least 2 approximate-posterior draws for the observed data, got %d", n0)
+	}
+	if cfg.ImportanceWeights && (cfg.LogPrior == nil || cfg.LogApprox == nil) {
+		return nil, errors.New("calib: importance weights need LogPrior and LogApprox; set them or use unit weights (ImportanceWeights false)")
+	}
+	if cfg.Inflation <= 0 {
+		return nil, fmt.Errorf("calib: inflation must be positive, got %g", cfg.Inflation)
+	}
+
+	// Step 1: θ̄ = D(θ' − μ̂) + μ̂ with θ' drawn from the observed approximate posterior.
+	mu := colMeans(obsDraws)
+	src := mat.NewDense(cfg.M, d, nil)
+	idx := rng.Perm(n0)
+	for m := range cfg.M {
+		i := idx[m%n0]
+		if cfg.M > n0 {
+			i = rng.IntN(n0)
+		}
+		src.SetRow(m, obsDraws.RawRowView(i))
+	}
+	thetaBar := mat.NewDense(cfg.M, d, nil)
+	for m := range cfg.M {
+		for j := range d {
+			thetaBar.Set(m, j, cfg.Inflation*(src.At(m, j)-mu[j])+mu[j])
+		}
+	}
+	// Step 3: log weights log π(θ̄) − log π̄(θ̄), with log π̄(θ̄) = log q̂(θ'|y) − d log D.
+	logw := make([]float64, cfg.M)
+	if cfg.ImportanceWeights {
+		lp := cfg.LogPrior(thetaBar)
+		lq := cfg.LogApprox(src)
+		for m := range logw {
+			logw[m] = lp[m] - (lq[m] - float64(d)*math.Log(cfg.Inflation))
+		}
+	}
+	// Step 2 and 4: simulate and refit.
+	x := simulate(rng, thetaBar)
+	p := sbi.NewProgress("score calibration refits", cfg.M)
+	cal := &calData{}
+	dropped := 0
+	var keepTheta [][]float64
+	var keepLogw []float64
+	for m := range cfg.M {
+		if err := sbi.Canceled("score calibration"); err != nil {
+			p.Finish()
+			return nil, err
+		}
+		p.Add(1)
+		if !allFinite(x.RawRowView(m)) {
+			dropped++
+			continue
+		}
+		dr, err := refit(rng, x.RawRowView(m), cfg.N)
+		if err != nil {
+			p.Finish()
+			return nil, fmt.Errorf("calib: refit to calibration dataset %d: %w", m, err)
+		}
+		if r, c := dr.Dims(); r < 2 || c != d {
+			p.Finish()
+			return nil, fmt.Errorf("calib: refit to calibration dataset %d returned %d×%d draws, want at least 2×%d", m, r, c, d)
+		}
+		cal.draws = append(cal.draws, dr)
+		keepTheta = append(keepTheta, thetaBar.RawRowView(m))
+		keepLogw = append(keepLogw, logw[m])
+	}
+	p.Finish()
+	if len(cal.draws) < 2 {
+		return nil, fmt.Errorf("calib: only %d of %d calibration datasets were usable; check the simulator", len(cal.draws), cfg.M)
+	}
+	cal.thetaBar = mat.NewDense(len(keepTheta), d, nil)
+	for m, r := range keepTheta {
+		cal.thetaBar.SetRow(m, r)
+	}
+	cal.weights = clipWeights(keepLogw, cfg.ImportanceWeights, cfg.Clip)
+	res, err := fitAffine(rng, cal, cfg)
+	if err != nil {
+		return nil, err
+	}
+	res.Dropped = dropped
+	return res, nil
+}
+
+// FitAffine fits the moment-correcting map to calibration data made elsewhere: thetaBar (M×d)
+// holds the data-generating parameters, draws[m] the approximate-posterior draws for dataset m,
+// weights the importance weights (nil for unit weights). The sampling fields of cfg are ignored.
+func FitAffine(rng *rand.Rand, thetaBar *mat.Dense, draws []*mat.Dense, weights []float64, cfg ScoreCalConfig) (*ScoreCalibration, error) {
+	cfg = cfg.withDefaults()
+	m, d := thetaBar.Dims()
+	if len(draws) != m {
+		return nil, fmt.Errorf("calib: %d calibration parameters but %d sets of draws; want one set per row of thetaBar", m, len(draws))
+	}
+	for i, dr := range draws {
+		if r, c := dr.Dims(); r < 2 || c != d {
+			return nil, fmt.Errorf("calib: draws[%d] is %d×%d, want at least 2×%d", i, r, c, d)
+		}
+	}
+	w := weights
+	if w == nil {
+		w = make([]float64, m)
+		for i := range w {
+			w[i] = 1
+		}
+	} else if len(w) != m {
+		return nil, fmt.Errorf("calib: %d weights for %d datasets", len(w), m)
+	}
+	return fitAffine(rng, &calData{thetaBar: thetaBar, draws: draws, weights: w}, cfg)
+}
+
+func fitAffine(rng *rand.Rand, cal *calData, cfg ScoreCalConfig) (*ScoreCalibration, error) {
+	if cfg.Beta <= 0 || cfg.Beta >= 2 {
+		return nil, fmt.Errorf("calib: energy-score exponent beta must be in (0, 2), got %g", cfg.Beta)
+	}
+	M, d := cal.thetaBar.Dims()
+	n := cfg.N
+	for m := range cal.draws {
+		r, _ := cal.draws[m].Dims()
+		n = min(n, r)
+	}
+	for m := range cal.draws {
+		cal.draws[m] = cal.draws[m].Slice(0, n, 0, d).(*mat.Dense)
+	}
+	cal.means = make([][]float64, M)
+	for m := range M {
+		cal.means[m] = colMeans(cal.draws[m])
+	}
+	// One fixed derangement (a cyclic shift along a random permutation): a deterministic
+	// objective for BFGS, and no zero-distance pairs in the spread term.
+	perm := rng.Perm(n)
+	cal.perm = make([]int, n)
+	for t := range n {
+		cal.perm[perm[t]] = perm[(t+1)%n]
+	}
+	scale := cfg.Scaling
+	if cfg.AutoScale {
+		scale = make([]float64, d)
+		for j := range d {
+			col := make([]float64, M)
+			for m := range M {
+				col[m] = cal.means[m][j]
+			}
+			_, sd := meanSD(col)
+			scale[j] = 1
+			if sd > 0 {
+				scale[j] = 1 / sd
+			}
+		}
+	}
+	if scale != nil && len(scale) != d {
+		return nil, fmt.Errorf("calib: Scaling has %d entries, want %d (one per parameter)", len(scale), d)
+	}
+	obj := &energyObjective{cal: cal, d: d, n: n, beta: cfg.Beta, family: cfg.Family, penalty: cfg.Penalty, scale: scale}
+	if cfg.MeanShift {
+		obj.centre = make([]float64, d)
+		for m := range M {
+			for j := range d {
+				obj.centre[j] += cal.means[m][j] / float64(M)
+			}
+		}
+	}
+	x0 := make([]float64, obj.nParams())
+	initial := obj.value(x0, nil)
+	// BFGS asks for the value and then the gradient at the same point: compute both at once.
+	var lastX, lastG []float64
+	var lastF float64
+	eval := func(x []float64) {
+		if lastX != nil && floatsEqual(lastX, x) {
+			return
+		}
+		lastX = append(lastX[:0], x...)
+		lastG = make([]float64, len(x))
+		lastF = obj.value(x, lastG)
+	}
+	problem := optimize.Problem{
+		Func: func(x []float64) float64 { eval(x); return lastF },
+		Grad: func(g, x []float64) { eval(x); copy(g, lastG) },
+	}
+	// Stop when the objective changes by less than 1e-7 (relative) over 3 iterations, like the
+	// authors' f_tol; the Monte Carlo objective is only piecewise smooth, so a tight gradient
+	// threshold ends in line-search failures instead.
+	settings := &optimize.Settings{
+		GradientThreshold: 1e-9,
+		MajorIterations:   500,
+		Converger:         &optimize.FunctionConverge{Relative: 1e-7, Iterations: 3},
+	}
+	res, err := optimize.Minimize(problem, x0, settings, &optimize.BFGS{})
+	if err != nil && res == nil {
+		return nil, fmt.Errorf("calib: energy-score optimization: %w", err)
+	}
+	L, b, slope := obj.unpack(res.X)
+	sc := &ScoreCalibration{
+		Family: cfg.Family, L: L, B: b, ShiftSlope: slope, ShiftCentre: obj.centre,
+		ThetaBar: cal.thetaBar, Weights: cal.weights,
+		Initial: initial, Objective: res.F, Iterations: res.MajorIterations, Status: res.Status.String(),
+		data: cal,
+	}
+	if math.IsNaN(res.F) || res.F > initial {
+		return nil, fmt.Errorf("calib: energy-score optimization failed (status %v, objective %g from %g); check the calibration draws", res.Status, res.F, initial)
+	}
+	levels := DiagnosticLevels()
+	sc.Coverage = sc.coverage(levels, sc)
+	id := mat.NewDense(d, d, nil)
+	for j := range d {
+		id.Set(j, j, 1)
+	}
+	sc.CoverageBefore = sc.coverage(levels, &ScoreCalibration{L: id, B: make([]float64, d)})
+	return sc, nil
+}
+
+// Adjust maps draws of the approximate posterior for the observed data: f(θ) = L(θ − μ̂) + μ̂ + b,
+// with μ̂ the mean of the draws.
+func (s *ScoreCalibration) Adjust(draws *mat.Dense) *mat.Dense {
+	n, d := draws.Dims()
+	if d != len(s.B) {
+		panic(fmt.Sprintf("calib: Adjust got draws with %d columns, want %d", d, len(s.B)))
+	}
+	return s.apply(draws, colMeans(draws), mat.NewDense(n, d, nil))
+}
+
+// apply maps draws with mean mu into out.
+func (s *ScoreCalibration) apply(draws *mat.Dense, mu []float64, out *mat.Dense) *mat.Dense {
+	b := append([]float64(nil), s.B...)
+	if s.ShiftSlope != nil {
+		for j := range b {
+			for k := range b {
+				b[j] += s.ShiftSlope.At(j, k) * (mu[k] - s.ShiftCentre[k])
+			}
+		}
+	}
+	return affineMap(draws, mu, s.L, b, out)
+}
+
+func affineMap(draws *mat.Dense, mu []float64, L *mat.Dense, b []float64, out *mat.Dense) *mat.Dense {
+	n, d := draws.Dims()
+	for i := range n {
+		row := draws.RawRowView(i)
+		o := out.RawRowView(i)
+		for j := range d {
+			v := mu[j] + b[j]
+			for k := 0; k <= j; k++ {
+				v += L.At(j, k) * (row[k] - mu[k])
+			}
+			o[j] = v
+		}
+	}
+	return out
+}
+
+func (s *ScoreCalibration) coverage(levels []float64, f *ScoreCalibration) *CoverageDiagnostic {
+	M, d := s.data.thetaBar.Dims()
+	cov := make([][]float64, len(levels))
+	for l := range cov {
+		cov[l] = make([]float64, d)
+	}
+	col := make([]float64, 0)
+	for m := range M {
+		dr := s.data.draws[m]
+		n, _ := dr.Dims()
+		adj := f.apply(dr, s.data.means[m], mat.NewDense(n, d, nil))
+		for j := range d {
+			col = col[:0]
+			for i := range n {
+				col = append(col, adj.At(i, j))
+			}
+			sort.Float64s(col)
+			t := s.data.thetaBar.At(m, j)
+			for l, rho := range levels {
+				lo := sortedQuantile(col, (1-rho)/2)
+				hi := sortedQuantile(col, (1+rho)/2)
+				if t >= lo && t <= hi {
+					cov[l][j] += 1 / float64(M)
+				}
+			}
+		}
+	}
+	return &CoverageDiagnostic{Levels: levels, Coverage: cov}
+}
+
+// MIMEBundle shows the map and the coverage diagnostic at a few levels.
+func (s *ScoreCalibration) MIMEBundle() map[string]any {
+	d := len(s.B)
+	t := &table{title: fmt.Sprintf("Bayesian score calibration (%s map, %d datasets)", s.Family, len(s.Weights))}
+	t.header = []string{"level"}
+	for j := range d {
+		t.header = append(t.header, fmt.Sprintf("θ%d before", j), fmt.Sprintf("θ%d after", j))
+	}
+	shown := func(rho float64) bool {
+		for _, v := range []float64{0.5, 0.8, 0.9, 0.95} {
+			if math.Abs(rho-v) < 1e-9 {
+				return true
+			}
+		}
+		return false
+	}
+	for l, rho := range s.Coverage.Levels {
+		if !shown(rho) {
+			continue
+		}
+		row := []string{fmt.Sprintf("%.2f", rho)}
+		for j := range d {
+			row = append(row, fmt.Sprintf("%.3f", s.CoverageBefore.Coverage[l][j]), fmt.Sprintf("%.3f", s.Coverage.Coverage[l][j]))
+		}
+		t.add(row...)
+	}
+	var lrows []string
+	for j := range d {
+		var r []string
+		for k := 0; k <= j; k++ {
+			r = append(r, fmtG(s.L.At(j, k)))
+		}
+		lrows = append(lrows, strings.Join(r, " "))
+	}
+	t.notes = append(t.notes,
+		"L = ["+strings.Join(lrows, "; ")+"], b = "+fmt.Sprint(roundAll(s.B)),
+		"coverage: fraction of calibration datasets whose central interval holds θ̄ (in-sample)",
+		fmt.Sprintf("negative energy score %.4g → %.4g (%d BFGS iterations, %s)", s.Initial, s.Objective, s.Iterations, s.Status))
+	if s.ShiftSlope != nil {
+		t.notes = append(t.notes, fmt.Sprintf("mean-dependent shift slope B = %v", roundAll(s.ShiftSlope.RawMatrix().Data)))
+	}
+	if s.Dropped > 0 {
+		t.notes = append(t.notes, fmt.Sprintf("%d calibration datasets dropped (non-finite simulations)", s.Dropped))
+	}
+	return t.bundle()
+}
+
+// energyObjective is the negative weighted mean energy score of the mapped draws (Bon et al.,
+// eq. 4–5, minimized as in their code) plus the penalty:
+//
+//	F = Σₘ wₘ/Σw · (1/N) Σᵢ [ ‖S(uₘᵢ − θ̄ₘ)‖^β − ½ ‖S(uₘᵢ − uₘ,ₖᵢ)‖^β ] + λ(Σ log²Lⱼⱼ + Σ L²ⱼₖ),
+//
+// uₘᵢ = L(θ̂ₘᵢ − μ̂ₘ) + μ̂ₘ + b, S = diag(scale), k a fixed derangement.
+type energyObjective struct {
+	cal     *calData
+	d, n    int
+	beta    float64
+	family  AffineFamily
+	penalty float64
+	scale   []float64
+	centre  []float64 // μ̄ of MeanShift; nil without it
+}
+
+func (o *energyObjective) nParams() int {
+	p := 2 * o.d
+	if o.family == LowerTriangularAffine {
+		p = o.d*(o.d+1)/2 + o.d
+	}
+	return p + o.nSlope()
+}
+
+func (o *energyObjective) nSlope() int {
+	switch {
+	case o.centre == nil:
+		return 0
+	case o.family == LowerTriangularAffine:
+		return o.d * o.d
+	default:
+		return o.d
+	}
+}
+
+// unpack reads x = [log L₁₁, (L₂₁, log L₂₂), (L₃₁, L₃₂, log L₃₃), …, b] (lower-triangular) or
+// [log L₁₁ … log L_dd, b] (diagonal), followed with MeanShift by the slope B (row-major, or its
+// diagonal). The zero vector is the identity map.
+func (o *energyObjective) unpack(x []float64) (*mat.Dense, []float64, *mat.Dense) {
+	d := o.d
+	L := mat.NewDense(d, d, nil)
+	p := 0
+	for j := range d {
+		if o.family == LowerTriangularAffine {
+			for k := range j {
+				L.Set(j, k, x[p])
+				p++
+			}
+		}
+		L.Set(j, j, math.Exp(x[p]))
+		p++
+	}
+	b := append([]float64(nil), x[p:p+d]...)
+	p += d
+	if o.centre == nil {
+		return L, b, nil
+	}
+	B := mat.NewDense(d, d, nil)
+	for j := range d {
+		if o.family == LowerTriangularAffine {
+			for k := range d {
+				B.Set(j, k, x[p])
+				p++
+			}
+		} else {
+			B.Set(j, j, x[p])
+			p++
+		}
+	}
+	return L, b, B
+}
+
+// value returns F(x) and, when grad is not nil, writes ∂F/∂x into it. With g = β‖v‖^{β−2} S v
+// the gradient of ‖Sv‖^β in v, ∂/∂Lⱼₖ = gⱼ eₖ for the target term (e = θ̂ − μ̂) and −½ gⱼ Δeₖ
+// for the spread term; ∂/∂b = g; the diagonal is parameterized by its log (chain rule · Lⱼⱼ).
+func (o *energyObjective) value(x, grad []float64) float64 {
+	d, n := o.d, o.n
+	L, b0, B := o.unpack(x)
+	Lr := L.RawMatrix()
+	gL := make([]float64, d*d)
+	gB := make([]float64, d*d)
+	gb := make([]float64, d)
+	gbm := make([]float64, d)
+	b := make([]float64, d)
+	var wsum, total float64
+	e := make([]float64, d)
+	de := make([]float64, d)
+	v := make([]float64, d)
+	for m, dr := range o.cal.draws {
+		w := o.cal.weights[m]
+		if w == 0 {
+			continue
+		}
+		wsum += w
+		mu := o.cal.means[m]
+		tb := o.cal.thetaBar.RawRowView(m)
+		c := w / float64(n)
+		copy(b, b0)
+		if B != nil {
+			for j := range d {
+				for k := range d {
+					b[j] += B.At(j, k) * (mu[k] - o.centre[k])
+				}
+			}
+		}
+		clear(gbm)
+		var sum float64
+		for i := range n {
+			row := dr.RawRowView(i)
+			other := dr.RawRowView(o.cal.perm[i])
+			for j := range d {
+				e[j] = row[j] - mu[j]
+				de[j] = row[j] - other[j]
+			}
+			// Target term: v = L e + μ̂ + b − θ̄.
+			for j := range d {
+				s := mu[j] + b[j] - tb[j]
+				for k := 0; k <= j; k++ {
+					s += Lr.Data[j*Lr.Stride+k] * e[k]
+				}
+				v[j] = s
+			}
+			sum += o.normTerm(v, grad != nil, c, e, gL, gbm, 1)
+			// Spread term: v = L Δe.
+			for j := range d {
+				var s float64
+				for k := 0; k <= j; k++ {
+					s += Lr.Data[j*Lr.Stride+k] * de[k]
+				}
+				v[j] = s
+			}
+			sum -= 0.5 * o.normTerm(v, grad != nil, c, de, gL, nil, -0.5)
+		}
+		total += w * sum / float64(n)
+		for j := range d {
+			gb[j] += gbm[j]
+			for k := range d {
+				gB[j*d+k] += gbm[j] * (mu[k] - o.centre0(k))
+			}
+		}
+	}
+	total /= wsum
+	// Penalty on log-diagonals and off-diagonals.
+	var pen float64
+	p := 0
+	for j := range d {
+		if o.family == LowerTriangularAffine {
+			for range j {
+				pen += x[p] * x[p]
+				p++
+			}
+		}
+		pen += x[p] * x[p]
+		p++
+	}
+	total += o.penalty * pen
+	if grad != nil {
+		p := 0
+		for j := range d {
+			if o.family == LowerTriangularAffine {
+				for k := range j {
+					grad[p] = gL[j*d+k]/wsum + 2*o.penalty*x[p]
+					p++
+				}
+			}
+			grad[p] = gL[j*d+j]/wsum*Lr.Data[j*Lr.Stride+j] + 2*o.penalty*x[p]
+			p++
+		}
+		for j := range d {
+			grad[p+j] = gb[j] / wsum
+		}
+		p += d
+		if B != nil {
+			for j := range d {
+				if o.family == LowerTriangularAffine {
+					for k := range d {
+						grad[p] = gB[j*d+k] / wsum
+						p++
+					}
+				} else {
+					grad[p] = gB[j*d+j] / wsum
+					p++
+				}
+			}
+		}
+	}
+	return total
+}
+
+func (o *energyObjective) centre0(k int) float64 {
+	if o.centre == nil {
+		return 0
+	}
+	return o.centre[k]
+}
+
+func floatsEqual(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// normTerm returns ‖S v‖^β and, when want is set, adds sign·c·g eᵀ to gL (lower triangle) and
+// sign·c·g to gb, where g = β‖Sv‖^{β−2} S² v.
+func (o *energyObjective) normTerm(v []float64, want bool, c float64, e, gL, gb []float64, sign float64) float64 {
+	var r2 float64
+	for j, a := range v {
+		if o.scale != nil {
+			a *= o.scale[j]
+		}
+		r2 += a * a
+	}
+	if r2 == 0 {
+		return 0
+	}
+	r := math.Sqrt(r2)
+	val := r
+	if o.beta != 1 {
+		val = math.Pow(r, o.beta)
+	}
+	if !want {
+		return val
+	}
+	f := sign * c * o.beta * val / r2
+	for j := range o.d {
+		g := f * v[j]
+		if o.scale != nil {
+			g *= o.scale[j] * o.scale[j]
+		}
+		for k := 0; k <= j; k++ {
+			gL[j*o.d+k] += g * e[k]
+		}
+		if gb != nil {
+			gb[j] += g
+		}
+	}
+	return val
+}
+
+// EnergyScore is the positively oriented energy score S(U, θ) = ½ E‖u − u'‖^β − E‖u − θ‖^β of
+// the sample draws (one per row) at theta (Bon et al., eq. 4), estimated over all pairs.
+func EnergyScore(draws *mat.Dense, theta []float64, beta float64) float64 {
+	n, d := draws.Dims()
+	if len(theta) != d {
+		panic(fmt.Sprintf("calib: EnergyScore theta has %d entries, want %d", len(theta), d))
+	}
+	var a, s float64
+	for i := range n {
+		ri := draws.RawRowView(i)
+		a += math.Pow(euclidean(ri, theta), beta)
+		for k := i + 1; k < n; k++ {
+			s += math.Pow(euclidean(ri, draws.RawRowView(k)), beta)
+		}
+	}
+	return s/float64(n*(n-1)) - a/float64(n)
+}
+
+func euclidean(a, b []float64) float64 {
+	var s float64
+	for i := range a {
+		s += (a[i] - b[i]) * (a[i] - b[i])
+	}
+	return math.Sqrt(s)
+}
+
+// clipWeights turns log weights into max-normalized weights clipped at their (1 − clip)
+// quantile (Bon et al., eq. 9); without importance weights all weights are 1.
+func clipWeights(logw []float64, use bool, clip float64) []float64 {
+	w := make([]float64, len(logw))
+	if !use || clip >= 1 {
+		for i := range w {
+			w[i] = 1
+		}
+		return w
+	}
+	s := append([]float64(nil), logw...)
+	sort.Float64s(s)
+	ceiling := sortedQuantile(s, 1-clip)
+	top := math.Inf(-1)
+	for _, v := range logw {
+		top = math.Max(top, math.Min(v, ceiling))
+	}
+	for i, v := range logw {
+		w[i] = math.Exp(math.Min(v, ceiling) - top)
+	}
+	return w
+}
+
+// sortedQuantile is the p-quantile of sorted values with linear interpolation between order
+// statistics (type 7, as in R and Julia).
+func sortedQuantile(s []float64, p float64) float64 {
+	h := p * float64(len(s)-1)
+	lo := int(math.Floor(h))
+	if lo >= len(s)-1 {
+		return s[len(s)-1]
+	}
+	if lo < 0 {
+		return s[0]
+	}
+	return s[lo] + (h-float64(lo))*(s[lo+1]-s[lo])
+}
+
+func colMeans(a *mat.Dense) []float64 {
+	n, d := a.Dims()
+	mu := make([]float64, d)
+	for i := range n {
+		for j, v := range a.RawRowView(i) {
+			mu[j] += v
+		}
+	}
+	for j := range mu {
+		mu[j] /= float64(n)
+	}
+	return mu
+}
+
+func roundAll(v []float64) []float64 {
+	out := make([]float64, len(v))
+	for i, a := range v {
+		out[i] = math.Round(a*1e4) / 1e4
+	}
+	return out
+}

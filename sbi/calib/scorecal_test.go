@@ -1,0 +1,300 @@
+package calib
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// TestEnergyGradient compares the analytic gradient of the energy objective with central
+// finite differences, for both families, β = 1 and 1.5, with scaling, weights and a penalty.
+func TestEnergyGradient(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	const M, N, d = 5, 40, 3
+	cal := &calData{thetaBar: mat.NewDense(M, d, nil), weights: []float64{1, 0.5, 2, 1, 0.1}}
+	for m := range M {
+		dr := mat.NewDense(N, d, nil)
+		for i := range N {
+			for j := range d {
+				dr.Set(i, j, rng.NormFloat64()+float64(j))
+			}
+		}
+		cal.draws = append(cal.draws, dr)
+		cal.means = append(cal.means, colMeans(dr))
+		for j := range d {
+			cal.thetaBar.Set(m, j, rng.NormFloat64())
+		}
+	}
+	cal.perm = make([]int, N)
+	for i := range N {
+		cal.perm[i] = (i + 1) % N
+	}
+	for _, fam := range []AffineFamily{DiagonalAffine, LowerTriangularAffine} {
+		for _, beta := range []float64{1, 1.5} {
+			o := &energyObjective{cal: cal, d: d, n: N, beta: beta, family: fam, penalty: 0.3, scale: []float64{1, 2, 0.5}}
+			if beta == 1.5 {
+				o.centre = []float64{0.1, 0.2, 0.3} // MeanShift
+			}
+			x := make([]float64, o.nParams())
+			for i := range x {
+				x[i] = 0.3 * rng.NormFloat64()
+			}
+			g := make([]float64, len(x))
+			o.value(x, g)
+			const h = 1e-6
+			for i := range x {
+				xp := append([]float64(nil), x...)
+				xm := append([]float64(nil), x...)
+				xp[i] += h
+				xm[i] -= h
+				fd := (o.value(xp, nil) - o.value(xm, nil)) / (2 * h)
+				if math.Abs(fd-g[i]) > 1e-5*(1+math.Abs(fd)) {
+					t.Errorf("%v β=%g: ∂F/∂x[%d] analytic %.8g, finite difference %.8g", fam, beta, i, g[i], fd)
+				}
+			}
+		}
+	}
+}
+
+// TestFitAffineRecovers uses an approximate posterior whose mean is shifted by +0.5 and whose sd
+// is half the true one, for a 2-D conjugate Gaussian model where the exact posterior is
+// N(w x, τ²I). The calibration parameters come from the prior itself, so unit weights are the
+// exact importance weights, and the family holds the exact map b = −0.5, L = 2I, which is then
+// the population optimum (Bon et al., Theorem 1). With M = 400 datasets the fitted location has
+// sd ≈ τ/√M ≈ 0.045 and the fitted scale ≈ 2/√(2M) ≈ 0.07; the test allows four of each.
+func TestFitAffineRecovers(t *testing.T) {
+	const M = 400
+	m := linGaussModel{d: 2, s0: 2, sigma: 1}
+	rng := rand.New(rand.NewPCG(21, 22))
+	approx := m.estimator(0.5, 0.5)
+	thetaBar := m.prior().Sample(rng, M)
+	x := m.simulate(rng, thetaBar)
+	draws := make([]*mat.Dense, M)
+	for i := range M {
+		draws[i] = approx.Posterior(x.RawRowView(i)).Sample(rng, 200)
+	}
+	tolB, tolL := 4*m.tau()/math.Sqrt(M), 4*2/math.Sqrt(2*M)
+	for _, fam := range []AffineFamily{DiagonalAffine, LowerTriangularAffine} {
+		res, err := FitAffine(rng, thetaBar, draws, nil, ScoreCalConfig{Family: fam})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%v: L = %v, b = %.3f, objective %.4f → %.4f in %d iterations (%s)", fam,
+			mat.Formatted(res.L, mat.Squeeze()), res.B, res.Initial, res.Objective, res.Iterations, res.Status)
+		for j := range 2 {
+			if math.Abs(res.B[j]+0.5) > tolB {
+				t.Errorf("%v: b[%d] = %.3f, want −0.5 ± %.2f", fam, j, res.B[j], tolB)
+			}
+			if math.Abs(res.L.At(j, j)-2) > tolL {
+				t.Errorf("%v: L[%d][%d] = %.3f, want 2 ± %.2f", fam, j, j, res.L.At(j, j), tolL)
+			}
+		}
+		if fam == LowerTriangularAffine && math.Abs(res.L.At(1, 0)) > tolL {
+			t.Errorf("off-diagonal L[1][0] = %.3f, want 0 ± %.2f", res.L.At(1, 0), tolL)
+		}
+		// The diagnostic: the approximate posteriors' 90% intervals cover far less than 0.9 (an
+		// interval of half the width, shifted by 0.5/τ sd); the adjusted ones 0.9 up to the
+		// binomial sd over 400 datasets, 0.015 (tolerance 0.05).
+		l90 := 16 // DiagnosticLevels()[16] = 0.90
+		for j := range 2 {
+			before, after := res.CoverageBefore.Coverage[l90][j], res.Coverage.Coverage[l90][j]
+			if before > 0.6 || math.Abs(after-0.9) > 0.05 {
+				t.Errorf("%v θ%d: 90%% coverage %.3f → %.3f, want < 0.6 → 0.90 ± 0.05", fam, j, before, after)
+			}
+		}
+		if b := res.MIMEBundle(); b["text/html"] == "" {
+			t.Error("empty MIMEBundle")
+		}
+	}
+}
+
+// conjGauss is the conjugate Gaussian example of Bon et al. (Appendix D.1): y₁…y₁₀ ~ N(μ, 1),
+// μ ~ N(0, 4²), and an approximate posterior N((μ_post − μ_err)/σ_err, (σ_post/σ_err)²) with
+// μ_err ~ N(0.5, 0.025²), σ_err ~ |N(1.5, 0.025²)| drawn once per dataset.
+type conjGauss struct{}
+
+const conjN, conjSigma0 = 10, 4.0
+
+func (conjGauss) simulate(rng *rand.Rand, theta *mat.Dense) *mat.Dense {
+	n, _ := theta.Dims()
+	y := mat.NewDense(n, conjN, nil)
+	for i := range n {
+		for k := range conjN {
+			y.Set(i, k, theta.At(i, 0)+rng.NormFloat64())
+		}
+	}
+	return y
+}
+
+func (conjGauss) post(y []float64) (mean, sd float64) {
+	var s float64
+	for _, v := range y {
+		s += v
+	}
+	prec := 1/(conjSigma0*conjSigma0) + float64(len(y))
+	return s / prec, math.Sqrt(1 / prec)
+}
+
+func (c conjGauss) approx(rng *rand.Rand, y []float64) (mean, sd float64) {
+	mp, sp := c.post(y)
+	muErr := 0.5 + 0.025*rng.NormFloat64()
+	sdErr := math.Abs(1.5 + 0.025*rng.NormFloat64())
+	return (mp - muErr) / sdErr, sp / sdErr
+}
+
+func (c conjGauss) refit(rng *rand.Rand, y []float64, n int) (*mat.Dense, error) {
+	mean, sd := c.approx(rng, y)
+	out := mat.NewDense(n, 1, nil)
+	for i := range n {
+		out.Set(i, 0, mean+sd*rng.NormFloat64())
+	}
+	return out, nil
+}
+
+// TestScoreCalibrationConjugateGaussian repeats the paper's conjugate Gaussian experiment
+// (Table 2: unit weights, M = 100, inflation 2) on 200 observed datasets from μ = 1 and checks
+// the coverage of 90% central intervals.
+//
+// The approximate posterior covers rarely: here ≈ 0.07. The paper prints 0.24, but the same
+// column gives the exact posterior 1.00 at nominal 0.90 (impossible over 100 datasets), while
+// its bias and sd columns imply ≈ 0.03. The fitted map reproduces the paper's adjusted bias
+// (−0.18; here ≈ −0.21) and sd (0.25; here ≈ 0.26), which over datasets of the stated model
+// give ≈ 0.75 coverage, not the paper's 0.98: with unit weights the calibration targets the
+// posterior under the inflated approximate posterior, centred on the biased mean. The check is
+// that coverage rises from ≤ 0.2 to ≥ 0.65; with 200 datasets the binomial sd near 0.75 is
+// 0.031, so 0.65 is about three sd below the expected value.
+func TestScoreCalibrationConjugateGaussian(t *testing.T) {
+	var c conjGauss
+	const reps = 200
+	truth := mat.NewDense(1, 1, []float64{1})
+	rng := rand.New(rand.NewPCG(31, 32))
+	var covApprox, covAdjusted, covTrue int
+	var bias, sd float64
+	for range reps {
+		y := c.simulate(rng, truth).RawRowView(0)
+		obs, _ := c.refit(rng, y, 1000)
+		res, err := ScoreCalibrate(rng, obs, c.simulate, c.refit, ScoreCalConfig{M: 100, N: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		adj := res.Adjust(obs)
+		if covers90(obs, 1) {
+			covApprox++
+		}
+		if covers90(adj, 1) {
+			covAdjusted++
+		}
+		mp, sp := c.post(y)
+		if math.Abs(1-mp) <= 1.6449*sp {
+			covTrue++
+		}
+		m, s := meanSD(adj.RawMatrix().Data)
+		bias += (m - 1) / reps
+		sd += s / reps
+	}
+	a, b, tr := float64(covApprox)/reps, float64(covAdjusted)/reps, float64(covTrue)/reps
+	t.Logf("90%% coverage over %d datasets: approximate %.3f, adjusted %.3f (bias %.3f, sd %.3f), exact posterior %.3f",
+		reps, a, b, bias, sd, tr)
+	if a > 0.2 {
+		t.Errorf("approximate posterior covers %.3f; the example should be badly calibrated", a)
+	}
+	if b < 0.65 {
+		t.Errorf("adjusted posterior covers %.3f, want ≥ 0.65", b)
+	}
+}
+
+func covers90(draws *mat.Dense, v float64) bool {
+	n, _ := draws.Dims()
+	col := make([]float64, n)
+	mat.Col(col, 0, draws)
+	sortFloats(col)
+	return v >= sortedQuantile(col, 0.05) && v <= sortedQuantile(col, 0.95)
+}
+
+func TestScoreCalibrateErrors(t *testing.T) {
+	m := linGaussModel{d: 1, s0: 1, sigma: 1}
+	rng := rand.New(rand.NewPCG(1, 2))
+	obs := m.prior().Sample(rng, 100)
+	refit := RefitAmortized(m.estimator(1, 0))
+	if _, err := ScoreCalibrate(rng, obs, m.simulate, refit, ScoreCalConfig{ImportanceWeights: true}); err == nil {
+		t.Error("importance weights without densities: want an error")
+	}
+	if _, err := ScoreCalibrate(rng, obs, m.simulate, refit, ScoreCalConfig{M: 20, N: 50, Beta: 2}); err == nil {
+		t.Error("beta = 2: want an error")
+	}
+}
+
+// TestScoreCalibrateImportanceWeights runs the clipped importance-weight path on the 1-D
+// conjugate model: the weights must be max-normalized with the top (1 − Clip) share clipped.
+func TestScoreCalibrateImportanceWeights(t *testing.T) {
+	m := linGaussModel{d: 1, s0: 2, sigma: 1}
+	rng := rand.New(rand.NewPCG(41, 42))
+	approx := m.estimator(0.5, 0.3)
+	xObs := []float64{0.7}
+	post := approx.Posterior(xObs)
+	obs := post.Sample(rng, 2000)
+	res, err := ScoreCalibrate(rng, obs, m.simulate, RefitAmortized(approx), ScoreCalConfig{
+		M: 200, N: 300, ImportanceWeights: true, Clip: 0.25,
+		LogPrior: m.prior().LogProb, LogApprox: post.LogProb,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	top := 0
+	for _, w := range res.Weights {
+		if w > 1 || w <= 0 {
+			t.Fatalf("weight %g outside (0, 1]", w)
+		}
+		if w == 1 {
+			top++
+		}
+	}
+	// Clipping at the 75% quantile makes about a quarter of the 200 weights equal the maximum.
+	if top < 40 || top > 60 {
+		t.Errorf("%d weights at the clip value, want about 50", top)
+	}
+	t.Logf("weighted fit: L = %.3f, b = %.3f", res.L.At(0, 0), res.B[0])
+	if math.Abs(res.L.At(0, 0)-2) > 0.4 || math.Abs(res.B[0]+0.3) > 0.25 {
+		t.Errorf("weighted fit L = %.3f, b = %.3f; want about 2 and −0.3", res.L.At(0, 0), res.B[0])
+	}
+}
+
+// TestFitAffineMeanShift fits the conjugate Gaussian example's approximation, whose mean is
+// (μ_post − 0.5)/1.5, on M = 400 datasets with θ̄ from the prior (unit weights exact). The exact
+// posterior is μ_post = μ̂ + (0.5 μ̂ + 0.5) with sd 1.5 σ̂: slope B = 0.5 and L = 1.5, which only
+// the mean-dependent shift can represent. Tolerances: the slope is a regression coefficient of
+// θ̄ on μ̂ over 400 datasets, sd ≈ 0.3/(√400 · sd(μ̂) ≈ 2.7) < 0.01 plus the perturbation noise;
+// L has relative sd ≈ 1/√(2M) ≈ 0.035. The test allows 0.1 and 0.25.
+func TestFitAffineMeanShift(t *testing.T) {
+	const M = 400
+	var c conjGauss
+	rng := rand.New(rand.NewPCG(51, 52))
+	thetaBar := mat.NewDense(M, 1, nil)
+	for m := range M {
+		thetaBar.Set(m, 0, conjSigma0*rng.NormFloat64())
+	}
+	x := c.simulate(rng, thetaBar)
+	draws := make([]*mat.Dense, M)
+	for m := range M {
+		draws[m], _ = c.refit(rng, x.RawRowView(m), 200)
+	}
+	shared, err := FitAffine(rng, thetaBar, draws, nil, ScoreCalConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := FitAffine(rng, thetaBar, draws, nil, ScoreCalConfig{MeanShift: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slope, L := res.ShiftSlope.At(0, 0), res.L.At(0, 0)
+	t.Logf("mean shift: slope %.3f (want 0.5), L %.3f (want 1.5); objective %.4f vs %.4f with one shared shift",
+		slope, L, res.Objective, shared.Objective)
+	if math.Abs(slope-0.5) > 0.1 || math.Abs(L-1.5) > 0.25 {
+		t.Errorf("mean shift fit slope %.3f, L %.3f; want 0.5 ± 0.1 and 1.5 ± 0.25", slope, L)
+	}
+	if res.Objective >= shared.Objective {
+		t.Errorf("the richer family scores %.4f, no better than the shared shift %.4f", res.Objective, shared.Objective)
+	}
+}
