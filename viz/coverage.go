@@ -94,3 +94,19 @@ func fixedTicks(lo, hi, step float64, format string) plot.Ticker {
 }
 
 func fmtSigned(v float64) string { return fmt.Sprintf("%+.3f", v) }
+
+// MarginalCoverage plots the coverage of each parameter's central credible intervals against
+// their credibility, one curve per parameter, with the diagonal and the binomial band.
+func MarginalCoverage(r *diag.MarginalResult) *Plot {
+	curves := make([]*diag.CoverageResult, len(r.Coverage))
+	for d, c := range r.Coverage {
+		cr := &diag.CoverageResult{Label: "θ" + subscript(d+1), Method: "marginal", N: r.N, Levels: r.Levels,
+			Coverage: c, Lower: r.Lower, Upper: r.Upper, Confidence: diag.DefaultConfidence}
+		for k, l := range r.Levels {
+			cr.AUC += (c[k] - l) / float64(len(r.Levels))
+		}
+		curves[d] = cr
+	}
+	p := Coverage(curves...)
+	return p
+}

@@ -186,3 +186,19 @@ func TestSaveAndErrors(t *testing.T) {
 		t.Errorf("resized PNG: %v", err)
 	}
 }
+
+func TestMarginalCoveragePlot(t *testing.T) {
+	theta, x := normalPairs(3, 500, 2)
+	r, err := diag.MarginalCoverage(normalModel{width: 0.8}, theta, x, diag.RankOptions{Samples: 100, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	auc := func(d int) string {
+		var s float64
+		for k, l := range r.Levels {
+			s += (r.Coverage[d][k] - l) / float64(len(r.Levels))
+		}
+		return fmtSigned(s)
+	}
+	checkPlot(t, "marginal", MarginalCoverage(r), "95% band (n = 500)", "calibrated", "θ₁ (AUC "+auc(0)+")", "θ₂ (AUC "+auc(1)+")")
+}

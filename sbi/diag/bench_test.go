@@ -3,8 +3,25 @@ package diag
 import (
 	"fmt"
 	"runtime"
+	"syscall"
 	"testing"
+	"time"
 )
+
+// cpuTime is the user and system CPU time of the process so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// reportCPU adds the CPU seconds per operation, which tells the parallel overhead apart from
+// the contention of a busy machine: with perfect scaling it does not grow with the workers.
+func reportCPU(b *testing.B, start time.Duration) {
+	b.ReportMetric((cpuTime()-start).Seconds()/float64(b.N), "cpu-s/op")
+}
 
 // workerCounts is 1 and GOMAXPROCS (when larger), for the speed-up over one core.
 func workerCounts() []int {
@@ -21,11 +38,13 @@ func BenchmarkRankCoverage10k(b *testing.B) {
 	theta, x := m.simulate(1, 10000)
 	for _, w := range workerCounts() {
 		b.Run(fmt.Sprintf("workers=%d", w), func(b *testing.B) {
+			start := cpuTime()
 			for b.Loop() {
 				if _, err := RankCoverage(m, theta, x, RankOptions{Samples: 1000, Seed: 1, Workers: w}); err != nil {
 					b.Fatal(err)
 				}
 			}
+			reportCPU(b, start)
 		})
 	}
 }
@@ -37,11 +56,13 @@ func BenchmarkGridCoverage10k(b *testing.B) {
 	theta, x := m.simulate(1, 10000)
 	for _, w := range workerCounts() {
 		b.Run(fmt.Sprintf("workers=%d", w), func(b *testing.B) {
+			start := cpuTime()
 			for b.Loop() {
 				if _, err := GridCoverage(m, theta, x, GridOptions{Lower: []float64{-3, -3}, Upper: []float64{3, 3}, Workers: w}); err != nil {
 					b.Fatal(err)
 				}
 			}
+			reportCPU(b, start)
 		})
 	}
 }
@@ -52,11 +73,13 @@ func BenchmarkC2ST10k(b *testing.B) {
 	y := gaussianSample(2, 10000, []float64{0.3, 0})
 	for _, w := range workerCounts() {
 		b.Run(fmt.Sprintf("workers=%d", w), func(b *testing.B) {
+			start := cpuTime()
 			for b.Loop() {
 				if _, err := C2STWith(x, y, C2STOptions{Seed: 1, Workers: w}); err != nil {
 					b.Fatal(err)
 				}
 			}
+			reportCPU(b, start)
 		})
 	}
 }

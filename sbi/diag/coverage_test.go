@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"math"
+	"strings"
 	"sync"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/gosbi/gosbi/sbi"
 )
@@ -299,5 +302,32 @@ func TestRegionCoverage(t *testing.T) {
 	assertInBand(t, "conformal-style regions", r)
 	if _, err := RegionCoverage(scores, thr[:3], levels); err == nil {
 		t.Error("too few thresholds: no error")
+	}
+}
+
+// nanModel wraps a model and returns NaN log densities, as a broken estimator would.
+type nanModel struct{ gaussModel }
+
+type nanPost struct{ gaussPost }
+
+func (m nanModel) Posterior(x []float64) sbi.Posterior { return nanPost{m.post(x)} }
+
+func (nanPost) LogProb(theta *mat.Dense) []float64 {
+	n, _ := theta.Dims()
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = math.NaN()
+	}
+	return out
+}
+
+func TestNaNDensityIsAnError(t *testing.T) {
+	m := nanModel{gaussModel{dim: 2, tau: 1, s: 0.5, width: 1}}
+	theta, x := m.simulate(1, 50)
+	if _, err := RankCoverage(m, theta, x, RankOptions{Samples: 10}); err == nil || !strings.Contains(err.Error(), "NaN") {
+		t.Errorf("rank estimator: err = %v, want one naming NaN", err)
+	}
+	if _, err := GridCoverage(m, theta, x, GridOptions{Lower: []float64{-3, -3}, Upper: []float64{3, 3}, Points: 10}); err == nil || !strings.Contains(err.Error(), "NaN") {
+		t.Errorf("grid estimator: err = %v, want one naming NaN", err)
 	}
 }

@@ -65,6 +65,9 @@ func GridCoverage(est sbi.Amortized, theta, x *mat.Dense, opts GridOptions) (*Co
 	err = forEachPair(label, n, opts.Workers, func(i int) error {
 		post := est.Posterior(rowCopy(x, i))
 		lp := post.LogProb(grid)
+		if len(lp) != len(grid.RawMatrix().Data)/dim {
+			panic(fmt.Sprintf("diag: %s: LogProb of %d grid points returned %d values", label, len(grid.RawMatrix().Data)/dim, len(lp)))
+		}
 		lpStar := post.LogProb(mat.NewDense(1, dim, rowCopy(theta, i)))[0]
 		r, err := gridRank(lp, lpStar)
 		if err != nil {

@@ -114,6 +114,9 @@ func runSamplePass(est sbi.Amortized, theta, x *mat.Dense, opts RankOptions, kin
 		p.logProb[i] = lpStar
 		if kind&passHPD != 0 {
 			lp := post.LogProb(draws)
+			if len(lp) != opts.Samples {
+				panic(fmt.Sprintf("diag: %s: LogProb of %d draws returned %d values", label, opts.Samples, len(lp)))
+			}
 			less, ties := 0, 0
 			for j, v := range lp {
 				switch {
