@@ -47,9 +47,5 @@ func benchStep(b *testing.B, cfg Config) {
 		tp.Reset()
 	}
 	step()
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		step()
-	}
+	benchCPU(b, step)
 }

@@ -42,13 +42,13 @@ func trueLogProb(theta, c []float64) float64 {
 func TestFitConditionalGaussian(t *testing.T) {
 	for _, kind := range []Kind{MAF, NSF} {
 		rng := rand.New(rand.NewPCG(40, 41))
-		f, err := New(rng, Config{Kind: kind, Features: 2, Context: 2, Transforms: 3, Hidden: []int{32, 32}, Bins: 8})
+		f, err := New(rng, Config{Kind: kind, Features: 2, Context: 2, Transforms: 2, Hidden: []int{32, 32}, Bins: 8})
 		if err != nil {
 			t.Fatal(err)
 		}
 		opt := nn.NewAdam(f.Params(), 3e-3)
 		tp := nn.NewTape()
-		const batch, steps = 128, 1500
+		const batch, steps = 128, 1000
 		sched := nn.NewCosineLR(opt, steps, 1e-4)
 		for step := 0; step < steps; step++ {
 			th, c := tp.New(batch, 2), tp.New(batch, 2)

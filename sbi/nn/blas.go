@@ -23,6 +23,9 @@ func gemm(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []flo
 		}
 		return
 	}
+	if fastGemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) {
+		return
+	}
 	ta, tb := blas.NoTrans, blas.NoTrans
 	if tA {
 		ta = blas.Trans

@@ -1,29 +1,98 @@
 package nn
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
 )
 
-// TestMatMulMatchesLoops checks the BLAS path of the build (gonum or OpenBLAS) against a
-// triple loop, on sizes that are not multiples of any block size. Both sum the same 41
-// products, so they agree to a few ulps of the largest partial sum (bound 1e-12 here).
-func TestMatMulMatchesLoops(t *testing.T) {
+// TestGemmMatchesLoops checks the product kernel of the build (the packed FMA kernel, gonum
+// or OpenBLAS) against triple loops for every transpose combination, several β and sizes that
+// are not multiples of the tile sizes, including a depth above one packed block and a product
+// large enough to be split over goroutines. Both sum the
+// same products in different orders, so they agree to a few ulps of k·max|a||b| (1e-12 here).
+func TestGemmMatchesLoops(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	m, k, n := 37, 41, 29
-	a, b := randConst(rng, m, k, -1, 1), randConst(rng, k, n, -1, 1)
-	tp := NewTape()
-	c := tp.MatMul(a, b)
-	for i := 0; i < m; i++ {
-		for j := 0; j < n; j++ {
-			s := 0.0
-			for l := 0; l < k; l++ {
-				s += a.At(i, l) * b.At(l, j)
-			}
-			if d := math.Abs(c.At(i, j) - s); d > 1e-12 {
-				t.Fatalf("%s backend: C[%d,%d] = %v, loops give %v", Backend(), i, j, c.At(i, j), s)
+	SetThreads(3) // large products are split over goroutines even with GOMAXPROCS=1
+	defer SetThreads(0)
+	for _, sz := range [][3]int{{1, 1, 1}, {6, 8, 3}, {7, 9, 300}, {37, 29, 41}, {12, 16, 600}, {3, 0, 2}, {4, 5, 0}, {100, 70, 300}} {
+		m, n, k := sz[0], sz[1], sz[2]
+		for _, tA := range []bool{false, true} {
+			for _, tB := range []bool{false, true} {
+				for _, beta := range []float64{0, 1, 0.5} {
+					a := make([]float64, m*k)
+					b := make([]float64, k*n)
+					c := make([]float64, m*n)
+					for _, s := range [][]float64{a, b, c} {
+						for i := range s {
+							s[i] = 2*rng.Float64() - 1
+						}
+					}
+					want := make([]float64, m*n)
+					for i := 0; i < m; i++ {
+						for j := 0; j < n; j++ {
+							s := 0.0
+							for l := 0; l < k; l++ {
+								av, bv := a[i*k+l], b[l*n+j]
+								if tA {
+									av = a[l*m+i]
+								}
+								if tB {
+									bv = b[j*k+l]
+								}
+								s += av * bv
+							}
+							want[i*n+j] = s + beta*c[i*n+j]
+						}
+					}
+					lda, ldb := k, n
+					if tA {
+						lda = m
+					}
+					if tB {
+						ldb = k
+					}
+					gemm(tA, tB, m, n, k, 1, a, max(lda, 1), b, max(ldb, 1), beta, c, max(n, 1))
+					name := fmt.Sprintf("%s %d×%d×%d tA=%v tB=%v β=%v", Backend(), m, n, k, tA, tB, beta)
+					for i := range want {
+						if math.Abs(c[i]-want[i]) > 1e-12 {
+							t.Fatalf("%s: C[%d] = %v, loops give %v", name, i, c[i], want[i])
+						}
+					}
+				}
 			}
 		}
+	}
+}
+
+// BenchmarkGEMM reports the achieved GFLOP/s (2mnk flops per product) of the build's kernel on
+// the shapes of SBI networks, per second of wall time and per second of CPU time (the latter
+// is the useful number on a shared machine; with GOMAXPROCS=1 it is the single-core rate).
+func BenchmarkGEMM(b *testing.B) {
+	for _, sz := range [][5]int{{256, 64, 64, 0, 0}, {256, 64, 64, 0, 1}, {64, 64, 256, 1, 0}, {512, 128, 128, 0, 0}, {512, 128, 8, 0, 0}, {1024, 1024, 1024, 0, 0}} {
+		m, n, k, tA, tB := sz[0], sz[1], sz[2], sz[3] == 1, sz[4] == 1
+		lda, ldb := k, n
+		if tA {
+			lda = m
+		}
+		if tB {
+			ldb = k
+		}
+		op := map[bool]string{false: "N", true: "T"}
+		b.Run(fmt.Sprintf("%s%s_%dx%dx%d", op[tA], op[tB], m, n, k), func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(1, 1))
+			a, bb, c := make([]float64, m*k), make([]float64, k*n), make([]float64, m*n)
+			for i := range a {
+				a[i] = rng.Float64()
+			}
+			for i := range bb {
+				bb[i] = rng.Float64()
+			}
+			cpu := cpuTime(b, func() { gemm(tA, tB, m, n, k, 1, a, lda, bb, ldb, 0, c, n) })
+			flops := 2 * float64(m*n*k) * float64(b.N)
+			b.ReportMetric(flops/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			b.ReportMetric(flops/cpu, "GFLOP/cpu-s")
+		})
 	}
 }

@@ -162,11 +162,18 @@ func TestGradients(t *testing.T) {
 	}
 	for _, act := range []Activation{Identity, ReLU, ELU, SELU, Tanh, Sigmoid, Softplus, LeakyReLU} {
 		act := act
-		cases = append(cases, struct {
+		type tc = struct {
 			name   string
 			inputs []*Tensor
 			f      func(tp *Tape, in []*Tensor) *Tensor
-		}{"Activate/" + act.String(), []*Tensor{away(3, 4)}, func(tp *Tape, in []*Tensor) *Tensor { return tp.Activate(in[0], act) }})
+		}
+		cases = append(cases,
+			tc{"Activate/" + act.String(), []*Tensor{away(3, 4)}, func(tp *Tape, in []*Tensor) *Tensor { return tp.Activate(in[0], act) }},
+			tc{"LinearAct/" + act.String(), []*Tensor{r(5, 4), r(4, 3), r(1, 3)}, func(tp *Tape, in []*Tensor) *Tensor { return tp.LinearAct(in[0], in[1], in[2], act) }},
+			tc{"MaskedLinearAct/" + act.String(), []*Tensor{r(5, 4), r(4, 3), r(1, 3)}, func(tp *Tape, in []*Tensor) *Tensor {
+				return tp.MaskedLinearAct(in[0], in[1], in[2], mask, act)
+			}},
+		)
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { checkGrad(t, c.name, c.inputs, c.f) })

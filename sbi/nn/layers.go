@@ -60,12 +60,11 @@ func (m *MLP) Out() int { return m.Layers[len(m.Layers)-1].Out }
 // Forward applies the network to x (n×In) and returns n×Out.
 func (m *MLP) Forward(tp *Tape, x *Tensor) *Tensor {
 	for i, l := range m.Layers {
-		x = l.Forward(tp, x)
-		if i+1 < len(m.Layers) {
-			x = tp.Activate(x, m.Activation)
-		} else {
-			x = tp.Activate(x, m.OutActivation)
+		act := m.Activation
+		if i+1 == len(m.Layers) {
+			act = m.OutActivation
 		}
+		x = tp.LinearAct(x, l.W.Tensor, l.B.Tensor, act)
 	}
 	return x
 }

@@ -97,10 +97,11 @@ func (m *MADE) Forward(tp *Tape, x, context *Tensor) *Tensor {
 		h = tp.Concat(x, context)
 	}
 	for l, lin := range m.Layers {
-		h = tp.MaskedLinear(h, lin.W.Tensor, lin.B.Tensor, m.Masks[l])
-		if l+1 < len(m.Layers) {
-			h = tp.Activate(h, m.Activation)
+		act := m.Activation
+		if l+1 == len(m.Layers) {
+			act = Identity
 		}
+		h = tp.MaskedLinearAct(h, lin.W.Tensor, lin.B.Tensor, m.Masks[l], act)
 	}
 	return h
 }
@@ -148,8 +149,8 @@ func NewResidualMLP(rng *rand.Rand, in, hidden, out, blocks int, act Activation)
 func (r *ResidualMLP) Forward(tp *Tape, x *Tensor) *Tensor {
 	h := r.First.Forward(tp, x)
 	for _, b := range r.Blocks {
-		t := b[0].Forward(tp, tp.Activate(h, r.Activation))
-		t = b[1].Forward(tp, tp.Activate(t, r.Activation))
+		t := tp.LinearAct(tp.Activate(h, r.Activation), b[0].W.Tensor, b[0].B.Tensor, r.Activation)
+		t = b[1].Forward(tp, t)
 		h = tp.Add(h, t)
 	}
 	return r.Last.Forward(tp, tp.Activate(h, r.Activation))

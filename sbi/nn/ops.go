@@ -3,6 +3,8 @@ package nn
 import (
 	"fmt"
 	"math"
+
+	"gonum.org/v1/gonum/floats"
 )
 
 // ---- matrix products ----
@@ -33,7 +35,21 @@ func backMatMul(n *node) {
 
 // Linear returns x·w + bias for x (n×in), w (in×out) and bias (1×out, or nil for none).
 func (tp *Tape) Linear(x, w, bias *Tensor) *Tensor {
-	return tp.linear(x, w, bias, nil)
+	return tp.linear(x, w, bias, nil, Identity)
+}
+
+// LinearAct returns act(x·w + bias), Linear followed by an activation in one fused
+// operation (one pass less over the output, no intermediate tensor).
+func (tp *Tape) LinearAct(x, w, bias *Tensor, act Activation) *Tensor {
+	return tp.linear(x, w, bias, nil, act)
+}
+
+// MaskedLinearAct returns act(x·(w⊙mask) + bias), MaskedLinear fused with an activation.
+func (tp *Tape) MaskedLinearAct(x, w, bias *Tensor, mask []float64, act Activation) *Tensor {
+	if len(mask) != w.Len() {
+		panic(fmt.Sprintf("nn: MaskedLinearAct: mask has %d entries, weights %d×%d", len(mask), w.Rows, w.Cols))
+	}
+	return tp.linear(x, w, bias, mask, act)
 }
 
 // MaskedLinear returns x·(w⊙mask) + bias, where mask has w's shape (in×out) and entries 0 or
@@ -43,10 +59,10 @@ func (tp *Tape) MaskedLinear(x, w, bias *Tensor, mask []float64) *Tensor {
 	if len(mask) != w.Len() {
 		panic(fmt.Sprintf("nn: MaskedLinear: mask has %d entries, weights %d×%d", len(mask), w.Rows, w.Cols))
 	}
-	return tp.linear(x, w, bias, mask)
+	return tp.linear(x, w, bias, mask, Identity)
 }
 
-func (tp *Tape) linear(x, w, bias *Tensor, mask []float64) *Tensor {
+func (tp *Tape) linear(x, w, bias *Tensor, mask []float64, act Activation) *Tensor {
 	if x.Cols != w.Rows {
 		panic(fmt.Sprintf("nn: Linear: input %d×%d, weights %d×%d: want input columns = weight rows", x.Rows, x.Cols, w.Rows, w.Cols))
 	}
@@ -72,9 +88,17 @@ func (tp *Tape) linear(x, w, bias *Tensor, mask []float64) *Tensor {
 		wd = wm
 	}
 	gemm(false, false, x.Rows, w.Cols, x.Cols, 1, x.Data, x.Cols, wd, w.Cols, beta, out.Data, out.Cols)
+	fn := act.fn()
+	if fn != fnIdentity {
+		applyInPlace(fn, out.Data)
+	}
 	if g {
 		n := tp.record(backLinear, out, x, w, bias)
 		n.s = wm
+		if fn != fnIdentity {
+			n.j = fn
+			n.s3 = tp.scratch(out.Len())
+		}
 		if mask != nil && w.Grad != nil {
 			n.s2 = mask // the weight gradient is masked too
 		}
@@ -84,19 +108,24 @@ func (tp *Tape) linear(x, w, bias *Tensor, mask []float64) *Tensor {
 
 func backLinear(n *node) {
 	x, w, bias, out := n.a, n.b, n.c, n.out
+	gy := out.Grad
+	if n.s3 != nil { // gradient before the fused activation
+		gy = n.s3
+		derivFromOutput(n.j, out.Data, out.Grad, gy)
+	}
 	wd := w.Data
 	if n.s != nil {
 		wd = n.s
 	}
 	if x.Grad != nil { // dX += dY·Wᵀ
-		gemm(false, true, x.Rows, x.Cols, w.Cols, 1, out.Grad, out.Cols, wd, w.Cols, 1, x.Grad, x.Cols)
+		gemm(false, true, x.Rows, x.Cols, w.Cols, 1, gy, out.Cols, wd, w.Cols, 1, x.Grad, x.Cols)
 	}
 	if w.Grad != nil {
 		if n.s2 == nil { // dW += Xᵀ·dY
-			gemm(true, false, w.Rows, w.Cols, x.Rows, 1, x.Data, x.Cols, out.Grad, out.Cols, 1, w.Grad, w.Cols)
+			gemm(true, false, w.Rows, w.Cols, x.Rows, 1, x.Data, x.Cols, gy, out.Cols, 1, w.Grad, w.Cols)
 		} else { // dW += (Xᵀ·dY)⊙M, using the masked-weight buffer as scratch
 			tmp := n.s
-			gemm(true, false, w.Rows, w.Cols, x.Rows, 1, x.Data, x.Cols, out.Grad, out.Cols, 0, tmp, w.Cols)
+			gemm(true, false, w.Rows, w.Cols, x.Rows, 1, x.Data, x.Cols, gy, out.Cols, 0, tmp, w.Cols)
 			for i, m := range n.s2 {
 				w.Grad[i] += tmp[i] * m
 			}
@@ -105,10 +134,7 @@ func backLinear(n *node) {
 	if bias != nil && bias.Grad != nil {
 		c := out.Cols
 		for i := 0; i < out.Rows; i++ {
-			row := out.Grad[i*c : (i+1)*c]
-			for j, v := range row {
-				bias.Grad[j] += v
-			}
+			floats.Add(bias.Grad, gy[i*c:(i+1)*c]) // vectorized in gonum's assembly
 		}
 	}
 }
@@ -652,15 +678,77 @@ func derivFn(fn int, x, y float64) float64 {
 	panic("nn: unknown function")
 }
 
+// applyInPlace replaces every y by fn(y).
+func applyInPlace(fn int, y []float64) {
+	switch fn {
+	case fnReLU:
+		reluVec(y)
+	case fnTanh:
+		for i, x := range y {
+			y[i] = math.Tanh(x)
+		}
+	default:
+		for i, x := range y {
+			y[i] = applyFn(fn, x)
+		}
+	}
+}
+
+// relu returns 0 where x < 0 and x otherwise (NaN propagates, as in the vector kernel).
+func relu(x float64) float64 {
+	if 0 > x {
+		return 0
+	}
+	return x
+}
+
+// derivFromOutput sets g[i] = gy[i]·f'(x_i) for the activations, whose derivative is a
+// function of the output y = f(x) alone.
+func derivFromOutput(fn int, y, gy, g []float64) {
+	switch fn {
+	case fnReLU:
+		reluBackVec(y, gy, g)
+	case fnTanh:
+		for i, v := range y {
+			g[i] = gy[i] * (1 - v*v)
+		}
+	default:
+		for i, v := range y {
+			var d float64
+			switch fn {
+			case fnLeakyReLU:
+				d = 1
+				if v <= 0 {
+					d = 0.01
+				}
+			case fnELU:
+				d = 1
+				if v <= 0 {
+					d = v + 1
+				}
+			case fnSELU:
+				d = seluScale
+				if v <= 0 {
+					d = v + seluScale*seluAlpha
+				}
+			case fnSigmoid:
+				d = v * (1 - v)
+			case fnSoftplus: // y = log(1+eˣ) ⇒ σ(x) = 1 − e^{−y}
+				d = -math.Expm1(-v)
+			}
+			g[i] = gy[i] * d
+		}
+	}
+}
+
 func (tp *Tape) unary(fn int, a *Tensor) *Tensor {
 	g := tp.grads(a)
 	out := tp.tensor(a.Rows, a.Cols, g)
 	y := out.Data
 	switch fn { // the hot activations get their own loops
 	case fnReLU:
-		for i, x := range a.Data {
-			y[i] = max(x, 0)
-		}
+		copy(y, a.Data)
+		reluVec(y)
 	case fnTanh:
 		for i, x := range a.Data {
 			y[i] = math.Tanh(x)
@@ -680,12 +768,10 @@ func backUnary(n *node) {
 	a, out := n.a, n.out
 	switch n.i {
 	case fnReLU:
-		// branch-free: y = max(x, 0) is +0 or positive, so its bits are zero exactly when the
-		// derivative is 0 (random signs would defeat the branch predictor)
-		for i, g := range out.Grad {
-			b := math.Float64bits(out.Data[i])
-			mask := uint64(int64(b|-b) >> 63)
-			a.Grad[i] += math.Float64frombits(math.Float64bits(g) & mask)
+		for i, v := range out.Data { // branch-free mask as in reluBackGo
+			b := int64(math.Float64bits(v))
+			mask := uint64((-b >> 63) & ((b - 0x7FF0000000000001) >> 63))
+			a.Grad[i] += math.Float64frombits(math.Float64bits(out.Grad[i]) & mask)
 		}
 	case fnTanh:
 		for i, g := range out.Grad {

@@ -67,27 +67,28 @@ func (a *Adam) Step() bool {
 	a.t++
 	bc1 := 1 - math.Pow(a.Beta1, float64(a.t))
 	bc2 := 1 - math.Pow(a.Beta2, float64(a.t))
-	b1, b2, eps, lr, wd := a.Beta1, a.Beta2, a.Eps, a.lr, a.WeightDecay
-	stepSize := lr / bc1
-	sq2 := math.Sqrt(bc2)
+	lr, wd := a.lr, a.WeightDecay
+	c := [7]float64{a.Beta1, 1 - a.Beta1, a.Beta2, 1 - a.Beta2, lr / bc1, a.Eps, math.Sqrt(bc2)}
 	for k, p := range a.params {
 		m, v, g, x := a.m[k], a.v[k], p.Grad, p.Data
 		m, v, g = m[:len(x)], v[:len(x)], g[:len(x)]
-		if a.Decoupled && wd != 0 {
+		if wd != 0 && a.Decoupled {
 			d := 1 - lr*wd
 			for i := range x {
 				x[i] *= d
 			}
 		}
-		for i, gi := range g {
-			if !a.Decoupled && wd != 0 {
+		if wd != 0 && !a.Decoupled { // L2: the gradient is g + λθ
+			for i, gi := range g {
 				gi += wd * x[i]
+				mi := c[0]*m[i] + c[1]*gi
+				vi := c[2]*v[i] + c[3]*gi*gi
+				m[i], v[i] = mi, vi
+				x[i] -= c[4] * mi / (math.Sqrt(vi)/c[6] + c[5])
 			}
-			mi := b1*m[i] + (1-b1)*gi
-			vi := b2*v[i] + (1-b2)*gi*gi
-			m[i], v[i] = mi, vi
-			x[i] -= stepSize * mi / (math.Sqrt(vi)/sq2 + eps)
+			continue
 		}
+		adamVec(x, g, m, v, &c)
 	}
 	return true
 }

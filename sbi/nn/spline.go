@@ -24,23 +24,38 @@ func SplineParams(bins int) int { return 3*bins - 1 }
 type knots struct {
 	k           int
 	pw, ph      [MaxBins]float64     // softmax of the width / height parameters
-	cw, ch, dv  [MaxBins + 1]float64 // knot positions x_i, y_i and derivatives δ_i
+	cw, ch      [MaxBins + 1]float64 // knot positions x_i, y_i
 	widthScale  float64              // 1 − MinBinWidth·K
 	heightScale float64
 	bound       float64
+	u           []float64 // the unconstrained parameters
 }
 
 // set computes the knots from u = [widths(K), heights(K), derivatives(K−1)]:
 //
 //	w = m + (1 − mK)·softmax(u_w),  x_0 = −B, x_i = −B + 2B Σ_{j<i} w_j, x_K = B,
-//	δ_0 = δ_K = 1 (linear tails), δ_i = m_δ + softplus(u_δ,i).
+//
+// and likewise the heights. The knot derivatives δ_i are computed on demand by delta.
 func (s *knots) set(u []float64, bound float64) {
 	k := (len(u) + 1) / 3
-	s.k, s.bound = k, bound
-	s.widthScale = 1 - MinBinWidth*float64(k)
-	s.heightScale = 1 - MinBinHeight*float64(k)
 	softmaxInto(s.pw[:k], u[:k])
 	softmaxInto(s.ph[:k], u[k:2*k])
+	s.positions(u, bound)
+}
+
+// restore is set with the softmaxes already known (saved by the forward pass).
+func (s *knots) restore(u []float64, bound float64, pw, ph []float64) {
+	k := (len(u) + 1) / 3
+	copy(s.pw[:k], pw)
+	copy(s.ph[:k], ph)
+	s.positions(u, bound)
+}
+
+func (s *knots) positions(u []float64, bound float64) {
+	k := (len(u) + 1) / 3
+	s.k, s.bound, s.u = k, bound, u
+	s.widthScale = 1 - MinBinWidth*float64(k)
+	s.heightScale = 1 - MinBinHeight*float64(k)
 	s.cw[0], s.ch[0] = -bound, -bound
 	cw, ch := 0.0, 0.0
 	for i := 1; i < k; i++ {
@@ -50,10 +65,15 @@ func (s *knots) set(u []float64, bound float64) {
 		s.ch[i] = -bound + 2*bound*ch
 	}
 	s.cw[k], s.ch[k] = bound, bound
-	s.dv[0], s.dv[k] = 1, 1
-	for i := 1; i < k; i++ {
-		s.dv[i] = MinDerivative + softplus(u[2*k+i-1])
+}
+
+// delta returns the derivative at knot i: 1 at the ends (linear tails), m_δ + softplus(u_δ,i)
+// inside.
+func (s *knots) delta(i int) float64 {
+	if i == 0 || i == s.k {
+		return 1
 	}
+	return MinDerivative + softplus(s.u[2*s.k+i-1])
 }
 
 func softmaxInto(p, u []float64) {
@@ -93,11 +113,11 @@ func bin(c []float64, k int, v float64) int {
 //	dy/dx = s² (δ_{k+1} ξ² + 2s ξ(1−ξ) + δ_k (1−ξ)²) / (s + (δ_k + δ_{k+1} − 2s) ξ(1−ξ))².
 //
 // It returns y and log dy/dx.
-func (s *knots) forward(x float64) (y, logDet float64, k int) {
-	k = bin(s.cw[:], s.k, x)
+func (s *knots) eval(x float64) (y, logDet float64) {
+	k := bin(s.cw[:], s.k, x)
 	xk, wk := s.cw[k], s.cw[k+1]-s.cw[k]
 	yk, hk := s.ch[k], s.ch[k+1]-s.ch[k]
-	dk, dk1 := s.dv[k], s.dv[k+1]
+	dk, dk1 := s.delta(k), s.delta(k+1)
 	xi := (x - xk) / wk
 	sl := hk / wk
 	t := xi * (1 - xi)
@@ -106,7 +126,7 @@ func (s *knots) forward(x float64) (y, logDet float64, k int) {
 	y = yk + hk*num/den
 	m := dk1*xi*xi + 2*sl*t + dk*(1-xi)*(1-xi)
 	logDet = 2*math.Log(sl) + math.Log(m) - 2*math.Log(den)
-	return y, logDet, k
+	return y, logDet
 }
 
 // inverse solves the spline equation for x given y inside [−B, B] (the root of the quadratic
@@ -116,7 +136,7 @@ func (s *knots) inverse(y float64) (x, logDet float64) {
 	k := bin(s.ch[:], s.k, y)
 	xk, wk := s.cw[k], s.cw[k+1]-s.cw[k]
 	yk, hk := s.ch[k], s.ch[k+1]-s.ch[k]
-	dk, dk1 := s.dv[k], s.dv[k+1]
+	dk, dk1 := s.delta(k), s.delta(k+1)
 	sl := hk / wk
 	dy := y - yk
 	a := dy*(dk+dk1-2*sl) + hk*(sl-dk)
@@ -139,7 +159,7 @@ func (s *knots) backward(x, gy, gl float64, u, gu []float64) (gx float64) {
 	k := bin(s.cw[:], K, x)
 	xk, wk := s.cw[k], s.cw[k+1]-s.cw[k]
 	hk := s.ch[k+1] - s.ch[k]
-	dk, dk1 := s.dv[k], s.dv[k+1]
+	dk, dk1 := s.delta(k), s.delta(k+1)
 	xi := (x - xk) / wk
 	sl := hk / wk
 	t := xi * (1 - xi)
@@ -208,65 +228,122 @@ func splineSoftmaxBack(gu, p []float64, k int, gc [2]float64, scale float64) {
 // unconstrained parameters, outside it the identity. x is n×D; params is n×(D·(3·bins−1)) with
 // the parameters of feature d in columns d·P … d·P+P−1 ordered [widths, heights, interior
 // derivatives] (see SplineParams). It returns y (n×D) and the n×1 log|det ∂y/∂x| summed over
-// features. The backward pass is analytic (one fused kernel).
+// features. The backward pass is analytic (one fused kernel) and reuses the softmaxes saved
+// by the forward pass.
 func (tp *Tape) RQSpline(x, params *Tensor, bins int, bound float64) (y, logDet *Tensor) {
-	D, P := checkSpline(x, params, bins, bound)
+	D, _ := checkSpline(x, params, bins, bound)
 	g := tp.grads(x, params)
 	y = tp.tensor(x.Rows, D, g)
 	logDet = tp.tensor(x.Rows, 1, g)
-	var s knots
-	for i := 0; i < x.Rows; i++ {
-		ld := 0.0
-		for d := 0; d < D; d++ {
-			v := x.Data[i*D+d]
-			if v < -bound || v > bound {
-				y.Data[i*D+d] = v
-				continue
-			}
-			s.set(params.Data[i*params.Cols+d*P:i*params.Cols+(d+1)*P], bound)
-			yv, l, _ := s.forward(v)
-			y.Data[i*D+d] = yv
-			ld += l
-		}
-		logDet.Data[i] = ld
-	}
+	j := tp.splineJob()
+	*j = splineJob{x: x, params: params, y: y, logDet: logDet, bins: bins, bound: bound}
 	if g {
-		n := tp.record(backRQSpline, y, x, params, logDet)
-		n.i, n.k = bins, bound
+		j.saved = tp.scratch(x.Len() * 2 * bins)
+		j.inside = tp.scratchInts(x.Len())
+	}
+	parallelRange(x.Rows, splineGrain(D), j)
+	if g {
+		tp.record(backRQSpline, y, x, params, logDet).sj = j
 	}
 	return y, logDet
 }
 
-func backRQSpline(n *node) {
-	x, params, y, logDet := n.a, n.b, n.out, n.c
-	bound := n.k
+// splineGrain is the least number of rows given to one goroutine: about 128 spline
+// evaluations, some tens of microseconds.
+func splineGrain(d int) int { return max(1, 128/max(d, 1)) }
+
+// splineJob evaluates the spline transform, or its backward pass, on a range of rows.
+type splineJob struct {
+	x, params, y, logDet *Tensor
+	bins                 int
+	bound                float64
+	saved                []float64 // per element: the width and height softmaxes
+	inside               []int     // per element: 1 inside [−B, B], 0 in the tails
+	backward             bool
+}
+
+func (tp *Tape) splineJob() *splineJob {
+	if tp.nj == len(tp.jobs) {
+		tp.jobs = append(tp.jobs, new(splineJob))
+	}
+	j := tp.jobs[tp.nj]
+	tp.nj++
+	return j
+}
+
+func (j *splineJob) do(lo, hi int) {
+	if j.backward {
+		j.back(lo, hi)
+	} else {
+		j.forward(lo, hi)
+	}
+}
+
+func (j *splineJob) forward(lo, hi int) {
+	x, params, y, logDet, bins, bound := j.x, j.params, j.y, j.logDet, j.bins, j.bound
 	D := x.Cols
-	P := params.Cols / D
+	P := SplineParams(bins)
+	var s knots
+	for i := lo; i < hi; i++ {
+		ld := 0.0
+		for d := 0; d < D; d++ {
+			e := i*D + d
+			v := x.Data[e]
+			if v < -bound || v > bound {
+				y.Data[e] = v
+				if j.inside != nil {
+					j.inside[e] = 0
+				}
+				continue
+			}
+			s.set(params.Data[i*params.Cols+d*P:i*params.Cols+(d+1)*P], bound)
+			yv, l := s.eval(v)
+			y.Data[e] = yv
+			ld += l
+			if j.inside != nil {
+				j.inside[e] = 1
+				copy(j.saved[e*2*bins:], s.pw[:bins])
+				copy(j.saved[e*2*bins+bins:], s.ph[:bins])
+			}
+		}
+		logDet.Data[i] = ld
+	}
+}
+
+func backRQSpline(n *node) {
+	n.sj.backward = true
+	parallelRange(n.sj.x.Rows, splineGrain(n.sj.x.Cols), n.sj)
+}
+
+func (j *splineJob) back(lo, hi int) {
+	x, params, y, logDet, K, bound := j.x, j.params, j.y, j.logDet, j.bins, j.bound
+	D := x.Cols
+	P := SplineParams(K)
 	var s knots
 	var gu [3 * MaxBins]float64
-	for i := 0; i < x.Rows; i++ {
+	for i := lo; i < hi; i++ {
 		gl := logDet.Grad[i]
 		for d := 0; d < D; d++ {
-			v := x.Data[i*D+d]
-			gy := y.Grad[i*D+d]
-			if v < -bound || v > bound {
+			e := i*D + d
+			gy := y.Grad[e]
+			if j.inside[e] == 0 {
 				if x.Grad != nil {
-					x.Grad[i*D+d] += gy
+					x.Grad[e] += gy
 				}
 				continue
 			}
 			u := params.Data[i*params.Cols+d*P : i*params.Cols+(d+1)*P]
-			s.set(u, bound)
+			s.restore(u, bound, j.saved[e*2*K:e*2*K+K], j.saved[e*2*K+K:e*2*K+2*K])
 			g := gu[:P]
 			clear(g)
-			gx := s.backward(v, gy, gl, u, g)
+			gx := s.backward(x.Data[e], gy, gl, u, g)
 			if x.Grad != nil {
-				x.Grad[i*D+d] += gx
+				x.Grad[e] += gx
 			}
 			if params.Grad != nil {
 				pg := params.Grad[i*params.Cols+d*P : i*params.Cols+(d+1)*P]
-				for j, v := range g {
-					pg[j] += v
+				for k, v := range g {
+					pg[k] += v
 				}
 			}
 		}
@@ -296,8 +373,7 @@ func RQSplineForward(x float64, u []float64, bound float64) (y, logDet float64) 
 	}
 	var s knots
 	s.set(u, bound)
-	y, logDet, _ = s.forward(x)
-	return y, logDet
+	return s.eval(x)
 }
 
 // RQSplineInverse inverts RQSplineForward: it returns x with RQSplineForward(x) = y and

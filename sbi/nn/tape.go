@@ -26,6 +26,8 @@ type Tape struct {
 	nf      int
 	ints    [][]int
 	ni      int
+	jobs    []*splineJob
+	nj      int
 }
 
 // node is one recorded operation. back adds the gradient of out to its inputs' gradients; it
@@ -35,9 +37,11 @@ type node struct {
 	out     *Tensor
 	a, b, c *Tensor
 	s, s2   []float64
+	s3      []float64
 	idx     []int
 	k       float64
 	i, j    int
+	sj      *splineJob
 }
 
 // NewTape returns an empty tape.
@@ -51,6 +55,10 @@ func (tp *Tape) Reset() {
 	}
 	tp.nodes = tp.nodes[:0]
 	tp.nt, tp.nf, tp.ni = 0, 0, 0
+	for _, j := range tp.jobs[:tp.nj] {
+		*j = splineJob{} // drop references to the step's tensors
+	}
+	tp.nj = 0
 }
 
 // Len returns the number of operations recorded since the last Reset.

@@ -1,0 +1,85 @@
+package nn
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// Kernels that pay for it (matrix products, the spline transforms) split their rows over a
+// fixed set of worker goroutines. Work is handed over as values on channels and the jobs are
+// preallocated, so splitting allocates nothing.
+
+// rangeJob processes items [lo, hi).
+type rangeJob interface {
+	do(lo, hi int)
+}
+
+type task struct {
+	job    rangeJob
+	lo, hi int
+	done   chan struct{}
+}
+
+var (
+	threads     atomic.Int32 // 0: runtime.GOMAXPROCS
+	workersOnce sync.Once
+	workCh      chan task
+	doneFree    = make(chan chan struct{}, 64)
+)
+
+// SetThreads sets how many goroutines a kernel may use at most (n ≤ 0 restores the default,
+// GOMAXPROCS). SetThreads(1) makes every kernel run on the calling goroutine.
+func SetThreads(n int) { threads.Store(int32(max(n, 0))) }
+
+// Threads returns the number of goroutines a kernel may use.
+func Threads() int {
+	if n := int(threads.Load()); n > 0 {
+		return n
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+func startWorkers() {
+	n := max(runtime.NumCPU(), runtime.GOMAXPROCS(0), 2) - 1
+	workCh = make(chan task, 64)
+	for i := 0; i < n; i++ {
+		go func() {
+			for t := range workCh {
+				t.job.do(t.lo, t.hi)
+				t.done <- struct{}{}
+			}
+		}()
+	}
+}
+
+// parallelRange runs job over [0, n), split into at most Threads() chunks of at least grain
+// items; the calling goroutine does the first chunk.
+func parallelRange(n, grain int, job rangeJob) {
+	p := min(Threads(), n/max(grain, 1))
+	if p < 2 {
+		job.do(0, n)
+		return
+	}
+	workersOnce.Do(startWorkers)
+	var done chan struct{}
+	select {
+	case done = <-doneFree:
+	default:
+		done = make(chan struct{}, 64)
+	}
+	chunk := (n + p - 1) / p
+	sent := 0
+	for lo := chunk; lo < n; lo += chunk {
+		workCh <- task{job: job, lo: lo, hi: min(n, lo+chunk), done: done}
+		sent++
+	}
+	job.do(0, min(n, chunk))
+	for ; sent > 0; sent-- {
+		<-done
+	}
+	select {
+	case doneFree <- done:
+	default:
+	}
+}
