@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/traefik/yaegi/interp"
+	"github.com/traefik/yaegi/stdlib"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/gosbi/gosbi/sbi/dist"
@@ -266,4 +268,53 @@ func ExampleSimulate() {
 	}
 	fmt.Println(res.X.RawMatrix().Rows+res.Dropped, res.Dropped > 0)
 	// Output: 1000 true
+}
+
+// TestSimulateInterpretedFunction runs a simulator defined in the yaegi interpreter, as in a
+// notebook cell: the runner calls it from several goroutines, the output is the same with 1 and
+// 2 cores as that of the same function compiled, and its panic becomes an error naming the row.
+func TestSimulateInterpretedFunction(t *testing.T) {
+	const src = `func sim(rng *rand.Rand, theta []float64) []float64 {
+	if theta[0] < 0 {
+		panic("negative θ")
+	}
+	return []float64{theta[0] + rng.NormFloat64(), theta[0]*theta[1] + rng.NormFloat64()}
+}`
+	in := interp.New(interp.Options{})
+	if err := in.Use(stdlib.Symbols); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := in.Eval(`import "math/rand/v2"`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := in.Eval(src); err != nil {
+		t.Fatal(err)
+	}
+	v, err := in.Eval("sim")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, ok := v.Interface().(func(*rand.Rand, []float64) []float64)
+	if !ok {
+		t.Fatalf("interpreted sim has type %T", v.Interface())
+	}
+	theta := grid(500)
+	want, err := Simulate(rand.New(rand.NewPCG(4, 4)), noisy, theta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []int{1, 2} {
+		var got *Simulation
+		withProcs(p, func() { got, err = Simulate(rand.New(rand.NewPCG(4, 4)), f, theta) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !mat.Equal(got.X, want.X) {
+			t.Errorf("GOMAXPROCS=%d: interpreted simulator differs from the compiled one", p)
+		}
+	}
+	theta.Set(222, 0, -1)
+	if _, err := Simulate(rand.New(rand.NewPCG(4, 4)), f, theta); err == nil || !strings.Contains(err.Error(), "row 222") {
+		t.Errorf("interpreted panic: error %v", err)
+	}
 }

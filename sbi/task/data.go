@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -93,12 +94,19 @@ func (b *base) readVector(k int, file, what string, want int) ([]float64, error)
 	return rows[0], nil
 }
 
+// tables caches the tables read, by path: a notebook asks for the same reference samples
+// often, and decompressing them takes a noticeable fraction of a second.
+var tables sync.Map // path → [][]float64
+
 func (b *base) readTable(k int, file, what string) ([][]float64, error) {
 	dir, err := DataDir()
 	if err != nil {
 		return nil, fmt.Errorf("task %s: %s: %w", b.name, what, err)
 	}
 	path := filepath.Join(dir, b.files, fmt.Sprintf("num_observation_%d", k), file)
+	if t, ok := tables.Load(path); ok {
+		return copyTable(t.([][]float64)), nil
+	}
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("task %s: %s of observation %d are %w in %s (no %s): run `gosbi data fetch` to download the sbibm files, or set GOSBI_DATA to a directory holding them",
@@ -116,7 +124,16 @@ func (b *base) readTable(k int, file, what string) ([][]float64, error) {
 	if err != nil {
 		return nil, fmt.Errorf("task %s: %s: %s: %w", b.name, what, path, err)
 	}
-	return rows, nil
+	tables.Store(path, rows)
+	return copyTable(rows), nil
+}
+
+func copyTable(t [][]float64) [][]float64 {
+	c := make([][]float64, len(t))
+	for i, r := range t {
+		c[i] = append([]float64(nil), r...)
+	}
+	return c
 }
 
 // readCSV reads a numeric CSV table with one header line.

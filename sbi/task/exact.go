@@ -43,7 +43,16 @@ func (t *GaussianLinearUniformTask) ExactPosterior(x []float64) (dist.Distributi
 	if err := checkObs(t.name, x, t.dataDim); err != nil {
 		return nil, err
 	}
-	return newTruncMixture(x, []float64{math.Sqrt(0.1)}, []float64{1}, -1, 1), nil
+	return checkMass(t.name, x, newTruncMixture(x, []float64{math.Sqrt(0.1)}, []float64{1}, -1, 1))
+}
+
+// checkMass refuses an observation so far outside the prior box that the truncated posterior's
+// mass underflows.
+func checkMass(name string, x []float64, m *truncMixture) (dist.Distribution, error) {
+	if math.IsInf(m.logZ, 0) || math.IsNaN(m.logZ) {
+		return nil, fmt.Errorf("task %s: ExactPosterior: x = %v is too far from the prior's support for the truncated posterior to be computed", name, x)
+	}
+	return m, nil
 }
 
 // ExactPosterior of gaussian_mixture is ½·N(x, I) + ½·N(x, 0.01·I) truncated to [−10, 10]².
@@ -51,7 +60,7 @@ func (t *GaussianMixtureTask) ExactPosterior(x []float64) (dist.Distribution, er
 	if err := checkObs(t.name, x, t.dataDim); err != nil {
 		return nil, err
 	}
-	return newTruncMixture(x, []float64{1, 0.1}, []float64{0.5, 0.5}, -10, 10), nil
+	return checkMass(t.name, x, newTruncMixture(x, []float64{1, 0.1}, []float64{0.5, 0.5}, -10, 10))
 }
 
 // truncMixture is Σ_k w_k·N(mean, σ_k²·I) restricted to the cube [lo, hi]^d and renormalized.
@@ -59,13 +68,12 @@ func (t *GaussianMixtureTask) ExactPosterior(x []float64) (dist.Distribution, er
 // mixture picks k with probability ∝ w_k·Z_k and then draws each coordinate from its
 // truncated normal by inverting the CDF.
 type truncMixture struct {
-	mean          []float64
-	sd, w, logZk  []float64
-	lo, hi, logZ  float64
-	pick          []float64 // cumulative probabilities of the components after truncation
-	unit          distuv.Normal
-	dim           int
-	probBoundsLow []float64
+	mean         []float64
+	sd, w, logZk []float64
+	lo, hi, logZ float64
+	pick         []float64 // cumulative probabilities of the components after truncation
+	unit         distuv.Normal
+	dim          int
 }
 
 func newTruncMixture(mean, sd, w []float64, lo, hi float64) *truncMixture {
@@ -92,10 +100,10 @@ func newTruncMixture(mean, sd, w []float64, lo, hi float64) *truncMixture {
 func (m *truncMixture) Dim() int { return m.dim }
 
 func (m *truncMixture) Sample(rng *rand.Rand, n int) *mat.Dense {
-	x := mat.NewDense(max(n, 1), m.dim, nil)
 	if n == 0 {
 		return &mat.Dense{}
 	}
+	x := mat.NewDense(n, m.dim, nil)
 	for i := 0; i < n; i++ {
 		u := rng.Float64()
 		k := 0

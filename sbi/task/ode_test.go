@@ -112,7 +112,7 @@ func TestLotkaVolterraSolution(t *testing.T) {
 // TestSIRSimulator: for fixed θ, x_j ~ Binomial(1000, I(t_j)/N); the sample mean over n
 // simulations must be within 5 standard errors of 1000·I(t_j)/N.
 func TestSIRSimulator(t *testing.T) {
-	const n = 4000
+	const n = 2000
 	th := []float64{0.5, 0.12}
 	x := SIR().Simulate(rand.New(rand.NewPCG(1, 1)), constTheta(n, th...))
 	sol, _ := solveSIR(th[0], th[1])
@@ -128,7 +128,7 @@ func TestSIRSimulator(t *testing.T) {
 
 // TestLotkaVolterraSimulator: log x_j − log u(t_j) ~ N(0, 0.1²) for fixed θ.
 func TestLotkaVolterraSimulator(t *testing.T) {
-	const n = 4000
+	const n = 2000
 	th := []float64{0.9, 0.04, 1.1, 0.06}
 	x := LotkaVolterra().Simulate(rand.New(rand.NewPCG(1, 1)), constTheta(n, th...))
 	sol, _ := solveLV(th)

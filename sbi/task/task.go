@@ -30,9 +30,9 @@ type Task interface {
 	// per-chunk random streams (the same result whatever the number of cores). A row whose
 	// simulation failed (an ODE solver that gave up) is NaN and stays aligned with theta: the
 	// estimators drop such rows with a count, and task.Simulate drops them for you. It panics
-	// when theta has the wrong number of columns, when a row lies outside the prior's support,
-	// when the run is interrupted (sbi.Canceled) or when the simulator fails; task.Simulate
-	// returns those as errors instead.
+	// with an error value when theta has the wrong number of columns, when a row lies outside
+	// the prior's support, when the run is interrupted (sbi.Canceled) or when the simulator
+	// fails; task.Simulate returns those as errors instead.
 	Simulate(rng *rand.Rand, theta *mat.Dense) *mat.Dense
 	// SimulateBatch writes the simulation for row i of theta into row i of x, drawing from rng,
 	// on the calling goroutine (it makes the task an sbi.Simulator).
@@ -46,7 +46,8 @@ type Task interface {
 }
 
 // ExactPosterior is implemented by tasks whose posterior for any observation can be evaluated
-// and sampled exactly (gaussian_linear, gaussian_linear_uniform, gaussian_mixture, two_moons).
+// and sampled exactly (gaussian_linear, gaussian_linear_uniform, gaussian_mixture, two_moons,
+// conjugate_gaussian).
 type ExactPosterior interface {
 	ExactPosterior(x []float64) (dist.Distribution, error)
 }
@@ -55,20 +56,23 @@ type ExactPosterior interface {
 const NumObservations = 10
 
 var registry = map[string]func() Task{
-	"two_moons":               func() Task { return TwoMoons() },
-	"gaussian_linear":         func() Task { return GaussianLinear() },
-	"gaussian_linear_uniform": func() Task { return GaussianLinearUniform() },
-	"gaussian_mixture":        func() Task { return GaussianMixture() },
-	"slcp":                    func() Task { return SLCP() },
-	"bernoulli_glm":           func() Task { return BernoulliGLM() },
-	"bernoulli_glm_raw":       func() Task { return BernoulliGLMRaw() },
-	"sir":                     func() Task { return SIR() },
-	"lotka_volterra":          func() Task { return LotkaVolterra() },
-	"tc_slcp":                 func() Task { return TCSLCP() },
-	"weinberg":                func() Task { return Weinberg() },
-	"mg1":                     func() Task { return MG1() },
-	"tc_lotka_volterra":       func() Task { return TCLotkaVolterra() },
-	"spatial_sir":             func() Task { return SpatialSIR() },
+	"two_moons":                    func() Task { return TwoMoons() },
+	"gaussian_linear":              func() Task { return GaussianLinear() },
+	"gaussian_linear_uniform":      func() Task { return GaussianLinearUniform() },
+	"gaussian_mixture":             func() Task { return GaussianMixture() },
+	"slcp":                         func() Task { return SLCP() },
+	"bernoulli_glm":                func() Task { return BernoulliGLM() },
+	"bernoulli_glm_raw":            func() Task { return BernoulliGLMRaw() },
+	"sir":                          func() Task { return SIR() },
+	"lotka_volterra":               func() Task { return LotkaVolterra() },
+	"tc_slcp":                      func() Task { return TCSLCP() },
+	"weinberg":                     func() Task { return Weinberg() },
+	"mg1":                          func() Task { return MG1() },
+	"tc_lotka_volterra":            func() Task { return TCLotkaVolterra() },
+	"spatial_sir":                  func() Task { return SpatialSIR() },
+	"conjugate_gaussian":           func() Task { return ConjugateGaussian() },
+	"ornstein_uhlenbeck":           func() Task { return OrnsteinUhlenbeck() },
+	"bivariate_ornstein_uhlenbeck": func() Task { return BivariateOrnsteinUhlenbeck() },
 }
 
 // Names lists the names of all tasks, sorted.
@@ -155,12 +159,12 @@ func (b *base) SimulateBatch(rng *rand.Rand, theta, x *mat.Dense) {
 // simulate is the short form shared by the tasks (Task.Simulate); t is the full task value.
 func simulate(t Task, rng *rand.Rand, theta *mat.Dense) *mat.Dense {
 	if err := CheckParameters(t, theta); err != nil {
-		panic(err.Error())
+		panic(err)
 	}
 	n, _ := theta.Dims()
 	x := mat.NewDense(n, t.DataDim(), nil)
 	if err := sbi.SimulateInto(rng, t, theta, x); err != nil {
-		panic(err.Error())
+		panic(err) // an error value, so that a recover can test errors.Is(err, context.Canceled)
 	}
 	return x
 }

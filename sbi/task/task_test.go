@@ -1,6 +1,7 @@
 package task
 
 import (
+	"context"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -9,14 +10,16 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/gosbi/gosbi/sbi"
 )
 
 var sbibmTasks = []string{"two_moons", "gaussian_linear", "gaussian_linear_uniform", "gaussian_mixture",
 	"slcp", "bernoulli_glm", "bernoulli_glm_raw", "sir", "lotka_volterra"}
 
 func TestNamesAndShapes(t *testing.T) {
-	if got := len(Names()); got != 14 {
-		t.Fatalf("%d tasks, want 14: %v", got, Names())
+	if got := len(Names()); got != 17 {
+		t.Fatalf("%d tasks, want 17: %v", got, Names())
 	}
 	rng := rand.New(rand.NewPCG(1, 1))
 	for _, name := range sortedNames() {
@@ -86,7 +89,8 @@ func TestStoredData(t *testing.T) {
 			}
 		}
 	}
-	for _, name := range []string{"tc_slcp", "weinberg", "mg1", "tc_lotka_volterra", "spatial_sir"} {
+	for _, name := range []string{"tc_slcp", "weinberg", "mg1", "tc_lotka_volterra", "spatial_sir",
+		"conjugate_gaussian", "ornstein_uhlenbeck", "bivariate_ornstein_uhlenbeck"} {
 		tk, _ := Get(name)
 		if _, err := tk.Observation(1); !errors.Is(err, ErrNotAvailable) {
 			t.Errorf("%s: Observation error %v, want ErrNotAvailable", name, err)
@@ -122,7 +126,7 @@ func TestBadParameters(t *testing.T) {
 		}
 		func() {
 			defer func() {
-				if r := recover(); r == nil || !strings.Contains(r.(string), tc.msg) {
+				if r, ok := recover().(error); !ok || !strings.Contains(r.Error(), tc.msg) {
 					t.Errorf("%s: short form panic %v", tc.name, r)
 				}
 			}()
@@ -131,6 +135,11 @@ func TestBadParameters(t *testing.T) {
 	}
 	if _, err := Simulate(rng, SIR(), mat.NewDense(1, 2, []float64{-0.1, 0.1})); err == nil {
 		t.Error("negative SIR rate accepted")
+	}
+	far := make([]float64, 10)
+	far[3] = 40
+	if _, err := GaussianLinearUniform().ExactPosterior(far); err == nil || !strings.Contains(err.Error(), "too far") {
+		t.Errorf("ExactPosterior far outside the prior: %v", err)
 	}
 	if _, err := GaussianLinear().ExactPosterior([]float64{1, 2}); err == nil || !strings.Contains(err.Error(), "expected 10") {
 		t.Errorf("ExactPosterior with a short x: %v", err)
@@ -167,4 +176,24 @@ func TestSimulateCheckedDropsFailures(t *testing.T) {
 	if !math.IsNaN(x.At(1, 0)) || math.IsNaN(x.At(0, 0)) {
 		t.Errorf("short form rows: %v / %v", x.RawRowView(0), x.RawRowView(1))
 	}
+}
+
+// TestSimulateInterrupted: under a cancelled context the checked form returns an error and the
+// short form panics with an error value, both wrapping context.Canceled.
+func TestSimulateInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	sbi.SetContext(ctx)
+	defer sbi.SetContext(nil)
+	tk := SIR()
+	theta := tk.Prior().Sample(rand.New(rand.NewPCG(1, 1)), 500)
+	if _, err := Simulate(rand.New(rand.NewPCG(1, 1)), tk, theta); !errors.Is(err, context.Canceled) {
+		t.Errorf("checked form: %v", err)
+	}
+	defer func() {
+		if err, ok := recover().(error); !ok || !errors.Is(err, context.Canceled) {
+			t.Errorf("short form panic: %v", err)
+		}
+	}()
+	tk.Simulate(rand.New(rand.NewPCG(1, 1)), theta)
 }
