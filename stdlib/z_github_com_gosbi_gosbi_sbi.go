@@ -4,6 +4,9 @@ package stdlib
 
 import (
 	"github.com/gosbi/gosbi/sbi"
+	"github.com/gosbi/gosbi/sbi/nn"
+	"go/constant"
+	"go/token"
 	"gonum.org/v1/gonum/mat"
 	"math/rand/v2"
 	"reflect"
@@ -12,23 +15,63 @@ import (
 func init() {
 	Symbols["github.com/gosbi/gosbi/sbi/sbi"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"Canceled":        reflect.ValueOf(sbi.Canceled),
-		"Context":         reflect.ValueOf(sbi.Context),
-		"MinInterval":     reflect.ValueOf(sbi.MinInterval),
-		"NewProgress":     reflect.ValueOf(sbi.NewProgress),
-		"SetContext":      reflect.ValueOf(sbi.SetContext),
-		"SetProgressHook": reflect.ValueOf(sbi.SetProgressHook),
+		"Canceled":               reflect.ValueOf(sbi.Canceled),
+		"ChunkRows":              reflect.ValueOf(constant.MakeFromLiteral("64", token.INT, 0)),
+		"Context":                reflect.ValueOf(sbi.Context),
+		"DropInvalid":            reflect.ValueOf(sbi.DropInvalid),
+		"EstimatorFormatVersion": reflect.ValueOf(constant.MakeFromLiteral("1", token.INT, 0)),
+		"LoadNPE":                reflect.ValueOf(sbi.LoadNPE),
+		"LoadNPEFile":            reflect.ValueOf(sbi.LoadNPEFile),
+		"LoadNRE":                reflect.ValueOf(sbi.LoadNRE),
+		"LoadNREFile":            reflect.ValueOf(sbi.LoadNREFile),
+		"MinAcceptanceRate":      reflect.ValueOf(constant.MakeFromLiteral("0.0009999999999999999999584953855845392833856521974666975438594818115", token.FLOAT, 0)),
+		"MinInterval":            reflect.ValueOf(sbi.MinInterval),
+		"NewNPE":                 reflect.ValueOf(sbi.NewNPE),
+		"NewNPEEnsemble":         reflect.ValueOf(sbi.NewNPEEnsemble),
+		"NewNRE":                 reflect.ValueOf(sbi.NewNRE),
+		"NewNREEnsemble":         reflect.ValueOf(sbi.NewNREEnsemble),
+		"NewProgress":            reflect.ValueOf(sbi.NewProgress),
+		"SampleMany":             reflect.ValueOf(sbi.SampleMany),
+		"SetContext":             reflect.ValueOf(sbi.SetContext),
+		"SetProgressHook":        reflect.ValueOf(sbi.SetProgressHook),
+		"Simulate":               reflect.ValueOf(sbi.Simulate),
+		"SimulateBatch":          reflect.ValueOf(sbi.SimulateBatch),
+		"SimulateInto":           reflect.ValueOf(sbi.SimulateInto),
 
 		// type definitions
-		"Amortized":     reflect.ValueOf((*sbi.Amortized)(nil)),
-		"Posterior":     reflect.ValueOf((*sbi.Posterior)(nil)),
-		"Progress":      reflect.ValueOf((*sbi.Progress)(nil)),
-		"ProgressEvent": reflect.ValueOf((*sbi.ProgressEvent)(nil)),
-		"ProgressFunc":  reflect.ValueOf((*sbi.ProgressFunc)(nil)),
+		"Amortized":        reflect.ValueOf((*sbi.Amortized)(nil)),
+		"Embedding":        reflect.ValueOf((*sbi.Embedding)(nil)),
+		"EmbeddingNet":     reflect.ValueOf((*sbi.EmbeddingNet)(nil)),
+		"MLPEmbedding":     reflect.ValueOf((*sbi.MLPEmbedding)(nil)),
+		"MixturePosterior": reflect.ValueOf((*sbi.MixturePosterior)(nil)),
+		"NPE":              reflect.ValueOf((*sbi.NPE)(nil)),
+		"NPEConfig":        reflect.ValueOf((*sbi.NPEConfig)(nil)),
+		"NPEEnsemble":      reflect.ValueOf((*sbi.NPEEnsemble)(nil)),
+		"NPEPosterior":     reflect.ValueOf((*sbi.NPEPosterior)(nil)),
+		"NRE":              reflect.ValueOf((*sbi.NRE)(nil)),
+		"NREConfig":        reflect.ValueOf((*sbi.NREConfig)(nil)),
+		"NREEnsemble":      reflect.ValueOf((*sbi.NREEnsemble)(nil)),
+		"Posterior":        reflect.ValueOf((*sbi.Posterior)(nil)),
+		"Progress":         reflect.ValueOf((*sbi.Progress)(nil)),
+		"ProgressEvent":    reflect.ValueOf((*sbi.ProgressEvent)(nil)),
+		"ProgressFunc":     reflect.ValueOf((*sbi.ProgressFunc)(nil)),
+		"RatioPosterior":   reflect.ValueOf((*sbi.RatioPosterior)(nil)),
+		"RegBatch":         reflect.ValueOf((*sbi.RegBatch)(nil)),
+		"Regularizer":      reflect.ValueOf((*sbi.Regularizer)(nil)),
+		"SamplerConfig":    reflect.ValueOf((*sbi.SamplerConfig)(nil)),
+		"SimFunc":          reflect.ValueOf((*sbi.SimFunc)(nil)),
+		"Simulation":       reflect.ValueOf((*sbi.Simulation)(nil)),
+		"Simulator":        reflect.ValueOf((*sbi.Simulator)(nil)),
+		"TrainConfig":      reflect.ValueOf((*sbi.TrainConfig)(nil)),
+		"TrainResult":      reflect.ValueOf((*sbi.TrainResult)(nil)),
 
 		// interface wrapper definitions
-		"_Amortized": reflect.ValueOf((*_github_com_gosbi_gosbi_sbi_Amortized)(nil)),
-		"_Posterior": reflect.ValueOf((*_github_com_gosbi_gosbi_sbi_Posterior)(nil)),
+		"_Amortized":    reflect.ValueOf((*_github_com_gosbi_gosbi_sbi_Amortized)(nil)),
+		"_Embedding":    reflect.ValueOf((*_github_com_gosbi_gosbi_sbi_Embedding)(nil)),
+		"_EmbeddingNet": reflect.ValueOf((*_github_com_gosbi_gosbi_sbi_EmbeddingNet)(nil)),
+		"_Posterior":    reflect.ValueOf((*_github_com_gosbi_gosbi_sbi_Posterior)(nil)),
+		"_Regularizer":  reflect.ValueOf((*_github_com_gosbi_gosbi_sbi_Regularizer)(nil)),
+		"_Simulator":    reflect.ValueOf((*_github_com_gosbi_gosbi_sbi_Simulator)(nil)),
 	}
 }
 
@@ -46,6 +89,30 @@ func (W _github_com_gosbi_gosbi_sbi_Amortized) Posterior(x []float64) sbi.Poster
 	return W.WPosterior(x)
 }
 
+// _github_com_gosbi_gosbi_sbi_Embedding is an interface wrapper for Embedding type
+type _github_com_gosbi_gosbi_sbi_Embedding struct {
+	IValue interface{}
+	WBuild func(rng *rand.Rand, in int) (sbi.EmbeddingNet, error)
+}
+
+func (W _github_com_gosbi_gosbi_sbi_Embedding) Build(rng *rand.Rand, in int) (sbi.EmbeddingNet, error) {
+	return W.WBuild(rng, in)
+}
+
+// _github_com_gosbi_gosbi_sbi_EmbeddingNet is an interface wrapper for EmbeddingNet type
+type _github_com_gosbi_gosbi_sbi_EmbeddingNet struct {
+	IValue   interface{}
+	WForward func(tp *nn.Tape, x *nn.Tensor) *nn.Tensor
+	WOut     func() int
+	WParams  func() []*nn.Param
+}
+
+func (W _github_com_gosbi_gosbi_sbi_EmbeddingNet) Forward(tp *nn.Tape, x *nn.Tensor) *nn.Tensor {
+	return W.WForward(tp, x)
+}
+func (W _github_com_gosbi_gosbi_sbi_EmbeddingNet) Out() int            { return W.WOut() }
+func (W _github_com_gosbi_gosbi_sbi_EmbeddingNet) Params() []*nn.Param { return W.WParams() }
+
 // _github_com_gosbi_gosbi_sbi_Posterior is an interface wrapper for Posterior type
 type _github_com_gosbi_gosbi_sbi_Posterior struct {
 	IValue   interface{}
@@ -62,21 +129,123 @@ func (W _github_com_gosbi_gosbi_sbi_Posterior) Sample(rng *rand.Rand, n int) *ma
 	return W.WSample(rng, n)
 }
 
+// _github_com_gosbi_gosbi_sbi_Regularizer is an interface wrapper for Regularizer type
+type _github_com_gosbi_gosbi_sbi_Regularizer struct {
+	IValue   interface{}
+	WName    func() string
+	WPenalty func(b *sbi.RegBatch) (*nn.Tensor, error)
+}
+
+func (W _github_com_gosbi_gosbi_sbi_Regularizer) Name() string { return W.WName() }
+func (W _github_com_gosbi_gosbi_sbi_Regularizer) Penalty(b *sbi.RegBatch) (*nn.Tensor, error) {
+	return W.WPenalty(b)
+}
+
+// _github_com_gosbi_gosbi_sbi_Simulator is an interface wrapper for Simulator type
+type _github_com_gosbi_gosbi_sbi_Simulator struct {
+	IValue         interface{}
+	WDataDim       func() int
+	WSimulateBatch func(rng *rand.Rand, theta *mat.Dense, x *mat.Dense)
+}
+
+func (W _github_com_gosbi_gosbi_sbi_Simulator) DataDim() int { return W.WDataDim() }
+func (W _github_com_gosbi_gosbi_sbi_Simulator) SimulateBatch(rng *rand.Rand, theta *mat.Dense, x *mat.Dense) {
+	W.WSimulateBatch(rng, theta, x)
+}
+
 func init() {
 	Docs["github.com/gosbi/gosbi/sbi"] = map[string]string{
-		"Amortized":       "type Amortized interface {\n\t// Posterior is q(· | x) for one observation x.\n\tPosterior(x []float64) Posterior\n\t// LogProbPairs is log q(θᵢ | xᵢ) for every row i of theta and x, evaluated in parallel.\n\tLogProbPairs(theta, x *mat.Dense) []float64\n}\n\nAmortized is an estimator q(θ | x) that serves any observation: what diagnostics and\ncalibration methods need of NPE, NRE, ensembles and user-made posteriors.",
-		"Canceled":        "func Canceled(what string) error\n\nCanceled returns a non-nil error, naming what was interrupted, once the library's context is\ncancelled. Long loops call it once per step.",
-		"Context":         "func Context() context.Context\n\nContext returns the context set by SetContext, or context.Background().",
-		"MinInterval":     "const MinInterval = 100 * time.Millisecond\n\nMinInterval is the shortest time between two progress events of one call.",
-		"NewProgress":     "func NewProgress(label string, total int) *Progress\n\nNewProgress starts reporting a call labelled label with total units (0 if unknown).",
-		"Posterior":       "type Posterior interface {\n\t// Dim is the number of parameters.\n\tDim() int\n\t// Sample draws n parameter vectors. It panics with a message that says what to do when the\n\t// posterior cannot be sampled (an untrained estimator); SampleChecked returns that as an error.\n\tSample(rng *rand.Rand, n int) *mat.Dense\n\t// LogProb is the log density of each row of theta (−Inf outside the support, never NaN).\n\tLogProb(theta *mat.Dense) []float64\n}\n\nPosterior is a distribution over parameters, usually an estimator's posterior for one\nobservation. Batches of parameters are *mat.Dense with one row per draw.",
-		"Progress":        "type Progress struct {\n\t// contains filtered or unexported fields\n}\n\nProgress reports the progress of one call to the hook, at most every MinInterval, and always\nits last event. The zero value is not usable; use NewProgress. It is safe for concurrent use.",
-		"Progress.Add":    "func (p *Progress) Add(n int)\n\nAdd records n more finished units.",
-		"Progress.Finish": "func (p *Progress) Finish()\n\nFinish sends the last event; later calls do nothing.",
-		"Progress.Set":    "func (p *Progress) Set(done int, msg string)\n\nSet records the number of finished units and a status message.",
-		"ProgressEvent":   "type ProgressEvent struct {\n\tLabel    string // what is running, e.g. \"simulate\" or \"train NPE\"\n\tDone     int    // units finished so far\n\tTotal    int    // units in all; 0 when unknown\n\tMessage  string // a short status, e.g. \"epoch 12  val loss 1.234\"\n\tFinished bool   // true on the last event of the call\n}\n\nProgressEvent reports the state of one long-running call (simulation, training, coverage).",
-		"ProgressFunc":    "type ProgressFunc func(ProgressEvent)\n\nProgressFunc receives progress events. It is called from the goroutine running the call and\nmust return quickly.",
-		"SetContext":      "func SetContext(ctx context.Context)\n\nSetContext sets the context that long-running calls of the library honour: once it is\ncancelled they stop within one step and return an error wrapping ctx.Err(). A notebook worker\nsets one per cell. A nil ctx restores context.Background().",
-		"SetProgressHook": "func SetProgressHook(f ProgressFunc)\n\nSetProgressHook sets the function that receives progress events; nil turns progress off.",
+		"Amortized":                      "type Amortized interface {\n\t// Posterior is q(· | x) for one observation x.\n\tPosterior(x []float64) Posterior\n\t// LogProbPairs is log q(θᵢ | xᵢ) for every row i of theta and x, evaluated in parallel.\n\tLogProbPairs(theta, x *mat.Dense) []float64\n}\n\nAmortized is an estimator q(θ | x) that serves any observation: what diagnostics and\ncalibration methods need of NPE, NRE, ensembles and user-made posteriors.",
+		"Canceled":                       "func Canceled(what string) error\n\nCanceled returns a non-nil error, naming what was interrupted, once the library's context is\ncancelled. Long loops call it once per step.",
+		"ChunkRows":                      "const ChunkRows = 64\n\nChunkRows is the number of rows a batch Simulator receives per call, each chunk with its own\nrandom stream. It is fixed so that results do not depend on the number of cores.",
+		"Context":                        "func Context() context.Context\n\nContext returns the context set by SetContext, or context.Background().",
+		"DropInvalid":                    "func DropInvalid(theta, x *mat.Dense) (*Simulation, error)\n\nDropInvalid returns the rows of theta and x whose x row is all finite. It returns an error\nwhen no row is left.",
+		"Embedding":                      "type Embedding interface {\n\t// Build returns the network for observations of in values, initialized from rng.\n\tBuild(rng *rand.Rand, in int) (EmbeddingNet, error)\n}\n\nEmbedding describes a network that maps (standardized) observations to a summary vector,\nwhich the estimator uses in place of x. MLPEmbedding is the one built in.",
+		"EmbeddingNet":                   "type EmbeddingNet interface {\n\tForward(tp *nn.Tape, x *nn.Tensor) *nn.Tensor // n×in → n×Out()\n\tParams() []*nn.Param\n\tOut() int\n}\n\nEmbeddingNet is a built embedding network.",
+		"EstimatorFormatVersion":         "const EstimatorFormatVersion = 1\n\nEstimatorFormatVersion is the version of the estimator file format written by Save.\n\nAn estimator file is: the magic \"GOSBIEST\", the format version (uint32, little-endian), the\nlength (uint32) of a JSON header, the header (kind \"npe\" or \"nre\", configuration,\ndimensions, standardization), and the weights as written by nn.WriteParams.",
+		"LoadNPE":                        "func LoadNPE(r io.Reader, prior dist.Distribution) (*NPE, error)\n\nLoadNPE reads an NPE written by Save; prior must be the prior it was trained with. A file\nof another kind, another format version or a damaged file gives an error.",
+		"LoadNPEFile":                    "func LoadNPEFile(path string, prior dist.Distribution) (*NPE, error)\n\nLoadNPEFile reads an NPE from the file at path (see LoadNPE).",
+		"LoadNRE":                        "func LoadNRE(r io.Reader, prior dist.Distribution) (*NRE, error)\n\nLoadNRE reads an NRE written by Save; prior must be the prior it was trained with.",
+		"LoadNREFile":                    "func LoadNREFile(path string, prior dist.Distribution) (*NRE, error)\n\nLoadNREFile reads an NRE from the file at path (see LoadNRE).",
+		"MLPEmbedding":                   "type MLPEmbedding struct {\n\tHidden     []int  // hidden widths; nil means one layer of 64\n\tOut        int    // summary size; 0 means 20\n\tActivation string // \"relu\" (default), \"elu\", \"tanh\", …\n}\n\nMLPEmbedding is a fully connected embedding network: x → Hidden… → Out, with Activation\nbetween layers (like sbi's FCEmbedding).",
+		"MLPEmbedding.Build":             "func (e MLPEmbedding) Build(rng *rand.Rand, in int) (EmbeddingNet, error)\n\nBuild implements Embedding.",
+		"MinAcceptanceRate":              "const MinAcceptanceRate = 1e-3\n\nMinAcceptanceRate is the smallest share of flow draws inside the prior's support with which\nan NPE posterior keeps sampling: below it (measured on at least 10,000 draws) SampleChecked\nreturns an error instead of stalling.",
+		"MinInterval":                    "const MinInterval = 100 * time.Millisecond\n\nMinInterval is the shortest time between two progress events of one call.",
+		"MixturePosterior":               "type MixturePosterior struct {\n\tMembers []Posterior\n}\n\nMixturePosterior is the equal-weight mixture of posteriors over the same parameters.",
+		"MixturePosterior.Dim":           "func (p *MixturePosterior) Dim() int\n\nDim is the number of parameters.",
+		"MixturePosterior.LogProb":       "func (p *MixturePosterior) LogProb(theta *mat.Dense) []float64\n\nLogProb is log (1/K) Σₖ pₖ(θ) for every row.",
+		"MixturePosterior.Sample":        "func (p *MixturePosterior) Sample(rng *rand.Rand, n int) *mat.Dense\n\nSample draws n points; it panics with SampleChecked's error.",
+		"MixturePosterior.SampleChecked": "func (p *MixturePosterior) SampleChecked(rng *rand.Rand, n int) (*mat.Dense, error)\n\nSampleChecked draws the number of points of each member from a multinomial with equal\nprobabilities, samples the members and shuffles the rows.",
+		"NPE":                            "type NPE struct {\n\t// contains filtered or unexported fields\n}\n\nNPE is neural posterior estimation (Papamakarios & Murray 2016; Greenberg et al. 2019,\nsingle round): a conditional normalizing flow q(θ | x) trained by maximum likelihood on\nsimulated pairs, −E[log q(θ | x)]. θ and x are standardized with statistics of the training\ndata. It implements Amortized.",
+		"NPE.Config":                     "func (e *NPE) Config() NPEConfig\n\nConfig returns the configuration with defaults filled in.",
+		"NPE.LogProbPairs":               "func (e *NPE) LogProbPairs(theta, x *mat.Dense) []float64\n\nLogProbPairs returns log q(θᵢ | xᵢ) for every row pair, in raw units of θ, −Inf where θᵢ lies\noutside the prior's support; evaluated in parallel on all cores. It panics when the NPE is\nuntrained or the shapes do not match.",
+		"NPE.Posterior":                  "func (e *NPE) Posterior(x []float64) Posterior\n\nPosterior returns q(θ | x) for the observation x. It panics when x has the wrong length.",
+		"NPE.PosteriorAt":                "func (e *NPE) PosteriorAt(x []float64) *NPEPosterior\n\nPosteriorAt is Posterior with the concrete type, which also reports the acceptance rate.",
+		"NPE.Prior":                      "func (e *NPE) Prior() dist.Distribution\n\nPrior returns the prior.",
+		"NPE.Save":                       "func (e *NPE) Save(w io.Writer) error\n\nSave writes the trained NPE (configuration, standardization and weights) to w. The prior is\nnot stored: pass it again to LoadNPE.",
+		"NPE.SaveFile":                   "func (e *NPE) SaveFile(path string) error\n\nSaveFile writes the NPE to the file at path (see Save).",
+		"NPE.Train":                      "func (e *NPE) Train(theta, x *mat.Dense, cfg TrainConfig) (*TrainResult, error)\n\nTrain fits the flow to the pairs (θᵢ, xᵢ), one per row. Pairs holding NaN or ±Inf are\ndropped and counted; the standardization of θ and x is learned from the training split; the\nweights of the epoch with the best validation loss are kept. The same seed gives the same\nestimator. It reports progress per epoch and stops when the library's context is cancelled.",
+		"NPE.Trained":                    "func (e *NPE) Trained() bool\n\nTrained reports whether Train has succeeded at least once.",
+		"NPEConfig":                      "type NPEConfig struct {\n\tFlow       string    // \"maf\" (affine, the default) or \"nsf\" (rational-quadratic splines)\n\tTransforms int       // autoregressive transforms; 0 means 5\n\tHidden     int       // units per hidden layer of each MADE; 0 means 50\n\tLayers     int       // hidden layers of each MADE; 0 means 2\n\tBins       int       // spline bins (NSF); 0 means 10\n\tActivation string    // MADE activation; \"\" means tanh for MAF, relu for NSF\n\tEmbedding  Embedding // optional network applied to x before it conditions the flow\n}\n\nNPEConfig describes the conditional flow of neural posterior estimation. Zero fields take\nthe defaults of Python's sbi (posterior_nn): a MAF of 5 transforms, each a MADE with two\nhidden layers of 50 units, and 10 bins for NSF.",
+		"NPEEnsemble":                    "type NPEEnsemble struct {\n\tMembers []*NPE\n}\n\nNPEEnsemble is the equal-weight mixture of K trained NPEs, q(θ | x) = (1/K) Σₖ qₖ(θ | x), as\nsbi's EnsemblePosterior. It implements Amortized.",
+		"NPEEnsemble.LogProbPairs":       "func (e *NPEEnsemble) LogProbPairs(theta, x *mat.Dense) []float64\n\nLogProbPairs is log (1/K) Σₖ qₖ(θᵢ | xᵢ) for every row pair.",
+		"NPEEnsemble.Posterior":          "func (e *NPEEnsemble) Posterior(x []float64) Posterior\n\nPosterior returns the mixture of the members' posteriors for x.",
+		"NPEPosterior":                   "type NPEPosterior struct {\n\t// contains filtered or unexported fields\n}\n\nNPEPosterior is an NPE's posterior for one observation. Draws outside the prior's support\n(leakage of the flow's mass) are rejected, and the share accepted is reported. It is safe\nfor concurrent use.",
+		"NPEPosterior.AcceptanceRate":    "func (p *NPEPosterior) AcceptanceRate() float64\n\nAcceptanceRate is the share of the flow's draws that fell inside the prior's support over\nall draws so far (1 for an unbounded prior), NaN before the first draw.",
+		"NPEPosterior.Dim":               "func (p *NPEPosterior) Dim() int\n\nDim is the number of parameters.",
+		"NPEPosterior.LogProb":           "func (p *NPEPosterior) LogProb(theta *mat.Dense) []float64\n\nLogProb is log q(θ | x) for every row of theta: −Inf outside the prior's support. The density\nis the flow's, not renormalized for the mass it puts outside the support (divide by\nAcceptanceRate for that).",
+		"NPEPosterior.Sample":            "func (p *NPEPosterior) Sample(rng *rand.Rand, n int) *mat.Dense\n\nSample draws n parameter vectors; it panics with SampleChecked's error.",
+		"NPEPosterior.SampleChecked":     "func (p *NPEPosterior) SampleChecked(rng *rand.Rand, n int) (*mat.Dense, error)\n\nSampleChecked draws n parameter vectors from the flow, rejecting those outside the prior's\nsupport. It returns an error when the estimator is untrained, when the flow's draws are not\nfinite, or when fewer than MinAcceptanceRate of them land inside the support.",
+		"NRE":                            "type NRE struct {\n\t// contains filtered or unexported fields\n}\n\nNRE is neural ratio estimation (Hermans et al. 2020, AALR; Delaunoy et al. 2022, eq. 2): a\nclassifier d̂ = σ(f(θ, x)) trained with binary cross-entropy to tell joint pairs (θᵢ, xᵢ) from\nmarginal pairs (θ_{i−1}, xᵢ), formed by rolling θ within the shuffled batch, so that\nf = log r̂(θ, x) ≈ log p(x | θ)/p(x) and log p̂(θ | x) = log p(θ) + log r̂(θ, x). The loss is\n½(mean −log σ(f_joint) + mean −log(1−σ(f_marginal))), the normalization of the BNRE paper's\nAlgorithm 1 and of Python's sbi. With calib.Balance(λ) as regularizer it is BNRE.\nIt implements Amortized; its log-densities are not normalized.",
+		"NRE.Config":                     "func (e *NRE) Config() NREConfig\n\nConfig returns the configuration with defaults filled in.",
+		"NRE.LogProbPairs":               "func (e *NRE) LogProbPairs(theta, x *mat.Dense) []float64\n\nLogProbPairs returns log p(θᵢ) + log r̂(θᵢ, xᵢ) for every row pair (an unnormalized posterior\nlog-density, −Inf outside the prior's support), in parallel.",
+		"NRE.LogRatio":                   "func (e *NRE) LogRatio(theta, x *mat.Dense) []float64\n\nLogRatio returns log r̂(θᵢ, xᵢ) = log p̂(xᵢ | θᵢ)/p(xᵢ) for every row pair, in parallel.",
+		"NRE.Posterior":                  "func (e *NRE) Posterior(x []float64) Posterior\n\nPosterior returns p̂(θ | x) ∝ p(θ)·r̂(θ, x), sampled as Config().Sampler says.",
+		"NRE.PosteriorWith":              "func (e *NRE) PosteriorWith(x []float64, s SamplerConfig) *RatioPosterior\n\nPosteriorWith is Posterior with a given sampler configuration.",
+		"NRE.Prior":                      "func (e *NRE) Prior() dist.Distribution\n\nPrior returns the prior.",
+		"NRE.Save":                       "func (e *NRE) Save(w io.Writer) error\n\nSave writes the trained NRE (configuration, standardization and weights) to w. The prior is\nnot stored: pass it again to LoadNRE.",
+		"NRE.SaveFile":                   "func (e *NRE) SaveFile(path string) error\n\nSaveFile writes the NRE to the file at path (see Save).",
+		"NRE.Train":                      "func (e *NRE) Train(theta, x *mat.Dense, cfg TrainConfig) (*TrainResult, error)\n\nTrain fits the classifier to the pairs (θᵢ, xᵢ), one per row, with the same rules as\nNPE.Train (dropped non-finite pairs, standardization from the training split, early\nstopping, determinism for a seed). cfg.Regularizer sees the joint and marginal logits.",
+		"NRE.Trained":                    "func (e *NRE) Trained() bool\n\nTrained reports whether Train has succeeded at least once.",
+		"NREConfig":                      "type NREConfig struct {\n\tHidden     []int         // hidden widths of the classifier MLP; nil means {50, 50}\n\tActivation string        // \"relu\" (default), \"elu\", \"tanh\", …\n\tEmbedding  Embedding     // optional network applied to x before the classifier\n\tSampler    SamplerConfig // how Posterior samples (the zero value picks automatically)\n}\n\nNREConfig describes the classifier of neural ratio estimation. Zero fields take defaults:\ntwo hidden layers of 50 units (the width of sbi's classifier) with ReLU.",
+		"NREEnsemble":                    "type NREEnsemble struct {\n\tMembers []*NRE\n\tSampler SamplerConfig // how Posterior samples\n}\n\nNREEnsemble averages the ratios of K trained NREs, r̄ = (1/K) Σₖ r̂ₖ (the \"ratio mean\" of\nHermans et al. 2022 and Delaunoy et al. 2022). It implements Amortized.",
+		"NREEnsemble.LogProbPairs":       "func (e *NREEnsemble) LogProbPairs(theta, x *mat.Dense) []float64\n\nLogProbPairs is log p(θᵢ) + log r̄(θᵢ, xᵢ) for every row pair (unnormalized).",
+		"NREEnsemble.LogRatio":           "func (e *NREEnsemble) LogRatio(theta, x *mat.Dense) []float64\n\nLogRatio is log (1/K) Σₖ r̂ₖ(θᵢ, xᵢ) for every row pair.",
+		"NREEnsemble.Posterior":          "func (e *NREEnsemble) Posterior(x []float64) Posterior\n\nPosterior returns p̂(θ | x) ∝ p(θ)·r̄(θ, x).",
+		"NewNPE":                         "func NewNPE(prior dist.Distribution, cfg NPEConfig) *NPE\n\nNewNPE returns an untrained NPE for the prior. Configuration errors are reported by Train.",
+		"NewNPEEnsemble":                 "func NewNPEEnsemble(members ...*NPE) (*NPEEnsemble, error)\n\nNewNPEEnsemble returns the mixture of the members, which must be trained for the same\nparameter and observation dimensions.",
+		"NewNRE":                         "func NewNRE(prior dist.Distribution, cfg NREConfig) *NRE\n\nNewNRE returns an untrained NRE for the prior. Configuration errors are reported by Train.",
+		"NewNREEnsemble":                 "func NewNREEnsemble(members ...*NRE) (*NREEnsemble, error)\n\nNewNREEnsemble returns the ensemble of the members, which must be trained for the same\nparameter and observation dimensions; it samples with the first member's sampler settings.",
+		"NewProgress":                    "func NewProgress(label string, total int) *Progress\n\nNewProgress starts reporting a call labelled label with total units (0 if unknown).",
+		"Posterior":                      "type Posterior interface {\n\t// Dim is the number of parameters.\n\tDim() int\n\t// Sample draws n parameter vectors. It panics with a message that says what to do when the\n\t// posterior cannot be sampled (an untrained estimator); SampleChecked returns that as an error.\n\tSample(rng *rand.Rand, n int) *mat.Dense\n\t// LogProb is the log density of each row of theta (−Inf outside the support, never NaN).\n\tLogProb(theta *mat.Dense) []float64\n}\n\nPosterior is a distribution over parameters, usually an estimator's posterior for one\nobservation. Batches of parameters are *mat.Dense with one row per draw.",
+		"Progress":                       "type Progress struct {\n\t// contains filtered or unexported fields\n}\n\nProgress reports the progress of one call to the hook, at most every MinInterval, and always\nits last event. The zero value is not usable; use NewProgress. It is safe for concurrent use.",
+		"Progress.Add":                   "func (p *Progress) Add(n int)\n\nAdd records n more finished units.",
+		"Progress.Finish":                "func (p *Progress) Finish()\n\nFinish sends the last event; later calls do nothing.",
+		"Progress.Set":                   "func (p *Progress) Set(done int, msg string)\n\nSet records the number of finished units and a status message.",
+		"ProgressEvent":                  "type ProgressEvent struct {\n\tLabel    string // what is running, e.g. \"simulate\" or \"train NPE\"\n\tDone     int    // units finished so far\n\tTotal    int    // units in all; 0 when unknown\n\tMessage  string // a short status, e.g. \"epoch 12  val loss 1.234\"\n\tFinished bool   // true on the last event of the call\n}\n\nProgressEvent reports the state of one long-running call (simulation, training, coverage).",
+		"ProgressFunc":                   "type ProgressFunc func(ProgressEvent)\n\nProgressFunc receives progress events. It is called from the goroutine running the call and\nmust return quickly.",
+		"RatioPosterior":                 "type RatioPosterior struct {\n\t// contains filtered or unexported fields\n}\n\nRatioPosterior is the posterior p̂(θ | x) ∝ p(θ)·r̂(θ, x) of a ratio estimator (an NRE or an\nensemble of them) for one observation. LogProb is unnormalized. It is safe for concurrent use.",
+		"RatioPosterior.Dim":             "func (p *RatioPosterior) Dim() int\n\nDim is the number of parameters.",
+		"RatioPosterior.ESS":             "func (p *RatioPosterior) ESS() float64\n\nESS is the effective sample size of the last importance-sampling draw, (Σw)²/Σw², NaN before.",
+		"RatioPosterior.LogProb":         "func (p *RatioPosterior) LogProb(theta *mat.Dense) []float64\n\nLogProb is log p(θ) + log r̂(θ, x) for every row of theta (unnormalized; −Inf outside the\nprior's support).",
+		"RatioPosterior.Method":          "func (p *RatioPosterior) Method() string\n\nMethod is the sampling method in use: \"mcmc\", \"grid\" or \"importance\".",
+		"RatioPosterior.Sample":          "func (p *RatioPosterior) Sample(rng *rand.Rand, n int) *mat.Dense\n\nSample draws n parameter vectors; it panics with SampleChecked's error.",
+		"RatioPosterior.SampleChecked":   "func (p *RatioPosterior) SampleChecked(rng *rand.Rand, n int) (*mat.Dense, error)\n\nSampleChecked draws n parameter vectors with the configured method.",
+		"RegBatch":                       "type RegBatch struct {\n\tTape  *nn.Tape\n\tRng   *rand.Rand        // the trainer's stream: a regularizer draws from it, nothing else\n\tPrior dist.Distribution // the estimator's prior (the default proposal of importance sampling)\n\tTheta *mat.Dense        // the batch's parameters, one row per pair\n\tX     *mat.Dense        // the batch's observations, row i pairs with Theta row i\n\n\t// LogPost returns log p̂(θ_j | x_{rows[j]}) for every row j of theta, differentiable on Tape:\n\t// for NPE the flow's log q(θ|x), for NRE log p(θ) + log r̂(θ, x). The observations' context\n\t// (z-scoring, embedding) is computed once per batch and reused for every call, so evaluating\n\t// L proposal draws per observation costs one batched pass.\n\tLogPost func(theta *mat.Dense, rows []int) *nn.Tensor\n\n\t// JointLogits and MarginalLogits are the classifier's logits log r̂ on the batch's joint\n\t// pairs and on its shuffled (marginal) pairs; set for ratio estimators, nil otherwise.\n\tJointLogits, MarginalLogits *nn.Tensor\n}\n\nRegBatch is what a Regularizer sees of one training batch. Parameters and observations are in\nthe estimator's raw (not z-scored) units.",
+		"Regularizer":                    "type Regularizer interface {\n\t// Name labels the term in training results, e.g. \"balance\" or \"coverage\".\n\tName() string\n\t// Penalty builds the term for one batch on b.Tape and returns it as a 1×1 tensor, already\n\t// multiplied by the regularizer's weight λ. The trainer adds it to the batch's loss.\n\tPenalty(b *RegBatch) (*nn.Tensor, error)\n}\n\nRegularizer adds a differentiable term to the loss of every training batch: BNRE's balancing\nterm, the differentiable-coverage penalty of CalNPE and CalNRE, a calibration penalty.\nPackage calib builds them; TrainConfig.Regularizer takes one, and TrainResult reports its\nvalue per epoch under Name.",
+		"SampleMany":                     "func SampleMany(est Amortized, rng *rand.Rand, xs *mat.Dense, n int) ([]*mat.Dense, error)\n\nSampleMany draws n posterior samples for every row of xs from est's posteriors, in parallel\non all cores: result k holds the n×Dim draws for observation k. Observation k draws from its\nown random stream derived from rng, so the result does not depend on the number of cores.\nIt reports progress and stops when the library's context is cancelled.",
+		"SamplerConfig":                  "type SamplerConfig struct {\n\t// Method is \"auto\" (the default: \"grid\" for at most 3 parameters with a bounded prior,\n\t// \"mcmc\" otherwise), \"mcmc\" (slice sampling, vectorized over chains), \"grid\" (exact on a\n\t// grid over the prior's box) or \"importance\" (sampling-importance-resampling with the\n\t// prior as proposal).\n\tMethod string\n\tChains int // MCMC chains run side by side; 0 means 100\n\tBurnIn int // MCMC sweeps discarded at the start of every chain; 0 means 200 (as sbi's warm-up)\n\tThin   int // MCMC: keep one sweep in Thin; 0 means 5\n\t// GridPoints is the number of grid points per parameter; 0 means 10000, 512 and 80 for 1,\n\t// 2 and 3 parameters.\n\tGridPoints int\n\tProposals  int // importance sampling: prior draws per requested sample; 0 means 20\n}\n\nSamplerConfig chooses how a ratio estimator's posterior p̂(θ | x) ∝ p(θ)·r̂(θ, x) is sampled.\nZero fields take defaults.",
+		"SetContext":                     "func SetContext(ctx context.Context)\n\nSetContext sets the context that long-running calls of the library honour: once it is\ncancelled they stop within one step and return an error wrapping ctx.Err(). A notebook worker\nsets one per cell. A nil ctx restores context.Background().",
+		"SetProgressHook":                "func SetProgressHook(f ProgressFunc)\n\nSetProgressHook sets the function that receives progress events; nil turns progress off.",
+		"SimFunc":                        "type SimFunc func(rng *rand.Rand, theta []float64) []float64\n\nSimFunc simulates one data vector for one parameter vector. It must draw all its randomness\nfrom rng and must not keep theta or the returned slice. It may return nil (or a vector holding\nNaN or ±Inf) to mark a failed simulation, which the runner drops and counts. A SimFunc may be\ndefined in a notebook cell: the runner calls it from several goroutines at once, each with\nits own rng.",
+		"Simulate":                       "func Simulate(rng *rand.Rand, f SimFunc, theta *mat.Dense) (*Simulation, error)\n\nSimulate runs f on every row of theta in parallel on all cores (GOMAXPROCS goroutines).\nRow i draws from its own random stream, derived from two numbers drawn from rng and from i,\nso the result is the same whatever the number of cores. It reports progress through\nNewProgress(\"simulate\", n), stops with an error once the library's context is cancelled\n(see Canceled), drops rows whose output is nil or holds NaN/±Inf (counted in Dropped), and\nreturns an error naming the row when f panics or returns a vector of the wrong length.",
+		"SimulateBatch":                  "func SimulateBatch(rng *rand.Rand, s Simulator, theta *mat.Dense) (*Simulation, error)\n\nSimulateBatch runs a compiled Simulator on all rows of theta (see SimulateInto) and drops the\nfailed rows.",
+		"SimulateInto":                   "func SimulateInto(rng *rand.Rand, s Simulator, theta, x *mat.Dense) error\n\nSimulateInto fills x (n×s.DataDim()) with the simulations of the n rows of theta, on all\ncores, in chunks of ChunkRows rows that each draw from their own random stream (so x does not\ndepend on the number of cores). Failed rows stay in x as NaN, aligned with theta. It reports\nprogress, honours cancellation, and turns a panic into an error that names the row.",
+		"Simulation":                     "type Simulation struct {\n\tTheta   *mat.Dense // the parameter rows whose simulation succeeded, in input order\n\tX       *mat.Dense // the simulated data, row i for Theta row i\n\tKept    []int      // Kept[i] is the input row of Theta row i\n\tDropped int        // rows whose output held NaN or ±Inf (or was nil) and were removed\n}\n\nSimulation is the result of a simulation run with the failed rows removed.",
+		"Simulator":                      "type Simulator interface {\n\t// DataDim is the length of one simulated data vector.\n\tDataDim() int\n\t// SimulateBatch writes into row i of x the simulation for row i of theta, drawing all its\n\t// randomness from rng. It writes NaN into a row whose simulation failed.\n\tSimulateBatch(rng *rand.Rand, theta, x *mat.Dense)\n}\n\nSimulator is a compiled simulator that fills a batch (the benchmark tasks implement it).",
+		"TrainConfig":                    "type TrainConfig struct {\n\tEpochs             int         // most epochs to run; 0 means 1000 (early stopping usually ends sooner)\n\tBatchSize          int         // pairs per step; 0 means 200\n\tLearningRate       float64     // Adam's step size; 0 means 5e-4\n\tWeightDecay        float64     // decoupled weight decay (AdamW); 0 means none\n\tValidationFraction float64     // share of pairs held out for early stopping; 0 means 0.1, negative means none\n\tPatience           int         // epochs without a better validation loss before stopping; 0 means 20\n\tClipNorm           float64     // largest gradient norm; 0 means 5, negative means no clipping\n\tSeed               uint64      // seeds the initial weights, the split and the batch order\n\tRegularizer        Regularizer // an extra loss term per batch (BNRE's balance, coverage, …); nil for none\n\t// Resume continues from the current weights and standardization of an estimator that was\n\t// trained before, instead of starting from fresh weights.\n\tResume bool\n}\n\nTrainConfig sets how an estimator is trained. Zero fields take the defaults of Python's sbi\n(Adam with learning rate 5·10⁻⁴, batches of 200, 10% validation, early stopping after 20\nepochs without improvement, gradient-norm clipping at 5).",
+		"TrainResult":                    "type TrainResult struct {\n\tEstimator   string    // e.g. \"NPE (nsf)\" or \"NRE\"\n\tTrainLoss   []float64 // mean training loss per epoch (without the regularizer)\n\tValLoss     []float64 // validation loss per epoch; nil without validation\n\tRegName     string    // the regularizer's name; \"\" without one\n\tRegTerm     []float64 // mean regularizer term per epoch (already weighted); nil without one\n\tBestEpoch   int       // the epoch (1-based) whose weights were kept\n\tBestLoss    float64   // its validation loss (its training loss without validation)\n\tEpochs      int       // epochs run\n\tStopped     bool      // true when early stopping ended training before Epochs\n\tDuration    time.Duration\n\tDropped     int // pairs removed because θ or x held NaN or ±Inf\n\tTrainRows   int // pairs trained on\n\tValRows     int // pairs held out for validation\n\tSkippedStep int // steps skipped because a gradient was NaN or infinite\n}\n\nTrainResult reports a training run.",
+		"TrainResult.MIMEBundle":         "func (r *TrainResult) MIMEBundle() map[string]any\n\nMIMEBundle shows the summary and the last epochs as HTML and text.",
+		"TrainResult.String":             "func (r *TrainResult) String() string\n\nString is a one-line summary.",
 	}
 }
