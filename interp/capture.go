@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"time"
 	"unicode/utf8"
 )
 
@@ -18,8 +19,6 @@ type capture struct {
 	mu    sync.Mutex
 	seq   int
 	acks  map[int]chan struct{}
-	wrMu  sync.Mutex
-	ready chan struct{}
 }
 
 var markPrefix = []byte("\x00gosbi-sync-")
@@ -38,9 +37,17 @@ func (c *capture) Flush() {
 	ack := make(chan struct{})
 	c.acks[id] = ack
 	c.mu.Unlock()
-	fmt.Fprintf(c.fd, "%s%d\x00", markPrefix, id)
-	<-ack
+	if _, err := fmt.Fprintf(c.fd, "%s%d\x00", markPrefix, id); err != nil {
+		return // the descriptor was closed by the user's code: nothing more will come
+	}
+	select {
+	case <-ack:
+	case <-time.After(flushTimeout):
+	}
 }
+
+// flushTimeout bounds the wait for output to drain (the front may be slow to read events).
+const flushTimeout = 10 * time.Second
 
 func (c *capture) pump() {
 	buf := make([]byte, 64<<10)
