@@ -12,13 +12,13 @@ import (
 // capture reads what the process writes to one of its standard file descriptors (which
 // point to a pipe during the worker's life) and passes it on as text while cells run.
 type capture struct {
-	name  string   // "stdout" or "stderr"
-	fd    *os.File // the descriptor that code writes to (os.Stdout or os.Stderr)
-	r     *os.File // the read end of the pipe
-	send  func(name, text string)
-	mu    sync.Mutex
-	seq   int
-	acks  map[int]chan struct{}
+	name string   // "stdout" or "stderr"
+	fd   *os.File // the descriptor that code writes to (os.Stdout or os.Stderr)
+	r    *os.File // the read end of the pipe
+	send func(name, text string)
+	mu   sync.Mutex
+	seq  int
+	acks map[int]chan struct{}
 }
 
 var markPrefix = []byte("\x00gosbi-sync-")
