@@ -319,7 +319,7 @@ func (s *Session) runDecls(ctx context.Context, group []item) error {
 				continue
 			}
 			switch {
-			case old.text == it.text && (nk.kind == typeDecl || nk.kind == methodDecl || nk.kind == funcDecl):
+			case old.text == it.text && (nk.kind == typeDecl || nk.kind == methodDecl || nk.kind == funcDecl) && s.broken[nk.name] == "":
 				skip = true
 			case nk.kind == typeDecl || nk.kind == methodDecl:
 				what := "type " + nk.name
@@ -418,12 +418,17 @@ func literalType(e ast.Expr) string {
 }
 
 // restore re-evaluates the previous definitions of functions whose new definition failed, so
-// a failed cell leaves the functions of earlier cells working.
+// a failed cell leaves the functions of earlier cells working. New functions of the failed
+// cell are left half-defined by the interpreter: using them is refused until they compile.
 func (s *Session) restore(ctx context.Context, failed []item) {
 	for _, it := range failed {
 		for _, nk := range declNames(it.decl) {
-			if old, ok := s.decls[nk.name]; ok && nk.kind == funcDecl {
+			old, ok := s.decls[nk.name]
+			switch {
+			case ok && nk.kind == funcDecl:
 				_, _ = s.eval(ctx, "package main;"+lineDirective(old.cell, old.line, old.col)+old.text)
+			case !ok && nk.kind == funcDecl:
+				s.broken[nk.name] = fmt.Sprintf("%s did not compile in cell [%d]: fix it and run that cell again", nk.name, s.cell)
 			}
 		}
 	}

@@ -143,6 +143,9 @@ func TestCellSemantics(t *testing.T) {
 			{code: "func inc(n int) int { return n + undefinedName }", errText: "undefined"},
 			{code: "inc(kept)", result: "42"},
 			{code: "kept = 7\npanic(\"stop\")", errText: "stop"},
+			{code: "func fresh() int { return nothing }", errText: "undefined: nothing"},
+			{code: "fresh()", errText: "fresh did not compile in cell [5]"},
+			{code: "func fresh() int { return 5 }\nfresh()", result: "5"},
 			{code: "kept", result: "7"},
 		}},
 		{"auto-import of known packages", []step{
