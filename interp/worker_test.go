@@ -245,6 +245,19 @@ func TestWorkerRequests(t *testing.T) {
 	if r.Content["status"] != "incomplete" {
 		t.Errorf("is_complete reply %+v", r.Content)
 	}
+	// a silent execution shows nothing; user expressions are evaluated after the cell
+	evs := w.collect(w.send(ipc.Request{Type: ipc.Execute, Code: "fmt.Println(\"quiet\")\ny := 20\ny", Silent: true,
+		UserExpressions: map[string]string{"double": "y * 2", "bad": "nosuch"}}))
+	if len(evs) != 1 {
+		t.Errorf("silent execution produced %+v", evs)
+	}
+	ue, _ := evs[0].Content["user_expressions"].(map[string]any)
+	double, _ := ue["double"].(map[string]any)
+	bad, _ := ue["bad"].(map[string]any)
+	if data, _ := double["data"].(map[string]any); double["status"] != "ok" || data["text/plain"] != "40" || bad["status"] != "error" {
+		t.Errorf("user_expressions %+v", ue)
+	}
+
 	id := w.send(ipc.Request{Type: ipc.Shutdown})
 	if r = w.collect(id)[0]; r.Content["status"] != "ok" {
 		t.Errorf("shutdown reply %+v", r.Content)
