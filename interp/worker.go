@@ -41,6 +41,7 @@ type worker struct {
 	stdin    bool
 	inputs   chan string
 	abort    chan struct{} // closed when the running cell ends: a pending input read gives up
+	progMu   sync.Mutex    // guards progress: library goroutines report concurrently
 	progress *progressDisplay
 }
 
@@ -140,7 +141,9 @@ func (w *worker) execute(r ipc.Request) error {
 	w.mu.Lock()
 	w.cur, w.silent, w.stdin, w.abort = r.ID, r.Silent, r.AllowStdin, abort
 	w.mu.Unlock()
+	w.progMu.Lock()
 	w.progress = nil
+	w.progMu.Unlock()
 	res := w.sess.Execute(context.Background(), r.Code, r.ExecutionCount)
 	close(abort)
 	w.flush()
@@ -278,6 +281,8 @@ type progressDisplay struct {
 }
 
 func (w *worker) onProgress(ev sbi.ProgressEvent) {
+	w.progMu.Lock()
+	defer w.progMu.Unlock()
 	p := w.progress
 	if p == nil || p.done || p.label != ev.Label {
 		p = &progressDisplay{d: display.New(), label: ev.Label}
