@@ -261,6 +261,19 @@ func TestInterruptStopsLoop(t *testing.T) {
 		t.Fatalf("interrupt took %v", d)
 	}
 	ts.mustRun(t, "ok := 1")
+
+	// a compiled call that does not return: the cell is given up at once, the session goes on
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		ts.Interrupt()
+	}()
+	res = ts.run("time.Sleep(time.Hour)")
+	if res.Err == nil || res.Err.Name != "Interrupted" {
+		t.Fatalf("want Interrupted, got %+v", res.Err)
+	}
+	if res = ts.mustRun(t, "ok + 1"); text(res) != "2" {
+		t.Errorf("after interrupting a compiled call: %q", text(res))
+	}
 }
 
 // bundled is used by TestRichValues through the interpreter.
