@@ -816,7 +816,11 @@ func (s *Session) panicError(p yaegi.Panic) *Error {
 		}
 		return s.compileError(msg)
 	}
-	e := &Error{Name: "panic", Value: s.cellPos(fmt.Sprint(val))}
+	msg := s.cellPos(fmt.Sprint(val))
+	if strings.HasPrefix(msg, "reflect: slice index out of range") || strings.HasPrefix(msg, "reflect: array index out of range") {
+		msg = "runtime error: index out of range" // the interpreter indexes through package reflect
+	}
+	e := &Error{Name: "panic", Value: msg}
 	e.Traceback = append([]string{"panic: " + e.Value}, frames...)
 	return e
 }

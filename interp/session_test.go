@@ -147,6 +147,8 @@ func TestCellSemantics(t *testing.T) {
 			{code: "fresh()", errText: "fresh did not compile in cell [5]"},
 			{code: "func fresh() int { return 5 }\nfresh()", result: "5"},
 			{code: "kept", result: "7"},
+			{code: "mat.NewDense(2, 2, []float64{1})", errText: "mat: dimension mismatch"},
+			{code: "xs := []int{1, 2}\nxs[kept]", errText: "runtime error: index out of range"},
 		}},
 		{"auto-import of known packages", []step{
 			{code: "m := mat.NewDense(2, 2, []float64{1, 2, 3, 4})\nmat.Det(m)", result: "-2", errOut: `added import "gonum.org/v1/gonum/mat"`},
