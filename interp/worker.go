@@ -258,6 +258,10 @@ func (r *inputReader) Read(p []byte) (int, error) {
 			return 0, io.EOF
 		}
 		w.flush()
+		select {
+		case <-w.inputs: // a late answer to an earlier request (e.g. sent after an interrupt)
+		default:
+		}
 		if err := w.enc.Send(ipc.Event{ID: id, Type: ipc.InputRequest, Prompt: ""}); err != nil {
 			return 0, err
 		}

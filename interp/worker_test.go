@@ -210,6 +210,25 @@ func TestWorkerStreamsWhileRunning(t *testing.T) {
 	if got := streamText(evs, "stdout"); got != "hello gopher\n" {
 		t.Errorf("after input: %q", got)
 	}
+
+	// An interrupted input read ends the cell; a late answer does not reach the next read.
+	id = w.send(ipc.Request{Type: ipc.Execute, Code: "fmt.Scanln(&name)", ExecutionCount: 2, AllowStdin: true})
+	if ev = w.next(); ev.Type != ipc.InputRequest {
+		t.Fatalf("event %+v, want input_request", ev)
+	}
+	w.send(ipc.Request{Type: ipc.Interrupt})
+	if evs = w.collect(id); evs[len(evs)-1].Content["status"] != "error" {
+		t.Errorf("interrupted input: %+v", evs)
+	}
+	w.send(ipc.Request{Type: ipc.InputReply, Value: "late"})
+	id = w.send(ipc.Request{Type: ipc.Execute, Code: "fmt.Scanln(&name)\nname", ExecutionCount: 3, AllowStdin: true})
+	if ev = w.next(); ev.Type != ipc.InputRequest {
+		t.Fatalf("event %+v, want input_request", ev)
+	}
+	w.send(ipc.Request{Type: ipc.InputReply, Value: "fresh"})
+	if res := ofType(w.collect(id), ipc.ExecuteResult); len(res) != 1 || res[0].Data["text/plain"] != `"fresh"` {
+		t.Errorf("the second read got %+v", res)
+	}
 }
 
 func TestWorkerInterrupt(t *testing.T) {
