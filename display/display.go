@@ -92,6 +92,11 @@ func ClearOutput(wait bool) {
 // Show displays v richly, as if it were the last expression of a cell.
 func Show(v any) { emit(Output{Data: Render(v)}) }
 
+// ShowBundle displays a value with a MIMEBundle method. Values of types declared in a
+// notebook cell need it: the interpreter passes them to Show (whose parameter is any) without
+// their methods, while a MIMEBundler parameter keeps them.
+func ShowBundle(b MIMEBundler) { emit(Output{Data: Render(b)}) }
+
 // Bundle displays a MIME bundle as it is: keys are MIME types, values strings (or, for
 // application/json, any JSON value; for images, []byte or base64 text).
 func Bundle(data map[string]any) { emit(Output{Data: data}) }
@@ -142,6 +147,12 @@ func (d *Display) ID() string { return d.id }
 // Update replaces the display's content by v, rendered as Show would.
 func (d *Display) Update(v any) {
 	emit(Output{Data: Render(v), DisplayID: d.id, Update: d.shown.Swap(true)})
+}
+
+// UpdateBundle replaces the display's content by a value with a MIMEBundle method (see
+// ShowBundle).
+func (d *Display) UpdateBundle(b MIMEBundler) {
+	emit(Output{Data: Render(b), DisplayID: d.id, Update: d.shown.Swap(true)})
 }
 
 // HTML replaces the display's content by an HTML fragment.

@@ -48,6 +48,7 @@ func TestRender(t *testing.T) {
 		{"Markdown", MarkdownValue("# T"), map[string]string{MIMEMarkdown: "# T"}},
 		{"JSON", JSONValue{map[string]int{"a": 1}}, map[string]string{MIMEText: `"a": 1`}},
 		{"JSON error", JSONValue{func() {}}, map[string]string{MIMEText: "cannot show as JSON"}},
+		{"huge value cut", map[int]string{1: strings.Repeat("é", 20000)}, map[string]string{MIMEText: "more bytes)"}},
 	}
 	for _, c := range cases {
 		got := Render(c.v)
@@ -95,16 +96,18 @@ func TestSinkAndUpdates(t *testing.T) {
 	JSON([]int{1})
 	Image(image.NewGray(image.Rect(0, 0, 1, 1)))
 	Show(3)
+	ShowBundle(card{"c"})
 	Bundle(map[string]any{"text/x-custom": "e"})
 	d := New()
 	d.Text("1")
 	d.HTML("<b>2</b>")
+	d.UpdateBundle(card{"3"})
 	ClearOutput(true)
 	if c := got[len(got)-1]; !c.Clear || !c.Wait {
 		t.Errorf("ClearOutput sent %+v", c)
 	}
 	got = got[:len(got)-1]
-	wantMIME := []string{MIMEHTML, MIMEMarkdown, MIMELaTeX, MIMEText, MIMEPNG, MIMESVG, MIMEJSON, MIMEPNG, MIMEText, "text/x-custom", MIMEText, MIMEHTML}
+	wantMIME := []string{MIMEHTML, MIMEMarkdown, MIMELaTeX, MIMEText, MIMEPNG, MIMESVG, MIMEJSON, MIMEPNG, MIMEText, MIMEHTML, "text/x-custom", MIMEText, MIMEHTML, MIMEHTML}
 	if len(got) != len(wantMIME) {
 		t.Fatalf("%d outputs, want %d", len(got), len(wantMIME))
 	}
@@ -113,9 +116,10 @@ func TestSinkAndUpdates(t *testing.T) {
 			t.Errorf("output %d lacks %s: %v", i, m, got[i].Data)
 		}
 	}
-	first, second := got[len(got)-2], got[len(got)-1]
-	if first.DisplayID == "" || first.DisplayID != second.DisplayID || first.Update || !second.Update {
-		t.Errorf("updatable display: %+v then %+v", first, second)
+	first, second, third := got[len(got)-3], got[len(got)-2], got[len(got)-1]
+	if first.DisplayID == "" || first.DisplayID != second.DisplayID || second.DisplayID != third.DisplayID ||
+		first.Update || !second.Update || !third.Update {
+		t.Errorf("updatable display: %+v then %+v then %+v", first, second, third)
 	}
 	if other := New(); other.ID() == d.ID() {
 		t.Error("two displays share an id")

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -61,12 +62,24 @@ func quote(s string) string {
 	return strconv.Quote(s)
 }
 
+// maxText bounds the text of a value shown with fmt; longer text is cut with a note.
+const maxText = 20000
+
 func plain(v any) string {
 	rv := reflect.ValueOf(v)
+	format := "%v"
 	if rv.Kind() == reflect.Struct || rv.Kind() == reflect.Pointer && rv.Elem().Kind() == reflect.Struct {
-		return fmt.Sprintf("%+v", v)
+		format = "%+v"
 	}
-	return fmt.Sprintf("%v", v)
+	s := fmt.Sprintf(format, v)
+	if len(s) > maxText {
+		cut := maxText
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = fmt.Sprintf("%s… (%d more bytes)", s[:cut], len(s)-cut)
+	}
+	return s
 }
 
 // maxRows and maxCols bound the part of a matrix shown; the rest is elided with "…".

@@ -5,21 +5,20 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"time"
 	"unicode/utf8"
 )
 
 // capture reads what the process writes to one of its standard file descriptors (which
 // point to a pipe during the worker's life) and passes it on as text while cells run.
 type capture struct {
-	name  string   // "stdout" or "stderr"
-	fd    *os.File // the descriptor that code writes to (os.Stdout or os.Stderr)
-	r     *os.File // the read end of the pipe
-	send  func(name, text string)
-	mu    sync.Mutex
-	seq   int
-	acks  map[int]chan struct{}
-	wrMu  sync.Mutex
-	ready chan struct{}
+	name string   // "stdout" or "stderr"
+	fd   *os.File // the descriptor that code writes to (os.Stdout or os.Stderr)
+	r    *os.File // the read end of the pipe
+	send func(name, text string)
+	mu   sync.Mutex
+	seq  int
+	acks map[int]chan struct{}
 }
 
 var markPrefix = []byte("\x00gosbi-sync-")
@@ -38,9 +37,17 @@ func (c *capture) Flush() {
 	ack := make(chan struct{})
 	c.acks[id] = ack
 	c.mu.Unlock()
-	fmt.Fprintf(c.fd, "%s%d\x00", markPrefix, id)
-	<-ack
+	if _, err := fmt.Fprintf(c.fd, "%s%d\x00", markPrefix, id); err != nil {
+		return // the descriptor was closed by the user's code: nothing more will come
+	}
+	select {
+	case <-ack:
+	case <-time.After(flushTimeout):
+	}
 }
+
+// flushTimeout bounds the wait for output to drain (the front may be slow to read events).
+const flushTimeout = 10 * time.Second
 
 func (c *capture) pump() {
 	buf := make([]byte, 64<<10)

@@ -114,10 +114,8 @@ func (s *Session) autoImport(items []item) error {
 			}
 			indexPackages()
 			if path, ok := pkgIndex.byName[id.Name]; ok {
-				if _, ok := packageSymbols(path)[sel.Sel.Name]; ok {
-					added[id.Name] = true
-					adds = append(adds, path)
-				}
+				added[id.Name] = true
+				adds = append(adds, path)
 			}
 			return true
 		})
@@ -138,7 +136,10 @@ func node(it item) ast.Node {
 	if it.decl != nil {
 		return it.decl
 	}
-	return it.stmt
+	if it.stmt != nil {
+		return it.stmt
+	}
+	return &ast.EmptyStmt{}
 }
 
 // undefinedHint finds a name the current cell uses that nothing defines; the interpreter

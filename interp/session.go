@@ -57,6 +57,7 @@ type Session struct {
 	stderr  *panicFilter
 	imports map[string]string // local name → import path
 	decls   map[string]*decl  // "f", "T", "T.M", "v"
+	broken  map[string]string // functions that stopped compiling when a function they call changed
 	seq     int
 	cell    int    // the cell being run, for positions
 	items   []item // its items
@@ -110,6 +111,7 @@ func (s *Session) reset() error {
 	}
 	s.imports = map[string]string{}
 	s.decls = map[string]*decl{}
+	s.broken = map[string]string{}
 	if _, err := s.yi.Eval(prelude); err != nil {
 		return fmt.Errorf("prelude: %w", err)
 	}
@@ -166,6 +168,9 @@ func (s *Session) runGo(ctx context.Context, code string, count int) (res Result
 		return Result{}
 	}
 	s.items = items
+	if err := s.checkBroken(items); err != nil {
+		return s.fail(err)
+	}
 	if err := s.autoImport(items); err != nil {
 		return s.fail(err)
 	}
@@ -222,6 +227,30 @@ func (s *Session) runGo(ctx context.Context, code string, count int) (res Result
 func isExprStmt(st ast.Stmt) bool {
 	_, ok := st.(*ast.ExprStmt)
 	return ok
+}
+
+// checkBroken refuses a cell that uses a function left broken by a redefinition (calling it
+// would fail deep inside the interpreter), unless the cell redefines it.
+func (s *Session) checkBroken(items []item) error {
+	if len(s.broken) == 0 {
+		return nil
+	}
+	defined := map[string]bool{}
+	for _, it := range items {
+		if it.kind == declItem {
+			for _, nk := range declNames(it.decl) {
+				defined[nk.name] = true
+			}
+		}
+	}
+	for _, it := range items {
+		for name := range usedIdents(node(it)) {
+			if msg, ok := s.broken[name]; ok && !defined[name] {
+				return &cellError{s.cell, it.line, 0, msg}
+			}
+		}
+	}
+	return nil
 }
 
 // eval runs source in the interpreter, recovering every panic.
@@ -290,7 +319,7 @@ func (s *Session) runDecls(ctx context.Context, group []item) error {
 				continue
 			}
 			switch {
-			case old.text == it.text && (nk.kind == typeDecl || nk.kind == methodDecl || nk.kind == funcDecl):
+			case old.text == it.text && (nk.kind == typeDecl || nk.kind == methodDecl || nk.kind == funcDecl) && s.broken[nk.name] == "":
 				skip = true
 			case nk.kind == typeDecl || nk.kind == methodDecl:
 				what := "type " + nk.name
@@ -339,6 +368,7 @@ func (s *Session) declSource(items []item) string {
 
 func (s *Session) register(it item) {
 	for _, nk := range declNames(it.decl) {
+		delete(s.broken, nk.name)
 		s.seq++
 		d := &decl{kind: nk.kind, name: nk.name, text: it.text, cell: s.cell, line: it.line, col: it.col, seq: s.seq,
 			signature: signatureOf(it.decl), doc: docOf(it.decl)}
@@ -388,12 +418,17 @@ func literalType(e ast.Expr) string {
 }
 
 // restore re-evaluates the previous definitions of functions whose new definition failed, so
-// a failed cell leaves the functions of earlier cells working.
+// a failed cell leaves the functions of earlier cells working. New functions of the failed
+// cell are left half-defined by the interpreter: using them is refused until they compile.
 func (s *Session) restore(ctx context.Context, failed []item) {
 	for _, it := range failed {
 		for _, nk := range declNames(it.decl) {
-			if old, ok := s.decls[nk.name]; ok && nk.kind == funcDecl {
+			old, ok := s.decls[nk.name]
+			switch {
+			case ok && nk.kind == funcDecl:
 				_, _ = s.eval(ctx, "package main;"+lineDirective(old.cell, old.line, old.col)+old.text)
+			case !ok && nk.kind == funcDecl:
+				s.broken[nk.name] = fmt.Sprintf("%s did not compile in cell [%d]: fix it and run that cell again", nk.name, s.cell)
 			}
 		}
 	}
@@ -435,25 +470,21 @@ func (s *Session) reevalDependants(ctx context.Context, redefined []string, just
 		}
 	}
 	sort.Slice(deps, func(i, j int) bool { return deps[i].seq < deps[j].seq })
-	var b strings.Builder
-	b.WriteString("package main;")
-	n := 0
 	for _, d := range deps {
 		if d.kind == methodDecl {
 			fmt.Fprintf(s.opts.Stderr, "warning: method %s (cell [%d]) calls a redefined function but keeps the old one: "+
 				"the interpreter cannot redefine methods. Run %%reset and re-run the cells if it matters.\n", d.name, d.cell)
 			continue
 		}
-		b.WriteString(lineDirective(d.cell, d.line, d.col))
-		b.WriteString(d.text)
-		b.WriteString("\n")
-		n++
+		src := "package main;" + lineDirective(d.cell, d.line, d.col) + d.text + "\n"
+		if _, err := s.eval(ctx, src); err != nil {
+			msg := fmt.Sprintf("%s (cell [%d]) calls a redefined function and no longer compiles: %s; redefine %s to use it again",
+				d.name, d.cell, s.toError(err).Value, d.name)
+			fmt.Fprintf(s.opts.Stderr, "warning: %s\n", msg)
+			s.broken[d.name] = msg
+		}
 	}
-	if n == 0 {
-		return nil
-	}
-	_, err := s.eval(ctx, b.String())
-	return err
+	return nil
 }
 
 // runStmts evaluates a group of statements in the global scope.
@@ -514,6 +545,10 @@ func (s *Session) evalExpr(ctx context.Context, it item) (map[string]any, error)
 	e := it.stmt.(*ast.ExprStmt).X
 	n := s.resultCount(e)
 	dir := ";" + lineDirective(s.cell, it.line, it.col)
+	// wrap puts code around the expression; the expression keeps its own line and columns
+	wrap := func(before, after string) string {
+		return ";" + before + lineDirective(s.cell, it.line, it.col) + it.text + after
+	}
 	switch {
 	case n == 0:
 		_, err := s.eval(ctx, dir+it.text)
@@ -523,7 +558,7 @@ func (s *Session) evalExpr(ctx context.Context, it item) (map[string]any, error)
 		// the expression twice. A value whose type has a MIMEBundle method converts to
 		// display.MIMEBundler; any other is rendered as it is.
 		var v reflect.Value
-		_, err := s.eval(ctx, dir+"_gosbiV := "+it.text)
+		_, err := s.eval(ctx, wrap("_gosbiV := (", ")"))
 		if err == nil {
 			v, err = s.eval(ctx, "_gosbiBundle(_gosbiV)")
 			if err != nil {
@@ -532,7 +567,7 @@ func (s *Session) evalExpr(ctx context.Context, it item) (map[string]any, error)
 		} else if !s.ran(err) {
 			// the interpreter cannot store some values (results of generic calls): show
 			// them directly
-			v, err = s.eval(ctx, dir+"_gosbiRender("+it.text+")")
+			v, err = s.eval(ctx, wrap("_gosbiRender(", ")"))
 		}
 		if err != nil {
 			return nil, err
@@ -544,7 +579,7 @@ func (s *Session) evalExpr(ctx context.Context, it item) (map[string]any, error)
 		for i := range names {
 			names[i] = "_gosbiR" + strconv.Itoa(i)
 		}
-		if _, err := s.eval(ctx, dir+strings.Join(names, ", ")+" := "+it.text); err != nil {
+		if _, err := s.eval(ctx, wrap(strings.Join(names, ", ")+" :=", "")); err != nil {
 			return nil, err
 		}
 		parts := make([]string, n)
@@ -781,7 +816,11 @@ func (s *Session) panicError(p yaegi.Panic) *Error {
 		}
 		return s.compileError(msg)
 	}
-	e := &Error{Name: "panic", Value: s.cellPos(fmt.Sprint(val))}
+	msg := s.cellPos(fmt.Sprint(val))
+	if strings.HasPrefix(msg, "reflect: slice index out of range") || strings.HasPrefix(msg, "reflect: array index out of range") {
+		msg = "runtime error: index out of range" // the interpreter indexes through package reflect
+	}
+	e := &Error{Name: "panic", Value: msg}
 	e.Traceback = append([]string{"panic: " + e.Value}, frames...)
 	return e
 }

@@ -119,6 +119,12 @@ func TestCellSemantics(t *testing.T) {
 			{code: "g()", result: "20"},
 			{code: "h()", result: "21"},
 		}},
+		{"a caller that no longer compiles after a redefinition is reported", []step{
+			{code: "func f() int { return 1 }\nfunc g() int { return f() + 1 }", result: "<no result>"},
+			{code: "func f(x int) int { return x }", errOut: "g (cell [1]) calls a redefined function and no longer compiles"},
+			{code: "g()", errText: "redefine g to use it again"},
+			{code: "func g() int { return f(2) + 1 }\ng()", result: "3"},
+		}},
 		{"redefined type warns and keeps the old one", []step{
 			{code: "type T struct{ A int }", result: "<no result>"},
 			{code: "type T struct{ A, B int }", errOut: "type T is already defined differently"},
@@ -129,13 +135,20 @@ func TestCellSemantics(t *testing.T) {
 			{code: "a := 1\nb := foo + a", errText: "cell [1] line 2:6: undefined: foo"},
 			{code: "func k() int {\n\treturn zzz\n}", errText: "cell [2] line 2:9: undefined: zzz"},
 			{code: "x := 1 +", errText: "cell [3] line 1:"},
+			{code: "b + undefinedThing", errText: "cell [4] line 1:5: undefined: undefinedThing"},
+			{code: "strconv.Atoi(nope)", errText: "cell [5] line 1:14: undefined: nope"},
 		}},
 		{"a failed cell keeps earlier state", []step{
 			{code: "kept := 41\nfunc inc(n int) int { return n + 1 }", result: "<no result>"},
 			{code: "func inc(n int) int { return n + undefinedName }", errText: "undefined"},
 			{code: "inc(kept)", result: "42"},
 			{code: "kept = 7\npanic(\"stop\")", errText: "stop"},
+			{code: "func fresh() int { return nothing }", errText: "undefined: nothing"},
+			{code: "fresh()", errText: "fresh did not compile in cell [5]"},
+			{code: "func fresh() int { return 5 }\nfresh()", result: "5"},
 			{code: "kept", result: "7"},
+			{code: "mat.NewDense(2, 2, []float64{1})", errText: "mat: dimension mismatch"},
+			{code: "xs := []int{1, 2}\nxs[kept]", errText: "runtime error: index out of range"},
 		}},
 		{"auto-import of known packages", []step{
 			{code: "m := mat.NewDense(2, 2, []float64{1, 2, 3, 4})\nmat.Det(m)", result: "-2", errOut: `added import "gonum.org/v1/gonum/mat"`},
@@ -250,6 +263,19 @@ func TestInterruptStopsLoop(t *testing.T) {
 		t.Fatalf("interrupt took %v", d)
 	}
 	ts.mustRun(t, "ok := 1")
+
+	// a compiled call that does not return: the cell is given up at once, the session goes on
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		ts.Interrupt()
+	}()
+	res = ts.run("time.Sleep(time.Hour)")
+	if res.Err == nil || res.Err.Name != "Interrupted" {
+		t.Fatalf("want Interrupted, got %+v", res.Err)
+	}
+	if res = ts.mustRun(t, "ok + 1"); text(res) != "2" {
+		t.Errorf("after interrupting a compiled call: %q", text(res))
+	}
 }
 
 // bundled is used by TestRichValues through the interpreter.
@@ -260,6 +286,11 @@ func TestRichValues(t *testing.T) {
 	if res.Data["text/html"] != "<b>hi</b>" {
 		t.Errorf("interpreted MIMEBundle: got %v", res.Data)
 	}
+	ts.mustRun(t, "display.ShowBundle(Card{\"shown\"})")
+	if len(ts.displays) != 1 || ts.displays[0].Data["text/html"] != "<b>shown</b>" {
+		t.Errorf("display.ShowBundle of an interpreted value: %+v", ts.displays)
+	}
+	ts.displays = nil
 	res = ts.mustRun(t, "mat.NewDense(2, 2, []float64{1, 2, 3, 4})")
 	if h, _ := res.Data["text/html"].(string); !strings.Contains(h, "<table>") || !strings.Contains(text(res), "2×2 matrix") {
 		t.Errorf("matrix display: %v", res.Data)

@@ -1,10 +1,3 @@
-// Package interp is a notebook session on the yaegi Go interpreter: cells are split into
-// imports, declarations, statements and a trailing expression; declarations are tracked so
-// that re-running cells and redefining functions work; errors are reported at cell positions;
-// and the session offers completion, inspection, is_complete and magics.
-//
-// It also holds the three programs built on a session: the kernel's worker process
-// (WorkerMain), the script runner (ScriptMain) and the terminal REPL (REPLMain).
 package interp
 
 import (
@@ -47,6 +40,8 @@ type worker struct {
 	silent   bool
 	stdin    bool
 	inputs   chan string
+	abort    chan struct{} // closed when the running cell ends: a pending input read gives up
+	progMu   sync.Mutex    // guards progress: library goroutines report concurrently
 	progress *progressDisplay
 }
 
@@ -142,11 +137,15 @@ func (w *worker) reply(r ipc.Request, content map[string]any) error {
 }
 
 func (w *worker) execute(r ipc.Request) error {
+	abort := make(chan struct{})
 	w.mu.Lock()
-	w.cur, w.silent, w.stdin = r.ID, r.Silent, r.AllowStdin
+	w.cur, w.silent, w.stdin, w.abort = r.ID, r.Silent, r.AllowStdin, abort
 	w.mu.Unlock()
+	w.progMu.Lock()
 	w.progress = nil
+	w.progMu.Unlock()
 	res := w.sess.Execute(context.Background(), r.Code, r.ExecutionCount)
+	close(abort)
 	w.flush()
 	var uexpr map[string]any
 	if res.Err == nil && len(r.UserExpressions) > 0 {
@@ -253,16 +252,25 @@ func (r *inputReader) Read(p []byte) (int, error) {
 	if len(r.buf) == 0 {
 		w := r.w
 		w.mu.Lock()
-		id, allowed := w.cur, w.stdin
+		id, allowed, abort := w.cur, w.stdin, w.abort
 		w.mu.Unlock()
 		if id == "" || !allowed {
 			return 0, io.EOF
 		}
 		w.flush()
+		select {
+		case <-w.inputs: // a late answer to an earlier request (e.g. sent after an interrupt)
+		default:
+		}
 		if err := w.enc.Send(ipc.Event{ID: id, Type: ipc.InputRequest, Prompt: ""}); err != nil {
 			return 0, err
 		}
-		r.buf = []byte(<-w.inputs + "\n")
+		select {
+		case v := <-w.inputs:
+			r.buf = []byte(v + "\n")
+		case <-abort:
+			return 0, io.EOF
+		}
 	}
 	n := copy(p, r.buf)
 	r.buf = r.buf[n:]
@@ -277,6 +285,8 @@ type progressDisplay struct {
 }
 
 func (w *worker) onProgress(ev sbi.ProgressEvent) {
+	w.progMu.Lock()
+	defer w.progMu.Unlock()
 	p := w.progress
 	if p == nil || p.done || p.label != ev.Label {
 		p = &progressDisplay{d: display.New(), label: ev.Label}

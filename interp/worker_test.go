@@ -210,6 +210,25 @@ func TestWorkerStreamsWhileRunning(t *testing.T) {
 	if got := streamText(evs, "stdout"); got != "hello gopher\n" {
 		t.Errorf("after input: %q", got)
 	}
+
+	// An interrupted input read ends the cell; a late answer does not reach the next read.
+	id = w.send(ipc.Request{Type: ipc.Execute, Code: "fmt.Scanln(&name)", ExecutionCount: 2, AllowStdin: true})
+	if ev = w.next(); ev.Type != ipc.InputRequest {
+		t.Fatalf("event %+v, want input_request", ev)
+	}
+	w.send(ipc.Request{Type: ipc.Interrupt})
+	if evs = w.collect(id); evs[len(evs)-1].Content["status"] != "error" {
+		t.Errorf("interrupted input: %+v", evs)
+	}
+	w.send(ipc.Request{Type: ipc.InputReply, Value: "late"})
+	id = w.send(ipc.Request{Type: ipc.Execute, Code: "fmt.Scanln(&name)\nname", ExecutionCount: 3, AllowStdin: true})
+	if ev = w.next(); ev.Type != ipc.InputRequest {
+		t.Fatalf("event %+v, want input_request", ev)
+	}
+	w.send(ipc.Request{Type: ipc.InputReply, Value: "fresh"})
+	if res := ofType(w.collect(id), ipc.ExecuteResult); len(res) != 1 || res[0].Data["text/plain"] != `"fresh"` {
+		t.Errorf("the second read got %+v", res)
+	}
 }
 
 func TestWorkerInterrupt(t *testing.T) {
@@ -245,6 +264,19 @@ func TestWorkerRequests(t *testing.T) {
 	if r.Content["status"] != "incomplete" {
 		t.Errorf("is_complete reply %+v", r.Content)
 	}
+	// a silent execution shows nothing; user expressions are evaluated after the cell
+	evs := w.collect(w.send(ipc.Request{Type: ipc.Execute, Code: "fmt.Println(\"quiet\")\ny := 20\ny", Silent: true,
+		UserExpressions: map[string]string{"double": "y * 2", "bad": "nosuch"}}))
+	if len(evs) != 1 {
+		t.Errorf("silent execution produced %+v", evs)
+	}
+	ue, _ := evs[0].Content["user_expressions"].(map[string]any)
+	double, _ := ue["double"].(map[string]any)
+	bad, _ := ue["bad"].(map[string]any)
+	if data, _ := double["data"].(map[string]any); double["status"] != "ok" || data["text/plain"] != "40" || bad["status"] != "error" {
+		t.Errorf("user_expressions %+v", ue)
+	}
+
 	id := w.send(ipc.Request{Type: ipc.Shutdown})
 	if r = w.collect(id)[0]; r.Content["status"] != "ok" {
 		t.Errorf("shutdown reply %+v", r.Content)

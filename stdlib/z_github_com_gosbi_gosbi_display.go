@@ -35,6 +35,7 @@ func init() {
 		"SVG":          reflect.ValueOf(display.SVG),
 		"SetSink":      reflect.ValueOf(display.SetSink),
 		"Show":         reflect.ValueOf(display.Show),
+		"ShowBundle":   reflect.ValueOf(display.ShowBundle),
 		"Text":         reflect.ValueOf(display.Text),
 
 		// type definitions
@@ -82,6 +83,7 @@ func init() {
 		"Display.SVG":              "func (d *Display) SVG(svg string)\n\nSVG replaces the display's content by an SVG image.",
 		"Display.Text":             "func (d *Display) Text(s string)\n\nText replaces the display's content by plain text.",
 		"Display.Update":           "func (d *Display) Update(v any)\n\nUpdate replaces the display's content by v, rendered as Show would.",
+		"Display.UpdateBundle":     "func (d *Display) UpdateBundle(b MIMEBundler)\n\nUpdateBundle replaces the display's content by a value with a MIMEBundle method (see\nShowBundle).",
 		"HTML":                     "func HTML(html string)\n\nHTML displays an HTML fragment.",
 		"HTMLValue":                "type HTMLValue string\n\nHTMLValue is an HTML fragment, shown as HTML.",
 		"HTMLValue.MIMEBundle":     "func (h HTMLValue) MIMEBundle() map[string]any\n\nMIMEBundle implements the rich display of HTMLValue.",
@@ -116,6 +118,7 @@ func init() {
 		"SVGValue.MIMEBundle":      "func (s SVGValue) MIMEBundle() map[string]any\n\nMIMEBundle implements the rich display of SVGValue.",
 		"SetSink":                  "func SetSink(f Sink)\n\nSetSink routes outputs to f; nil restores the default, which prints text to standard output.",
 		"Show":                     "func Show(v any)\n\nShow displays v richly, as if it were the last expression of a cell.",
+		"ShowBundle":               "func ShowBundle(b MIMEBundler)\n\nShowBundle displays a value with a MIMEBundle method. Values of types declared in a\nnotebook cell need it: the interpreter passes them to Show (whose parameter is any) without\ntheir methods, while a MIMEBundler parameter keeps them.",
 		"Sink":                     "type Sink func(Output)\n\nA Sink receives outputs; the notebook worker installs one with SetSink.",
 		"Text":                     "func Text(s string)\n\nText displays plain text.",
 		"TextValue":                "type TextValue string\n\nTextValue is plain text, shown as it is (without quotes).",
