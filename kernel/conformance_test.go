@@ -295,3 +295,34 @@ func TestRealWorkerRecovery(t *testing.T) {
 		t.Errorf("after the interrupt: %v", r)
 	}
 }
+
+// TestRealWorkerStdin reads standard input in a cell: the kernel asks the client with an
+// input_request on the stdin channel and the cell gets the answer.
+func TestRealWorkerStdin(t *testing.T) {
+	bin := gosbiBinary(t)
+	requireWorker(t, bin)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	p, err := nbtest.StartKernel(ctx, nbtest.KernelCommand(bin), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	asked := 0
+	ex, err := p.Execute(ctx, "import \"fmt\"\nvar name string\nfmt.Scanln(&name)\nfmt.Println(\"hello\", name)",
+		nbtest.ExecuteOptions{AllowStdin: true, Input: func(string, bool) string { asked++; return "gopher" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out string
+	for _, m := range ex.IOPub {
+		if m.Header.MsgType == "stream" {
+			var s struct{ Text string }
+			json.Unmarshal(m.Content, &s)
+			out += s.Text
+		}
+	}
+	if asked != 1 || out != "hello gopher\n" {
+		t.Errorf("asked %d times, printed %q; want once and \"hello gopher\\n\"", asked, out)
+	}
+}
