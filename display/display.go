@@ -24,12 +24,16 @@ const (
 )
 
 // Output is one rich output: a MIME bundle, its metadata, and the display id when it belongs
-// to an updatable display (Update is true for the second and later versions of it).
+// to an updatable display (Update is true for the second and later versions of it). When Clear
+// is set it is instead a request to clear the cell's output (at once, or when the next output
+// arrives if Wait is set).
 type Output struct {
 	Data      map[string]any
 	Metadata  map[string]any
 	DisplayID string
 	Update    bool
+	Clear     bool
+	Wait      bool
 }
 
 // A Sink receives outputs; the notebook worker installs one with SetSink.
@@ -72,6 +76,17 @@ func PlainText(data map[string]any) string {
 		return "[" + mime + "]"
 	}
 	return ""
+}
+
+// ClearOutput clears the output of the running cell; with wait, the old output stays until
+// the next output replaces it (no flicker in animations).
+func ClearOutput(wait bool) {
+	sink.mu.RLock()
+	f := sink.f
+	sink.mu.RUnlock()
+	if f != nil {
+		f(Output{Clear: true, Wait: wait})
+	}
 }
 
 // Show displays v richly, as if it were the last expression of a cell.

@@ -161,9 +161,12 @@ func typeMembers(t reflect.Type) []string {
 	}
 	if t.Kind() == reflect.Struct {
 		for i := 0; i < t.NumField(); i++ {
-			if f := t.Field(i); !strings.HasPrefix(f.Name, "X") || f.IsExported() {
-				res = append(res, f.Name)
+			name := t.Field(i).Name
+			// the interpreter stores a field f of an interpreted struct as Xf
+			if r, _ := utf8.DecodeRuneInString(name[min(1, len(name)):]); t.PkgPath() == "" && strings.HasPrefix(name, "X") && unicode.IsLower(r) {
+				name = name[1:]
 			}
+			res = append(res, name)
 		}
 	}
 	return res

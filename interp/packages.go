@@ -127,7 +127,9 @@ func (s *Session) autoImport(items []item) error {
 			return fmt.Errorf("auto-import %q: %w", path, err)
 		}
 		s.imports[packageName(path)] = path
-		fmt.Fprintf(s.opts.Stderr, "note: added import %q\n", path)
+		if s.fileName == "" {
+			fmt.Fprintf(s.opts.Stderr, "note: added import %q\n", path)
+		}
 	}
 	return nil
 }

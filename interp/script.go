@@ -51,7 +51,7 @@ func runScript(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	res := sess.Execute(context.Background(), code, 1)
 	if res.Err == nil && isProgram {
 		if d, ok := sess.decls["main"]; ok && d.kind == funcDecl {
-			res = sess.Execute(context.Background(), "main()", 1)
+			res = sess.Execute(context.Background(), "_main()", 1)
 		}
 	}
 	if res.Err != nil {

@@ -29,6 +29,8 @@ type Options struct {
 	Stdin          io.Reader // what interpreted code reads; os.Stdin when nil
 	Args           []string  // os.Args of interpreted code
 	Display        display.Sink
+	// Symbols are extra compiled packages cells may import, in the form of stdlib.Symbols.
+	Symbols map[string]map[string]reflect.Value
 }
 
 // Result is the outcome of one cell.
@@ -60,7 +62,9 @@ type Session struct {
 	items   []item // its items
 	mu      sync.Mutex
 	cancel  context.CancelFunc
-	// fileName, when set, names positions "file.go:2:5" instead of "cell [3] line 2:5" (scripts).
+	// fileName, when set, names positions "file.go:2:5" instead of "cell [3] line 2:5" and
+	// makes the session a script's: no notes on auto-imports, and func main is kept aside to
+	// be called at the end.
 	fileName string
 }
 
@@ -98,6 +102,11 @@ func (s *Session) reset() error {
 	}
 	if err := s.yi.Use(builtinSymbols); err != nil {
 		return fmt.Errorf("loading builtins: %w", err)
+	}
+	if s.opts.Symbols != nil {
+		if err := s.yi.Use(s.opts.Symbols); err != nil {
+			return fmt.Errorf("loading symbols: %w", err)
+		}
 	}
 	s.imports = map[string]string{}
 	s.decls = map[string]*decl{}
@@ -247,7 +256,7 @@ func (s *Session) runImport(ctx context.Context, it item) error {
 			}
 			return &cellError{s.cell, it.line, 0, fmt.Sprintf("%s is already imported as %q; import %q under another name, e.g. import x%s %q", name, prev, path, name, path)}
 		}
-		if !packageKnown(path) {
+		if !packageKnown(path) && !s.extraPackage(path) {
 			return &cellError{s.cell, it.line, 0, fmt.Sprintf("package %q is not available in notebooks: cells can import the Go standard library, gonum, gonum/plot and gosbi's packages (see %%help)", path)}
 		}
 		src := fmt.Sprintf("import %s %q", name, path)
@@ -266,6 +275,14 @@ func (s *Session) runDecls(ctx context.Context, group []item) error {
 	var run []item
 	var redefined []string
 	for _, it := range group {
+		if fd, ok := it.decl.(*ast.FuncDecl); ok && fd.Recv == nil && fd.Name.Name == "main" {
+			// The interpreter runs a function named main after every evaluation that follows
+			// its definition: keep it under another name.
+			it.text = mainDecl.ReplaceAllString(it.text, "${1}_main(")
+			if s.fileName == "" {
+				fmt.Fprintf(s.opts.Stderr, "note: cell [%d]: func main is kept as _main; call _main() to run it\n", s.cell)
+			}
+		}
 		skip := false
 		for _, nk := range declNames(it.decl) {
 			old, ok := s.decls[nk.name]
@@ -305,6 +322,8 @@ func (s *Session) runDecls(ctx context.Context, group []item) error {
 	}
 	return s.reevalDependants(ctx, redefined, run)
 }
+
+var mainDecl = regexp.MustCompile(`^((?:\s*//[^\n]*\n)*\s*func\s+)main\s*\(`)
 
 // declSource joins declarations, each preceded by a line directive giving its cell position.
 func (s *Session) declSource(items []item) string {
@@ -450,7 +469,13 @@ func (s *Session) runStmts(ctx context.Context, group []item) error {
 			b.WriteString(";")
 			b.WriteString(lineDirective(s.cell, it.line, it.col))
 		}
-		b.WriteString(it.text)
+		if _, ok := it.stmt.(*ast.TypeSwitchStmt); ok {
+			// The interpreter crashes on a type switch with a binding in the global scope;
+			// inside a function literal it works, with the same effect.
+			b.WriteString("func() {" + it.text + "\n}()")
+		} else {
+			b.WriteString(it.text)
+		}
 		b.WriteString("\n")
 		end = it.end
 	}
@@ -601,8 +626,8 @@ func (s *Session) resultCount(e ast.Expr) int {
 		if !ok {
 			return -1
 		}
-		if _, isVar := s.decls[pkg.Name]; isVar {
-			return -1
+		if d, isVar := s.decls[pkg.Name]; isVar {
+			return s.methodResults(d, f.Sel.Name)
 		}
 		path, ok := s.imports[pkg.Name]
 		if !ok {
@@ -628,12 +653,32 @@ func (s *Session) resultCount(e ast.Expr) int {
 	return -1
 }
 
+// methodResults returns the number of results of method name of a session variable, or -1.
+func (s *Session) methodResults(d *decl, name string) int {
+	if d.kind != varDecl && d.kind != constDecl {
+		return -1
+	}
+	if m, ok := s.decls[strings.TrimPrefix(d.typeExpr, "*")+"."+name]; ok {
+		return m.results
+	}
+	v, ok := s.global(d.name)
+	if !ok {
+		return -1
+	}
+	for _, t := range []reflect.Type{v.Type(), reflect.PointerTo(v.Type())} {
+		if m, ok := t.MethodByName(name); ok {
+			return m.Type.NumOut()
+		}
+	}
+	return -1
+}
+
 // fail turns an error of the interpreter into the cell's one Error.
 func (s *Session) fail(err error) Result {
 	return Result{Err: s.toError(err)}
 }
 
-var posRE = regexp.MustCompile(`(?:_\.go:)?(\d{7,}):(\d+)(: )?`)
+var posRE = regexp.MustCompile(`(?:_\.go:)?(\d{7,})(?::(\d+))?(: )?`)
 
 // where formats a cell position for the user; line is in the interpreter's form (see cellLines).
 func (s *Session) where(encoded, col string) string {
@@ -673,8 +718,14 @@ func (s *Session) toError(err error) *Error {
 	case errors.As(err, &p):
 		return s.panicError(p)
 	}
-	msg := err.Error()
-	if strings.Contains(msg, "constant definition loop") {
+	return s.compileError(err.Error())
+}
+
+// compileError reports a cell the interpreter refused to compile. Some of its messages for
+// undefined names are misleading ("constant definition loop", "incomplete type"): those are
+// replaced by the undefined name the cell uses.
+func (s *Session) compileError(msg string) *Error {
+	if strings.Contains(msg, "constant definition loop") || strings.Contains(msg, "incomplete type") {
 		if u := s.undefinedHint(s.items); u != "" {
 			msg = u
 		}
@@ -682,11 +733,29 @@ func (s *Session) toError(err error) *Error {
 	if !posRE.MatchString(msg) {
 		msg = fmt.Sprintf("cell [%d]: %s", s.cell, msg)
 	}
+	for missing, hint := range missingHints {
+		if strings.Contains(msg, "undefined selector: "+missing) {
+			msg += " (" + hint + ")"
+			break
+		}
+	}
 	msg = s.cellPos(msg)
 	return &Error{Name: "error", Value: msg, Traceback: []string{msg}}
 }
 
-var frameRE = regexp.MustCompile(`^(?:_\.go:)?(\d{7,}):(\d+): panic: (.*)$`)
+// missingHints explain standard functions the interpreter lacks (its generic packages are
+// partial) and say what to use instead.
+var missingHints = map[string]string{
+	"slices.Sort":         "the interpreter's slices package has no sorting: use sort.Float64s, sort.Ints, sort.Strings or sort.Slice",
+	"slices.Max":          "the interpreter's slices package lacks it: use floats.Max from gonum.org/v1/gonum/floats, or a loop",
+	"slices.Min":          "the interpreter's slices package lacks it: use floats.Min from gonum.org/v1/gonum/floats, or a loop",
+	"slices.BinarySearch": "the interpreter's slices package lacks it: use sort.SearchFloat64s, sort.SearchInts or sort.Search",
+	"maps.Keys":           "iterators are not supported by the interpreter: loop over the map with for k := range m",
+	"maps.Values":         "iterators are not supported by the interpreter: loop over the map with for _, v := range m",
+	"sync.OnceFunc":       "the interpreter lacks it: use a sync.Once",
+}
+
+var frameRE = regexp.MustCompile(`^(?:_\.go:)?(\d{7,})(?::(\d+))?: panic: (.*)$`)
 
 // panicError reports a panic with its value and the frames of the user's cells, innermost first.
 func (s *Session) panicError(p yaegi.Panic) *Error {
@@ -703,8 +772,17 @@ func (s *Session) panicError(p yaegi.Panic) *Error {
 	if err, ok := val.(error); ok {
 		val = err.Error()
 	}
-	e := &Error{Name: "panic", Value: fmt.Sprint(val)}
-	e.Traceback = append([]string{"panic: " + e.Value}, s.frames()...)
+	frames := s.frames()
+	if msg := fmt.Sprint(val); len(frames) == 0 {
+		// A panic without frames comes from the interpreter's compiler: the cell did not run.
+		if !strings.Contains(msg, "CFG") && !posRE.MatchString(msg) {
+			msg = fmt.Sprintf("the interpreter cannot compile this cell (%s); it lacks a few Go features "+
+				"(range over functions, iterators, some generic types): rewrite that part", msg)
+		}
+		return s.compileError(msg)
+	}
+	e := &Error{Name: "panic", Value: s.cellPos(fmt.Sprint(val))}
+	e.Traceback = append([]string{"panic: " + e.Value}, frames...)
 	return e
 }
 
@@ -769,4 +847,14 @@ func (s *Session) Evaluate(code string) (map[string]any, *Error) {
 		res.Data = map[string]any{}
 	}
 	return res.Data, res.Err
+}
+
+// extraPackage reports whether path is one of the packages of Options.Symbols.
+func (s *Session) extraPackage(path string) bool {
+	for k := range s.opts.Symbols {
+		if k[:strings.LastIndexByte(k, '/')] == path {
+			return true
+		}
+	}
+	return false
 }

@@ -3,12 +3,14 @@ package interp
 import (
 	"bytes"
 	"context"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/gosbi/gosbi/display"
+	"github.com/gosbi/gosbi/sbi"
 )
 
 // syncBuffer is a bytes.Buffer safe for the interpreter's goroutines.
@@ -86,6 +88,7 @@ func TestCellSemantics(t *testing.T) {
 		out     string // substring of the standard output of the cell
 		errText string // substring of the error value; "" when the cell must succeed
 		errOut  string // substring of the standard error (notes, warnings)
+		notOut  string // must not appear in the standard output
 	}
 	cases := []struct {
 		name  string
@@ -153,6 +156,23 @@ func TestCellSemantics(t *testing.T) {
 			{code: "os.Exit(3)", errText: "os.Exit(3) called"},
 			{code: "1 + 1", result: "2"},
 		}},
+		{"redefined method warns", []step{
+			{code: "type V struct{ A int }\nfunc (v V) Get() int { return v.A }", result: "<no result>"},
+			{code: "func (v V) Get() int { return v.A + 100 }", errOut: "method V.Get is already defined differently"},
+			{code: "V{3}.Get()", result: "3"},
+		}},
+		{"what the interpreter lacks gives a clear error, not a crash", []step{
+			{code: "var x any = 2.5\nswitch v := x.(type) {\ncase float64:\n\tfmt.Println(\"float\", v*2)\n}", out: "float 5\n"},
+			{code: "func seq(yield func(int) bool) { yield(1) }\nfor v := range seq {\n\t_ = v\n}", errText: "the interpreter cannot compile this cell"},
+			{code: "slices.Sort([]int{3, 1})", errText: "use sort.Float64s, sort.Ints"},
+			{code: "import \"github.com/someone/else\"", errText: "cell [4] line 1: package \"github.com/someone/else\" is not available"},
+			{code: "x", result: "2.5"},
+		}},
+		{"func main is kept aside", []step{
+			{code: "func main() { fmt.Println(\"main ran\") }", errOut: "func main is kept as _main"},
+			{code: "1", result: "1", notOut: "main ran"},
+			{code: "_main()", out: "main ran\n"},
+		}},
 		{"display.Check fails the cell with its message", []step{
 			{code: "display.Check(1+1 == 2, \"arithmetic\")", result: "<no result>"},
 			{code: "display.Check(len(\"abc\") == 2, \"three letters\")", errText: "check failed: three letters"},
@@ -182,6 +202,9 @@ func TestCellSemantics(t *testing.T) {
 				}
 				if !strings.Contains(ts.out.String(), st.out) {
 					t.Errorf("step %d %q: output %q does not contain %q", i+1, st.code, ts.out.String(), st.out)
+				}
+				if st.notOut != "" && strings.Contains(ts.out.String(), st.notOut) {
+					t.Errorf("step %d %q: output %q contains %q", i+1, st.code, ts.out.String(), st.notOut)
 				}
 				if !strings.Contains(ts.errOut.String(), st.errOut) {
 					t.Errorf("step %d %q: stderr %q does not contain %q", i+1, st.code, ts.errOut.String(), st.errOut)
@@ -249,5 +272,43 @@ func TestRichValues(t *testing.T) {
 	if len(ts.displays) != 3 || ts.displays[0].Data["text/html"] != "<i>x</i>" || ts.displays[1].Update || !ts.displays[2].Update ||
 		ts.displays[1].DisplayID == "" || ts.displays[1].DisplayID != ts.displays[2].DisplayID {
 		t.Errorf("displays: %+v", ts.displays)
+	}
+}
+
+// TestInterruptReachesLibrary checks that a compiled call that polls sbi.Canceled stops when
+// the cell is interrupted.
+func TestInterruptReachesLibrary(t *testing.T) {
+	stopped := make(chan error, 1)
+	longCall := func() error {
+		for {
+			if err := sbi.Canceled("long call"); err != nil {
+				stopped <- err
+				return err
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	out := &syncBuffer{}
+	s, err := NewSession(Options{Stdout: out, Stderr: out, Symbols: map[string]map[string]reflect.Value{
+		"libtest/libtest": {"Long": reflect.ValueOf(longCall)},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		s.Interrupt()
+	}()
+	res := s.Execute(t.Context(), "import \"libtest\"\nerr := libtest.Long()", 1)
+	if res.Err == nil || res.Err.Name != "Interrupted" {
+		t.Fatalf("want Interrupted, got %+v", res.Err)
+	}
+	select {
+	case err := <-stopped:
+		if !strings.Contains(err.Error(), "long call interrupted") {
+			t.Errorf("library error %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the library call did not see the cancellation")
 	}
 }

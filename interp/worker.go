@@ -15,6 +15,7 @@ import (
 	"io"
 	"log"
 	"os"
+	"runtime/debug"
 	"strings"
 	"sync"
 
@@ -66,6 +67,9 @@ func runWorker(in io.Reader, out io.Writer) error {
 		return err
 	}
 	sbi.SetProgressHook(w.onProgress)
+	// Runaway recursion in a cell ends the worker with a stack overflow (the front restarts
+	// it); a smaller limit than Go's 1 GB makes that quick and keeps memory in bounds.
+	debug.SetMaxStack(256 << 20)
 	if err := w.enc.Send(ipc.Event{Type: ipc.Ready}); err != nil {
 		return err
 	}
@@ -217,6 +221,12 @@ func (w *worker) display(o display.Output) {
 		return
 	}
 	w.flush()
+	if o.Clear {
+		if err := w.enc.Send(ipc.Event{ID: id, Type: ipc.ClearOutput, Wait: o.Wait}); err != nil {
+			w.logger.Print(err)
+		}
+		return
+	}
 	ev := ipc.Event{ID: id, Type: ipc.DisplayData, Data: o.Data, Metadata: o.Metadata}
 	if ev.Metadata == nil {
 		ev.Metadata = map[string]any{}

@@ -12,9 +12,11 @@ import (
 
 // TestMain lets the test binary act as a worker process for the tests over real pipes.
 func TestMain(m *testing.M) {
-	if os.Getenv("GOSBI_TEST_WORKER") == "1" {
-		if err := WorkerMain(nil); err != nil {
-			os.Stderr.WriteString(err.Error())
+	// GOSBI_TEST_MAIN makes the test binary play one of the programs: worker, script or repl.
+	if main := os.Getenv("GOSBI_TEST_MAIN"); main != "" {
+		run := map[string]func([]string) error{"worker": WorkerMain, "script": ScriptMain, "repl": REPLMain}[main]
+		if err := run(os.Args[1:]); err != nil {
+			os.Stderr.WriteString(err.Error() + "\n")
 			os.Exit(1)
 		}
 		os.Exit(0)
@@ -24,7 +26,7 @@ func TestMain(m *testing.M) {
 
 // workerProc is a worker started as a child process, as the kernel front starts it.
 type workerProc struct {
-	t      *testing.T
+	t      testing.TB
 	cmd    *exec.Cmd
 	enc    *ipc.Encoder
 	events chan ipc.Event
@@ -32,7 +34,7 @@ type workerProc struct {
 	logs   *syncBuffer
 }
 
-func startWorker(t *testing.T) *workerProc {
+func startWorker(t testing.TB) *workerProc {
 	t.Helper()
 	reqR, reqW, err := os.Pipe()
 	if err != nil {
@@ -42,8 +44,8 @@ func startWorker(t *testing.T) *workerProc {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "GOSBI_TEST_WORKER=1")
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), "GOSBI_TEST_MAIN=worker")
 	cmd.ExtraFiles = []*os.File{reqR, evW}
 	logs := &syncBuffer{}
 	cmd.Stdout, cmd.Stderr = logs, logs
@@ -185,6 +187,11 @@ func TestWorkerExecute(t *testing.T) {
 		upd[0].Transient["display_id"] != disp[1].Transient["display_id"] || upd[0].Data["text/plain"] != "b" {
 		t.Errorf("displays %+v", evs)
 	}
+
+	evs = w.execute("fmt.Println(\"old\")\ndisplay.ClearOutput(true)\nfmt.Println(\"new\")", 4)
+	if len(evs) != 4 || evs[0].Text != "old\n" || evs[1].Type != ipc.ClearOutput || !evs[1].Wait || evs[2].Text != "new\n" {
+		t.Errorf("clear_output events %+v", evs)
+	}
 }
 
 func TestWorkerStreamsWhileRunning(t *testing.T) {
@@ -241,5 +248,55 @@ func TestWorkerRequests(t *testing.T) {
 	id := w.send(ipc.Request{Type: ipc.Shutdown})
 	if r = w.collect(id)[0]; r.Content["status"] != "ok" {
 		t.Errorf("shutdown reply %+v", r.Content)
+	}
+}
+
+// BenchmarkColdStart measures a worker's cold start: process start, symbol tables loaded,
+// first cell answered (target: under 1 s).
+func BenchmarkColdStart(b *testing.B) {
+	for b.Loop() {
+		w := startWorker(b)
+		evs := w.execute("x := 1 + 1\nx", 1)
+		if res := ofType(evs, ipc.ExecuteResult); len(res) != 1 {
+			b.Fatalf("first cell: %+v", evs)
+		}
+		w.collect(w.send(ipc.Request{Type: ipc.Shutdown}))
+		w.cmd.Wait()
+	}
+}
+
+func TestWorkerProgressBar(t *testing.T) {
+	w := startWorker(t)
+	evs := w.execute("p := sbi.NewProgress(\"simulate\", 4)\nfor range 4 {\n\tp.Add(1)\n}\np.Finish()", 1)
+	disp, upd := ofType(evs, ipc.DisplayData), ofType(evs, ipc.UpdateDisplay)
+	if len(disp) != 1 || len(upd) == 0 {
+		t.Fatalf("want one display and its updates, got %+v", evs)
+	}
+	id := disp[0].Transient["display_id"]
+	last := upd[len(upd)-1]
+	if id == nil || last.Transient["display_id"] != id {
+		t.Errorf("updates do not target the bar: %+v", evs)
+	}
+	if h, _ := last.Data["text/html"].(string); !strings.Contains(h, "<progress") || !strings.Contains(h, "4/4") {
+		t.Errorf("last bar %q", h)
+	}
+	if txt, _ := last.Data["text/plain"].(string); !strings.Contains(txt, "simulate") || !strings.Contains(txt, "done") {
+		t.Errorf("last bar text %q", txt)
+	}
+}
+
+// TestWorkerDiesOnGoroutinePanic checks that a panic in a goroutine of the user ends the worker
+// (the front then restarts it) with the Go trace on the worker's own standard error.
+func TestWorkerDiesOnGoroutinePanic(t *testing.T) {
+	w := startWorker(t)
+	w.send(ipc.Request{Type: ipc.Execute, Code: "go func() { panic(\"lost in a goroutine\") }()\nselect {}", ExecutionCount: 1})
+	for ev := range w.events {
+		if ev.Type == ipc.Reply {
+			t.Fatalf("the cell finished: %+v", ev)
+		}
+	}
+	w.cmd.Wait()
+	if !strings.Contains(w.logs.String(), "lost in a goroutine") {
+		t.Errorf("the crash trace is not in the worker's log:\n%s", w.logs.String())
 	}
 }

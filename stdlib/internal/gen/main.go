@@ -6,6 +6,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"go/ast"
 	"go/doc"
@@ -32,11 +33,17 @@ const filePrefix = "z_"
 func main() {
 	log.SetFlags(0)
 	log.SetPrefix("stdlib/gen: ")
+	only := flag.String("only", "", "comma-separated import paths: regenerate just these (while developing them)")
+	flag.Parse()
 	std, err := stdPackages()
 	if err != nil {
 		log.Fatal(err)
 	}
-	pkgs, err := listPackages(append(std, packages...))
+	paths := append(std, packages...)
+	if *only != "" {
+		paths = strings.Split(*only, ",")
+	}
+	pkgs, err := listPackages(paths)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -72,7 +79,7 @@ func main() {
 	// replace the old tables only once all new ones are ready
 	old, _ := filepath.Glob(filePrefix + "*.go")
 	for _, f := range old {
-		if _, keep := files[f]; !keep {
+		if _, keep := files[f]; !keep && *only == "" {
 			if err := os.Remove(f); err != nil {
 				log.Fatal(err)
 			}
