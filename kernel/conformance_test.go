@@ -326,3 +326,46 @@ func TestRealWorkerStdin(t *testing.T) {
 		t.Errorf("asked %d times, printed %q; want once and \"hello gopher\\n\"", asked, out)
 	}
 }
+
+// TestRealWorkerInterruptInput interrupts a cell that waits for standard input: the cell ends
+// without restarting the worker, so the session's state survives.
+func TestRealWorkerInterruptInput(t *testing.T) {
+	bin := gosbiBinary(t)
+	requireWorker(t, bin)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	p, err := nbtest.StartKernel(ctx, nbtest.KernelCommand(bin), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if _, err := p.Execute(ctx, "import \"fmt\"\nkept := 41", nbtest.ExecuteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	m, err := p.Send("shell", "execute_request", map[string]any{"code": "var s string\nfmt.Scanln(&s)\nfor {\n}", "allow_stdin": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Stdin.Next(ctx, nbtest.ParentIs(m.Header.MsgID)); err != nil {
+		t.Fatalf("no input_request: %v", err)
+	}
+	if _, err := p.Request(ctx, "control", "interrupt_request", map[string]any{}); err != nil {
+		t.Fatal(err)
+	}
+	ex, err := p.Collect(ctx, m, nbtest.ExecuteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r map[string]any
+	json.Unmarshal(ex.Reply.Content, &r)
+	if r["status"] != "error" || r["ename"] == "WorkerCrash" {
+		t.Errorf("interrupted input replied %v", r)
+	}
+	ex, err = p.Execute(ctx, "kept + 1", nbtest.ExecuteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ex.IOPub) < 2 || !strings.Contains(string(ex.IOPub[len(ex.IOPub)-1].Content), `"42"`) {
+		t.Errorf("state was lost after the interrupt: %v", types(ex.IOPub))
+	}
+}
