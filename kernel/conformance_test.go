@@ -278,11 +278,7 @@ func TestRealWorkerRecovery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(500 * time.Millisecond)
-	if _, err := p.Request(ctx, "control", "interrupt_request", map[string]any{}); err != nil {
-		t.Fatal(err)
-	}
-	ex, err := p.Collect(ctx, m, nbtest.ExecuteOptions{})
+	ex, err := interruptUntilDone(ctx, p.Client, m, func() { p.Request(ctx, "control", "interrupt_request", map[string]any{}) })
 	if err != nil {
 		t.Fatal(err)
 	}
