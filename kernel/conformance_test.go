@@ -278,11 +278,7 @@ func TestRealWorkerRecovery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(500 * time.Millisecond)
-	if _, err := p.Request(ctx, "control", "interrupt_request", map[string]any{}); err != nil {
-		t.Fatal(err)
-	}
-	ex, err := p.Collect(ctx, m, nbtest.ExecuteOptions{})
+	ex, err := interruptUntilDone(ctx, p.Client, m, func() { p.Request(ctx, "control", "interrupt_request", map[string]any{}) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -293,5 +289,79 @@ func TestRealWorkerRecovery(t *testing.T) {
 	}
 	if r, _ := run("6 * 7"); r["status"] != "ok" {
 		t.Errorf("after the interrupt: %v", r)
+	}
+}
+
+// TestRealWorkerStdin reads standard input in a cell: the kernel asks the client with an
+// input_request on the stdin channel and the cell gets the answer.
+func TestRealWorkerStdin(t *testing.T) {
+	bin := gosbiBinary(t)
+	requireWorker(t, bin)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	p, err := nbtest.StartKernel(ctx, nbtest.KernelCommand(bin), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	asked := 0
+	ex, err := p.Execute(ctx, "import \"fmt\"\nvar name string\nfmt.Scanln(&name)\nfmt.Println(\"hello\", name)",
+		nbtest.ExecuteOptions{AllowStdin: true, Input: func(string, bool) string { asked++; return "gopher" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out string
+	for _, m := range ex.IOPub {
+		if m.Header.MsgType == "stream" {
+			var s struct{ Text string }
+			json.Unmarshal(m.Content, &s)
+			out += s.Text
+		}
+	}
+	if asked != 1 || out != "hello gopher\n" {
+		t.Errorf("asked %d times, printed %q; want once and \"hello gopher\\n\"", asked, out)
+	}
+}
+
+// TestRealWorkerInterruptInput interrupts a cell that waits for standard input: the cell ends
+// without restarting the worker, so the session's state survives.
+func TestRealWorkerInterruptInput(t *testing.T) {
+	bin := gosbiBinary(t)
+	requireWorker(t, bin)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	p, err := nbtest.StartKernel(ctx, nbtest.KernelCommand(bin), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if _, err := p.Execute(ctx, "import \"fmt\"\nkept := 41", nbtest.ExecuteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	m, err := p.Send("shell", "execute_request", map[string]any{"code": "var s string\nfmt.Scanln(&s)\nfor {\n}", "allow_stdin": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Stdin.Next(ctx, nbtest.ParentIs(m.Header.MsgID)); err != nil {
+		t.Fatalf("no input_request: %v", err)
+	}
+	if _, err := p.Request(ctx, "control", "interrupt_request", map[string]any{}); err != nil {
+		t.Fatal(err)
+	}
+	ex, err := p.Collect(ctx, m, nbtest.ExecuteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r map[string]any
+	json.Unmarshal(ex.Reply.Content, &r)
+	if r["status"] != "error" || r["ename"] == "WorkerCrash" {
+		t.Errorf("interrupted input replied %v", r)
+	}
+	ex, err = p.Execute(ctx, "kept + 1", nbtest.ExecuteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ex.IOPub) < 2 || !strings.Contains(string(ex.IOPub[len(ex.IOPub)-1].Content), `"42"`) {
+		t.Errorf("state was lost after the interrupt: %v", types(ex.IOPub))
 	}
 }

@@ -13,7 +13,7 @@
 // reset. An interrupt (interrupt_request on the control channel, or SIGINT) cancels the running
 // cell; if the cell does not return within a grace period, the worker is killed and restarted.
 //
-// The file also holds the wire format (Encode, DecodeMessage) shared with package nbtest, the
+// The package also holds the wire format (Encode, DecodeMessage) shared with package nbtest, the
 // kernelspec installer (Install, InstallMain) and the entry point Main of `gosbi kernel`.
 //
 // # Cursor positions

@@ -125,7 +125,7 @@ func (k *Kernel) abortQueued() {
 			k.mu.Unlock()
 			k.reply(k.shell, &k.shellMu, m, "execute_reply", map[string]any{"status": "aborted", "execution_count": count})
 			k.status("idle", m)
-		case <-time.After(10 * time.Millisecond):
+		case <-time.After(50 * time.Millisecond):
 			return
 		}
 	}

@@ -425,7 +425,7 @@ func (k *Kernel) handleStdin(m *Message) {
 // is killed; the cell then ends with an error and a fresh worker is started.
 func (k *Kernel) Interrupt() {
 	k.mu.Lock()
-	req := k.running
+	req, waiting := k.running, k.inputOwner
 	k.inputOwner = nil
 	k.mu.Unlock()
 	if req == nil {
@@ -435,6 +435,11 @@ func (k *Kernel) Interrupt() {
 	// one that arrives after that cell has finished.
 	if err := req.w.send(ipc.Request{ID: req.id, Type: ipc.Interrupt}); err != nil {
 		k.logf("interrupt: %v", err)
+	}
+	if waiting != nil {
+		// A cell blocked reading standard input gets an empty line, so that it can notice the
+		// interrupt.
+		waiting.w.send(ipc.Request{ID: waiting.id, Type: ipc.InputReply})
 	}
 	go func() {
 		select {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -145,12 +146,12 @@ func TestInterrupt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(100 * time.Millisecond)
-	r := h.request("control", "interrupt_request", map[string]any{})
-	if r["status"] != "ok" {
-		t.Errorf("interrupt_reply %v", r)
-	}
-	ex, err := h.c.Collect(h.ctx, m, nbtest.ExecuteOptions{})
+	ex, err := interruptUntilDone(h.ctx, h.c, m, func() {
+		r, err := h.c.Request(h.ctx, "control", "interrupt_request", map[string]any{})
+		if err == nil && (r.Header.MsgType != "interrupt_reply" || !strings.Contains(string(r.Content), `"status":"ok"`)) {
+			t.Errorf("interrupt_request answered with %s %s", r.Header.MsgType, r.Content)
+		}
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,9 +171,7 @@ func TestInterruptEscalation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(100 * time.Millisecond)
-	h.request("control", "interrupt_request", map[string]any{})
-	ex, err := h.c.Collect(h.ctx, m, nbtest.ExecuteOptions{})
+	ex, err := interruptUntilDone(h.ctx, h.c, m, func() { h.c.Request(h.ctx, "control", "interrupt_request", map[string]any{}) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,6 +185,29 @@ func TestInterruptEscalation(t *testing.T) {
 	if rc := replyContent(t, h.exec("print fresh", nbtest.ExecuteOptions{})); rc["status"] != "ok" {
 		t.Errorf("cell after the restart: %v", rc)
 	}
+}
+
+// interruptUntilDone interrupts the execution of m (with interrupt) until it ends, as a user
+// presses the button again when a cell was not yet running at the first press, and returns
+// what the cell sent.
+func interruptUntilDone(ctx context.Context, c *nbtest.Client, m *kernel.Message, interrupt func()) (*nbtest.Execution, error) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer close(done)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-done:
+				return
+			case <-time.After(300 * time.Millisecond):
+				interrupt()
+			}
+		}
+	}()
+	return c.Collect(ctx, m, nbtest.ExecuteOptions{})
 }
 
 func toStrings(v any) []string {
@@ -282,11 +304,11 @@ func TestProcessSIGINT(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(200 * time.Millisecond)
-	if err := syscall.Kill(p.Pid(), syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	ex, err := p.Collect(ctx, m, nbtest.ExecuteOptions{})
+	ex, err := interruptUntilDone(ctx, p.Client, m, func() {
+		if err := syscall.Kill(p.Pid(), syscall.SIGINT); err != nil {
+			t.Error(err)
+		}
+	})
 	if err != nil {
 		t.Fatalf("%v\nkernel output:\n%s", err, p.Stderr())
 	}
