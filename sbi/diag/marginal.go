@@ -109,6 +109,10 @@ type SBCResult struct {
 	Bins    int       // bins of the uniformity test
 	ChiSq   []float64 // χ² statistic of the binned ranks, per parameter
 	PValues []float64 // p-value of the χ² uniformity test, per parameter
+	// KSPValues is the p-value of the Kolmogorov–Smirnov test of the ranks, made continuous
+	// as (rank + U)/(M + 1) with U ~ Uniform(0, 1), against Uniform(0, 1), per parameter (the
+	// test of sbi's check_sbc).
+	KSPValues []float64
 }
 
 // SBC computes simulation-based calibration ranks of each parameter and tests their uniformity
@@ -128,7 +132,9 @@ func sbcFromPass(pass *samplePass, m int) *SBCResult {
 	n := len(pass.marginal)
 	dim := len(pass.marginal[0])
 	bins := sbcBins(n, m)
-	r := &SBCResult{Samples: m, Ranks: make([][]int, dim), Bins: bins, ChiSq: make([]float64, dim), PValues: make([]float64, dim)}
+	r := &SBCResult{Samples: m, Ranks: make([][]int, dim), Bins: bins, ChiSq: make([]float64, dim),
+		PValues: make([]float64, dim), KSPValues: make([]float64, dim)}
+	u := make([]float64, n)
 	for d := range dim {
 		r.Ranks[d] = make([]int, n)
 		counts := make([]int, bins)
@@ -136,8 +142,10 @@ func sbcFromPass(pass *samplePass, m int) *SBCResult {
 			k := pass.marginal[i][d]
 			r.Ranks[d][i] = k
 			counts[k*bins/(m+1)]++
+			u[i] = (float64(k) + pass.jitter[i][d]) / float64(m+1)
 		}
 		r.ChiSq[d], r.PValues[d] = chiSquareUniform(counts)
+		r.KSPValues[d] = KSUniformPValue(u)
 	}
 	return r
 }
@@ -168,7 +176,7 @@ func (r *SBCResult) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "SBC ranks (%d pairs, %d draws, χ² on %d bins)\n", len(r.Ranks[0]), r.Samples, r.Bins)
 	for d := range r.Ranks {
-		fmt.Fprintf(&b, "θ[%d]: χ² %.1f, p-value %.3g\n", d, r.ChiSq[d], r.PValues[d])
+		fmt.Fprintf(&b, "θ[%d]: χ² %.1f, p-value %.3g; KS p-value %.3g\n", d, r.ChiSq[d], r.PValues[d], r.KSPValues[d])
 	}
 	return b.String()
 }
@@ -176,13 +184,13 @@ func (r *SBCResult) String() string {
 // MIMEBundle shows the per-parameter test as HTML and text.
 func (r *SBCResult) MIMEBundle() map[string]any {
 	var b strings.Builder
-	fmt.Fprintf(&b, `<div><b>SBC</b> — %d pairs, %d draws, χ² test on %d bins<table style="font-size:85%%"><tr><th></th><th>χ²</th><th>p-value</th></tr>`, len(r.Ranks[0]), r.Samples, r.Bins)
+	fmt.Fprintf(&b, `<div><b>SBC</b> — %d pairs, %d draws, χ² test on %d bins<table style="font-size:85%%"><tr><th></th><th>χ²</th><th>p-value</th><th>KS p-value</th></tr>`, len(r.Ranks[0]), r.Samples, r.Bins)
 	for d := range r.Ranks {
 		style := ""
 		if r.PValues[d] < 0.01 {
 			style = ` style="color:#D55E00"`
 		}
-		fmt.Fprintf(&b, "<tr><th>θ[%d]</th><td>%.1f</td><td%s>%.3g</td></tr>", d, r.ChiSq[d], style, r.PValues[d])
+		fmt.Fprintf(&b, "<tr><th>θ[%d]</th><td>%.1f</td><td%s>%.3g</td><td>%.3g</td></tr>", d, r.ChiSq[d], style, r.PValues[d], r.KSPValues[d])
 	}
 	b.WriteString("</table></div>")
 	return map[string]any{"text/html": b.String(), "text/plain": r.String()}

@@ -61,10 +61,13 @@ func TestSBC(t *testing.T) {
 				t.Fatalf("bins %d, ranks %d×%d; want 100 bins and 2×2000 ranks", r.Bins, len(r.Ranks), len(r.Ranks[0]))
 			}
 			for d, p := range r.PValues {
-				// The exact posterior fails at 0.001 with probability 0.001 per parameter; the
-				// miscalibrated ones are far off (their χ² is in the hundreds).
+				// The exact posterior fails at 0.001 with probability 0.001 per parameter and
+				// test; the miscalibrated ones are far off (their χ² is in the hundreds).
 				if !c.biased && p < 0.001 || c.biased && p > 1e-6 {
-					t.Errorf("parameter %d: p-value %.3g", d, p)
+					t.Errorf("parameter %d: χ² p-value %.3g", d, p)
+				}
+				if ks := r.KSPValues[d]; !c.biased && ks < 0.001 || c.biased && ks > 1e-6 {
+					t.Errorf("parameter %d: KS p-value %.3g", d, ks)
 				}
 			}
 		})
