@@ -4,12 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/gosbi/gosbi/display"
 )
 
 // segment is a part of a cell: Go source, or one magic with its arguments (and, for a cell
@@ -63,15 +64,22 @@ func splitMagics(code string) (segs []segment, ok bool) {
 // runSegments runs the parts of a cell in order; it stops at the first failure.
 func (s *Session) runSegments(ctx context.Context, segs []segment, count int) Result {
 	var res Result
+	var page map[string]any
 	for _, sg := range segs {
 		if sg.magic == "" {
 			res = s.runGo(ctx, sg.code, count)
 		} else {
 			res = s.runMagic(ctx, sg, count)
 		}
+		if res.Page != nil {
+			page = res.Page
+		}
 		if res.Err != nil {
 			return res
 		}
+	}
+	if res.Page == nil {
+		res.Page = page
 	}
 	return res
 }
@@ -103,7 +111,8 @@ func (s *Session) runMagic(ctx context.Context, sg segment, count int) Result {
 	out := s.opts.Stdout
 	switch name {
 	case "%help", "%?":
-		io.WriteString(out, magicHelp)
+		// shown in the front-end's pager, like IPython's help
+		return Result{Page: map[string]any{display.MIMEText: magicHelp}}
 	case "%time":
 		start := time.Now()
 		res := s.runGo(ctx, strings.Repeat("\n", sg.line-1)+arg, count)

@@ -19,8 +19,19 @@ func TestMagics(t *testing.T) {
 		errText string
 		check   func(t *testing.T, ts *testSession)
 	}{
-		{name: "help lists every magic", code: "%help",
-			out: []string{"%time", "%%time", "%reset", "%who", "%env", "!COMMAND", "%%writefile"}},
+		{name: "help lists every magic in the pager", code: "%help",
+			check: func(t *testing.T, ts *testSession) {
+				res := ts.run("x := 1\n%help")
+				page, _ := res.Page["text/plain"].(string)
+				for _, m := range []string{"%time", "%%time", "%reset", "%who", "%env", "!COMMAND", "%%writefile"} {
+					if !strings.Contains(page, m) {
+						t.Errorf("help page %q lacks %s", page, m)
+					}
+				}
+				if ts.out.String() != "" {
+					t.Errorf("help printed %q in the cell instead of the pager", ts.out.String())
+				}
+			}},
 		{name: "time a statement", setup: "func work() int { return 7 }", code: "%time r := work()\nr", out: []string{"time: "}, result: "7"},
 		{name: "time a cell", code: "%%time\nx := 0\nfor i := range 1000 { x += i }\nx", out: []string{"time: "}, result: "499500"},
 		{name: "reset forgets everything", setup: "gone := 1", code: "%reset\ngone",

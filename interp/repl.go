@@ -121,6 +121,9 @@ func printResult(res Result, stdout, stderr io.Writer) {
 		fmt.Fprintln(stderr, strings.Join(res.Err.Traceback, "\n"))
 		return
 	}
+	if res.Page != nil {
+		fmt.Fprint(stdout, display.PlainText(res.Page))
+	}
 	if res.Data != nil {
 		fmt.Fprintln(stdout, display.PlainText(res.Data))
 	}

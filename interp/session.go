@@ -31,12 +31,18 @@ type Options struct {
 	Display        display.Sink
 	// Symbols are extra compiled packages cells may import, in the form of stdlib.Symbols.
 	Symbols map[string]map[string]reflect.Value
+	// Restarted says that the session replaces one whose process died: errors about
+	// undefined names add that the earlier state was reset.
+	Restarted bool
 }
 
 // Result is the outcome of one cell.
 type Result struct {
 	Data map[string]any // the MIME bundle of the cell's trailing expression; nil when none
 	Err  *Error         // nil when the cell succeeded
+	// Page is a MIME bundle for the front-end's pager (help text), shown apart from the
+	// cell's output; nil when none.
+	Page map[string]any
 }
 
 // Error is a failed cell: exactly one per failed cell.
@@ -100,6 +106,14 @@ func (s *Session) reset() error {
 	})
 	if err := s.yi.Use(stdlib.Symbols); err != nil {
 		return fmt.Errorf("loading symbol tables: %w", err)
+	}
+	if _, isFile := s.opts.Stdin.(*os.File); !isFile {
+		// os.Stdin of cells reads what Options.Stdin gives (in a notebook: input requests),
+		// like fmt.Scan does; the interpreter would otherwise leave it the process's own.
+		stdin := s.opts.Stdin
+		if err := s.yi.Use(yaegi.Exports{"os/os": {"Stdin": reflect.ValueOf(&stdin).Elem()}}); err != nil {
+			return fmt.Errorf("loading standard input: %w", err)
+		}
 	}
 	if err := s.yi.Use(builtinSymbols); err != nil {
 		return fmt.Errorf("loading builtins: %w", err)
@@ -760,7 +774,8 @@ func (s *Session) toError(err error) *Error {
 // undefined names are misleading ("constant definition loop", "incomplete type"): those are
 // replaced by the undefined name the cell uses.
 func (s *Session) compileError(msg string) *Error {
-	if strings.Contains(msg, "constant definition loop") || strings.Contains(msg, "incomplete type") {
+	if strings.Contains(msg, "constant definition loop") || strings.Contains(msg, "incomplete type") ||
+		strings.Contains(msg, "CFG post-order panic") || strings.Contains(msg, "CFG pre-order panic") {
 		if u := s.undefinedHint(s.items); u != "" {
 			msg = u
 		}
@@ -775,8 +790,16 @@ func (s *Session) compileError(msg string) *Error {
 		}
 	}
 	msg = s.cellPos(msg)
-	return &Error{Name: "error", Value: msg, Traceback: []string{msg}}
+	tb := []string{msg}
+	if s.opts.Restarted && strings.Contains(msg, "undefined: ") {
+		tb = append(tb, restartNote)
+	}
+	return &Error{Name: "error", Value: msg, Traceback: tb}
 }
+
+// restartNote explains an undefined name in a session that replaced one whose process died.
+const restartNote = "note: the interpreter was restarted after its process died, and all state " +
+	"(variables, functions, imports) was reset: re-run the cells that define what this cell uses"
 
 // missingHints explain standard functions the interpreter lacks (its generic packages are
 // partial) and say what to use instead.

@@ -40,9 +40,10 @@ type worker struct {
 	silent   bool
 	stdin    bool
 	inputs   chan string
-	abort    chan struct{} // closed when the running cell ends: a pending input read gives up
+	abort    chan struct{} // closed when the running cell ends or is interrupted: a pending input read gives up
+	stopped  bool          // abort is closed
 	progMu   sync.Mutex    // guards progress: library goroutines report concurrently
-	progress *progressDisplay
+	progress map[string]*progressDisplay
 }
 
 func runWorker(in io.Reader, out io.Writer) error {
@@ -57,7 +58,7 @@ func runWorker(in io.Reader, out io.Writer) error {
 	w.outC = newCapture("stdout", os.Stdout, outR, w.stream)
 	w.errC = newCapture("stderr", os.Stderr, errR, w.stream)
 	w.sess, err = NewSession(Options{Stdout: os.Stdout, Stderr: os.Stderr, Stdin: &inputReader{w: w},
-		Display: w.display, Args: []string{"gosbi"}})
+		Display: w.display, Args: []string{"gosbi"}, Restarted: os.Getenv(RestartedEnv) != ""})
 	if err != nil {
 		return err
 	}
@@ -83,7 +84,7 @@ func runWorker(in io.Reader, out io.Writer) error {
 			}
 			switch r.Type {
 			case ipc.Interrupt:
-				w.sess.Interrupt()
+				w.interrupt(r.ID)
 			case ipc.InputReply:
 				select {
 				case w.inputs <- r.Value:
@@ -104,6 +105,29 @@ func runWorker(in io.Reader, out io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// RestartedEnv is the environment variable that the front sets when it starts a worker to
+// replace one that died: errors about undefined names then say that state was reset.
+const RestartedEnv = "GOSBI_WORKER_RESTARTED"
+
+// interrupt cancels the running cell if id names it (an empty id names whatever runs), and
+// ends a pending read of standard input. An interrupt meant for a cell that has already
+// ended is ignored, so that it cannot hit the next one.
+func (w *worker) interrupt(id string) {
+	w.mu.Lock()
+	cur := w.cur
+	ok := cur != "" && (id == "" || id == cur)
+	if ok && !w.stopped {
+		w.stopped = true
+		close(w.abort)
+	}
+	w.mu.Unlock()
+	if !ok {
+		w.logger.Printf("interrupt for %q ignored: the running cell is %q", id, cur)
+		return
+	}
+	w.sess.Interrupt()
 }
 
 func (w *worker) handle(r ipc.Request) error {
@@ -139,13 +163,18 @@ func (w *worker) reply(r ipc.Request, content map[string]any) error {
 func (w *worker) execute(r ipc.Request) error {
 	abort := make(chan struct{})
 	w.mu.Lock()
-	w.cur, w.silent, w.stdin, w.abort = r.ID, r.Silent, r.AllowStdin, abort
+	w.cur, w.silent, w.stdin, w.abort, w.stopped = r.ID, r.Silent, r.AllowStdin, abort, false
 	w.mu.Unlock()
 	w.progMu.Lock()
-	w.progress = nil
+	w.progress = map[string]*progressDisplay{}
 	w.progMu.Unlock()
 	res := w.sess.Execute(context.Background(), r.Code, r.ExecutionCount)
-	close(abort)
+	w.mu.Lock()
+	if !w.stopped {
+		w.stopped = true
+		close(abort)
+	}
+	w.mu.Unlock()
 	w.flush()
 	var uexpr map[string]any
 	if res.Err == nil && len(r.UserExpressions) > 0 {
@@ -170,7 +199,12 @@ func (w *worker) execute(r ipc.Request) error {
 	if uexpr == nil {
 		uexpr = map[string]any{}
 	}
-	return w.reply(r, map[string]any{"status": "ok", "user_expressions": uexpr, "payload": []any{}})
+	payload := []any{}
+	if res.Page != nil {
+		// Jupyter front-ends show a "page" payload in their pager (help text, documentation)
+		payload = append(payload, map[string]any{"source": "page", "data": res.Page, "start": 0})
+	}
+	return w.reply(r, map[string]any{"status": "ok", "user_expressions": uexpr, "payload": payload})
 }
 
 // userExpressions evaluates the execute request's user_expressions after the cell.
@@ -241,6 +275,13 @@ func (w *worker) display(o display.Output) {
 	}
 }
 
+// ErrStdinNotAllowed is what reading standard input in a cell returns when the client does
+// not accept input requests (allow_stdin false, e.g. nbconvert or papermill).
+var ErrStdinNotAllowed = errors.New("standard input is not available: this notebook client does not accept input requests " +
+	"(allow_stdin is false, as when a notebook runs unattended); pass the value in the cell instead")
+
+var errInputInterrupted = errors.New("reading standard input: interrupted")
+
 // inputReader is the standard input of interpreted code: each read asks the front for a
 // line (Jupyter input_request) when the request allows it.
 type inputReader struct {
@@ -254,8 +295,11 @@ func (r *inputReader) Read(p []byte) (int, error) {
 		w.mu.Lock()
 		id, allowed, abort := w.cur, w.stdin, w.abort
 		w.mu.Unlock()
-		if id == "" || !allowed {
+		if id == "" {
 			return 0, io.EOF
+		}
+		if !allowed {
+			return 0, ErrStdinNotAllowed
 		}
 		w.flush()
 		select {
@@ -269,7 +313,7 @@ func (r *inputReader) Read(p []byte) (int, error) {
 		case v := <-w.inputs:
 			r.buf = []byte(v + "\n")
 		case <-abort:
-			return 0, io.EOF
+			return 0, errInputInterrupted
 		}
 	}
 	n := copy(p, r.buf)
@@ -287,10 +331,16 @@ type progressDisplay struct {
 func (w *worker) onProgress(ev sbi.ProgressEvent) {
 	w.progMu.Lock()
 	defer w.progMu.Unlock()
-	p := w.progress
-	if p == nil || p.done || p.label != ev.Label {
+	if w.progress == nil {
+		w.progress = map[string]*progressDisplay{}
+	}
+	// One bar per label and cell, replaced in place: calls that report under different labels
+	// at once (a training that simulates) keep one bar each; a call that starts after the
+	// last one of its label finished gets a new bar.
+	p := w.progress[ev.Label]
+	if p == nil || p.done {
 		p = &progressDisplay{d: display.New(), label: ev.Label}
-		w.progress = p
+		w.progress[ev.Label] = p
 	}
 	p.done = ev.Finished
 	p.d.Update(progressBundle(ev))

@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -99,7 +100,7 @@ func (w *workerProc) next() ipc.Event {
 func (w *workerProc) send(r ipc.Request) string {
 	w.t.Helper()
 	w.n++
-	if r.ID == "" {
+	if r.ID == "" && r.Type != ipc.Interrupt && r.Type != ipc.InputReply {
 		r.ID = "req" + string(rune('a'+w.n%26)) + strings.Repeat("x", w.n/26)
 	}
 	if err := w.enc.Send(r); err != nil {
@@ -330,5 +331,156 @@ func TestWorkerDiesOnGoroutinePanic(t *testing.T) {
 	w.cmd.Wait()
 	if !strings.Contains(w.logs.String(), "lost in a goroutine") {
 		t.Errorf("the crash trace is not in the worker's log:\n%s", w.logs.String())
+	}
+}
+
+// TestWorkerStackOverflowNamed checks that the runtime's own words for a stack overflow reach
+// the worker's standard error (which the front reads to explain the crash), although the
+// output of cells is redirected.
+func TestWorkerStackOverflowNamed(t *testing.T) {
+	w := startWorker(t)
+	w.send(ipc.Request{Type: ipc.Execute, Code: "func down(n int) int { return down(n+1) + 1 }\ndown(0)", ExecutionCount: 1})
+	for ev := range w.events {
+		if ev.Type == ipc.Reply {
+			t.Fatalf("the cell finished: %+v", ev)
+		}
+	}
+	t.Log(w.cmd.Wait())
+	for _, want := range []string{"goroutine stack exceeds", "fatal error: stack overflow"} {
+		if !strings.Contains(w.logs.String(), want) {
+			t.Errorf("the worker's log lacks %q:\n%.3000s", want, w.logs.String())
+		}
+	}
+}
+
+// TestWorkerOsStdin reads os.Stdin in cells: each read asks the front for a line, and a client
+// that does not allow input gets a clear error instead of an end of file.
+func TestWorkerOsStdin(t *testing.T) {
+	w := startWorker(t)
+	w.execute("import (\n\t\"bufio\"\n\t\"fmt\"\n\t\"os\"\n\t\"strings\"\n)", 0)
+	id := w.send(ipc.Request{Type: ipc.Execute, ExecutionCount: 1, AllowStdin: true,
+		Code: "r := bufio.NewReader(os.Stdin)\nline, err := r.ReadString('\\n')\nfmt.Sprint(strings.TrimSpace(line), \" \", err)"})
+	if ev := w.next(); ev.Type != ipc.InputRequest {
+		t.Fatalf("event %+v, want input_request", ev)
+	}
+	w.send(ipc.Request{Type: ipc.InputReply, Value: "42 gophers"})
+	if res := ofType(w.collect(id), ipc.ExecuteResult); len(res) != 1 || res[0].Data["text/plain"] != `"42 gophers <nil>"` {
+		t.Errorf("os.Stdin read %+v", res)
+	}
+	// fmt.Scan and os.Stdin share one buffer: what one leaves on the line, the other reads
+	id = w.send(ipc.Request{Type: ipc.Execute, ExecutionCount: 2, AllowStdin: true,
+		Code: "var n int\nfmt.Scan(&n)\nrest, _ := r.ReadString('\\n')\nfmt.Sprint(n, \"|\", rest)"})
+	if ev := w.next(); ev.Type != ipc.InputRequest {
+		t.Fatalf("event %+v, want input_request", ev)
+	}
+	w.send(ipc.Request{Type: ipc.InputReply, Value: "7 more"})
+	if res := ofType(w.collect(id), ipc.ExecuteResult); len(res) != 1 || res[0].Data["text/plain"] != "`7|more\n`" {
+		t.Errorf("mixed reads %+v", res)
+	}
+	evs := w.execute("_, err = bufio.NewReader(os.Stdin).ReadString('\\n')\nerr.Error()", 3)
+	if res := ofType(evs, ipc.ExecuteResult); len(res) != 1 || !strings.Contains(res[0].Data["text/plain"].(string), "does not accept input requests") {
+		t.Errorf("read without allow_stdin: %+v", evs)
+	}
+	if len(ofType(evs, ipc.InputRequest)) != 0 {
+		t.Errorf("input requested although the client does not allow it: %+v", evs)
+	}
+}
+
+// TestWorkerInterruptTargetsItsCell sends interrupts while a cell waits for input: one meant
+// for another cell is ignored, the one naming the cell ends the read and the cell.
+func TestWorkerInterruptTargetsItsCell(t *testing.T) {
+	w := startWorker(t)
+	w.execute("import (\n\t\"bufio\"\n\t\"os\"\n)", 0)
+	code := "line, err := bufio.NewReader(os.Stdin).ReadString('\\n')\nline"
+	id := w.send(ipc.Request{Type: ipc.Execute, Code: code, ExecutionCount: 1, AllowStdin: true})
+	if ev := w.next(); ev.Type != ipc.InputRequest {
+		t.Fatalf("event %+v, want input_request", ev)
+	}
+	w.send(ipc.Request{ID: "some-earlier-cell", Type: ipc.Interrupt})
+	time.Sleep(100 * time.Millisecond) // the worker reads requests in order: the reply comes after
+	w.send(ipc.Request{Type: ipc.InputReply, Value: "still here"})
+	if res := ofType(w.collect(id), ipc.ExecuteResult); len(res) != 1 || res[0].Data["text/plain"] != "`still here\n`" {
+		t.Errorf("a stray interrupt disturbed the cell: %+v", res)
+	}
+
+	id = w.send(ipc.Request{Type: ipc.Execute, Code: code, ExecutionCount: 2, AllowStdin: true})
+	if ev := w.next(); ev.Type != ipc.InputRequest {
+		t.Fatalf("event %+v, want input_request", ev)
+	}
+	w.send(ipc.Request{ID: id, Type: ipc.Interrupt})
+	evs := w.collect(id)
+	if errs := ofType(evs, ipc.Error); len(errs) != 1 || errs[0].Ename != "Interrupted" {
+		t.Errorf("interrupt of a blocked read: %+v", evs)
+	}
+}
+
+// TestWorkerNestedProgress reports two calls at once (a training that simulates): each keeps
+// one bar, updated in place, and both end saying done.
+func TestWorkerNestedProgress(t *testing.T) {
+	w := startWorker(t)
+	evs := w.execute("tr := sbi.NewProgress(\"train\", 3)\nfor range 3 {\n\tsim := sbi.NewProgress(\"simulate\", 2)\n"+
+		"\tsim.Add(2)\n\tsim.Finish()\n\ttr.Add(1)\n}\ntr.Finish()", 1)
+	bars := map[any]string{}
+	var ids []any
+	for _, ev := range evs {
+		if ev.Type != ipc.DisplayData && ev.Type != ipc.UpdateDisplay {
+			continue
+		}
+		id := ev.Transient["display_id"]
+		if _, ok := bars[id]; !ok {
+			if ev.Type != ipc.DisplayData {
+				t.Errorf("update of a bar never shown: %+v", ev)
+			}
+			ids = append(ids, id)
+		}
+		bars[id], _ = ev.Data["text/plain"].(string)
+	}
+	// one bar for the training, one per simulation (each started after the last finished)
+	if len(ids) != 4 {
+		t.Fatalf("%d bars, want 4: %v", len(ids), bars)
+	}
+	if !strings.HasPrefix(bars[ids[0]], "train") || !strings.Contains(bars[ids[0]], "3/3 done") {
+		t.Errorf("training bar ends as %q", bars[ids[0]])
+	}
+	for _, id := range ids[1:] {
+		if !strings.HasPrefix(bars[id], "simulate") || !strings.Contains(bars[id], "2/2 done") {
+			t.Errorf("simulation bar ends as %q", bars[id])
+		}
+	}
+}
+
+// TestWorkerHelpPage checks that %help answers with a pager payload in the reply.
+func TestWorkerHelpPage(t *testing.T) {
+	w := startWorker(t)
+	evs := w.execute("%help", 1)
+	p, _ := evs[len(evs)-1].Content["payload"].([]any)
+	if len(p) != 1 {
+		t.Fatalf("payload %+v, want one page", evs[len(evs)-1].Content)
+	}
+	page, _ := p[0].(map[string]any)
+	data, _ := page["data"].(map[string]any)
+	if page["source"] != "page" || page["start"] != float64(0) || !strings.Contains(fmt.Sprint(data["text/plain"]), "%reset") {
+		t.Errorf("page %+v", page)
+	}
+	if len(ofType(evs, ipc.Stream)) != 0 {
+		t.Errorf("help also printed in the cell: %+v", evs)
+	}
+}
+
+// TestWorkerRestartedNote starts a worker as the front does after a crash: a name of the lost
+// state is reported as undefined, with a note that the state was reset.
+func TestWorkerRestartedNote(t *testing.T) {
+	t.Setenv(RestartedEnv, "1")
+	w := startWorker(t)
+	for i, code := range []string{"x[0]", "x + 1", "x()"} {
+		evs := w.execute(code, i+1)
+		errs := ofType(evs, ipc.Error)
+		if len(errs) != 1 || !strings.Contains(errs[0].Evalue, "undefined: x") || strings.Contains(errs[0].Evalue, "CFG") {
+			t.Errorf("%s: errors %+v, want undefined: x", code, errs)
+			continue
+		}
+		if tb := strings.Join(errs[0].Traceback, "\n"); !strings.Contains(tb, "restarted") || !strings.Contains(tb, "reset") {
+			t.Errorf("%s: traceback %q does not say that state was reset", code, tb)
+		}
 	}
 }
