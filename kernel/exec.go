@@ -256,7 +256,11 @@ func (k *Kernel) ensureWorker() (*worker, error) {
 	if k.w != nil {
 		return k.w, nil
 	}
-	w, err := startWorker(k.cfg.Worker, k.cfg.WorkerEnv, k.cfg.Log)
+	env := k.cfg.WorkerEnv
+	if k.replaced {
+		env = append(append([]string(nil), env...), workerRestartedEnv+"=1")
+	}
+	w, err := startWorker(k.cfg.Worker, env, k.cfg.Log)
 	if err != nil {
 		return nil, err
 	}
@@ -264,6 +268,10 @@ func (k *Kernel) ensureWorker() (*worker, error) {
 	go k.pump(w)
 	return w, nil
 }
+
+// workerRestartedEnv tells a worker that it replaces one that died, so that it can explain
+// names of the lost state (the worker package reads the same variable, interp.RestartedEnv).
+const workerRestartedEnv = "GOSBI_WORKER_RESTARTED"
 
 // stopWorker shuts the current worker down (at kernel shutdown).
 func (k *Kernel) stopWorker() {
@@ -451,6 +459,9 @@ func (k *Kernel) workerEnded(w *worker) {
 	}
 	if wasReady {
 		k.logf("worker ended: %s", cause)
+		k.mu.Lock()
+		k.replaced = true
+		k.mu.Unlock()
 		go k.ensureWorker()
 	}
 }

@@ -352,3 +352,39 @@ func BenchmarkStartToKernelInfo(b *testing.B) {
 		b.StartTimer()
 	}
 }
+
+// TestReplacedWorkerIsTold checks that a worker started after a crash is told so (it then
+// explains names of the lost state), while the first worker is not.
+func TestReplacedWorkerIsTold(t *testing.T) {
+	h := start(t, setup{})
+	stdout := func(ex *nbtest.Execution) string {
+		var b strings.Builder
+		for _, m := range ex.IOPub {
+			if c := decode(t, m.Content); m.Header.MsgType == "stream" && c["name"] == "stdout" {
+				b.WriteString(c["text"].(string))
+			}
+		}
+		return b.String()
+	}
+	if got := stdout(h.exec("getenv GOSBI_WORKER_RESTARTED", nbtest.ExecuteOptions{})); got != "GOSBI_WORKER_RESTARTED=\n" {
+		t.Errorf("first worker: %q", got)
+	}
+	h.exec("exit", nbtest.ExecuteOptions{})
+	if got := stdout(h.exec("getenv GOSBI_WORKER_RESTARTED", nbtest.ExecuteOptions{})); got != "GOSBI_WORKER_RESTARTED=1\n" {
+		t.Errorf("replacement worker: %q", got)
+	}
+}
+
+// TestPagePayload checks that a pager payload of the worker reaches the execute reply.
+func TestPagePayload(t *testing.T) {
+	h := start(t, setup{})
+	rc := replyContent(t, h.exec("page the help text", nbtest.ExecuteOptions{}))
+	p, _ := rc["payload"].([]any)
+	if len(p) != 1 {
+		t.Fatalf("payload %v, want one page", rc["payload"])
+	}
+	page := p[0].(map[string]any)
+	if data, _ := page["data"].(map[string]any); page["source"] != "page" || data["text/plain"] != "the help text" || page["start"] != float64(0) {
+		t.Errorf("page %v", page)
+	}
+}

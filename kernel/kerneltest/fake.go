@@ -27,6 +27,8 @@ import (
 //	gopanic         panic in a goroutine   input         ask for a line and print it
 //	expr            answer user_expressions with their text
 //	count           print the execution count and store_history
+//	getenv NAME     print the value of an environment variable
+//	page TEXT       reply with a pager payload holding TEXT
 //	NAME = VALUE    (any line with "=") print "set NAME = VALUE"
 //
 // A line that fails ends the cell. With FAKE_WORKER_SLOW set in the environment, Ready comes
@@ -167,6 +169,10 @@ func fakeLine(r ipc.Request, line string, events *ipc.Encoder, interrupts chan s
 			ue[k] = map[string]any{"status": "ok", "data": map[string]any{"text/plain": v}, "metadata": map[string]any{}}
 		}
 		ok["user_expressions"] = ue
+	case "getenv":
+		send(ipc.Event{Type: ipc.Stream, Name: "stdout", Text: arg + "=" + os.Getenv(arg) + "\n"})
+	case "page":
+		ok["payload"] = []any{map[string]any{"source": "page", "data": map[string]any{"text/plain": arg}, "start": 0}}
 	case "count":
 		send(ipc.Event{Type: ipc.Stream, Name: "stdout", Text: fmt.Sprintf("%d %v\n", r.ExecutionCount, r.StoreHistory)})
 	default:
