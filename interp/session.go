@@ -671,6 +671,10 @@ func (s *Session) resultCount(e ast.Expr) int {
 			return 1
 		}
 	case *ast.SelectorExpr:
+		if inner, ok := ast.Unparen(f.X).(*ast.CallExpr); ok {
+			// a method of the result of a compiled call, e.g. viz.Coverage(c).Show()
+			return methodOutputs(s.compiledResult(inner), f.Sel.Name)
+		}
 		pkg, ok := f.X.(*ast.Ident)
 		if !ok {
 			return -1
@@ -698,6 +702,41 @@ func (s *Session) resultCount(e ast.Expr) int {
 		return fieldCount(f.Type.Results)
 	case *ast.ArrayType, *ast.MapType, *ast.ChanType, *ast.InterfaceType, *ast.StarExpr:
 		return 1
+	}
+	return -1
+}
+
+// compiledResult returns the type of the one result of a call of a compiled package's
+// function, or nil when the call is of anything else.
+func (s *Session) compiledResult(call *ast.CallExpr) reflect.Type {
+	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok {
+		return nil
+	}
+	pkg, ok := sel.X.(*ast.Ident)
+	if !ok || s.decls[pkg.Name] != nil {
+		return nil
+	}
+	path, ok := s.imports[pkg.Name]
+	if !ok {
+		return nil
+	}
+	sym, ok := stdlib.Symbols[path+"/"+packageName(path)][sel.Sel.Name]
+	if !ok || sym.Kind() != reflect.Func || sym.Type().NumOut() != 1 {
+		return nil
+	}
+	return sym.Type().Out(0)
+}
+
+// methodOutputs returns the number of results of method name of type t (or of *t), or -1.
+func methodOutputs(t reflect.Type, name string) int {
+	if t == nil {
+		return -1
+	}
+	for _, t := range []reflect.Type{t, reflect.PointerTo(t)} {
+		if m, ok := t.MethodByName(name); ok {
+			return m.Type.NumOut()
+		}
 	}
 	return -1
 }

@@ -484,3 +484,34 @@ func TestWorkerRestartedNote(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkerPlots shows plots in every way a cell can: as its last expression, with Show, as
+// a live loss plot replaced in place, and a coverage result of package diag.
+func TestWorkerPlots(t *testing.T) {
+	w := startWorker(t)
+	w.execute("import (\n\t\"github.com/gosbi/gosbi/sbi/diag\"\n\t\"github.com/gosbi/gosbi/viz\"\n)\n"+
+		"cov, err := diag.CoverageFromRanks([]float64{0.1, 0.5, 0.9, 0.3, 0.7}, diag.Levels(4))", 1)
+	isPlot := func(data map[string]any) bool {
+		png, _ := data["image/png"].(string) // base64 after the JSON of the pipe
+		return strings.HasPrefix(png, "iVBORw0KGgo") && data["image/svg+xml"] != nil
+	}
+
+	evs := w.execute("viz.LossCurves([]float64{3, 2, 1}, nil)", 2)
+	if res := ofType(evs, ipc.ExecuteResult); len(res) != 1 || !isPlot(res[0].Data) {
+		t.Errorf("plot as the last expression: %+v", evs)
+	}
+	evs = w.execute("viz.Coverage(cov).Show()", 3)
+	if disp := ofType(evs, ipc.DisplayData); len(disp) != 1 || !isPlot(disp[0].Data) || len(ofType(evs, ipc.ExecuteResult)) != 0 {
+		t.Errorf("Show: %d displays, %d results: %.300v", len(ofType(evs, ipc.DisplayData)), len(ofType(evs, ipc.ExecuteResult)), evs)
+	}
+	evs = w.execute("cov", 4)
+	if res := ofType(evs, ipc.ExecuteResult); len(res) != 1 || !strings.Contains(fmt.Sprint(res[0].Data["text/html"]), "<table") {
+		t.Errorf("coverage result as the last expression: %+v", evs)
+	}
+	evs = w.execute("l := viz.NewLoss()\nfor e := range 5 {\n\tl.Add(float64(5-e), float64(6-e))\n}\nl.Finish()", 5)
+	disp, upd := ofType(evs, ipc.DisplayData), ofType(evs, ipc.UpdateDisplay)
+	if len(disp) != 1 || len(upd) == 0 || !isPlot(disp[0].Data) || !isPlot(upd[len(upd)-1].Data) ||
+		upd[len(upd)-1].Transient["display_id"] != disp[0].Transient["display_id"] {
+		t.Errorf("live loss: %d displays, %d updates: %+v", len(disp), len(upd), evs)
+	}
+}
