@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"go/token"
 	"os"
 	"os/exec"
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gosbi/gosbi/display"
 )
@@ -139,6 +141,40 @@ func (s *Session) runMagic(ctx context.Context, sg segment, count int) Result {
 		return Result{Err: &Error{Name: "error", Value: msg, Traceback: []string{msg}}}
 	}
 	return Result{}
+}
+
+// helpRequest recognises a cell that asks for documentation, "?name" or "name?" (as in
+// IPython), and returns the name, e.g. "strings.Split" or "myFunc".
+func helpRequest(code string) (string, bool) {
+	t := strings.TrimSpace(code)
+	var name string
+	switch {
+	case strings.HasPrefix(t, "?"):
+		name = strings.TrimSpace(t[1:])
+	case strings.HasSuffix(t, "?"):
+		name = strings.TrimSpace(t[:len(t)-1])
+	default:
+		return "", false
+	}
+	if name == "" {
+		return "", false
+	}
+	for _, part := range strings.Split(name, ".") {
+		if !token.IsIdentifier(part) {
+			return "", false
+		}
+	}
+	return name, true
+}
+
+// helpPage answers "?name" with the documentation of name in the pager.
+func (s *Session) helpPage(name string, count int) Result {
+	text, found := s.Inspect(name, utf8.RuneCountInString(name))
+	if !found {
+		msg := fmt.Sprintf("cell [%d]: no documentation found for %s: is it defined or imported?", count, name)
+		return Result{Err: &Error{Name: "error", Value: msg, Traceback: []string{msg}}}
+	}
+	return Result{Page: map[string]any{display.MIMEText: text}}
 }
 
 // who lists the session's declarations by kind.

@@ -56,6 +56,24 @@ func TestMagics(t *testing.T) {
 				}
 			}},
 		{name: "unknown magic", code: "%nosuch", errText: "unknown magic %nosuch"},
+		{name: "?name pages the documentation", setup: "// area is the area of the unit square.\nfunc area() int { return 1 }",
+			check: func(t *testing.T, ts *testSession) {
+				for _, code := range []string{"?strings.Split", "strings.Split?", "?area"} {
+					res := ts.run(code)
+					page, _ := res.Page["text/plain"].(string)
+					name := strings.Trim(code, "?")
+					name = name[strings.LastIndexByte(name, '.')+1:]
+					if res.Err != nil || !strings.Contains(page, "func "+name) {
+						t.Errorf("%s: page %q, err %v", code, page, res.Err)
+					}
+				}
+				if res := ts.run("?nosuchname"); res.Err == nil || !strings.Contains(res.Err.Value, "no documentation found for nosuchname") {
+					t.Errorf("?nosuchname: %+v", res)
+				}
+				if res := ts.run("x := 1 > 0\nx"); res.Page != nil || res.Err != nil {
+					t.Errorf("ordinary cell: %+v", res)
+				}
+			}},
 		{name: "magics and Go mix in order", code: "a := 2\n!echo middle\na * 21", out: []string{"middle"}, result: "42"},
 	}
 	for _, c := range cases {

@@ -159,6 +159,9 @@ func (s *Session) Execute(ctx context.Context, code string, count int) Result {
 	if s.opts.Display != nil {
 		display.SetSink(s.opts.Display)
 	}
+	if name, ok := helpRequest(code); ok {
+		return s.helpPage(name, count)
+	}
 	if segs, ok := splitMagics(code); ok {
 		return s.runSegments(ctx, segs, count)
 	}
