@@ -1,6 +1,6 @@
 module github.com/gosbi/gosbi
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/traefik/yaegi v0.16.2-0.20260209085605-fcb76d1ece0c
@@ -20,4 +20,11 @@ require (
 	golang.org/x/text v0.28.0 // indirect
 )
 
-require golang.org/x/tools v0.36.0 // indirect
+require (
+	github.com/go-zeromq/goczmq/v4 v4.2.2 // indirect
+	github.com/go-zeromq/zmq4 v0.17.0
+	golang.org/x/sync v0.24.0 // indirect
+	golang.org/x/sys v0.49.0 // indirect
+	golang.org/x/term v0.47.0
+	golang.org/x/tools v0.52.0 // indirect
+)

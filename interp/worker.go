@@ -1,13 +1,381 @@
-// Package interp is the notebook session on yaegi: the worker process of the kernel.
 package interp
 
-import "errors"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"html"
+	"io"
+	"log"
+	"os"
+	"runtime/debug"
+	"strings"
+	"sync"
 
-// WorkerMain runs the interpreter worker. (Being built: see the interpreter issue.)
-func WorkerMain(args []string) error { return errors.New("worker: not built yet") }
+	"github.com/gosbi/gosbi/display"
+	"github.com/gosbi/gosbi/ipc"
+	"github.com/gosbi/gosbi/sbi"
+)
 
-// ScriptMain runs a Go file. (Being built.)
-func ScriptMain(args []string) error { return errors.New("script: not built yet") }
+// WorkerMain runs the interpreter worker of a kernel: it reads ipc.Requests from file
+// descriptor 3 and writes ipc.Events to file descriptor 4 until Shutdown or the end of input.
+func WorkerMain(args []string) error {
+	in := os.NewFile(3, "requests")
+	out := os.NewFile(4, "events")
+	if in == nil || out == nil {
+		return errors.New("worker: file descriptors 3 and 4 must be the request and event pipes (run by `gosbi kernel`)")
+	}
+	return runWorker(in, out)
+}
 
-// REPLMain runs a terminal session. (Being built.)
-func REPLMain(args []string) error { return errors.New("repl: not built yet") }
+// worker serves one front over the ipc protocol.
+type worker struct {
+	enc      *ipc.Encoder
+	sess     *Session
+	logger   *log.Logger
+	outC     *capture
+	errC     *capture
+	mu       sync.Mutex
+	cur      string // the ID of the request being executed; "" between cells
+	silent   bool
+	stdin    bool
+	inputs   chan string
+	abort    chan struct{} // closed when the running cell ends or is interrupted: a pending input read gives up
+	stopped  bool          // abort is closed
+	progMu   sync.Mutex    // guards progress: library goroutines report concurrently
+	progress map[string]*progressDisplay
+}
+
+func runWorker(in io.Reader, out io.Writer) error {
+	outR, errR, logf, err := redirectStd()
+	if err != nil {
+		return err
+	}
+	w := &worker{enc: ipc.NewEncoder(out), logger: log.New(logf, "gosbi worker: ", log.LstdFlags), inputs: make(chan string, 1)}
+	// the interpreter logs some of its internal failures with the standard logger before
+	// panicking; they belong in the worker's log, not in the cell (which gets one error)
+	log.SetOutput(logf)
+	w.outC = newCapture("stdout", os.Stdout, outR, w.stream)
+	w.errC = newCapture("stderr", os.Stderr, errR, w.stream)
+	w.sess, err = NewSession(Options{Stdout: os.Stdout, Stderr: os.Stderr, Stdin: &inputReader{w: w},
+		Display: w.display, Args: []string{"gosbi"}, Restarted: os.Getenv(RestartedEnv) != ""})
+	if err != nil {
+		return err
+	}
+	sbi.SetProgressHook(w.onProgress)
+	// Runaway recursion in a cell ends the worker with a stack overflow (the front restarts
+	// it); a smaller limit than Go's 1 GB makes that quick and keeps memory in bounds.
+	debug.SetMaxStack(256 << 20)
+	if err := w.enc.Send(ipc.Event{Type: ipc.Ready}); err != nil {
+		return err
+	}
+
+	reqs := make(chan ipc.Request)
+	go func() {
+		defer close(reqs)
+		dec := ipc.NewDecoder(in)
+		for {
+			var r ipc.Request
+			if err := dec.Next(&r); err != nil {
+				if !errors.Is(err, io.EOF) {
+					w.logger.Print(err)
+				}
+				return
+			}
+			switch r.Type {
+			case ipc.Interrupt:
+				w.interrupt(r.ID)
+			case ipc.InputReply:
+				select {
+				case w.inputs <- r.Value:
+				default:
+					w.logger.Print("input reply without a pending input request")
+				}
+			default:
+				reqs <- r
+			}
+		}
+	}()
+	for r := range reqs {
+		if r.Type == ipc.Shutdown {
+			return w.reply(r, map[string]any{"status": "ok"})
+		}
+		if err := w.handle(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// RestartedEnv is the environment variable that the front sets when it starts a worker to
+// replace one that died: errors about undefined names then say that state was reset.
+const RestartedEnv = "GOSBI_WORKER_RESTARTED"
+
+// interrupt cancels the running cell if id names it (an empty id names whatever runs), and
+// ends a pending read of standard input. An interrupt meant for a cell that has already
+// ended is ignored, so that it cannot hit the next one.
+func (w *worker) interrupt(id string) {
+	w.mu.Lock()
+	cur := w.cur
+	ok := cur != "" && (id == "" || id == cur)
+	if ok && !w.stopped {
+		w.stopped = true
+		close(w.abort)
+	}
+	w.mu.Unlock()
+	if !ok {
+		w.logger.Printf("interrupt for %q ignored: the running cell is %q", id, cur)
+		return
+	}
+	w.sess.Interrupt()
+}
+
+func (w *worker) handle(r ipc.Request) error {
+	switch r.Type {
+	case ipc.Execute:
+		return w.execute(r)
+	case ipc.Complete:
+		m, start, end := w.sess.Complete(r.Code, r.CursorPos)
+		return w.reply(r, map[string]any{"status": "ok", "matches": m, "cursor_start": start, "cursor_end": end, "metadata": map[string]any{}})
+	case ipc.Inspect:
+		text, found := w.sess.Inspect(r.Code, r.CursorPos)
+		data := map[string]any{}
+		if found {
+			data["text/plain"] = text
+			data["text/html"] = "<pre>" + html.EscapeString(text) + "</pre>"
+		}
+		return w.reply(r, map[string]any{"status": "ok", "found": found, "data": data, "metadata": map[string]any{}})
+	case ipc.IsComplete:
+		status, indent := IsComplete(r.Code)
+		c := map[string]any{"status": status}
+		if status == "incomplete" {
+			c["indent"] = indent
+		}
+		return w.reply(r, c)
+	}
+	return w.reply(r, map[string]any{"status": "error", "ename": "UnknownRequest", "evalue": "unknown request " + r.Type, "traceback": []string{}})
+}
+
+func (w *worker) reply(r ipc.Request, content map[string]any) error {
+	return w.enc.Send(ipc.Event{ID: r.ID, Type: ipc.Reply, Content: content})
+}
+
+func (w *worker) execute(r ipc.Request) error {
+	abort := make(chan struct{})
+	w.mu.Lock()
+	w.cur, w.silent, w.stdin, w.abort, w.stopped = r.ID, r.Silent, r.AllowStdin, abort, false
+	w.mu.Unlock()
+	w.progMu.Lock()
+	w.progress = map[string]*progressDisplay{}
+	w.progMu.Unlock()
+	res := w.sess.Execute(context.Background(), r.Code, r.ExecutionCount)
+	w.mu.Lock()
+	if !w.stopped {
+		w.stopped = true
+		close(abort)
+	}
+	w.mu.Unlock()
+	w.flush()
+	var uexpr map[string]any
+	if res.Err == nil && len(r.UserExpressions) > 0 {
+		uexpr = w.userExpressions(r.UserExpressions)
+	}
+	w.mu.Lock()
+	w.cur = ""
+	w.mu.Unlock()
+	if res.Err != nil {
+		if !r.Silent {
+			if err := w.enc.Send(ipc.Event{ID: r.ID, Type: ipc.Error, Ename: res.Err.Name, Evalue: res.Err.Value, Traceback: res.Err.Traceback}); err != nil {
+				return err
+			}
+		}
+		return w.reply(r, map[string]any{"status": "error", "ename": res.Err.Name, "evalue": res.Err.Value, "traceback": res.Err.Traceback})
+	}
+	if res.Data != nil && !r.Silent {
+		if err := w.enc.Send(ipc.Event{ID: r.ID, Type: ipc.ExecuteResult, Data: res.Data, Metadata: map[string]any{}}); err != nil {
+			return err
+		}
+	}
+	if uexpr == nil {
+		uexpr = map[string]any{}
+	}
+	payload := []any{}
+	if res.Page != nil {
+		// Jupyter front-ends show a "page" payload in their pager (help text, documentation)
+		payload = append(payload, map[string]any{"source": "page", "data": res.Page, "start": 0})
+	}
+	return w.reply(r, map[string]any{"status": "ok", "user_expressions": uexpr, "payload": payload})
+}
+
+// userExpressions evaluates the execute request's user_expressions after the cell.
+func (w *worker) userExpressions(exprs map[string]string) map[string]any {
+	res := map[string]any{}
+	for name, code := range exprs {
+		data, err := w.sess.Evaluate(code)
+		if err != nil {
+			res[name] = map[string]any{"status": "error", "ename": err.Name, "evalue": err.Value, "traceback": err.Traceback}
+			continue
+		}
+		res[name] = map[string]any{"status": "ok", "data": data, "metadata": map[string]any{}}
+	}
+	return res
+}
+
+// flush makes sure the cell's output so far has been sent.
+func (w *worker) flush() {
+	w.outC.Flush()
+	w.errC.Flush()
+}
+
+func (w *worker) current() (string, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.cur, w.silent
+}
+
+func (w *worker) stream(name, text string) {
+	id, silent := w.current()
+	if id == "" {
+		w.logger.Printf("output outside a cell (%s): %s", name, strings.TrimRight(text, "\n"))
+		return
+	}
+	if silent {
+		return
+	}
+	if err := w.enc.Send(ipc.Event{ID: id, Type: ipc.Stream, Name: name, Text: text}); err != nil {
+		w.logger.Print(err)
+	}
+}
+
+// display sends rich output of the running cell, after the text printed before it.
+func (w *worker) display(o display.Output) {
+	id, silent := w.current()
+	if id == "" || silent {
+		return
+	}
+	w.flush()
+	if o.Clear {
+		if err := w.enc.Send(ipc.Event{ID: id, Type: ipc.ClearOutput, Wait: o.Wait}); err != nil {
+			w.logger.Print(err)
+		}
+		return
+	}
+	ev := ipc.Event{ID: id, Type: ipc.DisplayData, Data: o.Data, Metadata: o.Metadata}
+	if ev.Metadata == nil {
+		ev.Metadata = map[string]any{}
+	}
+	if o.DisplayID != "" {
+		ev.Transient = map[string]any{"display_id": o.DisplayID}
+		if o.Update {
+			ev.Type = ipc.UpdateDisplay
+		}
+	}
+	if err := w.enc.Send(ev); err != nil {
+		w.logger.Print(err)
+	}
+}
+
+// ErrStdinNotAllowed is what reading standard input in a cell returns when the client does
+// not accept input requests (allow_stdin false, e.g. nbconvert or papermill).
+var ErrStdinNotAllowed = errors.New("standard input is not available: this notebook client does not accept input requests " +
+	"(allow_stdin is false, as when a notebook runs unattended); pass the value in the cell instead")
+
+var errInputInterrupted = errors.New("reading standard input: interrupted")
+
+// inputReader is the standard input of interpreted code: each read asks the front for a
+// line (Jupyter input_request) when the request allows it.
+type inputReader struct {
+	w   *worker
+	buf []byte
+}
+
+func (r *inputReader) Read(p []byte) (int, error) {
+	if len(r.buf) == 0 {
+		w := r.w
+		w.mu.Lock()
+		id, allowed, abort := w.cur, w.stdin, w.abort
+		w.mu.Unlock()
+		if id == "" {
+			return 0, io.EOF
+		}
+		if !allowed {
+			return 0, ErrStdinNotAllowed
+		}
+		w.flush()
+		select {
+		case <-w.inputs: // a late answer to an earlier request (e.g. sent after an interrupt)
+		default:
+		}
+		if err := w.enc.Send(ipc.Event{ID: id, Type: ipc.InputRequest, Prompt: ""}); err != nil {
+			return 0, err
+		}
+		select {
+		case v := <-w.inputs:
+			r.buf = []byte(v + "\n")
+		case <-abort:
+			return 0, errInputInterrupted
+		}
+	}
+	n := copy(p, r.buf)
+	r.buf = r.buf[n:]
+	return n, nil
+}
+
+// progressDisplay shows the progress of long library calls as one display updated in place.
+type progressDisplay struct {
+	d     *display.Display
+	label string
+	done  bool
+}
+
+func (w *worker) onProgress(ev sbi.ProgressEvent) {
+	w.progMu.Lock()
+	defer w.progMu.Unlock()
+	if w.progress == nil {
+		w.progress = map[string]*progressDisplay{}
+	}
+	// One bar per label and cell, replaced in place: calls that report under different labels
+	// at once (a training that simulates) keep one bar each; a call that starts after the
+	// last one of its label finished gets a new bar.
+	p := w.progress[ev.Label]
+	if p == nil || p.done {
+		p = &progressDisplay{d: display.New(), label: ev.Label}
+		w.progress[ev.Label] = p
+	}
+	p.done = ev.Finished
+	p.d.Update(progressBundle(ev))
+}
+
+type progressBundle sbi.ProgressEvent
+
+// MIMEBundle renders a progress event as an HTML bar and a text line.
+func (ev progressBundle) MIMEBundle() map[string]any {
+	frac := 0.0
+	if ev.Total > 0 {
+		frac = float64(ev.Done) / float64(ev.Total)
+	}
+	count := fmt.Sprintf("%d", ev.Done)
+	if ev.Total > 0 {
+		count = fmt.Sprintf("%d/%d", ev.Done, ev.Total)
+	}
+	state := ""
+	if ev.Finished {
+		state = " done"
+	}
+	text := fmt.Sprintf("%s %s %s%s %s", ev.Label, textBar(frac, 30), count, state, ev.Message)
+	htm := fmt.Sprintf(`<div style="font-family:monospace">%s <progress value="%g" max="1" style="width:20em"></progress> %s%s %s</div>`,
+		html.EscapeString(ev.Label), frac, count, state, html.EscapeString(ev.Message))
+	return map[string]any{"text/plain": strings.TrimSpace(text), "text/html": htm}
+}
+
+func textBar(frac float64, width int) string {
+	n := int(frac*float64(width) + 0.5)
+	n = max(0, min(n, width))
+	return "[" + strings.Repeat("#", n) + strings.Repeat(".", width-n) + "]"
+}
+
+// ScriptMain runs a Go file (or standard input for "-") with the notebook's packages.
+func ScriptMain(args []string) error { return runScript(args, os.Stdin, os.Stdout, os.Stderr) }
+
+// REPLMain runs an interactive terminal session.
+func REPLMain(args []string) error { return runREPL(args) }

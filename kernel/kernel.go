@@ -1,10 +1,458 @@
-// Package kernel is the front process of the gosbi Jupyter kernel.
 package kernel
 
-import "errors"
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
 
-// Main runs the kernel front process. (Being built: see the kernel issue.)
-func Main(args []string, version string) error { return errors.New("kernel: not built yet") }
+	"github.com/go-zeromq/zmq4"
 
-// InstallMain installs the kernelspec. (Being built.)
-func InstallMain(args []string) error { return errors.New("install: not built yet") }
+	"github.com/gosbi/gosbi/ipc"
+)
+
+// Config configures a kernel front process.
+type Config struct {
+	// Conn is the connection file's content: where to bind and the signing key.
+	Conn *ConnectionInfo
+	// Worker is the command line of the interpreter worker. Empty means this executable with
+	// the sub-command "worker".
+	Worker []string
+	// WorkerEnv is added to the worker's environment.
+	WorkerEnv []string
+	// InterruptGrace is how long a cell may take to stop after an interrupt before the worker
+	// is killed and restarted (default 5 s).
+	InterruptGrace time.Duration
+	// WorkerStartTimeout bounds the wait for a new worker to load (default 2 min).
+	WorkerStartTimeout time.Duration
+	// Log receives the front's diagnostics and the worker's own output (default os.Stderr).
+	Log io.Writer
+	// Version is reported as implementation_version in kernel_info_reply.
+	Version string
+}
+
+// Kernel is a running front process.
+type Kernel struct {
+	cfg     Config
+	key     []byte
+	session string
+
+	shell, control, stdin, iopub, hb zmq4.Socket
+	shellMu, controlMu, stdinMu      sync.Mutex
+	iopubMu                          sync.Mutex
+
+	shellQ     chan *Message
+	started    time.Time
+	subscribed atomic.Bool // an iopub subscription has been seen
+	ctx        context.Context
+	cancel     context.CancelFunc
+	done       chan struct{} // closed by Shutdown
+	once       sync.Once
+
+	mu         sync.Mutex
+	w          *worker
+	execCount  int
+	history    []historyEntry
+	reqs       map[string]*request // in flight at the worker, by ipc id
+	running    *request            // the execute request the worker is running
+	lastExec   *request            // parent for output that arrives outside any request
+	inputOwner *request            // the request waiting for an input_reply
+	replaced   bool                // a worker died: the next ones start with workerRestartedEnv
+}
+
+// request is one shell request handed to the worker.
+type request struct {
+	id         string
+	parent     *Message
+	w          *worker
+	silent     bool
+	allowStdin bool
+	count      int
+	reply      chan ipc.Event // the worker's Reply, or a synthetic "died" event
+	errSent    bool           // an error message was published for it
+	errEvent   ipc.Event
+	result     string // text/plain of execute_result, for history with output
+}
+
+// died is the type of the synthetic event delivered when the worker ends mid-request.
+const died = "died"
+
+// New binds the sockets of cfg.Conn and returns a kernel ready to Run.
+func New(cfg Config) (*Kernel, error) {
+	if cfg.Conn == nil {
+		return nil, errors.New("kernel: no connection info")
+	}
+	if err := cfg.Conn.check(); err != nil {
+		return nil, err
+	}
+	if cfg.Log == nil {
+		cfg.Log = os.Stderr
+	}
+	if cfg.InterruptGrace <= 0 {
+		cfg.InterruptGrace = 5 * time.Second
+	}
+	if cfg.WorkerStartTimeout <= 0 {
+		cfg.WorkerStartTimeout = 2 * time.Minute
+	}
+	if len(cfg.Worker) == 0 {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, fmt.Errorf("kernel: find own executable to start the worker: %w", err)
+		}
+		cfg.Worker = []string{exe, "worker"}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	k := &Kernel{
+		cfg:     cfg,
+		key:     []byte(cfg.Conn.Key),
+		session: NewID(),
+		shellQ:  make(chan *Message, 1024),
+		started: time.Now(),
+		ctx:     ctx,
+		cancel:  cancel,
+		done:    make(chan struct{}),
+		reqs:    map[string]*request{},
+	}
+	logger := zmq4.WithLogger(log.New(cfg.Log, "gosbi kernel: zmq4: ", 0))
+	k.shell = zmq4.NewRouter(ctx, zmq4.WithID(zmq4.SocketIdentity("shell")), logger)
+	k.control = zmq4.NewRouter(ctx, zmq4.WithID(zmq4.SocketIdentity("control")), logger)
+	k.stdin = zmq4.NewRouter(ctx, zmq4.WithID(zmq4.SocketIdentity("stdin")), logger)
+	k.iopub = zmq4.NewPub(ctx, logger)
+	k.hb = zmq4.NewRep(ctx, logger)
+	ci := cfg.Conn
+	for _, s := range []struct {
+		sock zmq4.Socket
+		name string
+		port int
+	}{{k.shell, "shell", ci.ShellPort}, {k.control, "control", ci.ControlPort}, {k.stdin, "stdin", ci.StdinPort}, {k.iopub, "iopub", ci.IOPubPort}, {k.hb, "heartbeat", ci.HBPort}} {
+		if err := s.sock.Listen(ci.endpoint(s.port)); err != nil {
+			k.closeSockets()
+			cancel()
+			return nil, fmt.Errorf("kernel: bind %s socket: %w", s.name, err)
+		}
+	}
+	return k, nil
+}
+
+// Run serves requests until a shutdown_request arrives or ctx ends. It starts the worker in the
+// background; kernel_info is answered at once, without waiting for it.
+func (k *Kernel) Run(ctx context.Context) error {
+	go func() {
+		select {
+		case <-ctx.Done():
+			k.Shutdown()
+		case <-k.done:
+		}
+	}()
+	go k.heartbeat()
+	go k.readLoop(k.shell, "shell", func(m *Message) { k.shellQ <- m })
+	go k.readLoop(k.control, "control", k.dispatchControl)
+	go k.readLoop(k.stdin, "stdin", k.handleStdin)
+	go k.shellLoop()
+	k.publish("status", nil, map[string]any{"execution_state": "starting"})
+	go k.ensureWorker()
+	<-k.done
+	k.stopWorker()
+	k.closeSockets()
+	return nil
+}
+
+// Shutdown stops the kernel: Run returns.
+func (k *Kernel) Shutdown() {
+	k.once.Do(func() {
+		close(k.done)
+	})
+}
+
+func (k *Kernel) closeSockets() {
+	k.cancel()
+	for _, s := range []zmq4.Socket{k.shell, k.control, k.stdin, k.iopub, k.hb} {
+		if s != nil {
+			s.Close()
+		}
+	}
+}
+
+func (k *Kernel) logf(format string, args ...any) {
+	fmt.Fprintf(k.cfg.Log, "gosbi kernel: "+format+"\n", args...)
+}
+
+// heartbeat echoes every ping.
+func (k *Kernel) heartbeat() {
+	for {
+		m, err := k.hb.Recv()
+		if err != nil {
+			if k.ctx.Err() != nil {
+				return
+			}
+			k.logf("heartbeat: %v", err)
+			continue
+		}
+		if err := k.hb.Send(m); err != nil && k.ctx.Err() == nil {
+			k.logf("heartbeat: %v", err)
+		}
+	}
+}
+
+// readLoop receives messages on sock, drops (and logs) those that fail to decode or verify, and
+// hands the rest to handle.
+func (k *Kernel) readLoop(sock zmq4.Socket, name string, handle func(*Message)) {
+	for {
+		raw, err := sock.Recv()
+		if err != nil {
+			if k.ctx.Err() != nil {
+				return
+			}
+			k.logf("%s: receive: %v", name, err)
+			continue
+		}
+		m, err := DecodeMessage(raw.Frames, k.key)
+		if err != nil {
+			k.logf("%s: dropped a message: %v", name, err)
+			continue
+		}
+		handle(m)
+	}
+}
+
+// send signs m and sends it on a ROUTER socket.
+func (k *Kernel) send(sock zmq4.Socket, mu *sync.Mutex, m *Message) {
+	frames, err := Encode(m, k.key)
+	if err != nil {
+		k.logf("%v", err)
+		return
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if err := sock.Send(zmq4.NewMsgFrom(frames...)); err != nil && k.ctx.Err() == nil {
+		k.logf("send %s: %v", m.Header.MsgType, err)
+	}
+}
+
+// reply sends a reply of type msgType to req on the socket it came from.
+func (k *Kernel) reply(sock zmq4.Socket, mu *sync.Mutex, req *Message, msgType string, content any) {
+	m, err := NewMessage(msgType, k.session, req, content)
+	if err != nil {
+		k.logf("%v", err)
+		return
+	}
+	k.send(sock, mu, m)
+}
+
+// publish sends a message on iopub with parent as its parent header.
+func (k *Kernel) publish(msgType string, parent *Message, content any) {
+	m, err := NewMessage(msgType, k.session, parent, content)
+	if err != nil {
+		k.logf("%v", err)
+		return
+	}
+	m.Identities = [][]byte{[]byte("kernel." + k.session + "." + msgType)}
+	frames, err := Encode(m, k.key)
+	if err != nil {
+		k.logf("%v", err)
+		return
+	}
+	k.iopubMu.Lock()
+	defer k.iopubMu.Unlock()
+	if err := k.iopub.Send(zmq4.NewMsgFrom(frames...)); err != nil && k.ctx.Err() == nil {
+		k.logf("publish %s: %v", msgType, err)
+	}
+}
+
+func (k *Kernel) status(state string, parent *Message) {
+	if state == "busy" {
+		k.awaitSubscriber()
+	}
+	k.publish("status", parent, map[string]any{"execution_state": state})
+}
+
+// awaitSubscriber waits, shortly after start only, until a client has subscribed to iopub, so
+// that the status messages of the first request reach it. A subscription takes effect some
+// time after a client connects; without this wait the first kernel_info_request of every
+// Jupyter client loses its busy/idle, and the client asks again after 200 ms.
+func (k *Kernel) awaitSubscriber() {
+	if k.subscribed.Load() {
+		return
+	}
+	topics, ok := k.iopub.(zmq4.Topics)
+	if !ok {
+		return
+	}
+	deadline := time.Now().Add(500 * time.Millisecond)
+	for time.Since(k.started) < 3*time.Second && time.Now().Before(deadline) {
+		if len(topics.Topics()) > 0 {
+			k.subscribed.Store(true)
+			return
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// shellLoop handles shell requests one at a time, in order.
+func (k *Kernel) shellLoop() {
+	for {
+		select {
+		case m := <-k.shellQ:
+			k.dispatchShell(m)
+		case <-k.done:
+			return
+		}
+	}
+}
+
+func (k *Kernel) dispatchShell(m *Message) {
+	k.status("busy", m)
+	defer k.status("idle", m)
+	r := func(msgType string, content any) { k.reply(k.shell, &k.shellMu, m, msgType, content) }
+	switch m.Header.MsgType {
+	case "kernel_info_request":
+		r("kernel_info_reply", k.kernelInfo())
+	case "execute_request":
+		k.execute(m)
+	case "complete_request", "inspect_request", "is_complete_request":
+		k.forward(m)
+	case "history_request":
+		r("history_reply", k.historyReply(m))
+	case "comm_info_request":
+		r("comm_info_reply", map[string]any{"status": "ok", "comms": map[string]any{}})
+	case "comm_open":
+		// No comm targets are registered: close the comm at once, as the protocol asks.
+		var c struct {
+			CommID     string `json:"comm_id"`
+			TargetName string `json:"target_name"`
+		}
+		json.Unmarshal(m.Content, &c)
+		k.logf("comm_open for unknown target %q: closing comm %s", c.TargetName, c.CommID)
+		k.publish("comm_close", m, map[string]any{"comm_id": c.CommID, "data": map[string]any{}})
+	case "comm_msg", "comm_close":
+		// Messages for comms the kernel has closed: nothing to do.
+	case "connect_request":
+		ci := k.cfg.Conn
+		r("connect_reply", map[string]any{"status": "ok", "shell_port": ci.ShellPort, "iopub_port": ci.IOPubPort,
+			"stdin_port": ci.StdinPort, "hb_port": ci.HBPort, "control_port": ci.ControlPort})
+	case "shutdown_request":
+		k.shutdown(k.shell, &k.shellMu, m)
+	default:
+		k.logf("shell: ignoring unknown message type %q", m.Header.MsgType)
+	}
+}
+
+// dispatchControl handles control requests on the control reader's goroutine, so that they are
+// not queued behind a running cell.
+func (k *Kernel) dispatchControl(m *Message) {
+	k.status("busy", m)
+	defer k.status("idle", m)
+	switch m.Header.MsgType {
+	case "kernel_info_request":
+		k.reply(k.control, &k.controlMu, m, "kernel_info_reply", k.kernelInfo())
+	case "interrupt_request":
+		k.Interrupt()
+		k.reply(k.control, &k.controlMu, m, "interrupt_reply", map[string]any{"status": "ok"})
+	case "shutdown_request":
+		k.shutdown(k.control, &k.controlMu, m)
+	default:
+		k.logf("control: ignoring unknown message type %q", m.Header.MsgType)
+	}
+}
+
+func (k *Kernel) kernelInfo() map[string]any {
+	goVersion := strings.TrimPrefix(runtime.Version(), "go")
+	return map[string]any{
+		"status":                 "ok",
+		"protocol_version":       ProtocolVersion,
+		"implementation":         "gosbi",
+		"implementation_version": k.cfg.Version,
+		"language_info": map[string]any{
+			"name":               "go",
+			"version":            goVersion,
+			"mimetype":           "text/x-go",
+			"file_extension":     ".go",
+			"pygments_lexer":     "go",
+			"codemirror_mode":    "go",
+			"nbconvert_exporter": "script",
+		},
+		"banner": fmt.Sprintf("gosbi %s: Go %s notebooks for calibrated simulation-based inference", k.cfg.Version, goVersion),
+		"help_links": []map[string]string{
+			{"text": "gosbi", "url": "https://github.com/gosbi/gosbi"},
+			{"text": "Go documentation", "url": "https://go.dev/doc/"},
+		},
+		"debugger": false,
+	}
+}
+
+func (k *Kernel) shutdown(sock zmq4.Socket, mu *sync.Mutex, m *Message) {
+	var c struct {
+		Restart bool `json:"restart"`
+	}
+	json.Unmarshal(m.Content, &c)
+	content := map[string]any{"status": "ok", "restart": c.Restart}
+	k.reply(sock, mu, m, "shutdown_reply", content)
+	k.publish("shutdown_reply", m, content)
+	k.Shutdown()
+}
+
+// handleStdin passes an input_reply on to the worker that asked for it.
+func (k *Kernel) handleStdin(m *Message) {
+	if m.Header.MsgType != "input_reply" {
+		k.logf("stdin: ignoring message type %q", m.Header.MsgType)
+		return
+	}
+	var c struct {
+		Value string `json:"value"`
+	}
+	json.Unmarshal(m.Content, &c)
+	k.mu.Lock()
+	owner := k.inputOwner
+	k.inputOwner = nil
+	k.mu.Unlock()
+	if owner == nil {
+		k.logf("stdin: input_reply without an input_request: dropped")
+		return
+	}
+	if err := owner.w.send(ipc.Request{ID: owner.id, Type: ipc.InputReply, Value: c.Value}); err != nil {
+		k.logf("stdin: %v", err)
+	}
+}
+
+// Interrupt cancels the running cell. If it has not returned after the grace period, the worker
+// is killed; the cell then ends with an error and a fresh worker is started.
+func (k *Kernel) Interrupt() {
+	k.mu.Lock()
+	req, waiting := k.running, k.inputOwner
+	k.inputOwner = nil
+	k.mu.Unlock()
+	if req == nil {
+		return
+	}
+	// The interrupt carries the id of the cell it is meant for, so that a worker can ignore
+	// one that arrives after that cell has finished.
+	if err := req.w.send(ipc.Request{ID: req.id, Type: ipc.Interrupt}); err != nil {
+		k.logf("interrupt: %v", err)
+	}
+	if waiting != nil {
+		// A cell blocked reading standard input gets an empty line, so that it can notice the
+		// interrupt.
+		waiting.w.send(ipc.Request{ID: waiting.id, Type: ipc.InputReply})
+	}
+	go func() {
+		select {
+		case <-req.w.done:
+			return
+		case <-time.After(k.cfg.InterruptGrace):
+		}
+		k.mu.Lock()
+		still := k.running == req
+		k.mu.Unlock()
+		if still {
+			req.w.kill(fmt.Sprintf("the cell did not stop within %v of the interrupt, so its worker process was stopped", k.cfg.InterruptGrace))
+		}
+	}()
+}

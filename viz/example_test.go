@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/gosbi/gosbi/display"
 	"github.com/gosbi/gosbi/sbi/diag"
 	"github.com/gosbi/gosbi/viz"
 )
@@ -56,12 +57,22 @@ func ExampleCornerWith() {
 // A live training curve: show l once in a cell, then Add after every epoch; the notebook
 // redraws it in place.
 func ExampleLoss() {
+	// In a notebook, the worker's display sink shows the plot at the first Add and replaces
+	// it in place afterwards; here a sink records what it would receive.
+	var outputs []display.Output
+	display.SetSink(func(o display.Output) { outputs = append(outputs, o) })
+	defer display.SetSink(nil)
+
 	l := viz.NewLoss()
 	for e := range 20 {
 		train := 2 * math.Exp(-float64(e)/5)
 		l.Add(train, train+0.1)
 	}
 	l.Finish()
+	first, last := outputs[0], outputs[len(outputs)-1]
 	fmt.Println(l.Epochs(), l.Plot().Legend()[2])
-	// Output: 20 best: 0.1447 (epoch 20)
+	fmt.Println("shown:", !first.Update, "replaced in place:", last.Update && last.DisplayID == first.DisplayID)
+	// Output:
+	// 20 best: 0.1447 (epoch 20)
+	// shown: true replaced in place: true
 }

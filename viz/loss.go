@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"math"
 	"sync"
-	"sync/atomic"
 	"time"
 
+	"github.com/gosbi/gosbi/display"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -63,24 +63,20 @@ func minIndex(v []float64) (float64, int) {
 }
 
 // Loss records training curves and redraws itself while training runs: show it once in a
-// cell, then call Add after every epoch; through the update hook (SetUpdateHook) the notebook
-// replaces the display in place, at most every UpdateInterval, and always on Finish.
+// cell, then call Add after every epoch; the notebook display (package display) is replaced
+// in place, at most every UpdateInterval, and always on Finish.
 type Loss struct {
 	mu         sync.Mutex
 	train, val []float64
-	id         string
+	d          *display.Display
 	last       time.Time
 }
 
 // UpdateInterval is the shortest time between two live redraws of a Loss.
 const UpdateInterval = 500 * time.Millisecond
 
-var lossIDs atomic.Int64
-
-// NewLoss returns an empty live loss plot.
-func NewLoss() *Loss {
-	return &Loss{id: fmt.Sprintf("gosbi-loss-%d-%d", time.Now().UnixNano(), lossIDs.Add(1))}
-}
+// NewLoss returns an empty live loss plot; it is displayed at the first Add.
+func NewLoss() *Loss { return &Loss{d: display.New()} }
 
 // Add appends one epoch; pass math.NaN() for a missing validation loss.
 func (l *Loss) Add(train, val float64) {
@@ -97,20 +93,17 @@ func (l *Loss) Add(train, val float64) {
 	}
 }
 
+// Show displays the curves recorded so far (or replaces the display made by an earlier Show
+// or Add).
+func (l *Loss) Show() { l.push() }
+
 // Finish redraws the display with every epoch recorded.
 func (l *Loss) Finish() { l.push() }
 
-func (l *Loss) push() {
-	hooks.mu.RLock()
-	f := hooks.update
-	hooks.mu.RUnlock()
-	if f != nil {
-		f(l.id, l.MIMEBundle())
-	}
-}
+func (l *Loss) push() { l.d.UpdateBundle(l) }
 
 // DisplayID identifies the display that live updates replace.
-func (l *Loss) DisplayID() string { return l.id }
+func (l *Loss) DisplayID() string { return l.d.ID() }
 
 // Epochs is the number of epochs recorded.
 func (l *Loss) Epochs() int {

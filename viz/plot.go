@@ -8,8 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 
+	"github.com/gosbi/gosbi/display"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/vg"
@@ -170,40 +170,9 @@ func (p *Plot) MIMEBundle() map[string]any {
 	return b
 }
 
-var hooks struct {
-	mu     sync.RWMutex
-	show   func(bundle map[string]any)
-	update func(id string, bundle map[string]any)
-}
-
-// SetShowHook sets the function that Show hands a rendered plot to; a notebook sets it to its
-// display function.
-func SetShowHook(f func(bundle map[string]any)) {
-	hooks.mu.Lock()
-	defer hooks.mu.Unlock()
-	hooks.show = f
-}
-
-// SetUpdateHook sets the function that live plots (see Loss) call with their display id and a
-// fresh rendering whenever they change; a notebook replaces the display with that id in place.
-func SetUpdateHook(f func(id string, bundle map[string]any)) {
-	hooks.mu.Lock()
-	defer hooks.mu.Unlock()
-	hooks.update = f
-}
-
-// Show displays the plot now through the show hook. Without a hook (outside a notebook) it
-// returns an error; use Save instead.
-func (p *Plot) Show() error {
-	hooks.mu.RLock()
-	f := hooks.show
-	hooks.mu.RUnlock()
-	if f == nil {
-		return fmt.Errorf("viz: no display attached (not in a notebook); use Save(path) to write the plot to a file")
-	}
-	f(p.MIMEBundle())
-	return nil
-}
+// Show displays the plot now, in the cell that runs (package display); outside a notebook,
+// display prints its text description. Save writes it to a file.
+func (p *Plot) Show() { display.ShowBundle(p) }
 
 // Palette is the Okabe–Ito palette (Okabe & Ito 2008) without yellow, ordered for series:
 // blue, vermillion, bluish green, orange, reddish purple, sky blue, black.

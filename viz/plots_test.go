@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/gosbi/gosbi/display"
 	"github.com/gosbi/gosbi/sbi/diag"
 )
 
@@ -39,21 +40,29 @@ func TestSBCRanks(t *testing.T) {
 func TestLoss(t *testing.T) {
 	l := NewLoss()
 	var updates []string
-	SetUpdateHook(func(id string, b map[string]any) {
-		if _, ok := b["image/png"].([]byte); !ok {
+	var updateFlags []bool
+	display.SetSink(func(o display.Output) {
+		if _, ok := o.Data["image/png"].([]byte); !ok {
 			t.Error("live update without a PNG")
 		}
-		updates = append(updates, id)
+		updates = append(updates, o.DisplayID)
+		updateFlags = append(updateFlags, o.Update)
 	})
-	defer SetUpdateHook(nil)
+	defer display.SetSink(nil)
 	for e := range 60 {
 		train := 3*math.Exp(-float64(e)/12) + 1
 		val := train + 0.05*float64(e)/10 + 0.1
 		l.Add(train, val)
 	}
 	l.Finish()
-	if len(updates) < 2 || updates[0] != l.DisplayID() {
+	if len(updates) < 2 || updates[0] != l.DisplayID() || updates[len(updates)-1] != l.DisplayID() {
 		t.Errorf("updates %v, want at least the first and the final one with id %q", updates, l.DisplayID())
+	}
+	// the first output shows the plot, every later one replaces it in place
+	for i, u := range updateFlags {
+		if u != (i > 0) {
+			t.Errorf("output %d has Update %v", i, u)
+		}
 	}
 	if l.Epochs() != 60 {
 		t.Errorf("Epochs() = %d, want 60", l.Epochs())
@@ -172,14 +181,12 @@ func TestSaveAndErrors(t *testing.T) {
 	if err := p.Save(filepath.Join(dir, "c.bmp")); err == nil {
 		t.Error("unknown extension: no error")
 	}
-	if err := p.Show(); err == nil {
-		t.Error("Show without a display hook: no error")
-	}
-	var shown map[string]any
-	SetShowHook(func(b map[string]any) { shown = b })
-	defer SetShowHook(nil)
-	if err := p.Show(); err != nil || shown["image/png"] == nil {
-		t.Errorf("Show with a hook: err %v, bundle %v", err, shown != nil)
+	var shown []display.Output
+	display.SetSink(func(o display.Output) { shown = append(shown, o) })
+	defer display.SetSink(nil)
+	p.Show()
+	if len(shown) != 1 || shown[0].Data["image/png"] == nil || shown[0].Data["image/svg+xml"] == nil || shown[0].DisplayID != "" {
+		t.Errorf("Show displayed %+v, want one plot", shown)
 	}
 	p.Width = 6 * vg.Centimeter
 	if data, err := p.PNG(); err != nil || len(data) == 0 {

@@ -1,0 +1,356 @@
+package interp
+
+import (
+	"fmt"
+	"go/scanner"
+	"go/token"
+	"go/types"
+	"reflect"
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/gosbi/gosbi/stdlib"
+)
+
+// byteOffset converts a cursor position in Unicode code points to a byte offset.
+func byteOffset(code string, cursor int) int {
+	if cursor < 0 {
+		return 0
+	}
+	i := 0
+	for n := 0; n < cursor && i < len(code); n++ {
+		_, size := utf8.DecodeRuneInString(code[i:])
+		i += size
+	}
+	return i
+}
+
+func isIdentRune(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// identBefore returns the start of the identifier that ends at byte offset end.
+func identBefore(code string, end int) int {
+	start := end
+	for start > 0 {
+		r, size := utf8.DecodeLastRuneInString(code[:start])
+		if !isIdentRune(r) {
+			break
+		}
+		start -= size
+	}
+	return start
+}
+
+// Complete returns the completions of the word before the cursor (in code points), and the
+// range (in code points) the chosen match replaces: session names, package names, package
+// members after "pkg.", and fields and methods after "value.".
+func (s *Session) Complete(code string, cursor int) (matches []string, start, end int) {
+	b := byteOffset(code, cursor)
+	ps := identBefore(code, b)
+	prefix := code[ps:b]
+	start = utf8.RuneCountInString(code[:ps])
+	end = utf8.RuneCountInString(code[:b])
+	var cands []string
+	if ps > 0 && code[ps-1] == '.' {
+		xs := identBefore(code, ps-1)
+		cands = s.members(code[xs : ps-1])
+	} else {
+		cands = s.names()
+	}
+	seen := map[string]bool{}
+	for _, c := range cands {
+		if strings.HasPrefix(c, prefix) && !seen[c] && !strings.HasPrefix(c, "_") {
+			seen[c] = true
+			matches = append(matches, c)
+		}
+	}
+	sort.Strings(matches)
+	return matches, start, end
+}
+
+var goKeywords = []string{"break", "case", "chan", "const", "continue", "default", "defer", "else",
+	"fallthrough", "for", "func", "go", "goto", "if", "import", "interface", "map", "package", "range",
+	"return", "select", "struct", "switch", "type", "var"}
+
+// names lists what a bare identifier can complete to.
+func (s *Session) names() []string {
+	res := append([]string(nil), goKeywords...)
+	res = append(res, types.Universe.Names()...)
+	res = append(res, "min", "max", "clear")
+	for n, d := range s.decls {
+		if d.kind != methodDecl {
+			res = append(res, n)
+		}
+	}
+	for n := range s.imports {
+		res = append(res, n)
+	}
+	indexPackages()
+	for n := range pkgIndex.byName {
+		res = append(res, n)
+	}
+	return res
+}
+
+// members lists the members of x: a package's exported names, or the fields and methods of a
+// session value's type.
+func (s *Session) members(x string) []string {
+	if x == "" {
+		return nil
+	}
+	if _, isDecl := s.decls[x]; !isDecl {
+		path := s.imports[x]
+		if path == "" {
+			indexPackages()
+			path = pkgIndex.byName[x]
+		}
+		if path != "" {
+			var res []string
+			for n := range packageSymbols(path) {
+				res = append(res, n)
+			}
+			return res
+		}
+	}
+	d, ok := s.decls[x]
+	if !ok || d.kind != varDecl && d.kind != constDecl {
+		return nil
+	}
+	var res []string
+	if v, ok := s.global(x); ok {
+		res = append(res, typeMembers(v.Type())...)
+	}
+	if t := strings.TrimPrefix(d.typeExpr, "*"); t != "" {
+		for n, m := range s.decls {
+			if m.kind == methodDecl && strings.HasPrefix(n, t+".") {
+				res = append(res, strings.TrimPrefix(n, t+"."))
+			}
+		}
+	}
+	return res
+}
+
+// global returns the value of a session variable.
+func (s *Session) global(name string) (v reflect.Value, ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	v, ok = s.yi.Globals()[name]
+	if ok && v.Kind() == reflect.Interface && !v.IsNil() {
+		v = v.Elem()
+	}
+	return v, ok && v.IsValid()
+}
+
+// typeMembers lists the fields and methods of a type (through pointers).
+func typeMembers(t reflect.Type) []string {
+	var res []string
+	for _, tt := range []reflect.Type{t, reflect.PointerTo(t)} {
+		for i := 0; i < tt.NumMethod(); i++ {
+			res = append(res, tt.Method(i).Name)
+		}
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+		for i := 0; i < t.NumMethod(); i++ {
+			res = append(res, t.Method(i).Name)
+		}
+	}
+	if t.Kind() == reflect.Struct {
+		for i := 0; i < t.NumField(); i++ {
+			name := t.Field(i).Name
+			// the interpreter stores a field f of an interpreted struct as Xf
+			if r, _ := utf8.DecodeRuneInString(name[min(1, len(name)):]); t.PkgPath() == "" && strings.HasPrefix(name, "X") && unicode.IsLower(r) {
+				name = name[1:]
+			}
+			res = append(res, name)
+		}
+	}
+	return res
+}
+
+// Inspect returns the documentation of the name at the cursor: signature and doc comment of
+// package members and of the session's declarations, the type and value of variables.
+func (s *Session) Inspect(code string, cursor int) (string, bool) {
+	b := byteOffset(code, cursor)
+	e := b
+	for e < len(code) {
+		r, size := utf8.DecodeRuneInString(code[e:])
+		if !isIdentRune(r) {
+			break
+		}
+		e += size
+	}
+	st := identBefore(code, b)
+	if st == e && e > 0 && code[e-1] == '(' { // cursor right after "f(": inspect f
+		e--
+		st = identBefore(code, e)
+	}
+	name := code[st:e]
+	if name == "" {
+		return "", false
+	}
+	if st > 0 && code[st-1] == '.' {
+		x := code[identBefore(code, st-1) : st-1]
+		return s.inspectMember(x, name)
+	}
+	if d, ok := s.decls[name]; ok {
+		return s.describe(d), true
+	}
+	if path, ok := s.imports[name]; ok {
+		return fmt.Sprintf("package %s // import %q", name, path), true
+	}
+	indexPackages()
+	if path, ok := pkgIndex.byName[name]; ok {
+		return fmt.Sprintf("package %s // import %q (imported automatically when used)", name, path), true
+	}
+	if doc, ok := builtinDocs[name]; ok {
+		return doc, true
+	}
+	return "", false
+}
+
+var builtinDocs = map[string]string{
+	"min":     "func min[T cmp.Ordered](x T, y ...T) T\n\nmin returns the smallest of its arguments.",
+	"max":     "func max[T cmp.Ordered](x T, y ...T) T\n\nmax returns the largest of its arguments.",
+	"clear":   "func clear(x any)\n\nclear deletes all entries of a map or zeroes all elements of a slice.",
+	"len":     "func len(v Type) int\n\nlen returns the length of v: string, slice, array, map or channel.",
+	"append":  "func append(slice []Type, elems ...Type) []Type\n\nappend appends elements to the end of a slice.",
+	"make":    "func make(t Type, size ...IntegerType) Type\n\nmake allocates and initializes a slice, map or channel.",
+	"println": "func println(args ...Type)\n\nprintln writes its arguments to standard error.",
+}
+
+func (s *Session) describe(d *decl) string {
+	var b strings.Builder
+	switch d.kind {
+	case varDecl, constDecl:
+		if v, ok := s.global(d.name); ok {
+			fmt.Fprintf(&b, "%s %s %s\n\n", d.kind, d.name, v.Type())
+			val := "<unavailable>"
+			if v.CanInterface() {
+				val = fmt.Sprintf("%+v", v.Interface())
+			}
+			if len(val) > 500 {
+				val = val[:500] + " …"
+			}
+			fmt.Fprintf(&b, "value: %s\n", val)
+		} else {
+			fmt.Fprintf(&b, "%s %s\n", d.kind, d.name)
+		}
+	default:
+		b.WriteString(d.signature)
+		b.WriteString("\n")
+		if d.doc != "" {
+			b.WriteString("\n" + d.doc)
+		}
+	}
+	fmt.Fprintf(&b, "\n(defined in cell [%d] line %d)", d.cell, d.line)
+	return b.String()
+}
+
+func (s *Session) inspectMember(x, name string) (string, bool) {
+	if _, isDecl := s.decls[x]; !isDecl {
+		path := s.imports[x]
+		if path == "" {
+			indexPackages()
+			path = pkgIndex.byName[x]
+		}
+		if path != "" {
+			if doc, ok := stdlib.Docs[path][name]; ok {
+				return doc, true
+			}
+			if v, ok := packageSymbols(path)[name]; ok {
+				return fmt.Sprintf("%s.%s %s", x, name, v.Type()), true
+			}
+			return "", false
+		}
+	}
+	if d, ok := s.decls[x]; ok {
+		t := strings.TrimPrefix(d.typeExpr, "*")
+		if m, ok := s.decls[t+"."+name]; ok {
+			return s.describe(m), true
+		}
+		if v, ok := s.global(x); ok {
+			rt := v.Type()
+			for rt.Kind() == reflect.Pointer {
+				rt = rt.Elem()
+			}
+			if doc, ok := stdlib.Docs[rt.PkgPath()][rt.Name()+"."+name]; ok {
+				return doc, true
+			}
+		}
+	}
+	if d, ok := s.decls[x+"."+name]; ok {
+		return s.describe(d), true
+	}
+	return "", false
+}
+
+// IsComplete tells a console whether code is a complete cell ("complete"), needs more lines
+// ("incomplete", with the indent for the next line) or cannot become valid ("invalid").
+func IsComplete(code string) (status, indent string) {
+	if strings.TrimSpace(code) == "" {
+		return "complete", ""
+	}
+	if segs, ok := splitMagics(code); ok {
+		var goLines []string
+		for _, sg := range segs {
+			if sg.magic != "" {
+				if strings.HasPrefix(sg.magic, "%%") {
+					return "complete", ""
+				}
+				continue
+			}
+			goLines = append(goLines, sg.code)
+		}
+		code = strings.Join(goLines, "\n")
+		if strings.TrimSpace(code) == "" {
+			return "complete", ""
+		}
+	}
+	fset := token.NewFileSet()
+	file := fset.AddFile("", -1, len(code))
+	var sc scanner.Scanner
+	unterminated := false
+	sc.Init(file, []byte(code), func(pos token.Position, msg string) {
+		if strings.Contains(msg, "not terminated") {
+			unterminated = true
+		}
+	}, 0)
+	depth := 0
+	var last token.Token
+	for {
+		_, t, lit := sc.Scan()
+		if t == token.EOF {
+			break
+		}
+		switch t {
+		case token.LPAREN, token.LBRACE, token.LBRACK:
+			depth++
+		case token.RPAREN, token.RBRACE, token.RBRACK:
+			depth--
+		}
+		if t != token.SEMICOLON || lit != "\n" {
+			last = t
+		}
+	}
+	switch {
+	case unterminated:
+		return "incomplete", ""
+	case depth < 0:
+		return "invalid", ""
+	case depth > 0:
+		return "incomplete", strings.Repeat("    ", depth)
+	}
+	if last.IsOperator() && last != token.RPAREN && last != token.RBRACE && last != token.RBRACK &&
+		last != token.INC && last != token.DEC && last != token.SEMICOLON {
+		return "incomplete", ""
+	}
+	if _, err := splitCell(code, 0); err != nil {
+		return "invalid", ""
+	}
+	return "complete", ""
+}

@@ -1,0 +1,122 @@
+package interp
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestComplete(t *testing.T) {
+	ts := newTestSession(t)
+	ts.mustRun(t, "import \"strings\"\ntype Point struct{ X, Y float64; label string }\nfunc (p Point) Norm() float64 { return p.X*p.X + p.Y*p.Y }\nvar origin = Point{}\nsamples := []float64{1, 2}\nfunc simulate(n int) []float64 { return nil }\nrng := rand.New(rand.NewPCG(1, 2))")
+	cases := []struct {
+		code       string
+		want       []string // must be among the matches
+		notWant    []string
+		start, end int // in code points; -1 to skip
+	}{
+		{code: "sim", want: []string{"simulate"}, start: 0, end: 3},
+		{code: "x := sam", want: []string{"samples"}, start: 5, end: 8},
+		{code: "strings.Spl", want: []string{"Split", "SplitN"}, notWant: []string{"Join"}, start: 8, end: 11},
+		{code: "mat.NewD", want: []string{"NewDense"}, start: 4, end: 8}, // auto-importable package
+		{code: "origin.", want: []string{"X", "Y", "Norm", "label"}, notWant: []string{"Xlabel"}, start: 7, end: 7},
+		{code: "rng.Flo", want: []string{"Float64"}, start: 4, end: 7},
+		{code: "fo", want: []string{"for"}, start: 0, end: 2},
+		{code: "str", want: []string{"strings", "string", "strconv"}, start: 0, end: 3},
+		{code: "π := 3.0\nsim", want: []string{"simulate"}, start: 9, end: 12}, // code points, not bytes
+	}
+	for _, c := range cases {
+		m, start, end := ts.Complete(c.code, utf8.RuneCountInString(c.code))
+		for _, w := range c.want {
+			if !slices.Contains(m, w) {
+				t.Errorf("Complete(%q) = %v, lacks %q", c.code, m, w)
+			}
+		}
+		for _, w := range c.notWant {
+			if slices.Contains(m, w) {
+				t.Errorf("Complete(%q) = %v, should not offer %q", c.code, m, w)
+			}
+		}
+		if start != c.start || end != c.end {
+			t.Errorf("Complete(%q): range [%d,%d), want [%d,%d)", c.code, start, end, c.start, c.end)
+		}
+	}
+}
+
+func TestInspect(t *testing.T) {
+	ts := newTestSession(t)
+	ts.mustRun(t, "// simulate draws n values of the model.\nfunc simulate(n int) []float64 { return make([]float64, n) }\nx := 42\nrng := rand.New(rand.NewPCG(1, 2))")
+	cases := []struct {
+		code   string
+		cursor int
+		want   []string
+	}{
+		{"strings.Split(a, b)", 10, []string{"func Split(s, sep string) []string", "Split slices s"}},
+		{"mat.NewDense", 6, []string{"func NewDense(r, c int, data []float64) *Dense"}},
+		{"simulate(3)", 3, []string{"func simulate(n int) []float64", "simulate draws n values", "cell [1]"}},
+		{"simulate(", 9, []string{"func simulate(n int) []float64"}},
+		{"x", 1, []string{"var x int", "value: 42"}},
+		{"strings", 3, []string{`package strings // import "strings"`}},
+		{"rng.Float64()", 6, []string{"func (r *Rand) Float64() float64"}},
+	}
+	for _, c := range cases {
+		text, found := ts.Inspect(c.code, c.cursor)
+		if !found {
+			t.Errorf("Inspect(%q, %d): not found", c.code, c.cursor)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(text, w) {
+				t.Errorf("Inspect(%q, %d) = %q, lacks %q", c.code, c.cursor, text, w)
+			}
+		}
+	}
+	if _, found := ts.Inspect("nosuchname", 3); found {
+		t.Error("Inspect found an undefined name")
+	}
+}
+
+func TestIsComplete(t *testing.T) {
+	cases := []struct{ code, status, indent string }{
+		{"x := 1", "complete", ""},
+		{"func f() {", "incomplete", "    "},
+		{"for i := range 3 {\n\tif i > 1 {", "incomplete", "        "},
+		{"x := []int{1,\n2,", "incomplete", "    "},
+		{"s := `raw", "incomplete", ""},
+		{"x := 1 +", "incomplete", ""},
+		{"x := )", "invalid", ""},
+		{"func f() {}\n}", "invalid", ""},
+		{"%time f()", "complete", ""},
+		{"%%writefile a.txt\nfunc {", "complete", ""},
+		{"", "complete", ""},
+	}
+	for _, c := range cases {
+		st, ind := IsComplete(c.code)
+		if st != c.status || ind != c.indent {
+			t.Errorf("IsComplete(%q) = %q, %q; want %q, %q", c.code, st, ind, c.status, c.indent)
+		}
+	}
+}
+
+// BenchmarkCompleteLargeSession measures completion in a session of 100 cells (target: well
+// under 50 ms per request).
+func BenchmarkCompleteLargeSession(b *testing.B) {
+	s, err := NewSession(Options{Stdout: &syncBuffer{}, Stderr: &syncBuffer{}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := range 100 {
+		code := fmt.Sprintf("type T%d struct{ A, B int }\nfunc (t T%d) Sum() int { return t.A + t.B }\nfunc f%d(x float64) float64 { return x * %d }\nv%d := T%d{%d, 2}", i, i, i, i, i, i, i)
+		if res := s.Execute(b.Context(), code, i+1); res.Err != nil {
+			b.Fatal(res.Err.Value)
+		}
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		s.Complete("v5", 2)
+		s.Complete("v5.", 3)
+		s.Complete("math.Sq", 7)
+	}
+}

@@ -1,0 +1,38 @@
+// Package interp is a notebook session on the yaegi Go interpreter, and the three programs
+// built on it: the kernel's worker process (WorkerMain), the script runner (ScriptMain) and
+// the terminal REPL (REPLMain).
+//
+// # Cells
+//
+// A cell may mix imports, declarations (func, method, type, var, const), statements and a
+// trailing expression, whose value is the cell's result. The session splits each cell with
+// go/parser and evaluates the parts in order. It keeps a registry of declarations so that:
+//
+//   - imports already made are not made again, and packages a cell uses without importing
+//     them (mat.NewDense, strings.Fields, …) are imported automatically, with a note;
+//   - re-running a cell works; a redefined function takes effect in the functions of earlier
+//     cells that call it (they are evaluated again);
+//   - a redefined type or method, which the interpreter cannot change, keeps its old
+//     definition with a warning that names %reset as the way out;
+//   - a failed cell leaves the functions of earlier cells working.
+//
+// Errors name the cell and the position, as in "cell [3] line 2:5: undefined: foo"; a panic
+// shows its value and the frames of the user's cells. Interrupting a cell stops interpreted
+// loops at once and library calls that poll sbi.Canceled within one step.
+//
+// # Speed
+//
+// Interpreted code runs 100–400 times slower than compiled Go (a loop of 10⁷ float additions
+// takes about 1.7 s). Calls into compiled packages (gonum, sbi, viz) run at full speed, so
+// keep loops inside library calls: work on whole vectors and matrices (floats.Add, mat.Dense
+// methods), and write simulators that handle a batch per call. A simulator written in a cell
+// can still be handed to the library, which runs it on all cores.
+//
+// # What the interpreter lacks
+//
+// Range over functions and the iter package, the sorting functions of package slices (use
+// package sort), generic types whose fields share their type parameters' names, and min and
+// max of untyped float constants (write max(a, b) with typed values). A goroutine started by a
+// cell that panics, and runaway recursion, end the worker process: the kernel starts a fresh
+// one and says the state was lost.
+package interp

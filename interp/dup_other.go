@@ -1,0 +1,7 @@
+//go:build unix && !linux
+
+package interp
+
+import "syscall"
+
+func dup2(oldfd, newfd int) error { return syscall.Dup2(oldfd, newfd) }

@@ -1,0 +1,282 @@
+package interp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"go/token"
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/gosbi/gosbi/display"
+)
+
+// segment is a part of a cell: Go source, or one magic with its arguments (and, for a cell
+// magic, the rest of the cell in code).
+type segment struct {
+	magic string // "" for Go source; otherwise the magic line, e.g. "%time f()" or "!ls"
+	code  string
+	line  int
+}
+
+// splitMagics cuts a cell into Go source and magic lines (lines starting with % or !). A cell
+// magic (%%name) must be the first line and takes the whole cell. ok is false when the cell
+// has no magics.
+func splitMagics(code string) (segs []segment, ok bool) {
+	lines := strings.Split(code, "\n")
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		if t == "" {
+			continue
+		}
+		if strings.HasPrefix(t, "%%") {
+			return []segment{{magic: t, code: strings.Join(lines[i+1:], "\n"), line: i + 1}}, true
+		}
+		break
+	}
+	var goLines []string
+	goStart := 0
+	flushGo := func() {
+		if len(goLines) > 0 && strings.TrimSpace(strings.Join(goLines, "")) != "" {
+			segs = append(segs, segment{code: strings.Repeat("\n", goStart) + strings.Join(goLines, "\n"), line: goStart + 1})
+		}
+		goLines = nil
+	}
+	for i, l := range lines {
+		t := strings.TrimLeft(l, " \t")
+		if strings.HasPrefix(t, "%") || strings.HasPrefix(t, "!") && !strings.HasPrefix(t, "!=") {
+			flushGo()
+			segs = append(segs, segment{magic: strings.TrimSpace(t), line: i + 1})
+			ok = true
+			continue
+		}
+		if len(goLines) == 0 {
+			goStart = i
+		}
+		goLines = append(goLines, l)
+	}
+	flushGo()
+	return segs, ok
+}
+
+// runSegments runs the parts of a cell in order; it stops at the first failure.
+func (s *Session) runSegments(ctx context.Context, segs []segment, count int) Result {
+	var res Result
+	var page map[string]any
+	for _, sg := range segs {
+		if sg.magic == "" {
+			res = s.runGo(ctx, sg.code, count)
+		} else {
+			res = s.runMagic(ctx, sg, count)
+		}
+		if res.Page != nil {
+			page = res.Page
+		}
+		if res.Err != nil {
+			return res
+		}
+	}
+	if res.Page == nil {
+		res.Page = page
+	}
+	return res
+}
+
+// magicHelp documents every magic; %help prints it.
+const magicHelp = `gosbi notebook magics (a line starting with % or ! in a cell):
+
+  %help                 this text
+  %time STATEMENTS      run Go statements and print how long they took
+  %%time                (first line of a cell) run the cell and print how long it took
+  %reset                forget all variables, declarations and imports (a fresh interpreter)
+  %who                  list the variables, constants, functions and types of the session
+  %env                  list environment variables; %env NAME shows one;
+                        %env NAME=VALUE (or %env NAME VALUE) sets one
+  !COMMAND              run a shell command; its output is streamed into the cell
+  %%writefile [-a] PATH (first line of a cell) write the rest of the cell to PATH (-a appends)
+
+Cells are Go: imports, declarations, statements and a last expression, whose value is shown.
+Packages of the standard library, gonum, gonum/plot and gosbi are imported automatically when
+a cell uses them. Display rich output with the display package (display.HTML, display.PNG, …).
+`
+
+func (s *Session) runMagic(ctx context.Context, sg segment, count int) Result {
+	name, arg, _ := strings.Cut(sg.magic, " ")
+	arg = strings.TrimSpace(arg)
+	if strings.HasPrefix(name, "!") {
+		return s.shell(ctx, strings.TrimSpace(sg.magic[1:]))
+	}
+	out := s.opts.Stdout
+	switch name {
+	case "%help", "%?":
+		// shown in the front-end's pager, like IPython's help
+		return Result{Page: map[string]any{display.MIMEText: magicHelp}}
+	case "%time":
+		start := time.Now()
+		res := s.runGo(ctx, strings.Repeat("\n", sg.line-1)+arg, count)
+		fmt.Fprintf(out, "time: %v\n", time.Since(start).Round(time.Microsecond))
+		return res
+	case "%%time":
+		start := time.Now()
+		res := s.runGo(ctx, "\n"+sg.code, count)
+		fmt.Fprintf(out, "time: %v\n", time.Since(start).Round(time.Microsecond))
+		return res
+	case "%reset":
+		if err := s.reset(); err != nil {
+			return s.fail(err)
+		}
+		fmt.Fprintln(out, "session reset: all variables, declarations and imports are gone")
+	case "%who":
+		fmt.Fprint(out, s.who())
+	case "%env":
+		return s.env(arg)
+	case "%%writefile":
+		return s.writeFile(arg, sg.code)
+	default:
+		msg := fmt.Sprintf("cell [%d] line %d: unknown magic %s; %%help lists the magics", count, sg.line, name)
+		return Result{Err: &Error{Name: "error", Value: msg, Traceback: []string{msg}}}
+	}
+	return Result{}
+}
+
+// helpRequest recognises a cell that asks for documentation, "?name" or "name?" (as in
+// IPython), and returns the name, e.g. "strings.Split" or "myFunc".
+func helpRequest(code string) (string, bool) {
+	t := strings.TrimSpace(code)
+	var name string
+	switch {
+	case strings.HasPrefix(t, "?"):
+		name = strings.TrimSpace(t[1:])
+	case strings.HasSuffix(t, "?"):
+		name = strings.TrimSpace(t[:len(t)-1])
+	default:
+		return "", false
+	}
+	if name == "" {
+		return "", false
+	}
+	for _, part := range strings.Split(name, ".") {
+		if !token.IsIdentifier(part) {
+			return "", false
+		}
+	}
+	return name, true
+}
+
+// helpPage answers "?name" with the documentation of name in the pager.
+func (s *Session) helpPage(name string, count int) Result {
+	text, found := s.Inspect(name, utf8.RuneCountInString(name))
+	if !found {
+		msg := fmt.Sprintf("cell [%d]: no documentation found for %s: is it defined or imported?", count, name)
+		return Result{Err: &Error{Name: "error", Value: msg, Traceback: []string{msg}}}
+	}
+	return Result{Page: map[string]any{display.MIMEText: text}}
+}
+
+// who lists the session's declarations by kind.
+func (s *Session) who() string {
+	byKind := map[declKind][]string{}
+	for _, d := range s.decls {
+		entry := d.name
+		if d.kind == varDecl || d.kind == constDecl {
+			if v, ok := s.global(d.name); ok {
+				entry += " " + v.Type().String()
+			}
+		}
+		byKind[d.kind] = append(byKind[d.kind], entry)
+	}
+	var b strings.Builder
+	for _, k := range []declKind{varDecl, constDecl, funcDecl, typeDecl, methodDecl} {
+		if len(byKind[k]) == 0 {
+			continue
+		}
+		sort.Strings(byKind[k])
+		fmt.Fprintf(&b, "%-7s %s\n", string(k)+"s:", strings.Join(byKind[k], ", "))
+	}
+	if len(s.imports) > 0 {
+		var imps []string
+		for n, p := range s.imports {
+			if n != "cmp" || p != "cmp" {
+				imps = append(imps, p)
+			}
+		}
+		sort.Strings(imps)
+		if len(imps) > 0 {
+			fmt.Fprintf(&b, "imports: %s\n", strings.Join(imps, ", "))
+		}
+	}
+	if b.Len() == 0 {
+		return "the session is empty\n"
+	}
+	return b.String()
+}
+
+func (s *Session) env(arg string) Result {
+	out := s.opts.Stdout
+	if arg == "" {
+		env := os.Environ()
+		sort.Strings(env)
+		fmt.Fprintln(out, strings.Join(env, "\n"))
+		return Result{}
+	}
+	name, val, set := strings.Cut(arg, "=")
+	if !set {
+		name, val, set = strings.Cut(arg, " ")
+	}
+	name, val = strings.TrimSpace(name), strings.TrimSpace(val)
+	if !set {
+		fmt.Fprintln(out, os.Getenv(name))
+		return Result{}
+	}
+	if err := os.Setenv(name, val); err != nil {
+		return s.fail(fmt.Errorf("%%env: %w", err))
+	}
+	fmt.Fprintf(out, "env: %s=%s\n", name, val)
+	return Result{}
+}
+
+func (s *Session) writeFile(arg, body string) Result {
+	appendMode := false
+	if rest, ok := strings.CutPrefix(arg, "-a "); ok {
+		appendMode, arg = true, strings.TrimSpace(rest)
+	}
+	if arg == "" {
+		return s.fail(errors.New("%%writefile needs a file name: %%writefile [-a] PATH"))
+	}
+	flag := os.O_CREATE | os.O_WRONLY | os.O_TRUNC
+	verb := "Writing"
+	if appendMode {
+		flag = os.O_CREATE | os.O_WRONLY | os.O_APPEND
+		verb = "Appending to"
+	}
+	f, err := os.OpenFile(arg, flag, 0o644)
+	if err != nil {
+		return s.fail(fmt.Errorf("%%%%writefile: %w", err))
+	}
+	if !strings.HasSuffix(body, "\n") {
+		body += "\n"
+	}
+	_, werr := f.WriteString(body)
+	if err := errors.Join(werr, f.Close()); err != nil {
+		return s.fail(fmt.Errorf("%%%%writefile: %w", err))
+	}
+	fmt.Fprintf(s.opts.Stdout, "%s %s\n", verb, arg)
+	return Result{}
+}
+
+// shell runs a command with sh; its output goes to the cell as it is produced.
+func (s *Session) shell(ctx context.Context, command string) Result {
+	cmd := exec.CommandContext(ctx, "sh", "-c", command)
+	cmd.Stdout, cmd.Stderr = s.opts.Stdout, s.opts.Stderr
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return s.fail(ctx.Err())
+		}
+		fmt.Fprintf(s.opts.Stderr, "!%s: %v\n", command, err)
+	}
+	return Result{}
+}

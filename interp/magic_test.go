@@ -1,0 +1,107 @@
+package interp
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestMagics(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "model.txt")
+	cases := []struct {
+		name    string
+		setup   string
+		code    string
+		out     []string // substrings of the standard output
+		result  string
+		errText string
+		check   func(t *testing.T, ts *testSession)
+	}{
+		{name: "help lists every magic in the pager", code: "%help",
+			check: func(t *testing.T, ts *testSession) {
+				res := ts.run("x := 1\n%help")
+				page, _ := res.Page["text/plain"].(string)
+				for _, m := range []string{"%time", "%%time", "%reset", "%who", "%env", "!COMMAND", "%%writefile"} {
+					if !strings.Contains(page, m) {
+						t.Errorf("help page %q lacks %s", page, m)
+					}
+				}
+				if ts.out.String() != "" {
+					t.Errorf("help printed %q in the cell instead of the pager", ts.out.String())
+				}
+			}},
+		{name: "time a statement", setup: "func work() int { return 7 }", code: "%time r := work()\nr", out: []string{"time: "}, result: "7"},
+		{name: "time a cell", code: "%%time\nx := 0\nfor i := range 1000 { x += i }\nx", out: []string{"time: "}, result: "499500"},
+		{name: "reset forgets everything", setup: "gone := 1", code: "%reset\ngone",
+			out: []string{"session reset"}, errText: "undefined: gone"},
+		{name: "who lists the session", setup: "n := 3\ntype Box struct{}\nfunc area() int { return 0 }\nimport \"strings\"\n_ = strings.ToUpper",
+			code: "%who", out: []string{"vars:", "n int", "funcs:", "area", "types:", "Box", "imports: strings"}},
+		{name: "env sets and shows a variable", code: "%env GOSBI_TEST_VAR=hello\n%env GOSBI_TEST_VAR\nos.Getenv(\"GOSBI_TEST_VAR\")",
+			out: []string{"env: GOSBI_TEST_VAR=hello", "hello\n"}, result: `"hello"`},
+		{name: "shell command output", code: "!echo from the shell\n!echo second", out: []string{"from the shell\nsecond\n"}},
+		{name: "writefile", code: "%%writefile " + file + "\nline one\nline two",
+			out: []string{"Writing " + file},
+			check: func(t *testing.T, ts *testSession) {
+				b, err := os.ReadFile(file)
+				if err != nil || string(b) != "line one\nline two\n" {
+					t.Errorf("file %q, %v", b, err)
+				}
+				if res := ts.run("%%writefile -a " + file + "\nline three"); res.Err != nil {
+					t.Fatal(res.Err.Value)
+				}
+				if b, _ = os.ReadFile(file); string(b) != "line one\nline two\nline three\n" {
+					t.Errorf("after append: %q", b)
+				}
+			}},
+		{name: "unknown magic", code: "%nosuch", errText: "unknown magic %nosuch"},
+		{name: "?name pages the documentation", setup: "// area is the area of the unit square.\nfunc area() int { return 1 }",
+			check: func(t *testing.T, ts *testSession) {
+				for _, code := range []string{"?strings.Split", "strings.Split?", "?area"} {
+					res := ts.run(code)
+					page, _ := res.Page["text/plain"].(string)
+					name := strings.Trim(code, "?")
+					name = name[strings.LastIndexByte(name, '.')+1:]
+					if res.Err != nil || !strings.Contains(page, "func "+name) {
+						t.Errorf("%s: page %q, err %v", code, page, res.Err)
+					}
+				}
+				if res := ts.run("?nosuchname"); res.Err == nil || !strings.Contains(res.Err.Value, "no documentation found for nosuchname") {
+					t.Errorf("?nosuchname: %+v", res)
+				}
+				if res := ts.run("x := 1 > 0\nx"); res.Page != nil || res.Err != nil {
+					t.Errorf("ordinary cell: %+v", res)
+				}
+			}},
+		{name: "magics and Go mix in order", code: "a := 2\n!echo middle\na * 21", out: []string{"middle"}, result: "42"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ts := newTestSession(t)
+			if c.setup != "" {
+				ts.mustRun(t, c.setup)
+			}
+			ts.out.Reset()
+			res := ts.run(c.code)
+			if c.errText != "" {
+				if res.Err == nil || !strings.Contains(res.Err.Value, c.errText) {
+					t.Fatalf("want error %q, got %+v", c.errText, res.Err)
+				}
+			} else if res.Err != nil {
+				t.Fatalf("%s\n%s", res.Err.Value, strings.Join(res.Err.Traceback, "\n"))
+			}
+			for _, o := range c.out {
+				if !strings.Contains(ts.out.String(), o) {
+					t.Errorf("output %q lacks %q", ts.out.String(), o)
+				}
+			}
+			if c.result != "" && text(res) != c.result {
+				t.Errorf("result %q, want %q", text(res), c.result)
+			}
+			if c.check != nil {
+				c.check(t, ts)
+			}
+		})
+	}
+}

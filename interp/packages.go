@@ -1,0 +1,272 @@
+package interp
+
+import (
+	"context"
+	"fmt"
+	"go/ast"
+	"go/types"
+	"reflect"
+	"sort"
+	"strings"
+	"sync"
+
+	yaegi "github.com/traefik/yaegi/interp"
+
+	"github.com/gosbi/gosbi/stdlib"
+)
+
+// preferred resolves package names that several importable packages share, for auto-import.
+var preferred = map[string]string{
+	"rand":     "math/rand/v2",
+	"template": "text/template",
+	"scanner":  "text/scanner",
+	"constant": "go/constant",
+	"pprof":    "runtime/pprof",
+	"interp":   "gonum.org/v1/gonum/interp",
+	"quad":     "gonum.org/v1/gonum/integrate/quad",
+	"draw":     "gonum.org/v1/plot/vg/draw",
+	"plot":     "gonum.org/v1/plot",
+	"palette":  "gonum.org/v1/plot/palette",
+}
+
+var pkgIndex struct {
+	once   sync.Once
+	name   map[string]string // import path → package name
+	byName map[string]string // package name → import path, for auto-import
+	names  []string          // sorted package names
+}
+
+func indexPackages() {
+	pkgIndex.once.Do(func() {
+		pkgIndex.name = map[string]string{}
+		count := map[string][]string{}
+		for k := range stdlib.Symbols {
+			i := strings.LastIndexByte(k, '/')
+			path, name := k[:i], k[i+1:]
+			pkgIndex.name[path] = name
+			count[name] = append(count[name], path)
+		}
+		pkgIndex.byName = map[string]string{}
+		for name, paths := range count {
+			switch {
+			case preferred[name] != "":
+				pkgIndex.byName[name] = preferred[name]
+			case len(paths) == 1:
+				pkgIndex.byName[name] = paths[0]
+			}
+			pkgIndex.names = append(pkgIndex.names, name)
+		}
+		sort.Strings(pkgIndex.names)
+	})
+}
+
+// packageName returns the name of an importable package (the last path element otherwise).
+func packageName(path string) string {
+	indexPackages()
+	if n, ok := pkgIndex.name[path]; ok {
+		return n
+	}
+	return path[strings.LastIndexByte(path, '/')+1:]
+}
+
+func packageKnown(path string) bool {
+	indexPackages()
+	_, ok := pkgIndex.name[path]
+	return ok
+}
+
+// packageSymbols returns the symbols of an importable package.
+func packageSymbols(path string) map[string]reflect.Value {
+	return stdlib.Symbols[path+"/"+packageName(path)]
+}
+
+// autoImport adds imports for package names a cell uses without importing them, and tells
+// the user which were added.
+func (s *Session) autoImport(items []item) error {
+	defined := map[string]bool{}
+	for _, it := range items {
+		definedNames(node(it), defined)
+	}
+	added := map[string]bool{}
+	var adds []string
+	for _, it := range items {
+		if it.kind == importItem {
+			if gd, ok := it.decl.(*ast.GenDecl); ok {
+				for _, sp := range gd.Specs {
+					is := sp.(*ast.ImportSpec)
+					if is.Name != nil {
+						defined[is.Name.Name] = true
+					} else {
+						defined[packageName(strings.Trim(is.Path.Value, `"`))] = true
+					}
+				}
+			}
+			continue
+		}
+		ast.Inspect(node(it), func(n ast.Node) bool {
+			sel, ok := n.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			id, ok := sel.X.(*ast.Ident)
+			if !ok || defined[id.Name] || added[id.Name] || s.decls[id.Name] != nil || s.imports[id.Name] != "" {
+				return true
+			}
+			indexPackages()
+			if path, ok := pkgIndex.byName[id.Name]; ok {
+				added[id.Name] = true
+				adds = append(adds, path)
+			}
+			return true
+		})
+	}
+	for _, path := range adds {
+		if _, err := s.eval(context.Background(), fmt.Sprintf("import %q", path)); err != nil {
+			return fmt.Errorf("auto-import %q: %w", path, err)
+		}
+		s.imports[packageName(path)] = path
+		if s.fileName == "" {
+			fmt.Fprintf(s.opts.Stderr, "note: added import %q\n", path)
+		}
+	}
+	return nil
+}
+
+func node(it item) ast.Node {
+	if it.decl != nil {
+		return it.decl
+	}
+	if it.stmt != nil {
+		return it.stmt
+	}
+	return &ast.EmptyStmt{}
+}
+
+// undefinedHint finds a name the current cell uses that nothing defines; the interpreter
+// reports such names with a misleading "constant definition loop".
+func (s *Session) undefinedHint(items []item) string {
+	defined := map[string]bool{}
+	for _, it := range items {
+		definedNames(node(it), defined)
+	}
+	for _, it := range items {
+		if it.kind == importItem {
+			continue
+		}
+		var found *ast.Ident
+		ast.Inspect(node(it), func(n ast.Node) bool {
+			if found != nil {
+				return false
+			}
+			switch n := n.(type) {
+			case *ast.SelectorExpr:
+				ast.Inspect(n.X, func(m ast.Node) bool {
+					if id, ok := m.(*ast.Ident); ok && found == nil && s.undefined(id.Name, defined) {
+						found = id
+					}
+					return found == nil
+				})
+				return false
+			case *ast.KeyValueExpr:
+				ast.Inspect(n.Value, func(m ast.Node) bool {
+					if id, ok := m.(*ast.Ident); ok && found == nil && s.undefined(id.Name, defined) {
+						found = id
+					}
+					return found == nil
+				})
+				return false
+			case *ast.BranchStmt:
+				return false
+			case *ast.Ident:
+				if s.undefined(n.Name, defined) {
+					found = n
+				}
+			}
+			return true
+		})
+		if found != nil {
+			p := it.fset.Position(found.Pos())
+			return fmt.Sprintf("_.go:%d:%d: undefined: %s", p.Line, p.Column, found.Name)
+		}
+	}
+	return ""
+}
+
+func (s *Session) undefined(name string, defined map[string]bool) bool {
+	if name == "_" || defined[name] || s.decls[name] != nil || s.imports[name] != "" || types.Universe.Lookup(name) != nil {
+		return false
+	}
+	switch name {
+	case "min", "max", "clear", "_gosbiRender", "_gosbiBundle":
+		return false
+	}
+	indexPackages()
+	return pkgIndex.byName[name] == ""
+}
+
+// prelude gives cells what the interpreter lacks: the builtins min, max and clear, and the
+// renderers of trailing expressions. _gosbiBundle takes a display.MIMEBundler parameter so
+// that the interpreter converts interpreted types with a MIMEBundle method statically (its
+// dynamic type assertions to compiled interfaces lose the methods).
+const prelude = `package main
+
+import (
+	"cmp"
+	_gosbifmt "fmt"
+	_gosbidisplay "github.com/gosbi/gosbi/display"
+	_gosbibuiltin "github.com/gosbi/gosbi/interp/builtin"
+)
+
+func min[T cmp.Ordered](x T, y ...T) T {
+	for _, v := range y {
+		if v < x {
+			x = v
+		}
+	}
+	return x
+}
+
+func max[T cmp.Ordered](x T, y ...T) T {
+	for _, v := range y {
+		if v > x {
+			x = v
+		}
+	}
+	return x
+}
+
+func clear(x any) { _gosbibuiltin.Clear(x) }
+
+func _gosbiRender(v any) map[string]any { return _gosbidisplay.Render(v) }
+
+func _gosbiBundle(b _gosbidisplay.MIMEBundler) map[string]any {
+	data := map[string]any{}
+	kinds := ""
+	for k, x := range b.MIMEBundle() {
+		data[k] = x
+		kinds += " " + k
+	}
+	if _, ok := data["text/plain"]; !ok {
+		data["text/plain"] = _gosbifmt.Sprintf("<rich output:%s>", kinds)
+	}
+	return data
+}
+`
+
+// builtinSymbols are compiled helpers of the prelude.
+var builtinSymbols = yaegi.Exports{
+	"github.com/gosbi/gosbi/interp/builtin/builtin": {
+		"Clear": reflect.ValueOf(clearValue),
+	},
+}
+
+// clearValue implements the builtin clear for maps and slices.
+func clearValue(x any) {
+	v := reflect.ValueOf(x)
+	switch v.Kind() {
+	case reflect.Map, reflect.Slice:
+		v.Clear()
+	default:
+		panic(fmt.Sprintf("invalid argument: clear(%T): argument must be a map or a slice", x))
+	}
+}

@@ -1,0 +1,45 @@
+//go:build unix
+
+package interp
+
+import (
+	"fmt"
+	"os"
+	"syscall"
+)
+
+// redirectStd points file descriptor 1 and the variable os.Stderr at pipes, so that everything
+// the process prints (interpreted fmt.Print and compiled code alike) can be streamed to the
+// notebook. It returns the read ends and a file on the original standard error for the
+// worker's own logs.
+//
+// File descriptor 2 itself keeps pointing at the original standard error: the Go runtime
+// writes there when the process dies, and part of that report is printed before the runtime
+// counts as crashing ("runtime: goroutine stack exceeds …" and "fatal error: stack overflow"),
+// so debug.SetCrashOutput would not copy it. A pipe read by the dying process would swallow it.
+// stderrFD2 is the *os.File of descriptor 2 that os.Stderr was before redirectStd.
+var stderrFD2 *os.File
+
+func redirectStd() (outR, errR, logf *os.File, err error) {
+	origErr, err := syscall.Dup(2)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("dup stderr: %w", err)
+	}
+	logf = os.NewFile(uintptr(origErr), "worker-log")
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("redirect stdout: %w", err)
+	}
+	if err := dup2(int(w.Fd()), 1); err != nil {
+		return nil, nil, nil, fmt.Errorf("redirect stdout: %w", err)
+	}
+	w.Close()
+	outR = r
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("redirect stderr: %w", err)
+	}
+	stderrFD2 = os.Stderr // kept reachable: its finalizer would close descriptor 2
+	os.Stderr = errW
+	return outR, errR, logf, nil
+}

@@ -1,0 +1,209 @@
+package interp
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/term"
+
+	"github.com/gosbi/gosbi/display"
+)
+
+const (
+	prompt     = "go> "
+	contPrompt = "... "
+)
+
+// runREPL is an interactive session: a line editor with history (kept in ~/.gosbi_history,
+// or $GOSBI_HISTORY) and Tab completion; a cell ends when it is complete Go. Without a
+// terminal it reads cells from standard input.
+func runREPL(args []string) error {
+	display.SetSink(func(o display.Output) { fmt.Println(display.PlainText(o.Data)) })
+	defer display.SetSink(nil)
+	sess, err := NewSession(Options{Args: append([]string{"gosbi"}, args...)})
+	if err != nil {
+		return err
+	}
+	fd := int(os.Stdin.Fd())
+	if !term.IsTerminal(fd) {
+		return replLines(sess, os.Stdin, os.Stdout, os.Stderr)
+	}
+	fmt.Printf("gosbi Go session — %%help for magics, Tab completes, Ctrl-D quits\n")
+	hist := loadHistory()
+	t := term.NewTerminal(struct {
+		io.Reader
+		io.Writer
+	}{os.Stdin, os.Stdout}, prompt)
+	t.History = hist
+	t.AutoCompleteCallback = func(line string, pos int, key rune) (string, int, bool) {
+		if key != '\t' {
+			return "", 0, false
+		}
+		return completeLine(sess, t, line, pos)
+	}
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt)
+	defer signal.Stop(sigs)
+	go func() {
+		for range sigs {
+			sess.Interrupt()
+		}
+	}()
+	count := 0
+	var cell []string
+	for {
+		if len(cell) == 0 {
+			t.SetPrompt(prompt)
+		} else {
+			t.SetPrompt(contPrompt)
+		}
+		old, err := term.MakeRaw(fd)
+		if err != nil {
+			return fmt.Errorf("terminal: %w", err)
+		}
+		line, err := t.ReadLine()
+		_ = term.Restore(fd, old)
+		if err == io.EOF {
+			fmt.Println()
+			return nil
+		}
+		if err != nil && err != term.ErrPasteIndicator {
+			return err
+		}
+		if len(cell) == 0 && (strings.TrimSpace(line) == "exit" || strings.TrimSpace(line) == "quit") {
+			return nil
+		}
+		cell = append(cell, line)
+		code := strings.Join(cell, "\n")
+		if status, _ := IsComplete(code); status == "incomplete" {
+			continue
+		}
+		cell = nil
+		if strings.TrimSpace(code) == "" {
+			continue
+		}
+		count++
+		printResult(sess.Execute(context.Background(), code, count), os.Stdout, os.Stderr)
+	}
+}
+
+// replLines runs cells read from r: lines are joined until they form complete Go.
+func replLines(sess *Session, r io.Reader, stdout, stderr io.Writer) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	count := 0
+	var cell []string
+	for sc.Scan() {
+		cell = append(cell, sc.Text())
+		code := strings.Join(cell, "\n")
+		if status, _ := IsComplete(code); status == "incomplete" {
+			continue
+		}
+		cell = nil
+		if strings.TrimSpace(code) == "" {
+			continue
+		}
+		count++
+		printResult(sess.Execute(context.Background(), code, count), stdout, stderr)
+	}
+	return sc.Err()
+}
+
+func printResult(res Result, stdout, stderr io.Writer) {
+	if res.Err != nil {
+		fmt.Fprintln(stderr, strings.Join(res.Err.Traceback, "\n"))
+		return
+	}
+	if res.Page != nil {
+		fmt.Fprint(stdout, display.PlainText(res.Page))
+	}
+	if res.Data != nil {
+		fmt.Fprintln(stdout, display.PlainText(res.Data))
+	}
+}
+
+// completeLine completes the word before pos; with several candidates it inserts their
+// common prefix, or lists them when there is nothing to insert.
+func completeLine(sess *Session, t *term.Terminal, line string, pos int) (string, int, bool) {
+	cursor := utf8.RuneCountInString(line[:pos])
+	matches, start, _ := sess.Complete(line, cursor)
+	if len(matches) == 0 {
+		return "", 0, false
+	}
+	bstart := byteOffset(line, start)
+	typed := line[bstart:pos]
+	common := matches[0]
+	for _, m := range matches[1:] {
+		for !strings.HasPrefix(m, common) {
+			common = common[:len(common)-1]
+		}
+	}
+	if len(common) > len(typed) {
+		newLine := line[:bstart] + common + line[pos:]
+		return newLine, bstart + len(common), true
+	}
+	if len(matches) > 1 {
+		shown := matches
+		if len(shown) > 60 {
+			shown = append(shown[:60:60], fmt.Sprintf("… (%d more)", len(matches)-60))
+		}
+		fmt.Fprintf(t, "\n%s\n", strings.Join(shown, "  "))
+	}
+	return "", 0, false
+}
+
+// fileHistory is the REPL's history, appended to a file as lines are entered.
+type fileHistory struct {
+	lines []string // oldest first
+	path  string
+}
+
+func loadHistory() *fileHistory {
+	h := &fileHistory{path: os.Getenv("GOSBI_HISTORY")}
+	if h.path == "" {
+		if home, err := os.UserHomeDir(); err == nil {
+			h.path = filepath.Join(home, ".gosbi_history")
+		}
+	}
+	if b, err := os.ReadFile(h.path); err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			if l != "" {
+				h.lines = append(h.lines, l)
+			}
+		}
+	}
+	const keep = 1000
+	if len(h.lines) > keep {
+		h.lines = h.lines[len(h.lines)-keep:]
+	}
+	return h
+}
+
+// Add records a line and appends it to the history file (errors writing it are ignored:
+// history is a convenience).
+func (h *fileHistory) Add(line string) {
+	if strings.TrimSpace(line) == "" {
+		return
+	}
+	h.lines = append(h.lines, line)
+	if h.path == "" {
+		return
+	}
+	if f, err := os.OpenFile(h.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600); err == nil {
+		fmt.Fprintln(f, line)
+		f.Close()
+	}
+}
+
+// Len returns the number of lines.
+func (h *fileHistory) Len() int { return len(h.lines) }
+
+// At returns the idx-th most recent line.
+func (h *fileHistory) At(idx int) string { return h.lines[len(h.lines)-1-idx] }

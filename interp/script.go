@@ -1,0 +1,75 @@
+package interp
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strings"
+
+	"github.com/gosbi/gosbi/display"
+)
+
+var packageClause = regexp.MustCompile(`(?m)^package\s+\w+\s*(;|$)`)
+
+// runScript runs a Go file (or standard input for "-") with the notebook's packages and
+// auto-imports. The file may be a program (package main with func main) or a list of
+// statements like a cell; a first line starting with #! is ignored.
+func runScript(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		return fmt.Errorf("usage: gosbi script FILE.go [args] (use - to read standard input)")
+	}
+	name := args[0]
+	var src []byte
+	var err error
+	if name == "-" {
+		src, err = io.ReadAll(stdin)
+		name = "stdin"
+	} else {
+		src, err = os.ReadFile(name)
+	}
+	if err != nil {
+		return fmt.Errorf("reading the script: %w", err)
+	}
+	code := string(src)
+	if strings.HasPrefix(code, "#!") {
+		code = "//" + code[2:]
+	}
+	isProgram := false
+	if loc := packageClause.FindStringIndex(code); loc != nil && strings.TrimSpace(stripComments(code[:loc[0]])) == "" {
+		isProgram = true
+		code = code[:loc[0]] + "//" + code[loc[0]+2:] // keep line numbers: comment the clause out
+	}
+	display.SetSink(func(o display.Output) { fmt.Fprintln(stdout, display.PlainText(o.Data)) })
+	defer display.SetSink(nil)
+	sess, err := NewSession(Options{Stdout: stdout, Stderr: stderr, Stdin: stdin, Args: args})
+	if err != nil {
+		return err
+	}
+	sess.fileName = name
+	res := sess.Execute(context.Background(), code, 1)
+	if res.Err == nil && isProgram {
+		if d, ok := sess.decls["main"]; ok && d.kind == funcDecl {
+			res = sess.Execute(context.Background(), "_main()", 1)
+		}
+	}
+	if res.Err != nil {
+		if res.Err.Name == "Exit" {
+			os.Exit(res.Err.ExitCode)
+		}
+		fmt.Fprintln(stderr, strings.Join(res.Err.Traceback, "\n"))
+		return fmt.Errorf("%s failed", name)
+	}
+	return nil
+}
+
+func stripComments(s string) string {
+	var b strings.Builder
+	for _, l := range strings.Split(s, "\n") {
+		if t := strings.TrimSpace(l); !strings.HasPrefix(t, "//") {
+			b.WriteString(t)
+		}
+	}
+	return b.String()
+}

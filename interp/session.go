@@ -1,0 +1,964 @@
+package interp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/token"
+	"io"
+	"os"
+	"reflect"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	yaegi "github.com/traefik/yaegi/interp"
+
+	"github.com/gosbi/gosbi/display"
+	"github.com/gosbi/gosbi/sbi"
+	"github.com/gosbi/gosbi/stdlib"
+)
+
+// Options configures a Session.
+type Options struct {
+	Stdout, Stderr io.Writer // the user's output; os.Stdout and os.Stderr when nil
+	Stdin          io.Reader // what interpreted code reads; os.Stdin when nil
+	Args           []string  // os.Args of interpreted code
+	Display        display.Sink
+	// Symbols are extra compiled packages cells may import, in the form of stdlib.Symbols.
+	Symbols map[string]map[string]reflect.Value
+	// Restarted says that the session replaces one whose process died: errors about
+	// undefined names add that the earlier state was reset.
+	Restarted bool
+}
+
+// Result is the outcome of one cell.
+type Result struct {
+	Data map[string]any // the MIME bundle of the cell's trailing expression; nil when none
+	Err  *Error         // nil when the cell succeeded
+	// Page is a MIME bundle for the front-end's pager (help text), shown apart from the
+	// cell's output; nil when none.
+	Page map[string]any
+}
+
+// Error is a failed cell: exactly one per failed cell.
+type Error struct {
+	Name      string   // "error" (compile), "panic", "CheckFailed", "Interrupted"
+	Value     string   // e.g. "cell [3] line 2:5: undefined: foo"
+	Traceback []string // the lines shown to the user
+	ExitCode  int      // for Name "Exit": the code interpreted code passed to os.Exit
+}
+
+func (e *Error) Error() string { return e.Value }
+
+// Session is a notebook session: an interpreter plus the declarations, imports and variables
+// that the cells made. It is not safe for concurrent use, except Interrupt.
+type Session struct {
+	opts    Options
+	yi      *yaegi.Interpreter
+	stderr  *panicFilter
+	imports map[string]string // local name → import path
+	decls   map[string]*decl  // "f", "T", "T.M", "v"
+	broken  map[string]string // functions that stopped compiling when a function they call changed
+	seq     int
+	cell    int    // the cell being run, for positions
+	items   []item // its items
+	mu      sync.Mutex
+	cancel  context.CancelFunc
+	// fileName, when set, names positions "file.go:2:5" instead of "cell [3] line 2:5" and
+	// makes the session a script's: no notes on auto-imports, and func main is kept aside to
+	// be called at the end.
+	fileName string
+}
+
+// NewSession starts an interpreter with the symbol tables of package stdlib loaded.
+func NewSession(opts Options) (*Session, error) {
+	if opts.Stdout == nil {
+		opts.Stdout = os.Stdout
+	}
+	if opts.Stderr == nil {
+		opts.Stderr = os.Stderr
+	}
+	if opts.Stdin == nil {
+		opts.Stdin = os.Stdin
+	}
+	s := &Session{opts: opts}
+	if err := s.reset(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// reset discards all state and starts a fresh interpreter.
+func (s *Session) reset() error {
+	s.stderr = &panicFilter{w: s.opts.Stderr}
+	s.yi = yaegi.New(yaegi.Options{
+		Stdout: s.opts.Stdout,
+		Stderr: s.stderr,
+		Stdin:  s.opts.Stdin,
+		Args:   s.opts.Args,
+		// the real environment, so that %env and compiled code agree with os.Getenv in cells
+		Unrestricted: true,
+	})
+	if err := s.yi.Use(stdlib.Symbols); err != nil {
+		return fmt.Errorf("loading symbol tables: %w", err)
+	}
+	if _, isFile := s.opts.Stdin.(*os.File); !isFile {
+		// os.Stdin of cells reads what Options.Stdin gives (in a notebook: input requests),
+		// like fmt.Scan does; the interpreter would otherwise leave it the process's own.
+		stdin := s.opts.Stdin
+		if err := s.yi.Use(yaegi.Exports{"os/os": {"Stdin": reflect.ValueOf(&stdin).Elem()}}); err != nil {
+			return fmt.Errorf("loading standard input: %w", err)
+		}
+	}
+	if err := s.yi.Use(builtinSymbols); err != nil {
+		return fmt.Errorf("loading builtins: %w", err)
+	}
+	if s.opts.Symbols != nil {
+		if err := s.yi.Use(s.opts.Symbols); err != nil {
+			return fmt.Errorf("loading symbols: %w", err)
+		}
+	}
+	s.imports = map[string]string{}
+	s.decls = map[string]*decl{}
+	s.broken = map[string]string{}
+	if _, err := s.yi.Eval(prelude); err != nil {
+		return fmt.Errorf("prelude: %w", err)
+	}
+	s.imports["cmp"] = "cmp"
+	return nil
+}
+
+// Interrupt cancels the running cell, if any. It is safe to call from any goroutine.
+func (s *Session) Interrupt() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cancel != nil {
+		s.cancel()
+	}
+}
+
+// Execute runs one cell; count is its execution count, used in error positions.
+func (s *Session) Execute(ctx context.Context, code string, count int) Result {
+	ctx, cancel := context.WithCancel(ctx)
+	s.mu.Lock()
+	s.cancel = cancel
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.cancel = nil
+		s.mu.Unlock()
+		cancel()
+	}()
+	sbi.SetContext(ctx)
+	defer sbi.SetContext(nil)
+	if s.opts.Display != nil {
+		display.SetSink(s.opts.Display)
+	}
+	if name, ok := helpRequest(code); ok {
+		return s.helpPage(name, count)
+	}
+	if segs, ok := splitMagics(code); ok {
+		return s.runSegments(ctx, segs, count)
+	}
+	return s.runGo(ctx, code, count)
+}
+
+// runGo runs Go source (a cell without magics).
+func (s *Session) runGo(ctx context.Context, code string, count int) (res Result) {
+	s.cell = count
+	defer func() {
+		if r := recover(); r != nil {
+			res = Result{Err: &Error{Name: "panic", Value: fmt.Sprint(r),
+				Traceback: []string{fmt.Sprintf("internal error of the interpreter: %v", r)}}}
+		}
+	}()
+	items, err := splitCell(code, count)
+	if err != nil {
+		return s.fail(err)
+	}
+	if len(items) == 0 {
+		return Result{}
+	}
+	s.items = items
+	if err := s.checkBroken(items); err != nil {
+		return s.fail(err)
+	}
+	if err := s.autoImport(items); err != nil {
+		return s.fail(err)
+	}
+	for _, it := range items {
+		if it.kind == importItem {
+			if err := s.runImport(ctx, it); err != nil {
+				return s.fail(err)
+			}
+		}
+	}
+	var group []item
+	last := len(items) - 1
+	trailing := items[last].kind == stmtItem && isExprStmt(items[last].stmt)
+	flush := func() error {
+		if len(group) == 0 {
+			return nil
+		}
+		var err error
+		if group[0].kind == declItem {
+			err = s.runDecls(ctx, group)
+		} else {
+			err = s.runStmts(ctx, group)
+		}
+		group = group[:0]
+		return err
+	}
+	for i, it := range items {
+		if it.kind == importItem {
+			continue
+		}
+		if i == last && trailing {
+			break
+		}
+		if len(group) > 0 && group[0].kind != it.kind {
+			if err := flush(); err != nil {
+				return s.fail(err)
+			}
+		}
+		group = append(group, it)
+	}
+	if err := flush(); err != nil {
+		return s.fail(err)
+	}
+	if trailing {
+		data, err := s.evalExpr(ctx, items[last])
+		if err != nil {
+			return s.fail(err)
+		}
+		return Result{Data: data}
+	}
+	return Result{}
+}
+
+func isExprStmt(st ast.Stmt) bool {
+	_, ok := st.(*ast.ExprStmt)
+	return ok
+}
+
+// checkBroken refuses a cell that uses a function left broken by a redefinition (calling it
+// would fail deep inside the interpreter), unless the cell redefines it.
+func (s *Session) checkBroken(items []item) error {
+	if len(s.broken) == 0 {
+		return nil
+	}
+	defined := map[string]bool{}
+	for _, it := range items {
+		if it.kind == declItem {
+			for _, nk := range declNames(it.decl) {
+				defined[nk.name] = true
+			}
+		}
+	}
+	for _, it := range items {
+		for name := range usedIdents(node(it)) {
+			if msg, ok := s.broken[name]; ok && !defined[name] {
+				return &cellError{s.cell, it.line, 0, msg}
+			}
+		}
+	}
+	return nil
+}
+
+// eval runs source in the interpreter, recovering every panic.
+func (s *Session) eval(ctx context.Context, src string) (v reflect.Value, err error) {
+	s.stderr.startCapture()
+	defer func() {
+		if r := recover(); r != nil {
+			err = yaegi.Panic{Value: r}
+		}
+	}()
+	return s.yi.EvalWithContext(ctx, src)
+}
+
+func (s *Session) runImport(ctx context.Context, it item) error {
+	gd, ok := it.decl.(*ast.GenDecl)
+	if !ok {
+		return nil
+	}
+	for _, sp := range gd.Specs {
+		is := sp.(*ast.ImportSpec)
+		path, _ := strconv.Unquote(is.Path.Value)
+		name := packageName(path)
+		if is.Name != nil {
+			name = is.Name.Name
+		}
+		if name == "_" {
+			continue
+		}
+		if prev, ok := s.imports[name]; ok {
+			if prev == path {
+				continue
+			}
+			return &cellError{s.cell, it.line, 0, fmt.Sprintf("%s is already imported as %q; import %q under another name, e.g. import x%s %q", name, prev, path, name, path)}
+		}
+		if !packageKnown(path) && !s.extraPackage(path) {
+			return &cellError{s.cell, it.line, 0, fmt.Sprintf("package %q is not available in notebooks: cells can import the Go standard library, gonum, gonum/plot and gosbi's packages (see %%help)", path)}
+		}
+		src := fmt.Sprintf("import %s %q", name, path)
+		if _, err := s.eval(ctx, src); err != nil {
+			return &cellError{s.cell, it.line, 0, err.Error()}
+		}
+		s.imports[name] = path
+	}
+	return nil
+}
+
+// runDecls evaluates a group of declarations: unchanged redefinitions are skipped, type and
+// method redefinitions are refused with a warning, and functions that call a redefined
+// function are evaluated again so the new body takes effect everywhere.
+func (s *Session) runDecls(ctx context.Context, group []item) error {
+	var run []item
+	var redefined []string
+	for _, it := range group {
+		if fd, ok := it.decl.(*ast.FuncDecl); ok && fd.Recv == nil && fd.Name.Name == "main" {
+			// The interpreter runs a function named main after every evaluation that follows
+			// its definition: keep it under another name.
+			it.text = mainDecl.ReplaceAllString(it.text, "${1}_main(")
+			if s.fileName == "" {
+				fmt.Fprintf(s.opts.Stderr, "note: cell [%d]: func main is kept as _main; call _main() to run it\n", s.cell)
+			}
+		}
+		skip := false
+		for _, nk := range declNames(it.decl) {
+			old, ok := s.decls[nk.name]
+			if !ok {
+				continue
+			}
+			switch {
+			case old.text == it.text && (nk.kind == typeDecl || nk.kind == methodDecl || nk.kind == funcDecl) && s.broken[nk.name] == "":
+				skip = true
+			case nk.kind == typeDecl || nk.kind == methodDecl:
+				what := "type " + nk.name
+				if nk.kind == methodDecl {
+					what = "method " + nk.name
+				}
+				fmt.Fprintf(s.opts.Stderr, "warning: cell [%d] line %d: %s is already defined differently (cell [%d]); "+
+					"the interpreter cannot change a %s in a running session, so the old definition stays in effect. "+
+					"Run %%reset and re-run the cells to use the new definition, or give it a new name.\n",
+					s.cell, it.line, what, old.cell, nk.kind)
+				skip = true
+			case nk.kind == funcDecl:
+				redefined = append(redefined, nk.name)
+			}
+		}
+		if !skip {
+			run = append(run, it)
+		}
+	}
+	if len(run) == 0 {
+		return nil
+	}
+	if _, err := s.eval(ctx, s.declSource(run)); err != nil {
+		s.restore(ctx, run)
+		return err
+	}
+	for _, it := range run {
+		s.register(it)
+	}
+	return s.reevalDependants(ctx, redefined, run)
+}
+
+var mainDecl = regexp.MustCompile(`^((?:\s*//[^\n]*\n)*\s*func\s+)main\s*\(`)
+
+// declSource joins declarations, each preceded by a line directive giving its cell position.
+func (s *Session) declSource(items []item) string {
+	var b strings.Builder
+	b.WriteString("package main;")
+	for _, it := range items {
+		b.WriteString(lineDirective(s.cell, it.line, it.col))
+		b.WriteString(it.text)
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+func (s *Session) register(it item) {
+	for _, nk := range declNames(it.decl) {
+		delete(s.broken, nk.name)
+		s.seq++
+		d := &decl{kind: nk.kind, name: nk.name, text: it.text, cell: s.cell, line: it.line, col: it.col, seq: s.seq,
+			signature: signatureOf(it.decl), doc: docOf(it.decl)}
+		if fd, ok := it.decl.(*ast.FuncDecl); ok {
+			d.uses = usedIdents(fd.Body)
+			d.results = fieldCount(fd.Type.Results)
+		}
+		if gd, ok := it.decl.(*ast.GenDecl); ok && (nk.kind == varDecl || nk.kind == constDecl) {
+			for _, sp := range gd.Specs {
+				if vs, ok := sp.(*ast.ValueSpec); ok && vs.Type != nil {
+					d.typeExpr = printNode(vs.Type)
+				} else if ok && len(vs.Values) == len(vs.Names) {
+					d.typeExpr = literalType(vs.Values[0])
+				}
+			}
+		}
+		s.decls[nk.name] = d
+	}
+}
+
+func fieldCount(fl *ast.FieldList) int {
+	if fl == nil {
+		return 0
+	}
+	n := 0
+	for _, f := range fl.List {
+		n += max(1, len(f.Names))
+	}
+	return n
+}
+
+// literalType guesses the type name of a value expression: T{…}, &T{…}, NewT(…) or pkg.NewT(…).
+func literalType(e ast.Expr) string {
+	switch e := e.(type) {
+	case *ast.CompositeLit:
+		if e.Type != nil {
+			return printNode(e.Type)
+		}
+	case *ast.UnaryExpr:
+		if e.Op == token.AND {
+			if t := literalType(e.X); t != "" {
+				return "*" + t
+			}
+		}
+	}
+	return ""
+}
+
+// restore re-evaluates the previous definitions of functions whose new definition failed, so
+// a failed cell leaves the functions of earlier cells working. New functions of the failed
+// cell are left half-defined by the interpreter: using them is refused until they compile.
+func (s *Session) restore(ctx context.Context, failed []item) {
+	for _, it := range failed {
+		for _, nk := range declNames(it.decl) {
+			old, ok := s.decls[nk.name]
+			switch {
+			case ok && nk.kind == funcDecl:
+				_, _ = s.eval(ctx, "package main;"+lineDirective(old.cell, old.line, old.col)+old.text)
+			case !ok && nk.kind == funcDecl:
+				s.broken[nk.name] = fmt.Sprintf("%s did not compile in cell [%d]: fix it and run that cell again", nk.name, s.cell)
+			}
+		}
+	}
+}
+
+// reevalDependants evaluates again, in definition order, the functions of earlier cells that
+// call a redefined function (directly or through others), since the interpreter binds calls
+// when it compiles the caller. Methods cannot be redefined; a method that calls a redefined
+// function gets a warning.
+func (s *Session) reevalDependants(ctx context.Context, redefined []string, justRun []item) error {
+	if len(redefined) == 0 {
+		return nil
+	}
+	inGroup := map[string]bool{}
+	for _, it := range justRun {
+		for _, nk := range declNames(it.decl) {
+			inGroup[nk.name] = true
+		}
+	}
+	changed := map[string]bool{}
+	for _, n := range redefined {
+		changed[n] = true
+	}
+	var deps []*decl
+	for grew := true; grew; {
+		grew = false
+		for _, d := range s.decls {
+			if inGroup[d.name] || changed[d.name] || d.uses == nil {
+				continue
+			}
+			for n := range changed {
+				if d.uses[n] {
+					changed[d.name] = true
+					deps = append(deps, d)
+					grew = true
+					break
+				}
+			}
+		}
+	}
+	sort.Slice(deps, func(i, j int) bool { return deps[i].seq < deps[j].seq })
+	for _, d := range deps {
+		if d.kind == methodDecl {
+			fmt.Fprintf(s.opts.Stderr, "warning: method %s (cell [%d]) calls a redefined function but keeps the old one: "+
+				"the interpreter cannot redefine methods. Run %%reset and re-run the cells if it matters.\n", d.name, d.cell)
+			continue
+		}
+		src := "package main;" + lineDirective(d.cell, d.line, d.col) + d.text + "\n"
+		if _, err := s.eval(ctx, src); err != nil {
+			msg := fmt.Sprintf("%s (cell [%d]) calls a redefined function and no longer compiles: %s; redefine %s to use it again",
+				d.name, d.cell, s.toError(err).Value, d.name)
+			fmt.Fprintf(s.opts.Stderr, "warning: %s\n", msg)
+			s.broken[d.name] = msg
+		}
+	}
+	return nil
+}
+
+// runStmts evaluates a group of statements in the global scope.
+func (s *Session) runStmts(ctx context.Context, group []item) error {
+	first := group[0]
+	var b strings.Builder
+	b.WriteString(";")
+	b.WriteString(lineDirective(s.cell, first.line, first.col))
+	end := first.start
+	for _, it := range group {
+		// keep the cell's layout between statements so positions stay right
+		if it.start > end && end != first.start {
+			b.WriteString(";")
+			b.WriteString(lineDirective(s.cell, it.line, it.col))
+		}
+		if _, ok := it.stmt.(*ast.TypeSwitchStmt); ok {
+			// The interpreter crashes on a type switch with a binding in the global scope;
+			// inside a function literal it works, with the same effect.
+			b.WriteString("func() {" + it.text + "\n}()")
+		} else {
+			b.WriteString(it.text)
+		}
+		b.WriteString("\n")
+		end = it.end
+	}
+	if _, err := s.eval(ctx, b.String()); err != nil {
+		return err
+	}
+	for _, it := range group {
+		s.registerVars(it)
+	}
+	return nil
+}
+
+// registerVars records the variables a top-level statement defines.
+func (s *Session) registerVars(it item) {
+	as, ok := it.stmt.(*ast.AssignStmt)
+	if !ok || as.Tok != token.DEFINE {
+		return
+	}
+	for i, l := range as.Lhs {
+		id, ok := l.(*ast.Ident)
+		if !ok || id.Name == "_" {
+			continue
+		}
+		s.seq++
+		d := &decl{kind: varDecl, name: id.Name, text: it.text, cell: s.cell, line: it.line, col: it.col, seq: s.seq}
+		if len(as.Rhs) == len(as.Lhs) {
+			d.typeExpr = literalType(as.Rhs[i])
+		}
+		s.decls[id.Name] = d
+	}
+}
+
+// evalExpr evaluates the cell's trailing expression and renders its value; a call of a
+// function without results shows nothing.
+func (s *Session) evalExpr(ctx context.Context, it item) (map[string]any, error) {
+	e := it.stmt.(*ast.ExprStmt).X
+	n := s.resultCount(e)
+	dir := ";" + lineDirective(s.cell, it.line, it.col)
+	// wrap puts code around the expression; the expression keeps its own line and columns
+	wrap := func(before, after string) string {
+		return ";" + before + lineDirective(s.cell, it.line, it.col) + it.text + after
+	}
+	switch {
+	case n == 0:
+		_, err := s.eval(ctx, dir+it.text)
+		return nil, err
+	case n == 1:
+		// The value is kept in a variable first, so that trying to show it richly cannot run
+		// the expression twice. A value whose type has a MIMEBundle method converts to
+		// display.MIMEBundler; any other is rendered as it is.
+		var v reflect.Value
+		_, err := s.eval(ctx, wrap("_gosbiV := (", ")"))
+		if err == nil {
+			v, err = s.eval(ctx, "_gosbiBundle(_gosbiV)")
+			if err != nil {
+				v, err = s.eval(ctx, "_gosbiRender(_gosbiV)")
+			}
+		} else if !s.ran(err) {
+			// the interpreter cannot store some values (results of generic calls): show
+			// them directly
+			v, err = s.eval(ctx, wrap("_gosbiRender(", ")"))
+		}
+		if err != nil {
+			return nil, err
+		}
+		data, _ := v.Interface().(map[string]any)
+		return data, nil
+	case n > 1:
+		names := make([]string, n)
+		for i := range names {
+			names[i] = "_gosbiR" + strconv.Itoa(i)
+		}
+		if _, err := s.eval(ctx, wrap(strings.Join(names, ", ")+" :=", "")); err != nil {
+			return nil, err
+		}
+		parts := make([]string, n)
+		for i, nm := range names {
+			v, err := s.eval(ctx, nm)
+			if err != nil {
+				return nil, err
+			}
+			parts[i] = display.PlainText(renderValue(v))
+		}
+		return map[string]any{display.MIMEText: strings.Join(parts, "\n")}, nil
+	}
+	v, err := s.eval(ctx, dir+it.text)
+	if err != nil || isVoid(v) {
+		return nil, err
+	}
+	return renderValue(v), nil
+}
+
+// ran reports whether an evaluation that failed had started running the user's code: a
+// runtime panic (with frames in a cell) or an interruption, as opposed to a refusal to compile.
+func (s *Session) ran(err error) bool {
+	var p yaegi.Panic
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return true
+	}
+	return errors.As(err, &p) && len(s.stderr.captured()) > 0
+}
+
+// isVoid recognises what the interpreter returns for a call without results.
+func isVoid(v reflect.Value) bool {
+	if !v.IsValid() {
+		return true
+	}
+	if v.Kind() == reflect.Pointer && v.Type().Elem().Kind() == reflect.Interface && v.Type().Elem().NumMethod() == 0 {
+		return v.IsNil() || v.Elem().IsNil()
+	}
+	return false
+}
+
+func renderValue(v reflect.Value) map[string]any {
+	if !v.IsValid() {
+		return display.Render(nil)
+	}
+	if !v.CanInterface() {
+		return map[string]any{display.MIMEText: v.String()}
+	}
+	return display.Render(v.Interface())
+}
+
+// resultCount returns how many values an expression has: calls of functions without results
+// have none, tuples several; -1 when it cannot tell (the interpreter's value decides).
+func (s *Session) resultCount(e ast.Expr) int {
+	call, ok := ast.Unparen(e).(*ast.CallExpr)
+	if !ok {
+		return 1
+	}
+	switch f := ast.Unparen(call.Fun).(type) {
+	case *ast.Ident:
+		if d, ok := s.decls[f.Name]; ok {
+			switch d.kind {
+			case funcDecl:
+				return d.results
+			case typeDecl:
+				return 1
+			}
+			return -1
+		}
+		switch f.Name {
+		case "panic", "print", "println", "close", "delete", "clear":
+			return 0
+		case "len", "cap", "append", "complex", "real", "imag", "new", "make", "min", "max", "copy",
+			"int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64",
+			"float32", "float64", "string", "byte", "rune", "bool", "any", "complex64", "complex128":
+			return 1
+		}
+	case *ast.SelectorExpr:
+		if inner, ok := ast.Unparen(f.X).(*ast.CallExpr); ok {
+			// a method of the result of a compiled call, e.g. viz.Coverage(c).Show()
+			return methodOutputs(s.compiledResult(inner), f.Sel.Name)
+		}
+		pkg, ok := f.X.(*ast.Ident)
+		if !ok {
+			return -1
+		}
+		if d, isVar := s.decls[pkg.Name]; isVar {
+			return s.methodResults(d, f.Sel.Name)
+		}
+		path, ok := s.imports[pkg.Name]
+		if !ok {
+			return -1
+		}
+		if path == "fmt" && strings.Contains(f.Sel.Name, "rint") && !strings.HasPrefix(f.Sel.Name, "S") &&
+			!strings.HasPrefix(f.Sel.Name, "A") {
+			return 0 // fmt.Print* and fmt.Fprint*: their (n, err) is not worth showing
+		}
+		sym, ok := stdlib.Symbols[path+"/"+packageName(path)][f.Sel.Name]
+		if !ok {
+			return -1
+		}
+		if sym.Kind() == reflect.Func {
+			return sym.Type().NumOut()
+		}
+		return 1
+	case *ast.FuncLit:
+		return fieldCount(f.Type.Results)
+	case *ast.ArrayType, *ast.MapType, *ast.ChanType, *ast.InterfaceType, *ast.StarExpr:
+		return 1
+	}
+	return -1
+}
+
+// compiledResult returns the type of the one result of a call of a compiled package's
+// function, or nil when the call is of anything else.
+func (s *Session) compiledResult(call *ast.CallExpr) reflect.Type {
+	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok {
+		return nil
+	}
+	pkg, ok := sel.X.(*ast.Ident)
+	if !ok || s.decls[pkg.Name] != nil {
+		return nil
+	}
+	path, ok := s.imports[pkg.Name]
+	if !ok {
+		return nil
+	}
+	sym, ok := stdlib.Symbols[path+"/"+packageName(path)][sel.Sel.Name]
+	if !ok || sym.Kind() != reflect.Func || sym.Type().NumOut() != 1 {
+		return nil
+	}
+	return sym.Type().Out(0)
+}
+
+// methodOutputs returns the number of results of method name of type t (or of *t), or -1.
+func methodOutputs(t reflect.Type, name string) int {
+	if t == nil {
+		return -1
+	}
+	for _, t := range []reflect.Type{t, reflect.PointerTo(t)} {
+		if m, ok := t.MethodByName(name); ok {
+			return m.Type.NumOut()
+		}
+	}
+	return -1
+}
+
+// methodResults returns the number of results of method name of a session variable, or -1.
+func (s *Session) methodResults(d *decl, name string) int {
+	if d.kind != varDecl && d.kind != constDecl {
+		return -1
+	}
+	if m, ok := s.decls[strings.TrimPrefix(d.typeExpr, "*")+"."+name]; ok {
+		return m.results
+	}
+	v, ok := s.global(d.name)
+	if !ok {
+		return -1
+	}
+	for _, t := range []reflect.Type{v.Type(), reflect.PointerTo(v.Type())} {
+		if m, ok := t.MethodByName(name); ok {
+			return m.Type.NumOut()
+		}
+	}
+	return -1
+}
+
+// fail turns an error of the interpreter into the cell's one Error.
+func (s *Session) fail(err error) Result {
+	return Result{Err: s.toError(err)}
+}
+
+var posRE = regexp.MustCompile(`(?:_\.go:)?(\d{7,})(?::(\d+))?(: )?`)
+
+// where formats a cell position for the user; line is in the interpreter's form (see cellLines).
+func (s *Session) where(encoded, col string) string {
+	l, _ := strconv.Atoi(encoded)
+	cell, line := strconv.Itoa(l/cellLines-1), strconv.Itoa(l%cellLines)
+	if s.fileName != "" {
+		if col != "" {
+			return s.fileName + ":" + line + ":" + col
+		}
+		return s.fileName + ":" + line
+	}
+	if col != "" {
+		return fmt.Sprintf("cell [%s] line %s:%s", cell, line, col)
+	}
+	return fmt.Sprintf("cell [%s] line %s", cell, line)
+}
+
+// cellPos rewrites the positions "_.go:3000002:5" of the interpreter as "cell [3] line 2:5".
+func (s *Session) cellPos(msg string) string {
+	return posRE.ReplaceAllStringFunc(msg, func(m string) string {
+		sm := posRE.FindStringSubmatch(m)
+		return s.where(sm[1], sm[2]) + sm[3]
+	})
+}
+
+func (s *Session) toError(err error) *Error {
+	var ce *cellError
+	var p yaegi.Panic
+	switch {
+	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+		time.Sleep(20 * time.Millisecond) // let the cancelled evaluation unwind
+		msg := fmt.Sprintf("cell [%d] interrupted", s.cell)
+		return &Error{Name: "Interrupted", Value: msg, Traceback: []string{msg}}
+	case errors.As(err, &ce):
+		msg := s.cellPos(ce.Error())
+		return &Error{Name: "error", Value: msg, Traceback: []string{msg}}
+	case errors.As(err, &p):
+		return s.panicError(p)
+	}
+	return s.compileError(err.Error())
+}
+
+// compileError reports a cell the interpreter refused to compile. Some of its messages for
+// undefined names are misleading ("constant definition loop", "incomplete type"): those are
+// replaced by the undefined name the cell uses.
+func (s *Session) compileError(msg string) *Error {
+	if strings.Contains(msg, "constant definition loop") || strings.Contains(msg, "incomplete type") ||
+		strings.Contains(msg, "CFG post-order panic") || strings.Contains(msg, "CFG pre-order panic") {
+		if u := s.undefinedHint(s.items); u != "" {
+			msg = u
+		}
+	}
+	if !posRE.MatchString(msg) {
+		msg = fmt.Sprintf("cell [%d]: %s", s.cell, msg)
+	}
+	for missing, hint := range missingHints {
+		if strings.Contains(msg, "undefined selector: "+missing) {
+			msg += " (" + hint + ")"
+			break
+		}
+	}
+	msg = s.cellPos(msg)
+	tb := []string{msg}
+	if s.opts.Restarted && strings.Contains(msg, "undefined: ") {
+		tb = append(tb, restartNote)
+	}
+	return &Error{Name: "error", Value: msg, Traceback: tb}
+}
+
+// restartNote explains an undefined name in a session that replaced one whose process died.
+const restartNote = "note: the interpreter was restarted after its process died, and all state " +
+	"(variables, functions, imports) was reset: re-run the cells that define what this cell uses"
+
+// missingHints explain standard functions the interpreter lacks (its generic packages are
+// partial) and say what to use instead.
+var missingHints = map[string]string{
+	"slices.Sort":         "the interpreter's slices package has no sorting: use sort.Float64s, sort.Ints, sort.Strings or sort.Slice",
+	"slices.Max":          "the interpreter's slices package lacks it: use floats.Max from gonum.org/v1/gonum/floats, or a loop",
+	"slices.Min":          "the interpreter's slices package lacks it: use floats.Min from gonum.org/v1/gonum/floats, or a loop",
+	"slices.BinarySearch": "the interpreter's slices package lacks it: use sort.SearchFloat64s, sort.SearchInts or sort.Search",
+	"maps.Keys":           "iterators are not supported by the interpreter: loop over the map with for k := range m",
+	"maps.Values":         "iterators are not supported by the interpreter: loop over the map with for _, v := range m",
+	"sync.OnceFunc":       "the interpreter lacks it: use a sync.Once",
+}
+
+var frameRE = regexp.MustCompile(`^(?:_\.go:)?(\d{7,})(?::(\d+))?: panic: (.*)$`)
+
+// panicError reports a panic with its value and the frames of the user's cells, innermost first.
+func (s *Session) panicError(p yaegi.Panic) *Error {
+	val := p.Value
+	if msg, ok := display.IsCheckError(val); ok {
+		e := &Error{Name: "CheckFailed", Value: "check failed: " + msg}
+		e.Traceback = append([]string{e.Value}, s.frames()...)
+		return e
+	}
+	if ex, ok := val.(stdlib.Exit); ok {
+		return &Error{Name: "Exit", Value: ex.Error() + ": a notebook cell cannot end the session (use %reset to start afresh)",
+			Traceback: append([]string{ex.Error()}, s.frames()...), ExitCode: ex.Code}
+	}
+	if err, ok := val.(error); ok {
+		val = err.Error()
+	}
+	frames := s.frames()
+	if msg := fmt.Sprint(val); len(frames) == 0 {
+		// A panic without frames comes from the interpreter's compiler: the cell did not run.
+		if !strings.Contains(msg, "CFG") && !posRE.MatchString(msg) {
+			msg = fmt.Sprintf("the interpreter cannot compile this cell (%s); it lacks a few Go features "+
+				"(range over functions, iterators, some generic types): rewrite that part", msg)
+		}
+		return s.compileError(msg)
+	}
+	msg := s.cellPos(fmt.Sprint(val))
+	if strings.HasPrefix(msg, "reflect: slice index out of range") || strings.HasPrefix(msg, "reflect: array index out of range") {
+		msg = "runtime error: index out of range" // the interpreter indexes through package reflect
+	}
+	e := &Error{Name: "panic", Value: msg}
+	e.Traceback = append([]string{"panic: " + e.Value}, frames...)
+	return e
+}
+
+func (s *Session) frames() []string {
+	var res []string
+	for _, l := range s.stderr.captured() {
+		sm := frameRE.FindStringSubmatch(l)
+		if sm == nil {
+			continue
+		}
+		fn := strings.TrimSuffix(sm[3], "(...)")
+		fn = strings.TrimPrefix(fn, "main.")
+		where := s.where(sm[1], sm[2])
+		if fn == "main" {
+			res = append(res, "    at "+where)
+		} else {
+			res = append(res, "    in "+fn+", "+where)
+		}
+	}
+	return res
+}
+
+// panicFilter forwards the interpreter's standard error, except its own "pos: panic: f(...)"
+// lines, which it keeps as the frames of the current panic.
+type panicFilter struct {
+	w     io.Writer
+	mu    sync.Mutex
+	lines []string
+}
+
+var yaegiPanicLine = regexp.MustCompile(`^\S*:\d+(:\d+)?: panic: `)
+
+func (f *panicFilter) Write(p []byte) (int, error) {
+	if yaegiPanicLine.Match(p) {
+		f.mu.Lock()
+		f.lines = append(f.lines, strings.Split(strings.TrimSpace(string(p)), "\n")...)
+		f.mu.Unlock()
+		return len(p), nil
+	}
+	return f.w.Write(p)
+}
+
+func (f *panicFilter) startCapture() {
+	f.mu.Lock()
+	f.lines = nil
+	f.mu.Unlock()
+}
+
+func (f *panicFilter) captured() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.lines...)
+}
+
+// Evaluate runs code as a cell of its own and returns the bundle of its trailing expression
+// (for user_expressions of an execute request).
+func (s *Session) Evaluate(code string) (map[string]any, *Error) {
+	cell := s.cell
+	defer func() { s.cell = cell }()
+	res := s.runGo(context.Background(), code, cell)
+	if res.Data == nil && res.Err == nil {
+		res.Data = map[string]any{}
+	}
+	return res.Data, res.Err
+}
+
+// extraPackage reports whether path is one of the packages of Options.Symbols.
+func (s *Session) extraPackage(path string) bool {
+	for k := range s.opts.Symbols {
+		if k[:strings.LastIndexByte(k, '/')] == path {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,345 @@
+package interp
+
+import (
+	"bytes"
+	"context"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gosbi/gosbi/display"
+	"github.com/gosbi/gosbi/sbi"
+)
+
+// syncBuffer is a bytes.Buffer safe for the interpreter's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+func (b *syncBuffer) Reset() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.b.Reset()
+}
+
+type testSession struct {
+	*Session
+	out, errOut *syncBuffer
+	displays    []display.Output
+	count       int
+}
+
+func newTestSession(t *testing.T) *testSession {
+	t.Helper()
+	ts := &testSession{out: &syncBuffer{}, errOut: &syncBuffer{}}
+	s, err := NewSession(Options{Stdout: ts.out, Stderr: ts.errOut, Stdin: strings.NewReader(""),
+		Display: func(o display.Output) { ts.displays = append(ts.displays, o) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts.Session = s
+	t.Cleanup(func() { display.SetSink(nil) })
+	return ts
+}
+
+// run executes a cell with the next execution count.
+func (ts *testSession) run(code string) Result {
+	ts.count++
+	return ts.Execute(context.Background(), code, ts.count)
+}
+
+func (ts *testSession) mustRun(t *testing.T, code string) Result {
+	t.Helper()
+	res := ts.run(code)
+	if res.Err != nil {
+		t.Fatalf("cell [%d] %q failed: %v\n%s", ts.count, code, res.Err.Value, strings.Join(res.Err.Traceback, "\n"))
+	}
+	return res
+}
+
+func text(res Result) string {
+	if res.Data == nil {
+		return "<no result>"
+	}
+	return display.PlainText(res.Data)
+}
+
+// TestCellSemantics runs sequences of cells; each step states the expected result text,
+// output or error.
+func TestCellSemantics(t *testing.T) {
+	type step struct {
+		code    string
+		result  string // text/plain of execute_result; "<no result>" when none
+		out     string // substring of the standard output of the cell
+		errText string // substring of the error value; "" when the cell must succeed
+		errOut  string // substring of the standard error (notes, warnings)
+		notOut  string // must not appear in the standard output
+	}
+	cases := []struct {
+		name  string
+		steps []step
+	}{
+		{"mixed cell: import, func, statements, trailing expression", []step{
+			{code: "import \"strings\"\nfunc shout(s string) string { return strings.ToUpper(s) + \"!\" }\nx := shout(\"hi\")\nx + \"?\"", result: `"HI!?"`},
+		}},
+		{"statements only show nothing", []step{
+			{code: "import \"fmt\"\nfmt.Println(\"hello\")", result: "<no result>", out: "hello\n"},
+			{code: "y := 3", result: "<no result>"},
+			{code: "for i := 0; i < 2; i++ { y++ }", result: "<no result>"},
+			{code: "y", result: "5"},
+		}},
+		{"variables persist and change type", []step{
+			{code: "v := 1", result: "<no result>"},
+			{code: "v * 10", result: "10"},
+			{code: "v := \"now a string\"\nv", result: `"now a string"`},
+		}},
+		{"re-running a cell with imports and declarations", []step{
+			{code: "import \"math\"\ntype P struct{ X float64 }\nfunc norm(p P) float64 { return math.Abs(p.X) }\nnorm(P{-2})", result: "2"},
+			{code: "import \"math\"\ntype P struct{ X float64 }\nfunc norm(p P) float64 { return math.Abs(p.X) }\nnorm(P{-2})", result: "2"},
+		}},
+		{"redefined function takes effect in earlier callers", []step{
+			{code: "func f() int { return 1 }\nfunc g() int { return f() * 10 }\nfunc h() int { return g() + 1 }", result: "<no result>"},
+			{code: "h()", result: "11"},
+			{code: "func f() int { return 2 }", result: "<no result>"},
+			{code: "g()", result: "20"},
+			{code: "h()", result: "21"},
+		}},
+		{"a caller that no longer compiles after a redefinition is reported", []step{
+			{code: "func f() int { return 1 }\nfunc g() int { return f() + 1 }", result: "<no result>"},
+			{code: "func f(x int) int { return x }", errOut: "g (cell [1]) calls a redefined function and no longer compiles"},
+			{code: "g()", errText: "redefine g to use it again"},
+			{code: "func g() int { return f(2) + 1 }\ng()", result: "3"},
+		}},
+		{"redefined type warns and keeps the old one", []step{
+			{code: "type T struct{ A int }", result: "<no result>"},
+			{code: "type T struct{ A, B int }", errOut: "type T is already defined differently"},
+			{code: "%reset", result: "<no result>"},
+			{code: "type T struct{ A, B int }\nT{1, 2}", result: "{A:1 B:2}"},
+		}},
+		{"errors name the cell and line", []step{
+			{code: "a := 1\nb := foo + a", errText: "cell [1] line 2:6: undefined: foo"},
+			{code: "func k() int {\n\treturn zzz\n}", errText: "cell [2] line 2:9: undefined: zzz"},
+			{code: "x := 1 +", errText: "cell [3] line 1:"},
+			{code: "b + undefinedThing", errText: "cell [4] line 1:5: undefined: undefinedThing"},
+			{code: "strconv.Atoi(nope)", errText: "cell [5] line 1:14: undefined: nope"},
+		}},
+		{"a failed cell keeps earlier state", []step{
+			{code: "kept := 41\nfunc inc(n int) int { return n + 1 }", result: "<no result>"},
+			{code: "func inc(n int) int { return n + undefinedName }", errText: "undefined"},
+			{code: "inc(kept)", result: "42"},
+			{code: "kept = 7\npanic(\"stop\")", errText: "stop"},
+			{code: "func fresh() int { return nothing }", errText: "undefined: nothing"},
+			{code: "fresh()", errText: "fresh did not compile in cell [5]"},
+			{code: "func fresh() int { return 5 }\nfresh()", result: "5"},
+			{code: "kept", result: "7"},
+			{code: "mat.NewDense(2, 2, []float64{1})", errText: "mat: dimension mismatch"},
+			{code: "xs := []int{1, 2}\nxs[kept]", errText: "runtime error: index out of range"},
+		}},
+		{"auto-import of known packages", []step{
+			{code: "m := mat.NewDense(2, 2, []float64{1, 2, 3, 4})\nmat.Det(m)", result: "-2", errOut: `added import "gonum.org/v1/gonum/mat"`},
+			{code: "strings.Repeat(\"ab\", 2)", result: `"abab"`, errOut: `added import "strings"`},
+		}},
+		{"calls without results and tuples", []step{
+			{code: "func nothing() {}\nnothing()", result: "<no result>"},
+			{code: "fmt.Sprint(1)\nfmt.Println(\"x\")", result: "<no result>", out: "x\n"},
+			{code: "strconv.Atoi(\"12\")", result: "12\n<nil>"},
+			{code: "func two() (int, string) { return 1, \"a\" }\ntwo()", result: "1\n\"a\""},
+		}},
+		{"builtins the interpreter lacks", []step{
+			{code: "min(3, 1, 2)", result: "1"},
+			{code: "a, b := 2.5, 7.0\nmax(a, b)", result: "7"},
+			{code: "mm := map[string]int{\"a\": 1}\nclear(mm)\nlen(mm)", result: "0"},
+		}},
+		{"os.Exit and log.Fatal do not end the session", []step{
+			{code: "os.Exit(3)", errText: "os.Exit(3) called"},
+			{code: "1 + 1", result: "2"},
+		}},
+		{"redefined method warns", []step{
+			{code: "type V struct{ A int }\nfunc (v V) Get() int { return v.A }", result: "<no result>"},
+			{code: "func (v V) Get() int { return v.A + 100 }", errOut: "method V.Get is already defined differently"},
+			{code: "V{3}.Get()", result: "3"},
+		}},
+		{"what the interpreter lacks gives a clear error, not a crash", []step{
+			{code: "var x any = 2.5\nswitch v := x.(type) {\ncase float64:\n\tfmt.Println(\"float\", v*2)\n}", out: "float 5\n"},
+			{code: "func seq(yield func(int) bool) { yield(1) }\nfor v := range seq {\n\t_ = v\n}", errText: "the interpreter cannot compile this cell"},
+			{code: "slices.Sort([]int{3, 1})", errText: "use sort.Float64s, sort.Ints"},
+			{code: "import \"github.com/someone/else\"", errText: "cell [4] line 1: package \"github.com/someone/else\" is not available"},
+			{code: "x", result: "2.5"},
+		}},
+		{"func main is kept aside", []step{
+			{code: "func main() { fmt.Println(\"main ran\") }", errOut: "func main is kept as _main"},
+			{code: "1", result: "1", notOut: "main ran"},
+			{code: "_main()", out: "main ran\n"},
+		}},
+		{"display.Check fails the cell with its message", []step{
+			{code: "display.Check(1+1 == 2, \"arithmetic\")", result: "<no result>"},
+			{code: "display.Check(len(\"abc\") == 2, \"three letters\")", errText: "check failed: three letters"},
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ts := newTestSession(t)
+			for i, st := range c.steps {
+				ts.out.Reset()
+				ts.errOut.Reset()
+				res := ts.run(st.code)
+				if st.errText != "" {
+					if res.Err == nil {
+						t.Fatalf("step %d %q: want error %q, got success", i+1, st.code, st.errText)
+					}
+					if !strings.Contains(res.Err.Value, st.errText) {
+						t.Fatalf("step %d %q: error %q does not contain %q", i+1, st.code, res.Err.Value, st.errText)
+					}
+					continue
+				}
+				if res.Err != nil {
+					t.Fatalf("step %d %q: %v\n%s", i+1, st.code, res.Err.Value, strings.Join(res.Err.Traceback, "\n"))
+				}
+				if st.result != "" && text(res) != st.result {
+					t.Errorf("step %d %q: result %q, want %q", i+1, st.code, text(res), st.result)
+				}
+				if !strings.Contains(ts.out.String(), st.out) {
+					t.Errorf("step %d %q: output %q does not contain %q", i+1, st.code, ts.out.String(), st.out)
+				}
+				if st.notOut != "" && strings.Contains(ts.out.String(), st.notOut) {
+					t.Errorf("step %d %q: output %q contains %q", i+1, st.code, ts.out.String(), st.notOut)
+				}
+				if !strings.Contains(ts.errOut.String(), st.errOut) {
+					t.Errorf("step %d %q: stderr %q does not contain %q", i+1, st.code, ts.errOut.String(), st.errOut)
+				}
+			}
+		})
+	}
+}
+
+func TestPanicShowsUserFrames(t *testing.T) {
+	ts := newTestSession(t)
+	ts.mustRun(t, "func inner() {\n\tpanic(\"boom\")\n}\nfunc outer() { inner() }")
+	res := ts.run("x := 1\nouter()")
+	if res.Err == nil {
+		t.Fatal("want a panic")
+	}
+	tb := strings.Join(res.Err.Traceback, "\n")
+	for _, want := range []string{"panic: boom", "in inner, cell [1] line 2", "in outer, cell [1] line 4", "at cell [2] line 2"} {
+		if !strings.Contains(tb, want) {
+			t.Errorf("traceback lacks %q:\n%s", want, tb)
+		}
+	}
+	if strings.Contains(tb, "yaegi") || strings.Contains(tb, "reflect.") {
+		t.Errorf("traceback shows interpreter internals:\n%s", tb)
+	}
+	if strings.Contains(ts.errOut.String(), "panic") {
+		t.Errorf("the interpreter's own panic lines reached stderr: %q", ts.errOut.String())
+	}
+}
+
+func TestInterruptStopsLoop(t *testing.T) {
+	ts := newTestSession(t)
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		ts.Interrupt()
+	}()
+	start := time.Now()
+	res := ts.run("n := 0\nfor {\n\tn++\n}")
+	if res.Err == nil || res.Err.Name != "Interrupted" {
+		t.Fatalf("want Interrupted, got %+v", res.Err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("interrupt took %v", d)
+	}
+	ts.mustRun(t, "ok := 1")
+
+	// a compiled call that does not return: the cell is given up at once, the session goes on
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		ts.Interrupt()
+	}()
+	res = ts.run("time.Sleep(time.Hour)")
+	if res.Err == nil || res.Err.Name != "Interrupted" {
+		t.Fatalf("want Interrupted, got %+v", res.Err)
+	}
+	if res = ts.mustRun(t, "ok + 1"); text(res) != "2" {
+		t.Errorf("after interrupting a compiled call: %q", text(res))
+	}
+}
+
+// bundled is used by TestRichValues through the interpreter.
+func TestRichValues(t *testing.T) {
+	ts := newTestSession(t)
+	ts.mustRun(t, "type Card struct{ Title string }\nfunc (c Card) MIMEBundle() map[string]any { return map[string]any{\"text/html\": \"<b>\" + c.Title + \"</b>\"} }")
+	res := ts.mustRun(t, "Card{\"hi\"}")
+	if res.Data["text/html"] != "<b>hi</b>" {
+		t.Errorf("interpreted MIMEBundle: got %v", res.Data)
+	}
+	ts.mustRun(t, "display.ShowBundle(Card{\"shown\"})")
+	if len(ts.displays) != 1 || ts.displays[0].Data["text/html"] != "<b>shown</b>" {
+		t.Errorf("display.ShowBundle of an interpreted value: %+v", ts.displays)
+	}
+	ts.displays = nil
+	res = ts.mustRun(t, "mat.NewDense(2, 2, []float64{1, 2, 3, 4})")
+	if h, _ := res.Data["text/html"].(string); !strings.Contains(h, "<table>") || !strings.Contains(text(res), "2×2 matrix") {
+		t.Errorf("matrix display: %v", res.Data)
+	}
+	res = ts.mustRun(t, "errors.New(\"bad input\")")
+	if text(res) != "error: bad input" {
+		t.Errorf("error display: %q", text(res))
+	}
+	ts.mustRun(t, "display.HTML(\"<i>x</i>\")\nd := display.New()\nd.Text(\"1\")\nd.Text(\"2\")")
+	if len(ts.displays) != 3 || ts.displays[0].Data["text/html"] != "<i>x</i>" || ts.displays[1].Update || !ts.displays[2].Update ||
+		ts.displays[1].DisplayID == "" || ts.displays[1].DisplayID != ts.displays[2].DisplayID {
+		t.Errorf("displays: %+v", ts.displays)
+	}
+}
+
+// TestInterruptReachesLibrary checks that a compiled call that polls sbi.Canceled stops when
+// the cell is interrupted.
+func TestInterruptReachesLibrary(t *testing.T) {
+	stopped := make(chan error, 1)
+	longCall := func() error {
+		for {
+			if err := sbi.Canceled("long call"); err != nil {
+				stopped <- err
+				return err
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	out := &syncBuffer{}
+	s, err := NewSession(Options{Stdout: out, Stderr: out, Symbols: map[string]map[string]reflect.Value{
+		"libtest/libtest": {"Long": reflect.ValueOf(longCall)},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		s.Interrupt()
+	}()
+	res := s.Execute(t.Context(), "import \"libtest\"\nerr := libtest.Long()", 1)
+	if res.Err == nil || res.Err.Name != "Interrupted" {
+		t.Fatalf("want Interrupted, got %+v", res.Err)
+	}
+	select {
+	case err := <-stopped:
+		if !strings.Contains(err.Error(), "long call interrupted") {
+			t.Errorf("library error %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the library call did not see the cancellation")
+	}
+}

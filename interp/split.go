@@ -1,0 +1,224 @@
+package interp
+
+import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/scanner"
+	"go/token"
+	"strings"
+)
+
+// itemKind classifies a top-level item of a cell.
+type itemKind int
+
+const (
+	importItem itemKind = iota
+	declItem            // func, method, type, var or const declaration
+	stmtItem            // a statement (including a trailing expression)
+)
+
+// item is one top-level import, declaration or statement of a cell.
+type item struct {
+	kind       itemKind
+	start, end int    // byte offsets in the cell source; start includes a leading doc comment
+	line, col  int    // position of start in the cell (1-based)
+	text       string // source[start:end]
+	fset       *token.FileSet
+	decl       ast.Decl
+	stmt       ast.Stmt
+}
+
+// cellError is an error located in a cell: "cell [3] line 2:5: undefined: foo".
+type cellError struct {
+	cell, line, col int
+	msg             string
+}
+
+// Error gives the position in the interpreter's form "_.go:3000002:5: " (see cellLines); the
+// session rewrites it for the user.
+func (e *cellError) Error() string {
+	if e.col == 0 {
+		return fmt.Sprintf("_.go:%d: %s", (e.cell+1)*cellLines+e.line, e.msg)
+	}
+	return fmt.Sprintf("_.go:%d:%d: %s", (e.cell+1)*cellLines+e.line, e.col, e.msg)
+}
+
+// cellLines encodes a cell number in line numbers: line (cell+1)*cellLines+l of the interpreter's
+// source "_.go" is line l of that cell. (The interpreter scopes imports by file name, so
+// positions must keep its file name.)
+const cellLines = 1000000
+
+// lineDirective makes positions of the following source read as the cell's own lines.
+func lineDirective(cell, line, col int) string {
+	return fmt.Sprintf("\n//line _.go:%d:%d\n", (cell+1)*cellLines+line, col)
+}
+
+// splitCell cuts a cell into top-level items with go/scanner and parses each with go/parser.
+// Items are separated by semicolons (explicit or at line ends) outside brackets.
+func splitCell(src string, cell int) ([]item, error) {
+	fset := token.NewFileSet()
+	file := fset.AddFile("", -1, len(src))
+	var errs scanner.ErrorList
+	var s scanner.Scanner
+	s.Init(file, []byte(src), func(pos token.Position, msg string) { errs.Add(pos, msg) }, scanner.ScanComments)
+
+	var items []item
+	var toks []tok
+	depth := 0
+	commentStart := -1
+	flush := func(end int) {
+		if len(toks) == 0 {
+			return
+		}
+		start := toks[0].off
+		kind := classify(toks)
+		if commentStart >= 0 && kind != stmtItem {
+			start = commentStart // a declaration keeps its doc comment
+		}
+		items = append(items, item{kind: kind, start: start, end: end})
+		toks = toks[:0]
+		commentStart = -1
+	}
+	for {
+		pos, t, lit := s.Scan()
+		if t == token.EOF {
+			flush(len(src))
+			break
+		}
+		off := file.Offset(pos)
+		switch t {
+		case token.COMMENT:
+			if len(toks) == 0 && commentStart < 0 {
+				commentStart = off
+			}
+			continue
+		case token.LPAREN, token.LBRACE, token.LBRACK:
+			depth++
+		case token.RPAREN, token.RBRACE, token.RBRACK:
+			depth--
+		case token.SEMICOLON:
+			// the semicolons of "for i := 0; i < n; i++ {" and "if x := f(); x {" do not end it
+			if depth <= 0 && !(len(toks) > 0 && opensBlock(toks[0].t) && !sawBlock(toks)) {
+				end := off
+				if lit == "\n" || off >= len(src) {
+					end = min(off, len(src))
+				}
+				flush(end)
+				continue
+			}
+		}
+		if len(toks) == 0 && commentStart >= 0 && strings.Count(src[commentStart:off], "\n\n") > 0 {
+			commentStart = -1 // a comment separated by a blank line is not a doc comment
+		}
+		toks = append(toks, tok{off, t, lit})
+	}
+	if len(errs) > 0 {
+		e := errs[0]
+		return nil, &cellError{cell, e.Pos.Line, e.Pos.Column, e.Msg}
+	}
+	for i := range items {
+		it := &items[i]
+		it.text = src[it.start:it.end]
+		it.line = 1 + strings.Count(src[:it.start], "\n")
+		it.col = it.start - strings.LastIndexByte(src[:it.start], '\n')
+		if err := it.parse(cell); err != nil {
+			return nil, err
+		}
+	}
+	return items, nil
+}
+
+func opensBlock(t token.Token) bool {
+	return t == token.FOR || t == token.IF || t == token.SWITCH || t == token.SELECT
+}
+
+// sawBlock reports whether the statement's block has opened: a "{" at bracket depth 0.
+func sawBlock(toks []tok) bool {
+	depth := 0
+	for _, t := range toks {
+		switch t.t {
+		case token.LBRACE:
+			if depth == 0 {
+				return true
+			}
+			depth++
+		case token.LPAREN, token.LBRACK:
+			depth++
+		case token.RPAREN, token.RBRACK, token.RBRACE:
+			depth--
+		}
+	}
+	return false
+}
+
+type tok struct {
+	off int
+	t   token.Token
+	lit string
+}
+
+func classify(toks []tok) itemKind {
+	switch toks[0].t {
+	case token.IMPORT:
+		return importItem
+	case token.TYPE, token.VAR, token.CONST:
+		return declItem
+	case token.FUNC:
+		if len(toks) > 1 && toks[1].t == token.IDENT {
+			return declItem
+		}
+		// func (recv) Name(…) is a method; func(…) … { … } is a function literal.
+		depth := 0
+		for i := 1; i < len(toks); i++ {
+			switch toks[i].t {
+			case token.LPAREN:
+				depth++
+			case token.RPAREN:
+				depth--
+				if depth == 0 {
+					if i+1 < len(toks) && toks[i+1].t == token.IDENT {
+						return declItem
+					}
+					return stmtItem
+				}
+			}
+		}
+	}
+	return stmtItem
+}
+
+// parse fills the item's AST; syntax errors are reported at the cell's own positions.
+func (it *item) parse(cell int) error {
+	fset := token.NewFileSet()
+	dir := lineDirective(cell, it.line, it.col)
+	var src string
+	if it.kind == stmtItem {
+		src = "package p; func _() {" + dir + it.text + "\n}"
+	} else {
+		src = "package p;" + dir + it.text
+	}
+	it.fset = fset
+	f, err := parser.ParseFile(fset, "", src, parser.ParseComments)
+	if err != nil {
+		if el, ok := err.(scanner.ErrorList); ok && len(el) > 0 {
+			line, col := el[0].Pos.Line-(cell+1)*cellLines, el[0].Pos.Column
+			if end := it.line + strings.Count(it.text, "\n"); line > end { // at the end of the wrapper
+				line, col = end, len(it.text)-strings.LastIndexByte(it.text, '\n')
+			}
+			return &cellError{cell, line, col, el[0].Msg}
+		}
+		return &cellError{cell, it.line, 0, err.Error()}
+	}
+	if it.kind == stmtItem {
+		body := f.Decls[0].(*ast.FuncDecl).Body.List
+		if len(body) > 0 {
+			it.stmt = body[len(body)-1]
+		}
+		return nil
+	}
+	if len(f.Decls) > 0 {
+		it.decl = f.Decls[len(f.Decls)-1]
+	}
+	return nil
+}

@@ -1,0 +1,62 @@
+package kernel
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+)
+
+// ConnectionInfo is the content of the connection file Jupyter writes for a kernel.
+type ConnectionInfo struct {
+	Transport       string `json:"transport"`
+	IP              string `json:"ip"`
+	ShellPort       int    `json:"shell_port"`
+	ControlPort     int    `json:"control_port"`
+	StdinPort       int    `json:"stdin_port"`
+	IOPubPort       int    `json:"iopub_port"`
+	HBPort          int    `json:"hb_port"`
+	Key             string `json:"key"`
+	SignatureScheme string `json:"signature_scheme"`
+	KernelName      string `json:"kernel_name,omitempty"`
+}
+
+// ReadConnectionFile reads and checks a connection file.
+func ReadConnectionFile(path string) (*ConnectionInfo, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read connection file: %w", err)
+	}
+	var ci ConnectionInfo
+	if err := json.Unmarshal(b, &ci); err != nil {
+		return nil, fmt.Errorf("connection file %s is not valid JSON: %w", path, err)
+	}
+	if err := ci.check(); err != nil {
+		return nil, fmt.Errorf("connection file %s: %w", path, err)
+	}
+	return &ci, nil
+}
+
+func (ci *ConnectionInfo) check() error {
+	if ci.Transport == "" {
+		ci.Transport = "tcp"
+	}
+	if ci.Transport != "tcp" && ci.Transport != "ipc" {
+		return fmt.Errorf("transport %q is not supported: use \"tcp\" or \"ipc\"", ci.Transport)
+	}
+	if ci.IP == "" {
+		return fmt.Errorf("no \"ip\" given")
+	}
+	if ci.SignatureScheme != "" && ci.SignatureScheme != "hmac-sha256" {
+		return fmt.Errorf("signature scheme %q is not supported: use \"hmac-sha256\"", ci.SignatureScheme)
+	}
+	return nil
+}
+
+// endpoint returns the ZeroMQ address of a channel with the given port. With the ipc
+// transport, Jupyter names the socket files IP-PORT.
+func (ci *ConnectionInfo) endpoint(port int) string {
+	if ci.Transport == "ipc" {
+		return fmt.Sprintf("ipc://%s-%d", ci.IP, port)
+	}
+	return fmt.Sprintf("tcp://%s:%d", ci.IP, port)
+}

@@ -1,0 +1,29 @@
+// Package kernel is the front process of the gosbi Jupyter kernel.
+//
+// The front owns the five ZeroMQ sockets of the Jupyter messaging protocol (version 5.3): the
+// shell, control and stdin ROUTER sockets, the iopub PUB socket and the heartbeat REP socket. It
+// verifies and signs every message (HMAC-SHA256 with the key of the connection file; an empty key
+// means unsigned), publishes status busy/idle around every request, keeps the execution counter and
+// the input history, and answers kernel_info, history, comm and control requests itself.
+//
+// Cells run in a worker process (`gosbi worker`, package interp) that the front starts and
+// supervises. They talk over two pipes with the messages of package ipc. When the worker dies —
+// a panic in a user goroutine, a stack overflow, an out-of-memory kill — the cell that was running
+// gets one error naming the cause, a fresh worker is started and the user is told that state was
+// reset. An interrupt (interrupt_request on the control channel, or SIGINT) cancels the running
+// cell; if the cell does not return within a grace period, the worker is killed and restarted.
+//
+// The package also holds the wire format (Encode, DecodeMessage) shared with package nbtest, the
+// kernelspec installer (Install, InstallMain) and the entry point Main of `gosbi kernel`.
+//
+// # Cursor positions
+//
+// The protocol (5.2 and later) counts cursor_pos in Unicode code points, and the worker is given
+// code points. JupyterLab sends UTF-16 code units instead. The two differ only when characters
+// outside the Basic Multilingual Plane (emoji, mathematical alphanumerics) come before the cursor.
+// The front reads cursor_pos as code points, as the specification says, unless that position lies
+// beyond the end of the code, in which case it must be UTF-16 and is converted; cursor_start and
+// cursor_end in the reply are converted back into the unit the request used. The environment
+// variable GOSBI_CURSOR_UNITS=utf16 (or codepoints) forces one reading for front-ends known to
+// send it.
+package kernel

@@ -1,0 +1,82 @@
+package kernel
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestCursorConversion(t *testing.T) {
+	code := "a😀b" // code points a, 😀, b; UTF-16 units a, 2×😀, b
+	for _, tc := range []struct {
+		pos, want int
+		utf16     bool
+	}{
+		{0, 0, false}, {2, 2, false}, {3, 3, false}, // within the code points: read as code points
+		{4, 3, true}, // beyond them: UTF-16, the end of the code
+	} {
+		got, u := toCodePoints(code, tc.pos)
+		if got != tc.want || u != tc.utf16 {
+			t.Errorf("toCodePoints(%q, %d) = %d, %v; want %d, %v", code, tc.pos, got, u, tc.want, tc.utf16)
+		}
+	}
+	t.Setenv("GOSBI_CURSOR_UNITS", "utf16")
+	if got, u := toCodePoints(code, 3); got != 2 || !u {
+		t.Errorf("forced UTF-16: %d, %v; want 2, true", got, u)
+	}
+	for cp, want := range []int{0, 1, 3, 4} {
+		if got := toUTF16(code, cp); got != want {
+			t.Errorf("toUTF16(%d) = %d, want %d", cp, got, want)
+		}
+	}
+}
+
+func TestGlob(t *testing.T) {
+	for _, tc := range []struct {
+		glob, s string
+		match   bool
+	}{
+		{"6*", "6 * 7", true}, {"6*", "16", false}, {"1?2*", "1 2 3", true}, {"a.b", "axb", false},
+		{"", "anything", true}, {"*x*", "line\nx", true},
+	} {
+		if got := globRegexp(tc.glob).MatchString(tc.s); got != tc.match {
+			t.Errorf("glob %q on %q: %v, want %v", tc.glob, tc.s, got, tc.match)
+		}
+	}
+}
+
+func TestTailBuffer(t *testing.T) {
+	tb := newTailBuffer(3)
+	tb.Write([]byte("runtime: goroutine stack exceeds 1000000000-byte limit\nfatal error: stack overflow\n\ngoroutine 1 [running]:\nmain.f()\n\tmain.go:3"))
+	if h := tb.Headline(); h != "fatal error: stack overflow" {
+		t.Errorf("headline %q", h)
+	}
+	lines := tb.Lines()
+	if len(lines) != 4 || lines[3] != "\tmain.go:3" {
+		t.Errorf("lines %q, want the last 3 complete lines and the partial one", lines)
+	}
+	if !strings.Contains(tb.String(), "main.f()") {
+		t.Errorf("String %q", tb.String())
+	}
+}
+
+func TestTailBufferDeducesStackOverflow(t *testing.T) {
+	tb := newTailBuffer(40)
+	// The trace as it arrives when the "fatal error" line was lost, in pieces.
+	for _, piece := range []string{"\nruntime stack:\nruntime.throw({0x130f4d0?, 0x4469ba?})\n", "\t/usr/local/go/src/runtime/panic.go:1229 +0x48\n", "runtime.new", "stack()\n\t/usr/local/go/src/runtime/stack.go:1207\n"} {
+		tb.Write([]byte(piece))
+	}
+	if h := tb.Headline(); h != "fatal error: stack overflow" {
+		t.Errorf("headline %q", h)
+	}
+}
+
+func TestPrefixWriter(t *testing.T) {
+	var out strings.Builder
+	w := newPrefixWriter(&out, "worker: ")
+	for _, piece := range []string{"fatal ", "error: x\nnext", " line\n"} {
+		w.Write([]byte(piece))
+	}
+	if got := out.String(); got != "worker: fatal error: x\nworker: next line\n" {
+		t.Errorf("got %q", got)
+	}
+}

@@ -1,0 +1,210 @@
+package nbtest_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gosbi/gosbi/kernel"
+	"github.com/gosbi/gosbi/kernel/kerneltest"
+	"github.com/gosbi/gosbi/nbtest"
+)
+
+// The test binary doubles as a kernel (`kernel -f FILE`) whose worker is the fake worker
+// (`worker`), so that RunMain, which starts this executable, can be tested as it is.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 {
+		switch os.Args[1] {
+		case "kernel":
+			if err := kernel.Main(os.Args[2:], "test"); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(1)
+			}
+			os.Exit(0)
+		case "worker":
+			kerneltest.FakeWorker()
+			os.Exit(0)
+		}
+	}
+	os.Exit(m.Run())
+}
+
+func execute(t *testing.T, path string, o nbtest.Options) *nbtest.Result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := nbtest.Execute(ctx, path, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func outputsOf(c *nbtest.Cell) string {
+	var parts []string
+	for _, o := range c.Outputs {
+		switch o.OutputType {
+		case "stream":
+			parts = append(parts, o.Name+":"+o.Text)
+		case "error":
+			parts = append(parts, "error:"+o.Ename)
+		default:
+			parts = append(parts, fmt.Sprintf("%s:%v", o.OutputType, o.Data["text/plain"]))
+		}
+	}
+	return strings.Join(parts, "|")
+}
+
+func TestExecuteOutputs(t *testing.T) {
+	res := execute(t, "testdata/fake/outputs.ipynb", nbtest.Options{Params: map[string]string{"name": "cli"}})
+	if err := res.Err(); err != nil {
+		t.Fatalf("unexpected failure: %v", err)
+	}
+	var got []string
+	for _, c := range res.Notebook.Cells {
+		if c.CellType == "code" {
+			got = append(got, outputsOf(c))
+		}
+	}
+	want := []string{
+		"stdout:set quick = true\nset name = \"fake\"\n",
+		"stdout:set name = \"cli\"\n", // the injected parameters cell; a string value is quoted
+		"stdout:a\nb\n|stderr:e\n",    // streams of the same name merge
+		"display_data:updated",        // update_display_data replaces the display in place
+		"stdout:kept\n",               // clear_output(wait) clears before the next output
+		"execute_result:42",
+		"error:FakeError", // raises-exception: expected, the run goes on
+		"stdout:after the expected error\n",
+	}
+	if strings.Join(got, "\n---\n") != strings.Join(want, "\n---\n") {
+		t.Errorf("outputs:\n%q\nwant:\n%q", got, want)
+	}
+	injected := res.Notebook.Cells[2]
+	if !injected.HasTag(nbtest.InjectedTag) {
+		t.Errorf("cell after the parameters is not the injected one: %+v", injected)
+	}
+	for _, c := range res.Notebook.Cells {
+		for _, o := range c.Outputs {
+			if o.OutputType == "execute_result" && (o.ExecutionCount == nil || c.ExecutionCount == nil || *o.ExecutionCount != *c.ExecutionCount) {
+				t.Errorf("execute_result count %v, cell count %v", o.ExecutionCount, c.ExecutionCount)
+			}
+		}
+	}
+}
+
+func TestFullModeAndBadParams(t *testing.T) {
+	res := execute(t, "testdata/fake/outputs.ipynb", nbtest.Options{Full: true})
+	if got := outputsOf(res.Notebook.Cells[2]); got != "stdout:set quick = false\n" {
+		t.Errorf("GOSBI_FULL: injected cell printed %q", got)
+	}
+	_, err := nbtest.Execute(context.Background(), "testdata/fake/outputs.ipynb", nbtest.Options{Params: map[string]string{"n": "1 +"}})
+	if err == nil || !strings.Contains(err.Error(), "not a Go expression") {
+		t.Errorf("bad parameter value: error %v", err)
+	}
+	_, err = nbtest.Execute(context.Background(), "testdata/fake/outputs.ipynb", nbtest.Options{Params: map[string]string{"9x": "1"}})
+	if err == nil || !strings.Contains(err.Error(), "identifier") {
+		t.Errorf("bad parameter name: error %v", err)
+	}
+}
+
+func TestExecuteStopsAtError(t *testing.T) {
+	res := execute(t, "testdata/fake/fails.ipynb", nbtest.Options{})
+	if len(res.Errors) != 1 || res.Errors[0].Index != 1 || res.Errors[0].Ename != "FakeError" {
+		t.Fatalf("errors %+v", res.Errors)
+	}
+	if res.Err() == nil || !strings.Contains(res.Errors[0].Report(), "FakeError: it failed") {
+		t.Errorf("report %q", res.Errors[0].Report())
+	}
+	if n := len(res.Notebook.Cells[2].Outputs); n != 0 || res.Notebook.Cells[2].ExecutionCount != nil {
+		t.Errorf("the cell after the failure ran: %d outputs", n)
+	}
+	// The notebook was upgraded to nbformat 4.5: every cell has an id.
+	if res.Notebook.NBFormatMinor != 5 {
+		t.Errorf("nbformat_minor %d", res.Notebook.NBFormatMinor)
+	}
+	for _, c := range res.Notebook.Cells {
+		if c.ID == "" {
+			t.Errorf("cell without id")
+		}
+	}
+}
+
+func TestCellTimeout(t *testing.T) {
+	res := execute(t, "testdata/fake/sleeps.ipynb", nbtest.Options{CellTimeout: 300 * time.Millisecond})
+	if len(res.Errors) != 1 || res.Errors[0].Ename != "Timeout" {
+		t.Fatalf("errors %+v", res.Errors)
+	}
+}
+
+// validate checks a notebook file against the nbformat schema with Debian's nbformat.
+func validate(t *testing.T, path string) {
+	t.Helper()
+	out, err := exec.Command("/usr/bin/python3", "-c",
+		"import sys, nbformat; nb = nbformat.read(sys.argv[1], as_version=nbformat.NO_CONVERT); nbformat.validate(nb); print(nb.nbformat, nb.nbformat_minor)", path).CombinedOutput()
+	if err != nil {
+		t.Fatalf("nbformat validation of %s failed (python3-nbformat is installed by scripts/setup.sh): %v\n%s", path, err, out)
+	}
+	if strings.TrimSpace(string(out)) != "4 5" {
+		t.Errorf("%s: nbformat %s, want 4 5", path, out)
+	}
+}
+
+// TestRunMain runs the `gosbi run` command on three notebooks: the executed copies are valid
+// nbformat 4.5, the HTML pages are standalone with the image inline, and the failure is reported.
+func TestRunMain(t *testing.T) {
+	out := t.TempDir()
+	err := nbtest.RunMain([]string{"--quiet", "testdata/fake/outputs.ipynb", "testdata/fake/fails.ipynb", "--out", out, "--html", "--param", "quick=false"})
+	if err == nil || !strings.Contains(err.Error(), "1 of 2 notebooks failed") {
+		t.Fatalf("RunMain: %v", err)
+	}
+	for _, name := range []string{"outputs", "fails"} {
+		validate(t, filepath.Join(out, name+".ipynb"))
+		page, err := os.ReadFile(filepath.Join(out, name+".html"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(page), "<script") || strings.Contains(string(page), "src=\"http") {
+			t.Errorf("%s.html is not standalone", name)
+		}
+		if name == "outputs" {
+			for _, want := range []string{`<img src="data:image/png;base64,iVBORw0KGgo=`, "<em>fake</em>", `<a href="https://example.org">link</a>`, "Out[", "quick = false"} {
+				if !strings.Contains(string(page), want) {
+					t.Errorf("outputs.html lacks %q", want)
+				}
+			}
+		}
+	}
+	if err := nbtest.RunMain([]string{"--quiet", "--param", "novalue", "x.ipynb"}); err == nil {
+		t.Error("a --param without = was accepted")
+	}
+}
+
+func TestMarkdown(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"# Title", "<h1>Title</h1>\n"},
+		{"a **b** *c* `d*e*`", "<p>a <strong>b</strong> <em>c</em> <code>d*e*</code></p>\n"},
+		{"- one\n- two", "<ul>\n<li>one</li>\n<li>two</li>\n</ul>\n"},
+		{"1. one\n2. two", "<ol>\n<li>one</li>\n<li>two</li>\n</ol>\n"},
+		{"```go\nx := 1 < 2\n```", "<pre><code>x := 1 &lt; 2</code></pre>\n"},
+		{"<script>", "<p>&lt;script&gt;</p>\n"},
+		{"![fig](a.png)", `<p><img src="a.png" alt="fig"></p>` + "\n"},
+	} {
+		if got := nbtest.Markdown(tc.in); got != tc.want {
+			t.Errorf("Markdown(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestParseNotebookErrors(t *testing.T) {
+	if _, err := nbtest.ParseNotebook([]byte(`{"nbformat": 3, "cells": []}`)); err == nil || !strings.Contains(err.Error(), "nbformat 3") {
+		t.Errorf("nbformat 3: %v", err)
+	}
+	if _, err := nbtest.ParseNotebook([]byte(`{"cells": [`)); err == nil {
+		t.Error("truncated JSON accepted")
+	}
+}

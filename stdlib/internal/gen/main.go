@@ -1,0 +1,267 @@
+// Command gen writes the yaegi symbol tables and the documentation tables of package stdlib:
+// one file per package, named after its import path. It is run by `go generate ./stdlib`; the
+// output depends only on the Go version and the sources, so a second run changes nothing.
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"go/ast"
+	"go/doc"
+	"go/format"
+	"go/parser"
+	"go/printer"
+	"go/token"
+	"io"
+	"log"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/traefik/yaegi/extract"
+)
+
+const filePrefix = "z_"
+
+func main() {
+	log.SetFlags(0)
+	log.SetPrefix("stdlib/gen: ")
+	only := flag.String("only", "", "comma-separated import paths: regenerate just these (while developing them)")
+	flag.Parse()
+	std, err := stdPackages()
+	if err != nil {
+		log.Fatal(err)
+	}
+	paths := append(std, packages...)
+	if *only != "" {
+		paths = strings.Split(*only, ",")
+	}
+	pkgs, err := listPackages(paths)
+	if err != nil {
+		log.Fatal(err)
+	}
+	work := make(chan listedPackage)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var failed []string
+	files := map[string][]byte{}
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for p := range work {
+				src, err := generate(p)
+				mu.Lock()
+				if err != nil {
+					failed = append(failed, fmt.Sprintf("%s: %v", p.ImportPath, err))
+				}
+				files[fileName(p.ImportPath)] = src
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, p := range pkgs {
+		work <- p
+	}
+	close(work)
+	wg.Wait()
+	if len(failed) > 0 {
+		sort.Strings(failed)
+		log.Fatalf("cannot generate:\n%s", strings.Join(failed, "\n"))
+	}
+	// replace the old tables only once all new ones are ready
+	old, _ := filepath.Glob(filePrefix + "*.go")
+	for _, f := range old {
+		if _, keep := files[f]; !keep && *only == "" {
+			if err := os.Remove(f); err != nil {
+				log.Fatal(err)
+			}
+		}
+	}
+	for name, src := range files {
+		if err := os.WriteFile(name, src, 0o644); err != nil {
+			log.Fatal(err)
+		}
+	}
+}
+
+// stdPackages lists the standard library packages offered to cells.
+func stdPackages() ([]string, error) {
+	out, err := exec.Command("go", "list", "std").Output()
+	if err != nil {
+		return nil, fmt.Errorf("go list std: %w", err)
+	}
+	var res []string
+next:
+	for _, p := range strings.Fields(string(out)) {
+		for _, ex := range stdExcluded {
+			if regexp.MustCompile(ex).MatchString(p) {
+				continue next
+			}
+		}
+		res = append(res, p)
+	}
+	return res, nil
+}
+
+type listedPackage struct {
+	ImportPath string
+	Name       string
+	Dir        string
+	GoFiles    []string
+	Error      *struct{ Err string }
+}
+
+// listPackages runs `go list` once for all paths; packages that do not exist are skipped.
+func listPackages(paths []string) ([]listedPackage, error) {
+	cmd := exec.Command("go", append([]string{"list", "-e", "-json"}, paths...)...)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("go list: %w", err)
+	}
+	var res []listedPackage
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for {
+		var p listedPackage
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			return nil, fmt.Errorf("go list output: %w", err)
+		}
+		if p.Error != nil || len(p.GoFiles) == 0 {
+			log.Printf("skipping %s (not in this tree)", p.ImportPath)
+			continue
+		}
+		res = append(res, p)
+	}
+	return res, nil
+}
+
+func fileName(importPath string) string {
+	r := strings.NewReplacer("/", "_", ".", "_", "-", "_")
+	return filePrefix + r.Replace(importPath) + ".go"
+}
+
+// generate returns the file holding the symbol table and the documentation of one package.
+func generate(p listedPackage) ([]byte, error) {
+	var buf bytes.Buffer
+	ext := extract.Extractor{Dest: "stdlib"}
+	if _, err := ext.Extract(p.ImportPath, "", &buf); err != nil {
+		return nil, fmt.Errorf("extract: %w", err)
+	}
+	docs, err := packageDocs(p)
+	if err != nil {
+		return nil, fmt.Errorf("docs: %w", err)
+	}
+	fmt.Fprintf(&buf, "\nfunc init() {\n\tDocs[%q] = map[string]string{\n", p.ImportPath)
+	names := make([]string, 0, len(docs))
+	for n := range docs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(&buf, "\t\t%q: %s,\n", n, strconv.Quote(docs[n]))
+	}
+	buf.WriteString("\t}\n}\n")
+	src, err := format.Source(buf.Bytes())
+	if err != nil {
+		return nil, fmt.Errorf("format: %w", err)
+	}
+	return src, nil
+}
+
+// maxDoc bounds the doc comment kept per name; inspection shows a summary, not a manual.
+const maxDoc = 1500
+
+// packageDocs returns "signature\n\ndoc" for every exported name of the package.
+func packageDocs(p listedPackage) (map[string]string, error) {
+	fset := token.NewFileSet()
+	var files []*ast.File
+	for _, name := range p.GoFiles {
+		f, err := parser.ParseFile(fset, filepath.Join(p.Dir, name), nil, parser.ParseComments)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, f)
+	}
+	d, err := doc.NewFromFiles(fset, files, p.ImportPath)
+	if err != nil {
+		return nil, err
+	}
+	res := map[string]string{}
+	add := func(name string, decl ast.Node, text string) {
+		if !token.IsExported(name[strings.LastIndex(name, ".")+1:]) {
+			return
+		}
+		res[name] = signature(fset, decl) + "\n\n" + trimDoc(text)
+	}
+	values := func(vs []*doc.Value) {
+		for _, v := range vs {
+			for _, n := range v.Names {
+				add(n, v.Decl, v.Doc)
+			}
+		}
+	}
+	values(d.Consts)
+	values(d.Vars)
+	for _, f := range d.Funcs {
+		add(f.Name, f.Decl, f.Doc)
+	}
+	for _, t := range d.Types {
+		add(t.Name, t.Decl, t.Doc)
+		values(t.Consts)
+		values(t.Vars)
+		for _, f := range t.Funcs {
+			add(f.Name, f.Decl, f.Doc)
+		}
+		for _, m := range t.Methods {
+			add(t.Name+"."+m.Name, m.Decl, m.Doc)
+		}
+	}
+	return res, nil
+}
+
+// signature prints a declaration without its body, at most maxSigLines lines.
+func signature(fset *token.FileSet, decl ast.Node) string {
+	if fd, ok := decl.(*ast.FuncDecl); ok {
+		c := *fd
+		c.Body, c.Doc = nil, nil
+		decl = &c
+	}
+	if gd, ok := decl.(*ast.GenDecl); ok {
+		c := *gd
+		c.Doc = nil
+		decl = &c
+	}
+	var b strings.Builder
+	cfg := printer.Config{Mode: printer.UseSpaces | printer.TabIndent, Tabwidth: 8}
+	if err := cfg.Fprint(&b, fset, decl); err != nil {
+		return ""
+	}
+	lines := strings.Split(b.String(), "\n")
+	const maxSigLines = 30
+	if len(lines) > maxSigLines {
+		lines = append(lines[:maxSigLines], "\t…")
+	}
+	return strings.Join(lines, "\n")
+}
+
+func trimDoc(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) <= maxDoc {
+		return s
+	}
+	cut := strings.LastIndex(s[:maxDoc], "\n\n")
+	if cut < maxDoc/3 {
+		cut = strings.LastIndexByte(s[:maxDoc], ' ')
+	}
+	return s[:cut] + " …"
+}

@@ -1,0 +1,14 @@
+package stdlib
+
+import "reflect"
+
+//go:generate go run ./internal/gen
+
+// Symbols maps "importpath/pkgname" to the exported symbols of that package, in the form
+// yaegi's interp.Use expects.
+var Symbols = map[string]map[string]reflect.Value{}
+
+// Docs maps an import path to the documentation of its exported names: "Name" for functions,
+// types, variables and constants, "Type.Method" for methods. Each entry is the declaration's
+// signature, a blank line, and its doc comment.
+var Docs = map[string]map[string]string{}

@@ -1,0 +1,49 @@
+package stdlib
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestTablesCoverThePackagesCellsUse(t *testing.T) {
+	for _, key := range []string{
+		"fmt/fmt", "math/rand/v2/rand", "slices/slices", "iter/iter", "gonum.org/v1/gonum/mat/mat", "gonum.org/v1/gonum/stat/distuv/distuv",
+		"gonum.org/v1/gonum/optimize/optimize", "gonum.org/v1/plot/plotter/plotter", "gonum.org/v1/plot/vg/vgsvg/vgsvg",
+		"github.com/gosbi/gosbi/display/display", "github.com/gosbi/gosbi/sbi/sbi",
+	} {
+		if _, ok := Symbols[key]; !ok {
+			t.Errorf("no symbols for %s", key)
+		}
+	}
+	for _, key := range []string{"internal/abi/abi", "unsafe/unsafe", "syscall/syscall"} {
+		if _, ok := Symbols[key]; ok {
+			t.Errorf("%s must not be offered to cells", key)
+		}
+	}
+	if _, ok := Symbols["github.com/gosbi/gosbi/display/display"]["Check"]; !ok {
+		t.Error("display.Check missing")
+	}
+}
+
+func TestDocs(t *testing.T) {
+	cases := []struct{ path, name, want string }{
+		{"strings", "Split", "func Split(s, sep string) []string\n\nSplit slices s"},
+		{"gonum.org/v1/gonum/mat", "Dense.Mul", "func (m *Dense) Mul(a, b Matrix)"},
+		{"github.com/gosbi/gosbi/display", "Check", "Check is a notebook's own assertion"},
+	}
+	for _, c := range cases {
+		if d := Docs[c.path][c.name]; !strings.Contains(d, c.want) {
+			t.Errorf("Docs[%s][%s] = %q, want it to contain %q", c.path, c.name, d, c.want)
+		}
+	}
+}
+
+func TestRestrictedExit(t *testing.T) {
+	defer func() {
+		if e, ok := recover().(Exit); !ok || e.Code != 3 || e.Error() != "os.Exit(3) called" {
+			t.Errorf("os.Exit of a cell gave %v", e)
+		}
+	}()
+	Symbols["os/os"]["Exit"].Interface().(func(int))(3)
+	t.Error("os.Exit returned")
+}
