@@ -56,12 +56,12 @@ func init() {
 
 // _github_com_gosbi_gosbi_sbi_diag_Box is an interface wrapper for Box type
 type _github_com_gosbi_gosbi_sbi_diag_Box struct {
-	IValue  interface{}
-	WBounds func() (lower []float64, upper []float64)
+	IValue   interface{}
+	WSupport func() (lower []float64, upper []float64)
 }
 
-func (W _github_com_gosbi_gosbi_sbi_diag_Box) Bounds() (lower []float64, upper []float64) {
-	return W.WBounds()
+func (W _github_com_gosbi_gosbi_sbi_diag_Box) Support() (lower []float64, upper []float64) {
+	return W.WSupport()
 }
 
 // _github_com_gosbi_gosbi_sbi_diag_LogDensity is an interface wrapper for LogDensity type
@@ -77,7 +77,7 @@ func (W _github_com_gosbi_gosbi_sbi_diag_LogDensity) LogProb(theta *mat.Dense) [
 func init() {
 	Docs["github.com/gosbi/gosbi/sbi/diag"] = map[string]string{
 		"BinomialBand":              "func BinomialBand(n int, levels []float64, conf float64) (lower, upper []float64)\n\nBinomialBand returns, for each level L, the central interval that holds the empirical\ncoverage of n pairs with probability conf when the estimator is exactly calibrated: the\n(1−conf)/2 and (1+conf)/2 quantiles of Binomial(n, L), divided by n.",
-		"Box":                       "type Box interface {\n\tBounds() (lower, upper []float64)\n}\n\nBox is a prior with a bounded rectangular support, such as a uniform prior.",
+		"Box":                       "type Box interface {\n\tSupport() (lower, upper []float64)\n}\n\nBox is a prior that reports the box holding its support, in the form of\ndist.Distribution's Support: every prior of package sbi/dist and every task's Prior is one.\nThe grid protocol needs finite bounds, such as a uniform prior's; GridCoverage refuses a box\nwith an infinite side.",
 		"C2ST":                      "func C2ST(x, y *mat.Dense, seed uint64) float64\n\nC2ST is the classifier two-sample test exactly as sbibm defines it (Lueckmann et al. 2021,\nsbibm/metrics/c2st.py): both sets are z-scored with the mean and standard deviation of the\nreference x, an MLP with two hidden layers of 10·dim ReLU units is trained to tell them\napart, and the score is the mean accuracy of 5-fold shuffled cross-validation. 0.5 means the\nsets cannot be told apart, 1.0 that they separate perfectly. It is the one-line form for\nnotebooks and panics with the error of C2STWith (bad input, an interrupted cell).",
 		"C2STOptions":               "type C2STOptions struct {\n\tSeed      uint64 // seeds the fold split, the initialisation and the minibatch order\n\tFolds     int    // cross-validation folds; default 5\n\tNoZScore  bool   // skip z-scoring (sbibm's C2ST_Z, the one the paper reports, z-scores)\n\tMaxEpochs int    // cap on training epochs per fold; default 10000 (sklearn's max_iter)\n\tWorkers   int    // folds trained in parallel; 0 means GOMAXPROCS\n}\n\nC2STOptions configure C2STWith. The zero value is sbibm's setting with seed 0.",
 		"C2STResult":                "type C2STResult struct {\n\tAccuracy float64   // mean held-out accuracy over the folds: 0.5 indistinguishable, 1 separable\n\tFolds    []float64 // held-out accuracy of each fold\n\tEpochs   []int     // training epochs each fold ran before the stopping rule fired\n}\n\nC2STResult is a classifier two-sample test.",
@@ -96,7 +96,7 @@ func init() {
 		"Figure":                    "type Figure struct {\n\tTitle string\n\tPNG   []byte\n}\n\nFigure is one rendered plot of a report.",
 		"GridCoverage":              "func GridCoverage(est sbi.Amortized, theta, x *mat.Dense, opts GridOptions) (*CoverageResult, error)\n\nGridCoverage estimates expected coverage with the grid protocol of Hermans et al. (2022) and\nDelaunoy et al. (2022, App. E): for each pair it evaluates q(θ|x) at the centres of a grid of\nPoints^d cells over the prior box, normalises it over the grid, and takes the HPD rank\n\n\tα = (Σ_g q_g 1[q_g < q*] + U·Σ_g q_g 1[q_g = q*]) / Σ_g q_g,   q* = q(θ*|x) at the exact θ*,\n\nwhich is the grid mass less dense than the true parameter. θ* lies in the HPD region of\nlevel L iff α ≥ 1 − L, the same test as comparing q* with the density threshold that the\npapers find by dichotomic search, without the search error. It needs d ≤ 3.",
 		"GridOptions":               "type GridOptions struct {\n\tLevels  []float64 // credibility levels; nil means Levels(19)\n\tLower   []float64 // lower corner of the prior box\n\tUpper   []float64 // upper corner of the prior box\n\tPoints  int       // grid points per dimension; 0 means 90 (the papers' protocol)\n\tSeed    uint64    // seed of the tie-breaking streams\n\tWorkers int       // parallel workers; 0 means GOMAXPROCS\n}\n\nGridOptions configure GridCoverage.",
-		"GridOptions.BoxOf":         "func (o GridOptions) BoxOf(prior Box) GridOptions\n\nBoxOf fills Lower and Upper from a prior that reports its bounds.",
+		"GridOptions.BoxOf":         "func (o GridOptions) BoxOf(prior Box) GridOptions\n\nBoxOf fills Lower and Upper from the support of a prior, as in\nGridOptions{}.BoxOf(task.Prior()).",
 		"KSUniformPValue":           "func KSUniformPValue(u []float64) float64\n\nKSUniformPValue is the p-value of the one-sample Kolmogorov–Smirnov test of u against\nUniform(0, 1): D = sup |F_n(t) − t|, with the asymptotic Kolmogorov distribution and\nStephens' small-sample correction λ = (√n + 0.12 + 0.11/√n)·D\n(Stephens 1970; Press et al., Numerical Recipes §14.3).",
 		"Levels":                    "func Levels(n int) []float64\n\nLevels returns n credibility levels evenly spaced on [0.05, 0.95], the papers' protocol:\nLevels(19) is 0.05, 0.10, …, 0.95. Levels(1) is [0.5]; n < 1 panics.",
 		"LogDensity":                "type LogDensity interface {\n\tLogProb(theta *mat.Dense) []float64\n}\n\nLogDensity is anything with a batched log density, such as a prior distribution.",
