@@ -55,14 +55,18 @@ func declNames(d ast.Decl) []struct {
 		for _, sp := range d.Specs {
 			switch sp := sp.(type) {
 			case *ast.TypeSpec:
-				res = append(res, nk{sp.Name.Name, typeDecl})
+				if sp.Name.Name != "_" {
+					res = append(res, nk{sp.Name.Name, typeDecl})
+				}
 			case *ast.ValueSpec:
 				k := varDecl
 				if d.Tok == token.CONST {
 					k = constDecl
 				}
 				for _, n := range sp.Names {
-					res = append(res, nk{n.Name, k})
+					if n.Name != "_" { // the blank identifier names nothing to keep
+						res = append(res, nk{n.Name, k})
+					}
 				}
 			}
 		}

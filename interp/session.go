@@ -517,10 +517,11 @@ func (s *Session) runStmts(ctx context.Context, group []item) error {
 			b.WriteString(";")
 			b.WriteString(lineDirective(s.cell, it.line, it.col))
 		}
-		if _, ok := it.stmt.(*ast.TypeSwitchStmt); ok {
-			// The interpreter crashes on a type switch with a binding in the global scope;
-			// inside a function literal it works, with the same effect.
-			b.WriteString("func() {" + it.text + "\n}()")
+		if needsFuncScope(it.stmt) {
+			// The statement defines nothing the session keeps, and the interpreter mishandles
+			// it in the global scope (see needsFuncScope); inside a function literal it works,
+			// with the same effect. The directive keeps the statement's own columns.
+			b.WriteString("func() {" + lineDirective(s.cell, it.line, it.col) + it.text + "\n}()")
 		} else {
 			b.WriteString(it.text)
 		}
@@ -534,6 +535,57 @@ func (s *Session) runStmts(ctx context.Context, group []item) error {
 		s.registerVars(it)
 	}
 	return nil
+}
+
+// needsFuncScope reports whether a top-level statement must run inside a function literal
+// because the interpreter gets it wrong in the global scope:
+//   - a type switch with a binding crashes it;
+//   - a multi-value definition in a nested block ("if ok { a, b := f() }", or
+//     "var a, b = f()") is left undefined: the interpreter expects such definitions in the
+//     global scope to have been handled before the run, which it does only at the top level;
+//   - an assignment to the blank identifier ("_ = f()") fails after an earlier top-level
+//     "_, x := g()" because that definition gave "_" a type in the global scope.
+//
+// None of these defines a name the session keeps: the names defined inside a block are
+// local to it.
+func needsFuncScope(st ast.Stmt) bool {
+	switch st := st.(type) {
+	case *ast.TypeSwitchStmt:
+		return true
+	case *ast.AssignStmt:
+		return st.Tok == token.ASSIGN && hasBlank(st.Lhs)
+	case *ast.DeclStmt, *ast.ExprStmt, *ast.IncDecStmt, *ast.SendStmt, *ast.GoStmt, *ast.DeferStmt:
+		return false
+	}
+	found := false
+	ast.Inspect(st, func(n ast.Node) bool {
+		if found {
+			return false
+		}
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false // a function has its own scope
+		case *ast.AssignStmt:
+			multi := n.Tok == token.DEFINE && len(n.Lhs) > 1 && len(n.Rhs) == 1
+			found = multi || (n.Tok == token.ASSIGN && hasBlank(n.Lhs))
+		case *ast.ValueSpec:
+			found = len(n.Names) > 1 && len(n.Values) == 1
+		case *ast.TypeSwitchStmt:
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// hasBlank reports whether one of the expressions is the blank identifier.
+func hasBlank(es []ast.Expr) bool {
+	for _, e := range es {
+		if id, ok := e.(*ast.Ident); ok && id.Name == "_" {
+			return true
+		}
+	}
+	return false
 }
 
 // registerVars records the variables a top-level statement defines.

@@ -186,6 +186,29 @@ func TestCellSemantics(t *testing.T) {
 			{code: "1", result: "1", notOut: "main ran"},
 			{code: "_main()", out: "main ran\n"},
 		}},
+		{"multi-value definitions inside blocks at a cell's top level", []step{
+			{code: "import \"fmt\"\nimport \"strconv\"\nn := 0", result: "<no result>"},
+			{code: "if true { a, b := strconv.Atoi(\"3\"); fmt.Println(a, b) }", out: "3 <nil>\n"},
+			{code: "if a, err := strconv.Atoi(\"4\"); err == nil { fmt.Println(a) }", out: "4\n"},
+			{code: "if true { if true { a, err := strconv.Atoi(\"5\"); fmt.Println(a, err) } }", out: "5 <nil>\n"},
+			{code: "{ var a, err = strconv.Atoi(\"6\"); fmt.Println(a, err) }", out: "6 <nil>\n"},
+			{code: "for i := 0; i < 2; i++ { a, _ := strconv.Atoi(\"7\"); n += a }\nn", result: "14"},
+			{code: "for _, s := range []string{\"1\", \"2\"} { a, _ := strconv.Atoi(s); n += a }\nn", result: "17"},
+			{code: "m := map[string]int{\"k\": 8}\nswitch { case true: v, ok := m[\"k\"]; fmt.Println(v, ok) }", out: "8 true\n"},
+			{code: "ch := make(chan int, 1)\nch <- 9\nselect { case v, ok := <-ch: fmt.Println(v, ok) }", out: "9 true\n"},
+			{code: "var x any = 10\nif true { v, ok := x.(int); fmt.Println(v, ok) }", out: "10 true\n"},
+			{code: "f := func() int { a, _ := strconv.Atoi(\"11\"); return a }\nif true { g := func() { a, b := strconv.Atoi(\"12\"); fmt.Println(a+f(), b) }; g() }", out: "23 <nil>\n"},
+			{code: "if true { a, b := strconv.Atoi(\"x\"); fmt.Println(a, b != nil) }\nn", out: "0 true\n", result: "17"},
+			{code: "if true {\n\ta, b := strconv.Atoi(\"1\")\n\tfmt.Println(a, b, undefinedName)\n}", errText: "cell [13] line 3:20: undefined: undefinedName"},
+		}},
+		{"the blank identifier is never kept", []step{
+			{code: "import \"errors\"\nimport \"strconv\"\n_, errParse := strconv.Atoi(\"x\")", result: "<no result>"},
+			{code: "_ = errors.New(\"dropped\")", result: "<no result>"},
+			{code: "_, errParse = 1, errors.New(\"again\")\nerrParse.Error()", result: `"again"`},
+			{code: "if true { _ = errors.New(\"in a block\") }", result: "<no result>"},
+			{code: "var _ = errors.New(\"declared\")\nvar _ error = nil", result: "<no result>"},
+			{code: "_", errText: "_"},
+		}},
 		{"display.Check fails the cell with its message", []step{
 			{code: "display.Check(1+1 == 2, \"arithmetic\")", result: "<no result>"},
 			{code: "display.Check(len(\"abc\") == 2, \"three letters\")", errText: "check failed: three letters"},
@@ -341,5 +364,18 @@ func TestInterruptReachesLibrary(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the library call did not see the cancellation")
+	}
+}
+
+// TestBlankNotRegistered checks that the session's registry never records the blank
+// identifier, whether from a definition or a declaration.
+func TestBlankNotRegistered(t *testing.T) {
+	ts := newTestSession(t)
+	ts.mustRun(t, "import \"strconv\"\n_, errParse := strconv.Atoi(\"x\")\nvar _ = errParse")
+	if d, ok := ts.decls["_"]; ok {
+		t.Errorf("the registry keeps the blank identifier from cell [%d]: %q", d.cell, d.text)
+	}
+	if _, ok := ts.decls["errParse"]; !ok {
+		t.Error("the registry lost errParse")
 	}
 }

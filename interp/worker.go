@@ -58,7 +58,7 @@ func runWorker(in io.Reader, out io.Writer) error {
 	w.outC = newCapture("stdout", os.Stdout, outR, w.stream)
 	w.errC = newCapture("stderr", os.Stderr, errR, w.stream)
 	w.sess, err = NewSession(Options{Stdout: os.Stdout, Stderr: os.Stderr, Stdin: &inputReader{w: w},
-		Display: w.display, Args: []string{"gosbi"}, Restarted: os.Getenv(RestartedEnv) != ""})
+		Display: w.display, Args: []string{"gosbi"}, Restarted: os.Getenv(ipc.RestartedEnv) != ""})
 	if err != nil {
 		return err
 	}
@@ -106,10 +106,6 @@ func runWorker(in io.Reader, out io.Writer) error {
 	}
 	return nil
 }
-
-// RestartedEnv is the environment variable that the front sets when it starts a worker to
-// replace one that died: errors about undefined names then say that state was reset.
-const RestartedEnv = "GOSBI_WORKER_RESTARTED"
 
 // interrupt cancels the running cell if id names it (an empty id names whatever runs), and
 // ends a pending read of standard input. An interrupt meant for a cell that has already

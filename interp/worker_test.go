@@ -470,7 +470,7 @@ func TestWorkerHelpPage(t *testing.T) {
 // TestWorkerRestartedNote starts a worker as the front does after a crash: a name of the lost
 // state is reported as undefined, with a note that the state was reset.
 func TestWorkerRestartedNote(t *testing.T) {
-	t.Setenv(RestartedEnv, "1")
+	t.Setenv(ipc.RestartedEnv, "1")
 	w := startWorker(t)
 	for i, code := range []string{"x[0]", "x + 1", "x()"} {
 		evs := w.execute(code, i+1)

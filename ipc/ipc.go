@@ -26,7 +26,7 @@ const (
 	Complete   = "complete"    // Code, CursorPos (in Unicode code points)
 	Inspect    = "inspect"     // Code, CursorPos, DetailLevel
 	IsComplete = "is_complete" // Code
-	Interrupt  = "interrupt"   // cancel the running cell; no reply
+	Interrupt  = "interrupt"   // ID: the execute Request to cancel ("" for whatever runs); no reply
 	InputReply = "input_reply" // Value: the answer to the last InputRequest; no reply
 	Shutdown   = "shutdown"    // the worker replies, then exits
 )
@@ -44,8 +44,17 @@ const (
 	Reply         = "reply"               // Content: the body of the Jupyter *_reply, without execution_count
 )
 
+// RestartedEnv is the environment variable that the front sets (to "1") when it starts a worker
+// to replace one that died; the worker's errors about undefined names then say that the earlier
+// state was lost.
+const RestartedEnv = "GOSBI_WORKER_RESTARTED"
+
 // Request is a message from the front to the worker.
 type Request struct {
+	// ID identifies the request; its Reply and the Events of an execution carry it back. An
+	// Interrupt is the exception: its ID names the execute Request it targets (the running
+	// cell), so that an interrupt arriving after that cell has ended cannot stop the next one;
+	// an empty ID targets whatever cell runs.
 	ID              string            `json:"id"`
 	Type            string            `json:"type"`
 	Code            string            `json:"code,omitempty"`

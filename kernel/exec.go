@@ -258,7 +258,7 @@ func (k *Kernel) ensureWorker() (*worker, error) {
 	}
 	env := k.cfg.WorkerEnv
 	if k.replaced {
-		env = append(append([]string(nil), env...), workerRestartedEnv+"=1")
+		env = append(append([]string(nil), env...), ipc.RestartedEnv+"=1")
 	}
 	w, err := startWorker(k.cfg.Worker, env, k.cfg.Log)
 	if err != nil {
@@ -268,10 +268,6 @@ func (k *Kernel) ensureWorker() (*worker, error) {
 	go k.pump(w)
 	return w, nil
 }
-
-// workerRestartedEnv tells a worker that it replaces one that died, so that it can explain
-// names of the lost state (the worker package reads the same variable, interp.RestartedEnv).
-const workerRestartedEnv = "GOSBI_WORKER_RESTARTED"
 
 // stopWorker shuts the current worker down (at kernel shutdown).
 func (k *Kernel) stopWorker() {

@@ -65,7 +65,7 @@ type Kernel struct {
 	running    *request            // the execute request the worker is running
 	lastExec   *request            // parent for output that arrives outside any request
 	inputOwner *request            // the request waiting for an input_reply
-	replaced   bool                // a worker died: the next ones start with workerRestartedEnv
+	replaced   bool                // a worker died: the next ones start with ipc.RestartedEnv
 }
 
 // request is one shell request handed to the worker.

@@ -20,7 +20,7 @@ type boxModel struct {
 	width  float64
 }
 
-func (m boxModel) Bounds() (lower, upper []float64) {
+func (m boxModel) Support() (lower, upper []float64) {
 	lower, upper = make([]float64, m.dim), make([]float64, m.dim)
 	for d := range m.dim {
 		lower[d], upper[d] = m.lo, m.hi

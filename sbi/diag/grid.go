@@ -9,9 +9,12 @@ import (
 	"github.com/gosbi/gosbi/sbi"
 )
 
-// Box is a prior with a bounded rectangular support, such as a uniform prior.
+// Box is a prior that reports the box holding its support, in the form of
+// dist.Distribution's Support: every prior of package sbi/dist and every task's Prior is one.
+// The grid protocol needs finite bounds, such as a uniform prior's; GridCoverage refuses a box
+// with an infinite side.
 type Box interface {
-	Bounds() (lower, upper []float64)
+	Support() (lower, upper []float64)
 }
 
 // GridOptions configure GridCoverage.
@@ -24,9 +27,10 @@ type GridOptions struct {
 	Workers int       // parallel workers; 0 means GOMAXPROCS
 }
 
-// BoxOf fills Lower and Upper from a prior that reports its bounds.
+// BoxOf fills Lower and Upper from the support of a prior, as in
+// GridOptions{}.BoxOf(task.Prior()).
 func (o GridOptions) BoxOf(prior Box) GridOptions {
-	o.Lower, o.Upper = prior.Bounds()
+	o.Lower, o.Upper = prior.Support()
 	return o
 }
 
