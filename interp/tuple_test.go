@@ -131,8 +131,8 @@ func TestParenthesizeTuples(t *testing.T) {
 			t.Fatalf("%q: %d items, want 1", c.in, len(items))
 		}
 		got := items[0].parenthesizeTuples(1)
-		if strings.Contains(c.in, "//line") || (got == c.in) != (c.in == c.want) {
-			t.Errorf("%q: rewritten %q, want it unchanged: %v", c.in, got, c.in == c.want)
+		if unchanged := c.in == c.want; (got == c.in) != unchanged {
+			t.Errorf("%q: rewritten %q; want the text unchanged: %v", c.in, got, unchanged)
 		}
 		if plain := tupleLineComment.ReplaceAllString(got, ""); plain != c.want {
 			t.Errorf("%q: rewritten %q, want %q", c.in, plain, c.want)
@@ -199,5 +199,24 @@ func TestTupleRedefinitionUnchanged(t *testing.T) {
 	res := ts.mustRun(t, "a := &acc{}\na.add(2)\na.add(1)\na.sum")
 	if got := text(res); got != "3" {
 		t.Errorf("sum %s, want 3", got)
+	}
+}
+
+// TestTupleInScript checks the rewrite in a script's session, whose positions name the file.
+func TestTupleInScript(t *testing.T) {
+	ts := newTestSession(t)
+	ts.fileName = "prog.go"
+	prog := "import (\"fmt\"; \"math\")\n\nfunc main() {\n\thi, sum := 0.0, 0.0\n\tfor _, v := range []float64{1, 2, 3} {\n" +
+		"\t\thi, sum = math.Max(hi, v), sum+v\n\t}\n\tfmt.Println(hi, sum)\n}"
+	ts.mustRun(t, prog)
+	ts.mustRun(t, "_main()")
+	if got := ts.out.String(); got != "3 6\n" {
+		t.Errorf("output %q, want %q", got, "3 6\n")
+	}
+	line3 := "\ta, b = math.Max(a, 1), math.Min(b, nope)"
+	res := ts.run("func g() {\n\ta, b := 0.0, 0.0\n" + line3 + "\n}")
+	want := fmt.Sprintf("prog.go:3:%d: undefined: nope", strings.Index(line3, "nope")+1)
+	if res.Err == nil || !strings.Contains(res.Err.Value, want) {
+		t.Errorf("error %v, want %q", res.Err, want)
 	}
 }
