@@ -21,47 +21,70 @@ import (
 // tupleLineComment matches the position comments added by parenthesizeTuples.
 var tupleLineComment = regexp.MustCompile(`/\*line _\.go:\d+:\d+\*/`)
 
-// parenthesizeTuples rewrites the text of the items of a cell so that no value of a
-// multi-value assignment or declaration is a bare call, receive or composite literal.
-func parenthesizeTuples(items []item, cell int) {
+// rewriteTuples rewrites the text of the items of a cell for the interpreter's handling of
+// multi-value assignments (see parenthesizeTuples and reorderDefine).
+func rewriteTuples(items []item, cell int) {
 	for i := range items {
-		items[i].text = items[i].parenthesizeTuples(cell)
+		items[i].text = items[i].rewriteTuples(cell)
 	}
 }
 
-// parenthesizeTuples returns the item's text with the values that need it in parentheses.
-func (it item) parenthesizeTuples(cell int) string {
+// rewriteTuples returns the item's text rewritten by reorderDefine, one statement at a time,
+// then by parenthesizeTuples. A text that no longer parses is left as it was.
+func (it item) rewriteTuples(cell int) string {
+	cur := it
+	for range maxReorders {
+		text, ok := cur.reorderDefine()
+		if !ok {
+			break
+		}
+		next := cur
+		next.text = text
+		if next.parse(cell) != nil {
+			return it.parenthesizeTuples()
+		}
+		cur = next
+	}
+	return cur.parenthesizeTuples()
+}
+
+// maxReorders bounds the statements of one item that reorderDefine rewrites.
+const maxReorders = 100
+
+// parenthesizeTuples returns the item's text with the values of multi-value assignments and
+// declarations that the interpreter assigns wrongly in parentheses.
+func (it item) parenthesizeTuples() string {
 	spans := it.tupleValueSpans()
 	if len(spans) == 0 {
 		return it.text
 	}
 	type insertion struct {
-		off  int
+		pos  token.Pos
 		open bool
 	}
 	var ins []insertion
 	for _, sp := range spans {
 		ins = append(ins, insertion{sp[0], true}, insertion{sp[1], false})
 	}
-	// closing before opening at the same offset, so that adjacent spans stay balanced
+	// closing before opening at the same place, so that adjacent spans stay balanced
 	sort.SliceStable(ins, func(i, j int) bool {
-		if ins[i].off != ins[j].off {
-			return ins[i].off < ins[j].off
+		if ins[i].pos != ins[j].pos {
+			return ins[i].pos < ins[j].pos
 		}
 		return !ins[i].open && ins[j].open
 	})
 	var b strings.Builder
 	last := 0
 	for _, in := range ins {
-		b.WriteString(it.text[last:in.off])
+		off := it.offset(in.pos)
+		b.WriteString(it.text[last:off])
 		if in.open {
 			b.WriteString("(")
 		} else {
 			b.WriteString(")")
 		}
-		line, col := it.cellPosition(in.off)
-		fmt.Fprintf(&b, "/*line _.go:%d:%d*/", (cell+1)*cellLines+line, col)
-		last = in.off
+		b.WriteString(it.lineComment(in.pos))
+		last = off
 	}
 	b.WriteString(it.text[last:])
 	return b.String()
@@ -70,19 +93,19 @@ func (it item) parenthesizeTuples(cell int) string {
 // tupleValueSpans returns the byte ranges in the item's text of the values of multi-value
 // assignments and declarations that the interpreter assigns wrongly, in function bodies and
 // function literals too.
-func (it item) tupleValueSpans() [][2]int {
+func (it item) tupleValueSpans() [][2]token.Pos {
 	root := node(it)
 	if it.fset == nil {
 		return nil
 	}
-	var spans [][2]int
+	var spans [][2]token.Pos
 	add := func(values []ast.Expr) {
 		if len(values) < 2 {
 			return
 		}
 		for _, v := range values {
 			if assignedDirectly(v) {
-				spans = append(spans, [2]int{it.offset(v.Pos()), it.offset(v.End())})
+				spans = append(spans, [2]token.Pos{v.Pos(), v.End()})
 			}
 		}
 	}
@@ -117,18 +140,129 @@ func (it item) offset(pos token.Pos) int {
 	return it.fset.File(pos).Offset(pos) - it.base
 }
 
-// cellPosition returns the line and column in the cell of a byte offset in the item's text.
-func (it item) cellPosition(off int) (line, col int) {
-	before := it.text[:off]
-	nl := strings.LastIndexByte(before, '\n')
-	if nl < 0 {
-		return it.line, it.col + off
-	}
-	return it.line + strings.Count(before, "\n"), off - nl
+// lineComment returns the comment that gives the source following it the cell position of pos.
+// The position is the parser's, so it follows the comments of an earlier rewrite too.
+func (it item) lineComment(pos token.Pos) string {
+	p := it.fset.Position(pos)
+	return fmt.Sprintf("/*line _.go:%d:%d*/", p.Line, p.Column)
 }
 
 // sameSource reports whether two declaration texts are the same source, ignoring the
 // position comments of parenthesizeTuples (which name the cell they were written in).
 func sameSource(a, b string) bool {
 	return a == b || tupleLineComment.ReplaceAllString(a, "") == tupleLineComment.ReplaceAllString(b, "")
+}
+
+// reorderDefine works around a second fault of the interpreter: a short variable declaration
+// of several values assigns them one after the other, and reads a value that is a bare
+// variable name only when it assigns it, so "x, z := f(x), x" that redeclares x gives z the
+// new x. It returns the item's text with the pairs of the first such statement reordered so
+// that those names are read before they are assigned ("z, x := x, f(x)"), and false when no
+// statement needs it (or one needs it but its names depend on each other in a cycle, which
+// no order fixes). Reordering keeps Go's semantics: only bare names move ahead of the other
+// values, and reading them has no effect; each moved part keeps its position with a line
+// comment.
+func (it item) reorderDefine() (string, bool) {
+	var found *ast.AssignStmt
+	var order []int
+	ast.Inspect(node(it), func(n ast.Node) bool {
+		if found != nil {
+			return false
+		}
+		if as, ok := n.(*ast.AssignStmt); ok && as.Tok == token.DEFINE {
+			if o := defineOrder(as); o != nil {
+				found, order = as, o
+				return false
+			}
+		}
+		return true
+	})
+	if found == nil {
+		return it.text, false
+	}
+	part := func(b *strings.Builder, es []ast.Expr) {
+		for k, i := range order {
+			if k > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(it.lineComment(es[i].Pos()))
+			b.WriteString(it.text[it.offset(es[i].Pos()):it.offset(es[i].End())])
+		}
+		end := es[len(es)-1].End()
+		b.WriteString(it.lineComment(end))
+	}
+	lhs, rhs := found.Lhs, found.Rhs
+	var b strings.Builder
+	b.WriteString(it.text[:it.offset(lhs[0].Pos())])
+	part(&b, lhs)
+	b.WriteString(it.text[it.offset(lhs[len(lhs)-1].End()):it.offset(rhs[0].Pos())])
+	part(&b, rhs)
+	b.WriteString(it.text[it.offset(rhs[len(rhs)-1].End()):])
+	return b.String(), true
+}
+
+// defineOrder returns the order in which the pairs of a short variable declaration must be
+// assigned so that no value that is a bare name is read after that name is assigned: the
+// pairs with such values first, each before the pair that assigns the name it reads, then
+// the others in their order. It returns nil when the statement's order is already right, or
+// when the names depend on each other in a cycle.
+func defineOrder(as *ast.AssignStmt) []int {
+	n := len(as.Lhs)
+	if n < 2 || len(as.Rhs) != n {
+		return nil
+	}
+	assigns := map[string]int{} // name → its pair
+	for i, l := range as.Lhs {
+		if id, ok := l.(*ast.Ident); ok && id.Name != "_" {
+			assigns[id.Name] = i
+		}
+	}
+	reads := make([]int, n) // pair → the pair whose name its value is, or -1
+	late := false
+	for j, r := range as.Rhs {
+		reads[j] = -1
+		if id, ok := ast.Unparen(r).(*ast.Ident); ok {
+			if i, ok := assigns[id.Name]; ok && i != j {
+				reads[j] = i
+				late = late || i < j
+			}
+		}
+	}
+	if !late {
+		return nil
+	}
+	// Pairs whose value is a name go first, in an order where each comes before the pair
+	// assigning the name it reads: depth-first, placing a pair after the ones that read its
+	// name.
+	placed := make([]int, n) // 0 not yet, 1 in progress, 2 placed
+	var order []int
+	var place func(i int) bool
+	place = func(i int) bool {
+		switch placed[i] {
+		case 1:
+			return false
+		case 2:
+			return true
+		}
+		placed[i] = 1
+		for j := range n {
+			if reads[j] == i && !place(j) {
+				return false
+			}
+		}
+		placed[i] = 2
+		order = append(order, i)
+		return true
+	}
+	for j := range n {
+		if reads[j] >= 0 && !place(j) {
+			return nil
+		}
+	}
+	for i := range n {
+		if placed[i] == 0 {
+			order = append(order, i)
+		}
+	}
+	return order
 }

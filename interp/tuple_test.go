@@ -66,6 +66,13 @@ func TestTupleAssignResults(t *testing.T) {
 		{"define redeclares one variable and declares another", []string{
 			"func() { x := 1.0; x, z := math.Max(x, 5), x+1; fmt.Println(x, z) }()"},
 			"5 2\n"},
+		{"define redeclares a name that a later bare value reads", []string{
+			"func() { x := 1.0; x, z := math.Max(x, 5), x; fmt.Println(x, z) }()"},
+			"5 1\n"},
+		{"top level define redeclares a name that a later value reads", []string{"x := 1.0\nx, z := 5.0, x\nfmt.Println(x, z)"}, "5 1\n"},
+		{"define with a chain of redeclared names", []string{
+			"func() { a, b := 1, 2; a, b, c := 10, a, (b); fmt.Println(a, b, c) }()"},
+			"10 1 2\n"},
 		{"for header", []string{
 			"func() {\n\tfor a, b := 0, 1; a < 20; a, b = b, int(math.Abs(float64(a+b))) {\n\t\tfmt.Print(a, \" \")\n\t}\n\tfmt.Println()\n}()"},
 			"0 1 1 2 3 5 8 13 \n"},
@@ -103,8 +110,8 @@ func TestTupleAssignResults(t *testing.T) {
 	}
 }
 
-// TestParenthesizeTuples checks which values the rewrite puts in parentheses; position
-// comments are removed before comparing.
+// TestParenthesizeTuples checks which values the rewrite puts in parentheses and which short
+// variable declarations it reorders; position comments are removed before comparing.
 func TestParenthesizeTuples(t *testing.T) {
 	cases := []struct{ in, want string }{
 		{"x, y = f(), 5", "x, y = (f()), 5"},
@@ -121,6 +128,11 @@ func TestParenthesizeTuples(t *testing.T) {
 		{"func g() {\n\ta, b := 0, 0\n\ta, b = h(a), b+1\n}", "func g() {\n\ta, b := 0, 0\n\ta, b = (h(a)), b+1\n}"},
 		{"f(func() { a, b = g(func() { c, d = h(), 1 }), 2 })", "f(func() { a, b = (g(func() { c, d = (h()), 1 })), 2 })"},
 		{"for a, b := 0, 1; a < 9; a, b = b, f(a) {\n}", "for a, b := 0, 1; a < 9; a, b = b, (f(a)) {\n}"},
+		{"x, z := f(x), x", "z, x := x, (f(x))"},
+		{"a, b, c := 10, a, b", "c, b, a := b, a, 10"},
+		{"a, b, c := b, a, 3", "a, b, c := b, a, 3"},
+		{"x, z := x, 5", "x, z := x, 5"},
+		{"f := func() {\n\tx, z := T{}, x\n\tg(func() { y, w := 1, y })\n}", "f := func() {\n\tz, x := x, (T{})\n\tg(func() { w, y := y, 1 })\n}"},
 	}
 	for _, c := range cases {
 		items, err := splitCell(c.in, 1)
@@ -130,7 +142,7 @@ func TestParenthesizeTuples(t *testing.T) {
 		if len(items) != 1 {
 			t.Fatalf("%q: %d items, want 1", c.in, len(items))
 		}
-		got := items[0].parenthesizeTuples(1)
+		got := items[0].rewriteTuples(1)
 		if unchanged := c.in == c.want; (got == c.in) != unchanged {
 			t.Errorf("%q: rewritten %q; want the text unchanged: %v", c.in, got, unchanged)
 		}
@@ -148,7 +160,7 @@ func TestParenthesizeTuplesPositions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := items[1].parenthesizeTuples(4)
+	got := items[1].rewriteTuples(4)
 	want := "x, y = (/*line _.go:5000002:10*/f(\n\t1))/*line _.go:5000003:4*/, 5"
 	if got != want {
 		t.Errorf("rewritten %q, want %q", got, want)
@@ -166,6 +178,9 @@ func TestTupleErrorPositions(t *testing.T) {
 		"func f() float64 {\n\tx, y := 0.0, 0.0\n\tx, y = math.Sqrt(x), math.Sqrt(y); z := missing\n\treturn x + y + z\n}",
 		"func f() {\n\ta, b := T{1}, T{2}; a, b = T{3}, T{missing}\n\t_, _ = a, b\n}",
 		"  func() { x, y := 0.0, 0.0; x, y = math.Sqrt(1), math.Max(2, 3); _ = missing }()",
+		"x := 0.0\nx, z := math.Max(x, missing), x",
+		"func f() float64 {\n\tx := 0.0\n\tx, z := 1.0, x; return z + missing\n}",
+		"func f() {\n\tx := 0.0\n\tx, z := math.Max(1,\n\t\tmissing), x\n\t_ = z\n}",
 		"var p, q = T{1}, T{}\nfunc g() (int, float64) { a, b := 0, 0.0; a, b = len(\"ab\"), math.Sqrt(4); return a, b + missing }",
 	}
 	for _, code := range cases {
