@@ -16,9 +16,10 @@ import (
 // The same value in parentheses is evaluated and assigned like the others, so the cell's
 // source is rewritten to put such values in parentheses before it runs. Each inserted
 // parenthesis is followed by a line comment (/*line _.go:L:C*/) giving the position of the
-// source that follows it, so errors and panics keep the cell's own lines and columns.
+// source that follows it, so errors and panics keep the cell's own lines and columns. A second
+// fault, of short variable declarations that redeclare a name, is described at reorderDefine.
 
-// tupleLineComment matches the position comments added by parenthesizeTuples.
+// tupleLineComment matches the position comments added by the rewrites of this file.
 var tupleLineComment = regexp.MustCompile(`/\*line _\.go:\d+:\d+\*/`)
 
 // rewriteTuples rewrites the text of the items of a cell for the interpreter's handling of
@@ -148,7 +149,7 @@ func (it item) lineComment(pos token.Pos) string {
 }
 
 // sameSource reports whether two declaration texts are the same source, ignoring the
-// position comments of parenthesizeTuples (which name the cell they were written in).
+// position comments of the rewrites (which name the cell they were written in).
 func sameSource(a, b string) bool {
 	return a == b || tupleLineComment.ReplaceAllString(a, "") == tupleLineComment.ReplaceAllString(b, "")
 }
