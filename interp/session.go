@@ -184,6 +184,7 @@ func (s *Session) runGo(ctx context.Context, code string, count int) (res Result
 	if len(items) == 0 {
 		return Result{}
 	}
+	rewriteTuples(items, count)
 	s.items = items
 	if err := s.checkBroken(items); err != nil {
 		return s.fail(err)
@@ -336,7 +337,7 @@ func (s *Session) runDecls(ctx context.Context, group []item) error {
 				continue
 			}
 			switch {
-			case old.text == it.text && (nk.kind == typeDecl || nk.kind == methodDecl || nk.kind == funcDecl) && s.broken[nk.name] == "":
+			case sameSource(old.text, it.text) && (nk.kind == typeDecl || nk.kind == methodDecl || nk.kind == funcDecl) && s.broken[nk.name] == "":
 				skip = true
 			case nk.kind == typeDecl || nk.kind == methodDecl:
 				what := "type " + nk.name

@@ -25,6 +25,7 @@ type item struct {
 	line, col  int    // position of start in the cell (1-based)
 	text       string // source[start:end]
 	fset       *token.FileSet
+	base       int // offset of text in the file of fset
 	decl       ast.Decl
 	stmt       ast.Stmt
 }
@@ -192,13 +193,12 @@ func classify(toks []tok) itemKind {
 func (it *item) parse(cell int) error {
 	fset := token.NewFileSet()
 	dir := lineDirective(cell, it.line, it.col)
-	var src string
+	prefix, suffix := "package p;"+dir, ""
 	if it.kind == stmtItem {
-		src = "package p; func _() {" + dir + it.text + "\n}"
-	} else {
-		src = "package p;" + dir + it.text
+		prefix, suffix = "package p; func _() {"+dir, "\n}"
 	}
-	it.fset = fset
+	src := prefix + it.text + suffix
+	it.fset, it.base = fset, len(prefix)
 	f, err := parser.ParseFile(fset, "", src, parser.ParseComments)
 	if err != nil {
 		if el, ok := err.(scanner.ErrorList); ok && len(el) > 0 {
