@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"go/ast"
+	"go/scanner"
 	"go/token"
 	"io"
 	"os"
@@ -614,14 +615,15 @@ func (s *Session) registerVars(it item) {
 func (s *Session) evalExpr(ctx context.Context, it item) (map[string]any, error) {
 	e := it.stmt.(*ast.ExprStmt).X
 	n := s.resultCount(e)
+	text := exprText(it)
 	dir := ";" + lineDirective(s.cell, it.line, it.col)
 	// wrap puts code around the expression; the expression keeps its own line and columns
 	wrap := func(before, after string) string {
-		return ";" + before + lineDirective(s.cell, it.line, it.col) + it.text + after
+		return ";" + before + lineDirective(s.cell, it.line, it.col) + text + after
 	}
 	switch {
 	case n == 0:
-		_, err := s.eval(ctx, dir+it.text)
+		_, err := s.eval(ctx, dir+text)
 		return nil, err
 	case n == 1:
 		// The value is kept in a variable first, so that trying to show it richly cannot run
@@ -662,11 +664,40 @@ func (s *Session) evalExpr(ctx context.Context, it item) (map[string]any, error)
 		}
 		return map[string]any{display.MIMEText: strings.Join(parts, "\n")}, nil
 	}
-	v, err := s.eval(ctx, dir+it.text)
+	v, err := s.eval(ctx, dir+text)
 	if err != nil || isVoid(v) {
 		return nil, err
 	}
 	return renderValue(v), nil
+}
+
+// exprText is the source of the trailing expression of item it without comments after it: a
+// comment after the expression ("x // shown") would otherwise swallow the code that evalExpr
+// puts after it. It scans the item's current text, which a rewrite may have changed.
+func exprText(it item) string {
+	var sc scanner.Scanner
+	fset := token.NewFileSet()
+	file := fset.AddFile("", -1, len(it.text))
+	sc.Init(file, []byte(it.text), nil, scanner.ScanComments)
+	end := len(it.text)
+	for {
+		pos, tok, lit := sc.Scan()
+		if tok == token.EOF {
+			break
+		}
+		if tok == token.COMMENT || tok == token.SEMICOLON && lit == "\n" {
+			continue
+		}
+		end = file.Offset(pos) + tokenLen(tok, lit)
+	}
+	return it.text[:end]
+}
+
+func tokenLen(tok token.Token, lit string) int {
+	if lit != "" {
+		return len(lit)
+	}
+	return len(tok.String())
 }
 
 // ran reports whether an evaluation that failed had started running the user's code: a

@@ -103,6 +103,11 @@ func TestCellSemantics(t *testing.T) {
 			{code: "for i := 0; i < 2; i++ { y++ }", result: "<no result>"},
 			{code: "y", result: "5"},
 		}},
+		{"a comment after the trailing expression", []step{
+			{code: "total := 0.0\nfor i := 1; i <= 3; i++ { total += float64(i * i) }\ntotal // the sum of squares", result: "14"},
+			{code: "total * 2 /* doubled */ // and a line comment", result: "28"},
+			{code: "func two() (int, int) { return 7, 2 }\ntwo() // two values", result: "7\n2"},
+		}},
 		{"variables persist and change type", []step{
 			{code: "v := 1", result: "<no result>"},
 			{code: "v * 10", result: "10"},
