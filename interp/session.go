@@ -184,6 +184,7 @@ func (s *Session) runGo(ctx context.Context, code string, count int) (res Result
 	if len(items) == 0 {
 		return Result{}
 	}
+	s.hoistMethodValues(items, count)
 	rewriteTuples(items, count)
 	s.items = items
 	if err := s.checkBroken(items); err != nil {
