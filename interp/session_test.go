@@ -103,6 +103,13 @@ func TestCellSemantics(t *testing.T) {
 			{code: "for i := 0; i < 2; i++ { y++ }", result: "<no result>"},
 			{code: "y", result: "5"},
 		}},
+		{"package-level var reading variables of earlier cells", []step{
+			{code: "k := 3\nvar j = 4", result: "<no result>"},
+			{code: "var a = j + k\na", result: "7"},
+			{code: "type T struct{ N int }\nvar t = T{k}\nfunc getN() int { return t.N }\ngetN()", result: "3"},
+			{code: "var a = k * 2\na", result: "6"},
+			{code: "var b = nope + k", errText: "line 1:9: undefined: nope"},
+		}},
 		{"variables persist and change type", []step{
 			{code: "v := 1", result: "<no result>"},
 			{code: "v * 10", result: "10"},
