@@ -185,6 +185,7 @@ func (s *Session) runGo(ctx context.Context, code string, count int) (res Result
 	if len(items) == 0 {
 		return Result{}
 	}
+	s.hoistMethodValues(items, count)
 	rewriteTuples(items, count)
 	s.items = items
 	if err := s.checkBroken(items); err != nil {
@@ -361,7 +362,7 @@ func (s *Session) runDecls(ctx context.Context, group []item) error {
 	if len(run) == 0 {
 		return nil
 	}
-	if _, err := s.eval(ctx, s.declSource(run)); err != nil {
+	if err := s.evalDecls(ctx, run); err != nil {
 		s.restore(ctx, run)
 		return err
 	}
@@ -369,6 +370,58 @@ func (s *Session) runDecls(ctx context.Context, group []item) error {
 		s.register(it)
 	}
 	return s.reevalDependants(ctx, redefined, run)
+}
+
+// evalDecls evaluates declarations in order. The interpreter refuses a package-level
+// declaration of a variable whose value reads a variable of an earlier evaluation ("var y = x"
+// with x from an earlier cell) with "variable definition loop", as it finds no declaration of x
+// among those it is given; such a declaration is evaluated as a statement instead, which
+// defines the same package-level variable. The others go to the interpreter together.
+func (s *Session) evalDecls(ctx context.Context, items []item) error {
+	start := 0
+	for i, it := range items {
+		if !s.readsSessionVar(it) {
+			continue
+		}
+		if i > start {
+			if _, err := s.eval(ctx, s.declSource(items[start:i])); err != nil {
+				return err
+			}
+		}
+		if _, err := s.eval(ctx, ";"+lineDirective(s.cell, it.line, it.col)+it.text+"\n"); err != nil {
+			return err
+		}
+		start = i + 1
+	}
+	if start < len(items) {
+		if _, err := s.eval(ctx, s.declSource(items[start:])); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readsSessionVar reports whether an item is a variable declaration whose values read a
+// variable of an earlier cell.
+func (s *Session) readsSessionVar(it item) bool {
+	gd, ok := it.decl.(*ast.GenDecl)
+	if !ok || gd.Tok != token.VAR {
+		return false
+	}
+	for _, sp := range gd.Specs {
+		vs, ok := sp.(*ast.ValueSpec)
+		if !ok {
+			continue
+		}
+		for _, v := range vs.Values {
+			for name := range usedIdents(v) {
+				if d := s.decls[name]; d != nil && d.kind == varDecl {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 var mainDecl = regexp.MustCompile(`^((?:\s*//[^\n]*\n)*\s*func\s+)main\s*\(`)

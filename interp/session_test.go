@@ -108,6 +108,13 @@ func TestCellSemantics(t *testing.T) {
 			{code: "total * 2 /* doubled */ // and a line comment", result: "28"},
 			{code: "func two() (int, int) { return 7, 2 }\ntwo() // two values", result: "7\n2"},
 		}},
+		{"package-level var reading variables of earlier cells", []step{
+			{code: "k := 3\nvar j = 4", result: "<no result>"},
+			{code: "var a = j + k\na", result: "7"},
+			{code: "type T struct{ N int }\nvar t = T{k}\nfunc getN() int { return t.N }\ngetN()", result: "3"},
+			{code: "var a = k * 2\na", result: "6"},
+			{code: "var b = nope + k", errText: "line 1:9: undefined: nope"},
+		}},
 		{"variables persist and change type", []step{
 			{code: "v := 1", result: "<no result>"},
 			{code: "v * 10", result: "10"},

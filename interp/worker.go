@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/gosbi/gosbi/display"
 	"github.com/gosbi/gosbi/ipc"
@@ -165,6 +166,7 @@ func (w *worker) execute(r ipc.Request) error {
 	w.progress = map[string]*progressDisplay{}
 	w.progMu.Unlock()
 	res := w.sess.Execute(context.Background(), r.Code, r.ExecutionCount)
+	w.endProgress()
 	w.mu.Lock()
 	if !w.stopped {
 		w.stopped = true
@@ -317,10 +319,17 @@ func (r *inputReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// progressDisplay shows the progress of long library calls as one display updated in place.
+// progressDelay is how long a library call runs before its progress bar appears: quicker
+// calls, such as the thousands of short ones in a loop over datasets, leave no bar.
+var progressDelay = time.Second
+
+// progressDisplay is the progress bar of one library call: it is shown once the call has run
+// for progressDelay and is then updated in place.
 type progressDisplay struct {
-	d     *display.Display
-	label string
+	d     *display.Display // nil until shown
+	ev    sbi.ProgressEvent
+	start time.Time
+	timer *time.Timer // shows the bar of a call that reports nothing after starting
 	done  bool
 }
 
@@ -332,14 +341,46 @@ func (w *worker) onProgress(ev sbi.ProgressEvent) {
 	}
 	// One bar per label and cell, replaced in place: calls that report under different labels
 	// at once (a training that simulates) keep one bar each; a call that starts after the
-	// last one of its label finished gets a new bar.
+	// last one of its label finished gets a new bar, if it runs long enough to show one.
 	p := w.progress[ev.Label]
 	if p == nil || p.done {
-		p = &progressDisplay{d: display.New(), label: ev.Label}
+		p = &progressDisplay{start: time.Now()}
 		w.progress[ev.Label] = p
+		progress := w.progress
+		p.timer = time.AfterFunc(progressDelay, func() {
+			w.progMu.Lock()
+			defer w.progMu.Unlock()
+			if progress[p.ev.Label] == p && !p.done && p.d == nil {
+				p.show()
+			}
+		})
 	}
-	p.done = ev.Finished
-	p.d.Update(progressBundle(ev))
+	p.ev, p.done = ev, ev.Finished
+	if p.d != nil || time.Since(p.start) >= progressDelay {
+		p.show()
+	}
+	if p.done {
+		p.timer.Stop()
+	}
+}
+
+// show creates the bar if need be and draws the last event on it.
+func (p *progressDisplay) show() {
+	if p.d == nil {
+		p.d = display.New()
+	}
+	p.d.Update(progressBundle(p.ev))
+}
+
+// endProgress stops the bars of the cell that has ended: a call still pending shows nothing.
+func (w *worker) endProgress() {
+	w.progMu.Lock()
+	defer w.progMu.Unlock()
+	for _, p := range w.progress {
+		p.timer.Stop()
+		p.done = true // a timer that fired already finds the bar done
+	}
+	w.progress = map[string]*progressDisplay{}
 }
 
 type progressBundle sbi.ProgressEvent

@@ -15,6 +15,9 @@ import (
 func TestMain(m *testing.M) {
 	// GOSBI_TEST_MAIN makes the test binary play one of the programs: worker, script or repl.
 	if main := os.Getenv("GOSBI_TEST_MAIN"); main != "" {
+		if d, err := time.ParseDuration(os.Getenv("GOSBI_TEST_PROGRESS_DELAY")); err == nil {
+			progressDelay = d
+		}
 		run := map[string]func([]string) error{"worker": WorkerMain, "script": ScriptMain, "repl": REPLMain}[main]
 		if err := run(os.Args[1:]); err != nil {
 			os.Stderr.WriteString(err.Error() + "\n")
@@ -37,6 +40,13 @@ type workerProc struct {
 
 func startWorker(t testing.TB) *workerProc {
 	t.Helper()
+	return startWorkerEnv(t, "GOSBI_TEST_PROGRESS_DELAY=0s")
+}
+
+// startWorkerEnv starts a worker with more environment variables; GOSBI_TEST_PROGRESS_DELAY
+// sets how long a library call runs before its progress bar appears (default 1s).
+func startWorkerEnv(t testing.TB, env ...string) *workerProc {
+	t.Helper()
 	reqR, reqW, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -46,7 +56,7 @@ func startWorker(t testing.TB) *workerProc {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), "GOSBI_TEST_MAIN=worker")
+	cmd.Env = append(append(os.Environ(), "GOSBI_TEST_MAIN=worker"), env...)
 	cmd.ExtraFiles = []*os.File{reqR, evW}
 	logs := &syncBuffer{}
 	cmd.Stdout, cmd.Stderr = logs, logs
@@ -446,6 +456,45 @@ func TestWorkerNestedProgress(t *testing.T) {
 		if !strings.HasPrefix(bars[id], "simulate") || !strings.Contains(bars[id], "2/2 done") {
 			t.Errorf("simulation bar ends as %q", bars[id])
 		}
+	}
+}
+
+// TestWorkerProgressOnlyForLongCalls runs many quick library calls, which must leave no bar,
+// and two slow ones: one reporting often, one silent between its start and end. Each slow
+// call gets one bar, shown once it has run for the delay and ending saying done.
+func TestWorkerProgressOnlyForLongCalls(t *testing.T) {
+	w := startWorkerEnv(t, "GOSBI_TEST_PROGRESS_DELAY=200ms")
+	w.execute("import \"time\"", 0)
+	evs := w.execute("for range 500 {\n\tp := sbi.NewProgress(\"quick\", 3)\n\tp.Add(3)\n\tp.Finish()\n}", 1)
+	if bars := append(ofType(evs, ipc.DisplayData), ofType(evs, ipc.UpdateDisplay)...); len(bars) != 0 {
+		t.Errorf("quick calls left %d bar events: %+v", len(bars), bars[0])
+	}
+	evs = w.execute("for range 2 {\n\tp := sbi.NewProgress(\"quick\", 1)\n\tp.Finish()\n}\n"+
+		"busy := sbi.NewProgress(\"busy\", 40)\nfor range 40 {\n\ttime.Sleep(10 * time.Millisecond)\n\tbusy.Add(1)\n}\nbusy.Finish()\n"+
+		"silent := sbi.NewProgress(\"silent\", 0)\ntime.Sleep(400 * time.Millisecond)\nsilent.Finish()", 2)
+	bars := map[any]string{}
+	var ids []any
+	for _, ev := range evs {
+		if ev.Type != ipc.DisplayData && ev.Type != ipc.UpdateDisplay {
+			continue
+		}
+		id := ev.Transient["display_id"]
+		if _, ok := bars[id]; !ok {
+			if ev.Type != ipc.DisplayData {
+				t.Errorf("update of a bar never shown: %+v", ev)
+			}
+			ids = append(ids, id)
+		}
+		bars[id], _ = ev.Data["text/plain"].(string)
+	}
+	if len(ids) != 2 {
+		t.Fatalf("%d bars, want one for each slow call: %v", len(ids), bars)
+	}
+	if !strings.HasPrefix(bars[ids[0]], "busy") || !strings.Contains(bars[ids[0]], "40/40 done") {
+		t.Errorf("bar of the reporting call ends as %q", bars[ids[0]])
+	}
+	if !strings.HasPrefix(bars[ids[1]], "silent") || !strings.Contains(bars[ids[1]], "done") {
+		t.Errorf("bar of the silent call ends as %q", bars[ids[1]])
 	}
 }
 

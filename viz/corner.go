@@ -76,22 +76,44 @@ func CornerWith(opts CornerOptions, samples ...*mat.Dense) *Plot {
 	if opts.Truth != nil {
 		legend = append(legend, "true parameters")
 	}
-	if dim == 1 {
-		legend = nil // no empty panel to hold a legend
+	// With one parameter there is no empty upper-right panel: the legend gets a strip to
+	// the right of the single panel instead.
+	var legW vg.Length
+	if dim == 1 && len(legend) > 0 {
+		legW = cornerLegendWidth(legend)
 	}
-	return newFigure(size, size, legend, func(c draw.Canvas) {
+	return newFigure(size+legW, size, legend, func(c draw.Canvas) {
 		tiles := draw.Tiles{Rows: dim, Cols: dim, PadX: vg.Points(4), PadY: vg.Points(4),
 			PadTop: vg.Points(4), PadRight: vg.Points(6)}
-		canvases := plot.Align(plots, tiles, c)
+		panels := c
+		panels.Max.X -= legW
+		canvases := plot.Align(plots, tiles, panels)
 		for i := range dim {
 			for j := 0; j <= i; j++ {
 				plots[i][j].Draw(canvases[i][j])
 			}
 		}
-		if len(legend) > 0 {
+		switch {
+		case len(legend) == 0:
+		case dim == 1:
+			strip := c
+			strip.Min.X = panels.Max.X
+			strip.Max.Y -= vg.Points(4)
+			drawCornerLegend(strip, legend, opts.Truth != nil)
+		default:
 			drawCornerLegend(canvases[0][dim-1], legend, opts.Truth != nil)
 		}
 	})
+}
+
+// cornerLegendWidth is the width drawCornerLegend needs for names.
+func cornerLegendWidth(names []string) vg.Length {
+	st := textStyle(9)
+	var w vg.Length
+	for _, n := range names {
+		w = max(w, st.Width(n))
+	}
+	return vg.Points(16) + st.Width(" ") + w + vg.Points(10)
 }
 
 func (o CornerOptions) withDefaults(dim, sets int) CornerOptions {
@@ -319,7 +341,8 @@ func cornerAxes(p *plot.Plot, i, j, dim int, o CornerOptions) {
 	}
 }
 
-// drawCornerLegend writes the legend into the empty upper-right panel.
+// drawCornerLegend writes the legend into the top right corner of c: the empty upper-right
+// panel, or the strip beside a single panel.
 func drawCornerLegend(c draw.Canvas, names []string, truth bool) {
 	leg := plot.NewLegend()
 	leg.TextStyle = textStyle(9)

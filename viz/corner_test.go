@@ -1,11 +1,15 @@
 package viz
 
 import (
+	"bytes"
+	"image/color"
+	"image/png"
 	"math"
 	"math/rand/v2"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/plot/vg"
 )
 
 // correlated draws n samples of a d-dimensional Gaussian with mean mu and correlation rho
@@ -47,7 +51,14 @@ func TestCorner(t *testing.T) {
 	checkPlot(t, "corner_overlay", p, "set A", "set B", "true parameters")
 
 	one := correlated(3, 2000, []float64{2}, 1, 0)
-	checkPlot(t, "corner_1d", CornerWith(CornerOptions{Truth: []float64{2.5}}, one))
+	checkPlot(t, "corner_1d", CornerWith(CornerOptions{Truth: []float64{2.5}}, one), "true parameters")
+	other := correlated(4, 2000, []float64{1.5}, 0.8, 0)
+	p = CornerWith(CornerOptions{Labels: []string{"NPE", "reference"}}, one, other)
+	checkPlot(t, "corner_1d_overlay", p, "NPE", "reference")
+	// the legend lies in a strip right of the panel: some of its pixels have the second colour
+	if n := colourPixels(t, p, Color(1), int(p.Height/72*vg.Length(p.DPI))); n == 0 {
+		t.Errorf("corner_1d_overlay: no legend line in the colour of the second set right of the panel")
+	}
 
 	// Non-finite draws are left out of the ranges and histograms instead of breaking the plot.
 	bad := mat.DenseCopyOf(a)
@@ -83,4 +94,31 @@ func BenchmarkCorner10k(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// colourPixels counts the pixels of p's PNG at x ≥ minX whose colour is within 8/255 of c
+// in each channel.
+func colourPixels(t *testing.T, p *Plot, c color.Color, minX int) int {
+	t.Helper()
+	data, err := p.PNG()
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	near := func(a, b uint32) bool { return max(a, b)-min(a, b) <= 8*0x101 }
+	cr, cg, cb, _ := c.RGBA()
+	n := 0
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := max(b.Min.X, minX); x < b.Max.X; x++ {
+			r, g, bb, _ := img.At(x, y).RGBA()
+			if near(r, cr) && near(g, cg) && near(bb, cb) {
+				n++
+			}
+		}
+	}
+	return n
 }

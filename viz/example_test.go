@@ -76,3 +76,13 @@ func ExampleLoss() {
 	// 20 best: 0.1447 (epoch 20)
 	// shown: true replaced in place: true
 }
+
+// A sweep over a regularization weight λ rather than the simulation budget; MustBudgetSweep
+// returns the plot alone, so in a notebook it can end a cell.
+func ExampleMustBudgetSweep() {
+	lambdas := []float64{0.1, 1, 10}
+	p := viz.MustBudgetSweep(viz.SweepOptions{XLabel: "weight λ", YLabel: "coverage AUC", Reference: []float64{0}},
+		viz.SweepSeries{Label: "calibrated NPE", Budgets: lambdas, Values: [][]float64{{-0.08, -0.06}, {-0.02, 0.01}, {0.03, 0.05}}})
+	fmt.Println(p.Legend())
+	// Output: [calibrated NPE reference]
+}

@@ -1,6 +1,7 @@
 package viz
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -132,6 +133,31 @@ func TestBudgetSweep(t *testing.T) {
 	if _, err := BudgetSweep(SweepOptions{}, SweepSeries{Budgets: []float64{0}, Values: [][]float64{{1}}}); err == nil {
 		t.Error("zero budget: no error")
 	}
+}
+
+// TestBudgetSweepXLabel checks the x-axis label: the budget by default, XLabel when set.
+func TestBudgetSweepXLabel(t *testing.T) {
+	ser := SweepSeries{Label: "NPE", Budgets: []float64{0.01, 0.1, 1}, Values: [][]float64{{0.1, 0.2}, {0.15}, {0.3, 0.2}}}
+	for _, c := range []struct{ xlabel, want string }{{"", "simulation budget"}, {"weight λ", "weight λ"}} {
+		p := MustBudgetSweep(SweepOptions{XLabel: c.xlabel, YLabel: "AUC"}, ser)
+		svg, err := p.SVG()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(svg), c.want) {
+			t.Errorf("XLabel %q: the SVG has no text %q", c.xlabel, c.want)
+		}
+	}
+}
+
+// TestMustBudgetSweepPanics checks that bad input panics with BudgetSweep's error.
+func TestMustBudgetSweepPanics(t *testing.T) {
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "budgets must be positive") {
+			t.Errorf("MustBudgetSweep of a zero budget: recovered %v, want BudgetSweep's error", r)
+		}
+	}()
+	MustBudgetSweep(SweepOptions{}, SweepSeries{Budgets: []float64{0}, Values: [][]float64{{1}}})
 }
 
 func TestGrid(t *testing.T) {

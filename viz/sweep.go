@@ -23,6 +23,7 @@ type SweepSeries struct {
 // SweepOptions configure BudgetSweep.
 type SweepOptions struct {
 	Title     string
+	XLabel    string    // what the series sweep over; default "simulation budget"
 	YLabel    string    // the metric, e.g. "coverage AUC"
 	Reference []float64 // horizontal reference lines, e.g. 0 for the AUC or the prior's log density
 	RefLabel  string    // legend text of the reference lines; default "reference"
@@ -31,9 +32,15 @@ type SweepOptions struct {
 // BudgetSweep plots a metric against simulation budget in the style of the calibration
 // papers: one colour per series, the median over runs as a line with points and the min–max
 // range over runs as a band, budgets on a logarithmic axis. It returns an error when a budget
-// is not positive or a series has no runs at some budget.
+// is not positive or a series has no runs at some budget. XLabel names the swept quantity
+// when it is not the budget (a regularization weight λ, a number of layers L). In a notebook
+// cell use MustBudgetSweep to end the cell with the plot.
 func BudgetSweep(o SweepOptions, series ...SweepSeries) (*Plot, error) {
-	p := newPlot(o.Title, "simulation budget", o.YLabel)
+	xlabel := o.XLabel
+	if xlabel == "" {
+		xlabel = "simulation budget"
+	}
+	p := newPlot(o.Title, xlabel, o.YLabel)
 	p.X.Scale = plot.LogScale{}
 	var legend []string
 	var budgets []float64
@@ -103,6 +110,16 @@ func BudgetSweep(o SweepOptions, series ...SweepSeries) (*Plot, error) {
 	p.X.Min, p.X.Max = lo/pad, hi*pad
 	padY(p)
 	return withSideLegend(p, legend, 12*cm, 8.5*cm), nil
+}
+
+// MustBudgetSweep is BudgetSweep for the last expression of a notebook cell: it returns the
+// plot alone and panics with BudgetSweep's error on bad input, as a regexp.MustCompile does.
+func MustBudgetSweep(o SweepOptions, series ...SweepSeries) *Plot {
+	p, err := BudgetSweep(o, series...)
+	if err != nil {
+		panic(err)
+	}
+	return p
 }
 
 func finite(v []float64) []float64 {
