@@ -139,11 +139,8 @@ func LoadNPE(r io.Reader, prior dist.Distribution) (*NPE, error) {
 	if e.cfgErr != nil {
 		return nil, fmt.Errorf("load: %w", e.cfgErr)
 	}
-	if err := e.build(rand.New(rand.NewPCG(0, 0)), h.XDim); err != nil {
-		return nil, fmt.Errorf("load: %w", err)
-	}
-	if err := nn.ReadParams(r, e.params()); err != nil {
-		return nil, fmt.Errorf("load: weights: %w", err)
+	if err := restoreWeights(r, h.XDim, e.build, e.params); err != nil {
+		return nil, err
 	}
 	e.zt, e.zx, e.trained = h.ZTheta, h.ZX, true
 	return e, nil
@@ -181,14 +178,23 @@ func LoadNRE(r io.Reader, prior dist.Distribution) (*NRE, error) {
 	if e.cfgErr != nil {
 		return nil, fmt.Errorf("load: %w", e.cfgErr)
 	}
-	if err := e.build(rand.New(rand.NewPCG(0, 0)), h.XDim); err != nil {
-		return nil, fmt.Errorf("load: %w", err)
-	}
-	if err := nn.ReadParams(r, e.params()); err != nil {
-		return nil, fmt.Errorf("load: weights: %w", err)
+	if err := restoreWeights(r, h.XDim, e.build, e.params); err != nil {
+		return nil, err
 	}
 	e.zt, e.zx, e.trained = h.ZTheta, h.ZX, true
 	return e, nil
+}
+
+// restoreWeights builds the networks of a loaded estimator for data of dimension xDim and
+// reads their weights from r.
+func restoreWeights(r io.Reader, xDim int, build func(*rand.Rand, int) error, params func() []*nn.Param) error {
+	if err := build(rand.New(rand.NewPCG(0, 0)), xDim); err != nil {
+		return fmt.Errorf("load: %w", err)
+	}
+	if err := nn.ReadParams(r, params()); err != nil {
+		return fmt.Errorf("load: weights: %w", err)
+	}
+	return nil
 }
 
 // SaveFile writes the NPE to the file at path (see Save).
