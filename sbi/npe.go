@@ -431,6 +431,7 @@ func (e *NPE) drawFlow(rng *rand.Rand, ctx []float64, m int) (*mat.Dense, error)
 	out := mat.NewDense(m, D, nil)
 	s := newStreams(rng)
 	var bad atomicFlag
+	inv := e.fl.Inverter(ctx)
 	parallelChunks(m, evalChunk, func(c, lo, hi int) {
 		r := chunkRand(s, c)
 		tp := getTape()
@@ -439,7 +440,7 @@ func (e *NPE) drawFlow(rng *rand.Rand, ctx []float64, m int) (*mat.Dense, error)
 		for i := range z.Data {
 			z.Data[i] = r.NormFloat64()
 		}
-		th, _ := e.fl.Inverse(tp, z, tp.RepeatRows(tp.Const(1, len(ctx), ctx), hi-lo))
+		th, _ := inv.Inverse(tp, z, nil)
 		for i := 0; i < hi-lo; i++ {
 			row := out.RawRowView(lo + i)
 			copy(row, th.Row(i))

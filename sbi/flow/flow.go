@@ -202,29 +202,105 @@ func (f *Flow) checkShapes(theta, context *nn.Tensor) {
 // feature at a time: the MADE output for feature d depends on features 0…d−1 only.
 func (f *Flow) Inverse(tp *nn.Tape, z, context *nn.Tensor) (theta, logDet *nn.Tensor) {
 	f.checkShapes(z, context)
+	var ctx []float64
+	if context != nil {
+		ctx = context.Data
+	}
+	return f.Inverter(nil).inverse(tp, z, ctx)
+}
+
+// Inverter holds, for every transform and feature, the part of the MADE that computes that
+// feature's transform parameters (see nn.MADEFeature), ready for repeated inversions. It
+// copies the weights: make a new one after the flow's parameters change.
+type Inverter struct {
+	f       *Flow
+	nets    [][]*nn.MADEFeature // nets[k][d]
+	fixed   [][][]float64       // fixed[k][d]: the parameters of a feature that depends on the context alone, or nil
+	splines [][]*nn.Spline      // splines[k][d]: the spline of such a feature (NSF)
+	bound   bool
+}
+
+// Inverter returns an inverter of the flow. With a non-nil context (Context values) it is
+// bound to that one observation: the context's contribution is computed once, and the first
+// feature of every transform, which depends on the context alone, once per transform.
+func (f *Flow) Inverter(context []float64) *Inverter {
+	if context != nil && len(context) != f.cfg.Context {
+		panic(fmt.Sprintf("flow: Inverter: context has %d values, the flow is conditioned on %d", len(context), f.cfg.Context))
+	}
+	inv := &Inverter{f: f, bound: context != nil || f.cfg.Context == 0}
+	tp := nn.NewTape()
+	for _, m := range f.made {
+		nets := make([]*nn.MADEFeature, f.cfg.Features)
+		fixed := make([][]float64, f.cfg.Features)
+		splines := make([]*nn.Spline, f.cfg.Features)
+		for d := range nets {
+			nets[d] = m.Feature(d)
+			if inv.bound && f.cfg.Context > 0 {
+				nets[d] = nets[d].WithContext(context)
+			}
+			if nets[d].Constant() {
+				fixed[d] = make([]float64, f.perP)
+				nets[d].Eval(tp, fixed[d], make([]float64, f.cfg.Features), nil, 1)
+				if f.cfg.Kind == NSF {
+					splines[d] = nn.NewSpline(fixed[d], f.cfg.Bound)
+				}
+			}
+		}
+		inv.nets = append(inv.nets, nets)
+		inv.fixed = append(inv.fixed, fixed)
+		inv.splines = append(inv.splines, splines)
+	}
+	return inv
+}
+
+// Inverse maps z (n×Features) to θ as Flow.Inverse does. context is nil for a bound
+// inverter and n×Context otherwise.
+func (inv *Inverter) Inverse(tp *nn.Tape, z, context *nn.Tensor) (theta, logDet *nn.Tensor) {
+	var ctx []float64
+	if !inv.bound {
+		inv.f.checkShapes(z, context)
+		ctx = context.Data
+	} else if z.Cols != inv.f.cfg.Features || context != nil {
+		panic(fmt.Sprintf("flow: Inverter.Inverse: z has %d columns (want %d); a bound inverter takes a nil context", z.Cols, inv.f.cfg.Features))
+	}
+	return inv.inverse(tp, z, ctx)
+}
+
+func (inv *Inverter) inverse(tp *nn.Tape, z *nn.Tensor, ctx []float64) (theta, logDet *nn.Tensor) {
+	f := inv.f
 	noGrad := tp.NoGrad
 	tp.NoGrad = true
 	defer func() { tp.NoGrad = noGrad }()
 	n, D, P := z.Rows, f.cfg.Features, f.perP
 	logDet = tp.New(n, 1)
-	inv := make([]int, D)
+	perm := make([]int, D)
 	for j, p := range f.perm {
-		inv[p] = j
+		perm[p] = j
 	}
+	params := tp.New(n, P)
 	h := z
 	for k := len(f.made) - 1; k >= 0; k-- {
 		if k+1 < len(f.made) && D > 1 {
-			h = tp.PermuteColumns(h, inv)
+			h = tp.PermuteColumns(h, perm)
 		}
 		x := tp.New(n, D)
 		for d := 0; d < D; d++ {
-			p := f.made[k].Forward(tp, x, context)
+			fixed, spline := inv.fixed[k][d], inv.splines[k][d]
+			if fixed == nil {
+				inv.nets[k][d].Eval(tp, params.Data, x.Data, ctx, n)
+			}
 			for i := 0; i < n; i++ {
-				u := p.Row(i)[d*P : (d+1)*P]
+				u := fixed
+				if u == nil {
+					u = params.Data[i*P : (i+1)*P]
+				}
 				var xv, ld float64
-				if f.cfg.Kind == NSF {
+				switch {
+				case spline != nil:
+					xv, ld = spline.Inverse(h.Data[i*D+d])
+				case f.cfg.Kind == NSF:
 					xv, ld = nn.RQSplineInverse(h.Data[i*D+d], u, f.cfg.Bound)
-				} else {
+				default:
 					xv, ld = nn.AffineInverse(h.Data[i*D+d], u)
 				}
 				x.Data[i*D+d] = xv
@@ -245,13 +321,16 @@ func (f *Flow) Sample(rng *rand.Rand, n int, context []float64) (*mat.Dense, err
 	if len(context) != f.cfg.Context {
 		return nil, fmt.Errorf("flow: Sample: context has %d values, the flow is conditioned on %d", len(context), f.cfg.Context)
 	}
+	if f.cfg.Context == 0 {
+		context = nil
+	}
 	tp := nn.NewTape()
 	tp.NoGrad = true
-	var ctx *nn.Tensor
-	if f.cfg.Context > 0 {
-		ctx = tp.RepeatRows(tp.Const(1, f.cfg.Context, context), n)
-	}
-	return f.sample(rng, tp, n, ctx)
+	inv := f.Inverter(context)
+	return sampleWith(rng, tp, n, f.cfg.Features, func(z *nn.Tensor) *nn.Tensor {
+		theta, _ := inv.Inverse(tp, z, nil)
+		return theta
+	})
 }
 
 // SampleEach draws one sample of θ for every row of contexts (one row per sample).
@@ -262,15 +341,20 @@ func (f *Flow) SampleEach(rng *rand.Rand, contexts *mat.Dense) (*mat.Dense, erro
 	}
 	tp := nn.NewTape()
 	tp.NoGrad = true
-	return f.sample(rng, tp, n, tp.FromDense(contexts))
+	ctx := tp.FromDense(contexts)
+	return sampleWith(rng, tp, n, f.cfg.Features, func(z *nn.Tensor) *nn.Tensor {
+		theta, _ := f.Inverse(tp, z, ctx)
+		return theta
+	})
 }
 
-func (f *Flow) sample(rng *rand.Rand, tp *nn.Tape, n int, ctx *nn.Tensor) (*mat.Dense, error) {
-	z := tp.New(n, f.cfg.Features)
+// sampleWith draws n standard normal points of dimension d and maps them with inverse.
+func sampleWith(rng *rand.Rand, tp *nn.Tape, n, d int, inverse func(z *nn.Tensor) *nn.Tensor) (*mat.Dense, error) {
+	z := tp.New(n, d)
 	for i := range z.Data {
 		z.Data[i] = rng.NormFloat64()
 	}
-	theta, _ := f.Inverse(tp, z, ctx)
+	theta := inverse(z)
 	for _, v := range theta.Data {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return nil, errors.New("flow: sampling produced non-finite values: the flow's parameters are not finite (was training diverging?)")

@@ -9,11 +9,15 @@ import "sync"
 // gonum's Dgemm is built on SSE2 level-1 routines and reaches 6–8 GFLOP/s on the reference
 // machine; the 6×8 FMA kernel below reaches several times that.
 
-//go:noescape
-func kernel6x8(k int, a, b, c *float64, ldc int)
+// The kernels read element (r, l) of the 6×k block of A at a[r*rs + l*cs]: packed panels
+// have rs = 1, cs = gemmMR; full row panels of a row-major A are read in place with
+// rs = lda, cs = 1, which saves copying them.
 
 //go:noescape
-func kernel6x16(k int, a, b, c *float64, ldc int)
+func kernel6x8(k int, a *float64, rs, cs int, b, c *float64, ldc int)
+
+//go:noescape
+func kernel6x16(k int, a *float64, rs, cs int, b, c *float64, ldc int)
 
 // gemmNR is the width of a micro-tile: 16 columns with AVX-512, 8 with AVX2.
 var gemmNR = 8
@@ -24,11 +28,11 @@ func init() {
 	}
 }
 
-func kernel(k int, a, b, c *float64, ldc int) {
+func kernel(k int, a *float64, rs, cs int, b, c *float64, ldc int) {
 	if gemmNR == 16 {
-		kernel6x16(k, a, b, c, ldc)
+		kernel6x16(k, a, rs, cs, b, c, ldc)
 	} else {
-		kernel6x8(k, a, b, c, ldc)
+		kernel6x8(k, a, rs, cs, b, c, ldc)
 	}
 }
 
@@ -127,17 +131,22 @@ func (j *gemmJob) do(lo, hi int) {
 	for p := lo; p < hi; p++ {
 		i0 := p * gemmMR
 		rows := min(gemmMR, j.m-i0)
-		packA(j.tA, j.a, j.lda, i0, rows, j.l0, kb, ap)
+		a, rs, cs := &ap[0], 1, gemmMR
+		if !j.tA && rows == gemmMR {
+			a, rs, cs = &j.a[i0*j.lda+j.l0], j.lda, 1
+		} else {
+			packA(j.tA, j.a, j.lda, i0, rows, j.l0, kb, ap)
+		}
 		for jp := 0; jp < j.np; jp++ {
 			j0 := jp * gemmNR
 			cols := min(gemmNR, j.n-j0)
 			panel := j.bp[jp*kb*gemmNR:]
 			if rows == gemmMR && cols == gemmNR {
-				kernel(kb, &ap[0], &panel[0], &c[i0*ldc+j0], ldc)
+				kernel(kb, a, rs, cs, &panel[0], &c[i0*ldc+j0], ldc)
 				continue
 			}
 			clear(buf.tile[:gemmMR*gemmNR])
-			kernel(kb, &ap[0], &panel[0], &buf.tile[0], gemmNR)
+			kernel(kb, a, rs, cs, &panel[0], &buf.tile[0], gemmNR)
 			for r := 0; r < rows; r++ {
 				row := c[(i0+r)*ldc+j0 : (i0+r)*ldc+j0+cols]
 				for jj := range row {

@@ -2,18 +2,26 @@
 
 #include "textflag.h"
 
-// func kernel6x8(k int, a, b, c *float64, ldc int)
+// func kernel6x8(k int, a *float64, rs, cs int, b, c *float64, ldc int)
 //
-// C[0:6, 0:8] += Ap·Bp for a packed 6×k panel of A (Ap[l*6+r]) and a packed k×8 panel of B
-// (Bp[l*8+j]); C is row-major with row stride ldc. Twelve ymm accumulators hold the 6×8
-// block; every step of l broadcasts six values of A against two vectors of B (12 FMAs).
-TEXT ·kernel6x8(SB), NOSPLIT, $0-40
+// C[0:6, 0:8] += A·Bp for a 6×k block of A whose element (r, l) is a[r*rs + l*cs] (a packed
+// panel has rs = 1, cs = 6; rows of a row-major matrix read in place have rs = lda, cs = 1)
+// and a packed k×8 panel of B (Bp[l*8+j]); C is row-major with row stride ldc. Twelve ymm
+// accumulators hold the 6×8 block; every step of l broadcasts six values of A against two
+// vectors of B (12 FMAs).
+TEXT ·kernel6x8(SB), NOSPLIT, $0-56
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
-	MOVQ b+16(FP), DI
-	MOVQ c+24(FP), DX
-	MOVQ ldc+32(FP), R8
+	MOVQ rs+16(FP), R9
+	SHLQ $3, R9
+	MOVQ cs+24(FP), R11
+	SHLQ $3, R11
+	MOVQ b+32(FP), DI
+	MOVQ c+40(FP), DX
+	MOVQ ldc+48(FP), R8
 	SHLQ $3, R8
+	LEAQ (SI)(R9*2), R10
+	ADDQ R9, R10 // row 3
 
 	VXORPD Y0, Y0, Y0
 	VXORPD Y1, Y1, Y1
@@ -37,22 +45,23 @@ loop:
 	VBROADCASTSD (SI), Y14
 	VFMADD231PD  Y12, Y14, Y0
 	VFMADD231PD  Y13, Y14, Y1
-	VBROADCASTSD 8(SI), Y15
+	VBROADCASTSD (SI)(R9*1), Y15
 	VFMADD231PD  Y12, Y15, Y2
 	VFMADD231PD  Y13, Y15, Y3
-	VBROADCASTSD 16(SI), Y14
+	VBROADCASTSD (SI)(R9*2), Y14
 	VFMADD231PD  Y12, Y14, Y4
 	VFMADD231PD  Y13, Y14, Y5
-	VBROADCASTSD 24(SI), Y15
+	VBROADCASTSD (R10), Y15
 	VFMADD231PD  Y12, Y15, Y6
 	VFMADD231PD  Y13, Y15, Y7
-	VBROADCASTSD 32(SI), Y14
+	VBROADCASTSD (R10)(R9*1), Y14
 	VFMADD231PD  Y12, Y14, Y8
 	VFMADD231PD  Y13, Y14, Y9
-	VBROADCASTSD 40(SI), Y15
+	VBROADCASTSD (R10)(R9*2), Y15
 	VFMADD231PD  Y12, Y15, Y10
 	VFMADD231PD  Y13, Y15, Y11
-	ADDQ         $48, SI
+	ADDQ         R11, SI
+	ADDQ         R11, R10
 	ADDQ         $64, DI
 	DECQ         CX
 	JNE          loop
@@ -90,17 +99,24 @@ store:
 	VZEROUPPER
 	RET
 
-// func kernel6x16(k int, a, b, c *float64, ldc int)
+// func kernel6x16(k int, a *float64, rs, cs int, b, c *float64, ldc int)
 //
-// kernel6x8 with AVX-512: C[0:6, 0:16] += Ap·Bp for a packed 6×k panel of A and a packed
-// k×16 panel of B, twelve zmm accumulators, 12 FMAs of 8 lanes per step of l.
-TEXT ·kernel6x16(SB), NOSPLIT, $0-40
+// kernel6x8 with AVX-512: C[0:6, 0:16] += A·Bp for a 6×k block of A addressed as in
+// kernel6x8 and a packed k×16 panel of B, twelve zmm accumulators, 12 FMAs of 8 lanes per
+// step of l.
+TEXT ·kernel6x16(SB), NOSPLIT, $0-56
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
-	MOVQ b+16(FP), DI
-	MOVQ c+24(FP), DX
-	MOVQ ldc+32(FP), R8
+	MOVQ rs+16(FP), R9
+	SHLQ $3, R9
+	MOVQ cs+24(FP), R11
+	SHLQ $3, R11
+	MOVQ b+32(FP), DI
+	MOVQ c+40(FP), DX
+	MOVQ ldc+48(FP), R8
 	SHLQ $3, R8
+	LEAQ (SI)(R9*2), R10
+	ADDQ R9, R10 // row 3
 	VPXORQ Z0, Z0, Z0
 	VPXORQ Z1, Z1, Z1
 	VPXORQ Z2, Z2, Z2
@@ -123,22 +139,23 @@ loop16:
 	VBROADCASTSD (SI), Z14
 	VFMADD231PD  Z12, Z14, Z0
 	VFMADD231PD  Z13, Z14, Z1
-	VBROADCASTSD 8(SI), Z15
+	VBROADCASTSD (SI)(R9*1), Z15
 	VFMADD231PD  Z12, Z15, Z2
 	VFMADD231PD  Z13, Z15, Z3
-	VBROADCASTSD 16(SI), Z14
+	VBROADCASTSD (SI)(R9*2), Z14
 	VFMADD231PD  Z12, Z14, Z4
 	VFMADD231PD  Z13, Z14, Z5
-	VBROADCASTSD 24(SI), Z15
+	VBROADCASTSD (R10), Z15
 	VFMADD231PD  Z12, Z15, Z6
 	VFMADD231PD  Z13, Z15, Z7
-	VBROADCASTSD 32(SI), Z14
+	VBROADCASTSD (R10)(R9*1), Z14
 	VFMADD231PD  Z12, Z14, Z8
 	VFMADD231PD  Z13, Z14, Z9
-	VBROADCASTSD 40(SI), Z15
+	VBROADCASTSD (R10)(R9*2), Z15
 	VFMADD231PD  Z12, Z15, Z10
 	VFMADD231PD  Z13, Z15, Z11
-	ADDQ $48, SI
+	ADDQ R11, SI
+	ADDQ R11, R10
 	ADDQ $128, DI
 	DECQ CX
 	JNE  loop16

@@ -568,11 +568,17 @@ func (tp *Tape) Activate(a *Tensor, act Activation) *Tensor {
 	return tp.unary(act.fn(), a)
 }
 
+// softplus is log(1 + eˣ) = max(x, 0) + log1p(e^−|x|), with log1p(t) computed as
+// log(u)·t/(u − 1), u = 1 + t (Goldberg's correction: accurate to a few ulps, and cheaper
+// than math.Log1p).
 func softplus(x float64) float64 {
-	if x > 0 {
-		return x + math.Log1p(math.Exp(-x))
+	t := math.Exp(-math.Abs(x))
+	u := 1 + t
+	l := t
+	if u != 1 {
+		l = math.Log(u) * t / (u - 1)
 	}
-	return math.Log1p(math.Exp(x))
+	return max(x, 0) + l
 }
 
 func sigmoid(x float64) float64 {

@@ -38,9 +38,40 @@ type knots struct {
 // and likewise the heights. The knot derivatives δ_i are computed on demand by delta.
 func (s *knots) set(u []float64, bound float64) {
 	k := (len(u) + 1) / 3
-	softmaxInto(s.pw[:k], u[:k])
-	softmaxInto(s.ph[:k], u[k:2*k])
+	var e [2 * MaxBins]float64 // both softmaxes' exponentials in one vector call
+	mw, mh := maxOf(u[:k]), maxOf(u[k:2*k])
+	for i := 0; i < k; i++ {
+		e[i] = u[i] - mw
+		e[k+i] = u[k+i] - mh
+	}
+	expVec(e[:2*k], e[:2*k])
+	normalizeInto(s.pw[:k], e[:k])
+	normalizeInto(s.ph[:k], e[k:2*k])
 	s.positions(u, bound)
+}
+
+// maxOf returns the largest value of u (NaN values are passed over; they propagate through
+// the exponentials that follow).
+func maxOf(u []float64) float64 {
+	m := u[0]
+	for _, v := range u[1:] {
+		if v > m {
+			m = v
+		}
+	}
+	return m
+}
+
+// normalizeInto sets p = e / Σe.
+func normalizeInto(p, e []float64) {
+	z := 0.0
+	for _, v := range e {
+		z += v
+	}
+	r := 1 / z
+	for i, v := range e {
+		p[i] = v * r
+	}
 }
 
 // restore is set with the softmaxes already known (saved by the forward pass).
@@ -74,21 +105,6 @@ func (s *knots) delta(i int) float64 {
 		return 1
 	}
 	return MinDerivative + softplus(s.u[2*s.k+i-1])
-}
-
-func softmaxInto(p, u []float64) {
-	m := math.Inf(-1)
-	for _, v := range u {
-		m = max(m, v)
-	}
-	z := 0.0
-	for i, v := range u {
-		p[i] = math.Exp(v - m)
-		z += p[i]
-	}
-	for i := range p {
-		p[i] /= z
-	}
 }
 
 // bin returns the index k of the bin [c_k, c_{k+1}) holding v, clamped to [0, K−1].
@@ -125,7 +141,7 @@ func (s *knots) eval(x float64) (y, logDet float64) {
 	den := sl + (dk+dk1-2*sl)*t
 	y = yk + hk*num/den
 	m := dk1*xi*xi + 2*sl*t + dk*(1-xi)*(1-xi)
-	logDet = 2*math.Log(sl) + math.Log(m) - 2*math.Log(den)
+	logDet = math.Log(sl * sl * m / (den * den)) // log(s² m / den²) with one logarithm
 	return y, logDet
 }
 
@@ -148,7 +164,7 @@ func (s *knots) inverse(y float64) (x, logDet float64) {
 	t := xi * (1 - xi)
 	den := sl + (dk+dk1-2*sl)*t
 	m := dk1*xi*xi + 2*sl*t + dk*(1-xi)*(1-xi)
-	return x, -(2*math.Log(sl) + math.Log(m) - 2*math.Log(den))
+	return x, -math.Log(sl * sl * m / (den * den))
 }
 
 // backward adds to gu (length 3K−1) the gradient with respect to the unconstrained
@@ -374,6 +390,29 @@ func RQSplineForward(x float64, u []float64, bound float64) (y, logDet float64) 
 	var s knots
 	s.set(u, bound)
 	return s.eval(x)
+}
+
+// Spline is one rational-quadratic spline (see RQSpline) with its knots computed once, for
+// evaluating it at many points.
+type Spline struct {
+	s knots
+	u []float64
+}
+
+// NewSpline returns the spline with unconstrained parameters u (3·bins−1 values, copied) on
+// [−bound, bound].
+func NewSpline(u []float64, bound float64) *Spline {
+	sp := &Spline{u: append([]float64(nil), u...)}
+	sp.s.set(sp.u, bound)
+	return sp
+}
+
+// Inverse is RQSplineInverse for this spline.
+func (sp *Spline) Inverse(y float64) (x, logDet float64) {
+	if y < -sp.s.bound || y > sp.s.bound {
+		return y, 0
+	}
+	return sp.s.inverse(y)
 }
 
 // RQSplineInverse inverts RQSplineForward: it returns x with RQSplineForward(x) = y and

@@ -33,3 +33,10 @@ func adamGo(x, g, m, v []float64, c *[7]float64) {
 		x[i] -= step * mi / (math.Sqrt(vi)/sq2 + eps)
 	}
 }
+
+// expGo sets dst[i] = e^src[i].
+func expGo(dst, src []float64) {
+	for i, v := range src {
+		dst[i] = math.Exp(v)
+	}
+}

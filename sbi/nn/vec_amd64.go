@@ -2,11 +2,16 @@
 
 package nn
 
+import "math"
+
 //go:noescape
 func reluAVX(y []float64)
 
 //go:noescape
 func reluBackAVX(y, gy, g []float64)
+
+//go:noescape
+func expAVX2(dst, src []float64) int
 
 //go:noescape
 func adamAVX(x, g, m, v []float64, c *[7]float64)
@@ -36,4 +41,22 @@ func adamVec(x, g, m, v []float64, c *[7]float64) {
 		adamAVX(x[:n], g[:n], m[:n], v[:n], c)
 	}
 	adamGo(x[n:], g[n:], m[n:], v[n:], c)
+}
+
+// expVec sets dst[i] = e^src[i] (dst and src may be the same slice).
+func expVec(dst, src []float64) {
+	i := 0
+	if hasAVX2 {
+		for len(src)-i >= 4 {
+			i += expAVX2(dst[i:], src[i:len(src)&^3])
+			if len(src)-i < 4 {
+				break
+			}
+			for _, v := range src[i : i+4] { // a group outside the fast path's range
+				dst[i] = math.Exp(v)
+				i++
+			}
+		}
+	}
+	expGo(dst[i:], src[i:])
 }

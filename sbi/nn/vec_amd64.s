@@ -93,3 +93,203 @@ aloop:
 adone:
 	VZEROUPPER
 	RET
+
+// Constants of expAVX2, each repeated in four lanes: log2(e), ln 2 split in a high part with
+// trailing zero bits (so that k·ln2hi is exact) and the rest, the Taylor coefficients 1/i! of
+// e^r for i = 12…0, the range of the fast path, the shifter 1.5·2⁵² and the exponent bias.
+DATA expc<>+0(SB)/8, $0x3ff71547652b82fe  // log2 e
+DATA expc<>+8(SB)/8, $0x3ff71547652b82fe
+DATA expc<>+16(SB)/8, $0x3ff71547652b82fe
+DATA expc<>+24(SB)/8, $0x3ff71547652b82fe
+DATA expc<>+32(SB)/8, $0x3fe62e42fee00000  // ln2hi
+DATA expc<>+40(SB)/8, $0x3fe62e42fee00000
+DATA expc<>+48(SB)/8, $0x3fe62e42fee00000
+DATA expc<>+56(SB)/8, $0x3fe62e42fee00000
+DATA expc<>+64(SB)/8, $0x3dea39ef35793c76  // ln2lo
+DATA expc<>+72(SB)/8, $0x3dea39ef35793c76
+DATA expc<>+80(SB)/8, $0x3dea39ef35793c76
+DATA expc<>+88(SB)/8, $0x3dea39ef35793c76
+DATA expc<>+96(SB)/8, $0x3e21eed8eff8d898  // 1/12!
+DATA expc<>+104(SB)/8, $0x3e21eed8eff8d898
+DATA expc<>+112(SB)/8, $0x3e21eed8eff8d898
+DATA expc<>+120(SB)/8, $0x3e21eed8eff8d898
+DATA expc<>+128(SB)/8, $0x3e5ae64567f544e4  // 1/11!
+DATA expc<>+136(SB)/8, $0x3e5ae64567f544e4
+DATA expc<>+144(SB)/8, $0x3e5ae64567f544e4
+DATA expc<>+152(SB)/8, $0x3e5ae64567f544e4
+DATA expc<>+160(SB)/8, $0x3e927e4fb7789f5c  // 1/10!
+DATA expc<>+168(SB)/8, $0x3e927e4fb7789f5c
+DATA expc<>+176(SB)/8, $0x3e927e4fb7789f5c
+DATA expc<>+184(SB)/8, $0x3e927e4fb7789f5c
+DATA expc<>+192(SB)/8, $0x3ec71de3a556c734  // 1/9!
+DATA expc<>+200(SB)/8, $0x3ec71de3a556c734
+DATA expc<>+208(SB)/8, $0x3ec71de3a556c734
+DATA expc<>+216(SB)/8, $0x3ec71de3a556c734
+DATA expc<>+224(SB)/8, $0x3efa01a01a01a01a  // 1/8!
+DATA expc<>+232(SB)/8, $0x3efa01a01a01a01a
+DATA expc<>+240(SB)/8, $0x3efa01a01a01a01a
+DATA expc<>+248(SB)/8, $0x3efa01a01a01a01a
+DATA expc<>+256(SB)/8, $0x3f2a01a01a01a01a  // 1/7!
+DATA expc<>+264(SB)/8, $0x3f2a01a01a01a01a
+DATA expc<>+272(SB)/8, $0x3f2a01a01a01a01a
+DATA expc<>+280(SB)/8, $0x3f2a01a01a01a01a
+DATA expc<>+288(SB)/8, $0x3f56c16c16c16c17  // 1/6!
+DATA expc<>+296(SB)/8, $0x3f56c16c16c16c17
+DATA expc<>+304(SB)/8, $0x3f56c16c16c16c17
+DATA expc<>+312(SB)/8, $0x3f56c16c16c16c17
+DATA expc<>+320(SB)/8, $0x3f81111111111111  // 1/5!
+DATA expc<>+328(SB)/8, $0x3f81111111111111
+DATA expc<>+336(SB)/8, $0x3f81111111111111
+DATA expc<>+344(SB)/8, $0x3f81111111111111
+DATA expc<>+352(SB)/8, $0x3fa5555555555555  // 1/4!
+DATA expc<>+360(SB)/8, $0x3fa5555555555555
+DATA expc<>+368(SB)/8, $0x3fa5555555555555
+DATA expc<>+376(SB)/8, $0x3fa5555555555555
+DATA expc<>+384(SB)/8, $0x3fc5555555555555  // 1/3!
+DATA expc<>+392(SB)/8, $0x3fc5555555555555
+DATA expc<>+400(SB)/8, $0x3fc5555555555555
+DATA expc<>+408(SB)/8, $0x3fc5555555555555
+DATA expc<>+416(SB)/8, $0x3fe0000000000000  // 1/2!
+DATA expc<>+424(SB)/8, $0x3fe0000000000000
+DATA expc<>+432(SB)/8, $0x3fe0000000000000
+DATA expc<>+440(SB)/8, $0x3fe0000000000000
+DATA expc<>+448(SB)/8, $0x3ff0000000000000  // 1
+DATA expc<>+456(SB)/8, $0x3ff0000000000000
+DATA expc<>+464(SB)/8, $0x3ff0000000000000
+DATA expc<>+472(SB)/8, $0x3ff0000000000000
+DATA expc<>+480(SB)/8, $0xc086200000000000  // −708
+DATA expc<>+488(SB)/8, $0xc086200000000000
+DATA expc<>+496(SB)/8, $0xc086200000000000
+DATA expc<>+504(SB)/8, $0xc086200000000000
+DATA expc<>+512(SB)/8, $0x4086200000000000  // 708
+DATA expc<>+520(SB)/8, $0x4086200000000000
+DATA expc<>+528(SB)/8, $0x4086200000000000
+DATA expc<>+536(SB)/8, $0x4086200000000000
+DATA expc<>+544(SB)/8, $0x4338000000000000  // 1.5·2⁵²
+DATA expc<>+552(SB)/8, $0x4338000000000000
+DATA expc<>+560(SB)/8, $0x4338000000000000
+DATA expc<>+568(SB)/8, $0x4338000000000000
+DATA expc<>+576(SB)/8, $1023  // exponent bias
+DATA expc<>+584(SB)/8, $1023
+DATA expc<>+592(SB)/8, $1023
+DATA expc<>+600(SB)/8, $1023
+GLOBL expc<>(SB), RODATA|NOPTR, $608
+
+// func expAVX2(dst, src []float64) int
+// dst[i] = e^src[i] for len(src) a multiple of 4, eight (then four) at a time, while all of
+// a group lie in [−708, 708]; it stops before the first group of four that does not (or
+// holds a NaN) and returns the number of values done. With x = k·ln 2 + r,
+// k = round(x·log2 e), |r| ≤ ln2/2: e^x = 2^k · e^r, e^r by its Taylor polynomial of degree
+// 12 (truncation error < 2e−16 relative), 2^k built in the exponent bits. Two groups of four
+// are interleaved so that their dependency chains overlap.
+TEXT ·expAVX2(SB), NOSPLIT, $0-56
+	MOVQ dst_base+0(FP), DI
+	MOVQ src_base+24(FP), SI
+	MOVQ src_len+32(FP), CX
+	SHRQ $2, CX
+	XORQ AX, AX
+	LEAQ expc<>(SB), R8
+epair:
+	CMPQ CX, $2
+	JLT  esingle
+	VMOVUPD (SI)(AX*8), Y0
+	VMOVUPD 32(SI)(AX*8), Y4
+	VCMPPD   $0x1D, 480(R8), Y0, Y8 // x ≥ −708 (false for NaN)
+	VCMPPD   $0x12, 512(R8), Y0, Y9 // x ≤ 708
+	VANDPD   Y8, Y9, Y8
+	VCMPPD   $0x1D, 480(R8), Y4, Y10 // x ≥ −708 (false for NaN)
+	VCMPPD   $0x12, 512(R8), Y4, Y11 // x ≤ 708
+	VANDPD   Y10, Y11, Y10
+	VANDPD   Y8, Y10, Y8
+	VMOVMSKPD Y8, DX
+	CMPQ     DX, $15
+	JNE      esingle
+	VMULPD   0(R8), Y0, Y1
+	VMULPD   0(R8), Y4, Y5
+	VROUNDPD $0, Y1, Y1
+	VROUNDPD $0, Y5, Y5
+	VMOVAPD  Y0, Y2
+	VMOVAPD  Y4, Y6
+	VFNMADD231PD 32(R8), Y1, Y2
+	VFNMADD231PD 32(R8), Y5, Y6
+	VFNMADD231PD 64(R8), Y1, Y2
+	VFNMADD231PD 64(R8), Y5, Y6
+	VMOVAPD  96(R8), Y3
+	VMOVAPD  96(R8), Y7
+	VFMADD213PD 128(R8), Y2, Y3
+	VFMADD213PD 128(R8), Y6, Y7
+	VFMADD213PD 160(R8), Y2, Y3
+	VFMADD213PD 160(R8), Y6, Y7
+	VFMADD213PD 192(R8), Y2, Y3
+	VFMADD213PD 192(R8), Y6, Y7
+	VFMADD213PD 224(R8), Y2, Y3
+	VFMADD213PD 224(R8), Y6, Y7
+	VFMADD213PD 256(R8), Y2, Y3
+	VFMADD213PD 256(R8), Y6, Y7
+	VFMADD213PD 288(R8), Y2, Y3
+	VFMADD213PD 288(R8), Y6, Y7
+	VFMADD213PD 320(R8), Y2, Y3
+	VFMADD213PD 320(R8), Y6, Y7
+	VFMADD213PD 352(R8), Y2, Y3
+	VFMADD213PD 352(R8), Y6, Y7
+	VFMADD213PD 384(R8), Y2, Y3
+	VFMADD213PD 384(R8), Y6, Y7
+	VFMADD213PD 416(R8), Y2, Y3
+	VFMADD213PD 416(R8), Y6, Y7
+	VFMADD213PD 448(R8), Y2, Y3
+	VFMADD213PD 448(R8), Y6, Y7
+	VFMADD213PD 448(R8), Y2, Y3
+	VFMADD213PD 448(R8), Y6, Y7
+	VADDPD   544(R8), Y1, Y1
+	VADDPD   544(R8), Y5, Y5
+	VPADDQ   576(R8), Y1, Y1
+	VPADDQ   576(R8), Y5, Y5
+	VPSLLQ   $52, Y1, Y1
+	VPSLLQ   $52, Y5, Y5
+	VMULPD   Y1, Y3, Y3
+	VMULPD   Y5, Y7, Y7
+	VMOVUPD  Y3, (DI)(AX*8)
+	VMOVUPD  Y7, 32(DI)(AX*8)
+	ADDQ     $8, AX
+	SUBQ     $2, CX
+	JMP      epair
+esingle:
+	TESTQ CX, CX
+	JE    edone
+	VMOVUPD (SI)(AX*8), Y0
+	VCMPPD   $0x1D, 480(R8), Y0, Y8 // x ≥ −708 (false for NaN)
+	VCMPPD   $0x12, 512(R8), Y0, Y9 // x ≤ 708
+	VANDPD   Y8, Y9, Y8
+	VMOVMSKPD Y8, DX
+	CMPQ     DX, $15
+	JNE      edone
+	VMULPD   0(R8), Y0, Y1
+	VROUNDPD $0, Y1, Y1
+	VMOVAPD  Y0, Y2
+	VFNMADD231PD 32(R8), Y1, Y2
+	VFNMADD231PD 64(R8), Y1, Y2
+	VMOVAPD  96(R8), Y3
+	VFMADD213PD 128(R8), Y2, Y3
+	VFMADD213PD 160(R8), Y2, Y3
+	VFMADD213PD 192(R8), Y2, Y3
+	VFMADD213PD 224(R8), Y2, Y3
+	VFMADD213PD 256(R8), Y2, Y3
+	VFMADD213PD 288(R8), Y2, Y3
+	VFMADD213PD 320(R8), Y2, Y3
+	VFMADD213PD 352(R8), Y2, Y3
+	VFMADD213PD 384(R8), Y2, Y3
+	VFMADD213PD 416(R8), Y2, Y3
+	VFMADD213PD 448(R8), Y2, Y3
+	VFMADD213PD 448(R8), Y2, Y3
+	VADDPD   544(R8), Y1, Y1
+	VPADDQ   576(R8), Y1, Y1
+	VPSLLQ   $52, Y1, Y1
+	VMULPD   Y1, Y3, Y3
+	VMOVUPD  Y3, (DI)(AX*8)
+	ADDQ     $4, AX
+	DECQ     CX
+	JMP      esingle
+edone:
+	MOVQ AX, ret+48(FP)
+	VZEROUPPER
+	RET

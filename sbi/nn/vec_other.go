@@ -5,3 +5,4 @@ package nn
 func reluVec(y []float64)                         { reluGo(y) }
 func reluBackVec(y, gy, g []float64)              { reluBackGo(y, gy, g) }
 func adamVec(x, g, m, v []float64, c *[7]float64) { adamGo(x, g, m, v, c) }
+func expVec(dst, src []float64)                   { expGo(dst, src) }
