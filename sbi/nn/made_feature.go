@@ -125,9 +125,7 @@ func (f *MADEFeature) Eval(tp *Tape, dst []float64, x []float64, context []float
 		} else {
 			out = tp.scratch(n * c.out)
 		}
-		for i := 0; i < n; i++ {
-			copy(out[i*c.out:(i+1)*c.out], c.b)
-		}
+		fillRows(out, c.b)
 		gemm(false, false, n, c.out, c.in, 1, in, max(c.in, 1), c.w, max(c.out, 1), 1, out, max(c.out, 1))
 		if l+1 < len(f.layers) {
 			if fn := f.act.fn(); fn != fnIdentity {

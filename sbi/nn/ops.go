@@ -74,9 +74,7 @@ func (tp *Tape) linear(x, w, bias *Tensor, mask []float64, act Activation) *Tens
 	out := tp.tensor(x.Rows, w.Cols, g)
 	beta := 0.0
 	if bias != nil {
-		for i := 0; i < x.Rows; i++ {
-			copy(out.Data[i*out.Cols:(i+1)*out.Cols], bias.Data)
-		}
+		fillRows(out.Data, bias.Data)
 		beta = 1
 	}
 	wd := w.Data
@@ -105,6 +103,18 @@ func (tp *Tape) linear(x, w, bias *Tensor, mask []float64, act Activation) *Tens
 		}
 	}
 	return out
+}
+
+// fillRows sets every row of m (rows of len(row) values) to row, doubling the filled part
+// with each copy: a few large copies instead of one small copy per row.
+func fillRows(m, row []float64) {
+	if len(m) == 0 || len(row) == 0 {
+		return
+	}
+	done := copy(m, row)
+	for done < len(m) {
+		done += copy(m[done:], m[:done])
+	}
 }
 
 func backLinear(n *node) {
@@ -571,8 +581,10 @@ func (tp *Tape) Activate(a *Tensor, act Activation) *Tensor {
 // softplus is log(1 + eˣ) = max(x, 0) + log1p(e^−|x|), with log1p(t) computed as
 // log(u)·t/(u − 1), u = 1 + t (Goldberg's correction: accurate to a few ulps, and cheaper
 // than math.Log1p).
-func softplus(x float64) float64 {
-	t := math.Exp(-math.Abs(x))
+func softplus(x float64) float64 { return softplusFrom(x, math.Exp(-math.Abs(x))) }
+
+// softplusFrom is softplus(x) given t = e^−|x|.
+func softplusFrom(x, t float64) float64 {
 	u := 1 + t
 	l := t
 	if u != 1 {

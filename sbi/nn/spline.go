@@ -28,7 +28,9 @@ type knots struct {
 	widthScale  float64              // 1 − MinBinWidth·K
 	heightScale float64
 	bound       float64
-	u           []float64 // the unconstrained parameters
+	u           []float64        // the unconstrained parameters
+	ed          [MaxBins]float64 // e^−|u_δ,i| of the interior derivatives, when haveED
+	haveED      bool
 }
 
 // set computes the knots from u = [widths(K), heights(K), derivatives(K−1)]:
@@ -38,16 +40,22 @@ type knots struct {
 // and likewise the heights. The knot derivatives δ_i are computed on demand by delta.
 func (s *knots) set(u []float64, bound float64) {
 	k := (len(u) + 1) / 3
-	var e [2 * MaxBins]float64 // both softmaxes' exponentials in one vector call
+	// the exponentials of both softmaxes and of the derivatives' softplus in one vector call
+	var e [3 * MaxBins]float64
 	mw, mh := maxOf(u[:k]), maxOf(u[k:2*k])
 	for i := 0; i < k; i++ {
 		e[i] = u[i] - mw
 		e[k+i] = u[k+i] - mh
 	}
-	expVec(e[:2*k], e[:2*k])
+	for i, v := range u[2*k:] {
+		e[2*k+i] = -math.Abs(v)
+	}
+	expVec(e[:len(u)], e[:len(u)])
 	normalizeInto(s.pw[:k], e[:k])
 	normalizeInto(s.ph[:k], e[k:2*k])
+	copy(s.ed[:k-1], e[2*k:len(u)])
 	s.positions(u, bound)
+	s.haveED = true
 }
 
 // maxOf returns the largest value of u (NaN values are passed over; they propagate through
@@ -80,6 +88,7 @@ func (s *knots) restore(u []float64, bound float64, pw, ph []float64) {
 	copy(s.pw[:k], pw)
 	copy(s.ph[:k], ph)
 	s.positions(u, bound)
+	s.haveED = false
 }
 
 func (s *knots) positions(u []float64, bound float64) {
@@ -104,7 +113,11 @@ func (s *knots) delta(i int) float64 {
 	if i == 0 || i == s.k {
 		return 1
 	}
-	return MinDerivative + softplus(s.u[2*s.k+i-1])
+	v := s.u[2*s.k+i-1]
+	if !s.haveED {
+		return MinDerivative + softplus(v)
+	}
+	return MinDerivative + softplusFrom(v, s.ed[i-1])
 }
 
 // bin returns the index k of the bin [c_k, c_{k+1}) holding v, clamped to [0, K−1].
