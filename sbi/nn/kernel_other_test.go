@@ -1,4 +1,4 @@
-//go:build !amd64 || openblas || noasm
+//go:build !amd64 || noasm
 
 package nn
 

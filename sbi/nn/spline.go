@@ -41,7 +41,7 @@ type knots struct {
 func (s *knots) set(u []float64, bound float64) {
 	k := (len(u) + 1) / 3
 	// the exponentials of both softmaxes and of the derivatives' softplus in one vector call
-	var e [3 * MaxBins]float64
+	var e [3*MaxBins + 3]float64
 	mw, mh := maxOf(u[:k]), maxOf(u[k:2*k])
 	for i := 0; i < k; i++ {
 		e[i] = u[i] - mw
@@ -50,7 +50,8 @@ func (s *knots) set(u []float64, bound float64) {
 	for i, v := range u[2*k:] {
 		e[2*k+i] = -math.Abs(v)
 	}
-	expVec(e[:len(u)], e[:len(u)])
+	n4 := (len(u) + 3) &^ 3 // whole vectors: the padding holds zeros
+	expVec(e[:n4], e[:n4])
 	normalizeInto(s.pw[:k], e[:k])
 	normalizeInto(s.ph[:k], e[k:2*k])
 	copy(s.ed[:k-1], e[2*k:len(u)])
