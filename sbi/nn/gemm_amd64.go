@@ -84,7 +84,7 @@ const (
 // B is packed once per depth block; the row panels of A are packed and multiplied by one or
 // several goroutines.
 func fastGemm(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) bool {
-	if !hasAVX2 || alpha != 1 || !ownKernelFor(tA, tB) {
+	if !hasAVX2 || alpha != 1 || !ownKernelFor(tA, tB, m) {
 		return false
 	}
 	scaleC(m, n, beta, c, ldc)
