@@ -440,7 +440,7 @@ func (e *NPE) drawFlow(rng *rand.Rand, ctx []float64, m int) (*mat.Dense, error)
 		for i := range z.Data {
 			z.Data[i] = r.NormFloat64()
 		}
-		th, _ := inv.Inverse(tp, z, nil)
+		th := inv.Map(tp, z, nil)
 		for i := 0; i < hi-lo; i++ {
 			row := out.RawRowView(lo + i)
 			copy(row, th.Row(i))

@@ -206,7 +206,7 @@ func (f *Flow) Inverse(tp *nn.Tape, z, context *nn.Tensor) (theta, logDet *nn.Te
 	if context != nil {
 		ctx = context.Data
 	}
-	return f.Inverter(nil).inverse(tp, z, ctx)
+	return f.Inverter(nil).inverse(tp, z, ctx, true)
 }
 
 // Inverter holds, for every transform and feature, the part of the MADE that computes that
@@ -263,10 +263,24 @@ func (inv *Inverter) Inverse(tp *nn.Tape, z, context *nn.Tensor) (theta, logDet 
 	} else if z.Cols != inv.f.cfg.Features || context != nil {
 		panic(fmt.Sprintf("flow: Inverter.Inverse: z has %d columns (want %d); a bound inverter takes a nil context", z.Cols, inv.f.cfg.Features))
 	}
-	return inv.inverse(tp, z, ctx)
+	return inv.inverse(tp, z, ctx, true)
 }
 
-func (inv *Inverter) inverse(tp *nn.Tape, z *nn.Tensor, ctx []float64) (theta, logDet *nn.Tensor) {
+// Map is Inverse without the log-determinant, for sampling: it returns θ only and skips the
+// log-determinant's logarithms.
+func (inv *Inverter) Map(tp *nn.Tape, z, context *nn.Tensor) *nn.Tensor {
+	var ctx []float64
+	if !inv.bound {
+		inv.f.checkShapes(z, context)
+		ctx = context.Data
+	} else if z.Cols != inv.f.cfg.Features || context != nil {
+		panic(fmt.Sprintf("flow: Inverter.Map: z has %d columns (want %d); a bound inverter takes a nil context", z.Cols, inv.f.cfg.Features))
+	}
+	theta, _ := inv.inverse(tp, z, ctx, false)
+	return theta
+}
+
+func (inv *Inverter) inverse(tp *nn.Tape, z *nn.Tensor, ctx []float64, wantLogDet bool) (theta, logDet *nn.Tensor) {
 	f := inv.f
 	noGrad := tp.NoGrad
 	tp.NoGrad = true
@@ -295,13 +309,18 @@ func (inv *Inverter) inverse(tp *nn.Tape, z *nn.Tensor, ctx []float64) (theta, l
 					u = params.Data[i*P : (i+1)*P]
 				}
 				var xv, ld float64
+				y := h.Data[i*D+d]
 				switch {
+				case spline != nil && wantLogDet:
+					xv, ld = spline.Inverse(y)
 				case spline != nil:
-					xv, ld = spline.Inverse(h.Data[i*D+d])
+					xv = spline.InverseValue(y)
+				case f.cfg.Kind == NSF && wantLogDet:
+					xv, ld = nn.RQSplineInverse(y, u, f.cfg.Bound)
 				case f.cfg.Kind == NSF:
-					xv, ld = nn.RQSplineInverse(h.Data[i*D+d], u, f.cfg.Bound)
+					xv = nn.RQSplineInverseValue(y, u, f.cfg.Bound)
 				default:
-					xv, ld = nn.AffineInverse(h.Data[i*D+d], u)
+					xv, ld = nn.AffineInverse(y, u)
 				}
 				x.Data[i*D+d] = xv
 				logDet.Data[i] += ld
@@ -328,8 +347,7 @@ func (f *Flow) Sample(rng *rand.Rand, n int, context []float64) (*mat.Dense, err
 	tp.NoGrad = true
 	inv := f.Inverter(context)
 	return sampleWith(rng, tp, n, f.cfg.Features, func(z *nn.Tensor) *nn.Tensor {
-		theta, _ := inv.Inverse(tp, z, nil)
-		return theta
+		return inv.Map(tp, z, nil)
 	})
 }
 

@@ -68,7 +68,8 @@ func TestInverseForward(t *testing.T) {
 
 // TestBoundInverter checks that an inverter bound to one context, which folds the context
 // into the first layer and computes context-only features once, maps z like Inverse with
-// the context repeated on every row (to rounding: 1e-12 relative).
+// the context repeated on every row (to rounding: 1e-12 relative), and that Map, which skips
+// the log-determinant, gives the same θ exactly.
 func TestBoundInverter(t *testing.T) {
 	for _, kind := range []Kind{MAF, NSF} {
 		for _, dims := range [][2]int{{1, 2}, {3, 2}, {2, 0}} {
@@ -83,10 +84,15 @@ func TestBoundInverter(t *testing.T) {
 				ctx = tp.RepeatRows(tp.Const(1, dims[1], one), 40)
 			}
 			want, wantLD := f.Inverse(tp, z, ctx)
-			got, gotLD := f.Inverter(one).Inverse(tp, z, nil)
+			inv := f.Inverter(one)
+			got, gotLD := inv.Inverse(tp, z, nil)
+			mapped := inv.Map(tp, z, nil)
 			for i := range want.Data {
 				if math.Abs(got.Data[i]-want.Data[i]) > 1e-12*max(1, math.Abs(want.Data[i])) {
 					t.Fatalf("%v %v: bound inverter gave %v, Inverse %v", kind, dims, got.Data[i], want.Data[i])
+				}
+				if mapped.Data[i] != got.Data[i] {
+					t.Fatalf("%v %v: Map gave %v, Inverse %v", kind, dims, mapped.Data[i], got.Data[i])
 				}
 			}
 			for i := range wantLD.Data {

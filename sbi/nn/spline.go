@@ -161,8 +161,8 @@ func (s *knots) eval(x float64) (y, logDet float64) {
 
 // inverse solves the spline equation for x given y inside [−B, B] (the root of the quadratic
 // in ξ of Durkan et al. 2019, eqs. 6–8, in its numerically stable form ξ = 2c/(−b − √(b²−4ac)))
-// and returns x and log dx/dy.
-func (s *knots) inverse(y float64) (x, logDet float64) {
+// and returns x and, when wantLogDet, log dx/dy (0 otherwise).
+func (s *knots) inverse(y float64, wantLogDet bool) (x, logDet float64) {
 	k := bin(s.ch[:], s.k, y)
 	xk, wk := s.cw[k], s.cw[k+1]-s.cw[k]
 	yk, hk := s.ch[k], s.ch[k+1]-s.ch[k]
@@ -175,6 +175,9 @@ func (s *knots) inverse(y float64) (x, logDet float64) {
 	disc := math.Max(b*b-4*a*c, 0)
 	xi := 2 * c / (-b - math.Sqrt(disc))
 	x = xi*wk + xk
+	if !wantLogDet {
+		return x, 0
+	}
 	t := xi * (1 - xi)
 	den := sl + (dk+dk1-2*sl)*t
 	m := dk1*xi*xi + 2*sl*t + dk*(1-xi)*(1-xi)
@@ -426,7 +429,16 @@ func (sp *Spline) Inverse(y float64) (x, logDet float64) {
 	if y < -sp.s.bound || y > sp.s.bound {
 		return y, 0
 	}
-	return sp.s.inverse(y)
+	return sp.s.inverse(y, true)
+}
+
+// InverseValue is Inverse without the log-determinant (one logarithm less).
+func (sp *Spline) InverseValue(y float64) float64 {
+	if y < -sp.s.bound || y > sp.s.bound {
+		return y
+	}
+	x, _ := sp.s.inverse(y, false)
+	return x
 }
 
 // RQSplineInverse inverts RQSplineForward: it returns x with RQSplineForward(x) = y and
@@ -437,5 +449,16 @@ func RQSplineInverse(y float64, u []float64, bound float64) (x, logDet float64) 
 	}
 	var s knots
 	s.set(u, bound)
-	return s.inverse(y)
+	return s.inverse(y, true)
+}
+
+// RQSplineInverseValue is RQSplineInverse without the log-determinant.
+func RQSplineInverseValue(y float64, u []float64, bound float64) float64 {
+	if y < -bound || y > bound {
+		return y
+	}
+	var s knots
+	s.set(u, bound)
+	x, _ := s.inverse(y, false)
+	return x
 }
