@@ -279,6 +279,60 @@ func TestScoreCalibrationConjugateGaussian(t *testing.T) {
 	}
 }
 
+// TestScoreCalibrationConjugateGaussianMeanShift removes both causes of the residual bias found
+// in TestScoreCalibrationConjugateGaussian, outside the paper's settings: a shift that follows
+// the approximate mean (MeanShift, b + B(μ̂ − μ̄)) and an importance distribution inflated ×4, so
+// that it acts as a weak prior. The family then holds the conditional law of θ̄ given μ̂ under the
+// calibration joint, which is its optimum (strict propriety). With u = 1.5μ̂ + 0.5 = k(θ̄ + ε) − η
+// (ε ~ N(0, 1/n), η the μ_err noise) and V = (4σ̂)²: g = kV/Var u, Var u = k²V + k²/n + 0.025²,
+// the adjusted mean is c + g(1.5c + 0.5 − kc) and its sd √(V − gkV). Over 100 datasets this
+// predicts a bias of −0.08, sd 0.30 and 90% coverage 0.88; the count must lie between the 0.001
+// and 0.999 quantiles of Binomial(100, 0.88), the bias within 3 standard errors (0.3/√100), the
+// average fitted sd within 0.02 (its standard error is 0.002, finite M and N bias it by O(1/M)).
+func TestScoreCalibrationConjugateGaussianMeanShift(t *testing.T) {
+	var c conjGauss
+	const reps, D = 100, 4.0
+	approx, _, _ := conjPredictions()
+	const n = float64(conjN)
+	k := n / (n + 1/(conjSigma0*conjSigma0))
+	V := D * D * approx.sd * approx.sd
+	varU := k*k*V + k*k/n + 0.025*0.025
+	g := k * V / varU
+	slope := 1 + g*(1.5-k)
+	pred := conjPrediction{slope*approx.mean + 0.5*g, slope * approx.meanSD, math.Sqrt(V - g*k*V)}
+
+	truth := mat.NewDense(1, 1, []float64{1})
+	rng := rand.New(rand.NewPCG(61, 62))
+	var cover int
+	var bias, sd float64
+	for range reps {
+		y := c.simulate(rng, truth).RawRowView(0)
+		obs, _ := c.refit(rng, y, 1000)
+		res, err := ScoreCalibrate(rng, obs, c.simulate, c.refit, ScoreCalConfig{M: 100, N: 100, Inflation: D, MeanShift: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		adj := res.Adjust(obs)
+		if coversCentral(adj, 1, 0.9) {
+			cover++
+		}
+		m, s := meanSD(adj.RawMatrix().Data)
+		bias += (m - 1) / reps
+		sd += s / reps
+	}
+	lo, hi := binomialRange(reps, pred.coverage(0.9), 0.001)
+	t.Logf("90%% coverage %d/%d (predicted %.3f), bias %.3f (%.3f), sd %.3f (%.3f)", cover, reps, pred.coverage(0.9), bias, pred.mean-1, sd, pred.sd)
+	if cover < lo || cover > hi {
+		t.Errorf("90%% coverage %d/%d, want %d to %d", cover, reps, lo, hi)
+	}
+	if tol := 3 * pred.meanSD / math.Sqrt(reps); math.Abs(bias-(pred.mean-1)) > tol {
+		t.Errorf("bias %.3f, want %.3f ± %.3f", bias, pred.mean-1, tol)
+	}
+	if math.Abs(sd-pred.sd) > 0.02 {
+		t.Errorf("sd %.3f, want %.3f ± 0.02", sd, pred.sd)
+	}
+}
+
 // binomialRange is the range of counts of Binomial(n, p) outside which each tail holds
 // probability at most tail: lo is the largest k with P(X < k) ≤ tail, hi the smallest with
 // P(X > hi) ≤ tail.
