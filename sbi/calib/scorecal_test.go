@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // TestEnergyGradient compares the analytic gradient of the energy objective with central
@@ -153,24 +154,82 @@ func (c conjGauss) refit(rng *rand.Rand, y []float64, n int) (*mat.Dense, error)
 	return out, nil
 }
 
-// TestScoreCalibrationConjugateGaussian repeats the paper's conjugate Gaussian experiment
-// (Table 2: unit weights, M = 100, inflation 2) on 200 observed datasets from μ = 1 and checks
-// the coverage of 90% central intervals.
+// conjPrediction is what the conjugate Gaussian example gives at the population optimum of
+// Bayesian score calibration with unit weights (M, N → ∞), over observed datasets from μ = 1.
+// Each posterior is normal with sd s, and its mean m varies across datasets as N(mean, meanSD²).
 //
-// The approximate posterior covers rarely: here ≈ 0.07. The paper prints 0.24, but the same
-// column gives the exact posterior 1.00 at nominal 0.90 (impossible over 100 datasets), while
-// its bias and sd columns imply ≈ 0.03. The fitted map reproduces the paper's adjusted bias
-// (−0.18; here ≈ −0.21) and sd (0.25; here ≈ 0.26), which over datasets of the stated model
-// give ≈ 0.75 coverage, not the paper's 0.98: with unit weights the calibration targets the
-// posterior under the inflated approximate posterior, centred on the biased mean. The check is
-// that coverage rises from ≤ 0.2 to ≥ 0.65; with 200 datasets the binomial sd near 0.75 is
-// 0.031, so 0.65 is about three sd below the expected value.
+// Derivation, with k = n/(n + 1/σ₀²) and ȳ | μ ~ N(μ, 1/n): the exact posterior is N(kȳ, k/n);
+// the approximate one N(μ̂, σ̂²) with μ̂ = (kȳ − μ_err)/σ_err and σ̂ = √(k/n)/σ_err. Calibration
+// draws θ̄ ~ N(c, (Dσ̂)²), c = μ̂(y) the observed approximate mean and D = 2, then ỹ | θ̄. The
+// map sends N(μ̂, σ̂²) to N(μ̂ + b, (Lσ̂)²), whose energy score at θ̄ depends on θ̄ − μ̂ − b
+// only, so the expected score is that of N(b, (Lσ̂)²) against the law of Z = θ̄ − μ̂(ỹ), and by
+// strict propriety (Z is normal) the optimum is b = E Z, Lσ̂ = sd Z:
+//
+//	E Z   = c(1 − k/1.5) + 0.5/1.5,
+//	Var Z = (1 − k/1.5)²(Dσ̂)² + (k/1.5)²/n + (0.025/1.5)²   (the last term is μ_err's noise).
+//
+// The adjusted posterior for y is N(c + E Z, Var Z): mean (2 − k/1.5)c + 1/3, and across
+// datasets c ~ N((k − 0.5)/1.5, (k/1.5)²/n + (0.025/1.5)²). σ_err's noise (sd 0.025 on 1.5)
+// changes these numbers by less than 10⁻³ and is left out.
+type conjPrediction struct {
+	mean, meanSD, sd float64
+}
+
+func conjPredictions() (approx, adjusted, exact conjPrediction) {
+	const n, D = float64(conjN), 2.0
+	k := n / (n + 1/(conjSigma0*conjSigma0))
+	sdHat := math.Sqrt(k/n) / 1.5
+	cMean := (k - 0.5) / 1.5
+	cSD := math.Sqrt(k*k/(1.5*1.5)/n + 0.025*0.025/(1.5*1.5))
+	approx = conjPrediction{cMean, cSD, sdHat}
+	a := 1 - k/1.5
+	varZ := a*a*D*D*sdHat*sdHat + k*k/(1.5*1.5)/n + 0.025*0.025/(1.5*1.5)
+	adjusted = conjPrediction{(1+a)*cMean + 0.5/1.5, (1 + a) * cSD, math.Sqrt(varZ)}
+	exact = conjPrediction{k, k / math.Sqrt(n), math.Sqrt(k / n)}
+	return approx, adjusted, exact
+}
+
+// coverage is the probability that the central ρ interval, m ± z s, holds the truth 1.
+func (p conjPrediction) coverage(rho float64) float64 {
+	z := distuv.UnitNormal.Quantile((1 + rho) / 2)
+	return distuv.UnitNormal.CDF((1-p.mean+z*p.sd)/p.meanSD) - distuv.UnitNormal.CDF((1-p.mean-z*p.sd)/p.meanSD)
+}
+
+// TestScoreCalibrationConjugateGaussian repeats the paper's conjugate Gaussian experiment
+// (Appendix D.1, Table 2: unit weights, M = 100, inflation 2) on 200 observed datasets from
+// μ = 1 and compares the coverage of central intervals, the bias and the sd with conjPredictions.
+//
+// The method cannot reach 0.85 coverage of 90% intervals here. Its population optimum covers
+// 0.74: with unit weights the energy score is maximized by the posterior under the importance
+// distribution N(c, (2σ̂)²), centred on the biased approximate mean c ≈ 0.33 with sd 0.42,
+// about the width of the likelihood (sd 0.32), so the adjusted mean (2 − k/1.5)c + 1/3 ≈ 0.77
+// keeps a bias of −0.23 with sd 0.25. Importance weights do not rescue it: the shared shift b
+// fits the calibration datasets, whose approximate means centre on (c − 0.5)/1.5 ≈ −0.11, not the
+// observed 0.33, and the approximation's error 0.5μ̂ + 0.5 grows with the mean; the α = 0 and
+// clipped fits cover 0.72–0.82 in simulation (200 datasets).
+//
+// The paper's column "Coverage (90%)" (approximate 0.24, adjusted 0.98, exact 1.00) is that of
+// 99% intervals. For a normal posterior with sd s whose mean misses the truth by N(bias, τ²)
+// across datasets, MSE = s² + bias² + τ², and the paper's own MSE, bias and sd columns imply 99%
+// coverages 0.27, 0.985 and 0.998 (and within 0.03 of every other printed row), but 90%
+// coverages 0.04, 0.86 and 0.96; 100 of 100 datasets covered at 90% has probability
+// 0.9¹⁰⁰ ≈ 3·10⁻⁵. For the stated model conjPredictions gives 0.06 → 0.74 (exact 0.90) at 90% and
+// 0.27 → 0.93 (exact 0.99) at 99%: the test checks both levels, and the 99% one is the paper's
+// rise from 0.24 to above 0.85.
+//
+// Tolerances: a coverage count over 200 datasets is Binomial(200, p) (sd √(p(1 − p)/200): 0.031
+// at p = 0.74, 0.018 at 0.93); the test accepts the counts between its 0.001 and 0.999 quantiles,
+// which near p = 0.99 are far from symmetric about the mean. The average bias has standard error
+// meanSD/√200 ≈ 0.02 (3 se allowed). The fitted sd L·σ̂ varies by ≈ s/√(2M) ≈ 0.018 between
+// datasets, a standard error of 0.0013 for the average, but finite M and N bias it by O(1/M)
+// relative, so it is allowed 0.015 (6%).
 func TestScoreCalibrationConjugateGaussian(t *testing.T) {
 	var c conjGauss
 	const reps = 200
+	levels := []float64{0.9, 0.99}
 	truth := mat.NewDense(1, 1, []float64{1})
 	rng := rand.New(rand.NewPCG(31, 32))
-	var covApprox, covAdjusted, covTrue int
+	covApprox, covAdjusted, covExact := make([]float64, 2), make([]float64, 2), make([]float64, 2)
 	var bias, sd float64
 	for range reps {
 		y := c.simulate(rng, truth).RawRowView(0)
@@ -180,37 +239,123 @@ func TestScoreCalibrationConjugateGaussian(t *testing.T) {
 			t.Fatal(err)
 		}
 		adj := res.Adjust(obs)
-		if covers90(obs, 1) {
-			covApprox++
-		}
-		if covers90(adj, 1) {
-			covAdjusted++
-		}
 		mp, sp := c.post(y)
-		if math.Abs(1-mp) <= 1.6449*sp {
-			covTrue++
+		for l, rho := range levels {
+			if coversCentral(obs, 1, rho) {
+				covApprox[l] += 1.0 / reps
+			}
+			if coversCentral(adj, 1, rho) {
+				covAdjusted[l] += 1.0 / reps
+			}
+			if math.Abs(1-mp) <= distuv.UnitNormal.Quantile((1+rho)/2)*sp {
+				covExact[l] += 1.0 / reps
+			}
 		}
 		m, s := meanSD(adj.RawMatrix().Data)
 		bias += (m - 1) / reps
 		sd += s / reps
 	}
-	a, b, tr := float64(covApprox)/reps, float64(covAdjusted)/reps, float64(covTrue)/reps
-	t.Logf("90%% coverage over %d datasets: approximate %.3f, adjusted %.3f (bias %.3f, sd %.3f), exact posterior %.3f",
-		reps, a, b, bias, sd, tr)
-	if a > 0.2 {
-		t.Errorf("approximate posterior covers %.3f; the example should be badly calibrated", a)
+	pApprox, pAdjusted, pExact := conjPredictions()
+	for l, rho := range levels {
+		t.Logf("%.0f%% coverage over %d datasets: approximate %.3f (predicted %.3f), adjusted %.3f (%.3f), exact %.3f (%.3f)",
+			100*rho, reps, covApprox[l], pApprox.coverage(rho), covAdjusted[l], pAdjusted.coverage(rho), covExact[l], pExact.coverage(rho))
+		for _, c := range []struct {
+			name      string
+			got, want float64
+		}{
+			{"approximate", covApprox[l], pApprox.coverage(rho)},
+			{"adjusted", covAdjusted[l], pAdjusted.coverage(rho)},
+			{"exact", covExact[l], pExact.coverage(rho)},
+		} {
+			lo, hi := binomialRange(reps, c.want, 0.001)
+			if k := int(math.Round(c.got * reps)); k < lo || k > hi {
+				t.Errorf("%s posterior: %.0f%% coverage %d/%d, want %d to %d (predicted %.3f)", c.name, 100*rho, k, reps, lo, hi, c.want)
+			}
+		}
 	}
-	if b < 0.65 {
-		t.Errorf("adjusted posterior covers %.3f, want ≥ 0.65", b)
+	if covAdjusted[1] < 0.85 {
+		t.Errorf("adjusted 99%% coverage %.3f, want ≥ 0.85", covAdjusted[1])
+	}
+	wantBias, biasTol := pAdjusted.mean-1, 3*pAdjusted.meanSD/math.Sqrt(reps)
+	t.Logf("adjusted bias %.3f (predicted %.3f), sd %.3f (predicted %.3f)", bias, wantBias, sd, pAdjusted.sd)
+	if math.Abs(bias-wantBias) > biasTol || math.Abs(sd-pAdjusted.sd) > 0.015 {
+		t.Errorf("adjusted bias %.3f and sd %.3f, want %.3f ± %.3f and %.3f ± 0.015", bias, sd, wantBias, biasTol, pAdjusted.sd)
 	}
 }
 
-func covers90(draws *mat.Dense, v float64) bool {
+// TestScoreCalibrationConjugateGaussianMeanShift removes both causes of the residual bias found
+// in TestScoreCalibrationConjugateGaussian, outside the paper's settings: a shift that follows
+// the approximate mean (MeanShift, b + B(μ̂ − μ̄)) and an importance distribution inflated ×4, so
+// that it acts as a weak prior. The family then holds the conditional law of θ̄ given μ̂ under the
+// calibration joint, which is its optimum (strict propriety). With u = 1.5μ̂ + 0.5 = k(θ̄ + ε) − η
+// (ε ~ N(0, 1/n), η the μ_err noise) and V = (4σ̂)²: g = kV/Var u, Var u = k²V + k²/n + 0.025²,
+// the adjusted mean is c + g(1.5c + 0.5 − kc) and its sd √(V − gkV). Over 100 datasets this
+// predicts a bias of −0.08, sd 0.30 and 90% coverage 0.88; the count must lie between the 0.001
+// and 0.999 quantiles of Binomial(100, 0.88), the bias within 3 standard errors (0.3/√100), the
+// average fitted sd within 0.02 (its standard error is 0.002, finite M and N bias it by O(1/M)).
+func TestScoreCalibrationConjugateGaussianMeanShift(t *testing.T) {
+	var c conjGauss
+	const reps, D = 100, 4.0
+	approx, _, _ := conjPredictions()
+	const n = float64(conjN)
+	k := n / (n + 1/(conjSigma0*conjSigma0))
+	V := D * D * approx.sd * approx.sd
+	varU := k*k*V + k*k/n + 0.025*0.025
+	g := k * V / varU
+	slope := 1 + g*(1.5-k)
+	pred := conjPrediction{slope*approx.mean + 0.5*g, slope * approx.meanSD, math.Sqrt(V - g*k*V)}
+
+	truth := mat.NewDense(1, 1, []float64{1})
+	rng := rand.New(rand.NewPCG(61, 62))
+	var cover int
+	var bias, sd float64
+	for range reps {
+		y := c.simulate(rng, truth).RawRowView(0)
+		obs, _ := c.refit(rng, y, 1000)
+		res, err := ScoreCalibrate(rng, obs, c.simulate, c.refit, ScoreCalConfig{M: 100, N: 100, Inflation: D, MeanShift: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		adj := res.Adjust(obs)
+		if coversCentral(adj, 1, 0.9) {
+			cover++
+		}
+		m, s := meanSD(adj.RawMatrix().Data)
+		bias += (m - 1) / reps
+		sd += s / reps
+	}
+	lo, hi := binomialRange(reps, pred.coverage(0.9), 0.001)
+	t.Logf("90%% coverage %d/%d (predicted %.3f), bias %.3f (%.3f), sd %.3f (%.3f)", cover, reps, pred.coverage(0.9), bias, pred.mean-1, sd, pred.sd)
+	if cover < lo || cover > hi {
+		t.Errorf("90%% coverage %d/%d, want %d to %d", cover, reps, lo, hi)
+	}
+	if tol := 3 * pred.meanSD / math.Sqrt(reps); math.Abs(bias-(pred.mean-1)) > tol {
+		t.Errorf("bias %.3f, want %.3f ± %.3f", bias, pred.mean-1, tol)
+	}
+	if math.Abs(sd-pred.sd) > 0.02 {
+		t.Errorf("sd %.3f, want %.3f ± 0.02", sd, pred.sd)
+	}
+}
+
+// binomialRange is the range of counts of Binomial(n, p) outside which each tail holds
+// probability at most tail: lo is the largest k with P(X < k) ≤ tail, hi the smallest with
+// P(X > hi) ≤ tail.
+func binomialRange(n int, p, tail float64) (lo, hi int) {
+	b := distuv.Binomial{N: float64(n), P: p}
+	for lo = n; lo > 0 && b.CDF(float64(lo-1)) > tail; lo-- {
+	}
+	for hi = 0; hi < n && 1-b.CDF(float64(hi)) > tail; hi++ {
+	}
+	return lo, hi
+}
+
+// coversCentral reports whether the central ρ interval of the draws' first column holds v.
+func coversCentral(draws *mat.Dense, v, rho float64) bool {
 	n, _ := draws.Dims()
 	col := make([]float64, n)
 	mat.Col(col, 0, draws)
 	sortFloats(col)
-	return v >= sortedQuantile(col, 0.05) && v <= sortedQuantile(col, 0.95)
+	return v >= sortedQuantile(col, (1-rho)/2) && v <= sortedQuantile(col, (1+rho)/2)
 }
 
 func TestScoreCalibrateErrors(t *testing.T) {
