@@ -968,7 +968,7 @@ func (s *Session) compileError(msg string) *Error {
 			break
 		}
 	}
-	msg = s.cellPos(msg)
+	msg = s.cellPos(msg) + methodValueHint(msg)
 	tb := []string{msg}
 	if s.opts.Restarted && strings.Contains(msg, "undefined: ") {
 		tb = append(tb, restartNote)
@@ -990,6 +990,21 @@ var missingHints = map[string]string{
 	"maps.Keys":           "iterators are not supported by the interpreter: loop over the map with for k := range m",
 	"maps.Values":         "iterators are not supported by the interpreter: loop over the map with for _, v := range m",
 	"sync.OnceFunc":       "the interpreter lacks it: use a sync.Once",
+}
+
+// funcMismatchRE matches the interpreter's messages for a function value of one signature
+// used as another, at compile time and at run time.
+var funcMismatchRE = regexp.MustCompile(`(?:cannot use type func\(.*as type func\(|value of type func\(.*is not assignable to type func\()`)
+
+// methodValueHint explains the likely cause of a function signature mismatch: the
+// interpreter types a method value taken from an interface value (d.LogProb with d a
+// dist.Distribution) without its first parameter.
+func methodValueHint(msg string) string {
+	if !funcMismatchRE.MatchString(msg) {
+		return ""
+	}
+	return " (if this is a method value of an interface value, such as d.LogProb with d a dist.Distribution, " +
+		"the interpreter gets its type wrong: use a function literal, e.g. func(x *mat.Dense) []float64 { return d.LogProb(x) })"
 }
 
 var frameRE = regexp.MustCompile(`^(?:_\.go:)?(\d{7,})(?::(\d+))?: panic: (.*)$`)
@@ -1022,7 +1037,7 @@ func (s *Session) panicError(p yaegi.Panic) *Error {
 	if strings.HasPrefix(msg, "reflect: slice index out of range") || strings.HasPrefix(msg, "reflect: array index out of range") {
 		msg = "runtime error: index out of range" // the interpreter indexes through package reflect
 	}
-	e := &Error{Name: "panic", Value: msg}
+	e := &Error{Name: "panic", Value: msg + methodValueHint(msg)}
 	e.Traceback = append([]string{"panic: " + e.Value}, frames...)
 	return e
 }

@@ -190,7 +190,10 @@ func TestCellSemantics(t *testing.T) {
 			{code: "var x any = 2.5\nswitch v := x.(type) {\ncase float64:\n\tfmt.Println(\"float\", v*2)\n}", out: "float 5\n"},
 			{code: "func seq(yield func(int) bool) { yield(1) }\nfor v := range seq {\n\t_ = v\n}", errText: "the interpreter cannot compile this cell"},
 			{code: "slices.Sort([]int{3, 1})", errText: "use sort.Float64s, sort.Ints"},
-			{code: "import \"github.com/someone/else\"", errText: "cell [4] line 1: package \"github.com/someone/else\" is not available"},
+			{code: "var d dist.Distribution = dist.NewNormal([]float64{0}, []float64{1})\nf := d.LogProb", errText: "use a function literal"},
+			{code: "var h struct{ A, B func(*mat.Dense) []float64 }\ng := d.LogProb\nh.A, h.B = g, g", errText: "use a function literal"},
+			{code: "lp := func(x *mat.Dense) []float64 { return d.LogProb(x) }\nmath.Abs(lp(mat.NewDense(1, 1, []float64{0}))[0]+0.5*math.Log(2*math.Pi)) < 1e-12", result: "true"},
+			{code: "import \"github.com/someone/else\"", errText: "cell [7] line 1: package \"github.com/someone/else\" is not available"},
 			{code: "x", result: "2.5"},
 		}},
 		{"func main is kept aside", []step{
