@@ -224,8 +224,14 @@ func (v VolumeConfig) withDefaults() VolumeConfig {
 //
 // with the mixture density in log space. It returns the estimate and its Monte Carlo standard
 // error. The prior must have the coordinates (and Jacobians) of q.
+//
+// A posterior that samples q restricted to the prior's support by rejection and reports its
+// acceptance rate a (an NPE posterior: AcceptanceRate) draws from q/a, not q: the mixture
+// density uses q/a, measured after the draws, so that the estimate stays unbiased when the
+// flow leaks mass out of the support.
 func (r *Region) Volume(rng *rand.Rand, prior sbi.Posterior, cfg VolumeConfig) (vol, se float64) {
 	cfg = cfg.withDefaults()
+	type truncated interface{ AcceptanceRate() float64 }
 	var sum, sum2 float64
 	terms := 0
 	// Pooled: the average mixture weight of q is (1/K) Σ_k k/K = (K+1)/(2K).
@@ -241,6 +247,12 @@ func (r *Region) Volume(rng *rand.Rand, prior sbi.Posterior, cfg VolumeConfig) (
 		theta := stackRows(sampleN(r.Posterior, rng, nq), sampleN(prior, rng, cfg.Samples-nq), r.Posterior.Dim())
 		lq := r.Posterior.LogProb(theta)
 		lp := prior.LogProb(theta)
+		logAcc := 0.0 // log a of a truncated posterior's draws
+		if tr, ok := r.Posterior.(truncated); ok {
+			if a := tr.AcceptanceRate(); a > 0 && a < 1 {
+				logAcc = math.Log(a)
+			}
+		}
 		for j := range lq {
 			var v float64
 			if -lq[j] <= r.Threshold {
@@ -248,9 +260,9 @@ func (r *Region) Volume(rng *rand.Rand, prior sbi.Posterior, cfg VolumeConfig) (
 				if cfg.Pooled {
 					l = lambdaBar
 				}
-				lmix := lq[j]
+				lmix := lq[j] - logAcc
 				if l < 1 {
-					lmix = logAddExp(math.Log(l)+lq[j], math.Log1p(-l)+lp[j])
+					lmix = logAddExp(math.Log(l)+lmix, math.Log1p(-l)+lp[j])
 				}
 				v = math.Exp(-lmix)
 			}
