@@ -80,11 +80,24 @@ func BenchmarkBNREStep(b *testing.B) { benchNRE(b, calib.Balance(100)) }
 // BenchmarkCalNREStep is one NRE step with calib.Coverage(5, 16) (reference 4.5 ms).
 func BenchmarkCalNREStep(b *testing.B) { benchNRE(b, calib.Coverage(5, 16)) }
 
+// BenchmarkCalNREStepAllActive is CalNREStep with the two-sided calibration objective, whose
+// gradient reaches every pair, so that every draw is evaluated with gradients: the cost of a
+// step in which every rank lies below its quantile.
+func BenchmarkCalNREStepAllActive(b *testing.B) {
+	benchNRE(b, calib.Coverage(5, 16, calib.CoverageCalibration()))
+}
+
 // BenchmarkNPEStep is one plain NPE (MAF) training step.
 func BenchmarkNPEStep(b *testing.B) { benchNPE(b, nil) }
 
 // BenchmarkCalNPEStep is one NPE step with calib.Coverage(5, 16) (reference 42.8 ms).
 func BenchmarkCalNPEStep(b *testing.B) { benchNPE(b, calib.Coverage(5, 16)) }
+
+// BenchmarkCalNPEStepAllActive is CalNPEStep with the calibration objective (see
+// BenchmarkCalNREStepAllActive).
+func BenchmarkCalNPEStepAllActive(b *testing.B) {
+	benchNPE(b, calib.Coverage(5, 16, calib.CoverageCalibration()))
+}
 
 // BenchmarkKCCSDNPEStep is one NPE step with calib.KCCSDPenalty(1) (10 base points).
 func BenchmarkKCCSDNPEStep(b *testing.B) { benchNPE(b, calib.KCCSDPenalty(1)) }
