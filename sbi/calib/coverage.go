@@ -220,6 +220,11 @@ func (c *CoverageRegularizer) ranks(b *sbi.RegBatch) (alpha *nn.Tensor, invalid 
 	if err != nil {
 		return nil, nil, err
 	}
+	if slices.ContainsFunc(all.Data, math.IsNaN) {
+		// a NaN rank (an infinite density) makes the penalty NaN: record every pair so that
+		// the gradient is NaN too and the trainer skips the step, as it would otherwise
+		return c.rankRows(b, draws, logI, nil)
+	}
 	act := c.activeRows(all.Data, invalid)
 	if c.trace != nil {
 		c.trace(len(act), n)

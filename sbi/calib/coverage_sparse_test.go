@@ -34,6 +34,7 @@ func TestCoverageSparseEqualsRecordAll(t *testing.T) {
 		{"ecdf quantiles", 0.6, false, []CoverageOption{CoverageQuantiles(QuantilesECDF)}},
 		{"STE window", 0.6, true, []CoverageOption{CoverageSTEWindow(0.5)}},
 		{"zero-density draws", 0.6, false, []CoverageOption{CoverageProposal(box)}},
+		{"infinite density", 0.6, false, nil},
 	}
 	partial := 0
 	for _, c := range cases {
@@ -69,6 +70,19 @@ func TestCoverageSparseEqualsRecordAll(t *testing.T) {
 					return tp.Add(lq, out)
 				}
 			}
+			if c.name == "infinite density" { // the draws of the last pair have q = +Inf: NaN rank
+				inner := b.LogPost
+				b.LogPost = func(th *mat.Dense, rows []int) *nn.Tensor {
+					lq := inner(th, rows)
+					out := tp.New(lq.Rows, 1)
+					for k, r := range rows {
+						if r == n-1 && !mat.Equal(th.Slice(k, k+1, 0, gDim), theta.Slice(r, r+1, 0, gDim)) {
+							out.Data[k] = math.Inf(1)
+						}
+					}
+					return tp.Add(lq, out)
+				}
+			}
 			pen, err := reg.Penalty(b)
 			if err != nil {
 				t.Fatal(err)
@@ -82,6 +96,16 @@ func TestCoverageSparseEqualsRecordAll(t *testing.T) {
 		}
 		sparse, ps := run(false)
 		dense, pd := run(true)
+		if c.name == "infinite density" {
+			nan := false
+			for _, v := range sparse {
+				nan = nan || math.IsNaN(v)
+			}
+			if !math.IsNaN(ps) || !math.IsNaN(pd) || !nan {
+				t.Errorf("%s: penalty %v (recording every pair %v), NaN gradient %v: want NaN penalties and gradient so that the step is skipped", c.name, ps, pd, nan)
+			}
+			continue
+		}
 		if math.Abs(ps-pd) > 1e-12*math.Max(1, pd) {
 			t.Errorf("%s: penalty %.17g, recording every pair %.17g", c.name, ps, pd)
 		}
