@@ -160,6 +160,8 @@ func (m *nreModel) batchLoss(tp *nn.Tape, d *trainData, idx []int, rb *RegBatch)
 	if rb != nil {
 		rb.Prior, rb.Theta, rb.X = e.prior, rowsOf(d.theta, idx), rowsOf(d.x, idx)
 		rb.JointLogits, rb.MarginalLogits = fJ, fM
+		lpJ := e.prior.LogProb(rb.Theta)
+		rb.PairLogPost = tp.Add(fJ, tp.Const(len(lpJ), 1, lpJ))
 		rb.LogPost = func(theta *mat.Dense, rows []int) *nn.Tensor {
 			var c *nn.Tensor
 			if e.emb != nil {

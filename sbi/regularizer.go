@@ -35,6 +35,11 @@ type RegBatch struct {
 	// L proposal draws per observation costs one batched pass.
 	LogPost func(theta *mat.Dense, rows []int) *nn.Tensor
 
+	// PairLogPost holds log p̂(θᵢ | xᵢ) of the batch's own pairs (N×1, row i for pair i) on
+	// Tape, as the estimator computed it for its loss, so that a regularizer need not evaluate
+	// those pairs again; nil when the estimator does not provide it (use LogPost then).
+	PairLogPost *nn.Tensor
+
 	// JointLogits and MarginalLogits are the classifier's logits log r̂ on the batch's joint
 	// pairs and on its shuffled (marginal) pairs; set for ratio estimators, nil otherwise.
 	JointLogits, MarginalLogits *nn.Tensor

@@ -367,33 +367,14 @@ func restore(ps []*nn.Param, src [][]float64) {
 	}
 }
 
-// gatherRows returns the rows `rows` of t on tp, differentiably: repeated blocks (row j is
-// row j/L) use RepeatRows, other patterns a one-hot selection matrix S with S·t.
+// gatherRows returns the rows `rows` of t on tp, differentiably (row j is row rows[j] of t).
 func gatherRows(tp *nn.Tape, t *nn.Tensor, rows []int) *nn.Tensor {
-	if len(rows)%t.Rows == 0 {
-		L := len(rows) / t.Rows
-		ok := true
-		for j, r := range rows {
-			if r != j/L {
-				ok = false
-				break
-			}
-		}
-		if ok {
-			if L == 1 {
-				return t
-			}
-			return tp.RepeatRows(t, L)
-		}
-	}
-	s := tp.New(len(rows), t.Rows)
-	for j, r := range rows {
+	for _, r := range rows {
 		if r < 0 || r >= t.Rows {
 			panic(fmt.Sprintf("sbi: LogPost: row index %d outside the batch of %d pairs", r, t.Rows))
 		}
-		s.Data[j*t.Rows+r] = 1
 	}
-	return tp.MatMul(s, t)
+	return tp.GatherRows(t, rows)
 }
 
 // standardizedConst returns the rows of raw (in raw units) standardized by z as a tape constant.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/gosbi/gosbi/sbi"
 	"github.com/gosbi/gosbi/sbi/dist"
@@ -97,6 +98,8 @@ type CoverageRegularizer struct {
 	quantiles Quantiles
 	window    float64
 	err       error
+	recordAll bool                    // record every pair's evaluation (tests compare it with the default)
+	trace     func(active, pairs int) // called with the pairs re-evaluated with gradients (tests)
 }
 
 // Coverage returns the differentiable-coverage regularizer with weight lambda and L proposal
@@ -117,10 +120,13 @@ type CoverageRegularizer struct {
 // soft sort computes for ranks in [0, 1].
 //
 // q is RegBatch.LogPost: the flow for NPE, log p(θ) + log r̂(θ, x) for NRE, so ranks compare
-// posterior densities and the importance weights of prior draws reduce to the ratios. The
-// batch's parameters and their N·L draws are evaluated in one LogPost call, which computes the
-// context of each observation once. Rows whose L draws all have zero posterior density
-// are left out of the penalty. Invalid arguments make Penalty return an error.
+// posterior densities and the importance weights of prior draws reduce to the ratios. The N·L
+// draws (and the batch's parameters, unless RegBatch.PairLogPost has their log densities) are
+// evaluated in one batched LogPost call, which computes the context of each observation once.
+// With the conservative objective that call records no gradients, and only the pairs whose
+// rank lies below its quantile (the only ones the penalty's gradient reaches) are evaluated
+// again with gradients. Rows whose L draws all have zero posterior density are left out of the
+// penalty. Invalid arguments make Penalty return an error.
 func Coverage(lambda float64, L int, opts ...CoverageOption) *CoverageRegularizer {
 	c := &CoverageRegularizer{lambda: lambda, l: L}
 	if !(lambda >= 0) || math.IsInf(lambda, 1) {
@@ -187,6 +193,14 @@ func checkBatch(name string, b *sbi.RegBatch) error {
 
 // ranks returns the N×1 tensor of rank statistics α̂ᵢ on b.Tape and the rows whose proposal
 // draws all have zero posterior density (nil when there are none); those rows are 0 in alpha.
+//
+// For the conservative objective a pair whose sorted rank is not below its uniform quantile
+// gets no gradient at all: max(uₖ − α̂, 0)² is flat there. ranks therefore evaluates all N·L
+// draws once without recording (a forward pass only), finds the pairs whose rank can receive
+// a gradient, and evaluates only those again with gradients; the other ranks enter the
+// penalty as constants. The penalty and its gradient are those of the single recorded pass
+// (up to rounding); training with an estimator that is rarely over-confident costs little
+// more than one forward pass over the draws.
 func (c *CoverageRegularizer) ranks(b *sbi.RegBatch) (alpha *nn.Tensor, invalid []bool, err error) {
 	if err := checkBatch("calib.Coverage", b); err != nil {
 		return nil, nil, err
@@ -196,59 +210,168 @@ func (c *CoverageRegularizer) ranks(b *sbi.RegBatch) (alpha *nn.Tensor, invalid 
 		return nil, nil, err
 	}
 	tp := b.Tape
-	n, d := b.Theta.Dims()
-	L := c.l
+	n, _ := b.Theta.Dims()
+	draws := prop.Sample(b.Rng, n*c.l)
+	logI := prop.LogProb(draws)
+	if c.mix != 0 || tp.NoGrad || c.recordAll {
+		return c.rankRows(b, draws, logI, nil)
+	}
+	all, invalid, err := c.rankValues(b, draws, logI)
+	if err != nil {
+		return nil, nil, err
+	}
+	if slices.ContainsFunc(all.Data, math.IsNaN) {
+		// a NaN rank (an infinite density) makes the penalty NaN: record every pair so that
+		// the gradient is NaN too and the trainer skips the step, as it would otherwise
+		return c.rankRows(b, draws, logI, nil)
+	}
+	act := c.activeRows(all.Data, invalid)
+	if c.trace != nil {
+		c.trace(len(act), n)
+	}
+	if len(act) == 0 {
+		return all, invalid, nil
+	}
+	sub, _, err := c.rankRows(b, draws, logI, act)
+	if err != nil {
+		return nil, nil, err
+	}
+	return tp.ScatterRows(all, sub, act), invalid, nil
+}
 
-	// One LogPost pass over N·(L+1) rows: pair i's parameter followed by its L draws, all
-	// conditioned on xᵢ, so the context of xᵢ is repeated rather than recomputed.
-	draws := prop.Sample(b.Rng, n*L)
-	all := mat.NewDense(n*(L+1), d, nil)
-	rows := make([]int, n*(L+1))
-	for i := 0; i < n; i++ {
-		copy(all.RawRowView(i*(L+1)), b.Theta.RawRowView(i))
-		for j := 0; j < L; j++ {
-			copy(all.RawRowView(i*(L+1)+1+j), draws.RawRowView(i*L+j))
+// rankValues is rankRows for every pair with recording turned off.
+func (c *CoverageRegularizer) rankValues(b *sbi.RegBatch, draws *mat.Dense, logI []float64) (*nn.Tensor, []bool, error) {
+	b.Tape.NoGrad = true
+	defer func() { b.Tape.NoGrad = false }()
+	return c.rankRows(b, draws, logI, nil)
+}
+
+// tieTolerance widens ties between ranks when activeRows decides which pairs can receive a
+// gradient: a second evaluation of the same rank may differ in its last bits, and two ranks
+// that close may swap places in the sort.
+const tieTolerance = 1e-9
+
+// activeRows returns the valid pairs whose rank can receive a gradient from the conservative
+// penalty: those with uₖ − α̂ᵢ > 0 for a sorted position k that α̂ᵢ occupies, or could occupy
+// when ranks within tieTolerance of it are counted as ties.
+func (c *CoverageRegularizer) activeRows(alpha []float64, invalid []bool) []int {
+	if c.lambda == 0 {
+		return nil
+	}
+	sorted := make([]float64, 0, len(alpha))
+	for i, a := range alpha {
+		if invalid == nil || !invalid[i] {
+			sorted = append(sorted, a)
 		}
 	}
-	for k := range rows {
-		rows[k] = k / (L + 1)
+	slices.Sort(sorted)
+	m := len(sorted)
+	denom := float64(m + 1)
+	if c.quantiles == QuantilesECDF {
+		denom = float64(m)
+	}
+	var act []int
+	for i, a := range alpha {
+		if invalid != nil && invalid[i] {
+			continue
+		}
+		// the last position a rank tied with α̂ᵢ can take; quantiles grow with the position
+		last, _ := slices.BinarySearch(sorted, a+tieTolerance)
+		if float64(last)/denom-a > 0 {
+			act = append(act, i)
+		}
+	}
+	return act
+}
+
+// rankRows returns the ranks of the pairs sel (all pairs when sel is nil) as a len(sel)×1
+// tensor on b.Tape, with the rows of sel whose draws all have zero posterior density.
+func (c *CoverageRegularizer) rankRows(b *sbi.RegBatch, draws *mat.Dense, logI []float64, sel []int) (alpha *nn.Tensor, invalid []bool, err error) {
+	tp := b.Tape
+	n, d := b.Theta.Dims()
+	L := c.l
+	na := len(sel)
+	if sel == nil {
+		na = n
+	}
+	pair := func(k int) int {
+		if sel == nil {
+			return k
+		}
+		return sel[k]
+	}
+
+	// One LogPost pass over the draws of the selected pairs, each conditioned on its xᵢ, so that
+	// the context of xᵢ is repeated rather than recomputed; the pairs' own parameters join the
+	// pass unless the estimator has their log densities already.
+	own := b.PairLogPost
+	if own != nil && (own.Rows != n || own.Cols != 1) {
+		return nil, nil, fmt.Errorf("calib.Coverage: the batch's PairLogPost is %d×%d, want %d×1", own.Rows, own.Cols, n)
+	}
+	per := L
+	if own == nil {
+		per = L + 1
+	}
+	all := mat.NewDense(na*per, d, nil)
+	rows := make([]int, na*per)
+	for k := 0; k < na; k++ {
+		i := pair(k)
+		r := k * per
+		if own == nil {
+			copy(all.RawRowView(r), b.Theta.RawRowView(i))
+			r++
+		}
+		for j := 0; j < L; j++ {
+			copy(all.RawRowView(r+j), draws.RawRowView(i*L+j))
+		}
+		for j := k * per; j < (k+1)*per; j++ {
+			rows[j] = i
+		}
 	}
 	out := b.LogPost(all, rows)
-	if out.Rows != n*(L+1) || out.Cols != 1 {
-		return nil, nil, fmt.Errorf("calib.Coverage: LogPost returned %d×%d values for %d parameters, want %d×1", out.Rows, out.Cols, n*(L+1), n*(L+1))
+	if out.Rows != na*per || out.Cols != 1 {
+		return nil, nil, fmt.Errorf("calib.Coverage: LogPost returned %d×%d values for %d parameters, want %d×1", out.Rows, out.Cols, na*per, na*per)
 	}
-	grouped := tp.Reshape(out, n, L+1)
-	lpStar, lp := tp.Columns(grouped, 0, 1), tp.Columns(grouped, 1, L+1)
+	var lpStar, lp *nn.Tensor
+	switch {
+	case own == nil:
+		grouped := tp.Reshape(out, na, L+1)
+		lpStar, lp = tp.Columns(grouped, 0, 1), tp.Columns(grouped, 1, L+1)
+	case sel == nil:
+		lpStar, lp = own, tp.Reshape(out, na, L)
+	default:
+		lpStar, lp = tp.GatherRows(own, sel), tp.Reshape(out, na, L)
+	}
 
 	// Log importance weights log q − log I, shifted by their (constant) row maximum so that
 	// the largest weight is 1: the self-normalised weights are invariant to the shift.
-	logI := prop.LogProb(draws)
-	shift := tp.New(n, L)
-	rowMax := tp.New(n, 1)
-	for i := 0; i < n; i++ {
+	shift := tp.New(na, L)
+	rowMax := tp.New(na, 1)
+	for k := 0; k < na; k++ {
+		i := pair(k)
 		m := math.Inf(-1)
 		for j := 0; j < L; j++ {
-			v := lp.Data[i*L+j] - logI[i*L+j]
-			shift.Data[i*L+j] = logI[i*L+j]
+			v := lp.Data[k*L+j] - logI[i*L+j]
+			shift.Data[k*L+j] = logI[i*L+j]
 			m = max(m, v)
 		}
 		if math.IsInf(m, -1) || math.IsNaN(m) {
 			if invalid == nil {
-				invalid = make([]bool, n)
+				invalid = make([]bool, na)
 			}
-			invalid[i] = true
+			invalid[k] = true
 			m = 0
 		}
-		rowMax.Data[i] = m
+		rowMax.Data[k] = m
 	}
 	e := tp.Exp(tp.Sub(tp.Sub(lp, shift), rowMax))
 	ind := tp.Indicator(tp.Sub(lpStar, lp), c.window) // 1[q(θᵢⱼ|xᵢ) < q(θᵢ|xᵢ)]
 	den := tp.RowSum(e)
 	if invalid != nil {
-		one := tp.New(n, 1)
-		for i, bad := range invalid {
+		one := tp.New(na, 1)
+		for k, bad := range invalid {
 			if bad {
-				one.Data[i] = 1 // 0/1 instead of 0/0; the row is dropped from the penalty
+				one.Data[k] = 1 // 0/1 instead of 0/0; the row is dropped from the penalty
 			}
 		}
 		den = tp.Add(den, one)
