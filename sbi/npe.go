@@ -226,6 +226,7 @@ func (m *npeModel) batchLoss(tp *nn.Tape, d *trainData, idx []int, rb *RegBatch)
 			}
 			return tp.AddScalar(e.fl.LogProb(tp, standardizedConst(tp, e.zt, theta), c), -logJac)
 		}
+		rb.PairLogPost = tp.AddScalar(lp, -logJac) // the loss's own log-densities, reused
 	}
 	return tp.AddScalar(tp.Neg(tp.Mean(lp)), logJac)
 }

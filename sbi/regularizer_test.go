@@ -101,8 +101,9 @@ func standardized(m model, d *trainData) *trainData {
 	panic("unknown model")
 }
 
-// TestLogPostMatchesLogProbPairs checks that the regularizer's LogPost is the estimator's own
-// log-density in raw units (the z-score Jacobian included), in both gather paths.
+// TestLogPostMatchesLogProbPairs checks that the regularizer's LogPost, and PairLogPost of the
+// batch's own pairs, are the estimator's own log-density in raw units (the z-score Jacobian
+// included), in both gather paths.
 func TestLogPostMatchesLogProbPairs(t *testing.T) {
 	models, ests, d0 := testEstimators(t)
 	idx := []int{5, 17, 42, 99, 123, 7}
@@ -130,6 +131,15 @@ func TestLogPostMatchesLogProbPairs(t *testing.T) {
 			for j := range want {
 				if math.Abs(got.Data[j]-want[j]) > 1e-9*math.Max(1, math.Abs(want[j])) {
 					t.Fatalf("%s (shuffled %v): LogPost[%d] = %v, LogProbPairs = %v", name, shuffled, j, got.Data[j], want[j])
+				}
+			}
+			if rb.PairLogPost == nil {
+				t.Fatalf("%s: PairLogPost not set", name)
+			}
+			own := ests[name].LogProbPairs(rowsOf(d.theta, idx), rowsOf(d.x, idx))
+			for i := range own {
+				if math.Abs(rb.PairLogPost.Data[i]-own[i]) > 1e-9*math.Max(1, math.Abs(own[i])) {
+					t.Fatalf("%s: PairLogPost[%d] = %v, LogProbPairs = %v", name, i, rb.PairLogPost.Data[i], own[i])
 				}
 			}
 			if strings := rb.JointLogits; (name[:3] == "nre") != (strings != nil) {
