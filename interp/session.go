@@ -187,6 +187,9 @@ func (s *Session) runGo(ctx context.Context, code string, count int) (res Result
 	}
 	s.hoistMethodValues(items, count)
 	rewriteTuples(items, count)
+	if err := cyclicDefines(items); err != nil {
+		return s.fail(err)
+	}
 	s.items = items
 	if err := s.checkBroken(items); err != nil {
 		return s.fail(err)
@@ -577,6 +580,8 @@ func (s *Session) runStmts(ctx context.Context, group []item) error {
 			// it in the global scope (see needsFuncScope); inside a function literal it works,
 			// with the same effect. The directive keeps the statement's own columns.
 			b.WriteString("func() {" + lineDirective(s.cell, it.line, it.col) + it.text + "\n}()")
+		} else if text, ok := s.redeclareViaTemps(it); ok {
+			b.WriteString(text)
 		} else {
 			b.WriteString(it.text)
 		}
@@ -595,9 +600,10 @@ func (s *Session) runStmts(ctx context.Context, group []item) error {
 // needsFuncScope reports whether a top-level statement must run inside a function literal
 // because the interpreter gets it wrong in the global scope:
 //   - a type switch with a binding crashes it;
-//   - a multi-value definition in a nested block ("if ok { a, b := f() }", or
-//     "var a, b = f()") is left undefined: the interpreter expects such definitions in the
-//     global scope to have been handled before the run, which it does only at the top level;
+//   - a definition in a nested block ("if ok { a := 2 }", "for _, v := range xs { ... }",
+//     "var a = 2" in a block) assigns a session variable of the same name instead of
+//     declaring a new one, and a multi-value one ("if ok { a, b := f() }") is left undefined:
+//     the interpreter resolves names of blocks in the global scope against the globals;
 //   - an assignment to the blank identifier ("_ = f()") fails after an earlier top-level
 //     "_, x := g()" because that definition gave "_" a type in the global scope.
 //
@@ -621,10 +627,11 @@ func needsFuncScope(st ast.Stmt) bool {
 		case *ast.FuncLit:
 			return false // a function has its own scope
 		case *ast.AssignStmt:
-			multi := n.Tok == token.DEFINE && len(n.Lhs) > 1 && len(n.Rhs) == 1
-			found = multi || (n.Tok == token.ASSIGN && hasBlank(n.Lhs))
+			found = n.Tok == token.DEFINE || (n.Tok == token.ASSIGN && hasBlank(n.Lhs))
 		case *ast.ValueSpec:
-			found = len(n.Names) > 1 && len(n.Values) == 1
+			found = true
+		case *ast.RangeStmt:
+			found = n.Tok == token.DEFINE
 		case *ast.TypeSwitchStmt:
 			found = true
 		}
@@ -651,7 +658,7 @@ func (s *Session) registerVars(it item) {
 	}
 	for i, l := range as.Lhs {
 		id, ok := l.(*ast.Ident)
-		if !ok || id.Name == "_" {
+		if !ok || id.Name == "_" || strings.HasPrefix(id.Name, redeclaredPrefix) {
 			continue
 		}
 		s.seq++

@@ -171,7 +171,7 @@ func (it item) reorderDefine() (string, bool) {
 			return false
 		}
 		if as, ok := n.(*ast.AssignStmt); ok && as.Tok == token.DEFINE {
-			if o := defineOrder(as); o != nil {
+			if o, _ := defineOrder(as); o != nil {
 				found, order = as, o
 				return false
 			}
@@ -205,12 +205,12 @@ func (it item) reorderDefine() (string, bool) {
 // defineOrder returns the order in which the pairs of a short variable declaration must be
 // assigned so that no value that is a bare name is read after that name is assigned: the
 // pairs with such values first, each before the pair that assigns the name it reads, then
-// the others in their order. It returns nil when the statement's order is already right, or
-// when the names depend on each other in a cycle.
-func defineOrder(as *ast.AssignStmt) []int {
+// the others in their order. It returns nil when the statement's order is already right, and
+// nil with the names involved when they depend on each other in a cycle.
+func defineOrder(as *ast.AssignStmt) (order []int, cycle []string) {
 	n := len(as.Lhs)
 	if n < 2 || len(as.Rhs) != n {
-		return nil
+		return nil, nil
 	}
 	assigns := map[string]int{} // name → its pair
 	for i, l := range as.Lhs {
@@ -230,13 +230,12 @@ func defineOrder(as *ast.AssignStmt) []int {
 		}
 	}
 	if !late {
-		return nil
+		return nil, nil
 	}
 	// Pairs whose value is a name go first, in an order where each comes before the pair
 	// assigning the name it reads: depth-first, placing a pair after the ones that read its
 	// name.
 	placed := make([]int, n) // 0 not yet, 1 in progress, 2 placed
-	var order []int
 	var place func(i int) bool
 	place = func(i int) bool {
 		switch placed[i] {
@@ -257,7 +256,12 @@ func defineOrder(as *ast.AssignStmt) []int {
 	}
 	for j := range n {
 		if reads[j] >= 0 && !place(j) {
-			return nil
+			for i := range n {
+				if placed[i] == 1 {
+					cycle = append(cycle, as.Lhs[i].(*ast.Ident).Name)
+				}
+			}
+			return nil, cycle
 		}
 	}
 	for i := range n {
@@ -265,5 +269,33 @@ func defineOrder(as *ast.AssignStmt) []int {
 			order = append(order, i)
 		}
 	}
-	return order
+	return order, nil
+}
+
+// cyclicDefines reports the first short variable declaration of the items whose values are
+// names it assigns in a cycle ("x, y, z := y, x, 7" that redeclares x and y): the interpreter
+// assigns such a statement in order, which no reordering fixes, so it would give a wrong
+// result; the error says how to write it instead.
+func cyclicDefines(items []item) error {
+	for _, it := range items {
+		var err error
+		ast.Inspect(node(it), func(n ast.Node) bool {
+			if err != nil {
+				return false
+			}
+			if as, ok := n.(*ast.AssignStmt); ok && as.Tok == token.DEFINE {
+				if _, cycle := defineOrder(as); cycle != nil {
+					p := it.fset.Position(as.Pos())
+					names := strings.Join(cycle, ", ")
+					err = fmt.Errorf("_.go:%d:%d: the interpreter would assign this declaration wrongly: its values read %s while it assigns them, "+
+						"and it assigns in order (a swap fails); copy the values into new names on a line before and use the copies", p.Line, p.Column, names)
+				}
+			}
+			return true
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
