@@ -703,9 +703,7 @@ func applyInPlace(fn int, y []float64) {
 	case fnReLU:
 		reluVec(y)
 	case fnTanh:
-		for i, x := range y {
-			y[i] = math.Tanh(x)
-		}
+		tanhVec(y, y)
 	default:
 		for i, x := range y {
 			y[i] = applyFn(fn, x)
@@ -769,9 +767,7 @@ func (tp *Tape) unary(fn int, a *Tensor) *Tensor {
 		copy(y, a.Data)
 		reluVec(y)
 	case fnTanh:
-		for i, x := range a.Data {
-			y[i] = math.Tanh(x)
-		}
+		tanhVec(y, a.Data)
 	default:
 		for i, x := range a.Data {
 			y[i] = applyFn(fn, x)
