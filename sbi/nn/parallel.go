@@ -8,7 +8,10 @@ import (
 
 // Kernels that pay for it (matrix products, the spline transforms) split their rows over a
 // fixed set of worker goroutines. Work is handed over as values on channels and the jobs are
-// preallocated, so splitting allocates nothing.
+// preallocated, so splitting allocates nothing. A chunk goes to a worker only if one is
+// waiting for work; otherwise the caller does it itself. So a kernel called from goroutines
+// that already keep every core busy (a batched evaluation split by the caller) runs on its
+// own goroutine instead of queueing behind the workers.
 
 // rangeJob processes items [lo, hi).
 type rangeJob interface {
@@ -42,7 +45,7 @@ func Threads() int {
 
 func startWorkers() {
 	n := max(runtime.NumCPU(), runtime.GOMAXPROCS(0), 2) - 1
-	workCh = make(chan task, 64)
+	workCh = make(chan task) // unbuffered: a send succeeds only when a worker is idle
 	for i := 0; i < n; i++ {
 		go func() {
 			for t := range workCh {
@@ -71,8 +74,13 @@ func parallelRange(n, grain int, job rangeJob) {
 	chunk := (n + p - 1) / p
 	sent := 0
 	for lo := chunk; lo < n; lo += chunk {
-		workCh <- task{job: job, lo: lo, hi: min(n, lo+chunk), done: done}
-		sent++
+		t := task{job: job, lo: lo, hi: min(n, lo+chunk), done: done}
+		select {
+		case workCh <- t:
+			sent++
+		default: // every worker is busy: do it here
+			job.do(t.lo, t.hi)
+		}
 	}
 	job.do(0, min(n, chunk))
 	for ; sent > 0; sent-- {
