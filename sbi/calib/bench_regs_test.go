@@ -61,9 +61,22 @@ func benchTrain(b *testing.B, est trainer, theta, x *mat.Dense, reg sbi.Regulari
 	b.ReportMetric(float64(cpu)/1e6/steps, "cpu-ms/step")
 }
 
-func benchNRE(b *testing.B, reg sbi.Regularizer) {
+// benchNRE times NRE steps with an MLP of 3×64, the architecture of the plain NRE and BNRE
+// references; the *MLP2x64 benchmarks use lampe's default classifier, 2×64, since the
+// architecture behind the CalNRE reference is not stated.
+func benchNRE(b *testing.B, reg sbi.Regularizer) { benchNREHidden(b, reg, []int{64, 64, 64}) }
+
+func benchNREHidden(b *testing.B, reg sbi.Regularizer, hidden []int) {
 	tk, theta, x := benchData(b)
-	benchTrain(b, sbi.NewNRE(tk.Prior(), sbi.NREConfig{Hidden: []int{64, 64}}), theta, x, reg)
+	benchTrain(b, sbi.NewNRE(tk.Prior(), sbi.NREConfig{Hidden: hidden}), theta, x, reg)
+}
+
+// BenchmarkNREStepMLP2x64 is BenchmarkNREStep with lampe's default classifier.
+func BenchmarkNREStepMLP2x64(b *testing.B) { benchNREHidden(b, nil, []int{64, 64}) }
+
+// BenchmarkCalNREStepMLP2x64 is BenchmarkCalNREStep with lampe's default classifier.
+func BenchmarkCalNREStepMLP2x64(b *testing.B) {
+	benchNREHidden(b, calib.Coverage(5, 16), []int{64, 64})
 }
 
 func benchNPE(b *testing.B, reg sbi.Regularizer) {
