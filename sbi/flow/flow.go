@@ -256,28 +256,27 @@ func (f *Flow) Inverter(context []float64) *Inverter {
 // Inverse maps z (n×Features) to θ as Flow.Inverse does. context is nil for a bound
 // inverter and n×Context otherwise.
 func (inv *Inverter) Inverse(tp *nn.Tape, z, context *nn.Tensor) (theta, logDet *nn.Tensor) {
-	var ctx []float64
-	if !inv.bound {
-		inv.f.checkShapes(z, context)
-		ctx = context.Data
-	} else if z.Cols != inv.f.cfg.Features || context != nil {
-		panic(fmt.Sprintf("flow: Inverter.Inverse: z has %d columns (want %d); a bound inverter takes a nil context", z.Cols, inv.f.cfg.Features))
-	}
-	return inv.inverse(tp, z, ctx, true)
+	return inv.inverse(tp, z, inv.contextOf("Inverse", z, context), true)
 }
 
 // Map is Inverse without the log-determinant, for sampling: it returns θ only and skips the
 // log-determinant's logarithms.
 func (inv *Inverter) Map(tp *nn.Tape, z, context *nn.Tensor) *nn.Tensor {
-	var ctx []float64
+	theta, _ := inv.inverse(tp, z, inv.contextOf("Map", z, context), false)
+	return theta
+}
+
+// contextOf checks the shapes of an inversion and returns the context rows (nil for a bound
+// inverter).
+func (inv *Inverter) contextOf(what string, z, context *nn.Tensor) []float64 {
 	if !inv.bound {
 		inv.f.checkShapes(z, context)
-		ctx = context.Data
-	} else if z.Cols != inv.f.cfg.Features || context != nil {
-		panic(fmt.Sprintf("flow: Inverter.Map: z has %d columns (want %d); a bound inverter takes a nil context", z.Cols, inv.f.cfg.Features))
+		return context.Data
 	}
-	theta, _ := inv.inverse(tp, z, ctx, false)
-	return theta
+	if z.Cols != inv.f.cfg.Features || context != nil {
+		panic(fmt.Sprintf("flow: Inverter.%s: z has %d columns (want %d); a bound inverter takes a nil context", what, z.Cols, inv.f.cfg.Features))
+	}
+	return nil
 }
 
 func (inv *Inverter) inverse(tp *nn.Tape, z *nn.Tensor, ctx []float64, wantLogDet bool) (theta, logDet *nn.Tensor) {
