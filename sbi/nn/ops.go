@@ -697,13 +697,34 @@ func derivFn(fn int, x, y float64) float64 {
 	panic("nn: unknown function")
 }
 
-// applyInPlace replaces every y by fn(y).
+// applyInPlace replaces every y by fn(y), split over the workers when y is large.
 func applyInPlace(fn int, y []float64) {
+	const grain = 8192
+	if len(y) < 2*grain {
+		applySerial(fn, y)
+		return
+	}
+	parallelRange(len(y), grain, &applyJob{fn: fn, y: y})
+}
+
+// applyJob applies an activation to a range of a slice.
+type applyJob struct {
+	fn int
+	y  []float64
+}
+
+func (j *applyJob) do(lo, hi int) { applySerial(j.fn, j.y[lo:hi]) }
+
+func applySerial(fn int, y []float64) {
 	switch fn {
 	case fnReLU:
 		reluVec(y)
 	case fnTanh:
 		tanhVec(y, y)
+	case fnELU:
+		eluVec(y, y, 1, 1)
+	case fnSELU:
+		eluVec(y, y, seluScale, seluScale*seluAlpha)
 	default:
 		for i, x := range y {
 			y[i] = applyFn(fn, x)
@@ -729,6 +750,10 @@ func derivFromOutput(fn int, y, gy, g []float64) {
 		for i, v := range y {
 			g[i] = gy[i] * (1 - v*v)
 		}
+	case fnELU:
+		eluBack(y, gy, g, 1, 1)
+	case fnSELU:
+		eluBack(y, gy, g, seluScale, seluScale*seluAlpha)
 	default:
 		for i, v := range y {
 			var d float64
@@ -737,16 +762,6 @@ func derivFromOutput(fn int, y, gy, g []float64) {
 				d = 1
 				if v <= 0 {
 					d = 0.01
-				}
-			case fnELU:
-				d = 1
-				if v <= 0 {
-					d = v + 1
-				}
-			case fnSELU:
-				d = seluScale
-				if v <= 0 {
-					d = v + seluScale*seluAlpha
 				}
 			case fnSigmoid:
 				d = v * (1 - v)
@@ -768,6 +783,10 @@ func (tp *Tape) unary(fn int, a *Tensor) *Tensor {
 		reluVec(y)
 	case fnTanh:
 		tanhVec(y, a.Data)
+	case fnELU:
+		eluVec(y, a.Data, 1, 1)
+	case fnSELU:
+		eluVec(y, a.Data, seluScale, seluScale*seluAlpha)
 	default:
 		for i, x := range a.Data {
 			y[i] = applyFn(fn, x)

@@ -14,6 +14,12 @@ func reluBackAVX(y, gy, g []float64)
 func expAVX2(dst, src []float64) int
 
 //go:noescape
+func eluAVX2(dst, src []float64, c *[2]float64)
+
+//go:noescape
+func eluBackAVX(y, gy, g []float64, c *[2]float64)
+
+//go:noescape
 func adamAVX(x, g, m, v []float64, c *[7]float64)
 
 func reluVec(y []float64) {
@@ -59,4 +65,24 @@ func expVec(dst, src []float64) {
 		}
 	}
 	expGo(dst[i:], src[i:])
+}
+
+// eluVec sets dst[i] = scale·x for x > 0 and sa·(eˣ − 1) otherwise (see eluGo).
+func eluVec(dst, src []float64, scale, sa float64) {
+	n := 0
+	if hasAVX2 {
+		n = len(src) &^ 3
+		eluAVX2(dst[:n], src[:n], &[2]float64{scale, sa})
+	}
+	eluGo(dst[n:], src[n:], scale, sa)
+}
+
+// eluBack sets g[i] = gy[i]·f'(x_i) for ELU-type outputs y (see eluBackGo).
+func eluBack(y, gy, g []float64, scale, sa float64) {
+	n := 0
+	if hasAVX2 {
+		n = len(y) &^ 3
+		eluBackAVX(y[:n], gy[:n], g[:n], &[2]float64{scale, sa})
+	}
+	eluBackGo(y[n:], gy[n:], g[n:], scale, sa)
 }

@@ -293,3 +293,87 @@ edone:
 	MOVQ AX, ret+48(FP)
 	VZEROUPPER
 	RET
+
+// func eluAVX2(dst, src []float64, c *[2]float64)
+// c = {scale, sa}: dst[i] = scale·max(x, 0) + sa·(e^t − 1), t = max(min(x, 0), −708), for
+// len(src) a multiple of 4 (see eluVec). e^t is expAVX2's polynomial without its range check:
+// t never leaves [−708, 0], where e^−708 − 1 already rounds to −1; a NaN x propagates.
+TEXT ·eluAVX2(SB), NOSPLIT, $0-56
+	MOVQ dst_base+0(FP), DI
+	MOVQ src_base+24(FP), SI
+	MOVQ src_len+32(FP), CX
+	MOVQ c+48(FP), DX
+	SHRQ $2, CX
+	JE   eludone
+	LEAQ expc<>(SB), R8
+	VBROADCASTSD (DX), Y12
+	VBROADCASTSD 8(DX), Y13
+	VMOVUPD      480(R8), Y14 // −708
+	VXORPD       Y15, Y15, Y15
+eluloop:
+	VMOVUPD (SI), Y0
+	VMINPD  Y0, Y15, Y1 // min(0, x); a NaN x is returned
+	VMAXPD  Y1, Y14, Y1 // max(−708, t); a NaN t is returned
+	VMULPD   0(R8), Y1, Y4
+	VROUNDPD $0, Y4, Y4
+	VMOVAPD  Y1, Y2
+	VFNMADD231PD 32(R8), Y4, Y2
+	VFNMADD231PD 64(R8), Y4, Y2
+	VMOVAPD  96(R8), Y3
+	VFMADD213PD 128(R8), Y2, Y3
+	VFMADD213PD 160(R8), Y2, Y3
+	VFMADD213PD 192(R8), Y2, Y3
+	VFMADD213PD 224(R8), Y2, Y3
+	VFMADD213PD 256(R8), Y2, Y3
+	VFMADD213PD 288(R8), Y2, Y3
+	VFMADD213PD 320(R8), Y2, Y3
+	VFMADD213PD 352(R8), Y2, Y3
+	VFMADD213PD 384(R8), Y2, Y3
+	VFMADD213PD 416(R8), Y2, Y3
+	VFMADD213PD 448(R8), Y2, Y3
+	VFMADD213PD 448(R8), Y2, Y3
+	VADDPD   544(R8), Y4, Y4
+	VPADDQ   576(R8), Y4, Y4
+	VPSLLQ   $52, Y4, Y4
+	VMULPD   Y4, Y3, Y3      // e^t
+	VSUBPD   448(R8), Y3, Y3 // e^t − 1
+	VMULPD   Y13, Y3, Y3     // sa·(e^t − 1)
+	VMAXPD   Y0, Y15, Y1     // max(0, x)
+	VFMADD231PD Y12, Y1, Y3  // + scale·max(0, x)
+	VMOVUPD  Y3, (DI)
+	ADDQ     $32, SI
+	ADDQ     $32, DI
+	DECQ     CX
+	JNE      eluloop
+eludone:
+	VZEROUPPER
+	RET
+
+// func eluBackAVX(y, gy, g []float64, c *[2]float64)
+// c = {scale, sa}: g[i] = gy[i]·(y[i] > 0 ? scale : y[i] + sa) for len(y) a multiple of 4.
+TEXT ·eluBackAVX(SB), NOSPLIT, $0-80
+	MOVQ y_base+0(FP), SI
+	MOVQ y_len+8(FP), CX
+	MOVQ gy_base+24(FP), DI
+	MOVQ g_base+48(FP), DX
+	MOVQ c+72(FP), R8
+	SHRQ $2, CX
+	JE   ebdone
+	VBROADCASTSD (R8), Y12
+	VBROADCASTSD 8(R8), Y13
+	VXORPD       Y15, Y15, Y15
+ebloop:
+	VMOVUPD   (SI), Y0
+	VCMPPD    $0x0e, Y15, Y0, Y2 // y > 0, predicate GT_OS
+	VADDPD    Y13, Y0, Y1        // y + sa
+	VBLENDVPD Y2, Y12, Y1, Y1    // scale where y > 0
+	VMULPD    (DI), Y1, Y1
+	VMOVUPD   Y1, (DX)
+	ADDQ      $32, SI
+	ADDQ      $32, DI
+	ADDQ      $32, DX
+	DECQ      CX
+	JNE       ebloop
+ebdone:
+	VZEROUPPER
+	RET

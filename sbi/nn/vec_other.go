@@ -2,7 +2,9 @@
 
 package nn
 
-func reluVec(y []float64)                         { reluGo(y) }
-func reluBackVec(y, gy, g []float64)              { reluBackGo(y, gy, g) }
-func adamVec(x, g, m, v []float64, c *[7]float64) { adamGo(x, g, m, v, c) }
-func expVec(dst, src []float64)                   { expGo(dst, src) }
+func reluVec(y []float64)                           { reluGo(y) }
+func reluBackVec(y, gy, g []float64)                { reluBackGo(y, gy, g) }
+func adamVec(x, g, m, v []float64, c *[7]float64)   { adamGo(x, g, m, v, c) }
+func expVec(dst, src []float64)                     { expGo(dst, src) }
+func eluVec(dst, src []float64, scale, sa float64)  { eluGo(dst, src, scale, sa) }
+func eluBack(y, gy, g []float64, scale, sa float64) { eluBackGo(y, gy, g, scale, sa) }

@@ -148,3 +148,71 @@ func TestTanhVec(t *testing.T) {
 		}
 	}
 }
+
+// TestEluVec compares the block ELU and SELU with scale·alpha·math.Expm1: within 4 ulps, or an
+// absolute 4e-16·scale·alpha near 0 (see eluVec), down to where eˣ vanishes; scale·x exactly for
+// x > 0; NaN, ±Inf and ±0; the derivative loop matches derivFn.
+func TestEluVec(t *testing.T) {
+	var src []float64
+	for x := -40.0; x <= 5; x += 0.00731 {
+		src = append(src, x)
+	}
+	src = append(src, -1e-5, -1e-12, -1e-300, 1e-300, 0, math.Copysign(0, -1), math.Inf(1), math.Inf(-1), math.NaN(), -800)
+	for _, c := range []struct {
+		name         string
+		fn           int
+		scale, alpha float64
+		sa           float64 // scale·alpha as the package's constants round it
+	}{{"elu", fnELU, 1, 1, 1}, {"selu", fnSELU, seluScale, seluAlpha, seluScale * seluAlpha}} {
+		dst, dstGo := make([]float64, len(src)), make([]float64, len(src))
+		eluVec(dst, src, c.scale, c.sa)
+		eluGo(dstGo, src, c.scale, c.sa)
+		for i, x := range src {
+			if dst[i] != dstGo[i] && !math.IsNaN(dst[i]) {
+				t.Fatalf("%s(%v): vector kernel %v, portable loop %v", c.name, x, dst[i], dstGo[i])
+			}
+			want, got := applyFnScalar(c.fn, x), dst[i]
+			switch {
+			case math.IsNaN(want):
+				if !math.IsNaN(got) {
+					t.Fatalf("%s(%v) = %v, want NaN", c.name, x, got)
+				}
+			case x > 0 && got != want:
+				t.Fatalf("%s(%v) = %v, want %v exactly", c.name, x, got, want)
+			case math.Abs(got-want) > 9e-16*math.Abs(want)+4e-16*c.sa:
+				t.Fatalf("%s(%v) = %v, want %v", c.name, x, got, want)
+			}
+		}
+		gy := make([]float64, len(src))
+		for i := range gy {
+			gy[i] = 1 + float64(i%7)
+		}
+		g, gGo := make([]float64, len(src)), make([]float64, len(src))
+		eluBack(dst, gy, g, c.scale, c.sa)
+		eluBackGo(dst, gy, gGo, c.scale, c.sa)
+		for i, x := range src {
+			if g[i] != gGo[i] && !math.IsNaN(g[i]) {
+				t.Fatalf("%s'(%v): vector kernel %v, portable loop %v", c.name, x, g[i], gGo[i])
+			}
+			if math.IsNaN(x) {
+				continue
+			}
+			want := gy[i] * derivFn(c.fn, x, dst[i])
+			if math.Abs(g[i]-want) > 1e-15*math.Abs(want) {
+				t.Fatalf("%s'(%v)·%v = %v, want %v", c.name, x, gy[i], g[i], want)
+			}
+		}
+	}
+}
+
+// applyFnScalar is the textbook ELU/SELU with math.Expm1, the reference for eluVec.
+func applyFnScalar(fn int, x float64) float64 {
+	scale, alpha := 1.0, 1.0
+	if fn == fnSELU {
+		scale, alpha = seluScale, seluAlpha
+	}
+	if x > 0 {
+		return scale * x
+	}
+	return scale * alpha * math.Expm1(x)
+}
