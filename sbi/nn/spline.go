@@ -28,16 +28,17 @@ type knots struct {
 	widthScale  float64              // 1 − MinBinWidth·K
 	heightScale float64
 	bound       float64
-	u           []float64        // the unconstrained parameters
-	ed          [MaxBins]float64 // e^−|u_δ,i| of the interior derivatives, when haveED
-	haveED      bool
+	u           []float64            // the unconstrained parameters
+	dl          [MaxBins + 1]float64 // the knot derivatives δ_0…δ_K, when haveDelta
+	haveDelta   bool
 }
 
 // set computes the knots from u = [widths(K), heights(K), derivatives(K−1)]:
 //
 //	w = m + (1 − mK)·softmax(u_w),  x_0 = −B, x_i = −B + 2B Σ_{j<i} w_j, x_K = B,
 //
-// and likewise the heights. The knot derivatives δ_i are computed on demand by delta.
+// and likewise the heights, and the knot derivatives δ_i (see delta), with the exponentials
+// and the logarithms of a spline each in one vector call.
 func (s *knots) set(u []float64, bound float64) {
 	k := (len(u) + 1) / 3
 	// the exponentials of both softmaxes and of the derivatives' softplus in one vector call
@@ -54,9 +55,33 @@ func (s *knots) set(u []float64, bound float64) {
 	expVec(e[:n4], e[:n4])
 	normalizeInto(s.pw[:k], e[:k])
 	normalizeInto(s.ph[:k], e[k:2*k])
-	copy(s.ed[:k-1], e[2*k:len(u)])
 	s.positions(u, bound)
-	s.haveED = true
+	s.setDeltas(u[2*k:], e[2*k:len(u)])
+}
+
+// setDeltas sets δ_0 = δ_K = 1 and δ_i = m_δ + softplus(v_i) for the interior knots, given
+// t_i = e^−|v_i|: softplus(v) = max(v, 0) + log1p(t), and log1p(t) = ln(1 + t)·t/((1 + t) − 1)
+// (Goldberg's correction of the rounding of 1 + t, as in softplusFrom), the logarithms by one
+// vector call.
+func (s *knots) setDeltas(v, t []float64) {
+	var l [MaxBins]float64
+	n4 := (len(v) + 3) &^ 3 // whole vectors: the padding holds ones
+	for i, ti := range t {
+		l[i] = 1 + ti
+	}
+	for i := len(v); i < n4; i++ {
+		l[i] = 1
+	}
+	logVec(l[:n4], l[:n4])
+	s.dl[0], s.dl[s.k] = 1, 1
+	for i, ti := range t {
+		lp := ti
+		if w := 1 + ti; w != 1 {
+			lp = l[i] * ti / (w - 1)
+		}
+		s.dl[i+1] = MinDerivative + max(v[i], 0) + lp
+	}
+	s.haveDelta = true
 }
 
 // maxOf returns the largest value of u (NaN values are passed over; they propagate through
@@ -89,7 +114,7 @@ func (s *knots) restore(u []float64, bound float64, pw, ph []float64) {
 	copy(s.pw[:k], pw)
 	copy(s.ph[:k], ph)
 	s.positions(u, bound)
-	s.haveED = false
+	s.haveDelta = false
 }
 
 func (s *knots) positions(u []float64, bound float64) {
@@ -114,11 +139,10 @@ func (s *knots) delta(i int) float64 {
 	if i == 0 || i == s.k {
 		return 1
 	}
-	v := s.u[2*s.k+i-1]
-	if !s.haveED {
-		return MinDerivative + softplus(v)
+	if s.haveDelta {
+		return s.dl[i]
 	}
-	return MinDerivative + softplusFrom(v, s.ed[i-1])
+	return MinDerivative + softplus(s.u[2*s.k+i-1])
 }
 
 // bin returns the index k of the bin [c_k, c_{k+1}) holding v, clamped to [0, K−1].
@@ -144,6 +168,13 @@ func bin(c []float64, k int, v float64) int {
 //
 // It returns y and log dy/dx.
 func (s *knots) eval(x float64) (y, logDet float64) {
+	y, d := s.evalDeriv(x)
+	return y, math.Log(d)
+}
+
+// evalDeriv is eval with dy/dx in place of its logarithm, for callers that take the
+// logarithms of many splines at once.
+func (s *knots) evalDeriv(x float64) (y, deriv float64) {
 	k := bin(s.cw[:], s.k, x)
 	xk, wk := s.cw[k], s.cw[k+1]-s.cw[k]
 	yk, hk := s.ch[k], s.ch[k+1]-s.ch[k]
@@ -155,8 +186,7 @@ func (s *knots) eval(x float64) (y, logDet float64) {
 	den := sl + (dk+dk1-2*sl)*t
 	y = yk + hk*num/den
 	m := dk1*xi*xi + 2*sl*t + dk*(1-xi)*(1-xi)
-	logDet = math.Log(sl * sl * m / (den * den)) // log(s² m / den²) with one logarithm
-	return y, logDet
+	return y, sl * sl * m / (den * den)
 }
 
 // inverse solves the spline equation for x given y inside [−B, B] (the root of the quadratic
@@ -317,29 +347,46 @@ func (j *splineJob) forward(lo, hi int) {
 	D := x.Cols
 	P := SplineParams(bins)
 	var s knots
-	for i := lo; i < hi; i++ {
-		ld := 0.0
-		for d := 0; d < D; d++ {
-			e := i*D + d
-			v := x.Data[e]
-			if v < -bound || v > bound {
-				y.Data[e] = v
-				if j.inside != nil {
-					j.inside[e] = 0
+	// the derivatives of a block of rows are collected and their logarithms taken by one
+	// vector call; an element in the tails contributes log 1 = 0
+	var stack [256]float64
+	deriv := stack[:]
+	if D > len(stack) {
+		deriv = make([]float64, D)
+	}
+	rows := len(deriv) / D
+	for r0 := lo; r0 < hi; r0 += rows {
+		r1 := min(hi, r0+rows)
+		for i := r0; i < r1; i++ {
+			for d := 0; d < D; d++ {
+				e := i*D + d
+				v := x.Data[e]
+				de := &deriv[e-r0*D]
+				if v < -bound || v > bound {
+					y.Data[e], *de = v, 1
+					if j.inside != nil {
+						j.inside[e] = 0
+					}
+					continue
 				}
-				continue
-			}
-			s.set(params.Data[i*params.Cols+d*P:i*params.Cols+(d+1)*P], bound)
-			yv, l := s.eval(v)
-			y.Data[e] = yv
-			ld += l
-			if j.inside != nil {
-				j.inside[e] = 1
-				copy(j.saved[e*2*bins:], s.pw[:bins])
-				copy(j.saved[e*2*bins+bins:], s.ph[:bins])
+				s.set(params.Data[i*params.Cols+d*P:i*params.Cols+(d+1)*P], bound)
+				y.Data[e], *de = s.evalDeriv(v)
+				if j.inside != nil {
+					j.inside[e] = 1
+					copy(j.saved[e*2*bins:], s.pw[:bins])
+					copy(j.saved[e*2*bins+bins:], s.ph[:bins])
+				}
 			}
 		}
-		logDet.Data[i] = ld
+		n := (r1 - r0) * D
+		logVec(deriv[:n], deriv[:n])
+		for i := r0; i < r1; i++ {
+			ld := 0.0
+			for _, l := range deriv[(i-r0)*D : (i-r0+1)*D] {
+				ld += l
+			}
+			logDet.Data[i] = ld
+		}
 	}
 }
 

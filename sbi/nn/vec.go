@@ -41,6 +41,13 @@ func expGo(dst, src []float64) {
 	}
 }
 
+// logGo sets dst[i] = ln src[i].
+func logGo(dst, src []float64) {
+	for i, v := range src {
+		dst[i] = math.Log(v)
+	}
+}
+
 // tanhVec sets dst[i] = tanh(src[i]) (dst and src may be the same slice), with the
 // exponentials of a block computed by one vector call:
 //

@@ -14,6 +14,9 @@ func reluBackAVX(y, gy, g []float64)
 func expAVX2(dst, src []float64) int
 
 //go:noescape
+func logAVX2(dst, src []float64) int
+
+//go:noescape
 func eluAVX2(dst, src []float64, c *[2]float64)
 
 //go:noescape
@@ -85,4 +88,22 @@ func eluBack(y, gy, g []float64, scale, sa float64) {
 		eluBackAVX(y[:n], gy[:n], g[:n], &[2]float64{scale, sa})
 	}
 	eluBackGo(y[n:], gy[n:], g[n:], scale, sa)
+}
+
+// logVec sets dst[i] = ln src[i] (dst and src may be the same slice).
+func logVec(dst, src []float64) {
+	i := 0
+	if hasAVX2 {
+		for len(src)-i >= 4 {
+			i += logAVX2(dst[i:], src[i:len(src)&^3])
+			if len(src)-i < 4 {
+				break
+			}
+			for _, v := range src[i : i+4] { // a group outside the fast path's range
+				dst[i] = math.Log(v)
+				i++
+			}
+		}
+	}
+	logGo(dst[i:], src[i:])
 }

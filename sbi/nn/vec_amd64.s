@@ -377,3 +377,150 @@ ebloop:
 ebdone:
 	VZEROUPPER
 	RET
+
+// Constants of logAVX2, each repeated in four lanes: the range of the fast path, √2/2, 1, 2, ½,
+// ln 2 split as in expc, the coefficients L1…L7 of the reduced logarithm's polynomial (those of
+// FreeBSD's e_log.c, which Go's math.Log also uses), 2⁵² + 1022, the mantissa mask and the
+// exponent bits of 2⁵².
+DATA logc<>+0(SB)/8, $0x0010000000000000  // smallest normal float64
+DATA logc<>+8(SB)/8, $0x0010000000000000
+DATA logc<>+16(SB)/8, $0x0010000000000000
+DATA logc<>+24(SB)/8, $0x0010000000000000
+DATA logc<>+32(SB)/8, $0x7fefffffffffffff  // largest finite float64
+DATA logc<>+40(SB)/8, $0x7fefffffffffffff
+DATA logc<>+48(SB)/8, $0x7fefffffffffffff
+DATA logc<>+56(SB)/8, $0x7fefffffffffffff
+DATA logc<>+64(SB)/8, $0x3fe6a09e667f3bcd  // √2/2
+DATA logc<>+72(SB)/8, $0x3fe6a09e667f3bcd
+DATA logc<>+80(SB)/8, $0x3fe6a09e667f3bcd
+DATA logc<>+88(SB)/8, $0x3fe6a09e667f3bcd
+DATA logc<>+96(SB)/8, $0x3ff0000000000000  // 1
+DATA logc<>+104(SB)/8, $0x3ff0000000000000
+DATA logc<>+112(SB)/8, $0x3ff0000000000000
+DATA logc<>+120(SB)/8, $0x3ff0000000000000
+DATA logc<>+128(SB)/8, $0x4000000000000000  // 2
+DATA logc<>+136(SB)/8, $0x4000000000000000
+DATA logc<>+144(SB)/8, $0x4000000000000000
+DATA logc<>+152(SB)/8, $0x4000000000000000
+DATA logc<>+160(SB)/8, $0x3fe0000000000000  // ½
+DATA logc<>+168(SB)/8, $0x3fe0000000000000
+DATA logc<>+176(SB)/8, $0x3fe0000000000000
+DATA logc<>+184(SB)/8, $0x3fe0000000000000
+DATA logc<>+192(SB)/8, $0x3fe62e42fee00000  // ln2hi
+DATA logc<>+200(SB)/8, $0x3fe62e42fee00000
+DATA logc<>+208(SB)/8, $0x3fe62e42fee00000
+DATA logc<>+216(SB)/8, $0x3fe62e42fee00000
+DATA logc<>+224(SB)/8, $0x3dea39ef35793c76  // ln2lo
+DATA logc<>+232(SB)/8, $0x3dea39ef35793c76
+DATA logc<>+240(SB)/8, $0x3dea39ef35793c76
+DATA logc<>+248(SB)/8, $0x3dea39ef35793c76
+DATA logc<>+256(SB)/8, $0x3fe5555555555593  // L1
+DATA logc<>+264(SB)/8, $0x3fe5555555555593
+DATA logc<>+272(SB)/8, $0x3fe5555555555593
+DATA logc<>+280(SB)/8, $0x3fe5555555555593
+DATA logc<>+288(SB)/8, $0x3fd999999997fa04  // L2
+DATA logc<>+296(SB)/8, $0x3fd999999997fa04
+DATA logc<>+304(SB)/8, $0x3fd999999997fa04
+DATA logc<>+312(SB)/8, $0x3fd999999997fa04
+DATA logc<>+320(SB)/8, $0x3fd2492494229359  // L3
+DATA logc<>+328(SB)/8, $0x3fd2492494229359
+DATA logc<>+336(SB)/8, $0x3fd2492494229359
+DATA logc<>+344(SB)/8, $0x3fd2492494229359
+DATA logc<>+352(SB)/8, $0x3fcc71c51d8e78af  // L4
+DATA logc<>+360(SB)/8, $0x3fcc71c51d8e78af
+DATA logc<>+368(SB)/8, $0x3fcc71c51d8e78af
+DATA logc<>+376(SB)/8, $0x3fcc71c51d8e78af
+DATA logc<>+384(SB)/8, $0x3fc7466496cb03de  // L5
+DATA logc<>+392(SB)/8, $0x3fc7466496cb03de
+DATA logc<>+400(SB)/8, $0x3fc7466496cb03de
+DATA logc<>+408(SB)/8, $0x3fc7466496cb03de
+DATA logc<>+416(SB)/8, $0x3fc39a09d078c69f  // L6
+DATA logc<>+424(SB)/8, $0x3fc39a09d078c69f
+DATA logc<>+432(SB)/8, $0x3fc39a09d078c69f
+DATA logc<>+440(SB)/8, $0x3fc39a09d078c69f
+DATA logc<>+448(SB)/8, $0x3fc2f112df3e5244  // L7
+DATA logc<>+456(SB)/8, $0x3fc2f112df3e5244
+DATA logc<>+464(SB)/8, $0x3fc2f112df3e5244
+DATA logc<>+472(SB)/8, $0x3fc2f112df3e5244
+DATA logc<>+480(SB)/8, $0x43300000000003fe  // 2⁵² + 1022
+DATA logc<>+488(SB)/8, $0x43300000000003fe
+DATA logc<>+496(SB)/8, $0x43300000000003fe
+DATA logc<>+504(SB)/8, $0x43300000000003fe
+DATA logc<>+512(SB)/8, $0x000fffffffffffff  // mantissa mask
+DATA logc<>+520(SB)/8, $0x000fffffffffffff
+DATA logc<>+528(SB)/8, $0x000fffffffffffff
+DATA logc<>+536(SB)/8, $0x000fffffffffffff
+DATA logc<>+544(SB)/8, $0x4330000000000000  // exponent bits of 2⁵²
+DATA logc<>+552(SB)/8, $0x4330000000000000
+DATA logc<>+560(SB)/8, $0x4330000000000000
+DATA logc<>+568(SB)/8, $0x4330000000000000
+GLOBL logc<>(SB), RODATA|NOPTR, $576
+
+// func logAVX2(dst, src []float64) int
+// dst[i] = ln src[i] for len(src) a multiple of 4, four at a time, while all of a group are
+// normal, positive and finite; it stops before the first group that is not (or holds a NaN)
+// and returns the number of values done. The algorithm is math.Log's: x = 2^k·(1 + f) with
+// √2/2 ≤ 1 + f < √2, s = f/(2 + f), R = s²·P(s²) (P from L1…L7), and
+//
+//	ln x = k·ln2hi − ((½f² − (s·(½f² + R) + k·ln2lo)) − f),
+//
+// with fused multiply-adds, so results may differ from math.Log's in the last bit.
+TEXT ·logAVX2(SB), NOSPLIT, $0-56
+	MOVQ dst_base+0(FP), DI
+	MOVQ src_base+24(FP), SI
+	MOVQ src_len+32(FP), CX
+	SHRQ $2, CX
+	XORQ AX, AX
+	LEAQ logc<>(SB), R8
+lloop:
+	TESTQ CX, CX
+	JE    ldone
+	VMOVUPD (SI)(AX*8), Y0
+	VCMPPD  $0x1D, 0(R8), Y0, Y8  // x ≥ smallest normal (false for NaN)
+	VCMPPD  $0x12, 32(R8), Y0, Y9 // x ≤ largest finite
+	VANDPD  Y8, Y9, Y8
+	VMOVMSKPD Y8, DX
+	CMPQ    DX, $15
+	JNE     ldone
+	VANDPD  512(R8), Y0, Y1    // mantissa bits
+	VORPD   160(R8), Y1, Y1       // m ∈ [½, 1), x = m·2^(e−1022)
+	VPSRLQ  $52, Y0, Y2           // biased exponent e (the sign bit is 0)
+	VORPD   544(R8), Y2, Y2    // 2⁵² + e as a float64
+	VSUBPD  480(R8), Y2, Y2       // k = e − 1022
+	VCMPPD  $0x11, 64(R8), Y1, Y3 // m < √2/2
+	VANDPD  Y3, Y1, Y4
+	VADDPD  Y4, Y1, Y1            // m·2 there
+	VANDPD  96(R8), Y3, Y4
+	VSUBPD  Y4, Y2, Y2            // k − 1 there
+	VSUBPD  96(R8), Y1, Y1        // f = m − 1
+	VADDPD  128(R8), Y1, Y4
+	VDIVPD  Y4, Y1, Y4            // s = f/(2 + f)
+	VMULPD  Y4, Y4, Y5            // s²
+	VMULPD  Y5, Y5, Y6            // s⁴
+	VMOVAPD 448(R8), Y7
+	VFMADD213PD 384(R8), Y6, Y7
+	VFMADD213PD 320(R8), Y6, Y7
+	VFMADD213PD 256(R8), Y6, Y7
+	VMULPD  Y5, Y7, Y7            // t1 = s²(L1 + s⁴(L3 + s⁴(L5 + s⁴L7)))
+	VMOVAPD 416(R8), Y8
+	VFMADD213PD 352(R8), Y6, Y8
+	VFMADD213PD 288(R8), Y6, Y8
+	VMULPD  Y6, Y8, Y8            // t2 = s⁴(L2 + s⁴(L4 + s⁴L6))
+	VADDPD  Y8, Y7, Y7            // R
+	VMULPD  Y1, Y1, Y9
+	VMULPD  160(R8), Y9, Y9       // ½f²
+	VADDPD  Y7, Y9, Y10           // ½f² + R
+	VMULPD  224(R8), Y2, Y11      // k·ln2lo
+	VFMADD231PD Y10, Y4, Y11      // s(½f² + R) + k·ln2lo
+	VSUBPD  Y11, Y9, Y11          // ½f² − (…)
+	VSUBPD  Y1, Y11, Y11          // (…) − f
+	VMULPD  192(R8), Y2, Y12      // k·ln2hi
+	VSUBPD  Y11, Y12, Y12
+	VMOVUPD Y12, (DI)(AX*8)
+	ADDQ    $4, AX
+	DECQ    CX
+	JMP     lloop
+ldone:
+	MOVQ AX, ret+48(FP)
+	VZEROUPPER
+	RET

@@ -8,3 +8,4 @@ func adamVec(x, g, m, v []float64, c *[7]float64)   { adamGo(x, g, m, v, c) }
 func expVec(dst, src []float64)                     { expGo(dst, src) }
 func eluVec(dst, src []float64, scale, sa float64)  { eluGo(dst, src, scale, sa) }
 func eluBack(y, gy, g []float64, scale, sa float64) { eluBackGo(y, gy, g, scale, sa) }
+func logVec(dst, src []float64)                     { logGo(dst, src) }
