@@ -36,5 +36,24 @@ func gemm(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []flo
 	blas64.Implementation().Dgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
+// gemmBias computes C = A·B + 1·biasᵀ: every row of the m×n result is the bias row plus the
+// product (the affine layer's y = xW + b for a batch of rows).
+func gemmBias(m, n, k int, a []float64, lda int, b []float64, ldb int, bias, c []float64, ldc int) {
+	if m == 0 || n == 0 {
+		return
+	}
+	if k > 0 && fastGemmBias(m, n, k, a, lda, b, ldb, bias, c, ldc) {
+		return
+	}
+	if ldc == n {
+		fillRows(c[:m*n], bias[:n])
+	} else {
+		for i := 0; i < m; i++ {
+			copy(c[i*ldc:i*ldc+n], bias[:n])
+		}
+	}
+	gemm(false, false, m, n, k, 1, a, lda, b, ldb, 1, c, ldc)
+}
+
 // Backend names the BLAS implementation in use: "gonum" (pure Go) or "openblas".
 func Backend() string { return backend }

@@ -74,6 +74,44 @@ func testGemm(t *testing.T) {
 	}
 }
 
+// TestGemmBias checks C = A·B + 1·biasᵀ against loops, with C holding NaN beforehand (the
+// result must not read it), for tile-aligned and ragged sizes, a depth above one packed block,
+// no depth at all, and m ≥ 256 (where the openblas build also uses the packed kernel).
+func TestGemmBias(t *testing.T) {
+	for _, w := range kernelWidths() {
+		restore := useKernelWidth(w)
+		rng := rand.New(rand.NewPCG(9, 10))
+		SetThreads(3)
+		for _, sz := range [][3]int{{6, 16, 5}, {7, 9, 3}, {37, 29, 41}, {12, 16, 600}, {5, 4, 0}, {300, 37, 70}, {512, 64, 64}} {
+			m, n, k := sz[0], sz[1], sz[2]
+			a, b, bias := make([]float64, m*k), make([]float64, k*n), make([]float64, n)
+			for _, s := range [][]float64{a, b, bias} {
+				for i := range s {
+					s[i] = 2*rng.Float64() - 1
+				}
+			}
+			c := make([]float64, m*n)
+			for i := range c {
+				c[i] = math.NaN()
+			}
+			gemmBias(m, n, k, a, max(k, 1), b, max(n, 1), bias, c, n)
+			for i := 0; i < m; i++ {
+				for j := 0; j < n; j++ {
+					want := bias[j]
+					for l := 0; l < k; l++ {
+						want += a[i*k+l] * b[l*n+j]
+					}
+					if got := c[i*n+j]; !(math.Abs(got-want) <= 1e-12) {
+						t.Fatalf("%s (kernel width %d) %d×%d×%d: C[%d,%d] = %v, loops give %v", Backend(), kernelWidth(), m, n, k, i, j, got, want)
+					}
+				}
+			}
+		}
+		SetThreads(0)
+		restore()
+	}
+}
+
 // TestGemmThreadsDeterministic checks that splitting a product over goroutines does not
 // change a single bit: every element is computed by one goroutine in the same order.
 func TestGemmThreadsDeterministic(t *testing.T) {

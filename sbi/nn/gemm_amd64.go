@@ -14,10 +14,10 @@ import "sync"
 // rs = lda, cs = 1, which saves copying them.
 
 //go:noescape
-func kernel6x8(k int, a *float64, rs, cs int, b, c *float64, ldc int)
+func kernel6x8(k int, a *float64, rs, cs int, b, c *float64, ldc int, d *float64, ldd int)
 
 //go:noescape
-func kernel6x16(k int, a *float64, rs, cs int, b, c *float64, ldc int)
+func kernel6x16(k int, a *float64, rs, cs int, b, c *float64, ldc int, d *float64, ldd int)
 
 // gemmNR is the width of a micro-tile: 16 columns with AVX-512, 8 with AVX2.
 var gemmNR = 8
@@ -28,11 +28,12 @@ func init() {
 	}
 }
 
-func kernel(k int, a *float64, rs, cs int, b, c *float64, ldc int) {
+// kernel sets the micro-tile C = D + A·Bp (see kernel6x8).
+func kernel(k int, a *float64, rs, cs int, b, c *float64, ldc int, d *float64, ldd int) {
 	if gemmNR == 16 {
-		kernel6x16(k, a, rs, cs, b, c, ldc)
+		kernel6x16(k, a, rs, cs, b, c, ldc, d, ldd)
 	} else {
-		kernel6x8(k, a, rs, cs, b, c, ldc)
+		kernel6x8(k, a, rs, cs, b, c, ldc, d, ldd)
 	}
 }
 
@@ -88,6 +89,21 @@ func fastGemm(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b [
 		return false
 	}
 	scaleC(m, n, beta, c, ldc)
+	return packedGemm(tA, tB, m, n, k, a, lda, b, ldb, nil, c, ldc)
+}
+
+// fastGemmBias computes C = A·B + 1·biasᵀ (every row of C gets the bias row) with the packed
+// kernel and reports true, or reports false when the kernel is not available. The bias is
+// added by the micro-kernel as it stores each tile, so C is written once and never read.
+func fastGemmBias(m, n, k int, a []float64, lda int, b []float64, ldb int, bias, c []float64, ldc int) bool {
+	if !hasAVX2 || !ownKernelFor(false, false, m) {
+		return false
+	}
+	return packedGemm(false, false, m, n, k, a, lda, b, ldb, bias, c, ldc)
+}
+
+// packedGemm is C = op(A)·op(B) + C, or + 1·biasᵀ in place of C when bias is not nil.
+func packedGemm(tA, tB bool, m, n, k int, a []float64, lda int, b []float64, ldb int, bias, c []float64, ldc int) bool {
 	buf := getGemmBuf()
 	np := (n + gemmNR - 1) / gemmNR
 	panels := (m + gemmMR - 1) / gemmMR
@@ -99,6 +115,9 @@ func fastGemm(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b [
 		bp := buf.b[:np*kb*gemmNR]
 		packB(tB, b, ldb, l0, kb, n, bp)
 		buf.job = gemmJob{tA: tA, a: a, lda: lda, m: m, n: n, l0: l0, kb: kb, np: np, bp: bp, c: c, ldc: ldc}
+		if l0 == 0 {
+			buf.job.bias = bias
+		}
 		grain := panels
 		if 2*m*n*kb >= gemmParFlops {
 			grain = max(1, gemmChunkFlops/(2*gemmMR*n*kb))
@@ -119,6 +138,7 @@ type gemmJob struct {
 	bp               []float64
 	c                []float64
 	ldc              int
+	bias             []float64 // with the first depth block: C = bias + A·B, C not read
 }
 
 func (j *gemmJob) do(lo, hi int) {
@@ -142,15 +162,28 @@ func (j *gemmJob) do(lo, hi int) {
 			cols := min(gemmNR, j.n-j0)
 			panel := j.bp[jp*kb*gemmNR:]
 			if rows == gemmMR && cols == gemmNR {
-				kernel(kb, a, rs, cs, &panel[0], &c[i0*ldc+j0], ldc)
+				ct := &c[i0*ldc+j0]
+				if j.bias != nil {
+					kernel(kb, a, rs, cs, &panel[0], ct, ldc, &j.bias[j0], 0)
+				} else {
+					kernel(kb, a, rs, cs, &panel[0], ct, ldc, ct, ldc)
+				}
 				continue
 			}
-			clear(buf.tile[:gemmMR*gemmNR])
-			kernel(kb, a, rs, cs, &panel[0], &buf.tile[0], gemmNR)
+			tile := buf.tile[:gemmMR*gemmNR]
+			clear(tile)
+			kernel(kb, a, rs, cs, &panel[0], &tile[0], gemmNR, &tile[0], gemmNR)
 			for r := 0; r < rows; r++ {
 				row := c[(i0+r)*ldc+j0 : (i0+r)*ldc+j0+cols]
+				t := tile[r*gemmNR : r*gemmNR+cols]
+				if j.bias != nil {
+					for jj, bv := range j.bias[j0 : j0+cols] {
+						row[jj] = bv + t[jj]
+					}
+					continue
+				}
 				for jj := range row {
-					row[jj] += buf.tile[r*gemmNR+jj]
+					row[jj] += t[jj]
 				}
 			}
 		}

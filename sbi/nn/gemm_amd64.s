@@ -2,14 +2,16 @@
 
 #include "textflag.h"
 
-// func kernel6x8(k int, a *float64, rs, cs int, b, c *float64, ldc int)
+// func kernel6x8(k int, a *float64, rs, cs int, b, c *float64, ldc int, d *float64, ldd int)
 //
-// C[0:6, 0:8] += A·Bp for a 6×k block of A whose element (r, l) is a[r*rs + l*cs] (a packed
+// C[0:6, 0:8] = D + A·Bp for a 6×k block of A whose element (r, l) is a[r*rs + l*cs] (a packed
 // panel has rs = 1, cs = 6; rows of a row-major matrix read in place have rs = lda, cs = 1)
-// and a packed k×8 panel of B (Bp[l*8+j]); C is row-major with row stride ldc. Twelve ymm
+// and a packed k×8 panel of B (Bp[l*8+j]); C is row-major with row stride ldc, and row r of D
+// starts at d + r·ldd: D = C (d = c, ldd = ldc) accumulates, a bias row (ldd = 0) adds the
+// bias to every row without reading C first. Twelve ymm
 // accumulators hold the 6×8 block; every step of l broadcasts six values of A against two
 // vectors of B (12 FMAs).
-TEXT ·kernel6x8(SB), NOSPLIT, $0-56
+TEXT ·kernel6x8(SB), NOSPLIT, $0-72
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ rs+16(FP), R9
@@ -67,44 +69,52 @@ loop:
 	JNE          loop
 
 store:
-	VADDPD  (DX), Y0, Y0
+	MOVQ d+56(FP), BX
+	MOVQ ldd+64(FP), R12
+	SHLQ $3, R12
+	VADDPD  (BX), Y0, Y0
 	VMOVUPD Y0, (DX)
-	VADDPD  32(DX), Y1, Y1
+	VADDPD  32(BX), Y1, Y1
 	VMOVUPD Y1, 32(DX)
 	ADDQ    R8, DX
-	VADDPD  (DX), Y2, Y2
+	ADDQ    R12, BX
+	VADDPD  (BX), Y2, Y2
 	VMOVUPD Y2, (DX)
-	VADDPD  32(DX), Y3, Y3
+	VADDPD  32(BX), Y3, Y3
 	VMOVUPD Y3, 32(DX)
 	ADDQ    R8, DX
-	VADDPD  (DX), Y4, Y4
+	ADDQ    R12, BX
+	VADDPD  (BX), Y4, Y4
 	VMOVUPD Y4, (DX)
-	VADDPD  32(DX), Y5, Y5
+	VADDPD  32(BX), Y5, Y5
 	VMOVUPD Y5, 32(DX)
 	ADDQ    R8, DX
-	VADDPD  (DX), Y6, Y6
+	ADDQ    R12, BX
+	VADDPD  (BX), Y6, Y6
 	VMOVUPD Y6, (DX)
-	VADDPD  32(DX), Y7, Y7
+	VADDPD  32(BX), Y7, Y7
 	VMOVUPD Y7, 32(DX)
 	ADDQ    R8, DX
-	VADDPD  (DX), Y8, Y8
+	ADDQ    R12, BX
+	VADDPD  (BX), Y8, Y8
 	VMOVUPD Y8, (DX)
-	VADDPD  32(DX), Y9, Y9
+	VADDPD  32(BX), Y9, Y9
 	VMOVUPD Y9, 32(DX)
 	ADDQ    R8, DX
-	VADDPD  (DX), Y10, Y10
+	ADDQ    R12, BX
+	VADDPD  (BX), Y10, Y10
 	VMOVUPD Y10, (DX)
-	VADDPD  32(DX), Y11, Y11
+	VADDPD  32(BX), Y11, Y11
 	VMOVUPD Y11, 32(DX)
 	VZEROUPPER
 	RET
 
-// func kernel6x16(k int, a *float64, rs, cs int, b, c *float64, ldc int)
+// func kernel6x16(k int, a *float64, rs, cs int, b, c *float64, ldc int, d *float64, ldd int)
 //
-// kernel6x8 with AVX-512: C[0:6, 0:16] += A·Bp for a 6×k block of A addressed as in
+// kernel6x8 with AVX-512: C[0:6, 0:16] = D + A·Bp for a 6×k block of A addressed as in
 // kernel6x8 and a packed k×16 panel of B, twelve zmm accumulators, 12 FMAs of 8 lanes per
 // step of l.
-TEXT ·kernel6x16(SB), NOSPLIT, $0-56
+TEXT ·kernel6x16(SB), NOSPLIT, $0-72
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ rs+16(FP), R9
@@ -161,34 +171,42 @@ loop16:
 	JNE  loop16
 
 store16:
-	VADDPD  (DX), Z0, Z0
+	MOVQ d+56(FP), BX
+	MOVQ ldd+64(FP), R12
+	SHLQ $3, R12
+	VADDPD  (BX), Z0, Z0
 	VMOVUPD Z0, (DX)
-	VADDPD  64(DX), Z1, Z1
+	VADDPD  64(BX), Z1, Z1
 	VMOVUPD Z1, 64(DX)
 	ADDQ    R8, DX
-	VADDPD  (DX), Z2, Z2
+	ADDQ    R12, BX
+	VADDPD  (BX), Z2, Z2
 	VMOVUPD Z2, (DX)
-	VADDPD  64(DX), Z3, Z3
+	VADDPD  64(BX), Z3, Z3
 	VMOVUPD Z3, 64(DX)
 	ADDQ    R8, DX
-	VADDPD  (DX), Z4, Z4
+	ADDQ    R12, BX
+	VADDPD  (BX), Z4, Z4
 	VMOVUPD Z4, (DX)
-	VADDPD  64(DX), Z5, Z5
+	VADDPD  64(BX), Z5, Z5
 	VMOVUPD Z5, 64(DX)
 	ADDQ    R8, DX
-	VADDPD  (DX), Z6, Z6
+	ADDQ    R12, BX
+	VADDPD  (BX), Z6, Z6
 	VMOVUPD Z6, (DX)
-	VADDPD  64(DX), Z7, Z7
+	VADDPD  64(BX), Z7, Z7
 	VMOVUPD Z7, 64(DX)
 	ADDQ    R8, DX
-	VADDPD  (DX), Z8, Z8
+	ADDQ    R12, BX
+	VADDPD  (BX), Z8, Z8
 	VMOVUPD Z8, (DX)
-	VADDPD  64(DX), Z9, Z9
+	VADDPD  64(BX), Z9, Z9
 	VMOVUPD Z9, 64(DX)
 	ADDQ    R8, DX
-	VADDPD  (DX), Z10, Z10
+	ADDQ    R12, BX
+	VADDPD  (BX), Z10, Z10
 	VMOVUPD Z10, (DX)
-	VADDPD  64(DX), Z11, Z11
+	VADDPD  64(BX), Z11, Z11
 	VMOVUPD Z11, 64(DX)
 	VZEROUPPER
 	RET

@@ -110,6 +110,9 @@ func (f *MADEFeature) Constant() bool { return f.feature == 0 && f.context == 0 
 func (f *MADEFeature) Eval(tp *Tape, dst []float64, x []float64, context []float64, n int) {
 	d := f.feature
 	first := f.layers[0]
+	// the buffers of the hidden layers are the tape's and are given back on return, so that
+	// repeated calls (one per feature and transform when sampling) reuse memory still in cache
+	defer func(nf int) { tp.nf = nf }(tp.nf)
 	in := tp.scratch(n * first.in)
 	for i := 0; i < n; i++ {
 		row := in[i*first.in : (i+1)*first.in]
@@ -125,8 +128,7 @@ func (f *MADEFeature) Eval(tp *Tape, dst []float64, x []float64, context []float
 		} else {
 			out = tp.scratch(n * c.out)
 		}
-		fillRows(out, c.b)
-		gemm(false, false, n, c.out, c.in, 1, in, max(c.in, 1), c.w, max(c.out, 1), 1, out, max(c.out, 1))
+		gemmBias(n, c.out, c.in, in, max(c.in, 1), c.w, max(c.out, 1), c.b, out, max(c.out, 1))
 		if l+1 < len(f.layers) {
 			if fn := f.act.fn(); fn != fnIdentity {
 				applyInPlace(fn, out)

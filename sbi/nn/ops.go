@@ -72,11 +72,6 @@ func (tp *Tape) linear(x, w, bias *Tensor, mask []float64, act Activation) *Tens
 	}
 	g := tp.grads(x, w, bias)
 	out := tp.tensor(x.Rows, w.Cols, g)
-	beta := 0.0
-	if bias != nil {
-		fillRows(out.Data, bias.Data)
-		beta = 1
-	}
 	wd := w.Data
 	var wm []float64
 	if mask != nil {
@@ -86,7 +81,11 @@ func (tp *Tape) linear(x, w, bias *Tensor, mask []float64, act Activation) *Tens
 		}
 		wd = wm
 	}
-	gemm(false, false, x.Rows, w.Cols, x.Cols, 1, x.Data, x.Cols, wd, w.Cols, beta, out.Data, out.Cols)
+	if bias != nil {
+		gemmBias(x.Rows, w.Cols, x.Cols, x.Data, x.Cols, wd, w.Cols, bias.Data, out.Data, out.Cols)
+	} else {
+		gemm(false, false, x.Rows, w.Cols, x.Cols, 1, x.Data, x.Cols, wd, w.Cols, 0, out.Data, out.Cols)
+	}
 	fn := act.fn()
 	if fn != fnIdentity {
 		applyInPlace(fn, out.Data)
