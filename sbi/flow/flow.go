@@ -302,6 +302,14 @@ func (inv *Inverter) inverse(tp *nn.Tape, z *nn.Tensor, ctx []float64, wantLogDe
 			if fixed == nil {
 				inv.nets[k][d].Eval(tp, params.Data, x.Data, ctx, n)
 			}
+			if fixed == nil && f.cfg.Kind == NSF {
+				var ld []float64
+				if wantLogDet {
+					ld = logDet.Data
+				}
+				nn.RQSplineInverseColumn(x.Data[d:], h.Data[d:], D, n, params.Data, f.cfg.Bins, f.cfg.Bound, ld)
+				continue
+			}
 			for i := 0; i < n; i++ {
 				u := fixed
 				if u == nil {

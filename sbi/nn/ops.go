@@ -698,21 +698,23 @@ func derivFn(fn int, x, y float64) float64 {
 
 // applyInPlace replaces every y by fn(y), split over the workers when y is large.
 func applyInPlace(fn int, y []float64) {
-	const grain = 8192
-	if len(y) < 2*grain {
+	const grain = 2048 // groups of four values
+	if len(y) < 8*grain {
 		applySerial(fn, y)
 		return
 	}
-	parallelRange(len(y), grain, &applyJob{fn: fn, y: y})
+	parallelRange((len(y)+3)/4, grain, &applyJob{fn: fn, y: y})
 }
 
-// applyJob applies an activation to a range of a slice.
+// applyJob applies an activation to the groups of four values [lo, hi) of a slice: the
+// ranges split at multiples of four, where the vector kernels split, so that every value
+// gets the bits a single call would give it.
 type applyJob struct {
 	fn int
 	y  []float64
 }
 
-func (j *applyJob) do(lo, hi int) { applySerial(j.fn, j.y[lo:hi]) }
+func (j *applyJob) do(lo, hi int) { applySerial(j.fn, j.y[4*lo:min(4*hi, len(j.y))]) }
 
 func applySerial(fn int, y []float64) {
 	switch fn {

@@ -3,6 +3,7 @@ package nn
 import (
 	"fmt"
 	"math"
+	"sync"
 )
 
 // Limits of the rational-quadratic spline's bins, as in nflows (and sbi's NSF): every bin is
@@ -28,17 +29,24 @@ type knots struct {
 	widthScale  float64              // 1 − MinBinWidth·K
 	heightScale float64
 	bound       float64
-	u           []float64            // the unconstrained parameters
-	dl          [MaxBins + 1]float64 // the knot derivatives δ_0…δ_K, when haveDelta
-	haveDelta   bool
+	u           []float64        // the unconstrained parameters
+	ed          [MaxBins]float64 // e^−|u_δ,i| of the interior derivatives, when deltas == fromED
+	dl          []float64        // the interior derivatives δ_1…δ_{K−1}, when deltas == given
+	deltas      int              // how delta finds δ_i: fromU, fromED or given
 }
+
+// Sources of the knot derivatives (see delta).
+const (
+	fromU  = iota // softplus of the parameter
+	fromED        // softplus from the saved e^−|u|
+	given         // computed beforehand for a block of splines (splineBlock)
+)
 
 // set computes the knots from u = [widths(K), heights(K), derivatives(K−1)]:
 //
 //	w = m + (1 − mK)·softmax(u_w),  x_0 = −B, x_i = −B + 2B Σ_{j<i} w_j, x_K = B,
 //
-// and likewise the heights, and the knot derivatives δ_i (see delta), with the exponentials
-// and the logarithms of a spline each in one vector call.
+// and likewise the heights. The knot derivatives δ_i are computed on demand by delta.
 func (s *knots) set(u []float64, bound float64) {
 	k := (len(u) + 1) / 3
 	// the exponentials of both softmaxes and of the derivatives' softplus in one vector call
@@ -55,33 +63,9 @@ func (s *knots) set(u []float64, bound float64) {
 	expVec(e[:n4], e[:n4])
 	normalizeInto(s.pw[:k], e[:k])
 	normalizeInto(s.ph[:k], e[k:2*k])
+	copy(s.ed[:k-1], e[2*k:len(u)])
 	s.positions(u, bound)
-	s.setDeltas(u[2*k:], e[2*k:len(u)])
-}
-
-// setDeltas sets δ_0 = δ_K = 1 and δ_i = m_δ + softplus(v_i) for the interior knots, given
-// t_i = e^−|v_i|: softplus(v) = max(v, 0) + log1p(t), and log1p(t) = ln(1 + t)·t/((1 + t) − 1)
-// (Goldberg's correction of the rounding of 1 + t, as in softplusFrom), the logarithms by one
-// vector call.
-func (s *knots) setDeltas(v, t []float64) {
-	var l [MaxBins]float64
-	n4 := (len(v) + 3) &^ 3 // whole vectors: the padding holds ones
-	for i, ti := range t {
-		l[i] = 1 + ti
-	}
-	for i := len(v); i < n4; i++ {
-		l[i] = 1
-	}
-	logVec(l[:n4], l[:n4])
-	s.dl[0], s.dl[s.k] = 1, 1
-	for i, ti := range t {
-		lp := ti
-		if w := 1 + ti; w != 1 {
-			lp = l[i] * ti / (w - 1)
-		}
-		s.dl[i+1] = MinDerivative + max(v[i], 0) + lp
-	}
-	s.haveDelta = true
+	s.deltas = fromED
 }
 
 // maxOf returns the largest value of u (NaN values are passed over; they propagate through
@@ -108,13 +92,124 @@ func normalizeInto(p, e []float64) {
 	}
 }
 
+// splineBlock computes, for a block of splines, the exponentials of their parameters and
+// their knot derivatives with one vector call each, where one spline alone (knots.set) has
+// too few values to fill the vectors. The softmaxes are shifted by their first value rather
+// than their largest (which would cost a mispredicted branch per value): where that
+// overflows, the spline falls back to knots.set.
+type splineBlock struct {
+	e     []float64 // per spline: e^(u_w,i − u_w,0), e^(u_h,i − u_h,0), e^−|u_δ,i| (3K−1 values)
+	dl    []float64 // per spline: δ_1…δ_{K−1}
+	us    [splineBlockLen][]float64
+	at    [splineBlockLen]int
+	deriv [splineBlockLen]float64
+	s     knots
+}
+
+// splineBlocks is a free list of blocks (never emptied by the garbage collector, so that
+// steady-state training allocates nothing).
+var splineBlocks struct {
+	sync.Mutex
+	free []*splineBlock
+}
+
+func getSplineBlock() *splineBlock {
+	splineBlocks.Lock()
+	defer splineBlocks.Unlock()
+	if n := len(splineBlocks.free); n > 0 {
+		b := splineBlocks.free[n-1]
+		splineBlocks.free = splineBlocks.free[:n-1]
+		return b
+	}
+	return new(splineBlock)
+}
+
+func putSplineBlock(b *splineBlock) {
+	splineBlocks.Lock()
+	splineBlocks.free = append(splineBlocks.free, b)
+	splineBlocks.Unlock()
+}
+
+// prepare computes the block's values for the splines with parameters us (each 3K−1 values).
+func (b *splineBlock) prepare(us [][]float64, k int) {
+	p := 3*k - 1
+	if n := len(us) * p; cap(b.e) < n {
+		b.e = make([]float64, n)
+	}
+	if n := len(us) * (k - 1); cap(b.dl) < n {
+		b.dl = make([]float64, n)
+	}
+	e, dl := b.e[:len(us)*p], b.dl[:len(us)*(k-1)]
+	for j, u := range us {
+		ej := e[j*p : (j+1)*p]
+		w0, h0 := u[0], u[k]
+		for i := 0; i < k; i++ {
+			ej[i] = u[i] - w0
+			ej[k+i] = u[k+i] - h0
+		}
+		for i, v := range u[2*k:] {
+			ej[2*k+i] = -math.Abs(v)
+		}
+	}
+	expVec(e, e)
+	// δ = m_δ + softplus(v), softplus(v) = max(v, 0) + log1p(t) with t = e^−|v|, and
+	// log1p(t) = ln(1 + t)·t/((1 + t) − 1) (Goldberg's correction, as in softplusFrom)
+	for j := range us {
+		copy(dl[j*(k-1):(j+1)*(k-1)], e[j*p+2*k:(j+1)*p])
+	}
+	for i, t := range dl {
+		dl[i] = 1 + t
+	}
+	logVec(dl, dl)
+	for j, u := range us {
+		for i, v := range u[2*k:] {
+			t := e[j*p+2*k+i]
+			lp := t
+			if w := 1 + t; w != 1 {
+				lp = dl[j*(k-1)+i] * t / (w - 1)
+			}
+			dl[j*(k-1)+i] = MinDerivative + max(v, 0) + lp
+		}
+	}
+}
+
+// knots sets s to spline j of the block, whose parameters are u.
+func (b *splineBlock) knots(s *knots, j int, u []float64, bound float64) {
+	k := (len(u) + 1) / 3
+	p := len(u)
+	ej := b.e[j*p : (j+1)*p]
+	if !normalizeFinite(s.pw[:k], ej[:k]) || !normalizeFinite(s.ph[:k], ej[k:2*k]) {
+		s.set(u, bound) // e^(u_i − u_0) overflowed
+		return
+	}
+	s.positions(u, bound)
+	s.dl = b.dl[j*(k-1) : (j+1)*(k-1)]
+	s.deltas = given
+}
+
+// normalizeFinite sets p = e / Σe and reports true, or reports false when Σe is not finite.
+func normalizeFinite(p, e []float64) bool {
+	z := 0.0
+	for _, v := range e {
+		z += v
+	}
+	if !(z <= math.MaxFloat64) {
+		return false
+	}
+	r := 1 / z
+	for i, v := range e {
+		p[i] = v * r
+	}
+	return true
+}
+
 // restore is set with the softmaxes already known (saved by the forward pass).
 func (s *knots) restore(u []float64, bound float64, pw, ph []float64) {
 	k := (len(u) + 1) / 3
 	copy(s.pw[:k], pw)
 	copy(s.ph[:k], ph)
 	s.positions(u, bound)
-	s.haveDelta = false
+	s.deltas = fromU
 }
 
 func (s *knots) positions(u []float64, bound float64) {
@@ -139,8 +234,11 @@ func (s *knots) delta(i int) float64 {
 	if i == 0 || i == s.k {
 		return 1
 	}
-	if s.haveDelta {
-		return s.dl[i]
+	switch s.deltas {
+	case given:
+		return s.dl[i-1]
+	case fromED:
+		return MinDerivative + softplusFrom(s.u[2*s.k+i-1], s.ed[i-1])
 	}
 	return MinDerivative + softplus(s.u[2*s.k+i-1])
 }
@@ -346,49 +444,47 @@ func (j *splineJob) forward(lo, hi int) {
 	x, params, y, logDet, bins, bound := j.x, j.params, j.y, j.logDet, j.bins, j.bound
 	D := x.Cols
 	P := SplineParams(bins)
-	var s knots
-	// the derivatives of a block of rows are collected and their logarithms taken by one
-	// vector call; an element in the tails contributes log 1 = 0
-	var stack [256]float64
-	deriv := stack[:]
-	if D > len(stack) {
-		deriv = make([]float64, D)
-	}
-	rows := len(deriv) / D
-	for r0 := lo; r0 < hi; r0 += rows {
-		r1 := min(hi, r0+rows)
-		for i := r0; i < r1; i++ {
-			for d := 0; d < D; d++ {
-				e := i*D + d
-				v := x.Data[e]
-				de := &deriv[e-r0*D]
-				if v < -bound || v > bound {
-					y.Data[e], *de = v, 1
-					if j.inside != nil {
-						j.inside[e] = 0
-					}
-					continue
-				}
-				s.set(params.Data[i*params.Cols+d*P:i*params.Cols+(d+1)*P], bound)
-				y.Data[e], *de = s.evalDeriv(v)
+	b := getSplineBlock()
+	defer putSplineBlock(b)
+	clear(logDet.Data[lo:hi])
+	// elements go in blocks of splineBlockLen: their exponentials, knot derivatives and
+	// log-derivatives are each taken by one vector call; the log-derivatives are added to
+	// their rows' log-determinants in order, and an element in the tails adds log 1 = 0
+	for e0 := lo * D; e0 < hi*D; e0 += splineBlockLen {
+		e1 := min(hi*D, e0+splineBlockLen)
+		m := 0
+		for e := e0; e < e1; e++ {
+			if v := x.Data[e]; v < -bound || v > bound {
+				y.Data[e], b.deriv[e-e0] = v, 1
 				if j.inside != nil {
-					j.inside[e] = 1
-					copy(j.saved[e*2*bins:], s.pw[:bins])
-					copy(j.saved[e*2*bins+bins:], s.ph[:bins])
+					j.inside[e] = 0
 				}
+				continue
+			}
+			i, d := e/D, e%D
+			b.us[m], b.at[m] = params.Data[i*params.Cols+d*P:i*params.Cols+(d+1)*P], e
+			m++
+		}
+		b.prepare(b.us[:m], bins)
+		for t, e := range b.at[:m] {
+			b.knots(&b.s, t, b.us[t], bound)
+			y.Data[e], b.deriv[e-e0] = b.s.evalDeriv(x.Data[e])
+			if j.inside != nil {
+				j.inside[e] = 1
+				copy(j.saved[e*2*bins:], b.s.pw[:bins])
+				copy(j.saved[e*2*bins+bins:], b.s.ph[:bins])
 			}
 		}
-		n := (r1 - r0) * D
-		logVec(deriv[:n], deriv[:n])
-		for i := r0; i < r1; i++ {
-			ld := 0.0
-			for _, l := range deriv[(i-r0)*D : (i-r0+1)*D] {
-				ld += l
-			}
-			logDet.Data[i] = ld
+		logVec(b.deriv[:e1-e0], b.deriv[:e1-e0])
+		for e := e0; e < e1; e++ {
+			logDet.Data[e/D] += b.deriv[e-e0]
 		}
 	}
 }
+
+// splineBlockLen is the number of splines whose exponentials and logarithms are taken
+// together.
+const splineBlockLen = 32
 
 func backRQSpline(n *node) {
 	n.sj.backward = true
@@ -497,6 +593,40 @@ func RQSplineInverse(y float64, u []float64, bound float64) (x, logDet float64) 
 	var s knots
 	s.set(u, bound)
 	return s.inverse(y, true)
+}
+
+// RQSplineInverseColumn inverts n splines at once: for every i < n, the spline with parameters
+// params[i·P : (i+1)·P] (P = 3·bins − 1, see RQSpline) at y[i·stride], written to x[i·stride];
+// with logDet not nil it adds log dx/dy to logDet[i]. It is RQSplineInverse for one column of
+// a batch, with the exponentials and logarithms of blocks of splines taken by vector calls.
+func RQSplineInverseColumn(x, y []float64, stride, n int, params []float64, bins int, bound float64, logDet []float64) {
+	P := SplineParams(bins)
+	if len(params) < n*P || (n > 0 && (len(y) <= (n-1)*stride || len(x) <= (n-1)*stride)) {
+		panic(fmt.Sprintf("nn: RQSplineInverseColumn: %d splines of %d parameters need %d parameters and %d strided values; have %d, %d and %d",
+			n, P, n*P, (n-1)*stride+1, len(params), len(y), len(x)))
+	}
+	b := getSplineBlock()
+	defer putSplineBlock(b)
+	for i0 := 0; i0 < n; i0 += splineBlockLen {
+		m := 0
+		for i := i0; i < min(n, i0+splineBlockLen); i++ {
+			if v := y[i*stride]; v < -bound || v > bound {
+				x[i*stride] = v
+				continue
+			}
+			b.us[m], b.at[m] = params[i*P:(i+1)*P], i
+			m++
+		}
+		b.prepare(b.us[:m], bins)
+		for t, i := range b.at[:m] {
+			b.knots(&b.s, t, b.us[t], bound)
+			xv, ld := b.s.inverse(y[i*stride], logDet != nil)
+			x[i*stride] = xv
+			if logDet != nil {
+				logDet[i] += ld
+			}
+		}
+	}
 }
 
 // RQSplineInverseValue is RQSplineInverse without the log-determinant.

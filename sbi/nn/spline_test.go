@@ -140,3 +140,60 @@ func TestRQSplineParallel(t *testing.T) {
 		}
 	}
 }
+
+// TestRQSplineBlocks compares the block evaluations (the tape's RQSpline and
+// RQSplineInverseColumn, which shift each softmax by its first logit) with the one-spline
+// functions (which shift by the largest), to 1e-12, on parameters of ordinary size and on
+// parameters whose logits lie 800 apart, where the first-logit shift overflows and the block
+// falls back to the one-spline path; and checks that the inverse undoes the forward (for the
+// logits 800 apart, whose bins of the minimal width make the inverse ill-conditioned, by its
+// backward error).
+func TestRQSplineBlocks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	const n, D, bins, B = 101, 3, 8, 4.0
+	P := SplineParams(bins)
+	for _, scale := range []float64{1, 400} {
+		x := randConst(rng, n, D, -5, 5)
+		p := NewTensor(n, D*P, randSplineParams(rng, n*D, scale, bins))
+		tp := NewTape()
+		y, ld := tp.RQSpline(x, p, bins, B)
+		for i := 0; i < n; i++ {
+			sum := 0.0
+			for d := 0; d < D; d++ {
+				u := p.Data[i*D*P+d*P : i*D*P+(d+1)*P]
+				wy, wl := RQSplineForward(x.Data[i*D+d], u, B)
+				sum += wl
+				if got := y.Data[i*D+d]; math.Abs(got-wy) > 1e-12*max(1, math.Abs(wy)) {
+					t.Fatalf("scale %v: y[%d,%d] = %v, one spline gives %v", scale, i, d, got, wy)
+				}
+			}
+			if math.Abs(ld.Data[i]-sum) > 1e-12*max(1, math.Abs(sum)) {
+				t.Fatalf("scale %v: log-determinant of row %d = %v, one spline at a time gives %v", scale, i, ld.Data[i], sum)
+			}
+		}
+		for d := 0; d < D; d++ {
+			col := make([]float64, n*P) // the parameters of feature d, row after row
+			for i := 0; i < n; i++ {
+				copy(col[i*P:], p.Data[i*D*P+d*P:i*D*P+(d+1)*P])
+			}
+			back, lds := make([]float64, n*D), make([]float64, n)
+			RQSplineInverseColumn(back[d:], y.Data[d:], D, n, col, bins, B, lds)
+			for i := 0; i < n; i++ {
+				got := back[i*D+d]
+				if scale > 1 { // ill-conditioned: ask for a small backward error only
+					if fy, _ := RQSplineForward(got, col[i*P:(i+1)*P], B); math.Abs(fy-y.Data[i*D+d]) > 1e-9 {
+						t.Fatalf("scale %v: inverse at row %d feature %d = %v maps back to %v, not %v", scale, i, d, got, fy, y.Data[i*D+d])
+					}
+					continue
+				}
+				wx, wl := RQSplineInverse(y.Data[i*D+d], col[i*P:(i+1)*P], B)
+				if math.Abs(got-wx) > 1e-12*max(1, math.Abs(wx)) || math.Abs(got-x.Data[i*D+d]) > 1e-9 {
+					t.Fatalf("scale %v: inverse at row %d feature %d = %v, one spline %v, forward input %v", scale, i, d, got, wx, x.Data[i*D+d])
+				}
+				if math.Abs(lds[i]-wl) > 1e-12*max(1, math.Abs(wl)) {
+					t.Fatalf("scale %v: inverse log-determinant at row %d feature %d = %v, one spline %v", scale, i, d, lds[i], wl)
+				}
+			}
+		}
+	}
+}

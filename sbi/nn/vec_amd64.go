@@ -52,23 +52,55 @@ func adamVec(x, g, m, v []float64, c *[7]float64) {
 	adamGo(x[n:], g[n:], m[n:], v[n:], c)
 }
 
-// expVec sets dst[i] = e^src[i] (dst and src may be the same slice).
+// expVec sets dst[i] = e^src[i] (dst and src may be the same slice). Every value gets the
+// same bits wherever it lies in src: the values the vector kernel leaves (a group outside its
+// range, the last len%4) are computed one at a time by expOne, its scalar twin.
 func expVec(dst, src []float64) {
+	if !hasAVX2 {
+		expGo(dst, src)
+		return
+	}
 	i := 0
-	if hasAVX2 {
-		for len(src)-i >= 4 {
-			i += expAVX2(dst[i:], src[i:len(src)&^3])
-			if len(src)-i < 4 {
-				break
-			}
-			for _, v := range src[i : i+4] { // a group outside the fast path's range
-				dst[i] = math.Exp(v)
-				i++
-			}
+	for len(src)-i >= 4 {
+		i += expAVX2(dst[i:], src[i:len(src)&^3])
+		if len(src)-i < 4 {
+			break
+		}
+		for _, v := range src[i : i+4] { // a group outside the fast path's range
+			dst[i] = expOne(v)
+			i++
 		}
 	}
-	expGo(dst[i:], src[i:])
+	for ; i < len(src); i++ {
+		dst[i] = expOne(src[i])
+	}
 }
+
+// expOne is e^x computed with the operations of expAVX2 (to the bit) inside its range
+// [−708, 708], and by math.Exp outside it.
+func expOne(x float64) float64 {
+	if !(x >= -708 && x <= 708) {
+		return math.Exp(x)
+	}
+	const (
+		log2e = 0x1.71547652b82fep+00
+		ln2hi = 0x1.62e42fee00000p-01
+		ln2lo = 0x1.a39ef35793c76p-33
+	)
+	k := math.RoundToEven(float64(x * log2e))
+	r := math.FMA(-k, ln2hi, x)
+	r = math.FMA(-k, ln2lo, r)
+	p := expCoef[0]
+	for _, c := range expCoef[1:] {
+		p = math.FMA(p, r, c)
+	}
+	p = math.FMA(p, r, 1)
+	return float64(p * math.Float64frombits(uint64(int64(k)+1023)<<52))
+}
+
+// expCoef are the Taylor coefficients 1/i! of expAVX2's polynomial, i = 12…0.
+var expCoef = [...]float64{1.0 / 479001600, 1.0 / 39916800, 1.0 / 3628800, 1.0 / 362880, 1.0 / 40320,
+	1.0 / 5040, 1.0 / 720, 1.0 / 120, 1.0 / 24, 1.0 / 6, 0.5, 1}
 
 // eluVec sets dst[i] = scale·x for x > 0 and sa·(eˣ − 1) otherwise (see eluGo).
 func eluVec(dst, src []float64, scale, sa float64) {
@@ -90,20 +122,60 @@ func eluBack(y, gy, g []float64, scale, sa float64) {
 	eluBackGo(y[n:], gy[n:], g[n:], scale, sa)
 }
 
-// logVec sets dst[i] = ln src[i] (dst and src may be the same slice).
+// logVec sets dst[i] = ln src[i] (dst and src may be the same slice), every value with the
+// same bits wherever it lies in src (as expVec, with logOne).
 func logVec(dst, src []float64) {
+	if !hasAVX2 {
+		logGo(dst, src)
+		return
+	}
 	i := 0
-	if hasAVX2 {
-		for len(src)-i >= 4 {
-			i += logAVX2(dst[i:], src[i:len(src)&^3])
-			if len(src)-i < 4 {
-				break
-			}
-			for _, v := range src[i : i+4] { // a group outside the fast path's range
-				dst[i] = math.Log(v)
-				i++
-			}
+	for len(src)-i >= 4 {
+		i += logAVX2(dst[i:], src[i:len(src)&^3])
+		if len(src)-i < 4 {
+			break
+		}
+		for _, v := range src[i : i+4] { // a group outside the fast path's range
+			dst[i] = logOne(v)
+			i++
 		}
 	}
-	logGo(dst[i:], src[i:])
+	for ; i < len(src); i++ {
+		dst[i] = logOne(src[i])
+	}
+}
+
+// logOne is ln x computed with the operations of logAVX2 (to the bit) for normal, positive,
+// finite x, and by math.Log otherwise.
+func logOne(x float64) float64 {
+	if !(x >= 0x1p-1022 && x <= math.MaxFloat64) {
+		return math.Log(x)
+	}
+	const (
+		ln2hi = 6.93147180369123816490e-01
+		ln2lo = 1.90821492927058770002e-10
+		l1    = 6.666666666666735130e-01
+		l2    = 3.999999999940941908e-01
+		l3    = 2.857142874366239149e-01
+		l4    = 2.222219843214978396e-01
+		l5    = 1.818357216161805012e-01
+		l6    = 1.531383769920937332e-01
+		l7    = 1.479819860511658591e-01
+	)
+	b := math.Float64bits(x)
+	m := math.Float64frombits(b&(1<<52-1) | 0x3fe0000000000000) // x = m·2^(e−1022), m ∈ [½, 1)
+	k := float64(int64(b>>52) - 1022)
+	if m < math.Sqrt2/2 {
+		m += m
+		k--
+	}
+	f := m - 1
+	s := f / (2 + f)
+	s2 := float64(s * s)
+	s4 := float64(s2 * s2)
+	t1 := float64(s2 * math.FMA(math.FMA(math.FMA(l7, s4, l5), s4, l3), s4, l1))
+	t2 := float64(s4 * math.FMA(math.FMA(l6, s4, l4), s4, l2))
+	hfsq := float64(float64(f*f) * 0.5)
+	t := math.FMA(s, hfsq+(t1+t2), float64(k*ln2lo))
+	return float64(k*ln2hi) - ((hfsq - t) - f)
 }
