@@ -555,8 +555,9 @@ func RQSplineForward(x float64, u []float64, bound float64) (y, logDet float64) 
 // Spline is one rational-quadratic spline (see RQSpline) with its knots computed once, for
 // evaluating it at many points.
 type Spline struct {
-	s knots
-	u []float64
+	s  knots
+	u  []float64
+	dl []float64 // the interior knot derivatives, computed once
 }
 
 // NewSpline returns the spline with unconstrained parameters u (3·bins−1 values, copied) on
@@ -564,6 +565,12 @@ type Spline struct {
 func NewSpline(u []float64, bound float64) *Spline {
 	sp := &Spline{u: append([]float64(nil), u...)}
 	sp.s.set(sp.u, bound)
+	k := sp.s.k
+	sp.dl = make([]float64, k-1)
+	for i := range sp.dl {
+		sp.dl[i] = sp.s.delta(i + 1)
+	}
+	sp.s.dl, sp.s.deltas = sp.dl, given
 	return sp
 }
 
