@@ -155,10 +155,9 @@ func (b *splineBlock) prepare(us [][]float64, k int) {
 	// δ = m_δ + softplus(v), softplus(v) = max(v, 0) + log1p(t) with t = e^−|v|, and
 	// log1p(t) = ln(1 + t)·t/((1 + t) − 1) (Goldberg's correction, as in softplusFrom)
 	for j := range us {
-		copy(dl[j*(k-1):(j+1)*(k-1)], e[j*p+2*k:(j+1)*p])
-	}
-	for i, t := range dl {
-		dl[i] = 1 + t
+		for i, t := range e[j*p+2*k : (j+1)*p] {
+			dl[j*(k-1)+i] = 1 + t
+		}
 	}
 	logVec(dl, dl)
 	for j, u := range us {
