@@ -25,7 +25,7 @@ type Options struct {
 	Env []string
 	// Params override the defaults of the cell tagged "parameters" (name → Go expression).
 	Params map[string]string
-	// Full runs the paper-scale version: the parameter quick is set to false (GOSBI_FULL=1).
+	// Full runs the full version: the parameter quick is set to false (GOSBI_FULL=1).
 	Full bool
 	// CellTimeout bounds each cell (0: no limit). A cell that runs longer is interrupted and
 	// counts as failed.
@@ -322,7 +322,7 @@ func RunMain(args []string) error {
 	fs.Var(params, "param", "set a parameter of the cell tagged \"parameters\": `name=value` (repeatable)")
 	quiet := fs.Bool("quiet", false, "do not print progress")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: gosbi run NOTEBOOK.ipynb... [--out DIR] [--html] [--param name=value] [--timeout D]\n\nGOSBI_FULL=1 runs the paper-scale version (sets the parameter quick to false).")
+		fmt.Fprintln(fs.Output(), "usage: gosbi run NOTEBOOK.ipynb... [--out DIR] [--html] [--param name=value] [--timeout D]\n\nGOSBI_FULL=1 runs the full version (sets the parameter quick to false).")
 		fs.PrintDefaults()
 	}
 	// Accept flags after the notebook names too.
