@@ -317,15 +317,11 @@ func (inv *Inverter) inverse(tp *nn.Tape, z *nn.Tensor, ctx []float64, wantLogDe
 				}
 				var xv, ld float64
 				y := h.Data[i*D+d]
-				switch {
+				switch { // a context-only NSF transform has its spline (the others went by column)
 				case spline != nil && wantLogDet:
 					xv, ld = spline.Inverse(y)
 				case spline != nil:
 					xv = spline.InverseValue(y)
-				case f.cfg.Kind == NSF && wantLogDet:
-					xv, ld = nn.RQSplineInverse(y, u, f.cfg.Bound)
-				case f.cfg.Kind == NSF:
-					xv = nn.RQSplineInverseValue(y, u, f.cfg.Bound)
 				default:
 					xv, ld = nn.AffineInverse(y, u)
 				}

@@ -2,8 +2,6 @@
 
 package nn
 
-import "sync"
-
 // The pure-Go build multiplies matrices with its own packed kernel in Go assembly when the
 // CPU has AVX2 and FMA (checked once with CPUID/XGETBV), and with gonum's blas64 otherwise.
 // gonum's Dgemm is built on SSE2 level-1 routines and reaches 6–8 GFLOP/s on the reference
@@ -49,29 +47,8 @@ type gemmBuf struct {
 	job  gemmJob
 }
 
-// gemmBufs is a free list of packing buffers; unlike a sync.Pool it is never emptied by the
-// garbage collector, so steady-state products allocate nothing.
-var gemmBufs struct {
-	sync.Mutex
-	free []*gemmBuf
-}
-
-func getGemmBuf() *gemmBuf {
-	gemmBufs.Lock()
-	defer gemmBufs.Unlock()
-	if n := len(gemmBufs.free); n > 0 {
-		b := gemmBufs.free[n-1]
-		gemmBufs.free = gemmBufs.free[:n-1]
-		return b
-	}
-	return new(gemmBuf)
-}
-
-func putGemmBuf(b *gemmBuf) {
-	gemmBufs.Lock()
-	gemmBufs.free = append(gemmBufs.free, b)
-	gemmBufs.Unlock()
-}
+// gemmBufs holds the packing buffers.
+var gemmBufs freeList[gemmBuf]
 
 // gemmParFlops is the size of a product (2·m·n·k) above which its row panels are split
 // over goroutines, and gemmChunkFlops the least work given to one goroutine.
@@ -104,7 +81,7 @@ func fastGemmBias(m, n, k int, a []float64, lda int, b []float64, ldb int, bias,
 
 // packedGemm is C = op(A)·op(B) + C, or + 1·biasᵀ in place of C when bias is not nil.
 func packedGemm(tA, tB bool, m, n, k int, a []float64, lda int, b []float64, ldb int, bias, c []float64, ldc int) bool {
-	buf := getGemmBuf()
+	buf := gemmBufs.get()
 	np := (n + gemmNR - 1) / gemmNR
 	panels := (m + gemmMR - 1) / gemmMR
 	for l0 := 0; l0 < k; l0 += gemmKC {
@@ -125,7 +102,7 @@ func packedGemm(tA, tB bool, m, n, k int, a []float64, lda int, b []float64, ldb
 		parallelRange(panels, grain, &buf.job)
 	}
 	buf.job = gemmJob{}
-	putGemmBuf(buf)
+	gemmBufs.put(buf)
 	return true
 }
 
@@ -142,7 +119,7 @@ type gemmJob struct {
 }
 
 func (j *gemmJob) do(lo, hi int) {
-	buf := getGemmBuf()
+	buf := gemmBufs.get()
 	if cap(buf.a) < j.kb*gemmMR {
 		buf.a = make([]float64, gemmKC*gemmMR)
 	}
@@ -188,7 +165,7 @@ func (j *gemmJob) do(lo, hi int) {
 			}
 		}
 	}
-	putGemmBuf(buf)
+	gemmBufs.put(buf)
 }
 
 func scaleC(m, n int, beta float64, c []float64, ldc int) {

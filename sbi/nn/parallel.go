@@ -91,3 +91,29 @@ func parallelRange(n, grain int, job rangeJob) {
 	default:
 	}
 }
+
+// freeList keeps scratch values for reuse across calls and goroutines; unlike a sync.Pool it
+// is never emptied by the garbage collector, so steady-state kernels allocate nothing.
+type freeList[T any] struct {
+	mu   sync.Mutex
+	free []*T
+}
+
+// get returns a value from the list, or a new zero value when the list is empty.
+func (l *freeList[T]) get() *T {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if n := len(l.free); n > 0 {
+		v := l.free[n-1]
+		l.free = l.free[:n-1]
+		return v
+	}
+	return new(T)
+}
+
+// put returns v to the list.
+func (l *freeList[T]) put(v *T) {
+	l.mu.Lock()
+	l.free = append(l.free, v)
+	l.mu.Unlock()
+}

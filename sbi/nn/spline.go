@@ -3,7 +3,6 @@ package nn
 import (
 	"fmt"
 	"math"
-	"sync"
 )
 
 // Limits of the rational-quadratic spline's bins, as in nflows (and sbi's NSF): every bin is
@@ -30,16 +29,16 @@ type knots struct {
 	heightScale float64
 	bound       float64
 	u           []float64        // the unconstrained parameters
-	ed          [MaxBins]float64 // e^−|u_δ,i| of the interior derivatives, when deltas == fromED
-	dl          []float64        // the interior derivatives δ_1…δ_{K−1}, when deltas == given
-	deltas      int              // how delta finds δ_i: fromU, fromED or given
+	ed          [MaxBins]float64 // e^−|u_δ,i| of the interior derivatives, when deltas == deltasFromED
+	dl          []float64        // the interior derivatives δ_1…δ_{K−1}, when deltas == deltasGiven
+	deltas      int              // how delta finds δ_i: deltasFromU, deltasFromED or deltasGiven
 }
 
 // Sources of the knot derivatives (see delta).
 const (
-	fromU  = iota // softplus of the parameter
-	fromED        // softplus from the saved e^−|u|
-	given         // computed beforehand for a block of splines (splineBlock)
+	deltasFromU  = iota // softplus of the parameter
+	deltasFromED        // softplus from the saved e^−|u|
+	deltasGiven         // computed beforehand for a block of splines (splineBlock)
 )
 
 // set computes the knots from u = [widths(K), heights(K), derivatives(K−1)]:
@@ -61,11 +60,11 @@ func (s *knots) set(u []float64, bound float64) {
 	}
 	n4 := (len(u) + 3) &^ 3 // whole vectors: the padding holds zeros
 	expVec(e[:n4], e[:n4])
-	normalizeInto(s.pw[:k], e[:k])
-	normalizeInto(s.ph[:k], e[k:2*k])
+	normalize(s.pw[:k], e[:k])
+	normalize(s.ph[:k], e[k:2*k])
 	copy(s.ed[:k-1], e[2*k:len(u)])
 	s.positions(u, bound)
-	s.deltas = fromED
+	s.deltas = deltasFromED
 }
 
 // maxOf returns the largest value of u (NaN values are passed over; they propagate through
@@ -80,8 +79,9 @@ func maxOf(u []float64) float64 {
 	return m
 }
 
-// normalizeInto sets p = e / Σe.
-func normalizeInto(p, e []float64) {
+// normalize sets p = e / Σe and reports whether Σe is finite (a NaN or an infinite sum
+// propagates into p).
+func normalize(p, e []float64) bool {
 	z := 0.0
 	for _, v := range e {
 		z += v
@@ -90,6 +90,7 @@ func normalizeInto(p, e []float64) {
 	for i, v := range e {
 		p[i] = v * r
 	}
+	return z <= math.MaxFloat64
 }
 
 // splineBlock computes, for a block of splines, the exponentials of their parameters and
@@ -98,37 +99,16 @@ func normalizeInto(p, e []float64) {
 // than their largest (which would cost a mispredicted branch per value): where that
 // overflows, the spline falls back to knots.set.
 type splineBlock struct {
-	e     []float64 // per spline: e^(u_w,i − u_w,0), e^(u_h,i − u_h,0), e^−|u_δ,i| (3K−1 values)
-	dl    []float64 // per spline: δ_1…δ_{K−1}
-	us    [splineBlockLen][]float64
-	at    [splineBlockLen]int
-	deriv [splineBlockLen]float64
-	s     knots
+	e     []float64                 // per spline: e^(u_w,i − u_w,0), e^(u_h,i − u_h,0), e^−|u_δ,i| (3K−1 values)
+	dl    []float64                 // per spline: δ_1…δ_{K−1}
+	us    [splineBlockLen][]float64 // the parameters of the block's splines (callers' scratch)
+	at    [splineBlockLen]int       // where each spline's value goes (callers' scratch)
+	deriv [splineBlockLen]float64   // derivatives, then their logarithms (callers' scratch)
+	s     knots                     // the knots of the spline being evaluated
 }
 
-// splineBlocks is a free list of blocks (never emptied by the garbage collector, so that
-// steady-state training allocates nothing).
-var splineBlocks struct {
-	sync.Mutex
-	free []*splineBlock
-}
-
-func getSplineBlock() *splineBlock {
-	splineBlocks.Lock()
-	defer splineBlocks.Unlock()
-	if n := len(splineBlocks.free); n > 0 {
-		b := splineBlocks.free[n-1]
-		splineBlocks.free = splineBlocks.free[:n-1]
-		return b
-	}
-	return new(splineBlock)
-}
-
-func putSplineBlock(b *splineBlock) {
-	splineBlocks.Lock()
-	splineBlocks.free = append(splineBlocks.free, b)
-	splineBlocks.Unlock()
-}
+// splineBlocks holds the blocks in use by no goroutine.
+var splineBlocks freeList[splineBlock]
 
 // prepare computes the block's values for the splines with parameters us (each 3K−1 values).
 func (b *splineBlock) prepare(us [][]float64, k int) {
@@ -177,29 +157,13 @@ func (b *splineBlock) knots(s *knots, j int, u []float64, bound float64) {
 	k := (len(u) + 1) / 3
 	p := len(u)
 	ej := b.e[j*p : (j+1)*p]
-	if !normalizeFinite(s.pw[:k], ej[:k]) || !normalizeFinite(s.ph[:k], ej[k:2*k]) {
+	if !normalize(s.pw[:k], ej[:k]) || !normalize(s.ph[:k], ej[k:2*k]) {
 		s.set(u, bound) // e^(u_i − u_0) overflowed
 		return
 	}
 	s.positions(u, bound)
 	s.dl = b.dl[j*(k-1) : (j+1)*(k-1)]
-	s.deltas = given
-}
-
-// normalizeFinite sets p = e / Σe and reports true, or reports false when Σe is not finite.
-func normalizeFinite(p, e []float64) bool {
-	z := 0.0
-	for _, v := range e {
-		z += v
-	}
-	if !(z <= math.MaxFloat64) {
-		return false
-	}
-	r := 1 / z
-	for i, v := range e {
-		p[i] = v * r
-	}
-	return true
+	s.deltas = deltasGiven
 }
 
 // restore is set with the softmaxes already known (saved by the forward pass).
@@ -208,7 +172,7 @@ func (s *knots) restore(u []float64, bound float64, pw, ph []float64) {
 	copy(s.pw[:k], pw)
 	copy(s.ph[:k], ph)
 	s.positions(u, bound)
-	s.deltas = fromU
+	s.deltas = deltasFromU
 }
 
 func (s *knots) positions(u []float64, bound float64) {
@@ -234,9 +198,9 @@ func (s *knots) delta(i int) float64 {
 		return 1
 	}
 	switch s.deltas {
-	case given:
+	case deltasGiven:
 		return s.dl[i-1]
-	case fromED:
+	case deltasFromED:
 		return MinDerivative + softplusFrom(s.u[2*s.k+i-1], s.ed[i-1])
 	}
 	return MinDerivative + softplus(s.u[2*s.k+i-1])
@@ -443,8 +407,8 @@ func (j *splineJob) forward(lo, hi int) {
 	x, params, y, logDet, bins, bound := j.x, j.params, j.y, j.logDet, j.bins, j.bound
 	D := x.Cols
 	P := SplineParams(bins)
-	b := getSplineBlock()
-	defer putSplineBlock(b)
+	b := splineBlocks.get()
+	defer splineBlocks.put(b)
 	clear(logDet.Data[lo:hi])
 	// elements go in blocks of splineBlockLen: their exponentials, knot derivatives and
 	// log-derivatives are each taken by one vector call; the log-derivatives are added to
@@ -569,7 +533,7 @@ func NewSpline(u []float64, bound float64) *Spline {
 	for i := range sp.dl {
 		sp.dl[i] = sp.s.delta(i + 1)
 	}
-	sp.s.dl, sp.s.deltas = sp.dl, given
+	sp.s.dl, sp.s.deltas = sp.dl, deltasGiven
 	return sp
 }
 
@@ -611,8 +575,8 @@ func RQSplineInverseColumn(x, y []float64, stride, n int, params []float64, bins
 		panic(fmt.Sprintf("nn: RQSplineInverseColumn: %d splines of %d parameters need %d parameters and %d strided values; have %d, %d and %d",
 			n, P, n*P, (n-1)*stride+1, len(params), len(y), len(x)))
 	}
-	b := getSplineBlock()
-	defer putSplineBlock(b)
+	b := splineBlocks.get()
+	defer splineBlocks.put(b)
 	for i0 := 0; i0 < n; i0 += splineBlockLen {
 		m := 0
 		for i := i0; i < min(n, i0+splineBlockLen); i++ {
@@ -633,15 +597,4 @@ func RQSplineInverseColumn(x, y []float64, stride, n int, params []float64, bins
 			}
 		}
 	}
-}
-
-// RQSplineInverseValue is RQSplineInverse without the log-determinant.
-func RQSplineInverseValue(y float64, u []float64, bound float64) float64 {
-	if y < -bound || y > bound {
-		return y
-	}
-	var s knots
-	s.set(u, bound)
-	x, _ := s.inverse(y, false)
-	return x
 }

@@ -60,19 +60,26 @@ func expVec(dst, src []float64) {
 		expGo(dst, src)
 		return
 	}
+	withScalarTwin(dst, src, expAVX2, expOne)
+}
+
+// withScalarTwin runs a vector kernel that stops before the first group of four outside its
+// range (returning the number of values done), and computes those groups and the last len%4
+// values one at a time with its scalar twin.
+func withScalarTwin(dst, src []float64, kernel func(dst, src []float64) int, one func(float64) float64) {
 	i := 0
 	for len(src)-i >= 4 {
-		i += expAVX2(dst[i:], src[i:len(src)&^3])
+		i += kernel(dst[i:], src[i:len(src)&^3])
 		if len(src)-i < 4 {
 			break
 		}
-		for _, v := range src[i : i+4] { // a group outside the fast path's range
-			dst[i] = expOne(v)
+		for _, v := range src[i : i+4] { // a group outside the kernel's range
+			dst[i] = one(v)
 			i++
 		}
 	}
 	for ; i < len(src); i++ {
-		dst[i] = expOne(src[i])
+		dst[i] = one(src[i])
 	}
 }
 
@@ -129,20 +136,7 @@ func logVec(dst, src []float64) {
 		logGo(dst, src)
 		return
 	}
-	i := 0
-	for len(src)-i >= 4 {
-		i += logAVX2(dst[i:], src[i:len(src)&^3])
-		if len(src)-i < 4 {
-			break
-		}
-		for _, v := range src[i : i+4] { // a group outside the fast path's range
-			dst[i] = logOne(v)
-			i++
-		}
-	}
-	for ; i < len(src); i++ {
-		dst[i] = logOne(src[i])
-	}
+	withScalarTwin(dst, src, logAVX2, logOne)
 }
 
 // logOne is ln x computed with the operations of logAVX2 (to the bit) for normal, positive,
