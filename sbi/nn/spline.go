@@ -105,6 +105,7 @@ type splineBlock struct {
 	at    [splineBlockLen]int       // where each spline's value goes (callers' scratch)
 	deriv [splineBlockLen]float64   // derivatives, then their logarithms (callers' scratch)
 	s     knots                     // the knots of the spline being evaluated
+	lanes splineLanes               // the vector kernel's memory (byLanes)
 }
 
 // splineBlocks holds the blocks in use by no goroutine.
@@ -272,7 +273,7 @@ func (s *knots) inverse(y float64, wantLogDet bool) (x, logDet float64) {
 	t := xi * (1 - xi)
 	den := sl + (dk+dk1-2*sl)*t
 	m := dk1*xi*xi + 2*sl*t + dk*(1-xi)*(1-xi)
-	return x, -math.Log(sl * sl * m / (den * den))
+	return x, -logOne(sl * sl * m / (den * den))
 }
 
 // backward adds to gu (length 3K−1) the gradient with respect to the unconstrained
@@ -428,17 +429,31 @@ func (j *splineJob) forward(lo, hi int) {
 			b.us[m], b.at[m] = params.Data[i*params.Cols+d*P:i*params.Cols+(d+1)*P], e
 			m++
 		}
-		b.prepare(b.us[:m], bins)
-		for t, e := range b.at[:m] {
-			b.knots(&b.s, t, b.us[t], bound)
-			y.Data[e], b.deriv[e-e0] = b.s.evalDeriv(x.Data[e])
-			if j.inside != nil {
+		if j.inside == nil { // no gradient: the vector kernel, and the scalar path for what it declines
+			for e := e0; e < e1; e++ {
+				b.deriv[e-e0] = 0 // log 1 in the tails
+			}
+			m = b.byLanes(m, bins, bound, lanesForward, x.Data, 1, func(e int, v, ld float64) {
+				y.Data[e], b.deriv[e-e0] = v, ld
+			})
+			b.prepare(b.us[:m], bins)
+			for t, e := range b.at[:m] {
+				b.knots(&b.s, t, b.us[t], bound)
+				var d float64
+				y.Data[e], d = b.s.evalDeriv(x.Data[e])
+				b.deriv[e-e0] = logOne(d)
+			}
+		} else {
+			b.prepare(b.us[:m], bins)
+			for t, e := range b.at[:m] {
+				b.knots(&b.s, t, b.us[t], bound)
+				y.Data[e], b.deriv[e-e0] = b.s.evalDeriv(x.Data[e])
 				j.inside[e] = 1
 				copy(j.saved[e*2*bins:], b.s.pw[:bins])
 				copy(j.saved[e*2*bins+bins:], b.s.ph[:bins])
 			}
+			logVec(b.deriv[:e1-e0], b.deriv[:e1-e0])
 		}
-		logVec(b.deriv[:e1-e0], b.deriv[:e1-e0])
 		for e := e0; e < e1; e++ {
 			logDet.Data[e/D] += b.deriv[e-e0]
 		}
@@ -587,6 +602,16 @@ func RQSplineInverseColumn(x, y []float64, stride, n int, params []float64, bins
 			b.us[m], b.at[m] = params[i*P:(i+1)*P], i
 			m++
 		}
+		mode := lanesInverse
+		if logDet != nil {
+			mode = lanesInverseLogDet
+		}
+		m = b.byLanes(m, bins, bound, mode, y, stride, func(i int, v, ld float64) {
+			x[i*stride] = v
+			if logDet != nil {
+				logDet[i] += ld
+			}
+		})
 		b.prepare(b.us[:m], bins)
 		for t, i := range b.at[:m] {
 			b.knots(&b.s, t, b.us[t], bound)
@@ -597,4 +622,66 @@ func RQSplineInverseColumn(x, y []float64, stride, n int, params []float64, bins
 			}
 		}
 	}
+}
+
+// splineLanes is the memory of the vector spline kernel (rqsLanesAVX2), which evaluates four
+// splines at once, one per lane. Its layout is fixed: the assembly addresses the fields by
+// offset (TestSplineLanesLayout).
+type splineLanes struct {
+	u   [3 * MaxBins][4]float64 // the parameters, transposed: u[p][lane]
+	v   [4]float64              // the points
+	out [2][4]float64           // the results and the log-derivatives
+	c   [13][4]float64          // constants (see setBound)
+	s   [10][4]float64          // the kernel's scratch
+}
+
+// Modes of the vector spline kernel.
+const (
+	lanesForward       = iota // y and log dy/dx at x
+	lanesInverse              // x at y
+	lanesInverseLogDet        // x and log dx/dy at y
+)
+
+// setConstants fills in the constants of splines of k bins on [−bound, bound].
+func (l *splineLanes) setConstants(k int, bound float64) {
+	for i, v := range [...]float64{-bound, 2 * bound, bound, MinBinWidth, 1 - MinBinWidth*float64(k),
+		MinBinHeight, 1 - MinBinHeight*float64(k), MinDerivative, 1, 2, math.MaxFloat64, 4, math.Copysign(0, -1)} {
+		l.c[i] = [4]float64{v, v, v, v}
+	}
+}
+
+// byLanes evaluates the block's m splines (b.us, b.at) in the given mode with the vector
+// kernel, four at a time, at the points v[b.at[t]·stride], and calls put(b.at[t], result,
+// log-derivative) for each. The splines of the groups the kernel declines (or all of them,
+// where there is no kernel) are moved to the front of b.us and b.at; it returns their number,
+// for the caller to evaluate on the scalar path. Both paths give the same bits.
+func (b *splineBlock) byLanes(m, k int, bound float64, mode int, v []float64, stride int, put func(at int, r, ld float64)) int {
+	if !hasSplineKernel || k < 2 {
+		return m
+	}
+	l := &b.lanes
+	l.setConstants(k, bound)
+	p := 3*k - 1
+	declined := 0
+	for t0 := 0; t0 < m; t0 += 4 {
+		n := min(4, m-t0)
+		for lane := 0; lane < 4; lane++ {
+			t := t0 + min(lane, n-1) // a short group repeats its last spline
+			for i, u := range b.us[t][:p] {
+				l.u[i][lane] = u
+			}
+			l.v[lane] = v[b.at[t]*stride]
+		}
+		if !splineKernel(l, k, mode) {
+			for t := t0; t < t0+n; t++ {
+				b.us[declined], b.at[declined] = b.us[t], b.at[t]
+				declined++
+			}
+			continue
+		}
+		for lane := 0; lane < n; lane++ {
+			put(b.at[t0+lane], l.out[0][lane], l.out[1][lane])
+		}
+	}
+	return declined
 }

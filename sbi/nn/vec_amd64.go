@@ -173,3 +173,11 @@ func logOne(x float64) float64 {
 	t := math.FMA(s, hfsq+(t1+t2), float64(k*ln2lo))
 	return float64(k*ln2hi) - ((hfsq - t) - f)
 }
+
+//go:noescape
+func rqsLanesAVX2(l *splineLanes, k, mode int) bool
+
+// hasSplineKernel reports whether the vector spline kernel (spline_amd64.s) can run.
+var hasSplineKernel = hasAVX2
+
+func splineKernel(l *splineLanes, k, mode int) bool { return rqsLanesAVX2(l, k, mode) }

@@ -1,6 +1,7 @@
 //go:build amd64 && !noasm
 
 #include "textflag.h"
+#include "vec_amd64.h"
 
 // func reluAVX(y []float64)
 // y[i] = (0 > y[i]) ? 0 : y[i] for len(y) a multiple of 4: NaN propagates, −0 stays −0.
@@ -97,111 +98,83 @@ adone:
 // Constants of expAVX2, each repeated in four lanes: log2(e), ln 2 split in a high part with
 // trailing zero bits (so that k·ln2hi is exact) and the rest, the Taylor coefficients 1/i! of
 // e^r for i = 12…0, the range of the fast path, the shifter 1.5·2⁵² and the exponent bias.
-DATA expc<>+0(SB)/8, $0x3ff71547652b82fe  // log2 e
-DATA expc<>+8(SB)/8, $0x3ff71547652b82fe
-DATA expc<>+16(SB)/8, $0x3ff71547652b82fe
-DATA expc<>+24(SB)/8, $0x3ff71547652b82fe
-DATA expc<>+32(SB)/8, $0x3fe62e42fee00000  // ln2hi
-DATA expc<>+40(SB)/8, $0x3fe62e42fee00000
-DATA expc<>+48(SB)/8, $0x3fe62e42fee00000
-DATA expc<>+56(SB)/8, $0x3fe62e42fee00000
-DATA expc<>+64(SB)/8, $0x3dea39ef35793c76  // ln2lo
-DATA expc<>+72(SB)/8, $0x3dea39ef35793c76
-DATA expc<>+80(SB)/8, $0x3dea39ef35793c76
-DATA expc<>+88(SB)/8, $0x3dea39ef35793c76
-DATA expc<>+96(SB)/8, $0x3e21eed8eff8d898  // 1/12!
-DATA expc<>+104(SB)/8, $0x3e21eed8eff8d898
-DATA expc<>+112(SB)/8, $0x3e21eed8eff8d898
-DATA expc<>+120(SB)/8, $0x3e21eed8eff8d898
-DATA expc<>+128(SB)/8, $0x3e5ae64567f544e4  // 1/11!
-DATA expc<>+136(SB)/8, $0x3e5ae64567f544e4
-DATA expc<>+144(SB)/8, $0x3e5ae64567f544e4
-DATA expc<>+152(SB)/8, $0x3e5ae64567f544e4
-DATA expc<>+160(SB)/8, $0x3e927e4fb7789f5c  // 1/10!
-DATA expc<>+168(SB)/8, $0x3e927e4fb7789f5c
-DATA expc<>+176(SB)/8, $0x3e927e4fb7789f5c
-DATA expc<>+184(SB)/8, $0x3e927e4fb7789f5c
-DATA expc<>+192(SB)/8, $0x3ec71de3a556c734  // 1/9!
-DATA expc<>+200(SB)/8, $0x3ec71de3a556c734
-DATA expc<>+208(SB)/8, $0x3ec71de3a556c734
-DATA expc<>+216(SB)/8, $0x3ec71de3a556c734
-DATA expc<>+224(SB)/8, $0x3efa01a01a01a01a  // 1/8!
-DATA expc<>+232(SB)/8, $0x3efa01a01a01a01a
-DATA expc<>+240(SB)/8, $0x3efa01a01a01a01a
-DATA expc<>+248(SB)/8, $0x3efa01a01a01a01a
-DATA expc<>+256(SB)/8, $0x3f2a01a01a01a01a  // 1/7!
-DATA expc<>+264(SB)/8, $0x3f2a01a01a01a01a
-DATA expc<>+272(SB)/8, $0x3f2a01a01a01a01a
-DATA expc<>+280(SB)/8, $0x3f2a01a01a01a01a
-DATA expc<>+288(SB)/8, $0x3f56c16c16c16c17  // 1/6!
-DATA expc<>+296(SB)/8, $0x3f56c16c16c16c17
-DATA expc<>+304(SB)/8, $0x3f56c16c16c16c17
-DATA expc<>+312(SB)/8, $0x3f56c16c16c16c17
-DATA expc<>+320(SB)/8, $0x3f81111111111111  // 1/5!
-DATA expc<>+328(SB)/8, $0x3f81111111111111
-DATA expc<>+336(SB)/8, $0x3f81111111111111
-DATA expc<>+344(SB)/8, $0x3f81111111111111
-DATA expc<>+352(SB)/8, $0x3fa5555555555555  // 1/4!
-DATA expc<>+360(SB)/8, $0x3fa5555555555555
-DATA expc<>+368(SB)/8, $0x3fa5555555555555
-DATA expc<>+376(SB)/8, $0x3fa5555555555555
-DATA expc<>+384(SB)/8, $0x3fc5555555555555  // 1/3!
-DATA expc<>+392(SB)/8, $0x3fc5555555555555
-DATA expc<>+400(SB)/8, $0x3fc5555555555555
-DATA expc<>+408(SB)/8, $0x3fc5555555555555
-DATA expc<>+416(SB)/8, $0x3fe0000000000000  // 1/2!
-DATA expc<>+424(SB)/8, $0x3fe0000000000000
-DATA expc<>+432(SB)/8, $0x3fe0000000000000
-DATA expc<>+440(SB)/8, $0x3fe0000000000000
-DATA expc<>+448(SB)/8, $0x3ff0000000000000  // 1
-DATA expc<>+456(SB)/8, $0x3ff0000000000000
-DATA expc<>+464(SB)/8, $0x3ff0000000000000
-DATA expc<>+472(SB)/8, $0x3ff0000000000000
-DATA expc<>+480(SB)/8, $0xc086200000000000  // −708
-DATA expc<>+488(SB)/8, $0xc086200000000000
-DATA expc<>+496(SB)/8, $0xc086200000000000
-DATA expc<>+504(SB)/8, $0xc086200000000000
-DATA expc<>+512(SB)/8, $0x4086200000000000  // 708
-DATA expc<>+520(SB)/8, $0x4086200000000000
-DATA expc<>+528(SB)/8, $0x4086200000000000
-DATA expc<>+536(SB)/8, $0x4086200000000000
-DATA expc<>+544(SB)/8, $0x4338000000000000  // 1.5·2⁵²
-DATA expc<>+552(SB)/8, $0x4338000000000000
-DATA expc<>+560(SB)/8, $0x4338000000000000
-DATA expc<>+568(SB)/8, $0x4338000000000000
-DATA expc<>+576(SB)/8, $1023  // exponent bias
-DATA expc<>+584(SB)/8, $1023
-DATA expc<>+592(SB)/8, $1023
-DATA expc<>+600(SB)/8, $1023
-GLOBL expc<>(SB), RODATA|NOPTR, $608
-
-// EXP4(X, K, R, P) sets P = e^X for four values of X in [−708, 708], with K and R as scratch
-// and R8 pointing at expc: with x = k·ln 2 + r, k = round(x·log2 e), |r| ≤ ln2/2,
-// e^x = 2^k · e^r, e^r by its Taylor polynomial of degree 12 (truncation error < 2e−16
-// relative), 2^k built in the exponent bits. expOne is its scalar twin.
-#define EXP4(X, K, R, P) \
-	VMULPD       0(R8), X, K \
-	VROUNDPD     $0, K, K \
-	VMOVAPD      X, R \
-	VFNMADD231PD 32(R8), K, R \
-	VFNMADD231PD 64(R8), K, R \
-	VMOVAPD      96(R8), P \
-	VFMADD213PD  128(R8), R, P \
-	VFMADD213PD  160(R8), R, P \
-	VFMADD213PD  192(R8), R, P \
-	VFMADD213PD  224(R8), R, P \
-	VFMADD213PD  256(R8), R, P \
-	VFMADD213PD  288(R8), R, P \
-	VFMADD213PD  320(R8), R, P \
-	VFMADD213PD  352(R8), R, P \
-	VFMADD213PD  384(R8), R, P \
-	VFMADD213PD  416(R8), R, P \
-	VFMADD213PD  448(R8), R, P \
-	VFMADD213PD  448(R8), R, P \
-	VADDPD       544(R8), K, K \
-	VPADDQ       576(R8), K, K \
-	VPSLLQ       $52, K, K \
-	VMULPD       K, P, P
+DATA ·expc+0(SB)/8, $0x3ff71547652b82fe  // log2 e
+DATA ·expc+8(SB)/8, $0x3ff71547652b82fe
+DATA ·expc+16(SB)/8, $0x3ff71547652b82fe
+DATA ·expc+24(SB)/8, $0x3ff71547652b82fe
+DATA ·expc+32(SB)/8, $0x3fe62e42fee00000  // ln2hi
+DATA ·expc+40(SB)/8, $0x3fe62e42fee00000
+DATA ·expc+48(SB)/8, $0x3fe62e42fee00000
+DATA ·expc+56(SB)/8, $0x3fe62e42fee00000
+DATA ·expc+64(SB)/8, $0x3dea39ef35793c76  // ln2lo
+DATA ·expc+72(SB)/8, $0x3dea39ef35793c76
+DATA ·expc+80(SB)/8, $0x3dea39ef35793c76
+DATA ·expc+88(SB)/8, $0x3dea39ef35793c76
+DATA ·expc+96(SB)/8, $0x3e21eed8eff8d898  // 1/12!
+DATA ·expc+104(SB)/8, $0x3e21eed8eff8d898
+DATA ·expc+112(SB)/8, $0x3e21eed8eff8d898
+DATA ·expc+120(SB)/8, $0x3e21eed8eff8d898
+DATA ·expc+128(SB)/8, $0x3e5ae64567f544e4  // 1/11!
+DATA ·expc+136(SB)/8, $0x3e5ae64567f544e4
+DATA ·expc+144(SB)/8, $0x3e5ae64567f544e4
+DATA ·expc+152(SB)/8, $0x3e5ae64567f544e4
+DATA ·expc+160(SB)/8, $0x3e927e4fb7789f5c  // 1/10!
+DATA ·expc+168(SB)/8, $0x3e927e4fb7789f5c
+DATA ·expc+176(SB)/8, $0x3e927e4fb7789f5c
+DATA ·expc+184(SB)/8, $0x3e927e4fb7789f5c
+DATA ·expc+192(SB)/8, $0x3ec71de3a556c734  // 1/9!
+DATA ·expc+200(SB)/8, $0x3ec71de3a556c734
+DATA ·expc+208(SB)/8, $0x3ec71de3a556c734
+DATA ·expc+216(SB)/8, $0x3ec71de3a556c734
+DATA ·expc+224(SB)/8, $0x3efa01a01a01a01a  // 1/8!
+DATA ·expc+232(SB)/8, $0x3efa01a01a01a01a
+DATA ·expc+240(SB)/8, $0x3efa01a01a01a01a
+DATA ·expc+248(SB)/8, $0x3efa01a01a01a01a
+DATA ·expc+256(SB)/8, $0x3f2a01a01a01a01a  // 1/7!
+DATA ·expc+264(SB)/8, $0x3f2a01a01a01a01a
+DATA ·expc+272(SB)/8, $0x3f2a01a01a01a01a
+DATA ·expc+280(SB)/8, $0x3f2a01a01a01a01a
+DATA ·expc+288(SB)/8, $0x3f56c16c16c16c17  // 1/6!
+DATA ·expc+296(SB)/8, $0x3f56c16c16c16c17
+DATA ·expc+304(SB)/8, $0x3f56c16c16c16c17
+DATA ·expc+312(SB)/8, $0x3f56c16c16c16c17
+DATA ·expc+320(SB)/8, $0x3f81111111111111  // 1/5!
+DATA ·expc+328(SB)/8, $0x3f81111111111111
+DATA ·expc+336(SB)/8, $0x3f81111111111111
+DATA ·expc+344(SB)/8, $0x3f81111111111111
+DATA ·expc+352(SB)/8, $0x3fa5555555555555  // 1/4!
+DATA ·expc+360(SB)/8, $0x3fa5555555555555
+DATA ·expc+368(SB)/8, $0x3fa5555555555555
+DATA ·expc+376(SB)/8, $0x3fa5555555555555
+DATA ·expc+384(SB)/8, $0x3fc5555555555555  // 1/3!
+DATA ·expc+392(SB)/8, $0x3fc5555555555555
+DATA ·expc+400(SB)/8, $0x3fc5555555555555
+DATA ·expc+408(SB)/8, $0x3fc5555555555555
+DATA ·expc+416(SB)/8, $0x3fe0000000000000  // 1/2!
+DATA ·expc+424(SB)/8, $0x3fe0000000000000
+DATA ·expc+432(SB)/8, $0x3fe0000000000000
+DATA ·expc+440(SB)/8, $0x3fe0000000000000
+DATA ·expc+448(SB)/8, $0x3ff0000000000000  // 1
+DATA ·expc+456(SB)/8, $0x3ff0000000000000
+DATA ·expc+464(SB)/8, $0x3ff0000000000000
+DATA ·expc+472(SB)/8, $0x3ff0000000000000
+DATA ·expc+480(SB)/8, $0xc086200000000000  // −708
+DATA ·expc+488(SB)/8, $0xc086200000000000
+DATA ·expc+496(SB)/8, $0xc086200000000000
+DATA ·expc+504(SB)/8, $0xc086200000000000
+DATA ·expc+512(SB)/8, $0x4086200000000000  // 708
+DATA ·expc+520(SB)/8, $0x4086200000000000
+DATA ·expc+528(SB)/8, $0x4086200000000000
+DATA ·expc+536(SB)/8, $0x4086200000000000
+DATA ·expc+544(SB)/8, $0x4338000000000000  // 1.5·2⁵²
+DATA ·expc+552(SB)/8, $0x4338000000000000
+DATA ·expc+560(SB)/8, $0x4338000000000000
+DATA ·expc+568(SB)/8, $0x4338000000000000
+DATA ·expc+576(SB)/8, $1023  // exponent bias
+DATA ·expc+584(SB)/8, $1023
+DATA ·expc+592(SB)/8, $1023
+DATA ·expc+600(SB)/8, $1023
+GLOBL ·expc(SB), RODATA|NOPTR, $608
 
 // func expAVX2(dst, src []float64) int
 // dst[i] = e^src[i] for len(src) a multiple of 4, eight (then four) at a time, while all of
@@ -215,7 +188,7 @@ TEXT ·expAVX2(SB), NOSPLIT, $0-56
 	MOVQ src_len+32(FP), CX
 	SHRQ $2, CX
 	XORQ AX, AX
-	LEAQ expc<>(SB), R8
+	LEAQ ·expc(SB), R8
 epair:
 	CMPQ CX, $2
 	JLT  esingle
@@ -311,7 +284,7 @@ TEXT ·eluAVX2(SB), NOSPLIT, $0-56
 	MOVQ c+48(FP), DX
 	SHRQ $2, CX
 	JE   eludone
-	LEAQ expc<>(SB), R8
+	LEAQ ·expc(SB), R8
 	VBROADCASTSD (DX), Y12
 	VBROADCASTSD 8(DX), Y13
 	VMOVUPD      480(R8), Y14 // −708
@@ -367,79 +340,79 @@ ebdone:
 // ln 2 split as in expc, the coefficients L1…L7 of the reduced logarithm's polynomial (those of
 // FreeBSD's e_log.c, which Go's math.Log also uses), 2⁵² + 1022, the mantissa mask and the
 // exponent bits of 2⁵².
-DATA logc<>+0(SB)/8, $0x0010000000000000  // smallest normal float64
-DATA logc<>+8(SB)/8, $0x0010000000000000
-DATA logc<>+16(SB)/8, $0x0010000000000000
-DATA logc<>+24(SB)/8, $0x0010000000000000
-DATA logc<>+32(SB)/8, $0x7fefffffffffffff  // largest finite float64
-DATA logc<>+40(SB)/8, $0x7fefffffffffffff
-DATA logc<>+48(SB)/8, $0x7fefffffffffffff
-DATA logc<>+56(SB)/8, $0x7fefffffffffffff
-DATA logc<>+64(SB)/8, $0x3fe6a09e667f3bcd  // √2/2
-DATA logc<>+72(SB)/8, $0x3fe6a09e667f3bcd
-DATA logc<>+80(SB)/8, $0x3fe6a09e667f3bcd
-DATA logc<>+88(SB)/8, $0x3fe6a09e667f3bcd
-DATA logc<>+96(SB)/8, $0x3ff0000000000000  // 1
-DATA logc<>+104(SB)/8, $0x3ff0000000000000
-DATA logc<>+112(SB)/8, $0x3ff0000000000000
-DATA logc<>+120(SB)/8, $0x3ff0000000000000
-DATA logc<>+128(SB)/8, $0x4000000000000000  // 2
-DATA logc<>+136(SB)/8, $0x4000000000000000
-DATA logc<>+144(SB)/8, $0x4000000000000000
-DATA logc<>+152(SB)/8, $0x4000000000000000
-DATA logc<>+160(SB)/8, $0x3fe0000000000000  // ½
-DATA logc<>+168(SB)/8, $0x3fe0000000000000
-DATA logc<>+176(SB)/8, $0x3fe0000000000000
-DATA logc<>+184(SB)/8, $0x3fe0000000000000
-DATA logc<>+192(SB)/8, $0x3fe62e42fee00000  // ln2hi
-DATA logc<>+200(SB)/8, $0x3fe62e42fee00000
-DATA logc<>+208(SB)/8, $0x3fe62e42fee00000
-DATA logc<>+216(SB)/8, $0x3fe62e42fee00000
-DATA logc<>+224(SB)/8, $0x3dea39ef35793c76  // ln2lo
-DATA logc<>+232(SB)/8, $0x3dea39ef35793c76
-DATA logc<>+240(SB)/8, $0x3dea39ef35793c76
-DATA logc<>+248(SB)/8, $0x3dea39ef35793c76
-DATA logc<>+256(SB)/8, $0x3fe5555555555593  // L1
-DATA logc<>+264(SB)/8, $0x3fe5555555555593
-DATA logc<>+272(SB)/8, $0x3fe5555555555593
-DATA logc<>+280(SB)/8, $0x3fe5555555555593
-DATA logc<>+288(SB)/8, $0x3fd999999997fa04  // L2
-DATA logc<>+296(SB)/8, $0x3fd999999997fa04
-DATA logc<>+304(SB)/8, $0x3fd999999997fa04
-DATA logc<>+312(SB)/8, $0x3fd999999997fa04
-DATA logc<>+320(SB)/8, $0x3fd2492494229359  // L3
-DATA logc<>+328(SB)/8, $0x3fd2492494229359
-DATA logc<>+336(SB)/8, $0x3fd2492494229359
-DATA logc<>+344(SB)/8, $0x3fd2492494229359
-DATA logc<>+352(SB)/8, $0x3fcc71c51d8e78af  // L4
-DATA logc<>+360(SB)/8, $0x3fcc71c51d8e78af
-DATA logc<>+368(SB)/8, $0x3fcc71c51d8e78af
-DATA logc<>+376(SB)/8, $0x3fcc71c51d8e78af
-DATA logc<>+384(SB)/8, $0x3fc7466496cb03de  // L5
-DATA logc<>+392(SB)/8, $0x3fc7466496cb03de
-DATA logc<>+400(SB)/8, $0x3fc7466496cb03de
-DATA logc<>+408(SB)/8, $0x3fc7466496cb03de
-DATA logc<>+416(SB)/8, $0x3fc39a09d078c69f  // L6
-DATA logc<>+424(SB)/8, $0x3fc39a09d078c69f
-DATA logc<>+432(SB)/8, $0x3fc39a09d078c69f
-DATA logc<>+440(SB)/8, $0x3fc39a09d078c69f
-DATA logc<>+448(SB)/8, $0x3fc2f112df3e5244  // L7
-DATA logc<>+456(SB)/8, $0x3fc2f112df3e5244
-DATA logc<>+464(SB)/8, $0x3fc2f112df3e5244
-DATA logc<>+472(SB)/8, $0x3fc2f112df3e5244
-DATA logc<>+480(SB)/8, $0x43300000000003fe  // 2⁵² + 1022
-DATA logc<>+488(SB)/8, $0x43300000000003fe
-DATA logc<>+496(SB)/8, $0x43300000000003fe
-DATA logc<>+504(SB)/8, $0x43300000000003fe
-DATA logc<>+512(SB)/8, $0x000fffffffffffff  // mantissa mask
-DATA logc<>+520(SB)/8, $0x000fffffffffffff
-DATA logc<>+528(SB)/8, $0x000fffffffffffff
-DATA logc<>+536(SB)/8, $0x000fffffffffffff
-DATA logc<>+544(SB)/8, $0x4330000000000000  // exponent bits of 2⁵²
-DATA logc<>+552(SB)/8, $0x4330000000000000
-DATA logc<>+560(SB)/8, $0x4330000000000000
-DATA logc<>+568(SB)/8, $0x4330000000000000
-GLOBL logc<>(SB), RODATA|NOPTR, $576
+DATA ·logc+0(SB)/8, $0x0010000000000000  // smallest normal float64
+DATA ·logc+8(SB)/8, $0x0010000000000000
+DATA ·logc+16(SB)/8, $0x0010000000000000
+DATA ·logc+24(SB)/8, $0x0010000000000000
+DATA ·logc+32(SB)/8, $0x7fefffffffffffff  // largest finite float64
+DATA ·logc+40(SB)/8, $0x7fefffffffffffff
+DATA ·logc+48(SB)/8, $0x7fefffffffffffff
+DATA ·logc+56(SB)/8, $0x7fefffffffffffff
+DATA ·logc+64(SB)/8, $0x3fe6a09e667f3bcd  // √2/2
+DATA ·logc+72(SB)/8, $0x3fe6a09e667f3bcd
+DATA ·logc+80(SB)/8, $0x3fe6a09e667f3bcd
+DATA ·logc+88(SB)/8, $0x3fe6a09e667f3bcd
+DATA ·logc+96(SB)/8, $0x3ff0000000000000  // 1
+DATA ·logc+104(SB)/8, $0x3ff0000000000000
+DATA ·logc+112(SB)/8, $0x3ff0000000000000
+DATA ·logc+120(SB)/8, $0x3ff0000000000000
+DATA ·logc+128(SB)/8, $0x4000000000000000  // 2
+DATA ·logc+136(SB)/8, $0x4000000000000000
+DATA ·logc+144(SB)/8, $0x4000000000000000
+DATA ·logc+152(SB)/8, $0x4000000000000000
+DATA ·logc+160(SB)/8, $0x3fe0000000000000  // ½
+DATA ·logc+168(SB)/8, $0x3fe0000000000000
+DATA ·logc+176(SB)/8, $0x3fe0000000000000
+DATA ·logc+184(SB)/8, $0x3fe0000000000000
+DATA ·logc+192(SB)/8, $0x3fe62e42fee00000  // ln2hi
+DATA ·logc+200(SB)/8, $0x3fe62e42fee00000
+DATA ·logc+208(SB)/8, $0x3fe62e42fee00000
+DATA ·logc+216(SB)/8, $0x3fe62e42fee00000
+DATA ·logc+224(SB)/8, $0x3dea39ef35793c76  // ln2lo
+DATA ·logc+232(SB)/8, $0x3dea39ef35793c76
+DATA ·logc+240(SB)/8, $0x3dea39ef35793c76
+DATA ·logc+248(SB)/8, $0x3dea39ef35793c76
+DATA ·logc+256(SB)/8, $0x3fe5555555555593  // L1
+DATA ·logc+264(SB)/8, $0x3fe5555555555593
+DATA ·logc+272(SB)/8, $0x3fe5555555555593
+DATA ·logc+280(SB)/8, $0x3fe5555555555593
+DATA ·logc+288(SB)/8, $0x3fd999999997fa04  // L2
+DATA ·logc+296(SB)/8, $0x3fd999999997fa04
+DATA ·logc+304(SB)/8, $0x3fd999999997fa04
+DATA ·logc+312(SB)/8, $0x3fd999999997fa04
+DATA ·logc+320(SB)/8, $0x3fd2492494229359  // L3
+DATA ·logc+328(SB)/8, $0x3fd2492494229359
+DATA ·logc+336(SB)/8, $0x3fd2492494229359
+DATA ·logc+344(SB)/8, $0x3fd2492494229359
+DATA ·logc+352(SB)/8, $0x3fcc71c51d8e78af  // L4
+DATA ·logc+360(SB)/8, $0x3fcc71c51d8e78af
+DATA ·logc+368(SB)/8, $0x3fcc71c51d8e78af
+DATA ·logc+376(SB)/8, $0x3fcc71c51d8e78af
+DATA ·logc+384(SB)/8, $0x3fc7466496cb03de  // L5
+DATA ·logc+392(SB)/8, $0x3fc7466496cb03de
+DATA ·logc+400(SB)/8, $0x3fc7466496cb03de
+DATA ·logc+408(SB)/8, $0x3fc7466496cb03de
+DATA ·logc+416(SB)/8, $0x3fc39a09d078c69f  // L6
+DATA ·logc+424(SB)/8, $0x3fc39a09d078c69f
+DATA ·logc+432(SB)/8, $0x3fc39a09d078c69f
+DATA ·logc+440(SB)/8, $0x3fc39a09d078c69f
+DATA ·logc+448(SB)/8, $0x3fc2f112df3e5244  // L7
+DATA ·logc+456(SB)/8, $0x3fc2f112df3e5244
+DATA ·logc+464(SB)/8, $0x3fc2f112df3e5244
+DATA ·logc+472(SB)/8, $0x3fc2f112df3e5244
+DATA ·logc+480(SB)/8, $0x43300000000003fe  // 2⁵² + 1022
+DATA ·logc+488(SB)/8, $0x43300000000003fe
+DATA ·logc+496(SB)/8, $0x43300000000003fe
+DATA ·logc+504(SB)/8, $0x43300000000003fe
+DATA ·logc+512(SB)/8, $0x000fffffffffffff  // mantissa mask
+DATA ·logc+520(SB)/8, $0x000fffffffffffff
+DATA ·logc+528(SB)/8, $0x000fffffffffffff
+DATA ·logc+536(SB)/8, $0x000fffffffffffff
+DATA ·logc+544(SB)/8, $0x4330000000000000  // exponent bits of 2⁵²
+DATA ·logc+552(SB)/8, $0x4330000000000000
+DATA ·logc+560(SB)/8, $0x4330000000000000
+DATA ·logc+568(SB)/8, $0x4330000000000000
+GLOBL ·logc(SB), RODATA|NOPTR, $576
 
 // func logAVX2(dst, src []float64) int
 // dst[i] = ln src[i] for len(src) a multiple of 4, four at a time, while all of a group are
@@ -456,7 +429,7 @@ TEXT ·logAVX2(SB), NOSPLIT, $0-56
 	MOVQ src_len+32(FP), CX
 	SHRQ $2, CX
 	XORQ AX, AX
-	LEAQ logc<>(SB), R8
+	LEAQ ·logc(SB), R8
 lloop:
 	TESTQ CX, CX
 	JE    ldone
@@ -467,40 +440,7 @@ lloop:
 	VMOVMSKPD Y8, DX
 	CMPQ    DX, $15
 	JNE     ldone
-	VANDPD  512(R8), Y0, Y1    // mantissa bits
-	VORPD   160(R8), Y1, Y1       // m ∈ [½, 1), x = m·2^(e−1022)
-	VPSRLQ  $52, Y0, Y2           // biased exponent e (the sign bit is 0)
-	VORPD   544(R8), Y2, Y2    // 2⁵² + e as a float64
-	VSUBPD  480(R8), Y2, Y2       // k = e − 1022
-	VCMPPD  $0x11, 64(R8), Y1, Y3 // m < √2/2
-	VANDPD  Y3, Y1, Y4
-	VADDPD  Y4, Y1, Y1            // m·2 there
-	VANDPD  96(R8), Y3, Y4
-	VSUBPD  Y4, Y2, Y2            // k − 1 there
-	VSUBPD  96(R8), Y1, Y1        // f = m − 1
-	VADDPD  128(R8), Y1, Y4
-	VDIVPD  Y4, Y1, Y4            // s = f/(2 + f)
-	VMULPD  Y4, Y4, Y5            // s²
-	VMULPD  Y5, Y5, Y6            // s⁴
-	VMOVAPD 448(R8), Y7
-	VFMADD213PD 384(R8), Y6, Y7
-	VFMADD213PD 320(R8), Y6, Y7
-	VFMADD213PD 256(R8), Y6, Y7
-	VMULPD  Y5, Y7, Y7            // t1 = s²(L1 + s⁴(L3 + s⁴(L5 + s⁴L7)))
-	VMOVAPD 416(R8), Y8
-	VFMADD213PD 352(R8), Y6, Y8
-	VFMADD213PD 288(R8), Y6, Y8
-	VMULPD  Y6, Y8, Y8            // t2 = s⁴(L2 + s⁴(L4 + s⁴L6))
-	VADDPD  Y8, Y7, Y7            // R
-	VMULPD  Y1, Y1, Y9
-	VMULPD  160(R8), Y9, Y9       // ½f²
-	VADDPD  Y7, Y9, Y10           // ½f² + R
-	VMULPD  224(R8), Y2, Y11      // k·ln2lo
-	VFMADD231PD Y10, Y4, Y11      // s(½f² + R) + k·ln2lo
-	VSUBPD  Y11, Y9, Y11          // ½f² − (…)
-	VSUBPD  Y1, Y11, Y11          // (…) − f
-	VMULPD  192(R8), Y2, Y12      // k·ln2hi
-	VSUBPD  Y11, Y12, Y12
+	LOG4(R8)
 	VMOVUPD Y12, (DI)(AX*8)
 	ADDQ    $4, AX
 	DECQ    CX
