@@ -90,19 +90,37 @@ func TestGemmBias(t *testing.T) {
 					s[i] = 2*rng.Float64() - 1
 				}
 			}
-			c := make([]float64, m*n)
+			ldc := n + 3 // three columns beyond the product that must stay untouched
+			c := make([]float64, m*ldc)
 			for i := range c {
 				c[i] = math.NaN()
+				if i%ldc >= n {
+					c[i] = 7
+				}
 			}
-			gemmBias(m, n, k, a, max(k, 1), b, max(n, 1), bias, c, n)
+			gemmBias(m, n, k, a, max(k, 1), b, max(n, 1), bias, c, ldc)
+			r := make([]float64, m*n) // the same product followed by ReLU
+			for i := range r {
+				r[i] = math.NaN()
+			}
+			gemmBiasAct(m, n, k, a, max(k, 1), b, max(n, 1), bias, r, fnReLU)
+			name := fmt.Sprintf("%s (kernel width %d) %d×%d×%d", Backend(), kernelWidth(), m, n, k)
 			for i := 0; i < m; i++ {
 				for j := 0; j < n; j++ {
 					want := bias[j]
 					for l := 0; l < k; l++ {
 						want += a[i*k+l] * b[l*n+j]
 					}
-					if got := c[i*n+j]; !(math.Abs(got-want) <= 1e-12) {
-						t.Fatalf("%s (kernel width %d) %d×%d×%d: C[%d,%d] = %v, loops give %v", Backend(), kernelWidth(), m, n, k, i, j, got, want)
+					if got := c[i*ldc+j]; !(math.Abs(got-want) <= 1e-12) {
+						t.Fatalf("%s: C[%d,%d] = %v, loops give %v", name, i, j, got, want)
+					}
+					if got := r[i*n+j]; !(math.Abs(got-max(want, 0)) <= 1e-12) {
+						t.Fatalf("%s: ReLU(C)[%d,%d] = %v, loops give %v", name, i, j, got, max(want, 0))
+					}
+				}
+				for j := n; j < ldc; j++ {
+					if c[i*ldc+j] != 7 {
+						t.Fatalf("%s: column %d of row %d, beyond the product, was written: %v", name, j, i, c[i*ldc+j])
 					}
 				}
 			}

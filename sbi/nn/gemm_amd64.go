@@ -2,6 +2,8 @@
 
 package nn
 
+import "math"
+
 // The pure-Go build multiplies matrices with its own packed kernel in Go assembly when the
 // CPU has AVX2 and FMA (checked once with CPUID/XGETBV), and with gonum's blas64 otherwise.
 // gonum's Dgemm is built on SSE2 level-1 routines and reaches 6–8 GFLOP/s on the reference
@@ -15,7 +17,7 @@ package nn
 func kernel6x8(k int, a *float64, rs, cs int, b, c *float64, ldc int, d *float64, ldd int)
 
 //go:noescape
-func kernel6x16(k int, a *float64, rs, cs int, b, c *float64, ldc int, d *float64, ldd int)
+func kernel6x16(k int, a *float64, rs, cs int, b, c *float64, ldc int, d *float64, ldd int, cols int, floor float64)
 
 // gemmNR is the width of a micro-tile: 16 columns with AVX-512, 8 with AVX2.
 var gemmNR = 8
@@ -29,7 +31,7 @@ func init() {
 // kernel sets the micro-tile C = D + A·Bp (see kernel6x8).
 func kernel(k int, a *float64, rs, cs int, b, c *float64, ldc int, d *float64, ldd int) {
 	if gemmNR == 16 {
-		kernel6x16(k, a, rs, cs, b, c, ldc, d, ldd)
+		kernel6x16(k, a, rs, cs, b, c, ldc, d, ldd, 1<<16-1, math.Inf(-1))
 	} else {
 		kernel6x8(k, a, rs, cs, b, c, ldc, d, ldd)
 	}
@@ -66,21 +68,24 @@ func fastGemm(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b [
 		return false
 	}
 	scaleC(m, n, beta, c, ldc)
-	return packedGemm(tA, tB, m, n, k, a, lda, b, ldb, nil, c, ldc)
+	return packedGemm(tA, tB, m, n, k, a, lda, b, ldb, nil, c, ldc, false)
 }
 
-// fastGemmBias computes C = A·B + 1·biasᵀ (every row of C gets the bias row) with the packed
-// kernel and reports true, or reports false when the kernel is not available. The bias is
-// added by the micro-kernel as it stores each tile, so C is written once and never read.
-func fastGemmBias(m, n, k int, a []float64, lda int, b []float64, ldb int, bias, c []float64, ldc int) bool {
-	if !hasAVX2 || !ownKernelFor(false, false, m) {
+// fastGemmBias computes C = A·B + 1·biasᵀ (every row of C gets the bias row), followed by
+// ReLU when relu is set, with the packed kernel and reports true, or reports false when the
+// kernel is not available (or relu is asked of the AVX2 kernel, which does not fuse it). The
+// bias and the ReLU are applied by the micro-kernel as it stores each tile, so C is written
+// once and never read.
+func fastGemmBias(m, n, k int, a []float64, lda int, b []float64, ldb int, bias, c []float64, ldc int, relu bool) bool {
+	if !hasAVX2 || !ownKernelFor(false, false, m) || (relu && gemmNR != 16) {
 		return false
 	}
-	return packedGemm(false, false, m, n, k, a, lda, b, ldb, bias, c, ldc)
+	return packedGemm(false, false, m, n, k, a, lda, b, ldb, bias, c, ldc, relu)
 }
 
-// packedGemm is C = op(A)·op(B) + C, or + 1·biasᵀ in place of C when bias is not nil.
-func packedGemm(tA, tB bool, m, n, k int, a []float64, lda int, b []float64, ldb int, bias, c []float64, ldc int) bool {
+// packedGemm is C = op(A)·op(B) + C, or + 1·biasᵀ in place of C when bias is not nil,
+// followed by ReLU when relu is set (AVX-512 only).
+func packedGemm(tA, tB bool, m, n, k int, a []float64, lda int, b []float64, ldb int, bias, c []float64, ldc int, relu bool) bool {
 	buf := gemmBufs.get()
 	np := (n + gemmNR - 1) / gemmNR
 	panels := (m + gemmMR - 1) / gemmMR
@@ -95,6 +100,7 @@ func packedGemm(tA, tB bool, m, n, k int, a []float64, lda int, b []float64, ldb
 		if l0 == 0 {
 			buf.job.bias = bias
 		}
+		buf.job.relu = relu && l0+kb == k // with the last depth block
 		grain := panels
 		if 2*m*n*kb >= gemmParFlops {
 			grain = max(1, gemmChunkFlops/(2*gemmMR*n*kb))
@@ -116,6 +122,7 @@ type gemmJob struct {
 	c                []float64
 	ldc              int
 	bias             []float64 // with the first depth block: C = bias + A·B, C not read
+	relu             bool      // C = max(…, 0) as it is stored (AVX-512 kernel)
 }
 
 func (j *gemmJob) do(lo, hi int) {
@@ -125,6 +132,10 @@ func (j *gemmJob) do(lo, hi int) {
 	}
 	ap := buf.a[:j.kb*gemmMR]
 	c, ldc, kb := j.c, j.ldc, j.kb
+	floor := math.Inf(-1) // no activation
+	if j.relu {
+		floor = 0
+	}
 	for p := lo; p < hi; p++ {
 		i0 := p * gemmMR
 		rows := min(gemmMR, j.m-i0)
@@ -138,12 +149,16 @@ func (j *gemmJob) do(lo, hi int) {
 			j0 := jp * gemmNR
 			cols := min(gemmNR, j.n-j0)
 			panel := j.bp[jp*kb*gemmNR:]
-			if rows == gemmMR && cols == gemmNR {
+			if rows == gemmMR && (cols == gemmNR || gemmNR == 16) { // AVX-512 stores narrow panels masked
 				ct := &c[i0*ldc+j0]
+				d, ldd := ct, ldc
 				if j.bias != nil {
-					kernel(kb, a, rs, cs, &panel[0], ct, ldc, &j.bias[j0], 0)
+					d, ldd = &j.bias[j0], 0
+				}
+				if gemmNR == 16 {
+					kernel6x16(kb, a, rs, cs, &panel[0], ct, ldc, d, ldd, 1<<cols-1, floor)
 				} else {
-					kernel(kb, a, rs, cs, &panel[0], ct, ldc, ct, ldc)
+					kernel6x8(kb, a, rs, cs, &panel[0], ct, ldc, d, ldd)
 				}
 				continue
 			}
@@ -157,10 +172,13 @@ func (j *gemmJob) do(lo, hi int) {
 					for jj, bv := range j.bias[j0 : j0+cols] {
 						row[jj] = bv + t[jj]
 					}
-					continue
+				} else {
+					for jj := range row {
+						row[jj] += t[jj]
+					}
 				}
-				for jj := range row {
-					row[jj] += t[jj]
+				if j.relu {
+					reluGo(row)
 				}
 			}
 		}

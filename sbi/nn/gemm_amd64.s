@@ -109,12 +109,14 @@ store:
 	VZEROUPPER
 	RET
 
-// func kernel6x16(k int, a *float64, rs, cs int, b, c *float64, ldc int, d *float64, ldd int)
+// func kernel6x16(k int, a *float64, rs, cs int, b, c *float64, ldc int, d *float64, ldd int, cols uint16, floor float64)
 //
-// kernel6x8 with AVX-512: C[0:6, 0:16] = D + A·Bp for a 6×k block of A addressed as in
-// kernel6x8 and a packed k×16 panel of B, twelve zmm accumulators, 12 FMAs of 8 lanes per
-// step of l.
-TEXT ·kernel6x16(SB), NOSPLIT, $0-72
+// kernel6x8 with AVX-512: C[0:6, 0:16] = max(D + A·Bp, floor) for a 6×k block of A addressed
+// as in kernel6x8 and a packed k×16 panel of B, twelve zmm accumulators, 12 FMAs of 8 lanes
+// per step of l. Only the columns whose bit is set in cols are read from D and written to C
+// (masked loads and stores: a narrow last panel needs no copy). floor is −Inf, or 0 for a
+// fused ReLU; the maximum keeps NaN and −0 (as reluAVX).
+TEXT ·kernel6x16(SB), NOSPLIT, $0-88
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ rs+16(FP), R9
@@ -174,39 +176,68 @@ store16:
 	MOVQ d+56(FP), BX
 	MOVQ ldd+64(FP), R12
 	SHLQ $3, R12
-	VADDPD  (BX), Z0, Z0
-	VMOVUPD Z0, (DX)
-	VADDPD  64(BX), Z1, Z1
-	VMOVUPD Z1, 64(DX)
-	ADDQ    R8, DX
-	ADDQ    R12, BX
-	VADDPD  (BX), Z2, Z2
-	VMOVUPD Z2, (DX)
-	VADDPD  64(BX), Z3, Z3
-	VMOVUPD Z3, 64(DX)
-	ADDQ    R8, DX
-	ADDQ    R12, BX
-	VADDPD  (BX), Z4, Z4
-	VMOVUPD Z4, (DX)
-	VADDPD  64(BX), Z5, Z5
-	VMOVUPD Z5, 64(DX)
-	ADDQ    R8, DX
-	ADDQ    R12, BX
-	VADDPD  (BX), Z6, Z6
-	VMOVUPD Z6, (DX)
-	VADDPD  64(BX), Z7, Z7
-	VMOVUPD Z7, 64(DX)
-	ADDQ    R8, DX
-	ADDQ    R12, BX
-	VADDPD  (BX), Z8, Z8
-	VMOVUPD Z8, (DX)
-	VADDPD  64(BX), Z9, Z9
-	VMOVUPD Z9, 64(DX)
-	ADDQ    R8, DX
-	ADDQ    R12, BX
-	VADDPD  (BX), Z10, Z10
-	VMOVUPD Z10, (DX)
-	VADDPD  64(BX), Z11, Z11
-	VMOVUPD Z11, 64(DX)
+	MOVQ cols+72(FP), AX
+	KMOVW AX, K1         // columns 0…7 to store
+	SHRQ $8, AX
+	KMOVW AX, K2         // columns 8…15
+	VBROADCASTSD floor+80(FP), Z14
+	VMOVUPD.Z (BX), K1, Z12
+	VADDPD    Z12, Z0, Z0
+	VMAXPD    Z0, Z14, Z0
+	VMOVUPD   Z0, K1, (DX)
+	VMOVUPD.Z 64(BX), K2, Z13
+	VADDPD    Z13, Z1, Z1
+	VMAXPD    Z1, Z14, Z1
+	VMOVUPD   Z1, K2, 64(DX)
+	ADDQ      R8, DX
+	ADDQ      R12, BX
+	VMOVUPD.Z (BX), K1, Z12
+	VADDPD    Z12, Z2, Z2
+	VMAXPD    Z2, Z14, Z2
+	VMOVUPD   Z2, K1, (DX)
+	VMOVUPD.Z 64(BX), K2, Z13
+	VADDPD    Z13, Z3, Z3
+	VMAXPD    Z3, Z14, Z3
+	VMOVUPD   Z3, K2, 64(DX)
+	ADDQ      R8, DX
+	ADDQ      R12, BX
+	VMOVUPD.Z (BX), K1, Z12
+	VADDPD    Z12, Z4, Z4
+	VMAXPD    Z4, Z14, Z4
+	VMOVUPD   Z4, K1, (DX)
+	VMOVUPD.Z 64(BX), K2, Z13
+	VADDPD    Z13, Z5, Z5
+	VMAXPD    Z5, Z14, Z5
+	VMOVUPD   Z5, K2, 64(DX)
+	ADDQ      R8, DX
+	ADDQ      R12, BX
+	VMOVUPD.Z (BX), K1, Z12
+	VADDPD    Z12, Z6, Z6
+	VMAXPD    Z6, Z14, Z6
+	VMOVUPD   Z6, K1, (DX)
+	VMOVUPD.Z 64(BX), K2, Z13
+	VADDPD    Z13, Z7, Z7
+	VMAXPD    Z7, Z14, Z7
+	VMOVUPD   Z7, K2, 64(DX)
+	ADDQ      R8, DX
+	ADDQ      R12, BX
+	VMOVUPD.Z (BX), K1, Z12
+	VADDPD    Z12, Z8, Z8
+	VMAXPD    Z8, Z14, Z8
+	VMOVUPD   Z8, K1, (DX)
+	VMOVUPD.Z 64(BX), K2, Z13
+	VADDPD    Z13, Z9, Z9
+	VMAXPD    Z9, Z14, Z9
+	VMOVUPD   Z9, K2, 64(DX)
+	ADDQ      R8, DX
+	ADDQ      R12, BX
+	VMOVUPD.Z (BX), K1, Z12
+	VADDPD    Z12, Z10, Z10
+	VMAXPD    Z10, Z14, Z10
+	VMOVUPD   Z10, K1, (DX)
+	VMOVUPD.Z 64(BX), K2, Z13
+	VADDPD    Z13, Z11, Z11
+	VMAXPD    Z11, Z14, Z11
+	VMOVUPD   Z11, K2, 64(DX)
 	VZEROUPPER
 	RET

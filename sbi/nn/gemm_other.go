@@ -7,6 +7,6 @@ func fastGemm(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b [
 	return false
 }
 
-func fastGemmBias(m, n, k int, a []float64, lda int, b []float64, ldb int, bias, c []float64, ldc int) bool {
+func fastGemmBias(m, n, k int, a []float64, lda int, b []float64, ldb int, bias, c []float64, ldc int, relu bool) bool {
 	return false
 }

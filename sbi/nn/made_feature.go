@@ -128,12 +128,11 @@ func (f *MADEFeature) Eval(tp *Tape, dst []float64, x []float64, context []float
 		} else {
 			out = tp.scratch(n * c.out)
 		}
-		gemmBias(n, c.out, c.in, in, max(c.in, 1), c.w, max(c.out, 1), c.b, out, max(c.out, 1))
+		fn := fnIdentity
 		if l+1 < len(f.layers) {
-			if fn := f.act.fn(); fn != fnIdentity {
-				applyInPlace(fn, out)
-			}
+			fn = f.act.fn()
 		}
+		gemmBiasAct(n, c.out, c.in, in, max(c.in, 1), c.w, max(c.out, 1), c.b, out, fn)
 		in = out
 	}
 }

@@ -81,14 +81,14 @@ func (tp *Tape) linear(x, w, bias *Tensor, mask []float64, act Activation) *Tens
 		}
 		wd = wm
 	}
+	fn := act.fn()
 	if bias != nil {
-		gemmBias(x.Rows, w.Cols, x.Cols, x.Data, x.Cols, wd, w.Cols, bias.Data, out.Data, out.Cols)
+		gemmBiasAct(x.Rows, w.Cols, x.Cols, x.Data, x.Cols, wd, w.Cols, bias.Data, out.Data, fn)
 	} else {
 		gemm(false, false, x.Rows, w.Cols, x.Cols, 1, x.Data, x.Cols, wd, w.Cols, 0, out.Data, out.Cols)
-	}
-	fn := act.fn()
-	if fn != fnIdentity {
-		applyInPlace(fn, out.Data)
+		if fn != fnIdentity {
+			applyInPlace(fn, out.Data)
+		}
 	}
 	if g {
 		n := tp.record(backLinear, out, x, w, bias)
