@@ -628,11 +628,12 @@ func RQSplineInverseColumn(x, y []float64, stride, n int, params []float64, bins
 // splines at once, one per lane. Its layout is fixed: the assembly addresses the fields by
 // offset (TestSplineLanesLayout).
 type splineLanes struct {
-	u   [3 * MaxBins][4]float64 // the parameters, transposed: u[p][lane]
-	v   [4]float64              // the points
-	out [2][4]float64           // the results and the log-derivatives
-	c   [13][4]float64          // constants (see setBound)
-	s   [10][4]float64          // the kernel's scratch
+	u    [3 * MaxBins][4]float64 // the parameters, transposed by the kernel: u[p][lane]
+	v    [4]float64              // the points
+	out  [2][4]float64           // the results and the log-derivatives
+	c    [13][4]float64          // constants (see setBound)
+	s    [10][4]float64          // the kernel's scratch
+	rows [4]*float64             // the parameters of each lane (3K−1 values)
 }
 
 // Modes of the vector spline kernel.
@@ -667,9 +668,7 @@ func (b *splineBlock) byLanes(m, k int, bound float64, mode int, v []float64, st
 		n := min(4, m-t0)
 		for lane := 0; lane < 4; lane++ {
 			t := t0 + min(lane, n-1) // a short group repeats its last spline
-			for i, u := range b.us[t][:p] {
-				l.u[i][lane] = u
-			}
+			l.rows[lane] = &b.us[t][:p][0]
 			l.v[lane] = v[b.at[t]*stride]
 		}
 		if !splineKernel(l, k, mode) {

@@ -29,6 +29,7 @@
 #define L_HK 6880    // s[7]: bin height h_k
 #define L_VK1 6912   // s[8]: parameter of δ_{k+1}, then δ_{k+1}
 #define L_DK 6944    // s[9]: δ_k
+#define L_ROWS 6976  // rows: the parameters of each lane
 
 // KEEP(MASK) clears the bits of BX of the lanes where MASK is false: BX ends with the lanes
 // whose every step stayed in the vector path's range.
@@ -74,9 +75,9 @@
 //
 // Evaluates four rational-quadratic splines of k ≥ 2 bins at once, one per lane, with the
 // operations of the scalar path (splineBlock.prepare, knots.positions, knots.evalDeriv and
-// knots.inverse, with logOne) in the same order, so that every lane gets the same bits. l.u
-// holds the parameters transposed (l.u[p][lane]); the exponentials of the widths and heights
-// overwrite them. mode 0 evaluates y and log dy/dx at the points x = l.v; mode 1 inverts the
+// knots.inverse, with logOne) in the same order, so that every lane gets the same bits. It
+// first copies the parameters of lane i, at l.rows[i], into l.u[·][i]; the exponentials of the
+// widths and heights then overwrite them. mode 0 evaluates y and log dy/dx at the points x = l.v; mode 1 inverts the
 // splines at y = l.v (x only) and mode 2 adds log dx/dy. The points must lie inside [−B, B].
 // It returns false, leaving l.out unspecified, when a lane leaves the kernel's range (an
 // exponent outside [−708, 708], a softmax sum or a result that is not finite, a derivative
@@ -90,6 +91,27 @@ TEXT ·rqsLanesAVX2(SB), NOSPLIT, $0-25
 	MOVQ l+0(FP), SI
 	MOVQ k+8(FP), CX
 	MOVQ mode+16(FP), DI
+
+	// transpose the 3K−1 parameters of the four lanes' rows into u
+	MOVQ L_ROWS(SI), R10
+	MOVQ L_ROWS+8(SI), R11
+	MOVQ L_ROWS+16(SI), R12
+	MOVQ L_ROWS+24(SI), R13
+	LEAQ -1(CX)(CX*2), AX
+	XORQ DX, DX
+	MOVQ SI, R9
+gather:
+	VMOVSD      (R10)(DX*1), X0
+	VMOVHPD     (R11)(DX*1), X0, X0
+	VMOVSD      (R12)(DX*1), X1
+	VMOVHPD     (R13)(DX*1), X1, X1
+	VINSERTF128 $1, X1, Y0, Y0
+	VMOVUPD     Y0, (R9)
+	ADDQ        $8, DX
+	ADDQ        $32, R9
+	DECQ        AX
+	JNE         gather
+
 	LEAQ ·expc(SB), R8
 	LEAQ ·logc(SB), R9
 	MOVQ $15, BX

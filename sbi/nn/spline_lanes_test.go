@@ -18,7 +18,8 @@ func TestSplineLanesLayout(t *testing.T) {
 		{"out", unsafe.Offsetof(l.out), 6176},
 		{"c", unsafe.Offsetof(l.c), 6240},
 		{"s", unsafe.Offsetof(l.s), 6656},
-		{"size", unsafe.Sizeof(l), 6976},
+		{"rows", unsafe.Offsetof(l.rows), 6976},
+		{"size", unsafe.Sizeof(l), 7008},
 	} {
 		if c.got != c.want {
 			t.Errorf("splineLanes.%s at %d, the assembly expects %d", c.name, c.got, c.want)
