@@ -213,11 +213,10 @@ func (f *Flow) Inverse(tp *nn.Tape, z, context *nn.Tensor) (theta, logDet *nn.Te
 // feature's transform parameters (see nn.MADEFeature), ready for repeated inversions. It
 // copies the weights: make a new one after the flow's parameters change.
 type Inverter struct {
-	f       *Flow
-	nets    [][]*nn.MADEFeature // nets[k][d]
-	fixed   [][][]float64       // fixed[k][d]: the parameters of a feature that depends on the context alone, or nil
-	splines [][]*nn.Spline      // splines[k][d]: the spline of such a feature (NSF)
-	bound   bool
+	f     *Flow
+	nets  [][]*nn.MADEFeature // nets[k][d]
+	fixed [][][]float64       // fixed[k][d]: the parameters of a feature that depends on the context alone, or nil
+	bound bool
 }
 
 // Inverter returns an inverter of the flow. With a non-nil context (Context values) it is
@@ -232,7 +231,6 @@ func (f *Flow) Inverter(context []float64) *Inverter {
 	for _, m := range f.made {
 		nets := make([]*nn.MADEFeature, f.cfg.Features)
 		fixed := make([][]float64, f.cfg.Features)
-		splines := make([]*nn.Spline, f.cfg.Features)
 		for d := range nets {
 			nets[d] = m.Feature(d)
 			if inv.bound && f.cfg.Context > 0 {
@@ -241,14 +239,10 @@ func (f *Flow) Inverter(context []float64) *Inverter {
 			if nets[d].Constant() {
 				fixed[d] = make([]float64, f.perP)
 				nets[d].Eval(tp, fixed[d], make([]float64, f.cfg.Features), nil, 1)
-				if f.cfg.Kind == NSF {
-					splines[d] = nn.NewSpline(fixed[d], f.cfg.Bound)
-				}
 			}
 		}
 		inv.nets = append(inv.nets, nets)
 		inv.fixed = append(inv.fixed, fixed)
-		inv.splines = append(inv.splines, splines)
 	}
 	return inv
 }
@@ -298,16 +292,20 @@ func (inv *Inverter) inverse(tp *nn.Tape, z *nn.Tensor, ctx []float64, wantLogDe
 		}
 		x := tp.New(n, D)
 		for d := 0; d < D; d++ {
-			fixed, spline := inv.fixed[k][d], inv.splines[k][d]
+			fixed := inv.fixed[k][d]
 			if fixed == nil {
 				inv.nets[k][d].Eval(tp, params.Data, x.Data, ctx, n)
 			}
-			if fixed == nil && f.cfg.Kind == NSF {
+			if f.cfg.Kind == NSF { // by column: one spline per row, or the context-only one for all
 				var ld []float64
 				if wantLogDet {
 					ld = logDet.Data
 				}
-				nn.RQSplineInverseColumn(x.Data[d:], h.Data[d:], D, n, params.Data, f.cfg.Bins, f.cfg.Bound, ld)
+				ps, u := P, params.Data
+				if fixed != nil {
+					ps, u = 0, fixed
+				}
+				nn.RQSplineInverseColumn(x.Data[d:], h.Data[d:], D, n, u, ps, f.cfg.Bins, f.cfg.Bound, ld)
 				continue
 			}
 			for i := 0; i < n; i++ {
@@ -315,16 +313,7 @@ func (inv *Inverter) inverse(tp *nn.Tape, z *nn.Tensor, ctx []float64, wantLogDe
 				if u == nil {
 					u = params.Data[i*P : (i+1)*P]
 				}
-				var xv, ld float64
-				y := h.Data[i*D+d]
-				switch { // a context-only NSF transform has its spline (the others went by column)
-				case spline != nil && wantLogDet:
-					xv, ld = spline.Inverse(y)
-				case spline != nil:
-					xv = spline.InverseValue(y)
-				default:
-					xv, ld = nn.AffineInverse(y, u)
-				}
+				xv, ld := nn.AffineInverse(h.Data[i*D+d], u)
 				x.Data[i*D+d] = xv
 				logDet.Data[i] += ld
 			}

@@ -530,45 +530,6 @@ func RQSplineForward(x float64, u []float64, bound float64) (y, logDet float64) 
 	return s.eval(x)
 }
 
-// Spline is one rational-quadratic spline (see RQSpline) with its knots computed once, for
-// evaluating it at many points.
-type Spline struct {
-	s  knots
-	u  []float64
-	dl []float64 // the interior knot derivatives, computed once
-}
-
-// NewSpline returns the spline with unconstrained parameters u (3·bins−1 values, copied) on
-// [−bound, bound].
-func NewSpline(u []float64, bound float64) *Spline {
-	sp := &Spline{u: append([]float64(nil), u...)}
-	sp.s.set(sp.u, bound)
-	k := sp.s.k
-	sp.dl = make([]float64, k-1)
-	for i := range sp.dl {
-		sp.dl[i] = sp.s.delta(i + 1)
-	}
-	sp.s.dl, sp.s.deltas = sp.dl, deltasGiven
-	return sp
-}
-
-// Inverse is RQSplineInverse for this spline.
-func (sp *Spline) Inverse(y float64) (x, logDet float64) {
-	if y < -sp.s.bound || y > sp.s.bound {
-		return y, 0
-	}
-	return sp.s.inverse(y, true)
-}
-
-// InverseValue is Inverse without the log-determinant (one logarithm less).
-func (sp *Spline) InverseValue(y float64) float64 {
-	if y < -sp.s.bound || y > sp.s.bound {
-		return y
-	}
-	x, _ := sp.s.inverse(y, false)
-	return x
-}
-
 // RQSplineInverse inverts RQSplineForward: it returns x with RQSplineForward(x) = y and
 // log dx/dy. It is used for sampling and carries no gradient.
 func RQSplineInverse(y float64, u []float64, bound float64) (x, logDet float64) {
@@ -581,14 +542,17 @@ func RQSplineInverse(y float64, u []float64, bound float64) (x, logDet float64) 
 }
 
 // RQSplineInverseColumn inverts n splines at once: for every i < n, the spline with parameters
-// params[i·P : (i+1)·P] (P = 3·bins − 1, see RQSpline) at y[i·stride], written to x[i·stride];
-// with logDet not nil it adds log dx/dy to logDet[i]. It is RQSplineInverse for one column of
-// a batch, with the exponentials and logarithms of blocks of splines taken by vector calls.
-func RQSplineInverseColumn(x, y []float64, stride, n int, params []float64, bins int, bound float64, logDet []float64) {
+// params[i·ps : i·ps+P] (P = 3·bins − 1, see RQSpline) at y[i·stride], written to x[i·stride];
+// with logDet not nil it adds log dx/dy to logDet[i]. The parameter stride ps is P for one
+// spline per point (one column of a batch) or 0 for one spline shared by all points. It is
+// RQSplineInverse for many points, four splines at a time on the vector kernel where there is
+// one, and otherwise with the exponentials and logarithms of blocks of splines taken by
+// vector calls.
+func RQSplineInverseColumn(x, y []float64, stride, n int, params []float64, ps int, bins int, bound float64, logDet []float64) {
 	P := SplineParams(bins)
-	if len(params) < n*P || (n > 0 && (len(y) <= (n-1)*stride || len(x) <= (n-1)*stride)) {
-		panic(fmt.Sprintf("nn: RQSplineInverseColumn: %d splines of %d parameters need %d parameters and %d strided values; have %d, %d and %d",
-			n, P, n*P, (n-1)*stride+1, len(params), len(y), len(x)))
+	if (ps != 0 && ps != P) || len(params) < (n-1)*ps+P || (n > 0 && (len(y) <= (n-1)*stride || len(x) <= (n-1)*stride)) {
+		panic(fmt.Sprintf("nn: RQSplineInverseColumn: %d splines of %d parameters at stride %d (want %d or 0) need %d parameters and %d strided values; have %d, %d and %d",
+			n, P, ps, P, (n-1)*ps+P, (n-1)*stride+1, len(params), len(y), len(x)))
 	}
 	b := splineBlocks.get()
 	defer splineBlocks.put(b)
@@ -599,7 +563,7 @@ func RQSplineInverseColumn(x, y []float64, stride, n int, params []float64, bins
 				x[i*stride] = v
 				continue
 			}
-			b.us[m], b.at[m] = params[i*P:(i+1)*P], i
+			b.us[m], b.at[m] = params[i*ps:i*ps+P], i
 			m++
 		}
 		mode := lanesInverse

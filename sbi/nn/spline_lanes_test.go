@@ -138,3 +138,28 @@ func TestSplineLanesMatchScalar(t *testing.T) {
 		}
 	}
 }
+
+// A spline shared by every point (parameter stride 0) inverts as the same spline repeated
+// for every point, and as the one-spline inverse.
+func TestRQSplineInverseShared(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	const n, bins, B = 37, 8, 5.0
+	P := SplineParams(bins)
+	u := randSplineParams(rng, 1, 1, bins)
+	rep := make([]float64, n*P)
+	y := make([]float64, n)
+	for i := 0; i < n; i++ {
+		copy(rep[i*P:], u)
+		y[i] = 6 * (2*rng.Float64() - 1) // some in the tails
+	}
+	x0, x1 := make([]float64, n), make([]float64, n)
+	l0, l1 := make([]float64, n), make([]float64, n)
+	RQSplineInverseColumn(x0, y, 1, n, u, 0, bins, B, l0)
+	RQSplineInverseColumn(x1, y, 1, n, rep, P, bins, B, l1)
+	for i := 0; i < n; i++ {
+		wx, wl := RQSplineInverse(y[i], u, B)
+		if x0[i] != x1[i] || l0[i] != l1[i] || math.Abs(x0[i]-wx) > 1e-12 || math.Abs(l0[i]-wl) > 1e-12 {
+			t.Fatalf("point %d: shared (%v, %v), repeated (%v, %v), one spline (%v, %v)", i, x0[i], l0[i], x1[i], l1[i], wx, wl)
+		}
+	}
+}

@@ -177,7 +177,7 @@ func TestRQSplineBlocks(t *testing.T) {
 				copy(col[i*P:], p.Data[i*D*P+d*P:i*D*P+(d+1)*P])
 			}
 			back, lds := make([]float64, n*D), make([]float64, n)
-			RQSplineInverseColumn(back[d:], y.Data[d:], D, n, col, bins, B, lds)
+			RQSplineInverseColumn(back[d:], y.Data[d:], D, n, col, P, bins, B, lds)
 			for i := 0; i < n; i++ {
 				got := back[i*D+d]
 				if scale > 1 { // ill-conditioned: ask for a small backward error only
