@@ -411,15 +411,22 @@ func (j *splineJob) forward(lo, hi int) {
 	b := splineBlocks.get()
 	defer splineBlocks.put(b)
 	clear(logDet.Data[lo:hi])
+	// an element in the tails has derivative 1: its logarithm where the logarithms are taken
+	// one at a time (no gradient), 1 where a block's are taken by logVec
+	tail := 1.0
+	if j.inside == nil {
+		tail = 0
+	}
 	// elements go in blocks of splineBlockLen: their exponentials, knot derivatives and
-	// log-derivatives are each taken by one vector call; the log-derivatives are added to
-	// their rows' log-determinants in order, and an element in the tails adds log 1 = 0
+	// log-derivatives are each taken by one vector call (or, without gradients, by the vector
+	// spline kernel); the log-derivatives are added to their rows' log-determinants in order,
+	// and an element in the tails adds log 1 = 0
 	for e0 := lo * D; e0 < hi*D; e0 += splineBlockLen {
 		e1 := min(hi*D, e0+splineBlockLen)
 		m := 0
 		for e := e0; e < e1; e++ {
 			if v := x.Data[e]; v < -bound || v > bound {
-				y.Data[e], b.deriv[e-e0] = v, 1
+				y.Data[e], b.deriv[e-e0] = v, tail
 				if j.inside != nil {
 					j.inside[e] = 0
 				}
@@ -429,29 +436,24 @@ func (j *splineJob) forward(lo, hi int) {
 			b.us[m], b.at[m] = params.Data[i*params.Cols+d*P:i*params.Cols+(d+1)*P], e
 			m++
 		}
-		if j.inside == nil { // no gradient: the vector kernel, and the scalar path for what it declines
-			for e := e0; e < e1; e++ {
-				b.deriv[e-e0] = 0 // log 1 in the tails
-			}
+		if j.inside == nil { // no gradient: the vector kernel first, which gives log-derivatives
 			m = b.byLanes(m, bins, bound, lanesForward, x.Data, 1, func(e int, v, ld float64) {
 				y.Data[e], b.deriv[e-e0] = v, ld
 			})
-			b.prepare(b.us[:m], bins)
-			for t, e := range b.at[:m] {
-				b.knots(&b.s, t, b.us[t], bound)
-				var d float64
-				y.Data[e], d = b.s.evalDeriv(x.Data[e])
-				b.deriv[e-e0] = logOne(d)
+		}
+		b.prepare(b.us[:m], bins)
+		for t, e := range b.at[:m] {
+			b.knots(&b.s, t, b.us[t], bound)
+			y.Data[e], b.deriv[e-e0] = b.s.evalDeriv(x.Data[e])
+			if j.inside == nil {
+				b.deriv[e-e0] = logOne(b.deriv[e-e0])
+				continue
 			}
-		} else {
-			b.prepare(b.us[:m], bins)
-			for t, e := range b.at[:m] {
-				b.knots(&b.s, t, b.us[t], bound)
-				y.Data[e], b.deriv[e-e0] = b.s.evalDeriv(x.Data[e])
-				j.inside[e] = 1
-				copy(j.saved[e*2*bins:], b.s.pw[:bins])
-				copy(j.saved[e*2*bins+bins:], b.s.ph[:bins])
-			}
+			j.inside[e] = 1
+			copy(j.saved[e*2*bins:], b.s.pw[:bins])
+			copy(j.saved[e*2*bins+bins:], b.s.ph[:bins])
+		}
+		if j.inside != nil {
 			logVec(b.deriv[:e1-e0], b.deriv[:e1-e0])
 		}
 		for e := e0; e < e1; e++ {
@@ -554,6 +556,10 @@ func RQSplineInverseColumn(x, y []float64, stride, n int, params []float64, ps i
 		panic(fmt.Sprintf("nn: RQSplineInverseColumn: %d splines of %d parameters at stride %d (want %d or 0) need %d parameters and %d strided values; have %d, %d and %d",
 			n, P, ps, P, (n-1)*ps+P, (n-1)*stride+1, len(params), len(y), len(x)))
 	}
+	mode := lanesInverse
+	if logDet != nil {
+		mode = lanesInverseLogDet
+	}
 	b := splineBlocks.get()
 	defer splineBlocks.put(b)
 	for i0 := 0; i0 < n; i0 += splineBlockLen {
@@ -565,10 +571,6 @@ func RQSplineInverseColumn(x, y []float64, stride, n int, params []float64, ps i
 			}
 			b.us[m], b.at[m] = params[i*ps:i*ps+P], i
 			m++
-		}
-		mode := lanesInverse
-		if logDet != nil {
-			mode = lanesInverseLogDet
 		}
 		m = b.byLanes(m, bins, bound, mode, y, stride, func(i int, v, ld float64) {
 			x[i*stride] = v
@@ -595,7 +597,7 @@ type splineLanes struct {
 	u    [3 * MaxBins][4]float64 // the parameters, transposed by the kernel: u[p][lane]
 	v    [4]float64              // the points
 	out  [2][4]float64           // the results and the log-derivatives
-	c    [13][4]float64          // constants (see setBound)
+	c    [13][4]float64          // constants (see setConstants)
 	s    [10][4]float64          // the kernel's scratch
 	rows [4]*float64             // the parameters of each lane (3K−1 values)
 }
