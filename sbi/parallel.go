@@ -65,10 +65,11 @@ func (f *atomicFlag) get() bool { return f.v.Load() }
 // reused between calls instead of reallocated.
 var evalTapes = sync.Pool{New: func() any { return nn.NewTape() }}
 
-// getTape returns a gradient-free tape from the pool.
+// getTape returns a gradient-free float64 tape from the pool (set Float32 for log-densities:
+// nn.Tape.Float32).
 func getTape() *nn.Tape {
 	tp := evalTapes.Get().(*nn.Tape)
-	tp.NoGrad = true
+	tp.NoGrad, tp.Float32 = true, false
 	return tp
 }
 

@@ -3,6 +3,7 @@ package nn
 import (
 	"fmt"
 	"math/rand/v2"
+	"sync/atomic"
 )
 
 // MADE is a masked autoencoder for distribution estimation (Germain et al. 2015) with an
@@ -23,6 +24,8 @@ type MADE struct {
 	Activation                    Activation
 	Layers                        []*Linear
 	Masks                         [][]float64 // Masks[l] has Layers[l].W's shape
+
+	f32 atomic.Pointer[made32] // the float32 plan of the last float32 evaluation (made32.go)
 }
 
 // NewMADE returns a MADE for features inputs, context conditioning inputs (0 for none), the
@@ -89,11 +92,16 @@ func (m *MADE) Forward(tp *Tape, x, context *Tensor) *Tensor {
 	if x.Cols != m.Features {
 		panic(fmt.Sprintf("nn: MADE: input has %d columns, want %d", x.Cols, m.Features))
 	}
+	if m.Context > 0 && (context == nil || context.Cols != m.Context || context.Rows != x.Rows) {
+		panic(fmt.Sprintf("nn: MADE: context %v, want %d×%d", context, x.Rows, m.Context))
+	}
+	if tp.Float32 && tp.NoGrad && float32Forward {
+		if out := m.forward32(tp, x, context); out != nil {
+			return out
+		}
+	}
 	h := x
 	if m.Context > 0 {
-		if context == nil || context.Cols != m.Context || context.Rows != x.Rows {
-			panic(fmt.Sprintf("nn: MADE: context %v, want %d×%d", context, x.Rows, m.Context))
-		}
 		h = tp.Concat(x, context)
 	}
 	for l, lin := range m.Layers {

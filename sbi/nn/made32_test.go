@@ -1,0 +1,238 @@
+package nn
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// forwardMADE evaluates m on a gradient-free tape, in float32 or float64, and returns a copy
+// of its outputs.
+func forwardMADE(m *MADE, x, ctx *Tensor, float32 bool) []float64 {
+	tp := NewTape()
+	tp.NoGrad, tp.Float32 = true, float32
+	return append([]float64(nil), m.Forward(tp, x, ctx).Data...)
+}
+
+// magnitudeMADE returns |W|, |b| and |x| pushed through m's network: a bound on the magnitude
+// of every sum the evaluation forms, hence of its rounding errors.
+func magnitudeMADE(m *MADE, x, ctx *Tensor) []float64 {
+	abs := func(v []float64) []float64 {
+		out := make([]float64, len(v))
+		for i, a := range v {
+			out[i] = math.Abs(a)
+		}
+		return out
+	}
+	am := &MADE{Features: m.Features, Context: m.Context, PerFeature: m.PerFeature, Activation: m.Activation, Masks: m.Masks}
+	for _, l := range m.Layers {
+		am.Layers = append(am.Layers, &Linear{In: l.In, Out: l.Out,
+			W: &Param{Tensor: NewTensor(l.W.Rows, l.W.Cols, abs(l.W.Data))},
+			B: &Param{Tensor: NewTensor(1, l.B.Cols, abs(l.B.Data))}})
+	}
+	var actx *Tensor
+	if ctx != nil {
+		actx = NewTensor(ctx.Rows, ctx.Cols, abs(ctx.Data))
+	}
+	return forwardMADE(am, NewTensor(x.Rows, x.Cols, abs(x.Data)), actx, false)
+}
+
+// madeCases are MADEs of the shapes the flows use and of awkward ones: one feature, no
+// context, hidden widths that are not whole panels, feature blocks wider than a panel.
+var madeCases = []struct {
+	D, C   int
+	hidden []int
+	P      int
+}{
+	{2, 2, []int{64, 64}, 23}, // the reference NSF's MADE
+	{5, 9, []int{50, 50}, 23},
+	{1, 3, []int{16}, 5},
+	{3, 0, []int{40, 70}, 2},
+	{2, 4, []int{33}, 40},
+	{4, 1, []int{64, 64, 64}, 29},
+}
+
+// TestMADEFloat32MatchesFloat64 compares the float32 evaluation of MADEs with the float64 one.
+// Each output may differ by the rounding of float32 sums: with K terms per sum and L layers,
+// at most Σ(K+2)·2⁻²⁴ times the magnitude bound of magnitudeMADE (doubled). A wrong
+// permutation, panel depth or layout gives errors of the size of the outputs themselves.
+func TestMADEFloat32MatchesFloat64(t *testing.T) {
+	defer func(v bool) { float32Forward = v }(float32Forward)
+	float32Forward = true // with the Go tile where there is no kernel
+	rng := rand.New(rand.NewPCG(31, 32))
+	for _, c := range madeCases {
+		m := NewMADE(rng, c.D, c.C, c.hidden, c.P, ReLU)
+		for _, l := range m.Layers { // biases of both signs, so that ReLU cuts
+			for i := range l.B.Data {
+				l.B.Data[i] = rng.Float64() - 0.5
+			}
+		}
+		const n = 13 // two whole tiles and a partial one
+		x := randConst(rng, n, c.D, -2, 2)
+		var ctx *Tensor
+		if c.C > 0 {
+			ctx = randConst(rng, n, c.C, -2, 2)
+		}
+		want := forwardMADE(m, x, ctx, false)
+		got := forwardMADE(m, x, ctx, true)
+		bound := magnitudeMADE(m, x, ctx)
+		terms := c.D + c.C + 2
+		for _, h := range c.hidden {
+			terms += h + 2
+		}
+		worst := 0.0
+		for i := range want {
+			tol := 2 * float64(terms) * 0x1p-24 * bound[i]
+			if d := math.Abs(got[i] - want[i]); !(d <= tol) {
+				t.Fatalf("D=%d C=%d hidden=%v P=%d: output %d is %v in float32, %v in float64 (tolerance %.3g)",
+					c.D, c.C, c.hidden, c.P, i, got[i], want[i], tol)
+			}
+			worst = max(worst, math.Abs(got[i]-want[i])/bound[i])
+		}
+		if worst == 0 {
+			t.Errorf("D=%d C=%d: float32 and float64 outputs agree exactly: the float32 path did not run", c.D, c.C)
+		}
+	}
+}
+
+// TestMADEFloat32RowsIndependent checks that a row's float32 outputs do not depend on its
+// position in the batch (whole tiles, the partial last tile, a batch of one): the log-density
+// of a pair is the same whichever call computes it.
+func TestMADEFloat32RowsIndependent(t *testing.T) {
+	defer func(v bool) { float32Forward = v }(float32Forward)
+	float32Forward = true
+	rng := rand.New(rand.NewPCG(33, 34))
+	m := NewMADE(rng, 3, 2, []int{64, 64}, 23, ReLU)
+	const n = 17
+	x, ctx := randConst(rng, n, 3, -2, 2), randConst(rng, n, 2, -2, 2)
+	all := forwardMADE(m, x, ctx, true)
+	w := 3 * 23
+	for i := 0; i < n; i++ {
+		one := forwardMADE(m, NewTensor(1, 3, x.Data[3*i:3*i+3]), NewTensor(1, 2, ctx.Data[2*i:2*i+2]), true)
+		for j := range one {
+			if math.Float64bits(one[j]) != math.Float64bits(all[i*w+j]) {
+				t.Fatalf("row %d, output %d: %v alone, %v in a batch of %d", i, j, one[j], all[i*w+j], n)
+			}
+		}
+	}
+}
+
+// TestMADEFloat32Autoregressive checks that the float32 path keeps the masks: changing input
+// feature d leaves the outputs of features 0…d exactly unchanged and changes later ones.
+func TestMADEFloat32Autoregressive(t *testing.T) {
+	defer func(v bool) { float32Forward = v }(float32Forward)
+	float32Forward = true
+	rng := rand.New(rand.NewPCG(35, 36))
+	for _, c := range madeCases {
+		m := NewMADE(rng, c.D, c.C, c.hidden, c.P, ReLU)
+		x := randConst(rng, 1, c.D, -2, 2)
+		var ctx *Tensor
+		if c.C > 0 {
+			ctx = randConst(rng, 1, c.C, -2, 2)
+		}
+		base := forwardMADE(m, x, ctx, true)
+		for d := 0; d < c.D; d++ {
+			moved := NewTensor(1, c.D, append([]float64(nil), x.Data...))
+			moved.Data[d] += 1.5
+			out := forwardMADE(m, moved, ctx, true)
+			changed := false
+			for j := range out {
+				same := out[j] == base[j]
+				if j/c.P <= d && !same {
+					t.Fatalf("D=%d C=%d: output %d (feature %d) moved with input %d", c.D, c.C, j, j/c.P, d)
+				}
+				changed = changed || !same
+			}
+			if d+1 < c.D && !changed {
+				t.Errorf("D=%d C=%d: no output moved with input %d", c.D, c.C, d)
+			}
+		}
+	}
+}
+
+// TestMADEFloat32SeesUpdates checks that the float32 plan follows the weights: after an
+// in-place change of one weight (as an optimizer step makes) the outputs are those of the new
+// weights, not of a stale copy.
+func TestMADEFloat32SeesUpdates(t *testing.T) {
+	defer func(v bool) { float32Forward = v }(float32Forward)
+	float32Forward = true
+	rng := rand.New(rand.NewPCG(37, 38))
+	m := NewMADE(rng, 2, 2, []int{64, 64}, 23, ReLU)
+	x, ctx := randConst(rng, 7, 2, -2, 2), randConst(rng, 7, 2, -2, 2)
+	before := forwardMADE(m, x, ctx, true)
+	for _, l := range m.Layers {
+		l.B.Data[0] += 3
+	}
+	after := forwardMADE(m, x, ctx, true)
+	want := forwardMADE(m, x, ctx, false)
+	if math.Abs(after[0]-want[0]) > 1e-4*(1+math.Abs(want[0])) || after[0] == before[0] {
+		t.Fatalf("after an update: output 0 is %v in float32 (before %v), %v in float64", after[0], before[0], want[0])
+	}
+}
+
+// TestMADEFloat32OtherActivations checks that MADEs with a hidden activation other than ReLU
+// are evaluated in float64 even when float32 is asked for (the float32 kernel fuses only ReLU).
+func TestMADEFloat32OtherActivations(t *testing.T) {
+	defer func(v bool) { float32Forward = v }(float32Forward)
+	float32Forward = true
+	rng := rand.New(rand.NewPCG(39, 40))
+	m := NewMADE(rng, 2, 2, []int{16}, 2, Tanh)
+	x, ctx := randConst(rng, 5, 2, -2, 2), randConst(rng, 5, 2, -2, 2)
+	got, want := forwardMADE(m, x, ctx, true), forwardMADE(m, x, ctx, false)
+	for i := range want {
+		if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+			t.Fatalf("tanh MADE, output %d: %v with Float32 set, %v without", i, got[i], want[i])
+		}
+	}
+}
+
+// TestTile32 compares the float32 micro-kernels in use with the portable one: depths 0 to 70,
+// ReLU and no floor, NaN inputs kept, and the float64-storing kernel writing exactly its
+// first count columns.
+func TestTile32(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 42))
+	for _, k := range []int{0, 1, 2, 7, 32, 70} {
+		for _, floor := range []float32{0, float32(math.Inf(-1))} {
+			lda, ldc := k+3, panel32+5
+			a := make([]float32, tileRows32*lda+1)
+			b := make([]float32, max(k, 1)*panel32)
+			bias := make([]float32, panel32)
+			for _, v := range [][]float32{a, b, bias} {
+				for i := range v {
+					v[i] = float32(rng.NormFloat64())
+				}
+			}
+			if k > 0 {
+				a[2*lda] = float32(math.NaN())
+			}
+			got := make([]float32, tileRows32*ldc)
+			want := make([]float32, tileRows32*ldc)
+			tile32(k, a, lda, b, got, ldc, bias, floor)
+			tile32Go(k, a, lda, b, want, ldc, bias, floor)
+			for i := range want {
+				gi, wi := float64(got[i]), float64(want[i])
+				if math.IsNaN(wi) != math.IsNaN(gi) || math.Abs(gi-wi) > float64(k+2)*0x1p-23*(1+math.Abs(wi)) {
+					t.Fatalf("k=%d floor=%v: element %d is %v, want %v", k, floor, i, gi, wi)
+				}
+			}
+			for _, count := range []int{1, 23, 32} {
+				c64 := make([]float64, tileRows32*ldc)
+				for i := range c64 {
+					c64[i] = -7
+				}
+				tile32to64(k, a, lda, b, c64, ldc, bias, floor, count)
+				for r := 0; r < tileRows32; r++ {
+					for j := 0; j < ldc; j++ {
+						g, w := c64[r*ldc+j], float64(want[r*ldc+j])
+						if j >= count {
+							w = -7 // untouched
+						}
+						if math.IsNaN(w) != math.IsNaN(g) || math.Abs(g-w) > float64(k+2)*0x1p-23*(1+math.Abs(w)) {
+							t.Fatalf("k=%d count=%d: float64 element (%d, %d) is %v, want %v", k, count, r, j, g, w)
+						}
+					}
+				}
+			}
+		}
+	}
+}
