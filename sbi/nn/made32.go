@@ -65,6 +65,9 @@ func (m *MADE) forward32(tp *Tape, x, context *Tensor) *Tensor {
 		return nil
 	}
 	n := x.Rows
+	if n == 0 {
+		return tp.tensor(0, m.Features*m.PerFeature, false)
+	}
 	rows := (n + tileRows32 - 1) / tileRows32 * tileRows32
 	width := 0
 	for _, l := range p.layers {
@@ -107,41 +110,36 @@ func (m *MADE) forward32(tp *Tape, x, context *Tensor) *Tensor {
 // apply sets c (rows×l.cols) to the layer's outputs for the rows×l.in inputs a (row stride
 // lda); rows is a multiple of the micro-tile's height.
 func (l *layer32) apply(rows int, a []float32, lda int, c []float32) {
-	for r := 0; r < rows; r += tileRows32 {
-		for p, w := range l.panels {
-			j := p * panel32
-			tile32(l.depth[p], a[r*lda:], lda, w, c[r*l.cols+j:], l.cols, l.bias[j:j+panel32], l.floor)
-		}
+	for p, w := range l.panels {
+		j := p * panel32
+		tiles32(rows/tileRows32, l.depth[p], a, lda, w, c[j:], l.cols, l.bias[j:j+panel32], l.floor)
 	}
 }
 
 // applyTo64 sets the n×ldc float64 matrix c to the layer's outputs for the inputs a (row
 // stride lda, rows padded to whole tiles): panel p's first count[p] columns go to columns
-// start[p]… of c. The last, partial block of rows goes through a small buffer.
+// start[p]… of c. The last, partial tile of rows goes through a small buffer.
 func (l *layer32) applyTo64(n int, a []float32, lda int, c []float64, ldc int, start, count []int) {
-	var partial [tileRows32 * 256]float64
-	tail := partial[:]
-	if tileRows32*ldc > len(partial) {
+	whole := n / tileRows32
+	var buf [tileRows32 * 256]float64
+	tail := buf[:]
+	if tileRows32*ldc > len(buf) {
 		tail = make([]float64, tileRows32*ldc)
 	}
-	for r := 0; r < n; r += tileRows32 {
-		dst, rows := c[r*ldc:], tileRows32
-		if r+tileRows32 > n {
-			dst, rows = tail, n-r
-		}
-		for p, w := range l.panels {
-			j := p * panel32
-			tile32to64(l.depth[p], a[r*lda:], lda, w, dst[start[p]:], ldc, l.bias[j:j+panel32], l.floor, count[p])
-		}
-		if rows < tileRows32 {
-			copy(c[r*ldc:], tail[:rows*ldc])
+	rest := a[whole*tileRows32*lda:]
+	for p, w := range l.panels {
+		j := p * panel32
+		tiles32to64(whole, l.depth[p], a, lda, w, c[start[p]:], ldc, l.bias[j:j+panel32], l.floor, count[p])
+		if n > whole*tileRows32 {
+			tiles32to64(1, l.depth[p], rest, lda, w, tail[start[p]:], ldc, l.bias[j:j+panel32], l.floor, count[p])
 		}
 	}
+	copy(c[whole*tileRows32*ldc:n*ldc], tail)
 }
 
-// tile32Go is the portable float32 micro-kernel (see sgemm6x32).
-func tile32Go(k int, a []float32, lda int, b, c []float32, ldc int, bias []float32, floor float32) {
-	for r := 0; r < tileRows32; r++ {
+// tiles32Go is the portable float32 micro-kernel (see sgemm6x32).
+func tiles32Go(blocks, k int, a []float32, lda int, b, c []float32, ldc int, bias []float32, floor float32) {
+	for r := 0; r < blocks*tileRows32; r++ {
 		var acc [panel32]float32
 		for l := 0; l < k; l++ {
 			v := a[r*lda+l]
@@ -159,14 +157,16 @@ func tile32Go(k int, a []float32, lda int, b, c []float32, ldc int, bias []float
 	}
 }
 
-// tile32to64Go is the portable sgemm6x32to64: tile32Go storing the first count columns
+// tiles32to64Go is the portable sgemm6x32to64: tiles32Go storing the first count columns
 // as float64.
-func tile32to64Go(k int, a []float32, lda int, b []float32, c []float64, ldc int, bias []float32, floor float32, count int) {
-	var t [tileRows32 * panel32]float32
-	tile32Go(k, a, lda, b, t[:], panel32, bias, floor)
-	for r := 0; r < tileRows32; r++ {
-		for j, v := range t[r*panel32 : r*panel32+count] {
-			c[r*ldc+j] = float64(v)
+func tiles32to64Go(blocks, k int, a []float32, lda int, b []float32, c []float64, ldc int, bias []float32, floor float32, count int) {
+	t := make([]float32, tileRows32*panel32)
+	for blk := 0; blk < blocks; blk++ {
+		tiles32Go(1, k, a[blk*tileRows32*lda:], lda, b, t, panel32, bias, floor)
+		for r := 0; r < tileRows32; r++ {
+			for j, v := range t[r*panel32 : r*panel32+count] {
+				c[(blk*tileRows32+r)*ldc+j] = float64(v)
+			}
 		}
 	}
 }

@@ -186,49 +186,53 @@ func TestMADEFloat32OtherActivations(t *testing.T) {
 	}
 }
 
-// TestTile32 compares the float32 micro-kernels in use with the portable one: depths 0 to 70,
-// ReLU and no floor, NaN inputs kept, and the float64-storing kernel writing exactly its
-// first count columns.
-func TestTile32(t *testing.T) {
+// TestTiles32 compares the float32 micro-kernels in use with the portable one: one to three
+// tiles, depths 0 to 70, ReLU and no floor, NaN inputs kept, and the float64-storing kernel
+// writing exactly its first count columns of every row.
+func TestTiles32(t *testing.T) {
 	rng := rand.New(rand.NewPCG(41, 42))
-	for _, k := range []int{0, 1, 2, 7, 32, 70} {
-		for _, floor := range []float32{0, float32(math.Inf(-1))} {
-			lda, ldc := k+3, panel32+5
-			a := make([]float32, tileRows32*lda+1)
-			b := make([]float32, max(k, 1)*panel32)
-			bias := make([]float32, panel32)
-			for _, v := range [][]float32{a, b, bias} {
-				for i := range v {
-					v[i] = float32(rng.NormFloat64())
+	for _, blocks := range []int{1, 3} {
+		for _, k := range []int{0, 1, 2, 7, 32, 70} {
+			for _, floor := range []float32{0, float32(math.Inf(-1))} {
+				rows, lda, ldc := blocks*tileRows32, k+3, panel32+5
+				a := make([]float32, rows*lda)
+				b := make([]float32, max(k, 1)*panel32)
+				bias := make([]float32, panel32)
+				for _, v := range [][]float32{a, b, bias} {
+					for i := range v {
+						v[i] = float32(rng.NormFloat64())
+					}
 				}
-			}
-			if k > 0 {
-				a[2*lda] = float32(math.NaN())
-			}
-			got := make([]float32, tileRows32*ldc)
-			want := make([]float32, tileRows32*ldc)
-			tile32(k, a, lda, b, got, ldc, bias, floor)
-			tile32Go(k, a, lda, b, want, ldc, bias, floor)
-			for i := range want {
-				gi, wi := float64(got[i]), float64(want[i])
-				if math.IsNaN(wi) != math.IsNaN(gi) || math.Abs(gi-wi) > float64(k+2)*0x1p-23*(1+math.Abs(wi)) {
-					t.Fatalf("k=%d floor=%v: element %d is %v, want %v", k, floor, i, gi, wi)
+				if k > 0 {
+					a[2*lda] = float32(math.NaN())
 				}
-			}
-			for _, count := range []int{1, 23, 32} {
-				c64 := make([]float64, tileRows32*ldc)
-				for i := range c64 {
-					c64[i] = -7
+				got := make([]float32, rows*ldc)
+				want := make([]float32, rows*ldc)
+				tiles32(blocks, k, a, lda, b, got, ldc, bias, floor)
+				tiles32Go(blocks, k, a, lda, b, want, ldc, bias, floor)
+				tol := func(w float64) float64 { return float64(k+2) * 0x1p-23 * (1 + math.Abs(w)) }
+				for i := range want {
+					gi, wi := float64(got[i]), float64(want[i])
+					if i%ldc >= panel32 {
+						wi = 0 // untouched
+					}
+					if math.IsNaN(wi) != math.IsNaN(gi) || math.Abs(gi-wi) > tol(wi) {
+						t.Fatalf("blocks=%d k=%d floor=%v: element (%d, %d) is %v, want %v", blocks, k, floor, i/ldc, i%ldc, gi, wi)
+					}
 				}
-				tile32to64(k, a, lda, b, c64, ldc, bias, floor, count)
-				for r := 0; r < tileRows32; r++ {
-					for j := 0; j < ldc; j++ {
-						g, w := c64[r*ldc+j], float64(want[r*ldc+j])
-						if j >= count {
+				for _, count := range []int{1, 23, 32} {
+					c64 := make([]float64, rows*ldc)
+					for i := range c64 {
+						c64[i] = -7
+					}
+					tiles32to64(blocks, k, a, lda, b, c64, ldc, bias, floor, count)
+					for i, g := range c64 {
+						w := float64(want[i])
+						if i%ldc >= count {
 							w = -7 // untouched
 						}
-						if math.IsNaN(w) != math.IsNaN(g) || math.Abs(g-w) > float64(k+2)*0x1p-23*(1+math.Abs(w)) {
-							t.Fatalf("k=%d count=%d: float64 element (%d, %d) is %v, want %v", k, count, r, j, g, w)
+						if math.IsNaN(w) != math.IsNaN(g) || math.Abs(g-w) > tol(w) {
+							t.Fatalf("blocks=%d k=%d count=%d: float64 element (%d, %d) is %v, want %v", blocks, k, count, i/ldc, i%ldc, g, w)
 						}
 					}
 				}

@@ -2,25 +2,36 @@
 
 #include "textflag.h"
 
-// func sgemm6x32(k int, a *float32, lda int, b, c *float32, ldc int, bias *float32, floor float32)
+// func sgemm6x32(blocks, k int, a *float32, lda int, b, c *float32, ldc int, bias *float32, floor float32)
 //
-// The float32 micro-kernel of MADE evaluation (made32.go), AVX-512:
-// C[r, j] = max(bias[j] + Σ_{l<k} A[r, l]·Bp[l, j], floor) for r < 6 and j < 32, where
-// A[r, l] = a[r·lda + l] (rows of the activations, read in place) and Bp is a packed k×32
-// panel (Bp[l, j] = b[l·32 + j]). Twelve zmm accumulators of 16 lanes hold the 6×32 tile;
-// every step of l broadcasts six values of A against two vectors of B (12 FMAs). floor is
-// −Inf, or 0 for a fused ReLU; the maximum keeps NaN (as kernel6x16).
-TEXT ·sgemm6x32(SB), NOSPLIT, $0-60
-	MOVQ k+0(FP), CX
-	MOVQ a+8(FP), SI
-	MOVQ lda+16(FP), R9
-	SHLQ $2, R9
-	MOVQ b+24(FP), DI
-	MOVQ c+32(FP), DX
-	MOVQ ldc+40(FP), R8
-	SHLQ $2, R8
+// The float32 micro-kernel of MADE evaluation (made32.go), AVX-512, over blocks tiles of six
+// rows: C[r, j] = max(bias[j] + Σ_{l<k} A[r, l]·Bp[l, j], floor) for r < 6·blocks and j < 32,
+// where A[r, l] = a[r·lda + l] (rows of the activations, read in place), Bp is a packed k×32
+// panel (Bp[l, j] = b[l·32 + j]) and C[r, j] = c[r·ldc + j]. Twelve zmm accumulators of 16
+// lanes hold a 6×32 tile; every step of l broadcasts six values of A against two vectors of
+// B (12 FMAs). floor is −Inf, or 0 for a fused ReLU; the maximum keeps NaN (as kernel6x16).
+TEXT ·sgemm6x32(SB), NOSPLIT, $0-68
+	MOVQ         blocks+0(FP), AX
+	MOVQ         a+16(FP), R11
+	MOVQ         lda+24(FP), R9
+	SHLQ         $2, R9
+	MOVQ         c+40(FP), R12
+	MOVQ         ldc+48(FP), R8
+	SHLQ         $2, R8
+	MOVQ         bias+56(FP), BX
+	VMOVUPS      (BX), Z19
+	VMOVUPS      64(BX), Z20
+	VBROADCASTSS floor+64(FP), Z18
+	TESTQ        AX, AX
+	JE           done
+
+block:
+	MOVQ k+8(FP), CX
+	MOVQ b+32(FP), DI
+	MOVQ R11, SI
 	LEAQ (SI)(R9*2), R10
 	ADDQ R9, R10 // row 3
+	MOVQ R12, DX
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
 	VPXORD Z2, Z2, Z2
@@ -33,9 +44,8 @@ TEXT ·sgemm6x32(SB), NOSPLIT, $0-60
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
 	VPXORD Z11, Z11, Z11
-
-	TESTQ CX, CX
-	JE    store
+	TESTQ  CX, CX
+	JE     store
 
 loop:
 	VMOVUPS (DI), Z12
@@ -65,69 +75,92 @@ loop:
 	JNE  loop
 
 store:
-	MOVQ         bias+48(FP), BX
-	VMOVUPS      (BX), Z12
-	VMOVUPS      64(BX), Z13
-	VBROADCASTSS floor+56(FP), Z14
-	VADDPS  Z12, Z0, Z0
-	VMAXPS  Z0, Z14, Z0
+	VADDPS Z19, Z0, Z0
+	VMAXPS Z0, Z18, Z0
 	VMOVUPS Z0, (DX)
-	VADDPS  Z13, Z1, Z1
-	VMAXPS  Z1, Z14, Z1
+	VADDPS Z20, Z1, Z1
+	VMAXPS Z1, Z18, Z1
 	VMOVUPS Z1, 64(DX)
-	ADDQ    R8, DX
-	VADDPS  Z12, Z2, Z2
-	VMAXPS  Z2, Z14, Z2
+	ADDQ R8, DX
+	VADDPS Z19, Z2, Z2
+	VMAXPS Z2, Z18, Z2
 	VMOVUPS Z2, (DX)
-	VADDPS  Z13, Z3, Z3
-	VMAXPS  Z3, Z14, Z3
+	VADDPS Z20, Z3, Z3
+	VMAXPS Z3, Z18, Z3
 	VMOVUPS Z3, 64(DX)
-	ADDQ    R8, DX
-	VADDPS  Z12, Z4, Z4
-	VMAXPS  Z4, Z14, Z4
+	ADDQ R8, DX
+	VADDPS Z19, Z4, Z4
+	VMAXPS Z4, Z18, Z4
 	VMOVUPS Z4, (DX)
-	VADDPS  Z13, Z5, Z5
-	VMAXPS  Z5, Z14, Z5
+	VADDPS Z20, Z5, Z5
+	VMAXPS Z5, Z18, Z5
 	VMOVUPS Z5, 64(DX)
-	ADDQ    R8, DX
-	VADDPS  Z12, Z6, Z6
-	VMAXPS  Z6, Z14, Z6
+	ADDQ R8, DX
+	VADDPS Z19, Z6, Z6
+	VMAXPS Z6, Z18, Z6
 	VMOVUPS Z6, (DX)
-	VADDPS  Z13, Z7, Z7
-	VMAXPS  Z7, Z14, Z7
+	VADDPS Z20, Z7, Z7
+	VMAXPS Z7, Z18, Z7
 	VMOVUPS Z7, 64(DX)
-	ADDQ    R8, DX
-	VADDPS  Z12, Z8, Z8
-	VMAXPS  Z8, Z14, Z8
+	ADDQ R8, DX
+	VADDPS Z19, Z8, Z8
+	VMAXPS Z8, Z18, Z8
 	VMOVUPS Z8, (DX)
-	VADDPS  Z13, Z9, Z9
-	VMAXPS  Z9, Z14, Z9
+	VADDPS Z20, Z9, Z9
+	VMAXPS Z9, Z18, Z9
 	VMOVUPS Z9, 64(DX)
-	ADDQ    R8, DX
-	VADDPS  Z12, Z10, Z10
-	VMAXPS  Z10, Z14, Z10
+	ADDQ R8, DX
+	VADDPS Z19, Z10, Z10
+	VMAXPS Z10, Z18, Z10
 	VMOVUPS Z10, (DX)
-	VADDPS  Z13, Z11, Z11
-	VMAXPS  Z11, Z14, Z11
+	VADDPS Z20, Z11, Z11
+	VMAXPS Z11, Z18, Z11
 	VMOVUPS Z11, 64(DX)
+	LEAQ (R11)(R9*4), R11 // the next six rows
+	LEAQ (R11)(R9*2), R11
+	LEAQ (R12)(R8*4), R12
+	LEAQ (R12)(R8*2), R12
+	DECQ AX
+	JNE  block
+
+done:
 	VZEROUPPER
 	RET
 
-// func sgemm6x32to64(k int, a *float32, lda int, b *float32, c *float64, ldc int, bias *float32, floor float32, cols uint32)
+// func sgemm6x32to64(blocks, k int, a *float32, lda int, b *float32, c *float64, ldc int, bias *float32, floor float32, cols uint32)
 //
-// sgemm6x32 storing the tile as float64 (a MADE's last layer, whose outputs the splines read
-// in float64): only the columns whose bit is set in cols are written (masked stores).
-TEXT ·sgemm6x32to64(SB), NOSPLIT, $0-64
-	MOVQ k+0(FP), CX
-	MOVQ a+8(FP), SI
-	MOVQ lda+16(FP), R9
-	SHLQ $2, R9
-	MOVQ b+24(FP), DI
-	MOVQ c+32(FP), DX
-	MOVQ ldc+40(FP), R8
-	SHLQ $3, R8
+// sgemm6x32 storing the tiles as float64 (a MADE's last layer, whose outputs the splines
+// read in float64): only the columns whose bit is set in cols are written (masked stores).
+TEXT ·sgemm6x32to64(SB), NOSPLIT, $0-72
+	MOVQ         blocks+0(FP), AX
+	MOVQ         a+16(FP), R11
+	MOVQ         lda+24(FP), R9
+	SHLQ         $2, R9
+	MOVQ         c+40(FP), R12
+	MOVQ         ldc+48(FP), R8
+	SHLQ         $3, R8
+	MOVQ         bias+56(FP), BX
+	VMOVUPS      (BX), Z19
+	VMOVUPS      64(BX), Z20
+	VBROADCASTSS floor+64(FP), Z18
+	MOVL         cols+68(FP), BX
+	KMOVW        BX, K1 // columns 0…7
+	SHRL         $8, BX
+	KMOVW        BX, K2 // 8…15
+	SHRL         $8, BX
+	KMOVW        BX, K3 // 16…23
+	SHRL         $8, BX
+	KMOVW        BX, K4 // 24…31
+	TESTQ        AX, AX
+	JE           done
+
+block:
+	MOVQ k+8(FP), CX
+	MOVQ b+32(FP), DI
+	MOVQ R11, SI
 	LEAQ (SI)(R9*2), R10
 	ADDQ R9, R10 // row 3
+	MOVQ R12, DX
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
 	VPXORD Z2, Z2, Z2
@@ -140,11 +173,10 @@ TEXT ·sgemm6x32to64(SB), NOSPLIT, $0-64
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
 	VPXORD Z11, Z11, Z11
+	TESTQ  CX, CX
+	JE     store
 
-	TESTQ CX, CX
-	JE    store64
-
-loop64:
+loop:
 	VMOVUPS (DI), Z12
 	VMOVUPS 64(DI), Z13
 	VBROADCASTSS (SI), Z14
@@ -169,109 +201,105 @@ loop64:
 	ADDQ $4, R10
 	ADDQ $128, DI
 	DECQ CX
-	JNE  loop64
+	JNE  loop
 
-store64:
-	MOVQ         bias+48(FP), BX
-	VMOVUPS      (BX), Z12
-	VMOVUPS      64(BX), Z13
-	VBROADCASTSS floor+56(FP), Z14
-	MOVL         cols+60(FP), AX
-	KMOVW        AX, K1 // columns 0…7
-	SHRL         $8, AX
-	KMOVW        AX, K2 // 8…15
-	SHRL         $8, AX
-	KMOVW        AX, K3 // 16…23
-	SHRL         $8, AX
-	KMOVW        AX, K4 // 24…31
-	VADDPS  Z12, Z0, Z0
-	VMAXPS  Z0, Z14, Z0
-	VCVTPS2PD Y0, Z16
+store:
+	VADDPS Z19, Z0, Z0
+	VMAXPS Z0, Z18, Z0
+	VCVTPS2PD     Y0, Z16
 	VEXTRACTF64X4 $1, Z0, Y17
-	VCVTPS2PD Y17, Z17
-	VMOVUPD Z16, K1, 0(DX)
-	VMOVUPD Z17, K2, 64(DX)
-	VADDPS  Z13, Z1, Z1
-	VMAXPS  Z1, Z14, Z1
-	VCVTPS2PD Y1, Z16
+	VCVTPS2PD     Y17, Z17
+	VMOVUPD       Z16, K1, (DX)
+	VMOVUPD       Z17, K2, 64(DX)
+	VADDPS Z20, Z1, Z1
+	VMAXPS Z1, Z18, Z1
+	VCVTPS2PD     Y1, Z16
 	VEXTRACTF64X4 $1, Z1, Y17
-	VCVTPS2PD Y17, Z17
-	VMOVUPD Z16, K3, 128(DX)
-	VMOVUPD Z17, K4, 192(DX)
-	ADDQ    R8, DX
-	VADDPS  Z12, Z2, Z2
-	VMAXPS  Z2, Z14, Z2
-	VCVTPS2PD Y2, Z16
+	VCVTPS2PD     Y17, Z17
+	VMOVUPD       Z16, K3, 128(DX)
+	VMOVUPD       Z17, K4, 192(DX)
+	ADDQ R8, DX
+	VADDPS Z19, Z2, Z2
+	VMAXPS Z2, Z18, Z2
+	VCVTPS2PD     Y2, Z16
 	VEXTRACTF64X4 $1, Z2, Y17
-	VCVTPS2PD Y17, Z17
-	VMOVUPD Z16, K1, 0(DX)
-	VMOVUPD Z17, K2, 64(DX)
-	VADDPS  Z13, Z3, Z3
-	VMAXPS  Z3, Z14, Z3
-	VCVTPS2PD Y3, Z16
+	VCVTPS2PD     Y17, Z17
+	VMOVUPD       Z16, K1, (DX)
+	VMOVUPD       Z17, K2, 64(DX)
+	VADDPS Z20, Z3, Z3
+	VMAXPS Z3, Z18, Z3
+	VCVTPS2PD     Y3, Z16
 	VEXTRACTF64X4 $1, Z3, Y17
-	VCVTPS2PD Y17, Z17
-	VMOVUPD Z16, K3, 128(DX)
-	VMOVUPD Z17, K4, 192(DX)
-	ADDQ    R8, DX
-	VADDPS  Z12, Z4, Z4
-	VMAXPS  Z4, Z14, Z4
-	VCVTPS2PD Y4, Z16
+	VCVTPS2PD     Y17, Z17
+	VMOVUPD       Z16, K3, 128(DX)
+	VMOVUPD       Z17, K4, 192(DX)
+	ADDQ R8, DX
+	VADDPS Z19, Z4, Z4
+	VMAXPS Z4, Z18, Z4
+	VCVTPS2PD     Y4, Z16
 	VEXTRACTF64X4 $1, Z4, Y17
-	VCVTPS2PD Y17, Z17
-	VMOVUPD Z16, K1, 0(DX)
-	VMOVUPD Z17, K2, 64(DX)
-	VADDPS  Z13, Z5, Z5
-	VMAXPS  Z5, Z14, Z5
-	VCVTPS2PD Y5, Z16
+	VCVTPS2PD     Y17, Z17
+	VMOVUPD       Z16, K1, (DX)
+	VMOVUPD       Z17, K2, 64(DX)
+	VADDPS Z20, Z5, Z5
+	VMAXPS Z5, Z18, Z5
+	VCVTPS2PD     Y5, Z16
 	VEXTRACTF64X4 $1, Z5, Y17
-	VCVTPS2PD Y17, Z17
-	VMOVUPD Z16, K3, 128(DX)
-	VMOVUPD Z17, K4, 192(DX)
-	ADDQ    R8, DX
-	VADDPS  Z12, Z6, Z6
-	VMAXPS  Z6, Z14, Z6
-	VCVTPS2PD Y6, Z16
+	VCVTPS2PD     Y17, Z17
+	VMOVUPD       Z16, K3, 128(DX)
+	VMOVUPD       Z17, K4, 192(DX)
+	ADDQ R8, DX
+	VADDPS Z19, Z6, Z6
+	VMAXPS Z6, Z18, Z6
+	VCVTPS2PD     Y6, Z16
 	VEXTRACTF64X4 $1, Z6, Y17
-	VCVTPS2PD Y17, Z17
-	VMOVUPD Z16, K1, 0(DX)
-	VMOVUPD Z17, K2, 64(DX)
-	VADDPS  Z13, Z7, Z7
-	VMAXPS  Z7, Z14, Z7
-	VCVTPS2PD Y7, Z16
+	VCVTPS2PD     Y17, Z17
+	VMOVUPD       Z16, K1, (DX)
+	VMOVUPD       Z17, K2, 64(DX)
+	VADDPS Z20, Z7, Z7
+	VMAXPS Z7, Z18, Z7
+	VCVTPS2PD     Y7, Z16
 	VEXTRACTF64X4 $1, Z7, Y17
-	VCVTPS2PD Y17, Z17
-	VMOVUPD Z16, K3, 128(DX)
-	VMOVUPD Z17, K4, 192(DX)
-	ADDQ    R8, DX
-	VADDPS  Z12, Z8, Z8
-	VMAXPS  Z8, Z14, Z8
-	VCVTPS2PD Y8, Z16
+	VCVTPS2PD     Y17, Z17
+	VMOVUPD       Z16, K3, 128(DX)
+	VMOVUPD       Z17, K4, 192(DX)
+	ADDQ R8, DX
+	VADDPS Z19, Z8, Z8
+	VMAXPS Z8, Z18, Z8
+	VCVTPS2PD     Y8, Z16
 	VEXTRACTF64X4 $1, Z8, Y17
-	VCVTPS2PD Y17, Z17
-	VMOVUPD Z16, K1, 0(DX)
-	VMOVUPD Z17, K2, 64(DX)
-	VADDPS  Z13, Z9, Z9
-	VMAXPS  Z9, Z14, Z9
-	VCVTPS2PD Y9, Z16
+	VCVTPS2PD     Y17, Z17
+	VMOVUPD       Z16, K1, (DX)
+	VMOVUPD       Z17, K2, 64(DX)
+	VADDPS Z20, Z9, Z9
+	VMAXPS Z9, Z18, Z9
+	VCVTPS2PD     Y9, Z16
 	VEXTRACTF64X4 $1, Z9, Y17
-	VCVTPS2PD Y17, Z17
-	VMOVUPD Z16, K3, 128(DX)
-	VMOVUPD Z17, K4, 192(DX)
-	ADDQ    R8, DX
-	VADDPS  Z12, Z10, Z10
-	VMAXPS  Z10, Z14, Z10
-	VCVTPS2PD Y10, Z16
+	VCVTPS2PD     Y17, Z17
+	VMOVUPD       Z16, K3, 128(DX)
+	VMOVUPD       Z17, K4, 192(DX)
+	ADDQ R8, DX
+	VADDPS Z19, Z10, Z10
+	VMAXPS Z10, Z18, Z10
+	VCVTPS2PD     Y10, Z16
 	VEXTRACTF64X4 $1, Z10, Y17
-	VCVTPS2PD Y17, Z17
-	VMOVUPD Z16, K1, 0(DX)
-	VMOVUPD Z17, K2, 64(DX)
-	VADDPS  Z13, Z11, Z11
-	VMAXPS  Z11, Z14, Z11
-	VCVTPS2PD Y11, Z16
+	VCVTPS2PD     Y17, Z17
+	VMOVUPD       Z16, K1, (DX)
+	VMOVUPD       Z17, K2, 64(DX)
+	VADDPS Z20, Z11, Z11
+	VMAXPS Z11, Z18, Z11
+	VCVTPS2PD     Y11, Z16
 	VEXTRACTF64X4 $1, Z11, Y17
-	VCVTPS2PD Y17, Z17
-	VMOVUPD Z16, K3, 128(DX)
-	VMOVUPD Z17, K4, 192(DX)
+	VCVTPS2PD     Y17, Z17
+	VMOVUPD       Z16, K3, 128(DX)
+	VMOVUPD       Z17, K4, 192(DX)
+	LEAQ (R11)(R9*4), R11 // the next six rows
+	LEAQ (R11)(R9*2), R11
+	LEAQ (R12)(R8*4), R12
+	LEAQ (R12)(R8*2), R12
+	DECQ AX
+	JNE  block
+
+done:
 	VZEROUPPER
 	RET
