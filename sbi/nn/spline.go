@@ -590,17 +590,21 @@ func RQSplineInverseColumn(x, y []float64, stride, n int, params []float64, ps i
 	}
 }
 
-// splineLanes is the memory of the vector spline kernel (rqsLanesAVX2), which evaluates four
-// splines at once, one per lane. Its layout is fixed: the assembly addresses the fields by
-// offset (TestSplineLanesLayout).
+// splineLanes is the memory of the vector spline kernels, which evaluate several splines at
+// once, one per lane: eight with AVX-512 (rqsLanesAVX512), four with AVX2 (rqsLanesAVX2, which
+// uses the first four lanes of every vector). Its layout is fixed: the assembly addresses the
+// fields by offset (TestSplineLanesLayout).
 type splineLanes struct {
-	u    [3 * MaxBins][4]float64 // the parameters, transposed by the kernel: u[p][lane]
-	v    [4]float64              // the points
-	out  [2][4]float64           // the results and the log-derivatives
-	c    [13][4]float64          // constants (see setConstants)
-	s    [10][4]float64          // the kernel's scratch
-	rows [4]*float64             // the parameters of each lane (3K−1 values)
+	u    [3 * MaxBins][maxLanes]float64 // the parameters, transposed by the kernel: u[p][lane]
+	v    [maxLanes]float64              // the points
+	out  [2][maxLanes]float64           // the results and the log-derivatives
+	c    [13][maxLanes]float64          // constants (see setConstants)
+	s    [10][maxLanes]float64          // the kernel's scratch
+	rows [maxLanes]*float64             // the parameters of each lane (3K−1 values)
 }
+
+// maxLanes is the widest vector spline kernel's number of lanes.
+const maxLanes = 8
 
 // Modes of the vector spline kernel.
 const (
@@ -613,26 +617,29 @@ const (
 func (l *splineLanes) setConstants(k int, bound float64) {
 	for i, v := range [...]float64{-bound, 2 * bound, bound, MinBinWidth, 1 - MinBinWidth*float64(k),
 		MinBinHeight, 1 - MinBinHeight*float64(k), MinDerivative, 1, 2, math.MaxFloat64, 4, math.Copysign(0, -1)} {
-		l.c[i] = [4]float64{v, v, v, v}
+		for lane := range l.c[i] {
+			l.c[i][lane] = v
+		}
 	}
 }
 
 // byLanes evaluates the block's m splines (b.us, b.at) in the given mode with the vector
-// kernel, four at a time, at the points v[b.at[t]·stride], and calls put(b.at[t], result,
-// log-derivative) for each. The splines of the groups the kernel declines (or all of them,
-// where there is no kernel) are moved to the front of b.us and b.at; it returns their number,
-// for the caller to evaluate on the scalar path. Both paths give the same bits.
+// kernel, splineLaneCount at a time, at the points v[b.at[t]·stride], and calls put(b.at[t],
+// result, log-derivative) for each. The splines of the groups the kernel declines (or all of
+// them, where there is no kernel) are moved to the front of b.us and b.at; it returns their
+// number, for the caller to evaluate on the scalar path. Both paths give the same bits.
 func (b *splineBlock) byLanes(m, k int, bound float64, mode int, v []float64, stride int, put func(at int, r, ld float64)) int {
-	if !hasSplineKernel || k < 2 {
+	width := splineLaneCount
+	if width == 0 || k < 2 {
 		return m
 	}
 	l := &b.lanes
 	l.setConstants(k, bound)
 	p := 3*k - 1
 	declined := 0
-	for t0 := 0; t0 < m; t0 += 4 {
-		n := min(4, m-t0)
-		for lane := 0; lane < 4; lane++ {
+	for t0 := 0; t0 < m; t0 += width {
+		n := min(width, m-t0)
+		for lane := 0; lane < width; lane++ {
 			t := t0 + min(lane, n-1) // a short group repeats its last spline
 			l.rows[lane] = &b.us[t][:p][0]
 			l.v[lane] = v[b.at[t]*stride]

@@ -2,34 +2,7 @@
 
 #include "textflag.h"
 #include "vec_amd64.h"
-
-// Byte offsets in splineLanes (checked by TestSplineLanesLayout).
-#define L_V 6144     // v: the points, x (forward) or y (inverse)
-#define L_OUT 6176   // out[0]: the result, y (forward) or x (inverse); out[1]: the log-derivative
-#define L_NEGB 6240  // c[0]: −B
-#define L_TWOB 6272  // c[1]: 2B
-#define L_B 6304     // c[2]: B
-#define L_MINW 6336  // c[3]: MinBinWidth
-#define L_WS 6368    // c[4]: 1 − K·MinBinWidth
-#define L_MINH 6400  // c[5]: MinBinHeight
-#define L_HS 6432    // c[6]: 1 − K·MinBinHeight
-#define L_MIND 6464  // c[7]: MinDerivative
-#define L_ONE 6496   // c[8]: 1
-#define L_TWO 6528   // c[9]: 2
-#define L_MAX 6560   // c[10]: the largest finite float64
-#define L_FOUR 6592  // c[11]: 4
-#define L_SIGN 6624  // c[12]: −0 (the sign bit)
-#define L_RW 6656    // s[0]: 1/Σ e^(u_w,i − u_w,0)
-#define L_RH 6688    // s[1]: 1/Σ e^(u_h,i − u_h,0)
-#define L_M1 6720    // s[2]: c_1 ≤ v (false: the point lies in bin 0, whose left δ is 1)
-#define L_ML 6752    // s[3]: c_{K−1} ≤ v (the point lies in bin K−1, whose right δ is 1)
-#define L_XK 6784    // s[4]: left knot x_k
-#define L_WK 6816    // s[5]: bin width w_k
-#define L_YK 6848    // s[6]: left knot y_k
-#define L_HK 6880    // s[7]: bin height h_k
-#define L_VK1 6912   // s[8]: parameter of δ_{k+1}, then δ_{k+1}
-#define L_DK 6944    // s[9]: δ_k
-#define L_ROWS 6976  // rows: the parameters of each lane
+#include "spline_amd64.h"
 
 // KEEP(MASK) clears the bits of BX of the lanes where MASK is false: BX ends with the lanes
 // whose every step stayed in the vector path's range.
@@ -108,7 +81,7 @@ gather:
 	VINSERTF128 $1, X1, Y0, Y0
 	VMOVUPD     Y0, (R9)
 	ADDQ        $8, DX
-	ADDQ        $32, R9
+	ADDQ        $64, R9
 	DECQ        AX
 	JNE         gather
 
@@ -134,7 +107,7 @@ softmax:
 	EXP4(Y0, Y1, Y2, Y3)
 	VMOVUPD Y3, (R12)
 	VADDPD  Y3, Y14, Y14
-	ADDQ    $32, R12
+	ADDQ    $64, R12
 	DECQ    R11
 	JNE     softmax
 	VCMPPD  $0x12, L_MAX(SI), Y14, Y1 // the sum is finite
@@ -142,7 +115,7 @@ softmax:
 	VMOVUPD L_ONE(SI), Y1
 	VDIVPD  Y14, Y1, Y1
 	VMOVUPD Y1, (R13)
-	ADDQ    $32, R13
+	ADDQ    $64, R13
 	DECQ    AX
 	JNE     parts
 	CMPQ    BX, $15
@@ -151,10 +124,10 @@ softmax:
 	// bin 0: [x_0, x_1) × [y_0, y_1); Y1, Y2 accumulate the widths and heights
 	VMOVUPD L_V(SI), Y0
 	MOVQ    CX, R12
-	SHLQ    $5, R12
+	SHLQ    $6, R12
 	ADDQ    SI, R12 // e_h,0
 	MOVQ    CX, R13
-	SHLQ    $6, R13
+	SHLQ    $7, R13
 	ADDQ    SI, R13 // the parameter of δ_1, after 2K widths and heights
 	VMOVUPD (SI), Y1
 	VMULPD  L_RW(SI), Y1, Y1
@@ -185,8 +158,8 @@ m1done:
 
 	// bins 1…K−2: Y3, Y4 hold the left knots c_j; R10, R12 point at e_w,j and e_h,j, R13 at
 	// the parameter of δ_j
-	LEAQ 32(SI), R10
-	ADDQ $32, R12
+	LEAQ 64(SI), R10
+	ADDQ $64, R12
 	LEAQ -2(CX), R11
 scan:
 	TESTQ   R11, R11
@@ -205,12 +178,12 @@ scanknots:
 	VBLENDVPD Y13, Y4, Y7, Y7
 	VBLENDVPD Y13, Y12, Y8, Y8
 	VBLENDVPD Y13, (R13), Y9, Y9
-	VBLENDVPD Y13, 32(R13), Y10, Y10
+	VBLENDVPD Y13, 64(R13), Y10, Y10
 	VMOVAPD   Y11, Y3
 	VMOVAPD   Y12, Y4
-	ADDQ      $32, R10
-	ADDQ      $32, R12
-	ADDQ      $32, R13
+	ADDQ      $64, R10
+	ADDQ      $64, R12
+	ADDQ      $64, R13
 	DECQ      R11
 	JMP       scan
 
@@ -290,7 +263,7 @@ lastsel:
 	VANDPD  Y1, Y2, Y1
 	KEEP(Y1)
 	LOG4(R9)
-	VMOVUPD Y12, L_OUT+32(SI)
+	VMOVUPD Y12, L_OUT+64(SI)
 	JMP     done
 
 inverse: // eqs. 6–8: the root ξ = 2c/(−b − √(b² − 4ac)) of aξ² + bξ + c = 0
@@ -351,7 +324,7 @@ inverse: // eqs. 6–8: the root ξ = 2c/(−b − √(b² − 4ac)) of aξ² + 
 	KEEP(Y1)
 	LOG4(R9)
 	VXORPD  L_SIGN(SI), Y12, Y12 // log dx/dy = −log dy/dx
-	VMOVUPD Y12, L_OUT+32(SI)
+	VMOVUPD Y12, L_OUT+64(SI)
 
 done:
 	CMPQ  BX, $15

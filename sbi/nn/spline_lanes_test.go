@@ -1,6 +1,7 @@
 package nn
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -14,12 +15,12 @@ func TestSplineLanesLayout(t *testing.T) {
 		name      string
 		got, want uintptr
 	}{
-		{"v", unsafe.Offsetof(l.v), 6144},
-		{"out", unsafe.Offsetof(l.out), 6176},
-		{"c", unsafe.Offsetof(l.c), 6240},
-		{"s", unsafe.Offsetof(l.s), 6656},
-		{"rows", unsafe.Offsetof(l.rows), 6976},
-		{"size", unsafe.Sizeof(l), 7008},
+		{"v", unsafe.Offsetof(l.v), 12288},
+		{"out", unsafe.Offsetof(l.out), 12352},
+		{"c", unsafe.Offsetof(l.c), 12480},
+		{"s", unsafe.Offsetof(l.s), 13312},
+		{"rows", unsafe.Offsetof(l.rows), 13952},
+		{"size", unsafe.Sizeof(l), 14016},
 	} {
 		if c.got != c.want {
 			t.Errorf("splineLanes.%s at %d, the assembly expects %d", c.name, c.got, c.want)
@@ -48,9 +49,18 @@ func scalarInverse(b *splineBlock, us [][]float64, ys []float64, k int, bound fl
 	return x, ld
 }
 
-// Every spline gets the same bits from the vector kernel as from the scalar path, whatever
-// its neighbours in a group of four, and the kernel takes the splines of ordinary parameters.
+// Every spline gets the same bits from each vector kernel as from the scalar path, whatever
+// its neighbours in a group, and the kernel takes the splines of ordinary parameters.
 func TestSplineLanesMatchScalar(t *testing.T) {
+	for _, w := range splineWidths() {
+		t.Run(fmt.Sprintf("lanes=%d", w), func(t *testing.T) {
+			defer useSplineWidth(w)()
+			splineLanesMatchScalar(t)
+		})
+	}
+}
+
+func splineLanesMatchScalar(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	same := func(a, b float64) bool {
 		return math.Float64bits(a) == math.Float64bits(b) || (math.IsNaN(a) && math.IsNaN(b))
@@ -131,7 +141,7 @@ func TestSplineLanesMatchScalar(t *testing.T) {
 				if taken+rest != m {
 					t.Fatalf("k=%d mode %d: %d evaluated + %d declined ≠ %d", c.k, mode, taken, rest, m)
 				}
-				if hasSplineKernel && trial%10 != 9 && float64(taken) < c.taken*m {
+				if splineLaneCount > 0 && trial%10 != 9 && float64(taken) < c.taken*m {
 					t.Fatalf("k=%d scale %v mode %d: the kernel took %d of %d ordinary splines", c.k, c.scale, mode, taken, m)
 				}
 			}

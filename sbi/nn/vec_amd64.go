@@ -177,7 +177,27 @@ func logOne(x float64) float64 {
 //go:noescape
 func rqsLanesAVX2(l *splineLanes, k, mode int) bool
 
-// hasSplineKernel reports whether the vector spline kernel (spline_amd64.s) can run.
-var hasSplineKernel = hasAVX2
+//go:noescape
+func rqsLanesAVX512(l *splineLanes, k, mode int) bool
 
-func splineKernel(l *splineLanes, k, mode int) bool { return rqsLanesAVX2(l, k, mode) }
+// splineLaneCount is the number of splines the vector spline kernel in use evaluates at once:
+// 8 with AVX-512 (spline512_amd64.s), 4 with AVX2 (spline_amd64.s), 0 without either.
+var splineLaneCount = splineLanesFor(hasAVX2, hasAVX512)
+
+func splineLanesFor(avx2, avx512 bool) int {
+	switch {
+	case avx512:
+		return 8
+	case avx2:
+		return 4
+	}
+	return 0
+}
+
+// splineKernel runs the vector spline kernel of splineLaneCount lanes.
+func splineKernel(l *splineLanes, k, mode int) bool {
+	if splineLaneCount == 8 {
+		return rqsLanesAVX512(l, k, mode)
+	}
+	return rqsLanesAVX2(l, k, mode)
+}

@@ -14,6 +14,6 @@ func logVec(dst, src []float64)                     { logGo(dst, src) }
 func logOne(x float64) float64                      { return math.Log(x) }
 
 // Without the vector spline kernel every spline takes the scalar path (see byLanes).
-const hasSplineKernel = false
+const splineLaneCount = 0
 
 func splineKernel(*splineLanes, int, int) bool { return false }
