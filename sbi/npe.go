@@ -448,6 +448,7 @@ func (e *NPE) drawFlow(rng *rand.Rand, ctx []float64, m int) (*mat.Dense, error)
 	parallelChunks(m, evalChunk, func(c, lo, hi int) {
 		r := chunkRand(s, c)
 		tp := getTape()
+		tp.Float32 = true // the MADEs' products in float32, as for log-densities
 		defer putTape(tp)
 		z := tp.New(hi-lo, D)
 		for i := range z.Data {

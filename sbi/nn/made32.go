@@ -31,10 +31,13 @@ const (
 
 // made32 is a MADE prepared for float32 evaluation.
 type made32 struct {
+	features, context, perFeature int
+
 	weights [][]float64 // the weights and biases it was made from, to notice updates
 	masks   []*float64  // the masks it was made from
 	inOrder []int       // column j of the first layer's input is MADE input inOrder[j]
 	layers  []layer32
+	reach   [][]int // reach[l][d]: the leading panels of hidden layer l that hold its units of degree ≤ d
 	// panel p of the last layer holds MADE outputs outStart[p] … outStart[p]+outCount[p]−1,
 	// then padding
 	outStart, outCount []int
@@ -64,9 +67,46 @@ func (m *MADE) forward32(tp *Tape, x, context *Tensor) *Tensor {
 	if p == nil {
 		return nil
 	}
-	n := x.Rows
+	out := tp.tensor(x.Rows, m.Features*m.PerFeature, false)
+	p.run(x.Rows, func(i int, row []float32) {
+		for j, src := range p.inOrder {
+			if src < m.Features {
+				row[j] = float32(x.Data[i*x.Cols+src])
+			} else {
+				row[j] = float32(context.Data[i*context.Cols+src-m.Features])
+			}
+		}
+	}, -1, out.Data)
+	return out
+}
+
+// evalFeature writes the n×PerFeature outputs of feature d to dst for the inputs x (n rows
+// of Features values, the first d read) and the context: n rows of ctx, or the vector bound
+// for every row when ctx is nil. Only the panels that lead to feature d's outputs are
+// multiplied: in each layer, the prefix of units of degree ≤ d.
+func (p *made32) evalFeature(d int, dst, x, ctx, bound []float64, n int) {
+	p.run(n, func(i int, row []float32) {
+		for j, src := range p.inOrder {
+			switch {
+			case src < d:
+				row[j] = float32(x[i*p.features+src])
+			case src < p.features:
+				row[j] = 0 // features ≥ d: masked out of feature d's outputs
+			case ctx != nil:
+				row[j] = float32(ctx[i*p.context+src-p.features])
+			default:
+				row[j] = float32(bound[src-p.features])
+			}
+		}
+	}, d, dst)
+}
+
+// run evaluates the plan on n rows, fill writing row i of the inputs (in the order of
+// inOrder): all outputs into dst (n×Features·PerFeature) when feature < 0, or feature's
+// outputs into dst (n×PerFeature).
+func (p *made32) run(n int, fill func(i int, row []float32), feature int, dst []float64) {
 	if n == 0 {
-		return tp.tensor(0, m.Features*m.PerFeature, false)
+		return
 	}
 	rows := (n + tileRows32 - 1) / tileRows32 * tileRows32
 	width := 0
@@ -75,51 +115,94 @@ func (m *MADE) forward32(tp *Tape, x, context *Tensor) *Tensor {
 	}
 	buf := float32Bufs.get()
 	defer float32Bufs.put(buf)
-	need := rows * (len(p.inOrder) + 2*width)
+	in := len(p.inOrder)
+	need := rows * (in + 2*width)
 	if cap(*buf) < need {
 		*buf = make([]float32, need)
 	}
 	s := (*buf)[:need]
-	a, s := s[:rows*len(p.inOrder)], s[rows*len(p.inOrder):]
+	a, s := s[:rows*in], s[rows*in:]
 	hidden := [2][]float32{s[:rows*width], s[rows*width:]}
-
-	in := len(p.inOrder)
 	for i := 0; i < n; i++ {
-		row := a[i*in : i*in+in]
-		for j, src := range p.inOrder {
-			if src < m.Features {
-				row[j] = float32(x.Data[i*x.Cols+src])
-			} else {
-				row[j] = float32(context.Data[i*context.Cols+src-m.Features])
+		fill(i, a[i*in:(i+1)*in])
+	}
+	clear(a[n*in:])
+
+	lda, depth := in, in // depth: the inputs computed (all of them, then the panels evaluated)
+	last := len(p.layers) - 1
+	for li, l := range p.layers[:last] {
+		panels := len(l.panels)
+		if feature >= 0 {
+			panels = p.reach[li][feature]
+		}
+		c := hidden[li%2][:rows*l.cols]
+		l.apply(rows, a, lda, c, panels, depth)
+		a, lda, depth = c, l.cols, panels*panel32
+	}
+	out := &p.layers[last]
+	if feature < 0 {
+		out.applyTo64(n, a, lda, dst, p.features*p.perFeature, 0, len(out.panels), 0, p.outStart, p.outCount, depth)
+		return
+	}
+	lo, hi := feature*p.perFeature, (feature+1)*p.perFeature
+	p0, p1, direct := p.outPanels(lo, hi)
+	if direct {
+		out.applyTo64(n, a, lda, dst, p.perFeature, p0, p1, lo, p.outStart, p.outCount, depth)
+		return
+	}
+	// panels shared with other features (a contiguous layout): multiply them in float32, then
+	// copy this feature's columns
+	c := hidden[last%2][:rows*out.cols]
+	for q := p0; q < p1; q++ {
+		j := q * panel32
+		tiles32(rows/tileRows32, min(out.depth[q], depth), a, lda, out.panels[q], c[j:], out.cols, out.bias[j:j+panel32], out.floor)
+	}
+	for q := p0; q < p1; q++ {
+		for t := 0; t < p.outCount[q]; t++ {
+			col := p.outStart[q] + t
+			if col < lo || col >= hi {
+				continue
+			}
+			for i := 0; i < n; i++ {
+				dst[i*p.perFeature+col-lo] = float64(c[i*out.cols+q*panel32+t])
 			}
 		}
 	}
-	clear(a[n*in:])
-	lda := in
-	last := len(p.layers) - 1
-	for li, l := range p.layers[:last] {
-		c := hidden[li%2][:rows*l.cols]
-		l.apply(rows, a, lda, c)
-		a, lda = c, l.cols
-	}
-	out := tp.tensor(n, m.Features*m.PerFeature, false)
-	p.layers[last].applyTo64(n, a, lda, out.Data, out.Cols, p.outStart, p.outCount)
-	return out
 }
 
-// apply sets c (rows×l.cols) to the layer's outputs for the rows×l.in inputs a (row stride
-// lda); rows is a multiple of the micro-tile's height.
-func (l *layer32) apply(rows int, a []float32, lda int, c []float32) {
-	for p, w := range l.panels {
+// outPanels returns the output panels [p0, p1) that hold outputs lo…hi−1, and whether they
+// hold nothing else.
+func (p *made32) outPanels(lo, hi int) (p0, p1 int, direct bool) {
+	p0, direct = -1, true
+	for q, start := range p.outStart {
+		end := start + p.outCount[q]
+		if p.outCount[q] == 0 || end <= lo || start >= hi {
+			continue
+		}
+		if p0 < 0 {
+			p0 = q
+		}
+		p1 = q + 1
+		direct = direct && start >= lo && end <= hi
+	}
+	return p0, p1, direct
+}
+
+// apply sets the first panels panels of c (rows×l.cols) to the layer's outputs for the
+// rows×l.in inputs a (row stride lda), of which only the first depth columns are valid;
+// rows is a multiple of the micro-tile's height.
+func (l *layer32) apply(rows int, a []float32, lda int, c []float32, panels, depth int) {
+	for p, w := range l.panels[:panels] {
 		j := p * panel32
-		tiles32(rows/tileRows32, l.depth[p], a, lda, w, c[j:], l.cols, l.bias[j:j+panel32], l.floor)
+		tiles32(rows/tileRows32, min(l.depth[p], depth), a, lda, w, c[j:], l.cols, l.bias[j:j+panel32], l.floor)
 	}
 }
 
-// applyTo64 sets the n×ldc float64 matrix c to the layer's outputs for the inputs a (row
-// stride lda, rows padded to whole tiles): panel p's first count[p] columns go to columns
-// start[p]… of c. The last, partial tile of rows goes through a small buffer.
-func (l *layer32) applyTo64(n int, a []float32, lda int, c []float64, ldc int, start, count []int) {
+// applyTo64 writes panels p0…p1−1 of the layer's outputs, as float64, to the n×ldc matrix c
+// for the inputs a (row stride lda, rows padded to whole tiles, the first depth columns
+// valid): panel p's first count[p] columns go to columns start[p]−shift… of c. The last,
+// partial tile of rows goes through a small buffer.
+func (l *layer32) applyTo64(n int, a []float32, lda int, c []float64, ldc, p0, p1, shift int, start, count []int, depth int) {
 	whole := n / tileRows32
 	var buf [tileRows32 * 256]float64
 	tail := buf[:]
@@ -127,11 +210,11 @@ func (l *layer32) applyTo64(n int, a []float32, lda int, c []float64, ldc int, s
 		tail = make([]float64, tileRows32*ldc)
 	}
 	rest := a[whole*tileRows32*lda:]
-	for p, w := range l.panels {
-		j := p * panel32
-		tiles32to64(whole, l.depth[p], a, lda, w, c[start[p]:], ldc, l.bias[j:j+panel32], l.floor, count[p])
+	for p := p0; p < p1; p++ {
+		j, k, at := p*panel32, min(l.depth[p], depth), start[p]-shift
+		tiles32to64(whole, k, a, lda, l.panels[p], c[at:], ldc, l.bias[j:j+panel32], l.floor, count[p])
 		if n > whole*tileRows32 {
-			tiles32to64(1, l.depth[p], rest, lda, w, tail[start[p]:], ldc, l.bias[j:j+panel32], l.floor, count[p])
+			tiles32to64(1, k, rest, lda, l.panels[p], tail[at:], ldc, l.bias[j:j+panel32], l.floor, count[p])
 		}
 	}
 	copy(c[whole*tileRows32*ldc:n*ldc], tail)
@@ -218,7 +301,7 @@ func sameBits(a, b []float64) bool {
 
 // newMade32 prepares m for float32 evaluation.
 func newMade32(m *MADE) *made32 {
-	p := &made32{}
+	p := &made32{features: m.Features, context: m.Context, perFeature: m.PerFeature}
 	deg := make([]int, m.Features+m.Context) // degrees of the MADE's inputs
 	for d := 0; d < m.Features; d++ {
 		deg[d] = d + 1
@@ -235,6 +318,7 @@ func newMade32(m *MADE) *made32 {
 		} else {
 			d := hiddenDegrees(lin.W.Cols, m.Features, m.Context > 0)
 			out = padTo(byDegree(d), panel32)
+			p.reach = append(p.reach, reach(d, m.Features))
 		}
 		p.layers = append(p.layers, newLayer32(lin, m.Masks[l], in, out, !last))
 		in = out
@@ -256,6 +340,22 @@ func newMade32(m *MADE) *made32 {
 		p.outCount = append(p.outCount, count)
 	}
 	return p
+}
+
+// reach returns, for each feature d, the number of panels that hold every unit of degree ≤ d
+// once the units are sorted by degree.
+func reach(deg []int, features int) []int {
+	r := make([]int, features)
+	for d := range r {
+		n := 0
+		for _, g := range deg {
+			if g <= d {
+				n++
+			}
+		}
+		r[d] = (n + panel32 - 1) / panel32
+	}
+	return r
 }
 
 // byDegree returns the indices 0…len(deg)−1 sorted by degree (stable).

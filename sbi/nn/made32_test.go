@@ -240,3 +240,71 @@ func TestTiles32(t *testing.T) {
 		}
 	}
 }
+
+// TestMADEFeatureFloat32 compares the float32 evaluation of each feature's outputs (as
+// sampling uses it: MADEFeature.Eval on a Float32 tape, with the context as rows or bound by
+// WithContext) with the float64 one, to the tolerance of TestMADEFloat32MatchesFloat64.
+func TestMADEFeatureFloat32(t *testing.T) {
+	defer func(v bool) { float32Forward = v }(float32Forward)
+	float32Forward = true
+	rng := rand.New(rand.NewPCG(43, 44))
+	for _, c := range madeCases {
+		m := NewMADE(rng, c.D, c.C, c.hidden, c.P, ReLU)
+		for _, l := range m.Layers {
+			for i := range l.B.Data {
+				l.B.Data[i] = rng.Float64() - 0.5
+			}
+		}
+		const n = 13
+		x := randConst(rng, n, c.D, -2, 2)
+		var ctx *Tensor
+		var ctxRows []float64
+		if c.C > 0 {
+			one := randConst(rng, 1, c.C, -2, 2).Data
+			ctx = NewTensor(n, c.C, nil)
+			for i := 0; i < n; i++ {
+				copy(ctx.Data[i*c.C:], one)
+			}
+			ctxRows = ctx.Data
+		}
+		bound := magnitudeMADE(m, x, ctx)
+		terms := c.D + c.C + 2
+		for _, h := range c.hidden {
+			terms += h + 2
+		}
+		for d := 0; d < c.D; d++ {
+			for _, bind := range []bool{false, true} {
+				if bind && c.C == 0 {
+					continue
+				}
+				f, rows := m.Feature(d), ctxRows
+				if bind {
+					f, rows = f.WithContext(ctxRows[:c.C]), nil
+				}
+				eval := func(float32 bool) []float64 {
+					tp := NewTape()
+					tp.NoGrad, tp.Float32 = true, float32
+					dst := make([]float64, n*c.P)
+					f.Eval(tp, dst, x.Data, rows, n)
+					return dst
+				}
+				want, got := eval(false), eval(true)
+				differ := false
+				for i := 0; i < n; i++ {
+					for q := 0; q < c.P; q++ {
+						w, g := want[i*c.P+q], got[i*c.P+q]
+						tol := 2 * float64(terms) * 0x1p-24 * bound[i*c.D*c.P+d*c.P+q]
+						if !(math.Abs(g-w) <= tol) {
+							t.Fatalf("D=%d C=%d hidden=%v P=%d feature %d (bound %v): row %d output %d is %v in float32, %v in float64 (tolerance %.3g)",
+								c.D, c.C, c.hidden, c.P, d, bind, i, q, g, w, tol)
+						}
+						differ = differ || g != w
+					}
+				}
+				if !differ && (d > 0 || c.C > 0) {
+					t.Errorf("D=%d C=%d feature %d: float32 and float64 agree exactly: the float32 path did not run", c.D, c.C, d)
+				}
+			}
+		}
+	}
+}

@@ -16,6 +16,9 @@ type MADEFeature struct {
 	feature, features, context int
 	act                        Activation
 	layers                     []compactLayer
+
+	p32   *made32   // the MADE's float32 plan, for tapes with Float32 set (nil without one)
+	bound []float64 // the context fixed by WithContext, which the float32 plan reads as inputs
 }
 
 // compactLayer is a masked Linear layer restricted to the kept inputs and outputs: w is
@@ -31,6 +34,9 @@ func (m *MADE) Feature(d int) *MADEFeature {
 		panic(fmt.Sprintf("nn: MADE.Feature(%d) of a MADE with %d features", d, m.Features))
 	}
 	f := &MADEFeature{feature: d, features: m.Features, context: m.Context, act: m.Activation}
+	if float32Forward {
+		f.p32 = m.plan32()
+	}
 	// inputs kept by the first layer: features 0…d−1 (degrees 1…d), then the whole context
 	in := make([]int, 0, d+m.Context)
 	for j := 0; j < d; j++ {
@@ -97,6 +103,7 @@ func (f *MADEFeature) WithContext(context []float64) *MADEFeature {
 		}
 	}
 	g.layers[0] = compactLayer{in: d, out: first.out, w: first.w[:d*first.out], b: b}
+	g.bound = append([]float64(nil), context...)
 	return &g
 }
 
@@ -106,9 +113,14 @@ func (f *MADEFeature) Constant() bool { return f.feature == 0 && f.context == 0 
 
 // Eval writes the n×PerFeature outputs to dst for inputs x (n rows of Features values, only
 // the first d read) and context (n rows of Context values; nil after WithContext). It
-// borrows scratch space from tp.
+// borrows scratch space from tp. On a gradient-free tape with Float32 set, a MADE with a
+// float32 plan multiplies in float32 (see made32.go).
 func (f *MADEFeature) Eval(tp *Tape, dst []float64, x []float64, context []float64, n int) {
 	d := f.feature
+	if tp.Float32 && tp.NoGrad && f.p32 != nil {
+		f.p32.evalFeature(d, dst, x, context, f.bound, n)
+		return
+	}
 	first := f.layers[0]
 	// the buffers of the hidden layers are the tape's and are given back on return, so that
 	// repeated calls (one per feature and transform when sampling) reuse memory still in cache
