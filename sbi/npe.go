@@ -353,7 +353,8 @@ func (p *NPEPosterior) AcceptanceRate() float64 {
 
 // LogProb is log q(θ | x) for every row of theta: −Inf outside the prior's support. The density
 // is the flow's, not renormalized for the mass it puts outside the support (divide by
-// AcceptanceRate for that).
+// AcceptanceRate for that). It is computed as LogProbPairs computes it (in float32 products on
+// CPUs with AVX-512), and gives the same bits for the same pair.
 func (p *NPEPosterior) LogProb(theta *mat.Dense) []float64 {
 	if p.err != nil {
 		panic(fmt.Sprintf("sbi: NPE posterior LogProb: %v", p.err))
@@ -389,7 +390,9 @@ func (p *NPEPosterior) Sample(rng *rand.Rand, n int) *mat.Dense {
 
 // SampleChecked draws n parameter vectors from the flow, rejecting those outside the prior's
 // support. It returns an error when the estimator is untrained, when the flow's draws are not
-// finite, or when fewer than MinAcceptanceRate of them land inside the support.
+// finite, or when fewer than MinAcceptanceRate of them land inside the support. On CPUs with
+// AVX-512 the flow's MADEs multiply in float32 (as for LogProb); draws depend on the seed
+// only, not on the number of cores.
 func (p *NPEPosterior) SampleChecked(rng *rand.Rand, n int) (*mat.Dense, error) {
 	if p.err != nil {
 		return nil, fmt.Errorf("NPE posterior: %w", p.err)
