@@ -601,6 +601,9 @@ type splineLanes struct {
 	c    [13][maxLanes]float64          // constants (see setConstants)
 	s    [10][maxLanes]float64          // the kernel's scratch
 	rows [maxLanes]*float64             // the parameters of each lane (3K−1 values)
+
+	bins  int     // the splines c holds the constants of (0: none yet)
+	bound float64 // (fields after rows are Go's only)
 }
 
 // maxLanes is the widest vector spline kernel's number of lanes.
@@ -615,6 +618,10 @@ const (
 
 // setConstants fills in the constants of splines of k bins on [−bound, bound].
 func (l *splineLanes) setConstants(k int, bound float64) {
+	if l.bins == k && l.bound == bound {
+		return
+	}
+	l.bins, l.bound = k, bound
 	for i, v := range [...]float64{-bound, 2 * bound, bound, MinBinWidth, 1 - MinBinWidth*float64(k),
 		MinBinHeight, 1 - MinBinHeight*float64(k), MinDerivative, 1, 2, math.MaxFloat64, 4, math.Copysign(0, -1)} {
 		for lane := range l.c[i] {
