@@ -20,8 +20,11 @@ import (
 //     so each panel of 32 columns multiplies only the prefix that its columns need.
 //
 // For a MADE of two features with context, a quarter of the hidden and output products are
-// skipped. The results differ from float64 evaluation by float32 rounding (a relative 2⁻²⁴ per
-// operation); they do not depend on the row's position in the batch.
+// skipped. Sampling inverts one feature at a time (MADEFeature.Eval); on the same plan it
+// multiplies only the leading panels of each layer, which hold the units of degree ≤ d that
+// reach feature d's outputs. The results differ from float64 evaluation by float32 rounding (a
+// relative 2⁻²⁴ per operation); they do not depend on the row's position in the batch. The
+// masked layers are those of Germain et al. (2015), eq. 10: h = act(x·(W ⊙ M) + b).
 
 // panel32 and tileRows32 are the width and height of the float32 micro-tile.
 const (
