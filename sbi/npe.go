@@ -256,13 +256,13 @@ func (e *NPE) LogProbPairs(theta, x *mat.Dense) []float64 {
 
 // logProbPairs evaluates LogProbPairs, with the MADEs' products in float32 (where the CPU has
 // the float32 kernel) or in float64.
-func (e *NPE) logProbPairs(theta, x *mat.Dense, float32 bool) []float64 {
+func (e *NPE) logProbPairs(theta, x *mat.Dense, inFloat32 bool) []float64 {
 	n, _ := theta.Dims()
 	out := make([]float64, n)
 	logJac := e.zt.logJacobian()
 	parallelChunks(n, chunkFor(n), func(_, lo, hi int) {
 		tp := getTape()
-		tp.Float32 = float32
+		tp.Float32 = inFloat32
 		defer putTape(tp)
 		th := theta.Slice(lo, hi, 0, e.prior.Dim()).(*mat.Dense)
 		lp := e.fl.LogProb(tp, standardizedConst(tp, e.zt, th), e.context(tp, x.Slice(lo, hi, 0, e.xDim).(*mat.Dense)))

@@ -40,6 +40,7 @@ type made32 struct {
 	masks   []*float64  // the masks it was made from
 	inOrder []int       // column j of the first layer's input is MADE input inOrder[j]
 	layers  []layer32
+	width   int     // the widest layer's padded output width
 	reach   [][]int // reach[l][d]: the leading panels of hidden layer l that hold its units of degree ≤ d
 	// panel p of the last layer holds MADE outputs outStart[p] … outStart[p]+outCount[p]−1,
 	// then padding
@@ -48,11 +49,11 @@ type made32 struct {
 
 // layer32 is one masked layer in float32, its outputs padded to whole panels.
 type layer32 struct {
-	in, cols int         // input width and padded output width (a multiple of panel32)
-	panels   [][]float32 // panel p: depth[p]×panel32 weights, row r for sorted input r
-	depth    []int       // the number of (sorted) inputs panel p reads
-	bias     []float32   // cols values, 0 for padding
-	floor    float32     // 0 for a fused ReLU, −Inf for none
+	cols   int         // padded output width (a multiple of panel32)
+	panels [][]float32 // panel p: depth[p]×panel32 weights, row r for sorted input r
+	depth  []int       // the number of (sorted) inputs panel p reads
+	bias   []float32   // cols values, 0 for padding
+	floor  float32     // 0 for a fused ReLU, −Inf for none
 }
 
 // float32Forward says whether MADE.Forward takes the float32 path for tapes that ask for it:
@@ -112,10 +113,7 @@ func (p *made32) run(n int, fill func(i int, row []float32), feature int, dst []
 		return
 	}
 	rows := (n + tileRows32 - 1) / tileRows32 * tileRows32
-	width := 0
-	for _, l := range p.layers {
-		width = max(width, l.cols)
-	}
+	width := p.width
 	buf := float32Bufs.get()
 	defer float32Bufs.put(buf)
 	in := len(p.inOrder)
@@ -139,7 +137,7 @@ func (p *made32) run(n int, fill func(i int, row []float32), feature int, dst []
 			panels = p.reach[li][feature]
 		}
 		c := hidden[li%2][:rows*l.cols]
-		l.apply(rows, a, lda, c, panels, depth)
+		l.apply(rows, a, lda, c, 0, panels, depth)
 		a, lda, depth = c, l.cols, panels*panel32
 	}
 	out := &p.layers[last]
@@ -156,10 +154,7 @@ func (p *made32) run(n int, fill func(i int, row []float32), feature int, dst []
 	// panels shared with other features (a contiguous layout): multiply them in float32, then
 	// copy this feature's columns
 	c := hidden[last%2][:rows*out.cols]
-	for q := p0; q < p1; q++ {
-		j := q * panel32
-		tiles32(rows/tileRows32, min(out.depth[q], depth), a, lda, out.panels[q], c[j:], out.cols, out.bias[j:j+panel32], out.floor)
-	}
+	out.apply(rows, a, lda, c, p0, p1, depth)
 	for q := p0; q < p1; q++ {
 		for t := 0; t < p.outCount[q]; t++ {
 			col := p.outStart[q] + t
@@ -191,13 +186,13 @@ func (p *made32) outPanels(lo, hi int) (p0, p1 int, direct bool) {
 	return p0, p1, direct
 }
 
-// apply sets the first panels panels of c (rows×l.cols) to the layer's outputs for the
-// rows×l.in inputs a (row stride lda), of which only the first depth columns are valid;
-// rows is a multiple of the micro-tile's height.
-func (l *layer32) apply(rows int, a []float32, lda int, c []float32, panels, depth int) {
-	for p, w := range l.panels[:panels] {
+// apply sets panels p0…p1−1 of c (rows×l.cols) to the layer's outputs for the rows of
+// inputs a (row stride lda), of which only the first depth columns are valid; rows is a
+// multiple of the micro-tile's height.
+func (l *layer32) apply(rows int, a []float32, lda int, c []float32, p0, p1, depth int) {
+	for p := p0; p < p1; p++ {
 		j := p * panel32
-		tiles32(rows/tileRows32, min(l.depth[p], depth), a, lda, w, c[j:], l.cols, l.bias[j:j+panel32], l.floor)
+		tiles32(rows/tileRows32, min(l.depth[p], depth), a, lda, l.panels[p], c[j:], l.cols, l.bias[j:j+panel32], l.floor)
 	}
 }
 
@@ -324,6 +319,7 @@ func newMade32(m *MADE) *made32 {
 			p.reach = append(p.reach, reach(d, m.Features))
 		}
 		p.layers = append(p.layers, newLayer32(lin, m.Masks[l], in, out, !last))
+		p.width = max(p.width, len(out))
 		in = out
 	}
 	for q := 0; q < len(in); q += panel32 {
@@ -428,7 +424,7 @@ func panelDepth(lin *Linear, mask []float64, in, out []int) int {
 
 // newLayer32 packs lin's masked weights for inputs in order in and outputs in order out.
 func newLayer32(lin *Linear, mask []float64, in, out []int, relu bool) layer32 {
-	l := layer32{in: len(in), cols: len(out), bias: make([]float32, len(out)), floor: float32(math.Inf(-1))}
+	l := layer32{cols: len(out), bias: make([]float32, len(out)), floor: float32(math.Inf(-1))}
 	if relu {
 		l.floor = 0
 	}

@@ -8,9 +8,9 @@ import (
 
 // forwardMADE evaluates m on a gradient-free tape, in float32 or float64, and returns a copy
 // of its outputs.
-func forwardMADE(m *MADE, x, ctx *Tensor, float32 bool) []float64 {
+func forwardMADE(m *MADE, x, ctx *Tensor, inFloat32 bool) []float64 {
 	tp := NewTape()
-	tp.NoGrad, tp.Float32 = true, float32
+	tp.NoGrad, tp.Float32 = true, inFloat32
 	return append([]float64(nil), m.Forward(tp, x, ctx).Data...)
 }
 
@@ -52,6 +52,27 @@ var madeCases = []struct {
 	{4, 1, []int{64, 64, 64}, 29},
 }
 
+// randomReLUMADE returns a ReLU MADE whose biases have both signs, so that ReLU cuts.
+func randomReLUMADE(rng *rand.Rand, features, context int, hidden []int, perFeature int) *MADE {
+	m := NewMADE(rng, features, context, hidden, perFeature, ReLU)
+	for _, l := range m.Layers {
+		for i := range l.B.Data {
+			l.B.Data[i] = rng.Float64() - 0.5
+		}
+	}
+	return m
+}
+
+// roundingTerms is Σ(K+2) over a MADE's layers of K inputs each: the number of float32
+// roundings that bound an output's error, in units of 2⁻²⁴ times its magnitude bound.
+func roundingTerms(inputs int, hidden []int) int {
+	terms := inputs + 2
+	for _, h := range hidden {
+		terms += h + 2
+	}
+	return terms
+}
+
 // TestMADEFloat32MatchesFloat64 compares the float32 evaluation of MADEs with the float64 one.
 // Each output may differ by the rounding of float32 sums: with K terms per sum and L layers,
 // at most Σ(K+2)·2⁻²⁴ times the magnitude bound of magnitudeMADE (doubled). A wrong
@@ -61,12 +82,7 @@ func TestMADEFloat32MatchesFloat64(t *testing.T) {
 	float32Forward = true // with the Go tile where there is no kernel
 	rng := rand.New(rand.NewPCG(31, 32))
 	for _, c := range madeCases {
-		m := NewMADE(rng, c.D, c.C, c.hidden, c.P, ReLU)
-		for _, l := range m.Layers { // biases of both signs, so that ReLU cuts
-			for i := range l.B.Data {
-				l.B.Data[i] = rng.Float64() - 0.5
-			}
-		}
+		m := randomReLUMADE(rng, c.D, c.C, c.hidden, c.P)
 		const n = 13 // two whole tiles and a partial one
 		x := randConst(rng, n, c.D, -2, 2)
 		var ctx *Tensor
@@ -76,10 +92,7 @@ func TestMADEFloat32MatchesFloat64(t *testing.T) {
 		want := forwardMADE(m, x, ctx, false)
 		got := forwardMADE(m, x, ctx, true)
 		bound := magnitudeMADE(m, x, ctx)
-		terms := c.D + c.C + 2
-		for _, h := range c.hidden {
-			terms += h + 2
-		}
+		terms := roundingTerms(c.D+c.C, c.hidden)
 		worst := 0.0
 		for i := range want {
 			tol := 2 * float64(terms) * 0x1p-24 * bound[i]
@@ -249,12 +262,7 @@ func TestMADEFeatureFloat32(t *testing.T) {
 	float32Forward = true
 	rng := rand.New(rand.NewPCG(43, 44))
 	for _, c := range madeCases {
-		m := NewMADE(rng, c.D, c.C, c.hidden, c.P, ReLU)
-		for _, l := range m.Layers {
-			for i := range l.B.Data {
-				l.B.Data[i] = rng.Float64() - 0.5
-			}
-		}
+		m := randomReLUMADE(rng, c.D, c.C, c.hidden, c.P)
 		const n = 13
 		x := randConst(rng, n, c.D, -2, 2)
 		var ctx *Tensor
@@ -268,10 +276,7 @@ func TestMADEFeatureFloat32(t *testing.T) {
 			ctxRows = ctx.Data
 		}
 		bound := magnitudeMADE(m, x, ctx)
-		terms := c.D + c.C + 2
-		for _, h := range c.hidden {
-			terms += h + 2
-		}
+		terms := roundingTerms(c.D+c.C, c.hidden)
 		for d := 0; d < c.D; d++ {
 			for _, bind := range []bool{false, true} {
 				if bind && c.C == 0 {
@@ -281,9 +286,9 @@ func TestMADEFeatureFloat32(t *testing.T) {
 				if bind {
 					f, rows = f.WithContext(ctxRows[:c.C]), nil
 				}
-				eval := func(float32 bool) []float64 {
+				eval := func(inFloat32 bool) []float64 {
 					tp := NewTape()
-					tp.NoGrad, tp.Float32 = true, float32
+					tp.NoGrad, tp.Float32 = true, inFloat32
 					dst := make([]float64, n*c.P)
 					f.Eval(tp, dst, x.Data, rows, n)
 					return dst
