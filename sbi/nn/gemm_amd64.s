@@ -109,6 +109,21 @@ store:
 	VZEROUPPER
 	RET
 
+// STORE16(A0, A1) finishes one row of kernel6x16's tile: adds the row of D (BX) to the
+// accumulators A0, A1, applies the floor (Z14) and stores the columns of K1, K2 to C (DX), then
+// moves DX and BX to the next row.
+#define STORE16(A0, A1) \
+	VMOVUPD.Z (BX), K1, Z12 \
+	VADDPD    Z12, A0, A0 \
+	VMAXPD    A0, Z14, A0 \
+	VMOVUPD   A0, K1, (DX) \
+	VMOVUPD.Z 64(BX), K2, Z13 \
+	VADDPD    Z13, A1, A1 \
+	VMAXPD    A1, Z14, A1 \
+	VMOVUPD   A1, K2, 64(DX) \
+	ADDQ      R8, DX \
+	ADDQ      R12, BX
+
 // func kernel6x16(k int, a *float64, rs, cs int, b, c *float64, ldc int, d *float64, ldd int, cols uint16, floor float64)
 //
 // kernel6x8 with AVX-512: C[0:6, 0:16] = max(D + A·Bp, floor) for a 6×k block of A addressed
@@ -181,63 +196,11 @@ store16:
 	SHRQ $8, AX
 	KMOVW AX, K2         // columns 8…15
 	VBROADCASTSD floor+80(FP), Z14
-	VMOVUPD.Z (BX), K1, Z12
-	VADDPD    Z12, Z0, Z0
-	VMAXPD    Z0, Z14, Z0
-	VMOVUPD   Z0, K1, (DX)
-	VMOVUPD.Z 64(BX), K2, Z13
-	VADDPD    Z13, Z1, Z1
-	VMAXPD    Z1, Z14, Z1
-	VMOVUPD   Z1, K2, 64(DX)
-	ADDQ      R8, DX
-	ADDQ      R12, BX
-	VMOVUPD.Z (BX), K1, Z12
-	VADDPD    Z12, Z2, Z2
-	VMAXPD    Z2, Z14, Z2
-	VMOVUPD   Z2, K1, (DX)
-	VMOVUPD.Z 64(BX), K2, Z13
-	VADDPD    Z13, Z3, Z3
-	VMAXPD    Z3, Z14, Z3
-	VMOVUPD   Z3, K2, 64(DX)
-	ADDQ      R8, DX
-	ADDQ      R12, BX
-	VMOVUPD.Z (BX), K1, Z12
-	VADDPD    Z12, Z4, Z4
-	VMAXPD    Z4, Z14, Z4
-	VMOVUPD   Z4, K1, (DX)
-	VMOVUPD.Z 64(BX), K2, Z13
-	VADDPD    Z13, Z5, Z5
-	VMAXPD    Z5, Z14, Z5
-	VMOVUPD   Z5, K2, 64(DX)
-	ADDQ      R8, DX
-	ADDQ      R12, BX
-	VMOVUPD.Z (BX), K1, Z12
-	VADDPD    Z12, Z6, Z6
-	VMAXPD    Z6, Z14, Z6
-	VMOVUPD   Z6, K1, (DX)
-	VMOVUPD.Z 64(BX), K2, Z13
-	VADDPD    Z13, Z7, Z7
-	VMAXPD    Z7, Z14, Z7
-	VMOVUPD   Z7, K2, 64(DX)
-	ADDQ      R8, DX
-	ADDQ      R12, BX
-	VMOVUPD.Z (BX), K1, Z12
-	VADDPD    Z12, Z8, Z8
-	VMAXPD    Z8, Z14, Z8
-	VMOVUPD   Z8, K1, (DX)
-	VMOVUPD.Z 64(BX), K2, Z13
-	VADDPD    Z13, Z9, Z9
-	VMAXPD    Z9, Z14, Z9
-	VMOVUPD   Z9, K2, 64(DX)
-	ADDQ      R8, DX
-	ADDQ      R12, BX
-	VMOVUPD.Z (BX), K1, Z12
-	VADDPD    Z12, Z10, Z10
-	VMAXPD    Z10, Z14, Z10
-	VMOVUPD   Z10, K1, (DX)
-	VMOVUPD.Z 64(BX), K2, Z13
-	VADDPD    Z13, Z11, Z11
-	VMAXPD    Z11, Z14, Z11
-	VMOVUPD   Z11, K2, 64(DX)
+	STORE16(Z0, Z1)
+	STORE16(Z2, Z3)
+	STORE16(Z4, Z5)
+	STORE16(Z6, Z7)
+	STORE16(Z8, Z9)
+	STORE16(Z10, Z11)
 	VZEROUPPER
 	RET
