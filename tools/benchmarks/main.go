@@ -1,0 +1,360 @@
+// Command benchmarks measures gosbi against its peers and writes BENCHMARKS.md.
+//
+//	go run ./tools/benchmarks [-benchtime 1s] [-count 3] [-out BENCHMARKS.md]
+//
+// It runs the Go benchmarks named in rows (the default build, and the openblas build where
+// cgo and libopenblas are present), times the PyTorch twins in torch_reference.py in the same
+// run when Debian's python3-torch is installed, and writes one table with the date, commit,
+// CPU and Go version. A row whose peer has no twin here compares with the number recorded in
+// peers.tsv, and the table says so: only side-by-side ratios are measured in this run.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// row is one line of the table: a Go benchmark and the peer it is compared with.
+type row struct {
+	label  string // what is measured
+	pkg    string // Go package of the benchmark
+	bench  string // benchmark name, without "Benchmark"
+	metric string // unit read from the benchmark output: "ns/op" or "ms/step"
+	peer   string // key of the PyTorch twin (torch_reference.py) or of peers.tsv
+}
+
+var rows = []row{
+	{"NRE step, MLP 3×64, BCE, Adam", "./sbi", "NREStep", "ns/op", "nre-step-3x64"},
+	{"NRE step, MLP 2×64 (lampe's default)", "./sbi/calib", "NREStepMLP2x64", "ms/step", "nre-step-2x64"},
+	{"BNRE step (λ = 100), MLP 3×64", "./sbi/calib", "BNREStep", "ms/step", "bnre-step-3x64"},
+	{"NPE step, NSF 5 × (2×64), 8 bins", "./sbi", "NPENSFStep", "ns/op", "npe-nsf-step"},
+	{"NPE epoch over 10,000 pairs (NSF as above)", "./sbi", "NPEEpoch", "ns/op", "npe-nsf-epoch"},
+	{"NPE log-density of 10,000 (θ, x) pairs", "./sbi", "NPELogProb10k", "ns/op", "npe-nsf-logprob-10k"},
+	{"NPE, 10,000 posterior samples", "./sbi", "NPESample10k", "ns/op", "npe-nsf-sample-10k"},
+	{"CalNRE step (L = 16), MLP 3×64", "./sbi/calib", "CalNREStep", "ms/step", "calnre-step"},
+	{"CalNRE step (L = 16), MLP 2×64", "./sbi/calib", "CalNREStepMLP2x64", "ms/step", "calnre-step"},
+	{"CalNPE step (L = 16), MAF 3 × (2×64)", "./sbi/calib", "CalNPEStep", "ms/step", "calnpe-step"},
+	{"MLP 512×8 → 128 → 128 → 1, Adam", "./sbi/nn", "MLPStep", "ns/op", "mlp-step"},
+}
+
+// peerTime is a peer's time for one operation and where it comes from.
+type peerTime struct {
+	ms     float64
+	source string
+	side   bool // measured in this run
+}
+
+func main() {
+	benchtime := flag.String("benchtime", "1s", "go test -benchtime for each benchmark")
+	count := flag.Int("count", 3, "runs of each benchmark (the table gives the median)")
+	torchSeconds := flag.Float64("torch-seconds", 2, "seconds each PyTorch twin is timed")
+	out := flag.String("out", "BENCHMARKS.md", "file to write")
+	flag.Parse()
+	if err := run(*benchtime, *count, *torchSeconds, *out); err != nil {
+		fmt.Fprintln(os.Stderr, "benchmarks:", err)
+		os.Exit(1)
+	}
+}
+
+func run(benchtime string, count int, torchSeconds float64, out string) error {
+	dir, err := toolDir()
+	if err != nil {
+		return err
+	}
+	peers, err := readPeers(filepath.Join(dir, "peers.tsv"))
+	if err != nil {
+		return err
+	}
+	torch, torchVersion, err := runTorch(filepath.Join(dir, "torch_reference.py"), torchSeconds)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "benchmarks: PyTorch twins not run:", err)
+	}
+	for k, v := range torch {
+		peers[k] = peerTime{ms: v, source: "PyTorch " + torchVersion + ", this run", side: true}
+	}
+	builds := []string{""}
+	if openblasAvailable() {
+		builds = append(builds, "openblas")
+	}
+	times := map[string]map[string]float64{} // build → bench → ms
+	for _, tags := range builds {
+		t, err := runGoBenchmarks(tags, benchtime, count)
+		if err != nil {
+			return err
+		}
+		times[tags] = t
+	}
+	var buf bytes.Buffer
+	writeReport(&buf, builds, times, peers, benchtime, count)
+	return writeAtomic(out, buf.Bytes())
+}
+
+// toolDir is the folder of this command's files, found from the module root.
+func toolDir() (string, error) {
+	root, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}").Output()
+	if err != nil {
+		return "", fmt.Errorf("finding the module root (run from inside the gosbi checkout): %w", err)
+	}
+	return filepath.Join(strings.TrimSpace(string(root)), "tools", "benchmarks"), nil
+}
+
+// readPeers reads peers.tsv: key, milliseconds, source; '#' starts a comment.
+func readPeers(path string) (map[string]peerTime, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading recorded peer times: %w", err)
+	}
+	defer f.Close()
+	peers := map[string]peerTime{}
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		fields := strings.Split(line, "\t")
+		if len(fields) != 3 {
+			return nil, fmt.Errorf("%s:%d: want 3 tab-separated fields (key, ms, source), got %d", path, n, len(fields))
+		}
+		ms, err := strconv.ParseFloat(fields[1], 64)
+		if err != nil || ms <= 0 {
+			return nil, fmt.Errorf("%s:%d: milliseconds %q is not a positive number", path, n, fields[1])
+		}
+		peers[fields[0]] = peerTime{ms: ms, source: fields[2]}
+	}
+	return peers, sc.Err()
+}
+
+// runTorch times the PyTorch twins with Debian's Python; it fails when torch is missing.
+func runTorch(script string, seconds float64) (map[string]float64, string, error) {
+	python := "/usr/bin/python3"
+	if _, err := os.Stat(python); err != nil {
+		python = "python3"
+	}
+	cmd := exec.Command(python, script, strconv.FormatFloat(seconds, 'g', -1, 64))
+	cmd.Stderr = os.Stderr
+	outb, err := cmd.Output()
+	if err != nil {
+		return nil, "", fmt.Errorf("%s %s: %w (install python3-torch to time them)", python, script, err)
+	}
+	var res struct {
+		Torch string             `json:"torch"`
+		MS    map[string]float64 `json:"ms"`
+	}
+	if err := json.Unmarshal(outb, &res); err != nil {
+		return nil, "", fmt.Errorf("reading the twins' output: %w", err)
+	}
+	return res.MS, res.Torch, nil
+}
+
+// openblasAvailable reports whether the openblas build links here.
+func openblasAvailable() bool {
+	cmd := exec.Command("go", "build", "-tags", "openblas", "-o", os.DevNull, "./sbi/nn")
+	return cmd.Run() == nil
+}
+
+// runGoBenchmarks runs every row's benchmark in one build and returns the median time in ms.
+func runGoBenchmarks(tags, benchtime string, count int) (map[string]float64, error) {
+	byPkg := map[string][]string{}
+	var pkgs []string
+	for _, r := range rows {
+		if _, ok := byPkg[r.pkg]; !ok {
+			pkgs = append(pkgs, r.pkg)
+		}
+		byPkg[r.pkg] = append(byPkg[r.pkg], r.bench)
+	}
+	samples := map[string][]float64{}
+	for _, pkg := range pkgs {
+		pattern := "^Benchmark(" + strings.Join(byPkg[pkg], "|") + ")$"
+		args := []string{"test", "-run", "^$", "-bench", pattern, "-benchtime", benchtime, "-count", strconv.Itoa(count)}
+		if tags != "" {
+			args = append(args, "-tags", tags)
+		}
+		args = append(args, pkg)
+		fmt.Fprintln(os.Stderr, "benchmarks: go", strings.Join(args, " "))
+		outb, err := exec.Command("go", args...).CombinedOutput()
+		if err != nil {
+			return nil, fmt.Errorf("go %s: %w\n%s", strings.Join(args, " "), err, outb)
+		}
+		for key, v := range parseBench(pkg, outb) {
+			samples[key] = append(samples[key], v...)
+		}
+	}
+	med := map[string]float64{}
+	for k, v := range samples {
+		med[k] = median(v)
+	}
+	return med, nil
+}
+
+// parseBench reads `go test -bench` output into pkg/name → times in ms, using each row's metric.
+func parseBench(pkg string, out []byte) map[string][]float64 {
+	metric := map[string]string{}
+	for _, r := range rows {
+		if r.pkg == pkg {
+			metric[r.bench] = r.metric
+		}
+	}
+	res := map[string][]float64{}
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 4 || !strings.HasPrefix(f[0], "Benchmark") {
+			continue
+		}
+		name := strings.TrimPrefix(f[0], "Benchmark")
+		if i := strings.LastIndexByte(name, '-'); i > 0 {
+			name = name[:i] // GOMAXPROCS suffix
+		}
+		unit, ok := metric[name]
+		if !ok {
+			continue
+		}
+		for i := 2; i+1 < len(f); i += 2 {
+			if f[i+1] != unit {
+				continue
+			}
+			v, err := strconv.ParseFloat(f[i], 64)
+			if err != nil {
+				continue
+			}
+			if unit == "ns/op" {
+				v /= 1e6
+			}
+			res[pkg+"/"+name] = append(res[pkg+"/"+name], v)
+		}
+	}
+	return res
+}
+
+func median(v []float64) float64 {
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+func writeReport(w *bytes.Buffer, builds []string, times map[string]map[string]float64, peers map[string]peerTime, benchtime string, count int) {
+	fmt.Fprintf(w, "# Benchmarks\n\n")
+	fmt.Fprintf(w, "Written by `go run ./tools/benchmarks` (benchtime %s, median of %d runs); do not edit by hand.\n\n", benchtime, count)
+	fmt.Fprintf(w, "| | |\n| --- | --- |\n")
+	fmt.Fprintf(w, "| date | %s |\n", time.Now().UTC().Format("2006-01-02 15:04 MST"))
+	fmt.Fprintf(w, "| commit | %s |\n", commit())
+	fmt.Fprintf(w, "| CPU | %s, %d logical cores |\n", cpuModel(), runtime.NumCPU())
+	fmt.Fprintf(w, "| Go | %s |\n\n", runtime.Version())
+	fmt.Fprintf(w, "Times are wall time of one operation. The speed-up is the peer's time over gosbi's: side by side where the peer ran in this run, else against the recorded number (marked †).\n\n")
+	fmt.Fprintf(w, "| operation | peer | gosbi (default) |")
+	if len(builds) > 1 {
+		fmt.Fprintf(w, " gosbi (`openblas`) |")
+	}
+	fmt.Fprintf(w, "\n| --- | --- | --- |")
+	if len(builds) > 1 {
+		fmt.Fprintf(w, " --- |")
+	}
+	fmt.Fprintln(w)
+	sources := map[string]bool{}
+	for _, r := range rows {
+		p, hasPeer := peers[r.peer]
+		peerCell := "—"
+		if hasPeer {
+			mark := ""
+			if !p.side {
+				mark = " †"
+			}
+			peerCell = fmtMS(p.ms) + mark
+			sources[p.source] = true
+		}
+		fmt.Fprintf(w, "| %s | %s |", r.label, peerCell)
+		for _, b := range builds {
+			t, ok := times[b][r.pkg+"/"+r.bench]
+			cell := "not measured"
+			if ok {
+				cell = fmtMS(t)
+				if hasPeer {
+					cell += fmt.Sprintf(" (%.1f×)", p.ms/t)
+				}
+			}
+			fmt.Fprintf(w, " %s |", cell)
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "\nPeers:\n")
+	var src []string
+	for s := range sources {
+		src = append(src, s)
+	}
+	sort.Strings(src)
+	for _, s := range src {
+		fmt.Fprintf(w, "- %s\n", s)
+	}
+}
+
+func fmtMS(ms float64) string {
+	switch {
+	case ms >= 1000:
+		return fmt.Sprintf("%.2f s", ms/1000)
+	case ms >= 10:
+		return fmt.Sprintf("%.1f ms", ms)
+	default:
+		return fmt.Sprintf("%.2f ms", ms)
+	}
+}
+
+func commit() string {
+	out, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output()
+	if err != nil {
+		return "unknown (not a git checkout)"
+	}
+	c := strings.TrimSpace(string(out))
+	if exec.Command("git", "diff", "--quiet", "HEAD").Run() != nil {
+		c += " with uncommitted changes"
+	}
+	return c
+}
+
+func cpuModel() string {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return runtime.GOARCH
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return runtime.GOARCH
+}
+
+// writeAtomic writes data to a temporary file beside path and renames it into place.
+func writeAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".benchmarks-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
