@@ -5,18 +5,27 @@ import (
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/gosbi/gosbi/sbi/internal/safe"
 )
 
 // SampleMany draws n posterior samples for every row of xs from est's posteriors, in parallel
 // on all cores: result k holds the n×Dim draws for observation k. Observation k draws from its
 // own random stream derived from rng, so the result does not depend on the number of cores.
-// It reports progress and stops when the library's context is cancelled.
-func SampleMany(est Amortized, rng *rand.Rand, xs *mat.Dense, n int) ([]*mat.Dense, error) {
+// It reports progress and stops when the library's context is cancelled. A panic of the
+// estimator (an observation of the wrong width) is returned as an error.
+func SampleMany(est Amortized, rng *rand.Rand, xs *mat.Dense, n int) (out []*mat.Dense, err error) {
 	if n < 1 {
 		return nil, fmt.Errorf("sample many: n = %d, expected at least 1 sample per observation", n)
 	}
+	defer func() {
+		if err != nil {
+			out = nil
+		}
+	}()
+	defer safe.Recover(&err, "sample many")
 	m, _ := xs.Dims()
-	out := make([]*mat.Dense, m)
+	out = make([]*mat.Dense, m)
 	errs := make([]error, m)
 	s := newStreams(rng)
 	progress := NewProgress("posterior samples", m)

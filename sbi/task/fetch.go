@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/gosbi/gosbi/sbi/internal/safe"
 )
 
 // DefaultDataURL is where sbibm keeps its task files (the MIT-licensed sbibm repository); a
@@ -91,7 +93,7 @@ func Fetch(ctx context.Context, client *http.Client, base, dir string, log io.Wr
 		go func() {
 			defer wg.Done()
 			for j := range next {
-				err := download(ctx, client, j.url, j.path)
+				err := safe.Call("data fetch "+j.path, func() error { return download(ctx, client, j.url, j.path) })
 				mu.Lock()
 				if err != nil && first == nil {
 					first = err
