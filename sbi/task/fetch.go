@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gosbi/gosbi/internal/atomicfile"
 	"github.com/gosbi/gosbi/sbi/internal/safe"
 )
 
@@ -123,8 +124,8 @@ func Fetch(ctx context.Context, client *http.Client, base, dir string, log io.Wr
 	return done, nil
 }
 
-// download writes the body of url to path through a temporary file, so that an interrupted
-// download never leaves a partial file behind.
+// download writes the body of url to path through a synced temporary file (atomicfile), so
+// that an interrupted download never leaves a partial file behind.
 func download(ctx context.Context, client *http.Client, url, path string) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
@@ -141,17 +142,10 @@ func download(ctx context.Context, client *http.Client, url, path string) error 
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".download-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := io.Copy(tmp, resp.Body); err != nil {
-		tmp.Close()
-		return fmt.Errorf("GET %s: %w", url, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.Write(path, 0o644, func(w io.Writer) error {
+		if _, err := io.Copy(w, resp.Body); err != nil {
+			return fmt.Errorf("GET %s: %w", url, err)
+		}
+		return nil
+	})
 }
