@@ -52,6 +52,8 @@ func (c TrainConfig) withDefaults() TrainConfig {
 	return c
 }
 
+// validate checks a configuration after withDefaults: every number must be finite and in its
+// range, so that no NaN or infinity reaches the training loop.
 func (c TrainConfig) validate() error {
 	switch {
 	case c.Epochs < 1:
@@ -60,10 +62,12 @@ func (c TrainConfig) validate() error {
 		return fmt.Errorf("train: BatchSize = %d, expected ≥ 2 (or 0 for the default 200)", c.BatchSize)
 	case !(c.LearningRate > 0) || math.IsInf(c.LearningRate, 0):
 		return fmt.Errorf("train: LearningRate = %v, expected a finite value > 0", c.LearningRate)
-	case c.WeightDecay < 0 || math.IsNaN(c.WeightDecay):
-		return fmt.Errorf("train: WeightDecay = %v, expected ≥ 0", c.WeightDecay)
-	case c.ValidationFraction >= 1 || math.IsNaN(c.ValidationFraction):
-		return fmt.Errorf("train: ValidationFraction = %v, expected a share below 1 (0.1 is usual)", c.ValidationFraction)
+	case !(c.WeightDecay >= 0) || math.IsInf(c.WeightDecay, 0):
+		return fmt.Errorf("train: WeightDecay = %v, expected a finite value ≥ 0 (0 for none)", c.WeightDecay)
+	case !(c.ValidationFraction < 1) || math.IsInf(c.ValidationFraction, 0):
+		return fmt.Errorf("train: ValidationFraction = %v, expected a share below 1 (0.1 is usual; negative for no validation)", c.ValidationFraction)
+	case math.IsNaN(c.ClipNorm) || math.IsInf(c.ClipNorm, 0):
+		return fmt.Errorf("train: ClipNorm = %v, expected a finite gradient norm > 0 (0 for the default 5, negative for no clipping)", c.ClipNorm)
 	case c.Patience < 1:
 		return fmt.Errorf("train: Patience = %d, expected ≥ 1 (or 0 for the default 20)", c.Patience)
 	}
