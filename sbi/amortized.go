@@ -14,18 +14,24 @@ import (
 // own random stream derived from rng, so the result does not depend on the number of cores.
 // It reports progress and stops when the library's context is cancelled. A panic of the
 // estimator (an observation of the wrong width) is returned as an error.
-func SampleMany(est Amortized, rng *rand.Rand, xs *mat.Dense, n int) (out []*mat.Dense, err error) {
+func SampleMany(est Amortized, rng *rand.Rand, xs *mat.Dense, n int) ([]*mat.Dense, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("sample many: n = %d, expected at least 1 sample per observation", n)
 	}
-	defer func() {
-		if err != nil {
-			out = nil
-		}
-	}()
-	defer safe.Recover(&err, "sample many")
+	var out []*mat.Dense
+	err := safe.Call("sample many", func() (err error) {
+		out, err = sampleMany(est, rng, xs, n)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func sampleMany(est Amortized, rng *rand.Rand, xs *mat.Dense, n int) ([]*mat.Dense, error) {
 	m, _ := xs.Dims()
-	out = make([]*mat.Dense, m)
+	out := make([]*mat.Dense, m)
 	errs := make([]error, m)
 	s := newStreams(rng)
 	progress := NewProgress("posterior samples", m)
