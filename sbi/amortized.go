@@ -5,16 +5,31 @@ import (
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/gosbi/gosbi/sbi/internal/safe"
 )
 
 // SampleMany draws n posterior samples for every row of xs from est's posteriors, in parallel
 // on all cores: result k holds the n×Dim draws for observation k. Observation k draws from its
 // own random stream derived from rng, so the result does not depend on the number of cores.
-// It reports progress and stops when the library's context is cancelled.
+// It reports progress and stops when the library's context is cancelled. A panic of the
+// estimator (an observation of the wrong width) is returned as an error.
 func SampleMany(est Amortized, rng *rand.Rand, xs *mat.Dense, n int) ([]*mat.Dense, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("sample many: n = %d, expected at least 1 sample per observation", n)
 	}
+	var out []*mat.Dense
+	err := safe.Call("sample many", func() (err error) {
+		out, err = sampleMany(est, rng, xs, n)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func sampleMany(est Amortized, rng *rand.Rand, xs *mat.Dense, n int) ([]*mat.Dense, error) {
 	m, _ := xs.Dims()
 	out := make([]*mat.Dense, m)
 	errs := make([]error, m)

@@ -16,7 +16,9 @@
 //
 // A Regularizer (package sbi/calib builds them: balancing for BNRE, differentiable coverage
 // for CalNPE/CalNRE) adds a term to the loss of every batch; it sees the batch through
-// RegBatch. NPE posteriors reject draws outside a bounded prior and report the acceptance
+// RegBatch. The epoch kept, and early stopping, follow the objective that is trained: the
+// validation loss plus the regularizer's penalty on the validation pairs (TrainConfig.Select;
+// SelectLoss judges by the loss alone). NPE posteriors reject draws outside a bounded prior and report the acceptance
 // rate; NRE posteriors sample by an exact grid (at most 3 parameters, bounded prior), slice
 // MCMC over many chains, or importance resampling from the prior (SamplerConfig).
 // NPEEnsemble and NREEnsemble combine trained estimators; Save and LoadNPE/LoadNRE keep them.

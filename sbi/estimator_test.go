@@ -139,7 +139,7 @@ func TestEarlyStoppingRestoresBest(t *testing.T) {
 	// The kept weights are the best epoch's: their validation loss is the best loss.
 	_, val, _ := splitRows(rand.New(rand.NewPCG(1, 0x7261696e)), 200, 0.1)
 	d := &trainData{theta: theta, x: x, thetaZ: e.zt.apply(theta), xZ: e.zx.apply(x)}
-	if got := evalLoss((*nreModel)(e), d, val, 20); math.Abs(got-res.BestLoss) > 1e-12 {
+	if got, _, _ := evalLoss((*nreModel)(e), d, val, 20, nil, 0); math.Abs(got-res.BestLoss) > 1e-12 {
 		t.Errorf("validation loss of the restored weights %v, best recorded %v", got, res.BestLoss)
 	}
 }

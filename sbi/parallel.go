@@ -1,11 +1,13 @@
 package sbi
 
 import (
-	"github.com/gosbi/gosbi/sbi/nn"
 	"math/rand/v2"
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"github.com/gosbi/gosbi/sbi/internal/safe"
+	"github.com/gosbi/gosbi/sbi/nn"
 )
 
 // evalChunk is the number of rows one worker evaluates at a time in batched evaluations.
@@ -19,7 +21,9 @@ func chunkFor(n int) int {
 }
 
 // parallelChunks calls f on the chunks [lo, hi) of 0…n−1 (chunk rows each) with GOMAXPROCS
-// goroutines and waits for all of them.
+// goroutines and waits for all of them. A panic in f on a worker goroutine stops the workers and
+// is raised again, as a *safe.PanicError, on the caller's goroutine, where the caller (or the
+// host running it) can recover it; a panic that escaped the worker would end the process.
 func parallelChunks(n, chunk int, f func(c, lo, hi int)) {
 	chunks := (n + chunk - 1) / chunk
 	workers := min(runtime.GOMAXPROCS(0), chunks)
@@ -29,12 +33,24 @@ func parallelChunks(n, chunk int, f func(c, lo, hi int)) {
 		}
 		return
 	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
+	var (
+		next  atomic.Int64
+		wg    sync.WaitGroup
+		once  sync.Once
+		first error
+	)
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var err error
+			defer func() {
+				if err != nil {
+					once.Do(func() { first = err })
+					next.Store(int64(chunks)) // no new chunk starts
+				}
+			}()
+			defer safe.Recover(&err, "sbi: parallel evaluation")
 			for {
 				c := int(next.Add(1) - 1)
 				if c >= chunks {
@@ -45,6 +61,9 @@ func parallelChunks(n, chunk int, f func(c, lo, hi int)) {
 		}()
 	}
 	wg.Wait()
+	if first != nil {
+		panic(first)
+	}
 }
 
 // chunkRand returns the generator of chunk c of a parallel draw whose streams were derived

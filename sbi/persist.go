@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"os"
 
+	"github.com/gosbi/gosbi/internal/atomicfile"
 	"github.com/gosbi/gosbi/sbi/dist"
 	"github.com/gosbi/gosbi/sbi/nn"
 )
@@ -197,23 +198,26 @@ func restoreWeights(r io.Reader, xDim int, build func(*rand.Rand, int) error, pa
 	return nil
 }
 
-// SaveFile writes the NPE to the file at path (see Save).
+// SaveFile writes the NPE to the file at path (see Save), atomically: a file already at path is
+// replaced only once the new one is complete and synced, so an error or a crash mid-write
+// leaves it intact.
 func (e *NPE) SaveFile(path string) error { return saveFile(path, e.Save) }
 
-// SaveFile writes the NRE to the file at path (see Save).
+// SaveFile writes the NRE to the file at path (see Save), atomically like NPE.SaveFile.
 func (e *NRE) SaveFile(path string) error { return saveFile(path, e.Save) }
 
+// saveFile writes path with save through a synced temporary file in the same directory.
 func saveFile(path string, save func(io.Writer) error) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("save: %w", err)
-	}
-	if err := save(f); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("save: %w", err)
+	var saveErr error
+	err := atomicfile.Write(path, 0o644, func(w io.Writer) error {
+		saveErr = save(w)
+		return saveErr
+	})
+	switch {
+	case saveErr != nil:
+		return saveErr // already says "save: …"
+	case err != nil:
+		return fmt.Errorf("save %s: %w", path, err)
 	}
 	return nil
 }

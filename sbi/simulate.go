@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/gosbi/gosbi/sbi/internal/safe"
 )
 
 // SimFunc simulates one data vector for one parameter vector. It must draw all its randomness
@@ -288,18 +290,25 @@ func runChunks(n int, bounds func(c int) (lo, hi int), work func(lo, hi int, src
 			defer wg.Done()
 			src := &rand.PCG{}
 			r := rand.New(src)
+			lo := 0
+			var err error
+			defer func() {
+				if err != nil {
+					record(lo, err)
+				}
+			}()
+			defer safe.Recover(&err, "simulate") // work recovers the simulator; this catches the rest
 			for !stop.Load() {
 				c := int(next.Add(1) - 1)
 				if c >= chunks {
 					return
 				}
-				lo, hi := bounds(c)
-				if err := Canceled("simulate"); err != nil {
-					record(lo, err)
+				var hi int
+				lo, hi = bounds(c)
+				if err = Canceled("simulate"); err != nil {
 					return
 				}
-				if err := work(lo, hi, src, r); err != nil {
-					record(lo, err)
+				if err = work(lo, hi, src, r); err != nil {
 					return
 				}
 				progress.Add(hi - lo)

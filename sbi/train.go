@@ -25,9 +25,43 @@ type TrainConfig struct {
 	ClipNorm           float64     // largest gradient norm; 0 means 5, negative means no clipping
 	Seed               uint64      // seeds the initial weights, the split and the batch order
 	Regularizer        Regularizer // an extra loss term per batch (BNRE's balance, coverage, …); nil for none
+	// Select is what the validation pairs are scored by, to keep the best epoch and to stop
+	// early; the zero value scores the regularized loss when a Regularizer is set.
+	Select Selection
 	// Resume continues from the current weights and standardization of an estimator that was
 	// trained before, instead of starting from fresh weights.
 	Resume bool
+}
+
+// Selection is the validation score by which training keeps its best epoch and stops early.
+type Selection int
+
+const (
+	// SelectDefault is SelectRegularized when TrainConfig.Regularizer is set, SelectLoss
+	// otherwise.
+	SelectDefault Selection = iota
+	// SelectRegularized scores an epoch by the objective it trains: the validation loss plus
+	// the regularizer's penalty on the validation pairs (batched as in training, with the same
+	// random draws at every epoch so that epochs differ only by their weights). For the
+	// coverage regularizer this is the authors' rule: their NPE keeps the state with the best
+	// validation NLL + γ·R.
+	SelectRegularized
+	// SelectLoss scores an epoch by the estimator's own validation loss (NPE: −log q; NRE: the
+	// classifier's cross-entropy), without the regularizer.
+	SelectLoss
+)
+
+// String returns "default", "regularized" or "loss".
+func (s Selection) String() string {
+	switch s {
+	case SelectDefault:
+		return "default"
+	case SelectRegularized:
+		return "regularized"
+	case SelectLoss:
+		return "loss"
+	}
+	return fmt.Sprintf("Selection(%d)", int(s))
 }
 
 func (c TrainConfig) withDefaults() TrainConfig {
@@ -49,9 +83,17 @@ func (c TrainConfig) withDefaults() TrainConfig {
 	if c.ClipNorm == 0 {
 		c.ClipNorm = 5
 	}
+	if c.Select == SelectDefault {
+		c.Select = SelectLoss
+		if c.Regularizer != nil {
+			c.Select = SelectRegularized
+		}
+	}
 	return c
 }
 
+// validate checks a configuration after withDefaults: every number must be finite and in its
+// range, so that no NaN or infinity reaches the training loop.
 func (c TrainConfig) validate() error {
 	switch {
 	case c.Epochs < 1:
@@ -60,12 +102,18 @@ func (c TrainConfig) validate() error {
 		return fmt.Errorf("train: BatchSize = %d, expected ≥ 2 (or 0 for the default 200)", c.BatchSize)
 	case !(c.LearningRate > 0) || math.IsInf(c.LearningRate, 0):
 		return fmt.Errorf("train: LearningRate = %v, expected a finite value > 0", c.LearningRate)
-	case c.WeightDecay < 0 || math.IsNaN(c.WeightDecay):
-		return fmt.Errorf("train: WeightDecay = %v, expected ≥ 0", c.WeightDecay)
-	case c.ValidationFraction >= 1 || math.IsNaN(c.ValidationFraction):
-		return fmt.Errorf("train: ValidationFraction = %v, expected a share below 1 (0.1 is usual)", c.ValidationFraction)
+	case !(c.WeightDecay >= 0) || math.IsInf(c.WeightDecay, 0):
+		return fmt.Errorf("train: WeightDecay = %v, expected a finite value ≥ 0 (0 for none)", c.WeightDecay)
+	case !(c.ValidationFraction < 1) || math.IsInf(c.ValidationFraction, 0):
+		return fmt.Errorf("train: ValidationFraction = %v, expected a share below 1 (0.1 is usual; negative for no validation)", c.ValidationFraction)
+	case math.IsNaN(c.ClipNorm) || math.IsInf(c.ClipNorm, 0):
+		return fmt.Errorf("train: ClipNorm = %v, expected a finite gradient norm > 0 (0 for the default 5, negative for no clipping)", c.ClipNorm)
 	case c.Patience < 1:
 		return fmt.Errorf("train: Patience = %d, expected ≥ 1 (or 0 for the default 20)", c.Patience)
+	case c.Select != SelectRegularized && c.Select != SelectLoss:
+		return fmt.Errorf("train: Select = %v, expected SelectDefault, SelectRegularized or SelectLoss", c.Select)
+	case c.Select == SelectRegularized && c.Regularizer == nil:
+		return fmt.Errorf("train: Select = SelectRegularized needs a Regularizer; use SelectDefault without one")
 	}
 	return nil
 }
@@ -74,11 +122,11 @@ func (c TrainConfig) validate() error {
 type TrainResult struct {
 	Estimator   string    // e.g. "NPE (nsf)" or "NRE"
 	TrainLoss   []float64 // mean training loss per epoch (without the regularizer)
-	ValLoss     []float64 // validation loss per epoch; nil without validation
+	ValLoss     []float64 // validation loss per epoch (without the regularizer); nil without validation
 	RegName     string    // the regularizer's name; "" without one
 	RegTerm     []float64 // mean regularizer term per epoch (already weighted); nil without one
 	BestEpoch   int       // the epoch (1-based) whose weights were kept
-	BestLoss    float64   // its validation loss (its training loss without validation)
+	BestLoss    float64   // its score under Select (its training loss without validation)
 	Epochs      int       // epochs run
 	Stopped     bool      // true when early stopping ended training before Epochs
 	Duration    time.Duration
@@ -86,12 +134,22 @@ type TrainResult struct {
 	TrainRows   int // pairs trained on
 	ValRows     int // pairs held out for validation
 	SkippedStep int // steps skipped because a gradient was NaN or infinite
+	// Select is the score that chose BestEpoch: SelectLoss (the validation loss) or
+	// SelectRegularized (the validation loss plus ValRegTerm).
+	Select Selection
+	// ValRegTerm is the mean regularizer term on the validation pairs per epoch; nil unless
+	// Select is SelectRegularized with validation.
+	ValRegTerm []float64
 }
 
 // String is a one-line summary.
 func (r *TrainResult) String() string {
-	s := fmt.Sprintf("%s: %d epochs in %s, best epoch %d (loss %.4f), %d training / %d validation pairs",
-		r.Estimator, r.Epochs, r.Duration.Round(time.Millisecond), r.BestEpoch, r.BestLoss, r.TrainRows, r.ValRows)
+	what := "loss"
+	if r.ValRegTerm != nil {
+		what = "loss + " + r.RegName
+	}
+	s := fmt.Sprintf("%s: %d epochs in %s, best epoch %d (%s %.4f), %d training / %d validation pairs",
+		r.Estimator, r.Epochs, r.Duration.Round(time.Millisecond), r.BestEpoch, what, r.BestLoss, r.TrainRows, r.ValRows)
 	if r.Stopped {
 		s += ", stopped early"
 	}
@@ -112,12 +170,18 @@ func (r *TrainResult) MIMEBundle() map[string]any {
 	if r.RegName != "" {
 		b.WriteString("<th>" + html.EscapeString(r.RegName) + "</th>")
 	}
+	if r.ValRegTerm != nil {
+		b.WriteString("<th>validation " + html.EscapeString(r.RegName) + "</th>")
+	}
 	b.WriteString("</tr>")
 	from := max(0, len(r.TrainLoss)-5)
 	for e := from; e < len(r.TrainLoss); e++ {
 		fmt.Fprintf(&b, "<tr><td>%d</td><td>%.4f</td><td>%s</td>", e+1, r.TrainLoss[e], fmtAt(r.ValLoss, e))
 		if r.RegName != "" {
 			fmt.Fprintf(&b, "<td>%s</td>", fmtAt(r.RegTerm, e))
+		}
+		if r.ValRegTerm != nil {
+			fmt.Fprintf(&b, "<td>%s</td>", fmtAt(r.ValRegTerm, e))
 		}
 		b.WriteString("</tr>")
 	}
@@ -205,7 +269,7 @@ func splitRows(rng *rand.Rand, n int, frac float64) (train, val []int, err error
 // result; the best weights (by validation loss) are restored at the end.
 func fit(label string, m model, d *trainData, train, val []int, cfg TrainConfig, rng *rand.Rand) (*TrainResult, error) {
 	start := time.Now()
-	res := &TrainResult{Estimator: label, TrainRows: len(train), ValRows: len(val)}
+	res := &TrainResult{Estimator: label, TrainRows: len(train), ValRows: len(val), Select: cfg.Select}
 	if cfg.Regularizer != nil {
 		res.RegName = cfg.Regularizer.Name()
 	}
@@ -255,9 +319,21 @@ func fit(label string, m model, d *trainData, train, val []int, cfg TrainConfig,
 		}
 		monitored := res.TrainLoss[epoch]
 		if len(val) > 0 {
-			v := evalLoss(m, d, val, cfg.BatchSize)
+			var reg Regularizer
+			if cfg.Select == SelectRegularized {
+				reg = cfg.Regularizer
+			}
+			v, pen, err := evalLoss(m, d, val, cfg.BatchSize, reg, cfg.Seed)
+			if err != nil {
+				restore(ps, best)
+				return nil, fmt.Errorf("train %s: regularizer %q on the validation pairs: %w", label, res.RegName, err)
+			}
 			res.ValLoss = append(res.ValLoss, v)
 			monitored = v
+			if reg != nil {
+				res.ValRegTerm = append(res.ValRegTerm, pen)
+				monitored += pen
+			}
 		}
 		res.Epochs = epoch + 1
 		if monitored < res.BestLoss || len(val) == 0 {
@@ -269,6 +345,9 @@ func fit(label string, m model, d *trainData, train, val []int, cfg TrainConfig,
 		msg := fmt.Sprintf("epoch %d  train loss %.4f", epoch+1, res.TrainLoss[epoch])
 		if len(val) > 0 {
 			msg += fmt.Sprintf("  val loss %.4f", res.ValLoss[epoch])
+		}
+		if res.ValRegTerm != nil {
+			msg += fmt.Sprintf("  val %s %.4f", res.RegName, res.ValRegTerm[epoch])
 		}
 		progress.Set(epoch+1, msg)
 		if len(val) > 0 && sinceBest >= cfg.Patience {
@@ -329,22 +408,40 @@ func (s step) run(idx []int) (loss, pen float64, ok bool, err error) {
 	return loss, pen, ok, nil
 }
 
-// evalLoss is the mean loss over rows, in batches, without gradients.
-func evalLoss(m model, d *trainData, rows []int, batch int) float64 {
+// evalLoss is the mean loss over rows, in batches of the training size, without gradients, and
+// with reg non-nil the mean of reg's penalty over the same batches (weighted by batch size, as
+// the training term). The penalty draws from a stream fixed by seed, the same at every call,
+// so that scores of different epochs differ by the weights only.
+func evalLoss(m model, d *trainData, rows []int, batch int, reg Regularizer, seed uint64) (loss, pen float64, err error) {
 	tp := nn.NewTape()
 	tp.NoGrad = true
-	var sum float64
+	defer tp.Reset()
+	var rng *rand.Rand
+	if reg != nil {
+		rng = rand.New(rand.NewPCG(seed, 0x76616c))
+	}
 	var n int
 	for lo := 0; lo < len(rows); lo += batch {
 		hi := min(lo+batch, len(rows))
 		if hi-lo < 2 && n > 0 {
 			break
 		}
-		sum += m.batchLoss(tp, d, rows[lo:hi], nil).Item() * float64(hi-lo)
+		var rb *RegBatch
+		if reg != nil {
+			rb = &RegBatch{Tape: tp, Rng: rng}
+		}
+		loss += m.batchLoss(tp, d, rows[lo:hi], rb).Item() * float64(hi-lo)
+		if rb != nil {
+			p, err := reg.Penalty(rb)
+			if err != nil {
+				return 0, 0, err
+			}
+			pen += p.Item() * float64(hi-lo)
+		}
 		n += hi - lo
 		tp.Reset()
 	}
-	return sum / float64(n)
+	return loss / float64(n), pen / float64(n), nil
 }
 
 // snapshot copies the parameter values into dst (allocated when nil).

@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"image/color"
 	"image/png"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/gosbi/gosbi/display"
+	"github.com/gosbi/gosbi/internal/atomicfile"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/vg"
@@ -116,7 +116,7 @@ func (p *Plot) Save(path string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(path, data, 0o644); err != nil {
+	if err := atomicfile.WriteFile(path, data, 0o644); err != nil {
 		return fmt.Errorf("viz: save plot: %w", err)
 	}
 	return nil

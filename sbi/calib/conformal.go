@@ -205,6 +205,11 @@ type VolumeConfig struct {
 	// drawn from. Both are unbiased; pooling tames the pure-q level λ = 1, whose weights are
 	// heavy-tailed when q is over-confident and the region reaches far past q's mass.
 	Pooled bool
+	// Normalized declares that the posterior's LogProb is the normalized log density of the
+	// distribution its Sample draws from, so that Volume takes Z = 1 instead of estimating it
+	// (which adds Monte Carlo noise). Leave it false for ratio estimators (NRE, BNRE) and for
+	// posteriors of unknown normalization.
+	Normalized bool
 }
 
 func (v VolumeConfig) withDefaults() VolumeConfig {
@@ -218,26 +223,32 @@ func (v VolumeConfig) withDefaults() VolumeConfig {
 }
 
 // Volume estimates the Lebesgue volume of the region by importance sampling from the mixtures
-// q̃_λ = λ q + (1−λ) prior, λ = k/K for k = 1..K (CANVI, Algorithm 2 and eq. 6):
+// q̃_λ = λ q/Z + (1−λ) prior, λ = k/K for k = 1..K (CANVI, Algorithm 2 and eq. 6):
 //
 //	ℓ̂ = 1/(K S) Σ_k Σ_j 1[−log q(θ_jk) ≤ τ] / q̃_λk(θ_jk),   θ_jk ~ q̃_λk,
 //
 // with the mixture density in log space. It returns the estimate and its Monte Carlo standard
-// error. The prior must have the coordinates (and Jacobians) of q.
+// error (which leaves out the error of Z). The prior must have the coordinates (and Jacobians)
+// of q.
 //
-// A posterior that samples q restricted to the prior's support by rejection and reports its
-// acceptance rate a (an NPE posterior: AcceptanceRate) draws from q/a, not q: the mixture
-// density uses q/a, measured after the draws, so that the estimate stays unbiased when the
-// flow leaks mass out of the support.
+// Z is the normalizing constant of the density q that LogProb returns, relative to the
+// distribution Sample draws from: the draws come from q/Z. CANVI's eq. 6 assumes Z = 1, but a
+// ratio estimator's log p(θ) + log r̂(θ, x) integrates to some Z(x) ≠ 1, and taking Z = 1 then
+// scales the terms of the q draws by up to 1/Z. So Z is found, for every region, as follows:
+//   - With VolumeConfig.Normalized, Z = 1.
+//   - A posterior that reports its acceptance rate a (an NPE posterior: AcceptanceRate)
+//     samples its normalized q restricted to the prior's support by rejection: Z = a,
+//     measured after the draws.
+//   - Any other posterior is normalized by bridge sampling (Meng and Wong 1996, eq. 4.1 with
+//     the optimal bridge) between the volume's own draws of q/Z and of the prior, which needs
+//     no assumption on q: see bridgeLogZ.
+//
+// It returns NaN, NaN when Z cannot be estimated: no prior draw falls where q > 0.
 func (r *Region) Volume(rng *rand.Rand, prior sbi.Posterior, cfg VolumeConfig) (vol, se float64) {
 	cfg = cfg.withDefaults()
-	type truncated interface{ AcceptanceRate() float64 }
-	var sum, sum2 float64
-	terms := 0
-	// Pooled: the average mixture weight of q is (1/K) Σ_k k/K = (K+1)/(2K).
-	lambdaBar := float64(cfg.Levels+1) / float64(2*cfg.Levels)
-	for k := 1; k <= cfg.Levels; k++ {
-		lambda := float64(k) / float64(cfg.Levels)
+	levels := make([]volumeLevel, cfg.Levels)
+	for k := range levels {
+		lambda := float64(k+1) / float64(cfg.Levels)
 		nq := 0
 		for j := 0; j < cfg.Samples; j++ {
 			if rng.Float64() < lambda {
@@ -245,24 +256,30 @@ func (r *Region) Volume(rng *rand.Rand, prior sbi.Posterior, cfg VolumeConfig) (
 			}
 		}
 		theta := stackRows(sampleN(r.Posterior, rng, nq), sampleN(prior, rng, cfg.Samples-nq), r.Posterior.Dim())
-		lq := r.Posterior.LogProb(theta)
-		lp := prior.LogProb(theta)
-		logAcc := 0.0 // log a of a truncated posterior's draws
-		if tr, ok := r.Posterior.(truncated); ok {
-			if a := tr.AcceptanceRate(); a > 0 && a < 1 {
-				logAcc = math.Log(a)
-			}
+		levels[k] = volumeLevel{lambda: lambda, nq: nq, lq: r.Posterior.LogProb(theta), lp: prior.LogProb(theta)}
+	}
+	logZ := 0.0
+	if !cfg.Normalized {
+		var err error
+		if logZ, err = r.logNormalizer(rng, prior, levels, cfg.Samples); err != nil {
+			return math.NaN(), math.NaN()
 		}
-		for j := range lq {
+	}
+	var sum, sum2 float64
+	terms := 0
+	// Pooled: the average mixture weight of q is (1/K) Σ_k k/K = (K+1)/(2K).
+	lambdaBar := float64(cfg.Levels+1) / float64(2*cfg.Levels)
+	for _, lv := range levels {
+		for j := range lv.lq {
 			var v float64
-			if -lq[j] <= r.Threshold {
-				l := lambda
+			if -lv.lq[j] <= r.Threshold {
+				l := lv.lambda
 				if cfg.Pooled {
 					l = lambdaBar
 				}
-				lmix := lq[j] - logAcc
+				lmix := lv.lq[j] - logZ
 				if l < 1 {
-					lmix = logAddExp(math.Log(l)+lmix, math.Log1p(-l)+lp[j])
+					lmix = logAddExp(math.Log(l)+lmix, math.Log1p(-l)+lv.lp[j])
 				}
 				v = math.Exp(-lmix)
 			}
@@ -274,6 +291,87 @@ func (r *Region) Volume(rng *rand.Rand, prior sbi.Posterior, cfg VolumeConfig) (
 	mean := sum / float64(terms)
 	variance := math.Max(sum2/float64(terms)-mean*mean, 0)
 	return mean, math.Sqrt(variance / float64(terms))
+}
+
+// volumeLevel holds the draws of one mixture level of Volume: the first nq from q/Z, the
+// others from the prior, with their log densities under q and under the prior.
+type volumeLevel struct {
+	lambda float64
+	nq     int
+	lq, lp []float64
+}
+
+// logNormalizer returns log Z for the draws of Volume (see there), drawing `extra` more points
+// of q or of the prior when the levels hold none.
+func (r *Region) logNormalizer(rng *rand.Rand, prior sbi.Posterior, levels []volumeLevel, extra int) (float64, error) {
+	type truncated interface{ AcceptanceRate() float64 }
+	if tr, ok := r.Posterior.(truncated); ok {
+		if a := tr.AcceptanceRate(); a > 0 && a < 1 {
+			return math.Log(a), nil
+		}
+		return 0, nil
+	}
+	var lq, lqp, lpq, lpp []float64 // q draws: log q, log p; prior draws: log q, log p
+	for _, lv := range levels {
+		lq, lqp = append(lq, lv.lq[:lv.nq]...), append(lqp, lv.lp[:lv.nq]...)
+		lpq, lpp = append(lpq, lv.lq[lv.nq:]...), append(lpp, lv.lp[lv.nq:]...)
+	}
+	if len(lq) == 0 {
+		d := r.Posterior.Sample(rng, extra)
+		lq, lqp = r.Posterior.LogProb(d), prior.LogProb(d)
+	}
+	if len(lpq) == 0 {
+		d := prior.Sample(rng, extra)
+		lpq, lpp = r.Posterior.LogProb(d), prior.LogProb(d)
+	}
+	return bridgeLogZ(sub(lq, lqp), sub(lpq, lpp))
+}
+
+func sub(a, b []float64) []float64 {
+	out := make([]float64, len(a))
+	for i := range a {
+		out[i] = a[i] - b[i]
+	}
+	return out
+}
+
+// bridgeLogZ estimates log Z, the ratio of the normalizing constants of q and p, from n₁ draws
+// of q/Z and n₂ draws of p with log l = log q − log p at each (arrays lq1 and lq2), by the
+// optimal bridge sampling iteration of Meng and Wong (1996, eq. 4.1):
+//
+//	Z ← [ (1/n₂) Σ_{θ~p} l/(s₁l + s₂Z) ] / [ (1/n₁) Σ_{θ~q/Z} 1/(s₁l + s₂Z) ],  sᵢ = nᵢ/(n₁+n₂),
+//
+// run in log space from Z = 1 until it moves by less than 10⁻¹². Both sums are bounded, whatever
+// the tails of q/p, unlike plain importance sampling of Z with the prior. Points where p = 0
+// (l = +Inf) or q = 0 (l = 0) are allowed.
+func bridgeLogZ(lq1, lq2 []float64) (float64, error) {
+	n1, n2 := float64(len(lq1)), float64(len(lq2))
+	if n1 == 0 || n2 == 0 {
+		return 0, errors.New("calib: bridge sampling needs draws of q and of the prior")
+	}
+	ls1, ls2 := math.Log(n1/(n1+n2)), math.Log(n2/(n1+n2))
+	logZ := 0.0
+	for range 1000 {
+		num, den := math.Inf(-1), math.Inf(-1)
+		for _, l := range lq2 { // l/(s₁l + s₂Z) = 1/(s₁ + s₂Z/l)
+			if !math.IsInf(l, -1) {
+				num = logAddExp(num, -logAddExp(ls1, ls2+logZ-l))
+			}
+		}
+		for _, l := range lq1 {
+			den = logAddExp(den, -logAddExp(ls1+l, ls2+logZ))
+		}
+		next := (num - math.Log(n2)) - (den - math.Log(n1))
+		if math.IsNaN(next) || math.IsInf(next, 0) {
+			return 0, fmt.Errorf("calib: cannot normalize the posterior: bridge sampling gave log Z = %v (no prior draw where q > 0?)", next)
+		}
+		done := math.Abs(next-logZ) < 1e-12
+		logZ = next
+		if done {
+			break
+		}
+	}
+	return logZ, nil
 }
 
 // GridVolume is the volume of the region counted on a regular grid of bins cells per dimension
@@ -326,7 +424,7 @@ func (r *Region) GridVolume(lo, hi []float64, bins int) (float64, error) {
 
 // ExpectedVolume estimates E_X[volume of C(X)] of a calibration over observations xs (one per
 // row, e.g. simulated from prior × simulator) with Region.Volume, returning the mean and its
-// standard error across observations.
+// standard error across observations, or an error when a region's volume cannot be estimated.
 func (c *Conformal) ExpectedVolume(rng *rand.Rand, prior sbi.Posterior, xs *mat.Dense, cfg VolumeConfig) (mean, se float64, err error) {
 	n, _ := xs.Dims()
 	if n == 0 {
@@ -340,6 +438,9 @@ func (c *Conformal) ExpectedVolume(rng *rand.Rand, prior sbi.Posterior, xs *mat.
 			return 0, 0, err
 		}
 		vols[i], _ = c.Region(xs.RawRowView(i)).Volume(rng, prior, cfg)
+		if math.IsNaN(vols[i]) {
+			return 0, 0, fmt.Errorf("calib: the volume of the region of observation %d cannot be estimated: no prior draw falls where the estimator's density is positive", i)
+		}
 		p.Add(1)
 	}
 	m, s := meanSD(vols)
@@ -515,6 +616,9 @@ func stackRows(a, b *mat.Dense, d int) *mat.Dense {
 }
 
 func logAddExp(a, b float64) float64 {
+	if math.IsInf(a, 1) || math.IsInf(b, 1) {
+		return math.Inf(1)
+	}
 	if math.IsInf(a, -1) {
 		return b
 	}

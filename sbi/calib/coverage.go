@@ -68,15 +68,57 @@ func CoverageQuantiles(q Quantiles) CoverageOption {
 	}
 }
 
-// CoverageSTEWindow sets the backward pass of the straight-through indicator. With window 0
-// (the default) the gradient of 1[log q* − log qⱼ > 0] passes to its argument unchanged, the
-// identity STE of Bengio et al. (2013); with window > 0 it passes only where
-// |log q* − log qⱼ| ≤ window (in nats), the textbook HardTanh STE.
-//
-// The authors' code instead clips the incoming gradient to [−1, 1] and works with densities
-// rather than log densities. The incoming gradient of an indicator is at most 2λ·wⱼ/N (wⱼ its
-// importance weight), below 1 for the paper's λ = 5 and N = 128, so the clip never acts there
-// and the identity STE is that backward pass, taken in log space.
+// STE chooses the straight-through estimator (Bengio et al. 2013) through which the
+// indicators 1[q(θᵢⱼ|xᵢ) < q(θᵢ|xᵢ)] of the rank statistic pass gradients: their forward value
+// is a step, so some backward pass must stand in for its derivative.
+type STE int
+
+const (
+	// STEDensity is the authors' backward pass (the default, so that the paper's experiments
+	// can be re-created): the indicator is taken of d = q* − qⱼ in density space, its incoming
+	// gradient g is clipped to [−1, 1] (their "Hard Tanh backward relaxation",
+	// hardtanh(grad_output) in their code) and passed to d, so that
+	//
+	//	∂/∂log q* = clip(g)·q*,   ∂/∂log qⱼ = −clip(g)·qⱼ.
+	//
+	// The gradient thus scales with the density values, which depend on the units of θ and
+	// on how peaked the posterior is: the same λ is a different strength than under STELog.
+	// The clip itself rarely acts: g is at most 2λ·wⱼ/N (wⱼ the draw's importance weight),
+	// below 1 for λ = 5 and N = 128. See nn.Tape.DensityIndicator.
+	STEDensity STE = iota
+	// STELog passes the incoming gradient of 1[log q* − log qⱼ > 0] to its argument unchanged
+	// (the identity STE in log space): ∂/∂log q* = g, ∂/∂log qⱼ = −g, whatever the densities'
+	// scale. CoverageSTEWindow restricts it to |log q* − log qⱼ| ≤ window.
+	STELog
+)
+
+// String returns "density" or "log".
+func (s STE) String() string {
+	switch s {
+	case STEDensity:
+		return "density"
+	case STELog:
+		return "log"
+	}
+	return fmt.Sprintf("STE(%d)", int(s))
+}
+
+// CoverageSTE chooses the straight-through estimator of the indicators (STEDensity by
+// default).
+func CoverageSTE(kind STE) CoverageOption {
+	return func(c *CoverageRegularizer) {
+		if kind != STEDensity && kind != STELog {
+			c.err = errors.Join(c.err, fmt.Errorf("calib.Coverage: unknown straight-through estimator %d, want STEDensity or STELog", int(kind)))
+			return
+		}
+		c.ste = kind
+	}
+}
+
+// CoverageSTEWindow restricts the log-space straight-through estimator (STELog): with window 0
+// (the default) the gradient of 1[log q* − log qⱼ > 0] passes to its argument unchanged; with
+// window > 0 it passes only where |log q* − log qⱼ| ≤ window (in nats), the textbook HardTanh
+// STE. A window > 0 needs CoverageSTE(STELog); the authors' STEDensity has no window.
 func CoverageSTEWindow(window float64) CoverageOption {
 	return func(c *CoverageRegularizer) {
 		if !(window >= 0) || math.IsInf(window, 1) {
@@ -96,6 +138,7 @@ type CoverageRegularizer struct {
 	mix       float64
 	proposal  dist.Distribution
 	quantiles Quantiles
+	ste       STE
 	window    float64
 	err       error
 	recordAll bool                    // record every pair's evaluation (tests compare it with the default)
@@ -109,8 +152,8 @@ type CoverageRegularizer struct {
 //	α̂ᵢ = Σⱼ wᵢⱼ 1[log q(θᵢⱼ|xᵢ) < log q(θᵢ|xᵢ)],  wᵢⱼ = softmaxⱼ(log q(θᵢⱼ|xᵢ) − log I(θᵢⱼ)),
 //
 // θᵢⱼ ~ I (eq. 14 of the paper, self-normalised importance sampling in log space), with the
-// indicator made differentiable by a straight-through estimator. It sorts the N ranks and
-// returns
+// indicator made differentiable by a straight-through estimator (the authors' density-space
+// one by default; see STE and CoverageSTE). It sorts the N ranks and returns
 //
 //	λ · (1/N) Σᵢ ((1−w)·max(uᵢ − α̂₍ᵢ₎, 0) + w·(uᵢ − α̂₍ᵢ₎))²
 //
@@ -127,6 +170,12 @@ type CoverageRegularizer struct {
 // rank lies below its quantile (the only ones the penalty's gradient reaches) are evaluated
 // again with gradients. Rows whose L draws all have zero posterior density are left out of the
 // penalty. Invalid arguments make Penalty return an error.
+//
+// The weight λ is relative to the estimator's loss. For NPE that loss is the authors' −log q,
+// so λ is their γ. For NRE it is ½(BCE_joint + BCE_marginal) (Delaunoy et al. 2022,
+// Algorithm 1), half the authors' BCE_joint + BCE_marginal, so a given λ weighs the penalty
+// twice as much as the same γ does in their code: λ = γ/2 re-creates their CalNRE (γ = 5 there
+// is λ = 2.5 here).
 func Coverage(lambda float64, L int, opts ...CoverageOption) *CoverageRegularizer {
 	c := &CoverageRegularizer{lambda: lambda, l: L}
 	if !(lambda >= 0) || math.IsInf(lambda, 1) {
@@ -139,6 +188,9 @@ func Coverage(lambda float64, L int, opts ...CoverageOption) *CoverageRegularize
 		if o != nil {
 			o(c)
 		}
+	}
+	if c.window > 0 && c.ste != STELog {
+		c.err = errors.Join(c.err, fmt.Errorf("calib.Coverage: an STE window of %v applies to the log-space estimator; add CoverageSTE(calib.STELog)", c.window))
 	}
 	return c
 }
@@ -365,7 +417,12 @@ func (c *CoverageRegularizer) rankRows(b *sbi.RegBatch, draws *mat.Dense, logI [
 		rowMax.Data[k] = m
 	}
 	e := tp.Exp(tp.Sub(tp.Sub(lp, shift), rowMax))
-	ind := tp.Indicator(tp.Sub(lpStar, lp), c.window) // 1[q(θᵢⱼ|xᵢ) < q(θᵢ|xᵢ)]
+	var ind *nn.Tensor // 1[q(θᵢⱼ|xᵢ) < q(θᵢ|xᵢ)]
+	if c.ste == STELog {
+		ind = tp.Indicator(tp.Sub(lpStar, lp), c.window)
+	} else {
+		ind = tp.DensityIndicator(lpStar, lp)
+	}
 	den := tp.RowSum(e)
 	if invalid != nil {
 		one := tp.New(na, 1)

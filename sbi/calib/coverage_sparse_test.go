@@ -32,7 +32,8 @@ func TestCoverageSparseEqualsRecordAll(t *testing.T) {
 		{"wide", 1.6, false, nil},
 		{"pair log densities", 0.6, true, nil},
 		{"ecdf quantiles", 0.6, false, []CoverageOption{CoverageQuantiles(QuantilesECDF)}},
-		{"STE window", 0.6, true, []CoverageOption{CoverageSTEWindow(0.5)}},
+		{"log-space STE", 0.6, false, []CoverageOption{CoverageSTE(STELog)}},
+		{"STE window", 0.6, true, []CoverageOption{CoverageSTE(STELog), CoverageSTEWindow(0.5)}},
 		{"zero-density draws", 0.6, false, []CoverageOption{CoverageProposal(box)}},
 		{"infinite density", 0.6, false, nil},
 	}

@@ -295,7 +295,7 @@ func TestCoverageGradientThroughWeights(t *testing.T) {
 	const n, L = 24, 6
 	theta, x := simulate(rand.New(rand.NewPCG(4, 4)), n)
 	for _, opts := range [][]CoverageOption{{}, {CoverageCalibration()}, {CoverageMixture(0.5)}} {
-		opts = append(opts, CoverageSTEWindow(1e-9))
+		opts = append(opts, CoverageSTE(STELog), CoverageSTEWindow(1e-9))
 		g := exactGauss(0.6)
 		reg := Coverage(3, L, opts...)
 		grad, _ := gradient(t, g, theta, x, reg)
@@ -315,23 +315,40 @@ func TestCoverageGradientThroughWeights(t *testing.T) {
 	}
 }
 
-// With the identity straight-through estimator the gradient is that of the surrogate in which
-// each indicator 1[dᵢⱼ > 0] is replaced by its value plus dᵢⱼ − dᵢⱼ(at the current
-// parameters): the analytic STE gradient, checked against finite differences of that
-// surrogate computed in plain Go.
+// With a straight-through estimator the gradient is that of the surrogate in which each
+// indicator 1[q*ᵢ > qᵢⱼ] is replaced by its value plus s − s(at the current parameters), where
+// s = log q*ᵢ − log qᵢⱼ for STELog and s = q*ᵢ − qᵢⱼ for the authors' STEDensity (whose clip of
+// the incoming gradient to [−1, 1] does not act here: that gradient is at most
+// 2λ/N = 0.25). The tape gradient is checked against finite differences of that surrogate,
+// computed in plain Go, for each estimator and objective.
 func TestCoverageGradientSTE(t *testing.T) {
+	for _, ste := range []STE{STELog, STEDensity} {
+		t.Run(ste.String(), func(t *testing.T) { checkGradientSTE(t, ste) })
+	}
+}
+
+func checkGradientSTE(t *testing.T, ste STE) {
 	const n, L = 24, 6
 	theta, x := simulate(rand.New(rand.NewPCG(5, 5)), n)
 	for _, mix := range []float64{0, 1, 0.4} {
 		g := exactGauss(0.6)
-		reg := Coverage(3, L, CoverageMixture(mix))
+		reg := Coverage(3, L, CoverageMixture(mix), CoverageSTE(ste))
 		grad, value := gradient(t, g, theta, x, reg)
 		prior := dist.NewStandardNormal(gDim)
 		draws, logI := replayDraws(prior, 11, n*L)
+		// The surrogate's argument s of each indicator, from d = log q* − log qⱼ and the
+		// current log q*.
+		arg := func(i int, d float64) float64 {
+			if ste == STELog {
+				return d
+			}
+			star := g.logQ(theta.RawRowView(i), x.RawRowView(i))
+			return math.Exp(star) - math.Exp(star-d)
+		}
 		// Indicator values and arguments at the current parameters.
-		d0 := make([]float64, n*L)
+		d0, s0 := make([]float64, n*L), make([]float64, n*L)
 		refRanks(g, theta, x, draws, logI, L, func(i, j int, d float64) float64 {
-			d0[i*L+j] = d
+			d0[i*L+j], s0[i*L+j] = d, arg(i, d)
 			return 0
 		})
 		// The sort's permutation at the current parameters, ties in index order as in
@@ -344,7 +361,7 @@ func TestCoverageGradientSTE(t *testing.T) {
 		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(alpha0[a], alpha0[b]) })
 		surrogate := func() float64 {
 			alpha := refRanks(g, theta, x, draws, logI, L, func(i, j int, d float64) float64 {
-				return step(0, 0, d0[i*L+j]) + d - d0[i*L+j]
+				return step(0, 0, d0[i*L+j]) + arg(i, d) - s0[i*L+j]
 			})
 			s := 0.0
 			for k, i := range order {
@@ -357,7 +374,7 @@ func TestCoverageGradientSTE(t *testing.T) {
 		if s := surrogate(); math.Abs(s-value) > 1e-12 {
 			t.Fatalf("surrogate %.15g differs from the penalty %.15g at the current parameters", s, value)
 		}
-		closeSlices(t, "identity STE", grad, finiteDiff(g, surrogate), 1e-5)
+		closeSlices(t, ste.String()+" STE", grad, finiteDiff(g, surrogate), 1e-5)
 	}
 }
 
@@ -454,6 +471,8 @@ func TestCoverageBadInput(t *testing.T) {
 		{Coverage(5, 0), "L = 0"},
 		{Coverage(5, 16, CoverageMixture(1.5)), "mixture weight 1.5"},
 		{Coverage(5, 16, CoverageSTEWindow(-1)), "STE window -1"},
+		{Coverage(5, 16, CoverageSTEWindow(0.5)), "add CoverageSTE(calib.STELog)"},
+		{Coverage(5, 16, CoverageSTE(9)), "straight-through estimator 9"},
 		{Coverage(5, 16, CoverageQuantiles(7)), "quantile targets 7"},
 		{Coverage(5, 16, CoverageProposal(dist.NewStandardNormal(3))), "3 dimensions, the parameters 2"},
 	} {

@@ -17,9 +17,10 @@
 // Post-hoc recalibration:
 //   - CANVI (Patel et al., "Variational inference with coverage guarantees in simulation-based
 //     inference"): split-conformal regions {θ : −log q(θ|x) ≤ τ} with the finite-sample
-//     quantile, their expected volume by prior-mixture importance sampling, and the selection
-//     among candidate estimators followed by recalibration on fresh simulations. See Calibrate,
-//     Conformal.Region and CANVI.
+//     quantile, their expected volume by prior-mixture importance sampling (with the
+//     estimator's density normalized by bridge sampling, since a ratio estimator's is not),
+//     and the selection among candidate estimators followed by recalibration on fresh
+//     simulations. See Calibrate, Conformal.Region and CANVI.
 //   - Bayesian score calibration (Bon et al., "Bayesian score calibration for approximate
 //     models"): an affine map of approximate-posterior draws fitted by maximizing an
 //     importance-weighted energy score over simulated calibration datasets, with its

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/gosbi/gosbi/sbi"
+	"github.com/gosbi/gosbi/sbi/internal/safe"
 	"github.com/gosbi/gosbi/sbi/nn"
 )
 
@@ -73,7 +74,7 @@ func C2STWith(x, y *mat.Dense, o C2STOptions) (*C2STResult, error) {
 	nx, d := x.Dims()
 	ny, dy := y.Dims()
 	if d != dy {
-		panic(fmt.Sprintf("diag: C2ST: x has %d columns but y has %d", d, dy))
+		return nil, fmt.Errorf("diag: C2ST: x has %d columns but y has %d; both sets need one column per parameter", d, dy)
 	}
 	if o.Folds == 0 {
 		o.Folds = 5
@@ -124,6 +125,7 @@ func C2STWith(x, y *mat.Dense, o C2STOptions) (*C2STResult, error) {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
+			defer safe.Recover(&errs[f], fmt.Sprintf("diag: C2ST fold %d", f+1))
 			rng := rand.New(rand.NewPCG(o.Seed, uint64(f+1)))
 			acc, epochs, err := c2stFold(rng, data, labels, train, test, o.MaxEpochs)
 			res.Folds[f], res.Epochs[f], errs[f] = acc, epochs, err

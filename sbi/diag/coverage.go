@@ -56,6 +56,8 @@ type CoverageResult struct {
 	CalibrationError float64
 	// ConservativenessError is mean max(Level − Coverage, 0) (Falkiewicz et al. 2023, eq. 10).
 	ConservativenessError float64
+	// Dropped counts the test pairs left out because θ or x held NaN or ±Inf.
+	Dropped int
 }
 
 // CoverageFromRanks builds a CoverageResult from HPD ranks α ∈ [0, 1] computed elsewhere (for
@@ -193,6 +195,7 @@ func (r *CoverageResult) String() string {
 	for k, l := range r.Levels {
 		fmt.Fprintf(&b, "%8.3f %9.4f   [%.4f, %.4f]\n", l, r.Coverage[k], r.Lower[k], r.Upper[k])
 	}
+	b.WriteString(droppedNote(r.Dropped))
 	return b.String()
 }
 

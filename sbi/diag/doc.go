@@ -21,4 +21,11 @@
 // reports progress through sbi.NewProgress. Estimators must allow concurrent calls of
 // Posterior(x) and of the returned posterior's methods. Randomness comes from a seed: the
 // stream of pair i is rand.NewPCG(seed, i), so results do not depend on the number of workers.
+//
+// Test pairs are checked before the workers start: θ and x need one row per pair, and the
+// estimator is asked for the posterior of the first pair, so that an x or θ of the wrong width
+// is an error, not a panic. Pairs whose θ or x holds NaN or ±Inf (failed simulations, which
+// SIR and Lotka–Volterra produce by design) are dropped, as training drops them, and counted
+// in the result's Dropped; pair i is then the i-th finite pair. A panic of the estimator in a
+// worker is returned as an error that names the pair.
 package diag

@@ -57,20 +57,25 @@ func GridCoverage(est sbi.Amortized, theta, x *mat.Dense, opts GridOptions) (*Co
 	if err := checkLevels(opts.Levels); err != nil {
 		return nil, err
 	}
-	if err := checkPairs(label, theta, x); err != nil {
-		return nil, err
+	if theta == nil {
+		return nil, fmt.Errorf("diag: %s needs test parameters, got nil", label)
 	}
-	n, dim := theta.Dims()
+	_, dim := theta.Dims()
 	grid, err := boxGrid(opts.Lower, opts.Upper, opts.Points, dim)
 	if err != nil {
 		return nil, err
 	}
+	theta, x, dropped, err := checkPairs(label, est, theta, x)
+	if err != nil {
+		return nil, err
+	}
+	n, _ := theta.Dims()
 	ranks := make([]float64, n)
 	err = forEachPair(label, n, opts.Workers, func(i int) error {
 		post := est.Posterior(rowCopy(x, i))
 		lp := post.LogProb(grid)
 		if len(lp) != len(grid.RawMatrix().Data)/dim {
-			panic(fmt.Sprintf("diag: %s: LogProb of %d grid points returned %d values", label, len(grid.RawMatrix().Data)/dim, len(lp)))
+			return fmt.Errorf("diag: %s: LogProb of %d grid points returned %d values", label, len(grid.RawMatrix().Data)/dim, len(lp))
 		}
 		lpStar := post.LogProb(mat.NewDense(1, dim, rowCopy(theta, i)))[0]
 		r, err := gridRank(lp, lpStar)
@@ -86,7 +91,9 @@ func GridCoverage(est sbi.Amortized, theta, x *mat.Dense, opts GridOptions) (*Co
 	if err != nil {
 		return nil, err
 	}
-	return coverageFromRanks("grid", ranks, opts.Levels), nil
+	r := coverageFromRanks("grid", ranks, opts.Levels)
+	r.Dropped = dropped
+	return r, nil
 }
 
 // gridRank returns the normalised grid mass below and equal to the density at θ*.

@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/gosbi/gosbi/sbi"
+	"github.com/gosbi/gosbi/sbi/internal/safe"
 )
 
 // LogDensity is anything with a batched log density, such as a prior distribution.
@@ -27,19 +28,28 @@ type LogProbResult struct {
 	Prior float64
 	// NonFinite counts the pairs where log q(θ*|x) = −Inf (left out of Mean).
 	NonFinite int
+	// Dropped counts the test pairs left out because θ or x held NaN or ±Inf.
+	Dropped int
 }
 
 // ExpectedLogProb averages log q(θ*ᵢ|xᵢ) over the test pairs with est.LogProbPairs. prior may be
 // nil; otherwise its mean log density at the true parameters is reported for reference.
 func ExpectedLogProb(est sbi.Amortized, prior LogDensity, theta, x *mat.Dense) (*LogProbResult, error) {
-	if err := checkPairs("expected log density", theta, x); err != nil {
+	theta, x, dropped, err := checkPairs("expected log density", est, theta, x)
+	if err != nil {
 		return nil, err
 	}
 	if err := sbi.Canceled("expected log density"); err != nil {
 		return nil, err
 	}
-	lp := est.LogProbPairs(theta, x)
-	r := &LogProbResult{Prior: math.NaN()}
+	var lp []float64
+	if err := safe.Call("diag: expected log density", func() error { lp = est.LogProbPairs(theta, x); return nil }); err != nil {
+		return nil, err
+	}
+	if n, _ := theta.Dims(); len(lp) != n {
+		return nil, fmt.Errorf("diag: expected log density: LogProbPairs of %d pairs returned %d values", n, len(lp))
+	}
+	r := &LogProbResult{Prior: math.NaN(), Dropped: dropped}
 	finite := make([]float64, 0, len(lp))
 	for i, v := range lp {
 		switch {
@@ -73,6 +83,9 @@ func (r *LogProbResult) String() string {
 	}
 	if r.NonFinite > 0 {
 		s += fmt.Sprintf(", %d pairs with zero density left out", r.NonFinite)
+	}
+	if r.Dropped > 0 {
+		s += fmt.Sprintf(", %d pairs with NaN or infinite values left out", r.Dropped)
 	}
 	return s
 }

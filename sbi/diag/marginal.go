@@ -17,6 +17,8 @@ type MarginalResult struct {
 	Coverage [][]float64 // Coverage[d][k]: fraction of pairs with θ*_d inside the level-k interval of parameter d
 	Lower    []float64   // binomial band of an exactly calibrated estimator (as CoverageResult)
 	Upper    []float64
+	// Dropped counts the test pairs left out because θ or x held NaN or ±Inf.
+	Dropped int
 }
 
 // MarginalCoverage estimates, for every parameter, how often the true value falls inside the
@@ -32,7 +34,9 @@ func MarginalCoverage(est sbi.Amortized, theta, x *mat.Dense, opts RankOptions) 
 	if err != nil {
 		return nil, err
 	}
-	return marginalFromPass(pass, opts), nil
+	r := marginalFromPass(pass, opts)
+	r.Dropped = pass.dropped
+	return r, nil
 }
 
 func marginalFromPass(pass *samplePass, opts RankOptions) *MarginalResult {
@@ -70,7 +74,7 @@ func (r *MarginalResult) String() string {
 			fmt.Fprintf(&b, " %5.3f", v)
 		}
 	}
-	return b.String() + "\n"
+	return b.String() + "\n" + droppedNote(r.Dropped)
 }
 
 // MIMEBundle shows the table as HTML and text.
@@ -113,6 +117,8 @@ type SBCResult struct {
 	// as (rank + U)/(M + 1) with U ~ Uniform(0, 1), against Uniform(0, 1), per parameter (the
 	// test of sbi's check_sbc).
 	KSPValues []float64
+	// Dropped counts the test pairs left out because θ or x held NaN or ±Inf.
+	Dropped int
 }
 
 // SBC computes simulation-based calibration ranks of each parameter and tests their uniformity
@@ -125,7 +131,9 @@ func SBC(est sbi.Amortized, theta, x *mat.Dense, opts RankOptions) (*SBCResult, 
 	if err != nil {
 		return nil, err
 	}
-	return sbcFromPass(pass, opts.Samples), nil
+	r := sbcFromPass(pass, opts.Samples)
+	r.Dropped = pass.dropped
+	return r, nil
 }
 
 func sbcFromPass(pass *samplePass, m int) *SBCResult {
@@ -178,7 +186,7 @@ func (r *SBCResult) String() string {
 	for d := range r.Ranks {
 		fmt.Fprintf(&b, "θ[%d]: χ² %.1f, p-value %.3g; KS p-value %.3g\n", d, r.ChiSq[d], r.PValues[d], r.KSPValues[d])
 	}
-	return b.String()
+	return b.String() + droppedNote(r.Dropped)
 }
 
 // MIMEBundle shows the per-parameter test as HTML and text.

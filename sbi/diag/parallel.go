@@ -2,6 +2,7 @@ package diag
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"sync"
@@ -10,10 +11,13 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/gosbi/gosbi/sbi"
+	"github.com/gosbi/gosbi/sbi/internal/safe"
 )
 
 // forEachPair calls fn(i) for i in [0, n) on workers goroutines (0 means GOMAXPROCS). It stops
 // at the first error, checks sbi.Canceled before every pair and reports progress under label.
+// A panic in fn (an estimator that panics on some input) is returned as a *safe.PanicError
+// naming the pair.
 func forEachPair(label string, n, workers int, fn func(i int) error) error {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -36,6 +40,13 @@ func forEachPair(label string, n, workers int, fn func(i int) error) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var err error
+			defer func() {
+				if err != nil {
+					fail(err)
+				}
+			}()
+			defer safe.Recover(&err, "diag: "+label) // a panicking progress or cancellation hook
 			for !stop.Load() {
 				i := int(next.Add(1) - 1)
 				if i >= n {
@@ -45,7 +56,7 @@ func forEachPair(label string, n, workers int, fn func(i int) error) error {
 					fail(err)
 					return
 				}
-				if err := fn(i); err != nil {
+				if err := safe.Call(fmt.Sprintf("diag: %s, test pair %d", label, i), func() error { return fn(i) }); err != nil {
 					fail(err)
 					return
 				}
@@ -62,20 +73,87 @@ func pairRNG(seed uint64, i int) *rand.Rand {
 	return rand.New(rand.NewPCG(seed, uint64(i)))
 }
 
-// checkPairs validates a batch of test pairs.
-func checkPairs(what string, theta, x *mat.Dense) error {
-	if theta == nil || x == nil {
-		return fmt.Errorf("diag: %s needs test parameters and observations, got nil", what)
+// checkPairs validates a batch of test pairs of est before the workers start: θ and x with
+// one row per pair, x rows of the width est takes and θ rows of its posteriors' dimension
+// (probed with the first finite pair, so that a wrong width is a clear error rather than a
+// panic in a worker). Pairs whose θ or x holds NaN or ±Inf (a simulator such as SIR or
+// Lotka–Volterra produces them by design) are dropped, as training does: it returns the finite
+// pairs and how many were dropped.
+func checkPairs(what string, est sbi.Amortized, theta, x *mat.Dense) (th, xx *mat.Dense, dropped int, err error) {
+	if est == nil {
+		return nil, nil, 0, fmt.Errorf("diag: %s needs an estimator, got nil", what)
 	}
-	n, _ := theta.Dims()
-	m, _ := x.Dims()
-	if n != m {
-		panic(fmt.Sprintf("diag: %s: theta has %d rows but x has %d; one row per test pair", what, n, m))
+	if theta == nil || x == nil {
+		return nil, nil, 0, fmt.Errorf("diag: %s needs test parameters and observations, got nil", what)
+	}
+	n, dim := theta.Dims()
+	if m, _ := x.Dims(); n != m {
+		return nil, nil, 0, fmt.Errorf("diag: %s: theta has %d rows but x has %d; expected one row per test pair", what, n, m)
 	}
 	if n == 0 {
-		return fmt.Errorf("diag: %s needs at least one test pair, got 0", what)
+		return nil, nil, 0, fmt.Errorf("diag: %s needs at least one test pair, got 0", what)
 	}
-	return nil
+	th, xx, dropped = finiteRows(theta, x)
+	if th == nil {
+		return nil, nil, dropped, fmt.Errorf("diag: %s: all %d test pairs hold NaN or infinite values; simulate pairs with finite θ and x", what, n)
+	}
+	err = safe.Call("diag: "+what+", first test pair", func() error {
+		post := est.Posterior(rowCopy(xx, 0))
+		if d := post.Dim(); d != dim {
+			return fmt.Errorf("theta has %d columns but the estimator's posterior has %d parameters", dim, d)
+		}
+		if lp := post.LogProb(mat.NewDense(1, dim, rowCopy(th, 0))); len(lp) != 1 {
+			return fmt.Errorf("the posterior's LogProb of 1 row returned %d values", len(lp))
+		}
+		return nil
+	})
+	if err != nil {
+		_, cx := x.Dims()
+		return nil, nil, dropped, fmt.Errorf("diag: %s: the estimator cannot evaluate the test pairs (θ %d columns, x %d columns): %w", what, dim, cx, err)
+	}
+	return th, xx, dropped, nil
+}
+
+// finiteRows returns the rows i where theta and x are all finite, and the number left out; nil
+// matrices when none is.
+func finiteRows(theta, x *mat.Dense) (th, xx *mat.Dense, dropped int) {
+	n, dt := theta.Dims()
+	_, dx := x.Dims()
+	var keep []int
+	for i := range n {
+		if allFinite(theta.RawRowView(i)) && allFinite(x.RawRowView(i)) {
+			keep = append(keep, i)
+		}
+	}
+	switch len(keep) {
+	case n:
+		return theta, x, 0
+	case 0:
+		return nil, nil, n
+	}
+	th, xx = mat.NewDense(len(keep), dt, nil), mat.NewDense(len(keep), dx, nil)
+	for k, i := range keep {
+		th.SetRow(k, theta.RawRowView(i))
+		xx.SetRow(k, x.RawRowView(i))
+	}
+	return th, xx, n - len(keep)
+}
+
+// droppedNote is the line a text summary adds when test pairs were left out.
+func droppedNote(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d test pairs with NaN or infinite values left out\n", n)
+}
+
+func allFinite(v []float64) bool {
+	for _, f := range v {
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return false
+		}
+	}
+	return true
 }
 
 func rowCopy(m *mat.Dense, i int) []float64 {

@@ -29,9 +29,10 @@ func (o RankOptions) withDefaults() RankOptions {
 
 // ExpectedCoverage estimates the expected coverage of the HPD regions of est with the
 // sample/rank estimator (RankCoverage with 1000 draws per pair, seed 1) over the test pairs
-// (rows of theta and x, drawn from the joint p(θ)p(x|θ)). It is the one-line form for notebooks
-// and panics with the error RankCoverage returns (an interrupted cell, a NaN density); library
-// code calls RankCoverage or GridCoverage.
+// (rows of theta and x, drawn from the joint p(θ)p(x|θ)); pairs with NaN or infinite values
+// are dropped and counted in Dropped. It is the one-line form for notebooks and panics, on the
+// caller's goroutine, with the error RankCoverage returns (an interrupted cell, a NaN density,
+// an x of the wrong width); library code calls RankCoverage or GridCoverage.
 func ExpectedCoverage(est sbi.Amortized, theta, x *mat.Dense, levels []float64) *CoverageResult {
 	r, err := RankCoverage(est, theta, x, RankOptions{Levels: levels, Seed: 1})
 	if err != nil {
@@ -58,7 +59,9 @@ func RankCoverage(est sbi.Amortized, theta, x *mat.Dense, opts RankOptions) (*Co
 	if err != nil {
 		return nil, err
 	}
-	return coverageFromRanks("rank", pass.hpd, opts.Levels), nil
+	r := coverageFromRanks("rank", pass.hpd, opts.Levels)
+	r.Dropped = pass.dropped
+	return r, nil
 }
 
 type passKind int
@@ -76,17 +79,21 @@ type samplePass struct {
 	jitter   [][]float64
 	tarp     []float64 // TARP statistic per pair
 	logProb  []float64 // log q(θ*|x) per pair
+	dropped  int       // pairs left out because θ or x held NaN or ±Inf
 }
 
+// runSamplePass drops the non-finite test pairs (counted in dropped) and computes the statistics
+// of kind on the others, in parallel.
 func runSamplePass(est sbi.Amortized, theta, x *mat.Dense, opts RankOptions, kind passKind, label string) (*samplePass, error) {
-	if err := checkPairs(label, theta, x); err != nil {
-		return nil, err
-	}
 	if opts.Samples < 1 {
 		return nil, fmt.Errorf("diag: %s needs at least 1 posterior draw per pair, got %d", label, opts.Samples)
 	}
+	theta, x, dropped, err := checkPairs(label, est, theta, x)
+	if err != nil {
+		return nil, err
+	}
 	n, dim := theta.Dims()
-	p := &samplePass{hpd: make([]float64, n), logProb: make([]float64, n)}
+	p := &samplePass{hpd: make([]float64, n), logProb: make([]float64, n), dropped: dropped}
 	if kind&passMarginal != 0 {
 		p.marginal = make([][]int, n)
 		p.jitter = make([][]float64, n)
@@ -96,15 +103,15 @@ func runSamplePass(est sbi.Amortized, theta, x *mat.Dense, opts RankOptions, kin
 		p.tarp = make([]float64, n)
 		tarpRef = newTARPSetup(theta)
 	}
-	err := forEachPair(label, n, opts.Workers, func(i int) error {
+	err = forEachPair(label, n, opts.Workers, func(i int) error {
 		rng := pairRNG(opts.Seed, i)
 		post := est.Posterior(rowCopy(x, i))
 		if post.Dim() != dim {
-			panic(fmt.Sprintf("diag: %s: posterior has dimension %d but theta has %d columns", label, post.Dim(), dim))
+			return fmt.Errorf("diag: %s: posterior of pair %d has dimension %d but theta has %d columns", label, i, post.Dim(), dim)
 		}
 		draws := post.Sample(rng, opts.Samples)
 		if r, c := draws.Dims(); r != opts.Samples || c != dim {
-			panic(fmt.Sprintf("diag: %s: Sample(rng, %d) returned %d×%d, want %d×%d", label, opts.Samples, r, c, opts.Samples, dim))
+			return fmt.Errorf("diag: %s: Sample(rng, %d) returned %d×%d for pair %d, want %d×%d", label, opts.Samples, r, c, i, opts.Samples, dim)
 		}
 		star := mat.NewDense(1, dim, rowCopy(theta, i))
 		lpStar := post.LogProb(star)[0]
@@ -115,7 +122,7 @@ func runSamplePass(est sbi.Amortized, theta, x *mat.Dense, opts RankOptions, kin
 		if kind&passHPD != 0 {
 			lp := post.LogProb(draws)
 			if len(lp) != opts.Samples {
-				panic(fmt.Sprintf("diag: %s: LogProb of %d draws returned %d values", label, opts.Samples, len(lp)))
+				return fmt.Errorf("diag: %s: LogProb of %d draws returned %d values", label, opts.Samples, len(lp))
 			}
 			less, ties := 0, 0
 			for j, v := range lp {

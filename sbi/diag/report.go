@@ -35,7 +35,8 @@ type ReportOptions struct {
 // Report gathers the calibration diagnostics of one estimator on one set of test pairs.
 type Report struct {
 	Label    string
-	N        int             // test pairs
+	N        int             // test pairs used
+	Dropped  int             // test pairs left out because θ or x held NaN or ±Inf
 	Coverage *CoverageResult // HPD coverage, rank estimator
 	Grid     *CoverageResult // HPD coverage, grid estimator; nil without a box
 	Marginal *MarginalResult // central-interval coverage per parameter
@@ -60,13 +61,14 @@ func Calibrate(est sbi.Amortized, theta, x *mat.Dense, o ReportOptions) (*Report
 	if err != nil {
 		return nil, err
 	}
-	n, dim := theta.Dims()
-	r := &Report{Label: o.Label, N: n}
+	_, dim := theta.Dims()
+	r := &Report{Label: o.Label, N: len(pass.hpd), Dropped: pass.dropped}
 	r.Coverage = coverageFromRanks("rank", pass.hpd, ro.Levels)
 	r.Coverage.Label = o.Label
 	r.Marginal = marginalFromPass(pass, ro)
 	r.SBC = sbcFromPass(pass, ro.Samples)
 	r.TARP = tarpFromStatistics(pass.tarp)
+	r.Coverage.Dropped, r.Marginal.Dropped, r.SBC.Dropped, r.TARP.Dropped = r.Dropped, r.Dropped, r.Dropped, r.Dropped
 	if o.Lower != nil || o.Upper != nil {
 		pts := o.GridPoints
 		if pts == 0 {
@@ -153,6 +155,9 @@ func (r *Report) rows() [][2]string {
 		[2]string{"marginal coverage", r.marginalSummary()},
 		[2]string{"expected log density", r.LogProb.String()[len("expected log posterior density "):]},
 	)
+	if r.Dropped > 0 {
+		rows = append(rows, [2]string{"left out", fmt.Sprintf("%d test pairs with NaN or infinite values", r.Dropped)})
+	}
 	return rows
 }
 

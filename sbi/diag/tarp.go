@@ -22,6 +22,8 @@ type TARPResult struct {
 	ATC float64
 	// KSPValue is the p-value of the Kolmogorov–Smirnov test of F against Uniform(0, 1).
 	KSPValue float64
+	// Dropped counts the test pairs left out because θ or x held NaN or ±Inf.
+	Dropped int
 }
 
 type tarpSetup struct {
@@ -91,7 +93,9 @@ func TARP(est sbi.Amortized, theta, x *mat.Dense, opts RankOptions) (*TARPResult
 	if err != nil {
 		return nil, err
 	}
-	return tarpFromStatistics(pass.tarp), nil
+	r := tarpFromStatistics(pass.tarp)
+	r.Dropped = pass.dropped
+	return r, nil
 }
 
 func tarpFromStatistics(f []float64) *TARPResult {
@@ -121,7 +125,11 @@ func fractionBelow(v []float64, t float64) float64 {
 
 // String is a one-line summary.
 func (r *TARPResult) String() string {
-	return fmt.Sprintf("TARP (%d pairs): ATC %+.3f, KS p-value %.3g", len(r.F), r.ATC, r.KSPValue)
+	s := fmt.Sprintf("TARP (%d pairs): ATC %+.3f, KS p-value %.3g", len(r.F), r.ATC, r.KSPValue)
+	if r.Dropped > 0 {
+		s += fmt.Sprintf(", %d pairs with NaN or infinite values left out", r.Dropped)
+	}
+	return s
 }
 
 // MIMEBundle shows the summary as HTML and text.

@@ -144,3 +144,58 @@ func backIndicator(n *node) {
 		}
 	}
 }
+
+// DensityIndicator returns the n×L indicators 1[q*ᵢ > qᵢⱼ] of log densities lpStar (n×1,
+// log q*ᵢ) and lp (n×L, log qᵢⱼ), with the straight-through backward pass that the coverage
+// regularizer's reference code (Falkiewicz et al. 2023) applies in density space: the
+// indicator is taken of dᵢⱼ = q*ᵢ − qᵢⱼ, its incoming gradient g is clipped to [−1, 1]
+// (hardtanh of the gradient) and passed to dᵢⱼ, and the chain rule through q = exp(log q)
+// gives
+//
+//	∂/∂log q*ᵢ += clip(gᵢⱼ)·q*ᵢ,   ∂/∂log qᵢⱼ −= clip(gᵢⱼ)·qᵢⱼ.
+//
+// The forward value compares the log densities, so it is exact where both densities
+// underflow; the gradient of such a pair is 0, as in density space.
+func (tp *Tape) DensityIndicator(lpStar, lp *Tensor) *Tensor {
+	if lpStar.Cols != 1 || lpStar.Rows != lp.Rows {
+		panic(fmt.Sprintf("nn: DensityIndicator of %d×%d and %d×%d, want n×1 and n×L", lpStar.Rows, lpStar.Cols, lp.Rows, lp.Cols))
+	}
+	g := tp.grads(lpStar, lp)
+	out := tp.tensor(lp.Rows, lp.Cols, g)
+	for i := 0; i < lp.Rows; i++ {
+		s := lpStar.Data[i]
+		for j := 0; j < lp.Cols; j++ {
+			k := i*lp.Cols + j
+			if s > lp.Data[k] {
+				out.Data[k] = 1
+			} else {
+				out.Data[k] = 0
+			}
+		}
+	}
+	if g {
+		tp.record(backDensityIndicator, out, lpStar, lp, nil)
+	}
+	return out
+}
+
+func backDensityIndicator(n *node) {
+	star, lp := n.a, n.b
+	L := lp.Cols
+	for i := 0; i < lp.Rows; i++ {
+		qs := math.Exp(star.Data[i])
+		for j := 0; j < L; j++ {
+			k := i*L + j
+			c := max(-1, min(1, n.out.Grad[k]))
+			if c == 0 {
+				continue
+			}
+			if star.Grad != nil {
+				star.Grad[i] += c * qs
+			}
+			if lp.Grad != nil {
+				lp.Grad[k] -= c * math.Exp(lp.Data[k])
+			}
+		}
+	}
+}

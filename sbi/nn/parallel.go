@@ -4,6 +4,8 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"github.com/gosbi/gosbi/sbi/internal/safe"
 )
 
 // Kernels that pay for it (matrix products, the spline transforms) split their rows over a
@@ -11,7 +13,9 @@ import (
 // preallocated, so splitting allocates nothing. A chunk goes to a worker only if one is
 // waiting for work; otherwise the caller does it itself. So a kernel called from goroutines
 // that already keep every core busy (a batched evaluation split by the caller) runs on its
-// own goroutine instead of queueing behind the workers.
+// own goroutine instead of queueing behind the workers. A panic in a chunk run by a worker is
+// sent back with the chunk's completion and raised again on the caller's goroutine, so that it
+// reaches whoever can recover it instead of ending the process.
 
 // rangeJob processes items [lo, hi).
 type rangeJob interface {
@@ -21,14 +25,14 @@ type rangeJob interface {
 type task struct {
 	job    rangeJob
 	lo, hi int
-	done   chan struct{}
+	done   chan error // receives nil, or the chunk's panic as a *safe.PanicError
 }
 
 var (
 	threads     atomic.Int32 // 0: runtime.GOMAXPROCS
 	workersOnce sync.Once
 	workCh      chan task
-	doneFree    = make(chan chan struct{}, 64)
+	doneFree    = make(chan chan error, 64)
 )
 
 // SetThreads sets how many goroutines a kernel may use at most (n ≤ 0 restores the default,
@@ -49,11 +53,17 @@ func startWorkers() {
 	for i := 0; i < n; i++ {
 		go func() {
 			for t := range workCh {
-				t.job.do(t.lo, t.hi)
-				t.done <- struct{}{}
+				t.done <- t.run()
 			}
 		}()
 	}
+}
+
+// run does the task's chunk and returns its panic, if any.
+func (t task) run() (err error) {
+	defer safe.Recover(&err, "nn: parallel kernel")
+	t.job.do(t.lo, t.hi)
+	return nil
 }
 
 // parallelRange runs job over [0, n), split into at most Threads() chunks of at least grain
@@ -65,11 +75,11 @@ func parallelRange(n, grain int, job rangeJob) {
 		return
 	}
 	workersOnce.Do(startWorkers)
-	var done chan struct{}
+	var done chan error
 	select {
 	case done = <-doneFree:
 	default:
-		done = make(chan struct{}, 64)
+		done = make(chan error, 64)
 	}
 	chunk := (n + p - 1) / p
 	sent := 0
@@ -83,12 +93,18 @@ func parallelRange(n, grain int, job rangeJob) {
 		}
 	}
 	job.do(0, min(n, chunk))
+	var first error
 	for ; sent > 0; sent-- {
-		<-done
+		if err := <-done; err != nil && first == nil {
+			first = err
+		}
 	}
 	select {
 	case doneFree <- done:
 	default:
+	}
+	if first != nil {
+		panic(first)
 	}
 }
 

@@ -12,6 +12,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/gosbi/gosbi/internal/atomicfile"
+	"github.com/gosbi/gosbi/sbi/internal/safe"
 )
 
 // DefaultDataURL is where sbibm keeps its task files (the MIT-licensed sbibm repository); a
@@ -91,7 +94,7 @@ func Fetch(ctx context.Context, client *http.Client, base, dir string, log io.Wr
 		go func() {
 			defer wg.Done()
 			for j := range next {
-				err := download(ctx, client, j.url, j.path)
+				err := safe.Call("data fetch "+j.path, func() error { return download(ctx, client, j.url, j.path) })
 				mu.Lock()
 				if err != nil && first == nil {
 					first = err
@@ -121,8 +124,8 @@ func Fetch(ctx context.Context, client *http.Client, base, dir string, log io.Wr
 	return done, nil
 }
 
-// download writes the body of url to path through a temporary file, so that an interrupted
-// download never leaves a partial file behind.
+// download writes the body of url to path through a synced temporary file (atomicfile), so
+// that an interrupted download never leaves a partial file behind.
 func download(ctx context.Context, client *http.Client, url, path string) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
@@ -139,17 +142,10 @@ func download(ctx context.Context, client *http.Client, url, path string) error 
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".download-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := io.Copy(tmp, resp.Body); err != nil {
-		tmp.Close()
-		return fmt.Errorf("GET %s: %w", url, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.Write(path, 0o644, func(w io.Writer) error {
+		if _, err := io.Copy(w, resp.Body); err != nil {
+			return fmt.Errorf("GET %s: %w", url, err)
+		}
+		return nil
+	})
 }

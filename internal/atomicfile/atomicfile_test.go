@@ -1,0 +1,135 @@
+package atomicfile
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+var errDisk = errors.New("disk full")
+
+// failAfter writes the first n bytes to w and then fails, as a full disk would.
+type failAfter struct {
+	w io.Writer
+	n int
+}
+
+func (f *failAfter) Write(p []byte) (int, error) {
+	if len(p) > f.n {
+		k, _ := f.w.Write(p[:f.n])
+		f.n = 0
+		return k, errDisk
+	}
+	f.n -= len(p)
+	return f.w.Write(p)
+}
+
+// bigContent is more than the 64 KiB buffer of Write, so that part of it reaches the disk.
+func bigContent(b byte) []byte { return bytes.Repeat([]byte{b}, 1<<20) }
+
+func writeOld(t *testing.T) (string, []byte) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "model.gosbi")
+	old := []byte("the old model, complete")
+	if err := os.WriteFile(path, old, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	return path, old
+}
+
+// checkIntact checks that path still holds old and that no temporary file is left beside it.
+func checkIntact(t *testing.T, path string, old []byte, tempAllowed bool) {
+	t.Helper()
+	got, err := os.ReadFile(path)
+	if err != nil || !bytes.Equal(got, old) {
+		t.Fatalf("after the failed write the file holds %d bytes (err %v), want the old %d bytes", len(got), err, len(old))
+	}
+	entries, _ := os.ReadDir(filepath.Dir(path))
+	if !tempAllowed && len(entries) != 1 {
+		t.Errorf("the directory holds %d entries after the failed write, want only the old file", len(entries))
+	}
+}
+
+func TestWriteFailsMidway(t *testing.T) {
+	for _, n := range []int{0, 100, 300 << 10} {
+		path, old := writeOld(t)
+		err := Write(path, 0o644, func(w io.Writer) error {
+			_, err := (&failAfter{w: w, n: n}).Write(bigContent('n'))
+			return err
+		})
+		if !errors.Is(err, errDisk) {
+			t.Fatalf("failing after %d bytes: error %v, want the writer's", n, err)
+		}
+		checkIntact(t, path, old, false)
+	}
+}
+
+func TestWriteReplaces(t *testing.T) {
+	path, _ := writeOld(t)
+	data := bigContent('x')
+	if err := WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(path)
+	if err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("after WriteFile the file holds %d bytes (err %v), want %d", len(got), err, len(data))
+	}
+	if st, _ := os.Stat(path); st.Mode().Perm() != 0o640 {
+		t.Errorf("the replaced file has mode %v, want the old 0640", st.Mode().Perm())
+	}
+	fresh := filepath.Join(filepath.Dir(path), "new.gosbi")
+	if err := WriteFile(fresh, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := os.Stat(fresh); st.Mode().Perm() != 0o644 {
+		t.Errorf("a new file has mode %v, want 0644", st.Mode().Perm())
+	}
+	if entries, _ := os.ReadDir(filepath.Dir(path)); len(entries) != 2 {
+		t.Errorf("the directory holds %d entries, want the two files only", len(entries))
+	}
+}
+
+// TestWriteKilledMidway kills a process in the middle of a write: the old file must survive
+// (a temporary file may be left, under a hidden name).
+func TestWriteKilledMidway(t *testing.T) {
+	if path := os.Getenv("ATOMICFILE_HELPER_PATH"); path != "" {
+		// The helper: write 1 MiB, say so, then hang as a slow disk would, until killed.
+		err := Write(path, 0o644, func(w io.Writer) error {
+			if _, err := w.Write(bigContent('k')); err != nil {
+				return err
+			}
+			os.Stdout.WriteString("written\n")
+			time.Sleep(time.Minute)
+			return nil
+		})
+		if err != nil {
+			os.Exit(2)
+		}
+		os.Exit(0)
+	}
+	path, old := writeOld(t)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestWriteKilledMidway$")
+	cmd.Env = append(os.Environ(), "ATOMICFILE_HELPER_PATH="+path)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || line != "written\n" {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("helper said %q (%v), want \"written\"", line, err)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	checkIntact(t, path, old, true)
+}
