@@ -254,3 +254,92 @@ func TestKCCSDBoxGaussian(t *testing.T) {
 		t.Errorf("over-confident box-restricted Gaussian: rejected %v (p = %.4f), %d of %d pairs underflowed", res.Reject, res.PValue, res.Underflow, res.Pairs)
 	}
 }
+
+// logNormalEstimator is q(θ | x) = LogNormal(w·x, sd²) in each of two coordinates, for the model
+// log θ ~ N(0, 1), x | θ ~ N(log θ, 0.5²): the exact posterior of log θ is N(0.8·x, 0.2), so
+// sd = √0.2 is exact and a smaller sd over-confident. The prior's support is (0, ∞)², a
+// half-line in each coordinate; the log density is −Inf at θ ≤ 0 (unnormalized inside).
+type logNormalEstimator struct{ sd float64 }
+
+func (logNormalEstimator) Prior() dist.Distribution {
+	return dist.NewLogNormal([]float64{0, 0}, []float64{1, 1})
+}
+
+func (e logNormalEstimator) Posterior(x []float64) sbi.Posterior {
+	return logNormalPost{mean: []float64{0.8 * x[0], 0.8 * x[1]}, sd: e.sd}
+}
+
+func (e logNormalEstimator) LogProbPairs(theta, x *mat.Dense) []float64 {
+	n, _ := theta.Dims()
+	lp := make([]float64, n)
+	for i := range n {
+		lp[i] = e.Posterior(x.RawRowView(i)).LogProb(theta.Slice(i, i+1, 0, 2).(*mat.Dense))[0]
+	}
+	return lp
+}
+
+type logNormalPost struct {
+	mean []float64
+	sd   float64
+}
+
+func (logNormalPost) Dim() int { return 2 }
+
+func (p logNormalPost) LogProb(theta *mat.Dense) []float64 {
+	n, _ := theta.Dims()
+	lp := make([]float64, n)
+	for i := range n {
+		for j, v := range theta.RawRowView(i) {
+			if !(v > 0) {
+				lp[i] = math.Inf(-1)
+				break
+			}
+			z := (math.Log(v) - p.mean[j]) / p.sd
+			lp[i] -= z*z/2 + math.Log(v)
+		}
+	}
+	return lp
+}
+
+func (p logNormalPost) Sample(rng *rand.Rand, n int) *mat.Dense {
+	out := mat.NewDense(n, 2, nil)
+	for i := range n {
+		for j, m := range p.mean {
+			out.Set(i, j, math.Exp(m+p.sd*rng.NormFloat64()))
+		}
+	}
+	return out
+}
+
+// simulateLogNormal draws n pairs log θ ~ N(0, I), x = log θ + 0.5·N(0, I).
+func simulateLogNormal(rng *rand.Rand, n int) (theta, x *mat.Dense) {
+	theta, x = mat.NewDense(n, 2, nil), mat.NewDense(n, 2, nil)
+	for i := range n {
+		for j := range 2 {
+			l := rng.NormFloat64()
+			theta.Set(i, j, math.Exp(l))
+			x.Set(i, j, l+0.5*rng.NormFloat64())
+		}
+	}
+	return theta, x
+}
+
+// TestKCCSDHalfLineSupport: on a prior supported on (0, ∞)², the exact log-normal posterior
+// must hold the level with the default (Fisher) kernel over 100 repetitions of n = 40 (tested
+// in log coordinates), and an over-confident one (sd halved) must be rejected at n = 200.
+func TestKCCSDHalfLineSupport(t *testing.T) {
+	sd := math.Sqrt(0.2)
+	draw := func(rng *rand.Rand) (*mat.Dense, *mat.Dense) { return simulateLogNormal(rng, 40) }
+	levelCheck(t, "exact log-normal posterior", logNormalEstimator{sd: sd}, draw, KernelTestConfig{Bootstrap: 200}, 100)
+
+	rng := rand.New(rand.NewPCG(11, 12))
+	theta, x := simulateLogNormal(rng, 200)
+	res, err := KCCSDAmortized(rng, logNormalEstimator{sd: sd / 2}, theta, x, 0, KernelTestConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("over-confident: statistic %.4g, threshold %.4g, p = %.4f, %d of %d pairs underflowed", res.Statistic, res.Threshold, res.PValue, res.Underflow, res.Pairs)
+	if !res.Reject || 2*res.Underflow >= res.Pairs {
+		t.Errorf("over-confident log-normal posterior: rejected %v (p = %.4f), %d of %d pairs underflowed", res.Reject, res.PValue, res.Underflow, res.Pairs)
+	}
+}
