@@ -121,7 +121,9 @@ func (r *TestResult) MIMEBundle() map[string]any {
 // y) with the kernel calibration-conditional Stein discrepancy (Glaser et al., Algorithms 1 and
 // 3): the U-statistic of H = k(pᵢ, pⱼ)·h((pᵢ, yᵢ), (pⱼ, yⱼ)) with the Stein kernel h, thresholded
 // by a Rademacher wild bootstrap (degenerate under H₀ by the Stein identity). Only scores of the
-// predictions are used, at the targets and (approximate Fisher kernels) at shared base points.
+// predictions are used, at the targets and (approximate Fisher kernels) at shared base points of
+// N(0, I); a score that is NaN or infinite at any of them is an error naming the prediction and
+// the point (see "Supports" in the package documentation).
 func KCCSDTest(rng *rand.Rand, preds []Prediction, y *mat.Dense, cfg KernelTestConfig) (*TestResult, error) {
 	cfg = cfg.withDefaults()
 	n, d, err := checkTestInput(preds, y)
