@@ -435,7 +435,12 @@ func nonFinitePair(i, j int, v float64) error {
 // runUTest evaluates the U-statistic of the pair function h over the design and its wild
 // bootstrap: for the complete design the draws are εᵀHε/(n(n−1)) with H's diagonal zero, for
 // incomplete designs R (1/|R|) Σ_{(i,j)∈R} εᵢεⱼ h(i, j), with ε Rademacher (Schrab et al. 2022).
-func runUTest(rng *rand.Rand, n int, h pairFunc, cfg KernelTestConfig, res *TestResult) (*TestResult, error) {
+func runUTest(rng *rand.Rand, n int, h pairFunc, cfg KernelTestConfig, res *TestResult) (_ *TestResult, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("calib: the calibration test's kernel panicked: %v", r)
+		}
+	}()
 	B := cfg.Bootstrap
 	boot := make([]float64, B)
 	switch cfg.Design {
@@ -516,8 +521,8 @@ func runUTest(rng *rand.Rand, n int, h pairFunc, cfg KernelTestConfig, res *Test
 }
 
 // fillSymmetric sets H[i][j] = H[j][i] = h(i, j) for i < j (zero diagonal), rows in parallel,
-// and counts the pairs where the kernel on distributions underflowed. A NaN or infinite value is
-// an error.
+// and counts the pairs where the kernel on distributions underflowed. A NaN or infinite value,
+// or a panic in a worker, is an error.
 func fillSymmetric(H *mat.Dense, h pairFunc) (int, error) {
 	n, _ := H.Dims()
 	workers := min(runtime.GOMAXPROCS(0), 8)
@@ -532,10 +537,22 @@ func fillSymmetric(H *mat.Dense, h pairFunc) (int, error) {
 	var firstErr error
 	prog := sbi.NewProgress("calibration test pairs", n)
 	defer prog.Finish()
+	fail := func(err error) {
+		mu.Lock()
+		if firstErr == nil {
+			firstErr = err
+		}
+		mu.Unlock()
+	}
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer func() {
+				if r := recover(); r != nil {
+					fail(fmt.Errorf("calib: the calibration test's kernel panicked: %v", r))
+				}
+			}()
 			local := 0
 			for i := range rows {
 				var err error
@@ -554,11 +571,7 @@ func fillSymmetric(H *mat.Dense, h pairFunc) (int, error) {
 					H.Set(j, i, v)
 				}
 				if err != nil {
-					mu.Lock()
-					if firstErr == nil {
-						firstErr = err
-					}
-					mu.Unlock()
+					fail(err)
 					return
 				}
 				prog.Add(1)

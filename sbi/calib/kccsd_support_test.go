@@ -343,3 +343,45 @@ func TestKCCSDHalfLineSupport(t *testing.T) {
 		t.Errorf("over-confident log-normal posterior: rejected %v (p = %.4f), %d of %d pairs underflowed", res.Reject, res.PValue, res.Underflow, res.Pairs)
 	}
 }
+
+// TestPairFuncFailures: the U-statistic never averages over a NaN or infinite kernel value and
+// never dies of a panicking kernel, in the complete and in an incomplete design; it counts only
+// true underflows.
+func TestPairFuncFailures(t *testing.T) {
+	const n = 6
+	cases := []struct {
+		name    string
+		h       pairFunc
+		wantErr string
+		under   int
+	}{
+		{"NaN", func(i, j int) (float64, bool) {
+			if i == 2 && j == 3 {
+				return math.NaN(), false
+			}
+			return 1, false
+		}, "(2, 3) is NaN", 0},
+		{"panic", func(i, j int) (float64, bool) {
+			if i == 2 && j == 3 {
+				panic("boom")
+			}
+			return 1, false
+		}, "panicked: boom", 0},
+		{"underflow", func(i, j int) (float64, bool) { return 0, i == 0 }, "", n - 1},
+	}
+	for _, c := range cases {
+		for _, design := range []Design{Complete, DisjointPairs} {
+			res := &TestResult{}
+			_, err := runUTest(rand.New(rand.NewPCG(1, 1)), n, c.h, KernelTestConfig{Design: design}.withDefaults(), res)
+			switch {
+			case c.wantErr == "" && err != nil:
+				t.Errorf("%s, %v: %v", c.name, design, err)
+			case c.wantErr != "" && (err == nil || !strings.Contains(err.Error(), c.wantErr)):
+				t.Errorf("%s, %v: error %v, want one containing %q", c.name, design, err, c.wantErr)
+			}
+			if c.wantErr == "" && design == Complete && res.Underflow != c.under {
+				t.Errorf("%s: %d underflows counted, want %d", c.name, res.Underflow, c.under)
+			}
+		}
+	}
+}
