@@ -26,10 +26,12 @@ func init() {
 		"NewMultivariateNormalPrecision": reflect.ValueOf(dist.NewMultivariateNormalPrecision),
 		"NewNormal":                      reflect.ValueOf(dist.NewNormal),
 		"NewStandardNormal":              reflect.ValueOf(dist.NewStandardNormal),
+		"NewSupportMap":                  reflect.ValueOf(dist.NewSupportMap),
 		"NewTransformed":                 reflect.ValueOf(dist.NewTransformed),
 		"NewUniformCube":                 reflect.ValueOf(dist.NewUniformCube),
 		"Poisson":                        reflect.ValueOf(dist.Poisson),
 		"StdGamma":                       reflect.ValueOf(dist.StdGamma),
+		"Unconstrain":                    reflect.ValueOf(dist.Unconstrain),
 
 		// type definitions
 		"Affine":             reflect.ValueOf((*dist.Affine)(nil)),
@@ -44,6 +46,7 @@ func init() {
 		"Moments":            reflect.ValueOf((*dist.Moments)(nil)),
 		"MultivariateNormal": reflect.ValueOf((*dist.MultivariateNormal)(nil)),
 		"Normal":             reflect.ValueOf((*dist.Normal)(nil)),
+		"SupportMap":         reflect.ValueOf((*dist.SupportMap)(nil)),
 		"Transformed":        reflect.ValueOf((*dist.Transformed)(nil)),
 
 		// interface wrapper definitions
@@ -179,6 +182,7 @@ func init() {
 		"NewMultivariateNormalPrecision": "func NewMultivariateNormalPrecision(mean []float64, precision mat.Symmetric) *MultivariateNormal\n\nNewMultivariateNormalPrecision returns N(mean, P⁻¹) for a precision matrix P.",
 		"NewNormal":                      "func NewNormal(mean, std []float64) *Normal\n\nNewNormal returns the diagonal Gaussian with the given means and standard deviations. It\npanics unless the lengths agree and every std is finite and positive.",
 		"NewStandardNormal":              "func NewStandardNormal(dim int) *Normal\n\nNewStandardNormal returns N(0, I) in dim dimensions.",
+		"NewSupportMap":                  "func NewSupportMap(low, high []float64) SupportMap\n\nNewSupportMap returns the SupportMap onto the box (low, high); ±Inf bounds are allowed. It\npanics unless the lengths match, no bound is NaN and low < high.",
 		"NewTransformed":                 "func NewTransformed(base Distribution, f Bijection) *Transformed\n\nNewTransformed returns the distribution of f(x) with x ~ base.",
 		"NewUniformCube":                 "func NewUniformCube(low, high float64, dim int) *BoxUniform\n\nNewUniformCube returns the uniform distribution on [low, high]^dim.",
 		"Normal":                         "type Normal struct {\n\t// contains filtered or unexported fields\n}\n\nNormal is a Gaussian with independent coordinates: coordinate j is N(mean_j, std_j²).",
@@ -192,6 +196,11 @@ func init() {
 		"Normal.Support":                 "func (d *Normal) Support() (low, high []float64)\n\nSupport is all of R^d.",
 		"Poisson":                        "func Poisson(rng *rand.Rand, lambda float64) int\n\nPoisson draws from Poisson(lambda) by counting unit-rate exponential arrivals before lambda\n(exact; meant for small lambda, its cost grows with lambda). It panics unless 0 ≤ lambda ≤ 1e4.",
 		"StdGamma":                       "func StdGamma(rng *rand.Rand, k float64) float64\n\nStdGamma draws from Gamma(k, 1) (see sampleGamma). It panics unless k > 0.",
+		"SupportMap":                     "type SupportMap struct {\n\tLow, High []float64\n}\n\nSupportMap is the element-wise bijection of R^d onto the interior of a support box\n(Low_j, High_j), where a bound may be infinite. Coordinate j maps u to θ by\n\n\tθ = Low + (High − Low)·σ(u)   both bounds finite (σ the logistic function; u = logit)\n\tθ = Low + exp(u)              only Low finite\n\tθ = High − exp(−u)            only High finite\n\tθ = u                         neither finite\n\nso that tests and samplers that need a density on all of R^d can work in u. The density of u is\np(θ(u))·|det ∂θ/∂u| with log|∂θ/∂u| = log(High − Low) + log σ(u) + log σ(−u), u and −u for\nthe four cases in order (change of variables).",
+		"SupportMap.Forward":             "func (s SupportMap) Forward(x, y []float64)\n\nForward sets θ = f(u) (x is u, y is θ).",
+		"SupportMap.Identity":            "func (s SupportMap) Identity() bool\n\nIdentity reports whether every coordinate is unbounded, so that the map is θ = u.",
+		"SupportMap.Inverse":             "func (s SupportMap) Inverse(y, x []float64) bool\n\nInverse sets u = f⁻¹(θ) (y is θ, x is u); it reports false unless θ lies strictly inside the\nbox (a bound itself maps to ±Inf).",
+		"SupportMap.LogAbsDetJacobian":   "func (s SupportMap) LogAbsDetJacobian(x []float64) float64\n\nLogAbsDetJacobian is Σⱼ log|∂θⱼ/∂uⱼ| at u (x is u).",
 		"Transformed":                    "type Transformed struct {\n\t// contains filtered or unexported fields\n}\n\nTransformed is the distribution of y = f(x) for x drawn from a base distribution; its\ndensity is p_base(f⁻¹(y)) / |det ∂f/∂x| (change of variables).",
 		"Transformed.Base":               "func (t *Transformed) Base() Distribution\n\nBase is the distribution that is transformed.",
 		"Transformed.Dim":                "func (t *Transformed) Dim() int\n\nDim is the base dimension.",
@@ -199,5 +208,6 @@ func init() {
 		"Transformed.LogProb":            "func (t *Transformed) LogProb(y *mat.Dense) []float64\n\nLogProb is log p_base(f⁻¹(y)) − log|det ∂f/∂x| at x = f⁻¹(y).",
 		"Transformed.Sample":             "func (t *Transformed) Sample(rng *rand.Rand, n int) *mat.Dense\n\nSample draws from the base and maps every row.",
 		"Transformed.Support":            "func (t *Transformed) Support() (low, high []float64)\n\nSupport maps the base's support box through f (exact for monotone element-wise maps such as\nAffine and Exp).",
+		"Unconstrain":                    "func Unconstrain(d Distribution) SupportMap\n\nUnconstrain returns the SupportMap of the support box of d (d.Support()).",
 	}
 }

@@ -13,10 +13,12 @@ import (
 )
 
 // Coverage plots expected-coverage curves: coverage against credibility level for each result,
-// the diagonal of perfect calibration, and the binomial band of the first result (where an
-// exactly calibrated estimator's curve falls with the band's confidence). Curves above the
-// diagonal are conservative, below over-confident. Legend entries carry each curve's label
-// (or "estimator i") and its signed AUC.
+// the diagonal of perfect calibration, and the two binomial bands of the first result: the
+// simultaneous band (light), which holds an exactly calibrated estimator's whole curve with its
+// confidence and is the band diag.CoverageResult.Verdict judges by, and inside it the pointwise
+// band (dark), which holds the curve at each level on its own. Levels outside the simultaneous
+// band (CoverageResult.Flagged) are ringed. Curves above the diagonal are conservative, below
+// over-confident. Legend entries carry each curve's label (or "estimator i") and its signed AUC.
 func Coverage(results ...*diag.CoverageResult) *Plot {
 	p := newPlot("", "credibility level", "expected coverage")
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, 0, 1
@@ -27,22 +29,21 @@ func Coverage(results ...*diag.CoverageResult) *Plot {
 	grid.Horizontal.Color = color.Gray{230}
 	p.Add(grid)
 	var legend []string
-	if len(results) > 0 && results[0] != nil {
-		r := results[0]
-		pts := make(plotter.XYs, 0, 2*len(r.Levels))
-		for k, l := range r.Levels {
-			pts = append(pts, plotter.XY{X: l, Y: r.Upper[k]})
+	lay := coverageLayers(results)
+	for _, b := range []struct {
+		pts   plotter.XYs
+		name  string
+		alpha uint8
+	}{{lay.sim, lay.simName, 0x38}, {lay.point, lay.pointName, 0x60}} {
+		if b.pts == nil {
+			continue
 		}
-		for k := len(r.Levels) - 1; k >= 0; k-- {
-			pts = append(pts, plotter.XY{X: r.Levels[k], Y: r.Lower[k]})
-		}
-		if band, err := plotter.NewPolygon(pts); err == nil {
-			band.Color = color.NRGBA{0x80, 0x80, 0x80, 0x50}
+		if band, err := plotter.NewPolygon(b.pts); err == nil {
+			band.Color = color.NRGBA{0x80, 0x80, 0x80, b.alpha}
 			band.LineStyle.Width = 0
 			p.Add(band)
-			name := fmt.Sprintf("%.0f%% band (n = %d)", 100*r.Confidence, r.N)
-			p.Legend.Add(name, band)
-			legend = append(legend, name)
+			p.Legend.Add(b.name, band)
+			legend = append(legend, b.name)
 		}
 	}
 	diagonal, _ := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 1}})
@@ -52,6 +53,7 @@ func Coverage(results ...*diag.CoverageResult) *Plot {
 	p.Add(diagonal)
 	p.Legend.Add("calibrated", diagonal)
 	legend = append(legend, "calibrated")
+	anyFlagged := false
 	for i, r := range results {
 		if r == nil {
 			continue
@@ -80,8 +82,78 @@ func Coverage(results ...*diag.CoverageResult) *Plot {
 		name = name + " (AUC " + fmtSigned(r.AUC) + ")"
 		p.Legend.Add(name, line, sc)
 		legend = append(legend, name)
+		if f := lay.flagged[i]; len(f) > 0 {
+			if rings, err := plotter.NewScatter(f); err == nil {
+				rings.Color = Color(i)
+				rings.Shape = draw.RingGlyph{}
+				rings.Radius = vg.Points(4.5)
+				p.Add(rings)
+				anyFlagged = true
+			}
+		}
+	}
+	if anyFlagged {
+		ring, _ := plotter.NewScatter(plotter.XYs{{X: -1, Y: -1}})
+		ring.Color = color.Gray{60}
+		ring.Shape = draw.RingGlyph{}
+		ring.Radius = vg.Points(4.5)
+		p.Legend.Add(flaggedName, ring)
+		legend = append(legend, flaggedName)
 	}
 	return withSideLegend(p, legend, 11*cm, 10*cm)
+}
+
+const flaggedName = "outside the simultaneous band"
+
+// coverageData is what Coverage draws besides the curves: the polygons of the first result's
+// simultaneous and pointwise bands (nil without a first result) with their legend names, and,
+// per result, the points of its curve outside its own simultaneous band.
+type coverageData struct {
+	sim, point         plotter.XYs
+	simName, pointName string
+	flagged            []plotter.XYs
+}
+
+func coverageLayers(results []*diag.CoverageResult) coverageData {
+	var c coverageData
+	c.flagged = make([]plotter.XYs, len(results))
+	for i, r := range results {
+		if r == nil {
+			continue
+		}
+		below, above := r.Flagged()
+		for _, k := range append(below, above...) {
+			c.flagged[i] = append(c.flagged[i], plotter.XY{X: r.Levels[k], Y: r.Coverage[k]})
+		}
+	}
+	if len(results) == 0 || results[0] == nil {
+		return c
+	}
+	r := results[0]
+	slo, shi, sconf := r.SimLower, r.SimUpper, r.SimConfidence
+	if len(slo) != len(r.Levels) || len(shi) != len(r.Levels) || sconf <= 0 {
+		sconf = diag.DefaultConfidence
+		slo, shi = diag.SimultaneousBand(r.N, r.Levels, sconf)
+	}
+	c.sim = bandPolygon(r.Levels, slo, shi)
+	c.simName = fmt.Sprintf("simultaneous %.0f%% band, all %d levels (n = %d)", 100*sconf, len(r.Levels), r.N)
+	if len(r.Lower) == len(r.Levels) && len(r.Upper) == len(r.Levels) {
+		c.point = bandPolygon(r.Levels, r.Lower, r.Upper)
+		c.pointName = fmt.Sprintf("pointwise %.0f%% band, each level", 100*r.Confidence)
+	}
+	return c
+}
+
+// bandPolygon is the closed outline of a band: the upper edge left to right, the lower edge back.
+func bandPolygon(levels, lower, upper []float64) plotter.XYs {
+	pts := make(plotter.XYs, 0, 2*len(levels))
+	for k, l := range levels {
+		pts = append(pts, plotter.XY{X: l, Y: upper[k]})
+	}
+	for k := len(levels) - 1; k >= 0; k-- {
+		pts = append(pts, plotter.XY{X: levels[k], Y: lower[k]})
+	}
+	return pts
 }
 
 // fixedTicks labels every step from lo to hi with format.

@@ -35,8 +35,8 @@ func ExampleCoverage() {
 		return
 	}
 	img, err := png.Decode(bytes.NewReader(data))
-	fmt.Println(err, img.Bounds().Dx() > 500, len(p.Legend()))
-	// Output: <nil> true 3
+	fmt.Println(err, img.Bounds().Dx() > 500, p.Legend())
+	// Output: <nil> true [simultaneous 95% band, all 19 levels (n = 1000) pointwise 95% band, each level calibrated uniform ranks (AUC +0.013)]
 }
 
 // A corner plot of 10,000 draws with the true parameters marked.

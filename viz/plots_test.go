@@ -176,14 +176,19 @@ func TestGrid(t *testing.T) {
 	if g.Width != 2*plots[0].Width || g.Height != 2*plots[0].Height {
 		t.Errorf("grid is %v×%v, want twice a panel %v×%v", g.Width, g.Height, plots[0].Width, plots[0].Height)
 	}
-	checkPlot(t, "grid", g, "95% band (n = 1000)", "calibrated",
-		"ranks (AUC "+fmtSigned(mustAUC(plots[0]))+")", "ranks (AUC "+fmtSigned(mustAUC(plots[1]))+")",
+	// The legend is the union of the panels' legends in order; panel 2 (over-confident) is the
+	// first with ringed levels.
+	checkPlot(t, "grid", g, "simultaneous 95% band, all 19 levels (n = 1000)", "pointwise 95% band, each level", "calibrated",
+		"ranks (AUC "+fmtSigned(mustAUC(plots[0]))+")", "ranks (AUC "+fmtSigned(mustAUC(plots[1]))+")", flaggedName,
 		"ranks (AUC "+fmtSigned(mustAUC(plots[2]))+")", "ranks (AUC "+fmtSigned(mustAUC(plots[3]))+")")
 }
 
-// mustAUC reads the AUC back from a coverage plot's last legend entry.
+// mustAUC reads the AUC back from a coverage plot's last legend entry that has one.
 func mustAUC(p *Plot) float64 {
 	e := p.legend[len(p.legend)-1]
+	for i := len(p.legend) - 1; i >= 0 && !strings.Contains(e, "AUC "); i-- {
+		e = p.legend[i]
+	}
 	var v float64
 	if _, err := fmtSscanf(e[strings.Index(e, "AUC ")+4:len(e)-1], &v); err != nil {
 		panic(err)
@@ -233,5 +238,12 @@ func TestMarginalCoveragePlot(t *testing.T) {
 		}
 		return fmtSigned(s)
 	}
-	checkPlot(t, "marginal", MarginalCoverage(r), "95% band (n = 500)", "calibrated", "θ₁ (AUC "+auc(0)+")", "θ₂ (AUC "+auc(1)+")")
+	want := []string{"simultaneous 95% band, all 19 levels (n = 500)", "pointwise 95% band, each level", "calibrated", "θ₁ (AUC " + auc(0) + ")", "θ₂ (AUC " + auc(1) + ")"}
+	for _, c := range r.Coverage {
+		if lay := coverageLayers([]*diag.CoverageResult{{N: r.N, Levels: r.Levels, Coverage: c}}); len(lay.flagged[0]) > 0 {
+			want = append(want, flaggedName)
+			break
+		}
+	}
+	checkPlot(t, "marginal", MarginalCoverage(r), want...)
 }

@@ -95,6 +95,6 @@ func TestReport(t *testing.T) {
 		t.Errorf("report HTML has %d images, want 3", c)
 	}
 	checkPlot(t, "tarp", TARP(rep.TARP), "calibrated", "ATC "+fmtSigned(rep.TARP.ATC))
-	checkPlot(t, "report", Report(rep), "95% band (n = 300)", "calibrated", "exact (AUC "+fmtSigned(rep.Coverage.AUC)+")",
+	checkPlot(t, "report", Report(rep), "simultaneous 95% band, all 19 levels (n = 300)", "pointwise 95% band, each level", "calibrated", "exact (AUC "+fmtSigned(rep.Coverage.AUC)+")",
 		"ATC "+fmtSigned(rep.TARP.ATC), "99% band of uniform ranks", "expected count")
 }

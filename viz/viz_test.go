@@ -3,11 +3,14 @@ package viz
 import (
 	"bytes"
 	"encoding/xml"
+	"fmt"
 	"image/png"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gosbi/gosbi/sbi/diag"
@@ -112,9 +115,56 @@ func TestCoveragePlot(t *testing.T) {
 		res = append(res, r)
 	}
 	p := Coverage(res...)
-	checkPlot(t, "coverage", p, "95% band (n = 1000)", "calibrated",
+	checkPlot(t, "coverage", p, "simultaneous 95% band, all 19 levels (n = 1000)", "pointwise 95% band, each level", "calibrated",
 		"exact posterior (AUC "+sign(res[0].AUC)+")", "too narrow (sd × 0.7) (AUC "+sign(res[1].AUC)+")",
-		"too wide (sd × 1.5) (AUC "+sign(res[2].AUC)+")")
+		"too wide (sd × 1.5) (AUC "+sign(res[2].AUC)+")", flaggedName)
+}
+
+// TestCoveragePlotOverConfident checks, on the data the figure is drawn from, that the plot of
+// a too-narrow posterior agrees with its verdict: the light band is the simultaneous band the
+// verdict uses, the dark one the pointwise band, and the ringed points are exactly the levels
+// below the simultaneous band that the verdict counts as over-confident.
+func TestCoveragePlotOverConfident(t *testing.T) {
+	theta, x := normalPairs(4, 300, 2)
+	r, err := diag.RankCoverage(normalModel{width: 0.7}, theta, x, diag.RankOptions{Samples: 200, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	below, above := r.Flagged()
+	v := r.Verdict()
+	t.Logf("verdict: %s; flagged below %v, above %v", v, below, above)
+	if !strings.HasPrefix(v, fmt.Sprintf("over-confident: %d of 19 levels below the simultaneous 95%% band", len(below))) || len(below) == 0 || len(above) != 0 {
+		t.Fatalf("verdict %q with %d levels below and %d above the simultaneous band, want over-confident", v, len(below), len(above))
+	}
+	lay := coverageLayers([]*diag.CoverageResult{r})
+	if want := bandPolygon(r.Levels, r.SimLower, r.SimUpper); !slices.Equal(lay.sim, want) {
+		t.Errorf("light band %v, want the simultaneous band %v", lay.sim, want)
+	}
+	if want := bandPolygon(r.Levels, r.Lower, r.Upper); !slices.Equal(lay.point, want) {
+		t.Errorf("dark band %v, want the pointwise band %v", lay.point, want)
+	}
+	// Every ringed point lies below the drawn light band at its level, and every level whose
+	// point lies outside the drawn light band is ringed.
+	k := len(r.Levels)
+	ringed := map[float64]bool{}
+	for _, p := range lay.flagged[0] {
+		ringed[p.X] = true
+	}
+	for j, l := range r.Levels {
+		upper, lower := lay.sim[j].Y, lay.sim[2*k-1-j].Y
+		out := r.Coverage[j] < lower || r.Coverage[j] > upper
+		if out != ringed[l] {
+			t.Errorf("level %.2f: coverage %.4f, drawn band [%.4f, %.4f], ringed %v", l, r.Coverage[j], lower, upper, ringed[l])
+		}
+		if ringed[l] && r.Coverage[j] > upper {
+			t.Errorf("level %.2f ringed above the band of an over-confident posterior", l)
+		}
+	}
+	if len(lay.flagged[0]) != len(below) {
+		t.Errorf("%d points ringed, the verdict counts %d", len(lay.flagged[0]), len(below))
+	}
+	checkPlot(t, "coverage-overconfident", Coverage(r), "simultaneous 95% band, all 19 levels (n = 300)",
+		"pointwise 95% band, each level", "calibrated", "rank estimate (AUC "+sign(r.AUC)+")", flaggedName)
 }
 
 func sign(v float64) string { return fmtSigned(v) }

@@ -120,6 +120,12 @@ func (k DistKernel) prepare(rng *rand.Rand, preds []Prediction) (pairDist, float
 		scores := make([]*mat.Dense, len(preds))
 		for i, p := range preds {
 			scores[i] = p.Score(z)
+			if a, ok := firstNonFiniteRow(scores[i]); ok {
+				return nil, 0, fmt.Errorf("calib: the score of prediction %d at the base point %v of ν = N(0, I) is %v: its log density is −Inf or NaN there, "+
+					"so its support is not all of R^d and the %s kernel is undefined; test a posterior on a bounded support in unconstrained coordinates "+
+					"(UnconstrainedPrediction with dist.Unconstrain(prior); KCCSDAmortized does this for estimators with a Prior method), "+
+					"or use Dist.Kind = MMDKernel, which needs samples instead of scores at base points", i, z.RawRowView(a), scores[i].RawRowView(a), k.Kind)
+			}
 		}
 		if k.Kind == FisherKernel {
 			return featureDist{GFDFeatures(scores)}, 0, nil
@@ -138,6 +144,9 @@ func (k DistKernel) prepare(rng *rand.Rand, preds []Prediction) (pairDist, float
 				return nil, 0, fmt.Errorf("calib: the MMD kernel needs predictions that can be sampled, prediction %d (%T) cannot", i, p)
 			}
 			samples[i] = s.Sample(rng, m)
+			if a, ok := firstNonFiniteRow(samples[i]); ok {
+				return nil, 0, fmt.Errorf("calib: draw %d of prediction %d is %v; the MMD kernel needs finite draws (in unconstrained coordinates, a draw on the boundary of the support has none)", a, i, samples[i].RawRowView(a))
+			}
 		}
 		lam := k.GroundBandwidth
 		if lam <= 0 {
@@ -366,4 +375,15 @@ func gaussMMDBandwidth(rng *rand.Rand, gs []*Gaussian) float64 {
 		v = append(v, math.Sqrt(s))
 	}
 	return medianOf(v)
+}
+
+// firstNonFiniteRow returns the first row of a that holds a NaN or infinite entry.
+func firstNonFiniteRow(a *mat.Dense) (int, bool) {
+	r, _ := a.Dims()
+	for i := range r {
+		if !allFinite(a.RawRowView(i)) {
+			return i, true
+		}
+	}
+	return 0, false
 }

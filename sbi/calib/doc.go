@@ -14,6 +14,19 @@
 //   - The pure array functions under both (SteinKernel, KCCSDFeatures, GFDFeatures, …) are
 //     exported so that a training-time penalty can reuse them with their gradients.
 //
+// Supports. The KCCSD needs every prediction to have a differentiable, strictly positive density
+// on all of R^d: its Stein kernel uses the score at each target, and the Fisher kernels on
+// distributions use scores at base points drawn from ν = N(0, I), wherever they fall. A
+// posterior on a bounded or half-bounded prior support has no score outside it, so it is tested
+// in the unconstrained coordinates u = f⁻¹(θ) of dist.Unconstrain(prior) (logit for a box, log
+// for a half-line), where its density is q(f(u))·|det ∂f/∂u|: UnconstrainedPrediction for
+// KCCSDTest, automatically in KCCSDAmortized for estimators with a Prior method. The Jacobian
+// makes a density that is positive inside the box smooth and positive on R^d. A score that is
+// still NaN or infinite (a posterior that is zero on part of its prior's support) is an error
+// naming the prediction and the point, never a pair dropped as "underflow": the exponentiated
+// MMD kernel on distributions, which needs samples instead of scores at base points, then still
+// applies. Underflow counts only pairs whose kernel exp(−D²/(2σ²)) is below 1e-300.
+//
 // Post-hoc recalibration:
 //   - CANVI (Patel et al., "Variational inference with coverage guarantees in simulation-based
 //     inference"): split-conformal regions {θ : −log q(θ|x) ≤ τ} with the finite-sample

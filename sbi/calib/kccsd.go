@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/gosbi/gosbi/sbi"
+	"github.com/gosbi/gosbi/sbi/dist"
 )
 
 // Design is the set of index pairs a kernel U-statistic averages over.
@@ -94,7 +95,7 @@ type TestResult struct {
 	N, Pairs  int // samples and index pairs used
 
 	TargetBandwidth, DistBandwidth, GroundBandwidth float64
-	Underflow                                       int // pairs where the kernel on distributions was below 1e-300
+	Underflow                                       int // pairs where the kernel on distributions was below 1e-300 (used as 0)
 }
 
 // MIMEBundle shows the test outcome.
@@ -111,7 +112,7 @@ func (r *TestResult) MIMEBundle() map[string]any {
 	t.add("samples / pairs", fmt.Sprintf("%d / %d", r.N, r.Pairs))
 	t.add("bandwidths ℓ, σ, ground", fmt.Sprintf("%.3g, %.3g, %.3g", r.TargetBandwidth, r.DistBandwidth, r.GroundBandwidth))
 	if r.Underflow > 0 {
-		t.notes = append(t.notes, fmt.Sprintf("%d kernel values underflowed to 0: standardize the targets or pick a larger bandwidth", r.Underflow))
+		t.notes = append(t.notes, fmt.Sprintf("%d of %d pairs have a kernel on distributions below 1e-300, used as 0: standardize the targets or pick a larger bandwidth σ", r.Underflow, r.Pairs))
 	}
 	return t.bundle()
 }
@@ -120,7 +121,9 @@ func (r *TestResult) MIMEBundle() map[string]any {
 // y) with the kernel calibration-conditional Stein discrepancy (Glaser et al., Algorithms 1 and
 // 3): the U-statistic of H = k(pᵢ, pⱼ)·h((pᵢ, yᵢ), (pⱼ, yⱼ)) with the Stein kernel h, thresholded
 // by a Rademacher wild bootstrap (degenerate under H₀ by the Stein identity). Only scores of the
-// predictions are used, at the targets and (approximate Fisher kernels) at shared base points.
+// predictions are used, at the targets and (approximate Fisher kernels) at shared base points of
+// N(0, I); a score that is NaN or infinite at any of them is an error naming the prediction and
+// the point (see "Supports" in the package documentation).
 func KCCSDTest(rng *rand.Rand, preds []Prediction, y *mat.Dense, cfg KernelTestConfig) (*TestResult, error) {
 	cfg = cfg.withDefaults()
 	n, d, err := checkTestInput(preds, y)
@@ -133,7 +136,13 @@ func KCCSDTest(rng *rand.Rand, preds []Prediction, y *mat.Dense, cfg KernelTestC
 	}
 	sy := mat.NewDense(n, d, nil)
 	for i, p := range preds {
-		sy.SetRow(i, p.Score(y.Slice(i, i+1, 0, d).(*mat.Dense)).RawRowView(0))
+		s := p.Score(y.Slice(i, i+1, 0, d).(*mat.Dense)).RawRowView(0)
+		if !allFinite(s) {
+			return nil, fmt.Errorf("calib: the score of prediction %d at its target %v is %v: its log density is −Inf or NaN at or next to the target, "+
+				"so the prediction gives (almost) no mass where the target fell or its support is bounded there; "+
+				"test a posterior on a bounded support in unconstrained coordinates (UnconstrainedPrediction)", i, y.RawRowView(i), s)
+		}
+		sy.SetRow(i, s)
 	}
 	ell := cfg.TargetBandwidth
 	if ell <= 0 {
@@ -147,12 +156,12 @@ func KCCSDTest(rng *rand.Rand, preds []Prediction, y *mat.Dense, cfg KernelTestC
 		Name:  fmt.Sprintf("KCCSD test (%s ⊗ %s Stein kernel, %s)", cfg.Dist.Kind, cfg.Target, cfg.Design),
 		Level: cfg.Level, N: n, TargetBandwidth: ell, DistBandwidth: sigma, GroundBandwidth: ground,
 	}
-	hfun := func(i, j int) float64 {
+	hfun := func(i, j int) (float64, bool) {
 		k := math.Exp(-dist.sq(i, j) / (2 * sigma * sigma))
 		if k < 1e-300 {
-			return math.NaN() // counted as underflow, used as 0
+			return 0, true
 		}
-		return k * SteinKernel(cfg.Target, ell, y.RawRowView(i), y.RawRowView(j), sy.RawRowView(i), sy.RawRowView(j), nil, nil)
+		return k * SteinKernel(cfg.Target, ell, y.RawRowView(i), y.RawRowView(j), sy.RawRowView(i), sy.RawRowView(j), nil, nil), false
 	}
 	return runUTest(rng, n, hfun, cfg, res)
 }
@@ -212,6 +221,9 @@ func SKCETest(rng *rand.Rand, preds []Prediction, y *mat.Dense, cfg KernelTestCo
 				return nil, fmt.Errorf("calib: the sample-based SKCE needs predictions that can be sampled, prediction %d (%T) cannot", i, p)
 			}
 			samples[i] = s.Sample(rng, m)
+			if a, ok := firstNonFiniteRow(samples[i]); ok {
+				return nil, fmt.Errorf("calib: draw %d of prediction %d is %v; the sample-based SKCE needs finite draws", a, i, samples[i].RawRowView(a))
+			}
 		}
 		ek = func(i, j int) float64 {
 			var s float64
@@ -234,13 +246,13 @@ func SKCETest(rng *rand.Rand, preds []Prediction, y *mat.Dense, cfg KernelTestCo
 		Name:  fmt.Sprintf("SKCE test (%s ⊗ %s kernel, %s)", cfg.Dist.Kind, cfg.Target, cfg.Design),
 		Level: cfg.Level, N: n, TargetBandwidth: ell, DistBandwidth: sigma, GroundBandwidth: ground,
 	}
-	hfun := func(i, j int) float64 {
+	hfun := func(i, j int) (float64, bool) {
 		k := math.Exp(-dist.sq(i, j) / (2 * sigma * sigma))
 		if k < 1e-300 {
-			return math.NaN()
+			return 0, true
 		}
 		yi, yj := y.RawRowView(i), y.RawRowView(j)
-		return k * (targetKernel(cfg.Target, ell, yi, yj) - ek(i, j) - ek(j, i) + ekk(i, j))
+		return k * (targetKernel(cfg.Target, ell, yi, yj) - ek(i, j) - ek(j, i) + ekk(i, j)), false
 	}
 	return runUTest(rng, n, hfun, cfg, res)
 }
@@ -409,10 +421,26 @@ func medianDist(rng *rand.Rand, n int, dist pairDist) float64 {
 	return medianOf(v)
 }
 
+// pairFunc is the kernel H of a U-statistic at the pair (i, j), and whether the kernel on
+// distributions underflowed there (exp(−D²/(2σ²)) < 1e-300, used as 0).
+type pairFunc func(i, j int) (v float64, underflow bool)
+
+// nonFinitePair is the error for a kernel value that is NaN or infinite although every score
+// and feature was finite: a bug or an overflow, never something to average over.
+func nonFinitePair(i, j int, v float64) error {
+	return fmt.Errorf("calib: the kernel at the pair (%d, %d) is %v although all scores are finite: "+
+		"the scores are too large to multiply (rescale the targets) or the kernel is broken", i, j, v)
+}
+
 // runUTest evaluates the U-statistic of the pair function h over the design and its wild
 // bootstrap: for the complete design the draws are εᵀHε/(n(n−1)) with H's diagonal zero, for
 // incomplete designs R (1/|R|) Σ_{(i,j)∈R} εᵢεⱼ h(i, j), with ε Rademacher (Schrab et al. 2022).
-func runUTest(rng *rand.Rand, n int, h func(i, j int) float64, cfg KernelTestConfig, res *TestResult) (*TestResult, error) {
+func runUTest(rng *rand.Rand, n int, h pairFunc, cfg KernelTestConfig, res *TestResult) (_ *TestResult, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("calib: the calibration test's kernel panicked: %v", r)
+		}
+	}()
 	B := cfg.Bootstrap
 	boot := make([]float64, B)
 	switch cfg.Design {
@@ -426,11 +454,14 @@ func runUTest(rng *rand.Rand, n int, h func(i, j int) float64, cfg KernelTestCon
 					return nil, err
 				}
 			}
-			hv[k] = h(p[0], p[1])
-			if math.IsNaN(hv[k]) {
-				hv[k] = 0
+			v, under := h(p[0], p[1])
+			if under {
 				res.Underflow++
 			}
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, nonFinitePair(p[0], p[1], v)
+			}
+			hv[k] = v
 			sum += hv[k]
 		}
 		np := float64(len(pairs))
@@ -490,8 +521,9 @@ func runUTest(rng *rand.Rand, n int, h func(i, j int) float64, cfg KernelTestCon
 }
 
 // fillSymmetric sets H[i][j] = H[j][i] = h(i, j) for i < j (zero diagonal), rows in parallel,
-// and counts NaN values (underflow markers), stored as 0.
-func fillSymmetric(H *mat.Dense, h func(i, j int) float64) (int, error) {
+// and counts the pairs where the kernel on distributions underflowed. A NaN or infinite value,
+// or a panic in a worker, is an error.
+func fillSymmetric(H *mat.Dense, h pairFunc) (int, error) {
 	n, _ := H.Dims()
 	workers := min(runtime.GOMAXPROCS(0), 8)
 	rows := make(chan int, n)
@@ -502,31 +534,45 @@ func fillSymmetric(H *mat.Dense, h func(i, j int) float64) (int, error) {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	under := 0
-	var cancelErr error
+	var firstErr error
 	prog := sbi.NewProgress("calibration test pairs", n)
 	defer prog.Finish()
+	fail := func(err error) {
+		mu.Lock()
+		if firstErr == nil {
+			firstErr = err
+		}
+		mu.Unlock()
+	}
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer func() {
+				if r := recover(); r != nil {
+					fail(fmt.Errorf("calib: the calibration test's kernel panicked: %v", r))
+				}
+			}()
 			local := 0
 			for i := range rows {
+				var err error
 				if i%64 == 0 {
-					if err := sbi.Canceled("calibration test"); err != nil {
-						mu.Lock()
-						cancelErr = err
-						mu.Unlock()
-						return
-					}
+					err = sbi.Canceled("calibration test")
 				}
-				for j := i + 1; j < n; j++ {
-					v := h(i, j)
-					if math.IsNaN(v) {
-						v = 0
+				for j := i + 1; j < n && err == nil; j++ {
+					v, under := h(i, j)
+					if under {
 						local++
+					}
+					if math.IsNaN(v) || math.IsInf(v, 0) {
+						err = nonFinitePair(i, j, v)
 					}
 					H.Set(i, j, v)
 					H.Set(j, i, v)
+				}
+				if err != nil {
+					fail(err)
+					return
 				}
 				prog.Add(1)
 			}
@@ -536,7 +582,7 @@ func fillSymmetric(H *mat.Dense, h func(i, j int) float64) (int, error) {
 		}()
 	}
 	wg.Wait()
-	return under, cancelErr
+	return under, firstErr
 }
 
 // KCCSDFeatures is the KCCSD U-statistic for predictions embedded by feature rows feat (from
@@ -609,25 +655,52 @@ func KCCSDFeatures(y, sy, feat *mat.Dense, sigma float64, kind TargetKernelKind,
 
 // KCCSDAmortized tests whether an amortized estimator is calibrated on pairs (θᵢ, xᵢ) drawn from
 // prior × simulator (one per row): the predictions are q(· | xᵢ), with scores by finite
-// differences of LogProb (PosteriorPrediction with step h), and the targets are θᵢ. The exact
-// kernels need Gaussian predictions, so cfg.Dist.Exact must be false. Calibration conditions on
-// the prediction, not on x: an estimator that returns the prior for every x passes.
+// differences of LogProb (step h, as in PosteriorPrediction), and the targets are θᵢ. When est
+// has a method Prior() dist.Distribution (NPE, NRE) and that prior's support is bounded in some
+// coordinate, the test runs in the unconstrained coordinates u = f⁻¹(θ) of dist.Unconstrain(prior)
+// (logit for a box, log for a half-line), with the Jacobian in the density, because the KCCSD
+// needs a positive density with a finite score on all of R^d (see "Supports" in the package
+// documentation); an estimator without Prior is tested in θ and must have such a density there.
+// The exact kernels need Gaussian predictions, so cfg.Dist.Exact must be false. Calibration
+// conditions on the prediction, not on x: an estimator that returns the prior for every x passes.
 func KCCSDAmortized(rng *rand.Rand, est sbi.Amortized, theta, x *mat.Dense, h float64, cfg KernelTestConfig) (*TestResult, error) {
 	if cfg.Dist.Exact {
 		return nil, errors.New("calib: KCCSDAmortized uses score estimates of the posteriors; set Dist.Exact false")
 	}
 	theta, x, dropped := finitePairs(theta, x)
-	n, _ := theta.Dims()
+	n, d := theta.Dims()
 	if n == 0 {
 		return nil, fmt.Errorf("calib: no finite pairs to test (%d dropped)", dropped)
 	}
-	preds := make([]Prediction, n)
-	for i := range n {
-		preds[i] = PosteriorPrediction(est.Posterior(x.RawRowView(i)), h)
+	var f *dist.SupportMap
+	if pr, ok := est.(interface{ Prior() dist.Distribution }); ok && pr.Prior() != nil {
+		if m := dist.Unconstrain(pr.Prior()); !m.Identity() {
+			f = &m
+		}
 	}
-	res, err := KCCSDTest(rng, preds, theta, cfg)
+	preds := make([]Prediction, n)
+	y := theta
+	if f != nil {
+		y = mat.NewDense(n, d, nil)
+	}
+	for i := range n {
+		post := est.Posterior(x.RawRowView(i))
+		if f == nil {
+			preds[i] = PosteriorPrediction(post, h)
+			continue
+		}
+		if !f.Inverse(theta.RawRowView(i), y.RawRowView(i)) {
+			return nil, fmt.Errorf("calib: θ of pair %d is %v, not strictly inside the prior's support [%v, %v]; test pairs must be drawn from the prior",
+				i, theta.RawRowView(i), f.Low, f.High)
+		}
+		preds[i] = UnconstrainedPrediction(post, *f, h)
+	}
+	res, err := KCCSDTest(rng, preds, y, cfg)
 	if err != nil {
 		return nil, err
+	}
+	if f != nil {
+		res.Name += " in the unconstrained coordinates of the prior"
 	}
 	if dropped > 0 {
 		res.Name += fmt.Sprintf(" [%d non-finite pairs dropped]", dropped)

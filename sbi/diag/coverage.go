@@ -38,11 +38,16 @@ type CoverageResult struct {
 	Levels   []float64 // credibility levels L (nominal coverage), increasing
 	Coverage []float64 // empirical coverage: fraction of pairs with θ* in the HPD region of mass L
 
-	// Lower and Upper bound the band in which the coverage of an exactly calibrated estimator
-	// falls with probability Confidence at each level: the (1∓Confidence)/2 quantiles of
-	// Binomial(N, L) divided by N.
+	// Lower and Upper bound the pointwise band in which the coverage of an exactly calibrated
+	// estimator falls with probability Confidence at each level on its own: the
+	// (1∓Confidence)/2 quantiles of Binomial(N, L) divided by N.
 	Lower, Upper []float64
 	Confidence   float64
+	// SimLower and SimUpper bound the simultaneous band, which holds the whole curve of an
+	// exactly calibrated estimator, at all K levels at once, with probability at least
+	// SimConfidence (see SimultaneousBand). Verdict and Flagged use this band.
+	SimLower, SimUpper []float64
+	SimConfidence      float64
 
 	// Ranks holds the HPD rank α of every test pair (see the package documentation), in the
 	// order of the test pairs. Coverage(L) = fraction of Ranks ≥ 1 − L.
@@ -101,21 +106,27 @@ func coverageFromRanks(method string, ranks, levels []float64) *CoverageResult {
 	sorted := append([]float64(nil), ranks...)
 	sort.Float64s(sorted)
 	r := &CoverageResult{
-		Method:     method,
-		N:          n,
-		Levels:     append([]float64(nil), levels...),
-		Coverage:   make([]float64, len(levels)),
-		Ranks:      append([]float64(nil), ranks...),
-		Confidence: DefaultConfidence,
+		Method:   method,
+		N:        n,
+		Levels:   append([]float64(nil), levels...),
+		Coverage: make([]float64, len(levels)),
+		Ranks:    append([]float64(nil), ranks...),
 	}
 	for k, l := range levels {
 		// Covered iff α ≥ 1 − L: count the ranks at or above the threshold.
 		below := sort.SearchFloat64s(sorted, 1-l)
 		r.Coverage[k] = float64(n-below) / float64(n)
 	}
-	r.Lower, r.Upper = BinomialBand(n, levels, r.Confidence)
+	r.setBands()
 	r.AUC, r.CalibrationError, r.ConservativenessError = coverageErrors(r.Levels, r.Coverage)
 	return r
+}
+
+// setBands sets the pointwise and the simultaneous band at the default confidence.
+func (r *CoverageResult) setBands() {
+	r.Confidence, r.SimConfidence = DefaultConfidence, DefaultConfidence
+	r.Lower, r.Upper = BinomialBand(r.N, r.Levels, r.Confidence)
+	r.SimLower, r.SimUpper = SimultaneousBand(r.N, r.Levels, r.SimConfidence)
 }
 
 func coverageErrors(levels, cov []float64) (auc, calib, cons float64) {
@@ -157,29 +168,119 @@ func binomialQuantile(b distuv.Binomial, n int, p float64) float64 {
 	return float64(lo)
 }
 
-// Verdict says in words what the curve says: "calibrated (within the band)" when the coverage
-// lies at every level inside the binomial band of confidence 1 − 0.05/K (K levels, so that an
-// exactly calibrated estimator is called miscalibrated with probability at most 0.05),
-// otherwise "conservative", "conservative on average, over-confident at some levels" or
-// "over-confident" from the signs of the AUC and the conservativeness error.
-func (r *CoverageResult) Verdict() string {
-	lo, hi := BinomialBand(r.N, r.Levels, 1-0.05/float64(len(r.Levels)))
-	outside := 0
-	for k := range r.Levels {
-		if r.Coverage[k] < lo[k] || r.Coverage[k] > hi[k] {
-			outside++
+// SimultaneousBand returns the band that holds the coverage of an exactly calibrated estimator
+// at all K levels at once with probability at least conf: the pointwise binomial band of
+// confidence 1 − (1 − conf)/K at each level (Bonferroni's inequality; conservative, since the
+// coverage values at different levels are positively correlated).
+func SimultaneousBand(n int, levels []float64, conf float64) (lower, upper []float64) {
+	return BinomialBand(n, levels, 1-(1-conf)/float64(len(levels)))
+}
+
+// MaxBandHalfWidth is the widest simultaneous band, as half-width at the level nearest ½, that
+// still makes a verdict: a wider band cannot tell an exactly calibrated estimator from one
+// whose coverage is off by this much, so Verdict says "inconclusive" instead of calibrated.
+const MaxBandHalfWidth = 0.1
+
+// simBand returns the simultaneous band, computed when the result was built by hand without one.
+func (r *CoverageResult) simBand() (lower, upper []float64, conf float64) {
+	if len(r.SimLower) == len(r.Levels) && len(r.SimUpper) == len(r.Levels) && r.SimConfidence > 0 {
+		return r.SimLower, r.SimUpper, r.SimConfidence
+	}
+	lower, upper = SimultaneousBand(r.N, r.Levels, DefaultConfidence)
+	return lower, upper, DefaultConfidence
+}
+
+// Flagged returns the indices of the levels whose coverage lies below the simultaneous band
+// (over-confident there) and above it (conservative there): the levels Verdict counts and
+// viz.Coverage marks.
+func (r *CoverageResult) Flagged() (below, above []int) {
+	lo, hi, _ := r.simBand()
+	return outside(r.Coverage, lo, hi)
+}
+
+// outside returns the indices k with cov[k] < lower[k] and with cov[k] > upper[k].
+func outside(cov, lower, upper []float64) (below, above []int) {
+	for k, c := range cov {
+		switch {
+		case c < lower[k]:
+			below = append(below, k)
+		case c > upper[k]:
+			above = append(above, k)
 		}
 	}
-	switch {
-	case outside == 0:
-		return "calibrated (within the band)"
-	case r.AUC > 0 && r.ConservativenessError == 0:
-		return "conservative"
-	case r.AUC > 0:
-		return "conservative on average, over-confident at some levels"
-	default:
-		return "over-confident"
+	return below, above
+}
+
+// halfWidth is the half-width of the band at the level nearest ½.
+func halfWidth(levels, lower, upper []float64) float64 {
+	best := 0
+	for k, l := range levels {
+		if math.Abs(l-0.5) < math.Abs(levels[best]-0.5) {
+			best = k
+		}
 	}
+	return (upper[best] - lower[best]) / 2
+}
+
+// pairsForHalfWidth is the smallest number of test pairs whose simultaneous band at the given
+// levels is at most w wide on either side at the level nearest ½ (at most 10⁷).
+func pairsForHalfWidth(levels []float64, conf, w float64) int {
+	lo, hi := 1, 10_000_000
+	for lo < hi {
+		mid := (lo + hi) / 2
+		l, u := SimultaneousBand(mid, levels, conf)
+		if halfWidth(levels, l, u) <= w {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return lo
+}
+
+// Verdict says in words what the plot of viz.Coverage shows, against the simultaneous band
+// (drawn there, with the pointwise band inside it):
+//   - "over-confident: …", "conservative: …" or "miscalibrated: …" when some levels lie below
+//     and/or above the simultaneous band (Flagged): an exactly calibrated estimator does that
+//     with probability at most 1 − SimConfidence;
+//   - "inconclusive: …" when every level lies inside a simultaneous band wider than
+//     ±MaxBandHalfWidth at the level nearest ½ (too few test pairs), with the number of pairs
+//     that would decide;
+//   - "consistent with calibration: …" otherwise, saying how many levels fall outside the
+//     pointwise band and on which side (by chance, a calibrated curve leaves the pointwise band
+//     at some level far more often than 1 − Confidence).
+func (r *CoverageResult) Verdict() string {
+	lo, hi, conf := r.simBand()
+	below, above := outside(r.Coverage, lo, hi)
+	k := len(r.Levels)
+	band := fmt.Sprintf("the simultaneous %.0f%% band", 100*conf)
+	switch {
+	case len(below) > 0 && len(above) > 0:
+		return fmt.Sprintf("miscalibrated: over-confident at %d and conservative at %d of %d levels (outside %s)", len(below), len(above), k, band)
+	case len(below) > 0:
+		return fmt.Sprintf("over-confident: %d of %d levels below %s", len(below), k, band)
+	case len(above) > 0:
+		return fmt.Sprintf("conservative: %d of %d levels above %s", len(above), k, band)
+	}
+	if w := halfWidth(r.Levels, lo, hi); w > MaxBandHalfWidth {
+		return fmt.Sprintf("inconclusive: with %d test pairs %s is ±%.2f around the level nearest ½, so coverage errors of that size go unnoticed; use at least %d pairs",
+			r.N, band, w, pairsForHalfWidth(r.Levels, conf, MaxBandHalfWidth))
+	}
+	v := fmt.Sprintf("consistent with calibration: all %d levels inside %s", k, band)
+	if len(r.Lower) != k || len(r.Upper) != k {
+		return v
+	}
+	pb, pa := outside(r.Coverage, r.Lower, r.Upper)
+	point := fmt.Sprintf("the pointwise %.0f%% band", 100*r.Confidence)
+	switch {
+	case len(pb) > 0 && len(pa) > 0:
+		v += fmt.Sprintf("; %d levels below and %d above %s, which is not significant over all levels", len(pb), len(pa), point)
+	case len(pb) > 0:
+		v += fmt.Sprintf("; %d of %d levels below %s (over-confident side), which is not significant over all levels", len(pb), k, point)
+	case len(pa) > 0:
+		v += fmt.Sprintf("; %d of %d levels above %s (conservative side), which is not significant over all levels", len(pa), k, point)
+	}
+	return v
 }
 
 // String is a short text summary with the coverage at each level.
@@ -191,9 +292,10 @@ func (r *CoverageResult) String() string {
 	}
 	fmt.Fprintf(&b, "%s (%s estimator, %d pairs): AUC %+.4f, calibration error %.4f, conservativeness error %.4f — %s\n",
 		name, r.Method, r.N, r.AUC, r.CalibrationError, r.ConservativenessError, r.Verdict())
-	fmt.Fprintf(&b, "%8s %9s %19s\n", "level", "coverage", fmt.Sprintf("%.0f%% band", 100*r.Confidence))
+	lo, hi, conf := r.simBand()
+	fmt.Fprintf(&b, "%8s %9s %19s %19s\n", "level", "coverage", fmt.Sprintf("pointwise %.0f%%", 100*r.Confidence), fmt.Sprintf("simultaneous %.0f%%", 100*conf))
 	for k, l := range r.Levels {
-		fmt.Fprintf(&b, "%8.3f %9.4f   [%.4f, %.4f]\n", l, r.Coverage[k], r.Lower[k], r.Upper[k])
+		fmt.Fprintf(&b, "%8.3f %9.4f   [%.4f, %.4f]   [%.4f, %.4f]\n", l, r.Coverage[k], r.Lower[k], r.Upper[k], lo[k], hi[k])
 	}
 	b.WriteString(droppedNote(r.Dropped))
 	return b.String()
@@ -213,16 +315,23 @@ func (r *CoverageResult) MIMEBundle() map[string]any {
 		fmt.Fprintf(&b, "<td>%.2f</td>", l)
 	}
 	b.WriteString("</tr><tr><th>coverage</th>")
+	lo, hi, conf := r.simBand()
 	for k, c := range r.Coverage {
 		style := ""
-		if c < r.Lower[k] {
+		switch {
+		case c < lo[k]:
+			style = ` style="color:#D55E00;font-weight:bold"`
+		case c > hi[k]:
+			style = ` style="color:#0072B2;font-weight:bold"`
+		case c < r.Lower[k]:
 			style = ` style="color:#D55E00"`
-		} else if c > r.Upper[k] {
+		case c > r.Upper[k]:
 			style = ` style="color:#0072B2"`
 		}
 		fmt.Fprintf(&b, "<td%s>%.3f</td>", style, c)
 	}
-	b.WriteString("</tr></table></div>")
+	fmt.Fprintf(&b, `</tr></table><span style="font-size:80%%">orange below, blue above the pointwise %.0f%% band; bold: outside the simultaneous %.0f%% band (what the verdict counts)</span></div>`,
+		100*r.Confidence, 100*conf)
 	return map[string]any{"text/html": b.String(), "text/plain": r.String()}
 }
 
@@ -248,7 +357,7 @@ func RegionCoverage(scores, thresholds, levels []float64) (*CoverageResult, erro
 	}
 	n := len(scores)
 	r := &CoverageResult{Method: "regions", N: n, Levels: append([]float64(nil), levels...),
-		Coverage: make([]float64, len(levels)), Confidence: DefaultConfidence}
+		Coverage: make([]float64, len(levels))}
 	for k, t := range thresholds {
 		c := 0
 		for _, s := range scores {
@@ -258,7 +367,7 @@ func RegionCoverage(scores, thresholds, levels []float64) (*CoverageResult, erro
 		}
 		r.Coverage[k] = float64(c) / float64(n)
 	}
-	r.Lower, r.Upper = BinomialBand(n, levels, r.Confidence)
+	r.setBands()
 	r.AUC, r.CalibrationError, r.ConservativenessError = coverageErrors(r.Levels, r.Coverage)
 	return r, nil
 }

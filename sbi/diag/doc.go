@@ -17,6 +17,15 @@
 // below it is over-confident. The signed coverage AUC is the mean of (coverage − level) over the
 // chosen levels; it is > 0 for a conservative, < 0 for an over-confident estimator.
 //
+// Bands and verdicts. A coverage result carries two binomial bands for an exactly calibrated
+// estimator: the pointwise band holds its coverage at each level on its own with probability
+// Confidence, the simultaneous band (Bonferroni over the K levels) holds the whole curve with
+// probability at least SimConfidence. Verdict judges by the simultaneous band only, names the
+// side of any level outside it (Flagged), mentions levels outside the pointwise band as not
+// significant, and says "inconclusive: …" instead of calibrated when the simultaneous band is
+// wider than ±MaxBandHalfWidth. viz.Coverage draws both bands and rings the flagged levels, so
+// the figure and the sentence rest on the same arrays.
+//
 // Every estimator runs in parallel over the test pairs, honours sbi.Canceled once per pair and
 // reports progress through sbi.NewProgress. Estimators must allow concurrent calls of
 // Posterior(x) and of the returned posterior's methods. Randomness comes from a seed: the

@@ -198,3 +198,114 @@ func (t *Transformed) meanCov() ([]float64, *mat.SymDense, bool) {
 	}
 	return nil, nil, false
 }
+
+// SupportMap is the element-wise bijection of R^d onto the interior of a support box
+// (Low_j, High_j), where a bound may be infinite. Coordinate j maps u to θ by
+//
+//	θ = Low + (High − Low)·σ(u)   both bounds finite (σ the logistic function; u = logit)
+//	θ = Low + exp(u)              only Low finite
+//	θ = High − exp(−u)            only High finite
+//	θ = u                         neither finite
+//
+// so that tests and samplers that need a density on all of R^d can work in u. The density of u is
+// p(θ(u))·|det ∂θ/∂u| with log|∂θ/∂u| = log(High − Low) + log σ(u) + log σ(−u), u and −u for
+// the four cases in order (change of variables).
+type SupportMap struct {
+	Low, High []float64
+}
+
+// Unconstrain returns the SupportMap of the support box of d (d.Support()).
+func Unconstrain(d Distribution) SupportMap {
+	low, high := d.Support()
+	return NewSupportMap(low, high)
+}
+
+// NewSupportMap returns the SupportMap onto the box (low, high); ±Inf bounds are allowed. It
+// panics unless the lengths match, no bound is NaN and low < high.
+func NewSupportMap(low, high []float64) SupportMap {
+	checkLen("NewSupportMap", "high", len(high), len(low))
+	for j := range low {
+		if !(low[j] < high[j]) {
+			panic(fmt.Sprintf("dist: NewSupportMap: low[%d] = %v, high[%d] = %v, expected low < high", j, low[j], j, high[j]))
+		}
+	}
+	return SupportMap{Low: append([]float64(nil), low...), High: append([]float64(nil), high...)}
+}
+
+// Identity reports whether every coordinate is unbounded, so that the map is θ = u.
+func (s SupportMap) Identity() bool {
+	for j := range s.Low {
+		if !math.IsInf(s.Low[j], -1) || !math.IsInf(s.High[j], 1) {
+			return false
+		}
+	}
+	return true
+}
+
+// Forward sets θ = f(u) (x is u, y is θ).
+func (s SupportMap) Forward(x, y []float64) {
+	for j, u := range x {
+		lo, hi := s.Low[j], s.High[j]
+		switch {
+		case !math.IsInf(lo, 0) && !math.IsInf(hi, 0):
+			y[j] = lo + (hi-lo)*logistic(u)
+		case !math.IsInf(lo, 0):
+			y[j] = lo + math.Exp(u)
+		case !math.IsInf(hi, 0):
+			y[j] = hi - math.Exp(-u)
+		default:
+			y[j] = u
+		}
+	}
+}
+
+// Inverse sets u = f⁻¹(θ) (y is θ, x is u); it reports false unless θ lies strictly inside the
+// box (a bound itself maps to ±Inf).
+func (s SupportMap) Inverse(y, x []float64) bool {
+	ok := true
+	for j, t := range y {
+		lo, hi := s.Low[j], s.High[j]
+		if !(t > lo && t < hi) {
+			ok = false
+		}
+		switch {
+		case !math.IsInf(lo, 0) && !math.IsInf(hi, 0):
+			// logit((θ − lo)/(hi − lo)) = log(θ − lo) − log(hi − θ), exact near either bound.
+			x[j] = math.Log(t-lo) - math.Log(hi-t)
+		case !math.IsInf(lo, 0):
+			x[j] = math.Log(t - lo)
+		case !math.IsInf(hi, 0):
+			x[j] = -math.Log(hi - t)
+		default:
+			x[j] = t
+		}
+	}
+	return ok
+}
+
+// LogAbsDetJacobian is Σⱼ log|∂θⱼ/∂uⱼ| at u (x is u).
+func (s SupportMap) LogAbsDetJacobian(x []float64) float64 {
+	var sum float64
+	for j, u := range x {
+		lo, hi := s.Low[j], s.High[j]
+		switch {
+		case !math.IsInf(lo, 0) && !math.IsInf(hi, 0):
+			// log σ(u) + log σ(−u) = −softplus(−u) − softplus(u) = −|u| − 2·log1p(e^{−|u|}).
+			sum += math.Log(hi-lo) - math.Abs(u) - 2*math.Log1p(math.Exp(-math.Abs(u)))
+		case !math.IsInf(lo, 0):
+			sum += u
+		case !math.IsInf(hi, 0):
+			sum -= u
+		}
+	}
+	return sum
+}
+
+// logistic is σ(u) = 1/(1 + e^{−u}), without overflow for large |u|.
+func logistic(u float64) float64 {
+	if u >= 0 {
+		return 1 / (1 + math.Exp(-u))
+	}
+	e := math.Exp(u)
+	return e / (1 + e)
+}
