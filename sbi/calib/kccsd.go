@@ -13,6 +13,7 @@ import (
 
 	"github.com/gosbi/gosbi/sbi"
 	"github.com/gosbi/gosbi/sbi/dist"
+	"github.com/gosbi/gosbi/sbi/internal/safe"
 )
 
 // Design is the set of index pairs a kernel U-statistic averages over.
@@ -436,11 +437,7 @@ func nonFinitePair(i, j int, v float64) error {
 // bootstrap: for the complete design the draws are εᵀHε/(n(n−1)) with H's diagonal zero, for
 // incomplete designs R (1/|R|) Σ_{(i,j)∈R} εᵢεⱼ h(i, j), with ε Rademacher (Schrab et al. 2022).
 func runUTest(rng *rand.Rand, n int, h pairFunc, cfg KernelTestConfig, res *TestResult) (_ *TestResult, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("calib: the calibration test's kernel panicked: %v", r)
-		}
-	}()
+	defer safe.Recover(&err, "calib: the calibration test's kernel")
 	B := cfg.Bootstrap
 	boot := make([]float64, B)
 	switch cfg.Design {
@@ -548,11 +545,13 @@ func fillSymmetric(H *mat.Dense, h pairFunc) (int, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var panicked error
 			defer func() {
-				if r := recover(); r != nil {
-					fail(fmt.Errorf("calib: the calibration test's kernel panicked: %v", r))
+				if panicked != nil {
+					fail(panicked)
 				}
 			}()
+			defer safe.Recover(&panicked, "calib: the calibration test's kernel")
 			local := 0
 			for i := range rows {
 				var err error
