@@ -977,7 +977,7 @@ func (s *Session) compileError(msg string) *Error {
 			break
 		}
 	}
-	msg = s.cellPos(msg) + methodValueHint(msg)
+	msg = s.cellPos(s.explainCall(msg)) + methodValueHint(msg)
 	tb := []string{msg}
 	if s.opts.Restarted && strings.Contains(msg, "undefined: ") {
 		tb = append(tb, restartNote)
