@@ -40,12 +40,21 @@ func Setup(defaultDir func() (string, error)) (string, error) {
 		candidates = append(candidates, d)
 	}
 	candidates = append(candidates, filepath.Join(root, "testdata", "sbibm"))
-	for _, d := range candidates {
+	d, err := first(candidates)
+	if err != nil {
+		return "", err
+	}
+	return d, os.Setenv("GOSBI_DATA", d)
+}
+
+// first returns the first of dirs that holds sbibm files.
+func first(dirs []string) (string, error) {
+	for _, d := range dirs {
 		if _, err := os.Stat(filepath.Join(d, probe)); err == nil {
-			return d, os.Setenv("GOSBI_DATA", d)
+			return d, nil
 		}
 	}
-	return "", fmt.Errorf("sbibmtest: no sbibm files in %q", candidates)
+	return "", fmt.Errorf("sbibmtest: no sbibm files in %q", dirs)
 }
 
 // repoRoot is the nearest directory above the working directory holding go.mod.

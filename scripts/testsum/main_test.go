@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -92,5 +93,32 @@ func TestTotal(t *testing.T) {
 	os.Remove(path)
 	if _, err := printTotal(&out, path); err == nil {
 		t.Error("missing record file: no error")
+	}
+}
+
+// TestCheckRecord runs the command: -check records a step that is not a go test run as one
+// test, and -total exits 1 when one failed.
+func TestCheckRecord(t *testing.T) {
+	if os.Getenv("TESTSUM_MAIN") == "1" {
+		os.Args = append([]string{"testsum"}, strings.Fields(os.Getenv("TESTSUM_ARGS"))...)
+		main()
+		os.Exit(0)
+	}
+	runs := filepath.Join(t.TempDir(), "runs")
+	run := func(args string) (string, error) {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestCheckRecord$")
+		cmd.Env = append(os.Environ(), "TESTSUM_MAIN=1", "TESTSUM_ARGS="+args)
+		out, err := cmd.Output()
+		return string(out), err
+	}
+	if out, err := run("-label gofmt -record " + runs + " -check pass"); err != nil || !strings.Contains(out, "gofmt: 1 passed, 0 failed, 0 skipped") {
+		t.Errorf("-check pass: %q, %v", out, err)
+	}
+	if out, err := run("-label stdlib -record " + runs + " -check fail"); err != nil || !strings.Contains(out, "stdlib: 0 passed, 1 failed, 0 skipped") {
+		t.Errorf("-check fail: %q, %v", out, err)
+	}
+	out, err := run("-total " + runs)
+	if err == nil || !strings.HasSuffix(out, "\n1 passed, 1 failed, 0 skipped\n") {
+		t.Errorf("-total: %q, %v (want exit status 1)", out, err)
 	}
 }
