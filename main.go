@@ -52,8 +52,48 @@ func commands() []command {
 			fmt.Println("gosbi", Version)
 			return nil
 		}},
+		{"completion", "completion bash                the bash completion script",
+			"Prints a bash completion script for gosbi's commands, their flags and notebook files:\n  source <(gosbi completion bash)     # in ~/.bashrc", false, completion},
 	}
 }
+
+// completion prints the completion script of a shell (bash only).
+func completion(args []string) error {
+	if len(args) != 1 || args[0] != "bash" {
+		return fmt.Errorf("usage: gosbi completion bash (the only shell supported)")
+	}
+	var names []string
+	for _, c := range commands() {
+		if c.name != "worker" {
+			names = append(names, c.name)
+		}
+	}
+	fmt.Printf(bashCompletion, strings.Join(append(names, "help"), " "))
+	return nil
+}
+
+// bashCompletion completes the command, then the flags and files of run, script, install and
+// data fetch.
+const bashCompletion = `# bash completion for gosbi: source <(gosbi completion bash)
+_gosbi() {
+  local cur=${COMP_WORDS[COMP_CWORD]} cmd=${COMP_WORDS[1]}
+  if [ "$COMP_CWORD" -eq 1 ]; then
+    COMPREPLY=($(compgen -W "%[1]s" -- "$cur")); return
+  fi
+  case "$cmd" in
+    run)
+      if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--out --html --param --timeout --quiet --help" -- "$cur"))
+      else COMPREPLY=($(compgen -f -X '!*.ipynb' -- "$cur") $(compgen -d -- "$cur")); fi ;;
+    script) COMPREPLY=($(compgen -f -X '!*.go' -- "$cur") $(compgen -d -- "$cur")) ;;
+    install) COMPREPLY=($(compgen -W "--user --sys-prefix --prefix --help" -- "$cur")) ;;
+    data) if [ "$COMP_CWORD" -eq 2 ]; then COMPREPLY=($(compgen -W "fetch" -- "$cur"))
+          else COMPREPLY=($(compgen -W "--dir --url" -- "$cur")); fi ;;
+    completion) COMPREPLY=($(compgen -W "bash" -- "$cur")) ;;
+    help) COMPREPLY=($(compgen -W "%[1]s" -- "$cur")) ;;
+  esac
+}
+complete -o filenames -F _gosbi gosbi
+`
 
 // usage writes the overview of the commands.
 func usage(w io.Writer) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -73,5 +74,41 @@ func TestHelpAndExitCodes(t *testing.T) {
 		if c.stderr == "" && errOut != "" || !strings.Contains(errOut, c.stderr) {
 			t.Errorf("gosbi %q: stderr %q, want %q", c.args, errOut, c.stderr)
 		}
+	}
+}
+
+// TestBashCompletion sources the completion script in bash and completes a command name and
+// a flag of run.
+func TestBashCompletion(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	code, script, errOut := gosbi(t, "completion", "bash")
+	if code != 0 || errOut != "" {
+		t.Fatalf("gosbi completion bash: exit status %d, %s", code, errOut)
+	}
+	for _, c := range []struct{ words, want string }{
+		{"gosbi r", "run repl"},
+		{"gosbi run --h", "--html --help"},
+		{"gosbi data ", "fetch"},
+		{"gosbi help ins", "install"},
+	} {
+		n := len(strings.Fields(c.words)) - 1
+		if strings.HasSuffix(c.words, " ") {
+			n++
+		}
+		prog := script + "\nCOMP_WORDS=(" + c.words + ")\n"
+		if strings.HasSuffix(c.words, " ") {
+			prog += "COMP_WORDS+=('')\n"
+		}
+		prog += "COMP_CWORD=" + strconv.Itoa(n) + "\n_gosbi\necho \"${COMPREPLY[*]}\"\n"
+		out, err := exec.Command(bash, "-c", prog).CombinedOutput()
+		if err != nil || strings.TrimSpace(string(out)) != c.want {
+			t.Errorf("completing %q: %q, %v; want %q", c.words, out, err, c.want)
+		}
+	}
+	if code, _, errOut := gosbi(t, "completion", "fish"); code != 1 || !strings.Contains(errOut, "bash") {
+		t.Errorf("gosbi completion fish: exit status %d, %q", code, errOut)
 	}
 }
