@@ -8,6 +8,7 @@
 //	gosbi repl                        an interactive terminal session
 //	gosbi data fetch                  download benchmark observations and reference posteriors
 //	gosbi version
+//	gosbi completion bash             a bash completion script
 //	gosbi help [COMMAND]              (or gosbi COMMAND --help)
 //
 // The command is thin: each sub-command parses its flags and calls one package.
