@@ -37,3 +37,20 @@ func TestPrintResultEndsLines(t *testing.T) {
 		t.Errorf("page printed as %q", out.String())
 	}
 }
+
+// TestSimulationShownRich: a cell ending in an sbi.Simulation shows its summary and a few rows,
+// not a dump of its matrices (20 KB for 1000 rows).
+func TestSimulationShownRich(t *testing.T) {
+	ts := newTestSession(t)
+	res := ts.mustRun(t, "rng := rand.New(rand.NewPCG(1, 2))\ntheta := mat.NewDense(1000, 2, nil)\n"+
+		"sim, err := sbi.Simulate(rng, func(r *rand.Rand, th []float64) []float64 { return []float64{th[0] + r.NormFloat64(), 1, 2} }, theta)\n"+
+		"if err != nil {\n\tpanic(err)\n}\nsim")
+	htm, _ := res.Data["text/html"].(string)
+	txt, _ := res.Data["text/plain"].(string)
+	if !strings.Contains(htm, "1000 of 1000 rows kept") || !strings.Contains(htm, "<table>") || !strings.Contains(txt, "X 1000×3") {
+		t.Errorf("display of a Simulation: html %q, text %q", htm, txt)
+	}
+	if len(htm)+len(txt) > 3000 {
+		t.Errorf("display of a Simulation is %d bytes", len(htm)+len(txt))
+	}
+}
