@@ -8,13 +8,17 @@
 //	gosbi repl                        an interactive terminal session
 //	gosbi data fetch                  download benchmark observations and reference posteriors
 //	gosbi version
+//	gosbi completion bash             a bash completion script
+//	gosbi help [COMMAND]              (or gosbi COMMAND --help)
 //
 // The command is thin: each sub-command parses its flags and calls one package.
 package main
 
 import (
 	"fmt"
+	"io"
 	"os"
+	"strings"
 
 	"github.com/gosbi/gosbi/interp"
 	"github.com/gosbi/gosbi/kernel"
@@ -27,53 +31,154 @@ var Version = "0.1.0-dev"
 
 type command struct {
 	name, usage string
+	help        string // what the command does, for `gosbi help NAME`
+	flags       bool   // parses its flags with package flag, whose -h prints them
 	run         func(args []string) error
 }
 
 func commands() []command {
 	return []command{
-		{"kernel", "kernel -f CONNECTION.json      run as a Jupyter kernel", func(a []string) error { return kernel.Main(a, Version) }},
-		{"worker", "worker                         (internal) the interpreter process of a kernel", interp.WorkerMain},
-		{"install", "install [--user|--sys-prefix|--prefix DIR]  install the Jupyter kernelspec", kernel.InstallMain},
-		{"run", "run NOTEBOOK.ipynb... [--out DIR] [--html] [--param k=v] [--timeout D]", nbtest.RunMain},
-		{"script", "script FILE.go [args]          run a Go file (or - for stdin) with the notebook's packages", interp.ScriptMain},
-		{"repl", "repl                           interactive Go session in the terminal", interp.REPLMain},
-		{"data", "data fetch [--dir DIR] [--url URL]  download sbibm observations and reference samples", task.DataMain},
+		{"kernel", "kernel -f CONNECTION.json      run as a Jupyter kernel", "Runs as a Jupyter kernel; Jupyter starts it with the connection file.", true,
+			func(a []string) error { return kernel.Main(a, Version) }},
+		{"worker", "worker                         (internal) the interpreter process of a kernel", "The interpreter process of a kernel, started by the kernel itself.", false, interp.WorkerMain},
+		{"install", "install [--user|--sys-prefix|--prefix DIR]  install the Jupyter kernelspec", "", true, kernel.InstallMain},
+		{"run", "run NOTEBOOK.ipynb... [--out DIR] [--html] [--param k=v] [--timeout D]", "", true, nbtest.RunMain},
+		{"script", "script FILE.go [args]          run a Go file (or - for stdin) with the notebook's packages",
+			"Runs a Go file, or standard input for -, with the notebook's packages; the arguments after\nFILE.go are the script's os.Args. It works as a #! line.", false, interp.ScriptMain},
+		{"repl", "repl                           interactive Go session in the terminal",
+			"An interactive Go session with history, Tab completion and the magics (%help lists them).\nCtrl-C stops the running cell, Ctrl-D quits. Without a terminal it reads cells from standard input.", false, interp.REPLMain},
+		{"data", "data fetch [--dir DIR] [--url URL]  download sbibm observations and reference samples",
+			"Downloads sbibm's observations, true parameters and reference posterior samples (about 18 MB)\ninto DIR (default $GOSBI_DATA, else the user cache directory). The tutorials work without them.", false, task.DataMain},
+		{"version", "version                        print the version", "", false, func([]string) error {
+			fmt.Println("gosbi", Version)
+			return nil
+		}},
+		{"completion", "completion bash                the bash completion script",
+			"Prints a bash completion script for gosbi's commands, their flags and notebook files:\n  source <(gosbi completion bash)     # in ~/.bashrc", false, completion},
 	}
 }
 
-func usage() {
-	fmt.Fprintln(os.Stderr, "gosbi — Go notebooks for calibrated simulation-based inference\n\nusage: gosbi COMMAND [args]\n\ncommands:")
+// completion prints the completion script of a shell (bash only).
+func completion(args []string) error {
+	if len(args) != 1 || args[0] != "bash" {
+		return fmt.Errorf("usage: gosbi completion bash (the only shell supported)")
+	}
+	var names []string
 	for _, c := range commands() {
-		fmt.Fprintf(os.Stderr, "  %s\n", c.usage)
-	}
-	fmt.Fprintln(os.Stderr, "  version                        print the version\n  help                           this text")
-}
-
-func main() {
-	if len(os.Args) < 2 {
-		usage()
-		os.Exit(2)
-	}
-	name, args := os.Args[1], os.Args[2:]
-	switch name {
-	case "version", "--version", "-v":
-		fmt.Println("gosbi", Version)
-		return
-	case "help", "--help", "-h":
-		usage()
-		return
-	}
-	for _, c := range commands() {
-		if c.name == name {
-			if err := c.run(args); err != nil {
-				fmt.Fprintf(os.Stderr, "gosbi %s: %v\n", name, err)
-				os.Exit(1)
-			}
-			return
+		if c.name != "worker" {
+			names = append(names, c.name)
 		}
 	}
-	fmt.Fprintf(os.Stderr, "gosbi: unknown command %q\n\n", name)
-	usage()
-	os.Exit(2)
+	fmt.Printf(bashCompletion, strings.Join(append(names, "help"), " "))
+	return nil
+}
+
+// bashCompletion completes the command, then the flags and files of run, script, install and
+// data fetch.
+const bashCompletion = `# bash completion for gosbi: source <(gosbi completion bash)
+_gosbi() {
+  local cur=${COMP_WORDS[COMP_CWORD]} cmd=${COMP_WORDS[1]}
+  if [ "$COMP_CWORD" -eq 1 ]; then
+    COMPREPLY=($(compgen -W "%[1]s" -- "$cur")); return
+  fi
+  case "$cmd" in
+    run)
+      if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--out --html --param --timeout --quiet --help" -- "$cur"))
+      else COMPREPLY=($(compgen -f -X '!*.ipynb' -- "$cur") $(compgen -d -- "$cur")); fi ;;
+    script) COMPREPLY=($(compgen -f -X '!*.go' -- "$cur") $(compgen -d -- "$cur")) ;;
+    install) COMPREPLY=($(compgen -W "--user --sys-prefix --prefix --help" -- "$cur")) ;;
+    data) if [ "$COMP_CWORD" -eq 2 ]; then COMPREPLY=($(compgen -W "fetch" -- "$cur"))
+          else COMPREPLY=($(compgen -W "--dir --url" -- "$cur")); fi ;;
+    completion) COMPREPLY=($(compgen -W "bash" -- "$cur")) ;;
+    help) COMPREPLY=($(compgen -W "%[1]s" -- "$cur")) ;;
+  esac
+}
+complete -o filenames -F _gosbi gosbi
+`
+
+// usage writes the overview of the commands.
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "gosbi — Go notebooks for calibrated simulation-based inference\n\nusage: gosbi COMMAND [args]\n\ncommands:")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %s\n", c.usage)
+	}
+	fmt.Fprintln(w, "  help [COMMAND]                 this text, or the help of COMMAND (also: gosbi COMMAND --help)")
+}
+
+// isHelp reports whether a is a request for help.
+func isHelp(a string) bool { return a == "-h" || a == "-help" || a == "--help" }
+
+// wantsHelp reports whether the arguments of c ask for its help: a help flag before "--" (for
+// script, only in first place: later arguments are the script's).
+func wantsHelp(c command, args []string) bool {
+	for i, a := range args {
+		if a == "--" || c.name == "script" && i > 0 {
+			return false
+		}
+		if isHelp(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// commandHelp writes the help of c on standard output, as cobra does.
+func commandHelp(c command) {
+	if c.flags {
+		// the command's flag set prints its usage and flags on os.Stderr: send them to stdout
+		stderr := os.Stderr
+		os.Stderr = os.Stdout
+		defer func() { os.Stderr = stderr }()
+		if c.help != "" {
+			fmt.Println(c.help)
+		}
+		c.run([]string{"-h"})
+		return
+	}
+	synopsis, summary, _ := strings.Cut(c.usage, "  ")
+	fmt.Printf("usage: gosbi %s\n\n", synopsis)
+	if c.help != "" {
+		fmt.Println(c.help)
+	} else {
+		fmt.Println(strings.TrimSpace(summary))
+	}
+}
+
+func lookup(name string) (command, bool) {
+	for _, c := range commands() {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
+}
+
+// The conventions are those of cobra (kubectl, hugo, gh): help goes to standard output and
+// exits 0; an unknown command or a usage error goes to standard error and exits 1.
+func main() {
+	args := os.Args[1:]
+	if len(args) == 0 || isHelp(args[0]) || args[0] == "help" && len(args) == 1 {
+		usage(os.Stdout)
+		return
+	}
+	name, args := args[0], args[1:]
+	if name == "--version" || name == "-v" {
+		name = "version"
+	}
+	if name == "help" {
+		name, args = args[0], []string{"--help"}
+	}
+	c, ok := lookup(name)
+	if !ok {
+		fmt.Fprintf(os.Stderr, "Error: unknown command %q for \"gosbi\"\nRun 'gosbi --help' for usage.\n", name)
+		os.Exit(1)
+	}
+	if wantsHelp(c, args) {
+		commandHelp(c)
+		return
+	}
+	if err := c.run(args); err != nil {
+		fmt.Fprintf(os.Stderr, "gosbi %s: %v\n", name, err)
+		os.Exit(1)
+	}
 }

@@ -93,7 +93,10 @@ const magicHelp = `gosbi notebook magics (a line starting with % or ! in a cell)
   %time STATEMENTS      run Go statements and print how long they took
   %%time                (first line of a cell) run the cell and print how long it took
   %reset                forget all variables, declarations and imports (a fresh interpreter)
-  %who                  list the variables, constants, functions and types of the session
+  %who                  list the variables, constants, functions, types and imports of the
+                        session, with the packages imported automatically
+  ?NAME or NAME?        show the documentation of NAME in the pager: a package's function,
+                        type or method (?diag.C2ST, ?mat.Dense.Mul) or your own declaration
   %env                  list environment variables; %env NAME shows one;
                         %env NAME=VALUE (or %env NAME VALUE) sets one
   !COMMAND              run a shell command; its output is streamed into the cell
@@ -101,7 +104,7 @@ const magicHelp = `gosbi notebook magics (a line starting with % or ! in a cell)
 
 Cells are Go: imports, declarations, statements and a last expression, whose value is shown.
 Packages of the standard library, gonum, gonum/plot and gosbi are imported automatically when
-a cell uses them. Display rich output with the display package (display.HTML, display.PNG, …).
+a cell uses them (quietly: %who lists them). Display rich output with the display package (display.HTML, display.PNG, …).
 `
 
 func (s *Session) runMagic(ctx context.Context, sg segment, count int) Result {
@@ -198,15 +201,23 @@ func (s *Session) who() string {
 		fmt.Fprintf(&b, "%-7s %s\n", string(k)+"s:", strings.Join(byKind[k], ", "))
 	}
 	if len(s.imports) > 0 {
-		var imps []string
+		var imps, auto []string
 		for n, p := range s.imports {
-			if n != "cmp" || p != "cmp" {
+			switch {
+			case n == "cmp" && p == "cmp":
+			case s.auto[p]:
+				auto = append(auto, p)
+			default:
 				imps = append(imps, p)
 			}
 		}
 		sort.Strings(imps)
+		sort.Strings(auto)
 		if len(imps) > 0 {
 			fmt.Fprintf(&b, "imports: %s\n", strings.Join(imps, ", "))
+		}
+		if len(auto) > 0 {
+			fmt.Fprintf(&b, "auto-imports: %s (imported when a cell used them)\n", strings.Join(auto, ", "))
 		}
 	}
 	if b.Len() == 0 {

@@ -23,7 +23,7 @@ func TestMagics(t *testing.T) {
 			check: func(t *testing.T, ts *testSession) {
 				res := ts.run("x := 1\n%help")
 				page, _ := res.Page["text/plain"].(string)
-				for _, m := range []string{"%time", "%%time", "%reset", "%who", "%env", "!COMMAND", "%%writefile"} {
+				for _, m := range []string{"%time", "%%time", "%reset", "%who", "%env", "!COMMAND", "%%writefile", "?NAME"} {
 					if !strings.Contains(page, m) {
 						t.Errorf("help page %q lacks %s", page, m)
 					}

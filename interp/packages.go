@@ -80,8 +80,8 @@ func packageSymbols(path string) map[string]reflect.Value {
 	return stdlib.Symbols[path+"/"+packageName(path)]
 }
 
-// autoImport adds imports for package names a cell uses without importing them, and tells
-// the user which were added.
+// autoImport adds imports for package names a cell uses without importing them. It says
+// nothing (a note on stderr is a warning box in Jupyter, one per package); %who lists them.
 func (s *Session) autoImport(items []item) error {
 	defined := map[string]bool{}
 	for _, it := range items {
@@ -125,9 +125,7 @@ func (s *Session) autoImport(items []item) error {
 			return fmt.Errorf("auto-import %q: %w", path, err)
 		}
 		s.imports[packageName(path)] = path
-		if s.fileName == "" {
-			fmt.Fprintf(s.opts.Stderr, "note: added import %q\n", path)
-		}
+		s.auto[path] = true
 	}
 	return nil
 }

@@ -122,7 +122,11 @@ func printResult(res Result, stdout, stderr io.Writer) {
 		return
 	}
 	if res.Page != nil {
-		fmt.Fprint(stdout, display.PlainText(res.Page))
+		page := display.PlainText(res.Page)
+		if !strings.HasSuffix(page, "\n") {
+			page += "\n" // the prompt starts on a line of its own
+		}
+		fmt.Fprint(stdout, page)
 	}
 	if res.Data != nil {
 		fmt.Fprintln(stdout, display.PlainText(res.Data))

@@ -63,6 +63,7 @@ type Session struct {
 	yi      *yaegi.Interpreter
 	stderr  *panicFilter
 	imports map[string]string // local name → import path
+	auto    map[string]bool   // import paths added because a cell used them; %who lists them
 	decls   map[string]*decl  // "f", "T", "T.M", "v"
 	broken  map[string]string // functions that stopped compiling when a function they call changed
 	seq     int
@@ -71,7 +72,7 @@ type Session struct {
 	mu      sync.Mutex
 	cancel  context.CancelFunc
 	// fileName, when set, names positions "file.go:2:5" instead of "cell [3] line 2:5" and
-	// makes the session a script's: no notes on auto-imports, and func main is kept aside to
+	// makes the session a script's: func main is kept aside to
 	// be called at the end.
 	fileName string
 }
@@ -125,6 +126,7 @@ func (s *Session) reset() error {
 		}
 	}
 	s.imports = map[string]string{}
+	s.auto = map[string]bool{}
 	s.decls = map[string]*decl{}
 	s.broken = map[string]string{}
 	if _, err := s.yi.Eval(prelude); err != nil {
@@ -975,7 +977,7 @@ func (s *Session) compileError(msg string) *Error {
 			break
 		}
 	}
-	msg = s.cellPos(msg) + methodValueHint(msg)
+	msg = s.cellPos(s.explainCall(msg)) + methodValueHint(msg)
 	tb := []string{msg}
 	if s.opts.Restarted && strings.Contains(msg, "undefined: ") {
 		tb = append(tb, restartNote)

@@ -396,7 +396,11 @@ func (ev progressBundle) MIMEBundle() map[string]any {
 		count = fmt.Sprintf("%d/%d", ev.Done, ev.Total)
 	}
 	state := ""
-	if ev.Finished {
+	switch {
+	case ev.Finished && ev.Stopped:
+		// early stopping: the call ended as it should, short of its nominal total
+		frac, count, state = 1, "stopped early at", fmt.Sprintf(" %d", ev.Done)
+	case ev.Finished:
 		state = " done"
 	}
 	text := fmt.Sprintf("%s %s %s%s %s", ev.Label, textBar(frac, 30), count, state, ev.Message)

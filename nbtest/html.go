@@ -9,6 +9,12 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
+	"github.com/alecthomas/chroma/v2/lexers"
+	"github.com/alecthomas/chroma/v2/styles"
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/extension"
 )
 
 // WriteHTML writes nb as a standalone HTML page: no external files or scripts, images inline
@@ -25,12 +31,13 @@ const pageStyle = `body{font-family:system-ui,-apple-system,"Segoe UI",sans-seri
 pre{background:#f6f8fa;padding:.6rem .8rem;overflow-x:auto;border-radius:4px;margin:.3rem 0;font-size:.9rem}
 pre.input{border-left:3px solid #00add8}pre.stderr{background:#fff5e6}pre.error{background:#ffeef0;color:#86181d}
 .output img,.output svg{max-width:100%;height:auto}code{background:#f6f8fa;padding:0 .2rem;border-radius:3px}
-table{border-collapse:collapse}td,th{border:1px solid #d0d7de;padding:.2rem .5rem}`
+table{border-collapse:collapse;display:block;max-width:100%;overflow-x:auto}td,th{border:1px solid #d0d7de;padding:.2rem .5rem}
+.output{max-width:100%;overflow-x:auto}`
 
 // RenderHTML returns the HTML page of nb.
 func RenderHTML(nb *Notebook, title string) []byte {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>%s</title>\n<style>%s</style></head>\n<body>\n", html.EscapeString(title), pageStyle)
+	fmt.Fprintf(&b, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>%s</title>\n<style>%s\n%s</style></head>\n<body>\n", html.EscapeString(title), pageStyle, codeCSS)
 	for _, c := range nb.Cells {
 		b.WriteString(`<div class="cell">`)
 		switch c.CellType {
@@ -41,7 +48,7 @@ func RenderHTML(nb *Notebook, title string) []byte {
 			if c.ExecutionCount != nil {
 				n = fmt.Sprint(*c.ExecutionCount)
 			}
-			fmt.Fprintf(&b, "<div class=\"prompt\">In [%s]:</div><pre class=\"input\"><code>%s</code></pre>\n", n, html.EscapeString(c.Source))
+			fmt.Fprintf(&b, "<div class=\"prompt\">In [%s]:</div><pre class=\"input chroma\"><code>%s</code></pre>\n", n, goCode(c.Source))
 			for _, o := range c.Outputs {
 				b.WriteString(renderOutput(o))
 			}
@@ -118,110 +125,57 @@ func sortedKeys(m map[string]any) []string {
 	return keys
 }
 
+// markdown is CommonMark with GitHub's extensions (tables, strikethrough, autolinks, task
+// lists). Raw HTML in the source is left out, as goldmark does by default.
+var markdown = goldmark.New(goldmark.WithExtensions(extension.GFM))
+
+// mathRE matches TeX math, $$…$$ or $…$ (not "$ " nor " $": amounts and shell variables
+// such as $GOSBI_DATA stay text), which Markdown must not format: "$p(θ*, x) … θ*$".
+var mathRE = regexp.MustCompile(`\$\$[^$]+\$\$|\$[^\s$](?:[^$\n]*[^\s$])?\$`)
+
+// Markdown renders notebook Markdown as HTML: CommonMark with GitHub's tables, strikethrough
+// and autolinks. TeX math ($…$, $$…$$) is kept as text, unformatted, as no script renders it
+// in a standalone page.
+func Markdown(src string) string {
+	var math []string
+	src = mathRE.ReplaceAllStringFunc(src, func(m string) string {
+		math = append(math, m)
+		return fmt.Sprintf("GOSBIMATH%dX", len(math)-1)
+	})
+	var b bytes.Buffer
+	if err := markdown.Convert([]byte(src), &b); err != nil {
+		return "<pre>" + html.EscapeString(src) + "</pre>"
+	}
+	out := b.String()
+	for i := len(math) - 1; i >= 0; i-- { // from the last, so that 1 does not match 10
+		out = strings.ReplaceAll(out, fmt.Sprintf("GOSBIMATH%dX", i), html.EscapeString(math[i]))
+	}
+	return out
+}
+
+// goCode highlights Go source as HTML spans, with the classes of codeStyle.
+func goCode(src string) string {
+	it, err := lexers.Get("go").Tokenise(nil, src)
+	if err != nil {
+		return html.EscapeString(src)
+	}
+	var b strings.Builder
+	if err := codeFormatter.Format(&b, codeStyle, it); err != nil {
+		return html.EscapeString(src)
+	}
+	return b.String()
+}
+
 var (
-	mdHeading = regexp.MustCompile(`^(#{1,6})\s+(.*)$`)
-	mdBullet  = regexp.MustCompile(`^\s*[-*+]\s+(.*)$`)
-	mdNumber  = regexp.MustCompile(`^\s*\d+[.)]\s+(.*)$`)
-	mdCode    = regexp.MustCompile("`([^`]+)`")
-	mdBold    = regexp.MustCompile(`\*\*([^*]+)\*\*`)
-	mdItalic  = regexp.MustCompile(`(^|[^*])\*([^*\s][^*]*)\*`)
-	mdLink    = regexp.MustCompile(`!?\[([^\]]*)\]\(([^)\s]+)\)`)
+	codeFormatter = chromahtml.New(chromahtml.WithClasses(true), chromahtml.PreventSurroundingPre(true))
+	codeStyle     = styles.Get("github")
 )
 
-// Markdown renders the common subset of Markdown used in notebooks: headings, paragraphs,
-// bullet and numbered lists, fenced code, block quotes, inline code, bold, italic, links and
-// images. Math ($…$) is kept as text. Anything else is shown as plain text, escaped.
-func Markdown(src string) string {
+// codeCSS is the style sheet of the highlighted code.
+var codeCSS = func() string {
 	var b strings.Builder
-	var para []string
-	list := ""
-	flush := func() {
-		if len(para) > 0 {
-			b.WriteString("<p>" + inline(strings.Join(para, " ")) + "</p>\n")
-			para = nil
-		}
+	if err := codeFormatter.WriteCSS(&b, codeStyle); err != nil {
+		return ""
 	}
-	closeList := func() {
-		if list != "" {
-			b.WriteString("</" + list + ">\n")
-			list = ""
-		}
-	}
-	lines := strings.Split(strings.ReplaceAll(src, "\r\n", "\n"), "\n")
-	for i := 0; i < len(lines); i++ {
-		l := lines[i]
-		switch {
-		case strings.HasPrefix(strings.TrimSpace(l), "```"):
-			flush()
-			closeList()
-			var code []string
-			for i++; i < len(lines) && !strings.HasPrefix(strings.TrimSpace(lines[i]), "```"); i++ {
-				code = append(code, lines[i])
-			}
-			b.WriteString("<pre><code>" + html.EscapeString(strings.Join(code, "\n")) + "</code></pre>\n")
-		case strings.TrimSpace(l) == "":
-			flush()
-			closeList()
-		case mdHeading.MatchString(l):
-			flush()
-			closeList()
-			m := mdHeading.FindStringSubmatch(l)
-			fmt.Fprintf(&b, "<h%d>%s</h%d>\n", len(m[1]), inline(m[2]), len(m[1]))
-		case mdBullet.MatchString(l) || mdNumber.MatchString(l):
-			flush()
-			tag, re := "ul", mdBullet
-			if !mdBullet.MatchString(l) {
-				tag, re = "ol", mdNumber
-			}
-			if list != tag {
-				closeList()
-				b.WriteString("<" + tag + ">\n")
-				list = tag
-			}
-			b.WriteString("<li>" + inline(re.FindStringSubmatch(l)[1]) + "</li>\n")
-		case strings.HasPrefix(l, ">"):
-			flush()
-			closeList()
-			b.WriteString("<blockquote>" + inline(strings.TrimSpace(strings.TrimPrefix(l, ">"))) + "</blockquote>\n")
-		default:
-			if list != "" && strings.HasPrefix(l, "  ") {
-				// A continuation line of a list item.
-				b.WriteString(inline(strings.TrimSpace(l)) + "\n")
-				continue
-			}
-			closeList()
-			para = append(para, strings.TrimSpace(l))
-		}
-	}
-	flush()
-	closeList()
 	return b.String()
-}
-
-// inline renders code spans, links, images, bold and italic in escaped text.
-func inline(s string) string {
-	var b strings.Builder
-	// Code spans are cut out first so that their content is not formatted.
-	last := 0
-	for _, m := range mdCode.FindAllStringSubmatchIndex(s, -1) {
-		b.WriteString(format(s[last:m[0]]))
-		b.WriteString("<code>" + html.EscapeString(s[m[2]:m[3]]) + "</code>")
-		last = m[1]
-	}
-	b.WriteString(format(s[last:]))
-	return b.String()
-}
-
-func format(s string) string {
-	s = html.EscapeString(s)
-	s = mdLink.ReplaceAllStringFunc(s, func(m string) string {
-		p := mdLink.FindStringSubmatch(m)
-		if strings.HasPrefix(m, "!") {
-			return fmt.Sprintf(`<img src="%s" alt="%s">`, p[2], p[1])
-		}
-		return fmt.Sprintf(`<a href="%s">%s</a>`, p[2], p[1])
-	})
-	s = mdBold.ReplaceAllString(s, "<strong>$1</strong>")
-	s = mdItalic.ReplaceAllString(s, "$1<em>$2</em>")
-	return s
-}
+}()

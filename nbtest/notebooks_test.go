@@ -85,18 +85,41 @@ func TestRepositoryNotebooks(t *testing.T) {
 	}
 	bin := buildGosbi(t)
 	out := os.Getenv("GOSBI_NOTEBOOK_OUT")
-	if out != "" {
-		if err := os.MkdirAll(out, 0o755); err != nil {
-			t.Fatal(err)
-		}
+	if out == "" {
+		out = t.TempDir()
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
 	for _, p := range paths {
 		t.Run(strings.TrimSuffix(filepath.Base(p), ".ipynb"), func(t *testing.T) {
-			for _, err := range nbtest.CheckNotebooks(ctx, bin, out, []string{p}) {
+			errs := nbtest.CheckNotebooks(ctx, bin, out, []string{p})
+			for _, err := range errs {
 				t.Error(err)
 			}
+			if len(errs) == 0 {
+				noStderr(t, filepath.Join(out, filepath.Base(p)))
+			}
 		})
+	}
+}
+
+// noStderr fails t for each output of the executed notebook at path written on stderr: Jupyter
+// paints it as a warning box, which a notebook that runs normally must not show (a note for
+// each package imported automatically was one).
+func noStderr(t *testing.T, path string) {
+	t.Helper()
+	nb, err := nbtest.ReadNotebook(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range nb.Cells {
+		for _, o := range c.Outputs {
+			if o.OutputType == "stream" && o.Name == "stderr" {
+				t.Errorf("%s: cell %d writes on stderr: %q", filepath.Base(path), i+1, o.Text)
+			}
+		}
 	}
 }

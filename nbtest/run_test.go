@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -172,10 +173,14 @@ func TestRunMain(t *testing.T) {
 			t.Errorf("%s.html is not standalone", name)
 		}
 		if name == "outputs" {
-			for _, want := range []string{`<img src="data:image/png;base64,iVBORw0KGgo=`, "<em>fake</em>", `<a href="https://example.org">link</a>`, "Out[", "quick = false"} {
+			for _, want := range []string{`<img src="data:image/png;base64,iVBORw0KGgo=`, "<em>fake</em>", `<a href="https://example.org">link</a>`, "Out[", `<pre class="input chroma">`} {
 				if !strings.Contains(string(page), want) {
 					t.Errorf("outputs.html lacks %q", want)
 				}
+			}
+			// The code cells are highlighted: their text is there, split into spans.
+			if text := regexp.MustCompile(`<[^>]*>`).ReplaceAllString(string(page), ""); !strings.Contains(text, "quick = false") {
+				t.Errorf("outputs.html lacks the parameter cell's code")
 			}
 		}
 	}
@@ -190,13 +195,23 @@ func TestMarkdown(t *testing.T) {
 		{"a **b** *c* `d*e*`", "<p>a <strong>b</strong> <em>c</em> <code>d*e*</code></p>\n"},
 		{"- one\n- two", "<ul>\n<li>one</li>\n<li>two</li>\n</ul>\n"},
 		{"1. one\n2. two", "<ol>\n<li>one</li>\n<li>two</li>\n</ol>\n"},
-		{"```go\nx := 1 < 2\n```", "<pre><code>x := 1 &lt; 2</code></pre>\n"},
-		{"<script>", "<p>&lt;script&gt;</p>\n"},
+		{"```go\nx := 1 < 2\n```", "<pre><code class=\"language-go\">x := 1 &lt; 2\n</code></pre>\n"},
 		{"![fig](a.png)", `<p><img src="a.png" alt="fig"></p>` + "\n"},
+		// Stars between words are not emphasis (CommonMark's flanking rules).
+		{"For fresh pairs (θ*, x) from the prior, we ask whether θ* falls inside",
+			"<p>For fresh pairs (θ*, x) from the prior, we ask whether θ* falls inside</p>\n"},
+		// A list item's continuation lines belong to the item.
+		{"- first item,\n  continued\n- second", "<ul>\n<li>first item,\ncontinued</li>\n<li>second</li>\n</ul>\n"},
+		// TeX math is kept as written; a lone dollar is text.
+		{"density $p(θ^*_1 | x) * q_2$ costs $5 and $6", "<p>density $p(θ^*_1 | x) * q_2$ costs $5 and $6</p>\n"},
+		{"| a | b |\n|---|---|\n| 1 | 2 |", "<table>\n<thead>\n<tr>\n<th>a</th>\n<th>b</th>\n</tr>\n</thead>\n<tbody>\n<tr>\n<td>1</td>\n<td>2</td>\n</tr>\n</tbody>\n</table>\n"},
 	} {
 		if got := nbtest.Markdown(tc.in); got != tc.want {
 			t.Errorf("Markdown(%q) = %q, want %q", tc.in, got, tc.want)
 		}
+	}
+	if got := nbtest.Markdown("<script>alert(1)</script>\n\ntext"); strings.Contains(got, "<script") {
+		t.Errorf("raw HTML kept: %q", got)
 	}
 }
 

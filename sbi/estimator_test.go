@@ -128,6 +128,9 @@ func TestEarlyStoppingRestoresBest(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 2))
 	prior, theta, x := gaussianPairs(rng, 200)
 	e := NewNRE(prior, NREConfig{Hidden: []int{64, 64}})
+	var last ProgressEvent
+	SetProgressHook(func(ev ProgressEvent) { last = ev })
+	defer SetProgressHook(nil)
 	// A high learning rate on 180 pairs overfits quickly, so validation stops improving.
 	res, err := e.Train(theta, x, TrainConfig{Epochs: 300, BatchSize: 20, LearningRate: 1e-2, Patience: 5, Seed: 1})
 	if err != nil {
@@ -135,6 +138,10 @@ func TestEarlyStoppingRestoresBest(t *testing.T) {
 	}
 	if !res.Stopped || res.Epochs != res.BestEpoch+5 {
 		t.Fatalf("stopped %v after %d epochs, best %d: expected a stop 5 epochs after the best", res.Stopped, res.Epochs, res.BestEpoch)
+	}
+	// The progress bar ends as stopped early, at the last epoch run.
+	if !last.Finished || !last.Stopped || last.Done != res.Epochs || last.Total != 300 {
+		t.Errorf("last progress event %+v, expected a finished, stopped one at epoch %d of 300", last, res.Epochs)
 	}
 	// The kept weights are the best epoch's: their validation loss is the best loss.
 	_, val, _ := splitRows(rand.New(rand.NewPCG(1, 0x7261696e)), 200, 0.1)

@@ -14,6 +14,7 @@ type ProgressEvent struct {
 	Total    int    // units in all; 0 when unknown
 	Message  string // a short status, e.g. "epoch 12  val loss 1.234"
 	Finished bool   // true on the last event of the call
+	Stopped  bool   // with Finished: the call ended early by design, after Done of Total units (early stopping)
 }
 
 // ProgressFunc receives progress events. It is called from the goroutine running the call and
@@ -101,6 +102,13 @@ func (p *Progress) Set(done int, msg string) {
 	defer p.mu.Unlock()
 	p.ev.Done, p.ev.Message = done, msg
 	p.emit(false)
+}
+
+// stopEarly marks the call as ended early by design: its last event has Stopped set.
+func (p *Progress) stopEarly() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.ev.Stopped = true
 }
 
 // Finish sends the last event; later calls do nothing.

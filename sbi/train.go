@@ -352,6 +352,9 @@ func fit(label string, m model, d *trainData, train, val []int, cfg TrainConfig,
 		progress.Set(epoch+1, msg)
 		if len(val) > 0 && sinceBest >= cfg.Patience {
 			res.Stopped = epoch+1 < cfg.Epochs
+			if res.Stopped {
+				progress.stopEarly()
+			}
 			break
 		}
 	}

@@ -1,47 +1,66 @@
 #!/usr/bin/env bash
 # The whole test suite: the command README.md gives a new user, and what CI runs (.ci/run).
 # It installs the system packages the tests need (scripts/setup.sh), then runs every Go test in
-# the pure-Go build and in the `openblas` build, the protocol fuzzer briefly, and the
-# conformance and end-to-end tests against Debian's Jupyter clients (those are Go tests too).
-set -euo pipefail
+# the pure-Go build and in the `openblas` build, the engine without assembly (`noasm`), the
+# protocol fuzzer briefly, and the conformance and end-to-end tests against Debian's Jupyter
+# clients (those are Go tests too). Every step runs even when an earlier one failed; the run
+# ends with one line per step, "N passed, N failed, N skipped", then the same line for all
+# of them together, and exits 1 if anything failed.
+#
+# It needs no network beyond Debian's packages and the Go module proxy. Benchmark data: CI and
+# developers have ../shared/sbibm beside the repository; otherwise the tests read the files
+# that `gosbi data fetch` downloaded, else the subset shipped in testdata/sbibm, and a test
+# that needs a file missing there is skipped (the summary counts them).
+set -uo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
 
-# Benchmark data: CI and developers have ../shared/sbibm; a new user fetches it once.
-if [ -z "${GOSBI_DATA:-}" ]; then
-  if [ -d ../shared/sbibm ]; then
-    export GOSBI_DATA=$(cd ../shared/sbibm && pwd)
-  else
-    go run . data fetch
-  fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+runs=$work/runs
+go build -o "$work/testsum" ./scripts/testsum || { echo "cannot build scripts/testsum"; exit 1; }
+
+# check LABEL COMMAND...: a step that is not a go test run, recorded as one test.
+check() {
+  local label=$1; shift
+  echo "== $label"
+  if "$@"; then "$work/testsum" -label "$label" -record "$runs" -check pass
+  else "$work/testsum" -label "$label" -record "$runs" -check fail; fi
+}
+
+# gotest LABEL ARGS...: go test -json ARGS, summarized.
+gotest() {
+  local label=$1; shift
+  echo "== $label"
+  go test -json "$@" 2>&1 | "$work/testsum" -label "$label" -record "$runs"
+}
+
+check "system packages (scripts/setup.sh)" bash scripts/setup.sh
+
+if [ -z "${GOSBI_DATA:-}" ] && [ -d ../shared/sbibm ]; then
+  export GOSBI_DATA=$(cd ../shared/sbibm && pwd)
 fi
+echo "== benchmark data: ${GOSBI_DATA:-GOSBI_DATA unset: the files of \`gosbi data fetch\` if present, else the subset in testdata/sbibm}"
 
-echo "== gofmt and go vet"
-unformatted=$(gofmt -l $(git ls-files '*.go'))
-if [ -n "$unformatted" ]; then echo "not gofmt-formatted:"; echo "$unformatted"; exit 1; fi
-go vet ./...
+gofmt_vet() {
+  local unformatted
+  unformatted=$(gofmt -l $(git ls-files '*.go'))
+  if [ -n "$unformatted" ]; then echo "not gofmt-formatted:"; echo "$unformatted"; return 1; fi
+  go vet ./...
+}
+check "gofmt and go vet" gofmt_vet
 
-echo "== symbol tables are up to date"
-if [ -d stdlib ] && grep -q go:generate stdlib/*.go 2>/dev/null; then
-  go generate ./stdlib
-  if ! git diff --quiet -- stdlib; then
-    echo "stdlib/ is stale: run 'go generate ./stdlib' and commit the result"; git diff --stat -- stdlib; exit 1
-  fi
-fi
+stdlib_fresh() {
+  (cd stdlib && go run ./internal/gen -check)
+}
+check "symbol tables are up to date (stdlib)" stdlib_fresh
 
-echo "== go test (pure Go)"
-go test -count=1 -timeout 60m ./...
+gotest "go test (pure Go)" -count=1 -timeout 60m ./...
+gotest "go test (openblas build: cgo + libopenblas)" -count=1 -tags openblas -timeout 30m ./sbi/...
+gotest "go test (noasm build: gonum's portable BLAS, no assembly kernels)" -count=1 -tags noasm -timeout 10m ./sbi/nn/... ./sbi/flow/...
 
-echo "== go test (openblas build: cgo + libopenblas)"
-go test -count=1 -tags openblas -timeout 30m ./sbi/...
+for f in $(grep -ho 'func Fuzz[A-Za-z0-9_]*' kernel/*_test.go 2>/dev/null | cut -c6-); do
+  gotest "fuzz $f (15 s)" -run '^$' -fuzz "^$f\$" -fuzztime 15s ./kernel
+done
 
-echo "== go test (noasm build: the engine on gonum's portable BLAS, no assembly kernels)"
-go test -count=1 -tags noasm -timeout 10m ./sbi/nn/... ./sbi/flow/...
-
-echo "== fuzz the wire-message decoder briefly"
-if grep -q 'func Fuzz' kernel/*_test.go 2>/dev/null; then
-  for f in $(grep -ho 'func Fuzz[A-Za-z0-9_]*' kernel/*_test.go | cut -c6-); do
-    go test -run '^$' -fuzz "^$f\$" -fuzztime 15s ./kernel
-  done
-fi
-echo "== all tests passed"
+echo "== summary"
+"$work/testsum" -total "$runs"

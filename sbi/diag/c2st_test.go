@@ -1,8 +1,7 @@
 package diag
 
 import (
-	"compress/bzip2"
-	"encoding/csv"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -13,6 +12,9 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/gosbi/gosbi/internal/sbibmtest"
+	"github.com/gosbi/gosbi/sbi/task"
 )
 
 // Accuracies of sbibm's C2ST (scikit-learn) on sklearnPairs; see TestC2STAgainstScikitLearn.
@@ -108,35 +110,19 @@ func TestC2STErrors(t *testing.T) {
 	}
 }
 
-// twoMoonsReference reads the 10,000 reference posterior samples of sbibm's two_moons,
-// observation 1 (GOSBI_DATA, default /work/shared/sbibm).
+// twoMoonsReference returns the 10,000 reference posterior samples of sbibm's two_moons,
+// observation 1, from the data directory of the tests (see package sbibmtest), or skips t.
 func twoMoonsReference(t testing.TB) *mat.Dense {
-	dir := os.Getenv("GOSBI_DATA")
-	if dir == "" {
-		dir = "/work/shared/sbibm"
+	t.Helper()
+	sbibmtest.Use(t)
+	ref, err := task.TwoMoons().ReferencePosterior(1)
+	if errors.Is(err, task.ErrNotAvailable) {
+		sbibmtest.Skip(t, err)
 	}
-	path := filepath.Join(dir, "two_moons", "num_observation_1", "reference_posterior_samples.csv.bz2")
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatalf("reference samples: %v (set GOSBI_DATA to the sbibm data directory)", err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(bzip2.NewReader(f)).ReadAll()
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows = rows[1:] // header
-	m := mat.NewDense(len(rows), 2, nil)
-	for i, row := range rows {
-		for j := range 2 {
-			v, err := strconv.ParseFloat(row[j], 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			m.Set(i, j, v)
-		}
-	}
-	return m
+	return ref
 }
 
 // TestC2STReferenceHalves compares two halves of sbibm's two_moons reference posterior: the

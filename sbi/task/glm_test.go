@@ -1,6 +1,9 @@
 package task
 
 import (
+	"errors"
+	"fmt"
+	"io/fs"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -8,12 +11,20 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/gosbi/gosbi/internal/sbibmtest"
 )
 
 func readShared(t *testing.T, name string) [][]float64 {
 	t.Helper()
-	dir, _ := DataDir()
+	dir, err := DataDir()
+	if err != nil {
+		t.Fatal(err)
+	}
 	f, err := os.Open(filepath.Join(dir, "bernoulli_glm", name))
+	if errors.Is(err, fs.ErrNotExist) {
+		sbibmtest.Skip(t, fmt.Errorf("bernoulli_glm: %w: run `gosbi data fetch` to download it", err))
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,6 +41,7 @@ func readShared(t *testing.T, name string) [][]float64 {
 // the Mersenne Twister) and the design matrix with sbibm's stored copies (float32 values
 // written with 9 digits).
 func TestGLMDesignMatchesSBIBM(t *testing.T) {
+	sbibmtest.Use(t)
 	stim := readShared(t, "stimulus.csv")
 	s := glmStimulus()
 	for i, r := range stim {
@@ -50,12 +62,12 @@ func TestGLMDesignMatchesSBIBM(t *testing.T) {
 // TestGLMSummaryOfStoredSpikeTrains: sbibm stores both the raw spike train and its summary for
 // each observation; the summary Xᵀy of the raw train must reproduce the stored summary.
 func TestGLMSummaryOfStoredSpikeTrains(t *testing.T) {
+	sbibmtest.Use(t)
 	for k := 1; k <= NumObservations; k++ {
 		raw, err := BernoulliGLMRaw().Observation(k)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sum, _ := BernoulliGLM().Observation(k)
+		needData(t, err)
+		sum, err := BernoulliGLM().Observation(k)
+		needData(t, err)
 		for j := 0; j < glmParams; j++ {
 			s := 0.0
 			for t := 0; t < glmSteps; t++ {

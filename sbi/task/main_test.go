@@ -1,31 +1,34 @@
 package task
 
 import (
+	"errors"
 	"io"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/gosbi/gosbi/internal/sbibmtest"
 	"github.com/gosbi/gosbi/sbi/dist"
 )
 
-// TestMain points GOSBI_DATA at the shared sbibm copy beside the repository (../shared/sbibm)
-// when it is not set, as scripts/test.sh does.
-func TestMain(m *testing.M) {
-	if os.Getenv("GOSBI_DATA") == "" {
-		if d, err := filepath.Abs("../../../shared/sbibm"); err == nil {
-			if _, err := os.Stat(d); err == nil {
-				os.Setenv("GOSBI_DATA", d)
-			}
-		}
+// TestMain points GOSBI_DATA at the sbibm files when it is not set: see package sbibmtest.
+func TestMain(m *testing.M) { sbibmtest.Main(m, DataDir) }
+
+// needData returns if err is nil, skips t when err says that a data file is not available,
+// and fails t otherwise.
+func needData(t testing.TB, err error) {
+	t.Helper()
+	switch {
+	case err == nil:
+	case errors.Is(err, ErrNotAvailable):
+		sbibmtest.Skip(t, err)
+	default:
+		t.Fatal(err)
 	}
-	os.Exit(m.Run())
 }
 
 // meanSE returns the sample mean of v and its standard error sd/√n.
@@ -154,3 +157,14 @@ func sortedNames() []string {
 func io2header(r io.Reader) io.Reader { return io.MultiReader(strings.NewReader("header\n"), r) }
 
 func meanCov(d dist.Distribution) ([]float64, *mat.SymDense, bool) { return dist.MeanCov(d) }
+
+// observed returns observation k of tk and its true parameters, or skips t when they are not
+// available.
+func observed(t testing.TB, tk Task, k int) (x, theta []float64) {
+	t.Helper()
+	x, err := tk.Observation(k)
+	needData(t, err)
+	theta, err = tk.TrueParameters(k)
+	needData(t, err)
+	return x, theta
+}

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/gosbi/gosbi/internal/sbibmtest"
 )
 
 // TestSolveODEExact compares with closed-form solutions: y′ = y·cos t (y = e^{sin t}) and the
@@ -152,9 +154,9 @@ func TestLotkaVolterraSimulator(t *testing.T) {
 // against our ODE solutions at the true parameters: each SIR count must have a two-sided
 // binomial tail probability above 10⁻⁶, and each Lotka–Volterra value a log-noise |z| < 5.
 func TestODEObservationsAgree(t *testing.T) {
+	sbibmtest.Use(t)
 	for k := 1; k <= NumObservations; k++ {
-		x, _ := SIR().Observation(k)
-		th, _ := SIR().TrueParameters(k)
+		x, th := observed(t, SIR(), k)
 		sol, err := solveSIR(th[0], th[1])
 		if err != nil {
 			t.Fatal(err)
@@ -166,8 +168,7 @@ func TestODEObservationsAgree(t *testing.T) {
 				t.Errorf("sir obs %d day %v: x = %v implausible for p = %v", k, sirTimes[j], x[j], b.P)
 			}
 		}
-		x, _ = LotkaVolterra().Observation(k)
-		th, _ = LotkaVolterra().TrueParameters(k)
+		x, th = observed(t, LotkaVolterra(), k)
 		lv, err := solveLV(th)
 		if err != nil {
 			t.Fatal(err)

@@ -1,12 +1,15 @@
 package task
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/gosbi/gosbi/internal/sbibmtest"
 )
 
 // TestTwoMoonsSimulator inverts the map of the definition: for fixed θ, p = x − (−|z₀|, z₁)
@@ -43,31 +46,37 @@ func TestTwoMoonsSimulator(t *testing.T) {
 // p-value must exceed 0.001 for every observation tested, and the test must reject (p ≤ 0.01)
 // the exact posterior of another observation, which shows that it has power.
 func TestTwoMoonsExactPosteriorMatchesReference(t *testing.T) {
+	sbibmtest.Use(t)
 	tm := TwoMoons()
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, k := range []int{1, 4, 7} {
-		xo, err := tm.Observation(k)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ref, err := tm.ReferencePosterior(k)
-		if err != nil {
-			t.Fatal(err)
-		}
-		post, err := tm.ExactPosterior(xo)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if p := energyTest(post.Sample(rng, 700), rows(ref, 700), 149, rng); p <= 0.001 {
-			t.Errorf("observation %d: exact posterior differs from the reference, p = %v", k, p)
-		}
+		t.Run(fmt.Sprintf("obs%d", k), func(t *testing.T) {
+			xo, err := tm.Observation(k)
+			needData(t, err)
+			ref, err := tm.ReferencePosterior(k)
+			needData(t, err)
+			post, err := tm.ExactPosterior(xo)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p := energyTest(post.Sample(rng, 700), rows(ref, 700), 149, rng); p <= 0.001 {
+				t.Errorf("observation %d: exact posterior differs from the reference, p = %v", k, p)
+			}
+		})
 	}
-	ref1, _ := tm.ReferencePosterior(1)
-	x2, _ := tm.Observation(2)
-	post2, _ := tm.ExactPosterior(x2)
-	if p := energyTest(post2.Sample(rng, 700), rows(ref1, 700), 149, rng); p > 0.01 {
-		t.Errorf("posterior of observation 2 not told apart from the reference of observation 1: p = %v", p)
-	}
+	t.Run("power", func(t *testing.T) {
+		ref1, err := tm.ReferencePosterior(1)
+		needData(t, err)
+		x2, err := tm.Observation(2)
+		needData(t, err)
+		post2, err := tm.ExactPosterior(x2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p := energyTest(post2.Sample(rng, 700), rows(ref1, 700), 149, rng); p > 0.01 {
+			t.Errorf("posterior of observation 2 not told apart from the reference of observation 1: p = %v", p)
+		}
+	})
 }
 
 // TestTwoMoonsExactPosteriorNormalized integrates exp(LogProb) over the prior box on a
@@ -100,32 +109,36 @@ func TestTwoMoonsExactPosteriorNormalized(t *testing.T) {
 // sbibm's reference samples: each coordinate's mean within 5·sqrt(0.05/n) and variance within
 // 5 standard errors (0.05·sqrt(2/n)) for n = 10,000 samples.
 func TestGaussianLinearPosterior(t *testing.T) {
+	sbibmtest.Use(t)
 	gl := GaussianLinear()
 	for _, k := range []int{1, 10} {
-		xo, _ := gl.Observation(k)
-		ref, err := gl.ReferencePosterior(k)
-		if err != nil {
-			t.Fatal(err)
+		t.Run(fmt.Sprintf("obs%d", k), func(t *testing.T) { testGaussianLinearPosterior(t, gl, k) })
+	}
+}
+
+func testGaussianLinearPosterior(t *testing.T, gl *GaussianLinearTask, k int) {
+	xo, err := gl.Observation(k)
+	needData(t, err)
+	ref, err := gl.ReferencePosterior(k)
+	needData(t, err)
+	post, err := gl.ExactPosterior(xo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mean := post.(interface{ Mean() []float64 }).Mean()
+	n, _ := ref.Dims()
+	for j := 0; j < 10; j++ {
+		c := column(ref, j)
+		m, _ := meanSE(c)
+		v, _ := varSE(c)
+		if math.Abs(mean[j]-xo[j]/2) > 1e-12 {
+			t.Fatalf("closed-form mean %v, want x/2 = %v", mean[j], xo[j]/2)
 		}
-		post, err := gl.ExactPosterior(xo)
-		if err != nil {
-			t.Fatal(err)
+		if math.Abs(m-mean[j]) > 5*math.Sqrt(0.05/float64(n)) {
+			t.Errorf("obs %d θ%d: reference mean %v, closed form %v", k, j, m, mean[j])
 		}
-		mean := post.(interface{ Mean() []float64 }).Mean()
-		n, _ := ref.Dims()
-		for j := 0; j < 10; j++ {
-			c := column(ref, j)
-			m, _ := meanSE(c)
-			v, _ := varSE(c)
-			if math.Abs(mean[j]-xo[j]/2) > 1e-12 {
-				t.Fatalf("closed-form mean %v, want x/2 = %v", mean[j], xo[j]/2)
-			}
-			if math.Abs(m-mean[j]) > 5*math.Sqrt(0.05/float64(n)) {
-				t.Errorf("obs %d θ%d: reference mean %v, closed form %v", k, j, m, mean[j])
-			}
-			if math.Abs(v-0.05) > 5*0.05*math.Sqrt(2/float64(n)) {
-				t.Errorf("obs %d θ%d: reference variance %v, closed form 0.05", k, j, v)
-			}
+		if math.Abs(v-0.05) > 5*0.05*math.Sqrt(2/float64(n)) {
+			t.Errorf("obs %d θ%d: reference variance %v, closed form 0.05", k, j, v)
 		}
 	}
 }
@@ -134,20 +147,22 @@ func TestGaussianLinearPosterior(t *testing.T) {
 // gaussian_mixture with sbibm's reference samples (energy test as for two_moons) and checks
 // that their LogProb integrates to 1 (gaussian_mixture, on a grid).
 func TestTruncatedExactPosteriors(t *testing.T) {
+	sbibmtest.Use(t)
 	rng := rand.New(rand.NewPCG(8, 9))
 	for _, tk := range []Task{GaussianLinearUniform(), GaussianMixture()} {
-		xo, _ := tk.Observation(2)
-		ref, err := tk.ReferencePosterior(2)
-		if err != nil {
-			t.Fatal(err)
-		}
-		post, err := tk.(ExactPosterior).ExactPosterior(xo)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if p := energyTest(post.Sample(rng, 600), rows(ref, 600), 99, rng); p <= 0.01 {
-			t.Errorf("%s: exact posterior differs from the reference, p = %v", tk.Name(), p)
-		}
+		t.Run(tk.Name(), func(t *testing.T) {
+			xo, err := tk.Observation(2)
+			needData(t, err)
+			ref, err := tk.ReferencePosterior(2)
+			needData(t, err)
+			post, err := tk.(ExactPosterior).ExactPosterior(xo)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p := energyTest(post.Sample(rng, 600), rows(ref, 600), 99, rng); p <= 0.01 {
+				t.Errorf("%s: exact posterior differs from the reference, p = %v", tk.Name(), p)
+			}
+		})
 	}
 	post, _ := GaussianMixture().ExactPosterior([]float64{9.5, -3})
 	const g = 1000
@@ -252,10 +267,10 @@ func varianceSE(v []float64) float64 { _, s := varSE(v); return s }
 // simulator's definition at its true parameters: the noise recovered from (x_o, θ_o) must be
 // plausible, |z| < 5, where z is the standardized noise of the definition.
 func TestObservationsAgreeWithSimulators(t *testing.T) {
+	sbibmtest.Use(t)
 	for k := 1; k <= NumObservations; k++ {
 		// two_moons: radius of p.
-		x, _ := TwoMoons().Observation(k)
-		th, _ := TwoMoons().TrueParameters(k)
+		x, th := observed(t, TwoMoons(), k)
 		z0 := (th[0] + th[1]) / math.Sqrt2
 		z1 := (th[1] - th[0]) / math.Sqrt2
 		r := math.Hypot(x[0]+math.Abs(z0)-0.25, x[1]-z1)
@@ -263,16 +278,14 @@ func TestObservationsAgreeWithSimulators(t *testing.T) {
 			t.Errorf("two_moons obs %d: radius z = %v", k, z)
 		}
 		// gaussian_linear: (x − θ)/√0.1.
-		x, _ = GaussianLinear().Observation(k)
-		th, _ = GaussianLinear().TrueParameters(k)
+		x, th = observed(t, GaussianLinear(), k)
 		for j := range x {
 			if z := (x[j] - th[j]) / math.Sqrt(0.1); math.Abs(z) > 5 {
 				t.Errorf("gaussian_linear obs %d: z[%d] = %v", k, j, z)
 			}
 		}
 		// slcp: each point standardized by the Cholesky factor of Σ.
-		x, _ = SLCP().Observation(k)
-		th, _ = SLCP().TrueParameters(k)
+		x, th = observed(t, SLCP(), k)
 		s1, s2, rho := th[2]*th[2], th[3]*th[3], math.Tanh(th[4])
 		l00 := math.Sqrt(s1*s1 + 1e-6)
 		l10 := rho * s1 * s2 / l00

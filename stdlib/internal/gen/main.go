@@ -1,6 +1,14 @@
 // Command gen writes the yaegi symbol tables and the documentation tables of package stdlib:
 // one file per package, named after its import path. It is run by `go generate ./stdlib`; the
 // output depends only on the Go version and the sources, so a second run changes nothing.
+//
+// It also writes inputs.sum: for each package, a hash of everything its file is made from (the
+// Go version, yaegi's version, this generator's source, and the package's source with that of
+// the packages of this module it imports, or the version of the module it belongs to) and a
+// hash of the file. `gen -check` uses it to tell in seconds whether the tables are up to date:
+// a table whose inputs or file differ from the record is generated again, in memory, and
+// compared with its file; the others are what generating them gives. The check thus
+// regenerates only what changed.
 package main
 
 import (
@@ -34,6 +42,7 @@ func main() {
 	log.SetFlags(0)
 	log.SetPrefix("stdlib/gen: ")
 	only := flag.String("only", "", "comma-separated import paths: regenerate just these (while developing them)")
+	check := flag.Bool("check", false, "report whether the tables are up to date (exit status 1 if not) instead of writing them")
 	flag.Parse()
 	std, err := stdPackages()
 	if err != nil {
@@ -46,6 +55,20 @@ func main() {
 	pkgs, err := listPackages(paths)
 	if err != nil {
 		log.Fatal(err)
+	}
+	inputs, err := inputHashes(pkgs)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if *check {
+		stale, err := checkTables(pkgs, inputs, *only == "")
+		if err != nil {
+			log.Fatal(err)
+		}
+		if len(stale) > 0 {
+			log.Fatalf("the tables are stale: run 'go generate ./stdlib' and commit the result:\n\t%s", strings.Join(stale, "\n\t"))
+		}
+		return
 	}
 	work := make(chan listedPackage)
 	var wg sync.WaitGroup
@@ -90,6 +113,19 @@ func main() {
 			log.Fatal(err)
 		}
 	}
+	sums, err := readSums()
+	if err != nil && *only != "" {
+		log.Fatal(err)
+	}
+	if *only == "" {
+		sums = map[string]sum{}
+	}
+	for _, p := range pkgs {
+		sums[p.ImportPath] = sum{inputs[p.ImportPath], hashBytes(files[fileName(p.ImportPath)])}
+	}
+	if err := writeSums(sums); err != nil {
+		log.Fatal(err)
+	}
 }
 
 // stdPackages lists the standard library packages offered to cells.
@@ -116,18 +152,32 @@ type listedPackage struct {
 	Name       string
 	Dir        string
 	GoFiles    []string
-	Error      *struct{ Err string }
+	Standard   bool
+	Deps       []string
+	Module     *struct {
+		Path, Version string
+		Main          bool
+	}
+	Error *struct{ Err string }
+
+	deps map[string]listedPackage // the dependencies of the packages listed, by import path
 }
 
 // listPackages runs `go list` once for all paths; packages that do not exist are skipped.
+// Each package returned carries the listing of all dependencies in its deps field.
 func listPackages(paths []string) ([]listedPackage, error) {
-	cmd := exec.Command("go", append([]string{"list", "-e", "-json"}, paths...)...)
+	want := map[string]bool{}
+	for _, p := range paths {
+		want[p] = true
+	}
+	cmd := exec.Command("go", append([]string{"list", "-e", "-deps", "-json"}, paths...)...)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
 	if err != nil {
 		return nil, fmt.Errorf("go list: %w", err)
 	}
 	var res []listedPackage
+	all := map[string]listedPackage{}
 	dec := json.NewDecoder(bytes.NewReader(out))
 	for {
 		var p listedPackage
@@ -135,6 +185,11 @@ func listPackages(paths []string) ([]listedPackage, error) {
 			break
 		} else if err != nil {
 			return nil, fmt.Errorf("go list output: %w", err)
+		}
+		all[p.ImportPath] = p
+		p.deps = all
+		if !want[p.ImportPath] {
+			continue
 		}
 		if p.Error != nil || len(p.GoFiles) == 0 {
 			log.Printf("skipping %s (not in this tree)", p.ImportPath)

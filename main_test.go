@@ -1,0 +1,114 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestMain runs the command itself when the test binary is started with GOSBI_MAIN_TEST=1.
+func TestMain(m *testing.M) {
+	if os.Getenv("GOSBI_MAIN_TEST") == "1" {
+		os.Args = append([]string{"gosbi"}, os.Args[1:]...)
+		main()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// gosbi runs the command with args and returns its exit status and outputs.
+func gosbi(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "GOSBI_MAIN_TEST=1")
+	cmd.Stdin = strings.NewReader("")
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		t.Fatal(err)
+	}
+	return cmd.ProcessState.ExitCode(), out.String(), errOut.String()
+}
+
+// TestHelpAndExitCodes checks cobra's conventions: help, asked for in any of its forms, goes
+// to standard output with exit status 0; an unknown command or a usage error goes to standard
+// error with exit status 1.
+func TestHelpAndExitCodes(t *testing.T) {
+	for _, c := range []struct {
+		args    []string
+		code    int
+		stdout  string // substring of standard output; "" for none at all
+		stderr  string // substring of standard error; "" for none at all
+		comment string
+	}{
+		{nil, 0, "usage: gosbi COMMAND", "", "no arguments"},
+		{[]string{"--help"}, 0, "usage: gosbi COMMAND", "", ""},
+		{[]string{"-h"}, 0, "usage: gosbi COMMAND", "", ""},
+		{[]string{"help"}, 0, "usage: gosbi COMMAND", "", ""},
+		{[]string{"run", "--help"}, 0, "usage: gosbi run NOTEBOOK.ipynb", "", "a command with flags"},
+		{[]string{"help", "run"}, 0, "-timeout D", "", ""},
+		{[]string{"install", "-h"}, 0, "--sys-prefix", "", ""},
+		{[]string{"kernel", "--help"}, 0, "connection file", "", ""},
+		{[]string{"script", "--help"}, 0, "usage: gosbi script FILE.go", "", "a command without flags"},
+		{[]string{"repl", "--help"}, 0, "Ctrl-C stops the running cell", "", ""},
+		{[]string{"data", "--help"}, 0, "usage: gosbi data fetch", "", ""},
+		{[]string{"version"}, 0, "gosbi ", "", ""},
+		{[]string{"nosuch"}, 1, "", `unknown command "nosuch" for "gosbi"`, ""},
+		{[]string{"help", "nosuch"}, 1, "", `unknown command "nosuch"`, ""},
+		{[]string{"run"}, 1, "", "no notebook given", "a usage error"},
+		{[]string{"run", "--nosuchflag", "x.ipynb"}, 1, "", "flag provided but not defined", ""},
+	} {
+		code, out, errOut := gosbi(t, c.args...)
+		if code != c.code {
+			t.Errorf("gosbi %q: exit status %d, want %d (stderr %q)", c.args, code, c.code, errOut)
+		}
+		if c.stdout == "" && out != "" || !strings.Contains(out, c.stdout) {
+			t.Errorf("gosbi %q: stdout %q, want %q", c.args, out, c.stdout)
+		}
+		if c.stderr == "" && errOut != "" || !strings.Contains(errOut, c.stderr) {
+			t.Errorf("gosbi %q: stderr %q, want %q", c.args, errOut, c.stderr)
+		}
+	}
+}
+
+// TestBashCompletion sources the completion script in bash and completes a command name and
+// a flag of run.
+func TestBashCompletion(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	code, script, errOut := gosbi(t, "completion", "bash")
+	if code != 0 || errOut != "" {
+		t.Fatalf("gosbi completion bash: exit status %d, %s", code, errOut)
+	}
+	for _, c := range []struct{ words, want string }{
+		{"gosbi r", "run repl"},
+		{"gosbi run --h", "--html --help"},
+		{"gosbi data ", "fetch"},
+		{"gosbi help ins", "install"},
+	} {
+		n := len(strings.Fields(c.words)) - 1
+		if strings.HasSuffix(c.words, " ") {
+			n++
+		}
+		prog := script + "\nCOMP_WORDS=(" + c.words + ")\n"
+		if strings.HasSuffix(c.words, " ") {
+			prog += "COMP_WORDS+=('')\n"
+		}
+		prog += "COMP_CWORD=" + strconv.Itoa(n) + "\n_gosbi\necho \"${COMPREPLY[*]}\"\n"
+		out, err := exec.Command(bash, "-c", prog).CombinedOutput()
+		if err != nil || strings.TrimSpace(string(out)) != c.want {
+			t.Errorf("completing %q: %q, %v; want %q", c.words, out, err, c.want)
+		}
+	}
+	if code, _, errOut := gosbi(t, "completion", "fish"); code != 1 || !strings.Contains(errOut, "bash") {
+		t.Errorf("gosbi completion fish: exit status %d, %q", code, errOut)
+	}
+}
