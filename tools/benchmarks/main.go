@@ -23,6 +23,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gosbi/gosbi/internal/atomicfile"
 )
 
 // row is one line of the table: a Go benchmark and the peer it is compared with.
@@ -97,7 +99,7 @@ func run(benchtime string, count int, torchSeconds float64, out string) error {
 	}
 	var buf bytes.Buffer
 	writeReport(&buf, builds, times, peers, benchtime, count)
-	return writeAtomic(out, buf.Bytes())
+	return atomicfile.WriteFile(out, buf.Bytes(), 0o644)
 }
 
 // toolDir is the folder of this command's files, found from the module root.
@@ -336,25 +338,4 @@ func cpuModel() string {
 		}
 	}
 	return runtime.GOARCH
-}
-
-// writeAtomic writes data to a temporary file beside path and renames it into place.
-func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".benchmarks-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
