@@ -108,7 +108,9 @@ func (m *buildModule) notebookModules(ctx context.Context, goWork, goMod string)
 		}
 		var wf struct {
 			Use     []struct{ DiskPath string }
-			Replace []struct{ Old, New struct{ Path, Version string } }
+			Replace []struct {
+				Old, New struct{ Path, Version string }
+			}
 		}
 		if err := json.Unmarshal([]byte(out), &wf); err != nil {
 			return nil, nil, fmt.Errorf("extend: read %s: %w", goWork, err)
