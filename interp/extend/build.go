@@ -42,6 +42,8 @@ type Builder struct {
 	Tags string
 	// Env is added to the environment of every go command (GOPROXY=off, GOFLAGS=…).
 	Env []string
+	// Log, when set, is told about slow steps before they start (a build that is not cached).
+	Log func(msg string)
 }
 
 // NewBuilder returns a Builder for the running gosbi: workers are built from the checkout
@@ -158,6 +160,9 @@ func (b *Builder) Build(ctx context.Context, req Request) (*Worker, error) {
 		w.Elapsed = time.Since(start)
 		return w, nil
 	}
+	if b.Log != nil {
+		b.Log(fmt.Sprintf("building a worker that links %s (cached afterwards)", strings.Join(pkgs, ", ")))
+	}
 	unavail, err := m.generate(ctx, pkgs)
 	if err != nil {
 		return nil, err
@@ -171,6 +176,20 @@ func (b *Builder) Build(ctx context.Context, req Request) (*Worker, error) {
 	}
 	w.Elapsed = time.Since(start)
 	return w, nil
+}
+
+// Get adds a module (a query path@version, as for go get) to the build module of the
+// notebook directory dir, so that later builds for that directory use it.
+func (b *Builder) Get(ctx context.Context, dir, query string) error {
+	goCmd, err := b.goCommand([]string{query})
+	if err != nil {
+		return err
+	}
+	m, err := b.prepare(ctx, goCmd, dir)
+	if err != nil {
+		return err
+	}
+	return m.get(ctx, query)
 }
 
 // ErrNoGo is returned when the go command cannot be found.

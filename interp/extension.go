@@ -1,0 +1,320 @@
+package interp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"go/ast"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/gosbi/gosbi/interp/extend"
+	"github.com/gosbi/gosbi/ipc"
+)
+
+// This file is the seam between the session and package extend: a cell that imports a
+// package the running program does not link gets a new program (an extended worker) that
+// links it, and the session moves there.
+//
+//   - Session.Execute records the cells that ran without error (the state to replay).
+//   - runImport calls linkPackages for an unknown package. When the hosting program enabled
+//     switching (the kernel's worker, the script runner, the REPL), linkPackages builds the
+//     worker with package extend and calls the program's switcher, which replaces the
+//     process (execve) by the new binary and hands it a resume file: the cells to replay
+//     and the cell to run next. Without a switcher, or when the build fails, the cell fails
+//     and the session is as it was.
+//   - The new program reads the resume file (takeResume), replays the cells with their
+//     output discarded, then runs the pending cell, which first says what happened: nothing
+//     when there was no state, otherwise which cells were replayed and which failed.
+
+// extension is the session's part of switching programs.
+type extension struct {
+	history  []resumeCell // the cells run without error, in order
+	code     string       // the running cell
+	count    int
+	switcher func(bin string, r *resume) error // replaces the process; nil: no switching
+	dir      string                            // the notebook directory
+	announce string                            // printed at the start of the next cell
+}
+
+// resume is what a program hands to the one that replaces it (in the file $GOSBI_RESUME).
+type resume struct {
+	Cells    []resumeCell // to replay, in order
+	Pending  resumeCell   // the cell to run after the replay
+	Silent   bool         // the pending cell is silent (kernel)
+	Stdin    bool         // the pending cell may read standard input (kernel)
+	ID       string       // the pending request's id (kernel)
+	Linked   []string     // the packages the new program links
+	Took     string       // how long building it took, "" when it came from the cache
+	Unusable []string     // exported identifiers of those packages that cells cannot use
+	Script   string       // the source of the script being run (script runner)
+}
+
+type resumeCell struct {
+	Code  string
+	Count int
+}
+
+// resumeEnv names the file that holds a resume.
+const resumeEnv = "GOSBI_RESUME"
+
+// Execute runs one cell; count is its execution count, used in error positions.
+func (s *Session) Execute(ctx context.Context, code string, count int) Result {
+	s.ext.code, s.ext.count = code, count
+	if a := s.ext.announce; a != "" {
+		s.ext.announce = ""
+		fmt.Fprint(s.opts.Stderr, a)
+	}
+	res := s.execute(ctx, code, count)
+	if res.Err == nil {
+		s.ext.history = append(s.ext.history, resumeCell{code, count})
+	}
+	return res
+}
+
+// enableSwitching lets cells import packages that this program does not link: sw replaces
+// the process by the program bin. dir is the notebook directory ("" for the current one).
+func (s *Session) enableSwitching(dir string, sw func(bin string, r *resume) error) {
+	s.ext.dir, s.ext.switcher = dir, sw
+}
+
+// linkPackages builds a program that links the package path (and the other unknown imports
+// of the running cell) and switches to it. It returns nil when switching is not enabled
+// (the caller reports the package as unavailable) and an error for the cell otherwise.
+func (s *Session) linkPackages(ctx context.Context, path string, line int) error {
+	if s.ext.switcher == nil {
+		return nil
+	}
+	want := slices.Clone(extend.Linked)
+	for _, it := range s.items {
+		if it.kind != importItem {
+			continue
+		}
+		for _, p := range importPaths(it) {
+			if !packageKnown(p) && !s.extraPackage(p) && !slices.Contains(want, p) {
+				want = append(want, p)
+			}
+		}
+	}
+	if !slices.Contains(want, path) {
+		want = append(want, path)
+	}
+	fail := func(err error) error {
+		return &cellError{s.cell, line, 0, fmt.Sprintf("import %q: %v", path, err)}
+	}
+	b, err := extend.NewBuilder()
+	if err != nil {
+		return fail(err)
+	}
+	b.Log = func(msg string) { fmt.Fprintln(s.opts.Stderr, "note: "+msg) }
+	w, err := b.Build(ctx, extend.Request{Dir: s.ext.dir, Packages: want})
+	if err != nil {
+		return fail(err)
+	}
+	r := &resume{Cells: s.ext.history, Pending: resumeCell{s.ext.code, s.ext.count}, Linked: w.Packages}
+	if !w.Cached {
+		r.Took = w.Elapsed.Round(100 * time.Millisecond).String()
+	}
+	for _, u := range w.Unavailable {
+		r.Unusable = append(r.Unusable, u.String())
+	}
+	err = s.ext.switcher(w.Binary, r)
+	return fail(fmt.Errorf("switching to the worker that links it: %w", err))
+}
+
+// importPaths lists the paths of an import declaration.
+func importPaths(it item) []string {
+	gd, ok := it.decl.(*ast.GenDecl)
+	if !ok {
+		return nil
+	}
+	var res []string
+	for _, sp := range gd.Specs {
+		if is, ok := sp.(*ast.ImportSpec); ok {
+			if p, err := strconv.Unquote(is.Path.Value); err == nil {
+				res = append(res, p)
+			}
+		}
+	}
+	return res
+}
+
+// writeResume stores r in a new file and returns its name.
+func writeResume(r *resume) (string, error) {
+	data, err := json.Marshal(r)
+	if err != nil {
+		return "", err
+	}
+	f, err := os.CreateTemp("", "gosbi-resume-*.json")
+	if err != nil {
+		return "", err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return "", err
+	}
+	return f.Name(), nil
+}
+
+// takeResume reads and removes the resume file this program was started with; nil when none.
+func takeResume() (*resume, error) {
+	name := os.Getenv(resumeEnv)
+	if name == "" {
+		return nil, nil
+	}
+	os.Unsetenv(resumeEnv)
+	data, err := os.ReadFile(name)
+	os.Remove(name)
+	if err != nil {
+		return nil, fmt.Errorf("reading the cells to resume: %w", err)
+	}
+	var r resume
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("reading the cells to resume: %w", err)
+	}
+	return &r, nil
+}
+
+// execInto replaces the process by bin with args, handing it r.
+func execInto(bin string, args []string, r *resume) error {
+	name, err := writeResume(r)
+	if err != nil {
+		return err
+	}
+	env := append(os.Environ(), resumeEnv+"="+name)
+	err = syscall.Exec(bin, append([]string{bin}, args...), env)
+	os.Remove(name)
+	return err
+}
+
+// replay runs the cells of r in s, discarding what they print, and returns the announcement
+// for the pending cell: empty when there was nothing to replay.
+func (s *Session) replay(r *resume) string {
+	var b strings.Builder
+	if r.Took != "" {
+		fmt.Fprintf(&b, "note: built a worker that links %s in %s\n", strings.Join(r.Linked, ", "), r.Took)
+	}
+	for _, u := range r.Unusable {
+		fmt.Fprintf(&b, "note: %s\n", u)
+	}
+	if len(r.Cells) == 0 {
+		return b.String()
+	}
+	var failed []string
+	for _, c := range r.Cells {
+		if res := s.Execute(context.Background(), c.Code, c.Count); res.Err != nil {
+			failed = append(failed, fmt.Sprintf("  cell [%d]: %s", c.Count, res.Err.Value))
+		}
+	}
+	cells := "cells"
+	if len(r.Cells) == 1 {
+		cells = "cell"
+	}
+	fmt.Fprintf(&b, "note: the session moved to a new worker process that links %s; the %d %s run so far were run again there, their output discarded",
+		strings.Join(r.Linked, ", "), len(r.Cells), cells)
+	if len(failed) == 0 {
+		b.WriteString(": all of them succeeded\n")
+	} else {
+		fmt.Fprintf(&b, "; %d failed, so their variables and declarations are missing:\n%s\n", len(failed), strings.Join(failed, "\n"))
+	}
+	return b.String()
+}
+
+// notebookDir is the directory whose go.work or go.mod resolves the packages cells import:
+// $GOSBI_NOTEBOOK_DIR (set by gosbi run) or the working directory (where Jupyter starts the
+// kernel).
+func notebookDir() string {
+	if d := os.Getenv("GOSBI_NOTEBOOK_DIR"); d != "" {
+		return d
+	}
+	d, _ := os.Getwd()
+	return d
+}
+
+// goMagic runs "%go get MODULE@VERSION": the module joins the notebook's worker module, so
+// that later imports of its packages resolve to that version.
+func (s *Session) goMagic(ctx context.Context, arg string) Result {
+	fields := strings.Fields(arg)
+	if len(fields) < 2 || fields[0] != "get" {
+		return s.fail(errors.New("usage: %go get MODULE@VERSION (adds a module to the notebook's worker)"))
+	}
+	b, err := extend.NewBuilder()
+	if err != nil {
+		return s.fail(err)
+	}
+	dir := s.ext.dir
+	if dir == "" {
+		dir = notebookDir()
+	}
+	for _, q := range fields[1:] {
+		if err := b.Get(ctx, dir, q); err != nil {
+			return s.fail(err)
+		}
+		fmt.Fprintf(s.opts.Stdout, "added %s to the modules of the notebooks in %s\n", q, filepath.Clean(dir))
+	}
+	return Result{}
+}
+
+// switchProcess is the kernel worker's switcher: the running request moves to the new
+// worker, which keeps this process's id and its request and event pipes (fds 3 and 4).
+func (w *worker) switchProcess(bin string, r *resume) error {
+	w.mu.Lock()
+	r.ID, r.Silent, r.Stdin = w.cur, w.silent, w.stdin
+	w.mu.Unlock()
+	w.flush()
+	// descriptor 1 is a pipe that this process reads (redirectStd): the new program gets the
+	// original standard error instead, which the kernel front logs like standard output
+	saved, err := syscall.Dup(1)
+	if err != nil {
+		return err
+	}
+	defer syscall.Close(saved)
+	if err := dup2(2, 1); err != nil {
+		return err
+	}
+	err = execInto(bin, []string{"worker"}, r)
+	dup2(saved, 1)
+	return err
+}
+
+// resumeWorker enables switching in a kernel worker and, in a worker that replaces another,
+// replays the cells and runs the request it took over.
+func (w *worker) resumeWorker() error {
+	w.sess.enableSwitching(notebookDir(), w.switchProcess)
+	r, err := takeResume()
+	if err != nil || r == nil {
+		return err
+	}
+	w.sess.ext.announce = w.sess.replay(r)
+	return w.handle(ipc.Request{ID: r.ID, Type: ipc.Execute, Code: r.Pending.Code, ExecutionCount: r.Pending.Count,
+		Silent: r.Silent, AllowStdin: r.Stdin})
+}
+
+// enableScriptSwitching lets a script import any package: the script (src, from the file
+// name or "-" for standard input) starts again in the program that links its imports, whose
+// go.work or go.mod is looked up from the script's directory.
+func enableScriptSwitching(sess *Session, name string, src []byte, args []string) {
+	dir := ""
+	if name != "-" {
+		if abs, err := filepath.Abs(name); err == nil {
+			dir = filepath.Dir(abs)
+		}
+	}
+	if dir == "" {
+		dir = notebookDir()
+	}
+	sess.enableSwitching(dir, func(bin string, r *resume) error {
+		r.Script, r.Cells = string(src), nil
+		return execInto(bin, append([]string{"script"}, args...), r)
+	})
+}
