@@ -35,12 +35,13 @@ import (
 
 // extension is the session's part of switching programs.
 type extension struct {
-	history  []resumeCell // the cells run without error, in order
-	code     string       // the running cell
-	count    int
-	switcher func(bin string, r *resume) error // replaces the process; nil: no switching
-	dir      string                            // the notebook directory
-	announce string                            // printed at the start of the next cell
+	history   []resumeCell // the cells run without error, in order
+	replaying bool         // replay is running the cells of the program this one replaced
+	code      string       // the running cell
+	count     int
+	switcher  func(bin string, r *resume) error // replaces the process; nil: no switching
+	dir       string                            // the notebook directory
+	announce  string                            // printed at the start of the next cell
 }
 
 // resume is what a program hands to the one that replaces it (in the file $GOSBI_RESUME).
@@ -113,19 +114,28 @@ func (s *Session) linkPackages(ctx context.Context, path string, line int) error
 		return fail(err)
 	}
 	b.Log = func(msg string) { fmt.Fprintln(s.opts.Stderr, "note: "+msg) }
-	w, err := b.Build(ctx, extend.Request{Dir: s.ext.dir, Packages: want})
+	w, err := b.Build(ctx, extend.Request{Dir: s.ext.dir, Packages: want, Compiled: extend.CompiledCells})
 	if err != nil {
 		return fail(err)
 	}
+	return s.switchTo(w, fail)
+}
+
+// switchTo hands the session to the worker w; it returns only when that fails, with the
+// error for the cell made by fail.
+func (s *Session) switchTo(w *extend.Worker, fail func(error) error) error {
 	r := &resume{Cells: s.ext.history, Pending: resumeCell{s.ext.code, s.ext.count}, Linked: w.Packages}
 	if !w.Cached {
 		r.Took = w.Elapsed.Round(100 * time.Millisecond).String()
 	}
 	for _, u := range w.Unavailable {
+		if u.Package == extend.CompiledPackage {
+			continue // a %%compile cell's binding says it (extend.Binding)
+		}
 		r.Unusable = append(r.Unusable, u.String())
 	}
-	err = s.ext.switcher(w.Binary, r)
-	return fail(fmt.Errorf("switching to the worker that links it: %w", err))
+	err := s.ext.switcher(w.Binary, r)
+	return fail(fmt.Errorf("switching to the new worker: %w", err))
 }
 
 // importPaths lists the paths of an import declaration.
@@ -211,9 +221,15 @@ func (s *Session) replay(r *resume) string {
 		return b.String()
 	}
 	var failed []string
+	s.ext.replaying = true
+	defer func() { s.ext.replaying = false }()
 	for _, c := range r.Cells {
 		if res := s.Execute(context.Background(), c.Code, c.Count); res.Err != nil {
-			failed = append(failed, fmt.Sprintf("  cell [%d]: %s", c.Count, res.Err.Value))
+			msg := res.Err.Value
+			if !strings.HasPrefix(msg, fmt.Sprintf("cell [%d]", c.Count)) {
+				msg = fmt.Sprintf("cell [%d]: %s", c.Count, msg)
+			}
+			failed = append(failed, "  "+msg)
 		}
 	}
 	cells := "cells"
@@ -296,6 +312,7 @@ func (w *worker) resumeWorker() error {
 		return err
 	}
 	w.sess.ext.announce = w.sess.replay(r)
+	w.flush() // what the replay printed goes to the log, not to the pending cell
 	return w.handle(ipc.Request{ID: r.ID, Type: ipc.Execute, Code: r.Pending.Code, ExecutionCount: r.Pending.Count,
 		Silent: r.Silent, AllowStdin: r.Stdin})
 }
@@ -317,4 +334,53 @@ func enableScriptSwitching(sess *Session, name string, src []byte, args []string
 		r.Script, r.Cells = string(src), nil
 		return execInto(bin, append([]string{"script"}, args...), r)
 	})
+}
+
+// compileCell runs a %%compile cell: its declarations are compiled natively into the
+// notebook's worker module (package extend.CompiledPackage), the session moves to a worker
+// that links them unless the running one already does, and the names are bound in the
+// session (extend.Binding) as if an ordinary cell had declared them.
+func (s *Session) compileCell(ctx context.Context, code string, count int) Result {
+	s.cell = count
+	c := extend.Cell{Code: code, Count: count}
+	merged, err := extend.MergeCells(extend.CompiledCells, c)
+	if err != nil {
+		return errorResult(err.Error()) // the message names the cell and the line
+	}
+	if s.ext.replaying || extend.SameCells(merged, extend.CompiledCells) {
+		return s.bindCompiled(ctx, c)
+	}
+	fail := func(err error) error { return fmt.Errorf("cell [%d]: %%%%compile: %w", count, err) }
+	if s.ext.switcher == nil {
+		return errorResult(fail(errors.New("this program cannot move to a worker that links compiled cells: use a notebook, gosbi script or gosbi repl")).Error())
+	}
+	b, err := extend.NewBuilder()
+	if err != nil {
+		return errorResult(fail(err).Error())
+	}
+	b.Log = func(msg string) { fmt.Fprintln(s.opts.Stderr, "note: "+msg) }
+	w, err := b.Build(ctx, extend.Request{Dir: s.ext.dir, Packages: extend.Linked, Compiled: merged})
+	if err != nil {
+		if ctx.Err() != nil {
+			return s.fail(ctx.Err())
+		}
+		return errorResult(fail(err).Error())
+	}
+	return errorResult(s.switchTo(w, fail).Error())
+}
+
+func errorResult(msg string) Result {
+	return Result{Err: &Error{Name: "error", Value: msg, Traceback: []string{msg}}}
+}
+
+// bindCompiled declares the names of a compiled cell in the session.
+func (s *Session) bindCompiled(ctx context.Context, c extend.Cell) Result {
+	src, notes, err := extend.Binding(c)
+	if err != nil {
+		return s.fail(err)
+	}
+	for _, n := range notes {
+		fmt.Fprintf(s.opts.Stderr, "note: cell [%d]: %s\n", c.Count, n)
+	}
+	return s.runGo(ctx, src, c.Count)
 }

@@ -108,6 +108,8 @@ type Request struct {
 	Packages []string
 	// Get are module queries (path@version) to add to the build module first (%go get).
 	Get []string
+	// Compiled are the notebook's %%compile cells, linked as CompiledPackage.
+	Compiled []Cell
 }
 
 // Worker is a built extended worker.
@@ -135,7 +137,10 @@ func (b *Builder) Build(ctx context.Context, req Request) (*Worker, error) {
 	if err != nil {
 		return nil, err
 	}
-	pkgs := slices.Clone(req.Packages)
+	pkgs := slices.DeleteFunc(slices.Clone(req.Packages), func(p string) bool { return p == CompiledPackage })
+	if len(req.Compiled) > 0 {
+		pkgs = append(pkgs, CompiledPackage)
+	}
 	slices.Sort(pkgs)
 	pkgs = slices.Compact(pkgs)
 	m, err := b.prepare(ctx, goCmd, req.Dir)
@@ -147,10 +152,14 @@ func (b *Builder) Build(ctx context.Context, req Request) (*Worker, error) {
 			return nil, err
 		}
 	}
+	compiled, err := m.writeCompiled(req.Compiled)
+	if err != nil {
+		return nil, err
+	}
 	if err := m.resolve(ctx, pkgs); err != nil {
 		return nil, err
 	}
-	key, err := m.key(ctx, b, pkgs)
+	key, err := m.key(ctx, b, append(slices.Clone(pkgs), compiled))
 	if err != nil {
 		return nil, err
 	}
@@ -163,7 +172,7 @@ func (b *Builder) Build(ctx context.Context, req Request) (*Worker, error) {
 	if b.Log != nil {
 		b.Log(fmt.Sprintf("building a worker that links %s (cached afterwards)", strings.Join(pkgs, ", ")))
 	}
-	unavail, err := m.generate(ctx, pkgs)
+	unavail, err := m.generate(ctx, pkgs, req.Compiled)
 	if err != nil {
 		return nil, err
 	}
