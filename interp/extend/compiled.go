@@ -69,6 +69,13 @@ func parseCell(c Cell) ([]Decl, *ast.File, *token.FileSet, error) {
 		}
 		return nil, nil, nil, fmt.Errorf("cell [%d]: %v", c.Count, err)
 	}
+	for _, is := range f.Imports {
+		if strings.Trim(is.Path.Value, "\"`") == CompiledPackage {
+			p := fset.Position(is.Pos())
+			return nil, nil, nil, fmt.Errorf("cell [%d] line %d:%d: import cycle: a %%%%compile cell cannot import %s, the package of all %%%%compile cells; "+
+				"the declarations of earlier %%%%compile cells are in scope already, unqualified", c.Count, p.Line, p.Column, CompiledPackage)
+		}
+	}
 	var res []Decl
 	for _, d := range f.Decls {
 		switch d := d.(type) {

@@ -17,6 +17,7 @@ func TestParseCell(t *testing.T) {
 		{name: "call", code: "\nfmt.Println(1)", err: "cell [4] line 3:1:"},
 		{name: "nothing", code: "import \"math\"", err: "declares nothing"},
 		{name: "syntax", code: "func f( {", err: "cell [4] line 2:"},
+		{name: "import cycle", code: "import \"math\"\nimport \"gosbi.local/worker/compiled\"\n\nfunc f() {}", err: "cell [4] line 3:8: import cycle"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := ParseCell(Cell{Code: tc.code, Count: 4})

@@ -3,6 +3,7 @@ package extend_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,7 +25,9 @@ var gosbiBin struct {
 }
 
 // gosbi builds the gosbi command once for the tests of this package.
-func gosbi(t *testing.T) string {
+func gosbi(t *testing.T) string { return gosbiT(t) }
+
+func gosbiT(t testing.TB) string {
 	t.Helper()
 	gosbiBin.once.Do(func() {
 		gosbiBin.dir, gosbiBin.err = os.MkdirTemp("", "gosbi-extend-bin-")
@@ -195,4 +198,114 @@ func TestNbconvertImportsLocalModule(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkSimNotebook(t, nb)
+}
+
+// runNotebook executes a notebook of testdata/nb with gosbi run's machinery and the tests'
+// worker cache, and fails the test on an unexpected cell error.
+func runNotebook(t testing.TB, name string, env ...string) *nbtest.Notebook {
+	t.Helper()
+	bin := gosbiT(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	p, err := filepath.Abs(filepath.Join("testdata", "nb", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := nbtest.Execute(ctx, p, nbtest.Options{Kernel: nbtest.KernelCommand(bin), Env: env})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := res.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return res.Notebook
+}
+
+func errorOf(c *nbtest.Cell) string {
+	for _, o := range c.Outputs {
+		if o.OutputType == "error" {
+			return o.Evalue
+		}
+	}
+	return ""
+}
+
+func TestCompileCells(t *testing.T) {
+	cache, _ := extend.SimWorker(t) // the cache holds the worker with the local module
+	cells := codeCells(runNotebook(t, "compile.ipynb", "GOSBI_CACHE="+cache))
+	if len(cells) != 10 {
+		t.Fatalf("%d code cells, want 10", len(cells))
+	}
+	stdout := map[int]string{
+		2: "4 5 3 1.5 5\n", // compiled func, type with method, const, var; a of cell 1 replayed
+		4: "6 5 5\n",       // twice redefined by a later cell, point kept
+		9: "6 6 5\n",       // a compiled cell using the notebook's local module and an earlier compiled cell
+	}
+	for i, want := range stdout {
+		if got := streams(cells[i], "stdout"); got != want {
+			t.Errorf("cell %d printed %q, want %q; outputs:\n%s", i+1, got, want, dump(cells[i]))
+		}
+	}
+	if got := streams(cells[1], "stderr"); !strings.Contains(got, "func Map is generic") {
+		t.Errorf("cell 2 does not say that the generic Map cannot be used: %q", got)
+	}
+	if got := streams(cells[3], "stderr"); !strings.Contains(got, "the 3 cells run so far were run again there") || !strings.Contains(got, "all of them succeeded") {
+		t.Errorf("cell 4 does not announce the replay: %q", got)
+	}
+	wantErr := map[int][]string{
+		5: {"cell [6] line 3:1:", "holds only imports and declarations", "expected declaration"},
+		6: {"the %%compile cells do not compile", "cell [7] line 3:9:", "cannot use \"s\""},
+		7: {"cell [8] line 2:8: import cycle"},
+	}
+	for i, wants := range wantErr {
+		ev := errorOf(cells[i])
+		for _, w := range wants {
+			if !strings.Contains(ev, w) {
+				t.Errorf("cell %d: error %q does not say %q", i+1, ev, w)
+			}
+		}
+	}
+}
+
+// compiledSpeed runs testdata/nb/bench.ipynb: the two moons simulator of a %%compile cell and
+// task.TwoMoons on the same 200,000 parameters through sbi.SimulateInto. It returns the ns per
+// simulation of each; the notebook itself checks the 1.5× bound.
+func compiledSpeed(t testing.TB) (cell, lib float64) {
+	t.Helper()
+	cells := codeCells(runNotebook(t, "bench.ipynb", "GOSBI_CACHE="+benchCache(t)))
+	out := streams(cells[1], "stdout")
+	var ratio float64
+	if _, err := fmt.Sscanf(strings.TrimSpace(out), "ns/sim: %%%%compile cell %g, task.TwoMoons %g, ratio %g", &cell, &lib, &ratio); err != nil {
+		t.Fatalf("benchmark output %q: %v", out, err)
+	}
+	return cell, lib
+}
+
+func benchCache(t testing.TB) string {
+	if c, ok := t.(*testing.T); ok {
+		cache, _ := extend.SimWorker(c)
+		return cache
+	}
+	return filepath.Join(os.TempDir(), "gosbi-extend-bench-cache")
+}
+
+// TestCompiledSimulatorSpeed is the 1.5× bound of a %%compile simulator against the library's
+// compiled one.
+func TestCompiledSimulatorSpeed(t *testing.T) {
+	cell, lib := compiledSpeed(t)
+	t.Logf("two moons, ns per simulation: %%%%compile cell %.1f, task.TwoMoons %.1f (ratio %.2f)", cell, lib, cell/lib)
+	if cell > 1.5*lib {
+		t.Errorf("the %%%%compile simulator takes %.1f ns per simulation, more than 1.5× the library's %.1f", cell, lib)
+	}
+}
+
+// BenchmarkCompiledCellTwoMoons reports the ns per simulation of the %%compile simulator and of
+// task.TwoMoons (one notebook run per iteration: use -benchtime=1x).
+func BenchmarkCompiledCellTwoMoons(b *testing.B) {
+	for b.Loop() {
+		cell, lib := compiledSpeed(b)
+		b.ReportMetric(cell, "cell-ns/sim")
+		b.ReportMetric(lib, "lib-ns/sim")
+		b.ReportMetric(cell/lib, "ratio")
+	}
 }
