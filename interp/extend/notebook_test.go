@@ -130,6 +130,7 @@ func TestGosbiRunImportFailuresKeepState(t *testing.T) {
 	wantErr := map[int][]string{
 		1: {`import "example.com/broken"`, `package "example.com/broken" does not build`, "broken.go:5"},
 		2: {`import "example.invalid/nothere"`, "%go get example.invalid/nothere@latest", "GOPROXY=off"},
+		3: {"example.invalid/mod@v1.2.3", "%go get example.invalid/mod@latest"},
 	}
 	for i, wants := range wantErr {
 		var ev string
@@ -148,9 +149,9 @@ func TestGosbiRunImportFailuresKeepState(t *testing.T) {
 			}
 		}
 	}
-	last := cells[3].Outputs
+	last := cells[4].Outputs
 	if len(last) == 0 || last[len(last)-1].Data["text/plain"] != "7" {
-		t.Errorf("cell 4: want x = 7 kept; outputs:\n%s", dump(cells[3]))
+		t.Errorf("cell 5: want x = 7 kept; outputs:\n%s", dump(cells[4]))
 	}
 }
 
