@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"go/ast"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -55,6 +56,7 @@ type resume struct {
 	Took     string       // how long building it took, "" when it came from the cache
 	Unusable []string     // exported identifiers of those packages that cells cannot use
 	Script   string       // the source of the script being run (script runner)
+	Input    string       // what was left of a REPL's standard input when it is not a terminal
 }
 
 type resumeCell struct {
@@ -383,4 +385,53 @@ func (s *Session) bindCompiled(ctx context.Context, c extend.Cell) Result {
 		fmt.Fprintf(s.opts.Stderr, "note: cell [%d]: %s\n", c.Count, n)
 	}
 	return s.runGo(ctx, src, c.Count)
+}
+
+// replSwitcher is the REPL's switcher: the new program goes on with the REPL. rest, when not
+// nil, returns what is left of standard input (not a terminal), which the new program reads
+// first.
+func replSwitcher(args []string, rest func() string) func(string, *resume) error {
+	return func(bin string, r *resume) error {
+		if rest != nil {
+			r.Input = rest()
+		}
+		return execInto(bin, append([]string{"repl"}, args...), r)
+	}
+}
+
+// resumeREPL replays, with its output discarded, the cells of the REPL this program took
+// over and runs the cell that moved it; it returns the resume (nil when there is none).
+func resumeREPL(sess *Session, stdout, stderr io.Writer) (*resume, error) {
+	r, err := takeResume()
+	if err != nil || r == nil {
+		return nil, err
+	}
+	silenced(func() { sess.ext.announce = sess.replay(r) })
+	printResult(sess.Execute(context.Background(), r.Pending.Code, r.Pending.Count), stdout, stderr)
+	return r, nil
+}
+
+// silenced runs f with file descriptors 1 and 2 pointing at the null device.
+func silenced(f func()) {
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		f()
+		return
+	}
+	defer null.Close()
+	o1, err1 := syscall.Dup(1)
+	o2, err2 := syscall.Dup(2)
+	if err1 != nil || err2 != nil {
+		f()
+		return
+	}
+	dup2(int(null.Fd()), 1)
+	dup2(int(null.Fd()), 2)
+	defer func() {
+		dup2(o1, 1)
+		dup2(o2, 2)
+		syscall.Close(o1)
+		syscall.Close(o2)
+	}()
+	f()
 }

@@ -310,3 +310,26 @@ func BenchmarkCompiledCellTwoMoons(b *testing.B) {
 		b.ReportMetric(cell/lib, "ratio")
 	}
 }
+
+// TestReplImportsLocalModule pipes cells into gosbi repl: the import moves the session to a
+// program that links the module, the earlier cell is replayed, and the input goes on there.
+func TestReplImportsLocalModule(t *testing.T) {
+	cache, _ := extend.SimWorker(t)
+	bin := gosbi(t)
+	cmd := exec.Command(bin, "repl")
+	cmd.Dir = testdata(t, "") // the notebook directory, whose go.work resolves example.com/sim
+	cmd.Env = append(os.Environ(), "GOSBI_CACHE="+cache)
+	cmd.Stdin = strings.NewReader("x := 4\nimport \"example.com/sim\"\nfmt.Println(sim.Scale(float64(x)))\nfunc f() int {\n\treturn x + 1\n}\nf()\n")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("gosbi repl: %v\n%s%s", err, out, stderr.String())
+	}
+	if got, want := string(out), "12\n5\n"; got != want {
+		t.Errorf("the REPL printed %q, want %q; stderr:\n%s", got, want, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "the 1 cell run so far were run again there") {
+		t.Errorf("the REPL did not announce the replay; stderr:\n%s", stderr.String())
+	}
+}
