@@ -174,6 +174,10 @@ func TestKeyFollowsLocalSources(t *testing.T) {
 	if k1 != k2 {
 		t.Fatalf("the same inputs gave two keys: %s, %s", k1, k2)
 	}
+	write(filepath.Join(mod, "docs", "notes.md"), "notes\n") // no Go files: not read by a build
+	if k := key(); k != k1 {
+		t.Errorf("a file outside the module's packages changed the key")
+	}
 	write(filepath.Join(mod, "m.go"), "package m\n\nfunc F() int { return 22 }\n")
 	if k3 := key(); k3 == k1 {
 		t.Errorf("editing the local module kept the key %s", k1)

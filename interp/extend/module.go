@@ -298,35 +298,43 @@ func (m *buildModule) key(ctx context.Context, b *Builder, pkgs []string) (strin
 	return hashKey(parts...), nil
 }
 
-// stamp summarises the files of a local module (names, sizes, modification times), skipping
-// hidden directories, testdata and nested modules.
+// stamp summarises the files of a local module that a build can read (names, sizes,
+// modification times): the files of its package directories, those that hold Go files
+// (embedded files included), skipping hidden directories, testdata and nested modules.
 func stamp(root string) (string, error) {
 	var b strings.Builder
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	var walk func(dir string) error
+	walk = func(dir string) error {
+		entries, err := os.ReadDir(dir)
 		if err != nil {
 			return err
 		}
-		if d.IsDir() {
-			if p == root {
-				return nil
+		isPkg := slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return !e.IsDir() && strings.HasSuffix(e.Name(), ".go") })
+		for _, e := range entries {
+			p := filepath.Join(dir, e.Name())
+			n := e.Name()
+			switch {
+			case e.IsDir():
+				if strings.HasPrefix(n, ".") || strings.HasPrefix(n, "_") || n == "testdata" {
+					continue
+				}
+				if _, err := os.Stat(filepath.Join(p, "go.mod")); err == nil {
+					continue
+				}
+				if err := walk(p); err != nil {
+					return err
+				}
+			case isPkg || n == "go.mod" || n == "go.sum":
+				info, err := e.Info()
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(&b, "%s %d %d\n", p[len(root):], info.Size(), info.ModTime().UnixNano())
 			}
-			n := d.Name()
-			if strings.HasPrefix(n, ".") || strings.HasPrefix(n, "_") || n == "testdata" {
-				return filepath.SkipDir
-			}
-			if _, err := os.Stat(filepath.Join(p, "go.mod")); err == nil {
-				return filepath.SkipDir
-			}
-			return nil
 		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(&b, "%s %d %d\n", p[len(root):], info.Size(), info.ModTime().UnixNano())
 		return nil
-	})
-	if err != nil {
+	}
+	if err := walk(root); err != nil {
 		return "", fmt.Errorf("extend: stamp %s: %w", root, err)
 	}
 	return hashKey(b.String()), nil
