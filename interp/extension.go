@@ -118,6 +118,9 @@ func (s *Session) linkPackages(ctx context.Context, path string, line int) error
 	b.Log = func(msg string) { fmt.Fprintln(s.opts.Stderr, "note: "+msg) }
 	w, err := b.Build(ctx, extend.Request{Dir: s.ext.dir, Packages: want, Compiled: extend.CompiledCells})
 	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err() // interrupted: reported as such
+		}
 		return fail(err)
 	}
 	return s.switchTo(w, fail)

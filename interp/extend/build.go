@@ -147,6 +147,7 @@ func (b *Builder) Build(ctx context.Context, req Request) (*Worker, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer m.unlock()
 	for _, q := range req.Get {
 		if err := m.get(ctx, q); err != nil {
 			return nil, err
@@ -198,6 +199,7 @@ func (b *Builder) Get(ctx context.Context, dir, query string) error {
 	if err != nil {
 		return err
 	}
+	defer m.unlock()
 	return m.get(ctx, query)
 }
 

@@ -161,6 +161,7 @@ func TestKeyFollowsLocalSources(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		defer m.unlock()
 		if err := m.resolve(ctx, []string{"example.com/m"}); err != nil {
 			t.Fatal(err)
 		}

@@ -25,6 +25,7 @@ type buildModule struct {
 	goVer    string // "1.26.8"
 	modCache string // GOMODCACHE
 	env      []string
+	unlock   func() // releases the lock on dir, taken by prepare
 }
 
 // prepare writes (or refreshes) the build module of the notebook directory nbDir.
@@ -55,7 +56,11 @@ func (b *Builder) prepare(ctx context.Context, goCmd, nbDir string) (*buildModul
 	if err := os.MkdirAll(m.dir, 0o755); err != nil {
 		return nil, fmt.Errorf("extend: %w", err)
 	}
+	if m.unlock, err = lock(m.dir + ".lock"); err != nil {
+		return nil, err
+	}
 	if err := m.writeGoMod(); err != nil {
+		m.unlock()
 		return nil, err
 	}
 	var w strings.Builder
@@ -73,7 +78,11 @@ func (b *Builder) prepare(ctx context.Context, goCmd, nbDir string) (*buildModul
 	for _, r := range replaces {
 		fmt.Fprintf(&w, "replace %s\n", r)
 	}
-	return m, writeFileAtomic(filepath.Join(m.dir, "go.work"), []byte(w.String()), 0o644)
+	if err := writeFileAtomic(filepath.Join(m.dir, "go.work"), []byte(w.String()), 0o644); err != nil {
+		m.unlock()
+		return nil, err
+	}
+	return m, nil
 }
 
 func quotePath(p string) string {
