@@ -39,7 +39,8 @@ func (b *Builder) prepare(ctx context.Context, goCmd, nbDir string) (*buildModul
 	}
 	m := &buildModule{b: b, goCmd: goCmd, nbDir: abs,
 		dir: filepath.Join(b.CacheDir, "mod", hashKey(abs, b.GosbiDir, b.GosbiVersion)[:16])}
-	m.env = append(append(os.Environ(), b.Env...), "GOWORK="+filepath.Join(m.dir, "go.work"))
+	m.env = append(os.Environ(), b.Env...)
+	m.env = append(m.env, "GOWORK="+filepath.Join(m.dir, "go.work"), "GOFLAGS="+workspaceFlags(m.env))
 	out, err := m.goOut(ctx, abs, []string{"GOWORK="}, "env", "GOVERSION", "GOMODCACHE", "GOWORK", "GOMOD")
 	if err != nil {
 		return nil, err
@@ -83,6 +84,24 @@ func (b *Builder) prepare(ctx context.Context, goCmd, nbDir string) (*buildModul
 		return nil, err
 	}
 	return m, nil
+}
+
+// workspaceFlags returns the GOFLAGS of env (the last one) without -mod, which workspace mode
+// refuses.
+func workspaceFlags(env []string) string {
+	flags := ""
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "GOFLAGS="); ok {
+			flags = v
+		}
+	}
+	var keep []string
+	for _, f := range strings.Fields(flags) {
+		if !strings.HasPrefix(f, "-mod=") && !strings.HasPrefix(f, "--mod=") {
+			keep = append(keep, f)
+		}
+	}
+	return strings.Join(keep, " ")
 }
 
 func quotePath(p string) string {
