@@ -43,6 +43,7 @@ type extension struct {
 	switcher  func(bin string, r *resume) error // replaces the process; nil: no switching
 	dir       string                            // the notebook directory
 	announce  string                            // printed at the start of the next cell
+	unusable  []string                          // "path.Name: why" for the identifiers cells cannot use
 }
 
 // resume is what a program hands to the one that replaces it (in the file $GOSBI_RESUME).
@@ -77,8 +78,26 @@ func (s *Session) Execute(ctx context.Context, code string, count int) Result {
 	res := s.execute(ctx, code, count)
 	if res.Err == nil {
 		s.ext.history = append(s.ext.history, resumeCell{code, count})
+	} else {
+		s.unusableHint(res.Err)
 	}
 	return res
+}
+
+// unusableHint adds to an error about a missing symbol of a linked package why the symbol is
+// missing, when it is one that yaegi cannot export (a generic function or type).
+func (s *Session) unusableHint(e *Error) {
+	for _, u := range s.ext.unusable {
+		full, why, _ := strings.Cut(u, ": ")
+		i := strings.LastIndexByte(full, '.')
+		pkg, name := full[:i], full[i+1:]
+		if strings.Contains(e.Value, fmt.Sprintf("%q has no symbol %s", pkg, name)) || strings.Contains(e.Value, "undefined selector "+full) {
+			hint := fmt.Sprintf("%s cannot be used in cells: %s", full, why)
+			e.Value += " (" + hint + ")"
+			e.Traceback = append(e.Traceback, hint)
+			return
+		}
+	}
 }
 
 // enableSwitching lets cells import packages that this program does not link: sw replaces
@@ -215,6 +234,7 @@ func execInto(bin string, args []string, r *resume) error {
 // replay runs the cells of r in s, discarding what they print, and returns the announcement
 // for the pending cell: empty when there was nothing to replay.
 func (s *Session) replay(r *resume) string {
+	s.ext.unusable = r.Unusable
 	var b strings.Builder
 	if r.Took != "" {
 		fmt.Fprintf(&b, "note: built a worker that links %s in %s\n", strings.Join(r.Linked, ", "), r.Took)

@@ -319,7 +319,7 @@ func TestReplImportsLocalModule(t *testing.T) {
 	cmd := exec.Command(bin, "repl")
 	cmd.Dir = testdata(t, "") // the notebook directory, whose go.work resolves example.com/sim
 	cmd.Env = append(os.Environ(), "GOSBI_CACHE="+cache)
-	cmd.Stdin = strings.NewReader("x := 4\nimport \"example.com/sim\"\nfmt.Println(sim.Scale(float64(x)))\nfunc f() int {\n\treturn x + 1\n}\nf()\n")
+	cmd.Stdin = strings.NewReader("x := 4\nimport \"example.com/sim\"\nfmt.Println(sim.Scale(float64(x)))\nfunc f() int {\n\treturn x + 1\n}\nf()\nsim.Sum(1.0, 2.0)\n")
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -331,5 +331,8 @@ func TestReplImportsLocalModule(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "the 1 cell run so far were run again there") {
 		t.Errorf("the REPL did not announce the replay; stderr:\n%s", stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "example.com/sim.Sum cannot be used in cells: generic function") {
+		t.Errorf("using the generic sim.Sum does not say why it is missing; stderr:\n%s", stderr.String())
 	}
 }
