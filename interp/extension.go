@@ -345,7 +345,11 @@ func (w *worker) resumeWorker() error {
 // enableScriptSwitching lets a script import any package: the script (src, from the file
 // name or "-" for standard input) starts again in the program that links its imports, whose
 // go.work or go.mod is looked up from the script's directory.
-func enableScriptSwitching(sess *Session, name string, src []byte, args []string) {
+// r is the resume this program started with, if any.
+func enableScriptSwitching(sess *Session, name string, src []byte, args []string, r *resume) {
+	if r != nil {
+		sess.ext.unusable = r.Unusable
+	}
 	dir := ""
 	if name != "-" {
 		if abs, err := filepath.Abs(name); err == nil {

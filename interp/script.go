@@ -56,7 +56,7 @@ func runScript(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	sess.fileName = name
-	enableScriptSwitching(sess, args[0], src, args)
+	enableScriptSwitching(sess, args[0], src, args, r)
 	res := sess.Execute(context.Background(), code, 1)
 	if res.Err == nil && isProgram {
 		if d, ok := sess.decls["main"]; ok && d.kind == funcDecl {
