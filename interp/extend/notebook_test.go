@@ -336,3 +336,20 @@ func TestReplImportsLocalModule(t *testing.T) {
 		t.Errorf("using the generic sim.Sum does not say why it is missing; stderr:\n%s", stderr.String())
 	}
 }
+
+// TestScriptWithoutGo runs a script that imports a package gosbi does not link with no go
+// command on PATH: it fails, naming the package and what to install.
+func TestScriptWithoutGo(t *testing.T) {
+	bin := gosbi(t)
+	cmd := exec.Command(bin, "script", testdata(t, "script.go"))
+	cmd.Env = append(os.Environ(), "PATH="+t.TempDir(), "GOSBI_CACHE="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("the script ran without a go command:\n%s", out)
+	}
+	for _, want := range []string{`import "example.com/sim"`, "the go command is not on PATH", "https://go.dev/dl"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("output %q does not say %q", out, want)
+		}
+	}
+}
