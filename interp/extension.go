@@ -148,7 +148,13 @@ func (s *Session) linkPackages(ctx context.Context, path string, line int) error
 // switchTo hands the session to the worker w; it returns only when that fails, with the
 // error for the cell made by fail.
 func (s *Session) switchTo(w *extend.Worker, fail func(error) error) error {
-	r := &resume{Cells: s.ext.history, Pending: resumeCell{s.ext.code, s.ext.count}, Linked: w.Packages}
+	r := &resume{Cells: s.ext.history, Pending: resumeCell{s.ext.code, s.ext.count}}
+	for _, p := range w.Packages {
+		if p == extend.CompiledPackage {
+			p = "the %%compile cells"
+		}
+		r.Linked = append(r.Linked, p)
+	}
 	if !w.Cached {
 		r.Took = w.Elapsed.Round(100 * time.Millisecond).String()
 	}

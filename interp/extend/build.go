@@ -167,6 +167,8 @@ func (b *Builder) Build(ctx context.Context, req Request) (*Worker, error) {
 	w := &Worker{Binary: filepath.Join(b.CacheDir, "bin", key), Key: key, Packages: pkgs}
 	if info, err := readInfo(w.Binary); err == nil {
 		w.Cached, w.Unavailable = true, info.Unavailable
+		now := time.Now()
+		os.Chtimes(w.Binary, now, now) // most recently used: pruned last
 		w.Elapsed = time.Since(start)
 		return w, nil
 	}
@@ -184,6 +186,7 @@ func (b *Builder) Build(ctx context.Context, req Request) (*Worker, error) {
 	if err := writeInfo(w.Binary, info{Packages: pkgs, Unavailable: unavail}); err != nil {
 		return nil, err
 	}
+	prune(filepath.Dir(w.Binary), keepBinaries)
 	w.Elapsed = time.Since(start)
 	return w, nil
 }
@@ -201,6 +204,34 @@ func (b *Builder) Get(ctx context.Context, dir, query string) error {
 	}
 	defer m.unlock()
 	return m.get(ctx, query)
+}
+
+// keepBinaries is how many worker binaries (about 50 MB each) the cache keeps.
+const keepBinaries = 8
+
+// prune removes all but the keep most recently used binaries of dir. A binary that a running
+// process uses may go: the process keeps it, and a later build makes it again.
+func prune(dir string, keep int) {
+	infos, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	type bin struct {
+		name string
+		used time.Time
+	}
+	var bins []bin
+	for _, j := range infos {
+		b := strings.TrimSuffix(j, ".json")
+		if st, err := os.Stat(b); err == nil {
+			bins = append(bins, bin{b, st.ModTime()})
+		}
+	}
+	if len(bins) <= keep {
+		return
+	}
+	slices.SortFunc(bins, func(x, y bin) int { return y.used.Compare(x.used) })
+	for _, b := range bins[keep:] {
+		os.Remove(b.name + ".json")
+		os.Remove(b.name)
+	}
 }
 
 // ErrNoGo is returned when the go command cannot be found.

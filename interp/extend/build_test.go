@@ -3,6 +3,7 @@ package extend
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -231,5 +232,36 @@ func TestBuildErrors(t *testing.T) {
 				t.Errorf("a failed build left %v in the cache", bins)
 			}
 		})
+	}
+}
+
+func TestPrune(t *testing.T) {
+	dir := t.TempDir()
+	base := time.Now().Add(-time.Hour)
+	for i := range 5 {
+		name := filepath.Join(dir, fmt.Sprintf("bin%d", i))
+		for _, f := range []string{name, name + ".json"} {
+			if err := os.WriteFile(f, []byte("x"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		used := base.Add(time.Duration(i) * time.Minute)
+		if i == 0 {
+			used = base.Add(time.Hour) // the oldest binary was used last
+		}
+		if err := os.Chtimes(name, used, used); err != nil {
+			t.Fatal(err)
+		}
+	}
+	prune(dir, 3)
+	for i, want := range []bool{true, false, false, true, true} {
+		_, err := os.Stat(filepath.Join(dir, fmt.Sprintf("bin%d", i)))
+		if got := err == nil; got != want {
+			t.Errorf("bin%d kept %v, want %v", i, got, want)
+		}
+		_, err = os.Stat(filepath.Join(dir, fmt.Sprintf("bin%d.json", i)))
+		if got := err == nil; got != want {
+			t.Errorf("bin%d.json kept %v, want %v", i, got, want)
+		}
 	}
 }
