@@ -83,6 +83,12 @@ func (b *Builder) prepare(ctx context.Context, goCmd, nbDir string) (*buildModul
 		m.unlock()
 		return nil, err
 	}
+	if b.GosbiDir == "" {
+		if err := m.requireGosbi(ctx); err != nil {
+			m.unlock()
+			return nil, err
+		}
+	}
 	return m, nil
 }
 
@@ -119,10 +125,34 @@ func (m *buildModule) writeGoMod() error {
 		return nil
 	}
 	src := fmt.Sprintf("module gosbi.local/worker\n\ngo %s\n", m.goVer)
-	if m.b.GosbiDir == "" {
-		src += fmt.Sprintf("\nrequire %s %s\n", GosbiModule, m.b.GosbiVersion)
-	}
 	return writeFileAtomic(name, []byte(src), 0o644)
+}
+
+// gosbiPackages are the packages of gosbi that a build compiles: the worker's and symgen.
+var gosbiPackages = []string{GosbiModule + "/interp", GosbiModule + "/interp/extend", GosbiModule + "/stdlib", symgen}
+
+// requireGosbi makes the build module require the released gosbi it is built from, with the
+// checksums of what its packages need (go get), unless it does already.
+func (m *buildModule) requireGosbi(ctx context.Context) error {
+	data, err := os.ReadFile(filepath.Join(m.dir, "go.mod"))
+	if err != nil {
+		return fmt.Errorf("extend: %w", err)
+	}
+	if strings.Contains(string(data), GosbiModule+" "+m.b.GosbiVersion+"\n") {
+		return nil
+	}
+	args := []string{"get"}
+	for _, p := range gosbiPackages {
+		args = append(args, p+"@"+m.b.GosbiVersion)
+	}
+	if _, err := m.goOut(ctx, m.dir, nil, args...); err != nil {
+		var ge *goError
+		if errors.As(err, &ge) {
+			return &MissingError{Package: GosbiModule + "@" + m.b.GosbiVersion, Dir: m.nbDir, Output: ge.out}
+		}
+		return err
+	}
+	return nil
 }
 
 // notebookModules returns the module directories and replace directives that the notebook

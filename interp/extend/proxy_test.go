@@ -3,6 +3,7 @@ package extend
 import (
 	"archive/zip"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -93,4 +94,112 @@ func goEnv(t *testing.T, name string) string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// writeGosbiProxy serves the gosbi checkout root as module version v in the proxy dir.
+func writeGosbiProxy(t *testing.T, dir, root, v string) {
+	t.Helper()
+	vd := filepath.Join(dir, "github.com", "gosbi", "gosbi", "@v")
+	if err := os.MkdirAll(vd, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mod, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{"list": []byte(v + "\n"), v + ".info": []byte(`{"Version":"` + v + `","Time":"2024-01-01T00:00:00Z"}`), v + ".mod": mod} {
+		if err := os.WriteFile(filepath.Join(vd, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f, err := os.Create(filepath.Join(vd, v+".zip"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := zip.NewWriter(f)
+	err = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if p != root && (d.Name() == ".git" || fileExists(filepath.Join(p, "go.mod"))) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, p)
+		w, err := zw.Create("github.com/gosbi/gosbi@" + v + "/" + filepath.ToSlash(rel))
+		if err != nil {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(data)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// TestReleasedGosbiResolves builds on a released gosbi (a version in the module proxy, here
+// this checkout served as v0.0.1-test) instead of a checkout: the build module requires it
+// with the checksums its packages need, so that gosbi's packages and symgen load.
+func TestReleasedGosbiResolves(t *testing.T) {
+	src := testBuilder(t).GosbiDir
+	const v = "v0.0.1-test"
+	proxy := t.TempDir()
+	writeGosbiProxy(t, proxy, src, v)
+	real := strings.TrimSpace(goEnv(t, "GOMODCACHE"))
+	b := &Builder{CacheDir: t.TempDir(), GosbiVersion: v, Env: []string{
+		"GOPROXY=file://" + filepath.ToSlash(proxy) + ",file://" + filepath.ToSlash(filepath.Join(real, "cache", "download")),
+		"GOMODCACHE=" + t.TempDir(), "GOSUMDB=off", "GOFLAGS=-modcacherw"}}
+	ctx := context.Background()
+	goCmd, err := b.goCommand(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := b.prepare(ctx, goCmd, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.unlock()
+	out, err := m.goOut(ctx, m.dir, nil, append([]string{"list", "-e", "-deps", "-json=ImportPath,Module,Error"}, gosbiPackages...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := json.NewDecoder(strings.NewReader(out))
+	n := 0
+	for dec.More() {
+		var p listed
+		if err := dec.Decode(&p); err != nil {
+			t.Fatal(err)
+		}
+		n++
+		if p.Error != nil {
+			t.Errorf("%s: %s", p.ImportPath, p.Error.Err)
+		}
+		if p.ImportPath == GosbiModule+"/interp" && (p.Module == nil || p.Module.Version != v) {
+			t.Errorf("interp comes from %+v, want %s %s", p.Module, GosbiModule, v)
+		}
+	}
+	if n < len(gosbiPackages) {
+		t.Errorf("go list listed %d packages", n)
+	}
 }
