@@ -5,9 +5,9 @@
 // table. For a package the running worker lacks, a Builder:
 //
 //  1. writes a build module for the notebook directory (one per directory, under the cache
-//     directory) whose go.work uses the modules of the notebook's own go.work, or the module
-//     of its go.mod, with their replace directives, so that local modules and replacements
-//     resolve as they do for `go build` in that directory;
+//     directory, locked while in use) whose go.work uses the modules of the notebook's own
+//     go.work, or the module of its go.mod, with their replace directives, so that local
+//     modules and replacements resolve as they do for `go build` in that directory;
 //  2. asks `go list` where each package comes from, and `go get` for a package no module
 //     provides (the module cache, or the proxy when online);
 //  3. hashes everything that determines the binary (the builder's format, the Go version,
@@ -23,7 +23,14 @@
 // renamed); the same inputs give the same key. Exported identifiers that yaegi cannot
 // export (generic functions and types) are listed in Worker.Unavailable with the reason.
 //
-// The worker itself never changes: an extended binary is a new program that replaces the
-// running one (see Exec). Which packages a binary links is recorded in it (Linked), so that
-// the next extension builds on the same set.
+// The notebook's %%compile cells are one more package of the build module, CompiledPackage:
+// one file per cell, whose //line directives keep the cell's own positions in compile errors,
+// and a file that exports an alias of every name the cells declare, so that the session can
+// bind them (Binding). MergeCells decides which declarations a cell run again replaces.
+//
+// A built program does not change the running one: the host of the session (package interp)
+// replaces its process by it. Which packages and compiled cells a binary links is recorded in
+// it (Linked, CompiledCells), so that the next extension builds on the same set. A gosbi
+// built from a checkout builds workers from that checkout (or GOSBI_SRC); a released gosbi
+// requires its own version in the build module.
 package extend
