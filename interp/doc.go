@@ -28,7 +28,8 @@
 // program that links more: the session asks package extend to build it (cached), then the
 // process replaces itself by that program (execve: same process id, same pipes to the kernel)
 // and hands over a resume file, with the earlier successful cells, which the new program runs
-// again with their output discarded, and the cell that asked, which it then runs. A failed
+// again with their output discarded (unless the user, asked, declines), and the cell that
+// asked, which it then runs. A failed
 // build fails the cell and changes nothing. The seam is extension.go: Session.Execute records
 // the cells, runImport calls linkPackages, and each host enables switching and resumes.
 //

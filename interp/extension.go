@@ -44,6 +44,9 @@ type extension struct {
 	dir       string                            // the notebook directory
 	announce  string                            // printed at the start of the next cell
 	unusable  []string                          // "path.Name: why" for the identifiers cells cannot use
+	// ask offers the replay to the user: it shows the question and returns the answer; ok is
+	// false when no one can answer (a notebook run unattended), and the cells are replayed.
+	ask func(question string) (answer string, ok bool)
 }
 
 // resume is what a program hands to the one that replaces it (in the file $GOSBI_RESUME).
@@ -58,6 +61,7 @@ type resume struct {
 	Unusable []string     // exported identifiers of those packages that cells cannot use
 	Script   string       // the source of the script being run (script runner)
 	Input    string       // what was left of a REPL's standard input when it is not a terminal
+	Declined bool         // the user chose not to replay the cells
 }
 
 type resumeCell struct {
@@ -164,6 +168,13 @@ func (s *Session) switchTo(w *extend.Worker, fail func(error) error) error {
 		}
 		r.Unusable = append(r.Unusable, u.String())
 	}
+	if len(r.Cells) > 0 && s.ext.ask != nil {
+		q := fmt.Sprintf("This cell needs a new worker process that links %s. Run the %d earlier cells there again, to keep the session's state? [Y/n] ",
+			strings.Join(r.Linked, ", "), len(r.Cells))
+		if a, ok := s.ext.ask(q); ok && strings.HasPrefix(strings.ToLower(strings.TrimSpace(a)), "n") {
+			r.Cells, r.Declined = nil, true
+		}
+	}
 	err := s.ext.switcher(w.Binary, r)
 	return fail(fmt.Errorf("switching to the new worker: %w", err))
 }
@@ -247,6 +258,10 @@ func (s *Session) replay(r *resume) string {
 	}
 	for _, u := range r.Unusable {
 		fmt.Fprintf(&b, "note: %s\n", u)
+	}
+	if r.Declined {
+		fmt.Fprintf(&b, "note: the session moved to a new worker process that links %s; as asked, the earlier cells were not run again: "+
+			"their variables and declarations are gone\n", strings.Join(r.Linked, ", "))
 	}
 	if len(r.Cells) == 0 {
 		return b.String()
@@ -334,10 +349,36 @@ func (w *worker) switchProcess(bin string, r *resume) error {
 	return err
 }
 
+// ask asks the notebook a question (an input request with the question as prompt) when the
+// running request allows input.
+func (w *worker) ask(question string) (string, bool) {
+	w.mu.Lock()
+	id, allowed, abort := w.cur, w.stdin, w.abort
+	w.mu.Unlock()
+	if id == "" || !allowed {
+		return "", false
+	}
+	w.flush()
+	select {
+	case <-w.inputs: // a late answer to an earlier request
+	default:
+	}
+	if err := w.enc.Send(ipc.Event{ID: id, Type: ipc.InputRequest, Prompt: question}); err != nil {
+		return "", false
+	}
+	select {
+	case v := <-w.inputs:
+		return v, true
+	case <-abort:
+		return "", false
+	}
+}
+
 // resumeWorker enables switching in a kernel worker and, in a worker that replaces another,
 // replays the cells and runs the request it took over.
 func (w *worker) resumeWorker() error {
 	w.sess.enableSwitching(notebookDir(), w.switchProcess)
+	w.sess.ext.ask = w.ask
 	r, err := takeResume()
 	if err != nil || r == nil {
 		return err
@@ -467,4 +508,21 @@ func silenced(f func()) {
 		syscall.Close(o2)
 	}()
 	f()
+}
+
+// askTerminal asks on the terminal (standard input in line mode between cells).
+func askTerminal(question string) (string, bool) {
+	fmt.Fprint(os.Stderr, question)
+	var line []byte
+	buf := make([]byte, 1)
+	for {
+		n, err := os.Stdin.Read(buf)
+		if n == 1 && buf[0] != '\n' {
+			line = append(line, buf[0])
+			continue
+		}
+		if n == 1 || err != nil {
+			return string(line), err == nil || len(line) > 0
+		}
+	}
 }

@@ -38,6 +38,7 @@ func runREPL(args []string) error {
 	// extension.go: a cell that imports a package this program lacks moves the REPL to one
 	// that links it
 	sess.enableSwitching(notebookDir(), replSwitcher(args, nil))
+	sess.ext.ask = askTerminal
 	r, err := resumeREPL(sess, os.Stdout, os.Stderr)
 	if err != nil {
 		return err

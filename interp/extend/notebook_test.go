@@ -353,3 +353,80 @@ func TestScriptWithoutGo(t *testing.T) {
 		}
 	}
 }
+
+// outputText joins the stream texts, results and errors of an execution.
+func outputText(ex *nbtest.Execution) (stdout, stderr, result, evalue string) {
+	for _, m := range ex.IOPub {
+		var c struct {
+			Name   string         `json:"name"`
+			Text   string         `json:"text"`
+			Data   map[string]any `json:"data"`
+			Evalue string         `json:"evalue"`
+		}
+		json.Unmarshal(m.Content, &c)
+		switch m.Header.MsgType {
+		case "stream":
+			if c.Name == "stdout" {
+				stdout += c.Text
+			} else {
+				stderr += c.Text
+			}
+		case "execute_result":
+			result, _ = c.Data["text/plain"].(string)
+		case "error":
+			evalue = c.Evalue
+		}
+	}
+	return
+}
+
+// TestSwitchOffersReplay answers the question a switch asks when the session has state: "n"
+// moves without replaying (the earlier variable is gone, as said), "" replays (it is kept).
+func TestSwitchOffersReplay(t *testing.T) {
+	cache, _ := extend.SimWorker(t)
+	bin := gosbi(t)
+	for _, tc := range []struct {
+		answer string
+		kept   bool
+	}{{"n", false}, {"", true}} {
+		t.Run(fmt.Sprintf("answer %q", tc.answer), func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			p, err := nbtest.StartKernel(ctx, nbtest.KernelCommand(bin), []string{"GOSBI_CACHE=" + cache, "GOSBI_NOTEBOOK_DIR=" + testdata(t, "")}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			if _, err := p.WaitReady(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := p.Execute(ctx, "x := 21", nbtest.ExecuteOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			var asked string
+			ex, err := p.Execute(ctx, "import \"example.com/sim\"\nfmt.Println(sim.Scale(2))", nbtest.ExecuteOptions{AllowStdin: true,
+				Input: func(prompt string, _ bool) string { asked = prompt; return tc.answer }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			stdout, stderr, _, ev := outputText(ex)
+			if !strings.Contains(asked, "Run the 1 earlier cells there again") {
+				t.Errorf("the question was %q", asked)
+			}
+			if stdout != "6\n" || ev != "" {
+				t.Errorf("the importing cell printed %q (error %q), want 6", stdout, ev)
+			}
+			if declined := strings.Contains(stderr, "as asked, the earlier cells were not run again"); declined == tc.kept {
+				t.Errorf("answer %q: the notes say declined=%v:\n%s", tc.answer, declined, stderr)
+			}
+			ex, err = p.Execute(ctx, "x", nbtest.ExecuteOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, _, res, ev := outputText(ex)
+			if kept := res == "21"; kept != tc.kept {
+				t.Errorf("answer %q: x after the switch: result %q, error %q; want kept=%v", tc.answer, res, ev, tc.kept)
+			}
+		})
+	}
+}
