@@ -430,3 +430,53 @@ func TestSwitchOffersReplay(t *testing.T) {
 		})
 	}
 }
+
+// TestInterruptBuild interrupts a cell while the worker it needs is being built: the cell
+// ends as interrupted and the session keeps its state.
+func TestInterruptBuild(t *testing.T) {
+	bin := gosbi(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	// an empty cache: the import needs a build, which takes seconds
+	p, err := nbtest.StartKernel(ctx, nbtest.KernelCommand(bin), []string{"GOSBI_CACHE=" + t.TempDir(), "GOSBI_NOTEBOOK_DIR=" + testdata(t, "")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if _, err := p.WaitReady(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Execute(ctx, "x := 21", nbtest.ExecuteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		ex  *nbtest.Execution
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		ex, err := p.Execute(ctx, "import \"example.com/sim\"\nfmt.Println(sim.Scale(2))", nbtest.ExecuteOptions{})
+		done <- result{ex, err}
+	}()
+	time.Sleep(500 * time.Millisecond)
+	start := time.Now()
+	if _, err := p.Request(ctx, "control", "interrupt_request", map[string]any{}); err != nil {
+		t.Fatal(err)
+	}
+	r := <-done
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	stdout, _, _, ev := outputText(r.ex)
+	if !strings.Contains(ev, "interrupted") || stdout != "" {
+		t.Errorf("the interrupted cell: error %q, output %q; want it interrupted", ev, stdout)
+	}
+	t.Logf("the cell ended %v after the interrupt", time.Since(start).Round(time.Millisecond))
+	ex, err := p.Execute(ctx, "x", nbtest.ExecuteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, res, ev := outputText(ex); res != "21" {
+		t.Errorf("x after the interrupted build: result %q, error %q; want 21", res, ev)
+	}
+}
