@@ -265,3 +265,50 @@ func TestPrune(t *testing.T) {
 		}
 	}
 }
+
+// TestResolveThroughGoMod resolves packages of a notebook directory that has a go.mod and no
+// go.work: a package of that module, and one of a module its replace directive points at a
+// local directory.
+func TestResolveThroughGoMod(t *testing.T) {
+	b := testBuilder(t)
+	b.CacheDir = t.TempDir()
+	root := t.TempDir()
+	write := func(name, src string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(name, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	nb := filepath.Join(root, "analysis")
+	write(filepath.Join(nb, "go.mod"), "module example.com/analysis\n\ngo 1.22\n\nrequire example.com/other v0.1.0\n\nreplace example.com/other => ../other\n")
+	write(filepath.Join(nb, "model", "model.go"), "package model\n\nfunc F() int { return 1 }\n")
+	write(filepath.Join(root, "other", "go.mod"), "module example.com/other\n\ngo 1.22\n")
+	write(filepath.Join(root, "other", "other.go"), "package other\n\nfunc G() int { return 2 }\n")
+	ctx := context.Background()
+	goCmd, err := b.goCommand(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := b.prepare(ctx, goCmd, nb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.unlock()
+	pkgs := []string{"example.com/analysis/model", "example.com/other"}
+	if err := m.resolve(ctx, pkgs); err != nil {
+		t.Fatal(err)
+	}
+	ps, err := m.list(ctx, pkgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"example.com/analysis/model": nb, "example.com/other": filepath.Join(root, "other")}
+	for _, p := range ps {
+		if p.Module == nil || p.Module.Dir != want[p.ImportPath] {
+			t.Errorf("%s: module %+v, want the directory %s", p.ImportPath, p.Module, want[p.ImportPath])
+		}
+	}
+}
