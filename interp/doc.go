@@ -20,6 +20,19 @@
 // shows its value and the frames of the user's cells. Interrupting a cell stops interpreted
 // loops at once and library calls that poll sbi.Canceled within one step.
 //
+// # Interpreted and compiled code
+//
+// A program that hosts a session (the kernel's worker, the script runner, the REPL) links a
+// fixed set of compiled packages with their symbol tables. A cell that imports another package,
+// or a %%compile cell (Go declarations compiled natively into a per-notebook package), needs a
+// program that links more: the session asks package extend to build it (cached), then the
+// process replaces itself by that program (execve: same process id, same pipes to the kernel)
+// and hands over a resume file, with the earlier successful cells, which the new program runs
+// again with their output discarded (unless the user, asked, declines), and the cell that
+// asked, which it then runs. A failed
+// build fails the cell and changes nothing. The seam is extension.go: Session.Execute records
+// the cells, runImport calls linkPackages, and each host enables switching and resumes.
+//
 // # Speed
 //
 // Interpreted code runs 100–400 times slower than compiled Go (a loop of 10⁷ float additions

@@ -101,6 +101,10 @@ const magicHelp = `gosbi notebook magics (a line starting with % or ! in a cell)
                         %env NAME=VALUE (or %env NAME VALUE) sets one
   !COMMAND              run a shell command; its output is streamed into the cell
   %%writefile [-a] PATH (first line of a cell) write the rest of the cell to PATH (-a appends)
+  %%compile             (first line of a cell) compile the cell's declarations natively; later
+                        cells use them as if declared in a cell (see interp/README.md)
+  %go get MODULE@VER    add a module for imports: a cell may import any package; one the
+                        worker lacks is linked natively into a new worker (see interp/README.md)
 
 Cells are Go: imports, declarations, statements and a last expression, whose value is shown.
 Packages of the standard library, gonum, gonum/plot and gosbi are imported automatically when
@@ -139,6 +143,10 @@ func (s *Session) runMagic(ctx context.Context, sg segment, count int) Result {
 		return s.env(arg)
 	case "%%writefile":
 		return s.writeFile(arg, sg.code)
+	case "%go":
+		return s.goMagic(ctx, arg)
+	case "%%compile":
+		return s.compileCell(ctx, sg.code, count)
 	default:
 		msg := fmt.Sprintf("cell [%d] line %d: unknown magic %s; %%help lists the magics", count, sg.line, name)
 		return Result{Err: &Error{Name: "error", Value: msg, Traceback: []string{msg}}}

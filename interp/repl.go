@@ -33,7 +33,15 @@ func runREPL(args []string) error {
 	}
 	fd := int(os.Stdin.Fd())
 	if !term.IsTerminal(fd) {
-		return replLines(sess, os.Stdin, os.Stdout, os.Stderr)
+		return replLines(sess, os.Stdin, os.Stdout, os.Stderr, true, args)
+	}
+	// extension.go: a cell that imports a package this program lacks moves the REPL to one
+	// that links it
+	sess.enableSwitching(notebookDir(), replSwitcher(args, nil))
+	sess.ext.ask = askTerminal
+	r, err := resumeREPL(sess, os.Stdout, os.Stderr)
+	if err != nil {
+		return err
 	}
 	fmt.Printf("gosbi Go session — %%help for magics, Tab completes, Ctrl-D quits\n")
 	hist := loadHistory()
@@ -57,6 +65,9 @@ func runREPL(args []string) error {
 		}
 	}()
 	count := 0
+	if r != nil {
+		count = r.Pending.Count
+	}
 	var cell []string
 	for {
 		if len(cell) == 0 {
@@ -94,16 +105,41 @@ func runREPL(args []string) error {
 	}
 }
 
-// replLines runs cells read from r: lines are joined until they form complete Go.
-func replLines(sess *Session, r io.Reader, stdout, stderr io.Writer) error {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
+// replLines runs cells read from in: lines are joined until they form complete Go. When
+// switch is set, a cell that imports a package this program lacks moves the session to one
+// that links it (extension.go), which reads the rest of the input; args are the REPL's.
+func replLines(sess *Session, in io.Reader, stdout, stderr io.Writer, switching bool, args []string) error {
 	count := 0
+	br := bufio.NewReaderSize(in, 64<<10)
+	if switching {
+		sess.enableSwitching(notebookDir(), replSwitcher(args, func() string {
+			rest, _ := io.ReadAll(br)
+			return string(rest)
+		}))
+		r, err := resumeREPL(sess, stdout, stderr)
+		if err != nil {
+			return err
+		}
+		if r != nil {
+			count = r.Pending.Count
+			br.Reset(io.MultiReader(strings.NewReader(r.Input), in))
+		}
+	}
 	var cell []string
-	for sc.Scan() {
-		cell = append(cell, sc.Text())
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil && err != io.EOF {
+			return err
+		}
+		if line == "" && err == io.EOF {
+			return nil
+		}
+		cell = append(cell, strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r"))
 		code := strings.Join(cell, "\n")
 		if status, _ := IsComplete(code); status == "incomplete" {
+			if err == io.EOF {
+				return nil // an unfinished cell at the end of the input is not run
+			}
 			continue
 		}
 		cell = nil
@@ -113,7 +149,6 @@ func replLines(sess *Session, r io.Reader, stdout, stderr io.Writer) error {
 		count++
 		printResult(sess.Execute(context.Background(), code, count), stdout, stderr)
 	}
-	return sc.Err()
 }
 
 func printResult(res Result, stdout, stderr io.Writer) {

@@ -22,8 +22,16 @@ func runScript(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	name := args[0]
 	var src []byte
-	var err error
-	if name == "-" {
+	r, err := takeResume() // a script continued by a program that links its imports
+	if err != nil {
+		return err
+	}
+	if r != nil {
+		src = []byte(r.Script)
+		if name == "-" {
+			name = "stdin"
+		}
+	} else if name == "-" {
 		src, err = io.ReadAll(stdin)
 		name = "stdin"
 	} else {
@@ -48,6 +56,7 @@ func runScript(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	sess.fileName = name
+	enableScriptSwitching(sess, args[0], src, args, r)
 	res := sess.Execute(context.Background(), code, 1)
 	if res.Err == nil && isProgram {
 		if d, ok := sess.decls["main"]; ok && d.kind == funcDecl {

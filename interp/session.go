@@ -75,6 +75,7 @@ type Session struct {
 	// makes the session a script's: func main is kept aside to
 	// be called at the end.
 	fileName string
+	ext      extension // cells for replay and switching to a worker that links more (extension.go)
 }
 
 // NewSession starts an interpreter with the symbol tables of package stdlib loaded.
@@ -127,6 +128,7 @@ func (s *Session) reset() error {
 	}
 	s.imports = map[string]string{}
 	s.auto = map[string]bool{}
+	s.ext.history = nil
 	s.decls = map[string]*decl{}
 	s.broken = map[string]string{}
 	if _, err := s.yi.Eval(prelude); err != nil {
@@ -145,8 +147,8 @@ func (s *Session) Interrupt() {
 	}
 }
 
-// Execute runs one cell; count is its execution count, used in error positions.
-func (s *Session) Execute(ctx context.Context, code string, count int) Result {
+// execute runs one cell (see Execute, which records it for replay).
+func (s *Session) execute(ctx context.Context, code string, count int) Result {
 	ctx, cancel := context.WithCancel(ctx)
 	s.mu.Lock()
 	s.cancel = cancel
@@ -311,6 +313,9 @@ func (s *Session) runImport(ctx context.Context, it item) error {
 			return &cellError{s.cell, it.line, 0, fmt.Sprintf("%s is already imported as %q; import %q under another name, e.g. import x%s %q", name, prev, path, name, path)}
 		}
 		if !packageKnown(path) && !s.extraPackage(path) {
+			if err := s.linkPackages(ctx, path, it.line); err != nil {
+				return err // the build failed: the cell fails, the session is unchanged
+			}
 			return &cellError{s.cell, it.line, 0, fmt.Sprintf("package %q is not available in notebooks: cells can import the Go standard library, gonum, gonum/plot and gosbi's packages (see %%help)", path)}
 		}
 		src := fmt.Sprintf("import %s %q", name, path)

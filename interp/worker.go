@@ -97,6 +97,9 @@ func runWorker(in io.Reader, out io.Writer) error {
 			}
 		}
 	}()
+	if err := w.resumeWorker(); err != nil { // extension.go: switching to a worker that links more
+		return err
+	}
 	for r := range reqs {
 		if r.Type == ipc.Shutdown {
 			return w.reply(r, map[string]any{"status": "ok"})

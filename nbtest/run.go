@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -110,6 +111,10 @@ func ExecuteNotebook(ctx context.Context, nb *Notebook, path string, o Options) 
 	res.Warnings = warnings
 	if err != nil {
 		return nil, fmt.Errorf("nbtest: %s: %w", path, err)
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		// the notebook's go.work or go.mod resolves the packages its cells import
+		o.Env = append(slices.Clip(o.Env), "GOSBI_NOTEBOOK_DIR="+filepath.Dir(abs))
 	}
 	argv := o.Kernel
 	if len(argv) == 0 {

@@ -1,0 +1,3 @@
+module example.com/sim
+
+go 1.22
