@@ -43,7 +43,12 @@ type extension struct {
 	switcher  func(bin string, r *resume) error // replaces the process; nil: no switching
 	dir       string                            // the notebook directory
 	announce  string                            // printed at the start of the next cell
-	unusable  []string                          // "path.Name: why" for the identifiers cells cannot use
+	// announceWarns sends the announcement to stderr: cells failed to replay or were not replayed.
+	announceWarns bool
+	// notesToStdout prints notes (a build, a switch that lost nothing) on standard output: a
+	// notebook front end paints standard error as a warning. Terminals keep them on stderr.
+	notesToStdout bool
+	unusable      []string // "path.Name: why" for the identifiers cells cannot use
 	// ask offers the replay to the user: it shows the question and returns the answer; ok is
 	// false when no one can answer (a notebook run unattended), and the cells are replayed.
 	ask func(question string) (answer string, ok bool)
@@ -69,6 +74,14 @@ type resumeCell struct {
 	Count int
 }
 
+// noteWriter is where notes go: standard output in a notebook, standard error in a terminal.
+func (s *Session) noteWriter() io.Writer {
+	if s.ext.notesToStdout {
+		return s.opts.Stdout
+	}
+	return s.opts.Stderr
+}
+
 // resumeEnv names the file that holds a resume.
 const resumeEnv = "GOSBI_RESUME"
 
@@ -77,7 +90,11 @@ func (s *Session) Execute(ctx context.Context, code string, count int) Result {
 	s.ext.code, s.ext.count = code, count
 	if a := s.ext.announce; a != "" {
 		s.ext.announce = ""
-		fmt.Fprint(s.opts.Stderr, a)
+		w := s.noteWriter()
+		if s.ext.announceWarns {
+			w = s.opts.Stderr
+		}
+		fmt.Fprint(w, a)
 	}
 	res := s.execute(ctx, code, count)
 	if res.Err == nil {
@@ -138,7 +155,7 @@ func (s *Session) linkPackages(ctx context.Context, path string, line int) error
 	if err != nil {
 		return fail(err)
 	}
-	b.Log = func(msg string) { fmt.Fprintln(s.opts.Stderr, "note: "+msg) }
+	b.Log = func(msg string) { fmt.Fprintln(s.noteWriter(), "note: "+msg) }
 	w, err := b.Build(ctx, extend.Request{Dir: s.ext.dir, Packages: want, Compiled: extend.CompiledCells})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -252,6 +269,7 @@ func execInto(bin string, args []string, r *resume) error {
 // for the pending cell: empty when there was nothing to replay.
 func (s *Session) replay(r *resume) string {
 	s.ext.unusable = r.Unusable
+	s.ext.announceWarns = r.Declined
 	var b strings.Builder
 	if r.Took != "" {
 		fmt.Fprintf(&b, "note: built a worker that links %s in %s\n", strings.Join(r.Linked, ", "), r.Took)
@@ -287,6 +305,7 @@ func (s *Session) replay(r *resume) string {
 	if len(failed) == 0 {
 		b.WriteString(": all of them succeeded\n")
 	} else {
+		s.ext.announceWarns = true
 		fmt.Fprintf(&b, "; %d failed, so their variables and declarations are missing:\n%s\n", len(failed), strings.Join(failed, "\n"))
 	}
 	return b.String()
@@ -379,6 +398,7 @@ func (w *worker) ask(question string) (string, bool) {
 func (w *worker) resumeWorker() error {
 	w.sess.enableSwitching(notebookDir(), w.switchProcess)
 	w.sess.ext.ask = w.ask
+	w.sess.ext.notesToStdout = true
 	r, err := takeResume()
 	if err != nil || r == nil {
 		return err
@@ -434,7 +454,7 @@ func (s *Session) compileCell(ctx context.Context, code string, count int) Resul
 	if err != nil {
 		return errorResult(fail(err).Error())
 	}
-	b.Log = func(msg string) { fmt.Fprintln(s.opts.Stderr, "note: "+msg) }
+	b.Log = func(msg string) { fmt.Fprintln(s.noteWriter(), "note: "+msg) }
 	w, err := b.Build(ctx, extend.Request{Dir: s.ext.dir, Packages: extend.Linked, Compiled: merged})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -456,7 +476,7 @@ func (s *Session) bindCompiled(ctx context.Context, c extend.Cell) Result {
 		return s.fail(err)
 	}
 	for _, n := range notes {
-		fmt.Fprintf(s.opts.Stderr, "note: cell [%d]: %s\n", c.Count, n)
+		fmt.Fprintf(s.noteWriter(), "note: cell [%d]: %s\n", c.Count, n)
 	}
 	return s.runGo(ctx, src, c.Count)
 }

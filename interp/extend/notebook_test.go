@@ -50,14 +50,35 @@ func testdata(t *testing.T, name string) string {
 	return p
 }
 
+// streams is what a cell printed on the stream name ("stdout" or "stderr"), without the
+// notes the session adds (lines "note: …" on stdout).
 func streams(c *nbtest.Cell, name string) string {
-	var b strings.Builder
+	text, _ := splitNotes(c, name)
+	return text
+}
+
+// notes is what the session noted in a cell: a build, a switch, identifiers that cells cannot
+// use. A notebook shows them on stdout, since its front end paints stderr as a warning.
+func notes(c *nbtest.Cell) string {
+	_, n := splitNotes(c, "stdout")
+	return n
+}
+
+func splitNotes(c *nbtest.Cell, name string) (text, notes string) {
+	var b, n strings.Builder
 	for _, o := range c.Outputs {
-		if o.OutputType == "stream" && o.Name == name {
-			b.WriteString(o.Text)
+		if o.OutputType != "stream" || o.Name != name {
+			continue
+		}
+		for _, line := range strings.SplitAfter(o.Text, "\n") {
+			if name == "stdout" && strings.HasPrefix(line, "note: ") {
+				n.WriteString(line)
+			} else {
+				b.WriteString(line)
+			}
 		}
 	}
-	return b.String()
+	return b.String(), n.String()
 }
 
 func codeCells(nb *nbtest.Notebook) []*nbtest.Cell {
@@ -86,7 +107,10 @@ func checkSimNotebook(t *testing.T, nb *nbtest.Notebook) {
 	if got := streams(cells[1], "stdout"); got != "6 21\n" {
 		t.Errorf("cell 2 printed %q, want %q (sim.Scale(2) and x of cell 1); outputs:\n%s", got, "6 21\n", dump(cells[1]))
 	}
-	errText := streams(cells[1], "stderr")
+	errText := notes(cells[1])
+	if e := streams(cells[1], "stderr"); e != "" {
+		t.Errorf("cell 2 wrote on stderr (a warning box in Jupyter): %q", e)
+	}
 	for _, want := range []string{"moved to a new worker process that links example.com/sim", "the 1 cell run so far", "all of them succeeded",
 		"example.com/sim.Sum: generic function"} {
 		if !strings.Contains(errText, want) {
@@ -247,10 +271,10 @@ func TestCompileCells(t *testing.T) {
 			t.Errorf("cell %d printed %q, want %q; outputs:\n%s", i+1, got, want, dump(cells[i]))
 		}
 	}
-	if got := streams(cells[1], "stderr"); !strings.Contains(got, "func Map is generic") {
+	if got := notes(cells[1]); !strings.Contains(got, "func Map is generic") {
 		t.Errorf("cell 2 does not say that the generic Map cannot be used: %q", got)
 	}
-	if got := streams(cells[3], "stderr"); !strings.Contains(got, "the 3 cells run so far were run again there") || !strings.Contains(got, "all of them succeeded") {
+	if got := notes(cells[3]); !strings.Contains(got, "the 3 cells run so far were run again there") || !strings.Contains(got, "all of them succeeded") {
 		t.Errorf("cell 4 does not announce the replay: %q", got)
 	}
 	wantErr := map[int][]string{
@@ -355,7 +379,14 @@ func TestScriptWithoutGo(t *testing.T) {
 }
 
 // outputText joins the stream texts, results and errors of an execution.
+// outputText collects a request's output; the session's notes (stdout lines "note: …") are
+// returned apart from what the cell printed.
 func outputText(ex *nbtest.Execution) (stdout, stderr, result, evalue string) {
+	stdout, _, stderr, result, evalue = outputTextNotes(ex)
+	return
+}
+
+func outputTextNotes(ex *nbtest.Execution) (stdout, notes, stderr, result, evalue string) {
 	for _, m := range ex.IOPub {
 		var c struct {
 			Name   string         `json:"name"`
@@ -367,7 +398,13 @@ func outputText(ex *nbtest.Execution) (stdout, stderr, result, evalue string) {
 		switch m.Header.MsgType {
 		case "stream":
 			if c.Name == "stdout" {
-				stdout += c.Text
+				for _, line := range strings.SplitAfter(c.Text, "\n") {
+					if strings.HasPrefix(line, "note: ") {
+						notes += line
+					} else {
+						stdout += line
+					}
+				}
 			} else {
 				stderr += c.Text
 			}
