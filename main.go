@@ -7,6 +7,7 @@
 //	gosbi script FILE.go [args]       run a Go file with the notebook's packages
 //	gosbi repl                        an interactive terminal session
 //	gosbi data fetch                  download benchmark observations and reference posteriors
+//	gosbi study run|status|worker     run a sweep as a resumable job grid, locally or on Slurm
 //	gosbi version
 //
 // The command is thin: each sub-command parses its flags and calls one package.
@@ -20,6 +21,7 @@ import (
 	"github.com/gosbi/gosbi/kernel"
 	"github.com/gosbi/gosbi/nbtest"
 	"github.com/gosbi/gosbi/sbi/task"
+	"github.com/gosbi/gosbi/study"
 )
 
 // Version is the gosbi release, overridable at link time with -ldflags "-X main.Version=…".
@@ -39,6 +41,7 @@ func commands() []command {
 		{"script", "script FILE.go [args]          run a Go file (or - for stdin) with the notebook's packages", interp.ScriptMain},
 		{"repl", "repl                           interactive Go session in the terminal", interp.REPLMain},
 		{"data", "data fetch [--dir DIR] [--url URL]  download sbibm observations and reference samples", task.DataMain},
+		{"study", "study run SPEC [--executor local|slurm] [--dir DIR] | status DIR | worker DIR INDEX", study.Main},
 	}
 }
 

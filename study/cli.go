@@ -14,6 +14,7 @@ import (
 
 const usage = `usage:
   gosbi study run SPEC.json [--executor local|slurm] [--dir DIR] [options]
+  gosbi study run DIR [--executor local|slurm] [options]   (resume a study directory)
   gosbi study status DIR
   gosbi study worker DIR INDEX      (what Slurm array tasks run)
 
@@ -84,6 +85,25 @@ func WorkerMain(args []string) error {
 	}
 }
 
+// openOrCreate opens the study directory arg, or creates the study of the spec file arg in dir
+// (default: the study's name).
+func openOrCreate(arg, dir string) (*Study, error) {
+	if fi, err := os.Stat(arg); err == nil && fi.IsDir() {
+		if dir != "" && dir != arg {
+			return nil, fmt.Errorf("run %s is a study directory; --dir %s would be another", arg, dir)
+		}
+		return Open(arg)
+	}
+	spec, err := ReadSpec(arg)
+	if err != nil {
+		return nil, err
+	}
+	if dir == "" {
+		dir = spec.Name
+	}
+	return Create(dir, spec, filepath.Dir(arg))
+}
+
 // runMain is `gosbi study run`.
 func runMain(args []string, progress io.Writer) error {
 	fs := flag.NewFlagSet("study run", flag.ContinueOnError)
@@ -110,14 +130,7 @@ func runMain(args []string, progress io.Writer) error {
 	if len(pos) != 1 {
 		return fmt.Errorf("run takes one spec file, got %q\n%s", pos, usage)
 	}
-	spec, err := ReadSpec(pos[0])
-	if err != nil {
-		return err
-	}
-	if *dir == "" {
-		*dir = spec.Name
-	}
-	s, err := Create(*dir, spec, filepath.Dir(pos[0]))
+	s, err := openOrCreate(pos[0], *dir)
 	if err != nil {
 		return err
 	}

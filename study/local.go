@@ -60,6 +60,7 @@ func (l *Local) Execute(ctx context.Context, s *Study) error {
 		}
 		l.Progress(s.status(running))
 	}
+	ctx = context.WithValue(ctx, procsKey{}, max(1, runtime.NumCPU()/workers))
 	report(-1, "")
 	for _, st := range s.Spec.Stages {
 		missing := s.Missing(st.Name)
@@ -87,6 +88,9 @@ func (l *Local) Execute(ctx context.Context, s *Study) error {
 	}
 	return nil
 }
+
+// procsKey carries the GOMAXPROCS of script jobs run side by side: the cores shared out.
+type procsKey struct{}
 
 // runPool calls f on every index with at most n calls at a time and returns the errors.
 func runPool(ctx context.Context, idx []int, n int, f func(int) error) []error {

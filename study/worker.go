@@ -109,6 +109,9 @@ func (s *Study) runScript(ctx context.Context, st Stage, j *Job, log io.Writer) 
 	cmd := exec.CommandContext(ctx, bin, "script", filepath.Join(dir, st.Script))
 	cmd.Dir = j.Dir
 	cmd.Env = append(os.Environ(), envDir+"="+dir, fmt.Sprintf("%s=%d", envIndex, j.Index), envOut+"="+j.Dir)
+	if n, ok := ctx.Value(procsKey{}).(int); ok && os.Getenv("GOMAXPROCS") == "" {
+		cmd.Env = append(cmd.Env, fmt.Sprintf("GOMAXPROCS=%d", n))
+	}
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("script %s: %w (its output is in %s)", st.Script, err, s.LogPath(j.Index))
