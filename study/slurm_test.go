@@ -3,36 +3,46 @@ package study_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/gosbi/gosbi/study"
 )
 
+var (
+	slurmOnce sync.Once
+	slurmErr  error
+)
+
 // requireSlurm skips a test when no Slurm cluster answers, unless CI is set: CI installs one
 // (scripts/slurm.sh), so there a missing Slurm is a failure.
 func requireSlurm(t *testing.T) {
 	t.Helper()
-	out, err := exec.Command("sinfo", "-h", "-o", "%t").Output()
-	state := strings.TrimSpace(string(out))
-	if err == nil && (strings.Contains(state, "idle") || strings.Contains(state, "mix") || strings.Contains(state, "alloc")) {
+	slurmOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+		defer cancel()
+		out, err := exec.CommandContext(ctx, "sinfo", "-h", "-o", "%t").Output()
+		state := strings.TrimSpace(string(out))
+		if err == nil && (strings.Contains(state, "idle") || strings.Contains(state, "mix") || strings.Contains(state, "alloc")) {
+			return
+		}
+		slurmErr = fmt.Errorf("no Slurm cluster answers (sinfo: %q, %v); start one with `bash scripts/slurm.sh` (as root)", state, err)
+	})
+	if slurmErr == nil {
 		return
 	}
-	msg := "no Slurm cluster answers (sinfo: " + strings.TrimSpace(state)
-	if err != nil {
-		msg += err.Error()
-	}
-	msg += "); start one with `bash scripts/slurm.sh` (as root)"
 	if os.Getenv("CI") == "true" {
-		t.Fatal(msg + "; CI=true requires it")
+		t.Fatalf("%v; CI=true requires it", slurmErr)
 	}
-	t.Skip(msg)
+	t.Skip(slurmErr)
 }
 
 // slurmExecutor runs this test binary as the worker of the array tasks.
