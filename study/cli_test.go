@@ -23,6 +23,22 @@ var (
 // gosbi builds the gosbi command once per test binary.
 func gosbi(t *testing.T) string {
 	t.Helper()
+	bin, err := buildGosbi()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+func gosbiForBench(b *testing.B) string {
+	bin, err := buildGosbi()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return bin
+}
+
+func buildGosbi() (string, error) {
 	gosbiOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "gosbi-study-test-")
 		if err != nil {
@@ -33,10 +49,7 @@ func gosbi(t *testing.T) string {
 		defer cancel()
 		gosbiBin, gosbiErr = nbtest.BuildBinary(ctx, dir)
 	})
-	if gosbiErr != nil {
-		t.Fatal(gosbiErr)
-	}
-	return gosbiBin
+	return gosbiBin, gosbiErr
 }
 
 // scriptJob is a script stage: twice x, and a failure for x = 3 while the file "fail" names
