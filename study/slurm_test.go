@@ -197,9 +197,10 @@ func TestSlurmCancelAndResume(t *testing.T) {
 	}
 }
 
+// running reports whether job i has a running marker.
 func running(s *study.Study, i int) bool {
-	_, err := os.Stat(filepath.Join(s.Dir, "running", "00002.json"))
-	return err == nil && i == 2
+	_, err := os.Stat(filepath.Join(s.Dir, "running", fmt.Sprintf("%05d.json", i)))
+	return err == nil
 }
 
 // TestSlurmFailureReported: a job that fails is retried, then reported with its log; the
@@ -232,5 +233,52 @@ func TestSlurmFailureReported(t *testing.T) {
 	}
 	if want := [][]int{{0, 1, 2, 3}, {4}, {1}, {4}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("submitted %v, want %v", got, want)
+	}
+}
+
+// TestSlurmInterrupt: cancelling the context cancels the submitted arrays (scancel), so that
+// nothing of the study is left in the queue.
+func TestSlurmInterrupt(t *testing.T) {
+	requireSlurm(t)
+	slow := filepath.Join(t.TempDir(), "slow")
+	os.WriteFile(slow, nil, 0o644)
+	defer os.Remove(slow)
+	s, err := study.Create(t.TempDir(), workSpec(map[string]string{"slow": slow, "slowx": "1"}), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := slurmExecutor(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Run(ctx, e) }()
+	deadline := time.Now().Add(2 * time.Minute)
+	for !running(s, 0) {
+		if time.Now().After(deadline) {
+			t.Fatalf("job 0 never started: %s", s.Status().Line())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	cancel()
+	err = <-done
+	if err == nil || !strings.Contains(err.Error(), "interrupted; cancelled Slurm jobs") {
+		t.Fatalf("Run after cancel = %v", err)
+	}
+	ids := []string{}
+	for _, sub := range e.Submissions {
+		ids = append(ids, sub.JobID)
+	}
+	// scancel is asynchronous: the tasks leave the queue within seconds
+	for {
+		out, _ := exec.Command("squeue", "-h", "-j", strings.Join(ids, ","), "-o", "%i %t").Output()
+		if strings.TrimSpace(string(out)) == "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("still queued after the interrupt:\n%s", out)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if s.Done(0) || s.Done(4) {
+		t.Errorf("jobs finished although cancelled: %s", s.Status().Line())
 	}
 }
