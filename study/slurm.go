@@ -27,6 +27,9 @@ type Slurm struct {
 	Retries     int           // rounds of resubmission of jobs that end without a record
 	Poll        time.Duration // how often the queue is read; 0 means 2s
 	Extra       []string      // more sbatch options, e.g. "--account=abc"
+	// MaxArray is the largest number of tasks in one array (array indices 0…MaxArray−1); 0
+	// reads the cluster's MaxArraySize. A stage with more jobs is split into several arrays.
+	MaxArray int
 	// Command is the worker command that DIR and INDEX follow; nil means this executable with
 	// "study worker" (gosbi study worker DIR INDEX).
 	Command []string
@@ -62,7 +65,10 @@ func (e *Slurm) Execute(ctx context.Context, s *Study) error {
 	if err := os.MkdirAll(filepath.Join(dir, "slurm", "logs"), 0o755); err != nil {
 		return fmt.Errorf("study: %w", err)
 	}
-	maxArray := maxArraySize(ctx)
+	maxArray := e.MaxArray
+	if maxArray <= 0 {
+		maxArray = maxArraySize(ctx)
+	}
 	for round := 0; round <= e.Retries; round++ {
 		subs, err := e.submitRound(ctx, s, round, maxArray)
 		if err != nil {

@@ -282,3 +282,54 @@ func TestSlurmInterrupt(t *testing.T) {
 		t.Errorf("jobs finished although cancelled: %s", s.Status().Line())
 	}
 }
+
+// TestSlurmSplitArrays: a stage with more jobs than MaxArray goes out as several arrays (the
+// array index offset by the first job of each), and the next stage waits for all of them.
+func TestSlurmSplitArrays(t *testing.T) {
+	requireSlurm(t)
+	spec := workSpec(nil)
+	spec.Axes[0].Values = study.Ints(1, 2, 3, 4, 5, 6, 7)
+	s, err := study.Create(t.TempDir(), spec, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	submitted := func(e *study.Slurm) (idx [][]int, offsets []int) {
+		for _, sub := range e.Submissions {
+			idx, offsets = append(idx, sub.Indices), append(offsets, sub.Offset)
+		}
+		return idx, offsets
+	}
+	e := slurmExecutor(t)
+	e.MaxArray = 3
+	if err := s.Run(context.Background(), e); err != nil {
+		t.Fatalf("%v\n%s", err, s.Status())
+	}
+	idx, off := submitted(e)
+	if want := [][]int{{0, 1, 2}, {3, 4, 5}, {6}, {7}}; !reflect.DeepEqual(idx, want) || !reflect.DeepEqual(off, []int{0, 3, 6, 7}) {
+		t.Errorf("submitted %v at offsets %v, want %v at 0, 3, 6, 7", idx, off, want)
+	}
+	sum := func() float64 {
+		r, err := s.Record(7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Metrics["sum"]
+	}
+	first := sum()
+	for _, i := range []int{1, 5, 7} {
+		r, _ := s.Record(i)
+		os.RemoveAll(r.Dir)
+	}
+	e = slurmExecutor(t)
+	e.MaxArray = 3
+	if err := s.Run(context.Background(), e); err != nil {
+		t.Fatalf("%v\n%s", err, s.Status())
+	}
+	idx, off = submitted(e)
+	if want := [][]int{{1}, {5}, {7}}; !reflect.DeepEqual(idx, want) || !reflect.DeepEqual(off, []int{1, 5, 7}) {
+		t.Errorf("second run submitted %v at offsets %v, want %v at 1, 5, 7", idx, off, want)
+	}
+	if again := sum(); again != first {
+		t.Errorf("sum %v, then %v", first, again)
+	}
+}

@@ -95,6 +95,11 @@ func (s *Spec) Validate() error {
 		}
 		axes[a.Name] = true
 	}
+	for k := range s.Params {
+		if axes[k] {
+			return fmt.Errorf("study spec: params.%s is also an axis; a job's parameter must have one source", k)
+		}
+	}
 	if len(s.Stages) == 0 {
 		return fmt.Errorf("study spec: stages is empty, expected at least one stage")
 	}

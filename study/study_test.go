@@ -184,6 +184,7 @@ func TestSpecErrors(t *testing.T) {
 		{`{"name":"s","axes":[{"name":"seed","values":["1"]}],"stages":[{"name":"x","func":"f"},{"name":"x","func":"g"}]}`, `stages[1].name = "x" is used by two stages`},
 		{`{"name":"s","axes":[{"name":"seed","values":["1"]}],"stages":[{"name":"x","func":"f","all":true,"over":["seed"]}]}`, `all = true and over = [seed]`},
 		{`{"name":"s","axes":[{"name":"seed","values":["1"]}],"stages":[{"name":"x","func":"f"}],"epochs":3}`, `unknown field "epochs"`},
+		{`{"name":"s","axes":[{"name":"seed","values":["1"]}],"stages":[{"name":"x","func":"f"}],"params":{"seed":"3"}}`, `params.seed is also an axis`},
 		{`{"name":"s","axes":[{"name":"seed","values":[1]}],"stages":[{"name":"x","func":"f"}]}`, `Axis.axes.values of type string`},
 	} {
 		_, err := study.ParseSpec([]byte(tc.spec))
