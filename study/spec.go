@@ -20,11 +20,38 @@ type Spec struct {
 	Params map[string]string `json:"params,omitempty"` // constants every job sees (epochs, sizes, …)
 }
 
-// Axis is one dimension of the grid. Values are strings in the spec; Job.Int and Job.Float
-// parse them.
+// Axis is one dimension of the grid. Values are strings (a JSON spec may write numbers, which
+// keep their spelling); Job.Int and Job.Float parse them.
 type Axis struct {
 	Name   string   `json:"name"`
 	Values []string `json:"values"`
+}
+
+// UnmarshalJSON reads an axis whose values are JSON strings or numbers.
+func (a *Axis) UnmarshalJSON(data []byte) error {
+	var raw struct {
+		Name   string            `json:"name"`
+		Values []json.RawMessage `json:"values"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&raw); err != nil {
+		return fmt.Errorf("axis: %w", err)
+	}
+	a.Name, a.Values = raw.Name, make([]string, len(raw.Values))
+	for i, v := range raw.Values {
+		var s string
+		if json.Unmarshal(v, &s) == nil {
+			a.Values[i] = s
+			continue
+		}
+		var n json.Number
+		if err := json.Unmarshal(v, &n); err != nil {
+			return fmt.Errorf("axis %q: values[%d] = %s, expected a string or a number", raw.Name, i, v)
+		}
+		a.Values[i] = n.String()
+	}
+	return nil
 }
 
 // Stage is one step of a study. Its jobs are the combinations of the values of the axes in

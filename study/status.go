@@ -193,9 +193,20 @@ func firstLine(s string) string {
 	return s
 }
 
-// tail returns the last n lines of a file ("" when it cannot be read).
+// tailBytes bounds how much of a log tail reads.
+const tailBytes = 64 << 10
+
+// tail returns the last n lines of a file, within its last 64 KiB ("" when it cannot be read).
 func tail(path string, n int) string {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Size() > tailBytes {
+		f.Seek(fi.Size()-tailBytes, io.SeekStart)
+	}
+	data, err := io.ReadAll(f)
 	if err != nil {
 		return ""
 	}

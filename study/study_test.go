@@ -168,9 +168,13 @@ func metrics(t *testing.T, s *study.Study) map[int]string {
 }
 
 func TestSpecErrors(t *testing.T) {
-	good := `{"name":"s","axes":[{"name":"seed","values":["1","2"]}],"stages":[{"name":"train","func":"train"}]}`
-	if _, err := study.ParseSpec([]byte(good)); err != nil {
+	good := `{"name":"s","axes":[{"name":"seed","values":["1",2]},{"name":"lambda","values":[1e-3,0.5]}],"stages":[{"name":"train","func":"train"}]}`
+	spec, err := study.ParseSpec([]byte(good))
+	if err != nil {
 		t.Fatalf("valid spec: %v", err)
+	}
+	if want := []study.Axis{{Name: "seed", Values: []string{"1", "2"}}, {Name: "lambda", Values: []string{"1e-3", "0.5"}}}; !reflect.DeepEqual(spec.Axes, want) {
+		t.Errorf("axes %+v, want %+v", spec.Axes, want)
 	}
 	for _, tc := range []struct{ spec, want string }{
 		{`{"name":"a b","axes":[],"stages":[{"name":"x","func":"f"}]}`, `name = "a b"`},
@@ -185,7 +189,8 @@ func TestSpecErrors(t *testing.T) {
 		{`{"name":"s","axes":[{"name":"seed","values":["1"]}],"stages":[{"name":"x","func":"f","all":true,"over":["seed"]}]}`, `all = true and over = [seed]`},
 		{`{"name":"s","axes":[{"name":"seed","values":["1"]}],"stages":[{"name":"x","func":"f"}],"epochs":3}`, `unknown field "epochs"`},
 		{`{"name":"s","axes":[{"name":"seed","values":["1"]}],"stages":[{"name":"x","func":"f"}],"params":{"seed":"3"}}`, `params.seed is also an axis`},
-		{`{"name":"s","axes":[{"name":"seed","values":[1]}],"stages":[{"name":"x","func":"f"}]}`, `Axis.axes.values of type string`},
+		{`{"name":"s","axes":[{"name":"seed","values":[true]}],"stages":[{"name":"x","func":"f"}]}`, `axis "seed": values[0] = true, expected a string or a number`},
+		{`{"name":"s","axes":[{"name":"seed","values":["1"],"vals":[2]}],"stages":[{"name":"x","func":"f"}]}`, `unknown field "vals"`},
 	} {
 		_, err := study.ParseSpec([]byte(tc.spec))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
