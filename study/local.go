@@ -33,9 +33,10 @@ type Local struct {
 	Progress func(*Status)
 }
 
-// DefaultWorkers is the local executor's default parallelism: one job per core. Small
-// networks do not keep several cores busy within one training, so trainings side by side
-// finish more of them per hour than trainings one after another (BenchmarkLocalThroughput).
+// DefaultWorkers is the local executor's default parallelism: one job per core. A training of
+// a small network spends less CPU time alone on a core than spread over all of them, so
+// trainings side by side finish more of them per hour than trainings one after another
+// (BenchmarkLocalThroughput measures both).
 func DefaultWorkers() int { return runtime.NumCPU() }
 
 // Execute runs the missing jobs of every stage; a stage starts when the previous one has no
