@@ -97,16 +97,17 @@ func TestCLI(t *testing.T) {
 	  "params": {"fail": "` + fail + `"}}`
 	os.WriteFile(filepath.Join(dir, "spec.json"), []byte(spec), 0o644)
 	out := filepath.Join(dir, "out")
-	run := func(args ...string) (string, error) {
+	run := func(args ...string) (string, error) { // in dir, with relative paths
 		cmd := exec.Command(bin, append([]string{"study"}, args...)...)
+		cmd.Dir = dir
 		b, err := cmd.CombinedOutput()
 		return string(b), err
 	}
-	text, err := run("run", filepath.Join(dir, "spec.json"), "--dir", out)
+	text, err := run("run", "spec.json", "--dir", "out")
 	if err == nil || !strings.Contains(text, `1 jobs of stage "double" failed`) {
 		t.Fatalf("first run: %v\n%s", err, text)
 	}
-	text, err = run("status", out)
+	text, err = run("status", "out")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +117,7 @@ func TestCLI(t *testing.T) {
 		}
 	}
 	os.Remove(fail)
-	if text, err := run("run", out, "--executor", "local"); err != nil {
+	if text, err := run("run", "out", "--executor", "local"); err != nil {
 		t.Fatalf("second run: %v\n%s", err, text)
 	}
 	s, err := study.Open(out)

@@ -67,6 +67,10 @@ func Create(dir string, spec *Spec, base string) (*Study, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
+	dir, err := filepath.Abs(dir) // workers and scripts run in other directories
+	if err != nil {
+		return nil, fmt.Errorf("study: %w", err)
+	}
 	stored := *spec
 	stored.Stages = append([]Stage(nil), spec.Stages...)
 	var sources []string
@@ -123,6 +127,10 @@ func Create(dir string, spec *Spec, base string) (*Study, error) {
 
 // Open opens an existing study directory.
 func Open(dir string) (*Study, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("study: %w", err)
+	}
 	m, err := readManifest(dir)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
