@@ -104,7 +104,7 @@ func TestCLI(t *testing.T) {
 		return string(b), err
 	}
 	text, err := run("run", "spec.json", "--dir", "out")
-	if err == nil || !strings.Contains(text, `1 jobs of stage "double" failed`) {
+	if err == nil || !strings.Contains(text, `1 job of stage "double" failed`) {
 		t.Fatalf("first run: %v\n%s", err, text)
 	}
 	text, err = run("status", "out")

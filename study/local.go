@@ -133,6 +133,10 @@ func stageError(s *Study, stage string, errs []error) error {
 		}
 		lines = append(lines, firstLine(e.Error()))
 	}
-	return fmt.Errorf("study %s: %d jobs of stage %q failed (later stages did not run; `gosbi study status %s` shows their logs):\n  %s",
-		s.Spec.Name, len(errs), stage, s.Dir, strings.Join(lines, "\n  "))
+	jobs := "jobs"
+	if len(errs) == 1 {
+		jobs = "job"
+	}
+	return fmt.Errorf("study %s: %d %s of stage %q failed (later stages did not run; `gosbi study status %s` shows their logs):\n  %s",
+		s.Spec.Name, len(errs), jobs, stage, s.Dir, strings.Join(lines, "\n  "))
 }

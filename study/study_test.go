@@ -304,7 +304,7 @@ func TestLocalFailure(t *testing.T) {
 	}
 	resetCalls()
 	err = s.Run(context.Background(), &study.Local{Workers: 2, Retries: 1})
-	if err == nil || !strings.Contains(err.Error(), `1 jobs of stage "train" failed`) || !strings.Contains(err.Error(), "diverged (on purpose)") {
+	if err == nil || !strings.Contains(err.Error(), `1 job of stage "train" failed`) || !strings.Contains(err.Error(), "diverged (on purpose)") {
 		t.Fatalf("Run = %v, want the failure of one training", err)
 	}
 	if got, want := counts(), map[string]int64{"simulate": 2, "train": 5}; !reflect.DeepEqual(got, want) {
