@@ -51,7 +51,13 @@ func slurmExecutor(t *testing.T) *study.Slurm {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &study.Slurm{Command: []string{exe}, Env: []string{workerEnv + "=1"}, Poll: 300 * time.Millisecond}
+	e := &study.Slurm{Command: []string{exe}, Env: []string{workerEnv + "=1"}, Poll: 300 * time.Millisecond}
+	t.Cleanup(func() { // a failed test leaves nothing in the queue
+		for _, sub := range e.Submissions {
+			exec.Command("scancel", sub.JobID).Run()
+		}
+	})
+	return e
 }
 
 // workJob squares x, plus noise from its seed; it sleeps while the file named by "slow" exists
