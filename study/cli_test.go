@@ -162,7 +162,8 @@ func TestCLISlurm(t *testing.T) {
 	  "params": {"fail": "/nonexistent"}}`
 	os.WriteFile(filepath.Join(dir, "spec.json"), []byte(spec), 0o644)
 	out := filepath.Join(dir, "out")
-	cmd := exec.Command(bin, "study", "run", filepath.Join(dir, "spec.json"), "--executor", "slurm", "--dir", out, "--throttle", "2", "--time", "5:00")
+	cmd := exec.Command(bin, "study", "run", filepath.Join(dir, "spec.json"), "--executor", "slurm", "--dir", out,
+		"--throttle", "2", "--time", "5:00", "--mem", "200M", "--cpus", "1", "--partition", slurmPartition(t))
 	text, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("%v\n%s", err, text)
@@ -186,4 +187,34 @@ func TestCLISlurm(t *testing.T) {
 	if !strings.Contains(string(b), "'study' 'worker'") {
 		t.Errorf("batch script does not run gosbi study worker:\n%s", b)
 	}
+	// the options reached sbatch: read them back from the first array's first task
+	logs, _ := filepath.Glob(filepath.Join(out, "slurm", "logs", "double-*_0.log"))
+	if len(logs) != 1 {
+		t.Fatalf("per-task logs %v", logs)
+	}
+	id := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(logs[0]), "double-"), ".log")
+	info, err := exec.Command("scontrol", "show", "job", id).Output()
+	if err != nil {
+		t.Fatalf("scontrol show job %s: %v", id, err)
+	}
+	for _, want := range []string{"TimeLimit=00:05:00", "ArrayTaskThrottle=2", "MinMemoryNode=200M", "NumCPUs=1", "Partition=" + slurmPartition(t)} {
+		if !strings.Contains(string(info), want) {
+			t.Errorf("job %s lacks %s:\n%s", id, want, info)
+		}
+	}
+}
+
+// slurmPartition is the cluster's default partition.
+func slurmPartition(t *testing.T) string {
+	out, err := exec.Command("sinfo", "-h", "-o", "%P").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range strings.Fields(string(out)) {
+		if strings.HasSuffix(p, "*") {
+			return strings.TrimSuffix(p, "*")
+		}
+	}
+	t.Fatalf("no default partition in %q", out)
+	return ""
 }
