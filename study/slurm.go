@@ -31,7 +31,8 @@ type Slurm struct {
 	// reads the cluster's MaxArraySize. A stage with more jobs is split into several arrays.
 	MaxArray int
 	// Command is the worker command that DIR and INDEX follow; nil means this executable with
-	// "study worker" (gosbi study worker DIR INDEX).
+	// "study worker" (gosbi study worker DIR INDEX). The command and the study directory must
+	// be reachable under the same paths on the compute nodes (a shared file system).
 	Command []string
 	// Env holds NAME=VALUE pairs the batch script exports before the worker starts.
 	Env []string
