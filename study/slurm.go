@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -39,8 +40,16 @@ type Slurm struct {
 	// Progress, if set, is called with the study's status after every poll of the queue.
 	Progress func(*Status)
 
-	// Submissions lists what Execute submitted, in order (for logs and tests).
-	Submissions []Submission
+	mu   sync.Mutex
+	subs []Submission
+}
+
+// Submissions returns what Execute has submitted so far, in order. It may be called while
+// Execute runs.
+func (e *Slurm) Submissions() []Submission {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]Submission(nil), e.subs...)
 }
 
 // Submission is one array job submitted by the Slurm executor.
@@ -121,7 +130,9 @@ func (e *Slurm) submitRound(ctx context.Context, s *Study, round, maxArray int) 
 			}
 			ids = append(ids, id)
 			subs = append(subs, Submission{Round: round, Stage: st.Name, JobID: id, Offset: first + base, Indices: missing[lo:hi], Submitted: now})
-			e.Submissions = append(e.Submissions, subs[len(subs)-1])
+			e.mu.Lock()
+			e.subs = append(e.subs, subs[len(subs)-1])
+			e.mu.Unlock()
 			lo = hi
 		}
 		prev = ids

@@ -53,7 +53,7 @@ func slurmExecutor(t *testing.T) *study.Slurm {
 	}
 	e := &study.Slurm{Command: []string{exe}, Env: []string{workerEnv + "=1"}, Poll: 300 * time.Millisecond}
 	t.Cleanup(func() { // a failed test leaves nothing in the queue
-		for _, sub := range e.Submissions {
+		for _, sub := range e.Submissions() {
 			exec.Command("scancel", sub.JobID).Run()
 		}
 	})
@@ -126,8 +126,8 @@ func TestSlurmMatchesLocal(t *testing.T) {
 	if err := remote.Run(context.Background(), e); err != nil {
 		t.Fatalf("%v\n%s", err, remote.Status())
 	}
-	if len(e.Submissions) != 3 {
-		t.Errorf("%d submissions, want one array per stage: %+v", len(e.Submissions), e.Submissions)
+	if len(e.Submissions()) != 3 {
+		t.Errorf("%d submissions, want one array per stage: %+v", len(e.Submissions()), e.Submissions())
 	}
 	if a, b := metrics(t, local), metrics(t, remote); !reflect.DeepEqual(a, b) {
 		t.Errorf("Slurm and local records differ:\nlocal %v\nslurm %v", a, b)
@@ -162,7 +162,7 @@ func TestSlurmCancelAndResume(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	task := e.Submissions[0].JobID + "_2"
+	task := e.Submissions()[0].JobID + "_2"
 	if out, err := exec.Command("scancel", task).CombinedOutput(); err != nil {
 		t.Fatalf("scancel %s: %v %s", task, err, out)
 	}
@@ -186,7 +186,7 @@ func TestSlurmCancelAndResume(t *testing.T) {
 		t.Fatalf("%v\n%s", err, s.Status())
 	}
 	var got [][]int
-	for _, sub := range e2.Submissions {
+	for _, sub := range e2.Submissions() {
 		got = append(got, sub.Indices)
 	}
 	if want := [][]int{{2}, {4}}; !reflect.DeepEqual(got, want) {
@@ -234,7 +234,7 @@ func TestSlurmFailureReported(t *testing.T) {
 		t.Errorf("status %s", st.Line())
 	}
 	var got [][]int
-	for _, sub := range e.Submissions {
+	for _, sub := range e.Submissions() {
 		got = append(got, sub.Indices)
 	}
 	if want := [][]int{{0, 1, 2, 3}, {4}, {1}, {4}}; !reflect.DeepEqual(got, want) {
@@ -270,7 +270,7 @@ func TestSlurmInterrupt(t *testing.T) {
 		t.Fatalf("Run after cancel = %v", err)
 	}
 	ids := []string{}
-	for _, sub := range e.Submissions {
+	for _, sub := range e.Submissions() {
 		ids = append(ids, sub.JobID)
 	}
 	// scancel is asynchronous: the tasks leave the queue within seconds
@@ -300,7 +300,7 @@ func TestSlurmSplitArrays(t *testing.T) {
 		t.Fatal(err)
 	}
 	submitted := func(e *study.Slurm) (idx [][]int, offsets []int) {
-		for _, sub := range e.Submissions {
+		for _, sub := range e.Submissions() {
 			idx, offsets = append(idx, sub.Indices), append(offsets, sub.Offset)
 		}
 		return idx, offsets
