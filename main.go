@@ -7,6 +7,7 @@
 //	gosbi script FILE.go [args]       run a Go file with the notebook's packages
 //	gosbi repl                        an interactive terminal session
 //	gosbi data fetch                  download benchmark observations and reference posteriors
+//	gosbi study run|status|worker     run a sweep as a resumable job grid, locally or on Slurm
 //	gosbi version
 //	gosbi completion bash             a bash completion script
 //	gosbi help [COMMAND]              (or gosbi COMMAND --help)
@@ -24,6 +25,7 @@ import (
 	"github.com/gosbi/gosbi/kernel"
 	"github.com/gosbi/gosbi/nbtest"
 	"github.com/gosbi/gosbi/sbi/task"
+	"github.com/gosbi/gosbi/study"
 )
 
 // Version is the gosbi release, overridable at link time with -ldflags "-X main.Version=…".
@@ -49,6 +51,8 @@ func commands() []command {
 			"An interactive Go session with history, Tab completion and the magics (%help lists them).\nCtrl-C stops the running cell, Ctrl-D quits. Without a terminal it reads cells from standard input.", false, interp.REPLMain},
 		{"data", "data fetch [--dir DIR] [--url URL]  download sbibm observations and reference samples",
 			"Downloads sbibm's observations, true parameters and reference posterior samples (about 18 MB)\ninto DIR (default $GOSBI_DATA, else the user cache directory). The tutorials work without them.", false, task.DataMain},
+		{"study", "study run SPEC [--executor local|slurm] [--dir DIR] | status DIR | worker DIR INDEX",
+			"Runs a sweep as a resumable grid of jobs, on this machine or as Slurm job arrays;\nstatus counts the jobs per stage and state, worker runs one job (what an array task calls).", false, study.Main},
 		{"version", "version                        print the version", "", false, func([]string) error {
 			fmt.Println("gosbi", Version)
 			return nil

@@ -27,6 +27,7 @@ var packages = []string{
 	"github.com/gosbi/gosbi/sbi/diag",
 	"github.com/gosbi/gosbi/sbi/calib",
 	"github.com/gosbi/gosbi/viz",
+	"github.com/gosbi/gosbi/study",
 }
 
 // stdExcluded matches standard-library packages that are not offered to cells: internals,

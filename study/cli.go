@@ -1,0 +1,155 @@
+package study
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"syscall"
+)
+
+const usage = `usage:
+  gosbi study run SPEC.json [--executor local|slurm] [--dir DIR] [options]
+  gosbi study run DIR [--executor local|slurm] [options]   (resume a study directory)
+  gosbi study status DIR
+  gosbi study worker DIR INDEX      (what Slurm array tasks run)
+
+run options:
+  --workers N       local: jobs at once (default: one per core)
+  --retries N       resubmit jobs that fail, up to N more times (default 0 local, 2 slurm)
+  --partition P     slurm: partition
+  --time T          slurm: time limit per task (e.g. 2:00:00)
+  --mem M           slurm: memory per task (e.g. 4G)
+  --cpus N          slurm: CPUs per task
+  --throttle N      slurm: most tasks of one array running at once
+`
+
+// Main is the `gosbi study` command.
+func Main(args []string) error {
+	if len(args) == 0 {
+		return fmt.Errorf("missing sub-command\n%s", usage)
+	}
+	switch args[0] {
+	case "run":
+		return runMain(args[1:], os.Stderr)
+	case "status":
+		if len(args) != 2 {
+			return fmt.Errorf("status takes the study directory\n%s", usage)
+		}
+		s, err := Open(args[1])
+		if err != nil {
+			return err
+		}
+		fmt.Print(s.Status())
+		return nil
+	case "worker":
+		return WorkerMain(args[1:])
+	case "help", "-h", "--help":
+		fmt.Print(usage)
+		return nil
+	}
+	return fmt.Errorf("unknown sub-command %q\n%s", args[0], usage)
+}
+
+// WorkerMain runs one job: args are the study directory and the job index. It is what
+// `gosbi study worker DIR INDEX` and every Slurm array task run.
+func WorkerMain(args []string) error {
+	if len(args) != 2 {
+		return fmt.Errorf("worker takes DIR INDEX, got %q", args)
+	}
+	i, err := strconv.Atoi(args[1])
+	if err != nil {
+		return fmt.Errorf("worker: INDEX = %q, expected a job index", args[1])
+	}
+	s, err := Open(args[0])
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sig)
+	done := make(chan error, 1)
+	go func() { done <- s.RunJob(ctx, i) }()
+	select {
+	case err := <-done:
+		return err
+	case sg := <-sig: // scancel or the time limit: leave a note before Slurm's SIGKILL
+		cancel()
+		return s.interrupted(i, sg)
+	}
+}
+
+// openOrCreate opens the study directory arg, or creates the study of the spec file arg in dir
+// (default: the study's name).
+func openOrCreate(arg, dir string) (*Study, error) {
+	if fi, err := os.Stat(arg); err == nil && fi.IsDir() {
+		if dir != "" && dir != arg {
+			return nil, fmt.Errorf("run %s is a study directory; --dir %s would be another", arg, dir)
+		}
+		return Open(arg)
+	}
+	spec, err := ReadSpec(arg)
+	if err != nil {
+		return nil, err
+	}
+	if dir == "" {
+		dir = spec.Name
+	}
+	return Create(dir, spec, filepath.Dir(arg))
+}
+
+// runMain is `gosbi study run`.
+func runMain(args []string, progress io.Writer) error {
+	fs := flag.NewFlagSet("study run", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	executor := fs.String("executor", "local", "")
+	dir := fs.String("dir", "", "")
+	workers := fs.Int("workers", 0, "")
+	retries := fs.Int("retries", -1, "")
+	partition := fs.String("partition", "", "")
+	limit := fs.String("time", "", "")
+	mem := fs.String("mem", "", "")
+	cpus := fs.Int("cpus", 0, "")
+	throttle := fs.Int("throttle", 0, "")
+	var pos []string
+	for len(args) > 0 { // flags may come before or after SPEC
+		if err := fs.Parse(args); err != nil {
+			return fmt.Errorf("%v\n%s", err, usage)
+		}
+		args = fs.Args()
+		if len(args) > 0 {
+			pos, args = append(pos, args[0]), args[1:]
+		}
+	}
+	if len(pos) != 1 {
+		return fmt.Errorf("run takes one spec file, got %q\n%s", pos, usage)
+	}
+	s, err := openOrCreate(pos[0], *dir)
+	if err != nil {
+		return err
+	}
+	var e Executor
+	switch *executor {
+	case "local":
+		e = &Local{Workers: *workers, Retries: max(*retries, 0), Progress: TextProgress(progress)}
+	case "slurm":
+		if *retries < 0 {
+			*retries = 2
+		}
+		e = &Slurm{Partition: *partition, Time: *limit, Memory: *mem, CPUsPerTask: *cpus, Throttle: *throttle,
+			Retries: *retries, Progress: TextProgress(progress)}
+	default:
+		return fmt.Errorf("--executor = %q, expected local or slurm", *executor)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err = s.Run(ctx, e)
+	fmt.Fprint(progress, s.Status())
+	return err
+}

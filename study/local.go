@@ -1,0 +1,142 @@
+package study
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+)
+
+// Executor runs the jobs of a study that have no record yet. Executors differ in where jobs run,
+// never in what they compute: a job's seed and inputs depend on its key only.
+type Executor interface {
+	Execute(ctx context.Context, s *Study) error
+}
+
+// Run runs the study's missing jobs with e (the local executor when e is nil).
+func (s *Study) Run(ctx context.Context, e Executor) error {
+	if e == nil {
+		e = &Local{}
+	}
+	return e.Execute(ctx, s)
+}
+
+// Local runs jobs in this process (script stages in child processes), stage after stage, up
+// to Workers jobs at a time.
+type Local struct {
+	// Workers is the number of jobs run at once; 0 means DefaultWorkers().
+	Workers int
+	// Retries is how many more times a failed job is tried in the same run.
+	Retries int
+	// Progress, if set, is called with the study's status whenever a job starts or ends.
+	Progress func(*Status)
+}
+
+// DefaultWorkers is the local executor's default parallelism: one job per core. A training of
+// a small network spends less CPU time alone on a core than spread over all of them, so
+// trainings side by side finish more of them per hour than trainings one after another
+// (BenchmarkLocalThroughput measures both).
+func DefaultWorkers() int { return runtime.NumCPU() }
+
+// Execute runs the missing jobs of every stage; a stage starts when the previous one has no
+// missing job. It returns the failures of the first stage that could not be completed.
+func (l *Local) Execute(ctx context.Context, s *Study) error {
+	workers := l.Workers
+	if workers <= 0 {
+		workers = DefaultWorkers()
+	}
+	var mu sync.Mutex
+	running := map[int]string{}
+	report := func(i int, state string) {
+		if l.Progress == nil {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if state == "" {
+			delete(running, i)
+		} else {
+			running[i] = state
+		}
+		l.Progress(s.status(running))
+	}
+	ctx = context.WithValue(ctx, procsKey{}, max(1, runtime.NumCPU()/workers))
+	report(-1, "")
+	for _, st := range s.Spec.Stages {
+		missing := s.Missing(st.Name)
+		if len(missing) == 0 {
+			continue
+		}
+		errs := runPool(ctx, missing, workers, func(i int) error {
+			var err error
+			for a := 0; a <= l.Retries; a++ {
+				report(i, Running)
+				err = s.RunJob(ctx, i)
+				report(i, "")
+				if err == nil || ctx.Err() != nil {
+					break
+				}
+			}
+			return err
+		})
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("study %s: interrupted: %w", s.Spec.Name, err)
+		}
+		if len(errs) > 0 {
+			return stageError(s, st.Name, errs)
+		}
+	}
+	return nil
+}
+
+// procsKey carries the GOMAXPROCS of script jobs run side by side: the cores shared out.
+type procsKey struct{}
+
+// runPool calls f on every index with at most n calls at a time and returns the errors.
+func runPool(ctx context.Context, idx []int, n int, f func(int) error) []error {
+	work := make(chan int)
+	var mu sync.Mutex
+	var errs []error
+	var wg sync.WaitGroup
+	for w := 0; w < min(n, len(idx)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				if err := f(i); err != nil {
+					mu.Lock()
+					errs = append(errs, err)
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	for _, i := range idx {
+		if ctx.Err() != nil {
+			break
+		}
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	return errs
+}
+
+// stageError summarizes the failed jobs of a stage.
+func stageError(s *Study, stage string, errs []error) error {
+	var lines []string
+	for k, e := range errs {
+		if k == 5 {
+			lines = append(lines, fmt.Sprintf("… and %d more", len(errs)-k))
+			break
+		}
+		lines = append(lines, firstLine(e.Error()))
+	}
+	jobs := "jobs"
+	if len(errs) == 1 {
+		jobs = "job"
+	}
+	return fmt.Errorf("study %s: %d %s of stage %q failed (later stages did not run; `gosbi study status %s` shows their logs):\n  %s",
+		s.Spec.Name, len(errs), jobs, stage, s.Dir, strings.Join(lines, "\n  "))
+}

@@ -1,0 +1,122 @@
+package study
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+
+	"github.com/gosbi/gosbi/viz"
+)
+
+// Table is the records of a study's finished jobs, one row per job.
+type Table struct {
+	Records []*Record
+}
+
+// Results loads the records of a stage's finished jobs, in manifest order. Jobs without a
+// record are left out; Status says which.
+func (s *Study) Results(stage string) (*Table, error) {
+	if _, k := s.stage(stage); k < 0 {
+		return nil, fmt.Errorf("study: no stage %q in study %s (stages: %v)", stage, s.Spec.Name, s.stageNames())
+	}
+	t := &Table{}
+	for _, i := range s.StageJobs(stage) {
+		if !s.Done(i) {
+			continue
+		}
+		r, err := s.Record(i)
+		if err != nil {
+			return nil, err
+		}
+		t.Records = append(t.Records, r)
+	}
+	return t, nil
+}
+
+func (s *Study) stageNames() []string {
+	var out []string
+	for _, st := range s.Spec.Stages {
+		out = append(out, st.Name)
+	}
+	return out
+}
+
+// Len is the number of rows.
+func (t *Table) Len() int { return len(t.Records) }
+
+// Where returns the rows whose parameter name has the value.
+func (t *Table) Where(name, value string) *Table {
+	out := &Table{}
+	for _, r := range t.Records {
+		if r.Params[name] == value {
+			out.Records = append(out.Records, r)
+		}
+	}
+	return out
+}
+
+// Values returns a metric of every row; a row without it is an error.
+func (t *Table) Values(metric string) ([]float64, error) {
+	out := make([]float64, len(t.Records))
+	for k, r := range t.Records {
+		v, err := r.Metric(metric)
+		if err != nil {
+			return nil, err
+		}
+		out[k] = v
+	}
+	return out, nil
+}
+
+// Series concatenates a vector metric over the rows (ranks pooled over seeds, say).
+func (t *Table) Series(name string) ([]float64, error) {
+	var out []float64
+	for _, r := range t.Records {
+		v, ok := r.Series[name]
+		if !ok {
+			return nil, fmt.Errorf("study: %s has no series %q", label(r.Index, r.Stage, r.Key), name)
+		}
+		out = append(out, v...)
+	}
+	return out, nil
+}
+
+// Distinct returns the values a parameter takes, numerically sorted when all are numbers.
+func (t *Table) Distinct(name string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, r := range t.Records {
+		if v, ok := r.Params[name]; ok && !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	sort.SliceStable(out, func(a, b int) bool {
+		x, e1 := strconv.ParseFloat(out[a], 64)
+		y, e2 := strconv.ParseFloat(out[b], 64)
+		if e1 == nil && e2 == nil {
+			return x < y
+		}
+		return out[a] < out[b]
+	})
+	return out
+}
+
+// Sweep collects a metric against a numeric parameter (the budget) for viz.BudgetSweep: one
+// point per value of the parameter, holding the metric of every row with that value.
+func (t *Table) Sweep(label, param, metric string) (viz.SweepSeries, error) {
+	s := viz.SweepSeries{Label: label}
+	for _, v := range t.Distinct(param) {
+		x, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			return s, fmt.Errorf("study: parameter %s = %q, expected a number to sweep over", param, v)
+		}
+		vals, err := t.Where(param, v).Values(metric)
+		if err != nil {
+			return s, err
+		}
+		s.Budgets = append(s.Budgets, x)
+		s.Values = append(s.Values, vals)
+	}
+	return s, nil
+}

@@ -1,0 +1,411 @@
+package study
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Slurm runs each stage's missing jobs as one `sbatch --array` job (several when a stage has
+// more jobs than the cluster's MaxArraySize), each depending with afterok on the previous
+// stage's arrays. Every array task runs Command followed by the study directory and the job
+// index. When the arrays have left the queue, jobs still without a record are resubmitted, up
+// to Retries times. Cancelling the context cancels the submitted jobs (scancel).
+type Slurm struct {
+	Partition   string        // --partition; "" for the cluster's default
+	Time        string        // --time per task, e.g. "2:00:00"; "" for the partition's default
+	Memory      string        // --mem per task, e.g. "4G"; "" for the default
+	CPUsPerTask int           // --cpus-per-task; 0 for the default
+	Throttle    int           // most tasks of one array running at once (--array=…%N); 0 for no limit
+	Retries     int           // rounds of resubmission of jobs that end without a record
+	Poll        time.Duration // how often the queue is read; 0 means 2s
+	Extra       []string      // more sbatch options, e.g. "--account=abc"
+	// MaxArray is the largest number of tasks in one array (array indices 0…MaxArray−1); 0
+	// reads the cluster's MaxArraySize. A stage with more jobs is split into several arrays.
+	MaxArray int
+	// Command is the worker command that DIR and INDEX follow; nil means this executable with
+	// "study worker" (gosbi study worker DIR INDEX). The command and the study directory must
+	// be reachable under the same paths on the compute nodes (a shared file system).
+	Command []string
+	// Env holds NAME=VALUE pairs the batch script exports before the worker starts.
+	Env []string
+	// Progress, if set, is called with the study's status after every poll of the queue.
+	Progress func(*Status)
+
+	mu   sync.Mutex
+	subs []Submission
+}
+
+// Submissions returns what Execute has submitted so far, in order. It may be called while
+// Execute runs.
+func (e *Slurm) Submissions() []Submission {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]Submission(nil), e.subs...)
+}
+
+// Submission is one array job submitted by the Slurm executor.
+type Submission struct {
+	Round     int
+	Stage     string
+	JobID     string
+	Offset    int   // array task t runs job Offset + t
+	Indices   []int // the study's job indices in the array
+	Submitted time.Time
+}
+
+// Execute submits the study's missing jobs and waits until they have left the queue.
+func (e *Slurm) Execute(ctx context.Context, s *Study) error {
+	if _, err := exec.LookPath("sbatch"); err != nil {
+		return fmt.Errorf("study: the Slurm executor needs sbatch, squeue and scancel on PATH: %w", err)
+	}
+	dir, err := filepath.Abs(s.Dir)
+	if err != nil {
+		return fmt.Errorf("study: %w", err)
+	}
+	s = &Study{Dir: dir, Spec: s.Spec, Jobs: s.Jobs}
+	if err := os.MkdirAll(filepath.Join(dir, "slurm", "logs"), 0o755); err != nil {
+		return fmt.Errorf("study: %w", err)
+	}
+	maxArray := e.MaxArray
+	if maxArray <= 0 {
+		maxArray = maxArraySize(ctx)
+	}
+	for round := 0; round <= e.Retries; round++ {
+		subs, err := e.submitRound(ctx, s, round, maxArray)
+		if err != nil {
+			return err
+		}
+		if len(subs) == 0 {
+			return nil
+		}
+		if err := e.wait(ctx, s, subs); err != nil {
+			return err
+		}
+		e.noteLost(ctx, s, subs)
+		if s.Status().Complete() {
+			return nil
+		}
+	}
+	st := s.Status()
+	var errs []error
+	for _, f := range st.Failed {
+		errs = append(errs, fmt.Errorf("%s: %s", f.Job, f.Failure.Error))
+	}
+	return fmt.Errorf("study %s: not complete after %d Slurm rounds (%s); `gosbi study status %s` shows the failed jobs' logs: %w",
+		s.Spec.Name, e.Retries+1, st.Line(), s.Dir, errors.Join(errs...))
+}
+
+// submitRound submits every stage that has missing jobs, chained with afterok.
+func (e *Slurm) submitRound(ctx context.Context, s *Study, round, maxArray int) ([]Submission, error) {
+	var subs []Submission
+	var prev []string
+	for _, st := range s.Spec.Stages {
+		missing := s.Missing(st.Name)
+		if len(missing) == 0 {
+			continue
+		}
+		first := s.StageJobs(st.Name)[0]
+		var ids []string
+		for lo := 0; lo < len(missing); {
+			// one array holds indices first+base … first+base+maxArray−1
+			base := missing[lo] - first
+			hi := lo
+			for hi < len(missing) && missing[hi]-first-base < maxArray {
+				hi++
+			}
+			now := time.Now().Add(-time.Second) // file times may be coarser than the clock
+			id, err := e.submit(ctx, s, st.Name, first+base, missing[lo:hi], prev)
+			if err != nil {
+				e.cancel(subs)
+				return nil, err
+			}
+			ids = append(ids, id)
+			subs = append(subs, Submission{Round: round, Stage: st.Name, JobID: id, Offset: first + base, Indices: missing[lo:hi], Submitted: now})
+			e.mu.Lock()
+			e.subs = append(e.subs, subs[len(subs)-1])
+			e.mu.Unlock()
+			lo = hi
+		}
+		prev = ids
+	}
+	return subs, nil
+}
+
+// submit writes the batch script of one array and submits it; the array index of job i is
+// i − offset.
+func (e *Slurm) submit(ctx context.Context, s *Study, stage string, offset int, idx []int, after []string) (string, error) {
+	cmd := e.Command
+	if cmd == nil {
+		exe, err := os.Executable()
+		if err != nil {
+			return "", fmt.Errorf("study: finding the gosbi binary for the workers: %w", err)
+		}
+		cmd = []string{exe, "study", "worker"}
+	}
+	var b strings.Builder
+	b.WriteString("#!/bin/sh\n# written by the gosbi study Slurm executor\n")
+	for _, kv := range e.Env {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return "", fmt.Errorf("study: Slurm.Env entry %q, expected NAME=VALUE", kv)
+		}
+		fmt.Fprintf(&b, "export %s=%s\n", k, shellQuote(v))
+	}
+	b.WriteString("exec")
+	for _, c := range cmd {
+		b.WriteString(" " + shellQuote(c))
+	}
+	fmt.Fprintf(&b, " %s \"$((SLURM_ARRAY_TASK_ID + %d))\"\n", shellQuote(s.Dir), offset)
+	script := filepath.Join(s.Dir, "slurm", fmt.Sprintf("%s-%05d.sh", stage, offset))
+	if err := writeFileAtomic(script, []byte(b.String())); err != nil {
+		return "", err
+	}
+	if err := os.Chmod(script, 0o755); err != nil {
+		return "", fmt.Errorf("study: %w", err)
+	}
+	local := make([]int, len(idx))
+	for k, i := range idx {
+		local[k] = i - offset
+	}
+	array := ranges(local)
+	if e.Throttle > 0 {
+		array += "%" + strconv.Itoa(e.Throttle)
+	}
+	args := []string{"--parsable", "--job-name=" + sanitize("gosbi-"+s.Spec.Name+"-"+stage), "--array=" + array,
+		"--output=" + filepath.Join(s.Dir, "slurm", "logs", stage+"-%A_%a.log")}
+	if len(after) > 0 {
+		args = append(args, "--dependency=afterok:"+strings.Join(after, ":"), "--kill-on-invalid-dep=yes")
+	}
+	if e.Partition != "" {
+		args = append(args, "--partition="+e.Partition)
+	}
+	if e.Time != "" {
+		args = append(args, "--time="+e.Time)
+	}
+	if e.Memory != "" {
+		args = append(args, "--mem="+e.Memory)
+	}
+	if e.CPUsPerTask > 0 {
+		args = append(args, "--cpus-per-task="+strconv.Itoa(e.CPUsPerTask))
+	}
+	args = append(args, e.Extra...)
+	args = append(args, script)
+	out, err := slurmCmd(ctx, "sbatch", args...)
+	if err != nil {
+		return "", err
+	}
+	id, _, _ := strings.Cut(strings.TrimSpace(out), ";")
+	if _, err := strconv.Atoi(id); err != nil {
+		return "", fmt.Errorf("study: sbatch answered %q, expected a job id", out)
+	}
+	return id, nil
+}
+
+// wait polls squeue until the submitted arrays have left the queue. Cancelling ctx cancels
+// them.
+func (e *Slurm) wait(ctx context.Context, s *Study, subs []Submission) error {
+	poll := e.Poll
+	if poll <= 0 {
+		poll = 2 * time.Second
+	}
+	ids := make([]string, len(subs))
+	byID := map[string]Submission{}
+	for k, sub := range subs {
+		ids[k] = sub.JobID
+		byID[sub.JobID] = sub
+	}
+	failures := 0
+	for {
+		queue, err := e.queue(ctx, ids, byID)
+		if ctx.Err() != nil {
+			e.cancel(subs)
+			return fmt.Errorf("study %s: interrupted; cancelled Slurm jobs %s: %w", s.Spec.Name, strings.Join(ids, ","), ctx.Err())
+		}
+		if err != nil {
+			if failures++; failures > 5 {
+				return err
+			}
+		} else {
+			failures = 0
+			if e.Progress != nil {
+				e.Progress(s.status(queue))
+			}
+			if len(queue) == 0 {
+				return nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(poll):
+		}
+	}
+}
+
+// queue reads the state of the submitted arrays' tasks still in the queue, by job index.
+func (e *Slurm) queue(ctx context.Context, ids []string, byID map[string]Submission) (map[int]string, error) {
+	out, err := slurmCmd(ctx, "squeue", "-h", "-r", "-j", strings.Join(ids, ","), "-o", "%F %K %t")
+	if err != nil {
+		if strings.Contains(err.Error(), "Invalid job id") { // all of them purged already
+			return map[int]string{}, nil
+		}
+		return nil, err
+	}
+	q := map[int]string{}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 3 {
+			continue
+		}
+		sub, ok := byID[f[0]]
+		task, err := strconv.Atoi(f[1])
+		if !ok || err != nil {
+			continue
+		}
+		i := sub.Offset + task
+		switch f[2] {
+		case "PD", "CF", "RQ", "RH", "RF", "RS", "S", "ST":
+			q[i] = Queued
+		default:
+			q[i] = Running
+		}
+	}
+	return q, nil
+}
+
+// noteLost writes a failure note for jobs whose array task left the queue without a record or
+// a note of its own (cancelled, out of time or memory, node failure), naming its Slurm log.
+func (e *Slurm) noteLost(ctx context.Context, s *Study, subs []Submission) {
+	host, _ := os.Hostname()
+	for _, sub := range subs {
+		for _, i := range sub.Indices {
+			if s.Done(i) {
+				continue
+			}
+			os.Remove(s.runningPath(i)) // the task has left the queue: a marker is stale
+			if s.recentFailure(i, sub) {
+				continue
+			}
+			task := fmt.Sprintf("%s_%d", sub.JobID, i-sub.Offset)
+			state := taskState(ctx, task)
+			attempt := 1
+			if f := s.Failure(i); f != nil {
+				attempt = f.Attempt + 1
+			}
+			log := filepath.Join(s.Dir, "slurm", "logs", fmt.Sprintf("%s-%s.log", sub.Stage, task))
+			msg := fmt.Sprintf("Slurm array task %s ended without a record (%s); its Slurm log: %s", task, state, log)
+			if t := tail(log, 5); t != "" {
+				msg += "\n" + t
+			}
+			writeJSONAtomic(s.failedPath(i), Failure{Index: i, Error: msg, Attempt: attempt, Host: host, Time: time.Now().UTC()})
+		}
+	}
+}
+
+// recentFailure reports whether the failure note of job i was written by the worker of this
+// submission (after the submission was made).
+func (s *Study) recentFailure(i int, sub Submission) bool {
+	fi, err := os.Stat(s.failedPath(i))
+	if err != nil {
+		return false
+	}
+	return !fi.ModTime().Before(sub.Submitted)
+}
+
+// taskState asks scontrol (or sacct where accounting is on) how an array task ended.
+func taskState(ctx context.Context, task string) string {
+	if out, err := slurmCmd(ctx, "scontrol", "show", "job", task); err == nil {
+		if f := fieldsWith(out, "JobState=", "Reason=", "ExitCode="); len(f) > 0 {
+			return strings.Join(f, " ")
+		}
+	}
+	if out, err := slurmCmd(ctx, "sacct", "-n", "-X", "-j", task, "-o", "State"); err == nil && strings.TrimSpace(out) != "" {
+		return "JobState=" + strings.TrimSpace(out)
+	}
+	return "state unknown: no longer in the queue"
+}
+
+func fieldsWith(s string, prefixes ...string) []string {
+	var out []string
+	for _, f := range strings.Fields(s) {
+		for _, p := range prefixes {
+			if strings.HasPrefix(f, p) {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
+// cancel cancels submitted arrays (errors are ignored: they may have ended).
+func (e *Slurm) cancel(subs []Submission) {
+	if len(subs) == 0 {
+		return
+	}
+	var ids []string
+	for _, s := range subs {
+		ids = append(ids, s.JobID)
+	}
+	ctx, done := context.WithTimeout(context.Background(), 30*time.Second)
+	defer done()
+	slurmCmd(ctx, "scancel", ids...)
+}
+
+// maxArraySize reads MaxArraySize from the cluster's configuration (1001, Slurm's default,
+// when it cannot); array indices must stay below it.
+func maxArraySize(ctx context.Context) int {
+	out, err := slurmCmd(ctx, "scontrol", "show", "config")
+	if err == nil {
+		for _, line := range strings.Split(out, "\n") {
+			k, v, ok := strings.Cut(line, "=")
+			if ok && strings.TrimSpace(k) == "MaxArraySize" {
+				if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && n > 1 {
+					return n
+				}
+			}
+		}
+	}
+	return 1001
+}
+
+// slurmCmd runs a Slurm client command and returns its standard output.
+func slurmCmd(ctx context.Context, name string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, name, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return stdout.String(), fmt.Errorf("study: %s %s: %w: %s", name, strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+	}
+	return stdout.String(), nil
+}
+
+// ranges writes sorted integers as Slurm's array list, "0-3,5,7-9".
+func ranges(v []int) string {
+	var parts []string
+	for k := 0; k < len(v); {
+		j := k
+		for j+1 < len(v) && v[j+1] == v[j]+1 {
+			j++
+		}
+		if j == k {
+			parts = append(parts, strconv.Itoa(v[k]))
+		} else {
+			parts = append(parts, fmt.Sprintf("%d-%d", v[k], v[j]))
+		}
+		k = j + 1
+	}
+	return strings.Join(parts, ",")
+}
+
+// shellQuote quotes s for sh.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

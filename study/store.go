@@ -1,0 +1,355 @@
+package study
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"time"
+)
+
+// manifestVersion is the layout version of a study directory.
+const manifestVersion = 1
+
+// Study is a study directory: the manifest written by Create (the spec and the list of its
+// jobs), one record directory per finished job, failure notes and logs.
+//
+//	DIR/manifest.json          spec and jobs (index, stage, key, parameters)
+//	DIR/scripts/STAGE.go       the Go source of a script stage
+//	DIR/jobs/STAGE/NNNNN/      a finished job: record.json and the files the job wrote
+//	DIR/failed/NNNNN.json      the last failure of a job that has no record
+//	DIR/running/NNNNN.json     a job some worker has started
+//	DIR/logs/NNNNN.log         what a job wrote to its log, all attempts
+//	DIR/slurm/                 batch scripts and per-task logs of the Slurm executor
+type Study struct {
+	Dir  string
+	Spec *Spec
+	Jobs []JobInfo
+}
+
+// JobInfo identifies one job of a study: its index in the manifest (the Slurm array index is
+// derived from it), its stage and its parameters.
+type JobInfo struct {
+	Index  int               `json:"index"`
+	Stage  string            `json:"stage"`
+	Key    string            `json:"key"`
+	Params map[string]string `json:"params"`
+}
+
+// String names the job: "job 4 (train seed=2,budget=200)".
+func (j JobInfo) String() string { return label(j.Index, j.Stage, j.Key) }
+
+func label(i int, stage, key string) string {
+	if key == "" {
+		return fmt.Sprintf("job %d (%s)", i, stage)
+	}
+	return fmt.Sprintf("job %d (%s %s)", i, stage, key)
+}
+
+type manifest struct {
+	Version int       `json:"version"`
+	Spec    *Spec     `json:"spec"`
+	Scripts []string  `json:"scripts,omitempty"` // the source of each script stage, to tell a changed script
+	Jobs    []JobInfo `json:"jobs"`
+}
+
+// Create makes dir a study directory for spec, or opens it when it already holds the same
+// spec (so that running a study again resumes it). A directory holding a different spec is an
+// error: results of two studies never mix. Script stages are copied into dir/scripts; a
+// relative Script is resolved against base (the spec file's directory; "" for the current
+// directory).
+func Create(dir string, spec *Spec, base string) (*Study, error) {
+	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
+	dir, err := filepath.Abs(dir) // workers and scripts run in other directories
+	if err != nil {
+		return nil, fmt.Errorf("study: %w", err)
+	}
+	stored := *spec
+	stored.Stages = append([]Stage(nil), spec.Stages...)
+	var sources []string
+	for i, st := range stored.Stages {
+		if st.Script == "" && st.Source == "" {
+			continue
+		}
+		src := []byte(st.Source)
+		if st.Script != "" {
+			path := st.Script
+			if !filepath.IsAbs(path) {
+				path = filepath.Join(base, path)
+			}
+			var err error
+			if src, err = os.ReadFile(path); err != nil {
+				return nil, fmt.Errorf("study spec: stages[%d].script = %q: %w", i, st.Script, err)
+			}
+		}
+		stored.Stages[i].Script, stored.Stages[i].Source = filepath.Join("scripts", st.Name+".go"), ""
+		sources = append(sources, string(src))
+	}
+	m := &manifest{Version: manifestVersion, Spec: &stored, Scripts: sources, Jobs: expand(&stored)}
+	if old, err := readManifest(dir); err == nil {
+		if !reflect.DeepEqual(old.Spec, m.Spec) || !reflect.DeepEqual(old.Scripts, m.Scripts) {
+			return nil, fmt.Errorf("study: %s holds a different study (%q); use a new directory, or delete it to start over", dir, old.Spec.Name)
+		}
+		return &Study{Dir: dir, Spec: old.Spec, Jobs: old.Jobs}, nil
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	for _, sub := range []string{"jobs", "failed", "running", "logs", "scripts"} {
+		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
+			return nil, fmt.Errorf("study: %w", err)
+		}
+	}
+	k := 0
+	for _, st := range stored.Stages {
+		if st.Script != "" {
+			if err := writeFileAtomic(filepath.Join(dir, st.Script), []byte(sources[k])); err != nil {
+				return nil, err
+			}
+			k++
+		}
+	}
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("study: %w", err)
+	}
+	if err := writeFileAtomic(filepath.Join(dir, "manifest.json"), append(data, '\n')); err != nil {
+		return nil, err
+	}
+	return &Study{Dir: dir, Spec: m.Spec, Jobs: m.Jobs}, nil
+}
+
+// Open opens an existing study directory.
+func Open(dir string) (*Study, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("study: %w", err)
+	}
+	m, err := readManifest(dir)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("study: %s has no manifest.json; is it a study directory?", dir)
+		}
+		return nil, err
+	}
+	return &Study{Dir: dir, Spec: m.Spec, Jobs: m.Jobs}, nil
+}
+
+func readManifest(dir string) (*manifest, error) {
+	data, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	if err != nil {
+		return nil, err
+	}
+	var m manifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("study: %s/manifest.json: %w", dir, err)
+	}
+	if m.Version != manifestVersion || m.Spec == nil {
+		return nil, fmt.Errorf("study: %s/manifest.json has version %d, expected %d", dir, m.Version, manifestVersion)
+	}
+	return &m, nil
+}
+
+// expand lists the jobs of every stage, stage after stage.
+func expand(s *Spec) []JobInfo {
+	var out []JobInfo
+	for _, st := range s.Stages {
+		for _, p := range s.jobs(st) {
+			out = append(out, JobInfo{Index: len(out), Stage: st.Name, Key: s.key(p), Params: p})
+		}
+	}
+	return out
+}
+
+// stage returns the stage of a name.
+func (s *Study) stage(name string) (Stage, int) {
+	for i, st := range s.Spec.Stages {
+		if st.Name == name {
+			return st, i
+		}
+	}
+	return Stage{}, -1
+}
+
+// StageJobs returns the indices of a stage's jobs.
+func (s *Study) StageJobs(stage string) []int {
+	var out []int
+	for _, j := range s.Jobs {
+		if j.Stage == stage {
+			out = append(out, j.Index)
+		}
+	}
+	return out
+}
+
+func (s *Study) recordDir(i int) string {
+	return filepath.Join(s.Dir, "jobs", s.Jobs[i].Stage, fmt.Sprintf("%05d", i))
+}
+func (s *Study) failedPath(i int) string {
+	return filepath.Join(s.Dir, "failed", fmt.Sprintf("%05d.json", i))
+}
+func (s *Study) runningPath(i int) string {
+	return filepath.Join(s.Dir, "running", fmt.Sprintf("%05d.json", i))
+}
+
+// LogPath is the log file of job i (all attempts, appended).
+func (s *Study) LogPath(i int) string {
+	return filepath.Join(s.Dir, "logs", fmt.Sprintf("%05d.log", i))
+}
+
+// Done reports whether job i has a record.
+func (s *Study) Done(i int) bool {
+	_, err := os.Stat(filepath.Join(s.recordDir(i), "record.json"))
+	return err == nil
+}
+
+// Missing returns the jobs of a stage without a record.
+func (s *Study) Missing(stage string) []int {
+	var out []int
+	for _, i := range s.StageJobs(stage) {
+		if !s.Done(i) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// Record is what a finished job left: its parameters, seed, metrics and files.
+type Record struct {
+	Index    int                  `json:"index"`
+	Stage    string               `json:"stage"`
+	Key      string               `json:"key"`
+	Params   map[string]string    `json:"params"`
+	Seed     uint64               `json:"seed"`
+	Metrics  map[string]float64   `json:"metrics,omitempty"`
+	Series   map[string][]float64 `json:"series,omitempty"`
+	Files    []string             `json:"files,omitempty"`
+	Attempt  int                  `json:"attempt"`
+	Host     string               `json:"host"`
+	Started  time.Time            `json:"started"`
+	Finished time.Time            `json:"finished"`
+	Dir      string               `json:"-"` // the record's directory
+}
+
+// Path returns the path of a file the job wrote.
+func (r *Record) Path(name string) string { return filepath.Join(r.Dir, name) }
+
+// Metric returns a metric of the record, with an error naming the job when it is missing.
+func (r *Record) Metric(name string) (float64, error) {
+	v, ok := r.Metrics[name]
+	if !ok {
+		return 0, fmt.Errorf("study: %s has no metric %q", label(r.Index, r.Stage, r.Key), name)
+	}
+	return v, nil
+}
+
+// Record reads the record of job i.
+func (s *Study) Record(i int) (*Record, error) {
+	if i < 0 || i >= len(s.Jobs) {
+		return nil, fmt.Errorf("study: job %d does not exist (the study has %d jobs)", i, len(s.Jobs))
+	}
+	dir := s.recordDir(i)
+	data, err := os.ReadFile(filepath.Join(dir, "record.json"))
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("study: %s has not finished", s.Jobs[i])
+		}
+		return nil, fmt.Errorf("study: %w", err)
+	}
+	var r Record
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("study: %s: %w", dir, err)
+	}
+	r.Dir = dir
+	return &r, nil
+}
+
+// Failure is the note a failed attempt leaves.
+type Failure struct {
+	Index   int       `json:"index"`
+	Error   string    `json:"error"`
+	Attempt int       `json:"attempt"`
+	Host    string    `json:"host"`
+	Time    time.Time `json:"time"`
+}
+
+// Failure returns the last failure of job i, or nil.
+func (s *Study) Failure(i int) *Failure {
+	data, err := os.ReadFile(s.failedPath(i))
+	if err != nil {
+		return nil
+	}
+	var f Failure
+	if json.Unmarshal(data, &f) != nil {
+		return nil
+	}
+	return &f
+}
+
+// writeFileAtomic writes data to path through a temporary file in the same directory that is
+// synced and renamed, so that readers see the old file or the whole new one.
+func writeFileAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("study: %w", err)
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("study: writing %s: %w", path, err)
+	}
+	return syncDir(dir)
+}
+
+func writeJSONAtomic(path string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("study: %s: %w", path, err)
+	}
+	return writeFileAtomic(path, append(data, '\n'))
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("study: %w", err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
+		return fmt.Errorf("study: syncing %s: %w", dir, err)
+	}
+	return nil
+}
+
+func randomSuffix() string {
+	var b [6]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// sanitize makes s usable in a Slurm job name.
+func sanitize(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '-' || r == '_' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
+			return r
+		}
+		return '_'
+	}, s)
+}

@@ -1,0 +1,202 @@
+package study
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/debug"
+	"time"
+)
+
+// envGosbi names the gosbi binary that runs script stages (default: this executable).
+const envGosbi = "GOSBI_STUDY_GOSBI"
+
+// RunJob runs job i of the study unless it already has a record: it runs the stage's function
+// or script in a fresh directory, writes record.json there and renames the directory into
+// place, so that a record is either complete or absent. A failure leaves failed/NNNNN.json and
+// the job's log; the error is returned.
+func (s *Study) RunJob(ctx context.Context, i int) error {
+	if i < 0 || i >= len(s.Jobs) {
+		return fmt.Errorf("study: job index %d out of range: the study has %d jobs (0…%d)", i, len(s.Jobs), len(s.Jobs)-1)
+	}
+	if s.Done(i) {
+		return nil
+	}
+	info := s.Jobs[i]
+	st, _ := s.stage(info.Stage)
+	host, _ := os.Hostname()
+	attempt := 1
+	if f := s.Failure(i); f != nil {
+		attempt = f.Attempt + 1
+	}
+	started := time.Now().UTC()
+	if err := writeJSONAtomic(s.runningPath(i), map[string]any{"host": host, "pid": os.Getpid(), "started": started}); err != nil {
+		return err
+	}
+	defer os.Remove(s.runningPath(i))
+	logf, err := os.OpenFile(s.LogPath(i), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return fmt.Errorf("study: %w", err)
+	}
+	defer logf.Close()
+	fmt.Fprintf(logf, "== %s, attempt %d on %s at %s\n", info, attempt, host, started.Format(time.RFC3339))
+
+	parent := filepath.Join(s.Dir, "jobs", info.Stage)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return fmt.Errorf("study: %w", err)
+	}
+	tmp, err := os.MkdirTemp(parent, fmt.Sprintf(".tmp-%05d-", i))
+	if err != nil {
+		return fmt.Errorf("study: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	j := s.newJob(i, tmp, logf)
+	if st.Func != "" {
+		err = runFunc(st.Func, j)
+	} else {
+		err = s.runScript(ctx, st, j, logf)
+	}
+	if err == nil {
+		err = s.commit(j, attempt, host, started)
+	}
+	if err != nil {
+		fmt.Fprintf(logf, "FAILED: %v\n", err)
+		f := Failure{Index: i, Error: err.Error(), Attempt: attempt, Host: host, Time: time.Now().UTC()}
+		if werr := writeJSONAtomic(s.failedPath(i), f); werr != nil {
+			return errors.Join(err, werr)
+		}
+		return fmt.Errorf("study: %s: %w", info, err)
+	}
+	fmt.Fprintf(logf, "done in %v\n", time.Since(started).Round(time.Millisecond))
+	os.Remove(s.failedPath(i))
+	return nil
+}
+
+// runFunc calls a registered function, turning a panic into an error.
+func runFunc(name string, j *Job) (err error) {
+	f, ok := registered(name)
+	if !ok {
+		return fmt.Errorf("no function %q is registered in this binary (study.Register); the worker must be a program that registers the study's functions", name)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic: %v\n%s", r, debug.Stack())
+		}
+	}()
+	return f(j)
+}
+
+// runScript runs a script stage with `gosbi script`, its output going to the job's log, and
+// reads back the metrics the script set.
+func (s *Study) runScript(ctx context.Context, st Stage, j *Job, log io.Writer) error {
+	bin := os.Getenv(envGosbi)
+	if bin == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return fmt.Errorf("finding the gosbi binary: %w", err)
+		}
+		bin = exe
+	}
+	dir, err := filepath.Abs(s.Dir)
+	if err != nil {
+		return err
+	}
+	cmd := exec.CommandContext(ctx, bin, "script", filepath.Join(dir, st.Script))
+	cmd.Dir = j.Dir
+	cmd.Env = append(os.Environ(), envDir+"="+dir, fmt.Sprintf("%s=%d", envIndex, j.Index), envOut+"="+j.Dir)
+	if n, ok := ctx.Value(procsKey{}).(int); ok && os.Getenv("GOMAXPROCS") == "" {
+		cmd.Env = append(cmd.Env, fmt.Sprintf("GOMAXPROCS=%d", n))
+	}
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("script %s: %w (its output is in %s)", st.Script, err, s.LogPath(j.Index))
+	}
+	data, err := os.ReadFile(j.Path(partialFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var p partial
+	if err := json.Unmarshal(data, &p); err != nil {
+		return fmt.Errorf("reading the metrics of script %s: %w", st.Script, err)
+	}
+	if p.Metrics != nil {
+		j.metrics = p.Metrics
+	}
+	if p.Series != nil {
+		j.series = p.Series
+	}
+	return nil
+}
+
+// commit writes the record into the job's directory and renames it into place.
+func (s *Study) commit(j *Job, attempt int, host string, started time.Time) error {
+	if k, ok := finite(j.metrics); !ok {
+		return fmt.Errorf("metric %s = %v: JSON cannot hold it; record a finite value (or leave it out)", k, j.metrics[k])
+	}
+	for k, v := range j.series {
+		if name, ok := finite(map[string]float64{k: sum(v)}); !ok {
+			return fmt.Errorf("series %s holds a non-finite value; JSON cannot hold it", name)
+		}
+	}
+	os.Remove(j.Path(partialFile))
+	fs, err := files(j.Dir)
+	if err != nil {
+		return err
+	}
+	info := s.Jobs[j.Index]
+	r := Record{Index: j.Index, Stage: info.Stage, Key: info.Key, Params: info.Params, Seed: j.Seed,
+		Metrics: j.metrics, Series: j.series, Files: fs, Attempt: attempt, Host: host,
+		Started: started, Finished: time.Now().UTC()}
+	if err := writeJSONAtomic(j.Path("record.json"), r); err != nil {
+		return err
+	}
+	if err := syncDir(j.Dir); err != nil {
+		return err
+	}
+	final := s.recordDir(j.Index)
+	if err := os.Rename(j.Dir, final); err != nil {
+		if s.Done(j.Index) { // another worker finished the same job first
+			return nil
+		}
+		return fmt.Errorf("study: %w", err)
+	}
+	return syncDir(filepath.Dir(final))
+}
+
+func sum(v []float64) float64 {
+	s := 0.0
+	for _, x := range v {
+		s += x
+	}
+	return s
+}
+
+// interrupted records that the worker of job i was stopped by a signal and removes what its
+// attempt left.
+func (s *Study) interrupted(i int, sig os.Signal) error {
+	err := fmt.Errorf("%s: interrupted by signal %v (cancelled, or out of time)", s.Jobs[i], sig)
+	attempt := 1
+	if f := s.Failure(i); f != nil {
+		attempt = f.Attempt + 1
+	}
+	host, _ := os.Hostname()
+	werr := writeJSONAtomic(s.failedPath(i), Failure{Index: i, Error: err.Error(), Attempt: attempt, Host: host, Time: time.Now().UTC()})
+	if f, ferr := os.OpenFile(s.LogPath(i), os.O_APPEND|os.O_WRONLY, 0o644); ferr == nil {
+		fmt.Fprintf(f, "FAILED: %v\n", err)
+		f.Close()
+	}
+	tmps, _ := filepath.Glob(filepath.Join(s.Dir, "jobs", s.Jobs[i].Stage, fmt.Sprintf(".tmp-%05d-*", i)))
+	for _, t := range tmps {
+		os.RemoveAll(t)
+	}
+	os.Remove(s.runningPath(i))
+	return errors.Join(err, werr)
+}
