@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: the command README.md gives a new user, and what CI runs (.ci/run).
-# It installs the system packages the tests need (scripts/setup.sh), then runs every Go test in
+# It installs the system packages the tests need (scripts/setup.sh), starts a single-node Slurm
+# (scripts/slurm.sh), then runs every Go test in
 # the pure-Go build and in the `openblas` build, the engine without assembly (`noasm`), the
 # protocol fuzzer briefly, and the conformance and end-to-end tests against Debian's Jupyter
 # clients (those are Go tests too). Every step runs even when an earlier one failed; the run
@@ -53,6 +54,16 @@ stdlib_fresh() {
   (cd stdlib && go run ./internal/gen -check)
 }
 check "symbol tables are up to date (stdlib)" stdlib_fresh
+
+# The study tests submit to a real single-node Slurm (package study); with CI=true a missing
+# Slurm fails them, elsewhere they skip. It is stopped again when the run ends.
+slurm() {
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo bash scripts/slurm.sh "$@"
+}
+check "single-node Slurm for the study tests (scripts/slurm.sh)" slurm
+trap 'slurm stop >/dev/null 2>&1; rm -rf "$work"' EXIT
 
 gotest "go test (pure Go)" -count=1 -timeout 60m ./...
 gotest "go test (openblas build: cgo + libopenblas)" -count=1 -tags openblas -timeout 30m ./sbi/...
