@@ -15,7 +15,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	yaegi "github.com/traefik/yaegi/interp"
 
@@ -284,7 +283,24 @@ func (s *Session) eval(ctx context.Context, src string) (v reflect.Value, err er
 			err = yaegi.Panic{Value: r}
 		}
 	}()
-	return s.yi.EvalWithContext(ctx, src)
+	// An evaluation started after the interrupt could no longer be stopped (see abandon.go).
+	if err := ctx.Err(); err != nil {
+		return reflect.Value{}, err
+	}
+	// Compiling first leaves only the start of the run, not the compilation, between the
+	// interpreter's goroutine starting and the point from which an interrupt stops it.
+	prog, err := s.yi.Compile(src)
+	if err != nil {
+		return reflect.Value{}, err
+	}
+	parent := goroutineID()
+	v, err = s.yi.ExecuteWithContext(ctx, prog)
+	if ctx.Err() != nil {
+		// The evaluation was given up: wait until its code has really stopped, so that
+		// nothing of the cell runs after the interrupt is reported (see abandon.go).
+		awaitEval(parent)
+	}
+	return v, err
 }
 
 func (s *Session) runImport(ctx context.Context, it item) error {
@@ -944,7 +960,6 @@ func (s *Session) toError(err error) *Error {
 	var p yaegi.Panic
 	switch {
 	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
-		time.Sleep(20 * time.Millisecond) // let the cancelled evaluation unwind
 		msg := fmt.Sprintf("cell [%d] interrupted", s.cell)
 		return &Error{Name: "Interrupted", Value: msg, Traceback: []string{msg}}
 	case errors.As(err, &ce):

@@ -318,17 +318,38 @@ func TestInterruptStopsLoop(t *testing.T) {
 	}
 	ts.mustRun(t, "ok := 1")
 
-	// a compiled call that does not return: the cell is given up at once, the session goes on
+	if res = ts.mustRun(t, "ok + 1"); text(res) != "2" {
+		t.Errorf("after interrupting a loop: %q", text(res))
+	}
+}
+
+// TestInterruptCompiledCall interrupts a cell inside a call into compiled code: the cell
+// reports the interrupt only once the call has returned, and the rest of the cell never
+// runs, not even after later cells have run.
+func TestInterruptCompiledCall(t *testing.T) {
+	ts := newTestSession(t)
+	ts.mustRun(t, "counter := 1")
+	const sleep = 1500 * time.Millisecond
 	go func() {
 		time.Sleep(100 * time.Millisecond)
 		ts.Interrupt()
 	}()
-	res = ts.run("time.Sleep(time.Hour)")
+	start := time.Now()
+	res := ts.run("time.Sleep(1500 * time.Millisecond)\ncounter = 99")
+	took := time.Since(start)
 	if res.Err == nil || res.Err.Name != "Interrupted" {
 		t.Fatalf("want Interrupted, got %+v", res.Err)
 	}
-	if res = ts.mustRun(t, "ok + 1"); text(res) != "2" {
-		t.Errorf("after interrupting a compiled call: %q", text(res))
+	if took < sleep-50*time.Millisecond {
+		t.Errorf("the interrupt was reported after %v, while the compiled call was still running (it takes %v)", took, sleep)
+	}
+	// Later cells run while the abandoned call would still be sleeping had the session not
+	// waited, and after it would have ended.
+	for i := 0; i < 3; i++ {
+		if got := text(ts.mustRun(t, "counter")); got != "1" {
+			t.Fatalf("counter = %s after the interrupt (check %d), want 1: the rest of the interrupted cell ran", got, i)
+		}
+		time.Sleep(sleep / 2)
 	}
 }
 

@@ -81,6 +81,12 @@ func runWorker(in io.Reader, out io.Writer) error {
 				if !errors.Is(err, io.EOF) {
 					w.logger.Print(err)
 				}
+				if id, _ := w.current(); id != "" {
+					// The front is gone (it closes the pipe only after the worker has
+					// ended): nobody can see what the running cell does, so stop it now.
+					w.logger.Print("the request pipe closed while a cell was running: the kernel is gone, exiting")
+					os.Exit(3)
+				}
 				return
 			}
 			switch r.Type {

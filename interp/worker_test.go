@@ -33,6 +33,8 @@ type workerProc struct {
 	t      testing.TB
 	cmd    *exec.Cmd
 	enc    *ipc.Encoder
+	reqW   *os.File
+	exited chan struct{} // closed when the process has ended
 	events chan ipc.Event
 	n      int
 	logs   *syncBuffer
@@ -65,7 +67,8 @@ func startWorkerEnv(t testing.TB, env ...string) *workerProc {
 	}
 	reqR.Close()
 	evW.Close()
-	w := &workerProc{t: t, cmd: cmd, enc: ipc.NewEncoder(reqW), events: make(chan ipc.Event, 100), logs: logs}
+	w := &workerProc{t: t, cmd: cmd, enc: ipc.NewEncoder(reqW), reqW: reqW, exited: make(chan struct{}), events: make(chan ipc.Event, 100), logs: logs}
+	go func() { cmd.Wait(); close(w.exited) }()
 	go func() {
 		defer close(w.events)
 		dec := ipc.NewDecoder(evR)
@@ -79,10 +82,8 @@ func startWorkerEnv(t testing.TB, env ...string) *workerProc {
 	}()
 	t.Cleanup(func() {
 		reqW.Close()
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
 		select {
-		case <-done:
+		case <-w.exited:
 		case <-time.After(5 * time.Second):
 			cmd.Process.Kill()
 		}
@@ -256,6 +257,22 @@ func TestWorkerInterrupt(t *testing.T) {
 	evs = w.execute("1 + 1", 2)
 	if res := ofType(evs, ipc.ExecuteResult); len(res) != 1 || res[0].Data["text/plain"] != "2" {
 		t.Fatalf("after interrupt %+v", evs)
+	}
+}
+
+// TestWorkerExitsWhenFrontIsGone closes the request pipe while a cell is stuck in compiled
+// code, as happens when the front is killed: the worker must exit instead of running on.
+func TestWorkerExitsWhenFrontIsGone(t *testing.T) {
+	w := startWorker(t)
+	w.send(ipc.Request{Type: ipc.Execute, Code: "fmt.Println(\"sleeping\")\ntime.Sleep(time.Minute)", ExecutionCount: 1})
+	if ev := w.next(); ev.Type != ipc.Stream {
+		t.Fatalf("event %+v", ev)
+	}
+	w.reqW.Close()
+	select {
+	case <-w.exited:
+	case <-time.After(5 * time.Second):
+		t.Fatalf("the worker still runs 5 s after its request pipe closed; its log:\n%s", w.logs)
 	}
 }
 

@@ -56,6 +56,7 @@ func startWorker(argv, env []string, log io.Writer) (*worker, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.ExtraFiles = []*os.File{reqR, evW}
+	dieWithParent(cmd)
 	out := io.MultiWriter(w.tail, newPrefixWriter(log, "worker: "))
 	cmd.Stdout = out
 	cmd.Stderr = out
