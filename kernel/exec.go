@@ -96,7 +96,7 @@ func (k *Kernel) execute(m *Message) {
 		k.history = append(k.history, historyEntry{line: count, input: c.Code, output: req.result})
 		k.mu.Unlock()
 	}
-	k.reply(k.shell, &k.shellMu, m, "execute_reply", content)
+	k.reply(k.shell, m, "execute_reply", content)
 	if status == "error" && orTrue(c.StopOnError) {
 		k.abortQueued()
 	}
@@ -123,7 +123,7 @@ func (k *Kernel) abortQueued() {
 			k.mu.Lock()
 			count := k.execCount
 			k.mu.Unlock()
-			k.reply(k.shell, &k.shellMu, m, "execute_reply", map[string]any{"status": "aborted", "execution_count": count})
+			k.reply(k.shell, m, "execute_reply", map[string]any{"status": "aborted", "execution_count": count})
 			k.status("idle", m)
 		case <-time.After(50 * time.Millisecond):
 			return
@@ -161,7 +161,7 @@ func (k *Kernel) forward(m *Message) {
 			}
 		}
 	}
-	k.reply(k.shell, &k.shellMu, m, replyType, content)
+	k.reply(k.shell, m, replyType, content)
 }
 
 // fallbackReply is the reply to a request the worker could not answer.
@@ -375,7 +375,7 @@ func (k *Kernel) handleEvent(w *worker, ev ipc.Event) {
 		k.mu.Lock()
 		k.inputOwner = req
 		k.mu.Unlock()
-		k.reply(k.stdin, &k.stdinMu, req.parent, "input_request", map[string]any{"prompt": ev.Prompt, "password": ev.Password})
+		k.reply(k.stdin, req.parent, "input_request", map[string]any{"prompt": ev.Prompt, "password": ev.Password})
 	default:
 		k.logf("ignoring worker event of type %q", ev.Type)
 	}

@@ -1,0 +1,371 @@
+package kernel
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-zeromq/zmq4"
+	"github.com/go-zeromq/zmq4/security/null"
+)
+
+// The shell, control, stdin and iopub sockets are served by zsocket rather than by the
+// sockets of go-zeromq/zmq4, which write to all their peers from one goroutine under one lock:
+// one client that stops reading (an iopub subscriber needs no key) stalls every other one.
+// zsocket uses zmq4 for the ZMTP handshake and framing (zmq4.Open, zmq4.Conn) and gives each
+// peer its own writer goroutine and a bounded queue. Messages beyond a peer's high-water mark
+// are dropped, as a ZeroMQ PUB or ROUTER socket drops them; a peer whose connection accepts
+// nothing for writeTimeout is disconnected.
+
+const (
+	// hwmMessages and hwmBytes bound the queue of one peer (ZeroMQ's default high-water
+	// mark is 1000 messages).
+	hwmMessages = 1000
+	hwmBytes    = 64 << 20
+	// writeTimeout is how long one message may take to be written to a peer.
+	writeTimeout = 30 * time.Second
+	// handshakeTimeout bounds the ZMTP greeting of a new connection.
+	handshakeTimeout = 10 * time.Second
+)
+
+// zsocket is a listening PUB or ROUTER socket.
+type zsocket struct {
+	typ  zmq4.SocketType
+	name string
+	logf func(format string, args ...any)
+
+	mu     sync.Mutex
+	ln     net.Listener
+	peers  map[*zpeer]struct{}
+	byID   map[string]*zpeer // ROUTER: peers by routing identity
+	nextID uint32
+	closed bool
+
+	in   chan [][]byte // ROUTER: received messages, the peer's identity first
+	done chan struct{}
+}
+
+func newZSocket(typ zmq4.SocketType, name string, logf func(string, ...any)) *zsocket {
+	return &zsocket{typ: typ, name: name, logf: logf, peers: map[*zpeer]struct{}{}, byID: map[string]*zpeer{},
+		in: make(chan [][]byte, 64), done: make(chan struct{})}
+}
+
+// listen binds endpoint ("tcp://HOST:PORT" or "ipc://PATH") and accepts peers.
+func (s *zsocket) listen(endpoint string) error {
+	network, addr, ok := strings.Cut(endpoint, "://")
+	if !ok {
+		return fmt.Errorf("kernel: endpoint %q has no transport", endpoint)
+	}
+	switch network {
+	case "tcp":
+	case "ipc":
+		network = "unix"
+		os.Remove(addr) // a socket file left by an earlier kernel
+	default:
+		return fmt.Errorf("kernel: transport %q is not supported", network)
+	}
+	ln, err := net.Listen(network, addr)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.ln = ln
+	s.mu.Unlock()
+	go s.accept(ln)
+	return nil
+}
+
+func (s *zsocket) accept(ln net.Listener) {
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			if !s.isClosed() && !errors.Is(err, net.ErrClosed) {
+				s.logf("%s: accept: %v", s.name, err)
+			}
+			return
+		}
+		go s.open(c)
+	}
+}
+
+// open performs the ZMTP handshake with a new peer and starts serving it.
+func (s *zsocket) open(raw net.Conn) {
+	raw.SetDeadline(time.Now().Add(handshakeTimeout))
+	c, err := zmq4.Open(raw, null.Security(), s.typ, nil, true, nil)
+	if err != nil {
+		s.logf("%s: handshake with %s: %v", s.name, raw.RemoteAddr(), err)
+		raw.Close()
+		return
+	}
+	raw.SetDeadline(time.Time{})
+	p := &zpeer{s: s, raw: raw, c: c, out: make(chan [][]byte, hwmMessages), topics: map[string]int{}, done: make(chan struct{})}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		raw.Close()
+		return
+	}
+	if s.typ == zmq4.Router {
+		p.id = c.Peer.Meta["Identity"]
+		if _, taken := s.byID[p.id]; p.id == "" || taken {
+			// ZeroMQ names a peer without an identity of its own: 0 and a counter.
+			s.nextID++
+			var b [5]byte
+			binary.BigEndian.PutUint32(b[1:], s.nextID)
+			p.id = string(b[:])
+		}
+		s.byID[p.id] = p
+	}
+	s.peers[p] = struct{}{}
+	s.mu.Unlock()
+	go p.write()
+	p.read()
+}
+
+func (s *zsocket) isClosed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
+}
+
+// remove forgets a peer that has disconnected.
+func (s *zsocket) remove(p *zpeer) {
+	s.mu.Lock()
+	delete(s.peers, p)
+	if s.byID[p.id] == p {
+		delete(s.byID, p.id)
+	}
+	s.mu.Unlock()
+}
+
+// send queues a message: on a ROUTER socket to the peer named by its first frame, on a PUB
+// socket to every peer subscribed to its first frame. It never blocks.
+func (s *zsocket) send(frames [][]byte) {
+	if len(frames) == 0 {
+		return
+	}
+	s.mu.Lock()
+	var to []*zpeer
+	if s.typ == zmq4.Router {
+		if p := s.byID[string(frames[0])]; p != nil {
+			to = append(to, p)
+		}
+		frames = frames[1:]
+	} else {
+		for p := range s.peers {
+			to = append(to, p)
+		}
+	}
+	s.mu.Unlock()
+	if s.typ == zmq4.Router && len(to) == 0 {
+		s.logf("%s: no peer with the identity of the message: dropped", s.name)
+		return
+	}
+	for _, p := range to {
+		if s.typ == zmq4.Pub && !p.subscribed(frames[0]) {
+			continue
+		}
+		p.enqueue(frames)
+	}
+}
+
+// recv returns the next message received on a ROUTER socket, its sender's identity first.
+func (s *zsocket) recv() ([][]byte, error) {
+	select {
+	case m := <-s.in:
+		return m, nil
+	case <-s.done:
+		return nil, net.ErrClosed
+	}
+}
+
+// topics returns the subscriptions of the peers of a PUB socket.
+func (s *zsocket) topics() []string {
+	s.mu.Lock()
+	peers := make([]*zpeer, 0, len(s.peers))
+	for p := range s.peers {
+		peers = append(peers, p)
+	}
+	s.mu.Unlock()
+	var out []string
+	for _, p := range peers {
+		p.mu.Lock()
+		for t, n := range p.topics {
+			if n > 0 {
+				out = append(out, t)
+			}
+		}
+		p.mu.Unlock()
+	}
+	return out
+}
+
+// close stops listening and disconnects every peer.
+func (s *zsocket) close() {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.closed = true
+	ln := s.ln
+	peers := s.peers
+	s.peers = map[*zpeer]struct{}{}
+	s.mu.Unlock()
+	close(s.done)
+	if ln != nil {
+		ln.Close()
+	}
+	for p := range peers {
+		p.close()
+	}
+}
+
+// zpeer is one connection of a zsocket.
+type zpeer struct {
+	s   *zsocket
+	raw net.Conn
+	c   *zmq4.Conn
+	id  string
+	out chan [][]byte
+
+	mu      sync.Mutex
+	queued  int            // bytes in out
+	topics  map[string]int // PUB: subscriptions (a topic may be subscribed more than once)
+	dropped int
+
+	once sync.Once
+	done chan struct{}
+}
+
+// read receives the peer's messages until it disconnects: subscriptions on a PUB socket,
+// requests on a ROUTER socket.
+func (p *zpeer) read() {
+	defer p.close()
+	for {
+		m, err := p.c.RecvMsg()
+		if err != nil {
+			return
+		}
+		if len(m.Frames) == 0 {
+			continue // a command (PING is answered by zmq4)
+		}
+		if p.s.typ == zmq4.Pub {
+			p.subscription(m.Frames)
+			continue
+		}
+		frames := append([][]byte{[]byte(p.id)}, m.Frames...)
+		select {
+		case p.s.in <- frames:
+		case <-p.done:
+			return
+		case <-p.s.done:
+			return
+		}
+	}
+}
+
+// subscription applies a ZMTP 3.0 subscription message: 1 or 0, then the topic.
+func (p *zpeer) subscription(frames [][]byte) {
+	if len(frames) != 1 || len(frames[0]) == 0 {
+		return
+	}
+	topic := string(frames[0][1:])
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch frames[0][0] {
+	case 1:
+		p.topics[topic]++
+	case 0:
+		if p.topics[topic] > 0 {
+			p.topics[topic]--
+		}
+	}
+}
+
+func (p *zpeer) subscribed(topic []byte) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for t, n := range p.topics {
+		if n > 0 && bytes.HasPrefix(topic, []byte(t)) {
+			return true
+		}
+	}
+	return false
+}
+
+// enqueue adds a message to the peer's queue, or drops it when the queue is full.
+func (p *zpeer) enqueue(frames [][]byte) {
+	size := 0
+	for _, f := range frames {
+		size += len(f)
+	}
+	p.mu.Lock()
+	full := p.queued+size > hwmBytes && p.queued > 0
+	if !full {
+		select {
+		case p.out <- frames:
+			p.queued += size
+		default:
+			full = true
+		}
+	}
+	if full {
+		p.dropped++
+		if p.dropped == 1 || p.dropped%1000 == 0 {
+			p.s.logf("%s: peer %s does not read its messages: %d dropped so far", p.s.name, p.raw.RemoteAddr(), p.dropped)
+		}
+	}
+	p.mu.Unlock()
+}
+
+// write sends the queued messages to the peer; a message that cannot be written within
+// writeTimeout disconnects it.
+func (p *zpeer) write() {
+	defer p.close()
+	for {
+		select {
+		case frames := <-p.out:
+			size := 0
+			for _, f := range frames {
+				size += len(f)
+			}
+			p.raw.SetWriteDeadline(time.Now().Add(writeTimeout))
+			err := p.c.SendMsg(zmq4.NewMsgFrom(frames...))
+			p.mu.Lock()
+			p.queued -= size
+			p.mu.Unlock()
+			if err != nil {
+				if !p.isClosed() {
+					p.s.logf("%s: peer %s disconnected: %v", p.s.name, p.raw.RemoteAddr(), err)
+				}
+				return
+			}
+		case <-p.done:
+			return
+		}
+	}
+}
+
+func (p *zpeer) isClosed() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+func (p *zpeer) close() {
+	p.once.Do(func() {
+		close(p.done)
+		p.raw.Close()
+		p.s.remove(p)
+	})
+}
