@@ -29,6 +29,7 @@ import (
 //	count           print the execution count and store_history
 //	getenv NAME     print the value of an environment variable
 //	page TEXT       reply with a pager payload holding TEXT
+//	killfront       kill the kernel front process (SIGKILL), then hang
 //	NAME = VALUE    (any line with "=") print "set NAME = VALUE"
 //
 // A line that fails ends the cell. With FAKE_WORKER_SLOW set in the environment, Ready comes
@@ -171,6 +172,11 @@ func fakeLine(r ipc.Request, line string, events *ipc.Encoder, interrupts chan s
 		ok["user_expressions"] = ue
 	case "getenv":
 		send(ipc.Event{Type: ipc.Stream, Name: "stdout", Text: arg + "=" + os.Getenv(arg) + "\n"})
+	case "killfront":
+		if p, err := os.FindProcess(os.Getppid()); err == nil {
+			p.Kill()
+		}
+		select {}
 	case "page":
 		ok["payload"] = []any{map[string]any{"source": "page", "data": map[string]any{"text/plain": arg}, "start": 0}}
 	case "count":
