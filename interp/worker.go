@@ -9,6 +9,7 @@ import (
 	"log"
 	"os"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -56,8 +57,18 @@ func runWorker(in io.Reader, out io.Writer) error {
 	// the interpreter logs some of its internal failures with the standard logger before
 	// panicking; they belong in the worker's log, not in the cell (which gets one error)
 	log.SetOutput(logf)
-	w.outC = newCapture("stdout", os.Stdout, outR, w.stream)
-	w.errC = newCapture("stderr", os.Stderr, errR, w.stream)
+	// When the front passed the pipes, it reads them and acknowledges the sync marks made with
+	// its token; otherwise the worker reads them itself.
+	token := os.Getenv(ipc.CaptureEnv)
+	if token != "" {
+		outR.Close()
+		errR.Close()
+		outR, errR = nil, nil
+	} else {
+		token = strconv.FormatInt(time.Now().UnixNano(), 36)
+	}
+	w.outC = newCapture("stdout", os.Stdout, outR, token, w.stream)
+	w.errC = newCapture("stderr", os.Stderr, errR, token, w.stream)
 	w.sess, err = NewSession(Options{Stdout: os.Stdout, Stderr: os.Stderr, Stdin: &inputReader{w: w},
 		Display: w.display, Args: []string{"gosbi"}, Restarted: os.Getenv(ipc.RestartedEnv) != ""})
 	if err != nil {
@@ -92,6 +103,14 @@ func runWorker(in io.Reader, out io.Writer) error {
 			switch r.Type {
 			case ipc.Interrupt:
 				w.interrupt(r.ID)
+			case ipc.Flushed:
+				name, id, _ := strings.Cut(r.Value, " ")
+				n, _ := strconv.Atoi(id)
+				if name == "stderr" {
+					w.errC.ack(n)
+				} else {
+					w.outC.ack(n)
+				}
 			case ipc.InputReply:
 				select {
 				case w.inputs <- r.Value:

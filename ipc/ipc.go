@@ -29,6 +29,7 @@ const (
 	Interrupt  = "interrupt"   // ID: the execute Request to cancel ("" for whatever runs); no reply
 	InputReply = "input_reply" // Value: the answer to the last InputRequest; no reply
 	Shutdown   = "shutdown"    // the worker replies, then exits
+	Flushed    = "flushed"     // Value: "stdout ID" or "stderr ID": the front has read up to that sync mark; no reply
 )
 
 // Event types, worker → front.
@@ -48,6 +49,14 @@ const (
 // to replace one that died; the worker's errors about undefined names then say that the earlier
 // state was lost.
 const RestartedEnv = "GOSBI_WORKER_RESTARTED"
+
+// CaptureEnv is the environment variable that the front sets (to the token of the sync marks,
+// see SyncMark) when it passes the worker the pipes for its standard output and error: file
+// descriptors 5 and 6 are the read and write ends of the stdout pipe, 7 and 8 those of the
+// stderr pipe. The front reads them itself, publishes the text as the running cell's streams
+// and answers each sync mark with a Flushed request, so that nothing a dying worker wrote is
+// lost. Without it the worker reads its pipes and sends Stream events.
+const CaptureEnv = "GOSBI_WORKER_CAPTURE"
 
 // Request is a message from the front to the worker.
 type Request struct {

@@ -36,6 +36,13 @@ func (k *Kernel) execute(m *Message) {
 	k.mu.Unlock()
 	if !c.Silent {
 		k.publish("execute_input", m, map[string]any{"code": c.Code, "execution_count": count})
+		k.mu.Lock()
+		notice := k.notice
+		k.notice = ""
+		k.mu.Unlock()
+		if notice != "" {
+			k.publish("stream", m, map[string]any{"name": "stderr", "text": notice})
+		}
 	}
 	req := &request{
 		id:         NewID(),
@@ -260,7 +267,7 @@ func (k *Kernel) ensureWorker() (*worker, error) {
 	if k.replaced {
 		env = append(append([]string(nil), env...), ipc.RestartedEnv+"=1")
 	}
-	w, err := startWorker(k.cfg.Worker, env, k.cfg.Log)
+	w, err := startWorker(k.cfg.Worker, env, k.cfg.Log, k.workerText)
 	if err != nil {
 		return nil, err
 	}
@@ -291,14 +298,16 @@ func (k *Kernel) pump(w *worker) {
 }
 
 // target returns the request an event belongs to: the one with its id, or for output that arrives
-// outside any request (a goroutine of an earlier cell) the last execute request.
+// outside any request (a goroutine of an earlier cell) the execute request running now. It
+// returns nil when no request runs: a request that has ended (published its idle) gets no
+// more messages.
 func (k *Kernel) target(id string) *request {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if r, ok := k.reqs[id]; ok {
 		return r
 	}
-	return k.lastExec
+	return k.running
 }
 
 func (k *Kernel) handleEvent(w *worker, ev ipc.Event) {
@@ -309,6 +318,10 @@ func (k *Kernel) handleEvent(w *worker, ev ipc.Event) {
 		} else if !k.closing() {
 			k.logf("worker replied to unknown request %q", ev.ID)
 		}
+		return
+	}
+	if req == nil && ev.Type != ipc.InputRequest {
+		k.logf("worker output outside any request dropped: %s %s%s", ev.Type, ev.Text, ev.Evalue)
 		return
 	}
 	var parent *Message
@@ -381,6 +394,22 @@ func (k *Kernel) handleEvent(w *worker, ev ipc.Event) {
 	}
 }
 
+// workerText publishes text that worker w printed as a stream of the cell it runs. The
+// worker's sync marks keep it before the cell's later displays, its result and its reply; what
+// a dying worker printed comes before the error that reports its death.
+func (k *Kernel) workerText(w *worker, name, text string) {
+	k.mu.Lock()
+	req := k.running
+	k.mu.Unlock()
+	if req == nil || req.w != w {
+		k.logf("output outside a cell (%s): %s", name, strings.TrimRight(text, "\n"))
+		return
+	}
+	if !req.silent {
+		k.publish("stream", req.parent, map[string]any{"name": name, "text": text})
+	}
+}
+
 // closing reports whether the kernel is shutting down.
 func (k *Kernel) closing() bool {
 	select {
@@ -450,8 +479,11 @@ func (k *Kernel) workerEnded(w *worker) {
 		return
 	}
 	if len(pending) == 0 && wasReady && last != nil {
-		k.publish("stream", last.parent, map[string]any{"name": "stderr",
-			"text": "gosbi: the Go worker process died while no cell was running (" + firstLine(cause) + ").\n" + reset + "\n"})
+		// The notice belongs to no request that is still running: it is published with the
+		// next cell (between that cell's busy and idle), after what the worker left unsent.
+		k.mu.Lock()
+		k.notice += "gosbi: the Go worker process died while no cell was running (" + firstLine(cause) + ").\n" + reset + "\n"
+		k.mu.Unlock()
 	}
 	if wasReady {
 		k.logf("worker ended: %s", cause)

@@ -3,6 +3,7 @@ package kernel_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -120,5 +121,44 @@ func TestRealWorkerInterruptCompiledCall(t *testing.T) {
 	}
 	if r, out := runCell(t, ctx, p, "counter"); r["status"] != "error" || !strings.Contains(out, "undefined: counter") {
 		t.Errorf("after the restart counter gave %v %q, want undefined (a fresh worker)", r, out)
+	}
+}
+
+// TestRealWorkerCrashKeepsOutput crashes the worker right after a cell printed (4 KB three
+// times, 200 KB twice): everything printed reaches the client, before the crash error and the
+// idle status of the cell.
+func TestRealWorkerCrashKeepsOutput(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	p := realKernel(t, ctx)
+	for _, n := range []int{4 << 10, 4 << 10, 4 << 10, 200 << 10, 200 << 10} {
+		code := fmt.Sprintf("fmt.Print(strings.Repeat(\"x\", %d))\nfmt.Println(\"LAST\")\ngo func() { panic(\"boom\") }()\ntime.Sleep(time.Second)", n)
+		crashAfterOutput(t, ctx, p, code, n)
+	}
+}
+
+func crashAfterOutput(t *testing.T, ctx context.Context, p *nbtest.Process, code string, n int) {
+	t.Helper()
+	ex, err := p.Execute(ctx, code, nbtest.ExecuteOptions{ContinueOnError: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	var order []string
+	for _, m := range ex.IOPub {
+		order = append(order, m.Header.MsgType)
+		if m.Header.MsgType == "stream" {
+			var c struct{ Name, Text string }
+			json.Unmarshal(m.Content, &c)
+			if c.Name == "stdout" {
+				out.WriteString(c.Text)
+			}
+		}
+	}
+	if got := out.String(); len(got) != n+len("LAST\n") || !strings.HasSuffix(got, "LAST\n") {
+		t.Errorf("the client got %d bytes of stdout ending %q, want %d ending \"LAST\\n\"", len(got), got[max(0, len(got)-20):], n+5)
+	}
+	if len(order) == 0 || order[len(order)-1] != "error" {
+		t.Errorf("iopub %v, want the crash error last", order)
 	}
 }

@@ -62,9 +62,10 @@ type Kernel struct {
 	history    []historyEntry
 	reqs       map[string]*request // in flight at the worker, by ipc id
 	running    *request            // the execute request the worker is running
-	lastExec   *request            // parent for output that arrives outside any request
+	lastExec   *request            // the last execute request (none before the first cell)
 	inputOwner *request            // the request waiting for an input_reply
 	replaced   bool                // a worker died: the next ones start with ipc.RestartedEnv
+	notice     string              // stderr text for the next execute request (a worker died between cells)
 }
 
 // request is one shell request handed to the worker.
