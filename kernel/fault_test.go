@@ -95,3 +95,63 @@ func TestShellClientThatDoesNotRead(t *testing.T) {
 		t.Errorf("kernel_info_reply took %v", d)
 	}
 }
+
+// TestIPv6 serves a kernel on the IPv6 loopback address: a client connects and runs a cell.
+func TestIPv6(t *testing.T) {
+	ci, err := nbtest.NewConnectionInfo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ci.IP = "::1"
+	k, err := kernel.New(kernel.Config{Conn: ci, Worker: fakeWorkerCmd, Log: &syncBuffer{}, Version: "test"})
+	if err != nil {
+		t.Fatalf("bind on ::1: %v", err)
+	}
+	ran := make(chan struct{})
+	go func() { k.Run(context.Background()); close(ran) }()
+	defer func() { k.Shutdown(); <-ran }()
+	c, err := nbtest.Dial(ci)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if _, err := c.WaitReady(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ex, err := c.Execute(ctx, "print over IPv6", nbtest.ExecuteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := types(ex.IOPub); len(got) != 2 || got[1] != "stream" {
+		t.Errorf("iopub %v", got)
+	}
+}
+
+// TestWorkerKilledBySignal kills the worker with a signal mid-cell (SIGKILL is what the
+// out-of-memory killer sends): the cell's error names the signal, and the next cell runs in a
+// fresh worker.
+func TestWorkerKilledBySignal(t *testing.T) {
+	h := start(t, setup{})
+	for _, tc := range []struct {
+		sig       int
+		want, not string
+	}{
+		{9, "killed by SIGKILL (killed), probably out of memory", ""},
+		{15, "killed by SIGTERM (terminated)", "out of memory"},
+	} {
+		ex := h.exec(fmt.Sprintf("print before\nkillself %d", tc.sig), nbtest.ExecuteOptions{})
+		rc := replyContent(t, ex)
+		evalue, _ := rc["evalue"].(string)
+		if rc["ename"] != "WorkerCrash" || !strings.Contains(evalue, tc.want) || (tc.not != "" && strings.Contains(evalue, tc.not)) {
+			t.Errorf("signal %d: reply %v, want WorkerCrash saying %q", tc.sig, rc, tc.want)
+		}
+		if got := types(ex.IOPub); len(got) != 3 || got[1] != "stream" || got[2] != "error" {
+			t.Errorf("signal %d: iopub %v, want [execute_input stream error]", tc.sig, got)
+		}
+		if rc := replyContent(t, h.exec("print alive", nbtest.ExecuteOptions{})); rc["status"] != "ok" {
+			t.Errorf("signal %d: the next cell replied %v", tc.sig, rc)
+		}
+	}
+}

@@ -175,6 +175,8 @@ func (w *worker) cause() string {
 	var b strings.Builder
 	if killedBy != "" {
 		b.WriteString(killedBy)
+	} else if sig := signalDeath(exitErr); sig != "" {
+		b.WriteString(sig)
 	} else if exitErr != nil {
 		fmt.Fprintf(&b, "the worker process ended (%v)", exitErr)
 	} else {
@@ -187,11 +189,18 @@ func (w *worker) cause() string {
 	return b.String()
 }
 
-// reason returns the most telling line of the worker's last output: the Go runtime's "fatal
-// error" or "panic" line if there is one, otherwise the last line.
+// reason returns the most telling line about the worker's end: the Go runtime's "fatal error"
+// or "panic" line if there is one, otherwise the signal that killed it, otherwise the last
+// line of its output.
 func (w *worker) reason() string {
 	if h := w.tail.Headline(); h != "" {
 		return h
+	}
+	w.mu.Lock()
+	exitErr := w.exitErr
+	w.mu.Unlock()
+	if sig := signalDeath(exitErr); sig != "" {
+		return sig
 	}
 	lines := w.tail.Lines()
 	for i := len(lines) - 1; i >= 0; i-- {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -30,6 +31,7 @@ import (
 //	getenv NAME     print the value of an environment variable
 //	page TEXT       reply with a pager payload holding TEXT
 //	killfront       kill the kernel front process (SIGKILL), then hang
+//	killself N      send itself signal number N
 //	NAME = VALUE    (any line with "=") print "set NAME = VALUE"
 //
 // A line that fails ends the cell. With FAKE_WORKER_SLOW set in the environment, Ready comes
@@ -172,6 +174,10 @@ func fakeLine(r ipc.Request, line string, events *ipc.Encoder, interrupts chan s
 		ok["user_expressions"] = ue
 	case "getenv":
 		send(ipc.Event{Type: ipc.Stream, Name: "stdout", Text: arg + "=" + os.Getenv(arg) + "\n"})
+	case "killself":
+		n, _ := strconv.Atoi(arg)
+		killSelf(n)
+		select {}
 	case "killfront":
 		if p, err := os.FindProcess(os.Getppid()); err == nil {
 			p.Kill()
