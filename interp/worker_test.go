@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +18,9 @@ func TestMain(m *testing.M) {
 	if main := os.Getenv("GOSBI_TEST_MAIN"); main != "" {
 		if d, err := time.ParseDuration(os.Getenv("GOSBI_TEST_PROGRESS_DELAY")); err == nil {
 			progressDelay = d
+		}
+		if n, err := strconv.Atoi(os.Getenv("GOSBI_TEST_MAX_EVENT")); err == nil {
+			maxEvent = n
 		}
 		run := map[string]func([]string) error{"worker": WorkerMain, "script": ScriptMain, "repl": REPLMain}[main]
 		if err := run(os.Args[1:]); err != nil {
@@ -579,5 +583,28 @@ func TestWorkerPlots(t *testing.T) {
 	if len(disp) != 1 || len(upd) == 0 || !isPlot(disp[0].Data) || !isPlot(upd[len(upd)-1].Data) ||
 		upd[len(upd)-1].Transient["display_id"] != disp[0].Transient["display_id"] {
 		t.Errorf("live loss: %d displays, %d updates: %+v", len(disp), len(upd), evs)
+	}
+}
+
+// TestWorkerOutputTooLarge makes outputs larger than the largest event (lowered to 1 MiB for
+// the test; 256 MiB in use): each cell fails with an error that names the limit, and the worker
+// goes on.
+func TestWorkerOutputTooLarge(t *testing.T) {
+	w := startWorkerEnv(t, "GOSBI_TEST_PROGRESS_DELAY=0s", "GOSBI_TEST_MAX_EVENT="+strconv.Itoa(1<<20))
+	for i, code := range []string{
+		`display.Text(strings.Repeat("x", 2<<20))`,
+		`strings.Repeat("y", 2<<20)`,
+	} {
+		evs := w.execute(code, i+1)
+		errs := ofType(evs, ipc.Error)
+		if len(errs) != 1 || errs[0].Ename != "OutputTooLarge" || !strings.Contains(errs[0].Evalue, "more than the 1 MiB one output may have") {
+			t.Errorf("%s: events %+v, want one OutputTooLarge error naming the limit", code, errs)
+		}
+		if r := evs[len(evs)-1]; r.Content["status"] != "error" {
+			t.Errorf("%s: reply %v", code, r.Content)
+		}
+	}
+	if res := ofType(w.execute("1 + 1", 3), ipc.ExecuteResult); len(res) != 1 || res[0].Data["text/plain"] != "2" {
+		t.Fatalf("after the large outputs: %+v", res)
 	}
 }

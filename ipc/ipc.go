@@ -15,6 +15,7 @@ package ipc
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -97,18 +98,48 @@ type Event struct {
 
 // Encoder writes messages as newline-delimited JSON; it is safe for concurrent use.
 type Encoder struct {
-	mu  sync.Mutex
-	enc *json.Encoder
+	mu sync.Mutex
+	w  io.Writer
+	// Max is the size of the largest message Send writes (MaxMessage unless changed).
+	Max int
 }
 
 // NewEncoder returns an Encoder writing to w.
-func NewEncoder(w io.Writer) *Encoder { return &Encoder{enc: json.NewEncoder(w)} }
+func NewEncoder(w io.Writer) *Encoder { return &Encoder{w: w, Max: MaxMessage} }
 
-// Send writes one message (a Request or an Event).
+// ErrTooLarge is returned by Send for a message larger than the receiver accepts.
+var ErrTooLarge = errors.New("ipc: message too large")
+
+// TooLargeError is the error of Send for a message of Size bytes, over the limit Max.
+type TooLargeError struct{ Size, Max int }
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("the output is %s, more than the %s one output may have", mib(e.Size), mib(e.Max))
+}
+
+func (e *TooLargeError) Unwrap() error { return ErrTooLarge }
+
+func mib(n int) string {
+	if n >= 1<<20 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// Send writes one message (a Request or an Event). A message larger than Max is not written:
+// Send returns a *TooLargeError and the stream stays usable.
 func (e *Encoder) Send(msg any) error {
+	b, err := json.Marshal(msg)
+	if err != nil {
+		return fmt.Errorf("ipc: send: %w", err)
+	}
+	if len(b)+1 > e.Max { // with its newline
+		return &TooLargeError{Size: len(b), Max: e.Max}
+	}
+	b = append(b, '\n')
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if err := e.enc.Encode(msg); err != nil {
+	if _, err := e.w.Write(b); err != nil {
 		return fmt.Errorf("ipc: send: %w", err)
 	}
 	return nil
