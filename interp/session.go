@@ -65,10 +65,12 @@ type Session struct {
 	decls   map[string]*decl  // "f", "T", "T.M", "v"
 	broken  map[string]string // functions that stopped compiling when a function they call changed
 	seq     int
-	cell    int    // the cell being run, for positions
-	items   []item // its items
-	mu      sync.Mutex
-	cancel  context.CancelFunc
+	cell    int // the cell being run, for positions
+	// slotCell is the last cell run in each slot of line numbers (see cellLines)
+	slotCell map[int]int
+	items    []item // its items
+	mu       sync.Mutex
+	cancel   context.CancelFunc
 	// fileName, when set, names positions "file.go:2:5" instead of "cell [3] line 2:5" and
 	// makes the session a script's: no notes on auto-imports, and func main is kept aside to
 	// be called at the end.
@@ -171,6 +173,10 @@ func (s *Session) Execute(ctx context.Context, code string, count int) Result {
 // runGo runs Go source (a cell without magics).
 func (s *Session) runGo(ctx context.Context, code string, count int) (res Result) {
 	s.cell = count
+	if s.slotCell == nil {
+		s.slotCell = map[int]int{}
+	}
+	s.slotCell[lineBase(count)/cellLines-10] = count
 	defer func() {
 		if r := recover(); r != nil {
 			res = Result{Err: &Error{Name: "panic", Value: fmt.Sprint(r),
@@ -293,6 +299,7 @@ func (s *Session) eval(ctx context.Context, src string) (v reflect.Value, err er
 	if err != nil {
 		return reflect.Value{}, err
 	}
+	dropRoots(s.yi)
 	parent := goroutineID()
 	v, err = s.yi.ExecuteWithContext(ctx, prog)
 	if ctx.Err() != nil {
@@ -934,7 +941,12 @@ var posRE = regexp.MustCompile(`(?:_\.go:)?(\d{7,})(?::(\d+))?(: )?`)
 // where formats a cell position for the user; line is in the interpreter's form (see cellLines).
 func (s *Session) where(encoded, col string) string {
 	l, _ := strconv.Atoi(encoded)
-	cell, line := strconv.Itoa(l/cellLines-1), strconv.Itoa(l%cellLines)
+	slot := l/cellLines - 10
+	c, ok := s.slotCell[slot]
+	if !ok {
+		c = cellOfSlot(slot, s.cell)
+	}
+	cell, line := strconv.Itoa(c), strconv.Itoa(l%cellLines)
 	if s.fileName != "" {
 		if col != "" {
 			return s.fileName + ":" + line + ":" + col
@@ -947,7 +959,7 @@ func (s *Session) where(encoded, col string) string {
 	return fmt.Sprintf("cell [%s] line %s", cell, line)
 }
 
-// cellPos rewrites the positions "_.go:3000002:5" of the interpreter as "cell [3] line 2:5".
+// cellPos rewrites the positions "_.go:1300002:5" of the interpreter as "cell [3] line 2:5".
 func (s *Session) cellPos(msg string) string {
 	return posRE.ReplaceAllStringFunc(msg, func(m string) string {
 		sm := posRE.FindStringSubmatch(m)

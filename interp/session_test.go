@@ -3,6 +3,7 @@ package interp
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"reflect"
 	"strings"
 	"sync"
@@ -429,5 +430,30 @@ func TestBlankNotRegistered(t *testing.T) {
 	}
 	if _, ok := ts.decls["errParse"]; !ok {
 		t.Error("the registry lost errParse")
+	}
+}
+
+// TestManyCells runs cells with execution counts past what line numbers could encode one per
+// cell (Go's scanner stops at line 1<<30): errors and panics still name the right cell and line,
+// also for a function of an earlier cell.
+func TestManyCells(t *testing.T) {
+	ts := newTestSession(t)
+	ts.count = 1071 // run counts from ts.count+1
+	ts.mustRun(t, "func boom() {\n\tpanic(\"boom\")\n}")
+	for _, count := range []int{1073, 1074, 20000, 20000 + cellSlots, 3 * cellSlots} {
+		ts.count = count - 2
+		ts.mustRun(t, "k := 1\n_ = k")
+		res := ts.run("x := 1\nundefinedName")
+		if res.Err == nil || !strings.Contains(res.Err.Value, fmt.Sprintf("cell [%d] line 2:1: undefined: undefinedName", count)) {
+			t.Errorf("cell %d: error %+v", count, res.Err)
+		}
+		res = ts.run("\nboom()")
+		tb := ""
+		if res.Err != nil {
+			tb = strings.Join(res.Err.Traceback, "\n")
+		}
+		if !strings.Contains(tb, "in boom, cell [1072] line 2") || !strings.Contains(tb, fmt.Sprintf("at cell [%d] line 2", count+1)) {
+			t.Errorf("cell %d: traceback\n%s", count+1, tb)
+		}
 	}
 }
