@@ -1078,6 +1078,7 @@ func (s *Session) panicError(p yaegi.Panic) *Error {
 
 func (s *Session) frames() []string {
 	var res []string
+	callee := ""
 	for _, l := range s.stderr.captured() {
 		sm := frameRE.FindStringSubmatch(l)
 		if sm == nil {
@@ -1086,6 +1087,13 @@ func (s *Session) frames() []string {
 		fn := strings.TrimSuffix(sm[3], "(...)")
 		fn = strings.TrimPrefix(fn, "main.")
 		where := s.where(sm[1], sm[2])
+		if callee != "" {
+			// a caller: the interpreter gives the start of its function (see callsite.go)
+			if at, ok := s.callSite(fn, callee); ok {
+				where = at
+			}
+		}
+		callee = fn
 		if fn == "main" {
 			res = append(res, "    at "+where)
 		} else {

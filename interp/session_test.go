@@ -303,6 +303,24 @@ func TestPanicShowsUserFrames(t *testing.T) {
 	}
 }
 
+// TestPanicCallerLines checks the lines of the callers in panic traces: the call that is
+// running, not the first statement of the calling function.
+func TestPanicCallerLines(t *testing.T) {
+	ts := newTestSession(t)
+	ts.mustRun(t, "func inner() {\n\tpanic(\"boom\")\n}\n\nfunc outer() {\n\tx := 1\n\t_ = x\n\n\tinner()\n}")
+	ts.mustRun(t, "type T struct{}\n\nfunc (T) M() {\n\ty := 2\n\t_ = y\n\touter()\n}")
+	res := ts.run("x := 1\n_ = x\n\nT{}.M()")
+	if res.Err == nil {
+		t.Fatal("want a panic")
+	}
+	tb := strings.Join(res.Err.Traceback, "\n")
+	for _, want := range []string{"in inner, cell [1] line 2", "in outer, cell [1] line 9", "in M, cell [2] line 6", "at cell [3] line 4"} {
+		if !strings.Contains(tb, want) {
+			t.Errorf("traceback lacks %q:\n%s", want, tb)
+		}
+	}
+}
+
 func TestInterruptStopsLoop(t *testing.T) {
 	ts := newTestSession(t)
 	go func() {
