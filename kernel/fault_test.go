@@ -155,3 +155,22 @@ func TestWorkerKilledBySignal(t *testing.T) {
 		}
 	}
 }
+
+// TestHeartbeatClientThatDoesNotRead pings 64 MB from a heartbeat client that never reads the
+// echoes: another client's pings are still answered.
+func TestHeartbeatClientThatDoesNotRead(t *testing.T) {
+	h := start(t, setup{})
+	stuck := stuckPeer(t, h.ci.HBPort, zmq4.Req, "")
+	big := make([]byte, 1<<20)
+	for i := 0; i < 64; i++ {
+		if err := stuck.SendMsg(zmq4.NewMsgFrom([]byte{}, big)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(time.Second)
+	ctx, cancel := context.WithTimeout(h.ctx, 5*time.Second)
+	defer cancel()
+	if err := h.c.Ping(ctx); err != nil {
+		t.Fatalf("a healthy client's ping: %v", err)
+	}
+}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log"
 	"os"
 	"runtime"
 	"strings"
@@ -45,8 +44,7 @@ type Kernel struct {
 	key     []byte
 	session string
 
-	shell, control, stdin, iopub *zsocket // see zsock.go
-	hb                           zmq4.Socket
+	shell, control, stdin, iopub, hb *zsocket // see zsock.go
 
 	shellQ     chan *Message
 	started    time.Time
@@ -121,19 +119,18 @@ func New(cfg Config) (*Kernel, error) {
 		done:    make(chan struct{}),
 		reqs:    map[string]*request{},
 	}
-	logger := zmq4.WithLogger(log.New(cfg.Log, "gosbi kernel: zmq4: ", 0))
 	k.shell = newZSocket(zmq4.Router, "shell", k.logf)
 	k.control = newZSocket(zmq4.Router, "control", k.logf)
 	k.stdin = newZSocket(zmq4.Router, "stdin", k.logf)
 	k.iopub = newZSocket(zmq4.Pub, "iopub", k.logf)
-	k.hb = zmq4.NewRep(ctx, logger)
+	k.hb = newZSocket(zmq4.Rep, "heartbeat", k.logf)
 	ci := cfg.Conn
 	for _, s := range []struct {
 		listen func(string) error
 		name   string
 		port   int
 	}{{k.shell.listen, "shell", ci.ShellPort}, {k.control.listen, "control", ci.ControlPort}, {k.stdin.listen, "stdin", ci.StdinPort},
-		{k.iopub.listen, "iopub", ci.IOPubPort}, {k.hb.Listen, "heartbeat", ci.HBPort}} {
+		{k.iopub.listen, "iopub", ci.IOPubPort}, {k.hb.listen, "heartbeat", ci.HBPort}} {
 		if err := s.listen(ci.endpoint(s.port)); err != nil {
 			k.closeSockets()
 			cancel()
@@ -175,11 +172,8 @@ func (k *Kernel) Shutdown() {
 
 func (k *Kernel) closeSockets() {
 	k.cancel()
-	for _, s := range []*zsocket{k.shell, k.control, k.stdin, k.iopub} {
+	for _, s := range []*zsocket{k.shell, k.control, k.stdin, k.iopub, k.hb} {
 		s.close()
-	}
-	if k.hb != nil {
-		k.hb.Close()
 	}
 }
 
@@ -187,20 +181,14 @@ func (k *Kernel) logf(format string, args ...any) {
 	fmt.Fprintf(k.cfg.Log, "gosbi kernel: "+format+"\n", args...)
 }
 
-// heartbeat echoes every ping.
+// heartbeat echoes every ping, with its envelope, to the peer that sent it.
 func (k *Kernel) heartbeat() {
 	for {
-		m, err := k.hb.Recv()
+		frames, err := k.hb.recv()
 		if err != nil {
-			if k.ctx.Err() != nil {
-				return
-			}
-			k.logf("heartbeat: %v", err)
-			continue
+			return
 		}
-		if err := k.hb.Send(m); err != nil && k.ctx.Err() == nil {
-			k.logf("heartbeat: %v", err)
-		}
+		k.hb.send(frames)
 	}
 }
 

@@ -15,7 +15,7 @@ import (
 	"github.com/go-zeromq/zmq4/security/null"
 )
 
-// The shell, control, stdin and iopub sockets are served by zsocket rather than by the
+// The shell, control, stdin, iopub and heartbeat sockets are served by zsocket rather than by the
 // sockets of go-zeromq/zmq4, which write to all their peers from one goroutine under one lock:
 // one client that stops reading (an iopub subscriber needs no key) stalls every other one.
 // zsocket uses zmq4 for the ZMTP handshake and framing (zmq4.Open, zmq4.Conn) and gives each
@@ -34,7 +34,8 @@ const (
 	handshakeTimeout = 10 * time.Second
 )
 
-// zsocket is a listening PUB or ROUTER socket.
+// zsocket is a listening PUB, ROUTER or REP socket. A REP socket is served as a ROUTER whose
+// peers see a REP: a reply keeps the envelope of its request, which the owner sends back.
 type zsocket struct {
 	typ  zmq4.SocketType
 	name string
@@ -43,11 +44,11 @@ type zsocket struct {
 	mu     sync.Mutex
 	ln     net.Listener
 	peers  map[*zpeer]struct{}
-	byID   map[string]*zpeer // ROUTER: peers by routing identity
+	byID   map[string]*zpeer // ROUTER, REP: peers by routing identity
 	nextID uint32
 	closed bool
 
-	in   chan [][]byte // ROUTER: received messages, the peer's identity first
+	in   chan [][]byte // ROUTER, REP: received messages, the peer's identity first
 	done chan struct{}
 }
 
@@ -111,7 +112,7 @@ func (s *zsocket) open(raw net.Conn) {
 		raw.Close()
 		return
 	}
-	if s.typ == zmq4.Router {
+	if s.routed() {
 		p.id = c.Peer.Meta["Identity"]
 		if _, taken := s.byID[p.id]; p.id == "" || taken {
 			// ZeroMQ names a peer without an identity of its own: 0 and a counter.
@@ -127,6 +128,9 @@ func (s *zsocket) open(raw net.Conn) {
 	go p.write()
 	p.read()
 }
+
+// routed reports whether messages go to one peer, named by their first frame.
+func (s *zsocket) routed() bool { return s.typ == zmq4.Router || s.typ == zmq4.Rep }
 
 func (s *zsocket) isClosed() bool {
 	s.mu.Lock()
@@ -152,7 +156,7 @@ func (s *zsocket) send(frames [][]byte) {
 	}
 	s.mu.Lock()
 	var to []*zpeer
-	if s.typ == zmq4.Router {
+	if s.routed() {
 		if p := s.byID[string(frames[0])]; p != nil {
 			to = append(to, p)
 		}
@@ -163,7 +167,7 @@ func (s *zsocket) send(frames [][]byte) {
 		}
 	}
 	s.mu.Unlock()
-	if s.typ == zmq4.Router && len(to) == 0 {
+	if s.routed() && len(to) == 0 {
 		s.logf("%s: no peer with the identity of the message: dropped", s.name)
 		return
 	}
@@ -175,7 +179,8 @@ func (s *zsocket) send(frames [][]byte) {
 	}
 }
 
-// recv returns the next message received on a ROUTER socket, its sender's identity first.
+// recv returns the next message received on a ROUTER or REP socket, its sender's identity
+// first.
 func (s *zsocket) recv() ([][]byte, error) {
 	select {
 	case m := <-s.in:
