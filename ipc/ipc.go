@@ -3,7 +3,8 @@
 //
 // The front starts the worker as `gosbi worker` with two extra pipes: file descriptor 3 carries
 // Requests from the front to the worker, file descriptor 4 carries Events from the worker to the
-// front. Both are streams of newline-delimited JSON. The worker's own standard output and error
+// front. Both are streams of newline-delimited JSON. What cells print goes through two more
+// pipes that the front reads itself (see CaptureEnv). The worker's own standard output and error
 // are not part of the protocol: the front logs them and keeps their tail to explain a crash
 // (a Go runtime panic or a stack overflow is printed there before the worker dies).
 //
