@@ -174,3 +174,62 @@ func TestHeartbeatClientThatDoesNotRead(t *testing.T) {
 		t.Fatalf("a healthy client's ping: %v", err)
 	}
 }
+
+// TestSubscriptions checks the topic filter of iopub: a subscriber gets the messages whose
+// topic starts with one of its subscriptions, nothing after unsubscribing, and a ZMTP command
+// does not count as a subscription.
+func TestSubscriptions(t *testing.T) {
+	h := start(t, setup{})
+	sub := stuckPeer(t, h.ci.IOPubPort, zmq4.Sub, "")
+	send := func(frame []byte) {
+		if err := sub.SendMsg(zmq4.NewMsg(frame)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A PING command whose body starts with 1, as a subscription would.
+	if err := sub.SendCmd(zmq4.CmdPing, []byte{1, 'k'}); err != nil {
+		t.Fatal(err)
+	}
+	send(append([]byte{1}, "kernel."...))
+	time.Sleep(100 * time.Millisecond)
+	h.exec("print one", nbtest.ExecuteOptions{})
+	got := 0
+	deadline := time.Now().Add(2 * time.Second)
+	for got < 4 && time.Now().Before(deadline) { // busy, execute_input, stream, idle
+		m, err := sub.RecvMsg()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Type == zmq4.CmdMsg {
+			continue // the PONG
+		}
+		if !strings.HasPrefix(string(m.Frames[0]), "kernel.") {
+			t.Errorf("got topic %q", m.Frames[0])
+		}
+		got++
+	}
+	if got != 4 {
+		t.Fatalf("the subscriber got %d messages, want 4", got)
+	}
+	send(append([]byte{0}, "kernel."...))
+	time.Sleep(100 * time.Millisecond)
+	h.exec("print two", nbtest.ExecuteOptions{})
+	done := make(chan zmq4.Msg, 1)
+	go func() {
+		for {
+			m, err := sub.RecvMsg()
+			if err != nil {
+				return
+			}
+			if m.Type != zmq4.CmdMsg {
+				done <- m
+				return
+			}
+		}
+	}()
+	select {
+	case m := <-done:
+		t.Errorf("after unsubscribing the subscriber got %q", m.Frames)
+	case <-time.After(300 * time.Millisecond):
+	}
+}

@@ -258,8 +258,8 @@ func (p *zpeer) read() {
 		if err != nil {
 			return
 		}
-		if len(m.Frames) == 0 {
-			continue // a command (PING is answered by zmq4)
+		if m.Type == zmq4.CmdMsg || len(m.Frames) == 0 {
+			continue // a command (zmq4 answers a PING itself)
 		}
 		if p.s.typ == zmq4.Pub {
 			p.subscription(m.Frames)
