@@ -16,14 +16,23 @@ import (
 )
 
 // stuckPeer connects to 127.0.0.1:port as a ZeroMQ socket of type typ with a tiny receive
-// buffer, and never reads.
+// buffer, for a peer that never reads.
 func stuckPeer(t *testing.T, port int, typ zmq4.SocketType, id string) *zmq4.Conn {
+	t.Helper()
+	return rawPeer(t, port, typ, id, 4096)
+}
+
+// rawPeer connects to 127.0.0.1:port as a ZeroMQ socket of type typ, with a receive buffer of
+// rcvbuf bytes unless it is 0.
+func rawPeer(t *testing.T, port int, typ zmq4.SocketType, id string, rcvbuf int) *zmq4.Conn {
 	t.Helper()
 	raw, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw.(*net.TCPConn).SetReadBuffer(4096)
+	if rcvbuf > 0 {
+		raw.(*net.TCPConn).SetReadBuffer(rcvbuf)
+	}
 	t.Cleanup(func() { raw.Close() })
 	c, err := zmq4.Open(raw, null.Security(), typ, zmq4.SocketIdentity(id), false, nil)
 	if err != nil {
@@ -180,7 +189,7 @@ func TestHeartbeatClientThatDoesNotRead(t *testing.T) {
 // does not count as a subscription.
 func TestSubscriptions(t *testing.T) {
 	h := start(t, setup{})
-	sub := stuckPeer(t, h.ci.IOPubPort, zmq4.Sub, "")
+	sub := rawPeer(t, h.ci.IOPubPort, zmq4.Sub, "", 0)
 	send := func(frame []byte) {
 		if err := sub.SendMsg(zmq4.NewMsg(frame)); err != nil {
 			t.Fatal(err)
@@ -231,5 +240,60 @@ func TestSubscriptions(t *testing.T) {
 	case m := <-done:
 		t.Errorf("after unsubscribing the subscriber got %q", m.Frames)
 	case <-time.After(300 * time.Millisecond):
+	}
+}
+
+// TestPingDuringFlood sends ZMTP PINGs from an iopub subscriber while a cell prints 1.6 MB in
+// small pieces: the PONGs the peer's reader writes never land inside a message, so every
+// message it gets (some are dropped: the subscriber is slow) and every PONG arrives whole.
+func TestPingDuringFlood(t *testing.T) {
+	h := start(t, setup{})
+	sub := rawPeer(t, h.ci.IOPubPort, zmq4.Sub, "", 0)
+	if err := sub.SendMsg(zmq4.NewMsg([]byte{1})); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	const pings = 2000
+	ping := func() {
+		for i := 0; i < pings; i++ {
+			if sub.SendCmd(zmq4.CmdPing, []byte{0, 0}) != nil {
+				return
+			}
+			time.Sleep(20 * time.Microsecond)
+		}
+	}
+	line := "print " + strings.Repeat("z", 200)
+	go h.c.Execute(h.ctx, strings.Repeat(line+"\n", 8000), nbtest.ExecuteOptions{})
+	result := make(chan error, 1)
+	go func() {
+		pongs, msgs := 0, 0
+		for pongs < pings {
+			m, err := sub.RecvMsg()
+			if err != nil {
+				result <- fmt.Errorf("after %d pongs: %v", pongs, err)
+				return
+			}
+			if m.Type == zmq4.CmdMsg {
+				pongs++
+				continue
+			}
+			if len(m.Frames) < 7 || string(m.Frames[1]) != "<IDS|MSG>" {
+				result <- fmt.Errorf("a broken message after %d pongs: %q", pongs, m.Frames)
+				return
+			}
+			if msgs++; msgs == 1 {
+				go ping() // while the messages flow
+			}
+		}
+		t.Logf("%d pongs, %d messages", pongs, msgs)
+		result <- nil
+	}()
+	select {
+	case err := <-result:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("the subscriber did not get all its pongs within 60 s")
 	}
 }

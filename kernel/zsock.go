@@ -18,7 +18,7 @@ import (
 // The shell, control, stdin, iopub and heartbeat sockets are served by zsocket rather than by the
 // sockets of go-zeromq/zmq4, which write to all their peers from one goroutine under one lock:
 // one client that stops reading (an iopub subscriber needs no key) stalls every other one.
-// zsocket uses zmq4 for the ZMTP handshake and framing (zmq4.Open, zmq4.Conn) and gives each
+// zsocket uses zmq4 for the ZMTP handshake and for reading (zmq4.Open, zmq4.Conn) and gives each
 // peer its own writer goroutine and a bounded queue. Messages beyond a peer's high-water mark
 // are dropped, as a ZeroMQ PUB or ROUTER socket drops them; a peer whose connection accepts
 // nothing for writeTimeout is disconnected.
@@ -28,7 +28,8 @@ const (
 	// mark is 1000 messages).
 	hwmMessages = 1000
 	hwmBytes    = 64 << 20
-	// writeTimeout is how long one message may take to be written to a peer.
+	// writeTimeout is how long a peer may accept nothing of a message (64 KiB of it) before
+	// it is disconnected.
 	writeTimeout = 30 * time.Second
 	// handshakeTimeout bounds the ZMTP greeting of a new connection.
 	handshakeTimeout = 10 * time.Second
@@ -98,14 +99,16 @@ func (s *zsocket) accept(ln net.Listener) {
 // open performs the ZMTP handshake with a new peer and starts serving it.
 func (s *zsocket) open(raw net.Conn) {
 	raw.SetDeadline(time.Now().Add(handshakeTimeout))
-	c, err := zmq4.Open(raw, null.Security(), s.typ, nil, true, nil)
+	lc := &lockedConn{Conn: raw}
+	c, err := zmq4.Open(lc, null.Security(), s.typ, nil, true, nil)
 	if err != nil {
 		s.logf("%s: handshake with %s: %v", s.name, raw.RemoteAddr(), err)
 		raw.Close()
 		return
 	}
 	raw.SetDeadline(time.Time{})
-	p := &zpeer{s: s, raw: raw, c: c, out: make(chan [][]byte, hwmMessages), topics: map[string]int{}, done: make(chan struct{})}
+	lc.framed = true
+	p := &zpeer{s: s, raw: raw, lc: lc, c: c, out: make(chan [][]byte, hwmMessages), topics: map[string]int{}, done: make(chan struct{})}
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -236,6 +239,7 @@ func (s *zsocket) close() {
 type zpeer struct {
 	s   *zsocket
 	raw net.Conn
+	lc  *lockedConn // raw as zmq4 writes to it (a PONG)
 	c   *zmq4.Conn
 	id  string
 	out chan [][]byte
@@ -341,8 +345,7 @@ func (p *zpeer) write() {
 			for _, f := range frames {
 				size += len(f)
 			}
-			p.raw.SetWriteDeadline(time.Now().Add(writeTimeout))
-			err := p.c.SendMsg(zmq4.NewMsgFrom(frames...))
+			err := p.lc.writeMessage(frames, writeTimeout)
 			p.mu.Lock()
 			p.queued -= size
 			p.mu.Unlock()
@@ -373,4 +376,88 @@ func (p *zpeer) close() {
 		p.raw.Close()
 		p.s.remove(p)
 	})
+}
+
+// lockedConn is a peer's connection with its writes serialized by message: the writer
+// goroutine writes whole messages (writeMessage), and the frames zmq4 writes on its own (the
+// PONG that answers a PING, from the reader goroutine) are gathered and written whole, so
+// that they never land inside a message.
+type lockedConn struct {
+	net.Conn
+	framed bool // the handshake is over: writes through Write are ZMTP frames
+
+	mu      sync.Mutex // held while a whole message or frame is written
+	pending []byte     // of Write, until a frame is complete
+}
+
+// Write takes what zmq4 writes: during the handshake it goes straight through; afterwards it
+// is written frame by frame. Only the reader goroutine writes through it then.
+func (c *lockedConn) Write(p []byte) (int, error) {
+	if !c.framed {
+		return c.Conn.Write(p)
+	}
+	c.pending = append(c.pending, p...)
+	for {
+		n := frameLen(c.pending)
+		if n == 0 || n > len(c.pending) {
+			return len(p), nil
+		}
+		c.mu.Lock()
+		_, err := c.Conn.Write(c.pending[:n])
+		c.mu.Unlock()
+		c.pending = c.pending[n:]
+		if err != nil {
+			return 0, err
+		}
+	}
+}
+
+// frameLen returns the length of the ZMTP frame at the start of b (flags, then a size of one
+// byte, or of eight when the flags say long), or 0 when b does not hold its header yet.
+func frameLen(b []byte) int {
+	if len(b) < 2 {
+		return 0
+	}
+	if b[0]&0x02 == 0 {
+		return 2 + int(b[1])
+	}
+	if len(b) < 9 {
+		return 0
+	}
+	return 9 + int(binary.BigEndian.Uint64(b[1:9]))
+}
+
+// writeMessage writes frames as one ZMTP message (all frames but the last flagged MORE); it
+// fails when a piece of 64 KiB takes longer than timeout.
+func (c *lockedConn) writeMessage(frames [][]byte, timeout time.Duration) error {
+	size := 0
+	for _, f := range frames {
+		size += 9 + len(f)
+	}
+	buf := make([]byte, 0, size)
+	for i, f := range frames {
+		var flags byte
+		if i < len(frames)-1 {
+			flags |= 0x01 // MORE
+		}
+		if len(f) > 255 {
+			buf = append(buf, flags|0x02) // LONG
+			buf = binary.BigEndian.AppendUint64(buf, uint64(len(f)))
+		} else {
+			buf = append(buf, flags, byte(len(f)))
+		}
+		buf = append(buf, f...)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	// A slow peer that reads is not a stuck one: the timeout is for a piece of the message.
+	for len(buf) > 0 {
+		n := min(len(buf), 64<<10)
+		c.Conn.SetWriteDeadline(time.Now().Add(timeout))
+		if _, err := c.Conn.Write(buf[:n]); err != nil {
+			return err
+		}
+		buf = buf[n:]
+	}
+	return nil
 }
