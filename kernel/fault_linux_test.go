@@ -83,3 +83,45 @@ func TestFrontKilledLeavesNoWorker(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestRealWorkerKilled kills the real worker with SIGKILL, as the out-of-memory killer does,
+// while a cell runs: the cell ends with an error naming the signal and saying that state was
+// reset, and the next cell runs in a fresh worker.
+func TestRealWorkerKilled(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	p := realKernel(t, ctx)
+	if r, out := runCell(t, ctx, p, "kept := 1"); r["status"] != "ok" {
+		t.Fatalf("setup: %v %s", r, out)
+	}
+	workers := children(t, p.Pid())
+	if len(workers) != 1 {
+		t.Fatalf("the front has children %v, want one worker", workers)
+	}
+	m, err := p.Send("shell", "execute_request", map[string]any{"code": "fmt.Println(\"working\")\ntime.Sleep(time.Minute)"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.IOPub.Next(ctx, func(x *kernel.Message) bool {
+		return x.Header.MsgType == "stream" && nbtest.ParentIs(m.Header.MsgID)(x)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(workers[0], syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	ex, err := p.Collect(ctx, m, nbtest.ExecuteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, out := outcome(ex)
+	if r["ename"] != "WorkerCrash" || !strings.Contains(out, "killed by SIGKILL") || !strings.Contains(out, "out of memory") || !strings.Contains(out, "was reset") {
+		t.Errorf("reply %v, output %q: want a WorkerCrash naming SIGKILL and the reset", r, out)
+	}
+	if r, out := runCell(t, ctx, p, "kept"); r["status"] != "error" || !strings.Contains(out, "undefined: kept") {
+		t.Errorf("after the kill, kept gave %v %q: want undefined in a fresh worker", r, out)
+	}
+	if r, out := runCell(t, ctx, p, "6 * 7"); r["status"] != "ok" || out != "42" {
+		t.Errorf("after the kill: %v %q", r, out)
+	}
+}
