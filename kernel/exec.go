@@ -480,7 +480,7 @@ func (k *Kernel) workerEnded(w *worker) {
 	}
 	if len(pending) == 0 && wasReady && last != nil {
 		// The notice belongs to no request that is still running: it is published with the
-		// next cell (between that cell's busy and idle), after what the worker left unsent.
+		// next cell, between that cell's busy and idle.
 		k.mu.Lock()
 		k.notice += "gosbi: the Go worker process died while no cell was running (" + firstLine(cause) + ").\n" + reset + "\n"
 		k.mu.Unlock()

@@ -297,3 +297,27 @@ func TestPingDuringFlood(t *testing.T) {
 		t.Fatal("the subscriber did not get all its pongs within 60 s")
 	}
 }
+
+// TestDeathBetweenCells lets the worker die after its cell has ended: nothing is published
+// for that cell after its idle, and the next cell says, between its own busy and idle, that
+// the worker died and state was reset.
+func TestDeathBetweenCells(t *testing.T) {
+	h := start(t, setup{})
+	first := h.exec("dielater", nbtest.ExecuteOptions{})
+	time.Sleep(600 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(h.ctx, 200*time.Millisecond)
+	defer cancel()
+	if m, err := h.c.IOPub.Next(ctx, nbtest.ParentIs(first.Request.Header.MsgID)); err == nil {
+		t.Errorf("after its idle the first cell got %s %s", m.Header.MsgType, m.Content)
+	}
+	ex := h.exec("print next", nbtest.ExecuteOptions{})
+	var text strings.Builder
+	for _, m := range ex.IOPub {
+		if m.Header.MsgType == "stream" {
+			text.WriteString(decode(t, m.Content)["text"].(string))
+		}
+	}
+	if !strings.Contains(text.String(), "died while no cell was running (") || !strings.Contains(text.String(), "was reset") || !strings.HasSuffix(text.String(), "next\n") {
+		t.Errorf("the next cell printed %q, want the notice of the death, then its own output", text.String())
+	}
+}

@@ -32,6 +32,7 @@ import (
 //	page TEXT       reply with a pager payload holding TEXT
 //	killfront       kill the kernel front process (SIGKILL), then hang
 //	killself N      send itself signal number N
+//	dielater        end the cell, then die 200 ms later with a runtime error
 //	NAME = VALUE    (any line with "=") print "set NAME = VALUE"
 //
 // A line that fails ends the cell. With FAKE_WORKER_SLOW set in the environment, Ready comes
@@ -174,6 +175,12 @@ func fakeLine(r ipc.Request, line string, events *ipc.Encoder, interrupts chan s
 		ok["user_expressions"] = ue
 	case "getenv":
 		send(ipc.Event{Type: ipc.Stream, Name: "stdout", Text: arg + "=" + os.Getenv(arg) + "\n"})
+	case "dielater":
+		go func() {
+			time.Sleep(200 * time.Millisecond)
+			fmt.Fprintln(os.Stderr, "fatal error: died between cells")
+			os.Exit(2)
+		}()
 	case "killself":
 		n, _ := strconv.Atoi(arg)
 		killSelf(n)
