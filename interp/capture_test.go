@@ -1,29 +1,45 @@
 package interp
 
 import (
+	"os"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
-// TestCaptureDeliver feeds output in awkward pieces: sync marks and UTF-8 characters split
-// across reads must neither leak into the text nor be corrupted.
-func TestCaptureDeliver(t *testing.T) {
+// TestCaptureFlush writes through a captured pipe, text that looks like a sync mark
+// included: Flush returns once the text before it has been sent, and no text is lost.
+func TestCaptureFlush(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	var mu sync.Mutex
 	var got strings.Builder
-	c := &capture{name: "stdout", send: func(_, text string) { got.WriteString(text) }, acks: map[int]chan struct{}{}}
-	input := "héllo " + string(markPrefix) + "7\x00wörld ✓"
-	for cut := 1; cut < len(input); cut++ {
-		got.Reset()
-		c.acks[7] = make(chan struct{})
-		pending := c.deliver([]byte(input[:cut]))
-		pending = c.deliver(append(pending, input[cut:]...))
-		if len(pending) != 0 {
-			t.Fatalf("cut %d: %q left over", cut, pending)
+	c := newCapture("stdout", w, r, "tok", func(_, text string) { mu.Lock(); got.WriteString(text); mu.Unlock() })
+	var want strings.Builder
+	for _, s := range []string{"héllo ", "\x00gosbi-sync-", "\x00gosbi-sync-tok-", "x\x00", "wörld ✓"} {
+		w.WriteString(s)
+		want.WriteString(s)
+		start := time.Now()
+		c.Flush()
+		if d := time.Since(start); d > time.Second {
+			t.Errorf("Flush after %q took %v", s, d)
 		}
-		if got.String() != "héllo wörld ✓" {
-			t.Fatalf("cut %d: delivered %q", cut, got.String())
+		mu.Lock()
+		g := got.String()
+		mu.Unlock()
+		if !strings.HasPrefix(want.String(), g) || len(want.String())-len(g) > len("\x00gosbi-sync-tok-") {
+			t.Errorf("after %q and a flush the reader sent %q", s, g)
 		}
-		if _, waiting := c.acks[7]; waiting {
-			t.Fatalf("cut %d: the sync mark was not acknowledged", cut)
-		}
+	}
+	w.Close()
+	time.Sleep(50 * time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
+	if got.String() != want.String() {
+		t.Errorf("sent %q, want %q", got.String(), want.String())
 	}
 }

@@ -18,7 +18,9 @@
 //
 // Errors name the cell and the position, as in "cell [3] line 2:5: undefined: foo"; a panic
 // shows its value and the frames of the user's cells. Interrupting a cell stops interpreted
-// loops at once and library calls that poll sbi.Canceled within one step.
+// loops at once and library calls that poll sbi.Canceled within one step. Another call into
+// compiled code runs to its end: the cell reports the interrupt only then, and nothing of it
+// runs afterwards (the kernel restarts the worker if that takes longer than its grace period).
 //
 // # Interpreted and compiled code
 //

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"syscall"
+
+	"github.com/gosbi/gosbi/ipc"
 )
 
 // redirectStd points file descriptor 1 and the variable os.Stderr at pipes, so that everything
@@ -26,20 +28,39 @@ func redirectStd() (outR, errR, logf *os.File, err error) {
 		return nil, nil, nil, fmt.Errorf("dup stderr: %w", err)
 	}
 	logf = os.NewFile(uintptr(origErr), "worker-log")
-	r, w, err := os.Pipe()
+	r, w, errR, errW, err := capturePipes()
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("redirect stdout: %w", err)
+		return nil, nil, nil, err
 	}
 	if err := dup2(int(w.Fd()), 1); err != nil {
 		return nil, nil, nil, fmt.Errorf("redirect stdout: %w", err)
 	}
 	w.Close()
 	outR = r
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("redirect stderr: %w", err)
-	}
 	stderrFD2 = os.Stderr // kept reachable: its finalizer would close descriptor 2
 	os.Stderr = errW
 	return outR, errR, logf, nil
+}
+
+// capturePipes returns the read and write ends of the stdout and stderr pipes: those the front
+// passed (see ipc.CaptureEnv), or new ones.
+func capturePipes() (outR, outW, errR, errW *os.File, err error) {
+	if os.Getenv(ipc.CaptureEnv) != "" {
+		outR, outW = os.NewFile(5, "stdout-r"), os.NewFile(6, "stdout-w")
+		errR, errW = os.NewFile(7, "stderr-r"), os.NewFile(8, "stderr-w")
+		if outR == nil || outW == nil || errR == nil || errW == nil {
+			return nil, nil, nil, nil, fmt.Errorf("%s is set but file descriptors 5 to 8 are not open", ipc.CaptureEnv)
+		}
+		for fd := 5; fd <= 8; fd++ {
+			syscall.CloseOnExec(fd) // not for the commands a cell runs
+		}
+		return outR, outW, errR, errW, nil
+	}
+	if outR, outW, err = os.Pipe(); err != nil {
+		return nil, nil, nil, nil, fmt.Errorf("redirect stdout: %w", err)
+	}
+	if errR, errW, err = os.Pipe(); err != nil {
+		return nil, nil, nil, nil, fmt.Errorf("redirect stderr: %w", err)
+	}
+	return outR, outW, errR, errW, nil
 }

@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"golang.org/x/term"
@@ -59,9 +60,22 @@ func runREPL(args []string) error {
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt)
 	defer signal.Stop(sigs)
+	// A cell stuck in a call into compiled code ends only when the call returns (the session
+	// waits for it, see abandon.go): a second Ctrl-C on the same cell ends the REPL.
+	var running atomic.Int64 // the count of the cell being run, 0 between cells
 	go func() {
+		interrupted := int64(0)
 		for range sigs {
+			c := running.Load()
+			if c != 0 && c == interrupted {
+				fmt.Fprintln(os.Stderr, "\r\nthe cell is still in a call into compiled code: exiting")
+				os.Exit(130)
+			}
+			interrupted = c
 			sess.Interrupt()
+			if c != 0 {
+				fmt.Fprintln(os.Stderr, "\r\ninterrupting (press Ctrl-C again to exit if the cell is stuck in compiled code)")
+			}
 		}
 	}()
 	count := 0
@@ -101,7 +115,9 @@ func runREPL(args []string) error {
 			continue
 		}
 		count++
+		running.Store(int64(count))
 		printResult(sess.Execute(context.Background(), code, count), os.Stdout, os.Stderr)
+		running.Store(0)
 	}
 }
 

@@ -140,3 +140,47 @@ func TestREPLFromPipe(t *testing.T) {
 		t.Errorf("output %q", out)
 	}
 }
+
+// TestREPLStuckCompiledCall interrupts a cell stuck in compiled code with Ctrl-C: the REPL
+// says it is interrupting, and a second Ctrl-C ends it.
+func TestREPLStuckCompiledCall(t *testing.T) {
+	master, tty := openPTY(t)
+	defer master.Close()
+	cmd := gosbiCommand("repl")
+	cmd.Env = append(cmd.Env, "GOSBI_HISTORY="+filepath.Join(t.TempDir(), "history"), "TERM=xterm")
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	tty.Close()
+	sc := &screen{t: t, input: master}
+	go func() {
+		b := make([]byte, 4096)
+		for {
+			n, err := master.Read(b)
+			sc.buf.Write(b[:n])
+			if err != nil {
+				return
+			}
+		}
+	}()
+	defer cmd.Process.Kill()
+	sc.expect("go> ")
+	sc.send("fmt.Println(\"sleeping\"); time.Sleep(time.Hour)\r")
+	sc.expect("sleeping")
+	sc.send("\x03")
+	sc.expect("interrupting")
+	sc.send("\x03")
+	sc.expect("exiting")
+	done := make(chan error)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Error("the REPL exited with status 0 after a stuck cell")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the REPL did not exit on the second Ctrl-C")
+	}
+}

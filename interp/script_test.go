@@ -47,6 +47,9 @@ func TestScript(t *testing.T) {
 		{name: "panic shows the frames", args: func() []string {
 			return []string{write("panic.go", "func f() {\n\tpanic(\"no\")\n}\nf()\n")}
 		}, stderr: "panic: no", exitCode: 1},
+		{name: "panic names the caller's line", args: func() []string {
+			return []string{write("caller.go", "package main\n\nfunc f() {\n\tpanic(\"no\")\n}\n\nfunc g() {\n\tx := 1\n\t_ = x\n\tf()\n}\n\nfunc main() {\n\tg()\n}\n")}
+		}, stderr: "caller.go:10\n    in _main, ", exitCode: 1},
 		{name: "os.Exit code", args: func() []string { return []string{write("exit.go", "os.Exit(3)\n")} }, exitCode: 3},
 	}
 	for _, c := range cases {

@@ -15,7 +15,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	yaegi "github.com/traefik/yaegi/interp"
 
@@ -67,10 +66,12 @@ type Session struct {
 	decls   map[string]*decl  // "f", "T", "T.M", "v"
 	broken  map[string]string // functions that stopped compiling when a function they call changed
 	seq     int
-	cell    int    // the cell being run, for positions
-	items   []item // its items
-	mu      sync.Mutex
-	cancel  context.CancelFunc
+	cell    int // the cell being run, for positions
+	// slotCell is the last cell run in each slot of line numbers (see cellLines)
+	slotCell map[int]int
+	items    []item // its items
+	mu       sync.Mutex
+	cancel   context.CancelFunc
 	// fileName, when set, names positions "file.go:2:5" instead of "cell [3] line 2:5" and
 	// makes the session a script's: func main is kept aside to
 	// be called at the end.
@@ -176,6 +177,10 @@ func (s *Session) execute(ctx context.Context, code string, count int) Result {
 // runGo runs Go source (a cell without magics).
 func (s *Session) runGo(ctx context.Context, code string, count int) (res Result) {
 	s.cell = count
+	if s.slotCell == nil {
+		s.slotCell = map[int]int{}
+	}
+	s.slotCell[lineBase(count)/cellLines-10] = count
 	defer func() {
 		if r := recover(); r != nil {
 			res = Result{Err: &Error{Name: "panic", Value: fmt.Sprint(r),
@@ -288,7 +293,25 @@ func (s *Session) eval(ctx context.Context, src string) (v reflect.Value, err er
 			err = yaegi.Panic{Value: r}
 		}
 	}()
-	return s.yi.EvalWithContext(ctx, src)
+	// An evaluation started after the interrupt could no longer be stopped (see abandon.go).
+	if err := ctx.Err(); err != nil {
+		return reflect.Value{}, err
+	}
+	// Compiling first leaves only the start of the run, not the compilation, between the
+	// interpreter's goroutine starting and the point from which an interrupt stops it.
+	prog, err := s.yi.Compile(src)
+	if err != nil {
+		return reflect.Value{}, err
+	}
+	dropRoots(s.yi)
+	parent := goroutineID()
+	v, err = s.yi.ExecuteWithContext(ctx, prog)
+	if ctx.Err() != nil {
+		// The evaluation was given up: wait until its code has really stopped, so that
+		// nothing of the cell runs after the interrupt is reported (see abandon.go).
+		awaitEval(parent)
+	}
+	return v, err
 }
 
 func (s *Session) runImport(ctx context.Context, it item) error {
@@ -925,7 +948,12 @@ var posRE = regexp.MustCompile(`(?:_\.go:)?(\d{7,})(?::(\d+))?(: )?`)
 // where formats a cell position for the user; line is in the interpreter's form (see cellLines).
 func (s *Session) where(encoded, col string) string {
 	l, _ := strconv.Atoi(encoded)
-	cell, line := strconv.Itoa(l/cellLines-1), strconv.Itoa(l%cellLines)
+	slot := l/cellLines - 10
+	c, ok := s.slotCell[slot]
+	if !ok {
+		c = cellOfSlot(slot, s.cell)
+	}
+	cell, line := strconv.Itoa(c), strconv.Itoa(l%cellLines)
 	if s.fileName != "" {
 		if col != "" {
 			return s.fileName + ":" + line + ":" + col
@@ -938,7 +966,7 @@ func (s *Session) where(encoded, col string) string {
 	return fmt.Sprintf("cell [%s] line %s", cell, line)
 }
 
-// cellPos rewrites the positions "_.go:3000002:5" of the interpreter as "cell [3] line 2:5".
+// cellPos rewrites the positions "_.go:1300002:5" of the interpreter as "cell [3] line 2:5".
 func (s *Session) cellPos(msg string) string {
 	return posRE.ReplaceAllStringFunc(msg, func(m string) string {
 		sm := posRE.FindStringSubmatch(m)
@@ -951,7 +979,6 @@ func (s *Session) toError(err error) *Error {
 	var p yaegi.Panic
 	switch {
 	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
-		time.Sleep(20 * time.Millisecond) // let the cancelled evaluation unwind
 		msg := fmt.Sprintf("cell [%d] interrupted", s.cell)
 		return &Error{Name: "Interrupted", Value: msg, Traceback: []string{msg}}
 	case errors.As(err, &ce):
@@ -1058,6 +1085,7 @@ func (s *Session) panicError(p yaegi.Panic) *Error {
 
 func (s *Session) frames() []string {
 	var res []string
+	callee := ""
 	for _, l := range s.stderr.captured() {
 		sm := frameRE.FindStringSubmatch(l)
 		if sm == nil {
@@ -1066,6 +1094,13 @@ func (s *Session) frames() []string {
 		fn := strings.TrimSuffix(sm[3], "(...)")
 		fn = strings.TrimPrefix(fn, "main.")
 		where := s.where(sm[1], sm[2])
+		if callee != "" {
+			// a caller: the interpreter gives the start of its function (see callsite.go)
+			if at, ok := s.callSite(fn, callee); ok {
+				where = at
+			}
+		}
+		callee = fn
 		if fn == "main" {
 			res = append(res, "    at "+where)
 		} else {

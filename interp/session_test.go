@@ -3,6 +3,7 @@ package interp
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"reflect"
 	"strings"
 	"sync"
@@ -303,6 +304,24 @@ func TestPanicShowsUserFrames(t *testing.T) {
 	}
 }
 
+// TestPanicCallerLines checks the lines of the callers in panic traces: the call that is
+// running, not the first statement of the calling function.
+func TestPanicCallerLines(t *testing.T) {
+	ts := newTestSession(t)
+	ts.mustRun(t, "func inner() {\n\tpanic(\"boom\")\n}\n\nfunc outer() {\n\tx := 1\n\t_ = x\n\n\tinner()\n}")
+	ts.mustRun(t, "type T struct{}\n\nfunc (T) M() {\n\ty := 2\n\t_ = y\n\touter()\n}")
+	res := ts.run("x := 1\n_ = x\n\nT{}.M()")
+	if res.Err == nil {
+		t.Fatal("want a panic")
+	}
+	tb := strings.Join(res.Err.Traceback, "\n")
+	for _, want := range []string{"in inner, cell [1] line 2", "in outer, cell [1] line 9", "in M, cell [2] line 6", "at cell [3] line 4"} {
+		if !strings.Contains(tb, want) {
+			t.Errorf("traceback lacks %q:\n%s", want, tb)
+		}
+	}
+}
+
 func TestInterruptStopsLoop(t *testing.T) {
 	ts := newTestSession(t)
 	go func() {
@@ -319,17 +338,38 @@ func TestInterruptStopsLoop(t *testing.T) {
 	}
 	ts.mustRun(t, "ok := 1")
 
-	// a compiled call that does not return: the cell is given up at once, the session goes on
+	if res = ts.mustRun(t, "ok + 1"); text(res) != "2" {
+		t.Errorf("after interrupting a loop: %q", text(res))
+	}
+}
+
+// TestInterruptCompiledCall interrupts a cell inside a call into compiled code: the cell
+// reports the interrupt only once the call has returned, and the rest of the cell never
+// runs, not even after later cells have run.
+func TestInterruptCompiledCall(t *testing.T) {
+	ts := newTestSession(t)
+	ts.mustRun(t, "counter := 1")
+	const sleep = 1500 * time.Millisecond
 	go func() {
 		time.Sleep(100 * time.Millisecond)
 		ts.Interrupt()
 	}()
-	res = ts.run("time.Sleep(time.Hour)")
+	start := time.Now()
+	res := ts.run("time.Sleep(1500 * time.Millisecond)\ncounter = 99")
+	took := time.Since(start)
 	if res.Err == nil || res.Err.Name != "Interrupted" {
 		t.Fatalf("want Interrupted, got %+v", res.Err)
 	}
-	if res = ts.mustRun(t, "ok + 1"); text(res) != "2" {
-		t.Errorf("after interrupting a compiled call: %q", text(res))
+	if took < sleep-50*time.Millisecond {
+		t.Errorf("the interrupt was reported after %v, while the compiled call was still running (it takes %v)", took, sleep)
+	}
+	// Later cells run while the abandoned call would still be sleeping had the session not
+	// waited, and after it would have ended.
+	for i := 0; i < 3; i++ {
+		if got := text(ts.mustRun(t, "counter")); got != "1" {
+			t.Fatalf("counter = %s after the interrupt (check %d), want 1: the rest of the interrupted cell ran", got, i)
+		}
+		time.Sleep(sleep / 2)
 	}
 }
 
@@ -409,5 +449,30 @@ func TestBlankNotRegistered(t *testing.T) {
 	}
 	if _, ok := ts.decls["errParse"]; !ok {
 		t.Error("the registry lost errParse")
+	}
+}
+
+// TestManyCells runs cells with execution counts past what line numbers could encode one per
+// cell (Go's scanner stops at line 1<<30): errors and panics still name the right cell and line,
+// also for a function of an earlier cell.
+func TestManyCells(t *testing.T) {
+	ts := newTestSession(t)
+	ts.count = 1071 // run counts from ts.count+1
+	ts.mustRun(t, "func boom() {\n\tpanic(\"boom\")\n}")
+	for _, count := range []int{1073, 1074, 20000, 20000 + cellSlots, 3 * cellSlots} {
+		ts.count = count - 2
+		ts.mustRun(t, "k := 1\n_ = k")
+		res := ts.run("x := 1\nundefinedName")
+		if res.Err == nil || !strings.Contains(res.Err.Value, fmt.Sprintf("cell [%d] line 2:1: undefined: undefinedName", count)) {
+			t.Errorf("cell %d: error %+v", count, res.Err)
+		}
+		res = ts.run("\nboom()")
+		tb := ""
+		if res.Err != nil {
+			tb = strings.Join(res.Err.Traceback, "\n")
+		}
+		if !strings.Contains(tb, "in boom, cell [1072] line 2") || !strings.Contains(tb, fmt.Sprintf("at cell [%d] line 2", count+1)) {
+			t.Errorf("cell %d: traceback\n%s", count+1, tb)
+		}
 	}
 }

@@ -36,23 +36,41 @@ type cellError struct {
 	msg             string
 }
 
-// Error gives the position in the interpreter's form "_.go:3000002:5: " (see cellLines); the
+// Error gives the position in the interpreter's form "_.go:1300002:5: " (see cellLines); the
 // session rewrites it for the user.
 func (e *cellError) Error() string {
 	if e.col == 0 {
-		return fmt.Sprintf("_.go:%d: %s", (e.cell+1)*cellLines+e.line, e.msg)
+		return fmt.Sprintf("_.go:%d: %s", lineBase(e.cell)+e.line, e.msg)
 	}
-	return fmt.Sprintf("_.go:%d:%d: %s", (e.cell+1)*cellLines+e.line, e.col, e.msg)
+	return fmt.Sprintf("_.go:%d:%d: %s", lineBase(e.cell)+e.line, e.col, e.msg)
 }
 
-// cellLines encodes a cell number in line numbers: line (cell+1)*cellLines+l of the interpreter's
-// source "_.go" is line l of that cell. (The interpreter scopes imports by file name, so
-// positions must keep its file name.)
-const cellLines = 1000000
+// cellLines encodes a cell number in line numbers: line (slot+10)*cellLines+l of the
+// interpreter's source "_.go" is line l of the cell in that slot (the offset keeps every such
+// number at seven digits or more, which is how the session recognizes them in messages). The
+// interpreter scopes imports by file name, so positions must keep its file name. Go's scanner
+// accepts line numbers up to 1<<30, which leaves room for cellSlots slots: cell n uses slot n
+// mod cellSlots, and a position names the latest cell of its slot (see Session.where), so a
+// session runs any number of cells.
+const (
+	cellLines = 100000
+	cellSlots = 1<<30/cellLines - 10
+)
+
+// lineBase is the interpreter's line number of line 0 of cell.
+func lineBase(cell int) int {
+	slot := (cell%cellSlots + cellSlots) % cellSlots
+	return (slot + 10) * cellLines
+}
+
+// cellOfSlot returns the latest cell up to current whose slot is slot.
+func cellOfSlot(slot, current int) int {
+	return current - ((current-slot)%cellSlots+cellSlots)%cellSlots
+}
 
 // lineDirective makes positions of the following source read as the cell's own lines.
 func lineDirective(cell, line, col int) string {
-	return fmt.Sprintf("\n//line _.go:%d:%d\n", (cell+1)*cellLines+line, col)
+	return fmt.Sprintf("\n//line _.go:%d:%d\n", lineBase(cell)+line, col)
 }
 
 // splitCell cuts a cell into top-level items with go/scanner and parses each with go/parser.
@@ -202,7 +220,7 @@ func (it *item) parse(cell int) error {
 	f, err := parser.ParseFile(fset, "", src, parser.ParseComments)
 	if err != nil {
 		if el, ok := err.(scanner.ErrorList); ok && len(el) > 0 {
-			line, col := el[0].Pos.Line-(cell+1)*cellLines, el[0].Pos.Column
+			line, col := el[0].Pos.Line-lineBase(cell), el[0].Pos.Column
 			if end := it.line + strings.Count(it.text, "\n"); line > end { // at the end of the wrapper
 				line, col = end, len(it.text)-strings.LastIndexByte(it.text, '\n')
 			}

@@ -161,7 +161,7 @@ func TestParenthesizeTuplesPositions(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := items[1].rewriteTuples(4)
-	want := "x, y = (/*line _.go:5000002:10*/f(\n\t1))/*line _.go:5000003:4*/, 5"
+	want := "x, y = (/*line _.go:1400002:10*/f(\n\t1))/*line _.go:1400003:4*/, 5"
 	if got != want {
 		t.Errorf("rewritten %q, want %q", got, want)
 	}

@@ -9,6 +9,7 @@ import (
 	"log"
 	"os"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -29,6 +30,10 @@ func WorkerMain(args []string) error {
 	return runWorker(in, out)
 }
 
+// maxEvent, when positive, replaces ipc.MaxMessage as the largest event the worker sends
+// (for tests).
+var maxEvent int
+
 // worker serves one front over the ipc protocol.
 type worker struct {
 	enc      *ipc.Encoder
@@ -37,7 +42,8 @@ type worker struct {
 	outC     *capture
 	errC     *capture
 	mu       sync.Mutex
-	cur      string // the ID of the request being executed; "" between cells
+	cur      string             // the ID of the request being executed; "" between cells
+	tooLarge *ipc.TooLargeError // a display of the running cell that could not be sent
 	silent   bool
 	stdin    bool
 	inputs   chan string
@@ -53,11 +59,24 @@ func runWorker(in io.Reader, out io.Writer) error {
 		return err
 	}
 	w := &worker{enc: ipc.NewEncoder(out), logger: log.New(logf, "gosbi worker: ", log.LstdFlags), inputs: make(chan string, 1)}
+	if maxEvent > 0 {
+		w.enc.Max = maxEvent
+	}
 	// the interpreter logs some of its internal failures with the standard logger before
 	// panicking; they belong in the worker's log, not in the cell (which gets one error)
 	log.SetOutput(logf)
-	w.outC = newCapture("stdout", os.Stdout, outR, w.stream)
-	w.errC = newCapture("stderr", os.Stderr, errR, w.stream)
+	// When the front passed the pipes, it reads them and acknowledges the sync marks made with
+	// its token; otherwise the worker reads them itself.
+	token := os.Getenv(ipc.CaptureEnv)
+	if token != "" {
+		outR.Close()
+		errR.Close()
+		outR, errR = nil, nil
+	} else {
+		token = strconv.FormatInt(time.Now().UnixNano(), 36)
+	}
+	w.outC = newCapture("stdout", os.Stdout, outR, token, w.stream)
+	w.errC = newCapture("stderr", os.Stderr, errR, token, w.stream)
 	w.sess, err = NewSession(Options{Stdout: os.Stdout, Stderr: os.Stderr, Stdin: &inputReader{w: w},
 		Display: w.display, Args: []string{"gosbi"}, Restarted: os.Getenv(ipc.RestartedEnv) != ""})
 	if err != nil {
@@ -81,11 +100,25 @@ func runWorker(in io.Reader, out io.Writer) error {
 				if !errors.Is(err, io.EOF) {
 					w.logger.Print(err)
 				}
+				if id, _ := w.current(); id != "" {
+					// The front is gone (it closes the pipe only after the worker has
+					// ended): nobody can see what the running cell does, so stop it now.
+					w.logger.Print("the request pipe closed while a cell was running: the kernel is gone, exiting")
+					os.Exit(3)
+				}
 				return
 			}
 			switch r.Type {
 			case ipc.Interrupt:
 				w.interrupt(r.ID)
+			case ipc.Flushed:
+				name, id, _ := strings.Cut(r.Value, " ")
+				n, _ := strconv.Atoi(id)
+				if name == "stderr" {
+					w.errC.ack(n)
+				} else {
+					w.outC.ack(n)
+				}
 			case ipc.InputReply:
 				select {
 				case w.inputs <- r.Value:
@@ -157,7 +190,19 @@ func (w *worker) handle(r ipc.Request) error {
 }
 
 func (w *worker) reply(r ipc.Request, content map[string]any) error {
-	return w.enc.Send(ipc.Event{ID: r.ID, Type: ipc.Reply, Content: content})
+	err := w.enc.Send(ipc.Event{ID: r.ID, Type: ipc.Reply, Content: content})
+	var tl *ipc.TooLargeError
+	if errors.As(err, &tl) {
+		e := tooLarge(tl)
+		return w.enc.Send(ipc.Event{ID: r.ID, Type: ipc.Reply, Content: map[string]any{"status": "error", "ename": e.Name, "evalue": e.Value, "traceback": e.Traceback}})
+	}
+	return err
+}
+
+// tooLarge is the cell error for an output that cannot be sent to the front.
+func tooLarge(err *ipc.TooLargeError) *Error {
+	msg := err.Error() + ": show a smaller image or a summary, or write the data to a file"
+	return &Error{Name: "OutputTooLarge", Value: msg, Traceback: []string{"OutputTooLarge: " + msg}}
 }
 
 func (w *worker) execute(r ipc.Request) error {
@@ -170,6 +215,12 @@ func (w *worker) execute(r ipc.Request) error {
 	w.progMu.Unlock()
 	res := w.sess.Execute(context.Background(), r.Code, r.ExecutionCount)
 	w.endProgress()
+	w.mu.Lock()
+	if w.tooLarge != nil && res.Err == nil {
+		res = Result{Err: tooLarge(w.tooLarge)}
+	}
+	w.tooLarge = nil
+	w.mu.Unlock()
 	w.mu.Lock()
 	if !w.stopped {
 		w.stopped = true
@@ -193,7 +244,16 @@ func (w *worker) execute(r ipc.Request) error {
 		return w.reply(r, map[string]any{"status": "error", "ename": res.Err.Name, "evalue": res.Err.Value, "traceback": res.Err.Traceback})
 	}
 	if res.Data != nil && !r.Silent {
-		if err := w.enc.Send(ipc.Event{ID: r.ID, Type: ipc.ExecuteResult, Data: res.Data, Metadata: map[string]any{}}); err != nil {
+		err := w.enc.Send(ipc.Event{ID: r.ID, Type: ipc.ExecuteResult, Data: res.Data, Metadata: map[string]any{}})
+		var tl *ipc.TooLargeError
+		if errors.As(err, &tl) {
+			e := tooLarge(tl)
+			if err := w.enc.Send(ipc.Event{ID: r.ID, Type: ipc.Error, Ename: e.Name, Evalue: e.Value, Traceback: e.Traceback}); err != nil {
+				return err
+			}
+			return w.reply(r, map[string]any{"status": "error", "ename": e.Name, "evalue": e.Value, "traceback": e.Traceback})
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -272,6 +332,14 @@ func (w *worker) display(o display.Output) {
 		}
 	}
 	if err := w.enc.Send(ev); err != nil {
+		var tl *ipc.TooLargeError
+		if errors.As(err, &tl) {
+			// The cell fails with an error that says why once it has run.
+			w.mu.Lock()
+			w.tooLarge = tl
+			w.mu.Unlock()
+			return
+		}
 		w.logger.Print(err)
 	}
 }

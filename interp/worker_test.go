@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +18,9 @@ func TestMain(m *testing.M) {
 	if main := os.Getenv("GOSBI_TEST_MAIN"); main != "" {
 		if d, err := time.ParseDuration(os.Getenv("GOSBI_TEST_PROGRESS_DELAY")); err == nil {
 			progressDelay = d
+		}
+		if n, err := strconv.Atoi(os.Getenv("GOSBI_TEST_MAX_EVENT")); err == nil {
+			maxEvent = n
 		}
 		run := map[string]func([]string) error{"worker": WorkerMain, "script": ScriptMain, "repl": REPLMain}[main]
 		if err := run(os.Args[1:]); err != nil {
@@ -33,6 +37,8 @@ type workerProc struct {
 	t      testing.TB
 	cmd    *exec.Cmd
 	enc    *ipc.Encoder
+	reqW   *os.File
+	exited chan struct{} // closed when the process has ended
 	events chan ipc.Event
 	n      int
 	logs   *syncBuffer
@@ -65,7 +71,8 @@ func startWorkerEnv(t testing.TB, env ...string) *workerProc {
 	}
 	reqR.Close()
 	evW.Close()
-	w := &workerProc{t: t, cmd: cmd, enc: ipc.NewEncoder(reqW), events: make(chan ipc.Event, 100), logs: logs}
+	w := &workerProc{t: t, cmd: cmd, enc: ipc.NewEncoder(reqW), reqW: reqW, exited: make(chan struct{}), events: make(chan ipc.Event, 100), logs: logs}
+	go func() { cmd.Wait(); close(w.exited) }()
 	go func() {
 		defer close(w.events)
 		dec := ipc.NewDecoder(evR)
@@ -79,10 +86,8 @@ func startWorkerEnv(t testing.TB, env ...string) *workerProc {
 	}()
 	t.Cleanup(func() {
 		reqW.Close()
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
 		select {
-		case <-done:
+		case <-w.exited:
 		case <-time.After(5 * time.Second):
 			cmd.Process.Kill()
 		}
@@ -256,6 +261,22 @@ func TestWorkerInterrupt(t *testing.T) {
 	evs = w.execute("1 + 1", 2)
 	if res := ofType(evs, ipc.ExecuteResult); len(res) != 1 || res[0].Data["text/plain"] != "2" {
 		t.Fatalf("after interrupt %+v", evs)
+	}
+}
+
+// TestWorkerExitsWhenFrontIsGone closes the request pipe while a cell is stuck in compiled
+// code, as happens when the front is killed: the worker must exit instead of running on.
+func TestWorkerExitsWhenFrontIsGone(t *testing.T) {
+	w := startWorker(t)
+	w.send(ipc.Request{Type: ipc.Execute, Code: "fmt.Println(\"sleeping\")\ntime.Sleep(time.Minute)", ExecutionCount: 1})
+	if ev := w.next(); ev.Type != ipc.Stream {
+		t.Fatalf("event %+v", ev)
+	}
+	w.reqW.Close()
+	select {
+	case <-w.exited:
+	case <-time.After(5 * time.Second):
+		t.Fatalf("the worker still runs 5 s after its request pipe closed; its log:\n%s", w.logs)
 	}
 }
 
@@ -562,5 +583,28 @@ func TestWorkerPlots(t *testing.T) {
 	if len(disp) != 1 || len(upd) == 0 || !isPlot(disp[0].Data) || !isPlot(upd[len(upd)-1].Data) ||
 		upd[len(upd)-1].Transient["display_id"] != disp[0].Transient["display_id"] {
 		t.Errorf("live loss: %d displays, %d updates: %+v", len(disp), len(upd), evs)
+	}
+}
+
+// TestWorkerOutputTooLarge makes outputs larger than the largest event (lowered to 1 MiB for
+// the test; 256 MiB in use): each cell fails with an error that names the limit, and the worker
+// goes on.
+func TestWorkerOutputTooLarge(t *testing.T) {
+	w := startWorkerEnv(t, "GOSBI_TEST_PROGRESS_DELAY=0s", "GOSBI_TEST_MAX_EVENT="+strconv.Itoa(1<<20))
+	for i, code := range []string{
+		`display.Text(strings.Repeat("x", 2<<20))`,
+		`strings.Repeat("y", 2<<20)`,
+	} {
+		evs := w.execute(code, i+1)
+		errs := ofType(evs, ipc.Error)
+		if len(errs) != 1 || errs[0].Ename != "OutputTooLarge" || !strings.Contains(errs[0].Evalue, "more than the 1 MiB one output may have") {
+			t.Errorf("%s: events %+v, want one OutputTooLarge error naming the limit", code, errs)
+		}
+		if r := evs[len(evs)-1]; r.Content["status"] != "error" {
+			t.Errorf("%s: reply %v", code, r.Content)
+		}
+	}
+	if res := ofType(w.execute("1 + 1", 3), ipc.ExecuteResult); len(res) != 1 || res[0].Data["text/plain"] != "2" {
+		t.Fatalf("after the large outputs: %+v", res)
 	}
 }

@@ -3,7 +3,8 @@
 //
 // The front starts the worker as `gosbi worker` with two extra pipes: file descriptor 3 carries
 // Requests from the front to the worker, file descriptor 4 carries Events from the worker to the
-// front. Both are streams of newline-delimited JSON. The worker's own standard output and error
+// front. Both are streams of newline-delimited JSON. What cells print goes through two more
+// pipes that the front reads itself (see CaptureEnv). The worker's own standard output and error
 // are not part of the protocol: the front logs them and keeps their tail to explain a crash
 // (a Go runtime panic or a stack overflow is printed there before the worker dies).
 //
@@ -15,6 +16,7 @@ package ipc
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -29,6 +31,7 @@ const (
 	Interrupt  = "interrupt"   // ID: the execute Request to cancel ("" for whatever runs); no reply
 	InputReply = "input_reply" // Value: the answer to the last InputRequest; no reply
 	Shutdown   = "shutdown"    // the worker replies, then exits
+	Flushed    = "flushed"     // Value: "stdout ID" or "stderr ID": the front has read up to that sync mark; no reply
 )
 
 // Event types, worker → front.
@@ -48,6 +51,14 @@ const (
 // to replace one that died; the worker's errors about undefined names then say that the earlier
 // state was lost.
 const RestartedEnv = "GOSBI_WORKER_RESTARTED"
+
+// CaptureEnv is the environment variable that the front sets (to the token of the sync marks,
+// see SyncMark) when it passes the worker the pipes for its standard output and error: file
+// descriptors 5 and 6 are the read and write ends of the stdout pipe, 7 and 8 those of the
+// stderr pipe. The front reads them itself, publishes the text as the running cell's streams
+// and answers each sync mark with a Flushed request, so that nothing a dying worker wrote is
+// lost. Without it the worker reads its pipes and sends Stream events.
+const CaptureEnv = "GOSBI_WORKER_CAPTURE"
 
 // Request is a message from the front to the worker.
 type Request struct {
@@ -88,18 +99,48 @@ type Event struct {
 
 // Encoder writes messages as newline-delimited JSON; it is safe for concurrent use.
 type Encoder struct {
-	mu  sync.Mutex
-	enc *json.Encoder
+	mu sync.Mutex
+	w  io.Writer
+	// Max is the size of the largest message Send writes (MaxMessage unless changed).
+	Max int
 }
 
 // NewEncoder returns an Encoder writing to w.
-func NewEncoder(w io.Writer) *Encoder { return &Encoder{enc: json.NewEncoder(w)} }
+func NewEncoder(w io.Writer) *Encoder { return &Encoder{w: w, Max: MaxMessage} }
 
-// Send writes one message (a Request or an Event).
+// ErrTooLarge is returned by Send for a message larger than the receiver accepts.
+var ErrTooLarge = errors.New("ipc: message too large")
+
+// TooLargeError is the error of Send for a message of Size bytes, over the limit Max.
+type TooLargeError struct{ Size, Max int }
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("the output is %s, more than the %s one output may have", mib(e.Size), mib(e.Max))
+}
+
+func (e *TooLargeError) Unwrap() error { return ErrTooLarge }
+
+func mib(n int) string {
+	if n >= 1<<20 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// Send writes one message (a Request or an Event). A message larger than Max is not written:
+// Send returns a *TooLargeError and the stream stays usable.
 func (e *Encoder) Send(msg any) error {
+	b, err := json.Marshal(msg)
+	if err != nil {
+		return fmt.Errorf("ipc: send: %w", err)
+	}
+	if len(b)+1 > e.Max { // with its newline
+		return &TooLargeError{Size: len(b), Max: e.Max}
+	}
+	b = append(b, '\n')
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if err := e.enc.Encode(msg); err != nil {
+	if _, err := e.w.Write(b); err != nil {
 		return fmt.Errorf("ipc: send: %w", err)
 	}
 	return nil

@@ -3,7 +3,9 @@ package kernel
 import (
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
+	"strconv"
 )
 
 // ConnectionInfo is the content of the connection file Jupyter writes for a kernel.
@@ -58,5 +60,5 @@ func (ci *ConnectionInfo) endpoint(port int) string {
 	if ci.Transport == "ipc" {
 		return fmt.Sprintf("ipc://%s-%d", ci.IP, port)
 	}
-	return fmt.Sprintf("tcp://%s:%d", ci.IP, port)
+	return "tcp://" + net.JoinHostPort(ci.IP, strconv.Itoa(port))
 }

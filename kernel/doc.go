@@ -6,6 +6,11 @@
 // means unsigned), publishes status busy/idle around every request, keeps the execution counter and
 // the input history, and answers kernel_info, history, comm and control requests itself.
 //
+// Every peer of the shell, control, stdin, iopub and heartbeat sockets has its own writer and
+// a bounded queue: sending never blocks the front, and messages for a peer that does not read
+// are dropped beyond its high-water mark, as ZeroMQ does, so that one stuck client cannot
+// stall the others.
+//
 // Cells run in a worker process (`gosbi worker`, package interp) that the front starts and
 // supervises. They talk over two pipes with the messages of package ipc. When the worker dies —
 // a panic in a user goroutine, a stack overflow, an out-of-memory kill — the cell that was running

@@ -36,6 +36,13 @@ func (k *Kernel) execute(m *Message) {
 	k.mu.Unlock()
 	if !c.Silent {
 		k.publish("execute_input", m, map[string]any{"code": c.Code, "execution_count": count})
+		k.mu.Lock()
+		notice := k.notice
+		k.notice = ""
+		k.mu.Unlock()
+		if notice != "" {
+			k.publish("stream", m, map[string]any{"name": "stderr", "text": notice})
+		}
 	}
 	req := &request{
 		id:         NewID(),
@@ -96,7 +103,7 @@ func (k *Kernel) execute(m *Message) {
 		k.history = append(k.history, historyEntry{line: count, input: c.Code, output: req.result})
 		k.mu.Unlock()
 	}
-	k.reply(k.shell, &k.shellMu, m, "execute_reply", content)
+	k.reply(k.shell, m, "execute_reply", content)
 	if status == "error" && orTrue(c.StopOnError) {
 		k.abortQueued()
 	}
@@ -123,7 +130,7 @@ func (k *Kernel) abortQueued() {
 			k.mu.Lock()
 			count := k.execCount
 			k.mu.Unlock()
-			k.reply(k.shell, &k.shellMu, m, "execute_reply", map[string]any{"status": "aborted", "execution_count": count})
+			k.reply(k.shell, m, "execute_reply", map[string]any{"status": "aborted", "execution_count": count})
 			k.status("idle", m)
 		case <-time.After(50 * time.Millisecond):
 			return
@@ -161,7 +168,7 @@ func (k *Kernel) forward(m *Message) {
 			}
 		}
 	}
-	k.reply(k.shell, &k.shellMu, m, replyType, content)
+	k.reply(k.shell, m, replyType, content)
 }
 
 // fallbackReply is the reply to a request the worker could not answer.
@@ -260,7 +267,7 @@ func (k *Kernel) ensureWorker() (*worker, error) {
 	if k.replaced {
 		env = append(append([]string(nil), env...), ipc.RestartedEnv+"=1")
 	}
-	w, err := startWorker(k.cfg.Worker, env, k.cfg.Log)
+	w, err := startWorker(k.cfg.Worker, env, k.cfg.Log, k.workerText)
 	if err != nil {
 		return nil, err
 	}
@@ -291,14 +298,16 @@ func (k *Kernel) pump(w *worker) {
 }
 
 // target returns the request an event belongs to: the one with its id, or for output that arrives
-// outside any request (a goroutine of an earlier cell) the last execute request.
+// outside any request (a goroutine of an earlier cell) the execute request running now. It
+// returns nil when no request runs: a request that has ended (published its idle) gets no
+// more messages.
 func (k *Kernel) target(id string) *request {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if r, ok := k.reqs[id]; ok {
 		return r
 	}
-	return k.lastExec
+	return k.running
 }
 
 func (k *Kernel) handleEvent(w *worker, ev ipc.Event) {
@@ -309,6 +318,10 @@ func (k *Kernel) handleEvent(w *worker, ev ipc.Event) {
 		} else if !k.closing() {
 			k.logf("worker replied to unknown request %q", ev.ID)
 		}
+		return
+	}
+	if req == nil && ev.Type != ipc.InputRequest {
+		k.logf("worker output outside any request dropped: %s %s%s", ev.Type, ev.Text, ev.Evalue)
 		return
 	}
 	var parent *Message
@@ -375,9 +388,25 @@ func (k *Kernel) handleEvent(w *worker, ev ipc.Event) {
 		k.mu.Lock()
 		k.inputOwner = req
 		k.mu.Unlock()
-		k.reply(k.stdin, &k.stdinMu, req.parent, "input_request", map[string]any{"prompt": ev.Prompt, "password": ev.Password})
+		k.reply(k.stdin, req.parent, "input_request", map[string]any{"prompt": ev.Prompt, "password": ev.Password})
 	default:
 		k.logf("ignoring worker event of type %q", ev.Type)
+	}
+}
+
+// workerText publishes text that worker w printed as a stream of the cell it runs. The
+// worker's sync marks keep it before the cell's later displays, its result and its reply; what
+// a dying worker printed comes before the error that reports its death.
+func (k *Kernel) workerText(w *worker, name, text string) {
+	k.mu.Lock()
+	req := k.running
+	k.mu.Unlock()
+	if req == nil || req.w != w {
+		k.logf("output outside a cell (%s): %s", name, strings.TrimRight(text, "\n"))
+		return
+	}
+	if !req.silent {
+		k.publish("stream", req.parent, map[string]any{"name": name, "text": text})
 	}
 }
 
@@ -450,8 +479,11 @@ func (k *Kernel) workerEnded(w *worker) {
 		return
 	}
 	if len(pending) == 0 && wasReady && last != nil {
-		k.publish("stream", last.parent, map[string]any{"name": "stderr",
-			"text": "gosbi: the Go worker process died while no cell was running (" + firstLine(cause) + ").\n" + reset + "\n"})
+		// The notice belongs to no request that is still running: it is published with the
+		// next cell, between that cell's busy and idle.
+		k.mu.Lock()
+		k.notice += "gosbi: the Go worker process died while no cell was running (" + firstLine(cause) + ").\n" + reset + "\n"
+		k.mu.Unlock()
 	}
 	if wasReady {
 		k.logf("worker ended: %s", cause)

@@ -80,3 +80,19 @@ func TestPrefixWriter(t *testing.T) {
 		t.Errorf("got %q", got)
 	}
 }
+
+func TestEndpoint(t *testing.T) {
+	for _, tc := range []struct {
+		ci   ConnectionInfo
+		want string
+	}{
+		{ConnectionInfo{Transport: "tcp", IP: "127.0.0.1"}, "tcp://127.0.0.1:5555"},
+		{ConnectionInfo{Transport: "tcp", IP: "::1"}, "tcp://[::1]:5555"},
+		{ConnectionInfo{Transport: "tcp", IP: "fe80::1%eth0"}, "tcp://[fe80::1%eth0]:5555"},
+		{ConnectionInfo{Transport: "ipc", IP: "/tmp/k"}, "ipc:///tmp/k-5555"},
+	} {
+		if got := tc.ci.endpoint(5555); got != tc.want {
+			t.Errorf("%s %s: endpoint %q, want %q", tc.ci.Transport, tc.ci.IP, got, tc.want)
+		}
+	}
+}

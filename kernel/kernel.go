@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log"
 	"os"
 	"runtime"
 	"strings"
@@ -45,9 +44,7 @@ type Kernel struct {
 	key     []byte
 	session string
 
-	shell, control, stdin, iopub, hb zmq4.Socket
-	shellMu, controlMu, stdinMu      sync.Mutex
-	iopubMu                          sync.Mutex
+	shell, control, stdin, iopub, hb *zsocket // see zsock.go
 
 	shellQ     chan *Message
 	started    time.Time
@@ -63,9 +60,10 @@ type Kernel struct {
 	history    []historyEntry
 	reqs       map[string]*request // in flight at the worker, by ipc id
 	running    *request            // the execute request the worker is running
-	lastExec   *request            // parent for output that arrives outside any request
+	lastExec   *request            // the last execute request (none before the first cell)
 	inputOwner *request            // the request waiting for an input_reply
 	replaced   bool                // a worker died: the next ones start with ipc.RestartedEnv
+	notice     string              // stderr text for the next execute request (a worker died between cells)
 }
 
 // request is one shell request handed to the worker.
@@ -121,19 +119,19 @@ func New(cfg Config) (*Kernel, error) {
 		done:    make(chan struct{}),
 		reqs:    map[string]*request{},
 	}
-	logger := zmq4.WithLogger(log.New(cfg.Log, "gosbi kernel: zmq4: ", 0))
-	k.shell = zmq4.NewRouter(ctx, zmq4.WithID(zmq4.SocketIdentity("shell")), logger)
-	k.control = zmq4.NewRouter(ctx, zmq4.WithID(zmq4.SocketIdentity("control")), logger)
-	k.stdin = zmq4.NewRouter(ctx, zmq4.WithID(zmq4.SocketIdentity("stdin")), logger)
-	k.iopub = zmq4.NewPub(ctx, logger)
-	k.hb = zmq4.NewRep(ctx, logger)
+	k.shell = newZSocket(zmq4.Router, "shell", k.logf)
+	k.control = newZSocket(zmq4.Router, "control", k.logf)
+	k.stdin = newZSocket(zmq4.Router, "stdin", k.logf)
+	k.iopub = newZSocket(zmq4.Pub, "iopub", k.logf)
+	k.hb = newZSocket(zmq4.Rep, "heartbeat", k.logf)
 	ci := cfg.Conn
 	for _, s := range []struct {
-		sock zmq4.Socket
-		name string
-		port int
-	}{{k.shell, "shell", ci.ShellPort}, {k.control, "control", ci.ControlPort}, {k.stdin, "stdin", ci.StdinPort}, {k.iopub, "iopub", ci.IOPubPort}, {k.hb, "heartbeat", ci.HBPort}} {
-		if err := s.sock.Listen(ci.endpoint(s.port)); err != nil {
+		listen func(string) error
+		name   string
+		port   int
+	}{{k.shell.listen, "shell", ci.ShellPort}, {k.control.listen, "control", ci.ControlPort}, {k.stdin.listen, "stdin", ci.StdinPort},
+		{k.iopub.listen, "iopub", ci.IOPubPort}, {k.hb.listen, "heartbeat", ci.HBPort}} {
+		if err := s.listen(ci.endpoint(s.port)); err != nil {
 			k.closeSockets()
 			cancel()
 			return nil, fmt.Errorf("kernel: bind %s socket: %w", s.name, err)
@@ -174,10 +172,8 @@ func (k *Kernel) Shutdown() {
 
 func (k *Kernel) closeSockets() {
 	k.cancel()
-	for _, s := range []zmq4.Socket{k.shell, k.control, k.stdin, k.iopub, k.hb} {
-		if s != nil {
-			s.Close()
-		}
+	for _, s := range []*zsocket{k.shell, k.control, k.stdin, k.iopub, k.hb} {
+		s.close()
 	}
 }
 
@@ -185,36 +181,26 @@ func (k *Kernel) logf(format string, args ...any) {
 	fmt.Fprintf(k.cfg.Log, "gosbi kernel: "+format+"\n", args...)
 }
 
-// heartbeat echoes every ping.
+// heartbeat echoes every ping, with its envelope, to the peer that sent it.
 func (k *Kernel) heartbeat() {
 	for {
-		m, err := k.hb.Recv()
+		frames, err := k.hb.recv()
 		if err != nil {
-			if k.ctx.Err() != nil {
-				return
-			}
-			k.logf("heartbeat: %v", err)
-			continue
+			return
 		}
-		if err := k.hb.Send(m); err != nil && k.ctx.Err() == nil {
-			k.logf("heartbeat: %v", err)
-		}
+		k.hb.send(frames)
 	}
 }
 
 // readLoop receives messages on sock, drops (and logs) those that fail to decode or verify, and
 // hands the rest to handle.
-func (k *Kernel) readLoop(sock zmq4.Socket, name string, handle func(*Message)) {
+func (k *Kernel) readLoop(sock *zsocket, name string, handle func(*Message)) {
 	for {
-		raw, err := sock.Recv()
+		frames, err := sock.recv()
 		if err != nil {
-			if k.ctx.Err() != nil {
-				return
-			}
-			k.logf("%s: receive: %v", name, err)
-			continue
+			return
 		}
-		m, err := DecodeMessage(raw.Frames, k.key)
+		m, err := DecodeMessage(frames, k.key)
 		if err != nil {
 			k.logf("%s: dropped a message: %v", name, err)
 			continue
@@ -223,28 +209,24 @@ func (k *Kernel) readLoop(sock zmq4.Socket, name string, handle func(*Message)) 
 	}
 }
 
-// send signs m and sends it on a ROUTER socket.
-func (k *Kernel) send(sock zmq4.Socket, mu *sync.Mutex, m *Message) {
+// send signs m and queues it on a ROUTER socket; it never blocks (see zsock.go).
+func (k *Kernel) send(sock *zsocket, m *Message) {
 	frames, err := Encode(m, k.key)
 	if err != nil {
 		k.logf("%v", err)
 		return
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if err := sock.Send(zmq4.NewMsgFrom(frames...)); err != nil && k.ctx.Err() == nil {
-		k.logf("send %s: %v", m.Header.MsgType, err)
-	}
+	sock.send(frames)
 }
 
 // reply sends a reply of type msgType to req on the socket it came from.
-func (k *Kernel) reply(sock zmq4.Socket, mu *sync.Mutex, req *Message, msgType string, content any) {
+func (k *Kernel) reply(sock *zsocket, req *Message, msgType string, content any) {
 	m, err := NewMessage(msgType, k.session, req, content)
 	if err != nil {
 		k.logf("%v", err)
 		return
 	}
-	k.send(sock, mu, m)
+	k.send(sock, m)
 }
 
 // publish sends a message on iopub with parent as its parent header.
@@ -260,11 +242,7 @@ func (k *Kernel) publish(msgType string, parent *Message, content any) {
 		k.logf("%v", err)
 		return
 	}
-	k.iopubMu.Lock()
-	defer k.iopubMu.Unlock()
-	if err := k.iopub.Send(zmq4.NewMsgFrom(frames...)); err != nil && k.ctx.Err() == nil {
-		k.logf("publish %s: %v", msgType, err)
-	}
+	k.iopub.send(frames)
 }
 
 func (k *Kernel) status(state string, parent *Message) {
@@ -282,13 +260,9 @@ func (k *Kernel) awaitSubscriber() {
 	if k.subscribed.Load() {
 		return
 	}
-	topics, ok := k.iopub.(zmq4.Topics)
-	if !ok {
-		return
-	}
 	deadline := time.Now().Add(500 * time.Millisecond)
 	for time.Since(k.started) < 3*time.Second && time.Now().Before(deadline) {
-		if len(topics.Topics()) > 0 {
+		if len(k.iopub.topics()) > 0 {
 			k.subscribed.Store(true)
 			return
 		}
@@ -311,7 +285,7 @@ func (k *Kernel) shellLoop() {
 func (k *Kernel) dispatchShell(m *Message) {
 	k.status("busy", m)
 	defer k.status("idle", m)
-	r := func(msgType string, content any) { k.reply(k.shell, &k.shellMu, m, msgType, content) }
+	r := func(msgType string, content any) { k.reply(k.shell, m, msgType, content) }
 	switch m.Header.MsgType {
 	case "kernel_info_request":
 		r("kernel_info_reply", k.kernelInfo())
@@ -339,7 +313,7 @@ func (k *Kernel) dispatchShell(m *Message) {
 		r("connect_reply", map[string]any{"status": "ok", "shell_port": ci.ShellPort, "iopub_port": ci.IOPubPort,
 			"stdin_port": ci.StdinPort, "hb_port": ci.HBPort, "control_port": ci.ControlPort})
 	case "shutdown_request":
-		k.shutdown(k.shell, &k.shellMu, m)
+		k.shutdown(k.shell, m)
 	default:
 		k.logf("shell: ignoring unknown message type %q", m.Header.MsgType)
 	}
@@ -352,12 +326,12 @@ func (k *Kernel) dispatchControl(m *Message) {
 	defer k.status("idle", m)
 	switch m.Header.MsgType {
 	case "kernel_info_request":
-		k.reply(k.control, &k.controlMu, m, "kernel_info_reply", k.kernelInfo())
+		k.reply(k.control, m, "kernel_info_reply", k.kernelInfo())
 	case "interrupt_request":
 		k.Interrupt()
-		k.reply(k.control, &k.controlMu, m, "interrupt_reply", map[string]any{"status": "ok"})
+		k.reply(k.control, m, "interrupt_reply", map[string]any{"status": "ok"})
 	case "shutdown_request":
-		k.shutdown(k.control, &k.controlMu, m)
+		k.shutdown(k.control, m)
 	default:
 		k.logf("control: ignoring unknown message type %q", m.Header.MsgType)
 	}
@@ -388,13 +362,13 @@ func (k *Kernel) kernelInfo() map[string]any {
 	}
 }
 
-func (k *Kernel) shutdown(sock zmq4.Socket, mu *sync.Mutex, m *Message) {
+func (k *Kernel) shutdown(sock *zsocket, m *Message) {
 	var c struct {
 		Restart bool `json:"restart"`
 	}
 	json.Unmarshal(m.Content, &c)
 	content := map[string]any{"status": "ok", "restart": c.Restart}
-	k.reply(sock, mu, m, "shutdown_reply", content)
+	k.reply(sock, m, "shutdown_reply", content)
 	k.publish("shutdown_reply", m, content)
 	k.Shutdown()
 }

@@ -29,9 +29,11 @@ type worker struct {
 	killedBy string // why the front killed it, if it did
 }
 
-// startWorker starts argv with the request pipe as fd 3 and the event pipe as fd 4. The
-// worker's stdout and stderr are copied to log (the front's stderr) and their tail is kept.
-func startWorker(argv, env []string, log io.Writer) (*worker, error) {
+// startWorker starts argv with the request pipe as fd 3 and the event pipe as fd 4, and the
+// pipes of its captured stdout and stderr as fds 5 to 8 (ipc.CaptureEnv): what comes through
+// those is passed to text. The worker's own stdout and stderr (its log and the Go runtime's
+// crash report) are copied to log (the front's stderr) and their tail is kept.
+func startWorker(argv, env []string, log io.Writer, text func(w *worker, name, text string)) (*worker, error) {
 	if len(argv) == 0 {
 		return nil, errors.New("kernel: no worker command")
 	}
@@ -45,6 +47,14 @@ func startWorker(argv, env []string, log io.Writer) (*worker, error) {
 		reqW.Close()
 		return nil, fmt.Errorf("kernel: worker pipe: %w", err)
 	}
+	capture, err := capturePipes()
+	if err != nil {
+		reqR.Close()
+		reqW.Close()
+		evR.Close()
+		evW.Close()
+		return nil, err
+	}
 	w := &worker{
 		reqW:   reqW,
 		enc:    ipc.NewEncoder(reqW),
@@ -54,8 +64,10 @@ func startWorker(argv, env []string, log io.Writer) (*worker, error) {
 		tail:   newTailBuffer(40),
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = append(os.Environ(), env...)
-	cmd.ExtraFiles = []*os.File{reqR, evW}
+	token := NewID()
+	cmd.Env = append(append(os.Environ(), env...), ipc.CaptureEnv+"="+token)
+	cmd.ExtraFiles = append([]*os.File{reqR, evW}, capture...)
+	dieWithParent(cmd)
 	out := io.MultiWriter(w.tail, newPrefixWriter(log, "worker: "))
 	cmd.Stdout = out
 	cmd.Stderr = out
@@ -64,11 +76,27 @@ func startWorker(argv, env []string, log io.Writer) (*worker, error) {
 		reqW.Close()
 		evR.Close()
 		evW.Close()
+		for _, f := range capture {
+			f.Close()
+		}
 		return nil, fmt.Errorf("kernel: start worker %q: %w", argv[0], err)
 	}
 	w.cmd = cmd
 	reqR.Close()
 	evW.Close()
+	capture[1].Close() // the write ends belong to the worker
+	capture[3].Close()
+	var captured sync.WaitGroup
+	for _, c := range []struct {
+		name string
+		r    *os.File
+	}{{"stdout", capture[0]}, {"stderr", capture[2]}} {
+		captured.Add(1)
+		go func() {
+			defer captured.Done()
+			w.readCapture(c.name, c.r, token, func(s string) { text(w, c.name, s) })
+		}()
+	}
 
 	readerDone := make(chan struct{})
 	go func() {
@@ -97,6 +125,11 @@ func startWorker(argv, env []string, log io.Writer) (*worker, error) {
 	}()
 	go func() {
 		err := cmd.Wait()
+		// What the worker wrote before it ended is read to the end; a process it started may
+		// still hold the write ends, so the reading stops shortly after.
+		capture[0].SetReadDeadline(time.Now().Add(200 * time.Millisecond))
+		capture[2].SetReadDeadline(time.Now().Add(200 * time.Millisecond))
+		captured.Wait()
 		<-readerDone
 		reqW.Close()
 		w.mu.Lock()
@@ -142,6 +175,8 @@ func (w *worker) cause() string {
 	var b strings.Builder
 	if killedBy != "" {
 		b.WriteString(killedBy)
+	} else if sig := signalDeath(exitErr); sig != "" {
+		b.WriteString(sig)
 	} else if exitErr != nil {
 		fmt.Fprintf(&b, "the worker process ended (%v)", exitErr)
 	} else {
@@ -154,11 +189,18 @@ func (w *worker) cause() string {
 	return b.String()
 }
 
-// reason returns the most telling line of the worker's last output: the Go runtime's "fatal
-// error" or "panic" line if there is one, otherwise the last line.
+// reason returns the most telling line about the worker's end: the Go runtime's "fatal error"
+// or "panic" line if there is one, otherwise the signal that killed it, otherwise the last
+// line of its output.
 func (w *worker) reason() string {
 	if h := w.tail.Headline(); h != "" {
 		return h
+	}
+	w.mu.Lock()
+	exitErr := w.exitErr
+	w.mu.Unlock()
+	if sig := signalDeath(exitErr); sig != "" {
+		return sig
 	}
 	lines := w.tail.Lines()
 	for i := len(lines) - 1; i >= 0; i-- {
@@ -290,4 +332,42 @@ func (p *prefixWriter) Write(b []byte) (int, error) {
 		p.w.Write(buf.Bytes())
 	}
 	return len(b), nil
+}
+
+// capturePipes returns the stdout and stderr pipes of a worker: read end, write end, read end,
+// write end (see ipc.CaptureEnv).
+func capturePipes() ([]*os.File, error) {
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("kernel: worker pipe: %w", err)
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		return nil, fmt.Errorf("kernel: worker pipe: %w", err)
+	}
+	return []*os.File{outR, outW, errR, errW}, nil
+}
+
+// readCapture passes what the worker writes to one of its captured descriptors to text, and
+// acknowledges its sync marks, until the pipe ends.
+func (w *worker) readCapture(name string, r *os.File, token string, text func(string)) {
+	defer r.Close()
+	sp := ipc.NewSplitter(token)
+	emit := func(b []byte) {
+		if len(b) > 0 {
+			text(string(b))
+		}
+	}
+	ack := func(id int) { w.send(ipc.Request{Type: ipc.Flushed, Value: fmt.Sprintf("%s %d", name, id)}) }
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := r.Read(buf)
+		sp.Write(buf[:n], emit, ack)
+		if err != nil {
+			emit(sp.Rest())
+			return
+		}
+	}
 }

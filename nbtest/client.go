@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log"
 	"net"
+	"strconv"
 	"sync"
 	"time"
 
@@ -82,7 +83,7 @@ func endpoint(ci *kernel.ConnectionInfo, port int) string {
 	if ci.Transport == "ipc" {
 		return fmt.Sprintf("ipc://%s-%d", ci.IP, port)
 	}
-	return fmt.Sprintf("tcp://%s:%d", ci.IP, port)
+	return "tcp://" + net.JoinHostPort(ci.IP, strconv.Itoa(port))
 }
 
 // Close disconnects from the kernel.

@@ -6,7 +6,9 @@
 // and returns it with its outputs (nbformat 4.5), handling streams, display updates by
 // display_id and clear_output as notebook front-ends do. Parameters follow papermill's
 // convention: the cell tagged "parameters" holds the defaults, and the runner injects a cell
-// after it with the overriding values (GOSBI_FULL=1 sets quick to false). RunMain is the
+// after it with the overriding values (GOSBI_FULL=1 sets quick to false). Every wait ends when
+// the kernel process exits; the notebook is then returned as far as it ran, the running cell
+// with an error, and cells that did not run have no outputs. RunMain is the
 // `gosbi run` command; WriteHTML renders an executed notebook as one standalone HTML page.
 // CheckNotebooks is the harness that tests the repository's notebooks.
 package nbtest

@@ -202,6 +202,16 @@ func ParseNotebook(b []byte) (*Notebook, error) {
 	if nb.NBFormat != 4 {
 		return nil, fmt.Errorf("nbformat %d is not supported: open and save the notebook with Jupyter to convert it to nbformat 4", nb.NBFormat)
 	}
+	for i, c := range nb.Cells {
+		if c == nil {
+			return nil, fmt.Errorf("cell %d is null: every cell must be an object with a cell_type and a source", i+1)
+		}
+		for j, o := range c.Outputs {
+			if o == nil {
+				return nil, fmt.Errorf("output %d of cell %d is null: every output must be an object with an output_type", j+1, i+1)
+			}
+		}
+	}
 	for _, data := range nb.allData() {
 		for mime, v := range data {
 			if parts, ok := v.([]any); ok && !strings.HasSuffix(mime, "json") {

@@ -61,6 +61,9 @@ func StartKernel(ctx context.Context, argv, env []string, log io.Writer) (*Proce
 	}
 	p.cmd.Stderr = errOut
 	p.cmd.Stdout = errOut
+	// A process the kernel started may outlive it and keep its output pipe open: the kernel
+	// counts as exited as soon as its own process has.
+	p.cmd.WaitDelay = time.Second
 	if err := p.cmd.Start(); err != nil {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("nbtest: start kernel %q: %w", args[0], err)
@@ -101,15 +104,30 @@ func (p *Process) Stderr() string { return p.stderr.String() }
 // Exited is closed when the kernel process has ended.
 func (p *Process) Exited() <-chan struct{} { return p.exited }
 
+// ExitErr is how the kernel process ended (nil for exit status 0); it is meaningful once
+// Exited is closed.
+func (p *Process) ExitErr() error {
+	select {
+	case <-p.exited:
+		return p.err
+	default:
+		return nil
+	}
+}
+
 // Pid is the process id of the kernel.
 func (p *Process) Pid() int { return p.cmd.Process.Pid }
 
 // Close shuts the kernel down politely (shutdown_request), kills it if it does not exit within
 // a few seconds, and removes its connection file.
 func (p *Process) Close() error {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-	defer cancel()
-	p.Shutdown(ctx, false)
+	select {
+	case <-p.exited:
+	default:
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		p.Shutdown(ctx, false)
+		cancel()
+	}
 	select {
 	case <-p.exited:
 	case <-time.After(5 * time.Second):

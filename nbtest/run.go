@@ -124,11 +124,28 @@ func ExecuteNotebook(ctx context.Context, nb *Notebook, path string, o Options) 
 		}
 		argv = []string{exe, "kernel", "-f", "{connection_file}"}
 	}
+	// Cells that do not run in this execution keep no outputs of an earlier one.
+	for _, cell := range nb.Cells {
+		if cell.CellType == "code" {
+			cell.Outputs = nil
+			cell.ExecutionCount = nil
+		}
+	}
 	p, err := StartKernel(ctx, argv, o.Env, o.Log)
 	if err != nil {
 		return nil, err
 	}
 	defer p.Close()
+	// Waiting for a kernel that has died would last forever: its end cancels every wait.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-p.Exited():
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 	info, err := p.Request(ctx, "shell", "kernel_info_request", map[string]any{})
 	if err == nil {
 		var c struct {
@@ -146,8 +163,6 @@ func ExecuteNotebook(ctx context.Context, nb *Notebook, path string, o Options) 
 		if cell.CellType != "code" {
 			continue
 		}
-		cell.Outputs = nil
-		cell.ExecutionCount = nil
 		if strings.TrimSpace(cell.Source) == "" {
 			continue
 		}
@@ -158,9 +173,14 @@ func ExecuteNotebook(ctx context.Context, nb *Notebook, path string, o Options) 
 		if err != nil {
 			select {
 			case <-p.Exited():
-				return res, fmt.Errorf("nbtest: %s: cell %d: the kernel exited: %v\nkernel output:\n%s", path, i+1, err, p.Stderr())
+				err = fmt.Errorf("the kernel exited while the cell ran (%v)", p.ExitErr())
+				cell.Outputs = append(cell.Outputs, &Output{OutputType: "error", Ename: "KernelDied", Evalue: err.Error(),
+					Traceback: []string{"KernelDied: " + err.Error()}})
+				res.Duration = time.Since(start)
+				return res, fmt.Errorf("nbtest: %s: cell %d: %w\nkernel output:\n%s", path, i+1, err, p.Stderr())
 			default:
 			}
+			res.Duration = time.Since(start)
 			return res, fmt.Errorf("nbtest: %s: cell %d: %w", path, i+1, err)
 		}
 		if cerr != nil && !cell.HasTag("raises-exception") {
@@ -355,7 +375,7 @@ func RunMain(args []string) error {
 	failed := 0
 	for _, path := range paths {
 		res, err := Execute(context.Background(), path, o)
-		if err != nil {
+		if err != nil && res == nil {
 			return err
 		}
 		for _, w := range res.Warnings {
@@ -378,6 +398,12 @@ func RunMain(args []string) error {
 				return err
 			}
 			written += ", " + hp
+		}
+		if err != nil {
+			// The notebook could not run to its end (its kernel died): what ran is saved.
+			failed++
+			fmt.Fprintf(os.Stderr, "gosbi run: %s FAILED (wrote %s)\n%v\n", path, written, err)
+			continue
 		}
 		if len(res.Errors) > 0 {
 			failed++

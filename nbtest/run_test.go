@@ -223,3 +223,47 @@ func TestParseNotebookErrors(t *testing.T) {
 		t.Error("truncated JSON accepted")
 	}
 }
+
+// TestRunKernelDies runs a notebook whose kernel is killed in its second cell, without a
+// timeout: `gosbi run` stops at once, fails, and saves the notebook with the outputs that were
+// made, an error in the cell that was running and no outputs in the cell that did not run.
+func TestRunKernelDies(t *testing.T) {
+	out := t.TempDir()
+	start := time.Now()
+	done := make(chan error, 1)
+	go func() { done <- nbtest.RunMain([]string{"--quiet", "testdata/fake/dies.ipynb", "--out", out}) }()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("gosbi run still waits 20 s after its kernel died")
+	}
+	if err == nil {
+		t.Fatal("gosbi run succeeded although its kernel died")
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("gosbi run took %v to notice that its kernel died", d)
+	}
+	nb, rerr := nbtest.ReadNotebook(filepath.Join(out, "dies.ipynb"))
+	if rerr != nil {
+		t.Fatalf("the partial notebook was not saved: %v", rerr)
+	}
+	if got := outputsOf(nb.Cells[0]); got != "stdout:before\n" {
+		t.Errorf("cell 1 outputs %q", got)
+	}
+	if got := outputsOf(nb.Cells[1]); !strings.HasSuffix(got, "error:KernelDied") {
+		t.Errorf("cell 2 outputs %q, want the kernel's death last", got)
+	}
+	if c := nb.Cells[2]; len(c.Outputs) != 0 || c.ExecutionCount != nil {
+		t.Errorf("cell 3, which did not run, kept outputs %q and count %v", outputsOf(c), c.ExecutionCount)
+	}
+}
+
+func TestNullCells(t *testing.T) {
+	for _, doc := range []string{`{"nbformat": 4, "cells": [null]}`,
+		`{"nbformat": 4, "cells": [{"cell_type": "code", "source": "x", "outputs": [null]}]}`} {
+		if _, err := nbtest.ParseNotebook([]byte(doc)); err == nil || !strings.Contains(err.Error(), "null") {
+			t.Errorf("%s: error %v, want one naming the null", doc, err)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -29,6 +30,9 @@ import (
 //	count           print the execution count and store_history
 //	getenv NAME     print the value of an environment variable
 //	page TEXT       reply with a pager payload holding TEXT
+//	killfront       kill the kernel front process (SIGKILL), then hang
+//	killself N      send itself signal number N
+//	dielater        end the cell, then die 200 ms later with a runtime error
 //	NAME = VALUE    (any line with "=") print "set NAME = VALUE"
 //
 // A line that fails ends the cell. With FAKE_WORKER_SLOW set in the environment, Ready comes
@@ -171,6 +175,21 @@ func fakeLine(r ipc.Request, line string, events *ipc.Encoder, interrupts chan s
 		ok["user_expressions"] = ue
 	case "getenv":
 		send(ipc.Event{Type: ipc.Stream, Name: "stdout", Text: arg + "=" + os.Getenv(arg) + "\n"})
+	case "dielater":
+		go func() {
+			time.Sleep(200 * time.Millisecond)
+			fmt.Fprintln(os.Stderr, "fatal error: died between cells")
+			os.Exit(2)
+		}()
+	case "killself":
+		n, _ := strconv.Atoi(arg)
+		killSelf(n)
+		select {}
+	case "killfront":
+		if p, err := os.FindProcess(os.Getppid()); err == nil {
+			p.Kill()
+		}
+		select {}
 	case "page":
 		ok["payload"] = []any{map[string]any{"source": "page", "data": map[string]any{"text/plain": arg}, "start": 0}}
 	case "count":
