@@ -967,11 +967,35 @@ func (s *Session) where(encoded, col string) string {
 }
 
 // cellPos rewrites the positions "_.go:1300002:5" of the interpreter as "cell [3] line 2:5".
+// A bare run of digits is a position only where it stands alone: the digits inside a word, a
+// path or a version (v0.0.0-20261125091747-…) are left as they are.
 func (s *Session) cellPos(msg string) string {
-	return posRE.ReplaceAllStringFunc(msg, func(m string) string {
-		sm := posRE.FindStringSubmatch(m)
-		return s.where(sm[1], sm[2]) + sm[3]
-	})
+	var b strings.Builder
+	last := 0
+	for _, m := range posRE.FindAllStringSubmatchIndex(msg, -1) {
+		start, end := m[0], m[1]
+		prefixed := strings.HasPrefix(msg[start:], "_.go:")
+		if !prefixed && (start > 0 && !posBoundary(msg[start-1]) || end < len(msg) && m[5] < 0 && !posBoundary(msg[end])) {
+			continue
+		}
+		col := ""
+		if m[4] >= 0 {
+			col = msg[m[4]:m[5]]
+		}
+		b.WriteString(msg[last:start])
+		b.WriteString(s.where(msg[m[2]:m[3]], col))
+		if m[6] >= 0 {
+			b.WriteString(msg[m[6]:m[7]])
+		}
+		last = end
+	}
+	b.WriteString(msg[last:])
+	return b.String()
+}
+
+// posBoundary reports whether c may stand next to a bare position in a message.
+func posBoundary(c byte) bool {
+	return c == ' ' || c == '\n' || c == '\t' || c == ':' || c == '(' || c == ')' || c == '[' || c == ']' || c == ','
 }
 
 func (s *Session) toError(err error) *Error {

@@ -476,3 +476,22 @@ func TestManyCells(t *testing.T) {
 		}
 	}
 }
+
+// TestCellPosLeavesOtherNumbers: only the interpreter's positions become cell positions; long
+// runs of digits inside versions and paths stay as they are.
+func TestCellPosLeavesOtherNumbers(t *testing.T) {
+	ts := newTestSession(t)
+	res := ts.run("x := 1\nundefinedName")
+	if res.Err == nil || !strings.Contains(res.Err.Value, "cell [1] line 2") {
+		t.Fatalf("the error of cell 1 does not name its line 2: %v", res.Err)
+	}
+	for _, msg := range []string{
+		"go: downloading github.com/gosbi/gosbi v0.0.0-20261125091747-a8276b04c371",
+		"reading /tmp/TestRun1234567890/001/x.go",
+		"module@v1.2.3-0.20261125091747-abcdef",
+	} {
+		if got := ts.cellPos(msg); got != msg {
+			t.Errorf("cellPos(%q) = %q, want it unchanged", msg, got)
+		}
+	}
+}

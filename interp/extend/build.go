@@ -46,8 +46,9 @@ type Builder struct {
 	Log func(msg string)
 }
 
-// NewBuilder returns a Builder for the running gosbi: workers are built from the checkout
-// this binary was built from when it still exists, else from its released version, with
+// NewBuilder returns a Builder for the running gosbi: workers are built from the sources
+// this binary was built from when they still exist (a checkout, or the module cache's copy of
+// a release), else from its released version, with
 // the same build tags, and cached in the user's cache directory (GOSBI_CACHE overrides it).
 func NewBuilder() (*Builder, error) {
 	b := &Builder{CacheDir: os.Getenv("GOSBI_CACHE")}
@@ -73,9 +74,12 @@ func NewBuilder() (*Builder, error) {
 			}
 		}
 	}
+	// A binary built in a clean checkout carries a pseudo-version from its commit (Go stamps
+	// it from version control), which no proxy serves: the sources it was built from, where
+	// they still exist, come first.
 	if dir := os.Getenv("GOSBI_SRC"); dir != "" {
 		b.GosbiDir = dir
-	} else if b.GosbiVersion == "" {
+	} else {
 		b.GosbiDir = sourceDir()
 	}
 	if b.GosbiDir == "" && b.GosbiVersion == "" {
