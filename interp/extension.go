@@ -360,10 +360,16 @@ func (w *worker) switchProcess(bin string, r *resume) error {
 		return err
 	}
 	defer syscall.Close(saved)
+	undo, err := handCaptureOnExec()
+	if err != nil {
+		return err
+	}
 	if err := dup2(2, 1); err != nil {
+		undo()
 		return err
 	}
 	err = execInto(bin, []string{"worker"}, r)
+	undo()
 	dup2(saved, 1)
 	return err
 }

@@ -46,12 +46,15 @@ func redirectStd() (outR, errR, logf *os.File, err error) {
 // passed (see ipc.CaptureEnv), or new ones.
 func capturePipes() (outR, outW, errR, errW *os.File, err error) {
 	if os.Getenv(ipc.CaptureEnv) != "" {
+		if outW, errW, ok, err := inheritedCapture(); ok || err != nil {
+			return nil, outW, nil, errW, err // no read ends: the front reads the pipes
+		}
 		outR, outW = os.NewFile(5, "stdout-r"), os.NewFile(6, "stdout-w")
 		errR, errW = os.NewFile(7, "stderr-r"), os.NewFile(8, "stderr-w")
 		if outR == nil || outW == nil || errR == nil || errW == nil {
 			return nil, nil, nil, nil, fmt.Errorf("%s is set but file descriptors 5 to 8 are not open", ipc.CaptureEnv)
 		}
-		for fd := 5; fd <= 8; fd++ {
+		for _, fd := range captureFDs {
 			syscall.CloseOnExec(fd) // not for the commands a cell runs
 		}
 		return outR, outW, errR, errW, nil
@@ -63,4 +66,52 @@ func capturePipes() (outR, outW, errR, errW *os.File, err error) {
 		return nil, nil, nil, nil, fmt.Errorf("redirect stderr: %w", err)
 	}
 	return outR, outW, errR, errW, nil
+}
+
+// captureFDs are the descriptors of the front's capture pipes (see capturePipes).
+var captureFDs = []int{5, 6, 7, 8}
+
+// captureFDsEnv tells a worker that replaced itself (to link more packages) on which
+// descriptors it inherited the write ends of the front's capture pipes: "OUT,ERR".
+const captureFDsEnv = "GOSBI_CAPTURE_FDS"
+
+// handCaptureOnExec keeps the write ends of the front's capture pipes open across an exec of
+// the worker's own replacement and names them in captureFDsEnv: standard output (descriptor
+// 1 now) on a new descriptor, standard error on its own. Without front pipes it does nothing.
+// Call it before descriptor 1 is moved; undo takes it back when the exec failed.
+func handCaptureOnExec() (undo func(), err error) {
+	if os.Getenv(ipc.CaptureEnv) == "" {
+		return func() {}, nil
+	}
+	out, _, e := syscall.Syscall(syscall.SYS_FCNTL, 1, syscall.F_DUPFD, 9) // open across exec
+	if e != 0 {
+		return nil, fmt.Errorf("hand standard output to the new worker: %w", e)
+	}
+	errFD := os.Stderr.Fd()
+	undo = func() {
+		syscall.Close(int(out))
+		syscall.CloseOnExec(int(errFD))
+		os.Unsetenv(captureFDsEnv)
+	}
+	if _, _, e := syscall.Syscall(syscall.SYS_FCNTL, errFD, syscall.F_SETFD, 0); e != 0 {
+		undo()
+		return nil, fmt.Errorf("hand standard error to the new worker: %w", e)
+	}
+	return undo, os.Setenv(captureFDsEnv, fmt.Sprintf("%d,%d", out, errFD))
+}
+
+// inheritedCapture returns the write ends named by captureFDsEnv, if it is set.
+func inheritedCapture() (outW, errW *os.File, ok bool, err error) {
+	v := os.Getenv(captureFDsEnv)
+	if v == "" {
+		return nil, nil, false, nil
+	}
+	os.Unsetenv(captureFDsEnv) // not for the commands cells run, nor a later replacement
+	var out, errFD int
+	if _, err := fmt.Sscanf(v, "%d,%d", &out, &errFD); err != nil {
+		return nil, nil, false, fmt.Errorf("%s=%q: want two descriptors OUT,ERR", captureFDsEnv, v)
+	}
+	syscall.CloseOnExec(out)
+	syscall.CloseOnExec(errFD)
+	return os.NewFile(uintptr(out), "stdout-w"), os.NewFile(uintptr(errFD), "stderr-w"), true, nil
 }
