@@ -495,3 +495,31 @@ func TestCellPosLeavesOtherNumbers(t *testing.T) {
 		}
 	}
 }
+
+// TestDiagnosticsBadInputKeepsSession: a coverage diagnostic given test pairs of the wrong
+// width, or with NaN rows (SIR and Lotka–Volterra make them), fails its cell or counts the
+// rows, and the session keeps its variables. A panic in one of the library's worker goroutines
+// used to kill the whole process.
+func TestDiagnosticsBadInputKeepsSession(t *testing.T) {
+	ts := newTestSession(t)
+	ts.mustRun(t, "keep := 42")
+	ts.mustRun(t, `tk := task.TwoMoons()
+rng := rand.New(rand.NewPCG(1, 2))
+th := tk.Prior().Sample(rng, 256)
+x := tk.Simulate(rng, th)
+npe := sbi.NewNPE(tk.Prior(), sbi.NPEConfig{Flow: "maf", Transforms: 1, Hidden: 8})
+_, err := npe.Train(th, x, sbi.TrainConfig{Epochs: 1, Seed: 1})
+if err != nil {
+	panic(err)
+}`)
+	res := ts.run("diag.ExpectedCoverage(npe, th, mat.NewDense(256, 3, nil), diag.Levels(4))")
+	if res.Err == nil || !strings.Contains(res.Err.Value, "3") {
+		t.Fatalf("x of width 3 for a width-2 model: want a cell error naming the width, got %+v", res.Err)
+	}
+	ts.mustRun(t, "xs := mat.DenseCopyOf(x)\nxs.Set(0, 0, math.NaN())\nxs.Set(5, 1, math.Inf(1))")
+	ts.mustRun(t, "cov := diag.ExpectedCoverage(npe, th, xs, diag.Levels(4))")
+	ts.mustRun(t, "if cov.Dropped != 2 { panic(cov.Dropped) }")
+	if got := ts.mustRun(t, "keep").Data["text/plain"]; got != "42" {
+		t.Errorf("keep = %v after the failed diagnostic, want 42", got)
+	}
+}
