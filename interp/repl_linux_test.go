@@ -1,37 +1,15 @@
 package interp
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
-	"unsafe"
-)
 
-// openPTY opens a pseudo-terminal pair.
-func openPTY(t *testing.T) (master, tty *os.File) {
-	t.Helper()
-	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var unlock int32
-	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, m.Fd(), syscall.TIOCSPTLCK, uintptr(unsafe.Pointer(&unlock))); e != 0 {
-		t.Fatal(e)
-	}
-	var n uint32
-	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, m.Fd(), syscall.TIOCGPTN, uintptr(unsafe.Pointer(&n))); e != 0 {
-		t.Fatal(e)
-	}
-	s, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|syscall.O_NOCTTY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m, s
-}
+	"github.com/gosbi/gosbi/internal/ptytest"
+)
 
 // screen accumulates what the REPL writes to its terminal.
 type screen struct {
@@ -64,7 +42,7 @@ func (s *screen) send(keys string) {
 }
 
 func TestREPLInTerminal(t *testing.T) {
-	master, tty := openPTY(t)
+	master, tty := ptytest.Open(t)
 	defer master.Close()
 	hist := filepath.Join(t.TempDir(), "history")
 	cmd := gosbiCommand("repl")
@@ -144,7 +122,7 @@ func TestREPLFromPipe(t *testing.T) {
 // TestREPLStuckCompiledCall interrupts a cell stuck in compiled code with Ctrl-C: the REPL
 // says it is interrupting, and a second Ctrl-C ends it.
 func TestREPLStuckCompiledCall(t *testing.T) {
-	master, tty := openPTY(t)
+	master, tty := ptytest.Open(t)
 	defer master.Close()
 	cmd := gosbiCommand("repl")
 	cmd.Env = append(cmd.Env, "GOSBI_HISTORY="+filepath.Join(t.TempDir(), "history"), "TERM=xterm")

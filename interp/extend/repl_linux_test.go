@@ -1,7 +1,6 @@
 package extend_test
 
 import (
-	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -9,32 +8,10 @@ import (
 	"syscall"
 	"testing"
 	"time"
-	"unsafe"
 
+	"github.com/gosbi/gosbi/internal/ptytest"
 	"github.com/gosbi/gosbi/interp/extend"
 )
-
-// openPTY opens a pseudo-terminal pair.
-func openPTY(t *testing.T) (master, tty *os.File) {
-	t.Helper()
-	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var unlock int32
-	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, m.Fd(), syscall.TIOCSPTLCK, uintptr(unsafe.Pointer(&unlock))); e != 0 {
-		t.Fatal(e)
-	}
-	var n uint32
-	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, m.Fd(), syscall.TIOCGPTN, uintptr(unsafe.Pointer(&n))); e != 0 {
-		t.Fatal(e)
-	}
-	s, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|syscall.O_NOCTTY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m, s
-}
 
 type terminal struct {
 	mu   sync.Mutex
@@ -63,7 +40,7 @@ func (s *terminal) expect(t *testing.T, want string) {
 func TestReplTerminalSwitch(t *testing.T) {
 	cache, _ := extend.SimWorker(t)
 	bin := gosbi(t)
-	master, tty := openPTY(t)
+	master, tty := ptytest.Open(t)
 	defer master.Close()
 	cmd := exec.Command(bin, "repl")
 	cmd.Dir = testdata(t, "")
