@@ -70,6 +70,7 @@ func main() {
 }
 
 func run(benchtime string, count int, torchSeconds float64, out string) error {
+	loadStart := loadAverage()
 	dir, err := toolDir()
 	if err != nil {
 		return err
@@ -98,7 +99,7 @@ func run(benchtime string, count int, torchSeconds float64, out string) error {
 		times[tags] = t
 	}
 	var buf bytes.Buffer
-	writeReport(&buf, builds, times, peers, benchtime, count)
+	writeReport(&buf, builds, times, peers, benchtime, count, loadStart, loadAverage())
 	return atomicfile.WriteFile(out, buf.Bytes(), 0o644)
 }
 
@@ -249,14 +250,15 @@ func median(v []float64) float64 {
 	return (s[n/2-1] + s[n/2]) / 2
 }
 
-func writeReport(w *bytes.Buffer, builds []string, times map[string]map[string]float64, peers map[string]peerTime, benchtime string, count int) {
+func writeReport(w *bytes.Buffer, builds []string, times map[string]map[string]float64, peers map[string]peerTime, benchtime string, count int, loadStart, loadEnd string) {
 	fmt.Fprintf(w, "# Benchmarks\n\n")
 	fmt.Fprintf(w, "Written by `go run ./tools/benchmarks` (benchtime %s, median of %d runs); do not edit by hand.\n\n", benchtime, count)
 	fmt.Fprintf(w, "| | |\n| --- | --- |\n")
 	fmt.Fprintf(w, "| date | %s |\n", time.Now().UTC().Format("2006-01-02 15:04 MST"))
 	fmt.Fprintf(w, "| commit | %s |\n", commit())
 	fmt.Fprintf(w, "| CPU | %s, %d logical cores |\n", cpuModel(), runtime.NumCPU())
-	fmt.Fprintf(w, "| Go | %s |\n\n", runtime.Version())
+	fmt.Fprintf(w, "| Go | %s |\n", runtime.Version())
+	fmt.Fprintf(w, "| load average (1 min) | %s at the start, %s at the end (other work on the machine slows both sides) |\n\n", loadStart, loadEnd)
 	fmt.Fprintf(w, "Times are wall time of one operation. The speed-up is the peer's time over gosbi's: side by side where the peer ran in this run, else against the recorded number (marked †).\n\n")
 	fmt.Fprintf(w, "| operation | peer | gosbi (default) |")
 	if len(builds) > 1 {
@@ -325,6 +327,18 @@ func commit() string {
 		c += " with uncommitted changes"
 	}
 	return c
+}
+
+// loadAverage is the one-minute load average, or "unknown".
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	if f := strings.Fields(string(b)); len(f) > 0 {
+		return f[0]
+	}
+	return "unknown"
 }
 
 func cpuModel() string {
