@@ -13,8 +13,9 @@ import (
 // on: the prior, the standardization of θ and x, the optional embedding of x, and the
 // preparation, training, saving and loading around the estimator's own network.
 //
-// Invariants: once Train or Load has succeeded, zt has prior.Dim() entries, zx has xDim, and
-// the network and emb are built for observations of xDim values; Train with Resume keeps the
+// Invariants: trained implies that zt has prior.Dim() entries, zx has xDim, and the network and
+// emb are built for observations of xDim values. Train from fresh weights sets trained to false
+// before it changes any of them, and to true once it succeeds; Train with Resume keeps the
 // weights, the standardization and xDim.
 type estimator struct {
 	name    string // "NPE" or "NRE": the prefix of configuration errors
@@ -85,11 +86,11 @@ func (c *estimator) train(m network, theta, x *mat.Dense, cfg TrainConfig) (*Tra
 	}
 	d := s.data
 	if !(s.cfg.Resume && c.trained) {
+		c.trained = false // until fit succeeds: the standardization and networks change now
 		c.zt, c.zx = fitZScore(d.theta, s.train), fitZScore(d.x, s.train)
 		if err := c.build(m, rand.New(rand.NewPCG(s.cfg.Seed, 1)), d.x.RawMatrix().Cols); err != nil {
 			return nil, err
 		}
-		c.trained = false
 	}
 	d.thetaZ, d.xZ = c.zt.apply(d.theta), c.zx.apply(d.x)
 	res, err := fit(c.label, m, d, s.train, s.val, s.cfg, s.rng)
