@@ -113,6 +113,7 @@ func (e *NPE) Train(theta, x *mat.Dense, cfg TrainConfig) (*TrainResult, error) 
 // npeModel is the training view of an NPE.
 type npeModel NPE
 
+// embedding implements network.
 func (m *npeModel) embedding() Embedding { return m.cfg.Embedding }
 
 // buildHead creates a fresh flow conditioned on ctx values.

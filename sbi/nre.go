@@ -83,6 +83,7 @@ func (e *NRE) Train(theta, x *mat.Dense, cfg TrainConfig) (*TrainResult, error) 
 // nreModel is the training view of an NRE.
 type nreModel NRE
 
+// embedding implements network.
 func (m *nreModel) embedding() Embedding { return m.cfg.Embedding }
 
 // buildHead creates a fresh classifier of θ and ctx conditioning values.
