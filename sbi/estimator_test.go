@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -339,5 +340,48 @@ func TestResumeContinuesTraining(t *testing.T) {
 	if !(resumed.ValLoss[0] < fresh.ValLoss[0]) || e.zt.Mean[0] != zt {
 		t.Errorf("resumed val loss %.3f, fresh %.3f, first run best %.3f; standardization kept: %v",
 			resumed.ValLoss[0], fresh.ValLoss[0], first.BestLoss, e.zt.Mean[0] == zt)
+	}
+}
+
+// widthEmbedding is an embedding built for observations of one width only, as a user's
+// embedding written for a fixed data shape is.
+type widthEmbedding struct{ in int }
+
+func (w widthEmbedding) Build(rng *rand.Rand, in int) (EmbeddingNet, error) {
+	if in != w.in {
+		return nil, fmt.Errorf("width embedding: %d inputs, built for %d", in, w.in)
+	}
+	return MLPEmbedding{Hidden: []int{4}, Out: 2}.Build(rng, in)
+}
+
+// TestFailedRetrainLeavesUntrained trains an estimator, then trains it again from fresh
+// weights on wider observations that its embedding refuses: the error must leave it untrained
+// (its posteriors refuse to sample), not trained with the new standardization and no network
+// for it (its posteriors panicked on the mismatch).
+func TestFailedRetrainLeavesUntrained(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 6))
+	prior, theta, x := gaussianPairs(rng, 200)
+	wide := mat.NewDense(200, 3, nil)
+	wide.Slice(0, 200, 0, 2).(*mat.Dense).Copy(x)
+	for name, e := range map[string]interface {
+		Amortized
+		Train(theta, x *mat.Dense, cfg TrainConfig) (*TrainResult, error)
+		Trained() bool
+	}{
+		"NPE": NewNPE(prior, NPEConfig{Hidden: 8, Transforms: 1, Embedding: widthEmbedding{2}}),
+		"NRE": NewNRE(prior, NREConfig{Hidden: []int{8}, Embedding: widthEmbedding{2}}),
+	} {
+		if _, err := e.Train(theta, x, TrainConfig{Epochs: 1}); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if _, err := e.Train(theta, wide, TrainConfig{Epochs: 1}); err == nil || !strings.Contains(err.Error(), "built for 2") {
+			t.Fatalf("%s: training on 3 data values: error %v, want the embedding's", name, err)
+		}
+		if e.Trained() {
+			t.Errorf("%s: trained after a failed Train from fresh weights", name)
+		}
+		if _, err := SampleMany(e, rng, x.Slice(0, 1, 0, 2).(*mat.Dense), 10); !errors.Is(err, errUntrained) {
+			t.Errorf("%s: sampling after a failed Train: error %v, want %v", name, err, errUntrained)
+		}
 	}
 }

@@ -77,14 +77,9 @@ func (c NPEConfig) flowConfig(features, context int) (flow.Config, error) {
 // simulated pairs, −E[log q(θ | x)]. θ and x are standardized with statistics of the training
 // data. It implements Amortized.
 type NPE struct {
-	prior   dist.Distribution
-	cfg     NPEConfig
-	cfgErr  error
-	fl      *flow.Flow
-	emb     EmbeddingNet
-	zt, zx  zscore
-	xDim    int
-	trained bool
+	estimator
+	cfg NPEConfig
+	fl  *flow.Flow
 }
 
 // NewNPE returns an untrained NPE for the prior. Configuration errors are reported by Train.
@@ -93,9 +88,9 @@ func NewNPE(prior dist.Distribution, cfg NPEConfig) *NPE {
 		panic("sbi: NewNPE: the prior is nil, expected a distribution (e.g. dist.NewUniformCube)")
 	}
 	cfg = cfg.withDefaults()
-	e := &NPE{prior: prior, cfg: cfg}
-	_, e.cfgErr = cfg.flowConfig(prior.Dim(), 1)
-	return e
+	_, err := cfg.flowConfig(prior.Dim(), 1)
+	core := estimator{name: "NPE", label: "NPE (" + cfg.Flow + ")", kind: "npe", prior: prior, cfgErr: err}
+	return &NPE{estimator: core, cfg: cfg}
 }
 
 // Config returns the configuration with defaults filled in.
@@ -107,137 +102,49 @@ func (e *NPE) Prior() dist.Distribution { return e.prior }
 // Trained reports whether Train has succeeded at least once.
 func (e *NPE) Trained() bool { return e.trained }
 
-func (e *NPE) label() string { return "NPE (" + e.cfg.Flow + ")" }
-
-// build creates fresh networks for observations of xDim values.
-func (e *NPE) build(rng *rand.Rand, xDim int) error {
-	ctx := xDim
-	e.emb = nil
-	if e.cfg.Embedding != nil {
-		emb, err := e.cfg.Embedding.Build(rng, xDim)
-		if err != nil {
-			return fmt.Errorf("NPE: %w", err)
-		}
-		e.emb, ctx = emb, emb.Out()
-	}
-	fc, err := e.cfg.flowConfig(e.prior.Dim(), ctx)
-	if err != nil {
-		return err
-	}
-	fl, err := flow.New(rng, fc)
-	if err != nil {
-		return fmt.Errorf("NPE: %w", err)
-	}
-	e.fl, e.xDim = fl, xDim
-	return nil
-}
-
-func (e *NPE) params() []*nn.Param {
-	ps := append([]*nn.Param(nil), e.fl.Params()...)
-	if e.emb != nil {
-		ps = append(ps, e.emb.Params()...)
-	}
-	return ps
-}
-
 // Train fits the flow to the pairs (θᵢ, xᵢ), one per row. Pairs holding NaN or ±Inf are
 // dropped and counted; the standardization of θ and x is learned from the training split; the
 // weights of the epoch with the best validation loss are kept. The same seed gives the same
 // estimator. It reports progress per epoch and stops when the library's context is cancelled.
 func (e *NPE) Train(theta, x *mat.Dense, cfg TrainConfig) (*TrainResult, error) {
-	if e.cfgErr != nil {
-		return nil, e.cfgErr
-	}
-	d, train, val, dropped, rng, err := prepare(e.label(), e.prior.Dim(), theta, x, &cfg, e.trained, e.xDim)
-	if err != nil {
-		return nil, err
-	}
-	if !(cfg.Resume && e.trained) {
-		e.zt, e.zx = fitZScore(d.theta, train), fitZScore(d.x, train)
-		if err := e.build(rand.New(rand.NewPCG(cfg.Seed, 1)), d.x.RawMatrix().Cols); err != nil {
-			return nil, err
-		}
-		e.trained = false
-	}
-	d.thetaZ, d.xZ = e.zt.apply(d.theta), e.zx.apply(d.x)
-	res, err := fit(e.label(), (*npeModel)(e), d, train, val, cfg, rng)
-	if res != nil {
-		res.Dropped = dropped
-	}
-	if err != nil {
-		return res, err
-	}
-	e.trained = true
-	return res, nil
-}
-
-// prepare checks the configuration and the pairs, drops non-finite pairs and splits them.
-func prepare(label string, paramDim int, theta, x *mat.Dense, cfg *TrainConfig, trained bool, xDim int) (*trainData, []int, []int, int, *rand.Rand, error) {
-	*cfg = cfg.withDefaults()
-	if err := cfg.validate(); err != nil {
-		return nil, nil, nil, 0, nil, fmt.Errorf("%s: %w", label, err)
-	}
-	if err := checkPairs("train "+label, theta, x, paramDim); err != nil {
-		return nil, nil, nil, 0, nil, err
-	}
-	if _, c := x.Dims(); cfg.Resume && trained && c != xDim {
-		return nil, nil, nil, 0, nil, fmt.Errorf("train %s: x has %d columns, the estimator was trained on %d (Resume keeps the network)", label, c, xDim)
-	}
-	th, xx, dropped := dropNonFinite(theta, x)
-	if th == nil {
-		return nil, nil, nil, dropped, nil, fmt.Errorf("train %s: all %d pairs hold NaN or infinite values", label, dropped)
-	}
-	rng := rand.New(rand.NewPCG(cfg.Seed, 0x7261696e))
-	n, _ := th.Dims()
-	train, val, err := splitRows(rng, n, cfg.ValidationFraction)
-	if err != nil {
-		return nil, nil, nil, dropped, nil, fmt.Errorf("%s: %w", label, err)
-	}
-	return &trainData{theta: th, x: xx}, train, val, dropped, rng, nil
+	return e.train((*npeModel)(e), theta, x, cfg)
 }
 
 // npeModel is the training view of an NPE.
 type npeModel NPE
 
-func (m *npeModel) params() []*nn.Param { return (*NPE)(m).params() }
+// embedding implements network.
+func (m *npeModel) embedding() Embedding { return m.cfg.Embedding }
+
+// buildHead creates a fresh flow conditioned on ctx values.
+func (m *npeModel) buildHead(rng *rand.Rand, ctx int) error {
+	fc, err := m.cfg.flowConfig(m.prior.Dim(), ctx)
+	if err != nil {
+		return err
+	}
+	if m.fl, err = flow.New(rng, fc); err != nil {
+		return fmt.Errorf("NPE: %w", err)
+	}
+	return nil
+}
+
+func (m *npeModel) params() []*nn.Param { return m.withEmbedding(m.fl.Params()) }
 
 // batchLoss is −mean log q(θ | x) in raw units: the flow's log-density of standardized θ minus
 // log|det| of the standardization, Σ log σ_θ.
 func (m *npeModel) batchLoss(tp *nn.Tape, d *trainData, idx []int, rb *RegBatch) *nn.Tensor {
-	e := (*NPE)(m)
-	ctx := tp.Gather(d.xZ, idx)
-	if e.emb != nil {
-		ctx = e.emb.Forward(tp, ctx)
-	}
-	lp := e.fl.LogProb(tp, tp.Gather(d.thetaZ, idx), ctx)
-	logJac := e.zt.logJacobian()
+	ctx := m.batchContext(tp, d, idx)
+	lp := m.fl.LogProb(tp, tp.Gather(d.thetaZ, idx), ctx)
+	logJac := m.zt.logJacobian()
 	if rb != nil {
-		rb.Prior, rb.Theta, rb.X = e.prior, rowsOf(d.theta, idx), rowsOf(d.x, idx)
+		m.fillRegBatch(rb, d, idx)
 		rb.LogPost = func(theta *mat.Dense, rows []int) *nn.Tensor {
-			var c *nn.Tensor
-			if e.emb != nil {
-				c = gatherRows(tp, ctx, rows)
-			} else {
-				mapped := make([]int, len(rows))
-				for j, r := range rows {
-					mapped[j] = idx[r]
-				}
-				c = tp.Gather(d.xZ, mapped)
-			}
-			return tp.AddScalar(e.fl.LogProb(tp, standardizedConst(tp, e.zt, theta), c), -logJac)
+			c := m.contextRows(tp, d, idx, ctx, rows)
+			return tp.AddScalar(m.fl.LogProb(tp, standardizedConst(tp, m.zt, theta), c), -logJac)
 		}
 		rb.PairLogPost = tp.AddScalar(lp, -logJac) // the loss's own log-densities, reused
 	}
 	return tp.AddScalar(tp.Neg(tp.Mean(lp)), logJac)
-}
-
-// context returns the flow's conditioning rows for the raw observations x on tp.
-func (e *NPE) context(tp *nn.Tape, x *mat.Dense) *nn.Tensor {
-	c := standardizedConst(tp, e.zx, x)
-	if e.emb != nil {
-		c = e.emb.Forward(tp, c)
-	}
-	return c
 }
 
 var errUntrained = errors.New("the estimator is not trained: call Train (or load a trained one) before using its posterior")
@@ -279,12 +186,6 @@ func cleanLogProb(v float64, prior dist.Distribution, theta []float64) float64 {
 		return math.Inf(-1)
 	}
 	return v
-}
-
-func (e *NPE) mustTrained(what string) {
-	if !e.trained {
-		panic(fmt.Sprintf("sbi: NPE.%s: %v", what, errUntrained))
-	}
 }
 
 // checkEvalPairs panics unless theta and x are paired rows of the expected widths.

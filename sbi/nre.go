@@ -48,14 +48,9 @@ func (c NREConfig) validate() error {
 // Algorithm 1 and of Python's sbi. With calib.Balance(λ) as regularizer it is BNRE.
 // It implements Amortized; its log-densities are not normalized.
 type NRE struct {
-	prior   dist.Distribution
+	estimator
 	cfg     NREConfig
-	cfgErr  error
 	net     *nn.MLP
-	emb     EmbeddingNet
-	zt, zx  zscore
-	xDim    int
-	trained bool
 	rollBuf []int // marginal-pair indices of the current batch (training is single-threaded)
 }
 
@@ -65,7 +60,8 @@ func NewNRE(prior dist.Distribution, cfg NREConfig) *NRE {
 		panic("sbi: NewNRE: the prior is nil, expected a distribution (e.g. dist.NewUniformCube)")
 	}
 	cfg = cfg.withDefaults()
-	return &NRE{prior: prior, cfg: cfg, cfgErr: cfg.validate()}
+	core := estimator{name: "NRE", label: "NRE", kind: "nre", prior: prior, cfgErr: cfg.validate()}
+	return &NRE{estimator: core, cfg: cfg}
 }
 
 // Config returns the configuration with defaults filled in.
@@ -77,123 +73,58 @@ func (e *NRE) Prior() dist.Distribution { return e.prior }
 // Trained reports whether Train has succeeded at least once.
 func (e *NRE) Trained() bool { return e.trained }
 
-func (e *NRE) build(rng *rand.Rand, xDim int) error {
-	ctx := xDim
-	e.emb = nil
-	if e.cfg.Embedding != nil {
-		emb, err := e.cfg.Embedding.Build(rng, xDim)
-		if err != nil {
-			return fmt.Errorf("NRE: %w", err)
-		}
-		e.emb, ctx = emb, emb.Out()
-	}
-	act, _ := nn.ParseActivation(e.cfg.Activation)
-	sizes := append(append([]int{e.prior.Dim() + ctx}, e.cfg.Hidden...), 1)
-	e.net = nn.NewMLP(rng, sizes, act)
-	prefix(e.net.Params(), "classifier.")
-	e.xDim = xDim
-	return nil
-}
-
-func (e *NRE) params() []*nn.Param {
-	ps := append([]*nn.Param(nil), e.net.Params()...)
-	if e.emb != nil {
-		ps = append(ps, e.emb.Params()...)
-	}
-	return ps
-}
-
 // Train fits the classifier to the pairs (θᵢ, xᵢ), one per row, with the same rules as
 // NPE.Train (dropped non-finite pairs, standardization from the training split, early
 // stopping, determinism for a seed). cfg.Regularizer sees the joint and marginal logits.
 func (e *NRE) Train(theta, x *mat.Dense, cfg TrainConfig) (*TrainResult, error) {
-	if e.cfgErr != nil {
-		return nil, e.cfgErr
-	}
-	d, train, val, dropped, rng, err := prepare("NRE", e.prior.Dim(), theta, x, &cfg, e.trained, e.xDim)
-	if err != nil {
-		return nil, err
-	}
-	if !(cfg.Resume && e.trained) {
-		e.zt, e.zx = fitZScore(d.theta, train), fitZScore(d.x, train)
-		if err := e.build(rand.New(rand.NewPCG(cfg.Seed, 1)), d.x.RawMatrix().Cols); err != nil {
-			return nil, err
-		}
-		e.trained = false
-	}
-	d.thetaZ, d.xZ = e.zt.apply(d.theta), e.zx.apply(d.x)
-	res, err := fit("NRE", (*nreModel)(e), d, train, val, cfg, rng)
-	if res != nil {
-		res.Dropped = dropped
-	}
-	if err != nil {
-		return res, err
-	}
-	e.trained = true
-	return res, nil
+	return e.train((*nreModel)(e), theta, x, cfg)
 }
 
 // nreModel is the training view of an NRE.
 type nreModel NRE
 
-func (m *nreModel) params() []*nn.Param { return (*NRE)(m).params() }
+// embedding implements network.
+func (m *nreModel) embedding() Embedding { return m.cfg.Embedding }
+
+// buildHead creates a fresh classifier of θ and ctx conditioning values.
+func (m *nreModel) buildHead(rng *rand.Rand, ctx int) error {
+	act, _ := nn.ParseActivation(m.cfg.Activation)
+	sizes := append(append([]int{m.prior.Dim() + ctx}, m.cfg.Hidden...), 1)
+	m.net = nn.NewMLP(rng, sizes, act)
+	prefix(m.net.Params(), "classifier.")
+	return nil
+}
+
+func (m *nreModel) params() []*nn.Param { return m.withEmbedding(m.net.Params()) }
 
 // batchLoss is Algorithm 1's L of Delaunoy et al. (2022): ½(mean softplus(−f_joint) +
 // mean softplus(f_marginal)), with marginal pair i = (θ_{i−1}, xᵢ) in batch order.
 func (m *nreModel) batchLoss(tp *nn.Tape, d *trainData, idx []int, rb *RegBatch) *nn.Tensor {
-	e := (*NRE)(m)
 	B := len(idx)
-	if cap(e.rollBuf) < B {
-		e.rollBuf = make([]int, B)
+	if cap(m.rollBuf) < B {
+		m.rollBuf = make([]int, B)
 	}
-	rolled := e.rollBuf[:B]
+	rolled := m.rollBuf[:B]
 	for k := range idx {
 		rolled[k] = idx[(k+B-1)%B]
 	}
-	ctx := tp.Gather(d.xZ, idx)
-	if e.emb != nil {
-		ctx = e.emb.Forward(tp, ctx)
-	}
-	fJ := e.net.Forward(tp, tp.Concat(tp.Gather(d.thetaZ, idx), ctx))
-	fM := e.net.Forward(tp, tp.Concat(tp.Gather(d.thetaZ, rolled), ctx))
+	ctx := m.batchContext(tp, d, idx)
+	fJ := m.net.Forward(tp, tp.Concat(tp.Gather(d.thetaZ, idx), ctx))
+	fM := m.net.Forward(tp, tp.Concat(tp.Gather(d.thetaZ, rolled), ctx))
 	loss := tp.Scale(tp.Add(tp.Mean(tp.Softplus(tp.Neg(fJ))), tp.Mean(tp.Softplus(fM))), 0.5)
 	if rb != nil {
-		rb.Prior, rb.Theta, rb.X = e.prior, rowsOf(d.theta, idx), rowsOf(d.x, idx)
+		m.fillRegBatch(rb, d, idx)
 		rb.JointLogits, rb.MarginalLogits = fJ, fM
-		lpJ := e.prior.LogProb(rb.Theta)
+		lpJ := m.prior.LogProb(rb.Theta)
 		rb.PairLogPost = tp.Add(fJ, tp.Const(len(lpJ), 1, lpJ))
 		rb.LogPost = func(theta *mat.Dense, rows []int) *nn.Tensor {
-			var c *nn.Tensor
-			if e.emb != nil {
-				c = gatherRows(tp, ctx, rows)
-			} else {
-				mapped := make([]int, len(rows))
-				for j, r := range rows {
-					mapped[j] = idx[r]
-				}
-				c = tp.Gather(d.xZ, mapped)
-			}
-			f := e.net.Forward(tp, tp.Concat(standardizedConst(tp, e.zt, theta), c))
-			lp := e.prior.LogProb(theta)
+			c := m.contextRows(tp, d, idx, ctx, rows)
+			f := m.net.Forward(tp, tp.Concat(standardizedConst(tp, m.zt, theta), c))
+			lp := m.prior.LogProb(theta)
 			return tp.Add(f, tp.Const(len(lp), 1, lp))
 		}
 	}
 	return loss
-}
-
-// context returns the classifier's x input for raw observations on tp.
-func (e *NRE) context(tp *nn.Tape, x *mat.Dense) *nn.Tensor {
-	c := standardizedConst(tp, e.zx, x)
-	if e.emb != nil {
-		c = e.emb.Forward(tp, c)
-	}
-	return c
-}
-
-func (e *NRE) mustTrained(what string) {
-	if !e.trained {
-		panic(fmt.Sprintf("sbi: NRE.%s: %v", what, errUntrained))
-	}
 }
 
 // LogRatio returns log r̂(θᵢ, xᵢ) = log p̂(xᵢ | θᵢ)/p(xᵢ) for every row pair, in parallel.

@@ -10,6 +10,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"strings"
 
 	"github.com/gosbi/gosbi/internal/atomicfile"
 	"github.com/gosbi/gosbi/sbi/dist"
@@ -34,6 +35,14 @@ type fileHeader struct {
 	NPE       *NPEConfig    `json:"npe,omitempty"`
 	NRE       *NREConfig    `json:"nre,omitempty"`
 	Embedding *MLPEmbedding `json:"embedding,omitempty"`
+}
+
+// embedding returns the embedding stored in the header, nil for none.
+func (h *fileHeader) embedding() Embedding {
+	if h.Embedding == nil {
+		return nil
+	}
+	return *h.Embedding
 }
 
 // savableEmbedding returns the embedding as an MLPEmbedding, or an error for other kinds.
@@ -104,22 +113,47 @@ func readHeader(r io.Reader, want string, prior dist.Distribution) (*fileHeader,
 	if len(h.ZTheta.Mean) != h.ParamDim || len(h.ZX.Mean) != h.XDim || h.XDim < 1 {
 		return nil, errors.New("load: damaged header (standardization does not match the dimensions)")
 	}
+	if (h.Kind == "npe" && h.NPE == nil) || (h.Kind == "nre" && h.NRE == nil) {
+		return nil, fmt.Errorf("load: damaged header (no %s configuration)", strings.ToUpper(h.Kind))
+	}
 	return &h, nil
+}
+
+// save writes the trained estimator to w: h carries the estimator's configuration without its
+// embedding, the core fills the rest of the header.
+func (c *estimator) save(w io.Writer, m network, h fileHeader) error {
+	if !c.trained {
+		return fmt.Errorf("save %s: %w", c.name, errUntrained)
+	}
+	emb, err := savableEmbedding(m.embedding())
+	if err != nil {
+		return err
+	}
+	h.Kind, h.ParamDim, h.XDim, h.ZTheta, h.ZX, h.Embedding = c.kind, c.prior.Dim(), c.xDim, c.zt, c.zx, emb
+	return writeEstimator(w, h, m.params())
+}
+
+// load builds the networks of m for the header h and reads their weights from r.
+func (c *estimator) load(r io.Reader, m network, h *fileHeader) error {
+	if c.cfgErr != nil {
+		return fmt.Errorf("load: %w", c.cfgErr)
+	}
+	if err := c.build(m, rand.New(rand.NewPCG(0, 0)), h.XDim); err != nil {
+		return fmt.Errorf("load: %w", err)
+	}
+	if err := nn.ReadParams(r, m.params()); err != nil {
+		return fmt.Errorf("load: weights: %w", err)
+	}
+	c.zt, c.zx, c.trained = h.ZTheta, h.ZX, true
+	return nil
 }
 
 // Save writes the trained NPE (configuration, standardization and weights) to w. The prior is
 // not stored: pass it again to LoadNPE.
 func (e *NPE) Save(w io.Writer) error {
-	if !e.trained {
-		return fmt.Errorf("save NPE: %w", errUntrained)
-	}
-	emb, err := savableEmbedding(e.cfg.Embedding)
-	if err != nil {
-		return err
-	}
 	cfg := e.cfg
 	cfg.Embedding = nil
-	return writeEstimator(w, fileHeader{Kind: "npe", ParamDim: e.prior.Dim(), XDim: e.xDim, ZTheta: e.zt, ZX: e.zx, NPE: &cfg, Embedding: emb}, e.params())
+	return e.save(w, (*npeModel)(e), fileHeader{NPE: &cfg})
 }
 
 // LoadNPE reads an NPE written by Save; prior must be the prior it was trained with. A file
@@ -129,37 +163,21 @@ func LoadNPE(r io.Reader, prior dist.Distribution) (*NPE, error) {
 	if err != nil {
 		return nil, err
 	}
-	if h.NPE == nil {
-		return nil, errors.New("load: damaged header (no NPE configuration)")
-	}
 	cfg := *h.NPE
-	if h.Embedding != nil {
-		cfg.Embedding = *h.Embedding
-	}
+	cfg.Embedding = h.embedding()
 	e := NewNPE(prior, cfg)
-	if e.cfgErr != nil {
-		return nil, fmt.Errorf("load: %w", e.cfgErr)
-	}
-	if err := restoreWeights(r, h.XDim, e.build, e.params); err != nil {
+	if err := e.load(r, (*npeModel)(e), h); err != nil {
 		return nil, err
 	}
-	e.zt, e.zx, e.trained = h.ZTheta, h.ZX, true
 	return e, nil
 }
 
 // Save writes the trained NRE (configuration, standardization and weights) to w. The prior is
 // not stored: pass it again to LoadNRE.
 func (e *NRE) Save(w io.Writer) error {
-	if !e.trained {
-		return fmt.Errorf("save NRE: %w", errUntrained)
-	}
-	emb, err := savableEmbedding(e.cfg.Embedding)
-	if err != nil {
-		return err
-	}
 	cfg := e.cfg
 	cfg.Embedding = nil
-	return writeEstimator(w, fileHeader{Kind: "nre", ParamDim: e.prior.Dim(), XDim: e.xDim, ZTheta: e.zt, ZX: e.zx, NRE: &cfg, Embedding: emb}, e.params())
+	return e.save(w, (*nreModel)(e), fileHeader{NRE: &cfg})
 }
 
 // LoadNRE reads an NRE written by Save; prior must be the prior it was trained with.
@@ -168,34 +186,13 @@ func LoadNRE(r io.Reader, prior dist.Distribution) (*NRE, error) {
 	if err != nil {
 		return nil, err
 	}
-	if h.NRE == nil {
-		return nil, errors.New("load: damaged header (no NRE configuration)")
-	}
 	cfg := *h.NRE
-	if h.Embedding != nil {
-		cfg.Embedding = *h.Embedding
-	}
+	cfg.Embedding = h.embedding()
 	e := NewNRE(prior, cfg)
-	if e.cfgErr != nil {
-		return nil, fmt.Errorf("load: %w", e.cfgErr)
-	}
-	if err := restoreWeights(r, h.XDim, e.build, e.params); err != nil {
+	if err := e.load(r, (*nreModel)(e), h); err != nil {
 		return nil, err
 	}
-	e.zt, e.zx, e.trained = h.ZTheta, h.ZX, true
 	return e, nil
-}
-
-// restoreWeights builds the networks of a loaded estimator for data of dimension xDim and
-// reads their weights from r.
-func restoreWeights(r io.Reader, xDim int, build func(*rand.Rand, int) error, params func() []*nn.Param) error {
-	if err := build(rand.New(rand.NewPCG(0, 0)), xDim); err != nil {
-		return fmt.Errorf("load: %w", err)
-	}
-	if err := nn.ReadParams(r, params()); err != nil {
-		return fmt.Errorf("load: weights: %w", err)
-	}
-	return nil
 }
 
 // SaveFile writes the NPE to the file at path (see Save), atomically: a file already at path is
@@ -224,20 +221,24 @@ func saveFile(path string, save func(io.Writer) error) error {
 
 // LoadNPEFile reads an NPE from the file at path (see LoadNPE).
 func LoadNPEFile(path string, prior dist.Distribution) (*NPE, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("load: %w", err)
-	}
-	defer f.Close()
-	return LoadNPE(bufio.NewReader(f), prior)
+	var e *NPE
+	err := loadFile(path, func(r io.Reader) (err error) { e, err = LoadNPE(r, prior); return err })
+	return e, err
 }
 
 // LoadNREFile reads an NRE from the file at path (see LoadNRE).
 func LoadNREFile(path string, prior dist.Distribution) (*NRE, error) {
+	var e *NRE
+	err := loadFile(path, func(r io.Reader) (err error) { e, err = LoadNRE(r, prior); return err })
+	return e, err
+}
+
+// loadFile opens the file at path and reads it with load.
+func loadFile(path string, load func(io.Reader) error) error {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("load: %w", err)
+		return fmt.Errorf("load: %w", err)
 	}
 	defer f.Close()
-	return LoadNRE(bufio.NewReader(f), prior)
+	return load(bufio.NewReader(f))
 }
