@@ -191,6 +191,7 @@ type pageSeen struct {
 	Kernel  struct{ Name, Indicator string }
 	Cells   []pageCell
 	Console []string // the page's console errors
+	Offhost []string // requests beyond the notebook server, refused
 	Step    string   // the step it reached
 	Failure string   // why it stopped early, if it did
 }
@@ -284,7 +285,7 @@ func TestNotebookInBrowser(t *testing.T) {
 	srv := startNotebookServer(t, notebook, dir, env)
 	start := time.Now()
 	seen, pretty := runPage(t, chrome, modules, srv, "browser.ipynb")
-	t.Logf("the browser run took %v", time.Since(start).Round(time.Millisecond))
+	t.Logf("the browser run took %v; console errors: %q", time.Since(start).Round(time.Millisecond), seen.Console)
 	if errs := checkPage(seen); len(errs) > 0 {
 		t.Errorf("the page does not show what the notebook should:\n- %s\nthe page showed:\n%s\nserver log:\n%s",
 			strings.Join(errs, "\n- "), pretty, lastLines(srv.log.String(), 30))
@@ -297,6 +298,9 @@ func checkPage(seen *pageSeen) []string {
 	fail := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
 	if seen.Kernel.Name != "gosbi" || seen.Kernel.Indicator != "Go (gosbi)" {
 		fail("the kernel is %q, shown as %q; want gosbi, shown as \"Go (gosbi)\"", seen.Kernel.Name, seen.Kernel.Indicator)
+	}
+	if len(seen.Offhost) > 0 {
+		fail("the page requested %q; want nothing beyond the notebook server on 127.0.0.1", seen.Offhost)
 	}
 	roles := map[string]bool{}
 	inPrompt := regexp.MustCompile(`^In \[(\d+)\]:$`)

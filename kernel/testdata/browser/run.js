@@ -17,7 +17,7 @@ const env = (name) => {
 };
 const wait = Number(process.env.GOSBI_WAIT_MS || 20000);
 const total = Number(process.env.GOSBI_TOTAL_MS || 60000);
-const seen = { kernel: {}, cells: [], console: [] };
+const seen = { kernel: {}, cells: [], console: [], offhost: [] };
 
 // snapshot returns what a cell shows: its prompt and, per output area, the prompt, the kind
 // of output (the output_* classes), the text, images and SVGs.
@@ -70,6 +70,15 @@ async function main() {
     page.setDefaultTimeout(wait);
     page.on('console', (m) => { if (m.type() === 'error') seen.console.push(m.text().slice(0, 300)); });
     page.on('pageerror', (e) => seen.console.push('pageerror: ' + String(e).slice(0, 300)));
+    // The page may load from the notebook server only: anything else is refused and listed.
+    const origin = new URL(env('GOSBI_NB_URL')).origin;
+    await page.setRequestInterception(true);
+    page.on('request', (r) => {
+      const u = r.url();
+      if (u.startsWith(origin + '/') || u.startsWith('data:') || u === 'about:blank') return r.continue();
+      seen.offhost.push(u.slice(0, 200));
+      return r.abort();
+    });
     seen.step = 'open the notebook';
     await page.goto(env('GOSBI_NB_URL'), { waitUntil: 'domcontentloaded' });
     await page.waitForFunction(() => window.Jupyter && Jupyter.notebook && Jupyter.notebook._fully_loaded &&
