@@ -286,6 +286,11 @@ func TestNotebookInBrowser(t *testing.T) {
 	start := time.Now()
 	seen, pretty := runPage(t, chrome, modules, srv, "browser.ipynb")
 	t.Logf("the browser run took %v; console errors: %q", time.Since(start).Round(time.Millisecond), seen.Console)
+	for _, c := range seen.Cells {
+		if c.Interrupt != nil {
+			t.Logf("the interrupt button stopped the loop in %d ms", c.Interrupt.StopMS)
+		}
+	}
 	if errs := checkPage(seen); len(errs) > 0 {
 		t.Errorf("the page does not show what the notebook should:\n- %s\nthe page showed:\n%s\nserver log:\n%s",
 			strings.Join(errs, "\n- "), pretty, lastLines(srv.log.String(), 30))
