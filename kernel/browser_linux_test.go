@@ -28,9 +28,9 @@ import (
 // the page, and the npm project that pins puppeteer-core.
 const browserDir = "testdata/browser"
 
-// need stops the test when a piece it needs is missing: a skip that names the piece, or a
+// browserNeed stops the test when a piece it needs is missing: a skip that names the piece, or a
 // failure where CI=true, since CI has every piece.
-func need(t *testing.T, format string, args ...any) {
+func browserNeed(t *testing.T, format string, args ...any) {
 	t.Helper()
 	msg := fmt.Sprintf(format, args...)
 	if os.Getenv("CI") == "true" {
@@ -39,10 +39,10 @@ func need(t *testing.T, format string, args ...any) {
 	t.Skip(msg)
 }
 
-// nodeModules returns the node_modules directory of the browser test's npm project, installed
+// puppeteerModules returns the node_modules directory of the browser test's npm project, installed
 // with `npm ci` from its lockfile into the user's cache directory and reused while the lockfile
 // stays the same. It is never inside the repository.
-func nodeModules(t *testing.T) string {
+func puppeteerModules(t *testing.T) string {
 	t.Helper()
 	var key []byte
 	for _, name := range []string{"package.json", "package-lock.json"} {
@@ -55,7 +55,7 @@ func nodeModules(t *testing.T) string {
 	sum := sha256.Sum256(key)
 	cache, err := os.UserCacheDir()
 	if err != nil {
-		need(t, "no cache directory for puppeteer-core: %v", err)
+		browserNeed(t, "no cache directory for puppeteer-core: %v", err)
 	}
 	root := filepath.Join(cache, "gosbi", "browsertest")
 	dir := filepath.Join(root, hex.EncodeToString(sum[:8]))
@@ -85,8 +85,8 @@ func nodeModules(t *testing.T) string {
 		"--no-audit", "--no-fund")
 	cmd.Env = append(os.Environ(), "PUPPETEER_SKIP_DOWNLOAD=1")
 	if out, err := cmd.CombinedOutput(); err != nil {
-		need(t, "cannot install puppeteer-core from the npm registry (`npm ci` in %s: %v; is the registry reachable?):\n%s",
-			browserDir, err, lastLines(string(out), 8))
+		browserNeed(t, "cannot install puppeteer-core from the npm registry (`npm ci` in %s: %v; is the registry reachable?):\n%s",
+			browserDir, err, browserTail(string(out), 8))
 	}
 	if err := os.Rename(tmp, dir); err != nil {
 		if _, statErr := os.Stat(filepath.Join(modules, "puppeteer-core", "package.json")); statErr != nil {
@@ -102,20 +102,20 @@ func requireBrowserTools(t *testing.T) (notebook, chrome string) {
 	t.Helper()
 	notebook, err := exec.LookPath("jupyter-notebook")
 	if err != nil {
-		need(t, "needs Debian's jupyter-notebook (Notebook 6; scripts/setup.sh installs it)")
+		browserNeed(t, "needs Debian's jupyter-notebook (Notebook 6; scripts/setup.sh installs it)")
 	}
 	if chrome = nbtest.Chromium(); chrome == "" {
-		need(t, "needs Debian's chromium (scripts/setup.sh installs it)")
+		browserNeed(t, "needs Debian's chromium (scripts/setup.sh installs it)")
 	}
 	for _, tool := range []string{"node", "npm"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			need(t, "needs Node.js ≥ 18 and npm on PATH: %s is missing", tool)
+			browserNeed(t, "needs Node.js ≥ 18 and npm on PATH: %s is missing", tool)
 		}
 	}
 	out, err := exec.Command("node", "--version").Output()
 	major, _ := strconv.Atoi(strings.SplitN(strings.TrimPrefix(strings.TrimSpace(string(out)), "v"), ".", 2)[0])
 	if err != nil || major < 18 {
-		need(t, "needs Node.js ≥ 18 for puppeteer-core; node --version says %q (%v)", strings.TrimSpace(string(out)), err)
+		browserNeed(t, "needs Node.js ≥ 18 for puppeteer-core; node --version says %q (%v)", strings.TrimSpace(string(out)), err)
 	}
 	return notebook, chrome
 }
@@ -228,9 +228,9 @@ type pageOutput struct {
 	Probe []string // the elements of class gosbi-probe, as "TAG:text"
 }
 
-// runPage opens the notebook page of srv in headless Chromium with the driver script and
+// runBrowserPage opens the notebook page of srv in headless Chromium with the driver script and
 // returns what it saw, also as indented JSON.
-func runPage(t *testing.T, chrome, modules string, srv *notebookServer, page string) (*pageSeen, string) {
+func runBrowserPage(t *testing.T, chrome, modules string, srv *notebookServer, page string) (*pageSeen, string) {
 	t.Helper()
 	flags, _ := json.Marshal(nbtest.ChromiumFlags(t.TempDir()))
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
@@ -253,12 +253,12 @@ func runPage(t *testing.T, chrome, modules string, srv *notebookServer, page str
 	var seen pageSeen
 	if jerr := json.Unmarshal([]byte(raw), &seen); jerr != nil {
 		t.Fatalf("the driver script printed no JSON (%v; exit: %v):\nstdout:\n%s\nstderr:\n%s\nserver log:\n%s",
-			jerr, err, raw, lastLines(stderr.String(), 30), lastLines(srv.log.String(), 30))
+			jerr, err, raw, browserTail(stderr.String(), 30), browserTail(srv.log.String(), 30))
 	}
 	pretty, _ := json.MarshalIndent(&seen, "", "  ")
 	if err != nil || seen.Failure != "" {
 		t.Fatalf("the browser run failed (%v): %s\nthe page showed:\n%s\nstderr:\n%s\nserver log:\n%s",
-			err, seen.Failure, pretty, lastLines(stderr.String(), 30), lastLines(srv.log.String(), 30))
+			err, seen.Failure, pretty, browserTail(stderr.String(), 30), browserTail(srv.log.String(), 30))
 	}
 	return &seen, string(pretty)
 }
@@ -271,7 +271,7 @@ func runPage(t *testing.T, chrome, modules string, srv *notebookServer, page str
 // the session's definitions.
 func TestNotebookInBrowser(t *testing.T) {
 	notebook, chrome := requireBrowserTools(t)
-	modules := nodeModules(t)
+	modules := puppeteerModules(t)
 	bin := gosbiBinary(t)
 	env := installSpec(t, bin)
 	dir := t.TempDir()
@@ -284,21 +284,21 @@ func TestNotebookInBrowser(t *testing.T) {
 	}
 	srv := startNotebookServer(t, notebook, dir, env)
 	start := time.Now()
-	seen, pretty := runPage(t, chrome, modules, srv, "browser.ipynb")
+	seen, pretty := runBrowserPage(t, chrome, modules, srv, "browser.ipynb")
 	t.Logf("the browser run took %v; console errors: %q", time.Since(start).Round(time.Millisecond), seen.Console)
 	for _, c := range seen.Cells {
 		if c.Interrupt != nil {
 			t.Logf("the interrupt button stopped the loop in %d ms", c.Interrupt.StopMS)
 		}
 	}
-	if errs := checkPage(seen); len(errs) > 0 {
+	if errs := checkBrowserPage(seen); len(errs) > 0 {
 		t.Errorf("the page does not show what the notebook should:\n- %s\nthe page showed:\n%s\nserver log:\n%s",
-			strings.Join(errs, "\n- "), pretty, lastLines(srv.log.String(), 30))
+			strings.Join(errs, "\n- "), pretty, browserTail(srv.log.String(), 30))
 	}
 }
 
-// checkPage returns what is wrong in what the page showed, one sentence each.
-func checkPage(seen *pageSeen) []string {
+// checkBrowserPage returns what is wrong in what the page showed, one sentence each.
+func checkBrowserPage(seen *pageSeen) []string {
 	var errs []string
 	fail := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
 	if seen.Kernel.Name != "gosbi" || seen.Kernel.Indicator != "Go (gosbi)" {
@@ -365,7 +365,7 @@ func checkPage(seen *pageSeen) []string {
 		case "update":
 			u := c.Updates
 			if !one("the last update") || out[0].Text != "step 4 of 4" {
-				fail("cell %d (update): the display ends as %q, want \"step 4 of 4\"", c.Index, outTexts(out))
+				fail("cell %d (update): the display ends as %q, want \"step 4 of 4\"", c.Index, browserTexts(out))
 			}
 			if u == nil || u.MaxAreas != 1 || len(u.Texts) < 3 || u.Texts[0] != "step 0 of 4" {
 				fail("cell %d (update): the display showed %+v; want one output area whose text went from \"step 0 of 4\" through at least one other step (updated in place)", c.Index, u)
@@ -373,7 +373,7 @@ func checkPage(seen *pageSeen) []string {
 		case "error":
 			want := fmt.Sprintf("cell [%d] line 2", n)
 			if !one("the error") || !slices.Contains(out[0].Kind, "output_error") || !strings.Contains(out[0].Text, want) || !strings.Contains(out[0].Text, "assignment to entry in nil map") {
-				fail("cell %d (error): %q, want an error output naming the nil map and %q", c.Index, outTexts(out), want)
+				fail("cell %d (error): %q, want an error output naming the nil map and %q", c.Index, browserTexts(out), want)
 			}
 		case "loop":
 			it := c.Interrupt
@@ -381,7 +381,7 @@ func checkPage(seen *pageSeen) []string {
 				fail("cell %d (loop): interrupt %+v; want the loop running when the button is pressed and stopped within 5 s", c.Index, it)
 			}
 			if !one("the interruption") || !slices.Contains(out[0].Kind, "output_error") || !strings.Contains(out[0].Text, "interrupted") {
-				fail("cell %d (loop): %q, want an error output saying the cell was interrupted", c.Index, outTexts(out))
+				fail("cell %d (loop): %q, want an error output saying the cell was interrupted", c.Index, browserTexts(out))
 			}
 		}
 	}
@@ -393,7 +393,7 @@ func checkPage(seen *pageSeen) []string {
 	return errs
 }
 
-func outTexts(out []pageOutput) []string {
+func browserTexts(out []pageOutput) []string {
 	var s []string
 	for _, o := range out {
 		s = append(s, o.Text)
@@ -401,8 +401,8 @@ func outTexts(out []pageOutput) []string {
 	return s
 }
 
-// lastLines returns the last n lines of s.
-func lastLines(s string, n int) string {
+// browserTail returns the last n lines of s.
+func browserTail(s string, n int) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	if len(lines) > n {
 		lines = lines[len(lines)-n:]
