@@ -11,16 +11,6 @@ import (
 	"testing"
 )
 
-// chromium returns the path of a headless-capable Chromium, or "".
-func chromium() string {
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	return ""
-}
-
 // browserProbe measures the rendered page in the browser and writes the results into the
 // DOM that --dump-dom prints: the page's scroll and client widths, the number of emphasis
 // elements in the Markdown, the text of the first list item, and the number of highlighted
@@ -37,7 +27,7 @@ document.body.dataset.li = md.querySelector('li').textContent;
 // 19-column table scrolls inside its box instead of widening the page, and code is
 // highlighted.
 func TestHTMLInBrowser(t *testing.T) {
-	chrome := chromium()
+	chrome := Chromium()
 	if chrome == "" {
 		t.Skip("needs Debian's chromium (scripts/setup.sh installs it)")
 	}
@@ -64,8 +54,7 @@ func TestHTMLInBrowser(t *testing.T) {
 	if err := os.WriteFile(path, []byte(page), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(chrome, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-		"--user-data-dir="+t.TempDir(), "--window-size=1000,800", "--dump-dom", "file://"+path)
+	cmd := exec.Command(chrome, append(ChromiumFlags(t.TempDir()), "--window-size=1000,800", "--dump-dom", "file://"+path)...)
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("chromium: %v", err)

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Installs what the test suite needs beyond Go: Debian's Jupyter clients (conformance and
 # end-to-end tests run with /usr/bin/python3), OpenBLAS (the `openblas` build), tmux (the
-# REPL test) and Chromium (the HTML export is checked in a headless browser). Idempotent: it installs only what is missing. Needs root or sudo for apt-get.
+# REPL test), Chromium (the HTML export is checked in a headless browser) and Jupyter Notebook 6
+# (a notebook is run live in it from that browser; the test installs its puppeteer-core from npm
+# itself). Idempotent: it installs only what is missing. Needs root or sudo for apt-get.
 set -euo pipefail
 pkgs=(python3-jupyter-kernel-test python3-nbclient python3-nbformat jupyter-nbconvert jupyter-client
-      libopenblas-dev tmux chromium)
+      libopenblas-dev tmux chromium jupyter-notebook)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
