@@ -325,7 +325,7 @@ func BenchmarkColdStart(b *testing.B) {
 			b.Fatalf("first cell: %+v", evs)
 		}
 		w.collect(w.send(ipc.Request{Type: ipc.Shutdown}))
-		w.cmd.Wait()
+		<-w.exited
 	}
 }
 
@@ -359,7 +359,7 @@ func TestWorkerDiesOnGoroutinePanic(t *testing.T) {
 			t.Fatalf("the cell finished: %+v", ev)
 		}
 	}
-	w.cmd.Wait()
+	<-w.exited // not cmd.Wait: startWorker's goroutine waits, and copies the logs before it returns
 	if !strings.Contains(w.logs.String(), "lost in a goroutine") {
 		t.Errorf("the crash trace is not in the worker's log:\n%s", w.logs.String())
 	}
@@ -376,7 +376,8 @@ func TestWorkerStackOverflowNamed(t *testing.T) {
 			t.Fatalf("the cell finished: %+v", ev)
 		}
 	}
-	t.Log(w.cmd.Wait())
+	<-w.exited
+	t.Log(w.cmd.ProcessState)
 	for _, want := range []string{"goroutine stack exceeds", "fatal error: stack overflow"} {
 		if !strings.Contains(w.logs.String(), want) {
 			t.Errorf("the worker's log lacks %q:\n%.3000s", want, w.logs.String())
