@@ -19,6 +19,7 @@ import (
 	yaegi "github.com/traefik/yaegi/interp"
 
 	"github.com/gosbi/gosbi/display"
+	"github.com/gosbi/gosbi/interp/rewrite"
 	"github.com/gosbi/gosbi/sbi"
 	"github.com/gosbi/gosbi/stdlib"
 )
@@ -194,9 +195,7 @@ func (s *Session) runGo(ctx context.Context, code string, count int) (res Result
 	if len(items) == 0 {
 		return Result{}
 	}
-	s.hoistMethodValues(items, count)
-	rewriteTuples(items, count)
-	if err := cyclicDefines(items); err != nil {
+	if err := s.rewrite(items, count); err != nil {
 		return s.fail(err)
 	}
 	s.items = items
@@ -507,7 +506,7 @@ func fieldCount(fl *ast.FieldList) int {
 
 // literalType guesses the type name of a value expression: T{…}, &T{…}, NewT(…) or pkg.NewT(…).
 func literalType(e ast.Expr) string {
-	switch e := e.(type) {
+	switch e := ast.Unparen(e).(type) {
 	case *ast.CompositeLit:
 		if e.Type != nil {
 			return printNode(e.Type)
@@ -610,10 +609,8 @@ func (s *Session) runStmts(ctx context.Context, group []item) error {
 			// it in the global scope (see needsFuncScope); inside a function literal it works,
 			// with the same effect. The directive keeps the statement's own columns.
 			b.WriteString("func() {" + lineDirective(s.cell, it.line, it.col) + it.text + "\n}()")
-		} else if text, ok := s.redeclareViaTemps(it); ok {
-			b.WriteString(text)
 		} else {
-			b.WriteString(it.text)
+			b.WriteString(s.redeclareViaTemps(it))
 		}
 		b.WriteString("\n")
 		end = it.end
@@ -688,7 +685,7 @@ func (s *Session) registerVars(it item) {
 	}
 	for i, l := range as.Lhs {
 		id, ok := l.(*ast.Ident)
-		if !ok || id.Name == "_" || strings.HasPrefix(id.Name, redeclaredPrefix) {
+		if !ok || id.Name == "_" || strings.HasPrefix(id.Name, rewrite.RedeclaredPrefix) {
 			continue
 		}
 		s.seq++
