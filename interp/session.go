@@ -195,6 +195,10 @@ func (s *Session) runGo(ctx context.Context, code string, count int) (res Result
 	if len(items) == 0 {
 		return Result{}
 	}
+	// whether the cell ends in an expression, decided on its own source: a rewritten
+	// statement may be an expression (see rewrite.Pipeline)
+	last := len(items) - 1
+	trailing := items[last].kind == stmtItem && isExprStmt(items[last].stmt)
 	if err := s.rewrite(items, count); err != nil {
 		return s.fail(err)
 	}
@@ -213,8 +217,6 @@ func (s *Session) runGo(ctx context.Context, code string, count int) (res Result
 		}
 	}
 	var group []item
-	last := len(items) - 1
-	trailing := items[last].kind == stmtItem && isExprStmt(items[last].stmt)
 	flush := func() error {
 		if len(group) == 0 {
 			return nil
@@ -604,14 +606,7 @@ func (s *Session) runStmts(ctx context.Context, group []item) error {
 			b.WriteString(";")
 			b.WriteString(lineDirective(s.cell, it.line, it.col))
 		}
-		if needsFuncScope(it.stmt) {
-			// The statement defines nothing the session keeps, and the interpreter mishandles
-			// it in the global scope (see needsFuncScope); inside a function literal it works,
-			// with the same effect. The directive keeps the statement's own columns.
-			b.WriteString("func() {" + lineDirective(s.cell, it.line, it.col) + it.text + "\n}()")
-		} else {
-			b.WriteString(s.redeclareViaTemps(it))
-		}
+		b.WriteString(s.redeclareViaTemps(it))
 		b.WriteString("\n")
 		end = it.end
 	}
@@ -622,59 +617,6 @@ func (s *Session) runStmts(ctx context.Context, group []item) error {
 		s.registerVars(it)
 	}
 	return nil
-}
-
-// needsFuncScope reports whether a top-level statement must run inside a function literal
-// because the interpreter gets it wrong in the global scope:
-//   - a type switch with a binding crashes it;
-//   - a definition in a nested block ("if ok { a := 2 }", "for _, v := range xs { ... }",
-//     "var a = 2" in a block) assigns a session variable of the same name instead of
-//     declaring a new one, and a multi-value one ("if ok { a, b := f() }") is left undefined:
-//     the interpreter resolves names of blocks in the global scope against the globals;
-//   - an assignment to the blank identifier ("_ = f()") fails after an earlier top-level
-//     "_, x := g()" because that definition gave "_" a type in the global scope.
-//
-// None of these defines a name the session keeps: the names defined inside a block are
-// local to it.
-func needsFuncScope(st ast.Stmt) bool {
-	switch st := st.(type) {
-	case *ast.TypeSwitchStmt:
-		return true
-	case *ast.AssignStmt:
-		return st.Tok == token.ASSIGN && hasBlank(st.Lhs)
-	case *ast.DeclStmt, *ast.ExprStmt, *ast.IncDecStmt, *ast.SendStmt, *ast.GoStmt, *ast.DeferStmt:
-		return false
-	}
-	found := false
-	ast.Inspect(st, func(n ast.Node) bool {
-		if found {
-			return false
-		}
-		switch n := n.(type) {
-		case *ast.FuncLit:
-			return false // a function has its own scope
-		case *ast.AssignStmt:
-			found = n.Tok == token.DEFINE || (n.Tok == token.ASSIGN && hasBlank(n.Lhs))
-		case *ast.ValueSpec:
-			found = true
-		case *ast.RangeStmt:
-			found = n.Tok == token.DEFINE
-		case *ast.TypeSwitchStmt:
-			found = true
-		}
-		return !found
-	})
-	return found
-}
-
-// hasBlank reports whether one of the expressions is the blank identifier.
-func hasBlank(es []ast.Expr) bool {
-	for _, e := range es {
-		if id, ok := e.(*ast.Ident); ok && id.Name == "_" {
-			return true
-		}
-	}
-	return false
 }
 
 // registerVars records the variables a top-level statement defines.

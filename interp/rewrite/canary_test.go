@@ -136,3 +136,30 @@ func TestCanaryRedeclareViaTemps(t *testing.T) {
 		t.Errorf("rewritten: a = %d, %v; want 2", a, err)
 	}
 }
+
+func TestCanaryFuncScope(t *testing.T) {
+	cases := []struct {
+		name  string
+		cells []string // the last is the statement the pass rewrites, then the value checked
+		check string
+		want  int64
+	}{
+		{"type switch with a binding", []string{"var x any = 4", "n := 0", "switch v := x.(type) {\ncase int:\n\tn = v\n}"}, "n", 4},
+		{"definition in a block", []string{"a := 1", "if true {\n\ta := 2\n\t_ = a\n}"}, "a", 1},
+		{"blank after a blank definition", []string{"func g() (int, string) { return 1, \"s\" }", "_, x := g()", "_ = x + \"t\""}, "len(x)", 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			last := len(c.cells) - 1
+			got, err := evalInt(t, newInterp(t), append(c.cells, c.check)...)
+			if err == nil && got == c.want {
+				t.Errorf("yaegi now runs %q in its global scope: drop this case of pass %s", c.cells[last], funcScope.Name)
+			}
+			cells := append([]string(nil), c.cells...)
+			cells[last] = rewritten(t, funcScope, Env{}, Stmt, cells[last])
+			if got, err = evalInt(t, newInterp(t), append(cells, c.check)...); err != nil || got != c.want {
+				t.Errorf("rewritten: %s = %d, %v; want %d", c.check, got, err, c.want)
+			}
+		})
+	}
+}

@@ -66,7 +66,7 @@ type Pass struct {
 }
 
 // Pipeline is the passes, in the order Run applies them.
-var Pipeline = []Pass{hoistMethodValues, reorderDefines, parenthesizeTuples}
+var Pipeline = []Pass{hoistMethodValues, reorderDefines, parenthesizeTuples, funcScope}
 
 // Run rewrites the units of a cell in place with the passes of Pipeline, in order. It
 // returns the first error of a pass, whose message starts with the interpreter's position
