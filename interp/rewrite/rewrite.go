@@ -65,7 +65,9 @@ type Pass struct {
 	Rewrite func(env Env, u Unit) (string, error)
 }
 
-// Pipeline is the passes, in the order Run applies them.
+// Pipeline is the passes, in the order Run applies them. The order matters: func-scope comes
+// after hoist-method-values, whose block of definitions must run in a function literal at the
+// top of a cell.
 var Pipeline = []Pass{hoistMethodValues, reorderDefines, parenthesizeTuples, funcScope}
 
 // Run rewrites the units of a cell in place with the passes of Pipeline, in order. It
