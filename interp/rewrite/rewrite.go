@@ -8,11 +8,18 @@
 //   - the rewritten source has the same effect in Go as the original (values are evaluated
 //     once, in the same order where Go fixes the order);
 //   - the rewritten source keeps the cell's positions: text that moves or follows inserted
-//     text is preceded by a position comment /*line _.go:L:C*/ (see StripPositions), so errors
-//     and panics name the user's own lines and columns;
-//   - a rewrite whose result does not parse is dropped, leaving the unit as it was.
+//     text is preceded by a position comment /*line _.go:L:C*/ (see StripPositions) or a
+//     line directive, so errors and panics name the user's own lines and columns;
+//   - the result parses, as the unit did (hoist-method-values and reorder-defines check it
+//     and drop a rewrite that does not).
 //
-// Run applies Pipeline, in order, to the units of a cell.
+// The passes, each in the file of its name: hoist-method-values, reorder-defines,
+// parenthesize-tuples, func-scope (Pipeline, in this order) and redeclare-via-temps.
+//
+// Run applies the passes of Pipeline, in order, to the units of a cell, once, after the
+// session has split it. RedeclareViaTemps is the exception: it depends on the variables that
+// earlier statements of the same cell define, so the session applies it to each group of
+// statements just before evaluating it.
 package rewrite
 
 import (
