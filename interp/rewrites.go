@@ -8,8 +8,8 @@ import (
 )
 
 // rewrite runs the passes of package rewrite, which work around faults of the interpreter,
-// on the items of a cell, and parses the rewritten items again. An item whose rewritten text
-// does not parse (which the passes avoid) is left as it was.
+// on the items of a cell. It changes the items' text, which the interpreter runs, and keeps
+// their syntax trees, which say what the cell's own source imports, defines and uses.
 func (s *Session) rewrite(items []item, cell int) error {
 	units := make([]rewrite.Unit, len(items))
 	for i, it := range items {
@@ -22,18 +22,19 @@ func (s *Session) rewrite(items []item, cell int) error {
 		}
 		units[i] = rewrite.Unit{Kind: kind, Text: it.text, Line: lineBase(cell) + it.line, Col: it.col}
 	}
-	if err := rewrite.Run(rewrite.Env{IsPackage: s.packageNames(items)}, units); err != nil {
+	env := rewrite.Env{
+		IsPackage: s.packageNames(items),
+		IsVar: func(name string) bool {
+			d := s.decls[name]
+			return d != nil && d.kind == varDecl
+		},
+		Cell: cell,
+	}
+	if err := rewrite.Run(env, units); err != nil {
 		return err
 	}
 	for i, u := range units {
-		if u.Text == items[i].text {
-			continue
-		}
-		next := items[i]
-		next.text = u.Text
-		if next.parse(cell) == nil {
-			items[i] = next
-		}
+		items[i].text = u.Text
 	}
 	return nil
 }
@@ -79,19 +80,4 @@ func (s *Session) packageNames(items []item) func(string) bool {
 		_, ok := pkgIndex.byName[name]
 		return ok
 	}
-}
-
-// redeclareViaTemps returns the text of a top-level statement rewritten by
-// rewrite.RedeclareViaTemps for the variables the session has now.
-func (s *Session) redeclareViaTemps(it item) string {
-	env := rewrite.Env{Cell: s.cell, IsVar: func(name string) bool {
-		d := s.decls[name]
-		return d != nil && d.kind == varDecl
-	}}
-	u := rewrite.Unit{Kind: rewrite.Stmt, Text: it.text, Line: lineBase(s.cell) + it.line, Col: it.col}
-	text, err := rewrite.RedeclareViaTemps.Rewrite(env, u)
-	if err != nil {
-		return it.text
-	}
-	return text
 }

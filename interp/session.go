@@ -19,7 +19,6 @@ import (
 	yaegi "github.com/traefik/yaegi/interp"
 
 	"github.com/gosbi/gosbi/display"
-	"github.com/gosbi/gosbi/interp/rewrite"
 	"github.com/gosbi/gosbi/sbi"
 	"github.com/gosbi/gosbi/stdlib"
 )
@@ -195,10 +194,6 @@ func (s *Session) runGo(ctx context.Context, code string, count int) (res Result
 	if len(items) == 0 {
 		return Result{}
 	}
-	// whether the cell ends in an expression, decided on its own source: a rewritten
-	// statement may be an expression (see rewrite.Pipeline)
-	last := len(items) - 1
-	trailing := items[last].kind == stmtItem && isExprStmt(items[last].stmt)
 	if err := s.rewrite(items, count); err != nil {
 		return s.fail(err)
 	}
@@ -217,6 +212,8 @@ func (s *Session) runGo(ctx context.Context, code string, count int) (res Result
 		}
 	}
 	var group []item
+	last := len(items) - 1
+	trailing := items[last].kind == stmtItem && isExprStmt(items[last].stmt)
 	flush := func() error {
 		if len(group) == 0 {
 			return nil
@@ -606,7 +603,7 @@ func (s *Session) runStmts(ctx context.Context, group []item) error {
 			b.WriteString(";")
 			b.WriteString(lineDirective(s.cell, it.line, it.col))
 		}
-		b.WriteString(s.redeclareViaTemps(it))
+		b.WriteString(it.text)
 		b.WriteString("\n")
 		end = it.end
 	}
@@ -627,7 +624,7 @@ func (s *Session) registerVars(it item) {
 	}
 	for i, l := range as.Lhs {
 		id, ok := l.(*ast.Ident)
-		if !ok || id.Name == "_" || strings.HasPrefix(id.Name, rewrite.RedeclaredPrefix) {
+		if !ok || id.Name == "_" {
 			continue
 		}
 		s.seq++

@@ -73,6 +73,12 @@ func TestTupleAssignResults(t *testing.T) {
 		{"top level define redeclares a variable of an earlier cell with a call", []string{
 			"a := 1.0", "b := a\na, c := math.Sqrt(4), 5\nfmt.Println(a, b, c)"},
 			"2 1 5\n"},
+		{"top level define redeclares a variable of an earlier statement of the cell", []string{
+			"p := 1\nq := p\np, r := 2, 5\nfmt.Println(p, q, r)"},
+			"2 1 5\n"},
+		{"top level define redeclares a variable defined before a declaration of the cell", []string{
+			"x := 1\nfunc h() int { return 2 }\ny := x\nx, w := h(), 5\nfmt.Println(x, y, w)"},
+			"2 1 5\n"},
 		{"define with a chain of redeclared names", []string{
 			"func() { a, b := 1, 2; a, b, c := 10, a, (b); fmt.Println(a, b, c) }()"},
 			"10 1 2\n"},

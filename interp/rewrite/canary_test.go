@@ -124,10 +124,10 @@ func TestCanaryRedeclareViaTemps(t *testing.T) {
 	got, err := evalInt(t, newInterp(t), "a := 1", cell+"\n_ = c", "b")
 	if err == nil && got == 1 {
 		t.Errorf("yaegi now keeps a's value until \"a, c := 2, 5\" redeclares it in a later evaluation: drop pass %s (%s)",
-			RedeclareViaTemps.Name, RedeclareViaTemps.Issue)
+			redeclareViaTemps.Name, redeclareViaTemps.Issue)
 	}
 	env := Env{Cell: 2, IsVar: func(name string) bool { return name == "a" }}
-	second := rewritten(t, RedeclareViaTemps, env, Stmt, "a, c := 2, 5")
+	second := rewritten(t, redeclareViaTemps, env, Stmt, "a, c := 2, 5")
 	got, err = evalInt(t, newInterp(t), "a := 1", "b := a\n"+second+"\n_ = c", "b")
 	if err != nil || got != 1 {
 		t.Errorf("rewritten: b = %d, %v; want 1", got, err)

@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// RedeclareViaTemps works around the interpreter's handling of a top-level short variable
+// redeclareViaTemps works around the interpreter's handling of a top-level short variable
 // declaration of several names that redeclares a variable of an earlier evaluation ("a, c :=
 // 2, 5" or "a, err := f()" after a cell defined a): it runs a cell's top-level statements in
 // its global scope, where such a statement creates a new variable for the redeclared name
@@ -19,13 +19,12 @@ import (
 //
 // which has the same effect in Go: the values are evaluated once, in the same order.
 //
-// It is not part of Pipeline: which names are redeclared depends on the variables that the
-// earlier statements of the same cell defined, so the session runs it on each top-level
-// statement just before evaluating it, with Env.IsVar and Env.Cell set.
+// A name is redeclared when Env.IsVar says it is a variable of the session or an earlier unit
+// of the cell defines it as one (see Run).
 //
 // Upstream: no upstream issue found (https://github.com/traefik/yaegi/issues/1640, open, is a
 // different fault of redeclaring short variable declarations).
-var RedeclareViaTemps = Pass{
+var redeclareViaTemps = Pass{
 	Name:  "redeclare-via-temps",
 	Issue: "no upstream issue found",
 	Rewrite: func(env Env, u Unit) (string, error) {
@@ -37,11 +36,10 @@ var RedeclareViaTemps = Pass{
 	},
 }
 
-// RedeclaredPrefix starts the names of the temporaries of RedeclareViaTemps; names with it
-// are not the user's variables.
-const RedeclaredPrefix = "_gosbi_r"
+// redeclaredPrefix starts the names of the temporaries of redeclare-via-temps.
+const redeclaredPrefix = "_gosbi_r"
 
-// redeclared returns the statement's text rewritten as RedeclareViaTemps describes, or the
+// redeclared returns the statement's text rewritten as redeclareViaTemps describes, or the
 // text unchanged when it needs no rewrite.
 func (p *parsed) redeclared(env Env) string {
 	as, ok := p.root.(*ast.AssignStmt)
@@ -68,7 +66,7 @@ func (p *parsed) redeclared(env Env) string {
 	last := 0
 	for k, i := range redeclared {
 		id := as.Lhs[i].(*ast.Ident)
-		tmp := fmt.Sprintf("%s%d_%d", RedeclaredPrefix, env.Cell, k+1)
+		tmp := fmt.Sprintf("%s%d_%d", redeclaredPrefix, env.Cell, k+1)
 		b.WriteString(p.Text[last:p.offset(id.Pos())])
 		b.WriteString(tmp)
 		b.WriteString(p.position(id.End()))

@@ -13,13 +13,9 @@
 //   - the result parses, as the unit did (hoist-method-values and reorder-defines check it
 //     and drop a rewrite that does not).
 //
-// The passes, each in the file of its name: hoist-method-values, reorder-defines,
-// parenthesize-tuples, func-scope (Pipeline, in this order) and redeclare-via-temps.
-//
-// Run applies the passes of Pipeline, in order, to the units of a cell, once, after the
-// session has split it. RedeclareViaTemps is the exception: it depends on the variables that
-// earlier statements of the same cell define, so the session applies it to each group of
-// statements just before evaluating it.
+// The passes, in the order of Pipeline and each in the file of its name: hoist-method-values,
+// reorder-defines, parenthesize-tuples, func-scope and redeclare-via-temps. Run applies them
+// to the units of a cell, once, after the session has split it.
 package rewrite
 
 import (
@@ -55,9 +51,10 @@ type Env struct {
 	// IsPackage reports whether a name in the cell's code names a package (one the session
 	// or the cell imports, or would import on its use), not a variable. Nil means never.
 	IsPackage func(name string) bool
-	// IsVar reports whether a name is a variable of the session (RedeclareViaTemps only).
+	// IsVar reports whether a name is a variable of the session before the cell runs. Run
+	// adds the definitions of the units before the one it rewrites. Nil means never.
 	IsVar func(name string) bool
-	// Cell is the number of the cell, which names temporaries (RedeclareViaTemps only).
+	// Cell is the number of the cell, which names temporaries.
 	Cell int
 }
 
@@ -74,14 +71,23 @@ type Pass struct {
 
 // Pipeline is the passes, in the order Run applies them. The order matters: func-scope comes
 // after hoist-method-values, whose block of definitions must run in a function literal at the
-// top of a cell.
-var Pipeline = []Pass{hoistMethodValues, reorderDefines, parenthesizeTuples, funcScope}
+// top of a cell, and redeclare-via-temps last, as its result is two statements.
+var Pipeline = []Pass{hoistMethodValues, reorderDefines, parenthesizeTuples, funcScope, redeclareViaTemps}
 
 // Run rewrites the units of a cell in place with the passes of Pipeline, in order. It
 // returns the first error of a pass, whose message starts with the interpreter's position
 // "_.go:L:C: ".
 func Run(env Env, units []Unit) error {
+	vars := map[string]bool{} // names the earlier units define: true for variables
+	sessionVar := env.IsVar
+	env.IsVar = func(name string) bool {
+		if isVar, ok := vars[name]; ok {
+			return isVar
+		}
+		return sessionVar != nil && sessionVar(name)
+	}
 	for i := range units {
+		defs := definitions(units[i])
 		for _, p := range Pipeline {
 			text, err := p.Rewrite(env, units[i])
 			if err != nil {
@@ -89,8 +95,46 @@ func Run(env Env, units []Unit) error {
 			}
 			units[i].Text = text
 		}
+		for name, isVar := range defs {
+			vars[name] = isVar
+		}
 	}
 	return nil
+}
+
+// definitions returns the names a unit defines at the top of the cell, true for variables.
+func definitions(u Unit) map[string]bool {
+	defs := map[string]bool{}
+	p, err := parse(u)
+	if err != nil {
+		return defs
+	}
+	switch n := p.root.(type) {
+	case *ast.AssignStmt:
+		if n.Tok == token.DEFINE {
+			for _, l := range n.Lhs {
+				if id, ok := l.(*ast.Ident); ok && id.Name != "_" {
+					defs[id.Name] = true
+				}
+			}
+		}
+	case *ast.FuncDecl:
+		if n.Recv == nil {
+			defs[n.Name.Name] = false
+		}
+	case *ast.GenDecl:
+		for _, sp := range n.Specs {
+			switch sp := sp.(type) {
+			case *ast.ValueSpec:
+				for _, id := range sp.Names {
+					defs[id.Name] = n.Tok == token.VAR
+				}
+			case *ast.TypeSpec:
+				defs[sp.Name.Name] = false
+			}
+		}
+	}
+	return defs
 }
 
 // positionComment matches the position comments the passes insert.

@@ -8,7 +8,7 @@ import (
 // TestPipelineNamed checks that every pass says what it is and what it works around.
 func TestPipelineNamed(t *testing.T) {
 	seen := map[string]bool{}
-	for _, p := range append(Pipeline, RedeclareViaTemps) {
+	for _, p := range Pipeline {
 		if p.Name == "" || p.Issue == "" || p.Rewrite == nil || seen[p.Name] {
 			t.Errorf("pass %q: want a unique name, an issue and a rewrite", p.Name)
 		}
@@ -33,6 +33,26 @@ func TestRun(t *testing.T) {
 		"var a, b = (g()), 1",
 		"fmt.Println(n)",
 	}
+	for i, u := range units {
+		if got := StripPositions(u.Text); got != want[i] {
+			t.Errorf("unit %d: %q, want %q", i, got, want[i])
+		}
+	}
+
+	// a variable of an earlier unit, or of the session, is redeclared through a temporary
+	units = []Unit{
+		{Kind: Stmt, Text: "a := 1", Line: 1100001, Col: 1},
+		{Kind: Decl, Text: "func s() {}", Line: 1100002, Col: 1},
+		{Kind: Stmt, Text: "a, c := f(), 2", Line: 1100003, Col: 1},
+		{Kind: Stmt, Text: "v, d := 3, 4", Line: 1100004, Col: 1},
+		{Kind: Stmt, Text: "s, e := 5, 6", Line: 1100005, Col: 1},
+	}
+	env := Env{Cell: 7, IsVar: func(name string) bool { return name == "v" || name == "s" }}
+	if err := Run(env, units); err != nil {
+		t.Fatal(err)
+	}
+	want = []string{"a := 1", "func s() {}", "_gosbi_r7_1, c := (f()), 2; a = _gosbi_r7_1", "_gosbi_r7_1, d := 3, 4; v = _gosbi_r7_1",
+		"s, e := 5, 6"}
 	for i, u := range units {
 		if got := StripPositions(u.Text); got != want[i] {
 			t.Errorf("unit %d: %q, want %q", i, got, want[i])
