@@ -356,9 +356,7 @@ func (s *Session) runDecls(ctx context.Context, group []item) error {
 	var redefined []string
 	for _, it := range group {
 		if fd, ok := it.decl.(*ast.FuncDecl); ok && fd.Recv == nil && fd.Name.Name == "main" {
-			// The interpreter runs a function named main after every evaluation that follows
-			// its definition: keep it under another name.
-			it.text = mainDecl.ReplaceAllString(it.text, "${1}_main(")
+			// renamed by package rewrite (see rewrite.MainName)
 			if s.fileName == "" {
 				fmt.Fprintf(s.opts.Stderr, "note: cell [%d]: func main is kept as _main; call _main() to run it\n", s.cell)
 			}
@@ -454,8 +452,6 @@ func (s *Session) readsSessionVar(it item) bool {
 	}
 	return false
 }
-
-var mainDecl = regexp.MustCompile(`^((?:\s*//[^\n]*\n)*\s*func\s+)main\s*\(`)
 
 // declSource joins declarations, each preceded by a line directive giving its cell position.
 func (s *Session) declSource(items []item) string {

@@ -163,3 +163,18 @@ func TestCanaryFuncScope(t *testing.T) {
 		})
 	}
 }
+
+func TestCanaryRenameMain(t *testing.T) {
+	const main = "func main() { n++ }"
+	got, err := evalInt(t, newInterp(t), "var n int", main, "n = n + 0", "n")
+	if err == nil && got == 0 {
+		t.Errorf("yaegi no longer runs a declared main after each evaluation: drop pass %s", renameMain.Name)
+	}
+	got, err = evalInt(t, newInterp(t), "var n int", rewritten(t, renameMain, Env{}, Decl, main), "n = n + 0", "n")
+	if err != nil || got != 0 {
+		t.Errorf("rewritten: n = %d, %v; want 0", got, err)
+	}
+	if _, err := evalInt(t, newInterp(t), "var n int", rewritten(t, renameMain, Env{}, Decl, main), MainName+"()", "n"); err != nil {
+		t.Errorf("rewritten: %s() fails: %v", MainName, err)
+	}
+}
