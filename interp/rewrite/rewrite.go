@@ -15,8 +15,8 @@
 //
 // The passes, in the order of Pipeline and each in the file of its name: rename-main,
 // hoist-method-values, reorder-defines, parenthesize-tuples, func-scope and
-// redeclare-via-temps. Run applies them
-// to the units of a cell, once, after the session has split it.
+// redeclare-via-temps. Run applies them to the units of a cell, once, after the session has
+// split it.
 package rewrite
 
 import (
