@@ -6,6 +6,8 @@ import (
 	"go/token"
 	"strconv"
 	"strings"
+
+	"github.com/gosbi/gosbi/interp/rewrite"
 )
 
 // The interpreter reports each frame of a panic at the first statement of its function
@@ -35,7 +37,7 @@ func (s *Session) callSite(caller, callee string) (string, bool) {
 		return "", false
 	default:
 		d := s.decls[caller]
-		if caller == "_main" {
+		if caller == rewrite.MainName {
 			d = s.decls["main"]
 		}
 		if d == nil {

@@ -10,7 +10,8 @@ import (
 
 func TestComplete(t *testing.T) {
 	ts := newTestSession(t)
-	ts.mustRun(t, "import \"strings\"\ntype Point struct{ X, Y float64; label string }\nfunc (p Point) Norm() float64 { return p.X*p.X + p.Y*p.Y }\nvar origin = Point{}\nsamples := []float64{1, 2}\nfunc simulate(n int) []float64 { return nil }\nrng := rand.New(rand.NewPCG(1, 2))")
+	ts.mustRun(t, "import \"strings\"\ntype Point struct{ X, Y float64; label string }\nfunc (p Point) Norm() float64 { return p.X*p.X + p.Y*p.Y }\nvar origin = Point{}\nsamples := []float64{1, 2}\nfunc simulate(n int) []float64 { return nil }\nrng := rand.New(rand.NewPCG(1, 2))\n"+
+		"pt, k := Point{X: 1}, 3\nvar vp, vk = Point{}, 2")
 	cases := []struct {
 		code       string
 		want       []string // must be among the matches
@@ -23,6 +24,9 @@ func TestComplete(t *testing.T) {
 		{code: "mat.NewD", want: []string{"NewDense"}, start: 4, end: 8}, // auto-importable package
 		{code: "origin.", want: []string{"X", "Y", "Norm", "label"}, notWant: []string{"Xlabel"}, start: 7, end: 7},
 		{code: "rng.Flo", want: []string{"Float64"}, start: 4, end: 7},
+		// variables of multi-value definitions, whose values the session rewrites
+		{code: "pt.", want: []string{"X", "Norm"}, start: 3, end: 3},
+		{code: "vp.", want: []string{"X", "Norm"}, start: 3, end: 3},
 		{code: "fo", want: []string{"for"}, start: 0, end: 2},
 		{code: "str", want: []string{"strings", "string", "strconv"}, start: 0, end: 3},
 		{code: "π := 3.0\nsim", want: []string{"simulate"}, start: 9, end: 12}, // code points, not bytes

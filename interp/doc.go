@@ -22,6 +22,13 @@
 // compiled code runs to its end: the cell reports the interrupt only then, and nothing of it
 // runs afterwards (the kernel restarts the worker if that takes longer than its grace period).
 //
+// # Workarounds
+//
+// Faults of the interpreter that a rewrite of the source avoids are avoided by the passes of
+// package rewrite, which the session runs on a cell's items after splitting them and before
+// evaluating them; each pass names the fault and its upstream issue, and a canary test tells
+// when upstream has fixed it.
+//
 // # Interpreted and compiled code
 //
 // A program that hosts a session (the kernel's worker, the script runner, the REPL) links a

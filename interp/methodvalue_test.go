@@ -3,6 +3,8 @@ package interp
 import (
 	"strings"
 	"testing"
+
+	"github.com/gosbi/gosbi/interp/rewrite"
 )
 
 // TestMethodValueInTupleAssignment assigns method values of a compiled type (*dist.Normal)
@@ -50,7 +52,7 @@ func TestMethodValueRewriteKeepsPositions(t *testing.T) {
 			t.Errorf("%q: no error", c.code)
 			continue
 		}
-		if !strings.Contains(res.Err.Value, c.want) || strings.Contains(res.Err.Value, hoistPrefix) {
+		if !strings.Contains(res.Err.Value, c.want) || strings.Contains(res.Err.Value, rewrite.HoistPrefix) {
 			t.Errorf("%q: error %q, want it to contain %q", c.code, res.Err.Value, c.want)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/gosbi/gosbi/display"
+	"github.com/gosbi/gosbi/interp/rewrite"
 )
 
 var packageClause = regexp.MustCompile(`(?m)^package\s+\w+\s*(;|$)`)
@@ -60,7 +61,7 @@ func runScript(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	res := sess.Execute(context.Background(), code, 1)
 	if res.Err == nil && isProgram {
 		if d, ok := sess.decls["main"]; ok && d.kind == funcDecl {
-			res = sess.Execute(context.Background(), "_main()", 1)
+			res = sess.Execute(context.Background(), rewrite.MainName+"()", 1)
 		}
 	}
 	if res.Err != nil {

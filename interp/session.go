@@ -194,9 +194,7 @@ func (s *Session) runGo(ctx context.Context, code string, count int) (res Result
 	if len(items) == 0 {
 		return Result{}
 	}
-	s.hoistMethodValues(items, count)
-	rewriteTuples(items, count)
-	if err := cyclicDefines(items); err != nil {
+	if err := s.rewrite(items, count); err != nil {
 		return s.fail(err)
 	}
 	s.items = items
@@ -358,9 +356,7 @@ func (s *Session) runDecls(ctx context.Context, group []item) error {
 	var redefined []string
 	for _, it := range group {
 		if fd, ok := it.decl.(*ast.FuncDecl); ok && fd.Recv == nil && fd.Name.Name == "main" {
-			// The interpreter runs a function named main after every evaluation that follows
-			// its definition: keep it under another name.
-			it.text = mainDecl.ReplaceAllString(it.text, "${1}_main(")
+			// renamed by package rewrite (see rewrite.MainName)
 			if s.fileName == "" {
 				fmt.Fprintf(s.opts.Stderr, "note: cell [%d]: func main is kept as _main; call _main() to run it\n", s.cell)
 			}
@@ -457,8 +453,6 @@ func (s *Session) readsSessionVar(it item) bool {
 	return false
 }
 
-var mainDecl = regexp.MustCompile(`^((?:\s*//[^\n]*\n)*\s*func\s+)main\s*\(`)
-
 // declSource joins declarations, each preceded by a line directive giving its cell position.
 func (s *Session) declSource(items []item) string {
 	var b strings.Builder
@@ -507,7 +501,7 @@ func fieldCount(fl *ast.FieldList) int {
 
 // literalType guesses the type name of a value expression: T{…}, &T{…}, NewT(…) or pkg.NewT(…).
 func literalType(e ast.Expr) string {
-	switch e := e.(type) {
+	switch e := ast.Unparen(e).(type) {
 	case *ast.CompositeLit:
 		if e.Type != nil {
 			return printNode(e.Type)
@@ -605,16 +599,7 @@ func (s *Session) runStmts(ctx context.Context, group []item) error {
 			b.WriteString(";")
 			b.WriteString(lineDirective(s.cell, it.line, it.col))
 		}
-		if needsFuncScope(it.stmt) {
-			// The statement defines nothing the session keeps, and the interpreter mishandles
-			// it in the global scope (see needsFuncScope); inside a function literal it works,
-			// with the same effect. The directive keeps the statement's own columns.
-			b.WriteString("func() {" + lineDirective(s.cell, it.line, it.col) + it.text + "\n}()")
-		} else if text, ok := s.redeclareViaTemps(it); ok {
-			b.WriteString(text)
-		} else {
-			b.WriteString(it.text)
-		}
+		b.WriteString(it.text)
 		b.WriteString("\n")
 		end = it.end
 	}
@@ -627,59 +612,6 @@ func (s *Session) runStmts(ctx context.Context, group []item) error {
 	return nil
 }
 
-// needsFuncScope reports whether a top-level statement must run inside a function literal
-// because the interpreter gets it wrong in the global scope:
-//   - a type switch with a binding crashes it;
-//   - a definition in a nested block ("if ok { a := 2 }", "for _, v := range xs { ... }",
-//     "var a = 2" in a block) assigns a session variable of the same name instead of
-//     declaring a new one, and a multi-value one ("if ok { a, b := f() }") is left undefined:
-//     the interpreter resolves names of blocks in the global scope against the globals;
-//   - an assignment to the blank identifier ("_ = f()") fails after an earlier top-level
-//     "_, x := g()" because that definition gave "_" a type in the global scope.
-//
-// None of these defines a name the session keeps: the names defined inside a block are
-// local to it.
-func needsFuncScope(st ast.Stmt) bool {
-	switch st := st.(type) {
-	case *ast.TypeSwitchStmt:
-		return true
-	case *ast.AssignStmt:
-		return st.Tok == token.ASSIGN && hasBlank(st.Lhs)
-	case *ast.DeclStmt, *ast.ExprStmt, *ast.IncDecStmt, *ast.SendStmt, *ast.GoStmt, *ast.DeferStmt:
-		return false
-	}
-	found := false
-	ast.Inspect(st, func(n ast.Node) bool {
-		if found {
-			return false
-		}
-		switch n := n.(type) {
-		case *ast.FuncLit:
-			return false // a function has its own scope
-		case *ast.AssignStmt:
-			found = n.Tok == token.DEFINE || (n.Tok == token.ASSIGN && hasBlank(n.Lhs))
-		case *ast.ValueSpec:
-			found = true
-		case *ast.RangeStmt:
-			found = n.Tok == token.DEFINE
-		case *ast.TypeSwitchStmt:
-			found = true
-		}
-		return !found
-	})
-	return found
-}
-
-// hasBlank reports whether one of the expressions is the blank identifier.
-func hasBlank(es []ast.Expr) bool {
-	for _, e := range es {
-		if id, ok := e.(*ast.Ident); ok && id.Name == "_" {
-			return true
-		}
-	}
-	return false
-}
-
 // registerVars records the variables a top-level statement defines.
 func (s *Session) registerVars(it item) {
 	as, ok := it.stmt.(*ast.AssignStmt)
@@ -688,7 +620,7 @@ func (s *Session) registerVars(it item) {
 	}
 	for i, l := range as.Lhs {
 		id, ok := l.(*ast.Ident)
-		if !ok || id.Name == "_" || strings.HasPrefix(id.Name, redeclaredPrefix) {
+		if !ok || id.Name == "_" {
 			continue
 		}
 		s.seq++

@@ -209,6 +209,8 @@ func TestCellSemantics(t *testing.T) {
 			{code: "func main() { fmt.Println(\"main ran\") }", errOut: "func main is kept as _main"},
 			{code: "1", result: "1", notOut: "main ran"},
 			{code: "_main()", out: "main ran\n"},
+			// positions after the renamed name stay the cell's own
+			{code: "func main() { fmt.Println(nope) }", errText: "cell [4] line 1:27: undefined: nope"},
 		}},
 		{"multi-value definitions inside blocks at a cell's top level", []step{
 			{code: "import \"fmt\"\nimport \"strconv\"\nn := 0", result: "<no result>"},

@@ -70,6 +70,15 @@ func TestTupleAssignResults(t *testing.T) {
 			"func() { x := 1.0; x, z := math.Max(x, 5), x; fmt.Println(x, z) }()"},
 			"5 1\n"},
 		{"top level define redeclares a name that a later value reads", []string{"x := 1.0\nx, z := 5.0, x\nfmt.Println(x, z)"}, "5 1\n"},
+		{"top level define redeclares a variable of an earlier cell with a call", []string{
+			"a := 1.0", "b := a\na, c := math.Sqrt(4), 5\nfmt.Println(a, b, c)"},
+			"2 1 5\n"},
+		{"top level define redeclares a variable of an earlier statement of the cell", []string{
+			"p := 1\nq := p\np, r := 2, 5\nfmt.Println(p, q, r)"},
+			"2 1 5\n"},
+		{"top level define redeclares a variable defined before a declaration of the cell", []string{
+			"x := 1\nfunc h() int { return 2 }\ny := x\nx, w := h(), 5\nfmt.Println(x, y, w)"},
+			"2 1 5\n"},
 		{"define with a chain of redeclared names", []string{
 			"func() { a, b := 1, 2; a, b, c := 10, a, (b); fmt.Println(a, b, c) }()"},
 			"10 1 2\n"},
@@ -107,63 +116,6 @@ func TestTupleAssignResults(t *testing.T) {
 				t.Errorf("output %q, want %q", got, c.out)
 			}
 		})
-	}
-}
-
-// TestParenthesizeTuples checks which values the rewrite puts in parentheses and which short
-// variable declarations it reorders; position comments are removed before comparing.
-func TestParenthesizeTuples(t *testing.T) {
-	cases := []struct{ in, want string }{
-		{"x, y = f(), 5", "x, y = (f()), 5"},
-		{"x, y = 5, pkg.F(1, 2)", "x, y = 5, (pkg.F(1, 2))"},
-		{"x, y := T{1}, <-ch", "x, y := (T{1}), (<-ch)"},
-		{"var a, b = f(), g()", "var a, b = (f()), (g())"},
-		{"x, y = a+f(), -f()", "x, y = a+f(), -f()"},
-		{"x, y = (f()), 5", "x, y = (f()), 5"},
-		{"x, y = f()", "x, y = f()"},
-		{"x = f()", "x = f()"},
-		{"var a = T{1}", "var a = T{1}"},
-		{"a, b = b, a", "a, b = b, a"},
-		{"s := \"x, y = f(), 5\"", "s := \"x, y = f(), 5\""},
-		{"func g() {\n\ta, b := 0, 0\n\ta, b = h(a), b+1\n}", "func g() {\n\ta, b := 0, 0\n\ta, b = (h(a)), b+1\n}"},
-		{"f(func() { a, b = g(func() { c, d = h(), 1 }), 2 })", "f(func() { a, b = (g(func() { c, d = (h()), 1 })), 2 })"},
-		{"for a, b := 0, 1; a < 9; a, b = b, f(a) {\n}", "for a, b := 0, 1; a < 9; a, b = b, (f(a)) {\n}"},
-		{"x, z := f(x), x", "z, x := x, (f(x))"},
-		{"a, b, c := 10, a, b", "c, b, a := b, a, 10"},
-		{"a, b, c := b, a, 3", "a, b, c := b, a, 3"},
-		{"x, z := x, 5", "x, z := x, 5"},
-		{"f := func() {\n\tx, z := T{}, x\n\tg(func() { y, w := 1, y })\n}", "f := func() {\n\tz, x := x, (T{})\n\tg(func() { w, y := y, 1 })\n}"},
-	}
-	for _, c := range cases {
-		items, err := splitCell(c.in, 1)
-		if err != nil {
-			t.Fatalf("%q: %v", c.in, err)
-		}
-		if len(items) != 1 {
-			t.Fatalf("%q: %d items, want 1", c.in, len(items))
-		}
-		got := items[0].rewriteTuples(1)
-		if unchanged := c.in == c.want; (got == c.in) != unchanged {
-			t.Errorf("%q: rewritten %q; want the text unchanged: %v", c.in, got, unchanged)
-		}
-		if plain := tupleLineComment.ReplaceAllString(got, ""); plain != c.want {
-			t.Errorf("%q: rewritten %q, want %q", c.in, plain, c.want)
-		}
-	}
-}
-
-// TestParenthesizeTuplesPositions checks the position comments: each gives the cell line and
-// column of the source that follows it.
-func TestParenthesizeTuplesPositions(t *testing.T) {
-	src := "y := 1\n  x, y = f(\n\t1), 5"
-	items, err := splitCell(src, 4)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := items[1].rewriteTuples(4)
-	want := "x, y = (/*line _.go:1400002:10*/f(\n\t1))/*line _.go:1400003:4*/, 5"
-	if got != want {
-		t.Errorf("rewritten %q, want %q", got, want)
 	}
 }
 

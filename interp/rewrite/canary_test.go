@@ -1,0 +1,180 @@
+package rewrite
+
+import (
+	"io"
+	"reflect"
+	"strings"
+	"testing"
+
+	yaegi "github.com/traefik/yaegi/interp"
+)
+
+// The canary tests run the construct each pass works around through the interpreter, without
+// the pass, and check that the interpreter still gets it wrong: a canary that fails means
+// upstream fixed the fault, and the pass (and its canary) can go. Each also checks that the
+// construct, rewritten by the pass, gives Go's result.
+
+// multiplier is a compiled type whose method values the interpreter mistypes.
+type multiplier struct{ k int }
+
+func (m *multiplier) Mul(x int) int { return m.k * x }
+
+func newMultiplier(k int) *multiplier { return &multiplier{k} }
+
+// newInterp returns an interpreter with package "example.com/m" (m.New, m.T) compiled in.
+func newInterp(t *testing.T) *yaegi.Interpreter {
+	t.Helper()
+	i := yaegi.New(yaegi.Options{Stderr: io.Discard})
+	err := i.Use(yaegi.Exports{"example.com/m/m": {
+		"New": reflect.ValueOf(newMultiplier),
+		"T":   reflect.ValueOf((*multiplier)(nil)),
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return i
+}
+
+// evalInt evaluates cells in order and returns the int value of the last, or the first error.
+func evalInt(t *testing.T, i *yaegi.Interpreter, cells ...string) (v int64, err error) {
+	t.Helper()
+	defer func() {
+		if r := recover(); r != nil {
+			err = yaegi.Panic{Value: r}
+		}
+	}()
+	var res reflect.Value
+	for _, c := range cells {
+		if res, err = i.Eval(c); err != nil {
+			return 0, err
+		}
+	}
+	if res.Kind() == reflect.Interface {
+		res = res.Elem()
+	}
+	return res.Int(), nil
+}
+
+// rewritten returns a declaration rewritten by a pass.
+func rewritten(t *testing.T, p Pass, env Env, kind Kind, text string) string {
+	t.Helper()
+	out, err := p.Rewrite(env, Unit{Kind: kind, Text: text, Line: 1, Col: 1})
+	if err != nil {
+		t.Fatalf("%s: %v", p.Name, err)
+	}
+	if out == text {
+		t.Fatalf("%s left %q unchanged", p.Name, text)
+	}
+	return out
+}
+
+func TestCanaryParenthesizeTuples(t *testing.T) {
+	const f = "func f() int { return 3 }"
+	const g = "func g() int {\n\tx, y := 0, 0\n\tx, y = f(), 5\n\t_ = x\n\treturn y\n}"
+	got, err := evalInt(t, newInterp(t), f, g, "g()")
+	if err == nil && got == 5 {
+		t.Errorf("yaegi now assigns every value of \"x, y = f(), 5\": drop pass %s (%s)", parenthesizeTuples.Name, parenthesizeTuples.Issue)
+	}
+	got, err = evalInt(t, newInterp(t), f, rewritten(t, parenthesizeTuples, Env{}, Decl, g), "g()")
+	if err != nil || got != 5 {
+		t.Errorf("rewritten: y = %d, %v; want 5", got, err)
+	}
+}
+
+func TestCanaryReorderDefines(t *testing.T) {
+	const g = "func g() int {\n\tx := 1\n\tx, z := 5, x\n\t_ = x\n\treturn z\n}"
+	got, err := evalInt(t, newInterp(t), g, "g()")
+	if err == nil && got == 1 {
+		t.Errorf("yaegi now reads x before it redeclares it in \"x, z := 5, x\": drop pass %s (%s)", reorderDefines.Name, reorderDefines.Issue)
+	}
+	got, err = evalInt(t, newInterp(t), rewritten(t, reorderDefines, Env{}, Decl, g), "g()")
+	if err != nil || got != 1 {
+		t.Errorf("rewritten: z = %d, %v; want 1", got, err)
+	}
+
+	// a cycle, which no order fixes, is refused
+	const swap = "func h() int {\n\ta, b := 1, 2\n\ta, b, c := b, a, 3\n\t_ = c\n\treturn 10*a + b\n}"
+	got, err = evalInt(t, newInterp(t), swap, "h()")
+	if err == nil && got == 21 {
+		t.Errorf("yaegi now swaps in \"a, b, c := b, a, 3\": drop the refusal of cycles in pass %s", reorderDefines.Name)
+	}
+	if _, err := reorderDefines.Rewrite(Env{}, Unit{Kind: Decl, Text: swap, Line: 1, Col: 1}); err == nil {
+		t.Errorf("%s accepted %q", reorderDefines.Name, swap)
+	}
+}
+
+func TestCanaryHoistMethodValues(t *testing.T) {
+	const g = "func g() int {\n\tt := m.New(3)\n\tvar f func(int) int\n\tvar n int\n\tf, n = t.Mul, 2\n\treturn f(n)\n}"
+	got, err := evalInt(t, newInterp(t), `import "example.com/m"`, g, "g()")
+	if err == nil && got == 6 {
+		t.Errorf("yaegi now types the method value t.Mul of a compiled type in \"f, n = t.Mul, 2\": drop pass %s (%s)", hoistMethodValues.Name, hoistMethodValues.Issue)
+	} else if err != nil && !strings.Contains(err.Error(), "not assignable") {
+		t.Logf("yaegi fails differently now: %v", err)
+	}
+	env := Env{IsPackage: func(name string) bool { return name == "m" }}
+	got, err = evalInt(t, newInterp(t), `import "example.com/m"`, rewritten(t, hoistMethodValues, env, Decl, g), "g()")
+	if err != nil || got != 6 {
+		t.Errorf("rewritten: f(2) = %d, %v; want 6", got, err)
+	}
+}
+
+func TestCanaryRedeclareViaTemps(t *testing.T) {
+	// the second cell redeclares a, which the first defined, and reads it before
+	const cell = "b := a\na, c := 2, 5"
+	got, err := evalInt(t, newInterp(t), "a := 1", cell+"\n_ = c", "b")
+	if err == nil && got == 1 {
+		t.Errorf("yaegi now keeps a's value until \"a, c := 2, 5\" redeclares it in a later evaluation: drop pass %s (%s)",
+			redeclareViaTemps.Name, redeclareViaTemps.Issue)
+	}
+	env := Env{Cell: 2, IsVar: func(name string) bool { return name == "a" }}
+	second := rewritten(t, redeclareViaTemps, env, Stmt, "a, c := 2, 5")
+	got, err = evalInt(t, newInterp(t), "a := 1", "b := a\n"+second+"\n_ = c", "b")
+	if err != nil || got != 1 {
+		t.Errorf("rewritten: b = %d, %v; want 1", got, err)
+	}
+	if a, err := evalInt(t, newInterp(t), "a := 1", "b := a\n"+second, "a"); err != nil || a != 2 {
+		t.Errorf("rewritten: a = %d, %v; want 2", a, err)
+	}
+}
+
+func TestCanaryFuncScope(t *testing.T) {
+	cases := []struct {
+		name  string
+		cells []string // the last is the statement the pass rewrites, then the value checked
+		check string
+		want  int64
+	}{
+		{"type switch with a binding", []string{"var x any = 4", "n := 0", "switch v := x.(type) {\ncase int:\n\tn = v\n}"}, "n", 4},
+		{"definition in a block", []string{"a := 1", "if true {\n\ta := 2\n\t_ = a\n}"}, "a", 1},
+		{"blank after a blank definition", []string{"func g() (int, string) { return 1, \"s\" }", "_, x := g()", "_ = x + \"t\""}, "len(x)", 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			last := len(c.cells) - 1
+			got, err := evalInt(t, newInterp(t), append(c.cells, c.check)...)
+			if err == nil && got == c.want {
+				t.Errorf("yaegi now runs %q in its global scope: drop this case of pass %s", c.cells[last], funcScope.Name)
+			}
+			cells := append([]string(nil), c.cells...)
+			cells[last] = rewritten(t, funcScope, Env{}, Stmt, cells[last])
+			if got, err = evalInt(t, newInterp(t), append(cells, c.check)...); err != nil || got != c.want {
+				t.Errorf("rewritten: %s = %d, %v; want %d", c.check, got, err, c.want)
+			}
+		})
+	}
+}
+
+func TestCanaryRenameMain(t *testing.T) {
+	const main = "func main() { n++ }"
+	got, err := evalInt(t, newInterp(t), "var n int", main, "n = n + 0", "n")
+	if err == nil && got == 0 {
+		t.Errorf("yaegi no longer runs a declared main after each evaluation: drop pass %s", renameMain.Name)
+	}
+	got, err = evalInt(t, newInterp(t), "var n int", rewritten(t, renameMain, Env{}, Decl, main), "n = n + 0", "n")
+	if err != nil || got != 0 {
+		t.Errorf("rewritten: n = %d, %v; want 0", got, err)
+	}
+	if _, err := evalInt(t, newInterp(t), "var n int", rewritten(t, renameMain, Env{}, Decl, main), MainName+"()", "n"); err != nil {
+		t.Errorf("rewritten: %s() fails: %v", MainName, err)
+	}
+}

@@ -1,0 +1,232 @@
+// Package rewrite holds the source-to-source passes that a notebook session runs on each
+// top-level item of a cell before the yaegi interpreter compiles it. Each pass works around
+// one fault of the interpreter, named in the pass's documentation with the upstream issue
+// where one exists, and each has a canary test that runs the bare construct through yaegi and
+// fails once upstream fixes it: then the pass can go.
+//
+// Invariants of every pass:
+//   - the rewritten source has the same effect in Go as the original (values are evaluated
+//     once, in the same order where Go fixes the order);
+//   - the rewritten source keeps the cell's positions: text that moves or follows inserted
+//     text is preceded by a position comment /*line _.go:L:C*/ (see StripPositions) or a
+//     line directive, so errors and panics name the user's own lines and columns;
+//   - the result parses, as the unit did (hoist-method-values and reorder-defines check it
+//     and drop a rewrite that does not).
+//
+// The passes, in the order of Pipeline and each in the file of its name: rename-main,
+// hoist-method-values, reorder-defines, parenthesize-tuples, func-scope and
+// redeclare-via-temps. Run applies them to the units of a cell, once, after the session has
+// split it.
+package rewrite
+
+import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/scanner"
+	"go/token"
+	"regexp"
+)
+
+// Kind classifies a unit of a cell.
+type Kind int
+
+const (
+	Import Kind = iota // an import declaration
+	Decl               // a func, method, type, var or const declaration
+	Stmt               // a statement (including an expression)
+)
+
+// Unit is one top-level import, declaration or statement of a cell.
+type Unit struct {
+	Kind Kind
+	Text string
+	// Line and Col are the interpreter's position of the first byte of Text, as a line
+	// directive "//line _.go:Line:Col" gives it; position comments that passes insert are
+	// computed from them.
+	Line, Col int
+}
+
+// Env is what passes may ask of the session.
+type Env struct {
+	// IsPackage reports whether a name in the cell's code names a package (one the session
+	// or the cell imports, or would import on its use), not a variable. Nil means never.
+	IsPackage func(name string) bool
+	// IsVar reports whether a name is a variable of the session before the cell runs. Run
+	// adds the definitions of the units before the one it rewrites. Nil means never.
+	IsVar func(name string) bool
+	// Cell is the number of the cell, which names temporaries.
+	Cell int
+}
+
+// Pass is one named rewrite.
+type Pass struct {
+	Name string
+	// Issue is the upstream yaegi issue the pass works around, or a sentence saying that no
+	// upstream issue was found.
+	Issue string
+	// Rewrite returns the unit's text rewritten, or an error when the unit cannot be run
+	// correctly by the interpreter and no rewrite fixes it.
+	Rewrite func(env Env, u Unit) (string, error)
+}
+
+// Pipeline is the passes, in the order Run applies them. The order matters: func-scope comes
+// after hoist-method-values, whose block of definitions must run in a function literal at the
+// top of a cell, and redeclare-via-temps last, as its result is two statements.
+var Pipeline = []Pass{renameMain, hoistMethodValues, reorderDefines, parenthesizeTuples, funcScope, redeclareViaTemps}
+
+// Run rewrites the units of a cell in place with the passes of Pipeline, in order. It
+// returns the first error of a pass, whose message starts with the interpreter's position
+// "_.go:L:C: ".
+func Run(env Env, units []Unit) error {
+	vars := map[string]bool{} // names the earlier units define: true for variables
+	sessionVar := env.IsVar
+	env.IsVar = func(name string) bool {
+		if isVar, ok := vars[name]; ok {
+			return isVar
+		}
+		return sessionVar != nil && sessionVar(name)
+	}
+	for i := range units {
+		defs := definitions(units[i])
+		for _, p := range Pipeline {
+			text, err := p.Rewrite(env, units[i])
+			if err != nil {
+				return err
+			}
+			units[i].Text = text
+		}
+		for name, isVar := range defs {
+			vars[name] = isVar
+		}
+	}
+	return nil
+}
+
+// definitions returns the names a unit defines at the top of the cell, true for variables.
+func definitions(u Unit) map[string]bool {
+	defs := map[string]bool{}
+	p, err := parse(u)
+	if err != nil {
+		return defs
+	}
+	switch n := p.root.(type) {
+	case *ast.AssignStmt:
+		if n.Tok == token.DEFINE {
+			for _, l := range n.Lhs {
+				if id, ok := l.(*ast.Ident); ok && id.Name != "_" {
+					defs[id.Name] = true
+				}
+			}
+		}
+	case *ast.FuncDecl:
+		if n.Recv == nil {
+			defs[n.Name.Name] = false
+		}
+	case *ast.GenDecl:
+		for _, sp := range n.Specs {
+			switch sp := sp.(type) {
+			case *ast.ValueSpec:
+				for _, id := range sp.Names {
+					defs[id.Name] = n.Tok == token.VAR
+				}
+			case *ast.TypeSpec:
+				defs[sp.Name.Name] = false
+			}
+		}
+	}
+	return defs
+}
+
+// positionComment matches the position comments the passes insert.
+var positionComment = regexp.MustCompile(`/\*line _\.go:\d+:\d+\*/`)
+
+// StripPositions returns text without the position comments of the passes, which name the
+// cell the text was rewritten in: two rewritten texts are the same source when their
+// stripped texts are equal.
+func StripPositions(text string) string {
+	return positionComment.ReplaceAllString(text, "")
+}
+
+// parsed is a unit with its syntax tree.
+type parsed struct {
+	Unit
+	fset *token.FileSet
+	base int      // offset of Text in the file of fset
+	root ast.Node // the declaration or statement
+}
+
+// parse parses a unit; statements are parsed in a function body.
+func parse(u Unit) (*parsed, error) {
+	dir := fmt.Sprintf("\n//line _.go:%d:%d\n", u.Line, u.Col)
+	prefix, suffix := "package p;"+dir, ""
+	if u.Kind == Stmt {
+		prefix, suffix = "package p; func _() {"+dir, "\n}"
+	}
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "", prefix+u.Text+suffix, parser.ParseComments)
+	if err != nil {
+		if el, ok := err.(scanner.ErrorList); ok && len(el) > 0 {
+			return nil, el[0]
+		}
+		return nil, err
+	}
+	p := &parsed{Unit: u, fset: fset, base: len(prefix), root: &ast.EmptyStmt{}}
+	if u.Kind == Stmt {
+		if body := f.Decls[0].(*ast.FuncDecl).Body.List; len(body) > 0 {
+			p.root = body[len(body)-1]
+		}
+	} else if len(f.Decls) > 0 {
+		p.root = f.Decls[len(f.Decls)-1]
+	}
+	return p, nil
+}
+
+// parses reports whether a unit's text parses.
+func parses(u Unit) bool {
+	_, err := parse(u)
+	return err == nil
+}
+
+// offset returns the byte offset in the unit's text of a position of its syntax tree.
+func (p *parsed) offset(pos token.Pos) int {
+	return p.fset.File(pos).Offset(pos) - p.base
+}
+
+// src returns the unit's text of a node.
+func (p *parsed) src(n ast.Node) string {
+	return p.Text[p.offset(n.Pos()):p.offset(n.End())]
+}
+
+// position returns the comment that gives the source following it the cell position of pos.
+// The position is the parser's, so it follows the comments of an earlier rewrite too.
+func (p *parsed) position(pos token.Pos) string {
+	q := p.fset.Position(pos)
+	return fmt.Sprintf("/*line _.go:%d:%d*/", q.Line, q.Column)
+}
+
+// repeat applies a rewrite of one statement at a time until it finds nothing more to do
+// (at most maxSteps times), and returns the last text that parses.
+func repeat(u Unit, step func(p *parsed) (string, bool)) string {
+	cur := u
+	for range maxSteps {
+		p, err := parse(cur)
+		if err != nil {
+			break
+		}
+		text, ok := step(p)
+		if !ok {
+			break
+		}
+		next := cur
+		next.Text = text
+		if !parses(next) {
+			break
+		}
+		cur = next
+	}
+	return cur.Text
+}
+
+// maxSteps bounds the statements of one unit that a pass rewrites one at a time.
+const maxSteps = 100
