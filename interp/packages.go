@@ -13,6 +13,7 @@ import (
 	yaegi "github.com/traefik/yaegi/interp"
 
 	"github.com/gosbi/gosbi/stdlib"
+	_ "github.com/gosbi/gosbi/stdlib/gosbi" // gosbi's own tables, added to stdlib.Symbols
 )
 
 // preferred resolves package names that several importable packages share, for auto-import.

@@ -2,22 +2,28 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
 
-// TestCheckTables runs the check on a fake package in a temporary directory: a table whose
+// TestCheckTables runs the check on a fake package in a set of tables in a subdirectory of a
+// temporary directory (as gosbi's own tables are): a table whose
 // inputs and file are those recorded passes without being generated again (the fake package
 // cannot be generated, so an attempt would fail the check); a missing table, an extra table
 // and a table whose record does not match are reported or generated again.
 func TestCheckTables(t *testing.T) {
 	t.Chdir(t.TempDir())
+	ts := tableSet{name: "fake", dir: "sub", pkg: "fake"}
+	if err := os.Mkdir(ts.dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	p := listedPackage{ImportPath: "example.com/fake", Name: "fake"}
-	name := fileName(p.ImportPath)
+	name := filepath.Join(ts.dir, fileName(p.ImportPath))
 	table := []byte("package stdlib\n")
 	inputs := map[string]string{p.ImportPath: "in1"}
 
-	stale, err := checkTables([]listedPackage{p}, inputs, true)
+	stale, err := checkTables(ts, []listedPackage{p}, inputs, true)
 	if err != nil || len(stale) != 1 || !strings.Contains(stale[0], "no "+name) {
 		t.Errorf("missing table: stale %q, %v", stale, err)
 	}
@@ -25,33 +31,33 @@ func TestCheckTables(t *testing.T) {
 	if err := os.WriteFile(name, table, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := writeSums(map[string]sum{p.ImportPath: {"in1", hashBytes(table)}}); err != nil {
+	if err := writeSums(ts.dir, map[string]sum{p.ImportPath: {"in1", hashBytes(table)}}); err != nil {
 		t.Fatal(err)
 	}
-	if stale, err := checkTables([]listedPackage{p}, inputs, true); err != nil || len(stale) != 0 {
+	if stale, err := checkTables(ts, []listedPackage{p}, inputs, true); err != nil || len(stale) != 0 {
 		t.Errorf("recorded table: stale %q, %v", stale, err)
 	}
 
-	if err := os.WriteFile("z_gone.go", table, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(ts.dir, "z_gone.go"), table, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	stale, err = checkTables([]listedPackage{p}, inputs, true)
-	if err != nil || len(stale) != 1 || !strings.Contains(stale[0], "z_gone.go") {
+	stale, err = checkTables(ts, []listedPackage{p}, inputs, true)
+	if err != nil || len(stale) != 1 || !strings.Contains(stale[0], filepath.Join(ts.dir, "z_gone.go")) {
 		t.Errorf("table of no package: stale %q, %v", stale, err)
 	}
-	os.Remove("z_gone.go")
+	os.Remove(filepath.Join(ts.dir, "z_gone.go"))
 
 	// A table edited by hand, or inputs that changed, send the package to the generator.
 	if err := os.WriteFile(name, []byte("package stdlib // edited\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := checkTables([]listedPackage{p}, inputs, true); err == nil || !strings.Contains(err.Error(), p.ImportPath) {
+	if _, err := checkTables(ts, []listedPackage{p}, inputs, true); err == nil || !strings.Contains(err.Error(), p.ImportPath) {
 		t.Errorf("edited table: %v, expected the package to be generated again", err)
 	}
 	if err := os.WriteFile(name, table, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := checkTables([]listedPackage{p}, map[string]string{p.ImportPath: "in2"}, true); err == nil {
+	if _, err := checkTables(ts, []listedPackage{p}, map[string]string{p.ImportPath: "in2"}, true); err == nil {
 		t.Error("changed inputs: the package was not generated again")
 	}
 }
@@ -59,17 +65,17 @@ func TestCheckTables(t *testing.T) {
 func TestSumsRoundTrip(t *testing.T) {
 	t.Chdir(t.TempDir())
 	want := map[string]sum{"fmt": {"a", "b"}, "example.com/x": {"c", "d"}}
-	if err := writeSums(want); err != nil {
+	if err := writeSums(".", want); err != nil {
 		t.Fatal(err)
 	}
-	got, err := readSums()
+	got, err := readSums(".")
 	if err != nil || len(got) != 2 || got["fmt"] != want["fmt"] || got["example.com/x"] != want["example.com/x"] {
 		t.Errorf("read back %v, %v", got, err)
 	}
 	if err := os.WriteFile(sumsFile, []byte("fmt onlyone\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := readSums(); err == nil {
+	if _, err := readSums("."); err == nil {
 		t.Error("malformed line: no error")
 	}
 }
