@@ -21,7 +21,6 @@ var preferred = map[string]string{
 	"rand":     "math/rand/v2",
 	"template": "text/template",
 	"scanner":  "text/scanner",
-	"constant": "go/constant",
 	"pprof":    "runtime/pprof",
 	"interp":   "gonum.org/v1/gonum/interp",
 	"quad":     "gonum.org/v1/gonum/integrate/quad",

@@ -1,6 +1,6 @@
 package main
 
-import "regexp"
+import "github.com/gosbi/gosbi/stdlib/internal/omit"
 
 // A tableSet is one generated package of tables: the directory it is written to (relative to
 // package stdlib's directory) and its package name. The standard library and the other
@@ -48,20 +48,6 @@ var sets = []tableSet{
 	}},
 }
 
-// stdExcluded matches standard-library packages that are not offered to cells: internals,
-// packages that need unrestricted access or cgo, and tools' packages.
-var stdExcluded = []string{
-	`(^|/)internal(/|$)`, `(^|/)vendor/`, `^cmd/`, `^unsafe$`, `^syscall`, `^runtime/cgo$`,
-	`^runtime/race$`, `^runtime/msan$`, `^runtime/asan$`, `^plugin$`, `^log/syslog$`,
-	`^testing/synctest$`, `^simd`, `^crypto/fips140$`,
-}
-
-// stdOmitted reports whether the standard-library package path is left out of the tables.
-func stdOmitted(path string) bool {
-	for _, ex := range stdExcluded {
-		if regexp.MustCompile(ex).MatchString(path) {
-			return true
-		}
-	}
-	return false
-}
+// stdOmitted reports whether the standard-library package path is left out of the tables
+// (the list and the reasons are in package omit).
+func stdOmitted(path string) bool { return omit.Why(path) != "" }
