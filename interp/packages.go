@@ -13,6 +13,7 @@ import (
 	yaegi "github.com/traefik/yaegi/interp"
 
 	"github.com/gosbi/gosbi/stdlib"
+	_ "github.com/gosbi/gosbi/stdlib/gosbi" // gosbi's own tables, added to stdlib.Symbols
 )
 
 // preferred resolves package names that several importable packages share, for auto-import.
@@ -20,7 +21,6 @@ var preferred = map[string]string{
 	"rand":     "math/rand/v2",
 	"template": "text/template",
 	"scanner":  "text/scanner",
-	"constant": "go/constant",
 	"pprof":    "runtime/pprof",
 	"interp":   "gonum.org/v1/gonum/interp",
 	"quad":     "gonum.org/v1/gonum/integrate/quad",

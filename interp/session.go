@@ -337,7 +337,7 @@ func (s *Session) runImport(ctx context.Context, it item) error {
 			if err := s.linkPackages(ctx, path, it.line); err != nil {
 				return err // the build failed: the cell fails, the session is unchanged
 			}
-			return &cellError{s.cell, it.line, 0, fmt.Sprintf("package %q is not available in notebooks: cells can import the Go standard library, gonum, gonum/plot and gosbi's packages (see %%help)", path)}
+			return &cellError{s.cell, it.line, 0, notAvailable(path)}
 		}
 		src := fmt.Sprintf("import %s %q", name, path)
 		if _, err := s.eval(ctx, src); err != nil {
@@ -346,6 +346,16 @@ func (s *Session) runImport(ctx context.Context, it item) error {
 		s.imports[name] = path
 	}
 	return nil
+}
+
+// notAvailable is the error of a cell that imports a package the worker lacks and cannot
+// link; for a package of the standard library that the tables leave out, it says why.
+func notAvailable(path string) string {
+	msg := fmt.Sprintf("package %q is not available in notebooks: ", path)
+	if why := stdlib.Omitted(path); why != "" {
+		msg += "the interpreter's tables leave it out of the standard library: " + why + "; "
+	}
+	return msg + "cells can import the rest of the Go standard library, gonum, gonum/plot and gosbi's packages (see %help)"
 }
 
 // runDecls evaluates a group of declarations: unchanged redefinitions are skipped, type and

@@ -203,6 +203,9 @@ func TestCellSemantics(t *testing.T) {
 			{code: "var h struct{ A, B func(*mat.Dense) []float64 }\ng := d.LogProb\nh.A, h.B = g, g", errText: "use a function literal"},
 			{code: "lp := func(x *mat.Dense) []float64 { return d.LogProb(x) }\nmath.Abs(lp(mat.NewDense(1, 1, []float64{0}))[0]+0.5*math.Log(2*math.Pi)) < 1e-12", result: "true"},
 			{code: "import \"github.com/someone/else\"", errText: "cell [14] line 1: package \"github.com/someone/else\" is not available"},
+			{code: "import \"debug/elf\"", errText: "cell [15] line 1: package \"debug/elf\" is not available in notebooks: the interpreter's tables leave it out of the standard library: it reads executables"},
+			{code: "import \"crypto/tls\"", errText: "package \"crypto/tls\" is not available in notebooks: the interpreter's tables leave it out of the standard library: it encrypts"},
+			{code: "import (\n\t\"crypto/sha256\"\n\t\"encoding/hex\"\n)\nh := sha256.Sum256([]byte(\"abc\"))\nhex.EncodeToString(h[:4])", result: `"ba7816bf"`},
 			{code: "x", result: "2.5"},
 		}},
 		{"func main is kept aside", []step{

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -66,5 +67,38 @@ func TestTrimDoc(t *testing.T) {
 func TestFileName(t *testing.T) {
 	if got := fileName("gonum.org/v1/plot/vg/vgsvg"); got != "z_gonum_org_v1_plot_vg_vgsvg.go" {
 		t.Errorf("fileName = %q", got)
+	}
+}
+
+// TestSelectSets checks that gosbi's packages are generated apart from the standard library
+// and gonum, and that -only finds the set of each path.
+func TestSelectSets(t *testing.T) {
+	all, err := selectSets("", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	byDir := map[string][]string{}
+	for _, ts := range all {
+		byDir[ts.dir] = ts.pkgs
+	}
+	for dir, pkgs := range byDir {
+		for _, p := range pkgs {
+			if own := strings.HasPrefix(p, "github.com/gosbi/gosbi/"); own != (dir == "gosbi") {
+				t.Errorf("%s is in the set of directory %q", p, dir)
+			}
+		}
+	}
+	if !slices.Contains(byDir["."], "fmt") || !slices.Contains(byDir["gosbi"], "github.com/gosbi/gosbi/sbi") {
+		t.Errorf("sets %v", byDir)
+	}
+	only, err := selectSets("", "fmt,github.com/gosbi/gosbi/viz")
+	if err != nil || len(only) != 2 || !slices.Equal(only[0].pkgs, []string{"fmt"}) || !slices.Equal(only[1].pkgs, []string{"github.com/gosbi/gosbi/viz"}) {
+		t.Errorf("-only: %v, %v", only, err)
+	}
+	if _, err := selectSets("gosbi", "fmt"); err == nil {
+		t.Error("-set gosbi -only fmt: no error")
+	}
+	if _, err := selectSets("nosuch", ""); err == nil {
+		t.Error("-set nosuch: no error")
 	}
 }

@@ -1,14 +1,17 @@
-// Command gen writes the yaegi symbol tables and the documentation tables of package stdlib:
-// one file per package, named after its import path. It is run by `go generate ./stdlib`; the
-// output depends only on the Go version and the sources, so a second run changes nothing.
+// Command gen writes the yaegi symbol tables and the documentation tables of package stdlib
+// and of package stdlib/gosbi (gosbi's own packages, which change with its API): one file per
+// package, named after its import path, in the directory of its set (packages.go). It is run
+// by `go generate ./stdlib` (all sets) or `go generate ./stdlib/gosbi` (-set gosbi), in the
+// directory of package stdlib; the output depends only on the Go version and the sources, so
+// a second run changes nothing.
 //
-// It also writes inputs.sum: for each package, a hash of everything its file is made from (the
-// Go version, yaegi's version, this generator's source, and the package's source with that of
-// the packages of this module it imports, or the version of the module it belongs to) and a
-// hash of the file. `gen -check` uses it to tell in seconds whether the tables are up to date:
-// a table whose inputs or file differ from the record is generated again, in memory, and
-// compared with its file; the others are what generating them gives. The check thus
-// regenerates only what changed.
+// It also writes each set's inputs.sum: for each package, a hash of everything its file is
+// made from (the Go version, yaegi's version, this generator's source, the name of the package
+// of tables, and the package's source with that of the packages of this module it imports, or
+// the version of the module it belongs to) and a hash of the file. `gen -check` uses it to tell
+// in seconds whether the tables are up to date: a table whose inputs or file differ from the
+// record is generated again, in memory, and compared with its file; the others are what
+// generating them gives. The check thus regenerates only what changed.
 package main
 
 import (
@@ -27,7 +30,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -42,34 +45,125 @@ func main() {
 	log.SetFlags(0)
 	log.SetPrefix("stdlib/gen: ")
 	only := flag.String("only", "", "comma-separated import paths: regenerate just these (while developing them)")
+	set := flag.String("set", "", "regenerate or check only the tables of this set (std or gosbi)")
 	check := flag.Bool("check", false, "report whether the tables are up to date (exit status 1 if not) instead of writing them")
 	flag.Parse()
-	std, err := stdPackages()
+	chosen, err := selectSets(*set, *only)
 	if err != nil {
 		log.Fatal(err)
 	}
-	paths := append(std, packages...)
-	if *only != "" {
-		paths = strings.Split(*only, ",")
-	}
-	pkgs, err := listPackages(paths)
-	if err != nil {
-		log.Fatal(err)
-	}
-	inputs, err := inputHashes(pkgs)
-	if err != nil {
-		log.Fatal(err)
-	}
-	if *check {
-		stale, err := checkTables(pkgs, inputs, *only == "")
+	var stale, commands []string
+	for _, ts := range chosen {
+		s, err := runSet(ts, *check, *only != "")
 		if err != nil {
-			log.Fatal(err)
+			log.Fatalf("%s: %v", ts.dir, err)
 		}
-		if len(stale) > 0 {
-			log.Fatalf("the tables are stale: run 'go generate ./stdlib' and commit the result:\n\t%s", strings.Join(stale, "\n\t"))
+		if len(s) > 0 {
+			stale = append(stale, s...)
+			commands = append(commands, "go generate "+ts.generateDir())
 		}
-		return
 	}
+	if len(stale) > 0 {
+		log.Fatalf("the tables are stale: run '%s' and commit the result:\n\t%s", strings.Join(commands, "; "), strings.Join(stale, "\n\t"))
+	}
+}
+
+// generateDir is the argument of go generate that regenerates the set, from the module root.
+func (ts tableSet) generateDir() string {
+	return "./" + filepath.ToSlash(filepath.Join("stdlib", ts.dir))
+}
+
+// selectSets returns the table sets that name (all when empty) selects, each with its list
+// of import paths (the standard library's included); with only, just the paths it names.
+func selectSets(name, only string) ([]tableSet, error) {
+	var res []tableSet
+	for _, ts := range sets {
+		if name != "" && ts.name != name {
+			continue
+		}
+		if ts.std {
+			std, err := stdPackages()
+			if err != nil {
+				return nil, err
+			}
+			ts.pkgs = append(std, ts.pkgs...)
+		}
+		res = append(res, ts)
+	}
+	if len(res) == 0 {
+		return nil, fmt.Errorf("-set %s: no such set of tables", name)
+	}
+	if only == "" {
+		return res, nil
+	}
+	want := strings.Split(only, ",")
+	found := map[string]bool{}
+	for i := range res {
+		var keep []string
+		for _, p := range res[i].pkgs {
+			if slices.Contains(want, p) {
+				keep = append(keep, p)
+				found[p] = true
+			}
+		}
+		res[i].pkgs = keep
+	}
+	for _, p := range want {
+		if !found[p] {
+			return nil, fmt.Errorf("-only %s: not a package of the tables (add it to a set in internal/gen/packages.go)", p)
+		}
+	}
+	return slices.DeleteFunc(res, func(ts tableSet) bool { return len(ts.pkgs) == 0 }), nil
+}
+
+// runSet checks the tables of one set (returning what is stale) or writes them; partial
+// says that ts holds only some of the set's packages.
+func runSet(ts tableSet, check, partial bool) ([]string, error) {
+	pkgs, err := listPackages(ts.pkgs)
+	if err != nil {
+		return nil, err
+	}
+	inputs, err := inputHashes(ts, pkgs)
+	if err != nil {
+		return nil, err
+	}
+	if check {
+		return checkTables(ts, pkgs, inputs, !partial)
+	}
+	files, err := generateAll(ts, pkgs)
+	if err != nil {
+		return nil, err
+	}
+	// replace the old tables only once all new ones are ready
+	if !partial {
+		old, _ := filepath.Glob(filepath.Join(ts.dir, filePrefix+"*.go"))
+		for _, f := range old {
+			if _, keep := files[filepath.Base(f)]; !keep {
+				if err := os.Remove(f); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	for name, src := range files {
+		if err := os.WriteFile(filepath.Join(ts.dir, name), src, 0o644); err != nil {
+			return nil, err
+		}
+	}
+	sums := map[string]sum{}
+	if partial {
+		if sums, err = readSums(ts.dir); err != nil {
+			return nil, err
+		}
+	}
+	for _, p := range pkgs {
+		sums[p.ImportPath] = sum{inputs[p.ImportPath], hashBytes(files[fileName(p.ImportPath)])}
+	}
+	return nil, writeSums(ts.dir, sums)
+}
+
+// generateAll generates the tables of pkgs, two at a time, by file name.
+func generateAll(ts tableSet, pkgs []listedPackage) (map[string][]byte, error) {
 	work := make(chan listedPackage)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -80,7 +174,7 @@ func main() {
 		go func() {
 			defer wg.Done()
 			for p := range work {
-				src, err := generate(p)
+				src, err := generate(ts.pkg, p)
 				mu.Lock()
 				if err != nil {
 					failed = append(failed, fmt.Sprintf("%s: %v", p.ImportPath, err))
@@ -97,35 +191,9 @@ func main() {
 	wg.Wait()
 	if len(failed) > 0 {
 		sort.Strings(failed)
-		log.Fatalf("cannot generate:\n%s", strings.Join(failed, "\n"))
+		return nil, fmt.Errorf("cannot generate:\n%s", strings.Join(failed, "\n"))
 	}
-	// replace the old tables only once all new ones are ready
-	old, _ := filepath.Glob(filePrefix + "*.go")
-	for _, f := range old {
-		if _, keep := files[f]; !keep && *only == "" {
-			if err := os.Remove(f); err != nil {
-				log.Fatal(err)
-			}
-		}
-	}
-	for name, src := range files {
-		if err := os.WriteFile(name, src, 0o644); err != nil {
-			log.Fatal(err)
-		}
-	}
-	sums, err := readSums()
-	if err != nil && *only != "" {
-		log.Fatal(err)
-	}
-	if *only == "" {
-		sums = map[string]sum{}
-	}
-	for _, p := range pkgs {
-		sums[p.ImportPath] = sum{inputs[p.ImportPath], hashBytes(files[fileName(p.ImportPath)])}
-	}
-	if err := writeSums(sums); err != nil {
-		log.Fatal(err)
-	}
+	return files, nil
 }
 
 // stdPackages lists the standard library packages offered to cells.
@@ -135,14 +203,10 @@ func stdPackages() ([]string, error) {
 		return nil, fmt.Errorf("go list std: %w", err)
 	}
 	var res []string
-next:
 	for _, p := range strings.Fields(string(out)) {
-		for _, ex := range stdExcluded {
-			if regexp.MustCompile(ex).MatchString(p) {
-				continue next
-			}
+		if !stdOmitted(p) {
+			res = append(res, p)
 		}
-		res = append(res, p)
 	}
 	return res, nil
 }
@@ -205,10 +269,10 @@ func fileName(importPath string) string {
 	return filePrefix + r.Replace(importPath) + ".go"
 }
 
-// generate returns the file holding the symbol table and the documentation of one package.
-func generate(p listedPackage) ([]byte, error) {
+// generate returns the file (of package pkgName) holding the symbol table and the documentation of one package.
+func generate(pkgName string, p listedPackage) ([]byte, error) {
 	var buf bytes.Buffer
-	ext := extract.Extractor{Dest: "stdlib"}
+	ext := extract.Extractor{Dest: pkgName}
 	if _, err := ext.Extract(p.ImportPath, "", &buf); err != nil {
 		return nil, fmt.Errorf("extract: %w", err)
 	}

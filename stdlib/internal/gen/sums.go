@@ -25,13 +25,14 @@ func hashBytes(b []byte) string {
 	return hex.EncodeToString(h[:])
 }
 
-// inputHashes returns, by import path, the hash of everything the table of each package is
-// made from: the Go version, yaegi's version and this generator's source, then for the package
-// and each package it imports: nothing more for the standard library (the Go version fixes
-// it), the module and version for another module, the file contents for this module.
-func inputHashes(pkgs []listedPackage) (map[string]string, error) {
+// inputHashes returns, by import path, the hash of everything the table of each package of
+// set ts is made from: the Go version, yaegi's version, this generator's source and the name
+// of the package of tables, then for the package and each package it imports: nothing more
+// for the standard library (the Go version fixes it), the module and version for another
+// module, the file contents for this module.
+func inputHashes(ts tableSet, pkgs []listedPackage) (map[string]string, error) {
 	common := sha256.New()
-	fmt.Fprintf(common, "go %s\nyaegi %s\n", runtime.Version(), yaegiVersion())
+	fmt.Fprintf(common, "go %s\nyaegi %s\npackage %s\n", runtime.Version(), yaegiVersion(), ts.pkg)
 	if err := hashGenerator(common); err != nil {
 		return nil, err
 	}
@@ -99,7 +100,11 @@ func yaegiVersion() string {
 }
 
 // hashGenerator hashes the source of this generator (the Go files of internal/gen, which is
-// the working directory's internal/gen when run by go generate).
+// the working directory's internal/gen when run by go generate). The lists of packages
+// (packages.go) choose which tables exist, not what a table holds, so they are left out: a
+// package added or dropped does not invalidate the records of the others, and checkTables
+// reports a missing or extra table by itself. What of packages.go a table depends on, the
+// name of its package, is hashed by inputHashes.
 func hashGenerator(w io.Writer) error {
 	files, err := filepath.Glob(filepath.Join("internal", "gen", "*.go"))
 	if err != nil {
@@ -109,7 +114,7 @@ func hashGenerator(w io.Writer) error {
 		return fmt.Errorf("no generator source in internal/gen: run in the directory of package stdlib")
 	}
 	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
+		if strings.HasSuffix(f, "_test.go") || filepath.Base(f) == "packages.go" {
 			continue
 		}
 		b, err := os.ReadFile(f)
@@ -122,10 +127,10 @@ func hashGenerator(w io.Writer) error {
 	return nil
 }
 
-// readSums reads inputs.sum; a missing file reads as empty.
-func readSums() (map[string]sum, error) {
+// readSums reads dir's inputs.sum; a missing file reads as empty.
+func readSums(dir string) (map[string]sum, error) {
 	res := map[string]sum{}
-	f, err := os.Open(sumsFile)
+	f, err := os.Open(filepath.Join(dir, sumsFile))
 	if os.IsNotExist(err) {
 		return res, nil
 	}
@@ -148,8 +153,8 @@ func readSums() (map[string]sum, error) {
 	return res, sc.Err()
 }
 
-// writeSums writes inputs.sum through a temporary file, sorted by import path.
-func writeSums(sums map[string]sum) error {
+// writeSums writes dir's inputs.sum through a temporary file, sorted by import path.
+func writeSums(dir string, sums map[string]sum) error {
 	paths := make([]string, 0, len(sums))
 	for p := range sums {
 		paths = append(paths, p)
@@ -160,7 +165,7 @@ func writeSums(sums map[string]sum) error {
 	for _, p := range paths {
 		fmt.Fprintf(&b, "%s %s %s\n", p, sums[p].inputs, sums[p].file)
 	}
-	tmp, err := os.CreateTemp(".", "."+sumsFile+"-*")
+	tmp, err := os.CreateTemp(dir, "."+sumsFile+"-*")
 	if err != nil {
 		return err
 	}
@@ -176,22 +181,22 @@ func writeSums(sums map[string]sum) error {
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	return os.Rename(tmp.Name(), sumsFile)
+	return os.Rename(tmp.Name(), filepath.Join(dir, sumsFile))
 }
 
-// checkTables returns what is stale among the tables of pkgs: a missing file, a table that,
-// generated again, differs from its file, and (when all is true, that is pkgs is the whole
-// list) a table file of no listed package. Only the tables whose inputs or file differ from
-// what inputs.sum recorded are generated again.
-func checkTables(pkgs []listedPackage, inputs map[string]string, all bool) ([]string, error) {
-	sums, err := readSums()
+// checkTables returns what is stale among the tables of pkgs in the directory of set ts: a
+// missing file, a table that, generated again, differs from its file, and (when all is true,
+// that is pkgs is the whole set) a table file of no listed package. Only the tables whose
+// inputs or file differ from what inputs.sum recorded are generated again.
+func checkTables(ts tableSet, pkgs []listedPackage, inputs map[string]string, all bool) ([]string, error) {
+	sums, err := readSums(ts.dir)
 	if err != nil {
 		return nil, err
 	}
 	var stale []string
 	regenerated, same := 0, 0
 	for _, p := range pkgs {
-		name := fileName(p.ImportPath)
+		name := filepath.Join(ts.dir, fileName(p.ImportPath))
 		b, err := os.ReadFile(name)
 		if os.IsNotExist(err) {
 			stale = append(stale, fmt.Sprintf("%s: no %s", p.ImportPath, name))
@@ -207,7 +212,7 @@ func checkTables(pkgs []listedPackage, inputs map[string]string, all bool) ([]st
 			continue
 		}
 		regenerated++
-		src, err := generate(p)
+		src, err := generate(ts.pkg, p)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", p.ImportPath, err)
 		}
@@ -218,15 +223,15 @@ func checkTables(pkgs []listedPackage, inputs map[string]string, all bool) ([]st
 	if all {
 		want := map[string]bool{}
 		for _, p := range pkgs {
-			want[fileName(p.ImportPath)] = true
+			want[filepath.Join(ts.dir, fileName(p.ImportPath))] = true
 		}
-		old, _ := filepath.Glob(filePrefix + "*.go")
+		old, _ := filepath.Glob(filepath.Join(ts.dir, filePrefix+"*.go"))
 		for _, f := range old {
 			if !want[f] {
 				stale = append(stale, fmt.Sprintf("%s: the table of no listed package", f))
 			}
 		}
 	}
-	fmt.Printf("stdlib tables: %d packages as recorded in %s, %d generated again and compared, %d stale\n", same, sumsFile, regenerated, len(stale))
+	fmt.Printf("tables of package %s: %d packages as recorded in %s, %d generated again and compared, %d stale\n", ts.pkg, same, filepath.Join(ts.dir, sumsFile), regenerated, len(stale))
 	return stale, nil
 }
