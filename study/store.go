@@ -11,6 +11,8 @@ import (
 	"reflect"
 	"strings"
 	"time"
+
+	"github.com/gosbi/gosbi/internal/atomicfile"
 )
 
 // manifestVersion is the layout version of a study directory.
@@ -292,30 +294,13 @@ func (s *Study) Failure(i int) *Failure {
 	return &f
 }
 
-// writeFileAtomic writes data to path through a temporary file in the same directory that is
-// synced and renamed, so that readers see the old file or the whole new one.
+// writeFileAtomic writes data to path through a synced temporary file in the same directory
+// (internal/atomicfile), so that readers see the old file or the whole new one.
 func writeFileAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("study: %w", err)
-	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
+	if err := atomicfile.WriteFile(path, data, 0o644); err != nil {
 		return fmt.Errorf("study: writing %s: %w", path, err)
 	}
-	return syncDir(dir)
+	return nil
 }
 
 func writeJSONAtomic(path string, v any) error {

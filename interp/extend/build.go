@@ -17,6 +17,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/gosbi/gosbi/internal/atomicfile"
 )
 
 // GosbiModule is the module path of gosbi, which every extended worker requires.
@@ -288,32 +290,13 @@ func writeInfo(bin string, in info) error {
 	return writeFileAtomic(bin+".json", data, 0o644)
 }
 
-// writeFileAtomic writes data to a temporary file in the same directory, syncs it and
-// renames it to name.
+// writeFileAtomic writes data to name through a synced temporary file in the same directory
+// (internal/atomicfile), creating the directory if needed.
 func writeFileAtomic(name string, data []byte, perm os.FileMode) error {
 	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp, perm)
-	}
-	if err == nil {
-		err = os.Rename(tmp, name)
-	}
-	if err != nil {
-		os.Remove(tmp)
+	if err := atomicfile.WriteFile(name, data, perm); err != nil {
 		return fmt.Errorf("extend: write %s: %w", name, err)
 	}
 	return nil
