@@ -44,7 +44,11 @@ func Main(args []string) error {
 		if err != nil {
 			return err
 		}
-		fmt.Print(s.Status())
+		st := s.Status()
+		fmt.Print(st)
+		if n := len(st.Failed); n > 0 {
+			return fmt.Errorf("%d failed %s in %s (run the study again to retry them)", n, plural(n, "job", "jobs"), args[1])
+		}
 		return nil
 	case "worker":
 		return WorkerMain(args[1:])

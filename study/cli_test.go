@@ -108,8 +108,8 @@ func TestCLI(t *testing.T) {
 		t.Fatalf("first run: %v\n%s", err, text)
 	}
 	text, err = run("status", "out")
-	if err != nil {
-		t.Fatal(err)
+	if err == nil || !strings.Contains(text, "1 failed job in out") {
+		t.Errorf("status of a study with a failed job: exit %v, want a non-zero exit naming it:\n%s", err, text)
 	}
 	for _, want := range []string{"FAILED job 2 (double x=3), attempt 1", "x = 3 is not welcome", "exit status 3"} {
 		if !strings.Contains(text, want) {

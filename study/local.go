@@ -133,10 +133,14 @@ func stageError(s *Study, stage string, errs []error) error {
 		}
 		lines = append(lines, firstLine(e.Error()))
 	}
-	jobs := "jobs"
-	if len(errs) == 1 {
-		jobs = "job"
-	}
 	return fmt.Errorf("study %s: %d %s of stage %q failed (later stages did not run; `gosbi study status %s` shows their logs):\n  %s",
-		s.Spec.Name, len(errs), jobs, stage, s.Dir, strings.Join(lines, "\n  "))
+		s.Spec.Name, len(errs), plural(len(errs), "job", "jobs"), stage, s.Dir, strings.Join(lines, "\n  "))
+}
+
+// plural returns one when n is 1, else many.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
