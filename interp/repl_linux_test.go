@@ -2,6 +2,7 @@ package interp
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -41,10 +42,12 @@ func (s *screen) send(keys string) {
 	}
 }
 
-func TestREPLInTerminal(t *testing.T) {
+// startTerminalREPL starts gosbi repl on a pseudo-terminal with its history in hist and
+// returns the screen the test reads and types on; the caller kills the process.
+func startTerminalREPL(t *testing.T, hist string) (*screen, *exec.Cmd) {
+	t.Helper()
 	master, tty := ptytest.Open(t)
-	defer master.Close()
-	hist := filepath.Join(t.TempDir(), "history")
+	t.Cleanup(func() { master.Close() })
 	cmd := gosbiCommand("repl")
 	cmd.Env = append(cmd.Env, "GOSBI_HISTORY="+hist, "TERM=xterm")
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
@@ -64,6 +67,12 @@ func TestREPLInTerminal(t *testing.T) {
 			}
 		}
 	}()
+	return sc, cmd
+}
+
+func TestREPLInTerminal(t *testing.T) {
+	hist := filepath.Join(t.TempDir(), "history")
+	sc, cmd := startTerminalREPL(t, hist)
 	defer cmd.Process.Kill()
 
 	sc.expect("go> ")
@@ -122,27 +131,7 @@ func TestREPLFromPipe(t *testing.T) {
 // TestREPLStuckCompiledCall interrupts a cell stuck in compiled code with Ctrl-C: the REPL
 // says it is interrupting, and a second Ctrl-C ends it.
 func TestREPLStuckCompiledCall(t *testing.T) {
-	master, tty := ptytest.Open(t)
-	defer master.Close()
-	cmd := gosbiCommand("repl")
-	cmd.Env = append(cmd.Env, "GOSBI_HISTORY="+filepath.Join(t.TempDir(), "history"), "TERM=xterm")
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	tty.Close()
-	sc := &screen{t: t, input: master}
-	go func() {
-		b := make([]byte, 4096)
-		for {
-			n, err := master.Read(b)
-			sc.buf.Write(b[:n])
-			if err != nil {
-				return
-			}
-		}
-	}()
+	sc, cmd := startTerminalREPL(t, filepath.Join(t.TempDir(), "history"))
 	defer cmd.Process.Kill()
 	sc.expect("go> ")
 	sc.send("fmt.Println(\"sleeping\"); time.Sleep(time.Hour)\r")

@@ -41,28 +41,7 @@ func init() {
 func BenchmarkLocalThroughput(b *testing.B) {
 	spec := &study.Spec{Name: "bench", Axes: []study.Axis{{Name: "seed", Values: study.Ints(1, 2, 3, 4)}},
 		Stages: []study.Stage{{Name: "train", Func: "bench-train"}}}
-	for _, w := range []int{1, runtime.NumCPU()} {
-		b.Run(fmt.Sprintf("workers=%d", w), func(b *testing.B) {
-			var r0, r1 syscall.Rusage
-			syscall.Getrusage(syscall.RUSAGE_SELF, &r0)
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				s, err := study.Create(b.TempDir(), spec, "")
-				if err != nil {
-					b.Fatal(err)
-				}
-				if err := s.Run(context.Background(), &study.Local{Workers: w}); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.StopTimer()
-			syscall.Getrusage(syscall.RUSAGE_SELF, &r1)
-			n := float64(b.N * benchTrainings)
-			cpu := float64(r1.Utime.Nano()-r0.Utime.Nano()+r1.Stime.Nano()-r0.Stime.Nano()) / 1e9
-			b.ReportMetric(n/b.Elapsed().Hours(), "trainings/h")
-			b.ReportMetric(cpu/n, "cpu-s/training")
-		})
-	}
+	benchThroughput(b, spec)
 }
 
 // benchScript is bench-train as a script stage: each training in its own `gosbi script`
@@ -90,11 +69,16 @@ func BenchmarkLocalThroughputScript(b *testing.B) {
 	b.Setenv("GOSBI_STUDY_GOSBI", gosbiForBench(b))
 	spec := &study.Spec{Name: "bench", Axes: []study.Axis{{Name: "seed", Values: study.Ints(1, 2, 3, 4)}},
 		Stages: []study.Stage{{Name: "train", Source: benchScript}}}
+	benchThroughput(b, spec)
+}
+
+// benchThroughput runs spec on the local executor with one worker and with one per core, and
+// reports trainings per hour and the CPU time per training, of this process and of the
+// children it waited for (script stages run in child processes).
+func benchThroughput(b *testing.B, spec *study.Spec) {
 	for _, w := range []int{1, runtime.NumCPU()} {
 		b.Run(fmt.Sprintf("workers=%d", w), func(b *testing.B) {
-			var r0, r1, c0, c1 syscall.Rusage
-			syscall.Getrusage(syscall.RUSAGE_SELF, &r0)
-			syscall.Getrusage(syscall.RUSAGE_CHILDREN, &c0)
+			cpu0 := cpuSeconds()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				s, err := study.Create(b.TempDir(), spec, "")
@@ -106,13 +90,18 @@ func BenchmarkLocalThroughputScript(b *testing.B) {
 				}
 			}
 			b.StopTimer()
-			syscall.Getrusage(syscall.RUSAGE_SELF, &r1)
-			syscall.Getrusage(syscall.RUSAGE_CHILDREN, &c1)
 			n := float64(b.N * benchTrainings)
-			cpu := float64(r1.Utime.Nano()-r0.Utime.Nano()+r1.Stime.Nano()-r0.Stime.Nano()+
-				c1.Utime.Nano()-c0.Utime.Nano()+c1.Stime.Nano()-c0.Stime.Nano()) / 1e9
 			b.ReportMetric(n/b.Elapsed().Hours(), "trainings/h")
-			b.ReportMetric(cpu/n, "cpu-s/training")
+			b.ReportMetric((cpuSeconds()-cpu0)/n, "cpu-s/training")
 		})
 	}
+}
+
+// cpuSeconds is the CPU time of this process and of its waited-for children.
+func cpuSeconds() float64 {
+	var self, children syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &self)
+	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &children)
+	ns := self.Utime.Nano() + self.Stime.Nano() + children.Utime.Nano() + children.Stime.Nano()
+	return float64(ns) / 1e9
 }
