@@ -144,6 +144,13 @@ async function main() {
       } else {
         await page.waitForFunction(done, { polling: 50 }, i);
       }
+      if (role !== 'loop' && role !== 'update') {
+        // The prompt and the idle indicator can come before the output is on the page (a
+        // large image is still being rendered): give it a bounded while to appear.
+        seen.step = `wait for the output of cell ${i} (${role})`;
+        await page.waitForFunction((i) => Jupyter.notebook.get_cell(i).element[0].querySelectorAll('.output_area').length > 0,
+          { polling: 50, timeout: 5000 }, i).catch(() => {});
+      }
       const s = await page.evaluate(snapshot, i);
       s.ms = Date.now() - start;
       if (interrupted) s.interrupt = interrupted;
