@@ -15,6 +15,7 @@ import (
 	"github.com/traefik/yaegi/stdlib"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi/dist"
 )
 
@@ -212,9 +213,9 @@ func TestSimulatePanicBecomesError(t *testing.T) {
 
 func TestSimulateCancelAndProgress(t *testing.T) {
 	var mu sync.Mutex
-	var events []ProgressEvent
-	SetProgressHook(func(e ProgressEvent) { mu.Lock(); events = append(events, e); mu.Unlock() })
-	defer SetProgressHook(nil)
+	var events []runenv.ProgressEvent
+	runenv.SetProgress(func(e runenv.ProgressEvent) { mu.Lock(); events = append(events, e); mu.Unlock() })
+	defer runenv.SetProgress(nil)
 	theta := grid(1000)
 	if _, err := Simulate(rand.New(rand.NewPCG(1, 1)), noisy, theta); err != nil {
 		t.Fatal(err)
@@ -225,8 +226,8 @@ func TestSimulateCancelAndProgress(t *testing.T) {
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
-	SetContext(ctx)
-	defer SetContext(nil)
+	runenv.SetContext(ctx)
+	defer runenv.SetContext(nil)
 	calls := 0
 	var cmu sync.Mutex
 	f := func(rng *rand.Rand, th []float64) []float64 {
