@@ -9,26 +9,32 @@ import (
 // The settings are read on hot paths (Threads once per kernel call, Context once per step),
 // so each is one atomic value.
 var (
-	ctxVal      atomic.Pointer[context.Context]
-	progressVal atomic.Pointer[ProgressFunc]
-	displayVal  atomic.Pointer[DisplayFunc]
+	ctxVal      setting[context.Context]
+	progressVal setting[ProgressFunc]
+	displayVal  setting[DisplayFunc]
 	threadsVal  atomic.Int32 // 0: runtime.GOMAXPROCS
 )
 
+// setting is one value shared by goroutines; the zero setting holds T's zero value.
+type setting[T any] struct{ p atomic.Pointer[T] }
+
+func (s *setting[T]) store(v T) { s.p.Store(&v) }
+
+func (s *setting[T]) load() (v T) {
+	if p := s.p.Load(); p != nil {
+		v = *p
+	}
+	return v
+}
+
 // SetContext sets the context that long-running library calls honour; a notebook worker sets
 // one per cell. A nil ctx restores context.Background().
-func SetContext(ctx context.Context) {
-	if ctx == nil {
-		ctxVal.Store(nil)
-		return
-	}
-	ctxVal.Store(&ctx)
-}
+func SetContext(ctx context.Context) { ctxVal.store(ctx) }
 
 // Context returns the context set by SetContext, or context.Background().
 func Context() context.Context {
-	if p := ctxVal.Load(); p != nil {
-		return *p
+	if ctx := ctxVal.load(); ctx != nil {
+		return ctx
 	}
 	return context.Background()
 }
@@ -48,21 +54,10 @@ type ProgressEvent struct {
 type ProgressFunc func(ProgressEvent)
 
 // SetProgress sets the function that receives progress events; nil turns progress off.
-func SetProgress(f ProgressFunc) {
-	if f == nil {
-		progressVal.Store(nil)
-		return
-	}
-	progressVal.Store(&f)
-}
+func SetProgress(f ProgressFunc) { progressVal.store(f) }
 
 // Progress returns the function set by SetProgress; nil when progress is off.
-func Progress() ProgressFunc {
-	if p := progressVal.Load(); p != nil {
-		return *p
-	}
-	return nil
-}
+func Progress() ProgressFunc { return progressVal.load() }
 
 // Output is one rich output for the display sink: a MIME bundle, its metadata, and the display
 // id when it belongs to an updatable display (Update is true for the second and later versions
@@ -83,21 +78,10 @@ type DisplayFunc func(Output)
 
 // SetDisplay routes outputs to f; nil restores the default of package display, which prints
 // their text to standard output.
-func SetDisplay(f DisplayFunc) {
-	if f == nil {
-		displayVal.Store(nil)
-		return
-	}
-	displayVal.Store(&f)
-}
+func SetDisplay(f DisplayFunc) { displayVal.store(f) }
 
 // Display returns the function set by SetDisplay; nil when none is set.
-func Display() DisplayFunc {
-	if p := displayVal.Load(); p != nil {
-		return *p
-	}
-	return nil
-}
+func Display() DisplayFunc { return displayVal.load() }
 
 // SetThreads sets how many goroutines one compute kernel (a matrix product, a batch of spline
 // transforms) may use at most; n ≤ 0 restores the default, GOMAXPROCS. SetThreads(1) makes

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
-	"sync"
 	"testing"
 
 	"github.com/gosbi/gosbi/runenv"
@@ -50,35 +49,5 @@ func TestHostContextStopsTrainingWithinAStep(t *testing.T) {
 	}
 	if steps != 5 {
 		t.Errorf("%d training steps ran, want 5: the step after the cancellation must not start", steps)
-	}
-}
-
-// TestHostProgressReceivesEvents checks that long calls report to the progress sink a host
-// sets through runenv, from the first event to the finished one, and that nil turns it off.
-func TestHostProgressReceivesEvents(t *testing.T) {
-	var mu sync.Mutex
-	var events []runenv.ProgressEvent
-	runenv.SetProgress(func(ev runenv.ProgressEvent) { mu.Lock(); events = append(events, ev); mu.Unlock() })
-	defer runenv.SetProgress(nil)
-	if _, err := Simulate(rand.New(rand.NewPCG(1, 1)), noisy, grid(500)); err != nil {
-		t.Fatal(err)
-	}
-	if len(events) < 2 {
-		t.Fatalf("%d progress events, want at least the first and the last", len(events))
-	}
-	first, last := events[0], events[len(events)-1]
-	if first.Label != "simulate" || first.Done != 0 || first.Total != 500 || first.Finished {
-		t.Errorf("first event %+v, want simulate 0/500 not finished", first)
-	}
-	if last.Label != "simulate" || last.Done != 500 || !last.Finished {
-		t.Errorf("last event %+v, want simulate 500/500 finished", last)
-	}
-	runenv.SetProgress(nil)
-	n := len(events)
-	if _, err := Simulate(rand.New(rand.NewPCG(1, 1)), noisy, grid(500)); err != nil {
-		t.Fatal(err)
-	}
-	if len(events) != n {
-		t.Errorf("%d events after the host turned progress off", len(events)-n)
 	}
 }

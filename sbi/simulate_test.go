@@ -220,9 +220,23 @@ func TestSimulateCancelAndProgress(t *testing.T) {
 	if _, err := Simulate(rand.New(rand.NewPCG(1, 1)), noisy, theta); err != nil {
 		t.Fatal(err)
 	}
+	if len(events) < 2 {
+		t.Fatalf("%d progress events reached the host's sink, want at least the first and the last", len(events))
+	}
+	if first := events[0]; first.Finished || first.Done != 0 || first.Total != 1000 || first.Label != "simulate" {
+		t.Errorf("first progress event %+v", first)
+	}
 	last := events[len(events)-1]
 	if !last.Finished || last.Done != 1000 || last.Total != 1000 || last.Label != "simulate" {
 		t.Errorf("last progress event %+v", last)
+	}
+	runenv.SetProgress(nil) // the host turns progress off
+	n := len(events)
+	if _, err := Simulate(rand.New(rand.NewPCG(1, 1)), noisy, grid(100)); err != nil {
+		t.Fatal(err)
+	}
+	if len(events) != n {
+		t.Errorf("%d progress events after the host turned progress off", len(events)-n)
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
