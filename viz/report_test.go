@@ -2,6 +2,7 @@ package viz
 
 import (
 	"bytes"
+	"fmt"
 	"image/png"
 	"math"
 	"math/rand/v2"
@@ -114,4 +115,23 @@ func TestReport(t *testing.T) {
 		}
 	}
 	checkPlot(t, "tarp", TARP(rep.TARP), "calibrated", "ATC "+fmtSigned(rep.TARP.ATC))
+}
+
+// A calibration report shown with its plots: as the last expression of a notebook cell,
+// Report(rep) displays the report's table followed by its coverage, TARP and SBC figures,
+// where rep alone shows the table.
+func ExampleReport() {
+	theta, x := normalPairs(1, 300, 2) // test pairs from the joint of a model with a known posterior
+	rep, err := diag.Calibrate(normalModel{}, theta, x, diag.ReportOptions{Label: "exact", Samples: 99, Seed: 1})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, f := range Report(rep).Figures {
+		fmt.Println(f.Title, len(f.PNG) > 0)
+	}
+	// Output:
+	// expected coverage true
+	// TARP true
+	// SBC ranks true
 }
