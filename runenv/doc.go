@@ -19,7 +19,8 @@
 // plain Go program that sets nothing.
 //
 // What does not live here: the library's helpers built on these settings (sbi.Canceled,
-// sbi.NewProgress, which throttles events), the rendering of outputs (package display) and
-// anything of a particular host (protocols, terminals). The package imports only the
+// sbi.NewProgress, which throttles events), the rendering of outputs (package display), the
+// threads of OpenBLAS inside one product in the openblas build (nn.SetBLASThreads, default 1)
+// and anything of a particular host (protocols, terminals). The package imports only the
 // standard library, so every package of the module may import it.
 package runenv
