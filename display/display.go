@@ -8,8 +8,9 @@ import (
 	"image/png"
 	"os"
 	"strconv"
-	"sync"
 	"sync/atomic"
+
+	"github.com/gosbi/gosbi/runenv"
 )
 
 // MIME types of the outputs this package produces.
@@ -23,39 +24,10 @@ const (
 	MIMEJSON     = "application/json"
 )
 
-// Output is one rich output: a MIME bundle, its metadata, and the display id when it belongs
-// to an updatable display (Update is true for the second and later versions of it). When Clear
-// is set it is instead a request to clear the cell's output (at once, or when the next output
-// arrives if Wait is set).
-type Output struct {
-	Data      map[string]any
-	Metadata  map[string]any
-	DisplayID string
-	Update    bool
-	Clear     bool
-	Wait      bool
-}
-
-// A Sink receives outputs; the notebook worker installs one with SetSink.
-type Sink func(Output)
-
-var sink struct {
-	mu sync.RWMutex
-	f  Sink
-}
-
-// SetSink routes outputs to f; nil restores the default, which prints text to standard output.
-func SetSink(f Sink) {
-	sink.mu.Lock()
-	defer sink.mu.Unlock()
-	sink.f = f
-}
-
-func emit(o Output) {
-	sink.mu.RLock()
-	f := sink.f
-	sink.mu.RUnlock()
-	if f != nil {
+// emit sends o to the host's display sink (runenv.SetDisplay); without one, its text goes to
+// standard output.
+func emit(o runenv.Output) {
+	if f := runenv.Display(); f != nil {
 		f(o)
 		return
 	}
@@ -81,25 +53,22 @@ func PlainText(data map[string]any) string {
 // ClearOutput clears the output of the running cell; with wait, the old output stays until
 // the next output replaces it (no flicker in animations).
 func ClearOutput(wait bool) {
-	sink.mu.RLock()
-	f := sink.f
-	sink.mu.RUnlock()
-	if f != nil {
-		f(Output{Clear: true, Wait: wait})
+	if f := runenv.Display(); f != nil {
+		f(runenv.Output{Clear: true, Wait: wait})
 	}
 }
 
 // Show displays v richly, as if it were the last expression of a cell.
-func Show(v any) { emit(Output{Data: Render(v)}) }
+func Show(v any) { emit(runenv.Output{Data: Render(v)}) }
 
 // ShowBundle displays a value with a MIMEBundle method. Values of types declared in a
 // notebook cell need it: the interpreter passes them to Show (whose parameter is any) without
 // their methods, while a MIMEBundler parameter keeps them.
-func ShowBundle(b MIMEBundler) { emit(Output{Data: Render(b)}) }
+func ShowBundle(b MIMEBundler) { emit(runenv.Output{Data: Render(b)}) }
 
 // Bundle displays a MIME bundle as it is: keys are MIME types, values strings (or, for
 // application/json, any JSON value; for images, []byte or base64 text).
-func Bundle(data map[string]any) { emit(Output{Data: data}) }
+func Bundle(data map[string]any) { emit(runenv.Output{Data: data}) }
 
 // HTML displays an HTML fragment.
 func HTML(html string) { Show(HTMLValue(html)) }
@@ -146,13 +115,13 @@ func (d *Display) ID() string { return d.id }
 
 // Update replaces the display's content by v, rendered as Show would.
 func (d *Display) Update(v any) {
-	emit(Output{Data: Render(v), DisplayID: d.id, Update: d.shown.Swap(true)})
+	emit(runenv.Output{Data: Render(v), DisplayID: d.id, Update: d.shown.Swap(true)})
 }
 
 // UpdateBundle replaces the display's content by a value with a MIMEBundle method (see
 // ShowBundle).
 func (d *Display) UpdateBundle(b MIMEBundler) {
-	emit(Output{Data: Render(b), DisplayID: d.id, Update: d.shown.Swap(true)})
+	emit(runenv.Output{Data: Render(b), DisplayID: d.id, Update: d.shown.Swap(true)})
 }
 
 // HTML replaces the display's content by an HTML fragment.

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/gosbi/gosbi/runenv"
 )
 
 type card struct{ title string }
@@ -84,9 +86,9 @@ func TestImagePNGDecodes(t *testing.T) {
 }
 
 func TestSinkAndUpdates(t *testing.T) {
-	var got []Output
-	SetSink(func(o Output) { got = append(got, o) })
-	defer SetSink(nil)
+	var got []runenv.Output
+	runenv.SetDisplay(func(o runenv.Output) { got = append(got, o) })
+	defer runenv.SetDisplay(nil)
 	HTML("<i>a</i>")
 	Markdown("*b*")
 	LaTeX(`$c$`)
@@ -103,6 +105,9 @@ func TestSinkAndUpdates(t *testing.T) {
 	d.HTML("<b>2</b>")
 	d.UpdateBundle(card{"3"})
 	ClearOutput(true)
+	if len(got) == 0 {
+		t.Fatal("no output reached the display sink the host set with runenv.SetDisplay")
+	}
 	if c := got[len(got)-1]; !c.Clear || !c.Wait {
 		t.Errorf("ClearOutput sent %+v", c)
 	}

@@ -13,6 +13,7 @@
 // last expression of a cell; Render gives the bundle of any value (matrices, numeric slices
 // and errors get readable defaults).
 //
-// Outside a notebook (scripts, tests, the terminal) output goes to standard output as text.
-// The notebook worker installs itself with SetSink; the package knows nothing of the kernel.
+// Outputs go to the display sink of the host (runenv.SetDisplay): the notebook worker sends
+// them to the front, the terminal prints their text. Without one (a plain Go program, a test)
+// their text goes to standard output. The package knows nothing of the kernel.
 package display

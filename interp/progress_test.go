@@ -4,19 +4,19 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gosbi/gosbi/sbi"
+	"github.com/gosbi/gosbi/runenv"
 )
 
 // TestProgressBundleEnds checks the last line of a progress bar: "done" with the count when
 // the call ran to its total, "stopped early at N" with a full bar when early stopping ended it.
 func TestProgressBundleEnds(t *testing.T) {
 	for _, c := range []struct {
-		ev         sbi.ProgressEvent
+		ev         runenv.ProgressEvent
 		want, miss []string
 	}{
-		{sbi.ProgressEvent{Label: "simulate", Done: 1000, Total: 1000, Finished: true},
+		{runenv.ProgressEvent{Label: "simulate", Done: 1000, Total: 1000, Finished: true},
 			[]string{"1000/1000 done"}, []string{"stopped"}},
-		{sbi.ProgressEvent{Label: "train NPE", Done: 74, Total: 1000, Finished: true, Stopped: true, Message: "epoch 74"},
+		{runenv.ProgressEvent{Label: "train NPE", Done: 74, Total: 1000, Finished: true, Stopped: true, Message: "epoch 74"},
 			[]string{"stopped early at 74", "epoch 74"}, []string{"74/1000", "done"}},
 	} {
 		b := progressBundle(c.ev).MIMEBundle()

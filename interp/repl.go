@@ -15,6 +15,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/gosbi/gosbi/display"
+	"github.com/gosbi/gosbi/runenv"
 )
 
 const (
@@ -26,8 +27,8 @@ const (
 // or $GOSBI_HISTORY) and Tab completion; a cell ends when it is complete Go. Without a
 // terminal it reads cells from standard input.
 func runREPL(args []string) error {
-	display.SetSink(func(o display.Output) { fmt.Println(display.PlainText(o.Data)) })
-	defer display.SetSink(nil)
+	runenv.SetDisplay(func(o runenv.Output) { fmt.Println(display.PlainText(o.Data)) })
+	defer runenv.SetDisplay(nil)
 	sess, err := NewSession(Options{Args: append([]string{"gosbi"}, args...)})
 	if err != nil {
 		return err

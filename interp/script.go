@@ -10,6 +10,7 @@ import (
 
 	"github.com/gosbi/gosbi/display"
 	"github.com/gosbi/gosbi/interp/rewrite"
+	"github.com/gosbi/gosbi/runenv"
 )
 
 var packageClause = regexp.MustCompile(`(?m)^package\s+\w+\s*(;|$)`)
@@ -50,8 +51,8 @@ func runScript(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		isProgram = true
 		code = code[:loc[0]] + "//" + code[loc[0]+2:] // keep line numbers: comment the clause out
 	}
-	display.SetSink(func(o display.Output) { fmt.Fprintln(stdout, display.PlainText(o.Data)) })
-	defer display.SetSink(nil)
+	runenv.SetDisplay(func(o runenv.Output) { fmt.Fprintln(stdout, display.PlainText(o.Data)) })
+	defer runenv.SetDisplay(nil)
 	sess, err := NewSession(Options{Stdout: stdout, Stderr: stderr, Stdin: stdin, Args: args})
 	if err != nil {
 		return err

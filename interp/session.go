@@ -19,7 +19,7 @@ import (
 	yaegi "github.com/traefik/yaegi/interp"
 
 	"github.com/gosbi/gosbi/display"
-	"github.com/gosbi/gosbi/sbi"
+	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/stdlib"
 )
 
@@ -28,7 +28,7 @@ type Options struct {
 	Stdout, Stderr io.Writer // the user's output; os.Stdout and os.Stderr when nil
 	Stdin          io.Reader // what interpreted code reads; os.Stdin when nil
 	Args           []string  // os.Args of interpreted code
-	Display        display.Sink
+	Display        runenv.DisplayFunc
 	// Symbols are extra compiled packages cells may import, in the form of stdlib.Symbols.
 	Symbols map[string]map[string]reflect.Value
 	// Restarted says that the session replaces one whose process died: errors about
@@ -160,10 +160,10 @@ func (s *Session) execute(ctx context.Context, code string, count int) Result {
 		s.mu.Unlock()
 		cancel()
 	}()
-	sbi.SetContext(ctx)
-	defer sbi.SetContext(nil)
+	runenv.SetContext(ctx)
+	defer runenv.SetContext(nil)
 	if s.opts.Display != nil {
-		display.SetSink(s.opts.Display)
+		runenv.SetDisplay(s.opts.Display)
 	}
 	if name, ok := helpRequest(code); ok {
 		return s.helpPage(name, count)

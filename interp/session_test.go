@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gosbi/gosbi/display"
+	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi"
 )
 
@@ -41,7 +42,7 @@ func (b *syncBuffer) Reset() {
 type testSession struct {
 	*Session
 	out, errOut *syncBuffer
-	displays    []display.Output
+	displays    []runenv.Output
 	count       int
 }
 
@@ -49,12 +50,12 @@ func newTestSession(t *testing.T) *testSession {
 	t.Helper()
 	ts := &testSession{out: &syncBuffer{}, errOut: &syncBuffer{}}
 	s, err := NewSession(Options{Stdout: ts.out, Stderr: ts.errOut, Stdin: strings.NewReader(""),
-		Display: func(o display.Output) { ts.displays = append(ts.displays, o) }})
+		Display: func(o runenv.Output) { ts.displays = append(ts.displays, o) }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ts.Session = s
-	t.Cleanup(func() { display.SetSink(nil) })
+	t.Cleanup(func() { runenv.SetDisplay(nil) })
 	return ts
 }
 

@@ -16,7 +16,7 @@ import (
 
 	"github.com/gosbi/gosbi/display"
 	"github.com/gosbi/gosbi/ipc"
-	"github.com/gosbi/gosbi/sbi"
+	"github.com/gosbi/gosbi/runenv"
 )
 
 // WorkerMain runs the interpreter worker of a kernel: it reads ipc.Requests from file
@@ -82,7 +82,7 @@ func runWorker(in io.Reader, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	sbi.SetProgressHook(w.onProgress)
+	runenv.SetProgress(w.onProgress)
 	// Runaway recursion in a cell ends the worker with a stack overflow (the front restarts
 	// it); a smaller limit than Go's 1 GB makes that quick and keeps memory in bounds.
 	debug.SetMaxStack(256 << 20)
@@ -309,7 +309,7 @@ func (w *worker) stream(name, text string) {
 }
 
 // display sends rich output of the running cell, after the text printed before it.
-func (w *worker) display(o display.Output) {
+func (w *worker) display(o runenv.Output) {
 	id, silent := w.current()
 	if id == "" || silent {
 		return
@@ -398,13 +398,13 @@ var progressDelay = time.Second
 // for progressDelay and is then updated in place.
 type progressDisplay struct {
 	d     *display.Display // nil until shown
-	ev    sbi.ProgressEvent
+	ev    runenv.ProgressEvent
 	start time.Time
 	timer *time.Timer // shows the bar of a call that reports nothing after starting
 	done  bool
 }
 
-func (w *worker) onProgress(ev sbi.ProgressEvent) {
+func (w *worker) onProgress(ev runenv.ProgressEvent) {
 	w.progMu.Lock()
 	defer w.progMu.Unlock()
 	if w.progress == nil {
@@ -454,7 +454,7 @@ func (w *worker) endProgress() {
 	w.progress = map[string]*progressDisplay{}
 }
 
-type progressBundle sbi.ProgressEvent
+type progressBundle runenv.ProgressEvent
 
 // MIMEBundle renders a progress event as an HTML bar and a text line.
 func (ev progressBundle) MIMEBundle() map[string]any {

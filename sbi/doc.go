@@ -1,6 +1,8 @@
 // Package sbi is gosbi's library for simulation-based inference: neural posterior and ratio
-// estimators, their training loop and posteriors, the parallel simulation runner, and the hooks
-// through which a host (a notebook worker, a terminal) sees progress and cancels long calls.
+// estimators, their training loop and posteriors, the parallel simulation runner, and the
+// helpers through which long calls honour the host's settings of package runenv: Canceled
+// (the context a notebook worker cancels on interrupt) and NewProgress (events for its
+// progress bar).
 //
 // # Estimators
 //
@@ -26,6 +28,6 @@
 // Sub-packages hold the rest: sbi/dist (distributions), sbi/task (simulators and benchmark
 // tasks), sbi/nn (the reverse-mode engine), sbi/flow (normalizing flows), sbi/calib
 // (calibration methods) and sbi/diag (diagnostics). The library knows nothing of notebooks:
-// results offer a MIMEBundle, and progress and cancellation go through the hooks in this
-// package.
+// results offer a MIMEBundle, and progress and cancellation go through the settings a host
+// makes in package runenv.
 package sbi

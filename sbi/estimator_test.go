@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi/dist"
 	"gonum.org/v1/gonum/mat"
 )
@@ -129,9 +130,9 @@ func TestEarlyStoppingRestoresBest(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 2))
 	prior, theta, x := gaussianPairs(rng, 200)
 	e := NewNRE(prior, NREConfig{Hidden: []int{64, 64}})
-	var last ProgressEvent
-	SetProgressHook(func(ev ProgressEvent) { last = ev })
-	defer SetProgressHook(nil)
+	var last runenv.ProgressEvent
+	runenv.SetProgress(func(ev runenv.ProgressEvent) { last = ev })
+	defer runenv.SetProgress(nil)
 	// A high learning rate on 180 pairs overfits quickly, so validation stops improving.
 	res, err := e.Train(theta, x, TrainConfig{Epochs: 300, BatchSize: 20, LearningRate: 1e-2, Patience: 5, Seed: 1})
 	if err != nil {
@@ -201,12 +202,12 @@ func TestCancelAndProgress(t *testing.T) {
 	prior, theta, x := gaussianPairs(rng, 300)
 	var mu sync.Mutex
 	var msgs []string
-	SetProgressHook(func(ev ProgressEvent) {
+	runenv.SetProgress(func(ev runenv.ProgressEvent) {
 		mu.Lock()
 		msgs = append(msgs, ev.Message)
 		mu.Unlock()
 	})
-	defer SetProgressHook(nil)
+	defer runenv.SetProgress(nil)
 	if _, err := NewNRE(prior, NREConfig{}).Train(theta, x, TrainConfig{Epochs: 2}); err != nil {
 		t.Fatal(err)
 	}
@@ -215,8 +216,8 @@ func TestCancelAndProgress(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	SetContext(ctx)
-	defer SetContext(nil)
+	runenv.SetContext(ctx)
+	defer runenv.SetContext(nil)
 	_, err := NewNPE(prior, NPEConfig{}).Train(theta, x, TrainConfig{Epochs: 2})
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("error %v, expected one wrapping context.Canceled", err)

@@ -1,79 +1,29 @@
 package sbi
 
 import (
-	"context"
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/gosbi/gosbi/runenv"
 )
 
-// ProgressEvent reports the state of one long-running call (simulation, training, coverage).
-type ProgressEvent struct {
-	Label    string // what is running, e.g. "simulate" or "train NPE"
-	Done     int    // units finished so far
-	Total    int    // units in all; 0 when unknown
-	Message  string // a short status, e.g. "epoch 12  val loss 1.234"
-	Finished bool   // true on the last event of the call
-	Stopped  bool   // with Finished: the call ended early by design, after Done of Total units (early stopping)
-}
-
-// ProgressFunc receives progress events. It is called from the goroutine running the call and
-// must return quickly.
-type ProgressFunc func(ProgressEvent)
-
-var hooks struct {
-	mu       sync.RWMutex
-	ctx      context.Context
-	progress ProgressFunc
-}
-
-// SetContext sets the context that long-running calls of the library honour: once it is
-// cancelled they stop within one step and return an error wrapping ctx.Err(). A notebook worker
-// sets one per cell. A nil ctx restores context.Background().
-func SetContext(ctx context.Context) {
-	hooks.mu.Lock()
-	defer hooks.mu.Unlock()
-	hooks.ctx = ctx
-}
-
-// Context returns the context set by SetContext, or context.Background().
-func Context() context.Context {
-	hooks.mu.RLock()
-	defer hooks.mu.RUnlock()
-	if hooks.ctx == nil {
-		return context.Background()
-	}
-	return hooks.ctx
-}
-
-// Canceled returns a non-nil error, naming what was interrupted, once the library's context is
-// cancelled. Long loops call it once per step.
+// Canceled returns a non-nil error, naming what was interrupted, once the context the host set
+// (runenv.Context) is cancelled. Long loops call it once per step.
 func Canceled(what string) error {
-	if err := Context().Err(); err != nil {
+	if err := runenv.Context().Err(); err != nil {
 		return fmt.Errorf("%s interrupted: %w", what, err)
 	}
 	return nil
 }
 
-// SetProgressHook sets the function that receives progress events; nil turns progress off.
-func SetProgressHook(f ProgressFunc) {
-	hooks.mu.Lock()
-	defer hooks.mu.Unlock()
-	hooks.progress = f
-}
-
-func progressHook() ProgressFunc {
-	hooks.mu.RLock()
-	defer hooks.mu.RUnlock()
-	return hooks.progress
-}
-
-// Progress reports the progress of one call to the hook, at most every MinInterval, and always
-// its last event. The zero value is not usable; use NewProgress. It is safe for concurrent use.
+// Progress reports the progress of one call to the host's progress sink (runenv.Progress), at
+// most every MinInterval, and always its first and last events. The zero value is not usable;
+// use NewProgress. It is safe for concurrent use.
 type Progress struct {
 	mu    sync.Mutex
-	hook  ProgressFunc
-	ev    ProgressEvent
+	hook  runenv.ProgressFunc
+	ev    runenv.ProgressEvent
 	last  time.Time
 	ended bool
 }
@@ -81,9 +31,10 @@ type Progress struct {
 // MinInterval is the shortest time between two progress events of one call.
 const MinInterval = 100 * time.Millisecond
 
-// NewProgress starts reporting a call labelled label with total units (0 if unknown).
+// NewProgress starts reporting a call labelled label with total units (0 if unknown) to the
+// progress sink set when it is called.
 func NewProgress(label string, total int) *Progress {
-	p := &Progress{hook: progressHook(), ev: ProgressEvent{Label: label, Total: total}}
+	p := &Progress{hook: runenv.Progress(), ev: runenv.ProgressEvent{Label: label, Total: total}}
 	p.emit(true)
 	return p
 }

@@ -4,15 +4,17 @@ import (
 	"context"
 	"errors"
 	"testing"
+
+	"github.com/gosbi/gosbi/runenv"
 )
 
 func TestCanceled(t *testing.T) {
-	defer SetContext(nil)
+	defer runenv.SetContext(nil)
 	if err := Canceled("training"); err != nil {
 		t.Fatalf("no context set: got %v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	SetContext(ctx)
+	runenv.SetContext(ctx)
 	if err := Canceled("training"); err != nil {
 		t.Fatalf("before cancel: got %v", err)
 	}
@@ -24,9 +26,9 @@ func TestCanceled(t *testing.T) {
 }
 
 func TestProgressThrottlesButKeepsFirstAndLast(t *testing.T) {
-	defer SetProgressHook(nil)
-	var got []ProgressEvent
-	SetProgressHook(func(e ProgressEvent) { got = append(got, e) })
+	defer runenv.SetProgress(nil)
+	var got []runenv.ProgressEvent
+	runenv.SetProgress(func(e runenv.ProgressEvent) { got = append(got, e) })
 	p := NewProgress("simulate", 1000)
 	for i := 0; i < 1000; i++ {
 		p.Add(1)

@@ -44,8 +44,8 @@ const ChunkRows = 64
 // Simulate runs f on every row of theta in parallel on all cores (GOMAXPROCS goroutines).
 // Row i draws from its own random stream, derived from two numbers drawn from rng and from i,
 // so the result is the same whatever the number of cores. It reports progress through
-// NewProgress("simulate", n), stops with an error once the library's context is cancelled
-// (see Canceled), drops rows whose output is nil or holds NaN/±Inf (counted in Dropped), and
+// NewProgress("simulate", n), stops with an error once the host's context is cancelled (see
+// Canceled), drops rows whose output is nil or holds NaN/±Inf (counted in Dropped), and
 // returns an error naming the row when f panics or returns a vector of the wrong length.
 func Simulate(rng *rand.Rand, f SimFunc, theta *mat.Dense) (*Simulation, error) {
 	if f == nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/traefik/yaegi/stdlib"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi/dist"
 )
 
@@ -212,21 +213,35 @@ func TestSimulatePanicBecomesError(t *testing.T) {
 
 func TestSimulateCancelAndProgress(t *testing.T) {
 	var mu sync.Mutex
-	var events []ProgressEvent
-	SetProgressHook(func(e ProgressEvent) { mu.Lock(); events = append(events, e); mu.Unlock() })
-	defer SetProgressHook(nil)
+	var events []runenv.ProgressEvent
+	runenv.SetProgress(func(e runenv.ProgressEvent) { mu.Lock(); events = append(events, e); mu.Unlock() })
+	defer runenv.SetProgress(nil)
 	theta := grid(1000)
 	if _, err := Simulate(rand.New(rand.NewPCG(1, 1)), noisy, theta); err != nil {
 		t.Fatal(err)
+	}
+	if len(events) < 2 {
+		t.Fatalf("%d progress events reached the host's sink, want at least the first and the last", len(events))
+	}
+	if first := events[0]; first.Finished || first.Done != 0 || first.Total != 1000 || first.Label != "simulate" {
+		t.Errorf("first progress event %+v", first)
 	}
 	last := events[len(events)-1]
 	if !last.Finished || last.Done != 1000 || last.Total != 1000 || last.Label != "simulate" {
 		t.Errorf("last progress event %+v", last)
 	}
+	runenv.SetProgress(nil) // the host turns progress off
+	n := len(events)
+	if _, err := Simulate(rand.New(rand.NewPCG(1, 1)), noisy, grid(100)); err != nil {
+		t.Fatal(err)
+	}
+	if len(events) != n {
+		t.Errorf("%d progress events after the host turned progress off", len(events)-n)
+	}
 
 	ctx, cancel := context.WithCancel(context.Background())
-	SetContext(ctx)
-	defer SetContext(nil)
+	runenv.SetContext(ctx)
+	defer runenv.SetContext(nil)
 	calls := 0
 	var cmu sync.Mutex
 	f := func(rng *rand.Rand, th []float64) []float64 {

@@ -6,7 +6,8 @@
 // Every constructor returns a *Plot, which renders on demand: PNG and SVG bytes, Save to a file,
 // and MIMEBundle, so that a notebook shows it inline when it is the last expression of a cell;
 // Show displays it at once through package display. A Loss redraws itself in place while
-// training runs.
+// training runs. Report is the one constructor of another kind: it returns a diag calibration
+// report together with its figures, for display (package diag does not draw).
 // Plots use a sans-serif font and the Okabe–Ito palette, which stays distinguishable under the
 // common forms of colour blindness.
 package viz

@@ -9,7 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/gosbi/gosbi/display"
+	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi/diag"
 	"github.com/gosbi/gosbi/viz"
 )
@@ -59,9 +59,9 @@ func ExampleCornerWith() {
 func ExampleLoss() {
 	// In a notebook, the worker's display sink shows the plot at the first Add and replaces
 	// it in place afterwards; here a sink records what it would receive.
-	var outputs []display.Output
-	display.SetSink(func(o display.Output) { outputs = append(outputs, o) })
-	defer display.SetSink(nil)
+	var outputs []runenv.Output
+	runenv.SetDisplay(func(o runenv.Output) { outputs = append(outputs, o) })
+	defer runenv.SetDisplay(nil)
 
 	l := viz.NewLoss()
 	for e := range 20 {

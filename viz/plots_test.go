@@ -12,7 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/plot/vg"
 
-	"github.com/gosbi/gosbi/display"
+	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi/diag"
 )
 
@@ -42,14 +42,14 @@ func TestLoss(t *testing.T) {
 	l := NewLoss()
 	var updates []string
 	var updateFlags []bool
-	display.SetSink(func(o display.Output) {
+	runenv.SetDisplay(func(o runenv.Output) {
 		if _, ok := o.Data["image/png"].([]byte); !ok {
 			t.Error("live update without a PNG")
 		}
 		updates = append(updates, o.DisplayID)
 		updateFlags = append(updateFlags, o.Update)
 	})
-	defer display.SetSink(nil)
+	defer runenv.SetDisplay(nil)
 	for e := range 60 {
 		train := 3*math.Exp(-float64(e)/12) + 1
 		val := train + 0.05*float64(e)/10 + 0.1
@@ -212,9 +212,9 @@ func TestSaveAndErrors(t *testing.T) {
 	if err := p.Save(filepath.Join(dir, "c.bmp")); err == nil {
 		t.Error("unknown extension: no error")
 	}
-	var shown []display.Output
-	display.SetSink(func(o display.Output) { shown = append(shown, o) })
-	defer display.SetSink(nil)
+	var shown []runenv.Output
+	runenv.SetDisplay(func(o runenv.Output) { shown = append(shown, o) })
+	defer runenv.SetDisplay(nil)
 	p.Show()
 	if len(shown) != 1 || shown[0].Data["image/png"] == nil || shown[0].Data["image/svg+xml"] == nil || shown[0].DisplayID != "" {
 		t.Errorf("Show displayed %+v, want one plot", shown)

@@ -1,6 +1,7 @@
 package viz
 
 import (
+	"fmt"
 	"image/color"
 
 	"gonum.org/v1/plot/plotter"
@@ -9,27 +10,34 @@ import (
 	"github.com/gosbi/gosbi/sbi/diag"
 )
 
-func init() {
-	diag.RegisterReportFigures(reportFigures)
-}
-
-// reportFigures draws the plots of a calibration report: coverage curves, SBC ranks, TARP.
-func reportFigures(r *diag.Report) []diag.Figure {
-	var figs []diag.Figure
-	add := func(title string, p *Plot) {
-		p.DPI = 90
-		if png, err := p.PNG(); err == nil {
-			figs = append(figs, diag.Figure{Title: title, PNG: png})
-		}
-	}
+// Report returns the calibration report r for display with its plots: the report's table,
+// then the expected coverage (rank estimator, and grid estimator when present), TARP and SBC
+// rank figures. Displaying r itself shows the table alone, since package diag does not draw.
+// A plot that cannot be drawn is replaced by a line saying why.
+func Report(r *diag.Report) diag.ReportWithFigures {
 	curves := []*diag.CoverageResult{r.Coverage}
 	if r.Grid != nil {
 		curves = append(curves, r.Grid)
 	}
-	add("expected coverage", Coverage(curves...))
-	add("TARP", TARP(r.TARP))
-	add("SBC ranks", SBCRanks(r.SBC))
-	return figs
+	plots := []struct {
+		title string
+		p     *Plot
+	}{
+		{"expected coverage", Coverage(curves...)},
+		{"TARP", TARP(r.TARP)},
+		{"SBC ranks", SBCRanks(r.SBC)},
+	}
+	figs := make([]diag.Figure, len(plots))
+	for i, pl := range plots {
+		pl.p.DPI = 90
+		png, err := pl.p.PNG()
+		if err != nil {
+			figs[i] = diag.Figure{Title: fmt.Sprintf("%s: cannot draw the plot: %v", pl.title, err)}
+			continue
+		}
+		figs[i] = diag.Figure{Title: pl.title, PNG: png}
+	}
+	return diag.ReportWithFigures{Report: r, Figures: figs}
 }
 
 // TARP plots the TARP expected coverage probability against the credibility level, with the
@@ -53,13 +61,4 @@ func TARP(r *diag.TARPResult) *Plot {
 	p.Legend.Add("calibrated", diagonal)
 	p.Legend.Add(name, line)
 	return withSideLegend(p, []string{"calibrated", name}, 11*cm, 10*cm)
-}
-
-// Report arranges a calibration report's plots side by side as one figure.
-func Report(r *diag.Report) *Plot {
-	curves := []*diag.CoverageResult{r.Coverage}
-	if r.Grid != nil {
-		curves = append(curves, r.Grid)
-	}
-	return Row(Coverage(curves...), TARP(r.TARP), SBCRanks(r.SBC))
 }

@@ -1,6 +1,9 @@
 package viz
 
 import (
+	"bytes"
+	"fmt"
+	"image/png"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -80,21 +83,55 @@ func (p normalPost) LogProb(theta *mat.Dense) []float64 {
 	return out
 }
 
+// TestReport checks that the report's plots come through viz.Report, explicitly: the report
+// itself shows its table and names viz.Report (linking viz changes nothing), while
+// viz.Report(r) shows the table followed by the three figures, each a PNG that decodes.
 func TestReport(t *testing.T) {
 	theta, x := normalPairs(1, 300, 2)
 	rep, err := diag.Calibrate(normalModel{}, theta, x, diag.ReportOptions{Label: "exact", Samples: 99, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	figs := rep.Figures()
-	if len(figs) != 3 {
-		t.Fatalf("%d report figures, want 3 (coverage, TARP, SBC)", len(figs))
+	plain := rep.MIMEBundle()["text/html"].(string)
+	if c := strings.Count(plain, "<img "); c != 0 || !strings.Contains(plain, "viz.Report(report)") {
+		t.Errorf("report shown without viz.Report: %d images, names viz.Report %v; want 0 and true",
+			c, strings.Contains(plain, "viz.Report(report)"))
 	}
-	h := rep.MIMEBundle()["text/html"].(string)
-	if c := strings.Count(h, "<img "); c != 3 {
-		t.Errorf("report HTML has %d images, want 3", c)
+	shown := Report(rep)
+	h := shown.MIMEBundle()["text/html"].(string)
+	if c := strings.Count(h, "<img "); c != 3 || !strings.Contains(h, "Calibration report") {
+		t.Errorf("viz.Report HTML has %d images and table %v, want 3 and true", c, strings.Contains(h, "Calibration report"))
+	}
+	titles := []string{"expected coverage", "TARP", "SBC ranks"}
+	if len(shown.Figures) != len(titles) {
+		t.Fatalf("%d report figures, want %d", len(shown.Figures), len(titles))
+	}
+	for i, f := range shown.Figures {
+		if f.Title != titles[i] {
+			t.Errorf("figure %d is %q, want %q", i, f.Title, titles[i])
+		}
+		if _, err := png.Decode(bytes.NewReader(f.PNG)); err != nil {
+			t.Errorf("figure %q: PNG does not decode: %v", f.Title, err)
+		}
 	}
 	checkPlot(t, "tarp", TARP(rep.TARP), "calibrated", "ATC "+fmtSigned(rep.TARP.ATC))
-	checkPlot(t, "report", Report(rep), "simultaneous 95% band, all 19 levels (n = 300)", "pointwise 95% band, each level", "calibrated", "exact (AUC "+fmtSigned(rep.Coverage.AUC)+")",
-		"ATC "+fmtSigned(rep.TARP.ATC), "99% band of uniform ranks", "expected count")
+}
+
+// A calibration report shown with its plots: as the last expression of a notebook cell,
+// Report(rep) displays the report's table followed by its coverage, TARP and SBC figures,
+// where rep alone shows the table.
+func ExampleReport() {
+	theta, x := normalPairs(1, 300, 2) // test pairs from the joint of a model with a known posterior
+	rep, err := diag.Calibrate(normalModel{}, theta, x, diag.ReportOptions{Label: "exact", Samples: 99, Seed: 1})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, f := range Report(rep).Figures {
+		fmt.Println(f.Title, len(f.PNG) > 0)
+	}
+	// Output:
+	// expected coverage true
+	// TARP true
+	// SBC ranks true
 }

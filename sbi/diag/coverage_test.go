@@ -10,6 +10,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi"
 )
 
@@ -243,9 +244,9 @@ func TestCancellationAndProgress(t *testing.T) {
 	theta, x := m.simulate(9, 200)
 
 	var mu sync.Mutex
-	var last sbi.ProgressEvent
-	sbi.SetProgressHook(func(e sbi.ProgressEvent) { mu.Lock(); last = e; mu.Unlock() })
-	defer sbi.SetProgressHook(nil)
+	var last runenv.ProgressEvent
+	runenv.SetProgress(func(e runenv.ProgressEvent) { mu.Lock(); last = e; mu.Unlock() })
+	defer runenv.SetProgress(nil)
 	if _, err := RankCoverage(m, theta, x, RankOptions{Samples: 20}); err != nil {
 		t.Fatal(err)
 	}
@@ -255,8 +256,8 @@ func TestCancellationAndProgress(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	sbi.SetContext(ctx)
-	defer sbi.SetContext(nil)
+	runenv.SetContext(ctx)
+	defer runenv.SetContext(nil)
 	_, err := RankCoverage(m, theta, x, RankOptions{Samples: 20})
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("rank estimator with a cancelled context: err = %v, want context.Canceled", err)

@@ -6,7 +6,6 @@ import (
 	"html"
 	"math"
 	"strings"
-	"sync"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -50,7 +49,7 @@ type Report struct {
 // drawn from the joint): expected HPD coverage with the rank estimator (and the grid
 // estimator when a box is given), marginal coverage, SBC, TARP (all from one set of posterior
 // draws per pair) and the expected log posterior density. The Report displays as a compact
-// HTML summary, with plots when package viz is linked into the program.
+// HTML summary; viz.Report(r) displays it with its plots.
 func Calibrate(est sbi.Amortized, theta, x *mat.Dense, o ReportOptions) (*Report, error) {
 	start := time.Now()
 	ro := RankOptions{Levels: o.Levels, Samples: o.Samples, Seed: o.Seed, Workers: o.Workers}.withDefaults()
@@ -92,35 +91,27 @@ func Calibrate(est sbi.Amortized, theta, x *mat.Dense, o ReportOptions) (*Report
 	return r, nil
 }
 
-// Figure is one rendered plot of a report.
+// Figure is one rendered plot of a report. PNG is nil when the plot could not be drawn; the
+// title then says why.
 type Figure struct {
 	Title string
 	PNG   []byte
 }
 
-var figures struct {
-	mu sync.RWMutex
-	fn func(*Report) []Figure
+// ReportWithFigures is a report shown with its plots: the table of the report's display,
+// followed by the figures. Package diag does not draw; viz.Report builds one.
+type ReportWithFigures struct {
+	Report  *Report
+	Figures []Figure
 }
 
-// RegisterReportFigures sets the function that draws a report's plots. Package viz registers
-// itself when it is linked; diag does not draw.
-func RegisterReportFigures(f func(*Report) []Figure) {
-	figures.mu.Lock()
-	defer figures.mu.Unlock()
-	figures.fn = f
+// MIMEBundle shows the report's table followed by its figures, and the report as text.
+func (rf ReportWithFigures) MIMEBundle() map[string]any {
+	return rf.Report.bundle(rf.Figures, true)
 }
 
-// Figures draws the report's plots with the registered function; nil when none is registered.
-func (r *Report) Figures() []Figure {
-	figures.mu.RLock()
-	f := figures.fn
-	figures.mu.RUnlock()
-	if f == nil {
-		return nil
-	}
-	return f(r)
-}
+// String is the report's text summary.
+func (rf ReportWithFigures) String() string { return rf.Report.String() }
 
 // String is a text summary.
 func (r *Report) String() string {
@@ -176,9 +167,13 @@ func (r *Report) marginalSummary() string {
 	return fmt.Sprintf("at level %.2f: %s", r.Marginal.Levels[k], strings.Join(parts, ", "))
 }
 
-// MIMEBundle shows the report as a compact HTML table followed by its plots (when package
-// viz is linked), and as text.
-func (r *Report) MIMEBundle() map[string]any {
+// MIMEBundle shows the report as a compact HTML table, and as text. The table ends with a
+// note that viz.Report(r) shows the report with its plots: diag does not draw.
+func (r *Report) MIMEBundle() map[string]any { return r.bundle(nil, false) }
+
+// bundle is the display of the report: its table, then, with withFigures, figs; without, a
+// note naming viz.Report.
+func (r *Report) bundle(figs []Figure, withFigures bool) map[string]any {
 	var b strings.Builder
 	name := r.Label
 	if name == "" {
@@ -191,10 +186,24 @@ func (r *Report) MIMEBundle() map[string]any {
 			html.EscapeString(row[0]), html.EscapeString(row[1]))
 	}
 	b.WriteString("</table>")
-	for _, f := range r.Figures() {
+	text := r.String()
+	if !withFigures {
+		b.WriteString(`<p><i>Plots (coverage, TARP, SBC ranks): display <code>viz.Report(report)</code>.</i></p>`)
+		text += "  plots: display viz.Report(report)\n"
+	}
+	titles := make([]string, len(figs))
+	for i, f := range figs {
+		titles[i] = f.Title
+		if f.PNG == nil {
+			fmt.Fprintf(&b, `<p>%s</p>`, html.EscapeString(f.Title))
+			continue
+		}
 		fmt.Fprintf(&b, `<img alt="%s" title="%s" style="max-width:48%%;margin:2px" src="data:image/png;base64,%s"/>`,
 			html.EscapeString(f.Title), html.EscapeString(f.Title), base64.StdEncoding.EncodeToString(f.PNG))
 	}
+	if len(figs) > 0 {
+		text += "  figures (images in a notebook): " + strings.Join(titles, "; ") + "\n"
+	}
 	b.WriteString("</div>")
-	return map[string]any{"text/html": b.String(), "text/plain": r.String()}
+	return map[string]any{"text/html": b.String(), "text/plain": text}
 }

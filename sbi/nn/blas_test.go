@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/gosbi/gosbi/runenv"
 )
 
 // TestGemmMatchesLoops checks the product kernel of the build (the packed FMA kernel, gonum
@@ -22,8 +24,8 @@ func TestGemmMatchesLoops(t *testing.T) {
 
 func testGemm(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	SetThreads(3) // large products are split over goroutines even with GOMAXPROCS=1
-	defer SetThreads(0)
+	runenv.SetThreads(3) // large products are split over goroutines even with GOMAXPROCS=1
+	defer runenv.SetThreads(0)
 	for _, sz := range [][3]int{{1, 1, 1}, {6, 8, 3}, {7, 9, 300}, {37, 29, 41}, {12, 16, 600}, {3, 0, 2}, {4, 5, 0}, {100, 70, 300}} {
 		m, n, k := sz[0], sz[1], sz[2]
 		for _, tA := range []bool{false, true} {
@@ -81,7 +83,7 @@ func TestGemmBias(t *testing.T) {
 	for _, w := range kernelWidths() {
 		restore := useKernelWidth(w)
 		rng := rand.New(rand.NewPCG(9, 10))
-		SetThreads(3)
+		runenv.SetThreads(3)
 		for _, sz := range [][3]int{{6, 16, 5}, {7, 9, 3}, {37, 29, 41}, {12, 16, 600}, {5, 4, 0}, {300, 37, 70}, {512, 64, 64}} {
 			m, n, k := sz[0], sz[1], sz[2]
 			a, b, bias := make([]float64, m*k), make([]float64, k*n), make([]float64, n)
@@ -125,7 +127,7 @@ func TestGemmBias(t *testing.T) {
 				}
 			}
 		}
-		SetThreads(0)
+		runenv.SetThreads(0)
 		restore()
 	}
 }
@@ -143,8 +145,8 @@ func TestGemmThreadsDeterministic(t *testing.T) {
 		b[i] = rng.NormFloat64()
 	}
 	run := func(threads int) []float64 {
-		SetThreads(threads)
-		defer SetThreads(0)
+		runenv.SetThreads(threads)
+		defer runenv.SetThreads(0)
 		c := make([]float64, m*n)
 		gemm(false, false, m, n, k, 1, a, k, b, n, 0, c, n)
 		return c

@@ -63,7 +63,7 @@
 //   - default (amd64 with AVX2 and FMA, checked at start-up): packed micro-kernels in Go
 //     assembly, 6×16 with AVX-512 where the CPU has it and 6×8 with AVX2 otherwise; B is
 //     packed once per depth block of 256, row panels of A are packed and multiplied on up to
-//     Threads() goroutines.
+//     runenv.Threads() goroutines.
 //   - other architectures, or the build tag noasm: gonum's blas64 (pure Go).
 //   - the build tag openblas: OpenBLAS through gonum.org/v1/netlib and blas64.Use (needs cgo
 //     and libopenblas-dev). OpenBLAS runs single-threaded unless OPENBLAS_NUM_THREADS is set;
@@ -77,7 +77,7 @@
 // # Parallelism
 //
 // The rows of large products and of the spline transforms are split over a fixed set of
-// worker goroutines (SetThreads limits them); handing work over allocates nothing, and every
+// worker goroutines (at most the host's thread limit, runenv.SetThreads); handing work over allocates nothing, and every
 // element is computed by one goroutine in a fixed order, so results do not depend on the
 // number of goroutines. Steady-state training steps allocate nothing in the default and openblas builds (gonum's Dgemm in
 // the noasm build allocates for its own goroutines). Measurements against PyTorch are in

@@ -3,8 +3,8 @@ package nn
 import (
 	"runtime"
 	"sync"
-	"sync/atomic"
 
+	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi/internal/safe"
 )
 
@@ -29,23 +29,10 @@ type task struct {
 }
 
 var (
-	threads     atomic.Int32 // 0: runtime.GOMAXPROCS
 	workersOnce sync.Once
 	workCh      chan task
 	doneFree    = make(chan chan error, 64)
 )
-
-// SetThreads sets how many goroutines a kernel may use at most (n ≤ 0 restores the default,
-// GOMAXPROCS). SetThreads(1) makes every kernel run on the calling goroutine.
-func SetThreads(n int) { threads.Store(int32(max(n, 0))) }
-
-// Threads returns the number of goroutines a kernel may use.
-func Threads() int {
-	if n := int(threads.Load()); n > 0 {
-		return n
-	}
-	return runtime.GOMAXPROCS(0)
-}
 
 func startWorkers() {
 	n := max(runtime.NumCPU(), runtime.GOMAXPROCS(0), 2) - 1
@@ -66,10 +53,10 @@ func (t task) run() (err error) {
 	return nil
 }
 
-// parallelRange runs job over [0, n), split into at most Threads() chunks of at least grain
-// items; the calling goroutine does the first chunk.
+// parallelRange runs job over [0, n), split into at most runenv.Threads() chunks (the host's
+// thread limit) of at least grain items; the calling goroutine does the first chunk.
 func parallelRange(n, grain int, job rangeJob) {
-	p := min(Threads(), n/max(grain, 1))
+	p := min(runenv.Threads(), n/max(grain, 1))
 	if p < 2 {
 		job.do(0, n)
 		return

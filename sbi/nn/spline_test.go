@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/gosbi/gosbi/runenv"
 )
 
 func randSplineParams(rng *rand.Rand, n, scale float64, bins int) []float64 {
@@ -118,8 +120,8 @@ func TestRQSplineParallel(t *testing.T) {
 	p := NewVariable(n, D*SplineParams(bins), randSplineParams(rng, n*D, 1, bins))
 	w := randConst(rng, n, D+1, -1, 1)
 	run := func(threads int) (out, gx, gp []float64) {
-		SetThreads(threads)
-		defer SetThreads(0)
+		runenv.SetThreads(threads)
+		defer runenv.SetThreads(0)
 		tp := NewTape()
 		xv, pv := tp.Variable(n, D, x.Data), tp.Variable(n, p.Cols, p.Data)
 		y, ld := tp.RQSpline(xv, pv, bins, 5)

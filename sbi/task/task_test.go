@@ -12,7 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/gosbi/gosbi/internal/sbibmtest"
-	"github.com/gosbi/gosbi/sbi"
+	"github.com/gosbi/gosbi/runenv"
 )
 
 var sbibmTasks = []string{"two_moons", "gaussian_linear", "gaussian_linear_uniform", "gaussian_mixture",
@@ -187,8 +187,8 @@ func TestSimulateCheckedDropsFailures(t *testing.T) {
 func TestSimulateInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	sbi.SetContext(ctx)
-	defer sbi.SetContext(nil)
+	runenv.SetContext(ctx)
+	defer runenv.SetContext(nil)
 	tk := SIR()
 	theta := tk.Prior().Sample(rand.New(rand.NewPCG(1, 1)), 500)
 	if _, err := Simulate(rand.New(rand.NewPCG(1, 1)), tk, theta); !errors.Is(err, context.Canceled) {

@@ -1,6 +1,6 @@
 // Package gosbi holds the yaegi symbol tables and documentation of gosbi's own packages meant
-// for notebook cells (display, sbi and its subpackages, viz, study). Importing it adds them
-// to stdlib.Symbols and stdlib.Docs: its tables are written into those maps.
+// for notebook cells (display, runenv, sbi and its subpackages, viz, study). Importing it adds
+// them to stdlib.Symbols and stdlib.Docs: its tables are written into those maps.
 //
 // The tables are generated, apart from those of the standard library and gonum because they
 // change with every edit of gosbi's exported API: run `go generate ./stdlib/gosbi` after such

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi"
 	"github.com/gosbi/gosbi/sbi/diag"
 	"github.com/gosbi/gosbi/sbi/task"
@@ -39,7 +40,7 @@ func main() {
 	seed := flag.Uint64("seed", 1, "seed of simulation and training")
 	flow := flag.String("flow", "nsf", "NPE flow (sbibm's NPE uses nsf)")
 	flag.Parse()
-	sbi.SetProgressHook(func(ev sbi.ProgressEvent) {
+	runenv.SetProgress(func(ev runenv.ProgressEvent) {
 		if strings.HasPrefix(ev.Label, "train") && ev.Done%20 == 0 && ev.Message != "" {
 			fmt.Fprintf(os.Stderr, "%s: %s\n", ev.Label, ev.Message)
 		}

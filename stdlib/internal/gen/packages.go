@@ -38,6 +38,7 @@ var sets = []tableSet{
 	}},
 	{name: "gosbi", dir: "gosbi", pkg: "gosbi", pkgs: []string{
 		"github.com/gosbi/gosbi/display",
+		"github.com/gosbi/gosbi/runenv",
 		"github.com/gosbi/gosbi/sbi",
 		"github.com/gosbi/gosbi/sbi/dist",
 		"github.com/gosbi/gosbi/sbi/task",
