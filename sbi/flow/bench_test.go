@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/gosbi/gosbi/sbi/internal/cputime"
 	"github.com/gosbi/gosbi/sbi/nn"
 	"gonum.org/v1/gonum/mat"
 )
@@ -47,5 +48,5 @@ func benchStep(b *testing.B, cfg Config) {
 		tp.Reset()
 	}
 	step()
-	benchCPU(b, step)
+	cputime.Report(b, step)
 }

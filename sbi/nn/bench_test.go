@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/gosbi/gosbi/sbi/internal/cputime"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -25,7 +26,7 @@ func BenchmarkMLPStep(b *testing.B) {
 		tp.Reset()
 	}
 	step()
-	benchCPU(b, step)
+	cputime.Report(b, step)
 }
 
 // BenchmarkNREStep is one step of neural ratio estimation as in lampe's NRE on two_moons
@@ -68,7 +69,7 @@ func BenchmarkNREStep(b *testing.B) {
 		tp.Reset()
 	}
 	step()
-	benchCPU(b, step)
+	cputime.Report(b, step)
 }
 
 // BenchmarkMADEForward evaluates the reference NSF's MADE (2 features, 2 context inputs, 2×64
@@ -87,7 +88,7 @@ func BenchmarkMADEForward(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			tp := NewTape()
 			tp.NoGrad, tp.Float32 = true, f32
-			benchCPU(b, func() {
+			cputime.Report(b, func() {
 				m.Forward(tp, x, ctx)
 				tp.Reset()
 			})

@@ -825,25 +825,34 @@ func (tp *Tape) PermuteColumns(a *Tensor, perm []int) *Tensor {
 	if len(perm) != a.Cols {
 		panic(fmt.Sprintf("nn: PermuteColumns: permutation of %d columns for a %d×%d tensor", len(perm), a.Rows, a.Cols))
 	}
+	return tp.gatherColumns(a, perm, 0)
+}
+
+// gatherColumns returns the tensor whose element (i, j) is element (i, idx[i·stride + j]) of
+// a: one column permutation for all rows (stride 0) or one per row (stride a.Cols). The
+// gradient of each output element flows back to the element it was taken from.
+func (tp *Tape) gatherColumns(a *Tensor, idx []int, stride int) *Tensor {
 	g := tp.grads(a)
 	out := tp.tensor(a.Rows, a.Cols, g)
+	c := a.Cols
 	for i := 0; i < a.Rows; i++ {
 		src, dst := a.Row(i), out.Row(i)
-		for j, p := range perm {
+		for j, p := range idx[i*stride : i*stride+c] {
 			dst[j] = src[p]
 		}
 	}
 	if g {
-		tp.record(backPermuteColumns, out, a, nil, nil).idx = perm
+		n := tp.record(backGatherColumns, out, a, nil, nil)
+		n.idx, n.i = idx, stride
 	}
 	return out
 }
 
-func backPermuteColumns(n *node) {
-	c := n.a.Cols
+func backGatherColumns(n *node) {
+	c, stride := n.a.Cols, n.i
 	for i := 0; i < n.a.Rows; i++ {
 		ga, gy := n.a.Grad[i*c:(i+1)*c], n.out.Grad[i*c:(i+1)*c]
-		for j, p := range n.idx {
+		for j, p := range n.idx[i*stride : i*stride+c] {
 			ga[p] += gy[j]
 		}
 	}

@@ -156,30 +156,23 @@ func (tp *Tape) tensor(rows, cols int, grad bool) *Tensor {
 }
 
 // scratch returns a tape-owned float slice of length n, valid until Reset. Not cleared.
-func (tp *Tape) scratch(n int) []float64 {
-	if tp.nf == len(tp.floats) {
-		tp.floats = append(tp.floats, nil)
-	}
-	s := tp.floats[tp.nf]
-	if cap(s) < n {
-		s = make([]float64, n)
-		tp.floats[tp.nf] = s
-	}
-	tp.nf++
-	return s[:n]
-}
+func (tp *Tape) scratch(n int) []float64 { return nextBuf(&tp.floats, &tp.nf, n) }
 
 // scratchInts returns a tape-owned int slice of length n, valid until Reset. Not cleared.
-func (tp *Tape) scratchInts(n int) []int {
-	if tp.ni == len(tp.ints) {
-		tp.ints = append(tp.ints, nil)
+func (tp *Tape) scratchInts(n int) []int { return nextBuf(&tp.ints, &tp.ni, n) }
+
+// nextBuf returns the next of the buffers bufs handed out since Reset (*used of them so far),
+// grown to length n if it is shorter.
+func nextBuf[T any](bufs *[][]T, used *int, n int) []T {
+	if *used == len(*bufs) {
+		*bufs = append(*bufs, nil)
 	}
-	s := tp.ints[tp.ni]
+	s := (*bufs)[*used]
 	if cap(s) < n {
-		s = make([]int, n)
-		tp.ints[tp.ni] = s
+		s = make([]T, n)
+		(*bufs)[*used] = s
 	}
-	tp.ni++
+	*used++
 	return s[:n]
 }
 
