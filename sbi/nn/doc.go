@@ -69,9 +69,11 @@
 //     and libopenblas-dev). OpenBLAS runs single-threaded unless OPENBLAS_NUM_THREADS is set;
 //     see SetBLASThreads.
 //
-// ReLU and Adam also have AVX2 kernels (the AVX-512 product kernel applies a ReLU that
-// follows it as it stores), and the spline transforms evaluated without gradients run eight
-// splines at a time on an AVX-512 kernel (four on an AVX2 one); all give results identical
+// The micro-kernels, the vector kernels (ReLU, Adam, exp, log, ELU) and the vector spline
+// kernel live in package sbi/internal/kernels, each as a Go reference loop with assembly
+// twins and the CPU dispatch between them (the AVX-512 product kernel applies a ReLU that
+// follows it as it stores; the spline transforms evaluated without gradients run eight
+// splines at a time on an AVX-512 kernel, four on an AVX2 one); all give results identical
 // to the Go loops. Backend names the product implementation in use.
 //
 // # Parallelism

@@ -2,45 +2,40 @@
 
 package nn
 
-import "math"
+import (
+	"math"
+
+	"github.com/gosbi/gosbi/sbi/internal/kernels"
+)
 
 // The pure-Go build multiplies matrices with its own packed kernel in Go assembly when the
 // CPU has AVX2 and FMA (checked once with CPUID/XGETBV), and with gonum's blas64 otherwise.
 // gonum's Dgemm is built on SSE2 level-1 routines and reaches 6–8 GFLOP/s on the reference
 // machine; the 6×8 FMA kernel below reaches several times that.
 
-// The kernels read element (r, l) of the 6×k block of A at a[r*rs + l*cs]: packed panels
-// have rs = 1, cs = gemmMR; full row panels of a row-major A are read in place with
-// rs = lda, cs = 1, which saves copying them.
-
-//go:noescape
-func kernel6x8(k int, a *float64, rs, cs int, b, c *float64, ldc int, d *float64, ldd int)
-
-//go:noescape
-func kernel6x16(k int, a *float64, rs, cs int, b, c *float64, ldc int, d *float64, ldd int, cols int, floor float64)
-
-// gemmNR is the width of a micro-tile: 16 columns with AVX-512, 8 with AVX2.
+// gemmNR is the width of a micro-tile: 16 columns with AVX-512 (kernels.Tile6x16), 8 with
+// AVX2 (kernels.Tile6x8).
 var gemmNR = 8
 
 func init() {
-	if hasAVX512 {
+	if kernels.AVX512 {
 		gemmNR = 16
 	}
 }
 
-// kernel sets the micro-tile C = D + A·Bp (see kernel6x8).
-func kernel(k int, a *float64, rs, cs int, b, c *float64, ldc int, d *float64, ldd int) {
+// tile sets the micro-tile C = D + A·Bp on the kernel of width gemmNR, for all its columns.
+func tile(k int, a []float64, rs, cs int, b, c []float64, ldc int, d []float64, ldd int) {
 	if gemmNR == 16 {
-		kernel6x16(k, a, rs, cs, b, c, ldc, d, ldd, 1<<16-1, math.Inf(-1))
+		kernels.Tile6x16(k, a, rs, cs, b, c, ldc, d, ldd, 1<<16-1, math.Inf(-1))
 	} else {
-		kernel6x8(k, a, rs, cs, b, c, ldc, d, ldd)
+		kernels.Tile6x8(k, a, rs, cs, b, c, ldc, d, ldd)
 	}
 }
 
 const (
-	gemmMR    = 6   // rows of a micro-tile
-	gemmMaxNR = 16  // the widest micro-tile
-	gemmKC    = 256 // depth of one packed block
+	gemmMR    = kernels.MR // rows of a micro-tile
+	gemmMaxNR = 16         // the widest micro-tile
+	gemmKC    = 256        // depth of one packed block
 )
 
 type gemmBuf struct {
@@ -64,7 +59,7 @@ const (
 // B is packed once per depth block; the row panels of A are packed and multiplied by one or
 // several goroutines.
 func fastGemm(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) bool {
-	if !hasAVX2 || alpha != 1 || !ownKernelFor(tA, tB, m) {
+	if !kernels.AVX2 || alpha != 1 || !ownKernelFor(tA, tB, m) {
 		return false
 	}
 	scaleC(m, n, beta, c, ldc)
@@ -77,7 +72,7 @@ func fastGemm(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b [
 // bias and the ReLU are applied by the micro-kernel as it stores each tile, so C is written
 // once and never read.
 func fastGemmBias(m, n, k int, a []float64, lda int, b []float64, ldb int, bias, c []float64, ldc int, relu bool) bool {
-	if !hasAVX2 || !ownKernelFor(false, false, m) || (relu && gemmNR != 16) {
+	if !kernels.AVX2 || !ownKernelFor(false, false, m) || (relu && gemmNR != 16) {
 		return false
 	}
 	return packedGemm(false, false, m, n, k, a, lda, b, ldb, bias, c, ldc, relu)
@@ -139,9 +134,9 @@ func (j *gemmJob) do(lo, hi int) {
 	for p := lo; p < hi; p++ {
 		i0 := p * gemmMR
 		rows := min(gemmMR, j.m-i0)
-		a, rs, cs := &ap[0], 1, gemmMR
+		a, rs, cs := ap, 1, gemmMR
 		if !j.tA && rows == gemmMR {
-			a, rs, cs = &j.a[i0*j.lda+j.l0], j.lda, 1
+			a, rs, cs = j.a[i0*j.lda+j.l0:], j.lda, 1
 		} else {
 			packA(j.tA, j.a, j.lda, i0, rows, j.l0, kb, ap)
 		}
@@ -150,24 +145,24 @@ func (j *gemmJob) do(lo, hi int) {
 			cols := min(gemmNR, j.n-j0)
 			panel := j.bp[jp*kb*gemmNR:]
 			if rows == gemmMR && (cols == gemmNR || gemmNR == 16) { // AVX-512 stores narrow panels masked
-				ct := &c[i0*ldc+j0]
+				ct := c[i0*ldc+j0:]
 				d, ldd := ct, ldc
 				if j.bias != nil {
-					d, ldd = &j.bias[j0], 0
+					d, ldd = j.bias[j0:], 0
 				}
 				if gemmNR == 16 {
-					kernel6x16(kb, a, rs, cs, &panel[0], ct, ldc, d, ldd, 1<<cols-1, floor)
+					kernels.Tile6x16(kb, a, rs, cs, panel, ct, ldc, d, ldd, 1<<cols-1, floor)
 				} else {
-					kernel6x8(kb, a, rs, cs, &panel[0], ct, ldc, d, ldd)
+					kernels.Tile6x8(kb, a, rs, cs, panel, ct, ldc, d, ldd)
 				}
 				continue
 			}
-			tile := buf.tile[:gemmMR*gemmNR]
-			clear(tile)
-			kernel(kb, a, rs, cs, &panel[0], &tile[0], gemmNR, &tile[0], gemmNR)
+			tl := buf.tile[:gemmMR*gemmNR]
+			clear(tl)
+			tile(kb, a, rs, cs, panel, tl, gemmNR, tl, gemmNR)
 			for r := 0; r < rows; r++ {
 				row := c[(i0+r)*ldc+j0 : (i0+r)*ldc+j0+cols]
-				t := tile[r*gemmNR : r*gemmNR+cols]
+				t := tl[r*gemmNR : r*gemmNR+cols]
 				if j.bias != nil {
 					for jj, bv := range j.bias[j0 : j0+cols] {
 						row[jj] = bv + t[jj]
@@ -178,7 +173,7 @@ func (j *gemmJob) do(lo, hi int) {
 					}
 				}
 				if j.relu {
-					reluGo(row)
+					kernels.ReluGo(row)
 				}
 			}
 		}

@@ -2,12 +2,14 @@
 
 package nn
 
+import "github.com/gosbi/gosbi/sbi/internal/kernels"
+
 // kernelWidths returns the micro-kernel widths this CPU can run.
 func kernelWidths() []int {
 	switch {
-	case hasAVX512:
+	case kernels.AVX512:
 		return []int{16, 8}
-	case hasAVX2:
+	case kernels.AVX2:
 		return []int{8}
 	}
 	return []int{0}
@@ -23,7 +25,7 @@ func useKernelWidth(w int) func() {
 }
 
 func kernelWidth() int {
-	if !hasAVX2 {
+	if !kernels.AVX2 {
 		return 0
 	}
 	return gemmNR
@@ -33,9 +35,9 @@ func kernelWidth() int {
 // scalar path only).
 func splineWidths() []int {
 	switch {
-	case hasAVX512:
+	case kernels.AVX512:
 		return []int{8, 4}
-	case hasAVX2:
+	case kernels.AVX2:
 		return []int{4}
 	}
 	return []int{0}
@@ -44,7 +46,7 @@ func splineWidths() []int {
 // useSplineWidth selects the vector spline kernel of w lanes and returns a function restoring
 // the previous one.
 func useSplineWidth(w int) func() {
-	old := splineLaneCount
-	splineLaneCount = w
-	return func() { splineLaneCount = old }
+	old := kernels.LaneCount
+	kernels.LaneCount = w
+	return func() { kernels.LaneCount = old }
 }

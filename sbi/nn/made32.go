@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"unsafe"
+
+	"github.com/gosbi/gosbi/sbi/internal/kernels"
 )
 
 // Float32 evaluation of a MADE.
@@ -26,12 +28,6 @@ import (
 // relative 2⁻²⁴ per operation); they do not depend on the row's position in the batch. The
 // masked layers are those of Germain et al. (2015), eq. 10: h = act(x·(W ⊙ M) + b).
 
-// panel32 and tileRows32 are the width and height of the float32 micro-tile.
-const (
-	panel32    = 32
-	tileRows32 = 6
-)
-
 // made32 is a MADE prepared for float32 evaluation.
 type made32 struct {
 	features, context, perFeature int
@@ -49,8 +45,8 @@ type made32 struct {
 
 // layer32 is one masked layer in float32, its outputs padded to whole panels.
 type layer32 struct {
-	cols   int         // padded output width (a multiple of panel32)
-	panels [][]float32 // panel p: depth[p]×panel32 weights, row r for sorted input r
+	cols   int         // padded output width (a multiple of kernels.Panel32)
+	panels [][]float32 // panel p: depth[p]×kernels.Panel32 weights, row r for sorted input r
 	depth  []int       // the number of (sorted) inputs panel p reads
 	bias   []float32   // cols values, 0 for padding
 	floor  float32     // 0 for a fused ReLU, −Inf for none
@@ -58,7 +54,7 @@ type layer32 struct {
 
 // float32Forward says whether MADE.Forward takes the float32 path for tapes that ask for it:
 // where the float32 micro-kernel exists (tests switch it on elsewhere, with the Go tile).
-var float32Forward = hasFloat32Kernel
+var float32Forward = kernels.Float32
 
 // Float32Kernel reports whether tapes with Float32 set evaluate MADEs in float32 here (on
 // CPUs with AVX-512, in builds with assembly).
@@ -112,7 +108,7 @@ func (p *made32) run(n int, fill func(i int, row []float32), feature int, dst []
 	if n == 0 {
 		return
 	}
-	rows := (n + tileRows32 - 1) / tileRows32 * tileRows32
+	rows := (n + kernels.TileRows32 - 1) / kernels.TileRows32 * kernels.TileRows32
 	width := p.width
 	buf := float32Bufs.get()
 	defer float32Bufs.put(buf)
@@ -138,7 +134,7 @@ func (p *made32) run(n int, fill func(i int, row []float32), feature int, dst []
 		}
 		c := hidden[li%2][:rows*l.cols]
 		l.apply(rows, a, lda, c, 0, panels, depth)
-		a, lda, depth = c, l.cols, panels*panel32
+		a, lda, depth = c, l.cols, panels*kernels.Panel32
 	}
 	out := &p.layers[last]
 	if feature < 0 {
@@ -162,7 +158,7 @@ func (p *made32) run(n int, fill func(i int, row []float32), feature int, dst []
 				continue
 			}
 			for i := 0; i < n; i++ {
-				dst[i*p.perFeature+col-lo] = float64(c[i*out.cols+q*panel32+t])
+				dst[i*p.perFeature+col-lo] = float64(c[i*out.cols+q*kernels.Panel32+t])
 			}
 		}
 	}
@@ -191,8 +187,8 @@ func (p *made32) outPanels(lo, hi int) (p0, p1 int, direct bool) {
 // multiple of the micro-tile's height.
 func (l *layer32) apply(rows int, a []float32, lda int, c []float32, p0, p1, depth int) {
 	for p := p0; p < p1; p++ {
-		j := p * panel32
-		tiles32(rows/tileRows32, min(l.depth[p], depth), a, lda, l.panels[p], c[j:], l.cols, l.bias[j:j+panel32], l.floor)
+		j := p * kernels.Panel32
+		kernels.Tiles32(rows/kernels.TileRows32, min(l.depth[p], depth), a, lda, l.panels[p], c[j:], l.cols, l.bias[j:j+kernels.Panel32], l.floor)
 	}
 }
 
@@ -201,55 +197,21 @@ func (l *layer32) apply(rows int, a []float32, lda int, c []float32, p0, p1, dep
 // valid): panel p's first count[p] columns go to columns start[p]−shift… of c. The last,
 // partial tile of rows goes through a small buffer.
 func (l *layer32) applyTo64(n int, a []float32, lda int, c []float64, ldc, p0, p1, shift int, start, count []int, depth int) {
-	whole := n / tileRows32
-	var buf [tileRows32 * 256]float64
+	whole := n / kernels.TileRows32
+	var buf [kernels.TileRows32 * 256]float64
 	tail := buf[:]
-	if tileRows32*ldc > len(buf) {
-		tail = make([]float64, tileRows32*ldc)
+	if kernels.TileRows32*ldc > len(buf) {
+		tail = make([]float64, kernels.TileRows32*ldc)
 	}
-	rest := a[whole*tileRows32*lda:]
+	rest := a[whole*kernels.TileRows32*lda:]
 	for p := p0; p < p1; p++ {
-		j, k, at := p*panel32, min(l.depth[p], depth), start[p]-shift
-		tiles32to64(whole, k, a, lda, l.panels[p], c[at:], ldc, l.bias[j:j+panel32], l.floor, count[p])
-		if n > whole*tileRows32 {
-			tiles32to64(1, k, rest, lda, l.panels[p], tail[at:], ldc, l.bias[j:j+panel32], l.floor, count[p])
+		j, k, at := p*kernels.Panel32, min(l.depth[p], depth), start[p]-shift
+		kernels.Tiles32to64(whole, k, a, lda, l.panels[p], c[at:], ldc, l.bias[j:j+kernels.Panel32], l.floor, count[p])
+		if n > whole*kernels.TileRows32 {
+			kernels.Tiles32to64(1, k, rest, lda, l.panels[p], tail[at:], ldc, l.bias[j:j+kernels.Panel32], l.floor, count[p])
 		}
 	}
-	copy(c[whole*tileRows32*ldc:n*ldc], tail)
-}
-
-// tiles32Go is the portable float32 micro-kernel (see sgemm6x32).
-func tiles32Go(blocks, k int, a []float32, lda int, b, c []float32, ldc int, bias []float32, floor float32) {
-	for r := 0; r < blocks*tileRows32; r++ {
-		var acc [panel32]float32
-		for l := 0; l < k; l++ {
-			v := a[r*lda+l]
-			for j, w := range b[l*panel32 : (l+1)*panel32] {
-				acc[j] += v * w
-			}
-		}
-		for j := range acc {
-			y := acc[j] + bias[j]
-			if y < floor {
-				y = floor
-			}
-			c[r*ldc+j] = y
-		}
-	}
-}
-
-// tiles32to64Go is the portable sgemm6x32to64: tiles32Go storing the first count columns
-// as float64.
-func tiles32to64Go(blocks, k int, a []float32, lda int, b []float32, c []float64, ldc int, bias []float32, floor float32, count int) {
-	t := make([]float32, tileRows32*panel32)
-	for blk := 0; blk < blocks; blk++ {
-		tiles32Go(1, k, a[blk*tileRows32*lda:], lda, b, t, panel32, bias, floor)
-		for r := 0; r < tileRows32; r++ {
-			for j, v := range t[r*panel32 : r*panel32+count] {
-				c[(blk*tileRows32+r)*ldc+j] = float64(v)
-			}
-		}
-	}
+	copy(c[whole*kernels.TileRows32*ldc:n*ldc], tail)
 }
 
 // float32Bufs holds the activations of float32 evaluations.
@@ -315,16 +277,16 @@ func newMade32(m *MADE) *made32 {
 			out = outputLayout(lin, m.Masks[l], in, m.Features, m.PerFeature)
 		} else {
 			d := hiddenDegrees(lin.W.Cols, m.Features, m.Context > 0)
-			out = padTo(byDegree(d), panel32)
+			out = padTo(byDegree(d), kernels.Panel32)
 			p.reach = append(p.reach, reach(d, m.Features))
 		}
 		p.layers = append(p.layers, newLayer32(lin, m.Masks[l], in, out, !last))
 		p.width = max(p.width, len(out))
 		in = out
 	}
-	for q := 0; q < len(in); q += panel32 {
+	for q := 0; q < len(in); q += kernels.Panel32 {
 		start, count := 0, 0
-		for j, u := range in[q : q+panel32] {
+		for j, u := range in[q : q+kernels.Panel32] {
 			switch {
 			case u < 0:
 			case count == 0:
@@ -352,7 +314,7 @@ func reach(deg []int, features int) []int {
 				n++
 			}
 		}
-		r[d] = (n + panel32 - 1) / panel32
+		r[d] = (n + kernels.Panel32 - 1) / kernels.Panel32
 	}
 	return r
 }
@@ -383,13 +345,13 @@ func outputLayout(lin *Linear, mask []float64, in []int, features, perFeature in
 	for j := range contiguous {
 		contiguous[j] = j
 	}
-	contiguous = padTo(contiguous, panel32)
+	contiguous = padTo(contiguous, kernels.Panel32)
 	var aligned []int
 	for d := 0; d < features; d++ {
 		for q := 0; q < perFeature; q++ {
 			aligned = append(aligned, d*perFeature+q)
 		}
-		aligned = padTo(aligned, panel32)
+		aligned = padTo(aligned, kernels.Panel32)
 	}
 	if work(lin, mask, in, aligned) < work(lin, mask, in, contiguous) {
 		return aligned
@@ -400,8 +362,8 @@ func outputLayout(lin *Linear, mask []float64, in []int, features, perFeature in
 // work is the number of weights a layer with this column order multiplies per row.
 func work(lin *Linear, mask []float64, in, out []int) int {
 	w := 0
-	for p := 0; p < len(out); p += panel32 {
-		w += panelDepth(lin, mask, in, out[p:p+panel32])
+	for p := 0; p < len(out); p += kernels.Panel32 {
+		w += panelDepth(lin, mask, in, out[p:p+kernels.Panel32])
 	}
 	return w
 }
@@ -434,17 +396,17 @@ func newLayer32(lin *Linear, mask []float64, in, out []int, relu bool) layer32 {
 			l.bias[j] = float32(lin.B.Data[u])
 		}
 	}
-	for p := 0; p < len(out); p += panel32 {
-		cs := out[p : p+panel32]
+	for p := 0; p < len(out); p += kernels.Panel32 {
+		cs := out[p : p+kernels.Panel32]
 		depth := panelDepth(lin, mask, in, cs)
-		w := make([]float32, max(depth, 1)*panel32) // never empty: the kernel takes its address
+		w := make([]float32, max(depth, 1)*kernels.Panel32) // never empty: the kernel takes its address
 		for r := 0; r < depth; r++ {
 			if in[r] < 0 {
 				continue
 			}
 			for q, u := range cs {
 				if u >= 0 {
-					w[r*panel32+q] = float32(lin.W.Data[in[r]*cols+u] * mask[in[r]*cols+u])
+					w[r*kernels.Panel32+q] = float32(lin.W.Data[in[r]*cols+u] * mask[in[r]*cols+u])
 				}
 			}
 		}

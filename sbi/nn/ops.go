@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/floats"
+
+	"github.com/gosbi/gosbi/sbi/internal/kernels"
 )
 
 // ---- matrix products ----
@@ -719,13 +721,13 @@ func (j *applyJob) do(lo, hi int) { applySerial(j.fn, j.y[4*lo:min(4*hi, len(j.y
 func applySerial(fn int, y []float64) {
 	switch fn {
 	case fnReLU:
-		reluVec(y)
+		kernels.Relu(y)
 	case fnTanh:
 		tanhVec(y, y)
 	case fnELU:
-		eluVec(y, y, 1, 1)
+		kernels.Elu(y, y, 1, 1)
 	case fnSELU:
-		eluVec(y, y, seluScale, seluScale*seluAlpha)
+		kernels.Elu(y, y, seluScale, seluScale*seluAlpha)
 	default:
 		for i, x := range y {
 			y[i] = applyFn(fn, x)
@@ -746,15 +748,15 @@ func relu(x float64) float64 {
 func derivFromOutput(fn int, y, gy, g []float64) {
 	switch fn {
 	case fnReLU:
-		reluBackVec(y, gy, g)
+		kernels.ReluBack(y, gy, g)
 	case fnTanh:
 		for i, v := range y {
 			g[i] = gy[i] * (1 - v*v)
 		}
 	case fnELU:
-		eluBack(y, gy, g, 1, 1)
+		kernels.EluBack(y, gy, g, 1, 1)
 	case fnSELU:
-		eluBack(y, gy, g, seluScale, seluScale*seluAlpha)
+		kernels.EluBack(y, gy, g, seluScale, seluScale*seluAlpha)
 	default:
 		for i, v := range y {
 			var d float64
@@ -781,13 +783,13 @@ func (tp *Tape) unary(fn int, a *Tensor) *Tensor {
 	switch fn { // the hot activations get their own loops
 	case fnReLU:
 		copy(y, a.Data)
-		reluVec(y)
+		kernels.Relu(y)
 	case fnTanh:
 		tanhVec(y, a.Data)
 	case fnELU:
-		eluVec(y, a.Data, 1, 1)
+		kernels.Elu(y, a.Data, 1, 1)
 	case fnSELU:
-		eluVec(y, a.Data, seluScale, seluScale*seluAlpha)
+		kernels.Elu(y, a.Data, seluScale, seluScale*seluAlpha)
 	default:
 		for i, x := range a.Data {
 			y[i] = applyFn(fn, x)
@@ -803,7 +805,7 @@ func backUnary(n *node) {
 	a, out := n.a, n.out
 	switch n.i {
 	case fnReLU:
-		for i, v := range out.Data { // branch-free mask as in reluBackGo
+		for i, v := range out.Data { // branch-free mask as in kernels.ReluBackGo
 			b := int64(math.Float64bits(v))
 			mask := uint64((-b >> 63) & ((b - 0x7FF0000000000001) >> 63))
 			a.Grad[i] += math.Float64frombits(math.Float64bits(out.Grad[i]) & mask)

@@ -3,6 +3,8 @@ package nn
 import (
 	"fmt"
 	"math"
+
+	"github.com/gosbi/gosbi/sbi/internal/kernels"
 )
 
 // Limits of the rational-quadratic spline's bins, as in nflows (and sbi's NSF): every bin is
@@ -13,7 +15,7 @@ const (
 	MinBinHeight  = 1e-3
 	MinDerivative = 1e-3
 	// MaxBins is the largest number of spline bins supported.
-	MaxBins = 64
+	MaxBins = kernels.MaxBins
 )
 
 // SplineParams returns the number of unconstrained parameters per feature of a spline with
@@ -59,7 +61,7 @@ func (s *knots) set(u []float64, bound float64) {
 		e[2*k+i] = -math.Abs(v)
 	}
 	n4 := (len(u) + 3) &^ 3 // whole vectors: the padding holds zeros
-	expVec(e[:n4], e[:n4])
+	kernels.Exp(e[:n4], e[:n4])
 	normalize(s.pw[:k], e[:k])
 	normalize(s.ph[:k], e[k:2*k])
 	copy(s.ed[:k-1], e[2*k:len(u)])
@@ -105,7 +107,7 @@ type splineBlock struct {
 	at    [splineBlockLen]int       // where each spline's value goes (callers' scratch)
 	deriv [splineBlockLen]float64   // derivatives, then their logarithms (callers' scratch)
 	s     knots                     // the knots of the spline being evaluated
-	lanes splineLanes               // the vector kernel's memory (byLanes)
+	lanes kernels.Lanes             // the vector kernel's memory (byLanes)
 }
 
 // splineBlocks holds the blocks in use by no goroutine.
@@ -132,7 +134,7 @@ func (b *splineBlock) prepare(us [][]float64, k int) {
 			ej[2*k+i] = -math.Abs(v)
 		}
 	}
-	expVec(e, e)
+	kernels.Exp(e, e)
 	// δ = m_δ + softplus(v), softplus(v) = max(v, 0) + log1p(t) with t = e^−|v|, and
 	// log1p(t) = ln(1 + t)·t/((1 + t) − 1) (Goldberg's correction, as in softplusFrom)
 	for j := range us {
@@ -140,7 +142,7 @@ func (b *splineBlock) prepare(us [][]float64, k int) {
 			dl[j*(k-1)+i] = 1 + t
 		}
 	}
-	logVec(dl, dl)
+	kernels.Log(dl, dl)
 	for j, u := range us {
 		for i, v := range u[2*k:] {
 			t := e[j*p+2*k+i]
@@ -273,7 +275,7 @@ func (s *knots) inverse(y float64, wantLogDet bool) (x, logDet float64) {
 	t := xi * (1 - xi)
 	den := sl + (dk+dk1-2*sl)*t
 	m := dk1*xi*xi + 2*sl*t + dk*(1-xi)*(1-xi)
-	return x, -logOne(sl * sl * m / (den * den))
+	return x, -kernels.LogOne(sl * sl * m / (den * den))
 }
 
 // backward adds to gu (length 3K−1) the gradient with respect to the unconstrained
@@ -412,7 +414,7 @@ func (j *splineJob) forward(lo, hi int) {
 	defer splineBlocks.put(b)
 	clear(logDet.Data[lo:hi])
 	// an element in the tails has derivative 1: its logarithm where the logarithms are taken
-	// one at a time (no gradient), 1 where a block's are taken by logVec
+	// one at a time (no gradient), 1 where a block's are taken by kernels.Log
 	tail := 1.0
 	if j.inside == nil {
 		tail = 0
@@ -437,7 +439,7 @@ func (j *splineJob) forward(lo, hi int) {
 			m++
 		}
 		if j.inside == nil { // no gradient: the vector kernel first, which gives log-derivatives
-			m = b.byLanes(m, bins, bound, lanesForward, x.Data, 1, func(e int, v, ld float64) {
+			m = b.byLanes(m, bins, bound, kernels.LanesForward, x.Data, 1, func(e int, v, ld float64) {
 				y.Data[e], b.deriv[e-e0] = v, ld
 			})
 		}
@@ -446,7 +448,7 @@ func (j *splineJob) forward(lo, hi int) {
 			b.knots(&b.s, t, b.us[t], bound)
 			y.Data[e], b.deriv[e-e0] = b.s.evalDeriv(x.Data[e])
 			if j.inside == nil {
-				b.deriv[e-e0] = logOne(b.deriv[e-e0])
+				b.deriv[e-e0] = kernels.LogOne(b.deriv[e-e0])
 				continue
 			}
 			j.inside[e] = 1
@@ -454,7 +456,7 @@ func (j *splineJob) forward(lo, hi int) {
 			copy(j.saved[e*2*bins+bins:], b.s.ph[:bins])
 		}
 		if j.inside != nil {
-			logVec(b.deriv[:e1-e0], b.deriv[:e1-e0])
+			kernels.Log(b.deriv[:e1-e0], b.deriv[:e1-e0])
 		}
 		for e := e0; e < e1; e++ {
 			logDet.Data[e/D] += b.deriv[e-e0]
@@ -556,9 +558,9 @@ func RQSplineInverseColumn(x, y []float64, stride, n int, params []float64, ps i
 		panic(fmt.Sprintf("nn: RQSplineInverseColumn: %d splines of %d parameters at stride %d (want %d or 0) need %d parameters and %d strided values; have %d, %d and %d",
 			n, P, ps, P, (n-1)*ps+P, (n-1)*stride+1, len(params), len(y), len(x)))
 	}
-	mode := lanesInverse
+	mode := kernels.LanesInverse
 	if logDet != nil {
-		mode = lanesInverseLogDet
+		mode = kernels.LanesInverseLogDet
 	}
 	b := splineBlocks.get()
 	defer splineBlocks.put(b)
@@ -590,68 +592,43 @@ func RQSplineInverseColumn(x, y []float64, stride, n int, params []float64, ps i
 	}
 }
 
-// splineLanes is the memory of the vector spline kernels, which evaluate several splines at
-// once, one per lane: eight with AVX-512 (rqsLanesAVX512), four with AVX2 (rqsLanesAVX2, which
-// uses the first four lanes of every vector). Its layout is fixed: the assembly addresses the
-// fields by offset (TestSplineLanesLayout).
-type splineLanes struct {
-	u    [3 * MaxBins][maxLanes]float64 // the parameters, transposed by the kernel: u[p][lane]
-	v    [maxLanes]float64              // the points
-	out  [2][maxLanes]float64           // the results and the log-derivatives
-	c    [13][maxLanes]float64          // constants (see setConstants)
-	s    [10][maxLanes]float64          // the kernel's scratch
-	rows [maxLanes]*float64             // the parameters of each lane (3K−1 values)
-
-	bins  int     // the splines c holds the constants of (0: none yet)
-	bound float64 // (fields after rows are Go's only)
-}
-
-// maxLanes is the widest vector spline kernel's number of lanes.
-const maxLanes = 8
-
-// Modes of the vector spline kernel.
-const (
-	lanesForward       = iota // y and log dy/dx at x
-	lanesInverse              // x at y
-	lanesInverseLogDet        // x and log dx/dy at y
-)
-
-// setConstants fills in the constants of splines of k bins on [−bound, bound].
-func (l *splineLanes) setConstants(k int, bound float64) {
-	if l.bins == k && l.bound == bound {
+// setLaneConstants fills in the constants the vector spline kernel needs for splines of k
+// bins on [−bound, bound] (the order is that of spline_amd64.h in package kernels).
+func setLaneConstants(l *kernels.Lanes, k int, bound float64) {
+	if l.Bins == k && l.Bound == bound {
 		return
 	}
-	l.bins, l.bound = k, bound
+	l.Bins, l.Bound = k, bound
 	for i, v := range [...]float64{-bound, 2 * bound, bound, MinBinWidth, 1 - MinBinWidth*float64(k),
 		MinBinHeight, 1 - MinBinHeight*float64(k), MinDerivative, 1, 2, math.MaxFloat64, 4, math.Copysign(0, -1)} {
-		for lane := range l.c[i] {
-			l.c[i][lane] = v
+		for lane := range l.C[i] {
+			l.C[i][lane] = v
 		}
 	}
 }
 
 // byLanes evaluates the block's m splines (b.us, b.at) in the given mode with the vector
-// kernel, splineLaneCount at a time, at the points v[b.at[t]·stride], and calls put(b.at[t],
+// kernel, kernels.LaneCount at a time, at the points v[b.at[t]·stride], and calls put(b.at[t],
 // result, log-derivative) for each. The splines of the groups the kernel declines (or all of
 // them, where there is no kernel) are moved to the front of b.us and b.at; it returns their
 // number, for the caller to evaluate on the scalar path. Both paths give the same bits.
 func (b *splineBlock) byLanes(m, k int, bound float64, mode int, v []float64, stride int, put func(at int, r, ld float64)) int {
-	width := splineLaneCount
+	width := kernels.LaneCount
 	if width == 0 || k < 2 {
 		return m
 	}
 	l := &b.lanes
-	l.setConstants(k, bound)
+	setLaneConstants(l, k, bound)
 	p := 3*k - 1
 	declined := 0
 	for t0 := 0; t0 < m; t0 += width {
 		n := min(width, m-t0)
 		for lane := 0; lane < width; lane++ {
 			t := t0 + min(lane, n-1) // a short group repeats its last spline
-			l.rows[lane] = &b.us[t][:p][0]
-			l.v[lane] = v[b.at[t]*stride]
+			l.Rows[lane] = &b.us[t][:p][0]
+			l.V[lane] = v[b.at[t]*stride]
 		}
-		if !splineKernel(l, k, mode) {
+		if !kernels.RunLanes(l, k, mode) {
 			for t := t0; t < t0+n; t++ {
 				b.us[declined], b.at[declined] = b.us[t], b.at[t]
 				declined++
@@ -659,7 +636,7 @@ func (b *splineBlock) byLanes(m, k int, bound float64, mode int, v []float64, st
 			continue
 		}
 		for lane := 0; lane < n; lane++ {
-			put(b.at[t0+lane], l.out[0][lane], l.out[1][lane])
+			put(b.at[t0+lane], l.Out[0][lane], l.Out[1][lane])
 		}
 	}
 	return declined

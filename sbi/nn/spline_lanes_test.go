@@ -5,36 +5,17 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
-	"unsafe"
+
+	"github.com/gosbi/gosbi/sbi/internal/kernels"
 )
 
-// The assembly of the vector spline kernel addresses splineLanes by these offsets.
-func TestSplineLanesLayout(t *testing.T) {
-	var l splineLanes
-	for _, c := range []struct {
-		name      string
-		got, want uintptr
-	}{
-		{"v", unsafe.Offsetof(l.v), 12288},
-		{"out", unsafe.Offsetof(l.out), 12352},
-		{"c", unsafe.Offsetof(l.c), 12480},
-		{"s", unsafe.Offsetof(l.s), 13312},
-		{"rows", unsafe.Offsetof(l.rows), 13952},
-		{"bins (after the assembly's fields)", unsafe.Offsetof(l.bins), 14016},
-	} {
-		if c.got != c.want {
-			t.Errorf("splineLanes.%s at %d, the assembly expects %d", c.name, c.got, c.want)
-		}
-	}
-}
-
-// scalarForward is the scalar path of a block (splineBlock.prepare, knots, evalDeriv, logOne).
+// scalarForward is the scalar path of a block (splineBlock.prepare, knots, evalDeriv, kernels.LogOne).
 func scalarForward(b *splineBlock, us [][]float64, xs []float64, k int, bound float64) (y, ld []float64) {
 	b.prepare(us, k)
 	for t, u := range us {
 		b.knots(&b.s, t, u, bound)
 		yv, d := b.s.evalDeriv(xs[t])
-		y, ld = append(y, yv), append(ld, logOne(d))
+		y, ld = append(y, yv), append(ld, kernels.LogOne(d))
 	}
 	return y, ld
 }
@@ -108,9 +89,9 @@ func splineLanesMatchScalar(t *testing.T) {
 				}
 			}
 			wantX, wantXL := scalarInverse(&b, us, ys, c.k, c.bound)
-			for _, mode := range []int{lanesForward, lanesInverse, lanesInverseLogDet} {
+			for _, mode := range []int{kernels.LanesForward, kernels.LanesInverse, kernels.LanesInverseLogDet} {
 				in, want, wantL := v, wantY, wantYL
-				if mode != lanesForward {
+				if mode != kernels.LanesForward {
 					in, want, wantL = ys, wantX, wantXL
 				}
 				got, gotL := make([]float64, m), make([]float64, m)
@@ -133,7 +114,7 @@ func splineLanesMatchScalar(t *testing.T) {
 						continue
 					}
 					taken++
-					if !same(got[i], want[i]) || (mode != lanesInverse && !same(gotL[i], wantL[i])) {
+					if !same(got[i], want[i]) || (mode != kernels.LanesInverse && !same(gotL[i], wantL[i])) {
 						t.Fatalf("k=%d scale %v mode %d spline %d at %v: kernel (%v, %v), scalar path (%v, %v)",
 							c.k, c.scale, mode, i, in[i], got[i], gotL[i], want[i], wantL[i])
 					}
@@ -141,7 +122,7 @@ func splineLanesMatchScalar(t *testing.T) {
 				if taken+rest != m {
 					t.Fatalf("k=%d mode %d: %d evaluated + %d declined ≠ %d", c.k, mode, taken, rest, m)
 				}
-				if splineLaneCount > 0 && trial%10 != 9 && float64(taken) < c.taken*m {
+				if kernels.LaneCount > 0 && trial%10 != 9 && float64(taken) < c.taken*m {
 					t.Fatalf("k=%d scale %v mode %d: the kernel took %d of %d ordinary splines", c.k, c.scale, mode, taken, m)
 				}
 			}

@@ -1,4 +1,4 @@
-package nn
+package kernels
 
 import (
 	"math"
@@ -22,13 +22,13 @@ func TestVectorKernels(t *testing.T) {
 			y[0], y[1] = math.Copysign(0, -1), 0
 		}
 		want, got := append([]float64(nil), y...), append([]float64(nil), y...)
-		reluGo(want)
-		reluVec(got)
+		ReluGo(want)
+		Relu(got)
 		same(t, "relu", want, got)
 
 		gw, gg := make([]float64, n), make([]float64, n)
-		reluBackGo(want, gy, gw)
-		reluBackVec(want, gy, gg)
+		ReluBackGo(want, gy, gw)
+		ReluBack(want, gy, gg)
 		same(t, "relu backward", gw, gg)
 
 		c := [7]float64{0.9, 0.1, 0.999, 0.001, 0.01, 1e-8, 0.03}
@@ -39,8 +39,8 @@ func TestVectorKernels(t *testing.T) {
 			v1[i] = rng.Float64()
 		}
 		v2 := append([]float64(nil), v1...)
-		adamGo(x1, gy, m1, v1, &c)
-		adamVec(x2, gy, m2, v2, &c)
+		AdamGo(x1, gy, m1, v1, &c)
+		Adam(x2, gy, m2, v2, &c)
 		same(t, "adam θ", x1, x2)
 		same(t, "adam m", m1, m2)
 		same(t, "adam v", v1, v2)
@@ -73,7 +73,7 @@ func TestExpVec(t *testing.T) {
 		}
 	}
 	dst := make([]float64, len(src))
-	expVec(dst, src)
+	Exp(dst, src)
 	for i, x := range src {
 		want := math.Exp(x)
 		got := dst[i]
@@ -91,7 +91,7 @@ func TestExpVec(t *testing.T) {
 		}
 	}
 	in := append([]float64(nil), src...)
-	expVec(in, in) // in place
+	Exp(in, in) // in place
 	for i := range in {
 		if in[i] != dst[i] && !(math.IsNaN(in[i]) && math.IsNaN(dst[i])) {
 			t.Fatalf("in place: exp(%v) = %v, out of place %v", src[i], in[i], dst[i])
@@ -99,58 +99,8 @@ func TestExpVec(t *testing.T) {
 	}
 }
 
-// TestSoftplus compares softplus with log1p(eˣ) written with math.Log1p: within 4 ulps
-// (relative 9e-16) from −700 to 700, and exactly x where e^−x vanishes against x.
-func TestSoftplus(t *testing.T) {
-	for x := -700.0; x <= 700; x += 0.0137 {
-		var want float64
-		if x > 0 {
-			want = x + math.Log1p(math.Exp(-x))
-		} else {
-			want = math.Log1p(math.Exp(x))
-		}
-		if got := softplus(x); math.Abs(got-want) > 9e-16*want {
-			t.Fatalf("softplus(%v) = %v, want %v (relative error %.2g)", x, got, want, math.Abs(got-want)/want)
-		}
-	}
-	if got := softplus(800); got != 800 {
-		t.Errorf("softplus(800) = %v, want 800", got)
-	}
-}
-
-// TestTanhVec compares the block tanh with math.Tanh: within 4 ulps (relative 9e-16, or
-// absolute 2.3e-16 near 0) on both sides of the 0.625 switch, for large arguments where it
-// rounds to ±1, and NaN, ±Inf and ±0 exactly.
-func TestTanhVec(t *testing.T) {
-	var src []float64
-	for x := -25.0; x <= 25; x += 0.00731 {
-		src = append(src, x)
-	}
-	src = append(src, 0.625, -0.625, 0.62499999, 1e-300, -1e-17, 0, math.Copysign(0, -1), math.Inf(1), math.Inf(-1), math.NaN(), 400, -800)
-	dst := make([]float64, len(src))
-	tanhVec(dst, src)
-	for i, x := range src {
-		want, got := math.Tanh(x), dst[i]
-		switch {
-		case math.IsNaN(want):
-			if !math.IsNaN(got) {
-				t.Fatalf("tanh(%v) = %v, want NaN", x, got)
-			}
-		case math.Abs(got-want) > 9e-16*math.Abs(want)+1e-300:
-			t.Fatalf("tanh(%v) = %v, math.Tanh %v", x, got, want)
-		}
-	}
-	in := append([]float64(nil), src...)
-	tanhVec(in, in)
-	for i := range in {
-		if in[i] != dst[i] && !math.IsNaN(dst[i]) {
-			t.Fatalf("in place: tanh(%v) = %v, out of place %v", src[i], in[i], dst[i])
-		}
-	}
-}
-
 // TestEluVec compares the block ELU and SELU with scale·alpha·math.Expm1: within 4 ulps, or an
-// absolute 4e-16·scale·alpha near 0 (see eluVec), down to where eˣ vanishes; scale·x exactly for
+// absolute 4e-16·scale·alpha near 0 (see Elu), down to where eˣ vanishes; scale·x exactly for
 // x > 0; NaN, ±Inf and ±0; the derivative loop matches derivFn.
 func TestEluVec(t *testing.T) {
 	var src []float64
@@ -160,18 +110,17 @@ func TestEluVec(t *testing.T) {
 	src = append(src, -1e-5, -1e-12, -1e-300, 1e-300, 0, math.Copysign(0, -1), math.Inf(1), math.Inf(-1), math.NaN(), -800)
 	for _, c := range []struct {
 		name         string
-		fn           int
 		scale, alpha float64
-		sa           float64 // scale·alpha as the package's constants round it
-	}{{"elu", fnELU, 1, 1, 1}, {"selu", fnSELU, seluScale, seluAlpha, seluScale * seluAlpha}} {
+	}{{"elu", 1, 1}, {"selu", seluScale, seluAlpha}} {
+		sa := c.scale * c.alpha
 		dst, dstGo := make([]float64, len(src)), make([]float64, len(src))
-		eluVec(dst, src, c.scale, c.sa)
-		eluGo(dstGo, src, c.scale, c.sa)
+		Elu(dst, src, c.scale, sa)
+		EluGo(dstGo, src, c.scale, sa)
 		for i, x := range src {
 			if dst[i] != dstGo[i] && !math.IsNaN(dst[i]) {
 				t.Fatalf("%s(%v): vector kernel %v, portable loop %v", c.name, x, dst[i], dstGo[i])
 			}
-			want, got := applyFnScalar(c.fn, x), dst[i]
+			want, got := eluScalar(c.scale, c.alpha, x), dst[i]
 			switch {
 			case math.IsNaN(want):
 				if !math.IsNaN(got) {
@@ -179,7 +128,7 @@ func TestEluVec(t *testing.T) {
 				}
 			case x > 0 && got != want:
 				t.Fatalf("%s(%v) = %v, want %v exactly", c.name, x, got, want)
-			case math.Abs(got-want) > 9e-16*math.Abs(want)+4e-16*c.sa:
+			case math.Abs(got-want) > 9e-16*math.Abs(want)+4e-16*sa:
 				t.Fatalf("%s(%v) = %v, want %v", c.name, x, got, want)
 			}
 		}
@@ -188,8 +137,8 @@ func TestEluVec(t *testing.T) {
 			gy[i] = 1 + float64(i%7)
 		}
 		g, gGo := make([]float64, len(src)), make([]float64, len(src))
-		eluBack(dst, gy, g, c.scale, c.sa)
-		eluBackGo(dst, gy, gGo, c.scale, c.sa)
+		EluBack(dst, gy, g, c.scale, sa)
+		EluBackGo(dst, gy, gGo, c.scale, sa)
 		for i, x := range src {
 			if g[i] != gGo[i] && !math.IsNaN(g[i]) {
 				t.Fatalf("%s'(%v): vector kernel %v, portable loop %v", c.name, x, g[i], gGo[i])
@@ -197,7 +146,10 @@ func TestEluVec(t *testing.T) {
 			if math.IsNaN(x) {
 				continue
 			}
-			want := gy[i] * derivFn(c.fn, x, dst[i])
+			want := gy[i] * c.scale
+			if x <= 0 {
+				want = gy[i] * (dst[i] + sa) // sa·eˣ from the output, as the kernels take it
+			}
 			if math.Abs(g[i]-want) > 1e-15*math.Abs(want) {
 				t.Fatalf("%s'(%v)·%v = %v, want %v", c.name, x, gy[i], g[i], want)
 			}
@@ -205,12 +157,14 @@ func TestEluVec(t *testing.T) {
 	}
 }
 
-// applyFnScalar is the textbook ELU/SELU with math.Expm1, the reference for eluVec.
-func applyFnScalar(fn int, x float64) float64 {
-	scale, alpha := 1.0, 1.0
-	if fn == fnSELU {
-		scale, alpha = seluScale, seluAlpha
-	}
+// The constants of SELU (Klambauer et al. 2017).
+const (
+	seluScale = 1.0507009873554804934193349852946
+	seluAlpha = 1.6732632423543772848170429916717
+)
+
+// eluScalar is the textbook ELU with math.Expm1, the reference for Elu.
+func eluScalar(scale, alpha, x float64) float64 {
 	if x > 0 {
 		return scale * x
 	}
@@ -231,7 +185,7 @@ func TestLogVec(t *testing.T) {
 	src = append(src, 1, 0.7071067811865476, 0.7071067811865475, 2, 0.5, math.MaxFloat64,
 		0, math.Copysign(0, -1), -1, 5e-324, 2.2250738585072014e-308, math.Inf(1), math.Inf(-1), math.NaN())
 	dst := make([]float64, len(src))
-	logVec(dst, src)
+	Log(dst, src)
 	for i, x := range src {
 		want, got := math.Log(x), dst[i]
 		switch {
@@ -244,7 +198,7 @@ func TestLogVec(t *testing.T) {
 		}
 	}
 	in := append([]float64(nil), src...)
-	logVec(in, in)
+	Log(in, in)
 	for i := range in {
 		if in[i] != dst[i] && !math.IsNaN(dst[i]) {
 			t.Fatalf("in place: log(%v) = %v, out of place %v", src[i], in[i], dst[i])

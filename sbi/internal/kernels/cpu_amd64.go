@@ -1,17 +1,17 @@
 //go:build amd64 && !noasm
 
-package nn
+package kernels
 
 func cpuid(eax, ecx uint32) (a, b, c, d uint32)
 func xgetbv() uint32
 
-// hasAVX2 reports whether the CPU and OS support AVX2 and FMA, which the assembly kernels
-// (matrix product, ReLU, Adam) need; without them the portable Go code runs.
-var hasAVX2 = detectAVX2()
+// AVX2 reports whether the CPU and OS support AVX2 and FMA, which every assembly kernel
+// needs; without them the reference loops run.
+var AVX2 = detectAVX2()
 
-// hasAVX512 reports whether the CPU and OS support AVX-512F with ZMM state saved: the
-// matrix-product kernel then works on 8 lanes instead of 4.
-var hasAVX512 = hasAVX2 && detectAVX512()
+// AVX512 reports whether the CPU and OS support AVX-512F with ZMM state saved: the kernels of
+// eight float64 (sixteen float32) lanes run.
+var AVX512 = AVX2 && detectAVX512()
 
 func detectAVX512() bool {
 	if xgetbv()&0xe6 != 0xe6 { // XMM, YMM, opmask and both halves of the ZMM state
