@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/gosbi/gosbi/sbi/internal/kernels"
+	"github.com/gosbi/gosbi/sbi/internal/par"
 )
 
 // The pure-Go build multiplies matrices with its own packed kernel in Go assembly when the
@@ -45,7 +46,7 @@ type gemmBuf struct {
 }
 
 // gemmBufs holds the packing buffers.
-var gemmBufs freeList[gemmBuf]
+var gemmBufs par.FreeList[gemmBuf]
 
 // gemmParFlops is the size of a product (2·m·n·k) above which its row panels are split
 // over goroutines, and gemmChunkFlops the least work given to one goroutine.
@@ -81,7 +82,7 @@ func fastGemmBias(m, n, k int, a []float64, lda int, b []float64, ldb int, bias,
 // packedGemm is C = op(A)·op(B) + C, or + 1·biasᵀ in place of C when bias is not nil,
 // followed by ReLU when relu is set (AVX-512 only).
 func packedGemm(tA, tB bool, m, n, k int, a []float64, lda int, b []float64, ldb int, bias, c []float64, ldc int, relu bool) bool {
-	buf := gemmBufs.get()
+	buf := gemmBufs.Get()
 	np := (n + gemmNR - 1) / gemmNR
 	panels := (m + gemmMR - 1) / gemmMR
 	for l0 := 0; l0 < k; l0 += gemmKC {
@@ -100,10 +101,10 @@ func packedGemm(tA, tB bool, m, n, k int, a []float64, lda int, b []float64, ldb
 		if 2*m*n*kb >= gemmParFlops {
 			grain = max(1, gemmChunkFlops/(2*gemmMR*n*kb))
 		}
-		parallelRange(panels, grain, &buf.job)
+		par.Range(panels, grain, &buf.job)
 	}
 	buf.job = gemmJob{}
-	gemmBufs.put(buf)
+	gemmBufs.Put(buf)
 	return true
 }
 
@@ -120,8 +121,8 @@ type gemmJob struct {
 	relu             bool      // C = max(…, 0) as it is stored (AVX-512 kernel)
 }
 
-func (j *gemmJob) do(lo, hi int) {
-	buf := gemmBufs.get()
+func (j *gemmJob) Do(lo, hi int) {
+	buf := gemmBufs.Get()
 	if cap(buf.a) < j.kb*gemmMR {
 		buf.a = make([]float64, gemmKC*gemmMR)
 	}
@@ -178,7 +179,7 @@ func (j *gemmJob) do(lo, hi int) {
 			}
 		}
 	}
-	gemmBufs.put(buf)
+	gemmBufs.Put(buf)
 }
 
 func scaleC(m, n int, beta float64, c []float64, ldc int) {

@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/gosbi/gosbi/sbi/internal/kernels"
+	"github.com/gosbi/gosbi/sbi/internal/par"
 )
 
 // Float32 evaluation of a MADE.
@@ -110,8 +111,8 @@ func (p *made32) run(n int, fill func(i int, row []float32), feature int, dst []
 	}
 	rows := (n + kernels.TileRows32 - 1) / kernels.TileRows32 * kernels.TileRows32
 	width := p.width
-	buf := float32Bufs.get()
-	defer float32Bufs.put(buf)
+	buf := float32Bufs.Get()
+	defer float32Bufs.Put(buf)
 	in := len(p.inOrder)
 	need := rows * (in + 2*width)
 	if cap(*buf) < need {
@@ -215,7 +216,7 @@ func (l *layer32) applyTo64(n int, a []float32, lda int, c []float64, ldc, p0, p
 }
 
 // float32Bufs holds the activations of float32 evaluations.
-var float32Bufs freeList[[]float32]
+var float32Bufs par.FreeList[[]float32]
 
 // plan32 returns the MADE's float32 plan, made anew when its weights have changed since the
 // last one (the check compares every weight: a few microseconds against the products'

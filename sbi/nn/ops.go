@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 
 	"github.com/gosbi/gosbi/sbi/internal/kernels"
+	"github.com/gosbi/gosbi/sbi/internal/par"
 )
 
 // ---- matrix products ----
@@ -705,7 +706,7 @@ func applyInPlace(fn int, y []float64) {
 		applySerial(fn, y)
 		return
 	}
-	parallelRange((len(y)+3)/4, grain, &applyJob{fn: fn, y: y})
+	par.Range((len(y)+3)/4, grain, &applyJob{fn: fn, y: y})
 }
 
 // applyJob applies an activation to the groups of four values [lo, hi) of a slice: the
@@ -716,7 +717,7 @@ type applyJob struct {
 	y  []float64
 }
 
-func (j *applyJob) do(lo, hi int) { applySerial(j.fn, j.y[4*lo:min(4*hi, len(j.y))]) }
+func (j *applyJob) Do(lo, hi int) { applySerial(j.fn, j.y[4*lo:min(4*hi, len(j.y))]) }
 
 func applySerial(fn int, y []float64) {
 	switch fn {

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/gosbi/gosbi/sbi/internal/kernels"
+	"github.com/gosbi/gosbi/sbi/internal/par"
 )
 
 // Limits of the rational-quadratic spline's bins, as in nflows (and sbi's NSF): every bin is
@@ -111,7 +112,7 @@ type splineBlock struct {
 }
 
 // splineBlocks holds the blocks in use by no goroutine.
-var splineBlocks freeList[splineBlock]
+var splineBlocks par.FreeList[splineBlock]
 
 // prepare computes the block's values for the splines with parameters us (each 3K−1 values).
 func (b *splineBlock) prepare(us [][]float64, k int) {
@@ -368,7 +369,7 @@ func (tp *Tape) RQSpline(x, params *Tensor, bins int, bound float64) (y, logDet 
 		j.saved = tp.scratch(x.Len() * 2 * bins)
 		j.inside = tp.scratchInts(x.Len())
 	}
-	parallelRange(x.Rows, splineGrain(D), j)
+	par.Range(x.Rows, splineGrain(D), j)
 	if g {
 		tp.record(backRQSpline, y, x, params, logDet).sj = j
 	}
@@ -398,7 +399,7 @@ func (tp *Tape) splineJob() *splineJob {
 	return j
 }
 
-func (j *splineJob) do(lo, hi int) {
+func (j *splineJob) Do(lo, hi int) {
 	if j.backward {
 		j.back(lo, hi)
 	} else {
@@ -410,8 +411,8 @@ func (j *splineJob) forward(lo, hi int) {
 	x, params, y, logDet, bins, bound := j.x, j.params, j.y, j.logDet, j.bins, j.bound
 	D := x.Cols
 	P := SplineParams(bins)
-	b := splineBlocks.get()
-	defer splineBlocks.put(b)
+	b := splineBlocks.Get()
+	defer splineBlocks.Put(b)
 	clear(logDet.Data[lo:hi])
 	// an element in the tails has derivative 1: its logarithm where the logarithms are taken
 	// one at a time (no gradient), 1 where a block's are taken by kernels.Log
@@ -470,7 +471,7 @@ const splineBlockLen = 32
 
 func backRQSpline(n *node) {
 	n.sj.backward = true
-	parallelRange(n.sj.x.Rows, splineGrain(n.sj.x.Cols), n.sj)
+	par.Range(n.sj.x.Rows, splineGrain(n.sj.x.Cols), n.sj)
 }
 
 func (j *splineJob) back(lo, hi int) {
@@ -562,8 +563,8 @@ func RQSplineInverseColumn(x, y []float64, stride, n int, params []float64, ps i
 	if logDet != nil {
 		mode = kernels.LanesInverseLogDet
 	}
-	b := splineBlocks.get()
-	defer splineBlocks.put(b)
+	b := splineBlocks.Get()
+	defer splineBlocks.Put(b)
 	for i0 := 0; i0 < n; i0 += splineBlockLen {
 		m := 0
 		for i := i0; i < min(n, i0+splineBlockLen); i++ {

@@ -95,7 +95,7 @@
 
 // func sgemm6x32(blocks, k int, a *float32, lda int, b, c *float32, ldc int, bias *float32, floor float32)
 //
-// The float32 micro-kernel of MADE evaluation (made32.go), AVX-512, over blocks tiles of six
+// The float32 micro-kernel of MADE evaluation (package nn, made32.go), AVX-512, over blocks tiles of six
 // rows: C[r, j] = max(bias[j] + Σ_{l<k} A[r, l]·Bp[l, j], floor) for r < 6·blocks and j < 32,
 // where A[r, l] = a[r·lda + l] (rows of the activations, read in place), Bp is a packed k×32
 // panel (Bp[l, j] = b[l·32 + j]) and C[r, j] = c[r·ldc + j]. Twelve zmm accumulators of 16

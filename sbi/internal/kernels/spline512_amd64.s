@@ -109,7 +109,7 @@
 	VMULPD  L_TWOB(SI), ACC, C \
 	VADDPD  L_NEGB(SI), C, C
 
-// func rqsLanesAVX512(l *splineLanes, k, mode int) bool
+// func rqsLanesAVX512(l *Lanes, k, mode int) bool
 //
 // rqsLanesAVX2 on eight lanes (see its comment for the modes, the steps and when it returns
 // false). The parameters are gathered from the lanes' rows with one gather per parameter.

@@ -1,5 +1,5 @@
-// Byte offsets in splineLanes, shared by the AVX2 and AVX-512 spline kernels (checked by
-// TestSplineLanesLayout). Every per-lane vector is 64 bytes long (eight lanes); the AVX2
+// Byte offsets in Lanes, shared by the AVX2 and AVX-512 spline kernels (checked by
+// TestLanesLayout). Every per-lane vector is 64 bytes long (eight lanes); the AVX2
 // kernel uses its first 32.
 #define L_V 12288     // v: the points, x (forward) or y (inverse)
 #define L_OUT 12352   // out[0]: the result, y (forward) or x (inverse); out[1] (+64): the log-derivative

@@ -44,15 +44,15 @@
 	VMULPD  L_TWOB(SI), ACC, C \
 	VADDPD  L_NEGB(SI), C, C
 
-// func rqsLanesAVX2(l *splineLanes, k, mode int) bool
+// func rqsLanesAVX2(l *Lanes, k, mode int) bool
 //
 // Evaluates four rational-quadratic splines of k ≥ 2 bins at once, one per lane, with the
 // operations of the scalar path (splineBlock.prepare, knots.positions, knots.evalDeriv and
-// knots.inverse, with logOne) in the same order, so that every lane gets the same bits. It
-// first copies the parameters of lane i, at l.rows[i], into l.u[·][i]; the exponentials of the
+// knots.inverse, with LogOne) in the same order, so that every lane gets the same bits. It
+// first copies the parameters of lane i, at l.Rows[i], into l.U[·][i]; the exponentials of the
 // widths and heights then overwrite them. mode 0 evaluates y and log dy/dx at the points x = l.v; mode 1 inverts the
 // splines at y = l.v (x only) and mode 2 adds log dx/dy. The points must lie inside [−B, B].
-// It returns false, leaving l.out unspecified, when a lane leaves the kernel's range (an
+// It returns false, leaving l.Out unspecified, when a lane leaves the kernel's range (an
 // exponent outside [−708, 708], a softmax sum or a result that is not finite, a derivative
 // that is not a normal number): the caller then takes the scalar path for the four splines.
 //

@@ -1,10 +1,10 @@
-// Vector math macros shared by the assembly files of package nn. They read their constants
+// Vector math macros shared by the assembly files of this package. They read their constants
 // from the tables ·expc and ·logc of vec_amd64.s.
 
 // EXP4(X, K, R, P) sets P = e^X for four values of X in [−708, 708], with K and R as scratch
 // and R8 pointing at expc: with x = k·ln 2 + r, k = round(x·log2 e), |r| ≤ ln2/2,
 // e^x = 2^k · e^r, e^r by its Taylor polynomial of degree 12 (truncation error < 2e−16
-// relative), 2^k built in the exponent bits. expOne is its scalar twin.
+// relative), 2^k built in the exponent bits. ExpOne is its scalar twin.
 #define EXP4(X, K, R, P) \
 	VMULPD       0(R8), X, K \
 	VROUNDPD     $0, K, K \
@@ -35,7 +35,7 @@
 //
 //	ln x = k·ln2hi − ((½f² − (s·(½f² + R) + k·ln2lo)) − f),
 //
-// with fused multiply-adds. logOne is its scalar twin.
+// with fused multiply-adds. LogOne is its scalar twin.
 #define LOG4(C) \
 	VANDPD  512(C), Y0, Y1 \
 	VORPD   160(C), Y1, Y1 \

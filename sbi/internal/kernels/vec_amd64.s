@@ -48,7 +48,7 @@ bdone:
 
 // func adamAVX(x, g, m, v []float64, c *[7]float64)
 // c = {β₁, 1−β₁, β₂, 1−β₂, lr/bc₁, ε, √bc₂}: Adam's bias-corrected update of four parameters
-// at a time, with the operations of adamGo in the same order (so the results are identical):
+// at a time, with the operations of AdamGo in the same order (so the results are identical):
 //   m = β₁m + (1−β₁)g;  v = β₂v + ((1−β₂)g)g;  x −= (step·m) / (√v/√bc₂ + ε).
 TEXT ·adamAVX(SB), NOSPLIT, $0-104
 	MOVQ x_base+0(FP), SI

@@ -1,4 +1,8 @@
-package nn
+// Package par splits the rows of a kernel over a fixed set of worker goroutines, for the
+// kernels of package nn and of the flows' transforms, and keeps their scratch values in free
+// lists. Handing work over allocates nothing, and every item is processed by one goroutine
+// in a fixed order, so results do not depend on the number of goroutines.
+package par
 
 import (
 	"runtime"
@@ -17,13 +21,13 @@ import (
 // sent back with the chunk's completion and raised again on the caller's goroutine, so that it
 // reaches whoever can recover it instead of ending the process.
 
-// rangeJob processes items [lo, hi).
-type rangeJob interface {
-	do(lo, hi int)
+// Job processes items [lo, hi).
+type Job interface {
+	Do(lo, hi int)
 }
 
 type task struct {
-	job    rangeJob
+	job    Job
 	lo, hi int
 	done   chan error // receives nil, or the chunk's panic as a *safe.PanicError
 }
@@ -61,17 +65,18 @@ func startWorkers() {
 
 // run does the task's chunk and returns its panic, if any.
 func (t task) run() (err error) {
-	defer safe.Recover(&err, "nn: parallel kernel")
-	t.job.do(t.lo, t.hi)
+	defer safe.Recover(&err, "parallel kernel")
+	t.job.Do(t.lo, t.hi)
 	return nil
 }
 
-// parallelRange runs job over [0, n), split into at most Threads() chunks of at least grain
-// items; the calling goroutine does the first chunk.
-func parallelRange(n, grain int, job rangeJob) {
+// Range runs job over [0, n), split into at most Threads() chunks of at least grain items;
+// the calling goroutine does the first chunk. A panic in a chunk is raised again on the
+// calling goroutine, as a *safe.PanicError.
+func Range(n, grain int, job Job) {
 	p := min(Threads(), n/max(grain, 1))
 	if p < 2 {
-		job.do(0, n)
+		job.Do(0, n)
 		return
 	}
 	workersOnce.Do(startWorkers)
@@ -89,10 +94,10 @@ func parallelRange(n, grain int, job rangeJob) {
 		case workCh <- t:
 			sent++
 		default: // every worker is busy: do it here
-			job.do(t.lo, t.hi)
+			job.Do(t.lo, t.hi)
 		}
 	}
-	job.do(0, min(n, chunk))
+	job.Do(0, min(n, chunk))
 	var first error
 	for ; sent > 0; sent-- {
 		if err := <-done; err != nil && first == nil {
@@ -108,15 +113,15 @@ func parallelRange(n, grain int, job rangeJob) {
 	}
 }
 
-// freeList keeps scratch values for reuse across calls and goroutines; unlike a sync.Pool it
+// FreeList keeps scratch values for reuse across calls and goroutines; unlike a sync.Pool it
 // is never emptied by the garbage collector, so steady-state kernels allocate nothing.
-type freeList[T any] struct {
+type FreeList[T any] struct {
 	mu   sync.Mutex
 	free []*T
 }
 
-// get returns a value from the list, or a new zero value when the list is empty.
-func (l *freeList[T]) get() *T {
+// Get returns a value from the list, or a new zero value when the list is empty.
+func (l *FreeList[T]) Get() *T {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if n := len(l.free); n > 0 {
@@ -127,8 +132,8 @@ func (l *freeList[T]) get() *T {
 	return new(T)
 }
 
-// put returns v to the list.
-func (l *freeList[T]) put(v *T) {
+// Put returns v to the list.
+func (l *FreeList[T]) Put(v *T) {
 	l.mu.Lock()
 	l.free = append(l.free, v)
 	l.mu.Unlock()
