@@ -30,23 +30,3 @@ func kernelWidth() int {
 	}
 	return gemmNR
 }
-
-// splineWidths returns the lane counts of the vector spline kernels this CPU can run (0: the
-// scalar path only).
-func splineWidths() []int {
-	switch {
-	case kernels.AVX512:
-		return []int{8, 4}
-	case kernels.AVX2:
-		return []int{4}
-	}
-	return []int{0}
-}
-
-// useSplineWidth selects the vector spline kernel of w lanes and returns a function restoring
-// the previous one.
-func useSplineWidth(w int) func() {
-	old := kernels.LaneCount
-	kernels.LaneCount = w
-	return func() { kernels.LaneCount = old }
-}

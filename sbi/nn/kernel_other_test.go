@@ -5,6 +5,3 @@ package nn
 func kernelWidths() []int       { return []int{0} }
 func useKernelWidth(int) func() { return func() {} }
 func kernelWidth() int          { return 0 }
-
-func splineWidths() []int       { return []int{0} }
-func useSplineWidth(int) func() { return func() {} }

@@ -5,10 +5,9 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"gonum.org/v1/gonum/floats"
-
 	"github.com/gosbi/gosbi/sbi/internal/kernels"
 	"github.com/gosbi/gosbi/sbi/internal/par"
+	"gonum.org/v1/gonum/floats"
 )
 
 // ---- matrix products ----
@@ -580,29 +579,6 @@ func (tp *Tape) Activate(a *Tensor, act Activation) *Tensor {
 	return tp.unary(act.fn(), a)
 }
 
-// softplus is log(1 + eˣ) = max(x, 0) + log1p(e^−|x|), with log1p(t) computed as
-// log(u)·t/(u − 1), u = 1 + t (Goldberg's correction: accurate to a few ulps, and cheaper
-// than math.Log1p).
-func softplus(x float64) float64 { return softplusFrom(x, math.Exp(-math.Abs(x))) }
-
-// softplusFrom is softplus(x) given t = e^−|x|.
-func softplusFrom(x, t float64) float64 {
-	u := 1 + t
-	l := t
-	if u != 1 {
-		l = math.Log(u) * t / (u - 1)
-	}
-	return max(x, 0) + l
-}
-
-func sigmoid(x float64) float64 {
-	if x >= 0 {
-		return 1 / (1 + math.Exp(-x))
-	}
-	e := math.Exp(x)
-	return e / (1 + e)
-}
-
 func applyFn(fn int, x float64) float64 {
 	switch fn {
 	case fnIdentity:
@@ -627,11 +603,11 @@ func applyFn(fn int, x float64) float64 {
 	case fnTanh:
 		return math.Tanh(x)
 	case fnSigmoid:
-		return sigmoid(x)
+		return kernels.Sigmoid(x)
 	case fnSoftplus:
-		return softplus(x)
+		return kernels.Softplus(x)
 	case fnLogSigmoid:
-		return -softplus(-x)
+		return -kernels.Softplus(-x)
 	case fnExp:
 		return math.Exp(x)
 	case fnLog:
@@ -676,9 +652,9 @@ func derivFn(fn int, x, y float64) float64 {
 	case fnSigmoid:
 		return y * (1 - y)
 	case fnSoftplus:
-		return sigmoid(x)
+		return kernels.Sigmoid(x)
 	case fnLogSigmoid:
-		return sigmoid(-x)
+		return kernels.Sigmoid(-x)
 	case fnExp:
 		return y
 	case fnLog:

@@ -35,3 +35,15 @@ func RunLanes(l *Lanes, k, mode int) bool {
 	}
 	return false
 }
+
+// LaneCounts returns the lane counts of the vector spline kernels this CPU can run, widest
+// first ({0} where there is none), for tests to try each.
+func LaneCounts() []int {
+	switch {
+	case AVX512:
+		return []int{8, 4}
+	case AVX2:
+		return []int{4}
+	}
+	return []int{0}
+}

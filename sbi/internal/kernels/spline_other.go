@@ -7,3 +7,6 @@ var LaneCount = 0
 
 // RunLanes reports false: there is no vector spline kernel in this build.
 func RunLanes(*Lanes, int, int) bool { return false }
+
+// LaneCounts returns {0}: there is no vector spline kernel.
+func LaneCounts() []int { return []int{0} }

@@ -1,4 +1,4 @@
-package nn
+package transform
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/gosbi/gosbi/sbi/internal/kernels"
 	"github.com/gosbi/gosbi/sbi/internal/par"
+	"github.com/gosbi/gosbi/sbi/nn"
 )
 
 // Limits of the rational-quadratic spline's bins, as in nflows (and sbi's NSF): every bin is
@@ -136,7 +137,7 @@ func (b *splineBlock) prepare(us [][]float64, k int) {
 		}
 	}
 	kernels.Exp(e, e)
-	// δ = m_δ + softplus(v), softplus(v) = max(v, 0) + log1p(t) with t = e^−|v|, and
+	// δ = m_δ + kernels.Softplus(v), kernels.Softplus(v) = max(v, 0) + log1p(t) with t = e^−|v|, and
 	// log1p(t) = ln(1 + t)·t/((1 + t) − 1) (Goldberg's correction, as in softplusFrom)
 	for j := range us {
 		for i, t := range e[j*p+2*k : (j+1)*p] {
@@ -195,7 +196,7 @@ func (s *knots) positions(u []float64, bound float64) {
 	s.cw[k], s.ch[k] = bound, bound
 }
 
-// delta returns the derivative at knot i: 1 at the ends (linear tails), m_δ + softplus(u_δ,i)
+// delta returns the derivative at knot i: 1 at the ends (linear tails), m_δ + kernels.Softplus(u_δ,i)
 // inside.
 func (s *knots) delta(i int) float64 {
 	if i == 0 || i == s.k {
@@ -205,9 +206,9 @@ func (s *knots) delta(i int) float64 {
 	case deltasGiven:
 		return s.dl[i-1]
 	case deltasFromED:
-		return MinDerivative + softplusFrom(s.u[2*s.k+i-1], s.ed[i-1])
+		return MinDerivative + kernels.SoftplusFrom(s.u[2*s.k+i-1], s.ed[i-1])
 	}
-	return MinDerivative + softplus(s.u[2*s.k+i-1])
+	return MinDerivative + kernels.Softplus(s.u[2*s.k+i-1])
 }
 
 // bin returns the index k of the bin [c_k, c_{k+1}) holding v, clamped to [0, K−1].
@@ -319,12 +320,12 @@ func (s *knots) backward(x, gy, gl float64, u, gu []float64) (gx float64) {
 	splineSoftmaxBack(gu[:K], s.pw[:K], k, gcw, 2*s.bound*s.widthScale)
 	splineSoftmaxBack(gu[K:2*K], s.ph[:K], k, gch, 2*s.bound*s.heightScale)
 
-	// derivatives δ_i = m + softplus(u) for interior i
+	// derivatives δ_i = m + kernels.Softplus(u) for interior i
 	if k >= 1 {
-		gu[2*K+k-1] += gDk * sigmoid(u[2*K+k-1])
+		gu[2*K+k-1] += gDk * kernels.Sigmoid(u[2*K+k-1])
 	}
 	if k+1 <= K-1 {
-		gu[2*K+k] += gDk1 * sigmoid(u[2*K+k])
+		gu[2*K+k] += gDk1 * kernels.Sigmoid(u[2*K+k])
 	}
 	return gx
 }
@@ -356,22 +357,24 @@ func splineSoftmaxBack(gu, p []float64, k int, gc [2]float64, scale float64) {
 // unconstrained parameters, outside it the identity. x is n×D; params is n×(D·(3·bins−1)) with
 // the parameters of feature d in columns d·P … d·P+P−1 ordered [widths, heights, interior
 // derivatives] (see SplineParams). It returns y (n×D) and the n×1 log|det ∂y/∂x| summed over
-// features. The backward pass is analytic (one fused kernel) and reuses the softmaxes saved
-// by the forward pass.
-func (tp *Tape) RQSpline(x, params *Tensor, bins int, bound float64) (y, logDet *Tensor) {
+// features, on the tape tp. The backward pass is analytic (one fused kernel) and reuses the
+// softmaxes saved by the forward pass.
+func RQSpline(tp *nn.Tape, x, params *nn.Tensor, bins int, bound float64) (y, logDet *nn.Tensor) {
 	D, _ := checkSpline(x, params, bins, bound)
-	g := tp.grads(x, params)
-	y = tp.tensor(x.Rows, D, g)
-	logDet = tp.tensor(x.Rows, 1, g)
-	j := tp.splineJob()
+	g := tp.RequiresGrad(x, params)
+	y = tp.Output(x.Rows, D, g)
+	logDet = tp.Output(x.Rows, 1, g)
+	j := splineJobs.Get()
 	*j = splineJob{x: x, params: params, y: y, logDet: logDet, bins: bins, bound: bound}
 	if g {
-		j.saved = tp.scratch(x.Len() * 2 * bins)
-		j.inside = tp.scratchInts(x.Len())
+		j.saved = tp.Scratch(x.Len() * 2 * bins)
+		j.inside = tp.ScratchInts(x.Len())
 	}
 	par.Range(x.Rows, splineGrain(D), j)
 	if g {
-		tp.record(backRQSpline, y, x, params, logDet).sj = j
+		tp.Record(j, y)
+	} else {
+		j.Release()
 	}
 	return y, logDet
 }
@@ -380,9 +383,10 @@ func (tp *Tape) RQSpline(x, params *Tensor, bins int, bound float64) (y, logDet 
 // evaluations, some tens of microseconds.
 func splineGrain(d int) int { return max(1, 128/max(d, 1)) }
 
-// splineJob evaluates the spline transform, or its backward pass, on a range of rows.
+// splineJob evaluates the spline transform, or its backward pass, on a range of rows; it is
+// the nn.Op that RQSpline records.
 type splineJob struct {
-	x, params, y, logDet *Tensor
+	x, params, y, logDet *nn.Tensor
 	bins                 int
 	bound                float64
 	saved                []float64 // per element: the width and height softmaxes
@@ -390,13 +394,19 @@ type splineJob struct {
 	backward             bool
 }
 
-func (tp *Tape) splineJob() *splineJob {
-	if tp.nj == len(tp.jobs) {
-		tp.jobs = append(tp.jobs, new(splineJob))
-	}
-	j := tp.jobs[tp.nj]
-	tp.nj++
-	return j
+// splineJobs holds the jobs recorded on no tape.
+var splineJobs par.FreeList[splineJob]
+
+// Backward adds the gradients of y and log-det to those of x and the parameters.
+func (j *splineJob) Backward() {
+	j.backward = true
+	par.Range(j.x.Rows, splineGrain(j.x.Cols), j)
+}
+
+// Release drops the references to the step's tensors and returns the job to its free list.
+func (j *splineJob) Release() {
+	*j = splineJob{}
+	splineJobs.Put(j)
 }
 
 func (j *splineJob) Do(lo, hi int) {
@@ -469,11 +479,6 @@ func (j *splineJob) forward(lo, hi int) {
 // together.
 const splineBlockLen = 32
 
-func backRQSpline(n *node) {
-	n.sj.backward = true
-	par.Range(n.sj.x.Rows, splineGrain(n.sj.x.Cols), n.sj)
-}
-
 func (j *splineJob) back(lo, hi int) {
 	x, params, y, logDet, K, bound := j.x, j.params, j.y, j.logDet, j.bins, j.bound
 	D := x.Cols
@@ -509,16 +514,16 @@ func (j *splineJob) back(lo, hi int) {
 	}
 }
 
-func checkSpline(x, params *Tensor, bins int, bound float64) (D, P int) {
+func checkSpline(x, params *nn.Tensor, bins int, bound float64) (D, P int) {
 	if bins < 1 || bins > MaxBins {
-		panic(fmt.Sprintf("nn: spline with %d bins, want 1…%d", bins, MaxBins))
+		panic(fmt.Sprintf("transform: spline with %d bins, want 1…%d", bins, MaxBins))
 	}
 	if !(bound > 0) || math.IsInf(bound, 0) {
-		panic(fmt.Sprintf("nn: spline bound %v, want a finite value > 0", bound))
+		panic(fmt.Sprintf("transform: spline bound %v, want a finite value > 0", bound))
 	}
 	D, P = x.Cols, SplineParams(bins)
 	if params.Rows != x.Rows || params.Cols != D*P {
-		panic(fmt.Sprintf("nn: spline parameters %d×%d, want %d×%d for input %d×%d and %d bins",
+		panic(fmt.Sprintf("transform: spline parameters %d×%d, want %d×%d for input %d×%d and %d bins",
 			params.Rows, params.Cols, x.Rows, D*P, x.Rows, D, bins))
 	}
 	return D, P
@@ -556,7 +561,7 @@ func RQSplineInverse(y float64, u []float64, bound float64) (x, logDet float64) 
 func RQSplineInverseColumn(x, y []float64, stride, n int, params []float64, ps int, bins int, bound float64, logDet []float64) {
 	P := SplineParams(bins)
 	if (ps != 0 && ps != P) || len(params) < (n-1)*ps+P || (n > 0 && (len(y) <= (n-1)*stride || len(x) <= (n-1)*stride)) {
-		panic(fmt.Sprintf("nn: RQSplineInverseColumn: %d splines of %d parameters at stride %d (want %d or 0) need %d parameters and %d strided values; have %d, %d and %d",
+		panic(fmt.Sprintf("transform: RQSplineInverseColumn: %d splines of %d parameters at stride %d (want %d or 0) need %d parameters and %d strided values; have %d, %d and %d",
 			n, P, ps, P, (n-1)*ps+P, (n-1)*stride+1, len(params), len(y), len(x)))
 	}
 	mode := kernels.LanesInverse

@@ -1,4 +1,4 @@
-package nn
+package transform
 
 import (
 	"fmt"
@@ -33,9 +33,10 @@ func scalarInverse(b *splineBlock, us [][]float64, ys []float64, k int, bound fl
 // Every spline gets the same bits from each vector kernel as from the scalar path, whatever
 // its neighbours in a group, and the kernel takes the splines of ordinary parameters.
 func TestSplineLanesMatchScalar(t *testing.T) {
-	for _, w := range splineWidths() {
+	for _, w := range kernels.LaneCounts() {
 		t.Run(fmt.Sprintf("lanes=%d", w), func(t *testing.T) {
-			defer useSplineWidth(w)()
+			defer func(old int) { kernels.LaneCount = old }(kernels.LaneCount)
+			kernels.LaneCount = w
 			splineLanesMatchScalar(t)
 		})
 	}

@@ -1,8 +1,12 @@
-package nn
+package transform
 
 import (
 	"fmt"
 	"math"
+
+	"github.com/gosbi/gosbi/sbi/internal/kernels"
+	"github.com/gosbi/gosbi/sbi/internal/par"
+	"github.com/gosbi/gosbi/sbi/nn"
 )
 
 // AffineParams is the number of unconstrained parameters per feature of the affine transform.
@@ -16,22 +20,22 @@ const softplusOne = 0.54132485461291810
 // MaskedAffineAutoregressiveTransform uses softplus(r) + 10⁻³; the shift by log(e−1) starts
 // every transform at the identity). It returns the scale and its derivative.
 func affineScale(r float64) (scale, dScale float64) {
-	return softplus(r+softplusOne) + 1e-3, sigmoid(r + softplusOne)
+	return kernels.Softplus(r+softplusOne) + 1e-3, kernels.Sigmoid(r + softplusOne)
 }
 
 // Affine applies y = x·scale + shift feature by feature, the transform of masked
 // autoregressive flows (Papamakarios et al. 2017, eq. 4) with scale = softplus(r + log(e−1))
-// + 10⁻³. x is n×D; params is n×2D with [shift, r] of feature d in columns
+// + 10⁻³, on the tape tp. x is n×D; params is n×2D with [shift, r] of feature d in columns
 // 2d, 2d+1. It returns y and the n×1 log|det ∂y/∂x| = Σ_d log scale_d.
-func (tp *Tape) Affine(x, params *Tensor) (y, logDet *Tensor) {
+func Affine(tp *nn.Tape, x, params *nn.Tensor) (y, logDet *nn.Tensor) {
 	D := x.Cols
 	if params.Rows != x.Rows || params.Cols != 2*D {
-		panic(fmt.Sprintf("nn: Affine parameters %d×%d, want %d×%d for input %d×%d",
+		panic(fmt.Sprintf("transform: Affine parameters %d×%d, want %d×%d for input %d×%d",
 			params.Rows, params.Cols, x.Rows, 2*D, x.Rows, D))
 	}
-	g := tp.grads(x, params)
-	y = tp.tensor(x.Rows, D, g)
-	logDet = tp.tensor(x.Rows, 1, g)
+	g := tp.RequiresGrad(x, params)
+	y = tp.Output(x.Rows, D, g)
+	logDet = tp.Output(x.Rows, 1, g)
 	for i := 0; i < x.Rows; i++ {
 		ld := 0.0
 		p := params.Row(i)
@@ -43,13 +47,28 @@ func (tp *Tape) Affine(x, params *Tensor) (y, logDet *Tensor) {
 		logDet.Data[i] = ld
 	}
 	if g {
-		tp.record(backAffine, y, x, params, logDet)
+		op := affineOps.Get()
+		*op = affineOp{x: x, params: params, y: y, logDet: logDet}
+		tp.Record(op, y)
 	}
 	return y, logDet
 }
 
-func backAffine(n *node) {
-	x, params, y, logDet := n.a, n.b, n.out, n.c
+// affineOp is the nn.Op that Affine records.
+type affineOp struct{ x, params, y, logDet *nn.Tensor }
+
+// affineOps holds the ops recorded on no tape.
+var affineOps par.FreeList[affineOp]
+
+// Release drops the references to the step's tensors and returns the op to its free list.
+func (op *affineOp) Release() {
+	*op = affineOp{}
+	affineOps.Put(op)
+}
+
+// Backward adds the gradients of y and log-det to those of x and the parameters.
+func (op *affineOp) Backward() {
+	x, params, y, logDet := op.x, op.params, op.y, op.logDet
 	D := x.Cols
 	for i := 0; i < x.Rows; i++ {
 		gl := logDet.Grad[i]
