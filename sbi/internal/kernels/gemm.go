@@ -5,8 +5,9 @@ import "math"
 // MR is the number of rows of a matrix-product micro-tile.
 const MR = 6
 
-// TileGo is the reference loop of the matrix-product micro-kernels Tile6x8 and Tile6x16: for
-// r < 6 and the columns j < nr whose bit is set in cols,
+// TileGo is the reference loop of the matrix-product micro-kernels kernel6x8 (AVX2, nr = 8,
+// all columns, no floor) and kernel6x16 (AVX-512, nr = 16) that Gemm runs: for r < 6 and the
+// columns j < nr whose bit is set in cols,
 //
 //	C[r, j] = max(floor, D[r, j] + Σ_{l<k} A[r, l]·Bp[l, j]),
 //
@@ -15,7 +16,8 @@ const MR = 6
 // C[r, j] = c[r·ldc + j] and D[r, j] = d[r·ldd + j] (D = C accumulates; a bias row, ldd = 0,
 // is added to every row without reading C). The sum starts at 0 and adds the products in
 // order of l with fused multiply-adds; floor is −Inf (none) or 0 (a fused ReLU), and the
-// maximum keeps NaN and −0. The assembly kernels give the same bits.
+// maximum keeps NaN and −0. The assembly kernels give the same bits. Builds without
+// assembly do not run it: their products go through gonum's BLAS (see package nn).
 func TileGo(nr, k int, a []float64, rs, cs int, b, c []float64, ldc int, d []float64, ldd int, cols int, floor float64) {
 	for r := 0; r < MR; r++ {
 		for j := 0; j < nr; j++ {
@@ -33,14 +35,4 @@ func TileGo(nr, k int, a []float64, rs, cs int, b, c []float64, ldc int, d []flo
 			c[r*ldc+j] = s
 		}
 	}
-}
-
-// tileBounds checks that the slices hold what a micro-tile of nr columns, w of them read
-// from D and written to C, reads and writes, so that the assembly, which does not check,
-// stays inside them.
-func tileBounds(nr, w, k int, a []float64, rs, cs int, b, c []float64, ldc int, d []float64, ldd int) {
-	_ = a[(MR-1)*rs+max(k-1, 0)*cs]
-	_ = b[max(k, 1)*nr-1]
-	_ = c[(MR-1)*ldc+w-1]
-	_ = d[(MR-1)*ldd+w-1]
 }

@@ -2,14 +2,16 @@
 
 package kernels
 
-import "math"
-
-// Tile6x8 is TileGo with nr = 8, all columns and no floor.
-func Tile6x8(k int, a []float64, rs, cs int, b, c []float64, ldc int, d []float64, ldd int) {
-	TileGo(8, k, a, rs, cs, b, c, ldc, d, ldd, 1<<8-1, math.Inf(-1))
+// Gemm reports false: without assembly, products go through gonum's BLAS (see package nn).
+func Gemm(tA, tB bool, m, n, k int, a []float64, lda int, b []float64, ldb int, bias, c []float64, ldc int, relu bool) bool {
+	return false
 }
 
-// Tile6x16 is TileGo with nr = 16.
-func Tile6x16(k int, a []float64, rs, cs int, b, c []float64, ldc int, d []float64, ldd int, cols int, floor float64) {
-	TileGo(16, k, a, rs, cs, b, c, ldc, d, ldd, cols, floor)
-}
+// GemmWidth returns 0: Gemm does not run in this build.
+func GemmWidth() int { return 0 }
+
+// GemmWidths returns {0}.
+func GemmWidths() []int { return []int{0} }
+
+// SetGemmWidth changes nothing.
+func SetGemmWidth(int) (restore func()) { return func() {} }

@@ -6,14 +6,14 @@ package kernels
 // is fixed: the assembly addresses the fields by offset (spline_amd64.h, TestLanesLayout).
 //
 // The kernels have no Go loop of their own: their reference is the scalar spline of package
-// nn (knots, evalDeriv, inverse), whose formulas they evaluate lane by lane, and nn's tests
+// transform (knots, evalDeriv, inverse), whose formulas they evaluate lane by lane, and its tests
 // compare the two to the bit. Where no kernel runs, RunLanes reports false and the caller
 // takes that scalar path.
 type Lanes struct {
 	U    [3 * MaxBins][MaxLanes]float64 // the parameters, transposed by the kernel: U[p][lane]
 	V    [MaxLanes]float64              // the points
 	Out  [2][MaxLanes]float64           // the results and the log-derivatives
-	C    [13][MaxLanes]float64          // constants (see package nn's setLaneConstants)
+	C    [13][MaxLanes]float64          // constants (see setLaneConstants in package transform)
 	S    [10][MaxLanes]float64          // the kernel's scratch
 	Rows [MaxLanes]*float64             // the parameters of each lane (3K−1 values)
 

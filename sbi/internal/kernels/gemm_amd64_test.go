@@ -1,3 +1,5 @@
+//go:build amd64 && !noasm
+
 package kernels
 
 import (
@@ -7,21 +9,24 @@ import (
 	"testing"
 )
 
-// TestTilesMatchReference checks the matrix-product micro-kernels against their reference
-// loop TileGo, bit for bit (both start the sum at 0 and add the products in the same order
+// TestTilesMatchReference checks the matrix-product micro-kernels the CPU can run against
+// their reference loop TileGo, bit for bit (both start the sum at 0 and add the products in the same order
 // with fused multiply-adds, then D, then the floor): packed and in-place panels of A, depths
 // 1 to 300, accumulation into C and a bias row, all columns and a narrow masked panel, no
 // floor and a fused ReLU, NaN and −0 kept. Elements outside the tile must stay untouched.
 func TestTilesMatchReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	for _, nr := range []int{8, 16} {
+	for _, nr := range GemmWidths() {
+		if nr == 0 {
+			t.Skip("no AVX2: the micro-kernels do not run here")
+		}
 		for _, k := range []int{1, 2, 7, 300} {
 			for _, layout := range []string{"packed", "rows"} {
 				for _, bias := range []bool{false, true} {
 					for _, cols := range []int{nr, 5} {
 						for _, floor := range []float64{math.Inf(-1), 0} {
 							if nr == 8 && (cols != nr || floor == 0) {
-								continue // Tile6x8 has neither masks nor a floor
+								continue // kernel6x8 has neither masks nor a floor
 							}
 							name := fmt.Sprintf("6×%d k=%d %s bias=%v cols=%d floor=%v", nr, k, layout, bias, cols, floor)
 							checkTile(t, name, rng, nr, k, layout == "rows", bias, cols, floor)
@@ -63,9 +68,9 @@ func checkTile(t *testing.T, name string, rng *rand.Rand, nr, k int, inPlace, bi
 	mask := 1<<cols - 1
 	TileGo(nr, k, a, rs, cs, b, want, ldc, dWant, ldd, mask, floor)
 	if nr == 8 {
-		Tile6x8(k, a, rs, cs, b, got, ldc, dGot, ldd)
+		kernel6x8(k, &a[0], rs, cs, &b[0], &got[0], ldc, &dGot[0], ldd)
 	} else {
-		Tile6x16(k, a, rs, cs, b, got, ldc, dGot, ldd, mask, floor)
+		kernel6x16(k, &a[0], rs, cs, &b[0], &got[0], ldc, &dGot[0], ldd, mask, floor)
 	}
 	for i := range want {
 		if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
