@@ -108,7 +108,7 @@ func (c Config) validate() error {
 // concurrently (gradients accumulate into shared parameters).
 type Flow struct {
 	cfg    Config
-	made   []*nn.MADE
+	made   []*MADE
 	perm   []int // column permutation applied after every transform but the last (reversal)
 	perP   int   // parameters per feature
 	params []*nn.Param
@@ -125,7 +125,7 @@ func New(rng *rand.Rand, cfg Config) (*Flow, error) {
 		f.perP = transform.SplineParams(cfg.Bins)
 	}
 	for k := 0; k < cfg.Transforms; k++ {
-		m := nn.NewMADE(rng, cfg.Features, cfg.Context, cfg.Hidden, f.perP, cfg.Activation)
+		m := NewMADE(rng, cfg.Features, cfg.Context, cfg.Hidden, f.perP, cfg.Activation)
 		for _, p := range m.Params() {
 			p.Name = fmt.Sprintf("flow.%d.%s", k, p.Name)
 		}
@@ -211,12 +211,12 @@ func (f *Flow) Inverse(tp *nn.Tape, z, context *nn.Tensor) (theta, logDet *nn.Te
 }
 
 // Inverter holds, for every transform and feature, the part of the MADE that computes that
-// feature's transform parameters (see nn.MADEFeature), ready for repeated inversions. It
+// feature's transform parameters (see MADEFeature), ready for repeated inversions. It
 // copies the weights: make a new one after the flow's parameters change.
 type Inverter struct {
 	f     *Flow
-	nets  [][]*nn.MADEFeature // nets[k][d]
-	fixed [][][]float64       // fixed[k][d]: the parameters of a feature that depends on the context alone, or nil
+	nets  [][]*MADEFeature // nets[k][d]
+	fixed [][][]float64    // fixed[k][d]: the parameters of a feature that depends on the context alone, or nil
 	bound bool
 }
 
@@ -230,7 +230,7 @@ func (f *Flow) Inverter(context []float64) *Inverter {
 	inv := &Inverter{f: f, bound: context != nil || f.cfg.Context == 0}
 	tp := nn.NewTape()
 	for _, m := range f.made {
-		nets := make([]*nn.MADEFeature, f.cfg.Features)
+		nets := make([]*MADEFeature, f.cfg.Features)
 		fixed := make([][]float64, f.cfg.Features)
 		for d := range nets {
 			nets[d] = m.Feature(d)

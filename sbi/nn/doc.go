@@ -1,7 +1,8 @@
 // Package nn is a small reverse-mode automatic-differentiation engine for the neural networks
 // of simulation-based inference: dense row-major tensors, a tape of operations with analytic
-// backward passes, parameters with gradients and seeded initialization, layers (Linear,
-// masked Linear and MADE, MLP, residual blocks, inverted dropout), fused operations where a
+// backward passes, parameters with gradients and seeded initialization, layers (Linear and
+// its tape-free LinearRows, masked Linear, MLP, residual blocks, inverted dropout), fused
+// operations where a
 // chain of small ones would cost (Linear+activation, log-sum-exp, log-softmax, binary
 // cross-entropy with logits, the straight-through indicator, sorting with gradient),
 // optimizers (Adam, AdamW, SGD) with gradient clipping and learning-rate schedules, and
@@ -9,9 +10,11 @@
 //
 // What does not live here: the assembly kernels and the CPU dispatch (sbi/internal/kernels,
 // each kernel a Go reference loop with assembly twins), the worker goroutines that split
-// large kernels (sbi/internal/par), and the transforms of normalizing flows (the
+// large kernels (sbi/internal/par), the transforms of normalizing flows (the
 // rational-quadratic spline and the affine transform, package sbi/flow/transform), which
-// are recorded on the tape through the custom-operation hook below.
+// are recorded on the tape through the custom-operation hook below, and the MADE networks
+// that condition them, with their float32 evaluation (package sbi/flow), which are built
+// from this package's masked Linear layers.
 //
 // # Training step
 //
@@ -61,15 +64,10 @@
 // float64-only, float32 gradient checks and spline inverses lose four to five digits, and the
 // matrix products are only part of a training step, so float32 training would gain little.
 //
-// Evaluation without gradients is the exception. Log-densities and sampling of flows spend
-// most of their time in the MADEs' products, and nothing is differentiated, so a tape with
-// Float32 set (the estimators set it for log-densities and samples) evaluates MADEs with ReLU
-// in float32, PyTorch's precision, on an AVX-512 kernel of 16 lanes: the units are sorted by
-// degree so that every panel of 32 columns multiplies only the inputs its masks keep (a
-// quarter fewer products for two features), and sampling multiplies only the units that
-// reach the feature it inverts (made32.go). The splines stay in float64. Results then carry
-// float32 rounding (about 1e-7 in a log-density) and do not depend on the batch they are
-// computed in.
+// Evaluation without gradients is the exception: a tape with Float32 set (the estimators set
+// it for log-densities and samples) lets the flows evaluate their MADEs in float32, PyTorch's
+// precision, on an AVX-512 kernel of 16 lanes (package sbi/flow, made32.go); everything this
+// package computes stays float64.
 //
 // # Matrix products
 //

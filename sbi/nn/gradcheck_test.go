@@ -224,3 +224,23 @@ func TestDensityIndicatorStraightThrough(t *testing.T) {
 		}
 	}
 }
+
+func TestResidualMLPGradient(t *testing.T) {
+	rng := rand.New(rand.NewPCG(22, 23))
+	res := NewResidualMLP(rng, 3, 6, 2, 2, Tanh)
+	for _, b := range res.Blocks { // make the blocks matter for the check
+		InitUniform(b[1].W, rng, 0.5)
+	}
+	ps := res.Params()
+	var inputs []*Tensor
+	for _, p := range ps {
+		inputs = append(inputs, p.Tensor)
+	}
+	inputs = append(inputs, randVar(rng, 4, 3, -1, 1))
+	checkGrad(t, "ResidualMLP", inputs, func(tp *Tape, in []*Tensor) *Tensor {
+		for k, p := range ps {
+			p.Tensor = in[k]
+		}
+		return res.Forward(tp, in[len(in)-1])
+	})
+}

@@ -21,7 +21,8 @@ type Tape struct {
 
 	// Float32 lets a gradient-free tape evaluate MADEs in float32 (PyTorch's precision) on
 	// CPUs with the float32 kernel (AVX-512): density evaluation runs about twice as fast, and
-	// its results carry float32 rounding (see made32.go). It has no effect when NoGrad is off.
+	// its results carry float32 rounding (see made32.go in package sbi/flow). It has no
+	// effect when NoGrad is off.
 	Float32 bool
 
 	nodes   []node
@@ -161,6 +162,21 @@ func (tp *Tape) Scratch(n int) []float64 { return tp.scratch(n) }
 
 // ScratchInts is Scratch for ints.
 func (tp *Tape) ScratchInts(n int) []int { return tp.scratchInts(n) }
+
+// ScratchMark returns a mark for ReleaseScratch: the number of float scratch slices handed
+// out since Reset.
+func (tp *Tape) ScratchMark() int { return tp.nf }
+
+// ReleaseScratch gives back the float scratch slices handed out since ScratchMark returned
+// mark, for the next calls of Scratch to reuse (their contents become invalid). Evaluations
+// repeated many times between resets (one per feature and transform when a flow samples)
+// reuse memory still in cache this way.
+func (tp *Tape) ReleaseScratch(mark int) {
+	if mark < 0 || mark > tp.nf {
+		panic(fmt.Sprintf("nn: ReleaseScratch(%d) with %d scratch slices in use", mark, tp.nf))
+	}
+	tp.nf = mark
+}
 
 // tensor returns a rows×cols tape-owned tensor. Its data is not cleared; its gradient, if
 // requested, is zeroed.

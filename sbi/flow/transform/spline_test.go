@@ -5,39 +5,9 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/gosbi/gosbi/sbi/internal/nntest"
 	"github.com/gosbi/gosbi/sbi/nn"
 )
-
-// checkGrad fails t when the gradient of f on the inputs is off by more than 1e-6 relative to
-// central differences of step 1e-5 (see nn.GradientError).
-func checkGrad(t *testing.T, name string, inputs []*nn.Tensor, f func(tp *nn.Tape, in []*nn.Tensor) *nn.Tensor) {
-	t.Helper()
-	errs, err := nn.GradientError(inputs, f, 1e-5, 7)
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	for k, e := range errs {
-		if !(e <= 1e-6) {
-			t.Errorf("%s: input %d: relative gradient error %.3g > 1e-6", name, k, e)
-		}
-	}
-}
-
-// randVar returns a rows×cols variable with values uniform in [lo, hi).
-func randVar(rng *rand.Rand, rows, cols int, lo, hi float64) *nn.Tensor {
-	t := nn.NewVariable(rows, cols, nil)
-	for i := range t.Data {
-		t.Data[i] = lo + (hi-lo)*rng.Float64()
-	}
-	return t
-}
-
-// randConst is randVar without a gradient.
-func randConst(rng *rand.Rand, rows, cols int, lo, hi float64) *nn.Tensor {
-	t := randVar(rng, rows, cols, lo, hi)
-	t.Grad = nil
-	return t
-}
 
 func randSplineParams(rng *rand.Rand, n, scale float64, bins int) []float64 {
 	u := make([]float64, int(n)*SplineParams(bins))
@@ -51,9 +21,9 @@ func TestRQSplineGradient(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 9))
 	for _, bins := range []int{1, 2, 8, 10} {
 		const n, D, B = 5, 3, 3.0
-		x := randVar(rng, n, D, -4, 4) // some entries fall in the linear tails
+		x := nntest.Var(rng, n, D, -4, 4) // some entries fall in the linear tails
 		p := nn.NewVariable(n, D*SplineParams(bins), randSplineParams(rng, n*D, 1.5, bins))
-		checkGrad(t, "RQSpline", []*nn.Tensor{x, p}, func(tp *nn.Tape, in []*nn.Tensor) *nn.Tensor {
+		nntest.CheckGrad(t, "RQSpline", []*nn.Tensor{x, p}, func(tp *nn.Tape, in []*nn.Tensor) *nn.Tensor {
 			y, ld := RQSpline(tp, in[0], in[1], bins, B)
 			return tp.Concat(y, ld)
 		})
@@ -62,8 +32,8 @@ func TestRQSplineGradient(t *testing.T) {
 
 func TestAffineGradient(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 10))
-	x, p := randVar(rng, 4, 3, -2, 2), randVar(rng, 4, 6, -3, 3)
-	checkGrad(t, "Affine", []*nn.Tensor{x, p}, func(tp *nn.Tape, in []*nn.Tensor) *nn.Tensor {
+	x, p := nntest.Var(rng, 4, 3, -2, 2), nntest.Var(rng, 4, 6, -3, 3)
+	nntest.CheckGrad(t, "Affine", []*nn.Tensor{x, p}, func(tp *nn.Tape, in []*nn.Tensor) *nn.Tensor {
 		y, ld := Affine(tp, in[0], in[1])
 		return tp.Concat(y, ld)
 	})
@@ -147,9 +117,9 @@ func TestAffineInvertible(t *testing.T) {
 func TestRQSplineParallel(t *testing.T) {
 	rng := rand.New(rand.NewPCG(18, 19))
 	const n, D, bins = 500, 3, 8
-	x := randVar(rng, n, D, -6, 6)
+	x := nntest.Var(rng, n, D, -6, 6)
 	p := nn.NewVariable(n, D*SplineParams(bins), randSplineParams(rng, n*D, 1, bins))
-	w := randConst(rng, n, D+1, -1, 1)
+	w := nntest.Const(rng, n, D+1, -1, 1)
 	run := func(threads int) (out, gx, gp []float64) {
 		nn.SetThreads(threads)
 		defer nn.SetThreads(0)
@@ -186,7 +156,7 @@ func TestRQSplineBlocks(t *testing.T) {
 	const n, D, bins, B = 101, 3, 8, 4.0
 	P := SplineParams(bins)
 	for _, scale := range []float64{1, 400} {
-		x := randConst(rng, n, D, -5, 5)
+		x := nntest.Const(rng, n, D, -5, 5)
 		p := nn.NewTensor(n, D*P, randSplineParams(rng, n*D, scale, bins))
 		tp := nn.NewTape()
 		y, ld := RQSpline(tp, x, p, bins, B)

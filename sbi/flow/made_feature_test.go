@@ -1,9 +1,12 @@
-package nn
+package flow
 
 import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/gosbi/gosbi/sbi/internal/nntest"
+	"github.com/gosbi/gosbi/sbi/nn"
 )
 
 // TestMADEFeatureMatchesForward checks that the sub-network of one feature gives that
@@ -13,17 +16,17 @@ import (
 func TestMADEFeatureMatchesForward(t *testing.T) {
 	rng := rand.New(rand.NewPCG(30, 31))
 	for _, c := range []struct{ D, C, P int }{{1, 2, 3}, {2, 0, 2}, {2, 3, 23}, {3, 2, 5}, {5, 1, 2}} {
-		m := NewMADE(rng, c.D, c.C, []int{16, 12}, c.P, ReLU)
+		m := NewMADE(rng, c.D, c.C, []int{16, 12}, c.P, nn.ReLU)
 		const n = 7
-		x := randConst(rng, n, c.D, -2, 2)
-		ctx := randConst(rng, 1, c.C, -2, 2)
+		x := nntest.Const(rng, n, c.D, -2, 2)
+		ctx := nntest.Const(rng, 1, c.C, -2, 2)
 		ctxRows := make([]float64, 0, n*c.C)
 		for i := 0; i < n; i++ {
 			ctxRows = append(ctxRows, ctx.Data...)
 		}
-		tp := NewTape()
+		tp := nn.NewTape()
 		tp.NoGrad = true
-		var cv *Tensor
+		var cv *nn.Tensor
 		if c.C > 0 {
 			cv = tp.Const(n, c.C, ctxRows)
 		}

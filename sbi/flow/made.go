@@ -1,13 +1,15 @@
-package nn
+package flow
 
 import (
 	"fmt"
 	"math/rand/v2"
 	"sync/atomic"
+
+	"github.com/gosbi/gosbi/sbi/nn"
 )
 
 // MADE is a masked autoencoder for distribution estimation (Germain et al. 2015) with an
-// optional context: an MLP of masked Linear layers whose output block for feature d depends
+// optional context: an nn.MLP of masked nn.Linear layers whose output block for feature d depends
 // only on features 0…d−1 of the input (and on the whole context). It is the conditioner of
 // masked autoregressive flows (Papamakarios et al. 2017): output columns d·P … d·P+P−1 hold the
 // P transform parameters of feature d.
@@ -21,8 +23,8 @@ import (
 // the first feature's transform independent of the context.
 type MADE struct {
 	Features, Context, PerFeature int
-	Activation                    Activation
-	Layers                        []*Linear
+	Activation                    nn.Activation
+	Layers                        []*nn.Linear
 	Masks                         [][]float64 // Masks[l] has Layers[l].W's shape
 
 	f32 atomic.Pointer[made32] // the float32 plan of the last float32 evaluation (made32.go)
@@ -30,10 +32,10 @@ type MADE struct {
 
 // NewMADE returns a MADE for features inputs, context conditioning inputs (0 for none), the
 // given hidden widths (at least one layer) and perFeature outputs per feature, initialized
-// from rng like PyTorch's Linear.
-func NewMADE(rng *rand.Rand, features, context int, hidden []int, perFeature int, act Activation) *MADE {
+// from rng like PyTorch's nn.Linear.
+func NewMADE(rng *rand.Rand, features, context int, hidden []int, perFeature int, act nn.Activation) *MADE {
 	if features < 1 || context < 0 || perFeature < 1 || len(hidden) == 0 {
-		panic(fmt.Sprintf("nn: NewMADE(features=%d, context=%d, hidden=%v, perFeature=%d): want features ≥ 1, context ≥ 0, at least one hidden layer, perFeature ≥ 1",
+		panic(fmt.Sprintf("flow: NewMADE(features=%d, context=%d, hidden=%v, perFeature=%d): want features ≥ 1, context ≥ 0, at least one hidden layer, perFeature ≥ 1",
 			features, context, hidden, perFeature))
 	}
 	m := &MADE{Features: features, Context: context, PerFeature: perFeature, Activation: act}
@@ -43,7 +45,7 @@ func NewMADE(rng *rand.Rand, features, context int, hidden []int, perFeature int
 	}
 	for l, h := range hidden {
 		out := hiddenDegrees(h, features, context > 0)
-		lin := NewLinear(rng, fmt.Sprintf("made.%d", l), len(in), h)
+		lin := nn.NewLinear(rng, fmt.Sprintf("made.%d", l), len(in), h)
 		m.Layers = append(m.Layers, lin)
 		m.Masks = append(m.Masks, degreeMask(in, out, false))
 		in = out
@@ -54,7 +56,7 @@ func NewMADE(rng *rand.Rand, features, context int, hidden []int, perFeature int
 			out[d*perFeature+p] = d + 1
 		}
 	}
-	lin := NewLinear(rng, fmt.Sprintf("made.%d", len(hidden)), len(in), len(out))
+	lin := nn.NewLinear(rng, fmt.Sprintf("made.%d", len(hidden)), len(in), len(out))
 	m.Layers = append(m.Layers, lin)
 	m.Masks = append(m.Masks, degreeMask(in, out, true))
 	return m
@@ -88,12 +90,12 @@ func degreeMask(in, out []int, strict bool) []float64 {
 
 // Forward returns the n×(Features·PerFeature) outputs for inputs x (n×Features) and context
 // (n×Context; nil when Context is 0).
-func (m *MADE) Forward(tp *Tape, x, context *Tensor) *Tensor {
+func (m *MADE) Forward(tp *nn.Tape, x, context *nn.Tensor) *nn.Tensor {
 	if x.Cols != m.Features {
-		panic(fmt.Sprintf("nn: MADE: input has %d columns, want %d", x.Cols, m.Features))
+		panic(fmt.Sprintf("flow: MADE: input has %d columns, want %d", x.Cols, m.Features))
 	}
 	if m.Context > 0 && (context == nil || context.Cols != m.Context || context.Rows != x.Rows) {
-		panic(fmt.Sprintf("nn: MADE: context %v, want %d×%d", context, x.Rows, m.Context))
+		panic(fmt.Sprintf("flow: MADE: context %v, want %d×%d", context, x.Rows, m.Context))
 	}
 	if tp.Float32 && tp.NoGrad && float32Forward {
 		if out := m.forward32(tp, x, context); out != nil {
@@ -107,7 +109,7 @@ func (m *MADE) Forward(tp *Tape, x, context *Tensor) *Tensor {
 	for l, lin := range m.Layers {
 		act := m.Activation
 		if l+1 == len(m.Layers) {
-			act = Identity
+			act = nn.Identity
 		}
 		h = tp.MaskedLinearAct(h, lin.W.Tensor, lin.B.Tensor, m.Masks[l], act)
 	}
@@ -115,61 +117,10 @@ func (m *MADE) Forward(tp *Tape, x, context *Tensor) *Tensor {
 }
 
 // Params returns the parameters of all layers.
-func (m *MADE) Params() []*Param {
-	var ps []*Param
+func (m *MADE) Params() []*nn.Param {
+	var ps []*nn.Param
 	for _, l := range m.Layers {
 		ps = append(ps, l.Params()...)
 	}
 	return ps
-}
-
-// ResidualMLP is a residual network: a Linear layer to the hidden width, Blocks residual blocks
-// h ← h + L₂(act(L₁(act(h)))) (pre-activation, as in nflows' ResidualNet and sbi's resnet
-// classifier), and a Linear layer to the output.
-type ResidualMLP struct {
-	In, Hidden, Out int
-	Activation      Activation
-	First, Last     *Linear
-	Blocks          [][2]*Linear
-}
-
-// NewResidualMLP returns a residual MLP initialized from rng. The second layer of every block
-// starts near zero (uniform on ±1e-3, as nflows does) so that each block starts close to the
-// identity.
-func NewResidualMLP(rng *rand.Rand, in, hidden, out, blocks int, act Activation) *ResidualMLP {
-	if blocks < 0 {
-		panic(fmt.Sprintf("nn: NewResidualMLP with %d blocks", blocks))
-	}
-	r := &ResidualMLP{In: in, Hidden: hidden, Out: out, Activation: act,
-		First: NewLinear(rng, "res.in", in, hidden)}
-	for b := 0; b < blocks; b++ {
-		l1 := NewLinear(rng, fmt.Sprintf("res.%d.0", b), hidden, hidden)
-		l2 := NewLinear(rng, fmt.Sprintf("res.%d.1", b), hidden, hidden)
-		InitUniform(l2.W, rng, 1e-3)
-		InitUniform(l2.B, rng, 1e-3)
-		r.Blocks = append(r.Blocks, [2]*Linear{l1, l2})
-	}
-	r.Last = NewLinear(rng, "res.out", hidden, out)
-	return r
-}
-
-// Forward returns the n×Out outputs for x of shape n×In.
-func (r *ResidualMLP) Forward(tp *Tape, x *Tensor) *Tensor {
-	h := r.First.Forward(tp, x)
-	for _, b := range r.Blocks {
-		t := tp.LinearAct(tp.Activate(h, r.Activation), b[0].W.Tensor, b[0].B.Tensor, r.Activation)
-		t = b[1].Forward(tp, t)
-		h = tp.Add(h, t)
-	}
-	return r.Last.Forward(tp, tp.Activate(h, r.Activation))
-}
-
-// Params returns the parameters in order.
-func (r *ResidualMLP) Params() []*Param {
-	ps := r.First.Params()
-	for _, b := range r.Blocks {
-		ps = append(ps, b[0].Params()...)
-		ps = append(ps, b[1].Params()...)
-	}
-	return append(ps, r.Last.Params()...)
 }

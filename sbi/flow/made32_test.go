@@ -1,22 +1,25 @@
-package nn
+package flow
 
 import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/gosbi/gosbi/sbi/internal/nntest"
+	"github.com/gosbi/gosbi/sbi/nn"
 )
 
 // forwardMADE evaluates m on a gradient-free tape, in float32 or float64, and returns a copy
 // of its outputs.
-func forwardMADE(m *MADE, x, ctx *Tensor, inFloat32 bool) []float64 {
-	tp := NewTape()
+func forwardMADE(m *MADE, x, ctx *nn.Tensor, inFloat32 bool) []float64 {
+	tp := nn.NewTape()
 	tp.NoGrad, tp.Float32 = true, inFloat32
 	return append([]float64(nil), m.Forward(tp, x, ctx).Data...)
 }
 
 // magnitudeMADE returns |W|, |b| and |x| pushed through m's network: a bound on the magnitude
 // of every sum the evaluation forms, hence of its rounding errors.
-func magnitudeMADE(m *MADE, x, ctx *Tensor) []float64 {
+func magnitudeMADE(m *MADE, x, ctx *nn.Tensor) []float64 {
 	abs := func(v []float64) []float64 {
 		out := make([]float64, len(v))
 		for i, a := range v {
@@ -26,15 +29,15 @@ func magnitudeMADE(m *MADE, x, ctx *Tensor) []float64 {
 	}
 	am := &MADE{Features: m.Features, Context: m.Context, PerFeature: m.PerFeature, Activation: m.Activation, Masks: m.Masks}
 	for _, l := range m.Layers {
-		am.Layers = append(am.Layers, &Linear{In: l.In, Out: l.Out,
-			W: &Param{Tensor: NewTensor(l.W.Rows, l.W.Cols, abs(l.W.Data))},
-			B: &Param{Tensor: NewTensor(1, l.B.Cols, abs(l.B.Data))}})
+		am.Layers = append(am.Layers, &nn.Linear{In: l.In, Out: l.Out,
+			W: &nn.Param{Tensor: nn.NewTensor(l.W.Rows, l.W.Cols, abs(l.W.Data))},
+			B: &nn.Param{Tensor: nn.NewTensor(1, l.B.Cols, abs(l.B.Data))}})
 	}
-	var actx *Tensor
+	var actx *nn.Tensor
 	if ctx != nil {
-		actx = NewTensor(ctx.Rows, ctx.Cols, abs(ctx.Data))
+		actx = nn.NewTensor(ctx.Rows, ctx.Cols, abs(ctx.Data))
 	}
-	return forwardMADE(am, NewTensor(x.Rows, x.Cols, abs(x.Data)), actx, false)
+	return forwardMADE(am, nn.NewTensor(x.Rows, x.Cols, abs(x.Data)), actx, false)
 }
 
 // madeCases are MADEs of the shapes the flows use and of awkward ones: one feature, no
@@ -52,9 +55,9 @@ var madeCases = []struct {
 	{4, 1, []int{64, 64, 64}, 29},
 }
 
-// randomReLUMADE returns a ReLU MADE whose biases have both signs, so that ReLU cuts.
+// randomReLUMADE returns a nn.ReLU MADE whose biases have both signs, so that nn.ReLU cuts.
 func randomReLUMADE(rng *rand.Rand, features, context int, hidden []int, perFeature int) *MADE {
-	m := NewMADE(rng, features, context, hidden, perFeature, ReLU)
+	m := NewMADE(rng, features, context, hidden, perFeature, nn.ReLU)
 	for _, l := range m.Layers {
 		for i := range l.B.Data {
 			l.B.Data[i] = rng.Float64() - 0.5
@@ -84,10 +87,10 @@ func TestMADEFloat32MatchesFloat64(t *testing.T) {
 	for _, c := range madeCases {
 		m := randomReLUMADE(rng, c.D, c.C, c.hidden, c.P)
 		const n = 13 // two whole tiles and a partial one
-		x := randConst(rng, n, c.D, -2, 2)
-		var ctx *Tensor
+		x := nntest.Const(rng, n, c.D, -2, 2)
+		var ctx *nn.Tensor
 		if c.C > 0 {
-			ctx = randConst(rng, n, c.C, -2, 2)
+			ctx = nntest.Const(rng, n, c.C, -2, 2)
 		}
 		want := forwardMADE(m, x, ctx, false)
 		got := forwardMADE(m, x, ctx, true)
@@ -115,13 +118,13 @@ func TestMADEFloat32RowsIndependent(t *testing.T) {
 	defer func(v bool) { float32Forward = v }(float32Forward)
 	float32Forward = true
 	rng := rand.New(rand.NewPCG(33, 34))
-	m := NewMADE(rng, 3, 2, []int{64, 64}, 23, ReLU)
+	m := NewMADE(rng, 3, 2, []int{64, 64}, 23, nn.ReLU)
 	const n = 17
-	x, ctx := randConst(rng, n, 3, -2, 2), randConst(rng, n, 2, -2, 2)
+	x, ctx := nntest.Const(rng, n, 3, -2, 2), nntest.Const(rng, n, 2, -2, 2)
 	all := forwardMADE(m, x, ctx, true)
 	w := 3 * 23
 	for i := 0; i < n; i++ {
-		one := forwardMADE(m, NewTensor(1, 3, x.Data[3*i:3*i+3]), NewTensor(1, 2, ctx.Data[2*i:2*i+2]), true)
+		one := forwardMADE(m, nn.NewTensor(1, 3, x.Data[3*i:3*i+3]), nn.NewTensor(1, 2, ctx.Data[2*i:2*i+2]), true)
 		for j := range one {
 			if math.Float64bits(one[j]) != math.Float64bits(all[i*w+j]) {
 				t.Fatalf("row %d, output %d: %v alone, %v in a batch of %d", i, j, one[j], all[i*w+j], n)
@@ -137,15 +140,15 @@ func TestMADEFloat32Autoregressive(t *testing.T) {
 	float32Forward = true
 	rng := rand.New(rand.NewPCG(35, 36))
 	for _, c := range madeCases {
-		m := NewMADE(rng, c.D, c.C, c.hidden, c.P, ReLU)
-		x := randConst(rng, 1, c.D, -2, 2)
-		var ctx *Tensor
+		m := NewMADE(rng, c.D, c.C, c.hidden, c.P, nn.ReLU)
+		x := nntest.Const(rng, 1, c.D, -2, 2)
+		var ctx *nn.Tensor
 		if c.C > 0 {
-			ctx = randConst(rng, 1, c.C, -2, 2)
+			ctx = nntest.Const(rng, 1, c.C, -2, 2)
 		}
 		base := forwardMADE(m, x, ctx, true)
 		for d := 0; d < c.D; d++ {
-			moved := NewTensor(1, c.D, append([]float64(nil), x.Data...))
+			moved := nn.NewTensor(1, c.D, append([]float64(nil), x.Data...))
 			moved.Data[d] += 1.5
 			out := forwardMADE(m, moved, ctx, true)
 			changed := false
@@ -170,8 +173,8 @@ func TestMADEFloat32SeesUpdates(t *testing.T) {
 	defer func(v bool) { float32Forward = v }(float32Forward)
 	float32Forward = true
 	rng := rand.New(rand.NewPCG(37, 38))
-	m := NewMADE(rng, 2, 2, []int{64, 64}, 23, ReLU)
-	x, ctx := randConst(rng, 7, 2, -2, 2), randConst(rng, 7, 2, -2, 2)
+	m := NewMADE(rng, 2, 2, []int{64, 64}, 23, nn.ReLU)
+	x, ctx := nntest.Const(rng, 7, 2, -2, 2), nntest.Const(rng, 7, 2, -2, 2)
 	before := forwardMADE(m, x, ctx, true)
 	for _, l := range m.Layers {
 		l.B.Data[0] += 3
@@ -183,14 +186,14 @@ func TestMADEFloat32SeesUpdates(t *testing.T) {
 	}
 }
 
-// TestMADEFloat32OtherActivations checks that MADEs with a hidden activation other than ReLU
-// are evaluated in float64 even when float32 is asked for (the float32 kernel fuses only ReLU).
+// TestMADEFloat32OtherActivations checks that MADEs with a hidden activation other than nn.ReLU
+// are evaluated in float64 even when float32 is asked for (the float32 kernel fuses only nn.ReLU).
 func TestMADEFloat32OtherActivations(t *testing.T) {
 	defer func(v bool) { float32Forward = v }(float32Forward)
 	float32Forward = true
 	rng := rand.New(rand.NewPCG(39, 40))
-	m := NewMADE(rng, 2, 2, []int{16}, 2, Tanh)
-	x, ctx := randConst(rng, 5, 2, -2, 2), randConst(rng, 5, 2, -2, 2)
+	m := NewMADE(rng, 2, 2, []int{16}, 2, nn.Tanh)
+	x, ctx := nntest.Const(rng, 5, 2, -2, 2), nntest.Const(rng, 5, 2, -2, 2)
 	got, want := forwardMADE(m, x, ctx, true), forwardMADE(m, x, ctx, false)
 	for i := range want {
 		if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
@@ -209,12 +212,12 @@ func TestMADEFeatureFloat32(t *testing.T) {
 	for _, c := range madeCases {
 		m := randomReLUMADE(rng, c.D, c.C, c.hidden, c.P)
 		const n = 13
-		x := randConst(rng, n, c.D, -2, 2)
-		var ctx *Tensor
+		x := nntest.Const(rng, n, c.D, -2, 2)
+		var ctx *nn.Tensor
 		var ctxRows []float64
 		if c.C > 0 {
-			one := randConst(rng, 1, c.C, -2, 2).Data
-			ctx = NewTensor(n, c.C, nil)
+			one := nntest.Const(rng, 1, c.C, -2, 2).Data
+			ctx = nn.NewTensor(n, c.C, nil)
 			for i := 0; i < n; i++ {
 				copy(ctx.Data[i*c.C:], one)
 			}
@@ -232,7 +235,7 @@ func TestMADEFeatureFloat32(t *testing.T) {
 					f, rows = f.WithContext(ctxRows[:c.C]), nil
 				}
 				eval := func(inFloat32 bool) []float64 {
-					tp := NewTape()
+					tp := nn.NewTape()
 					tp.NoGrad, tp.Float32 = true, inFloat32
 					dst := make([]float64, n*c.P)
 					f.Eval(tp, dst, x.Data, rows, n)

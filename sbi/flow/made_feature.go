@@ -1,6 +1,10 @@
-package nn
+package flow
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/gosbi/gosbi/sbi/nn"
+)
 
 // MADEFeature evaluates the output block of one feature of a MADE, without gradients, using
 // only the units that can reach it. Output d (degree d+1) reads hidden units of degree ≤ d,
@@ -14,14 +18,14 @@ import "fmt"
 // of the MADE's parameters.
 type MADEFeature struct {
 	feature, features, context int
-	act                        Activation
+	act                        nn.Activation
 	layers                     []compactLayer
 
 	p32   *made32   // the MADE's float32 plan, for tapes with Float32 set (nil without one)
 	bound []float64 // the context fixed by WithContext, which the float32 plan reads as inputs
 }
 
-// compactLayer is a masked Linear layer restricted to the kept inputs and outputs: w is
+// compactLayer is a masked nn.Linear layer restricted to the kept inputs and outputs: w is
 // in×out row-major with the mask applied.
 type compactLayer struct {
 	in, out int
@@ -31,7 +35,7 @@ type compactLayer struct {
 // Feature returns the evaluator of feature d's outputs (d in 0…Features−1).
 func (m *MADE) Feature(d int) *MADEFeature {
 	if d < 0 || d >= m.Features {
-		panic(fmt.Sprintf("nn: MADE.Feature(%d) of a MADE with %d features", d, m.Features))
+		panic(fmt.Sprintf("flow: MADE.Feature(%d) of a MADE with %d features", d, m.Features))
 	}
 	f := &MADEFeature{feature: d, features: m.Features, context: m.Context, act: m.Activation}
 	if float32Forward {
@@ -66,7 +70,7 @@ func (m *MADE) Feature(d int) *MADEFeature {
 }
 
 // compact copies the masked weights of lin between the kept inputs and outputs.
-func compact(lin *Linear, mask []float64, in, out []int) compactLayer {
+func compact(lin *nn.Linear, mask []float64, in, out []int) compactLayer {
 	cols := lin.W.Cols
 	c := compactLayer{in: len(in), out: len(out), w: make([]float64, len(in)*len(out)), b: make([]float64, len(out))}
 	for r, i := range in {
@@ -88,7 +92,7 @@ func (f *MADEFeature) PerFeature() int { return f.layers[len(f.layers)-1].out }
 // read only the first d features.
 func (f *MADEFeature) WithContext(context []float64) *MADEFeature {
 	if len(context) != f.context {
-		panic(fmt.Sprintf("nn: MADEFeature.WithContext: %d values, want %d", len(context), f.context))
+		panic(fmt.Sprintf("flow: MADEFeature.WithContext: %d values, want %d", len(context), f.context))
 	}
 	g := *f
 	g.context = 0
@@ -115,7 +119,7 @@ func (f *MADEFeature) Constant() bool { return f.feature == 0 && f.context == 0 
 // the first d read) and context (n rows of Context values; nil after WithContext). It
 // borrows scratch space from tp. On a gradient-free tape with Float32 set, a MADE with a
 // float32 plan multiplies in float32 (see made32.go).
-func (f *MADEFeature) Eval(tp *Tape, dst []float64, x []float64, context []float64, n int) {
+func (f *MADEFeature) Eval(tp *nn.Tape, dst []float64, x []float64, context []float64, n int) {
 	d := f.feature
 	if tp.Float32 && tp.NoGrad && f.p32 != nil {
 		f.p32.evalFeature(d, dst, x, context, f.bound, n)
@@ -124,8 +128,8 @@ func (f *MADEFeature) Eval(tp *Tape, dst []float64, x []float64, context []float
 	first := f.layers[0]
 	// the buffers of the hidden layers are the tape's and are given back on return, so that
 	// repeated calls (one per feature and transform when sampling) reuse memory still in cache
-	defer func(nf int) { tp.nf = nf }(tp.nf)
-	in := tp.scratch(n * first.in)
+	defer tp.ReleaseScratch(tp.ScratchMark())
+	in := tp.Scratch(n * first.in)
 	for i := 0; i < n; i++ {
 		row := in[i*first.in : (i+1)*first.in]
 		copy(row, x[i*f.features:i*f.features+d])
@@ -138,13 +142,13 @@ func (f *MADEFeature) Eval(tp *Tape, dst []float64, x []float64, context []float
 		if l+1 == len(f.layers) {
 			out = dst[:n*c.out]
 		} else {
-			out = tp.scratch(n * c.out)
+			out = tp.Scratch(n * c.out)
 		}
-		fn := fnIdentity
+		act := nn.Identity
 		if l+1 < len(f.layers) {
-			fn = f.act.fn()
+			act = f.act
 		}
-		gemmBiasAct(n, c.out, c.in, in, max(c.in, 1), c.w, max(c.out, 1), c.b, out, fn)
+		nn.LinearRows(out, in, n, c.in, c.out, c.w, c.b, act)
 		in = out
 	}
 }

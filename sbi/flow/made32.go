@@ -1,4 +1,4 @@
-package nn
+package flow
 
 import (
 	"math"
@@ -7,12 +7,14 @@ import (
 
 	"github.com/gosbi/gosbi/sbi/internal/kernels"
 	"github.com/gosbi/gosbi/sbi/internal/par"
+
+	"github.com/gosbi/gosbi/sbi/nn"
 )
 
 // Float32 evaluation of a MADE.
 //
 // Density evaluation (log q(θ | x) of many pairs) spends most of its time in the MADEs'
-// products. With Tape.Float32 set on a gradient-free tape, MADE.Forward runs them in float32,
+// products. With nn.Tape.Float32 set on a gradient-free tape, MADE.Forward runs them in float32,
 // PyTorch's precision, on the float32 micro-kernel (16 lanes per AVX-512 register, twice the
 // float64 kernel's), and skips the blocks that the masks zero:
 //
@@ -50,7 +52,7 @@ type layer32 struct {
 	panels [][]float32 // panel p: depth[p]×kernels.Panel32 weights, row r for sorted input r
 	depth  []int       // the number of (sorted) inputs panel p reads
 	bias   []float32   // cols values, 0 for padding
-	floor  float32     // 0 for a fused ReLU, −Inf for none
+	floor  float32     // 0 for a fused nn.ReLU, −Inf for none
 }
 
 // float32Forward says whether MADE.Forward takes the float32 path for tapes that ask for it:
@@ -62,13 +64,13 @@ var float32Forward = kernels.Float32
 func Float32Kernel() bool { return float32Forward }
 
 // forward32 returns the MADE's outputs computed in float32, or nil when this MADE cannot be
-// evaluated so (a hidden activation other than ReLU).
-func (m *MADE) forward32(tp *Tape, x, context *Tensor) *Tensor {
+// evaluated so (a hidden activation other than nn.ReLU).
+func (m *MADE) forward32(tp *nn.Tape, x, context *nn.Tensor) *nn.Tensor {
 	p := m.plan32()
 	if p == nil {
 		return nil
 	}
-	out := tp.tensor(x.Rows, m.Features*m.PerFeature, false)
+	out := tp.Output(x.Rows, m.Features*m.PerFeature, false)
 	p.run(x.Rows, func(i int, row []float32) {
 		for j, src := range p.inOrder {
 			if src < m.Features {
@@ -220,9 +222,9 @@ var float32Bufs par.FreeList[[]float32]
 
 // plan32 returns the MADE's float32 plan, made anew when its weights have changed since the
 // last one (the check compares every weight: a few microseconds against the products'
-// hundreds), or nil when the MADE has a hidden activation other than ReLU.
+// hundreds), or nil when the MADE has a hidden activation other than nn.ReLU.
 func (m *MADE) plan32() *made32 {
-	if m.Activation != ReLU {
+	if m.Activation != nn.ReLU {
 		return nil
 	}
 	if p := m.f32.Load(); p != nil && p.current(m) {
@@ -295,7 +297,7 @@ func newMade32(m *MADE) *made32 {
 			case u == start+j && count == j:
 				count++
 			default:
-				panic("nn: float32 MADE: an output panel whose columns are not consecutive")
+				panic("flow: float32 MADE: an output panel whose columns are not consecutive")
 			}
 		}
 		p.outStart = append(p.outStart, start)
@@ -341,7 +343,7 @@ func padTo(order []int, n int) []int {
 // outputLayout places the output columns: either contiguously, or with each feature's block
 // starting a panel, whichever reads fewer inputs in all (with two features of 23 outputs,
 // aligned blocks let the first feature's panel read only the degree-0 hidden units).
-func outputLayout(lin *Linear, mask []float64, in []int, features, perFeature int) []int {
+func outputLayout(lin *nn.Linear, mask []float64, in []int, features, perFeature int) []int {
 	contiguous := make([]int, features*perFeature)
 	for j := range contiguous {
 		contiguous[j] = j
@@ -361,7 +363,7 @@ func outputLayout(lin *Linear, mask []float64, in []int, features, perFeature in
 }
 
 // work is the number of weights a layer with this column order multiplies per row.
-func work(lin *Linear, mask []float64, in, out []int) int {
+func work(lin *nn.Linear, mask []float64, in, out []int) int {
 	w := 0
 	for p := 0; p < len(out); p += kernels.Panel32 {
 		w += panelDepth(lin, mask, in, out[p:p+kernels.Panel32])
@@ -371,7 +373,7 @@ func work(lin *Linear, mask []float64, in, out []int) int {
 
 // panelDepth returns the length of the prefix of inputs in that the columns out read: one
 // past the last input with an unmasked weight into any of them.
-func panelDepth(lin *Linear, mask []float64, in, out []int) int {
+func panelDepth(lin *nn.Linear, mask []float64, in, out []int) int {
 	for r := len(in) - 1; r >= 0; r-- {
 		if in[r] < 0 {
 			continue
@@ -386,7 +388,7 @@ func panelDepth(lin *Linear, mask []float64, in, out []int) int {
 }
 
 // newLayer32 packs lin's masked weights for inputs in order in and outputs in order out.
-func newLayer32(lin *Linear, mask []float64, in, out []int, relu bool) layer32 {
+func newLayer32(lin *nn.Linear, mask []float64, in, out []int, relu bool) layer32 {
 	l := layer32{cols: len(out), bias: make([]float32, len(out)), floor: float32(math.Inf(-1))}
 	if relu {
 		l.floor = 0
