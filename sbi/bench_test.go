@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/gosbi/gosbi/sbi/internal/cputime"
 	"github.com/gosbi/gosbi/sbi/nn"
 )
 
@@ -28,7 +29,7 @@ func benchStep(b *testing.B, m model, train func() error) {
 		b.Fatal(err)
 	}
 	i := 0
-	reportCPU(b, func() {
+	cputime.Report(b, func() {
 		lo := (i * 128) % (10000 - 128)
 		i++
 		if _, _, _, err := st.run(perm[lo : lo+128]); err != nil {

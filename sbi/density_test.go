@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/gosbi/gosbi/sbi/nn"
+	"github.com/gosbi/gosbi/sbi/flow"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -33,7 +33,7 @@ func TestLogProbFloat32(t *testing.T) {
 			differ++
 		}
 	}
-	if nn.Float32Kernel() && differ == 0 {
+	if flow.Float32Kernel() && differ == 0 {
 		t.Errorf("float32 and float64 log-densities agree exactly on all %d pairs: the float32 path did not run", len(lp64))
 	}
 	obs := xs.RawRowView(4)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/gosbi/gosbi/sbi"
+	"github.com/gosbi/gosbi/sbi/internal/cputime"
 	"github.com/gosbi/gosbi/sbi/task"
 	"gonum.org/v1/gonum/mat"
 )
@@ -27,7 +28,7 @@ var referenceNSF = sbi.NPEConfig{Flow: "nsf", Transforms: 5, Hidden: 64, Layers:
 // with standardization and network construction (reference 0.80 s).
 func BenchmarkNPEEpoch(b *testing.B) {
 	t, theta, x := twoMoons(b, 10000)
-	sbi.ReportCPU(b, func() {
+	cputime.Report(b, func() {
 		e := sbi.NewNPE(t.Prior(), referenceNSF)
 		if _, err := e.Train(theta, x, sbi.TrainConfig{Epochs: 1, BatchSize: 128, ValidationFraction: -1}); err != nil {
 			b.Fatal(err)
@@ -48,7 +49,7 @@ func trainedNSF(b *testing.B) (*sbi.NPE, *mat.Dense, *mat.Dense) {
 // BenchmarkNPELogProb10k is log q(θᵢ | xᵢ) of 10,000 pairs with the reference NSF (reference 43 ms).
 func BenchmarkNPELogProb10k(b *testing.B) {
 	e, theta, x := trainedNSF(b)
-	sbi.ReportCPU(b, func() { e.LogProbPairs(theta, x) })
+	cputime.Report(b, func() { e.LogProbPairs(theta, x) })
 }
 
 // BenchmarkNPESample10k draws 10,000 posterior samples for one observation with the
@@ -57,5 +58,5 @@ func BenchmarkNPESample10k(b *testing.B) {
 	e, _, x := trainedNSF(b)
 	post := e.Posterior(x.RawRowView(0))
 	rng := rand.New(rand.NewPCG(3, 4))
-	sbi.ReportCPU(b, func() { post.Sample(rng, 10000) })
+	cputime.Report(b, func() { post.Sample(rng, 10000) })
 }

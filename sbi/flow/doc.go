@@ -15,4 +15,10 @@
 //
 // and Sample draws by inverting the transforms, feature by feature (one MADE pass per
 // feature and transform), without gradients.
+//
+// The MADE (made.go) is a stack of nn's masked Linear layers, differentiated by the tape.
+// Without gradients it has two faster paths: MADEFeature evaluates the sub-network that
+// reaches one feature's outputs (sampling), and on a tape with Float32 set, on CPUs with the
+// float32 kernel, the products run in float32 on units sorted by degree so that masked-out
+// blocks are skipped (made32.go). The transforms themselves are in package transform.
 package flow

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/gosbi/gosbi/sbi/flow/transform"
 	"github.com/gosbi/gosbi/sbi/nn"
 	"gonum.org/v1/gonum/mat"
 )
@@ -89,8 +90,8 @@ func (c Config) validate() error {
 		return fmt.Errorf("flow: Context = %d: set it to the dimension of the conditioning vector, or 0", c.Context)
 	case c.Transforms < 1:
 		return fmt.Errorf("flow: Transforms = %d: want at least 1", c.Transforms)
-	case c.Bins < 1 || c.Bins > nn.MaxBins:
-		return fmt.Errorf("flow: Bins = %d: want 1…%d", c.Bins, nn.MaxBins)
+	case c.Bins < 1 || c.Bins > transform.MaxBins:
+		return fmt.Errorf("flow: Bins = %d: want 1…%d", c.Bins, transform.MaxBins)
 	case !(c.Bound > 0) || math.IsInf(c.Bound, 0):
 		return fmt.Errorf("flow: Bound = %v: want a finite value > 0", c.Bound)
 	}
@@ -107,7 +108,7 @@ func (c Config) validate() error {
 // concurrently (gradients accumulate into shared parameters).
 type Flow struct {
 	cfg    Config
-	made   []*nn.MADE
+	made   []*MADE
 	perm   []int // column permutation applied after every transform but the last (reversal)
 	perP   int   // parameters per feature
 	params []*nn.Param
@@ -119,12 +120,12 @@ func New(rng *rand.Rand, cfg Config) (*Flow, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	f := &Flow{cfg: cfg, perP: nn.AffineParams}
+	f := &Flow{cfg: cfg, perP: transform.AffineParams}
 	if cfg.Kind == NSF {
-		f.perP = nn.SplineParams(cfg.Bins)
+		f.perP = transform.SplineParams(cfg.Bins)
 	}
 	for k := 0; k < cfg.Transforms; k++ {
-		m := nn.NewMADE(rng, cfg.Features, cfg.Context, cfg.Hidden, f.perP, cfg.Activation)
+		m := NewMADE(rng, cfg.Features, cfg.Context, cfg.Hidden, f.perP, cfg.Activation)
 		for _, p := range m.Params() {
 			p.Name = fmt.Sprintf("flow.%d.%s", k, p.Name)
 		}
@@ -154,9 +155,9 @@ func (f *Flow) Params() []*nn.Param { return f.params }
 func (f *Flow) transform(tp *nn.Tape, k int, h, context *nn.Tensor) (*nn.Tensor, *nn.Tensor) {
 	p := f.made[k].Forward(tp, h, context)
 	if f.cfg.Kind == NSF {
-		return tp.RQSpline(h, p, f.cfg.Bins, f.cfg.Bound)
+		return transform.RQSpline(tp, h, p, f.cfg.Bins, f.cfg.Bound)
 	}
-	return tp.Affine(h, p)
+	return transform.Affine(tp, h, p)
 }
 
 // Forward maps θ (n×Features) given context (n×Context, nil without context) to the base
@@ -210,12 +211,12 @@ func (f *Flow) Inverse(tp *nn.Tape, z, context *nn.Tensor) (theta, logDet *nn.Te
 }
 
 // Inverter holds, for every transform and feature, the part of the MADE that computes that
-// feature's transform parameters (see nn.MADEFeature), ready for repeated inversions. It
+// feature's transform parameters (see MADEFeature), ready for repeated inversions. It
 // copies the weights: make a new one after the flow's parameters change.
 type Inverter struct {
 	f     *Flow
-	nets  [][]*nn.MADEFeature // nets[k][d]
-	fixed [][][]float64       // fixed[k][d]: the parameters of a feature that depends on the context alone, or nil
+	nets  [][]*MADEFeature // nets[k][d]
+	fixed [][][]float64    // fixed[k][d]: the parameters of a feature that depends on the context alone, or nil
 	bound bool
 }
 
@@ -229,7 +230,7 @@ func (f *Flow) Inverter(context []float64) *Inverter {
 	inv := &Inverter{f: f, bound: context != nil || f.cfg.Context == 0}
 	tp := nn.NewTape()
 	for _, m := range f.made {
-		nets := make([]*nn.MADEFeature, f.cfg.Features)
+		nets := make([]*MADEFeature, f.cfg.Features)
 		fixed := make([][]float64, f.cfg.Features)
 		for d := range nets {
 			nets[d] = m.Feature(d)
@@ -305,7 +306,7 @@ func (inv *Inverter) inverse(tp *nn.Tape, z *nn.Tensor, ctx []float64, wantLogDe
 				if fixed != nil {
 					ps, u = 0, fixed
 				}
-				nn.RQSplineInverseColumn(x.Data[d:], h.Data[d:], D, n, u, ps, f.cfg.Bins, f.cfg.Bound, ld)
+				transform.RQSplineInverseColumn(x.Data[d:], h.Data[d:], D, n, u, ps, f.cfg.Bins, f.cfg.Bound, ld)
 				continue
 			}
 			for i := 0; i < n; i++ {
@@ -313,7 +314,7 @@ func (inv *Inverter) inverse(tp *nn.Tape, z *nn.Tensor, ctx []float64, wantLogDe
 				if u == nil {
 					u = params.Data[i*P : (i+1)*P]
 				}
-				xv, ld := nn.AffineInverse(h.Data[i*D+d], u)
+				xv, ld := transform.AffineInverse(h.Data[i*D+d], u)
 				x.Data[i*D+d] = xv
 				logDet.Data[i] += ld
 			}

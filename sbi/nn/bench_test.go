@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/gosbi/gosbi/sbi/internal/cputime"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -25,7 +26,7 @@ func BenchmarkMLPStep(b *testing.B) {
 		tp.Reset()
 	}
 	step()
-	benchCPU(b, step)
+	cputime.Report(b, step)
 }
 
 // BenchmarkNREStep is one step of neural ratio estimation as in lampe's NRE on two_moons
@@ -68,29 +69,5 @@ func BenchmarkNREStep(b *testing.B) {
 		tp.Reset()
 	}
 	step()
-	benchCPU(b, step)
-}
-
-// BenchmarkMADEForward evaluates the reference NSF's MADE (2 features, 2 context inputs, 2×64
-// ReLU hidden units, 23 outputs per feature) on a chunk of 512 rows without gradients, in
-// float64 and in float32 (Tape.Float32; where there is no float32 kernel both sub-benchmarks
-// run float64): the ratio of the two is the float32 path's speed-up of the products.
-func BenchmarkMADEForward(b *testing.B) {
-	rng := rand.New(rand.NewPCG(1, 1))
-	m := NewMADE(rng, 2, 2, []int{64, 64}, 23, ReLU)
-	x, ctx := randConst(rng, 512, 2, -2, 2), randConst(rng, 512, 2, -2, 2)
-	for _, f32 := range []bool{false, true} {
-		name := "float64"
-		if f32 {
-			name = "float32"
-		}
-		b.Run(name, func(b *testing.B) {
-			tp := NewTape()
-			tp.NoGrad, tp.Float32 = true, f32
-			benchCPU(b, func() {
-				m.Forward(tp, x, ctx)
-				tp.Reset()
-			})
-		})
-	}
+	cputime.Report(b, step)
 }

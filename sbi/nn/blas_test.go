@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gosbi/gosbi/runenv"
+	"github.com/gosbi/gosbi/sbi/internal/cputime"
 )
 
 // TestGemmMatchesLoops checks the product kernel of the build (the packed FMA kernel, gonum
@@ -182,7 +183,7 @@ func BenchmarkGEMM(b *testing.B) {
 			for i := range bb {
 				bb[i] = rng.Float64()
 			}
-			cpu := cpuTime(b, func() { gemm(tA, tB, m, n, k, 1, a, lda, bb, ldb, 0, c, n) })
+			cpu := cputime.Run(b, func() { gemm(tA, tB, m, n, k, 1, a, lda, bb, ldb, 0, c, n) })
 			flops := 2 * float64(m*n*k) * float64(b.N)
 			b.ReportMetric(flops/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 			b.ReportMetric(flops/cpu, "GFLOP/cpu-s")

@@ -1,11 +1,20 @@
 // Package nn is a small reverse-mode automatic-differentiation engine for the neural networks
 // of simulation-based inference: dense row-major tensors, a tape of operations with analytic
-// backward passes, parameters with gradients and seeded initialization, layers (Linear,
-// masked Linear for MADE, MLP, residual blocks, inverted dropout), fused kernels where a chain of small
-// operations would cost (log-sum-exp, log-softmax, binary cross-entropy with logits, the
-// straight-through indicator, sorting with gradient, the rational-quadratic spline and the
-// affine autoregressive transform of normalizing flows), optimizers (Adam, AdamW, SGD) with
-// gradient clipping and learning-rate schedules, and parameter (de)serialization.
+// backward passes, parameters with gradients and seeded initialization, layers (Linear and
+// its tape-free LinearRows, masked Linear, MLP, residual blocks, inverted dropout), fused
+// operations where a
+// chain of small ones would cost (Linear+activation, log-sum-exp, log-softmax, binary
+// cross-entropy with logits, the straight-through indicator, sorting with gradient),
+// optimizers (Adam, AdamW, SGD) with gradient clipping and learning-rate schedules, and
+// parameter (de)serialization.
+//
+// What does not live here: the assembly kernels and the CPU dispatch (sbi/internal/kernels,
+// each kernel a Go reference loop with assembly twins), the worker goroutines that split
+// large kernels (sbi/internal/par), the transforms of normalizing flows (the
+// rational-quadratic spline and the affine transform, package sbi/flow/transform), which
+// are recorded on the tape through the custom-operation hook below, and the MADE networks
+// that condition them, with their float32 evaluation (package sbi/flow), which are built
+// from this package's masked Linear layers.
 //
 // # Training step
 //
@@ -33,12 +42,21 @@
 // # Differentiation
 //
 // Every operation records a node on the tape with a hand-written backward pass; the fused
-// kernels (Linear+activation, the spline, the affine transform, log-sum-exp, log-softmax,
-// binary cross-entropy, sorting) compute their gradients analytically in one pass. Tests
-// compare every operation and layer with central finite differences: with step 1e-5 the
+// operations compute their gradients analytically in one pass. Tests compare every
+// operation and layer with central finite differences (GradientError): with step 1e-5 the
 // relative error max|analytic − numeric| / max(1, max|numeric|) must stay below 1e-6 in
 // float64 (truncation and rounding of the differences are about 1e-10; a wrong term gives
 // 1e-2 or more). The straight-through Indicator is checked against its definition instead.
+//
+// # Operations defined elsewhere
+//
+// A package can add a differentiable operation without changing this one: its forward pass
+// asks the tape whether to record (RequiresGrad), takes its results from Output and what it
+// saves for the backward pass from Scratch, and records itself with Record as an Op, a value
+// with Backward (add the results' gradients to the inputs') and Release (called by Reset;
+// an op taken from a free list goes back to it there, so that steady-state steps still
+// allocate nothing). Backward calls recorded ops in reverse order of recording, like the
+// tape's own. GradientError checks a new op's backward pass.
 //
 // # Numbers: float64
 //
@@ -46,15 +64,10 @@
 // float64-only, float32 gradient checks and spline inverses lose four to five digits, and the
 // matrix products are only part of a training step, so float32 training would gain little.
 //
-// Evaluation without gradients is the exception. Log-densities and sampling of flows spend
-// most of their time in the MADEs' products, and nothing is differentiated, so a tape with
-// Float32 set (the estimators set it for log-densities and samples) evaluates MADEs with ReLU
-// in float32, PyTorch's precision, on an AVX-512 kernel of 16 lanes: the units are sorted by
-// degree so that every panel of 32 columns multiplies only the inputs its masks keep (a
-// quarter fewer products for two features), and sampling multiplies only the units that
-// reach the feature it inverts (made32.go). The splines stay in float64. Results then carry
-// float32 rounding (about 1e-7 in a log-density) and do not depend on the batch they are
-// computed in.
+// Evaluation without gradients is the exception: a tape with Float32 set (the estimators set
+// it for log-densities and samples) lets the flows evaluate their MADEs in float32, PyTorch's
+// precision, on an AVX-512 kernel of 16 lanes (package sbi/flow, made32.go); everything this
+// package computes stays float64.
 //
 // # Matrix products
 //
@@ -66,20 +79,35 @@
 //     runenv.Threads() goroutines.
 //   - other architectures, or the build tag noasm: gonum's blas64 (pure Go).
 //   - the build tag openblas: OpenBLAS through gonum.org/v1/netlib and blas64.Use (needs cgo
-//     and libopenblas-dev). OpenBLAS runs single-threaded unless OPENBLAS_NUM_THREADS is set;
-//     see SetBLASThreads.
+//     and libopenblas-dev) for the products of training (batches of a few hundred rows and
+//     the transposed products of backward passes), the package's own kernel for tall forward
+//     products (batched evaluation). OpenBLAS runs single-threaded unless
+//     OPENBLAS_NUM_THREADS is set; see SetBLASThreads.
 //
-// ReLU and Adam also have AVX2 kernels (the AVX-512 product kernel applies a ReLU that
-// follows it as it stores), and the spline transforms evaluated without gradients run eight
-// splines at a time on an AVX-512 kernel (four on an AVX2 one); all give results identical
-// to the Go loops. Backend names the product implementation in use.
+// What openblas buys is training speed on small networks. Its GEMM is tuned per CPU model
+// (blocking for the cache sizes, micro-kernels and packing routines for each instruction
+// set), where this package's kernel has one packing scheme and one micro-kernel shape per
+// instruction set. On the products of a training step (batches of 128 to 512 rows by layers
+// of 64 to 128 units, forward and transposed, where packing and loop overhead weigh as much
+// as the multiply-adds) that makes MLP and NRE training steps clearly faster, and a flow's
+// training step, whose time goes mostly to the spline and the masked forward products,
+// a little faster. Evaluation (log-densities, sampling) gains nothing: it runs on this
+// package's kernels in both builds. The price is cgo and a system library, so the default
+// build stays pure Go and openblas remains an option.
+//
+// The ReLU that follows a product is applied by the AVX-512 micro-kernel as it stores; ReLU,
+// Adam, exp, log and ELU have vector kernels, and the spline transforms evaluated without
+// gradients run eight splines at a time on an AVX-512 kernel (four on an AVX2 one). All give
+// results identical to their Go reference loops. Backend names the product implementation
+// in use.
 //
 // # Parallelism
 //
 // The rows of large products and of the spline transforms are split over a fixed set of
 // worker goroutines (at most the host's thread limit, runenv.SetThreads); handing work over allocates nothing, and every
 // element is computed by one goroutine in a fixed order, so results do not depend on the
-// number of goroutines. Steady-state training steps allocate nothing in the default and openblas builds (gonum's Dgemm in
-// the noasm build allocates for its own goroutines). Measurements against PyTorch are in
-// BENCHMARKS.md at the repository's root (go run ./tools/benchmarks).
+// number of goroutines. Steady-state training steps allocate nothing in the default and
+// openblas builds (gonum's Dgemm in the noasm build allocates for its own goroutines).
+// Measurements against PyTorch are in BENCHMARKS.md at the repository's root (go run
+// ./tools/benchmarks).
 package nn

@@ -56,3 +56,19 @@ func Example() {
 	// final minibatch loss below 0.2: true
 	// training accuracy above 95%: true
 }
+
+// GradientError compares a computation's backward pass with central differences: here the
+// tape's own Tanh and Mul, whose error is far below the 1e-6 a wrong term would exceed.
+func ExampleGradientError() {
+	x := nn.NewVariable(2, 2, []float64{0.3, -1, 2, 0.5})
+	errs, err := nn.GradientError([]*nn.Tensor{x}, func(tp *nn.Tape, in []*nn.Tensor) *nn.Tensor {
+		return tp.Tanh(tp.Mul(in[0], in[0]))
+	}, 1e-5, 1)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("within 1e-6:", errs[0] <= 1e-6)
+	// Output:
+	// within 1e-6: true
+}

@@ -20,64 +20,17 @@ const (
 	gradTol  = 1e-6
 )
 
-// checkGrad compares d(Σ w⊙f(inputs))/d inputs from the tape with central differences. f
-// builds its output on the given tape from the given input tensors.
+// checkGrad fails t when the gradient of f on the inputs is off by more than gradTol (see
+// GradientError).
 func checkGrad(t *testing.T, name string, inputs []*Tensor, f func(tp *Tape, in []*Tensor) *Tensor) {
 	t.Helper()
-	rng := rand.New(rand.NewPCG(7, 11))
-	tp := NewTape()
-	vars := make([]*Tensor, len(inputs))
-	for i, in := range inputs {
-		if in.Grad == nil {
-			vars[i] = tp.Const(in.Rows, in.Cols, in.Data)
-		} else {
-			vars[i] = tp.Variable(in.Rows, in.Cols, in.Data)
-		}
+	errs, err := GradientError(inputs, f, gradStep, 7)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
 	}
-	out := f(tp, vars)
-	w := make([]float64, out.Len())
-	for i := range w {
-		w[i] = rng.NormFloat64()
-	}
-	tp.BackwardWith(out, w)
-
-	eval := func() float64 {
-		ntp := NewTape()
-		ntp.NoGrad = true
-		c := make([]*Tensor, len(inputs))
-		for i, in := range inputs {
-			c[i] = ntp.Const(in.Rows, in.Cols, in.Data)
-		}
-		o := f(ntp, c)
-		s := 0.0
-		for i, v := range o.Data {
-			s += w[i] * v
-		}
-		return s
-	}
-	for k, in := range inputs {
-		if in.Grad == nil {
-			continue
-		}
-		num := make([]float64, in.Len())
-		scale := 1.0
-		for i := range in.Data {
-			x := in.Data[i]
-			in.Data[i] = x + gradStep
-			fp := eval()
-			in.Data[i] = x - gradStep
-			fm := eval()
-			in.Data[i] = x
-			num[i] = (fp - fm) / (2 * gradStep)
-			scale = max(scale, math.Abs(num[i]))
-		}
-		worst := 0.0
-		for i := range num {
-			worst = max(worst, math.Abs(vars[k].Grad[i]-num[i])/scale)
-		}
-		if !(worst <= gradTol) {
-			t.Errorf("%s: input %d: relative gradient error %.3g > %.g\nanalytic %v\nnumeric  %v",
-				name, k, worst, gradTol, vars[k].Grad, num)
+	for k, e := range errs {
+		if !(e <= gradTol) {
+			t.Errorf("%s: input %d: relative gradient error %.3g > %.g", name, k, e, gradTol)
 		}
 	}
 }
@@ -270,4 +223,24 @@ func TestDensityIndicatorStraightThrough(t *testing.T) {
 			t.Errorf("∂/∂log q[%d] = %.9g, surrogate's finite difference %.9g", k, l.Grad[k], want)
 		}
 	}
+}
+
+func TestResidualMLPGradient(t *testing.T) {
+	rng := rand.New(rand.NewPCG(22, 23))
+	res := NewResidualMLP(rng, 3, 6, 2, 2, Tanh)
+	for _, b := range res.Blocks { // make the blocks matter for the check
+		InitUniform(b[1].W, rng, 0.5)
+	}
+	ps := res.Params()
+	var inputs []*Tensor
+	for _, p := range ps {
+		inputs = append(inputs, p.Tensor)
+	}
+	inputs = append(inputs, randVar(rng, 4, 3, -1, 1))
+	checkGrad(t, "ResidualMLP", inputs, func(tp *Tape, in []*Tensor) *Tensor {
+		for k, p := range ps {
+			p.Tensor = in[k]
+		}
+		return res.Forward(tp, in[len(in)-1])
+	})
 }

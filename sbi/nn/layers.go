@@ -77,3 +77,65 @@ func (m *MLP) Params() []*Param {
 	}
 	return ps
 }
+
+// ResidualMLP is a residual network: a Linear layer to the hidden width, Blocks residual blocks
+// h ← h + L₂(act(L₁(act(h)))) (pre-activation, as in nflows' ResidualNet and sbi's resnet
+// classifier), and a Linear layer to the output.
+type ResidualMLP struct {
+	In, Hidden, Out int
+	Activation      Activation
+	First, Last     *Linear
+	Blocks          [][2]*Linear
+}
+
+// NewResidualMLP returns a residual MLP initialized from rng. The second layer of every block
+// starts near zero (uniform on ±1e-3, as nflows does) so that each block starts close to the
+// identity.
+func NewResidualMLP(rng *rand.Rand, in, hidden, out, blocks int, act Activation) *ResidualMLP {
+	if blocks < 0 {
+		panic(fmt.Sprintf("nn: NewResidualMLP with %d blocks", blocks))
+	}
+	r := &ResidualMLP{In: in, Hidden: hidden, Out: out, Activation: act,
+		First: NewLinear(rng, "res.in", in, hidden)}
+	for b := 0; b < blocks; b++ {
+		l1 := NewLinear(rng, fmt.Sprintf("res.%d.0", b), hidden, hidden)
+		l2 := NewLinear(rng, fmt.Sprintf("res.%d.1", b), hidden, hidden)
+		InitUniform(l2.W, rng, 1e-3)
+		InitUniform(l2.B, rng, 1e-3)
+		r.Blocks = append(r.Blocks, [2]*Linear{l1, l2})
+	}
+	r.Last = NewLinear(rng, "res.out", hidden, out)
+	return r
+}
+
+// Forward returns the n×Out outputs for x of shape n×In.
+func (r *ResidualMLP) Forward(tp *Tape, x *Tensor) *Tensor {
+	h := r.First.Forward(tp, x)
+	for _, b := range r.Blocks {
+		t := tp.LinearAct(tp.Activate(h, r.Activation), b[0].W.Tensor, b[0].B.Tensor, r.Activation)
+		t = b[1].Forward(tp, t)
+		h = tp.Add(h, t)
+	}
+	return r.Last.Forward(tp, tp.Activate(h, r.Activation))
+}
+
+// Params returns the parameters in order.
+func (r *ResidualMLP) Params() []*Param {
+	ps := r.First.Params()
+	for _, b := range r.Blocks {
+		ps = append(ps, b[0].Params()...)
+		ps = append(ps, b[1].Params()...)
+	}
+	return append(ps, r.Last.Params()...)
+}
+
+// LinearRows sets dst (n×out, row-major) to act(x·w + b) for the n×in rows of x, the in×out
+// weights w and the out biases b, without a tape: the product of Linear and LinearAct for
+// evaluations that need no gradient and keep their own buffers.
+func LinearRows(dst, x []float64, n, in, out int, w, b []float64, act Activation) {
+	if len(dst) < n*out || len(x) < n*in || len(w) < in*out || len(b) < out {
+		panic(fmt.Sprintf("nn: LinearRows: %d×%d by %d×%d needs %d, %d, %d and %d values; have %d (x), %d (w), %d (b) and %d (dst)",
+			n, in, in, out, n*in, in*out, out, n*out, len(x), len(w), len(b), len(dst)))
+	}
+	gemmBiasAct(n, out, in, x, max(in, 1), w, max(out, 1), b, dst, act.fn())
+}

@@ -3,6 +3,8 @@ package nn
 import (
 	"fmt"
 	"math"
+
+	"github.com/gosbi/gosbi/sbi/internal/kernels"
 )
 
 // LogSumExp returns the n×1 column log Σ_j exp(a_ij) of an n×m tensor, computed stably by
@@ -95,7 +97,7 @@ func (tp *Tape) BCEWithLogits(logits, targets *Tensor) *Tensor {
 	out := tp.tensor(1, 1, g)
 	s := 0.0
 	for i, l := range logits.Data {
-		s += softplus(l) - targets.Data[i]*l
+		s += kernels.Softplus(l) - targets.Data[i]*l
 	}
 	out.Data[0] = s / float64(logits.Len())
 	if g {
@@ -109,7 +111,7 @@ func backBCE(n *node) {
 	l, t := n.a, n.b
 	g := n.out.Grad[0] / float64(l.Len())
 	for i, v := range l.Data {
-		l.Grad[i] += g * (sigmoid(v) - t.Data[i])
+		l.Grad[i] += g * (kernels.Sigmoid(v) - t.Data[i])
 	}
 }
 

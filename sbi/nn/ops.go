@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/gosbi/gosbi/sbi/internal/kernels"
+	"github.com/gosbi/gosbi/sbi/internal/par"
 	"gonum.org/v1/gonum/floats"
 )
 
@@ -577,29 +579,6 @@ func (tp *Tape) Activate(a *Tensor, act Activation) *Tensor {
 	return tp.unary(act.fn(), a)
 }
 
-// softplus is log(1 + eˣ) = max(x, 0) + log1p(e^−|x|), with log1p(t) computed as
-// log(u)·t/(u − 1), u = 1 + t (Goldberg's correction: accurate to a few ulps, and cheaper
-// than math.Log1p).
-func softplus(x float64) float64 { return softplusFrom(x, math.Exp(-math.Abs(x))) }
-
-// softplusFrom is softplus(x) given t = e^−|x|.
-func softplusFrom(x, t float64) float64 {
-	u := 1 + t
-	l := t
-	if u != 1 {
-		l = math.Log(u) * t / (u - 1)
-	}
-	return max(x, 0) + l
-}
-
-func sigmoid(x float64) float64 {
-	if x >= 0 {
-		return 1 / (1 + math.Exp(-x))
-	}
-	e := math.Exp(x)
-	return e / (1 + e)
-}
-
 func applyFn(fn int, x float64) float64 {
 	switch fn {
 	case fnIdentity:
@@ -624,11 +603,11 @@ func applyFn(fn int, x float64) float64 {
 	case fnTanh:
 		return math.Tanh(x)
 	case fnSigmoid:
-		return sigmoid(x)
+		return kernels.Sigmoid(x)
 	case fnSoftplus:
-		return softplus(x)
+		return kernels.Softplus(x)
 	case fnLogSigmoid:
-		return -softplus(-x)
+		return -kernels.Softplus(-x)
 	case fnExp:
 		return math.Exp(x)
 	case fnLog:
@@ -673,9 +652,9 @@ func derivFn(fn int, x, y float64) float64 {
 	case fnSigmoid:
 		return y * (1 - y)
 	case fnSoftplus:
-		return sigmoid(x)
+		return kernels.Sigmoid(x)
 	case fnLogSigmoid:
-		return sigmoid(-x)
+		return kernels.Sigmoid(-x)
 	case fnExp:
 		return y
 	case fnLog:
@@ -703,7 +682,7 @@ func applyInPlace(fn int, y []float64) {
 		applySerial(fn, y)
 		return
 	}
-	parallelRange((len(y)+3)/4, grain, &applyJob{fn: fn, y: y})
+	par.Range((len(y)+3)/4, grain, &applyJob{fn: fn, y: y})
 }
 
 // applyJob applies an activation to the groups of four values [lo, hi) of a slice: the
@@ -714,18 +693,18 @@ type applyJob struct {
 	y  []float64
 }
 
-func (j *applyJob) do(lo, hi int) { applySerial(j.fn, j.y[4*lo:min(4*hi, len(j.y))]) }
+func (j *applyJob) Do(lo, hi int) { applySerial(j.fn, j.y[4*lo:min(4*hi, len(j.y))]) }
 
 func applySerial(fn int, y []float64) {
 	switch fn {
 	case fnReLU:
-		reluVec(y)
+		kernels.Relu(y)
 	case fnTanh:
 		tanhVec(y, y)
 	case fnELU:
-		eluVec(y, y, 1, 1)
+		kernels.Elu(y, y, 1, 1)
 	case fnSELU:
-		eluVec(y, y, seluScale, seluScale*seluAlpha)
+		kernels.Elu(y, y, seluScale, seluScale*seluAlpha)
 	default:
 		for i, x := range y {
 			y[i] = applyFn(fn, x)
@@ -746,15 +725,15 @@ func relu(x float64) float64 {
 func derivFromOutput(fn int, y, gy, g []float64) {
 	switch fn {
 	case fnReLU:
-		reluBackVec(y, gy, g)
+		kernels.ReluBack(y, gy, g)
 	case fnTanh:
 		for i, v := range y {
 			g[i] = gy[i] * (1 - v*v)
 		}
 	case fnELU:
-		eluBack(y, gy, g, 1, 1)
+		kernels.EluBack(y, gy, g, 1, 1)
 	case fnSELU:
-		eluBack(y, gy, g, seluScale, seluScale*seluAlpha)
+		kernels.EluBack(y, gy, g, seluScale, seluScale*seluAlpha)
 	default:
 		for i, v := range y {
 			var d float64
@@ -781,13 +760,13 @@ func (tp *Tape) unary(fn int, a *Tensor) *Tensor {
 	switch fn { // the hot activations get their own loops
 	case fnReLU:
 		copy(y, a.Data)
-		reluVec(y)
+		kernels.Relu(y)
 	case fnTanh:
 		tanhVec(y, a.Data)
 	case fnELU:
-		eluVec(y, a.Data, 1, 1)
+		kernels.Elu(y, a.Data, 1, 1)
 	case fnSELU:
-		eluVec(y, a.Data, seluScale, seluScale*seluAlpha)
+		kernels.Elu(y, a.Data, seluScale, seluScale*seluAlpha)
 	default:
 		for i, x := range a.Data {
 			y[i] = applyFn(fn, x)
@@ -803,7 +782,7 @@ func backUnary(n *node) {
 	a, out := n.a, n.out
 	switch n.i {
 	case fnReLU:
-		for i, v := range out.Data { // branch-free mask as in reluBackGo
+		for i, v := range out.Data { // branch-free mask as in kernels.ReluBackGo
 			b := int64(math.Float64bits(v))
 			mask := uint64((-b >> 63) & ((b - 0x7FF0000000000001) >> 63))
 			a.Grad[i] += math.Float64frombits(math.Float64bits(out.Grad[i]) & mask)
@@ -825,25 +804,34 @@ func (tp *Tape) PermuteColumns(a *Tensor, perm []int) *Tensor {
 	if len(perm) != a.Cols {
 		panic(fmt.Sprintf("nn: PermuteColumns: permutation of %d columns for a %d×%d tensor", len(perm), a.Rows, a.Cols))
 	}
+	return tp.gatherColumns(a, perm, 0)
+}
+
+// gatherColumns returns the tensor whose element (i, j) is element (i, idx[i·stride + j]) of
+// a: one column permutation for all rows (stride 0) or one per row (stride a.Cols). The
+// gradient of each output element flows back to the element it was taken from.
+func (tp *Tape) gatherColumns(a *Tensor, idx []int, stride int) *Tensor {
 	g := tp.grads(a)
 	out := tp.tensor(a.Rows, a.Cols, g)
+	c := a.Cols
 	for i := 0; i < a.Rows; i++ {
 		src, dst := a.Row(i), out.Row(i)
-		for j, p := range perm {
+		for j, p := range idx[i*stride : i*stride+c] {
 			dst[j] = src[p]
 		}
 	}
 	if g {
-		tp.record(backPermuteColumns, out, a, nil, nil).idx = perm
+		n := tp.record(backGatherColumns, out, a, nil, nil)
+		n.idx, n.i = idx, stride
 	}
 	return out
 }
 
-func backPermuteColumns(n *node) {
-	c := n.a.Cols
+func backGatherColumns(n *node) {
+	c, stride := n.a.Cols, n.i
 	for i := 0; i < n.a.Rows; i++ {
 		ga, gy := n.a.Grad[i*c:(i+1)*c], n.out.Grad[i*c:(i+1)*c]
-		for j, p := range n.idx {
+		for j, p := range n.idx[i*stride : i*stride+c] {
 			ga[p] += gy[j]
 		}
 	}

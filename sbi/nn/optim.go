@@ -3,6 +3,8 @@ package nn
 import (
 	"fmt"
 	"math"
+
+	"github.com/gosbi/gosbi/sbi/internal/kernels"
 )
 
 // Optimizer updates parameters from their accumulated gradients.
@@ -88,7 +90,7 @@ func (a *Adam) Step() bool {
 			}
 			continue
 		}
-		adamVec(x, g, m, v, &c)
+		kernels.Adam(x, g, m, v, &c)
 	}
 	return true
 }

@@ -10,14 +10,14 @@ import (
 
 func TestParamsRoundTrip(t *testing.T) {
 	rng := rand.New(rand.NewPCG(30, 31))
-	src := NewMADE(rng, 3, 2, []int{8, 8}, 23, Tanh).Params()
+	src := NewMLP(rng, []int{5, 8, 8, 69}, Tanh).Params()
 	// special values must survive bit for bit
 	src[0].Data[0], src[0].Data[1], src[0].Data[2] = math.Copysign(0, -1), math.Inf(-1), math.Float64frombits(0x7ff8000000000abc)
 	var buf bytes.Buffer
 	if err := WriteParams(&buf, src); err != nil {
 		t.Fatal(err)
 	}
-	dst := NewMADE(rand.New(rand.NewPCG(99, 99)), 3, 2, []int{8, 8}, 23, Tanh).Params()
+	dst := NewMLP(rand.New(rand.NewPCG(99, 99)), []int{5, 8, 8, 69}, Tanh).Params()
 	if err := ReadParams(bytes.NewReader(buf.Bytes()), dst); err != nil {
 		t.Fatal(err)
 	}

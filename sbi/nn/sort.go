@@ -9,8 +9,6 @@ import (
 // element flows back to the input element it came from (the sort's permutation), which is
 // the gradient of the sorted values almost everywhere. Ties keep their original order.
 func (tp *Tape) SortRows(a *Tensor) *Tensor {
-	g := tp.grads(a)
-	out := tp.tensor(a.Rows, a.Cols, g)
 	perm := tp.scratchInts(a.Len())
 	c := a.Cols
 	for i := 0; i < a.Rows; i++ {
@@ -25,23 +23,6 @@ func (tp *Tape) SortRows(a *Tensor) *Tensor {
 			}
 			return x - y
 		})
-		y := out.Row(i)
-		for j, k := range p {
-			y[j] = row[k]
-		}
 	}
-	if g {
-		tp.record(backSortRows, out, a, nil, nil).idx = perm
-	}
-	return out
-}
-
-func backSortRows(n *node) {
-	c := n.a.Cols
-	for i := 0; i < n.a.Rows; i++ {
-		ga := n.a.Grad[i*c : (i+1)*c]
-		for j, k := range n.idx[i*c : (i+1)*c] {
-			ga[k] += n.out.Grad[i*c+j]
-		}
-	}
+	return tp.gatherColumns(a, perm, c)
 }

@@ -21,7 +21,8 @@ type Tape struct {
 
 	// Float32 lets a gradient-free tape evaluate MADEs in float32 (PyTorch's precision) on
 	// CPUs with the float32 kernel (AVX-512): density evaluation runs about twice as fast, and
-	// its results carry float32 rounding (see made32.go). It has no effect when NoGrad is off.
+	// its results carry float32 rounding (see made32.go in package sbi/flow). It has no
+	// effect when NoGrad is off.
 	Float32 bool
 
 	nodes   []node
@@ -31,8 +32,6 @@ type Tape struct {
 	nf      int
 	ints    [][]int
 	ni      int
-	jobs    []*splineJob
-	nj      int
 }
 
 // node is one recorded operation. back adds the gradient of out to its inputs' gradients; it
@@ -46,7 +45,7 @@ type node struct {
 	idx     []int
 	k       float64
 	i, j    int
-	sj      *splineJob
+	op      Op
 }
 
 // NewTape returns an empty tape.
@@ -56,14 +55,13 @@ func NewTape() *Tape { return &Tape{} }
 // last Reset available for reuse. Parameter gradients are not touched (see Optimizer.ZeroGrad).
 func (tp *Tape) Reset() {
 	for i := range tp.nodes {
+		if op := tp.nodes[i].op; op != nil {
+			op.Release()
+		}
 		tp.nodes[i] = node{}
 	}
 	tp.nodes = tp.nodes[:0]
 	tp.nt, tp.nf, tp.ni = 0, 0, 0
-	for _, j := range tp.jobs[:tp.nj] {
-		*j = splineJob{} // drop references to the step's tensors
-	}
-	tp.nj = 0
 }
 
 // Len returns the number of operations recorded since the last Reset.
@@ -126,6 +124,60 @@ func (tp *Tape) grads(ts ...*Tensor) bool {
 	return false
 }
 
+// Op is a differentiable operation defined outside this package (the transforms of the
+// flows are): its forward pass computes its results into tensors from Output, and Record puts
+// it on the tape, whose backward pass calls Backward in reverse order of recording. Check a
+// new op's Backward with GradientError.
+type Op interface {
+	// Backward adds the gradients of the op's results (their Grad) to the Grad of its inputs
+	// (those that have one).
+	Backward()
+	// Release is called by Reset: the tape refers to the op no more, and the op may be
+	// reused. Ops taken from a free list go back to it here, so that a training step that
+	// records the same operations allocates nothing once the first step has sized them.
+	Release()
+}
+
+// Record puts op on the tape; out is one of its results, and Backward skips the op when out
+// has no gradient. Record it only when RequiresGrad said so for its inputs.
+func (tp *Tape) Record(op Op, out *Tensor) {
+	tp.record(backOp, out, nil, nil, nil).op = op
+}
+
+func backOp(n *node) { n.op.Backward() }
+
+// RequiresGrad reports whether an operation on the given inputs must be recorded: the tape
+// records (NoGrad is off) and some input has a gradient. An op's results get gradients
+// (Output with grad set) exactly when it does.
+func (tp *Tape) RequiresGrad(ts ...*Tensor) bool { return tp.grads(ts...) }
+
+// Output returns a rows×cols tensor owned by the tape, for a result of an op defined outside
+// this package; it is reused after Reset. Its data is not cleared; its gradient, with grad
+// set, is zeroed (and nil otherwise).
+func (tp *Tape) Output(rows, cols int, grad bool) *Tensor { return tp.tensor(rows, cols, grad) }
+
+// Scratch returns a float slice of length n owned by the tape, for what an op saves between
+// its forward and backward passes; it is valid until Reset and not cleared.
+func (tp *Tape) Scratch(n int) []float64 { return tp.scratch(n) }
+
+// ScratchInts is Scratch for ints.
+func (tp *Tape) ScratchInts(n int) []int { return tp.scratchInts(n) }
+
+// ScratchMark returns a mark for ReleaseScratch: the number of float scratch slices handed
+// out since Reset.
+func (tp *Tape) ScratchMark() int { return tp.nf }
+
+// ReleaseScratch gives back the float scratch slices handed out since ScratchMark returned
+// mark, for the next calls of Scratch to reuse (their contents become invalid). Evaluations
+// repeated many times between resets (one per feature and transform when a flow samples)
+// reuse memory still in cache this way.
+func (tp *Tape) ReleaseScratch(mark int) {
+	if mark < 0 || mark > tp.nf {
+		panic(fmt.Sprintf("nn: ReleaseScratch(%d) with %d scratch slices in use", mark, tp.nf))
+	}
+	tp.nf = mark
+}
+
 // tensor returns a rows×cols tape-owned tensor. Its data is not cleared; its gradient, if
 // requested, is zeroed.
 func (tp *Tape) tensor(rows, cols int, grad bool) *Tensor {
@@ -156,30 +208,23 @@ func (tp *Tape) tensor(rows, cols int, grad bool) *Tensor {
 }
 
 // scratch returns a tape-owned float slice of length n, valid until Reset. Not cleared.
-func (tp *Tape) scratch(n int) []float64 {
-	if tp.nf == len(tp.floats) {
-		tp.floats = append(tp.floats, nil)
-	}
-	s := tp.floats[tp.nf]
-	if cap(s) < n {
-		s = make([]float64, n)
-		tp.floats[tp.nf] = s
-	}
-	tp.nf++
-	return s[:n]
-}
+func (tp *Tape) scratch(n int) []float64 { return nextBuf(&tp.floats, &tp.nf, n) }
 
 // scratchInts returns a tape-owned int slice of length n, valid until Reset. Not cleared.
-func (tp *Tape) scratchInts(n int) []int {
-	if tp.ni == len(tp.ints) {
-		tp.ints = append(tp.ints, nil)
+func (tp *Tape) scratchInts(n int) []int { return nextBuf(&tp.ints, &tp.ni, n) }
+
+// nextBuf returns the next of the buffers bufs handed out since Reset (*used of them so far),
+// grown to length n if it is shorter.
+func nextBuf[T any](bufs *[][]T, used *int, n int) []T {
+	if *used == len(*bufs) {
+		*bufs = append(*bufs, nil)
 	}
-	s := tp.ints[tp.ni]
+	s := (*bufs)[*used]
 	if cap(s) < n {
-		s = make([]int, n)
-		tp.ints[tp.ni] = s
+		s = make([]T, n)
+		(*bufs)[*used] = s
 	}
-	tp.ni++
+	*used++
 	return s[:n]
 }
 

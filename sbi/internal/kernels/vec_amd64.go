@@ -1,0 +1,114 @@
+//go:build amd64 && !noasm
+
+package kernels
+
+//go:noescape
+func reluAVX(y []float64)
+
+//go:noescape
+func reluBackAVX(y, gy, g []float64)
+
+//go:noescape
+func expAVX2(dst, src []float64) int
+
+//go:noescape
+func logAVX2(dst, src []float64) int
+
+//go:noescape
+func eluAVX2(dst, src []float64, c *[2]float64)
+
+//go:noescape
+func eluBackAVX(y, gy, g []float64, c *[2]float64)
+
+//go:noescape
+func adamAVX(x, g, m, v []float64, c *[7]float64)
+
+// Relu is ReluGo, four values at a time where the CPU has AVX2.
+func Relu(y []float64) {
+	n := 0
+	if AVX2 {
+		n = len(y) &^ 3
+		reluAVX(y[:n])
+	}
+	ReluGo(y[n:])
+}
+
+// ReluBack is ReluBackGo, four values at a time where the CPU has AVX2.
+func ReluBack(y, gy, g []float64) {
+	n := 0
+	if AVX2 {
+		n = len(y) &^ 3
+		reluBackAVX(y[:n], gy[:n], g[:n])
+	}
+	ReluBackGo(y[n:], gy[n:], g[n:])
+}
+
+// Adam is AdamGo, four values at a time where the CPU has AVX2.
+func Adam(x, g, m, v []float64, c *[7]float64) {
+	n := 0
+	if AVX2 {
+		n = len(x) &^ 3
+		adamAVX(x[:n], g[:n], m[:n], v[:n], c)
+	}
+	AdamGo(x[n:], g[n:], m[n:], v[n:], c)
+}
+
+// Exp is ExpGo, four values at a time where the CPU has AVX2. Every value gets the same bits
+// wherever it lies in src: the values the vector kernel leaves (a group outside its range,
+// the last len%4) are computed one at a time by ExpOne, its scalar twin.
+func Exp(dst, src []float64) {
+	if !AVX2 {
+		ExpGo(dst, src)
+		return
+	}
+	withScalarTwin(dst, src, expAVX2, ExpOne)
+}
+
+// Log is LogGo, four values at a time where the CPU has AVX2 (as Exp, with LogOne).
+func Log(dst, src []float64) {
+	if !AVX2 {
+		LogGo(dst, src)
+		return
+	}
+	withScalarTwin(dst, src, logAVX2, LogOne)
+}
+
+// withScalarTwin runs a vector kernel that stops before the first group of four outside its
+// range (returning the number of values done), and computes those groups and the last len%4
+// values one at a time with its scalar twin.
+func withScalarTwin(dst, src []float64, kernel func(dst, src []float64) int, one func(float64) float64) {
+	i := 0
+	for len(src)-i >= 4 {
+		i += kernel(dst[i:], src[i:len(src)&^3])
+		if len(src)-i < 4 {
+			break
+		}
+		for _, v := range src[i : i+4] { // a group outside the kernel's range
+			dst[i] = one(v)
+			i++
+		}
+	}
+	for ; i < len(src); i++ {
+		dst[i] = one(src[i])
+	}
+}
+
+// Elu is EluGo, four values at a time where the CPU has AVX2.
+func Elu(dst, src []float64, scale, sa float64) {
+	n := 0
+	if AVX2 {
+		n = len(src) &^ 3
+		eluAVX2(dst[:n], src[:n], &[2]float64{scale, sa})
+	}
+	EluGo(dst[n:], src[n:], scale, sa)
+}
+
+// EluBack is EluBackGo, four values at a time where the CPU has AVX2.
+func EluBack(y, gy, g []float64, scale, sa float64) {
+	n := 0
+	if AVX2 {
+		n = len(y) &^ 3
+		eluBackAVX(y[:n], gy[:n], g[:n], &[2]float64{scale, sa})
+	}
+	EluBackGo(y[n:], gy[n:], g[n:], scale, sa)
+}
