@@ -82,7 +82,7 @@ func (p normalPost) LogProb(theta *mat.Dense) []float64 {
 
 func TestReport(t *testing.T) {
 	theta, x := normalPairs(1, 300, 2)
-	rep, err := diag.Calibrate(normalModel{}, theta, x, diag.ReportOptions{Label: "exact", Samples: 99, Seed: 1})
+	rep, err := diag.NewReport(normalModel{}, theta, x, diag.ReportConfig{Label: "exact", Samples: 99, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

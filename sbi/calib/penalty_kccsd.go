@@ -13,33 +13,37 @@ import (
 	"github.com/gosbi/gosbi/sbi/nn"
 )
 
-// KCCSDOption configures KCCSDPenalty.
-type KCCSDOption func(*KCCSDRegularizer)
-
-// KCCSDBasePoints sets m, the number of base points z ~ ν = N(0, I) (in standardised
-// parameters) at which the scores of two predictions are compared by the kernel between them;
-// the default is 10, the paper's approximation.
-func KCCSDBasePoints(m int) KCCSDOption {
-	return func(r *KCCSDRegularizer) {
-		if m < 1 {
-			r.err = errors.Join(r.err, fmt.Errorf("calib.KCCSDPenalty: %d base points, want ≥ 1 (the paper uses 10)", m))
-			return
-		}
-		r.m = m
-	}
+// KCCSDPenaltyConfig configures KCCSDPenalty. Lambda is required; the zero value of every other
+// field is the default: 10 base points and median-heuristic bandwidths.
+type KCCSDPenaltyConfig struct {
+	// Lambda is the weight λ of the penalty, a finite value > 0.
+	Lambda float64
+	// BasePoints is m, the number of base points z ~ ν = N(0, I) (in standardised parameters)
+	// at which the scores of two predictions are compared by the kernel between them; 0 means
+	// 10, the paper's approximation.
+	BasePoints int
+	// TargetBandwidth is ℓ of the Gaussian kernel between standardised parameters and
+	// DistBandwidth σ of the exponentiated-GFD kernel between predictions; 0 (the default)
+	// takes each from the median heuristic on the batch, without gradient.
+	TargetBandwidth, DistBandwidth float64
 }
 
-// KCCSDBandwidths fixes the bandwidths: ell of the Gaussian kernel between standardised
-// parameters and sigma of the exponentiated-GFD kernel between predictions. Zero (the default)
-// takes each from the median heuristic on the batch, without gradient.
-func KCCSDBandwidths(ell, sigma float64) KCCSDOption {
-	return func(r *KCCSDRegularizer) {
-		if !(ell >= 0) || !(sigma >= 0) || math.IsInf(ell, 1) || math.IsInf(sigma, 1) {
-			r.err = errors.Join(r.err, fmt.Errorf("calib.KCCSDPenalty: bandwidths %v, %v, want finite values ≥ 0 (0 for the median heuristic)", ell, sigma))
-			return
-		}
-		r.ell, r.sigma = ell, sigma
+// validate returns the errors of the settings, joined, or nil.
+func (c KCCSDPenaltyConfig) validate() error {
+	var errs []error
+	if !(c.Lambda > 0) || math.IsInf(c.Lambda, 1) {
+		errs = append(errs, fmt.Errorf("calib.KCCSDPenalty: Lambda = %v, want a finite weight > 0", c.Lambda))
 	}
+	if c.BasePoints < 0 {
+		errs = append(errs, fmt.Errorf("calib.KCCSDPenalty: BasePoints = %d, want ≥ 1 (0 for the paper's 10)", c.BasePoints))
+	}
+	for _, b := range [...]float64{c.TargetBandwidth, c.DistBandwidth} {
+		if !(b >= 0) || math.IsInf(b, 1) {
+			errs = append(errs, fmt.Errorf("calib.KCCSDPenalty: bandwidths %v, %v, want finite values ≥ 0 (0 for the median heuristic)", c.TargetBandwidth, c.DistBandwidth))
+			break
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // KCCSDRegularizer is the kernel calibration-conditional Stein discrepancy used as a training
@@ -47,10 +51,10 @@ func KCCSDBandwidths(ell, sigma float64) KCCSDOption {
 type KCCSDRegularizer struct {
 	lambda, ell, sigma float64
 	m                  int
-	err                error
+	err                error // the settings' errors, returned by Penalty
 }
 
-// KCCSDPenalty returns λ times the U-statistic of the kernel calibration-conditional Stein
+// KCCSDPenalty returns λ = cfg.Lambda times the U-statistic of the kernel calibration-conditional Stein
 // discrepancy of the batch (Glaser, Widmann, Lindsten and Gretton, "Fast and scalable
 // score-based kernel calibration tests", eq. 8–10):
 //
@@ -73,17 +77,12 @@ type KCCSDRegularizer struct {
 // The scores must exist on all of R^d: an NPE's flow qualifies; an NRE with a bounded prior
 // does not (its density drops to zero at the box), and Penalty returns an error for it, as for
 // any density that is not finite at an evaluation point.
-func KCCSDPenalty(lambda float64, opts ...KCCSDOption) *KCCSDRegularizer {
-	r := &KCCSDRegularizer{lambda: lambda, m: 10}
-	if !(lambda >= 0) || math.IsInf(lambda, 1) {
-		r.err = fmt.Errorf("calib.KCCSDPenalty: λ = %v, want a finite weight ≥ 0", lambda)
+func KCCSDPenalty(cfg KCCSDPenaltyConfig) *KCCSDRegularizer {
+	m := cfg.BasePoints
+	if m == 0 {
+		m = 10
 	}
-	for _, o := range opts {
-		if o != nil {
-			o(r)
-		}
-	}
-	return r
+	return &KCCSDRegularizer{lambda: cfg.Lambda, ell: cfg.TargetBandwidth, sigma: cfg.DistBandwidth, m: m, err: cfg.validate()}
 }
 
 // Name returns "kccsd".

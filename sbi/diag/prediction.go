@@ -1,4 +1,4 @@
-package calib
+package diag
 
 import (
 	"fmt"
@@ -38,16 +38,16 @@ type Gaussian struct {
 func NewGaussian(mean []float64, cov mat.Symmetric) (*Gaussian, error) {
 	d := len(mean)
 	if cov.SymmetricDim() != d {
-		return nil, fmt.Errorf("calib: covariance is %d×%d but the mean has %d entries", cov.SymmetricDim(), cov.SymmetricDim(), d)
+		return nil, fmt.Errorf("diag: covariance is %d×%d but the mean has %d entries", cov.SymmetricDim(), cov.SymmetricDim(), d)
 	}
 	g := &Gaussian{Mean: append([]float64(nil), mean...), Cov: mat.NewSymDense(d, nil)}
 	g.Cov.CopySym(cov)
 	if ok := g.chol.Factorize(g.Cov); !ok {
-		return nil, fmt.Errorf("calib: covariance is not positive definite")
+		return nil, fmt.Errorf("diag: covariance is not positive definite")
 	}
 	g.prec = mat.NewSymDense(d, nil)
 	if err := g.chol.InverseTo(g.prec); err != nil {
-		return nil, fmt.Errorf("calib: inverting the covariance: %w", err)
+		return nil, fmt.Errorf("diag: inverting the covariance: %w", err)
 	}
 	return g, nil
 }
@@ -61,7 +61,7 @@ func NewIsoGaussian(mean []float64, variance float64) *Gaussian {
 	}
 	g, err := NewGaussian(mean, cov)
 	if err != nil {
-		panic(fmt.Sprintf("calib: NewIsoGaussian needs a positive variance, got %g", variance))
+		panic(fmt.Sprintf("diag: NewIsoGaussian needs a positive variance, got %g", variance))
 	}
 	return g
 }
@@ -73,7 +73,7 @@ func (g *Gaussian) Dim() int { return len(g.Mean) }
 func (g *Gaussian) Score(y *mat.Dense) *mat.Dense {
 	n, d := y.Dims()
 	if d != len(g.Mean) {
-		panic(fmt.Sprintf("calib: Gaussian score of %d-column points, want %d", d, len(g.Mean)))
+		panic(fmt.Sprintf("diag: Gaussian score of %d-column points, want %d", d, len(g.Mean)))
 	}
 	out := mat.NewDense(n, d, nil)
 	diff := make([]float64, d)
