@@ -9,9 +9,9 @@
 //   - CoveragePenalty, the differentiable expected-coverage penalty of CalNPE / CalNRE
 //     (Falkiewicz et al. 2023).
 //   - KCCSDPenalty, the kernel calibration-conditional Stein discrepancy of a batch (Glaser et
-//     al., "Fast and scalable score-based kernel calibration tests") on the training tape. It
-//     is the statistic of diag.KCCSDFeatures with the exponentiated GFD kernel, written with
-//     nn.Tape operations so that it has gradients; its test checks it against diag. calib
+//     al., "Fast and scalable score-based kernel calibration tests"). The statistic and its
+//     gradient with respect to the scores are those of the calibration test's array code
+//     (diag.GFDFeatures, diag.KCCSDFeatures), so the Stein kernel is written once; calib
 //     imports diag, never the reverse.
 //
 // Post-hoc recalibration:
