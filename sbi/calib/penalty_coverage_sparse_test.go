@@ -86,16 +86,7 @@ func TestCoverageSparseEqualsRecordAll(t *testing.T) {
 					return tp.Add(lq, out)
 				}
 			}
-			pen, err := reg.Penalty(b)
-			if err != nil {
-				t.Fatal(err)
-			}
-			tp.Backward(pen)
-			var grad []float64
-			for _, p := range g.params() {
-				grad = append(grad, p.Grad...)
-			}
-			return grad, pen.Item()
+			return backward(t, g, reg, b)
 		}
 		sparse, ps := run(false)
 		dense, pd := run(true)

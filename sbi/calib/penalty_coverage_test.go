@@ -251,11 +251,18 @@ func gradient(t *testing.T, g *gaussModel, theta, x *mat.Dense, reg sbi.Regulari
 	t.Helper()
 	tp := nn.NewTape()
 	g.zeroGrad()
-	pen, err := reg.Penalty(gaussBatch(tp, g, theta, x, 11))
+	return backward(t, g, reg, gaussBatch(tp, g, theta, x, 11))
+}
+
+// backward runs the penalty of the batch b backwards and returns the gradient with respect to
+// the model's parameters (concatenated; zero them before building b) and the penalty value.
+func backward(t *testing.T, g *gaussModel, reg sbi.Regularizer, b *sbi.RegBatch) ([]float64, float64) {
+	t.Helper()
+	pen, err := reg.Penalty(b)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tp.Backward(pen)
+	b.Tape.Backward(pen)
 	var grad []float64
 	for _, p := range g.params() {
 		grad = append(grad, p.Grad...)
