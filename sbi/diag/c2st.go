@@ -15,7 +15,7 @@ import (
 	"github.com/gosbi/gosbi/sbi/nn"
 )
 
-// C2STConfig configure C2STWith. The zero value is sbibm's setting with seed 0.
+// C2STConfig configures C2STWith. The zero value is sbibm's setting with seed 0.
 type C2STConfig struct {
 	Seed      uint64 // seeds the fold split, the initialisation and the minibatch order
 	Folds     int    // cross-validation folds; default 5

@@ -139,7 +139,7 @@ func (k DistKernelConfig) prepare(rng *rand.Rand, preds []Prediction) (pairDist,
 	case MMDKernel:
 		samples := make([]*mat.Dense, len(preds))
 		for i, p := range preds {
-			s, ok := p.(Sampler)
+			s, ok := p.(SampledPrediction)
 			if !ok {
 				return nil, 0, fmt.Errorf("diag: the MMD kernel needs predictions that can be sampled, prediction %d (%T) cannot", i, p)
 			}

@@ -17,7 +17,7 @@ type Box interface {
 	Support() (lower, upper []float64)
 }
 
-// GridConfig configure GridCoverage.
+// GridConfig configures GridCoverage; its zero value is the default for every field but the box.
 type GridConfig struct {
 	Levels  []float64 // credibility levels; nil means Levels(19)
 	Lower   []float64 // lower corner of the prior box

@@ -7,7 +7,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"sort"
-	"sync"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -194,7 +194,7 @@ func SKCETest(rng *rand.Rand, preds []Prediction, y *mat.Dense, cfg KernelTestCo
 		}
 		samples := make([]*mat.Dense, n)
 		for i, p := range preds {
-			s, ok := p.(Sampler)
+			s, ok := p.(SampledPrediction)
 			if !ok {
 				return nil, fmt.Errorf("diag: the sample-based SKCE needs predictions that can be sampled, prediction %d (%T) cannot", i, p)
 			}
@@ -532,66 +532,24 @@ func runUTest(rng *rand.Rand, n int, h pairFunc, cfg KernelTestConfig, res *Kern
 // or a panic in a worker, is an error.
 func fillSymmetric(H *mat.Dense, h pairFunc) (int, error) {
 	n, _ := H.Dims()
-	workers := min(runtime.GOMAXPROCS(0), 8)
-	rows := make(chan int, n)
-	for i := range n {
-		rows <- i
-	}
-	close(rows)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	under := 0
-	var firstErr error
-	prog := sbi.NewProgress("calibration test pairs", n)
-	defer prog.Finish()
-	fail := func(err error) {
-		mu.Lock()
-		if firstErr == nil {
-			firstErr = err
-		}
-		mu.Unlock()
-	}
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var panicked error
-			defer func() {
-				if panicked != nil {
-					fail(panicked)
-				}
-			}()
-			defer safe.Recover(&panicked, "diag: the calibration test's kernel")
-			local := 0
-			for i := range rows {
-				var err error
-				if i%64 == 0 {
-					err = sbi.Canceled("calibration test")
-				}
-				for j := i + 1; j < n && err == nil; j++ {
-					v, under := h(i, j)
-					if under {
-						local++
-					}
-					if math.IsNaN(v) || math.IsInf(v, 0) {
-						err = nonFinitePair(i, j, v)
-					}
-					H.Set(i, j, v)
-					H.Set(j, i, v)
-				}
-				if err != nil {
-					fail(err)
-					return
-				}
-				prog.Add(1)
+	var under atomic.Int64
+	err := forEachPair("calibration test pairs", n, min(runtime.GOMAXPROCS(0), 8), func(i int) error {
+		local := 0
+		for j := i + 1; j < n; j++ {
+			v, u := h(i, j)
+			if u {
+				local++
 			}
-			mu.Lock()
-			under += local
-			mu.Unlock()
-		}()
-	}
-	wg.Wait()
-	return under, firstErr
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nonFinitePair(i, j, v)
+			}
+			H.Set(i, j, v)
+			H.Set(j, i, v)
+		}
+		under.Add(int64(local))
+		return nil
+	})
+	return int(under.Load()), err
 }
 
 // KCCSDFeatures is the KCCSD U-statistic for predictions embedded by feature rows feat (from

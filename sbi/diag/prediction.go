@@ -19,9 +19,10 @@ type Prediction interface {
 	Score(y *mat.Dense) *mat.Dense
 }
 
-// Sampler is a Prediction that can also be sampled, as the sample-based MMD kernel on
+// SampledPrediction is a Prediction that can also be sampled, as the sample-based MMD kernel on
 // distributions and the SKCE baseline need.
-type Sampler interface {
+type SampledPrediction interface {
+	Prediction
 	Sample(rng *rand.Rand, n int) *mat.Dense
 }
 
@@ -117,7 +118,7 @@ func (g *Gaussian) Sample(rng *rand.Rand, n int) *mat.Dense {
 	return out
 }
 
-// PosteriorPrediction adapts any sbi.Posterior to a Prediction and Sampler. Its score is the
+// PosteriorPrediction adapts any sbi.Posterior to a SampledPrediction. Its score is the
 // central finite difference of LogProb with step h·max(1, |yⱼ|) (h = 1e-4 when h ≤ 0), computed
 // in one batched LogProb call of 2d rows per point. The score must be finite wherever the test
 // evaluates it: a posterior on a bounded support has none outside it, so test such posteriors

@@ -9,7 +9,7 @@ import (
 	"github.com/gosbi/gosbi/sbi"
 )
 
-// RankConfig configure the sample-based estimators (RankCoverage, SBC, MarginalCoverage, TARP).
+// RankConfig configures the sample-based estimators (RankCoverage, SBC, MarginalCoverage, TARP).
 type RankConfig struct {
 	Levels  []float64 // credibility levels; nil means Levels(19)
 	Samples int       // posterior draws per test pair; 0 means 1000

@@ -14,7 +14,7 @@ import (
 	"github.com/gosbi/gosbi/sbi"
 )
 
-// ReportConfig configure NewReport.
+// ReportConfig configures NewReport; its zero value is the default.
 type ReportConfig struct {
 	Label   string    // name of the estimator in the report
 	Levels  []float64 // credibility levels; nil means Levels(19)
