@@ -61,36 +61,36 @@ func init() {
 		"UnconstrainedPrediction": reflect.ValueOf(diag.UnconstrainedPrediction),
 
 		// type definitions
-		"Box":              reflect.ValueOf((*diag.Box)(nil)),
-		"C2STConfig":       reflect.ValueOf((*diag.C2STConfig)(nil)),
-		"C2STResult":       reflect.ValueOf((*diag.C2STResult)(nil)),
-		"CoverageMethod":   reflect.ValueOf((*diag.CoverageMethod)(nil)),
-		"CoverageResult":   reflect.ValueOf((*diag.CoverageResult)(nil)),
-		"Design":           reflect.ValueOf((*diag.Design)(nil)),
-		"DistKernelConfig": reflect.ValueOf((*diag.DistKernelConfig)(nil)),
-		"DistKernelKind":   reflect.ValueOf((*diag.DistKernelKind)(nil)),
-		"Figure":           reflect.ValueOf((*diag.Figure)(nil)),
-		"Gaussian":         reflect.ValueOf((*diag.Gaussian)(nil)),
-		"GridConfig":       reflect.ValueOf((*diag.GridConfig)(nil)),
-		"KernelTestConfig": reflect.ValueOf((*diag.KernelTestConfig)(nil)),
-		"KernelTestResult": reflect.ValueOf((*diag.KernelTestResult)(nil)),
-		"LogDensity":       reflect.ValueOf((*diag.LogDensity)(nil)),
-		"LogProbResult":    reflect.ValueOf((*diag.LogProbResult)(nil)),
-		"MarginalResult":   reflect.ValueOf((*diag.MarginalResult)(nil)),
-		"Prediction":       reflect.ValueOf((*diag.Prediction)(nil)),
-		"RankConfig":       reflect.ValueOf((*diag.RankConfig)(nil)),
-		"Report":           reflect.ValueOf((*diag.Report)(nil)),
-		"ReportConfig":     reflect.ValueOf((*diag.ReportConfig)(nil)),
-		"SBCResult":        reflect.ValueOf((*diag.SBCResult)(nil)),
-		"Sampler":          reflect.ValueOf((*diag.Sampler)(nil)),
-		"TARPResult":       reflect.ValueOf((*diag.TARPResult)(nil)),
-		"TargetKernelKind": reflect.ValueOf((*diag.TargetKernelKind)(nil)),
+		"Box":               reflect.ValueOf((*diag.Box)(nil)),
+		"C2STConfig":        reflect.ValueOf((*diag.C2STConfig)(nil)),
+		"C2STResult":        reflect.ValueOf((*diag.C2STResult)(nil)),
+		"CoverageMethod":    reflect.ValueOf((*diag.CoverageMethod)(nil)),
+		"CoverageResult":    reflect.ValueOf((*diag.CoverageResult)(nil)),
+		"Design":            reflect.ValueOf((*diag.Design)(nil)),
+		"DistKernelConfig":  reflect.ValueOf((*diag.DistKernelConfig)(nil)),
+		"DistKernelKind":    reflect.ValueOf((*diag.DistKernelKind)(nil)),
+		"Figure":            reflect.ValueOf((*diag.Figure)(nil)),
+		"Gaussian":          reflect.ValueOf((*diag.Gaussian)(nil)),
+		"GridConfig":        reflect.ValueOf((*diag.GridConfig)(nil)),
+		"KernelTestConfig":  reflect.ValueOf((*diag.KernelTestConfig)(nil)),
+		"KernelTestResult":  reflect.ValueOf((*diag.KernelTestResult)(nil)),
+		"LogDensity":        reflect.ValueOf((*diag.LogDensity)(nil)),
+		"LogProbResult":     reflect.ValueOf((*diag.LogProbResult)(nil)),
+		"MarginalResult":    reflect.ValueOf((*diag.MarginalResult)(nil)),
+		"Prediction":        reflect.ValueOf((*diag.Prediction)(nil)),
+		"RankConfig":        reflect.ValueOf((*diag.RankConfig)(nil)),
+		"Report":            reflect.ValueOf((*diag.Report)(nil)),
+		"ReportConfig":      reflect.ValueOf((*diag.ReportConfig)(nil)),
+		"SBCResult":         reflect.ValueOf((*diag.SBCResult)(nil)),
+		"SampledPrediction": reflect.ValueOf((*diag.SampledPrediction)(nil)),
+		"TARPResult":        reflect.ValueOf((*diag.TARPResult)(nil)),
+		"TargetKernelKind":  reflect.ValueOf((*diag.TargetKernelKind)(nil)),
 
 		// interface wrapper definitions
-		"_Box":        reflect.ValueOf((*_github_com_gosbi_gosbi_sbi_diag_Box)(nil)),
-		"_LogDensity": reflect.ValueOf((*_github_com_gosbi_gosbi_sbi_diag_LogDensity)(nil)),
-		"_Prediction": reflect.ValueOf((*_github_com_gosbi_gosbi_sbi_diag_Prediction)(nil)),
-		"_Sampler":    reflect.ValueOf((*_github_com_gosbi_gosbi_sbi_diag_Sampler)(nil)),
+		"_Box":               reflect.ValueOf((*_github_com_gosbi_gosbi_sbi_diag_Box)(nil)),
+		"_LogDensity":        reflect.ValueOf((*_github_com_gosbi_gosbi_sbi_diag_LogDensity)(nil)),
+		"_Prediction":        reflect.ValueOf((*_github_com_gosbi_gosbi_sbi_diag_Prediction)(nil)),
+		"_SampledPrediction": reflect.ValueOf((*_github_com_gosbi_gosbi_sbi_diag_SampledPrediction)(nil)),
 	}
 }
 
@@ -126,14 +126,20 @@ func (W _github_com_gosbi_gosbi_sbi_diag_Prediction) Score(y *mat.Dense) *mat.De
 	return W.WScore(y)
 }
 
-// _github_com_gosbi_gosbi_sbi_diag_Sampler is an interface wrapper for Sampler type
-type _github_com_gosbi_gosbi_sbi_diag_Sampler struct {
+// _github_com_gosbi_gosbi_sbi_diag_SampledPrediction is an interface wrapper for SampledPrediction type
+type _github_com_gosbi_gosbi_sbi_diag_SampledPrediction struct {
 	IValue  interface{}
+	WDim    func() int
 	WSample func(rng *rand.Rand, n int) *mat.Dense
+	WScore  func(y *mat.Dense) *mat.Dense
 }
 
-func (W _github_com_gosbi_gosbi_sbi_diag_Sampler) Sample(rng *rand.Rand, n int) *mat.Dense {
+func (W _github_com_gosbi_gosbi_sbi_diag_SampledPrediction) Dim() int { return W.WDim() }
+func (W _github_com_gosbi_gosbi_sbi_diag_SampledPrediction) Sample(rng *rand.Rand, n int) *mat.Dense {
 	return W.WSample(rng, n)
+}
+func (W _github_com_gosbi_gosbi_sbi_diag_SampledPrediction) Score(y *mat.Dense) *mat.Dense {
+	return W.WScore(y)
 }
 
 func init() {
@@ -142,7 +148,7 @@ func init() {
 		"BinomialBand":                "func BinomialBand(n int, levels []float64, conf float64) (lower, upper []float64)\n\nBinomialBand returns, for each level L, the central interval that holds the empirical\ncoverage of n pairs with probability conf when the estimator is exactly calibrated: the\n(1−conf)/2 and (1+conf)/2 quantiles of Binomial(n, L), divided by n.",
 		"Box":                         "type Box interface {\n\tSupport() (lower, upper []float64)\n}\n\nBox is a prior that reports the box holding its support, in the form of\ndist.Distribution's Support: every prior of package sbi/dist and every task's Prior is one.\nThe grid protocol needs finite bounds, such as a uniform prior's; GridCoverage refuses a box\nwith an infinite side.",
 		"C2ST":                        "func C2ST(x, y *mat.Dense, seed uint64) float64\n\nC2ST is the classifier two-sample test exactly as sbibm defines it (Lueckmann et al. 2021,\nsbibm/metrics/c2st.py): both sets are z-scored with the mean and standard deviation of the\nreference x, an MLP with two hidden layers of 10·dim ReLU units is trained to tell them\napart, and the score is the mean accuracy of 5-fold shuffled cross-validation. 0.5 means the\nsets cannot be told apart, 1.0 that they separate perfectly. It is the one-line form for\nnotebooks and panics with the error of C2STWith (bad input, an interrupted cell).\n\nIts cost: each of the 5 folds trains for up to 10 000 epochs (the stopping rule usually\nends it after tens to hundreds), and an epoch costs about rows·(10·dim)² multiply-adds, so\nthe time grows linearly with the samples and quadratically with the dimension. On two cores,\n1000 against 1000 samples in 2 dimensions takes about 0.5 s and 10 000 against 10 000\n(sbibm's setting) about 4 s; in 10 dimensions the same sets take 25 times as long per\nepoch, minutes in all. C2STWith with C2STConfig.MaxSamples uses a random subset of each\nset instead.",
-		"C2STConfig":                  "type C2STConfig struct {\n\tSeed      uint64 // seeds the fold split, the initialisation and the minibatch order\n\tFolds     int    // cross-validation folds; default 5\n\tNoZScore  bool   // skip z-scoring (sbibm's C2ST_Z, the one the paper reports, z-scores)\n\tMaxEpochs int    // cap on training epochs per fold; default 10000 (sklearn's max_iter)\n\tWorkers   int    // folds trained in parallel; 0 means GOMAXPROCS\n\t// MaxSamples caps the rows used from each set: a set with more rows is replaced by a\n\t// random subset (drawn with Seed, without replacement) of MaxSamples rows. 0 uses all\n\t// rows, as sbibm does. An epoch costs in proportion to the rows (see C2ST), so the cap\n\t// divides the time by about rows/MaxSamples; the accuracy's standard error grows to about\n\t// √(0.25/(2·MaxSamples)), 0.008 at 2000.\n\tMaxSamples int\n}\n\nC2STConfig configure C2STWith. The zero value is sbibm's setting with seed 0.",
+		"C2STConfig":                  "type C2STConfig struct {\n\tSeed      uint64 // seeds the fold split, the initialisation and the minibatch order\n\tFolds     int    // cross-validation folds; default 5\n\tNoZScore  bool   // skip z-scoring (sbibm's C2ST_Z, the one the paper reports, z-scores)\n\tMaxEpochs int    // cap on training epochs per fold; default 10000 (sklearn's max_iter)\n\tWorkers   int    // folds trained in parallel; 0 means GOMAXPROCS\n\t// MaxSamples caps the rows used from each set: a set with more rows is replaced by a\n\t// random subset (drawn with Seed, without replacement) of MaxSamples rows. 0 uses all\n\t// rows, as sbibm does. An epoch costs in proportion to the rows (see C2ST), so the cap\n\t// divides the time by about rows/MaxSamples; the accuracy's standard error grows to about\n\t// √(0.25/(2·MaxSamples)), 0.008 at 2000.\n\tMaxSamples int\n}\n\nC2STConfig configures C2STWith. The zero value is sbibm's setting with seed 0.",
 		"C2STResult":                  "type C2STResult struct {\n\tAccuracy float64   // mean held-out accuracy over the folds: 0.5 indistinguishable, 1 separable\n\tFolds    []float64 // held-out accuracy of each fold\n\tEpochs   []int     // training epochs each fold ran before the stopping rule fired\n\tNX, NY   int       // rows of x and y used: fewer than given when MaxSamples caps them\n}\n\nC2STResult is a classifier two-sample test.",
 		"C2STResult.MIMEBundle":       "func (r *C2STResult) MIMEBundle() map[string]any\n\nMIMEBundle shows the summary as HTML and text.",
 		"C2STResult.String":           "func (r *C2STResult) String() string\n\nString is a one-line summary.",
@@ -172,7 +178,7 @@ func init() {
 		"Gaussian.Sample":             "func (g *Gaussian) Sample(rng *rand.Rand, n int) *mat.Dense\n\nSample draws n points.",
 		"Gaussian.Score":              "func (g *Gaussian) Score(y *mat.Dense) *mat.Dense\n\nScore is Σ⁻¹(μ − y) for every row of y.",
 		"GaussianTarget":              "const (\n\t// GaussianTarget is l(y, y') = exp(−‖y − y'‖²/(2ℓ²)).\n\tGaussianTarget TargetKernelKind = iota\n\t// IMQTarget is the inverse multiquadric l(y, y') = (1 + ‖y − y'‖²/ℓ²)^(−1/2).\n\tIMQTarget\n)\n\n",
-		"GridConfig":                  "type GridConfig struct {\n\tLevels  []float64 // credibility levels; nil means Levels(19)\n\tLower   []float64 // lower corner of the prior box\n\tUpper   []float64 // upper corner of the prior box\n\tPoints  int       // grid points per dimension; 0 means 90 (the papers' protocol)\n\tSeed    uint64    // seed of the tie-breaking streams\n\tWorkers int       // parallel workers; 0 means GOMAXPROCS\n}\n\nGridConfig configure GridCoverage.",
+		"GridConfig":                  "type GridConfig struct {\n\tLevels  []float64 // credibility levels; nil means Levels(19)\n\tLower   []float64 // lower corner of the prior box\n\tUpper   []float64 // upper corner of the prior box\n\tPoints  int       // grid points per dimension; 0 means 90 (the papers' protocol)\n\tSeed    uint64    // seed of the tie-breaking streams\n\tWorkers int       // parallel workers; 0 means GOMAXPROCS\n}\n\nGridConfig configures GridCoverage; its zero value is the default for every field but the box.",
 		"GridConfig.BoxOf":            "func (o GridConfig) BoxOf(prior Box) GridConfig\n\nBoxOf fills Lower and Upper from the support of a prior, as in\nGridConfig{}.BoxOf(task.Prior()).",
 		"GridCoverage":                "func GridCoverage(est sbi.Amortized, theta, x *mat.Dense, opts GridConfig) (*CoverageResult, error)\n\nGridCoverage estimates expected coverage with the grid protocol of Hermans et al. (2022) and\nDelaunoy et al. (2022, App. E): for each pair it evaluates q(θ|x) at the centres of a grid of\nPoints^d cells over the prior box, normalises it over the grid, and takes the HPD rank\n\n\tα = (Σ_g q_g 1[q_g < q*] + U·Σ_g q_g 1[q_g = q*]) / Σ_g q_g,   q* = q(θ*|x) at the exact θ*,\n\nwhich is the grid mass less dense than the true parameter. θ* lies in the HPD region of\nlevel L iff α ≥ 1 − L, the same test as comparing q* with the density threshold that the\npapers find by dichotomic search, without the search error. It needs d ≤ 3.",
 		"IMQTarget":                   "const (\n\t// GaussianTarget is l(y, y') = exp(−‖y − y'‖²/(2ℓ²)).\n\tGaussianTarget TargetKernelKind = iota\n\t// IMQTarget is the inverse multiquadric l(y, y') = (1 + ‖y − y'‖²/ℓ²)^(−1/2).\n\tIMQTarget\n)\n\n",
@@ -205,9 +211,9 @@ func init() {
 		"NewGaussian":                 "func NewGaussian(mean []float64, cov mat.Symmetric) (*Gaussian, error)\n\nNewGaussian returns N(mean, cov); cov must be symmetric positive definite.",
 		"NewIsoGaussian":              "func NewIsoGaussian(mean []float64, variance float64) *Gaussian\n\nNewIsoGaussian returns N(mean, variance·I).",
 		"NewReport":                   "func NewReport(est sbi.Amortized, theta, x *mat.Dense, o ReportConfig) (*Report, error)\n\nNewReport runs the calibration diagnostics of est on the test pairs (rows of theta and x,\ndrawn from the joint): expected HPD coverage with the rank estimator (and the grid\nestimator when a box is given), marginal coverage, SBC, TARP (all from one set of posterior\ndraws per pair) and the expected log posterior density. The Report displays as a compact\nHTML summary, with plots when package viz is linked into the program.",
-		"PosteriorPrediction":         "func PosteriorPrediction(p sbi.Posterior, h float64) Prediction\n\nPosteriorPrediction adapts any sbi.Posterior to a Prediction and Sampler. Its score is the\ncentral finite difference of LogProb with step h·max(1, |yⱼ|) (h = 1e-4 when h ≤ 0), computed\nin one batched LogProb call of 2d rows per point. The score must be finite wherever the test\nevaluates it: a posterior on a bounded support has none outside it, so test such posteriors\nwith UnconstrainedPrediction (see \"Supports\" in the package documentation).",
+		"PosteriorPrediction":         "func PosteriorPrediction(p sbi.Posterior, h float64) Prediction\n\nPosteriorPrediction adapts any sbi.Posterior to a SampledPrediction. Its score is the\ncentral finite difference of LogProb with step h·max(1, |yⱼ|) (h = 1e-4 when h ≤ 0), computed\nin one batched LogProb call of 2d rows per point. The score must be finite wherever the test\nevaluates it: a posterior on a bounded support has none outside it, so test such posteriors\nwith UnconstrainedPrediction (see \"Supports\" in the package documentation).",
 		"Prediction":                  "type Prediction interface {\n\tDim() int\n\t// Score returns ∇y log p(y) for every row of y, one row per row.\n\tScore(y *mat.Dense) *mat.Dense\n}\n\nPrediction is one predicted distribution p as the score-based calibration tests see it: only\nits score ∇y log p(y) is needed, so p may be unnormalized.",
-		"RankConfig":                  "type RankConfig struct {\n\tLevels  []float64 // credibility levels; nil means Levels(19)\n\tSamples int       // posterior draws per test pair; 0 means 1000\n\tSeed    uint64    // seed of the random streams; pair i uses rand.NewPCG(Seed, i)\n\tWorkers int       // parallel workers; 0 means GOMAXPROCS\n}\n\nRankConfig configure the sample-based estimators (RankCoverage, SBC, MarginalCoverage, TARP).",
+		"RankConfig":                  "type RankConfig struct {\n\tLevels  []float64 // credibility levels; nil means Levels(19)\n\tSamples int       // posterior draws per test pair; 0 means 1000\n\tSeed    uint64    // seed of the random streams; pair i uses rand.NewPCG(Seed, i)\n\tWorkers int       // parallel workers; 0 means GOMAXPROCS\n}\n\nRankConfig configures the sample-based estimators (RankCoverage, SBC, MarginalCoverage, TARP).",
 		"RankCoverage":                "func RankCoverage(est sbi.Amortized, theta, x *mat.Dense, opts RankConfig) (*CoverageResult, error)\n\nRankCoverage estimates the expected coverage of the HPD regions of est from posterior draws:\nfor each pair it draws M = opts.Samples parameters θⱼ ~ q(·|x) and computes the HPD rank\n\n\tα = (k + U·(t + 1)) / (M + 1),  k = #{j : q(θⱼ|x) < q(θ*|x)},  t = #{j : q(θⱼ|x) = q(θ*|x)},\n\nwith U ~ Uniform(0, 1): the Monte Carlo form of eq. 11 of Falkiewicz et al. (2023), with ties\nand the discreteness of k randomised so that α is exactly Uniform(0, 1) when q is the true\nposterior (k is then uniform on {0, …, M}). It needs only unnormalised densities and works in\nany dimension.",
 		"RegionCoverage":              "func RegionCoverage(scores, thresholds, levels []float64) (*CoverageResult, error)\n\nRegionCoverage is the expected coverage of any family of credible regions of the form\n{θ : score(θ, x) ≤ threshold}, such as the conformalised regions of CANVI (score −log q,\nthresholds from conformal calibration) or HPD regions with thresholds found elsewhere:\nscores[i] is the score of the true parameter of pair i and thresholds[k] the threshold of\nthe region of credibility levels[k]. The result has no Ranks.",
 		"RegisterReportFigures":       "func RegisterReportFigures(f func(*Report) []Figure)\n\nRegisterReportFigures sets the function that draws a report's plots. Package viz registers\nitself when it is linked; diag does not draw.",
@@ -215,13 +221,13 @@ func init() {
 		"Report.Figures":              "func (r *Report) Figures() []Figure\n\nFigures draws the report's plots with the registered function; nil when none is registered.",
 		"Report.MIMEBundle":           "func (r *Report) MIMEBundle() map[string]any\n\nMIMEBundle shows the report as a compact HTML table followed by its plots (when package\nviz is linked), and as text.",
 		"Report.String":               "func (r *Report) String() string\n\nString is a text summary.",
-		"ReportConfig":                "type ReportConfig struct {\n\tLabel   string    // name of the estimator in the report\n\tLevels  []float64 // credibility levels; nil means Levels(19)\n\tSamples int       // posterior draws per test pair; 0 means 1000\n\tSeed    uint64\n\tWorkers int // 0 means GOMAXPROCS\n\n\t// Lower and Upper, when given for up to 3 parameters, add the grid coverage estimator\n\t// over that prior box (GridPoints per dimension, default 90 in 1-D and 2-D, 40 in 3-D).\n\tLower, Upper []float64\n\tGridPoints   int\n\n\t// Prior, when given, adds its expected log density as the reference of the expected log\n\t// posterior density.\n\tPrior LogDensity\n}\n\nReportConfig configure NewReport.",
+		"ReportConfig":                "type ReportConfig struct {\n\tLabel   string    // name of the estimator in the report\n\tLevels  []float64 // credibility levels; nil means Levels(19)\n\tSamples int       // posterior draws per test pair; 0 means 1000\n\tSeed    uint64\n\tWorkers int // 0 means GOMAXPROCS\n\n\t// Lower and Upper, when given for up to 3 parameters, add the grid coverage estimator\n\t// over that prior box (GridPoints per dimension, default 90 in 1-D and 2-D, 40 in 3-D).\n\tLower, Upper []float64\n\tGridPoints   int\n\n\t// Prior, when given, adds its expected log density as the reference of the expected log\n\t// posterior density.\n\tPrior LogDensity\n}\n\nReportConfig configures NewReport; its zero value is the default.",
 		"SBC":                         "func SBC(est sbi.Amortized, theta, x *mat.Dense, opts RankConfig) (*SBCResult, error)\n\nSBC computes simulation-based calibration ranks of each parameter and tests their uniformity\nwith a χ² test on bins of equal probability (Talts et al. 2018). The number of bins divides\nM + 1 and keeps about 20 expected counts per bin: choose M + 1 with many divisors, e.g.\nM = 99, 199 or 999. A small p-value says the marginals are miscalibrated.",
 		"SBCResult":                   "type SBCResult struct {\n\tSamples int       // posterior draws per pair, M: ranks lie in {0, …, M}\n\tRanks   [][]int   // Ranks[d][i]: #{j : θⱼ,d < θ*_d} for pair i\n\tBins    int       // bins of the uniformity test\n\tChiSq   []float64 // χ² statistic of the binned ranks, per parameter\n\tPValues []float64 // p-value of the χ² uniformity test, per parameter\n\t// KSPValues is the p-value of the Kolmogorov–Smirnov test of the ranks, made continuous\n\t// as (rank + U)/(M + 1) with U ~ Uniform(0, 1), against Uniform(0, 1), per parameter (the\n\t// test of sbi's check_sbc).\n\tKSPValues []float64\n\t// Dropped counts the test pairs left out because θ or x held NaN or ±Inf.\n\tDropped int\n}\n\nSBCResult holds simulation-based calibration ranks (Talts et al. 2018) per parameter.",
 		"SBCResult.MIMEBundle":        "func (r *SBCResult) MIMEBundle() map[string]any\n\nMIMEBundle shows the per-parameter test as HTML and text.",
 		"SBCResult.String":            "func (r *SBCResult) String() string\n\nString is a one-line summary per parameter.",
 		"SKCETest":                    "func SKCETest(rng *rand.Rand, preds []Prediction, y *mat.Dense, cfg KernelTestConfig) (*KernelTestResult, error)\n\nSKCETest is the squared kernel calibration error test (Widmann et al.; Glaser et al., eq. 4)\nwith the tensor kernel k(pᵢ, pⱼ)·l(yᵢ, yⱼ): the U-statistic of\n\n\tk(pᵢ,pⱼ)[l(yᵢ,yⱼ) − E_{zᵢ~pᵢ} l(zᵢ,yⱼ) − E_{zⱼ~pⱼ} l(yᵢ,zⱼ) + E l(zᵢ,zⱼ)],\n\nwith the expectations in closed form for Gaussian predictions and a Gaussian target kernel\n(cfg.Dist.Exact), and otherwise from BaseSamples draws of each prediction. It needs\nexpectations under every prediction, which the KCCSD avoids.",
-		"Sampler":                     "type Sampler interface {\n\tSample(rng *rand.Rand, n int) *mat.Dense\n}\n\nSampler is a Prediction that can also be sampled, as the sample-based MMD kernel on\ndistributions and the SKCE baseline need.",
+		"SampledPrediction":           "type SampledPrediction interface {\n\tPrediction\n\tSample(rng *rand.Rand, n int) *mat.Dense\n}\n\nSampledPrediction is a Prediction that can also be sampled, as the sample-based MMD kernel on\ndistributions and the SKCE baseline need.",
 		"SimultaneousBand":            "func SimultaneousBand(n int, levels []float64, conf float64) (lower, upper []float64)\n\nSimultaneousBand returns the band that holds the coverage of an exactly calibrated estimator\nat all K levels at once with probability at least conf: the pointwise binomial band of\nconfidence 1 − (1 − conf)/K at each level (Bonferroni's inequality; conservative, since the\ncoverage values at different levels are positively correlated).",
 		"SteinKernel":                 "func SteinKernel(kind TargetKernelKind, ell float64, y, y2, s, s2, gs, gs2 []float64) float64\n\nSteinKernel is the Langevin–Stein kernel in y of the KCCSD (Glaser et al., eq. 10):\n\n\th = l(y,y') sᵀs' + Σᵢ ∂²l/∂yᵢ∂y'ᵢ + sᵀ∇_{y'} l + s'ᵀ∇_y l,\n\nwith s = ∇ log p(y), s' = ∇ log p'(y'), in closed form for the Gaussian kernel\n(h = l[sᵀs' + d/ℓ² − ‖r‖²/ℓ⁴ + (s − s')ᵀr/ℓ²], r = y − y') and the IMQ kernel. When gs and\ngs2 are not nil it also writes ∂h/∂s = l s' + ∇_{y'} l and ∂h/∂s' = l s + ∇_y l into them: h\nis bilinear in the scores, so a penalty can backpropagate through them cheaply.",
 		"Superdiagonals":              "const (\n\t// Complete averages over all n(n−1)/2 pairs: the minimum-variance U-statistic, O(n²).\n\tComplete Design = iota\n\t// DisjointPairs averages over the pairs (0,1), (2,3), …: an incomplete U-statistic in\n\t// linear time, with much less power at the same n.\n\tDisjointPairs\n\t// Superdiagonals averages over the pairs (i, i+r), 1 ≤ r ≤ R (KernelTestConfig.Superdiagonals,\n\t// default 10): an incomplete U-statistic with about nR pairs, between the two others in\n\t// cost and power.\n\tSuperdiagonals\n)\n\n",
