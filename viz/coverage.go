@@ -76,7 +76,7 @@ func Coverage(results ...*diag.CoverageResult) *Plot {
 		if name == "" {
 			name = fmt.Sprintf("estimator %d", i+1)
 			if len(results) == 1 {
-				name = r.Method + " estimate"
+				name = string(r.Method) + " estimate"
 			}
 		}
 		name = name + " (AUC " + fmtSigned(r.AUC) + ")"

@@ -227,7 +227,7 @@ func TestSaveAndErrors(t *testing.T) {
 
 func TestMarginalCoveragePlot(t *testing.T) {
 	theta, x := normalPairs(3, 500, 2)
-	r, err := diag.MarginalCoverage(normalModel{width: 0.8}, theta, x, diag.RankOptions{Samples: 100, Seed: 1})
+	r, err := diag.MarginalCoverage(normalModel{width: 0.8}, theta, x, diag.RankConfig{Samples: 100, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -88,7 +88,7 @@ func (p normalPost) LogProb(theta *mat.Dense) []float64 {
 // viz.Report(r) shows the table followed by the three figures, each a PNG that decodes.
 func TestReport(t *testing.T) {
 	theta, x := normalPairs(1, 300, 2)
-	rep, err := diag.Calibrate(normalModel{}, theta, x, diag.ReportOptions{Label: "exact", Samples: 99, Seed: 1})
+	rep, err := diag.NewReport(normalModel{}, theta, x, diag.ReportConfig{Label: "exact", Samples: 99, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func TestReport(t *testing.T) {
 // where rep alone shows the table.
 func ExampleReport() {
 	theta, x := normalPairs(1, 300, 2) // test pairs from the joint of a model with a known posterior
-	rep, err := diag.Calibrate(normalModel{}, theta, x, diag.ReportOptions{Label: "exact", Samples: 99, Seed: 1})
+	rep, err := diag.NewReport(normalModel{}, theta, x, diag.ReportConfig{Label: "exact", Samples: 99, Seed: 1})
 	if err != nil {
 		fmt.Println(err)
 		return

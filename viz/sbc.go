@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"image/color"
 
-	"gonum.org/v1/gonum/stat/distuv"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -31,8 +30,9 @@ func SBCRanks(r *diag.SBCResult) *Plot {
 			p.Y.Label.Text = "count"
 		}
 		width := float64(r.Samples+1) / float64(bins)
-		b := distuv.Binomial{N: float64(n), P: 1 / float64(bins)}
-		lo, hi := binomQuantile(b, n, 0.005), binomQuantile(b, n, 0.995)
+		// The 99% band of a bin's count under uniform ranks: Binomial(n, 1/bins) quantiles.
+		lower, upper := diag.BinomialBand(n, []float64{1 / float64(bins)}, 0.99)
+		lo, hi := lower[0]*float64(n), upper[0]*float64(n)
 		band, _ := plotter.NewPolygon(plotter.XYs{{X: 0, Y: lo}, {X: float64(r.Samples + 1), Y: lo}, {X: float64(r.Samples + 1), Y: hi}, {X: 0, Y: hi}})
 		band.Color = color.NRGBA{0x80, 0x80, 0x80, 0x50}
 		band.LineStyle.Width = 0
@@ -65,19 +65,6 @@ func displayBins(m, n int) int {
 		}
 	}
 	return best
-}
-
-func binomQuantile(b distuv.Binomial, n int, p float64) float64 {
-	lo, hi := 0, n
-	for lo < hi {
-		mid := (lo + hi) / 2
-		if b.CDF(float64(mid)) >= p {
-			hi = mid
-		} else {
-			lo = mid + 1
-		}
-	}
-	return float64(lo)
 }
 
 // row lays gonum plots out in rows of at most 4, with aligned axes.

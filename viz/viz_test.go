@@ -107,7 +107,7 @@ func TestCoveragePlot(t *testing.T) {
 		label string
 		width float64
 	}{{"exact posterior", 1}, {"too narrow (sd × 0.7)", 0.7}, {"too wide (sd × 1.5)", 1.5}} {
-		r, err := diag.RankCoverage(normalModel{width: c.width}, theta, x, diag.RankOptions{Samples: 200, Seed: 1})
+		r, err := diag.RankCoverage(normalModel{width: c.width}, theta, x, diag.RankConfig{Samples: 200, Seed: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -126,7 +126,7 @@ func TestCoveragePlot(t *testing.T) {
 // below the simultaneous band that the verdict counts as over-confident.
 func TestCoveragePlotOverConfident(t *testing.T) {
 	theta, x := normalPairs(4, 300, 2)
-	r, err := diag.RankCoverage(normalModel{width: 0.7}, theta, x, diag.RankOptions{Samples: 200, Seed: 2})
+	r, err := diag.RankCoverage(normalModel{width: 0.7}, theta, x, diag.RankConfig{Samples: 200, Seed: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

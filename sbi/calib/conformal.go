@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/gosbi/gosbi/sbi"
+	"github.com/gosbi/gosbi/sbi/internal/table"
 )
 
 // ConformalQuantile is the split-conformal threshold of calibration scores at miscoverage
@@ -57,8 +58,8 @@ type Conformal struct {
 	scores []float64 // sorted calibration scores
 }
 
-// Scores returns −log q(θᵢ | xᵢ) for every row, the conformal score of each pair.
-func Scores(est sbi.Amortized, theta, x *mat.Dense) []float64 {
+// ConformalScores returns −log q(θᵢ | xᵢ) for every row, the conformal score of each pair.
+func ConformalScores(est sbi.Amortized, theta, x *mat.Dense) []float64 {
 	lp := est.LogProbPairs(theta, x)
 	s := make([]float64, len(lp))
 	for i, v := range lp {
@@ -67,24 +68,24 @@ func Scores(est sbi.Amortized, theta, x *mat.Dense) []float64 {
 	return s
 }
 
-// Calibrate computes the conformal threshold of est at miscoverage alpha from calibration pairs
+// NewConformal computes the conformal threshold of est at miscoverage alpha from calibration pairs
 // (θᵢ, xᵢ), one per row, that must be fresh draws of prior × simulator, independent of the
 // data est was trained or selected on. Rows with non-finite entries are dropped and counted.
-// With fewer than (1−α)/α pairs the threshold is +Inf: Calibrate then returns the calibration
+// With fewer than (1−α)/α pairs the threshold is +Inf: NewConformal then returns the calibration
 // (whose regions are the whole space) together with an error saying how many pairs are needed.
-func Calibrate(est sbi.Amortized, theta, x *mat.Dense, alpha float64) (*Conformal, error) {
+func NewConformal(est sbi.Amortized, theta, x *mat.Dense, alpha float64) (*Conformal, error) {
 	if alpha <= 0 || alpha >= 1 {
 		return nil, fmt.Errorf("calib: miscoverage alpha must be in (0, 1), got %g (for 90%% regions use 0.1)", alpha)
 	}
 	if est == nil {
-		return nil, errors.New("calib: Calibrate needs an estimator, got nil")
+		return nil, errors.New("calib: NewConformal needs an estimator, got nil")
 	}
 	theta, x, dropped := finitePairs(theta, x)
 	n, _ := theta.Dims()
 	if n == 0 {
 		return nil, fmt.Errorf("calib: no finite calibration pairs (%d dropped); simulate fresh pairs from prior × simulator", dropped)
 	}
-	s := Scores(est, theta, x)
+	s := ConformalScores(est, theta, x)
 	for i, v := range s {
 		if math.IsNaN(v) {
 			return nil, fmt.Errorf("calib: the estimator returned a NaN log density for calibration pair %d; check the estimator", i)
@@ -110,7 +111,7 @@ func (c *Conformal) WithAlpha(alpha float64) *Conformal {
 
 // Contains reports for every row i whether θᵢ lies in the region C(xᵢ).
 func (c *Conformal) Contains(theta, x *mat.Dense) []bool {
-	s := Scores(c.Estimator, theta, x)
+	s := ConformalScores(c.Estimator, theta, x)
 	in := make([]bool, len(s))
 	for i, v := range s {
 		in[i] = v <= c.Threshold
@@ -138,15 +139,15 @@ func (c *Conformal) Region(x []float64) *Region {
 
 // MIMEBundle shows the calibration.
 func (c *Conformal) MIMEBundle() map[string]any {
-	t := &table{title: "Conformal calibration (CANVI, score −log q)", header: []string{"quantity", "value"}}
-	t.add("target coverage 1−α", fmtG(1-c.Alpha))
-	t.add("threshold τ on −log q", fmtG(c.Threshold))
-	t.add("calibration pairs", fmt.Sprint(c.N))
+	t := &table.Table{Title: "Conformal calibration (CANVI, score −log q)", Header: []string{"quantity", "value"}}
+	t.Add("target coverage 1−α", table.G(1-c.Alpha))
+	t.Add("threshold τ on −log q", table.G(c.Threshold))
+	t.Add("calibration pairs", fmt.Sprint(c.N))
 	if c.Dropped > 0 {
-		t.add("dropped (non-finite)", fmt.Sprint(c.Dropped))
+		t.Add("dropped (non-finite)", fmt.Sprint(c.Dropped))
 	}
-	t.notes = append(t.notes, fmt.Sprintf("coverage is guaranteed in [%.4g, %.4g] for continuous scores", 1-c.Alpha, 1-c.Alpha+1/float64(c.N+1)))
-	return t.bundle()
+	t.Notes = append(t.Notes, fmt.Sprintf("coverage is guaranteed in [%.4g, %.4g] for continuous scores", 1-c.Alpha, 1-c.Alpha+1/float64(c.N+1)))
+	return t.Bundle()
 }
 
 // Region is a super-level set {θ : −log q(θ) ≤ Threshold} of a posterior q.
@@ -447,8 +448,8 @@ func (c *Conformal) ExpectedVolume(rng *rand.Rand, prior sbi.Posterior, xs *mat.
 	return m, s / math.Sqrt(float64(n)), nil
 }
 
-// Simulator draws one observation per row of theta.
-type Simulator func(rng *rand.Rand, theta *mat.Dense) *mat.Dense
+// SimulateFunc draws one observation per row of theta.
+type SimulateFunc func(rng *rand.Rand, theta *mat.Dense) *mat.Dense
 
 // CANVIConfig sets the sizes of the three fresh simulation sets of CANVI.
 type CANVIConfig struct {
@@ -478,7 +479,7 @@ type CANVIResult struct {
 // guarantee holds after the selection (Patel et al., Algorithm 1). The prior (its Sample and
 // LogProb) and the simulator make three independent sets: D_C to calibrate each candidate, D_T
 // to estimate volumes, D_R to recalibrate the winner.
-func CANVI(rng *rand.Rand, candidates []sbi.Amortized, prior sbi.Posterior, simulate Simulator, cfg CANVIConfig) (*CANVIResult, error) {
+func CANVI(rng *rand.Rand, candidates []sbi.Amortized, prior sbi.Posterior, simulate SimulateFunc, cfg CANVIConfig) (*CANVIResult, error) {
 	if len(candidates) == 0 {
 		return nil, errors.New("calib: CANVI needs at least one candidate estimator")
 	}
@@ -508,7 +509,7 @@ func CANVI(rng *rand.Rand, candidates []sbi.Amortized, prior sbi.Posterior, simu
 		if err := sbi.Canceled("CANVI"); err != nil {
 			return nil, err
 		}
-		c, err := Calibrate(q, thC, xC, cfg.Alpha)
+		c, err := NewConformal(q, thC, xC, cfg.Alpha)
 		if err != nil {
 			return nil, fmt.Errorf("calib: CANVI candidate %d: %w", t, err)
 		}
@@ -523,7 +524,7 @@ func CANVI(rng *rand.Rand, candidates []sbi.Amortized, prior sbi.Posterior, simu
 		p.Add(1)
 	}
 	thR, xR := simulatePairs(rng, prior, simulate, cfg.NRecal)
-	c, err := Calibrate(candidates[res.Selected], thR, xR, cfg.Alpha)
+	c, err := NewConformal(candidates[res.Selected], thR, xR, cfg.Alpha)
 	if err != nil {
 		return nil, fmt.Errorf("calib: CANVI recalibration: %w", err)
 	}
@@ -533,22 +534,22 @@ func CANVI(rng *rand.Rand, candidates []sbi.Amortized, prior sbi.Posterior, simu
 
 // MIMEBundle shows the candidates and the choice.
 func (r *CANVIResult) MIMEBundle() map[string]any {
-	t := &table{title: "CANVI selection", header: []string{"candidate", "threshold on D_C", "expected volume", "± se", ""}}
+	t := &table.Table{Title: "CANVI selection", Header: []string{"candidate", "threshold on D_C", "expected volume", "± se", ""}}
 	for i, c := range r.Candidates {
 		mark := ""
 		if i == r.Selected {
 			mark = "selected"
 		}
-		t.add(fmt.Sprint(i), fmtG(c.Threshold), fmtG(c.Volume), fmtG(c.VolumeSE), mark)
+		t.Add(fmt.Sprint(i), table.G(c.Threshold), table.G(c.Volume), table.G(c.VolumeSE), mark)
 	}
 	if r.Conformal != nil {
-		t.notes = append(t.notes, fmt.Sprintf("recalibrated threshold %.4g on %d fresh pairs, coverage ≥ %.4g",
+		t.Notes = append(t.Notes, fmt.Sprintf("recalibrated threshold %.4g on %d fresh pairs, coverage ≥ %.4g",
 			r.Conformal.Threshold, r.Conformal.N, 1-r.Conformal.Alpha))
 	}
-	return t.bundle()
+	return t.Bundle()
 }
 
-func simulatePairs(rng *rand.Rand, prior sbi.Posterior, simulate Simulator, n int) (*mat.Dense, *mat.Dense) {
+func simulatePairs(rng *rand.Rand, prior sbi.Posterior, simulate SimulateFunc, n int) (*mat.Dense, *mat.Dense) {
 	theta := prior.Sample(rng, n)
 	return theta, simulate(rng, theta)
 }

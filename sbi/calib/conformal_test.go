@@ -44,7 +44,7 @@ func TestConformalCoverage(t *testing.T) {
 		xC := m.simulate(rng, thC)
 		thT := m.prior().Sample(rng, n)
 		xT := m.simulate(rng, thT)
-		c, err := Calibrate(est, thC, xC, 0.05)
+		c, err := NewConformal(est, thC, xC, 0.05)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -88,15 +88,15 @@ func TestCalibrateErrors(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	th := m.prior().Sample(rng, 5)
 	x := m.simulate(rng, th)
-	if _, err := Calibrate(m.estimator(1, 0), th, x, 1.5); err == nil {
+	if _, err := NewConformal(m.estimator(1, 0), th, x, 1.5); err == nil {
 		t.Error("alpha 1.5: want an error")
 	}
-	c, err := Calibrate(m.estimator(1, 0), th, x, 0.05)
+	c, err := NewConformal(m.estimator(1, 0), th, x, 0.05)
 	if err == nil || !math.IsInf(c.Threshold, 1) {
 		t.Errorf("5 pairs at α = 0.05: want an error and an infinite threshold, got %v, %v", c.Threshold, err)
 	}
 	x.Set(2, 0, math.NaN())
-	c, _ = Calibrate(m.estimator(1, 0), th, x, 0.5)
+	c, _ = NewConformal(m.estimator(1, 0), th, x, 0.5)
 	if c.Dropped != 1 || c.N != 4 {
 		t.Errorf("one NaN row: dropped %d, used %d; want 1 and 4", c.Dropped, c.N)
 	}
@@ -113,7 +113,7 @@ func TestRegionVolume(t *testing.T) {
 	for _, scale := range []float64{0.3, 2} {
 		est := m.estimator(scale, 0)
 		th := m.prior().Sample(rng, 5000)
-		c, err := Calibrate(est, th, m.simulate(rng, th), 0.1)
+		c, err := NewConformal(est, th, m.simulate(rng, th), 0.1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -149,7 +149,7 @@ func TestRegionSample(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	est := m.estimator(2, 0) // under-confident: the region is a small part of q's mass
 	th := m.prior().Sample(rng, 4000)
-	c, err := Calibrate(est, th, m.simulate(rng, th), 0.5)
+	c, err := NewConformal(est, th, m.simulate(rng, th), 0.5)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -69,7 +69,7 @@ func TestCalNRECoverageSLCP(t *testing.T) {
 		prior, theta, x, thetaTest, xTest := slcpData(t, r.budget, 300, r.seed)
 		low, high, _ := dist.Bounds(prior)
 		auc := func(nre *sbi.NRE) float64 {
-			cov, err := diag.GridCoverage(nre, thetaTest, xTest, diag.GridOptions{Lower: low, Upper: high, Points: 40, Seed: 1})
+			cov, err := diag.GridCoverage(nre, thetaTest, xTest, diag.GridConfig{Lower: low, Upper: high, Points: 40, Seed: 1})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -78,7 +78,7 @@ func TestCalNRECoverageSLCP(t *testing.T) {
 		// A learning rate of 3·10⁻³ reaches the over-fitted, over-confident regime of small
 		// budgets within 80 epochs.
 		plain := auc(trainNRE(t, prior, theta, x, 80, 3e-3, r.seed, nil))
-		cal := auc(trainNRE(t, prior, theta, x, 80, 3e-3, r.seed, calib.Coverage(100, 16, calib.CoverageSTE(calib.STELog))))
+		cal := auc(trainNRE(t, prior, theta, x, 80, 3e-3, r.seed, calib.CoveragePenalty(calib.CoveragePenaltyConfig{Lambda: 100, Samples: 16, STE: calib.STELog})))
 		t.Logf("budget %d seed %d: coverage AUC NRE %+.4f, CalNRE %+.4f", r.budget, r.seed, plain, cal)
 		if plain >= 0 {
 			t.Errorf("budget %d seed %d: plain NRE AUC %+.4f, want < 0 (the over-confident case the test is about)", r.budget, r.seed, plain)
@@ -89,7 +89,7 @@ func TestCalNRECoverageSLCP(t *testing.T) {
 	}
 }
 
-// After training with calib.Balance(100), the classifier is balanced on held-out pairs:
+// After training with calib.BalancePenalty(100), the classifier is balanced on held-out pairs:
 // |B − 1| = |mean σ(joint logits) + mean σ(marginal logits) − 1| is within the Monte Carlo
 // error of B (4 standard errors, estimated from the same pairs) plus 0.01, the tolerance of
 // the BNRE authors' notebook, for each seed, and smaller than plain NRE's on average over the
@@ -110,14 +110,14 @@ func TestBalanceAfterTraining(t *testing.T) {
 		}
 		balance := func(nre *sbi.NRE) (float64, float64) {
 			joint, margin := nre.LogRatio(thetaTest, xTest), nre.LogRatio(marg, xTest)
-			B, err := calib.Balancing(joint, margin)
+			B, err := diag.Balancing(joint, margin)
 			if err != nil {
 				t.Fatal(err)
 			}
 			return math.Abs(B - 1), math.Sqrt((sigmoidVar(joint) + sigmoidVar(margin)) / tests)
 		}
 		plain, _ := balance(trainNRE(t, prior, theta, x, 50, 1e-3, seed, nil))
-		bnre, se := balance(trainNRE(t, prior, theta, x, 50, 1e-3, seed, calib.Balance(100)))
+		bnre, se := balance(trainNRE(t, prior, theta, x, 50, 1e-3, seed, calib.BalancePenalty(100)))
 		t.Logf("seed %d: |B − 1| NRE %.4f, BNRE %.4f (standard error %.4f)", seed, plain, bnre, se)
 		if bnre > 4*se+0.01 {
 			t.Errorf("seed %d: BNRE |B − 1| = %.4f, want ≤ %.4f", seed, bnre, 4*se+0.01)

@@ -67,12 +67,12 @@ func simulate(rng *rand.Rand, theta *mat.Dense) *mat.Dense {
 	return x
 }
 
-// Calibrate turns an over-confident estimator's densities into regions with 90% coverage.
-func ExampleCalibrate() {
+// NewConformal turns an over-confident estimator's densities into regions with 90% coverage.
+func ExampleNewConformal() {
 	rng := rand.New(rand.NewPCG(1, 2))
 	prior := normal{mean: []float64{0}, sd: 1}
 	theta := prior.Sample(rng, 5000)
-	c, err := calib.Calibrate(overconfident{}, theta, simulate(rng, theta), 0.1)
+	c, err := calib.NewConformal(overconfident{}, theta, simulate(rng, theta), 0.1)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -81,26 +81,6 @@ func ExampleCalibrate() {
 	cov := c.Coverage(test, simulate(rng, test))
 	fmt.Printf("coverage within 0.02 of 0.90: %v\n", math.Abs(cov-0.9) < 0.02)
 	// Output: coverage within 0.02 of 0.90: true
-}
-
-// KCCSDTest detects predictions whose means are shifted by 0.5.
-func ExampleKCCSDTest() {
-	rng := rand.New(rand.NewPCG(3, 4))
-	const n = 200
-	preds := make([]calib.Prediction, n)
-	y := mat.NewDense(n, 1, nil)
-	for i := range n {
-		x := rng.NormFloat64()
-		preds[i] = calib.NewIsoGaussian([]float64{x + 0.5}, 1) // the truth is N(x, 1)
-		y.Set(i, 0, x+rng.NormFloat64())
-	}
-	res, err := calib.KCCSDTest(rng, preds, y, calib.KernelTestConfig{})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Println("miscalibration detected:", res.Reject)
-	// Output: miscalibration detected: true
 }
 
 // ScoreCalibrate widens the over-confident posterior towards the exact sd √0.5 ≈ 0.71.

@@ -108,5 +108,3 @@ func isoGauss(mean []float64, sd float64) diagGauss {
 }
 
 func sortFloats(v []float64) { sort.Float64s(v) }
-
-func matNew1(v float64) *mat.Dense { return mat.NewDense(1, 1, []float64{v}) }

@@ -9,37 +9,42 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/gosbi/gosbi/sbi"
+	"github.com/gosbi/gosbi/sbi/diag"
 	"github.com/gosbi/gosbi/sbi/dist"
 	"github.com/gosbi/gosbi/sbi/nn"
 )
 
-// KCCSDOption configures KCCSDPenalty.
-type KCCSDOption func(*KCCSDRegularizer)
-
-// KCCSDBasePoints sets m, the number of base points z ~ ν = N(0, I) (in standardised
-// parameters) at which the scores of two predictions are compared by the kernel between them;
-// the default is 10, the paper's approximation.
-func KCCSDBasePoints(m int) KCCSDOption {
-	return func(r *KCCSDRegularizer) {
-		if m < 1 {
-			r.err = errors.Join(r.err, fmt.Errorf("calib.KCCSDPenalty: %d base points, want ≥ 1 (the paper uses 10)", m))
-			return
-		}
-		r.m = m
-	}
+// KCCSDPenaltyConfig configures KCCSDPenalty. Lambda is required; the zero value of every other
+// field is the default: 10 base points and median-heuristic bandwidths.
+type KCCSDPenaltyConfig struct {
+	// Lambda is the weight λ of the penalty, a finite value > 0.
+	Lambda float64
+	// BasePoints is m, the number of base points z ~ ν = N(0, I) (in standardised parameters)
+	// at which the scores of two predictions are compared by the kernel between them; 0 means
+	// 10, the paper's approximation.
+	BasePoints int
+	// TargetBandwidth is ℓ of the Gaussian kernel between standardised parameters and
+	// DistBandwidth σ of the exponentiated-GFD kernel between predictions; 0 (the default)
+	// takes each from the median heuristic on the batch, without gradient.
+	TargetBandwidth, DistBandwidth float64
 }
 
-// KCCSDBandwidths fixes the bandwidths: ell of the Gaussian kernel between standardised
-// parameters and sigma of the exponentiated-GFD kernel between predictions. Zero (the default)
-// takes each from the median heuristic on the batch, without gradient.
-func KCCSDBandwidths(ell, sigma float64) KCCSDOption {
-	return func(r *KCCSDRegularizer) {
-		if !(ell >= 0) || !(sigma >= 0) || math.IsInf(ell, 1) || math.IsInf(sigma, 1) {
-			r.err = errors.Join(r.err, fmt.Errorf("calib.KCCSDPenalty: bandwidths %v, %v, want finite values ≥ 0 (0 for the median heuristic)", ell, sigma))
-			return
-		}
-		r.ell, r.sigma = ell, sigma
+// validate returns the errors of the settings, joined, or nil.
+func (c KCCSDPenaltyConfig) validate() error {
+	var errs []error
+	if !(c.Lambda > 0) || math.IsInf(c.Lambda, 1) {
+		errs = append(errs, fmt.Errorf("calib.KCCSDPenalty: Lambda = %v, want a finite weight > 0", c.Lambda))
 	}
+	if c.BasePoints < 0 {
+		errs = append(errs, fmt.Errorf("calib.KCCSDPenalty: BasePoints = %d, want ≥ 1 (0 for the paper's 10)", c.BasePoints))
+	}
+	for _, b := range [...]float64{c.TargetBandwidth, c.DistBandwidth} {
+		if !(b >= 0) || math.IsInf(b, 1) {
+			errs = append(errs, fmt.Errorf("calib.KCCSDPenalty: bandwidths %v, %v, want finite values ≥ 0 (0 for the median heuristic)", c.TargetBandwidth, c.DistBandwidth))
+			break
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // KCCSDRegularizer is the kernel calibration-conditional Stein discrepancy used as a training
@@ -47,10 +52,10 @@ func KCCSDBandwidths(ell, sigma float64) KCCSDOption {
 type KCCSDRegularizer struct {
 	lambda, ell, sigma float64
 	m                  int
-	err                error
+	err                error // the settings' errors, returned by Penalty
 }
 
-// KCCSDPenalty returns λ times the U-statistic of the kernel calibration-conditional Stein
+// KCCSDPenalty returns λ = cfg.Lambda times the U-statistic of the kernel calibration-conditional Stein
 // discrepancy of the batch (Glaser, Widmann, Lindsten and Gretton, "Fast and scalable
 // score-based kernel calibration tests", eq. 8–10):
 //
@@ -68,22 +73,18 @@ type KCCSDRegularizer struct {
 // RegBatch.LogPost with a step of 10⁻³ standard deviations; the penalty is then an exact,
 // differentiable function of the weights whose scores carry an O(10⁻⁶) relative error. All
 // N·2d·(m+1) evaluations go through one LogPost pass. Bandwidths (median heuristic by default)
-// and base points carry no gradient.
+// and base points carry no gradient. Ĉ and ∂Ĉ/∂scores are computed by diag.KCCSDFeatures on
+// diag.GFDFeatures (complete design, Gaussian target kernel), the code of the calibration test.
 //
 // The scores must exist on all of R^d: an NPE's flow qualifies; an NRE with a bounded prior
 // does not (its density drops to zero at the box), and Penalty returns an error for it, as for
 // any density that is not finite at an evaluation point.
-func KCCSDPenalty(lambda float64, opts ...KCCSDOption) *KCCSDRegularizer {
-	r := &KCCSDRegularizer{lambda: lambda, m: 10}
-	if !(lambda >= 0) || math.IsInf(lambda, 1) {
-		r.err = fmt.Errorf("calib.KCCSDPenalty: λ = %v, want a finite weight ≥ 0", lambda)
+func KCCSDPenalty(cfg KCCSDPenaltyConfig) *KCCSDRegularizer {
+	m := cfg.BasePoints
+	if m == 0 {
+		m = 10
 	}
-	for _, o := range opts {
-		if o != nil {
-			o(r)
-		}
-	}
-	return r
+	return &KCCSDRegularizer{lambda: cfg.Lambda, ell: cfg.TargetBandwidth, sigma: cfg.DistBandwidth, m: m, err: cfg.validate()}
 }
 
 // Name returns "kccsd".
@@ -125,71 +126,43 @@ func (r *KCCSDRegularizer) Penalty(b *sbi.RegBatch) (*nn.Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	tp := b.Tape
-	S := tp.Columns(scores, 0, d)                  // sᵢ(yᵢ), N×d
-	phi := tp.Columns(scores, d, (r.m+1)*d)        // sᵢ(zₐ), N×(m·d)
-	gfd := pairwiseSqDist(tp, phi, 1/float64(r.m)) // N×N
-
-	// Standardised parameters and their differences (constants).
+	// The statistic and its gradient with respect to the scores come from the array code of
+	// the calibration test; the tape gets λ·Ĉ as Σ G ⊙ scores shifted to the value Ĉ, whose
+	// gradient with respect to the scores is G = ∂Ĉ/∂scores.
+	m, stride := r.m, (r.m+1)*d
 	y := mat.NewDense(n, d, nil)
-	for i := 0; i < n; i++ {
-		for k := 0; k < d; k++ {
+	sy := mat.NewDense(n, d, nil)
+	atBase := make([]*mat.Dense, n)
+	for i := range n {
+		for k := range d {
 			y.Set(i, k, (b.Theta.At(i, k)-mean[k])/std[k])
 		}
+		row := scores.Data[i*stride : (i+1)*stride]
+		sy.SetRow(i, row[:d])
+		atBase[i] = mat.NewDense(m, d, row[d:])
 	}
-	r2 := tp.New(n, n)
-	for i := 0; i < n; i++ {
-		for j := 0; j < n; j++ {
-			s := 0.0
-			for k := 0; k < d; k++ {
-				v := y.At(i, k) - y.At(j, k)
-				s += v * v
-			}
-			r2.Data[i*n+j] = s
-		}
-	}
+	feat := diag.GFDFeatures(atBase) // ‖fᵢ − fⱼ‖² is the GFD estimate
 	ell, sigma := r.ell, r.sigma
 	if ell == 0 {
-		ell = math.Sqrt(medianOffDiagonal(r2.Data, n))
+		ell = math.Sqrt(medianSqDist(y))
 	}
 	if sigma == 0 {
-		sigma = math.Sqrt(medianOffDiagonal(gfd.Data, n))
+		sigma = math.Sqrt(medianSqDist(feat))
 	}
-	K := tp.Exp(tp.Scale(gfd, -1/(2*sigma*sigma)))
-
-	// The Stein kernel's bracket: sᵢᵀsⱼ + (sᵢ−sⱼ)ᵀ(yᵢ−yⱼ)/ℓ² + d/ℓ² − ‖yᵢ−yⱼ‖²/ℓ⁴.
-	var bracket *nn.Tensor
-	for k := 0; k < d; k++ {
-		col := tp.Columns(S, k, k+1)
-		row := tp.Reshape(col, 1, n)
-		diffY := tp.New(n, n)
-		for i := 0; i < n; i++ {
-			for j := 0; j < n; j++ {
-				diffY.Data[i*n+j] = (y.At(i, k) - y.At(j, k)) / (ell * ell)
-			}
-		}
-		term := tp.Add(tp.Mul(col, row), tp.Mul(tp.Sub(col, row), diffY))
-		if bracket == nil {
-			bracket = term
-		} else {
-			bracket = tp.Add(bracket, term)
+	gradSy, gradFeat := mat.NewDense(n, d, nil), mat.NewDense(n, m*d, nil)
+	value := diag.KCCSDFeatures(y, sy, feat, sigma, diag.GaussianTarget, ell, diag.Complete, gradSy, gradFeat)
+	tp := b.Tape
+	grad := tp.New(n, stride)
+	c := 1 / math.Sqrt(float64(m)) // the features are the base-point scores times 1/√m
+	for i := range n {
+		row := grad.Data[i*stride : (i+1)*stride]
+		copy(row, gradSy.RawRowView(i))
+		for k, g := range gradFeat.RawRowView(i) {
+			row[d+k] = c * g
 		}
 	}
-	// l(yᵢ, yⱼ) times the constant part, with the diagonal left out of the U-statistic.
-	lk := tp.New(n, n)
-	cst := tp.New(n, n)
-	for i := 0; i < n; i++ {
-		for j := 0; j < n; j++ {
-			if i == j {
-				continue
-			}
-			q := r2.Data[i*n+j]
-			lk.Data[i*n+j] = math.Exp(-q / (2 * ell * ell))
-			cst.Data[i*n+j] = float64(d)/(ell*ell) - q/(ell*ell*ell*ell)
-		}
-	}
-	H := tp.Mul(K, tp.Mul(lk, tp.Add(bracket, cst)))
-	return tp.Scale(tp.Sum(H), r.lambda/float64(n*(n-1))), nil
+	lin := tp.Sum(tp.Mul(scores, grad))
+	return tp.Scale(tp.AddScalar(lin, value-lin.Item()), r.lambda), nil
 }
 
 // scores returns the N×((m+1)·d) tensor of standardised scores: sᵢ(yᵢ) in the first d
@@ -243,30 +216,20 @@ func (r *KCCSDRegularizer) scores(b *sbi.RegBatch, mean, std []float64) (*nn.Ten
 	return tp.Scale(grouped, 1/(2*kccsdStep)), nil
 }
 
-// pairwiseSqDist returns c·‖aᵢ − aⱼ‖² for every pair of rows of a (N×N), summed column by
-// column from differences, which avoids the cancellation of the Gram-matrix expansion.
-func pairwiseSqDist(tp *nn.Tape, a *nn.Tensor, c float64) *nn.Tensor {
-	var sum *nn.Tensor
-	for k := 0; k < a.Cols; k++ {
-		col := tp.Columns(a, k, k+1)
-		sq := tp.Square(tp.Sub(col, tp.Reshape(col, 1, a.Rows)))
-		if sum == nil {
-			sum = sq
-		} else {
-			sum = tp.Add(sum, sq)
-		}
-	}
-	return tp.Scale(sum, c)
-}
-
-// medianOffDiagonal is the median of the positive off-diagonal entries of an n×n matrix, or 1
-// when there are none (every entry equal).
-func medianOffDiagonal(v []float64, n int) float64 {
+// medianSqDist is the median of the positive squared distances between distinct rows of a, or 1
+// when there are none (all rows equal).
+func medianSqDist(a *mat.Dense) float64 {
+	n, _ := a.Dims()
 	vals := make([]float64, 0, n*(n-1)/2)
-	for i := 0; i < n; i++ {
+	for i := range n {
 		for j := i + 1; j < n; j++ {
-			if x := v[i*n+j]; x > 0 {
-				vals = append(vals, x)
+			var s float64
+			for k, v := range a.RawRowView(i) {
+				e := v - a.At(j, k)
+				s += e * e
+			}
+			if s > 0 {
+				vals = append(vals, s)
 			}
 		}
 	}

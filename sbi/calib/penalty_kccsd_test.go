@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/gosbi/gosbi/sbi"
+	"github.com/gosbi/gosbi/sbi/diag"
 	"github.com/gosbi/gosbi/sbi/dist"
 	"github.com/gosbi/gosbi/sbi/nn"
 )
@@ -23,62 +24,34 @@ func (g *gaussModel) score(theta, x []float64) []float64 {
 	return s
 }
 
-// refKCCSD is the U-statistic of KCCSDPenalty in plain Go with closed-form scores, the base
-// points z (m×d, standardised) and fixed bandwidths.
+// refKCCSD is the U-statistic of KCCSDPenalty computed by the calibration test's array code
+// (diag.GFDFeatures, diag.KCCSDFeatures) with closed-form scores, the base points z (m×d,
+// standardised) and fixed bandwidths.
 func refKCCSD(g *gaussModel, theta, x *mat.Dense, z [][]float64, ell, sigma float64) float64 {
 	n, d := theta.Dims()
 	mean, std := columnMoments(theta)
-	y := make([][]float64, n)
-	s := make([][]float64, n)
-	phi := make([][][]float64, n)
-	for i := range y {
+	y, sy := mat.NewDense(n, d, nil), mat.NewDense(n, d, nil)
+	atBase := make([]*mat.Dense, n)
+	for i := range n {
 		th := theta.RawRowView(i)
-		y[i] = make([]float64, d)
 		sc := g.score(th, x.RawRowView(i))
-		s[i] = make([]float64, d)
-		for k := range y[i] {
-			y[i][k] = (th[k] - mean[k]) / std[k]
-			s[i][k] = std[k] * sc[k]
+		for k := range d {
+			y.Set(i, k, (th[k]-mean[k])/std[k])
+			sy.Set(i, k, std[k]*sc[k])
 		}
-		for _, za := range z {
+		atBase[i] = mat.NewDense(len(z), d, nil)
+		for a, za := range z {
 			p := make([]float64, d)
 			for k := range p {
 				p[k] = mean[k] + std[k]*za[k]
 			}
-			sz := g.score(p, x.RawRowView(i))
-			for k := range sz {
-				sz[k] *= std[k]
+			for k, v := range g.score(p, x.RawRowView(i)) {
+				atBase[i].Set(a, k, std[k]*v)
 			}
-			phi[i] = append(phi[i], sz)
 		}
 	}
-	sum := 0.0
-	for i := 0; i < n; i++ {
-		for j := 0; j < n; j++ {
-			if i == j {
-				continue
-			}
-			gfd := 0.0
-			for a := range z {
-				for k := 0; k < d; k++ {
-					v := phi[i][a][k] - phi[j][a][k]
-					gfd += v * v
-				}
-			}
-			gfd /= float64(len(z))
-			var r2, ss, sr float64
-			for k := 0; k < d; k++ {
-				r := y[i][k] - y[j][k]
-				r2 += r * r
-				ss += s[i][k] * s[j][k]
-				sr += (s[i][k] - s[j][k]) * r
-			}
-			l := math.Exp(-r2 / (2 * ell * ell))
-			h := l * (ss + float64(d)/(ell*ell) - r2/math.Pow(ell, 4) + sr/(ell*ell))
-			sum += math.Exp(-gfd/(2*sigma*sigma)) * h
-		}
-	}
-	return sum / float64(n*(n-1))
+	feat := diag.GFDFeatures(atBase)
+	return diag.KCCSDFeatures(y, sy, feat, sigma, diag.GaussianTarget, ell, diag.Complete, nil, nil)
 }
 
 // The penalty is the KCCSD U-statistic computed with closed-form scores, up to the error of
@@ -89,7 +62,7 @@ func TestKCCSDMatchesReference(t *testing.T) {
 	g := exactGauss(0.7)
 	tp := nn.NewTape()
 	b := gaussBatch(tp, g, theta, x, 4)
-	pen, err := KCCSDPenalty(2, KCCSDBasePoints(m), KCCSDBandwidths(1.3, 2.1)).Penalty(b)
+	pen, err := KCCSDPenalty(KCCSDPenaltyConfig{Lambda: 2, BasePoints: m, TargetBandwidth: 1.3, DistBandwidth: 2.1}).Penalty(b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,27 +83,9 @@ func TestKCCSDGradient(t *testing.T) {
 	const n = 20
 	theta, x := simulate(rand.New(rand.NewPCG(5, 3)), n)
 	g := exactGauss(0.6)
-	reg := KCCSDPenalty(1, KCCSDBasePoints(4), KCCSDBandwidths(1, 1.5))
-	tp := nn.NewTape()
-	g.zeroGrad()
-	pen, err := reg.Penalty(gaussBatch(tp, g, theta, x, 9))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tp.Backward(pen)
-	var grad []float64
-	for _, p := range g.params() {
-		grad = append(grad, p.Grad...)
-	}
-	fd := finiteDiff(g, func() float64 {
-		tp := nn.NewTape()
-		tp.NoGrad = true
-		pen, err := reg.Penalty(gaussBatch(tp, g, theta, x, 9))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return pen.Item()
-	})
+	reg := KCCSDPenalty(KCCSDPenaltyConfig{Lambda: 1, BasePoints: 4, TargetBandwidth: 1, DistBandwidth: 1.5})
+	grad, _ := gradient(t, g, theta, x, reg)
+	fd := finiteDiff(g, func() float64 { return penaltyValue(t, g, theta, x, reg) })
 	closeSlices(t, "KCCSD", grad, fd, 1e-4)
 }
 
@@ -156,7 +111,7 @@ func TestKCCSDCalibratedVsNot(t *testing.T) {
 			theta, x := simulate(rng, n)
 			tp := nn.NewTape()
 			tp.NoGrad = true
-			pen, err := KCCSDPenalty(1).Penalty(gaussBatch(tp, c.g, theta, x, uint64(k)))
+			pen, err := KCCSDPenalty(KCCSDPenaltyConfig{Lambda: 1}).Penalty(gaussBatch(tp, c.g, theta, x, uint64(k)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -183,9 +138,11 @@ func TestKCCSDBadInput(t *testing.T) {
 		reg  *KCCSDRegularizer
 		want string
 	}{
-		{KCCSDPenalty(-1), "λ = -1"},
-		{KCCSDPenalty(1, KCCSDBasePoints(0)), "0 base points"},
-		{KCCSDPenalty(1, KCCSDBandwidths(-1, 0)), "bandwidths -1"},
+		{KCCSDPenalty(KCCSDPenaltyConfig{Lambda: -1}), "Lambda = -1"},
+		{KCCSDPenalty(KCCSDPenaltyConfig{}), "Lambda = 0"},
+		{KCCSDPenalty(KCCSDPenaltyConfig{Lambda: 1, BasePoints: -1}), "BasePoints = -1"},
+		{KCCSDPenalty(KCCSDPenaltyConfig{Lambda: 1, TargetBandwidth: -1}), "bandwidths -1"},
+		{KCCSDPenalty(KCCSDPenaltyConfig{Lambda: 1, DistBandwidth: math.Inf(1)}), "bandwidths 0, +Inf"},
 	} {
 		if _, err := c.reg.Penalty(b); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("error %v, want one containing %q", err, c.want)
@@ -203,11 +160,28 @@ func TestKCCSDBadInput(t *testing.T) {
 		if small == 3 {
 			nb.JointLogits, nb.MarginalLogits = tp.New(8, 1), tp.New(8, 1)
 		}
-		if _, err := KCCSDPenalty(1).Penalty(nb); err == nil || !strings.Contains(err.Error(), "positive and smooth on all of R^d") {
+		if _, err := KCCSDPenalty(KCCSDPenaltyConfig{Lambda: 1}).Penalty(nb); err == nil || !strings.Contains(err.Error(), "positive and smooth on all of R^d") {
 			t.Errorf("box prior [−%v, %v]: error %v", small, small, err)
 		}
 	}
-	if r := KCCSDPenalty(1); r.Name() != "kccsd" {
+	if r := KCCSDPenalty(KCCSDPenaltyConfig{Lambda: 1}); r.Name() != "kccsd" {
 		t.Errorf("Name %q", r.Name())
+	}
+}
+
+// The zero BasePoints is the paper's 10: the penalty is the same, on the same batch, as with 10
+// set explicitly, and differs from that with 9.
+func TestKCCSDPenaltyDefaultBasePoints(t *testing.T) {
+	theta, x := simulate(rand.New(rand.NewPCG(6, 6)), 16)
+	g := exactGauss(0.5)
+	value := func(m int) float64 {
+		return penaltyValue(t, g, theta, x, KCCSDPenalty(KCCSDPenaltyConfig{Lambda: 1, BasePoints: m}))
+	}
+	def, ten, nine := value(0), value(10), value(9)
+	if def != ten {
+		t.Errorf("penalty with BasePoints 0 is %v, with 10 it is %v; want them equal", def, ten)
+	}
+	if def == nine {
+		t.Errorf("penalty with BasePoints 0 equals that with 9 (%v): the test cannot tell the default", nine)
 	}
 }

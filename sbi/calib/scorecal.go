@@ -12,6 +12,8 @@ import (
 	"gonum.org/v1/gonum/optimize"
 
 	"github.com/gosbi/gosbi/sbi"
+	"github.com/gosbi/gosbi/sbi/internal/quantile"
+	"github.com/gosbi/gosbi/sbi/internal/table"
 )
 
 // AffineFamily is the family of moment-correcting maps f(θ) = L(θ − μ̂) + μ̂ + b fitted by
@@ -149,7 +151,7 @@ type calData struct {
 // (obsDraws, one draw per row) inflated about its mean, simulates one dataset for each with the
 // target simulator, refits the approximate posterior to each, and maximizes the weighted mean
 // energy score of the mapped draws at θ̄ with BFGS. Apply the result with Adjust.
-func ScoreCalibrate(rng *rand.Rand, obsDraws *mat.Dense, simulate Simulator, refit Refit, cfg ScoreCalConfig) (*ScoreCalibration, error) {
+func ScoreCalibrate(rng *rand.Rand, obsDraws *mat.Dense, simulate SimulateFunc, refit Refit, cfg ScoreCalConfig) (*ScoreCalibration, error) {
 	cfg = cfg.withDefaults()
 	if simulate == nil || refit == nil {
 		return nil, errors.New("calib: ScoreCalibrate needs a simulator and a refit function")
@@ -422,8 +424,8 @@ func (s *ScoreCalibration) coverage(levels []float64, f *ScoreCalibration) *Cove
 			sort.Float64s(col)
 			t := s.data.thetaBar.At(m, j)
 			for l, rho := range levels {
-				lo := sortedQuantile(col, (1-rho)/2)
-				hi := sortedQuantile(col, (1+rho)/2)
+				lo := quantile.Sorted(col, (1-rho)/2)
+				hi := quantile.Sorted(col, (1+rho)/2)
 				if t >= lo && t <= hi {
 					cov[l][j] += 1 / float64(M)
 				}
@@ -436,10 +438,10 @@ func (s *ScoreCalibration) coverage(levels []float64, f *ScoreCalibration) *Cove
 // MIMEBundle shows the map and the coverage diagnostic at a few levels.
 func (s *ScoreCalibration) MIMEBundle() map[string]any {
 	d := len(s.B)
-	t := &table{title: fmt.Sprintf("Bayesian score calibration (%s map, %d datasets)", s.Family, len(s.Weights))}
-	t.header = []string{"level"}
+	t := &table.Table{Title: fmt.Sprintf("Bayesian score calibration (%s map, %d datasets)", s.Family, len(s.Weights))}
+	t.Header = []string{"level"}
 	for j := range d {
-		t.header = append(t.header, fmt.Sprintf("θ%d before", j), fmt.Sprintf("θ%d after", j))
+		t.Header = append(t.Header, fmt.Sprintf("θ%d before", j), fmt.Sprintf("θ%d after", j))
 	}
 	shown := func(rho float64) bool {
 		for _, v := range []float64{0.5, 0.8, 0.9, 0.95} {
@@ -457,27 +459,27 @@ func (s *ScoreCalibration) MIMEBundle() map[string]any {
 		for j := range d {
 			row = append(row, fmt.Sprintf("%.3f", s.CoverageBefore.Coverage[l][j]), fmt.Sprintf("%.3f", s.Coverage.Coverage[l][j]))
 		}
-		t.add(row...)
+		t.Add(row...)
 	}
 	var lrows []string
 	for j := range d {
 		var r []string
 		for k := 0; k <= j; k++ {
-			r = append(r, fmtG(s.L.At(j, k)))
+			r = append(r, table.G(s.L.At(j, k)))
 		}
 		lrows = append(lrows, strings.Join(r, " "))
 	}
-	t.notes = append(t.notes,
+	t.Notes = append(t.Notes,
 		"L = ["+strings.Join(lrows, "; ")+"], b = "+fmt.Sprint(roundAll(s.B)),
 		"coverage: fraction of calibration datasets whose central interval holds θ̄ (in-sample)",
 		fmt.Sprintf("negative energy score %.4g → %.4g (%d BFGS iterations, %s)", s.Initial, s.Objective, s.Iterations, s.Status))
 	if s.ShiftSlope != nil {
-		t.notes = append(t.notes, fmt.Sprintf("mean-dependent shift slope B = %v", roundAll(s.ShiftSlope.RawMatrix().Data)))
+		t.Notes = append(t.Notes, fmt.Sprintf("mean-dependent shift slope B = %v", roundAll(s.ShiftSlope.RawMatrix().Data)))
 	}
 	if s.Dropped > 0 {
-		t.notes = append(t.notes, fmt.Sprintf("%d calibration datasets dropped (non-finite simulations)", s.Dropped))
+		t.Notes = append(t.Notes, fmt.Sprintf("%d calibration datasets dropped (non-finite simulations)", s.Dropped))
 	}
-	return t.bundle()
+	return t.Bundle()
 }
 
 // energyObjective is the negative weighted mean energy score of the mapped draws (Bon et al.,
@@ -763,7 +765,7 @@ func clipWeights(logw []float64, use bool, clip float64) []float64 {
 	}
 	s := append([]float64(nil), logw...)
 	sort.Float64s(s)
-	ceiling := sortedQuantile(s, 1-clip)
+	ceiling := quantile.Sorted(s, 1-clip)
 	top := math.Inf(-1)
 	for _, v := range logw {
 		top = math.Max(top, math.Min(v, ceiling))
@@ -772,20 +774,6 @@ func clipWeights(logw []float64, use bool, clip float64) []float64 {
 		w[i] = math.Exp(math.Min(v, ceiling) - top)
 	}
 	return w
-}
-
-// sortedQuantile is the p-quantile of sorted values with linear interpolation between order
-// statistics (type 7, as in R and Julia).
-func sortedQuantile(s []float64, p float64) float64 {
-	h := p * float64(len(s)-1)
-	lo := int(math.Floor(h))
-	if lo >= len(s)-1 {
-		return s[len(s)-1]
-	}
-	if lo < 0 {
-		return s[0]
-	}
-	return s[lo] + (h-float64(lo))*(s[lo+1]-s[lo])
 }
 
 func colMeans(a *mat.Dense) []float64 {

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/gosbi/gosbi/sbi/internal/quantile"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -355,7 +356,7 @@ func coversCentral(draws *mat.Dense, v, rho float64) bool {
 	col := make([]float64, n)
 	mat.Col(col, 0, draws)
 	sortFloats(col)
-	return v >= sortedQuantile(col, (1-rho)/2) && v <= sortedQuantile(col, (1+rho)/2)
+	return v >= quantile.Sorted(col, (1-rho)/2) && v <= quantile.Sorted(col, (1+rho)/2)
 }
 
 func TestScoreCalibrateErrors(t *testing.T) {

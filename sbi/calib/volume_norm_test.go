@@ -198,7 +198,7 @@ func TestVolumeTrainedEstimators(t *testing.T) {
 	xC := simulate(thC)
 	obs := []float64{0.4, -1.1}
 	for name, est := range map[string]sbi.Amortized{"NRE": nre, "NPE": npe} {
-		c, err := Calibrate(est, thC, xC, 0.1)
+		c, err := NewConformal(est, thC, xC, 0.1)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -51,12 +51,7 @@ func (m boxModel) Posterior(x []float64) sbi.Posterior {
 }
 
 func (m boxModel) LogProbPairs(theta, x *mat.Dense) []float64 {
-	n, _ := theta.Dims()
-	out := make([]float64, n)
-	for i := range n {
-		out[i] = m.Posterior(x.RawRowView(i)).LogProb(mat.NewDense(1, m.dim, theta.RawRowView(i)))[0]
-	}
-	return out
+	return pairLogProbs(m.Posterior, theta, x)
 }
 
 func (m boxModel) LogProb(theta *mat.Dense) []float64 {
@@ -147,12 +142,7 @@ func (m gaussModel) post(x []float64) gaussPost {
 func (m gaussModel) Posterior(x []float64) sbi.Posterior { return m.post(x) }
 
 func (m gaussModel) LogProbPairs(theta, x *mat.Dense) []float64 {
-	n, _ := theta.Dims()
-	out := make([]float64, n)
-	for i := range n {
-		out[i] = m.post(x.RawRowView(i)).LogProb(mat.NewDense(1, m.dim, theta.RawRowView(i)))[0]
-	}
-	return out
+	return pairLogProbs(m.Posterior, theta, x)
 }
 
 type gaussPost struct {

@@ -94,7 +94,7 @@ func TestNonFiniteTestPairsDropped(t *testing.T) {
 		x.SetRow(i, cleanX.RawRowView(src))
 	}
 	theta, x = withNaNRows(theta, x, bad)
-	opts := RankOptions{Samples: 99, Seed: 5, Levels: Levels(5)}
+	opts := RankConfig{Samples: 99, Seed: 5, Levels: Levels(5)}
 
 	got, err := RankCoverage(m, theta, x, opts)
 	if err != nil {
@@ -114,23 +114,23 @@ func TestNonFiniteTestPairsDropped(t *testing.T) {
 		t.Errorf("String does not report the dropped pairs:\n%s", got)
 	}
 
-	grid, err := GridCoverage(m, theta, x, GridOptions{Lower: []float64{-4, -4}, Upper: []float64{4, 4}, Points: 20, Levels: Levels(5)})
+	grid, err := GridCoverage(m, theta, x, GridConfig{Lower: []float64{-4, -4}, Upper: []float64{4, 4}, Points: 20, Levels: Levels(5)})
 	if err != nil {
 		t.Fatalf("GridCoverage with %d non-finite pairs: %v", len(bad), err)
 	}
 	if grid.Dropped != len(bad) || grid.N != 60 {
 		t.Errorf("GridCoverage: Dropped %d, N %d; want %d and 60", grid.Dropped, grid.N, len(bad))
 	}
-	rep, err := Calibrate(m, theta, x, ReportOptions{Samples: 99, Seed: 5, Levels: Levels(5)})
+	rep, err := NewReport(m, theta, x, ReportConfig{Samples: 99, Seed: 5, Levels: Levels(5)})
 	if err != nil {
-		t.Fatalf("Calibrate: %v", err)
+		t.Fatalf("NewReport: %v", err)
 	}
 	if rep.Dropped != len(bad) || rep.N != 60 || rep.Coverage.Dropped != len(bad) || rep.LogProb.Dropped != len(bad) || rep.LogProb.N != 60 {
-		t.Errorf("Calibrate: Dropped %d, N %d, coverage Dropped %d, log density Dropped %d N %d; want %d, 60, %d, %d, 60",
+		t.Errorf("NewReport: Dropped %d, N %d, coverage Dropped %d, log density Dropped %d N %d; want %d, 60, %d, %d, 60",
 			rep.Dropped, rep.N, rep.Coverage.Dropped, rep.LogProb.Dropped, rep.LogProb.N, len(bad), len(bad), len(bad))
 	}
 	if !slices.Equal(rep.Coverage.Ranks, want.Ranks) {
-		t.Errorf("Calibrate ranks differ from those of the clean pairs alone")
+		t.Errorf("NewReport ranks differ from those of the clean pairs alone")
 	}
 }
 
@@ -139,7 +139,7 @@ func TestAllTestPairsNonFinite(t *testing.T) {
 	m := strictModel{gaussModel: gaussModel{dim: 2, tau: 1, s: 0.5, width: 1}}
 	theta, x := m.simulate(3, 4)
 	theta, x = withNaNRows(theta, x, []int{0, 1, 2, 3})
-	_, err := RankCoverage(m, theta, x, RankOptions{Samples: 9})
+	_, err := RankCoverage(m, theta, x, RankConfig{Samples: 9})
 	if err == nil || !strings.Contains(err.Error(), "all 4 test pairs hold NaN") {
 		t.Fatalf("RankCoverage with only non-finite pairs: error %v, want one saying all 4 hold NaN", err)
 	}
@@ -152,7 +152,7 @@ func TestWrongWidthTestPairs(t *testing.T) {
 	theta, x := m.simulate(3, 10)
 	wideX := mat.NewDense(10, 3, nil)
 	wideTheta := mat.NewDense(10, 3, nil)
-	box := GridOptions{Lower: []float64{-4, -4}, Upper: []float64{4, 4}, Points: 10}
+	box := GridConfig{Lower: []float64{-4, -4}, Upper: []float64{4, 4}, Points: 10}
 	cases := []struct {
 		name     string
 		theta, x *mat.Dense
@@ -164,8 +164,8 @@ func TestWrongWidthTestPairs(t *testing.T) {
 	}
 	for _, c := range cases {
 		runs := map[string]func() error{
-			"RankCoverage": func() error { _, err := RankCoverage(m, c.theta, c.x, RankOptions{Samples: 9}); return err },
-			"SBC":          func() error { _, err := SBC(m, c.theta, c.x, RankOptions{Samples: 9}); return err },
+			"RankCoverage": func() error { _, err := RankCoverage(m, c.theta, c.x, RankConfig{Samples: 9}); return err },
+			"SBC":          func() error { _, err := SBC(m, c.theta, c.x, RankConfig{Samples: 9}); return err },
 			"ExpectedLogProb": func() error {
 				_, err := ExpectedLogProb(m, nil, c.theta, c.x)
 				return err
@@ -200,7 +200,7 @@ func TestWorkerPanicIsError(t *testing.T) {
 	theta, x := base.simulate(3, 40)
 	m := strictModel{gaussModel: base, panicAt: x.At(17, 0)}
 	for _, workers := range []int{1, 4} {
-		_, err := RankCoverage(m, theta, x, RankOptions{Samples: 9, Workers: workers})
+		_, err := RankCoverage(m, theta, x, RankConfig{Samples: 9, Workers: workers})
 		var pe *safe.PanicError
 		if !errors.As(err, &pe) {
 			t.Fatalf("workers %d: error %v, want a *safe.PanicError", workers, err)
@@ -209,7 +209,7 @@ func TestWorkerPanicIsError(t *testing.T) {
 			t.Errorf("workers %d: error %q, want it to name test pair 17 and the panic", workers, err)
 		}
 	}
-	if _, err := RankCoverage(base, theta, x, RankOptions{Samples: 9}); err != nil {
+	if _, err := RankCoverage(base, theta, x, RankConfig{Samples: 9}); err != nil {
 		t.Errorf("after the panic, a clean run failed: %v", err)
 	}
 }

@@ -40,7 +40,7 @@ func BenchmarkRankCoverage10k(b *testing.B) {
 		b.Run(fmt.Sprintf("workers=%d", w), func(b *testing.B) {
 			start := cpuTime()
 			for b.Loop() {
-				if _, err := RankCoverage(m, theta, x, RankOptions{Samples: 1000, Seed: 1, Workers: w}); err != nil {
+				if _, err := RankCoverage(m, theta, x, RankConfig{Samples: 1000, Seed: 1, Workers: w}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -58,7 +58,7 @@ func BenchmarkGridCoverage10k(b *testing.B) {
 		b.Run(fmt.Sprintf("workers=%d", w), func(b *testing.B) {
 			start := cpuTime()
 			for b.Loop() {
-				if _, err := GridCoverage(m, theta, x, GridOptions{Lower: []float64{-3, -3}, Upper: []float64{3, 3}, Workers: w}); err != nil {
+				if _, err := GridCoverage(m, theta, x, GridConfig{Lower: []float64{-3, -3}, Upper: []float64{3, 3}, Workers: w}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -75,7 +75,7 @@ func BenchmarkC2ST10k(b *testing.B) {
 		b.Run(fmt.Sprintf("workers=%d", w), func(b *testing.B) {
 			start := cpuTime()
 			for b.Loop() {
-				if _, err := C2STWith(x, y, C2STOptions{Seed: 1, Workers: w}); err != nil {
+				if _, err := C2STWith(x, y, C2STConfig{Seed: 1, Workers: w}); err != nil {
 					b.Fatal(err)
 				}
 			}

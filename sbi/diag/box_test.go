@@ -16,7 +16,7 @@ import (
 // TestBoxOfTaskPrior checks that a task's prior gives the grid its box: two moons has the
 // uniform prior on [−1, 1]² (Greenberg et al. 2019; sbibm).
 func TestBoxOfTaskPrior(t *testing.T) {
-	o := diag.GridOptions{Points: 7}.BoxOf(task.TwoMoons().Prior())
+	o := diag.GridConfig{Points: 7}.BoxOf(task.TwoMoons().Prior())
 	if !slices.Equal(o.Lower, []float64{-1, -1}) || !slices.Equal(o.Upper, []float64{1, 1}) {
 		t.Fatalf("BoxOf(two moons prior) = [%v, %v], want [[-1 -1], [1 1]]", o.Lower, o.Upper)
 	}
@@ -30,7 +30,7 @@ func TestBoxOfTaskPrior(t *testing.T) {
 func TestBoxOfUnboundedPrior(t *testing.T) {
 	prior := dist.NewNormal([]float64{0}, []float64{1})
 	theta := mat.NewDense(2, 1, []float64{0.1, -0.2})
-	_, err := diag.GridCoverage(flatEstimator{}, theta, theta, diag.GridOptions{}.BoxOf(prior))
+	_, err := diag.GridCoverage(flatEstimator{}, theta, theta, diag.GridConfig{}.BoxOf(prior))
 	if err == nil || !strings.Contains(err.Error(), "finite bounds") {
 		t.Fatalf("GridCoverage with a normal prior's box: error %v, want one asking for finite bounds", err)
 	}

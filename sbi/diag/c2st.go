@@ -15,8 +15,8 @@ import (
 	"github.com/gosbi/gosbi/sbi/nn"
 )
 
-// C2STOptions configure C2STWith. The zero value is sbibm's setting with seed 0.
-type C2STOptions struct {
+// C2STConfig configures C2STWith. The zero value is sbibm's setting with seed 0.
+type C2STConfig struct {
 	Seed      uint64 // seeds the fold split, the initialisation and the minibatch order
 	Folds     int    // cross-validation folds; default 5
 	NoZScore  bool   // skip z-scoring (sbibm's C2ST_Z, the one the paper reports, z-scores)
@@ -50,10 +50,10 @@ type C2STResult struct {
 // the time grows linearly with the samples and quadratically with the dimension. On two cores,
 // 1000 against 1000 samples in 2 dimensions takes about 0.5 s and 10 000 against 10 000
 // (sbibm's setting) about 4 s; in 10 dimensions the same sets take 25 times as long per
-// epoch, minutes in all. C2STWith with C2STOptions.MaxSamples uses a random subset of each
+// epoch, minutes in all. C2STWith with C2STConfig.MaxSamples uses a random subset of each
 // set instead.
 func C2ST(x, y *mat.Dense, seed uint64) float64 {
-	r, err := C2STWith(x, y, C2STOptions{Seed: seed})
+	r, err := C2STWith(x, y, C2STConfig{Seed: seed})
 	if err != nil {
 		panic(err)
 	}
@@ -67,7 +67,7 @@ func C2ST(x, y *mat.Dense, seed uint64) float64 {
 // every epoch, an L2 penalty of 1e-4, the log loss, and training stopped once the epoch's
 // training loss has failed to improve by 1e-4 for more than 10 epochs in a row. Folds are
 // trained in parallel; each checks sbi.Canceled once per epoch.
-func C2STWith(x, y *mat.Dense, o C2STOptions) (*C2STResult, error) {
+func C2STWith(x, y *mat.Dense, o C2STConfig) (*C2STResult, error) {
 	if x == nil || y == nil {
 		return nil, fmt.Errorf("diag: C2ST needs two sample sets, got nil")
 	}

@@ -56,7 +56,7 @@ func TestC2ST(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			x := gaussianSample(uint64(2*i), n, make([]float64, len(c.shift)))
 			y := gaussianSample(uint64(2*i+1), n, c.shift)
-			r, err := C2STWith(x, y, C2STOptions{Seed: 1})
+			r, err := C2STWith(x, y, C2STConfig{Seed: 1})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -76,7 +76,7 @@ func TestC2ST(t *testing.T) {
 func TestC2STZScore(t *testing.T) {
 	x := gaussianSample(1, 300, []float64{0, 0})
 	y := gaussianSample(2, 300, []float64{0.8, 0})
-	a, err := C2STWith(x, y, C2STOptions{Seed: 3, MaxEpochs: 100})
+	a, err := C2STWith(x, y, C2STConfig{Seed: 3, MaxEpochs: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func TestC2STZScore(t *testing.T) {
 		out.Apply(func(_, j int, v float64) float64 { return 1000*v + 50*float64(j+1) }, m)
 		return out
 	}
-	b, err := C2STWith(scale(x), scale(y), C2STOptions{Seed: 3, MaxEpochs: 100})
+	b, err := C2STWith(scale(x), scale(y), C2STConfig{Seed: 3, MaxEpochs: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,13 +99,13 @@ func TestC2STErrors(t *testing.T) {
 	x := gaussianSample(1, 10, []float64{0})
 	bad := mat.DenseCopyOf(x)
 	bad.Set(3, 0, math.NaN())
-	if _, err := C2STWith(x, bad, C2STOptions{}); err == nil {
+	if _, err := C2STWith(x, bad, C2STConfig{}); err == nil {
 		t.Error("NaN sample: no error")
 	}
-	if _, err := C2STWith(x, x, C2STOptions{Folds: 1}); err == nil {
+	if _, err := C2STWith(x, x, C2STConfig{Folds: 1}); err == nil {
 		t.Error("1 fold: no error")
 	}
-	if _, err := C2STWith(nil, x, C2STOptions{}); err == nil {
+	if _, err := C2STWith(nil, x, C2STConfig{}); err == nil {
 		t.Error("nil set: no error")
 	}
 }
@@ -132,7 +132,7 @@ func TestC2STReferenceHalves(t *testing.T) {
 	ref := twoMoonsReference(t)
 	x := mat.DenseCopyOf(ref.Slice(0, 1500, 0, 2))
 	y := mat.DenseCopyOf(ref.Slice(1500, 3000, 0, 2))
-	r, err := C2STWith(x, y, C2STOptions{Seed: 1})
+	r, err := C2STWith(x, y, C2STConfig{Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +170,7 @@ func TestC2STAgainstScikitLearn(t *testing.T) {
 		}
 	}
 	for name, p := range pairs {
-		r, err := C2STWith(p[0], p[1], C2STOptions{Seed: 1})
+		r, err := C2STWith(p[0], p[1], C2STConfig{Seed: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -221,7 +221,7 @@ func TestC2STMaxSamples(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r, err := C2STWith(c.x, c.y, C2STOptions{Seed: 3, MaxSamples: m})
+			r, err := C2STWith(c.x, c.y, C2STConfig{Seed: 3, MaxSamples: m})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -233,11 +233,11 @@ func TestC2STMaxSamples(t *testing.T) {
 			}
 		})
 	}
-	if _, err := C2STWith(x, x, C2STOptions{MaxSamples: -1}); err == nil || !strings.Contains(err.Error(), "MaxSamples") {
+	if _, err := C2STWith(x, x, C2STConfig{MaxSamples: -1}); err == nil || !strings.Contains(err.Error(), "MaxSamples") {
 		t.Errorf("MaxSamples -1: error %v, want one naming MaxSamples", err)
 	}
 	small := gaussianSample(13, 50, []float64{0})
-	if r, err := C2STWith(small, small, C2STOptions{MaxSamples: m}); err != nil {
+	if r, err := C2STWith(small, small, C2STConfig{MaxSamples: m}); err != nil {
 		t.Errorf("sets smaller than the cap: %v", err)
 	} else if r.NX != 50 || r.NY != 50 {
 		t.Errorf("sets smaller than the cap: used %d and %d rows, want all 50", r.NX, r.NY)

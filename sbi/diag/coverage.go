@@ -30,10 +30,21 @@ func Levels(n int) []float64 {
 // coverage of an exactly calibrated estimator at one level.
 const DefaultConfidence = 0.95
 
+// CoverageMethod names the estimator behind a coverage curve.
+type CoverageMethod string
+
+const (
+	MethodGrid     CoverageMethod = "grid"     // GridCoverage: HPD ranks from densities on a grid
+	MethodRank     CoverageMethod = "rank"     // RankCoverage, NewReport: HPD ranks from posterior draws
+	MethodRanks    CoverageMethod = "ranks"    // CoverageFromRanks: ranks given by the caller
+	MethodRegions  CoverageMethod = "regions"  // RegionCoverage: membership of given credible regions
+	MethodMarginal CoverageMethod = "marginal" // marginal coverage of central intervals, one curve per parameter
+)
+
 // CoverageResult is the expected coverage of HPD regions at a set of credibility levels.
 type CoverageResult struct {
-	Label    string    // name shown in legends and tables, e.g. "NPE 10k"
-	Method   string    // "grid", "rank" or "ranks" (built from given ranks)
+	Label    string // name shown in legends and tables, e.g. "NPE 10k"
+	Method   CoverageMethod
 	N        int       // number of test pairs
 	Levels   []float64 // credibility levels L (nominal coverage), increasing
 	Coverage []float64 // empirical coverage: fraction of pairs with θ* in the HPD region of mass L
@@ -83,7 +94,7 @@ func CoverageFromRanks(ranks, levels []float64) (*CoverageResult, error) {
 	if err := checkLevels(levels); err != nil {
 		return nil, err
 	}
-	return coverageFromRanks("ranks", ranks, levels), nil
+	return coverageFromRanks(MethodRanks, ranks, levels), nil
 }
 
 func checkLevels(levels []float64) error {
@@ -101,7 +112,7 @@ func checkLevels(levels []float64) error {
 	return nil
 }
 
-func coverageFromRanks(method string, ranks, levels []float64) *CoverageResult {
+func coverageFromRanks(method CoverageMethod, ranks, levels []float64) *CoverageResult {
 	n := len(ranks)
 	sorted := append([]float64(nil), ranks...)
 	sort.Float64s(sorted)
@@ -356,7 +367,7 @@ func RegionCoverage(scores, thresholds, levels []float64) (*CoverageResult, erro
 		}
 	}
 	n := len(scores)
-	r := &CoverageResult{Method: "regions", N: n, Levels: append([]float64(nil), levels...),
+	r := &CoverageResult{Method: MethodRegions, N: n, Levels: append([]float64(nil), levels...),
 		Coverage: make([]float64, len(levels))}
 	for k, t := range thresholds {
 		c := 0

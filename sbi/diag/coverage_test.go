@@ -114,7 +114,7 @@ func assertInBand(t *testing.T, what string, r *CoverageResult) {
 func TestRankCoverageExactPosterior(t *testing.T) {
 	m := gaussModel{dim: 3, tau: 2, s: 0.5, width: 1}
 	theta, x := m.simulate(1, 2000)
-	r, err := RankCoverage(m, theta, x, RankOptions{Samples: 200, Seed: 3})
+	r, err := RankCoverage(m, theta, x, RankConfig{Samples: 200, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +140,7 @@ func TestCoverageSign(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			m := gaussModel{dim: 2, tau: 2, s: 0.5, width: c.width}
 			theta, x := m.simulate(2, 1000)
-			r, err := RankCoverage(m, theta, x, RankOptions{Samples: 200, Seed: 5})
+			r, err := RankCoverage(m, theta, x, RankConfig{Samples: 200, Seed: 5})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -165,11 +165,11 @@ func TestGridAndRankAgree(t *testing.T) {
 	for _, width := range []float64{1, 0.7} {
 		m := boxModel{dim: 2, lo: -3, hi: 3, s: 0.6, width: width}
 		theta, x := m.simulate(4, 1000)
-		grid, err := GridCoverage(m, theta, x, GridOptions{}.BoxOf(m))
+		grid, err := GridCoverage(m, theta, x, GridConfig{}.BoxOf(m))
 		if err != nil {
 			t.Fatal(err)
 		}
-		rank, err := RankCoverage(m, theta, x, RankOptions{Samples: 400, Seed: 8})
+		rank, err := RankCoverage(m, theta, x, RankConfig{Samples: 400, Seed: 8})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -194,7 +194,7 @@ func TestGridAndRankAgree(t *testing.T) {
 func TestGridCoverage1D(t *testing.T) {
 	m := boxModel{dim: 1, lo: 0, hi: 1, s: 0.1, width: 1}
 	theta, x := m.simulate(6, 2000)
-	r, err := GridCoverage(m, theta, x, GridOptions{Lower: []float64{0}, Upper: []float64{1}, Points: 200})
+	r, err := GridCoverage(m, theta, x, GridConfig{Lower: []float64{0}, Upper: []float64{1}, Points: 200})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,12 +204,12 @@ func TestGridCoverage1D(t *testing.T) {
 func TestGridCoverageErrors(t *testing.T) {
 	m := gaussModel{dim: 4, tau: 1, s: 1, width: 1}
 	theta, x := m.simulate(1, 3)
-	if _, err := GridCoverage(m, theta, x, GridOptions{}); err == nil {
+	if _, err := GridCoverage(m, theta, x, GridConfig{}); err == nil {
 		t.Error("4 parameters: no error")
 	}
 	m.dim = 2
 	theta, x = m.simulate(1, 3)
-	for _, o := range []GridOptions{
+	for _, o := range []GridConfig{
 		{},
 		{Lower: []float64{0, 0}, Upper: []float64{1}},
 		{Lower: []float64{0, 1}, Upper: []float64{1, 1}},
@@ -224,11 +224,11 @@ func TestGridCoverageErrors(t *testing.T) {
 func TestWorkersDoNotChangeResult(t *testing.T) {
 	m := gaussModel{dim: 2, tau: 1, s: 0.5, width: 1}
 	theta, x := m.simulate(9, 300)
-	a, err := RankCoverage(m, theta, x, RankOptions{Samples: 50, Seed: 1, Workers: 1})
+	a, err := RankCoverage(m, theta, x, RankConfig{Samples: 50, Seed: 1, Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := RankCoverage(m, theta, x, RankOptions{Samples: 50, Seed: 1, Workers: 4})
+	b, err := RankCoverage(m, theta, x, RankConfig{Samples: 50, Seed: 1, Workers: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +247,7 @@ func TestCancellationAndProgress(t *testing.T) {
 	var last runenv.ProgressEvent
 	runenv.SetProgress(func(e runenv.ProgressEvent) { mu.Lock(); last = e; mu.Unlock() })
 	defer runenv.SetProgress(nil)
-	if _, err := RankCoverage(m, theta, x, RankOptions{Samples: 20}); err != nil {
+	if _, err := RankCoverage(m, theta, x, RankConfig{Samples: 20}); err != nil {
 		t.Fatal(err)
 	}
 	if !last.Finished || last.Done != 200 || last.Total != 200 {
@@ -258,11 +258,11 @@ func TestCancellationAndProgress(t *testing.T) {
 	cancel()
 	runenv.SetContext(ctx)
 	defer runenv.SetContext(nil)
-	_, err := RankCoverage(m, theta, x, RankOptions{Samples: 20})
+	_, err := RankCoverage(m, theta, x, RankConfig{Samples: 20})
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("rank estimator with a cancelled context: err = %v, want context.Canceled", err)
 	}
-	_, err = GridCoverage(m, theta, x, GridOptions{Lower: []float64{-3, -3}, Upper: []float64{3, 3}})
+	_, err = GridCoverage(m, theta, x, GridConfig{Lower: []float64{-3, -3}, Upper: []float64{3, 3}})
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("grid estimator with a cancelled context: err = %v, want context.Canceled", err)
 	}
@@ -325,10 +325,49 @@ func (nanPost) LogProb(theta *mat.Dense) []float64 {
 func TestNaNDensityIsAnError(t *testing.T) {
 	m := nanModel{gaussModel{dim: 2, tau: 1, s: 0.5, width: 1}}
 	theta, x := m.simulate(1, 50)
-	if _, err := RankCoverage(m, theta, x, RankOptions{Samples: 10}); err == nil || !strings.Contains(err.Error(), "NaN") {
+	if _, err := RankCoverage(m, theta, x, RankConfig{Samples: 10}); err == nil || !strings.Contains(err.Error(), "NaN") {
 		t.Errorf("rank estimator: err = %v, want one naming NaN", err)
 	}
-	if _, err := GridCoverage(m, theta, x, GridOptions{Lower: []float64{-3, -3}, Upper: []float64{3, 3}, Points: 10}); err == nil || !strings.Contains(err.Error(), "NaN") {
+	if _, err := GridCoverage(m, theta, x, GridConfig{Lower: []float64{-3, -3}, Upper: []float64{3, 3}, Points: 10}); err == nil || !strings.Contains(err.Error(), "NaN") {
 		t.Errorf("grid estimator: err = %v, want one naming NaN", err)
+	}
+}
+
+// Every coverage estimator names itself with its CoverageMethod constant, the value a figure
+// legend and the text summary print.
+func TestCoverageMethod(t *testing.T) {
+	m := gaussModel{dim: 1, tau: 1, s: 1, width: 1}
+	theta, x := m.simulate(3, 40)
+	levels := Levels(3)
+	run := map[CoverageMethod]func() (*CoverageResult, error){
+		MethodGrid: func() (*CoverageResult, error) {
+			return GridCoverage(m, theta, x, GridConfig{Lower: []float64{-5}, Upper: []float64{5}, Points: 50, Levels: levels})
+		},
+		MethodRank: func() (*CoverageResult, error) {
+			return RankCoverage(m, theta, x, RankConfig{Levels: levels, Samples: 19, Seed: 1})
+		},
+		MethodRanks: func() (*CoverageResult, error) { return CoverageFromRanks([]float64{0.1, 0.5, 0.9}, levels) },
+		MethodRegions: func() (*CoverageResult, error) {
+			return RegionCoverage([]float64{0.1, 0.5, 0.9}, []float64{0.2, 0.6, 1}, levels)
+		},
+	}
+	for want, f := range run {
+		r, err := f()
+		if err != nil {
+			t.Fatalf("%s: %v", want, err)
+		}
+		if r.Method != want {
+			t.Errorf("Method %q, want %q", r.Method, want)
+		}
+		if s := r.String(); !strings.Contains(s, string(want)) {
+			t.Errorf("%s: summary %q does not name the method", want, s)
+		}
+	}
+	rep, err := NewReport(m, theta, x, ReportConfig{Levels: levels, Samples: 19, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Coverage.Method != MethodRank {
+		t.Errorf("NewReport coverage Method %q, want %q", rep.Coverage.Method, MethodRank)
 	}
 }

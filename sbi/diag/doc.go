@@ -1,10 +1,13 @@
-// Package diag holds the diagnostics that tell whether an amortized posterior estimator can be
-// trusted: expected coverage of highest-posterior-density (HPD) regions with a grid estimator
-// (box priors, up to 3 parameters) and a sample/rank estimator (any dimension), the signed
-// coverage AUC with calibration and conservativeness errors, marginal coverage of central
-// credible intervals, simulation-based calibration (SBC) ranks with a uniformity test, TARP
-// coverage, the expected log posterior density of the true parameters, the classifier
-// two-sample test (C2ST) as defined by sbibm, and a calibration report that runs them together.
+// Package diag holds the tests and diagnostics that tell whether an amortized posterior
+// estimator can be trusted: expected coverage of highest-posterior-density (HPD) regions with a
+// grid estimator (box priors, up to 3 parameters) and a sample/rank estimator (any dimension),
+// the signed coverage AUC with calibration and conservativeness errors, marginal coverage of
+// central credible intervals, simulation-based calibration (SBC) ranks with a uniformity test,
+// TARP coverage, the expected log posterior density of the true parameters, the classifier
+// two-sample test (C2ST) as defined by sbibm, the BNRE balancing statistic, the kernel
+// calibration tests KCCSD and SKCE, and a report that runs the coverage diagnostics together
+// (NewReport). Methods that change an estimator (training penalties, conformal and score
+// recalibration) live in package calib; diag imports neither calib nor viz.
 //
 // Conventions. For a test pair (θ*, x) and an estimator q(θ | x), the HPD rank
 //
@@ -37,4 +40,30 @@
 // SIR and Lotka–Volterra produce by design) are dropped, as training drops them, and counted
 // in the result's Dropped; pair i is then the i-th finite pair. A panic of the estimator in a
 // worker is returned as an error that names the pair.
+//
+// Kernel calibration tests. KCCSDTest is the kernel calibration-conditional Stein discrepancy
+// (Glaser et al., "Fast and scalable score-based kernel calibration tests"): a U-statistic
+// (complete, or incomplete in linear time) that needs only the score ∇y log p(y) of each
+// Prediction, with kernels on distributions built from scores at shared base points
+// (exponentiated Fisher / GFD, kernelized Fisher / KGFD) or from samples (exponentiated MMD),
+// exact for Gaussian predictions, and a Rademacher wild bootstrap; KCCSDAmortized runs it for any
+// sbi.Amortized estimator on simulated pairs. SKCETest, the squared kernel calibration error
+// (Widmann et al.), is the baseline it is compared against. The array functions under them
+// (SteinKernel, KCCSDFeatures, GFDFeatures, KGFDFeatures) are exported with their gradients:
+// the training penalty calib.KCCSDPenalty is computed by them.
+//
+// Supports. The KCCSD needs every prediction to have a differentiable, strictly positive density
+// on all of R^d: its Stein kernel uses the score at each target, and the Fisher kernels on
+// distributions use scores at base points drawn from ν = N(0, I), wherever they fall. A
+// posterior on a bounded or half-bounded prior support has no score outside it, so it is tested
+// in the unconstrained coordinates u = f⁻¹(θ) of dist.Unconstrain(prior) (logit for a box, log
+// for a half-line), where its density is q(f(u))·|det ∂f/∂u|: UnconstrainedPrediction for
+// KCCSDTest, automatically in KCCSDAmortized for estimators with a Prior method. The Jacobian
+// makes a density that is positive inside the box smooth and positive on R^d. A score that is
+// still NaN or infinite (a posterior that is zero on part of its prior's support) is an error
+// naming the prediction and the point, never a pair dropped as "underflow": the exponentiated
+// MMD kernel on distributions, which needs samples instead of scores at base points, then still
+// applies. Underflow counts only pairs whose kernel exp(−D²/(2σ²)) is below 1e-300.
+//
+// Settings are XConfig structs whose zero value is the default.
 package diag

@@ -45,7 +45,7 @@ func BenchmarkNPECoverageTwoMoons10k(b *testing.B) {
 	for _, w := range coreCounts() {
 		b.Run(fmt.Sprintf("workers=%d", w), func(b *testing.B) {
 			for b.Loop() {
-				if _, err := diag.RankCoverage(npe, theta, x, diag.RankOptions{Seed: 1, Workers: w}); err != nil {
+				if _, err := diag.RankCoverage(npe, theta, x, diag.RankConfig{Seed: 1, Workers: w}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -59,7 +59,7 @@ func BenchmarkNRECoverageTwoMoons10k(b *testing.B) {
 	prior := task.TwoMoons().Prior()
 	nre := sbi.NewNRE(prior, sbi.NREConfig{})
 	theta, x := twoMoonsPairs(b, nre)
-	opts := diag.GridOptions{Seed: 1}.BoxOf(prior)
+	opts := diag.GridConfig{Seed: 1}.BoxOf(prior)
 	for _, w := range coreCounts() {
 		b.Run(fmt.Sprintf("workers=%d", w), func(b *testing.B) {
 			opts.Workers = w

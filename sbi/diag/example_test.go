@@ -66,7 +66,7 @@ func jointSample(n int) (theta, x *mat.Dense) {
 func ExampleRankCoverage() {
 	theta, x := jointSample(2000)
 	for _, width := range []float64{1, 0.6} {
-		cov, err := diag.RankCoverage(shrinkModel{width}, theta, x, diag.RankOptions{Samples: 200, Seed: 1})
+		cov, err := diag.RankCoverage(shrinkModel{width}, theta, x, diag.RankConfig{Samples: 200, Seed: 1})
 		if err != nil {
 			fmt.Println(err)
 			return
@@ -107,13 +107,45 @@ func ExampleC2ST() {
 
 // One call runs the calibration diagnostics and returns a report that a notebook displays as
 // an HTML summary (with plots when package viz is linked).
-func ExampleCalibrate() {
+func ExampleNewReport() {
 	theta, x := jointSample(500)
-	rep, err := diag.Calibrate(shrinkModel{1}, theta, x, diag.ReportOptions{Label: "exact", Samples: 99, Seed: 1})
+	rep, err := diag.NewReport(shrinkModel{1}, theta, x, diag.ReportConfig{Label: "exact", Samples: 99, Seed: 1})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	fmt.Println(rep.N, rep.Coverage.N, len(rep.SBC.Ranks), rep.Grid == nil)
 	// Output: 500 500 1 true
+}
+
+// KCCSDTest detects predictions whose means are shifted by 0.5.
+func ExampleKCCSDTest() {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const n = 200
+	preds := make([]diag.Prediction, n)
+	y := mat.NewDense(n, 1, nil)
+	for i := range n {
+		x := rng.NormFloat64()
+		preds[i] = diag.NewIsoGaussian([]float64{x + 0.5}, 1) // the truth is N(x, 1)
+		y.Set(i, 0, x+rng.NormFloat64())
+	}
+	res, err := diag.KCCSDTest(rng, preds, y, diag.KernelTestConfig{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("miscalibration detected:", res.Reject)
+	// Output: miscalibration detected: true
+}
+
+// The balancing statistic from classifier logits: σ(l) + σ(−l) = 1, so logits of opposite
+// sign on joint and marginal pairs are balanced.
+func ExampleBalancing() {
+	B, err := diag.Balancing([]float64{2, -0.5, 1}, []float64{-2, 0.5, -1})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("B = %.3f\n", B)
+	// Output: B = 1.000
 }

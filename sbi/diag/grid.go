@@ -17,8 +17,8 @@ type Box interface {
 	Support() (lower, upper []float64)
 }
 
-// GridOptions configure GridCoverage.
-type GridOptions struct {
+// GridConfig configures GridCoverage; its zero value is the default for every field but the box.
+type GridConfig struct {
 	Levels  []float64 // credibility levels; nil means Levels(19)
 	Lower   []float64 // lower corner of the prior box
 	Upper   []float64 // upper corner of the prior box
@@ -28,8 +28,8 @@ type GridOptions struct {
 }
 
 // BoxOf fills Lower and Upper from the support of a prior, as in
-// GridOptions{}.BoxOf(task.Prior()).
-func (o GridOptions) BoxOf(prior Box) GridOptions {
+// GridConfig{}.BoxOf(task.Prior()).
+func (o GridConfig) BoxOf(prior Box) GridConfig {
 	o.Lower, o.Upper = prior.Support()
 	return o
 }
@@ -46,7 +46,7 @@ const MaxGridDim = 3
 // which is the grid mass less dense than the true parameter. θ* lies in the HPD region of
 // level L iff α ≥ 1 − L, the same test as comparing q* with the density threshold that the
 // papers find by dichotomic search, without the search error. It needs d ≤ 3.
-func GridCoverage(est sbi.Amortized, theta, x *mat.Dense, opts GridOptions) (*CoverageResult, error) {
+func GridCoverage(est sbi.Amortized, theta, x *mat.Dense, opts GridConfig) (*CoverageResult, error) {
 	const label = "expected coverage (grid)"
 	if opts.Levels == nil {
 		opts.Levels = Levels(19)
@@ -91,7 +91,7 @@ func GridCoverage(est sbi.Amortized, theta, x *mat.Dense, opts GridOptions) (*Co
 	if err != nil {
 		return nil, err
 	}
-	r := coverageFromRanks("grid", ranks, opts.Levels)
+	r := coverageFromRanks(MethodGrid, ranks, opts.Levels)
 	r.Dropped = dropped
 	return r, nil
 }

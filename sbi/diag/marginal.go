@@ -25,7 +25,7 @@ type MarginalResult struct {
 // central credible interval of its marginal posterior (the diagnostic of Bayesian score
 // calibration, Vandeskog et al.). With the marginal rank r = (k + U)/(M + 1),
 // k = #{j : θⱼ,d < θ*_d}, θ*_d lies inside the central ρ interval iff |r − ½| ≤ ρ/2.
-func MarginalCoverage(est sbi.Amortized, theta, x *mat.Dense, opts RankOptions) (*MarginalResult, error) {
+func MarginalCoverage(est sbi.Amortized, theta, x *mat.Dense, opts RankConfig) (*MarginalResult, error) {
 	opts = opts.withDefaults()
 	if err := checkLevels(opts.Levels); err != nil {
 		return nil, err
@@ -39,7 +39,7 @@ func MarginalCoverage(est sbi.Amortized, theta, x *mat.Dense, opts RankOptions) 
 	return r, nil
 }
 
-func marginalFromPass(pass *samplePass, opts RankOptions) *MarginalResult {
+func marginalFromPass(pass *samplePass, opts RankConfig) *MarginalResult {
 	n := len(pass.marginal)
 	dim := len(pass.marginal[0])
 	r := &MarginalResult{N: n, Levels: append([]float64(nil), opts.Levels...), Coverage: make([][]float64, dim)}
@@ -125,7 +125,7 @@ type SBCResult struct {
 // with a χ² test on bins of equal probability (Talts et al. 2018). The number of bins divides
 // M + 1 and keeps about 20 expected counts per bin: choose M + 1 with many divisors, e.g.
 // M = 99, 199 or 999. A small p-value says the marginals are miscalibrated.
-func SBC(est sbi.Amortized, theta, x *mat.Dense, opts RankOptions) (*SBCResult, error) {
+func SBC(est sbi.Amortized, theta, x *mat.Dense, opts RankConfig) (*SBCResult, error) {
 	opts = opts.withDefaults()
 	pass, err := runSamplePass(est, theta, x, opts, passMarginal, "SBC")
 	if err != nil {

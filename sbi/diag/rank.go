@@ -9,15 +9,15 @@ import (
 	"github.com/gosbi/gosbi/sbi"
 )
 
-// RankOptions configure the sample-based estimators (RankCoverage, SBC, MarginalCoverage, TARP).
-type RankOptions struct {
+// RankConfig configures the sample-based estimators (RankCoverage, SBC, MarginalCoverage, TARP).
+type RankConfig struct {
 	Levels  []float64 // credibility levels; nil means Levels(19)
 	Samples int       // posterior draws per test pair; 0 means 1000
 	Seed    uint64    // seed of the random streams; pair i uses rand.NewPCG(Seed, i)
 	Workers int       // parallel workers; 0 means GOMAXPROCS
 }
 
-func (o RankOptions) withDefaults() RankOptions {
+func (o RankConfig) withDefaults() RankConfig {
 	if o.Levels == nil {
 		o.Levels = Levels(19)
 	}
@@ -34,7 +34,7 @@ func (o RankOptions) withDefaults() RankOptions {
 // caller's goroutine, with the error RankCoverage returns (an interrupted cell, a NaN density,
 // an x of the wrong width); library code calls RankCoverage or GridCoverage.
 func ExpectedCoverage(est sbi.Amortized, theta, x *mat.Dense, levels []float64) *CoverageResult {
-	r, err := RankCoverage(est, theta, x, RankOptions{Levels: levels, Seed: 1})
+	r, err := RankCoverage(est, theta, x, RankConfig{Levels: levels, Seed: 1})
 	if err != nil {
 		panic(err)
 	}
@@ -50,7 +50,7 @@ func ExpectedCoverage(est sbi.Amortized, theta, x *mat.Dense, levels []float64) 
 // and the discreteness of k randomised so that α is exactly Uniform(0, 1) when q is the true
 // posterior (k is then uniform on {0, …, M}). It needs only unnormalised densities and works in
 // any dimension.
-func RankCoverage(est sbi.Amortized, theta, x *mat.Dense, opts RankOptions) (*CoverageResult, error) {
+func RankCoverage(est sbi.Amortized, theta, x *mat.Dense, opts RankConfig) (*CoverageResult, error) {
 	opts = opts.withDefaults()
 	if err := checkLevels(opts.Levels); err != nil {
 		return nil, err
@@ -59,7 +59,7 @@ func RankCoverage(est sbi.Amortized, theta, x *mat.Dense, opts RankOptions) (*Co
 	if err != nil {
 		return nil, err
 	}
-	r := coverageFromRanks("rank", pass.hpd, opts.Levels)
+	r := coverageFromRanks(MethodRank, pass.hpd, opts.Levels)
 	r.Dropped = pass.dropped
 	return r, nil
 }
@@ -84,7 +84,7 @@ type samplePass struct {
 
 // runSamplePass drops the non-finite test pairs (counted in dropped) and computes the statistics
 // of kind on the others, in parallel.
-func runSamplePass(est sbi.Amortized, theta, x *mat.Dense, opts RankOptions, kind passKind, label string) (*samplePass, error) {
+func runSamplePass(est sbi.Amortized, theta, x *mat.Dense, opts RankConfig, kind passKind, label string) (*samplePass, error) {
 	if opts.Samples < 1 {
 		return nil, fmt.Errorf("diag: %s needs at least 1 posterior draw per pair, got %d", label, opts.Samples)
 	}

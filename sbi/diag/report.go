@@ -13,8 +13,8 @@ import (
 	"github.com/gosbi/gosbi/sbi"
 )
 
-// ReportOptions configure Calibrate.
-type ReportOptions struct {
+// ReportConfig configures NewReport; its zero value is the default.
+type ReportConfig struct {
 	Label   string    // name of the estimator in the report
 	Levels  []float64 // credibility levels; nil means Levels(19)
 	Samples int       // posterior draws per test pair; 0 means 1000
@@ -45,14 +45,14 @@ type Report struct {
 	Elapsed  time.Duration
 }
 
-// Calibrate runs the calibration diagnostics of est on the test pairs (rows of theta and x,
+// NewReport runs the calibration diagnostics of est on the test pairs (rows of theta and x,
 // drawn from the joint): expected HPD coverage with the rank estimator (and the grid
 // estimator when a box is given), marginal coverage, SBC, TARP (all from one set of posterior
 // draws per pair) and the expected log posterior density. The Report displays as a compact
 // HTML summary; viz.Report(r) displays it with its plots.
-func Calibrate(est sbi.Amortized, theta, x *mat.Dense, o ReportOptions) (*Report, error) {
+func NewReport(est sbi.Amortized, theta, x *mat.Dense, o ReportConfig) (*Report, error) {
 	start := time.Now()
-	ro := RankOptions{Levels: o.Levels, Samples: o.Samples, Seed: o.Seed, Workers: o.Workers}.withDefaults()
+	ro := RankConfig{Levels: o.Levels, Samples: o.Samples, Seed: o.Seed, Workers: o.Workers}.withDefaults()
 	if err := checkLevels(ro.Levels); err != nil {
 		return nil, err
 	}
@@ -62,7 +62,7 @@ func Calibrate(est sbi.Amortized, theta, x *mat.Dense, o ReportOptions) (*Report
 	}
 	_, dim := theta.Dims()
 	r := &Report{Label: o.Label, N: len(pass.hpd), Dropped: pass.dropped}
-	r.Coverage = coverageFromRanks("rank", pass.hpd, ro.Levels)
+	r.Coverage = coverageFromRanks(MethodRank, pass.hpd, ro.Levels)
 	r.Coverage.Label = o.Label
 	r.Marginal = marginalFromPass(pass, ro)
 	r.SBC = sbcFromPass(pass, ro.Samples)
@@ -76,7 +76,7 @@ func Calibrate(est sbi.Amortized, theta, x *mat.Dense, o ReportOptions) (*Report
 				pts = 40
 			}
 		}
-		r.Grid, err = GridCoverage(est, theta, x, GridOptions{Levels: ro.Levels, Lower: o.Lower, Upper: o.Upper,
+		r.Grid, err = GridCoverage(est, theta, x, GridConfig{Levels: ro.Levels, Lower: o.Lower, Upper: o.Upper,
 			Points: pts, Seed: o.Seed, Workers: o.Workers})
 		if err != nil {
 			return nil, err

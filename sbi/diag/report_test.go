@@ -6,16 +6,16 @@ import (
 	"testing"
 )
 
-func TestCalibrate(t *testing.T) {
+func TestNewReport(t *testing.T) {
 	m := boxModel{dim: 2, lo: -3, hi: 3, s: 0.6, width: 1}
 	theta, x := m.simulate(21, 600)
-	rep, err := Calibrate(m, theta, x, ReportOptions{Label: "exact", Samples: 199, Seed: 4, Prior: m,
+	rep, err := NewReport(m, theta, x, ReportConfig{Label: "exact", Samples: 199, Seed: 4, Prior: m,
 		Lower: []float64{-3, -3}, Upper: []float64{3, 3}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The report's coverage uses the same random streams as RankCoverage: identical ranks.
-	rank, err := RankCoverage(m, theta, x, RankOptions{Samples: 199, Seed: 4})
+	rank, err := RankCoverage(m, theta, x, RankConfig{Samples: 199, Seed: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +49,7 @@ func TestCalibrate(t *testing.T) {
 func TestReportFigures(t *testing.T) {
 	m := boxModel{dim: 1, lo: -3, hi: 3, s: 0.6, width: 1}
 	theta, x := m.simulate(5, 100)
-	rep, err := Calibrate(m, theta, x, ReportOptions{Label: "exact", Samples: 49, Seed: 1})
+	rep, err := NewReport(m, theta, x, ReportConfig{Label: "exact", Samples: 49, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -53,7 +53,7 @@ func TestSBC(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			theta, x := c.model.simulate(11, 2000)
-			r, err := SBC(c.model, theta, x, RankOptions{Samples: 99, Seed: 2})
+			r, err := SBC(c.model, theta, x, RankConfig{Samples: 99, Seed: 2})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -78,7 +78,7 @@ func TestMarginalCoverage(t *testing.T) {
 	for _, width := range []float64{1, 0.6} {
 		m := gaussModel{dim: 2, tau: 2, s: 0.5, width: width}
 		theta, x := m.simulate(12, 2000)
-		r, err := MarginalCoverage(m, theta, x, RankOptions{Samples: 200, Seed: 4})
+		r, err := MarginalCoverage(m, theta, x, RankConfig{Samples: 200, Seed: 4})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -100,7 +100,7 @@ func TestMarginalCoverage(t *testing.T) {
 func TestTARP(t *testing.T) {
 	exact := gaussModel{dim: 2, tau: 2, s: 0.5, width: 1}
 	theta, x := exact.simulate(13, 2000)
-	r, err := TARP(exact, theta, x, RankOptions{Samples: 200, Seed: 6})
+	r, err := TARP(exact, theta, x, RankConfig{Samples: 200, Seed: 6})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func TestTARP(t *testing.T) {
 		t.Errorf("exact posterior: ATC %.3f, want ≈ 0", r.ATC)
 	}
 	narrow := gaussModel{dim: 2, tau: 2, s: 0.5, width: 0.5}
-	r, err = TARP(narrow, theta, x, RankOptions{Samples: 200, Seed: 6})
+	r, err = TARP(narrow, theta, x, RankConfig{Samples: 200, Seed: 6})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -87,7 +87,7 @@ func (s *tarpSetup) statistic(rng *rand.Rand, draws *mat.Dense, star []float64) 
 // samples and a random reference point θᵣ, and computes f = P_q(‖θ − θᵣ‖ < ‖θ* − θᵣ‖). The
 // expected coverage probability at level α is ECP(α) = fraction of pairs with f < α; it lies
 // on the diagonal for the exact posterior. opts.Levels is ignored: ECP is given at 101 levels.
-func TARP(est sbi.Amortized, theta, x *mat.Dense, opts RankOptions) (*TARPResult, error) {
+func TARP(est sbi.Amortized, theta, x *mat.Dense, opts RankConfig) (*TARPResult, error) {
 	opts = opts.withDefaults()
 	pass, err := runSamplePass(est, theta, x, opts, passTARP, "TARP")
 	if err != nil {

@@ -165,7 +165,7 @@ func TestVerdictOverConfidentPosterior(t *testing.T) {
 	}{{0.6, 1000, "over-confident: "}, {1, 2000, "consistent with calibration"}} {
 		m := gaussModel{dim: 2, tau: 2, s: 0.5, width: c.width}
 		theta, x := m.simulate(2, c.n)
-		r, err := RankCoverage(m, theta, x, RankOptions{Samples: 200, Seed: 5})
+		r, err := RankCoverage(m, theta, x, RankConfig{Samples: 200, Seed: 5})
 		if err != nil {
 			t.Fatal(err)
 		}

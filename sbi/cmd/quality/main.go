@@ -109,7 +109,7 @@ func runRow(row string, sims, obs, samples int, seed uint64, flowKind string) (b
 		if err != nil {
 			return false, err
 		}
-		r, err := diag.C2STWith(ref, draws[0], diag.C2STOptions{Seed: 1})
+		r, err := diag.C2STWith(ref, draws[0], diag.C2STConfig{Seed: 1})
 		if err != nil {
 			return false, err
 		}

@@ -10,13 +10,13 @@ import (
 )
 
 // BalanceRegularizer is the balancing penalty of balanced neural ratio estimation (BNRE,
-// Delaunoy et al. 2022). Build it with Balance.
+// Delaunoy et al. 2022). Build it with BalancePenalty.
 type BalanceRegularizer struct {
 	lambda float64
 	err    error
 }
 
-// Balance returns the BNRE regularizer
+// BalancePenalty returns the BNRE regularizer
 //
 //	λ · (E_joint[d̂] + E_marginal[d̂] − 1)²,   d̂ = σ(log r̂),
 //
@@ -30,10 +30,10 @@ type BalanceRegularizer struct {
 //
 // Only ratio estimators have classifier logits: Penalty returns an error for any other
 // estimator. Invalid arguments make Penalty return an error too.
-func Balance(lambda float64) *BalanceRegularizer {
+func BalancePenalty(lambda float64) *BalanceRegularizer {
 	b := &BalanceRegularizer{lambda: lambda}
 	if !(lambda >= 0) || math.IsInf(lambda, 1) {
-		b.err = fmt.Errorf("calib.Balance: λ = %v, want a finite weight ≥ 0 (the paper uses 100)", lambda)
+		b.err = fmt.Errorf("calib.BalancePenalty: λ = %v, want a finite weight ≥ 0 (the paper uses 100)", lambda)
 	}
 	return b
 }
@@ -50,45 +50,15 @@ func (r *BalanceRegularizer) Penalty(b *sbi.RegBatch) (*nn.Tensor, error) {
 		return nil, r.err
 	}
 	if b == nil || b.Tape == nil {
-		return nil, errors.New("calib.Balance: the batch has no tape")
+		return nil, errors.New("calib.BalancePenalty: the batch has no tape")
 	}
 	if b.JointLogits == nil || b.MarginalLogits == nil {
-		return nil, errors.New("calib.Balance: the estimator has no classifier logits; balancing applies to ratio estimators (NRE), use calib.Coverage for NPE")
+		return nil, errors.New("calib.BalancePenalty: the estimator has no classifier logits; balancing applies to ratio estimators (NRE), use calib.CoveragePenalty for NPE")
 	}
 	if b.JointLogits.Len() == 0 || b.MarginalLogits.Len() == 0 {
-		return nil, errors.New("calib.Balance: the batch has no joint or no marginal pairs")
+		return nil, errors.New("calib.BalancePenalty: the batch has no joint or no marginal pairs")
 	}
 	tp := b.Tape
 	B := tp.Add(tp.Mean(tp.Sigmoid(b.JointLogits)), tp.Mean(tp.Sigmoid(b.MarginalLogits)))
 	return tp.Scale(tp.Square(tp.AddScalar(B, -1)), r.lambda), nil
-}
-
-// Balancing returns B = mean σ(joint) + mean σ(marginal), the balancing statistic of
-// Delaunoy et al. (2022, eq. 3) estimated from classifier logits log r̂ on joint pairs and on
-// marginal pairs; a balanced classifier has B = 1. It is the diagnostic the paper reports as
-// |1 − B|, computed on held-out pairs.
-func Balancing(jointLogits, marginalLogits []float64) (float64, error) {
-	if len(jointLogits) == 0 || len(marginalLogits) == 0 {
-		return 0, errors.New("calib.Balancing: need at least one joint and one marginal logit")
-	}
-	mean := func(l []float64) float64 {
-		s := 0.0
-		for _, v := range l {
-			s += sigmoid(v)
-		}
-		return s / float64(len(l))
-	}
-	B := mean(jointLogits) + mean(marginalLogits)
-	if math.IsNaN(B) {
-		return 0, errors.New("calib.Balancing: a logit is NaN")
-	}
-	return B, nil
-}
-
-func sigmoid(x float64) float64 {
-	if x >= 0 {
-		return 1 / (1 + math.Exp(-x))
-	}
-	e := math.Exp(x)
-	return e / (1 + e)
 }

@@ -86,23 +86,25 @@ func TestCoverageMatchesReference(t *testing.T) {
 	wide := dist.NewNormal([]float64{0.3, -0.2}, []float64{2, 1.5})
 	cases := []struct {
 		name string
-		opts []CoverageOption
+		cfg  CoveragePenaltyConfig
 		mix  float64
 		q    Quantiles
 		prop dist.Distribution
 	}{
-		{"conservative", nil, 0, QuantilesMean, nil},
-		{"calibration", []CoverageOption{CoverageCalibration()}, 1, QuantilesMean, nil},
-		{"mixture", []CoverageOption{CoverageMixture(0.3)}, 0.3, QuantilesMean, nil},
-		{"ecdf", []CoverageOption{CoverageQuantiles(QuantilesECDF)}, 0, QuantilesECDF, nil},
-		{"proposal", []CoverageOption{CoverageProposal(wide), CoverageCalibration()}, 1, QuantilesMean, wide},
+		{"conservative", CoveragePenaltyConfig{}, 0, QuantilesMean, nil},
+		{"calibration", CoveragePenaltyConfig{Mixture: 1}, 1, QuantilesMean, nil},
+		{"mixture", CoveragePenaltyConfig{Mixture: 0.3}, 0.3, QuantilesMean, nil},
+		{"ecdf", CoveragePenaltyConfig{Quantiles: QuantilesECDF}, 0, QuantilesECDF, nil},
+		{"proposal", CoveragePenaltyConfig{Proposal: wide, Mixture: 1}, 1, QuantilesMean, wide},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			g := exactGauss(0.7)
 			tp := nn.NewTape()
 			b := gaussBatch(tp, g, theta, x, 3)
-			reg := Coverage(2.5, L, c.opts...)
+			cfg := c.cfg
+			cfg.Lambda, cfg.Samples = 2.5, L
+			reg := CoveragePenalty(cfg)
 			pen, err := reg.Penalty(b)
 			if err != nil {
 				t.Fatal(err)
@@ -140,7 +142,7 @@ func TestCoverageRanksClosedForm(t *testing.T) {
 		g := exactGauss(1)
 		tp := nn.NewTape()
 		b := gaussBatch(tp, g, theta, x, 5)
-		reg := Coverage(1, L, CoverageProposal(prop))
+		reg := CoveragePenalty(CoveragePenaltyConfig{Lambda: 1, Samples: L, Proposal: prop})
 		alpha, invalid, err := reg.ranks(b)
 		if err != nil || invalid != nil {
 			t.Fatal(err, invalid)
@@ -194,13 +196,13 @@ func TestCoverageRanksClosedForm(t *testing.T) {
 // objective penalises the too-wide one as well.
 func TestCoverageUnitCases(t *testing.T) {
 	const n, L, batches = 128, 16, 20
-	mean := func(g *gaussModel, opts ...CoverageOption) float64 {
+	mean := func(g *gaussModel, mix float64) float64 {
 		rng := rand.New(rand.NewPCG(9, 9))
 		tp := nn.NewTape()
 		s := 0.0
 		for k := 0; k < batches; k++ {
 			theta, x := simulate(rng, n)
-			pen, err := Coverage(1, L, opts...).Penalty(gaussBatch(tp, g, theta, x, uint64(k)))
+			pen, err := CoveragePenalty(CoveragePenaltyConfig{Lambda: 1, Samples: L, Mixture: mix}).Penalty(gaussBatch(tp, g, theta, x, uint64(k)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -222,43 +224,62 @@ func TestCoverageUnitCases(t *testing.T) {
 	for _, c := range []struct {
 		name      string
 		g         *gaussModel
-		opts      []CoverageOption
+		mix       float64
 		low, high float64
 	}{
-		{"prior/conservative", priorGauss(), nil, 0, calibrated},
-		{"prior/calibration", priorGauss(), []CoverageOption{CoverageCalibration()}, 0, calibrated},
-		{"wide/conservative", exactGauss(3), nil, 0, calibrated},
-		{"narrow/conservative", exactGauss(0.3), nil, 4 * calibrated, 1},
-		{"wide/calibration", exactGauss(3), []CoverageOption{CoverageCalibration()}, 0.10, 1},
+		{"prior/conservative", priorGauss(), 0, 0, calibrated},
+		{"prior/calibration", priorGauss(), 1, 0, calibrated},
+		{"wide/conservative", exactGauss(3), 0, 0, calibrated},
+		{"narrow/conservative", exactGauss(0.3), 0, 4 * calibrated, 1},
+		{"wide/calibration", exactGauss(3), 1, 0.10, 1},
 	} {
-		got := mean(c.g, c.opts...)
+		got := mean(c.g, c.mix)
 		t.Logf("%-20s mean penalty %.5f", c.name, got)
 		if got < c.low || got > c.high {
 			t.Errorf("%s: mean penalty %.5f, want in [%.4f, %.4f]", c.name, got, c.low, c.high)
 		}
 	}
 	// The exact posterior (ranks noisy from importance sampling) sits far below the narrow one.
-	if ex, na := mean(exactGauss(1)), mean(exactGauss(0.3)); ex > na/5 {
+	if ex, na := mean(exactGauss(1), 0), mean(exactGauss(0.3), 0); ex > na/5 {
 		t.Errorf("exact posterior penalty %.4f, narrow %.4f: want exact < narrow/5", ex, na)
 	}
 }
 
 // gradient returns the tape gradient of the penalty with respect to the model's parameters
-// (concatenated) and the penalty value.
-func gradient(t *testing.T, g *gaussModel, theta, x *mat.Dense, reg *CoverageRegularizer) ([]float64, float64) {
+// (concatenated) and the penalty value, on the batch of seed 11.
+func gradient(t *testing.T, g *gaussModel, theta, x *mat.Dense, reg sbi.Regularizer) ([]float64, float64) {
 	t.Helper()
 	tp := nn.NewTape()
 	g.zeroGrad()
-	pen, err := reg.Penalty(gaussBatch(tp, g, theta, x, 11))
+	return backward(t, g, reg, gaussBatch(tp, g, theta, x, 11))
+}
+
+// backward runs the penalty of the batch b backwards and returns the gradient with respect to
+// the model's parameters (concatenated; zero them before building b) and the penalty value.
+func backward(t *testing.T, g *gaussModel, reg sbi.Regularizer, b *sbi.RegBatch) ([]float64, float64) {
+	t.Helper()
+	pen, err := reg.Penalty(b)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tp.Backward(pen)
+	b.Tape.Backward(pen)
 	var grad []float64
 	for _, p := range g.params() {
 		grad = append(grad, p.Grad...)
 	}
 	return grad, pen.Item()
+}
+
+// penaltyValue is the penalty on the batch of seed 11, without gradients.
+func penaltyValue(t *testing.T, g *gaussModel, theta, x *mat.Dense, reg sbi.Regularizer) float64 {
+	t.Helper()
+	tp := nn.NewTape()
+	tp.NoGrad = true
+	pen, err := reg.Penalty(gaussBatch(tp, g, theta, x, 11))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pen.Item()
 }
 
 // finiteDiff is the central difference of f with respect to every parameter of g.
@@ -294,20 +315,11 @@ func closeSlices(t *testing.T, what string, got, want []float64, tol float64) {
 func TestCoverageGradientThroughWeights(t *testing.T) {
 	const n, L = 24, 6
 	theta, x := simulate(rand.New(rand.NewPCG(4, 4)), n)
-	for _, opts := range [][]CoverageOption{{}, {CoverageCalibration()}, {CoverageMixture(0.5)}} {
-		opts = append(opts, CoverageSTE(STELog), CoverageSTEWindow(1e-9))
+	for _, mix := range []float64{0, 1, 0.5} {
 		g := exactGauss(0.6)
-		reg := Coverage(3, L, opts...)
+		reg := CoveragePenalty(CoveragePenaltyConfig{Lambda: 3, Samples: L, Mixture: mix, STE: STELog, STEWindow: 1e-9})
 		grad, _ := gradient(t, g, theta, x, reg)
-		fd := finiteDiff(g, func() float64 {
-			tp := nn.NewTape()
-			tp.NoGrad = true
-			pen, err := reg.Penalty(gaussBatch(tp, g, theta, x, 11))
-			if err != nil {
-				t.Fatal(err)
-			}
-			return pen.Item()
-		})
+		fd := finiteDiff(g, func() float64 { return penaltyValue(t, g, theta, x, reg) })
 		if slices.Max(fd) == 0 && slices.Min(fd) == 0 {
 			t.Fatal("finite differences all zero: the case tests nothing")
 		}
@@ -332,7 +344,7 @@ func checkGradientSTE(t *testing.T, ste STE) {
 	theta, x := simulate(rand.New(rand.NewPCG(5, 5)), n)
 	for _, mix := range []float64{0, 1, 0.4} {
 		g := exactGauss(0.6)
-		reg := Coverage(3, L, CoverageMixture(mix), CoverageSTE(ste))
+		reg := CoveragePenalty(CoveragePenaltyConfig{Lambda: 3, Samples: L, Mixture: mix, STE: ste})
 		grad, value := gradient(t, g, theta, x, reg)
 		prior := dist.NewStandardNormal(gDim)
 		draws, logI := replayDraws(prior, 11, n*L)
@@ -404,7 +416,7 @@ func TestCoverageZeroDensityDraws(t *testing.T) {
 	box := dist.NewUniformCube(-3, 3, gDim)
 	tp := nn.NewTape()
 	b := &sbi.RegBatch{Tape: tp, Rng: rand.New(rand.NewPCG(1, 7)), Prior: prior, Theta: theta, X: x, LogPost: build(tp)}
-	reg := Coverage(1, L, CoverageProposal(box), CoverageCalibration())
+	reg := CoveragePenalty(CoveragePenaltyConfig{Lambda: 1, Samples: L, Proposal: box, Mixture: 1})
 	pen, err := reg.Penalty(b)
 	if err != nil {
 		t.Fatal(err)
@@ -452,7 +464,7 @@ func TestCoverageZeroDensityDraws(t *testing.T) {
 	far := dist.NewUniformCube(2, 3, gDim)
 	tp.Reset()
 	b.LogPost = build(tp)
-	_, err = Coverage(1, L, CoverageProposal(far)).Penalty(b)
+	_, err = CoveragePenalty(CoveragePenaltyConfig{Lambda: 1, Samples: L, Proposal: far}).Penalty(b)
 	if err == nil || !strings.Contains(err.Error(), "covers the posterior") {
 		t.Errorf("proposal outside the prior: error %v, want one that asks for a covering proposal", err)
 	}
@@ -466,29 +478,31 @@ func TestCoverageBadInput(t *testing.T) {
 		reg  *CoverageRegularizer
 		want string
 	}{
-		{Coverage(-1, 16), "λ = -1"},
-		{Coverage(math.NaN(), 16), "λ = NaN"},
-		{Coverage(5, 0), "L = 0"},
-		{Coverage(5, 16, CoverageMixture(1.5)), "mixture weight 1.5"},
-		{Coverage(5, 16, CoverageSTEWindow(-1)), "STE window -1"},
-		{Coverage(5, 16, CoverageSTEWindow(0.5)), "add CoverageSTE(calib.STELog)"},
-		{Coverage(5, 16, CoverageSTE(9)), "straight-through estimator 9"},
-		{Coverage(5, 16, CoverageQuantiles(7)), "quantile targets 7"},
-		{Coverage(5, 16, CoverageProposal(dist.NewStandardNormal(3))), "3 dimensions, the parameters 2"},
+		{CoveragePenalty(CoveragePenaltyConfig{Lambda: -1, Samples: 16}), "Lambda = -1"},
+		{CoveragePenalty(CoveragePenaltyConfig{Lambda: math.NaN(), Samples: 16}), "Lambda = NaN"},
+		{CoveragePenalty(CoveragePenaltyConfig{Samples: 16}), "Lambda = 0"},
+		{CoveragePenalty(CoveragePenaltyConfig{Lambda: 5}), "Samples = 0"},
+		{CoveragePenalty(CoveragePenaltyConfig{Lambda: 5, Samples: 16, Mixture: 1.5}), "Mixture = 1.5"},
+		{CoveragePenalty(CoveragePenaltyConfig{Lambda: 5, Samples: 16, STE: STELog, STEWindow: -1}), "STEWindow = -1"},
+		{CoveragePenalty(CoveragePenaltyConfig{Lambda: 5, Samples: 16, STEWindow: 0.5}), "set STE to calib.STELog"},
+		{CoveragePenalty(CoveragePenaltyConfig{Lambda: 5, Samples: 16, STE: 9}), "straight-through estimator 9"},
+		{CoveragePenalty(CoveragePenaltyConfig{Lambda: 5, Samples: 16, Quantiles: 7}), "quantile targets 7"},
+		{CoveragePenalty(CoveragePenaltyConfig{Lambda: 5, Samples: 16, Proposal: dist.NewStandardNormal(3)}), "3 dimensions, the parameters 2"},
 	} {
 		if _, err := c.reg.Penalty(b); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("error %v, want one containing %q", err, c.want)
 		}
 	}
-	if _, err := Coverage(5, 16).Penalty(&sbi.RegBatch{Tape: tp, Rng: b.Rng, Theta: theta}); err == nil || !strings.Contains(err.Error(), "LogPost") {
+	cfg := CoveragePenaltyConfig{Lambda: 5, Samples: 16}
+	if _, err := CoveragePenalty(cfg).Penalty(&sbi.RegBatch{Tape: tp, Rng: b.Rng, Theta: theta}); err == nil || !strings.Contains(err.Error(), "LogPost") {
 		t.Errorf("batch without LogPost: error %v", err)
 	}
 	nb := *b
 	nb.Prior = nil
-	if _, err := Coverage(5, 16).Penalty(&nb); err == nil || !strings.Contains(err.Error(), "CoverageProposal") {
+	if _, err := CoveragePenalty(cfg).Penalty(&nb); err == nil || !strings.Contains(err.Error(), "CoveragePenaltyConfig.Proposal") {
 		t.Errorf("batch without prior: error %v", err)
 	}
-	if r := Coverage(5, 16); r.Name() != "coverage" || r.Lambda() != 5 || r.Samples() != 16 {
+	if r := CoveragePenalty(cfg); r.Name() != "coverage" || r.Lambda() != 5 || r.Samples() != 16 {
 		t.Errorf("Name, Lambda, Samples = %q, %v, %v", r.Name(), r.Lambda(), r.Samples())
 	}
 }

@@ -26,48 +26,6 @@ const (
 	QuantilesECDF
 )
 
-// CoverageOption configures Coverage.
-type CoverageOption func(*CoverageRegularizer)
-
-// CoverageConservative selects the conservativeness objective (the default): only sorted ranks
-// below their uniform quantile are penalised, i.e. over-confidence.
-func CoverageConservative() CoverageOption { return CoverageMixture(0) }
-
-// CoverageCalibration selects the two-sided calibration objective: every deviation of the
-// sorted ranks from the uniform quantiles is penalised.
-func CoverageCalibration() CoverageOption { return CoverageMixture(1) }
-
-// CoverageMixture blends the objectives: the penalty of a deviation d = quantile − rank is
-// ((1−w)·max(d, 0) + w·d)², so w = 0 is conservative and w = 1 is calibration (the
-// `calibration` weight of the authors' code). w must lie in [0, 1].
-func CoverageMixture(w float64) CoverageOption {
-	return func(c *CoverageRegularizer) {
-		if !(w >= 0 && w <= 1) {
-			c.err = errors.Join(c.err, fmt.Errorf("calib.Coverage: mixture weight %v, want a value in [0, 1] (0 conservative, 1 calibration)", w))
-			return
-		}
-		c.mix = w
-	}
-}
-
-// CoverageProposal sets the importance-sampling proposal I(θ) of the rank statistic; nil (the
-// default) uses the estimator's prior. The proposal must cover the posterior: draws where the
-// posterior density is zero carry no weight.
-func CoverageProposal(d dist.Distribution) CoverageOption {
-	return func(c *CoverageRegularizer) { c.proposal = d }
-}
-
-// CoverageQuantiles chooses the quantile targets (QuantilesMean by default).
-func CoverageQuantiles(q Quantiles) CoverageOption {
-	return func(c *CoverageRegularizer) {
-		if q != QuantilesMean && q != QuantilesECDF {
-			c.err = errors.Join(c.err, fmt.Errorf("calib.Coverage: unknown quantile targets %d, want QuantilesMean or QuantilesECDF", q))
-			return
-		}
-		c.quantiles = q
-	}
-}
-
 // STE chooses the straight-through estimator (Bengio et al. 2013) through which the
 // indicators 1[q(θᵢⱼ|xᵢ) < q(θᵢ|xᵢ)] of the rank statistic pass gradients: their forward value
 // is a step, so some backward pass must stand in for its derivative.
@@ -88,7 +46,7 @@ const (
 	STEDensity STE = iota
 	// STELog passes the incoming gradient of 1[log q* − log qⱼ > 0] to its argument unchanged
 	// (the identity STE in log space): ∂/∂log q* = g, ∂/∂log qⱼ = −g, whatever the densities'
-	// scale. CoverageSTEWindow restricts it to |log q* − log qⱼ| ≤ window.
+	// scale. CoveragePenaltyConfig.STEWindow restricts it to |log q* − log qⱼ| ≤ window.
 	STELog
 )
 
@@ -103,35 +61,65 @@ func (s STE) String() string {
 	return fmt.Sprintf("STE(%d)", int(s))
 }
 
-// CoverageSTE chooses the straight-through estimator of the indicators (STEDensity by
-// default).
-func CoverageSTE(kind STE) CoverageOption {
-	return func(c *CoverageRegularizer) {
-		if kind != STEDensity && kind != STELog {
-			c.err = errors.Join(c.err, fmt.Errorf("calib.Coverage: unknown straight-through estimator %d, want STEDensity or STELog", int(kind)))
-			return
-		}
-		c.ste = kind
-	}
+// CoveragePenaltyConfig configures CoveragePenalty. Lambda and Samples are required; the zero
+// value of every other field is the default: the conservative objective, the estimator's prior
+// as proposal, QuantilesMean and the authors' STEDensity.
+type CoveragePenaltyConfig struct {
+	// Lambda is the weight λ of the penalty, a finite value > 0 (the paper uses 5).
+	Lambda float64
+	// Samples is L, the number of proposal draws per training pair, ≥ 1 (the paper uses 16).
+	Samples int
+	// Mixture blends the objectives: the penalty of a deviation d = quantile − rank is
+	// ((1−w)·max(d, 0) + w·d)², so w = 0 (the default) is the conservativeness objective, which
+	// penalises only sorted ranks below their uniform quantile (over-confidence), and w = 1 is
+	// the two-sided calibration objective (the `calibration` weight of the authors' code). It
+	// must lie in [0, 1].
+	Mixture float64
+	// Proposal is the importance-sampling proposal I(θ) of the rank statistic; nil (the
+	// default) uses the estimator's prior. It must cover the posterior: draws where the
+	// posterior density is zero carry no weight.
+	Proposal dist.Distribution
+	// Quantiles chooses the quantile targets (QuantilesMean by default).
+	Quantiles Quantiles
+	// STE chooses the straight-through estimator of the indicators (STEDensity by default).
+	STE STE
+	// STEWindow restricts the log-space straight-through estimator (STELog): with 0 (the
+	// default) the gradient of 1[log q* − log qⱼ > 0] passes to its argument unchanged; with a
+	// window > 0 it passes only where |log q* − log qⱼ| ≤ window (in nats), the textbook
+	// HardTanh STE. A window > 0 needs STE = STELog; the authors' STEDensity has no window.
+	STEWindow float64
 }
 
-// CoverageSTEWindow restricts the log-space straight-through estimator (STELog): with window 0
-// (the default) the gradient of 1[log q* − log qⱼ > 0] passes to its argument unchanged; with
-// window > 0 it passes only where |log q* − log qⱼ| ≤ window (in nats), the textbook HardTanh
-// STE. A window > 0 needs CoverageSTE(STELog); the authors' STEDensity has no window.
-func CoverageSTEWindow(window float64) CoverageOption {
-	return func(c *CoverageRegularizer) {
-		if !(window >= 0) || math.IsInf(window, 1) {
-			c.err = errors.Join(c.err, fmt.Errorf("calib.Coverage: STE window %v, want a finite value ≥ 0 (0 passes every gradient)", window))
-			return
-		}
-		c.window = window
+// validate returns the errors of the settings, joined, or nil.
+func (c CoveragePenaltyConfig) validate() error {
+	var errs []error
+	if !(c.Lambda > 0) || math.IsInf(c.Lambda, 1) {
+		errs = append(errs, fmt.Errorf("calib.CoveragePenalty: Lambda = %v, want a finite weight > 0 (the paper uses 5)", c.Lambda))
 	}
+	if c.Samples < 1 {
+		errs = append(errs, fmt.Errorf("calib.CoveragePenalty: Samples = %d proposal draws, want ≥ 1 (the paper uses 16)", c.Samples))
+	}
+	if !(c.Mixture >= 0 && c.Mixture <= 1) {
+		errs = append(errs, fmt.Errorf("calib.CoveragePenalty: Mixture = %v, want a value in [0, 1] (0 conservative, 1 calibration)", c.Mixture))
+	}
+	if c.Quantiles != QuantilesMean && c.Quantiles != QuantilesECDF {
+		errs = append(errs, fmt.Errorf("calib.CoveragePenalty: unknown quantile targets %d, want QuantilesMean or QuantilesECDF", c.Quantiles))
+	}
+	if c.STE != STEDensity && c.STE != STELog {
+		errs = append(errs, fmt.Errorf("calib.CoveragePenalty: unknown straight-through estimator %d, want STEDensity or STELog", int(c.STE)))
+	}
+	switch {
+	case !(c.STEWindow >= 0) || math.IsInf(c.STEWindow, 1):
+		errs = append(errs, fmt.Errorf("calib.CoveragePenalty: STEWindow = %v, want a finite value ≥ 0 (0 passes every gradient)", c.STEWindow))
+	case c.STEWindow > 0 && c.STE != STELog:
+		errs = append(errs, fmt.Errorf("calib.CoveragePenalty: an STE window of %v applies to the log-space estimator; set STE to calib.STELog", c.STEWindow))
+	}
+	return errors.Join(errs...)
 }
 
 // CoverageRegularizer is the differentiable expected-coverage penalty of Falkiewicz et al.
 // (2023), "Calibrating neural simulation-based inference with differentiable coverage
-// probability": CalNPE with an NPE, CalNRE with an NRE. Build it with Coverage.
+// probability": CalNPE with an NPE, CalNRE with an NRE. Build it with CoveragePenalty.
 type CoverageRegularizer struct {
 	lambda    float64
 	l         int
@@ -140,20 +128,20 @@ type CoverageRegularizer struct {
 	quantiles Quantiles
 	ste       STE
 	window    float64
-	err       error
+	err       error                   // the settings' errors, returned by Penalty
 	recordAll bool                    // record every pair's evaluation (tests compare it with the default)
 	trace     func(active, pairs int) // called with the pairs re-evaluated with gradients (tests)
 }
 
-// Coverage returns the differentiable-coverage regularizer with weight lambda and L proposal
-// draws per training pair (the paper uses λ = 5, L = 16). For every pair (θᵢ, xᵢ) of a batch it
+// CoveragePenalty returns the differentiable-coverage regularizer with weight λ = cfg.Lambda and
+// L = cfg.Samples proposal draws per training pair (the paper uses λ = 5, L = 16). For every pair (θᵢ, xᵢ) of a batch it
 // estimates the HPD rank
 //
 //	α̂ᵢ = Σⱼ wᵢⱼ 1[log q(θᵢⱼ|xᵢ) < log q(θᵢ|xᵢ)],  wᵢⱼ = softmaxⱼ(log q(θᵢⱼ|xᵢ) − log I(θᵢⱼ)),
 //
 // θᵢⱼ ~ I (eq. 14 of the paper, self-normalised importance sampling in log space), with the
 // indicator made differentiable by a straight-through estimator (the authors' density-space
-// one by default; see STE and CoverageSTE). It sorts the N ranks and returns
+// one by default; see STE and CoveragePenaltyConfig.STE). It sorts the N ranks and returns
 //
 //	λ · (1/N) Σᵢ ((1−w)·max(uᵢ − α̂₍ᵢ₎, 0) + w·(uᵢ − α̂₍ᵢ₎))²
 //
@@ -176,23 +164,9 @@ type CoverageRegularizer struct {
 // Algorithm 1), half the authors' BCE_joint + BCE_marginal, so a given λ weighs the penalty
 // twice as much as the same γ does in their code: λ = γ/2 re-creates their CalNRE (γ = 5 there
 // is λ = 2.5 here).
-func Coverage(lambda float64, L int, opts ...CoverageOption) *CoverageRegularizer {
-	c := &CoverageRegularizer{lambda: lambda, l: L}
-	if !(lambda >= 0) || math.IsInf(lambda, 1) {
-		c.err = fmt.Errorf("calib.Coverage: λ = %v, want a finite weight ≥ 0 (the paper uses 5)", lambda)
-	}
-	if L < 1 {
-		c.err = errors.Join(c.err, fmt.Errorf("calib.Coverage: L = %d proposal draws, want L ≥ 1 (the paper uses 16)", L))
-	}
-	for _, o := range opts {
-		if o != nil {
-			o(c)
-		}
-	}
-	if c.window > 0 && c.ste != STELog {
-		c.err = errors.Join(c.err, fmt.Errorf("calib.Coverage: an STE window of %v applies to the log-space estimator; add CoverageSTE(calib.STELog)", c.window))
-	}
-	return c
+func CoveragePenalty(cfg CoveragePenaltyConfig) *CoverageRegularizer {
+	return &CoverageRegularizer{lambda: cfg.Lambda, l: cfg.Samples, mix: cfg.Mixture, proposal: cfg.Proposal,
+		quantiles: cfg.Quantiles, ste: cfg.STE, window: cfg.STEWindow, err: cfg.validate()}
 }
 
 // Name returns "coverage".
@@ -204,7 +178,7 @@ func (c *CoverageRegularizer) Lambda() float64 { return c.lambda }
 // Samples returns L, the number of proposal draws per training pair.
 func (c *CoverageRegularizer) Samples() int { return c.l }
 
-// Penalty builds λ·R for the batch b on b.Tape (see Coverage).
+// Penalty builds λ·R for the batch b on b.Tape (see CoveragePenalty).
 func (c *CoverageRegularizer) Penalty(b *sbi.RegBatch) (*nn.Tensor, error) {
 	if c.err != nil {
 		return nil, c.err
@@ -223,10 +197,10 @@ func (c *CoverageRegularizer) proposalFor(b *sbi.RegBatch) (dist.Distribution, e
 		prop = b.Prior
 	}
 	if prop == nil {
-		return nil, errors.New("calib.Coverage: the batch has no prior to draw proposals from; set one with CoverageProposal")
+		return nil, errors.New("calib.CoveragePenalty: the batch has no prior to draw proposals from; set CoveragePenaltyConfig.Proposal")
 	}
 	if _, d := b.Theta.Dims(); prop.Dim() != d {
-		return nil, fmt.Errorf("calib.Coverage: the proposal has %d dimensions, the parameters %d", prop.Dim(), d)
+		return nil, fmt.Errorf("calib.CoveragePenalty: the proposal has %d dimensions, the parameters %d", prop.Dim(), d)
 	}
 	return prop, nil
 }
@@ -254,7 +228,7 @@ func checkBatch(name string, b *sbi.RegBatch) error {
 // (up to rounding); training with an estimator that is rarely over-confident costs little
 // more than one forward pass over the draws.
 func (c *CoverageRegularizer) ranks(b *sbi.RegBatch) (alpha *nn.Tensor, invalid []bool, err error) {
-	if err := checkBatch("calib.Coverage", b); err != nil {
+	if err := checkBatch("calib.CoveragePenalty", b); err != nil {
 		return nil, nil, err
 	}
 	prop, err := c.proposalFor(b)
@@ -358,7 +332,7 @@ func (c *CoverageRegularizer) rankRows(b *sbi.RegBatch, draws *mat.Dense, logI [
 	// pass unless the estimator has their log densities already.
 	own := b.PairLogPost
 	if own != nil && (own.Rows != n || own.Cols != 1) {
-		return nil, nil, fmt.Errorf("calib.Coverage: the batch's PairLogPost is %d×%d, want %d×1", own.Rows, own.Cols, n)
+		return nil, nil, fmt.Errorf("calib.CoveragePenalty: the batch's PairLogPost is %d×%d, want %d×1", own.Rows, own.Cols, n)
 	}
 	per := L
 	if own == nil {
@@ -382,7 +356,7 @@ func (c *CoverageRegularizer) rankRows(b *sbi.RegBatch, draws *mat.Dense, logI [
 	}
 	out := b.LogPost(all, rows)
 	if out.Rows != na*per || out.Cols != 1 {
-		return nil, nil, fmt.Errorf("calib.Coverage: LogPost returned %d×%d values for %d parameters, want %d×1", out.Rows, out.Cols, na*per, na*per)
+		return nil, nil, fmt.Errorf("calib.CoveragePenalty: LogPost returned %d×%d values for %d parameters, want %d×1", out.Rows, out.Cols, na*per, na*per)
 	}
 	var lpStar, lp *nn.Tensor
 	switch {
@@ -453,7 +427,7 @@ func (c *CoverageRegularizer) penalty(tp *nn.Tape, alpha *nn.Tensor, invalid []b
 		row = tp.Add(row, sentinel)
 	}
 	if drop == n {
-		return nil, errors.New("calib.Coverage: for every pair of the batch, all proposal draws fall where the posterior density is zero; use a proposal that covers the posterior (the prior does)")
+		return nil, errors.New("calib.CoveragePenalty: for every pair of the batch, all proposal draws fall where the posterior density is zero; use a proposal that covers the posterior (the prior does)")
 	}
 	sorted := tp.Columns(tp.SortRows(row), drop, n)
 	m := n - drop

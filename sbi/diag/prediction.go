@@ -1,4 +1,4 @@
-package calib
+package diag
 
 import (
 	"fmt"
@@ -19,9 +19,10 @@ type Prediction interface {
 	Score(y *mat.Dense) *mat.Dense
 }
 
-// Sampler is a Prediction that can also be sampled, as the sample-based MMD kernel on
+// SampledPrediction is a Prediction that can also be sampled, as the sample-based MMD kernel on
 // distributions and the SKCE baseline need.
-type Sampler interface {
+type SampledPrediction interface {
+	Prediction
 	Sample(rng *rand.Rand, n int) *mat.Dense
 }
 
@@ -38,16 +39,16 @@ type Gaussian struct {
 func NewGaussian(mean []float64, cov mat.Symmetric) (*Gaussian, error) {
 	d := len(mean)
 	if cov.SymmetricDim() != d {
-		return nil, fmt.Errorf("calib: covariance is %d×%d but the mean has %d entries", cov.SymmetricDim(), cov.SymmetricDim(), d)
+		return nil, fmt.Errorf("diag: covariance is %d×%d but the mean has %d entries", cov.SymmetricDim(), cov.SymmetricDim(), d)
 	}
 	g := &Gaussian{Mean: append([]float64(nil), mean...), Cov: mat.NewSymDense(d, nil)}
 	g.Cov.CopySym(cov)
 	if ok := g.chol.Factorize(g.Cov); !ok {
-		return nil, fmt.Errorf("calib: covariance is not positive definite")
+		return nil, fmt.Errorf("diag: covariance is not positive definite")
 	}
 	g.prec = mat.NewSymDense(d, nil)
 	if err := g.chol.InverseTo(g.prec); err != nil {
-		return nil, fmt.Errorf("calib: inverting the covariance: %w", err)
+		return nil, fmt.Errorf("diag: inverting the covariance: %w", err)
 	}
 	return g, nil
 }
@@ -61,7 +62,7 @@ func NewIsoGaussian(mean []float64, variance float64) *Gaussian {
 	}
 	g, err := NewGaussian(mean, cov)
 	if err != nil {
-		panic(fmt.Sprintf("calib: NewIsoGaussian needs a positive variance, got %g", variance))
+		panic(fmt.Sprintf("diag: NewIsoGaussian needs a positive variance, got %g", variance))
 	}
 	return g
 }
@@ -73,7 +74,7 @@ func (g *Gaussian) Dim() int { return len(g.Mean) }
 func (g *Gaussian) Score(y *mat.Dense) *mat.Dense {
 	n, d := y.Dims()
 	if d != len(g.Mean) {
-		panic(fmt.Sprintf("calib: Gaussian score of %d-column points, want %d", d, len(g.Mean)))
+		panic(fmt.Sprintf("diag: Gaussian score of %d-column points, want %d", d, len(g.Mean)))
 	}
 	out := mat.NewDense(n, d, nil)
 	diff := make([]float64, d)
@@ -117,7 +118,7 @@ func (g *Gaussian) Sample(rng *rand.Rand, n int) *mat.Dense {
 	return out
 }
 
-// PosteriorPrediction adapts any sbi.Posterior to a Prediction and Sampler. Its score is the
+// PosteriorPrediction adapts any sbi.Posterior to a SampledPrediction. Its score is the
 // central finite difference of LogProb with step h·max(1, |yⱼ|) (h = 1e-4 when h ≤ 0), computed
 // in one batched LogProb call of 2d rows per point. The score must be finite wherever the test
 // evaluates it: a posterior on a bounded support has none outside it, so test such posteriors

@@ -1,4 +1,4 @@
-package calib
+package diag
 
 import (
 	"fmt"
@@ -8,7 +8,7 @@ import (
 
 // BenchmarkKCCSD compares the complete U-statistic test (O(n²) pairs and bootstrap) with the
 // superdiagonal (R = 10) and linear-time disjoint-pairs tests as n grows, on MGM data (d = 2) with the approximate Fisher
-// kernel (10 base points) and 200 bootstrap draws. Run: go test -run '^$' -bench KCCSD ./sbi/calib
+// kernel (10 base points) and 200 bootstrap draws. Run: go test -run '^$' -bench KCCSD ./sbi/diag
 func BenchmarkKCCSD(b *testing.B) {
 	for _, design := range []Design{Complete, Superdiagonals, DisjointPairs} {
 		for _, n := range []int{256, 1024, 4096} {

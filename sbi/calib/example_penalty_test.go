@@ -12,14 +12,14 @@ import (
 // CalNRE: neural ratio estimation with the differentiable-coverage penalty (λ = 5, L = 16,
 // the conservative objective and prior proposals by default). The training result reports the
 // penalty per epoch under the regularizer's name.
-func ExampleCoverage() {
+func ExampleCoveragePenalty() {
 	tk, _ := task.Get("two_moons")
 	rng := rand.New(rand.NewPCG(1, 2))
 	theta := tk.Prior().Sample(rng, 512)
 	x := tk.Simulate(rng, theta)
 
 	nre := sbi.NewNRE(tk.Prior(), sbi.NREConfig{})
-	res, err := nre.Train(theta, x, sbi.TrainConfig{Epochs: 3, BatchSize: 128, Seed: 1, Regularizer: calib.Coverage(5, 16)})
+	res, err := nre.Train(theta, x, sbi.TrainConfig{Epochs: 3, BatchSize: 128, Seed: 1, Regularizer: calib.CoveragePenalty(calib.CoveragePenaltyConfig{Lambda: 5, Samples: 16})})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -30,13 +30,13 @@ func ExampleCoverage() {
 
 // CalNPE with the two-sided calibration objective and the quantile targets i/N of the paper's
 // eq. 15.
-func ExampleCoverage_npe() {
+func ExampleCoveragePenalty_npe() {
 	tk, _ := task.Get("two_moons")
 	rng := rand.New(rand.NewPCG(1, 2))
 	theta := tk.Prior().Sample(rng, 512)
 	x := tk.Simulate(rng, theta)
 
-	reg := calib.Coverage(5, 16, calib.CoverageCalibration(), calib.CoverageQuantiles(calib.QuantilesECDF))
+	reg := calib.CoveragePenalty(calib.CoveragePenaltyConfig{Lambda: 5, Samples: 16, Mixture: 1, Quantiles: calib.QuantilesECDF})
 	npe := sbi.NewNPE(tk.Prior(), sbi.NPEConfig{Transforms: 2, Hidden: 32})
 	res, err := npe.Train(theta, x, sbi.TrainConfig{Epochs: 2, BatchSize: 128, Seed: 1, Regularizer: reg})
 	if err != nil {
@@ -49,14 +49,14 @@ func ExampleCoverage_npe() {
 
 // BNRE: neural ratio estimation with the balancing penalty. Balance needs classifier logits,
 // so it refuses an NPE with an error that says so.
-func ExampleBalance() {
+func ExampleBalancePenalty() {
 	tk, _ := task.Get("two_moons")
 	rng := rand.New(rand.NewPCG(1, 2))
 	theta := tk.Prior().Sample(rng, 512)
 	x := tk.Simulate(rng, theta)
 
 	nre := sbi.NewNRE(tk.Prior(), sbi.NREConfig{})
-	res, err := nre.Train(theta, x, sbi.TrainConfig{Epochs: 3, BatchSize: 128, Seed: 1, Regularizer: calib.Balance(100)})
+	res, err := nre.Train(theta, x, sbi.TrainConfig{Epochs: 3, BatchSize: 128, Seed: 1, Regularizer: calib.BalancePenalty(100)})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -64,23 +64,11 @@ func ExampleBalance() {
 	fmt.Println(res.RegName, len(res.RegTerm), "epochs")
 
 	npe := sbi.NewNPE(tk.Prior(), sbi.NPEConfig{})
-	_, err = npe.Train(theta, x, sbi.TrainConfig{Epochs: 1, Seed: 1, Regularizer: calib.Balance(100)})
+	_, err = npe.Train(theta, x, sbi.TrainConfig{Epochs: 1, Seed: 1, Regularizer: calib.BalancePenalty(100)})
 	fmt.Println(err != nil)
 	// Output:
 	// balance 3 epochs
 	// true
-}
-
-// The balancing statistic from classifier logits: σ(l) + σ(−l) = 1, so logits of opposite
-// sign on joint and marginal pairs are balanced.
-func ExampleBalancing() {
-	B, err := calib.Balancing([]float64{2, -0.5, 1}, []float64{-2, 0.5, -1})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Printf("B = %.3f\n", B)
-	// Output: B = 1.000
 }
 
 // NPE with the KCCSD penalty: scores of the flow by central differences, compared at 10 base
@@ -92,7 +80,7 @@ func ExampleKCCSDPenalty() {
 	x := tk.Simulate(rng, theta)
 
 	npe := sbi.NewNPE(tk.Prior(), sbi.NPEConfig{Transforms: 2, Hidden: 32})
-	res, err := npe.Train(theta, x, sbi.TrainConfig{Epochs: 2, BatchSize: 128, Seed: 1, Regularizer: calib.KCCSDPenalty(1)})
+	res, err := npe.Train(theta, x, sbi.TrainConfig{Epochs: 2, BatchSize: 128, Seed: 1, Regularizer: calib.KCCSDPenalty(calib.KCCSDPenaltyConfig{Lambda: 1})})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -25,23 +25,25 @@ func TestCoverageSparseEqualsRecordAll(t *testing.T) {
 		name  string
 		widen float64
 		pair  bool
-		opts  []CoverageOption
+		cfg   CoveragePenaltyConfig
 	}{
-		{"narrow", 0.4, false, nil},
-		{"slightly narrow", 0.8, false, nil},
-		{"wide", 1.6, false, nil},
-		{"pair log densities", 0.6, true, nil},
-		{"ecdf quantiles", 0.6, false, []CoverageOption{CoverageQuantiles(QuantilesECDF)}},
-		{"log-space STE", 0.6, false, []CoverageOption{CoverageSTE(STELog)}},
-		{"STE window", 0.6, true, []CoverageOption{CoverageSTE(STELog), CoverageSTEWindow(0.5)}},
-		{"zero-density draws", 0.6, false, []CoverageOption{CoverageProposal(box)}},
-		{"infinite density", 0.6, false, nil},
+		{"narrow", 0.4, false, CoveragePenaltyConfig{}},
+		{"slightly narrow", 0.8, false, CoveragePenaltyConfig{}},
+		{"wide", 1.6, false, CoveragePenaltyConfig{}},
+		{"pair log densities", 0.6, true, CoveragePenaltyConfig{}},
+		{"ecdf quantiles", 0.6, false, CoveragePenaltyConfig{Quantiles: QuantilesECDF}},
+		{"log-space STE", 0.6, false, CoveragePenaltyConfig{STE: STELog}},
+		{"STE window", 0.6, true, CoveragePenaltyConfig{STE: STELog, STEWindow: 0.5}},
+		{"zero-density draws", 0.6, false, CoveragePenaltyConfig{Proposal: box}},
+		{"infinite density", 0.6, false, CoveragePenaltyConfig{}},
 	}
 	partial := 0
 	for _, c := range cases {
 		g := exactGauss(c.widen)
 		run := func(recordAll bool) ([]float64, float64) {
-			reg := Coverage(3, L, c.opts...)
+			cfg := c.cfg
+			cfg.Lambda, cfg.Samples = 3, L
+			reg := CoveragePenalty(cfg)
 			reg.recordAll = recordAll
 			reg.trace = func(active, pairs int) {
 				if active > 0 && active < pairs {
@@ -84,16 +86,7 @@ func TestCoverageSparseEqualsRecordAll(t *testing.T) {
 					return tp.Add(lq, out)
 				}
 			}
-			pen, err := reg.Penalty(b)
-			if err != nil {
-				t.Fatal(err)
-			}
-			tp.Backward(pen)
-			var grad []float64
-			for _, p := range g.params() {
-				grad = append(grad, p.Grad...)
-			}
-			return grad, pen.Item()
+			return backward(t, g, reg, b)
 		}
 		sparse, ps := run(false)
 		dense, pd := run(true)
@@ -136,7 +129,8 @@ type diffProbe struct {
 }
 
 func newDiffProbe(L int) *diffProbe {
-	p := &diffProbe{sparse: Coverage(5, L), dense: Coverage(5, L)}
+	cfg := CoveragePenaltyConfig{Lambda: 5, Samples: L}
+	p := &diffProbe{sparse: CoveragePenalty(cfg), dense: CoveragePenalty(cfg)}
 	p.dense.recordAll = true
 	p.sparse.trace = func(active, pairs int) {
 		if active > 0 && active < pairs {

@@ -1,4 +1,4 @@
-package calib
+package diag
 
 import (
 	"errors"
@@ -7,13 +7,15 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"sort"
-	"sync"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/gosbi/gosbi/sbi"
 	"github.com/gosbi/gosbi/sbi/dist"
+	"github.com/gosbi/gosbi/sbi/internal/quantile"
 	"github.com/gosbi/gosbi/sbi/internal/safe"
+	"github.com/gosbi/gosbi/sbi/internal/table"
 )
 
 // Design is the set of index pairs a kernel U-statistic averages over.
@@ -67,7 +69,7 @@ func designPairs(design Design, n, R int) [][2]int {
 type KernelTestConfig struct {
 	Target          TargetKernelKind
 	TargetBandwidth float64 // ℓ of the target kernel; 0 picks the median of ‖yᵢ − yⱼ‖
-	Dist            DistKernel
+	Dist            DistKernelConfig
 	Design          Design
 	Superdiagonals  int     // R of the Superdiagonals design; default 10
 	Bootstrap       int     // wild-bootstrap draws; default 500
@@ -84,9 +86,9 @@ func (c KernelTestConfig) withDefaults() KernelTestConfig {
 	return c
 }
 
-// TestResult is the outcome of a calibration test: H₀ "the predictions are calibrated" is
+// KernelTestResult is the outcome of a calibration test: H₀ "the predictions are calibrated" is
 // rejected when PValue ≤ Level.
-type TestResult struct {
+type KernelTestResult struct {
 	Name      string
 	Statistic float64 // the U-statistic; unbiased, so it can be negative
 	Threshold float64 // the (1 − Level) quantile of the bootstrap null distribution
@@ -100,22 +102,22 @@ type TestResult struct {
 }
 
 // MIMEBundle shows the test outcome.
-func (r *TestResult) MIMEBundle() map[string]any {
-	t := &table{title: r.Name, header: []string{"quantity", "value"}}
+func (r *KernelTestResult) MIMEBundle() map[string]any {
+	t := &table.Table{Title: r.Name, Header: []string{"quantity", "value"}}
 	verdict := "not rejected: no evidence of miscalibration"
 	if r.Reject {
 		verdict = "rejected: the predictions are miscalibrated"
 	}
-	t.add("H₀ calibrated", fmt.Sprintf("%s at level %.3g", verdict, r.Level))
-	t.add("statistic", fmtG(r.Statistic))
-	t.add("bootstrap threshold", fmtG(r.Threshold))
-	t.add("p-value", fmtG(r.PValue))
-	t.add("samples / pairs", fmt.Sprintf("%d / %d", r.N, r.Pairs))
-	t.add("bandwidths ℓ, σ, ground", fmt.Sprintf("%.3g, %.3g, %.3g", r.TargetBandwidth, r.DistBandwidth, r.GroundBandwidth))
+	t.Add("H₀ calibrated", fmt.Sprintf("%s at level %.3g", verdict, r.Level))
+	t.Add("statistic", table.G(r.Statistic))
+	t.Add("bootstrap threshold", table.G(r.Threshold))
+	t.Add("p-value", table.G(r.PValue))
+	t.Add("samples / pairs", fmt.Sprintf("%d / %d", r.N, r.Pairs))
+	t.Add("bandwidths ℓ, σ, ground", fmt.Sprintf("%.3g, %.3g, %.3g", r.TargetBandwidth, r.DistBandwidth, r.GroundBandwidth))
 	if r.Underflow > 0 {
-		t.notes = append(t.notes, fmt.Sprintf("%d of %d pairs have a kernel on distributions below 1e-300, used as 0: standardize the targets or pick a larger bandwidth σ", r.Underflow, r.Pairs))
+		t.Notes = append(t.Notes, fmt.Sprintf("%d of %d pairs have a kernel on distributions below 1e-300, used as 0: standardize the targets or pick a larger bandwidth σ", r.Underflow, r.Pairs))
 	}
-	return t.bundle()
+	return t.Bundle()
 }
 
 // KCCSDTest tests whether predictions pᵢ (one per target) are calibrated for targets yᵢ (rows of
@@ -125,38 +127,24 @@ func (r *TestResult) MIMEBundle() map[string]any {
 // predictions are used, at the targets and (approximate Fisher kernels) at shared base points of
 // N(0, I); a score that is NaN or infinite at any of them is an error naming the prediction and
 // the point (see "Supports" in the package documentation).
-func KCCSDTest(rng *rand.Rand, preds []Prediction, y *mat.Dense, cfg KernelTestConfig) (*TestResult, error) {
+func KCCSDTest(rng *rand.Rand, preds []Prediction, y *mat.Dense, cfg KernelTestConfig) (*KernelTestResult, error) {
 	cfg = cfg.withDefaults()
-	n, d, err := checkTestInput(preds, y)
+	kt, err := newKernelTest(rng, preds, y, cfg)
 	if err != nil {
 		return nil, err
 	}
-	dist, ground, err := cfg.Dist.prepare(rng, preds)
-	if err != nil {
-		return nil, err
-	}
+	n, d, dist, ell, sigma := kt.n, kt.d, kt.dist, kt.ell, kt.sigma
 	sy := mat.NewDense(n, d, nil)
 	for i, p := range preds {
 		s := p.Score(y.Slice(i, i+1, 0, d).(*mat.Dense)).RawRowView(0)
 		if !allFinite(s) {
-			return nil, fmt.Errorf("calib: the score of prediction %d at its target %v is %v: its log density is −Inf or NaN at or next to the target, "+
+			return nil, fmt.Errorf("diag: the score of prediction %d at its target %v is %v: its log density is −Inf or NaN at or next to the target, "+
 				"so the prediction gives (almost) no mass where the target fell or its support is bounded there; "+
 				"test a posterior on a bounded support in unconstrained coordinates (UnconstrainedPrediction)", i, y.RawRowView(i), s)
 		}
 		sy.SetRow(i, s)
 	}
-	ell := cfg.TargetBandwidth
-	if ell <= 0 {
-		ell = medianTargetDist(rng, y)
-	}
-	sigma := cfg.Dist.Bandwidth
-	if sigma <= 0 {
-		sigma = medianDist(rng, n, dist)
-	}
-	res := &TestResult{
-		Name:  fmt.Sprintf("KCCSD test (%s ⊗ %s Stein kernel, %s)", cfg.Dist.Kind, cfg.Target, cfg.Design),
-		Level: cfg.Level, N: n, TargetBandwidth: ell, DistBandwidth: sigma, GroundBandwidth: ground,
-	}
+	res := kt.result(fmt.Sprintf("KCCSD test (%s ⊗ %s Stein kernel, %s)", cfg.Dist.Kind, cfg.Target, cfg.Design), cfg)
 	hfun := func(i, j int) (float64, bool) {
 		k := math.Exp(-dist.sq(i, j) / (2 * sigma * sigma))
 		if k < 1e-300 {
@@ -175,29 +163,18 @@ func KCCSDTest(rng *rand.Rand, preds []Prediction, y *mat.Dense, cfg KernelTestC
 // with the expectations in closed form for Gaussian predictions and a Gaussian target kernel
 // (cfg.Dist.Exact), and otherwise from BaseSamples draws of each prediction. It needs
 // expectations under every prediction, which the KCCSD avoids.
-func SKCETest(rng *rand.Rand, preds []Prediction, y *mat.Dense, cfg KernelTestConfig) (*TestResult, error) {
+func SKCETest(rng *rand.Rand, preds []Prediction, y *mat.Dense, cfg KernelTestConfig) (*KernelTestResult, error) {
 	cfg = cfg.withDefaults()
-	n, d, err := checkTestInput(preds, y)
+	kt, err := newKernelTest(rng, preds, y, cfg)
 	if err != nil {
 		return nil, err
 	}
-	dist, ground, err := cfg.Dist.prepare(rng, preds)
-	if err != nil {
-		return nil, err
-	}
-	ell := cfg.TargetBandwidth
-	if ell <= 0 {
-		ell = medianTargetDist(rng, y)
-	}
-	sigma := cfg.Dist.Bandwidth
-	if sigma <= 0 {
-		sigma = medianDist(rng, n, dist)
-	}
+	n, d, dist, ell, sigma := kt.n, kt.d, kt.dist, kt.ell, kt.sigma
 	var ek func(i, j int) float64  // E_{z~pᵢ} l(z, yⱼ)
 	var ekk func(i, j int) float64 // E l(zᵢ, zⱼ)
 	if cfg.Dist.Exact {
 		if cfg.Target != GaussianTarget {
-			return nil, errors.New("calib: the exact SKCE needs the Gaussian target kernel; set Dist.Exact false for the sample-based SKCE")
+			return nil, errors.New("diag: the exact SKCE needs the Gaussian target kernel; set Dist.Exact false for the sample-based SKCE")
 		}
 		gs := make([]*Gaussian, n)
 		for i, p := range preds {
@@ -217,13 +194,13 @@ func SKCETest(rng *rand.Rand, preds []Prediction, y *mat.Dense, cfg KernelTestCo
 		}
 		samples := make([]*mat.Dense, n)
 		for i, p := range preds {
-			s, ok := p.(Sampler)
+			s, ok := p.(SampledPrediction)
 			if !ok {
-				return nil, fmt.Errorf("calib: the sample-based SKCE needs predictions that can be sampled, prediction %d (%T) cannot", i, p)
+				return nil, fmt.Errorf("diag: the sample-based SKCE needs predictions that can be sampled, prediction %d (%T) cannot", i, p)
 			}
 			samples[i] = s.Sample(rng, m)
 			if a, ok := firstNonFiniteRow(samples[i]); ok {
-				return nil, fmt.Errorf("calib: draw %d of prediction %d is %v; the sample-based SKCE needs finite draws", a, i, samples[i].RawRowView(a))
+				return nil, fmt.Errorf("diag: draw %d of prediction %d is %v; the sample-based SKCE needs finite draws", a, i, samples[i].RawRowView(a))
 			}
 		}
 		ek = func(i, j int) float64 {
@@ -243,10 +220,7 @@ func SKCETest(rng *rand.Rand, preds []Prediction, y *mat.Dense, cfg KernelTestCo
 			return s / float64(m*m)
 		}
 	}
-	res := &TestResult{
-		Name:  fmt.Sprintf("SKCE test (%s ⊗ %s kernel, %s)", cfg.Dist.Kind, cfg.Target, cfg.Design),
-		Level: cfg.Level, N: n, TargetBandwidth: ell, DistBandwidth: sigma, GroundBandwidth: ground,
-	}
+	res := kt.result(fmt.Sprintf("SKCE test (%s ⊗ %s kernel, %s)", cfg.Dist.Kind, cfg.Target, cfg.Design), cfg)
 	hfun := func(i, j int) (float64, bool) {
 		k := math.Exp(-dist.sq(i, j) / (2 * sigma * sigma))
 		if k < 1e-300 {
@@ -256,6 +230,42 @@ func SKCETest(rng *rand.Rand, preds []Prediction, y *mat.Dense, cfg KernelTestCo
 		return k * (targetKernel(cfg.Target, ell, yi, yj) - ek(i, j) - ek(j, i) + ekk(i, j)), false
 	}
 	return runUTest(rng, n, hfun, cfg, res)
+}
+
+// kernelTest is what the KCCSD and SKCE tests share before their pair kernels: the checked
+// sizes, the distances between predictions and the three bandwidths.
+type kernelTest struct {
+	n, d               int
+	dist               pairDist
+	ell, sigma, ground float64
+}
+
+// newKernelTest checks the input and fixes the bandwidths, the median heuristic for any that
+// cfg leaves at 0. The random stream is used in the same order by both tests: the base points
+// or draws of the kernel on distributions, then the target and distribution medians.
+func newKernelTest(rng *rand.Rand, preds []Prediction, y *mat.Dense, cfg KernelTestConfig) (*kernelTest, error) {
+	n, d, err := checkTestInput(preds, y)
+	if err != nil {
+		return nil, err
+	}
+	dist, ground, err := cfg.Dist.prepare(rng, preds)
+	if err != nil {
+		return nil, err
+	}
+	k := &kernelTest{n: n, d: d, dist: dist, ell: cfg.TargetBandwidth, sigma: cfg.Dist.Bandwidth, ground: ground}
+	if k.ell <= 0 {
+		k.ell = medianTargetDist(rng, y)
+	}
+	if k.sigma <= 0 {
+		k.sigma = medianDist(rng, n, dist)
+	}
+	return k, nil
+}
+
+// result is the test's result before the U-statistic is computed.
+func (k *kernelTest) result(name string, cfg KernelTestConfig) *KernelTestResult {
+	return &KernelTestResult{Name: name, Level: cfg.Level, N: k.n,
+		TargetBandwidth: k.ell, DistBandwidth: k.sigma, GroundBandwidth: k.ground}
 }
 
 // gaussKernelMean is E l(z, z') for z ~ N(a, A), z' ~ N(b, B) and the Gaussian kernel of
@@ -380,19 +390,19 @@ func cholQuad(s, v []float64, d int) (logdet, quad float64, ok bool) {
 func checkTestInput(preds []Prediction, y *mat.Dense) (n, d int, err error) {
 	n, d = y.Dims()
 	if len(preds) != n {
-		return 0, 0, fmt.Errorf("calib: %d predictions for %d targets; want one prediction per row of y", len(preds), n)
+		return 0, 0, fmt.Errorf("diag: %d predictions for %d targets; want one prediction per row of y", len(preds), n)
 	}
 	if n < 4 {
-		return 0, 0, fmt.Errorf("calib: a calibration test needs at least 4 samples, got %d", n)
+		return 0, 0, fmt.Errorf("diag: a calibration test needs at least 4 samples, got %d", n)
 	}
 	for i, p := range preds {
 		if p == nil || p.Dim() != d {
-			return 0, 0, fmt.Errorf("calib: prediction %d has dimension %v, want %d (the columns of y)", i, dimOf(p), d)
+			return 0, 0, fmt.Errorf("diag: prediction %d has dimension %v, want %d (the columns of y)", i, dimOf(p), d)
 		}
 	}
 	for i := range n {
 		if !allFinite(y.RawRowView(i)) {
-			return 0, 0, fmt.Errorf("calib: target %d has a NaN or infinite entry; drop it before testing", i)
+			return 0, 0, fmt.Errorf("diag: target %d has a NaN or infinite entry; drop it before testing", i)
 		}
 	}
 	return n, d, nil
@@ -429,15 +439,15 @@ type pairFunc func(i, j int) (v float64, underflow bool)
 // nonFinitePair is the error for a kernel value that is NaN or infinite although every score
 // and feature was finite: a bug or an overflow, never something to average over.
 func nonFinitePair(i, j int, v float64) error {
-	return fmt.Errorf("calib: the kernel at the pair (%d, %d) is %v although all scores are finite: "+
+	return fmt.Errorf("diag: the kernel at the pair (%d, %d) is %v although all scores are finite: "+
 		"the scores are too large to multiply (rescale the targets) or the kernel is broken", i, j, v)
 }
 
 // runUTest evaluates the U-statistic of the pair function h over the design and its wild
 // bootstrap: for the complete design the draws are εᵀHε/(n(n−1)) with H's diagonal zero, for
 // incomplete designs R (1/|R|) Σ_{(i,j)∈R} εᵢεⱼ h(i, j), with ε Rademacher (Schrab et al. 2022).
-func runUTest(rng *rand.Rand, n int, h pairFunc, cfg KernelTestConfig, res *TestResult) (_ *TestResult, err error) {
-	defer safe.Recover(&err, "calib: the calibration test's kernel")
+func runUTest(rng *rand.Rand, n int, h pairFunc, cfg KernelTestConfig, res *KernelTestResult) (_ *KernelTestResult, err error) {
+	defer safe.Recover(&err, "diag: the calibration test's kernel")
 	B := cfg.Bootstrap
 	boot := make([]float64, B)
 	switch cfg.Design {
@@ -505,7 +515,7 @@ func runUTest(rng *rand.Rand, n int, h pairFunc, cfg KernelTestConfig, res *Test
 	}
 	sorted := append([]float64(nil), boot...)
 	sort.Float64s(sorted)
-	res.Threshold = sortedQuantile(sorted, 1-cfg.Level)
+	res.Threshold = quantile.Sorted(sorted, 1-cfg.Level)
 	exceed := 0
 	for _, v := range boot {
 		if v >= res.Statistic {
@@ -522,66 +532,24 @@ func runUTest(rng *rand.Rand, n int, h pairFunc, cfg KernelTestConfig, res *Test
 // or a panic in a worker, is an error.
 func fillSymmetric(H *mat.Dense, h pairFunc) (int, error) {
 	n, _ := H.Dims()
-	workers := min(runtime.GOMAXPROCS(0), 8)
-	rows := make(chan int, n)
-	for i := range n {
-		rows <- i
-	}
-	close(rows)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	under := 0
-	var firstErr error
-	prog := sbi.NewProgress("calibration test pairs", n)
-	defer prog.Finish()
-	fail := func(err error) {
-		mu.Lock()
-		if firstErr == nil {
-			firstErr = err
-		}
-		mu.Unlock()
-	}
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var panicked error
-			defer func() {
-				if panicked != nil {
-					fail(panicked)
-				}
-			}()
-			defer safe.Recover(&panicked, "calib: the calibration test's kernel")
-			local := 0
-			for i := range rows {
-				var err error
-				if i%64 == 0 {
-					err = sbi.Canceled("calibration test")
-				}
-				for j := i + 1; j < n && err == nil; j++ {
-					v, under := h(i, j)
-					if under {
-						local++
-					}
-					if math.IsNaN(v) || math.IsInf(v, 0) {
-						err = nonFinitePair(i, j, v)
-					}
-					H.Set(i, j, v)
-					H.Set(j, i, v)
-				}
-				if err != nil {
-					fail(err)
-					return
-				}
-				prog.Add(1)
+	var under atomic.Int64
+	err := forEachPair("calibration test pairs", n, min(runtime.GOMAXPROCS(0), 8), func(i int) error {
+		local := 0
+		for j := i + 1; j < n; j++ {
+			v, u := h(i, j)
+			if u {
+				local++
 			}
-			mu.Lock()
-			under += local
-			mu.Unlock()
-		}()
-	}
-	wg.Wait()
-	return under, firstErr
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nonFinitePair(i, j, v)
+			}
+			H.Set(i, j, v)
+			H.Set(j, i, v)
+		}
+		under.Add(int64(local))
+		return nil
+	})
+	return int(under.Load()), err
 }
 
 // KCCSDFeatures is the KCCSD U-statistic for predictions embedded by feature rows feat (from
@@ -596,10 +564,10 @@ func fillSymmetric(H *mat.Dense, h pairFunc) (int, error) {
 func KCCSDFeatures(y, sy, feat *mat.Dense, sigma float64, kind TargetKernelKind, ell float64, design Design, gradSy, gradFeat *mat.Dense) float64 {
 	n, d := y.Dims()
 	if r, c := sy.Dims(); r != n || c != d {
-		panic(fmt.Sprintf("calib: KCCSDFeatures scores are %d×%d, want %d×%d like y", r, c, n, d))
+		panic(fmt.Sprintf("diag: KCCSDFeatures scores are %d×%d, want %d×%d like y", r, c, n, d))
 	}
 	if r, _ := feat.Dims(); r != n {
-		panic(fmt.Sprintf("calib: KCCSDFeatures has %d feature rows, want %d", r, n))
+		panic(fmt.Sprintf("diag: KCCSDFeatures has %d feature rows, want %d", r, n))
 	}
 	_, p := feat.Dims()
 	grads := gradSy != nil && gradFeat != nil
@@ -662,15 +630,15 @@ func KCCSDFeatures(y, sy, feat *mat.Dense, sigma float64, kind TargetKernelKind,
 // documentation); an estimator without Prior is tested in θ and must have such a density there.
 // The exact kernels need Gaussian predictions, so cfg.Dist.Exact must be false. Calibration
 // conditions on the prediction, not on x: an estimator that returns the prior for every x passes.
-func KCCSDAmortized(rng *rand.Rand, est sbi.Amortized, theta, x *mat.Dense, h float64, cfg KernelTestConfig) (*TestResult, error) {
+func KCCSDAmortized(rng *rand.Rand, est sbi.Amortized, theta, x *mat.Dense, h float64, cfg KernelTestConfig) (*KernelTestResult, error) {
 	if cfg.Dist.Exact {
-		return nil, errors.New("calib: KCCSDAmortized uses score estimates of the posteriors; set Dist.Exact false")
+		return nil, errors.New("diag: KCCSDAmortized uses score estimates of the posteriors; set Dist.Exact false")
 	}
-	theta, x, dropped := finitePairs(theta, x)
+	theta, x, dropped, err := checkPairs("KCCSDAmortized", est, theta, x)
+	if err != nil {
+		return nil, err
+	}
 	n, d := theta.Dims()
-	if n == 0 {
-		return nil, fmt.Errorf("calib: no finite pairs to test (%d dropped)", dropped)
-	}
 	var f *dist.SupportMap
 	if pr, ok := est.(interface{ Prior() dist.Distribution }); ok && pr.Prior() != nil {
 		if m := dist.Unconstrain(pr.Prior()); !m.Identity() {
@@ -689,7 +657,7 @@ func KCCSDAmortized(rng *rand.Rand, est sbi.Amortized, theta, x *mat.Dense, h fl
 			continue
 		}
 		if !f.Inverse(theta.RawRowView(i), y.RawRowView(i)) {
-			return nil, fmt.Errorf("calib: θ of pair %d is %v, not strictly inside the prior's support [%v, %v]; test pairs must be drawn from the prior",
+			return nil, fmt.Errorf("diag: θ of pair %d is %v, not strictly inside the prior's support [%v, %v]; test pairs must be drawn from the prior",
 				i, theta.RawRowView(i), f.Low, f.High)
 		}
 		preds[i] = UnconstrainedPrediction(post, *f, h)

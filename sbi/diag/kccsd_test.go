@@ -1,4 +1,4 @@
-package calib
+package diag
 
 import (
 	"math"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
 )
 
 // TestSteinKernel checks the closed-form Stein kernel and its score gradients against finite
@@ -52,7 +53,7 @@ func TestDistKernelClosedForms(t *testing.T) {
 	q := randGauss(t, rng, 2)
 	preds := []Prediction{p, q}
 
-	exact, _, err := DistKernel{Kind: FisherKernel, Exact: true}.prepare(rng, preds)
+	exact, _, err := DistKernelConfig{Kind: FisherKernel, Exact: true}.prepare(rng, preds)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,17 +67,17 @@ func TestDistKernelClosedForms(t *testing.T) {
 	for a := range m {
 		terms[a] = sqDist(sp.RawRowView(a), sq.RawRowView(a))
 	}
-	mean, sd := meanSD(terms)
+	mean, sd := stat.MeanStdDev(terms, nil)
 	if got := exact.sq(0, 1); math.Abs(got-mean) > 4*sd/math.Sqrt(m) {
 		t.Errorf("GFD closed form %.5f, Monte Carlo %.5f ± %.5f", got, mean, sd/math.Sqrt(m))
 	}
 
 	for _, kind := range []DistKernelKind{KernelizedFisherKernel, MMDKernel} {
-		ex, ground, err := DistKernel{Kind: kind, Exact: true}.prepare(rng, preds)
+		ex, ground, err := DistKernelConfig{Kind: kind, Exact: true}.prepare(rng, preds)
 		if err != nil {
 			t.Fatal(err)
 		}
-		ap, _, err := DistKernel{Kind: kind, BaseSamples: 600, GroundBandwidth: ground}.prepare(rng, preds)
+		ap, _, err := DistKernelConfig{Kind: kind, BaseSamples: 600, GroundBandwidth: ground}.prepare(rng, preds)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -149,7 +150,7 @@ func linearGaussianModel(rng *rand.Rand, n int) ([]Prediction, *mat.Dense) {
 	return preds, y
 }
 
-type testFunc func(*rand.Rand, []Prediction, *mat.Dense, KernelTestConfig) (*TestResult, error)
+type testFunc func(*rand.Rand, []Prediction, *mat.Dense, KernelTestConfig) (*KernelTestResult, error)
 
 func rejectionRate(t testing.TB, seed uint64, reps int, gen func(*rand.Rand) ([]Prediction, *mat.Dense), test testFunc, cfg KernelTestConfig) float64 {
 	rng := rand.New(rand.NewPCG(seed, 99))
@@ -183,15 +184,15 @@ func TestKCCSDTypeI(t *testing.T) {
 		test testFunc
 		cfg  KernelTestConfig
 	}{
-		{"MGM KCCSD exact Fisher + Gaussian", mgm, KCCSDTest, KernelTestConfig{Dist: DistKernel{Exact: true}, Bootstrap: 200}},
+		{"MGM KCCSD exact Fisher + Gaussian", mgm, KCCSDTest, KernelTestConfig{Dist: DistKernelConfig{Exact: true}, Bootstrap: 200}},
 		{"MGM KCCSD approx Fisher + IMQ (n = 64)", mgm64, KCCSDTest, KernelTestConfig{Target: IMQTarget, Bootstrap: 200}},
-		{"MGM KCCSD approx kernelized Fisher + Gaussian (n = 64)", mgm64, KCCSDTest, KernelTestConfig{Dist: DistKernel{Kind: KernelizedFisherKernel}, Bootstrap: 200}},
-		{"MGM KCCSD exact MMD + Gaussian (n = 64)", mgm64, KCCSDTest, KernelTestConfig{Dist: DistKernel{Kind: MMDKernel, Exact: true}, Bootstrap: 200}},
-		{"LGM KCCSD exact Fisher + Gaussian", lgm, KCCSDTest, KernelTestConfig{Dist: DistKernel{Exact: true}, Bootstrap: 200}},
-		{"MGM KCCSD linear time", mgm, KCCSDTest, KernelTestConfig{Dist: DistKernel{Exact: true}, Design: DisjointPairs, Bootstrap: 200}},
-		{"MGM KCCSD superdiagonals R = 10", mgm, KCCSDTest, KernelTestConfig{Dist: DistKernel{Exact: true}, Design: Superdiagonals, Bootstrap: 200}},
-		{"MGM SKCE exact (n = 64)", mgm64, SKCETest, KernelTestConfig{Dist: DistKernel{Exact: true}, Bootstrap: 200}},
-		{"MGM SKCE approx MMD (n = 64)", mgm64, SKCETest, KernelTestConfig{Dist: DistKernel{Kind: MMDKernel}, Bootstrap: 200}},
+		{"MGM KCCSD approx kernelized Fisher + Gaussian (n = 64)", mgm64, KCCSDTest, KernelTestConfig{Dist: DistKernelConfig{Kind: KernelizedFisherKernel}, Bootstrap: 200}},
+		{"MGM KCCSD exact MMD + Gaussian (n = 64)", mgm64, KCCSDTest, KernelTestConfig{Dist: DistKernelConfig{Kind: MMDKernel, Exact: true}, Bootstrap: 200}},
+		{"LGM KCCSD exact Fisher + Gaussian", lgm, KCCSDTest, KernelTestConfig{Dist: DistKernelConfig{Exact: true}, Bootstrap: 200}},
+		{"MGM KCCSD linear time", mgm, KCCSDTest, KernelTestConfig{Dist: DistKernelConfig{Exact: true}, Design: DisjointPairs, Bootstrap: 200}},
+		{"MGM KCCSD superdiagonals R = 10", mgm, KCCSDTest, KernelTestConfig{Dist: DistKernelConfig{Exact: true}, Design: Superdiagonals, Bootstrap: 200}},
+		{"MGM SKCE exact (n = 64)", mgm64, SKCETest, KernelTestConfig{Dist: DistKernelConfig{Exact: true}, Bootstrap: 200}},
+		{"MGM SKCE approx MMD (n = 64)", mgm64, SKCETest, KernelTestConfig{Dist: DistKernelConfig{Kind: MMDKernel}, Bootstrap: 200}},
 	}
 	for i, tc := range cases {
 		rate := rejectionRate(t, uint64(10+i), reps, tc.gen, tc.test, tc.cfg)
@@ -215,7 +216,7 @@ func TestKCCSDPower(t *testing.T) {
 		t.Skip("power curve takes several seconds")
 	}
 	const reps = 100
-	cfg := KernelTestConfig{Dist: DistKernel{Exact: true}, Bootstrap: 200}
+	cfg := KernelTestConfig{Dist: DistKernelConfig{Exact: true}, Bootstrap: 200}
 	prev := 0.0
 	for i, n := range []int{64, 128, 256, 512} {
 		gen := func(rng *rand.Rand) ([]Prediction, *mat.Dense) { return meanGaussianModel(rng, n, 5, 0.1) }
@@ -237,7 +238,7 @@ func TestSKCEPower(t *testing.T) {
 		t.Skip("power check takes seconds")
 	}
 	gen := func(rng *rand.Rand) ([]Prediction, *mat.Dense) { return meanGaussianModel(rng, 512, 5, 0.1) }
-	rate := rejectionRate(t, 77, 30, gen, SKCETest, KernelTestConfig{Dist: DistKernel{Exact: true}, Bootstrap: 200})
+	rate := rejectionRate(t, 77, 30, gen, SKCETest, KernelTestConfig{Dist: DistKernelConfig{Exact: true}, Bootstrap: 200})
 	t.Logf("MMGM δ = 0.1·1 (d = 5), SKCE exact, n = 512: rejection rate %.2f (30 repetitions)", rate)
 	// 30 repetitions: at a power of 0.98 the binomial sd is 0.026; 0.85 leaves five sd.
 	if rate < 0.85 {
@@ -270,7 +271,7 @@ func TestKCCSDErrors(t *testing.T) {
 	for i := range 10 {
 		pp = append(pp, PosteriorPrediction(gaussPosterior{preds[i].(*Gaussian)}, 0))
 	}
-	if _, err := KCCSDTest(rng, pp, y, KernelTestConfig{Dist: DistKernel{Exact: true}}); err == nil {
+	if _, err := KCCSDTest(rng, pp, y, KernelTestConfig{Dist: DistKernelConfig{Exact: true}}); err == nil {
 		t.Error("exact kernel on non-Gaussian predictions: want an error")
 	}
 	res, err := KCCSDTest(rng, pp, y, KernelTestConfig{})
@@ -380,15 +381,15 @@ func TestSKCEExpectations(t *testing.T) {
 // valid test fails the first check with probability 0.01; at this n the over-confident
 // estimator's statistic lies far beyond the bootstrap null.
 func TestKCCSDAmortized(t *testing.T) {
-	m := linGaussModel{d: 2, s0: 2, sigma: 1}
+	m := gaussModel{dim: 2, tau: 2, s: 1, width: 1}
 	rng := rand.New(rand.NewPCG(17, 18))
-	theta := m.prior().Sample(rng, 300)
-	x := m.simulate(rng, theta)
-	exact, err := KCCSDAmortized(rng, m.estimator(1, 0), theta, x, 0, KernelTestConfig{Bootstrap: 300})
+	theta, x := m.simulate(18, 300)
+	exact, err := KCCSDAmortized(rng, m, theta, x, 0, KernelTestConfig{Bootstrap: 300})
 	if err != nil {
 		t.Fatal(err)
 	}
-	over, err := KCCSDAmortized(rng, m.estimator(0.5, 0), theta, x, 0, KernelTestConfig{Bootstrap: 300})
+	m.width = 0.5
+	over, err := KCCSDAmortized(rng, m, theta, x, 0, KernelTestConfig{Bootstrap: 300})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package calib
+package diag
 
 import (
 	"math"
@@ -26,13 +26,8 @@ func (twoMoonsExact) Prior() dist.Distribution { return dist.NewUniformCube(-1, 
 
 func (twoMoonsExact) Posterior(x []float64) sbi.Posterior { return twoMoonsPost{x[0], x[1]} }
 
-func (twoMoonsExact) LogProbPairs(theta, x *mat.Dense) []float64 {
-	n, _ := theta.Dims()
-	lp := make([]float64, n)
-	for i := range n {
-		lp[i] = twoMoonsPost{x.At(i, 0), x.At(i, 1)}.LogProb(theta.Slice(i, i+1, 0, 2).(*mat.Dense))[0]
-	}
-	return lp
+func (e twoMoonsExact) LogProbPairs(theta, x *mat.Dense) []float64 {
+	return pairLogProbs(e.Posterior, theta, x)
 }
 
 type twoMoonsPost struct{ x0, x1 float64 }
@@ -92,12 +87,7 @@ func (e boxGaussEstimator) Posterior(x []float64) sbi.Posterior {
 }
 
 func (e boxGaussEstimator) LogProbPairs(theta, x *mat.Dense) []float64 {
-	n, _ := theta.Dims()
-	lp := make([]float64, n)
-	for i := range n {
-		lp[i] = e.Posterior(x.RawRowView(i)).LogProb(theta.Slice(i, i+1, 0, 2).(*mat.Dense))[0]
-	}
-	return lp
+	return pairLogProbs(e.Posterior, theta, x)
 }
 
 type boxGauss struct {
@@ -146,6 +136,17 @@ func simulateBoxGauss(rng *rand.Rand, n int, sigma float64) (theta, x *mat.Dense
 		}
 	}
 	return theta, x
+}
+
+// pairLogProbs is LogProbPairs for an estimator that gives each x its posterior: row i is
+// log q(θᵢ | xᵢ).
+func pairLogProbs(post func(x []float64) sbi.Posterior, theta, x *mat.Dense) []float64 {
+	n, d := theta.Dims()
+	lp := make([]float64, n)
+	for i := range n {
+		lp[i] = post(x.RawRowView(i)).LogProb(mat.NewDense(1, d, theta.RawRowView(i)))[0]
+	}
+	return lp
 }
 
 // levelCheck runs KCCSDAmortized on reps fresh datasets of n pairs from draw and checks that a
@@ -202,7 +203,7 @@ func TestKCCSDTwoMoonsNPEOneEpoch(t *testing.T) {
 	thetaT := tk.Prior().Sample(rng, 200)
 	xT := tk.Simulate(rng, thetaT)
 	for _, kind := range []DistKernelKind{FisherKernel, MMDKernel} {
-		res, err := KCCSDAmortized(rng, npe, thetaT, xT, 0, KernelTestConfig{Dist: DistKernel{Kind: kind}})
+		res, err := KCCSDAmortized(rng, npe, thetaT, xT, 0, KernelTestConfig{Dist: DistKernelConfig{Kind: kind}})
 		if err != nil {
 			t.Fatalf("%v: %v", kind, err)
 		}
@@ -231,7 +232,7 @@ func TestKCCSDTwoMoonsExact(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "support") {
 		t.Errorf("Fisher kernel on the exact two_moons posterior: error %v, want one that names the support", err)
 	}
-	levelCheck(t, "exact two_moons, MMD kernel", twoMoonsExact{}, draw, KernelTestConfig{Dist: DistKernel{Kind: MMDKernel}, Bootstrap: 200}, 100)
+	levelCheck(t, "exact two_moons, MMD kernel", twoMoonsExact{}, draw, KernelTestConfig{Dist: DistKernelConfig{Kind: MMDKernel}, Bootstrap: 200}, 100)
 }
 
 // TestKCCSDBoxGaussian: for θ ~ U(−1, 1)², x = θ + 0.5·N(0, I), the exact posterior N(x, 0.25·I)
@@ -270,12 +271,7 @@ func (e logNormalEstimator) Posterior(x []float64) sbi.Posterior {
 }
 
 func (e logNormalEstimator) LogProbPairs(theta, x *mat.Dense) []float64 {
-	n, _ := theta.Dims()
-	lp := make([]float64, n)
-	for i := range n {
-		lp[i] = e.Posterior(x.RawRowView(i)).LogProb(theta.Slice(i, i+1, 0, 2).(*mat.Dense))[0]
-	}
-	return lp
+	return pairLogProbs(e.Posterior, theta, x)
 }
 
 type logNormalPost struct {
@@ -371,7 +367,7 @@ func TestPairFuncFailures(t *testing.T) {
 	}
 	for _, c := range cases {
 		for _, design := range []Design{Complete, DisjointPairs} {
-			res := &TestResult{}
+			res := &KernelTestResult{}
 			_, err := runUTest(rand.New(rand.NewPCG(1, 1)), n, c.h, KernelTestConfig{Design: design}.withDefaults(), res)
 			switch {
 			case c.wantErr == "" && err != nil:

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gosbi/gosbi/sbi"
+	"github.com/gosbi/gosbi/sbi/diag"
 	"github.com/gosbi/gosbi/sbi/nn"
 )
 
@@ -23,7 +24,7 @@ func TestBalancePenaltyAndGradient(t *testing.T) {
 		marg[i] = -0.5 + 2*rng.NormFloat64()
 	}
 	value := func(j, m []float64) float64 {
-		B, err := Balancing(j, m)
+		B, err := diag.Balancing(j, m)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -31,7 +32,7 @@ func TestBalancePenaltyAndGradient(t *testing.T) {
 	}
 	tp := nn.NewTape()
 	jv, mv := tp.Variable(1, len(joint), joint), tp.Variable(len(marg), 1, marg)
-	pen, err := Balance(100).Penalty(&sbi.RegBatch{Tape: tp, JointLogits: jv, MarginalLogits: mv})
+	pen, err := BalancePenalty(100).Penalty(&sbi.RegBatch{Tape: tp, JointLogits: jv, MarginalLogits: mv})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +62,7 @@ func TestBalancePenaltyAndGradient(t *testing.T) {
 // σ(l) + σ(−l) = 1.
 func TestBalanceZeroWhenBalanced(t *testing.T) {
 	tp := nn.NewTape()
-	pen, err := Balance(100).Penalty(&sbi.RegBatch{Tape: tp,
+	pen, err := BalancePenalty(100).Penalty(&sbi.RegBatch{Tape: tp,
 		JointLogits: tp.Variable(3, 1, []float64{2, -1, 0.5}), MarginalLogits: tp.Variable(3, 1, []float64{-2, 1, -0.5})})
 	if err != nil {
 		t.Fatal(err)
@@ -79,23 +80,17 @@ func TestBalanceBadInput(t *testing.T) {
 		b    *sbi.RegBatch
 		want string
 	}{
-		{Balance(-3), &sbi.RegBatch{Tape: tp, JointLogits: logits, MarginalLogits: logits}, "λ = -3"},
-		{Balance(math.Inf(1)), &sbi.RegBatch{Tape: tp, JointLogits: logits, MarginalLogits: logits}, "λ = +Inf"},
-		{Balance(100), &sbi.RegBatch{Tape: tp}, "ratio estimators (NRE)"},
-		{Balance(100), &sbi.RegBatch{Tape: tp, JointLogits: logits, MarginalLogits: tp.New(0, 1)}, "no joint or no marginal"},
-		{Balance(100), nil, "no tape"},
+		{BalancePenalty(-3), &sbi.RegBatch{Tape: tp, JointLogits: logits, MarginalLogits: logits}, "λ = -3"},
+		{BalancePenalty(math.Inf(1)), &sbi.RegBatch{Tape: tp, JointLogits: logits, MarginalLogits: logits}, "λ = +Inf"},
+		{BalancePenalty(100), &sbi.RegBatch{Tape: tp}, "ratio estimators (NRE)"},
+		{BalancePenalty(100), &sbi.RegBatch{Tape: tp, JointLogits: logits, MarginalLogits: tp.New(0, 1)}, "no joint or no marginal"},
+		{BalancePenalty(100), nil, "no tape"},
 	} {
 		if _, err := c.reg.Penalty(c.b); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("error %v, want one containing %q", err, c.want)
 		}
 	}
-	if _, err := Balancing(nil, []float64{1}); err == nil {
-		t.Error("Balancing without joint logits: no error")
-	}
-	if _, err := Balancing([]float64{math.NaN()}, []float64{1}); err == nil {
-		t.Error("Balancing of a NaN logit: no error")
-	}
-	if r := Balance(100); r.Name() != "balance" || r.Lambda() != 100 {
+	if r := BalancePenalty(100); r.Name() != "balance" || r.Lambda() != 100 {
 		t.Errorf("Name, Lambda = %q, %v", r.Name(), r.Lambda())
 	}
 }

@@ -1,4 +1,4 @@
-package calib
+package diag
 
 import (
 	"fmt"
@@ -33,7 +33,7 @@ func (k TargetKernelKind) String() string {
 func SteinKernel(kind TargetKernelKind, ell float64, y, y2, s, s2, gs, gs2 []float64) float64 {
 	d := len(y)
 	if len(y2) != d || len(s) != d || len(s2) != d {
-		panic(fmt.Sprintf("calib: SteinKernel lengths y %d, y' %d, s %d, s' %d; want all equal", d, len(y2), len(s), len(s2)))
+		panic(fmt.Sprintf("diag: SteinKernel lengths y %d, y' %d, s %d, s' %d; want all equal", d, len(y2), len(s), len(s2)))
 	}
 	var r2, ss, sr, s2r float64
 	for i := range d {

@@ -1,4 +1,4 @@
-package calib
+package diag
 
 import (
 	"errors"
@@ -37,8 +37,8 @@ func (k DistKernelKind) String() string {
 	return "exp. Fisher"
 }
 
-// DistKernel configures the kernel on distributions.
-type DistKernel struct {
+// DistKernelConfig configures the kernel on distributions.
+type DistKernelConfig struct {
 	Kind DistKernelKind
 	// Exact uses the closed forms for Gaussian predictions (every prediction must be a
 	// *Gaussian); otherwise the divergence is estimated from BaseSamples points of ν = N(0, I),
@@ -76,7 +76,7 @@ func sqDist(a, b []float64) float64 {
 
 // prepare builds the distance of the kernel for the predictions and reports the ground
 // bandwidth it used (0 where there is none).
-func (k DistKernel) prepare(rng *rand.Rand, preds []Prediction) (pairDist, float64, error) {
+func (k DistKernelConfig) prepare(rng *rand.Rand, preds []Prediction) (pairDist, float64, error) {
 	m := k.BaseSamples
 	if m <= 0 {
 		m = 10
@@ -87,7 +87,7 @@ func (k DistKernel) prepare(rng *rand.Rand, preds []Prediction) (pairDist, float
 		for i, p := range preds {
 			g, ok := p.(*Gaussian)
 			if !ok {
-				return nil, 0, fmt.Errorf("calib: exact kernels need Gaussian predictions, prediction %d is %T; set Exact false for base-sample estimates", i, p)
+				return nil, 0, fmt.Errorf("diag: exact kernels need Gaussian predictions, prediction %d is %T; set Exact false for base-sample estimates", i, p)
 			}
 			gs[i] = g
 		}
@@ -107,7 +107,7 @@ func (k DistKernel) prepare(rng *rand.Rand, preds []Prediction) (pairDist, float
 			}
 			return newGaussMMD(gs, lam), lam, nil
 		}
-		return nil, 0, fmt.Errorf("calib: unknown kernel on distributions %d", k.Kind)
+		return nil, 0, fmt.Errorf("diag: unknown kernel on distributions %d", k.Kind)
 	}
 	switch k.Kind {
 	case FisherKernel, KernelizedFisherKernel:
@@ -121,7 +121,7 @@ func (k DistKernel) prepare(rng *rand.Rand, preds []Prediction) (pairDist, float
 		for i, p := range preds {
 			scores[i] = p.Score(z)
 			if a, ok := firstNonFiniteRow(scores[i]); ok {
-				return nil, 0, fmt.Errorf("calib: the score of prediction %d at the base point %v of ν = N(0, I) is %v: its log density is −Inf or NaN there, "+
+				return nil, 0, fmt.Errorf("diag: the score of prediction %d at the base point %v of ν = N(0, I) is %v: its log density is −Inf or NaN there, "+
 					"so its support is not all of R^d and the %s kernel is undefined; test a posterior on a bounded support in unconstrained coordinates "+
 					"(UnconstrainedPrediction with dist.Unconstrain(prior); KCCSDAmortized does this for estimators with a Prior method), "+
 					"or use Dist.Kind = MMDKernel, which needs samples instead of scores at base points", i, z.RawRowView(a), scores[i].RawRowView(a), k.Kind)
@@ -139,13 +139,13 @@ func (k DistKernel) prepare(rng *rand.Rand, preds []Prediction) (pairDist, float
 	case MMDKernel:
 		samples := make([]*mat.Dense, len(preds))
 		for i, p := range preds {
-			s, ok := p.(Sampler)
+			s, ok := p.(SampledPrediction)
 			if !ok {
-				return nil, 0, fmt.Errorf("calib: the MMD kernel needs predictions that can be sampled, prediction %d (%T) cannot", i, p)
+				return nil, 0, fmt.Errorf("diag: the MMD kernel needs predictions that can be sampled, prediction %d (%T) cannot", i, p)
 			}
 			samples[i] = s.Sample(rng, m)
 			if a, ok := firstNonFiniteRow(samples[i]); ok {
-				return nil, 0, fmt.Errorf("calib: draw %d of prediction %d is %v; the MMD kernel needs finite draws (in unconstrained coordinates, a draw on the boundary of the support has none)", a, i, samples[i].RawRowView(a))
+				return nil, 0, fmt.Errorf("diag: draw %d of prediction %d is %v; the MMD kernel needs finite draws (in unconstrained coordinates, a draw on the boundary of the support has none)", a, i, samples[i].RawRowView(a))
 			}
 		}
 		lam := k.GroundBandwidth
@@ -154,7 +154,7 @@ func (k DistKernel) prepare(rng *rand.Rand, preds []Prediction) (pairDist, float
 		}
 		return newSampleMMD(samples, lam), lam, nil
 	}
-	return nil, 0, fmt.Errorf("calib: unknown kernel on distributions %d", k.Kind)
+	return nil, 0, fmt.Errorf("diag: unknown kernel on distributions %d", k.Kind)
 }
 
 // GFDFeatures embeds predictions for the generalized Fisher divergence: row i is the stacked
@@ -193,7 +193,7 @@ func KGFDFeatures(scoresAtBase []*mat.Dense, z *mat.Dense, ell float64) (*mat.De
 	}
 	var ch mat.Cholesky
 	if !ch.Factorize(g) {
-		return nil, errors.New("calib: the ground-kernel Gram matrix of the base points is not positive definite; use fewer base samples or another bandwidth")
+		return nil, errors.New("diag: the ground-kernel Gram matrix of the base points is not positive definite; use fewer base samples or another bandwidth")
 	}
 	var L mat.TriDense
 	ch.LTo(&L)
