@@ -106,7 +106,7 @@ func ExampleC2ST() {
 }
 
 // One call runs the calibration diagnostics and returns a report that a notebook displays as
-// an HTML summary (with plots when package viz is linked).
+// an HTML summary; viz.Report(rep) displays it with its plots.
 func ExampleNewReport() {
 	theta, x := jointSample(500)
 	rep, err := diag.NewReport(shrinkModel{1}, theta, x, diag.ReportConfig{Label: "exact", Samples: 99, Seed: 1})
