@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gosbi/gosbi/sbi/dist"
+	"github.com/gosbi/gosbi/sbi/flow"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -62,6 +63,11 @@ func TestEnumConstants(t *testing.T) {
 	for _, a := range []Activation{Identity, ReLU, ELU, SELU, Tanh, Sigmoid, Softplus, LeakyReLU} {
 		if _, err := a.parse(); err != nil {
 			t.Errorf("Activation %q: %v", a, err)
+		}
+	}
+	for _, k := range []flow.Kind{MAF, NSF} {
+		if _, err := (NPEConfig{Flow: k}).withDefaults().flowConfig(2, 1); err != nil {
+			t.Errorf("Flow %q: %v", k, err)
 		}
 	}
 	for _, m := range []SamplerMethod{SamplerAuto, SamplerMCMC, SamplerGrid, SamplerImportance} {

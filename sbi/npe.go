@@ -26,6 +26,13 @@ type NPEConfig struct {
 	Embedding  Embedding  // optional network applied to x before it conditions the flow
 }
 
+// The kinds of flow of NPEConfig.Flow, named in this package too so that code that imports
+// only sbi (a notebook) reaches them.
+const (
+	MAF = flow.MAF // affine autoregressive transforms
+	NSF = flow.NSF // rational-quadratic spline transforms
+)
+
 func (c NPEConfig) withDefaults() NPEConfig {
 	if c.Flow == "" {
 		c.Flow = flow.MAF
