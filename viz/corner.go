@@ -19,7 +19,7 @@ type CornerConfig struct {
 	Labels []string  // one legend label per sample set; default "samples i"
 	Truth  []float64 // true parameter values, marked in every panel; nil for none
 	Bins   int       // histogram bins on the diagonal; default 40
-	Grid   int       // cells per axis of the 2-D densities; default 50
+	Points int       // grid cells per axis of the 2-D densities (as DensityConfig.Points); default 50
 	Smooth float64   // Gaussian smoothing of the 2-D histograms, in cells; default 1.5
 	Levels []float64 // probability mass of the HPD contours; default 0.68 and 0.95
 	Lower  []float64 // axis lower limits; default from the samples (0.5% quantile, padded)
@@ -146,8 +146,8 @@ func (o CornerConfig) withDefaults(dim, sets int) CornerConfig {
 	if o.Bins <= 0 {
 		o.Bins = 40
 	}
-	if o.Grid <= 0 {
-		o.Grid = 50
+	if o.Points <= 0 {
+		o.Points = 50
 	}
 	if o.Smooth == 0 {
 		o.Smooth = 1.5
@@ -258,7 +258,7 @@ func cornerDiagonal(cols [][][]float64, d int, lo, hi float64, o CornerConfig) *
 func cornerPair(cols [][][]float64, dx, dy int, lo, hi []float64, o CornerConfig) *plot.Plot {
 	p := newPlot("", "", "")
 	for s := range cols {
-		g := newGridZ(o.Grid, o.Grid, lo[dx], hi[dx], lo[dy], hi[dy])
+		g := newGridZ(o.Points, o.Points, lo[dx], hi[dx], lo[dy], hi[dy])
 		g.histogram2D(cols[s][dx], cols[s][dy])
 		g.smooth(o.Smooth)
 		levels := hpdThresholds(g.z, o.Levels) // decreasing in mass order given
