@@ -25,6 +25,15 @@
 // MCMC over many chains, or importance resampling from the prior (SamplerConfig).
 // NPEEnsemble and NREEnsemble combine trained estimators; Save and LoadNPE/LoadNRE keep them.
 //
+// # Configuration
+//
+// Settings are passed in structs named XConfig (NPEConfig, TrainConfig, SamplerConfig, and so
+// on through the sub-packages and package viz), whose zero value means the defaults; there are
+// no functional options. A setting with a fixed set of values is a named type with exported
+// constants, a named string type where the values are names (Activation, SamplerMethod,
+// flow.Kind with MAF and NSF), so that a literal such as "nsf" may stand for a constant; an
+// unknown value is an error that names it and the values allowed.
+//
 // Sub-packages hold the rest: sbi/dist (distributions), sbi/task (simulators and benchmark
 // tasks), sbi/nn (the reverse-mode engine), sbi/flow (normalizing flows), sbi/calib
 // (calibration methods) and sbi/diag (diagnostics). The library knows nothing of notebooks:

@@ -24,15 +24,15 @@ type EmbeddingNet interface {
 // MLPEmbedding is a fully connected embedding network: x → Hidden… → Out, with Activation
 // between layers (like sbi's FCEmbedding).
 type MLPEmbedding struct {
-	Hidden     []int  // hidden widths; nil means one layer of 64
-	Out        int    // summary size; 0 means 20
-	Activation string // "relu" (default), "elu", "tanh", …
+	Hidden     []int      // hidden widths; nil means one layer of 64
+	Out        int        // summary size; 0 means 20
+	Activation Activation // "relu" (default), "elu", "tanh", …
 }
 
 // Build implements Embedding.
 func (e MLPEmbedding) Build(rng *rand.Rand, in int) (EmbeddingNet, error) {
 	e = e.withDefaults()
-	act, err := nn.ParseActivation(e.Activation)
+	act, err := e.Activation.parse()
 	if err != nil {
 		return nil, fmt.Errorf("embedding: %w", err)
 	}
@@ -58,7 +58,7 @@ func (e MLPEmbedding) withDefaults() MLPEmbedding {
 		e.Out = 20
 	}
 	if e.Activation == "" {
-		e.Activation = "relu"
+		e.Activation = ReLU
 	}
 	return e
 }

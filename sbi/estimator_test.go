@@ -13,6 +13,7 @@ import (
 
 	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi/dist"
+	"github.com/gosbi/gosbi/sbi/flow"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -51,7 +52,7 @@ func checkGaussian(t *testing.T, what string, s *mat.Dense, j int, mu, sd, slack
 func TestNPEConjugateGaussian(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	prior, theta, x := gaussianPairs(rng, 2000)
-	for _, kind := range []string{"maf", "nsf"} {
+	for _, kind := range []flow.Kind{flow.MAF, flow.NSF} {
 		e := NewNPE(prior, NPEConfig{Flow: kind, Hidden: 32, Transforms: 2, Bins: 6})
 		if _, err := e.Train(theta, x, TrainConfig{Epochs: 20, BatchSize: 100, LearningRate: 3e-3, Seed: 3}); err != nil {
 			t.Fatal(err)
@@ -60,7 +61,7 @@ func TestNPEConjugateGaussian(t *testing.T) {
 			s := e.Posterior(xo).Sample(rand.New(rand.NewPCG(1, 1)), 4000)
 			for j := 0; j < 2; j++ {
 				// 2000 simulations leave an estimation error of a few percent of the posterior sd.
-				checkGaussian(t, "NPE "+kind, s, j, xo[j]/1.25, math.Sqrt(0.2), 0.15)
+				checkGaussian(t, "NPE "+string(kind), s, j, xo[j]/1.25, math.Sqrt(0.2), 0.15)
 			}
 		}
 	}
@@ -81,14 +82,14 @@ func TestNRESamplersConjugate(t *testing.T) {
 		t.Fatal(err)
 	}
 	xo := []float64{0.5}
-	for _, m := range []string{"grid", "mcmc", "importance"} {
+	for _, m := range []SamplerMethod{SamplerGrid, SamplerMCMC, SamplerImportance} {
 		p := e.PosteriorWith(xo, SamplerConfig{Method: m})
 		s, err := p.SampleChecked(rand.New(rand.NewPCG(2, 2)), 3000)
 		if err != nil {
 			t.Fatal(err)
 		}
 		// A ratio classifier from 4000 pairs is less exact than a flow: 20% of the sd.
-		checkGaussian(t, "NRE "+m, s, 0, 0.5, 0.5, 0.2)
+		checkGaussian(t, "NRE "+string(m), s, 0, 0.5, 0.5, 0.2)
 		if m == "importance" && !(p.ESS() > 100) {
 			t.Errorf("importance sampling ESS %.1f, expected well above 100 for 60,000 prior draws", p.ESS())
 		}

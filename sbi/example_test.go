@@ -85,3 +85,17 @@ func ExampleNewNRE() {
 	fmt.Println(post.Method(), "mean of θ1 within 0.15 of 0.5:", math.Abs(m-0.5) < 0.15)
 	// Output: grid mean of θ1 within 0.15 of 0.5: true
 }
+
+// Enumerated settings take the package's constants or the same names as string literals; an
+// unknown name is an error that lists the known ones.
+func ExampleNPEConfig() {
+	prior := dist.NewUniformCube(-2, 2, 2)
+	a := sbi.NewNPE(prior, sbi.NPEConfig{Flow: sbi.NSF, Activation: sbi.ELU}).Config()
+	b := sbi.NewNPE(prior, sbi.NPEConfig{Flow: "nsf", Activation: "elu"}).Config()
+	fmt.Println(a.Flow, a.Activation, a == b)
+	_, err := sbi.NewNPE(prior, sbi.NPEConfig{Flow: "realnvp"}).Train(mat.NewDense(4, 2, nil), mat.NewDense(4, 2, nil), sbi.TrainConfig{})
+	fmt.Println(err)
+	// Output:
+	// nsf elu true
+	// NPE: flow: unknown kind "realnvp": want "maf" or "nsf"
+}

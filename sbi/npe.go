@@ -17,18 +17,25 @@ import (
 // the defaults of Python's sbi (posterior_nn): a MAF of 5 transforms, each a MADE with two
 // hidden layers of 50 units, and 10 bins for NSF.
 type NPEConfig struct {
-	Flow       string    // "maf" (affine, the default) or "nsf" (rational-quadratic splines)
-	Transforms int       // autoregressive transforms; 0 means 5
-	Hidden     int       // units per hidden layer of each MADE; 0 means 50
-	Layers     int       // hidden layers of each MADE; 0 means 2
-	Bins       int       // spline bins (NSF); 0 means 10
-	Activation string    // MADE activation; "" means tanh for MAF, relu for NSF
-	Embedding  Embedding // optional network applied to x before it conditions the flow
+	Flow       flow.Kind  // "maf" (affine, the default) or "nsf" (rational-quadratic splines)
+	Transforms int        // autoregressive transforms; 0 means 5
+	Hidden     int        // units per hidden layer of each MADE; 0 means 50
+	Layers     int        // hidden layers of each MADE; 0 means 2
+	Bins       int        // spline bins (NSF); 0 means 10
+	Activation Activation // MADE activation; "" means tanh for MAF, relu for NSF; not Identity
+	Embedding  Embedding  // optional network applied to x before it conditions the flow
 }
+
+// The kinds of flow of NPEConfig.Flow, named in this package too so that code that imports
+// only sbi (a notebook) reaches them.
+const (
+	MAF = flow.MAF // affine autoregressive transforms
+	NSF = flow.NSF // rational-quadratic spline transforms
+)
 
 func (c NPEConfig) withDefaults() NPEConfig {
 	if c.Flow == "" {
-		c.Flow = "maf"
+		c.Flow = flow.MAF
 	}
 	if c.Transforms == 0 {
 		c.Transforms = 5
@@ -47,14 +54,9 @@ func (c NPEConfig) withDefaults() NPEConfig {
 
 // flowConfig translates the configuration for package flow.
 func (c NPEConfig) flowConfig(features, context int) (flow.Config, error) {
-	fc := flow.Config{Features: features, Context: context, Transforms: c.Transforms, Bins: c.Bins}
-	switch c.Flow {
-	case "maf":
-		fc.Kind = flow.MAF
-	case "nsf":
-		fc.Kind = flow.NSF
-	default:
-		return fc, fmt.Errorf("NPE: Flow %q, expected \"maf\" or \"nsf\"", c.Flow)
+	fc := flow.Config{Kind: c.Flow, Features: features, Context: context, Transforms: c.Transforms, Bins: c.Bins}
+	if _, err := flow.ParseKind(string(c.Flow)); err != nil {
+		return fc, fmt.Errorf("NPE: %w", err)
 	}
 	if c.Hidden < 1 || c.Layers < 1 || c.Transforms < 1 {
 		return fc, fmt.Errorf("NPE: Hidden = %d, Layers = %d, Transforms = %d, expected each ≥ 1", c.Hidden, c.Layers, c.Transforms)
@@ -63,9 +65,12 @@ func (c NPEConfig) flowConfig(features, context int) (flow.Config, error) {
 		fc.Hidden = append(fc.Hidden, c.Hidden)
 	}
 	if c.Activation != "" {
-		act, err := nn.ParseActivation(c.Activation)
+		act, err := c.Activation.parse()
 		if err != nil {
 			return fc, fmt.Errorf("NPE: %w", err)
+		}
+		if act == nn.Identity { // flow.Config reads Identity as "the default"
+			return fc, fmt.Errorf("NPE: Activation %q: a MADE needs a nonlinearity, use another activation or \"\" for the default", c.Activation)
 		}
 		fc.Activation = act
 	}
@@ -89,7 +94,7 @@ func NewNPE(prior dist.Distribution, cfg NPEConfig) *NPE {
 	}
 	cfg = cfg.withDefaults()
 	_, err := cfg.flowConfig(prior.Dim(), 1)
-	core := estimator{name: "NPE", label: "NPE (" + cfg.Flow + ")", kind: "npe", prior: prior, cfgErr: err}
+	core := estimator{name: "NPE", label: "NPE (" + string(cfg.Flow) + ")", kind: "npe", prior: prior, cfgErr: err}
 	return &NPE{estimator: core, cfg: cfg}
 }
 

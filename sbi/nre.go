@@ -13,7 +13,7 @@ import (
 // two hidden layers of 50 units (the width of sbi's classifier) with ReLU.
 type NREConfig struct {
 	Hidden     []int         // hidden widths of the classifier MLP; nil means {50, 50}
-	Activation string        // "relu" (default), "elu", "tanh", …
+	Activation Activation    // "relu" (default), "elu", "tanh", …
 	Embedding  Embedding     // optional network applied to x before the classifier
 	Sampler    SamplerConfig // how Posterior samples (the zero value picks automatically)
 }
@@ -23,13 +23,13 @@ func (c NREConfig) withDefaults() NREConfig {
 		c.Hidden = []int{50, 50}
 	}
 	if c.Activation == "" {
-		c.Activation = "relu"
+		c.Activation = ReLU
 	}
 	return c
 }
 
 func (c NREConfig) validate() error {
-	if _, err := nn.ParseActivation(c.Activation); err != nil {
+	if _, err := c.Activation.parse(); err != nil {
 		return fmt.Errorf("NRE: %w", err)
 	}
 	for _, h := range c.Hidden {
@@ -88,7 +88,7 @@ func (m *nreModel) embedding() Embedding { return m.cfg.Embedding }
 
 // buildHead creates a fresh classifier of θ and ctx conditioning values.
 func (m *nreModel) buildHead(rng *rand.Rand, ctx int) error {
-	act, _ := nn.ParseActivation(m.cfg.Activation)
+	act, _ := m.cfg.Activation.parse()
 	sizes := append(append([]int{m.prior.Dim() + ctx}, m.cfg.Hidden...), 1)
 	m.net = nn.NewMLP(rng, sizes, act)
 	prefix(m.net.Params(), "classifier.")

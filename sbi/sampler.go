@@ -11,14 +11,28 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
+// SamplerMethod names how a RatioPosterior samples. It is a string so that a literal such as
+// "mcmc" may stand for it.
+type SamplerMethod string
+
+// The sampling methods.
+const (
+	// SamplerAuto picks SamplerGrid for at most 3 parameters with a bounded prior,
+	// SamplerMCMC otherwise.
+	SamplerAuto SamplerMethod = "auto"
+	// SamplerMCMC is slice sampling, vectorized over chains.
+	SamplerMCMC SamplerMethod = "mcmc"
+	// SamplerGrid is exact sampling on a grid over the prior's box.
+	SamplerGrid SamplerMethod = "grid"
+	// SamplerImportance is sampling-importance-resampling with the prior as proposal.
+	SamplerImportance SamplerMethod = "importance"
+)
+
 // SamplerConfig chooses how a ratio estimator's posterior p̂(θ | x) ∝ p(θ)·r̂(θ, x) is sampled.
 // Zero fields take defaults.
 type SamplerConfig struct {
-	// Method is "auto" (the default: "grid" for at most 3 parameters with a bounded prior,
-	// "mcmc" otherwise), "mcmc" (slice sampling, vectorized over chains), "grid" (exact on a
-	// grid over the prior's box) or "importance" (sampling-importance-resampling with the
-	// prior as proposal).
-	Method string
+	// Method is "auto" (the default), "mcmc", "grid" or "importance"; "" means "auto".
+	Method SamplerMethod
 	Chains int // MCMC chains run side by side; 0 means 100
 	BurnIn int // MCMC sweeps discarded at the start of every chain; 0 means 200 (as sbi's warm-up)
 	Thin   int // MCMC: keep one sweep in Thin; 0 means 5
@@ -30,9 +44,10 @@ type SamplerConfig struct {
 
 func (s SamplerConfig) validate() error {
 	switch s.Method {
-	case "", "auto", "mcmc", "grid", "importance":
+	case "", SamplerAuto, SamplerMCMC, SamplerGrid, SamplerImportance:
 	default:
-		return fmt.Errorf("sampler: Method %q, expected \"auto\", \"mcmc\", \"grid\" or \"importance\"", s.Method)
+		return fmt.Errorf("sampler: Method %q, expected %q, %q, %q or %q", string(s.Method),
+			SamplerAuto, SamplerMCMC, SamplerGrid, SamplerImportance)
 	}
 	if s.Chains < 0 || s.BurnIn < 0 || s.Thin < 0 || s.GridPoints < 0 || s.Proposals < 0 {
 		return fmt.Errorf("sampler: negative setting in %+v, expected ≥ 0 (0 takes the default)", s)
@@ -41,10 +56,10 @@ func (s SamplerConfig) validate() error {
 }
 
 func (s SamplerConfig) withDefaults(prior dist.Distribution) SamplerConfig {
-	if s.Method == "" || s.Method == "auto" {
-		s.Method = "mcmc"
+	if s.Method == "" || s.Method == SamplerAuto {
+		s.Method = SamplerMCMC
 		if _, _, ok := dist.Bounds(prior); ok && prior.Dim() <= 3 {
-			s.Method = "grid"
+			s.Method = SamplerGrid
 		}
 	}
 	if s.Chains == 0 {
@@ -88,7 +103,7 @@ func newRatioPosterior(prior dist.Distribution, lr func(*mat.Dense) []float64, e
 func (p *RatioPosterior) Dim() int { return p.prior.Dim() }
 
 // Method is the sampling method in use: "mcmc", "grid" or "importance".
-func (p *RatioPosterior) Method() string { return p.cfg.Method }
+func (p *RatioPosterior) Method() SamplerMethod { return p.cfg.Method }
 
 // ESS is the effective sample size of the last importance-sampling draw, (Σw)²/Σw², NaN before.
 func (p *RatioPosterior) ESS() float64 {
@@ -129,9 +144,9 @@ func (p *RatioPosterior) SampleChecked(rng *rand.Rand, n int) (*mat.Dense, error
 		return nil, fmt.Errorf("ratio posterior: n = %d, expected at least 1 sample", n)
 	}
 	switch p.cfg.Method {
-	case "grid":
+	case SamplerGrid:
 		return p.sampleGrid(rng, n)
-	case "importance":
+	case SamplerImportance:
 		return p.sampleImportance(rng, n)
 	default:
 		return p.sampleSlice(rng, n)

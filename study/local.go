@@ -47,8 +47,8 @@ func (l *Local) Execute(ctx context.Context, s *Study) error {
 		workers = DefaultWorkers()
 	}
 	var mu sync.Mutex
-	running := map[int]string{}
-	report := func(i int, state string) {
+	running := map[int]State{}
+	report := func(i int, state State) {
 		if l.Progress == nil {
 			return
 		}

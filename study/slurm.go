@@ -251,15 +251,15 @@ func (e *Slurm) wait(ctx context.Context, s *Study, subs []Submission) error {
 }
 
 // queue reads the state of the submitted arrays' tasks still in the queue, by job index.
-func (e *Slurm) queue(ctx context.Context, ids []string, byID map[string]Submission) (map[int]string, error) {
+func (e *Slurm) queue(ctx context.Context, ids []string, byID map[string]Submission) (map[int]State, error) {
 	out, err := slurmCmd(ctx, "squeue", "-h", "-r", "-j", strings.Join(ids, ","), "-o", "%F %K %t")
 	if err != nil {
 		if strings.Contains(err.Error(), "Invalid job id") { // all of them purged already
-			return map[int]string{}, nil
+			return map[int]State{}, nil
 		}
 		return nil, err
 	}
-	q := map[int]string{}
+	q := map[int]State{}
 	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
 		f := strings.Fields(line)
 		if len(f) != 3 {

@@ -12,21 +12,24 @@ import (
 	"text/tabwriter"
 )
 
-// Job states as Status counts them.
+// State is the state of a job as Status counts it.
+type State string
+
+// The job states.
 const (
-	Done    = "done"    // has a record
-	Failed  = "failed"  // its last attempt failed and it has no record
-	Running = "running" // a worker runs it
-	Queued  = "queued"  // submitted to a scheduler, not started
-	Missing = "missing" // none of the above: it runs when the study runs again
+	Done    State = "done"    // has a record
+	Failed  State = "failed"  // its last attempt failed and it has no record
+	Running State = "running" // a worker runs it
+	Queued  State = "queued"  // submitted to a scheduler, not started
+	Missing State = "missing" // none of the above: it runs when the study runs again
 )
 
-var states = []string{Done, Running, Queued, Failed, Missing}
+var states = []State{Done, Running, Queued, Failed, Missing}
 
 // StageCount counts the jobs of one stage by state.
 type StageCount struct {
 	Stage  string
-	Counts map[string]int
+	Counts map[State]int
 	Total  int
 }
 
@@ -51,10 +54,10 @@ const logTailLines = 15
 func (s *Study) Status() *Status { return s.status(nil) }
 
 // status is Status with the states a scheduler knows (queued, running) for some jobs.
-func (s *Study) status(sched map[int]string) *Status {
+func (s *Study) status(sched map[int]State) *Status {
 	st := &Status{Study: s.Spec.Name}
 	for _, stage := range s.Spec.Stages {
-		c := StageCount{Stage: stage.Name, Counts: map[string]int{}}
+		c := StageCount{Stage: stage.Name, Counts: map[State]int{}}
 		for _, i := range s.StageJobs(stage.Name) {
 			state := s.state(i, sched)
 			c.Counts[state]++
@@ -68,7 +71,7 @@ func (s *Study) status(sched map[int]string) *Status {
 	return st
 }
 
-func (s *Study) state(i int, sched map[int]string) string {
+func (s *Study) state(i int, sched map[int]State) State {
 	if s.Done(i) {
 		return Done
 	}
@@ -105,7 +108,7 @@ func (s *Study) runningMarker(i int) bool {
 }
 
 // Count returns the number of jobs in a state over all stages.
-func (st *Status) Count(state string) int {
+func (st *Status) Count(state State) int {
 	n := 0
 	for _, c := range st.Stages {
 		n += c.Counts[state]
@@ -172,7 +175,11 @@ func (st *Status) write(w io.Writer) {
 // MIMEBundle shows the status in a notebook (text/plain and a markdown table).
 func (st *Status) MIMEBundle() map[string]any {
 	var b strings.Builder
-	fmt.Fprintf(&b, "**study %s**\n\n| stage | jobs | %s |\n|---|---|%s\n", st.Study, strings.Join(states, " | "), strings.Repeat("---|", len(states)))
+	fmt.Fprintf(&b, "**study %s**\n\n| stage | jobs |", st.Study)
+	for _, s := range states {
+		fmt.Fprintf(&b, " %s |", s)
+	}
+	fmt.Fprintf(&b, "\n|---|---|%s\n", strings.Repeat("---|", len(states)))
 	for _, c := range st.Stages {
 		fmt.Fprintf(&b, "| %s | %d |", c.Stage, c.Total)
 		for _, s := range states {

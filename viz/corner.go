@@ -13,13 +13,13 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// CornerOptions configure a corner plot. The zero value is usable.
-type CornerOptions struct {
+// CornerConfig configures a corner plot. The zero value is usable.
+type CornerConfig struct {
 	Names  []string  // parameter names; default θ₁, θ₂, …
 	Labels []string  // one legend label per sample set; default "samples i"
 	Truth  []float64 // true parameter values, marked in every panel; nil for none
 	Bins   int       // histogram bins on the diagonal; default 40
-	Grid   int       // cells per axis of the 2-D densities; default 50
+	Points int       // grid cells per axis of the 2-D densities (as DensityConfig.Points); default 50
 	Smooth float64   // Gaussian smoothing of the 2-D histograms, in cells; default 1.5
 	Levels []float64 // probability mass of the HPD contours; default 0.68 and 0.95
 	Lower  []float64 // axis lower limits; default from the samples (0.5% quantile, padded)
@@ -31,12 +31,12 @@ type CornerOptions struct {
 // parameters): 1-D histograms on the diagonal and smoothed 2-D densities below it with contours
 // of the 68% and 95% highest-density regions. With several sets, each gets its own colour and
 // contours only.
-func Corner(samples ...*mat.Dense) *Plot { return CornerWith(CornerOptions{}, samples...) }
+func Corner(samples ...*mat.Dense) *Plot { return CornerWith(CornerConfig{}, samples...) }
 
 // CornerWith is Corner with options: parameter names, legend labels, true parameters, binning,
 // smoothing, contour levels and axis ranges. It panics if the sets have different numbers of
 // columns, or Names, Truth, Lower or Upper have the wrong length.
-func CornerWith(opts CornerOptions, samples ...*mat.Dense) *Plot {
+func CornerWith(opts CornerConfig, samples ...*mat.Dense) *Plot {
 	if len(samples) == 0 {
 		panic("viz: Corner needs at least one set of samples")
 	}
@@ -116,7 +116,7 @@ func cornerLegendWidth(names []string) vg.Length {
 	return vg.Points(16) + st.Width(" ") + w + vg.Points(10)
 }
 
-func (o CornerOptions) withDefaults(dim, sets int) CornerOptions {
+func (o CornerConfig) withDefaults(dim, sets int) CornerConfig {
 	if o.Names == nil {
 		o.Names = make([]string, dim)
 		for d := range o.Names {
@@ -146,8 +146,8 @@ func (o CornerOptions) withDefaults(dim, sets int) CornerOptions {
 	if o.Bins <= 0 {
 		o.Bins = 40
 	}
-	if o.Grid <= 0 {
-		o.Grid = 50
+	if o.Points <= 0 {
+		o.Points = 50
 	}
 	if o.Smooth == 0 {
 		o.Smooth = 1.5
@@ -183,7 +183,7 @@ func columns(m *mat.Dense) [][]float64 {
 
 // cornerRanges is the union over sets of the 0.5%–99.5% quantile range, padded by 5% and
 // widened to include the truth, unless the options fix the limits.
-func cornerRanges(cols [][][]float64, o CornerOptions) (lo, hi []float64) {
+func cornerRanges(cols [][][]float64, o CornerConfig) (lo, hi []float64) {
 	dim := len(cols[0])
 	lo, hi = make([]float64, dim), make([]float64, dim)
 	for d := range dim {
@@ -217,7 +217,7 @@ func cornerRanges(cols [][][]float64, o CornerOptions) (lo, hi []float64) {
 	return lo, hi
 }
 
-func cornerDiagonal(cols [][][]float64, d int, lo, hi float64, o CornerOptions) *plot.Plot {
+func cornerDiagonal(cols [][][]float64, d int, lo, hi float64, o CornerConfig) *plot.Plot {
 	p := newPlot("", "", "")
 	width := (hi - lo) / float64(o.Bins)
 	ymax := 0.0
@@ -255,10 +255,10 @@ func cornerDiagonal(cols [][][]float64, d int, lo, hi float64, o CornerOptions) 
 	return p
 }
 
-func cornerPair(cols [][][]float64, dx, dy int, lo, hi []float64, o CornerOptions) *plot.Plot {
+func cornerPair(cols [][][]float64, dx, dy int, lo, hi []float64, o CornerConfig) *plot.Plot {
 	p := newPlot("", "", "")
 	for s := range cols {
-		g := newGridZ(o.Grid, o.Grid, lo[dx], hi[dx], lo[dy], hi[dy])
+		g := newGridZ(o.Points, o.Points, lo[dx], hi[dx], lo[dy], hi[dy])
 		g.histogram2D(cols[s][dx], cols[s][dy])
 		g.smooth(o.Smooth)
 		levels := hpdThresholds(g.z, o.Levels) // decreasing in mass order given
@@ -323,7 +323,7 @@ func maxOf(v []float64) float64 {
 
 // cornerAxes shows tick labels and names only on the outer panels, and hides the density axis
 // of the diagonal panels.
-func cornerAxes(p *plot.Plot, i, j, dim int, o CornerOptions) {
+func cornerAxes(p *plot.Plot, i, j, dim int, o CornerConfig) {
 	if i == dim-1 {
 		p.X.Label.Text = o.Names[j]
 		p.X.Tick.Marker = niceTicks{n: 5, labels: true}

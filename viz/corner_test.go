@@ -43,17 +43,17 @@ func sqrt1m(r float64) float64 {
 
 func TestCorner(t *testing.T) {
 	a := correlated(1, 10000, []float64{0, 1, -1}, 1, 0.7)
-	p := CornerWith(CornerOptions{Truth: []float64{0.3, 1.2, -0.5}}, a)
+	p := CornerWith(CornerConfig{Truth: []float64{0.3, 1.2, -0.5}}, a)
 	checkPlot(t, "corner", p, "true parameters")
 
 	b := correlated(2, 10000, []float64{0.5, 1, -1.5}, 0.6, -0.3)
-	p = CornerWith(CornerOptions{Labels: []string{"set A", "set B"}, Names: []string{"μ", "log σ", "ρ"}, Truth: []float64{0.3, 1.2, -0.5}}, a, b)
+	p = CornerWith(CornerConfig{Labels: []string{"set A", "set B"}, Names: []string{"μ", "log σ", "ρ"}, Truth: []float64{0.3, 1.2, -0.5}}, a, b)
 	checkPlot(t, "corner_overlay", p, "set A", "set B", "true parameters")
 
 	one := correlated(3, 2000, []float64{2}, 1, 0)
-	checkPlot(t, "corner_1d", CornerWith(CornerOptions{Truth: []float64{2.5}}, one), "true parameters")
+	checkPlot(t, "corner_1d", CornerWith(CornerConfig{Truth: []float64{2.5}}, one), "true parameters")
 	other := correlated(4, 2000, []float64{1.5}, 0.8, 0)
-	p = CornerWith(CornerOptions{Labels: []string{"NPE", "reference"}}, one, other)
+	p = CornerWith(CornerConfig{Labels: []string{"NPE", "reference"}}, one, other)
 	checkPlot(t, "corner_1d_overlay", p, "NPE", "reference")
 	// the legend lies in a strip right of the panel: some of its pixels have the second colour
 	if n := colourPixels(t, p, Color(1), int(p.Height/72*vg.Length(p.DPI))); n == 0 {
@@ -73,7 +73,7 @@ func TestCornerBadInput(t *testing.T) {
 	for name, f := range map[string]func(){
 		"no samples":       func() { Corner() },
 		"mismatched sets":  func() { Corner(a, b) },
-		"wrong truth size": func() { CornerWith(CornerOptions{Truth: []float64{1}}, a) },
+		"wrong truth size": func() { CornerWith(CornerConfig{Truth: []float64{1}}, a) },
 	} {
 		func() {
 			defer func() {
@@ -90,7 +90,7 @@ func TestCornerBadInput(t *testing.T) {
 func BenchmarkCorner10k(b *testing.B) {
 	s := correlated(1, 10000, []float64{0, 1, -1}, 1, 0.7)
 	for b.Loop() {
-		if _, err := CornerWith(CornerOptions{Truth: []float64{0, 1, -1}}, s).PNG(); err != nil {
+		if _, err := CornerWith(CornerConfig{Truth: []float64{0, 1, -1}}, s).PNG(); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -15,8 +15,9 @@ type LogDensity interface {
 	LogProb(theta *mat.Dense) []float64
 }
 
-// DensityOptions configure Density2D.
-type DensityOptions struct {
+// DensityConfig configures Density2D. Lower and Upper are required; other zero fields take
+// the defaults.
+type DensityConfig struct {
 	Lower, Upper []float64 // the box to draw: two values each (required)
 	Points       int       // grid points per axis; default 100
 	Names        []string  // axis names; default θ₁, θ₂
@@ -29,7 +30,7 @@ type DensityOptions struct {
 // Density2D evaluates a 2-D density on a grid over the box and draws it as a heat map with
 // contours of its highest-density regions (68% and 95% of the grid mass by default). It returns
 // an error if the box is not given or the density is NaN or zero everywhere.
-func Density2D(f LogDensity, o DensityOptions) (*Plot, error) {
+func Density2D(f LogDensity, o DensityConfig) (*Plot, error) {
 	if len(o.Lower) != 2 || len(o.Upper) != 2 || !(o.Upper[0] > o.Lower[0]) || !(o.Upper[1] > o.Lower[1]) {
 		return nil, fmt.Errorf("viz: Density2D needs a box: Lower and Upper with 2 values each and Lower < Upper, got %v and %v", o.Lower, o.Upper)
 	}

@@ -48,7 +48,7 @@ func ExampleCornerWith() {
 		s.Set(i, 0, a)
 		s.Set(i, 1, 0.8*a+0.6*rng.NormFloat64())
 	}
-	p := viz.CornerWith(viz.CornerOptions{Names: []string{"α", "β"}, Truth: []float64{0.2, 0.1}}, s)
+	p := viz.CornerWith(viz.CornerConfig{Names: []string{"α", "β"}, Truth: []float64{0.2, 0.1}}, s)
 	svg, err := p.SVG()
 	fmt.Println(err, bytes.HasPrefix(bytes.TrimSpace(svg), []byte("<?xml")))
 	// Output: <nil> true
@@ -81,7 +81,7 @@ func ExampleLoss() {
 // returns the plot alone, so in a notebook it can end a cell.
 func ExampleMustBudgetSweep() {
 	lambdas := []float64{0.1, 1, 10}
-	p := viz.MustBudgetSweep(viz.SweepOptions{XLabel: "weight λ", YLabel: "coverage AUC", Reference: []float64{0}},
+	p := viz.MustBudgetSweep(viz.SweepConfig{XLabel: "weight λ", YLabel: "coverage AUC", Reference: []float64{0}},
 		viz.SweepSeries{Label: "calibrated NPE", Budgets: lambdas, Values: [][]float64{{-0.08, -0.06}, {-0.02, 0.01}, {0.03, 0.05}}})
 	fmt.Println(p.Legend())
 	// Output: [calibrated NPE reference]

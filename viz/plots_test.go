@@ -94,12 +94,12 @@ func (g gauss2) LogProb(theta *mat.Dense) []float64 {
 
 func TestDensity2D(t *testing.T) {
 	f := gauss2{mu: [2]float64{0.5, -0.5}, sd: [2]float64{0.8, 0.5}}
-	p, err := Density2D(f, DensityOptions{Lower: []float64{-3, -3}, Upper: []float64{3, 3}, Truth: []float64{0.4, -0.3}})
+	p, err := Density2D(f, DensityConfig{Lower: []float64{-3, -3}, Upper: []float64{3, 3}, Truth: []float64{0.4, -0.3}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	checkPlot(t, "density2d", p, "HPD 68%, 95%", "true parameters")
-	if _, err := Density2D(f, DensityOptions{Lower: []float64{0}, Upper: []float64{1}}); err == nil {
+	if _, err := Density2D(f, DensityConfig{Lower: []float64{0}, Upper: []float64{1}}); err == nil {
 		t.Error("a 1-D box: no error")
 	}
 }
@@ -119,7 +119,7 @@ func TestBudgetSweep(t *testing.T) {
 		}
 		series = append(series, ser)
 	}
-	p, err := BudgetSweep(SweepOptions{YLabel: "coverage AUC", Reference: []float64{0}, RefLabel: "calibrated"}, series...)
+	p, err := BudgetSweep(SweepConfig{YLabel: "coverage AUC", Reference: []float64{0}, RefLabel: "calibrated"}, series...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +130,7 @@ func TestBudgetSweep(t *testing.T) {
 	if got := budgetLabel(10000); got != "10k" {
 		t.Errorf("budgetLabel(10000) = %q, want 10k", got)
 	}
-	if _, err := BudgetSweep(SweepOptions{}, SweepSeries{Budgets: []float64{0}, Values: [][]float64{{1}}}); err == nil {
+	if _, err := BudgetSweep(SweepConfig{}, SweepSeries{Budgets: []float64{0}, Values: [][]float64{{1}}}); err == nil {
 		t.Error("zero budget: no error")
 	}
 }
@@ -139,7 +139,7 @@ func TestBudgetSweep(t *testing.T) {
 func TestBudgetSweepXLabel(t *testing.T) {
 	ser := SweepSeries{Label: "NPE", Budgets: []float64{0.01, 0.1, 1}, Values: [][]float64{{0.1, 0.2}, {0.15}, {0.3, 0.2}}}
 	for _, c := range []struct{ xlabel, want string }{{"", "simulation budget"}, {"weight λ", "weight λ"}} {
-		p := MustBudgetSweep(SweepOptions{XLabel: c.xlabel, YLabel: "AUC"}, ser)
+		p := MustBudgetSweep(SweepConfig{XLabel: c.xlabel, YLabel: "AUC"}, ser)
 		svg, err := p.SVG()
 		if err != nil {
 			t.Fatal(err)
@@ -157,7 +157,7 @@ func TestMustBudgetSweepPanics(t *testing.T) {
 			t.Errorf("MustBudgetSweep of a zero budget: recovered %v, want BudgetSweep's error", r)
 		}
 	}()
-	MustBudgetSweep(SweepOptions{}, SweepSeries{Budgets: []float64{0}, Values: [][]float64{{1}}})
+	MustBudgetSweep(SweepConfig{}, SweepSeries{Budgets: []float64{0}, Values: [][]float64{{1}}})
 }
 
 func TestGrid(t *testing.T) {

@@ -20,8 +20,8 @@ type SweepSeries struct {
 	Values  [][]float64 // Values[k] holds the runs at Budgets[k]
 }
 
-// SweepOptions configure BudgetSweep.
-type SweepOptions struct {
+// SweepConfig configures BudgetSweep. Zero fields take the defaults.
+type SweepConfig struct {
 	Title     string
 	XLabel    string    // what the series sweep over; default "simulation budget"
 	YLabel    string    // the metric, e.g. "coverage AUC"
@@ -35,7 +35,7 @@ type SweepOptions struct {
 // is not positive or a series has no runs at some budget. XLabel names the swept quantity
 // when it is not the budget (a regularization weight λ, a number of layers L). In a notebook
 // cell use MustBudgetSweep to end the cell with the plot.
-func BudgetSweep(o SweepOptions, series ...SweepSeries) (*Plot, error) {
+func BudgetSweep(o SweepConfig, series ...SweepSeries) (*Plot, error) {
 	xlabel := o.XLabel
 	if xlabel == "" {
 		xlabel = "simulation budget"
@@ -114,7 +114,7 @@ func BudgetSweep(o SweepOptions, series ...SweepSeries) (*Plot, error) {
 
 // MustBudgetSweep is BudgetSweep for the last expression of a notebook cell: it returns the
 // plot alone and panics with BudgetSweep's error on bad input, as a regexp.MustCompile does.
-func MustBudgetSweep(o SweepOptions, series ...SweepSeries) *Plot {
+func MustBudgetSweep(o SweepConfig, series ...SweepSeries) *Plot {
 	p, err := BudgetSweep(o, series...)
 	if err != nil {
 		panic(err)

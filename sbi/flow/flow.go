@@ -11,36 +11,32 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// Kind selects the transform of every layer of a flow.
-type Kind int
+// Kind selects the transform of every layer of a flow. It is a string so that a literal
+// such as "nsf" may stand for it; the empty kind is MAF.
+type Kind string
 
 const (
 	// MAF uses affine autoregressive transforms y = x·scale + shift.
-	MAF Kind = iota
+	MAF Kind = "maf"
 	// NSF uses monotonic rational-quadratic spline transforms with linear tails.
-	NSF
+	NSF Kind = "nsf"
 )
-
-// String returns "maf" or "nsf".
-func (k Kind) String() string {
-	switch k {
-	case MAF:
-		return "maf"
-	case NSF:
-		return "nsf"
-	}
-	return fmt.Sprintf("Kind(%d)", int(k))
-}
 
 // ParseKind returns the kind named "maf" or "nsf".
 func ParseKind(name string) (Kind, error) {
-	switch name {
-	case "maf":
-		return MAF, nil
-	case "nsf":
-		return NSF, nil
+	k := Kind(name)
+	if err := k.check(); err != nil {
+		return "", err
 	}
-	return 0, fmt.Errorf("flow: unknown flow %q: want \"maf\" or \"nsf\"", name)
+	return k, nil
+}
+
+// check returns an error naming the kind and the known ones unless k is MAF or NSF.
+func (k Kind) check() error {
+	if k != MAF && k != NSF {
+		return fmt.Errorf("flow: unknown kind %q: want %q or %q", string(k), MAF, NSF)
+	}
+	return nil
 }
 
 // Config describes a conditional flow. Zero fields take the defaults of sbi's
@@ -48,7 +44,7 @@ func ParseKind(name string) (Kind, error) {
 // (sbi's MAF) and ReLU for NSF (nflows' and zuko's); the spline interval is zuko's [−5, 5]
 // (sbi uses 3 on z-scored θ; 5 leaves more room where z-scoring is imperfect).
 type Config struct {
-	Kind       Kind
+	Kind       Kind          // MAF or NSF; "" means MAF
 	Features   int           // dimension of θ (at least 1)
 	Context    int           // dimension of the conditioning vector (0 for an unconditional flow)
 	Transforms int           // number of autoregressive transforms
@@ -59,6 +55,9 @@ type Config struct {
 }
 
 func (c Config) withDefaults() Config {
+	if c.Kind == "" {
+		c.Kind = MAF
+	}
 	if c.Transforms == 0 {
 		c.Transforms = 5
 	}
@@ -81,9 +80,10 @@ func (c Config) withDefaults() Config {
 }
 
 func (c Config) validate() error {
+	if err := c.Kind.check(); err != nil {
+		return err
+	}
 	switch {
-	case c.Kind != MAF && c.Kind != NSF:
-		return fmt.Errorf("flow: unknown kind %d: use flow.MAF or flow.NSF", int(c.Kind))
 	case c.Features < 1:
 		return fmt.Errorf("flow: Features = %d: set it to the dimension of θ (≥ 1)", c.Features)
 	case c.Context < 0:

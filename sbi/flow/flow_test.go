@@ -216,12 +216,13 @@ func TestDensityNormalizedAndSampled(t *testing.T) {
 
 func TestParseKind(t *testing.T) {
 	for name, want := range map[string]Kind{"maf": MAF, "nsf": NSF} {
-		if k, err := ParseKind(name); err != nil || k != want || k.String() != name {
+		if k, err := ParseKind(name); err != nil || k != want || string(k) != name {
 			t.Errorf("ParseKind(%q) = %v, %v", name, k, err)
 		}
 	}
-	if _, err := ParseKind("realnvp"); err == nil {
-		t.Error("ParseKind(\"realnvp\"): no error")
+	if _, err := ParseKind("realnvp"); err == nil || !strings.Contains(err.Error(), `"realnvp"`) ||
+		!strings.Contains(err.Error(), `"maf"`) || !strings.Contains(err.Error(), `"nsf"`) {
+		t.Errorf("ParseKind(\"realnvp\"): error %v, want one naming the kind and the known ones", err)
 	}
 }
 
@@ -233,7 +234,8 @@ func TestConfigErrors(t *testing.T) {
 	}{
 		{Config{Features: 0}, "Features"},
 		{Config{Features: 2, Context: -1}, "Context"},
-		{Config{Features: 2, Kind: 7}, "kind"},
+		{Config{Features: 2, Kind: "realnvp"}, `unknown kind "realnvp": want "maf" or "nsf"`},
+		{Config{Features: 2, Kind: "MAF"}, `unknown kind "MAF"`},
 		{Config{Features: 2, Kind: NSF, Bins: 100}, "Bins"},
 		{Config{Features: 2, Bound: -1}, "Bound"},
 		{Config{Features: 2, Hidden: []int{8, 0}}, "hidden"},

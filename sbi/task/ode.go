@@ -9,8 +9,8 @@ import (
 // ODEFunc is the right-hand side dy/dt = f(t, y), written into dy.
 type ODEFunc func(t float64, y, dy []float64)
 
-// ODEOptions are the tolerances and limits of SolveODE.
-type ODEOptions struct {
+// ODEConfig holds the tolerances and limits of SolveODE; zero fields take the defaults.
+type ODEConfig struct {
 	RelTol, AbsTol float64 // per-component error bound AbsTol + RelTol·|y| (defaults 1e-6, 1e-6)
 	MaxSteps       int     // accepted plus rejected steps before giving up (default 100,000)
 }
@@ -43,7 +43,7 @@ var (
 // RMS over components of err_i/(AbsTol + RelTol·max(|y_i|, |y_i,new|)) stays ≤ 1, with the
 // standard controller h ← h·min(5, max(0.2, 0.9·err^(−1/5))) (Hairer et al., §II.4). Steps
 // are shortened to land exactly on the output times.
-func SolveODE(f ODEFunc, t0 float64, y0 []float64, times []float64, opt ODEOptions) ([][]float64, error) {
+func SolveODE(f ODEFunc, t0 float64, y0 []float64, times []float64, opt ODEConfig) ([][]float64, error) {
 	if opt.RelTol <= 0 {
 		opt.RelTol = 1e-6
 	}
@@ -133,7 +133,7 @@ func SolveODE(f ODEFunc, t0 float64, y0 []float64, times []float64, opt ODEOptio
 
 // initialStep is the starting-step heuristic of Hairer et al. (§II.4): h₀ = 0.01·‖y‖/‖f‖,
 // refined by one explicit Euler step to estimate the second derivative.
-func initialStep(f ODEFunc, t float64, y, f0 []float64, opt ODEOptions, tmp, f1 []float64) float64 {
+func initialStep(f ODEFunc, t float64, y, f0 []float64, opt ODEConfig, tmp, f1 []float64) float64 {
 	var d0, d1 float64
 	for i := range y {
 		sc := opt.AbsTol + opt.RelTol*math.Abs(y[i])

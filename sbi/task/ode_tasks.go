@@ -8,7 +8,7 @@ import (
 )
 
 // odeTol are the tolerances used for the sir and lotka_volterra simulations.
-var odeTol = ODEOptions{RelTol: 1e-8, AbsTol: 1e-9}
+var odeTol = ODEConfig{RelTol: 1e-8, AbsTol: 1e-9}
 
 const (
 	sirN     = 1e6  // population

@@ -16,7 +16,7 @@ import (
 func TestSolveODEExact(t *testing.T) {
 	times := []float64{0.5, 1, 2.5, 7, 20}
 	for _, tol := range []float64{1e-6, 1e-10} {
-		opt := ODEOptions{RelTol: tol, AbsTol: tol}
+		opt := ODEConfig{RelTol: tol, AbsTol: tol}
 		sol, err := SolveODE(func(t float64, y, dy []float64) { dy[0] = y[0] * math.Cos(t) }, 0, []float64{1}, times, opt)
 		if err != nil {
 			t.Fatal(err)
@@ -36,11 +36,11 @@ func TestSolveODEExact(t *testing.T) {
 			}
 		}
 	}
-	_, err := SolveODE(func(_ float64, y, dy []float64) { dy[0] = y[0] * y[0] }, 0, []float64{1}, []float64{2}, ODEOptions{})
+	_, err := SolveODE(func(_ float64, y, dy []float64) { dy[0] = y[0] * y[0] }, 0, []float64{1}, []float64{2}, ODEConfig{})
 	if !errors.Is(err, ErrODE) {
 		t.Errorf("blow-up of y′ = y² at t = 1: error %v", err)
 	}
-	if _, err := SolveODE(func(_ float64, y, dy []float64) { dy[0] = 0 }, 1, []float64{1}, []float64{0.5}, ODEOptions{}); !errors.Is(err, ErrODE) {
+	if _, err := SolveODE(func(_ float64, y, dy []float64) { dy[0] = 0 }, 1, []float64{1}, []float64{0.5}, ODEConfig{}); !errors.Is(err, ErrODE) {
 		t.Errorf("time before t0: error %v", err)
 	}
 }
@@ -58,7 +58,7 @@ func TestSIRSolution(t *testing.T) {
 			inf := th[0] * u[0] * u[1] / sirN
 			du[0], du[1], du[2] = -inf, inf-th[1]*u[1], th[1]*u[1]
 		}
-		ref, err := SolveODE(f, 0, []float64{sirN - 1, 1, 0}, sirTimes, ODEOptions{RelTol: 1e-12, AbsTol: 1e-12})
+		ref, err := SolveODE(f, 0, []float64{sirN - 1, 1, 0}, sirTimes, ODEConfig{RelTol: 1e-12, AbsTol: 1e-12})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -94,7 +94,7 @@ func TestLotkaVolterraSolution(t *testing.T) {
 		f := func(_ float64, u, du []float64) {
 			du[0], du[1] = a*u[0]-b*u[0]*u[1], -c*u[1]+d*u[0]*u[1]
 		}
-		ref, err := SolveODE(f, 0, []float64{30, 1}, lvTimes, ODEOptions{RelTol: 1e-12, AbsTol: 1e-12})
+		ref, err := SolveODE(f, 0, []float64{30, 1}, lvTimes, ODEConfig{RelTol: 1e-12, AbsTol: 1e-12})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -19,6 +19,7 @@ import (
 	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi"
 	"github.com/gosbi/gosbi/sbi/diag"
+	"github.com/gosbi/gosbi/sbi/flow"
 	"github.com/gosbi/gosbi/sbi/task"
 	"gonum.org/v1/gonum/mat"
 )
@@ -80,7 +81,7 @@ func runRow(row string, sims, obs, samples int, seed uint64, flowKind string) (b
 	cfg := sbi.TrainConfig{Seed: seed}
 	switch method {
 	case "npe":
-		e := sbi.NewNPE(t.Prior(), sbi.NPEConfig{Flow: flowKind})
+		e := sbi.NewNPE(t.Prior(), sbi.NPEConfig{Flow: flow.Kind(flowKind)})
 		res, err = e.Train(sim.Theta, sim.X, cfg)
 		est = e
 	case "nre":
