@@ -48,6 +48,21 @@ func testBuilder(t testing.TB) *Builder {
 	return b
 }
 
+// prepareModule prepares the build module of the notebook directory nb with b's go command;
+// the caller unlocks it.
+func prepareModule(t *testing.T, ctx context.Context, b *Builder, nb string) *buildModule {
+	t.Helper()
+	goCmd, err := b.goCommand(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := b.prepare(ctx, goCmd, nb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 func nbDir(t testing.TB) string {
 	t.Helper()
 	d, err := filepath.Abs(filepath.Join("testdata", "nb"))
@@ -167,14 +182,7 @@ func TestKeyFollowsLocalSources(t *testing.T) {
 	key := func() string {
 		t.Helper()
 		ctx := context.Background()
-		goCmd, err := b.goCommand(nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := b.prepare(ctx, goCmd, nb)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m := prepareModule(t, ctx, b, nb)
 		defer m.unlock()
 		if err := m.resolve(ctx, []string{"example.com/m"}); err != nil {
 			t.Fatal(err)
@@ -301,14 +309,7 @@ func TestResolveThroughGoMod(t *testing.T) {
 	write(filepath.Join(root, "other", "go.mod"), "module example.com/other\n\ngo 1.22\n")
 	write(filepath.Join(root, "other", "other.go"), "package other\n\nfunc G() int { return 2 }\n")
 	ctx := context.Background()
-	goCmd, err := b.goCommand(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := b.prepare(ctx, goCmd, nb)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := prepareModule(t, ctx, b, nb)
 	defer m.unlock()
 	pkgs := []string{"example.com/analysis/model", "example.com/other"}
 	if err := m.resolve(ctx, pkgs); err != nil {
