@@ -15,11 +15,16 @@ marker="# written by gosbi scripts/slurm.sh"
 pids=("$dir/d.pid" "$dir/ctld.pid" "$dir/dbd.pid" "$dir/db.pid") # stopped in this order
 
 # stop_all stops the daemons this script started and waits (10 s at most) until they are gone.
+# A pid file whose process is not one of them is stale (the number may be another's now).
 stop_all() {
   local p pid
   for p in "${pids[@]}"; do
     [ -f "$p" ] || continue
     pid=$(cat "$p")
+    case $(cat "/proc/$pid/comm" 2>/dev/null) in
+      slurmd|slurmctld|slurmdbd|mariadbd) ;;
+      *) continue ;;
+    esac
     kill "$pid" 2>/dev/null || continue
     for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
   done
