@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gosbi/gosbi/internal/syncbuf"
 	"github.com/gosbi/gosbi/ipc"
 )
 
@@ -41,7 +42,7 @@ type workerProc struct {
 	exited chan struct{} // closed when the process has ended
 	events chan ipc.Event
 	n      int
-	logs   *syncBuffer
+	logs   *syncbuf.Buffer
 }
 
 func startWorker(t testing.TB) *workerProc {
@@ -64,7 +65,7 @@ func startWorkerEnv(t testing.TB, env ...string) *workerProc {
 	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(append(os.Environ(), "GOSBI_TEST_MAIN=worker"), env...)
 	cmd.ExtraFiles = []*os.File{reqR, evW}
-	logs := &syncBuffer{}
+	logs := &syncbuf.Buffer{}
 	cmd.Stdout, cmd.Stderr = logs, logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

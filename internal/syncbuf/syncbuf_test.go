@@ -37,6 +37,8 @@ func TestConcurrentWrites(t *testing.T) {
 
 func ExampleBuffer() {
 	var b syncbuf.Buffer
+	fmt.Fprintln(&b, "a line read and dropped")
+	b.Reset()
 	fmt.Fprintln(&b, "written by one goroutine, read by another")
 	fmt.Print(b.String())
 	// Output: written by one goroutine, read by another
