@@ -1,54 +1,29 @@
 package interp
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/gosbi/gosbi/display"
+	"github.com/gosbi/gosbi/internal/syncbuf"
 	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi"
 )
 
-// syncBuffer is a bytes.Buffer safe for the interpreter's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
-
-func (b *syncBuffer) Reset() {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.b.Reset()
-}
-
 type testSession struct {
 	*Session
-	out, errOut *syncBuffer
+	out, errOut *syncbuf.Buffer
 	displays    []runenv.Output
 	count       int
 }
 
 func newTestSession(t *testing.T) *testSession {
 	t.Helper()
-	ts := &testSession{out: &syncBuffer{}, errOut: &syncBuffer{}}
+	ts := &testSession{out: &syncbuf.Buffer{}, errOut: &syncbuf.Buffer{}}
 	s, err := NewSession(Options{Stdout: ts.out, Stderr: ts.errOut, Stdin: strings.NewReader(""),
 		Display: func(o runenv.Output) { ts.displays = append(ts.displays, o) }})
 	if err != nil {
@@ -420,7 +395,7 @@ func TestInterruptReachesLibrary(t *testing.T) {
 			time.Sleep(time.Millisecond)
 		}
 	}
-	out := &syncBuffer{}
+	out := &syncbuf.Buffer{}
 	s, err := NewSession(Options{Stdout: out, Stderr: out, Symbols: map[string]map[string]reflect.Value{
 		"libtest/libtest": {"Long": reflect.ValueOf(longCall)},
 	}})

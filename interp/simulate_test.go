@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"sync"
 	"testing"
+
+	"github.com/gosbi/gosbi/internal/syncbuf"
 )
 
 // runParallel stands for the library's simulation runner: it calls a simulator for every
@@ -59,7 +61,7 @@ out := simtest.Run(sim, thetas, 8)`
 // TestCellSimulatorOnAllCores passes a simulator written in a cell to compiled code that runs
 // it from 8 goroutines, and compares every output with the same simulator compiled.
 func TestCellSimulatorOnAllCores(t *testing.T) {
-	out := &syncBuffer{}
+	out := &syncbuf.Buffer{}
 	s, err := NewSession(Options{Stdout: out, Stderr: out, Symbols: map[string]map[string]reflect.Value{
 		"simtest/simtest": {"Run": reflect.ValueOf(runParallel)},
 	}})

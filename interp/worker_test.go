@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gosbi/gosbi/internal/syncbuf"
 	"github.com/gosbi/gosbi/ipc"
 )
 
@@ -41,7 +42,7 @@ type workerProc struct {
 	exited chan struct{} // closed when the process has ended
 	events chan ipc.Event
 	n      int
-	logs   *syncBuffer
+	logs   *syncbuf.Buffer
 }
 
 func startWorker(t testing.TB) *workerProc {
@@ -64,7 +65,7 @@ func startWorkerEnv(t testing.TB, env ...string) *workerProc {
 	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(append(os.Environ(), "GOSBI_TEST_MAIN=worker"), env...)
 	cmd.ExtraFiles = []*os.File{reqR, evW}
-	logs := &syncBuffer{}
+	logs := &syncbuf.Buffer{}
 	cmd.Stdout, cmd.Stderr = logs, logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -446,14 +447,12 @@ func TestWorkerInterruptTargetsItsCell(t *testing.T) {
 	}
 }
 
-// TestWorkerNestedProgress reports two calls at once (a training that simulates): each keeps
-// one bar, updated in place, and both end saying done.
-func TestWorkerNestedProgress(t *testing.T) {
-	w := startWorker(t)
-	evs := w.execute("tr := sbi.NewProgress(\"train\", 3)\nfor range 3 {\n\tsim := sbi.NewProgress(\"simulate\", 2)\n"+
-		"\tsim.Add(2)\n\tsim.Finish()\n\ttr.Add(1)\n}\ntr.Finish()", 1)
-	bars := map[any]string{}
-	var ids []any
+// progressBars follows the progress bars in a cell's events: the display ids in the order the
+// bars were first shown, and the last text of each. An update of a bar never shown fails the
+// test.
+func progressBars(t *testing.T, evs []ipc.Event) (ids []any, bars map[any]string) {
+	t.Helper()
+	bars = map[any]string{}
 	for _, ev := range evs {
 		if ev.Type != ipc.DisplayData && ev.Type != ipc.UpdateDisplay {
 			continue
@@ -467,6 +466,16 @@ func TestWorkerNestedProgress(t *testing.T) {
 		}
 		bars[id], _ = ev.Data["text/plain"].(string)
 	}
+	return ids, bars
+}
+
+// TestWorkerNestedProgress reports two calls at once (a training that simulates): each keeps
+// one bar, updated in place, and both end saying done.
+func TestWorkerNestedProgress(t *testing.T) {
+	w := startWorker(t)
+	evs := w.execute("tr := sbi.NewProgress(\"train\", 3)\nfor range 3 {\n\tsim := sbi.NewProgress(\"simulate\", 2)\n"+
+		"\tsim.Add(2)\n\tsim.Finish()\n\ttr.Add(1)\n}\ntr.Finish()", 1)
+	ids, bars := progressBars(t, evs)
 	// one bar for the training, one per simulation (each started after the last finished)
 	if len(ids) != 4 {
 		t.Fatalf("%d bars, want 4: %v", len(ids), bars)
@@ -494,21 +503,7 @@ func TestWorkerProgressOnlyForLongCalls(t *testing.T) {
 	evs = w.execute("for range 2 {\n\tp := sbi.NewProgress(\"quick\", 1)\n\tp.Finish()\n}\n"+
 		"busy := sbi.NewProgress(\"busy\", 40)\nfor range 40 {\n\ttime.Sleep(10 * time.Millisecond)\n\tbusy.Add(1)\n}\nbusy.Finish()\n"+
 		"silent := sbi.NewProgress(\"silent\", 0)\ntime.Sleep(400 * time.Millisecond)\nsilent.Finish()", 2)
-	bars := map[any]string{}
-	var ids []any
-	for _, ev := range evs {
-		if ev.Type != ipc.DisplayData && ev.Type != ipc.UpdateDisplay {
-			continue
-		}
-		id := ev.Transient["display_id"]
-		if _, ok := bars[id]; !ok {
-			if ev.Type != ipc.DisplayData {
-				t.Errorf("update of a bar never shown: %+v", ev)
-			}
-			ids = append(ids, id)
-		}
-		bars[id], _ = ev.Data["text/plain"].(string)
-	}
+	ids, bars := progressBars(t, evs)
 	if len(ids) != 2 {
 		t.Fatalf("%d bars, want one for each slow call: %v", len(ids), bars)
 	}

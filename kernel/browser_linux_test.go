@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gosbi/gosbi/internal/syncbuf"
 	"github.com/gosbi/gosbi/nbtest"
 )
 
@@ -124,7 +125,7 @@ func requireBrowserTools(t *testing.T) (notebook, chrome string) {
 type notebookServer struct {
 	url   string // http://127.0.0.1:PORT
 	token string
-	log   *syncBuffer // its output
+	log   *syncbuf.Buffer // its output
 }
 
 // startNotebookServer starts Debian's Jupyter Notebook on a free loopback port with a fresh
@@ -139,7 +140,7 @@ func startNotebookServer(t *testing.T, notebook, dir string, env []string) *note
 	l.Close()
 	tok := make([]byte, 16)
 	rand.Read(tok)
-	s := &notebookServer{url: fmt.Sprintf("http://127.0.0.1:%d", port), token: hex.EncodeToString(tok), log: new(syncBuffer)}
+	s := &notebookServer{url: fmt.Sprintf("http://127.0.0.1:%d", port), token: hex.EncodeToString(tok), log: new(syncbuf.Buffer)}
 	args := []string{"--no-browser", "--ip=127.0.0.1", "--port=" + strconv.Itoa(port), "--port-retries=0",
 		"--NotebookApp.token=" + s.token, "--notebook-dir=" + dir}
 	if os.Geteuid() == 0 {

@@ -236,15 +236,10 @@ func TestNbconvert(t *testing.T) {
 // TestRealWorkerRecovery crashes and interrupts the real interpreter worker: each failing cell
 // gets one error that names the cause, and the next cell runs (in a fresh worker after a crash).
 func TestRealWorkerRecovery(t *testing.T) {
-	bin := gosbiBinary(t)
-	requireWorker(t, bin)
+	requireWorker(t, gosbiBinary(t))
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	p, err := nbtest.StartKernel(ctx, nbtest.KernelCommand(bin), nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := realKernel(t, ctx)
 	run := func(code string) (map[string]any, []string) {
 		t.Helper()
 		ex, err := p.Execute(ctx, code, nbtest.ExecuteOptions{ContinueOnError: true})
@@ -295,15 +290,10 @@ func TestRealWorkerRecovery(t *testing.T) {
 // TestRealWorkerStdin reads standard input in a cell: the kernel asks the client with an
 // input_request on the stdin channel and the cell gets the answer.
 func TestRealWorkerStdin(t *testing.T) {
-	bin := gosbiBinary(t)
-	requireWorker(t, bin)
+	requireWorker(t, gosbiBinary(t))
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	p, err := nbtest.StartKernel(ctx, nbtest.KernelCommand(bin), nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := realKernel(t, ctx)
 	asked := 0
 	ex, err := p.Execute(ctx, "import \"fmt\"\nvar name string\nfmt.Scanln(&name)\nfmt.Println(\"hello\", name)",
 		nbtest.ExecuteOptions{AllowStdin: true, Input: func(string, bool) string { asked++; return "gopher" }})
@@ -326,15 +316,10 @@ func TestRealWorkerStdin(t *testing.T) {
 // TestRealWorkerInterruptInput interrupts a cell that waits for standard input: the cell ends
 // without restarting the worker, so the session's state survives.
 func TestRealWorkerInterruptInput(t *testing.T) {
-	bin := gosbiBinary(t)
-	requireWorker(t, bin)
+	requireWorker(t, gosbiBinary(t))
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	p, err := nbtest.StartKernel(ctx, nbtest.KernelCommand(bin), nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := realKernel(t, ctx)
 	if _, err := p.Execute(ctx, "import \"fmt\"\nkept := 41", nbtest.ExecuteOptions{}); err != nil {
 		t.Fatal(err)
 	}

@@ -15,8 +15,9 @@ import (
 	"github.com/gosbi/gosbi/nbtest"
 )
 
-// children returns the pids of the child processes of pid.
-func children(t *testing.T, pid int) []int {
+// theWorker returns the pid of the one child process of the kernel front pid, its worker; the
+// test fails unless there is exactly one.
+func theWorker(t *testing.T, pid int) int {
 	t.Helper()
 	files, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
 	var out []int
@@ -31,7 +32,10 @@ func children(t *testing.T, pid int) []int {
 			}
 		}
 	}
-	return out
+	if len(out) != 1 {
+		t.Fatalf("the front has children %v, want one worker", out)
+	}
+	return out[0]
 }
 
 // alive reports whether process pid exists and is not a zombie.
@@ -61,11 +65,7 @@ func TestFrontKilledLeavesNoWorker(t *testing.T) {
 	if _, err := p.IOPub.Next(ctx, func(m *kernel.Message) bool { return m.Header.MsgType == "stream" }); err != nil {
 		t.Fatal(err)
 	}
-	workers := children(t, p.Pid())
-	if len(workers) != 1 {
-		t.Fatalf("the front has children %v, want one worker", workers)
-	}
-	w := workers[0]
+	w := theWorker(t, p.Pid())
 	t.Cleanup(func() {
 		if alive(w) {
 			syscall.Kill(w, syscall.SIGKILL)
@@ -91,13 +91,8 @@ func TestRealWorkerKilled(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	p := realKernel(t, ctx)
-	if r, out := runCell(t, ctx, p, "kept := 1"); r["status"] != "ok" {
-		t.Fatalf("setup: %v %s", r, out)
-	}
-	workers := children(t, p.Pid())
-	if len(workers) != 1 {
-		t.Fatalf("the front has children %v, want one worker", workers)
-	}
+	setupCell(t, ctx, p, "kept := 1")
+	w := theWorker(t, p.Pid())
 	m, err := p.Send("shell", "execute_request", map[string]any{"code": "fmt.Println(\"working\")\ntime.Sleep(time.Minute)"})
 	if err != nil {
 		t.Fatal(err)
@@ -107,7 +102,7 @@ func TestRealWorkerKilled(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Kill(workers[0], syscall.SIGKILL); err != nil {
+	if err := syscall.Kill(w, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	ex, err := p.Collect(ctx, m, nbtest.ExecuteOptions{})

@@ -35,6 +35,14 @@ func runCell(t *testing.T, ctx context.Context, p *nbtest.Process, code string) 
 	return outcome(ex)
 }
 
+// setupCell runs code that the rest of a test needs; the test fails unless it succeeds.
+func setupCell(t *testing.T, ctx context.Context, p *nbtest.Process, code string) {
+	t.Helper()
+	if r, out := runCell(t, ctx, p, code); r["status"] != "ok" {
+		t.Fatalf("setup: %v %s", r, out)
+	}
+}
+
 func outcome(ex *nbtest.Execution) (map[string]any, string) {
 	var r map[string]any
 	json.Unmarshal(ex.Reply.Content, &r)
@@ -93,9 +101,7 @@ func TestRealWorkerInterruptCompiledCall(t *testing.T) {
 	defer cancel()
 	const grace = 2 * time.Second
 	p := realKernel(t, ctx, "-interrupt-grace", grace.String())
-	if r, out := runCell(t, ctx, p, "import \"time\"\ncounter := 1"); r["status"] != "ok" {
-		t.Fatalf("setup: %v %s", r, out)
-	}
+	setupCell(t, ctx, p, "import \"time\"\ncounter := 1")
 
 	const sleep = time.Second
 	r, out, took := interruptAt(t, ctx, p, "time.Sleep(time.Second)\ncounter = 99", 100*time.Millisecond)

@@ -11,6 +11,7 @@ import (
 	"github.com/go-zeromq/zmq4"
 	"github.com/go-zeromq/zmq4/security/null"
 
+	"github.com/gosbi/gosbi/internal/syncbuf"
 	"github.com/gosbi/gosbi/kernel"
 	"github.com/gosbi/gosbi/nbtest"
 )
@@ -112,7 +113,7 @@ func TestIPv6(t *testing.T) {
 		t.Fatal(err)
 	}
 	ci.IP = "::1"
-	k, err := kernel.New(kernel.Config{Conn: ci, Worker: fakeWorkerCmd, Log: &syncBuffer{}, Version: "test"})
+	k, err := kernel.New(kernel.Config{Conn: ci, Worker: fakeWorkerCmd, Log: &syncbuf.Buffer{}, Version: "test"})
 	if err != nil {
 		t.Fatalf("bind on ::1: %v", err)
 	}

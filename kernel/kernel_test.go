@@ -1,16 +1,15 @@
 package kernel_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/gosbi/gosbi/internal/syncbuf"
 	"github.com/gosbi/gosbi/kernel"
 	"github.com/gosbi/gosbi/kernel/kerneltest"
 	"github.com/gosbi/gosbi/nbtest"
@@ -18,47 +17,18 @@ import (
 
 // The test binary doubles as the fake worker and as a kernel process.
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 {
-		switch os.Args[1] {
-		case "fake-worker":
-			kerneltest.FakeWorker()
-			os.Exit(0)
-		case "kernel":
-			if err := kernel.Main(os.Args[2:], "test"); err != nil {
-				fmt.Fprintln(os.Stderr, err)
-				os.Exit(1)
-			}
-			os.Exit(0)
-		}
-	}
+	kerneltest.Dispatch()
 	os.Exit(m.Run())
 }
 
-var fakeWorkerCmd = []string{os.Args[0], "fake-worker"}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+var fakeWorkerCmd = []string{os.Args[0], "worker"}
 
 type harness struct {
 	t      *testing.T
 	ci     *kernel.ConnectionInfo
 	k      *kernel.Kernel
 	c      *nbtest.Client
-	log    *syncBuffer
+	log    *syncbuf.Buffer
 	ctx    context.Context
 	ran    chan struct{}
 	cancel context.CancelFunc
@@ -83,7 +53,7 @@ func start(t *testing.T, s setup) *harness {
 	if s.worker == nil {
 		s.worker = fakeWorkerCmd
 	}
-	h := &harness{t: t, ci: ci, log: &syncBuffer{}, ran: make(chan struct{})}
+	h := &harness{t: t, ci: ci, log: &syncbuf.Buffer{}, ran: make(chan struct{})}
 	h.k, err = kernel.New(kernel.Config{Conn: ci, Worker: s.worker, WorkerEnv: s.env, InterruptGrace: s.grace, Log: h.log, Version: "test"})
 	if err != nil {
 		t.Fatal(err)

@@ -331,7 +331,7 @@ func mustExec(t *testing.T, ctx context.Context, c *nbtest.Client, code string) 
 
 // kernelCmd is the command line of a kernel process with the fake worker.
 func kernelCmd() []string {
-	return []string{os.Args[0], "kernel", "-f", "{connection_file}", "-worker", os.Args[0] + " fake-worker"}
+	return []string{os.Args[0], "kernel", "-f", "{connection_file}", "-worker", os.Args[0] + " worker"}
 }
 
 // BenchmarkStartToKernelInfo measures the time from starting a kernel process to its first

@@ -51,13 +51,8 @@ func TestSoak(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	p := realKernel(t, ctx)
-	if r, out := runCell(t, ctx, p, "n := 0"); r["status"] != "ok" {
-		t.Fatalf("setup: %v %s", r, out)
-	}
-	workers := children(t, p.Pid())
-	if len(workers) != 1 {
-		t.Fatalf("the front has children %v, want one worker", workers)
-	}
+	setupCell(t, ctx, p, "n := 0")
+	worker := theWorker(t, p.Pid())
 	var sent []*kernel.Message
 	next := 0 // index in sent of the next reply expected
 	var front0, worker0 int
@@ -80,7 +75,7 @@ func TestSoak(t *testing.T) {
 			p.IOPub.Drop(func(*kernel.Message) bool { return true })
 		}
 		if next == soakWarm {
-			front0, worker0 = rss(t, p.Pid()), rss(t, workers[0])
+			front0, worker0 = rss(t, p.Pid()), rss(t, worker)
 		}
 	}
 	start := time.Now()
@@ -100,7 +95,7 @@ func TestSoak(t *testing.T) {
 	}
 	took := time.Since(start)
 	p.IOPub.Drop(func(*kernel.Message) bool { return true })
-	front1, worker1 := rss(t, p.Pid()), rss(t, workers[0])
+	front1, worker1 := rss(t, p.Pid()), rss(t, worker)
 	t.Logf("%d executions in %v (%.2f ms each); RSS from execution %d to %d: front %.1f → %.1f MiB, worker %.1f → %.1f MiB",
 		soakN, took, took.Seconds()*1000/soakN, soakWarm, soakN, mb(front0), mb(front1), mb(worker0), mb(worker1))
 	if _, out := runCell(t, ctx, p, "n"); out != strconv.Itoa(soakN) {

@@ -1,7 +1,6 @@
 package nbtest
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,9 +9,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/gosbi/gosbi/internal/syncbuf"
 	"github.com/gosbi/gosbi/kernel"
 )
 
@@ -21,7 +20,7 @@ type Process struct {
 	*Client
 	cmd    *exec.Cmd
 	dir    string
-	stderr *syncBuffer
+	stderr *syncbuf.Buffer
 	exited chan struct{}
 	err    error
 }
@@ -52,7 +51,7 @@ func StartKernel(ctx context.Context, argv, env []string, log io.Writer) (*Proce
 	for i, a := range argv {
 		args[i] = strings.ReplaceAll(a, "{connection_file}", connFile)
 	}
-	p := &Process{dir: dir, stderr: &syncBuffer{}, exited: make(chan struct{})}
+	p := &Process{dir: dir, stderr: &syncbuf.Buffer{}, exited: make(chan struct{})}
 	p.cmd = exec.Command(args[0], args[1:]...)
 	p.cmd.Env = append(os.Environ(), env...)
 	var errOut io.Writer = p.stderr
@@ -147,21 +146,4 @@ func (p *Process) Kill() {
 		p.Client.Close()
 	}
 	os.RemoveAll(p.dir)
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gosbi/gosbi/kernel"
 	"github.com/gosbi/gosbi/kernel/kerneltest"
 	"github.com/gosbi/gosbi/nbtest"
 )
@@ -19,19 +18,7 @@ import (
 // The test binary doubles as a kernel (`kernel -f FILE`) whose worker is the fake worker
 // (`worker`), so that RunMain, which starts this executable, can be tested as it is.
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 {
-		switch os.Args[1] {
-		case "kernel":
-			if err := kernel.Main(os.Args[2:], "test"); err != nil {
-				fmt.Fprintln(os.Stderr, err)
-				os.Exit(1)
-			}
-			os.Exit(0)
-		case "worker":
-			kerneltest.FakeWorker()
-			os.Exit(0)
-		}
-	}
+	kerneltest.Dispatch()
 	os.Exit(m.Run())
 }
 

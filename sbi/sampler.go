@@ -234,15 +234,9 @@ func (p *RatioPosterior) sampleImportance(rng *rand.Rand, n int) (*mat.Dense, er
 	if err := Canceled("importance posterior"); err != nil {
 		return nil, err
 	}
-	lw := p.logRatio(cand)
-	for i := range lw {
-		if math.IsNaN(lw[i]) {
-			lw[i] = math.Inf(-1)
-		}
-	}
-	cdf, err := cumulativeWeights(lw)
+	out, cdf, err := p.resample(rng, cand, n, "importance")
 	if err != nil {
-		return nil, fmt.Errorf("ratio posterior (importance): %w", err)
+		return nil, err
 	}
 	var s1, s2, prev float64
 	for _, c := range cdf {
@@ -254,11 +248,6 @@ func (p *RatioPosterior) sampleImportance(rng *rand.Rand, n int) (*mat.Dense, er
 	p.mu.Lock()
 	p.ess = s1 * s1 / s2
 	p.mu.Unlock()
-	_, D := cand.Dims()
-	out := mat.NewDense(n, D, nil)
-	for i := 0; i < n; i++ {
-		copy(out.RawRowView(i), cand.RawRowView(drawIndex(rng, cdf)))
-	}
 	return out, nil
 }
 
@@ -278,7 +267,14 @@ func (p *RatioPosterior) sampleSlice(rng *rand.Rand, n int) (*mat.Dense, error) 
 // 10·C) prior draws weighted by r̂, as sbi's init_strategy="resample".
 func (p *RatioPosterior) resampleInit(rng *rand.Rand, C int) (*mat.Dense, error) {
 	m := max(1000, 10*C)
-	cand := p.prior.Sample(rng, m)
+	out, _, err := p.resample(rng, p.prior.Sample(rng, m), C, "mcmc init")
+	return out, err
+}
+
+// resample weights the points cand (rows) by r̂, a NaN log-weight counting as weight zero, and
+// draws n of them with replacement. It returns the draws and the cumulative weights; what
+// names the caller in errors.
+func (p *RatioPosterior) resample(rng *rand.Rand, cand *mat.Dense, n int, what string) (*mat.Dense, []float64, error) {
 	lw := p.logRatio(cand)
 	for i := range lw {
 		if math.IsNaN(lw[i]) {
@@ -287,12 +283,12 @@ func (p *RatioPosterior) resampleInit(rng *rand.Rand, C int) (*mat.Dense, error)
 	}
 	cdf, err := cumulativeWeights(lw)
 	if err != nil {
-		return nil, fmt.Errorf("ratio posterior (mcmc init): %w", err)
+		return nil, nil, fmt.Errorf("ratio posterior (%s): %w", what, err)
 	}
 	_, D := cand.Dims()
-	out := mat.NewDense(C, D, nil)
-	for i := 0; i < C; i++ {
+	out := mat.NewDense(n, D, nil)
+	for i := 0; i < n; i++ {
 		copy(out.RawRowView(i), cand.RawRowView(drawIndex(rng, cdf)))
 	}
-	return out, nil
+	return out, cdf, nil
 }

@@ -55,8 +55,9 @@ stdlib_fresh() {
 }
 check "symbol tables are up to date (stdlib)" stdlib_fresh
 
-# The study tests submit to a real single-node Slurm (package study); with CI=true a missing
-# Slurm fails them, elsewhere they skip. It is stopped again when the run ends.
+# The study tests submit to a real single-node Slurm with job accounting (package study); with
+# CI=true a missing Slurm or sacct fails them, elsewhere they skip. It is stopped again when the
+# run ends.
 slurm() {
   local sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"

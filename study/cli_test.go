@@ -91,11 +91,7 @@ func TestCLI(t *testing.T) {
 	dir := t.TempDir()
 	fail := filepath.Join(dir, "fail")
 	os.WriteFile(fail, nil, 0o644)
-	os.WriteFile(filepath.Join(dir, "double.go"), []byte(scriptJob), 0o644)
-	spec := `{"name": "cli", "axes": [{"name": "x", "values": ["1", "2", "3"]}],
-	  "stages": [{"name": "double", "script": "double.go"}, {"name": "sum", "all": true, "source": ` + quote(scriptSum) + `}],
-	  "params": {"fail": "` + fail + `"}}`
-	os.WriteFile(filepath.Join(dir, "spec.json"), []byte(spec), 0o644)
+	writeScriptStudy(t, dir, fail)
 	out := filepath.Join(dir, "out")
 	run := func(args ...string) (string, error) { // in dir, with relative paths
 		cmd := exec.Command(bin, append([]string{"study"}, args...)...)
@@ -120,14 +116,7 @@ func TestCLI(t *testing.T) {
 	if text, err := run("run", "out", "--executor", "local"); err != nil {
 		t.Fatalf("second run: %v\n%s", err, text)
 	}
-	s, err := study.Open(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tab, err := s.Results("sum")
-	if err != nil || tab.Len() != 1 || tab.Records[0].Metrics["sum"] != 12 {
-		t.Fatalf("sum results %+v, %v", tab, err)
-	}
+	s := checkSum(t, out)
 	r, _ := s.Record(0)
 	if got, _ := os.ReadFile(r.Path("out.txt")); string(got) != "x=1" || len(r.Files) != 1 {
 		t.Errorf("job 0 files %v, out.txt %q", r.Files, got)
@@ -145,6 +134,34 @@ func TestCLI(t *testing.T) {
 	}
 }
 
+// writeScriptStudy writes the study of scriptJob and scriptSum over x = 1, 2, 3 to dir
+// (spec.json, double.go); job x = 3 fails while the file fail exists.
+func writeScriptStudy(t *testing.T, dir, fail string) {
+	t.Helper()
+	spec := `{"name": "cli", "axes": [{"name": "x", "values": ["1", "2", "3"]}],
+	  "stages": [{"name": "double", "script": "double.go"}, {"name": "sum", "all": true, "source": ` + quote(scriptSum) + `}],
+	  "params": {"fail": ` + quote(fail) + `}}`
+	for name, text := range map[string]string{"double.go": scriptJob, "spec.json": spec} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// checkSum opens the script study in out and checks its sum, 2·(1 + 2 + 3) = 12.
+func checkSum(t *testing.T, out string) *study.Study {
+	t.Helper()
+	s, err := study.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab, err := s.Results("sum")
+	if err != nil || tab.Len() != 1 || tab.Records[0].Metrics["sum"] != 12 {
+		t.Fatalf("sum results %+v, %v", tab, err)
+	}
+	return s
+}
+
 func quote(s string) string {
 	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`, "\t", `\t`)
 	return `"` + r.Replace(s) + `"`
@@ -156,11 +173,7 @@ func TestCLISlurm(t *testing.T) {
 	requireSlurm(t)
 	bin := gosbi(t)
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "double.go"), []byte(scriptJob), 0o644)
-	spec := `{"name": "cli", "axes": [{"name": "x", "values": ["1", "2", "3"]}],
-	  "stages": [{"name": "double", "script": "double.go"}, {"name": "sum", "all": true, "source": ` + quote(scriptSum) + `}],
-	  "params": {"fail": "/nonexistent"}}`
-	os.WriteFile(filepath.Join(dir, "spec.json"), []byte(spec), 0o644)
+	writeScriptStudy(t, dir, "/nonexistent")
 	out := filepath.Join(dir, "out")
 	cmd := exec.Command(bin, "study", "run", filepath.Join(dir, "spec.json"), "--executor", "slurm", "--dir", out,
 		"--throttle", "2", "--time", "5:00", "--mem", "200M", "--cpus", "1", "--partition", slurmPartition(t))
@@ -171,14 +184,7 @@ func TestCLISlurm(t *testing.T) {
 	if !strings.Contains(string(text), "double 3/3 done · sum 1/1 done") {
 		t.Errorf("no final progress line:\n%s", text)
 	}
-	s, err := study.Open(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tab, err := s.Results("sum")
-	if err != nil || tab.Len() != 1 || tab.Records[0].Metrics["sum"] != 12 {
-		t.Fatalf("sum results %+v, %v", tab, err)
-	}
+	checkSum(t, out)
 	scripts, _ := filepath.Glob(filepath.Join(out, "slurm", "*.sh"))
 	if len(scripts) != 2 {
 		t.Errorf("batch scripts %v, want one per stage", scripts)

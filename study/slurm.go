@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,8 +18,10 @@ import (
 // Slurm runs each stage's missing jobs as one `sbatch --array` job (several when a stage has
 // more jobs than the cluster's MaxArraySize), each depending with afterok on the previous
 // stage's arrays. Every array task runs Command followed by the study directory and the job
-// index. When the arrays have left the queue, jobs still without a record are resubmitted, up
-// to Retries times. Cancelling the context cancels the submitted jobs (scancel).
+// index. When the arrays have left the queue (squeue) and, where the cluster keeps job
+// accounting, sacct reports the tasks of the jobs still without a record as ended, those jobs
+// get a failure note naming how their task ended and are resubmitted, up to Retries times.
+// Cancelling the context cancels the submitted jobs (scancel).
 type Slurm struct {
 	Partition   string        // --partition; "" for the cluster's default
 	Time        string        // --time per task, e.g. "2:00:00"; "" for the partition's default
@@ -87,10 +90,11 @@ func (e *Slurm) Execute(ctx context.Context, s *Study) error {
 		if len(subs) == 0 {
 			return nil
 		}
-		if err := e.wait(ctx, s, subs); err != nil {
+		acct, err := e.wait(ctx, s, subs)
+		if err != nil {
 			return err
 		}
-		e.noteLost(ctx, s, subs)
+		e.noteLost(ctx, s, subs, acct)
 		if s.Status().Complete() {
 			return nil
 		}
@@ -210,9 +214,17 @@ func (e *Slurm) submit(ctx context.Context, s *Study, stage string, offset int, 
 	return id, nil
 }
 
-// wait polls squeue until the submitted arrays have left the queue. Cancelling ctx cancels
-// them.
-func (e *Slurm) wait(ctx context.Context, s *Study, subs []Submission) error {
+// sacctSettle is how long the executor waits, after squeue has stopped listing a round's
+// tasks, while sacct's account of the unfinished ones does not change: sacct's records lag the
+// queue by seconds, and the record of a task sacct reports completed may reach a shared file
+// system late. Only a broken squeue or accounting leaves tasks pending or running in sacct
+// this long; their jobs are then noted lost. (A variable for the tests.)
+var sacctSettle = 5 * time.Minute
+
+// wait polls squeue until the submitted arrays have left the queue and, where accounting is
+// on, sacct reports every task of a job without a record as ended; it returns sacct's
+// accounts (nil where accounting is off). Cancelling ctx cancels the arrays.
+func (e *Slurm) wait(ctx context.Context, s *Study, subs []Submission) (map[int]account, error) {
 	poll := e.Poll
 	if poll <= 0 {
 		poll = 2 * time.Second
@@ -224,23 +236,34 @@ func (e *Slurm) wait(ctx context.Context, s *Study, subs []Submission) error {
 		byID[sub.JobID] = sub
 	}
 	failures := 0
+	var changed time.Time  // when sacct's account of the unfinished jobs last changed
+	var last map[int]State // that account
 	for {
 		queue, err := e.queue(ctx, ids, byID)
 		if ctx.Err() != nil {
 			e.cancel(subs)
-			return fmt.Errorf("study %s: interrupted; cancelled Slurm jobs %s: %w", s.Spec.Name, strings.Join(ids, ","), ctx.Err())
+			return nil, fmt.Errorf("study %s: interrupted; cancelled Slurm jobs %s: %w", s.Spec.Name, strings.Join(ids, ","), ctx.Err())
 		}
 		if err != nil {
 			if failures++; failures > 5 {
-				return err
+				return nil, err
 			}
 		} else {
 			failures = 0
+			var acct map[int]account
+			if len(queue) == 0 {
+				acct = s.unsettled(ctx, subs, ids, byID, queue)
+				if changed.IsZero() || !maps.Equal(queue, last) {
+					changed, last = time.Now(), maps.Clone(queue)
+				} else if time.Since(changed) > sacctSettle {
+					clear(queue)
+				}
+			}
 			if e.Progress != nil {
 				e.Progress(s.status(queue))
 			}
 			if len(queue) == 0 {
-				return nil
+				return acct, nil
 			}
 		}
 		select {
@@ -248,6 +271,41 @@ func (e *Slurm) wait(ctx context.Context, s *Study, subs []Submission) error {
 		case <-time.After(poll):
 		}
 	}
+}
+
+// unsettled asks sacct about the jobs of subs that have neither a record nor a failure note
+// of this submission, once squeue lists none of their tasks. It adds to sched, as queued or
+// running, those sacct does not report as ended (not yet recorded, pending, running) and those
+// it reports completed (their record is on its way). It returns sacct's accounts, or nil where
+// sacct fails (accounting is off): squeue's word is then final.
+func (s *Study) unsettled(ctx context.Context, subs []Submission, ids []string, byID map[string]Submission, sched map[int]State) map[int]account {
+	var open []int
+	for _, sub := range subs {
+		for _, i := range sub.Indices {
+			if !s.Done(i) && !s.recentFailure(i, sub) {
+				open = append(open, i)
+			}
+		}
+	}
+	if len(open) == 0 {
+		return nil
+	}
+	acct, err := accounts(ctx, ids, byID)
+	if err != nil {
+		return nil
+	}
+	for _, i := range open {
+		a, ok := acct[i]
+		switch {
+		case !ok:
+			sched[i] = Queued
+		case !a.final():
+			sched[i] = a.sched()
+		case a.State == "COMPLETED":
+			sched[i] = Running
+		}
+	}
+	return acct
 }
 
 // queue reads the state of the submitted arrays' tasks still in the queue, by job index.
@@ -282,8 +340,9 @@ func (e *Slurm) queue(ctx context.Context, ids []string, byID map[string]Submiss
 }
 
 // noteLost writes a failure note for jobs whose array task left the queue without a record or
-// a note of its own (cancelled, out of time or memory, node failure), naming its Slurm log.
-func (e *Slurm) noteLost(ctx context.Context, s *Study, subs []Submission) {
+// a note of its own (cancelled, out of time or memory, node failure), naming its Slurm log and
+// how the task ended (acct holds sacct's accounts of the tasks; nil without accounting).
+func (e *Slurm) noteLost(ctx context.Context, s *Study, subs []Submission, acct map[int]account) {
 	host, _ := os.Hostname()
 	for _, sub := range subs {
 		for _, i := range sub.Indices {
@@ -295,7 +354,8 @@ func (e *Slurm) noteLost(ctx context.Context, s *Study, subs []Submission) {
 				continue
 			}
 			task := fmt.Sprintf("%s_%d", sub.JobID, i-sub.Offset)
-			state := taskState(ctx, task)
+			a, ok := acct[i]
+			state := taskState(ctx, task, a, ok)
 			attempt := 1
 			if f := s.Failure(i); f != nil {
 				attempt = f.Attempt + 1
@@ -320,15 +380,19 @@ func (s *Study) recentFailure(i int, sub Submission) bool {
 	return !fi.ModTime().Before(sub.Submitted)
 }
 
-// taskState asks scontrol (or sacct where accounting is on) how an array task ended.
-func taskState(ctx context.Context, task string) string {
+// taskState tells how an array task ended: scontrol's account while it still knows the task
+// (its Reason is the more precise), else a, sacct's, where recorded.
+func taskState(ctx context.Context, task string, a account, recorded bool) string {
 	if out, err := slurmCmd(ctx, "scontrol", "show", "job", task); err == nil {
 		if f := fieldsWith(out, "JobState=", "Reason=", "ExitCode="); len(f) > 0 {
 			return strings.Join(f, " ")
 		}
 	}
-	if out, err := slurmCmd(ctx, "sacct", "-n", "-X", "-j", task, "-o", "State"); err == nil && strings.TrimSpace(out) != "" {
-		return "JobState=" + strings.TrimSpace(out)
+	switch {
+	case recorded && a.final():
+		return a.String()
+	case recorded:
+		return "state unknown: no longer in the queue; sacct still reports " + a.String()
 	}
 	return "state unknown: no longer in the queue"
 }

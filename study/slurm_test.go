@@ -1,6 +1,7 @@
 package study_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -45,6 +46,22 @@ func requireSlurm(t *testing.T) {
 	t.Skip(slurmErr)
 }
 
+// requireAccounting skips a test when the Slurm cluster keeps no job accounting (sacct
+// fails), unless CI is set: scripts/slurm.sh starts slurmdbd, so there it is a failure.
+func requireAccounting(t *testing.T) {
+	t.Helper()
+	requireSlurm(t)
+	out, err := exec.Command("sacct", "-n", "-X", "-j", "1").CombinedOutput()
+	if err == nil {
+		return
+	}
+	err = fmt.Errorf("Slurm keeps no job accounting (sacct: %v: %s); `bash scripts/slurm.sh` starts slurmdbd", err, bytes.TrimSpace(out))
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("%v; CI=true requires it", err)
+	}
+	t.Skip(err)
+}
+
 // slurmExecutor runs this test binary as the worker of the array tasks.
 func slurmExecutor(t *testing.T) *study.Slurm {
 	exe, err := os.Executable()
@@ -61,13 +78,17 @@ func slurmExecutor(t *testing.T) *study.Slurm {
 }
 
 // workJob squares x, plus noise from its seed; it sleeps while the file named by "slow" exists
-// (for x = the value of "slowx") and fails when x equals "failx".
+// (for x = the value of "slowx"), fails when x equals "failx", and ends its process with exit
+// code 3, leaving neither record nor failure note, when x equals "exitx".
 func workJob(j *study.Job) error {
 	calls["work"].Add(1)
 	x := j.Float("x")
 	if j.Params["failx"] == j.Params["x"] {
 		j.Logf("x = %v cannot be squared today", x)
 		return errors.New("work failed on purpose")
+	}
+	if j.Params["exitx"] == j.Params["x"] {
+		os.Exit(3)
 	}
 	if j.Params["slowx"] == j.Params["x"] {
 		for {
@@ -155,13 +176,9 @@ func TestSlurmCancelAndResume(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- s.Run(context.Background(), e) }()
 	// wait until job 2 (x = 3) runs, then cancel its array task
-	deadline := time.Now().Add(2 * time.Minute)
-	for !s.Done(0) || !s.Done(1) || !s.Done(3) || !running(s, 2) {
-		if time.Now().After(deadline) {
-			t.Fatalf("job 2 never ran next to three finished ones: %s", s.Status().Line())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	waitUntil(t, s, "job 2 ran next to three finished ones", func() bool {
+		return s.Done(0) && s.Done(1) && s.Done(3) && running(s, 2)
+	})
 	task := e.Submissions()[0].JobID + "_2"
 	if out, err := exec.Command("scancel", task).CombinedOutput(); err != nil {
 		t.Fatalf("scancel %s: %v %s", task, err, out)
@@ -200,6 +217,17 @@ func TestSlurmCancelAndResume(t *testing.T) {
 	}
 	if !s.Status().Complete() {
 		t.Errorf("not complete: %s", s.Status())
+	}
+}
+
+// waitUntil polls cond for two minutes; if it never holds, the test fails saying what did not
+// happen and how the study stands.
+func waitUntil(t *testing.T, s *study.Study, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(2 * time.Minute); !cond(); time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("not within 2 minutes: %s; the study: %s", what, s.Status().Line())
+		}
 	}
 }
 
@@ -257,13 +285,7 @@ func TestSlurmInterrupt(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- s.Run(ctx, e) }()
-	deadline := time.Now().Add(2 * time.Minute)
-	for !running(s, 0) {
-		if time.Now().After(deadline) {
-			t.Fatalf("job 0 never started: %s", s.Status().Line())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	waitUntil(t, s, "job 0 started", func() bool { return running(s, 0) })
 	cancel()
 	err = <-done
 	if err == nil || !strings.Contains(err.Error(), "interrupted; cancelled Slurm jobs") {
@@ -274,6 +296,7 @@ func TestSlurmInterrupt(t *testing.T) {
 		ids = append(ids, sub.JobID)
 	}
 	// scancel is asynchronous: the tasks leave the queue within seconds
+	deadline := time.Now().Add(2 * time.Minute)
 	for {
 		out, _ := exec.Command("squeue", "-h", "-j", strings.Join(ids, ","), "-o", "%i %t").Output()
 		if strings.TrimSpace(string(out)) == "" {
@@ -337,5 +360,49 @@ func TestSlurmSplitArrays(t *testing.T) {
 	}
 	if again := sum(); again != first {
 		t.Errorf("sum %v, then %v", first, again)
+	}
+}
+
+// TestSlurmJudgedFromSacct: where squeue lists none of the study's tasks and scontrol knows
+// none of them (fakes on PATH, as when the controller has purged them), sacct decides: the
+// executor waits while sacct reports the tasks pending or running, counts the jobs that wrote
+// records done, and notes the job whose worker exited with code 3 without a word as FAILED
+// with that exit code, and the aggregate that depended on it as cancelled.
+func TestSlurmJudgedFromSacct(t *testing.T) {
+	requireAccounting(t)
+	bin := t.TempDir()
+	for name, script := range map[string]string{"squeue": "exit 0", "scontrol": "echo 'Invalid job id specified' >&2; exit 1"} {
+		if err := os.WriteFile(filepath.Join(bin, name), []byte("#!/bin/sh\n"+script+"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	slow := filepath.Join(t.TempDir(), "slow")
+	os.WriteFile(slow, nil, 0o644)
+	defer os.Remove(slow)
+	s, err := study.Create(t.TempDir(), workSpec(map[string]string{"slow": slow, "slowx": "3", "exitx": "2"}), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := slurmExecutor(t)
+	done := make(chan error, 1)
+	go func() { done <- s.Run(context.Background(), e) }()
+	// job 2 holds its array task until slow is removed
+	waitUntil(t, s, "job 2 started", func() bool { return running(s, 2) })
+	time.Sleep(time.Second)
+	os.Remove(slow)
+	err = <-done
+	if err == nil {
+		t.Fatal("the run with a failed job reported success")
+	}
+	st := s.Status()
+	if st.Count(study.Done) != 3 || !s.Done(0) || !s.Done(2) || !s.Done(3) || len(st.Failed) != 2 {
+		t.Fatalf("%v\n%s", err, st)
+	}
+	task := e.Submissions()[0].JobID + "_1"
+	for k, want := range []string{"Slurm array task " + task + " ended without a record (JobState=FAILED ExitCode=3:0)", "ended without a record (JobState=CANCELLED ExitCode=0:0"} {
+		if !strings.Contains(st.Failed[k].Failure.Error, want) {
+			t.Errorf("failure note of job %d: %q, want %q", st.Failed[k].Job.Index, st.Failed[k].Failure.Error, want)
+		}
 	}
 }

@@ -1,7 +1,8 @@
 //go:build linux
 
-// Package ptytest opens pseudo-terminals for tests of programs that behave differently on a
-// terminal (the REPL's line editing, Ctrl-C, questions it asks).
+// Package ptytest opens pseudo-terminals, and runs commands on them (Terminal), for tests of
+// programs that behave differently on a terminal (the REPL's line editing, Ctrl-C, questions
+// it asks).
 package ptytest
 
 import (

@@ -48,6 +48,32 @@ func testBuilder(t testing.TB) *Builder {
 	return b
 }
 
+// writeFile writes src to the file name, making its directory first.
+func writeFile(t *testing.T, name, src string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(name, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// prepareModule prepares the build module of the notebook directory nb with b's go command;
+// the caller unlocks it.
+func prepareModule(t *testing.T, ctx context.Context, b *Builder, nb string) *buildModule {
+	t.Helper()
+	goCmd, err := b.goCommand(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := b.prepare(ctx, goCmd, nb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 func nbDir(t testing.TB) string {
 	t.Helper()
 	d, err := filepath.Abs(filepath.Join("testdata", "nb"))
@@ -152,29 +178,13 @@ func TestKeyFollowsLocalSources(t *testing.T) {
 	b.CacheDir = t.TempDir()
 	nb := t.TempDir()
 	mod := filepath.Join(nb, "m")
-	write := func(name, src string) {
-		t.Helper()
-		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(name, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write(filepath.Join(nb, "go.work"), "go 1.22\n\nuse ./m\n")
-	write(filepath.Join(mod, "go.mod"), "module example.com/m\n\ngo 1.22\n")
-	write(filepath.Join(mod, "m.go"), "package m\n\nfunc F() int { return 1 }\n")
+	writeFile(t, filepath.Join(nb, "go.work"), "go 1.22\n\nuse ./m\n")
+	writeFile(t, filepath.Join(mod, "go.mod"), "module example.com/m\n\ngo 1.22\n")
+	writeFile(t, filepath.Join(mod, "m.go"), "package m\n\nfunc F() int { return 1 }\n")
 	key := func() string {
 		t.Helper()
 		ctx := context.Background()
-		goCmd, err := b.goCommand(nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := b.prepare(ctx, goCmd, nb)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m := prepareModule(t, ctx, b, nb)
 		defer m.unlock()
 		if err := m.resolve(ctx, []string{"example.com/m"}); err != nil {
 			t.Fatal(err)
@@ -189,11 +199,11 @@ func TestKeyFollowsLocalSources(t *testing.T) {
 	if k1 != k2 {
 		t.Fatalf("the same inputs gave two keys: %s, %s", k1, k2)
 	}
-	write(filepath.Join(mod, "docs", "notes.md"), "notes\n") // no Go files: not read by a build
+	writeFile(t, filepath.Join(mod, "docs", "notes.md"), "notes\n") // no Go files: not read by a build
 	if k := key(); k != k1 {
 		t.Errorf("a file outside the module's packages changed the key")
 	}
-	write(filepath.Join(mod, "m.go"), "package m\n\nfunc F() int { return 22 }\n")
+	writeFile(t, filepath.Join(mod, "m.go"), "package m\n\nfunc F() int { return 22 }\n")
 	if k3 := key(); k3 == k1 {
 		t.Errorf("editing the local module kept the key %s", k1)
 	}
@@ -286,29 +296,13 @@ func TestResolveThroughGoMod(t *testing.T) {
 	b := testBuilder(t)
 	b.CacheDir = t.TempDir()
 	root := t.TempDir()
-	write := func(name, src string) {
-		t.Helper()
-		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(name, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 	nb := filepath.Join(root, "analysis")
-	write(filepath.Join(nb, "go.mod"), "module example.com/analysis\n\ngo 1.22\n\nrequire example.com/other v0.1.0\n\nreplace example.com/other => ../other\n")
-	write(filepath.Join(nb, "model", "model.go"), "package model\n\nfunc F() int { return 1 }\n")
-	write(filepath.Join(root, "other", "go.mod"), "module example.com/other\n\ngo 1.22\n")
-	write(filepath.Join(root, "other", "other.go"), "package other\n\nfunc G() int { return 2 }\n")
+	writeFile(t, filepath.Join(nb, "go.mod"), "module example.com/analysis\n\ngo 1.22\n\nrequire example.com/other v0.1.0\n\nreplace example.com/other => ../other\n")
+	writeFile(t, filepath.Join(nb, "model", "model.go"), "package model\n\nfunc F() int { return 1 }\n")
+	writeFile(t, filepath.Join(root, "other", "go.mod"), "module example.com/other\n\ngo 1.22\n")
+	writeFile(t, filepath.Join(root, "other", "other.go"), "package other\n\nfunc G() int { return 2 }\n")
 	ctx := context.Background()
-	goCmd, err := b.goCommand(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := b.prepare(ctx, goCmd, nb)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := prepareModule(t, ctx, b, nb)
 	defer m.unlock()
 	pkgs := []string{"example.com/analysis/model", "example.com/other"}
 	if err := m.resolve(ctx, pkgs); err != nil {

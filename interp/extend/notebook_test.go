@@ -419,6 +419,24 @@ func outputTextNotes(ex *nbtest.Execution) (stdout, notes, stderr, result, evalu
 	return
 }
 
+// kernelWithState starts the gosbi kernel bin with the worker cache and the notebook directory
+// testdata, waits until it is ready and sets x := 21 in its session; it ends with the test.
+func kernelWithState(t *testing.T, ctx context.Context, bin, cache string) *nbtest.Process {
+	t.Helper()
+	p, err := nbtest.StartKernel(ctx, nbtest.KernelCommand(bin), []string{"GOSBI_CACHE=" + cache, "GOSBI_NOTEBOOK_DIR=" + testdata(t, "")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	if _, err := p.WaitReady(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Execute(ctx, "x := 21", nbtest.ExecuteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 // TestSwitchOffersReplay answers the question a switch asks when the session has state: "n"
 // moves without replaying (the earlier variable is gone, as said), "" replays (it is kept).
 func TestSwitchOffersReplay(t *testing.T) {
@@ -431,17 +449,7 @@ func TestSwitchOffersReplay(t *testing.T) {
 		t.Run(fmt.Sprintf("answer %q", tc.answer), func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
-			p, err := nbtest.StartKernel(ctx, nbtest.KernelCommand(bin), []string{"GOSBI_CACHE=" + cache, "GOSBI_NOTEBOOK_DIR=" + testdata(t, "")}, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer p.Close()
-			if _, err := p.WaitReady(ctx); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := p.Execute(ctx, "x := 21", nbtest.ExecuteOptions{}); err != nil {
-				t.Fatal(err)
-			}
+			p := kernelWithState(t, ctx, bin, cache)
 			var asked string
 			ex, err := p.Execute(ctx, "import \"example.com/sim\"\nfmt.Println(sim.Scale(2))", nbtest.ExecuteOptions{AllowStdin: true,
 				Input: func(prompt string, _ bool) string { asked = prompt; return tc.answer }})
@@ -477,17 +485,7 @@ func TestInterruptBuild(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	// an empty cache: the import needs a build, which takes seconds
-	p, err := nbtest.StartKernel(ctx, nbtest.KernelCommand(bin), []string{"GOSBI_CACHE=" + t.TempDir(), "GOSBI_NOTEBOOK_DIR=" + testdata(t, "")}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	if _, err := p.WaitReady(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.Execute(ctx, "x := 21", nbtest.ExecuteOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	p := kernelWithState(t, ctx, bin, t.TempDir())
 	type result struct {
 		ex  *nbtest.Execution
 		err error

@@ -57,22 +57,13 @@ func TestGetFromProxy(t *testing.T) {
 	b.CacheDir = t.TempDir()
 	proxy := t.TempDir()
 	writeProxy(t, proxy)
-	real := strings.TrimSpace(goEnv(t, "GOMODCACHE"))
-	b.Env = []string{"GOPROXY=file://" + filepath.ToSlash(proxy) + ",file://" + filepath.ToSlash(filepath.Join(real, "cache", "download")),
-		"GOMODCACHE=" + t.TempDir(), "GOSUMDB=off", "GOFLAGS=-modcacherw"}
+	b.Env = proxyEnv(t, proxy)
 	nb := t.TempDir() // no go.mod, no go.work
 	ctx := context.Background()
 	if err := b.Get(ctx, nb, "example.com/hello@v1.0.0"); err != nil {
 		t.Fatal(err)
 	}
-	goCmd, err := b.goCommand(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := b.prepare(ctx, goCmd, nb)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := prepareModule(t, ctx, b, nb)
 	defer m.unlock()
 	ps, err := m.list(ctx, []string{"example.com/hello"})
 	if err != nil {
@@ -84,6 +75,16 @@ func TestGetFromProxy(t *testing.T) {
 	if err := m.get(ctx, "example.com/hello@v9.9.9"); err == nil || !strings.Contains(err.Error(), "%go get example.com/hello@latest") {
 		t.Errorf("a version the proxy lacks: error %v, want one naming %%go get", err)
 	}
+}
+
+// proxyEnv is the go command's environment for a test that fetches modules from the file
+// proxy in dir, then from this machine's module download cache (so that nothing comes from the
+// network), into a fresh module cache.
+func proxyEnv(t *testing.T, dir string) []string {
+	t.Helper()
+	real := strings.TrimSpace(goEnv(t, "GOMODCACHE"))
+	return []string{"GOPROXY=file://" + filepath.ToSlash(dir) + ",file://" + filepath.ToSlash(filepath.Join(real, "cache", "download")),
+		"GOMODCACHE=" + t.TempDir(), "GOSUMDB=off", "GOFLAGS=-modcacherw"}
 }
 
 func goEnv(t *testing.T, name string) string {
@@ -166,19 +167,9 @@ func TestReleasedGosbiResolves(t *testing.T) {
 	const v = "v0.0.1-test"
 	proxy := t.TempDir()
 	writeGosbiProxy(t, proxy, src, v)
-	real := strings.TrimSpace(goEnv(t, "GOMODCACHE"))
-	b := &Builder{CacheDir: t.TempDir(), GosbiVersion: v, Env: []string{
-		"GOPROXY=file://" + filepath.ToSlash(proxy) + ",file://" + filepath.ToSlash(filepath.Join(real, "cache", "download")),
-		"GOMODCACHE=" + t.TempDir(), "GOSUMDB=off", "GOFLAGS=-modcacherw"}}
+	b := &Builder{CacheDir: t.TempDir(), GosbiVersion: v, Env: proxyEnv(t, proxy)}
 	ctx := context.Background()
-	goCmd, err := b.goCommand(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := b.prepare(ctx, goCmd, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := prepareModule(t, ctx, b, t.TempDir())
 	defer m.unlock()
 	out, err := m.goOut(ctx, m.dir, nil, append([]string{"list", "-e", "-deps", "-json=ImportPath,Module,Error"}, gosbiPackages...)...)
 	if err != nil {

@@ -70,6 +70,45 @@ func checkN(name string, n int) {
 	}
 }
 
+// sampleCoords draws n points of dim independent coordinates, coordinate j of each by draw(j),
+// row by row. name is the distribution's, for the panic on a negative n.
+func sampleCoords(name string, n, dim int, draw func(j int) float64) *mat.Dense {
+	checkN(name, n)
+	x := newDense(n, dim)
+	for i := 0; i < n; i++ {
+		row := x.RawRowView(i)
+		for j := range row {
+			row[j] = draw(j)
+		}
+	}
+	return x
+}
+
+// logProbRows is the LogProb of d row by row: logDensity(row) for the rows of x in d's
+// support, −Inf for the others. name is the distribution's, for the panic on a wrong width.
+func logProbRows(name string, d Distribution, x *mat.Dense, logDensity func(row []float64) float64) []float64 {
+	n := checkCols(name, d.Dim(), x)
+	lp := make([]float64, n)
+	for i := range lp {
+		row := x.RawRowView(i)
+		if d.InSupport(row) {
+			lp[i] = logDensity(row)
+		} else {
+			lp[i] = math.Inf(-1)
+		}
+	}
+	return lp
+}
+
+// coords returns f(0), …, f(dim−1): a per-coordinate mean or variance.
+func coords(dim int, f func(j int) float64) []float64 {
+	v := make([]float64, dim)
+	for j := range v {
+		v[j] = f(j)
+	}
+	return v
+}
+
 // newDense allows zero rows, which mat.NewDense does not.
 func newDense(n, d int) *mat.Dense {
 	if n == 0 || d == 0 {

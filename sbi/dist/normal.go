@@ -38,35 +38,19 @@ func (d *Normal) Dim() int { return len(d.mean) }
 
 // Sample draws n points.
 func (d *Normal) Sample(rng *rand.Rand, n int) *mat.Dense {
-	checkN("Normal", n)
-	x := newDense(n, d.Dim())
-	for i := 0; i < n; i++ {
-		row := x.RawRowView(i)
-		for j := range row {
-			row[j] = d.mean[j] + d.std[j]*rng.NormFloat64()
-		}
-	}
-	return x
+	return sampleCoords("Normal", n, d.Dim(), func(j int) float64 { return d.mean[j] + d.std[j]*rng.NormFloat64() })
 }
 
 // LogProb is Σ_j log N(x_j; mean_j, std_j²).
 func (d *Normal) LogProb(x *mat.Dense) []float64 {
-	n := checkCols("Normal", d.Dim(), x)
-	lp := make([]float64, n)
-	for i := range lp {
-		row := x.RawRowView(i)
-		if !d.InSupport(row) {
-			lp[i] = math.Inf(-1)
-			continue
-		}
+	return logProbRows("Normal", d, x, func(row []float64) float64 {
 		s := 0.0
 		for j, v := range row {
 			z := (v - d.mean[j]) / d.std[j]
 			s += z * z
 		}
-		lp[i] = -0.5*s - d.logNorm
-	}
-	return lp
+		return -0.5*s - d.logNorm
+	})
 }
 
 // InSupport reports whether every coordinate is finite.
@@ -85,11 +69,7 @@ func (d *Normal) Std() []float64 { return append([]float64(nil), d.std...) }
 
 // Covariance is diag(std²).
 func (d *Normal) Covariance() *mat.SymDense {
-	v := make([]float64, d.Dim())
-	for j, s := range d.std {
-		v[j] = s * s
-	}
-	return diagSym(v)
+	return diagSym(coords(d.Dim(), func(j int) float64 { return d.std[j] * d.std[j] }))
 }
 
 func allFinite(x []float64) bool {
@@ -172,16 +152,9 @@ func (d *MultivariateNormal) Sample(rng *rand.Rand, n int) *mat.Dense {
 
 // LogProb is −½‖L⁻¹(x−mean)‖² − ½ log det Σ − (d/2) log 2π.
 func (d *MultivariateNormal) LogProb(x *mat.Dense) []float64 {
-	n := checkCols("MultivariateNormal", d.Dim(), x)
 	dim := d.Dim()
-	lp := make([]float64, n)
 	z := make([]float64, dim)
-	for i := range lp {
-		row := x.RawRowView(i)
-		if !d.InSupport(row) {
-			lp[i] = math.Inf(-1)
-			continue
-		}
+	return logProbRows("MultivariateNormal", d, x, func(row []float64) float64 {
 		// Forward substitution L·z = x − mean.
 		s := 0.0
 		for j := 0; j < dim; j++ {
@@ -192,9 +165,8 @@ func (d *MultivariateNormal) LogProb(x *mat.Dense) []float64 {
 			z[j] = v / d.lower.At(j, j)
 			s += z[j] * z[j]
 		}
-		lp[i] = -0.5*s - d.logDet - float64(dim)*logSqrt2Pi
-	}
-	return lp
+		return -0.5*s - d.logDet - float64(dim)*logSqrt2Pi
+	})
 }
 
 // InSupport reports whether every coordinate is finite.

@@ -28,36 +28,20 @@ func (d *LogNormal) Dim() int { return len(d.loc) }
 
 // Sample draws n points as exp(loc + scale·z).
 func (d *LogNormal) Sample(rng *rand.Rand, n int) *mat.Dense {
-	checkN("LogNormal", n)
-	x := newDense(n, d.Dim())
-	for i := 0; i < n; i++ {
-		row := x.RawRowView(i)
-		for j := range row {
-			row[j] = math.Exp(d.loc[j] + d.scale[j]*rng.NormFloat64())
-		}
-	}
-	return x
+	return sampleCoords("LogNormal", n, d.Dim(), func(j int) float64 { return math.Exp(d.loc[j] + d.scale[j]*rng.NormFloat64()) })
 }
 
 // LogProb is Σ_j [log N(log x_j; loc_j, scale_j²) − log x_j].
 func (d *LogNormal) LogProb(x *mat.Dense) []float64 {
-	n := checkCols("LogNormal", d.Dim(), x)
-	lp := make([]float64, n)
-	for i := range lp {
-		row := x.RawRowView(i)
-		if !d.InSupport(row) {
-			lp[i] = math.Inf(-1)
-			continue
-		}
+	return logProbRows("LogNormal", d, x, func(row []float64) float64 {
 		s := 0.0
 		for j, v := range row {
 			l := math.Log(v)
 			z := (l - d.loc[j]) / d.scale[j]
 			s += -0.5*z*z - math.Log(d.scale[j]) - logSqrt2Pi - l
 		}
-		lp[i] = s
-	}
-	return lp
+		return s
+	})
 }
 
 // InSupport reports whether every coordinate is positive and finite.
@@ -77,21 +61,15 @@ func (d *LogNormal) Support() (low, high []float64) {
 
 // Mean is exp(loc + scale²/2).
 func (d *LogNormal) Mean() []float64 {
-	m := make([]float64, d.Dim())
-	for j := range m {
-		m[j] = math.Exp(d.loc[j] + d.scale[j]*d.scale[j]/2)
-	}
-	return m
+	return coords(d.Dim(), func(j int) float64 { return math.Exp(d.loc[j] + d.scale[j]*d.scale[j]/2) })
 }
 
 // Covariance is diagonal with (exp(scale²)−1)·exp(2·loc + scale²).
 func (d *LogNormal) Covariance() *mat.SymDense {
-	v := make([]float64, d.Dim())
-	for j := range v {
+	return diagSym(coords(d.Dim(), func(j int) float64 {
 		s2 := d.scale[j] * d.scale[j]
-		v[j] = math.Expm1(s2) * math.Exp(2*d.loc[j]+s2)
-	}
-	return diagSym(v)
+		return math.Expm1(s2) * math.Exp(2*d.loc[j]+s2)
+	}))
 }
 
 // Gamma has independent coordinates x_j ~ Gamma(shape_j, rate_j), with density
@@ -116,15 +94,7 @@ func (d *Gamma) Dim() int { return len(d.shape) }
 
 // Sample draws n points.
 func (d *Gamma) Sample(rng *rand.Rand, n int) *mat.Dense {
-	checkN("Gamma", n)
-	x := newDense(n, d.Dim())
-	for i := 0; i < n; i++ {
-		row := x.RawRowView(i)
-		for j := range row {
-			row[j] = sampleGamma(rng, d.shape[j]) / d.rate[j]
-		}
-	}
-	return x
+	return sampleCoords("Gamma", n, d.Dim(), func(j int) float64 { return sampleGamma(rng, d.shape[j]) / d.rate[j] })
 }
 
 // sampleGamma draws from Gamma(k, 1) with the method of Marsaglia and Tsang (2000), "A simple
@@ -169,22 +139,14 @@ func xlogy(a, x float64) float64 {
 
 // LogProb is Σ_j [shape·log rate − log Γ(shape) + (shape−1)·log x − rate·x].
 func (d *Gamma) LogProb(x *mat.Dense) []float64 {
-	n := checkCols("Gamma", d.Dim(), x)
-	lp := make([]float64, n)
-	for i := range lp {
-		row := x.RawRowView(i)
-		if !d.InSupport(row) {
-			lp[i] = math.Inf(-1)
-			continue
-		}
+	return logProbRows("Gamma", d, x, func(row []float64) float64 {
 		s := 0.0
 		for j, v := range row {
 			lg, _ := math.Lgamma(d.shape[j])
 			s += d.shape[j]*math.Log(d.rate[j]) - lg + xlogy(d.shape[j]-1, v) - d.rate[j]*v
 		}
-		lp[i] = s
-	}
-	return lp
+		return s
+	})
 }
 
 // InSupport reports whether every coordinate is ≥ 0 and finite.
@@ -204,20 +166,12 @@ func (d *Gamma) Support() (low, high []float64) {
 
 // Mean is shape/rate.
 func (d *Gamma) Mean() []float64 {
-	m := make([]float64, d.Dim())
-	for j := range m {
-		m[j] = d.shape[j] / d.rate[j]
-	}
-	return m
+	return coords(d.Dim(), func(j int) float64 { return d.shape[j] / d.rate[j] })
 }
 
 // Covariance is diagonal with shape/rate².
 func (d *Gamma) Covariance() *mat.SymDense {
-	v := make([]float64, d.Dim())
-	for j := range v {
-		v[j] = d.shape[j] / (d.rate[j] * d.rate[j])
-	}
-	return diagSym(v)
+	return diagSym(coords(d.Dim(), func(j int) float64 { return d.shape[j] / (d.rate[j] * d.rate[j]) }))
 }
 
 // Beta has independent coordinates x_j ~ Beta(alpha_j, beta_j) on [0, 1].
@@ -241,17 +195,11 @@ func (d *Beta) Dim() int { return len(d.alpha) }
 
 // Sample draws n points as G_a/(G_a + G_b) with independent Gamma(alpha,1) and Gamma(beta,1).
 func (d *Beta) Sample(rng *rand.Rand, n int) *mat.Dense {
-	checkN("Beta", n)
-	x := newDense(n, d.Dim())
-	for i := 0; i < n; i++ {
-		row := x.RawRowView(i)
-		for j := range row {
-			a := sampleGamma(rng, d.alpha[j])
-			b := sampleGamma(rng, d.beta[j])
-			row[j] = a / (a + b)
-		}
-	}
-	return x
+	return sampleCoords("Beta", n, d.Dim(), func(j int) float64 {
+		a := sampleGamma(rng, d.alpha[j])
+		b := sampleGamma(rng, d.beta[j])
+		return a / (a + b)
+	})
 }
 
 func lbeta(a, b float64) float64 {
@@ -263,21 +211,13 @@ func lbeta(a, b float64) float64 {
 
 // LogProb is Σ_j [(alpha−1)·log x + (beta−1)·log(1−x) − log B(alpha, beta)].
 func (d *Beta) LogProb(x *mat.Dense) []float64 {
-	n := checkCols("Beta", d.Dim(), x)
-	lp := make([]float64, n)
-	for i := range lp {
-		row := x.RawRowView(i)
-		if !d.InSupport(row) {
-			lp[i] = math.Inf(-1)
-			continue
-		}
+	return logProbRows("Beta", d, x, func(row []float64) float64 {
 		s := 0.0
 		for j, v := range row {
 			s += xlogy(d.alpha[j]-1, v) + xlogy(d.beta[j]-1, 1-v) - lbeta(d.alpha[j], d.beta[j])
 		}
-		lp[i] = s
-	}
-	return lp
+		return s
+	})
 }
 
 // InSupport reports whether 0 ≤ x_j ≤ 1 for every j.
@@ -295,19 +235,13 @@ func (d *Beta) Support() (low, high []float64) { return make([]float64, d.Dim())
 
 // Mean is alpha/(alpha+beta).
 func (d *Beta) Mean() []float64 {
-	m := make([]float64, d.Dim())
-	for j := range m {
-		m[j] = d.alpha[j] / (d.alpha[j] + d.beta[j])
-	}
-	return m
+	return coords(d.Dim(), func(j int) float64 { return d.alpha[j] / (d.alpha[j] + d.beta[j]) })
 }
 
 // Covariance is diagonal with alpha·beta/((alpha+beta)²(alpha+beta+1)).
 func (d *Beta) Covariance() *mat.SymDense {
-	v := make([]float64, d.Dim())
-	for j := range v {
+	return diagSym(coords(d.Dim(), func(j int) float64 {
 		a, b := d.alpha[j], d.beta[j]
-		v[j] = a * b / ((a + b) * (a + b) * (a + b + 1))
-	}
-	return diagSym(v)
+		return a * b / ((a + b) * (a + b) * (a + b + 1))
+	}))
 }

@@ -43,29 +43,12 @@ func (u *BoxUniform) Dim() int { return len(u.low) }
 
 // Sample draws n points.
 func (u *BoxUniform) Sample(rng *rand.Rand, n int) *mat.Dense {
-	checkN("BoxUniform", n)
-	x := newDense(n, u.Dim())
-	for i := 0; i < n; i++ {
-		row := x.RawRowView(i)
-		for j := range row {
-			row[j] = u.low[j] + (u.high[j]-u.low[j])*rng.Float64()
-		}
-	}
-	return x
+	return sampleCoords("BoxUniform", n, u.Dim(), func(j int) float64 { return u.low[j] + (u.high[j]-u.low[j])*rng.Float64() })
 }
 
 // LogProb is −log(volume) inside the box and −Inf outside.
 func (u *BoxUniform) LogProb(x *mat.Dense) []float64 {
-	n := checkCols("BoxUniform", u.Dim(), x)
-	lp := make([]float64, n)
-	for i := range lp {
-		if u.InSupport(x.RawRowView(i)[:u.Dim()]) {
-			lp[i] = -u.logVol
-		} else {
-			lp[i] = math.Inf(-1)
-		}
-	}
-	return lp
+	return logProbRows("BoxUniform", u, x, func([]float64) float64 { return -u.logVol })
 }
 
 // InSupport reports whether low ≤ x ≤ high in every coordinate.
@@ -85,19 +68,13 @@ func (u *BoxUniform) Support() (low, high []float64) {
 
 // Mean is the centre of the box.
 func (u *BoxUniform) Mean() []float64 {
-	m := make([]float64, u.Dim())
-	for j := range m {
-		m[j] = (u.low[j] + u.high[j]) / 2
-	}
-	return m
+	return coords(u.Dim(), func(j int) float64 { return (u.low[j] + u.high[j]) / 2 })
 }
 
 // Covariance is diagonal with (high−low)²/12.
 func (u *BoxUniform) Covariance() *mat.SymDense {
-	v := make([]float64, u.Dim())
-	for j := range v {
+	return diagSym(coords(u.Dim(), func(j int) float64 {
 		w := u.high[j] - u.low[j]
-		v[j] = w * w / 12
-	}
-	return diagSym(v)
+		return w * w / 12
+	}))
 }
