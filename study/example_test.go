@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/gosbi/gosbi/study"
 )
@@ -79,4 +80,47 @@ func ExampleTable_Coverage() {
 	}
 	fmt.Println(c.Label, len(c.Ranks), c.Levels, c.Coverage)
 	// Output: NRE 6 [0.25 0.5 0.75] [0.3333333333333333 0.6666666666666666 0.8333333333333334]
+}
+
+// A notebook names its executor in a parameter cell ("local", "slurm" or "read") and runs the
+// study with it; the error says what is missing when the study does not complete.
+func ExampleStudy_RunNamed() {
+	study.Register("cube", func(j *study.Job) error {
+		x := j.Float("x")
+		j.Set("y", x*x*x)
+		return nil
+	})
+	spec := &study.Spec{
+		Name:   "cubes",
+		Axes:   []study.Axis{{Name: "x", Values: study.Ints(1, 2, 3)}},
+		Stages: []study.Stage{{Name: "cube", Func: "cube"}},
+	}
+	dir, err := os.MkdirTemp("", "cubes-")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+	s, err := study.Create(dir, spec, "")
+	if err != nil {
+		panic(err)
+	}
+	if _, err := s.RunNamed(context.Background(), "read", nil); err != nil {
+		fmt.Println(strings.ReplaceAll(err.Error(), dir, "DIR"))
+	}
+	var last string
+	if _, err := s.RunNamed(context.Background(), "local", func(st *study.Status) { last = st.Line() }); err != nil {
+		panic(err)
+	}
+	fmt.Println(last)
+	// Output:
+	// study: the study in DIR is not complete (cube 0/3 done, 3 missing); run: gosbi study run DIR --executor slurm
+	// cube 3/3 done
+}
+
+// A list of integers in the spec's params (the widths of a network's layers) reaches the job
+// as one parameter.
+func ExampleJob_IntList() {
+	j := &study.Job{Params: map[string]string{"hidden": strings.Join(study.Ints(64, 64), ",")}}
+	fmt.Println(j.IntList("hidden"))
+	// Output: [64 64]
 }
