@@ -116,11 +116,3 @@ func ExampleStudy_RunNamed() {
 	// study: the study in DIR is not complete (cube 0/3 done, 3 missing); run: gosbi study run DIR --executor slurm
 	// cube 3/3 done
 }
-
-// A list of integers in the spec's params (the widths of a network's layers) reaches the job
-// as one parameter.
-func ExampleJob_IntList() {
-	j := &study.Job{Params: map[string]string{"hidden": strings.Join(study.Ints(64, 64), ",")}}
-	fmt.Println(j.IntList("hidden"))
-	// Output: [64 64]
-}
