@@ -86,7 +86,6 @@ func init() {
 		"Job.Input":          "func (j *Job) Input(stage string) (*Record, error)\n\nInput returns the record of the job of an earlier stage that shares this job's values on\nthat stage's axes (the simulations a training uses, say).",
 		"Job.Inputs":         "func (j *Job) Inputs(stage string) ([]*Record, error)\n\nInputs returns the records of the jobs of an earlier stage whose parameters agree with this\njob's on the axes both vary over (all of them for an aggregate stage). A job without a\nrecord is an error.",
 		"Job.Int":            "func (j *Job) Int(name string) int\n\nInt returns an integer parameter; a missing or malformed one fails the job.",
-		"Job.IntList":        "func (j *Job) IntList(name string) []int\n\nIntList returns a parameter that holds integers separated by commas (\"64,64\": the widths\nof hidden layers, say), the form in which strings.Join(Ints(v...), \",\") puts a list into\nthe spec's params; a missing, empty or malformed one fails the job.",
 		"Job.Logf":           "func (j *Job) Logf(format string, args ...any)\n\nLogf writes a line to the job's log.",
 		"Job.Path":           "func (j *Job) Path(name string) string\n\nPath returns the path of a file in the job's directory (for Save and the like).",
 		"Job.Set":            "func (j *Job) Set(name string, v float64)\n\nSet records a metric of the job.",
