@@ -9,6 +9,19 @@ import (
 	"github.com/gosbi/gosbi/study"
 )
 
+// tempStudy creates a study of spec in a new temporary directory, which remove deletes.
+func tempStudy(spec *study.Spec) (s *study.Study, remove func()) {
+	dir, err := os.MkdirTemp("", spec.Name+"-")
+	if err != nil {
+		panic(err)
+	}
+	if s, err = study.Create(dir, spec, ""); err != nil {
+		os.RemoveAll(dir)
+		panic(err)
+	}
+	return s, func() { os.RemoveAll(dir) }
+}
+
 // A study of one stage: a job per value of x, run on this machine, its records read back as a
 // table.
 func Example() {
@@ -17,20 +30,12 @@ func Example() {
 		j.Set("y", x*x)
 		return nil
 	})
-	spec := &study.Spec{
+	s, remove := tempStudy(&study.Spec{
 		Name:   "squares",
 		Axes:   []study.Axis{{Name: "x", Values: study.Ints(1, 2, 3)}},
 		Stages: []study.Stage{{Name: "square", Func: "square"}},
-	}
-	dir, err := os.MkdirTemp("", "squares-")
-	if err != nil {
-		panic(err)
-	}
-	defer os.RemoveAll(dir)
-	s, err := study.Create(dir, spec, "")
-	if err != nil {
-		panic(err)
-	}
+	})
+	defer remove()
 	if err := s.Run(context.Background(), &study.Local{}); err != nil {
 		panic(err)
 	}
@@ -90,22 +95,14 @@ func ExampleStudy_RunNamed() {
 		j.Set("y", x*x*x)
 		return nil
 	})
-	spec := &study.Spec{
+	s, remove := tempStudy(&study.Spec{
 		Name:   "cubes",
 		Axes:   []study.Axis{{Name: "x", Values: study.Ints(1, 2, 3)}},
 		Stages: []study.Stage{{Name: "cube", Func: "cube"}},
-	}
-	dir, err := os.MkdirTemp("", "cubes-")
-	if err != nil {
-		panic(err)
-	}
-	defer os.RemoveAll(dir)
-	s, err := study.Create(dir, spec, "")
-	if err != nil {
-		panic(err)
-	}
+	})
+	defer remove()
 	if _, err := s.RunNamed(context.Background(), "read", nil); err != nil {
-		fmt.Println(strings.ReplaceAll(err.Error(), dir, "DIR"))
+		fmt.Println(strings.ReplaceAll(err.Error(), s.Dir, "DIR"))
 	}
 	var last string
 	if _, err := s.RunNamed(context.Background(), "local", func(st *study.Status) { last = st.Line() }); err != nil {
