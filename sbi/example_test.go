@@ -99,3 +99,24 @@ func ExampleNPEConfig() {
 	// nsf elu true
 	// NPE: flow: unknown kind "realnvp": want "maf" or "nsf"
 }
+
+// A pool of simulations drawn once gives nested budgets: each budget is the first n pairs.
+func ExampleFirstRows() {
+	_, theta, x := conjugate(4096)
+	for _, n := range []int{1024, 4096} {
+		th, err := sbi.FirstRows(theta, n)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		xs, _ := sbi.FirstRows(x, n)
+		r, _ := th.Dims()
+		fmt.Println(r, xs.At(0, 0) == x.At(0, 0))
+	}
+	_, err := sbi.FirstRows(theta, 8192)
+	fmt.Println(err)
+	// Output:
+	// 1024 true
+	// 4096 true
+	// sbi: FirstRows: n = 8192, expected 1…4096 (the rows of the matrix)
+}

@@ -4,9 +4,23 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/gosbi/gosbi/study"
 )
+
+// tempStudy creates a study of spec in a new temporary directory, which remove deletes.
+func tempStudy(spec *study.Spec) (s *study.Study, remove func()) {
+	dir, err := os.MkdirTemp("", spec.Name+"-")
+	if err != nil {
+		panic(err)
+	}
+	if s, err = study.Create(dir, spec, ""); err != nil {
+		os.RemoveAll(dir)
+		panic(err)
+	}
+	return s, func() { os.RemoveAll(dir) }
+}
 
 // A study of one stage: a job per value of x, run on this machine, its records read back as a
 // table.
@@ -16,20 +30,12 @@ func Example() {
 		j.Set("y", x*x)
 		return nil
 	})
-	spec := &study.Spec{
+	s, remove := tempStudy(&study.Spec{
 		Name:   "squares",
 		Axes:   []study.Axis{{Name: "x", Values: study.Ints(1, 2, 3)}},
 		Stages: []study.Stage{{Name: "square", Func: "square"}},
-	}
-	dir, err := os.MkdirTemp("", "squares-")
-	if err != nil {
-		panic(err)
-	}
-	defer os.RemoveAll(dir)
-	s, err := study.Create(dir, spec, "")
-	if err != nil {
-		panic(err)
-	}
+	})
+	defer remove()
 	if err := s.Run(context.Background(), &study.Local{}); err != nil {
 		panic(err)
 	}
@@ -60,4 +66,50 @@ func ExampleParseSpec() {
 	}`))
 	fmt.Println(spec.Name, len(spec.Stages), err)
 	// Output: sweep 3 <nil>
+}
+
+// The coverage of one method pooled over the seeds that a study trained it with: each job
+// recorded the HPD ranks of its test pairs and the credibility levels.
+func ExampleTable_Coverage() {
+	tab := &study.Table{}
+	for seed, ranks := range [][]float64{{0.1, 0.5, 0.9}, {0.3, 0.7, 0.95}} {
+		tab.Records = append(tab.Records, &study.Record{
+			Params: map[string]string{"method": "NRE", "seed": fmt.Sprint(seed + 1)},
+			Series: map[string][]float64{"ranks": ranks, "levels": {0.25, 0.5, 0.75}},
+		})
+	}
+	c, err := tab.Where("method", "NRE").Coverage("NRE")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(c.Label, len(c.Ranks), c.Levels, c.Coverage)
+	// Output: NRE 6 [0.25 0.5 0.75] [0.3333333333333333 0.6666666666666666 0.8333333333333334]
+}
+
+// A notebook names its executor in a parameter cell ("local", "slurm" or "read") and runs the
+// study with it; the error says what is missing when the study does not complete.
+func ExampleStudy_RunNamed() {
+	study.Register("cube", func(j *study.Job) error {
+		x := j.Float("x")
+		j.Set("y", x*x*x)
+		return nil
+	})
+	s, remove := tempStudy(&study.Spec{
+		Name:   "cubes",
+		Axes:   []study.Axis{{Name: "x", Values: study.Ints(1, 2, 3)}},
+		Stages: []study.Stage{{Name: "cube", Func: "cube"}},
+	})
+	defer remove()
+	if _, err := s.RunNamed(context.Background(), "read", nil); err != nil {
+		fmt.Println(strings.ReplaceAll(err.Error(), s.Dir, "DIR"))
+	}
+	var last string
+	if _, err := s.RunNamed(context.Background(), "local", func(st *study.Status) { last = st.Line() }); err != nil {
+		panic(err)
+	}
+	fmt.Println(last)
+	// Output:
+	// study: the study in DIR is not complete (cube 0/3 done, 3 missing); run: gosbi study run DIR --executor slurm
+	// cube 3/3 done
 }

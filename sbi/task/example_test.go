@@ -51,3 +51,17 @@ func ExampleSimulate() {
 	fmt.Println(sim.X.RawMatrix().Rows, sim.Dropped)
 	// Output: 100 0
 }
+
+func ExampleEmbeddingFor() {
+	for _, name := range []string{"weinberg", "tc_lotka_volterra"} {
+		t, err := task.Get(name)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Printf("%s (%d values): %v\n", name, t.DataDim(), task.EmbeddingFor(t))
+	}
+	// Output:
+	// weinberg (20 values): <nil>
+	// tc_lotka_volterra (2002 values): {[64 64] 10 selu}
+}
