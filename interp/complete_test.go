@@ -109,7 +109,7 @@ func TestIsComplete(t *testing.T) {
 // BenchmarkCompleteLargeSession measures completion in a session of 100 cells (target: well
 // under 50 ms per request).
 func BenchmarkCompleteLargeSession(b *testing.B) {
-	s, err := NewSession(Options{Stdout: &syncbuf.Buffer{}, Stderr: &syncbuf.Buffer{}})
+	s, err := NewSession(Config{Stdout: &syncbuf.Buffer{}, Stderr: &syncbuf.Buffer{}})
 	if err != nil {
 		b.Fatal(err)
 	}

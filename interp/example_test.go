@@ -10,7 +10,7 @@ import (
 )
 
 func ExampleSession_Execute() {
-	s, err := interp.NewSession(interp.Options{Stdout: os.Stdout, Stderr: os.Stdout})
+	s, err := interp.NewSession(interp.Config{Stdout: os.Stdout, Stderr: os.Stdout})
 	if err != nil {
 		panic(err)
 	}
@@ -36,7 +36,7 @@ func ExampleSession_Execute() {
 }
 
 func ExampleSession_Complete() {
-	s, err := interp.NewSession(interp.Options{})
+	s, err := interp.NewSession(interp.Config{})
 	if err != nil {
 		panic(err)
 	}

@@ -29,7 +29,7 @@ const (
 func runREPL(args []string) error {
 	runenv.SetDisplay(func(o runenv.Output) { fmt.Println(display.PlainText(o.Data)) })
 	defer runenv.SetDisplay(nil)
-	sess, err := NewSession(Options{Args: append([]string{"gosbi"}, args...)})
+	sess, err := NewSession(Config{Args: append([]string{"gosbi"}, args...)})
 	if err != nil {
 		return err
 	}

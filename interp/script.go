@@ -53,7 +53,7 @@ func runScript(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	runenv.SetDisplay(func(o runenv.Output) { fmt.Fprintln(stdout, display.PlainText(o.Data)) })
 	defer runenv.SetDisplay(nil)
-	sess, err := NewSession(Options{Stdout: stdout, Stderr: stderr, Stdin: stdin, Args: args})
+	sess, err := NewSession(Config{Stdout: stdout, Stderr: stderr, Stdin: stdin, Args: args})
 	if err != nil {
 		return err
 	}

@@ -23,8 +23,8 @@ import (
 	"github.com/gosbi/gosbi/stdlib"
 )
 
-// Options configures a Session.
-type Options struct {
+// Config configures a Session.
+type Config struct {
 	Stdout, Stderr io.Writer // the user's output; os.Stdout and os.Stderr when nil
 	Stdin          io.Reader // what interpreted code reads; os.Stdin when nil
 	Args           []string  // os.Args of interpreted code
@@ -58,7 +58,7 @@ func (e *Error) Error() string { return e.Value }
 // Session is a notebook session: an interpreter plus the declarations, imports and variables
 // that the cells made. It is not safe for concurrent use, except Interrupt.
 type Session struct {
-	opts    Options
+	opts    Config
 	yi      *yaegi.Interpreter
 	stderr  *panicFilter
 	imports map[string]string // local name → import path
@@ -80,7 +80,7 @@ type Session struct {
 }
 
 // NewSession starts an interpreter with the symbol tables of package stdlib loaded.
-func NewSession(opts Options) (*Session, error) {
+func NewSession(opts Config) (*Session, error) {
 	if opts.Stdout == nil {
 		opts.Stdout = os.Stdout
 	}
@@ -112,7 +112,7 @@ func (s *Session) reset() error {
 		return fmt.Errorf("loading symbol tables: %w", err)
 	}
 	if _, isFile := s.opts.Stdin.(*os.File); !isFile {
-		// os.Stdin of cells reads what Options.Stdin gives (in a notebook: input requests),
+		// os.Stdin of cells reads what Config.Stdin gives (in a notebook: input requests),
 		// like fmt.Scan does; the interpreter would otherwise leave it the process's own.
 		stdin := s.opts.Stdin
 		if err := s.yi.Use(yaegi.Exports{"os/os": {"Stdin": reflect.ValueOf(&stdin).Elem()}}); err != nil {
@@ -1120,7 +1120,7 @@ func (s *Session) Evaluate(code string) (map[string]any, *Error) {
 	return res.Data, res.Err
 }
 
-// extraPackage reports whether path is one of the packages of Options.Symbols.
+// extraPackage reports whether path is one of the packages of Config.Symbols.
 func (s *Session) extraPackage(path string) bool {
 	for k := range s.opts.Symbols {
 		if k[:strings.LastIndexByte(k, '/')] == path {

@@ -24,7 +24,7 @@ type testSession struct {
 func newTestSession(t *testing.T) *testSession {
 	t.Helper()
 	ts := &testSession{out: &syncbuf.Buffer{}, errOut: &syncbuf.Buffer{}}
-	s, err := NewSession(Options{Stdout: ts.out, Stderr: ts.errOut, Stdin: strings.NewReader(""),
+	s, err := NewSession(Config{Stdout: ts.out, Stderr: ts.errOut, Stdin: strings.NewReader(""),
 		Display: func(o runenv.Output) { ts.displays = append(ts.displays, o) }})
 	if err != nil {
 		t.Fatal(err)
@@ -396,7 +396,7 @@ func TestInterruptReachesLibrary(t *testing.T) {
 		}
 	}
 	out := &syncbuf.Buffer{}
-	s, err := NewSession(Options{Stdout: out, Stderr: out, Symbols: map[string]map[string]reflect.Value{
+	s, err := NewSession(Config{Stdout: out, Stderr: out, Symbols: map[string]map[string]reflect.Value{
 		"libtest/libtest": {"Long": reflect.ValueOf(longCall)},
 	}})
 	if err != nil {

@@ -62,7 +62,7 @@ out := simtest.Run(sim, thetas, 8)`
 // it from 8 goroutines, and compares every output with the same simulator compiled.
 func TestCellSimulatorOnAllCores(t *testing.T) {
 	out := &syncbuf.Buffer{}
-	s, err := NewSession(Options{Stdout: out, Stderr: out, Symbols: map[string]map[string]reflect.Value{
+	s, err := NewSession(Config{Stdout: out, Stderr: out, Symbols: map[string]map[string]reflect.Value{
 		"simtest/simtest": {"Run": reflect.ValueOf(runParallel)},
 	}})
 	if err != nil {

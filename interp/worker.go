@@ -77,7 +77,7 @@ func runWorker(in io.Reader, out io.Writer) error {
 	}
 	w.outC = newCapture("stdout", os.Stdout, outR, token, w.stream)
 	w.errC = newCapture("stderr", os.Stderr, errR, token, w.stream)
-	w.sess, err = NewSession(Options{Stdout: os.Stdout, Stderr: os.Stderr, Stdin: &inputReader{w: w},
+	w.sess, err = NewSession(Config{Stdout: os.Stdout, Stderr: os.Stderr, Stdin: &inputReader{w: w},
 		Display: w.display, Args: []string{"gosbi"}, Restarted: os.Getenv(ipc.RestartedEnv) != ""})
 	if err != nil {
 		return err

@@ -53,7 +53,7 @@ func requireWorker(t *testing.T, bin string) {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	ex, err := p.Execute(ctx, "1 + 1", nbtest.ExecuteOptions{})
+	ex, err := p.Execute(ctx, "1 + 1", nbtest.ExecuteConfig{})
 	if err != nil {
 		t.Fatalf("the gosbi kernel did not run a cell: %v\nkernel output:\n%s", err, p.Stderr())
 	}
@@ -70,7 +70,7 @@ func installSpec(t *testing.T, bin string) []string {
 	t.Helper()
 	data := t.TempDir()
 	t.Setenv("JUPYTER_DATA_DIR", data)
-	if _, err := kernel.Install(kernel.InstallOptions{User: true, Binary: bin}); err != nil {
+	if _, err := kernel.Install(kernel.InstallConfig{User: true, Binary: bin}); err != nil {
 		t.Fatal(err)
 	}
 	return append(os.Environ(), "JUPYTER_DATA_DIR="+data, "JUPYTER_PLATFORM_DIRS=1", "PYDEVD_DISABLE_FILE_VALIDATION=1")
@@ -242,7 +242,7 @@ func TestRealWorkerRecovery(t *testing.T) {
 	p := realKernel(t, ctx)
 	run := func(code string) (map[string]any, []string) {
 		t.Helper()
-		ex, err := p.Execute(ctx, code, nbtest.ExecuteOptions{ContinueOnError: true})
+		ex, err := p.Execute(ctx, code, nbtest.ExecuteConfig{ContinueOnError: true})
 		if err != nil {
 			t.Fatalf("%q: %v\nkernel output:\n%s", code, err, p.Stderr())
 		}
@@ -296,7 +296,7 @@ func TestRealWorkerStdin(t *testing.T) {
 	p := realKernel(t, ctx)
 	asked := 0
 	ex, err := p.Execute(ctx, "import \"fmt\"\nvar name string\nfmt.Scanln(&name)\nfmt.Println(\"hello\", name)",
-		nbtest.ExecuteOptions{AllowStdin: true, Input: func(string, bool) string { asked++; return "gopher" }})
+		nbtest.ExecuteConfig{AllowStdin: true, Input: func(string, bool) string { asked++; return "gopher" }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,7 +320,7 @@ func TestRealWorkerInterruptInput(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	p := realKernel(t, ctx)
-	if _, err := p.Execute(ctx, "import \"fmt\"\nkept := 41", nbtest.ExecuteOptions{}); err != nil {
+	if _, err := p.Execute(ctx, "import \"fmt\"\nkept := 41", nbtest.ExecuteConfig{}); err != nil {
 		t.Fatal(err)
 	}
 	m, err := p.Send("shell", "execute_request", map[string]any{"code": "var s string\nfmt.Scanln(&s)\nfor {\n}", "allow_stdin": true})
@@ -333,7 +333,7 @@ func TestRealWorkerInterruptInput(t *testing.T) {
 	if _, err := p.Request(ctx, "control", "interrupt_request", map[string]any{}); err != nil {
 		t.Fatal(err)
 	}
-	ex, err := p.Collect(ctx, m, nbtest.ExecuteOptions{})
+	ex, err := p.Collect(ctx, m, nbtest.ExecuteConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -342,7 +342,7 @@ func TestRealWorkerInterruptInput(t *testing.T) {
 	if r["status"] != "error" || r["ename"] == "WorkerCrash" {
 		t.Errorf("interrupted input replied %v", r)
 	}
-	ex, err = p.Execute(ctx, "kept + 1", nbtest.ExecuteOptions{})
+	ex, err = p.Execute(ctx, "kept + 1", nbtest.ExecuteConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -105,7 +105,7 @@ func TestRealWorkerKilled(t *testing.T) {
 	if err := syscall.Kill(w, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	ex, err := p.Collect(ctx, m, nbtest.ExecuteOptions{})
+	ex, err := p.Collect(ctx, m, nbtest.ExecuteConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}

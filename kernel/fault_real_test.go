@@ -28,7 +28,7 @@ func realKernel(t *testing.T, ctx context.Context, flags ...string) *nbtest.Proc
 // results and errors).
 func runCell(t *testing.T, ctx context.Context, p *nbtest.Process, code string) (map[string]any, string) {
 	t.Helper()
-	ex, err := p.Execute(ctx, code, nbtest.ExecuteOptions{ContinueOnError: true})
+	ex, err := p.Execute(ctx, code, nbtest.ExecuteConfig{ContinueOnError: true})
 	if err != nil {
 		t.Fatalf("%q: %v\nkernel output:\n%s", code, err, p.Stderr())
 	}
@@ -84,7 +84,7 @@ func interruptAt(t *testing.T, ctx context.Context, p *nbtest.Process, code stri
 	if _, err := p.Request(ctx, "control", "interrupt_request", map[string]any{}); err != nil {
 		t.Fatal(err)
 	}
-	ex, err := p.Collect(ctx, m, nbtest.ExecuteOptions{})
+	ex, err := p.Collect(ctx, m, nbtest.ExecuteConfig{})
 	if err != nil {
 		t.Fatalf("%v\nkernel output:\n%s", err, p.Stderr())
 	}
@@ -145,7 +145,7 @@ func TestRealWorkerCrashKeepsOutput(t *testing.T) {
 
 func crashAfterOutput(t *testing.T, ctx context.Context, p *nbtest.Process, code string, n int) {
 	t.Helper()
-	ex, err := p.Execute(ctx, code, nbtest.ExecuteOptions{ContinueOnError: true})
+	ex, err := p.Execute(ctx, code, nbtest.ExecuteConfig{ContinueOnError: true})
 	if err != nil {
 		t.Fatal(err)
 	}

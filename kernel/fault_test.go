@@ -60,7 +60,7 @@ func TestFrozenSubscriber(t *testing.T) {
 	ctx, cancel := context.WithTimeout(h.ctx, 20*time.Second)
 	defer cancel()
 	const mb = 32
-	ex, err := h.c.Execute(ctx, bigCell(mb), nbtest.ExecuteOptions{})
+	ex, err := h.c.Execute(ctx, bigCell(mb), nbtest.ExecuteConfig{})
 	if err != nil {
 		t.Fatalf("the healthy client did not get the cell's output and idle: %v", err)
 	}
@@ -130,7 +130,7 @@ func TestIPv6(t *testing.T) {
 	if _, err := c.WaitReady(ctx); err != nil {
 		t.Fatal(err)
 	}
-	ex, err := c.Execute(ctx, "print over IPv6", nbtest.ExecuteOptions{})
+	ex, err := c.Execute(ctx, "print over IPv6", nbtest.ExecuteConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func TestWorkerKilledBySignal(t *testing.T) {
 		{9, "killed by SIGKILL (killed), probably out of memory", ""},
 		{15, "killed by SIGTERM (terminated)", "out of memory"},
 	} {
-		ex := h.exec(fmt.Sprintf("print before\nkillself %d", tc.sig), nbtest.ExecuteOptions{})
+		ex := h.exec(fmt.Sprintf("print before\nkillself %d", tc.sig), nbtest.ExecuteConfig{})
 		rc := replyContent(t, ex)
 		evalue, _ := rc["evalue"].(string)
 		if rc["ename"] != "WorkerCrash" || !strings.Contains(evalue, tc.want) || (tc.not != "" && strings.Contains(evalue, tc.not)) {
@@ -160,7 +160,7 @@ func TestWorkerKilledBySignal(t *testing.T) {
 		if got := types(ex.IOPub); len(got) != 3 || got[1] != "stream" || got[2] != "error" {
 			t.Errorf("signal %d: iopub %v, want [execute_input stream error]", tc.sig, got)
 		}
-		if rc := replyContent(t, h.exec("print alive", nbtest.ExecuteOptions{})); rc["status"] != "ok" {
+		if rc := replyContent(t, h.exec("print alive", nbtest.ExecuteConfig{})); rc["status"] != "ok" {
 			t.Errorf("signal %d: the next cell replied %v", tc.sig, rc)
 		}
 	}
@@ -202,7 +202,7 @@ func TestSubscriptions(t *testing.T) {
 	}
 	send(append([]byte{1}, "kernel."...))
 	time.Sleep(100 * time.Millisecond)
-	h.exec("print one", nbtest.ExecuteOptions{})
+	h.exec("print one", nbtest.ExecuteConfig{})
 	got := 0
 	deadline := time.Now().Add(2 * time.Second)
 	for got < 4 && time.Now().Before(deadline) { // busy, execute_input, stream, idle
@@ -223,7 +223,7 @@ func TestSubscriptions(t *testing.T) {
 	}
 	send(append([]byte{0}, "kernel."...))
 	time.Sleep(100 * time.Millisecond)
-	h.exec("print two", nbtest.ExecuteOptions{})
+	h.exec("print two", nbtest.ExecuteConfig{})
 	done := make(chan zmq4.Msg, 1)
 	go func() {
 		for {
@@ -264,7 +264,7 @@ func TestPingDuringFlood(t *testing.T) {
 		}
 	}
 	line := "print " + strings.Repeat("z", 200)
-	go h.c.Execute(h.ctx, strings.Repeat(line+"\n", 8000), nbtest.ExecuteOptions{})
+	go h.c.Execute(h.ctx, strings.Repeat(line+"\n", 8000), nbtest.ExecuteConfig{})
 	result := make(chan error, 1)
 	go func() {
 		pongs, msgs := 0, 0
@@ -304,14 +304,14 @@ func TestPingDuringFlood(t *testing.T) {
 // the worker died and state was reset.
 func TestDeathBetweenCells(t *testing.T) {
 	h := start(t, setup{})
-	first := h.exec("dielater", nbtest.ExecuteOptions{})
+	first := h.exec("dielater", nbtest.ExecuteConfig{})
 	time.Sleep(600 * time.Millisecond)
 	ctx, cancel := context.WithTimeout(h.ctx, 200*time.Millisecond)
 	defer cancel()
 	if m, err := h.c.IOPub.Next(ctx, nbtest.ParentIs(first.Request.Header.MsgID)); err == nil {
 		t.Errorf("after its idle the first cell got %s %s", m.Header.MsgType, m.Content)
 	}
-	ex := h.exec("print next", nbtest.ExecuteOptions{})
+	ex := h.exec("print next", nbtest.ExecuteConfig{})
 	var text strings.Builder
 	for _, m := range ex.IOPub {
 		if m.Header.MsgType == "stream" {

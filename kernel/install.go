@@ -14,9 +14,9 @@ import (
 	"github.com/gosbi/gosbi/install"
 )
 
-// InstallOptions says where to install the kernelspec. At most one of User, SysPrefix and
+// InstallConfig says where to install the kernelspec. At most one of User, SysPrefix and
 // Prefix may be set; none means User.
-type InstallOptions struct {
+type InstallConfig struct {
 	User      bool   // the user's Jupyter data directory ($JUPYTER_DATA_DIR if set)
 	SysPrefix bool   // the data directory of the Python environment that runs Jupyter
 	Prefix    string // PREFIX/share/jupyter
@@ -26,7 +26,7 @@ type InstallOptions struct {
 }
 
 // Install writes the kernelspec "gosbi" (kernel.json and logos) and returns its directory.
-func Install(opts InstallOptions) (string, error) {
+func Install(opts InstallConfig) (string, error) {
 	n := 0
 	for _, set := range []bool{opts.User, opts.SysPrefix, opts.Prefix != ""} {
 		if set {
@@ -157,7 +157,7 @@ func copyFile(src, dst string) error {
 // InstallMain is `gosbi install [--user|--sys-prefix|--prefix DIR]`.
 func InstallMain(args []string) error {
 	fs := flag.NewFlagSet("install", flag.ContinueOnError)
-	var opts InstallOptions
+	var opts InstallConfig
 	fs.BoolVar(&opts.User, "user", false, "install for the current user (default; honours $JUPYTER_DATA_DIR)")
 	fs.BoolVar(&opts.SysPrefix, "sys-prefix", false, "install into the active Python environment (virtualenv or conda)")
 	fs.StringVar(&opts.Prefix, "prefix", "", "install into `DIR`/share/jupyter/kernels/gosbi")

@@ -19,12 +19,12 @@ func TestInstall(t *testing.T) {
 	}
 	prefix := t.TempDir()
 	for _, tc := range []struct {
-		opts kernel.InstallOptions
+		opts kernel.InstallConfig
 		dir  string
 	}{
-		{kernel.InstallOptions{Binary: bin}, filepath.Join(data, "kernels", "gosbi")},
-		{kernel.InstallOptions{User: true, Binary: bin}, filepath.Join(data, "kernels", "gosbi")},
-		{kernel.InstallOptions{Prefix: prefix, Binary: bin}, filepath.Join(prefix, "share", "jupyter", "kernels", "gosbi")},
+		{kernel.InstallConfig{Binary: bin}, filepath.Join(data, "kernels", "gosbi")},
+		{kernel.InstallConfig{User: true, Binary: bin}, filepath.Join(data, "kernels", "gosbi")},
+		{kernel.InstallConfig{Prefix: prefix, Binary: bin}, filepath.Join(prefix, "share", "jupyter", "kernels", "gosbi")},
 	} {
 		dir, err := kernel.Install(tc.opts)
 		if err != nil {
@@ -50,7 +50,7 @@ func TestInstall(t *testing.T) {
 			}
 		}
 	}
-	if _, err := kernel.Install(kernel.InstallOptions{User: true, Prefix: prefix}); err == nil || !strings.Contains(err.Error(), "at most one") {
+	if _, err := kernel.Install(kernel.InstallConfig{User: true, Prefix: prefix}); err == nil || !strings.Contains(err.Error(), "at most one") {
 		t.Errorf("--user with --prefix: %v", err)
 	}
 	if err := kernel.InstallMain([]string{"--bogus"}); err == nil {
@@ -71,7 +71,7 @@ func TestInstallCopiesTemporaryBinary(t *testing.T) {
 	if err := os.WriteFile(bin, []byte("binary"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	dir, err := kernel.Install(kernel.InstallOptions{Binary: bin})
+	dir, err := kernel.Install(kernel.InstallConfig{Binary: bin})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -83,7 +83,7 @@ func start(t *testing.T, s setup) *harness {
 	return h
 }
 
-func (h *harness) exec(code string, o nbtest.ExecuteOptions) *nbtest.Execution {
+func (h *harness) exec(code string, o nbtest.ExecuteConfig) *nbtest.Execution {
 	h.t.Helper()
 	ex, err := h.c.Execute(h.ctx, code, o)
 	if err != nil {
@@ -167,7 +167,7 @@ func TestExecuteOutputs(t *testing.T) {
 		{"clear wait", "clear_output", "wait", "true"},
 	} {
 		t.Run(tc.code, func(t *testing.T) {
-			ex := h.exec(tc.code, nbtest.ExecuteOptions{})
+			ex := h.exec(tc.code, nbtest.ExecuteConfig{})
 			r := replyContent(t, ex)
 			if r["status"] != "ok" {
 				t.Fatalf("reply %v", r)
@@ -206,26 +206,26 @@ func TestExecuteOutputs(t *testing.T) {
 func TestExecutionCount(t *testing.T) {
 	h := start(t, setup{})
 	count := func(ex *nbtest.Execution) float64 { return replyContent(t, ex)["execution_count"].(float64) }
-	a := count(h.exec("nop", nbtest.ExecuteOptions{}))
-	b := count(h.exec("nop", nbtest.ExecuteOptions{}))
+	a := count(h.exec("nop", nbtest.ExecuteConfig{}))
+	b := count(h.exec("nop", nbtest.ExecuteConfig{}))
 	if b != a+1 {
 		t.Errorf("counts %v then %v, want consecutive", a, b)
 	}
-	silent := h.exec("print hidden", nbtest.ExecuteOptions{Silent: true})
+	silent := h.exec("print hidden", nbtest.ExecuteConfig{Silent: true})
 	if len(silent.IOPub) != 0 {
 		t.Errorf("silent execution published %v", types(silent.IOPub))
 	}
 	if c := count(silent); c != b {
 		t.Errorf("silent execution count %v, want %v (unchanged)", c, b)
 	}
-	noStore := h.exec("count", nbtest.ExecuteOptions{NoStoreHistory: true})
+	noStore := h.exec("count", nbtest.ExecuteConfig{NoStoreHistory: true})
 	if c := count(noStore); c != b {
 		t.Errorf("store_history=false count %v, want %v", c, b)
 	}
-	if c := count(h.exec("error", nbtest.ExecuteOptions{})); c != b+1 {
+	if c := count(h.exec("error", nbtest.ExecuteConfig{})); c != b+1 {
 		t.Errorf("failed cell count %v, want %v", c, b+1)
 	}
-	ex := h.exec("count", nbtest.ExecuteOptions{})
+	ex := h.exec("count", nbtest.ExecuteConfig{})
 	want := fmt.Sprintf("%v true\n", b+2)
 	if got := decode(t, ex.IOPub[1].Content)["text"]; got != want {
 		t.Errorf("worker saw count %q, want %q", got, want)
@@ -237,7 +237,7 @@ func TestExecutionCount(t *testing.T) {
 func TestErrors(t *testing.T) {
 	h := start(t, setup{})
 	for _, code := range []string{"error", "errorreply", "twoerrors", "unknowncommand"} {
-		ex := h.exec(code, nbtest.ExecuteOptions{ContinueOnError: true})
+		ex := h.exec(code, nbtest.ExecuteConfig{ContinueOnError: true})
 		r := replyContent(t, ex)
 		if r["status"] != "error" || r["ename"] == nil || r["execution_count"] == nil {
 			t.Errorf("%s: reply %v", code, r)
@@ -257,7 +257,7 @@ func TestErrors(t *testing.T) {
 func TestStopOnError(t *testing.T) {
 	h := start(t, setup{})
 	for _, stop := range []bool{true, false} {
-		o := nbtest.ExecuteOptions{ContinueOnError: !stop}
+		o := nbtest.ExecuteConfig{ContinueOnError: !stop}
 		first, err := h.c.Send("shell", "execute_request", map[string]any{"code": "error", "stop_on_error": stop})
 		if err != nil {
 			t.Fatal(err)
@@ -286,13 +286,13 @@ func TestStopOnError(t *testing.T) {
 
 func TestUserExpressions(t *testing.T) {
 	h := start(t, setup{})
-	r := replyContent(t, h.exec("expr", nbtest.ExecuteOptions{UserExpressions: map[string]string{"a": "1+1"}}))
+	r := replyContent(t, h.exec("expr", nbtest.ExecuteConfig{UserExpressions: map[string]string{"a": "1+1"}}))
 	ue, _ := r["user_expressions"].(map[string]any)
 	a, _ := ue["a"].(map[string]any)
 	if a["status"] != "ok" {
 		t.Errorf("user_expressions %v", r["user_expressions"])
 	}
-	r = replyContent(t, h.exec("nop", nbtest.ExecuteOptions{}))
+	r = replyContent(t, h.exec("nop", nbtest.ExecuteConfig{}))
 	if _, ok := r["user_expressions"].(map[string]any); !ok {
 		t.Errorf("reply without user_expressions: %v", r)
 	}
@@ -330,7 +330,7 @@ func TestHistory(t *testing.T) {
 	h := start(t, setup{})
 	codes := []string{"result 1", "print a", "result 1", "nop"}
 	for _, c := range codes {
-		h.exec(c, nbtest.ExecuteOptions{})
+		h.exec(c, nbtest.ExecuteConfig{})
 	}
 	hist := func(content map[string]any) []any {
 		return h.request("shell", "history_request", content)["history"].([]any)

@@ -158,7 +158,7 @@ func TestInterrupt(t *testing.T) {
 	if rc := replyContent(t, ex); rc["status"] != "error" || rc["ename"] != "Interrupted" {
 		t.Errorf("interrupted cell replied %v", rc)
 	}
-	if rc := replyContent(t, h.exec("print still here", nbtest.ExecuteOptions{})); rc["status"] != "ok" {
+	if rc := replyContent(t, h.exec("print still here", nbtest.ExecuteConfig{})); rc["status"] != "ok" {
 		t.Errorf("cell after the interrupt: %v", rc)
 	}
 }
@@ -182,7 +182,7 @@ func TestInterruptEscalation(t *testing.T) {
 	if got := types(ex.IOPub); len(got) != 2 || got[1] != "error" {
 		t.Errorf("iopub %v, want [execute_input error]", got)
 	}
-	if rc := replyContent(t, h.exec("print fresh", nbtest.ExecuteOptions{})); rc["status"] != "ok" {
+	if rc := replyContent(t, h.exec("print fresh", nbtest.ExecuteConfig{})); rc["status"] != "ok" {
 		t.Errorf("cell after the restart: %v", rc)
 	}
 }
@@ -207,7 +207,7 @@ func interruptUntilDone(ctx context.Context, c *nbtest.Client, m *kernel.Message
 			}
 		}
 	}()
-	return c.Collect(ctx, m, nbtest.ExecuteOptions{})
+	return c.Collect(ctx, m, nbtest.ExecuteConfig{})
 }
 
 func toStrings(v any) []string {
@@ -226,7 +226,7 @@ func TestWorkerCrash(t *testing.T) {
 		"exit":    "fatal error: stack overflow",
 		"gopanic": "panic: boom in a goroutine",
 	} {
-		ex := h.exec(code, nbtest.ExecuteOptions{})
+		ex := h.exec(code, nbtest.ExecuteConfig{})
 		rc := replyContent(t, ex)
 		if rc["status"] != "error" || rc["ename"] != "WorkerCrash" || rc["evalue"] != cause {
 			t.Errorf("%s: reply %v, want WorkerCrash %q", code, rc, cause)
@@ -236,7 +236,7 @@ func TestWorkerCrash(t *testing.T) {
 		} else if tb := strings.Join(toStrings(decode(t, ex.IOPub[1].Content)["traceback"]), "\n"); !strings.Contains(tb, "state") {
 			t.Errorf("%s: the error does not say that state was reset:\n%s", code, tb)
 		}
-		ex = h.exec("print alive", nbtest.ExecuteOptions{})
+		ex = h.exec("print alive", nbtest.ExecuteConfig{})
 		if rc := replyContent(t, ex); rc["status"] != "ok" {
 			t.Errorf("%s: the next cell replied %v", code, rc)
 		}
@@ -245,7 +245,7 @@ func TestWorkerCrash(t *testing.T) {
 
 func TestWorkerThatCannotStart(t *testing.T) {
 	h := start(t, setup{worker: []string{"/bin/sh", "-c", "echo 'worker: not built yet' >&2; exit 1"}})
-	ex := h.exec("print x", nbtest.ExecuteOptions{})
+	ex := h.exec("print x", nbtest.ExecuteConfig{})
 	rc := replyContent(t, ex)
 	if rc["status"] != "error" || !strings.Contains(rc["evalue"].(string), "not built yet") {
 		t.Errorf("reply %v, want an error naming the worker's message", rc)
@@ -257,7 +257,7 @@ func TestWorkerThatCannotStart(t *testing.T) {
 func TestStdin(t *testing.T) {
 	h := start(t, setup{key: "k"})
 	var prompts []string
-	ex := h.exec("input", nbtest.ExecuteOptions{AllowStdin: true, Input: func(p string, _ bool) string {
+	ex := h.exec("input", nbtest.ExecuteConfig{AllowStdin: true, Input: func(p string, _ bool) string {
 		prompts = append(prompts, p)
 		return "gopher"
 	}})
@@ -268,7 +268,7 @@ func TestStdin(t *testing.T) {
 		t.Errorf("output %q", got)
 	}
 	// Without allow_stdin the worker gets an empty line instead of a prompt.
-	ex = h.exec("input", nbtest.ExecuteOptions{})
+	ex = h.exec("input", nbtest.ExecuteConfig{})
 	if got := decode(t, ex.IOPub[len(ex.IOPub)-1].Content)["text"]; got != "hello \n" {
 		t.Errorf("output without stdin %q", got)
 	}
@@ -322,7 +322,7 @@ func TestProcessSIGINT(t *testing.T) {
 
 func mustExec(t *testing.T, ctx context.Context, c *nbtest.Client, code string) *nbtest.Execution {
 	t.Helper()
-	ex, err := c.Execute(ctx, code, nbtest.ExecuteOptions{})
+	ex, err := c.Execute(ctx, code, nbtest.ExecuteConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -366,11 +366,11 @@ func TestReplacedWorkerIsTold(t *testing.T) {
 		}
 		return b.String()
 	}
-	if got := stdout(h.exec("getenv GOSBI_WORKER_RESTARTED", nbtest.ExecuteOptions{})); got != "GOSBI_WORKER_RESTARTED=\n" {
+	if got := stdout(h.exec("getenv GOSBI_WORKER_RESTARTED", nbtest.ExecuteConfig{})); got != "GOSBI_WORKER_RESTARTED=\n" {
 		t.Errorf("first worker: %q", got)
 	}
-	h.exec("exit", nbtest.ExecuteOptions{})
-	if got := stdout(h.exec("getenv GOSBI_WORKER_RESTARTED", nbtest.ExecuteOptions{})); got != "GOSBI_WORKER_RESTARTED=1\n" {
+	h.exec("exit", nbtest.ExecuteConfig{})
+	if got := stdout(h.exec("getenv GOSBI_WORKER_RESTARTED", nbtest.ExecuteConfig{})); got != "GOSBI_WORKER_RESTARTED=1\n" {
 		t.Errorf("replacement worker: %q", got)
 	}
 }
@@ -378,7 +378,7 @@ func TestReplacedWorkerIsTold(t *testing.T) {
 // TestPagePayload checks that a pager payload of the worker reaches the execute reply.
 func TestPagePayload(t *testing.T) {
 	h := start(t, setup{})
-	rc := replyContent(t, h.exec("page the help text", nbtest.ExecuteOptions{}))
+	rc := replyContent(t, h.exec("page the help text", nbtest.ExecuteConfig{}))
 	p, _ := rc["payload"].([]any)
 	if len(p) != 1 {
 		t.Fatalf("payload %v, want one page", rc["payload"])

@@ -230,8 +230,8 @@ type Execution struct {
 	IOPub []*kernel.Message
 }
 
-// ExecuteOptions are the optional fields of an execute_request.
-type ExecuteOptions struct {
+// ExecuteConfig are the optional fields of an execute_request.
+type ExecuteConfig struct {
 	Silent          bool
 	NoStoreHistory  bool
 	AllowStdin      bool
@@ -244,7 +244,7 @@ type ExecuteOptions struct {
 }
 
 // Execute runs code and collects the reply and the iopub messages up to status idle.
-func (c *Client) Execute(ctx context.Context, code string, o ExecuteOptions) (*Execution, error) {
+func (c *Client) Execute(ctx context.Context, code string, o ExecuteConfig) (*Execution, error) {
 	ue := o.UserExpressions
 	if ue == nil {
 		ue = map[string]string{}
@@ -260,7 +260,7 @@ func (c *Client) Execute(ctx context.Context, code string, o ExecuteOptions) (*E
 }
 
 // Collect gathers the reply and iopub messages of a request already sent.
-func (c *Client) Collect(ctx context.Context, req *kernel.Message, o ExecuteOptions) (*Execution, error) {
+func (c *Client) Collect(ctx context.Context, req *kernel.Message, o ExecuteConfig) (*Execution, error) {
 	ex := &Execution{Request: req}
 	id := req.Header.MsgID
 	inputs := make(chan error, 1)

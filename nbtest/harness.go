@@ -73,7 +73,7 @@ func KernelCommand(bin string) []string {
 func CheckNotebooks(ctx context.Context, bin, outDir string, paths []string) []error {
 	var errs []error
 	for _, p := range paths {
-		res, err := Execute(ctx, p, Options{Kernel: KernelCommand(bin)})
+		res, err := Execute(ctx, p, Config{Kernel: KernelCommand(bin)})
 		if err != nil {
 			errs = append(errs, err)
 			continue

@@ -31,12 +31,12 @@ func TestGoNotebook(t *testing.T) {
 	defer cancel()
 	for _, tc := range []struct {
 		name   string
-		o      nbtest.Options
+		o      nbtest.Config
 		stdout []string // stdout of the code cells after the parameters
 		result string
 	}{
-		{"quick", nbtest.Options{}, []string{"", "hello, world 9\n", ""}, "10"},
-		{"full", nbtest.Options{Full: true, Params: map[string]string{"n": "4"}}, []string{"", "hello, world 16\n", "full mode\n"}, "17"},
+		{"quick", nbtest.Config{}, []string{"", "hello, world 9\n", ""}, "10"},
+		{"full", nbtest.Config{Full: true, Params: map[string]string{"n": "4"}}, []string{"", "hello, world 16\n", "full mode\n"}, "17"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.o.Kernel = nbtest.KernelCommand(bin)

@@ -17,8 +17,8 @@ import (
 	"github.com/gosbi/gosbi/kernel"
 )
 
-// Options configure the execution of a notebook.
-type Options struct {
+// Config configures the execution of a notebook.
+type Config struct {
 	// Kernel is the command line that starts a kernel, with "{connection_file}" standing for
 	// the connection file. Empty means this executable's "kernel -f {connection_file}".
 	Kernel []string
@@ -95,7 +95,7 @@ func StripANSI(s string) string { return ansi.ReplaceAllString(s, "") }
 // the notebook with its outputs. Execution stops at the first failing cell, except for cells
 // tagged "raises-exception". The error is for failures to run at all (no kernel, a bad
 // notebook); cell errors are in the Result.
-func Execute(ctx context.Context, path string, o Options) (*Result, error) {
+func Execute(ctx context.Context, path string, o Config) (*Result, error) {
 	nb, err := ReadNotebook(path)
 	if err != nil {
 		return nil, err
@@ -104,7 +104,7 @@ func Execute(ctx context.Context, path string, o Options) (*Result, error) {
 }
 
 // ExecuteNotebook is Execute for a notebook already read; path names it in messages.
-func ExecuteNotebook(ctx context.Context, nb *Notebook, path string, o Options) (*Result, error) {
+func ExecuteNotebook(ctx context.Context, nb *Notebook, path string, o Config) (*Result, error) {
 	start := time.Now()
 	res := &Result{Path: path, Notebook: nb}
 	warnings, err := applyParameters(nb, o.Params, o.Full)
@@ -209,14 +209,14 @@ func runCell(ctx context.Context, c *Client, nb *Notebook, i int, timeout time.D
 	if err != nil {
 		return nil, err
 	}
-	ex, err := c.Collect(cctx, req, ExecuteOptions{OnOutput: acc.add})
+	ex, err := c.Collect(cctx, req, ExecuteConfig{OnOutput: acc.add})
 	timedOut := false
 	if err != nil && errors.Is(cctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
 		// Interrupt the cell, then wait (boundedly) for the kernel to finish it.
 		timedOut = true
 		ictx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		c.Request(ictx, "control", "interrupt_request", map[string]any{})
-		ex, err = c.Collect(ictx, req, ExecuteOptions{OnOutput: acc.add})
+		ex, err = c.Collect(ictx, req, ExecuteConfig{OnOutput: acc.add})
 		cancel()
 	}
 	if err != nil {
@@ -371,7 +371,7 @@ func RunMain(args []string) error {
 	if *quiet {
 		log = nil
 	}
-	o := Options{Params: params, Full: os.Getenv("GOSBI_FULL") == "1", CellTimeout: *timeout, Log: log}
+	o := Config{Params: params, Full: os.Getenv("GOSBI_FULL") == "1", CellTimeout: *timeout, Log: log}
 	failed := 0
 	for _, path := range paths {
 		res, err := Execute(context.Background(), path, o)

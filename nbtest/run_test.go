@@ -22,7 +22,7 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-func execute(t *testing.T, path string, o nbtest.Options) *nbtest.Result {
+func execute(t *testing.T, path string, o nbtest.Config) *nbtest.Result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -49,7 +49,7 @@ func outputsOf(c *nbtest.Cell) string {
 }
 
 func TestExecuteOutputs(t *testing.T) {
-	res := execute(t, "testdata/fake/outputs.ipynb", nbtest.Options{Params: map[string]string{"name": "cli"}})
+	res := execute(t, "testdata/fake/outputs.ipynb", nbtest.Config{Params: map[string]string{"name": "cli"}})
 	if err := res.Err(); err != nil {
 		t.Fatalf("unexpected failure: %v", err)
 	}
@@ -86,22 +86,22 @@ func TestExecuteOutputs(t *testing.T) {
 }
 
 func TestFullModeAndBadParams(t *testing.T) {
-	res := execute(t, "testdata/fake/outputs.ipynb", nbtest.Options{Full: true})
+	res := execute(t, "testdata/fake/outputs.ipynb", nbtest.Config{Full: true})
 	if got := outputsOf(res.Notebook.Cells[2]); got != "stdout:set quick = false\n" {
 		t.Errorf("GOSBI_FULL: injected cell printed %q", got)
 	}
-	_, err := nbtest.Execute(context.Background(), "testdata/fake/outputs.ipynb", nbtest.Options{Params: map[string]string{"n": "1 +"}})
+	_, err := nbtest.Execute(context.Background(), "testdata/fake/outputs.ipynb", nbtest.Config{Params: map[string]string{"n": "1 +"}})
 	if err == nil || !strings.Contains(err.Error(), "not a Go expression") {
 		t.Errorf("bad parameter value: error %v", err)
 	}
-	_, err = nbtest.Execute(context.Background(), "testdata/fake/outputs.ipynb", nbtest.Options{Params: map[string]string{"9x": "1"}})
+	_, err = nbtest.Execute(context.Background(), "testdata/fake/outputs.ipynb", nbtest.Config{Params: map[string]string{"9x": "1"}})
 	if err == nil || !strings.Contains(err.Error(), "identifier") {
 		t.Errorf("bad parameter name: error %v", err)
 	}
 }
 
 func TestExecuteStopsAtError(t *testing.T) {
-	res := execute(t, "testdata/fake/fails.ipynb", nbtest.Options{})
+	res := execute(t, "testdata/fake/fails.ipynb", nbtest.Config{})
 	if len(res.Errors) != 1 || res.Errors[0].Index != 1 || res.Errors[0].Ename != "FakeError" {
 		t.Fatalf("errors %+v", res.Errors)
 	}
@@ -123,7 +123,7 @@ func TestExecuteStopsAtError(t *testing.T) {
 }
 
 func TestCellTimeout(t *testing.T) {
-	res := execute(t, "testdata/fake/sleeps.ipynb", nbtest.Options{CellTimeout: 300 * time.Millisecond})
+	res := execute(t, "testdata/fake/sleeps.ipynb", nbtest.Config{CellTimeout: 300 * time.Millisecond})
 	if len(res.Errors) != 1 || res.Errors[0].Ename != "Timeout" {
 		t.Fatalf("errors %+v", res.Errors)
 	}

@@ -128,7 +128,7 @@ func TestGosbiRunImportsLocalModule(t *testing.T) {
 	bin := gosbi(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	res, err := nbtest.Execute(ctx, testdata(t, "sim.ipynb"), nbtest.Options{Kernel: nbtest.KernelCommand(bin), Env: []string{"GOSBI_CACHE=" + cache}})
+	res, err := nbtest.Execute(ctx, testdata(t, "sim.ipynb"), nbtest.Config{Kernel: nbtest.KernelCommand(bin), Env: []string{"GOSBI_CACHE=" + cache}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +142,7 @@ func TestGosbiRunImportFailuresKeepState(t *testing.T) {
 	bin := gosbi(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	res, err := nbtest.Execute(ctx, testdata(t, "failures.ipynb"), nbtest.Options{Kernel: nbtest.KernelCommand(bin),
+	res, err := nbtest.Execute(ctx, testdata(t, "failures.ipynb"), nbtest.Config{Kernel: nbtest.KernelCommand(bin),
 		Env: []string{"GOSBI_CACHE=" + t.TempDir(), "GOPROXY=off"}})
 	if err != nil {
 		t.Fatal(err)
@@ -205,7 +205,7 @@ func TestNbconvertImportsLocalModule(t *testing.T) {
 	bin := gosbi(t)
 	data := t.TempDir()
 	t.Setenv("JUPYTER_DATA_DIR", data)
-	if _, err := kernel.Install(kernel.InstallOptions{User: true, Binary: bin}); err != nil {
+	if _, err := kernel.Install(kernel.InstallConfig{User: true, Binary: bin}); err != nil {
 		t.Fatal(err)
 	}
 	out := t.TempDir()
@@ -236,7 +236,7 @@ func runNotebook(t testing.TB, name string, env ...string) *nbtest.Notebook {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := nbtest.Execute(ctx, p, nbtest.Options{Kernel: nbtest.KernelCommand(bin), Env: env})
+	res, err := nbtest.Execute(ctx, p, nbtest.Config{Kernel: nbtest.KernelCommand(bin), Env: env})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -431,7 +431,7 @@ func kernelWithState(t *testing.T, ctx context.Context, bin, cache string) *nbte
 	if _, err := p.WaitReady(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.Execute(ctx, "x := 21", nbtest.ExecuteOptions{}); err != nil {
+	if _, err := p.Execute(ctx, "x := 21", nbtest.ExecuteConfig{}); err != nil {
 		t.Fatal(err)
 	}
 	return p
@@ -451,7 +451,7 @@ func TestSwitchOffersReplay(t *testing.T) {
 			defer cancel()
 			p := kernelWithState(t, ctx, bin, cache)
 			var asked string
-			ex, err := p.Execute(ctx, "import \"example.com/sim\"\nfmt.Println(sim.Scale(2))", nbtest.ExecuteOptions{AllowStdin: true,
+			ex, err := p.Execute(ctx, "import \"example.com/sim\"\nfmt.Println(sim.Scale(2))", nbtest.ExecuteConfig{AllowStdin: true,
 				Input: func(prompt string, _ bool) string { asked = prompt; return tc.answer }})
 			if err != nil {
 				t.Fatal(err)
@@ -466,7 +466,7 @@ func TestSwitchOffersReplay(t *testing.T) {
 			if declined := strings.Contains(stderr, "as asked, the earlier cells were not run again"); declined == tc.kept {
 				t.Errorf("answer %q: the notes say declined=%v:\n%s", tc.answer, declined, stderr)
 			}
-			ex, err = p.Execute(ctx, "x", nbtest.ExecuteOptions{})
+			ex, err = p.Execute(ctx, "x", nbtest.ExecuteConfig{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -492,7 +492,7 @@ func TestInterruptBuild(t *testing.T) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		ex, err := p.Execute(ctx, "import \"example.com/sim\"\nfmt.Println(sim.Scale(2))", nbtest.ExecuteOptions{})
+		ex, err := p.Execute(ctx, "import \"example.com/sim\"\nfmt.Println(sim.Scale(2))", nbtest.ExecuteConfig{})
 		done <- result{ex, err}
 	}()
 	time.Sleep(500 * time.Millisecond)
@@ -509,7 +509,7 @@ func TestInterruptBuild(t *testing.T) {
 		t.Errorf("the interrupted cell: error %q, output %q; want it interrupted", ev, stdout)
 	}
 	t.Logf("the cell ended %v after the interrupt", time.Since(start).Round(time.Millisecond))
-	ex, err := p.Execute(ctx, "x", nbtest.ExecuteOptions{})
+	ex, err := p.Execute(ctx, "x", nbtest.ExecuteConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
