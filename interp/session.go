@@ -964,6 +964,8 @@ func (s *Session) compileError(msg string) *Error {
 		strings.Contains(msg, "CFG post-order panic") || strings.Contains(msg, "CFG pre-order panic") {
 		if u := s.undefinedHint(s.items); u != "" {
 			msg = u
+		} else if h := s.indexDefineHint(msg); h != "" {
+			msg = h
 		}
 	}
 	if !posRE.MatchString(msg) {
