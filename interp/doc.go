@@ -53,8 +53,10 @@
 // # What the interpreter lacks
 //
 // Range over functions and the iter package, the sorting functions of package slices (use
-// package sort), generic types whose fields share their type parameters' names, and min and
-// max of untyped float constants (write max(a, b) with typed values). A goroutine started by a
-// cell that panics, and runaway recursion, end the worker process: the kernel starts a fresh
-// one and says the state was lost.
+// package sort), generic types whose fields share their type parameters' names, min and max
+// of untyped float constants (write max(a, b) with typed values), and inferring the type of
+// a top-level variable whose value indexes a string or a compiled package's slice, array or
+// map (write var p string = q[1]). A goroutine started by a cell that panics, and runaway
+// recursion, end the worker process: the kernel starts a fresh one and says the state was
+// lost.
 package interp

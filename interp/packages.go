@@ -152,26 +152,20 @@ func (s *Session) undefinedHint(items []item) string {
 			continue
 		}
 		var found *ast.Ident
-		ast.Inspect(node(it), func(n ast.Node) bool {
+		// visit skips the names that are not variables, functions or packages: the selected
+		// name of x.f (also inside a chain pkg.F().M(), whose F is no name of the cell's
+		// scope), the key of a composite literal's element and the label of a branch.
+		var visit func(n ast.Node) bool
+		visit = func(n ast.Node) bool {
 			if found != nil {
 				return false
 			}
 			switch n := n.(type) {
 			case *ast.SelectorExpr:
-				ast.Inspect(n.X, func(m ast.Node) bool {
-					if id, ok := m.(*ast.Ident); ok && found == nil && s.undefined(id.Name, defined) {
-						found = id
-					}
-					return found == nil
-				})
+				ast.Inspect(n.X, visit)
 				return false
 			case *ast.KeyValueExpr:
-				ast.Inspect(n.Value, func(m ast.Node) bool {
-					if id, ok := m.(*ast.Ident); ok && found == nil && s.undefined(id.Name, defined) {
-						found = id
-					}
-					return found == nil
-				})
+				ast.Inspect(n.Value, visit)
 				return false
 			case *ast.BranchStmt:
 				return false
@@ -181,7 +175,8 @@ func (s *Session) undefinedHint(items []item) string {
 				}
 			}
 			return true
-		})
+		}
+		ast.Inspect(node(it), visit)
 		if found != nil {
 			p := it.fset.Position(found.Pos())
 			return fmt.Sprintf("_.go:%d:%d: undefined: %s", p.Line, p.Column, found.Name)

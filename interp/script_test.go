@@ -50,6 +50,10 @@ func TestScript(t *testing.T) {
 		{name: "panic names the caller's line", args: func() []string {
 			return []string{write("caller.go", "package main\n\nfunc f() {\n\tpanic(\"no\")\n}\n\nfunc g() {\n\tx := 1\n\t_ = x\n\tf()\n}\n\nfunc main() {\n\tg()\n}\n")}
 		}, stderr: "caller.go:10\n    in _main, ", exitCode: 1},
+		{name: "top-level index of a compiled package's slice", args: func() []string {
+			return []string{write("index.go", "func f() int { return len(regexp.MustCompile(\"b\").FindStringIndex(\"abc\")) }\n"+
+				"q := regexp.MustCompile(\"b\").FindStringIndex(\"abc\")\np := q[1]\nprintln(p, f())\n")}
+		}, stderr: "index.go:3:1: p := q[1]: the interpreter cannot infer the type", exitCode: 1},
 		{name: "os.Exit code", args: func() []string { return []string{write("exit.go", "os.Exit(3)\n")} }, exitCode: 3},
 	}
 	for _, c := range cases {

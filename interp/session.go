@@ -964,6 +964,8 @@ func (s *Session) compileError(msg string) *Error {
 		strings.Contains(msg, "CFG post-order panic") || strings.Contains(msg, "CFG pre-order panic") {
 		if u := s.undefinedHint(s.items); u != "" {
 			msg = u
+		} else if h := s.indexDefineHint(msg); h != "" {
+			msg = h
 		}
 	}
 	if !posRE.MatchString(msg) {
@@ -1038,7 +1040,13 @@ func (s *Session) panicError(p yaegi.Panic) *Error {
 			msg = fmt.Sprintf("the interpreter cannot compile this cell (%s); it lacks a few Go features "+
 				"(range over functions, iterators, some generic types): rewrite that part", msg)
 		}
-		return s.compileError(msg)
+		e := s.compileError(msg)
+		if note := s.indexPanicNote(msg); note != "" {
+			note = s.cellPos(note)
+			e.Value += note
+			e.Traceback[0] += note
+		}
+		return e
 	}
 	msg := s.cellPos(fmt.Sprint(val))
 	if strings.HasPrefix(msg, "reflect: slice index out of range") || strings.HasPrefix(msg, "reflect: array index out of range") {

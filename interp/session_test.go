@@ -126,6 +126,8 @@ func TestCellSemantics(t *testing.T) {
 			{code: "x := 1 +", errText: "cell [3] line 1:"},
 			{code: "b + undefinedThing", errText: "cell [4] line 1:5: undefined: undefinedThing"},
 			{code: "strconv.Atoi(nope)", errText: "cell [5] line 1:14: undefined: nope"},
+			// the function named in a chain pkg.F().M() is no undefined name of the cell
+			{code: "n := strings.NewReader(\"ab\").Len()\np := nope[n]", errText: "cell [6] line 2:6: undefined: nope"},
 		}},
 		{"a failed cell keeps earlier state", []step{
 			{code: "kept := 41\nfunc inc(n int) int { return n + 1 }", result: "<no result>"},
