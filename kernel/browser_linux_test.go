@@ -30,9 +30,9 @@ import (
 const browserDir = "testdata/browser"
 
 // The browser test's bounds. Every wait is on a condition; a bound only turns a hang into a
-// failure, so each is several times what its step takes on a machine loaded far beyond its cores
-// (load 12 on 2 cores), where the slowest step — starting a kernel, or Chromium — takes up to
-// about 10 s and a whole run about 40 s; on an idle machine they take a third of that.
+// failure, so each is several times what its step was seen to take on a machine loaded far
+// beyond its cores (load 10 to 14 on 2 cores): about 6 s for the slowest step (starting Chromium
+// and opening the page), under 20 s for a whole run, about 3 s for the server to stop.
 const (
 	browserServerStart = 60 * time.Second  // jupyter notebook answers its API
 	browserServerStop  = 30 * time.Second  // it stops after SIGTERM, shutting its kernels down

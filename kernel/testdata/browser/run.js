@@ -1,7 +1,7 @@
 // Drives a notebook in Jupyter Notebook 6 through headless Chromium, as a user would: it opens
 // the notebook, picks the kernel from Kernel → Change kernel, runs the code cells one by one with
 // the toolbar's Run button, interrupts the cell whose metadata role is "loop" with the toolbar's
-// interrupt button, and prints one JSON object of what the page showed (kernel/browser_test.go
+// interrupt button, and prints one JSON object of what the page showed (kernel/browser_linux_test.go
 // asserts on it). Every wait is on a condition of the page and bounded; on a failure the JSON
 // says where it stopped. It records how long each step took.
 //
