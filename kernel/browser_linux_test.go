@@ -206,6 +206,7 @@ type pageSeen struct {
 	Cells   []pageCell
 	Console []string   // the page's console errors
 	Offhost []string   // requests beyond the notebook server, refused
+	Dialogs []string   // the dialogs it showed at the end
 	Steps   []pageStep // the steps it finished, in order
 	Step    string     // the step it reached
 	Failure string     // why it stopped early, if it did
@@ -331,6 +332,9 @@ func checkBrowserPage(seen *pageSeen) []string {
 	fail := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
 	if seen.Kernel.Name != "gosbi" || seen.Kernel.Indicator != "Go (gosbi)" {
 		fail("the kernel is %q, shown as %q; want gosbi, shown as \"Go (gosbi)\"", seen.Kernel.Name, seen.Kernel.Indicator)
+	}
+	if len(seen.Dialogs) > 0 {
+		fail("the page shows the dialogs %q; want none", seen.Dialogs)
 	}
 	if len(seen.Offhost) > 0 {
 		fail("the page requested %q; want nothing beyond the notebook server on 127.0.0.1", seen.Offhost)

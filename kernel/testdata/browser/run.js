@@ -75,6 +75,12 @@ function visible(sel) {
   return el !== null && el.getClientRects().length > 0;
 }
 
+// dialogs returns the text of every dialog the page shows.
+function dialogs() {
+  return [...document.querySelectorAll('.modal')].filter((m) => m.getClientRects().length > 0)
+    .map((m) => m.textContent.replace(/\s+/g, ' ').trim().slice(0, 300));
+}
+
 // A step is one named stage of the run, bounded by wait; steps records how long each took.
 let stepStart = Date.now();
 function step(name) {
@@ -112,8 +118,9 @@ async function main() {
     protocolTimeout: wait,
     args: [...JSON.parse(env('GOSBI_CHROMIUM_FLAGS')), '--window-size=1200,900'],
   });
+  let page = null;
   try {
-    const page = await browser.newPage();
+    page = await browser.newPage();
     page.setDefaultTimeout(wait);
     page.on('console', (m) => { if (m.type() === 'error') seen.console.push(m.text().slice(0, 300)); });
     page.on('pageerror', (e) => seen.console.push('pageerror: ' + String(e).slice(0, 300)));
@@ -213,6 +220,7 @@ async function main() {
     }
     step('done');
   } finally {
+    if (page) seen.dialogs = await page.evaluate(dialogs).catch((e) => [`cannot read the dialogs: ${e.message}`]);
     await browser.close();
   }
 }
