@@ -29,6 +29,17 @@ import (
 // the page, and the npm project that pins puppeteer-core.
 const browserDir = "testdata/browser"
 
+// The browser test's bounds. Every wait is on a condition; a bound only turns a hang into a
+// failure, so each is several times what its step was seen to take on a machine loaded far
+// beyond its cores (load 10 to 14 on 2 cores): about 6 s for the slowest step (starting Chromium
+// and opening the page), under 20 s for a whole run, about 3 s for the server to stop.
+const (
+	browserServerStart = 60 * time.Second  // jupyter notebook answers its API
+	browserServerStop  = 30 * time.Second  // it stops after SIGTERM, shutting its kernels down
+	browserStepWait    = 45 * time.Second  // one step of the driver script (GOSBI_WAIT_MS)
+	browserRunWait     = 180 * time.Second // the whole driver script (GOSBI_TOTAL_MS)
+)
+
 // browserNeed stops the test when a piece it needs is missing: a skip that names the piece, or a
 // failure where CI=true, since CI has every piece.
 func browserNeed(t *testing.T, format string, args ...any) {
@@ -158,14 +169,16 @@ func startNotebookServer(t *testing.T, notebook, dir string, env []string) *note
 	t.Cleanup(func() {
 		// SIGTERM makes the server shut its kernels down; the group kill catches what is left.
 		cmd.Process.Signal(syscall.SIGTERM)
+		stop := time.Now()
 		select {
 		case <-exited:
-		case <-time.After(10 * time.Second):
-			t.Errorf("jupyter notebook did not stop within 10 s of SIGTERM")
+			t.Logf("jupyter notebook stopped %v after SIGTERM", time.Since(stop).Round(time.Millisecond))
+		case <-time.After(browserServerStop):
+			t.Errorf("jupyter notebook did not stop within %v of SIGTERM", browserServerStop)
 		}
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	})
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(browserServerStart)
 	for {
 		req, _ := http.NewRequest("GET", s.url+"/api/status", nil)
 		req.Header.Set("Authorization", "token "+s.token)
@@ -182,7 +195,7 @@ func startNotebookServer(t *testing.T, notebook, dir string, env []string) *note
 		case <-time.After(200 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("jupyter notebook did not answer on %s within 30 s:\n%s", s.url, s.log)
+			t.Fatalf("jupyter notebook did not answer on %s within %v:\n%s", s.url, browserServerStart, s.log)
 		}
 	}
 }
@@ -191,10 +204,18 @@ func startNotebookServer(t *testing.T, notebook, dir string, env []string) *note
 type pageSeen struct {
 	Kernel  struct{ Name, Indicator string }
 	Cells   []pageCell
-	Console []string // the page's console errors
-	Offhost []string // requests beyond the notebook server, refused
-	Step    string   // the step it reached
-	Failure string   // why it stopped early, if it did
+	Console []string   // the page's console errors
+	Offhost []string   // requests beyond the notebook server, refused
+	Dialogs []string   // the dialogs it showed at the end
+	Steps   []pageStep // the steps it finished, in order
+	Step    string     // the step it reached
+	Failure string     // why it stopped early, if it did
+}
+
+// pageStep is one step of the driver script and how long it took.
+type pageStep struct {
+	Step string
+	MS   int
 }
 
 // pageCell is one code cell as the page showed it after it ran.
@@ -234,12 +255,15 @@ type pageOutput struct {
 func runBrowserPage(t *testing.T, chrome, modules string, srv *notebookServer, page string) (*pageSeen, string) {
 	t.Helper()
 	flags, _ := json.Marshal(nbtest.ChromiumFlags(t.TempDir()))
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	// The script stops itself after browserRunWait and prints what it saw; the context is the
+	// backstop for a script that cannot.
+	ctx, cancel := context.WithTimeout(context.Background(), browserRunWait+30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "node", filepath.Join(browserDir, "run.js"))
 	url := srv.url + "/notebooks/" + page + "?token=" + srv.token
 	cmd.Env = append(os.Environ(), "NODE_PATH="+modules, "GOSBI_NB_URL="+url, "GOSBI_KERNEL=gosbi",
-		"GOSBI_CHROMIUM="+chrome, "GOSBI_CHROMIUM_FLAGS="+string(flags), "GOSBI_WAIT_MS=20000", "GOSBI_TOTAL_MS=75000")
+		"GOSBI_CHROMIUM="+chrome, "GOSBI_CHROMIUM_FLAGS="+string(flags), "GOSBI_WAIT_MS="+strconv.FormatInt(browserStepWait.Milliseconds(), 10),
+		"GOSBI_TOTAL_MS="+strconv.FormatInt(browserRunWait.Milliseconds(), 10))
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	// Node and the browser it starts share a process group, killed as one.
@@ -287,6 +311,10 @@ func TestNotebookInBrowser(t *testing.T) {
 	start := time.Now()
 	seen, pretty := runBrowserPage(t, chrome, modules, srv, "browser.ipynb")
 	t.Logf("the browser run took %v; console errors: %q", time.Since(start).Round(time.Millisecond), seen.Console)
+	if len(seen.Steps) > 0 {
+		slowest := slices.MaxFunc(seen.Steps, func(a, b pageStep) int { return a.MS - b.MS })
+		t.Logf("its slowest step took %d ms: %s", slowest.MS, slowest.Step)
+	}
 	for _, c := range seen.Cells {
 		if c.Interrupt != nil {
 			t.Logf("the interrupt button stopped the loop in %d ms", c.Interrupt.StopMS)
@@ -304,6 +332,9 @@ func checkBrowserPage(seen *pageSeen) []string {
 	fail := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
 	if seen.Kernel.Name != "gosbi" || seen.Kernel.Indicator != "Go (gosbi)" {
 		fail("the kernel is %q, shown as %q; want gosbi, shown as \"Go (gosbi)\"", seen.Kernel.Name, seen.Kernel.Indicator)
+	}
+	if len(seen.Dialogs) > 0 {
+		fail("the page shows the dialogs %q; want none", seen.Dialogs)
 	}
 	if len(seen.Offhost) > 0 {
 		fail("the page requested %q; want nothing beyond the notebook server on 127.0.0.1", seen.Offhost)
@@ -377,12 +408,22 @@ func checkBrowserPage(seen *pageSeen) []string {
 				fail("cell %d (error): %q, want an error output naming the nil map and %q", c.Index, browserTexts(out), want)
 			}
 		case "loop":
+			// The loop never ends by itself, so its end proves that something stopped it. That
+			// it was the interrupt, stopping the running cell inside the worker, and not the
+			// kernel's fallback of killing a worker that outlives the grace period after an
+			// interrupt (which resets the session), is proven by the interpreter's own message,
+			// the absence of the restart notice, and the next cell finding the session intact.
+			// How fast the stop reaches the page is a speed claim about the notebook server and
+			// the machine's load, not a check of the kernel; how fast the interpreter stops this
+			// loop is bounded by interp's TestInterruptStopsLoop.
 			it := c.Interrupt
-			if it == nil || !it.RunningBefore || it.StopMS > 5000 {
-				fail("cell %d (loop): interrupt %+v; want the loop running when the button is pressed and stopped within 5 s", c.Index, it)
+			if it == nil || !it.RunningBefore {
+				fail("cell %d (loop): interrupt %+v; want the loop running when the button is pressed", c.Index, it)
 			}
-			if !one("the interruption") || !slices.Contains(out[0].Kind, "output_error") || !strings.Contains(out[0].Text, "interrupted") {
-				fail("cell %d (loop): %q, want an error output saying the cell was interrupted", c.Index, browserTexts(out))
+			want := fmt.Sprintf("cell [%d] interrupted", n)
+			if !one("the interruption") || !slices.Contains(out[0].Kind, "output_error") || !strings.Contains(out[0].Text, want) ||
+				strings.Contains(out[0].Text, "restarted") {
+				fail("cell %d (loop): %q, want an error output saying %q, the worker not restarted", c.Index, browserTexts(out), want)
 			}
 		}
 	}

@@ -1,12 +1,20 @@
 // Drives a notebook in Jupyter Notebook 6 through headless Chromium, as a user would: it opens
 // the notebook, picks the kernel from Kernel → Change kernel, runs the code cells one by one with
 // the toolbar's Run button, interrupts the cell whose metadata role is "loop" with the toolbar's
-// interrupt button, and prints one JSON object of what the page showed (kernel/browser_test.go
-// asserts on it). Every wait is bounded; on a failure the JSON says where it stopped.
+// interrupt button, and prints one JSON object of what the page showed (kernel/browser_linux_test.go
+// asserts on it). Every wait is on a condition of the page and bounded; on a failure the JSON
+// says where it stopped. It records how long each step took.
+//
+// A cell has ended when the notebook has handled both its execute_reply (the prompt is numbered)
+// and the iopub status idle whose parent is the cell's own request (the notebook's
+// finished_execute.CodeCell event); the kernel publishes every output of the cell before that
+// idle, so its outputs are all on the page then. The kernel indicator is no such signal: it turns
+// idle on any request's idle (the server's interrupt_request has one), and the server relays the
+// shell and iopub channels independently, so a reply can reach the page before the outputs.
 //
 // Environment: GOSBI_NB_URL (the notebook's URL, token included), GOSBI_KERNEL (kernelspec
 // name), GOSBI_CHROMIUM (browser executable), GOSBI_CHROMIUM_FLAGS (its flags, a JSON array),
-// GOSBI_WAIT_MS (the limit of each wait) and GOSBI_TOTAL_MS (of the whole run).
+// GOSBI_WAIT_MS (the limit of each step) and GOSBI_TOTAL_MS (of the whole run).
 'use strict';
 const puppeteer = require('puppeteer-core');
 
@@ -51,10 +59,54 @@ function snapshot(i) {
   };
 }
 
-// done reports whether cell i has finished: a numbered prompt and an idle kernel.
+// done reports whether cell i has ended (see the top of this file) and every image in its
+// outputs has loaded, so that the snapshot sees their natural sizes.
 function done(i) {
-  const p = Jupyter.notebook.get_cell(i).element[0].querySelector('.input_prompt').textContent;
-  return /\[\d+\]/.test(p) && document.querySelector('#kernel_indicator_icon.kernel_idle_icon') !== null;
+  const cell = Jupyter.notebook.get_cell(i);
+  const el = cell.element[0];
+  return /\[\d+\]/.test(el.querySelector('.input_prompt').textContent) &&
+    cell.last_msg_id !== null && window.gosbiFinished.has(cell.last_msg_id) &&
+    [...el.querySelectorAll('.output_area img')].every((img) => img.complete);
+}
+
+// visible reports whether the element that sel selects is laid out on the page.
+function visible(sel) {
+  const el = document.querySelector(sel);
+  return el !== null && el.getClientRects().length > 0;
+}
+
+// dialogs returns the text of every dialog the page shows.
+function dialogs() {
+  return [...document.querySelectorAll('.modal')].filter((m) => m.getClientRects().length > 0)
+    .map((m) => m.textContent.replace(/\s+/g, ' ').trim().slice(0, 300));
+}
+
+// A step is one named stage of the run, bounded by wait; steps records how long each took.
+let stepStart = Date.now();
+function step(name) {
+  if (seen.step) seen.steps.push({ step: seen.step, ms: Date.now() - stepStart });
+  seen.step = name;
+  stepStart = Date.now();
+}
+
+// retry performs act until the page function ok holds, giving each attempt `tryMs` to take
+// effect, within the step's limit. It is for gestures the page can miss while it is still
+// laying out — a hover before the menu's :hover style applies, a click on a prompt that moved —
+// and that are harmless to repeat.
+async function retry(page, act, ok, ...args) {
+  const tryMs = 2000;
+  const end = Date.now() + wait;
+  let last = null;
+  for (;;) {
+    try {
+      await act();
+      await page.waitForFunction(ok, { polling: 50, timeout: Math.max(1, Math.min(tryMs, end - Date.now())) }, ...args);
+      return;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() >= end) throw new Error(`not done within ${wait} ms (last attempt: ${last && last.message})`);
+  }
 }
 
 async function main() {
@@ -62,11 +114,13 @@ async function main() {
     executablePath: env('GOSBI_CHROMIUM'),
     headless: true,
     pipe: true, // no debugging port: the browser listens on nothing
+    timeout: wait,
     protocolTimeout: wait,
     args: [...JSON.parse(env('GOSBI_CHROMIUM_FLAGS')), '--window-size=1200,900'],
   });
+  let page = null;
   try {
-    const page = await browser.newPage();
+    page = await browser.newPage();
     page.setDefaultTimeout(wait);
     page.on('console', (m) => { if (m.type() === 'error') seen.console.push(m.text().slice(0, 300)); });
     page.on('pageerror', (e) => seen.console.push('pageerror: ' + String(e).slice(0, 300)));
@@ -79,21 +133,35 @@ async function main() {
       seen.offhost.push(u.slice(0, 200));
       return r.abort();
     });
-    seen.step = 'open the notebook';
     await page.goto(env('GOSBI_NB_URL'), { waitUntil: 'domcontentloaded' });
+    step('load the notebook page');
     await page.waitForFunction(() => window.Jupyter && Jupyter.notebook && Jupyter.notebook._fully_loaded &&
       Jupyter.kernelselector && Jupyter.kernelselector._loaded);
+    // Record which execute requests have ended on iopub (see done).
+    await page.evaluate(() => {
+      window.gosbiFinished = new Set();
+      Jupyter.notebook.events.on('finished_execute.CodeCell', (e, d) => window.gosbiFinished.add(d.cell.last_msg_id));
+    });
 
     // The notebook names no kernel, so the server starts its default one; once that is ready,
     // switch to ours as a user would.
-    seen.step = 'wait for the default kernel';
+    step('wait for the default kernel');
     await page.waitForFunction(() => Jupyter.notebook.kernel && Jupyter.notebook.kernel.is_connected() &&
       document.querySelector('#kernel_indicator_icon.kernel_idle_icon') !== null);
-    seen.step = 'choose the kernel from Kernel → Change kernel';
+    step('choose the kernel from Kernel → Change kernel');
     const kernel = env('GOSBI_KERNEL');
-    await page.click('#kernellink');
-    await page.hover('#menu-change-kernel');
-    await page.click(`#kernel-submenu-${kernel} a`);
+    const item = `#kernel-submenu-${kernel} a`;
+    // Open the menu and hover over Change kernel until its submenu shows, then click the
+    // kernel. That click is given to the item itself, not to the point where it was laid out:
+    // under load, clicks at points in this menu once ended in the Restart kernel? dialog.
+    await retry(page, async () => {
+      if (!await page.evaluate(visible, '#menu-change-kernel')) await page.click('#kernellink');
+      await page.waitForFunction(visible, { polling: 50, timeout: 2000 }, '#menu-change-kernel');
+      await page.hover('#menu-change-kernel');
+      await page.waitForFunction(visible, { polling: 50, timeout: 2000 }, item);
+      await page.$eval(item, (a) => a.click());
+    }, (k) => Jupyter.kernelselector.current_selection === k, kernel);
+    step('wait for the chosen kernel');
     await page.waitForFunction((k) => Jupyter.notebook.kernel && Jupyter.notebook.kernel.name === k &&
       Jupyter.notebook.kernel.is_connected() &&
       document.querySelector('#kernel_indicator_icon.kernel_idle_icon') !== null, {}, kernel);
@@ -109,10 +177,11 @@ async function main() {
         return c.cell_type === 'code' ? (c.metadata['gosbi-browser'] || '') : null;
       }, i);
       if (role === null) continue;
-      seen.step = `run cell ${i} (${role})`;
+      step(`select cell ${i} (${role})`);
       // Select the cell in command mode by clicking its prompt, then press the toolbar's Run.
       const prompt = await page.evaluateHandle((i) => Jupyter.notebook.get_cell(i).element[0].querySelector('.input_prompt'), i);
-      await prompt.click();
+      await retry(page, () => prompt.click(), (i) => Jupyter.notebook.get_selected_index() === i, i);
+      step(`run cell ${i} (${role})`);
       if (role === 'update') {
         // Record every text the display shows and the most output areas there were at once.
         await page.evaluate((i) => {
@@ -131,25 +200,19 @@ async function main() {
       await page.click('button[data-jupyter-action="jupyter-notebook:run-cell-and-select-next"]');
       let interrupted = null;
       if (role === 'loop') {
-        // Let it run, then stop it with the toolbar's interrupt button.
+        // Let it run for a while (the loop never ends by itself), then stop it with the
+        // toolbar's interrupt button.
         await page.waitForFunction(() => document.querySelector('#kernel_indicator_icon.kernel_busy_icon') !== null);
         await new Promise((r) => setTimeout(r, 1500));
         const busy = await page.evaluate((i) => !/\[\d+\]/.test(
           Jupyter.notebook.get_cell(i).element[0].querySelector('.input_prompt').textContent), i);
         const t0 = Date.now();
         await page.click('button[data-jupyter-action="jupyter-notebook:interrupt-kernel"]');
-        seen.step = `wait for the interrupted cell ${i} to end`;
+        step(`wait for the interrupted cell ${i} to end`);
         await page.waitForFunction(done, { polling: 50 }, i);
         interrupted = { runningBefore: busy, ranMs: t0 - start, stopMs: Date.now() - t0 };
       } else {
         await page.waitForFunction(done, { polling: 50 }, i);
-      }
-      if (role !== 'loop' && role !== 'update') {
-        // The prompt and the idle indicator can come before the output is on the page (a
-        // large image is still being rendered): give it a bounded while to appear.
-        seen.step = `wait for the output of cell ${i} (${role})`;
-        await page.waitForFunction((i) => Jupyter.notebook.get_cell(i).element[0].querySelectorAll('.output_area').length > 0,
-          { polling: 50, timeout: 5000 }, i).catch(() => {});
       }
       const s = await page.evaluate(snapshot, i);
       s.ms = Date.now() - start;
@@ -157,8 +220,9 @@ async function main() {
       if (role === 'update') s.updates = await page.evaluate(() => window.gosbiUpdates);
       seen.cells.push(s);
     }
-    seen.step = 'done';
+    step('done');
   } finally {
+    if (page) seen.dialogs = await page.evaluate(dialogs).catch((e) => [`cannot read the dialogs: ${e.message}`]);
     await browser.close();
   }
 }
@@ -169,6 +233,8 @@ const deadline = setTimeout(() => {
   process.exit(1);
 }, total);
 
+seen.steps = [];
+seen.step = 'open the notebook';
 main().then(() => {
   clearTimeout(deadline);
   console.log(JSON.stringify(seen));
