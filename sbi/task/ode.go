@@ -9,10 +9,29 @@ import (
 // ODEFunc is the right-hand side dy/dt = f(t, y), written into dy.
 type ODEFunc func(t float64, y, dy []float64)
 
-// ODEConfig holds the tolerances and limits of SolveODE; zero fields take the defaults.
+// ODEConfig holds the tolerances and limits of SolveODE; zero fields take the defaults, and a
+// negative or NaN field is an error.
 type ODEConfig struct {
 	RelTol, AbsTol float64 // per-component error bound AbsTol + RelTol·|y| (defaults 1e-6, 1e-6)
 	MaxSteps       int     // accepted plus rejected steps before giving up (default 100,000)
+}
+
+// withDefaults fills the zero fields with the defaults; a negative or NaN field is an error
+// (zero, not a negative number, asks for the default).
+func (c ODEConfig) withDefaults() (ODEConfig, error) {
+	if !(c.RelTol >= 0) || !(c.AbsTol >= 0) || c.MaxSteps < 0 {
+		return c, fmt.Errorf("SolveODE: ODEConfig{RelTol: %v, AbsTol: %v, MaxSteps: %d}: tolerances and MaxSteps must be positive, or 0 for the defaults", c.RelTol, c.AbsTol, c.MaxSteps)
+	}
+	if c.RelTol == 0 {
+		c.RelTol = 1e-6
+	}
+	if c.AbsTol == 0 {
+		c.AbsTol = 1e-6
+	}
+	if c.MaxSteps == 0 {
+		c.MaxSteps = 100000
+	}
+	return c, nil
 }
 
 // ErrODE is wrapped by the errors of SolveODE when the solver gives up.
@@ -44,14 +63,9 @@ var (
 // standard controller h ← h·min(5, max(0.2, 0.9·err^(−1/5))) (Hairer et al., §II.4). Steps
 // are shortened to land exactly on the output times.
 func SolveODE(f ODEFunc, t0 float64, y0 []float64, times []float64, opt ODEConfig) ([][]float64, error) {
-	if opt.RelTol <= 0 {
-		opt.RelTol = 1e-6
-	}
-	if opt.AbsTol <= 0 {
-		opt.AbsTol = 1e-6
-	}
-	if opt.MaxSteps <= 0 {
-		opt.MaxSteps = 100000
+	opt, err := opt.withDefaults()
+	if err != nil {
+		return nil, err
 	}
 	n := len(y0)
 	var k [7][]float64

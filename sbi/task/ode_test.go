@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -180,5 +181,20 @@ func TestODEObservationsAgree(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestSolveODEBadConfig checks that a negative or NaN setting is an error naming it, not a
+// silent switch to the defaults; zero still means the default.
+func TestSolveODEBadConfig(t *testing.T) {
+	decay := func(_ float64, y, dy []float64) { dy[0] = -y[0] }
+	for _, c := range []ODEConfig{{RelTol: -1e-8}, {AbsTol: math.NaN()}, {MaxSteps: -5}} {
+		if _, err := SolveODE(decay, 0, []float64{1}, []float64{1}, c); err == nil || !strings.Contains(err.Error(), "must be positive") {
+			t.Errorf("%+v: err = %v, want an error saying the settings must be positive", c, err)
+		}
+	}
+	y, err := SolveODE(decay, 0, []float64{1}, []float64{1}, ODEConfig{})
+	if err != nil || math.Abs(y[0][0]-math.Exp(-1)) > 1e-5 {
+		t.Errorf("zero config: y(1) = %v, err %v; want e^-1 with the default tolerances", y, err)
 	}
 }
