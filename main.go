@@ -21,9 +21,9 @@ import (
 	"os"
 	"strings"
 
+	"github.com/gosbi/gosbi/internal/kernel"
+	"github.com/gosbi/gosbi/internal/nbtest"
 	"github.com/gosbi/gosbi/interp"
-	"github.com/gosbi/gosbi/kernel"
-	"github.com/gosbi/gosbi/nbtest"
 	"github.com/gosbi/gosbi/sbi/task"
 	"github.com/gosbi/gosbi/study"
 )

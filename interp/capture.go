@@ -5,7 +5,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gosbi/gosbi/ipc"
+	"github.com/gosbi/gosbi/internal/ipc"
 )
 
 // capture passes on as text what the process writes to one of its standard file descriptors

@@ -59,4 +59,10 @@
 // map (write var p string = q[1]). A goroutine started by a cell that panics, and runaway
 // recursion, end the worker process: the kernel starts a fresh one and says the state was
 // lost.
+//
+// # Why this package is not internal
+//
+// An extended worker (package extend) is a program generated in another module that imports
+// interp, extend and stdlib, so these three stay public; the host's other parts (the kernel's
+// front process, the notebook runner, the process seam) live under internal/.
 package interp

@@ -15,8 +15,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gosbi/gosbi/internal/ipc"
 	"github.com/gosbi/gosbi/interp/extend"
-	"github.com/gosbi/gosbi/ipc"
 )
 
 // This file is the seam between the session and package extend: a cell that imports a

@@ -7,7 +7,7 @@ import (
 	"os"
 	"syscall"
 
-	"github.com/gosbi/gosbi/ipc"
+	"github.com/gosbi/gosbi/internal/ipc"
 )
 
 // redirectStd points file descriptor 1 and the variable os.Stderr at pipes, so that everything

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/gosbi/gosbi/display"
-	"github.com/gosbi/gosbi/ipc"
+	"github.com/gosbi/gosbi/internal/ipc"
 	"github.com/gosbi/gosbi/runenv"
 )
 

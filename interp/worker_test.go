@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gosbi/gosbi/internal/ipc"
 	"github.com/gosbi/gosbi/internal/syncbuf"
-	"github.com/gosbi/gosbi/ipc"
 )
 
 // TestMain lets the test binary act as a worker process for the tests over real pipes.

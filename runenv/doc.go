@@ -12,7 +12,7 @@
 //
 // The rule: hosts set, libraries read. A host is whatever runs library code on someone's
 // behalf: the notebook worker (a context per cell, a progress bar, outputs sent to the
-// front), the terminal REPL and script runner, a command such as sbi/cmd/quality, a test.
+// front), the terminal REPL and script runner, a command such as tools/quality, a test.
 // Libraries (sbi and its subpackages, display, viz) read the settings and never set them. The
 // zero setting means "none" or the default: context.Background(), no progress, display
 // as text on standard output, GOMAXPROCS threads; so library code works unchanged in a

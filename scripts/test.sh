@@ -70,8 +70,8 @@ gotest "go test (pure Go)" -count=1 -timeout 60m ./...
 gotest "go test (openblas build: cgo + libopenblas)" -count=1 -tags openblas -timeout 30m ./sbi/...
 gotest "go test (noasm build: gonum's portable BLAS, no assembly kernels)" -count=1 -tags noasm -timeout 10m ./sbi/nn/... ./sbi/flow/... ./sbi/internal/kernels
 
-for f in $(grep -ho 'func Fuzz[A-Za-z0-9_]*' kernel/*_test.go 2>/dev/null | cut -c6-); do
-  gotest "fuzz $f (15 s)" -run '^$' -fuzz "^$f\$" -fuzztime 15s ./kernel
+for f in $(grep -ho 'func Fuzz[A-Za-z0-9_]*' internal/kernel/*_test.go 2>/dev/null | cut -c6-); do
+  gotest "fuzz $f (15 s)" -run '^$' -fuzz "^$f\$" -fuzztime 15s ./internal/kernel
 done
 
 echo "== summary"

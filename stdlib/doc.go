@@ -11,4 +11,7 @@
 // The tables are generated: run `go generate ./stdlib` after changing the Go version or a
 // dependency, and `go generate ./stdlib/gosbi` after changing the exported API of one of
 // gosbi's packages (the lists are in internal/gen/packages.go).
+//
+// The package is public, like interp and interp/extend, because the extended workers built in
+// another module import it.
 package stdlib

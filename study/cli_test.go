@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gosbi/gosbi/nbtest"
+	"github.com/gosbi/gosbi/internal/nbtest"
 	"github.com/gosbi/gosbi/study"
 )
 

@@ -1,55 +1,43 @@
 package study
 
 import (
-	"math"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/gosbi/gosbi/sbi/diag"
 )
 
-// coverageRecord is the record of a job that measured the coverage of n test pairs whose ranks
-// are uniform (a calibrated estimator).
-func coverageRecord(seed uint64, n int) *Record {
-	rng := rand.New(rand.NewPCG(seed, 3))
+// ranksRecord is the record of a job that measured n test pairs at levels.
+func ranksRecord(seed, n int, levels []float64) *Record {
 	ranks := make([]float64, n)
 	for i := range ranks {
-		ranks[i] = rng.Float64()
+		ranks[i] = float64(seed) + float64(i)/float64(n)
 	}
-	return &Record{Index: int(seed), Stage: "train", Key: "seed=" + string(rune('0'+seed)),
-		Series: map[string][]float64{"ranks": ranks, "levels": diag.Levels(19)}}
+	return &Record{Index: seed, Stage: "train", Key: "seed=" + string(rune('0'+seed)),
+		Series: map[string][]float64{"ranks": ranks, "levels": levels}}
 }
 
-func TestTableCoverage(t *testing.T) {
-	a, b := coverageRecord(1, 400), coverageRecord(2, 600)
-	tab := &Table{Records: []*Record{a, b}}
-	got, err := tab.Coverage("NRE")
+func TestTablePooledRanks(t *testing.T) {
+	levels := []float64{0.25, 0.5, 0.75}
+	a, b := ranksRecord(1, 4, levels), ranksRecord(2, 6, levels)
+	ranks, got, err := (&Table{Records: []*Record{a, b}}).PooledRanks()
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := diag.CoverageFromRanks(append(slices.Clone(a.Series["ranks"]), b.Series["ranks"]...), diag.Levels(19))
-	if err != nil {
-		t.Fatal(err)
+	if want := append(slices.Clone(a.Series["ranks"]), b.Series["ranks"]...); !slices.Equal(ranks, want) || !slices.Equal(got, levels) {
+		t.Errorf("PooledRanks = %v at %v, want %v at %v (both rows' ranks in row order)", ranks, got, want, levels)
 	}
-	if got.Label != "NRE" || !slices.Equal(got.Coverage, want.Coverage) || got.AUC != want.AUC || len(got.Ranks) != 1000 {
-		t.Errorf("Coverage = %q %v (AUC %v, %d ranks), want the curve of both rows' ranks %v (AUC %v, 1000 ranks)",
-			got.Label, got.Coverage, got.AUC, len(got.Ranks), want.Coverage, want.AUC)
-	}
-	// The pooled curve of calibrated rows is calibrated: its AUC is within four standard errors
-	// (√(1/12)/√n for n pooled ranks) of 0, and tighter than either row's alone would allow.
-	if se := math.Sqrt(1.0/12) / math.Sqrt(1000); math.Abs(got.AUC) > 4*se {
-		t.Errorf("pooled AUC of uniform ranks = %+.4f, want within %.4f of 0", got.AUC, 4*se)
+	got[0] = 9
+	if a.Series["levels"][0] != 0.25 {
+		t.Error("PooledRanks returned the record's own levels slice; changing the result changed the record")
 	}
 }
 
-func TestTableCoverageErrors(t *testing.T) {
-	other := coverageRecord(2, 10)
-	other.Series["levels"] = diag.Levels(9)
-	noRanks := coverageRecord(3, 10)
+func TestTablePooledRanksErrors(t *testing.T) {
+	levels := []float64{0.5}
+	other := ranksRecord(2, 10, []float64{0.25, 0.75})
+	noRanks := ranksRecord(3, 10, levels)
 	delete(noRanks.Series, "ranks")
-	noLevels := coverageRecord(4, 10)
+	noLevels := ranksRecord(4, 10, levels)
 	delete(noLevels.Series, "levels")
 	for _, c := range []struct {
 		name string
@@ -57,14 +45,14 @@ func TestTableCoverageErrors(t *testing.T) {
 		want string
 	}{
 		{"empty", nil, "no rows"},
-		{"levels differ", []*Record{coverageRecord(1, 10), other}, "levels"},
+		{"levels differ", []*Record{ranksRecord(1, 10, levels), other}, "levels"},
 		{"no ranks", []*Record{noRanks}, `"ranks"`},
 		{"no levels", []*Record{noLevels}, `"levels"`},
-		{"levels missing in a later row", []*Record{coverageRecord(1, 10), noLevels}, "levels"},
+		{"levels missing in a later row", []*Record{ranksRecord(1, 10, levels), noLevels}, "levels"},
 	} {
-		_, err := (&Table{Records: c.rows}).Coverage("x")
+		_, _, err := (&Table{Records: c.rows}).PooledRanks()
 		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: Coverage error = %v, want one that mentions %s", c.name, err, c.want)
+			t.Errorf("%s: PooledRanks error = %v, want one that mentions %s", c.name, err, c.want)
 		}
 	}
 }

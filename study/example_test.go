@@ -68,9 +68,10 @@ func ExampleParseSpec() {
 	// Output: sweep 3 <nil>
 }
 
-// The coverage of one method pooled over the seeds that a study trained it with: each job
-// recorded the HPD ranks of its test pairs and the credibility levels.
-func ExampleTable_Coverage() {
+// The HPD ranks of one method pooled over the seeds that a study trained it with: each job
+// recorded the ranks of its test pairs and the credibility levels (viz.StudyCoverage makes the
+// curve of them).
+func ExampleTable_PooledRanks() {
 	tab := &study.Table{}
 	for seed, ranks := range [][]float64{{0.1, 0.5, 0.9}, {0.3, 0.7, 0.95}} {
 		tab.Records = append(tab.Records, &study.Record{
@@ -78,13 +79,9 @@ func ExampleTable_Coverage() {
 			Series: map[string][]float64{"ranks": ranks, "levels": {0.25, 0.5, 0.75}},
 		})
 	}
-	c, err := tab.Where("method", "NRE").Coverage("NRE")
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Println(c.Label, len(c.Ranks), c.Levels, c.Coverage)
-	// Output: NRE 6 [0.25 0.5 0.75] [0.3333333333333333 0.6666666666666666 0.8333333333333334]
+	ranks, levels, err := tab.Where("method", "NRE").PooledRanks()
+	fmt.Println(ranks, levels, err)
+	// Output: [0.1 0.5 0.9 0.3 0.7 0.95] [0.25 0.5 0.75] <nil>
 }
 
 // A notebook names its executor in a parameter cell ("local", "slurm" or "read") and runs the

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
-
-	"github.com/gosbi/gosbi/viz"
 )
 
 // Table is the records of a study's finished jobs, one row per job.
@@ -102,21 +100,21 @@ func (t *Table) Distinct(name string) []string {
 	return out
 }
 
-// Sweep collects a metric against a numeric parameter (the budget) for viz.BudgetSweep: one
-// point per value of the parameter, holding the metric of every row with that value.
-func (t *Table) Sweep(label, param, metric string) (viz.SweepSeries, error) {
-	s := viz.SweepSeries{Label: label}
+// Points collects a metric against a numeric parameter (the budget): the parameter's distinct
+// values in increasing order, and for each the metric of every row with that value.
+// viz.StudySweep turns them into a series of viz.BudgetSweep.
+func (t *Table) Points(param, metric string) (xs []float64, values [][]float64, err error) {
 	for _, v := range t.Distinct(param) {
 		x, err := strconv.ParseFloat(v, 64)
 		if err != nil {
-			return s, fmt.Errorf("study: parameter %s = %q, expected a number to sweep over", param, v)
+			return nil, nil, fmt.Errorf("study: parameter %s = %q, expected a number to sweep over", param, v)
 		}
 		vals, err := t.Where(param, v).Values(metric)
 		if err != nil {
-			return s, err
+			return nil, nil, err
 		}
-		s.Budgets = append(s.Budgets, x)
-		s.Values = append(s.Values, vals)
+		xs = append(xs, x)
+		values = append(values, vals)
 	}
-	return s, nil
+	return xs, values, nil
 }

@@ -281,9 +281,9 @@ func TestLocalRunAndResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sw, err := tab.Sweep("NRE", "budget", "val_loss")
-	if err != nil || !reflect.DeepEqual(sw.Budgets, []float64{200, 400}) || len(sw.Values[0]) != 2 {
-		t.Errorf("Sweep = %+v, %v", sw, err)
+	budgets, values, err := tab.Points("budget", "val_loss")
+	if err != nil || !reflect.DeepEqual(budgets, []float64{200, 400}) || len(values[0]) != 2 {
+		t.Errorf("Points = %v %v, %v", budgets, values, err)
 	}
 	if _, err := os.Stat(filepath.Join(r.Dir, "model.nre")); err != nil {
 		t.Errorf("model not saved: %v", err)

@@ -33,4 +33,7 @@
 // it (Linked, CompiledCells), so that the next extension builds on the same set. A gosbi
 // built from a checkout builds workers from that checkout (or GOSBI_SRC); a released gosbi
 // requires its own version in the build module.
+//
+// The package is public, like interp and stdlib, because the worker programs it generates are
+// built in another module and import it.
 package extend

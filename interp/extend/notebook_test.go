@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gosbi/gosbi/internal/kernel"
+	"github.com/gosbi/gosbi/internal/nbtest"
 	"github.com/gosbi/gosbi/interp/extend"
-	"github.com/gosbi/gosbi/kernel"
-	"github.com/gosbi/gosbi/nbtest"
 )
 
 var gosbiBin struct {

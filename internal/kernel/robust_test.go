@@ -1,0 +1,390 @@
+package kernel_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gosbi/gosbi/internal/kernel"
+	"github.com/gosbi/gosbi/internal/nbtest"
+)
+
+// frames returns the wire frames of a kernel_info_request signed with key.
+func frames(t *testing.T, session string, key []byte) ([][]byte, *kernel.Message) {
+	t.Helper()
+	m, err := kernel.NewMessage("kernel_info_request", session, nil, map[string]any{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := kernel.Encode(m, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f, m
+}
+
+// noReply checks that no shell reply to m arrives within a short while.
+func noReply(t *testing.T, c *nbtest.Client, m *kernel.Message, what string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if r, err := c.Shell.Next(ctx, nbtest.ParentIs(m.Header.MsgID)); err == nil {
+		t.Errorf("%s was answered: %s", what, r.Content)
+	}
+}
+
+func TestSignatures(t *testing.T) {
+	h := start(t, setup{key: "right key"})
+	bad := func(name string, mutate func([][]byte) [][]byte) {
+		f, m := frames(t, h.c.Session, []byte("right key"))
+		if err := h.c.SendFrames("shell", mutate(f)); err != nil {
+			t.Fatal(err)
+		}
+		noReply(t, h.c, m, name)
+	}
+	bad("a message signed with another key", func(f [][]byte) [][]byte {
+		g, _ := frames(t, h.c.Session, []byte("wrong key"))
+		f[1] = g[1] // keep the header, take a signature made with the wrong key
+		return f
+	})
+	bad("an unsigned message", func(f [][]byte) [][]byte { f[1] = nil; return f })
+	bad("a message with a tampered content", func(f [][]byte) [][]byte { f[5] = []byte(`{"x":1}`); return f })
+	if !strings.Contains(h.log.String(), "signature") {
+		t.Errorf("dropped messages were not logged; log:\n%s", h.log)
+	}
+	// The kernel stays up and answers a correctly signed request.
+	h.request("shell", "kernel_info_request", map[string]any{})
+}
+
+func TestUnsigned(t *testing.T) {
+	h := start(t, setup{key: ""})
+	f, m := frames(t, h.c.Session, nil)
+	if len(f[1]) != 0 {
+		t.Fatalf("an empty key gave a signature %q", f[1])
+	}
+	if err := h.c.SendFrames("shell", f); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.c.Shell.Next(h.ctx, nbtest.ParentIs(m.Header.MsgID)); err != nil {
+		t.Fatalf("unsigned message with an empty key: %v", err)
+	}
+}
+
+func TestMalformedMessages(t *testing.T) {
+	h := start(t, setup{key: "k"})
+	key := []byte("k")
+	sign := func(parts ...string) [][]byte {
+		m := &kernel.Message{}
+		_ = m
+		f := [][]byte{[]byte("<IDS|MSG>"), nil}
+		for _, p := range parts {
+			f = append(f, []byte(p))
+		}
+		return resign(f, key)
+	}
+	header := `{"msg_id":"x1","session":"s","username":"u","date":"2026-01-01T00:00:00Z","msg_type":"kernel_info_request","version":"5.3"}`
+	for name, f := range map[string][][]byte{
+		"no delimiter":          {[]byte("garbage"), []byte("more")},
+		"truncated frames":      sign(header, "{}"),
+		"header not JSON":       sign(`{"msg_id":`, "{}", "{}", "{}"),
+		"content not an object": sign(header, "{}", "{}", `[1,2]`),
+		"header without type":   sign(`{"msg_id":"x2"}`, "{}", "{}", "{}"),
+		"empty message":         {[]byte{}},
+	} {
+		if err := h.c.SendFrames("shell", f); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if err := h.c.SendFrames("control", f); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	// Malformed JSON in the content of an execute request: the request is answered (with an
+	// empty cell) and the kernel goes on.
+	h.c.SendFrames("shell", sign(strings.Replace(header, "kernel_info_request", "execute_request", 1), "{}", "{}", `{"code": 5}`))
+	for _, channel := range []string{"shell", "control"} {
+		r := h.request(channel, "kernel_info_request", map[string]any{})
+		if r["status"] != "ok" {
+			t.Errorf("%s after malformed messages: %v", channel, r)
+		}
+	}
+	if !strings.Contains(h.log.String(), "truncated") {
+		t.Errorf("truncated message not logged; log:\n%s", h.log)
+	}
+}
+
+// resign signs frames laid out as [<IDS|MSG>, sig, parts...] with key.
+func resign(f [][]byte, key []byte) [][]byte {
+	var h kernel.Header
+	if len(f) >= 6 {
+		json.Unmarshal(f[2], &h)
+	}
+	if len(f) < 6 {
+		// Too few parts to be a message: sign what there is so that only the length is wrong.
+		return f
+	}
+	m := &kernel.Message{Header: h, ParentHeader: f[3], Metadata: f[4], Content: f[5]}
+	enc, err := kernel.Encode(m, key)
+	if err != nil {
+		return f
+	}
+	// Keep the original (possibly broken) header bytes but a signature over them.
+	enc[2] = f[2]
+	sig := signHex(key, f[2], f[3], f[4], f[5])
+	enc[1] = []byte(sig)
+	return enc
+}
+
+func TestInterrupt(t *testing.T) {
+	h := start(t, setup{grace: 10 * time.Second})
+	m, err := h.c.Send("shell", "execute_request", map[string]any{"code": "sleep"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := interruptUntilDone(h.ctx, h.c, m, func() {
+		r, err := h.c.Request(h.ctx, "control", "interrupt_request", map[string]any{})
+		if err == nil && (r.Header.MsgType != "interrupt_reply" || !strings.Contains(string(r.Content), `"status":"ok"`)) {
+			t.Errorf("interrupt_request answered with %s %s", r.Header.MsgType, r.Content)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rc := replyContent(t, ex); rc["status"] != "error" || rc["ename"] != "Interrupted" {
+		t.Errorf("interrupted cell replied %v", rc)
+	}
+	if rc := replyContent(t, h.exec("print still here", nbtest.ExecuteConfig{})); rc["status"] != "ok" {
+		t.Errorf("cell after the interrupt: %v", rc)
+	}
+}
+
+// TestInterruptEscalation interrupts a cell that ignores the interrupt: after the grace period
+// the worker is restarted, the cell ends with one error that says so, and the next cell runs.
+func TestInterruptEscalation(t *testing.T) {
+	h := start(t, setup{grace: 200 * time.Millisecond})
+	m, err := h.c.Send("shell", "execute_request", map[string]any{"code": "hang"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := interruptUntilDone(h.ctx, h.c, m, func() { h.c.Request(h.ctx, "control", "interrupt_request", map[string]any{}) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := replyContent(t, ex)
+	if rc["status"] != "error" || rc["ename"] != "Interrupted" || !strings.Contains(strings.Join(toStrings(rc["traceback"]), "\n"), "reset") {
+		t.Errorf("cell killed after the interrupt replied %v", rc)
+	}
+	if got := types(ex.IOPub); len(got) != 2 || got[1] != "error" {
+		t.Errorf("iopub %v, want [execute_input error]", got)
+	}
+	if rc := replyContent(t, h.exec("print fresh", nbtest.ExecuteConfig{})); rc["status"] != "ok" {
+		t.Errorf("cell after the restart: %v", rc)
+	}
+}
+
+// interruptUntilDone interrupts the execution of m (with interrupt) until it ends, as a user
+// presses the button again when a cell was not yet running at the first press, and returns
+// what the cell sent.
+func interruptUntilDone(ctx context.Context, c *nbtest.Client, m *kernel.Message, interrupt func()) (*nbtest.Execution, error) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer close(done)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-done:
+				return
+			case <-time.After(300 * time.Millisecond):
+				interrupt()
+			}
+		}
+	}()
+	return c.Collect(ctx, m, nbtest.ExecuteConfig{})
+}
+
+func toStrings(v any) []string {
+	var out []string
+	for _, x := range v.([]any) {
+		out = append(out, x.(string))
+	}
+	return out
+}
+
+// TestWorkerCrash kills the worker mid-cell in two ways; each time the cell gets one error
+// naming the cause and the next cell runs in a fresh worker.
+func TestWorkerCrash(t *testing.T) {
+	h := start(t, setup{})
+	for code, cause := range map[string]string{
+		"exit":    "fatal error: stack overflow",
+		"gopanic": "panic: boom in a goroutine",
+	} {
+		ex := h.exec(code, nbtest.ExecuteConfig{})
+		rc := replyContent(t, ex)
+		if rc["status"] != "error" || rc["ename"] != "WorkerCrash" || rc["evalue"] != cause {
+			t.Errorf("%s: reply %v, want WorkerCrash %q", code, rc, cause)
+		}
+		if got := types(ex.IOPub); len(got) != 2 || got[1] != "error" {
+			t.Errorf("%s: iopub %v, want [execute_input error]", code, got)
+		} else if tb := strings.Join(toStrings(decode(t, ex.IOPub[1].Content)["traceback"]), "\n"); !strings.Contains(tb, "state") {
+			t.Errorf("%s: the error does not say that state was reset:\n%s", code, tb)
+		}
+		ex = h.exec("print alive", nbtest.ExecuteConfig{})
+		if rc := replyContent(t, ex); rc["status"] != "ok" {
+			t.Errorf("%s: the next cell replied %v", code, rc)
+		}
+	}
+}
+
+func TestWorkerThatCannotStart(t *testing.T) {
+	h := start(t, setup{worker: []string{"/bin/sh", "-c", "echo 'worker: not built yet' >&2; exit 1"}})
+	ex := h.exec("print x", nbtest.ExecuteConfig{})
+	rc := replyContent(t, ex)
+	if rc["status"] != "error" || !strings.Contains(rc["evalue"].(string), "not built yet") {
+		t.Errorf("reply %v, want an error naming the worker's message", rc)
+	}
+	// The kernel itself keeps answering.
+	h.request("shell", "kernel_info_request", map[string]any{})
+}
+
+func TestStdin(t *testing.T) {
+	h := start(t, setup{key: "k"})
+	var prompts []string
+	ex := h.exec("input", nbtest.ExecuteConfig{AllowStdin: true, Input: func(p string, _ bool) string {
+		prompts = append(prompts, p)
+		return "gopher"
+	}})
+	if len(prompts) != 1 || prompts[0] != "name? " {
+		t.Errorf("prompts %q", prompts)
+	}
+	if got := decode(t, ex.IOPub[len(ex.IOPub)-1].Content)["text"]; got != "hello gopher\n" {
+		t.Errorf("output %q", got)
+	}
+	// Without allow_stdin the worker gets an empty line instead of a prompt.
+	ex = h.exec("input", nbtest.ExecuteConfig{})
+	if got := decode(t, ex.IOPub[len(ex.IOPub)-1].Content)["text"]; got != "hello \n" {
+		t.Errorf("output without stdin %q", got)
+	}
+}
+
+func TestHeartbeatAndShutdown(t *testing.T) {
+	h := start(t, setup{})
+	if err := h.c.Ping(h.ctx); err != nil {
+		t.Fatal(err)
+	}
+	r := h.request("control", "shutdown_request", map[string]any{"restart": true})
+	if r["status"] != "ok" || r["restart"] != true {
+		t.Errorf("shutdown_reply %v", r)
+	}
+	select {
+	case <-h.ran:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return after shutdown_request")
+	}
+}
+
+// TestProcessSIGINT runs the kernel as a process: SIGINT interrupts the cell instead of ending
+// the kernel.
+func TestProcessSIGINT(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	p, err := nbtest.StartKernel(ctx, kernelCmd(), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	m, err := p.Send("shell", "execute_request", map[string]any{"code": "sleep"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := interruptUntilDone(ctx, p.Client, m, func() {
+		if err := syscall.Kill(p.Pid(), syscall.SIGINT); err != nil {
+			t.Error(err)
+		}
+	})
+	if err != nil {
+		t.Fatalf("%v\nkernel output:\n%s", err, p.Stderr())
+	}
+	if rc := replyContent(t, ex); rc["ename"] != "Interrupted" {
+		t.Errorf("reply after SIGINT %v", rc)
+	}
+	if rc := replyContent(t, mustExec(t, ctx, p.Client, "print ok")); rc["status"] != "ok" {
+		t.Errorf("after SIGINT: %v", rc)
+	}
+}
+
+func mustExec(t *testing.T, ctx context.Context, c *nbtest.Client, code string) *nbtest.Execution {
+	t.Helper()
+	ex, err := c.Execute(ctx, code, nbtest.ExecuteConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ex
+}
+
+// kernelCmd is the command line of a kernel process with the fake worker.
+func kernelCmd() []string {
+	return []string{os.Args[0], "kernel", "-f", "{connection_file}", "-worker", os.Args[0] + " worker"}
+}
+
+// BenchmarkStartToKernelInfo measures the time from starting a kernel process to its first
+// kernel_info_reply (with the iopub subscription confirmed), the wait a Jupyter front-end sees.
+func BenchmarkStartToKernelInfo(b *testing.B) {
+	if _, err := exec.LookPath(os.Args[0]); err != nil {
+		b.Skip("no test binary")
+	}
+	for b.Loop() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		p, err := nbtest.StartKernel(ctx, kernelCmd(), []string{"FAKE_WORKER_SLOW=1"}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		p.Kill()
+		cancel()
+		b.StartTimer()
+	}
+}
+
+// TestReplacedWorkerIsTold checks that a worker started after a crash is told so (it then
+// explains names of the lost state), while the first worker is not.
+func TestReplacedWorkerIsTold(t *testing.T) {
+	h := start(t, setup{})
+	stdout := func(ex *nbtest.Execution) string {
+		var b strings.Builder
+		for _, m := range ex.IOPub {
+			if c := decode(t, m.Content); m.Header.MsgType == "stream" && c["name"] == "stdout" {
+				b.WriteString(c["text"].(string))
+			}
+		}
+		return b.String()
+	}
+	if got := stdout(h.exec("getenv GOSBI_WORKER_RESTARTED", nbtest.ExecuteConfig{})); got != "GOSBI_WORKER_RESTARTED=\n" {
+		t.Errorf("first worker: %q", got)
+	}
+	h.exec("exit", nbtest.ExecuteConfig{})
+	if got := stdout(h.exec("getenv GOSBI_WORKER_RESTARTED", nbtest.ExecuteConfig{})); got != "GOSBI_WORKER_RESTARTED=1\n" {
+		t.Errorf("replacement worker: %q", got)
+	}
+}
+
+// TestPagePayload checks that a pager payload of the worker reaches the execute reply.
+func TestPagePayload(t *testing.T) {
+	h := start(t, setup{})
+	rc := replyContent(t, h.exec("page the help text", nbtest.ExecuteConfig{}))
+	p, _ := rc["payload"].([]any)
+	if len(p) != 1 {
+		t.Fatalf("payload %v, want one page", rc["payload"])
+	}
+	page := p[0].(map[string]any)
+	if data, _ := page["data"].(map[string]any); page["source"] != "page" || data["text/plain"] != "the help text" || page["start"] != float64(0) {
+		t.Errorf("page %v", page)
+	}
+}

@@ -1,0 +1,256 @@
+package nbtest_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gosbi/gosbi/internal/kernel/kerneltest"
+	"github.com/gosbi/gosbi/internal/nbtest"
+)
+
+// The test binary doubles as a kernel (`kernel -f FILE`) whose worker is the fake worker
+// (`worker`), so that RunMain, which starts this executable, can be tested as it is.
+func TestMain(m *testing.M) {
+	kerneltest.Dispatch()
+	os.Exit(m.Run())
+}
+
+func execute(t *testing.T, path string, o nbtest.Config) *nbtest.Result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := nbtest.Execute(ctx, path, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func outputsOf(c *nbtest.Cell) string {
+	var parts []string
+	for _, o := range c.Outputs {
+		switch o.OutputType {
+		case "stream":
+			parts = append(parts, o.Name+":"+o.Text)
+		case "error":
+			parts = append(parts, "error:"+o.Ename)
+		default:
+			parts = append(parts, fmt.Sprintf("%s:%v", o.OutputType, o.Data["text/plain"]))
+		}
+	}
+	return strings.Join(parts, "|")
+}
+
+func TestExecuteOutputs(t *testing.T) {
+	res := execute(t, "testdata/fake/outputs.ipynb", nbtest.Config{Params: map[string]string{"name": "cli"}})
+	if err := res.Err(); err != nil {
+		t.Fatalf("unexpected failure: %v", err)
+	}
+	var got []string
+	for _, c := range res.Notebook.Cells {
+		if c.CellType == "code" {
+			got = append(got, outputsOf(c))
+		}
+	}
+	want := []string{
+		"stdout:set quick = true\nset name = \"fake\"\n",
+		"stdout:set name = \"cli\"\n", // the injected parameters cell; a string value is quoted
+		"stdout:a\nb\n|stderr:e\n",    // streams of the same name merge
+		"display_data:updated",        // update_display_data replaces the display in place
+		"stdout:kept\n",               // clear_output(wait) clears before the next output
+		"execute_result:42",
+		"error:FakeError", // raises-exception: expected, the run goes on
+		"stdout:after the expected error\n",
+	}
+	if strings.Join(got, "\n---\n") != strings.Join(want, "\n---\n") {
+		t.Errorf("outputs:\n%q\nwant:\n%q", got, want)
+	}
+	injected := res.Notebook.Cells[2]
+	if !injected.HasTag(nbtest.InjectedTag) {
+		t.Errorf("cell after the parameters is not the injected one: %+v", injected)
+	}
+	for _, c := range res.Notebook.Cells {
+		for _, o := range c.Outputs {
+			if o.OutputType == "execute_result" && (o.ExecutionCount == nil || c.ExecutionCount == nil || *o.ExecutionCount != *c.ExecutionCount) {
+				t.Errorf("execute_result count %v, cell count %v", o.ExecutionCount, c.ExecutionCount)
+			}
+		}
+	}
+}
+
+func TestFullModeAndBadParams(t *testing.T) {
+	res := execute(t, "testdata/fake/outputs.ipynb", nbtest.Config{Full: true})
+	if got := outputsOf(res.Notebook.Cells[2]); got != "stdout:set quick = false\n" {
+		t.Errorf("GOSBI_FULL: injected cell printed %q", got)
+	}
+	_, err := nbtest.Execute(context.Background(), "testdata/fake/outputs.ipynb", nbtest.Config{Params: map[string]string{"n": "1 +"}})
+	if err == nil || !strings.Contains(err.Error(), "not a Go expression") {
+		t.Errorf("bad parameter value: error %v", err)
+	}
+	_, err = nbtest.Execute(context.Background(), "testdata/fake/outputs.ipynb", nbtest.Config{Params: map[string]string{"9x": "1"}})
+	if err == nil || !strings.Contains(err.Error(), "identifier") {
+		t.Errorf("bad parameter name: error %v", err)
+	}
+}
+
+func TestExecuteStopsAtError(t *testing.T) {
+	res := execute(t, "testdata/fake/fails.ipynb", nbtest.Config{})
+	if len(res.Errors) != 1 || res.Errors[0].Index != 1 || res.Errors[0].Ename != "FakeError" {
+		t.Fatalf("errors %+v", res.Errors)
+	}
+	if res.Err() == nil || !strings.Contains(res.Errors[0].Report(), "FakeError: it failed") {
+		t.Errorf("report %q", res.Errors[0].Report())
+	}
+	if n := len(res.Notebook.Cells[2].Outputs); n != 0 || res.Notebook.Cells[2].ExecutionCount != nil {
+		t.Errorf("the cell after the failure ran: %d outputs", n)
+	}
+	// The notebook was upgraded to nbformat 4.5: every cell has an id.
+	if res.Notebook.NBFormatMinor != 5 {
+		t.Errorf("nbformat_minor %d", res.Notebook.NBFormatMinor)
+	}
+	for _, c := range res.Notebook.Cells {
+		if c.ID == "" {
+			t.Errorf("cell without id")
+		}
+	}
+}
+
+func TestCellTimeout(t *testing.T) {
+	res := execute(t, "testdata/fake/sleeps.ipynb", nbtest.Config{CellTimeout: 300 * time.Millisecond})
+	if len(res.Errors) != 1 || res.Errors[0].Ename != "Timeout" {
+		t.Fatalf("errors %+v", res.Errors)
+	}
+}
+
+// validate checks a notebook file against the nbformat schema with Debian's nbformat.
+func validate(t *testing.T, path string) {
+	t.Helper()
+	out, err := exec.Command("/usr/bin/python3", "-c",
+		"import sys, nbformat; nb = nbformat.read(sys.argv[1], as_version=nbformat.NO_CONVERT); nbformat.validate(nb); print(nb.nbformat, nb.nbformat_minor)", path).CombinedOutput()
+	if err != nil {
+		t.Fatalf("nbformat validation of %s failed (python3-nbformat is installed by scripts/setup.sh): %v\n%s", path, err, out)
+	}
+	if strings.TrimSpace(string(out)) != "4 5" {
+		t.Errorf("%s: nbformat %s, want 4 5", path, out)
+	}
+}
+
+// TestRunMain runs the `gosbi run` command on three notebooks: the executed copies are valid
+// nbformat 4.5, the HTML pages are standalone with the image inline, and the failure is reported.
+func TestRunMain(t *testing.T) {
+	out := t.TempDir()
+	err := nbtest.RunMain([]string{"--quiet", "testdata/fake/outputs.ipynb", "testdata/fake/fails.ipynb", "--out", out, "--html", "--param", "quick=false"})
+	if err == nil || !strings.Contains(err.Error(), "1 of 2 notebooks failed") {
+		t.Fatalf("RunMain: %v", err)
+	}
+	for _, name := range []string{"outputs", "fails"} {
+		validate(t, filepath.Join(out, name+".ipynb"))
+		page, err := os.ReadFile(filepath.Join(out, name+".html"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(page), "<script") || strings.Contains(string(page), "src=\"http") {
+			t.Errorf("%s.html is not standalone", name)
+		}
+		if name == "outputs" {
+			for _, want := range []string{`<img src="data:image/png;base64,iVBORw0KGgo=`, "<em>fake</em>", `<a href="https://example.org">link</a>`, "Out[", `<pre class="input chroma">`} {
+				if !strings.Contains(string(page), want) {
+					t.Errorf("outputs.html lacks %q", want)
+				}
+			}
+			// The code cells are highlighted: their text is there, split into spans.
+			if text := regexp.MustCompile(`<[^>]*>`).ReplaceAllString(string(page), ""); !strings.Contains(text, "quick = false") {
+				t.Errorf("outputs.html lacks the parameter cell's code")
+			}
+		}
+	}
+	if err := nbtest.RunMain([]string{"--quiet", "--param", "novalue", "x.ipynb"}); err == nil {
+		t.Error("a --param without = was accepted")
+	}
+}
+
+func TestMarkdown(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"# Title", "<h1>Title</h1>\n"},
+		{"a **b** *c* `d*e*`", "<p>a <strong>b</strong> <em>c</em> <code>d*e*</code></p>\n"},
+		{"- one\n- two", "<ul>\n<li>one</li>\n<li>two</li>\n</ul>\n"},
+		{"1. one\n2. two", "<ol>\n<li>one</li>\n<li>two</li>\n</ol>\n"},
+		{"```go\nx := 1 < 2\n```", "<pre><code class=\"language-go\">x := 1 &lt; 2\n</code></pre>\n"},
+		{"![fig](a.png)", `<p><img src="a.png" alt="fig"></p>` + "\n"},
+		// Stars between words are not emphasis (CommonMark's flanking rules).
+		{"For fresh pairs (θ*, x) from the prior, we ask whether θ* falls inside",
+			"<p>For fresh pairs (θ*, x) from the prior, we ask whether θ* falls inside</p>\n"},
+		// A list item's continuation lines belong to the item.
+		{"- first item,\n  continued\n- second", "<ul>\n<li>first item,\ncontinued</li>\n<li>second</li>\n</ul>\n"},
+		// TeX math is kept as written; a lone dollar is text.
+		{"density $p(θ^*_1 | x) * q_2$ costs $5 and $6", "<p>density $p(θ^*_1 | x) * q_2$ costs $5 and $6</p>\n"},
+		{"| a | b |\n|---|---|\n| 1 | 2 |", "<table>\n<thead>\n<tr>\n<th>a</th>\n<th>b</th>\n</tr>\n</thead>\n<tbody>\n<tr>\n<td>1</td>\n<td>2</td>\n</tr>\n</tbody>\n</table>\n"},
+	} {
+		if got := nbtest.Markdown(tc.in); got != tc.want {
+			t.Errorf("Markdown(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	if got := nbtest.Markdown("<script>alert(1)</script>\n\ntext"); strings.Contains(got, "<script") {
+		t.Errorf("raw HTML kept: %q", got)
+	}
+}
+
+func TestParseNotebookErrors(t *testing.T) {
+	if _, err := nbtest.ParseNotebook([]byte(`{"nbformat": 3, "cells": []}`)); err == nil || !strings.Contains(err.Error(), "nbformat 3") {
+		t.Errorf("nbformat 3: %v", err)
+	}
+	if _, err := nbtest.ParseNotebook([]byte(`{"cells": [`)); err == nil {
+		t.Error("truncated JSON accepted")
+	}
+}
+
+// TestRunKernelDies runs a notebook whose kernel is killed in its second cell, without a
+// timeout: `gosbi run` stops at once, fails, and saves the notebook with the outputs that were
+// made, an error in the cell that was running and no outputs in the cell that did not run.
+func TestRunKernelDies(t *testing.T) {
+	out := t.TempDir()
+	start := time.Now()
+	done := make(chan error, 1)
+	go func() { done <- nbtest.RunMain([]string{"--quiet", "testdata/fake/dies.ipynb", "--out", out}) }()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("gosbi run still waits 20 s after its kernel died")
+	}
+	if err == nil {
+		t.Fatal("gosbi run succeeded although its kernel died")
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("gosbi run took %v to notice that its kernel died", d)
+	}
+	nb, rerr := nbtest.ReadNotebook(filepath.Join(out, "dies.ipynb"))
+	if rerr != nil {
+		t.Fatalf("the partial notebook was not saved: %v", rerr)
+	}
+	if got := outputsOf(nb.Cells[0]); got != "stdout:before\n" {
+		t.Errorf("cell 1 outputs %q", got)
+	}
+	if got := outputsOf(nb.Cells[1]); !strings.HasSuffix(got, "error:KernelDied") {
+		t.Errorf("cell 2 outputs %q, want the kernel's death last", got)
+	}
+	if c := nb.Cells[2]; len(c.Outputs) != 0 || c.ExecutionCount != nil {
+		t.Errorf("cell 3, which did not run, kept outputs %q and count %v", outputsOf(c), c.ExecutionCount)
+	}
+}
+
+func TestNullCells(t *testing.T) {
+	for _, doc := range []string{`{"nbformat": 4, "cells": [null]}`,
+		`{"nbformat": 4, "cells": [{"cell_type": "code", "source": "x", "outputs": [null]}]}`} {
+		if _, err := nbtest.ParseNotebook([]byte(doc)); err == nil || !strings.Contains(err.Error(), "null") {
+			t.Errorf("%s: error %v, want one naming the null", doc, err)
+		}
+	}
+}

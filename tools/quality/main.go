@@ -1,0 +1,134 @@
+// Command quality measures the estimators of package sbi against the sbibm reference
+// posteriors: for each task and method it simulates a training set, trains, draws 10,000
+// posterior samples for each observation and scores them with diag.C2ST (sbibm's z-scored
+// classifier two-sample test), then prints a table of the mean C2ST with the bar it must meet.
+//
+//	GOSBI_DATA=/path/to/sbibm go run ./tools/quality -rows npe:two_moons,nre:two_moons
+//
+// It is heavy (minutes per row on two cores), so it is a command and not part of the tests.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/gosbi/gosbi/runenv"
+	"github.com/gosbi/gosbi/sbi"
+	"github.com/gosbi/gosbi/sbi/diag"
+	"github.com/gosbi/gosbi/sbi/flow"
+	"github.com/gosbi/gosbi/sbi/task"
+	"gonum.org/v1/gonum/mat"
+)
+
+// bars are the C2ST bars at 10,000 simulations (the sbibm paper's numbers in comments).
+var bars = map[string]float64{
+	"npe:two_moons":       0.65, // sbibm NPE 0.61
+	"npe:slcp":            0.92, // 0.90
+	"npe:gaussian_linear": 0.62, // 0.55
+	"npe:sir":             0.70, // 0.68
+	"nre:two_moons":       0.80, // sbibm NRE 0.76
+}
+
+func main() {
+	rows := flag.String("rows", "npe:two_moons,npe:gaussian_linear,npe:slcp,npe:sir,nre:two_moons", "comma-separated method:task rows")
+	sims := flag.Int("sims", 10000, "training simulations")
+	obs := flag.Int("obs", 10, "observations 1…obs")
+	samples := flag.Int("samples", 10000, "posterior samples per observation")
+	seed := flag.Uint64("seed", 1, "seed of simulation and training")
+	flow := flag.String("flow", "nsf", "NPE flow (sbibm's NPE uses nsf)")
+	flag.Parse()
+	runenv.SetProgress(func(ev runenv.ProgressEvent) {
+		if strings.HasPrefix(ev.Label, "train") && ev.Done%20 == 0 && ev.Message != "" {
+			fmt.Fprintf(os.Stderr, "%s: %s\n", ev.Label, ev.Message)
+		}
+	})
+	fmt.Printf("| row | sims | C2ST per observation | mean C2ST | bar | train | epochs |\n|---|---|---|---|---|---|---|\n")
+	failed := false
+	for _, row := range strings.Split(*rows, ",") {
+		ok, err := runRow(row, *sims, *obs, *samples, *seed, *flow)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "quality: %s: %v\n", row, err)
+			os.Exit(2)
+		}
+		failed = failed || !ok
+	}
+	if failed {
+		os.Exit(1)
+	}
+}
+
+func runRow(row string, sims, obs, samples int, seed uint64, flowKind string) (bool, error) {
+	method, name, found := strings.Cut(row, ":")
+	if !found {
+		return false, fmt.Errorf("row %q, expected method:task such as npe:two_moons", row)
+	}
+	t, err := task.Get(name)
+	if err != nil {
+		return false, err
+	}
+	rng := rand.New(rand.NewPCG(seed, 1))
+	sim, err := task.Simulate(rng, t, t.Prior().Sample(rng, sims))
+	if err != nil {
+		return false, err
+	}
+	var est sbi.Amortized
+	var res *sbi.TrainResult
+	start := time.Now()
+	cfg := sbi.TrainConfig{Seed: seed}
+	switch method {
+	case "npe":
+		e := sbi.NewNPE(t.Prior(), sbi.NPEConfig{Flow: flow.Kind(flowKind)})
+		res, err = e.Train(sim.Theta, sim.X, cfg)
+		est = e
+	case "nre":
+		e := sbi.NewNRE(t.Prior(), sbi.NREConfig{})
+		res, err = e.Train(sim.Theta, sim.X, cfg)
+		est = e
+	default:
+		return false, fmt.Errorf("method %q, expected npe or nre", method)
+	}
+	if err != nil {
+		return false, err
+	}
+	trainTime := time.Since(start)
+	var scores []string
+	var sum float64
+	for k := 1; k <= obs; k++ {
+		xo, err := t.Observation(k)
+		if err != nil {
+			return false, err
+		}
+		ref, err := t.ReferencePosterior(k)
+		if err != nil {
+			return false, err
+		}
+		draws, err := sbi.SampleMany(est, rand.New(rand.NewPCG(seed, uint64(100+k))), matRow(xo), samples)
+		if err != nil {
+			return false, err
+		}
+		r, err := diag.C2STWith(ref, draws[0], diag.C2STConfig{Seed: 1})
+		if err != nil {
+			return false, err
+		}
+		scores = append(scores, fmt.Sprintf("%.3f", r.Accuracy))
+		sum += r.Accuracy
+		fmt.Fprintf(os.Stderr, "%s obs %d: C2ST %.3f\n", row, k, r.Accuracy)
+	}
+	mean := sum / float64(obs)
+	bar, hasBar := bars[row]
+	barText := "–"
+	ok := true
+	if hasBar {
+		barText = fmt.Sprintf("≤ %.2f", bar)
+		ok = mean <= bar
+	}
+	fmt.Printf("| %s | %d | %s | **%.3f** | %s | %s | %d (best %d) |\n", row, sims, strings.Join(scores, " "), mean, barText, trainTime.Round(time.Second), res.Epochs, res.BestEpoch)
+	return ok, nil
+}
+
+// matRow returns x as a 1-row matrix.
+func matRow(x []float64) *mat.Dense { return mat.NewDense(1, len(x), append([]float64(nil), x...)) }
