@@ -16,10 +16,15 @@
 package main
 
 import (
+	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/gosbi/gosbi/internal/kernel"
 	"github.com/gosbi/gosbi/internal/nbtest"
@@ -50,7 +55,7 @@ func commands() []command {
 		{"repl", "repl                           interactive Go session in the terminal",
 			"An interactive Go session with history, Tab completion and the magics (%help lists them).\nCtrl-C stops the running cell, Ctrl-D quits. Without a terminal it reads cells from standard input.", false, interp.REPLMain},
 		{"data", "data fetch [--dir DIR] [--url URL]  download sbibm observations and reference samples",
-			"Downloads sbibm's observations, true parameters and reference posterior samples (about 18 MB)\ninto DIR (default $GOSBI_DATA, else the user cache directory). The tutorials work without them.", false, task.DataMain},
+			"Downloads sbibm's observations, true parameters and reference posterior samples (about 19 MB)\ninto DIR (default $GOSBI_DATA, else the user cache directory), checking each file's size and\nSHA-256 against those recorded in gosbi. The tutorials work without them.", true, dataMain},
 		{"study", "study run SPEC [--executor local|slurm] [--dir DIR] | status DIR | worker DIR INDEX",
 			"Runs a sweep as a resumable grid of jobs, on this machine or as Slurm job arrays;\nstatus counts the jobs per stage and state, worker runs one job (what an array task calls).", false, study.Main},
 		{"version", "version                        print the version", "", false, func([]string) error {
@@ -60,6 +65,51 @@ func commands() []command {
 		{"completion", "completion bash                the bash completion script",
 			"Prints a bash completion script for gosbi's commands, their flags and notebook files:\n  source <(gosbi completion bash)     # in ~/.bashrc", false, completion},
 	}
+}
+
+// dataUsage is the synopsis of `gosbi data`.
+const dataUsage = "usage: gosbi data fetch [--dir DIR] [--url BASE]"
+
+// dataMain is the `gosbi data` command: `gosbi data fetch [--dir DIR] [--url BASE]` downloads
+// the sbibm observations, true parameters and reference posterior samples into DIR (default:
+// task.DataDir()) with task.Fetch. Files already present and intact are kept.
+func dataMain(args []string) error {
+	if len(args) > 0 && isHelp(args[0]) {
+		args = []string{"fetch", "-h"}
+	}
+	if len(args) == 0 || args[0] != "fetch" {
+		return errors.New(dataUsage)
+	}
+	fs := flag.NewFlagSet("data fetch", flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "%s\n\n", dataUsage)
+		fs.PrintDefaults()
+	}
+	dir := fs.String("dir", "", "directory to fill (default $GOSBI_DATA, else the user cache directory)")
+	base := fs.String("url", task.DefaultDataURL, "base URL of the sbibm task files")
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("fetch: unexpected arguments %q; %s", fs.Args(), dataUsage)
+	}
+	if *dir == "" {
+		d, err := task.DataDir()
+		if err != nil {
+			return err
+		}
+		*dir = d
+	}
+	client := &http.Client{Timeout: 2 * time.Minute}
+	n, err := task.Fetch(context.Background(), client, *base, *dir, os.Stdout)
+	if err != nil {
+		return fmt.Errorf("fetch: downloading the sbibm files from %s into %s: %w\n"+
+			"Rerun to resume (files already downloaded and intact are kept), give a mirror of sbibm's task folder with --url BASE, "+
+			"or another folder with --dir DIR (then set GOSBI_DATA to it). "+
+			"The tutorials work without these files: they simulate their observations instead", *base, *dir, err)
+	}
+	fmt.Printf("%d files downloaded into %s (the others were there, with their recorded SHA-256); set GOSBI_DATA=%s if it is not the default directory\n", n, *dir, *dir)
+	return nil
 }
 
 // completion prints the completion script of a shell (bash only).
@@ -177,7 +227,8 @@ func main() {
 		fmt.Fprintf(os.Stderr, "Error: unknown command %q for \"gosbi\"\nRun 'gosbi --help' for usage.\n", name)
 		os.Exit(1)
 	}
-	if wantsHelp(c, args) {
+	// study prints its own help, with the options of the sub-command asked about
+	if wantsHelp(c, args) && c.name != "study" {
 		commandHelp(c)
 		return
 	}

@@ -3,8 +3,13 @@ package main
 import (
 	"bytes"
 	"errors"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -58,6 +63,12 @@ func TestHelpAndExitCodes(t *testing.T) {
 		{[]string{"script", "--help"}, 0, "usage: gosbi script FILE.go", "", "a command without flags"},
 		{[]string{"repl", "--help"}, 0, "Ctrl-C stops the running cell", "", ""},
 		{[]string{"data", "--help"}, 0, "usage: gosbi data fetch", "", ""},
+		{[]string{"data", "fetch", "-h"}, 0, "base URL of the sbibm task files", "", ""},
+		{[]string{"data", "pull"}, 1, "", "usage: gosbi data fetch", "an unknown sub-command"},
+		{[]string{"data", "fetch", "extra"}, 1, "", `unexpected arguments ["extra"]`, ""},
+		{[]string{"study", "run", "--help"}, 0, "--wait ", "", "the options of study run"},
+		{[]string{"study", "run", "spec.json", "-h"}, 0, "--workers N", "", ""},
+		{[]string{"help", "study"}, 0, "gosbi study status DIR", "", ""},
 		{[]string{"version"}, 0, "gosbi ", "", ""},
 		{[]string{"nosuch"}, 1, "", `unknown command "nosuch" for "gosbi"`, ""},
 		{[]string{"help", "nosuch"}, 1, "", `unknown command "nosuch"`, ""},
@@ -111,4 +122,40 @@ func TestBashCompletion(t *testing.T) {
 	if code, _, errOut := gosbi(t, "completion", "fish"); code != 1 || !strings.Contains(errOut, "bash") {
 		t.Errorf("gosbi completion fish: exit status %d, %q", code, errOut)
 	}
+}
+
+// TestDataFetch runs `gosbi data fetch` against servers that do not serve sbibm's files: a
+// closed port, and a server that answers every request with a login page. The error names the
+// folder, the URL, the flags that change them and that the tutorials do not need the files;
+// the login pages are refused by their checksums and nothing is written.
+func TestDataFetch(t *testing.T) {
+	bad := t.TempDir()
+	code, out, errOut := gosbi(t, "data", "fetch", "--dir", bad, "--url", "http://127.0.0.1:1/tasks")
+	if code != 1 || out != "" {
+		t.Errorf("fetch from a closed port: exit status %d, stdout %q", code, out)
+	}
+	for _, want := range []string{bad, "http://127.0.0.1:1/tasks", "--url", "--dir", "Rerun to resume", "tutorials work without"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("fetch error %q does not name %q", errOut, want)
+		}
+	}
+	if c := strings.Count(errOut, "fetch:"); c != 1 {
+		t.Errorf("fetch error %q says \"fetch:\" %d times", errOut, c)
+	}
+
+	portal := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "<html><body>Welcome! Please log in to use the Wi-Fi.</body></html>")
+	}))
+	defer portal.Close()
+	dir := t.TempDir()
+	code, _, errOut = gosbi(t, "data", "fetch", "--dir", dir, "--url", portal.URL+"/tasks")
+	if code != 1 || !strings.Contains(errOut, "it is not sbibm's file") || !strings.Contains(errOut, "nothing was written") || !strings.Contains(errOut, portal.URL+"/tasks/") {
+		t.Errorf("fetch from a captive portal: exit status %d:\n%s", code, errOut)
+	}
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			t.Errorf("fetch from a captive portal wrote %s", p)
+		}
+		return nil
+	})
 }

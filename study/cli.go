@@ -2,6 +2,7 @@ package study
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -18,7 +19,12 @@ const usage = `usage:
   gosbi study status DIR
   gosbi study worker DIR INDEX      (what Slurm array tasks run)
 
-run options:
+` + runOptions
+
+const runOptions = `run options:
+  --executor E      local (default): run the jobs on this machine; slurm: one sbatch array per stage
+  --dir DIR         the study directory (default: the study's name); a directory argument is its own
+  --wait            when another run holds the study's lock, wait for it to end (default: refuse)
   --workers N       local: jobs at once (default: one per core)
   --retries N       resubmit jobs that fail, up to N more times (default 0 local, 2 slurm)
   --partition P     slurm: partition
@@ -26,6 +32,18 @@ run options:
   --mem M           slurm: memory per task (e.g. 4G)
   --cpus N          slurm: CPUs per task
   --throttle N      slurm: most tasks of one array running at once
+
+A study holds at most 1,000,000 jobs. One run at a time: a second run of the same directory
+refuses, naming the process that runs it (pid, host, start time), unless --wait is given.
+`
+
+const runSynopsis = `usage: gosbi study run SPEC.json [--executor local|slurm] [--dir DIR] [options]
+       gosbi study run DIR [--executor local|slurm] [options]   (resume a study directory)
+
+Runs the jobs of a study that have no valid record yet, stage after stage; running it again
+resumes it. Interrupted (Ctrl-C, SIGTERM), it stops the running jobs and leaves the others
+pending.
+
 `
 
 // Main is the `gosbi study` command.
@@ -35,6 +53,10 @@ func Main(args []string) error {
 	}
 	switch args[0] {
 	case "run":
+		if wantsHelp(args[1:]) {
+			fmt.Print(runSynopsis + runOptions)
+			return nil
+		}
 		return runMain(args[1:], os.Stderr)
 	case "status":
 		if len(args) != 2 {
@@ -49,10 +71,17 @@ func Main(args []string) error {
 		if n := len(st.Failed); n > 0 {
 			return fmt.Errorf("%d failed %s in %s (run the study again to retry them)", n, plural(n, "job", "jobs"), args[1])
 		}
+		if n := len(st.Invalid); n > 0 {
+			return fmt.Errorf("%d %s with an invalid record in %s (run the study again to re-run them)", n, plural(n, "job", "jobs"), args[1])
+		}
 		return nil
 	case "worker":
 		return WorkerMain(args[1:])
 	case "help", "-h", "--help":
+		fmt.Print(usage)
+		return nil
+	}
+	if wantsHelp(args) {
 		fmt.Print(usage)
 		return nil
 	}
@@ -121,6 +150,7 @@ func runMain(args []string, progress io.Writer) error {
 	mem := fs.String("mem", "", "")
 	cpus := fs.Int("cpus", 0, "")
 	throttle := fs.Int("throttle", 0, "")
+	wait := fs.Bool("wait", false, "")
 	var pos []string
 	for len(args) > 0 { // flags may come before or after SPEC
 		if err := fs.Parse(args); err != nil {
@@ -153,7 +183,23 @@ func runMain(args []string, progress io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	err = s.Run(ctx, e)
+	err = s.run(ctx, e, *wait, progress)
+	if errors.Is(err, ErrLocked) {
+		return err
+	}
 	fmt.Fprint(progress, s.Status())
 	return err
+}
+
+// wantsHelp reports whether args ask for help (before a "--").
+func wantsHelp(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-h", "-help", "--help":
+			return true
+		}
+	}
+	return false
 }

@@ -6,11 +6,25 @@
 // by those values, and its seed (Job.Seed) is a hash of the study name, the stage and the key,
 // so a job computes the same thing whichever executor runs it and in whatever order.
 //
+// A study holds at most MaxJobs (1,000,000) jobs over all its stages: Validate refuses a larger
+// grid with its size before anything is allocated.
+//
 // Create writes the spec and the list of jobs to a directory (manifest.json). A job that
-// finishes leaves a record directory — record.json with its parameters and metrics, and the
-// files it wrote (models via Save) — built under a temporary name and renamed into place, so a
-// record is complete or absent. Running a study again runs only the jobs without a record;
-// failures leave a note and a log, which Status reports.
+// finishes leaves a record directory — record.json with its parameters, metrics and checksum,
+// and the files it wrote (models via Save) — built under a temporary name and renamed into
+// place, so a record is complete or absent. A job is done only when its record.json parses and
+// matches its checksum; a corrupt or truncated record makes the job run again, and Status says
+// why. Running a study again runs only the jobs that are not done; failures leave a note and a
+// log, which Status reports.
+//
+// One process runs a study directory at a time: Run holds an flock(2) lock on DIR/lock, with
+// the holder's pid, host and start time written in it. A second run refuses with an error that
+// names the holder (ErrLocked), or waits for it (gosbi study run --wait). The kernel releases
+// the lock of a killed runner; the next run takes it over with a note, and removes the
+// temporary directories its jobs left. Script jobs run in a process group of their own that
+// dies with the runner (on Linux, Pdeathsig), so that a runner killed with SIGKILL leaves no
+// job running; a stopped run (SIGINT, SIGTERM, a cancelled context) kills its running jobs and
+// leaves the jobs it had not started pending.
 //
 // Executors run the missing jobs: Local in this process (one job per core by default), Slurm
 // as one array job per stage, each stage depending (afterok) on the previous one; its array

@@ -3,6 +3,9 @@ package study
 import (
 	"context"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -14,12 +17,59 @@ type Executor interface {
 	Execute(ctx context.Context, s *Study) error
 }
 
-// Run runs the study's missing jobs with e (the local executor when e is nil).
+// Run runs the study's missing jobs with e (the local executor when e is nil). It holds the
+// study's lock while it runs: when another process runs the same directory, Run returns an
+// error wrapping ErrLocked that names it (pid, host, start time). A lock left by a run that was
+// killed is taken over, with a line on standard error. Before the jobs run, Run removes what
+// killed runs left: the temporary directories of jobs that no live worker runs, and their
+// running markers.
 func (s *Study) Run(ctx context.Context, e Executor) error {
+	return s.run(ctx, e, false, os.Stderr)
+}
+
+// run is Run; with wait it waits for the lock instead of failing, saying so on note.
+func (s *Study) run(ctx context.Context, e Executor, wait bool, note io.Writer) error {
 	if e == nil {
 		e = &Local{}
 	}
+	l, err := s.lock(ctx, wait, note)
+	if err != nil {
+		return err
+	}
+	defer l.release()
+	s.clean(note)
 	return e.Execute(ctx, s)
+}
+
+// clean removes the temporary directories (jobs/STAGE/.tmp-NNNNN-*) and running markers that
+// workers killed before they could remove them left, except those of jobs whose worker may
+// still run (a marker of a live process, or of another host). It reports what it removed on
+// note.
+func (s *Study) clean(note io.Writer) {
+	removed := 0
+	tmps, _ := filepath.Glob(filepath.Join(s.Dir, "jobs", "*", ".tmp-*"))
+	for _, t := range tmps {
+		var i int
+		if _, err := fmt.Sscanf(filepath.Base(t), ".tmp-%d-", &i); err != nil || i < 0 || i >= len(s.Jobs) {
+			continue
+		}
+		if s.runningMarker(i) {
+			continue
+		}
+		if os.RemoveAll(t) == nil {
+			removed++
+		}
+	}
+	markers, _ := filepath.Glob(filepath.Join(s.Dir, "running", "*.json"))
+	for _, m := range markers {
+		var i int
+		if _, err := fmt.Sscanf(filepath.Base(m), "%d.json", &i); err == nil && i >= 0 && i < len(s.Jobs) && !s.runningMarker(i) {
+			os.Remove(m)
+		}
+	}
+	if removed > 0 && note != nil {
+		fmt.Fprintf(note, "study %s: removed %d temporary %s of jobs an earlier run left unfinished\n", s.Spec.Name, removed, plural(removed, "directory", "directories"))
+	}
 }
 
 // Local runs jobs in this process (script stages in child processes), stage after stage, up
@@ -112,11 +162,13 @@ func runPool(ctx context.Context, idx []int, n int, f func(int) error) []error {
 			}
 		}()
 	}
+feed:
 	for _, i := range idx {
-		if ctx.Err() != nil {
-			break
+		select {
+		case <-ctx.Done(): // jobs not handed out stay pending
+			break feed
+		case work <- i:
 		}
-		work <- i
 	}
 	close(work)
 	wg.Wait()

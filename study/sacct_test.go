@@ -186,7 +186,11 @@ func TestWaitFollowsSacct(t *testing.T) {
 		write("700_0|FAILED|2:0|None\n700_1|COMPLETED|0:0|None\n")
 		time.Sleep(200 * time.Millisecond)
 		os.MkdirAll(s.recordDir(1), 0o755)
-		os.WriteFile(filepath.Join(s.recordDir(1), "record.json"), []byte("{}"), 0o644)
+		data, err := encodeRecord(Record{Index: 1, Stage: "work"})
+		if err != nil {
+			t.Error(err)
+		}
+		os.WriteFile(filepath.Join(s.recordDir(1), "record.json"), data, 0o644)
 	}()
 	start := time.Now()
 	acct, err := e.wait(context.Background(), s, []Submission{sub})
@@ -224,5 +228,16 @@ func TestWaitSettles(t *testing.T) {
 	e.noteLost(context.Background(), s, subs, acct)
 	if f := s.Failure(0); f == nil || !strings.Contains(f.Error, "sacct still reports JobState=RUNNING") {
 		t.Errorf("failure note %+v", f)
+	}
+}
+
+func TestOutputPattern(t *testing.T) {
+	for dir, want := range map[string]string{
+		"/data/study":      "/data/study/slurm/logs/train-%A_%a.log",
+		"/data/100%/a%j%%": "/data/100%%/a%%j%%%%/slurm/logs/train-%A_%a.log",
+	} {
+		if got := outputPattern(dir, "train"); got != want {
+			t.Errorf("outputPattern(%q) = %q, want %q", dir, got, want)
+		}
 	}
 }

@@ -78,6 +78,13 @@ func (e *Slurm) Execute(ctx context.Context, s *Study) error {
 	if err := os.MkdirAll(filepath.Join(dir, "slurm", "logs"), 0o755); err != nil {
 		return fmt.Errorf("study: %w", err)
 	}
+	if strings.Contains(dir, `\`) {
+		return fmt.Errorf("study: the Slurm executor cannot name the per-task logs of %s: sbatch reads a backslash in --output as \"no patterns\"; move the study to a path without one", dir)
+	}
+	if err := e.awaitEarlier(ctx, s); err != nil {
+		return err
+	}
+	defer os.Remove(filepath.Join(dir, "slurm", submittedFile))
 	maxArray := e.MaxArray
 	if maxArray <= 0 {
 		maxArray = maxArraySize(ctx)
@@ -133,6 +140,10 @@ func (e *Slurm) submitRound(ctx context.Context, s *Study, round, maxArray int) 
 				return nil, err
 			}
 			ids = append(ids, id)
+			if err := appendSubmitted(s, id); err != nil {
+				e.cancel(append(subs, Submission{JobID: id}))
+				return nil, err
+			}
 			subs = append(subs, Submission{Round: round, Stage: st.Name, JobID: id, Offset: first + base, Indices: missing[lo:hi], Submitted: now})
 			e.mu.Lock()
 			e.subs = append(e.subs, subs[len(subs)-1])
@@ -185,7 +196,7 @@ func (e *Slurm) submit(ctx context.Context, s *Study, stage string, offset int, 
 		array += "%" + strconv.Itoa(e.Throttle)
 	}
 	args := []string{"--parsable", "--job-name=" + sanitize("gosbi-"+s.Spec.Name+"-"+stage), "--array=" + array,
-		"--output=" + filepath.Join(s.Dir, "slurm", "logs", stage+"-%A_%a.log")}
+		"--output=" + outputPattern(s.Dir, stage)}
 	if len(after) > 0 {
 		args = append(args, "--dependency=afterok:"+strings.Join(after, ":"), "--kill-on-invalid-dep=yes")
 	}
@@ -449,6 +460,77 @@ func slurmCmd(ctx context.Context, name string, args ...string) (string, error) 
 		return stdout.String(), fmt.Errorf("study: %s %s: %w: %s", name, strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
 	}
 	return stdout.String(), nil
+}
+
+// outputPattern is sbatch's --output of a stage's array tasks: DIR/slurm/logs/STAGE-%A_%a.log,
+// every % of the directory doubled, since sbatch reads % as the start of a pattern.
+func outputPattern(dir, stage string) string {
+	logs := strings.ReplaceAll(filepath.Join(dir, "slurm", "logs"), "%", "%%")
+	return logs + string(filepath.Separator) + stage + "-%A_%a.log"
+}
+
+// submittedFile lists the Slurm job ids that a run of the Slurm executor has submitted, one a
+// line, while it runs; Execute removes it when it returns. A run that was killed leaves it, and
+// the next run waits until those jobs have left the queue before it submits anything, so that
+// no job runs twice.
+const submittedFile = "submitted"
+
+// appendSubmitted adds a job id to the study's submittedFile.
+func appendSubmitted(s *Study, id string) error {
+	f, err := os.OpenFile(filepath.Join(s.Dir, "slurm", submittedFile), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return fmt.Errorf("study: %w", err)
+	}
+	_, err = fmt.Fprintln(f, id)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("study: recording Slurm job %s: %w", id, err)
+	}
+	return nil
+}
+
+// awaitEarlier waits until the Slurm jobs that an earlier, killed run of the study submitted
+// (its submittedFile) have left the queue.
+func (e *Slurm) awaitEarlier(ctx context.Context, s *Study) error {
+	data, err := os.ReadFile(filepath.Join(s.Dir, "slurm", submittedFile))
+	if err != nil {
+		return nil
+	}
+	ids := strings.Fields(string(data))
+	if len(ids) == 0 {
+		return nil
+	}
+	poll := e.Poll
+	if poll <= 0 {
+		poll = 2 * time.Second
+	}
+	said := false
+	for failures := 0; ; {
+		out, err := slurmCmd(ctx, "squeue", "-h", "-r", "-j", strings.Join(ids, ","), "-o", "%F")
+		switch {
+		case err != nil && strings.Contains(err.Error(), "Invalid job id"):
+			return nil // purged: none is in the queue
+		case err != nil:
+			if failures++; failures > 5 {
+				return fmt.Errorf("study %s: cannot tell whether the Slurm jobs %s of an earlier run are still queued: %w", s.Spec.Name, strings.Join(ids, ","), err)
+			}
+		case strings.TrimSpace(out) == "":
+			return nil
+		default:
+			failures = 0
+			if !said {
+				fmt.Fprintf(os.Stderr, "study %s: waiting for the Slurm jobs of an earlier run (%s) to leave the queue before submitting\n", s.Spec.Name, strings.Join(ids, ","))
+				said = true
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("study %s: stopped while waiting for the Slurm jobs %s of an earlier run: %w", s.Spec.Name, strings.Join(ids, ","), ctx.Err())
+		case <-time.After(poll):
+		}
+	}
 }
 
 // ranges writes sorted integers as Slurm's array list, "0-3,5,7-9".

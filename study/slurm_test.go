@@ -406,3 +406,65 @@ func TestSlurmJudgedFromSacct(t *testing.T) {
 		}
 	}
 }
+
+// TestSlurmPercentInDir: a study directory whose path holds "%" (which sbatch reads as the
+// start of a pattern in --output) gets its per-task logs under its own slurm/logs.
+func TestSlurmPercentInDir(t *testing.T) {
+	requireSlurm(t)
+	dir := filepath.Join(t.TempDir(), "100%j-%A")
+	s, err := study.Create(dir, workSpec(nil), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := slurmExecutor(t)
+	if err := s.Run(context.Background(), e); err != nil {
+		t.Fatalf("%v\n%s", err, s.Status())
+	}
+	id := e.Submissions()[0].JobID
+	for task := 0; task < 4; task++ {
+		log := filepath.Join(dir, "slurm", "logs", fmt.Sprintf("work-%s_%d.log", id, task))
+		if _, err := os.Stat(log); err != nil {
+			t.Errorf("per-task log: %v", err)
+		}
+	}
+}
+
+// TestSlurmWaitsForEarlierRun: the Slurm jobs that a killed run submitted (listed in
+// slurm/submitted) are still queued or running; the next run submits nothing until they have
+// left the queue, so that no job runs twice.
+func TestSlurmWaitsForEarlierRun(t *testing.T) {
+	requireSlurm(t)
+	s, err := study.Create(t.TempDir(), workSpec(nil), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ended := filepath.Join(t.TempDir(), "ended")
+	out, err := exec.Command("sbatch", "--parsable", "--output=/dev/null", "--wrap", "sleep 3; touch "+ended).Output()
+	if err != nil {
+		t.Fatalf("sbatch: %v", err)
+	}
+	earlier := strings.TrimSpace(string(out))
+	t.Cleanup(func() { exec.Command("scancel", earlier).Run() })
+	os.MkdirAll(filepath.Join(s.Dir, "slurm"), 0o755)
+	if err := os.WriteFile(filepath.Join(s.Dir, "slurm", "submitted"), []byte(earlier+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := slurmExecutor(t)
+	if err := s.Run(context.Background(), e); err != nil {
+		t.Fatalf("%v\n%s", err, s.Status())
+	}
+	fi, err := os.Stat(ended)
+	if err != nil {
+		t.Fatalf("the earlier job had not ended when the run returned: %v", err)
+	}
+	// Submitted is a second early (file times may be coarser than the clock)
+	if first := e.Submissions()[0].Submitted.Add(time.Second); first.Before(fi.ModTime()) {
+		t.Errorf("the run submitted at %v, before the earlier job ended at %v", first, fi.ModTime())
+	}
+	if _, err := os.Stat(filepath.Join(s.Dir, "slurm", "submitted")); !os.IsNotExist(err) {
+		t.Errorf("slurm/submitted is left after a complete run: %v", err)
+	}
+	if !s.Status().Complete() {
+		t.Errorf("not complete: %s", s.Status())
+	}
+}

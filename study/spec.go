@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/big"
 	"os"
 	"regexp"
 	"strconv"
@@ -137,7 +138,45 @@ func (s *Spec) Validate() error {
 		}
 		stages[st.Name] = true
 	}
+	if n := s.size(); n.Cmp(big.NewInt(MaxJobs)) > 0 {
+		return fmt.Errorf("study spec: the grid has %s jobs (%s), more than the %d a study may hold; split it into several studies or give the axes fewer values",
+			n, s.sizeTerms(), MaxJobs)
+	}
 	return nil
+}
+
+// MaxJobs is the most jobs a study may have, over all its stages. Validate refuses a larger
+// grid before anything is allocated: the manifest lists every job, and Status reads them all.
+const MaxJobs = 1_000_000
+
+// size counts the jobs of the spec: the sum over the stages of the product of the numbers of
+// values of the axes each varies over (exactly, whatever its size).
+func (s *Spec) size() *big.Int {
+	n := new(big.Int)
+	for _, st := range s.Stages {
+		k := big.NewInt(1)
+		for _, a := range s.over(st) {
+			k.Mul(k, big.NewInt(int64(len(a.Values))))
+		}
+		n.Add(n, k)
+	}
+	return n
+}
+
+// sizeTerms writes the count of each stage, "train 10×10×10 + aggregate 1".
+func (s *Spec) sizeTerms() string {
+	var terms []string
+	for _, st := range s.Stages {
+		var f []string
+		for _, a := range s.over(st) {
+			f = append(f, strconv.Itoa(len(a.Values)))
+		}
+		if len(f) == 0 {
+			f = []string{"1"}
+		}
+		terms = append(terms, st.Name+" "+strings.Join(f, "×"))
+	}
+	return strings.Join(terms, " + ")
 }
 
 func (st Stage) validate(field string, axes, stages map[string]bool) error {

@@ -21,10 +21,11 @@ const (
 	Failed  State = "failed"  // its last attempt failed and it has no record
 	Running State = "running" // a worker runs it
 	Queued  State = "queued"  // submitted to a scheduler, not started
+	Invalid State = "invalid" // has a record that does not parse or fails its checksum: it runs again
 	Missing State = "missing" // none of the above: it runs when the study runs again
 )
 
-var states = []State{Done, Running, Queued, Failed, Missing}
+var states = []State{Done, Running, Queued, Failed, Invalid, Missing}
 
 // StageCount counts the jobs of one stage by state.
 type StageCount struct {
@@ -40,11 +41,20 @@ type FailedJob struct {
 	LogTail string
 }
 
-// Status is a snapshot of a study: jobs per stage and state, and the failed jobs.
+// InvalidRecord is a job whose record is invalid, and why.
+type InvalidRecord struct {
+	Job    JobInfo
+	Reason string
+}
+
+// Status is a snapshot of a study: jobs per stage and state, the failed jobs, the jobs whose
+// record is invalid, and the process that runs the study (its lock's holder), if any.
 type Status struct {
-	Study  string
-	Stages []StageCount
-	Failed []FailedJob
+	Study   string
+	Stages  []StageCount
+	Failed  []FailedJob
+	Invalid []InvalidRecord
+	Runner  string // "pid 123 on host h, running since …"; "" when no process runs the study
 }
 
 // logTailLines is how much of a failed job's log Status keeps.
@@ -55,15 +65,18 @@ func (s *Study) Status() *Status { return s.status(nil) }
 
 // status is Status with the states a scheduler knows (queued, running) for some jobs.
 func (s *Study) status(sched map[int]State) *Status {
-	st := &Status{Study: s.Spec.Name}
+	st := &Status{Study: s.Spec.Name, Runner: s.runner()}
 	for _, stage := range s.Spec.Stages {
 		c := StageCount{Stage: stage.Name, Counts: map[State]int{}}
 		for _, i := range s.StageJobs(stage.Name) {
-			state := s.state(i, sched)
+			state, invalid := s.state(i, sched)
 			c.Counts[state]++
 			c.Total++
 			if f := s.Failure(i); state == Failed && f != nil {
 				st.Failed = append(st.Failed, FailedJob{Job: s.Jobs[i], Failure: *f, LogTail: tail(s.LogPath(i), logTailLines)})
+			}
+			if state == Invalid {
+				st.Invalid = append(st.Invalid, InvalidRecord{Job: s.Jobs[i], Reason: invalid.Error()})
 			}
 		}
 		st.Stages = append(st.Stages, c)
@@ -71,20 +84,22 @@ func (s *Study) status(sched map[int]State) *Status {
 	return st
 }
 
-func (s *Study) state(i int, sched map[int]State) State {
-	if s.Done(i) {
-		return Done
+// state is the state of job i, with what is wrong with its record when it is Invalid.
+func (s *Study) state(i int, sched map[int]State) (State, error) {
+	rerr := s.recordError(i)
+	switch {
+	case rerr == nil:
+		return Done, nil
+	case sched[i] != "":
+		return sched[i], nil
+	case s.runningMarker(i):
+		return Running, nil
+	case s.Failure(i) != nil:
+		return Failed, nil
+	case !errors.Is(rerr, errNoRecord):
+		return Invalid, rerr
 	}
-	if q, ok := sched[i]; ok {
-		return q
-	}
-	if s.runningMarker(i) {
-		return Running
-	}
-	if s.Failure(i) != nil {
-		return Failed
-	}
-	return Missing
+	return Missing, nil
 }
 
 // runningMarker reports whether job i has a running marker of a live worker: a marker left by
@@ -150,6 +165,9 @@ func (st *Status) String() string {
 
 func (st *Status) write(w io.Writer) {
 	fmt.Fprintf(w, "study %s\n", st.Study)
+	if st.Runner != "" {
+		fmt.Fprintf(w, "run now by %s\n", st.Runner)
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(tw, "stage\tjobs\t")
 	for _, s := range states {
@@ -170,6 +188,9 @@ func (st *Status) write(w io.Writer) {
 			fmt.Fprintf(w, "  log:\n    %s\n", strings.ReplaceAll(strings.TrimRight(f.LogTail, "\n"), "\n", "\n    "))
 		}
 	}
+	for _, r := range st.Invalid {
+		fmt.Fprintf(w, "\nINVALID record of %s: %s; the job runs again with the next run\n", r.Job, r.Reason)
+	}
 }
 
 // MIMEBundle shows the status in a notebook (text/plain and a markdown table).
@@ -189,6 +210,9 @@ func (st *Status) MIMEBundle() map[string]any {
 	}
 	for _, f := range st.Failed {
 		fmt.Fprintf(&b, "\n**failed** %s: %s\n", f.Job, firstLine(f.Failure.Error))
+	}
+	for _, r := range st.Invalid {
+		fmt.Fprintf(&b, "\n**invalid record** %s: %s\n", r.Job, r.Reason)
 	}
 	return map[string]any{"text/plain": st.String(), "text/markdown": b.String()}
 }

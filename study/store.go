@@ -2,6 +2,7 @@ package study
 
 import (
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gosbi/gosbi/internal/atomicfile"
@@ -22,6 +24,7 @@ const manifestVersion = 1
 // jobs), one record directory per finished job, failure notes and logs.
 //
 //	DIR/manifest.json          spec and jobs (index, stage, key, parameters)
+//	DIR/lock                   the lock of the process that runs the study (Run), and who it is
 //	DIR/scripts/STAGE.go       the Go source of a script stage
 //	DIR/jobs/STAGE/NNNNN/      a finished job: record.json and the files the job wrote
 //	DIR/failed/NNNNN.json      the last failure of a job that has no record
@@ -32,6 +35,14 @@ type Study struct {
 	Dir  string
 	Spec *Spec
 	Jobs []JobInfo
+
+	verified sync.Map // job index → recordStamp of a record.json whose checksum matched
+}
+
+// recordStamp identifies a version of a record file: a record verified once is not read again
+// while its size and modification time stay the same.
+type recordStamp struct {
+	size, modTime int64 // bytes, Unix nanoseconds
 }
 
 // JobInfo identifies one job of a study: its index in the manifest (the Slurm array index is
@@ -205,10 +216,86 @@ func (s *Study) LogPath(i int) string {
 	return filepath.Join(s.Dir, "logs", fmt.Sprintf("%05d.log", i))
 }
 
-// Done reports whether job i has a record.
+// Done reports whether job i has a valid record: a record.json that parses and whose checksum
+// matches. A job with an invalid record runs again (Status says why).
 func (s *Study) Done(i int) bool {
-	_, err := os.Stat(filepath.Join(s.recordDir(i), "record.json"))
-	return err == nil
+	return s.recordError(i) == nil
+}
+
+// errNoRecord is the error of recordError for a job without a record directory.
+var errNoRecord = errors.New("no record")
+
+// recordError checks the record of job i: nil for a valid record, errNoRecord when the job has
+// none, else an error saying what is wrong with it.
+func (s *Study) recordError(i int) error {
+	path := filepath.Join(s.recordDir(i), "record.json")
+	fi, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		if _, derr := os.Stat(s.recordDir(i)); derr == nil {
+			return errors.New("its record directory has no record.json")
+		}
+		return errNoRecord
+	}
+	if err != nil {
+		return err
+	}
+	stamp := recordStamp{fi.Size(), fi.ModTime().UnixNano()}
+	if v, ok := s.verified.Load(i); ok && v.(recordStamp) == stamp {
+		return nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if _, err := parseRecord(data); err != nil {
+		return err
+	}
+	s.verified.Store(i, stamp)
+	return nil
+}
+
+// parseRecord decodes a record.json and checks its checksum.
+func parseRecord(data []byte) (*Record, error) {
+	var r Record
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("record.json does not parse (truncated or corrupt): %w", err)
+	}
+	if r.Checksum == "" {
+		return nil, errors.New("record.json has no checksum (written by an older gosbi, or edited)")
+	}
+	sum, err := r.checksum()
+	if err != nil {
+		return nil, err
+	}
+	if sum != r.Checksum {
+		return nil, fmt.Errorf("record.json does not match its checksum (corrupt or edited): SHA-256 %s, recorded %s", sum, r.Checksum)
+	}
+	return &r, nil
+}
+
+// checksum is the SHA-256 of the record's JSON with an empty Checksum field, in hex.
+func (r Record) checksum() (string, error) {
+	r.Checksum = ""
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return "", fmt.Errorf("study: %w", err)
+	}
+	h := sha256.Sum256(data)
+	return hex.EncodeToString(h[:]), nil
+}
+
+// encodeRecord returns the record.json of r, its checksum filled in.
+func encodeRecord(r Record) ([]byte, error) {
+	sum, err := r.checksum()
+	if err != nil {
+		return nil, err
+	}
+	r.Checksum = sum
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("study: %w", err)
+	}
+	return append(data, '\n'), nil
 }
 
 // Missing returns the jobs of a stage without a record.
@@ -236,7 +323,10 @@ type Record struct {
 	Host     string               `json:"host"`
 	Started  time.Time            `json:"started"`
 	Finished time.Time            `json:"finished"`
-	Dir      string               `json:"-"` // the record's directory
+	// Checksum is the SHA-256 of the record's JSON written with an empty Checksum: a record
+	// whose file does not parse or does not match it is not done, and its job runs again.
+	Checksum string `json:"checksum"`
+	Dir      string `json:"-"` // the record's directory
 }
 
 // Path returns the path of a file the job wrote.
@@ -251,7 +341,7 @@ func (r *Record) Metric(name string) (float64, error) {
 	return v, nil
 }
 
-// Record reads the record of job i.
+// Record reads the record of job i, with an error when it has none or it is invalid.
 func (s *Study) Record(i int) (*Record, error) {
 	if i < 0 || i >= len(s.Jobs) {
 		return nil, fmt.Errorf("study: job %d does not exist (the study has %d jobs)", i, len(s.Jobs))
@@ -264,12 +354,12 @@ func (s *Study) Record(i int) (*Record, error) {
 		}
 		return nil, fmt.Errorf("study: %w", err)
 	}
-	var r Record
-	if err := json.Unmarshal(data, &r); err != nil {
-		return nil, fmt.Errorf("study: %s: %w", dir, err)
+	r, err := parseRecord(data)
+	if err != nil {
+		return nil, fmt.Errorf("study: %s: %s: %w; run the study again to re-run the job", s.Jobs[i], dir, err)
 	}
 	r.Dir = dir
-	return &r, nil
+	return r, nil
 }
 
 // Failure is the note a failed attempt leaves.

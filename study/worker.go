@@ -28,6 +28,9 @@ func (s *Study) RunJob(ctx context.Context, i int) error {
 		return nil
 	}
 	info := s.Jobs[i]
+	if err := ctx.Err(); err != nil { // the run was stopped before this job started: it stays pending
+		return fmt.Errorf("study: %s not started: %w", info, err)
+	}
 	st, _ := s.stage(info.Stage)
 	host, _ := os.Hostname()
 	attempt := 1
@@ -60,6 +63,9 @@ func (s *Study) RunJob(ctx context.Context, i int) error {
 		err = runFunc(st.Func, j)
 	} else {
 		err = s.runScript(ctx, st, j, logf)
+	}
+	if err != nil && ctx.Err() != nil {
+		err = fmt.Errorf("interrupted: the run was stopped while the job ran (%w): %w", ctx.Err(), err)
 	}
 	if err == nil {
 		err = s.commit(j, attempt, host, started)
@@ -113,7 +119,7 @@ func (s *Study) runScript(ctx context.Context, st Stage, j *Job, log io.Writer) 
 		cmd.Env = append(cmd.Env, fmt.Sprintf("GOMAXPROCS=%d", n))
 	}
 	cmd.Stdout, cmd.Stderr = log, log
-	if err := cmd.Run(); err != nil {
+	if err := runGroup(cmd); err != nil {
 		return fmt.Errorf("script %s: %w (its output is in %s)", st.Script, err, s.LogPath(j.Index))
 	}
 	data, err := os.ReadFile(j.Path(partialFile))
@@ -155,13 +161,20 @@ func (s *Study) commit(j *Job, attempt int, host string, started time.Time) erro
 	r := Record{Index: j.Index, Stage: info.Stage, Key: info.Key, Params: info.Params, Seed: j.Seed,
 		Metrics: j.metrics, Series: j.series, Files: fs, Attempt: attempt, Host: host,
 		Started: started, Finished: time.Now().UTC()}
-	if err := writeJSONAtomic(j.Path("record.json"), r); err != nil {
+	data, err := encodeRecord(r)
+	if err != nil {
+		return err
+	}
+	if err := writeFileAtomic(j.Path("record.json"), data); err != nil {
 		return err
 	}
 	if err := syncDir(j.Dir); err != nil {
 		return err
 	}
 	final := s.recordDir(j.Index)
+	if err := s.removeInvalidRecord(j.Index); err != nil {
+		return err
+	}
 	if err := os.Rename(j.Dir, final); err != nil {
 		if s.Done(j.Index) { // another worker finished the same job first
 			return nil
@@ -169,6 +182,20 @@ func (s *Study) commit(j *Job, attempt int, host string, started time.Time) erro
 		return fmt.Errorf("study: %w", err)
 	}
 	return syncDir(filepath.Dir(final))
+}
+
+// removeInvalidRecord moves aside and removes the record directory of job i when its record is
+// invalid (the job ran again to replace it).
+func (s *Study) removeInvalidRecord(i int) error {
+	if err := s.recordError(i); err == nil || errors.Is(err, errNoRecord) {
+		return nil
+	}
+	dir := s.recordDir(i)
+	aside := filepath.Join(filepath.Dir(dir), fmt.Sprintf(".tmp-%05d-invalid-%s", i, randomSuffix()))
+	if err := os.Rename(dir, aside); err != nil {
+		return fmt.Errorf("study: moving the invalid record of %s aside: %w", s.Jobs[i], err)
+	}
+	return os.RemoveAll(aside)
 }
 
 func sum(v []float64) float64 {

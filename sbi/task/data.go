@@ -94,6 +94,9 @@ func (b *base) readVector(k int, file, what string, want int) ([]float64, error)
 	return rows[0], nil
 }
 
+// openData opens a data file (a variable, so that a test can list the files the tasks read).
+var openData = os.Open
+
 // tables caches the tables read, by path: a notebook asks for the same reference samples
 // often, and decompressing them takes a noticeable fraction of a second.
 var tables sync.Map // path → [][]float64
@@ -107,7 +110,7 @@ func (b *base) readTable(k int, file, what string) ([][]float64, error) {
 	if t, ok := tables.Load(path); ok {
 		return copyTable(t.([][]float64)), nil
 	}
-	f, err := os.Open(path)
+	f, err := openData(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("task %s: %s of observation %d are %w in %s (no %s): run `gosbi data fetch` to download the sbibm files, or set GOSBI_DATA to a directory holding them",
 			b.name, what, k, ErrNotAvailable, dir, filepath.Join(b.files, fmt.Sprintf("num_observation_%d", k), file))

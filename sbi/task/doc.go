@@ -4,7 +4,9 @@
 // are two_moons, gaussian_linear, gaussian_linear_uniform, slcp, gaussian_mixture,
 // bernoulli_glm, bernoulli_glm_raw, sir and lotka_volterra; their observations, true parameters
 // and reference posterior samples are read from a data directory ($GOSBI_DATA, else
-// os.UserCacheDir()/gosbi/sbibm, filled by `gosbi data fetch`). The "trust crisis" tasks
+// os.UserCacheDir()/gosbi/sbibm, filled by `gosbi data fetch`, which calls Fetch: every file is
+// checked against the size and SHA-256 recorded in sbibm.sum, embedded in the package, before
+// it is written). The "trust crisis" tasks
 // (Hermans et al., 2022; Delaunoy et al., "Towards reliable simulation-based inference with
 // balanced neural ratio estimation", NeurIPS 2022) are tc_slcp, weinberg, mg1,
 // tc_lotka_volterra and spatial_sir. The examples of Bayesian score calibration (Bon et al.)

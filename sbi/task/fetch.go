@@ -3,11 +3,14 @@ package task
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	_ "embed" // the manifest of the sbibm files
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"net/http"
 	"os"
@@ -15,15 +18,15 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/gosbi/gosbi/internal/atomicfile"
 	"github.com/gosbi/gosbi/sbi/internal/safe"
 )
 
-// DefaultDataURL is where sbibm keeps its task files (the MIT-licensed sbibm repository); a
-// file's address is <base>/<task>/files/num_observation_<k>/<file>.
-const DefaultDataURL = "https://raw.githubusercontent.com/sbi-benchmark/sbibm/main/sbibm/tasks"
+// DefaultDataURL is where sbibm keeps its task files (the MIT-licensed sbibm repository), at
+// the commit whose files sbibm.sum records; a file's address is
+// <base>/<task>/files/num_observation_<k>/<file>.
+const DefaultDataURL = "https://raw.githubusercontent.com/sbi-benchmark/sbibm/f0bc44039e6b7e095c18d4e9e64819d75be76587/sbibm/tasks"
 
 // sbibmFiles lists the task directories of sbibm and the files each observation folder holds.
 var sbibmFiles = []struct {
@@ -48,85 +51,126 @@ var torchFiles = []struct {
 	{"bernoulli_glm", "design_matrix.pt", "design_matrix.csv", glmSteps, glmParams},
 }
 
-// DataMain is the `gosbi data` command: `gosbi data fetch [--dir DIR] [--url BASE]` downloads
-// the sbibm observations, true parameters and reference posterior samples (about 18 MB) into
-// DIR (default: DataDir()). Files already present are kept.
-func DataMain(args []string) error {
-	if len(args) == 0 || args[0] != "fetch" {
-		return errors.New("usage: gosbi data fetch [--dir DIR] [--url BASE]")
-	}
-	fs := flag.NewFlagSet("data fetch", flag.ContinueOnError)
-	dir := fs.String("dir", "", "directory to fill (default $GOSBI_DATA, else the user cache directory)")
-	base := fs.String("url", DefaultDataURL, "base URL of the sbibm task files")
-	if err := fs.Parse(args[1:]); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("fetch: unexpected arguments %q; usage: gosbi data fetch [--dir DIR] [--url BASE]", fs.Args())
-	}
-	if *dir == "" {
-		d, err := DataDir()
-		if err != nil {
-			return err
-		}
-		*dir = d
-	}
-	client := &http.Client{Timeout: 2 * time.Minute}
-	n, err := Fetch(context.Background(), client, *base, *dir, os.Stdout)
-	if err != nil {
-		return fmt.Errorf("fetch: downloading the sbibm files from %s into %s: %w\n"+
-			"Rerun to resume (files already downloaded are kept), give a mirror of sbibm's task folder with --url BASE, "+
-			"or another folder with --dir DIR (then set GOSBI_DATA to it). "+
-			"The tutorials work without these files: they simulate their observations instead", *base, *dir, err)
-	}
-	fmt.Printf("%d files downloaded into %s; set GOSBI_DATA=%s if it is not the default directory\n", n, *dir, *dir)
-	return nil
+// sbibmSums is the size and SHA-256 of every file Fetch downloads or writes (sbibm.sum).
+//
+//go:embed sbibm.sum
+var sbibmSums string
+
+// fileSum is the recorded size and SHA-256 of a file.
+type fileSum struct {
+	size int64
+	sha  [sha256.Size]byte
 }
 
-// Fetch downloads every sbibm file missing from dir from base and reports each download on
-// log. It returns the number of files downloaded.
-func Fetch(ctx context.Context, client *http.Client, base, dir string, log io.Writer) (int, error) {
-	type job struct {
-		url, path string
-		convert   func([]byte) ([]byte, error)
+// maxFetchSize bounds the size a manifest may record for one file: Fetch holds a file in memory
+// until its hash is checked.
+const maxFetchSize = 64 << 20
+
+// parseSums reads a manifest: lines "SHA256 SIZE PATH", with '#' comments and blank lines.
+func parseSums(text string) (map[string]fileSum, error) {
+	out := map[string]fileSum{}
+	for n, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		f := strings.Fields(line)
+		if len(f) != 3 {
+			return nil, fmt.Errorf("line %d: %q, expected SHA256 SIZE PATH", n+1, line)
+		}
+		var sum fileSum
+		h, err := hex.DecodeString(f[0])
+		if err != nil || len(h) != sha256.Size {
+			return nil, fmt.Errorf("line %d: %q is not a SHA-256 in hex", n+1, f[0])
+		}
+		copy(sum.sha[:], h)
+		if sum.size, err = strconv.ParseInt(f[1], 10, 64); err != nil || sum.size < 0 || sum.size > maxFetchSize {
+			return nil, fmt.Errorf("line %d: size %q, expected 0 to %d bytes", n+1, f[1], maxFetchSize)
+		}
+		if _, dup := out[f[2]]; dup {
+			return nil, fmt.Errorf("line %d: %s is listed twice", n+1, f[2])
+		}
+		out[f[2]] = sum
 	}
-	var jobs []job
+	return out, nil
+}
+
+// Fetch downloads the sbibm files from base into dir (the layout of DataDir) and reports each
+// download on log; it returns the number of files downloaded. Every file is checked against
+// the size and SHA-256 recorded in the repository (sbi/task/sbibm.sum): a response is read no
+// further than the recorded size, and a file is written (atomically) only when its size and hash
+// match, so a server that answers with something else (a login page, an endless body) leaves
+// nothing behind and Fetch returns an error naming the file. A file already in dir is kept when
+// it matches and downloaded again when it does not. bernoulli_glm's stimulus and design matrix,
+// which sbibm stores as torch tensors, are checked as downloaded and again as converted to CSV.
+func Fetch(ctx context.Context, client *http.Client, base, dir string, log io.Writer) (int, error) {
+	sums, err := parseSums(sbibmSums)
+	if err != nil {
+		return 0, fmt.Errorf("the embedded sbibm.sum: %w", err)
+	}
+	return fetch(ctx, client, base, dir, log, sums)
+}
+
+// fetchJob is one file to download: from url to path (name relative to the data directory),
+// through convert when the download is a source in another format (src names its sum).
+type fetchJob struct {
+	url, path, name string
+	src             string
+	convert         func([]byte) ([]byte, error)
+}
+
+// fetchPlan lists the files Fetch writes, with the sums they must match.
+func fetchPlan(base, dir string) []fetchJob {
+	var jobs []fetchJob
 	base = strings.TrimRight(base, "/")
 	for _, t := range sbibmFiles {
 		for k := 1; k <= NumObservations; k++ {
 			sub := fmt.Sprintf("num_observation_%d", k)
 			for _, f := range append(append([]string(nil), commonFiles...), t.files...) {
-				path := filepath.Join(dir, t.task, sub, f)
-				if st, err := os.Stat(path); err == nil && st.Size() > 0 {
-					continue
-				}
-				jobs = append(jobs, job{base + "/" + t.task + "/files/" + sub + "/" + f, path, nil})
+				name := t.task + "/" + sub + "/" + f
+				jobs = append(jobs, fetchJob{url: base + "/" + t.task + "/files/" + sub + "/" + f, path: filepath.Join(dir, filepath.FromSlash(name)), name: name})
 			}
 		}
 	}
 	for _, t := range torchFiles {
-		path := filepath.Join(dir, t.task, t.csv)
-		if st, err := os.Stat(path); err == nil && st.Size() > 0 {
-			continue
-		}
 		rows, cols := t.rows, t.cols
-		jobs = append(jobs, job{base + "/" + t.task + "/files/" + t.pt, path, func(b []byte) ([]byte, error) {
-			return torchCSV(b, rows, cols)
-		}})
+		src := t.task + "/files/" + t.pt
+		jobs = append(jobs, fetchJob{url: base + "/" + src, path: filepath.Join(dir, t.task, t.csv), name: t.task + "/" + t.csv, src: src,
+			convert: func(b []byte) ([]byte, error) { return torchCSV(b, rows, cols) }})
+	}
+	return jobs
+}
+
+// fetch is Fetch with the manifest sums.
+func fetch(ctx context.Context, client *http.Client, base, dir string, log io.Writer, sums map[string]fileSum) (int, error) {
+	var jobs []fetchJob
+	for _, j := range fetchPlan(base, dir) {
+		want, ok := sums[j.name]
+		_, srcOK := sums[j.src]
+		if !ok || j.src != "" && !srcOK {
+			return 0, fmt.Errorf("no size and SHA-256 recorded for %s in sbibm.sum", j.name)
+		}
+		switch err := checkFile(j.path, want); {
+		case err == nil:
+			continue
+		case !errors.Is(err, fs.ErrNotExist):
+			fmt.Fprintf(log, "%s: %v; downloading it again\n", j.path, err)
+		}
+		jobs = append(jobs, j)
 	}
 	var (
 		wg    sync.WaitGroup
 		mu    sync.Mutex
 		first error
 		done  int
-		next  = make(chan job)
+		next  = make(chan fetchJob)
 	)
 	for w := 0; w < 4; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for j := range next {
-				err := safe.Call("data fetch "+j.path, func() error { return download(ctx, client, j.url, j.path, j.convert) })
+				err := safe.Call("data fetch "+j.path, func() error { return download(ctx, client, j, sums) })
 				mu.Lock()
 				if err != nil && first == nil {
 					first = err
@@ -150,17 +194,53 @@ func Fetch(ctx context.Context, client *http.Client, base, dir string, log io.Wr
 	}
 	close(next)
 	wg.Wait()
-	if first != nil {
-		return done, first
-	}
-	return done, nil
+	return done, first
 }
 
-// download writes the body of url, passed through convert unless it is nil, to path through a
-// synced temporary file (atomicfile), so that an interrupted download never leaves a partial
-// file behind.
-func download(ctx context.Context, client *http.Client, url, path string, convert func([]byte) ([]byte, error)) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+// checkFile compares a file with its recorded size and hash: nil when it matches, an error
+// wrapping fs.ErrNotExist when it is absent, else an error saying how it differs.
+func checkFile(path string, want fileSum) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil {
+		return err
+	} else if st.Size() != want.size {
+		return fmt.Errorf("%d bytes, expected %d", st.Size(), want.size)
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return err
+	}
+	if got := h.Sum(nil); !bytes.Equal(got, want.sha[:]) {
+		return fmt.Errorf("SHA-256 %x, expected %x", got, want.sha)
+	}
+	return nil
+}
+
+// checkBytes compares data with a recorded size and hash.
+func checkBytes(data []byte, want fileSum) error {
+	if int64(len(data)) != want.size {
+		return fmt.Errorf("%d bytes, expected %d", len(data), want.size)
+	}
+	if got := sha256.Sum256(data); got != want.sha {
+		return fmt.Errorf("SHA-256 %x, expected %x", got, want.sha)
+	}
+	return nil
+}
+
+// download fetches one file, reading no more than its recorded size (one byte more, to tell a
+// longer body), checks its size and hash (and those of its conversion), and only then writes
+// it to its path through a synced temporary file (atomicfile): a download that does not match,
+// or is interrupted, leaves nothing behind.
+func download(ctx context.Context, client *http.Client, j fetchJob, sums map[string]fileSum) error {
+	want := sums[j.name]
+	if j.src != "" {
+		want = sums[j.src]
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, j.url, nil)
 	if err != nil {
 		return err
 	}
@@ -170,18 +250,31 @@ func download(ctx context.Context, client *http.Client, url, path string, conver
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("GET %s: %s", url, resp.Status)
+		return fmt.Errorf("GET %s: %s", j.url, resp.Status)
 	}
-	body, err := io.ReadAll(resp.Body)
+	notIt := "it is not sbibm's file (a login or error page of a proxy?); nothing was written"
+	if resp.ContentLength > want.size {
+		return fmt.Errorf("GET %s: the server announces %d bytes, expected %d: %s", j.url, resp.ContentLength, want.size, notIt)
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, want.size+1))
 	if err != nil {
-		return fmt.Errorf("GET %s: %w", url, err)
+		return fmt.Errorf("GET %s: %w", j.url, err)
 	}
-	if convert != nil {
-		if body, err = convert(body); err != nil {
-			return fmt.Errorf("%s: %w", url, err)
+	if int64(len(body)) > want.size {
+		return fmt.Errorf("GET %s: the body is longer than the %d bytes recorded: %s", j.url, want.size, notIt)
+	}
+	if err := checkBytes(body, want); err != nil {
+		return fmt.Errorf("GET %s: received %v: %s", j.url, err, notIt)
+	}
+	if j.convert != nil {
+		if body, err = j.convert(body); err != nil {
+			return fmt.Errorf("%s: %w", j.url, err)
+		}
+		if err := checkBytes(body, sums[j.name]); err != nil {
+			return fmt.Errorf("%s converted to %s: %v; nothing was written", j.url, j.name, err)
 		}
 	}
-	return writeFileAtomic(path, body)
+	return writeFileAtomic(j.path, body)
 }
 
 // writeFileAtomic writes b to path through a temporary file in the same directory, synced

@@ -1,0 +1,155 @@
+package study
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// ErrLocked is wrapped by the error of Run when another process runs the same study directory.
+var ErrLocked = errors.New("the study is being run by another process")
+
+// lockFile is the study directory's lock: an flock(2) lock on DIR/lock, held by the process
+// that runs the study's jobs, and the holder's identity written in it for the others to read.
+// The kernel releases the lock when its holder ends, however it ends; a holder that ends
+// without releasing it leaves its identity in the file, which the next holder reports.
+const lockFile = "lock"
+
+// lockPoll is how often a run that waits for the lock tries again.
+var lockPoll = 500 * time.Millisecond
+
+// holder is the identity a lock holder writes into the lock file.
+type holder struct {
+	PID     int       `json:"pid"`
+	Host    string    `json:"host"`
+	Started time.Time `json:"started"`
+	Command string    `json:"command,omitempty"`
+}
+
+func (h holder) String() string {
+	s := fmt.Sprintf("pid %d on host %s, running since %s", h.PID, h.Host, h.Started.Local().Format(time.DateTime))
+	if h.Command != "" {
+		s += " (" + h.Command + ")"
+	}
+	return s
+}
+
+// dirLock is a held lock of a study directory.
+type dirLock struct {
+	f *os.File
+}
+
+// lock takes the lock of the study directory. A lock held by another process is an error
+// wrapping ErrLocked that names the holder, or, with wait, lock tries again until the lock is
+// free or ctx is done, saying once on note whom it waits for. A lock whose holder ended without
+// releasing it (killed) is taken over with a line on note.
+func (s *Study) lock(ctx context.Context, wait bool, note io.Writer) (*dirLock, error) {
+	path := filepath.Join(s.Dir, lockFile)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("study: opening the lock of %s: %w", s.Dir, err)
+	}
+	waiting := false
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
+			f.Close()
+			return nil, fmt.Errorf("study: cannot lock %s (%w); the file system of the study directory must support flock(2) so that two runs of one study cannot run its jobs twice", path, err)
+		}
+		who := "a process whose identity is not written yet"
+		if h, ok := readHolder(f); ok {
+			who = h.String()
+		}
+		if !wait {
+			f.Close()
+			return nil, fmt.Errorf("study %s: %w: %s holds %s; wait for it to end (gosbi study run --wait) or stop it",
+				s.Spec.Name, ErrLocked, who, path)
+		}
+		if !waiting && note != nil {
+			fmt.Fprintf(note, "study %s: waiting for the run of %s to end (it holds %s)\n", s.Spec.Name, who, path)
+			waiting = true
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, fmt.Errorf("study %s: stopped while waiting for the lock %s: %w", s.Spec.Name, path, ctx.Err())
+		case <-time.After(lockPoll):
+		}
+	}
+	if h, ok := readHolder(f); ok && note != nil {
+		fmt.Fprintf(note, "study %s: the previous run (%s) ended without releasing its lock (killed?); taking it over\n", s.Spec.Name, h)
+	}
+	host, _ := os.Hostname()
+	h := holder{PID: os.Getpid(), Host: host, Started: time.Now().UTC(), Command: strings.Join(os.Args, " ")}
+	if len(h.Command) > 200 {
+		h.Command = h.Command[:200] + "…"
+	}
+	data, _ := json.Marshal(h)
+	if err := writeHolder(f, append(data, '\n')); err != nil {
+		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+		return nil, fmt.Errorf("study: writing the lock %s: %w", path, err)
+	}
+	return &dirLock{f: f}, nil
+}
+
+// release empties the lock file (a clean end) and releases the lock.
+func (l *dirLock) release() {
+	if l == nil || l.f == nil {
+		return
+	}
+	writeHolder(l.f, nil)
+	syscall.Flock(int(l.f.Fd()), syscall.LOCK_UN)
+	l.f.Close()
+	l.f = nil
+}
+
+// readHolder reads the identity written in a lock file; false when it holds none.
+func readHolder(f *os.File) (holder, bool) {
+	data := make([]byte, 4096)
+	n, _ := f.ReadAt(data, 0)
+	var h holder
+	if n == 0 || json.Unmarshal(data[:n], &h) != nil || h.PID == 0 {
+		return holder{}, false
+	}
+	return h, true
+}
+
+// writeHolder replaces the content of a lock file.
+func writeHolder(f *os.File, data []byte) error {
+	if err := f.Truncate(0); err != nil {
+		return err
+	}
+	if _, err := f.WriteAt(data, 0); err != nil {
+		return err
+	}
+	return f.Sync()
+}
+
+// runner names the process that runs the study now, or returns "" when none does.
+func (s *Study) runner() string {
+	f, err := os.OpenFile(filepath.Join(s.Dir, lockFile), os.O_RDONLY, 0)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err == nil {
+		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		return ""
+	}
+	h, ok := readHolder(f)
+	if !ok {
+		return "a process whose identity is not written yet"
+	}
+	return h.String()
+}
