@@ -403,8 +403,10 @@ func (w *worker) resumeWorker() error {
 	if err != nil || r == nil {
 		return err
 	}
-	w.sess.ext.announce = w.sess.replay(r)
-	w.flush() // what the replay printed goes to the log, not to the pending cell
+	// What the replayed cells print is discarded, as the announcement says: the front reads
+	// descriptors 1 and 2 itself and would show it in the pending cell.
+	w.flush()
+	silenced(func() { w.sess.ext.announce = w.sess.replay(r) })
 	return w.handle(ipc.Request{ID: r.ID, Type: ipc.Execute, Code: r.Pending.Code, ExecutionCount: r.Pending.Count,
 		Silent: r.Silent, AllowStdin: r.Stdin})
 }
