@@ -99,7 +99,9 @@ const magicHelp = `gosbi notebook magics (a line starting with % or ! in a cell)
   %who                  list the variables, constants, functions, types and imports of the
                         session, with the packages imported automatically
   ?NAME or NAME?        show the documentation of NAME in the pager: a package's function,
-                        type or method (?diag.C2ST, ?mat.Dense.Mul) or your own declaration
+                        type (with its methods) or method (?diag.C2ST, ?sbi.NRE,
+                        ?mat.Dense.Mul, or ?Dense.Mul when one package has a type Dense)
+                        or your own declaration
   %env                  list environment variables; %env NAME shows one;
                         %env NAME=VALUE (or %env NAME VALUE) sets one
   !COMMAND              run a shell command; its output is streamed into the cell
