@@ -194,7 +194,7 @@ func (s *Session) Inspect(code string, cursor int) (string, bool) {
 		return "", false
 	}
 	if st > 0 && code[st-1] == '.' {
-		x := code[identBefore(code, st-1) : st-1]
+		x := code[chainBefore(code, st-1) : st-1]
 		return s.inspectMember(x, name)
 	}
 	if d, ok := s.decls[name]; ok {
@@ -210,7 +210,26 @@ func (s *Session) Inspect(code string, cursor int) (string, bool) {
 	if doc, ok := builtinDocs[name]; ok {
 		return doc, true
 	}
+	if paths, pkgs := s.typeNamed(name); len(paths) == 1 {
+		// a type of a compiled package, named without its package
+		doc, _ := typeDoc(paths[0], pkgs[0], name)
+		return doc + fmt.Sprintf("\n\n(type %s.%s)", pkgs[0], name), true
+	}
 	return "", false
+}
+
+// chainBefore returns the start of the chain of identifiers joined by dots ("sbi.NPE") that
+// ends at byte offset end.
+func chainBefore(code string, end int) int {
+	start := identBefore(code, end)
+	for start > 1 && code[start-1] == '.' {
+		next := identBefore(code, start-1)
+		if next == start-1 {
+			break
+		}
+		start = next
+	}
+	return start
 }
 
 var builtinDocs = map[string]string{
@@ -246,27 +265,35 @@ func (s *Session) describe(d *decl) string {
 		if d.doc != "" {
 			b.WriteString("\n" + d.doc)
 		}
+		if d.kind == typeDecl {
+			b.WriteString(s.sessionMethods(d.name))
+		}
 	}
 	fmt.Fprintf(&b, "\n(defined in cell [%d] line %d)", d.cell, d.line)
 	return b.String()
 }
 
+// inspectMember documents member name of x: a package ("strings"), a type of a package
+// ("sbi.NPE", or "NPE" when one package has such a type), a session variable or a session
+// type.
 func (s *Session) inspectMember(x, name string) (string, bool) {
-	if _, isDecl := s.decls[x]; !isDecl {
-		path := s.imports[x]
-		if path == "" {
-			indexPackages()
-			path = pkgIndex.byName[x]
+	if pkg, typ, ok := strings.Cut(x, "."); ok {
+		if path := s.packagePath(pkg); path != "" && !strings.Contains(typ, ".") {
+			return methodDoc(path, pkg, typ, name)
 		}
-		if path != "" {
-			if doc, ok := stdlib.Docs[path][name]; ok {
-				return doc, true
-			}
-			if v, ok := packageSymbols(path)[name]; ok {
-				return fmt.Sprintf("%s.%s %s", x, name, v.Type()), true
-			}
-			return "", false
+		return "", false
+	}
+	if path := s.packagePath(x); path != "" {
+		if _, isType := typeSymbol(path, name); isType {
+			return typeDoc(path, x, name)
 		}
+		if doc, ok := stdlib.Docs[path][name]; ok {
+			return doc, true
+		}
+		if v, ok := packageSymbols(path)[name]; ok {
+			return fmt.Sprintf("%s.%s %s", x, name, v.Type()), true
+		}
+		return "", false
 	}
 	if d, ok := s.decls[x]; ok {
 		t := strings.TrimPrefix(d.typeExpr, "*")
@@ -278,15 +305,33 @@ func (s *Session) inspectMember(x, name string) (string, bool) {
 			for rt.Kind() == reflect.Pointer {
 				rt = rt.Elem()
 			}
-			if doc, ok := stdlib.Docs[rt.PkgPath()][rt.Name()+"."+name]; ok {
-				return doc, true
+			if rt.PkgPath() != "" {
+				if doc, ok := methodDoc(rt.PkgPath(), packageName(rt.PkgPath()), rt.Name(), name); ok {
+					return doc, true
+				}
 			}
 		}
 	}
 	if d, ok := s.decls[x+"."+name]; ok {
 		return s.describe(d), true
 	}
+	if _, isDecl := s.decls[x]; !isDecl {
+		return s.inspectTypeMember(x, name)
+	}
 	return "", false
+}
+
+// packagePath returns the import path of the package a cell names x (imported, or imported
+// on its use), or "" when x names something else.
+func (s *Session) packagePath(x string) string {
+	if _, isDecl := s.decls[x]; isDecl {
+		return ""
+	}
+	if path := s.imports[x]; path != "" {
+		return path
+	}
+	indexPackages()
+	return pkgIndex.byName[x]
 }
 
 // IsComplete tells a console whether code is a complete cell ("complete"), needs more lines

@@ -126,3 +126,47 @@ func BenchmarkCompleteLargeSession(b *testing.B) {
 		s.Complete("math.Sq", 7)
 	}
 }
+
+// TestHelpTypesAndMethods: ?pkg.TYPE lists the type's methods, and ?pkg.TYPE.METHOD,
+// ?TYPE.METHOD (a type name that one package has) and a promoted method show the method's
+// documentation; a type of the session lists its methods too.
+func TestHelpTypesAndMethods(t *testing.T) {
+	ts := newTestSession(t)
+	ts.mustRun(t, "type Box struct{ W, H int }\n\n// Area is the area of the box.\nfunc (b Box) Area() int { return b.W * b.H }")
+	for _, c := range []struct {
+		code string
+		want []string
+	}{
+		{"?sbi.NRE", []string{"type NRE struct", "Methods of *sbi.NRE",
+			"func (e *NRE) Train(theta, x *mat.Dense, cfg TrainConfig) (*TrainResult, error)",
+			"func (e *NRE) LogRatio(theta, x *mat.Dense) []float64", "func (e *NRE) Config() NREConfig"}},
+		{"?sbi.NPE.PosteriorAt", []string{"func (e *NPE) PosteriorAt(x []float64) *NPEPosterior"}},
+		{"sbi.NPE.PosteriorAt?", []string{"func (e *NPE) PosteriorAt(x []float64) *NPEPosterior"}},
+		{"?NPE.PosteriorAt", []string{"func (e *NPE) PosteriorAt(x []float64) *NPEPosterior", "sbi.NPE"}},
+		{"?mat.Dense.Mul", []string{"func (m *Dense) Mul(a, b Matrix)"}},
+		{"?plotter.Line.Len", []string{"func (xys XYs) Len() int", "promoted from the embedded field XYs of plotter.Line"}},
+		{"?Box", []string{"type Box struct", "Methods of Box", "func (b Box) Area() int"}},
+		{"?Box.Area", []string{"func (b Box) Area() int", "Area is the area of the box"}},
+	} {
+		res := ts.run(c.code)
+		if res.Err != nil {
+			t.Errorf("%s: %s", c.code, res.Err.Value)
+			continue
+		}
+		page, _ := res.Page["text/plain"].(string)
+		for _, w := range c.want {
+			if !strings.Contains(page, w) {
+				t.Errorf("%s: page %q lacks %q", c.code, page, w)
+			}
+		}
+	}
+	for _, code := range []string{"?sbi.NRE.NoSuchMethod", "?NoSuchType.Area"} {
+		if res := ts.run(code); res.Err == nil || !strings.Contains(res.Err.Value, "no documentation found") {
+			t.Errorf("%s: %+v, want no documentation found", code, res.Err)
+		}
+	}
+	// the inspection of a notebook's front end (Shift-Tab) at the end of a chain
+	if text, found := ts.Inspect("p := sbi.NPE.PosteriorAt", len("p := sbi.NPE.PosteriorAt")); !found || !strings.Contains(text, "PosteriorAt(x []float64)") {
+		t.Errorf("Inspect of sbi.NPE.PosteriorAt: %q, %v", text, found)
+	}
+}

@@ -29,6 +29,13 @@
 // evaluating them; each pass names the fault and its upstream issue, and a canary test tells
 // when upstream has fixed it.
 //
+// Errors take the same habit: package explain turns what the interpreter reports for a failed
+// cell (a refusal to compile, a panic and its frames) into the cell's one Error, with the
+// cell's own positions and an explanation where the interpreter's message misleads; each of its
+// explainers names the behaviour of the interpreter it covers and has a canary test. The seam
+// is errors.go: the session says what kind of failure it has and answers the explainers'
+// questions about the cell and its declarations.
+//
 // # Interpreted and compiled code
 //
 // A program that hosts a session (the kernel's worker, the script runner, the REPL) links a

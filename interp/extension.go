@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/gosbi/gosbi/internal/ipc"
+	"github.com/gosbi/gosbi/interp/explain"
 	"github.com/gosbi/gosbi/interp/extend"
 )
 
@@ -108,16 +109,9 @@ func (s *Session) Execute(ctx context.Context, code string, count int) Result {
 // unusableHint adds to an error about a missing symbol of a linked package why the symbol is
 // missing, when it is one that yaegi cannot export (a generic function or type).
 func (s *Session) unusableHint(e *Error) {
-	for _, u := range s.ext.unusable {
-		full, why, _ := strings.Cut(u, ": ")
-		i := strings.LastIndexByte(full, '.')
-		pkg, name := full[:i], full[i+1:]
-		if strings.Contains(e.Value, fmt.Sprintf("%q has no symbol %s", pkg, name)) || strings.Contains(e.Value, "undefined selector "+full) {
-			hint := fmt.Sprintf("%s cannot be used in cells: %s", full, why)
-			e.Value += " (" + hint + ")"
-			e.Traceback = append(e.Traceback, hint)
-			return
-		}
+	if hint := explain.Unusable(e.Value, s.ext.unusable); hint != "" {
+		e.Value += " (" + hint + ")"
+		e.Traceback = append(e.Traceback, hint)
 	}
 }
 
@@ -409,8 +403,10 @@ func (w *worker) resumeWorker() error {
 	if err != nil || r == nil {
 		return err
 	}
-	w.sess.ext.announce = w.sess.replay(r)
-	w.flush() // what the replay printed goes to the log, not to the pending cell
+	// What the replayed cells print is discarded, as the announcement says: the front reads
+	// descriptors 1 and 2 itself and would show it in the pending cell.
+	w.flush()
+	silenced(func() { w.sess.ext.announce = w.sess.replay(r) })
 	return w.handle(ipc.Request{ID: r.ID, Type: ipc.Execute, Code: r.Pending.Code, ExecutionCount: r.Pending.Count,
 		Silent: r.Silent, AllowStdin: r.Stdin})
 }
@@ -466,7 +462,7 @@ func (s *Session) compileCell(ctx context.Context, code string, count int) Resul
 		if ctx.Err() != nil {
 			return s.fail(ctx.Err())
 		}
-		return errorResult(fail(err).Error())
+		return errorResult(explain.CompiledUndefined(fail(err).Error(), s.compiledDecl))
 	}
 	return errorResult(s.switchTo(w, fail).Error())
 }

@@ -1,13 +1,8 @@
 package interp
 
 import (
-	"fmt"
-	"io"
-	"reflect"
 	"strings"
 	"testing"
-
-	yaegi "github.com/traefik/yaegi/interp"
 )
 
 // TestIndexDefineError checks the error of a top-level definition whose value indexes a string
@@ -67,43 +62,4 @@ func TestIndexDefineWorkarounds(t *testing.T) {
 	}
 }
 
-// TestCanaryIndexDefine runs the fault that indexDefineHint and indexPanicNote explain through
-// the bare interpreter: when it fails, upstream has fixed
-// https://github.com/traefik/yaegi/issues/1437 for these values, and the messages (and this
-// test) can go.
-func TestCanaryIndexDefine(t *testing.T) {
-	for _, c := range []struct {
-		cells []string
-		want  string // in the error of the last cell
-	}{
-		{[]string{`import "m"`, `q := m.Fields("a b")`, `p := q[1]`}, "constant definition loop"},
-		{[]string{`s := "abc"`, `c := s[0]`}, "constant definition loop"},
-		{[]string{`import "m"`, `q := m.Fields("a b")`, `p := q[1] + "x"`}, "nil pointer dereference"},
-	} {
-		i := yaegi.New(yaegi.Options{Stdout: io.Discard, Stderr: io.Discard})
-		if err := i.Use(yaegi.Exports{"m/m": {"Fields": reflect.ValueOf(strings.Fields)}}); err != nil {
-			t.Fatal(err)
-		}
-		var err error
-		for _, cell := range c.cells {
-			if err = evalRecover(i, cell); err != nil {
-				break
-			}
-		}
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%q: the interpreter now gives %v, not %q: drop indexDefineHint and indexPanicNote if the cells run",
-				c.cells, err, c.want)
-		}
-	}
-}
-
-// evalRecover evaluates a cell in the bare interpreter, with a panic of its compiler as error.
-func evalRecover(i *yaegi.Interpreter, cell string) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("panic: %v", r)
-		}
-	}()
-	_, err = i.Eval(cell)
-	return err
-}
+// The canary of the interpreter's fault is in package explain (canaryIndexDefine).

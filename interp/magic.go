@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"go/token"
+	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"sort"
@@ -13,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/gosbi/gosbi/display"
+	"github.com/gosbi/gosbi/internal/atomicfile"
 )
 
 // segment is a part of a cell: Go source, or one magic with its arguments (and, for a cell
@@ -96,7 +99,9 @@ const magicHelp = `gosbi notebook magics (a line starting with % or ! in a cell)
   %who                  list the variables, constants, functions, types and imports of the
                         session, with the packages imported automatically
   ?NAME or NAME?        show the documentation of NAME in the pager: a package's function,
-                        type or method (?diag.C2ST, ?mat.Dense.Mul) or your own declaration
+                        type (with its methods) or method (?diag.C2ST, ?sbi.NRE,
+                        ?mat.Dense.Mul, or ?Dense.Mul when one package has a type Dense)
+                        or your own declaration
   %env                  list environment variables; %env NAME shows one;
                         %env NAME=VALUE (or %env NAME VALUE) sets one
   !COMMAND              run a shell command; its output is streamed into the cell
@@ -258,6 +263,9 @@ func (s *Session) env(arg string) Result {
 	return Result{}
 }
 
+// writeFile runs %%writefile: the file is replaced atomically (package atomicfile), so a write
+// that fails part-way, on a full disk say, leaves the old file as it was; -a writes the old
+// content followed by the body the same way.
 func (s *Session) writeFile(arg, body string) Result {
 	appendMode := false
 	if rest, ok := strings.CutPrefix(arg, "-a "); ok {
@@ -266,25 +274,41 @@ func (s *Session) writeFile(arg, body string) Result {
 	if arg == "" {
 		return s.fail(errors.New("%%writefile needs a file name: %%writefile [-a] PATH"))
 	}
-	flag := os.O_CREATE | os.O_WRONLY | os.O_TRUNC
-	verb := "Writing"
-	if appendMode {
-		flag = os.O_CREATE | os.O_WRONLY | os.O_APPEND
-		verb = "Appending to"
-	}
-	f, err := os.OpenFile(arg, flag, 0o644)
-	if err != nil {
-		return s.fail(fmt.Errorf("%%%%writefile: %w", err))
-	}
 	if !strings.HasSuffix(body, "\n") {
 		body += "\n"
 	}
-	_, werr := f.WriteString(body)
-	if err := errors.Join(werr, f.Close()); err != nil {
-		return s.fail(fmt.Errorf("%%%%writefile: %w", err))
+	verb := "Writing"
+	if appendMode {
+		verb = "Appending to"
+	}
+	err := atomicfile.Write(arg, 0o644, func(w io.Writer) error {
+		if appendMode {
+			if err := copyFile(w, arg); err != nil {
+				return err
+			}
+		}
+		_, err := io.WriteString(w, body)
+		return err
+	})
+	if err != nil {
+		return s.fail(fmt.Errorf("%%%%writefile: %w (the file is unchanged)", err))
 	}
 	fmt.Fprintf(s.opts.Stdout, "%s %s\n", verb, arg)
 	return Result{}
+}
+
+// copyFile writes the content of the file at path to w; a missing file has none.
+func copyFile(w io.Writer, path string) error {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = io.Copy(w, f)
+	return err
 }
 
 // shell runs a command with sh; its output goes to the cell as it is produced.

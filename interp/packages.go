@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"go/ast"
-	"go/types"
 	"reflect"
 	"sort"
 	"strings"
@@ -138,63 +137,6 @@ func node(it item) ast.Node {
 		return it.stmt
 	}
 	return &ast.EmptyStmt{}
-}
-
-// undefinedHint finds a name the current cell uses that nothing defines; the interpreter
-// reports such names with a misleading "constant definition loop".
-func (s *Session) undefinedHint(items []item) string {
-	defined := map[string]bool{}
-	for _, it := range items {
-		definedNames(node(it), defined)
-	}
-	for _, it := range items {
-		if it.kind == importItem {
-			continue
-		}
-		var found *ast.Ident
-		// visit skips the names that are not variables, functions or packages: the selected
-		// name of x.f (also inside a chain pkg.F().M(), whose F is no name of the cell's
-		// scope), the key of a composite literal's element and the label of a branch.
-		var visit func(n ast.Node) bool
-		visit = func(n ast.Node) bool {
-			if found != nil {
-				return false
-			}
-			switch n := n.(type) {
-			case *ast.SelectorExpr:
-				ast.Inspect(n.X, visit)
-				return false
-			case *ast.KeyValueExpr:
-				ast.Inspect(n.Value, visit)
-				return false
-			case *ast.BranchStmt:
-				return false
-			case *ast.Ident:
-				if s.undefined(n.Name, defined) {
-					found = n
-				}
-			}
-			return true
-		}
-		ast.Inspect(node(it), visit)
-		if found != nil {
-			p := it.fset.Position(found.Pos())
-			return fmt.Sprintf("_.go:%d:%d: undefined: %s", p.Line, p.Column, found.Name)
-		}
-	}
-	return ""
-}
-
-func (s *Session) undefined(name string, defined map[string]bool) bool {
-	if name == "_" || defined[name] || s.decls[name] != nil || s.imports[name] != "" || types.Universe.Lookup(name) != nil {
-		return false
-	}
-	switch name {
-	case "min", "max", "clear", "_gosbiRender", "_gosbiBundle":
-		return false
-	}
-	indexPackages()
-	return pkgIndex.byName[name] == ""
 }
 
 // prelude gives cells what the interpreter lacks: the builtins min, max and clear, and the

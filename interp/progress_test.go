@@ -1,9 +1,11 @@
 package interp
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/gosbi/gosbi/internal/ipc"
 	"github.com/gosbi/gosbi/runenv"
 )
 
@@ -35,5 +37,46 @@ func TestProgressBundleEnds(t *testing.T) {
 		if c.ev.Stopped && (!strings.Contains(text, "[##############################]") || !strings.Contains(htm, `value="1"`)) {
 			t.Errorf("%s: a call stopped early shows a full bar: %q / %q", c.ev.Label, text, htm)
 		}
+	}
+}
+
+// consoleView is what jupyter console 6.4.4 (Debian's) shows of a cell's events: its
+// handle_iopub prints the text of stream and display_data messages and of the result, and
+// ignores update_display_data.
+func consoleView(evs []ipc.Event) string {
+	var b strings.Builder
+	for _, ev := range evs {
+		switch ev.Type {
+		case ipc.Stream:
+			b.WriteString(ev.Text)
+		case ipc.DisplayData, ipc.ExecuteResult:
+			if txt, ok := ev.Data["text/plain"].(string); ok {
+				b.WriteString(txt + "\n")
+			}
+		}
+	}
+	return b.String()
+}
+
+// TestWorkerProgressReachesConsole: a console client, which shows a progress bar as it was
+// first displayed, also sees the final state of each long call, once; quick calls show
+// nothing.
+func TestWorkerProgressReachesConsole(t *testing.T) {
+	w := startWorkerEnv(t, "GOSBI_TEST_PROGRESS_DELAY=100ms")
+	w.execute("import \"time\"", 0)
+	evs := w.execute("for range 20 {\n\tq := sbi.NewProgress(\"quick\", 1)\n\tq.Finish()\n}\n"+
+		"p := sbi.NewProgress(\"train NPE\", 40)\nfor i := range 40 {\n\ttime.Sleep(10 * time.Millisecond)\n\tp.Set(i+1, fmt.Sprintf(\"epoch %d\", i+1))\n}\np.Finish()", 1)
+	view := consoleView(evs)
+	if !strings.Contains(view, "train NPE [") {
+		t.Errorf("the console shows no bar:\n%s", view)
+	}
+	if n := strings.Count(view, "40/40 done"); n != 1 {
+		t.Errorf("the console shows the final state %d times, want once:\n%s", n, view)
+	}
+	if !regexp.MustCompile(`train NPE: 40/40 done in \d[\d.]*m?s \(epoch 40\)\n`).MatchString(view) {
+		t.Errorf("the console lacks the summary line of the training:\n%s", view)
+	}
+	if strings.Contains(view, "quick") {
+		t.Errorf("quick calls show in the console:\n%s", view)
 	}
 }

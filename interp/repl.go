@@ -29,6 +29,11 @@ const (
 func runREPL(args []string) error {
 	runenv.SetDisplay(func(o runenv.Output) { fmt.Println(display.PlainText(o.Data)) })
 	defer runenv.SetDisplay(nil)
+	// Long library calls draw a one-line progress bar on the terminal (on standard error);
+	// printResult ends a line an unfinished call left.
+	replProgress = runenv.NewProgressLine(os.Stderr)
+	runenv.SetProgress(replProgress.Report)
+	defer runenv.SetProgress(nil)
 	sess, err := NewSession(Config{Args: append([]string{"gosbi"}, args...)})
 	if err != nil {
 		return err
@@ -168,7 +173,14 @@ func replLines(sess *Session, in io.Reader, stdout, stderr io.Writer, switching 
 	}
 }
 
+// replProgress is the REPL's progress line; nil in other programs.
+var replProgress *runenv.ProgressLine
+
+// printResult prints what a cell gave, after the progress line of its calls, if any.
 func printResult(res Result, stdout, stderr io.Writer) {
+	if replProgress != nil {
+		replProgress.End()
+	}
 	if res.Err != nil {
 		fmt.Fprintln(stderr, strings.Join(res.Err.Traceback, "\n"))
 		return

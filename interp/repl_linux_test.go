@@ -83,3 +83,26 @@ func TestREPLStuckCompiledCall(t *testing.T) {
 		t.Error("the REPL exited with status 0 after a stuck cell")
 	}
 }
+
+// TestREPLProgressBar: a library call that runs for more than a second draws a one-line
+// progress bar on the terminal, redrawn in place and ended in its final state; quick calls
+// draw nothing.
+func TestREPLProgressBar(t *testing.T) {
+	sc := startTerminalREPL(t, filepath.Join(t.TempDir(), "history"))
+	sc.Expect("go> ")
+	sc.Send("for range 50 { q := sbi.NewProgress(\"quick\", 1); q.Finish() }; fmt.Println(\"quick ones ran\")\r")
+	sc.Expect("quick ones ran")
+	sc.Expect("go> ")
+	sc.Send("p := sbi.NewProgress(\"train NPE\", 30); for i := range 30 { time.Sleep(60 * time.Millisecond); p.Set(i+1, fmt.Sprintf(\"epoch %d\", i+1)) }; p.Finish()\r")
+	sc.Expect("\rtrain NPE [")
+	sc.Expect("\rtrain NPE [") // redrawn in place
+	sc.Expect("\rtrain NPE [##############################] 30/30 done epoch 30\x1b[K\r\n")
+	sc.Expect("go> ")
+	sc.Send("\x04")
+	if err := sc.Wait(10 * time.Second); err != nil {
+		t.Fatalf("repl exited with %v", err)
+	}
+	if out := sc.Output(); strings.Contains(out, "quick [") {
+		t.Errorf("quick calls drew a bar:\n%q", out)
+	}
+}

@@ -101,3 +101,29 @@ func TestScriptShebang(t *testing.T) {
 		t.Errorf("output %q", out)
 	}
 }
+
+// TestScriptProgressOptIn: a script shows the progress of a long call on standard error only
+// when GOSBI_PROGRESS=stderr asks for it; standard error being a pipe, only the call's final
+// line is written.
+func TestScriptProgressOptIn(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "train.go")
+	src := "p := sbi.NewProgress(\"train NPE\", 12)\nfor i := range 12 {\n\ttime.Sleep(100 * time.Millisecond)\n\tp.Set(i+1, \"\")\n}\np.Finish()\nfmt.Println(\"trained\")\n"
+	if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ env, stderr string }{
+		{"GOSBI_PROGRESS=stderr", "train NPE [##############################] 12/12 done\n"},
+		{"GOSBI_PROGRESS=", ""},
+	} {
+		cmd := gosbiCommand("script", script)
+		cmd.Env = append(cmd.Env, c.env)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("%s: %v\n%s", c.env, err, stderr.String())
+		}
+		if stdout.String() != "trained\n" || stderr.String() != c.stderr {
+			t.Errorf("%s: stdout %q, stderr %q; want stderr %q", c.env, stdout.String(), stderr.String(), c.stderr)
+		}
+	}
+}

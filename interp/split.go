@@ -240,3 +240,23 @@ func (it *item) parse(cell int) error {
 	}
 	return nil
 }
+
+// where formats a position of the interpreter (line in the form of cellLines, col 0 for none)
+// as the user reads it: "cell [3] line 2:5", or "file.go:2:5" in a script.
+func (s *Session) where(encoded, col int) string {
+	slot := encoded/cellLines - 10
+	c, ok := s.slotCell[slot]
+	if !ok {
+		c = cellOfSlot(slot, s.cell)
+	}
+	line := encoded % cellLines
+	switch {
+	case s.fileName != "" && col > 0:
+		return fmt.Sprintf("%s:%d:%d", s.fileName, line, col)
+	case s.fileName != "":
+		return fmt.Sprintf("%s:%d", s.fileName, line)
+	case col > 0:
+		return fmt.Sprintf("cell [%d] line %d:%d", c, line, col)
+	}
+	return fmt.Sprintf("cell [%d] line %d", c, line)
+}

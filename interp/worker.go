@@ -432,7 +432,22 @@ func (w *worker) onProgress(ev runenv.ProgressEvent) {
 	}
 	if p.done {
 		p.timer.Stop()
+		if p.d != nil {
+			// A console client (jupyter console) shows the bar as it was first displayed
+			// and ignores its updates: the final state also goes to the cell's output.
+			fmt.Fprintln(os.Stdout, progressSummary(ev, time.Since(p.start)))
+		}
 	}
+}
+
+// progressSummary is the line that ends a progress bar in the cell's output, e.g.
+// "train NPE: 40/40 done in 12.3s (epoch 40  val loss 1.234)".
+func progressSummary(ev runenv.ProgressEvent, took time.Duration) string {
+	line := fmt.Sprintf("%s: %s in %s", ev.Label, ev.Count(), took.Round(100*time.Millisecond))
+	if ev.Message != "" {
+		line += " (" + ev.Message + ")"
+	}
+	return line
 }
 
 // show creates the bar if need be and draws the last event on it.
@@ -458,32 +473,10 @@ type progressBundle runenv.ProgressEvent
 
 // MIMEBundle renders a progress event as an HTML bar and a text line.
 func (ev progressBundle) MIMEBundle() map[string]any {
-	frac := 0.0
-	if ev.Total > 0 {
-		frac = float64(ev.Done) / float64(ev.Total)
-	}
-	count := fmt.Sprintf("%d", ev.Done)
-	if ev.Total > 0 {
-		count = fmt.Sprintf("%d/%d", ev.Done, ev.Total)
-	}
-	state := ""
-	switch {
-	case ev.Finished && ev.Stopped:
-		// early stopping: the call ended as it should, short of its nominal total
-		frac, count, state = 1, "stopped early at", fmt.Sprintf(" %d", ev.Done)
-	case ev.Finished:
-		state = " done"
-	}
-	text := fmt.Sprintf("%s %s %s%s %s", ev.Label, textBar(frac, 30), count, state, ev.Message)
-	htm := fmt.Sprintf(`<div style="font-family:monospace">%s <progress value="%g" max="1" style="width:20em"></progress> %s%s %s</div>`,
-		html.EscapeString(ev.Label), frac, count, state, html.EscapeString(ev.Message))
-	return map[string]any{"text/plain": strings.TrimSpace(text), "text/html": htm}
-}
-
-func textBar(frac float64, width int) string {
-	n := int(frac*float64(width) + 0.5)
-	n = max(0, min(n, width))
-	return "[" + strings.Repeat("#", n) + strings.Repeat(".", width-n) + "]"
+	e := runenv.ProgressEvent(ev)
+	htm := fmt.Sprintf(`<div style="font-family:monospace">%s <progress value="%g" max="1" style="width:20em"></progress> %s %s</div>`,
+		html.EscapeString(e.Label), e.Fraction(), html.EscapeString(e.Count()), html.EscapeString(e.Message))
+	return map[string]any{"text/plain": e.String(), "text/html": htm}
 }
 
 // ScriptMain runs a Go file (or standard input for "-") with the notebook's packages.

@@ -23,7 +23,8 @@ func TestMain(m *testing.M) {
 		if n, err := strconv.Atoi(os.Getenv("GOSBI_TEST_MAX_EVENT")); err == nil {
 			maxEvent = n
 		}
-		run := map[string]func([]string) error{"worker": WorkerMain, "script": ScriptMain, "repl": REPLMain}[main]
+		run := map[string]func([]string) error{"worker": WorkerMain, "script": ScriptMain, "repl": REPLMain,
+			"writefile": writeFileMain}[main]
 		if err := run(os.Args[1:]); err != nil {
 			os.Stderr.WriteString(err.Error() + "\n")
 			os.Exit(1)

@@ -18,9 +18,16 @@
 // as text on standard output, GOMAXPROCS threads; so library code works unchanged in a
 // plain Go program that sets nothing.
 //
+// Progress is shown where the user is. A notebook shows a bar that is updated in place; the
+// terminal REPL draws one line on standard error (ProgressLine: redrawn with a carriage return
+// on a terminal, only each call's final line in a file or pipe). A plain Go program, or a
+// script run by gosbi script, shows nothing unless it opts in: runenv.ProgressToStderr(), or
+// the environment variable GOSBI_PROGRESS=stderr when it starts, gives it the same line on
+// standard error. ProgressEvent.String is the one text form of an event that they share.
+//
 // What does not live here: the library's helpers built on these settings (sbi.Canceled,
 // sbi.NewProgress, which throttles events), the rendering of outputs (package display), the
 // threads of OpenBLAS inside one product in the openblas build (nn.SetBLASThreads, default 1)
-// and anything of a particular host (protocols, terminals). The package imports only the
-// standard library, so every package of the module may import it.
+// and anything of a particular host (protocols, the notebook's bar). The package imports only
+// the standard library, so every package of the module may import it.
 package runenv

@@ -42,3 +42,12 @@ func Example() {
 	// train 2/3 2 threads
 	// interrupted: context canceled
 }
+
+// The text form of a progress event, which the REPL's line and a notebook bar's text show.
+func ExampleProgressEvent_String() {
+	fmt.Println(runenv.ProgressEvent{Label: "train NPE", Done: 16, Total: 40, Message: "epoch 16"})
+	fmt.Println(runenv.ProgressEvent{Label: "train NPE", Done: 74, Total: 1000, Finished: true, Stopped: true})
+	// Output:
+	// train NPE [############..................] 16/40 epoch 16
+	// train NPE [##############################] stopped early at 74
+}

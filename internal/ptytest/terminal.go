@@ -68,6 +68,9 @@ func (tm *Terminal) Expect(want string) {
 	tm.t.Fatalf("the terminal never showed %q; it shows:\n%s", want, tm.out.String()[tm.seen:])
 }
 
+// Output returns all the terminal has shown so far.
+func (tm *Terminal) Output() string { return tm.out.String() }
+
 // Send types keys ("\r" is Enter).
 func (tm *Terminal) Send(keys string) {
 	tm.t.Helper()

@@ -517,3 +517,36 @@ func TestInterruptBuild(t *testing.T) {
 		t.Errorf("x after the interrupted build: result %q, error %q; want 21", res, ev)
 	}
 }
+
+// TestCompileSession: the earlier cells that a %%compile cell runs again in the new worker print
+// nothing (the note says their output was discarded), and a %%compile cell that uses a
+// session variable fails with an error that says compiled cells cannot see it and how to pass
+// it in.
+func TestCompileSession(t *testing.T) {
+	cache, _ := extend.SimWorker(t)
+	cells := codeCells(runNotebook(t, "compile_session.ipynb", "GOSBI_CACHE="+cache))
+	if len(cells) != 4 {
+		t.Fatalf("%d code cells, want 4", len(cells))
+	}
+	if got := streams(cells[0], "stdout"); got != "cell 1 ran\n" {
+		t.Errorf("cell 1 printed %q", got)
+	}
+	for i, c := range cells[1:] {
+		if out := dump(c); strings.Contains(out, "cell 1 ran") {
+			t.Errorf("cell %d shows the output of cell 1, which ran again with its output discarded:\n%s", i+2, out)
+		}
+	}
+	if got := notes(cells[1]); !strings.Contains(got, "the 1 cell run so far were run again there, their output discarded") {
+		t.Errorf("cell 2 does not say that cell 1 ran again with its output discarded: %q", got)
+	}
+	if got := streams(cells[2], "stdout"); got != "1\n" {
+		t.Errorf("cell 3 printed %q, want 1", got)
+	}
+	ev := errorOf(cells[3])
+	for _, w := range []string{"undefined: xs", "xs is a variable of the interpreted cell [1]",
+		"a %%compile cell sees only its own declarations", "pass its value in as a function argument"} {
+		if !strings.Contains(ev, w) {
+			t.Errorf("cell 4: error %q does not say %q", ev, w)
+		}
+	}
+}

@@ -4,42 +4,57 @@ package gosbi
 
 import (
 	"github.com/gosbi/gosbi/runenv"
+	"go/constant"
+	"go/token"
 	"reflect"
 )
 
 func init() {
 	Symbols["github.com/gosbi/gosbi/runenv/runenv"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"Context":     reflect.ValueOf(runenv.Context),
-		"Display":     reflect.ValueOf(runenv.Display),
-		"Progress":    reflect.ValueOf(runenv.Progress),
-		"SetContext":  reflect.ValueOf(runenv.SetContext),
-		"SetDisplay":  reflect.ValueOf(runenv.SetDisplay),
-		"SetProgress": reflect.ValueOf(runenv.SetProgress),
-		"SetThreads":  reflect.ValueOf(runenv.SetThreads),
-		"Threads":     reflect.ValueOf(runenv.Threads),
+		"Context":          reflect.ValueOf(runenv.Context),
+		"Display":          reflect.ValueOf(runenv.Display),
+		"NewProgressLine":  reflect.ValueOf(runenv.NewProgressLine),
+		"Progress":         reflect.ValueOf(runenv.Progress),
+		"ProgressEnv":      reflect.ValueOf(constant.MakeFromLiteral("\"GOSBI_PROGRESS\"", token.STRING, 0)),
+		"ProgressToStderr": reflect.ValueOf(runenv.ProgressToStderr),
+		"SetContext":       reflect.ValueOf(runenv.SetContext),
+		"SetDisplay":       reflect.ValueOf(runenv.SetDisplay),
+		"SetProgress":      reflect.ValueOf(runenv.SetProgress),
+		"SetThreads":       reflect.ValueOf(runenv.SetThreads),
+		"Threads":          reflect.ValueOf(runenv.Threads),
 
 		// type definitions
 		"DisplayFunc":   reflect.ValueOf((*runenv.DisplayFunc)(nil)),
 		"Output":        reflect.ValueOf((*runenv.Output)(nil)),
 		"ProgressEvent": reflect.ValueOf((*runenv.ProgressEvent)(nil)),
 		"ProgressFunc":  reflect.ValueOf((*runenv.ProgressFunc)(nil)),
+		"ProgressLine":  reflect.ValueOf((*runenv.ProgressLine)(nil)),
 	}
 }
 
 func init() {
 	Docs["github.com/gosbi/gosbi/runenv"] = map[string]string{
-		"Context":       "func Context() context.Context\n\nContext returns the context set by SetContext, or context.Background().",
-		"Display":       "func Display() DisplayFunc\n\nDisplay returns the function set by SetDisplay; nil when none is set.",
-		"DisplayFunc":   "type DisplayFunc func(Output)\n\nDisplayFunc receives the outputs of package display. Like a ProgressFunc it may be called\nfrom several goroutines at once.",
-		"Output":        "type Output struct {\n\tData      map[string]any\n\tMetadata  map[string]any\n\tDisplayID string\n\tUpdate    bool\n\tClear     bool\n\tWait      bool\n}\n\nOutput is one rich output for the display sink: a MIME bundle, its metadata, and the display\nid when it belongs to an updatable display (Update is true for the second and later versions\nof it). When Clear is set it is instead a request to clear the output of the running cell\n(at once, or when the next output arrives if Wait is set).",
-		"Progress":      "func Progress() ProgressFunc\n\nProgress returns the function set by SetProgress; nil when progress is off.",
-		"ProgressEvent": "type ProgressEvent struct {\n\tLabel    string // what is running, e.g. \"simulate\" or \"train NPE\"\n\tDone     int    // units finished so far\n\tTotal    int    // units in all; 0 when unknown\n\tMessage  string // a short status, e.g. \"epoch 12  val loss 1.234\"\n\tFinished bool   // true on the last event of the call\n\tStopped  bool   // with Finished: the call ended early by design, after Done of Total units (early stopping)\n}\n\nProgressEvent reports the state of one long-running call (simulation, training, coverage).",
-		"ProgressFunc":  "type ProgressFunc func(ProgressEvent)\n\nProgressFunc receives progress events. It is called from the goroutine running the call,\npossibly from several goroutines at once, and must return quickly.",
-		"SetContext":    "func SetContext(ctx context.Context)\n\nSetContext sets the context that long-running library calls honour; a notebook worker sets\none per cell. A nil ctx restores context.Background().",
-		"SetDisplay":    "func SetDisplay(f DisplayFunc)\n\nSetDisplay routes outputs to f; nil restores the default of package display, which prints\ntheir text to standard output.",
-		"SetProgress":   "func SetProgress(f ProgressFunc)\n\nSetProgress sets the function that receives progress events; nil turns progress off.",
-		"SetThreads":    "func SetThreads(n int)\n\nSetThreads sets how many goroutines one compute kernel (a matrix product, a batch of spline\ntransforms) may use at most; n ≤ 0 restores the default, GOMAXPROCS. SetThreads(1) makes\nevery kernel run on the goroutine that calls it.",
-		"Threads":       "func Threads() int\n\nThreads returns the number of goroutines a compute kernel may use: the limit set by\nSetThreads, or GOMAXPROCS.",
+		"Context":                "func Context() context.Context\n\nContext returns the context set by SetContext, or context.Background().",
+		"Display":                "func Display() DisplayFunc\n\nDisplay returns the function set by SetDisplay; nil when none is set.",
+		"DisplayFunc":            "type DisplayFunc func(Output)\n\nDisplayFunc receives the outputs of package display. Like a ProgressFunc it may be called\nfrom several goroutines at once.",
+		"NewProgressLine":        "func NewProgressLine(w io.Writer) *ProgressLine\n\nNewProgressLine returns a ProgressLine that draws on w: in place when w is a terminal.",
+		"Output":                 "type Output struct {\n\tData      map[string]any\n\tMetadata  map[string]any\n\tDisplayID string\n\tUpdate    bool\n\tClear     bool\n\tWait      bool\n}\n\nOutput is one rich output for the display sink: a MIME bundle, its metadata, and the display\nid when it belongs to an updatable display (Update is true for the second and later versions\nof it). When Clear is set it is instead a request to clear the output of the running cell\n(at once, or when the next output arrives if Wait is set).",
+		"Progress":               "func Progress() ProgressFunc\n\nProgress returns the function set by SetProgress; nil when progress is off.",
+		"ProgressEnv":            "const ProgressEnv = \"GOSBI_PROGRESS\"\n\nProgressEnv is the environment variable that turns the progress line on at start-up.",
+		"ProgressEvent":          "type ProgressEvent struct {\n\tLabel    string // what is running, e.g. \"simulate\" or \"train NPE\"\n\tDone     int    // units finished so far\n\tTotal    int    // units in all; 0 when unknown\n\tMessage  string // a short status, e.g. \"epoch 12  val loss 1.234\"\n\tFinished bool   // true on the last event of the call\n\tStopped  bool   // with Finished: the call ended early by design, after Done of Total units (early stopping)\n}\n\nProgressEvent reports the state of one long-running call (simulation, training, coverage).",
+		"ProgressEvent.Count":    "func (ev ProgressEvent) Count() string\n\nCount is what a bar shows after it: \"13/40\" (or \"13\" when Total is unknown), with \" done\"\non the last event of a call, \"stopped early at 74\" when early stopping ended it, or\n\" ended\" when the call ended short of its total otherwise (an interrupt, an error).",
+		"ProgressEvent.Fraction": "func (ev ProgressEvent) Fraction() float64\n\nFraction is the part of the call done, in [0, 1]: Done/Total, 1 for a call stopped early\nby design, 0 when Total is unknown.",
+		"ProgressEvent.String":   "func (ev ProgressEvent) String() string\n\nString renders the event as one line of text, the way a text progress bar shows it:\n\n\ttrain NPE [############..................] 16/40 epoch 16  val loss 1.234",
+		"ProgressFunc":           "type ProgressFunc func(ProgressEvent)\n\nProgressFunc receives progress events. It is called from the goroutine running the call,\npossibly from several goroutines at once, and must return quickly.",
+		"ProgressLine":           "type ProgressLine struct {\n\t// contains filtered or unexported fields\n}\n\nProgressLine draws the progress of long library calls on a writer, standard error usually.\nOn a terminal it is one line, redrawn in place (a carriage return) as events arrive and\nended with a newline, in its final state, when the call finishes. Elsewhere (a file, a\npipe) it writes only each call's final line, so logs stay readable. A call appears once it\nhas run for a second: quick calls, such as many short ones in a loop, leave nothing. Calls\nthat run at once (a training that simulates) share the line: the latest event is drawn. It\nis safe for concurrent use.",
+		"ProgressLine.End":       "func (p *ProgressLine) End()\n\nEnd ends a line left drawn by calls that did not finish (an interrupted cell of a REPL), so\nthat what follows starts on a line of its own, and forgets those calls.",
+		"ProgressLine.Report":    "func (p *ProgressLine) Report(ev ProgressEvent)\n\nReport takes one progress event; it is a ProgressFunc (SetProgress(p.Report)).",
+		"ProgressToStderr":       "func ProgressToStderr()\n\nProgressToStderr sends the progress of long library calls to standard error as a\nProgressLine: a plain Go program's way to see its trainings advance. Setting the\nenvironment variable GOSBI_PROGRESS=stderr does the same when the program starts.",
+		"SetContext":             "func SetContext(ctx context.Context)\n\nSetContext sets the context that long-running library calls honour; a notebook worker sets\none per cell. A nil ctx restores context.Background().",
+		"SetDisplay":             "func SetDisplay(f DisplayFunc)\n\nSetDisplay routes outputs to f; nil restores the default of package display, which prints\ntheir text to standard output.",
+		"SetProgress":            "func SetProgress(f ProgressFunc)\n\nSetProgress sets the function that receives progress events; nil turns progress off.",
+		"SetThreads":             "func SetThreads(n int)\n\nSetThreads sets how many goroutines one compute kernel (a matrix product, a batch of spline\ntransforms) may use at most; n ≤ 0 restores the default, GOMAXPROCS. SetThreads(1) makes\nevery kernel run on the goroutine that calls it.",
+		"Threads":                "func Threads() int\n\nThreads returns the number of goroutines a compute kernel may use: the limit set by\nSetThreads, or GOMAXPROCS.",
 	}
 }

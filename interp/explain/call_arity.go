@@ -1,4 +1,4 @@
-package interp
+package explain
 
 import (
 	"fmt"
@@ -8,32 +8,43 @@ import (
 	"go/types"
 	"regexp"
 	"strconv"
-	"strings"
-	"unicode/utf8"
 )
 
-// The interpreter's messages for a call with the wrong number of arguments or results say
-// neither what the function expects nor, for a package's function, which one it is:
+// callArity: the interpreter's messages for a call with the wrong number of arguments or
+// results say neither what the function expects nor, for a package's function, which one it
+// is:
 //
 //	not enough arguments in call to diag.C2ST
+//	too many arguments
 //	assignment mismatch: 2 variables but  returns 1 values
 //
-// explainCall completes them from the cell's source and the function's documentation:
+// The explainer completes them from the cell's source and the function's documentation:
 //
-//	not enough arguments in call to diag.C2ST: have 1, want 3: func C2ST(x, y *mat.Dense, seed uint64) float64
+//	not enough arguments in call to diag.C2ST: have 1 argument; want func C2ST(x, y *mat.Dense, seed uint64) float64
 //	assignment mismatch: 2 variables but diag.C2ST returns 1 value: func C2ST(x, y *mat.Dense, seed uint64) float64
+var callArity = Explainer{
+	Name: "call-arity",
+	Upstream: "yaegi's messages for a call with the wrong number of arguments or results give no signature, " +
+		"\"too many arguments\" names no function and \"assignment mismatch\" leaves a package function's name blank; no upstream issue found",
+	Explain: func(env Env, f *Failure) {
+		if f.Compile {
+			f.Msg = explainCall(env, f.Msg)
+		}
+	},
+}
+
 var (
 	argCountRE   = regexp.MustCompile(`(not enough|too many) arguments in call to (\S+)`)
 	tooManyRE    = regexp.MustCompile(`too many arguments$`)
 	assignMissRE = regexp.MustCompile(`assignment mismatch: (\d+) variables? but +(\S*) *returns (\d+) values?`)
 )
 
-func (s *Session) explainCall(msg string) string {
+func explainCall(env Env, msg string) string {
 	if m := argCountRE.FindStringSubmatchIndex(msg); m != nil {
 		fn := msg[m[4]:m[5]]
 		extra := ""
-		if sig := s.signature(fn); sig != "" {
-			if call := s.findCall(fn, -1); call != nil {
+		if sig := signature(env, fn); sig != "" {
+			if call := findCall(env, fn, -1); call != nil {
 				extra = fmt.Sprintf(": have %s", plural(len(call.Args), "argument"))
 			}
 			extra += fmt.Sprintf("; want %s", sig)
@@ -43,7 +54,7 @@ func (s *Session) explainCall(msg string) string {
 	if m := tooManyRE.FindStringIndex(msg); m != nil {
 		// the interpreter names no function here: find a call with more arguments than its
 		// function has parameters
-		if call, sig := s.overfullCall(); call != nil {
+		if call, sig := overfullCall(env); call != nil {
 			return msg[:m[1]] + fmt.Sprintf(" in call to %s: have %s; want %s", types.ExprString(call.Fun), plural(len(call.Args), "argument"), sig)
 		}
 		return msg
@@ -52,14 +63,14 @@ func (s *Session) explainCall(msg string) string {
 		nvars, _ := strconv.Atoi(msg[m[2]:m[3]])
 		nres, _ := strconv.Atoi(msg[m[6]:m[7]])
 		fn := msg[m[4]:m[5]]
-		if call := s.findCall(fn, nvars); call != nil && fn == "" {
+		if call := findCall(env, fn, nvars); call != nil && fn == "" {
 			fn = types.ExprString(call.Fun)
 		}
 		if fn == "" {
 			fn = "the call"
 		}
 		text := fmt.Sprintf("assignment mismatch: %s but %s returns %s", plural(nvars, "variable"), fn, plural(nres, "value"))
-		if sig := s.signature(fn); sig != "" {
+		if sig := signature(env, fn); sig != "" {
 			text += ": " + sig
 		}
 		return msg[:m[0]] + text + msg[m[1]:]
@@ -67,23 +78,16 @@ func (s *Session) explainCall(msg string) string {
 	return msg
 }
 
-// signature is the declaration of the function fn ("diag.C2ST", "f", "x.Method") as its
-// documentation gives it, or "".
-func (s *Session) signature(fn string) string {
-	doc, ok := s.Inspect(fn, utf8.RuneCountInString(fn))
-	if !ok {
+func signature(env Env, fn string) string {
+	if env.Signature == nil {
 		return ""
 	}
-	sig, _, _ := strings.Cut(doc, "\n\n")
-	if !strings.HasPrefix(sig, "func") || strings.Contains(sig, "\n") {
-		return ""
-	}
-	return sig
+	return env.Signature(fn)
 }
 
 // findCall returns the first call of fn in the cell (any function when fn is ""); with
 // nvars ≥ 0, only a call that is the one value assigned to nvars variables.
-func (s *Session) findCall(fn string, nvars int) *ast.CallExpr {
+func findCall(env Env, fn string, nvars int) *ast.CallExpr {
 	var found *ast.CallExpr
 	match := func(e ast.Expr) bool {
 		call, ok := e.(*ast.CallExpr)
@@ -92,8 +96,8 @@ func (s *Session) findCall(fn string, nvars int) *ast.CallExpr {
 		}
 		return found != nil
 	}
-	for _, it := range s.items {
-		ast.Inspect(node(it), func(n ast.Node) bool {
+	for _, it := range env.Items {
+		ast.Inspect(it.Node, func(n ast.Node) bool {
 			if found != nil {
 				return false
 			}
@@ -119,16 +123,16 @@ func (s *Session) findCall(fn string, nvars int) *ast.CallExpr {
 
 // overfullCall returns the first call of the cell with more arguments than its function's
 // signature has parameters (not variadic), and that signature.
-func (s *Session) overfullCall() (*ast.CallExpr, string) {
+func overfullCall(env Env) (*ast.CallExpr, string) {
 	var found *ast.CallExpr
 	var sig string
-	for _, it := range s.items {
-		ast.Inspect(node(it), func(n ast.Node) bool {
+	for _, it := range env.Items {
+		ast.Inspect(it.Node, func(n ast.Node) bool {
 			call, ok := n.(*ast.CallExpr)
 			if found != nil || !ok {
 				return found == nil
 			}
-			fsig := s.signature(types.ExprString(call.Fun))
+			fsig := signature(env, types.ExprString(call.Fun))
 			if np, variadic := paramCount(fsig); np >= 0 && !variadic && len(call.Args) > np && call.Ellipsis == 0 {
 				found, sig = call, fsig
 			}
@@ -158,11 +162,4 @@ func paramCount(sig string) (int, bool) {
 		_, variadic = p.Type.(*ast.Ellipsis)
 	}
 	return n, variadic
-}
-
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -1,4 +1,4 @@
-package interp
+package explain
 
 import (
 	"fmt"
@@ -8,20 +8,34 @@ import (
 	"strings"
 )
 
-// The interpreter gives each top-level variable of a cell the type of its value before it
-// compiles the cell, and it cannot infer the type of an index expression on a string, or on a
-// slice, array or map of a compiled package's type ("q := strings.Fields(s)", then
-// "p := q[1]"): https://github.com/traefik/yaegi/issues/1437, whose type inference handles the
-// index of the interpreter's own slices, arrays and maps only. The definition alone fails with
-// "constant definition loop"; inside a larger value ("p := q[1] + 1", "n := q[0].Len()") the
-// compiler panics on the missing type. No rewrite of the source avoids it without knowing the
-// type, but the user does: the messages below say to give it, which the interpreter accepts,
-// as it does the same definition inside a function.
+// indexDefine: the interpreter gives each top-level variable of a cell the type of its value
+// before it compiles the cell, and it cannot infer the type of an index expression on a
+// string, or on a slice, array or map of a compiled package's type ("q := strings.Fields(s)",
+// then "p := q[1]"), as its type inference handles the index of the interpreter's own slices,
+// arrays and maps only. The definition alone fails with "constant definition loop"; inside a
+// larger value ("p := q[1] + 1") the compiler panics on the missing type ("nil pointer
+// dereference") without a position. No rewrite of the source avoids it without knowing the
+// type, but the user does: the explainer says to give it, which the interpreter accepts, as
+// it does the same definition inside a function.
+var indexDefine = Explainer{
+	Name:     "index-define",
+	Upstream: "https://github.com/traefik/yaegi/issues/1437: yaegi cannot infer the type of a top-level variable whose value indexes a string or a compiled package's slice, array or map",
+	Explain: func(env Env, f *Failure) {
+		if !f.Compile {
+			return
+		}
+		if h := indexDefineHint(env, f.Msg); h != "" {
+			f.Msg = h
+		} else if f.CompilerPanic {
+			f.Note += indexPanicNote(env, f.Msg)
+		}
+	},
+}
 
 // indexDefineHint explains the interpreter's "constant definition loop" at a top-level
 // definition whose value indexes. It returns "" when msg is not at such a definition of the
-// current cell.
-func (s *Session) indexDefineHint(msg string) string {
+// cell.
+func indexDefineHint(env Env, msg string) string {
 	m := posRE.FindStringSubmatch(msg)
 	if m == nil || !strings.Contains(msg, "constant definition loop") {
 		return ""
@@ -30,7 +44,7 @@ func (s *Session) indexDefineHint(msg string) string {
 	if err != nil {
 		return ""
 	}
-	for _, it := range s.items {
+	for _, it := range env.Items {
 		if d, ok := indexDefinition(it, line); ok {
 			return fmt.Sprintf("_.go:%s:%s: %s: the interpreter cannot infer the type of a top-level variable "+
 				"whose value indexes a string, or a slice, array or map of a compiled package's type "+
@@ -43,11 +57,11 @@ func (s *Session) indexDefineHint(msg string) string {
 // indexPanicNote returns a note for a panic of the interpreter's compiler ("nil pointer
 // dereference") in a cell that defines a top-level variable whose value indexes: the likely
 // cause, which the panic does not locate. It returns "" when the cell has no such definition.
-func (s *Session) indexPanicNote(panicMsg string) string {
+func indexPanicNote(env Env, panicMsg string) string {
 	if !strings.Contains(panicMsg, "nil pointer dereference") {
 		return ""
 	}
-	for _, it := range s.items {
+	for _, it := range env.Items {
 		if d, ok := indexDefinition(it, 0); ok {
 			return fmt.Sprintf(". If the index in _.go:%d:%d (%s) is on a string, or a slice, array or map of a compiled "+
 				"package's type, the interpreter cannot infer the type of that top-level variable "+
@@ -71,18 +85,18 @@ func (d indexDef) remedy() string {
 
 // indexDefinition finds the top-level definition of an item (x := v or var x = v) that covers
 // the interpreter's line (any line for 0) and has a value with an index expression.
-func indexDefinition(it item, line int) (indexDef, bool) {
+func indexDefinition(it Item, line int) (indexDef, bool) {
 	covers := func(n ast.Node) bool {
-		return line == 0 || it.fset.Position(n.Pos()).Line <= line && line <= it.fset.Position(n.End()).Line
+		return line == 0 || it.Fset.Position(n.Pos()).Line <= line && line <= it.Fset.Position(n.End()).Line
 	}
-	switch n := node(it).(type) {
+	switch n := it.Node.(type) {
 	case *ast.AssignStmt:
 		if n.Tok != token.DEFINE || len(n.Lhs) != len(n.Rhs) || !covers(n) {
 			break
 		}
 		for i, v := range n.Rhs {
 			if id, ok := n.Lhs[i].(*ast.Ident); ok && hasIndex(v) {
-				return indexDef{it.fset.Position(n.Pos()), printNode(n), id.Name, printNode(v)}, true
+				return indexDef{it.Fset.Position(n.Pos()), printNode(n), id.Name, printNode(v)}, true
 			}
 		}
 	case *ast.GenDecl:
@@ -96,7 +110,7 @@ func indexDefinition(it item, line int) (indexDef, bool) {
 			}
 			for i, v := range vs.Values {
 				if hasIndex(v) {
-					return indexDef{it.fset.Position(vs.Pos()), "var " + printNode(vs), vs.Names[i].Name, printNode(v)}, true
+					return indexDef{it.Fset.Position(vs.Pos()), "var " + printNode(vs), vs.Names[i].Name, printNode(v)}, true
 				}
 			}
 		}

@@ -1,0 +1,140 @@
+package interp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"go/types"
+	"strings"
+	"unicode/utf8"
+
+	yaegi "github.com/traefik/yaegi/interp"
+
+	"github.com/gosbi/gosbi/interp/explain"
+	"github.com/gosbi/gosbi/interp/rewrite"
+)
+
+// This file is the seam between the session and package explain, which turns what the
+// interpreter reports for a failed cell into the cell's one Error: the session says what kind
+// of failure it is and answers the explainers' questions (explainEnv).
+
+// fail turns an error of the interpreter into the cell's one Error.
+func (s *Session) fail(err error) Result {
+	return Result{Err: s.toError(err)}
+}
+
+func (s *Session) toError(err error) *Error {
+	var ce *cellError
+	var p yaegi.Panic
+	var r explain.Report
+	switch {
+	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+		msg := fmt.Sprintf("cell [%d] interrupted", s.cell)
+		return &Error{Name: "Interrupted", Value: msg, Traceback: []string{msg}}
+	case errors.As(err, &ce):
+		r = explain.Located(s.explainEnv(), ce.Error())
+	case errors.As(err, &p):
+		r = explain.Panic(s.explainEnv(), p.Value, s.stderr.Frames())
+	default:
+		r = explain.Compile(s.explainEnv(), err.Error())
+	}
+	return &Error{Name: r.Name, Value: r.Value, Traceback: r.Traceback, ExitCode: r.ExitCode}
+}
+
+// cellPos rewrites the positions "_.go:1300002:5" of the interpreter as "cell [3] line 2:5".
+func (s *Session) cellPos(msg string) string {
+	return explain.Positions(msg, s.where)
+}
+
+// explainEnv is what the explainers may ask of the session about the running cell.
+func (s *Session) explainEnv() explain.Env {
+	items := make([]explain.Item, len(s.items))
+	defined := map[string]bool{}
+	for i, it := range s.items {
+		items[i] = explain.Item{Node: node(it), Fset: it.fset, Text: it.text, Line: it.line, Stmt: it.kind == stmtItem}
+		definedNames(node(it), defined)
+	}
+	return explain.Env{
+		Cell:      s.cell,
+		File:      s.fileName,
+		Items:     items,
+		Where:     s.where,
+		Signature: s.signature,
+		Undefined: func(name string) bool { return !defined[name] && s.undefined(name) },
+		Source:    s.source,
+		Restarted: s.opts.Restarted,
+	}
+}
+
+// signature is the declaration of the function fn ("diag.C2ST", "f", "x.Method") as its
+// documentation gives it, or "".
+func (s *Session) signature(fn string) string {
+	doc, ok := s.Inspect(fn, utf8.RuneCountInString(fn))
+	if !ok {
+		return ""
+	}
+	sig, _, _ := strings.Cut(doc, "\n\n")
+	if !strings.HasPrefix(sig, "func") || strings.Contains(sig, "\n") {
+		return ""
+	}
+	return sig
+}
+
+// undefined reports whether nothing of the session, an importable package or the universe
+// defines name.
+func (s *Session) undefined(name string) bool {
+	if name == "_" || s.decls[name] != nil || s.imports[name] != "" || types.Universe.Lookup(name) != nil {
+		return false
+	}
+	switch name {
+	case "min", "max", "clear", "_gosbiRender", "_gosbiBundle":
+		return false
+	}
+	indexPackages()
+	return pkgIndex.byName[name] == ""
+}
+
+// source returns a function or method of the session by the name a panic frame gives it: a
+// method by its name alone, when only one type has a method of that name.
+func (s *Session) source(fn string) (explain.Source, bool) {
+	d := s.decls[fn]
+	if fn == rewrite.MainName {
+		d = s.decls["main"]
+	}
+	if d == nil {
+		for name, m := range s.decls {
+			if m.kind == methodDecl && strings.HasSuffix(name, "."+fn) {
+				if d != nil {
+					return explain.Source{}, false
+				}
+				d = m
+			}
+		}
+	}
+	if d == nil || (d.kind != funcDecl && d.kind != methodDecl) {
+		return explain.Source{}, false
+	}
+	return explain.Source{Text: d.text, Cell: d.cell, Line: d.line}, true
+}
+
+// compiledDecl says what an interpreted declaration of the session is, for the errors of a
+// %%compile cell that uses it (explain.CompiledUndefined).
+func (s *Session) compiledDecl(name string) (kind string, cell int, ok bool) {
+	d := s.decls[name]
+	if d == nil {
+		return "", 0, false
+	}
+	switch d.kind {
+	case varDecl:
+		kind = explain.KindVar
+	case constDecl:
+		kind = explain.KindConst
+	case funcDecl:
+		kind = explain.KindFunc
+	case typeDecl:
+		kind = explain.KindType
+	default:
+		return "", 0, false
+	}
+	return kind, d.cell, true
+}

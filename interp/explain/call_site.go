@@ -1,0 +1,189 @@
+package explain
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// Stderr is the interpreter's standard error: it forwards what the interpreter writes, except
+// its panic frame lines ("_.go:1300002:5: panic: main.f(...)", one per frame of a panic,
+// innermost first), which it keeps for Panic. It is safe for concurrent use.
+type Stderr struct {
+	w     io.Writer
+	mu    sync.Mutex
+	lines []string
+}
+
+// NewStderr returns a Stderr that forwards to w.
+func NewStderr(w io.Writer) *Stderr { return &Stderr{w: w} }
+
+var panicLineRE = regexp.MustCompile(`^\S*:\d+(:\d+)?: panic: `)
+
+func (f *Stderr) Write(p []byte) (int, error) {
+	if panicLineRE.Match(p) {
+		f.mu.Lock()
+		f.lines = append(f.lines, strings.Split(strings.TrimSpace(string(p)), "\n")...)
+		f.mu.Unlock()
+		return len(p), nil
+	}
+	return f.w.Write(p)
+}
+
+// Reset forgets the frames kept so far; a session calls it before each evaluation.
+func (f *Stderr) Reset() {
+	f.mu.Lock()
+	f.lines = nil
+	f.mu.Unlock()
+}
+
+// Frames returns the frame lines kept since the last Reset.
+func (f *Stderr) Frames() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.lines...)
+}
+
+var frameRE = regexp.MustCompile(`^(?:_\.go:)?(\d{7,})(?::(\d+))?: panic: (.*)$`)
+
+// parseFrames reads the frame lines of the user's code (those at a cell's position).
+func parseFrames(lines []string) []Frame {
+	var res []Frame
+	for _, l := range lines {
+		sm := frameRE.FindStringSubmatch(l)
+		if sm == nil {
+			continue
+		}
+		line, _ := strconv.Atoi(sm[1])
+		col, _ := strconv.Atoi(sm[2])
+		fn := strings.TrimPrefix(strings.TrimSuffix(sm[3], "(...)"), "main.")
+		res = append(res, Frame{Func: fn, Line: line, Col: col})
+	}
+	return res
+}
+
+// userFrames is the traceback lines of captured frame lines, with their call sites.
+func userFrames(env Env, lines []string) []string {
+	f := &Failure{Frames: parseFrames(lines)}
+	callSite.Explain(env, f)
+	return formatFrames(env, f.Frames)
+}
+
+// formatFrames returns the traceback lines of frames: "    in f, cell [2] line 3" for a
+// function, "    at cell [3] line 1" for the cell's own code.
+func formatFrames(env Env, frames []Frame) []string {
+	var res []string
+	for _, fr := range frames {
+		at := fr.At
+		if at == "" {
+			at = where(env, fr.Line, fr.Col)
+		}
+		if fr.Func == "main" {
+			res = append(res, "    at "+at)
+		} else {
+			res = append(res, "    in "+fr.Func+", "+at)
+		}
+	}
+	return res
+}
+
+// callSite: the interpreter reports each frame of a panic at the first statement of its
+// function instead of the statement that was running (its runCfg reads a variable that a loop
+// shadows), so a caller's frame would name the wrong line. The explainer finds the line from
+// the source instead: the call of the callee in the caller's body, when there is only one.
+var callSite = Explainer{
+	Name:     "call-site",
+	Upstream: "yaegi reports each frame of a panic at the first statement of its function, not at the running call; no upstream issue found",
+	Explain: func(env Env, f *Failure) {
+		for i := 1; i < len(f.Frames); i++ {
+			if at, ok := callSiteOf(env, f.Frames[i].Func, f.Frames[i-1].Func); ok {
+				f.Frames[i].At = at
+			}
+		}
+	},
+}
+
+// callSiteOf returns the position, as shown, of the only call of callee in the body of
+// caller: a function or method of the session, or "main" for the cell that runs.
+func callSiteOf(env Env, caller, callee string) (string, bool) {
+	callee = callee[strings.LastIndexByte(callee, '.')+1:]
+	if callee == "" || callee == "func" || caller == "func" {
+		return "", false
+	}
+	type source struct {
+		text       string
+		cell, line int
+		stmt       bool
+	}
+	var srcs []source
+	if caller == "main" {
+		for _, it := range env.Items {
+			srcs = append(srcs, source{it.Text, env.Cell, it.Line, it.Stmt})
+		}
+	} else {
+		if env.Source == nil {
+			return "", false
+		}
+		src, ok := env.Source(caller)
+		if !ok {
+			return "", false
+		}
+		srcs = append(srcs, source{src.Text, src.Cell, src.Line, false})
+	}
+	found := ""
+	for _, src := range srcs {
+		for _, line := range callLines(src.text, callee, src.stmt) {
+			at := place(env, src.cell, src.line+line-1)
+			if found != "" && found != at {
+				return "", false
+			}
+			found = at
+		}
+	}
+	return found, found != ""
+}
+
+// callLines returns the lines (1 for the first line of text) of the calls of callee in text,
+// a declaration or, when stmt is set, a statement; calls inside function literals are not
+// counted, as they run in frames of their own.
+func callLines(text, callee string, stmt bool) []int {
+	prefix := "package p\n"
+	if stmt {
+		prefix += "func _() {\n"
+	}
+	src := prefix + text
+	if stmt {
+		src += "\n}"
+	}
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "", src, 0)
+	if err != nil {
+		return nil
+	}
+	skip := strings.Count(prefix, "\n")
+	var lines []int
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.CallExpr:
+			name := ""
+			switch fun := ast.Unparen(n.Fun).(type) {
+			case *ast.Ident:
+				name = fun.Name
+			case *ast.SelectorExpr:
+				name = fun.Sel.Name
+			}
+			if name == callee {
+				lines = append(lines, fset.Position(n.Pos()).Line-skip)
+			}
+		}
+		return true
+	})
+	return lines
+}

@@ -1,0 +1,157 @@
+package explain
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/gosbi/gosbi/display"
+	"github.com/gosbi/gosbi/stdlib"
+)
+
+// cellWhere formats positions as a session whose cells all lie in the slot of cell 3.
+func cellWhere(line, col int) string {
+	if col > 0 {
+		return fmt.Sprintf("cell [3] line %d:%d", line%100000, col)
+	}
+	return fmt.Sprintf("cell [3] line %d", line%100000)
+}
+
+func TestPositions(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"_.go:1300002:5: undefined: foo", "cell [3] line 2:5: undefined: foo"},
+		{"1300002:5: panic", "cell [3] line 2:5: panic"},
+		{"at (1300007)", "at (cell [3] line 7)"},
+		// digits inside versions and paths stay
+		{"go: downloading github.com/gosbi/gosbi v0.0.0-20261125091747-a8276b04c371", ""},
+		{"reading /tmp/TestRun1234567890/001/x.go", ""},
+	} {
+		want := c.want
+		if want == "" {
+			want = c.in
+		}
+		if got := Positions(c.in, cellWhere); got != want {
+			t.Errorf("Positions(%q) = %q, want %q", c.in, got, want)
+		}
+	}
+}
+
+// TestReportNamesTheCell: a message without a position gets the cell's number; the restart note
+// follows an undefined name in a restarted session only.
+func TestReportNamesTheCell(t *testing.T) {
+	r := Compile(Env{Cell: 4, Where: cellWhere}, "import cycle not allowed")
+	if r.Name != "error" || r.Value != "cell [4]: import cycle not allowed" {
+		t.Errorf("Compile = %+v", r)
+	}
+	env := Env{Cell: 3, Where: cellWhere, Restarted: true}
+	r = Compile(env, "_.go:1300001:1: undefined: x")
+	if len(r.Traceback) != 2 || !strings.Contains(r.Traceback[1], "restarted") {
+		t.Errorf("restarted session: traceback %q lacks the restart note", r.Traceback)
+	}
+	env.Restarted = false
+	if r := Compile(env, "_.go:1300001:1: undefined: x"); len(r.Traceback) != 1 {
+		t.Errorf("traceback %q has a note", r.Traceback)
+	}
+}
+
+// TestPanicReports: a check failure, an exit and a panic of the cell's code, each with the
+// cell's frame; a panic without frames is a compile error.
+func TestPanicReports(t *testing.T) {
+	env := Env{Cell: 3, Where: cellWhere}
+	frames := []string{"_.go:1300002:1: panic: main(...)"}
+	check := func() (v any) {
+		defer func() { v = recover() }()
+		display.Check(false, "x is positive")
+		return nil
+	}()
+	for _, c := range []struct {
+		value            any
+		frames           []string
+		name, value0, tb string
+	}{
+		{check, frames, "CheckFailed", "check failed: x is positive", "    at cell [3] line 2:1"},
+		{stdlib.Exit{Code: 2}, frames, "Exit", "os.Exit(2) called: a notebook cell cannot end the session", "    at cell [3] line 2:1"},
+		{"boom", frames, "panic", "boom", "    at cell [3] line 2:1"},
+		{"reflect: slice index out of range", frames, "panic", "runtime error: index out of range", "    at cell [3] line 2:1"},
+		{"nil type", nil, "error", "cell [3]: the interpreter cannot compile this cell (nil type)", ""},
+	} {
+		r := Panic(env, c.value, c.frames)
+		if r.Name != c.name || !strings.HasPrefix(r.Value, c.value0) {
+			t.Errorf("Panic(%v) = %+v, want %s %q", c.value, r, c.name, c.value0)
+		}
+		if c.tb != "" && (len(r.Traceback) != 2 || r.Traceback[1] != c.tb) {
+			t.Errorf("Panic(%v): traceback %q, want the frame %q", c.value, r.Traceback, c.tb)
+		}
+	}
+}
+
+func TestCompiledUndefined(t *testing.T) {
+	decls := map[string]struct {
+		kind string
+		cell int
+	}{"xs": {KindVar, 1}, "scale": {KindConst, 2}, "f": {KindFunc, 3}, "T": {KindType, 4}}
+	decl := func(name string) (string, int, bool) {
+		d, ok := decls[name]
+		return d.kind, d.cell, ok
+	}
+	const msg = "cell [5]: %%compile: the %%compile cells do not compile:\n"
+	for _, c := range []struct {
+		errs string
+		want []string
+	}{
+		{"cell [5] line 2:29: undefined: xs", []string{"xs is a variable of the interpreted cell [1]", "sees only its own declarations",
+			"pass its value in as a function argument", "func f(xs T)"}},
+		{"cell [5] line 2:9: undefined: scale", []string{"scale is a constant of the interpreted cell [2]", "declare scale in the %%compile cell"}},
+		{"cell [5] line 2:9: undefined: f", []string{"f is a function of the interpreted cell [3]", "move f into a %%compile cell"}},
+		{"cell [5] line 2:9: undefined: T", []string{"T is a type of the interpreted cell [4]"}},
+	} {
+		got := CompiledUndefined(msg+c.errs, decl)
+		if !strings.HasPrefix(got, msg+c.errs+"\nnote: ") {
+			t.Errorf("%s: %q does not keep the message and add a note", c.errs, got)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s: %q does not say %q", c.errs, got, w)
+			}
+		}
+	}
+	// a name no interpreted cell declares, and one named twice
+	if got := CompiledUndefined(msg+"cell [5] line 2:9: undefined: nope", decl); got != msg+"cell [5] line 2:9: undefined: nope" {
+		t.Errorf("undefined nope: %q, want the message unchanged", got)
+	}
+	got := CompiledUndefined(msg+"line 2: undefined: xs\nline 3: undefined: xs", decl)
+	if strings.Count(got, "note: ") != 1 {
+		t.Errorf("xs undefined twice: %q, want one note", got)
+	}
+}
+
+func TestUnusable(t *testing.T) {
+	unusable := []string{"example.com/sim.Map: func Map is generic"}
+	for _, c := range []struct{ msg, want string }{
+		{`_.go:1300001:1: package sim "example.com/sim" has no symbol Map`, "example.com/sim.Map cannot be used in cells: func Map is generic"},
+		{"undefined selector example.com/sim.Map", "example.com/sim.Map cannot be used in cells: func Map is generic"},
+		{`package sim "example.com/sim" has no symbol Other`, ""},
+	} {
+		if got := Unusable(c.msg, unusable); got != c.want {
+			t.Errorf("Unusable(%q) = %q, want %q", c.msg, got, c.want)
+		}
+	}
+}
+
+// TestMissingGeneric: each form of the interpreter's message for a missing generic function
+// gets the hint (sync.OnceValue is one of the symbol tables' packages, slices one of the
+// interpreter's own).
+func TestMissingGeneric(t *testing.T) {
+	env := Env{Cell: 3, Where: cellWhere}
+	for _, c := range []struct{ msg, want string }{
+		{"_.go:1300001:1: undefined selector: slices.Sort", "use sort.Float64s"},
+		{"_.go:1300001:6: undefined selector slices.Sort", "use sort.Float64s"},
+		{`_.go:1300001:1: package sync "sync" has no symbol OnceValue`, "use a sync.Once"},
+		{"_.go:1300001:1: undefined selector: slices.Contains", ""},
+	} {
+		r := Compile(env, c.msg)
+		if c.want != "" && !strings.Contains(r.Value, c.want) || c.want == "" && strings.Contains(r.Value, "(") {
+			t.Errorf("%q: %q, want the hint %q", c.msg, r.Value, c.want)
+		}
+	}
+}

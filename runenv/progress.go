@@ -1,0 +1,194 @@
+package runenv
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// Fraction is the part of the call done, in [0, 1]: Done/Total, 1 for a call stopped early
+// by design, 0 when Total is unknown.
+func (ev ProgressEvent) Fraction() float64 {
+	switch {
+	case ev.Finished && ev.Stopped:
+		return 1
+	case ev.Total <= 0:
+		return 0
+	}
+	return max(0, min(1, float64(ev.Done)/float64(ev.Total)))
+}
+
+// Count is what a bar shows after it: "13/40" (or "13" when Total is unknown), with " done"
+// on the last event of a call, "stopped early at 74" when early stopping ended it, or
+// " ended" when the call ended short of its total otherwise (an interrupt, an error).
+func (ev ProgressEvent) Count() string {
+	if ev.Finished && ev.Stopped {
+		return fmt.Sprintf("stopped early at %d", ev.Done)
+	}
+	count := fmt.Sprintf("%d", ev.Done)
+	if ev.Total > 0 {
+		count = fmt.Sprintf("%d/%d", ev.Done, ev.Total)
+	}
+	switch {
+	case ev.Finished && ev.Total > 0 && ev.Done < ev.Total:
+		count += " ended"
+	case ev.Finished:
+		count += " done"
+	}
+	return count
+}
+
+// String renders the event as one line of text, the way a text progress bar shows it:
+//
+//	train NPE [############..................] 16/40 epoch 16  val loss 1.234
+func (ev ProgressEvent) String() string {
+	n := int(ev.Fraction()*barWidth + 0.5)
+	bar := "[" + strings.Repeat("#", n) + strings.Repeat(".", barWidth-n) + "]"
+	return strings.TrimSpace(fmt.Sprintf("%s %s %s %s", ev.Label, bar, ev.Count(), ev.Message))
+}
+
+// barWidth is the number of cells of a text bar.
+const barWidth = 30
+
+// progressDelay is how long a call runs before a ProgressLine shows it.
+const progressDelay = time.Second
+
+// ProgressLine draws the progress of long library calls on a writer, standard error usually.
+// On a terminal it is one line, redrawn in place (a carriage return) as events arrive and
+// ended with a newline, in its final state, when the call finishes. Elsewhere (a file, a
+// pipe) it writes only each call's final line, so logs stay readable. A call appears once it
+// has run for a second: quick calls, such as many short ones in a loop, leave nothing. Calls
+// that run at once (a training that simulates) share the line: the latest event is drawn. It
+// is safe for concurrent use.
+type ProgressLine struct {
+	w        io.Writer
+	terminal bool
+	width    int           // columns of the terminal; lines are cut to fit
+	delay    time.Duration // how long a call runs before it is shown
+	mu       sync.Mutex
+	calls    map[string]*lineCall // by label
+	drawn    bool                 // a line is drawn and not ended
+}
+
+// lineCall is the state of one call on a ProgressLine.
+type lineCall struct {
+	start time.Time
+	ev    ProgressEvent
+	shown bool
+	timer *time.Timer
+}
+
+// NewProgressLine returns a ProgressLine that draws on w: in place when w is a terminal.
+func NewProgressLine(w io.Writer) *ProgressLine {
+	width, terminal := 0, false
+	if f, ok := w.(*os.File); ok {
+		width, terminal = terminalWidth(f)
+	}
+	return newProgressLine(w, terminal, width, progressDelay)
+}
+
+func newProgressLine(w io.Writer, terminal bool, width int, delay time.Duration) *ProgressLine {
+	if width <= 0 {
+		width = 80
+	}
+	return &ProgressLine{w: w, terminal: terminal, width: width, delay: delay, calls: map[string]*lineCall{}}
+}
+
+// Report takes one progress event; it is a ProgressFunc (SetProgress(p.Report)).
+func (p *ProgressLine) Report(ev ProgressEvent) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	c := p.calls[ev.Label]
+	if c == nil || c.ev.Finished {
+		c = &lineCall{start: time.Now()}
+		p.calls[ev.Label] = c
+		if p.terminal && p.delay > 0 {
+			// a call that reports nothing for a while still shows that it runs
+			c.timer = time.AfterFunc(p.delay, func() {
+				p.mu.Lock()
+				defer p.mu.Unlock()
+				if p.calls[c.ev.Label] == c && !c.ev.Finished {
+					p.draw(c, false)
+				}
+			})
+		}
+	}
+	c.ev = ev
+	long := c.shown || time.Since(c.start) >= p.delay
+	if ev.Finished {
+		if c.timer != nil {
+			c.timer.Stop()
+		}
+		if long {
+			p.draw(c, true)
+		}
+		return
+	}
+	if long && p.terminal {
+		p.draw(c, false)
+	}
+}
+
+// draw writes the call's state: in place on a terminal, and as a line of its own when final.
+func (p *ProgressLine) draw(c *lineCall, final bool) {
+	c.shown = true
+	line := clip(c.ev.String(), p.width-1)
+	switch {
+	case p.terminal && final:
+		fmt.Fprintf(p.w, "\r%s\x1b[K\n", line)
+		p.drawn = false
+	case p.terminal:
+		fmt.Fprintf(p.w, "\r%s\x1b[K", line)
+		p.drawn = true
+	case final:
+		fmt.Fprintln(p.w, line)
+	}
+}
+
+// End ends a line left drawn by calls that did not finish (an interrupted cell of a REPL), so
+// that what follows starts on a line of its own, and forgets those calls.
+func (p *ProgressLine) End() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range p.calls {
+		if c.timer != nil {
+			c.timer.Stop()
+		}
+	}
+	p.calls = map[string]*lineCall{}
+	if p.drawn {
+		fmt.Fprintln(p.w)
+		p.drawn = false
+	}
+}
+
+// clip cuts s to at most n characters, ending with "…" when cut.
+func clip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:max(0, n-1)]) + "…"
+}
+
+// ProgressToStderr sends the progress of long library calls to standard error as a
+// ProgressLine: a plain Go program's way to see its trainings advance. Setting the
+// environment variable GOSBI_PROGRESS=stderr does the same when the program starts.
+func ProgressToStderr() { SetProgress(NewProgressLine(os.Stderr).Report) }
+
+// ProgressEnv is the environment variable that turns the progress line on at start-up.
+const ProgressEnv = "GOSBI_PROGRESS"
+
+func init() {
+	switch v := os.Getenv(ProgressEnv); v {
+	case "":
+	case "stderr":
+		ProgressToStderr()
+	default:
+		fmt.Fprintf(os.Stderr, "gosbi: %s=%q is not a known value: set it to \"stderr\" for a progress line on standard error; progress stays off\n", ProgressEnv, v)
+	}
+}

@@ -1,0 +1,159 @@
+package runenv
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestMain(m *testing.M) {
+	// GOSBI_RUNENV_CHILD makes the test binary a program that sets nothing and reports the
+	// progress of one call (for TestProgressEnv).
+	if os.Getenv("GOSBI_RUNENV_CHILD") != "" {
+		report := Progress()
+		if report == nil {
+			fmt.Println("no progress sink")
+			os.Exit(0)
+		}
+		report(ProgressEvent{Label: "train NPE", Total: 2})
+		time.Sleep(progressDelay + 100*time.Millisecond)
+		report(ProgressEvent{Label: "train NPE", Done: 2, Total: 2, Finished: true, Message: "epoch 2"})
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func TestProgressEventString(t *testing.T) {
+	for _, c := range []struct {
+		ev   ProgressEvent
+		want string
+	}{
+		{ProgressEvent{Label: "train NPE", Done: 16, Total: 40, Message: "epoch 16"}, "train NPE [############..................] 16/40 epoch 16"},
+		{ProgressEvent{Label: "simulate", Done: 1000, Total: 1000, Finished: true}, "simulate [##############################] 1000/1000 done"},
+		{ProgressEvent{Label: "train NPE", Done: 74, Total: 1000, Finished: true, Stopped: true, Message: "epoch 74"},
+			"train NPE [##############################] stopped early at 74 epoch 74"},
+		{ProgressEvent{Label: "coverage", Done: 7}, "coverage [..............................] 7"},
+		{ProgressEvent{Label: "train NPE", Done: 13, Total: 40, Finished: true, Message: "epoch 13"},
+			"train NPE [##########....................] 13/40 ended epoch 13"},
+	} {
+		if got := c.ev.String(); got != c.want {
+			t.Errorf("%+v:\n got %q\nwant %q", c.ev, got, c.want)
+		}
+	}
+}
+
+// events reports a call of total units, then its end.
+func events(p *ProgressLine, label string, total int) {
+	for i := 0; i <= total; i++ {
+		p.Report(ProgressEvent{Label: label, Done: i, Total: total})
+	}
+	p.Report(ProgressEvent{Label: label, Done: total, Total: total, Finished: true})
+}
+
+// TestProgressLine: on a terminal, each event redraws the line in place and the last ends it;
+// elsewhere only the last is written; a call quicker than the delay writes nothing.
+func TestProgressLine(t *testing.T) {
+	var term bytes.Buffer
+	events(newProgressLine(&term, true, 80, 0), "train", 2)
+	draws := strings.Split(term.String(), "\r")
+	if len(draws) != 5 || draws[0] != "" {
+		t.Fatalf("terminal output %q: want 4 draws, each after a carriage return", term.String())
+	}
+	if draws[1] != "train [..............................] 0/2\x1b[K" || draws[4] != "train [##############################] 2/2 done\x1b[K\n" {
+		t.Errorf("terminal output %q", term.String())
+	}
+
+	var log bytes.Buffer
+	events(newProgressLine(&log, false, 0, 0), "train", 2)
+	if got := log.String(); got != "train [##############################] 2/2 done\n" {
+		t.Errorf("file output %q, want the final line only", got)
+	}
+
+	var quick bytes.Buffer
+	p := newProgressLine(&quick, true, 80, time.Hour)
+	for range 100 {
+		events(p, "quick", 3)
+	}
+	if quick.Len() != 0 {
+		t.Errorf("quick calls wrote %q", quick.String())
+	}
+}
+
+// TestProgressLineSilentCall: a call that reports nothing after its start is drawn once it has
+// run for the delay.
+func TestProgressLineSilentCall(t *testing.T) {
+	var term syncBuffer
+	p := newProgressLine(&term, true, 80, 20*time.Millisecond)
+	p.Report(ProgressEvent{Label: "simulate", Total: 5})
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(term.String(), "simulate") && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if got := term.String(); got != "\rsimulate [..............................] 0/5\x1b[K" {
+		t.Errorf("after the delay: %q", got)
+	}
+	p.End()
+	if got := term.String(); !strings.HasSuffix(got, "\x1b[K\n") {
+		t.Errorf("End left the line open: %q", got)
+	}
+}
+
+// TestProgressLineClips: a line longer than the terminal is cut to fit, so that a carriage
+// return can redraw it.
+func TestProgressLineClips(t *testing.T) {
+	var term bytes.Buffer
+	p := newProgressLine(&term, true, 40, 0)
+	p.Report(ProgressEvent{Label: "train", Done: 1, Total: 2, Message: strings.Repeat("very long message ", 10)})
+	line := strings.TrimSuffix(strings.TrimPrefix(term.String(), "\r"), "\x1b[K")
+	if n := len([]rune(line)); n != 39 || !strings.HasSuffix(line, "…") {
+		t.Errorf("line of %d characters on a 40-column terminal: %q", n, line)
+	}
+}
+
+// TestProgressEnv: a program that sets nothing shows its progress on standard error when
+// started with GOSBI_PROGRESS=stderr, and shows nothing without it; an unknown value is
+// reported.
+func TestProgressEnv(t *testing.T) {
+	run := func(env ...string) (stdout, stderr string) {
+		cmd := exec.Command(os.Args[0])
+		cmd.Env = append(os.Environ(), append([]string{"GOSBI_RUNENV_CHILD=1"}, env...)...)
+		var o, e bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &o, &e
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("%v: %v\n%s", env, err, e.String())
+		}
+		return o.String(), e.String()
+	}
+	if _, stderr := run(ProgressEnv + "=stderr"); stderr != "train NPE [##############################] 2/2 done epoch 2\n" {
+		t.Errorf("with %s=stderr the program wrote %q on standard error", ProgressEnv, stderr)
+	}
+	if stdout, stderr := run(ProgressEnv + "="); stdout != "no progress sink\n" || stderr != "" {
+		t.Errorf("without %s: %q, %q", ProgressEnv, stdout, stderr)
+	}
+	if stdout, stderr := run(ProgressEnv + "=stdout"); stdout != "no progress sink\n" || !strings.Contains(stderr, `GOSBI_PROGRESS="stdout" is not a known value`) {
+		t.Errorf("with %s=stdout: %q, %q", ProgressEnv, stdout, stderr)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the timer's goroutine.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
