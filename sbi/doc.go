@@ -23,7 +23,10 @@
 // SelectLoss judges by the loss alone). NPE posteriors reject draws outside a bounded prior and report the acceptance
 // rate; NRE posteriors sample by an exact grid (at most 3 parameters, bounded prior), slice
 // MCMC over many chains, or importance resampling from the prior (SamplerConfig).
-// NPEEnsemble and NREEnsemble combine trained estimators; Save and LoadNPE/LoadNRE keep them.
+// NPEEnsemble and NREEnsemble combine trained estimators. Save writes an estimator with its
+// configuration, embedding, prior and weights to one checksummed file, and Load reads back
+// whichever estimator a file holds (LoadNPE and LoadNRE are the typed forms); the format, its
+// registry of kinds and its limits are described at EstimatorFormatVersion.
 //
 // # Configuration
 //

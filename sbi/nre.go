@@ -2,6 +2,7 @@ package sbi
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 
 	"github.com/gosbi/gosbi/sbi/dist"
@@ -143,12 +144,15 @@ func (e *NRE) LogRatio(theta, x *mat.Dense) []float64 {
 }
 
 // LogProbPairs returns log p(θᵢ) + log r̂(θᵢ, xᵢ) for every row pair (an unnormalized posterior
-// log-density, −Inf outside the prior's support), in parallel.
+// log-density, −Inf outside the prior's support and where xᵢ holds NaN or ±Inf), in parallel.
 func (e *NRE) LogProbPairs(theta, x *mat.Dense) []float64 {
 	lr := e.LogRatio(theta, x)
 	lp := e.prior.LogProb(theta)
 	for i := range lr {
 		lr[i] = cleanLogProb(lp[i]+lr[i], e.prior, theta.RawRowView(i))
+		if !finite(x.RawRowView(i)) {
+			lr[i] = math.Inf(-1)
+		}
 	}
 	return lr
 }

@@ -7,10 +7,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
+	"math"
 	"math/rand/v2"
 	"os"
-	"strings"
+	"sort"
 
 	"github.com/gosbi/gosbi/internal/atomicfile"
 	"github.com/gosbi/gosbi/sbi/dist"
@@ -19,180 +21,471 @@ import (
 
 // EstimatorFormatVersion is the version of the estimator file format written by Save.
 //
-// An estimator file is: the magic "GOSBIEST", the format version (uint32, little-endian), the
-// length (uint32) of a JSON header, the header (kind "npe" or "nre", configuration,
-// dimensions, standardization), and the weights as written by nn.WriteParams.
-const EstimatorFormatVersion = 1
+// An estimator file of format 2 is, in order:
+//
+//   - the magic "GOSBIEST" and the format version (uint32; every integer is little-endian);
+//   - the length n of the header (uint32) and the header, n bytes of JSON:
+//     {"kind", "config", "embedding": {"kind", "config"}, "prior", "param_dim", "x_dim",
+//     "z_theta", "z_x"}: the estimator's kind ("npe", "nre", …) and configuration, the
+//     embedding's kind ("mlp", …) and configuration (absent without an embedding), the prior
+//     as a dist.Spec, the dimensions of θ and x, and the standardization of θ and x;
+//   - the weights, as nn.WriteParams writes them;
+//   - the CRC-32C (Castagnoli) of every byte before it (uint32), so that any change to the
+//     file, header included, is detected.
+//
+// Format 1 (gosbi before the prior was stored) has the same frame without the checksum; its
+// header holds "npe" or "nre" (the configuration) and "embedding" (an MLPEmbedding), and no
+// prior. Load and LoadNPE/LoadNRE read both formats; a format-1 file needs the prior passed.
+//
+// Limits, each checked before the memory it guards is allocated: a file holds at most
+// MaxEstimatorFileSize bytes and its header at most MaxEstimatorHeaderSize; the networks the
+// header describes may hold no more weights than the weights section has room for (8 bytes a
+// weight), so that no width read from a file (Hidden: 2e9) can make loading allocate more
+// than a small multiple of the file's size; the layers of an NPE's MADEs are at most 10⁴; and
+// the sampler settings an NRE file stores are bounded (GridPoints^dim ≤ 2²⁴ cells; Chains,
+// BurnIn and Thin ≤ 10⁶; Proposals ≤ 10⁴).
+const EstimatorFormatVersion = 2
 
-var estimatorMagic = []byte("GOSBIEST")
+// Limits of estimator files (see EstimatorFormatVersion).
+const (
+	MaxEstimatorFileSize   = 1 << 30 // bytes of a whole file: 1 GiB, about 130 million weights
+	MaxEstimatorHeaderSize = 1 << 20 // bytes of the JSON header
+)
 
+var (
+	// fileSizeLimit is MaxEstimatorFileSize, lowered by tests.
+	fileSizeLimit  = MaxEstimatorFileSize
+	estimatorMagic = []byte("GOSBIEST")
+	castagnoli     = crc32.MakeTable(crc32.Castagnoli)
+)
+
+// fileHeader is the JSON header of format 2.
 type fileHeader struct {
-	Kind      string        `json:"kind"`
-	ParamDim  int           `json:"param_dim"`
-	XDim      int           `json:"x_dim"`
-	ZTheta    zscore        `json:"z_theta"`
-	ZX        zscore        `json:"z_x"`
-	NPE       *NPEConfig    `json:"npe,omitempty"`
-	NRE       *NREConfig    `json:"nre,omitempty"`
-	Embedding *MLPEmbedding `json:"embedding,omitempty"`
+	Kind      string          `json:"kind"`
+	Config    json.RawMessage `json:"config"`
+	Embedding *embeddingEntry `json:"embedding,omitempty"`
+	Prior     *dist.Spec      `json:"prior"`
+	ParamDim  int             `json:"param_dim"`
+	XDim      int             `json:"x_dim"`
+	ZTheta    zscore          `json:"z_theta"`
+	ZX        zscore          `json:"z_x"`
 }
 
-// embedding returns the embedding stored in the header, nil for none.
-func (h *fileHeader) embedding() Embedding {
-	if h.Embedding == nil {
-		return nil
-	}
-	return *h.Embedding
+// embeddingEntry is an embedding in the header: its registered kind and its configuration.
+type embeddingEntry struct {
+	Kind   string          `json:"kind"`
+	Config json.RawMessage `json:"config"`
 }
 
-// savableEmbedding returns the embedding as an MLPEmbedding, or an error for other kinds.
-func savableEmbedding(e Embedding) (*MLPEmbedding, error) {
-	switch v := e.(type) {
-	case nil:
-		return nil, nil
-	case MLPEmbedding:
-		return &v, nil
-	case *MLPEmbedding:
-		return v, nil
-	}
-	return nil, fmt.Errorf("save: the embedding %T cannot be saved: only MLPEmbedding is stored in estimator files", e)
+// headerV1 is the JSON header of format 1.
+type headerV1 struct {
+	Kind      string          `json:"kind"`
+	ParamDim  int             `json:"param_dim"`
+	XDim      int             `json:"x_dim"`
+	ZTheta    zscore          `json:"z_theta"`
+	ZX        zscore          `json:"z_x"`
+	NPE       json.RawMessage `json:"npe,omitempty"`
+	NRE       json.RawMessage `json:"nre,omitempty"`
+	Embedding json.RawMessage `json:"embedding,omitempty"`
 }
 
-func writeEstimator(w io.Writer, h fileHeader, ps []*nn.Param) error {
-	hdr, err := json.Marshal(h)
-	if err != nil {
-		return fmt.Errorf("save: %w", err)
+// upgrade returns the format-2 view of a format-1 header (without a prior).
+func (h headerV1) upgrade() fileHeader {
+	out := fileHeader{Kind: h.Kind, ParamDim: h.ParamDim, XDim: h.XDim, ZTheta: h.ZTheta, ZX: h.ZX}
+	switch h.Kind {
+	case "npe":
+		out.Config = h.NPE
+	case "nre":
+		out.Config = h.NRE
 	}
-	bw := bufio.NewWriter(w)
-	bw.Write(estimatorMagic)
-	binary.Write(bw, binary.LittleEndian, uint32(EstimatorFormatVersion))
-	binary.Write(bw, binary.LittleEndian, uint32(len(hdr)))
-	bw.Write(hdr)
-	if err := nn.WriteParams(bw, ps); err != nil {
-		return fmt.Errorf("save: %w", err)
+	if len(h.Embedding) > 0 && string(h.Embedding) != "null" {
+		out.Embedding = &embeddingEntry{Kind: "mlp", Config: h.Embedding}
 	}
-	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("save: %w", err)
+	return out
+}
+
+// savable is an estimator that files store: its shared core, its networks, and its
+// configuration without the embedding (stored apart).
+type savable interface {
+	Amortized
+	core() *estimator
+	fileNetwork() fileNetwork
+	fileConfig() any
+}
+
+// fileNetwork is a network whose size is known before it is built.
+type fileNetwork interface {
+	network
+	// headWeights is the number of weights buildHead creates for ctx conditioning values, or
+	// the configuration's error.
+	headWeights(ctx int) (int, error)
+}
+
+func (c *estimator) core() *estimator { return c }
+
+// estimatorKind is what the file format knows of one kind of estimator. Each estimator
+// registers its kind with registerEstimator from an init function of its own file.
+type estimatorKind struct {
+	kind   string // the name in the header: "npe", "nre", …
+	loader string // the typed loader, for messages: "LoadNPE"
+	// decode returns an untrained estimator for prior from the stored configuration (JSON,
+	// without the embedding) and the embedding (nil for none). It bounds every size of the
+	// configuration that is not a network width (those are checked through headWeights).
+	decode func(prior dist.Distribution, config []byte, emb Embedding) (savable, error)
+}
+
+var estimatorKinds = map[string]estimatorKind{}
+
+// registerEstimator adds a kind of estimator to the file format; it panics on a duplicate.
+func registerEstimator(k estimatorKind) {
+	if _, dup := estimatorKinds[k.kind]; dup || k.kind == "" || k.decode == nil {
+		panic(fmt.Sprintf("sbi: registerEstimator: kind %q is empty, incomplete or registered already", k.kind))
+	}
+	estimatorKinds[k.kind] = k
+}
+
+func knownKinds() []string {
+	var ks []string
+	for k := range estimatorKinds {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+// decodeStrict unmarshals data into v, refusing fields that v does not have: no stored
+// setting is ignored silently.
+func decodeStrict(data []byte, v any) error {
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.DisallowUnknownFields()
+	if err := d.Decode(v); err != nil {
+		return err
+	}
+	if d.More() {
+		return errors.New("unexpected data after the JSON value")
 	}
 	return nil
 }
 
-func readHeader(r io.Reader, want string, prior dist.Distribution) (*fileHeader, error) {
-	magic := make([]byte, len(estimatorMagic))
-	if _, err := io.ReadFull(r, magic); err != nil || !bytes.Equal(magic, estimatorMagic) {
+// configJSON encodes an estimator's configuration without its Embedding field.
+func configJSON(cfg any) (json.RawMessage, error) {
+	b, err := json.Marshal(cfg)
+	if err != nil {
+		return nil, err
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(b, &fields); err != nil {
+		return nil, err
+	}
+	delete(fields, "Embedding")
+	return json.Marshal(fields)
+}
+
+// save writes the trained estimator e to w in the current format.
+func saveEstimator(w io.Writer, e savable) error {
+	c := e.core()
+	if !c.trained {
+		return fmt.Errorf("save %s: %w", c.name, errUntrained)
+	}
+	prior, err := dist.SpecOf(c.prior)
+	if err != nil {
+		return fmt.Errorf("save %s: the prior cannot be stored in the file: %w", c.name, err)
+	}
+	net := e.fileNetwork()
+	emb, err := embeddingEntryOf(net.embedding())
+	if err != nil {
+		return fmt.Errorf("save %s: %w", c.name, err)
+	}
+	cfg, err := configJSON(e.fileConfig())
+	if err != nil {
+		return fmt.Errorf("save %s: configuration: %w", c.name, err)
+	}
+	hdr, err := json.Marshal(fileHeader{Kind: c.kind, Config: cfg, Embedding: emb, Prior: &prior,
+		ParamDim: c.prior.Dim(), XDim: c.xDim, ZTheta: c.zt, ZX: c.zx})
+	if err != nil {
+		return fmt.Errorf("save %s: %w", c.name, err)
+	}
+	if len(hdr) > MaxEstimatorHeaderSize {
+		return fmt.Errorf("save %s: the header takes %d bytes, more than the %d a file may hold", c.name, len(hdr), MaxEstimatorHeaderSize)
+	}
+	weights := nn.MarshalParams(net.params())
+	if size := len(estimatorMagic) + 12 + len(hdr) + len(weights); size > fileSizeLimit {
+		return fmt.Errorf("save %s: the file would take %d bytes, more than the %d an estimator file may hold", c.name, size, fileSizeLimit)
+	}
+	sum := crc32.New(castagnoli)
+	bw := bufio.NewWriter(w)
+	mw := io.MultiWriter(bw, sum)
+	mw.Write(estimatorMagic)
+	binary.Write(mw, binary.LittleEndian, uint32(EstimatorFormatVersion))
+	binary.Write(mw, binary.LittleEndian, uint32(len(hdr)))
+	mw.Write(hdr)
+	mw.Write(weights)
+	binary.Write(bw, binary.LittleEndian, sum.Sum32())
+	if err := bw.Flush(); err != nil { // bufio keeps the first write error and returns it here
+		return fmt.Errorf("save %s: %w", c.name, err)
+	}
+	return nil
+}
+
+// rawFile is an estimator file split into its parts, checksum verified.
+type rawFile struct {
+	version int
+	header  []byte
+	weights []byte
+}
+
+// readRaw reads a whole estimator file from r, at most MaxEstimatorFileSize bytes, checks its
+// frame and (format 2) its checksum, and splits it.
+func readRaw(r io.Reader) (*rawFile, error) {
+	prefix := make([]byte, len(estimatorMagic)+4)
+	if _, err := io.ReadFull(r, prefix); err != nil || !bytes.Equal(prefix[:len(estimatorMagic)], estimatorMagic) {
 		return nil, errors.New("load: not a gosbi estimator file (the magic GOSBIEST is missing)")
 	}
-	var version, n uint32
-	if err := binary.Read(r, binary.LittleEndian, &version); err != nil {
-		return nil, fmt.Errorf("load: truncated file: %w", err)
+	version := binary.LittleEndian.Uint32(prefix[len(estimatorMagic):])
+	if version != 1 && version != EstimatorFormatVersion {
+		return nil, fmt.Errorf("load: the file has format version %d, this build reads versions 1 and %d: load it with the gosbi that wrote it", version, EstimatorFormatVersion)
 	}
-	if version != EstimatorFormatVersion {
-		return nil, fmt.Errorf("load: the file has format version %d, this build reads version %d: save it again with a matching gosbi", version, EstimatorFormatVersion)
+	rest, err := io.ReadAll(io.LimitReader(r, int64(fileSizeLimit-len(prefix)+1)))
+	if err != nil {
+		return nil, fmt.Errorf("load: %w", err)
 	}
-	if err := binary.Read(r, binary.LittleEndian, &n); err != nil || n > 1<<24 {
-		return nil, fmt.Errorf("load: truncated or damaged header")
+	if len(prefix)+len(rest) > fileSizeLimit {
+		return nil, fmt.Errorf("load: the file is larger than %d bytes, the limit of estimator files: it is not one gosbi wrote", fileSizeLimit)
 	}
-	hdr := make([]byte, n)
-	if _, err := io.ReadFull(r, hdr); err != nil {
-		return nil, fmt.Errorf("load: truncated header: %w", err)
+	if version == EstimatorFormatVersion {
+		if len(rest) < 8 {
+			return nil, errors.New("load: the file is truncated (no room for the header and checksum)")
+		}
+		stored := binary.LittleEndian.Uint32(rest[len(rest)-4:])
+		rest = rest[:len(rest)-4]
+		if got := crc32.Update(crc32.Checksum(prefix, castagnoli), castagnoli, rest); got != stored {
+			return nil, fmt.Errorf("load: checksum mismatch (file %08x, content %08x): the file is damaged or was edited; save the estimator again", stored, got)
+		}
 	}
+	if len(rest) < 4 {
+		return nil, errors.New("load: the file is truncated (no header length)")
+	}
+	n := binary.LittleEndian.Uint32(rest)
+	if n > MaxEstimatorHeaderSize || int(n) > len(rest)-4 {
+		return nil, fmt.Errorf("load: damaged file: a header of %d bytes (at most %d, and the file holds %d after the length)", n, MaxEstimatorHeaderSize, len(rest)-4)
+	}
+	return &rawFile{version: int(version), header: rest[4 : 4+n], weights: rest[4+n:]}, nil
+}
+
+// parseHeader decodes the header of f into its format-2 form.
+func (f *rawFile) parseHeader() (*fileHeader, error) {
 	var h fileHeader
-	if err := json.Unmarshal(hdr, &h); err != nil {
+	if f.version == 1 {
+		var v1 headerV1
+		if err := json.Unmarshal(f.header, &v1); err != nil {
+			return nil, fmt.Errorf("load: damaged header: %w", err)
+		}
+		h = v1.upgrade()
+	} else if err := decodeStrict(f.header, &h); err != nil {
 		return nil, fmt.Errorf("load: damaged header: %w", err)
 	}
-	if h.Kind != want {
-		return nil, fmt.Errorf("load: the file holds an estimator of kind %q, not %q: use Load%s", h.Kind, want, map[string]string{"npe": "NPE", "nre": "NRE"}[h.Kind])
+	if len(h.Config) == 0 || string(h.Config) == "null" {
+		return nil, fmt.Errorf("load: damaged header (no configuration of the %q estimator)", h.Kind)
 	}
-	if prior == nil || prior.Dim() != h.ParamDim {
-		d := 0
-		if prior != nil {
-			d = prior.Dim()
-		}
-		return nil, fmt.Errorf("load: the estimator has %d parameters and the prior given %d: pass the prior it was trained with", h.ParamDim, d)
+	if h.ParamDim < 1 || h.XDim < 1 {
+		return nil, fmt.Errorf("load: damaged header (%d parameters, %d values of x; expected at least 1 each)", h.ParamDim, h.XDim)
 	}
-	if len(h.ZTheta.Mean) != h.ParamDim || len(h.ZX.Mean) != h.XDim || h.XDim < 1 {
-		return nil, errors.New("load: damaged header (standardization does not match the dimensions)")
+	if err := h.ZTheta.check("θ", h.ParamDim); err != nil {
+		return nil, err
 	}
-	if (h.Kind == "npe" && h.NPE == nil) || (h.Kind == "nre" && h.NRE == nil) {
-		return nil, fmt.Errorf("load: damaged header (no %s configuration)", strings.ToUpper(h.Kind))
+	if err := h.ZX.check("x", h.XDim); err != nil {
+		return nil, err
 	}
 	return &h, nil
 }
 
-// save writes the trained estimator to w: h carries the estimator's configuration without its
-// embedding, the core fills the rest of the header.
-func (c *estimator) save(w io.Writer, m network, h fileHeader) error {
-	if !c.trained {
-		return fmt.Errorf("save %s: %w", c.name, errUntrained)
+// check reports a standardization that does not fit dim values or holds a value that
+// fitZScore cannot have produced.
+func (z zscore) check(what string, dim int) error {
+	if len(z.Mean) != dim || len(z.Std) != dim {
+		return fmt.Errorf("load: damaged header (the standardization of %s has %d means and %d deviations, expected %d)", what, len(z.Mean), len(z.Std), dim)
 	}
-	emb, err := savableEmbedding(m.embedding())
-	if err != nil {
-		return err
+	for j := range z.Mean {
+		if math.IsNaN(z.Mean[j]) || math.IsInf(z.Mean[j], 0) || !(z.Std[j] >= minStd) || math.IsInf(z.Std[j], 0) {
+			return fmt.Errorf("load: damaged header (standardization of %s, column %d: mean %v, deviation %v; expected finite values, deviation ≥ %g)", what, j, z.Mean[j], z.Std[j], minStd)
+		}
 	}
-	h.Kind, h.ParamDim, h.XDim, h.ZTheta, h.ZX, h.Embedding = c.kind, c.prior.Dim(), c.xDim, c.zt, c.zx, emb
-	return writeEstimator(w, h, m.params())
-}
-
-// load builds the networks of m for the header h and reads their weights from r.
-func (c *estimator) load(r io.Reader, m network, h *fileHeader) error {
-	if c.cfgErr != nil {
-		return fmt.Errorf("load: %w", c.cfgErr)
-	}
-	if err := c.build(m, rand.New(rand.NewPCG(0, 0)), h.XDim); err != nil {
-		return fmt.Errorf("load: %w", err)
-	}
-	if err := nn.ReadParams(r, m.params()); err != nil {
-		return fmt.Errorf("load: weights: %w", err)
-	}
-	c.zt, c.zx, c.trained = h.ZTheta, h.ZX, true
 	return nil
 }
 
-// Save writes the trained NPE (configuration, standardization and weights) to w. The prior is
-// not stored: pass it again to LoadNPE.
-func (e *NPE) Save(w io.Writer) error {
-	cfg := e.cfg
-	cfg.Embedding = nil
-	return e.save(w, (*npeModel)(e), fileHeader{NPE: &cfg})
+// loadEstimator reads an estimator of kind want ("" for any) from r; prior may be nil when
+// the file stores one.
+func loadEstimator(r io.Reader, prior dist.Distribution, want string) (savable, error) {
+	f, err := readRaw(r)
+	if err != nil {
+		return nil, err
+	}
+	h, err := f.parseHeader()
+	if err != nil {
+		return nil, err
+	}
+	kind, ok := estimatorKinds[h.Kind]
+	if !ok {
+		return nil, fmt.Errorf("load: the file holds an estimator of kind %q, which this build does not know (it knows %v): load it with the gosbi that wrote it", h.Kind, knownKinds())
+	}
+	if want != "" && h.Kind != want {
+		return nil, fmt.Errorf("load: the file holds an estimator of kind %q, not %q: use %s or Load", h.Kind, want, kind.loader)
+	}
+	if prior, err = resolvePrior(f.version, h, prior, kind.loader); err != nil {
+		return nil, err
+	}
+	emb, err := decodeEmbedding(h.Embedding)
+	if err != nil {
+		return nil, err
+	}
+	var embedding Embedding // a nil interface, not a nil SavableEmbedding, without one
+	if emb != nil {
+		embedding = emb
+	}
+	e, err := kind.decode(prior, h.Config, embedding)
+	if err != nil {
+		return nil, fmt.Errorf("load: damaged header (configuration): %w", err)
+	}
+	c := e.core()
+	if c.cfgErr != nil {
+		return nil, fmt.Errorf("load: %w", c.cfgErr)
+	}
+	net := e.fileNetwork()
+	if err := checkWeights(net, emb, h.XDim, len(f.weights)); err != nil {
+		return nil, err
+	}
+	if err := c.build(net, rand.New(rand.NewPCG(0, 0)), h.XDim); err != nil {
+		return nil, fmt.Errorf("load: %w", err)
+	}
+	if err := nn.UnmarshalParams(f.weights, net.params()); err != nil {
+		return nil, fmt.Errorf("load: weights: %w", err)
+	}
+	c.zt, c.zx, c.trained = h.ZTheta, h.ZX, true
+	return e, nil
 }
 
-// LoadNPE reads an NPE written by Save; prior must be the prior it was trained with. A file
-// of another kind, another format version or a damaged file gives an error.
+// resolvePrior returns the prior to load with: the one given, which must then match the one
+// stored, or the stored one.
+func resolvePrior(version int, h *fileHeader, given dist.Distribution, loader string) (dist.Distribution, error) {
+	p := given
+	switch {
+	case h.Prior == nil && given == nil:
+		return nil, fmt.Errorf("load: the file (format %d) stores no prior: pass the prior the estimator was trained with, %s(r, prior)", version, loader)
+	case h.Prior != nil && given == nil:
+		stored, err := dist.FromSpec(*h.Prior)
+		if err != nil {
+			return nil, fmt.Errorf("load: the prior stored in the file: %w", err)
+		}
+		p = stored
+	case h.Prior != nil:
+		g, err := dist.SpecOf(given)
+		if err != nil {
+			return nil, fmt.Errorf("load: the file stores a %s prior; the prior given cannot be compared with it (%v): pass nil to load with the stored prior", h.Prior.Kind, err)
+		}
+		if d, differ := h.Prior.Diff(g); differ {
+			return nil, fmt.Errorf("load: the prior given differs from the one stored in the file at %s (stored %s, given %s): pass nil to load with the stored prior", d.Path, d.A, d.B)
+		}
+	}
+	if p.Dim() != h.ParamDim {
+		return nil, fmt.Errorf("load: the estimator has %d parameters and the prior %d: pass the prior it was trained with", h.ParamDim, p.Dim())
+	}
+	return p, nil
+}
+
+// checkWeights refuses a header whose networks would hold more weights than the weights
+// section of room bytes can store, before any of them is built.
+func checkWeights(net fileNetwork, emb SavableEmbedding, xDim, room int) error {
+	ctx, n := xDim, 0
+	if emb != nil {
+		out, w, err := emb.Size(xDim)
+		if err != nil {
+			return fmt.Errorf("load: damaged header (embedding): %w", err)
+		}
+		if out < 1 {
+			return fmt.Errorf("load: damaged header (an embedding of %d outputs)", out)
+		}
+		ctx, n = out, w
+	}
+	head, err := net.headWeights(ctx)
+	if err != nil {
+		return fmt.Errorf("load: damaged header (configuration): %w", err)
+	}
+	if n = satAdd(n, head); n > room/8 {
+		return fmt.Errorf("load: damaged header: it describes networks of %d weights, but the file has room for at most %d", n, room/8)
+	}
+	return nil
+}
+
+// maxCount is where weight counts saturate: far above any file, far below overflow.
+const maxCount = math.MaxInt64 / 4
+
+// satAdd and satMul add and multiply non-negative counts, saturating at maxCount.
+func satAdd(a, b int) int { return min(min(a, maxCount)+min(b, maxCount), maxCount) }
+
+func satMul(a, b int) int {
+	if a == 0 || b == 0 {
+		return 0
+	}
+	if a > maxCount/b {
+		return maxCount
+	}
+	return a * b
+}
+
+// mlpWeights is the number of weights (matrices and biases) of fully connected layers of the
+// given widths: Σ sizes[i]·sizes[i+1] + sizes[i+1]. Widths below 1 are an error.
+func mlpWeights(sizes []int) (int, error) {
+	n := 0
+	for i, s := range sizes {
+		if s < 1 {
+			return 0, fmt.Errorf("layer widths %v, expected every width ≥ 1", sizes)
+		}
+		if i > 0 {
+			n = satAdd(n, satAdd(satMul(sizes[i-1], s), s))
+		}
+	}
+	return n, nil
+}
+
+// Save writes the trained NPE (configuration, embedding, prior, standardization and weights)
+// to w in the format EstimatorFormatVersion describes. A prior that cannot be stored (see
+// dist.SpecOf), an embedding of an unregistered kind or an untrained NPE is an error.
+func (e *NPE) Save(w io.Writer) error { return saveEstimator(w, e) }
+
+// Save writes the trained NRE to w, as NPE.Save does.
+func (e *NRE) Save(w io.Writer) error { return saveEstimator(w, e) }
+
+// Load reads an estimator written by Save, of whichever kind the file holds (an *NPE, an
+// *NRE, …), with the prior stored in the file. A file of format 1 stores no prior: read it with
+// LoadNPE or LoadNRE and its prior. A damaged file (see EstimatorFormatVersion for what is
+// checked) gives an error.
+func Load(r io.Reader) (Amortized, error) {
+	e, err := loadEstimator(r, nil, "")
+	if err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// LoadNPE reads an NPE written by Save. prior may be nil: the prior stored in the file is
+// used. A prior given must be the one stored (same kind, same parameters to the bit), or
+// loading fails with an error that names the first difference; a file of format 1 stores
+// none and needs it. A file of another kind or a damaged file gives an error.
 func LoadNPE(r io.Reader, prior dist.Distribution) (*NPE, error) {
-	h, err := readHeader(r, "npe", prior)
+	e, err := loadEstimator(r, prior, "npe")
 	if err != nil {
 		return nil, err
 	}
-	cfg := *h.NPE
-	cfg.Embedding = h.embedding()
-	e := NewNPE(prior, cfg)
-	if err := e.load(r, (*npeModel)(e), h); err != nil {
-		return nil, err
-	}
-	return e, nil
+	return e.(*NPE), nil
 }
 
-// Save writes the trained NRE (configuration, standardization and weights) to w. The prior is
-// not stored: pass it again to LoadNRE.
-func (e *NRE) Save(w io.Writer) error {
-	cfg := e.cfg
-	cfg.Embedding = nil
-	return e.save(w, (*nreModel)(e), fileHeader{NRE: &cfg})
-}
-
-// LoadNRE reads an NRE written by Save; prior must be the prior it was trained with.
+// LoadNRE reads an NRE written by Save, with the rules of LoadNPE for the prior.
 func LoadNRE(r io.Reader, prior dist.Distribution) (*NRE, error) {
-	h, err := readHeader(r, "nre", prior)
+	e, err := loadEstimator(r, prior, "nre")
 	if err != nil {
 		return nil, err
 	}
-	cfg := *h.NRE
-	cfg.Embedding = h.embedding()
-	e := NewNRE(prior, cfg)
-	if err := e.load(r, (*nreModel)(e), h); err != nil {
-		return nil, err
-	}
-	return e, nil
+	return e.(*NRE), nil
 }
 
 // SaveFile writes the NPE to the file at path (see Save), atomically: a file already at path is
@@ -219,6 +512,13 @@ func saveFile(path string, save func(io.Writer) error) error {
 	return nil
 }
 
+// LoadFile reads the estimator in the file at path (see Load).
+func LoadFile(path string) (Amortized, error) {
+	var e Amortized
+	err := loadFile(path, func(r io.Reader) (err error) { e, err = Load(r); return err })
+	return e, err
+}
+
 // LoadNPEFile reads an NPE from the file at path (see LoadNPE).
 func LoadNPEFile(path string, prior dist.Distribution) (*NPE, error) {
 	var e *NPE
@@ -233,12 +533,15 @@ func LoadNREFile(path string, prior dist.Distribution) (*NRE, error) {
 	return e, err
 }
 
-// loadFile opens the file at path and reads it with load.
+// loadFile opens the file at path and reads it with load; errors name the path.
 func loadFile(path string, load func(io.Reader) error) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("load: %w", err)
 	}
 	defer f.Close()
-	return load(bufio.NewReader(f))
+	if err := load(bufio.NewReader(f)); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
 }

@@ -2,7 +2,8 @@
 # The whole test suite: the command README.md gives a new user, and what CI runs (.ci/run).
 # It installs the system packages the tests need (scripts/setup.sh), starts a single-node Slurm
 # (scripts/slurm.sh), then runs every Go test in
-# the pure-Go build and in the `openblas` build, the engine without assembly (`noasm`), the
+# the pure-Go build and in the `openblas` build, the conformance suite under the race detector,
+# the engine without assembly (`noasm`), the
 # protocol fuzzer briefly, and the conformance and end-to-end tests against Debian's Jupyter
 # clients (those are Go tests too). Every step runs even when an earlier one failed; the run
 # ends with one line per step, "N passed, N failed, N skipped", then the same line for all
@@ -67,6 +68,10 @@ check "single-node Slurm for the study tests (scripts/slurm.sh)" slurm
 trap 'slurm stop >/dev/null 2>&1; rm -rf "$work"' EXIT
 
 gotest "go test (pure Go)" -count=1 -timeout 60m ./...
+# The race detector on the conformance suite: concurrent posteriors of every estimator (the
+# suite trains briefly under -race and checks the posterior's moments in the run above).
+gotest "go test -race (conformance suite sbi/sbitest and the estimators that call it)" -count=1 -race -timeout 10m ./sbi/sbitest/
+gotest "go test -race (conformance of NPE, NRE and the MLP embedding)" -count=1 -race -timeout 10m -run '^TestConformance' ./sbi/
 gotest "go test (openblas build: cgo + libopenblas)" -count=1 -tags openblas -timeout 30m ./sbi/...
 gotest "go test (noasm build: gonum's portable BLAS, no assembly kernels)" -count=1 -tags noasm -timeout 10m ./sbi/nn/... ./sbi/flow/... ./sbi/internal/kernels
 

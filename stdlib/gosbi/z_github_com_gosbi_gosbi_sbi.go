@@ -19,15 +19,19 @@ func init() {
 		"ChunkRows":              reflect.ValueOf(constant.MakeFromLiteral("64", token.INT, 0)),
 		"DropInvalid":            reflect.ValueOf(sbi.DropInvalid),
 		"ELU":                    reflect.ValueOf(sbi.ELU),
-		"EstimatorFormatVersion": reflect.ValueOf(constant.MakeFromLiteral("1", token.INT, 0)),
+		"EstimatorFormatVersion": reflect.ValueOf(constant.MakeFromLiteral("2", token.INT, 0)),
 		"FirstRows":              reflect.ValueOf(sbi.FirstRows),
 		"Identity":               reflect.ValueOf(sbi.Identity),
 		"LeakyReLU":              reflect.ValueOf(sbi.LeakyReLU),
+		"Load":                   reflect.ValueOf(sbi.Load),
+		"LoadFile":               reflect.ValueOf(sbi.LoadFile),
 		"LoadNPE":                reflect.ValueOf(sbi.LoadNPE),
 		"LoadNPEFile":            reflect.ValueOf(sbi.LoadNPEFile),
 		"LoadNRE":                reflect.ValueOf(sbi.LoadNRE),
 		"LoadNREFile":            reflect.ValueOf(sbi.LoadNREFile),
 		"MAF":                    reflect.ValueOf(sbi.MAF),
+		"MaxEstimatorFileSize":   reflect.ValueOf(constant.MakeFromLiteral("1073741824", token.INT, 0)),
+		"MaxEstimatorHeaderSize": reflect.ValueOf(constant.MakeFromLiteral("1048576", token.INT, 0)),
 		"MinAcceptanceRate":      reflect.ValueOf(constant.MakeFromLiteral("0.0009999999999999999999584953855845392833856521974666975438594818115", token.FLOAT, 0)),
 		"MinInterval":            reflect.ValueOf(sbi.MinInterval),
 		"NSF":                    reflect.ValueOf(sbi.NSF),
@@ -37,6 +41,7 @@ func init() {
 		"NewNREEnsemble":         reflect.ValueOf(sbi.NewNREEnsemble),
 		"NewProgress":            reflect.ValueOf(sbi.NewProgress),
 		"ReLU":                   reflect.ValueOf(sbi.ReLU),
+		"RegisterEmbedding":      reflect.ValueOf(sbi.RegisterEmbedding),
 		"SELU":                   reflect.ValueOf(sbi.SELU),
 		"SampleMany":             reflect.ValueOf(sbi.SampleMany),
 		"SamplerAuto":            reflect.ValueOf(sbi.SamplerAuto),
@@ -74,6 +79,7 @@ func init() {
 		"Regularizer":      reflect.ValueOf((*sbi.Regularizer)(nil)),
 		"SamplerConfig":    reflect.ValueOf((*sbi.SamplerConfig)(nil)),
 		"SamplerMethod":    reflect.ValueOf((*sbi.SamplerMethod)(nil)),
+		"SavableEmbedding": reflect.ValueOf((*sbi.SavableEmbedding)(nil)),
 		"Selection":        reflect.ValueOf((*sbi.Selection)(nil)),
 		"SimFunc":          reflect.ValueOf((*sbi.SimFunc)(nil)),
 		"Simulation":       reflect.ValueOf((*sbi.Simulation)(nil)),
@@ -82,12 +88,13 @@ func init() {
 		"TrainResult":      reflect.ValueOf((*sbi.TrainResult)(nil)),
 
 		// interface wrapper definitions
-		"_Amortized":    reflect.ValueOf((*_github_com_gosbi_gosbi_sbi_Amortized)(nil)),
-		"_Embedding":    reflect.ValueOf((*_github_com_gosbi_gosbi_sbi_Embedding)(nil)),
-		"_EmbeddingNet": reflect.ValueOf((*_github_com_gosbi_gosbi_sbi_EmbeddingNet)(nil)),
-		"_Posterior":    reflect.ValueOf((*_github_com_gosbi_gosbi_sbi_Posterior)(nil)),
-		"_Regularizer":  reflect.ValueOf((*_github_com_gosbi_gosbi_sbi_Regularizer)(nil)),
-		"_Simulator":    reflect.ValueOf((*_github_com_gosbi_gosbi_sbi_Simulator)(nil)),
+		"_Amortized":        reflect.ValueOf((*_github_com_gosbi_gosbi_sbi_Amortized)(nil)),
+		"_Embedding":        reflect.ValueOf((*_github_com_gosbi_gosbi_sbi_Embedding)(nil)),
+		"_EmbeddingNet":     reflect.ValueOf((*_github_com_gosbi_gosbi_sbi_EmbeddingNet)(nil)),
+		"_Posterior":        reflect.ValueOf((*_github_com_gosbi_gosbi_sbi_Posterior)(nil)),
+		"_Regularizer":      reflect.ValueOf((*_github_com_gosbi_gosbi_sbi_Regularizer)(nil)),
+		"_SavableEmbedding": reflect.ValueOf((*_github_com_gosbi_gosbi_sbi_SavableEmbedding)(nil)),
+		"_Simulator":        reflect.ValueOf((*_github_com_gosbi_gosbi_sbi_Simulator)(nil)),
 	}
 }
 
@@ -157,6 +164,20 @@ func (W _github_com_gosbi_gosbi_sbi_Regularizer) Penalty(b *sbi.RegBatch) (*nn.T
 	return W.WPenalty(b)
 }
 
+// _github_com_gosbi_gosbi_sbi_SavableEmbedding is an interface wrapper for SavableEmbedding type
+type _github_com_gosbi_gosbi_sbi_SavableEmbedding struct {
+	IValue interface{}
+	WBuild func(rng *rand.Rand, in int) (sbi.EmbeddingNet, error)
+	WSize  func(in int) (out int, weights int, err error)
+}
+
+func (W _github_com_gosbi_gosbi_sbi_SavableEmbedding) Build(rng *rand.Rand, in int) (sbi.EmbeddingNet, error) {
+	return W.WBuild(rng, in)
+}
+func (W _github_com_gosbi_gosbi_sbi_SavableEmbedding) Size(in int) (out int, weights int, err error) {
+	return W.WSize(in)
+}
+
 // _github_com_gosbi_gosbi_sbi_Simulator is an interface wrapper for Simulator type
 type _github_com_gosbi_gosbi_sbi_Simulator struct {
 	IValue         interface{}
@@ -179,17 +200,22 @@ func init() {
 		"ELU":                            "const (\n\tIdentity  Activation = \"identity\"\n\tReLU      Activation = \"relu\"\n\tELU       Activation = \"elu\"\n\tSELU      Activation = \"selu\"\n\tTanh      Activation = \"tanh\"\n\tSigmoid   Activation = \"sigmoid\"\n\tSoftplus  Activation = \"softplus\"\n\tLeakyReLU Activation = \"leaky_relu\"\n)\n\nThe activations, as in package nn.",
 		"Embedding":                      "type Embedding interface {\n\t// Build returns the network for observations of in values, initialized from rng.\n\tBuild(rng *rand.Rand, in int) (EmbeddingNet, error)\n}\n\nEmbedding describes a network that maps (standardized) observations to a summary vector,\nwhich the estimator uses in place of x. MLPEmbedding is the one built in.",
 		"EmbeddingNet":                   "type EmbeddingNet interface {\n\tForward(tp *nn.Tape, x *nn.Tensor) *nn.Tensor // n×in → n×Out()\n\tParams() []*nn.Param\n\tOut() int\n}\n\nEmbeddingNet is a built embedding network.",
-		"EstimatorFormatVersion":         "const EstimatorFormatVersion = 1\n\nEstimatorFormatVersion is the version of the estimator file format written by Save.\n\nAn estimator file is: the magic \"GOSBIEST\", the format version (uint32, little-endian), the\nlength (uint32) of a JSON header, the header (kind \"npe\" or \"nre\", configuration,\ndimensions, standardization), and the weights as written by nn.WriteParams.",
+		"EstimatorFormatVersion":         "const EstimatorFormatVersion = 2\n\nEstimatorFormatVersion is the version of the estimator file format written by Save.\n\nAn estimator file of format 2 is, in order:\n\n  - the magic \"GOSBIEST\" and the format version (uint32; every integer is little-endian);\n  - the length n of the header (uint32) and the header, n bytes of JSON:\n    {\"kind\", \"config\", \"embedding\": {\"kind\", \"config\"}, \"prior\", \"param_dim\", \"x_dim\",\n    \"z_theta\", \"z_x\"}: the estimator's kind (\"npe\", \"nre\", …) and configuration, the\n    embedding's kind (\"mlp\", …) and configuration (absent without an embedding), the prior\n    as a dist.Spec, the dimensions of θ and x, and the standardization of θ and x;\n  - the weights, as nn.WriteParams writes them;\n  - the CRC-32C (Castagnoli) of every byte before it (uint32), so that any change to the\n    file, header included, is detected.\n\nFormat 1 (gosbi before the prior was stored) has the same frame without the checksum; its\nheader holds \"npe\" or \"nre\" (the configuration) and \"embedding\" (an MLPEmbedding), and no\nprior. Load and LoadNPE/LoadNRE read both formats; a format-1 file needs the prior passed. …",
 		"FirstRows":                      "func FirstRows(m *mat.Dense, n int) (*mat.Dense, error)\n\nFirstRows returns the first n rows of m as a view that shares m's storage: a simulation\nbudget taken from a larger pool of simulations, so that budgets are nested (the n pairs of a\nsmaller budget are the first pairs of a larger one), as the calibration papers' code draws\nthem. It returns an error when m is nil or n is not between 1 and the number of rows of m.",
 		"Identity":                       "const (\n\tIdentity  Activation = \"identity\"\n\tReLU      Activation = \"relu\"\n\tELU       Activation = \"elu\"\n\tSELU      Activation = \"selu\"\n\tTanh      Activation = \"tanh\"\n\tSigmoid   Activation = \"sigmoid\"\n\tSoftplus  Activation = \"softplus\"\n\tLeakyReLU Activation = \"leaky_relu\"\n)\n\nThe activations, as in package nn.",
 		"LeakyReLU":                      "const (\n\tIdentity  Activation = \"identity\"\n\tReLU      Activation = \"relu\"\n\tELU       Activation = \"elu\"\n\tSELU      Activation = \"selu\"\n\tTanh      Activation = \"tanh\"\n\tSigmoid   Activation = \"sigmoid\"\n\tSoftplus  Activation = \"softplus\"\n\tLeakyReLU Activation = \"leaky_relu\"\n)\n\nThe activations, as in package nn.",
-		"LoadNPE":                        "func LoadNPE(r io.Reader, prior dist.Distribution) (*NPE, error)\n\nLoadNPE reads an NPE written by Save; prior must be the prior it was trained with. A file\nof another kind, another format version or a damaged file gives an error.",
+		"Load":                           "func Load(r io.Reader) (Amortized, error)\n\nLoad reads an estimator written by Save, of whichever kind the file holds (an *NPE, an\n*NRE, …), with the prior stored in the file. A file of format 1 stores no prior: read it with\nLoadNPE or LoadNRE and its prior. A damaged file (see EstimatorFormatVersion for what is\nchecked) gives an error.",
+		"LoadFile":                       "func LoadFile(path string) (Amortized, error)\n\nLoadFile reads the estimator in the file at path (see Load).",
+		"LoadNPE":                        "func LoadNPE(r io.Reader, prior dist.Distribution) (*NPE, error)\n\nLoadNPE reads an NPE written by Save. prior may be nil: the prior stored in the file is\nused. A prior given must be the one stored (same kind, same parameters to the bit), or\nloading fails with an error that names the first difference; a file of format 1 stores\nnone and needs it. A file of another kind or a damaged file gives an error.",
 		"LoadNPEFile":                    "func LoadNPEFile(path string, prior dist.Distribution) (*NPE, error)\n\nLoadNPEFile reads an NPE from the file at path (see LoadNPE).",
-		"LoadNRE":                        "func LoadNRE(r io.Reader, prior dist.Distribution) (*NRE, error)\n\nLoadNRE reads an NRE written by Save; prior must be the prior it was trained with.",
+		"LoadNRE":                        "func LoadNRE(r io.Reader, prior dist.Distribution) (*NRE, error)\n\nLoadNRE reads an NRE written by Save, with the rules of LoadNPE for the prior.",
 		"LoadNREFile":                    "func LoadNREFile(path string, prior dist.Distribution) (*NRE, error)\n\nLoadNREFile reads an NRE from the file at path (see LoadNRE).",
 		"MAF":                            "const (\n\tMAF = flow.MAF // affine autoregressive transforms\n\tNSF = flow.NSF // rational-quadratic spline transforms\n)\n\nThe kinds of flow of NPEConfig.Flow, named in this package too so that code that imports\nonly sbi (a notebook) reaches them.",
 		"MLPEmbedding":                   "type MLPEmbedding struct {\n\tHidden     []int      // hidden widths; nil means one layer of 64\n\tOut        int        // summary size; 0 means 20\n\tActivation Activation // \"relu\" (default), \"elu\", \"tanh\", …\n}\n\nMLPEmbedding is a fully connected embedding network: x → Hidden… → Out, with Activation\nbetween layers (like sbi's FCEmbedding).",
 		"MLPEmbedding.Build":             "func (e MLPEmbedding) Build(rng *rand.Rand, in int) (EmbeddingNet, error)\n\nBuild implements Embedding.",
+		"MLPEmbedding.Size":              "func (e MLPEmbedding) Size(in int) (out, weights int, err error)\n\nSize implements SavableEmbedding: Out summaries, and the weights of layers of widths\nin → Hidden… → Out.",
+		"MaxEstimatorFileSize":           "const (\n\tMaxEstimatorFileSize   = 1 << 30 // bytes of a whole file: 1 GiB, about 130 million weights\n\tMaxEstimatorHeaderSize = 1 << 20 // bytes of the JSON header\n)\n\nLimits of estimator files (see EstimatorFormatVersion).",
+		"MaxEstimatorHeaderSize":         "const (\n\tMaxEstimatorFileSize   = 1 << 30 // bytes of a whole file: 1 GiB, about 130 million weights\n\tMaxEstimatorHeaderSize = 1 << 20 // bytes of the JSON header\n)\n\nLimits of estimator files (see EstimatorFormatVersion).",
 		"MinAcceptanceRate":              "const MinAcceptanceRate = 1e-3\n\nMinAcceptanceRate is the smallest share of flow draws inside the prior's support with which\nan NPE posterior keeps sampling: below it (measured on at least 10,000 draws) SampleChecked\nreturns an error instead of stalling.",
 		"MinInterval":                    "const MinInterval = 100 * time.Millisecond\n\nMinInterval is the shortest time between two progress events of one call.",
 		"MixturePosterior":               "type MixturePosterior struct {\n\tMembers []Posterior\n}\n\nMixturePosterior is the equal-weight mixture of posteriors over the same parameters.",
@@ -199,11 +225,11 @@ func init() {
 		"MixturePosterior.SampleChecked": "func (p *MixturePosterior) SampleChecked(rng *rand.Rand, n int) (*mat.Dense, error)\n\nSampleChecked draws the number of points of each member from a multinomial with equal\nprobabilities, samples the members and shuffles the rows.",
 		"NPE":                            "type NPE struct {\n\t// contains filtered or unexported fields\n}\n\nNPE is neural posterior estimation (Papamakarios & Murray 2016; Greenberg et al. 2019,\nsingle round): a conditional normalizing flow q(θ | x) trained by maximum likelihood on\nsimulated pairs, −E[log q(θ | x)]. θ and x are standardized with statistics of the training\ndata. It implements Amortized.",
 		"NPE.Config":                     "func (e *NPE) Config() NPEConfig\n\nConfig returns the configuration with defaults filled in.",
-		"NPE.LogProbPairs":               "func (e *NPE) LogProbPairs(theta, x *mat.Dense) []float64\n\nLogProbPairs returns log q(θᵢ | xᵢ) for every row pair, in raw units of θ, −Inf where θᵢ lies\noutside the prior's support; evaluated in parallel on all cores. On CPUs with AVX-512 the flow's\nMADEs multiply in float32 (PyTorch's precision, about twice as fast): the log-densities then\ncarry float32 rounding, near 1e-6, and are the same for a pair whichever call or batch\ncomputes them (Posterior.LogProb included). It panics when the NPE is untrained or the shapes\ndo not match.",
+		"NPE.LogProbPairs":               "func (e *NPE) LogProbPairs(theta, x *mat.Dense) []float64\n\nLogProbPairs returns log q(θᵢ | xᵢ) for every row pair, in raw units of θ, −Inf where θᵢ lies\noutside the prior's support or xᵢ holds NaN or ±Inf; evaluated in parallel on all cores. On CPUs with AVX-512 the flow's\nMADEs multiply in float32 (PyTorch's precision, about twice as fast): the log-densities then\ncarry float32 rounding, near 1e-6, and are the same for a pair whichever call or batch\ncomputes them (Posterior.LogProb included). It panics when the NPE is untrained or the shapes\ndo not match.",
 		"NPE.Posterior":                  "func (e *NPE) Posterior(x []float64) Posterior\n\nPosterior returns q(θ | x) for the observation x. It panics when x has the wrong length.",
 		"NPE.PosteriorAt":                "func (e *NPE) PosteriorAt(x []float64) *NPEPosterior\n\nPosteriorAt is Posterior with the concrete type, which also reports the acceptance rate.",
 		"NPE.Prior":                      "func (e *NPE) Prior() dist.Distribution\n\nPrior returns the prior.",
-		"NPE.Save":                       "func (e *NPE) Save(w io.Writer) error\n\nSave writes the trained NPE (configuration, standardization and weights) to w. The prior is\nnot stored: pass it again to LoadNPE.",
+		"NPE.Save":                       "func (e *NPE) Save(w io.Writer) error\n\nSave writes the trained NPE (configuration, embedding, prior, standardization and weights)\nto w in the format EstimatorFormatVersion describes. A prior that cannot be stored (see\ndist.SpecOf), an embedding of an unregistered kind or an untrained NPE is an error.",
 		"NPE.SaveFile":                   "func (e *NPE) SaveFile(path string) error\n\nSaveFile writes the NPE to the file at path (see Save), atomically: a file already at path is\nreplaced only once the new one is complete and synced, so an error or a crash mid-write\nleaves it intact.",
 		"NPE.Train":                      "func (e *NPE) Train(theta, x *mat.Dense, cfg TrainConfig) (*TrainResult, error)\n\nTrain fits the flow to the pairs (θᵢ, xᵢ), one per row. Pairs holding NaN or ±Inf are\ndropped and counted; the standardization of θ and x is learned from the training split; the\nweights of the epoch with the best validation loss are kept. The same seed gives the same\nestimator. It reports progress per epoch and stops when the library's context is cancelled.",
 		"NPE.Trained":                    "func (e *NPE) Trained() bool\n\nTrained reports whether Train has succeeded at least once.",
@@ -219,12 +245,12 @@ func init() {
 		"NPEPosterior.SampleChecked":     "func (p *NPEPosterior) SampleChecked(rng *rand.Rand, n int) (*mat.Dense, error)\n\nSampleChecked draws n parameter vectors from the flow, rejecting those outside the prior's\nsupport. It returns an error when the estimator is untrained, when the flow's draws are not\nfinite, or when fewer than MinAcceptanceRate of them land inside the support. On CPUs with\nAVX-512 the flow's MADEs multiply in float32 (as for LogProb); draws depend on the seed\nonly, not on the number of cores.",
 		"NRE":                            "type NRE struct {\n\t// contains filtered or unexported fields\n}\n\nNRE is neural ratio estimation (Hermans et al. 2020, AALR; Delaunoy et al. 2022, eq. 2): a\nclassifier d̂ = σ(f(θ, x)) trained with binary cross-entropy to tell joint pairs (θᵢ, xᵢ) from\nmarginal pairs (θ_{i−1}, xᵢ), formed by rolling θ within the shuffled batch, so that\nf = log r̂(θ, x) ≈ log p(x | θ)/p(x) and log p̂(θ | x) = log p(θ) + log r̂(θ, x). The loss is\n½(mean −log σ(f_joint) + mean −log(1−σ(f_marginal))), the normalization of the BNRE paper's\nAlgorithm 1 and of Python's sbi. With calib.BalancePenalty(λ) as regularizer it is BNRE.\nIt implements Amortized; its log-densities are not normalized.",
 		"NRE.Config":                     "func (e *NRE) Config() NREConfig\n\nConfig returns the configuration with defaults filled in.",
-		"NRE.LogProbPairs":               "func (e *NRE) LogProbPairs(theta, x *mat.Dense) []float64\n\nLogProbPairs returns log p(θᵢ) + log r̂(θᵢ, xᵢ) for every row pair (an unnormalized posterior\nlog-density, −Inf outside the prior's support), in parallel.",
+		"NRE.LogProbPairs":               "func (e *NRE) LogProbPairs(theta, x *mat.Dense) []float64\n\nLogProbPairs returns log p(θᵢ) + log r̂(θᵢ, xᵢ) for every row pair (an unnormalized posterior\nlog-density, −Inf outside the prior's support and where xᵢ holds NaN or ±Inf), in parallel.",
 		"NRE.LogRatio":                   "func (e *NRE) LogRatio(theta, x *mat.Dense) []float64\n\nLogRatio returns log r̂(θᵢ, xᵢ) = log p̂(xᵢ | θᵢ)/p(xᵢ) for every row pair, in parallel.",
 		"NRE.Posterior":                  "func (e *NRE) Posterior(x []float64) Posterior\n\nPosterior returns p̂(θ | x) ∝ p(θ)·r̂(θ, x), sampled as Config().Sampler says.",
 		"NRE.PosteriorWith":              "func (e *NRE) PosteriorWith(x []float64, s SamplerConfig) *RatioPosterior\n\nPosteriorWith is Posterior with a given sampler configuration.",
 		"NRE.Prior":                      "func (e *NRE) Prior() dist.Distribution\n\nPrior returns the prior.",
-		"NRE.Save":                       "func (e *NRE) Save(w io.Writer) error\n\nSave writes the trained NRE (configuration, standardization and weights) to w. The prior is\nnot stored: pass it again to LoadNRE.",
+		"NRE.Save":                       "func (e *NRE) Save(w io.Writer) error\n\nSave writes the trained NRE to w, as NPE.Save does.",
 		"NRE.SaveFile":                   "func (e *NRE) SaveFile(path string) error\n\nSaveFile writes the NRE to the file at path (see Save), atomically like NPE.SaveFile.",
 		"NRE.Train":                      "func (e *NRE) Train(theta, x *mat.Dense, cfg TrainConfig) (*TrainResult, error)\n\nTrain fits the classifier to the pairs (θᵢ, xᵢ), one per row, with the same rules as\nNPE.Train (dropped non-finite pairs, standardization from the training split, early\nstopping, determinism for a seed). cfg.Regularizer sees the joint and marginal logits.",
 		"NRE.Trained":                    "func (e *NRE) Trained() bool\n\nTrained reports whether Train has succeeded at least once.",
@@ -253,6 +279,7 @@ func init() {
 		"RatioPosterior.SampleChecked":   "func (p *RatioPosterior) SampleChecked(rng *rand.Rand, n int) (*mat.Dense, error)\n\nSampleChecked draws n parameter vectors with the configured method.",
 		"ReLU":                           "const (\n\tIdentity  Activation = \"identity\"\n\tReLU      Activation = \"relu\"\n\tELU       Activation = \"elu\"\n\tSELU      Activation = \"selu\"\n\tTanh      Activation = \"tanh\"\n\tSigmoid   Activation = \"sigmoid\"\n\tSoftplus  Activation = \"softplus\"\n\tLeakyReLU Activation = \"leaky_relu\"\n)\n\nThe activations, as in package nn.",
 		"RegBatch":                       "type RegBatch struct {\n\tTape  *nn.Tape\n\tRng   *rand.Rand        // the trainer's stream: a regularizer draws from it, nothing else\n\tPrior dist.Distribution // the estimator's prior (the default proposal of importance sampling)\n\tTheta *mat.Dense        // the batch's parameters, one row per pair\n\tX     *mat.Dense        // the batch's observations, row i pairs with Theta row i\n\n\t// LogPost returns log p̂(θ_j | x_{rows[j]}) for every row j of theta, differentiable on Tape:\n\t// for NPE the flow's log q(θ|x), for NRE log p(θ) + log r̂(θ, x). The observations' context\n\t// (z-scoring, embedding) is computed once per batch and reused for every call, so evaluating\n\t// L proposal draws per observation costs one batched pass.\n\tLogPost func(theta *mat.Dense, rows []int) *nn.Tensor\n\n\t// PairLogPost holds log p̂(θᵢ | xᵢ) of the batch's own pairs (N×1, row i for pair i) on\n\t// Tape, as the estimator computed it for its loss, so that a regularizer need not evaluate\n\t// those pairs again; nil when the estimator does not provide it (use LogPost then).\n\tPairLogPost *nn.Tensor\n\n\t// JointLogits and MarginalLogits are the classifier's logits log r̂ on the batch's joint\n\t// pairs and on its shuffled (marginal) pairs; set for ratio estimators, nil otherwise.\n\tJointLogits, MarginalLogits *nn.Tensor\n}\n\nRegBatch is what a Regularizer sees of one training batch. Parameters and observations are in\nthe estimator's raw (not z-scored) units.",
+		"RegisterEmbedding":              "func RegisterEmbedding(kind string, proto SavableEmbedding)\n\nRegisterEmbedding makes the embeddings of proto's type storable in estimator files under the\nname kind: Save stores such an embedding as its kind and its JSON encoding, Load decodes the\nJSON into a new value of that type. proto is a value of the type, e.g. MLPEmbedding{}; a\npointer to the type is stored the same way and loads as a value. It panics when kind or\nthe type is registered already: register once, from an init function.",
 		"Regularizer":                    "type Regularizer interface {\n\t// Name labels the term in training results, e.g. \"balance\" or \"coverage\".\n\tName() string\n\t// Penalty builds the term for one batch on b.Tape and returns it as a 1×1 tensor, already\n\t// multiplied by the regularizer's weight λ. The trainer adds it to the batch's loss.\n\tPenalty(b *RegBatch) (*nn.Tensor, error)\n}\n\nRegularizer adds a differentiable term to the loss of every training batch: BNRE's balancing\nterm, the differentiable-coverage penalty of CalNPE and CalNRE, a calibration penalty.\nPackage calib builds them; TrainConfig.Regularizer takes one, and TrainResult reports its\nvalue per epoch under Name.",
 		"SELU":                           "const (\n\tIdentity  Activation = \"identity\"\n\tReLU      Activation = \"relu\"\n\tELU       Activation = \"elu\"\n\tSELU      Activation = \"selu\"\n\tTanh      Activation = \"tanh\"\n\tSigmoid   Activation = \"sigmoid\"\n\tSoftplus  Activation = \"softplus\"\n\tLeakyReLU Activation = \"leaky_relu\"\n)\n\nThe activations, as in package nn.",
 		"SampleMany":                     "func SampleMany(est Amortized, rng *rand.Rand, xs *mat.Dense, n int) ([]*mat.Dense, error)\n\nSampleMany draws n posterior samples for every row of xs from est's posteriors, in parallel\non all cores: result k holds the n×Dim draws for observation k. Observation k draws from its\nown random stream derived from rng, so the result does not depend on the number of cores.\nIt reports progress and stops when the library's context is cancelled. A panic of the\nestimator (an observation of the wrong width) is returned as an error.",
@@ -262,6 +289,7 @@ func init() {
 		"SamplerImportance":              "const (\n\t// SamplerAuto picks SamplerGrid for at most 3 parameters with a bounded prior,\n\t// SamplerMCMC otherwise.\n\tSamplerAuto SamplerMethod = \"auto\"\n\t// SamplerMCMC is slice sampling, vectorized over chains.\n\tSamplerMCMC SamplerMethod = \"mcmc\"\n\t// SamplerGrid is exact sampling on a grid over the prior's box.\n\tSamplerGrid SamplerMethod = \"grid\"\n\t// SamplerImportance is sampling-importance-resampling with the prior as proposal.\n\tSamplerImportance SamplerMethod = \"importance\"\n)\n\nThe sampling methods.",
 		"SamplerMCMC":                    "const (\n\t// SamplerAuto picks SamplerGrid for at most 3 parameters with a bounded prior,\n\t// SamplerMCMC otherwise.\n\tSamplerAuto SamplerMethod = \"auto\"\n\t// SamplerMCMC is slice sampling, vectorized over chains.\n\tSamplerMCMC SamplerMethod = \"mcmc\"\n\t// SamplerGrid is exact sampling on a grid over the prior's box.\n\tSamplerGrid SamplerMethod = \"grid\"\n\t// SamplerImportance is sampling-importance-resampling with the prior as proposal.\n\tSamplerImportance SamplerMethod = \"importance\"\n)\n\nThe sampling methods.",
 		"SamplerMethod":                  "type SamplerMethod string\n\nSamplerMethod names how a RatioPosterior samples. It is a string so that a literal such as\n\"mcmc\" may stand for it.",
+		"SavableEmbedding":               "type SavableEmbedding interface {\n\tEmbedding\n\t// Size reports, without building anything, the summary size and the number of weights\n\t// that Build creates for observations of in values, or the error Build would return.\n\t// Loading compares the weights with what the file holds before it builds the network, so\n\t// that a damaged file cannot make Build allocate without bound.\n\tSize(in int) (out, weights int, err error)\n}\n\nSavableEmbedding is an Embedding that estimator files can store: its type is registered\nwith RegisterEmbedding, and its configuration is its JSON encoding.",
 		"SelectDefault":                  "const (\n\t// SelectDefault is SelectRegularized when TrainConfig.Regularizer is set, SelectLoss\n\t// otherwise.\n\tSelectDefault Selection = iota\n\t// SelectRegularized scores an epoch by the objective it trains: the validation loss plus\n\t// the regularizer's penalty on the validation pairs (batched as in training, with the same\n\t// random draws at every epoch so that epochs differ only by their weights). For the\n\t// coverage regularizer this is the authors' rule: their NPE keeps the state with the best\n\t// validation NLL + γ·R.\n\tSelectRegularized\n\t// SelectLoss scores an epoch by the estimator's own validation loss (NPE: −log q; NRE: the\n\t// classifier's cross-entropy), without the regularizer.\n\tSelectLoss\n)\n\n",
 		"SelectLoss":                     "const (\n\t// SelectDefault is SelectRegularized when TrainConfig.Regularizer is set, SelectLoss\n\t// otherwise.\n\tSelectDefault Selection = iota\n\t// SelectRegularized scores an epoch by the objective it trains: the validation loss plus\n\t// the regularizer's penalty on the validation pairs (batched as in training, with the same\n\t// random draws at every epoch so that epochs differ only by their weights). For the\n\t// coverage regularizer this is the authors' rule: their NPE keeps the state with the best\n\t// validation NLL + γ·R.\n\tSelectRegularized\n\t// SelectLoss scores an epoch by the estimator's own validation loss (NPE: −log q; NRE: the\n\t// classifier's cross-entropy), without the regularizer.\n\tSelectLoss\n)\n\n",
 		"SelectRegularized":              "const (\n\t// SelectDefault is SelectRegularized when TrainConfig.Regularizer is set, SelectLoss\n\t// otherwise.\n\tSelectDefault Selection = iota\n\t// SelectRegularized scores an epoch by the objective it trains: the validation loss plus\n\t// the regularizer's penalty on the validation pairs (batched as in training, with the same\n\t// random draws at every epoch so that epochs differ only by their weights). For the\n\t// coverage regularizer this is the authors' rule: their NPE keeps the state with the best\n\t// validation NLL + γ·R.\n\tSelectRegularized\n\t// SelectLoss scores an epoch by the estimator's own validation loss (NPE: −log q; NRE: the\n\t// classifier's cross-entropy), without the regularizer.\n\tSelectLoss\n)\n\n",

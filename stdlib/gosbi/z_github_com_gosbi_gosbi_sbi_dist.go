@@ -14,6 +14,8 @@ func init() {
 		// function, constant and variable definitions
 		"Binomial":                       reflect.ValueOf(dist.Binomial),
 		"Bounds":                         reflect.ValueOf(dist.Bounds),
+		"FromSpec":                       reflect.ValueOf(dist.FromSpec),
+		"Kinds":                          reflect.ValueOf(dist.Kinds),
 		"MeanCov":                        reflect.ValueOf(dist.MeanCov),
 		"NewAffine":                      reflect.ValueOf(dist.NewAffine),
 		"NewBeta":                        reflect.ValueOf(dist.NewBeta),
@@ -30,6 +32,8 @@ func init() {
 		"NewTransformed":                 reflect.ValueOf(dist.NewTransformed),
 		"NewUniformCube":                 reflect.ValueOf(dist.NewUniformCube),
 		"Poisson":                        reflect.ValueOf(dist.Poisson),
+		"Register":                       reflect.ValueOf(dist.Register),
+		"SpecOf":                         reflect.ValueOf(dist.SpecOf),
 		"StdGamma":                       reflect.ValueOf(dist.StdGamma),
 		"Unconstrain":                    reflect.ValueOf(dist.Unconstrain),
 
@@ -38,6 +42,8 @@ func init() {
 		"Beta":               reflect.ValueOf((*dist.Beta)(nil)),
 		"Bijection":          reflect.ValueOf((*dist.Bijection)(nil)),
 		"BoxUniform":         reflect.ValueOf((*dist.BoxUniform)(nil)),
+		"Decoder":            reflect.ValueOf((*dist.Decoder)(nil)),
+		"Difference":         reflect.ValueOf((*dist.Difference)(nil)),
 		"Distribution":       reflect.ValueOf((*dist.Distribution)(nil)),
 		"Exp":                reflect.ValueOf((*dist.Exp)(nil)),
 		"Gamma":              reflect.ValueOf((*dist.Gamma)(nil)),
@@ -46,6 +52,8 @@ func init() {
 		"Moments":            reflect.ValueOf((*dist.Moments)(nil)),
 		"MultivariateNormal": reflect.ValueOf((*dist.MultivariateNormal)(nil)),
 		"Normal":             reflect.ValueOf((*dist.Normal)(nil)),
+		"Spec":               reflect.ValueOf((*dist.Spec)(nil)),
+		"Specifier":          reflect.ValueOf((*dist.Specifier)(nil)),
 		"SupportMap":         reflect.ValueOf((*dist.SupportMap)(nil)),
 		"Transformed":        reflect.ValueOf((*dist.Transformed)(nil)),
 
@@ -53,6 +61,7 @@ func init() {
 		"_Bijection":    reflect.ValueOf((*_github_com_gosbi_gosbi_sbi_dist_Bijection)(nil)),
 		"_Distribution": reflect.ValueOf((*_github_com_gosbi_gosbi_sbi_dist_Distribution)(nil)),
 		"_Moments":      reflect.ValueOf((*_github_com_gosbi_gosbi_sbi_dist_Moments)(nil)),
+		"_Specifier":    reflect.ValueOf((*_github_com_gosbi_gosbi_sbi_dist_Specifier)(nil)),
 	}
 }
 
@@ -108,6 +117,14 @@ type _github_com_gosbi_gosbi_sbi_dist_Moments struct {
 func (W _github_com_gosbi_gosbi_sbi_dist_Moments) Covariance() *mat.SymDense { return W.WCovariance() }
 func (W _github_com_gosbi_gosbi_sbi_dist_Moments) Mean() []float64           { return W.WMean() }
 
+// _github_com_gosbi_gosbi_sbi_dist_Specifier is an interface wrapper for Specifier type
+type _github_com_gosbi_gosbi_sbi_dist_Specifier struct {
+	IValue interface{}
+	WSpec  func() (dist.Spec, error)
+}
+
+func (W _github_com_gosbi_gosbi_sbi_dist_Specifier) Spec() (dist.Spec, error) { return W.WSpec() }
+
 func init() {
 	Docs["github.com/gosbi/gosbi/sbi/dist"] = map[string]string{
 		"Affine":                         "type Affine struct {\n\tShift, Scale []float64\n}\n\nAffine is the map y = Shift + Scale⊙x (element-wise), with every Scale_j ≠ 0.",
@@ -121,6 +138,7 @@ func init() {
 		"Beta.LogProb":                   "func (d *Beta) LogProb(x *mat.Dense) []float64\n\nLogProb is Σ_j [(alpha−1)·log x + (beta−1)·log(1−x) − log B(alpha, beta)].",
 		"Beta.Mean":                      "func (d *Beta) Mean() []float64\n\nMean is alpha/(alpha+beta).",
 		"Beta.Sample":                    "func (d *Beta) Sample(rng *rand.Rand, n int) *mat.Dense\n\nSample draws n points as G_a/(G_a + G_b) with independent Gamma(alpha,1) and Gamma(beta,1).",
+		"Beta.Spec":                      "func (d *Beta) Spec() (Spec, error)\n\nSpec implements Specifier.",
 		"Beta.Support":                   "func (d *Beta) Support() (low, high []float64)\n\nSupport is [0, 1]^d.",
 		"Bijection":                      "type Bijection interface {\n\t// Forward sets y = f(x).\n\tForward(x, y []float64)\n\t// Inverse sets x = f⁻¹(y) and reports whether y lies in the image of f.\n\tInverse(y, x []float64) bool\n\t// LogAbsDetJacobian is log|det ∂f/∂x| at x.\n\tLogAbsDetJacobian(x []float64) float64\n}\n\nBijection is an invertible, differentiable map of R^d onto its image, applied coordinate-wise\nor to a whole point.",
 		"Binomial":                       "func Binomial(rng *rand.Rand, n int, p float64) int\n\nBinomial draws from Binomial(n, p). For n·min(p,1−p) < 30 it inverts the CDF (sequential\nsearch from 0, the BINV algorithm of Kachitvichyanukul and Schmeiser, 1988); for larger\ncounts it first splits n with Beta-distributed order statistics (Knuth, TAOCP vol. 2,\n§3.4.1F): with a = 1 + ⌊n/2⌋, b = n + 1 − a and X ~ Beta(a, b), the count is\nBinomial(a−1, p/X) if X ≥ p, else a + Binomial(b−1, (p−X)/(1−X)). Both are exact.\nIt panics unless n ≥ 0 and 0 ≤ p ≤ 1.",
@@ -132,12 +150,16 @@ func init() {
 		"BoxUniform.LogProb":             "func (u *BoxUniform) LogProb(x *mat.Dense) []float64\n\nLogProb is −log(volume) inside the box and −Inf outside.",
 		"BoxUniform.Mean":                "func (u *BoxUniform) Mean() []float64\n\nMean is the centre of the box.",
 		"BoxUniform.Sample":              "func (u *BoxUniform) Sample(rng *rand.Rand, n int) *mat.Dense\n\nSample draws n points.",
+		"BoxUniform.Spec":                "func (u *BoxUniform) Spec() (Spec, error)\n\nSpec implements Specifier.",
 		"BoxUniform.Support":             "func (u *BoxUniform) Support() (low, high []float64)\n\nSupport returns copies of the corners of the box.",
+		"Decoder":                        "type Decoder func(Spec) (Distribution, error)\n\nDecoder builds a distribution from its Spec, or returns an error that names what is wrong\nwith the Spec.",
+		"Difference":                     "type Difference struct {\n\tPath string // \"kind\", \"std\", \"std[1]\", \"parts[0].mean[2]\", …\n\tA, B string // the values of the first and of the second Spec there\n}\n\nDifference is the first place where two Specs differ.",
 		"Distribution":                   "type Distribution interface {\n\t// Dim is the number of coordinates of a point.\n\tDim() int\n\t// Sample draws n points, one per row of the result (n×Dim).\n\tSample(rng *rand.Rand, n int) *mat.Dense\n\t// LogProb is the log density of each row of x: −Inf outside the support, never NaN.\n\t// It panics if x does not have Dim columns.\n\tLogProb(x *mat.Dense) []float64\n\t// InSupport reports whether the point x (of length Dim) lies in the support.\n\tInSupport(x []float64) bool\n\t// Support returns the smallest box holding the support, with ±Inf where it is unbounded.\n\tSupport() (low, high []float64)\n}\n\nDistribution is a probability distribution over R^Dim().",
 		"Exp":                            "type Exp struct{}\n\nExp is the element-wise map y = exp(x) onto (0, ∞)^d.",
 		"Exp.Forward":                    "func (Exp) Forward(x, y []float64)\n\nForward sets y = exp(x).",
 		"Exp.Inverse":                    "func (Exp) Inverse(y, x []float64) bool\n\nInverse sets x = log(y); it reports false unless every y_j > 0.",
 		"Exp.LogAbsDetJacobian":          "func (Exp) LogAbsDetJacobian(x []float64) float64\n\nLogAbsDetJacobian is Σ x_j.",
+		"FromSpec":                       "func FromSpec(s Spec) (d Distribution, err error)\n\nFromSpec builds the distribution that s describes. An unknown kind, a parameter missing,\nunknown or of the wrong length, or a value the constructor refuses (a negative scale, a\ncovariance that is not positive definite) gives an error naming it.",
 		"Gamma":                          "type Gamma struct {\n\t// contains filtered or unexported fields\n}\n\nGamma has independent coordinates x_j ~ Gamma(shape_j, rate_j), with density\nrate^shape·x^(shape−1)·e^(−rate·x)/Γ(shape) on x ≥ 0.",
 		"Gamma.Covariance":               "func (d *Gamma) Covariance() *mat.SymDense\n\nCovariance is diagonal with shape/rate².",
 		"Gamma.Dim":                      "func (d *Gamma) Dim() int\n\nDim is the number of coordinates.",
@@ -145,6 +167,7 @@ func init() {
 		"Gamma.LogProb":                  "func (d *Gamma) LogProb(x *mat.Dense) []float64\n\nLogProb is Σ_j [shape·log rate − log Γ(shape) + (shape−1)·log x − rate·x].",
 		"Gamma.Mean":                     "func (d *Gamma) Mean() []float64\n\nMean is shape/rate.",
 		"Gamma.Sample":                   "func (d *Gamma) Sample(rng *rand.Rand, n int) *mat.Dense\n\nSample draws n points.",
+		"Gamma.Spec":                     "func (d *Gamma) Spec() (Spec, error)\n\nSpec implements Specifier.",
 		"Gamma.Support":                  "func (d *Gamma) Support() (low, high []float64)\n\nSupport is [0, ∞)^d.",
 		"Independent":                    "type Independent struct {\n\t// contains filtered or unexported fields\n}\n\nIndependent is the product of independent parts, each with its own dimension: a point is\nthe concatenation of one point of each part, and its log density is the sum of the parts'.",
 		"Independent.Dim":                "func (d *Independent) Dim() int\n\nDim is the sum of the parts' dimensions.",
@@ -152,7 +175,9 @@ func init() {
 		"Independent.LogProb":            "func (d *Independent) LogProb(x *mat.Dense) []float64\n\nLogProb is the sum of the parts' log densities.",
 		"Independent.Parts":              "func (d *Independent) Parts() []Distribution\n\nParts returns the parts of the product.",
 		"Independent.Sample":             "func (d *Independent) Sample(rng *rand.Rand, n int) *mat.Dense\n\nSample draws each part in turn and concatenates the columns.",
+		"Independent.Spec":               "func (d *Independent) Spec() (Spec, error)\n\nSpec implements Specifier; it fails when a part cannot be stored.",
 		"Independent.Support":            "func (d *Independent) Support() (low, high []float64)\n\nSupport concatenates the parts' supports.",
+		"Kinds":                          "func Kinds() []string\n\nKinds returns the registered kinds, sorted.",
 		"LogNormal":                      "type LogNormal struct {\n\t// contains filtered or unexported fields\n}\n\nLogNormal has independent coordinates with log x_j ~ N(loc_j, scale_j²).",
 		"LogNormal.Covariance":           "func (d *LogNormal) Covariance() *mat.SymDense\n\nCovariance is diagonal with (exp(scale²)−1)·exp(2·loc + scale²).",
 		"LogNormal.Dim":                  "func (d *LogNormal) Dim() int\n\nDim is the number of coordinates.",
@@ -160,6 +185,7 @@ func init() {
 		"LogNormal.LogProb":              "func (d *LogNormal) LogProb(x *mat.Dense) []float64\n\nLogProb is Σ_j [log N(log x_j; loc_j, scale_j²) − log x_j].",
 		"LogNormal.Mean":                 "func (d *LogNormal) Mean() []float64\n\nMean is exp(loc + scale²/2).",
 		"LogNormal.Sample":               "func (d *LogNormal) Sample(rng *rand.Rand, n int) *mat.Dense\n\nSample draws n points as exp(loc + scale·z).",
+		"LogNormal.Spec":                 "func (d *LogNormal) Spec() (Spec, error)\n\nSpec implements Specifier.",
 		"LogNormal.Support":              "func (d *LogNormal) Support() (low, high []float64)\n\nSupport is (0, ∞)^d.",
 		"MeanCov":                        "func MeanCov(d Distribution) (mean []float64, cov *mat.SymDense, ok bool)\n\nMeanCov returns the closed-form mean and covariance of d, and false when d has none (or\nwhen a part of a product or the base of a transform has none).",
 		"Moments":                        "type Moments interface {\n\tMean() []float64\n\tCovariance() *mat.SymDense\n}\n\nMoments is implemented by distributions whose mean and covariance have a closed form.",
@@ -170,6 +196,7 @@ func init() {
 		"MultivariateNormal.LogProb":     "func (d *MultivariateNormal) LogProb(x *mat.Dense) []float64\n\nLogProb is −½‖L⁻¹(x−mean)‖² − ½ log det Σ − (d/2) log 2π.",
 		"MultivariateNormal.Mean":        "func (d *MultivariateNormal) Mean() []float64\n\nMean returns a copy of the mean.",
 		"MultivariateNormal.Sample":      "func (d *MultivariateNormal) Sample(rng *rand.Rand, n int) *mat.Dense\n\nSample draws n points as mean + L·z with Σ = L·Lᵀ and z ~ N(0, I).",
+		"MultivariateNormal.Spec":        "func (d *MultivariateNormal) Spec() (Spec, error)\n\nSpec implements Specifier; the covariance is stored in full, row by row.",
 		"MultivariateNormal.Support":     "func (d *MultivariateNormal) Support() (low, high []float64)\n\nSupport is all of R^d.",
 		"NewAffine":                      "func NewAffine(base Distribution, shift, scale []float64) *Transformed\n\nNewAffine returns the distribution of shift + scale⊙x with x ~ base. It panics unless the\nlengths match base.Dim() and every scale is finite and non-zero.",
 		"NewBeta":                        "func NewBeta(alpha, beta []float64) *Beta\n\nNewBeta returns the product of Beta distributions.",
@@ -192,9 +219,15 @@ func init() {
 		"Normal.LogProb":                 "func (d *Normal) LogProb(x *mat.Dense) []float64\n\nLogProb is Σ_j log N(x_j; mean_j, std_j²).",
 		"Normal.Mean":                    "func (d *Normal) Mean() []float64\n\nMean returns a copy of the means.",
 		"Normal.Sample":                  "func (d *Normal) Sample(rng *rand.Rand, n int) *mat.Dense\n\nSample draws n points.",
+		"Normal.Spec":                    "func (d *Normal) Spec() (Spec, error)\n\nSpec implements Specifier.",
 		"Normal.Std":                     "func (d *Normal) Std() []float64\n\nStd returns a copy of the standard deviations.",
 		"Normal.Support":                 "func (d *Normal) Support() (low, high []float64)\n\nSupport is all of R^d.",
 		"Poisson":                        "func Poisson(rng *rand.Rand, lambda float64) int\n\nPoisson draws from Poisson(lambda) by counting unit-rate exponential arrivals before lambda\n(exact; meant for small lambda, its cost grows with lambda). It panics unless 0 ≤ lambda ≤ 1e4.",
+		"Register":                       "func Register(kind string, decode Decoder)\n\nRegister makes FromSpec build the distributions of kind with decode. It panics when kind is\nempty or already registered: kinds are registered once, from an init function.",
+		"Spec":                           "type Spec struct {\n\tKind   string               `json:\"kind\"`\n\tParams map[string][]float64 `json:\"params,omitempty\"`\n\tParts  []Spec               `json:\"parts,omitempty\"`\n}\n\nSpec is the stored form of a distribution: its kind, its parameters by name, and the\ndistributions it is built from (the parts of an Independent product, the base of a\ntransformed distribution). Its JSON encoding is what estimator files store as their prior;\nFromSpec builds the distribution again.\n\nThe kinds of this package and their parameters (each a list of numbers, one per coordinate\nunless said otherwise):\n\n\tbox_uniform          low, high\n\tnormal               mean, std\n\tmultivariate_normal  mean, cov (the d×d covariance, row by row)\n\tlog_normal           loc, scale\n\tgamma                shape, rate\n\tbeta                 alpha, beta\n\tindependent          no parameters; parts: the factors in order\n\taffine               shift, scale; parts: the base\n\texp                  no parameters; parts: the base",
+		"Spec.Diff":                      "func (s Spec) Diff(t Spec) (Difference, bool)\n\nDiff returns the first difference between s and t, looking at the kind, then the\nparameters by name, then the parts in order; false when they describe the same\ndistribution (same kinds, parameters equal to the last bit, same parts).",
+		"SpecOf":                         "func SpecOf(d Distribution) (Spec, error)\n\nSpecOf returns the Spec of d, or an error naming d's type when d cannot be stored.",
+		"Specifier":                      "type Specifier interface {\n\tSpec() (Spec, error)\n}\n\nSpecifier is implemented by distributions that can be stored as a Spec. Every distribution\nof this package implements it; a Transformed one only when its bijection is Affine or Exp. A\ndistribution of another package implements it and calls Register for its kind.",
 		"StdGamma":                       "func StdGamma(rng *rand.Rand, k float64) float64\n\nStdGamma draws from Gamma(k, 1) (see sampleGamma). It panics unless k > 0.",
 		"SupportMap":                     "type SupportMap struct {\n\tLow, High []float64\n}\n\nSupportMap is the element-wise bijection of R^d onto the interior of a support box\n(Low_j, High_j), where a bound may be infinite. Coordinate j maps u to θ by\n\n\tθ = Low + (High − Low)·σ(u)   both bounds finite (σ the logistic function; u = logit)\n\tθ = Low + exp(u)              only Low finite\n\tθ = High − exp(−u)            only High finite\n\tθ = u                         neither finite\n\nso that tests and samplers that need a density on all of R^d can work in u. The density of u is\np(θ(u))·|det ∂θ/∂u| with log|∂θ/∂u| = log(High − Low) + log σ(u) + log σ(−u), u and −u for\nthe four cases in order (change of variables).",
 		"SupportMap.Forward":             "func (s SupportMap) Forward(x, y []float64)\n\nForward sets θ = f(u) (x is u, y is θ).",
@@ -207,6 +240,7 @@ func init() {
 		"Transformed.InSupport":          "func (t *Transformed) InSupport(y []float64) bool\n\nInSupport reports whether f⁻¹(y) lies in the support of the base.",
 		"Transformed.LogProb":            "func (t *Transformed) LogProb(y *mat.Dense) []float64\n\nLogProb is log p_base(f⁻¹(y)) − log|det ∂f/∂x| at x = f⁻¹(y).",
 		"Transformed.Sample":             "func (t *Transformed) Sample(rng *rand.Rand, n int) *mat.Dense\n\nSample draws from the base and maps every row.",
+		"Transformed.Spec":               "func (t *Transformed) Spec() (Spec, error)\n\nSpec implements Specifier for the bijections Affine (kind \"affine\") and Exp (kind \"exp\"); a\ntransform by another bijection, or by an Affine map with a zero or non-finite value, cannot\nbe stored.",
 		"Transformed.Support":            "func (t *Transformed) Support() (low, high []float64)\n\nSupport maps the base's support box through f (exact for monotone element-wise maps such as\nAffine and Exp).",
 		"Unconstrain":                    "func Unconstrain(d Distribution) SupportMap\n\nUnconstrain returns the SupportMap of the support box of d (d.Support()).",
 	}
