@@ -48,6 +48,14 @@ var rows = []row{
 	{"CalNRE step (L = 16), MLP 2×64", "./sbi/calib", "CalNREStepMLP2x64", "ms/step", "calnre-step"},
 	{"CalNPE step (L = 16), MAF 3 × (2×64)", "./sbi/calib", "CalNPEStep", "ms/step", "calnpe-step"},
 	{"MLP 512×8 → 128 → 128 → 1, Adam", "./sbi/nn", "MLPStep", "ns/op", "mlp-step"},
+	{"Conv1D 2 → 16 channels, k 5, 200 series × 100 steps, forward", "./sbi/nn", "Conv1DForward", "ns/op", "conv1d-fwd"},
+	{"Conv1D as above, forward + backward", "./sbi/nn", "Conv1DForwardBackward", "ns/op", "conv1d-fwdbwd"},
+	{"Conv1D 16 → 32 channels, k 5, 200 × 100, forward", "./sbi/nn", "Conv1DLayer2Forward", "ns/op", "conv1d-l2-fwd"},
+	{"Conv1D as above, forward + backward", "./sbi/nn", "Conv1DLayer2ForwardBackward", "ns/op", "conv1d-l2-fwdbwd"},
+	{"Conv2D 1 → 16 channels, 3×3, 64 images 28×28, forward", "./sbi/nn", "Conv2DForward", "ns/op", "conv2d-fwd"},
+	{"Conv2D as above, forward + backward", "./sbi/nn", "Conv2DForwardBackward", "ns/op", "conv2d-fwdbwd"},
+	{"Conv2D 16 → 32 channels, 3×3, 64 × 28×28, forward", "./sbi/nn", "Conv2DLayer2Forward", "ns/op", "conv2d-l2-fwd"},
+	{"Conv2D as above, forward + backward", "./sbi/nn", "Conv2DLayer2ForwardBackward", "ns/op", "conv2d-l2-fwdbwd"},
 }
 
 // peerTime is a peer's time for one operation and where it comes from.

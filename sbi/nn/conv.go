@@ -1,0 +1,388 @@
+package nn
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/gosbi/gosbi/sbi/internal/par"
+	"gonum.org/v1/gonum/floats"
+)
+
+// ---- convolutions ----
+//
+// A convolution is a Linear layer applied to the patches of its input: im2col copies, for
+// every output position, the window of input values it sees into one row of a matrix, and
+// one matrix product with the weights gives every output channel at every position. Inputs
+// are channels-last (see the package doc), so the rows of the product are already the output
+// in the same layout: no transposition on either side.
+//
+// For output position (oy, ox) of example i and output channel o (Goodfellow et al. 2016,
+// eq. 9.4, as cross-correlation, the convention of every deep-learning library):
+//
+//	y[i, oy, ox, o] = b[o] + Σ_{ky,kx,c} x[i, oy·sy + ky·dy − pt, ox·sx + kx·dx − pl, c] · W[(ky·kw + kx)·C + c, o],
+//
+// with zeros outside the input (padding). The gradients are those of the product, dW = colᵀ·dY
+// and dcol = dY·Wᵀ, with dcol added back to the input positions it was copied from (col2im).
+
+// Conv1DConfig is the shape of a 1-D convolution or pooling over series stored channels-last:
+// a row of the input holds Length positions of Channels values each. Zero values of Stride
+// and Dilation mean 1.
+type Conv1DConfig struct {
+	Channels int // input channels
+	Length   int // input positions
+	Kernel   int // window width
+	Stride   int // step between windows; 0 means 1 (pooling: 0 means Kernel)
+	Padding  int // zeros (pooling: ignored positions) added on both ends
+	Dilation int // step between the taps of a window; 0 means 1 (convolution only)
+	// Causal pads (Kernel−1)·Dilation zeros on the left only, so that output t sees inputs up
+	// to t (a causal, or temporal, convolution); Padding must then be 0.
+	Causal bool
+}
+
+// OutLength returns the number of output positions, ⌊(Length + pads − Dilation·(Kernel−1) − 1)/Stride⌋ + 1.
+func (c Conv1DConfig) OutLength() int { return c.geom("Conv1D", false).ow }
+
+// Conv2DConfig is the shape of a 2-D convolution or pooling over images stored channels-last:
+// a row of the input holds Height×Width pixels (row-major) of Channels values each. Pairs are
+// (height, width); zero values of Stride and Dilation mean 1.
+type Conv2DConfig struct {
+	Channels      int    // input channels
+	Height, Width int    // input pixels
+	Kernel        [2]int // window
+	Stride        [2]int // step between windows; 0 means 1 (pooling: 0 means the kernel's)
+	Padding       [2]int // zeros (pooling: ignored pixels) added on both sides
+	Dilation      [2]int // step between the taps of a window; 0 means 1 (convolution only)
+}
+
+// OutSize returns the output height and width (see Conv1DConfig.OutLength for each).
+func (c Conv2DConfig) OutSize() (height, width int) {
+	g := c.geom("Conv2D", false)
+	return g.oh, g.ow
+}
+
+// convGeom is the geometry shared by the convolutions and poolings: 1-D ones are 2-D ones of
+// height 1.
+type convGeom struct {
+	c, h, w        int // input channels, height, width
+	kh, kw         int // kernel
+	sh, sw         int // strides
+	dh, dw         int // dilations
+	pt, pb, pl, pr int // padding at the top, bottom, left, right
+	oh, ow         int // output height, width
+}
+
+func (c Conv1DConfig) geom(op string, pool bool) convGeom {
+	stride := c.Stride
+	if stride == 0 && pool {
+		stride = c.Kernel
+	}
+	g := convGeom{c: c.Channels, h: 1, w: c.Length, kh: 1, kw: c.Kernel, sh: 1, sw: or1(stride), dh: 1, dw: or1(c.Dilation),
+		pl: c.Padding, pr: c.Padding}
+	if c.Causal {
+		if c.Padding != 0 {
+			panic(fmt.Sprintf("nn: %s: Causal with Padding %d, want 0 (a causal convolution pads the left by itself)", op, c.Padding))
+		}
+		g.pl, g.pr = (c.Kernel-1)*g.dw, 0
+	}
+	g.finish(op, pool, c.Stride, c.Dilation, 0)
+	return g
+}
+
+func (c Conv2DConfig) geom(op string, pool bool) convGeom {
+	sh, sw := c.Stride[0], c.Stride[1]
+	if pool {
+		if sh == 0 {
+			sh = c.Kernel[0]
+		}
+		if sw == 0 {
+			sw = c.Kernel[1]
+		}
+	}
+	g := convGeom{c: c.Channels, h: c.Height, w: c.Width, kh: c.Kernel[0], kw: c.Kernel[1], sh: or1(sh), sw: or1(sw),
+		dh: or1(c.Dilation[0]), dw: or1(c.Dilation[1]), pt: c.Padding[0], pb: c.Padding[0], pl: c.Padding[1], pr: c.Padding[1]}
+	g.finish(op, pool, min(c.Stride[0], c.Stride[1]), min(c.Dilation[0], c.Dilation[1]), max(c.Dilation[0], c.Dilation[1]))
+	return g
+}
+
+func or1(v int) int {
+	if v == 0 {
+		return 1
+	}
+	return v
+}
+
+// finish checks the geometry and sets the output size; stride and dilation are the smallest
+// values given (negative ones are refused), dil2 the largest dilation.
+func (g *convGeom) finish(op string, pool bool, stride, dilation, dil2 int) {
+	switch {
+	case g.c < 1 || g.h < 1 || g.w < 1:
+		panic(fmt.Sprintf("nn: %s: %d channels of %d×%d positions, want each ≥ 1", op, g.c, g.h, g.w))
+	case g.kh < 1 || g.kw < 1:
+		panic(fmt.Sprintf("nn: %s: kernel %d×%d, want each side ≥ 1", op, g.kh, g.kw))
+	case stride < 0 || dilation < 0:
+		panic(fmt.Sprintf("nn: %s: negative stride or dilation, want ≥ 1 (or 0 for the default)", op))
+	case g.pt < 0 || g.pl < 0:
+		panic(fmt.Sprintf("nn: %s: negative padding %d×%d, want ≥ 0", op, g.pt, g.pl))
+	case pool && (dilation > 1 || dil2 > 1):
+		panic(fmt.Sprintf("nn: %s: dilation is for convolutions, want 0 for pooling", op))
+	case pool && (2*g.pt > g.kh || 2*g.pl > g.kw):
+		panic(fmt.Sprintf("nn: %s: padding %d×%d with kernel %d×%d, want at most half the kernel (a window of padding only has no value)", op, g.pt, g.pl, g.kh, g.kw))
+	}
+	spanH, spanW := g.dh*(g.kh-1)+1, g.dw*(g.kw-1)+1
+	g.oh = (g.h+g.pt+g.pb-spanH)/g.sh + 1
+	g.ow = (g.w+g.pl+g.pr-spanW)/g.sw + 1
+	if g.h+g.pt+g.pb < spanH || g.w+g.pl+g.pr < spanW {
+		panic(fmt.Sprintf("nn: %s: a window of %d×%d positions does not fit in %d×%d padded positions", op, spanH, spanW, g.h+g.pt+g.pb, g.w+g.pl+g.pr))
+	}
+}
+
+// in returns the input width of a row, out the output positions of an example.
+func (g *convGeom) in() int  { return g.h * g.w * g.c }
+func (g *convGeom) out() int { return g.oh * g.ow }
+
+// taps returns the number of input values of one window, kh·kw·c.
+func (g *convGeom) taps() int { return g.kh * g.kw * g.c }
+
+// identity reports whether im2col would copy the input as it is (a 1×1 kernel, unit strides,
+// no padding): then the input itself is the patch matrix.
+func (g *convGeom) identity() bool {
+	return g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.pt == 0 && g.pb == 0 && g.pl == 0 && g.pr == 0
+}
+
+// Conv1D returns the 1-D convolution of the series x (n × Length·Channels, channels-last) with
+// the weights w (Kernel·Channels × Out, row k·Channels + c for tap k of channel c: the
+// transpose of PyTorch's weight.permute(0, 2, 1).reshape(Out, −1)) and the bias (1×Out, or
+// nil): n × OutLength·Out, channels-last.
+func (tp *Tape) Conv1D(x, w, bias *Tensor, cfg Conv1DConfig) *Tensor {
+	g := cfg.geom("Conv1D", false)
+	return tp.conv("Conv1D", x, w, bias, &g)
+}
+
+// Conv2D returns the 2-D convolution of the images x (n × Height·Width·Channels,
+// channels-last) with the weights w (Kernel[0]·Kernel[1]·Channels × Out, row
+// (ky·Kernel[1] + kx)·Channels + c) and the bias (1×Out, or nil): n × OutHeight·OutWidth·Out,
+// channels-last.
+func (tp *Tape) Conv2D(x, w, bias *Tensor, cfg Conv2DConfig) *Tensor {
+	g := cfg.geom("Conv2D", false)
+	return tp.conv("Conv2D", x, w, bias, &g)
+}
+
+func (tp *Tape) conv(op string, x, w, bias *Tensor, g *convGeom) *Tensor {
+	if x.Cols != g.in() {
+		panic(fmt.Sprintf("nn: %s: input %d×%d, want %d columns (%d×%d positions × %d channels)", op, x.Rows, x.Cols, g.in(), g.h, g.w, g.c))
+	}
+	if w.Rows != g.taps() {
+		panic(fmt.Sprintf("nn: %s: weights %d×%d, want %d rows (kernel %d×%d × %d channels)", op, w.Rows, w.Cols, g.taps(), g.kh, g.kw, g.c))
+	}
+	if bias != nil && (bias.Rows != 1 || bias.Cols != w.Cols) {
+		panic(fmt.Sprintf("nn: %s: bias %d×%d, want 1×%d", op, bias.Rows, bias.Cols, w.Cols))
+	}
+	gr := tp.grads(x, w, bias)
+	n, cout, taps, rows := x.Rows, w.Cols, g.taps(), x.Rows*g.out()
+	out := tp.tensor(n, g.out()*cout, gr)
+	col := x.Data
+	if !g.identity() {
+		col = tp.scratch(rows * taps)
+		im2col(g, x.Data, n, col)
+	}
+	if bias != nil {
+		gemmBias(rows, cout, taps, col, taps, w.Data, cout, bias.Data, out.Data, cout)
+	} else {
+		gemm(false, false, rows, cout, taps, 1, col, taps, w.Data, cout, 0, out.Data, cout)
+	}
+	if gr {
+		nd := tp.record(backConv, out, x, w, bias)
+		nd.s = col
+		if x.Grad != nil && !g.identity() {
+			nd.s2 = tp.scratch(rows * taps)
+		}
+		nd.s3 = tp.scratch(convGeomLen)
+		g.store(nd.s3)
+	}
+	return out
+}
+
+func backConv(nd *node) {
+	x, w, bias, out := nd.a, nd.b, nd.c, nd.out
+	var g convGeom
+	g.load(nd.s3)
+	cout, taps, rows := w.Cols, g.taps(), x.Rows*g.out()
+	dy := out.Grad
+	if bias != nil && bias.Grad != nil {
+		for r := 0; r < rows; r++ {
+			floats.Add(bias.Grad, dy[r*cout:(r+1)*cout]) // vectorized in gonum's assembly
+		}
+	}
+	if w.Grad != nil { // dW += colᵀ·dY
+		gemm(true, false, taps, cout, rows, 1, nd.s, taps, dy, cout, 1, w.Grad, cout)
+	}
+	if x.Grad == nil {
+		return
+	}
+	if g.identity() { // dX += dY·Wᵀ
+		gemm(false, true, rows, taps, cout, 1, dy, cout, w.Data, cout, 1, x.Grad, taps)
+		return
+	}
+	dcol := nd.s2
+	gemm(false, true, rows, taps, cout, 1, dy, cout, w.Data, cout, 0, dcol, taps)
+	col2im(&g, dcol, x.Rows, x.Grad)
+}
+
+// convGeomLen is the number of values a geometry is saved as on the tape (a node has no room
+// for it, and saving it in scratch keeps recording free of allocations).
+const convGeomLen = 15
+
+func (g *convGeom) store(s []float64) {
+	for i, v := range [convGeomLen]int{g.c, g.h, g.w, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw, g.pt, g.pb, g.pl, g.pr, g.oh, g.ow} {
+		s[i] = float64(v)
+	}
+}
+
+func (g *convGeom) load(s []float64) {
+	p := [convGeomLen]*int{&g.c, &g.h, &g.w, &g.kh, &g.kw, &g.sh, &g.sw, &g.dh, &g.dw, &g.pt, &g.pb, &g.pl, &g.pr, &g.oh, &g.ow}
+	for i, q := range p {
+		*q = int(s[i])
+	}
+}
+
+// im2col writes the patch matrix of the n examples of x into col: row (i·oh + oy)·ow + ox
+// holds, at column (ky·kw + kx)·c + ch, input value (oy·sh + ky·dh − pt, ox·sw + kx·dw − pl,
+// ch) of example i, or 0 outside the input. Examples are split over the workers.
+func im2col(g *convGeom, x []float64, n int, col []float64) {
+	j := convJobs.Get()
+	*j = convJob{g: *g, x: x, col: col}
+	par.Range(n, im2colGrain(g), j)
+	*j = convJob{}
+	convJobs.Put(j)
+}
+
+// col2im adds the rows of dcol (laid out as im2col writes them) to the input positions they
+// were copied from, in dx. Examples are split over the workers; each input value receives its
+// terms in the same order whatever the split.
+func col2im(g *convGeom, dcol []float64, n int, dx []float64) {
+	j := convJobs.Get()
+	*j = convJob{g: *g, x: dx, col: dcol, back: true}
+	par.Range(n, im2colGrain(g), j)
+	*j = convJob{}
+	convJobs.Put(j)
+}
+
+// im2colGrain is the least number of examples a worker copies: about 32k values.
+func im2colGrain(g *convGeom) int { return max(1, (1<<15)/max(1, g.out()*g.taps())) }
+
+type convJob struct {
+	g      convGeom // a copy: a pointer would make the caller's geometry escape
+	x, col []float64
+	back   bool
+}
+
+var convJobs par.FreeList[convJob]
+
+func (j *convJob) Do(lo, hi int) {
+	g := &j.g
+	in, taps, per := g.in(), g.taps(), g.out()*g.taps()
+	for i := lo; i < hi; i++ {
+		x, col := j.x[i*in:(i+1)*in], j.col[i*per:(i+1)*per]
+		for oy := 0; oy < g.oh; oy++ {
+			for ox := 0; ox < g.ow; ox++ {
+				row := col[(oy*g.ow+ox)*taps : (oy*g.ow+ox+1)*taps]
+				for ky := 0; ky < g.kh; ky++ {
+					iy := oy*g.sh + ky*g.dh - g.pt
+					seg := row[ky*g.kw*g.c : (ky+1)*g.kw*g.c]
+					if iy < 0 || iy >= g.h {
+						if !j.back {
+							clear(seg)
+						}
+						continue
+					}
+					j.window(x[iy*g.w*g.c:(iy+1)*g.w*g.c], seg, ox*g.sw-g.pl)
+				}
+			}
+		}
+	}
+}
+
+// window copies (or, backward, adds back) the taps of one kernel row: image row xr, taps
+// seg, leftmost input column ix0.
+func (j *convJob) window(xr, seg []float64, ix0 int) {
+	g := &j.g
+	c := g.c
+	if g.dw == 1 && ix0 >= 0 && ix0+g.kw <= g.w { // the window lies inside: one run
+		src := xr[ix0*c : (ix0+g.kw)*c]
+		if j.back {
+			for t, v := range seg {
+				src[t] += v
+			}
+		} else {
+			copy(seg, src)
+		}
+		return
+	}
+	for kx := 0; kx < g.kw; kx++ {
+		ix := ix0 + kx*g.dw
+		s := seg[kx*c : (kx+1)*c]
+		switch {
+		case ix < 0 || ix >= g.w:
+			if !j.back {
+				clear(s)
+			}
+		case j.back:
+			d := xr[ix*c : (ix+1)*c]
+			for t, v := range s {
+				d[t] += v
+			}
+		default:
+			copy(s, xr[ix*c:(ix+1)*c])
+		}
+	}
+}
+
+// convRef is the scalar reference of the convolutions' forward pass: the direct loop over
+// output positions and taps, each sum started at 0 and accumulated in order of (ky, kx, c)
+// with fused multiply-adds, then the bias added, as the product's micro-kernel does (see
+// kernels.TileGo). It returns the n × out·cout output.
+func convRef(g *convGeom, x []float64, n int, w []float64, cout int, bias []float64) []float64 {
+	y := make([]float64, n*g.out()*cout)
+	for i := 0; i < n; i++ {
+		for oy := 0; oy < g.oh; oy++ {
+			for ox := 0; ox < g.ow; ox++ {
+				for o := 0; o < cout; o++ {
+					s := 0.0
+					for ky := 0; ky < g.kh; ky++ {
+						for kx := 0; kx < g.kw; kx++ {
+							iy, ix := oy*g.sh+ky*g.dh-g.pt, ox*g.sw+kx*g.dw-g.pl
+							for ch := 0; ch < g.c; ch++ {
+								v := 0.0
+								if iy >= 0 && iy < g.h && ix >= 0 && ix < g.w {
+									v = x[i*g.in()+(iy*g.w+ix)*g.c+ch]
+								}
+								s = math.FMA(v, w[((ky*g.kw+kx)*g.c+ch)*cout+o], s)
+							}
+						}
+					}
+					if bias != nil {
+						s += bias[o]
+					}
+					y[(i*g.out()+oy*g.ow+ox)*cout+o] = s
+				}
+			}
+		}
+	}
+	return y
+}
+
+// ChannelsLastPerm returns the column permutation that turns rows stored channel-first
+// (channel c's positions together, PyTorch's NCL or NCHW flattened: column c·positions + p)
+// into the channels-last layout of this package (column p·channels + c), for PermuteColumns.
+func ChannelsLastPerm(channels, positions int) []int {
+	if channels < 1 || positions < 1 {
+		panic(fmt.Sprintf("nn: ChannelsLastPerm(%d, %d): want channels and positions ≥ 1", channels, positions))
+	}
+	perm := make([]int, channels*positions)
+	for p := 0; p < positions; p++ {
+		for c := 0; c < channels; c++ {
+			perm[p*channels+c] = c*positions + p
+		}
+	}
+	return perm
+}
