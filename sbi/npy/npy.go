@@ -445,3 +445,45 @@ func write(w io.Writer, m mat.Matrix, f32, vector bool) error {
 	}
 	return nil
 }
+
+// ReadValues reads the h.Len() values that follow the header h into dst (which must have
+// that length), in C order whatever the file's order, without allocating: for readers that
+// reuse their buffers.
+func ReadValues(r io.Reader, h Header, dst []float64) error {
+	esize, order, err := h.dtype()
+	if err != nil {
+		return err
+	}
+	n := h.Len()
+	if len(dst) != n {
+		return fmt.Errorf("npy: ReadValues into %d values, the array has %d", len(dst), n)
+	}
+	rows, cols := h.dims()
+	fortran := h.Fortran && rows > 1 && cols > 1
+	var buf [4096]byte
+	per := len(buf) / esize
+	for k := 0; k < n; k += per {
+		m := min(per, n-k)
+		b := buf[:m*esize]
+		if got, err := io.ReadFull(r, b); err != nil {
+			return fmt.Errorf("%w: the data end after %d of %d values (%v)", ErrFormat, k+got/esize, n, err)
+		}
+		for i := 0; i < m; i++ {
+			var v float64
+			if esize == 8 {
+				v = math.Float64frombits(order.Uint64(b[8*i:]))
+			} else {
+				v = float64(math.Float32frombits(order.Uint32(b[4*i:])))
+			}
+			at := k + i
+			if fortran { // value at of a column-major file is (at % rows, at / rows)
+				at = (at%rows)*cols + at/rows
+			}
+			dst[at] = v
+		}
+	}
+	return nil
+}
+
+// Dims returns the matrix shape Read gives the array: rows × cols.
+func (h Header) Dims() (rows, cols int) { return h.dims() }

@@ -283,3 +283,30 @@ func FuzzRead(f *testing.F) {
 		}
 	})
 }
+
+// TestReadValues checks the buffer-reusing reader on C- and Fortran-order files.
+func TestReadValues(t *testing.T) {
+	for _, c := range []struct {
+		file string
+		f32  bool
+	}{{"f8_f_3x4.npy", false}, {"f4_c_2x3.npy", true}, {"f8_c_2x3.npy", false}} {
+		f, err := os.Open(filepath.Join("testdata", c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := ReadHeader(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dst := make([]float64, h.Len())
+		if err := ReadValues(f, h, dst); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		for i, v := range dst {
+			if v != fixture(i, c.f32) {
+				t.Fatalf("%s: value %d is %v, want %v", c.file, i, v, fixture(i, c.f32))
+			}
+		}
+	}
+}
