@@ -288,25 +288,40 @@ func (c *estimator) fitStream(m model, train, val simstore.Source, cfg TrainConf
 	return res, nil
 }
 
-// evalStream is evalLoss over the batches of a source (in a fixed order): the mean loss and
-// penalty per pair, and the number of finite pairs.
+// evalStream is evalLoss over the batches of a source (in a fixed order, the penalty's draws
+// from a stream fixed by seed): the mean loss and penalty per pair, and the number of finite
+// pairs.
 func (c *estimator) evalStream(m model, src simstore.Source, batch int, reg Regularizer, seed uint64) (loss, pen float64, rows int, err error) {
 	it := src.Batches(batch, seed)
 	defer it.Close()
 	var b streamBatch
+	tp := nn.NewTape() // one tape for every batch: a pass leaves no garbage per batch
+	tp.NoGrad = true
+	var rng *rand.Rand
+	if reg != nil {
+		rng = rand.New(rand.NewPCG(seed, 0x76616c))
+	}
 	for it.Next() {
 		theta, x := it.Batch()
 		n := b.load(c, theta, x)
 		if n == 0 {
 			continue
 		}
-		l, p, err := evalLoss(m, &b.d, b.idx[:n], batch, reg, seed)
-		if err != nil {
-			return 0, 0, 0, err
+		var rb *RegBatch
+		if reg != nil {
+			rb = &RegBatch{Tape: tp, Rng: rng}
 		}
-		loss += l * float64(n)
-		pen += p * float64(n)
+		loss += m.batchLoss(tp, &b.d, b.idx[:n], rb).Item() * float64(n)
+		if rb != nil {
+			p, err := reg.Penalty(rb)
+			if err != nil {
+				tp.Reset()
+				return 0, 0, 0, err
+			}
+			pen += p.Item() * float64(n)
+		}
 		rows += n
+		tp.Reset()
 	}
 	if err := it.Err(); err != nil {
 		return 0, 0, 0, err

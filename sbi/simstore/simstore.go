@@ -32,6 +32,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gosbi/gosbi/internal/atomicfile"
@@ -302,8 +303,24 @@ type iter struct {
 	readBuf  *bufio.Reader
 }
 
+// freePools keeps the buffers of closed iterators for the next ones: passes that follow each
+// other (a standardization pass, then an epoch's training and validation passes) reuse one
+// pool instead of leaving the previous one for the garbage collector, so that the process's
+// memory holds one pool per open iterator.
+var freePools struct {
+	sync.Mutex
+	bufs [][2][]float64
+}
+
 func newIter(chunks []chunk, pt, dx, size int, seed uint64) *iter {
 	it := &iter{chunks: chunks, pt: pt, dx: dx, size: size, rng: mrand.New(mrand.NewPCG(seed, 0x62617463))}
+	freePools.Lock()
+	if k := len(freePools.bufs); k > 0 {
+		it.pool = freePools.bufs[k-1]
+		it.pool[0], it.pool[1] = it.pool[0][:0], it.pool[1][:0]
+		freePools.bufs = freePools.bufs[:k-1]
+	}
+	freePools.Unlock()
 	if size < 1 {
 		it.err = fmt.Errorf("simstore: batches of %d rows, expected at least 1", size)
 		return it
@@ -414,8 +431,15 @@ func (it *iter) Batch() (theta, x *mat.Dense) { return it.bt, it.bx }
 // Err implements Iterator.
 func (it *iter) Err() error { return it.err }
 
-// Close implements Iterator.
+// Close implements Iterator: the pool's buffers go to the next iterator.
 func (it *iter) Close() error {
-	it.pool, it.batch, it.bt, it.bx = [2][]float64{}, [2][]float64{}, nil, nil
+	if it.pool[0] != nil || it.pool[1] != nil {
+		freePools.Lock()
+		if len(freePools.bufs) < 2 {
+			freePools.bufs = append(freePools.bufs, it.pool)
+		}
+		freePools.Unlock()
+	}
+	it.pool, it.poolRows, it.batch, it.bt, it.bx = [2][]float64{}, 0, [2][]float64{}, nil, nil
 	return nil
 }

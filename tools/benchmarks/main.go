@@ -6,7 +6,9 @@
 // cgo and libopenblas are present), times the PyTorch twins in torch_reference.py in the same
 // run when Debian's python3-torch is installed, and writes one table with the date, commit,
 // CPU and Go version. A row whose peer has no twin here compares with the number recorded in
-// peers.tsv, and the table says so: only side-by-side ratios are measured in this run.
+// peers.tsv, and the table says so: only side-by-side ratios are measured in this run. A
+// second table gives the peak memory of training from a simulation store at two sizes
+// (tools/storebench).
 package main
 
 import (
@@ -106,8 +108,13 @@ func run(benchtime string, count int, torchSeconds float64, out string) error {
 		}
 		times[tags] = t
 	}
+	store, err := runStore()
+	if err != nil {
+		return err
+	}
 	var buf bytes.Buffer
 	writeReport(&buf, builds, times, peers, benchtime, count, loadStart, loadAverage())
+	writeStore(&buf, store)
 	return atomicfile.WriteFile(out, buf.Bytes(), 0o644)
 }
 
