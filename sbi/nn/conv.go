@@ -183,18 +183,17 @@ func (tp *Tape) conv(op string, x, w, bias *Tensor, g *convGeom) *Tensor {
 	col := x.Data
 	if !g.identity() {
 		col = tp.scratch(rows * taps)
-		im2col(g, x.Data, n, col)
 	}
+	pass := convPass{g: *g, n: n, x: x.Data, col: col, w: w.Data, cout: cout, out: out.Data}
 	if bias != nil {
-		gemmBias(rows, cout, taps, col, taps, w.Data, cout, bias.Data, out.Data, cout)
-	} else {
-		gemm(false, false, rows, cout, taps, 1, col, taps, w.Data, cout, 0, out.Data, cout)
+		pass.bias = bias.Data
 	}
+	pass.run()
 	if gr {
 		nd := tp.record(backConv, out, x, w, bias)
 		nd.s = col
-		if x.Grad != nil && !g.identity() {
-			nd.s2 = tp.scratch(rows * taps)
+		if w.Grad != nil { // one partial weight gradient per block
+			nd.s2 = tp.scratch(g.blocks(n) * taps * cout)
 		}
 		nd.s3 = tp.scratch(convGeomLen)
 		g.store(nd.s3)
@@ -204,28 +203,105 @@ func (tp *Tape) conv(op string, x, w, bias *Tensor, g *convGeom) *Tensor {
 
 func backConv(nd *node) {
 	x, w, bias, out := nd.a, nd.b, nd.c, nd.out
-	var g convGeom
-	g.load(nd.s3)
-	cout, taps, rows := w.Cols, g.taps(), x.Rows*g.out()
-	dy := out.Grad
+	pass := convPass{n: x.Rows, x: x.Data, xg: x.Grad, col: nd.s, w: w.Data, cout: w.Cols, dy: out.Grad, wpart: nd.s2, back: true}
+	pass.g.load(nd.s3)
+	cout, taps, rows := w.Cols, pass.g.taps(), x.Rows*pass.g.out()
 	if bias != nil && bias.Grad != nil {
 		for r := 0; r < rows; r++ {
-			floats.Add(bias.Grad, dy[r*cout:(r+1)*cout]) // vectorized in gonum's assembly
+			floats.Add(bias.Grad, out.Grad[r*cout:(r+1)*cout]) // vectorized in gonum's assembly
 		}
 	}
-	if w.Grad != nil { // dW += colᵀ·dY
-		gemm(true, false, taps, cout, rows, 1, nd.s, taps, dy, cout, 1, w.Grad, cout)
-	}
-	if x.Grad == nil {
+	if w.Grad == nil && x.Grad == nil {
 		return
 	}
-	if g.identity() { // dX += dY·Wᵀ
-		gemm(false, true, rows, taps, cout, 1, dy, cout, w.Data, cout, 1, x.Grad, taps)
-		return
+	pass.run()
+	if w.Grad != nil { // dW += Σ_blocks colᵀ·dY, in block order
+		for b := 0; b < pass.g.blocks(x.Rows); b++ {
+			floats.Add(w.Grad, nd.s2[b*taps*cout:(b+1)*taps*cout])
+		}
 	}
-	dcol := nd.s2
-	gemm(false, true, rows, taps, cout, 1, dy, cout, w.Data, cout, 0, dcol, taps)
-	col2im(&g, dcol, x.Rows, x.Grad)
+}
+
+// convBlockRows is about the number of output positions (rows of the patch matrix) of a
+// block of the convolution: the block's patches stay in cache between im2col and the product.
+const convBlockRows = 2048
+
+// block returns the number of examples of a block; blocks depend on the shape alone, never on
+// the number of goroutines, so that the partial weight gradients summed over them are the
+// same whatever the split.
+func (g *convGeom) block() int { return max(1, convBlockRows/g.out()) }
+
+// blocks returns the number of blocks of n examples.
+func (g *convGeom) blocks(n int) int { return (n + g.block() - 1) / g.block() }
+
+// convPass runs the convolution over blocks of examples, split over the workers. Forward, a
+// block copies its patches (im2col) and multiplies them by the weights: y = col·W + b.
+// Backward, it computes its partial weight gradient colᵀ·dY into its slot of wpart (when the
+// weights need one) and, when the input needs a gradient, dcol = dY·Wᵀ into a buffer of its
+// own, added back to the input positions (col2im). Every value is computed by one block in a
+// fixed order, so the results do not depend on the number of goroutines.
+type convPass struct {
+	g          convGeom
+	n, cout    int
+	x, xg, col []float64
+	w, bias    []float64
+	out, dy    []float64
+	wpart      []float64
+	back       bool
+}
+
+var (
+	convPasses par.FreeList[convPass]
+	convBufs   par.FreeList[[]float64]
+)
+
+func (p *convPass) run() {
+	j := convPasses.Get()
+	*j = *p
+	par.Range(p.g.blocks(p.n), 1, j)
+	*j = convPass{}
+	convPasses.Put(j)
+}
+
+func (p *convPass) Do(lo, hi int) {
+	g := &p.g
+	taps, cout, per := g.taps(), p.cout, g.out()
+	for b := lo; b < hi; b++ {
+		e0, e1 := b*g.block(), min(p.n, (b+1)*g.block())
+		r0, rows := e0*per, (e1-e0)*per
+		col := p.col[r0*taps : (r0+rows)*taps]
+		if !p.back {
+			if !g.identity() {
+				(&convJob{g: *g, x: p.x, col: p.col}).Do(e0, e1)
+			}
+			y := p.out[r0*cout : (r0+rows)*cout]
+			if p.bias != nil {
+				gemmBias(rows, cout, taps, col, taps, p.w, cout, p.bias, y, cout)
+			} else {
+				gemm(false, false, rows, cout, taps, 1, col, taps, p.w, cout, 0, y, cout)
+			}
+			continue
+		}
+		dy := p.dy[r0*cout : (r0+rows)*cout]
+		if p.wpart != nil { // this block's colᵀ·dY
+			gemm(true, false, taps, cout, rows, 1, col, taps, dy, cout, 0, p.wpart[b*taps*cout:(b+1)*taps*cout], cout)
+		}
+		if p.xg == nil {
+			continue
+		}
+		if g.identity() { // dX += dY·Wᵀ
+			gemm(false, true, rows, taps, cout, 1, dy, cout, p.w, cout, 1, p.xg[r0*taps:(r0+rows)*taps], taps)
+			continue
+		}
+		buf := convBufs.Get()
+		if cap(*buf) < rows*taps {
+			*buf = make([]float64, g.block()*per*taps)
+		}
+		dcol := (*buf)[:rows*taps]
+		gemm(false, true, rows, taps, cout, 1, dy, cout, p.w, cout, 0, dcol, taps)
+		(&convJob{g: *g, x: p.xg, col: dcol, first: e0, back: true}).Do(e0, e1)
+		convBufs.Put(buf)
+	}
 }
 
 // convGeomLen is the number of values a geometry is saved as on the tape (a node has no room
@@ -245,92 +321,96 @@ func (g *convGeom) load(s []float64) {
 	}
 }
 
-// im2col writes the patch matrix of the n examples of x into col: row (i·oh + oy)·ow + ox
-// holds, at column (ky·kw + kx)·c + ch, input value (oy·sh + ky·dh − pt, ox·sw + kx·dw − pl,
-// ch) of example i, or 0 outside the input. Examples are split over the workers.
-func im2col(g *convGeom, x []float64, n int, col []float64) {
-	j := convJobs.Get()
-	*j = convJob{g: *g, x: x, col: col}
-	par.Range(n, im2colGrain(g), j)
-	*j = convJob{}
-	convJobs.Put(j)
-}
-
-// col2im adds the rows of dcol (laid out as im2col writes them) to the input positions they
-// were copied from, in dx. Examples are split over the workers; each input value receives its
-// terms in the same order whatever the split.
-func col2im(g *convGeom, dcol []float64, n int, dx []float64) {
-	j := convJobs.Get()
-	*j = convJob{g: *g, x: dx, col: dcol, back: true}
-	par.Range(n, im2colGrain(g), j)
-	*j = convJob{}
-	convJobs.Put(j)
-}
-
-// im2colGrain is the least number of examples a worker copies: about 32k values.
-func im2colGrain(g *convGeom) int { return max(1, (1<<15)/max(1, g.out()*g.taps())) }
-
+// convJob copies the patches of examples into rows of col (im2col) or, backward, adds rows of
+// col back to the input positions they were copied from (col2im): row (i·oh + oy)·ow + ox of
+// the patch matrix holds, at column (ky·kw + kx)·c + ch, input value (oy·sh + ky·dh − pt,
+// ox·sw + kx·dw − pl, ch) of example i, or 0 outside the input. col starts at example first.
 type convJob struct {
-	g      convGeom // a copy: a pointer would make the caller's geometry escape
+	g      convGeom
 	x, col []float64
+	first  int
 	back   bool
 }
 
-var convJobs par.FreeList[convJob]
-
 func (j *convJob) Do(lo, hi int) {
-	g := &j.g
-	in, taps, per := g.in(), g.taps(), g.out()*g.taps()
+	g := j.g // a local copy: the loops below keep its fields in registers
+	c, w, ow := g.c, g.w, g.ow
+	in, taps, per, span := g.in(), g.taps(), g.out()*g.taps(), g.kw*g.c
 	for i := lo; i < hi; i++ {
-		x, col := j.x[i*in:(i+1)*in], j.col[i*per:(i+1)*per]
+		x, col := j.x[i*in:(i+1)*in], j.col[(i-j.first)*per:(i-j.first+1)*per]
 		for oy := 0; oy < g.oh; oy++ {
-			for ox := 0; ox < g.ow; ox++ {
-				row := col[(oy*g.ow+ox)*taps : (oy*g.ow+ox+1)*taps]
-				for ky := 0; ky < g.kh; ky++ {
-					iy := oy*g.sh + ky*g.dh - g.pt
-					seg := row[ky*g.kw*g.c : (ky+1)*g.kw*g.c]
-					if iy < 0 || iy >= g.h {
-						if !j.back {
-							clear(seg)
+			for ky := 0; ky < g.kh; ky++ {
+				iy := oy*g.sh + ky*g.dh - g.pt
+				base := oy*ow*taps + ky*span // seg of output (oy, 0) for this kernel row
+				if iy < 0 || iy >= g.h {
+					if !j.back {
+						for ox := 0; ox < ow; ox++ {
+							clear(col[base+ox*taps : base+ox*taps+span])
 						}
+					}
+					continue
+				}
+				xr := x[iy*w*c : (iy+1)*w*c]
+				lo, hi := g.inside() // outputs whose window lies inside the row: one run each
+				for ox := 0; ox < ow; ox++ {
+					if ox == lo && hi > lo {
+						runs(col[base+lo*taps:], xr[(lo*g.sw-g.pl)*c:], hi-lo, span, taps, g.sw*c, j.back)
+						ox = hi - 1
 						continue
 					}
-					j.window(x[iy*g.w*g.c:(iy+1)*g.w*g.c], seg, ox*g.sw-g.pl)
+					window(&g, xr, col[base+ox*taps:base+ox*taps+span], ox*g.sw-g.pl, j.back)
 				}
 			}
 		}
 	}
 }
 
-// window copies (or, backward, adds back) the taps of one kernel row: image row xr, taps
-// seg, leftmost input column ix0.
-func (j *convJob) window(xr, seg []float64, ix0 int) {
-	g := &j.g
-	c := g.c
-	if g.dw == 1 && ix0 >= 0 && ix0+g.kw <= g.w { // the window lies inside: one run
-		src := xr[ix0*c : (ix0+g.kw)*c]
-		if j.back {
-			for t, v := range seg {
-				src[t] += v
-			}
-		} else {
-			copy(seg, src)
-		}
-		return
+// inside returns the range [lo, hi) of output columns whose window lies inside the input
+// row without dilation, so that its taps are one contiguous run (empty when dilated).
+func (g *convGeom) inside() (lo, hi int) {
+	if g.dw != 1 {
+		return 0, 0
 	}
+	lo = (g.pl + g.sw - 1) / g.sw          // first ox with ox·sw − pl ≥ 0
+	hi = min(g.ow, (g.w-g.kw+g.pl)/g.sw+1) // past the last ox with ox·sw − pl + kw ≤ w
+	return lo, max(lo, hi)
+}
+
+// runs copies n windows of span values, the k-th from src[k·step:] to dst[k·taps:] (or,
+// backward, adds them back).
+func runs(dst, src []float64, n, span, taps, step int, back bool) {
+	for k := 0; k < n; k++ {
+		d, s := dst[k*taps:k*taps+span], src[k*step:k*step+span]
+		if back {
+			addTo(s, d)
+		} else {
+			copy(d, s)
+		}
+	}
+}
+
+// addTo adds src to dst elementwise (len(dst) ≥ len(src)).
+func addTo(dst, src []float64) {
+	dst = dst[:len(src)]
+	for t, v := range src {
+		dst[t] += v
+	}
+}
+
+// window copies (or, backward, adds back) the taps of one kernel row that reaches into the
+// padding or is dilated: image row xr, taps seg, leftmost input column ix0.
+func window(g *convGeom, xr, seg []float64, ix0 int, back bool) {
+	c := g.c
 	for kx := 0; kx < g.kw; kx++ {
 		ix := ix0 + kx*g.dw
 		s := seg[kx*c : (kx+1)*c]
 		switch {
 		case ix < 0 || ix >= g.w:
-			if !j.back {
+			if !back {
 				clear(s)
 			}
-		case j.back:
-			d := xr[ix*c : (ix+1)*c]
-			for t, v := range s {
-				d[t] += v
-			}
+		case back:
+			addTo(xr[ix*c:(ix+1)*c], s)
 		default:
 			copy(s, xr[ix*c:(ix+1)*c])
 		}
