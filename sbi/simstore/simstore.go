@@ -79,13 +79,16 @@ type manifest struct {
 }
 
 // Store is a simulation store opened from its directory. Its list of chunks is the one read
-// by Open (or the last Refresh); chunks appended later by other processes are seen after
-// Refresh. A Store is safe for concurrent use once opened, Refresh excepted.
+// by Open (or the last Refresh) and those it appended itself; chunks appended by other
+// processes are seen after Refresh. A Store is safe for concurrent use; an iterator or a part
+// from Split keeps the chunks listed when it was made.
 type Store struct {
 	dir               string
 	paramDim, dataDim int
-	chunks            []chunk
-	n                 int
+
+	mu     sync.Mutex // guards chunks and n
+	chunks []chunk
+	n      int
 }
 
 type chunk struct {
@@ -145,7 +148,7 @@ func (s *Store) Refresh() error {
 		return fmt.Errorf("simstore: %w", err)
 	}
 	known := map[string]int{}
-	for _, c := range s.chunks {
+	for _, c := range s.snapshot() {
 		known[c.path] = c.rows
 	}
 	var chunks []chunk
@@ -166,8 +169,18 @@ func (s *Store) Refresh() error {
 		n += rows
 	}
 	sort.Slice(chunks, func(i, j int) bool { return chunks[i].path < chunks[j].path })
+	s.mu.Lock()
 	s.chunks, s.n = chunks, n
+	s.mu.Unlock()
 	return nil
+}
+
+// snapshot returns the listed chunks; the slice is never written again (Append and Refresh
+// replace or extend it under the lock, copying on append).
+func (s *Store) snapshot() []chunk {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.chunks[:len(s.chunks):len(s.chunks)]
 }
 
 // chunkRows checks the headers of a chunk and returns its rows.
@@ -208,10 +221,14 @@ func memberHeader(zr *zip.Reader, name string) (npy.Header, error) {
 func (s *Store) Dims() (paramDim, dataDim int) { return s.paramDim, s.dataDim }
 
 // Len returns the number of pairs in the listed chunks.
-func (s *Store) Len() int { return s.n }
+func (s *Store) Len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.n
+}
 
 // Chunks returns the number of listed chunks.
-func (s *Store) Chunks() int { return len(s.chunks) }
+func (s *Store) Chunks() int { return len(s.snapshot()) }
 
 // Dir returns the store's directory.
 func (s *Store) Dir() string { return s.dir }
@@ -236,8 +253,10 @@ func (s *Store) Append(theta, x *mat.Dense) error {
 	if err := npy.WriteNPZFile(path, []string{"theta", "x"}, []mat.Matrix{theta, x}, false); err != nil {
 		return fmt.Errorf("simstore: %w", err)
 	}
+	s.mu.Lock()
 	s.chunks = append(s.chunks, chunk{path: path, rows: n})
 	s.n += n
+	s.mu.Unlock()
 	return nil
 }
 
@@ -248,14 +267,19 @@ func (s *Store) Split(frac float64, seed uint64) (train, val Source, err error) 
 	if !(frac > 0 && frac < 1) {
 		return nil, nil, fmt.Errorf("simstore: Split(%v), expected a share between 0 and 1", frac)
 	}
-	if len(s.chunks) < 2 {
-		return nil, nil, fmt.Errorf("simstore: Split needs at least two chunks, the store has %d: append in smaller chunks", len(s.chunks))
+	chunks := s.snapshot()
+	total := 0
+	for _, c := range chunks {
+		total += c.rows
 	}
-	perm := mrand.New(mrand.NewPCG(seed, 0x73706c6974)).Perm(len(s.chunks))
+	if len(chunks) < 2 {
+		return nil, nil, fmt.Errorf("simstore: Split needs at least two chunks, the store has %d: append in smaller chunks", len(chunks))
+	}
+	perm := mrand.New(mrand.NewPCG(seed, 0x73706c6974)).Perm(len(chunks))
 	tr, va := &part{s: s}, &part{s: s}
-	want := int(math.Round(frac * float64(s.n)))
+	want := int(math.Round(frac * float64(total)))
 	for i, k := range perm {
-		c := s.chunks[k]
+		c := chunks[k]
 		if left := len(perm) - i; va.n < want && left > 1 && (va.n == 0 || va.n+c.rows <= want) {
 			va.add(c)
 		} else {
@@ -263,7 +287,7 @@ func (s *Store) Split(frac float64, seed uint64) (train, val Source, err error) 
 		}
 	}
 	if va.n == 0 {
-		return nil, nil, fmt.Errorf("simstore: Split(%v) of %d pairs holds out no pair, expected a larger share", frac, s.n)
+		return nil, nil, fmt.Errorf("simstore: Split(%v) of %d pairs holds out no pair, expected a larger share", frac, total)
 	}
 	return tr, va, nil
 }
@@ -284,7 +308,7 @@ func (p *part) Batches(size int, seed uint64) Iterator {
 
 // Batches implements Source over every listed chunk.
 func (s *Store) Batches(size int, seed uint64) Iterator {
-	return newIter(s.chunks, s.paramDim, s.dataDim, size, seed)
+	return newIter(s.snapshot(), s.paramDim, s.dataDim, size, seed)
 }
 
 // iter is the shuffle-pool iterator of Batches.

@@ -243,3 +243,46 @@ func TestConcurrentAppendProcesses(t *testing.T) {
 		}
 	}
 }
+
+// TestConcurrentAppendGoroutines appends from several goroutines sharing one Store while
+// another lists and reads it (run with -race).
+func TestConcurrentAppendGoroutines(t *testing.T) {
+	s, err := Create(t.TempDir(), 2, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			for k := 0; k < 5; k++ {
+				if err := s.Append(pairs(g*50+k*10, 10)); err != nil {
+					t.Error(err)
+				}
+			}
+		}(g)
+	}
+	for k := 0; k < 5; k++ {
+		it := s.Batches(16, uint64(k))
+		for it.Next() {
+		}
+		if err := it.Err(); err != nil {
+			t.Error(err)
+		}
+		it.Close()
+	}
+	wg.Wait()
+	if s.Len() != 200 || s.Chunks() != 20 {
+		t.Fatalf("%d pairs in %d chunks, want 200 in 20", s.Len(), s.Chunks())
+	}
+	seen := make([]int, 200)
+	for _, i := range pass(t, s, 64, 1) {
+		seen[i]++
+	}
+	for i, k := range seen {
+		if k != 1 {
+			t.Fatalf("row %d seen %d times", i, k)
+		}
+	}
+}
