@@ -60,6 +60,11 @@ func softmaxBack(dx, y, dy []float64, scale float64) {
 	}
 }
 
+// MaxAttentionWeights is the most attention weights (sequences × heads × Length²) that
+// Attention keeps on a recording tape for its backward pass, 2²⁸ values (2 GiB). Without
+// gradients it keeps none: each worker reuses one Length×Length buffer.
+const MaxAttentionWeights = 1 << 28
+
 // AttentionConfig is the shape of scaled dot-product self-attention over sequences.
 type AttentionConfig struct {
 	Length int  // positions of each sequence: the rows of q, k and v come in blocks of Length
@@ -92,7 +97,13 @@ func (tp *Tape) Attention(q, k, v *Tensor, cfg AttentionConfig) *Tensor {
 	gr := tp.grads(q, k, v)
 	out := tp.tensor(q.Rows, v.Cols, gr)
 	n := q.Rows / L
-	p := tp.scratch(n * h * L * L)
+	var p []float64 // the attention weights, kept for the backward pass
+	if gr {
+		if n*h*L*L > MaxAttentionWeights {
+			panic(fmt.Sprintf("nn: Attention: %d sequences × %d heads × %d² positions are %d attention weights to keep for the backward pass, more than MaxAttentionWeights (%d): use smaller batches or shorter sequences", n, h, L, n*h*L*L, MaxAttentionWeights))
+		}
+		p = tp.scratch(n * h * L * L)
+	}
 	j := attnJobs.Get()
 	*j = attnJob{q: q, k: k, v: v, out: out, p: p, L: L, h: h, causal: cfg.Causal}
 	par.Range(n*h, attnGrain(L, q.Cols/h+v.Cols/h), j)
@@ -141,8 +152,8 @@ func (j *attnJob) Do(lo, hi int) {
 	d, dv := j.q.Cols, j.v.Cols
 	dh, dvh := d/h, dv/h
 	scale := 1 / math.Sqrt(float64(dh))
-	var buf *[]float64
-	if j.back {
+	var buf *[]float64 // dP backward; the weights forward without gradients
+	if j.back || j.p == nil {
 		buf = attnScratch.Get()
 		if cap(*buf) < L*L {
 			*buf = make([]float64, L*L)
@@ -152,7 +163,12 @@ func (j *attnJob) Do(lo, hi int) {
 	for pair := lo; pair < hi; pair++ {
 		s, head := pair/h, pair%h
 		qo, vo := s*L*d+head*dh, s*L*dv+head*dvh // offsets of the head's first element
-		p := j.p[pair*L*L : (pair+1)*L*L]
+		var p []float64
+		if j.p != nil {
+			p = j.p[pair*L*L : (pair+1)*L*L]
+		} else {
+			p = (*buf)[:L*L]
+		}
 		if !j.back {
 			// S = Q·Kᵀ into p, then the scaled softmax of each row in place, then O = P·V
 			gemm(false, true, L, L, dh, 1, j.q.Data[qo:], d, j.k.Data[qo:], d, 0, p, L)

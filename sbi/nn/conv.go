@@ -178,20 +178,15 @@ func (tp *Tape) conv(op string, x, w, bias *Tensor, g *convGeom) *Tensor {
 		panic(fmt.Sprintf("nn: %s: bias %d×%d, want 1×%d", op, bias.Rows, bias.Cols, w.Cols))
 	}
 	gr := tp.grads(x, w, bias)
-	n, cout, taps, rows := x.Rows, w.Cols, g.taps(), x.Rows*g.out()
+	n, cout, taps := x.Rows, w.Cols, g.taps()
 	out := tp.tensor(n, g.out()*cout, gr)
-	col := x.Data
-	if !g.identity() {
-		col = tp.scratch(rows * taps)
-	}
-	pass := convPass{g: *g, n: n, x: x.Data, col: col, w: w.Data, cout: cout, out: out.Data}
+	pass := convPass{g: *g, n: n, x: x.Data, w: w.Data, cout: cout, out: out.Data}
 	if bias != nil {
 		pass.bias = bias.Data
 	}
 	pass.run()
 	if gr {
 		nd := tp.record(backConv, out, x, w, bias)
-		nd.s = col
 		if w.Grad != nil { // one partial weight gradient per block
 			nd.s2 = tp.scratch(g.blocks(n) * taps * cout)
 		}
@@ -203,7 +198,7 @@ func (tp *Tape) conv(op string, x, w, bias *Tensor, g *convGeom) *Tensor {
 
 func backConv(nd *node) {
 	x, w, bias, out := nd.a, nd.b, nd.c, nd.out
-	pass := convPass{n: x.Rows, x: x.Data, xg: x.Grad, col: nd.s, w: w.Data, cout: w.Cols, dy: out.Grad, wpart: nd.s2, back: true}
+	pass := convPass{n: x.Rows, x: x.Data, xg: x.Grad, w: w.Data, cout: w.Cols, dy: out.Grad, wpart: nd.s2, back: true}
 	pass.g.load(nd.s3)
 	cout, taps, rows := w.Cols, pass.g.taps(), x.Rows*pass.g.out()
 	if bias != nil && bias.Grad != nil {
@@ -235,24 +230,27 @@ func (g *convGeom) block() int { return max(1, convBlockRows/g.out()) }
 func (g *convGeom) blocks(n int) int { return (n + g.block() - 1) / g.block() }
 
 // convPass runs the convolution over blocks of examples, split over the workers. Forward, a
-// block copies its patches (im2col) and multiplies them by the weights: y = col·W + b.
-// Backward, it computes its partial weight gradient colᵀ·dY into its slot of wpart (when the
-// weights need one) and, when the input needs a gradient, dcol = dY·Wᵀ into a buffer of its
-// own, added back to the input positions (col2im). Every value is computed by one block in a
-// fixed order, so the results do not depend on the number of goroutines.
+// block copies its patches (im2col) into a buffer of its own and multiplies them by the
+// weights: y = col·W + b. Backward, it copies its patches again (copies cost less than
+// keeping the patch matrix of the whole batch on the tape), computes its partial weight
+// gradient colᵀ·dY into its slot of wpart (when the weights need one) and, when the input
+// needs a gradient, dcol = dY·Wᵀ, added back to the input positions it came from (col2im).
+// Memory beyond the input and output is two blocks' patches per worker. Every value is
+// computed by one block in a fixed order, so the results do not depend on the number of
+// goroutines.
 type convPass struct {
-	g          convGeom
-	n, cout    int
-	x, xg, col []float64
-	w, bias    []float64
-	out, dy    []float64
-	wpart      []float64
-	back       bool
+	g       convGeom
+	n, cout int
+	x, xg   []float64
+	w, bias []float64
+	out, dy []float64
+	wpart   []float64
+	back    bool
 }
 
 var (
 	convPasses par.FreeList[convPass]
-	convBufs   par.FreeList[[]float64]
+	convBufs   par.FreeList[[]float64] // one block's patches
 )
 
 func (p *convPass) run() {
@@ -263,17 +261,40 @@ func (p *convPass) run() {
 	convPasses.Put(j)
 }
 
+// blockBuf returns a buffer for one block's patches from the free list.
+func (g *convGeom) blockBuf() *[]float64 {
+	buf := convBufs.Get()
+	if need := g.block() * g.out() * g.taps(); cap(*buf) < need {
+		*buf = make([]float64, need)
+	}
+	return buf
+}
+
 func (p *convPass) Do(lo, hi int) {
 	g := &p.g
 	taps, cout, per := g.taps(), p.cout, g.out()
+	var colBuf, dcolBuf *[]float64
+	if !g.identity() {
+		colBuf = g.blockBuf()
+		defer convBufs.Put(colBuf)
+		if p.back && p.xg != nil {
+			dcolBuf = g.blockBuf()
+			defer convBufs.Put(dcolBuf)
+		}
+	}
 	for b := lo; b < hi; b++ {
 		e0, e1 := b*g.block(), min(p.n, (b+1)*g.block())
 		r0, rows := e0*per, (e1-e0)*per
-		col := p.col[r0*taps : (r0+rows)*taps]
-		if !p.back {
-			if !g.identity() {
-				(&convJob{g: *g, x: p.x, col: p.col}).Do(e0, e1)
+		var col []float64
+		if g.identity() { // the input is its own patch matrix
+			col = p.x[r0*taps : (r0+rows)*taps]
+		} else {
+			col = (*colBuf)[:rows*taps]
+			if !p.back || p.wpart != nil {
+				(&convJob{g: *g, x: p.x, col: col, first: e0}).Do(e0, e1)
 			}
+		}
+		if !p.back {
 			y := p.out[r0*cout : (r0+rows)*cout]
 			if p.bias != nil {
 				gemmBias(rows, cout, taps, col, taps, p.w, cout, p.bias, y, cout)
@@ -293,14 +314,9 @@ func (p *convPass) Do(lo, hi int) {
 			gemm(false, true, rows, taps, cout, 1, dy, cout, p.w, cout, 1, p.xg[r0*taps:(r0+rows)*taps], taps)
 			continue
 		}
-		buf := convBufs.Get()
-		if cap(*buf) < rows*taps {
-			*buf = make([]float64, g.block()*per*taps)
-		}
-		dcol := (*buf)[:rows*taps]
+		dcol := (*dcolBuf)[:rows*taps]
 		gemm(false, true, rows, taps, cout, 1, dy, cout, p.w, cout, 0, dcol, taps)
 		(&convJob{g: *g, x: p.xg, col: dcol, first: e0, back: true}).Do(e0, e1)
-		convBufs.Put(buf)
 	}
 }
 
