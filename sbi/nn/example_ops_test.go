@@ -54,3 +54,22 @@ func ExampleTape_Attention() {
 	// Output:
 	// 6 4
 }
+
+// A GRU of 3 hidden units over a batch of 2 series of 4 steps with 1 channel: the result holds
+// the state after every step, channels-last; its last 3 columns are the final states. With
+// zero recurrent weights both gates are ½, so the first series' state 0.38 = ½·tanh(1) after
+// its pulse halves at every later step: 0.048 at the end.
+func ExampleTape_GRU() {
+	tp := nn.NewTape()
+	x := tp.Const(2, 4, []float64{1, 0, 0, 0, 0, 0, 0, 1})
+	wi, wh := tp.New(1, 9), tp.New(3, 9) // [r z m] side by side
+	for j := 6; j < 9; j++ {
+		wi.Data[j] = 1 // the candidate state follows the input
+	}
+	h := tp.GRU(x, wi, wh, nil, nil, 4)
+	fmt.Println(h.Rows, h.Cols)
+	fmt.Printf("%.3f\n", h.Data[9:12])
+	// Output:
+	// 2 12
+	// [0.048 0.048 0.048]
+}

@@ -7,8 +7,8 @@ import (
 	"testing"
 )
 
-// TestSequenceGradients checks layer normalization, the segment poolings, softmax and
-// attention against finite differences.
+// TestSequenceGradients checks layer normalization, the segment poolings, softmax,
+// attention and the GRU against finite differences.
 func TestSequenceGradients(t *testing.T) {
 	rng := rand.New(rand.NewPCG(71, 72))
 	r := func(rows, cols int) *Tensor { return randVar(rng, rows, cols, -2, 2) }
@@ -33,6 +33,14 @@ func TestSequenceGradients(t *testing.T) {
 		cases = append(cases, gradCase{fmt.Sprintf("Attention/%+v", c), []*Tensor{r(rows, 4), r(rows, 4), r(rows, 6)},
 			func(tp *Tape, in []*Tensor) *Tensor { return tp.Attention(in[0], in[1], in[2], c) }})
 	}
+	cases = append(cases,
+		gradCase{"GRU", []*Tensor{r(3, 4*2), r(2, 9), r(3, 9), r(1, 9), r(1, 9)}, func(tp *Tape, in []*Tensor) *Tensor {
+			return tp.GRU(in[0], in[1], in[2], in[3], in[4], 4)
+		}},
+		gradCase{"GRUNoBias", []*Tensor{r(2, 5*1), r(1, 6), r(2, 6)}, func(tp *Tape, in []*Tensor) *Tensor {
+			return tp.GRU(in[0], in[1], in[2], nil, nil, 5)
+		}},
+	)
 	cases = append(cases, gradCase{"SelfAttentionBlock", []*Tensor{r(2*5, 4), r(4, 4), r(4, 4), r(4, 4), r(1, 4), r(1, 4)}, func(tp *Tape, in []*Tensor) *Tensor {
 		x := in[0]
 		a := tp.Attention(tp.MatMul(x, in[1]), tp.MatMul(x, in[2]), tp.MatMul(x, in[3]), AttentionConfig{Length: 5, Heads: 2})
@@ -121,8 +129,25 @@ func TestAttentionMatchesReference(t *testing.T) {
 	}
 }
 
+// TestGRUMatchesReference checks the GRU's batched recurrence against the recurrence written
+// out per unit.
+func TestGRUMatchesReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(79, 80))
+	const n, length, in, hid = 30, 12, 3, 5
+	x := randConst(rng, n, length*in, -1, 1)
+	wi, wh := randConst(rng, in, 3*hid, -0.7, 0.7), randConst(rng, hid, 3*hid, -0.7, 0.7)
+	bi, bh := randConst(rng, 1, 3*hid, -0.5, 0.5), randConst(rng, 1, 3*hid, -0.5, 0.5)
+	got := NewTape().GRU(x, wi, wh, bi, bh, length).Data
+	want := gruRef(x.Data, wi.Data, wh.Data, bi.Data, bh.Data, n, length, in, hid)
+	for i := range want {
+		if !(math.Abs(got[i]-want[i]) <= 1e-13) {
+			t.Fatalf("state value %d is %v, the written-out recurrence gives %v", i, got[i], want[i])
+		}
+	}
+}
+
 // TestEmbeddingOpsStepAllocatesNothing runs training steps of a network made of the new
-// operations (convolution, pooling, layer normalization, attention, segment pooling) and
+// operations (convolution, pooling, layer normalization, attention, segment pooling, GRU) and
 // checks that a steady-state step allocates nothing. The noasm build's products are gonum's
 // Dgemm, which allocates for its own goroutines (see the package doc): there the test says so
 // and stops.
@@ -136,7 +161,9 @@ func TestEmbeddingOpsStepAllocatesNothing(t *testing.T) {
 	w1, b1 := NewParam("w1", 3*2, 8), NewParam("b1", 1, 8)
 	wq, g, b := NewParam("wq", 8, 8), NewParam("g", 1, 8), NewParam("b", 1, 8)
 	w2 := NewParam("w2", 8, 1)
-	ps := []*Param{w1, b1, wq, g, b, w2}
+	gi, gh, gbi, gbh := NewParam("gi", 8, 12), NewParam("gh", 4, 12), NewParam("gbi", 1, 12), NewParam("gbh", 1, 12)
+	w3 := NewParam("w3", 4, 1)
+	ps := []*Param{w1, b1, wq, g, b, w2, gi, gh, gbi, gbh, w3}
 	for _, p := range ps {
 		InitUniform(p, rng, 0.5)
 	}
@@ -153,7 +180,9 @@ func TestEmbeddingOpsStepAllocatesNothing(t *testing.T) {
 		a := tp.Attention(tp.MatMul(tok, wq.Tensor), tok, tok, AttentionConfig{Length: L / 2, Heads: 2, Causal: true})
 		a = tp.LayerNorm(tp.Add(tok, a), g.Tensor, b.Tensor, 8, 1e-5)
 		s := tp.Add(tp.SegmentMean(a, offsets), tp.GlobalMaxPool(h, 8))
-		loss := tp.Mean(tp.Square(tp.MatMul(s, w2.Tensor)))
+		rec := tp.GRU(h, gi.Tensor, gh.Tensor, gbi.Tensor, gbh.Tensor, L/2)
+		last := tp.Columns(rec, (L/2-1)*4, L/2*4)
+		loss := tp.Add(tp.Mean(tp.Square(tp.MatMul(s, w2.Tensor))), tp.Mean(tp.Square(tp.MatMul(last, w3.Tensor))))
 		tp.Backward(loss)
 		opt.Step()
 		opt.ZeroGrad()
