@@ -35,7 +35,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gosbi/gosbi/internal/atomicfile"
 	"github.com/gosbi/gosbi/sbi/npy"
 	"gonum.org/v1/gonum/mat"
 )
@@ -107,12 +106,8 @@ func Create(dir string, paramDim, dataDim int) (*Store, error) {
 		return nil, fmt.Errorf("simstore: %w", err)
 	}
 	want := manifest{Format: format, Version: 1, ParamDim: paramDim, DataDim: dataDim}
-	path := filepath.Join(dir, manifestName)
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		b, _ := json.MarshalIndent(want, "", "  ")
-		if err := atomicfile.WriteFile(path, append(b, '\n'), 0o644); err != nil {
-			return nil, fmt.Errorf("simstore: writing the manifest: %w", err)
-		}
+	if err := createManifest(dir, want); err != nil {
+		return nil, err
 	}
 	s, err := Open(dir)
 	if err != nil {
@@ -122,6 +117,37 @@ func Create(dir string, paramDim, dataDim int) (*Store, error) {
 		return nil, fmt.Errorf("simstore: %s holds θ of %d and x of %d values, not %d and %d: use another directory", dir, s.paramDim, s.dataDim, paramDim, dataDim)
 	}
 	return s, nil
+}
+
+// createManifest writes the manifest unless one exists: complete in a temporary file, then
+// linked to its name, which fails when another process got there first (whose manifest then
+// stands, and Create compares the widths with it).
+func createManifest(dir string, m manifest) error {
+	path := filepath.Join(dir, manifestName)
+	if _, err := os.Stat(path); err == nil {
+		return nil
+	}
+	f, err := os.CreateTemp(dir, ".manifest-*")
+	if err != nil {
+		return fmt.Errorf("simstore: %w", err)
+	}
+	defer os.Remove(f.Name())
+	b, _ := json.MarshalIndent(m, "", "  ")
+	if _, err := f.Write(append(b, '\n')); err != nil {
+		f.Close()
+		return fmt.Errorf("simstore: writing the manifest: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("simstore: writing the manifest: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("simstore: writing the manifest: %w", err)
+	}
+	if err := os.Link(f.Name(), path); err != nil && !errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("simstore: writing the manifest: %w", err)
+	}
+	return nil
 }
 
 // Open opens an existing store and lists its chunks.

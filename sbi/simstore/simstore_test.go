@@ -286,3 +286,30 @@ func TestConcurrentAppendGoroutines(t *testing.T) {
 		}
 	}
 }
+
+// TestConcurrentCreate has goroutines create one store with two different widths at once:
+// one manifest wins, and exactly the calls that asked for its widths succeed.
+func TestConcurrentCreate(t *testing.T) {
+	dir := t.TempDir()
+	var wg sync.WaitGroup
+	ok := make([]bool, 8)
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			_, err := Create(dir, 2, 3+g%2)
+			ok[g] = err == nil
+		}(g)
+	}
+	wg.Wait()
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, dx := s.Dims()
+	for g, o := range ok {
+		if o != (3+g%2 == dx) {
+			t.Errorf("Create with x of %d values: success %v, the manifest says %d", 3+g%2, o, dx)
+		}
+	}
+}
