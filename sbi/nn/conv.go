@@ -39,8 +39,13 @@ type Conv1DConfig struct {
 	Causal bool
 }
 
-// OutLength returns the number of output positions, ⌊(Length + pads − Dilation·(Kernel−1) − 1)/Stride⌋ + 1.
+// OutLength returns the number of output positions of the convolution,
+// ⌊(Length + pads − Dilation·(Kernel−1) − 1)/Stride⌋ + 1.
 func (c Conv1DConfig) OutLength() int { return c.geom("Conv1D", false).ow }
+
+// PoolOutLength returns the number of output positions of the pooling (MaxPool1D,
+// MeanPool1D), whose Stride of 0 means Kernel.
+func (c Conv1DConfig) PoolOutLength() int { return c.geom("Pool1D", true).ow }
 
 // Conv2DConfig is the shape of a 2-D convolution or pooling over images stored channels-last:
 // a row of the input holds Height×Width pixels (row-major) of Channels values each. Pairs are
@@ -54,9 +59,17 @@ type Conv2DConfig struct {
 	Dilation      [2]int // step between the taps of a window; 0 means 1 (convolution only)
 }
 
-// OutSize returns the output height and width (see Conv1DConfig.OutLength for each).
+// OutSize returns the output height and width of the convolution (see
+// Conv1DConfig.OutLength for each).
 func (c Conv2DConfig) OutSize() (height, width int) {
 	g := c.geom("Conv2D", false)
+	return g.oh, g.ow
+}
+
+// PoolOutSize returns the output height and width of the pooling (MaxPool2D, MeanPool2D),
+// whose Stride of 0 means the kernel's.
+func (c Conv2DConfig) PoolOutSize() (height, width int) {
+	g := c.geom("Pool2D", true)
 	return g.oh, g.ow
 }
 

@@ -114,6 +114,12 @@ func TestConvOutSize(t *testing.T) {
 	if h, w := (Conv2DConfig{Channels: 3, Height: 28, Width: 20, Kernel: [2]int{5, 3}, Stride: [2]int{2, 1}, Padding: [2]int{2, 0}}).OutSize(); h != 14 || w != 18 {
 		t.Errorf("Conv2D OutSize %d×%d, want 14×18", h, w)
 	}
+	if got := (Conv1DConfig{Channels: 2, Length: 100, Kernel: 2}).PoolOutLength(); got != 50 {
+		t.Errorf("PoolOutLength with the default stride: %d, want 50", got)
+	}
+	if h, w := (Conv2DConfig{Channels: 1, Height: 28, Width: 27, Kernel: [2]int{2, 3}}).PoolOutSize(); h != 14 || w != 9 {
+		t.Errorf("PoolOutSize %d×%d, want 14×9", h, w)
+	}
 	for _, bad := range []func(){
 		func() { Conv1DConfig{Channels: 1, Length: 3, Kernel: 5}.OutLength() },
 		func() { Conv1DConfig{Channels: 1, Length: 8, Kernel: 3, Causal: true, Padding: 1}.OutLength() },
