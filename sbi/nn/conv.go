@@ -165,7 +165,8 @@ func (g *convGeom) identity() bool {
 // Conv1D returns the 1-D convolution of the series x (n × Length·Channels, channels-last) with
 // the weights w (Kernel·Channels × Out, row k·Channels + c for tap k of channel c: the
 // transpose of PyTorch's weight.permute(0, 2, 1).reshape(Out, −1)) and the bias (1×Out, or
-// nil): n × OutLength·Out, channels-last.
+// nil): n × OutLength·Out, channels-last. InitLinear initializes w and the bias as
+// PyTorch initializes a convolution (uniform on ±1/√(Kernel·Channels)).
 func (tp *Tape) Conv1D(x, w, bias *Tensor, cfg Conv1DConfig) *Tensor {
 	g := cfg.geom("Conv1D", false)
 	return tp.conv("Conv1D", x, w, bias, &g)

@@ -23,7 +23,8 @@ import (
 // nil for none). The result is n × length·H, channels-last: h_t of every position (the last
 // H columns are the final state). The products of all inputs with wi are one matrix product
 // before the recurrence; each step multiplies the batch's previous states by wh. The
-// backward pass runs the recurrence in reverse (backpropagation through time).
+// backward pass runs the recurrence in reverse (backpropagation through time). PyTorch
+// initializes every weight and bias uniformly on ±1/√H (InitUniform).
 func (tp *Tape) GRU(x, wi, wh, bi, bh *Tensor, length int) *Tensor {
 	hid := wh.Rows
 	switch {
