@@ -334,31 +334,36 @@ func ReadVector(r io.Reader) ([]float64, error) {
 // stream (then values are read in bounded steps, and a short stream fails before the
 // promised size is allocated).
 func readData(r io.Reader, h Header, size int64) (*mat.Dense, error) {
-	esize, order, _ := h.dtype()
+	esize, _, _ := h.dtype()
 	n := h.Len()
-	if size >= 0 && int64(n)*int64(esize) > size {
-		return nil, fmt.Errorf("%w: shape %v needs %d bytes of data, the file has %d bytes in all", ErrFormat, h.Shape, int64(n)*int64(esize), size)
-	}
-	const step = 1 << 17 // values per read
-	vals := make([]float64, 0, min(n, step))
-	buf := make([]byte, min(n, step)*esize)
-	for len(vals) < n {
-		k := min(n-len(vals), step)
-		b := buf[:k*esize]
-		if got, err := io.ReadFull(r, b); err != nil {
-			return nil, fmt.Errorf("%w: the data end after %d of %d values (%v)", ErrFormat, len(vals)+got/esize, n, err)
-		}
-		if esize == 8 {
-			for i := 0; i < k; i++ {
-				vals = append(vals, math.Float64frombits(order.Uint64(b[8*i:])))
-			}
-		} else {
-			for i := 0; i < k; i++ {
-				vals = append(vals, float64(math.Float32frombits(order.Uint32(b[4*i:]))))
-			}
-		}
-	}
 	rows, cols := h.dims()
+	if size >= 0 { // the file holds what the header promises: read it in place
+		if int64(n)*int64(esize) > size {
+			return nil, fmt.Errorf("%w: shape %v needs %d bytes of data, the file has %d bytes in all", ErrFormat, h.Shape, int64(n)*int64(esize), size)
+		}
+		vals := make([]float64, n)
+		if err := ReadValues(r, h, vals); err != nil {
+			return nil, err
+		}
+		return mat.NewDense(rows, cols, vals), nil
+	}
+	// a stream: grow with the values that arrive, so that a damaged header cannot make the
+	// reader allocate more than twice the data that are there
+	c := Header{Descr: h.Descr, Shape: []int{0}} // the values of one step, in file order
+	vals := make([]float64, 0, min(n, streamStep))
+	for len(vals) < n {
+		k := min(n-len(vals), streamStep)
+		if len(vals)+k > cap(vals) {
+			grown := make([]float64, len(vals), min(n, 2*cap(vals)+k))
+			copy(grown, vals)
+			vals = grown
+		}
+		c.Shape[0] = k
+		if got, err := readValues(r, c, vals[len(vals):len(vals)+k]); err != nil {
+			return nil, fmt.Errorf("%w: the data end after %d of %d values (%v)", ErrFormat, len(vals)+got, n, err)
+		}
+		vals = vals[:len(vals)+k]
+	}
 	if !h.Fortran || rows == 1 || cols == 1 {
 		return mat.NewDense(rows, cols, vals), nil
 	}
@@ -371,6 +376,9 @@ func readData(r io.Reader, h Header, size int64) (*mat.Dense, error) {
 	}
 	return m, nil
 }
+
+// streamStep is the number of values a stream is read in at a time.
+const streamStep = 1 << 17
 
 // Write writes m as a 2-D float64 .npy array in C order.
 func Write(w io.Writer, m mat.Matrix) error { return write(w, m, false, false) }
@@ -450,39 +458,57 @@ func write(w io.Writer, m mat.Matrix, f32, vector bool) error {
 // that length), in C order whatever the file's order, without allocating: for readers that
 // reuse their buffers.
 func ReadValues(r io.Reader, h Header, dst []float64) error {
-	esize, order, err := h.dtype()
-	if err != nil {
+	if _, _, err := h.dtype(); err != nil {
 		return err
 	}
-	n := h.Len()
-	if len(dst) != n {
-		return fmt.Errorf("npy: ReadValues into %d values, the array has %d", len(dst), n)
+	if len(dst) != h.Len() {
+		return fmt.Errorf("npy: ReadValues into %d values, the array has %d", len(dst), h.Len())
 	}
+	if got, err := readValues(r, h, dst); err != nil {
+		return fmt.Errorf("%w: the data end after %d of %d values (%v)", ErrFormat, got, len(dst), err)
+	}
+	return nil
+}
+
+// readValues decodes len(dst) values of h's dtype into dst (C order; Fortran-order 2-D arrays
+// are transposed as they are read) and returns how many it read before an error.
+func readValues(r io.Reader, h Header, dst []float64) (int, error) {
+	esize, order, _ := h.dtype()
+	n := len(dst)
 	rows, cols := h.dims()
 	fortran := h.Fortran && rows > 1 && cols > 1
-	var buf [4096]byte
+	var buf [1 << 15]byte
 	per := len(buf) / esize
 	for k := 0; k < n; k += per {
 		m := min(per, n-k)
 		b := buf[:m*esize]
 		if got, err := io.ReadFull(r, b); err != nil {
-			return fmt.Errorf("%w: the data end after %d of %d values (%v)", ErrFormat, k+got/esize, n, err)
+			return k + got/esize, err
 		}
-		for i := 0; i < m; i++ {
-			var v float64
-			if esize == 8 {
-				v = math.Float64frombits(order.Uint64(b[8*i:]))
-			} else {
-				v = float64(math.Float32frombits(order.Uint32(b[4*i:])))
+		out := dst[k : k+m]
+		switch {
+		case fortran:
+			for i := range out {
+				at := k + i // value at of a column-major file is (at % rows, at / rows)
+				var v float64
+				if esize == 8 {
+					v = math.Float64frombits(order.Uint64(b[8*i:]))
+				} else {
+					v = float64(math.Float32frombits(order.Uint32(b[4*i:])))
+				}
+				dst[(at%rows)*cols+at/rows] = v
 			}
-			at := k + i
-			if fortran { // value at of a column-major file is (at % rows, at / rows)
-				at = (at%rows)*cols + at/rows
+		case esize == 8:
+			for i := range out {
+				out[i] = math.Float64frombits(order.Uint64(b[8*i:]))
 			}
-			dst[at] = v
+		default:
+			for i := range out {
+				out[i] = float64(math.Float32frombits(order.Uint32(b[4*i:])))
+			}
 		}
 	}
-	return nil
+	return n, nil
 }
 
 // Dims returns the matrix shape Read gives the array: rows × cols.
