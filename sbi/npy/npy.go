@@ -425,7 +425,11 @@ func write(w io.Writer, m mat.Matrix, f32, vector bool) error {
 	bw.Write([]byte{1, 0})
 	binary.Write(bw, binary.LittleEndian, uint16(len(hdr)))
 	bw.WriteString(hdr)
-	var b [8]byte
+	esize := 8
+	if f32 {
+		esize = 4
+	}
+	line := make([]byte, cols*esize) // one row encoded, written at once
 	d, dense := m.(*mat.Dense)
 	for i := 0; i < rows; i++ {
 		var row []float64
@@ -440,12 +444,13 @@ func write(w io.Writer, m mat.Matrix, f32, vector bool) error {
 				v = m.At(i, j)
 			}
 			if f32 {
-				binary.LittleEndian.PutUint32(b[:4], math.Float32bits(float32(v)))
-				bw.Write(b[:4])
+				binary.LittleEndian.PutUint32(line[4*j:], math.Float32bits(float32(v)))
 			} else {
-				binary.LittleEndian.PutUint64(b[:], math.Float64bits(v))
-				bw.Write(b[:])
+				binary.LittleEndian.PutUint64(line[8*j:], math.Float64bits(v))
 			}
+		}
+		if _, err := bw.Write(line); err != nil {
+			return fmt.Errorf("npy: %w", err)
 		}
 	}
 	if err := bw.Flush(); err != nil {
