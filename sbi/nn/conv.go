@@ -409,12 +409,21 @@ func (g *convGeom) inside() (lo, hi int) {
 // runs copies n windows of span values, the k-th from src[k·step:] to dst[k·taps:] (or,
 // backward, adds them back).
 func runs(dst, src []float64, n, span, taps, step int, back bool) {
-	for k := 0; k < n; k++ {
-		d, s := dst[k*taps:k*taps+span], src[k*step:k*step+span]
-		if back {
-			addTo(s, d)
-		} else {
-			copy(d, s)
+	switch {
+	case back:
+		for k := 0; k < n; k++ {
+			addTo(src[k*step:k*step+span], dst[k*taps:k*taps+span])
+		}
+	case span <= 16: // short runs: a loop costs less than a call of memmove
+		for k := 0; k < n; k++ {
+			d, s := dst[k*taps:k*taps+span], src[k*step:k*step+span]
+			for t := range d {
+				d[t] = s[t]
+			}
+		}
+	default:
+		for k := 0; k < n; k++ {
+			copy(dst[k*taps:k*taps+span], src[k*step:k*step+span])
 		}
 	}
 }
