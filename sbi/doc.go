@@ -16,6 +16,10 @@
 //	res, err := npe.Train(theta, x, sbi.TrainConfig{Seed: 1})
 //	draws := npe.Posterior(xo).Sample(rng, 10000)
 //
+// Training sets larger than memory stay on disk in a simulation store (package
+// sbi/simstore, which a study's jobs append to); TrainStream trains from it batch by batch
+// with the same loop, in memory bounded by the store's shuffle pool.
+//
 // A Regularizer (package sbi/calib builds them: balancing for BNRE, differentiable coverage
 // for CalNPE/CalNRE) adds a term to the loss of every batch; it sees the batch through
 // RegBatch. The epoch kept, and early stopping, follow the objective that is trained: the

@@ -4,9 +4,11 @@
 // its tape-free LinearRows, masked Linear, MLP, residual blocks, inverted dropout), fused
 // operations where a
 // chain of small ones would cost (Linear+activation, log-sum-exp, log-softmax, binary
-// cross-entropy with logits, the straight-through indicator, sorting with gradient),
-// optimizers (Adam, AdamW, SGD) with gradient clipping and learning-rate schedules, and
-// parameter (de)serialization.
+// cross-entropy with logits, the straight-through indicator, sorting with gradient), the
+// operations of embedding networks (1-D and 2-D convolutions, max and mean pooling over
+// windows and globally, layer normalization, pooling over sets, softmax and multi-head
+// scaled dot-product attention, a gated recurrent unit), optimizers (Adam, AdamW, SGD) with
+// gradient clipping and learning-rate schedules, and parameter (de)serialization.
 //
 // What does not live here: the assembly kernels and the CPU dispatch (sbi/internal/kernels,
 // each kernel a Go reference loop with assembly twins), the worker goroutines that split
@@ -57,6 +59,25 @@
 // an op taken from a free list goes back to it there, so that steady-state steps still
 // allocate nothing). Backward calls recorded ops in reverse order of recording, like the
 // tape's own. GradientError checks a new op's backward pass.
+//
+// # Layout of series, images and sets
+//
+// Tensors are 2-D. A batch of series, images or sequences is stored one example per row,
+// channels-last: element (t, c) of a series of L positions with C channels is column t·C + c
+// of its row, pixel (y, x) channel c of an H×W image is column (y·W + x)·C + c. The
+// operations take the shape (channels, length, height, width) as parameters (Conv1DConfig,
+// Conv2DConfig, AttentionConfig) and check it against the tensor. Channels-last makes a
+// convolution one matrix product whose rows are already the output in the same layout (no
+// transposition on either side), a position's channels contiguous for layer normalization
+// and attention, and the rows of a batch of sequences, viewed as (n·L)×C, the tokens that
+// Linear layers and Attention work on (Reshape turns one view into the other). Data stored
+// channel-first (PyTorch's NCL, NCHW flattened) becomes channels-last by PermuteColumns with
+// ChannelsLastPerm.
+//
+// Sets (i.i.d. trials, a varying number per example) are segments: the elements of every
+// example are rows of one tensor, example i owning rows offsets[i] up to offsets[i+1];
+// SegmentSum, SegmentMean and SegmentMax pool them per example, invariant under permutations
+// of the elements.
 //
 // # Numbers: float64
 //

@@ -6,7 +6,9 @@
 // cgo and libopenblas are present), times the PyTorch twins in torch_reference.py in the same
 // run when Debian's python3-torch is installed, and writes one table with the date, commit,
 // CPU and Go version. A row whose peer has no twin here compares with the number recorded in
-// peers.tsv, and the table says so: only side-by-side ratios are measured in this run.
+// peers.tsv, and the table says so: only side-by-side ratios are measured in this run. A
+// second table gives the peak memory of training from a simulation store at two sizes
+// (tools/storebench).
 package main
 
 import (
@@ -48,6 +50,14 @@ var rows = []row{
 	{"CalNRE step (L = 16), MLP 2×64", "./sbi/calib", "CalNREStepMLP2x64", "ms/step", "calnre-step"},
 	{"CalNPE step (L = 16), MAF 3 × (2×64)", "./sbi/calib", "CalNPEStep", "ms/step", "calnpe-step"},
 	{"MLP 512×8 → 128 → 128 → 1, Adam", "./sbi/nn", "MLPStep", "ns/op", "mlp-step"},
+	{"Conv1D 2 → 16 channels, k 5, 200 series × 100 steps, forward", "./sbi/nn", "Conv1DForward", "ns/op", "conv1d-fwd"},
+	{"Conv1D as above, forward + backward", "./sbi/nn", "Conv1DForwardBackward", "ns/op", "conv1d-fwdbwd"},
+	{"Conv1D 16 → 32 channels, k 5, 200 × 100, forward", "./sbi/nn", "Conv1DLayer2Forward", "ns/op", "conv1d-l2-fwd"},
+	{"Conv1D as above, forward + backward", "./sbi/nn", "Conv1DLayer2ForwardBackward", "ns/op", "conv1d-l2-fwdbwd"},
+	{"Conv2D 1 → 16 channels, 3×3, 64 images 28×28, forward", "./sbi/nn", "Conv2DForward", "ns/op", "conv2d-fwd"},
+	{"Conv2D as above, forward + backward", "./sbi/nn", "Conv2DForwardBackward", "ns/op", "conv2d-fwdbwd"},
+	{"Conv2D 16 → 32 channels, 3×3, 64 × 28×28, forward", "./sbi/nn", "Conv2DLayer2Forward", "ns/op", "conv2d-l2-fwd"},
+	{"Conv2D as above, forward + backward", "./sbi/nn", "Conv2DLayer2ForwardBackward", "ns/op", "conv2d-l2-fwdbwd"},
 }
 
 // peerTime is a peer's time for one operation and where it comes from.
@@ -98,8 +108,13 @@ func run(benchtime string, count int, torchSeconds float64, out string) error {
 		}
 		times[tags] = t
 	}
+	store, err := runStore()
+	if err != nil {
+		return err
+	}
 	var buf bytes.Buffer
 	writeReport(&buf, builds, times, peers, benchtime, count, loadStart, loadAverage())
+	writeStore(&buf, store)
 	return atomicfile.WriteFile(out, buf.Bytes(), 0o644)
 }
 

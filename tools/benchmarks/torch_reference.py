@@ -83,11 +83,46 @@ def mlp_step():
     return step
 
 
+def conv_step(dims, cin, cout, backward):
+    """A convolution layer (kernel 5, padding 2 for series; 3×3, padding 1 for images) on the
+    shapes of the Go benchmarks BenchmarkConv{1D,2D}[Layer2]Forward[Backward]: the forward
+    pass alone without gradients, or forward and backward with gradients for the input, the
+    weights and the bias (the upstream gradient given)."""
+    if dims == 1:
+        conv = nn.Conv1d(cin, cout, 5, padding=2)
+        x = torch.rand(200, cin, 100) * 2 - 1
+    else:
+        conv = nn.Conv2d(cin, cout, 3, padding=1)
+        x = torch.rand(64, cin, 28, 28) * 2 - 1
+    if not backward:
+        def fwd():
+            with torch.no_grad():
+                conv(x)
+        return fwd
+    x.requires_grad_(True)
+    grad = torch.randn_like(conv(x))
+
+    def step():
+        x.grad = None
+        conv.zero_grad()
+        conv(x).backward(grad)
+
+    return step
+
+
 CASES = {
     "nre-step-3x64": lambda: nre_step([64, 64, 64]),
     "nre-step-2x64": lambda: nre_step([64, 64]),
     "bnre-step-3x64": lambda: nre_step([64, 64, 64], balance=100.0),
     "mlp-step": mlp_step,
+    "conv1d-fwd": lambda: conv_step(1, 2, 16, False),
+    "conv1d-fwdbwd": lambda: conv_step(1, 2, 16, True),
+    "conv1d-l2-fwd": lambda: conv_step(1, 16, 32, False),
+    "conv1d-l2-fwdbwd": lambda: conv_step(1, 16, 32, True),
+    "conv2d-fwd": lambda: conv_step(2, 1, 16, False),
+    "conv2d-fwdbwd": lambda: conv_step(2, 1, 16, True),
+    "conv2d-l2-fwd": lambda: conv_step(2, 16, 32, False),
+    "conv2d-l2-fwdbwd": lambda: conv_step(2, 16, 32, True),
 }
 
 if __name__ == "__main__":

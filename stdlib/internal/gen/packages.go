@@ -44,6 +44,8 @@ var sets = []tableSet{
 		"github.com/gosbi/gosbi/sbi/task",
 		"github.com/gosbi/gosbi/sbi/diag",
 		"github.com/gosbi/gosbi/sbi/calib",
+		"github.com/gosbi/gosbi/sbi/npy",
+		"github.com/gosbi/gosbi/sbi/simstore",
 		"github.com/gosbi/gosbi/viz",
 		"github.com/gosbi/gosbi/study",
 	}},

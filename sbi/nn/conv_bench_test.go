@@ -1,0 +1,74 @@
+package nn
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/gosbi/gosbi/sbi/internal/cputime"
+)
+
+// The convolution benchmarks have PyTorch twins in tools/benchmarks/torch_reference.py (the
+// same shapes, NCL/NCHW there, channels-last here): the first and second layers of a small
+// CNN embedding, on a batch of 200 series of 100 steps with 2 channels (kernel 5, padding 2)
+// and on 64 images of 28×28 pixels with 1 channel (kernel 3×3, padding 1).
+
+type convBench struct {
+	name      string
+	n, in, cw int // batch, input width, output channels
+	taps      int
+	run       func(tp *Tape, x, w, b *Tensor) *Tensor
+}
+
+func conv1DBench(cin, cout int) convBench {
+	cfg := Conv1DConfig{Channels: cin, Length: 100, Kernel: 5, Padding: 2}
+	return convBench{n: 200, in: 100 * cin, cw: cout, taps: 5 * cin,
+		run: func(tp *Tape, x, w, b *Tensor) *Tensor { return tp.Conv1D(x, w, b, cfg) }}
+}
+
+func conv2DBench(cin, cout int) convBench {
+	cfg := Conv2DConfig{Channels: cin, Height: 28, Width: 28, Kernel: [2]int{3, 3}, Padding: [2]int{1, 1}}
+	return convBench{n: 64, in: 28 * 28 * cin, cw: cout, taps: 9 * cin,
+		run: func(tp *Tape, x, w, b *Tensor) *Tensor { return tp.Conv2D(x, w, b, cfg) }}
+}
+
+// benchConv times the forward pass alone (backward false, no gradients recorded) or the
+// forward and backward passes with gradients for the input, the weights and the bias.
+func benchConv(b *testing.B, c convBench, backward bool) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	x0 := randVar(rng, c.n, c.in, -1, 1)
+	w, bias := randVar(rng, c.taps, c.cw, -0.3, 0.3), randVar(rng, 1, c.cw, -0.3, 0.3)
+	tp := NewTape()
+	tp.NoGrad = !backward
+	var dy []float64
+	step := func() {
+		x := tp.Variable(x0.Rows, x0.Cols, x0.Data)
+		y := c.run(tp, x, w, bias)
+		if backward {
+			if dy == nil {
+				dy = make([]float64, y.Len())
+				for i := range dy {
+					dy[i] = rng.NormFloat64()
+				}
+			}
+			tp.BackwardWith(y, dy)
+			w.ZeroGrad()
+			bias.ZeroGrad()
+		}
+		tp.Reset()
+	}
+	step()
+	cputime.Report(b, step)
+}
+
+func BenchmarkConv1DForward(b *testing.B)         { benchConv(b, conv1DBench(2, 16), false) }
+func BenchmarkConv1DForwardBackward(b *testing.B) { benchConv(b, conv1DBench(2, 16), true) }
+func BenchmarkConv1DLayer2Forward(b *testing.B)   { benchConv(b, conv1DBench(16, 32), false) }
+func BenchmarkConv1DLayer2ForwardBackward(b *testing.B) {
+	benchConv(b, conv1DBench(16, 32), true)
+}
+func BenchmarkConv2DForward(b *testing.B)         { benchConv(b, conv2DBench(1, 16), false) }
+func BenchmarkConv2DForwardBackward(b *testing.B) { benchConv(b, conv2DBench(1, 16), true) }
+func BenchmarkConv2DLayer2Forward(b *testing.B)   { benchConv(b, conv2DBench(16, 32), false) }
+func BenchmarkConv2DLayer2ForwardBackward(b *testing.B) {
+	benchConv(b, conv2DBench(16, 32), true)
+}

@@ -1,0 +1,271 @@
+package nn
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/gosbi/gosbi/runenv"
+	"github.com/gosbi/gosbi/sbi/internal/kernels"
+)
+
+type gradCase struct {
+	name   string
+	inputs []*Tensor
+	f      func(tp *Tape, in []*Tensor) *Tensor
+}
+
+// TestConvGradients checks the convolutions and poolings against finite differences on small
+// random shapes, with the edge cases of strides, padding, dilation, causal padding, 1×1
+// kernels (no im2col), windows that leave positions unused and missing biases.
+func TestConvGradients(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	r := func(rows, cols int) *Tensor { return randVar(rng, rows, cols, -2, 2) }
+	conv1 := []Conv1DConfig{
+		{Channels: 2, Length: 7, Kernel: 3},
+		{Channels: 3, Length: 8, Kernel: 3, Stride: 2, Padding: 1},
+		{Channels: 2, Length: 9, Kernel: 2, Dilation: 3, Padding: 2},
+		{Channels: 2, Length: 6, Kernel: 3, Causal: true},
+		{Channels: 1, Length: 10, Kernel: 3, Stride: 3, Dilation: 2, Causal: true},
+		{Channels: 3, Length: 5, Kernel: 1},
+		{Channels: 2, Length: 5, Kernel: 5, Padding: 4, Stride: 4},
+	}
+	var cases []gradCase
+	for _, c := range conv1 {
+		c := c
+		cout := 3
+		cases = append(cases,
+			gradCase{fmt.Sprintf("Conv1D/%+v", c), []*Tensor{r(3, c.Length*c.Channels), r(c.Kernel*c.Channels, cout), r(1, cout)},
+				func(tp *Tape, in []*Tensor) *Tensor { return tp.Conv1D(in[0], in[1], in[2], c) }},
+			gradCase{fmt.Sprintf("Conv1DNoBias/%+v", c), []*Tensor{r(2, c.Length*c.Channels), r(c.Kernel*c.Channels, cout)},
+				func(tp *Tape, in []*Tensor) *Tensor { return tp.Conv1D(in[0], in[1], nil, c) }},
+		)
+	}
+	conv2 := []Conv2DConfig{
+		{Channels: 2, Height: 4, Width: 5, Kernel: [2]int{3, 2}},
+		{Channels: 1, Height: 6, Width: 5, Kernel: [2]int{3, 3}, Stride: [2]int{2, 1}, Padding: [2]int{1, 2}},
+		{Channels: 2, Height: 6, Width: 6, Kernel: [2]int{2, 3}, Dilation: [2]int{2, 1}, Padding: [2]int{1, 0}},
+		{Channels: 3, Height: 3, Width: 2, Kernel: [2]int{1, 1}},
+		{Channels: 2, Height: 5, Width: 5, Kernel: [2]int{1, 1}, Stride: [2]int{2, 2}},
+	}
+	for _, c := range conv2 {
+		c := c
+		cases = append(cases, gradCase{fmt.Sprintf("Conv2D/%+v", c),
+			[]*Tensor{r(2, c.Height*c.Width*c.Channels), r(c.Kernel[0]*c.Kernel[1]*c.Channels, 2), r(1, 2)},
+			func(tp *Tape, in []*Tensor) *Tensor { return tp.Conv2D(in[0], in[1], in[2], c) }})
+	}
+	pool1 := []Conv1DConfig{
+		{Channels: 2, Length: 8, Kernel: 2},
+		{Channels: 3, Length: 7, Kernel: 3, Stride: 2, Padding: 1},
+		{Channels: 1, Length: 5, Kernel: 2, Stride: 1},
+	}
+	for _, c := range pool1 {
+		c := c
+		cases = append(cases,
+			gradCase{fmt.Sprintf("MaxPool1D/%+v", c), []*Tensor{r(3, c.Length*c.Channels)}, func(tp *Tape, in []*Tensor) *Tensor { return tp.MaxPool1D(in[0], c) }},
+			gradCase{fmt.Sprintf("MeanPool1D/%+v", c), []*Tensor{r(3, c.Length*c.Channels)}, func(tp *Tape, in []*Tensor) *Tensor { return tp.MeanPool1D(in[0], c) }},
+		)
+	}
+	pool2 := []Conv2DConfig{
+		{Channels: 2, Height: 4, Width: 6, Kernel: [2]int{2, 2}},
+		{Channels: 1, Height: 5, Width: 5, Kernel: [2]int{3, 2}, Stride: [2]int{2, 1}, Padding: [2]int{1, 1}},
+	}
+	for _, c := range pool2 {
+		c := c
+		cases = append(cases,
+			gradCase{fmt.Sprintf("MaxPool2D/%+v", c), []*Tensor{r(2, c.Height*c.Width*c.Channels)}, func(tp *Tape, in []*Tensor) *Tensor { return tp.MaxPool2D(in[0], c) }},
+			gradCase{fmt.Sprintf("MeanPool2D/%+v", c), []*Tensor{r(2, c.Height*c.Width*c.Channels)}, func(tp *Tape, in []*Tensor) *Tensor { return tp.MeanPool2D(in[0], c) }},
+		)
+	}
+	cases = append(cases,
+		gradCase{"GlobalMaxPool", []*Tensor{r(3, 5*4)}, func(tp *Tape, in []*Tensor) *Tensor { return tp.GlobalMaxPool(in[0], 4) }},
+		gradCase{"GlobalMeanPool", []*Tensor{r(3, 5*4)}, func(tp *Tape, in []*Tensor) *Tensor { return tp.GlobalMeanPool(in[0], 4) }},
+		gradCase{"CNN", []*Tensor{r(2, 12*2), r(3*2, 4), r(1, 4), r(3*4, 3), r(1, 3)}, func(tp *Tape, in []*Tensor) *Tensor {
+			h := tp.Tanh(tp.Conv1D(in[0], in[1], in[2], Conv1DConfig{Channels: 2, Length: 12, Kernel: 3, Padding: 1}))
+			h = tp.MaxPool1D(h, Conv1DConfig{Channels: 4, Length: 12, Kernel: 2})
+			h = tp.Conv1D(h, in[3], in[4], Conv1DConfig{Channels: 4, Length: 6, Kernel: 3, Causal: true})
+			return tp.GlobalMeanPool(tp.Tanh(h), 3)
+		}},
+	)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) { checkGrad(t, c.name, c.inputs, c.f) })
+	}
+}
+
+// TestConvOutSize checks the output sizes against PyTorch's formula on hand-worked cases, and
+// that impossible shapes are refused.
+func TestConvOutSize(t *testing.T) {
+	for _, c := range []struct {
+		cfg  Conv1DConfig
+		want int
+	}{
+		{Conv1DConfig{Channels: 1, Length: 100, Kernel: 5, Padding: 2}, 100},
+		{Conv1DConfig{Channels: 1, Length: 100, Kernel: 5}, 96},
+		{Conv1DConfig{Channels: 1, Length: 100, Kernel: 5, Stride: 2}, 48},
+		{Conv1DConfig{Channels: 1, Length: 100, Kernel: 3, Dilation: 4}, 92},
+		{Conv1DConfig{Channels: 1, Length: 100, Kernel: 3, Dilation: 4, Causal: true}, 100},
+		{Conv1DConfig{Channels: 1, Length: 7, Kernel: 3, Stride: 3, Padding: 1}, 3},
+	} {
+		if got := c.cfg.OutLength(); got != c.want {
+			t.Errorf("%+v: OutLength %d, want %d", c.cfg, got, c.want)
+		}
+	}
+	if h, w := (Conv2DConfig{Channels: 3, Height: 28, Width: 20, Kernel: [2]int{5, 3}, Stride: [2]int{2, 1}, Padding: [2]int{2, 0}}).OutSize(); h != 14 || w != 18 {
+		t.Errorf("Conv2D OutSize %d×%d, want 14×18", h, w)
+	}
+	if got := (Conv1DConfig{Channels: 2, Length: 100, Kernel: 2}).PoolOutLength(); got != 50 {
+		t.Errorf("PoolOutLength with the default stride: %d, want 50", got)
+	}
+	if h, w := (Conv2DConfig{Channels: 1, Height: 28, Width: 27, Kernel: [2]int{2, 3}}).PoolOutSize(); h != 14 || w != 9 {
+		t.Errorf("PoolOutSize %d×%d, want 14×9", h, w)
+	}
+	for _, bad := range []func(){
+		func() { Conv1DConfig{Channels: 1, Length: 3, Kernel: 5}.OutLength() },
+		func() { Conv1DConfig{Channels: 1, Length: 8, Kernel: 3, Causal: true, Padding: 1}.OutLength() },
+		func() { Conv1DConfig{Channels: 0, Length: 8, Kernel: 3}.OutLength() },
+		func() { Conv1DConfig{Channels: 1, Length: 8, Kernel: 3, Stride: -1}.OutLength() },
+		func() {
+			NewTape().MaxPool1D(NewTensor(1, 8, nil), Conv1DConfig{Channels: 1, Length: 8, Kernel: 2, Padding: 2})
+		},
+		func() {
+			NewTape().Conv1D(NewTensor(1, 8, nil), NewTensor(4, 1, nil), nil, Conv1DConfig{Channels: 1, Length: 8, Kernel: 3})
+		},
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Error("an impossible shape was not refused")
+				}
+			}()
+			bad()
+		}()
+	}
+}
+
+// exactProducts reports whether the matrix products of this build run on the package's own
+// kernel, whose sums are the fused multiply-add chains of kernels.TileGo (so that a direct
+// loop written the same way gives the same bits).
+func exactProducts() bool { return Backend() == "gonum" && fastKernelBuild && kernels.AVX2 }
+
+// TestConvMatchesReference checks the im2col convolution against the direct loop, bit for
+// bit where the products run on the package's kernel (else to 1e-13 relative), on batches
+// large enough for the product and the copies to be split over workers.
+func TestConvMatchesReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 42))
+	for _, c := range []struct {
+		name string
+		g    convGeom
+		run  func(tp *Tape, x, w, b *Tensor) *Tensor
+	}{
+		{"1D", Conv1DConfig{Channels: 3, Length: 50, Kernel: 5, Padding: 2}.geom("", false), func(tp *Tape, x, w, b *Tensor) *Tensor {
+			return tp.Conv1D(x, w, b, Conv1DConfig{Channels: 3, Length: 50, Kernel: 5, Padding: 2})
+		}},
+		{"1D/causal dilated strided", Conv1DConfig{Channels: 2, Length: 60, Kernel: 4, Stride: 2, Dilation: 3, Causal: true}.geom("", false), func(tp *Tape, x, w, b *Tensor) *Tensor {
+			return tp.Conv1D(x, w, b, Conv1DConfig{Channels: 2, Length: 60, Kernel: 4, Stride: 2, Dilation: 3, Causal: true})
+		}},
+		{"2D", Conv2DConfig{Channels: 3, Height: 12, Width: 10, Kernel: [2]int{3, 3}, Padding: [2]int{1, 1}, Stride: [2]int{1, 2}}.geom("", false), func(tp *Tape, x, w, b *Tensor) *Tensor {
+			return tp.Conv2D(x, w, b, Conv2DConfig{Channels: 3, Height: 12, Width: 10, Kernel: [2]int{3, 3}, Padding: [2]int{1, 1}, Stride: [2]int{1, 2}})
+		}},
+		{"2D/1×1", Conv2DConfig{Channels: 4, Height: 6, Width: 6, Kernel: [2]int{1, 1}}.geom("", false), func(tp *Tape, x, w, b *Tensor) *Tensor {
+			return tp.Conv2D(x, w, b, Conv2DConfig{Channels: 4, Height: 6, Width: 6, Kernel: [2]int{1, 1}})
+		}},
+	} {
+		const n, cout = 150, 13
+		x, w, b := randConst(rng, n, c.g.in(), -1, 1), randConst(rng, c.g.taps(), cout, -1, 1), randConst(rng, 1, cout, -1, 1)
+		for _, bias := range []*Tensor{b, nil} {
+			tp := NewTape()
+			got := c.run(tp, x, w, bias).Data
+			var bd []float64
+			if bias != nil {
+				bd = bias.Data
+			}
+			want := convRef(&c.g, x.Data, n, w.Data, cout, bd)
+			for i := range want {
+				if exactProducts() && math.Float64bits(got[i]) != math.Float64bits(want[i]) || !(math.Abs(got[i]-want[i]) <= 1e-13*max(1, math.Abs(want[i]))) {
+					t.Fatalf("%s (bias %v): output %d is %v, the direct loop gives %v", c.name, bias != nil, i, got[i], want[i])
+				}
+			}
+		}
+	}
+}
+
+// TestOpsThreadsDeterministic checks that the results and gradients of the convolution and of
+// attention do not change a bit with the number of goroutines the kernels may use.
+func TestOpsThreadsDeterministic(t *testing.T) {
+	rng := rand.New(rand.NewPCG(51, 52))
+	cfg := Conv1DConfig{Channels: 4, Length: 64, Kernel: 5, Padding: 2, Stride: 1}
+	x0 := randVar(rng, 300, 64*4, -1, 1)
+	w0, b0 := randVar(rng, 5*4, 16, -1, 1), randVar(rng, 1, 16, -1, 1)
+	wq := randVar(rng, 16, 16, -1, 1)
+	run := func(threads int) [][]float64 {
+		runenv.SetThreads(threads)
+		defer runenv.SetThreads(0)
+		tp := NewTape()
+		x := tp.Variable(x0.Rows, x0.Cols, x0.Data)
+		w, b := tp.Variable(w0.Rows, w0.Cols, w0.Data), tp.Variable(b0.Rows, b0.Cols, b0.Data)
+		q := tp.Variable(wq.Rows, wq.Cols, wq.Data)
+		h := tp.Conv1D(x, w, b, cfg)     // 300 × 64·16
+		tok := tp.Reshape(h, 300*64, 16) // one row per position
+		a := tp.Attention(tp.MatMul(tok, q), tok, tok, AttentionConfig{Length: 64, Heads: 2})
+		y := tp.Sum(tp.Square(a))
+		tp.Backward(y)
+		return [][]float64{h.Data, a.Data, x.Grad, w.Grad, b.Grad, q.Grad}
+	}
+	one, three := run(1), run(3)
+	for k := range one {
+		for i := range one[k] {
+			if math.Float64bits(one[k][i]) != math.Float64bits(three[k][i]) {
+				t.Fatalf("result %d, element %d: %v on one goroutine, %v on three", k, i, one[k][i], three[k][i])
+			}
+		}
+	}
+}
+
+// TestPoolMatchesReference checks the poolings' values against direct loops written from
+// their definitions: max ignores padding, mean counts it as zeros.
+func TestPoolMatchesReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(43, 44))
+	cfg := Conv2DConfig{Channels: 2, Height: 5, Width: 7, Kernel: [2]int{3, 2}, Stride: [2]int{2, 2}, Padding: [2]int{1, 1}}
+	g := cfg.geom("", true)
+	x := randConst(rng, 3, g.in(), -1, 1)
+	tp := NewTape()
+	mx, mean := tp.MaxPool2D(x, cfg), tp.MeanPool2D(x, cfg)
+	if g.oh != 3 || g.ow != 4 {
+		t.Fatalf("output %d×%d, want 3×4", g.oh, g.ow)
+	}
+	for i := 0; i < 3; i++ {
+		for oy := 0; oy < g.oh; oy++ {
+			for ox := 0; ox < g.ow; ox++ {
+				for ch := 0; ch < 2; ch++ {
+					best, sum := math.Inf(-1), 0.0
+					for ky := 0; ky < 3; ky++ {
+						for kx := 0; kx < 2; kx++ {
+							iy, ix := oy*2+ky-1, ox*2+kx-1
+							if iy < 0 || iy >= 5 || ix < 0 || ix >= 7 {
+								continue
+							}
+							v := x.At(i, (iy*7+ix)*2+ch)
+							best, sum = max(best, v), sum+v
+						}
+					}
+					k := (oy*g.ow+ox)*2 + ch
+					if got := mx.At(i, k); got != best {
+						t.Fatalf("max pool (%d,%d,%d,%d) = %v, want %v", i, oy, ox, ch, got, best)
+					}
+					if got := mean.At(i, k); math.Abs(got-sum/6) > 1e-15 {
+						t.Fatalf("mean pool (%d,%d,%d,%d) = %v, want %v", i, oy, ox, ch, got, sum/6)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestChannelsLastPerm checks the permutation on a 2-channel series of 3 positions.
+func TestChannelsLastPerm(t *testing.T) {
+	x := NewTensor(1, 6, []float64{10, 11, 12, 20, 21, 22}) // channel 0 then channel 1
+	if got := fmt.Sprint(NewTape().PermuteColumns(x, ChannelsLastPerm(2, 3)).Data); got != "[10 20 11 21 12 22]" {
+		t.Errorf("channels-last %s, want [10 20 11 21 12 22]", got)
+	}
+}

@@ -1,0 +1,156 @@
+package npy
+
+import (
+	"archive/zip"
+	"bufio"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/gosbi/gosbi/internal/atomicfile"
+	"gonum.org/v1/gonum/mat"
+)
+
+// NPZ is an open .npz archive: np.savez or np.savez_compressed output, one .npy member per
+// array. Close it when done.
+type NPZ struct {
+	zr    *zip.ReadCloser
+	names []string
+	files map[string]*zip.File
+}
+
+// OpenNPZ opens the .npz archive at path and lists its arrays.
+func OpenNPZ(path string) (*NPZ, error) {
+	zr, err := zip.OpenReader(path)
+	if err != nil {
+		return nil, fmt.Errorf("npy: opening %s as a .npz (zip) archive: %w", path, err)
+	}
+	z := &NPZ{zr: zr, files: map[string]*zip.File{}}
+	for _, f := range zr.File {
+		name, ok := strings.CutSuffix(f.Name, ".npy")
+		if !ok {
+			continue // np.load ignores other members too
+		}
+		z.names = append(z.names, name)
+		z.files[name] = f
+	}
+	sort.Strings(z.names)
+	return z, nil
+}
+
+// Names returns the names of the arrays, sorted.
+func (z *NPZ) Names() []string { return append([]string(nil), z.names...) }
+
+// Dense reads the array name into a matrix (see Read).
+func (z *NPZ) Dense(name string) (*mat.Dense, error) {
+	f, ok := z.files[name]
+	if !ok {
+		return nil, fmt.Errorf("npy: no array %q in the archive (it has %s)", name, strings.Join(z.names, ", "))
+	}
+	rc, err := f.Open()
+	if err != nil {
+		return nil, fmt.Errorf("npy: array %q: %w", name, err)
+	}
+	defer rc.Close()
+	br := bufio.NewReaderSize(rc, 1<<16)
+	h, err := ReadHeader(br)
+	if err != nil {
+		return nil, fmt.Errorf("npy: array %q: %w", name, err)
+	}
+	m, err := readData(br, h, int64(f.UncompressedSize64))
+	if err != nil {
+		return nil, fmt.Errorf("npy: array %q: %w", name, err)
+	}
+	return m, nil
+}
+
+// Vector reads the 1-D array name into a slice (see ReadVector).
+func (z *NPZ) Vector(name string) ([]float64, error) {
+	f, ok := z.files[name]
+	if !ok {
+		return nil, fmt.Errorf("npy: no array %q in the archive (it has %s)", name, strings.Join(z.names, ", "))
+	}
+	rc, err := f.Open()
+	if err != nil {
+		return nil, fmt.Errorf("npy: array %q: %w", name, err)
+	}
+	defer rc.Close()
+	v, err := ReadVector(bufio.NewReaderSize(rc, 1<<16))
+	if err != nil {
+		return nil, fmt.Errorf("npy: array %q: %w", name, err)
+	}
+	return v, nil
+}
+
+// Close closes the archive.
+func (z *NPZ) Close() error { return z.zr.Close() }
+
+// NPZWriter writes a .npz archive array by array; Close finishes it. Arrays are stored, or
+// deflated with Compress (np.savez_compressed).
+type NPZWriter struct {
+	zw       *zip.Writer
+	compress bool
+	names    map[string]bool
+}
+
+// NewNPZWriter returns a writer of a .npz archive to w; compress deflates every array.
+func NewNPZWriter(w io.Writer, compress bool) *NPZWriter {
+	return &NPZWriter{zw: zip.NewWriter(w), compress: compress, names: map[string]bool{}}
+}
+
+// Add writes m as the float64 array name (np.load's key; the member is name + ".npy").
+func (z *NPZWriter) Add(name string, m mat.Matrix) error {
+	return z.add(name, func(w io.Writer) error { return Write(w, m) })
+}
+
+// AddVector writes v as the 1-D float64 array name.
+func (z *NPZWriter) AddVector(name string, v []float64) error {
+	return z.add(name, func(w io.Writer) error { return WriteVector(w, v) })
+}
+
+func (z *NPZWriter) add(name string, write func(io.Writer) error) error {
+	if name == "" || strings.ContainsAny(name, "/\\") {
+		return fmt.Errorf("npy: array name %q, expected a non-empty name without slashes", name)
+	}
+	if z.names[name] {
+		return fmt.Errorf("npy: array %q added twice", name)
+	}
+	z.names[name] = true
+	method := zip.Store
+	if z.compress {
+		method = zip.Deflate
+	}
+	w, err := z.zw.CreateHeader(&zip.FileHeader{Name: name + ".npy", Method: method})
+	if err != nil {
+		return fmt.Errorf("npy: array %q: %w", name, err)
+	}
+	if err := write(w); err != nil {
+		return fmt.Errorf("npy: array %q: %w", name, err)
+	}
+	return nil
+}
+
+// Close writes the archive's directory; the archive is incomplete until it returns nil.
+func (z *NPZWriter) Close() error { return z.zw.Close() }
+
+// WriteNPZFile writes the arrays to path as a .npz archive, atomically: the arrays in the
+// order of names, arrays[i] under names[i].
+func WriteNPZFile(path string, names []string, arrays []mat.Matrix, compress bool) error {
+	if len(names) != len(arrays) {
+		return fmt.Errorf("npy: %d names for %d arrays, expected one name per array", len(names), len(arrays))
+	}
+	err := atomicfile.Write(path, 0o644, func(w io.Writer) error {
+		zw := NewNPZWriter(w, compress)
+		for i, name := range names {
+			if err := zw.Add(name, arrays[i]); err != nil {
+				return err
+			}
+		}
+		return zw.Close()
+	})
+	if err != nil {
+		return fmt.Errorf("npy: writing %s: %w", path, err)
+	}
+	return nil
+}

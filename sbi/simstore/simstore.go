@@ -1,0 +1,495 @@
+// Package simstore keeps simulations on disk in chunks, so that a study's jobs can append to
+// one training set from separate processes and a training run can stream a set larger than
+// memory.
+//
+// A store is a directory: manifest.json names the format and the widths of θ and x, and
+// chunks/ holds one NumPy .npz file per append, with arrays theta and x (one row per
+// simulation, float64; np.load reads them). Append writes its chunk to a temporary file and
+// renames it into chunks/ (internal/atomicfile), under a name no other appender can pick
+// (time, process id and random bits), so appenders never share a file, need no lock, and a
+// reader lists complete chunks only. Chunks are immutable once written.
+//
+// Reading goes through Source, the interface training streams from: Batches walks the pairs
+// once, in batches, in an order fixed by a seed. It visits the chunks in a seeded order and
+// keeps a shuffle pool of at least Window rows, drawn from several chunks and shuffled
+// together, from which batches are taken; memory stays bounded by the pool (Window rows plus
+// the largest chunk, plus one batch), whatever the number of simulations and chunks. Split divides a store into
+// training and validation parts by whole chunks.
+package simstore
+
+import (
+	"archive/zip"
+	"bufio"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	mrand "math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gosbi/gosbi/sbi/npy"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Source is a set of (θ, x) pairs read in batches: a Store or a part of one.
+type Source interface {
+	// Dims returns the widths of θ and of x.
+	Dims() (paramDim, dataDim int)
+	// Len returns the number of pairs.
+	Len() int
+	// Batches returns an iterator over one pass through the pairs in batches of size rows (the
+	// last may be shorter), in an order fixed by seed.
+	Batches(size int, seed uint64) Iterator
+}
+
+// Iterator walks one pass of a Source. Next loads the next batch and reports false at the end
+// of the pass or on an error (Err tells which); Batch returns it, valid until the next call of
+// Next. Close releases the buffers.
+type Iterator interface {
+	Next() bool
+	Batch() (theta, x *mat.Dense)
+	Err() error
+	Close() error
+}
+
+// Window is the least number of rows Batches keeps in its shuffle pool (when the source has
+// them): 2¹⁶ rows, 52 MB for 100 values per row.
+const Window = 1 << 16
+
+const (
+	manifestName = "manifest.json"
+	chunkDir     = "chunks"
+	format       = "gosbi-simstore"
+)
+
+type manifest struct {
+	Format   string `json:"format"`
+	Version  int    `json:"version"`
+	ParamDim int    `json:"param_dim"`
+	DataDim  int    `json:"data_dim"`
+}
+
+// Store is a simulation store opened from its directory. Its list of chunks is the one read
+// by Open (or the last Refresh) and those it appended itself; chunks appended by other
+// processes are seen after Refresh. A Store is safe for concurrent use; an iterator or a part
+// from Split keeps the chunks listed when it was made.
+type Store struct {
+	dir               string
+	paramDim, dataDim int
+
+	mu     sync.Mutex // guards chunks and n
+	chunks []chunk
+	n      int
+}
+
+type chunk struct {
+	path string
+	rows int
+}
+
+// Create opens the store in dir for pairs of paramDim and dataDim values, creating the
+// directory and its manifest when they do not exist; an existing store must have the same
+// widths.
+func Create(dir string, paramDim, dataDim int) (*Store, error) {
+	if paramDim < 1 || dataDim < 1 {
+		return nil, fmt.Errorf("simstore: widths %d and %d, expected θ and x of at least one value", paramDim, dataDim)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, chunkDir), 0o755); err != nil {
+		return nil, fmt.Errorf("simstore: %w", err)
+	}
+	want := manifest{Format: format, Version: 1, ParamDim: paramDim, DataDim: dataDim}
+	if err := createManifest(dir, want); err != nil {
+		return nil, err
+	}
+	s, err := Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	if s.paramDim != paramDim || s.dataDim != dataDim {
+		return nil, fmt.Errorf("simstore: %s holds θ of %d and x of %d values, not %d and %d: use another directory", dir, s.paramDim, s.dataDim, paramDim, dataDim)
+	}
+	return s, nil
+}
+
+// createManifest writes the manifest unless one exists: complete in a temporary file, then
+// linked to its name, which fails when another process got there first (whose manifest then
+// stands, and Create compares the widths with it).
+func createManifest(dir string, m manifest) error {
+	path := filepath.Join(dir, manifestName)
+	if _, err := os.Stat(path); err == nil {
+		return nil
+	}
+	f, err := os.CreateTemp(dir, ".manifest-*")
+	if err != nil {
+		return fmt.Errorf("simstore: %w", err)
+	}
+	defer os.Remove(f.Name())
+	b, _ := json.MarshalIndent(m, "", "  ")
+	if _, err := f.Write(append(b, '\n')); err != nil {
+		f.Close()
+		return fmt.Errorf("simstore: writing the manifest: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("simstore: writing the manifest: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("simstore: writing the manifest: %w", err)
+	}
+	if err := os.Link(f.Name(), path); err != nil && !errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("simstore: writing the manifest: %w", err)
+	}
+	return nil
+}
+
+// Open opens an existing store and lists its chunks.
+func Open(dir string) (*Store, error) {
+	b, err := os.ReadFile(filepath.Join(dir, manifestName))
+	if err != nil {
+		return nil, fmt.Errorf("simstore: %s is not a store (create it with Create): %w", dir, err)
+	}
+	var m manifest
+	if err := json.Unmarshal(b, &m); err != nil || m.Format != format {
+		return nil, fmt.Errorf("simstore: %s: not a %s manifest (%v)", filepath.Join(dir, manifestName), format, err)
+	}
+	if m.Version != 1 || m.ParamDim < 1 || m.DataDim < 1 {
+		return nil, fmt.Errorf("simstore: manifest version %d with widths %d and %d, expected version 1 and positive widths", m.Version, m.ParamDim, m.DataDim)
+	}
+	s := &Store{dir: dir, paramDim: m.ParamDim, dataDim: m.DataDim}
+	return s, s.Refresh()
+}
+
+// Refresh lists the chunks again, picking up those appended since Open.
+func (s *Store) Refresh() error {
+	ents, err := os.ReadDir(filepath.Join(s.dir, chunkDir))
+	if err != nil {
+		return fmt.Errorf("simstore: %w", err)
+	}
+	known := map[string]int{}
+	for _, c := range s.snapshot() {
+		known[c.path] = c.rows
+	}
+	var chunks []chunk
+	n := 0
+	for _, e := range ents {
+		name := e.Name()
+		if strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".npz") {
+			continue // temporary files of appends under way
+		}
+		path := filepath.Join(s.dir, chunkDir, name)
+		rows, ok := known[path]
+		if !ok {
+			if rows, err = s.chunkRows(path); err != nil {
+				return err
+			}
+		}
+		chunks = append(chunks, chunk{path: path, rows: rows})
+		n += rows
+	}
+	sort.Slice(chunks, func(i, j int) bool { return chunks[i].path < chunks[j].path })
+	s.mu.Lock()
+	s.chunks, s.n = chunks, n
+	s.mu.Unlock()
+	return nil
+}
+
+// snapshot returns the listed chunks; the slice is never written again (Append and Refresh
+// replace or extend it under the lock, copying on append).
+func (s *Store) snapshot() []chunk {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.chunks[:len(s.chunks):len(s.chunks)]
+}
+
+// chunkRows checks the headers of a chunk and returns its rows.
+func (s *Store) chunkRows(path string) (int, error) {
+	zr, err := zip.OpenReader(path)
+	if err != nil {
+		return 0, fmt.Errorf("simstore: chunk %s: %w", path, err)
+	}
+	defer zr.Close()
+	var rows [2]int
+	for k, name := range []string{"theta", "x"} {
+		h, err := memberHeader(&zr.Reader, name)
+		if err != nil {
+			return 0, fmt.Errorf("simstore: chunk %s: %w", path, err)
+		}
+		r, c := h.Dims()
+		if want := []int{s.paramDim, s.dataDim}[k]; c != want || len(h.Shape) != 2 {
+			return 0, fmt.Errorf("simstore: chunk %s: %s has shape %v, expected %d columns", path, name, h.Shape, want)
+		}
+		rows[k] = r
+	}
+	if rows[0] != rows[1] {
+		return 0, fmt.Errorf("simstore: chunk %s: %d rows of θ and %d of x, expected one x per θ", path, rows[0], rows[1])
+	}
+	return rows[0], nil
+}
+
+func memberHeader(zr *zip.Reader, name string) (npy.Header, error) {
+	f, err := zr.Open(name + ".npy")
+	if err != nil {
+		return npy.Header{}, fmt.Errorf("array %s: %w", name, err)
+	}
+	defer f.Close()
+	return npy.ReadHeader(f)
+}
+
+// Dims returns the widths of θ and of x.
+func (s *Store) Dims() (paramDim, dataDim int) { return s.paramDim, s.dataDim }
+
+// Len returns the number of pairs in the listed chunks.
+func (s *Store) Len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.n
+}
+
+// Chunks returns the number of listed chunks.
+func (s *Store) Chunks() int { return len(s.snapshot()) }
+
+// Dir returns the store's directory.
+func (s *Store) Dir() string { return s.dir }
+
+// Append writes the pairs (θᵢ, xᵢ) as one new chunk, atomically; it is safe to call from any
+// number of goroutines and processes at once. The store's own list gains the chunk.
+func (s *Store) Append(theta, x *mat.Dense) error {
+	if theta == nil || x == nil {
+		return errors.New("simstore: Append needs θ and x (one row per simulation)")
+	}
+	n, pt := theta.Dims()
+	nx, dx := x.Dims()
+	if n != nx || pt != s.paramDim || dx != s.dataDim {
+		return fmt.Errorf("simstore: Append of θ %d×%d and x %d×%d, expected the same rows and %d and %d columns", n, pt, nx, dx, s.paramDim, s.dataDim)
+	}
+	var rnd [8]byte
+	if _, err := rand.Read(rnd[:]); err != nil {
+		return fmt.Errorf("simstore: %w", err)
+	}
+	name := fmt.Sprintf("%020d-%d-%s.npz", time.Now().UnixNano(), os.Getpid(), hex.EncodeToString(rnd[:]))
+	path := filepath.Join(s.dir, chunkDir, name)
+	if err := npy.WriteNPZFile(path, []string{"theta", "x"}, []mat.Matrix{theta, x}, false); err != nil {
+		return fmt.Errorf("simstore: %w", err)
+	}
+	s.mu.Lock()
+	s.chunks = append(s.chunks, chunk{path: path, rows: n})
+	s.n += n
+	s.mu.Unlock()
+	return nil
+}
+
+// Split divides the store into a validation part of whole chunks holding about frac of the
+// pairs (at least one chunk, chosen by seed) and a training part of the others. It needs at
+// least two chunks.
+func (s *Store) Split(frac float64, seed uint64) (train, val Source, err error) {
+	if !(frac > 0 && frac < 1) {
+		return nil, nil, fmt.Errorf("simstore: Split(%v), expected a share between 0 and 1", frac)
+	}
+	chunks := s.snapshot()
+	total := 0
+	for _, c := range chunks {
+		total += c.rows
+	}
+	if len(chunks) < 2 {
+		return nil, nil, fmt.Errorf("simstore: Split needs at least two chunks, the store has %d: append in smaller chunks", len(chunks))
+	}
+	perm := mrand.New(mrand.NewPCG(seed, 0x73706c6974)).Perm(len(chunks))
+	tr, va := &part{s: s}, &part{s: s}
+	want := int(math.Round(frac * float64(total)))
+	for i, k := range perm {
+		c := chunks[k]
+		if left := len(perm) - i; va.n < want && left > 1 && (va.n == 0 || va.n+c.rows <= want) {
+			va.add(c)
+		} else {
+			tr.add(c)
+		}
+	}
+	if va.n == 0 {
+		return nil, nil, fmt.Errorf("simstore: Split(%v) of %d pairs holds out no pair, expected a larger share", frac, total)
+	}
+	return tr, va, nil
+}
+
+// part is a subset of a store's chunks.
+type part struct {
+	s      *Store
+	chunks []chunk
+	n      int
+}
+
+func (p *part) add(c chunk)      { p.chunks = append(p.chunks, c); p.n += c.rows }
+func (p *part) Dims() (int, int) { return p.s.Dims() }
+func (p *part) Len() int         { return p.n }
+func (p *part) Batches(size int, seed uint64) Iterator {
+	return newIter(p.chunks, p.s.paramDim, p.s.dataDim, size, seed)
+}
+
+// Batches implements Source over every listed chunk.
+func (s *Store) Batches(size int, seed uint64) Iterator {
+	return newIter(s.snapshot(), s.paramDim, s.dataDim, size, seed)
+}
+
+// iter is the shuffle-pool iterator of Batches.
+type iter struct {
+	chunks   []chunk
+	order    []int
+	next     int // position in order of the next chunk to load
+	pt, dx   int
+	size     int
+	rng      *mrand.Rand
+	pool     [2][]float64 // θ and x rows of the pool
+	poolRows int
+	batch    [2][]float64
+	bt, bx   *mat.Dense
+	err      error
+	readBuf  *bufio.Reader
+}
+
+// freePools keeps the buffers of closed iterators for the next ones: passes that follow each
+// other (a standardization pass, then an epoch's training and validation passes) reuse one
+// pool instead of leaving the previous one for the garbage collector, so that the process's
+// memory holds one pool per open iterator.
+var freePools struct {
+	sync.Mutex
+	bufs [][2][]float64
+}
+
+func newIter(chunks []chunk, pt, dx, size int, seed uint64) *iter {
+	it := &iter{chunks: chunks, pt: pt, dx: dx, size: size, rng: mrand.New(mrand.NewPCG(seed, 0x62617463))}
+	freePools.Lock()
+	if k := len(freePools.bufs); k > 0 {
+		it.pool = freePools.bufs[k-1]
+		it.pool[0], it.pool[1] = it.pool[0][:0], it.pool[1][:0]
+		freePools.bufs = freePools.bufs[:k-1]
+	}
+	freePools.Unlock()
+	if size < 1 {
+		it.err = fmt.Errorf("simstore: batches of %d rows, expected at least 1", size)
+		return it
+	}
+	it.order = it.rng.Perm(len(chunks))
+	return it
+}
+
+// Next implements Iterator.
+func (it *iter) Next() bool {
+	if it.err != nil {
+		return false
+	}
+	if it.poolRows < it.size && it.next < len(it.order) {
+		if err := it.refill(); err != nil {
+			it.err = err
+			return false
+		}
+	}
+	if it.poolRows == 0 {
+		return false
+	}
+	k := min(it.size, it.poolRows) // the batch is the pool's last k rows
+	lo := it.poolRows - k
+	for a, w := range []int{it.pt, it.dx} {
+		if cap(it.batch[a]) < it.size*w {
+			it.batch[a] = make([]float64, it.size*w)
+		}
+		it.batch[a] = it.batch[a][:k*w]
+		copy(it.batch[a], it.pool[a][lo*w:it.poolRows*w])
+	}
+	it.poolRows = lo
+	if it.bt == nil || it.bt.RawMatrix().Rows != k {
+		it.bt, it.bx = mat.NewDense(k, it.pt, it.batch[0]), mat.NewDense(k, it.dx, it.batch[1])
+	}
+	return true
+}
+
+// refill loads chunks into the pool until it holds Window rows (or the chunks run out) and
+// shuffles the pool.
+func (it *iter) refill() error {
+	for it.poolRows < max(Window, it.size) && it.next < len(it.order) {
+		c := it.chunks[it.order[it.next]]
+		it.next++
+		if err := it.load(c); err != nil {
+			return err
+		}
+	}
+	n := it.poolRows
+	for i := n - 1; i > 0; i-- { // Fisher–Yates over whole rows
+		j := it.rng.IntN(i + 1)
+		for a, w := range []int{it.pt, it.dx} {
+			ri, rj := it.pool[a][i*w:(i+1)*w], it.pool[a][j*w:(j+1)*w]
+			for t := range ri {
+				ri[t], rj[t] = rj[t], ri[t]
+			}
+		}
+	}
+	return nil
+}
+
+// load appends the rows of chunk c to the pool.
+func (it *iter) load(c chunk) error {
+	zr, err := zip.OpenReader(c.path)
+	if err != nil {
+		return fmt.Errorf("simstore: chunk %s: %w", c.path, err)
+	}
+	defer zr.Close()
+	for a, name := range []string{"theta", "x"} {
+		w := []int{it.pt, it.dx}[a]
+		need := (it.poolRows + c.rows) * w
+		if cap(it.pool[a]) < need {
+			grown := make([]float64, it.poolRows*w, max(need, (Window+c.rows)*w))
+			copy(grown, it.pool[a][:it.poolRows*w])
+			it.pool[a] = grown
+		}
+		it.pool[a] = it.pool[a][:need]
+		f, err := zr.Open(name + ".npy")
+		if err != nil {
+			return fmt.Errorf("simstore: chunk %s: %w", c.path, err)
+		}
+		if it.readBuf == nil {
+			it.readBuf = bufio.NewReaderSize(f, 1<<16)
+		} else {
+			it.readBuf.Reset(f)
+		}
+		h, err := npy.ReadHeader(it.readBuf)
+		if err == nil {
+			if r, cols := h.Dims(); r != c.rows || cols != w {
+				err = fmt.Errorf("%s is %d×%d, expected %d×%d (was the chunk replaced?)", name, r, cols, c.rows, w)
+			}
+		}
+		if err == nil {
+			err = npy.ReadValues(it.readBuf, h, it.pool[a][it.poolRows*w:need])
+		}
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("simstore: chunk %s: %w", c.path, err)
+		}
+	}
+	it.poolRows += c.rows
+	return nil
+}
+
+// Batch implements Iterator.
+func (it *iter) Batch() (theta, x *mat.Dense) { return it.bt, it.bx }
+
+// Err implements Iterator.
+func (it *iter) Err() error { return it.err }
+
+// Close implements Iterator: the pool's buffers go to the next iterator.
+func (it *iter) Close() error {
+	if it.pool[0] != nil || it.pool[1] != nil {
+		freePools.Lock()
+		if len(freePools.bufs) < 2 {
+			freePools.bufs = append(freePools.bufs, it.pool)
+		}
+		freePools.Unlock()
+	}
+	it.pool, it.poolRows, it.batch, it.bt, it.bx = [2][]float64{}, 0, [2][]float64{}, nil, nil
+	return nil
+}

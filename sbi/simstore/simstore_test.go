@@ -1,0 +1,315 @@
+package simstore
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// pairs returns rows [from, from+n) of a data set whose row i has θ = (i, −i) and
+// x = (i, 2i, 3i): every row says which it is.
+func pairs(from, n int) (theta, x *mat.Dense) {
+	theta, x = mat.NewDense(n, 2, nil), mat.NewDense(n, 3, nil)
+	for k := 0; k < n; k++ {
+		i := float64(from + k)
+		theta.SetRow(k, []float64{i, -i})
+		x.SetRow(k, []float64{i, 2 * i, 3 * i})
+	}
+	return theta, x
+}
+
+// pass reads one pass of src and returns the ids of the rows in the order seen, checking that
+// every row's θ and x agree and every batch but the last has size rows.
+func pass(t *testing.T, src Source, size int, seed uint64) []int {
+	t.Helper()
+	it := src.Batches(size, seed)
+	defer it.Close()
+	var ids []int
+	short := false
+	for it.Next() {
+		th, x := it.Batch()
+		r, _ := th.Dims()
+		if short {
+			t.Fatalf("a batch of %d rows after a short one", r)
+		}
+		short = r < size
+		for k := 0; k < r; k++ {
+			i := th.At(k, 0)
+			if th.At(k, 1) != -i || x.At(k, 0) != i || x.At(k, 2) != 3*i {
+				t.Fatalf("row %d of a batch mixes pairs: θ %v, x %v", k, th.RawRowView(k), x.RawRowView(k))
+			}
+			ids = append(ids, int(i))
+		}
+	}
+	if err := it.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return ids
+}
+
+func TestAppendAndStream(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "store")
+	s, err := Create(dir, 2, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sizes := []int{5, 17, 1, 40, 9}
+	from := 0
+	for _, n := range sizes {
+		if err := s.Append(pairs(from, n)); err != nil {
+			t.Fatal(err)
+		}
+		from += n
+	}
+	s2, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s2.Len() != from || s2.Chunks() != len(sizes) || s.Len() != from {
+		t.Fatalf("reopened store: %d pairs in %d chunks, want %d in %d", s2.Len(), s2.Chunks(), from, len(sizes))
+	}
+	a, b, c := pass(t, s2, 8, 1), pass(t, s2, 8, 1), pass(t, s2, 8, 2)
+	seen := make([]int, from)
+	for _, i := range a {
+		seen[i]++
+	}
+	for i, k := range seen {
+		if k != 1 {
+			t.Fatalf("row %d seen %d times in a pass, want once", i, k)
+		}
+	}
+	if fmt.Sprint(a) != fmt.Sprint(b) {
+		t.Error("the same seed gave two orders")
+	}
+	if fmt.Sprint(a) == fmt.Sprint(c) {
+		t.Error("two seeds gave the same order")
+	}
+	// rows of different chunks are mixed within batches: the first batch holds rows of more
+	// than one chunk (it would hold one chunk's rows only without the shuffle pool)
+	chunkOf := func(i int) int {
+		for k, lo := 0, 0; k < len(sizes); k++ {
+			if lo += sizes[k]; i < lo {
+				return k
+			}
+		}
+		return -1
+	}
+	if chunks := map[int]bool{chunkOf(a[0]): true, chunkOf(a[1]): true, chunkOf(a[2]): true, chunkOf(a[3]): true}; len(chunks) < 2 {
+		t.Errorf("the first batch comes from one chunk: %v", a[:8])
+	}
+	if _, err := Create(dir, 2, 4); err == nil || !strings.Contains(err.Error(), "not 2 and 4") {
+		t.Errorf("Create with other widths: %v", err)
+	}
+	if err := s.Append(mat.NewDense(2, 2, nil), mat.NewDense(3, 3, nil)); err == nil {
+		t.Error("Append of mismatched rows was accepted")
+	}
+}
+
+// TestSplit checks that the parts cover the store, hold whole chunks, and that validation
+// holds about the asked share.
+func TestSplit(t *testing.T) {
+	s, err := Create(t.TempDir(), 2, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := 0; k < 10; k++ {
+		s.Append(pairs(k*10, 10))
+	}
+	tr, va, err := s.Split(0.2, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Len()+va.Len() != 100 || va.Len() != 20 {
+		t.Fatalf("split into %d and %d, want 80 and 20", tr.Len(), va.Len())
+	}
+	seen := map[int]bool{}
+	for _, i := range append(pass(t, tr, 7, 1), pass(t, va, 7, 1)...) {
+		if seen[i] {
+			t.Fatalf("row %d in both parts", i)
+		}
+		seen[i] = true
+	}
+	if len(seen) != 100 {
+		t.Errorf("the parts hold %d rows, want 100", len(seen))
+	}
+	one, _ := Create(t.TempDir(), 2, 3)
+	one.Append(pairs(0, 5))
+	if _, _, err := one.Split(0.1, 1); err == nil {
+		t.Error("a store of one chunk was split")
+	}
+}
+
+// TestPoolBounded streams a store of three windows' worth of rows and checks that the shuffle
+// pool never grew beyond Window rows plus one chunk.
+func TestPoolBounded(t *testing.T) {
+	s, err := Create(t.TempDir(), 2, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const chunk = 20000
+	for k := 0; k < 3*Window/chunk+1; k++ {
+		if err := s.Append(pairs(k*chunk, chunk)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	it := s.Batches(256, 1).(*iter)
+	n := 0
+	for it.Next() {
+		th, _ := it.Batch()
+		r, _ := th.Dims()
+		n += r
+		if c := cap(it.pool[1]) / 3; c > Window+chunk {
+			t.Fatalf("the pool holds room for %d rows, more than Window + one chunk (%d)", c, Window+chunk)
+		}
+	}
+	if it.Err() != nil || n != s.Len() {
+		t.Fatalf("read %d of %d rows: %v", n, s.Len(), it.Err())
+	}
+}
+
+// TestDamagedChunk checks that a chunk that is not what the manifest says is reported with
+// its path.
+func TestDamagedChunk(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := Create(dir, 2, 3); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(dir, "chunks", "bad.npz")
+	os.WriteFile(bad, []byte("not a zip"), 0o644)
+	if _, err := Open(dir); err == nil || !strings.Contains(err.Error(), "bad.npz") {
+		t.Errorf("Open with a damaged chunk: %v", err)
+	}
+}
+
+// TestConcurrentAppendProcesses has four processes (this test binary again) append 25 chunks
+// each to one store at the same time, and checks that every row arrived exactly once.
+func TestConcurrentAppendProcesses(t *testing.T) {
+	if dir := os.Getenv("SIMSTORE_APPEND_DIR"); dir != "" {
+		base, _ := strconv.Atoi(os.Getenv("SIMSTORE_APPEND_BASE"))
+		s, err := Create(dir, 2, 3)
+		if err != nil {
+			fmt.Println(err)
+			os.Exit(1)
+		}
+		for k := 0; k < 25; k++ {
+			if err := s.Append(pairs(base+k*4, 4)); err != nil {
+				fmt.Println(err)
+				os.Exit(1)
+			}
+		}
+		os.Exit(0)
+	}
+	dir := filepath.Join(t.TempDir(), "shared")
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	for p := 0; p < 4; p++ {
+		wg.Add(1)
+		go func(p int) {
+			defer wg.Done()
+			cmd := exec.Command(os.Args[0], "-test.run=^TestConcurrentAppendProcesses$")
+			cmd.Env = append(os.Environ(), "SIMSTORE_APPEND_DIR="+dir, fmt.Sprintf("SIMSTORE_APPEND_BASE=%d", p*100))
+			if out, err := cmd.CombinedOutput(); err != nil {
+				errs[p] = fmt.Errorf("appender %d: %v\n%s", p, err, out)
+			}
+		}(p)
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Chunks() != 100 || s.Len() != 400 {
+		t.Fatalf("%d chunks of %d pairs, want 100 of 400", s.Chunks(), s.Len())
+	}
+	seen := make([]int, 400)
+	for _, i := range pass(t, s, 64, 9) {
+		seen[i]++
+	}
+	for i, k := range seen {
+		if k != 1 {
+			t.Fatalf("row %d stored %d times, want once", i, k)
+		}
+	}
+}
+
+// TestConcurrentAppendGoroutines appends from several goroutines sharing one Store while
+// another lists and reads it (run with -race).
+func TestConcurrentAppendGoroutines(t *testing.T) {
+	s, err := Create(t.TempDir(), 2, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			for k := 0; k < 5; k++ {
+				if err := s.Append(pairs(g*50+k*10, 10)); err != nil {
+					t.Error(err)
+				}
+			}
+		}(g)
+	}
+	for k := 0; k < 5; k++ {
+		it := s.Batches(16, uint64(k))
+		for it.Next() {
+		}
+		if err := it.Err(); err != nil {
+			t.Error(err)
+		}
+		it.Close()
+	}
+	wg.Wait()
+	if s.Len() != 200 || s.Chunks() != 20 {
+		t.Fatalf("%d pairs in %d chunks, want 200 in 20", s.Len(), s.Chunks())
+	}
+	seen := make([]int, 200)
+	for _, i := range pass(t, s, 64, 1) {
+		seen[i]++
+	}
+	for i, k := range seen {
+		if k != 1 {
+			t.Fatalf("row %d seen %d times", i, k)
+		}
+	}
+}
+
+// TestConcurrentCreate has goroutines create one store with two different widths at once:
+// one manifest wins, and exactly the calls that asked for its widths succeed.
+func TestConcurrentCreate(t *testing.T) {
+	dir := t.TempDir()
+	var wg sync.WaitGroup
+	ok := make([]bool, 8)
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			_, err := Create(dir, 2, 3+g%2)
+			ok[g] = err == nil
+		}(g)
+	}
+	wg.Wait()
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, dx := s.Dims()
+	for g, o := range ok {
+		if o != (3+g%2 == dx) {
+			t.Errorf("Create with x of %d values: success %v, the manifest says %d", 3+g%2, o, dx)
+		}
+	}
+}

@@ -1,0 +1,333 @@
+package sbi
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/gosbi/gosbi/sbi/nn"
+	"github.com/gosbi/gosbi/sbi/simstore"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Training from a source of batches (a simulation store on disk) instead of matrices in
+// memory: the same loop as Train (the same steps, early stopping and result), fed batch by
+// batch, so that memory stays bounded by the source's own buffers and one batch whatever the
+// number of simulations. The standardization of θ and x is learned in one streaming pass
+// over the training source first (Welford's update, Welford 1962).
+
+// TrainStream fits the flow to the pairs of train, streamed in batches (for sets larger
+// than memory: a simstore.Store, or its parts from Split). Validation pairs come from val,
+// scored once per epoch for early stopping and the choice of the best epoch; with val nil
+// there is no validation (cfg.ValidationFraction is not used: split the store instead).
+// Pairs holding NaN or ±Inf are dropped and counted, as by Train; each epoch visits the
+// training pairs in an order drawn from cfg.Seed.
+func (e *NPE) TrainStream(train, val simstore.Source, cfg TrainConfig) (*TrainResult, error) {
+	return e.trainStream((*npeModel)(e), train, val, cfg)
+}
+
+// TrainStream fits the classifier to the pairs of train streamed in batches, as
+// NPE.TrainStream does. The marginal pairs are formed within each batch, as in Train.
+func (e *NRE) TrainStream(train, val simstore.Source, cfg TrainConfig) (*TrainResult, error) {
+	return e.trainStream((*nreModel)(e), train, val, cfg)
+}
+
+func (c *estimator) trainStream(m network, train, val simstore.Source, cfg TrainConfig) (*TrainResult, error) {
+	if c.cfgErr != nil {
+		return nil, c.cfgErr
+	}
+	cfg = cfg.withDefaults()
+	if err := cfg.validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", c.label, err)
+	}
+	if train == nil {
+		return nil, fmt.Errorf("train %s: no training source, expected one (e.g. a simstore.Store)", c.label)
+	}
+	pt, dx := train.Dims()
+	switch {
+	case pt != c.prior.Dim():
+		return nil, fmt.Errorf("train %s: the source's θ has %d columns, the prior has %d parameters", c.label, pt, c.prior.Dim())
+	case val != nil && func() bool { vp, vx := val.Dims(); return vp != pt || vx != dx }():
+		vp, vx := val.Dims()
+		return nil, fmt.Errorf("train %s: validation pairs of %d and %d values, training pairs of %d and %d", c.label, vp, vx, pt, dx)
+	case cfg.Resume && c.trained && dx != c.xDim:
+		return nil, fmt.Errorf("train %s: x has %d columns, the estimator was trained on %d (Resume keeps the network)", c.label, dx, c.xDim)
+	}
+	if val != nil && val.Len() == 0 {
+		val = nil
+	}
+	zt, zx, usable, dropped, err := streamZScore(train, cfg.BatchSize)
+	if err != nil {
+		return nil, fmt.Errorf("train %s: %w", c.label, err)
+	}
+	if usable < 2 {
+		return nil, fmt.Errorf("train %s: %d usable training pairs (%d dropped for NaN or ±Inf), expected at least 2", c.label, usable, dropped)
+	}
+	if !(cfg.Resume && c.trained) {
+		c.trained = false
+		c.zt, c.zx = zt, zx
+		if err := c.build(m, rand.New(rand.NewPCG(cfg.Seed, 1)), dx); err != nil {
+			return nil, err
+		}
+	}
+	rng := rand.New(rand.NewPCG(cfg.Seed, 0x7261696e))
+	res, err := c.fitStream(m, train, val, cfg, rng)
+	if res != nil {
+		res.Dropped, res.TrainRows = dropped, usable
+	}
+	if err != nil {
+		return res, err
+	}
+	c.trained = true
+	return res, nil
+}
+
+// streamZScore learns the standardization of θ and x from one pass over src and counts the
+// usable (finite) and dropped pairs.
+func streamZScore(src simstore.Source, batch int) (zt, zx zscore, usable, dropped int, err error) {
+	pt, dx := src.Dims()
+	var wt, wx welford
+	wt.init(pt)
+	wx.init(dx)
+	it := src.Batches(batch, 0)
+	defer it.Close()
+	for it.Next() {
+		theta, x := it.Batch()
+		n, _ := theta.Dims()
+		for i := 0; i < n; i++ {
+			if !finite(theta.RawRowView(i)) || !finite(x.RawRowView(i)) {
+				dropped++
+				continue
+			}
+			wt.add(theta.RawRowView(i))
+			wx.add(x.RawRowView(i))
+			usable++
+		}
+	}
+	if err := it.Err(); err != nil {
+		return zt, zx, 0, 0, fmt.Errorf("reading the training pairs: %w", err)
+	}
+	return wt.zscore(), wx.zscore(), usable, dropped, nil
+}
+
+// welford accumulates column means and sums of squared deviations in one pass.
+type welford struct {
+	n        float64
+	mean, m2 []float64
+}
+
+func (w *welford) init(c int) { w.mean, w.m2 = make([]float64, c), make([]float64, c) }
+
+func (w *welford) add(row []float64) {
+	w.n++
+	for j, v := range row {
+		d := v - w.mean[j]
+		w.mean[j] += d / w.n
+		w.m2[j] += d * (v - w.mean[j])
+	}
+}
+
+// zscore returns the standardization with the sample standard deviation (n − 1), the rule of
+// fitZScore.
+func (w *welford) zscore() zscore {
+	z := zscore{Mean: append([]float64(nil), w.mean...), Std: make([]float64, len(w.mean))}
+	for j := range z.Std {
+		z.Std[j] = 1
+		if w.n > 1 {
+			z.Std[j] = math.Sqrt(w.m2[j] / (w.n - 1))
+		}
+		if !(z.Std[j] >= minStd) {
+			z.Std[j] = 1
+		}
+	}
+	return z
+}
+
+// streamBatch is a batch of the source as the training loop's trainData: the finite pairs in
+// raw and standardized units, in buffers reused from batch to batch.
+type streamBatch struct {
+	d   trainData
+	idx []int
+	buf [2][]float64
+}
+
+// load fills b with the finite pairs of (theta, x) and returns their number.
+func (b *streamBatch) load(c *estimator, theta, x *mat.Dense) int {
+	th, xx, _ := dropNonFinite(theta, x)
+	if th == nil {
+		return 0
+	}
+	n, pt := th.Dims()
+	_, dx := xx.Dims()
+	for a, w := range []int{pt, dx} {
+		if cap(b.buf[a]) < n*w {
+			b.buf[a] = make([]float64, n*w)
+		}
+		b.buf[a] = b.buf[a][:n*w]
+	}
+	b.d = trainData{theta: th, x: xx, thetaZ: mat.NewDense(n, pt, b.buf[0]), xZ: mat.NewDense(n, dx, b.buf[1])}
+	for i := 0; i < n; i++ {
+		c.zt.applyRow(b.d.thetaZ.RawRowView(i), th.RawRowView(i))
+		c.zx.applyRow(b.d.xZ.RawRowView(i), xx.RawRowView(i))
+	}
+	for len(b.idx) < n {
+		b.idx = append(b.idx, len(b.idx))
+	}
+	return n
+}
+
+// fitStream is fit's loop over the batches of a source: the same steps, scores, early
+// stopping and restoring of the best weights.
+func (c *estimator) fitStream(m model, train, val simstore.Source, cfg TrainConfig, rng *rand.Rand) (*TrainResult, error) {
+	start := time.Now()
+	res := &TrainResult{Estimator: c.label, Select: cfg.Select}
+	if cfg.Regularizer != nil {
+		res.RegName = cfg.Regularizer.Name()
+	}
+	ps := m.params()
+	var opt *nn.Adam
+	if cfg.WeightDecay > 0 {
+		opt = nn.NewAdamW(ps, cfg.LearningRate, cfg.WeightDecay)
+	} else {
+		opt = nn.NewAdam(ps, cfg.LearningRate)
+	}
+	best := snapshot(ps, nil)
+	res.BestLoss = math.Inf(1)
+	progress := NewProgress("train "+c.label, cfg.Epochs)
+	defer progress.Finish()
+	tp := nn.NewTape()
+	var b streamBatch
+	fail := func(err error) (*TrainResult, error) {
+		restore(ps, best)
+		return nil, err
+	}
+	sinceBest := 0
+	for epoch := 0; epoch < cfg.Epochs; epoch++ {
+		var sum, regSum float64
+		var rows int
+		it := train.Batches(cfg.BatchSize, rng.Uint64())
+		for it.Next() {
+			if err := Canceled("train " + c.label); err != nil {
+				it.Close()
+				return fail(err)
+			}
+			theta, x := it.Batch()
+			n := b.load(c, theta, x)
+			if n < 2 { // a batch of one pair has no marginal pair and a noisy gradient
+				continue
+			}
+			st := step{tp: tp, m: m, d: &b.d, reg: cfg.Regularizer, rng: rng, opt: opt, clip: cfg.ClipNorm}
+			loss, pen, ok, err := st.run(b.idx[:n])
+			if err != nil {
+				it.Close()
+				return fail(fmt.Errorf("train %s: regularizer %q: %w", c.label, res.RegName, err))
+			}
+			if !ok {
+				res.SkippedStep++
+			}
+			sum += loss * float64(n)
+			regSum += pen * float64(n)
+			rows += n
+		}
+		err := it.Err()
+		it.Close()
+		if err != nil {
+			return fail(fmt.Errorf("train %s: reading the training pairs: %w", c.label, err))
+		}
+		if rows == 0 {
+			return fail(fmt.Errorf("train %s: the training source gave no batch of two or more finite pairs", c.label))
+		}
+		res.TrainLoss = append(res.TrainLoss, sum/float64(rows))
+		if cfg.Regularizer != nil {
+			res.RegTerm = append(res.RegTerm, regSum/float64(rows))
+		}
+		monitored := res.TrainLoss[epoch]
+		if val != nil {
+			var reg Regularizer
+			if cfg.Select == SelectRegularized {
+				reg = cfg.Regularizer
+			}
+			v, pen, n, err := c.evalStream(m, val, cfg.BatchSize, reg, cfg.Seed)
+			if err != nil {
+				return fail(fmt.Errorf("train %s: validation pairs: %w", c.label, err))
+			}
+			res.ValRows = n
+			res.ValLoss = append(res.ValLoss, v)
+			monitored = v
+			if reg != nil {
+				res.ValRegTerm = append(res.ValRegTerm, pen)
+				monitored += pen
+			}
+		}
+		res.Epochs = epoch + 1
+		if monitored < res.BestLoss || val == nil {
+			res.BestLoss, res.BestEpoch, sinceBest = monitored, epoch+1, 0
+			best = snapshot(ps, best)
+		} else {
+			sinceBest++
+		}
+		msg := fmt.Sprintf("epoch %d  train loss %.4f", epoch+1, res.TrainLoss[epoch])
+		if val != nil {
+			msg += fmt.Sprintf("  val loss %.4f", res.ValLoss[epoch])
+		}
+		progress.Set(epoch+1, msg)
+		if val != nil && sinceBest >= cfg.Patience {
+			res.Stopped = epoch+1 < cfg.Epochs
+			if res.Stopped {
+				progress.stopEarly()
+			}
+			break
+		}
+	}
+	restore(ps, best)
+	res.Duration = time.Since(start)
+	if math.IsInf(res.BestLoss, 0) || math.IsNaN(res.BestLoss) {
+		return res, fmt.Errorf("train %s: no epoch reached a finite loss: lower the learning rate or check the simulations", c.label)
+	}
+	return res, nil
+}
+
+// evalStream is evalLoss over the batches of a source (in a fixed order, the penalty's draws
+// from a stream fixed by seed): the mean loss and penalty per pair, and the number of finite
+// pairs.
+func (c *estimator) evalStream(m model, src simstore.Source, batch int, reg Regularizer, seed uint64) (loss, pen float64, rows int, err error) {
+	it := src.Batches(batch, seed)
+	defer it.Close()
+	var b streamBatch
+	tp := nn.NewTape() // one tape for every batch: a pass leaves no garbage per batch
+	tp.NoGrad = true
+	var rng *rand.Rand
+	if reg != nil {
+		rng = rand.New(rand.NewPCG(seed, 0x76616c))
+	}
+	for it.Next() {
+		theta, x := it.Batch()
+		n := b.load(c, theta, x)
+		if n == 0 {
+			continue
+		}
+		var rb *RegBatch
+		if reg != nil {
+			rb = &RegBatch{Tape: tp, Rng: rng}
+		}
+		loss += m.batchLoss(tp, &b.d, b.idx[:n], rb).Item() * float64(n)
+		if rb != nil {
+			p, err := reg.Penalty(rb)
+			if err != nil {
+				tp.Reset()
+				return 0, 0, 0, err
+			}
+			pen += p.Item() * float64(n)
+		}
+		rows += n
+		tp.Reset()
+	}
+	if err := it.Err(); err != nil {
+		return 0, 0, 0, err
+	}
+	if rows == 0 {
+		return 0, 0, 0, fmt.Errorf("no finite pair to score")
+	}
+	return loss / float64(rows), pen / float64(rows), rows, nil
+}

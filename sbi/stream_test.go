@@ -1,0 +1,125 @@
+package sbi
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/gosbi/gosbi/sbi/dist"
+	"github.com/gosbi/gosbi/sbi/simstore"
+	"gonum.org/v1/gonum/mat"
+)
+
+// storeOf writes theta and x to a new store in chunks of chunk rows.
+func storeOf(t *testing.T, theta, x *mat.Dense, chunk int) *simstore.Store {
+	t.Helper()
+	n, pt := theta.Dims()
+	_, dx := x.Dims()
+	s, err := simstore.Create(t.TempDir(), pt, dx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for lo := 0; lo < n; lo += chunk {
+		hi := min(n, lo+chunk)
+		if err := s.Append(theta.Slice(lo, hi, 0, pt).(*mat.Dense), x.Slice(lo, hi, 0, dx).(*mat.Dense)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return s
+}
+
+// TestNPETrainStreamConjugate trains NPE from a store on θ ~ N(0, I₂), x = θ + 0.5ε and
+// compares posterior samples with the closed form N(x/1.25, 0.2·I), with the tolerances of
+// TestNPEConjugateGaussian (the same budget, trained in memory there).
+func TestNPETrainStreamConjugate(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	prior, theta, x := gaussianPairs(rng, 2200)
+	s := storeOf(t, theta, x, 200)
+	train, val, err := s.Split(0.1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := NewNPE(prior, NPEConfig{Hidden: 32, Transforms: 2})
+	res, err := e.TrainStream(train, val, TrainConfig{Epochs: 20, BatchSize: 100, LearningRate: 3e-3, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.TrainRows != 2000 || res.ValRows != 200 || len(res.ValLoss) != res.Epochs {
+		t.Errorf("%d training and %d validation pairs over %d epochs (%d validation scores), want 2000 and 200", res.TrainRows, res.ValRows, res.Epochs, len(res.ValLoss))
+	}
+	for _, xo := range [][]float64{{0.3, -0.8}, {1.5, 0.5}} {
+		smp := e.Posterior(xo).Sample(rand.New(rand.NewPCG(1, 1)), 4000)
+		for j := 0; j < 2; j++ {
+			checkGaussian(t, "NPE from a store", smp, j, xo[j]/1.25, math.Sqrt(0.2), 0.15)
+		}
+	}
+}
+
+// TestNRETrainStream checks that the ratio estimator trains from a store too: without
+// validation, its posterior at x = (0.5, −0.5) has the moments of the closed form N(x/1.25,
+// 0.2·I) within the tolerance of TestNRESamplersConjugate.
+func TestNRETrainStream(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	prior, theta, x := gaussianPairs(rng, 4000)
+	e := NewNRE(prior, NREConfig{Hidden: []int{32, 32}})
+	if _, err := e.TrainStream(storeOf(t, theta, x, 500), nil, TrainConfig{Epochs: 40, BatchSize: 100, LearningRate: 1e-3, Seed: 5}); err != nil {
+		t.Fatal(err)
+	}
+	smp, err := e.PosteriorWith([]float64{0.5, -0.5}, SamplerConfig{}).SampleChecked(rand.New(rand.NewPCG(2, 2)), 3000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkGaussian(t, "NRE from a store", smp, 0, 0.4, math.Sqrt(0.2), 0.2)
+	checkGaussian(t, "NRE from a store", smp, 1, -0.4, math.Sqrt(0.2), 0.2)
+}
+
+// TestStreamZScoreMatchesMemory checks the one-pass standardization against fitZScore and
+// that non-finite pairs are dropped and counted.
+func TestStreamZScoreMatchesMemory(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	_, theta, x := gaussianPairs(rng, 500)
+	for i := 0; i < 500; i++ {
+		x.Set(i, 1, 1e6+3*x.At(i, 1)) // a large offset: the naive sum of squares would lose digits
+	}
+	x.Set(10, 0, math.NaN())
+	theta.Set(11, 1, math.Inf(-1))
+	zt, zx, usable, dropped, err := streamZScore(storeOf(t, theta, x, 64), 37)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if usable != 498 || dropped != 2 {
+		t.Fatalf("%d usable and %d dropped, want 498 and 2", usable, dropped)
+	}
+	th, xx, _ := dropNonFinite(theta, x)
+	idx := make([]int, 498)
+	for i := range idx {
+		idx[i] = i
+	}
+	wt, wx := fitZScore(th, idx), fitZScore(xx, idx)
+	for _, c := range []struct{ got, want zscore }{{zt, wt}, {zx, wx}} {
+		for j := range c.got.Mean {
+			if math.Abs(c.got.Mean[j]-c.want.Mean[j]) > 1e-9*max(1, math.Abs(c.want.Mean[j])) || math.Abs(c.got.Std[j]/c.want.Std[j]-1) > 1e-9 {
+				t.Errorf("column %d: streamed mean %v sd %v, in memory %v and %v", j, c.got.Mean[j], c.got.Std[j], c.want.Mean[j], c.want.Std[j])
+			}
+		}
+	}
+}
+
+// TestTrainStreamRefusesMismatch checks the errors for a source of the wrong widths.
+func TestTrainStreamRefusesMismatch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	prior, theta, x := gaussianPairs(rng, 50)
+	s := storeOf(t, theta, x, 25)
+	other := storeOf(t, theta, x.Slice(0, 50, 0, 1).(*mat.Dense), 25)
+	e := NewNPE(prior, NPEConfig{Hidden: 8, Transforms: 1})
+	if _, err := e.TrainStream(s, other, TrainConfig{Epochs: 1}); err == nil || !strings.Contains(err.Error(), "validation pairs of 2 and 1 values") {
+		t.Errorf("mismatched validation source: %v", err)
+	}
+	if _, err := NewNPE(dist.NewStandardNormal(3), NPEConfig{}).TrainStream(s, nil, TrainConfig{Epochs: 1}); err == nil || !strings.Contains(err.Error(), "prior has 3") {
+		t.Errorf("θ of the wrong width: %v", err)
+	}
+	if _, err := e.TrainStream(nil, nil, TrainConfig{}); err == nil {
+		t.Error("a nil source was accepted")
+	}
+}
