@@ -73,6 +73,7 @@ var registry = map[string]func() Task{
 	"conjugate_gaussian":           func() Task { return ConjugateGaussian() },
 	"ornstein_uhlenbeck":           func() Task { return OrnsteinUhlenbeck() },
 	"bivariate_ornstein_uhlenbeck": func() Task { return BivariateOrnsteinUhlenbeck() },
+	"arch":                         func() Task { return ARCH() },
 }
 
 // Names lists the names of all tasks, sorted.
