@@ -6,10 +6,12 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
+	"sync"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/gosbi/gosbi/sbi/dist"
+	"github.com/gosbi/gosbi/sbi/internal/kernels"
 	"github.com/gosbi/gosbi/sbi/nn"
 )
 
@@ -69,22 +71,91 @@ func (t *ARCHTask) LogLikelihood(theta, x []float64) float64 {
 }
 
 // LogLikelihoodTape records log p(xᵢ | θᵢ) of LogLikelihood for every row i of theta (n×2) and
-// x (n×100) on the tape, as an n×1 tensor differentiable in theta (and x): the residuals are
-// e = Y − θ₁·Y₋ with Y the columns 1…100 of [0, x] and Y₋ the columns 0…99, the variances
-// 0.2 + θ₂·E₋² with E₋ = [0, e₁…e₉₉], and the sum of the Gaussian log densities over the row.
+// x (n×100) on the tape, as an n×1 tensor differentiable in theta and x. It is one fused
+// operation: with the residuals eₘ = yₘ − θ₁yₘ₋₁, the variances vₘ = 0.2 + θ₂e²ₘ₋₁ and
+//
+//	gᵥ,ₘ = ∂ℓ/∂vₘ = −1/(2vₘ) + e²ₘ/(2v²ₘ),   Gₘ = dℓ/deₘ = −eₘ/vₘ + 2θ₂eₘ·gᵥ,ₘ₊₁,
+//
+// the backward pass adds dℓ/dθ₁ = −Σₘ Gₘyₘ₋₁, dℓ/dθ₂ = Σₘ gᵥ,ₘe²ₘ₋₁ and dℓ/dyₘ = Gₘ − θ₁Gₘ₊₁
+// (times the gradient of the result), in one pass per row.
 func (t *ARCHTask) LogLikelihoodTape(tp *nn.Tape, theta, x *nn.Tensor) *nn.Tensor {
 	n := theta.Rows
 	if theta.Cols != 2 || x.Cols != archSteps || x.Rows != n {
 		panic(fmt.Sprintf("task arch: LogLikelihoodTape of θ %d×%d and x %d×%d, want n×2 and n×%d", theta.Rows, theta.Cols, x.Rows, x.Cols, archSteps))
 	}
-	zero := tp.New(n, 1)
-	yPrev := tp.Concat(zero, tp.Columns(x, 0, archSteps-1))
-	e := tp.Sub(x, tp.Mul(tp.Columns(theta, 0, 1), yPrev))
-	ePrev := tp.Concat(zero, tp.Columns(e, 0, archSteps-1))
-	v := tp.AddScalar(tp.Mul(tp.Columns(theta, 1, 2), tp.Square(ePrev)), archNoise)
-	// −½ Σ (log v + e²/v) − (M/2) log 2π
-	terms := tp.Add(tp.Log(v), tp.Div(tp.Square(e), v))
-	return tp.AddScalar(tp.Scale(tp.RowSum(terms), -0.5), -0.5*archSteps*math.Log(2*math.Pi))
+	grad := tp.RequiresGrad(theta, x)
+	out := tp.Output(n, 1, grad)
+	var v, logv [archSteps]float64
+	for i := range n {
+		// LogLikelihood with the logarithms of a row from one vector call (kernels.Log).
+		th, y := theta.Row(i), x.Row(i)
+		var sq, yPrev, ePrev float64
+		for m := range archSteps {
+			e := y[m] - th[0]*yPrev
+			v[m] = archNoise + th[1]*ePrev*ePrev
+			sq += e * e / v[m]
+			yPrev, ePrev = y[m], e
+		}
+		kernels.Log(logv[:], v[:])
+		var sumLog float64
+		for _, l := range logv {
+			sumLog += l
+		}
+		out.Data[i] = -0.5*(sumLog+sq) - 0.5*archSteps*math.Log(2*math.Pi)
+	}
+	if grad {
+		op := archOps.Get().(*archLikOp)
+		op.theta, op.x, op.out = theta, x, out
+		tp.Record(op, out)
+	}
+	return out
+}
+
+// archLikOp is the backward pass of LogLikelihoodTape.
+type archLikOp struct{ theta, x, out *nn.Tensor }
+
+var archOps = sync.Pool{New: func() any { return new(archLikOp) }}
+
+func (op *archLikOp) Release() {
+	*op = archLikOp{}
+	archOps.Put(op)
+}
+
+func (op *archLikOp) Backward() {
+	var e, v [archSteps]float64
+	for i, g := range op.out.Grad {
+		if g == 0 {
+			continue
+		}
+		th, y := op.theta.Row(i), op.x.Row(i)
+		var yPrev, ePrev float64
+		for m := range archSteps {
+			e[m] = y[m] - th[0]*yPrev
+			v[m] = archNoise + th[1]*ePrev*ePrev
+			yPrev, ePrev = y[m], e[m]
+		}
+		var d1, d2, gvNext, gNext float64
+		var gy []float64
+		if op.x.Grad != nil {
+			gy = op.x.Grad[i*archSteps : (i+1)*archSteps]
+		}
+		for m := archSteps - 1; m >= 0; m-- {
+			gv := -0.5/v[m] + e[m]*e[m]/(2*v[m]*v[m])
+			G := -e[m]/v[m] + 2*th[1]*e[m]*gvNext
+			if m > 0 {
+				d1 -= G * y[m-1]
+				d2 += gv * e[m-1] * e[m-1]
+			}
+			if gy != nil {
+				gy[m] += g * (G - th[0]*gNext)
+			}
+			gvNext, gNext = gv, G
+		}
+		if op.theta.Grad != nil {
+			op.theta.Grad[2*i] += g * d1
+			op.theta.Grad[2*i+1] += g * d2
+		}
+	}
 }
 
 // GridPosterior is the posterior of θ for one series on a regular grid of bins × bins cells

@@ -54,7 +54,7 @@ func TestARCHLikelihood(t *testing.T) {
 }
 
 // TestARCHLikelihoodTape compares the tape form with the scalar reference and checks its
-// gradient in θ by central differences (nn.GradientError, relative error < 1e-6).
+// gradient in θ and x by central differences (nn.GradientError, relative error < 1e-6).
 func TestARCHLikelihoodTape(t *testing.T) {
 	tk := ARCH()
 	rng := rand.New(rand.NewPCG(3, 4))
@@ -69,15 +69,15 @@ func TestARCHLikelihoodTape(t *testing.T) {
 		}
 	}
 	th := nn.NewVariable(5, 2, append([]float64(nil), theta.RawMatrix().Data...))
-	xs := nn.NewTensor(5, archSteps, append([]float64(nil), x.RawMatrix().Data...))
+	xs := nn.NewVariable(5, archSteps, append([]float64(nil), x.RawMatrix().Data...))
 	errs, err := nn.GradientError([]*nn.Tensor{th, xs}, func(tp *nn.Tape, in []*nn.Tensor) *nn.Tensor {
 		return tk.LogLikelihoodTape(tp, in[0], in[1])
 	}, 1e-5, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if errs[0] > 1e-6 {
-		t.Errorf("gradient in θ: relative error %.3g", errs[0])
+	if errs[0] > 1e-6 || errs[1] > 1e-6 {
+		t.Errorf("gradient: relative error %.3g in θ, %.3g in x", errs[0], errs[1])
 	}
 }
 
