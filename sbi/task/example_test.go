@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/gosbi/gosbi/sbi/task"
 )
 
@@ -64,4 +66,21 @@ func ExampleEmbeddingFor() {
 	// Output:
 	// weinberg (20 values): <nil>
 	// tc_lotka_volterra (2002 values): {[64 64] 10 selu}
+}
+
+// The mean-field approximation of the bivariate OU example: a product of Gaussians in (μ,
+// log D, logit ρ), which cannot carry the posterior correlation of D and ρ.
+func ExampleBivariateOUTask_MeanField() {
+	ou := task.BivariateOrnsteinUhlenbeck()
+	rng := rand.New(rand.NewPCG(1, 1))
+	x := ou.Simulate(rng, mat.NewDense(1, 3, []float64{1, 10, 0.5})) // the paper's truth
+	fit, err := ou.MeanField(x.RawRowView(0))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("mean of (μ, log D, logit ρ): %.2f\n", fit.Mean)
+	fmt.Printf("sd: %.2f\n", fit.SD)
+	// Output:
+	// mean of (μ, log D, logit ρ): [0.72 2.39 0.24]
+	// sd: [0.24 0.10 0.24]
 }
