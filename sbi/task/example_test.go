@@ -84,3 +84,18 @@ func ExampleBivariateOUTask_MeanField() {
 	// mean of (μ, log D, logit ρ): [0.72 2.39 0.24]
 	// sd: [0.24 0.10 0.24]
 }
+
+// The Whittle log-likelihood of an ARFIMA(2, d, 1) series is higher at the truth than at a
+// wrong memory parameter d.
+func ExampleARFIMATask_Whittle() {
+	arfima, _ := task.NewARFIMA(3000)
+	truth := []float64{0.45, 0.1, -0.4, 0.4}
+	x := arfima.Simulate(rand.New(rand.NewPCG(1, 1)), mat.NewDense(1, 4, truth))
+	w, err := arfima.Whittle(x.RawRowView(0))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(w.LogLikelihood(truth) > w.LogLikelihood([]float64{0.45, 0.1, -0.4, 0.2}))
+	// Output:
+	// true
+}

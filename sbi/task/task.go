@@ -74,6 +74,7 @@ var registry = map[string]func() Task{
 	"ornstein_uhlenbeck":           func() Task { return OrnsteinUhlenbeck() },
 	"bivariate_ornstein_uhlenbeck": func() Task { return BivariateOrnsteinUhlenbeck() },
 	"arch":                         func() Task { return ARCH() },
+	"arfima":                       func() Task { return ARFIMA() },
 }
 
 // Names lists the names of all tasks, sorted.
