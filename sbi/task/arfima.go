@@ -386,7 +386,7 @@ func (t *ARFIMATask) WhittlePosterior(rng *rand.Rand, x []float64, n int, cfg MC
 	if res == nil {
 		return nil, fmt.Errorf("task arfima: finding the Whittle posterior's mode: %w", err)
 	}
-	return metropolis(rng, logTarget, res.X, n, cfg.withDefaults())
+	return metropolis(rng, logTarget, res.X, n, cfg.withDefaults(), false)
 }
 
 // WhittleRefit is the approximate method as Bayesian score calibration calls it (a
@@ -402,7 +402,12 @@ func (t *ARFIMATask) WhittleRefit(cfg MCMCConfig) func(rng *rand.Rand, x []float
 // the Gaussian proposal's covariance is 2.38²/d times the running covariance of the chain
 // (plus 10⁻⁶·I; the first 200 steps use 10⁻⁴·I), then it is frozen and every thin-th state is
 // kept.
-func metropolis(rng *rand.Rand, logTarget func([]float64) float64, start []float64, n int, cfg MCMCConfig) (*mat.Dense, error) {
+//
+// With noisy set the target is re-evaluated at the current state before every acceptance test
+// ("Monte Carlo within Metropolis"), for targets that are random themselves (a likelihood
+// computed from a fresh simulation at every call), so that one lucky value does not hold the
+// chain.
+func metropolis(rng *rand.Rand, logTarget func([]float64) float64, start []float64, n int, cfg MCMCConfig, noisy bool) (*mat.Dense, error) {
 	d := len(start)
 	cur := append([]float64(nil), start...)
 	lcur := logTarget(cur)
@@ -446,6 +451,9 @@ func metropolis(rng *rand.Rand, logTarget func([]float64) float64, start []float
 			prop[j] = s
 		}
 		lp := logTarget(prop)
+		if noisy {
+			lcur = logTarget(cur)
+		}
 		if math.Log(rng.Float64()) < lp-lcur {
 			copy(cur, prop)
 			lcur = lp

@@ -189,7 +189,7 @@ func TestMetropolis(t *testing.T) {
 		}
 		return -q / 2
 	}
-	draws, err := metropolis(rand.New(rand.NewPCG(5, 5)), logT, []float64{0, 0, 0}, 20000, MCMCConfig{Burn: 5000, Thin: 3}.withDefaults())
+	draws, err := metropolis(rand.New(rand.NewPCG(5, 5)), logT, []float64{0, 0, 0}, 20000, MCMCConfig{Burn: 5000, Thin: 3}.withDefaults(), false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,8 +11,9 @@
 // balanced neural ratio estimation", NeurIPS 2022) are tc_slcp, weinberg, mg1,
 // tc_lotka_volterra and spatial_sir. The examples of Bayesian score calibration (Bon et al.)
 // are conjugate_gaussian, ornstein_uhlenbeck, bivariate_ornstein_uhlenbeck (with its
-// mean-field variational approximation, MeanField) and arfima (with the Whittle likelihood and
-// a sampler of its posterior). CANVI's
+// mean-field variational approximation, MeanField), arfima (with the Whittle likelihood and
+// a sampler of its posterior) and lotka_volterra_sde (with the quasi-likelihood of one coarse
+// Euler–Maruyama path and a sampler of its posterior; SolveSDE integrates SDEs). CANVI's
 // (Patel et al.) lag-one ARCH model is arch: its likelihood is also given on an nn.Tape
 // (ARCHTask.LogLikelihoodTape), for the variational objectives that need it, and on a grid
 // (ARCHTask.GridPosterior). Tasks outside sbibm have no stored observations.

@@ -99,3 +99,19 @@ func ExampleARFIMATask_Whittle() {
 	// Output:
 	// true
 }
+
+// The approximate posterior of the stochastic Lotka–Volterra example, from the quasi-likelihood
+// of one coarse Euler–Maruyama path, sampled in the unconstrained coordinates of (β, τ).
+func ExampleLotkaVolterraSDETask_QuasiPosterior() {
+	lv := task.LotkaVolterraSDE()
+	rng := rand.New(rand.NewPCG(1, 1))
+	x := lv.Simulate(rng, mat.NewDense(1, 4, []float64{1.5, 1, 3, 1})) // the paper's truth
+	u, err := lv.QuasiPosterior(rng, x.RawRowView(0), 200, task.MCMCConfig{Burn: 500})
+	if err != nil {
+		panic(err)
+	}
+	r, c := u.Dims()
+	fmt.Println(r, "draws of", c, "coordinates: logit β₁…β₄, log τ")
+	// Output:
+	// 200 draws of 5 coordinates: logit β₁…β₄, log τ
+}

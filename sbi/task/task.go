@@ -75,6 +75,7 @@ var registry = map[string]func() Task{
 	"bivariate_ornstein_uhlenbeck": func() Task { return BivariateOrnsteinUhlenbeck() },
 	"arch":                         func() Task { return ARCH() },
 	"arfima":                       func() Task { return ARFIMA() },
+	"lotka_volterra_sde":           func() Task { return LotkaVolterraSDE() },
 }
 
 // Names lists the names of all tasks, sorted.
