@@ -198,6 +198,15 @@ func (c *GroupConformal) GroupCoverage(theta, x *mat.Dense) (*GroupCoverageResul
 	return CoverageByGroup(c.Contains(theta, x), x, c.Partition, 1-c.Alpha)
 }
 
+// MustGroupCoverage is GroupCoverage for notebook cells: it panics with the error.
+func (c *GroupConformal) MustGroupCoverage(theta, x *mat.Dense) *GroupCoverageResult {
+	r, err := c.GroupCoverage(theta, x)
+	if err != nil {
+		panic(err)
+	}
+	return r
+}
+
 // Region is the conformal region C(x) for one observation, with the threshold of its group.
 func (c *GroupConformal) Region(x []float64) *Region {
 	return &Region{Posterior: c.Estimator.Posterior(x), Threshold: c.Threshold(x)}
@@ -271,6 +280,15 @@ func CoverageByGroup(in []bool, x *mat.Dense, p Partition, nominal float64) (*Gr
 		r.Lower[g], r.Upper[g] = math.Max(0, nominal-half), math.Min(1, nominal+half)
 	}
 	return r, nil
+}
+
+// MustCoverageByGroup is CoverageByGroup for notebook cells: it panics with the error.
+func MustCoverageByGroup(in []bool, x *mat.Dense, p Partition, nominal float64) *GroupCoverageResult {
+	r, err := CoverageByGroup(in, x, p, nominal)
+	if err != nil {
+		panic(err)
+	}
+	return r
 }
 
 // MIMEBundle shows the coverage per group and whether it lies in its band.
@@ -388,6 +406,15 @@ func NewKMeansPartition(rng *rand.Rand, x *mat.Dense, k int, cfg KMeansConfig) (
 		}
 	}
 	return p, nil
+}
+
+// MustNewKMeansPartition is NewKMeansPartition for notebook cells: it panics with the error.
+func MustNewKMeansPartition(rng *rand.Rand, x *mat.Dense, k int, cfg KMeansConfig) *KMeansPartition {
+	p, err := NewKMeansPartition(rng, x, k, cfg)
+	if err != nil {
+		panic(err)
+	}
+	return p
 }
 
 // Groups is K, or K+1 with balls (the last group holds the observations outside every ball).

@@ -201,6 +201,15 @@ func (t *ARCHTask) GridPosterior(x []float64, bins int) (*GridPosterior, error) 
 	return g, nil
 }
 
+// MustGridPosterior is GridPosterior for notebook cells: it panics with the error.
+func (t *ARCHTask) MustGridPosterior(x []float64, bins int) *GridPosterior {
+	g, err := t.GridPosterior(x, bins)
+	if err != nil {
+		panic(err)
+	}
+	return g
+}
+
 // GridPosterior is a two-dimensional density that is constant on the cells of a regular grid
 // over a box (see ARCHTask.GridPosterior); it is an sbi.Posterior.
 type GridPosterior struct {

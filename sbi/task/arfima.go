@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize"
 
+	"github.com/gosbi/gosbi/sbi"
 	"github.com/gosbi/gosbi/sbi/dist"
 	"github.com/gosbi/gosbi/sbi/internal/kernels"
 )
@@ -57,6 +58,15 @@ func NewARFIMA(n int) (*ARFIMATask, error) {
 		},
 	}
 	return t, nil
+}
+
+// MustNewARFIMA is NewARFIMA for notebook cells: it panics with the error.
+func MustNewARFIMA(n int) *ARFIMATask {
+	t, err := NewARFIMA(n)
+	if err != nil {
+		panic(err)
+	}
+	return t
 }
 
 // arBurnIn is the number of steps after which the impulse response of the AR(2) part has
@@ -220,6 +230,15 @@ func (t *ARFIMATask) Whittle(x []float64) (*Whittle, error) {
 		w.lsin[j] = math.Log(2 * math.Sin(om/2))
 	}
 	return w, nil
+}
+
+// MustWhittle is Whittle for notebook cells: it panics with the error.
+func (t *ARFIMATask) MustWhittle(x []float64) *Whittle {
+	w, err := t.Whittle(x)
+	if err != nil {
+		panic(err)
+	}
+	return w
 }
 
 // LogLikelihood is the Whittle log-likelihood of Bon et al. (App. D.2),
@@ -389,6 +408,15 @@ func (t *ARFIMATask) WhittlePosterior(rng *rand.Rand, x []float64, n int, cfg MC
 	return metropolis(rng, logTarget, res.X, n, cfg.withDefaults(), false)
 }
 
+// MustWhittlePosterior is WhittlePosterior for notebook cells: it panics with the error.
+func (t *ARFIMATask) MustWhittlePosterior(rng *rand.Rand, x []float64, n int, cfg MCMCConfig) *mat.Dense {
+	u, err := t.WhittlePosterior(rng, x, n, cfg)
+	if err != nil {
+		panic(err)
+	}
+	return u
+}
+
 // WhittleRefit is the approximate method as Bayesian score calibration calls it (a
 // calib.Refit): n draws of the Whittle posterior of a series, in the unconstrained coordinates
 // u (map them back with FromUnconstrained).
@@ -401,7 +429,7 @@ func (t *ARFIMATask) WhittleRefit(cfg MCMCConfig) func(rng *rand.Rand, x []float
 // metropolis runs adaptive random-walk Metropolis on logTarget from start: during the burn-in
 // the Gaussian proposal's covariance is 2.38²/d times the running covariance of the chain
 // (plus 10⁻⁶·I; the first 200 steps use 10⁻⁴·I), then it is frozen and every thin-th state is
-// kept.
+// kept. It stops with an error when the host cancels (sbi.Canceled).
 //
 // With noisy set the target is re-evaluated at the current state before every acceptance test
 // ("Monte Carlo within Metropolis"), for targets that are random themselves (a likelihood
@@ -440,6 +468,11 @@ func metropolis(rng *rand.Rand, logTarget func([]float64) float64, start []float
 	accepted, kept := 0, 0
 	total := cfg.Burn + n*cfg.Thin
 	for it := 0; it < total; it++ {
+		if it%1000 == 0 {
+			if err := sbi.Canceled("posterior sampling"); err != nil {
+				return nil, err
+			}
+		}
 		for j := range z {
 			z[j] = rng.NormFloat64()
 		}

@@ -212,6 +212,15 @@ func (t *BivariateOUTask) MeanField(x []float64) (*MeanFieldFit, error) {
 	return fit, nil
 }
 
+// MustMeanField is MeanField for notebook cells: it panics with the error.
+func (t *BivariateOUTask) MustMeanField(x []float64) *MeanFieldFit {
+	f, err := t.MeanField(x)
+	if err != nil {
+		panic(err)
+	}
+	return f
+}
+
 // MeanFieldRefit is the approximate method as Bayesian score calibration calls it (a
 // calib.Refit): for a dataset x, n draws of its mean-field fit in the unconstrained
 // coordinates u = (μ, log D, logit ρ), where the paper calibrates; map them back with

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/optimize"
 
 	"github.com/gosbi/gosbi/sbi/dist"
+	"github.com/gosbi/gosbi/sbi/internal/table"
 )
 
 // MeanFieldFit is a mean-field (fully factorized) Gaussian variational approximation of a
@@ -79,6 +80,16 @@ func (f *MeanFieldFit) LogProb(theta *mat.Dense) []float64 {
 		lp[i] -= f.Map.LogAbsDetJacobian(u)
 	}
 	return lp
+}
+
+// MIMEBundle shows the fit per coordinate of u.
+func (f *MeanFieldFit) MIMEBundle() map[string]any {
+	t := &table.Table{Title: "Mean-field variational fit (in unconstrained coordinates u)", Header: []string{"u", "mean", "sd"}}
+	for j := range f.Mean {
+		t.Add(fmt.Sprint(j), table.G(f.Mean[j]), table.G(f.SD[j]))
+	}
+	t.Notes = append(t.Notes, fmt.Sprintf("ELBO %.6g (up to the constants of the log joint), %d BFGS iterations; θ = f(u) by the prior's support map", f.ELBO, f.Iterations))
+	return t.Bundle()
 }
 
 // meanFieldNodes is the number of Gauss–Hermite nodes per coordinate of the ELBO's

@@ -259,6 +259,15 @@ func (t *LotkaVolterraSDETask) QuasiPosterior(rng *rand.Rand, x []float64, n int
 	return metropolis(rng, logTarget, u0, n, cfg.withDefaults(), false)
 }
 
+// MustQuasiPosterior is QuasiPosterior for notebook cells: it panics with the error.
+func (t *LotkaVolterraSDETask) MustQuasiPosterior(rng *rand.Rand, x []float64, n int, cfg MCMCConfig) *mat.Dense {
+	u, err := t.QuasiPosterior(rng, x, n, cfg)
+	if err != nil {
+		panic(err)
+	}
+	return u
+}
+
 // QuasiRefit is the approximate method as Bayesian score calibration calls it (a calib.Refit):
 // n draws of β from QuasiPosterior, in the unconstrained coordinates of the prior
 // (dist.Unconstrain(t.Prior()): logit of (βⱼ − 0.1)/4.9); τ, which the paper does not
