@@ -20,7 +20,10 @@
 //     quantile, their expected volume by prior-mixture importance sampling (with the
 //     estimator's density normalized by bridge sampling, since a ratio estimator's is not),
 //     and the selection among candidate estimators followed by recalibration on fresh
-//     simulations. See NewConformal, Conformal.Region and CANVI.
+//     simulations. See NewConformal, Conformal.Region and CANVI. Group-conditional calibration
+//     (CANVI App. A) keeps one threshold per group of a partition of the observations
+//     (PartitionFunc, NewKMeansPartition) and guarantees the coverage within every group: see
+//     NewGroupConformal and CoverageByGroup.
 //   - Bayesian score calibration (Bon et al., "Bayesian score calibration for approximate
 //     models"): an affine map of approximate-posterior draws fitted by maximizing an
 //     importance-weighted energy score over simulated calibration datasets, with the marginal

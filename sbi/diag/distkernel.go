@@ -25,6 +25,9 @@ const (
 	// MMDKernel uses the maximum mean discrepancy with a Gaussian ground kernel; the
 	// approximate version needs predictions that can be sampled.
 	MMDKernel
+	// WassersteinKernel uses the 2-Wasserstein distance between isotropic Gaussian predictions
+	// N(μ, σ²I), D² = ‖μ − μ'‖² + d(σ − σ')² (exact only; see WassersteinFeatures).
+	WassersteinKernel
 )
 
 func (k DistKernelKind) String() string {
@@ -33,6 +36,8 @@ func (k DistKernelKind) String() string {
 		return "exp. kernelized Fisher"
 	case MMDKernel:
 		return "exp. MMD"
+	case WassersteinKernel:
+		return "exp. Wasserstein"
 	}
 	return "exp. Fisher"
 }
@@ -106,6 +111,9 @@ func (k DistKernelConfig) prepare(rng *rand.Rand, preds []Prediction) (pairDist,
 				lam = gaussMMDBandwidth(rng, gs)
 			}
 			return newGaussMMD(gs, lam), lam, nil
+		case WassersteinKernel:
+			f, err := isoWassersteinFeatures(gs)
+			return featureDist{f}, 0, err
 		}
 		return nil, 0, fmt.Errorf("diag: unknown kernel on distributions %d", k.Kind)
 	}
@@ -153,6 +161,8 @@ func (k DistKernelConfig) prepare(rng *rand.Rand, preds []Prediction) (pairDist,
 			lam = pooledMedian(rng, samples)
 		}
 		return newSampleMMD(samples, lam), lam, nil
+	case WassersteinKernel:
+		return nil, 0, errors.New("diag: the Wasserstein kernel is closed-form for isotropic Gaussian predictions only; set Dist.Exact true")
 	}
 	return nil, 0, fmt.Errorf("diag: unknown kernel on distributions %d", k.Kind)
 }

@@ -46,11 +46,14 @@
 // (complete, or incomplete in linear time) that needs only the score ∇y log p(y) of each
 // Prediction, with kernels on distributions built from scores at shared base points
 // (exponentiated Fisher / GFD, kernelized Fisher / KGFD) or from samples (exponentiated MMD),
-// exact for Gaussian predictions, and a Rademacher wild bootstrap; KCCSDAmortized runs it for any
+// exact for Gaussian predictions, or the exponentiated 2-Wasserstein kernel of isotropic
+// Gaussians (exact only), and a Rademacher wild bootstrap; KCCSDAmortized runs it for any
 // sbi.Amortized estimator on simulated pairs. SKCETest, the squared kernel calibration error
 // (Widmann et al.), is the baseline it is compared against. The array functions under them
 // (SteinKernel, KCCSDFeatures, GFDFeatures, KGFDFeatures) are exported with their gradients:
-// the training penalty calib.KCCSDPenalty is computed by them.
+// the training penalty calib.KCCSDPenalty is computed by them. SyntheticData draws the paper's
+// synthetic benchmarks (MGM/MMGM with the shift on every or on the first coordinate, LGM, HGM,
+// QGM) with Gaussian predictions.
 //
 // Supports. The KCCSD needs every prediction to have a differentiable, strictly positive density
 // on all of R^d: its Stein kernel uses the score at each target, and the Fisher kernels on

@@ -70,15 +70,73 @@ func binomialInversion(rng *rand.Rand, n int, p float64) int {
 	return x
 }
 
-// Poisson draws from Poisson(lambda) by counting unit-rate exponential arrivals before lambda
-// (exact; meant for small lambda, its cost grows with lambda). It panics unless 0 ≤ lambda ≤ 1e4.
+// MaxPoissonLambda is the largest mean Poisson accepts: beyond it draws near λ are no longer
+// exact integers in float64.
+const MaxPoissonLambda = 1e15
+
+// Poisson draws from Poisson(lambda) in time that does not grow with lambda. For lambda < 10 it
+// counts unit-rate exponential arrivals before lambda (at most about ten draws); for lambda ≥ 10
+// it uses the transformed rejection method with squeeze, PTRS (W. Hörmann, "The transformed
+// rejection method for generating Poisson random variables", Insurance: Mathematics and
+// Economics 12, 1993, 39–45), which accepts about 9 proposals in 10 at any lambda. Both are
+// exact. It panics unless 0 ≤ lambda ≤ MaxPoissonLambda.
 func Poisson(rng *rand.Rand, lambda float64) int {
-	if !(lambda >= 0 && lambda <= 1e4) {
-		panic(fmt.Sprintf("dist: Poisson: lambda = %v, expected 0 ≤ lambda ≤ 1e4", lambda))
+	if !(lambda >= 0 && lambda <= MaxPoissonLambda) {
+		panic(fmt.Sprintf("dist: Poisson: lambda = %v, expected 0 ≤ lambda ≤ %g", lambda, MaxPoissonLambda))
 	}
-	k := 0
-	for t := rng.ExpFloat64(); t < lambda; t += rng.ExpFloat64() {
-		k++
+	if lambda < 10 {
+		k := 0
+		for t := rng.ExpFloat64(); t < lambda; t += rng.ExpFloat64() {
+			k++
+		}
+		return k
 	}
-	return k
+	return poissonPTRS(rng, lambda)
+}
+
+// poissonPTRS is algorithm PTRS of Hörmann (1993) for lambda ≥ 10. With U uniform on
+// (−½, ½), V uniform on (0, 1) and u_s = ½ − |U|, the proposal is
+//
+//	k = ⌊(2a/u_s + b)·U + λ + 0.43⌋,  b = 0.931 + 2.53√λ,  a = −0.059 + 0.02483·b,
+//
+// accepted at once when u_s ≥ 0.07 and V ≤ v_r = 0.9277 − 3.6224/(b − 2) (the squeeze),
+// rejected when k < 0 or (u_s < 0.013 and V > u_s), and otherwise accepted when
+//
+//	log(V·α⁻¹ / (a/u_s² + b)) ≤ log p(k) = k log λ − λ − log k!,  α⁻¹ = 1.1239 + 1.1328/(b − 3.4).
+func poissonPTRS(rng *rand.Rand, lambda float64) int {
+	b := 0.931 + 2.53*math.Sqrt(lambda)
+	a := -0.059 + 0.02483*b
+	invAlpha := 1.1239 + 1.1328/(b-3.4)
+	vr := 0.9277 - 3.6224/(b-2)
+	for {
+		u := rng.Float64() - 0.5
+		v := rng.Float64()
+		us := 0.5 - math.Abs(u)
+		k := math.Floor((2*a/us+b)*u + lambda + 0.43)
+		if us >= 0.07 && v <= vr {
+			return int(k)
+		}
+		if k < 0 || (us < 0.013 && v > us) {
+			continue
+		}
+		if math.Log(v*invAlpha/(a/(us*us)+b)) <= poissonLogPMF(k, lambda) {
+			return int(k)
+		}
+	}
+}
+
+// poissonLogPMF is log p(k) = k log λ − λ − log k! for an integer k ≥ 0. For k ≥ 15 it is
+// evaluated as −[k·log(k/λ) − (k − λ)] − ½ log(2πk) − δ(k), with Stirling's remainder
+// δ(k) = log k! − (k log k − k + ½ log(2πk)) = 1/(12k) − 1/(360k³) + 1/(1260k⁵) − …, so that
+// no two terms of size k log k cancel (they would lose all digits at λ ≈ 10¹⁵); the bracket is
+// k·log1p((k−λ)/λ) − (k − λ), of the size of the result.
+func poissonLogPMF(k, lambda float64) float64 {
+	if k < 15 {
+		lg, _ := math.Lgamma(k + 1)
+		return k*math.Log(lambda) - lambda - lg
+	}
+	d := k - lambda
+	k2 := k * k
+	stirling := (1.0/12 - (1.0/360-1/(1260*k2))/k2) / k
+	return -(k*math.Log1p(d/lambda) - d) - 0.5*math.Log(2*math.Pi*k) - stirling
 }

@@ -10,8 +10,13 @@
 // (Hermans et al., 2022; Delaunoy et al., "Towards reliable simulation-based inference with
 // balanced neural ratio estimation", NeurIPS 2022) are tc_slcp, weinberg, mg1,
 // tc_lotka_volterra and spatial_sir. The examples of Bayesian score calibration (Bon et al.)
-// are conjugate_gaussian, ornstein_uhlenbeck and bivariate_ornstein_uhlenbeck. Tasks outside
-// sbibm have no stored observations.
+// are conjugate_gaussian, ornstein_uhlenbeck, bivariate_ornstein_uhlenbeck (with its
+// mean-field variational approximation, MeanField), arfima (with the Whittle likelihood and
+// a sampler of its posterior) and lotka_volterra_sde (with the quasi-likelihood of one coarse
+// Euler–Maruyama path and a sampler of its posterior; SolveSDE integrates SDEs). CANVI's
+// (Patel et al.) lag-one ARCH model is arch: its likelihood is also given on an nn.Tape
+// (ARCHTask.LogLikelihoodTape), for the variational objectives that need it, and on a grid
+// (ARCHTask.GridPosterior). Tasks outside sbibm have no stored observations.
 //
 // Every task is a Task and an sbi.Simulator: t.Simulate(rng, theta) fills one data row per
 // parameter row on all cores, and task.Simulate(rng, t, theta) does the same with errors and

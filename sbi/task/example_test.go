@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/gosbi/gosbi/sbi/task"
 )
 
@@ -64,4 +66,52 @@ func ExampleEmbeddingFor() {
 	// Output:
 	// weinberg (20 values): <nil>
 	// tc_lotka_volterra (2002 values): {[64 64] 10 selu}
+}
+
+// The mean-field approximation of the bivariate OU example: a product of Gaussians in (μ,
+// log D, logit ρ), which cannot carry the posterior correlation of D and ρ.
+func ExampleBivariateOUTask_MeanField() {
+	ou := task.BivariateOrnsteinUhlenbeck()
+	rng := rand.New(rand.NewPCG(1, 1))
+	x := ou.Simulate(rng, mat.NewDense(1, 3, []float64{1, 10, 0.5})) // the paper's truth
+	fit, err := ou.MeanField(x.RawRowView(0))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("mean of (μ, log D, logit ρ): %.2f\n", fit.Mean)
+	fmt.Printf("sd: %.2f\n", fit.SD)
+	// Output:
+	// mean of (μ, log D, logit ρ): [0.72 2.39 0.24]
+	// sd: [0.24 0.10 0.24]
+}
+
+// The Whittle log-likelihood of an ARFIMA(2, d, 1) series is higher at the truth than at a
+// wrong memory parameter d.
+func ExampleARFIMATask_Whittle() {
+	arfima, _ := task.NewARFIMA(3000)
+	truth := []float64{0.45, 0.1, -0.4, 0.4}
+	x := arfima.Simulate(rand.New(rand.NewPCG(1, 1)), mat.NewDense(1, 4, truth))
+	w, err := arfima.Whittle(x.RawRowView(0))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(w.LogLikelihood(truth) > w.LogLikelihood([]float64{0.45, 0.1, -0.4, 0.2}))
+	// Output:
+	// true
+}
+
+// The approximate posterior of the stochastic Lotka–Volterra example, from the quasi-likelihood
+// of one coarse Euler–Maruyama path, sampled in the unconstrained coordinates of (β, τ).
+func ExampleLotkaVolterraSDETask_QuasiPosterior() {
+	lv := task.LotkaVolterraSDE()
+	rng := rand.New(rand.NewPCG(1, 1))
+	x := lv.Simulate(rng, mat.NewDense(1, 4, []float64{1.5, 1, 3, 1})) // the paper's truth
+	u, err := lv.QuasiPosterior(rng, x.RawRowView(0), 200, task.MCMCConfig{Burn: 500})
+	if err != nil {
+		panic(err)
+	}
+	r, c := u.Dims()
+	fmt.Println(r, "draws of", c, "coordinates: logit β₁…β₄, log τ")
+	// Output:
+	// 200 draws of 5 coordinates: logit β₁…β₄, log τ
 }

@@ -73,6 +73,9 @@ var registry = map[string]func() Task{
 	"conjugate_gaussian":           func() Task { return ConjugateGaussian() },
 	"ornstein_uhlenbeck":           func() Task { return OrnsteinUhlenbeck() },
 	"bivariate_ornstein_uhlenbeck": func() Task { return BivariateOrnsteinUhlenbeck() },
+	"arch":                         func() Task { return ARCH() },
+	"arfima":                       func() Task { return ARFIMA() },
+	"lotka_volterra_sde":           func() Task { return LotkaVolterraSDE() },
 }
 
 // Names lists the names of all tasks, sorted.

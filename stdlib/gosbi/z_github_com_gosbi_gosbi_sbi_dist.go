@@ -4,6 +4,8 @@ package gosbi
 
 import (
 	"github.com/gosbi/gosbi/sbi/dist"
+	"go/constant"
+	"go/token"
 	"gonum.org/v1/gonum/mat"
 	"math/rand/v2"
 	"reflect"
@@ -16,6 +18,7 @@ func init() {
 		"Bounds":                         reflect.ValueOf(dist.Bounds),
 		"FromSpec":                       reflect.ValueOf(dist.FromSpec),
 		"Kinds":                          reflect.ValueOf(dist.Kinds),
+		"MaxPoissonLambda":               reflect.ValueOf(constant.MakeFromLiteral("1000000000000000", token.FLOAT, 0)),
 		"MeanCov":                        reflect.ValueOf(dist.MeanCov),
 		"NewAffine":                      reflect.ValueOf(dist.NewAffine),
 		"NewBeta":                        reflect.ValueOf(dist.NewBeta),
@@ -187,6 +190,7 @@ func init() {
 		"LogNormal.Sample":               "func (d *LogNormal) Sample(rng *rand.Rand, n int) *mat.Dense\n\nSample draws n points as exp(loc + scale·z).",
 		"LogNormal.Spec":                 "func (d *LogNormal) Spec() (Spec, error)\n\nSpec implements Specifier.",
 		"LogNormal.Support":              "func (d *LogNormal) Support() (low, high []float64)\n\nSupport is (0, ∞)^d.",
+		"MaxPoissonLambda":               "const MaxPoissonLambda = 1e15\n\nMaxPoissonLambda is the largest mean Poisson accepts: beyond it draws near λ are no longer\nexact integers in float64.",
 		"MeanCov":                        "func MeanCov(d Distribution) (mean []float64, cov *mat.SymDense, ok bool)\n\nMeanCov returns the closed-form mean and covariance of d, and false when d has none (or\nwhen a part of a product or the base of a transform has none).",
 		"Moments":                        "type Moments interface {\n\tMean() []float64\n\tCovariance() *mat.SymDense\n}\n\nMoments is implemented by distributions whose mean and covariance have a closed form.",
 		"MultivariateNormal":             "type MultivariateNormal struct {\n\t// contains filtered or unexported fields\n}\n\nMultivariateNormal is a Gaussian N(mean, Σ) with a full covariance matrix.",
@@ -222,7 +226,7 @@ func init() {
 		"Normal.Spec":                    "func (d *Normal) Spec() (Spec, error)\n\nSpec implements Specifier.",
 		"Normal.Std":                     "func (d *Normal) Std() []float64\n\nStd returns a copy of the standard deviations.",
 		"Normal.Support":                 "func (d *Normal) Support() (low, high []float64)\n\nSupport is all of R^d.",
-		"Poisson":                        "func Poisson(rng *rand.Rand, lambda float64) int\n\nPoisson draws from Poisson(lambda) by counting unit-rate exponential arrivals before lambda\n(exact; meant for small lambda, its cost grows with lambda). It panics unless 0 ≤ lambda ≤ 1e4.",
+		"Poisson":                        "func Poisson(rng *rand.Rand, lambda float64) int\n\nPoisson draws from Poisson(lambda) in time that does not grow with lambda. For lambda < 10 it\ncounts unit-rate exponential arrivals before lambda (at most about ten draws); for lambda ≥ 10\nit uses the transformed rejection method with squeeze, PTRS (W. Hörmann, \"The transformed\nrejection method for generating Poisson random variables\", Insurance: Mathematics and\nEconomics 12, 1993, 39–45), which accepts about 9 proposals in 10 at any lambda. Both are\nexact. It panics unless 0 ≤ lambda ≤ MaxPoissonLambda.",
 		"Register":                       "func Register(kind string, decode Decoder)\n\nRegister makes FromSpec build the distributions of kind with decode. It panics when kind is\nempty or already registered: kinds are registered once, from an init function.",
 		"Spec":                           "type Spec struct {\n\tKind   string               `json:\"kind\"`\n\tParams map[string][]float64 `json:\"params,omitempty\"`\n\tParts  []Spec               `json:\"parts,omitempty\"`\n}\n\nSpec is the stored form of a distribution: its kind, its parameters by name, and the\ndistributions it is built from (the parts of an Independent product, the base of a\ntransformed distribution). Its JSON encoding is what estimator files store as their prior;\nFromSpec builds the distribution again.\n\nThe kinds of this package and their parameters (each a list of numbers, one per coordinate\nunless said otherwise):\n\n\tbox_uniform          low, high\n\tnormal               mean, std\n\tmultivariate_normal  mean, cov (the d×d covariance, row by row)\n\tlog_normal           loc, scale\n\tgamma                shape, rate\n\tbeta                 alpha, beta\n\tindependent          no parameters; parts: the factors in order\n\taffine               shift, scale; parts: the base\n\texp                  no parameters; parts: the base",
 		"Spec.Diff":                      "func (s Spec) Diff(t Spec) (Difference, bool)\n\nDiff returns the first difference between s and t, looking at the kind, then the\nparameters by name, then the parts in order; false when they describe the same\ndistribution (same kinds, parameters equal to the last bit, same parts).",
