@@ -85,10 +85,10 @@
 // float64-only, float32 gradient checks and spline inverses lose four to five digits, and the
 // matrix products are only part of a training step, so float32 training would gain little.
 //
-// Evaluation without gradients is the exception: a tape with Float32 set (the estimators set
-// it for log-densities and samples) lets the flows evaluate their MADEs in float32, PyTorch's
-// precision, on an AVX-512 kernel of 16 lanes (package sbi/flow, made32.go); everything this
-// package computes stays float64.
+// Evaluation without gradients is the exception: package sbi/flow can evaluate its MADEs in
+// float32, PyTorch's precision, on an AVX-512 kernel of 16 lanes (flow.EvalConfig, which the
+// estimators set for log-densities and samples); everything this package computes stays
+// float64.
 //
 // # Matrix products
 //
