@@ -3,6 +3,8 @@
 package flow
 
 import (
+	"strings"
+
 	"github.com/gosbi/gosbi/sbi/internal/kernels"
 	"github.com/gosbi/gosbi/sbi/nn"
 )
@@ -15,6 +17,9 @@ func useFloat32GoTile() (restore func()) {
 	return func() { kernels.Float32, float32Forward = kernel, forward }
 }
 
-// exactProducts reports whether the matrix products run on the package's own kernels, whose
-// bits the pins hold.
-func exactProducts() bool { return kernels.AVX2 && nn.Backend() != "openblas" }
+// exactProducts reports whether every matrix product runs on gosbi's own kernels, whose bits
+// the pins hold (as nn.Backend reports it).
+func exactProducts() bool {
+	b := nn.Backend()
+	return kernels.AVX2 && strings.HasPrefix(b, "gosbi's") && strings.HasSuffix(b, "for every product")
+}
