@@ -9,8 +9,9 @@ import (
 )
 
 // This file is the one place that chooses the implementation of every matrix product of the
-// package (the forward and backward products of Linear and MatMul, and LinearRows), and
-// Backend reports the choice. Three implementations can run:
+// package (gemm, gemmBias and gemmBiasAct, which the layers, MatMul, LinearRows, the
+// convolutions, attention and the GRU call), and Backend reports the choice. Three
+// implementations can run:
 //
 //   - gosbi's own packed kernels (sbi/internal/kernels.Gemm): 6×16 micro-tiles with AVX-512,
 //     6×8 with AVX2 and FMA, in builds with assembly (not noasm, amd64 only);
@@ -28,15 +29,15 @@ import (
 //
 // It follows measurements (the README's Building section gives them): on an AVX2 CPU without
 // AVX-512 (AMD EPYC, Zen), OpenBLAS's per-CPU packing and micro-kernels beat the 6×8 kernel
-// on the small products of training steps (BenchmarkGEMMPaths; NRE and NPE steps about 15%
-// less CPU), and the own kernel wins the tall forward products. On AVX-512 the reports
+// on the small products of training steps (BenchmarkGEMMPaths; NRE and NPE steps 14–23% less
+// CPU), and the own kernel wins the tall forward products. On AVX-512 the reports
 // disagree from one Intel machine to another (the own kernels 1.8× faster on an NRE epoch on
 // one, the openblas build 1.9× faster on the NRE step on another), so the openblas build
 // does there what the default build does and is never slower than it.
 //
 // The rule depends only on the CPU's instruction sets, the build and the product's shape, so
 // the same program on the same machine computes the same bits on every run. A timing at
-// start-up could not tell these paths apart on a busy machine (the margins are 5–15%, the
+// start-up could not tell these paths apart on a busy machine (the margins are 5–25%, the
 // noise of a shared core more) and would change the rounding of every result from one run to
 // the next.
 
