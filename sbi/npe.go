@@ -174,10 +174,9 @@ func (e *NPE) logProbPairs(theta, x *mat.Dense, inFloat32 bool) []float64 {
 	logJac := e.zt.logJacobian()
 	parallelChunks(n, chunkFor(n), func(_, lo, hi int) {
 		tp := getTape()
-		tp.Float32 = inFloat32
 		defer putTape(tp)
 		th := theta.Slice(lo, hi, 0, e.prior.Dim()).(*mat.Dense)
-		lp := e.fl.LogProb(tp, standardizedConst(tp, e.zt, th), e.context(tp, x.Slice(lo, hi, 0, e.xDim).(*mat.Dense)))
+		lp := e.fl.Eval(flow.EvalConfig{Float32: inFloat32}).LogProb(tp, standardizedConst(tp, e.zt, th), e.context(tp, x.Slice(lo, hi, 0, e.xDim).(*mat.Dense)))
 		for i := range lp.Data {
 			out[lo+i] = cleanLogProb(lp.Data[i]-logJac, e.prior, theta.RawRowView(lo+i))
 			if !finite(x.RawRowView(lo + i)) { // tanh saturates: an infinite x looks finite
@@ -277,10 +276,9 @@ func (p *NPEPosterior) LogProb(theta *mat.Dense) []float64 {
 	logJac := e.zt.logJacobian()
 	parallelChunks(n, chunkFor(n), func(_, lo, hi int) {
 		tp := getTape()
-		tp.Float32 = true // as LogProbPairs
 		defer putTape(tp)
 		ctx := tp.RepeatRows(tp.Const(1, len(p.ctx), p.ctx), hi-lo)
-		lp := e.fl.LogProb(tp, standardizedConst(tp, e.zt, theta.Slice(lo, hi, 0, c).(*mat.Dense)), ctx)
+		lp := e.fl.Eval(flow.EvalConfig{Float32: true}).LogProb(tp, standardizedConst(tp, e.zt, theta.Slice(lo, hi, 0, c).(*mat.Dense)), ctx) // as LogProbPairs
 		for i := range lp.Data {
 			out[lo+i] = cleanLogProb(lp.Data[i]-logJac, e.prior, theta.RawRowView(lo+i))
 		}
@@ -356,11 +354,10 @@ func (e *NPE) drawFlow(rng *rand.Rand, ctx []float64, m int) (*mat.Dense, error)
 	out := mat.NewDense(m, D, nil)
 	s := newStreams(rng)
 	var bad atomicFlag
-	inv := e.fl.Inverter(ctx)
+	inv := e.fl.Eval(flow.EvalConfig{Float32: true}).Inverter(ctx) // the MADEs' products in float32, as for log-densities
 	parallelChunks(m, evalChunk, func(c, lo, hi int) {
 		r := chunkRand(s, c)
 		tp := getTape()
-		tp.Float32 = true // the MADEs' products in float32, as for log-densities
 		defer putTape(tp)
 		z := tp.New(hi-lo, D)
 		for i := range z.Data {

@@ -84,11 +84,10 @@ func (f *atomicFlag) get() bool { return f.v.Load() }
 // reused between calls instead of reallocated.
 var evalTapes = sync.Pool{New: func() any { return nn.NewTape() }}
 
-// getTape returns a gradient-free float64 tape from the pool (set Float32 for log-densities:
-// nn.Tape.Float32).
+// getTape returns a gradient-free tape from the pool.
 func getTape() *nn.Tape {
 	tp := evalTapes.Get().(*nn.Tape)
-	tp.NoGrad, tp.Float32 = true, false
+	tp.NoGrad = true
 	return tp
 }
 

@@ -104,7 +104,7 @@ func standardized(m model, d *trainData) *trainData {
 // TestLogPostMatchesLogProbPairs checks that the regularizer's LogPost, and PairLogPost of the
 // batch's own pairs, are the estimator's own log-density in raw units (the z-score Jacobian
 // included), in both gather paths. LogProbPairs runs the MADEs' products in float32 where the
-// CPU has the float32 kernel (nn.Tape.Float32), so the two agree to float32 rounding: a relative
+// CPU has the float32 kernel (flow.EvalConfig.Float32), so the two agree to float32 rounding: a relative
 // 2⁻²⁴ per operation, well within 1e-5 for these log-densities; a missing Jacobian or a
 // misplaced row is off by far more.
 func TestLogPostMatchesLogProbPairs(t *testing.T) {

@@ -54,7 +54,7 @@ func benchStep(b *testing.B, cfg Config) {
 
 // BenchmarkMADEForward evaluates the reference NSF's MADE (2 features, 2 context inputs, 2×64
 // ReLU hidden units, 23 outputs per feature) on a chunk of 512 rows without gradients, in
-// float64 and in float32 (Tape.Float32; where there is no float32 kernel both sub-benchmarks
+// float64 and in float32 (EvalConfig.Float32; where there is no float32 kernel both sub-benchmarks
 // run float64): the ratio of the two is the float32 path's speed-up of the products.
 func BenchmarkMADEForward(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 1))
@@ -67,9 +67,10 @@ func BenchmarkMADEForward(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			tp := nn.NewTape()
-			tp.NoGrad, tp.Float32 = true, f32
+			tp.NoGrad = true
+			ev := EvalConfig{Float32: f32}
 			cputime.Report(b, func() {
-				m.Forward(tp, x, ctx)
+				m.forward(tp, x, ctx, ev)
 				tp.Reset()
 			})
 		})

@@ -11,32 +11,35 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// Kind selects the transform of every layer of a flow. It is a string so that a literal
-// such as "nsf" may stand for it; the empty kind is MAF.
+// Kind selects the univariate transform of every layer of a flow: a name registered with
+// transform.Register. It is a string so that a literal such as "nsf" may stand for it; the
+// empty kind is MAF.
 type Kind string
 
 const (
-	// MAF uses affine autoregressive transforms y = x·scale + shift.
+	// MAF uses affine autoregressive transforms y = x·scale + shift (transform.Affine).
 	MAF Kind = "maf"
-	// NSF uses monotonic rational-quadratic spline transforms with linear tails.
+	// NSF uses monotonic rational-quadratic spline transforms with linear tails
+	// (transform.Spline).
 	NSF Kind = "nsf"
 )
 
-// ParseKind returns the kind named "maf" or "nsf".
+// ParseKind returns the kind of the given name ("maf", "nsf" or another registered one).
 func ParseKind(name string) (Kind, error) {
-	k := Kind(name)
-	if err := k.check(); err != nil {
+	if _, err := Kind(name).registration(); err != nil {
 		return "", err
 	}
-	return k, nil
+	return Kind(name), nil
 }
 
-// check returns an error naming the kind and the known ones unless k is MAF or NSF.
-func (k Kind) check() error {
-	if k != MAF && k != NSF {
-		return fmt.Errorf("flow: unknown kind %q: want %q or %q", string(k), MAF, NSF)
+// registration returns the kind's registration, or an error naming the kind and the known
+// ones.
+func (k Kind) registration() (transform.Registration, error) {
+	r, err := transform.Lookup(string(k))
+	if err != nil {
+		return r, fmt.Errorf("flow: %w", err)
 	}
-	return nil
+	return r, nil
 }
 
 // Config describes a conditional flow. Zero fields take the defaults of sbi's
@@ -44,16 +47,18 @@ func (k Kind) check() error {
 // (sbi's MAF) and ReLU for NSF (nflows' and zuko's); the spline interval is zuko's [−5, 5]
 // (sbi uses 3 on z-scored θ; 5 leaves more room where z-scoring is imperfect).
 type Config struct {
-	Kind       Kind          // MAF or NSF; "" means MAF
+	Kind       Kind          // MAF, NSF or another registered kind; "" means MAF
 	Features   int           // dimension of θ (at least 1)
 	Context    int           // dimension of the conditioning vector (0 for an unconditional flow)
 	Transforms int           // number of autoregressive transforms
 	Hidden     []int         // hidden widths of each MADE
 	Bins       int           // spline bins (NSF)
 	Bound      float64       // the spline acts on [−Bound, Bound] and is the identity outside (NSF)
-	Activation nn.Activation // MADE activation; the zero value (Identity) selects the default
+	Activation nn.Activation // MADE activation; the zero value (Identity) selects the kind's default
 }
 
+// withDefaults fills in the zero fields; the activation's default is the registered kind's
+// (an unknown kind keeps Identity, and validate reports the kind).
 func (c Config) withDefaults() Config {
 	if c.Kind == "" {
 		c.Kind = MAF
@@ -70,17 +75,14 @@ func (c Config) withDefaults() Config {
 	if c.Bound == 0 {
 		c.Bound = 5
 	}
-	if c.Activation == nn.Identity {
-		c.Activation = nn.Tanh
-		if c.Kind == NSF {
-			c.Activation = nn.ReLU
-		}
+	if r, err := c.Kind.registration(); err == nil && c.Activation == nn.Identity {
+		c.Activation = r.Activation
 	}
 	return c
 }
 
 func (c Config) validate() error {
-	if err := c.Kind.check(); err != nil {
+	if _, err := c.Kind.registration(); err != nil {
 		return err
 	}
 	switch {
@@ -108,9 +110,10 @@ func (c Config) validate() error {
 // concurrently (gradients accumulate into shared parameters).
 type Flow struct {
 	cfg    Config
-	made   []*MADE
-	perm   []int // column permutation applied after every transform but the last (reversal)
-	perP   int   // parameters per feature
+	tr     transform.Univariate // the transform of every layer
+	made   []*MADE              // the conditioner of every layer
+	perm   []int                // column permutation applied after every transform but the last (reversal)
+	perP   int                  // parameters per feature
 	params []*nn.Param
 }
 
@@ -120,19 +123,24 @@ func New(rng *rand.Rand, cfg Config) (*Flow, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	f := &Flow{cfg: cfg, perP: transform.AffineParams}
-	if cfg.Kind == NSF {
-		f.perP = transform.SplineParams(cfg.Bins)
+	r, _ := cfg.Kind.registration() // validate checked it
+	tr, err := r.New(transform.Settings{Bins: cfg.Bins, Bound: cfg.Bound})
+	if err != nil {
+		return nil, fmt.Errorf("flow: kind %q: %w", cfg.Kind, err)
+	}
+	f := &Flow{cfg: cfg, tr: tr, perP: tr.Params()}
+	if f.perP < 1 {
+		return nil, fmt.Errorf("flow: kind %q: its transform has %d parameters per feature, want at least 1", cfg.Kind, f.perP)
 	}
 	for k := 0; k < cfg.Transforms; k++ {
 		m := NewMADE(rng, cfg.Features, cfg.Context, cfg.Hidden, f.perP, cfg.Activation)
 		for _, p := range m.Params() {
 			p.Name = fmt.Sprintf("flow.%d.%s", k, p.Name)
 		}
-		if cfg.Kind == NSF { // start every spline near the identity: small output weights
+		if s := r.OutputScale; s != 0 && s != 1 { // e.g. start every spline near the identity
 			last := m.Layers[len(m.Layers)-1]
 			for i := range last.W.Data {
-				last.W.Data[i] *= 0.1
+				last.W.Data[i] *= s
 			}
 		}
 		f.made = append(f.made, m)
@@ -151,22 +159,26 @@ func (f *Flow) Config() Config { return f.cfg }
 // Params returns the trainable parameters.
 func (f *Flow) Params() []*nn.Param { return f.params }
 
-// transform applies transform k to h, returning y and the n×1 log-determinant.
-func (f *Flow) transform(tp *nn.Tape, k int, h, context *nn.Tensor) (*nn.Tensor, *nn.Tensor) {
-	p := f.made[k].Forward(tp, h, context)
-	if f.cfg.Kind == NSF {
-		return transform.RQSpline(tp, h, p, f.cfg.Bins, f.cfg.Bound)
-	}
-	return transform.Affine(tp, h, p)
+// Transform returns the univariate transform of the flow's layers.
+func (f *Flow) Transform() transform.Univariate { return f.tr }
+
+// layer applies layer k to h: its MADE computes the transform's parameters, the transform
+// maps h. It returns y and the n×1 log-determinant.
+func (f *Flow) layer(tp *nn.Tape, k int, h, context *nn.Tensor, ev EvalConfig) (*nn.Tensor, *nn.Tensor) {
+	return f.tr.Forward(tp, h, f.made[k].forward(tp, h, context, ev))
 }
 
 // Forward maps θ (n×Features) given context (n×Context, nil without context) to the base
 // space and returns z (n×Features) and log|det ∂z/∂θ| (n×1).
 func (f *Flow) Forward(tp *nn.Tape, theta, context *nn.Tensor) (z, logDet *nn.Tensor) {
+	return f.forward(tp, theta, context, EvalConfig{})
+}
+
+func (f *Flow) forward(tp *nn.Tape, theta, context *nn.Tensor, ev EvalConfig) (z, logDet *nn.Tensor) {
 	f.checkShapes(theta, context)
 	h := theta
 	for k := range f.made {
-		y, ld := f.transform(tp, k, h, context)
+		y, ld := f.layer(tp, k, h, context, ev)
 		if logDet == nil {
 			logDet = ld
 		} else {
@@ -183,11 +195,49 @@ func (f *Flow) Forward(tp *nn.Tape, theta, context *nn.Tensor) (z, logDet *nn.Te
 // LogProb returns the n×1 log-densities log q(θ_i | context_i) on the tape:
 // log N(z; 0, I) + log|det ∂z/∂θ| (change of variables).
 func (f *Flow) LogProb(tp *nn.Tape, theta, context *nn.Tensor) *nn.Tensor {
-	z, ld := f.Forward(tp, theta, context)
+	return f.logProb(tp, theta, context, EvalConfig{})
+}
+
+func (f *Flow) logProb(tp *nn.Tape, theta, context *nn.Tensor, ev EvalConfig) *nn.Tensor {
+	z, ld := f.forward(tp, theta, context, ev)
 	half := -0.5 * float64(f.cfg.Features) * math.Log(2*math.Pi)
 	base := tp.AddScalar(tp.Scale(tp.RowSum(tp.Square(z)), -0.5), half)
 	return tp.Add(base, ld)
 }
+
+// EvalConfig says how a flow evaluates without gradients (Flow.Eval); the zero value
+// evaluates as a training step does, in float64.
+type EvalConfig struct {
+	// Float32 runs the MADEs' matrix products in float32 (PyTorch's precision) where the
+	// CPU has the float32 kernel (AVX-512; see Float32Kernel): density evaluation and
+	// sampling run about twice as fast, and their results carry float32 rounding (see
+	// made32.go). It takes effect on tapes with NoGrad set only; the transforms and
+	// everything else stay float64.
+	Float32 bool
+}
+
+// Evaluator evaluates a flow without gradients as its EvalConfig says. It is a value that
+// refers to the flow; it holds no state of its own.
+type Evaluator struct {
+	f  *Flow
+	ev EvalConfig
+}
+
+// Eval returns an evaluator of the flow with the given configuration.
+func (f *Flow) Eval(cfg EvalConfig) Evaluator { return Evaluator{f: f, ev: cfg} }
+
+// Forward is Flow.Forward evaluated as configured.
+func (e Evaluator) Forward(tp *nn.Tape, theta, context *nn.Tensor) (z, logDet *nn.Tensor) {
+	return e.f.forward(tp, theta, context, e.ev)
+}
+
+// LogProb is Flow.LogProb evaluated as configured.
+func (e Evaluator) LogProb(tp *nn.Tape, theta, context *nn.Tensor) *nn.Tensor {
+	return e.f.logProb(tp, theta, context, e.ev)
+}
+
+// Inverter is Flow.Inverter evaluating its MADEs as configured.
+func (e Evaluator) Inverter(context []float64) *Inverter { return e.f.inverter(context, e.ev) }
 
 func (f *Flow) checkShapes(theta, context *nn.Tensor) {
 	if theta.Cols != f.cfg.Features {
@@ -207,7 +257,7 @@ func (f *Flow) Inverse(tp *nn.Tape, z, context *nn.Tensor) (theta, logDet *nn.Te
 	if context != nil {
 		ctx = context.Data
 	}
-	return f.Inverter(nil).inverse(tp, z, ctx, true)
+	return f.inverter(nil, EvalConfig{}).inverse(tp, z, ctx, true)
 }
 
 // Inverter holds, for every transform and feature, the part of the MADE that computes that
@@ -218,16 +268,21 @@ type Inverter struct {
 	nets  [][]*MADEFeature // nets[k][d]
 	fixed [][][]float64    // fixed[k][d]: the parameters of a feature that depends on the context alone, or nil
 	bound bool
+	ev    EvalConfig // how nets are evaluated
 }
 
 // Inverter returns an inverter of the flow. With a non-nil context (Context values) it is
 // bound to that one observation: the context's contribution is computed once, and the first
 // feature of every transform, which depends on the context alone, once per transform.
-func (f *Flow) Inverter(context []float64) *Inverter {
+func (f *Flow) Inverter(context []float64) *Inverter { return f.inverter(context, EvalConfig{}) }
+
+// inverter returns an inverter whose MADE evaluations follow ev; the parameters of features
+// that depend on the context alone are computed in float64 whatever ev says.
+func (f *Flow) inverter(context []float64, ev EvalConfig) *Inverter {
 	if context != nil && len(context) != f.cfg.Context {
 		panic(fmt.Sprintf("flow: Inverter: context has %d values, the flow is conditioned on %d", len(context), f.cfg.Context))
 	}
-	inv := &Inverter{f: f, bound: context != nil || f.cfg.Context == 0}
+	inv := &Inverter{f: f, bound: context != nil || f.cfg.Context == 0, ev: ev}
 	tp := nn.NewTape()
 	for _, m := range f.made {
 		nets := make([]*MADEFeature, f.cfg.Features)
@@ -292,32 +347,19 @@ func (inv *Inverter) inverse(tp *nn.Tape, z *nn.Tensor, ctx []float64, wantLogDe
 			h = tp.PermuteColumns(h, perm)
 		}
 		x := tp.New(n, D)
+		var ld []float64
+		if wantLogDet {
+			ld = logDet.Data
+		}
 		for d := 0; d < D; d++ {
-			fixed := inv.fixed[k][d]
-			if fixed == nil {
-				inv.nets[k][d].Eval(tp, params.Data, x.Data, ctx, n)
+			// by column: one transform per row, or the context-only one for all
+			ps, u := P, params.Data
+			if fixed := inv.fixed[k][d]; fixed != nil {
+				ps, u = 0, fixed
+			} else {
+				inv.nets[k][d].eval(tp, params.Data, x.Data, ctx, n, inv.ev)
 			}
-			if f.cfg.Kind == NSF { // by column: one spline per row, or the context-only one for all
-				var ld []float64
-				if wantLogDet {
-					ld = logDet.Data
-				}
-				ps, u := P, params.Data
-				if fixed != nil {
-					ps, u = 0, fixed
-				}
-				transform.RQSplineInverseColumn(x.Data[d:], h.Data[d:], D, n, u, ps, f.cfg.Bins, f.cfg.Bound, ld)
-				continue
-			}
-			for i := 0; i < n; i++ {
-				u := fixed
-				if u == nil {
-					u = params.Data[i*P : (i+1)*P]
-				}
-				xv, ld := transform.AffineInverse(h.Data[i*D+d], u)
-				x.Data[i*D+d] = xv
-				logDet.Data[i] += ld
-			}
+			f.tr.InverseColumn(x.Data[d:], h.Data[d:], D, n, u, ps, ld)
 		}
 		h = x
 	}

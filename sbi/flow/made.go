@@ -91,13 +91,19 @@ func degreeMask(in, out []int, strict bool) []float64 {
 // Forward returns the n×(Features·PerFeature) outputs for inputs x (n×Features) and context
 // (n×Context; nil when Context is 0).
 func (m *MADE) Forward(tp *nn.Tape, x, context *nn.Tensor) *nn.Tensor {
+	return m.forward(tp, x, context, EvalConfig{})
+}
+
+// forward is Forward with the products in float32 when ev asks for it, the tape records
+// nothing and the MADE has a float32 plan (made32.go).
+func (m *MADE) forward(tp *nn.Tape, x, context *nn.Tensor, ev EvalConfig) *nn.Tensor {
 	if x.Cols != m.Features {
 		panic(fmt.Sprintf("flow: MADE: input has %d columns, want %d", x.Cols, m.Features))
 	}
 	if m.Context > 0 && (context == nil || context.Cols != m.Context || context.Rows != x.Rows) {
 		panic(fmt.Sprintf("flow: MADE: context %v, want %d×%d", context, x.Rows, m.Context))
 	}
-	if tp.Float32 && tp.NoGrad && float32Forward {
+	if ev.Float32 && tp.NoGrad && float32Forward {
 		if out := m.forward32(tp, x, context); out != nil {
 			return out
 		}

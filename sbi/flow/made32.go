@@ -14,7 +14,7 @@ import (
 // Float32 evaluation of a MADE.
 //
 // Density evaluation (log q(θ | x) of many pairs) spends most of its time in the MADEs'
-// products. With nn.Tape.Float32 set on a gradient-free tape, MADE.Forward runs them in float32,
+// products. Evaluated with EvalConfig.Float32 on a gradient-free tape, a MADE runs them in float32,
 // PyTorch's precision, on the float32 micro-kernel (16 lanes per AVX-512 register, twice the
 // float64 kernel's), and skips the blocks that the masks zero:
 //
@@ -55,12 +55,12 @@ type layer32 struct {
 	floor  float32     // 0 for a fused nn.ReLU, −Inf for none
 }
 
-// float32Forward says whether MADE.Forward takes the float32 path for tapes that ask for it:
+// float32Forward says whether MADE evaluations take the float32 path when asked to:
 // where the float32 micro-kernel exists (tests switch it on elsewhere, with the Go tile).
 var float32Forward = kernels.Float32
 
-// Float32Kernel reports whether tapes with Float32 set evaluate MADEs in float32 here (on
-// CPUs with AVX-512, in builds with assembly).
+// Float32Kernel reports whether evaluations with EvalConfig.Float32 run the MADEs in float32
+// here (on CPUs with AVX-512, in builds with assembly).
 func Float32Kernel() bool { return float32Forward }
 
 // forward32 returns the MADE's outputs computed in float32, or nil when this MADE cannot be

@@ -13,8 +13,8 @@ import (
 // of its outputs.
 func forwardMADE(m *MADE, x, ctx *nn.Tensor, inFloat32 bool) []float64 {
 	tp := nn.NewTape()
-	tp.NoGrad, tp.Float32 = true, inFloat32
-	return append([]float64(nil), m.Forward(tp, x, ctx).Data...)
+	tp.NoGrad = true
+	return append([]float64(nil), m.forward(tp, x, ctx, EvalConfig{Float32: inFloat32}).Data...)
 }
 
 // magnitudeMADE returns |W|, |b| and |x| pushed through m's network: a bound on the magnitude
@@ -236,9 +236,9 @@ func TestMADEFeatureFloat32(t *testing.T) {
 				}
 				eval := func(inFloat32 bool) []float64 {
 					tp := nn.NewTape()
-					tp.NoGrad, tp.Float32 = true, inFloat32
+					tp.NoGrad = true
 					dst := make([]float64, n*c.P)
-					f.Eval(tp, dst, x.Data, rows, n)
+					f.eval(tp, dst, x.Data, rows, n, EvalConfig{Float32: inFloat32})
 					return dst
 				}
 				want, got := eval(false), eval(true)

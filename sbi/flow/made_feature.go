@@ -21,7 +21,7 @@ type MADEFeature struct {
 	act                        nn.Activation
 	layers                     []compactLayer
 
-	p32   *made32   // the MADE's float32 plan, for tapes with Float32 set (nil without one)
+	p32   *made32   // the MADE's float32 plan, for evaluations in float32 (nil without one)
 	bound []float64 // the context fixed by WithContext, which the float32 plan reads as inputs
 }
 
@@ -116,12 +116,17 @@ func (f *MADEFeature) WithContext(context []float64) *MADEFeature {
 func (f *MADEFeature) Constant() bool { return f.feature == 0 && f.context == 0 }
 
 // Eval writes the n×PerFeature outputs to dst for inputs x (n rows of Features values, only
-// the first d read) and context (n rows of Context values; nil after WithContext). It
-// borrows scratch space from tp. On a gradient-free tape with Float32 set, a MADE with a
-// float32 plan multiplies in float32 (see made32.go).
+// the first d read) and context (n rows of Context values; nil after WithContext), in
+// float64. It borrows scratch space from tp.
 func (f *MADEFeature) Eval(tp *nn.Tape, dst []float64, x []float64, context []float64, n int) {
+	f.eval(tp, dst, x, context, n, EvalConfig{})
+}
+
+// eval is Eval multiplying in float32 when ev asks for it, tp records nothing and the MADE
+// has a float32 plan (see made32.go).
+func (f *MADEFeature) eval(tp *nn.Tape, dst []float64, x []float64, context []float64, n int, ev EvalConfig) {
 	d := f.feature
-	if tp.Float32 && tp.NoGrad && f.p32 != nil {
+	if ev.Float32 && tp.NoGrad && f.p32 != nil {
 		f.p32.evalFeature(d, dst, x, context, f.bound, n)
 		return
 	}

@@ -85,42 +85,39 @@
 // float64-only, float32 gradient checks and spline inverses lose four to five digits, and the
 // matrix products are only part of a training step, so float32 training would gain little.
 //
-// Evaluation without gradients is the exception: a tape with Float32 set (the estimators set
-// it for log-densities and samples) lets the flows evaluate their MADEs in float32, PyTorch's
-// precision, on an AVX-512 kernel of 16 lanes (package sbi/flow, made32.go); everything this
-// package computes stays float64.
+// Evaluation without gradients is the exception: package sbi/flow can evaluate its MADEs in
+// float32, PyTorch's precision, on an AVX-512 kernel of 16 lanes (flow.EvalConfig, which the
+// estimators set for log-densities and samples); everything this package computes stays
+// float64.
 //
 // # Matrix products
 //
-// Products go through one function with three implementations, chosen at build time:
+// Every product goes through one function (matmul.go), which chooses among three
+// implementations by a fixed rule of the CPU's instruction sets, the build and the product's
+// shape, and Backend says what the rule gives here:
 //
-//   - default (amd64 with AVX2 and FMA, checked at start-up): packed micro-kernels in Go
-//     assembly, 6×16 with AVX-512 where the CPU has it and 6×8 with AVX2 otherwise; B is
-//     packed once per depth block of 256, row panels of A are packed and multiplied on up to
-//     runenv.Threads() goroutines.
-//   - other architectures, or the build tag noasm: gonum's blas64 (pure Go).
-//   - the build tag openblas: OpenBLAS through gonum.org/v1/netlib and blas64.Use (needs cgo
-//     and libopenblas-dev) for the products of training (batches of a few hundred rows and
-//     the transposed products of backward passes), the package's own kernel for tall forward
-//     products (batched evaluation). OpenBLAS runs single-threaded unless
-//     OPENBLAS_NUM_THREADS is set; see SetBLASThreads.
+//   - gosbi's own packed micro-kernels in Go assembly (sbi/internal/kernels): 6×16 with
+//     AVX-512, 6×8 with AVX2 and FMA (checked at start-up); B is packed once per depth block
+//     of 256, row panels of A are packed (or read in place) and multiplied on up to
+//     runenv.Threads() goroutines. They do every product in the default build.
+//   - OpenBLAS, in builds with the tag openblas (cgo, libopenblas-dev, through
+//     gonum.org/v1/netlib and blas64.Use; single-threaded unless OPENBLAS_NUM_THREADS is
+//     set, see SetBLASThreads). On CPUs without AVX-512 it does the products of training
+//     (fewer than 256 rows, or a transposed operand), where its per-CPU packing and
+//     micro-kernels beat the 6×8 kernel on these small shapes; the own kernel keeps the tall
+//     forward products of batched evaluation. On CPUs with AVX-512 the own kernels do every
+//     product.
+//   - gonum's portable BLAS (pure Go), where neither runs: other architectures, the tag
+//     noasm, or a CPU without AVX2.
 //
-// What openblas buys is training speed on small networks. Its GEMM is tuned per CPU model
-// (blocking for the cache sizes, micro-kernels and packing routines for each instruction
-// set), where this package's kernel has one packing scheme and one micro-kernel shape per
-// instruction set. On the products of a training step (batches of 128 to 512 rows by layers
-// of 64 to 128 units, forward and transposed, where packing and loop overhead weigh as much
-// as the multiply-adds) that makes MLP and NRE training steps clearly faster, and a flow's
-// training step, whose time goes mostly to the spline and the masked forward products,
-// a little faster. Evaluation (log-densities, sampling) gains nothing: it runs on this
-// package's kernels in both builds. The price is cgo and a system library, so the default
-// build stays pure Go and openblas remains an option.
+// The rule is read off BenchmarkGEMMPaths and the step benchmarks (README, "Building"); it
+// is not a timing taken at start-up, which on a busy machine would choose differently from
+// run to run and change the bits of every result.
 //
 // The ReLU that follows a product is applied by the AVX-512 micro-kernel as it stores; ReLU,
 // Adam, exp, log and ELU have vector kernels, and the spline transforms evaluated without
 // gradients run eight splines at a time on an AVX-512 kernel (four on an AVX2 one). All give
-// results identical to their Go reference loops. Backend names the product implementation
-// in use.
+// results identical to their Go reference loops.
 //
 // # Parallelism
 //

@@ -19,12 +19,6 @@ type Tape struct {
 	// Set it for inference (sampling, evaluation) to skip the bookkeeping.
 	NoGrad bool
 
-	// Float32 lets a gradient-free tape evaluate MADEs in float32 (PyTorch's precision) on
-	// CPUs with the float32 kernel (AVX-512): density evaluation runs about twice as fast, and
-	// its results carry float32 rounding (see made32.go in package sbi/flow). It has no
-	// effect when NoGrad is off.
-	Float32 bool
-
 	nodes   []node
 	tensors []*Tensor
 	nt      int

@@ -5,10 +5,12 @@
 // It runs the Go benchmarks named in rows (the default build, and the openblas build where
 // cgo and libopenblas are present), times the PyTorch twins in torch_reference.py in the same
 // run when Debian's python3-torch is installed, and writes one table with the date, commit,
-// CPU and Go version. A row whose peer has no twin here compares with the number recorded in
-// peers.tsv, and the table says so: only side-by-side ratios are measured in this run. A
-// second table gives the peak memory of training from a simulation store at two sizes
-// (tools/storebench).
+// CPU, Go version and the matrix-product implementation of each build (nn.Backend, printed
+// by ./tools/benchmarks/backend). The table's section names the CPU its gosbi columns were
+// measured on, and every row the CPU of its peer's time: this run's for a twin run here, the
+// CPU recorded in peers.tsv for a recorded time (and the table marks those: only
+// side-by-side ratios are measured in this run). A second table gives the peak memory of
+// training from a simulation store at two sizes (tools/storebench), on the same CPU.
 package main
 
 import (
@@ -64,7 +66,8 @@ var rows = []row{
 type peerTime struct {
 	ms     float64
 	source string
-	side   bool // measured in this run
+	cpu    string // the CPU it was measured on
+	side   bool   // measured in this run
 }
 
 func main() {
@@ -93,15 +96,20 @@ func run(benchtime string, count int, torchSeconds float64, out string) error {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "benchmarks: PyTorch twins not run:", err)
 	}
+	cpu := cpuModel()
 	for k, v := range torch {
-		peers[k] = peerTime{ms: v, source: "PyTorch " + torchVersion + ", this run", side: true}
+		peers[k] = peerTime{ms: v, source: "PyTorch " + torchVersion + ", this run", cpu: cpu, side: true}
 	}
 	builds := []string{""}
 	if openblasAvailable() {
 		builds = append(builds, "openblas")
 	}
 	times := map[string]map[string]float64{} // build → bench → ms
+	backends := map[string]string{}          // build → nn.Backend()
 	for _, tags := range builds {
+		if backends[tags], err = backend(tags); err != nil {
+			return err
+		}
 		t, err := runGoBenchmarks(tags, benchtime, count)
 		if err != nil {
 			return err
@@ -113,8 +121,9 @@ func run(benchtime string, count int, torchSeconds float64, out string) error {
 		return err
 	}
 	var buf bytes.Buffer
-	writeReport(&buf, builds, times, peers, benchtime, count, loadStart, loadAverage())
-	writeStore(&buf, store)
+	writeReport(&buf, report{cpu: cpu, builds: builds, backends: backends, times: times, peers: peers,
+		benchtime: benchtime, count: count, loadStart: loadStart, loadEnd: loadAverage()})
+	writeStore(&buf, store, cpu)
 	return atomicfile.WriteFile(out, buf.Bytes(), 0o644)
 }
 
@@ -127,7 +136,7 @@ func toolDir() (string, error) {
 	return filepath.Join(strings.TrimSpace(string(root)), "tools", "benchmarks"), nil
 }
 
-// readPeers reads peers.tsv: key, milliseconds, source; '#' starts a comment.
+// readPeers reads peers.tsv: key, milliseconds, source, CPU; '#' starts a comment.
 func readPeers(path string) (map[string]peerTime, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -142,14 +151,14 @@ func readPeers(path string) (map[string]peerTime, error) {
 			continue
 		}
 		fields := strings.Split(line, "\t")
-		if len(fields) != 3 {
-			return nil, fmt.Errorf("%s:%d: want 3 tab-separated fields (key, ms, source), got %d", path, n, len(fields))
+		if len(fields) != 4 || strings.TrimSpace(fields[3]) == "" {
+			return nil, fmt.Errorf("%s:%d: want 4 tab-separated fields (key, ms, source, CPU), got %d", path, n, len(fields))
 		}
 		ms, err := strconv.ParseFloat(fields[1], 64)
 		if err != nil || ms <= 0 {
 			return nil, fmt.Errorf("%s:%d: milliseconds %q is not a positive number", path, n, fields[1])
 		}
-		peers[fields[0]] = peerTime{ms: ms, source: fields[2]}
+		peers[fields[0]] = peerTime{ms: ms, source: fields[2], cpu: fields[3]}
 	}
 	return peers, sc.Err()
 }
@@ -174,6 +183,19 @@ func runTorch(script string, seconds float64) (map[string]float64, string, error
 		return nil, "", fmt.Errorf("reading the twins' output: %w", err)
 	}
 	return res.MS, res.Torch, nil
+}
+
+// backend returns nn.Backend() in the build with the given tags.
+func backend(tags string) (string, error) {
+	args := []string{"run"}
+	if tags != "" {
+		args = append(args, "-tags", tags)
+	}
+	out, err := exec.Command("go", append(args, "./tools/benchmarks/backend")...).CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("go run ./tools/benchmarks/backend (tags %q): %w\n%s", tags, err, out)
+	}
+	return strings.TrimSpace(string(out)), nil
 }
 
 // openblasAvailable reports whether the openblas build links here.
@@ -265,40 +287,55 @@ func median(v []float64) float64 {
 	return (s[n/2-1] + s[n/2]) / 2
 }
 
-func writeReport(w *bytes.Buffer, builds []string, times map[string]map[string]float64, peers map[string]peerTime, benchtime string, count int, loadStart, loadEnd string) {
+// report is what BENCHMARKS.md shows.
+type report struct {
+	cpu                string
+	builds             []string
+	backends           map[string]string             // build → nn.Backend()
+	times              map[string]map[string]float64 // build → pkg/bench → ms
+	peers              map[string]peerTime
+	benchtime          string
+	count              int
+	loadStart, loadEnd string
+}
+
+func writeReport(w *bytes.Buffer, r report) {
 	fmt.Fprintf(w, "# Benchmarks\n\n")
-	fmt.Fprintf(w, "Written by `go run ./tools/benchmarks` (benchtime %s, median of %d runs); do not edit by hand.\n\n", benchtime, count)
+	fmt.Fprintf(w, "Written by `go run ./tools/benchmarks` (benchtime %s, median of %d runs); do not edit by hand.\n\n", r.benchtime, r.count)
 	fmt.Fprintf(w, "| | |\n| --- | --- |\n")
 	fmt.Fprintf(w, "| date | %s |\n", time.Now().UTC().Format("2006-01-02 15:04 MST"))
 	fmt.Fprintf(w, "| commit | %s |\n", commit())
-	fmt.Fprintf(w, "| CPU | %s, %d logical cores |\n", cpuModel(), runtime.NumCPU())
+	fmt.Fprintf(w, "| CPU | %s, %d logical cores |\n", r.cpu, runtime.NumCPU())
 	fmt.Fprintf(w, "| Go | %s |\n", runtime.Version())
-	fmt.Fprintf(w, "| load average (1 min) | %s at the start, %s at the end (other work on the machine slows both sides) |\n\n", loadStart, loadEnd)
-	fmt.Fprintf(w, "Times are wall time of one operation. The speed-up is the peer's time over gosbi's: side by side where the peer ran in this run, else against the recorded number (marked †).\n\n")
-	fmt.Fprintf(w, "| operation | peer | gosbi (default) |")
-	if len(builds) > 1 {
-		fmt.Fprintf(w, " gosbi (`openblas`) |")
+	for _, b := range r.builds {
+		fmt.Fprintf(w, "| matrix products, %s build | %s |\n", buildName(b), r.backends[b])
 	}
-	fmt.Fprintf(w, "\n| --- | --- | --- |")
-	if len(builds) > 1 {
-		fmt.Fprintf(w, " --- |")
+	fmt.Fprintf(w, "| load average (1 min) | %s at the start, %s at the end (other work on the machine slows both sides) |\n\n", r.loadStart, r.loadEnd)
+	fmt.Fprintf(w, "## gosbi on %s\n\n", r.cpu)
+	fmt.Fprintf(w, "Times are wall time of one operation; gosbi's columns were measured on %s in this run. The speed-up is the peer's time over gosbi's: side by side where the peer ran in this run, else against the recorded number (marked †), measured on the CPU its row names.\n\n", r.cpu)
+	fmt.Fprintf(w, "| operation | peer | peer's CPU | gosbi (%s) |", buildName(r.builds[0]))
+	for _, b := range r.builds[1:] {
+		fmt.Fprintf(w, " gosbi (%s) |", buildName(b))
 	}
-	fmt.Fprintln(w)
-	sources := map[string]bool{}
-	for _, r := range rows {
-		p, hasPeer := peers[r.peer]
-		peerCell := "—"
+	fmt.Fprintf(w, "\n| --- | --- | --- |%s\n", strings.Repeat(" --- |", len(r.builds)))
+	sources := map[string]string{} // source → CPU
+	for _, row := range rows {
+		p, hasPeer := r.peers[row.peer]
+		peerCell, cpuCell := "—", "—"
 		if hasPeer {
 			mark := ""
 			if !p.side {
 				mark = " †"
 			}
-			peerCell = fmtMS(p.ms) + mark
-			sources[p.source] = true
+			peerCell, cpuCell = fmtMS(p.ms)+mark, p.cpu
+			if p.side {
+				cpuCell = "this run's"
+			}
+			sources[p.source] = p.cpu
 		}
-		fmt.Fprintf(w, "| %s | %s |", r.label, peerCell)
-		for _, b := range builds {
-			t, ok := times[b][r.pkg+"/"+r.bench]
+		fmt.Fprintf(w, "| %s | %s | %s |", row.label, peerCell, cpuCell)
+		for _, b := range r.builds {
+			t, ok := r.times[b][row.pkg+"/"+row.bench]
 			cell := "not measured"
 			if ok {
 				cell = fmtMS(t)
@@ -317,8 +354,16 @@ func writeReport(w *bytes.Buffer, builds []string, times map[string]map[string]f
 	}
 	sort.Strings(src)
 	for _, s := range src {
-		fmt.Fprintf(w, "- %s\n", s)
+		fmt.Fprintf(w, "- %s (CPU: %s)\n", s, sources[s])
 	}
+}
+
+// buildName names a build by its tags for the table.
+func buildName(tags string) string {
+	if tags == "" {
+		return "default"
+	}
+	return "`" + tags + "`"
 }
 
 func fmtMS(ms float64) string {

@@ -23,11 +23,26 @@ func affineScale(r float64) (scale, dScale float64) {
 	return kernels.Softplus(r+softplusOne) + 1e-3, kernels.Sigmoid(r + softplusOne)
 }
 
-// Affine applies y = x·scale + shift feature by feature, the transform of masked
-// autoregressive flows (Papamakarios et al. 2017, eq. 4) with scale = softplus(r + log(e−1))
-// + 10⁻³, on the tape tp. x is n×D; params is n×2D with [shift, r] of feature d in columns
-// 2d, 2d+1. It returns y and the n×1 log|det ∂y/∂x| = Σ_d log scale_d.
-func Affine(tp *nn.Tape, x, params *nn.Tensor) (y, logDet *nn.Tensor) {
+// Affine is the monotonic affine transform of masked autoregressive flows (Papamakarios et
+// al. 2017, eq. 4; zuko's MonotonicAffineTransform), y = x·scale + shift with scale =
+// softplus(r + log(e−1)) + 10⁻³, whose parameters per feature are [shift, r]. It is the
+// transform of flows of kind "maf", with tanh conditioners (sbi's MAF).
+type Affine struct{}
+
+func init() {
+	Register("maf", Registration{
+		New:        func(Settings) (Univariate, error) { return Affine{}, nil },
+		Activation: nn.Tanh,
+	})
+}
+
+// Params returns AffineParams.
+func (Affine) Params() int { return AffineParams }
+
+// Forward applies y = x·scale + shift feature by feature on the tape tp. x is n×D; params is
+// n×2D with [shift, r] of feature d in columns 2d, 2d+1. It returns y and the n×1
+// log|det ∂y/∂x| = Σ_d log scale_d.
+func (Affine) Forward(tp *nn.Tape, x, params *nn.Tensor) (y, logDet *nn.Tensor) {
 	D := x.Cols
 	if params.Rows != x.Rows || params.Cols != 2*D {
 		panic(fmt.Sprintf("transform: Affine parameters %d×%d, want %d×%d for input %d×%d",
@@ -87,15 +102,32 @@ func (op *affineOp) Backward() {
 	}
 }
 
-// AffineForward applies one feature's affine transform (params [shift, r]) to x and returns
-// y and log dy/dx.
-func AffineForward(x float64, params []float64) (y, logDet float64) {
+// ForwardOne applies one feature's affine transform (params [shift, r]) to x and returns y
+// and log dy/dx.
+func (Affine) ForwardOne(x float64, params []float64) (y, logDet float64) {
 	sc, _ := affineScale(params[1])
 	return x*sc + params[0], math.Log(sc)
 }
 
-// AffineInverse inverts AffineForward and returns x and log dx/dy. It carries no gradient.
-func AffineInverse(y float64, params []float64) (x, logDet float64) {
+// InverseOne inverts ForwardOne and returns x and log dx/dy. It carries no gradient.
+func (Affine) InverseOne(y float64, params []float64) (x, logDet float64) {
 	sc, _ := affineScale(params[1])
 	return (y - params[0]) / sc, -math.Log(sc)
+}
+
+// InverseColumn inverts n affine transforms of one feature (see Univariate): x[i·stride] =
+// (y[i·stride] − shift_i)/scale_i, adding −log scale_i to logDet[i] when logDet is not nil.
+func (Affine) InverseColumn(x, y []float64, stride, n int, params []float64, ps int, logDet []float64) {
+	if (ps != 0 && ps != AffineParams) || len(params) < (n-1)*ps+AffineParams || (n > 0 && (len(y) <= (n-1)*stride || len(x) <= (n-1)*stride)) {
+		panic(fmt.Sprintf("transform: Affine.InverseColumn: %d transforms of %d parameters at stride %d (want %d or 0) need %d parameters and %d strided values; have %d, %d and %d",
+			n, AffineParams, ps, AffineParams, (n-1)*ps+AffineParams, (n-1)*stride+1, len(params), len(y), len(x)))
+	}
+	for i := 0; i < n; i++ {
+		u := params[i*ps : i*ps+AffineParams]
+		sc, _ := affineScale(u[1])
+		x[i*stride] = (y[i*stride] - u[0]) / sc
+		if logDet != nil {
+			logDet[i] += -math.Log(sc)
+		}
+	}
 }

@@ -146,10 +146,10 @@ func TestRQSplineInverseShared(t *testing.T) {
 	}
 	x0, x1 := make([]float64, n), make([]float64, n)
 	l0, l1 := make([]float64, n), make([]float64, n)
-	RQSplineInverseColumn(x0, y, 1, n, u, 0, bins, B, l0)
-	RQSplineInverseColumn(x1, y, 1, n, rep, P, bins, B, l1)
+	Spline{bins, B}.InverseColumn(x0, y, 1, n, u, 0, l0)
+	Spline{bins, B}.InverseColumn(x1, y, 1, n, rep, P, l1)
 	for i := 0; i < n; i++ {
-		wx, wl := RQSplineInverse(y[i], u, B)
+		wx, wl := rqsInverse(y[i], u, B)
 		if x0[i] != x1[i] || l0[i] != l1[i] || math.Abs(x0[i]-wx) > 1e-12 || math.Abs(l0[i]-wl) > 1e-12 {
 			t.Fatalf("point %d: shared (%v, %v), repeated (%v, %v), one spline (%v, %v)", i, x0[i], l0[i], x1[i], l1[i], wx, wl)
 		}

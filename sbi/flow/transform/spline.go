@@ -352,14 +352,50 @@ func splineSoftmaxBack(gu, p []float64, k int, gc [2]float64, scale float64) {
 	}
 }
 
-// RQSpline applies, feature by feature, the monotonic rational-quadratic spline of Durkan et
-// al. (2019) with linear tails: inside [−bound, bound] the spline with bins bins given by the
-// unconstrained parameters, outside it the identity. x is n×D; params is n×(D·(3·bins−1)) with
-// the parameters of feature d in columns d·P … d·P+P−1 ordered [widths, heights, interior
-// derivatives] (see SplineParams). It returns y (n×D) and the n×1 log|det ∂y/∂x| summed over
-// features, on the tape tp. The backward pass is analytic (one fused kernel) and reuses the
-// softmaxes saved by the forward pass.
-func RQSpline(tp *nn.Tape, x, params *nn.Tensor, bins int, bound float64) (y, logDet *nn.Tensor) {
+// Spline is the monotonic rational-quadratic spline transform of neural spline flows (Durkan
+// et al. 2019; zuko's MonotonicRQSTransform) with linear tails: inside [−Bound, Bound] a spline
+// of Bins bins given by the unconstrained parameters, outside it the identity. Its
+// parameters per feature (SplineParams(Bins) of them) are ordered [widths, heights, interior
+// derivatives]. It is the transform of flows of kind "nsf", with ReLU conditioners (nflows'
+// and zuko's) whose output weights start at a tenth of their initial draw, so that every
+// spline starts near the identity. Build it with NewSpline, which checks the settings; the
+// methods panic on a Spline out of range.
+type Spline struct {
+	Bins  int     // 1…MaxBins
+	Bound float64 // finite, > 0
+}
+
+func init() {
+	Register("nsf", Registration{
+		New:         func(s Settings) (Univariate, error) { return NewSpline(s.Bins, s.Bound) },
+		Activation:  nn.ReLU,
+		OutputScale: 0.1,
+	})
+}
+
+// NewSpline returns the spline transform of the given bins on [−bound, bound], or an error
+// when bins is outside 1…MaxBins or bound is not a finite positive number.
+func NewSpline(bins int, bound float64) (Spline, error) {
+	if bins < 1 || bins > MaxBins {
+		return Spline{}, fmt.Errorf("transform: spline with %d bins, want 1…%d", bins, MaxBins)
+	}
+	if !(bound > 0) || math.IsInf(bound, 0) {
+		return Spline{}, fmt.Errorf("transform: spline bound %v, want a finite value > 0", bound)
+	}
+	return Spline{Bins: bins, Bound: bound}, nil
+}
+
+// Params returns SplineParams(s.Bins).
+func (s Spline) Params() int { return SplineParams(s.Bins) }
+
+// Forward applies the spline feature by feature on the tape tp. x is n×D; params is
+// n×(D·P) with the parameters of feature d in columns d·P … d·P+P−1 (P = s.Params()). It
+// returns y (n×D) and the n×1 log|det ∂y/∂x| summed over features. Without gradients the
+// splines go eight (AVX-512) or four (AVX2) at a time through the vector kernel; the
+// backward pass is analytic (one fused kernel) and reuses the softmaxes saved by the forward
+// pass.
+func (s Spline) Forward(tp *nn.Tape, x, params *nn.Tensor) (y, logDet *nn.Tensor) {
+	bins, bound := s.Bins, s.Bound
 	D, _ := checkSpline(x, params, bins, bound)
 	g := tp.RequiresGrad(x, params)
 	y = tp.Output(x.Rows, D, g)
@@ -384,7 +420,7 @@ func RQSpline(tp *nn.Tape, x, params *nn.Tensor, bins int, bound float64) (y, lo
 func splineGrain(d int) int { return max(1, 128/max(d, 1)) }
 
 // splineJob evaluates the spline transform, or its backward pass, on a range of rows; it is
-// the nn.Op that RQSpline records.
+// the nn.Op that Spline.Forward records.
 type splineJob struct {
 	x, params, y, logDet *nn.Tensor
 	bins                 int
@@ -529,39 +565,50 @@ func checkSpline(x, params *nn.Tensor, bins int, bound float64) (D, P int) {
 	return D, P
 }
 
-// RQSplineForward evaluates one spline (parameters u of length 3K−1, see RQSpline) at x and
-// returns y and log dy/dx; outside [−bound, bound] it is the identity.
-func RQSplineForward(x float64, u []float64, bound float64) (y, logDet float64) {
-	if x < -bound || x > bound {
+// ForwardOne evaluates one spline (parameters u, s.Params() values) at x and returns y and
+// log dy/dx; outside [−Bound, Bound] it is the identity.
+func (s Spline) ForwardOne(x float64, u []float64) (y, logDet float64) {
+	s.checkOne(u)
+	if x < -s.Bound || x > s.Bound {
 		return x, 0
 	}
-	var s knots
-	s.set(u, bound)
-	return s.eval(x)
+	var k knots
+	k.set(u, s.Bound)
+	return k.eval(x)
 }
 
-// RQSplineInverse inverts RQSplineForward: it returns x with RQSplineForward(x) = y and
-// log dx/dy. It is used for sampling and carries no gradient.
-func RQSplineInverse(y float64, u []float64, bound float64) (x, logDet float64) {
-	if y < -bound || y > bound {
+// InverseOne inverts ForwardOne: it returns x with ForwardOne(x) = y and log dx/dy. It
+// carries no gradient.
+func (s Spline) InverseOne(y float64, u []float64) (x, logDet float64) {
+	s.checkOne(u)
+	if y < -s.Bound || y > s.Bound {
 		return y, 0
 	}
-	var s knots
-	s.set(u, bound)
-	return s.inverse(y, true)
+	var k knots
+	k.set(u, s.Bound)
+	return k.inverse(y, true)
 }
 
-// RQSplineInverseColumn inverts n splines at once: for every i < n, the spline with parameters
-// params[i·ps : i·ps+P] (P = 3·bins − 1, see RQSpline) at y[i·stride], written to x[i·stride];
-// with logDet not nil it adds log dx/dy to logDet[i]. The parameter stride ps is P for one
-// spline per point (one column of a batch) or 0 for one spline shared by all points. It is
-// RQSplineInverse for many points, four splines at a time on the vector kernel where there is
-// one, and otherwise with the exponentials and logarithms of blocks of splines taken by
-// vector calls.
-func RQSplineInverseColumn(x, y []float64, stride, n int, params []float64, ps int, bins int, bound float64, logDet []float64) {
+// checkOne panics unless u holds the parameters of one spline of s.
+func (s Spline) checkOne(u []float64) {
+	if s.Bins < 1 || s.Bins > MaxBins || len(u) != SplineParams(s.Bins) {
+		panic(fmt.Sprintf("transform: spline of %d bins (want 1…%d) given %d parameters (want 3·bins − 1)", s.Bins, MaxBins, len(u)))
+	}
+}
+
+// InverseColumn inverts n splines of one feature (see Univariate): for every i < n, the
+// spline with parameters params[i·ps : i·ps+P] at y[i·stride], written to x[i·stride]; with
+// logDet not nil it adds log dx/dy to logDet[i]. It is InverseOne for many points, four or
+// eight splines at a time on the vector kernel where there is one, and otherwise with the
+// exponentials and logarithms of blocks of splines taken by vector calls.
+func (s Spline) InverseColumn(x, y []float64, stride, n int, params []float64, ps int, logDet []float64) {
+	bins, bound := s.Bins, s.Bound
+	if bins < 1 || bins > MaxBins {
+		panic(fmt.Sprintf("transform: spline with %d bins, want 1…%d", bins, MaxBins))
+	}
 	P := SplineParams(bins)
 	if (ps != 0 && ps != P) || len(params) < (n-1)*ps+P || (n > 0 && (len(y) <= (n-1)*stride || len(x) <= (n-1)*stride)) {
-		panic(fmt.Sprintf("transform: RQSplineInverseColumn: %d splines of %d parameters at stride %d (want %d or 0) need %d parameters and %d strided values; have %d, %d and %d",
+		panic(fmt.Sprintf("transform: Spline.InverseColumn: %d splines of %d parameters at stride %d (want %d or 0) need %d parameters and %d strided values; have %d, %d and %d",
 			n, P, ps, P, (n-1)*ps+P, (n-1)*stride+1, len(params), len(y), len(x)))
 	}
 	mode := kernels.LanesInverse

@@ -18,6 +18,16 @@ func randSplineParams(rng *rand.Rand, n, scale float64, bins int) []float64 {
 	return u
 }
 
+// rqsForward and rqsInverse evaluate the spline of the parameters u (its bins follow from
+// their number) on [−bound, bound], one point at a time.
+func rqsForward(x float64, u []float64, bound float64) (y, logDet float64) {
+	return Spline{Bins: (len(u) + 1) / 3, Bound: bound}.ForwardOne(x, u)
+}
+
+func rqsInverse(y float64, u []float64, bound float64) (x, logDet float64) {
+	return Spline{Bins: (len(u) + 1) / 3, Bound: bound}.InverseOne(y, u)
+}
+
 func TestRQSplineGradient(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 9))
 	for _, bins := range []int{1, 2, 8, 10} {
@@ -25,7 +35,7 @@ func TestRQSplineGradient(t *testing.T) {
 		x := nntest.Var(rng, n, D, -4, 4) // some entries fall in the linear tails
 		p := nn.NewVariable(n, D*SplineParams(bins), randSplineParams(rng, n*D, 1.5, bins))
 		nntest.CheckGrad(t, "RQSpline", []*nn.Tensor{x, p}, func(tp *nn.Tape, in []*nn.Tensor) *nn.Tensor {
-			y, ld := RQSpline(tp, in[0], in[1], bins, B)
+			y, ld := Spline{bins, B}.Forward(tp, in[0], in[1])
 			return tp.Concat(y, ld)
 		})
 	}
@@ -35,7 +45,7 @@ func TestAffineGradient(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 10))
 	x, p := nntest.Var(rng, 4, 3, -2, 2), nntest.Var(rng, 4, 6, -3, 3)
 	nntest.CheckGrad(t, "Affine", []*nn.Tensor{x, p}, func(tp *nn.Tape, in []*nn.Tensor) *nn.Tensor {
-		y, ld := Affine(tp, in[0], in[1])
+		y, ld := Affine{}.Forward(tp, in[0], in[1])
 		return tp.Concat(y, ld)
 	})
 }
@@ -53,8 +63,8 @@ func TestRQSplineInvertible(t *testing.T) {
 			const B = 5.0
 			u := randSplineParams(rng, 1, 2, bins)
 			x := 12 * (rng.Float64() - 0.5)
-			y, ld := RQSplineForward(x, u, B)
-			xr, ldi := RQSplineInverse(y, u, B)
+			y, ld := rqsForward(x, u, B)
+			xr, ldi := rqsInverse(y, u, B)
 			if math.Abs(xr-x) > 1e-10*max(1, math.Abs(x)) {
 				t.Fatalf("bins %d: inverse(forward(%v)) = %v", bins, x, xr)
 			}
@@ -65,8 +75,8 @@ func TestRQSplineInvertible(t *testing.T) {
 				continue
 			}
 			const h = 1e-6
-			yp, _ := RQSplineForward(x+h, u, B)
-			ym, _ := RQSplineForward(x-h, u, B)
+			yp, _ := rqsForward(x+h, u, B)
+			ym, _ := rqsForward(x-h, u, B)
 			if num := (yp - ym) / (2 * h); math.Abs(num-math.Exp(ld)) > 1e-8+1e-6*num {
 				t.Fatalf("bins %d x %v: slope exp(log-det) %v, numerical %v", bins, x, math.Exp(ld), num)
 			}
@@ -85,14 +95,14 @@ func TestRQSplineBoundary(t *testing.T) {
 	const B = 3.0
 	u := randSplineParams(rng, 1, 3, 8)
 	for _, x := range []float64{-B, B} {
-		y, ld := RQSplineForward(x, u, B)
+		y, ld := rqsForward(x, u, B)
 		if math.Abs(y-x) > 1e-12 || math.Abs(ld) > 1e-9 {
 			t.Errorf("at %v: y %v log-det %v; want %v and 0", x, y, ld, x)
 		}
 	}
 	prev := math.Inf(-1)
 	for x := -B - 1; x <= B+1; x += 0.01 {
-		y, _ := RQSplineForward(x, u, B)
+		y, _ := rqsForward(x, u, B)
 		if !(y > prev) {
 			t.Fatalf("not increasing at %v: %v after %v", x, y, prev)
 		}
@@ -105,8 +115,8 @@ func TestAffineInvertible(t *testing.T) {
 	for trial := 0; trial < 100; trial++ {
 		p := []float64{rng.NormFloat64(), 3 * rng.NormFloat64()}
 		x := 5 * rng.NormFloat64()
-		y, ld := AffineForward(x, p)
-		xr, ldi := AffineInverse(y, p)
+		y, ld := Affine{}.ForwardOne(x, p)
+		xr, ldi := Affine{}.InverseOne(y, p)
 		if math.Abs(xr-x) > 1e-9*max(1, math.Abs(x)) || math.Abs(ld+ldi) > 1e-12 {
 			t.Fatalf("x %v: round trip %v, log-dets %v %v", x, xr, ld, ldi)
 		}
@@ -126,7 +136,7 @@ func TestRQSplineParallel(t *testing.T) {
 		defer runenv.SetThreads(0)
 		tp := nn.NewTape()
 		xv, pv := tp.Variable(n, D, x.Data), tp.Variable(n, p.Cols, p.Data)
-		y, ld := RQSpline(tp, xv, pv, bins, 5)
+		y, ld := Spline{bins, 5}.Forward(tp, xv, pv)
 		o := tp.Concat(y, ld)
 		tp.BackwardWith(o, w.Data)
 		return append([]float64(nil), o.Data...), append([]float64(nil), xv.Grad...), append([]float64(nil), pv.Grad...)
@@ -145,8 +155,8 @@ func TestRQSplineParallel(t *testing.T) {
 	}
 }
 
-// TestRQSplineBlocks compares the block evaluations (the tape's RQSpline and
-// RQSplineInverseColumn, which shift each softmax by its first logit) with the one-spline
+// TestRQSplineBlocks compares the block evaluations (the tape's Spline.Forward and
+// Spline.InverseColumn, which shift each softmax by its first logit) with the one-spline
 // functions (which shift by the largest), to 1e-12, on parameters of ordinary size and on
 // parameters whose logits lie 800 apart, where the first-logit shift overflows and the block
 // falls back to the one-spline path; and checks that the inverse undoes the forward (for the
@@ -160,12 +170,12 @@ func TestRQSplineBlocks(t *testing.T) {
 		x := nntest.Const(rng, n, D, -5, 5)
 		p := nn.NewTensor(n, D*P, randSplineParams(rng, n*D, scale, bins))
 		tp := nn.NewTape()
-		y, ld := RQSpline(tp, x, p, bins, B)
+		y, ld := Spline{bins, B}.Forward(tp, x, p)
 		for i := 0; i < n; i++ {
 			sum := 0.0
 			for d := 0; d < D; d++ {
 				u := p.Data[i*D*P+d*P : i*D*P+(d+1)*P]
-				wy, wl := RQSplineForward(x.Data[i*D+d], u, B)
+				wy, wl := rqsForward(x.Data[i*D+d], u, B)
 				sum += wl
 				if got := y.Data[i*D+d]; math.Abs(got-wy) > 1e-12*max(1, math.Abs(wy)) {
 					t.Fatalf("scale %v: y[%d,%d] = %v, one spline gives %v", scale, i, d, got, wy)
@@ -181,16 +191,16 @@ func TestRQSplineBlocks(t *testing.T) {
 				copy(col[i*P:], p.Data[i*D*P+d*P:i*D*P+(d+1)*P])
 			}
 			back, lds := make([]float64, n*D), make([]float64, n)
-			RQSplineInverseColumn(back[d:], y.Data[d:], D, n, col, P, bins, B, lds)
+			Spline{bins, B}.InverseColumn(back[d:], y.Data[d:], D, n, col, P, lds)
 			for i := 0; i < n; i++ {
 				got := back[i*D+d]
 				if scale > 1 { // ill-conditioned: ask for a small backward error only
-					if fy, _ := RQSplineForward(got, col[i*P:(i+1)*P], B); math.Abs(fy-y.Data[i*D+d]) > 1e-9 {
+					if fy, _ := rqsForward(got, col[i*P:(i+1)*P], B); math.Abs(fy-y.Data[i*D+d]) > 1e-9 {
 						t.Fatalf("scale %v: inverse at row %d feature %d = %v maps back to %v, not %v", scale, i, d, got, fy, y.Data[i*D+d])
 					}
 					continue
 				}
-				wx, wl := RQSplineInverse(y.Data[i*D+d], col[i*P:(i+1)*P], B)
+				wx, wl := rqsInverse(y.Data[i*D+d], col[i*P:(i+1)*P], B)
 				if math.Abs(got-wx) > 1e-12*max(1, math.Abs(wx)) || math.Abs(got-x.Data[i*D+d]) > 1e-9 {
 					t.Fatalf("scale %v: inverse at row %d feature %d = %v, one spline %v, forward input %v", scale, i, d, got, wx, x.Data[i*D+d])
 				}

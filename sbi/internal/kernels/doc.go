@@ -4,8 +4,8 @@
 // derivative, Adam's update, exp, log, ELU/SELU and its derivative) and the vector evaluation
 // of rational-quadratic splines (RunLanes), with the CPU feature detection that chooses among
 // them, and the scalar functions they share (Softplus, Sigmoid). Tensors, tapes and gradients
-// live in package nn, the choice between this product and a BLAS library too; this package
-// knows nothing of them.
+// live in package nn, and so does the choice between this product and a BLAS library (its
+// matmul.go); this package knows nothing of them.
 //
 // # The pattern
 //
@@ -21,9 +21,10 @@
 //
 // Two kernels differ from the pattern. Gemm packs its operands and calls the micro-tiles
 // (documented by TileGo) directly, without a dispatch per tile, which would cost on the
-// shallow products of small networks; where it cannot run it reports false and package nn
-// multiplies with gonum's BLAS. The vector spline kernels' reference is the scalar spline of
-// package transform, against which that package's tests compare them to the bit (see Lanes).
+// shallow products of small networks; where it cannot run it reports false (GemmWidth is 0),
+// and package nn multiplies with OpenBLAS or gonum's BLAS. The vector spline kernels'
+// reference is the scalar spline of package transform, against which that package's tests
+// compare them to the bit (see Lanes).
 //
 // # Dispatch
 //

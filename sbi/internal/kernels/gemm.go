@@ -17,7 +17,7 @@ const MR = 6
 // is added to every row without reading C). The sum starts at 0 and adds the products in
 // order of l with fused multiply-adds; floor is −Inf (none) or 0 (a fused ReLU), and the
 // maximum keeps NaN and −0. The assembly kernels give the same bits. Builds without
-// assembly do not run it: their products go through gonum's BLAS (see package nn).
+// assembly do not run it: their products go through a BLAS (see package nn's matmul.go).
 func TileGo(nr, k int, a []float64, rs, cs int, b, c []float64, ldc int, d []float64, ldd int, cols int, floor float64) {
 	for r := 0; r < MR; r++ {
 		for j := 0; j < nr; j++ {

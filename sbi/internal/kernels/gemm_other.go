@@ -2,7 +2,8 @@
 
 package kernels
 
-// Gemm reports false: without assembly, products go through gonum's BLAS (see package nn).
+// Gemm reports false: without assembly, products go through a BLAS (see package nn's
+// matmul.go).
 func Gemm(tA, tB bool, m, n, k int, a []float64, lda int, b []float64, ldb int, bias, c []float64, ldc int, relu bool) bool {
 	return false
 }
