@@ -1,11 +1,14 @@
 package sbi
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
 
+	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi/dist"
+	"github.com/gosbi/gosbi/sbi/internal/safe"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -23,7 +26,7 @@ func NewNPEEnsemble(members ...*NPE) (*NPEEnsemble, error) {
 	}
 	for k, m := range members {
 		if !m.trained {
-			return nil, fmt.Errorf("NPE ensemble: member %d: %w", k, errUntrained)
+			return nil, fmt.Errorf("NPE ensemble: member %d: %w", k, ErrUntrained)
 		}
 		if m.prior.Dim() != members[0].prior.Dim() || m.xDim != members[0].xDim {
 			return nil, fmt.Errorf("NPE ensemble: member %d has %d parameters and %d data values, member 0 %d and %d", k, m.prior.Dim(), m.xDim, members[0].prior.Dim(), members[0].xDim)
@@ -89,18 +92,21 @@ func (p *MixturePosterior) LogProb(theta *mat.Dense) []float64 {
 	return logMeanExp(parts)
 }
 
-// Sample draws n points; it panics with SampleChecked's error.
+// Sample draws n points, stopped by the host's context; it panics with SampleContext's error.
 func (p *MixturePosterior) Sample(rng *rand.Rand, n int) *mat.Dense {
-	s, err := p.SampleChecked(rng, n)
-	if err != nil {
-		panic("sbi: " + err.Error())
-	}
-	return s
+	return safe.Must(p.SampleContext(runenv.Context(), rng, n))
 }
 
-// SampleChecked draws the number of points of each member from a multinomial with equal
-// probabilities, samples the members and shuffles the rows.
+// SampleChecked is SampleContext with the host's context.
+//
+// Deprecated: use SampleContext (or Sample in a notebook cell).
 func (p *MixturePosterior) SampleChecked(rng *rand.Rand, n int) (*mat.Dense, error) {
+	return p.SampleContext(runenv.Context(), rng, n)
+}
+
+// SampleContext draws the number of points of each member from a multinomial with equal
+// probabilities, samples the members (until ctx is done) and shuffles the rows.
+func (p *MixturePosterior) SampleContext(ctx context.Context, rng *rand.Rand, n int) (*mat.Dense, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("mixture posterior: n = %d, expected at least 1 sample", n)
 	}
@@ -114,7 +120,7 @@ func (p *MixturePosterior) SampleChecked(rng *rand.Rand, n int) (*mat.Dense, err
 		if counts[k] == 0 {
 			continue
 		}
-		s, err := sampleChecked(m, rng, counts[k])
+		s, err := sampleContext(ctx, m, rng, counts[k])
 		if err != nil {
 			return nil, fmt.Errorf("mixture posterior, member %d: %w", k, err)
 		}
@@ -131,18 +137,25 @@ func (p *MixturePosterior) SampleChecked(rng *rand.Rand, n int) (*mat.Dense, err
 	return shuffled, nil
 }
 
-// checkedSampler is a posterior that reports sampling failures as errors.
-type checkedSampler interface {
-	SampleChecked(rng *rand.Rand, n int) (*mat.Dense, error)
+// contextSampler is a posterior that samples until a context is done and reports failures as
+// errors: the posteriors of this package.
+type contextSampler interface {
+	SampleContext(ctx context.Context, rng *rand.Rand, n int) (*mat.Dense, error)
 }
 
-// sampleChecked samples p, turning a panic of a posterior without SampleChecked into an error.
-func sampleChecked(p Posterior, rng *rand.Rand, n int) (s *mat.Dense, err error) {
-	if c, ok := p.(checkedSampler); ok {
-		return c.SampleChecked(rng, n)
+// sampleContext samples p until ctx is done, turning a panic of a posterior without
+// SampleContext (a user's, a distribution) into an error: the panic value itself when it is an
+// error, so that errors.Is sees its sentinel.
+func sampleContext(ctx context.Context, p Posterior, rng *rand.Rand, n int) (s *mat.Dense, err error) {
+	if c, ok := p.(contextSampler); ok {
+		return c.SampleContext(ctx, rng, n)
 	}
 	defer func() {
 		if r := recover(); r != nil {
+			if e, ok := r.(error); ok {
+				err = e
+				return
+			}
 			err = fmt.Errorf("%v", r)
 		}
 	}()
@@ -164,7 +177,7 @@ func NewNREEnsemble(members ...*NRE) (*NREEnsemble, error) {
 	}
 	for k, m := range members {
 		if !m.trained {
-			return nil, fmt.Errorf("NRE ensemble: member %d: %w", k, errUntrained)
+			return nil, fmt.Errorf("NRE ensemble: member %d: %w", k, ErrUntrained)
 		}
 		if m.prior.Dim() != members[0].prior.Dim() || m.xDim != members[0].xDim {
 			return nil, fmt.Errorf("NRE ensemble: member %d has %d parameters and %d data values, member 0 %d and %d", k, m.prior.Dim(), m.xDim, members[0].prior.Dim(), members[0].xDim)

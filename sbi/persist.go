@@ -185,7 +185,7 @@ func configJSON(cfg any) (json.RawMessage, error) {
 func saveEstimator(w io.Writer, e savable) error {
 	c := e.core()
 	if !c.trained {
-		return fmt.Errorf("save %s: %w", c.name, errUntrained)
+		return fmt.Errorf("save %s: %w", c.name, ErrUntrained)
 	}
 	prior, err := dist.SpecOf(c.prior)
 	if err != nil {

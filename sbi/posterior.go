@@ -11,8 +11,10 @@ import (
 type Posterior interface {
 	// Dim is the number of parameters.
 	Dim() int
-	// Sample draws n parameter vectors. It panics with a message that says what to do when the
-	// posterior cannot be sampled (an untrained estimator); SampleChecked returns that as an error.
+	// Sample draws n parameter vectors. It is a shorthand of the package's naming rule: when the
+	// posterior cannot be sampled (an untrained estimator, low acceptance, an interrupt) it
+	// panics with an error that says what to do; the posteriors of this package return that
+	// error from SampleContext.
 	Sample(rng *rand.Rand, n int) *mat.Dense
 	// LogProb is the log density of each row of theta (−Inf outside the support, never NaN).
 	LogProb(theta *mat.Dense) []float64

@@ -1,6 +1,7 @@
 package sbi
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -48,7 +49,7 @@ func TestSamplersAgainstGaussian(t *testing.T) {
 	}
 	for _, c := range cases {
 		const n = 4000
-		s, err := c.post.SampleChecked(rand.New(rand.NewPCG(1, 9)), n)
+		s, err := c.post.SampleContext(context.Background(), rand.New(rand.NewPCG(1, 9)), n)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}

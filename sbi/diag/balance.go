@@ -3,12 +3,19 @@ package diag
 import (
 	"errors"
 	"math"
+
+	"github.com/gosbi/gosbi/sbi/internal/safe"
 )
 
-// Balancing returns B = mean σ(joint) + mean σ(marginal), the balancing statistic of
-// Delaunoy et al. (2022, eq. 3) estimated from classifier logits log r̂ on joint pairs and on
-// marginal pairs; a balanced classifier has B = 1. It is the diagnostic the paper reports as
-// |1 − B|, computed on held-out pairs.
+// Balancing returns B = mean σ(joint) + mean σ(marginal), the balancing statistic of Delaunoy et
+// al. (2022, eq. 3) estimated from classifier logits log r̂ on joint pairs and on marginal pairs; a
+// balanced classifier has B = 1. It is the diagnostic the paper reports as |1 − B|, computed on
+// held-out pairs. MustBalancing is Balancing for notebook cells: it returns the result alone and
+// panics with Balancing's error.
+func MustBalancing(jointLogits, marginalLogits []float64) float64 {
+	return safe.Must(Balancing(jointLogits, marginalLogits))
+}
+
 func Balancing(jointLogits, marginalLogits []float64) (float64, error) {
 	if len(jointLogits) == 0 || len(marginalLogits) == 0 {
 		return 0, errors.New("diag.Balancing: need at least one joint and one marginal logit")
