@@ -49,7 +49,7 @@ func (c NREConfig) validate() error {
 // marginal pairs (θ_{i−1}, xᵢ), formed by rolling θ within the shuffled batch, so that
 // f = log r̂(θ, x) ≈ log p(x | θ)/p(x) and log p̂(θ | x) = log p(θ) + log r̂(θ, x). The loss is
 // ½(mean −log σ(f_joint) + mean −log(1−σ(f_marginal))), the normalization of the BNRE paper's
-// Algorithm 1 and of Python's sbi. With calib.BalancePenalty(λ) as regularizer it is BNRE.
+// Algorithm 1 and of Python's sbi. With calib.NewBalanceRegularizer(λ) as regularizer it is BNRE.
 // It implements Amortized; its log-densities are not normalized.
 type NRE struct {
 	estimator

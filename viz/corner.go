@@ -36,7 +36,7 @@ func Corner(samples ...*mat.Dense) *Plot { return CornerWith(CornerConfig{}, sam
 // CornerWith is Corner with options: parameter names, legend labels, true parameters, binning,
 // smoothing, contour levels and axis ranges. It panics if the sets have different numbers of
 // columns, or Names, Truth, Lower or Upper have the wrong length.
-func CornerWith(opts CornerConfig, samples ...*mat.Dense) *Plot {
+func CornerWith(cfg CornerConfig, samples ...*mat.Dense) *Plot {
 	if len(samples) == 0 {
 		panic("viz: Corner needs at least one set of samples")
 	}
@@ -46,12 +46,12 @@ func CornerWith(opts CornerConfig, samples ...*mat.Dense) *Plot {
 			panic(fmt.Sprintf("viz: Corner: sample set %d has %d columns, set 0 has %d", i, c, dim))
 		}
 	}
-	opts = opts.withDefaults(dim, len(samples))
+	cfg = cfg.withDefaults(dim, len(samples))
 	cols := make([][][]float64, len(samples)) // set → dim → values
 	for s, m := range samples {
 		cols[s] = columns(m)
 	}
-	lo, hi := cornerRanges(cols, opts)
+	lo, hi := cornerRanges(cols, cfg)
 
 	plots := make([][]*plot.Plot, dim)
 	for i := range dim {
@@ -59,21 +59,21 @@ func CornerWith(opts CornerConfig, samples ...*mat.Dense) *Plot {
 		for j := 0; j <= i; j++ {
 			var p *plot.Plot
 			if i == j {
-				p = cornerDiagonal(cols, i, lo[i], hi[i], opts)
+				p = cornerDiagonal(cols, i, lo[i], hi[i], cfg)
 			} else {
-				p = cornerPair(cols, j, i, lo, hi, opts)
+				p = cornerPair(cols, j, i, lo, hi, cfg)
 			}
-			cornerAxes(p, i, j, dim, opts)
+			cornerAxes(p, i, j, dim, cfg)
 			plots[i][j] = p
 		}
 	}
-	panel := opts.Panel
+	panel := cfg.Panel
 	size := panel*vg.Length(dim) + vg.Points(30)
 	legend := []string(nil)
-	if len(samples) > 1 || opts.Labels[0] != "" {
-		legend = opts.Labels
+	if len(samples) > 1 || cfg.Labels[0] != "" {
+		legend = cfg.Labels
 	}
-	if opts.Truth != nil {
+	if cfg.Truth != nil {
 		legend = append(legend, "true parameters")
 	}
 	// With one parameter there is no empty upper-right panel: the legend gets a strip to
@@ -99,9 +99,9 @@ func CornerWith(opts CornerConfig, samples ...*mat.Dense) *Plot {
 			strip := c
 			strip.Min.X = panels.Max.X
 			strip.Max.Y -= vg.Points(4)
-			drawCornerLegend(strip, legend, opts.Truth != nil)
+			drawCornerLegend(strip, legend, cfg.Truth != nil)
 		default:
-			drawCornerLegend(canvases[0][dim-1], legend, opts.Truth != nil)
+			drawCornerLegend(canvases[0][dim-1], legend, cfg.Truth != nil)
 		}
 	})
 }

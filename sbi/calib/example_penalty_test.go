@@ -19,7 +19,7 @@ func ExampleCoveragePenalty() {
 	x := tk.Simulate(rng, theta)
 
 	nre := sbi.NewNRE(tk.Prior(), sbi.NREConfig{})
-	res, err := nre.Train(theta, x, sbi.TrainConfig{Epochs: 3, BatchSize: 128, Seed: 1, Regularizer: calib.CoveragePenalty(calib.CoveragePenaltyConfig{Lambda: 5, Samples: 16})})
+	res, err := nre.Train(theta, x, sbi.TrainConfig{Epochs: 3, BatchSize: 128, Seed: 1, Regularizer: calib.NewCoverageRegularizer(calib.CoverageRegularizerConfig{Lambda: 5, Samples: 16})})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -36,7 +36,7 @@ func ExampleCoveragePenalty_npe() {
 	theta := tk.Prior().Sample(rng, 512)
 	x := tk.Simulate(rng, theta)
 
-	reg := calib.CoveragePenalty(calib.CoveragePenaltyConfig{Lambda: 5, Samples: 16, Mixture: 1, Quantiles: calib.QuantilesECDF})
+	reg := calib.NewCoverageRegularizer(calib.CoverageRegularizerConfig{Lambda: 5, Samples: 16, Mixture: 1, Quantiles: calib.QuantilesECDF})
 	npe := sbi.NewNPE(tk.Prior(), sbi.NPEConfig{Transforms: 2, Hidden: 32})
 	res, err := npe.Train(theta, x, sbi.TrainConfig{Epochs: 2, BatchSize: 128, Seed: 1, Regularizer: reg})
 	if err != nil {
@@ -56,7 +56,7 @@ func ExampleBalancePenalty() {
 	x := tk.Simulate(rng, theta)
 
 	nre := sbi.NewNRE(tk.Prior(), sbi.NREConfig{})
-	res, err := nre.Train(theta, x, sbi.TrainConfig{Epochs: 3, BatchSize: 128, Seed: 1, Regularizer: calib.BalancePenalty(100)})
+	res, err := nre.Train(theta, x, sbi.TrainConfig{Epochs: 3, BatchSize: 128, Seed: 1, Regularizer: calib.NewBalanceRegularizer(100)})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -64,7 +64,7 @@ func ExampleBalancePenalty() {
 	fmt.Println(res.RegName, len(res.RegTerm), "epochs")
 
 	npe := sbi.NewNPE(tk.Prior(), sbi.NPEConfig{})
-	_, err = npe.Train(theta, x, sbi.TrainConfig{Epochs: 1, Seed: 1, Regularizer: calib.BalancePenalty(100)})
+	_, err = npe.Train(theta, x, sbi.TrainConfig{Epochs: 1, Seed: 1, Regularizer: calib.NewBalanceRegularizer(100)})
 	fmt.Println(err != nil)
 	// Output:
 	// balance 3 epochs
@@ -80,7 +80,7 @@ func ExampleKCCSDPenalty() {
 	x := tk.Simulate(rng, theta)
 
 	npe := sbi.NewNPE(tk.Prior(), sbi.NPEConfig{Transforms: 2, Hidden: 32})
-	res, err := npe.Train(theta, x, sbi.TrainConfig{Epochs: 2, BatchSize: 128, Seed: 1, Regularizer: calib.KCCSDPenalty(calib.KCCSDPenaltyConfig{Lambda: 1})})
+	res, err := npe.Train(theta, x, sbi.TrainConfig{Epochs: 2, BatchSize: 128, Seed: 1, Regularizer: calib.NewKCCSDRegularizer(calib.KCCSDRegularizerConfig{Lambda: 1})})
 	if err != nil {
 		fmt.Println(err)
 		return

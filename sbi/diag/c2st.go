@@ -111,7 +111,8 @@ func C2STContext(ctx context.Context, x, y *mat.Dense, cfg C2STConfig) (*C2STRes
 		return nil, err
 	}
 	n := nx + ny
-	// KFold(shuffle=True): one permutation, then contiguous folds whose sizes differ by at most one.
+	// KFold(shuffle=True): one permutation, then contiguous folds whose sizes differ by at most
+	// one.
 	perm := rand.New(rand.NewPCG(cfg.Seed, 0xC25)).Perm(n)
 	res := &C2STResult{Folds: make([]float64, cfg.Folds), Epochs: make([]int, cfg.Folds), NX: nx, NY: ny}
 	prog := sbi.NewProgress("C2ST", cfg.Folds)

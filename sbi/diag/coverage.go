@@ -78,13 +78,8 @@ type CoverageResult struct {
 }
 
 // CoverageFromRanks builds a CoverageResult from HPD ranks α ∈ [0, 1] computed elsewhere (for
-// example by a calibration method or from conformal scores). A nil levels means Levels(19). It
-// returns an error when a rank is outside [0, 1] or NaN. MustCoverageFromRanks is CoverageFromRanks
-// for notebook cells: it returns the result alone and panics with CoverageFromRanks's error.
-func MustCoverageFromRanks(ranks, levels []float64) *CoverageResult {
-	return safe.Must(CoverageFromRanks(ranks, levels))
-}
-
+// example by a calibration method or from conformal scores). A nil levels means Levels(19).
+// It returns an error when a rank is outside [0, 1] or NaN.
 func CoverageFromRanks(ranks, levels []float64) (*CoverageResult, error) {
 	if len(ranks) == 0 {
 		return nil, fmt.Errorf("diag: coverage needs at least one rank, got none")
@@ -101,6 +96,12 @@ func CoverageFromRanks(ranks, levels []float64) (*CoverageResult, error) {
 		return nil, err
 	}
 	return coverageFromRanks(MethodRanks, ranks, levels), nil
+}
+
+// MustCoverageFromRanks is CoverageFromRanks for notebook cells: it returns the result alone and
+// panics with CoverageFromRanks's error.
+func MustCoverageFromRanks(ranks, levels []float64) *CoverageResult {
+	return safe.Must(CoverageFromRanks(ranks, levels))
 }
 
 func checkLevels(levels []float64) error {
@@ -352,16 +353,11 @@ func (r *CoverageResult) MIMEBundle() map[string]any {
 	return map[string]any{"text/html": b.String(), "text/plain": r.String()}
 }
 
-// RegionCoverage is the expected coverage of any family of credible regions of the form {θ :
-// score(θ, x) ≤ threshold}, such as the conformalised regions of CANVI (score −log q, thresholds
-// from conformal calibration) or HPD regions with thresholds found elsewhere: scores[i] is the
-// score of the true parameter of pair i and thresholds[k] the threshold of the region of
-// credibility levels[k]. The result has no Ranks. MustRegionCoverage is RegionCoverage for notebook
-// cells: it returns the result alone and panics with RegionCoverage's error.
-func MustRegionCoverage(scores, thresholds, levels []float64) *CoverageResult {
-	return safe.Must(RegionCoverage(scores, thresholds, levels))
-}
-
+// RegionCoverage is the expected coverage of any family of credible regions of the form
+// {θ : score(θ, x) ≤ threshold}, such as the conformalised regions of CANVI (score −log q,
+// thresholds from conformal calibration) or HPD regions with thresholds found elsewhere:
+// scores[i] is the score of the true parameter of pair i and thresholds[k] the threshold of
+// the region of credibility levels[k]. The result has no Ranks.
 func RegionCoverage(scores, thresholds, levels []float64) (*CoverageResult, error) {
 	if len(scores) == 0 {
 		return nil, fmt.Errorf("diag: region coverage needs at least one score, got none")
@@ -392,4 +388,10 @@ func RegionCoverage(scores, thresholds, levels []float64) (*CoverageResult, erro
 	r.setBands()
 	r.AUC, r.CalibrationError, r.ConservativenessError = coverageErrors(r.Levels, r.Coverage)
 	return r, nil
+}
+
+// MustRegionCoverage is RegionCoverage for notebook cells: it returns the result alone and panics
+// with RegionCoverage's error.
+func MustRegionCoverage(scores, thresholds, levels []float64) *CoverageResult {
+	return safe.Must(RegionCoverage(scores, thresholds, levels))
 }

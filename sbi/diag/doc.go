@@ -50,7 +50,7 @@
 // sbi.Amortized estimator on simulated pairs. SKCETest, the squared kernel calibration error
 // (Widmann et al.), is the baseline it is compared against. The array functions under them
 // (SteinKernel, KCCSDFeatures, GFDFeatures, KGFDFeatures) are exported with their gradients:
-// the training penalty calib.KCCSDPenalty is computed by them.
+// the training penalty calib.NewKCCSDRegularizer is computed by them.
 //
 // Supports. The KCCSD needs every prediction to have a differentiable, strictly positive density
 // on all of R^d: its Stein kernel uses the score at each target, and the Fisher kernels on

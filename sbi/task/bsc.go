@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/gosbi/gosbi/sbi/dist"
+	"github.com/gosbi/gosbi/sbi/internal/safe"
 )
 
 // The examples of Bon, Warne, Nott and Drovandi, "Bayesian score calibration for approximate
@@ -94,4 +95,9 @@ func BivariateOrnsteinUhlenbeck() Task {
 			}
 		},
 	}
+}
+
+// MustExactPosterior is ExactPosterior for notebook cells: it panics with its error.
+func (t *ConjugateGaussianTask) MustExactPosterior(x []float64) dist.Distribution {
+	return safe.Must(t.ExactPosterior(x))
 }
