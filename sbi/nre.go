@@ -219,7 +219,7 @@ func (e *NRE) ratioAt(x []float64) (func(theta *mat.Dense) []float64, error) {
 func (e *NRE) Posterior(x []float64) Posterior { return e.PosteriorWith(x, e.cfg.Sampler) }
 
 // PosteriorWith is Posterior with a given sampler configuration.
-func (e *NRE) PosteriorWith(x []float64, s SamplerConfig) *RatioPosterior {
+func (e *NRE) PosteriorWith(x []float64, cfg SamplerConfig) *RatioPosterior {
 	lr, err := e.ratioAt(x)
-	return newRatioPosterior(e.prior, lr, err, s)
+	return newRatioPosterior(e.prior, lr, err, cfg)
 }

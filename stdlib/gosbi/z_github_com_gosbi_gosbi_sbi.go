@@ -249,7 +249,7 @@ func init() {
 		"NRE.LogProbPairs":               "func (e *NRE) LogProbPairs(theta, x *mat.Dense) []float64\n\nLogProbPairs returns log p(θᵢ) + log r̂(θᵢ, xᵢ) for every row pair (an unnormalized posterior\nlog-density, −Inf outside the prior's support and where xᵢ holds NaN or ±Inf), in parallel.",
 		"NRE.LogRatio":                   "func (e *NRE) LogRatio(theta, x *mat.Dense) []float64\n\nLogRatio returns log r̂(θᵢ, xᵢ) = log p̂(xᵢ | θᵢ)/p(xᵢ) for every row pair, in parallel.",
 		"NRE.Posterior":                  "func (e *NRE) Posterior(x []float64) Posterior\n\nPosterior returns p̂(θ | x) ∝ p(θ)·r̂(θ, x), sampled as Config().Sampler says.",
-		"NRE.PosteriorWith":              "func (e *NRE) PosteriorWith(x []float64, s SamplerConfig) *RatioPosterior\n\nPosteriorWith is Posterior with a given sampler configuration.",
+		"NRE.PosteriorWith":              "func (e *NRE) PosteriorWith(x []float64, cfg SamplerConfig) *RatioPosterior\n\nPosteriorWith is Posterior with a given sampler configuration.",
 		"NRE.Prior":                      "func (e *NRE) Prior() dist.Distribution\n\nPrior returns the prior.",
 		"NRE.Save":                       "func (e *NRE) Save(w io.Writer) error\n\nSave writes the trained NRE to w, as NPE.Save does.",
 		"NRE.SaveFile":                   "func (e *NRE) SaveFile(path string) error\n\nSaveFile writes the NRE to the file at path (see Save), atomically like NPE.SaveFile.",
