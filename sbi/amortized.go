@@ -65,12 +65,13 @@ func sampleMany(ctx context.Context, est Amortized, rng *rand.Rand, xs *mat.Dens
 	return out, nil
 }
 
-// The estimators and their ensembles serve diagnostics through Amortized.
+// The estimators and their ensembles share one vocabulary, Estimator, and serve diagnostics
+// through Amortized.
 var (
-	_ Amortized = (*NPE)(nil)
-	_ Amortized = (*NRE)(nil)
-	_ Amortized = (*NPEEnsemble)(nil)
-	_ Amortized = (*NREEnsemble)(nil)
+	_ Estimator = (*NPE)(nil)
+	_ Estimator = (*NRE)(nil)
+	_ Estimator = (*NPEEnsemble)(nil)
+	_ Estimator = (*NREEnsemble)(nil)
 	_ Posterior = (*NPEPosterior)(nil)
 	_ Posterior = (*RatioPosterior)(nil)
 	_ Posterior = (*MixturePosterior)(nil)

@@ -312,8 +312,8 @@ func TestEnsembles(t *testing.T) {
 	if s := post.Sample(rng, 50); s.RawMatrix().Rows != 50 {
 		t.Errorf("mixture drew %d rows, expected 50", s.RawMatrix().Rows)
 	}
-	if _, err := NewNPEEnsemble(NewNPE(prior, NPEConfig{})); err == nil {
-		t.Error("an ensemble of an untrained NPE was accepted")
+	if u := MustNewNPEEnsemble(NewNPE(prior, NPEConfig{})); u.Trained() {
+		t.Error("an ensemble of an untrained NPE says it is trained") // Train trains it
 	}
 	many, err := SampleMany(re, rng, xs, 20)
 	if err != nil || len(many) != 10 || many[9].RawMatrix().Rows != 20 {

@@ -215,11 +215,16 @@ func (e *NRE) ratioAt(x []float64) (func(theta *mat.Dense) []float64, error) {
 	}, nil
 }
 
-// Posterior returns p̂(θ | x) ∝ p(θ)·r̂(θ, x), sampled as Config().Sampler says.
-func (e *NRE) Posterior(x []float64) Posterior { return e.PosteriorWith(x, e.cfg.Sampler) }
+// Posterior returns p̂(θ | x) ∝ p(θ)·r̂(θ, x), sampled as Config().Sampler says. It panics when
+// x has the wrong length.
+func (e *NRE) Posterior(x []float64) Posterior { return e.PosteriorAt(x) }
 
-// PosteriorWith is Posterior with a given sampler configuration.
+// PosteriorAt is Posterior with the concrete type, which also reports the sampling method and
+// the effective sample size of importance sampling.
+func (e *NRE) PosteriorAt(x []float64) *RatioPosterior { return e.PosteriorWith(x, e.cfg.Sampler) }
+
+// PosteriorWith is PosteriorAt with a given sampler configuration.
 func (e *NRE) PosteriorWith(x []float64, cfg SamplerConfig) *RatioPosterior {
 	lr, err := e.ratioAt(x)
-	return newRatioPosterior(e.prior, lr, err, cfg)
+	return newRatioPosterior(e.label, x, e.prior, lr, err, cfg)
 }

@@ -87,6 +87,8 @@ func (s SamplerConfig) withDefaults(prior dist.Distribution) SamplerConfig {
 // RatioPosterior is the posterior p̂(θ | x) ∝ p(θ)·r̂(θ, x) of a ratio estimator (an NRE or an
 // ensemble of them) for one observation. LogProb is unnormalized. It is safe for concurrent use.
 type RatioPosterior struct {
+	label    string    // the estimator, e.g. "NRE" or "NRE ensemble of 3"
+	x        []float64 // the observation
 	prior    dist.Distribution
 	logRatio func(theta *mat.Dense) []float64
 	err      error
@@ -96,11 +98,12 @@ type RatioPosterior struct {
 	ess float64
 }
 
-func newRatioPosterior(prior dist.Distribution, lr func(*mat.Dense) []float64, err error, s SamplerConfig) *RatioPosterior {
+func newRatioPosterior(label string, x []float64, prior dist.Distribution, lr func(*mat.Dense) []float64, err error, s SamplerConfig) *RatioPosterior {
 	if verr := s.validate(); verr != nil && err == nil {
 		err = verr
 	}
-	return &RatioPosterior{prior: prior, logRatio: lr, err: err, cfg: s.withDefaults(prior), ess: math.NaN()}
+	return &RatioPosterior{label: label, x: append([]float64(nil), x...), prior: prior, logRatio: lr, err: err,
+		cfg: s.withDefaults(prior), ess: math.NaN()}
 }
 
 // Dim is the number of parameters.

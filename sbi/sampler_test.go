@@ -21,7 +21,7 @@ func analyticPosterior(prior dist.Distribution, mean []float64, cov *mat.SymDens
 		}
 		return a
 	}
-	return newRatioPosterior(prior, lr, nil, s)
+	return newRatioPosterior("test", nil, prior, lr, nil, s)
 }
 
 // TestSamplersAgainstGaussian checks the slice sampler (4 correlated parameters), the grid

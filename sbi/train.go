@@ -154,6 +154,10 @@ type TrainResult struct {
 	// Warnings are what the caller should know about the run (dropped non-finite pairs above
 	// DropWarnFraction), one sentence each; String and MIMEBundle show them.
 	Warnings []string
+	// Members holds the result of each member of an ensemble, in order; nil for a single
+	// estimator. An ensemble's own result then carries only the summary: the members' total
+	// Duration, whether one was interrupted, and the data counts and warnings of member 0.
+	Members []*TrainResult
 }
 
 // DroppedFraction is the share of the pairs given to Train that were dropped for NaN or ±Inf.
@@ -191,6 +195,18 @@ func (r *TrainResult) String() string {
 
 // summary is the one-line summary without the estimator's name.
 func (r *TrainResult) summary() string {
+	if r.Members != nil {
+		var best []string
+		for _, m := range r.Members {
+			best = append(best, fmt.Sprint(m.BestEpoch))
+		}
+		s := fmt.Sprintf("%d members trained in %s (best epochs %s), %d training / %d validation pairs",
+			len(r.Members), r.Duration.Round(time.Millisecond), strings.Join(best, ", "), r.TrainRows, r.ValRows)
+		if r.Interrupted {
+			s += ", stopped by interrupt"
+		}
+		return s
+	}
 	what := "loss"
 	if r.ValRegTerm != nil {
 		what = "loss + " + r.RegName
@@ -225,6 +241,14 @@ func (r *TrainResult) MIMEBundle() map[string]any {
 	b.WriteString("<div><b>" + html.EscapeString(r.Estimator) + "</b> " + html.EscapeString(r.summary()))
 	for _, w := range r.Warnings {
 		b.WriteString(`<div style="color:#D55E00"><b>warning:</b> ` + html.EscapeString(w) + "</div>")
+	}
+	if r.Members != nil {
+		b.WriteString("<table><tr><th>member</th><th>summary</th></tr>")
+		for k, m := range r.Members {
+			fmt.Fprintf(&b, "<tr><td>%d</td><td>%s</td></tr>", k, html.EscapeString(m.summary()))
+		}
+		b.WriteString("</table></div>")
+		return map[string]any{"text/html": b.String(), "text/plain": r.String()}
 	}
 	b.WriteString("<table><tr><th>epoch</th><th>train</th><th>validation</th>")
 	if r.RegName != "" {
