@@ -123,7 +123,9 @@ func (e *NPEEnsemble) MustTrain(theta, x *mat.Dense, cfg TrainConfig) *TrainResu
 func (e *NPEEnsemble) TrainContext(ctx context.Context, theta, x *mat.Dense, cfg TrainConfig) (*TrainResult, error) {
 	fs := make([]func(context.Context, TrainConfig) (*TrainResult, error), len(e.Members))
 	for k, m := range e.Members {
-		fs[k] = func(ctx context.Context, c TrainConfig) (*TrainResult, error) { return m.TrainContext(ctx, theta, x, c) }
+		fs[k] = func(ctx context.Context, c TrainConfig) (*TrainResult, error) {
+			return m.TrainContext(ctx, theta, x, c)
+		}
 	}
 	return trainMembers(ctx, e.label(), fs, cfg)
 }
@@ -319,7 +321,9 @@ func (e *NREEnsemble) MustTrain(theta, x *mat.Dense, cfg TrainConfig) *TrainResu
 func (e *NREEnsemble) TrainContext(ctx context.Context, theta, x *mat.Dense, cfg TrainConfig) (*TrainResult, error) {
 	fs := make([]func(context.Context, TrainConfig) (*TrainResult, error), len(e.Members))
 	for k, m := range e.Members {
-		fs[k] = func(ctx context.Context, c TrainConfig) (*TrainResult, error) { return m.TrainContext(ctx, theta, x, c) }
+		fs[k] = func(ctx context.Context, c TrainConfig) (*TrainResult, error) {
+			return m.TrainContext(ctx, theta, x, c)
+		}
 	}
 	return trainMembers(ctx, e.label(), fs, cfg)
 }
