@@ -1,12 +1,13 @@
 // Package calib holds the methods that change an estimator to make it calibrated: training
-// penalties and post-hoc recalibration. The tests and diagnostics that say whether an estimator
+// regularizers and post-hoc recalibration. The tests and diagnostics that say whether an estimator
 // is calibrated (coverage, SBC, TARP, C2ST, the KCCSD and SKCE kernel tests, the BNRE balancing
 // statistic) live in package diag; calib's tests use them to check its methods.
 //
-// Training penalties (sbi.Regularizer, set in sbi.TrainConfig.Regularizer):
-//   - NewBalanceRegularizer, the balancing penalty of BNRE (Delaunoy et al. 2022), for ratio
+// Training regularizers (sbi.Regularizer, set in sbi.TrainConfig.Regularizer; Regularizer is
+// the library's one word for them, and a regularizer's Penalty is the term it adds to a batch):
+//   - NewBalanceRegularizer, the balancing term of BNRE (Delaunoy et al. 2022), for ratio
 //     estimators.
-//   - NewCoverageRegularizer, the differentiable expected-coverage penalty of CalNPE / CalNRE
+//   - NewCoverageRegularizer, the differentiable expected-coverage term of CalNPE / CalNRE
 //     (Falkiewicz et al. 2023).
 //   - NewKCCSDRegularizer, the kernel calibration-conditional Stein discrepancy of a batch
 //     (Glaser et al., "Fast and scalable score-based kernel calibration tests"). The statistic

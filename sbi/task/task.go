@@ -44,7 +44,8 @@ type Task interface {
 	Observation(k int) ([]float64, error)
 	// TrueParameters returns the parameters that generated observation k.
 	TrueParameters(k int) ([]float64, error)
-	// ReferencePosterior returns the reference posterior samples of observation k (10,000×ParamDim).
+	// ReferencePosterior returns the reference posterior samples of observation k
+	// (10,000×ParamDim).
 	ReferencePosterior(k int) (*mat.Dense, error)
 
 	// MustObservation, MustTrueParameters and MustReferencePosterior are the forms of the three
