@@ -12,7 +12,7 @@ import (
 // CalNRE: neural ratio estimation with the differentiable-coverage penalty (λ = 5, L = 16,
 // the conservative objective and prior proposals by default). The training result reports the
 // penalty per epoch under the regularizer's name.
-func ExampleCoveragePenalty() {
+func ExampleNewCoverageRegularizer() {
 	tk, _ := task.Get("two_moons")
 	rng := rand.New(rand.NewPCG(1, 2))
 	theta := tk.Prior().Sample(rng, 512)
@@ -30,7 +30,7 @@ func ExampleCoveragePenalty() {
 
 // CalNPE with the two-sided calibration objective and the quantile targets i/N of the paper's
 // eq. 15.
-func ExampleCoveragePenalty_npe() {
+func ExampleNewCoverageRegularizer_npe() {
 	tk, _ := task.Get("two_moons")
 	rng := rand.New(rand.NewPCG(1, 2))
 	theta := tk.Prior().Sample(rng, 512)
@@ -49,7 +49,7 @@ func ExampleCoveragePenalty_npe() {
 
 // BNRE: neural ratio estimation with the balancing penalty. Balance needs classifier logits,
 // so it refuses an NPE with an error that says so.
-func ExampleBalancePenalty() {
+func ExampleNewBalanceRegularizer() {
 	tk, _ := task.Get("two_moons")
 	rng := rand.New(rand.NewPCG(1, 2))
 	theta := tk.Prior().Sample(rng, 512)

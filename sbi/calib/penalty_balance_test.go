@@ -13,7 +13,7 @@ import (
 
 // The penalty is λ(mean σ(joint) + mean σ(marginal) − 1)², and its gradient with respect to
 // the logits is the derivative of that smooth function (checked by finite differences).
-func TestBalancePenaltyAndGradient(t *testing.T) {
+func TestBalanceRegularizerAndGradient(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	joint := make([]float64, 7)
 	marg := make([]float64, 5) // the halves need not have the same size
