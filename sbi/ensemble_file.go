@@ -47,8 +47,8 @@ func ensembleString(label string, trained bool, prior dist.Distribution) string 
 	return fmt.Sprintf("%s: %d parameters, %s", label, prior.Dim(), trainedWord(trained))
 }
 
-// Save writes every member (see NPE.Save) to w, in order. The prior is not stored: pass it
-// again to LoadNPEEnsemble.
+// Save writes every member (see NPE.Save, which stores the prior) to w, in order; Load and
+// LoadNPEEnsemble read it back.
 func (e *NPEEnsemble) Save(w io.Writer) error {
 	saves := make([]func(io.Writer) error, len(e.Members))
 	for k, m := range e.Members {
@@ -60,8 +60,8 @@ func (e *NPEEnsemble) Save(w io.Writer) error {
 // SaveFile writes the ensemble to the file at path (see Save), atomically like NPE.SaveFile.
 func (e *NPEEnsemble) SaveFile(path string) error { return saveFile(path, e.Save) }
 
-// Save writes every member (see NRE.Save) and the ensemble's sampler settings to w. The prior
-// is not stored: pass it again to LoadNREEnsemble.
+// Save writes every member (see NRE.Save, which stores the prior) and the ensemble's sampler
+// settings to w; Load and LoadNREEnsemble read it back.
 func (e *NREEnsemble) Save(w io.Writer) error {
 	saves := make([]func(io.Writer) error, len(e.Members))
 	for k, m := range e.Members {
@@ -99,9 +99,9 @@ func writeEnsemble(w io.Writer, h ensembleHeader, saves []func(io.Writer) error)
 	return nil
 }
 
-// readEnsemble reads an ensemble file of kind want from r and calls member for the bytes of
-// every member in order.
-func readEnsemble(r io.Reader, want string, member func(k int, r io.Reader) error) (*ensembleHeader, error) {
+// readEnsemble reads an ensemble file of kind want ("" for any) from r and calls member for
+// the bytes of every member in order, with the members' kind.
+func readEnsemble(r io.Reader, want string, member func(k int, r io.Reader, kind string) error) (*ensembleHeader, error) {
 	magic := make([]byte, len(ensembleMagic))
 	if _, err := io.ReadFull(r, magic); err != nil || !bytes.Equal(magic, ensembleMagic) {
 		return nil, errors.New("load ensemble: not a gosbi ensemble file (the magic GOSBIENS is missing)")
@@ -124,8 +124,11 @@ func readEnsemble(r io.Reader, want string, member func(k int, r io.Reader) erro
 	if err := json.Unmarshal(hdr, &h); err != nil {
 		return nil, fmt.Errorf("load ensemble: damaged header: %w", err)
 	}
-	if h.Kind != want {
-		return nil, fmt.Errorf("load ensemble: the file holds an ensemble of kind %q, not %q", h.Kind, want)
+	if h.Kind != "npe" && h.Kind != "nre" {
+		return nil, fmt.Errorf("load ensemble: the file holds an ensemble of kind %q, which this build does not know (it knows \"npe\" and \"nre\")", h.Kind)
+	}
+	if want != "" && h.Kind != want {
+		return nil, fmt.Errorf("load ensemble: the file holds an ensemble of kind %q, not %q: use Load", h.Kind, want)
 	}
 	if h.Members < 1 || h.Members > maxEnsembleMembers {
 		return nil, fmt.Errorf("load ensemble: damaged header (%d members, expected 1 to %d)", h.Members, maxEnsembleMembers)
@@ -136,46 +139,40 @@ func readEnsemble(r io.Reader, want string, member func(k int, r io.Reader) erro
 			return nil, fmt.Errorf("load ensemble: member %d: truncated file: %w", k, err)
 		}
 		lr := &io.LimitedReader{R: r, N: int64(min(size, 1<<40))}
-		if err := member(k, lr); err != nil {
+		if err := member(k, lr, h.Kind); err != nil {
 			return nil, fmt.Errorf("load ensemble, member %d: %w", k, err)
 		}
-		if lr.N != 0 { // the member's reader must have used exactly its bytes
-			if _, err := io.Copy(io.Discard, lr); err != nil {
-				return nil, fmt.Errorf("load ensemble: member %d: %w", k, err)
-			}
+		if _, err := io.Copy(io.Discard, lr); err != nil { // what the member's reader left
+			return nil, fmt.Errorf("load ensemble: member %d: %w", k, err)
 		}
 	}
 	return &h, nil
 }
 
-// LoadNPEEnsemble reads an ensemble written by NPEEnsemble.Save; prior must be the prior its
-// members were trained with.
-func LoadNPEEnsemble(r io.Reader, prior dist.Distribution) (*NPEEnsemble, error) {
-	var members []*NPE
-	_, err := readEnsemble(r, "npe", func(_ int, r io.Reader) error {
-		m, err := LoadNPE(r, prior)
+// loadEnsemble reads an ensemble file of kind want ("" for any); prior may be nil when the
+// members' files store theirs.
+func loadEnsemble(r io.Reader, prior dist.Distribution, want string) (Estimator, error) {
+	var members []savable
+	h, err := readEnsemble(r, want, func(_ int, r io.Reader, kind string) error {
+		m, err := loadEstimator(r, prior, kind)
 		members = append(members, m)
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	return NewNPEEnsemble(members...)
-}
-
-// LoadNREEnsemble reads an ensemble written by NREEnsemble.Save; prior must be the prior its
-// members were trained with.
-func LoadNREEnsemble(r io.Reader, prior dist.Distribution) (*NREEnsemble, error) {
-	var members []*NRE
-	h, err := readEnsemble(r, "nre", func(_ int, r io.Reader) error {
-		m, err := LoadNRE(r, prior)
-		members = append(members, m)
-		return err
-	})
-	if err != nil {
-		return nil, err
+	if h.Kind == "npe" {
+		ms := make([]*NPE, len(members))
+		for k, m := range members {
+			ms[k] = m.(*NPE)
+		}
+		return NewNPEEnsemble(ms...)
 	}
-	e, err := NewNREEnsemble(members...)
+	ms := make([]*NRE, len(members))
+	for k, m := range members {
+		ms[k] = m.(*NRE)
+	}
+	e, err := NewNREEnsemble(ms...)
 	if err != nil {
 		return nil, err
 	}
@@ -183,6 +180,26 @@ func LoadNREEnsemble(r io.Reader, prior dist.Distribution) (*NREEnsemble, error)
 		e.Sampler = *h.Sampler
 	}
 	return e, nil
+}
+
+// LoadNPEEnsemble reads an ensemble written by NPEEnsemble.Save, with the rules of LoadNPE for
+// the prior (nil: the one stored with the members).
+func LoadNPEEnsemble(r io.Reader, prior dist.Distribution) (*NPEEnsemble, error) {
+	e, err := loadEnsemble(r, prior, "npe")
+	if err != nil {
+		return nil, err
+	}
+	return e.(*NPEEnsemble), nil
+}
+
+// LoadNREEnsemble reads an ensemble written by NREEnsemble.Save, with the rules of LoadNPE for
+// the prior (nil: the one stored with the members).
+func LoadNREEnsemble(r io.Reader, prior dist.Distribution) (*NREEnsemble, error) {
+	e, err := loadEnsemble(r, prior, "nre")
+	if err != nil {
+		return nil, err
+	}
+	return e.(*NREEnsemble), nil
 }
 
 // LoadNPEEnsembleFile reads an NPE ensemble from the file at path (see LoadNPEEnsemble).

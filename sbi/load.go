@@ -5,6 +5,9 @@ import (
 	"github.com/gosbi/gosbi/sbi/internal/safe"
 )
 
+// MustLoadFile is LoadFile for notebook cells: it panics with LoadFile's error.
+func MustLoadFile(path string) Estimator { return safe.Must(LoadFile(path)) }
+
 // MustLoadNPEFile is LoadNPEFile for notebook cells: it panics with LoadNPEFile's error.
 func MustLoadNPEFile(path string, prior dist.Distribution) *NPE {
 	return safe.Must(LoadNPEFile(path, prior))

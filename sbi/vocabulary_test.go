@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"path/filepath"
@@ -91,13 +92,18 @@ func TestEstimatorVocabulary(t *testing.T) {
 			if err := e.Save(&buf); err != nil {
 				t.Fatal(err)
 			}
+			saved := bytes.Clone(buf.Bytes())
 			back, err := c.load(&buf)
 			if err != nil {
 				t.Fatal(err)
 			}
+			generic, err := Load(bytes.NewReader(saved))
+			if err != nil || fmt.Sprintf("%T", generic) != fmt.Sprintf("%T", e) {
+				t.Fatalf("Load of what %T saved: %T, %v", e, generic, err)
+			}
 			path := filepath.Join(t.TempDir(), "est.gosbi")
 			e.MustSaveFile(path)
-			for what, l := range map[string]Estimator{"Load": back, "MustLoadFile": c.loadFile(path)} {
+			for what, l := range map[string]Estimator{"typed load": back, "Load": generic, "typed MustLoadFile": c.loadFile(path), "MustLoadFile": MustLoadFile(path)} {
 				got := l.LogProbPairs(th, xs)
 				for i := range lp {
 					if got[i] != lp[i] {

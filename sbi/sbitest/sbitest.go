@@ -20,7 +20,8 @@ import (
 )
 
 // Estimator is what the suite needs of an estimator: an amortized posterior that trains on
-// pairs and saves itself. NPE and NRE implement it.
+// pairs and saves itself. Every sbi.Estimator (the vocabulary all of the library's estimators
+// share: NPE, NRE, their ensembles) implements it.
 type Estimator interface {
 	sbi.Amortized
 	Train(theta, x *mat.Dense, cfg sbi.TrainConfig) (*sbi.TrainResult, error)
@@ -83,7 +84,7 @@ func (c Config) withDefaults() Config {
 		c.Allowance = DefaultAllowance
 	}
 	if c.Load == nil {
-		c.Load = sbi.Load
+		c.Load = func(r io.Reader) (sbi.Amortized, error) { return sbi.Load(r) }
 	}
 	return c
 }
