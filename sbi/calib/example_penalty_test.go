@@ -71,9 +71,9 @@ func ExampleNewBalanceRegularizer() {
 	// true
 }
 
-// NPE with the KCCSD penalty: scores of the flow by central differences, compared at 10 base
+// NPE with the KCCSD regularizer: scores of the flow by central differences, compared at 10 base
 // points per batch.
-func ExampleKCCSDPenalty() {
+func ExampleNewKCCSDRegularizer() {
 	tk, _ := task.Get("two_moons")
 	rng := rand.New(rand.NewPCG(1, 2))
 	theta := tk.Prior().Sample(rng, 512)
