@@ -126,16 +126,22 @@ func (c *estimator) train(ctx context.Context, m network, theta, x *mat.Dense, c
 		res.Warnings = append(res.Warnings, w)
 	}
 	err = fit(ctx, res, m, d, s.train, s.val, s.cfg, s.rng)
+	return res, c.afterFit(res, err)
+}
+
+// afterFit sets whether the estimator is trained after a training loop ended with err, and
+// returns the error Train reports: an interrupt says where it stopped and what it kept.
+func (c *estimator) afterFit(res *TrainResult, err error) error {
 	switch {
 	case err == nil:
 		c.trained = true
 	case res.Interrupted:
-		// fit restored the best epoch's weights; without a finished epoch they are the fresh
-		// (untrained) ones, or those the estimator had before a resumed training.
+		// the loop restored the best epoch's weights; without a finished epoch they are the
+		// fresh (untrained) ones, or those the estimator had before a resumed training.
 		c.trained = c.trained || res.BestEpoch > 0 && !math.IsNaN(res.BestLoss) && !math.IsInf(res.BestLoss, 0)
 		err = fmt.Errorf("train %s: %s: %w", c.label, res.stopNote(c.trained), err)
 	}
-	return res, err
+	return err
 }
 
 // DropWarnFraction is the share of training pairs dropped for NaN or ±Inf above which Train

@@ -184,10 +184,10 @@ func (m *npeModel) batchLoss(tp *nn.Tape, d *trainData, idx []int, rb *RegBatch)
 }
 
 // LogProbPairs returns log q(θᵢ | xᵢ) for every row pair, in raw units of θ, −Inf where θᵢ lies
-// outside the prior's support or xᵢ holds NaN or ±Inf; evaluated in parallel on all cores. On CPUs with AVX-512 the flow's
-// MADEs multiply in float32 (PyTorch's precision, about twice as fast): the log-densities then
-// carry float32 rounding, near 1e-6, and are the same for a pair whichever call or batch
-// computes them (Posterior.LogProb included). It panics when the NPE is untrained or the shapes
+// outside the prior's support or xᵢ holds NaN or ±Inf; evaluated in parallel on all cores. On
+// CPUs with AVX-512 the flow's MADEs multiply in float32 (PyTorch's precision, about twice as
+// fast): the log-densities then carry float32 rounding, near 1e-6, and are the same for a pair
+// whichever call or batch computes them (Posterior.LogProb included). It panics when the NPE is untrained or the shapes
 // do not match.
 func (e *NPE) LogProbPairs(theta, x *mat.Dense) []float64 {
 	e.mustTrained("LogProbPairs")
