@@ -10,7 +10,8 @@
 // package sbi/flow); NewNRE builds neural ratio estimation with a classifier of joint against
 // marginal pairs. Both learn the standardization of θ and x from their training data, train
 // with Adam, early stopping and gradient clipping (TrainConfig; the defaults are those of
-// Python's sbi), drop non-finite simulations with a count, and implement Amortized:
+// Python's sbi), drop non-finite simulations with a count, and implement Estimator, the
+// vocabulary every estimator shares:
 //
 //	npe := sbi.NewNPE(prior, sbi.NPEConfig{Flow: "nsf"})
 //	res, err := npe.Train(theta, x, sbi.TrainConfig{Seed: 1})
@@ -24,22 +25,52 @@
 // for CalNPE/CalNRE) adds a term to the loss of every batch; it sees the batch through
 // RegBatch. The epoch kept, and early stopping, follow the objective that is trained: the
 // validation loss plus the regularizer's penalty on the validation pairs (TrainConfig.Select;
-// SelectLoss judges by the loss alone). NPE posteriors reject draws outside a bounded prior and report the acceptance
-// rate; NRE posteriors sample by an exact grid (at most 3 parameters, bounded prior), slice
-// MCMC over many chains, or importance resampling from the prior (SamplerConfig).
-// NPEEnsemble and NREEnsemble combine trained estimators. Save writes an estimator with its
-// configuration, embedding, prior and weights to one checksummed file, and Load reads back
-// whichever estimator a file holds (LoadNPE and LoadNRE are the typed forms); the format, its
-// registry of kinds and its limits are described at EstimatorFormatVersion.
+// SelectLoss judges by the loss alone). NPE posteriors reject draws outside a bounded prior
+// and report the acceptance rate; NRE posteriors sample by an exact grid (at most 3
+// parameters, bounded prior), slice MCMC over many chains, or importance resampling from the
+// prior (SamplerConfig). NPEEnsemble and NREEnsemble combine estimators. Save writes an
+// estimator with its configuration, embedding, prior and weights to one checksummed file, and
+// Load reads back whichever estimator a file holds (LoadNPE and LoadNRE are the typed forms);
+// the format, its registry of kinds and its limits are described at EstimatorFormatVersion.
+//
+// # Errors and names
+//
+// One rule names every call of the library and its sub-packages (docs/design.md says it for
+// the whole repository):
+//
+//   - The plain name returns the error. A call that can fail for reasons of data (a file, a
+//     simulation, a training that diverges, an untrained estimator, low acceptance, an
+//     interrupt) returns (value, error), as Go does: NPE.Train, LoadNPEFile, SampleMany.
+//   - MustX is the form for notebook cells: X's arguments, X's value alone, and a panic whose
+//     value is X's error (so that a recovered panic still answers errors.Is). Every call that
+//     notebooks make routinely has one (NPE.MustTrain, MustSampleMany, MustSimulate), so a
+//     cell never handles an error.
+//   - XContext(ctx, …) is the form for services: a call that reads the host's context
+//     (runenv.Context, cancelled by a notebook's interrupt) has a context-first form that
+//     honours ctx alone and returns the error (NPE.TrainContext, SampleManyContext,
+//     SimulateContext, a posterior's SampleContext), so that two calls are cancelled
+//     separately.
+//   - Shorthands: a posterior's Sample(rng, n) is written inside expressions and panics like a
+//     Must form; its error form is SampleContext. (The other shorthands are dist's Sample,
+//     task's Simulate method, diag.C2ST and diag.ExpectedCoverage; the list is closed.)
+//   - Programming mistakes (a wrong shape, a nil prior) panic in every form with a message
+//     naming what was expected, as gonum does; so do evaluations (Posterior, LogProb,
+//     LogProbPairs, LogRatio) of an untrained estimator, which Trained tells beforehand.
+//   - Errors a caller branches on are the exported sentinels ErrUntrained, ErrLowAcceptance,
+//     ErrNonFinite and ErrDiverged, wrapped by both forms; an interrupt wraps the context's
+//     error (context.Canceled).
+//
+// Names the rule retired remain as deprecated aliases. One word names a term added to the
+// training loss: Regularizer.
 //
 // # Configuration
 //
 // Settings are passed in structs named XConfig (NPEConfig, TrainConfig, SamplerConfig, and so
-// on through the sub-packages and package viz), whose zero value means the defaults; there are
-// no functional options. A setting with a fixed set of values is a named type with exported
-// constants, a named string type where the values are names (Activation, SamplerMethod,
-// flow.Kind with MAF and NSF), so that a literal such as "nsf" may stand for a constant; an
-// unknown value is an error that names it and the values allowed.
+// on through the sub-packages and package viz), whose zero value means the defaults, in a
+// parameter named cfg; there are no functional options. A setting with a fixed set of values
+// is a named type with exported constants, a named string type where the values are names
+// (Activation, SamplerMethod, flow.Kind with MAF and NSF), so that a literal such as "nsf" may
+// stand for a constant; an unknown value is an error that names it and the values allowed.
 //
 // Sub-packages hold the rest: sbi/dist (distributions), sbi/task (simulators and benchmark
 // tasks), sbi/nn (the reverse-mode engine), sbi/flow (normalizing flows), sbi/calib

@@ -1,35 +1,133 @@
 package sbi
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
 
+	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi/dist"
+	"github.com/gosbi/gosbi/sbi/internal/safe"
 	"gonum.org/v1/gonum/mat"
 )
 
-// NPEEnsemble is the equal-weight mixture of K trained NPEs, q(θ | x) = (1/K) Σₖ qₖ(θ | x), as
-// sbi's EnsemblePosterior. It implements Amortized.
+// NPEEnsemble is the equal-weight mixture of K NPEs, q(θ | x) = (1/K) Σₖ qₖ(θ | x), as sbi's
+// EnsemblePosterior. It implements Estimator: Train trains every member on the same pairs
+// (member k with seed cfg.Seed + k, so that members differ by their initial weights and batch
+// order: a deep ensemble), and Save writes them all.
 type NPEEnsemble struct {
 	Members []*NPE
 }
 
-// NewNPEEnsemble returns the mixture of the members, which must be trained for the same
-// parameter and observation dimensions.
+// NewNPEEnsemble returns the mixture of the members: all trained, for the same parameter and
+// observation dimensions, or all untrained, to be trained together by Train.
 func NewNPEEnsemble(members ...*NPE) (*NPEEnsemble, error) {
-	if len(members) == 0 {
-		return nil, fmt.Errorf("NPE ensemble: no members, expected at least one trained NPE")
-	}
+	cores := make([]*estimator, len(members))
 	for k, m := range members {
-		if !m.trained {
-			return nil, fmt.Errorf("NPE ensemble: member %d: %w", k, errUntrained)
+		if m != nil {
+			cores[k] = &m.estimator
 		}
-		if m.prior.Dim() != members[0].prior.Dim() || m.xDim != members[0].xDim {
-			return nil, fmt.Errorf("NPE ensemble: member %d has %d parameters and %d data values, member 0 %d and %d", k, m.prior.Dim(), m.xDim, members[0].prior.Dim(), members[0].xDim)
-		}
+	}
+	if err := checkMembers("NPE ensemble", cores); err != nil {
+		return nil, err
 	}
 	return &NPEEnsemble{Members: members}, nil
+}
+
+// MustNewNPEEnsemble is NewNPEEnsemble for notebook cells: it panics with its error.
+func MustNewNPEEnsemble(members ...*NPE) *NPEEnsemble { return safe.Must(NewNPEEnsemble(members...)) }
+
+// checkMembers returns an error unless there is at least one member, none is nil, and the
+// members are either all untrained or all trained for the same dimensions.
+func checkMembers(what string, cores []*estimator) error {
+	if len(cores) == 0 {
+		return fmt.Errorf("%s: no members, expected at least one estimator", what)
+	}
+	for k, c := range cores {
+		switch {
+		case c == nil:
+			return fmt.Errorf("%s: member %d is nil", what, k)
+		case c.prior.Dim() != cores[0].prior.Dim():
+			return fmt.Errorf("%s: member %d has %d parameters, member 0 %d", what, k, c.prior.Dim(), cores[0].prior.Dim())
+		case c.trained != cores[0].trained:
+			return fmt.Errorf("%s: member %d is %s and member 0 is %s: combine trained members, or untrained ones and call Train: %w",
+				what, k, trainedWord(c.trained), trainedWord(cores[0].trained), ErrUntrained)
+		case c.trained && c.xDim != cores[0].xDim:
+			return fmt.Errorf("%s: member %d was trained on %d data values, member 0 on %d", what, k, c.xDim, cores[0].xDim)
+		}
+	}
+	return nil
+}
+
+func trainedWord(trained bool) string {
+	if trained {
+		return "trained"
+	}
+	return "untrained"
+}
+
+// trainMembers trains every member on the pairs, member k with seed cfg.Seed + k, and gathers
+// their results; it stops at the first error (an interrupt included: the members trained so far
+// stay trained, the interrupted one keeps its best epoch).
+func trainMembers(ctx context.Context, label string, members []func(context.Context, TrainConfig) (*TrainResult, error), cfg TrainConfig) (*TrainResult, error) {
+	res := &TrainResult{Estimator: label}
+	for k, train := range members {
+		c := cfg
+		c.Seed = cfg.Seed + uint64(k)
+		r, err := train(ctx, c)
+		if r != nil {
+			res.Members = append(res.Members, r)
+			res.Duration += r.Duration
+			res.Interrupted = res.Interrupted || r.Interrupted
+			if k == 0 {
+				res.Dropped, res.TrainRows, res.ValRows, res.Warnings = r.Dropped, r.TrainRows, r.ValRows, r.Warnings
+			}
+		}
+		if err != nil {
+			return res, fmt.Errorf("train %s, member %d: %w", label, k, err)
+		}
+	}
+	return res, nil
+}
+
+// Prior returns the members' prior.
+func (e *NPEEnsemble) Prior() dist.Distribution { return e.Members[0].prior }
+
+// Trained reports whether every member is trained.
+func (e *NPEEnsemble) Trained() bool {
+	for _, m := range e.Members {
+		if !m.trained {
+			return false
+		}
+	}
+	return true
+}
+
+// label names the ensemble in results and displays.
+func (e *NPEEnsemble) label() string { return fmt.Sprintf("NPE ensemble of %d", len(e.Members)) }
+
+// Train trains every member on the pairs, member k with seed cfg.Seed + k (see NPE.Train, whose
+// rules each member follows); the result holds each member's in Members. It stops at the first
+// member's error.
+func (e *NPEEnsemble) Train(theta, x *mat.Dense, cfg TrainConfig) (*TrainResult, error) {
+	return e.TrainContext(runenv.Context(), theta, x, cfg)
+}
+
+// MustTrain is Train for notebook cells: it panics with Train's error.
+func (e *NPEEnsemble) MustTrain(theta, x *mat.Dense, cfg TrainConfig) *TrainResult {
+	return safe.Must(e.Train(theta, x, cfg))
+}
+
+// TrainContext is Train stopped by ctx instead of the host's context.
+func (e *NPEEnsemble) TrainContext(ctx context.Context, theta, x *mat.Dense, cfg TrainConfig) (*TrainResult, error) {
+	fs := make([]func(context.Context, TrainConfig) (*TrainResult, error), len(e.Members))
+	for k, m := range e.Members {
+		fs[k] = func(ctx context.Context, c TrainConfig) (*TrainResult, error) {
+			return m.TrainContext(ctx, theta, x, c)
+		}
+	}
+	return trainMembers(ctx, e.label(), fs, cfg)
 }
 
 // LogProbPairs is log (1/K) Σₖ qₖ(θᵢ | xᵢ) for every row pair.
@@ -64,7 +162,10 @@ func logMeanExp(parts [][]float64) []float64 {
 }
 
 // Posterior returns the mixture of the members' posteriors for x.
-func (e *NPEEnsemble) Posterior(x []float64) Posterior {
+func (e *NPEEnsemble) Posterior(x []float64) Posterior { return e.PosteriorAt(x) }
+
+// PosteriorAt is Posterior with the concrete type.
+func (e *NPEEnsemble) PosteriorAt(x []float64) *MixturePosterior {
 	mp := &MixturePosterior{}
 	for _, m := range e.Members {
 		mp.Members = append(mp.Members, m.PosteriorAt(x))
@@ -89,18 +190,21 @@ func (p *MixturePosterior) LogProb(theta *mat.Dense) []float64 {
 	return logMeanExp(parts)
 }
 
-// Sample draws n points; it panics with SampleChecked's error.
+// Sample draws n points, stopped by the host's context; it panics with SampleContext's error.
 func (p *MixturePosterior) Sample(rng *rand.Rand, n int) *mat.Dense {
-	s, err := p.SampleChecked(rng, n)
-	if err != nil {
-		panic("sbi: " + err.Error())
-	}
-	return s
+	return safe.Must(p.SampleContext(runenv.Context(), rng, n))
 }
 
-// SampleChecked draws the number of points of each member from a multinomial with equal
-// probabilities, samples the members and shuffles the rows.
+// SampleChecked is SampleContext with the host's context.
+//
+// Deprecated: use SampleContext (or Sample in a notebook cell).
 func (p *MixturePosterior) SampleChecked(rng *rand.Rand, n int) (*mat.Dense, error) {
+	return p.SampleContext(runenv.Context(), rng, n)
+}
+
+// SampleContext draws the number of points of each member from a multinomial with equal
+// probabilities, samples the members (until ctx is done) and shuffles the rows.
+func (p *MixturePosterior) SampleContext(ctx context.Context, rng *rand.Rand, n int) (*mat.Dense, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("mixture posterior: n = %d, expected at least 1 sample", n)
 	}
@@ -114,7 +218,7 @@ func (p *MixturePosterior) SampleChecked(rng *rand.Rand, n int) (*mat.Dense, err
 		if counts[k] == 0 {
 			continue
 		}
-		s, err := sampleChecked(m, rng, counts[k])
+		s, err := sampleContext(ctx, m, rng, counts[k])
 		if err != nil {
 			return nil, fmt.Errorf("mixture posterior, member %d: %w", k, err)
 		}
@@ -131,49 +235,98 @@ func (p *MixturePosterior) SampleChecked(rng *rand.Rand, n int) (*mat.Dense, err
 	return shuffled, nil
 }
 
-// checkedSampler is a posterior that reports sampling failures as errors.
-type checkedSampler interface {
-	SampleChecked(rng *rand.Rand, n int) (*mat.Dense, error)
+// contextSampler is a posterior that samples until a context is done and reports failures as
+// errors: the posteriors of this package.
+type contextSampler interface {
+	SampleContext(ctx context.Context, rng *rand.Rand, n int) (*mat.Dense, error)
 }
 
-// sampleChecked samples p, turning a panic of a posterior without SampleChecked into an error.
-func sampleChecked(p Posterior, rng *rand.Rand, n int) (s *mat.Dense, err error) {
-	if c, ok := p.(checkedSampler); ok {
-		return c.SampleChecked(rng, n)
+// sampleContext samples p until ctx is done, turning a panic of a posterior without
+// SampleContext (a user's, a distribution) into an error: the panic value itself when it is an
+// error, so that errors.Is sees its sentinel.
+func sampleContext(ctx context.Context, p Posterior, rng *rand.Rand, n int) (s *mat.Dense, err error) {
+	if c, ok := p.(contextSampler); ok {
+		return c.SampleContext(ctx, rng, n)
 	}
 	defer func() {
 		if r := recover(); r != nil {
+			if e, ok := r.(error); ok {
+				err = e
+				return
+			}
 			err = fmt.Errorf("%v", r)
 		}
 	}()
 	return p.Sample(rng, n), nil
 }
 
-// NREEnsemble averages the ratios of K trained NREs, r̄ = (1/K) Σₖ r̂ₖ (the "ratio mean" of
-// Hermans et al. 2022 and Delaunoy et al. 2022). It implements Amortized.
+// NREEnsemble averages the ratios of K NREs, r̄ = (1/K) Σₖ r̂ₖ (the "ratio mean" of Hermans et
+// al. 2022 and Delaunoy et al. 2022). It implements Estimator: Train trains every member on the
+// same pairs (member k with seed cfg.Seed + k), and Save writes them all.
 type NREEnsemble struct {
 	Members []*NRE
 	Sampler SamplerConfig // how Posterior samples
 }
 
-// NewNREEnsemble returns the ensemble of the members, which must be trained for the same
-// parameter and observation dimensions; it samples with the first member's sampler settings.
+// NewNREEnsemble returns the ensemble of the members: all trained, for the same parameter and
+// observation dimensions, or all untrained, to be trained together by Train. It samples with
+// the first member's sampler settings.
 func NewNREEnsemble(members ...*NRE) (*NREEnsemble, error) {
-	if len(members) == 0 {
-		return nil, fmt.Errorf("NRE ensemble: no members, expected at least one trained NRE")
-	}
+	cores := make([]*estimator, len(members))
 	for k, m := range members {
-		if !m.trained {
-			return nil, fmt.Errorf("NRE ensemble: member %d: %w", k, errUntrained)
+		if m != nil {
+			cores[k] = &m.estimator
 		}
-		if m.prior.Dim() != members[0].prior.Dim() || m.xDim != members[0].xDim {
-			return nil, fmt.Errorf("NRE ensemble: member %d has %d parameters and %d data values, member 0 %d and %d", k, m.prior.Dim(), m.xDim, members[0].prior.Dim(), members[0].xDim)
-		}
+	}
+	if err := checkMembers("NRE ensemble", cores); err != nil {
+		return nil, err
 	}
 	return &NREEnsemble{Members: members, Sampler: members[0].cfg.Sampler}, nil
 }
 
+// MustNewNREEnsemble is NewNREEnsemble for notebook cells: it panics with its error.
+func MustNewNREEnsemble(members ...*NRE) *NREEnsemble { return safe.Must(NewNREEnsemble(members...)) }
+
 func (e *NREEnsemble) prior() dist.Distribution { return e.Members[0].prior }
+
+// Prior returns the members' prior.
+func (e *NREEnsemble) Prior() dist.Distribution { return e.prior() }
+
+// Trained reports whether every member is trained.
+func (e *NREEnsemble) Trained() bool {
+	for _, m := range e.Members {
+		if !m.trained {
+			return false
+		}
+	}
+	return true
+}
+
+// label names the ensemble in results and displays.
+func (e *NREEnsemble) label() string { return fmt.Sprintf("NRE ensemble of %d", len(e.Members)) }
+
+// Train trains every member on the pairs, member k with seed cfg.Seed + k (see NRE.Train, whose
+// rules each member follows); the result holds each member's in Members. It stops at the first
+// member's error.
+func (e *NREEnsemble) Train(theta, x *mat.Dense, cfg TrainConfig) (*TrainResult, error) {
+	return e.TrainContext(runenv.Context(), theta, x, cfg)
+}
+
+// MustTrain is Train for notebook cells: it panics with Train's error.
+func (e *NREEnsemble) MustTrain(theta, x *mat.Dense, cfg TrainConfig) *TrainResult {
+	return safe.Must(e.Train(theta, x, cfg))
+}
+
+// TrainContext is Train stopped by ctx instead of the host's context.
+func (e *NREEnsemble) TrainContext(ctx context.Context, theta, x *mat.Dense, cfg TrainConfig) (*TrainResult, error) {
+	fs := make([]func(context.Context, TrainConfig) (*TrainResult, error), len(e.Members))
+	for k, m := range e.Members {
+		fs[k] = func(ctx context.Context, c TrainConfig) (*TrainResult, error) {
+			return m.TrainContext(ctx, theta, x, c)
+		}
+	}
+	return trainMembers(ctx, e.label(), fs, cfg)
+}
 
 // LogRatio is log (1/K) Σₖ r̂ₖ(θᵢ, xᵢ) for every row pair.
 func (e *NREEnsemble) LogRatio(theta, x *mat.Dense) []float64 {
@@ -195,12 +348,15 @@ func (e *NREEnsemble) LogProbPairs(theta, x *mat.Dense) []float64 {
 }
 
 // Posterior returns p̂(θ | x) ∝ p(θ)·r̄(θ, x).
-func (e *NREEnsemble) Posterior(x []float64) Posterior {
+func (e *NREEnsemble) Posterior(x []float64) Posterior { return e.PosteriorAt(x) }
+
+// PosteriorAt is Posterior with the concrete type.
+func (e *NREEnsemble) PosteriorAt(x []float64) *RatioPosterior {
 	fs := make([]func(*mat.Dense) []float64, len(e.Members))
 	for k, m := range e.Members {
 		f, err := m.ratioAt(x)
 		if err != nil {
-			return newRatioPosterior(e.prior(), nil, err, e.Sampler)
+			return newRatioPosterior(e.label(), x, e.prior(), nil, err, e.Sampler)
 		}
 		fs[k] = f
 	}
@@ -211,5 +367,5 @@ func (e *NREEnsemble) Posterior(x []float64) Posterior {
 		}
 		return logMeanExp(parts)
 	}
-	return newRatioPosterior(e.prior(), lr, nil, e.Sampler)
+	return newRatioPosterior(e.label(), x, e.prior(), lr, nil, e.Sampler)
 }

@@ -1,12 +1,31 @@
 package sbi
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 
 	"github.com/gosbi/gosbi/sbi/dist"
 	"github.com/gosbi/gosbi/sbi/nn"
 	"gonum.org/v1/gonum/mat"
+)
+
+// The errors a caller of the estimators branches on, with errors.Is. The error forms wrap them,
+// and the Must forms and shorthands (a posterior's Sample) panic with an error that wraps them.
+var (
+	// ErrUntrained: the estimator has no trained weights (never trained, or its training was
+	// interrupted before one epoch finished).
+	ErrUntrained = errors.New("the estimator is not trained: call Train (or load a trained one) before using its posterior")
+	// ErrLowAcceptance: fewer than MinAcceptanceRate of an NPE posterior's draws fall inside
+	// the prior's support, so rejection sampling would stall.
+	ErrLowAcceptance = errors.New("low acceptance")
+	// ErrNonFinite: data hold NaN or ±Inf where they cannot be dropped (an observation, every
+	// training pair, or any pair under TrainConfig.RefuseNonFinite).
+	ErrNonFinite = errors.New("non-finite values")
+	// ErrDiverged: training reached no finite loss, or a flow's weights are no longer finite.
+	ErrDiverged = errors.New("diverged")
 )
 
 // estimator is the core that NPE and NRE share, and that further amortized estimators build
@@ -18,15 +37,18 @@ import (
 // before it changes any of them, and to true once it succeeds; Train with Resume keeps the
 // weights, the standardization and xDim.
 type estimator struct {
-	name    string // "NPE" or "NRE": the prefix of configuration errors
-	label   string // the name in training results and progress, e.g. "NPE (maf)"
-	kind    string // the kind in the file header: "npe" or "nre"
-	prior   dist.Distribution
-	cfgErr  error // the configuration's error, reported by Train and Load
-	emb     EmbeddingNet
-	zt, zx  zscore
-	xDim    int
-	trained bool
+	name   string // "NPE" or "NRE": the prefix of configuration errors
+	label  string // the name in training results and progress, e.g. "NPE (maf)"
+	kind   string // the kind in the file header: "npe" or "nre"
+	prior  dist.Distribution
+	cfgErr error // the configuration's error, reported by Train and Load
+	// dropNote says, in the warning about dropped non-finite pairs, what dropping does to this
+	// kind of estimator.
+	dropNote string
+	emb      EmbeddingNet
+	zt, zx   zscore
+	xDim     int
+	trained  bool
 }
 
 // network is what the core needs of an estimator's own networks: the training view (all
@@ -60,9 +82,13 @@ func (c *estimator) prepare(theta, x *mat.Dense, cfg TrainConfig) (*trainSet, er
 	if _, cols := x.Dims(); s.cfg.Resume && c.trained && cols != c.xDim {
 		return nil, fmt.Errorf("train %s: x has %d columns, the estimator was trained on %d (Resume keeps the network)", c.label, cols, c.xDim)
 	}
-	th, xx, dropped := dropNonFinite(theta, x)
+	th, xx, dropped, first := dropNonFinite(theta, x)
+	if dropped > 0 && s.cfg.RefuseNonFinite {
+		return nil, fmt.Errorf("train %s: %w: %d of %d pairs hold NaN or ±Inf (the first is row %d) and RefuseNonFinite is set: fix or remove the failed simulations (sbi.DropInvalid), or unset RefuseNonFinite to drop them with a count",
+			c.label, ErrNonFinite, dropped, theta.RawMatrix().Rows, first)
+	}
 	if th == nil {
-		return nil, fmt.Errorf("train %s: all %d pairs hold NaN or infinite values", c.label, dropped)
+		return nil, fmt.Errorf("train %s: %w: all %d pairs hold NaN or ±Inf", c.label, ErrNonFinite, dropped)
 	}
 	s.data, s.dropped = &trainData{theta: th, x: xx}, dropped
 	s.rng = rand.New(rand.NewPCG(s.cfg.Seed, 0x7261696e))
@@ -75,8 +101,9 @@ func (c *estimator) prepare(theta, x *mat.Dense, cfg TrainConfig) (*trainSet, er
 }
 
 // train fits m to the pairs (θᵢ, xᵢ) as NPE.Train documents: from fresh weights and a
-// standardization learned on the training split, or from the current ones with cfg.Resume.
-func (c *estimator) train(m network, theta, x *mat.Dense, cfg TrainConfig) (*TrainResult, error) {
+// standardization learned on the training split, or from the current ones with cfg.Resume. It
+// stops when ctx is done, keeping the best epoch's weights.
+func (c *estimator) train(ctx context.Context, m network, theta, x *mat.Dense, cfg TrainConfig) (*TrainResult, error) {
 	if c.cfgErr != nil {
 		return nil, c.cfgErr
 	}
@@ -85,23 +112,51 @@ func (c *estimator) train(m network, theta, x *mat.Dense, cfg TrainConfig) (*Tra
 		return nil, err
 	}
 	d := s.data
-	if !(s.cfg.Resume && c.trained) {
-		c.trained = false // until fit succeeds: the standardization and networks change now
+	resumed := s.cfg.Resume && c.trained
+	if !resumed {
+		c.trained = false // until an epoch finishes: the standardization and networks change now
 		c.zt, c.zx = fitZScore(d.theta, s.train), fitZScore(d.x, s.train)
 		if err := c.build(m, rand.New(rand.NewPCG(s.cfg.Seed, 1)), d.x.RawMatrix().Cols); err != nil {
 			return nil, err
 		}
 	}
 	d.thetaZ, d.xZ = c.zt.apply(d.theta), c.zx.apply(d.x)
-	res, err := fit(c.label, m, d, s.train, s.val, s.cfg, s.rng)
-	if res != nil {
-		res.Dropped = s.dropped
+	res := &TrainResult{Estimator: c.label, Dropped: s.dropped}
+	if w := c.dropWarning(s.dropped, theta.RawMatrix().Rows); w != "" {
+		res.Warnings = append(res.Warnings, w)
 	}
-	if err != nil {
-		return res, err
+	err = fit(ctx, res, m, d, s.train, s.val, s.cfg, s.rng)
+	return res, c.afterFit(res, err)
+}
+
+// afterFit sets whether the estimator is trained after a training loop ended with err, and
+// returns the error Train reports: an interrupt says where it stopped and what it kept.
+func (c *estimator) afterFit(res *TrainResult, err error) error {
+	switch {
+	case err == nil:
+		c.trained = true
+	case res.Interrupted:
+		// the loop restored the best epoch's weights; without a finished epoch they are the
+		// fresh (untrained) ones, or those the estimator had before a resumed training.
+		c.trained = c.trained || res.BestEpoch > 0 && !math.IsNaN(res.BestLoss) && !math.IsInf(res.BestLoss, 0)
+		err = fmt.Errorf("train %s: %s: %w", c.label, res.stopNote(c.trained), err)
 	}
-	c.trained = true
-	return res, nil
+	return err
+}
+
+// DropWarnFraction is the share of training pairs dropped for NaN or ±Inf above which Train
+// warns, in the result's text and in its progress bar's last message, that the estimate may
+// be biased (see TrainConfig.RefuseNonFinite).
+const DropWarnFraction = 0.01
+
+// dropWarning returns the warning about dropped pairs, or "" when they are DropWarnFraction of
+// the n pairs or fewer.
+func (c *estimator) dropWarning(dropped, n int) string {
+	if n == 0 || float64(dropped) <= DropWarnFraction*float64(n) {
+		return ""
+	}
+	return fmt.Sprintf("%d of %d pairs (%.1f%%) held NaN or ±Inf and were dropped: %s; set TrainConfig.RefuseNonFinite to refuse them",
+		dropped, n, 100*float64(dropped)/float64(n), c.dropNote)
 }
 
 // build creates fresh networks of m, the embedding then the head, for observations of xDim
@@ -171,9 +226,10 @@ func (c *estimator) contextRows(tp *nn.Tape, d *trainData, idx []int, ctx *nn.Te
 	return tp.Gather(d.xZ, mapped)
 }
 
-// mustTrained panics unless the estimator is trained; what names the method called.
+// mustTrained panics unless the estimator is trained; what names the method called. The panic
+// value is an error wrapping ErrUntrained.
 func (c *estimator) mustTrained(what string) {
 	if !c.trained {
-		panic(fmt.Sprintf("sbi: %s.%s: %v", c.name, what, errUntrained))
+		panic(fmt.Errorf("sbi: %s.%s: %w", c.name, what, ErrUntrained))
 	}
 }

@@ -84,7 +84,7 @@ func TestNRESamplersConjugate(t *testing.T) {
 	xo := []float64{0.5}
 	for _, m := range []SamplerMethod{SamplerGrid, SamplerMCMC, SamplerImportance} {
 		p := e.PosteriorWith(xo, SamplerConfig{Method: m})
-		s, err := p.SampleChecked(rand.New(rand.NewPCG(2, 2)), 3000)
+		s, err := p.SampleContext(context.Background(), rand.New(rand.NewPCG(2, 2)), 3000)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -157,14 +157,15 @@ func TestEarlyStoppingRestoresBest(t *testing.T) {
 func TestUntrainedRefuses(t *testing.T) {
 	prior := dist.NewUniformCube(0, 1, 2)
 	for name, p := range map[string]Posterior{"npe": NewNPE(prior, NPEConfig{}).Posterior([]float64{1}), "nre": NewNRE(prior, NREConfig{}).Posterior([]float64{1})} {
-		_, err := sampleChecked(p, rand.New(rand.NewPCG(1, 1)), 10)
-		if err == nil || !strings.Contains(err.Error(), "not trained") {
-			t.Errorf("%s: SampleChecked error %v, expected one that says it is not trained", name, err)
+		_, err := p.(contextSampler).SampleContext(context.Background(), rand.New(rand.NewPCG(1, 1)), 10)
+		if !errors.Is(err, ErrUntrained) || !strings.Contains(err.Error(), "not trained") {
+			t.Errorf("%s: SampleContext error %v, expected one that wraps ErrUntrained", name, err)
 		}
 		func() {
 			defer func() {
-				if r := recover(); r == nil || !strings.Contains(r.(string), "call Train") {
-					t.Errorf("%s: Sample panicked with %v, expected a message that says to call Train", name, r)
+				r := recover()
+				if err, ok := r.(error); !ok || !errors.Is(err, ErrUntrained) || !strings.Contains(err.Error(), "call Train") {
+					t.Errorf("%s: Sample panicked with %v, expected an error wrapping ErrUntrained that says to call Train", name, r)
 				}
 			}()
 			p.Sample(rand.New(rand.NewPCG(1, 1)), 10)
@@ -186,9 +187,9 @@ func TestNPELeakageError(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := e.PosteriorAt([]float64{0, 0})
-	_, err := p.SampleChecked(rng, 100)
-	if err == nil || !strings.Contains(err.Error(), "leaks") {
-		t.Fatalf("error %v, expected a leakage error", err)
+	_, err := p.SampleContext(context.Background(), rng, 100)
+	if !errors.Is(err, ErrLowAcceptance) || !strings.Contains(err.Error(), "leaks") {
+		t.Fatalf("error %v, expected a leakage error wrapping ErrLowAcceptance", err)
 	}
 	if r := p.AcceptanceRate(); !(r < MinAcceptanceRate) {
 		t.Errorf("acceptance rate %v, expected below %v", r, MinAcceptanceRate)
@@ -311,8 +312,8 @@ func TestEnsembles(t *testing.T) {
 	if s := post.Sample(rng, 50); s.RawMatrix().Rows != 50 {
 		t.Errorf("mixture drew %d rows, expected 50", s.RawMatrix().Rows)
 	}
-	if _, err := NewNPEEnsemble(NewNPE(prior, NPEConfig{})); err == nil {
-		t.Error("an ensemble of an untrained NPE was accepted")
+	if u := MustNewNPEEnsemble(NewNPE(prior, NPEConfig{})); u.Trained() {
+		t.Error("an ensemble of an untrained NPE says it is trained") // Train trains it
 	}
 	many, err := SampleMany(re, rng, xs, 20)
 	if err != nil || len(many) != 10 || many[9].RawMatrix().Rows != 20 {
@@ -382,8 +383,8 @@ func TestFailedRetrainLeavesUntrained(t *testing.T) {
 		if e.Trained() {
 			t.Errorf("%s: trained after a failed Train from fresh weights", name)
 		}
-		if _, err := SampleMany(e, rng, x.Slice(0, 1, 0, 2).(*mat.Dense), 10); !errors.Is(err, errUntrained) {
-			t.Errorf("%s: sampling after a failed Train: error %v, want %v", name, err, errUntrained)
+		if _, err := SampleMany(e, rng, x.Slice(0, 1, 0, 2).(*mat.Dense), 10); !errors.Is(err, ErrUntrained) {
+			t.Errorf("%s: sampling after a failed Train: error %v, want %v", name, err, ErrUntrained)
 		}
 	}
 }

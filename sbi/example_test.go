@@ -1,6 +1,8 @@
 package sbi_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -119,4 +121,44 @@ func ExampleFirstRows() {
 	// 1024 true
 	// 4096 true
 	// sbi: FirstRows: n = 8192, expected 1…4096 (the rows of the matrix)
+}
+
+// Every estimator offers the same vocabulary, so code written against sbi.Estimator trains
+// and queries any of them.
+func ExampleEstimator() {
+	prior, theta, x := conjugate(400)
+	npes := sbi.MustNewNPEEnsemble(sbi.NewNPE(prior, sbi.NPEConfig{Hidden: 8}), sbi.NewNPE(prior, sbi.NPEConfig{Hidden: 8}))
+	for _, e := range []sbi.Estimator{
+		sbi.NewNPE(prior, sbi.NPEConfig{Hidden: 8}),
+		sbi.NewNRE(prior, sbi.NREConfig{Hidden: []int{8}}),
+		npes,
+	} {
+		e.MustTrain(theta, x, sbi.TrainConfig{Epochs: 2, Seed: 1})
+		fmt.Println(e.Trained(), e.Posterior([]float64{0, 0}).Dim())
+	}
+	// Output:
+	// true 2
+	// true 2
+	// true 2
+}
+
+// A service trains with its own context: cancelling it stops this training only, and an
+// estimator that finished no epoch stays untrained.
+func ExampleNPE_TrainContext() {
+	prior, theta, x := conjugate(400)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // e.g. the client went away
+	npe := sbi.NewNPE(prior, sbi.NPEConfig{})
+	_, err := npe.TrainContext(ctx, theta, x, sbi.TrainConfig{Epochs: 5})
+	fmt.Println(errors.Is(err, context.Canceled), npe.Trained())
+	// Output: true false
+}
+
+// The error forms wrap exported sentinels that a caller branches on.
+func ExampleErrUntrained() {
+	prior, _, _ := conjugate(10)
+	post := sbi.NewNRE(prior, sbi.NREConfig{}).PosteriorAt([]float64{0, 0})
+	_, err := post.SampleContext(context.Background(), rand.New(rand.NewPCG(1, 1)), 10)
+	fmt.Println(errors.Is(err, sbi.ErrUntrained))
+	// Output: true
 }

@@ -3,6 +3,7 @@ package sbi
 import (
 	"fmt"
 
+	"github.com/gosbi/gosbi/sbi/internal/safe"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -19,4 +20,10 @@ func FirstRows(m *mat.Dense, n int) (*mat.Dense, error) {
 		return nil, fmt.Errorf("sbi: FirstRows: n = %d, expected 1…%d (the rows of the matrix)", n, r)
 	}
 	return m.Slice(0, n, 0, c).(*mat.Dense), nil
+}
+
+// MustFirstRows is FirstRows for notebook cells: it returns the result alone and panics with
+// FirstRows's error.
+func MustFirstRows(m *mat.Dense, n int) *mat.Dense {
+	return safe.Must(FirstRows(m, n))
 }

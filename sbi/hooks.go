@@ -1,21 +1,17 @@
 package sbi
 
 import (
-	"fmt"
 	"sync"
 	"time"
 
 	"github.com/gosbi/gosbi/runenv"
+	"github.com/gosbi/gosbi/sbi/internal/cancel"
 )
 
-// Canceled returns a non-nil error, naming what was interrupted, once the context the host set
-// (runenv.Context) is cancelled. Long loops call it once per step.
-func Canceled(what string) error {
-	if err := runenv.Context().Err(); err != nil {
-		return fmt.Errorf("%s interrupted: %w", what, err)
-	}
-	return nil
-}
+// Canceled returns a non-nil error, naming what was interrupted and wrapping the context's
+// error, once the context the host set (runenv.Context) is cancelled. A long loop of a cell
+// calls it once per step.
+func Canceled(what string) error { return cancel.Check(runenv.Context(), what) }
 
 // Progress reports the progress of one call to the host's progress sink (runenv.Progress), at
 // most every MinInterval, and always its first and last events. The zero value is not usable;

@@ -1,14 +1,17 @@
 package sbi
 
 import (
-	"errors"
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"sync"
 
+	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi/dist"
 	"github.com/gosbi/gosbi/sbi/flow"
+	"github.com/gosbi/gosbi/sbi/internal/cancel"
+	"github.com/gosbi/gosbi/sbi/internal/safe"
 	"github.com/gosbi/gosbi/sbi/nn"
 	"gonum.org/v1/gonum/mat"
 )
@@ -94,7 +97,7 @@ func NewNPE(prior dist.Distribution, cfg NPEConfig) *NPE {
 	}
 	cfg = cfg.withDefaults()
 	_, err := cfg.flowConfig(prior.Dim(), 1)
-	core := estimator{name: "NPE", label: "NPE (" + string(cfg.Flow) + ")", kind: "npe", prior: prior, cfgErr: err}
+	core := estimator{name: "NPE", label: "NPE (" + string(cfg.Flow) + ")", kind: "npe", prior: prior, cfgErr: err, dropNote: npeDropNote}
 	return &NPE{estimator: core, cfg: cfg}
 }
 
@@ -107,13 +110,41 @@ func (e *NPE) Prior() dist.Distribution { return e.prior }
 // Trained reports whether Train has succeeded at least once.
 func (e *NPE) Trained() bool { return e.trained }
 
-// Train fits the flow to the pairs (θᵢ, xᵢ), one per row. Pairs holding NaN or ±Inf are
-// dropped and counted; the standardization of θ and x is learned from the training split; the
-// weights of the epoch with the best validation loss are kept. The same seed gives the same
-// estimator. It reports progress per epoch and stops when the library's context is cancelled.
+// Train fits the flow to the pairs (θᵢ, xᵢ), one per row. The standardization of θ and x is
+// learned from the training split; the weights of the epoch with the best validation loss are
+// kept. The same seed gives the same estimator. It reports progress per epoch.
+//
+// It stops when the host's context (runenv.Context) is cancelled — a notebook's interrupt —
+// and keeps the best weights so far: the NPE is trained if one epoch finished, and the result
+// and the error (which wraps context.Canceled) say "stopped at epoch k by interrupt; best
+// epoch j kept". TrainContext takes the context instead; MustTrain is the form for cells.
+//
+// Pairs holding NaN or ±Inf (failed simulations) are dropped and counted in the result, with a
+// warning above DropWarnFraction; cfg.RefuseNonFinite refuses them instead. What dropping does:
+// the kept pairs are drawn from p(θ) p(x | θ) P(ok | θ, x) (ok: the simulation succeeded), so
+// the flow learns p(θ | x, ok) ∝ p(θ | x) P(ok | θ, x). For a finite observation that is the
+// posterior of the simulator together with its failures — right when the real observation
+// passed through the same failure mechanism — and it equals the failure-free posterior
+// p(θ | x) when P(ok | θ, x) does not depend on θ (for instance when failing is a function
+// of x alone); otherwise it leans towards the parameters that fail less.
 func (e *NPE) Train(theta, x *mat.Dense, cfg TrainConfig) (*TrainResult, error) {
-	return e.train((*npeModel)(e), theta, x, cfg)
+	return e.train(runenv.Context(), (*npeModel)(e), theta, x, cfg)
 }
+
+// TrainContext is Train stopped by ctx instead of the host's context, so that two trainings
+// with two contexts are cancelled separately.
+func (e *NPE) TrainContext(ctx context.Context, theta, x *mat.Dense, cfg TrainConfig) (*TrainResult, error) {
+	return e.train(ctx, (*npeModel)(e), theta, x, cfg)
+}
+
+// MustTrain is Train for notebook cells: it returns the result and panics with Train's error
+// (an interrupted training keeps its best epoch before the panic).
+func (e *NPE) MustTrain(theta, x *mat.Dense, cfg TrainConfig) *TrainResult {
+	return safe.Must(e.Train(theta, x, cfg))
+}
+
+// npeDropNote is what dropping failed simulations does to NPE (see NPE.Train).
+const npeDropNote = "NPE then learns the posterior given that the simulation succeeded, which is p(θ | x) only if the chance of failing does not depend on θ"
 
 // npeModel is the training view of an NPE.
 type npeModel NPE
@@ -152,13 +183,11 @@ func (m *npeModel) batchLoss(tp *nn.Tape, d *trainData, idx []int, rb *RegBatch)
 	return tp.AddScalar(tp.Neg(tp.Mean(lp)), logJac)
 }
 
-var errUntrained = errors.New("the estimator is not trained: call Train (or load a trained one) before using its posterior")
-
 // LogProbPairs returns log q(θᵢ | xᵢ) for every row pair, in raw units of θ, −Inf where θᵢ lies
-// outside the prior's support or xᵢ holds NaN or ±Inf; evaluated in parallel on all cores. On CPUs with AVX-512 the flow's
-// MADEs multiply in float32 (PyTorch's precision, about twice as fast): the log-densities then
-// carry float32 rounding, near 1e-6, and are the same for a pair whichever call or batch
-// computes them (Posterior.LogProb included). It panics when the NPE is untrained or the shapes
+// outside the prior's support or xᵢ holds NaN or ±Inf; evaluated in parallel on all cores. On
+// CPUs with AVX-512 the flow's MADEs multiply in float32 (PyTorch's precision, about twice as
+// fast): the log-densities then carry float32 rounding, near 1e-6, and are the same for a pair
+// whichever call or batch computes them (Posterior.LogProb included). It panics when the NPE is untrained or the shapes
 // do not match.
 func (e *NPE) LogProbPairs(theta, x *mat.Dense) []float64 {
 	e.mustTrained("LogProbPairs")
@@ -213,11 +242,11 @@ func (e *NPE) PosteriorAt(x []float64) *NPEPosterior {
 	p := &NPEPosterior{est: e, x: append([]float64(nil), x...)}
 	switch {
 	case !e.trained:
-		p.err = errUntrained
+		p.err = ErrUntrained
 	case len(x) != e.xDim:
 		panic(fmt.Sprintf("sbi: NPE.Posterior: x has %d values, expected %d", len(x), e.xDim))
 	case !finite(x):
-		p.err = fmt.Errorf("the observation holds NaN or infinite values: %v", x)
+		p.err = fmt.Errorf("the observation: %w: %v", ErrNonFinite, x)
 	default:
 		tp := getTape()
 		defer putTape(tp)
@@ -228,8 +257,8 @@ func (e *NPE) PosteriorAt(x []float64) *NPEPosterior {
 }
 
 // MinAcceptanceRate is the smallest share of flow draws inside the prior's support with which
-// an NPE posterior keeps sampling: below it (measured on at least 10,000 draws) SampleChecked
-// returns an error instead of stalling.
+// an NPE posterior keeps sampling: below it (measured on at least 10,000 draws) SampleContext
+// returns an error wrapping ErrLowAcceptance instead of stalling.
 const MinAcceptanceRate = 1e-3
 
 // NPEPosterior is an NPE's posterior for one observation. Draws outside the prior's support
@@ -265,7 +294,7 @@ func (p *NPEPosterior) AcceptanceRate() float64 {
 // CPUs with AVX-512), and gives the same bits for the same pair.
 func (p *NPEPosterior) LogProb(theta *mat.Dense) []float64 {
 	if p.err != nil {
-		panic(fmt.Sprintf("sbi: NPE posterior LogProb: %v", p.err))
+		panic(fmt.Errorf("sbi: NPE posterior LogProb: %w", p.err))
 	}
 	e := p.est
 	n, c := theta.Dims()
@@ -286,21 +315,26 @@ func (p *NPEPosterior) LogProb(theta *mat.Dense) []float64 {
 	return out
 }
 
-// Sample draws n parameter vectors; it panics with SampleChecked's error.
+// Sample draws n parameter vectors, stopped by the host's context; it panics with
+// SampleContext's error (the shorthand of the package's naming rule).
 func (p *NPEPosterior) Sample(rng *rand.Rand, n int) *mat.Dense {
-	s, err := p.SampleChecked(rng, n)
-	if err != nil {
-		panic("sbi: " + err.Error())
-	}
-	return s
+	return safe.Must(p.SampleContext(runenv.Context(), rng, n))
 }
 
-// SampleChecked draws n parameter vectors from the flow, rejecting those outside the prior's
-// support. It returns an error when the estimator is untrained, when the flow's draws are not
-// finite, or when fewer than MinAcceptanceRate of them land inside the support. On CPUs with
-// AVX-512 the flow's MADEs multiply in float32 (as for LogProb); draws depend on the seed
-// only, not on the number of cores.
+// SampleChecked is SampleContext with the host's context.
+//
+// Deprecated: use SampleContext (or Sample in a notebook cell).
 func (p *NPEPosterior) SampleChecked(rng *rand.Rand, n int) (*mat.Dense, error) {
+	return p.SampleContext(runenv.Context(), rng, n)
+}
+
+// SampleContext draws n parameter vectors from the flow, rejecting those outside the prior's
+// support, until ctx is done. It returns an error wrapping ErrUntrained when the estimator is
+// untrained, ErrNonFinite for an observation with NaN or ±Inf, ErrDiverged when the flow's
+// draws are not finite, and ErrLowAcceptance when fewer than MinAcceptanceRate of them land
+// inside the support. On CPUs with AVX-512 the flow's MADEs multiply in float32 (as for
+// LogProb); draws depend on the seed only, not on the number of cores.
+func (p *NPEPosterior) SampleContext(ctx context.Context, rng *rand.Rand, n int) (*mat.Dense, error) {
 	if p.err != nil {
 		return nil, fmt.Errorf("NPE posterior: %w", p.err)
 	}
@@ -318,7 +352,7 @@ func (p *NPEPosterior) SampleChecked(rng *rand.Rand, n int) (*mat.Dense, error) 
 		p.mu.Unlock()
 	}()
 	for got < n {
-		if err := Canceled("NPE posterior sampling"); err != nil {
+		if err := cancel.Check(ctx, "NPE posterior sampling"); err != nil {
 			return nil, err
 		}
 		rate := float64(accepted+1) / float64(proposed+1)
@@ -340,8 +374,8 @@ func (p *NPEPosterior) SampleChecked(rng *rand.Rand, n int) (*mat.Dense, error) 
 		}
 		proposed += m
 		if got < n && proposed >= 10000 && float64(accepted) < MinAcceptanceRate*float64(proposed) {
-			return nil, fmt.Errorf("NPE posterior: only %d of %d draws (%.2g%%) fell inside the prior's support, below the %.2g%% at which sampling would stall: the flow leaks its mass out of the support (train longer or with more simulations, or sample an NRE)",
-				accepted, proposed, 100*float64(accepted)/float64(proposed), 100*MinAcceptanceRate)
+			return nil, fmt.Errorf("NPE posterior: %w: only %d of %d draws (%.2g%%) fell inside the prior's support, below the %.2g%% at which sampling would stall: the flow leaks its mass out of the support (train longer or with more simulations, or sample an NRE)",
+				ErrLowAcceptance, accepted, proposed, 100*float64(accepted)/float64(proposed), 100*MinAcceptanceRate)
 		}
 	}
 	return out, nil
@@ -374,7 +408,7 @@ func (e *NPE) drawFlow(rng *rand.Rand, ctx []float64, m int) (*mat.Dense, error)
 		}
 	})
 	if bad.get() {
-		return nil, errors.New("the flow produced non-finite draws: its weights are not finite (did training diverge?)")
+		return nil, fmt.Errorf("%w: the flow produced non-finite draws: its weights are not finite", ErrDiverged)
 	}
 	return out, nil
 }

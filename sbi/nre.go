@@ -1,11 +1,14 @@
 package sbi
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
 
+	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi/dist"
+	"github.com/gosbi/gosbi/sbi/internal/safe"
 	"github.com/gosbi/gosbi/sbi/nn"
 	"gonum.org/v1/gonum/mat"
 )
@@ -46,7 +49,7 @@ func (c NREConfig) validate() error {
 // marginal pairs (θ_{i−1}, xᵢ), formed by rolling θ within the shuffled batch, so that
 // f = log r̂(θ, x) ≈ log p(x | θ)/p(x) and log p̂(θ | x) = log p(θ) + log r̂(θ, x). The loss is
 // ½(mean −log σ(f_joint) + mean −log(1−σ(f_marginal))), the normalization of the BNRE paper's
-// Algorithm 1 and of Python's sbi. With calib.BalancePenalty(λ) as regularizer it is BNRE.
+// Algorithm 1 and of Python's sbi. With calib.NewBalanceRegularizer(λ) as regularizer it is BNRE.
 // It implements Amortized; its log-densities are not normalized.
 type NRE struct {
 	estimator
@@ -61,7 +64,7 @@ func NewNRE(prior dist.Distribution, cfg NREConfig) *NRE {
 		panic("sbi: NewNRE: the prior is nil, expected a distribution (e.g. dist.NewUniformCube)")
 	}
 	cfg = cfg.withDefaults()
-	core := estimator{name: "NRE", label: "NRE", kind: "nre", prior: prior, cfgErr: cfg.validate()}
+	core := estimator{name: "NRE", label: "NRE", kind: "nre", prior: prior, cfgErr: cfg.validate(), dropNote: nreDropNote}
 	return &NRE{estimator: core, cfg: cfg}
 }
 
@@ -75,11 +78,34 @@ func (e *NRE) Prior() dist.Distribution { return e.prior }
 func (e *NRE) Trained() bool { return e.trained }
 
 // Train fits the classifier to the pairs (θᵢ, xᵢ), one per row, with the same rules as
-// NPE.Train (dropped non-finite pairs, standardization from the training split, early
-// stopping, determinism for a seed). cfg.Regularizer sees the joint and marginal logits.
+// NPE.Train (standardization from the training split, early stopping, determinism for a seed,
+// an interrupt keeps the best epoch). cfg.Regularizer sees the joint and marginal logits.
+//
+// Pairs holding NaN or ±Inf (failed simulations) are dropped and counted, with a warning above
+// DropWarnFraction; cfg.RefuseNonFinite refuses them instead. Dropping biases a ratio
+// estimator unless simulations fail independently of θ: the classifier learns
+// r = p(x | θ, ok)/p(x | ok) on the kept pairs (ok: the simulation succeeded), and
+// p(θ)·r = p(θ | x, ok)·P(ok)/P(ok | θ), so the posterior is tilted by 1/P(ok | θ) towards the
+// parameters whose simulations fail more often. Where failures depend on θ, make the failure
+// an outcome the simulator returns (a finite code) rather than dropping it.
 func (e *NRE) Train(theta, x *mat.Dense, cfg TrainConfig) (*TrainResult, error) {
-	return e.train((*nreModel)(e), theta, x, cfg)
+	return e.train(runenv.Context(), (*nreModel)(e), theta, x, cfg)
 }
+
+// TrainContext is Train stopped by ctx instead of the host's context, so that two trainings
+// with two contexts are cancelled separately.
+func (e *NRE) TrainContext(ctx context.Context, theta, x *mat.Dense, cfg TrainConfig) (*TrainResult, error) {
+	return e.train(ctx, (*nreModel)(e), theta, x, cfg)
+}
+
+// MustTrain is Train for notebook cells: it returns the result and panics with Train's error
+// (an interrupted training keeps its best epoch before the panic).
+func (e *NRE) MustTrain(theta, x *mat.Dense, cfg TrainConfig) *TrainResult {
+	return safe.Must(e.Train(theta, x, cfg))
+}
+
+// nreDropNote is what dropping failed simulations does to NRE (see NRE.Train).
+const nreDropNote = "a ratio estimator is then biased, by 1/P(success | θ), unless simulations fail independently of θ"
 
 // nreModel is the training view of an NRE.
 type nreModel NRE
@@ -160,13 +186,13 @@ func (e *NRE) LogProbPairs(theta, x *mat.Dense) []float64 {
 // ratioAt returns the function θ ↦ log r̂(θ, x) for one observation, its context computed once.
 func (e *NRE) ratioAt(x []float64) (func(theta *mat.Dense) []float64, error) {
 	if !e.trained {
-		return nil, errUntrained
+		return nil, ErrUntrained
 	}
 	if len(x) != e.xDim {
 		panic(fmt.Sprintf("sbi: NRE.Posterior: x has %d values, expected %d", len(x), e.xDim))
 	}
 	if !finite(x) {
-		return nil, fmt.Errorf("the observation holds NaN or infinite values: %v", x)
+		return nil, fmt.Errorf("the observation: %w: %v", ErrNonFinite, x)
 	}
 	tp := nn.NewTape()
 	tp.NoGrad = true
@@ -189,11 +215,16 @@ func (e *NRE) ratioAt(x []float64) (func(theta *mat.Dense) []float64, error) {
 	}, nil
 }
 
-// Posterior returns p̂(θ | x) ∝ p(θ)·r̂(θ, x), sampled as Config().Sampler says.
-func (e *NRE) Posterior(x []float64) Posterior { return e.PosteriorWith(x, e.cfg.Sampler) }
+// Posterior returns p̂(θ | x) ∝ p(θ)·r̂(θ, x), sampled as Config().Sampler says. It panics when
+// x has the wrong length.
+func (e *NRE) Posterior(x []float64) Posterior { return e.PosteriorAt(x) }
 
-// PosteriorWith is Posterior with a given sampler configuration.
-func (e *NRE) PosteriorWith(x []float64, s SamplerConfig) *RatioPosterior {
+// PosteriorAt is Posterior with the concrete type, which also reports the sampling method and
+// the effective sample size of importance sampling.
+func (e *NRE) PosteriorAt(x []float64) *RatioPosterior { return e.PosteriorWith(x, e.cfg.Sampler) }
+
+// PosteriorWith is PosteriorAt with a given sampler configuration.
+func (e *NRE) PosteriorWith(x []float64, cfg SamplerConfig) *RatioPosterior {
 	lr, err := e.ratioAt(x)
-	return newRatioPosterior(e.prior, lr, err, s)
+	return newRatioPosterior(e.label, x, e.prior, lr, err, cfg)
 }

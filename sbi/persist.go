@@ -107,7 +107,7 @@ func (h headerV1) upgrade() fileHeader {
 // savable is an estimator that files store: its shared core, its networks, and its
 // configuration without the embedding (stored apart).
 type savable interface {
-	Amortized
+	Estimator
 	core() *estimator
 	fileNetwork() fileNetwork
 	fileConfig() any
@@ -185,7 +185,7 @@ func configJSON(cfg any) (json.RawMessage, error) {
 func saveEstimator(w io.Writer, e savable) error {
 	c := e.core()
 	if !c.trained {
-		return fmt.Errorf("save %s: %w", c.name, errUntrained)
+		return fmt.Errorf("save %s: %w", c.name, ErrUntrained)
 	}
 	prior, err := dist.SpecOf(c.prior)
 	if err != nil {
@@ -456,11 +456,15 @@ func (e *NPE) Save(w io.Writer) error { return saveEstimator(w, e) }
 func (e *NRE) Save(w io.Writer) error { return saveEstimator(w, e) }
 
 // Load reads an estimator written by Save, of whichever kind the file holds (an *NPE, an
-// *NRE, …), with the prior stored in the file. A file of format 1 stores no prior: read it with
-// LoadNPE or LoadNRE and its prior. A damaged file (see EstimatorFormatVersion for what is
-// checked) gives an error.
-func Load(r io.Reader) (Amortized, error) {
-	e, err := loadEstimator(r, nil, "")
+// *NRE, an *NPEEnsemble, …), with the prior stored in the file. A file of format 1 stores no
+// prior: read it with LoadNPE or LoadNRE and its prior. A damaged file (see
+// EstimatorFormatVersion for what is checked) gives an error.
+func Load(r io.Reader) (Estimator, error) {
+	br := bufio.NewReader(r)
+	if magic, _ := br.Peek(len(ensembleMagic)); bytes.Equal(magic, ensembleMagic) {
+		return loadEnsemble(br, nil, "")
+	}
+	e, err := loadEstimator(br, nil, "")
 	if err != nil {
 		return nil, err
 	}
@@ -513,8 +517,8 @@ func saveFile(path string, save func(io.Writer) error) error {
 }
 
 // LoadFile reads the estimator in the file at path (see Load).
-func LoadFile(path string) (Amortized, error) {
-	var e Amortized
+func LoadFile(path string) (Estimator, error) {
+	var e Estimator
 	err := loadFile(path, func(r io.Reader) (err error) { e, err = Load(r); return err })
 	return e, err
 }

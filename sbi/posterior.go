@@ -1,9 +1,13 @@
 package sbi
 
 import (
+	"context"
+	"io"
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/gosbi/gosbi/sbi/dist"
 )
 
 // Posterior is a distribution over parameters, usually an estimator's posterior for one
@@ -11,8 +15,10 @@ import (
 type Posterior interface {
 	// Dim is the number of parameters.
 	Dim() int
-	// Sample draws n parameter vectors. It panics with a message that says what to do when the
-	// posterior cannot be sampled (an untrained estimator); SampleChecked returns that as an error.
+	// Sample draws n parameter vectors. It is a shorthand of the package's naming rule: when the
+	// posterior cannot be sampled (an untrained estimator, low acceptance, an interrupt) it
+	// panics with an error that says what to do; the posteriors of this package return that
+	// error from SampleContext.
 	Sample(rng *rand.Rand, n int) *mat.Dense
 	// LogProb is the log density of each row of theta (−Inf outside the support, never NaN).
 	LogProb(theta *mat.Dense) []float64
@@ -25,4 +31,48 @@ type Amortized interface {
 	Posterior(x []float64) Posterior
 	// LogProbPairs is log q(θᵢ | xᵢ) for every row i of theta and x, evaluated in parallel.
 	LogProbPairs(theta, x *mat.Dense) []float64
+}
+
+// Estimator is the vocabulary every estimator shares: NPE, NRE, NPEEnsemble and NREEnsemble
+// implement it (a test asserts it and calls every method of each), and an estimator added to
+// the library (NLE, sequential rounds, NRE-B/C, flow matching, …) must implement it too, so
+// that notebooks, diagnostics, studies and the conformance suite treat every estimator alike.
+//
+// The methods follow the package's naming rule (plain names return errors, Must forms for
+// cells, Context forms for services). Beside them every estimator offers, with its own
+// concrete types: a constructor NewX(prior, XConfig) (an untrained estimator; configuration
+// errors come from Train), PosteriorAt(x) returning its concrete posterior (which reports what
+// the interface cannot: acceptance, sampler, ESS), Config() where it has one, and loaders
+// LoadX(r, prior) and LoadXFile(path, prior) with MustLoadXFile.
+type Estimator interface {
+	// Posterior and LogProbPairs serve diagnostics and calibration (Amortized). Both panic on an
+	// untrained estimator (check Trained) and on shapes that do not match.
+	Amortized
+
+	// Prior is the prior the estimator was built for.
+	Prior() dist.Distribution
+	// Trained reports whether the estimator has trained weights: a training finished, or an
+	// interrupted one that completed an epoch, or a load.
+	Trained() bool
+
+	// Train fits the estimator to the pairs (θᵢ, xᵢ), one per row, stopped by the host's context
+	// (runenv.Context); an interrupted training keeps its best epoch and says so in its result
+	// and its error (which wraps context.Canceled). Non-finite pairs are dropped with a count
+	// and a warning, or refused with TrainConfig.RefuseNonFinite.
+	Train(theta, x *mat.Dense, cfg TrainConfig) (*TrainResult, error)
+	// TrainContext is Train stopped by ctx alone.
+	TrainContext(ctx context.Context, theta, x *mat.Dense, cfg TrainConfig) (*TrainResult, error)
+	// MustTrain is Train for notebook cells: it panics with Train's error.
+	MustTrain(theta, x *mat.Dense, cfg TrainConfig) *TrainResult
+
+	// Save writes the trained estimator to w; it returns an error wrapping ErrUntrained for an
+	// untrained one. SaveFile writes a file atomically; MustSaveFile panics with its error.
+	Save(w io.Writer) error
+	SaveFile(path string) error
+	MustSaveFile(path string)
+
+	// String is a one-line summary (kind, size, dimensions, trained or not); MIMEBundle shows
+	// it in a notebook.
+	String() string
+	MIMEBundle() map[string]any
 }

@@ -9,9 +9,10 @@ import (
 )
 
 // Regularizer adds a differentiable term to the loss of every training batch: BNRE's balancing
-// term, the differentiable-coverage penalty of CalNPE and CalNRE, a calibration penalty.
-// Package calib builds them; TrainConfig.Regularizer takes one, and TrainResult reports its
-// value per epoch under Name.
+// term, the differentiable-coverage term of CalNPE and CalNRE, the KCCSD. It is the library's
+// one word for such a term (package calib builds them: calib.NewBalanceRegularizer, …);
+// Penalty returns the term's value for a batch. TrainConfig.Regularizer takes one, and
+// TrainResult reports its value per epoch under Name.
 type Regularizer interface {
 	// Name labels the term in training results, e.g. "balance" or "coverage".
 	Name() string

@@ -1,13 +1,17 @@
 package sbi
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"sort"
 	"sync"
 
+	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi/dist"
+	"github.com/gosbi/gosbi/sbi/internal/cancel"
+	"github.com/gosbi/gosbi/sbi/internal/safe"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -83,6 +87,8 @@ func (s SamplerConfig) withDefaults(prior dist.Distribution) SamplerConfig {
 // RatioPosterior is the posterior p̂(θ | x) ∝ p(θ)·r̂(θ, x) of a ratio estimator (an NRE or an
 // ensemble of them) for one observation. LogProb is unnormalized. It is safe for concurrent use.
 type RatioPosterior struct {
+	label    string    // the estimator, e.g. "NRE" or "NRE ensemble of 3"
+	x        []float64 // the observation
 	prior    dist.Distribution
 	logRatio func(theta *mat.Dense) []float64
 	err      error
@@ -92,11 +98,12 @@ type RatioPosterior struct {
 	ess float64
 }
 
-func newRatioPosterior(prior dist.Distribution, lr func(*mat.Dense) []float64, err error, s SamplerConfig) *RatioPosterior {
+func newRatioPosterior(label string, x []float64, prior dist.Distribution, lr func(*mat.Dense) []float64, err error, s SamplerConfig) *RatioPosterior {
 	if verr := s.validate(); verr != nil && err == nil {
 		err = verr
 	}
-	return &RatioPosterior{prior: prior, logRatio: lr, err: err, cfg: s.withDefaults(prior), ess: math.NaN()}
+	return &RatioPosterior{label: label, x: append([]float64(nil), x...), prior: prior, logRatio: lr, err: err,
+		cfg: s.withDefaults(prior), ess: math.NaN()}
 }
 
 // Dim is the number of parameters.
@@ -116,7 +123,7 @@ func (p *RatioPosterior) ESS() float64 {
 // prior's support).
 func (p *RatioPosterior) LogProb(theta *mat.Dense) []float64 {
 	if p.err != nil {
-		panic(fmt.Sprintf("sbi: ratio posterior LogProb: %v", p.err))
+		panic(fmt.Errorf("sbi: ratio posterior LogProb: %w", p.err))
 	}
 	lr := p.logRatio(theta)
 	lp := p.prior.LogProb(theta)
@@ -126,17 +133,23 @@ func (p *RatioPosterior) LogProb(theta *mat.Dense) []float64 {
 	return lr
 }
 
-// Sample draws n parameter vectors; it panics with SampleChecked's error.
+// Sample draws n parameter vectors, stopped by the host's context; it panics with
+// SampleContext's error (the shorthand of the package's naming rule).
 func (p *RatioPosterior) Sample(rng *rand.Rand, n int) *mat.Dense {
-	s, err := p.SampleChecked(rng, n)
-	if err != nil {
-		panic("sbi: " + err.Error())
-	}
-	return s
+	return safe.Must(p.SampleContext(runenv.Context(), rng, n))
 }
 
-// SampleChecked draws n parameter vectors with the configured method.
+// SampleChecked is SampleContext with the host's context.
+//
+// Deprecated: use SampleContext (or Sample in a notebook cell).
 func (p *RatioPosterior) SampleChecked(rng *rand.Rand, n int) (*mat.Dense, error) {
+	return p.SampleContext(runenv.Context(), rng, n)
+}
+
+// SampleContext draws n parameter vectors with the configured method until ctx is done. It
+// returns an error wrapping ErrUntrained for an untrained estimator and ErrNonFinite for an
+// observation with NaN or ±Inf.
+func (p *RatioPosterior) SampleContext(ctx context.Context, rng *rand.Rand, n int) (*mat.Dense, error) {
 	if p.err != nil {
 		return nil, fmt.Errorf("ratio posterior: %w", p.err)
 	}
@@ -145,18 +158,18 @@ func (p *RatioPosterior) SampleChecked(rng *rand.Rand, n int) (*mat.Dense, error
 	}
 	switch p.cfg.Method {
 	case SamplerGrid:
-		return p.sampleGrid(rng, n)
+		return p.sampleGrid(ctx, rng, n)
 	case SamplerImportance:
-		return p.sampleImportance(rng, n)
+		return p.sampleImportance(ctx, rng, n)
 	default:
-		return p.sampleSlice(rng, n)
+		return p.sampleSlice(ctx, rng, n)
 	}
 }
 
 // sampleGrid evaluates the posterior at the centres of a regular grid over the prior's box,
 // draws cells with probability proportional to the density there, and places each draw
 // uniformly inside its cell.
-func (p *RatioPosterior) sampleGrid(rng *rand.Rand, n int) (*mat.Dense, error) {
+func (p *RatioPosterior) sampleGrid(ctx context.Context, rng *rand.Rand, n int) (*mat.Dense, error) {
 	low, high, ok := dist.Bounds(p.prior)
 	D := p.prior.Dim()
 	if !ok || D > 3 {
@@ -180,7 +193,7 @@ func (p *RatioPosterior) sampleGrid(rng *rand.Rand, n int) (*mat.Dense, error) {
 			k /= G
 		}
 	}
-	if err := Canceled("grid posterior"); err != nil {
+	if err := cancel.Check(ctx, "grid posterior"); err != nil {
 		return nil, err
 	}
 	cdf, err := cumulativeWeights(p.LogProb(grid))
@@ -228,10 +241,10 @@ func drawIndex(rng *rand.Rand, cdf []float64) int {
 
 // sampleImportance draws Proposals·n points from the prior, weights them by r̂ (the posterior
 // over the prior) and resamples n of them with replacement (sampling-importance-resampling).
-func (p *RatioPosterior) sampleImportance(rng *rand.Rand, n int) (*mat.Dense, error) {
+func (p *RatioPosterior) sampleImportance(ctx context.Context, rng *rand.Rand, n int) (*mat.Dense, error) {
 	m := n * p.cfg.Proposals
 	cand := p.prior.Sample(rng, m)
-	if err := Canceled("importance posterior"); err != nil {
+	if err := cancel.Check(ctx, "importance posterior"); err != nil {
 		return nil, err
 	}
 	out, cdf, err := p.resample(rng, cand, n, "importance")
@@ -253,13 +266,13 @@ func (p *RatioPosterior) sampleImportance(rng *rand.Rand, n int) (*mat.Dense, er
 
 // sampleSlice runs Chains slice samplers side by side and returns n draws taken every Thin
 // sweeps after BurnIn sweeps, chain-interleaved.
-func (p *RatioPosterior) sampleSlice(rng *rand.Rand, n int) (*mat.Dense, error) {
+func (p *RatioPosterior) sampleSlice(ctx context.Context, rng *rand.Rand, n int) (*mat.Dense, error) {
 	C := min(p.cfg.Chains, n)
 	init, err := p.resampleInit(rng, C)
 	if err != nil {
 		return nil, err
 	}
-	ss := &sliceSampler{logp: p.LogProb, x: init, rng: rng}
+	ss := &sliceSampler{logp: p.LogProb, x: init, rng: rng, ctx: ctx}
 	return ss.run(n, p.cfg.BurnIn, p.cfg.Thin)
 }
 

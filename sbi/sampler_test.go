@@ -1,6 +1,7 @@
 package sbi
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -20,7 +21,7 @@ func analyticPosterior(prior dist.Distribution, mean []float64, cov *mat.SymDens
 		}
 		return a
 	}
-	return newRatioPosterior(prior, lr, nil, s)
+	return newRatioPosterior("test", nil, prior, lr, nil, s)
 }
 
 // TestSamplersAgainstGaussian checks the slice sampler (4 correlated parameters), the grid
@@ -48,7 +49,7 @@ func TestSamplersAgainstGaussian(t *testing.T) {
 	}
 	for _, c := range cases {
 		const n = 4000
-		s, err := c.post.SampleChecked(rand.New(rand.NewPCG(1, 9)), n)
+		s, err := c.post.SampleContext(context.Background(), rand.New(rand.NewPCG(1, 9)), n)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}

@@ -1,6 +1,7 @@
 package sbi
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -10,6 +11,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/gosbi/gosbi/runenv"
+	"github.com/gosbi/gosbi/sbi/internal/cancel"
 	"github.com/gosbi/gosbi/sbi/internal/safe"
 )
 
@@ -48,6 +51,16 @@ const ChunkRows = 64
 // Canceled), drops rows whose output is nil or holds NaN/±Inf (counted in Dropped), and
 // returns an error naming the row when f panics or returns a vector of the wrong length.
 func Simulate(rng *rand.Rand, f SimFunc, theta *mat.Dense) (*Simulation, error) {
+	return SimulateContext(runenv.Context(), rng, f, theta)
+}
+
+// MustSimulate is Simulate for notebook cells: it panics with Simulate's error.
+func MustSimulate(rng *rand.Rand, f SimFunc, theta *mat.Dense) *Simulation {
+	return safe.Must(Simulate(rng, f, theta))
+}
+
+// SimulateContext is Simulate stopped by ctx instead of the host's context.
+func SimulateContext(ctx context.Context, rng *rand.Rand, f SimFunc, theta *mat.Dense) (*Simulation, error) {
 	if f == nil {
 		return nil, fmt.Errorf("simulate: the simulator function is nil")
 	}
@@ -57,7 +70,7 @@ func Simulate(rng *rand.Rand, f SimFunc, theta *mat.Dense) (*Simulation, error) 
 		return nil, fmt.Errorf("simulate: theta has no rows, expected at least one parameter vector")
 	}
 	// Find the data dimension from the first row that succeeds, row by row in order.
-	dim, first, firstOut, err := probeRows(f, seeds, theta)
+	dim, first, firstOut, err := probeRows(ctx, f, seeds, theta)
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +83,7 @@ func Simulate(rng *rand.Rand, f SimFunc, theta *mat.Dense) (*Simulation, error) 
 	}
 	copy(x.RawRowView(first), firstOut)
 	start := first + 1
-	err = runChunks(n-start, func(c int) (int, int) {
+	err = runChunks(ctx, n-start, func(c int) (int, int) {
 		lo := start + c*ChunkRows
 		return lo, min(lo+ChunkRows, n)
 	}, func(lo, hi int, src *rand.PCG, r *rand.Rand) error {
@@ -97,12 +110,12 @@ func Simulate(rng *rand.Rand, f SimFunc, theta *mat.Dense) (*Simulation, error) 
 }
 
 // probeRows runs rows in order until one returns a non-nil vector and reports its length.
-func probeRows(f SimFunc, seeds streams, theta *mat.Dense) (dim, row int, out []float64, err error) {
+func probeRows(ctx context.Context, f SimFunc, seeds streams, theta *mat.Dense) (dim, row int, out []float64, err error) {
 	n, _ := theta.Dims()
 	src := &rand.PCG{}
 	r := rand.New(src)
 	for i := 0; i < n; i++ {
-		if err := Canceled("simulate"); err != nil {
+		if err := cancel.Check(ctx, "simulate"); err != nil {
 			return 0, 0, nil, err
 		}
 		out, err := callRow(f, seeds, i, theta.RawRowView(i), src, r)
@@ -134,15 +147,21 @@ func callRow(f SimFunc, seeds streams, i int, theta []float64, src *rand.PCG, r 
 // SimulateInto fills x (n×s.DataDim()) with the simulations of the n rows of theta, on all
 // cores, in chunks of ChunkRows rows that each draw from their own random stream (so x does not
 // depend on the number of cores). Failed rows stay in x as NaN, aligned with theta. It reports
-// progress, honours cancellation, and turns a panic into an error that names the row.
+// progress, stops when the host's context is cancelled, and turns a panic into an error that
+// names the row.
 func SimulateInto(rng *rand.Rand, s Simulator, theta, x *mat.Dense) error {
+	return SimulateIntoContext(runenv.Context(), rng, s, theta, x)
+}
+
+// SimulateIntoContext is SimulateInto stopped by ctx instead of the host's context.
+func SimulateIntoContext(ctx context.Context, rng *rand.Rand, s Simulator, theta, x *mat.Dense) error {
 	n, _ := theta.Dims()
 	xr, xc := x.Dims()
 	if xr != n || xc != s.DataDim() {
 		panic(fmt.Sprintf("sbi: SimulateInto: x is %d×%d, expected %d×%d (rows of theta × DataDim)", xr, xc, n, s.DataDim()))
 	}
 	seeds := newStreams(rng)
-	return runChunks(n, func(c int) (int, int) {
+	return runChunks(ctx, n, func(c int) (int, int) {
 		return c * ChunkRows, min((c+1)*ChunkRows, n)
 	}, func(lo, hi int, src *rand.PCG, r *rand.Rand) error {
 		c := lo / ChunkRows
@@ -181,19 +200,29 @@ func findPanicRow(s Simulator, seeds streams, theta, x *mat.Dense, lo, hi int, c
 // SimulateBatch runs a compiled Simulator on all rows of theta (see SimulateInto) and drops the
 // failed rows.
 func SimulateBatch(rng *rand.Rand, s Simulator, theta *mat.Dense) (*Simulation, error) {
+	return SimulateBatchContext(runenv.Context(), rng, s, theta)
+}
+
+// MustSimulateBatch is SimulateBatch for notebook cells: it panics with SimulateBatch's error.
+func MustSimulateBatch(rng *rand.Rand, s Simulator, theta *mat.Dense) *Simulation {
+	return safe.Must(SimulateBatch(rng, s, theta))
+}
+
+// SimulateBatchContext is SimulateBatch stopped by ctx instead of the host's context.
+func SimulateBatchContext(ctx context.Context, rng *rand.Rand, s Simulator, theta *mat.Dense) (*Simulation, error) {
 	n, _ := theta.Dims()
 	if n == 0 {
 		return nil, fmt.Errorf("simulate: theta has no rows, expected at least one parameter vector")
 	}
 	x := mat.NewDense(n, s.DataDim(), nil)
-	if err := SimulateInto(rng, s, theta, x); err != nil {
+	if err := SimulateIntoContext(ctx, rng, s, theta, x); err != nil {
 		return nil, err
 	}
 	return DropInvalid(theta, x)
 }
 
 // DropInvalid returns the rows of theta and x whose x row is all finite. It returns an error
-// when no row is left.
+// wrapping ErrNonFinite when no row is left.
 func DropInvalid(theta, x *mat.Dense) (*Simulation, error) {
 	n, dt := theta.Dims()
 	if xr, _ := x.Dims(); xr != n {
@@ -206,7 +235,7 @@ func DropInvalid(theta, x *mat.Dense) (*Simulation, error) {
 		}
 	}
 	if len(kept) == 0 {
-		return nil, fmt.Errorf("simulate: all %d simulations gave NaN or infinite values", n)
+		return nil, fmt.Errorf("simulate: %w: all %d simulations gave NaN or ±Inf", ErrNonFinite, n)
 	}
 	_, dx := x.Dims()
 	sim := &Simulation{Kept: kept, Dropped: n - len(kept)}
@@ -259,7 +288,7 @@ func splitmix(z uint64) uint64 {
 // runChunks runs work on the chunks of n rows with GOMAXPROCS goroutines. bounds maps a chunk
 // index to its rows; offset is added to progress totals (rows already done). The first error by
 // row order is returned; after an error or a cancellation no new chunk starts.
-func runChunks(n int, bounds func(c int) (lo, hi int), work func(lo, hi int, src *rand.PCG, r *rand.Rand) error, offset int) error {
+func runChunks(ctx context.Context, n int, bounds func(c int) (lo, hi int), work func(lo, hi int, src *rand.PCG, r *rand.Rand) error, offset int) error {
 	progress := NewProgress("simulate", n+offset)
 	defer progress.Finish()
 	progress.Add(offset)
@@ -305,7 +334,7 @@ func runChunks(n int, bounds func(c int) (lo, hi int), work func(lo, hi int, src
 				}
 				var hi int
 				lo, hi = bounds(c)
-				if err = Canceled("simulate"); err != nil {
+				if err = cancel.Check(ctx, "simulate"); err != nil {
 					return
 				}
 				if err = work(lo, hi, src, r); err != nil {

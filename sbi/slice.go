@@ -1,11 +1,14 @@
 package sbi
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/gosbi/gosbi/sbi/internal/cancel"
 )
 
 // sliceSampler is coordinate-wise slice sampling with stepping out and shrinkage (Neal 2003,
@@ -18,6 +21,7 @@ type sliceSampler struct {
 	lp    []float64
 	width []float64
 	rng   *rand.Rand
+	ctx   context.Context // stops the run when done
 }
 
 // maxStepOut and maxShrink bound the stepping-out and shrinkage loops of one update.
@@ -43,7 +47,7 @@ func (s *sliceSampler) run(n, burnIn, thin int) (*mat.Dense, error) {
 	progress := NewProgress("mcmc", total)
 	defer progress.Finish()
 	for sweep := 1; sweep <= total; sweep++ {
-		if err := Canceled("mcmc"); err != nil {
+		if err := cancel.Check(s.ctx, "mcmc"); err != nil {
 			return nil, err
 		}
 		for d := 0; d < D; d++ {

@@ -1,11 +1,16 @@
 package sbi
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"time"
 
+	"github.com/gosbi/gosbi/runenv"
+	"github.com/gosbi/gosbi/sbi/internal/cancel"
+	"github.com/gosbi/gosbi/sbi/internal/safe"
 	"github.com/gosbi/gosbi/sbi/nn"
 	"github.com/gosbi/gosbi/sbi/simstore"
 	"gonum.org/v1/gonum/mat"
@@ -21,19 +26,41 @@ import (
 // than memory: a simstore.Store, or its parts from Split). Validation pairs come from val,
 // scored once per epoch for early stopping and the choice of the best epoch; with val nil
 // there is no validation (cfg.ValidationFraction is not used: split the store instead).
-// Pairs holding NaN or ±Inf are dropped and counted, as by Train; each epoch visits the
-// training pairs in an order drawn from cfg.Seed.
+// Pairs holding NaN or ±Inf are dropped, counted and warned about, or refused, as by Train;
+// each epoch visits the training pairs in an order drawn from cfg.Seed. An interrupt keeps
+// the best epoch, as in Train; TrainStreamContext takes the context instead of the host's, and
+// MustTrainStream is the form for cells.
 func (e *NPE) TrainStream(train, val simstore.Source, cfg TrainConfig) (*TrainResult, error) {
-	return e.trainStream((*npeModel)(e), train, val, cfg)
+	return e.trainStream(runenv.Context(), (*npeModel)(e), train, val, cfg)
+}
+
+// TrainStreamContext is TrainStream stopped by ctx instead of the host's context.
+func (e *NPE) TrainStreamContext(ctx context.Context, train, val simstore.Source, cfg TrainConfig) (*TrainResult, error) {
+	return e.trainStream(ctx, (*npeModel)(e), train, val, cfg)
+}
+
+// MustTrainStream is TrainStream for notebook cells: it panics with TrainStream's error.
+func (e *NPE) MustTrainStream(train, val simstore.Source, cfg TrainConfig) *TrainResult {
+	return safe.Must(e.TrainStream(train, val, cfg))
 }
 
 // TrainStream fits the classifier to the pairs of train streamed in batches, as
 // NPE.TrainStream does. The marginal pairs are formed within each batch, as in Train.
 func (e *NRE) TrainStream(train, val simstore.Source, cfg TrainConfig) (*TrainResult, error) {
-	return e.trainStream((*nreModel)(e), train, val, cfg)
+	return e.trainStream(runenv.Context(), (*nreModel)(e), train, val, cfg)
 }
 
-func (c *estimator) trainStream(m network, train, val simstore.Source, cfg TrainConfig) (*TrainResult, error) {
+// TrainStreamContext is TrainStream stopped by ctx instead of the host's context.
+func (e *NRE) TrainStreamContext(ctx context.Context, train, val simstore.Source, cfg TrainConfig) (*TrainResult, error) {
+	return e.trainStream(ctx, (*nreModel)(e), train, val, cfg)
+}
+
+// MustTrainStream is TrainStream for notebook cells: it panics with TrainStream's error.
+func (e *NRE) MustTrainStream(train, val simstore.Source, cfg TrainConfig) *TrainResult {
+	return safe.Must(e.TrainStream(train, val, cfg))
+}
+
+func (c *estimator) trainStream(ctx context.Context, m network, train, val simstore.Source, cfg TrainConfig) (*TrainResult, error) {
 	if c.cfgErr != nil {
 		return nil, c.cfgErr
 	}
@@ -61,6 +88,10 @@ func (c *estimator) trainStream(m network, train, val simstore.Source, cfg Train
 	if err != nil {
 		return nil, fmt.Errorf("train %s: %w", c.label, err)
 	}
+	if dropped > 0 && cfg.RefuseNonFinite {
+		return nil, fmt.Errorf("train %s: %w: %d of %d training pairs hold NaN or ±Inf and RefuseNonFinite is set: remove the failed simulations from the source, or unset RefuseNonFinite to drop them with a count",
+			c.label, ErrNonFinite, dropped, usable+dropped)
+	}
 	if usable < 2 {
 		return nil, fmt.Errorf("train %s: %d usable training pairs (%d dropped for NaN or ±Inf), expected at least 2", c.label, usable, dropped)
 	}
@@ -72,15 +103,12 @@ func (c *estimator) trainStream(m network, train, val simstore.Source, cfg Train
 		}
 	}
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x7261696e))
-	res, err := c.fitStream(m, train, val, cfg, rng)
-	if res != nil {
-		res.Dropped, res.TrainRows = dropped, usable
+	res := &TrainResult{Estimator: c.label, Dropped: dropped, TrainRows: usable}
+	if w := c.dropWarning(dropped, usable+dropped); w != "" {
+		res.Warnings = append(res.Warnings, w)
 	}
-	if err != nil {
-		return res, err
-	}
-	c.trained = true
-	return res, nil
+	err = c.fitStream(ctx, res, m, train, val, cfg, rng)
+	return res, c.afterFit(res, err)
 }
 
 // streamZScore learns the standardization of θ and x from one pass over src and counts the
@@ -154,7 +182,7 @@ type streamBatch struct {
 
 // load fills b with the finite pairs of (theta, x) and returns their number.
 func (b *streamBatch) load(c *estimator, theta, x *mat.Dense) int {
-	th, xx, _ := dropNonFinite(theta, x)
+	th, xx, _, _ := dropNonFinite(theta, x)
 	if th == nil {
 		return 0
 	}
@@ -179,9 +207,9 @@ func (b *streamBatch) load(c *estimator, theta, x *mat.Dense) int {
 
 // fitStream is fit's loop over the batches of a source: the same steps, scores, early
 // stopping and restoring of the best weights.
-func (c *estimator) fitStream(m model, train, val simstore.Source, cfg TrainConfig, rng *rand.Rand) (*TrainResult, error) {
+func (c *estimator) fitStream(ctx context.Context, res *TrainResult, m model, train, val simstore.Source, cfg TrainConfig, rng *rand.Rand) error {
 	start := time.Now()
-	res := &TrainResult{Estimator: c.label, Select: cfg.Select}
+	res.Select = cfg.Select
 	if cfg.Regularizer != nil {
 		res.RegName = cfg.Regularizer.Name()
 	}
@@ -196,11 +224,17 @@ func (c *estimator) fitStream(m model, train, val simstore.Source, cfg TrainConf
 	res.BestLoss = math.Inf(1)
 	progress := NewProgress("train "+c.label, cfg.Epochs)
 	defer progress.Finish()
+	defer func() {
+		res.Duration = time.Since(start)
+		if len(res.Warnings) > 0 { // the bar's last message: seen where the result is not shown
+			progress.Set(res.Epochs, "warning: "+strings.Join(res.Warnings, "; "))
+		}
+	}()
 	tp := nn.NewTape()
 	var b streamBatch
-	fail := func(err error) (*TrainResult, error) {
+	fail := func(err error) error {
 		restore(ps, best)
-		return nil, err
+		return err
 	}
 	sinceBest := 0
 	for epoch := 0; epoch < cfg.Epochs; epoch++ {
@@ -208,8 +242,9 @@ func (c *estimator) fitStream(m model, train, val simstore.Source, cfg TrainConf
 		var rows int
 		it := train.Batches(cfg.BatchSize, rng.Uint64())
 		for it.Next() {
-			if err := Canceled("train " + c.label); err != nil {
+			if err := cancel.Check(ctx, "train "+c.label); err != nil {
 				it.Close()
+				res.Interrupted = true
 				return fail(err)
 			}
 			theta, x := it.Batch()
@@ -281,11 +316,11 @@ func (c *estimator) fitStream(m model, train, val simstore.Source, cfg TrainConf
 		}
 	}
 	restore(ps, best)
-	res.Duration = time.Since(start)
 	if math.IsInf(res.BestLoss, 0) || math.IsNaN(res.BestLoss) {
-		return res, fmt.Errorf("train %s: no epoch reached a finite loss: lower the learning rate or check the simulations", c.label)
+		res.BestEpoch = 0
+		return fmt.Errorf("train %s: %w: no epoch reached a finite loss: lower the learning rate or check the simulations", c.label, ErrDiverged)
 	}
-	return res, nil
+	return nil
 }
 
 // evalStream is evalLoss over the batches of a source (in a fixed order, the penalty's draws

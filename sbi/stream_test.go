@@ -1,6 +1,9 @@
 package sbi
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -66,7 +69,7 @@ func TestNRETrainStream(t *testing.T) {
 	if _, err := e.TrainStream(storeOf(t, theta, x, 500), nil, TrainConfig{Epochs: 40, BatchSize: 100, LearningRate: 1e-3, Seed: 5}); err != nil {
 		t.Fatal(err)
 	}
-	smp, err := e.PosteriorWith([]float64{0.5, -0.5}, SamplerConfig{}).SampleChecked(rand.New(rand.NewPCG(2, 2)), 3000)
+	smp, err := e.PosteriorWith([]float64{0.5, -0.5}, SamplerConfig{}).SampleContext(context.Background(), rand.New(rand.NewPCG(2, 2)), 3000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +94,7 @@ func TestStreamZScoreMatchesMemory(t *testing.T) {
 	if usable != 498 || dropped != 2 {
 		t.Fatalf("%d usable and %d dropped, want 498 and 2", usable, dropped)
 	}
-	th, xx, _ := dropNonFinite(theta, x)
+	th, xx, _, _ := dropNonFinite(theta, x)
 	idx := make([]int, 498)
 	for i := range idx {
 		idx[i] = i
@@ -121,5 +124,47 @@ func TestTrainStreamRefusesMismatch(t *testing.T) {
 	}
 	if _, err := e.TrainStream(nil, nil, TrainConfig{}); err == nil {
 		t.Error("a nil source was accepted")
+	}
+}
+
+// TestTrainStreamInterruptAndNonFinite gives streamed training the rules of Train: a store
+// with 5% failed simulations is trained with a count and a warning, or refused with
+// RefuseNonFinite; a context cancelled during epoch 3 keeps the best of the 2 finished epochs,
+// and says so.
+func TestTrainStreamInterruptAndNonFinite(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	prior, theta, x := gaussianPairs(rng, 600)
+	for i := 0; i < 30; i++ {
+		x.Set(20*i, 0, math.NaN())
+	}
+	s := storeOf(t, theta, x, 200)
+	train, val, err := s.Split(0.1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewNPE(prior, NPEConfig{Hidden: 8}).TrainStream(train, val, TrainConfig{Epochs: 2, RefuseNonFinite: true}); !errors.Is(err, ErrNonFinite) {
+		t.Errorf("RefuseNonFinite: %v, want ErrNonFinite", err)
+	}
+	steps := 0 // steps of one epoch, counted by a regularizer that never cancels
+	cfg := TrainConfig{Epochs: 1, BatchSize: 50, Seed: 1, Select: SelectLoss, Regularizer: cancelAtStep{cancelAt: -1, steps: &steps}}
+	if _, err := NewNPE(prior, NPEConfig{Hidden: 8}).TrainStream(train, val, cfg); err != nil {
+		t.Fatal(err)
+	}
+	perEpoch := steps
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	steps = 0
+	cfg.Epochs, cfg.Regularizer = 10, cancelAtStep{cancelAt: 2*perEpoch + 1, steps: &steps, cancel: cancel}
+	e := NewNPE(prior, NPEConfig{Hidden: 8})
+	res, err := e.TrainStreamContext(ctx, train, val, cfg)
+	if !errors.Is(err, context.Canceled) || res == nil || !res.Interrupted || res.Epochs != 2 || !e.Trained() {
+		t.Fatalf("cancelled in epoch 3: error %v, result %v, trained %v; want context.Canceled, 2 epochs, trained", err, res, e.Trained())
+	}
+	want := fmt.Sprintf("stopped at epoch 3 by interrupt; best epoch %d kept", res.BestEpoch)
+	if !strings.Contains(err.Error(), want) || !strings.Contains(res.String(), want) {
+		t.Errorf("error %q and result %q should say %q", err, res, want)
+	}
+	if res.Dropped == 0 || len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "held NaN or ±Inf") {
+		t.Errorf("dropped %d, warnings %q: want the failed simulations counted and warned about", res.Dropped, res.Warnings)
 	}
 }

@@ -1,6 +1,7 @@
 package sbi
 
 import (
+	"context"
 	"fmt"
 	"html"
 	"math"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gosbi/gosbi/sbi/internal/cancel"
 	"github.com/gosbi/gosbi/sbi/nn"
 	"gonum.org/v1/gonum/mat"
 )
@@ -31,6 +33,11 @@ type TrainConfig struct {
 	// Resume continues from the current weights and standardization of an estimator that was
 	// trained before, instead of starting from fresh weights.
 	Resume bool
+	// RefuseNonFinite makes Train return an error wrapping ErrNonFinite when a pair holds NaN
+	// or ±Inf. By default (false) such pairs — failed simulations — are dropped, counted in
+	// TrainResult.Dropped, and warned about above DropWarnFraction. Dropping is not neutral:
+	// each estimator's Train says what it does to its estimate.
+	RefuseNonFinite bool
 }
 
 // Selection is the validation score by which training keeps its best epoch and stops early.
@@ -140,21 +147,84 @@ type TrainResult struct {
 	// ValRegTerm is the mean regularizer term on the validation pairs per epoch; nil unless
 	// Select is SelectRegularized with validation.
 	ValRegTerm []float64
+	// Interrupted is true when the training's context was cancelled (a notebook's interrupt,
+	// TrainContext's ctx) during epoch Epochs+1. The weights of BestEpoch were kept: the
+	// estimator is trained if BestEpoch ≥ 1 (or it was trained before a Resume).
+	Interrupted bool
+	// Warnings are what the caller should know about the run (dropped non-finite pairs above
+	// DropWarnFraction), one sentence each; String and MIMEBundle show them.
+	Warnings []string
+	// Members holds the result of each member of an ensemble, in order; nil for a single
+	// estimator. An ensemble's own result then carries only the summary: the members' total
+	// Duration, whether one was interrupted, and the data counts and warnings of member 0.
+	Members []*TrainResult
 }
 
-// String is a one-line summary.
+// DroppedFraction is the share of the pairs given to Train that were dropped for NaN or ±Inf.
+func (r *TrainResult) DroppedFraction() float64 {
+	n := r.Dropped + r.TrainRows + r.ValRows
+	if n == 0 {
+		return 0
+	}
+	return float64(r.Dropped) / float64(n)
+}
+
+// stopNote says where an interrupted training stopped and what it kept; trained is whether the
+// estimator is trained afterwards.
+func (r *TrainResult) stopNote(trained bool) string {
+	switch {
+	case r.BestEpoch > 0:
+		return fmt.Sprintf("stopped at epoch %d by interrupt; best epoch %d kept", r.Epochs+1, r.BestEpoch)
+	case trained:
+		return fmt.Sprintf("stopped at epoch %d by interrupt; no epoch finished, the weights from before are kept", r.Epochs+1)
+	}
+	return fmt.Sprintf("stopped at epoch %d by interrupt; no epoch finished, the estimator is not trained", r.Epochs+1)
+}
+
+// String is a one-line summary, then one line per warning.
 func (r *TrainResult) String() string {
+	if r == nil {
+		return "no training result"
+	}
+	s := r.Estimator + ": " + r.summary()
+	for _, w := range r.Warnings {
+		s += "\nwarning: " + w
+	}
+	return s
+}
+
+// summary is the one-line summary without the estimator's name.
+func (r *TrainResult) summary() string {
+	if r.Members != nil {
+		var best []string
+		for _, m := range r.Members {
+			best = append(best, fmt.Sprint(m.BestEpoch))
+		}
+		s := fmt.Sprintf("%d members trained in %s (best epochs %s), %d training / %d validation pairs",
+			len(r.Members), r.Duration.Round(time.Millisecond), strings.Join(best, ", "), r.TrainRows, r.ValRows)
+		if r.Interrupted {
+			s += ", stopped by interrupt"
+		}
+		return s
+	}
 	what := "loss"
 	if r.ValRegTerm != nil {
 		what = "loss + " + r.RegName
 	}
-	s := fmt.Sprintf("%s: %d epochs in %s, best epoch %d (%s %.4f), %d training / %d validation pairs",
-		r.Estimator, r.Epochs, r.Duration.Round(time.Millisecond), r.BestEpoch, what, r.BestLoss, r.TrainRows, r.ValRows)
+	var s string
+	if r.Interrupted {
+		s = r.stopNote(r.BestEpoch > 0) + ", "
+	}
+	s += fmt.Sprintf("%d epochs in %s", r.Epochs, r.Duration.Round(time.Millisecond))
+	if r.BestEpoch > 0 {
+		s += fmt.Sprintf(", best epoch %d (%s %.4f)", r.BestEpoch, what, r.BestLoss)
+	}
+	s += fmt.Sprintf(", %d training / %d validation pairs", r.TrainRows, r.ValRows)
 	if r.Stopped {
 		s += ", stopped early"
 	}
 	if r.Dropped > 0 {
-		s += fmt.Sprintf(", %d non-finite pairs dropped", r.Dropped)
+		s += fmt.Sprintf(", %d non-finite pairs dropped (%.1f%%)", r.Dropped, 100*r.DroppedFraction())
 	}
 	if r.SkippedStep > 0 {
 		s += fmt.Sprintf(", %d steps skipped (non-finite gradient)", r.SkippedStep)
@@ -162,10 +232,24 @@ func (r *TrainResult) String() string {
 	return s
 }
 
-// MIMEBundle shows the summary and the last epochs as HTML and text.
+// MIMEBundle shows the summary, the warnings and the last epochs as HTML and text.
 func (r *TrainResult) MIMEBundle() map[string]any {
+	if r == nil {
+		return map[string]any{"text/plain": r.String()}
+	}
 	var b strings.Builder
-	b.WriteString("<div><b>" + html.EscapeString(r.Estimator) + "</b> " + html.EscapeString(r.String()[len(r.Estimator)+2:]))
+	b.WriteString("<div><b>" + html.EscapeString(r.Estimator) + "</b> " + html.EscapeString(r.summary()))
+	for _, w := range r.Warnings {
+		b.WriteString(`<div style="color:#D55E00"><b>warning:</b> ` + html.EscapeString(w) + "</div>")
+	}
+	if r.Members != nil {
+		b.WriteString("<table><tr><th>member</th><th>summary</th></tr>")
+		for k, m := range r.Members {
+			fmt.Fprintf(&b, "<tr><td>%d</td><td>%s</td></tr>", k, html.EscapeString(m.summary()))
+		}
+		b.WriteString("</table></div>")
+		return map[string]any{"text/html": b.String(), "text/plain": r.String()}
+	}
 	b.WriteString("<table><tr><th>epoch</th><th>train</th><th>validation</th>")
 	if r.RegName != "" {
 		b.WriteString("<th>" + html.EscapeString(r.RegName) + "</th>")
@@ -211,28 +295,32 @@ type model interface {
 	batchLoss(tp *nn.Tape, d *trainData, idx []int, rb *RegBatch) *nn.Tensor
 }
 
-// dropNonFinite returns the pairs whose θ and x rows are all finite and the number removed.
-func dropNonFinite(theta, x *mat.Dense) (*mat.Dense, *mat.Dense, int) {
+// dropNonFinite returns the pairs whose θ and x rows are all finite, the number removed and the
+// first row removed (−1 for none).
+func dropNonFinite(theta, x *mat.Dense) (th, xx *mat.Dense, dropped, first int) {
 	n, dt := theta.Dims()
 	_, dx := x.Dims()
 	var kept []int
+	first = -1
 	for i := 0; i < n; i++ {
 		if finite(theta.RawRowView(i)) && finite(x.RawRowView(i)) {
 			kept = append(kept, i)
+		} else if first < 0 {
+			first = i
 		}
 	}
 	if len(kept) == n {
-		return theta, x, 0
+		return theta, x, 0, -1
 	}
-	th, xx := mat.NewDense(max(len(kept), 1), dt, nil), mat.NewDense(max(len(kept), 1), dx, nil)
+	if len(kept) == 0 {
+		return nil, nil, n, first
+	}
+	th, xx = mat.NewDense(len(kept), dt, nil), mat.NewDense(len(kept), dx, nil)
 	for k, i := range kept {
 		copy(th.RawRowView(k), theta.RawRowView(i))
 		copy(xx.RawRowView(k), x.RawRowView(i))
 	}
-	if len(kept) == 0 {
-		return nil, nil, n
-	}
-	return th, xx, n - len(kept)
+	return th, xx, n - len(kept), first
 }
 
 // checkPairs validates the shapes of a training set.
@@ -265,11 +353,13 @@ func splitRows(rng *rand.Rand, n int, frac float64) (train, val []int, err error
 	return perm[nv:], perm[:nv], nil
 }
 
-// fit runs the training loop of m on d (standardization already applied) and returns the
-// result; the best weights (by validation loss) are restored at the end.
-func fit(label string, m model, d *trainData, train, val []int, cfg TrainConfig, rng *rand.Rand) (*TrainResult, error) {
+// fit runs the training loop of m on d (standardization already applied) and fills res; the
+// best weights (by validation loss) are restored at the end, and when ctx is done, at once
+// (res.Interrupted, and the error wraps ctx.Err()).
+func fit(ctx context.Context, res *TrainResult, m model, d *trainData, train, val []int, cfg TrainConfig, rng *rand.Rand) error {
 	start := time.Now()
-	res := &TrainResult{Estimator: label, TrainRows: len(train), ValRows: len(val), Select: cfg.Select}
+	label := res.Estimator
+	res.TrainRows, res.ValRows, res.Select = len(train), len(val), cfg.Select
 	if cfg.Regularizer != nil {
 		res.RegName = cfg.Regularizer.Name()
 	}
@@ -284,6 +374,12 @@ func fit(label string, m model, d *trainData, train, val []int, cfg TrainConfig,
 	res.BestLoss = math.Inf(1)
 	progress := NewProgress("train "+label, cfg.Epochs)
 	defer progress.Finish()
+	defer func() {
+		res.Duration = time.Since(start)
+		if len(res.Warnings) > 0 { // the bar's last message: seen where the result is not shown
+			progress.Set(res.Epochs, "warning: "+strings.Join(res.Warnings, "; "))
+		}
+	}()
 	tp := nn.NewTape()
 	order := append([]int(nil), train...)
 	sinceBest := 0
@@ -296,15 +392,16 @@ func fit(label string, m model, d *trainData, train, val []int, cfg TrainConfig,
 			if hi-lo < 2 { // a last batch of one pair has no marginal pair and a noisy gradient
 				continue
 			}
-			if err := Canceled("train " + label); err != nil {
+			if err := cancel.Check(ctx, "train "+label); err != nil {
 				restore(ps, best)
-				return nil, err
+				res.Interrupted = true
+				return err
 			}
 			st := step{tp: tp, m: m, d: d, reg: cfg.Regularizer, rng: rng, opt: opt, clip: cfg.ClipNorm}
 			loss, pen, ok, err := st.run(order[lo:hi])
 			if err != nil {
 				restore(ps, best)
-				return nil, fmt.Errorf("train %s: regularizer %q: %w", label, res.RegName, err)
+				return fmt.Errorf("train %s: regularizer %q: %w", label, res.RegName, err)
 			}
 			if !ok {
 				res.SkippedStep++
@@ -326,7 +423,7 @@ func fit(label string, m model, d *trainData, train, val []int, cfg TrainConfig,
 			v, pen, err := evalLoss(m, d, val, cfg.BatchSize, reg, cfg.Seed)
 			if err != nil {
 				restore(ps, best)
-				return nil, fmt.Errorf("train %s: regularizer %q on the validation pairs: %w", label, res.RegName, err)
+				return fmt.Errorf("train %s: regularizer %q on the validation pairs: %w", label, res.RegName, err)
 			}
 			res.ValLoss = append(res.ValLoss, v)
 			monitored = v
@@ -359,11 +456,11 @@ func fit(label string, m model, d *trainData, train, val []int, cfg TrainConfig,
 		}
 	}
 	restore(ps, best)
-	res.Duration = time.Since(start)
 	if math.IsInf(res.BestLoss, 0) || math.IsNaN(res.BestLoss) {
-		return res, fmt.Errorf("train %s: no epoch reached a finite loss: lower the learning rate or check the simulations", label)
+		res.BestEpoch = 0
+		return fmt.Errorf("train %s: %w: no epoch reached a finite loss: lower the learning rate or check the simulations", label, ErrDiverged)
 	}
-	return res, nil
+	return nil
 }
 
 // step is one optimization step of a model on a batch.

@@ -36,7 +36,7 @@ func Corner(samples ...*mat.Dense) *Plot { return CornerWith(CornerConfig{}, sam
 // CornerWith is Corner with options: parameter names, legend labels, true parameters, binning,
 // smoothing, contour levels and axis ranges. It panics if the sets have different numbers of
 // columns, or Names, Truth, Lower or Upper have the wrong length.
-func CornerWith(opts CornerConfig, samples ...*mat.Dense) *Plot {
+func CornerWith(cfg CornerConfig, samples ...*mat.Dense) *Plot {
 	if len(samples) == 0 {
 		panic("viz: Corner needs at least one set of samples")
 	}
@@ -46,12 +46,12 @@ func CornerWith(opts CornerConfig, samples ...*mat.Dense) *Plot {
 			panic(fmt.Sprintf("viz: Corner: sample set %d has %d columns, set 0 has %d", i, c, dim))
 		}
 	}
-	opts = opts.withDefaults(dim, len(samples))
+	cfg = cfg.withDefaults(dim, len(samples))
 	cols := make([][][]float64, len(samples)) // set → dim → values
 	for s, m := range samples {
 		cols[s] = columns(m)
 	}
-	lo, hi := cornerRanges(cols, opts)
+	lo, hi := cornerRanges(cols, cfg)
 
 	plots := make([][]*plot.Plot, dim)
 	for i := range dim {
@@ -59,21 +59,21 @@ func CornerWith(opts CornerConfig, samples ...*mat.Dense) *Plot {
 		for j := 0; j <= i; j++ {
 			var p *plot.Plot
 			if i == j {
-				p = cornerDiagonal(cols, i, lo[i], hi[i], opts)
+				p = cornerDiagonal(cols, i, lo[i], hi[i], cfg)
 			} else {
-				p = cornerPair(cols, j, i, lo, hi, opts)
+				p = cornerPair(cols, j, i, lo, hi, cfg)
 			}
-			cornerAxes(p, i, j, dim, opts)
+			cornerAxes(p, i, j, dim, cfg)
 			plots[i][j] = p
 		}
 	}
-	panel := opts.Panel
+	panel := cfg.Panel
 	size := panel*vg.Length(dim) + vg.Points(30)
 	legend := []string(nil)
-	if len(samples) > 1 || opts.Labels[0] != "" {
-		legend = opts.Labels
+	if len(samples) > 1 || cfg.Labels[0] != "" {
+		legend = cfg.Labels
 	}
-	if opts.Truth != nil {
+	if cfg.Truth != nil {
 		legend = append(legend, "true parameters")
 	}
 	// With one parameter there is no empty upper-right panel: the legend gets a strip to
@@ -99,9 +99,9 @@ func CornerWith(opts CornerConfig, samples ...*mat.Dense) *Plot {
 			strip := c
 			strip.Min.X = panels.Max.X
 			strip.Max.Y -= vg.Points(4)
-			drawCornerLegend(strip, legend, opts.Truth != nil)
+			drawCornerLegend(strip, legend, cfg.Truth != nil)
 		default:
-			drawCornerLegend(canvases[0][dim-1], legend, opts.Truth != nil)
+			drawCornerLegend(canvases[0][dim-1], legend, cfg.Truth != nil)
 		}
 	})
 }
@@ -116,49 +116,49 @@ func cornerLegendWidth(names []string) vg.Length {
 	return vg.Points(16) + st.Width(" ") + w + vg.Points(10)
 }
 
-func (o CornerConfig) withDefaults(dim, sets int) CornerConfig {
-	if o.Names == nil {
-		o.Names = make([]string, dim)
-		for d := range o.Names {
-			o.Names[d] = fmt.Sprintf("θ%s", subscript(d+1))
+func (cfg CornerConfig) withDefaults(dim, sets int) CornerConfig {
+	if cfg.Names == nil {
+		cfg.Names = make([]string, dim)
+		for d := range cfg.Names {
+			cfg.Names[d] = fmt.Sprintf("θ%s", subscript(d+1))
 		}
 	}
-	if len(o.Names) != dim {
-		panic(fmt.Sprintf("viz: Corner: %d names for %d parameters", len(o.Names), dim))
+	if len(cfg.Names) != dim {
+		panic(fmt.Sprintf("viz: Corner: %d names for %d parameters", len(cfg.Names), dim))
 	}
-	if o.Truth != nil && len(o.Truth) != dim {
-		panic(fmt.Sprintf("viz: Corner: Truth has %d values for %d parameters", len(o.Truth), dim))
+	if cfg.Truth != nil && len(cfg.Truth) != dim {
+		panic(fmt.Sprintf("viz: Corner: Truth has %d values for %d parameters", len(cfg.Truth), dim))
 	}
-	if o.Lower != nil && len(o.Lower) != dim || o.Upper != nil && len(o.Upper) != dim {
-		panic(fmt.Sprintf("viz: Corner: Lower and Upper need %d values, got %d and %d", dim, len(o.Lower), len(o.Upper)))
+	if cfg.Lower != nil && len(cfg.Lower) != dim || cfg.Upper != nil && len(cfg.Upper) != dim {
+		panic(fmt.Sprintf("viz: Corner: Lower and Upper need %d values, got %d and %d", dim, len(cfg.Lower), len(cfg.Upper)))
 	}
-	if o.Labels == nil {
-		o.Labels = make([]string, sets)
+	if cfg.Labels == nil {
+		cfg.Labels = make([]string, sets)
 		if sets > 1 {
-			for s := range o.Labels {
-				o.Labels[s] = fmt.Sprintf("samples %d", s+1)
+			for s := range cfg.Labels {
+				cfg.Labels[s] = fmt.Sprintf("samples %d", s+1)
 			}
 		}
 	}
-	if len(o.Labels) != sets {
-		panic(fmt.Sprintf("viz: Corner: %d labels for %d sample sets", len(o.Labels), sets))
+	if len(cfg.Labels) != sets {
+		panic(fmt.Sprintf("viz: Corner: %d labels for %d sample sets", len(cfg.Labels), sets))
 	}
-	if o.Bins <= 0 {
-		o.Bins = 40
+	if cfg.Bins <= 0 {
+		cfg.Bins = 40
 	}
-	if o.Points <= 0 {
-		o.Points = 50
+	if cfg.Points <= 0 {
+		cfg.Points = 50
 	}
-	if o.Smooth == 0 {
-		o.Smooth = 1.5
+	if cfg.Smooth == 0 {
+		cfg.Smooth = 1.5
 	}
-	if o.Levels == nil {
-		o.Levels = []float64{0.68, 0.95}
+	if cfg.Levels == nil {
+		cfg.Levels = []float64{0.68, 0.95}
 	}
-	if o.Panel <= 0 {
-		o.Panel = 4.2 * cm
+	if cfg.Panel <= 0 {
+		cfg.Panel = 4.2 * cm
 	}
-	return o
+	return cfg
 }
 
 func subscript(n int) string {
@@ -183,7 +183,7 @@ func columns(m *mat.Dense) [][]float64 {
 
 // cornerRanges is the union over sets of the 0.5%–99.5% quantile range, padded by 5% and
 // widened to include the truth, unless the options fix the limits.
-func cornerRanges(cols [][][]float64, o CornerConfig) (lo, hi []float64) {
+func cornerRanges(cols [][][]float64, cfg CornerConfig) (lo, hi []float64) {
 	dim := len(cols[0])
 	lo, hi = make([]float64, dim), make([]float64, dim)
 	for d := range dim {
@@ -196,8 +196,8 @@ func cornerRanges(cols [][][]float64, o CornerConfig) (lo, hi []float64) {
 			lo[d] = math.Min(lo[d], v[int(0.005*float64(len(v)-1))])
 			hi[d] = math.Max(hi[d], v[int(math.Ceil(0.995*float64(len(v)-1)))])
 		}
-		if o.Truth != nil {
-			lo[d], hi[d] = math.Min(lo[d], o.Truth[d]), math.Max(hi[d], o.Truth[d])
+		if cfg.Truth != nil {
+			lo[d], hi[d] = math.Min(lo[d], cfg.Truth[d]), math.Max(hi[d], cfg.Truth[d])
 		}
 		if math.IsInf(lo[d], 1) { // no finite value at all
 			lo[d], hi[d] = -1, 1
@@ -207,35 +207,35 @@ func cornerRanges(cols [][][]float64, o CornerConfig) (lo, hi []float64) {
 			pad = 0.5
 		}
 		lo[d], hi[d] = lo[d]-pad, hi[d]+pad
-		if o.Lower != nil {
-			lo[d] = o.Lower[d]
+		if cfg.Lower != nil {
+			lo[d] = cfg.Lower[d]
 		}
-		if o.Upper != nil {
-			hi[d] = o.Upper[d]
+		if cfg.Upper != nil {
+			hi[d] = cfg.Upper[d]
 		}
 	}
 	return lo, hi
 }
 
-func cornerDiagonal(cols [][][]float64, d int, lo, hi float64, o CornerConfig) *plot.Plot {
+func cornerDiagonal(cols [][][]float64, d int, lo, hi float64, cfg CornerConfig) *plot.Plot {
 	p := newPlot("", "", "")
-	width := (hi - lo) / float64(o.Bins)
+	width := (hi - lo) / float64(cfg.Bins)
 	ymax := 0.0
 	for s := range cols {
-		counts := make([]float64, o.Bins)
+		counts := make([]float64, cfg.Bins)
 		n := 0
 		for _, v := range cols[s][d] {
-			if k := int(math.Floor((v - lo) / width)); k >= 0 && k < o.Bins {
+			if k := int(math.Floor((v - lo) / width)); k >= 0 && k < cfg.Bins {
 				counts[k]++
 			}
 			n++
 		}
-		pts := make(plotter.XYs, o.Bins+1)
-		for k := range o.Bins {
+		pts := make(plotter.XYs, cfg.Bins+1)
+		for k := range cfg.Bins {
 			pts[k] = plotter.XY{X: lo + float64(k)*width, Y: counts[k] / (float64(n) * width)}
 			ymax = math.Max(ymax, pts[k].Y)
 		}
-		pts[o.Bins] = plotter.XY{X: hi, Y: pts[o.Bins-1].Y}
+		pts[cfg.Bins] = plotter.XY{X: hi, Y: pts[cfg.Bins-1].Y}
 		line, err := plotter.NewLine(pts)
 		if err != nil {
 			continue
@@ -249,19 +249,19 @@ func cornerDiagonal(cols [][][]float64, d int, lo, hi float64, o CornerConfig) *
 		p.Add(line)
 	}
 	p.Y.Min, p.Y.Max = 0, 1.08*ymax
-	if o.Truth != nil {
-		p.Add(vLine(o.Truth[d], 0, p.Y.Max))
+	if cfg.Truth != nil {
+		p.Add(vLine(cfg.Truth[d], 0, p.Y.Max))
 	}
 	return p
 }
 
-func cornerPair(cols [][][]float64, dx, dy int, lo, hi []float64, o CornerConfig) *plot.Plot {
+func cornerPair(cols [][][]float64, dx, dy int, lo, hi []float64, cfg CornerConfig) *plot.Plot {
 	p := newPlot("", "", "")
 	for s := range cols {
-		g := newGridZ(o.Points, o.Points, lo[dx], hi[dx], lo[dy], hi[dy])
+		g := newGridZ(cfg.Points, cfg.Points, lo[dx], hi[dx], lo[dy], hi[dy])
 		g.histogram2D(cols[s][dx], cols[s][dy])
-		g.smooth(o.Smooth)
-		levels := hpdThresholds(g.z, o.Levels) // decreasing in mass order given
+		g.smooth(cfg.Smooth)
+		levels := hpdThresholds(g.z, cfg.Levels) // decreasing in mass order given
 		if len(cols) == 1 {
 			hm := plotter.NewHeatMap(g, rampPalette{c: Color(0), n: 64})
 			hm.Rasterized = true
@@ -286,9 +286,9 @@ func cornerPair(cols [][][]float64, dx, dy int, lo, hi []float64, o CornerConfig
 		p.Add(ct)
 	}
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = lo[dx], hi[dx], lo[dy], hi[dy]
-	if o.Truth != nil {
-		p.Add(vLine(o.Truth[dx], lo[dy], hi[dy]), hLine(o.Truth[dy], lo[dx], hi[dx]))
-		sc, _ := plotter.NewScatter(plotter.XYs{{X: o.Truth[dx], Y: o.Truth[dy]}})
+	if cfg.Truth != nil {
+		p.Add(vLine(cfg.Truth[dx], lo[dy], hi[dy]), hLine(cfg.Truth[dy], lo[dx], hi[dx]))
+		sc, _ := plotter.NewScatter(plotter.XYs{{X: cfg.Truth[dx], Y: cfg.Truth[dy]}})
 		sc.Shape = draw.BoxGlyph{}
 		sc.Color = truthColor
 		sc.Radius = vg.Points(2.5)
@@ -323,9 +323,9 @@ func maxOf(v []float64) float64 {
 
 // cornerAxes shows tick labels and names only on the outer panels, and hides the density axis
 // of the diagonal panels.
-func cornerAxes(p *plot.Plot, i, j, dim int, o CornerConfig) {
+func cornerAxes(p *plot.Plot, i, j, dim int, cfg CornerConfig) {
 	if i == dim-1 {
-		p.X.Label.Text = o.Names[j]
+		p.X.Label.Text = cfg.Names[j]
 		p.X.Tick.Marker = niceTicks{n: 5, labels: true}
 	} else {
 		p.X.Tick.Marker = niceTicks{n: 5}
@@ -334,7 +334,7 @@ func cornerAxes(p *plot.Plot, i, j, dim int, o CornerConfig) {
 	case i == j:
 		p.HideY()
 	case j == 0:
-		p.Y.Label.Text = o.Names[i]
+		p.Y.Label.Text = cfg.Names[i]
 		p.Y.Tick.Marker = niceTicks{n: 5, labels: true}
 	default:
 		p.Y.Tick.Marker = niceTicks{n: 5}

@@ -30,30 +30,30 @@ type DensityConfig struct {
 // Density2D evaluates a 2-D density on a grid over the box and draws it as a heat map with
 // contours of its highest-density regions (68% and 95% of the grid mass by default). It returns
 // an error if the box is not given or the density is NaN or zero everywhere.
-func Density2D(f LogDensity, o DensityConfig) (*Plot, error) {
-	if len(o.Lower) != 2 || len(o.Upper) != 2 || !(o.Upper[0] > o.Lower[0]) || !(o.Upper[1] > o.Lower[1]) {
-		return nil, fmt.Errorf("viz: Density2D needs a box: Lower and Upper with 2 values each and Lower < Upper, got %v and %v", o.Lower, o.Upper)
+func Density2D(f LogDensity, cfg DensityConfig) (*Plot, error) {
+	if len(cfg.Lower) != 2 || len(cfg.Upper) != 2 || !(cfg.Upper[0] > cfg.Lower[0]) || !(cfg.Upper[1] > cfg.Lower[1]) {
+		return nil, fmt.Errorf("viz: Density2D needs a box: Lower and Upper with 2 values each and Lower < Upper, got %v and %v", cfg.Lower, cfg.Upper)
 	}
-	if o.Points <= 0 {
-		o.Points = 100
+	if cfg.Points <= 0 {
+		cfg.Points = 100
 	}
-	if o.Names == nil {
-		o.Names = []string{"θ₁", "θ₂"}
+	if cfg.Names == nil {
+		cfg.Names = []string{"θ₁", "θ₂"}
 	}
-	if o.Levels == nil {
-		o.Levels = []float64{0.68, 0.95}
+	if cfg.Levels == nil {
+		cfg.Levels = []float64{0.68, 0.95}
 	}
-	g := newGridZ(o.Points, o.Points, o.Lower[0], o.Upper[0], o.Lower[1], o.Upper[1])
-	pts := mat.NewDense(o.Points*o.Points, 2, nil)
-	for r := range o.Points {
-		for c := range o.Points {
-			pts.Set(r*o.Points+c, 0, g.X(c))
-			pts.Set(r*o.Points+c, 1, g.Y(r))
+	g := newGridZ(cfg.Points, cfg.Points, cfg.Lower[0], cfg.Upper[0], cfg.Lower[1], cfg.Upper[1])
+	pts := mat.NewDense(cfg.Points*cfg.Points, 2, nil)
+	for r := range cfg.Points {
+		for c := range cfg.Points {
+			pts.Set(r*cfg.Points+c, 0, g.X(c))
+			pts.Set(r*cfg.Points+c, 1, g.Y(r))
 		}
 	}
 	lp := f.LogProb(pts)
-	if len(lp) != o.Points*o.Points {
-		return nil, fmt.Errorf("viz: Density2D: LogProb returned %d values for %d points", len(lp), o.Points*o.Points)
+	if len(lp) != cfg.Points*cfg.Points {
+		return nil, fmt.Errorf("viz: Density2D: LogProb returned %d values for %d points", len(lp), cfg.Points*cfg.Points)
 	}
 	top := math.Inf(-1)
 	for i, v := range lp {
@@ -63,16 +63,16 @@ func Density2D(f LogDensity, o DensityConfig) (*Plot, error) {
 		top = math.Max(top, v)
 	}
 	if math.IsInf(top, -1) {
-		return nil, fmt.Errorf("viz: Density2D: the density is zero on the whole box %v–%v", o.Lower, o.Upper)
+		return nil, fmt.Errorf("viz: Density2D: the density is zero on the whole box %v–%v", cfg.Lower, cfg.Upper)
 	}
 	for i, v := range lp {
 		g.z[i] = math.Exp(v - top)
 	}
-	levels := hpdThresholds(g.z, o.Levels)
+	levels := hpdThresholds(g.z, cfg.Levels)
 
-	p := newPlot(o.Title, o.Names[0], o.Names[1])
+	p := newPlot(cfg.Title, cfg.Names[0], cfg.Names[1])
 	heat := g
-	if o.Log {
+	if cfg.Log {
 		heat = &gridZ{nx: g.nx, ny: g.ny, x0: g.x0, dx: g.dx, y0: g.y0, dy: g.dy, z: make([]float64, len(lp))}
 		for i, v := range lp {
 			heat.z[i] = math.Max(v-top, -10)
@@ -87,20 +87,26 @@ func Density2D(f LogDensity, o DensityConfig) (*Plot, error) {
 	ct.Palette = nil
 	ct.LineStyles = []draw.LineStyle{{Color: Color(1), Width: vg.Points(1)}, {Color: Color(1), Width: vg.Points(1.6)}}
 	p.Add(ct)
-	legend := []string{fmt.Sprintf("HPD %s", massList(o.Levels))}
+	legend := []string{fmt.Sprintf("HPD %s", massList(cfg.Levels))}
 	p.Legend.Add(legend[0], &plotter.Line{LineStyle: ct.LineStyles[1]})
-	if o.Truth != nil {
-		sc, _ := plotter.NewScatter(plotter.XYs{{X: o.Truth[0], Y: o.Truth[1]}})
+	if cfg.Truth != nil {
+		sc, _ := plotter.NewScatter(plotter.XYs{{X: cfg.Truth[0], Y: cfg.Truth[1]}})
 		sc.Shape, sc.Color, sc.Radius = draw.CrossGlyph{}, truthColor, vg.Points(5)
 		sc.GlyphStyle.Color = truthColor
 		p.Add(sc)
 		p.Legend.Add("true parameters", sc)
 		legend = append(legend, "true parameters")
 	}
-	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = o.Lower[0], o.Upper[0], o.Lower[1], o.Upper[1]
+	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = cfg.Lower[0], cfg.Upper[0], cfg.Lower[1], cfg.Upper[1]
 	p.X.Tick.Marker = niceTicks{n: 6, labels: true}
 	p.Y.Tick.Marker = niceTicks{n: 6, labels: true}
 	return withSideLegend(p, legend, 11*cm, 10*cm), nil
+}
+
+// MustDensity2D is Density2D for notebook cells: it returns the result alone and panics with
+// Density2D's error.
+func MustDensity2D(f LogDensity, cfg DensityConfig) *Plot {
+	return must(Density2D(f, cfg))
 }
 
 func massList(m []float64) string {

@@ -18,6 +18,12 @@ func StudySweep(t *study.Table, label, param, metric string) (SweepSeries, error
 	return SweepSeries{Label: label, Budgets: xs, Values: values}, nil
 }
 
+// MustStudySweep is StudySweep for notebook cells: it returns the result alone and panics with
+// StudySweep's error.
+func MustStudySweep(t *study.Table, label, param, metric string) SweepSeries {
+	return must(StudySweep(t, label, param, metric))
+}
+
 // StudyCoverage pools the expected coverage of a study table's rows into one curve labelled
 // label, as if their test pairs were one test set: the curve of several seeds of one method
 // and budget, diag.CoverageFromRanks of all their ranks. Each row must hold the series "ranks"
@@ -33,4 +39,10 @@ func StudyCoverage(t *study.Table, label string) (*diag.CoverageResult, error) {
 	}
 	c.Label = label
 	return c, nil
+}
+
+// MustStudyCoverage is StudyCoverage for notebook cells: it returns the result alone and panics
+// with StudyCoverage's error.
+func MustStudyCoverage(t *study.Table, label string) *diag.CoverageResult {
+	return must(StudyCoverage(t, label))
 }

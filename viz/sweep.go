@@ -35,12 +35,12 @@ type SweepConfig struct {
 // is not positive or a series has no runs at some budget. XLabel names the swept quantity
 // when it is not the budget (a regularization weight λ, a number of layers L). In a notebook
 // cell use MustBudgetSweep to end the cell with the plot.
-func BudgetSweep(o SweepConfig, series ...SweepSeries) (*Plot, error) {
-	xlabel := o.XLabel
+func BudgetSweep(cfg SweepConfig, series ...SweepSeries) (*Plot, error) {
+	xlabel := cfg.XLabel
 	if xlabel == "" {
 		xlabel = "simulation budget"
 	}
-	p := newPlot(o.Title, xlabel, o.YLabel)
+	p := newPlot(cfg.Title, xlabel, cfg.YLabel)
 	p.X.Scale = plot.LogScale{}
 	var legend []string
 	var budgets []float64
@@ -90,13 +90,13 @@ func BudgetSweep(o SweepConfig, series ...SweepSeries) (*Plot, error) {
 		return nil, fmt.Errorf("viz: BudgetSweep needs at least one series with budgets")
 	}
 	lo, hi := minMax(budgets)
-	for i, r := range o.Reference {
+	for i, r := range cfg.Reference {
 		l := hLine(r, lo, hi)
 		l.Color = color.Gray{40}
 		l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 		p.Add(l)
 		if i == 0 {
-			name := o.RefLabel
+			name := cfg.RefLabel
 			if name == "" {
 				name = "reference"
 			}
@@ -114,12 +114,8 @@ func BudgetSweep(o SweepConfig, series ...SweepSeries) (*Plot, error) {
 
 // MustBudgetSweep is BudgetSweep for the last expression of a notebook cell: it returns the
 // plot alone and panics with BudgetSweep's error on bad input, as a regexp.MustCompile does.
-func MustBudgetSweep(o SweepConfig, series ...SweepSeries) *Plot {
-	p, err := BudgetSweep(o, series...)
-	if err != nil {
-		panic(err)
-	}
-	return p
+func MustBudgetSweep(cfg SweepConfig, series ...SweepSeries) *Plot {
+	return must(BudgetSweep(cfg, series...))
 }
 
 func finite(v []float64) []float64 {
@@ -179,3 +175,12 @@ func budgetLabel(b float64) string {
 }
 
 func trimFloat(v float64) string { return fmt.Sprintf("%g", v) }
+
+// must returns v, or panics with err itself: the body of the MustX forms, whose panic value
+// stays an error so that errors.Is sees through a recovered panic.
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}

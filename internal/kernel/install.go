@@ -26,9 +26,9 @@ type InstallConfig struct {
 }
 
 // Install writes the kernelspec "gosbi" (kernel.json and logos) and returns its directory.
-func Install(opts InstallConfig) (string, error) {
+func Install(cfg InstallConfig) (string, error) {
 	n := 0
-	for _, set := range []bool{opts.User, opts.SysPrefix, opts.Prefix != ""} {
+	for _, set := range []bool{cfg.User, cfg.SysPrefix, cfg.Prefix != ""} {
 		if set {
 			n++
 		}
@@ -39,9 +39,9 @@ func Install(opts InstallConfig) (string, error) {
 	var data string
 	var err error
 	switch {
-	case opts.Prefix != "":
-		data = filepath.Join(opts.Prefix, "share", "jupyter")
-	case opts.SysPrefix:
+	case cfg.Prefix != "":
+		data = filepath.Join(cfg.Prefix, "share", "jupyter")
+	case cfg.SysPrefix:
 		data, err = sysPrefixDataDir()
 	default:
 		data, err = userDataDir()
@@ -53,7 +53,7 @@ func Install(opts InstallConfig) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("install: %w", err)
 	}
-	bin := opts.Binary
+	bin := cfg.Binary
 	if bin == "" {
 		if bin, err = os.Executable(); err != nil {
 			return "", fmt.Errorf("install: find the gosbi executable: %w", err)

@@ -244,30 +244,30 @@ type ExecuteConfig struct {
 }
 
 // Execute runs code and collects the reply and the iopub messages up to status idle.
-func (c *Client) Execute(ctx context.Context, code string, o ExecuteConfig) (*Execution, error) {
-	ue := o.UserExpressions
+func (c *Client) Execute(ctx context.Context, code string, cfg ExecuteConfig) (*Execution, error) {
+	ue := cfg.UserExpressions
 	if ue == nil {
 		ue = map[string]string{}
 	}
 	m, err := c.Send("shell", "execute_request", map[string]any{
-		"code": code, "silent": o.Silent, "store_history": !o.NoStoreHistory, "user_expressions": ue,
-		"allow_stdin": o.AllowStdin, "stop_on_error": !o.ContinueOnError,
+		"code": code, "silent": cfg.Silent, "store_history": !cfg.NoStoreHistory, "user_expressions": ue,
+		"allow_stdin": cfg.AllowStdin, "stop_on_error": !cfg.ContinueOnError,
 	})
 	if err != nil {
 		return nil, err
 	}
-	return c.Collect(ctx, m, o)
+	return c.Collect(ctx, m, cfg)
 }
 
 // Collect gathers the reply and iopub messages of a request already sent.
-func (c *Client) Collect(ctx context.Context, req *kernel.Message, o ExecuteConfig) (*Execution, error) {
+func (c *Client) Collect(ctx context.Context, req *kernel.Message, cfg ExecuteConfig) (*Execution, error) {
 	ex := &Execution{Request: req}
 	id := req.Header.MsgID
 	inputs := make(chan error, 1)
-	if o.AllowStdin {
+	if cfg.AllowStdin {
 		ictx, cancel := context.WithCancel(ctx)
 		defer cancel()
-		go func() { inputs <- c.answerInputs(ictx, id, o.Input) }()
+		go func() { inputs <- c.answerInputs(ictx, id, cfg.Input) }()
 	}
 	for {
 		msg, err := c.IOPub.Next(ctx, ParentIs(id))
@@ -284,8 +284,8 @@ func (c *Client) Collect(ctx context.Context, req *kernel.Message, o ExecuteConf
 			}
 			continue
 		}
-		if o.OnOutput != nil {
-			o.OnOutput(msg)
+		if cfg.OnOutput != nil {
+			cfg.OnOutput(msg)
 		}
 		ex.IOPub = append(ex.IOPub, msg)
 	}

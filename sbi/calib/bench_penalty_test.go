@@ -76,7 +76,7 @@ func BenchmarkNREStepMLP2x64(b *testing.B) { benchNREHidden(b, nil, []int{64, 64
 
 // BenchmarkCalNREStepMLP2x64 is BenchmarkCalNREStep with lampe's default classifier.
 func BenchmarkCalNREStepMLP2x64(b *testing.B) {
-	benchNREHidden(b, calib.CoveragePenalty(calib.CoveragePenaltyConfig{Lambda: 5, Samples: 16}), []int{64, 64})
+	benchNREHidden(b, calib.NewCoverageRegularizer(calib.CoverageRegularizerConfig{Lambda: 5, Samples: 16}), []int{64, 64})
 }
 
 func benchNPE(b *testing.B, reg sbi.Regularizer) {
@@ -87,36 +87,38 @@ func benchNPE(b *testing.B, reg sbi.Regularizer) {
 // BenchmarkNREStep is one plain NRE training step (joint and marginal pairs).
 func BenchmarkNREStep(b *testing.B) { benchNRE(b, nil) }
 
-// BenchmarkBNREStep is one NRE step with calib.BalancePenalty(100) (reference 1.64 ms).
-func BenchmarkBNREStep(b *testing.B) { benchNRE(b, calib.BalancePenalty(100)) }
+// BenchmarkBNREStep is one NRE step with calib.NewBalanceRegularizer(100) (reference 1.64 ms).
+func BenchmarkBNREStep(b *testing.B) { benchNRE(b, calib.NewBalanceRegularizer(100)) }
 
-// BenchmarkCalNREStep is one NRE step with calib.CoveragePenalty(calib.CoveragePenaltyConfig{Lambda: 5, Samples: 16}) (reference 4.5 ms).
+// BenchmarkCalNREStep is one NRE step with the coverage regularizer, λ = 5 and L = 16
+// (reference 4.5 ms).
 func BenchmarkCalNREStep(b *testing.B) {
-	benchNRE(b, calib.CoveragePenalty(calib.CoveragePenaltyConfig{Lambda: 5, Samples: 16}))
+	benchNRE(b, calib.NewCoverageRegularizer(calib.CoverageRegularizerConfig{Lambda: 5, Samples: 16}))
 }
 
 // BenchmarkCalNREStepAllActive is CalNREStep with the two-sided calibration objective, whose
 // gradient reaches every pair, so that every draw is evaluated with gradients: the cost of a
 // step in which every rank lies below its quantile.
 func BenchmarkCalNREStepAllActive(b *testing.B) {
-	benchNRE(b, calib.CoveragePenalty(calib.CoveragePenaltyConfig{Lambda: 5, Samples: 16, Mixture: 1}))
+	benchNRE(b, calib.NewCoverageRegularizer(calib.CoverageRegularizerConfig{Lambda: 5, Samples: 16, Mixture: 1}))
 }
 
 // BenchmarkNPEStep is one plain NPE (MAF) training step.
 func BenchmarkNPEStep(b *testing.B) { benchNPE(b, nil) }
 
-// BenchmarkCalNPEStep is one NPE step with calib.CoveragePenalty(calib.CoveragePenaltyConfig{Lambda: 5, Samples: 16}) (reference 42.8 ms).
+// BenchmarkCalNPEStep is one NPE step with the coverage regularizer, λ = 5 and L = 16
+// (reference 42.8 ms).
 func BenchmarkCalNPEStep(b *testing.B) {
-	benchNPE(b, calib.CoveragePenalty(calib.CoveragePenaltyConfig{Lambda: 5, Samples: 16}))
+	benchNPE(b, calib.NewCoverageRegularizer(calib.CoverageRegularizerConfig{Lambda: 5, Samples: 16}))
 }
 
 // BenchmarkCalNPEStepAllActive is CalNPEStep with the calibration objective (see
 // BenchmarkCalNREStepAllActive).
 func BenchmarkCalNPEStepAllActive(b *testing.B) {
-	benchNPE(b, calib.CoveragePenalty(calib.CoveragePenaltyConfig{Lambda: 5, Samples: 16, Mixture: 1}))
+	benchNPE(b, calib.NewCoverageRegularizer(calib.CoverageRegularizerConfig{Lambda: 5, Samples: 16, Mixture: 1}))
 }
 
-// BenchmarkKCCSDNPEStep is one NPE step with calib.KCCSDPenalty(calib.KCCSDPenaltyConfig{Lambda: 1}) (10 base points).
+// BenchmarkKCCSDNPEStep is one NPE step with the KCCSD regularizer, λ = 1 (10 base points).
 func BenchmarkKCCSDNPEStep(b *testing.B) {
-	benchNPE(b, calib.KCCSDPenalty(calib.KCCSDPenaltyConfig{Lambda: 1}))
+	benchNPE(b, calib.NewKCCSDRegularizer(calib.KCCSDRegularizerConfig{Lambda: 1}))
 }

@@ -1,6 +1,7 @@
 package calib
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -9,7 +10,10 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi"
+	"github.com/gosbi/gosbi/sbi/internal/cancel"
+	"github.com/gosbi/gosbi/sbi/internal/safe"
 	"github.com/gosbi/gosbi/sbi/internal/table"
 )
 
@@ -101,6 +105,12 @@ func NewConformal(est sbi.Amortized, theta, x *mat.Dense, alpha float64) (*Confo
 	return c, nil
 }
 
+// MustNewConformal is NewConformal for notebook cells: it returns the result alone and panics with
+// NewConformal's error.
+func MustNewConformal(est sbi.Amortized, theta, x *mat.Dense, alpha float64) *Conformal {
+	return safe.Must(NewConformal(est, theta, x, alpha))
+}
+
 // WithAlpha returns the same calibration at another miscoverage, reusing the calibration scores.
 func (c *Conformal) WithAlpha(alpha float64) *Conformal {
 	d := *c
@@ -169,12 +179,23 @@ func (r *Region) Contains(theta *mat.Dense) []bool {
 // Sample draws n points of q restricted to the region, by rejection from q. It fails when the
 // region holds less than about 0.1% of q's mass, where rejection would not end in reasonable time.
 func (r *Region) Sample(rng *rand.Rand, n int) (*mat.Dense, error) {
+	return r.SampleContext(runenv.Context(), rng, n)
+}
+
+// MustSample is Sample for notebook cells: it returns the result alone and panics with Sample's
+// error.
+func (r *Region) MustSample(rng *rand.Rand, n int) *mat.Dense {
+	return safe.Must(r.Sample(rng, n))
+}
+
+// SampleContext is Sample stopped by ctx instead of the host's context (runenv.Context).
+func (r *Region) SampleContext(ctx context.Context, rng *rand.Rand, n int) (*mat.Dense, error) {
 	d := r.Posterior.Dim()
 	out := mat.NewDense(max(n, 1), d, nil)
 	got, tried := 0, 0
 	limit := 1000*n + 10000
 	for got < n {
-		if err := sbi.Canceled("sampling a conformal region"); err != nil {
+		if err := cancel.Check(ctx, "sampling a conformal region"); err != nil {
 			return nil, err
 		}
 		if tried >= limit {
@@ -379,6 +400,17 @@ func bridgeLogZ(lq1, lq2 []float64) (float64, error) {
 // over the box [lo, hi] (cell centres inside the region, times the cell volume). It is exact in
 // the limit of fine grids and meant for checks in one to three dimensions.
 func (r *Region) GridVolume(lo, hi []float64, bins int) (float64, error) {
+	return r.GridVolumeContext(runenv.Context(), lo, hi, bins)
+}
+
+// MustGridVolume is GridVolume for notebook cells: it returns the result alone and panics with
+// GridVolume's error.
+func (r *Region) MustGridVolume(lo, hi []float64, bins int) float64 {
+	return safe.Must(r.GridVolume(lo, hi, bins))
+}
+
+// GridVolumeContext is GridVolume stopped by ctx instead of the host's context (runenv.Context).
+func (r *Region) GridVolumeContext(ctx context.Context, lo, hi []float64, bins int) (float64, error) {
 	d := r.Posterior.Dim()
 	if len(lo) != d || len(hi) != d {
 		return 0, fmt.Errorf("calib: grid bounds have %d and %d entries, want %d (one per parameter)", len(lo), len(hi), d)
@@ -402,7 +434,7 @@ func (r *Region) GridVolume(lo, hi []float64, bins int) (float64, error) {
 	count := 0
 	pts := mat.NewDense(chunk, d, nil)
 	for start := 0; start < cells; start += chunk {
-		if err := sbi.Canceled("grid volume"); err != nil {
+		if err := cancel.Check(ctx, "grid volume"); err != nil {
 			return 0, err
 		}
 		m := min(chunk, cells-start)
@@ -427,6 +459,21 @@ func (r *Region) GridVolume(lo, hi []float64, bins int) (float64, error) {
 // row, e.g. simulated from prior × simulator) with Region.Volume, returning the mean and its
 // standard error across observations, or an error when a region's volume cannot be estimated.
 func (c *Conformal) ExpectedVolume(rng *rand.Rand, prior sbi.Posterior, xs *mat.Dense, cfg VolumeConfig) (mean, se float64, err error) {
+	return c.ExpectedVolumeContext(runenv.Context(), rng, prior, xs, cfg)
+}
+
+// MustExpectedVolume is ExpectedVolume for notebook cells: it returns the mean and its standard
+// error and panics with ExpectedVolume's error.
+func (c *Conformal) MustExpectedVolume(rng *rand.Rand, prior sbi.Posterior, xs *mat.Dense, cfg VolumeConfig) (mean, se float64) {
+	mean, se, err := c.ExpectedVolume(rng, prior, xs, cfg)
+	if err != nil {
+		panic(err)
+	}
+	return mean, se
+}
+
+// ExpectedVolumeContext is ExpectedVolume stopped by ctx instead of the host's context.
+func (c *Conformal) ExpectedVolumeContext(ctx context.Context, rng *rand.Rand, prior sbi.Posterior, xs *mat.Dense, cfg VolumeConfig) (mean, se float64, err error) {
 	n, _ := xs.Dims()
 	if n == 0 {
 		return 0, 0, errors.New("calib: ExpectedVolume needs at least one observation")
@@ -435,7 +482,7 @@ func (c *Conformal) ExpectedVolume(rng *rand.Rand, prior sbi.Posterior, xs *mat.
 	defer p.Finish()
 	vols := make([]float64, n)
 	for i := range n {
-		if err := sbi.Canceled("conformal volume"); err != nil {
+		if err := cancel.Check(ctx, "conformal volume"); err != nil {
 			return 0, 0, err
 		}
 		vols[i], _ = c.Region(xs.RawRowView(i)).Volume(rng, prior, cfg)
@@ -480,6 +527,16 @@ type CANVIResult struct {
 // LogProb) and the simulator make three independent sets: D_C to calibrate each candidate, D_T
 // to estimate volumes, D_R to recalibrate the winner.
 func CANVI(rng *rand.Rand, candidates []sbi.Amortized, prior sbi.Posterior, simulate SimulateFunc, cfg CANVIConfig) (*CANVIResult, error) {
+	return CANVIContext(runenv.Context(), rng, candidates, prior, simulate, cfg)
+}
+
+// MustCANVI is CANVI for notebook cells: it returns the result alone and panics with CANVI's error.
+func MustCANVI(rng *rand.Rand, candidates []sbi.Amortized, prior sbi.Posterior, simulate SimulateFunc, cfg CANVIConfig) *CANVIResult {
+	return safe.Must(CANVI(rng, candidates, prior, simulate, cfg))
+}
+
+// CANVIContext is CANVI stopped by ctx instead of the host's context (runenv.Context).
+func CANVIContext(ctx context.Context, rng *rand.Rand, candidates []sbi.Amortized, prior sbi.Posterior, simulate SimulateFunc, cfg CANVIConfig) (*CANVIResult, error) {
 	if len(candidates) == 0 {
 		return nil, errors.New("calib: CANVI needs at least one candidate estimator")
 	}
@@ -506,14 +563,14 @@ func CANVI(rng *rand.Rand, candidates []sbi.Amortized, prior sbi.Posterior, simu
 	p := sbi.NewProgress("CANVI candidates", len(candidates))
 	defer p.Finish()
 	for t, q := range candidates {
-		if err := sbi.Canceled("CANVI"); err != nil {
+		if err := cancel.Check(ctx, "CANVI"); err != nil {
 			return nil, err
 		}
 		c, err := NewConformal(q, thC, xC, cfg.Alpha)
 		if err != nil {
 			return nil, fmt.Errorf("calib: CANVI candidate %d: %w", t, err)
 		}
-		v, se, err := c.ExpectedVolume(rng, prior, xT, cfg.Volume)
+		v, se, err := c.ExpectedVolumeContext(ctx, rng, prior, xT, cfg.Volume)
 		if err != nil {
 			return nil, fmt.Errorf("calib: CANVI candidate %d: %w", t, err)
 		}

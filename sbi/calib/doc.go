@@ -1,16 +1,17 @@
 // Package calib holds the methods that change an estimator to make it calibrated: training
-// penalties and post-hoc recalibration. The tests and diagnostics that say whether an estimator
+// regularizers and post-hoc recalibration. The tests and diagnostics that say whether an estimator
 // is calibrated (coverage, SBC, TARP, C2ST, the KCCSD and SKCE kernel tests, the BNRE balancing
 // statistic) live in package diag; calib's tests use them to check its methods.
 //
-// Training penalties (sbi.Regularizer, set in sbi.TrainConfig.Regularizer):
-//   - BalancePenalty, the balancing penalty of BNRE (Delaunoy et al. 2022), for ratio
+// Training regularizers (sbi.Regularizer, set in sbi.TrainConfig.Regularizer; Regularizer is
+// the library's one word for them, and a regularizer's Penalty is the term it adds to a batch):
+//   - NewBalanceRegularizer, the balancing term of BNRE (Delaunoy et al. 2022), for ratio
 //     estimators.
-//   - CoveragePenalty, the differentiable expected-coverage penalty of CalNPE / CalNRE
+//   - NewCoverageRegularizer, the differentiable expected-coverage term of CalNPE / CalNRE
 //     (Falkiewicz et al. 2023).
-//   - KCCSDPenalty, the kernel calibration-conditional Stein discrepancy of a batch (Glaser et
-//     al., "Fast and scalable score-based kernel calibration tests"). The statistic and its
-//     gradient with respect to the scores are those of the calibration test's array code
+//   - NewKCCSDRegularizer, the kernel calibration-conditional Stein discrepancy of a batch
+//     (Glaser et al., "Fast and scalable score-based kernel calibration tests"). The statistic
+//     and its gradient with respect to the scores are those of the calibration test's array code
 //     (diag.GFDFeatures, diag.KCCSDFeatures), so the Stein kernel is written once; calib
 //     imports diag, never the reverse.
 //
@@ -30,7 +31,8 @@
 //     coverage of the fitted map that the method reports. See ScoreCalibrate.
 //
 // Settings are XConfig structs whose zero value is the default, except the weight Lambda (and
-// the number of draws Samples of CoveragePenalty), which a penalty requires. Results meant to
-// be looked at offer a MIMEBundle (HTML and plain text); the package knows nothing of notebooks.
+// the number of draws Samples of NewCoverageRegularizer), which a regularizer requires. Results
+// meant to be looked at offer a MIMEBundle (HTML and plain text); the package knows nothing of
+// notebooks.
 // Long loops honour sbi.Canceled and report through sbi.NewProgress.
 package calib

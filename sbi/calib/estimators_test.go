@@ -78,7 +78,7 @@ func TestCalNRECoverageSLCP(t *testing.T) {
 		// A learning rate of 3·10⁻³ reaches the over-fitted, over-confident regime of small
 		// budgets within 80 epochs.
 		plain := auc(trainNRE(t, prior, theta, x, 80, 3e-3, r.seed, nil))
-		cal := auc(trainNRE(t, prior, theta, x, 80, 3e-3, r.seed, calib.CoveragePenalty(calib.CoveragePenaltyConfig{Lambda: 100, Samples: 16, STE: calib.STELog})))
+		cal := auc(trainNRE(t, prior, theta, x, 80, 3e-3, r.seed, calib.NewCoverageRegularizer(calib.CoverageRegularizerConfig{Lambda: 100, Samples: 16, STE: calib.STELog})))
 		t.Logf("budget %d seed %d: coverage AUC NRE %+.4f, CalNRE %+.4f", r.budget, r.seed, plain, cal)
 		if plain >= 0 {
 			t.Errorf("budget %d seed %d: plain NRE AUC %+.4f, want < 0 (the over-confident case the test is about)", r.budget, r.seed, plain)
@@ -89,8 +89,8 @@ func TestCalNRECoverageSLCP(t *testing.T) {
 	}
 }
 
-// After training with calib.BalancePenalty(100), the classifier is balanced on held-out pairs:
-// |B − 1| = |mean σ(joint logits) + mean σ(marginal logits) − 1| is within the Monte Carlo
+// After training with calib.NewBalanceRegularizer(100), the classifier is balanced on held-out
+// pairs: |B − 1| = |mean σ(joint logits) + mean σ(marginal logits) − 1| is within the Monte Carlo
 // error of B (4 standard errors, estimated from the same pairs) plus 0.01, the tolerance of
 // the BNRE authors' notebook, for each seed, and smaller than plain NRE's on average over the
 // seeds (measured on trust-crisis SLCP, budget 2048, 50 epochs: NRE 0.039 and 0.009, BNRE
@@ -117,7 +117,7 @@ func TestBalanceAfterTraining(t *testing.T) {
 			return math.Abs(B - 1), math.Sqrt((sigmoidVar(joint) + sigmoidVar(margin)) / tests)
 		}
 		plain, _ := balance(trainNRE(t, prior, theta, x, 50, 1e-3, seed, nil))
-		bnre, se := balance(trainNRE(t, prior, theta, x, 50, 1e-3, seed, calib.BalancePenalty(100)))
+		bnre, se := balance(trainNRE(t, prior, theta, x, 50, 1e-3, seed, calib.NewBalanceRegularizer(100)))
 		t.Logf("seed %d: |B − 1| NRE %.4f, BNRE %.4f (standard error %.4f)", seed, plain, bnre, se)
 		if bnre > 4*se+0.01 {
 			t.Errorf("seed %d: BNRE |B − 1| = %.4f, want ≤ %.4f", seed, bnre, 4*se+0.01)

@@ -12,14 +12,14 @@ import (
 // CalNRE: neural ratio estimation with the differentiable-coverage penalty (λ = 5, L = 16,
 // the conservative objective and prior proposals by default). The training result reports the
 // penalty per epoch under the regularizer's name.
-func ExampleCoveragePenalty() {
+func ExampleNewCoverageRegularizer() {
 	tk, _ := task.Get("two_moons")
 	rng := rand.New(rand.NewPCG(1, 2))
 	theta := tk.Prior().Sample(rng, 512)
 	x := tk.Simulate(rng, theta)
 
 	nre := sbi.NewNRE(tk.Prior(), sbi.NREConfig{})
-	res, err := nre.Train(theta, x, sbi.TrainConfig{Epochs: 3, BatchSize: 128, Seed: 1, Regularizer: calib.CoveragePenalty(calib.CoveragePenaltyConfig{Lambda: 5, Samples: 16})})
+	res, err := nre.Train(theta, x, sbi.TrainConfig{Epochs: 3, BatchSize: 128, Seed: 1, Regularizer: calib.NewCoverageRegularizer(calib.CoverageRegularizerConfig{Lambda: 5, Samples: 16})})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -30,13 +30,13 @@ func ExampleCoveragePenalty() {
 
 // CalNPE with the two-sided calibration objective and the quantile targets i/N of the paper's
 // eq. 15.
-func ExampleCoveragePenalty_npe() {
+func ExampleNewCoverageRegularizer_npe() {
 	tk, _ := task.Get("two_moons")
 	rng := rand.New(rand.NewPCG(1, 2))
 	theta := tk.Prior().Sample(rng, 512)
 	x := tk.Simulate(rng, theta)
 
-	reg := calib.CoveragePenalty(calib.CoveragePenaltyConfig{Lambda: 5, Samples: 16, Mixture: 1, Quantiles: calib.QuantilesECDF})
+	reg := calib.NewCoverageRegularizer(calib.CoverageRegularizerConfig{Lambda: 5, Samples: 16, Mixture: 1, Quantiles: calib.QuantilesECDF})
 	npe := sbi.NewNPE(tk.Prior(), sbi.NPEConfig{Transforms: 2, Hidden: 32})
 	res, err := npe.Train(theta, x, sbi.TrainConfig{Epochs: 2, BatchSize: 128, Seed: 1, Regularizer: reg})
 	if err != nil {
@@ -49,14 +49,14 @@ func ExampleCoveragePenalty_npe() {
 
 // BNRE: neural ratio estimation with the balancing penalty. Balance needs classifier logits,
 // so it refuses an NPE with an error that says so.
-func ExampleBalancePenalty() {
+func ExampleNewBalanceRegularizer() {
 	tk, _ := task.Get("two_moons")
 	rng := rand.New(rand.NewPCG(1, 2))
 	theta := tk.Prior().Sample(rng, 512)
 	x := tk.Simulate(rng, theta)
 
 	nre := sbi.NewNRE(tk.Prior(), sbi.NREConfig{})
-	res, err := nre.Train(theta, x, sbi.TrainConfig{Epochs: 3, BatchSize: 128, Seed: 1, Regularizer: calib.BalancePenalty(100)})
+	res, err := nre.Train(theta, x, sbi.TrainConfig{Epochs: 3, BatchSize: 128, Seed: 1, Regularizer: calib.NewBalanceRegularizer(100)})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -64,23 +64,23 @@ func ExampleBalancePenalty() {
 	fmt.Println(res.RegName, len(res.RegTerm), "epochs")
 
 	npe := sbi.NewNPE(tk.Prior(), sbi.NPEConfig{})
-	_, err = npe.Train(theta, x, sbi.TrainConfig{Epochs: 1, Seed: 1, Regularizer: calib.BalancePenalty(100)})
+	_, err = npe.Train(theta, x, sbi.TrainConfig{Epochs: 1, Seed: 1, Regularizer: calib.NewBalanceRegularizer(100)})
 	fmt.Println(err != nil)
 	// Output:
 	// balance 3 epochs
 	// true
 }
 
-// NPE with the KCCSD penalty: scores of the flow by central differences, compared at 10 base
+// NPE with the KCCSD regularizer: scores of the flow by central differences, compared at 10 base
 // points per batch.
-func ExampleKCCSDPenalty() {
+func ExampleNewKCCSDRegularizer() {
 	tk, _ := task.Get("two_moons")
 	rng := rand.New(rand.NewPCG(1, 2))
 	theta := tk.Prior().Sample(rng, 512)
 	x := tk.Simulate(rng, theta)
 
 	npe := sbi.NewNPE(tk.Prior(), sbi.NPEConfig{Transforms: 2, Hidden: 32})
-	res, err := npe.Train(theta, x, sbi.TrainConfig{Epochs: 2, BatchSize: 128, Seed: 1, Regularizer: calib.KCCSDPenalty(calib.KCCSDPenaltyConfig{Lambda: 1})})
+	res, err := npe.Train(theta, x, sbi.TrainConfig{Epochs: 2, BatchSize: 128, Seed: 1, Regularizer: calib.NewKCCSDRegularizer(calib.KCCSDRegularizerConfig{Lambda: 1})})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -10,13 +10,13 @@ import (
 )
 
 // BalanceRegularizer is the balancing penalty of balanced neural ratio estimation (BNRE,
-// Delaunoy et al. 2022). Build it with BalancePenalty.
+// Delaunoy et al. 2022). Build it with NewBalanceRegularizer.
 type BalanceRegularizer struct {
 	lambda float64
 	err    error
 }
 
-// BalancePenalty returns the BNRE regularizer
+// NewBalanceRegularizer returns the BNRE regularizer
 //
 //	λ · (E_joint[d̂] + E_marginal[d̂] − 1)²,   d̂ = σ(log r̂),
 //
@@ -30,10 +30,10 @@ type BalanceRegularizer struct {
 //
 // Only ratio estimators have classifier logits: Penalty returns an error for any other
 // estimator. Invalid arguments make Penalty return an error too.
-func BalancePenalty(lambda float64) *BalanceRegularizer {
+func NewBalanceRegularizer(lambda float64) *BalanceRegularizer {
 	b := &BalanceRegularizer{lambda: lambda}
 	if !(lambda >= 0) || math.IsInf(lambda, 1) {
-		b.err = fmt.Errorf("calib.BalancePenalty: λ = %v, want a finite weight ≥ 0 (the paper uses 100)", lambda)
+		b.err = fmt.Errorf("calib.NewBalanceRegularizer: λ = %v, want a finite weight ≥ 0 (the paper uses 100)", lambda)
 	}
 	return b
 }
@@ -50,15 +50,21 @@ func (r *BalanceRegularizer) Penalty(b *sbi.RegBatch) (*nn.Tensor, error) {
 		return nil, r.err
 	}
 	if b == nil || b.Tape == nil {
-		return nil, errors.New("calib.BalancePenalty: the batch has no tape")
+		return nil, errors.New("calib.NewBalanceRegularizer: the batch has no tape")
 	}
 	if b.JointLogits == nil || b.MarginalLogits == nil {
-		return nil, errors.New("calib.BalancePenalty: the estimator has no classifier logits; balancing applies to ratio estimators (NRE), use calib.CoveragePenalty for NPE")
+		return nil, errors.New("calib.NewBalanceRegularizer: the estimator has no classifier logits; balancing applies to ratio estimators (NRE), use calib.NewCoverageRegularizer for NPE")
 	}
 	if b.JointLogits.Len() == 0 || b.MarginalLogits.Len() == 0 {
-		return nil, errors.New("calib.BalancePenalty: the batch has no joint or no marginal pairs")
+		return nil, errors.New("calib.NewBalanceRegularizer: the batch has no joint or no marginal pairs")
 	}
 	tp := b.Tape
 	B := tp.Add(tp.Mean(tp.Sigmoid(b.JointLogits)), tp.Mean(tp.Sigmoid(b.MarginalLogits)))
 	return tp.Scale(tp.Square(tp.AddScalar(B, -1)), r.lambda), nil
 }
+
+// BalancePenalty is NewBalanceRegularizer.
+//
+// Deprecated: use NewBalanceRegularizer (one word, Regularizer, names a term added to the
+// training loss).
+func BalancePenalty(lambda float64) *BalanceRegularizer { return NewBalanceRegularizer(lambda) }

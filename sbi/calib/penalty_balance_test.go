@@ -13,7 +13,7 @@ import (
 
 // The penalty is λ(mean σ(joint) + mean σ(marginal) − 1)², and its gradient with respect to
 // the logits is the derivative of that smooth function (checked by finite differences).
-func TestBalancePenaltyAndGradient(t *testing.T) {
+func TestBalanceRegularizerAndGradient(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	joint := make([]float64, 7)
 	marg := make([]float64, 5) // the halves need not have the same size
@@ -32,7 +32,7 @@ func TestBalancePenaltyAndGradient(t *testing.T) {
 	}
 	tp := nn.NewTape()
 	jv, mv := tp.Variable(1, len(joint), joint), tp.Variable(len(marg), 1, marg)
-	pen, err := BalancePenalty(100).Penalty(&sbi.RegBatch{Tape: tp, JointLogits: jv, MarginalLogits: mv})
+	pen, err := NewBalanceRegularizer(100).Penalty(&sbi.RegBatch{Tape: tp, JointLogits: jv, MarginalLogits: mv})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestBalancePenaltyAndGradient(t *testing.T) {
 // σ(l) + σ(−l) = 1.
 func TestBalanceZeroWhenBalanced(t *testing.T) {
 	tp := nn.NewTape()
-	pen, err := BalancePenalty(100).Penalty(&sbi.RegBatch{Tape: tp,
+	pen, err := NewBalanceRegularizer(100).Penalty(&sbi.RegBatch{Tape: tp,
 		JointLogits: tp.Variable(3, 1, []float64{2, -1, 0.5}), MarginalLogits: tp.Variable(3, 1, []float64{-2, 1, -0.5})})
 	if err != nil {
 		t.Fatal(err)
@@ -80,17 +80,17 @@ func TestBalanceBadInput(t *testing.T) {
 		b    *sbi.RegBatch
 		want string
 	}{
-		{BalancePenalty(-3), &sbi.RegBatch{Tape: tp, JointLogits: logits, MarginalLogits: logits}, "λ = -3"},
-		{BalancePenalty(math.Inf(1)), &sbi.RegBatch{Tape: tp, JointLogits: logits, MarginalLogits: logits}, "λ = +Inf"},
-		{BalancePenalty(100), &sbi.RegBatch{Tape: tp}, "ratio estimators (NRE)"},
-		{BalancePenalty(100), &sbi.RegBatch{Tape: tp, JointLogits: logits, MarginalLogits: tp.New(0, 1)}, "no joint or no marginal"},
-		{BalancePenalty(100), nil, "no tape"},
+		{NewBalanceRegularizer(-3), &sbi.RegBatch{Tape: tp, JointLogits: logits, MarginalLogits: logits}, "λ = -3"},
+		{NewBalanceRegularizer(math.Inf(1)), &sbi.RegBatch{Tape: tp, JointLogits: logits, MarginalLogits: logits}, "λ = +Inf"},
+		{NewBalanceRegularizer(100), &sbi.RegBatch{Tape: tp}, "ratio estimators (NRE)"},
+		{NewBalanceRegularizer(100), &sbi.RegBatch{Tape: tp, JointLogits: logits, MarginalLogits: tp.New(0, 1)}, "no joint or no marginal"},
+		{NewBalanceRegularizer(100), nil, "no tape"},
 	} {
 		if _, err := c.reg.Penalty(c.b); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("error %v, want one containing %q", err, c.want)
 		}
 	}
-	if r := BalancePenalty(100); r.Name() != "balance" || r.Lambda() != 100 {
+	if r := NewBalanceRegularizer(100); r.Name() != "balance" || r.Lambda() != 100 {
 		t.Errorf("Name, Lambda = %q, %v", r.Name(), r.Lambda())
 	}
 }

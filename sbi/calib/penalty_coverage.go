@@ -46,7 +46,7 @@ const (
 	STEDensity STE = iota
 	// STELog passes the incoming gradient of 1[log q* − log qⱼ > 0] to its argument unchanged
 	// (the identity STE in log space): ∂/∂log q* = g, ∂/∂log qⱼ = −g, whatever the densities'
-	// scale. CoveragePenaltyConfig.STEWindow restricts it to |log q* − log qⱼ| ≤ window.
+	// scale. CoverageRegularizerConfig.STEWindow restricts it to |log q* − log qⱼ| ≤ window.
 	STELog
 )
 
@@ -61,10 +61,10 @@ func (s STE) String() string {
 	return fmt.Sprintf("STE(%d)", int(s))
 }
 
-// CoveragePenaltyConfig configures CoveragePenalty. Lambda and Samples are required; the zero
-// value of every other field is the default: the conservative objective, the estimator's prior
-// as proposal, QuantilesMean and the authors' STEDensity.
-type CoveragePenaltyConfig struct {
+// CoverageRegularizerConfig configures NewCoverageRegularizer. Lambda and Samples are required;
+// the zero value of every other field is the default: the conservative objective, the
+// estimator's prior as proposal, QuantilesMean and the authors' STEDensity.
+type CoverageRegularizerConfig struct {
 	// Lambda is the weight λ of the penalty, a finite value > 0 (the paper uses 5).
 	Lambda float64
 	// Samples is L, the number of proposal draws per training pair, ≥ 1 (the paper uses 16).
@@ -91,35 +91,35 @@ type CoveragePenaltyConfig struct {
 }
 
 // validate returns the errors of the settings, joined, or nil.
-func (c CoveragePenaltyConfig) validate() error {
+func (c CoverageRegularizerConfig) validate() error {
 	var errs []error
 	if !(c.Lambda > 0) || math.IsInf(c.Lambda, 1) {
-		errs = append(errs, fmt.Errorf("calib.CoveragePenalty: Lambda = %v, want a finite weight > 0 (the paper uses 5)", c.Lambda))
+		errs = append(errs, fmt.Errorf("calib.NewCoverageRegularizer: Lambda = %v, want a finite weight > 0 (the paper uses 5)", c.Lambda))
 	}
 	if c.Samples < 1 {
-		errs = append(errs, fmt.Errorf("calib.CoveragePenalty: Samples = %d proposal draws, want ≥ 1 (the paper uses 16)", c.Samples))
+		errs = append(errs, fmt.Errorf("calib.NewCoverageRegularizer: Samples = %d proposal draws, want ≥ 1 (the paper uses 16)", c.Samples))
 	}
 	if !(c.Mixture >= 0 && c.Mixture <= 1) {
-		errs = append(errs, fmt.Errorf("calib.CoveragePenalty: Mixture = %v, want a value in [0, 1] (0 conservative, 1 calibration)", c.Mixture))
+		errs = append(errs, fmt.Errorf("calib.NewCoverageRegularizer: Mixture = %v, want a value in [0, 1] (0 conservative, 1 calibration)", c.Mixture))
 	}
 	if c.Quantiles != QuantilesMean && c.Quantiles != QuantilesECDF {
-		errs = append(errs, fmt.Errorf("calib.CoveragePenalty: unknown quantile targets %d, want QuantilesMean or QuantilesECDF", c.Quantiles))
+		errs = append(errs, fmt.Errorf("calib.NewCoverageRegularizer: unknown quantile targets %d, want QuantilesMean or QuantilesECDF", c.Quantiles))
 	}
 	if c.STE != STEDensity && c.STE != STELog {
-		errs = append(errs, fmt.Errorf("calib.CoveragePenalty: unknown straight-through estimator %d, want STEDensity or STELog", int(c.STE)))
+		errs = append(errs, fmt.Errorf("calib.NewCoverageRegularizer: unknown straight-through estimator %d, want STEDensity or STELog", int(c.STE)))
 	}
 	switch {
 	case !(c.STEWindow >= 0) || math.IsInf(c.STEWindow, 1):
-		errs = append(errs, fmt.Errorf("calib.CoveragePenalty: STEWindow = %v, want a finite value ≥ 0 (0 passes every gradient)", c.STEWindow))
+		errs = append(errs, fmt.Errorf("calib.NewCoverageRegularizer: STEWindow = %v, want a finite value ≥ 0 (0 passes every gradient)", c.STEWindow))
 	case c.STEWindow > 0 && c.STE != STELog:
-		errs = append(errs, fmt.Errorf("calib.CoveragePenalty: an STE window of %v applies to the log-space estimator; set STE to calib.STELog", c.STEWindow))
+		errs = append(errs, fmt.Errorf("calib.NewCoverageRegularizer: an STE window of %v applies to the log-space estimator; set STE to calib.STELog", c.STEWindow))
 	}
 	return errors.Join(errs...)
 }
 
 // CoverageRegularizer is the differentiable expected-coverage penalty of Falkiewicz et al.
 // (2023), "Calibrating neural simulation-based inference with differentiable coverage
-// probability": CalNPE with an NPE, CalNRE with an NRE. Build it with CoveragePenalty.
+// probability": CalNPE with an NPE, CalNRE with an NRE. Build it with NewCoverageRegularizer.
 type CoverageRegularizer struct {
 	lambda    float64
 	l         int
@@ -133,15 +133,15 @@ type CoverageRegularizer struct {
 	trace     func(active, pairs int) // called with the pairs re-evaluated with gradients (tests)
 }
 
-// CoveragePenalty returns the differentiable-coverage regularizer with weight λ = cfg.Lambda and
-// L = cfg.Samples proposal draws per training pair (the paper uses λ = 5, L = 16). For every pair (θᵢ, xᵢ) of a batch it
-// estimates the HPD rank
+// NewCoverageRegularizer returns the differentiable-coverage regularizer with weight
+// λ = cfg.Lambda and L = cfg.Samples proposal draws per training pair (the paper uses λ = 5,
+// L = 16). For every pair (θᵢ, xᵢ) of a batch it estimates the HPD rank
 //
 //	α̂ᵢ = Σⱼ wᵢⱼ 1[log q(θᵢⱼ|xᵢ) < log q(θᵢ|xᵢ)],  wᵢⱼ = softmaxⱼ(log q(θᵢⱼ|xᵢ) − log I(θᵢⱼ)),
 //
 // θᵢⱼ ~ I (eq. 14 of the paper, self-normalised importance sampling in log space), with the
 // indicator made differentiable by a straight-through estimator (the authors' density-space
-// one by default; see STE and CoveragePenaltyConfig.STE). It sorts the N ranks and returns
+// one by default; see STE and CoverageRegularizerConfig.STE). It sorts the N ranks and returns
 //
 //	λ · (1/N) Σᵢ ((1−w)·max(uᵢ − α̂₍ᵢ₎, 0) + w·(uᵢ − α̂₍ᵢ₎))²
 //
@@ -164,7 +164,7 @@ type CoverageRegularizer struct {
 // Algorithm 1), half the authors' BCE_joint + BCE_marginal, so a given λ weighs the penalty
 // twice as much as the same γ does in their code: λ = γ/2 re-creates their CalNRE (γ = 5 there
 // is λ = 2.5 here).
-func CoveragePenalty(cfg CoveragePenaltyConfig) *CoverageRegularizer {
+func NewCoverageRegularizer(cfg CoverageRegularizerConfig) *CoverageRegularizer {
 	return &CoverageRegularizer{lambda: cfg.Lambda, l: cfg.Samples, mix: cfg.Mixture, proposal: cfg.Proposal,
 		quantiles: cfg.Quantiles, ste: cfg.STE, window: cfg.STEWindow, err: cfg.validate()}
 }
@@ -178,7 +178,7 @@ func (c *CoverageRegularizer) Lambda() float64 { return c.lambda }
 // Samples returns L, the number of proposal draws per training pair.
 func (c *CoverageRegularizer) Samples() int { return c.l }
 
-// Penalty builds λ·R for the batch b on b.Tape (see CoveragePenalty).
+// Penalty builds λ·R for the batch b on b.Tape (see NewCoverageRegularizer).
 func (c *CoverageRegularizer) Penalty(b *sbi.RegBatch) (*nn.Tensor, error) {
 	if c.err != nil {
 		return nil, c.err
@@ -197,10 +197,10 @@ func (c *CoverageRegularizer) proposalFor(b *sbi.RegBatch) (dist.Distribution, e
 		prop = b.Prior
 	}
 	if prop == nil {
-		return nil, errors.New("calib.CoveragePenalty: the batch has no prior to draw proposals from; set CoveragePenaltyConfig.Proposal")
+		return nil, errors.New("calib.NewCoverageRegularizer: the batch has no prior to draw proposals from; set CoverageRegularizerConfig.Proposal")
 	}
 	if _, d := b.Theta.Dims(); prop.Dim() != d {
-		return nil, fmt.Errorf("calib.CoveragePenalty: the proposal has %d dimensions, the parameters %d", prop.Dim(), d)
+		return nil, fmt.Errorf("calib.NewCoverageRegularizer: the proposal has %d dimensions, the parameters %d", prop.Dim(), d)
 	}
 	return prop, nil
 }
@@ -228,7 +228,7 @@ func checkBatch(name string, b *sbi.RegBatch) error {
 // (up to rounding); training with an estimator that is rarely over-confident costs little
 // more than one forward pass over the draws.
 func (c *CoverageRegularizer) ranks(b *sbi.RegBatch) (alpha *nn.Tensor, invalid []bool, err error) {
-	if err := checkBatch("calib.CoveragePenalty", b); err != nil {
+	if err := checkBatch("calib.NewCoverageRegularizer", b); err != nil {
 		return nil, nil, err
 	}
 	prop, err := c.proposalFor(b)
@@ -332,7 +332,7 @@ func (c *CoverageRegularizer) rankRows(b *sbi.RegBatch, draws *mat.Dense, logI [
 	// pass unless the estimator has their log densities already.
 	own := b.PairLogPost
 	if own != nil && (own.Rows != n || own.Cols != 1) {
-		return nil, nil, fmt.Errorf("calib.CoveragePenalty: the batch's PairLogPost is %d×%d, want %d×1", own.Rows, own.Cols, n)
+		return nil, nil, fmt.Errorf("calib.NewCoverageRegularizer: the batch's PairLogPost is %d×%d, want %d×1", own.Rows, own.Cols, n)
 	}
 	per := L
 	if own == nil {
@@ -356,7 +356,7 @@ func (c *CoverageRegularizer) rankRows(b *sbi.RegBatch, draws *mat.Dense, logI [
 	}
 	out := b.LogPost(all, rows)
 	if out.Rows != na*per || out.Cols != 1 {
-		return nil, nil, fmt.Errorf("calib.CoveragePenalty: LogPost returned %d×%d values for %d parameters, want %d×1", out.Rows, out.Cols, na*per, na*per)
+		return nil, nil, fmt.Errorf("calib.NewCoverageRegularizer: LogPost returned %d×%d values for %d parameters, want %d×1", out.Rows, out.Cols, na*per, na*per)
 	}
 	var lpStar, lp *nn.Tensor
 	switch {
@@ -427,7 +427,7 @@ func (c *CoverageRegularizer) penalty(tp *nn.Tape, alpha *nn.Tensor, invalid []b
 		row = tp.Add(row, sentinel)
 	}
 	if drop == n {
-		return nil, errors.New("calib.CoveragePenalty: for every pair of the batch, all proposal draws fall where the posterior density is zero; use a proposal that covers the posterior (the prior does)")
+		return nil, errors.New("calib.NewCoverageRegularizer: for every pair of the batch, all proposal draws fall where the posterior density is zero; use a proposal that covers the posterior (the prior does)")
 	}
 	sorted := tp.Columns(tp.SortRows(row), drop, n)
 	m := n - drop
@@ -450,4 +450,17 @@ func (c *CoverageRegularizer) penalty(tp *nn.Tape, alpha *nn.Tensor, invalid []b
 		r = tp.Add(tp.Scale(tp.ReLU(d), 1-c.mix), tp.Scale(d, c.mix))
 	}
 	return tp.Scale(tp.Mean(tp.Square(r)), c.lambda), nil
+}
+
+// CoveragePenaltyConfig is CoverageRegularizerConfig.
+//
+// Deprecated: use CoverageRegularizerConfig.
+type CoveragePenaltyConfig = CoverageRegularizerConfig
+
+// CoveragePenalty is NewCoverageRegularizer.
+//
+// Deprecated: use NewCoverageRegularizer (one word, Regularizer, names a term added to the
+// training loss).
+func CoveragePenalty(cfg CoverageRegularizerConfig) *CoverageRegularizer {
+	return NewCoverageRegularizer(cfg)
 }

@@ -25,17 +25,17 @@ func TestCoverageSparseEqualsRecordAll(t *testing.T) {
 		name  string
 		widen float64
 		pair  bool
-		cfg   CoveragePenaltyConfig
+		cfg   CoverageRegularizerConfig
 	}{
-		{"narrow", 0.4, false, CoveragePenaltyConfig{}},
-		{"slightly narrow", 0.8, false, CoveragePenaltyConfig{}},
-		{"wide", 1.6, false, CoveragePenaltyConfig{}},
-		{"pair log densities", 0.6, true, CoveragePenaltyConfig{}},
-		{"ecdf quantiles", 0.6, false, CoveragePenaltyConfig{Quantiles: QuantilesECDF}},
-		{"log-space STE", 0.6, false, CoveragePenaltyConfig{STE: STELog}},
-		{"STE window", 0.6, true, CoveragePenaltyConfig{STE: STELog, STEWindow: 0.5}},
-		{"zero-density draws", 0.6, false, CoveragePenaltyConfig{Proposal: box}},
-		{"infinite density", 0.6, false, CoveragePenaltyConfig{}},
+		{"narrow", 0.4, false, CoverageRegularizerConfig{}},
+		{"slightly narrow", 0.8, false, CoverageRegularizerConfig{}},
+		{"wide", 1.6, false, CoverageRegularizerConfig{}},
+		{"pair log densities", 0.6, true, CoverageRegularizerConfig{}},
+		{"ecdf quantiles", 0.6, false, CoverageRegularizerConfig{Quantiles: QuantilesECDF}},
+		{"log-space STE", 0.6, false, CoverageRegularizerConfig{STE: STELog}},
+		{"STE window", 0.6, true, CoverageRegularizerConfig{STE: STELog, STEWindow: 0.5}},
+		{"zero-density draws", 0.6, false, CoverageRegularizerConfig{Proposal: box}},
+		{"infinite density", 0.6, false, CoverageRegularizerConfig{}},
 	}
 	partial := 0
 	for _, c := range cases {
@@ -43,7 +43,7 @@ func TestCoverageSparseEqualsRecordAll(t *testing.T) {
 		run := func(recordAll bool) ([]float64, float64) {
 			cfg := c.cfg
 			cfg.Lambda, cfg.Samples = 3, L
-			reg := CoveragePenalty(cfg)
+			reg := NewCoverageRegularizer(cfg)
 			reg.recordAll = recordAll
 			reg.trace = func(active, pairs int) {
 				if active > 0 && active < pairs {
@@ -129,8 +129,8 @@ type diffProbe struct {
 }
 
 func newDiffProbe(L int) *diffProbe {
-	cfg := CoveragePenaltyConfig{Lambda: 5, Samples: L}
-	p := &diffProbe{sparse: CoveragePenalty(cfg), dense: CoveragePenalty(cfg)}
+	cfg := CoverageRegularizerConfig{Lambda: 5, Samples: L}
+	p := &diffProbe{sparse: NewCoverageRegularizer(cfg), dense: NewCoverageRegularizer(cfg)}
 	p.dense.recordAll = true
 	p.sparse.trace = func(active, pairs int) {
 		if active > 0 && active < pairs {

@@ -86,16 +86,16 @@ func TestCoverageMatchesReference(t *testing.T) {
 	wide := dist.NewNormal([]float64{0.3, -0.2}, []float64{2, 1.5})
 	cases := []struct {
 		name string
-		cfg  CoveragePenaltyConfig
+		cfg  CoverageRegularizerConfig
 		mix  float64
 		q    Quantiles
 		prop dist.Distribution
 	}{
-		{"conservative", CoveragePenaltyConfig{}, 0, QuantilesMean, nil},
-		{"calibration", CoveragePenaltyConfig{Mixture: 1}, 1, QuantilesMean, nil},
-		{"mixture", CoveragePenaltyConfig{Mixture: 0.3}, 0.3, QuantilesMean, nil},
-		{"ecdf", CoveragePenaltyConfig{Quantiles: QuantilesECDF}, 0, QuantilesECDF, nil},
-		{"proposal", CoveragePenaltyConfig{Proposal: wide, Mixture: 1}, 1, QuantilesMean, wide},
+		{"conservative", CoverageRegularizerConfig{}, 0, QuantilesMean, nil},
+		{"calibration", CoverageRegularizerConfig{Mixture: 1}, 1, QuantilesMean, nil},
+		{"mixture", CoverageRegularizerConfig{Mixture: 0.3}, 0.3, QuantilesMean, nil},
+		{"ecdf", CoverageRegularizerConfig{Quantiles: QuantilesECDF}, 0, QuantilesECDF, nil},
+		{"proposal", CoverageRegularizerConfig{Proposal: wide, Mixture: 1}, 1, QuantilesMean, wide},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -104,7 +104,7 @@ func TestCoverageMatchesReference(t *testing.T) {
 			b := gaussBatch(tp, g, theta, x, 3)
 			cfg := c.cfg
 			cfg.Lambda, cfg.Samples = 2.5, L
-			reg := CoveragePenalty(cfg)
+			reg := NewCoverageRegularizer(cfg)
 			pen, err := reg.Penalty(b)
 			if err != nil {
 				t.Fatal(err)
@@ -142,7 +142,7 @@ func TestCoverageRanksClosedForm(t *testing.T) {
 		g := exactGauss(1)
 		tp := nn.NewTape()
 		b := gaussBatch(tp, g, theta, x, 5)
-		reg := CoveragePenalty(CoveragePenaltyConfig{Lambda: 1, Samples: L, Proposal: prop})
+		reg := NewCoverageRegularizer(CoverageRegularizerConfig{Lambda: 1, Samples: L, Proposal: prop})
 		alpha, invalid, err := reg.ranks(b)
 		if err != nil || invalid != nil {
 			t.Fatal(err, invalid)
@@ -202,7 +202,7 @@ func TestCoverageUnitCases(t *testing.T) {
 		s := 0.0
 		for k := 0; k < batches; k++ {
 			theta, x := simulate(rng, n)
-			pen, err := CoveragePenalty(CoveragePenaltyConfig{Lambda: 1, Samples: L, Mixture: mix}).Penalty(gaussBatch(tp, g, theta, x, uint64(k)))
+			pen, err := NewCoverageRegularizer(CoverageRegularizerConfig{Lambda: 1, Samples: L, Mixture: mix}).Penalty(gaussBatch(tp, g, theta, x, uint64(k)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -317,7 +317,7 @@ func TestCoverageGradientThroughWeights(t *testing.T) {
 	theta, x := simulate(rand.New(rand.NewPCG(4, 4)), n)
 	for _, mix := range []float64{0, 1, 0.5} {
 		g := exactGauss(0.6)
-		reg := CoveragePenalty(CoveragePenaltyConfig{Lambda: 3, Samples: L, Mixture: mix, STE: STELog, STEWindow: 1e-9})
+		reg := NewCoverageRegularizer(CoverageRegularizerConfig{Lambda: 3, Samples: L, Mixture: mix, STE: STELog, STEWindow: 1e-9})
 		grad, _ := gradient(t, g, theta, x, reg)
 		fd := finiteDiff(g, func() float64 { return penaltyValue(t, g, theta, x, reg) })
 		if slices.Max(fd) == 0 && slices.Min(fd) == 0 {
@@ -344,7 +344,7 @@ func checkGradientSTE(t *testing.T, ste STE) {
 	theta, x := simulate(rand.New(rand.NewPCG(5, 5)), n)
 	for _, mix := range []float64{0, 1, 0.4} {
 		g := exactGauss(0.6)
-		reg := CoveragePenalty(CoveragePenaltyConfig{Lambda: 3, Samples: L, Mixture: mix, STE: ste})
+		reg := NewCoverageRegularizer(CoverageRegularizerConfig{Lambda: 3, Samples: L, Mixture: mix, STE: ste})
 		grad, value := gradient(t, g, theta, x, reg)
 		prior := dist.NewStandardNormal(gDim)
 		draws, logI := replayDraws(prior, 11, n*L)
@@ -416,7 +416,7 @@ func TestCoverageZeroDensityDraws(t *testing.T) {
 	box := dist.NewUniformCube(-3, 3, gDim)
 	tp := nn.NewTape()
 	b := &sbi.RegBatch{Tape: tp, Rng: rand.New(rand.NewPCG(1, 7)), Prior: prior, Theta: theta, X: x, LogPost: build(tp)}
-	reg := CoveragePenalty(CoveragePenaltyConfig{Lambda: 1, Samples: L, Proposal: box, Mixture: 1})
+	reg := NewCoverageRegularizer(CoverageRegularizerConfig{Lambda: 1, Samples: L, Proposal: box, Mixture: 1})
 	pen, err := reg.Penalty(b)
 	if err != nil {
 		t.Fatal(err)
@@ -464,7 +464,7 @@ func TestCoverageZeroDensityDraws(t *testing.T) {
 	far := dist.NewUniformCube(2, 3, gDim)
 	tp.Reset()
 	b.LogPost = build(tp)
-	_, err = CoveragePenalty(CoveragePenaltyConfig{Lambda: 1, Samples: L, Proposal: far}).Penalty(b)
+	_, err = NewCoverageRegularizer(CoverageRegularizerConfig{Lambda: 1, Samples: L, Proposal: far}).Penalty(b)
 	if err == nil || !strings.Contains(err.Error(), "covers the posterior") {
 		t.Errorf("proposal outside the prior: error %v, want one that asks for a covering proposal", err)
 	}
@@ -478,31 +478,31 @@ func TestCoverageBadInput(t *testing.T) {
 		reg  *CoverageRegularizer
 		want string
 	}{
-		{CoveragePenalty(CoveragePenaltyConfig{Lambda: -1, Samples: 16}), "Lambda = -1"},
-		{CoveragePenalty(CoveragePenaltyConfig{Lambda: math.NaN(), Samples: 16}), "Lambda = NaN"},
-		{CoveragePenalty(CoveragePenaltyConfig{Samples: 16}), "Lambda = 0"},
-		{CoveragePenalty(CoveragePenaltyConfig{Lambda: 5}), "Samples = 0"},
-		{CoveragePenalty(CoveragePenaltyConfig{Lambda: 5, Samples: 16, Mixture: 1.5}), "Mixture = 1.5"},
-		{CoveragePenalty(CoveragePenaltyConfig{Lambda: 5, Samples: 16, STE: STELog, STEWindow: -1}), "STEWindow = -1"},
-		{CoveragePenalty(CoveragePenaltyConfig{Lambda: 5, Samples: 16, STEWindow: 0.5}), "set STE to calib.STELog"},
-		{CoveragePenalty(CoveragePenaltyConfig{Lambda: 5, Samples: 16, STE: 9}), "straight-through estimator 9"},
-		{CoveragePenalty(CoveragePenaltyConfig{Lambda: 5, Samples: 16, Quantiles: 7}), "quantile targets 7"},
-		{CoveragePenalty(CoveragePenaltyConfig{Lambda: 5, Samples: 16, Proposal: dist.NewStandardNormal(3)}), "3 dimensions, the parameters 2"},
+		{NewCoverageRegularizer(CoverageRegularizerConfig{Lambda: -1, Samples: 16}), "Lambda = -1"},
+		{NewCoverageRegularizer(CoverageRegularizerConfig{Lambda: math.NaN(), Samples: 16}), "Lambda = NaN"},
+		{NewCoverageRegularizer(CoverageRegularizerConfig{Samples: 16}), "Lambda = 0"},
+		{NewCoverageRegularizer(CoverageRegularizerConfig{Lambda: 5}), "Samples = 0"},
+		{NewCoverageRegularizer(CoverageRegularizerConfig{Lambda: 5, Samples: 16, Mixture: 1.5}), "Mixture = 1.5"},
+		{NewCoverageRegularizer(CoverageRegularizerConfig{Lambda: 5, Samples: 16, STE: STELog, STEWindow: -1}), "STEWindow = -1"},
+		{NewCoverageRegularizer(CoverageRegularizerConfig{Lambda: 5, Samples: 16, STEWindow: 0.5}), "set STE to calib.STELog"},
+		{NewCoverageRegularizer(CoverageRegularizerConfig{Lambda: 5, Samples: 16, STE: 9}), "straight-through estimator 9"},
+		{NewCoverageRegularizer(CoverageRegularizerConfig{Lambda: 5, Samples: 16, Quantiles: 7}), "quantile targets 7"},
+		{NewCoverageRegularizer(CoverageRegularizerConfig{Lambda: 5, Samples: 16, Proposal: dist.NewStandardNormal(3)}), "3 dimensions, the parameters 2"},
 	} {
 		if _, err := c.reg.Penalty(b); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("error %v, want one containing %q", err, c.want)
 		}
 	}
-	cfg := CoveragePenaltyConfig{Lambda: 5, Samples: 16}
-	if _, err := CoveragePenalty(cfg).Penalty(&sbi.RegBatch{Tape: tp, Rng: b.Rng, Theta: theta}); err == nil || !strings.Contains(err.Error(), "LogPost") {
+	cfg := CoverageRegularizerConfig{Lambda: 5, Samples: 16}
+	if _, err := NewCoverageRegularizer(cfg).Penalty(&sbi.RegBatch{Tape: tp, Rng: b.Rng, Theta: theta}); err == nil || !strings.Contains(err.Error(), "LogPost") {
 		t.Errorf("batch without LogPost: error %v", err)
 	}
 	nb := *b
 	nb.Prior = nil
-	if _, err := CoveragePenalty(cfg).Penalty(&nb); err == nil || !strings.Contains(err.Error(), "CoveragePenaltyConfig.Proposal") {
+	if _, err := NewCoverageRegularizer(cfg).Penalty(&nb); err == nil || !strings.Contains(err.Error(), "CoverageRegularizerConfig.Proposal") {
 		t.Errorf("batch without prior: error %v", err)
 	}
-	if r := CoveragePenalty(cfg); r.Name() != "coverage" || r.Lambda() != 5 || r.Samples() != 16 {
+	if r := NewCoverageRegularizer(cfg); r.Name() != "coverage" || r.Lambda() != 5 || r.Samples() != 16 {
 		t.Errorf("Name, Lambda, Samples = %q, %v, %v", r.Name(), r.Lambda(), r.Samples())
 	}
 }

@@ -14,9 +14,9 @@ import (
 	"github.com/gosbi/gosbi/sbi/nn"
 )
 
-// KCCSDPenaltyConfig configures KCCSDPenalty. Lambda is required; the zero value of every other
-// field is the default: 10 base points and median-heuristic bandwidths.
-type KCCSDPenaltyConfig struct {
+// KCCSDRegularizerConfig configures NewKCCSDRegularizer. Lambda is required; the zero value of
+// every other field is the default: 10 base points and median-heuristic bandwidths.
+type KCCSDRegularizerConfig struct {
 	// Lambda is the weight λ of the penalty, a finite value > 0.
 	Lambda float64
 	// BasePoints is m, the number of base points z ~ ν = N(0, I) (in standardised parameters)
@@ -30,17 +30,17 @@ type KCCSDPenaltyConfig struct {
 }
 
 // validate returns the errors of the settings, joined, or nil.
-func (c KCCSDPenaltyConfig) validate() error {
+func (c KCCSDRegularizerConfig) validate() error {
 	var errs []error
 	if !(c.Lambda > 0) || math.IsInf(c.Lambda, 1) {
-		errs = append(errs, fmt.Errorf("calib.KCCSDPenalty: Lambda = %v, want a finite weight > 0", c.Lambda))
+		errs = append(errs, fmt.Errorf("calib.NewKCCSDRegularizer: Lambda = %v, want a finite weight > 0", c.Lambda))
 	}
 	if c.BasePoints < 0 {
-		errs = append(errs, fmt.Errorf("calib.KCCSDPenalty: BasePoints = %d, want ≥ 1 (0 for the paper's 10)", c.BasePoints))
+		errs = append(errs, fmt.Errorf("calib.NewKCCSDRegularizer: BasePoints = %d, want ≥ 1 (0 for the paper's 10)", c.BasePoints))
 	}
 	for _, b := range [...]float64{c.TargetBandwidth, c.DistBandwidth} {
 		if !(b >= 0) || math.IsInf(b, 1) {
-			errs = append(errs, fmt.Errorf("calib.KCCSDPenalty: bandwidths %v, %v, want finite values ≥ 0 (0 for the median heuristic)", c.TargetBandwidth, c.DistBandwidth))
+			errs = append(errs, fmt.Errorf("calib.NewKCCSDRegularizer: bandwidths %v, %v, want finite values ≥ 0 (0 for the median heuristic)", c.TargetBandwidth, c.DistBandwidth))
 			break
 		}
 	}
@@ -48,16 +48,16 @@ func (c KCCSDPenaltyConfig) validate() error {
 }
 
 // KCCSDRegularizer is the kernel calibration-conditional Stein discrepancy used as a training
-// penalty. Build it with KCCSDPenalty.
+// penalty. Build it with NewKCCSDRegularizer.
 type KCCSDRegularizer struct {
 	lambda, ell, sigma float64
 	m                  int
 	err                error // the settings' errors, returned by Penalty
 }
 
-// KCCSDPenalty returns λ = cfg.Lambda times the U-statistic of the kernel calibration-conditional Stein
-// discrepancy of the batch (Glaser, Widmann, Lindsten and Gretton, "Fast and scalable
-// score-based kernel calibration tests", eq. 8–10):
+// NewKCCSDRegularizer returns λ = cfg.Lambda times the U-statistic of the kernel
+// calibration-conditional Stein discrepancy of the batch (Glaser, Widmann, Lindsten and
+// Gretton, "Fast and scalable score-based kernel calibration tests", eq. 8–10):
 //
 //	Ĉ = 1/(N(N−1)) Σ_{i≠j} k(qᵢ, qⱼ) h((qᵢ, yᵢ), (qⱼ, yⱼ)),
 //	h = l(yᵢ, yⱼ)·[sᵢᵀsⱼ + d/ℓ² − ‖yᵢ−yⱼ‖²/ℓ⁴ + (sᵢ−sⱼ)ᵀ(yᵢ−yⱼ)/ℓ²],
@@ -79,7 +79,7 @@ type KCCSDRegularizer struct {
 // The scores must exist on all of R^d: an NPE's flow qualifies; an NRE with a bounded prior
 // does not (its density drops to zero at the box), and Penalty returns an error for it, as for
 // any density that is not finite at an evaluation point.
-func KCCSDPenalty(cfg KCCSDPenaltyConfig) *KCCSDRegularizer {
+func NewKCCSDRegularizer(cfg KCCSDRegularizerConfig) *KCCSDRegularizer {
 	m := cfg.BasePoints
 	if m == 0 {
 		m = 10
@@ -90,7 +90,7 @@ func KCCSDPenalty(cfg KCCSDPenaltyConfig) *KCCSDRegularizer {
 // Name returns "kccsd".
 func (r *KCCSDRegularizer) Name() string { return "kccsd" }
 
-const errKCCSDSupport = "calib.KCCSDPenalty: the score-based penalty needs a posterior density that is positive and smooth on all of R^d (an NPE's flow); this one vanishes outside a bounded support (a ratio estimator's prior box)"
+const errKCCSDSupport = "calib.NewKCCSDRegularizer: the score-based penalty needs a posterior density that is positive and smooth on all of R^d (an NPE's flow); this one vanishes outside a bounded support (a ratio estimator's prior box)"
 
 // boundedSupport reports whether some coordinate of d's support has a finite bound.
 func boundedSupport(d dist.Distribution) bool {
@@ -111,12 +111,12 @@ func (r *KCCSDRegularizer) Penalty(b *sbi.RegBatch) (*nn.Tensor, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
-	if err := checkBatch("calib.KCCSDPenalty", b); err != nil {
+	if err := checkBatch("calib.NewKCCSDRegularizer", b); err != nil {
 		return nil, err
 	}
 	n, d := b.Theta.Dims()
 	if n < 2 {
-		return nil, fmt.Errorf("calib.KCCSDPenalty: a batch of %d pairs, want at least 2", n)
+		return nil, fmt.Errorf("calib.NewKCCSDRegularizer: a batch of %d pairs, want at least 2", n)
 	}
 	if b.JointLogits != nil && b.Prior != nil && boundedSupport(b.Prior) {
 		return nil, errors.New(errKCCSDSupport)
@@ -201,7 +201,7 @@ func (r *KCCSDRegularizer) scores(b *sbi.RegBatch, mean, std []float64) (*nn.Ten
 	}
 	out := b.LogPost(pts, rows)
 	if out.Rows != n*block || out.Cols != 1 {
-		return nil, fmt.Errorf("calib.KCCSDPenalty: LogPost returned %d×%d values for %d parameters, want %d×1", out.Rows, out.Cols, n*block, n*block)
+		return nil, fmt.Errorf("calib.NewKCCSDRegularizer: LogPost returned %d×%d values for %d parameters, want %d×1", out.Rows, out.Cols, n*block, n*block)
 	}
 	for _, v := range out.Data {
 		if math.IsInf(v, 0) || math.IsNaN(v) {
@@ -259,3 +259,14 @@ func columnMoments(x *mat.Dense) (mean, std []float64) {
 	}
 	return mean, std
 }
+
+// KCCSDPenaltyConfig is KCCSDRegularizerConfig.
+//
+// Deprecated: use KCCSDRegularizerConfig.
+type KCCSDPenaltyConfig = KCCSDRegularizerConfig
+
+// KCCSDPenalty is NewKCCSDRegularizer.
+//
+// Deprecated: use NewKCCSDRegularizer (one word, Regularizer, names a term added to the
+// training loss).
+func KCCSDPenalty(cfg KCCSDRegularizerConfig) *KCCSDRegularizer { return NewKCCSDRegularizer(cfg) }

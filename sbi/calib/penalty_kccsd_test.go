@@ -24,7 +24,7 @@ func (g *gaussModel) score(theta, x []float64) []float64 {
 	return s
 }
 
-// refKCCSD is the U-statistic of KCCSDPenalty computed by the calibration test's array code
+// refKCCSD is the U-statistic of NewKCCSDRegularizer computed by the calibration test's array code
 // (diag.GFDFeatures, diag.KCCSDFeatures) with closed-form scores, the base points z (m×d,
 // standardised) and fixed bandwidths.
 func refKCCSD(g *gaussModel, theta, x *mat.Dense, z [][]float64, ell, sigma float64) float64 {
@@ -62,7 +62,7 @@ func TestKCCSDMatchesReference(t *testing.T) {
 	g := exactGauss(0.7)
 	tp := nn.NewTape()
 	b := gaussBatch(tp, g, theta, x, 4)
-	pen, err := KCCSDPenalty(KCCSDPenaltyConfig{Lambda: 2, BasePoints: m, TargetBandwidth: 1.3, DistBandwidth: 2.1}).Penalty(b)
+	pen, err := NewKCCSDRegularizer(KCCSDRegularizerConfig{Lambda: 2, BasePoints: m, TargetBandwidth: 1.3, DistBandwidth: 2.1}).Penalty(b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func TestKCCSDGradient(t *testing.T) {
 	const n = 20
 	theta, x := simulate(rand.New(rand.NewPCG(5, 3)), n)
 	g := exactGauss(0.6)
-	reg := KCCSDPenalty(KCCSDPenaltyConfig{Lambda: 1, BasePoints: 4, TargetBandwidth: 1, DistBandwidth: 1.5})
+	reg := NewKCCSDRegularizer(KCCSDRegularizerConfig{Lambda: 1, BasePoints: 4, TargetBandwidth: 1, DistBandwidth: 1.5})
 	grad, _ := gradient(t, g, theta, x, reg)
 	fd := finiteDiff(g, func() float64 { return penaltyValue(t, g, theta, x, reg) })
 	closeSlices(t, "KCCSD", grad, fd, 1e-4)
@@ -111,7 +111,7 @@ func TestKCCSDCalibratedVsNot(t *testing.T) {
 			theta, x := simulate(rng, n)
 			tp := nn.NewTape()
 			tp.NoGrad = true
-			pen, err := KCCSDPenalty(KCCSDPenaltyConfig{Lambda: 1}).Penalty(gaussBatch(tp, c.g, theta, x, uint64(k)))
+			pen, err := NewKCCSDRegularizer(KCCSDRegularizerConfig{Lambda: 1}).Penalty(gaussBatch(tp, c.g, theta, x, uint64(k)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -138,11 +138,11 @@ func TestKCCSDBadInput(t *testing.T) {
 		reg  *KCCSDRegularizer
 		want string
 	}{
-		{KCCSDPenalty(KCCSDPenaltyConfig{Lambda: -1}), "Lambda = -1"},
-		{KCCSDPenalty(KCCSDPenaltyConfig{}), "Lambda = 0"},
-		{KCCSDPenalty(KCCSDPenaltyConfig{Lambda: 1, BasePoints: -1}), "BasePoints = -1"},
-		{KCCSDPenalty(KCCSDPenaltyConfig{Lambda: 1, TargetBandwidth: -1}), "bandwidths -1"},
-		{KCCSDPenalty(KCCSDPenaltyConfig{Lambda: 1, DistBandwidth: math.Inf(1)}), "bandwidths 0, +Inf"},
+		{NewKCCSDRegularizer(KCCSDRegularizerConfig{Lambda: -1}), "Lambda = -1"},
+		{NewKCCSDRegularizer(KCCSDRegularizerConfig{}), "Lambda = 0"},
+		{NewKCCSDRegularizer(KCCSDRegularizerConfig{Lambda: 1, BasePoints: -1}), "BasePoints = -1"},
+		{NewKCCSDRegularizer(KCCSDRegularizerConfig{Lambda: 1, TargetBandwidth: -1}), "bandwidths -1"},
+		{NewKCCSDRegularizer(KCCSDRegularizerConfig{Lambda: 1, DistBandwidth: math.Inf(1)}), "bandwidths 0, +Inf"},
 	} {
 		if _, err := c.reg.Penalty(b); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("error %v, want one containing %q", err, c.want)
@@ -160,11 +160,11 @@ func TestKCCSDBadInput(t *testing.T) {
 		if small == 3 {
 			nb.JointLogits, nb.MarginalLogits = tp.New(8, 1), tp.New(8, 1)
 		}
-		if _, err := KCCSDPenalty(KCCSDPenaltyConfig{Lambda: 1}).Penalty(nb); err == nil || !strings.Contains(err.Error(), "positive and smooth on all of R^d") {
+		if _, err := NewKCCSDRegularizer(KCCSDRegularizerConfig{Lambda: 1}).Penalty(nb); err == nil || !strings.Contains(err.Error(), "positive and smooth on all of R^d") {
 			t.Errorf("box prior [−%v, %v]: error %v", small, small, err)
 		}
 	}
-	if r := KCCSDPenalty(KCCSDPenaltyConfig{Lambda: 1}); r.Name() != "kccsd" {
+	if r := NewKCCSDRegularizer(KCCSDRegularizerConfig{Lambda: 1}); r.Name() != "kccsd" {
 		t.Errorf("Name %q", r.Name())
 	}
 }
@@ -175,7 +175,7 @@ func TestKCCSDPenaltyDefaultBasePoints(t *testing.T) {
 	theta, x := simulate(rand.New(rand.NewPCG(6, 6)), 16)
 	g := exactGauss(0.5)
 	value := func(m int) float64 {
-		return penaltyValue(t, g, theta, x, KCCSDPenalty(KCCSDPenaltyConfig{Lambda: 1, BasePoints: m}))
+		return penaltyValue(t, g, theta, x, NewKCCSDRegularizer(KCCSDRegularizerConfig{Lambda: 1, BasePoints: m}))
 	}
 	def, ten, nine := value(0), value(10), value(9)
 	if def != ten {

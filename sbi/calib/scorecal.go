@@ -1,6 +1,7 @@
 package calib
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -11,8 +12,12 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize"
 
+	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi"
+	"github.com/gosbi/gosbi/sbi/diag"
+	"github.com/gosbi/gosbi/sbi/internal/cancel"
 	"github.com/gosbi/gosbi/sbi/internal/quantile"
+	"github.com/gosbi/gosbi/sbi/internal/safe"
 	"github.com/gosbi/gosbi/sbi/internal/table"
 )
 
@@ -114,18 +119,11 @@ type ScoreCalibration struct {
 
 	// Coverage is the calibration diagnostic: marginal coverage of symmetric-tail credible
 	// intervals of the adjusted calibration posteriors at θ̄; CoverageBefore is the same for
-	// the unadjusted approximate posteriors.
-	Coverage, CoverageBefore *CoverageDiagnostic
+	// the unadjusted approximate posteriors. Coverage.Coverage[j][l] is the share of the M
+	// calibration datasets whose level-l interval of parameter j holds θ̄ⱼ.
+	Coverage, CoverageBefore *diag.MarginalResult
 
 	data *calData
-}
-
-// CoverageDiagnostic is the marginal coverage of central credible intervals, per level and
-// parameter: Coverage[l][j] is the fraction of datasets whose ρ = Levels[l] interval of
-// parameter j contains the data-generating value.
-type CoverageDiagnostic struct {
-	Levels   []float64
-	Coverage [][]float64
 }
 
 // DiagnosticLevels are the nominal levels of the coverage diagnostic, 0.10, 0.15, …, 0.95.
@@ -152,6 +150,18 @@ type calData struct {
 // target simulator, refits the approximate posterior to each, and maximizes the weighted mean
 // energy score of the mapped draws at θ̄ with BFGS. Apply the result with Adjust.
 func ScoreCalibrate(rng *rand.Rand, obsDraws *mat.Dense, simulate SimulateFunc, refit Refit, cfg ScoreCalConfig) (*ScoreCalibration, error) {
+	return ScoreCalibrateContext(runenv.Context(), rng, obsDraws, simulate, refit, cfg)
+}
+
+// MustScoreCalibrate is ScoreCalibrate for notebook cells: it returns the result alone and panics
+// with ScoreCalibrate's error.
+func MustScoreCalibrate(rng *rand.Rand, obsDraws *mat.Dense, simulate SimulateFunc, refit Refit, cfg ScoreCalConfig) *ScoreCalibration {
+	return safe.Must(ScoreCalibrate(rng, obsDraws, simulate, refit, cfg))
+}
+
+// ScoreCalibrateContext is ScoreCalibrate stopped by ctx instead of the host's context
+// (runenv.Context).
+func ScoreCalibrateContext(ctx context.Context, rng *rand.Rand, obsDraws *mat.Dense, simulate SimulateFunc, refit Refit, cfg ScoreCalConfig) (*ScoreCalibration, error) {
 	cfg = cfg.withDefaults()
 	if simulate == nil || refit == nil {
 		return nil, errors.New("calib: ScoreCalibrate needs a simulator and a refit function")
@@ -201,7 +211,7 @@ func ScoreCalibrate(rng *rand.Rand, obsDraws *mat.Dense, simulate SimulateFunc, 
 	var keepTheta [][]float64
 	var keepLogw []float64
 	for m := range cfg.M {
-		if err := sbi.Canceled("score calibration"); err != nil {
+		if err := cancel.Check(ctx, "score calibration"); err != nil {
 			p.Finish()
 			return nil, err
 		}
@@ -264,6 +274,12 @@ func FitAffine(rng *rand.Rand, thetaBar *mat.Dense, draws []*mat.Dense, weights 
 		return nil, fmt.Errorf("calib: %d weights for %d datasets", len(w), m)
 	}
 	return fitAffine(rng, &calData{thetaBar: thetaBar, draws: draws, weights: w}, cfg)
+}
+
+// MustFitAffine is FitAffine for notebook cells: it returns the result alone and panics with
+// FitAffine's error.
+func MustFitAffine(rng *rand.Rand, thetaBar *mat.Dense, draws []*mat.Dense, weights []float64, cfg ScoreCalConfig) *ScoreCalibration {
+	return safe.Must(FitAffine(rng, thetaBar, draws, weights, cfg))
 }
 
 func fitAffine(rng *rand.Rand, cal *calData, cfg ScoreCalConfig) (*ScoreCalibration, error) {
@@ -405,7 +421,7 @@ func affineMap(draws *mat.Dense, mu []float64, L *mat.Dense, b []float64, out *m
 	return out
 }
 
-func (s *ScoreCalibration) coverage(levels []float64, f *ScoreCalibration) *CoverageDiagnostic {
+func (s *ScoreCalibration) coverage(levels []float64, f *ScoreCalibration) *diag.MarginalResult {
 	M, d := s.data.thetaBar.Dims()
 	cov := make([][]float64, len(levels))
 	for l := range cov {
@@ -432,7 +448,15 @@ func (s *ScoreCalibration) coverage(levels []float64, f *ScoreCalibration) *Cove
 			}
 		}
 	}
-	return &CoverageDiagnostic{Levels: levels, Coverage: cov}
+	r := &diag.MarginalResult{N: M, Levels: levels, Coverage: make([][]float64, d)}
+	for j := range d {
+		r.Coverage[j] = make([]float64, len(levels))
+		for l := range levels {
+			r.Coverage[j][l] = cov[l][j]
+		}
+	}
+	r.Lower, r.Upper = diag.BinomialBand(M, levels, diag.DefaultConfidence)
+	return r
 }
 
 // MIMEBundle shows the map and the coverage diagnostic at a few levels.
@@ -457,7 +481,7 @@ func (s *ScoreCalibration) MIMEBundle() map[string]any {
 		}
 		row := []string{fmt.Sprintf("%.2f", rho)}
 		for j := range d {
-			row = append(row, fmt.Sprintf("%.3f", s.CoverageBefore.Coverage[l][j]), fmt.Sprintf("%.3f", s.Coverage.Coverage[l][j]))
+			row = append(row, fmt.Sprintf("%.3f", s.CoverageBefore.Coverage[j][l]), fmt.Sprintf("%.3f", s.Coverage.Coverage[j][l]))
 		}
 		t.Add(row...)
 	}

@@ -101,7 +101,7 @@ func TestFitAffineRecovers(t *testing.T) {
 		// binomial sd over 400 datasets, 0.015 (tolerance 0.05).
 		l90 := 16 // DiagnosticLevels()[16] = 0.90
 		for j := range 2 {
-			before, after := res.CoverageBefore.Coverage[l90][j], res.Coverage.Coverage[l90][j]
+			before, after := res.CoverageBefore.Coverage[j][l90], res.Coverage.Coverage[j][l90]
 			if before > 0.6 || math.Abs(after-0.9) > 0.05 {
 				t.Errorf("%v θ%d: 90%% coverage %.3f → %.3f, want < 0.6 → 0.90 ± 0.05", fam, j, before, after)
 			}

@@ -3,6 +3,8 @@ package diag
 import (
 	"errors"
 	"math"
+
+	"github.com/gosbi/gosbi/sbi/internal/safe"
 )
 
 // Balancing returns B = mean σ(joint) + mean σ(marginal), the balancing statistic of
@@ -25,6 +27,12 @@ func Balancing(jointLogits, marginalLogits []float64) (float64, error) {
 		return 0, errors.New("diag.Balancing: a logit is NaN")
 	}
 	return B, nil
+}
+
+// MustBalancing is Balancing for notebook cells: it returns the result alone and panics with
+// Balancing's error.
+func MustBalancing(jointLogits, marginalLogits []float64) float64 {
+	return safe.Must(Balancing(jointLogits, marginalLogits))
 }
 
 func sigmoid(x float64) float64 {

@@ -1,6 +1,7 @@
 package diag
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -10,12 +11,15 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 
+	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi"
+	"github.com/gosbi/gosbi/sbi/internal/cancel"
 	"github.com/gosbi/gosbi/sbi/internal/safe"
 	"github.com/gosbi/gosbi/sbi/nn"
 )
 
-// C2STConfig configures C2STWith. The zero value is sbibm's setting with seed 0.
+// C2STConfig configures C2STWith and C2STContext. The zero value is sbibm's setting with seed
+// 0.
 type C2STConfig struct {
 	Seed      uint64 // seeds the fold split, the initialisation and the minibatch order
 	Folds     int    // cross-validation folds; default 5
@@ -43,7 +47,8 @@ type C2STResult struct {
 // reference x, an MLP with two hidden layers of 10·dim ReLU units is trained to tell them
 // apart, and the score is the mean accuracy of 5-fold shuffled cross-validation. 0.5 means the
 // sets cannot be told apart, 1.0 that they separate perfectly. It is the one-line form for
-// notebooks and panics with the error of C2STWith (bad input, an interrupted cell).
+// notebooks, a shorthand of the naming rule (see package sbi): it panics with the error of
+// C2STWith (bad input, an interrupted cell).
 //
 // Its cost: each of the 5 folds trains for up to 10 000 epochs (the stopping rule usually
 // ends it after tens to hundreds), and an epoch costs about rows·(10·dim)² multiply-adds, so
@@ -53,11 +58,7 @@ type C2STResult struct {
 // epoch, minutes in all. C2STWith with C2STConfig.MaxSamples uses a random subset of each
 // set instead.
 func C2ST(x, y *mat.Dense, seed uint64) float64 {
-	r, err := C2STWith(x, y, C2STConfig{Seed: seed})
-	if err != nil {
-		panic(err)
-	}
-	return r.Accuracy
+	return safe.Must(C2STWith(x, y, C2STConfig{Seed: seed})).Accuracy
 }
 
 // C2STWith runs the classifier two-sample test of C2ST with options. The classifier follows
@@ -66,8 +67,19 @@ func C2ST(x, y *mat.Dense, seed uint64) float64 {
 // uniform initialisation, Adam with learning rate 1e-3, minibatches of min(200, n) reshuffled
 // every epoch, an L2 penalty of 1e-4, the log loss, and training stopped once the epoch's
 // training loss has failed to improve by 1e-4 for more than 10 epochs in a row. Folds are
-// trained in parallel; each checks sbi.Canceled once per epoch.
-func C2STWith(x, y *mat.Dense, o C2STConfig) (*C2STResult, error) {
+// trained in parallel; each checks the host's context (runenv.Context) once per epoch.
+func C2STWith(x, y *mat.Dense, cfg C2STConfig) (*C2STResult, error) {
+	return C2STContext(runenv.Context(), x, y, cfg)
+}
+
+// MustC2STWith is C2STWith for notebook cells: it returns the result alone and panics with
+// C2STWith's error.
+func MustC2STWith(x, y *mat.Dense, cfg C2STConfig) *C2STResult {
+	return safe.Must(C2STWith(x, y, cfg))
+}
+
+// C2STContext is C2STWith stopped by ctx instead of the host's context.
+func C2STContext(ctx context.Context, x, y *mat.Dense, cfg C2STConfig) (*C2STResult, error) {
 	if x == nil || y == nil {
 		return nil, fmt.Errorf("diag: C2ST needs two sample sets, got nil")
 	}
@@ -76,45 +88,46 @@ func C2STWith(x, y *mat.Dense, o C2STConfig) (*C2STResult, error) {
 	if d != dy {
 		return nil, fmt.Errorf("diag: C2ST: x has %d columns but y has %d; both sets need one column per parameter", d, dy)
 	}
-	if o.Folds == 0 {
-		o.Folds = 5
+	if cfg.Folds == 0 {
+		cfg.Folds = 5
 	}
-	if o.MaxEpochs == 0 {
-		o.MaxEpochs = 10000
+	if cfg.MaxEpochs == 0 {
+		cfg.MaxEpochs = 10000
 	}
-	if o.MaxSamples < 0 {
-		return nil, fmt.Errorf("diag: C2ST: MaxSamples is %d; use 0 for all samples or a positive cap", o.MaxSamples)
+	if cfg.MaxSamples < 0 {
+		return nil, fmt.Errorf("diag: C2ST: MaxSamples is %d; use 0 for all samples or a positive cap", cfg.MaxSamples)
 	}
-	if o.MaxSamples > 0 {
-		x = subsetRows(x, o.MaxSamples, rand.New(rand.NewPCG(o.Seed, 0x5B)))
-		y = subsetRows(y, o.MaxSamples, rand.New(rand.NewPCG(o.Seed, 0x5C)))
+	if cfg.MaxSamples > 0 {
+		x = subsetRows(x, cfg.MaxSamples, rand.New(rand.NewPCG(cfg.Seed, 0x5B)))
+		y = subsetRows(y, cfg.MaxSamples, rand.New(rand.NewPCG(cfg.Seed, 0x5C)))
 		nx, _ = x.Dims()
 		ny, _ = y.Dims()
 	}
-	if o.Folds < 2 || nx+ny < 2*o.Folds {
-		return nil, fmt.Errorf("diag: C2ST needs at least 2 folds and 2 samples per fold, got %d folds for %d samples", o.Folds, nx+ny)
+	if cfg.Folds < 2 || nx+ny < 2*cfg.Folds {
+		return nil, fmt.Errorf("diag: C2ST needs at least 2 folds and 2 samples per fold, got %d folds for %d samples", cfg.Folds, nx+ny)
 	}
-	data, labels, err := c2stData(x, y, !o.NoZScore)
+	data, labels, err := c2stData(x, y, !cfg.NoZScore)
 	if err != nil {
 		return nil, err
 	}
 	n := nx + ny
-	// KFold(shuffle=True): one permutation, then contiguous folds whose sizes differ by at most one.
-	perm := rand.New(rand.NewPCG(o.Seed, 0xC25)).Perm(n)
-	res := &C2STResult{Folds: make([]float64, o.Folds), Epochs: make([]int, o.Folds), NX: nx, NY: ny}
-	prog := sbi.NewProgress("C2ST", o.Folds)
+	// KFold(shuffle=True): one permutation, then contiguous folds whose sizes differ by at most
+	// one.
+	perm := rand.New(rand.NewPCG(cfg.Seed, 0xC25)).Perm(n)
+	res := &C2STResult{Folds: make([]float64, cfg.Folds), Epochs: make([]int, cfg.Folds), NX: nx, NY: ny}
+	prog := sbi.NewProgress("C2ST", cfg.Folds)
 	defer prog.Finish()
-	workers := o.Workers
+	workers := cfg.Workers
 	if workers <= 0 {
 		workers = max(1, runtimeProcs())
 	}
 	sem := make(chan struct{}, workers)
 	var wg sync.WaitGroup
-	errs := make([]error, o.Folds)
+	errs := make([]error, cfg.Folds)
 	start := 0
-	for f := range o.Folds {
-		size := n / o.Folds
-		if f < n%o.Folds {
+	for f := range cfg.Folds {
+		size := n / cfg.Folds
+		if f < n%cfg.Folds {
 			size++
 		}
 		test := perm[start : start+size]
@@ -126,8 +139,8 @@ func C2STWith(x, y *mat.Dense, o C2STConfig) (*C2STResult, error) {
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			defer safe.Recover(&errs[f], fmt.Sprintf("diag: C2ST fold %d", f+1))
-			rng := rand.New(rand.NewPCG(o.Seed, uint64(f+1)))
-			acc, epochs, err := c2stFold(rng, data, labels, train, test, o.MaxEpochs)
+			rng := rand.New(rand.NewPCG(cfg.Seed, uint64(f+1)))
+			acc, epochs, err := c2stFold(ctx, rng, data, labels, train, test, cfg.MaxEpochs)
 			res.Folds[f], res.Epochs[f], errs[f] = acc, epochs, err
 			prog.Add(1)
 		}()
@@ -198,7 +211,7 @@ func c2stData(x, y *mat.Dense, z bool) (*mat.Dense, *mat.Dense, error) {
 
 // c2stFold trains the classifier on the train rows and returns the accuracy on the test rows
 // and the number of epochs run.
-func c2stFold(rng *rand.Rand, data, labels *mat.Dense, train, test []int, maxEpochs int) (float64, int, error) {
+func c2stFold(ctx context.Context, rng *rand.Rand, data, labels *mat.Dense, train, test []int, maxEpochs int) (float64, int, error) {
 	const (
 		lr         = 1e-3
 		alpha      = 1e-4 // L2 penalty
@@ -223,7 +236,7 @@ func c2stFold(rng *rand.Rand, data, labels *mat.Dense, train, test []int, maxEpo
 	batch := min(batchLimit, len(train))
 	best, stall, epoch := math.Inf(1), 0, 0
 	for epoch < maxEpochs {
-		if err := sbi.Canceled("C2ST"); err != nil {
+		if err := cancel.Check(ctx, "C2ST"); err != nil {
 			return 0, epoch, err
 		}
 		epoch++

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/gosbi/gosbi/sbi/internal/safe"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -95,6 +96,12 @@ func CoverageFromRanks(ranks, levels []float64) (*CoverageResult, error) {
 		return nil, err
 	}
 	return coverageFromRanks(MethodRanks, ranks, levels), nil
+}
+
+// MustCoverageFromRanks is CoverageFromRanks for notebook cells: it returns the result alone and
+// panics with CoverageFromRanks's error.
+func MustCoverageFromRanks(ranks, levels []float64) *CoverageResult {
+	return safe.Must(CoverageFromRanks(ranks, levels))
 }
 
 func checkLevels(levels []float64) error {
@@ -381,4 +388,10 @@ func RegionCoverage(scores, thresholds, levels []float64) (*CoverageResult, erro
 	r.setBands()
 	r.AUC, r.CalibrationError, r.ConservativenessError = coverageErrors(r.Levels, r.Coverage)
 	return r, nil
+}
+
+// MustRegionCoverage is RegionCoverage for notebook cells: it returns the result alone and panics
+// with RegionCoverage's error.
+func MustRegionCoverage(scores, thresholds, levels []float64) *CoverageResult {
+	return safe.Must(RegionCoverage(scores, thresholds, levels))
 }

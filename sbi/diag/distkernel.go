@@ -88,13 +88,9 @@ func (k DistKernelConfig) prepare(rng *rand.Rand, preds []Prediction) (pairDist,
 	}
 	d := preds[0].Dim()
 	if k.Exact {
-		gs := make([]*Gaussian, len(preds))
-		for i, p := range preds {
-			g, ok := p.(*Gaussian)
-			if !ok {
-				return nil, 0, fmt.Errorf("diag: exact kernels need Gaussian predictions, prediction %d is %T; set Exact false for base-sample estimates", i, p)
-			}
-			gs[i] = g
+		gs, err := gaussians(preds)
+		if err != nil {
+			return nil, 0, err
 		}
 		switch k.Kind {
 		case FisherKernel:
@@ -225,8 +221,8 @@ func KGFDFeatures(scoresAtBase []*mat.Dense, z *mat.Dense, ell float64) (*mat.De
 // precision and η = Pμ, s_p(z) − s_q(z) = (P_q − P_p)z + (η_p − η_q), so GFD = ‖P_p − P_q‖²_F +
 // ‖η_p − η_q‖² and features [vec P, η] (ell = 0). For the KGFD with ground bandwidth ℓ,
 // KGFD = (ℓ²/(ℓ²+2))^{d/2} (‖ΔP‖²_F/(ℓ²+2) + ‖Δη‖²), features scaled accordingly.
-func gaussFisherFeatures(gs []*Gaussian, ell float64) *mat.Dense {
-	d := gs[0].Dim()
+func gaussFisherFeatures(gs []*gaussian, ell float64) *mat.Dense {
+	d := len(gs[0].Mean)
 	f := mat.NewDense(len(gs), d*d+d, nil)
 	cP, cEta := 1.0, 1.0
 	if ell > 0 {
@@ -251,12 +247,12 @@ func gaussFisherFeatures(gs []*Gaussian, ell float64) *mat.Dense {
 // gaussMMD is the exact MMD² between Gaussians under a Gaussian ground kernel of bandwidth λ:
 // E k(X, Y) = det(I + (Σx + Σy)/λ²)^{−1/2} exp(−½ Δμᵀ(Σx + Σy + λ²I)⁻¹Δμ).
 type gaussMMD struct {
-	gs   []*Gaussian
+	gs   []*gaussian
 	lam  float64
 	self []float64
 }
 
-func newGaussMMD(gs []*Gaussian, lam float64) *gaussMMD {
+func newGaussMMD(gs []*gaussian, lam float64) *gaussMMD {
 	g := &gaussMMD{gs: gs, lam: lam, self: make([]float64, len(gs))}
 	for i := range gs {
 		g.self[i] = g.cross(i, i)
@@ -374,12 +370,12 @@ func pooledMedian(rng *rand.Rand, samples []*mat.Dense) float64 {
 	return medianOf(v)
 }
 
-func gaussMMDBandwidth(rng *rand.Rand, gs []*Gaussian) float64 {
+func gaussMMDBandwidth(rng *rand.Rand, gs []*gaussian) float64 {
 	v := make([]float64, 0, maxMedianPairs)
 	for _, p := range randomPairs(rng, len(gs), maxMedianPairs) {
 		a, b := gs[p[0]], gs[p[1]]
 		s := sqDist(a.Mean, b.Mean)
-		for k := range a.Dim() {
+		for k := range len(a.Mean) {
 			s += a.Cov.At(k, k) + b.Cov.At(k, k)
 		}
 		v = append(v, math.Sqrt(s))
@@ -396,4 +392,17 @@ func firstNonFiniteRow(a *mat.Dense) (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// gaussians returns the moments of predictions that must all be Gaussians of package dist.
+func gaussians(preds []Prediction) ([]*gaussian, error) {
+	gs := make([]*gaussian, len(preds))
+	for i, p := range preds {
+		g, ok := asGaussian(p)
+		if !ok {
+			return nil, fmt.Errorf("diag: exact kernels need Gaussian predictions (*dist.MultivariateNormal or *dist.Normal), prediction %d is %T; set Exact false for base-sample estimates", i, p)
+		}
+		gs[i] = g
+	}
+	return gs, nil
 }

@@ -6,7 +6,7 @@
 // TARP coverage, the expected log posterior density of the true parameters, the classifier
 // two-sample test (C2ST) as defined by sbibm, the BNRE balancing statistic, the kernel
 // calibration tests KCCSD and SKCE, and a report that runs the coverage diagnostics together
-// (NewReport). Methods that change an estimator (training penalties, conformal and score
+// (NewReport). Methods that change an estimator (training regularizers, conformal and score
 // recalibration) live in package calib; diag imports neither calib nor viz.
 //
 // Conventions. For a test pair (θ*, x) and an estimator q(θ | x), the HPD rank
@@ -29,8 +29,10 @@
 // wider than ±MaxBandHalfWidth. viz.Coverage draws both bands and rings the flagged levels, so
 // the figure and the sentence rest on the same arrays.
 //
-// Every estimator runs in parallel over the test pairs, honours sbi.Canceled once per pair and
-// reports progress through sbi.NewProgress. Estimators must allow concurrent calls of
+// Every estimator runs in parallel over the test pairs, stops once per pair when the host's
+// context (runenv.Context) is cancelled, or the caller's in its context-first form
+// (RankCoverageContext, GridCoverageContext, C2STContext, …), and reports progress through
+// sbi.NewProgress. Estimators must allow concurrent calls of
 // Posterior(x) and of the returned posterior's methods. Randomness comes from a seed: the
 // stream of pair i is rand.NewPCG(seed, i), so results do not depend on the number of workers.
 //
@@ -46,14 +48,14 @@
 // (complete, or incomplete in linear time) that needs only the score ∇y log p(y) of each
 // Prediction, with kernels on distributions built from scores at shared base points
 // (exponentiated Fisher / GFD, kernelized Fisher / KGFD) or from samples (exponentiated MMD),
-// exact for Gaussian predictions, or the exponentiated 2-Wasserstein kernel of isotropic
-// Gaussians (exact only), and a Rademacher wild bootstrap; KCCSDAmortized runs it for any
-// sbi.Amortized estimator on simulated pairs. SKCETest, the squared kernel calibration error
-// (Widmann et al.), is the baseline it is compared against. The array functions under them
-// (SteinKernel, KCCSDFeatures, GFDFeatures, KGFDFeatures) are exported with their gradients:
-// the training penalty calib.KCCSDPenalty is computed by them. SyntheticData draws the paper's
-// synthetic benchmarks (MGM/MMGM with the shift on every or on the first coordinate, LGM, HGM,
-// QGM) with Gaussian predictions.
+// exact for Gaussian predictions (*dist.MultivariateNormal, *dist.Normal), or the exponentiated
+// 2-Wasserstein kernel of isotropic Gaussians (exact only), and a Rademacher wild bootstrap;
+// KCCSDAmortized runs it for any sbi.Amortized estimator on simulated pairs. SKCETest, the
+// squared kernel calibration error (Widmann et al.), is the baseline it is compared against. The
+// array functions under them (SteinKernel, KCCSDFeatures, GFDFeatures, KGFDFeatures) are
+// exported with their gradients: the training regularizer calib.NewKCCSDRegularizer is computed
+// by them. SyntheticData draws the paper's synthetic benchmarks (MGM/MMGM with the shift on
+// every or on the first coordinate, LGM, HGM, QGM) with Gaussian predictions.
 //
 // Supports. The KCCSD needs every prediction to have a differentiable, strictly positive density
 // on all of R^d: its Stein kernel uses the score at each target, and the Fisher kernels on
@@ -68,5 +70,8 @@
 // MMD kernel on distributions, which needs samples instead of scores at base points, then still
 // applies. Underflow counts only pairs whose kernel exp(−D²/(2σ²)) is below 1e-300.
 //
-// Settings are XConfig structs whose zero value is the default.
+// Names follow package sbi's rule: a call that can fail returns the error under its plain name
+// (GridCoverage, C2STWith, KCCSDTest, …), MustX is its form for notebook cells, XContext its
+// context-first form; C2ST and ExpectedCoverage are the two shorthands for expressions. Settings
+// are XConfig structs whose zero value is the default, passed as cfg.
 package diag

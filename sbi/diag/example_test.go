@@ -9,6 +9,7 @@ import (
 
 	"github.com/gosbi/gosbi/sbi"
 	"github.com/gosbi/gosbi/sbi/diag"
+	"github.com/gosbi/gosbi/sbi/dist"
 )
 
 // shrinkModel is θ ~ N(0, 1), x = θ + N(0, 1) in one dimension, with the posterior
@@ -126,7 +127,7 @@ func ExampleKCCSDTest() {
 	y := mat.NewDense(n, 1, nil)
 	for i := range n {
 		x := rng.NormFloat64()
-		preds[i] = diag.NewIsoGaussian([]float64{x + 0.5}, 1) // the truth is N(x, 1)
+		preds[i] = dist.NewNormal([]float64{x + 0.5}, []float64{1}) // the truth is N(x, 1)
 		y.Set(i, 0, x+rng.NormFloat64())
 	}
 	res, err := diag.KCCSDTest(rng, preds, y, diag.KernelTestConfig{})

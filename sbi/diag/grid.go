@@ -1,12 +1,15 @@
 package diag
 
 import (
+	"context"
 	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi"
+	"github.com/gosbi/gosbi/sbi/internal/safe"
 )
 
 // Box is a prior that reports the box holding its support, in the form of
@@ -46,22 +49,34 @@ const MaxGridDim = 3
 // which is the grid mass less dense than the true parameter. θ* lies in the HPD region of
 // level L iff α ≥ 1 − L, the same test as comparing q* with the density threshold that the
 // papers find by dichotomic search, without the search error. It needs d ≤ 3.
-func GridCoverage(est sbi.Amortized, theta, x *mat.Dense, opts GridConfig) (*CoverageResult, error) {
+func GridCoverage(est sbi.Amortized, theta, x *mat.Dense, cfg GridConfig) (*CoverageResult, error) {
+	return GridCoverageContext(runenv.Context(), est, theta, x, cfg)
+}
+
+// MustGridCoverage is GridCoverage for notebook cells: it returns the result alone and panics with
+// GridCoverage's error.
+func MustGridCoverage(est sbi.Amortized, theta, x *mat.Dense, cfg GridConfig) *CoverageResult {
+	return safe.Must(GridCoverage(est, theta, x, cfg))
+}
+
+// GridCoverageContext is GridCoverage stopped by ctx instead of the host's context
+// (runenv.Context).
+func GridCoverageContext(ctx context.Context, est sbi.Amortized, theta, x *mat.Dense, cfg GridConfig) (*CoverageResult, error) {
 	const label = "expected coverage (grid)"
-	if opts.Levels == nil {
-		opts.Levels = Levels(19)
+	if cfg.Levels == nil {
+		cfg.Levels = Levels(19)
 	}
-	if opts.Points == 0 {
-		opts.Points = 90
+	if cfg.Points == 0 {
+		cfg.Points = 90
 	}
-	if err := checkLevels(opts.Levels); err != nil {
+	if err := checkLevels(cfg.Levels); err != nil {
 		return nil, err
 	}
 	if theta == nil {
 		return nil, fmt.Errorf("diag: %s needs test parameters, got nil", label)
 	}
 	_, dim := theta.Dims()
-	grid, err := boxGrid(opts.Lower, opts.Upper, opts.Points, dim)
+	grid, err := boxGrid(cfg.Lower, cfg.Upper, cfg.Points, dim)
 	if err != nil {
 		return nil, err
 	}
@@ -71,7 +86,7 @@ func GridCoverage(est sbi.Amortized, theta, x *mat.Dense, opts GridConfig) (*Cov
 	}
 	n, _ := theta.Dims()
 	ranks := make([]float64, n)
-	err = forEachPair(label, n, opts.Workers, func(i int) error {
+	err = forEachPair(ctx, label, n, cfg.Workers, func(i int) error {
 		post := est.Posterior(rowCopy(x, i))
 		lp := post.LogProb(grid)
 		if len(lp) != len(grid.RawMatrix().Data)/dim {
@@ -83,7 +98,7 @@ func GridCoverage(est sbi.Amortized, theta, x *mat.Dense, opts GridConfig) (*Cov
 			return fmt.Errorf("diag: %s, pair %d: %w", label, i, err)
 		}
 		if ties := r[1]; ties > 0 {
-			r[0] += pairRNG(opts.Seed, i).Float64() * ties
+			r[0] += pairRNG(cfg.Seed, i).Float64() * ties
 		}
 		ranks[i] = r[0]
 		return nil
@@ -91,7 +106,7 @@ func GridCoverage(est sbi.Amortized, theta, x *mat.Dense, opts GridConfig) (*Cov
 	if err != nil {
 		return nil, err
 	}
-	r := coverageFromRanks(MethodGrid, ranks, opts.Levels)
+	r := coverageFromRanks(MethodGrid, ranks, cfg.Levels)
 	r.Dropped = dropped
 	return r, nil
 }

@@ -1,6 +1,7 @@
 package diag
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -11,8 +12,10 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi"
 	"github.com/gosbi/gosbi/sbi/dist"
+	"github.com/gosbi/gosbi/sbi/internal/cancel"
 	"github.com/gosbi/gosbi/sbi/internal/quantile"
 	"github.com/gosbi/gosbi/sbi/internal/safe"
 	"github.com/gosbi/gosbi/sbi/internal/table"
@@ -128,6 +131,17 @@ func (r *KernelTestResult) MIMEBundle() map[string]any {
 // N(0, I); a score that is NaN or infinite at any of them is an error naming the prediction and
 // the point (see "Supports" in the package documentation).
 func KCCSDTest(rng *rand.Rand, preds []Prediction, y *mat.Dense, cfg KernelTestConfig) (*KernelTestResult, error) {
+	return KCCSDTestContext(runenv.Context(), rng, preds, y, cfg)
+}
+
+// MustKCCSDTest is KCCSDTest for notebook cells: it returns the result alone and panics with
+// KCCSDTest's error.
+func MustKCCSDTest(rng *rand.Rand, preds []Prediction, y *mat.Dense, cfg KernelTestConfig) *KernelTestResult {
+	return safe.Must(KCCSDTest(rng, preds, y, cfg))
+}
+
+// KCCSDTestContext is KCCSDTest stopped by ctx instead of the host's context (runenv.Context).
+func KCCSDTestContext(ctx context.Context, rng *rand.Rand, preds []Prediction, y *mat.Dense, cfg KernelTestConfig) (*KernelTestResult, error) {
 	cfg = cfg.withDefaults()
 	kt, err := newKernelTest(rng, preds, y, cfg)
 	if err != nil {
@@ -152,7 +166,7 @@ func KCCSDTest(rng *rand.Rand, preds []Prediction, y *mat.Dense, cfg KernelTestC
 		}
 		return k * SteinKernel(cfg.Target, ell, y.RawRowView(i), y.RawRowView(j), sy.RawRowView(i), sy.RawRowView(j), nil, nil), false
 	}
-	return runUTest(rng, n, hfun, cfg, res)
+	return runUTest(ctx, rng, n, hfun, cfg, res)
 }
 
 // SKCETest is the squared kernel calibration error test (Widmann et al.; Glaser et al., eq. 4)
@@ -164,6 +178,17 @@ func KCCSDTest(rng *rand.Rand, preds []Prediction, y *mat.Dense, cfg KernelTestC
 // (cfg.Dist.Exact), and otherwise from BaseSamples draws of each prediction. It needs
 // expectations under every prediction, which the KCCSD avoids.
 func SKCETest(rng *rand.Rand, preds []Prediction, y *mat.Dense, cfg KernelTestConfig) (*KernelTestResult, error) {
+	return SKCETestContext(runenv.Context(), rng, preds, y, cfg)
+}
+
+// MustSKCETest is SKCETest for notebook cells: it returns the result alone and panics with
+// SKCETest's error.
+func MustSKCETest(rng *rand.Rand, preds []Prediction, y *mat.Dense, cfg KernelTestConfig) *KernelTestResult {
+	return safe.Must(SKCETest(rng, preds, y, cfg))
+}
+
+// SKCETestContext is SKCETest stopped by ctx instead of the host's context (runenv.Context).
+func SKCETestContext(ctx context.Context, rng *rand.Rand, preds []Prediction, y *mat.Dense, cfg KernelTestConfig) (*KernelTestResult, error) {
 	cfg = cfg.withDefaults()
 	kt, err := newKernelTest(rng, preds, y, cfg)
 	if err != nil {
@@ -176,9 +201,9 @@ func SKCETest(rng *rand.Rand, preds []Prediction, y *mat.Dense, cfg KernelTestCo
 		if cfg.Target != GaussianTarget {
 			return nil, errors.New("diag: the exact SKCE needs the Gaussian target kernel; set Dist.Exact false for the sample-based SKCE")
 		}
-		gs := make([]*Gaussian, n)
-		for i, p := range preds {
-			gs[i] = p.(*Gaussian) // prepare checked the type
+		gs, err := gaussians(preds)
+		if err != nil {
+			return nil, err
 		}
 		if sh := newSharedCovMeans(gs, y, ell); sh != nil {
 			ek, ekk = sh.point, sh.pair
@@ -229,7 +254,7 @@ func SKCETest(rng *rand.Rand, preds []Prediction, y *mat.Dense, cfg KernelTestCo
 		yi, yj := y.RawRowView(i), y.RawRowView(j)
 		return k * (targetKernel(cfg.Target, ell, yi, yj) - ek(i, j) - ek(j, i) + ekk(i, j)), false
 	}
-	return runUTest(rng, n, hfun, cfg, res)
+	return runUTest(ctx, rng, n, hfun, cfg, res)
 }
 
 // kernelTest is what the KCCSD and SKCE tests share before their pair kernels: the checked
@@ -299,7 +324,7 @@ type sharedCovMeans struct {
 	v, t, u *mat.Dense // whitened means (Σ + ℓ²I), targets (Σ + ℓ²I), means (2Σ + ℓ²I)
 }
 
-func newSharedCovMeans(gs []*Gaussian, y *mat.Dense, ell float64) *sharedCovMeans {
+func newSharedCovMeans(gs []*gaussian, y *mat.Dense, ell float64) *sharedCovMeans {
 	cov := gs[0].Cov
 	for _, g := range gs[1:] {
 		if !mat.Equal(g.Cov, cov) {
@@ -446,7 +471,7 @@ func nonFinitePair(i, j int, v float64) error {
 // runUTest evaluates the U-statistic of the pair function h over the design and its wild
 // bootstrap: for the complete design the draws are εᵀHε/(n(n−1)) with H's diagonal zero, for
 // incomplete designs R (1/|R|) Σ_{(i,j)∈R} εᵢεⱼ h(i, j), with ε Rademacher (Schrab et al. 2022).
-func runUTest(rng *rand.Rand, n int, h pairFunc, cfg KernelTestConfig, res *KernelTestResult) (_ *KernelTestResult, err error) {
+func runUTest(ctx context.Context, rng *rand.Rand, n int, h pairFunc, cfg KernelTestConfig, res *KernelTestResult) (_ *KernelTestResult, err error) {
 	defer safe.Recover(&err, "diag: the calibration test's kernel")
 	B := cfg.Bootstrap
 	boot := make([]float64, B)
@@ -457,7 +482,7 @@ func runUTest(rng *rand.Rand, n int, h pairFunc, cfg KernelTestConfig, res *Kern
 		var sum float64
 		for k, p := range pairs {
 			if k%4096 == 0 {
-				if err := sbi.Canceled("calibration test"); err != nil {
+				if err := cancel.Check(ctx, "calibration test"); err != nil {
 					return nil, err
 				}
 			}
@@ -487,7 +512,7 @@ func runUTest(rng *rand.Rand, n int, h pairFunc, cfg KernelTestConfig, res *Kern
 		}
 	default:
 		H := mat.NewDense(n, n, nil)
-		under, err := fillSymmetric(H, h)
+		under, err := fillSymmetric(ctx, H, h)
 		if err != nil {
 			return nil, err
 		}
@@ -530,10 +555,10 @@ func runUTest(rng *rand.Rand, n int, h pairFunc, cfg KernelTestConfig, res *Kern
 // fillSymmetric sets H[i][j] = H[j][i] = h(i, j) for i < j (zero diagonal), rows in parallel,
 // and counts the pairs where the kernel on distributions underflowed. A NaN or infinite value,
 // or a panic in a worker, is an error.
-func fillSymmetric(H *mat.Dense, h pairFunc) (int, error) {
+func fillSymmetric(ctx context.Context, H *mat.Dense, h pairFunc) (int, error) {
 	n, _ := H.Dims()
 	var under atomic.Int64
-	err := forEachPair("calibration test pairs", n, min(runtime.GOMAXPROCS(0), 8), func(i int) error {
+	err := forEachPair(ctx, "calibration test pairs", n, min(runtime.GOMAXPROCS(0), 8), func(i int) error {
 		local := 0
 		for j := i + 1; j < n; j++ {
 			v, u := h(i, j)
@@ -631,6 +656,18 @@ func KCCSDFeatures(y, sy, feat *mat.Dense, sigma float64, kind TargetKernelKind,
 // The exact kernels need Gaussian predictions, so cfg.Dist.Exact must be false. Calibration
 // conditions on the prediction, not on x: an estimator that returns the prior for every x passes.
 func KCCSDAmortized(rng *rand.Rand, est sbi.Amortized, theta, x *mat.Dense, h float64, cfg KernelTestConfig) (*KernelTestResult, error) {
+	return KCCSDAmortizedContext(runenv.Context(), rng, est, theta, x, h, cfg)
+}
+
+// MustKCCSDAmortized is KCCSDAmortized for notebook cells: it returns the result alone and panics
+// with KCCSDAmortized's error.
+func MustKCCSDAmortized(rng *rand.Rand, est sbi.Amortized, theta, x *mat.Dense, h float64, cfg KernelTestConfig) *KernelTestResult {
+	return safe.Must(KCCSDAmortized(rng, est, theta, x, h, cfg))
+}
+
+// KCCSDAmortizedContext is KCCSDAmortized stopped by ctx instead of the host's context
+// (runenv.Context).
+func KCCSDAmortizedContext(ctx context.Context, rng *rand.Rand, est sbi.Amortized, theta, x *mat.Dense, h float64, cfg KernelTestConfig) (*KernelTestResult, error) {
 	if cfg.Dist.Exact {
 		return nil, errors.New("diag: KCCSDAmortized uses score estimates of the posteriors; set Dist.Exact false")
 	}
@@ -662,7 +699,7 @@ func KCCSDAmortized(rng *rand.Rand, est sbi.Amortized, theta, x *mat.Dense, h fl
 		}
 		preds[i] = UnconstrainedPrediction(post, *f, h)
 	}
-	res, err := KCCSDTest(rng, preds, y, cfg)
+	res, err := KCCSDTestContext(ctx, rng, preds, y, cfg)
 	if err != nil {
 		return nil, err
 	}

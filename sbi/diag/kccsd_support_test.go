@@ -1,6 +1,7 @@
 package diag
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -368,7 +369,7 @@ func TestPairFuncFailures(t *testing.T) {
 	for _, c := range cases {
 		for _, design := range []Design{Complete, DisjointPairs} {
 			res := &KernelTestResult{}
-			_, err := runUTest(rand.New(rand.NewPCG(1, 1)), n, c.h, KernelTestConfig{Design: design}.withDefaults(), res)
+			_, err := runUTest(context.Background(), rand.New(rand.NewPCG(1, 1)), n, c.h, KernelTestConfig{Design: design}.withDefaults(), res)
 			switch {
 			case c.wantErr == "" && err != nil:
 				t.Errorf("%s, %v: %v", c.name, design, err)

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/gosbi/gosbi/sbi/dist"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 )
@@ -130,7 +131,12 @@ func meanGaussianModel(rng *rand.Rand, n, d int, delta float64) ([]Prediction, *
 			mu[j] = x[j] + delta
 			y.Set(i, j, x[j]+rng.NormFloat64())
 		}
-		preds[i] = NewIsoGaussian(mu, 1)
+		std := make([]float64, d)
+		for j := range std {
+			std[j] = 1
+		}
+		preds[i] = dist.NewNormal(mu, std) // the exact kernels read its moments
+
 	}
 	return preds, y
 }
@@ -144,7 +150,7 @@ func linearGaussianModel(rng *rand.Rand, n int) ([]Prediction, *mat.Dense) {
 		for k := 1; k <= 5; k++ {
 			mu += float64(k) * rng.NormFloat64()
 		}
-		preds[i] = NewIsoGaussian([]float64{mu}, 1)
+		preds[i] = dist.NewMultivariateNormal([]float64{mu}, mat.NewSymDense(1, []float64{1}))
 		y.Set(i, 0, mu+rng.NormFloat64())
 	}
 	return preds, y
@@ -269,7 +275,7 @@ func TestKCCSDErrors(t *testing.T) {
 	}
 	pp := []Prediction{}
 	for i := range 10 {
-		pp = append(pp, PosteriorPrediction(gaussPosterior{preds[i].(*Gaussian)}, 0))
+		pp = append(pp, PosteriorPrediction(gaussPosterior{dist.NewMultivariateNormal(preds[i].(*dist.Normal).Mean(), preds[i].(*dist.Normal).Covariance())}, 0))
 	}
 	if _, err := KCCSDTest(rng, pp, y, KernelTestConfig{Dist: DistKernelConfig{Exact: true}}); err == nil {
 		t.Error("exact kernel on non-Gaussian predictions: want an error")
@@ -284,7 +290,7 @@ func TestKCCSDErrors(t *testing.T) {
 }
 
 // gaussPosterior exposes a Gaussian only through sbi.Posterior.
-type gaussPosterior struct{ g *Gaussian }
+type gaussPosterior struct{ g *dist.MultivariateNormal }
 
 func (p gaussPosterior) Dim() int                                { return p.g.Dim() }
 func (p gaussPosterior) Sample(rng *rand.Rand, n int) *mat.Dense { return p.g.Sample(rng, n) }
@@ -292,11 +298,12 @@ func (p gaussPosterior) LogProb(theta *mat.Dense) []float64 {
 	n, d := theta.Dims()
 	lp := make([]float64, n)
 	var ch mat.Cholesky
-	ch.Factorize(p.g.Cov)
+	ch.Factorize(p.g.Covariance())
+	mean := p.g.Mean()
 	for i := range n {
 		diff := mat.NewVecDense(d, nil)
 		for j := range d {
-			diff.SetVec(j, theta.At(i, j)-p.g.Mean[j])
+			diff.SetVec(j, theta.At(i, j)-mean[j])
 		}
 		var sol mat.VecDense
 		_ = ch.SolveVecTo(&sol, diff)
@@ -305,18 +312,14 @@ func (p gaussPosterior) LogProb(theta *mat.Dense) []float64 {
 	return lp
 }
 
-func randGauss(t *testing.T, rng *rand.Rand, d int) *Gaussian {
+func randGauss(t *testing.T, rng *rand.Rand, d int) *dist.MultivariateNormal {
 	a := randMat(rng, d, d)
 	cov := mat.NewSymDense(d, nil)
 	cov.SymOuterK(0.5, a)
 	for i := range d {
 		cov.SetSym(i, i, cov.At(i, i)+0.5)
 	}
-	g, err := NewGaussian(randVec(rng, d), cov)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g
+	return dist.NewMultivariateNormal(randVec(rng, d), cov)
 }
 
 func randVec(rng *rand.Rand, d int) []float64 {
@@ -354,11 +357,13 @@ func dot(a, b []float64) float64 {
 // kernel in [0, 1] ≤ 0.5/√200000 ≈ 0.0011; tolerance 0.005).
 func TestSKCEExpectations(t *testing.T) {
 	rng := rand.New(rand.NewPCG(12, 13))
-	g := randGauss(t, rng, 2)
-	h, _ := NewGaussian(randVec(rng, 2), g.Cov)
+	gd := randGauss(t, rng, 2)
+	hd := dist.NewMultivariateNormal(randVec(rng, 2), gd.Covariance())
+	g, _ := asGaussian(gd)
+	h, _ := asGaussian(hd)
 	y := randMat(rng, 2, 2)
 	const ell, n = 1.1, 200000
-	zg, zh := g.Sample(rng, n), h.Sample(rng, n)
+	zg, zh := gd.Sample(rng, n), hd.Sample(rng, n)
 	var point, pair float64
 	for a := range n {
 		point += targetKernel(GaussianTarget, ell, zg.RawRowView(a), y.RawRowView(1)) / n
@@ -366,7 +371,7 @@ func TestSKCEExpectations(t *testing.T) {
 	}
 	zero := mat.NewSymDense(2, nil)
 	general := [2]float64{gaussKernelMean(g.Mean, y.RawRowView(1), g.Cov, zero, ell), gaussKernelMean(g.Mean, h.Mean, g.Cov, h.Cov, ell)}
-	sh := newSharedCovMeans([]*Gaussian{g, h}, y, ell)
+	sh := newSharedCovMeans([]*gaussian{g, h}, y, ell)
 	shared := [2]float64{sh.point(0, 1), sh.pair(0, 1)}
 	for k, mc := range [2]float64{point, pair} {
 		if math.Abs(general[k]-mc) > 0.005 || math.Abs(shared[k]-mc) > 0.005 {

@@ -1,13 +1,16 @@
 package diag
 
 import (
+	"context"
 	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 
+	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi"
+	"github.com/gosbi/gosbi/sbi/internal/cancel"
 	"github.com/gosbi/gosbi/sbi/internal/safe"
 )
 
@@ -35,11 +38,23 @@ type LogProbResult struct {
 // ExpectedLogProb averages log q(θ*ᵢ|xᵢ) over the test pairs with est.LogProbPairs. prior may be
 // nil; otherwise its mean log density at the true parameters is reported for reference.
 func ExpectedLogProb(est sbi.Amortized, prior LogDensity, theta, x *mat.Dense) (*LogProbResult, error) {
+	return ExpectedLogProbContext(runenv.Context(), est, prior, theta, x)
+}
+
+// MustExpectedLogProb is ExpectedLogProb for notebook cells: it returns the result alone and panics
+// with ExpectedLogProb's error.
+func MustExpectedLogProb(est sbi.Amortized, prior LogDensity, theta, x *mat.Dense) *LogProbResult {
+	return safe.Must(ExpectedLogProb(est, prior, theta, x))
+}
+
+// ExpectedLogProbContext is ExpectedLogProb stopped by ctx instead of the host's context
+// (runenv.Context).
+func ExpectedLogProbContext(ctx context.Context, est sbi.Amortized, prior LogDensity, theta, x *mat.Dense) (*LogProbResult, error) {
 	theta, x, dropped, err := checkPairs("expected log density", est, theta, x)
 	if err != nil {
 		return nil, err
 	}
-	if err := sbi.Canceled("expected log density"); err != nil {
+	if err := cancel.Check(ctx, "expected log density"); err != nil {
 		return nil, err
 	}
 	var lp []float64

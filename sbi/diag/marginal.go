@@ -1,13 +1,16 @@
 package diag
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi"
+	"github.com/gosbi/gosbi/sbi/internal/safe"
 )
 
 // MarginalResult is the coverage of central credible intervals of each parameter's marginal.
@@ -25,39 +28,51 @@ type MarginalResult struct {
 // central credible interval of its marginal posterior (the diagnostic of Bayesian score
 // calibration, Vandeskog et al.). With the marginal rank r = (k + U)/(M + 1),
 // k = #{j : θⱼ,d < θ*_d}, θ*_d lies inside the central ρ interval iff |r − ½| ≤ ρ/2.
-func MarginalCoverage(est sbi.Amortized, theta, x *mat.Dense, opts RankConfig) (*MarginalResult, error) {
-	opts = opts.withDefaults()
-	if err := checkLevels(opts.Levels); err != nil {
+func MarginalCoverage(est sbi.Amortized, theta, x *mat.Dense, cfg RankConfig) (*MarginalResult, error) {
+	return MarginalCoverageContext(runenv.Context(), est, theta, x, cfg)
+}
+
+// MustMarginalCoverage is MarginalCoverage for notebook cells: it returns the result alone and
+// panics with MarginalCoverage's error.
+func MustMarginalCoverage(est sbi.Amortized, theta, x *mat.Dense, cfg RankConfig) *MarginalResult {
+	return safe.Must(MarginalCoverage(est, theta, x, cfg))
+}
+
+// MarginalCoverageContext is MarginalCoverage stopped by ctx instead of the host's context
+// (runenv.Context).
+func MarginalCoverageContext(ctx context.Context, est sbi.Amortized, theta, x *mat.Dense, cfg RankConfig) (*MarginalResult, error) {
+	cfg = cfg.withDefaults()
+	if err := checkLevels(cfg.Levels); err != nil {
 		return nil, err
 	}
-	pass, err := runSamplePass(est, theta, x, opts, passMarginal, "marginal coverage")
+	pass, err := runSamplePass(ctx, est, theta, x, cfg, passMarginal, "marginal coverage")
 	if err != nil {
 		return nil, err
 	}
-	r := marginalFromPass(pass, opts)
+	r := marginalFromPass(pass, cfg)
 	r.Dropped = pass.dropped
 	return r, nil
 }
 
-func marginalFromPass(pass *samplePass, opts RankConfig) *MarginalResult {
+func marginalFromPass(pass *samplePass, cfg RankConfig) *MarginalResult {
 	n := len(pass.marginal)
 	dim := len(pass.marginal[0])
-	r := &MarginalResult{N: n, Levels: append([]float64(nil), opts.Levels...), Coverage: make([][]float64, dim)}
+	r := &MarginalResult{N: n, Levels: append([]float64(nil), cfg.Levels...), Coverage: make([][]float64, dim)}
 	for d := range dim {
-		r.Coverage[d] = make([]float64, len(opts.Levels))
+		r.Coverage[d] = make([]float64, len(cfg.Levels))
 		for i := range n {
-			rank := (float64(pass.marginal[i][d]) + pass.jitter[i][d]) / float64(opts.Samples+1)
-			for k, l := range opts.Levels {
+			rank := (float64(pass.marginal[i][d]) + pass.jitter[i][d]) / float64(cfg.Samples+1)
+			for k, l := range cfg.Levels {
 				if math.Abs(rank-0.5) <= l/2 {
 					r.Coverage[d][k]++
 				}
 			}
 		}
-		for k := range opts.Levels {
+		for k := range cfg.Levels {
 			r.Coverage[d][k] /= float64(n)
 		}
 	}
-	r.Lower, r.Upper = BinomialBand(n, opts.Levels, DefaultConfidence)
+	r.Lower, r.Upper = BinomialBand(n, cfg.Levels, DefaultConfidence)
 	return r
 }
 
@@ -125,13 +140,23 @@ type SBCResult struct {
 // with a χ² test on bins of equal probability (Talts et al. 2018). The number of bins divides
 // M + 1 and keeps about 20 expected counts per bin: choose M + 1 with many divisors, e.g.
 // M = 99, 199 or 999. A small p-value says the marginals are miscalibrated.
-func SBC(est sbi.Amortized, theta, x *mat.Dense, opts RankConfig) (*SBCResult, error) {
-	opts = opts.withDefaults()
-	pass, err := runSamplePass(est, theta, x, opts, passMarginal, "SBC")
+func SBC(est sbi.Amortized, theta, x *mat.Dense, cfg RankConfig) (*SBCResult, error) {
+	return SBCContext(runenv.Context(), est, theta, x, cfg)
+}
+
+// MustSBC is SBC for notebook cells: it returns the result alone and panics with SBC's error.
+func MustSBC(est sbi.Amortized, theta, x *mat.Dense, cfg RankConfig) *SBCResult {
+	return safe.Must(SBC(est, theta, x, cfg))
+}
+
+// SBCContext is SBC stopped by ctx instead of the host's context (runenv.Context).
+func SBCContext(ctx context.Context, est sbi.Amortized, theta, x *mat.Dense, cfg RankConfig) (*SBCResult, error) {
+	cfg = cfg.withDefaults()
+	pass, err := runSamplePass(ctx, est, theta, x, cfg, passMarginal, "SBC")
 	if err != nil {
 		return nil, err
 	}
-	r := sbcFromPass(pass, opts.Samples)
+	r := sbcFromPass(pass, cfg.Samples)
 	r.Dropped = pass.dropped
 	return r, nil
 }

@@ -1,6 +1,7 @@
 package diag
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -11,14 +12,16 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/gosbi/gosbi/sbi"
+	"github.com/gosbi/gosbi/sbi/internal/cancel"
 	"github.com/gosbi/gosbi/sbi/internal/safe"
 )
 
 // forEachPair calls fn(i) for i in [0, n) on workers goroutines (0 means GOMAXPROCS). It stops
-// at the first error, checks sbi.Canceled before every pair and reports progress under label.
+// at the first error or once ctx is done (checked before every pair), and reports progress
+// under label.
 // A panic in fn (an estimator that panics on some input) is returned as a *safe.PanicError
 // naming the pair.
-func forEachPair(label string, n, workers int, fn func(i int) error) error {
+func forEachPair(ctx context.Context, label string, n, workers int, fn func(i int) error) error {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
@@ -52,7 +55,7 @@ func forEachPair(label string, n, workers int, fn func(i int) error) error {
 				if i >= n {
 					return
 				}
-				if err := sbi.Canceled(label); err != nil {
+				if err := cancel.Check(ctx, label); err != nil {
 					fail(err)
 					return
 				}
@@ -154,6 +157,17 @@ func allFinite(v []float64) bool {
 		}
 	}
 	return true
+}
+
+// sampleContext draws n points from post until ctx is done: with its SampleContext where it has
+// one (the posteriors of package sbi), else with Sample, whose panic forEachPair recovers.
+func sampleContext(ctx context.Context, post sbi.Posterior, rng *rand.Rand, n int) (*mat.Dense, error) {
+	if c, ok := post.(interface {
+		SampleContext(context.Context, *rand.Rand, int) (*mat.Dense, error)
+	}); ok {
+		return c.SampleContext(ctx, rng, n)
+	}
+	return post.Sample(rng, n), nil
 }
 
 func rowCopy(m *mat.Dense, i int) []float64 {

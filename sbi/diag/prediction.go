@@ -26,96 +26,63 @@ type SampledPrediction interface {
 	Sample(rng *rand.Rand, n int) *mat.Dense
 }
 
-// Gaussian is a multivariate normal prediction N(Mean, Cov). Tests use closed forms for it.
-type Gaussian struct {
-	Mean []float64
-	Cov  *mat.SymDense
+// Gaussian is a multivariate normal prediction.
+//
+// Deprecated: use dist.MultivariateNormal (or dist.Normal), which the exact kernels accept.
+type Gaussian = dist.MultivariateNormal
 
-	prec *mat.SymDense
-	chol mat.Cholesky
-}
-
-// NewGaussian returns N(mean, cov); cov must be symmetric positive definite.
-func NewGaussian(mean []float64, cov mat.Symmetric) (*Gaussian, error) {
-	d := len(mean)
-	if cov.SymmetricDim() != d {
-		return nil, fmt.Errorf("diag: covariance is %d×%d but the mean has %d entries", cov.SymmetricDim(), cov.SymmetricDim(), d)
-	}
-	g := &Gaussian{Mean: append([]float64(nil), mean...), Cov: mat.NewSymDense(d, nil)}
-	g.Cov.CopySym(cov)
-	if ok := g.chol.Factorize(g.Cov); !ok {
-		return nil, fmt.Errorf("diag: covariance is not positive definite")
-	}
-	g.prec = mat.NewSymDense(d, nil)
-	if err := g.chol.InverseTo(g.prec); err != nil {
-		return nil, fmt.Errorf("diag: inverting the covariance: %w", err)
-	}
-	return g, nil
+// NewGaussian returns N(mean, cov), or an error when cov is not symmetric positive definite or
+// does not match the mean.
+//
+// Deprecated: use dist.NewMultivariateNormal.
+func NewGaussian(mean []float64, cov mat.Symmetric) (g *Gaussian, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("diag: %v", r)
+		}
+	}()
+	return dist.NewMultivariateNormal(mean, cov), nil
 }
 
 // NewIsoGaussian returns N(mean, variance·I).
+//
+// Deprecated: use dist.NewNormal(mean, std) with std = √variance in every coordinate.
 func NewIsoGaussian(mean []float64, variance float64) *Gaussian {
-	d := len(mean)
-	cov := mat.NewSymDense(d, nil)
-	for i := range d {
-		cov.SetSym(i, i, variance)
-	}
-	g, err := NewGaussian(mean, cov)
-	if err != nil {
+	if !(variance > 0) || math.IsInf(variance, 0) {
 		panic(fmt.Sprintf("diag: NewIsoGaussian needs a positive variance, got %g", variance))
 	}
-	return g
+	cov := mat.NewSymDense(len(mean), nil)
+	for i := range mean {
+		cov.SetSym(i, i, variance)
+	}
+	return dist.NewMultivariateNormal(mean, cov)
 }
 
-// Dim is the dimension.
-func (g *Gaussian) Dim() int { return len(g.Mean) }
-
-// Score is Σ⁻¹(μ − y) for every row of y.
-func (g *Gaussian) Score(y *mat.Dense) *mat.Dense {
-	n, d := y.Dims()
-	if d != len(g.Mean) {
-		panic(fmt.Sprintf("diag: Gaussian score of %d-column points, want %d", d, len(g.Mean)))
-	}
-	out := mat.NewDense(n, d, nil)
-	diff := make([]float64, d)
-	for i := range n {
-		row := y.RawRowView(i)
-		for j := range d {
-			diff[j] = g.Mean[j] - row[j]
-		}
-		o := out.RawRowView(i)
-		for j := range d {
-			var s float64
-			for k := range d {
-				s += g.prec.At(j, k) * diff[k]
-			}
-			o[j] = s
-		}
-	}
-	return out
+// gaussian is a Gaussian prediction as the exact kernels read it: mean, covariance and
+// precision, copied once from a *dist.MultivariateNormal or *dist.Normal.
+type gaussian struct {
+	Mean      []float64
+	Cov, prec *mat.SymDense
 }
 
-// Sample draws n points.
-func (g *Gaussian) Sample(rng *rand.Rand, n int) *mat.Dense {
-	d := len(g.Mean)
-	var u mat.TriDense
-	g.chol.LTo(&u)
-	out := mat.NewDense(n, d, nil)
-	z := make([]float64, d)
-	for i := range n {
-		for j := range z {
-			z[j] = rng.NormFloat64()
-		}
-		o := out.RawRowView(i)
-		for j := range d {
-			s := g.Mean[j]
-			for k := 0; k <= j; k++ {
-				s += u.At(j, k) * z[k]
-			}
-			o[j] = s
-		}
+// asGaussian returns the moments of p when it is a Gaussian of package dist.
+func asGaussian(p Prediction) (*gaussian, bool) {
+	var mean []float64
+	var cov *mat.SymDense
+	switch g := p.(type) {
+	case *dist.MultivariateNormal:
+		mean, cov = g.Mean(), g.Covariance()
+	case *dist.Normal:
+		mean, cov = g.Mean(), g.Covariance()
+	default:
+		return nil, false
 	}
-	return out
+	var ch mat.Cholesky
+	prec := mat.NewSymDense(len(mean), nil)
+	if !ch.Factorize(cov) || ch.InverseTo(prec) != nil {
+		return nil, false // the constructors of package dist refuse such a covariance
+	}
+	return &gaussian{Mean: mean, Cov: cov, prec: prec}, true
 }
 
 // PosteriorPrediction adapts any sbi.Posterior to a SampledPrediction. Its score is the

@@ -1,12 +1,15 @@
 package diag
 
 import (
+	"context"
 	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi"
+	"github.com/gosbi/gosbi/sbi/internal/safe"
 )
 
 // RankConfig configures the sample-based estimators (RankCoverage, SBC, MarginalCoverage, TARP).
@@ -17,14 +20,14 @@ type RankConfig struct {
 	Workers int       // parallel workers; 0 means GOMAXPROCS
 }
 
-func (o RankConfig) withDefaults() RankConfig {
-	if o.Levels == nil {
-		o.Levels = Levels(19)
+func (c RankConfig) withDefaults() RankConfig {
+	if c.Levels == nil {
+		c.Levels = Levels(19)
 	}
-	if o.Samples == 0 {
-		o.Samples = 1000
+	if c.Samples == 0 {
+		c.Samples = 1000
 	}
-	return o
+	return c
 }
 
 // ExpectedCoverage estimates the expected coverage of the HPD regions of est with the
@@ -32,17 +35,14 @@ func (o RankConfig) withDefaults() RankConfig {
 // (rows of theta and x, drawn from the joint p(θ)p(x|θ)); pairs with NaN or infinite values
 // are dropped and counted in Dropped. It is the one-line form for notebooks and panics, on the
 // caller's goroutine, with the error RankCoverage returns (an interrupted cell, a NaN density,
-// an x of the wrong width); library code calls RankCoverage or GridCoverage.
+// an x of the wrong width): a shorthand of the naming rule (see package sbi). Library code
+// calls RankCoverage, RankCoverageContext or GridCoverage.
 func ExpectedCoverage(est sbi.Amortized, theta, x *mat.Dense, levels []float64) *CoverageResult {
-	r, err := RankCoverage(est, theta, x, RankConfig{Levels: levels, Seed: 1})
-	if err != nil {
-		panic(err)
-	}
-	return r
+	return safe.Must(RankCoverage(est, theta, x, RankConfig{Levels: levels, Seed: 1}))
 }
 
 // RankCoverage estimates the expected coverage of the HPD regions of est from posterior draws:
-// for each pair it draws M = opts.Samples parameters θⱼ ~ q(·|x) and computes the HPD rank
+// for each pair it draws M = cfg.Samples parameters θⱼ ~ q(·|x) and computes the HPD rank
 //
 //	α = (k + U·(t + 1)) / (M + 1),  k = #{j : q(θⱼ|x) < q(θ*|x)},  t = #{j : q(θⱼ|x) = q(θ*|x)},
 //
@@ -50,16 +50,28 @@ func ExpectedCoverage(est sbi.Amortized, theta, x *mat.Dense, levels []float64) 
 // and the discreteness of k randomised so that α is exactly Uniform(0, 1) when q is the true
 // posterior (k is then uniform on {0, …, M}). It needs only unnormalised densities and works in
 // any dimension.
-func RankCoverage(est sbi.Amortized, theta, x *mat.Dense, opts RankConfig) (*CoverageResult, error) {
-	opts = opts.withDefaults()
-	if err := checkLevels(opts.Levels); err != nil {
+func RankCoverage(est sbi.Amortized, theta, x *mat.Dense, cfg RankConfig) (*CoverageResult, error) {
+	return RankCoverageContext(runenv.Context(), est, theta, x, cfg)
+}
+
+// MustRankCoverage is RankCoverage for notebook cells: it returns the result alone and panics with
+// RankCoverage's error.
+func MustRankCoverage(est sbi.Amortized, theta, x *mat.Dense, cfg RankConfig) *CoverageResult {
+	return safe.Must(RankCoverage(est, theta, x, cfg))
+}
+
+// RankCoverageContext is RankCoverage stopped by ctx instead of the host's context
+// (runenv.Context).
+func RankCoverageContext(ctx context.Context, est sbi.Amortized, theta, x *mat.Dense, cfg RankConfig) (*CoverageResult, error) {
+	cfg = cfg.withDefaults()
+	if err := checkLevels(cfg.Levels); err != nil {
 		return nil, err
 	}
-	pass, err := runSamplePass(est, theta, x, opts, passHPD, "expected coverage (rank)")
+	pass, err := runSamplePass(ctx, est, theta, x, cfg, passHPD, "expected coverage (rank)")
 	if err != nil {
 		return nil, err
 	}
-	r := coverageFromRanks(MethodRank, pass.hpd, opts.Levels)
+	r := coverageFromRanks(MethodRank, pass.hpd, cfg.Levels)
 	r.Dropped = pass.dropped
 	return r, nil
 }
@@ -84,9 +96,9 @@ type samplePass struct {
 
 // runSamplePass drops the non-finite test pairs (counted in dropped) and computes the statistics
 // of kind on the others, in parallel.
-func runSamplePass(est sbi.Amortized, theta, x *mat.Dense, opts RankConfig, kind passKind, label string) (*samplePass, error) {
-	if opts.Samples < 1 {
-		return nil, fmt.Errorf("diag: %s needs at least 1 posterior draw per pair, got %d", label, opts.Samples)
+func runSamplePass(ctx context.Context, est sbi.Amortized, theta, x *mat.Dense, cfg RankConfig, kind passKind, label string) (*samplePass, error) {
+	if cfg.Samples < 1 {
+		return nil, fmt.Errorf("diag: %s needs at least 1 posterior draw per pair, got %d", label, cfg.Samples)
 	}
 	theta, x, dropped, err := checkPairs(label, est, theta, x)
 	if err != nil {
@@ -103,15 +115,18 @@ func runSamplePass(est sbi.Amortized, theta, x *mat.Dense, opts RankConfig, kind
 		p.tarp = make([]float64, n)
 		tarpRef = newTARPSetup(theta)
 	}
-	err = forEachPair(label, n, opts.Workers, func(i int) error {
-		rng := pairRNG(opts.Seed, i)
+	err = forEachPair(ctx, label, n, cfg.Workers, func(i int) error {
+		rng := pairRNG(cfg.Seed, i)
 		post := est.Posterior(rowCopy(x, i))
 		if post.Dim() != dim {
 			return fmt.Errorf("diag: %s: posterior of pair %d has dimension %d but theta has %d columns", label, i, post.Dim(), dim)
 		}
-		draws := post.Sample(rng, opts.Samples)
-		if r, c := draws.Dims(); r != opts.Samples || c != dim {
-			return fmt.Errorf("diag: %s: Sample(rng, %d) returned %d×%d for pair %d, want %d×%d", label, opts.Samples, r, c, i, opts.Samples, dim)
+		draws, err := sampleContext(ctx, post, rng, cfg.Samples)
+		if err != nil {
+			return err
+		}
+		if r, c := draws.Dims(); r != cfg.Samples || c != dim {
+			return fmt.Errorf("diag: %s: Sample(rng, %d) returned %d×%d for pair %d, want %d×%d", label, cfg.Samples, r, c, i, cfg.Samples, dim)
 		}
 		star := mat.NewDense(1, dim, rowCopy(theta, i))
 		lpStar := post.LogProb(star)[0]
@@ -121,8 +136,8 @@ func runSamplePass(est sbi.Amortized, theta, x *mat.Dense, opts RankConfig, kind
 		p.logProb[i] = lpStar
 		if kind&passHPD != 0 {
 			lp := post.LogProb(draws)
-			if len(lp) != opts.Samples {
-				return fmt.Errorf("diag: %s: LogProb of %d draws returned %d values", label, opts.Samples, len(lp))
+			if len(lp) != cfg.Samples {
+				return fmt.Errorf("diag: %s: LogProb of %d draws returned %d values", label, cfg.Samples, len(lp))
 			}
 			less, ties := 0, 0
 			for j, v := range lp {
@@ -135,14 +150,14 @@ func runSamplePass(est sbi.Amortized, theta, x *mat.Dense, opts RankConfig, kind
 					ties++
 				}
 			}
-			p.hpd[i] = (float64(less) + rng.Float64()*float64(ties+1)) / float64(opts.Samples+1)
+			p.hpd[i] = (float64(less) + rng.Float64()*float64(ties+1)) / float64(cfg.Samples+1)
 		}
 		if kind&passMarginal != 0 {
 			cnt := make([]int, dim)
 			jit := make([]float64, dim)
 			for d := range dim {
 				t := star.At(0, d)
-				for j := range opts.Samples {
+				for j := range cfg.Samples {
 					if draws.At(j, d) < t {
 						cnt[d]++
 					}

@@ -1,6 +1,7 @@
 package diag
 
 import (
+	"context"
 	"encoding/base64"
 	"fmt"
 	"html"
@@ -10,7 +11,9 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi"
+	"github.com/gosbi/gosbi/sbi/internal/safe"
 )
 
 // ReportConfig configures NewReport; its zero value is the default.
@@ -50,40 +53,51 @@ type Report struct {
 // estimator when a box is given), marginal coverage, SBC, TARP (all from one set of posterior
 // draws per pair) and the expected log posterior density. The Report displays as a compact
 // HTML summary; viz.Report(r) displays it with its plots.
-func NewReport(est sbi.Amortized, theta, x *mat.Dense, o ReportConfig) (*Report, error) {
+func NewReport(est sbi.Amortized, theta, x *mat.Dense, cfg ReportConfig) (*Report, error) {
+	return NewReportContext(runenv.Context(), est, theta, x, cfg)
+}
+
+// MustNewReport is NewReport for notebook cells: it returns the result alone and panics with
+// NewReport's error.
+func MustNewReport(est sbi.Amortized, theta, x *mat.Dense, cfg ReportConfig) *Report {
+	return safe.Must(NewReport(est, theta, x, cfg))
+}
+
+// NewReportContext is NewReport stopped by ctx instead of the host's context (runenv.Context).
+func NewReportContext(ctx context.Context, est sbi.Amortized, theta, x *mat.Dense, cfg ReportConfig) (*Report, error) {
 	start := time.Now()
-	ro := RankConfig{Levels: o.Levels, Samples: o.Samples, Seed: o.Seed, Workers: o.Workers}.withDefaults()
+	ro := RankConfig{Levels: cfg.Levels, Samples: cfg.Samples, Seed: cfg.Seed, Workers: cfg.Workers}.withDefaults()
 	if err := checkLevels(ro.Levels); err != nil {
 		return nil, err
 	}
-	pass, err := runSamplePass(est, theta, x, ro, passHPD|passMarginal|passTARP, "calibration report")
+	pass, err := runSamplePass(ctx, est, theta, x, ro, passHPD|passMarginal|passTARP, "calibration report")
 	if err != nil {
 		return nil, err
 	}
 	_, dim := theta.Dims()
-	r := &Report{Label: o.Label, N: len(pass.hpd), Dropped: pass.dropped}
+	r := &Report{Label: cfg.Label, N: len(pass.hpd), Dropped: pass.dropped}
 	r.Coverage = coverageFromRanks(MethodRank, pass.hpd, ro.Levels)
-	r.Coverage.Label = o.Label
+	r.Coverage.Label = cfg.Label
 	r.Marginal = marginalFromPass(pass, ro)
 	r.SBC = sbcFromPass(pass, ro.Samples)
 	r.TARP = tarpFromStatistics(pass.tarp)
 	r.Coverage.Dropped, r.Marginal.Dropped, r.SBC.Dropped, r.TARP.Dropped = r.Dropped, r.Dropped, r.Dropped, r.Dropped
-	if o.Lower != nil || o.Upper != nil {
-		pts := o.GridPoints
+	if cfg.Lower != nil || cfg.Upper != nil {
+		pts := cfg.GridPoints
 		if pts == 0 {
 			pts = 90
 			if dim == 3 {
 				pts = 40
 			}
 		}
-		r.Grid, err = GridCoverage(est, theta, x, GridConfig{Levels: ro.Levels, Lower: o.Lower, Upper: o.Upper,
-			Points: pts, Seed: o.Seed, Workers: o.Workers})
+		r.Grid, err = GridCoverageContext(ctx, est, theta, x, GridConfig{Levels: ro.Levels, Lower: cfg.Lower, Upper: cfg.Upper,
+			Points: pts, Seed: cfg.Seed, Workers: cfg.Workers})
 		if err != nil {
 			return nil, err
 		}
-		r.Grid.Label = strings.TrimSpace(o.Label + " (grid)")
+		r.Grid.Label = strings.TrimSpace(cfg.Label + " (grid)")
 	}
-	r.LogProb, err = ExpectedLogProb(est, o.Prior, theta, x)
+	r.LogProb, err = ExpectedLogProbContext(ctx, est, cfg.Prior, theta, x)
 	if err != nil {
 		return nil, err
 	}

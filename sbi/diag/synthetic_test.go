@@ -19,7 +19,7 @@ import (
 func TestWassersteinClosedForm(t *testing.T) {
 	a := NewIsoGaussian([]float64{0, 1, -1}, 0.49)
 	b := NewIsoGaussian([]float64{0.5, 0, 0}, 1.69)
-	f, err := isoWassersteinFeatures([]*Gaussian{a, b})
+	f, err := isoWassersteinFeatures(moments(t, a, b))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func TestWassersteinClosedForm(t *testing.T) {
 	}
 	// The kernel refuses what it cannot compute exactly.
 	full, _ := NewGaussian([]float64{0, 0}, mat.NewSymDense(2, []float64{1, 0.5, 0.5, 1}))
-	if _, err := isoWassersteinFeatures([]*Gaussian{NewIsoGaussian([]float64{0, 0}, 1), full}); err == nil {
+	if _, err := isoWassersteinFeatures(moments(t, NewIsoGaussian([]float64{0, 0}, 1), full)); err == nil {
 		t.Error("a correlated Gaussian was accepted by the Wasserstein kernel")
 	}
 	preds, y := MustSyntheticData(rng, SyntheticConfig{N: 8})
@@ -144,7 +144,7 @@ func TestSyntheticModels(t *testing.T) {
 	resid := func(preds []Prediction, y *mat.Dense, j int) []float64 {
 		r := make([]float64, n)
 		for i, p := range preds {
-			r[i] = p.(*Gaussian).Mean[j] - y.At(i, j)
+			r[i] = p.(*Gaussian).Mean()[j] - y.At(i, j)
 		}
 		return r
 	}
@@ -169,7 +169,7 @@ func TestSyntheticModels(t *testing.T) {
 	preds, y = MustSyntheticData(rng, SyntheticConfig{Model: HeteroscedasticGaussian, N: n, Delta: 1})
 	vars, r2 := make([]float64, n), resid(preds, y, 0)
 	for i, p := range preds {
-		vars[i] = p.(*Gaussian).Cov.At(0, 0)
+		vars[i] = p.(*Gaussian).Covariance().At(0, 0)
 		r2[i] *= r2[i]
 	}
 	s2 := 0.64
@@ -241,4 +241,18 @@ func TestSyntheticKCCSD(t *testing.T) {
 			t.Errorf("%s: rejection rate %.2f against the paper's %.2f (z = %.2f)", tc.name, rate, tc.paper, z)
 		}
 	}
+}
+
+// moments returns the Gaussians as the exact kernels read them.
+func moments(t *testing.T, gs ...*Gaussian) []*gaussian {
+	t.Helper()
+	out := make([]*gaussian, len(gs))
+	for i, g := range gs {
+		m, ok := asGaussian(g)
+		if !ok {
+			t.Fatalf("Gaussian %d: its covariance cannot be inverted", i)
+		}
+		out[i] = m
+	}
+	return out
 }

@@ -1,6 +1,7 @@
 package diag
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -9,7 +10,9 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 
+	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi"
+	"github.com/gosbi/gosbi/sbi/internal/safe"
 )
 
 // TARPResult is the Tests of Accuracy with Random Points coverage (Lemos et al. 2023).
@@ -83,13 +86,23 @@ func (s *tarpSetup) statistic(rng *rand.Rand, draws *mat.Dense, star []float64) 
 }
 
 // TARP runs the TARP coverage test (Lemos et al. 2023, "Sampling-based accuracy testing of
-// posterior estimators for general inference"): for each pair it draws opts.Samples posterior
+// posterior estimators for general inference"): for each pair it draws cfg.Samples posterior
 // samples and a random reference point θᵣ, and computes f = P_q(‖θ − θᵣ‖ < ‖θ* − θᵣ‖). The
 // expected coverage probability at level α is ECP(α) = fraction of pairs with f < α; it lies
-// on the diagonal for the exact posterior. opts.Levels is ignored: ECP is given at 101 levels.
-func TARP(est sbi.Amortized, theta, x *mat.Dense, opts RankConfig) (*TARPResult, error) {
-	opts = opts.withDefaults()
-	pass, err := runSamplePass(est, theta, x, opts, passTARP, "TARP")
+// on the diagonal for the exact posterior. cfg.Levels is ignored: ECP is given at 101 levels.
+func TARP(est sbi.Amortized, theta, x *mat.Dense, cfg RankConfig) (*TARPResult, error) {
+	return TARPContext(runenv.Context(), est, theta, x, cfg)
+}
+
+// MustTARP is TARP for notebook cells: it returns the result alone and panics with TARP's error.
+func MustTARP(est sbi.Amortized, theta, x *mat.Dense, cfg RankConfig) *TARPResult {
+	return safe.Must(TARP(est, theta, x, cfg))
+}
+
+// TARPContext is TARP stopped by ctx instead of the host's context (runenv.Context).
+func TARPContext(ctx context.Context, est sbi.Amortized, theta, x *mat.Dense, cfg RankConfig) (*TARPResult, error) {
+	cfg = cfg.withDefaults()
+	pass, err := runSamplePass(ctx, est, theta, x, cfg, passTARP, "TARP")
 	if err != nil {
 		return nil, err
 	}

@@ -40,8 +40,8 @@ func WassersteinFeatures(means *mat.Dense, sds []float64) *mat.Dense {
 
 // isoWassersteinFeatures checks that every prediction is isotropic, N(μ, σ²I), and returns
 // WassersteinFeatures of their means and σ.
-func isoWassersteinFeatures(gs []*Gaussian) (*mat.Dense, error) {
-	d := gs[0].Dim()
+func isoWassersteinFeatures(gs []*gaussian) (*mat.Dense, error) {
+	d := len(gs[0].Mean)
 	means := mat.NewDense(len(gs), d, nil)
 	sds := make([]float64, len(gs))
 	for i, g := range gs {

@@ -251,3 +251,41 @@ func TestSampleDeterministic(t *testing.T) {
 		t.Errorf("zero draws gave %d×%d", r, c)
 	}
 }
+
+// TestGaussianScore checks the closed-form scores against the hand-inverted 2×2 covariance
+// Σ = [[2, 0.6], [0.6, 1]] (det 1.64, Σ⁻¹ = [[1, −0.6], [−0.6, 2]]/1.64) and against a central
+// difference of LogProb (step 1e-5: error O(h²) ≈ 1e-10, well inside 1e-6).
+func TestGaussianScore(t *testing.T) {
+	mean := []float64{0.5, -1}
+	mvn := NewMultivariateNormal(mean, mat.NewSymDense(2, []float64{2, 0.6, 0.6, 1}))
+	x := mat.NewDense(2, 2, []float64{1, 1, -3, 0.25})
+	got := mvn.Score(x)
+	for i := 0; i < 2; i++ {
+		d0, d1 := mean[0]-x.At(i, 0), mean[1]-x.At(i, 1)
+		want := []float64{(d0 - 0.6*d1) / 1.64, (-0.6*d0 + 2*d1) / 1.64}
+		for j := range want {
+			if math.Abs(got.At(i, j)-want[j]) > 1e-12 {
+				t.Errorf("MultivariateNormal score[%d][%d] = %v, want %v", i, j, got.At(i, j), want[j])
+			}
+		}
+	}
+	n := NewNormal(mean, []float64{2, 0.5})
+	const h = 1e-5
+	for _, d := range []interface {
+		Distribution
+		Score(*mat.Dense) *mat.Dense
+	}{mvn, n} {
+		s := d.Score(x)
+		for i := 0; i < 2; i++ {
+			for j := 0; j < 2; j++ {
+				p, m := mat.DenseCopyOf(x.Slice(i, i+1, 0, 2)), mat.DenseCopyOf(x.Slice(i, i+1, 0, 2))
+				p.Set(0, j, p.At(0, j)+h)
+				m.Set(0, j, m.At(0, j)-h)
+				fd := (d.LogProb(p)[0] - d.LogProb(m)[0]) / (2 * h)
+				if math.Abs(s.At(i, j)-fd) > 1e-6 {
+					t.Errorf("%T score[%d][%d] = %v, central difference %v", d, i, j, s.At(i, j), fd)
+				}
+			}
+		}
+	}
+}

@@ -2,13 +2,12 @@
 // of simulation-based inference: dense row-major tensors, a tape of operations with analytic
 // backward passes, parameters with gradients and seeded initialization, layers (Linear and
 // its tape-free LinearRows, masked Linear, MLP, residual blocks, inverted dropout), fused
-// operations where a
-// chain of small ones would cost (Linear+activation, log-sum-exp, log-softmax, binary
-// cross-entropy with logits, the straight-through indicator, sorting with gradient), the
-// operations of embedding networks (1-D and 2-D convolutions, max and mean pooling over
-// windows and globally, layer normalization, pooling over sets, softmax and multi-head
-// scaled dot-product attention, a gated recurrent unit), optimizers (Adam, AdamW, SGD) with
-// gradient clipping and learning-rate schedules, and parameter (de)serialization.
+// operations where a chain of small ones would cost (Linear+activation, log-sum-exp,
+// log-softmax, binary cross-entropy with logits, the straight-through indicator, sorting with
+// gradient), the operations of embedding networks (1-D and 2-D convolutions, max and mean
+// pooling over windows and globally, layer normalization, pooling over sets, softmax and
+// multi-head scaled dot-product attention, a gated recurrent unit), optimizers (Adam, AdamW,
+// SGD) with gradient clipping and learning-rate schedules, and parameter (de)serialization.
 //
 // What does not live here: the assembly kernels and the CPU dispatch (sbi/internal/kernels,
 // each kernel a Go reference loop with assembly twins), the worker goroutines that split
@@ -122,10 +121,11 @@
 // # Parallelism
 //
 // The rows of large products and of the spline transforms are split over a fixed set of
-// worker goroutines (at most the host's thread limit, runenv.SetThreads); handing work over allocates nothing, and every
-// element is computed by one goroutine in a fixed order, so results do not depend on the
-// number of goroutines. Steady-state training steps allocate nothing in the default and
-// openblas builds (gonum's Dgemm in the noasm build allocates for its own goroutines).
+// worker goroutines (at most the host's thread limit, runenv.SetThreads); handing work over
+// allocates nothing, and every element is computed by one goroutine in a fixed order, so
+// results do not depend on the number of goroutines. Steady-state training steps allocate
+// nothing in the default and openblas builds (gonum's Dgemm in the noasm build allocates for
+// its own goroutines).
 // Measurements against PyTorch are in BENCHMARKS.md at the repository's root (go run
 // ./tools/benchmarks).
 package nn

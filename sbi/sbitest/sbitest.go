@@ -20,7 +20,8 @@ import (
 )
 
 // Estimator is what the suite needs of an estimator: an amortized posterior that trains on
-// pairs and saves itself. NPE and NRE implement it.
+// pairs and saves itself. Every sbi.Estimator (the vocabulary all of the library's estimators
+// share: NPE, NRE, their ensembles) implements it.
 type Estimator interface {
 	sbi.Amortized
 	Train(theta, x *mat.Dense, cfg sbi.TrainConfig) (*sbi.TrainResult, error)
@@ -83,7 +84,7 @@ func (c Config) withDefaults() Config {
 		c.Allowance = DefaultAllowance
 	}
 	if c.Load == nil {
-		c.Load = sbi.Load
+		c.Load = func(r io.Reader) (sbi.Amortized, error) { return sbi.Load(r) }
 	}
 	return c
 }
@@ -437,16 +438,16 @@ func (s *suite) checkPairs(tb testing.TB, est sbi.Amortized) {
 	}
 }
 
-// sampleChecker is the error-returning form of Sample that sbi's posteriors offer.
-type sampleChecker interface {
-	SampleChecked(rng *rand.Rand, n int) (*mat.Dense, error)
+// contextSampler is the error-returning form of Sample that sbi's posteriors offer.
+type contextSampler interface {
+	SampleContext(ctx context.Context, rng *rand.Rand, n int) (*mat.Dense, error)
 }
 
 // checkNonFinite checks what happens to values that are not finite after training: LogProbPairs
 // gives −Inf to a pair whose θ or x holds NaN or ±Inf (a θ outside the support; an
 // observation no simulation can produce) and leaves the other pairs as they are, and a
-// posterior at a non-finite observation refuses to sample with an error (SampleChecked) or a
-// panic (Sample).
+// posterior at a non-finite observation refuses to sample with an error (SampleContext, wrapping
+// sbi.ErrNonFinite for the library's posteriors) or a panic (Sample).
 func (s *suite) checkNonFinite(tb testing.TB, est sbi.Amortized) {
 	const perObs = 4
 	theta, x := s.evalPairs(perObs)
@@ -471,9 +472,9 @@ func (s *suite) checkNonFinite(tb testing.TB, est sbi.Amortized) {
 		xo := append([]float64(nil), s.obs[0]...)
 		xo[1] = bad
 		post := est.Posterior(xo)
-		if sc, ok := post.(sampleChecker); ok {
-			if _, err := sc.SampleChecked(rand.New(rand.NewPCG(1, 1)), 10); err == nil {
-				tb.Errorf("SampleChecked at an observation holding %v: no error", bad)
+		if sc, ok := post.(contextSampler); ok {
+			if _, err := sc.SampleContext(context.Background(), rand.New(rand.NewPCG(1, 1)), 10); err == nil {
+				tb.Errorf("SampleContext at an observation holding %v: no error", bad)
 			}
 		}
 		if !panics(func() { post.Sample(rand.New(rand.NewPCG(1, 1)), 10) }) {

@@ -1,6 +1,7 @@
 package sbitest
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -45,7 +46,7 @@ type refusing struct{}
 func (refusing) Dim() int                           { return 2 }
 func (refusing) Sample(*rand.Rand, int) *mat.Dense  { panic("not finite") }
 func (refusing) LogProb(theta *mat.Dense) []float64 { panic("not finite") }
-func (refusing) SampleChecked(*rand.Rand, int) (*mat.Dense, error) {
+func (refusing) SampleContext(context.Context, *rand.Rand, int) (*mat.Dense, error) {
 	return nil, fmt.Errorf("not finite")
 }
 

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/gosbi/gosbi/sbi/dist"
+	"github.com/gosbi/gosbi/sbi/internal/safe"
 )
 
 // The examples of Bon, Warne, Nott and Drovandi, "Bayesian score calibration for approximate
@@ -233,4 +234,9 @@ func (t *BivariateOUTask) MeanFieldRefit() func(rng *rand.Rand, x []float64, n i
 		}
 		return fit.SampleUnconstrained(rng, n), nil
 	}
+}
+
+// MustExactPosterior is ExactPosterior for notebook cells: it panics with its error.
+func (t *ConjugateGaussianTask) MustExactPosterior(x []float64) dist.Distribution {
+	return safe.Must(t.ExactPosterior(x))
 }

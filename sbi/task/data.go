@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/gosbi/gosbi/sbi/internal/safe"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -56,12 +57,24 @@ func (b *base) Observation(k int) ([]float64, error) {
 	return x, nil
 }
 
+// MustObservation is Observation for notebook cells: it returns the result alone and panics with
+// Observation's error.
+func (b *base) MustObservation(k int) []float64 {
+	return safe.Must(b.Observation(k))
+}
+
 // TrueParameters: see Task.
 func (b *base) TrueParameters(k int) ([]float64, error) {
 	if err := b.checkK("true parameters", k); err != nil {
 		return nil, err
 	}
 	return b.readVector(k, "true_parameters.csv", "true parameters", b.ParamDim())
+}
+
+// MustTrueParameters is TrueParameters for notebook cells: it returns the result alone and panics
+// with TrueParameters's error.
+func (b *base) MustTrueParameters(k int) []float64 {
+	return safe.Must(b.TrueParameters(k))
 }
 
 // ReferencePosterior: see Task.
@@ -81,6 +94,12 @@ func (b *base) ReferencePosterior(k int) (*mat.Dense, error) {
 		copy(m.RawRowView(i), r)
 	}
 	return m, nil
+}
+
+// MustReferencePosterior is ReferencePosterior for notebook cells: it returns the result alone and
+// panics with ReferencePosterior's error.
+func (b *base) MustReferencePosterior(k int) *mat.Dense {
+	return safe.Must(b.ReferencePosterior(k))
 }
 
 func (b *base) readVector(k int, file, what string, want int) ([]float64, error) {

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/gosbi/gosbi/sbi/dist"
+	"github.com/gosbi/gosbi/sbi/internal/safe"
 )
 
 func checkObs(name string, x []float64, dim int) error {
@@ -264,4 +265,24 @@ func (p *twoMoonsPosterior) InSupport(th []float64) bool {
 
 func (p *twoMoonsPosterior) Support() (low, high []float64) {
 	return []float64{-1, -1}, []float64{1, 1}
+}
+
+// MustExactPosterior is ExactPosterior for notebook cells: it panics with its error.
+func (t *GaussianLinearTask) MustExactPosterior(x []float64) dist.Distribution {
+	return safe.Must(t.ExactPosterior(x))
+}
+
+// MustExactPosterior is ExactPosterior for notebook cells: it panics with its error.
+func (t *GaussianLinearUniformTask) MustExactPosterior(x []float64) dist.Distribution {
+	return safe.Must(t.ExactPosterior(x))
+}
+
+// MustExactPosterior is ExactPosterior for notebook cells: it panics with its error.
+func (t *GaussianMixtureTask) MustExactPosterior(x []float64) dist.Distribution {
+	return safe.Must(t.ExactPosterior(x))
+}
+
+// MustExactPosterior is ExactPosterior for notebook cells: it panics with its error.
+func (t *TwoMoonsTask) MustExactPosterior(x []float64) dist.Distribution {
+	return safe.Must(t.ExactPosterior(x))
 }

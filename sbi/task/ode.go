@@ -62,8 +62,8 @@ var (
 // RMS over components of err_i/(AbsTol + RelTol·max(|y_i|, |y_i,new|)) stays ≤ 1, with the
 // standard controller h ← h·min(5, max(0.2, 0.9·err^(−1/5))) (Hairer et al., §II.4). Steps
 // are shortened to land exactly on the output times.
-func SolveODE(f ODEFunc, t0 float64, y0 []float64, times []float64, opt ODEConfig) ([][]float64, error) {
-	opt, err := opt.withDefaults()
+func SolveODE(f ODEFunc, t0 float64, y0 []float64, times []float64, cfg ODEConfig) ([][]float64, error) {
+	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err
 	}
@@ -78,15 +78,15 @@ func SolveODE(f ODEFunc, t0 float64, y0 []float64, times []float64, opt ODEConfi
 	out := make([][]float64, len(times))
 	t := t0
 	f(t, y, k[0])
-	h := initialStep(f, t, y, k[0], opt, tmp, ynew)
+	h := initialStep(f, t, y, k[0], cfg, tmp, ynew)
 	steps := 0
 	for idx, target := range times {
 		if target < t {
 			return nil, fmt.Errorf("%w: output time %v is before %v (times must be increasing and ≥ t0)", ErrODE, target, t)
 		}
 		for t < target {
-			if steps++; steps > opt.MaxSteps {
-				return nil, fmt.Errorf("%w: more than %d steps before t = %v", ErrODE, opt.MaxSteps, target)
+			if steps++; steps > cfg.MaxSteps {
+				return nil, fmt.Errorf("%w: more than %d steps before t = %v", ErrODE, cfg.MaxSteps, target)
 			}
 			last, hTry := false, h
 			if t+h >= target {
@@ -110,7 +110,7 @@ func SolveODE(f ODEFunc, t0 float64, y0 []float64, times []float64, opt ODEConfi
 				for j := 0; j < 7; j++ {
 					e += dpE[j] * k[j][i]
 				}
-				sc := opt.AbsTol + opt.RelTol*math.Max(math.Abs(y[i]), math.Abs(ynew[i]))
+				sc := cfg.AbsTol + cfg.RelTol*math.Max(math.Abs(y[i]), math.Abs(ynew[i]))
 				r := h * e / sc
 				errSum += r * r
 			}
@@ -147,10 +147,10 @@ func SolveODE(f ODEFunc, t0 float64, y0 []float64, times []float64, opt ODEConfi
 
 // initialStep is the starting-step heuristic of Hairer et al. (§II.4): h₀ = 0.01·‖y‖/‖f‖,
 // refined by one explicit Euler step to estimate the second derivative.
-func initialStep(f ODEFunc, t float64, y, f0 []float64, opt ODEConfig, tmp, f1 []float64) float64 {
+func initialStep(f ODEFunc, t float64, y, f0 []float64, cfg ODEConfig, tmp, f1 []float64) float64 {
 	var d0, d1 float64
 	for i := range y {
-		sc := opt.AbsTol + opt.RelTol*math.Abs(y[i])
+		sc := cfg.AbsTol + cfg.RelTol*math.Abs(y[i])
 		d0 += (y[i] / sc) * (y[i] / sc)
 		d1 += (f0[i] / sc) * (f0[i] / sc)
 	}
@@ -166,7 +166,7 @@ func initialStep(f ODEFunc, t float64, y, f0 []float64, opt ODEConfig, tmp, f1 [
 	f(t+h0, tmp, f1)
 	d2 := 0.0
 	for i := range y {
-		sc := opt.AbsTol + opt.RelTol*math.Abs(y[i])
+		sc := cfg.AbsTol + cfg.RelTol*math.Abs(y[i])
 		v := (f1[i] - f0[i]) / sc
 		d2 += v * v
 	}

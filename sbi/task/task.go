@@ -1,6 +1,7 @@
 package task
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -9,8 +10,10 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi"
 	"github.com/gosbi/gosbi/sbi/dist"
+	"github.com/gosbi/gosbi/sbi/internal/safe"
 )
 
 // Task is a benchmark problem: a prior, a simulator and, for the sbibm tasks, ten observations
@@ -41,8 +44,16 @@ type Task interface {
 	Observation(k int) ([]float64, error)
 	// TrueParameters returns the parameters that generated observation k.
 	TrueParameters(k int) ([]float64, error)
-	// ReferencePosterior returns the reference posterior samples of observation k (10,000×ParamDim).
+	// ReferencePosterior returns the reference posterior samples of observation k
+	// (10,000×ParamDim).
 	ReferencePosterior(k int) (*mat.Dense, error)
+
+	// MustObservation, MustTrueParameters and MustReferencePosterior are the forms of the three
+	// calls above for notebook cells: the value alone, and a panic with the call's error (a
+	// missing data file wraps ErrNotAvailable).
+	MustObservation(k int) []float64
+	MustTrueParameters(k int) []float64
+	MustReferencePosterior(k int) *mat.Dense
 }
 
 // ExactPosterior is implemented by tasks whose posterior for any observation can be evaluated
@@ -50,6 +61,8 @@ type Task interface {
 // conjugate_gaussian).
 type ExactPosterior interface {
 	ExactPosterior(x []float64) (dist.Distribution, error)
+	// MustExactPosterior is ExactPosterior for notebook cells: it panics with its error.
+	MustExactPosterior(x []float64) dist.Distribution
 }
 
 // NumObservations is the number of stored observations of an sbibm task.
@@ -97,14 +110,30 @@ func Get(name string) (Task, error) {
 	return f(), nil
 }
 
+// MustGet is Get for notebook cells: it returns the result alone and panics with Get's error.
+func MustGet(name string) Task {
+	return safe.Must(Get(name))
+}
+
 // Simulate runs t on every row of theta on all cores (see sbi.SimulateBatch), after checking
 // that theta has t.ParamDim() columns and that every row lies in the support of the prior. Rows
 // whose simulation failed are dropped and counted in the result.
 func Simulate(rng *rand.Rand, t Task, theta *mat.Dense) (*sbi.Simulation, error) {
+	return SimulateContext(runenv.Context(), rng, t, theta)
+}
+
+// MustSimulate is Simulate for notebook cells: it returns the result alone and panics with
+// Simulate's error.
+func MustSimulate(rng *rand.Rand, t Task, theta *mat.Dense) *sbi.Simulation {
+	return safe.Must(Simulate(rng, t, theta))
+}
+
+// SimulateContext is Simulate stopped by ctx instead of the host's context (runenv.Context).
+func SimulateContext(ctx context.Context, rng *rand.Rand, t Task, theta *mat.Dense) (*sbi.Simulation, error) {
 	if err := CheckParameters(t, theta); err != nil {
 		return nil, err
 	}
-	return sbi.SimulateBatch(rng, t, theta)
+	return sbi.SimulateBatchContext(ctx, rng, t, theta)
 }
 
 // CheckParameters returns an error unless theta has t.ParamDim() columns, at least one row, and

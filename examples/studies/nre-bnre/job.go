@@ -55,7 +55,7 @@ func train(j *study.Job) error {
 	switch j.String("method") {
 	case "NRE":
 	case "BNRE":
-		cfg.Regularizer = calib.BalancePenalty(j.Float("lambda"))
+		cfg.Regularizer = calib.NewBalanceRegularizer(j.Float("lambda"))
 	default:
 		return fmt.Errorf("method = %q, expected NRE or BNRE", j.String("method"))
 	}

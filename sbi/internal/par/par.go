@@ -57,9 +57,9 @@ func (t task) run() (err error) {
 	return nil
 }
 
-// Range runs job over [0, n), split into at most runenv.Threads() chunks (the host's thread limit) of at least grain items;
-// the calling goroutine does the first chunk. A panic in a chunk is raised again on the
-// calling goroutine, as a *safe.PanicError.
+// Range runs job over [0, n), split into at most runenv.Threads() chunks (the host's thread
+// limit) of at least grain items; the calling goroutine does the first chunk. A panic in a
+// chunk is raised again on the calling goroutine, as a *safe.PanicError.
 func Range(n, grain int, job Job) {
 	p := min(runenv.Threads(), n/max(grain, 1))
 	if p < 2 {

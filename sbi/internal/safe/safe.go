@@ -51,3 +51,13 @@ func Call(what string, fn func() error) (err error) {
 	defer Recover(&err, what)
 	return fn()
 }
+
+// Must returns v, or panics with err itself when it is not nil: the body of every exported
+// MustX form, whose panic value stays an error so that errors.Is and errors.As see through a
+// recovered panic.
+func Must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
