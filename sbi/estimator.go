@@ -27,6 +27,7 @@ type estimator struct {
 	zt, zx  zscore
 	xDim    int
 	trained bool
+	obs     *obsCheck // reservoir of training summaries for CheckObservation (obscheck.go)
 }
 
 // network is what the core needs of an estimator's own networks: the training view (all
@@ -101,6 +102,7 @@ func (c *estimator) train(m network, theta, x *mat.Dense, cfg TrainConfig) (*Tra
 		return res, err
 	}
 	c.trained = true
+	c.keepReservoir(d, s.train, s.val, s.cfg.Seed)
 	return res, nil
 }
 

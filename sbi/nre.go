@@ -168,6 +168,7 @@ func (e *NRE) ratioAt(x []float64) (func(theta *mat.Dense) []float64, error) {
 	if !finite(x) {
 		return nil, fmt.Errorf("the observation holds NaN or infinite values: %v", x)
 	}
+	e.warnIfOutside(x)
 	tp := nn.NewTape()
 	tp.NoGrad = true
 	ctx := append([]float64(nil), e.context(tp, mat.NewDense(1, len(x), append([]float64(nil), x...))).Data...)
