@@ -211,4 +211,3 @@ func (c *estimator) keepReservoir(d *trainData, train, val []int, seed uint64) {
 	}
 	c.obs = &obsCheck{ref: ref}
 }
-

@@ -46,7 +46,7 @@ type LC2STConfig struct {
 	// 1e-3 and 200 rows. Small calibration sets train faster with larger steps.
 	LearningRate float64
 	BatchSize    int
-	Workers   int // classifiers trained in parallel; 0 means GOMAXPROCS
+	Workers      int // classifiers trained in parallel; 0 means GOMAXPROCS
 	// Flow selects L-C2ST-NF (Linhart et al. 2023, §3.2): the test runs in the base space of a
 	// normalizing-flow estimator, which must implement sbi.BaseMapper (NPE does). It needs no
 	// posterior draws, and its null classifiers depend neither on the estimator nor on x_o.

@@ -151,4 +151,3 @@ func (r *MisspecResult) MIMEBundle() map[string]any {
 		style, html.EscapeString(r.Verdict()), r.Statistic, quantileOf(r.Null, 0.95), r.PValue, r.Reference, r.Calibration)
 	return map[string]any{"text/html": h, "text/plain": r.String()}
 }
-

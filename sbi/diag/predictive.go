@@ -373,4 +373,3 @@ func subscriptDigits(n int) string {
 	}
 	return b.String()
 }
-

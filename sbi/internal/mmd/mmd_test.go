@@ -2,8 +2,8 @@ package mmd
 
 import (
 	"math"
-	"sort"
 	"math/rand/v2"
+	"sort"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
