@@ -47,6 +47,13 @@ type LC2STConfig struct {
 	LearningRate float64
 	BatchSize    int
 	Workers      int // classifiers trained in parallel; 0 means GOMAXPROCS
+	// Features, when set, is what the classifiers see of the observations: a function from
+	// rows of x to rows of summaries (the same number of rows, a fixed width), such as summary
+	// statistics of a high-dimensional x or an estimator's Summaries. nil means x itself. A
+	// classifier learns the local difference from few pairs far more easily from a few
+	// informative summaries than from many raw values; the test stays exact for any Features
+	// (the randomization keeps the pairs), but differences invisible in the summaries go unseen.
+	Features func(x *mat.Dense) *mat.Dense
 	// Flow selects L-C2ST-NF (Linhart et al. 2023, §3.2): the test runs in the base space of a
 	// normalizing-flow estimator, which must implement sbi.BaseMapper (NPE does). It needs no
 	// posterior draws, and its null classifiers depend neither on the estimator nor on x_o.
@@ -136,7 +143,8 @@ func (c LC2STConfig) validate() error {
 type LC2ST struct {
 	est     sbi.Amortized
 	cfg     LC2STConfig
-	dim, dx int
+	dim, dx int // θ and x widths
+	df      int // width of what the classifiers see of x (dx without Features)
 	n       int // calibration pairs
 	dropped int
 	nets    []*lc2stNet // [0] is the classifier of the data, [1:] the null classifiers
@@ -210,7 +218,15 @@ func NewLC2ST(est sbi.Amortized, theta, x *mat.Dense, cfg LC2STConfig) (*LC2ST, 
 	if n < 10 {
 		return nil, fmt.Errorf("diag: L-C2ST needs at least 10 calibration pairs, got %d; use thousands (sbi recommends 10,000)", n)
 	}
-	l := &LC2ST{est: est, cfg: cfg, dim: dim, dx: dx, n: n, dropped: dropped}
+	l := &LC2ST{est: est, cfg: cfg, dim: dim, dx: dx, df: dx, n: n, dropped: dropped}
+	feat := xx
+	if cfg.Features != nil {
+		l.df = 0 // set by the first call
+		if feat, err = l.features(xx); err != nil {
+			return nil, err
+		}
+		_, l.df = feat.Dims()
+	}
 	var estRows, trueRows *mat.Dense // θ̃ᵢ or z̃ᵢ (label 1) and θᵢ or zᵢ (label 0)
 	if cfg.Flow {
 		bm, ok := est.(sbi.BaseMapper)
@@ -235,18 +251,43 @@ func NewLC2ST(est sbi.Amortized, theta, x *mat.Dense, cfg LC2STConfig) (*LC2ST, 
 		}
 		trueRows = th
 	}
-	if err := l.train(estRows, trueRows, xx); err != nil {
+	if err := l.train(estRows, trueRows, feat); err != nil {
 		return nil, err
 	}
-	// The reference for the check that x_o lies among the calibration simulations.
-	l.xz = fitZ(xx)
-	xs := l.xz.apply(xx)
+	// The reference for the check that x_o lies among the calibration simulations, in the
+	// space the classifiers see.
+	l.xz = fitZ(feat)
+	xs := l.xz.apply(feat)
 	perm := rand.New(rand.NewPCG(cfg.Seed, 0x78)).Perm(n)
 	h := min(500, n/2)
 	if h >= 2 && n-h >= minCalibrationPoints {
 		l.xcheck, _ = mmd.New(rowsAt(xs, perm[:h]), rowsAt(xs, perm[h:min(n, 2*h)]))
 	}
 	return l, nil
+}
+
+// features applies cfg.Features to the rows of x and checks its result.
+func (l *LC2ST) features(x *mat.Dense) (*mat.Dense, error) {
+	var f *mat.Dense
+	err := safe.Call("diag: L-C2ST: Features", func() error {
+		f = l.cfg.Features(x)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	n, _ := x.Dims()
+	if f == nil {
+		return nil, fmt.Errorf("diag: L-C2ST: Features returned nil for %d rows", n)
+	}
+	r, c := f.Dims()
+	if r != n || (l.df != 0 && c != l.df) || c == 0 {
+		return nil, fmt.Errorf("diag: L-C2ST: Features returned %d×%d for %d rows, expected one row per row of x and a fixed width", r, c, n)
+	}
+	if i, bad := firstNonFiniteRow(f); bad {
+		return nil, fmt.Errorf("diag: L-C2ST: Features of row %d hold NaN or infinite values: %v", i, f.RawRowView(i))
+	}
+	return f, nil
 }
 
 // minCalibrationPoints is the fewest calibration points for a p-value that can reach 0.05.
@@ -358,7 +399,7 @@ func (l *LC2ST) train(estRows, trueRows, x *mat.Dense) error {
 // labels of pair i swapped with probability ½ when swap is set.
 func (l *LC2ST) fit(rng *rand.Rand, a, b, x *mat.Dense, swap bool) (*lc2stNet, error) {
 	n := l.n
-	d := l.dim + l.dx
+	d := l.dim + l.df
 	data := mat.NewDense(2*n, d, nil)
 	labels := mat.NewDense(2*n, 1, nil)
 	for i := range n {
@@ -476,10 +517,18 @@ func (l *LC2ST) Test(xo []float64) (*LC2STResult, error) {
 			return nil, err
 		}
 	}
+	fo := xo
+	if l.cfg.Features != nil {
+		f, err := l.features(mat.NewDense(1, len(xo), append([]float64(nil), xo...)))
+		if err != nil {
+			return nil, err
+		}
+		fo = f.RawRowView(0)
+	}
 	trials := len(l.nets)
 	probs := make([][]float64, trials)
 	err := forEachPair("L-C2ST evaluation", trials, l.cfg.Workers, func(k int) error {
-		probs[k] = l.nets[k].probabilities(eval, xo)
+		probs[k] = l.nets[k].probabilities(eval, fo)
 		return nil
 	})
 	if err != nil {
@@ -501,7 +550,7 @@ func (l *LC2ST) Test(xo []float64) (*LC2STResult, error) {
 	r.setPP(probs[1:])
 	r.ObservationPValue = math.NaN()
 	if l.xcheck != nil {
-		xs := l.xz.apply(mat.NewDense(1, len(xo), append([]float64(nil), xo...)))
+		xs := l.xz.apply(mat.NewDense(1, len(fo), append([]float64(nil), fo...)))
 		r.ObservationPValue = l.xcheck.PValue(l.xcheck.Statistic(xs.RawRowView(0)))
 		_, m := l.xcheck.Sizes()
 		r.Outside = r.ObservationPValue <= 1/float64(m+1)

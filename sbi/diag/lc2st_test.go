@@ -178,11 +178,37 @@ func TestLC2STResult(t *testing.T) {
 		t.Errorf("9 null classifiers: %s", r.Verdict())
 	}
 
+	// Features: the classifiers see a summary of x. Rescaling x does not change what they can
+	// learn (inputs are z-scored), and the mean of the two values keeps the location signal.
+	mean := func(x *mat.Dense) *mat.Dense {
+		n, _ := x.Dims()
+		out := mat.NewDense(n, 1, nil)
+		for i := range n {
+			out.Set(i, 0, (x.At(i, 0)+x.At(i, 1))/2)
+		}
+		return out
+	}
+	fcfg := cfg
+	fcfg.Features = mean
+	shifted := gaussModel{dim: 2, tau: 2, s: 1, width: 1, shift: 1.5}
+	fr, err := LocalC2ST(shifted, theta, x, []float64{0.5, -1}, fcfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !fr.Reject() {
+		t.Errorf("a posterior shifted by 1.5 SD, classifiers on the mean of x: %s", fr)
+	}
 	for _, c := range []struct {
 		name string
 		run  func() error
 		want string
 	}{
+		{"features rows", func() error {
+			bad := cfg
+			bad.Features = func(x *mat.Dense) *mat.Dense { return mat.NewDense(3, 1, nil) }
+			_, err := NewLC2ST(m, theta, x, bad)
+			return err
+		}, "one row per row of x"},
 		{"xo width", func() error { _, err := l.Test([]float64{1}); return err }, "1 values"},
 		{"xo NaN", func() error { _, err := l.Test([]float64{math.NaN(), 1}); return err }, "NaN"},
 		{"statistic", func() error {
