@@ -30,7 +30,8 @@ type Reference struct {
 	ref     *mat.Dense
 	sigma   float64
 	refMean float64   // (1/n²)·Σᵢⱼ k(rᵢ, rⱼ)
-	cal     []float64 // statistics of the calibration points, increasing
+	cal       []float64 // statistics of the calibration points, increasing
+	calLogMin float64   // the smallest LogMeanKernel of the calibration points
 }
 
 // MedianDistance is the median of the Euclidean distances between distinct rows of a (the
@@ -128,8 +129,10 @@ func New(ref, cal *mat.Dense) (*Reference, error) {
 	}
 	r.refMean = s / float64(n*n)
 	r.cal = make([]float64, m)
+	r.calLogMin = math.Inf(1)
 	for i := range r.cal {
 		r.cal[i] = r.Statistic(cal.RawRowView(i))
+		r.calLogMin = math.Min(r.calLogMin, r.LogMeanKernel(cal.RawRowView(i)))
 	}
 	sort.Float64s(r.cal)
 	return r, nil
@@ -172,3 +175,26 @@ func (r *Reference) Width() int {
 	_, d := r.ref.Dims()
 	return d
 }
+
+// LogMeanKernel is log((1/n)·Σᵢ k(x, rᵢ)), the log of the kernel mass the reference puts near
+// x (a kernel density estimate up to a constant), computed in log space so that it stays finite
+// far from the reference, where the statistic saturates at 1 + (1/n²)·Σᵢⱼ k(rᵢ, rⱼ).
+func (r *Reference) LogMeanKernel(x []float64) float64 {
+	n, _ := r.ref.Dims()
+	top := math.Inf(-1)
+	e := make([]float64, n)
+	for i := range n {
+		e[i] = -SqDist(x, r.ref.RawRowView(i)) / (2 * r.sigma * r.sigma)
+		top = math.Max(top, e[i])
+	}
+	var s float64
+	for _, v := range e {
+		s += math.Exp(v - top)
+	}
+	return top + math.Log(s/float64(n))
+}
+
+// LogKernelRatio is LogMeanKernel(x) minus the smallest LogMeanKernel of the calibration
+// points: below 0 when x receives less kernel mass than every calibration point, and below
+// −ln 100 when less than a hundredth of the least any of them receives.
+func (r *Reference) LogKernelRatio(x []float64) float64 { return r.LogMeanKernel(x) - r.calLogMin }

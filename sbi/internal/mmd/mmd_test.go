@@ -96,3 +96,25 @@ func TestSelectKth(t *testing.T) {
 		}
 	}
 }
+
+// TestLogKernelRatio checks the log-space kernel mass against the direct sum, and that it stays
+// finite where the kernel underflows.
+func TestLogKernelRatio(t *testing.T) {
+	ref := mat.NewDense(3, 1, []float64{0, 1, 3})
+	r, err := New(ref, mat.NewDense(2, 1, []float64{0.5, 2.5}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := func(d float64) float64 { return math.Exp(-d * d / 8) }
+	want := math.Log((k(2) + k(1) + k(1)) / 3)
+	if got := r.LogMeanKernel([]float64{2}); math.Abs(got-want) > 1e-14 {
+		t.Errorf("log mean kernel %v, want %v", got, want)
+	}
+	calMin := math.Min(math.Log((k(0.5)+k(0.5)+k(2.5))/3), math.Log((k(2.5)+k(1.5)+k(0.5))/3))
+	if got := r.LogKernelRatio([]float64{2}); math.Abs(got-(want-calMin)) > 1e-14 {
+		t.Errorf("log ratio %v, want %v", got, want-calMin)
+	}
+	if far := r.LogKernelRatio([]float64{300}); math.IsInf(far, 0) || far > -1e3 {
+		t.Errorf("log ratio 300 away: %v, want finite and very negative", far)
+	}
+}
