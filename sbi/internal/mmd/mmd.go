@@ -27,9 +27,9 @@ import (
 // Reference is a reference sample with its bandwidth and the sorted statistics of its
 // calibration points. It is safe for concurrent use.
 type Reference struct {
-	ref     *mat.Dense
-	sigma   float64
-	refMean float64   // (1/n²)·Σᵢⱼ k(rᵢ, rⱼ)
+	ref       *mat.Dense
+	sigma     float64
+	refMean   float64   // (1/n²)·Σᵢⱼ k(rᵢ, rⱼ)
 	cal       []float64 // statistics of the calibration points, increasing
 	calLogMin float64   // the smallest LogMeanKernel of the calibration points
 }
