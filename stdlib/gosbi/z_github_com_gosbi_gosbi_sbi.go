@@ -35,6 +35,7 @@ func init() {
 		"MinAcceptanceRate":      reflect.ValueOf(constant.MakeFromLiteral("0.0009999999999999999999584953855845392833856521974666975438594818115", token.FLOAT, 0)),
 		"MinInterval":            reflect.ValueOf(sbi.MinInterval),
 		"NSF":                    reflect.ValueOf(sbi.NSF),
+		"NewMCMCHealth":          reflect.ValueOf(sbi.NewMCMCHealth),
 		"NewNPE":                 reflect.ValueOf(sbi.NewNPE),
 		"NewNPEEnsemble":         reflect.ValueOf(sbi.NewNPEEnsemble),
 		"NewNRE":                 reflect.ValueOf(sbi.NewNRE),
@@ -61,8 +62,10 @@ func init() {
 		// type definitions
 		"Activation":       reflect.ValueOf((*sbi.Activation)(nil)),
 		"Amortized":        reflect.ValueOf((*sbi.Amortized)(nil)),
+		"BaseMapper":       reflect.ValueOf((*sbi.BaseMapper)(nil)),
 		"Embedding":        reflect.ValueOf((*sbi.Embedding)(nil)),
 		"EmbeddingNet":     reflect.ValueOf((*sbi.EmbeddingNet)(nil)),
+		"MCMCHealth":       reflect.ValueOf((*sbi.MCMCHealth)(nil)),
 		"MLPEmbedding":     reflect.ValueOf((*sbi.MLPEmbedding)(nil)),
 		"MixturePosterior": reflect.ValueOf((*sbi.MixturePosterior)(nil)),
 		"NPE":              reflect.ValueOf((*sbi.NPE)(nil)),
@@ -72,6 +75,7 @@ func init() {
 		"NRE":              reflect.ValueOf((*sbi.NRE)(nil)),
 		"NREConfig":        reflect.ValueOf((*sbi.NREConfig)(nil)),
 		"NREEnsemble":      reflect.ValueOf((*sbi.NREEnsemble)(nil)),
+		"ObservationCheck": reflect.ValueOf((*sbi.ObservationCheck)(nil)),
 		"Posterior":        reflect.ValueOf((*sbi.Posterior)(nil)),
 		"Progress":         reflect.ValueOf((*sbi.Progress)(nil)),
 		"RatioPosterior":   reflect.ValueOf((*sbi.RatioPosterior)(nil)),
@@ -84,17 +88,20 @@ func init() {
 		"SimFunc":          reflect.ValueOf((*sbi.SimFunc)(nil)),
 		"Simulation":       reflect.ValueOf((*sbi.Simulation)(nil)),
 		"Simulator":        reflect.ValueOf((*sbi.Simulator)(nil)),
+		"Summarizer":       reflect.ValueOf((*sbi.Summarizer)(nil)),
 		"TrainConfig":      reflect.ValueOf((*sbi.TrainConfig)(nil)),
 		"TrainResult":      reflect.ValueOf((*sbi.TrainResult)(nil)),
 
 		// interface wrapper definitions
 		"_Amortized":        reflect.ValueOf((*_github_com_gosbi_gosbi_sbi_Amortized)(nil)),
+		"_BaseMapper":       reflect.ValueOf((*_github_com_gosbi_gosbi_sbi_BaseMapper)(nil)),
 		"_Embedding":        reflect.ValueOf((*_github_com_gosbi_gosbi_sbi_Embedding)(nil)),
 		"_EmbeddingNet":     reflect.ValueOf((*_github_com_gosbi_gosbi_sbi_EmbeddingNet)(nil)),
 		"_Posterior":        reflect.ValueOf((*_github_com_gosbi_gosbi_sbi_Posterior)(nil)),
 		"_Regularizer":      reflect.ValueOf((*_github_com_gosbi_gosbi_sbi_Regularizer)(nil)),
 		"_SavableEmbedding": reflect.ValueOf((*_github_com_gosbi_gosbi_sbi_SavableEmbedding)(nil)),
 		"_Simulator":        reflect.ValueOf((*_github_com_gosbi_gosbi_sbi_Simulator)(nil)),
+		"_Summarizer":       reflect.ValueOf((*_github_com_gosbi_gosbi_sbi_Summarizer)(nil)),
 	}
 }
 
@@ -110,6 +117,16 @@ func (W _github_com_gosbi_gosbi_sbi_Amortized) LogProbPairs(theta *mat.Dense, x 
 }
 func (W _github_com_gosbi_gosbi_sbi_Amortized) Posterior(x []float64) sbi.Posterior {
 	return W.WPosterior(x)
+}
+
+// _github_com_gosbi_gosbi_sbi_BaseMapper is an interface wrapper for BaseMapper type
+type _github_com_gosbi_gosbi_sbi_BaseMapper struct {
+	IValue  interface{}
+	WToBase func(theta *mat.Dense, x *mat.Dense) *mat.Dense
+}
+
+func (W _github_com_gosbi_gosbi_sbi_BaseMapper) ToBase(theta *mat.Dense, x *mat.Dense) *mat.Dense {
+	return W.WToBase(theta, x)
 }
 
 // _github_com_gosbi_gosbi_sbi_Embedding is an interface wrapper for Embedding type
@@ -190,10 +207,21 @@ func (W _github_com_gosbi_gosbi_sbi_Simulator) SimulateBatch(rng *rand.Rand, the
 	W.WSimulateBatch(rng, theta, x)
 }
 
+// _github_com_gosbi_gosbi_sbi_Summarizer is an interface wrapper for Summarizer type
+type _github_com_gosbi_gosbi_sbi_Summarizer struct {
+	IValue     interface{}
+	WSummaries func(x *mat.Dense) *mat.Dense
+}
+
+func (W _github_com_gosbi_gosbi_sbi_Summarizer) Summaries(x *mat.Dense) *mat.Dense {
+	return W.WSummaries(x)
+}
+
 func init() {
 	Docs["github.com/gosbi/gosbi/sbi"] = map[string]string{
 		"Activation":                     "type Activation string\n\nActivation names the hidden-layer nonlinearity of a network built by this package (the\nMADEs of NPE, the classifier of NRE, MLPEmbedding). It is a string so that a literal such as\n\"relu\" may stand for it, and so that estimator files store it by name; the names are those\nof nn.ParseActivation.",
 		"Amortized":                      "type Amortized interface {\n\t// Posterior is q(· | x) for one observation x.\n\tPosterior(x []float64) Posterior\n\t// LogProbPairs is log q(θᵢ | xᵢ) for every row i of theta and x, evaluated in parallel.\n\tLogProbPairs(theta, x *mat.Dense) []float64\n}\n\nAmortized is an estimator q(θ | x) that serves any observation: what diagnostics and\ncalibration methods need of NPE, NRE, ensembles and user-made posteriors.",
+		"BaseMapper":                     "type BaseMapper interface {\n\tToBase(theta, x *mat.Dense) *mat.Dense\n}\n\nBaseMapper is implemented by estimators whose posterior is a normalizing flow on a standard\nnormal base: q(θ | x) is the image of N(0, I) under θ = T(z; x). ToBase applies the inverse,\nzᵢ = T⁻¹(θᵢ; xᵢ), to every row pair. If q is the true posterior, the zᵢ of pairs (θᵢ, xᵢ)\nfrom the joint are independent N(0, I) draws, whatever xᵢ: the null hypothesis of the\nL-C2ST-NF test (diag.LC2STConfig.Flow). NPE implements it.",
 		"Canceled":                       "func Canceled(what string) error\n\nCanceled returns a non-nil error, naming what was interrupted, once the context the host set\n(runenv.Context) is cancelled. Long loops call it once per step.",
 		"ChunkRows":                      "const ChunkRows = 64\n\nChunkRows is the number of rows a batch Simulator receives per call, each chunk with its own\nrandom stream. It is fixed so that results do not depend on the number of cores.",
 		"DropInvalid":                    "func DropInvalid(theta, x *mat.Dense) (*Simulation, error)\n\nDropInvalid returns the rows of theta and x whose x row is all finite. It returns an error\nwhen no row is left.",
@@ -211,6 +239,14 @@ func init() {
 		"LoadNRE":                        "func LoadNRE(r io.Reader, prior dist.Distribution) (*NRE, error)\n\nLoadNRE reads an NRE written by Save, with the rules of LoadNPE for the prior.",
 		"LoadNREFile":                    "func LoadNREFile(path string, prior dist.Distribution) (*NRE, error)\n\nLoadNREFile reads an NRE from the file at path (see LoadNRE).",
 		"MAF":                            "const (\n\tMAF = flow.MAF // affine autoregressive transforms\n\tNSF = flow.NSF // rational-quadratic spline transforms\n)\n\nThe kinds of flow of NPEConfig.Flow, named in this package too so that code that imports\nonly sbi (a notebook) reaches them.",
+		"MCMCHealth":                     "type MCMCHealth struct {\n\tSampler string // \"slice\" for the coordinate-wise slice sampler\n\tChains  int\n\tDraws   int // draws per chain that the diagnostics use (complete sweeps, after burn-in and thinning)\n\n\t// Per parameter; NaN where a chain is constant. Empty when the run had fewer than\n\t// mcmc.MinDraws draws per chain: the split diagnostics then cannot be computed (Assessed\n\t// is false).\n\tRhat    []float64 // rank-normalized split R̂, the larger of bulk and folded\n\tESSBulk []float64 // bulk effective sample size, for means and medians\n\tESSTail []float64 // tail effective sample size, for the 5% and 95% quantiles\n\n\t// Traces holds the draws the diagnostics use: Traces[d][c] is parameter d of chain c.\n\tTraces [][][]float64\n\n\t// Slice sampling: coordinate updates run, and how many times an interval end stepped out\n\t// and a proposal was rejected and the interval shrunk, over all chains after burn-in.\n\t// A sampler without these counts leaves them 0.\n\tUpdates, StepOuts, Shrinks int\n\t// Acceptance is the share of accepted proposals of a Metropolis-type sampler; NaN for\n\t// samplers that always move (slice sampling).\n\tAcceptance float64\n\n\t// RhatLimit and ESSLimit are the thresholds of Warnings: see NewMCMCHealth.\n\tRhatLimit, ESSLimit float64\n}\n\nMCMCHealth tells how well the chains of one MCMC run mixed: per parameter the\nrank-normalized split R̂ and the bulk and tail effective sample sizes of Vehtari et al.\n(\"Rank-normalization, folding, and localization: an improved R̂\", Bayesian Analysis 2021),\nand the sampler's own counts. Samplers that run chains report one with their draws\n(RatioPosterior.MCMCHealth); package diag computes one from any chains (diag.MCMCHealth) and\npackage viz draws it.",
+		"MCMCHealth.Assessed":            "func (h *MCMCHealth) Assessed() bool\n\nAssessed reports whether the chains were long enough (at least 4 draws each) for the\ndiagnostics.",
+		"MCMCHealth.MIMEBundle":          "func (h *MCMCHealth) MIMEBundle() map[string]any\n\nMIMEBundle shows the diagnostics as an HTML table (values past a limit in bold vermillion)\nand as text. viz.MCMC draws the traces and rank plots.",
+		"MCMCHealth.MaxRhat":             "func (h *MCMCHealth) MaxRhat() float64\n\nMaxRhat is the largest R̂ over the parameters (NaN if any is NaN or none was computed).",
+		"MCMCHealth.MinESS":              "func (h *MCMCHealth) MinESS() float64\n\nMinESS is the smallest bulk or tail ESS over the parameters (NaN if any is NaN or none was\ncomputed).",
+		"MCMCHealth.String":              "func (h *MCMCHealth) String() string\n\nString is a short text summary with one line per parameter.",
+		"MCMCHealth.Verdict":             "func (h *MCMCHealth) Verdict() string\n\nVerdict says in one sentence what the numbers support: \"mixed well: …\", \"poor mixing: …\",\nor \"not assessed: …\" when the chains were too short for the diagnostics.",
+		"MCMCHealth.Warnings":            "func (h *MCMCHealth) Warnings() []string\n\nWarnings lists, in words, what the diagnostics flag: parameters whose R̂ exceeds RhatLimit\n(the chains disagree: they have not mixed, e.g. stuck in different modes), whose bulk or tail\nESS is below ESSLimit, and whose chains are constant. It is empty for a healthy run and for\none that could not be assessed (see Verdict).",
 		"MLPEmbedding":                   "type MLPEmbedding struct {\n\tHidden     []int      // hidden widths; nil means one layer of 64\n\tOut        int        // summary size; 0 means 20\n\tActivation Activation // \"relu\" (default), \"elu\", \"tanh\", …\n}\n\nMLPEmbedding is a fully connected embedding network: x → Hidden… → Out, with Activation\nbetween layers (like sbi's FCEmbedding).",
 		"MLPEmbedding.Build":             "func (e MLPEmbedding) Build(rng *rand.Rand, in int) (EmbeddingNet, error)\n\nBuild implements Embedding.",
 		"MLPEmbedding.Size":              "func (e MLPEmbedding) Size(in int) (out, weights int, err error)\n\nSize implements SavableEmbedding: Out summaries, and the weights of layers of widths\nin → Hidden… → Out.",
@@ -224,6 +260,7 @@ func init() {
 		"MixturePosterior.Sample":        "func (p *MixturePosterior) Sample(rng *rand.Rand, n int) *mat.Dense\n\nSample draws n points; it panics with SampleChecked's error.",
 		"MixturePosterior.SampleChecked": "func (p *MixturePosterior) SampleChecked(rng *rand.Rand, n int) (*mat.Dense, error)\n\nSampleChecked draws the number of points of each member from a multinomial with equal\nprobabilities, samples the members and shuffles the rows.",
 		"NPE":                            "type NPE struct {\n\t// contains filtered or unexported fields\n}\n\nNPE is neural posterior estimation (Papamakarios & Murray 2016; Greenberg et al. 2019,\nsingle round): a conditional normalizing flow q(θ | x) trained by maximum likelihood on\nsimulated pairs, −E[log q(θ | x)]. θ and x are standardized with statistics of the training\ndata. It implements Amortized.",
+		"NPE.CheckObservation":           "func (c *NPE) CheckObservation(x []float64) (*ObservationCheck, error)\n\nCheckObservation tests whether x lies among the estimator's training simulations (see the\npackage-level description above Summarizer): the MMD² of its summary against the reservoir,\nwith a p-value calibrated on held-back simulations. It returns an error when the estimator\nkeeps no reservoir or x holds NaN or ±Inf, and panics when x has the wrong length.",
 		"NPE.Config":                     "func (e *NPE) Config() NPEConfig\n\nConfig returns the configuration with defaults filled in.",
 		"NPE.LogProbPairs":               "func (e *NPE) LogProbPairs(theta, x *mat.Dense) []float64\n\nLogProbPairs returns log q(θᵢ | xᵢ) for every row pair, in raw units of θ, −Inf where θᵢ lies\noutside the prior's support or xᵢ holds NaN or ±Inf; evaluated in parallel on all cores. On CPUs with AVX-512 the flow's\nMADEs multiply in float32 (PyTorch's precision, about twice as fast): the log-densities then\ncarry float32 rounding, near 1e-6, and are the same for a pair whichever call or batch\ncomputes them (Posterior.LogProb included). It panics when the NPE is untrained or the shapes\ndo not match.",
 		"NPE.Posterior":                  "func (e *NPE) Posterior(x []float64) Posterior\n\nPosterior returns q(θ | x) for the observation x. It panics when x has the wrong length.",
@@ -231,6 +268,8 @@ func init() {
 		"NPE.Prior":                      "func (e *NPE) Prior() dist.Distribution\n\nPrior returns the prior.",
 		"NPE.Save":                       "func (e *NPE) Save(w io.Writer) error\n\nSave writes the trained NPE (configuration, embedding, prior, standardization and weights)\nto w in the format EstimatorFormatVersion describes. A prior that cannot be stored (see\ndist.SpecOf), an embedding of an unregistered kind or an untrained NPE is an error.",
 		"NPE.SaveFile":                   "func (e *NPE) SaveFile(path string) error\n\nSaveFile writes the NPE to the file at path (see Save), atomically: a file already at path is\nreplaced only once the new one is complete and synced, so an error or a crash mid-write\nleaves it intact.",
+		"NPE.Summaries":                  "func (c *NPE) Summaries(x *mat.Dense) *mat.Dense\n\nSummaries returns the vectors the estimator conditions on for each row of x: x standardized\nwith the training statistics, then passed through the embedding when there is one. It\npanics when the estimator is untrained or x has the wrong width.",
+		"NPE.ToBase":                     "func (e *NPE) ToBase(theta, x *mat.Dense) *mat.Dense\n\nToBase maps each θᵢ to the flow's base space given xᵢ: zᵢ = T⁻¹(θᵢ; xᵢ), θ standardized\nwith the training statistics and passed forward through the flow (in float64), in\nparallel. It is the flow before the posterior rejects draws outside the prior's support, so\na flow that leaks mass out of the support maps the true posterior to a law narrower than\nN(0, I). It panics when the NPE is untrained or the shapes do not match.",
 		"NPE.Train":                      "func (e *NPE) Train(theta, x *mat.Dense, cfg TrainConfig) (*TrainResult, error)\n\nTrain fits the flow to the pairs (θᵢ, xᵢ), one per row. Pairs holding NaN or ±Inf are\ndropped and counted; the standardization of θ and x is learned from the training split; the\nweights of the epoch with the best validation loss are kept. The same seed gives the same\nestimator. It reports progress per epoch and stops when the library's context is cancelled.",
 		"NPE.TrainStream":                "func (e *NPE) TrainStream(train, val simstore.Source, cfg TrainConfig) (*TrainResult, error)\n\nTrainStream fits the flow to the pairs of train, streamed in batches (for sets larger\nthan memory: a simstore.Store, or its parts from Split). Validation pairs come from val,\nscored once per epoch for early stopping and the choice of the best epoch; with val nil\nthere is no validation (cfg.ValidationFraction is not used: split the store instead).\nPairs holding NaN or ±Inf are dropped and counted, as by Train; each epoch visits the\ntraining pairs in an order drawn from cfg.Seed.",
 		"NPE.Trained":                    "func (e *NPE) Trained() bool\n\nTrained reports whether Train has succeeded at least once.",
@@ -245,6 +284,7 @@ func init() {
 		"NPEPosterior.Sample":            "func (p *NPEPosterior) Sample(rng *rand.Rand, n int) *mat.Dense\n\nSample draws n parameter vectors; it panics with SampleChecked's error.",
 		"NPEPosterior.SampleChecked":     "func (p *NPEPosterior) SampleChecked(rng *rand.Rand, n int) (*mat.Dense, error)\n\nSampleChecked draws n parameter vectors from the flow, rejecting those outside the prior's\nsupport. It returns an error when the estimator is untrained, when the flow's draws are not\nfinite, or when fewer than MinAcceptanceRate of them land inside the support. On CPUs with\nAVX-512 the flow's MADEs multiply in float32 (as for LogProb); draws depend on the seed\nonly, not on the number of cores.",
 		"NRE":                            "type NRE struct {\n\t// contains filtered or unexported fields\n}\n\nNRE is neural ratio estimation (Hermans et al. 2020, AALR; Delaunoy et al. 2022, eq. 2): a\nclassifier d̂ = σ(f(θ, x)) trained with binary cross-entropy to tell joint pairs (θᵢ, xᵢ) from\nmarginal pairs (θ_{i−1}, xᵢ), formed by rolling θ within the shuffled batch, so that\nf = log r̂(θ, x) ≈ log p(x | θ)/p(x) and log p̂(θ | x) = log p(θ) + log r̂(θ, x). The loss is\n½(mean −log σ(f_joint) + mean −log(1−σ(f_marginal))), the normalization of the BNRE paper's\nAlgorithm 1 and of Python's sbi. With calib.BalancePenalty(λ) as regularizer it is BNRE.\nIt implements Amortized; its log-densities are not normalized.",
+		"NRE.CheckObservation":           "func (c *NRE) CheckObservation(x []float64) (*ObservationCheck, error)\n\nCheckObservation tests whether x lies among the estimator's training simulations (see the\npackage-level description above Summarizer): the MMD² of its summary against the reservoir,\nwith a p-value calibrated on held-back simulations. It returns an error when the estimator\nkeeps no reservoir or x holds NaN or ±Inf, and panics when x has the wrong length.",
 		"NRE.Config":                     "func (e *NRE) Config() NREConfig\n\nConfig returns the configuration with defaults filled in.",
 		"NRE.LogProbPairs":               "func (e *NRE) LogProbPairs(theta, x *mat.Dense) []float64\n\nLogProbPairs returns log p(θᵢ) + log r̂(θᵢ, xᵢ) for every row pair (an unnormalized posterior\nlog-density, −Inf outside the prior's support and where xᵢ holds NaN or ±Inf), in parallel.",
 		"NRE.LogRatio":                   "func (e *NRE) LogRatio(theta, x *mat.Dense) []float64\n\nLogRatio returns log r̂(θᵢ, xᵢ) = log p̂(xᵢ | θᵢ)/p(xᵢ) for every row pair, in parallel.",
@@ -253,6 +293,7 @@ func init() {
 		"NRE.Prior":                      "func (e *NRE) Prior() dist.Distribution\n\nPrior returns the prior.",
 		"NRE.Save":                       "func (e *NRE) Save(w io.Writer) error\n\nSave writes the trained NRE to w, as NPE.Save does.",
 		"NRE.SaveFile":                   "func (e *NRE) SaveFile(path string) error\n\nSaveFile writes the NRE to the file at path (see Save), atomically like NPE.SaveFile.",
+		"NRE.Summaries":                  "func (c *NRE) Summaries(x *mat.Dense) *mat.Dense\n\nSummaries returns the vectors the estimator conditions on for each row of x: x standardized\nwith the training statistics, then passed through the embedding when there is one. It\npanics when the estimator is untrained or x has the wrong width.",
 		"NRE.Train":                      "func (e *NRE) Train(theta, x *mat.Dense, cfg TrainConfig) (*TrainResult, error)\n\nTrain fits the classifier to the pairs (θᵢ, xᵢ), one per row, with the same rules as\nNPE.Train (dropped non-finite pairs, standardization from the training split, early\nstopping, determinism for a seed). cfg.Regularizer sees the joint and marginal logits.",
 		"NRE.TrainStream":                "func (e *NRE) TrainStream(train, val simstore.Source, cfg TrainConfig) (*TrainResult, error)\n\nTrainStream fits the classifier to the pairs of train streamed in batches, as\nNPE.TrainStream does. The marginal pairs are formed within each batch, as in Train.",
 		"NRE.Trained":                    "func (e *NRE) Trained() bool\n\nTrained reports whether Train has succeeded at least once.",
@@ -262,11 +303,16 @@ func init() {
 		"NREEnsemble.LogRatio":           "func (e *NREEnsemble) LogRatio(theta, x *mat.Dense) []float64\n\nLogRatio is log (1/K) Σₖ r̂ₖ(θᵢ, xᵢ) for every row pair.",
 		"NREEnsemble.Posterior":          "func (e *NREEnsemble) Posterior(x []float64) Posterior\n\nPosterior returns p̂(θ | x) ∝ p(θ)·r̄(θ, x).",
 		"NSF":                            "const (\n\tMAF = flow.MAF // affine autoregressive transforms\n\tNSF = flow.NSF // rational-quadratic spline transforms\n)\n\nThe kinds of flow of NPEConfig.Flow, named in this package too so that code that imports\nonly sbi (a notebook) reaches them.",
+		"NewMCMCHealth":                  "func NewMCMCHealth(sampler string, chains [][][]float64) (*MCMCHealth, error)\n\nNewMCMCHealth computes the diagnostics of draws from several chains: chains[c][i] is draw i\nof chain c, a row of the parameters. All chains must have the same number of draws. It\nreturns an error for no chains, ragged chains or non-finite draws; with fewer than 4 draws\nper chain the result has no diagnostics and says so.\n\nThe thresholds follow Vehtari et al. (2021, §4): R̂ above 1.01 and an ESS below 400 signal\ntrouble. Two adjustments keep them meaningful for the short chains of a vectorized sampler\n(100 chains of 10 draws, say): RhatLimit is max(1.01, 1 + 4·SD), where SD = 1/(h·√(2(2m−1)))\nis the standard deviation of the split R̂ of m chains of independent draws split into halves\nof h (so chains that mix perfectly pass with probability about 1 − 3·10⁻⁵ per parameter);\nESSLimit is min(400, S/10) for S draws in all, since fewer than 400 draws cannot reach 400.",
 		"NewNPE":                         "func NewNPE(prior dist.Distribution, cfg NPEConfig) *NPE\n\nNewNPE returns an untrained NPE for the prior. Configuration errors are reported by Train.",
 		"NewNPEEnsemble":                 "func NewNPEEnsemble(members ...*NPE) (*NPEEnsemble, error)\n\nNewNPEEnsemble returns the mixture of the members, which must be trained for the same\nparameter and observation dimensions.",
 		"NewNRE":                         "func NewNRE(prior dist.Distribution, cfg NREConfig) *NRE\n\nNewNRE returns an untrained NRE for the prior. Configuration errors are reported by Train.",
 		"NewNREEnsemble":                 "func NewNREEnsemble(members ...*NRE) (*NREEnsemble, error)\n\nNewNREEnsemble returns the ensemble of the members, which must be trained for the same\nparameter and observation dimensions; it samples with the first member's sampler settings.",
 		"NewProgress":                    "func NewProgress(label string, total int) *Progress\n\nNewProgress starts reporting a call labelled label with total units (0 if unknown) to the\nprogress sink set when it is called.",
+		"ObservationCheck":               "type ObservationCheck struct {\n\tStatistic   float64 // MMD² of the observation's summary against the reference summaries\n\tPValue      float64 // (1 + #{calibration statistics ≥ Statistic})/(Calibration + 1)\n\tReference   int     // reference summaries\n\tCalibration int     // held-back summaries that calibrate the p-value\n\tBandwidth   float64 // σ of the Gaussian kernel, the median distance between reference summaries\n\tEmbedded    bool    // the summaries are the embedding's output; else standardized x\n\t// LogMassRatio is the log of the kernel mass the reference puts near the observation over\n\t// the least that any calibration summary receives (negative: less than all of them).\n\tLogMassRatio float64\n\t// Outside is true when the observation is far outside the training simulations: farther\n\t// from the reference than every calibration summary (PValue = 1/(Calibration + 1)) and with\n\t// LogMassRatio below ln(1/100). Forming a posterior there prints a warning.\n\tOutside bool\n}\n\nObservationCheck is the test of whether an observation lies among the training simulations\nof an estimator (see CheckObservation).",
+		"ObservationCheck.MIMEBundle":    "func (c *ObservationCheck) MIMEBundle() map[string]any\n\nMIMEBundle shows the check as HTML and text.",
+		"ObservationCheck.String":        "func (c *ObservationCheck) String() string\n\nString is the verdict with the size of the reservoir.",
+		"ObservationCheck.Verdict":       "func (c *ObservationCheck) Verdict() string\n\nVerdict says what the check supports, and what it means for the posterior.",
 		"Posterior":                      "type Posterior interface {\n\t// Dim is the number of parameters.\n\tDim() int\n\t// Sample draws n parameter vectors. It panics with a message that says what to do when the\n\t// posterior cannot be sampled (an untrained estimator); SampleChecked returns that as an error.\n\tSample(rng *rand.Rand, n int) *mat.Dense\n\t// LogProb is the log density of each row of theta (−Inf outside the support, never NaN).\n\tLogProb(theta *mat.Dense) []float64\n}\n\nPosterior is a distribution over parameters, usually an estimator's posterior for one\nobservation. Batches of parameters are *mat.Dense with one row per draw.",
 		"Progress":                       "type Progress struct {\n\t// contains filtered or unexported fields\n}\n\nProgress reports the progress of one call to the host's progress sink (runenv.Progress), at\nmost every MinInterval, and always its first and last events. The zero value is not usable;\nuse NewProgress. It is safe for concurrent use.",
 		"Progress.Add":                   "func (p *Progress) Add(n int)\n\nAdd records n more finished units.",
@@ -276,6 +322,7 @@ func init() {
 		"RatioPosterior.Dim":             "func (p *RatioPosterior) Dim() int\n\nDim is the number of parameters.",
 		"RatioPosterior.ESS":             "func (p *RatioPosterior) ESS() float64\n\nESS is the effective sample size of the last importance-sampling draw, (Σw)²/Σw², NaN before.",
 		"RatioPosterior.LogProb":         "func (p *RatioPosterior) LogProb(theta *mat.Dense) []float64\n\nLogProb is log p(θ) + log r̂(θ, x) for every row of theta (unnormalized; −Inf outside the\nprior's support).",
+		"RatioPosterior.MCMCHealth":      "func (p *RatioPosterior) MCMCHealth() *MCMCHealth\n\nMCMCHealth returns the diagnostics of the last draw made by MCMC (Method \"mcmc\"): R̂, bulk\nand tail ESS per parameter and the slice sampler's counts; nil before the first MCMC draw\nand when it kept no complete sweep of the chains. A draw whose chains did not mix also\nprints a warning (see MCMCHealth.Warnings).",
 		"RatioPosterior.Method":          "func (p *RatioPosterior) Method() SamplerMethod\n\nMethod is the sampling method in use: \"mcmc\", \"grid\" or \"importance\".",
 		"RatioPosterior.Sample":          "func (p *RatioPosterior) Sample(rng *rand.Rand, n int) *mat.Dense\n\nSample draws n parameter vectors; it panics with SampleChecked's error.",
 		"RatioPosterior.SampleChecked":   "func (p *RatioPosterior) SampleChecked(rng *rand.Rand, n int) (*mat.Dense, error)\n\nSampleChecked draws n parameter vectors with the configured method.",
@@ -307,6 +354,7 @@ func init() {
 		"Simulation.String":              "func (s *Simulation) String() string\n\nString is a one-line summary: rows kept and dropped, and the shapes of Theta and X.",
 		"Simulator":                      "type Simulator interface {\n\t// DataDim is the length of one simulated data vector.\n\tDataDim() int\n\t// SimulateBatch writes into row i of x the simulation for row i of theta, drawing all its\n\t// randomness from rng. It writes NaN into a row whose simulation failed.\n\tSimulateBatch(rng *rand.Rand, theta, x *mat.Dense)\n}\n\nSimulator is a compiled simulator that fills a batch (the benchmark tasks implement it).",
 		"Softplus":                       "const (\n\tIdentity  Activation = \"identity\"\n\tReLU      Activation = \"relu\"\n\tELU       Activation = \"elu\"\n\tSELU      Activation = \"selu\"\n\tTanh      Activation = \"tanh\"\n\tSigmoid   Activation = \"sigmoid\"\n\tSoftplus  Activation = \"softplus\"\n\tLeakyReLU Activation = \"leaky_relu\"\n)\n\nThe activations, as in package nn.",
+		"Summarizer":                     "type Summarizer interface {\n\tSummaries(x *mat.Dense) *mat.Dense\n}\n\nSummarizer is implemented by estimators that condition on a summary of the observation:\nSummaries maps each row of x to the vector the estimator's network sees (x standardized,\nthen embedded). diag.Misspecification tests observations in this space.",
 		"Tanh":                           "const (\n\tIdentity  Activation = \"identity\"\n\tReLU      Activation = \"relu\"\n\tELU       Activation = \"elu\"\n\tSELU      Activation = \"selu\"\n\tTanh      Activation = \"tanh\"\n\tSigmoid   Activation = \"sigmoid\"\n\tSoftplus  Activation = \"softplus\"\n\tLeakyReLU Activation = \"leaky_relu\"\n)\n\nThe activations, as in package nn.",
 		"TrainConfig":                    "type TrainConfig struct {\n\tEpochs             int         // most epochs to run; 0 means 1000 (early stopping usually ends sooner)\n\tBatchSize          int         // pairs per step; 0 means 200\n\tLearningRate       float64     // Adam's step size; 0 means 5e-4\n\tWeightDecay        float64     // decoupled weight decay (AdamW); 0 means none\n\tValidationFraction float64     // share of pairs held out for early stopping; 0 means 0.1, negative means none\n\tPatience           int         // epochs without a better validation loss before stopping; 0 means 20\n\tClipNorm           float64     // largest gradient norm; 0 means 5, negative means no clipping\n\tSeed               uint64      // seeds the initial weights, the split and the batch order\n\tRegularizer        Regularizer // an extra loss term per batch (BNRE's balance, coverage, …); nil for none\n\t// Select is what the validation pairs are scored by, to keep the best epoch and to stop\n\t// early; the zero value scores the regularized loss when a Regularizer is set.\n\tSelect Selection\n\t// Resume continues from the current weights and standardization of an estimator that was\n\t// trained before, instead of starting from fresh weights.\n\tResume bool\n}\n\nTrainConfig sets how an estimator is trained. Zero fields take the defaults of Python's sbi\n(Adam with learning rate 5·10⁻⁴, batches of 200, 10% validation, early stopping after 20\nepochs without improvement, gradient-norm clipping at 5).",
 		"TrainResult":                    "type TrainResult struct {\n\tEstimator   string    // e.g. \"NPE (nsf)\" or \"NRE\"\n\tTrainLoss   []float64 // mean training loss per epoch (without the regularizer)\n\tValLoss     []float64 // validation loss per epoch (without the regularizer); nil without validation\n\tRegName     string    // the regularizer's name; \"\" without one\n\tRegTerm     []float64 // mean regularizer term per epoch (already weighted); nil without one\n\tBestEpoch   int       // the epoch (1-based) whose weights were kept\n\tBestLoss    float64   // its score under Select (its training loss without validation)\n\tEpochs      int       // epochs run\n\tStopped     bool      // true when early stopping ended training before Epochs\n\tDuration    time.Duration\n\tDropped     int // pairs removed because θ or x held NaN or ±Inf\n\tTrainRows   int // pairs trained on\n\tValRows     int // pairs held out for validation\n\tSkippedStep int // steps skipped because a gradient was NaN or infinite\n\t// Select is the score that chose BestEpoch: SelectLoss (the validation loss) or\n\t// SelectRegularized (the validation loss plus ValRegTerm).\n\tSelect Selection\n\t// ValRegTerm is the mean regularizer term on the validation pairs per epoch; nil unless\n\t// Select is SelectRegularized with validation.\n\tValRegTerm []float64\n}\n\nTrainResult reports a training run.",
