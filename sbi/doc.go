@@ -63,6 +63,15 @@
 // Names the rule retired remain as deprecated aliases. One word names a term added to the
 // training loss: Regularizer.
 //
+// # Checks that come with the results
+//
+// A trained NPE or NRE keeps a small reservoir of the summaries of its training simulations;
+// forming a posterior at an observation farther from them than every held-back simulation
+// prints a warning (CheckObservation gives the numbers). MCMC draws come with the R̂ and
+// effective sample sizes of their chains (RatioPosterior.MCMCHealth) and warn when the chains
+// did not mix. NPE maps parameters to its flow's base space (ToBase), for L-C2ST-NF. Warnings
+// go to standard error, a few per minute of each kind.
+//
 // # Configuration
 //
 // Settings are passed in structs named XConfig (NPEConfig, TrainConfig, SamplerConfig, and so

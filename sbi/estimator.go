@@ -49,6 +49,7 @@ type estimator struct {
 	zt, zx   zscore
 	xDim     int
 	trained  bool
+	obs      *obsCheck // reservoir of training summaries for CheckObservation (obscheck.go)
 }
 
 // network is what the core needs of an estimator's own networks: the training view (all
@@ -126,7 +127,11 @@ func (c *estimator) train(ctx context.Context, m network, theta, x *mat.Dense, c
 		res.Warnings = append(res.Warnings, w)
 	}
 	err = fit(ctx, res, m, d, s.train, s.val, s.cfg, s.rng)
-	return res, c.afterFit(res, err)
+	err = c.afterFit(res, err)
+	if c.trained {
+		c.keepReservoir(d, s.train, s.val, s.cfg.Seed)
+	}
+	return res, err
 }
 
 // afterFit sets whether the estimator is trained after a training loop ended with err, and

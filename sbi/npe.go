@@ -252,6 +252,7 @@ func (e *NPE) PosteriorAt(x []float64) *NPEPosterior {
 		defer putTape(tp)
 		c := e.context(tp, mat.NewDense(1, len(x), p.x))
 		p.ctx = append([]float64(nil), c.Data...)
+		e.warnIfOutside(x)
 	}
 	return p
 }

@@ -194,6 +194,7 @@ func (e *NRE) ratioAt(x []float64) (func(theta *mat.Dense) []float64, error) {
 	if !finite(x) {
 		return nil, fmt.Errorf("the observation: %w: %v", ErrNonFinite, x)
 	}
+	e.warnIfOutside(x)
 	tp := nn.NewTape()
 	tp.NoGrad = true
 	ctx := append([]float64(nil), e.context(tp, mat.NewDense(1, len(x), append([]float64(nil), x...))).Data...)

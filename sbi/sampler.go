@@ -94,8 +94,9 @@ type RatioPosterior struct {
 	err      error
 	cfg      SamplerConfig
 
-	mu  sync.Mutex
-	ess float64
+	mu     sync.Mutex
+	ess    float64
+	health *MCMCHealth // of the last MCMC draw (mcmchealth.go)
 }
 
 func newRatioPosterior(label string, x []float64, prior dist.Distribution, lr func(*mat.Dense) []float64, err error, s SamplerConfig) *RatioPosterior {
@@ -273,7 +274,11 @@ func (p *RatioPosterior) sampleSlice(ctx context.Context, rng *rand.Rand, n int)
 		return nil, err
 	}
 	ss := &sliceSampler{logp: p.LogProb, x: init, rng: rng, ctx: ctx}
-	return ss.run(n, p.cfg.BurnIn, p.cfg.Thin)
+	out, err := ss.run(n, p.cfg.BurnIn, p.cfg.Thin)
+	if err == nil {
+		p.recordHealth(ss.health(out))
+	}
+	return out, err
 }
 
 // resampleInit picks C starting points by sampling-importance-resampling from 1000 (at least

@@ -22,6 +22,10 @@ type sliceSampler struct {
 	width []float64
 	rng   *rand.Rand
 	ctx   context.Context // stops the run when done
+
+	// updates, stepOuts and shrinks count, over all chains after burn-in, the coordinate
+	// updates, the interval ends stepped out and the proposals rejected (MCMCHealth).
+	updates, stepOuts, shrinks int
 }
 
 // maxStepOut and maxShrink bound the stepping-out and shrinkage loops of one update.
@@ -55,6 +59,7 @@ func (s *sliceSampler) run(n, burnIn, thin int) (*mat.Dense, error) {
 		}
 		if sweep <= burnIn {
 			s.adaptWidth()
+			s.updates, s.stepOuts, s.shrinks = 0, 0, 0
 		} else if (sweep-burnIn)%thin == 0 {
 			for c := 0; c < C && got < n; c++ {
 				copy(out.RawRowView(got), s.x.RawRowView(c))
@@ -89,6 +94,7 @@ func (s *sliceSampler) adaptWidth() {
 // update moves coordinate d of every chain by one slice-sampling step.
 func (s *sliceSampler) update(d int) {
 	C, _ := s.x.Dims()
+	s.updates += C
 	y := make([]float64, C)
 	L, R := make([]float64, C), make([]float64, C)
 	for c := 0; c < C; c++ {
@@ -113,6 +119,7 @@ func (s *sliceSampler) update(d int) {
 			for k, c := range active {
 				if lp[k] > y[c] {
 					end[c] += sign * s.width[d]
+					s.stepOuts++
 					next = append(next, c)
 				}
 			}
@@ -134,6 +141,7 @@ func (s *sliceSampler) update(d int) {
 				s.lp[c] = lp[k]
 				continue
 			}
+			s.shrinks++
 			if prop[c] < s.x.At(c, d) {
 				L[c] = prop[c]
 			} else {

@@ -11,8 +11,9 @@ import (
 )
 
 // Report returns the calibration report r for display with its plots: the report's table,
-// then the expected coverage (rank estimator, and grid estimator when present), TARP and SBC
-// rank figures. Displaying r itself shows the table alone, since package diag does not draw.
+// then the expected coverage (rank estimator, and grid estimator when present), TARP, the SBC
+// rank histograms and ECDF with its simultaneous band and, with an observation, the misspecification check,
+// L-C2ST and the MCMC chains at it. Displaying r itself shows the table alone, since package diag does not draw.
 // A plot that cannot be drawn is replaced by a line saying why.
 func Report(r *diag.Report) diag.ReportWithFigures {
 	curves := []*diag.CoverageResult{r.Coverage}
@@ -26,6 +27,30 @@ func Report(r *diag.Report) diag.ReportWithFigures {
 		{"expected coverage", Coverage(curves...)},
 		{"TARP", TARP(r.TARP)},
 		{"SBC ranks", SBCRanks(r.SBC)},
+	}
+	if e, err := diag.SBCECDF(r.SBC, 0); err == nil {
+		plots = append(plots, struct {
+			title string
+			p     *Plot
+		}{"SBC ECDF", SBCECDF(e)})
+	}
+	if r.Misspec != nil {
+		plots = append(plots, struct {
+			title string
+			p     *Plot
+		}{"misspecification at x_o", Misspecification(r.Misspec)})
+	}
+	if r.Local != nil {
+		plots = append(plots, struct {
+			title string
+			p     *Plot
+		}{"L-C2ST at x_o", LC2ST(r.Local)})
+	}
+	if r.MCMC != nil && r.MCMC.Assessed() {
+		plots = append(plots, struct {
+			title string
+			p     *Plot
+		}{"MCMC at x_o", MCMC(r.MCMC)})
 	}
 	figs := make([]diag.Figure, len(plots))
 	for i, pl := range plots {

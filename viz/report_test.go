@@ -85,7 +85,7 @@ func (p normalPost) LogProb(theta *mat.Dense) []float64 {
 
 // TestReport checks that the report's plots come through viz.Report, explicitly: the report
 // itself shows its table and names viz.Report (linking viz changes nothing), while
-// viz.Report(r) shows the table followed by the three figures, each a PNG that decodes.
+// viz.Report(r) shows the table followed by the four figures, each a PNG that decodes.
 func TestReport(t *testing.T) {
 	theta, x := normalPairs(1, 300, 2)
 	rep, err := diag.NewReport(normalModel{}, theta, x, diag.ReportConfig{Label: "exact", Samples: 99, Seed: 1})
@@ -99,10 +99,10 @@ func TestReport(t *testing.T) {
 	}
 	shown := Report(rep)
 	h := shown.MIMEBundle()["text/html"].(string)
-	if c := strings.Count(h, "<img "); c != 3 || !strings.Contains(h, "Calibration report") {
-		t.Errorf("viz.Report HTML has %d images and table %v, want 3 and true", c, strings.Contains(h, "Calibration report"))
+	if c := strings.Count(h, "<img "); c != 4 || !strings.Contains(h, "Calibration report") {
+		t.Errorf("viz.Report HTML has %d images and table %v, want 4 and true", c, strings.Contains(h, "Calibration report"))
 	}
-	titles := []string{"expected coverage", "TARP", "SBC ranks"}
+	titles := []string{"expected coverage", "TARP", "SBC ranks", "SBC ECDF"}
 	if len(shown.Figures) != len(titles) {
 		t.Fatalf("%d report figures, want %d", len(shown.Figures), len(titles))
 	}
@@ -118,7 +118,7 @@ func TestReport(t *testing.T) {
 }
 
 // A calibration report shown with its plots: as the last expression of a notebook cell,
-// Report(rep) displays the report's table followed by its coverage, TARP and SBC figures,
+// Report(rep) displays the report's table followed by its coverage, TARP and SBC figures (ranks and ECDF),
 // where rep alone shows the table.
 func ExampleReport() {
 	theta, x := normalPairs(1, 300, 2) // test pairs from the joint of a model with a known posterior
@@ -134,4 +134,27 @@ func ExampleReport() {
 	// expected coverage true
 	// TARP true
 	// SBC ranks true
+	// SBC ECDF true
+}
+
+// TestReportAtObservation: a report with an observation shows the misspecification check and
+// L-C2ST at it after the global figures.
+func TestReportAtObservation(t *testing.T) {
+	theta, x := normalPairs(2, 200, 1)
+	rep, err := diag.NewReport(normalModel{width: 0.5}, theta, x, diag.ReportConfig{Samples: 99, Seed: 1, Observation: []float64{0.4},
+		LC2ST: diag.LC2STConfig{Null: 19, Evals: 200, Hidden: []int{8}, MaxEpochs: 20, LearningRate: 0.03, BatchSize: 400}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var titles []string
+	for _, f := range Report(rep).Figures {
+		if f.PNG == nil {
+			t.Errorf("figure %q not drawn", f.Title)
+		}
+		titles = append(titles, f.Title)
+	}
+	want := []string{"expected coverage", "TARP", "SBC ranks", "SBC ECDF", "misspecification at x_o", "L-C2ST at x_o"}
+	if strings.Join(titles, "|") != strings.Join(want, "|") {
+		t.Errorf("figures %q, want %q", titles, want)
+	}
 }

@@ -175,3 +175,17 @@ func (g gaussPost) LogProb(theta *mat.Dense) []float64 {
 	}
 	return out
 }
+
+// ToBase maps θ to the base space of the Gaussian posterior, z = (θ − μ(x))/sd: the estimator
+// is a flow θ = μ(x) + sd·z (sbi.BaseMapper), for L-C2ST-NF.
+func (m gaussModel) ToBase(theta, x *mat.Dense) *mat.Dense {
+	n, d := theta.Dims()
+	out := mat.NewDense(n, d, nil)
+	for i := range n {
+		p := m.post(x.RawRowView(i))
+		for j := range d {
+			out.Set(i, j, (theta.At(i, j)-p.mu[j])/p.sd)
+		}
+	}
+	return out
+}

@@ -212,16 +212,54 @@ func c2stData(x, y *mat.Dense, z bool) (*mat.Dense, *mat.Dense, error) {
 // c2stFold trains the classifier on the train rows and returns the accuracy on the test rows
 // and the number of epochs run.
 func c2stFold(ctx context.Context, rng *rand.Rand, data, labels *mat.Dense, train, test []int, maxEpochs int) (float64, int, error) {
-	const (
-		lr         = 1e-3
-		alpha      = 1e-4 // L2 penalty
-		tol        = 1e-4
-		noImprove  = 10
-		batchLimit = 200
-	)
 	_, d := data.Dims()
-	h := 10 * d
-	net := nn.NewMLP(rng, []int{d, h, h, 1}, nn.ReLU)
+	net, epoch, err := trainClassifier(ctx, rng, data, labels, train, classifierConfig{hidden: []int{10 * d, 10 * d}, maxEpochs: maxEpochs}, "C2ST")
+	if err != nil {
+		return 0, epoch, err
+	}
+	tp := nn.NewTape()
+	tp.NoGrad = true
+	logits := net.Forward(tp, tp.Gather(data, test))
+	correct := 0
+	for k, i := range test {
+		if (logits.Data[k] > 0) == (labels.At(i, 0) == 1) {
+			correct++
+		}
+	}
+	return float64(correct) / float64(len(test)), epoch, nil
+}
+
+// classifierConfig sets the classifier of trainClassifier: the hidden widths, the most epochs,
+// and Adam's learning rate and the minibatch size (0: scikit-learn's 1e-3 and min(200, rows)).
+type classifierConfig struct {
+	hidden    []int
+	maxEpochs int
+	lr        float64
+	batch     int
+}
+
+// trainClassifier trains a ReLU MLP with the given hidden widths on the rows of data (labels
+// 0 or 1 in the one column of labels) as scikit-learn's MLPClassifier with its defaults (see
+// C2STWith): Glorot-uniform initialisation of weights and biases, Adam with learning rate 1e-3,
+// minibatches of min(200, rows) reshuffled every epoch, an L2 penalty of 1e-4 on the weights,
+// the log loss, and at most maxEpochs epochs, stopping once the epoch's training loss has
+// failed to improve by 1e-4 for more than 10 epochs in a row. It returns the network, whose
+// output is the logit of label 1, and the epochs run; what names the caller in errors.
+func trainClassifier(ctx context.Context, rng *rand.Rand, data, labels *mat.Dense, rows []int, cfg classifierConfig, what string) (*nn.MLP, int, error) {
+	const (
+		alpha     = 1e-4 // L2 penalty
+		tol       = 1e-4
+		noImprove = 10
+	)
+	lr, batchLimit, maxEpochs := cfg.lr, cfg.batch, cfg.maxEpochs
+	if lr == 0 {
+		lr = 1e-3
+	}
+	if batchLimit == 0 {
+		batchLimit = 200
+	}
+	_, d := data.Dims()
+	net := nn.NewMLP(rng, append(append([]int{d}, cfg.hidden...), 1), nn.ReLU)
 	var weights []*nn.Param
 	for _, l := range net.Layers {
 		// Glorot uniform, as scikit-learn initialises both weights and biases.
@@ -232,12 +270,12 @@ func c2stFold(ctx context.Context, rng *rand.Rand, data, labels *mat.Dense, trai
 	}
 	opt := nn.NewAdam(net.Params(), lr)
 	tp := nn.NewTape()
-	order := append([]int(nil), train...)
-	batch := min(batchLimit, len(train))
+	order := append([]int(nil), rows...)
+	batch := min(batchLimit, len(rows))
 	best, stall, epoch := math.Inf(1), 0, 0
 	for epoch < maxEpochs {
-		if err := cancel.Check(ctx, "C2ST"); err != nil {
-			return 0, epoch, err
+		if err := cancel.Check(ctx, what); err != nil {
+			return nil, epoch, err
 		}
 		epoch++
 		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
@@ -263,7 +301,7 @@ func c2stFold(ctx context.Context, rng *rand.Rand, data, labels *mat.Dense, trai
 		}
 		epochLoss := total / float64(len(order))
 		if math.IsNaN(epochLoss) {
-			return 0, epoch, fmt.Errorf("diag: C2ST: the classifier's loss became NaN at epoch %d", epoch)
+			return nil, epoch, fmt.Errorf("diag: %s: the classifier's loss became NaN at epoch %d", what, epoch)
 		}
 		if epochLoss > best-tol {
 			stall++
@@ -275,15 +313,7 @@ func c2stFold(ctx context.Context, rng *rand.Rand, data, labels *mat.Dense, trai
 			break
 		}
 	}
-	tp.NoGrad = true
-	logits := net.Forward(tp, tp.Gather(data, test))
-	correct := 0
-	for k, i := range test {
-		if (logits.Data[k] > 0) == (labels.At(i, 0) == 1) {
-			correct++
-		}
-	}
-	return float64(correct) / float64(len(test)), epoch, nil
+	return net, epoch, nil
 }
 
 // String is a one-line summary.

@@ -5,8 +5,10 @@
 // central credible intervals, simulation-based calibration (SBC) ranks with a uniformity test,
 // TARP coverage, the expected log posterior density of the true parameters, the classifier
 // two-sample test (C2ST) as defined by sbibm, the BNRE balancing statistic, the kernel
-// calibration tests KCCSD and SKCE, and a report that runs the coverage diagnostics together
-// (NewReport). Methods that change an estimator (training regularizers, conformal and score
+// calibration tests KCCSD and SKCE, the recovery view (posterior contraction against z-score),
+// SBC as ECDF differences with simultaneous bands, sbibm's MMD and median distance, and a
+// report that runs the coverage diagnostics together (NewReport) and, given an observation,
+// the local ones at it. Methods that change an estimator (training regularizers, conformal and score
 // recalibration) live in package calib; diag imports neither calib nor viz.
 //
 // Conventions. For a test pair (θ*, x) and an estimator q(θ | x), the HPD rank
@@ -69,6 +71,23 @@
 // naming the prediction and the point, never a pair dropped as "underflow": the exponentiated
 // MMD kernel on distributions, which needs samples instead of scores at base points, then still
 // applies. Underflow counts only pairs whose kernel exp(−D²/(2σ²)) is below 1e-300.
+//
+// Local diagnostics. Global diagnostics average over the joint; at one observation x_o three
+// questions remain. Is x_o something the simulator produces at all? Misspecification tests it
+// with the MMD of one point against simulations (in the estimator's summary space when it is
+// an sbi.Summarizer), calibrated on held-out simulations (exact p-value). Is the posterior
+// right at x_o? L-C2ST (LocalC2ST, NewLC2ST) trains a classifier on calibration pairs to tell
+// estimator draws from true parameters given x, evaluates it at x_o and calibrates it against
+// classifiers trained with the labels of each pair randomly swapped (exact under the global
+// null); the NF variant works in a flow's base space (sbi.BaseMapper). Does the model with the
+// inferred parameters reproduce x_o? PredictiveCheck simulates from posterior (or prior)
+// draws and ranks x_o per data value and jointly (Mahalanobis, MMD), with a Bonferroni verdict.
+// Every verdict says "inconclusive" where its numbers cannot decide: L-C2ST at an x_o outside
+// its calibration simulations, too few null classifiers or simulations for the level.
+//
+// MCMC. SplitRhat, ESSBulk and ESSTail are the rank-normalized diagnostics of Vehtari et al.
+// (2021) for chains of any sampler, computed by sbi/internal/mcmc, which the slice sampler of
+// package sbi also calls to report sbi.MCMCHealth with its draws.
 //
 // Names follow package sbi's rule: a call that can fail returns the error under its plain name
 // (GridCoverage, C2STWith, KCCSDTest, …), MustX is its form for notebook cells, XContext its

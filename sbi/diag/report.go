@@ -32,6 +32,15 @@ type ReportConfig struct {
 	// Prior, when given, adds its expected log density as the reference of the expected log
 	// posterior density.
 	Prior LogDensity
+
+	// Observation, when given, adds the local diagnostics at that x_o: the misspecification
+	// check of x_o against the test simulations (in the estimator's summary space when it has
+	// one), then, when x_o is typical of them, L-C2ST trained on the test pairs (LC2ST sets it;
+	// its zero value is sbi's setting, 100 null classifiers: by far the costliest part of the
+	// report) and, for a posterior sampled by MCMC, the health of its chains at x_o.
+	Observation []float64
+	LC2ST       LC2STConfig
+	Misspec     MisspecConfig
 }
 
 // Report gathers the calibration diagnostics of one estimator on one set of test pairs.
@@ -45,7 +54,15 @@ type Report struct {
 	SBC      *SBCResult
 	TARP     *TARPResult
 	LogProb  *LogProbResult
-	Elapsed  time.Duration
+
+	// The local diagnostics, present when ReportConfig.Observation was given: Misspec always;
+	// Local (L-C2ST) unless the observation is atypical of the simulations, where it cannot
+	// judge the posterior; MCMC when the posterior at x_o is sampled by MCMC.
+	Observation []float64
+	Misspec     *MisspecResult
+	Local       *LC2STResult
+	MCMC        *sbi.MCMCHealth
+	Elapsed     time.Duration
 }
 
 // NewReport runs the calibration diagnostics of est on the test pairs (rows of theta and x,
@@ -101,8 +118,76 @@ func NewReportContext(ctx context.Context, est sbi.Amortized, theta, x *mat.Dens
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Observation != nil {
+		if err := r.addLocal(ctx, est, theta, x, cfg); err != nil {
+			return nil, err
+		}
+	}
 	r.Elapsed = time.Since(start)
 	return r, nil
+}
+
+// addLocal runs the diagnostics at the observation of o.
+func (r *Report) addLocal(ctx context.Context, est sbi.Amortized, theta, x *mat.Dense, o ReportConfig) error {
+	xo := o.Observation
+	r.Observation = append([]float64(nil), xo...)
+	mc := o.Misspec
+	if mc.Seed == 0 {
+		mc.Seed = o.Seed
+	}
+	var err error
+	if r.Misspec, err = Misspecification(est, x, xo, mc); err != nil {
+		return fmt.Errorf("diag: report at the observation: %w", err)
+	}
+	if r.Misspec.Reject() {
+		return nil
+	}
+	lc := o.LC2ST
+	if lc.Seed == 0 {
+		lc.Seed = o.Seed
+	}
+	if lc.Workers == 0 {
+		lc.Workers = o.Workers
+	}
+	if r.Local, err = LocalC2STContext(ctx, est, theta, x, xo, lc); err != nil {
+		return fmt.Errorf("diag: report at the observation: %w", err)
+	}
+	post := est.Posterior(append([]float64(nil), xo...))
+	if hp, ok := post.(interface{ MCMCHealth() *sbi.MCMCHealth }); ok {
+		if rp, ok := post.(*sbi.RatioPosterior); !ok || rp.Method() == sbi.SamplerMCMC {
+			samples := o.Samples
+			if samples == 0 {
+				samples = 1000
+			}
+			if _, err := sampleN(post, pairRNG(o.Seed, -1), samples); err != nil {
+				return fmt.Errorf("diag: report: sampling the posterior at the observation: %w", err)
+			}
+			r.MCMC = hp.MCMCHealth()
+		}
+	}
+	return nil
+}
+
+// Verdict sums up what the report's numbers support, in one paragraph: the global calibration
+// (the coverage verdict) and, with an observation, what holds at it. At an observation atypical
+// of the simulations the posterior is an extrapolation that no diagnostic here covers, and the
+// verdict says so instead of reporting the calibration as if it applied.
+func (r *Report) Verdict() string {
+	v := "over the test pairs, " + r.Coverage.Verdict()
+	if r.Misspec == nil {
+		return v
+	}
+	if r.Misspec.Reject() {
+		return v + fmt.Sprintf("; at the observation: %s. The calibration above is an average over simulations like the test pairs and says nothing about this observation; L-C2ST was not run, since its classifiers would extrapolate as well", r.Misspec.Verdict())
+	}
+	v += "; at the observation: " + r.Misspec.Verdict()
+	if r.Local != nil {
+		v += "; " + r.Local.Verdict()
+	}
+	if r.MCMC != nil && len(r.MCMC.Warnings()) > 0 {
+		v += "; the MCMC draws at the observation did not mix: " + r.MCMC.Verdict()
+	}
+	return v
 }
 
 // Figure is one rendered plot of a report. PNG is nil when the plot could not be drawn; the
@@ -163,6 +248,18 @@ func (r *Report) rows() [][2]string {
 	if r.Dropped > 0 {
 		rows = append(rows, [2]string{"left out", fmt.Sprintf("%d test pairs with NaN or infinite values", r.Dropped)})
 	}
+	if r.Misspec != nil {
+		rows = append(rows, [2]string{"misspecification at x_o", r.Misspec.Verdict()})
+		local := "not run: the observation is atypical of the simulations"
+		if r.Local != nil {
+			local = r.Local.Verdict()
+		}
+		rows = append(rows, [2]string{"L-C2ST at x_o", local})
+	}
+	if r.MCMC != nil {
+		rows = append(rows, [2]string{"MCMC at x_o", r.MCMC.Verdict()})
+	}
+	rows = append(rows, [2]string{"verdict", r.Verdict()})
 	return rows
 }
 
@@ -202,7 +299,7 @@ func (r *Report) bundle(figs []Figure, withFigures bool) map[string]any {
 	b.WriteString("</table>")
 	text := r.String()
 	if !withFigures {
-		b.WriteString(`<p><i>Plots (coverage, TARP, SBC ranks): display <code>viz.Report(report)</code>.</i></p>`)
+		b.WriteString(`<p><i>Plots (coverage, TARP, SBC and the local checks): display <code>viz.Report(report)</code>.</i></p>`)
 		text += "  plots: display viz.Report(report)\n"
 	}
 	titles := make([]string, len(figs))

@@ -93,3 +93,57 @@ func TestReportFigures(t *testing.T) {
 		})
 	}
 }
+
+// TestReportAtObservation runs the report with an observation on the conjugate model
+// θ ~ N(0, 2²), x = θ + N(0, 1): on an over-confident estimator (posterior SD halved) at a
+// typical observation, and on the exact one at a contaminated observation (x_o = 25, 5 SD of
+// the simulations out). Its verdict says what each number supports: over-confident over the
+// pairs and rejected by L-C2ST at x_o in the first case; in the second, calibrated over the
+// pairs but no claim at x_o, which lies outside the simulations, and L-C2ST not run.
+func TestReportAtObservation(t *testing.T) {
+	theta, x := gaussModel{dim: 1, tau: 2, s: 1}.simulate(31, 300)
+	local := LC2STConfig{Null: 19, Evals: 300, Hidden: []int{16}, MaxEpochs: 40, LearningRate: 0.03, BatchSize: 600}
+	cases := []struct {
+		name    string
+		m       gaussModel
+		xo      float64
+		want    []string // substrings of the verdict
+		notWant []string
+	}{
+		{"over-confident", gaussModel{dim: 1, tau: 2, s: 1, width: 0.5}, 0.7,
+			[]string{"over the test pairs, over-confident", "at the observation: consistent with the simulations", "rejected: the estimator's posterior at this observation differs"},
+			[]string{"consistent with calibration", "no evidence"}},
+		{"contaminated", gaussModel{dim: 1, tau: 2, s: 1, width: 1}, 25,
+			[]string{"at the observation: atypical of the simulations", "says nothing about this observation", "L-C2ST was not run"},
+			[]string{"no evidence", "rejected:"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rep, err := NewReport(c.m, theta, x, ReportConfig{Label: c.name, Samples: 199, Seed: 2, Observation: []float64{c.xo}, LC2ST: local})
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := rep.Verdict()
+			t.Log(v)
+			for _, w := range c.want {
+				if !strings.Contains(v, w) {
+					t.Errorf("verdict lacks %q", w)
+				}
+			}
+			for _, w := range c.notWant {
+				if strings.Contains(v, w) {
+					t.Errorf("verdict claims %q", w)
+				}
+			}
+			if (rep.Local == nil) != (c.name == "contaminated") || rep.Misspec == nil {
+				t.Errorf("local diagnostics: L-C2ST %v, misspecification %v", rep.Local != nil, rep.Misspec != nil)
+			}
+			h, _ := rep.MIMEBundle()["text/html"].(string)
+			for _, row := range []string{"misspecification at x_o", "L-C2ST at x_o", "verdict"} {
+				if !strings.Contains(h, row) {
+					t.Errorf("report table lacks the row %q", row)
+				}
+			}
+		})
+	}
+}

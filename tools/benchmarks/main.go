@@ -60,6 +60,8 @@ var rows = []row{
 	{"Conv2D as above, forward + backward", "./sbi/nn", "Conv2DForwardBackward", "ns/op", "conv2d-fwdbwd"},
 	{"Conv2D 16 → 32 channels, 3×3, 64 × 28×28, forward", "./sbi/nn", "Conv2DLayer2Forward", "ns/op", "conv2d-l2-fwd"},
 	{"Conv2D as above, forward + backward", "./sbi/nn", "Conv2DLayer2ForwardBackward", "ns/op", "conv2d-l2-fwdbwd"},
+	{"C2ST, 1,000 vs 1,000 joint samples (θ, x ∈ R²×R²)", "./sbi/diag", "C2ST1kJoint", "ns/op", "c2st-1k-joint"},
+	{"L-C2ST at one observation, same 1,000 pairs, 100 null classifiers", "./sbi/diag", "LC2ST1k", "ns/op", "lc2st-1k"},
 }
 
 // peerTime is a peer's time for one operation and where it comes from.

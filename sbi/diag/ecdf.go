@@ -1,0 +1,274 @@
+package diag
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"sync"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// ECDFBandSims is the number of simulated rank sets from which ECDFBand calibrates its
+// simultaneous band.
+const ECDFBandSims = 2000
+
+// ECDFResult is the SBC ranks of each parameter shown as the difference between their
+// empirical distribution function and the uniform one, with a simultaneous band (Säilynoja,
+// Bürkner and Vehtari, "Graphical test for discrete uniformity and its applications in
+// goodness-of-fit evaluation and multiple sample comparison", Statistics and Computing 2022):
+// the form bayesplot, ArviZ and sbi now draw SBC in.
+type ECDFResult struct {
+	// Z are the evaluation points in (0, 1): fractional ranks k/(M+1) for M posterior draws,
+	// at which the ECDF of uniform ranks has expectation exactly z.
+	Z []float64
+	// Diff[d][j] = F̂_d(Z[j]) − Z[j], where F̂_d(z) is the share of pairs whose rank r of
+	// parameter d has r/(M+1) < z.
+	Diff [][]float64
+	// Lower and Upper bound the band of Diff: the ECDF of uniform ranks stays inside it at all
+	// points at once with probability Confidence (up to the Monte Carlo error of its
+	// calibration, see ECDFBand).
+	Lower, Upper []float64
+	Confidence   float64
+	N            int // pairs
+	Samples      int // M, the posterior draws behind each rank
+}
+
+// SBCECDF turns SBC ranks into the ECDF-difference view with its simultaneous band at
+// confidence conf (0 means 0.95), evaluated at up to K = 100 fractional ranks (all M of them
+// when M < 100).
+func SBCECDF(r *SBCResult, conf float64) (*ECDFResult, error) {
+	if r == nil || len(r.Ranks) == 0 || len(r.Ranks[0]) == 0 {
+		return nil, fmt.Errorf("diag: SBC ECDF needs SBC ranks, got none")
+	}
+	if conf == 0 {
+		conf = DefaultConfidence
+	}
+	if !(conf > 0 && conf < 1) {
+		return nil, fmt.Errorf("diag: SBC ECDF: confidence %v, expected a value in (0, 1)", conf)
+	}
+	n, m := len(r.Ranks[0]), r.Samples
+	ks := ecdfPoints(m, 100)
+	res := &ECDFResult{N: n, Samples: m, Confidence: conf, Z: make([]float64, len(ks)), Diff: make([][]float64, len(r.Ranks))}
+	for j, k := range ks {
+		res.Z[j] = float64(k) / float64(m+1)
+	}
+	for d, ranks := range r.Ranks {
+		if len(ranks) != n {
+			return nil, fmt.Errorf("diag: SBC ECDF: parameter %d has %d ranks, parameter 0 has %d", d, len(ranks), n)
+		}
+		counts := make([]int, m+2)
+		for _, k := range ranks {
+			if k < 0 || k > m {
+				return nil, fmt.Errorf("diag: SBC ECDF: rank %d of parameter %d outside 0…%d", k, d, m)
+			}
+			counts[k+1]++
+		}
+		for k := 1; k <= m+1; k++ {
+			counts[k] += counts[k-1] // counts[k] = #{r < k}
+		}
+		res.Diff[d] = make([]float64, len(ks))
+		for j, k := range ks {
+			res.Diff[d][j] = float64(counts[k])/float64(n) - res.Z[j]
+		}
+	}
+	lo, hi := ECDFBand(n, m, ks, conf)
+	res.Lower, res.Upper = make([]float64, len(ks)), make([]float64, len(ks))
+	for j := range ks {
+		res.Lower[j], res.Upper[j] = lo[j]-res.Z[j], hi[j]-res.Z[j]
+	}
+	return res, nil
+}
+
+// ecdfPoints returns up to k distinct integers in 1…m spread evenly: the ranks k at which
+// the ECDF of ranks in {0, …, m} is evaluated, as #{r < k}.
+func ecdfPoints(m, k int) []int {
+	if m <= k {
+		out := make([]int, m)
+		for i := range out {
+			out[i] = i + 1
+		}
+		return out
+	}
+	var out []int
+	for j := 1; j <= k; j++ {
+		v := int(math.Round(float64(j) * float64(m+1) / float64(k+1)))
+		if v >= 1 && v <= m && (len(out) == 0 || v > out[len(out)-1]) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// ECDFBand returns the simultaneous band of the ECDF of n ranks drawn uniformly from
+// {0, …, m}, at the points z_j = ks[j]/(m+1): lower[j] and upper[j] bound F̂(z_j) = #{r <
+// ks[j]}/n for all j at once with probability conf. Method (Säilynoja et al. 2022, §2.2,
+// simulation variant): for each of ECDFBandSims simulated rank sets, γ_s is the smallest over
+// j of the two-sided binomial tail probability 2·min(P(B ≤ nF̂), P(B ≥ nF̂)) with
+// B ~ Binomial(n, z_j); γ is the (1−conf)-quantile of the γ_s; the band at z_j is the pair of
+// γ/2 and 1−γ/2 quantiles of Binomial(n, z_j), divided by n. The simulations use a fixed seed,
+// so the band is a function of (n, m, ks, conf); its coverage carries a Monte Carlo error of
+// about √(conf(1−conf)/2000) ≈ 0.005 at 95%.
+func ECDFBand(n, m int, ks []int, conf float64) (lower, upper []float64) {
+	key := fmt.Sprint(n, m, ks, conf)
+	bandCache.Lock()
+	if b, ok := bandCache.m[key]; ok {
+		bandCache.Unlock()
+		return append([]float64(nil), b[0]...), append([]float64(nil), b[1]...)
+	}
+	bandCache.Unlock()
+	lower, upper = ecdfBand(n, m, ks, conf)
+	bandCache.Lock()
+	if len(bandCache.m) >= 64 { // bounded: bands of the sizes in use
+		bandCache.m = map[string][2][]float64{}
+	}
+	bandCache.m[key] = [2][]float64{lower, upper}
+	bandCache.Unlock()
+	return append([]float64(nil), lower...), append([]float64(nil), upper...)
+}
+
+// bandCache keeps the bands computed, keyed by their arguments: a band depends on them alone.
+var bandCache = struct {
+	sync.Mutex
+	m map[string][2][]float64
+}{m: map[string][2][]float64{}}
+
+func ecdfBand(n, m int, ks []int, conf float64) (lower, upper []float64) {
+	rng := rand.New(rand.NewPCG(uint64(n), uint64(m)<<8|0x5a))
+	// tails[j][c] = 2·min(P(B ≤ c), P(B ≥ c)) for B ~ Binomial(n, z_j), from the log pmf.
+	tails := make([][]float64, len(ks))
+	for j, k := range ks {
+		tails[j] = binomialTwoSided(n, float64(k)/float64(m+1))
+	}
+	gammas := make([]float64, ECDFBandSims)
+	counts := make([]int, m+2)
+	for s := range gammas {
+		for i := range counts {
+			counts[i] = 0
+		}
+		for range n {
+			counts[rng.IntN(m+1)+1]++
+		}
+		for k := 1; k <= m+1; k++ {
+			counts[k] += counts[k-1]
+		}
+		g := 1.0
+		for j, k := range ks {
+			g = math.Min(g, tails[j][counts[k]])
+		}
+		gammas[s] = g
+	}
+	sort.Float64s(gammas)
+	gamma := gammas[int(math.Floor((1-conf)*float64(len(gammas))))]
+	lower, upper = make([]float64, len(ks)), make([]float64, len(ks))
+	for j, k := range ks {
+		b := distuv.Binomial{N: float64(n), P: float64(k) / float64(m+1)}
+		lower[j] = binomialQuantile(b, n, gamma/2) / float64(n)
+		upper[j] = binomialQuantile(b, n, 1-gamma/2) / float64(n)
+	}
+	return lower, upper
+}
+
+// binomialTwoSided returns, for c = 0…n, 2·min(P(B ≤ c), P(B ≥ c)) with B ~ Binomial(n, p),
+// from the probabilities exp(log C(n,c) + c·log p + (n−c)·log(1−p)).
+func binomialTwoSided(n int, p float64) []float64 {
+	pmf := make([]float64, n+1)
+	ln, _ := math.Lgamma(float64(n + 1))
+	for c := range pmf {
+		a, _ := math.Lgamma(float64(c + 1))
+		b, _ := math.Lgamma(float64(n - c + 1))
+		pmf[c] = math.Exp(ln - a - b + float64(c)*math.Log(p) + float64(n-c)*math.Log1p(-p))
+	}
+	out := make([]float64, n+1)
+	var below float64 // P(B ≤ c)
+	total := 0.0
+	for _, v := range pmf {
+		total += v
+	}
+	for c, v := range pmf {
+		above := total - below // P(B ≥ c)
+		below += v
+		out[c] = math.Min(1, 2*math.Min(below, above)/total)
+	}
+	return out
+}
+
+// Outside returns, per parameter, the indices of Z where Diff lies outside the band.
+func (r *ECDFResult) Outside() [][]int {
+	out := make([][]int, len(r.Diff))
+	for d, diff := range r.Diff {
+		for j, v := range diff {
+			if v < r.Lower[j] || v > r.Upper[j] {
+				out[d] = append(out[d], j)
+			}
+		}
+	}
+	return out
+}
+
+// Verdict says per parameter whether its ranks stay inside the band, and how they leave it:
+// an ECDF difference above the band at low ranks and below it at high ranks means ranks piled
+// at both ends (an over-confident posterior), the reverse ranks piled in the middle
+// (under-confident), above only ranks too low (the posterior lies above the truth), below
+// only ranks too high (it lies below).
+func (r *ECDFResult) Verdict() string {
+	var bad []string
+	for d, idx := range r.Outside() {
+		if len(idx) == 0 {
+			continue
+		}
+		var lowUp, lowDown, highUp, highDown int
+		for _, j := range idx {
+			up := r.Diff[d][j] > r.Upper[j]
+			switch {
+			case r.Z[j] < 0.5 && up:
+				lowUp++
+			case r.Z[j] < 0.5:
+				lowDown++
+			case up:
+				highUp++
+			default:
+				highDown++
+			}
+		}
+		shape := "non-uniform"
+		switch {
+		case lowDown+highUp == 0 && lowUp > 0 && highDown > 0:
+			shape = "over-confident: ranks piled at both ends"
+		case lowUp+highDown == 0 && lowDown > 0 && highUp > 0:
+			shape = "under-confident: ranks piled in the middle"
+		case lowDown+highDown == 0:
+			shape = "ranks too low: the posterior lies above the truth"
+		case lowUp+highUp == 0:
+			shape = "ranks too high: the posterior lies below the truth"
+		}
+		bad = append(bad, fmt.Sprintf("θ%d (%s; %d of %d points outside)", d+1, shape, len(idx), len(r.Z)))
+	}
+	if len(bad) == 0 {
+		return fmt.Sprintf("consistent with uniform ranks: every parameter's ECDF stays in the simultaneous %.0f%% band (%d pairs)", 100*r.Confidence, r.N)
+	}
+	return fmt.Sprintf("not uniform: %s, outside the simultaneous %.0f%% band (%d pairs)", joinList(bad), 100*r.Confidence, r.N)
+}
+
+func joinList(s []string) string {
+	switch len(s) {
+	case 0:
+		return ""
+	case 1:
+		return s[0]
+	}
+	out := s[0]
+	for _, v := range s[1 : len(s)-1] {
+		out += ", " + v
+	}
+	return out + " and " + s[len(s)-1]
+}
+
+// String is the verdict.
+func (r *ECDFResult) String() string { return "SBC ECDF: " + r.Verdict() }
+
+// MIMEBundle shows the verdict as HTML and text; viz.SBCECDF draws the curves and the band.
+func (r *ECDFResult) MIMEBundle() map[string]any {
+	return map[string]any{"text/html": "<div><b>SBC ECDF</b>: " + r.Verdict() + "</div>", "text/plain": r.String()}
+}

@@ -1,0 +1,153 @@
+package diag
+
+import (
+	"fmt"
+	"html"
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/gosbi/gosbi/sbi"
+	"github.com/gosbi/gosbi/sbi/internal/mmd"
+	"github.com/gosbi/gosbi/sbi/internal/safe"
+)
+
+// MisspecConfig configures Misspecification. The zero value is the default.
+type MisspecConfig struct {
+	Seed        uint64
+	Reference   int     // simulations the observation is compared with; 0 means 1000
+	Calibration int     // further simulations that calibrate the p-value; 0 means 1000
+	Alpha       float64 // level of the verdict; 0 means 0.05
+}
+
+// MisspecResult is the test of whether an observation could have come from the simulator.
+type MisspecResult struct {
+	Statistic   float64   // MMD² of the observation (its summary) against the reference
+	PValue      float64   // (1 + #{Null ≥ Statistic})/(Calibration + 1)
+	Null        []float64 // the statistics of the calibration simulations, increasing
+	Reference   int
+	Calibration int
+	Bandwidth   float64 // σ of the Gaussian kernel (median heuristic on the reference)
+	Space       string  // "standardized x" or "embedding": where distances are measured
+	Alpha       float64
+	Dropped     int // simulations left out for NaN or ±Inf
+}
+
+// Misspecification tests whether the observation xo lies in the distribution of the
+// simulations x (rows, drawn from the prior predictive: the training simulations or fresh
+// ones): if it does not, no estimator trained on such simulations has seen data like it, and
+// its posterior at xo is an extrapolation (the model may be misspecified, or the observation
+// preprocessed differently from the simulations).
+//
+// The statistic is the squared maximum mean discrepancy between the point xo and a reference
+// sample of Reference simulations, with a Gaussian kernel whose bandwidth is the median
+// distance between reference points (see package sbi/internal/mmd for the formula), in the
+// space the estimator conditions on: est's summaries when it is an sbi.Summarizer (NPE and NRE:
+// x standardized with the training statistics, then embedded), otherwise each column of x
+// standardized by the simulations' mean and standard deviation (est may be nil). Its null
+// distribution is that of Calibration further simulations, kept out of the reference: the
+// p-value (1 + #{calibration statistics ≥ observed})/(Calibration + 1) is exact when xo comes
+// from the simulator (BayesFlow's and sbi's misspecification checks use MMD the same way in
+// summary space). With fewer than Reference + Calibration simulations the two parts share them
+// half and half. It returns an error for bad input or fewer than 40 finite simulations.
+func Misspecification(est sbi.Amortized, x *mat.Dense, xo []float64, cfg MisspecConfig) (*MisspecResult, error) {
+	if x == nil {
+		return nil, fmt.Errorf("diag: misspecification check needs simulations, got nil")
+	}
+	n, dx := x.Dims()
+	if len(xo) != dx {
+		return nil, fmt.Errorf("diag: misspecification check: the observation has %d values, the simulations %d", len(xo), dx)
+	}
+	if !allFinite(xo) {
+		return nil, fmt.Errorf("diag: misspecification check: the observation holds NaN or infinite values: %v", xo)
+	}
+	if cfg.Reference < 0 || cfg.Calibration < 0 || cfg.Alpha < 0 || cfg.Alpha >= 1 {
+		return nil, fmt.Errorf("diag: misspecification check: Reference %d, Calibration %d, Alpha %v: expected counts ≥ 0 and a level in (0, 1) (0 takes the default)", cfg.Reference, cfg.Calibration, cfg.Alpha)
+	}
+	if cfg.Reference == 0 {
+		cfg.Reference = 1000
+	}
+	if cfg.Calibration == 0 {
+		cfg.Calibration = 1000
+	}
+	if cfg.Alpha == 0 {
+		cfg.Alpha = 0.05
+	}
+	var keep []int
+	for i := range n {
+		if allFinite(x.RawRowView(i)) {
+			keep = append(keep, i)
+		}
+	}
+	if len(keep) < 2*minCalibrationPoints+2 {
+		return nil, fmt.Errorf("diag: misspecification check needs at least %d finite simulations, got %d", 2*minCalibrationPoints+2, len(keep))
+	}
+	rng := rand.New(rand.NewPCG(cfg.Seed, 0x6d6973))
+	rng.Shuffle(len(keep), func(i, j int) { keep[i], keep[j] = keep[j], keep[i] })
+	nr, nc := cfg.Reference, cfg.Calibration
+	if nr+nc > len(keep) {
+		nr = len(keep) / 2
+		nc = len(keep) - nr
+	}
+	ref, cal := rowsAt(x, keep[:nr]), rowsAt(x, keep[nr:nr+nc])
+	obs := mat.NewDense(1, dx, append([]float64(nil), xo...))
+	space := "standardized x"
+	if s, ok := est.(sbi.Summarizer); ok {
+		err := safe.Call("diag: misspecification check: the estimator's summaries", func() error {
+			ref, cal, obs = s.Summaries(ref), s.Summaries(cal), s.Summaries(obs)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		space = "embedding"
+		if _, w := ref.Dims(); w == dx {
+			space = "standardized x" // an estimator without an embedding standardizes x
+		}
+	} else {
+		z := fitZ(ref)
+		ref, cal, obs = z.apply(ref), z.apply(cal), z.apply(obs)
+	}
+	r, err := mmd.New(ref, cal)
+	if err != nil {
+		return nil, fmt.Errorf("diag: misspecification check: %w", err)
+	}
+	res := &MisspecResult{Reference: nr, Calibration: nc, Bandwidth: r.Bandwidth(), Space: space,
+		Alpha: cfg.Alpha, Dropped: n - len(keep), Null: r.Calibration()}
+	res.Statistic = r.Statistic(obs.RawRowView(0))
+	res.PValue = r.PValue(res.Statistic)
+	return res, nil
+}
+
+// Reject reports whether the observation is atypical of the simulations at level Alpha.
+func (r *MisspecResult) Reject() bool { return r.PValue <= r.Alpha }
+
+// Verdict says what the test supports and what it means for a posterior at the observation.
+func (r *MisspecResult) Verdict() string {
+	if r.Reject() {
+		beyond := r.Calibration + 1 - int(math.Round(r.PValue*float64(r.Calibration+1)))
+		return fmt.Sprintf("atypical of the simulations: the observation is farther from them (MMD² %.3g in %s) than %d of %d further simulations are (p = %.3g ≤ α = %.2g); the simulator under the prior rarely produces data like it (misspecification, or preprocessing that differs), so an estimator trained on such simulations extrapolates here and its posterior is not to be trusted",
+			r.Statistic, r.Space, beyond, r.Calibration, r.PValue, r.Alpha)
+	}
+	return fmt.Sprintf("consistent with the simulations: MMD² %.3g in %s, p = %.3g > α = %.2g against %d further simulations (a test of one observation sees gross mismatches, not small ones)",
+		r.Statistic, r.Space, r.PValue, r.Alpha, r.Calibration)
+}
+
+// String is a text summary.
+func (r *MisspecResult) String() string {
+	return fmt.Sprintf("misspecification check (%d reference, %d calibration simulations, bandwidth %.3g): %s",
+		r.Reference, r.Calibration, r.Bandwidth, r.Verdict())
+}
+
+// MIMEBundle shows the result as HTML and text; viz.Misspecification draws the statistic
+// against its null distribution.
+func (r *MisspecResult) MIMEBundle() map[string]any {
+	style := ""
+	if r.Reject() {
+		style = ` style="color:#D55E00"`
+	}
+	h := fmt.Sprintf(`<div><b>Misspecification check</b>: <i%s>%s</i><table style="font-size:90%%"><tr><th>MMD²</th><td>%.4g</td></tr><tr><th>null 95%% quantile</th><td>%.4g</td></tr><tr><th>p-value</th><td>%.3g</td></tr><tr><th>simulations</th><td>%d reference, %d calibration</td></tr></table></div>`,
+		style, html.EscapeString(r.Verdict()), r.Statistic, quantileOf(r.Null, 0.95), r.PValue, r.Reference, r.Calibration)
+	return map[string]any{"text/html": h, "text/plain": r.String()}
+}

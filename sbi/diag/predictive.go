@@ -1,0 +1,375 @@
+package diag
+
+import (
+	"fmt"
+	"html"
+	"math"
+	"math/rand/v2"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/gosbi/gosbi/sbi"
+	"github.com/gosbi/gosbi/sbi/internal/mmd"
+	"github.com/gosbi/gosbi/sbi/internal/safe"
+)
+
+// Sampler draws parameter vectors: an sbi.Posterior (for a posterior predictive check) or a
+// prior, any dist.Distribution (for a prior predictive check).
+type Sampler interface {
+	Sample(rng *rand.Rand, n int) *mat.Dense
+}
+
+// PredictiveConfig configures the predictive checks. The zero value is the default.
+type PredictiveConfig struct {
+	Draws int     // parameter draws simulated; 0 means 1000
+	Seed  uint64  // seeds the draws and the simulations
+	Alpha float64 // family-wise level of the verdict over all summaries and the joint tests; 0 means 0.05
+	// Label names the check in displays, e.g. "posterior predictive" or "prior predictive";
+	// "" means "predictive".
+	Label string
+	Names []string // names of the data values; nil means x₁, x₂, …
+}
+
+// PredictiveResult compares an observation with simulations from parameter draws, per data
+// value and jointly.
+type PredictiveResult struct {
+	Label       string
+	Names       []string
+	Observation []float64
+	Sims        *mat.Dense // the predictive simulations that succeeded, one per row
+	Dropped     int        // simulations that failed (NaN or ±Inf) and were left out
+
+	// Per data value d: Quantile[d] is the share of simulations below x_o[d] (ties count half),
+	// and PValues[d] = min(1, 2·min((1 + #{sims ≤ x_o})/(m+1), (1 + #{sims ≥ x_o})/(m+1))) the
+	// two-sided rank p-value of x_o[d] among the m simulations.
+	Quantile, PValues []float64
+
+	// Joint tests, calibrated on the second half of the simulations (the first half estimates
+	// what they need): the Mahalanobis distance of x_o from the first half's mean and
+	// covariance, and the MMD² of x_o against the first half (Gaussian kernel, median
+	// bandwidth, on values standardized by the first half), each ranked among the same
+	// statistic of the second-half simulations. Mahalanobis is NaN when the covariance is
+	// singular or there are too few simulations for it.
+	Mahalanobis, MahalanobisP float64
+	MMD, MMDP                 float64
+
+	Alpha float64
+}
+
+// PredictiveCheck draws cfg.Draws parameter vectors from src, simulates one data set for each
+// with sim (on all cores; failed simulations are dropped and counted) and compares the
+// observation xo with the simulations (see PredictiveFromSimulations). With a posterior as src
+// it is the posterior predictive check, with the prior the prior predictive check.
+func PredictiveCheck(src Sampler, sim sbi.Simulator, xo []float64, cfg PredictiveConfig) (*PredictiveResult, error) {
+	if src == nil || sim == nil {
+		return nil, fmt.Errorf("diag: predictive check needs a sampler (a posterior or a prior) and a simulator")
+	}
+	theta, rng, err := predictiveDraws(src, cfg)
+	if err != nil {
+		return nil, err
+	}
+	n, _ := theta.Dims()
+	x := mat.NewDense(n, sim.DataDim(), nil)
+	if err := sbi.SimulateInto(rng, sim, theta, x); err != nil {
+		return nil, fmt.Errorf("diag: predictive check: %w", err)
+	}
+	return PredictiveFromSimulations(x, xo, cfg)
+}
+
+// PredictiveCheckFunc is PredictiveCheck with a simulator of one data set per call, such as a
+// notebook cell defines (sbi.SimFunc).
+func PredictiveCheckFunc(src Sampler, f sbi.SimFunc, xo []float64, cfg PredictiveConfig) (*PredictiveResult, error) {
+	if src == nil || f == nil {
+		return nil, fmt.Errorf("diag: predictive check needs a sampler (a posterior or a prior) and a simulator")
+	}
+	theta, rng, err := predictiveDraws(src, cfg)
+	if err != nil {
+		return nil, err
+	}
+	s, err := sbi.Simulate(rng, f, theta)
+	if err != nil {
+		return nil, fmt.Errorf("diag: predictive check: %w", err)
+	}
+	res, err := PredictiveFromSimulations(s.X, xo, cfg)
+	if err != nil {
+		return nil, err
+	}
+	res.Dropped += s.Dropped
+	return res, nil
+}
+
+func predictiveDraws(src Sampler, cfg PredictiveConfig) (*mat.Dense, *rand.Rand, error) {
+	if cfg.Draws < 0 {
+		return nil, nil, fmt.Errorf("diag: predictive check: Draws = %d, expected ≥ 0 (0 takes the default)", cfg.Draws)
+	}
+	if cfg.Draws == 0 {
+		cfg.Draws = 1000
+	}
+	rng := rand.New(rand.NewPCG(cfg.Seed, 0x707063))
+	var theta *mat.Dense
+	err := safe.Call("diag: predictive check: drawing parameters", func() error {
+		if c, ok := src.(interface {
+			SampleChecked(*rand.Rand, int) (*mat.Dense, error)
+		}); ok {
+			var err error
+			theta, err = c.SampleChecked(rng, cfg.Draws)
+			return err
+		}
+		theta = src.Sample(rng, cfg.Draws)
+		return nil
+	})
+	return theta, rng, err
+}
+
+// PredictiveFromSimulations compares the observation xo with predictive simulations x (one per
+// row, from parameter draws of a posterior or a prior). Rows holding NaN or ±Inf are dropped
+// and counted.
+//
+// Per data value the rank of xo among the simulations gives an exact p-value when xo is
+// exchangeable with them (a prior predictive check of a correct model); for a posterior
+// predictive check the p-values are conservative, since the posterior was fitted to xo
+// (Gelman, Meng and Stern 1996): a small one is strong evidence, a large one weak. The verdict
+// judges all data values and the two joint tests together at family-wise level Alpha
+// (Bonferroni: each at Alpha/(D+2)). It returns an error for fewer than 20 simulations or an
+// observation of the wrong length.
+func PredictiveFromSimulations(x *mat.Dense, xo []float64, cfg PredictiveConfig) (*PredictiveResult, error) {
+	if x == nil {
+		return nil, fmt.Errorf("diag: predictive check needs simulations, got nil")
+	}
+	n, D := x.Dims()
+	if len(xo) != D {
+		return nil, fmt.Errorf("diag: predictive check: the observation has %d values, the simulations %d", len(xo), D)
+	}
+	if !allFinite(xo) {
+		return nil, fmt.Errorf("diag: predictive check: the observation holds NaN or infinite values: %v", xo)
+	}
+	if cfg.Alpha < 0 || cfg.Alpha >= 1 {
+		return nil, fmt.Errorf("diag: predictive check: Alpha = %v, expected a level in (0, 1) (0 takes 0.05)", cfg.Alpha)
+	}
+	if cfg.Alpha == 0 {
+		cfg.Alpha = 0.05
+	}
+	if cfg.Names != nil && len(cfg.Names) != D {
+		return nil, fmt.Errorf("diag: predictive check: %d names for %d data values", len(cfg.Names), D)
+	}
+	var keep []int
+	for i := range n {
+		if allFinite(x.RawRowView(i)) {
+			keep = append(keep, i)
+		}
+	}
+	if len(keep) < 20 {
+		return nil, fmt.Errorf("diag: predictive check needs at least 20 successful simulations, got %d of %d", len(keep), n)
+	}
+	sims := rowsAt(x, keep)
+	m := len(keep)
+	r := &PredictiveResult{Label: cfg.Label, Names: cfg.Names, Observation: append([]float64(nil), xo...), Sims: sims,
+		Dropped: n - m, Alpha: cfg.Alpha, Quantile: make([]float64, D), PValues: make([]float64, D)}
+	if r.Label == "" {
+		r.Label = "predictive"
+	}
+	if r.Names == nil {
+		r.Names = make([]string, D)
+		for d := range D {
+			r.Names[d] = "x" + subscriptDigits(d+1)
+		}
+	}
+	for d := range D {
+		var below, equal int
+		for i := range m {
+			switch v := sims.At(i, d); {
+			case v < xo[d]:
+				below++
+			case v == xo[d]:
+				equal++
+			}
+		}
+		r.Quantile[d] = (float64(below) + 0.5*float64(equal)) / float64(m)
+		le, ge := below+equal, m-below
+		r.PValues[d] = math.Min(1, 2*math.Min(float64(1+le), float64(1+ge))/float64(m+1))
+	}
+	h := m / 2
+	first, second := rowsAt(sims, seq(0, h)), rowsAt(sims, seq(h, m))
+	r.Mahalanobis, r.MahalanobisP = mahalanobisRank(first, second, xo)
+	z := fitZ(first)
+	if ref, err := mmd.New(z.apply(first), z.apply(second)); err == nil {
+		r.MMD = ref.Statistic(z.apply(mat.NewDense(1, D, append([]float64(nil), xo...))).RawRowView(0))
+		r.MMDP = ref.PValue(r.MMD)
+	} else {
+		r.MMD, r.MMDP = math.NaN(), math.NaN()
+	}
+	return r, nil
+}
+
+func seq(lo, hi int) []int {
+	out := make([]int, hi-lo)
+	for i := range out {
+		out[i] = lo + i
+	}
+	return out
+}
+
+// mahalanobisRank returns the Mahalanobis distance of xo from the mean and covariance of first,
+// and its rank p-value (1 + #{second rows at least as far})/(rows of second + 1). NaN, NaN when
+// first has too few rows or a singular covariance.
+func mahalanobisRank(first, second *mat.Dense, xo []float64) (float64, float64) {
+	n, D := first.Dims()
+	if n < D+2 {
+		return math.NaN(), math.NaN()
+	}
+	mean := make([]float64, D)
+	for i := range n {
+		for j, v := range first.RawRowView(i) {
+			mean[j] += v / float64(n)
+		}
+	}
+	cov := mat.NewSymDense(D, nil)
+	for i := range n {
+		row := first.RawRowView(i)
+		for a := range D {
+			for b := a; b < D; b++ {
+				cov.SetSym(a, b, cov.At(a, b)+(row[a]-mean[a])*(row[b]-mean[b])/float64(n-1))
+			}
+		}
+	}
+	var ch mat.Cholesky
+	if !ch.Factorize(cov) {
+		return math.NaN(), math.NaN()
+	}
+	dist := func(v []float64) float64 {
+		d := make([]float64, D)
+		for j := range d {
+			d[j] = v[j] - mean[j]
+		}
+		var sol mat.VecDense
+		if err := ch.SolveVecTo(&sol, mat.NewVecDense(D, d)); err != nil {
+			return math.NaN()
+		}
+		return math.Sqrt(mat.Dot(mat.NewVecDense(D, d), &sol))
+	}
+	o := dist(xo)
+	m, _ := second.Dims()
+	ge := 0
+	for i := range m {
+		if dist(second.RawRowView(i)) >= o {
+			ge++
+		}
+	}
+	return o, float64(1+ge) / float64(m+1)
+}
+
+// Flagged returns the data values whose p-value is at most Alpha/(D+2), the Bonferroni level
+// of each of the D per-value and the 2 joint tests.
+func (r *PredictiveResult) Flagged() []int {
+	lvl := r.perTestLevel()
+	var out []int
+	for d, p := range r.PValues {
+		if p <= lvl {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func (r *PredictiveResult) perTestLevel() float64 { return r.Alpha / float64(len(r.PValues)+2) }
+
+// JointFlagged reports whether either joint test rejects at Alpha/(D+2).
+func (r *PredictiveResult) JointFlagged() bool {
+	lvl := r.perTestLevel()
+	return r.MahalanobisP <= lvl || r.MMDP <= lvl
+}
+
+// Reject reports whether the observation is atypical of the predictive simulations at the
+// family-wise level Alpha.
+func (r *PredictiveResult) Reject() bool { return len(r.Flagged()) > 0 || r.JointFlagged() }
+
+// Verdict says what the numbers support.
+func (r *PredictiveResult) Verdict() string {
+	m, _ := r.Sims.Dims()
+	lvl := r.perTestLevel()
+	if minP := 2 / float64(m+1); minP > lvl {
+		return fmt.Sprintf("inconclusive: with %d simulations the smallest per-value p-value is %.3g, above the Bonferroni level %.3g of %d values and 2 joint tests; simulate at least %d",
+			m, minP, lvl, len(r.PValues), int(math.Ceil(2/lvl)))
+	}
+	flagged := r.Flagged()
+	if !r.Reject() {
+		return fmt.Sprintf("consistent with the %s simulations: every value and both joint tests at family-wise level %.2g (smallest per-value p = %.3g, Mahalanobis p = %.3g, MMD p = %.3g)",
+			r.Label, r.Alpha, minOf(r.PValues), r.MahalanobisP, r.MMDP)
+	}
+	var parts []string
+	for _, d := range flagged {
+		side := "above"
+		if r.Quantile[d] < 0.5 {
+			side = "below"
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s the simulations: quantile %.3f, p = %.2g)", r.Names[d], side, r.Quantile[d], r.PValues[d]))
+	}
+	if r.JointFlagged() {
+		parts = append(parts, fmt.Sprintf("jointly (Mahalanobis p = %.2g, MMD p = %.2g)", r.MahalanobisP, r.MMDP))
+	}
+	return fmt.Sprintf("atypical of the %s simulations at family-wise level %.2g: %s; the model with these parameters does not reproduce the observation there",
+		r.Label, r.Alpha, strings.Join(parts, ", "))
+}
+
+func minOf(v []float64) float64 {
+	out := math.Inf(1)
+	for _, x := range v {
+		out = math.Min(out, x)
+	}
+	return out
+}
+
+// String is a text summary with one line per data value.
+func (r *PredictiveResult) String() string {
+	var b strings.Builder
+	m, _ := r.Sims.Dims()
+	fmt.Fprintf(&b, "%s check (%d simulations): %s\n", r.Label, m, r.Verdict())
+	for d := range r.PValues {
+		fmt.Fprintf(&b, "  %-6s x_o %10.4g  quantile %.3f  p %.3g\n", r.Names[d], r.Observation[d], r.Quantile[d], r.PValues[d])
+	}
+	if r.Dropped > 0 {
+		fmt.Fprintf(&b, "  %d failed simulations left out\n", r.Dropped)
+	}
+	return b.String()
+}
+
+// MIMEBundle shows the result as an HTML table (flagged values in bold vermillion) and text;
+// viz.PredictiveCheck draws the simulations' histograms with the observation.
+func (r *PredictiveResult) MIMEBundle() map[string]any {
+	var b strings.Builder
+	m, _ := r.Sims.Dims()
+	fmt.Fprintf(&b, "<div><b>%s check</b> — %d simulations: <i>%s</i>", html.EscapeString(capitalize(r.Label)), m, html.EscapeString(r.Verdict()))
+	b.WriteString(`<table style="font-size:90%"><tr><th></th><th>x_o</th><th>quantile</th><th>p</th></tr>`)
+	flag := map[int]bool{}
+	for _, d := range r.Flagged() {
+		flag[d] = true
+	}
+	for d := range r.PValues {
+		style := ""
+		if flag[d] {
+			style = ` style="color:#D55E00;font-weight:bold"`
+		}
+		fmt.Fprintf(&b, "<tr%s><th>%s</th><td>%.4g</td><td>%.3f</td><td>%.3g</td></tr>", style, html.EscapeString(r.Names[d]), r.Observation[d], r.Quantile[d], r.PValues[d])
+	}
+	fmt.Fprintf(&b, "<tr><th>joint</th><td colspan=3>Mahalanobis %.3g (p %.3g), MMD² %.3g (p %.3g)</td></tr></table></div>", r.Mahalanobis, r.MahalanobisP, r.MMD, r.MMDP)
+	return map[string]any{"text/html": b.String(), "text/plain": r.String()}
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// subscriptDigits writes n with Unicode subscript digits.
+func subscriptDigits(n int) string {
+	const digits = "₀₁₂₃₄₅₆₇₈₉"
+	s := fmt.Sprint(n)
+	var b strings.Builder
+	for _, c := range s {
+		b.WriteString(string([]rune(digits)[c-'0']))
+	}
+	return b.String()
+}

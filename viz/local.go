@@ -1,0 +1,242 @@
+package viz
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"sort"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/gosbi/gosbi/sbi/diag"
+)
+
+// lc2stData is what LC2ST draws, computed from the result alone.
+type lc2stData struct {
+	pp, band, dirac plotter.XYs // the classifier's PP curve, the null band, the curve of d = ½
+	null            []float64   // null statistics (histogram)
+	observed        float64     // the statistic at x_o (vertical line)
+	names           []string    // legend entries of both panels
+}
+
+func lc2stLayers(r *diag.LC2STResult) lc2stData {
+	var d lc2stData
+	for k, g := range r.Grid {
+		d.pp = append(d.pp, plotter.XY{X: g, Y: r.CDF[k]})
+	}
+	d.band = bandPolygon(r.Grid, r.NullLower, r.NullUpper)
+	d.dirac = plotter.XYs{{X: 0, Y: 0}, {X: 0.5, Y: 0}, {X: 0.5, Y: 1}, {X: 1, Y: 1}}
+	d.null = append([]float64(nil), r.Null...)
+	d.observed = r.Value
+	d.names = []string{
+		fmt.Sprintf("null band (%.0f%%, %d classifiers)", 100*(1-r.Alpha), len(r.Null)),
+		"indistinguishable (all ½)",
+		"classifier at x_o",
+		fmt.Sprintf("null statistics (%d)", len(r.Null)),
+		fmt.Sprintf("at x_o: %.3g, p = %.3g", r.Value, r.PValue),
+	}
+	return d
+}
+
+// LC2ST draws an L-C2ST result in two panels. Left, the PP-plot of Linhart et al. (2023,
+// Fig. 3): the share of the classifier's predicted probabilities (that an evaluation draw at
+// x_o comes from the estimator) at or below each level, against the band that the null
+// classifiers' curves fill (pointwise 1 − α), and the step of a classifier that predicts ½
+// everywhere. A curve outside the band is the local difference the test detects; a curve that
+// rises late (probabilities above ½) means the estimator puts more mass where its draws fell
+// than the true posterior does. Right, the statistic at x_o against the histogram of the null
+// statistics, with the p-value. The panel titles carry the verdict's first word.
+func LC2ST(r *diag.LC2STResult) *Plot {
+	d := lc2stLayers(r)
+	name := "L-C2ST"
+	if r.Flow {
+		name = "L-C2ST-NF"
+	}
+	verdict := "no evidence of a difference"
+	switch {
+	case r.Outside:
+		verdict = "inconclusive: x_o outside the calibration data"
+	case r.Reject():
+		verdict = "rejected"
+	}
+	pp := newPlot(fmt.Sprintf("%s at x_o: %s", name, verdict), "predicted probability (estimator class)", "share of evaluation draws ≤")
+	pp.X.Min, pp.X.Max, pp.Y.Min, pp.Y.Max = 0, 1, 0, 1
+	pp.X.Tick.Marker = fixedTicks(0, 1, 0.2, "%.1f")
+	pp.Y.Tick.Marker = fixedTicks(0, 1, 0.2, "%.1f")
+	if band, err := plotter.NewPolygon(d.band); err == nil {
+		band.Color = color.NRGBA{0x80, 0x80, 0x80, 0x50}
+		band.LineStyle.Width = 0
+		pp.Add(band)
+		pp.Legend.Add(d.names[0], band)
+	}
+	dirac, _ := plotter.NewLine(d.dirac)
+	dirac.Color = color.Gray{60}
+	dirac.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+	pp.Add(dirac)
+	pp.Legend.Add(d.names[1], dirac)
+	curve, _ := plotter.NewLine(d.pp)
+	curve.Color, curve.Width = Color(1), vg.Points(1.8)
+	pp.Add(curve)
+	pp.Legend.Add(d.names[2], curve)
+
+	h := newPlot(fmt.Sprintf("%s statistic", r.Statistic), "statistic", "null classifiers")
+	hist, top := histogram(d.null, 20, math.Min(minOf(d.null), d.observed), math.Max(maxOf(d.null), d.observed))
+	h.Add(hist)
+	h.Legend.Add(d.names[3], hist)
+	obs := vLine(d.observed, 0, top*1.1)
+	obs.Color, obs.Width = Color(1), vg.Points(2)
+	h.Add(obs)
+	h.Legend.Add(d.names[4], obs)
+	h.Y.Min, h.Y.Max = 0, top*1.1
+	padX(h, hist)
+	h.X.Tick.Marker = niceTicks{n: 4, labels: true}
+	h.Y.Tick.Marker = niceTicks{n: 4, labels: true}
+	return Row(withSideLegend(pp, d.names[:3], 9*cm, 9*cm), withSideLegend(h, d.names[3:], 8*cm, 9*cm))
+}
+
+// histogram bins v into bins equal bins over [lo, hi] (widened when lo = hi) and returns the
+// histogram and its highest count.
+func histogram(v []float64, bins int, lo, hi float64) (*plotter.Histogram, float64) {
+	if !(hi > lo) {
+		lo, hi = lo-0.5*math.Max(math.Abs(lo), 1e-3), hi+0.5*math.Max(math.Abs(hi), 1e-3)
+	}
+	counts := binCounts(v, bins, lo, hi)
+	w := (hi - lo) / float64(bins)
+	hb := make([]plotter.HistogramBin, bins)
+	top := 0.0
+	for k, c := range counts {
+		hb[k] = plotter.HistogramBin{Min: lo + float64(k)*w, Max: lo + float64(k+1)*w, Weight: c}
+		top = math.Max(top, c)
+	}
+	return &plotter.Histogram{Bins: hb, Width: w, FillColor: Translucent(Color(0), 0.45),
+		LineStyle: draw.LineStyle{Color: Color(0), Width: vg.Points(0.5)}}, math.Max(top, 1)
+}
+
+// binCounts counts v in bins equal bins over [lo, hi], the last bin closed.
+func binCounts(v []float64, bins int, lo, hi float64) []float64 {
+	counts := make([]float64, bins)
+	w := (hi - lo) / float64(bins)
+	for _, x := range v {
+		k := int(math.Floor((x - lo) / w))
+		if k == bins && x <= hi {
+			k = bins - 1
+		}
+		if k >= 0 && k < bins {
+			counts[k]++
+		}
+	}
+	return counts
+}
+
+func minOf(v []float64) float64 {
+	m := math.Inf(1)
+	for _, x := range v {
+		m = math.Min(m, x)
+	}
+	return m
+}
+
+// Misspecification draws the MMD² of the observation against the histogram of the
+// calibration simulations' statistics (the null distribution of the test), with the p-value
+// and the verdict's first words as title.
+func Misspecification(r *diag.MisspecResult) *Plot {
+	verdict := "consistent with the simulations"
+	if r.Reject() {
+		verdict = "atypical of the simulations"
+	}
+	p := newPlot("misspecification check: "+verdict, fmt.Sprintf("MMD² against %d simulations (%s)", r.Reference, r.Space), "simulations")
+	lo, hi := math.Min(minOf(r.Null), r.Statistic), math.Max(maxOf(r.Null), r.Statistic)
+	hist, top := histogram(r.Null, 30, lo, hi)
+	p.Add(hist)
+	names := []string{fmt.Sprintf("%d held-out simulations", r.Calibration), fmt.Sprintf("observation, p = %.3g", r.PValue)}
+	p.Legend.Add(names[0], hist)
+	obs := vLine(r.Statistic, 0, 1.1*top)
+	obs.Color, obs.Width = Color(1), vg.Points(2)
+	p.Add(obs)
+	p.Legend.Add(names[1], obs)
+	p.Y.Min, p.Y.Max = 0, 1.1*top
+	padX(p, hist)
+	p.X.Tick.Marker = niceTicks{n: 5, labels: true}
+	p.Y.Tick.Marker = niceTicks{n: 4, labels: true}
+	return withSideLegend(p, names, 11*cm, 8*cm)
+}
+
+// MaxPredictivePanels is the most data values PredictiveCheck draws: the flagged ones first,
+// then the others in order.
+const MaxPredictivePanels = 16
+
+// predictivePanels returns the data values PredictiveCheck draws, in order.
+func predictivePanels(r *diag.PredictiveResult) []int {
+	flagged := r.Flagged()
+	seen := map[int]bool{}
+	out := append([]int(nil), flagged...)
+	for _, d := range flagged {
+		seen[d] = true
+	}
+	for d := range r.PValues {
+		if !seen[d] {
+			out = append(out, d)
+		}
+	}
+	return out[:min(len(out), MaxPredictivePanels)]
+}
+
+// PredictiveCheck draws one histogram of the predictive simulations per data value (at most
+// MaxPredictivePanels, flagged values first) with the observation as a vertical line; the
+// panel titles give the observation's quantile and p-value, in vermillion where the verdict
+// flags the value.
+func PredictiveCheck(r *diag.PredictiveResult) *Plot {
+	var plots []*plot.Plot
+	for _, d := range predictivePanels(r) {
+		col := colOf(r, d)
+		lo, hi := quantileRange(col, r.Observation[d])
+		p := newPlot(fmt.Sprintf("%s   q = %.3f, p = %.2g", r.Names[d], r.Quantile[d], r.PValues[d]), "", "")
+		if r.PValues[d] <= r.Alpha/float64(len(r.PValues)+2) {
+			p.Title.TextStyle.Color = Color(1)
+		}
+		hist, top := histogram(col, 30, lo, hi)
+		p.Add(hist)
+		obs := vLine(r.Observation[d], 0, 1.1*top)
+		obs.Color, obs.Width = Color(1), vg.Points(2)
+		p.Add(obs)
+		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = lo, hi, 0, 1.1*top
+		p.X.Tick.Marker = niceTicks{n: 4, labels: true}
+		p.Y.Tick.Marker = niceTicks{n: 4}
+		plots = append(plots, p)
+	}
+	m, _ := r.Sims.Dims()
+	return row(plots, 6*cm, 5*cm, []string{fmt.Sprintf("%s simulations (%d)", r.Label, m), "observation"})
+}
+
+func colOf(r *diag.PredictiveResult, d int) []float64 {
+	m, _ := r.Sims.Dims()
+	out := make([]float64, m)
+	for i := range m {
+		out[i] = r.Sims.At(i, d)
+	}
+	return out
+}
+
+// quantileRange is the 0.5%–99.5% range of v widened to hold x, padded by 5%.
+func quantileRange(v []float64, x float64) (lo, hi float64) {
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	lo = math.Min(s[int(0.005*float64(len(s)-1))], x)
+	hi = math.Max(s[int(math.Ceil(0.995*float64(len(s)-1)))], x)
+	pad := 0.05 * (hi - lo)
+	if pad == 0 {
+		pad = 0.5
+	}
+	return lo - pad, hi + pad
+}
+
+// padX sets the x range to the histogram's bins widened by 5% on both sides, so that a line at
+// either end is not drawn on the frame.
+func padX(p *plot.Plot, h *plotter.Histogram) {
+	lo, hi := h.Bins[0].Min, h.Bins[len(h.Bins)-1].Max
+	pad := 0.05 * (hi - lo)
+	p.X.Min, p.X.Max = lo-pad, hi+pad
+}

@@ -1,0 +1,138 @@
+package viz
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/gosbi/gosbi/sbi"
+)
+
+// Limits of MCMC: the parameters and the chains it draws.
+const (
+	MaxMCMCParams = 6
+	MaxMCMCChains = 8
+)
+
+// mcmcData is what MCMC draws for one parameter: the trace of each chain shown and, per chain,
+// the counts of its draws' ranks among all draws in rankBins bins.
+type mcmcData struct {
+	traces [][]float64
+	ranks  [][]float64
+	expect float64 // count per bin if the chains mixed: draws per chain / rankBins
+}
+
+const rankBins = 20
+
+func mcmcLayers(h *sbi.MCMCHealth, d int) mcmcData {
+	chains := h.Traces[d]
+	var pooled []float64
+	for _, ch := range chains {
+		pooled = append(pooled, ch...)
+	}
+	sort.Float64s(pooled)
+	S := float64(len(pooled))
+	var out mcmcData
+	for c := range min(len(chains), MaxMCMCChains) {
+		out.traces = append(out.traces, chains[c])
+		counts := make([]float64, rankBins)
+		for _, v := range chains[c] {
+			// the rank of v among all draws, as a fraction in [0, 1)
+			r := float64(sort.SearchFloat64s(pooled, v)) / S
+			counts[min(rankBins-1, int(r*rankBins))]++
+		}
+		out.ranks = append(out.ranks, counts)
+	}
+	out.expect = float64(h.Draws) / rankBins
+	return out
+}
+
+// MCMC draws the diagnostics of an MCMC run: per parameter (at most MaxMCMCParams) the trace
+// of each chain (at most MaxMCMCChains) and the rank plot of Vehtari et al. (2021, §4.2): the
+// histogram of each chain's draws ranked among all draws, which is flat for every chain when
+// the chains mixed, and differs between chains that sample different regions. Titles carry R̂
+// and the bulk ESS; the dashed line is the flat count.
+func MCMC(h *sbi.MCMCHealth) *Plot {
+	var plots []*plot.Plot
+	for d := range min(len(h.Traces), MaxMCMCParams) {
+		lay := mcmcLayers(h, d)
+		title := fmt.Sprintf("θ%s", subscript(d+1))
+		if h.Assessed() {
+			title += fmt.Sprintf("   R-hat %.3f, ESS %.0f", h.Rhat[d], h.ESSBulk[d]) // the font has no combining hat
+		}
+		tr := newPlot(title, "draw", "")
+		for c, ch := range lay.traces {
+			pts := make(plotter.XYs, len(ch))
+			for i, v := range ch {
+				pts[i] = plotter.XY{X: float64(i), Y: v}
+			}
+			if l, err := plotter.NewLine(pts); err == nil {
+				l.Color, l.Width = Translucent(Color(c), 0.8), vg.Points(0.7)
+				tr.Add(l)
+			}
+		}
+		if h.Assessed() && h.Rhat[d] > h.RhatLimit {
+			tr.Title.TextStyle.Color = Color(1)
+		}
+		tr.X.Tick.Marker = niceTicks{n: 4, labels: true}
+		tr.Y.Tick.Marker = niceTicks{n: 4, labels: true}
+		rk := newPlot("rank plot", "rank among all draws", "")
+		top := lay.expect
+		for c, counts := range lay.ranks {
+			pts := make(plotter.XYs, rankBins+1)
+			for k, v := range counts {
+				pts[k] = plotter.XY{X: float64(k) / rankBins, Y: v}
+				top = math.Max(top, v)
+			}
+			pts[rankBins] = plotter.XY{X: 1, Y: counts[rankBins-1]}
+			if l, err := plotter.NewLine(pts); err == nil {
+				l.StepStyle = plotter.PostStep
+				l.Color, l.Width = Color(c), vg.Points(1)
+				rk.Add(l)
+			}
+		}
+		flat := hLine(lay.expect, 0, 1)
+		flat.Dashes = []vg.Length{vg.Points(3), vg.Points(2)}
+		rk.Add(flat)
+		rk.X.Min, rk.X.Max, rk.Y.Min, rk.Y.Max = 0, 1, 0, 1.1*top
+		rk.X.Tick.Marker = fixedTicks(0, 1, 0.25, "%.2f")
+		rk.Y.Tick.Marker = niceTicks{n: 4, labels: true}
+		plots = append(plots, tr, rk)
+	}
+	legend := []string{fmt.Sprintf("%d of %d chains", min(h.Chains, MaxMCMCChains), h.Chains), "flat: chains mixed"}
+	p := rowsOf(plots, 2, 7*cm, 5*cm, legend)
+	p.Title = h.Verdict()
+	if len(p.Title) > 90 {
+		p.Title = p.Title[:len(firstClause(p.Title))]
+	}
+	return p
+}
+
+// firstClause is s up to its first colon.
+func firstClause(s string) string {
+	for i, r := range s {
+		if r == ':' {
+			return s[:i]
+		}
+	}
+	return s
+}
+
+// rowsOf lays gonum plots out cols per row with aligned axes.
+func rowsOf(plots []*plot.Plot, cols int, w, h vg.Length, legend []string) *Plot {
+	if len(plots) <= cols {
+		return row(plots, w, h, legend)
+	}
+	rows := (len(plots) + cols - 1) / cols
+	var figs []*Plot
+	for r := range rows {
+		figs = append(figs, row(plots[r*cols:min(len(plots), (r+1)*cols)], w, h, nil))
+	}
+	g := Grid(1, figs...)
+	g.legend = legend
+	return g
+}
