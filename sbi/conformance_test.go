@@ -31,3 +31,15 @@ func TestConformanceNRE(t *testing.T) {
 func TestConformanceMLPEmbedding(t *testing.T) {
 	sbitest.TestEmbedding(t, sbi.MLPEmbedding{Hidden: []int{32}, Out: 4}, sbitest.Config{})
 }
+
+func TestConformanceNLEMAF(t *testing.T) {
+	sbitest.TestEstimator(t, func(prior dist.Distribution) sbitest.Estimator {
+		return sbi.NewNLE(prior, sbi.NLEConfig{Flow: sbi.MAF, Hidden: 32, Transforms: 2})
+	}, sbitest.Config{Unnormalized: true})
+}
+
+func TestConformanceNLENSF(t *testing.T) {
+	sbitest.TestEstimator(t, func(prior dist.Distribution) sbitest.Estimator {
+		return sbi.NewNLE(prior, sbi.NLEConfig{Flow: sbi.NSF, Hidden: 32, Transforms: 2, Bins: 6})
+	}, sbitest.Config{Unnormalized: true})
+}
