@@ -36,15 +36,25 @@ func closedMoments(p *dist.MultivariateNormal) moments2 {
 // Monte Carlo error (for a density near want the rule's error is far below 10⁻⁴ sd at G = 41).
 func quadratureMoments(post interface{ LogProb(*mat.Dense) []float64 }, want moments2, G int) moments2 {
 	const half = 7.0
+	var lo, hi [2]float64
+	for j := range lo {
+		lo[j], hi[j] = want.mean[j]-half*want.sd[j], want.mean[j]+half*want.sd[j]
+	}
+	return quadratureBox(post, lo, hi, G)
+}
+
+// quadratureBox integrates exp(post.LogProb) by the midpoint rule on a G×G grid over the box
+// [lo, hi] and returns the moments of the normalized density there.
+func quadratureBox(post interface{ LogProb(*mat.Dense) []float64 }, lo, hi [2]float64, G int) moments2 {
 	grid := mat.NewDense(G*G, 2, nil)
 	var h [2]float64
 	for j := range h {
-		h[j] = 2 * half * want.sd[j] / float64(G)
+		h[j] = (hi[j] - lo[j]) / float64(G)
 	}
 	for a := 0; a < G; a++ {
 		for b := 0; b < G; b++ {
-			grid.Set(a*G+b, 0, want.mean[0]-half*want.sd[0]+(float64(a)+0.5)*h[0])
-			grid.Set(a*G+b, 1, want.mean[1]-half*want.sd[1]+(float64(b)+0.5)*h[1])
+			grid.Set(a*G+b, 0, lo[0]+(float64(a)+0.5)*h[0])
+			grid.Set(a*G+b, 1, lo[1]+(float64(b)+0.5)*h[1])
 		}
 	}
 	lp := post.LogProb(grid)
@@ -178,7 +188,6 @@ func trainedOnTrials(t *testing.T, sims int, seed uint64) map[string]interface {
 // trials fails the quadrature check at 10 and 100 trials.
 func TestPosteriorTrialsGaussianLinear(t *testing.T) {
 	const chains, perChain, alpha = 10, 60, 1e-4
-	tq := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: chains - 1}.Quantile(1 - alpha/2)
 	ests := trainedOnTrials(t, 10_000, 1)
 	for _, name := range []string{"NLE", "NRE"} {
 		est := ests[name]
@@ -201,29 +210,7 @@ func TestPosteriorTrialsGaussianLinear(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				per := chainStats(draws, chains)
-				stat := func(f func(moments2) float64) (avg, se float64) {
-					for _, m := range per {
-						avg += f(m) / chains
-					}
-					var v float64
-					for _, m := range per {
-						v += (f(m) - avg) * (f(m) - avg) / (chains - 1)
-					}
-					return avg, math.Sqrt(v / chains)
-				}
-				var got moments2
-				var slack [3]float64
-				for j := 0; j < 2; j++ {
-					var se float64
-					got.mean[j], se = stat(func(m moments2) float64 { return m.mean[j] })
-					slack[0] = math.Max(slack[0], tq*se)
-					got.sd[j], se = stat(func(m moments2) float64 { return m.sd[j] })
-					slack[1] = math.Max(slack[1], tq*se)
-				}
-				var se float64
-				got.corr, se = stat(func(m moments2) float64 { return m.corr })
-				slack[2] = tq * se
+				got, slack := chainMoments(draws, chains, alpha)
 				for _, b := range compareMoments(got, want, allow, slack) {
 					t.Errorf("MCMC draws: %s", b)
 				}
@@ -331,4 +318,36 @@ func panics(f func()) (did bool) {
 	defer func() { did = recover() != nil }()
 	f()
 	return false
+}
+
+// chainMoments returns the average over chains of the chains' own moments (see chainStats) and
+// their Monte Carlo error at a false-alarm rate alpha per comparison: the Student-t quantile
+// (chains − 1 degrees of freedom) times the standard error from the spread across chains,
+// the largest over the two means, over the two standard deviations, and for the correlation.
+func chainMoments(draws *mat.Dense, chains int, alpha float64) (moments2, [3]float64) {
+	tq := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(chains - 1)}.Quantile(1 - alpha/2)
+	per := chainStats(draws, chains)
+	stat := func(f func(moments2) float64) (avg, se float64) {
+		for _, m := range per {
+			avg += f(m) / float64(chains)
+		}
+		var v float64
+		for _, m := range per {
+			v += (f(m) - avg) * (f(m) - avg) / float64(chains-1)
+		}
+		return avg, math.Sqrt(v / float64(chains))
+	}
+	var got moments2
+	var slack [3]float64
+	for j := 0; j < 2; j++ {
+		var se float64
+		got.mean[j], se = stat(func(m moments2) float64 { return m.mean[j] })
+		slack[0] = math.Max(slack[0], tq*se)
+		got.sd[j], se = stat(func(m moments2) float64 { return m.sd[j] })
+		slack[1] = math.Max(slack[1], tq*se)
+	}
+	var se float64
+	got.corr, se = stat(func(m moments2) float64 { return m.corr })
+	slack[2] = tq * se
+	return got, slack
 }
