@@ -52,7 +52,7 @@ func (w withCoin) LogProbPairs(theta, x *mat.Dense) []float64 {
 
 func TestConformanceMNLE(t *testing.T) {
 	sbitest.TestEstimator(t, func(prior dist.Distribution) sbitest.Estimator {
-		return withCoin{sbi.NewMNLE(prior, sbi.MNLEConfig{Hidden: 32})}
+		return withCoin{sbi.NewMNLE(prior, sbi.MNLEConfig{Hidden: 32, Sampler: fewChains})}
 	}, sbitest.Config{Unnormalized: true, Load: func(r io.Reader) (sbi.Amortized, error) {
 		e, err := sbi.LoadMNLE(r, nil)
 		if err != nil {
