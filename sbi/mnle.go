@@ -111,6 +111,12 @@ type MNLE struct {
 	catNets []*nn.MLP  // logits of discrete column k from θ and the discrete columns before it
 	embed   *nn.MLP    // context of the flow from the discrete columns and θ
 	fl      *flow.Flow
+
+	// Buffers of a training step (training is single-threaded), so that it allocates nothing:
+	// the indicator tensors of the discrete columns, and the batch whose rows batchRow reads.
+	oneHotBuf []*nn.Tensor
+	batchRows []int
+	batchData *trainData
 }
 
 // NewMNLE returns an untrained MNLE for the prior. Configuration errors are reported by Train.
@@ -326,28 +332,30 @@ type flowLogProb interface {
 	LogProb(tp *nn.Tape, x, context *nn.Tensor) *nn.Tensor
 }
 
-// oneHots returns, for every discrete column, the n×Kₖ indicators of the categories of the
-// raw rows rows(i) of x (i < n), and whether each row's discrete values are categories.
-func (m *mnleModel) oneHots(tp *nn.Tape, n int, row func(i int) []float64) ([]*nn.Tensor, []bool) {
+// oneHots fills out[k], for every discrete column k, with the n×Kₖ indicators of the
+// categories of the raw rows row(i) of x (i < n), on tp, and ok[i] (when ok is not nil) with
+// whether row i's discrete values are all categories.
+func (m *mnleModel) oneHots(tp *nn.Tape, n int, row func(i int) []float64, out []*nn.Tensor, ok []bool) {
 	K := m.cfg.Discrete
-	out := make([]*nn.Tensor, K)
 	for k := range out {
 		out[k] = tp.New(n, m.cats[k])
 	}
-	ok := make([]bool, n)
 	for i := 0; i < n; i++ {
 		r := row(i)
 		first := len(r) - K
-		ok[i] = true
+		if ok != nil {
+			ok[i] = true
+		}
 		for k, v := range r[first:] {
 			if v != math.Trunc(v) || !(v >= 0) || v >= float64(m.cats[k]) {
-				ok[i] = false
+				if ok != nil {
+					ok[i] = false
+				}
 				continue
 			}
 			out[k].Data[i*m.cats[k]+int(v)] = 1
 		}
 	}
-	return out, ok
 }
 
 // jacobian returns log|det| of the map from raw x to what the flow models, for the raw row r:
@@ -368,9 +376,14 @@ func (m *mnleModel) jacobian(r []float64) float64 {
 func (m *mnleModel) batchLoss(tp *nn.Tape, d *trainData, idx []int, rb *RegBatch) *nn.Tensor {
 	// d.x holds the transformed x: its discrete columns are raw, and with LogTransform its
 	// continuous columns are the logarithms log cⱼ, whose sum is the transform's Jacobian.
-	oneHot, _ := m.oneHots(tp, len(idx), func(i int) []float64 { return d.x.RawRowView(idx[i]) })
-	ll := m.logLik(tp, m.fl, tp.Gather(d.xZ, idx), tp.Gather(d.thetaZ, idx), oneHot)
-	jac := make([]float64, len(idx))
+	if len(m.oneHotBuf) != m.cfg.Discrete {
+		m.oneHotBuf = make([]*nn.Tensor, m.cfg.Discrete)
+	}
+	m.batchRows, m.batchData = idx, d
+	m.oneHots(tp, len(idx), m.batchRow, m.oneHotBuf, nil)
+	ll := m.logLik(tp, m.fl, tp.Gather(d.xZ, idx), tp.Gather(d.thetaZ, idx), m.oneHotBuf)
+	m.batchRows, m.batchData = nil, nil
+	jac := tp.Scratch(len(idx))
 	var meanJac float64
 	for i, r := range idx {
 		jac[i] = m.trainJacobian(d.x.RawRowView(r))
@@ -391,7 +404,8 @@ func (m *mnleModel) batchLoss(tp *nn.Tape, d *trainData, idx []int, rb *RegBatch
 				}
 				xr[j] = idx[r]
 			}
-			oh, _ := m.oneHots(tp, len(xr), func(i int) []float64 { return d.x.RawRowView(xr[i]) })
+			oh := make([]*nn.Tensor, m.cfg.Discrete)
+			m.oneHots(tp, len(xr), func(i int) []float64 { return d.x.RawRowView(xr[i]) }, oh, nil)
 			l := m.logLik(tp, m.fl, tp.Gather(d.xZ, xr), standardizedConst(tp, m.zt, theta), oh)
 			lp := m.prior.LogProb(theta)
 			for j, r := range xr {
@@ -402,6 +416,10 @@ func (m *mnleModel) batchLoss(tp *nn.Tape, d *trainData, idx []int, rb *RegBatch
 	}
 	return tp.AddScalar(tp.Neg(tp.Mean(ll)), meanJac)
 }
+
+// batchRow returns row i of the batch being built: a method value made once per model, not a
+// closure per step.
+func (m *mnleModel) batchRow(i int) []float64 { return m.batchData.x.RawRowView(m.batchRows[i]) }
 
 // trainJacobian is jacobian for a row of the transformed training data (whose continuous
 // columns hold log cⱼ with LogTransform).
@@ -422,7 +440,8 @@ func (m *mnleModel) trainJacobian(r []float64) float64 {
 // non-positive value under LogTransform).
 func (m *mnleModel) evalRows(tp *nn.Tape, theta, x *mat.Dense) []float64 {
 	n, _ := x.Dims()
-	oneHot, ok := m.oneHots(tp, n, x.RawRowView)
+	oneHot, ok := make([]*nn.Tensor, m.cfg.Discrete), make([]bool, n)
+	m.oneHots(tp, n, x.RawRowView, oneHot, ok)
 	xt := (*MNLE)(m).transformed(x)
 	ll := m.logLik(tp, m.fl.Eval(evalFloat32), standardizedConst(tp, m.zx, xt), standardizedConst(tp, m.zt, theta), oneHot)
 	out := make([]float64, n)

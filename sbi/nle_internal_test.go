@@ -145,3 +145,26 @@ func TestLikelihoodPenaltyGradient(t *testing.T) {
 		nn.ZeroGrads(ps)
 	}
 }
+
+// TestLikelihoodStepAllocatesNothing checks that a training step of NLE (MAF with tanh, NSF)
+// and of MNLE allocates nothing once the tape's buffers are sized, as NPE's and NRE's steps.
+func TestLikelihoodStepAllocatesNothing(t *testing.T) {
+	models, _, data, _ := likelihoodEstimators(t)
+	for name, m := range models {
+		rng := rand.New(rand.NewPCG(1, 2))
+		st := step{tp: nn.NewTape(), m: m, d: data[name], rng: rng, opt: nn.NewAdam(m.params(), 5e-4), clip: 5}
+		idx := make([]int, 64)
+		run := func() {
+			for k := range idx {
+				idx[k] = rng.IntN(400)
+			}
+			if _, _, _, err := st.run(idx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		run()
+		if n := testing.AllocsPerRun(10, run); n != 0 {
+			t.Errorf("%s: a steady-state training step allocates %v times", name, n)
+		}
+	}
+}

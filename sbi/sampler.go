@@ -113,17 +113,41 @@ func (p *RatioPosterior) ESS() float64 {
 }
 
 // LogProb is log p(θ) + log r̂(θ, x) for every row of theta (unnormalized; −Inf outside the
-// prior's support).
+// prior's support). The estimator is evaluated only at the rows inside the support, which
+// saves the network passes of a sampler's proposals beyond a bounded prior.
 func (p *RatioPosterior) LogProb(theta *mat.Dense) []float64 {
 	if p.err != nil {
 		panic(fmt.Sprintf("sbi: ratio posterior LogProb: %v", p.err))
 	}
-	lr := p.logRatio(theta)
 	lp := p.prior.LogProb(theta)
-	for i := range lr {
-		lr[i] = cleanLogProb(lp[i]+lr[i], p.prior, theta.RawRowView(i))
+	n, D := theta.Dims()
+	inside := make([]int, 0, n)
+	for i := 0; i < n; i++ {
+		if p.prior.InSupport(theta.RawRowView(i)) && !math.IsInf(lp[i], -1) {
+			inside = append(inside, i)
+		}
 	}
-	return lr
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = math.Inf(-1)
+	}
+	var lr []float64
+	switch len(inside) {
+	case 0:
+		return out
+	case n:
+		lr = p.logRatio(theta)
+	default:
+		sub := mat.NewDense(len(inside), D, nil)
+		for k, i := range inside {
+			copy(sub.RawRowView(k), theta.RawRowView(i))
+		}
+		lr = p.logRatio(sub)
+	}
+	for k, i := range inside {
+		out[i] = cleanLogProb(lp[i]+lr[k], p.prior, theta.RawRowView(i))
+	}
+	return out
 }
 
 // Sample draws n parameter vectors; it panics with SampleChecked's error.
