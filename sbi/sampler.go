@@ -28,8 +28,8 @@ const (
 	SamplerImportance SamplerMethod = "importance"
 )
 
-// SamplerConfig chooses how a ratio estimator's posterior p̂(θ | x) ∝ p(θ)·r̂(θ, x) is sampled.
-// Zero fields take defaults.
+// SamplerConfig chooses how a ratio estimator's posterior p̂(θ | x) ∝ p(θ)·r̂(θ, x), or a
+// likelihood estimator's p(θ)·q(x | θ), is sampled. Zero fields take defaults.
 type SamplerConfig struct {
 	// Method is "auto" (the default), "mcmc", "grid" or "importance"; "" means "auto".
 	Method SamplerMethod
@@ -81,7 +81,9 @@ func (s SamplerConfig) withDefaults(prior dist.Distribution) SamplerConfig {
 }
 
 // RatioPosterior is the posterior p̂(θ | x) ∝ p(θ)·r̂(θ, x) of a ratio estimator (an NRE or an
-// ensemble of them) for one observation. LogProb is unnormalized. It is safe for concurrent use.
+// ensemble of them) for one observation, or p(θ)·q(x | θ) of a likelihood estimator (NLE,
+// MNLE); for i.i.d. trials the ratio or likelihood is the product over them. LogProb is
+// unnormalized. It is safe for concurrent use.
 type RatioPosterior struct {
 	prior    dist.Distribution
 	logRatio func(theta *mat.Dense) []float64
