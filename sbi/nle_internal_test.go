@@ -1,10 +1,13 @@
 package sbi
 
 import (
+	"bytes"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
+	"github.com/gosbi/gosbi/sbi/dist"
 	"github.com/gosbi/gosbi/sbi/nn"
 	"gonum.org/v1/gonum/mat"
 )
@@ -165,6 +168,68 @@ func TestLikelihoodStepAllocatesNothing(t *testing.T) {
 		run()
 		if n := testing.AllocsPerRun(10, run); n != 0 {
 			t.Errorf("%s: a steady-state training step allocates %v times", name, n)
+		}
+	}
+}
+
+// TestLikelihoodFileBounds checks what loading refuses in the headers of NLE and MNLE files:
+// widths and category counts beyond what the weights section holds (before anything is
+// built), settings out of range, an embedding (which they do not have), no stored categories.
+// And that the weights counted from a configuration are exactly those built.
+func TestLikelihoodFileBounds(t *testing.T) {
+	_, ests, _, _ := likelihoodEstimators(t)
+	var nleFile, mnleFile bytes.Buffer
+	if err := ests["nle-maf"].(*NLE).Save(&nleFile); err != nil {
+		t.Fatal(err)
+	}
+	if err := ests["mnle-log"].(*MNLE).Save(&mnleFile); err != nil {
+		t.Fatal(err)
+	}
+	const huge = 2_000_000_000
+	for _, c := range []struct {
+		name string
+		file []byte
+		edit func(h map[string]any)
+		want string
+	}{
+		{"NLE Hidden", nleFile.Bytes(), func(h map[string]any) { obj(h, "config")["Hidden"] = huge }, "describes networks of"},
+		{"NLE Layers", nleFile.Bytes(), func(h map[string]any) { obj(h, "config")["Layers"] = huge }, "Layers = 2000000000"},
+		{"NLE chains", nleFile.Bytes(), func(h map[string]any) { obj(obj(h, "config"), "Sampler")["Chains"] = int64(1e12) }, "Chains = 1000000000000"},
+		{"NLE embedding", nleFile.Bytes(), func(h map[string]any) {
+			h["embedding"] = map[string]any{"kind": "mlp", "config": map[string]any{"Out": 2}}
+		}, "does not have"},
+		{"MNLE categories", mnleFile.Bytes(), func(h map[string]any) { obj(h, "config")["Categories"] = []int{huge} }, "Categories [2000000000]"},
+		{"MNLE categories within the bound", mnleFile.Bytes(), func(h map[string]any) { obj(h, "config")["Categories"] = []int{MaxCategories} }, "describes networks of"},
+		{"MNLE no categories", mnleFile.Bytes(), func(h map[string]any) { delete(obj(h, "config"), "Categories") }, "no categories"},
+		{"MNLE discrete columns", mnleFile.Bytes(), func(h map[string]any) { obj(h, "config")["Discrete"] = 2 }, "one per column"},
+		{"MNLE Hidden", mnleFile.Bytes(), func(h map[string]any) { obj(h, "config")["Hidden"] = huge }, "describes networks of"},
+	} {
+		_, err := Load(bytes.NewReader(forge(t, c.file, c.edit)))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, expected one containing %q", c.name, err, c.want)
+		}
+	}
+	prior := dist.NewStandardNormal(3)
+	for name, e := range map[string]savable{
+		"nle maf": NewNLE(prior, NLEConfig{Hidden: 9, Layers: 3, Transforms: 2}),
+		"nle nsf": NewNLE(prior, NLEConfig{Flow: NSF, Hidden: 6, Transforms: 3, Bins: 5}),
+		"mnle":    NewMNLE(prior, MNLEConfig{Discrete: 2, Categories: []int{3, 5}, Hidden: 7, Layers: 3}),
+	} {
+		const xDim = 6
+		net := e.fileNetwork()
+		want, err := net.headWeights(xDim)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := e.core().build(net, rand.New(rand.NewPCG(1, 1)), xDim); err != nil {
+			t.Fatal(err)
+		}
+		got := 0
+		for _, p := range net.params() {
+			got += len(p.Data)
+		}
+		if got != want {
+			t.Errorf("%s: %d weights built, %d counted from the configuration", name, got, want)
 		}
 	}
 }
