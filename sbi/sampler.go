@@ -90,8 +90,9 @@ type RatioPosterior struct {
 	err      error
 	cfg      SamplerConfig
 
-	mu  sync.Mutex
-	ess float64
+	mu     sync.Mutex
+	ess    float64
+	health *MCMCHealth // of the last MCMC draw (mcmchealth.go)
 }
 
 func newRatioPosterior(prior dist.Distribution, lr func(*mat.Dense) []float64, err error, s SamplerConfig) *RatioPosterior {
@@ -286,7 +287,11 @@ func (p *RatioPosterior) sampleSlice(rng *rand.Rand, n int) (*mat.Dense, error) 
 		return nil, err
 	}
 	ss := &sliceSampler{logp: p.LogProb, x: init, rng: rng}
-	return ss.run(n, p.cfg.BurnIn, p.cfg.Thin)
+	out, err := ss.run(n, p.cfg.BurnIn, p.cfg.Thin)
+	if err == nil {
+		p.recordHealth(out, C)
+	}
+	return out, err
 }
 
 // resampleInit picks C starting points by sampling-importance-resampling from 1000 (at least

@@ -214,6 +214,11 @@ func TestPosteriorTrialsGaussianLinear(t *testing.T) {
 				for _, b := range compareMoments(got, want, allow, slack) {
 					t.Errorf("MCMC draws: %s", b)
 				}
+				if h := post.MCMCHealth(); h == nil || h.Chains != chains || h.Draws != perChain || len(h.Rhat) != 2 || len(h.ESSBulk) != 2 {
+					t.Errorf("MCMC health %v, expected split R̂ and bulk ESS of 2 parameters over %d chains of %d draws", h, chains, perChain)
+				} else {
+					t.Logf("%v", h)
+				}
 				t.Logf("closed form %v\nquadrature  %v\ndraws       %v", want, quad, got)
 			})
 		}
