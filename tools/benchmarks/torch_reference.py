@@ -197,10 +197,13 @@ def nle_slice(draws=10000, chains=100, burn_in=200, thin=5):
     xo = torch.tensor([[0.1, -0.2]])
 
     @torch.no_grad()
-    def logp(theta):
-        out = flow.log_prob(xo.expand(theta.shape[0], 2), theta)
+    def logp(theta):  # the flow only inside the prior's box, as gosbi's RatioPosterior.LogProb
+        out = torch.full((theta.shape[0],), -math.inf)
         inside = (theta.abs() <= 1).all(1)
-        return torch.where(inside, out + math.log(0.25), torch.tensor(-math.inf))
+        if inside.any():
+            th = theta[inside]
+            out[inside] = flow.log_prob(xo.expand(th.shape[0], 2), th) + math.log(0.25)
+        return out
 
     def adapt(state):
         w = 2 * state.std(0, unbiased=False)
