@@ -70,6 +70,8 @@ func sampleMany(ctx context.Context, est Amortized, rng *rand.Rand, xs *mat.Dens
 var (
 	_ Estimator = (*NPE)(nil)
 	_ Estimator = (*NRE)(nil)
+	_ Estimator = (*NLE)(nil)
+	_ Estimator = (*MNLE)(nil)
 	_ Estimator = (*NPEEnsemble)(nil)
 	_ Estimator = (*NREEnsemble)(nil)
 	_ Posterior = (*NPEPosterior)(nil)

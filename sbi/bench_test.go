@@ -22,6 +22,8 @@ func benchStep(b *testing.B, m model, train func() error) {
 		d = &trainData{theta: theta, x: x, thetaZ: e.zt.apply(theta), xZ: e.zx.apply(x)}
 	case *nreModel:
 		d = &trainData{theta: theta, x: x, thetaZ: e.zt.apply(theta), xZ: e.zx.apply(x)}
+	case *nleModel:
+		d = &trainData{theta: theta, x: x, thetaZ: e.zt.apply(theta), xZ: e.zx.apply(x)}
 	}
 	st := step{tp: nn.NewTape(), m: m, d: d, rng: rng, opt: nn.NewAdam(m.params(), 5e-4), clip: 5}
 	perm := rng.Perm(10000)
@@ -54,4 +56,14 @@ func BenchmarkNREStep(b *testing.B) {
 	prior, theta, x := gaussianPairs(rng, 300)
 	e := NewNRE(prior, NREConfig{Hidden: []int{64, 64, 64}})
 	benchStep(b, (*nreModel)(e), func() error { _, err := e.Train(theta, x, TrainConfig{Epochs: 1}); return err })
+}
+
+// BenchmarkNLEStep is the step of an NLE with sbi's default likelihood flow: MAF, 5
+// transforms, MADEs of 2×50 (tanh), x of 2 values given θ of 2, batch 128 (PyTorch twin
+// nle-maf-step in tools/benchmarks).
+func BenchmarkNLEStep(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	prior, theta, x := gaussianPairs(rng, 300)
+	e := NewNLE(prior, NLEConfig{})
+	benchStep(b, (*nleModel)(e), func() error { _, err := e.Train(theta, x, TrainConfig{Epochs: 1}); return err })
 }

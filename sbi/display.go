@@ -29,6 +29,25 @@ func (e *NRE) String() string {
 // MIMEBundle shows the summary as HTML and text.
 func (e *NRE) MIMEBundle() map[string]any { return summaryBundle(e.label, e.String()) }
 
+// String says what the NLE is: its flow, its dimensions and whether it is trained.
+func (e *NLE) String() string {
+	c := e.cfg
+	return fmt.Sprintf("%s: %d transforms of %d×%d hidden units, %s", e.label, c.Transforms, c.Layers, c.Hidden, e.state())
+}
+
+// MIMEBundle shows the summary as HTML and text.
+func (e *NLE) MIMEBundle() map[string]any { return summaryBundle(e.label, e.String()) }
+
+// String says what the MNLE is: its discrete columns, its flow, its dimensions and whether it
+// is trained.
+func (e *MNLE) String() string {
+	c := e.cfg
+	return fmt.Sprintf("%s: %d discrete column(s), flow of %d transforms, %s", e.label, c.Discrete, c.Transforms, e.state())
+}
+
+// MIMEBundle shows the summary as HTML and text.
+func (e *MNLE) MIMEBundle() map[string]any { return summaryBundle(e.label, e.String()) }
+
 // state says the dimensions and whether the estimator is trained.
 func (c *estimator) state() string {
 	if !c.trained {

@@ -1,5 +1,5 @@
-// Package sbi is gosbi's library for simulation-based inference: neural posterior and ratio
-// estimators, their training loop and posteriors, the parallel simulation runner, and the
+// Package sbi is gosbi's library for simulation-based inference: neural posterior, ratio and
+// likelihood estimators, their training loop and posteriors, the parallel simulation runner, and the
 // helpers through which long calls honour the host's settings of package runenv: Canceled
 // (the context a notebook worker cancels on interrupt) and NewProgress (events for its
 // progress bar).
@@ -8,10 +8,13 @@
 //
 // NewNPE builds neural posterior estimation with a conditional normalizing flow (MAF or NSF,
 // package sbi/flow); NewNRE builds neural ratio estimation with a classifier of joint against
-// marginal pairs. Both learn the standardization of θ and x from their training data, train
-// with Adam, early stopping and gradient clipping (TrainConfig; the defaults are those of
-// Python's sbi), drop non-finite simulations with a count, and implement Estimator, the
-// vocabulary every estimator shares:
+// marginal pairs; NewNLE builds neural likelihood estimation, a conditional flow of x given θ,
+// and NewMNLE its mixed form for simulators whose output ends in discrete columns (a choice
+// after a reaction time): categorical networks for those, a flow for the continuous ones. All
+// learn the standardization of θ and x from their training data, train with Adam, early
+// stopping and gradient clipping (TrainConfig; the defaults are those of Python's sbi), drop
+// non-finite simulations with a count, and implement Estimator, the vocabulary every
+// estimator shares:
 //
 //	npe := sbi.NewNPE(prior, sbi.NPEConfig{Flow: "nsf"})
 //	res, err := npe.Train(theta, x, sbi.TrainConfig{Seed: 1})
@@ -25,13 +28,20 @@
 // for CalNPE/CalNRE) adds a term to the loss of every batch; it sees the batch through
 // RegBatch. The epoch kept, and early stopping, follow the objective that is trained: the
 // validation loss plus the regularizer's penalty on the validation pairs (TrainConfig.Select;
-// SelectLoss judges by the loss alone). NPE posteriors reject draws outside a bounded prior
-// and report the acceptance rate; NRE posteriors sample by an exact grid (at most 3
-// parameters, bounded prior), slice MCMC over many chains, or importance resampling from the
-// prior (SamplerConfig). NPEEnsemble and NREEnsemble combine estimators. Save writes an
-// estimator with its configuration, embedding, prior and weights to one checksummed file, and
-// Load reads back whichever estimator a file holds (LoadNPE and LoadNRE are the typed forms);
-// the format, its registry of kinds and its limits are described at EstimatorFormatVersion.
+// SelectLoss judges by the loss alone); a likelihood estimator's LogPost is its unnormalized
+// posterior, so coverage and KCCSD regularizers apply to it and balancing, which needs a
+// classifier, refuses. NPE posteriors reject draws outside a bounded prior and report the
+// acceptance rate; NRE, NLE and MNLE posteriors, p(θ) times the ratio or the likelihood,
+// sample by an exact grid (at most 3 parameters, bounded prior), slice MCMC over many chains,
+// or importance resampling from the prior (SamplerConfig). The likelihood and ratio estimators
+// serve observations of many i.i.d. trials from training on single trials (PosteriorTrials:
+// the trials' log-likelihoods or log-ratios add). MAP finds the mode of any posterior by
+// local searches from its draws of highest density.
+// NPEEnsemble and NREEnsemble combine trained estimators. Save writes an estimator with its
+// configuration, embedding, prior and weights to one checksummed file, and Load reads back
+// whichever estimator a file holds (LoadNPE, LoadNRE, LoadNLE and LoadMNLE are the typed
+// forms); the format, its registry of kinds and its limits are described at
+// EstimatorFormatVersion.
 //
 // # Errors and names
 //
@@ -67,8 +77,8 @@
 //
 // A trained NPE or NRE keeps a small reservoir of the summaries of its training simulations;
 // forming a posterior at an observation farther from them than every held-back simulation
-// prints a warning (CheckObservation gives the numbers). MCMC draws come with the R̂ and
-// effective sample sizes of their chains (RatioPosterior.MCMCHealth) and warn when the chains
+// prints a warning (CheckObservation gives the numbers). MCMC draws (NRE, NLE, MNLE) come with
+// the R̂ and effective sample sizes of their chains (RatioPosterior.MCMCHealth) and warn when the chains
 // did not mix. NPE maps parameters to its flow's base space (ToBase), for L-C2ST-NF. Warnings
 // go to standard error, a few per minute of each kind.
 //

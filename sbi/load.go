@@ -18,6 +18,16 @@ func MustLoadNREFile(path string, prior dist.Distribution) *NRE {
 	return safe.Must(LoadNREFile(path, prior))
 }
 
+// MustLoadNLEFile is LoadNLEFile for notebook cells: it panics with LoadNLEFile's error.
+func MustLoadNLEFile(path string, prior dist.Distribution) *NLE {
+	return safe.Must(LoadNLEFile(path, prior))
+}
+
+// MustLoadMNLEFile is LoadMNLEFile for notebook cells: it panics with LoadMNLEFile's error.
+func MustLoadMNLEFile(path string, prior dist.Distribution) *MNLE {
+	return safe.Must(LoadMNLEFile(path, prior))
+}
+
 // MustLoadNPEEnsembleFile is LoadNPEEnsembleFile for notebook cells: it panics with its error.
 func MustLoadNPEEnsembleFile(path string, prior dist.Distribution) *NPEEnsemble {
 	return safe.Must(LoadNPEEnsembleFile(path, prior))
@@ -33,6 +43,12 @@ func (e *NPE) MustSaveFile(path string) { mustDo(e.SaveFile(path)) }
 
 // MustSaveFile is SaveFile for notebook cells: it panics with SaveFile's error.
 func (e *NRE) MustSaveFile(path string) { mustDo(e.SaveFile(path)) }
+
+// MustSaveFile is SaveFile for notebook cells: it panics with SaveFile's error.
+func (e *NLE) MustSaveFile(path string) { mustDo(e.SaveFile(path)) }
+
+// MustSaveFile is SaveFile for notebook cells: it panics with SaveFile's error.
+func (e *MNLE) MustSaveFile(path string) { mustDo(e.SaveFile(path)) }
 
 // MustSaveFile is SaveFile for notebook cells: it panics with SaveFile's error.
 func (e *NPEEnsemble) MustSaveFile(path string) { mustDo(e.SaveFile(path)) }

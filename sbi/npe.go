@@ -57,12 +57,18 @@ func (c NPEConfig) withDefaults() NPEConfig {
 
 // flowConfig translates the configuration for package flow.
 func (c NPEConfig) flowConfig(features, context int) (flow.Config, error) {
+	return c.flowConfigFor("NPE", features, context)
+}
+
+// flowConfigFor is flowConfig with the estimator's name (the prefix of its errors): NLE and
+// MNLE describe their flows with the same fields.
+func (c NPEConfig) flowConfigFor(name string, features, context int) (flow.Config, error) {
 	fc := flow.Config{Kind: c.Flow, Features: features, Context: context, Transforms: c.Transforms, Bins: c.Bins}
 	if _, err := flow.ParseKind(string(c.Flow)); err != nil {
-		return fc, fmt.Errorf("NPE: %w", err)
+		return fc, fmt.Errorf("%s: %w", name, err)
 	}
 	if c.Hidden < 1 || c.Layers < 1 || c.Transforms < 1 {
-		return fc, fmt.Errorf("NPE: Hidden = %d, Layers = %d, Transforms = %d, expected each ≥ 1", c.Hidden, c.Layers, c.Transforms)
+		return fc, fmt.Errorf("%s: Hidden = %d, Layers = %d, Transforms = %d, expected each ≥ 1", name, c.Hidden, c.Layers, c.Transforms)
 	}
 	for i := 0; i < c.Layers; i++ {
 		fc.Hidden = append(fc.Hidden, c.Hidden)
@@ -70,10 +76,10 @@ func (c NPEConfig) flowConfig(features, context int) (flow.Config, error) {
 	if c.Activation != "" {
 		act, err := c.Activation.parse()
 		if err != nil {
-			return fc, fmt.Errorf("NPE: %w", err)
+			return fc, fmt.Errorf("%s: %w", name, err)
 		}
 		if act == nn.Identity { // flow.Config reads Identity as "the default"
-			return fc, fmt.Errorf("NPE: Activation %q: a MADE needs a nonlinearity, use another activation or \"\" for the default", c.Activation)
+			return fc, fmt.Errorf("%s: Activation %q: a MADE needs a nonlinearity, use another activation or \"\" for the default", name, c.Activation)
 		}
 		fc.Activation = act
 	}

@@ -140,7 +140,7 @@ func TestSizesBounded(t *testing.T) {
 		{"x dimension", npe, func(h map[string]any) { h["x_dim"] = huge }, "standardization of x"},
 		{"a zero standard deviation", npe, func(h map[string]any) { obj(h, "z_x")["Std"].([]any)[0] = 0 }, "deviation 0"},
 		{"an unknown setting", npe, func(h map[string]any) { obj(h, "config")["Hiden"] = 8 }, `unknown field "Hiden"`},
-		{"an unknown kind", npe, func(h map[string]any) { h["kind"] = "nle" }, `kind "nle", which this build does not know`},
+		{"an unknown kind", npe, func(h map[string]any) { h["kind"] = "fmpe" }, `kind "fmpe", which this build does not know`},
 		{"an unknown embedding", npe, func(h map[string]any) { obj(h, "embedding")["kind"] = "conv" }, `embedding of kind "conv"`},
 		{"a damaged prior", npe, func(h map[string]any) { obj(obj(h, "prior"), "params")["std"] = []float64{1, -1} }, "prior stored in the file"},
 		{"no prior and none given", npe, func(h map[string]any) { delete(h, "prior") }, "stores no prior"},

@@ -31,7 +31,8 @@ type RegBatch struct {
 	X     *mat.Dense        // the batch's observations, row i pairs with Theta row i
 
 	// LogPost returns log p̂(θ_j | x_{rows[j]}) for every row j of theta, differentiable on Tape:
-	// for NPE the flow's log q(θ|x), for NRE log p(θ) + log r̂(θ, x). The observations' context
+	// for NPE the flow's log q(θ|x), for NRE log p(θ) + log r̂(θ, x), for NLE and MNLE the
+	// unnormalized log p(θ) + log q(x|θ). The observations' context
 	// (z-scoring, embedding) is computed once per batch and reused for every call, so evaluating
 	// L proposal draws per observation costs one batched pass.
 	LogPost func(theta *mat.Dense, rows []int) *nn.Tensor

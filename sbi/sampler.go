@@ -32,8 +32,8 @@ const (
 	SamplerImportance SamplerMethod = "importance"
 )
 
-// SamplerConfig chooses how a ratio estimator's posterior p̂(θ | x) ∝ p(θ)·r̂(θ, x) is sampled.
-// Zero fields take defaults.
+// SamplerConfig chooses how a ratio estimator's posterior p̂(θ | x) ∝ p(θ)·r̂(θ, x), or a
+// likelihood estimator's p(θ)·q(x | θ), is sampled. Zero fields take defaults.
 type SamplerConfig struct {
 	// Method is "auto" (the default), "mcmc", "grid" or "importance"; "" means "auto".
 	Method SamplerMethod
@@ -85,7 +85,9 @@ func (s SamplerConfig) withDefaults(prior dist.Distribution) SamplerConfig {
 }
 
 // RatioPosterior is the posterior p̂(θ | x) ∝ p(θ)·r̂(θ, x) of a ratio estimator (an NRE or an
-// ensemble of them) for one observation. LogProb is unnormalized. It is safe for concurrent use.
+// ensemble of them) for one observation, or p(θ)·q(x | θ) of a likelihood estimator (NLE,
+// MNLE); for i.i.d. trials the ratio or likelihood is the product over them. LogProb is
+// unnormalized. It is safe for concurrent use.
 type RatioPosterior struct {
 	label    string    // the estimator, e.g. "NRE" or "NRE ensemble of 3"
 	x        []float64 // the observation
@@ -121,17 +123,41 @@ func (p *RatioPosterior) ESS() float64 {
 }
 
 // LogProb is log p(θ) + log r̂(θ, x) for every row of theta (unnormalized; −Inf outside the
-// prior's support).
+// prior's support). The estimator is evaluated only at the rows inside the support, which
+// saves the network passes of a sampler's proposals beyond a bounded prior.
 func (p *RatioPosterior) LogProb(theta *mat.Dense) []float64 {
 	if p.err != nil {
 		panic(fmt.Errorf("sbi: ratio posterior LogProb: %w", p.err))
 	}
-	lr := p.logRatio(theta)
 	lp := p.prior.LogProb(theta)
-	for i := range lr {
-		lr[i] = cleanLogProb(lp[i]+lr[i], p.prior, theta.RawRowView(i))
+	n, D := theta.Dims()
+	inside := make([]int, 0, n)
+	for i := 0; i < n; i++ {
+		if p.prior.InSupport(theta.RawRowView(i)) && !math.IsInf(lp[i], -1) {
+			inside = append(inside, i)
+		}
 	}
-	return lr
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = math.Inf(-1)
+	}
+	var lr []float64
+	switch len(inside) {
+	case 0:
+		return out
+	case n:
+		lr = p.logRatio(theta)
+	default:
+		sub := mat.NewDense(len(inside), D, nil)
+		for k, i := range inside {
+			copy(sub.RawRowView(k), theta.RawRowView(i))
+		}
+		lr = p.logRatio(sub)
+	}
+	for k, i := range inside {
+		out[i] = cleanLogProb(lp[i]+lr[k], p.prior, theta.RawRowView(i))
+	}
+	return out
 }
 
 // Sample draws n parameter vectors, stopped by the host's context; it panics with

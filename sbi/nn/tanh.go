@@ -2,6 +2,7 @@ package nn
 
 import (
 	"math"
+	"sync"
 
 	"github.com/gosbi/gosbi/sbi/internal/kernels"
 )
@@ -14,8 +15,9 @@ import (
 // and below 0.625, where 1 − t would cancel, x + x·z·P(z)/Q(z) with z = x², the rational
 // approximation that math.Tanh uses there (Cephes). Both agree with math.Tanh to a few ulps.
 func tanhVec(dst, src []float64) {
-	const block = 64
-	var t [block]float64
+	const block = tanhBlock
+	t := tanhBufs.Get().(*[block]float64) // a local array would escape through kernels.Exp
+	defer tanhBufs.Put(t)
 	for lo := 0; lo < len(src); lo += block {
 		s := src[lo:min(lo+block, len(src))]
 		for i, x := range s {
@@ -37,6 +39,12 @@ func tanhVec(dst, src []float64) {
 		}
 	}
 }
+
+// tanhBlock is the number of exponentials tanhVec computes per vector call; tanhBufs holds
+// their buffers, so that a training step allocates nothing.
+const tanhBlock = 64
+
+var tanhBufs = sync.Pool{New: func() any { return new([tanhBlock]float64) }}
 
 // tanhSmall is tanh(x) for |x| < 0.625: x + x·z·P(z)/Q(z), z = x² (Cephes' coefficients).
 func tanhSmall(x float64) float64 {

@@ -89,6 +89,7 @@ var registry = map[string]func() Task{
 	"arch":                         func() Task { return ARCH() },
 	"arfima":                       func() Task { return ARFIMA() },
 	"lotka_volterra_sde":           func() Task { return LotkaVolterraSDE() },
+	"mixed":                        func() Task { return Mixed() },
 }
 
 // Names lists the names of all tasks, sorted.

@@ -19,8 +19,8 @@ var sbibmTasks = []string{"two_moons", "gaussian_linear", "gaussian_linear_unifo
 	"slcp", "bernoulli_glm", "bernoulli_glm_raw", "sir", "lotka_volterra"}
 
 func TestNamesAndShapes(t *testing.T) {
-	if got := len(Names()); got != 20 {
-		t.Fatalf("%d tasks, want 20: %v", got, Names())
+	if got := len(Names()); got != 21 {
+		t.Fatalf("%d tasks, want 21: %v", got, Names())
 	}
 	rng := rand.New(rand.NewPCG(1, 1))
 	for _, name := range sortedNames() {
@@ -94,7 +94,7 @@ func TestStoredData(t *testing.T) {
 		}
 	}
 	for _, name := range []string{"tc_slcp", "weinberg", "mg1", "tc_lotka_volterra", "spatial_sir",
-		"conjugate_gaussian", "ornstein_uhlenbeck", "bivariate_ornstein_uhlenbeck", "arch", "arfima", "lotka_volterra_sde"} {
+		"conjugate_gaussian", "ornstein_uhlenbeck", "bivariate_ornstein_uhlenbeck", "arch", "arfima", "lotka_volterra_sde", "mixed"} {
 		tk, _ := Get(name)
 		if _, err := tk.Observation(1); !errors.Is(err, ErrNotAvailable) {
 			t.Errorf("%s: Observation error %v, want ErrNotAvailable", name, err)

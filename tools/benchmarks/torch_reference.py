@@ -5,6 +5,7 @@ pairs: 2 parameters, 2 data values, batch 128) and returns the median wall time 
 milliseconds. Run by `go run ./tools/benchmarks` with Debian's python3-torch; prints JSON.
 """
 import json
+import math
 import statistics
 import sys
 import time
@@ -26,12 +27,12 @@ def mlp(sizes):
     return nn.Sequential(*layers)
 
 
-def timed(step, seconds):
-    for _ in range(20):
+def timed(step, seconds, min_runs=20):
+    for _ in range(min_runs):
         step()
     times = []
     end = time.perf_counter() + seconds
-    while time.perf_counter() < end or len(times) < 20:
+    while time.perf_counter() < end or len(times) < min_runs:
         t0 = time.perf_counter()
         step()
         times.append(time.perf_counter() - t0)
@@ -110,6 +111,160 @@ def conv_step(dims, cin, cout, backward):
     return step
 
 
+class MADE(nn.Module):
+    """gosbi's MADE (sbi/flow/made.go): input feature d has degree d+1 and the context degree 0;
+    with a context, hidden unit k has degree k mod D; an output of feature d sees hidden units
+    of degree < d+1. Masked weights as nflows' MaskedLinear: F.linear(x, W*mask, b)."""
+
+    def __init__(self, features, context, hidden, per_feature):
+        super().__init__()
+        degrees_in = [d + 1 for d in range(features)] + [0] * context
+        self.layers = nn.ModuleList()
+        self.masks = []
+        d_in = torch.tensor(degrees_in)
+        for h in hidden:
+            d_out = torch.tensor([k % features for k in range(h)])
+            self.layers.append(nn.Linear(len(d_in), h))
+            self.masks.append((d_out[:, None] >= d_in[None, :]).float())
+            d_in = d_out
+        d_out = torch.tensor([d + 1 for d in range(features) for _ in range(per_feature)])
+        self.layers.append(nn.Linear(len(d_in), len(d_out)))
+        self.masks.append((d_out[:, None] > d_in[None, :]).float())
+        self.features, self.per = features, per_feature
+
+    def forward(self, x, context):
+        h = torch.cat([x, context], 1)
+        for i, (lin, mask) in enumerate(zip(self.layers, self.masks)):
+            h = torch.nn.functional.linear(h, lin.weight * mask, lin.bias)
+            if i < len(self.layers) - 1:
+                h = torch.tanh(h)
+        return h.view(-1, self.features, self.per)
+
+
+SOFTPLUS_ONE = math.log(math.e - 1)
+
+
+class MAF(nn.Module):
+    """gosbi's MAF (sbi/flow): transforms y = x·scale + shift with scale = softplus(r + log(e−1))
+    + 10⁻³ from a MADE of the preceding features and the context, the feature order reversed
+    between transforms, a standard normal base; log q(x | context)."""
+
+    def __init__(self, features, context, transforms=5, hidden=(50, 50)):
+        super().__init__()
+        self.mades = nn.ModuleList(MADE(features, context, list(hidden), 2) for _ in range(transforms))
+        self.features = features
+
+    def log_prob(self, x, context):
+        logdet = torch.zeros(x.shape[0])
+        for k, made in enumerate(self.mades):
+            p = made(x, context)
+            scale = torch.nn.functional.softplus(p[:, :, 1] + SOFTPLUS_ONE) + 1e-3
+            x = x * scale + p[:, :, 0]
+            logdet = logdet + torch.log(scale).sum(1)
+            if k < len(self.mades) - 1:
+                x = x.flip(1)
+        base = -0.5 * (x ** 2).sum(1) - 0.5 * self.features * math.log(2 * math.pi)
+        return base + logdet
+
+
+def nle_step():
+    """NLE step with sbi's default likelihood flow (as gosbi's BenchmarkNLEStep): MAF, 5
+    transforms, MADEs of 2×50 tanh, x of 2 values given θ of 2, batch 128, −mean log q(x | θ),
+    clipping at norm 5, Adam."""
+    flow = MAF(2, 2)
+    opt = torch.optim.Adam(flow.parameters(), lr=5e-4)
+    theta = torch.randn(10000, 2)
+    x = theta + 0.5 * torch.randn(10000, 2)
+
+    def step():
+        idx = torch.randint(0, 10000, (BATCH,))
+        loss = -flow.log_prob(x[idx], theta[idx]).mean()
+        opt.zero_grad()
+        loss.backward()
+        nn.utils.clip_grad_norm_(flow.parameters(), 5.0)
+        opt.step()
+
+    return step
+
+
+def nle_slice(draws=10000, chains=100, burn_in=200, thin=5):
+    """10,000 posterior draws of an NLE by gosbi's slice sampler (sbi/slice.go: coordinate-wise
+    stepping out and shrinkage, Neal 2003, vectorised over chains, each evaluation a batch of
+    the chains that need it; widths twice the chains' spread, adapted during burn-in; starts by
+    importance resampling of 1000 prior draws), as gosbi's BenchmarkNLESlice10k: the MAF above,
+    untrained, so that the posterior is close to the prior U(−1, 1)² on both sides."""
+    flow = MAF(2, 2)
+    xo = torch.tensor([[0.1, -0.2]])
+
+    @torch.no_grad()
+    def logp(theta):  # the flow only inside the prior's box, as gosbi's RatioPosterior.LogProb
+        out = torch.full((theta.shape[0],), -math.inf)
+        inside = (theta.abs() <= 1).all(1)
+        if inside.any():
+            th = theta[inside]
+            out[inside] = flow.log_prob(xo.expand(th.shape[0], 2), th) + math.log(0.25)
+        return out
+
+    def adapt(state):
+        w = 2 * state.std(0, unbiased=False)
+        return torch.where(w > 1e-8, w, torch.clamp(0.1 * state.mean(0).abs(), min=1e-2))
+
+    def update(state, lp, width, d):
+        C = state.shape[0]
+        y = lp - torch.empty(C).exponential_()
+        left = state[:, d] - width[d] * torch.rand(C)
+        right = left + width[d]
+        for end, sign in ((left, -1.0), (right, 1.0)):
+            active = torch.arange(C)
+            for _ in range(50):
+                if len(active) == 0:
+                    break
+                pts = state[active].clone()
+                pts[:, d] = end[active]
+                inside = logp(pts) > y[active]
+                end[active[inside]] += sign * width[d]
+                active = active[inside]
+        active = torch.arange(C)
+        for _ in range(100):
+            if len(active) == 0:
+                break
+            prop = left[active] + torch.rand(len(active)) * (right[active] - left[active])
+            pts = state[active].clone()
+            pts[:, d] = prop
+            v = logp(pts)
+            ok = v > y[active]
+            acc = active[ok]
+            state[acc, d] = prop[ok]
+            lp[acc] = v[ok]
+            rej, prej = active[~ok], prop[~ok]
+            below = prej < state[rej, d]
+            left[rej[below]] = prej[below]
+            right[rej[~below]] = prej[~below]
+            active = rej
+
+    def run():
+        cand = torch.rand(1000, 2) * 2 - 1
+        w = torch.softmax(logp(cand), 0)
+        state = cand[torch.multinomial(w, chains, replacement=True)].clone()
+        lp = logp(state)
+        width = adapt(state)
+        out = torch.empty(draws, 2)
+        got = 0
+        per_chain = (draws + chains - 1) // chains
+        for sweep in range(1, burn_in + per_chain * thin + 1):
+            for d in range(2):
+                update(state, lp, width, d)
+            if sweep <= burn_in:
+                width = adapt(state)
+            elif (sweep - burn_in) % thin == 0:
+                take = min(chains, draws - got)
+                out[got:got + take] = state[:take]
+                got += take
+        return out
+
+    return run
+
+
 CASES = {
     "nre-step-3x64": lambda: nre_step([64, 64, 64]),
     "nre-step-2x64": lambda: nre_step([64, 64]),
@@ -123,14 +278,19 @@ CASES = {
     "conv2d-fwdbwd": lambda: conv_step(2, 1, 16, True),
     "conv2d-l2-fwd": lambda: conv_step(2, 16, 32, False),
     "conv2d-l2-fwdbwd": lambda: conv_step(2, 16, 32, True),
+    "nle-maf-step": nle_step,
+    "nle-maf-slice-10k": nle_slice,
 }
+
+# Cases that take seconds each run: timed over this many runs (the median), not 20.
+RUNS = {"nle-maf-slice-10k": 1}
 
 if __name__ == "__main__":
     seconds = float(sys.argv[1]) if len(sys.argv) > 1 else 2.0
     out = {"torch": torch.__version__, "threads": torch.get_num_threads(), "ms": {}}
     steps = {name: make() for name, make in CASES.items()}
-    for step in steps.values():  # warm every case first: the first timed case paid for the
-        timed(step, seconds / 4)  # thread pool's start-up
+    for name, step in steps.items():  # warm every case first: the first timed case paid for
+        timed(step, seconds / 4, RUNS.get(name, 20))  # the thread pool's start-up
     for name, step in steps.items():
-        out["ms"][name] = timed(step, seconds)
+        out["ms"][name] = timed(step, seconds, RUNS.get(name, 20))
     json.dump(out, sys.stdout)

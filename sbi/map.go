@@ -1,0 +1,225 @@
+package sbi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/optimize"
+
+	"github.com/gosbi/gosbi/runenv"
+	"github.com/gosbi/gosbi/sbi/internal/safe"
+)
+
+// MAPConfig sets how MAP searches for the mode of a posterior. Zero fields take the defaults:
+// 1000 draws, the 10 of highest density as starts (as sbi's posterior.map, which optimises
+// 100 of 1000), seed 0, and at most 2000 evaluations of the log-density per start.
+type MAPConfig struct {
+	Draws       int    // posterior draws among which the starts are chosen; 0 means 1000
+	Starts      int    // local optimisations, from the draws of highest density; 0 means 10
+	Seed        uint64 // seeds the draws
+	Evaluations int    // most log-density evaluations of one local optimisation; 0 means 2000
+}
+
+func (c MAPConfig) withDefaults() MAPConfig {
+	if c.Draws == 0 {
+		c.Draws = 1000
+	}
+	if c.Starts == 0 {
+		c.Starts = 10
+	}
+	if c.Evaluations == 0 {
+		c.Evaluations = 2000
+	}
+	return c
+}
+
+func (c MAPConfig) validate() error {
+	if c.Draws < 1 || c.Starts < 1 || c.Evaluations < 1 || c.Starts > c.Draws {
+		return fmt.Errorf("MAP: Draws = %d, Starts = %d, Evaluations = %d, expected each ≥ 1 and Starts ≤ Draws (0 takes the default)", c.Draws, c.Starts, c.Evaluations)
+	}
+	return nil
+}
+
+// MAP returns the maximum a posteriori estimate of p: the θ of highest LogProb. It draws
+// cfg.Draws points from p, starts a local optimisation (Nelder–Mead, package
+// gonum/optimize, in coordinates scaled by the draws' standard deviations) from each of the
+// cfg.Starts draws of highest density, and returns the best point found. The local searches
+// run in parallel; each stops when the log-density no longer improves by 10⁻¹⁰ over 100
+// iterations or after cfg.Evaluations evaluations. Like any multi-start search it finds the
+// global mode when some start lies in its basin: a posterior with many separated modes may
+// need more draws and starts. It returns an error when p cannot be sampled (an untrained
+// estimator, a non-finite observation), when no draw has a finite density, or when the host's
+// context is cancelled.
+func MAP(p Posterior, cfg MAPConfig) ([]float64, error) {
+	return MAPContext(runenv.Context(), p, cfg)
+}
+
+// MustMAP is MAP for notebook cells: it returns the estimate and panics with MAP's error.
+func MustMAP(p Posterior, cfg MAPConfig) []float64 {
+	v, err := MAP(p, cfg)
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// MAPContext is MAP stopped by ctx instead of the host's context.
+func MAPContext(ctx context.Context, p Posterior, cfg MAPConfig) ([]float64, error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	var out []float64
+	err := safe.Call("MAP", func() (err error) {
+		out, err = findMAP(ctx, p, cfg)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// findMAP implements MAPContext.
+func findMAP(ctx context.Context, p Posterior, cfg MAPConfig) ([]float64, error) {
+	draws, err := sampleContext(ctx, p, rand.New(rand.NewPCG(cfg.Seed, 0x6d6170)), cfg.Draws)
+	if err != nil {
+		return nil, fmt.Errorf("MAP: drawing the starts: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("MAP interrupted: %w", err)
+	}
+	n, D := draws.Dims()
+	lp := p.LogProb(draws)
+	order := make([]int, 0, n)
+	for i, v := range lp {
+		if !math.IsInf(v, 0) && !math.IsNaN(v) {
+			order = append(order, i)
+		}
+	}
+	if len(order) == 0 {
+		return nil, fmt.Errorf("MAP: none of the %d draws has a finite log-density", n)
+	}
+	sort.SliceStable(order, func(a, b int) bool { return lp[order[a]] > lp[order[b]] })
+	starts := order[:min(cfg.Starts, len(order))]
+	scale := drawScales(draws)
+
+	best := make([][]float64, len(starts))
+	bestLP := make([]float64, len(starts))
+	parallelChunks(len(starts), 1, func(k, _, _ int) {
+		best[k], bestLP[k] = localMode(ctx, p, draws.RawRowView(starts[k]), lp[starts[k]], scale, cfg.Evaluations)
+	})
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("MAP interrupted: %w", err)
+	}
+	k := 0
+	for j := range bestLP {
+		if bestLP[j] > bestLP[k] {
+			k = j
+		}
+	}
+	if len(best[k]) != D {
+		return nil, errors.New("MAP: the local search returned no point")
+	}
+	return best[k], nil
+}
+
+// drawScales returns the standard deviation of every column of draws, or a small scale for a
+// column that does not vary (10⁻³ of its magnitude, at least 10⁻³).
+func drawScales(draws *mat.Dense) []float64 {
+	n, D := draws.Dims()
+	out := make([]float64, D)
+	for j := range out {
+		var m, v float64
+		for i := 0; i < n; i++ {
+			m += draws.At(i, j) / float64(n)
+		}
+		for i := 0; i < n; i++ {
+			d := draws.At(i, j) - m
+			v += d * d / float64(n)
+		}
+		out[j] = math.Sqrt(v)
+		if !(out[j] > 0) || math.IsInf(out[j], 0) {
+			out[j] = 1e-3 * math.Max(1, math.Abs(m))
+		}
+	}
+	return out
+}
+
+// localMode maximises log p by Nelder–Mead from start (whose log-density is lp0), in the
+// coordinates u = (θ − start)/scale, and returns the best point and its log-density. Points of
+// zero density are +∞ for the minimiser; a cancelled ctx makes every point +∞, which ends the
+// search within a few iterations.
+func localMode(ctx context.Context, p Posterior, start []float64, lp0 float64, scale []float64, evals int) ([]float64, float64) {
+	D := len(start)
+	theta := mat.NewDense(1, D, nil)
+	toTheta := func(u []float64) {
+		row := theta.RawRowView(0)
+		for j := range row {
+			row[j] = start[j] + scale[j]*u[j]
+		}
+	}
+	prob := optimize.Problem{Func: func(u []float64) float64 {
+		if ctx.Err() != nil {
+			return math.Inf(1)
+		}
+		toTheta(u)
+		v := p.LogProb(theta)[0]
+		if math.IsNaN(v) || math.IsInf(v, -1) {
+			return math.Inf(1)
+		}
+		return -v
+	}}
+	settings := &optimize.Settings{
+		FuncEvaluations: evals,
+		Converger:       &optimize.FunctionConverge{Absolute: 1e-10, Relative: 1e-10, Iterations: 100},
+	}
+	res, err := optimize.Minimize(prob, make([]float64, D), settings, &optimize.NelderMead{SimplexSize: 0.5})
+	if err != nil || res == nil || !(-res.F > lp0) {
+		return append([]float64(nil), start...), lp0
+	}
+	toTheta(res.X)
+	return append([]float64(nil), theta.RawRowView(0)...), -res.F
+}
+
+// MAP returns the maximum a posteriori estimate of the posterior (see the function MAP, with
+// its default configuration).
+func (p *NPEPosterior) MAP() ([]float64, error) { return MAP(p, MAPConfig{}) }
+
+// MustMAP is MAP for notebook cells: it panics with MAP's error.
+func (p *NPEPosterior) MustMAP() []float64 { return MustMAP(p, MAPConfig{}) }
+
+// MAPContext is MAP stopped by ctx instead of the host's context.
+func (p *NPEPosterior) MAPContext(ctx context.Context) ([]float64, error) {
+	return MAPContext(ctx, p, MAPConfig{})
+}
+
+// MAP returns the maximum a posteriori estimate of the posterior (see the function MAP, with
+// its default configuration): the mode of p(θ)·r̂(θ, x) for a ratio estimator, of
+// p(θ)·q(x | θ) for a likelihood estimator.
+func (p *RatioPosterior) MAP() ([]float64, error) { return MAP(p, MAPConfig{}) }
+
+// MustMAP is MAP for notebook cells: it panics with MAP's error.
+func (p *RatioPosterior) MustMAP() []float64 { return MustMAP(p, MAPConfig{}) }
+
+// MAPContext is MAP stopped by ctx instead of the host's context.
+func (p *RatioPosterior) MAPContext(ctx context.Context) ([]float64, error) {
+	return MAPContext(ctx, p, MAPConfig{})
+}
+
+// MAP returns the maximum a posteriori estimate of the mixture (see the function MAP, with its
+// default configuration): the mode of the mixture density, not of any one member.
+func (p *MixturePosterior) MAP() ([]float64, error) { return MAP(p, MAPConfig{}) }
+
+// MustMAP is MAP for notebook cells: it panics with MAP's error.
+func (p *MixturePosterior) MustMAP() []float64 { return MustMAP(p, MAPConfig{}) }
+
+// MAPContext is MAP stopped by ctx instead of the host's context.
+func (p *MixturePosterior) MAPContext(ctx context.Context) ([]float64, error) {
+	return MAPContext(ctx, p, MAPConfig{})
+}

@@ -1,0 +1,139 @@
+package sbi
+
+import (
+	"fmt"
+
+	"github.com/gosbi/gosbi/sbi/nn"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Posteriors of many i.i.d. trials. An observation of T independent trials x₁ … x_T of one
+// parameter has the likelihood Πₜ p(xₜ | θ), so
+//
+//	log p(θ | x₁ … x_T) = log p(θ) + Σₜ log p(xₜ | θ) + const,
+//
+// and a likelihood estimator trained on single trials serves any T by adding its
+// log-likelihoods. A ratio estimator does the same with its log-ratios, since
+// r(θ, xₜ) = p(xₜ | θ)/p(xₜ) and the Πₜ p(xₜ) is a constant of θ. (A posterior estimator
+// cannot: its q(θ | x) of one trial holds the prior once per trial.)
+
+// PosteriorTrials returns p̂(θ | x₁ … x_T) ∝ p(θ)·Πₜ q(xₜ | θ) for the trials xₜ, the rows of
+// xs, each a simulation of the width the NLE was trained on (single trials); it is sampled as
+// Config().Sampler says and its LogProb is unnormalized. A posterior of one trial is
+// Posterior(x). It panics when xs has the wrong width or no rows; the posterior refuses to
+// sample (an error from SampleChecked) when the NLE is untrained or a trial holds NaN or ±Inf.
+func (e *NLE) PosteriorTrials(xs *mat.Dense) *RatioPosterior {
+	return e.PosteriorTrialsWith(xs, e.cfg.Sampler)
+}
+
+// PosteriorTrialsWith is PosteriorTrials with a given sampler configuration.
+func (e *NLE) PosteriorTrialsWith(xs *mat.Dense, s SamplerConfig) *RatioPosterior {
+	if !e.trained {
+		return newRatioPosterior(e.label+" trials", nil, e.prior, nil, ErrUntrained, s)
+	}
+	checkTrials("NLE.PosteriorTrials", xs, e.xDim)
+	ll, err := e.likelihoodAt(mat.DenseCopyOf(xs))
+	return newRatioPosterior(e.label+" trials", nil, e.prior, ll, err, s)
+}
+
+// PosteriorTrials returns p̂(θ | x₁ … x_T) ∝ p(θ)·Πₜ r̂(θ, xₜ) for the trials xₜ, the rows of xs,
+// each of the width the NRE was trained on (single trials), with the rules of
+// NLE.PosteriorTrials.
+func (e *NRE) PosteriorTrials(xs *mat.Dense) *RatioPosterior {
+	return e.PosteriorTrialsWith(xs, e.cfg.Sampler)
+}
+
+// PosteriorTrialsWith is PosteriorTrials with a given sampler configuration.
+func (e *NRE) PosteriorTrialsWith(xs *mat.Dense, s SamplerConfig) *RatioPosterior {
+	if !e.trained {
+		return newRatioPosterior(e.label+" trials", nil, e.prior, nil, ErrUntrained, s)
+	}
+	checkTrials("NRE.PosteriorTrials", xs, e.xDim)
+	lr, err := e.ratioTrials(mat.DenseCopyOf(xs))
+	return newRatioPosterior(e.label+" trials", nil, e.prior, lr, err, s)
+}
+
+// ratioTrials returns θ ↦ Σₜ log r̂(θ, xₜ) over the rows of xs, their contexts computed once.
+func (e *NRE) ratioTrials(xs *mat.Dense) (func(theta *mat.Dense) []float64, error) {
+	if err := checkFiniteTrials(xs); err != nil {
+		return nil, err
+	}
+	T, _ := xs.Dims()
+	tp := nn.NewTape()
+	tp.NoGrad = true
+	ctx := e.context(tp, xs).Dense()
+	D := e.prior.Dim()
+	return func(theta *mat.Dense) []float64 {
+		n, c := theta.Dims()
+		if c != D {
+			panic(fmt.Sprintf("sbi: NRE posterior: theta has %d columns, expected %d", c, D))
+		}
+		return sumOverTrials(n, T, func(tp *nn.Tape, lo, hi int) []float64 {
+			th := standardizedConst(tp, e.zt, theta.Slice(lo, hi, 0, D).(*mat.Dense))
+			return e.net.Forward(tp, tp.Concat(tp.RepeatRows(th, T), tiledRows(tp, ctx, hi-lo))).Data
+		})
+	}, nil
+}
+
+// checkTrials panics unless xs holds at least one trial of width values.
+func checkTrials(what string, xs *mat.Dense, width int) {
+	if xs == nil {
+		panic(fmt.Sprintf("sbi: %s: xs is nil, expected one trial per row", what))
+	}
+	T, c := xs.Dims()
+	if T < 1 || c != width {
+		panic(fmt.Sprintf("sbi: %s: xs is %d×%d, expected one trial of %d values per row (the width the estimator was trained on)", what, T, c, width))
+	}
+}
+
+// checkFiniteTrials returns an error naming the first trial of xs that holds NaN or ±Inf.
+func checkFiniteTrials(xs *mat.Dense) error {
+	T, _ := xs.Dims()
+	for t := 0; t < T; t++ {
+		if !finite(xs.RawRowView(t)) {
+			if T == 1 {
+				return fmt.Errorf("the observation holds NaN or infinite values: %v", xs.RawRowView(t))
+			}
+			return fmt.Errorf("trial %d of the observation holds NaN or infinite values: %v", t, xs.RawRowView(t))
+		}
+	}
+	return nil
+}
+
+// sumOverTrials evaluates, in parallel chunks of θ rows, eval(tp, lo, hi): the (hi−lo)·T
+// values of the rows lo…hi−1 paired with each of T trials (row (i−lo)·T + t pairs θᵢ with
+// trial t), and returns their sums over the trials. A chunk holds at most evalChunk pairs (at
+// least one θ row), so memory does not grow with T.
+func sumOverTrials(n, T int, eval func(tp *nn.Tape, lo, hi int) []float64) []float64 {
+	out := make([]float64, n)
+	chunk := chunkFor(n)
+	if T > 1 {
+		chunk = max(1, min(chunk, evalChunk/T))
+	}
+	parallelChunks(n, chunk, func(_, lo, hi int) {
+		tp := getTape()
+		defer putTape(tp)
+		v := eval(tp, lo, hi)
+		for i := lo; i < hi; i++ {
+			s := 0.0
+			for _, w := range v[(i-lo)*T : (i-lo+1)*T] {
+				s += w
+			}
+			out[i] = s
+		}
+	})
+	return out
+}
+
+// tiledRows returns on tp the rows of m repeated as a block times times: row k·T + t is row t
+// of m's T rows.
+func tiledRows(tp *nn.Tape, m *mat.Dense, times int) *nn.Tensor {
+	T, c := m.Dims()
+	out := tp.New(T*times, c)
+	for k := 0; k < times; k++ {
+		for t := 0; t < T; t++ {
+			copy(out.Data[(k*T+t)*c:(k*T+t+1)*c], m.RawRowView(t))
+		}
+	}
+	return out
+}
