@@ -144,13 +144,14 @@ func (e *NRE) LogRatio(theta, x *mat.Dense) []float64 {
 }
 
 // LogProbPairs returns log p(θᵢ) + log r̂(θᵢ, xᵢ) for every row pair (an unnormalized posterior
-// log-density, −Inf outside the prior's support and where xᵢ holds NaN or ±Inf), in parallel.
+// log-density, −Inf outside the prior's support and where xᵢ holds NaN or ±Inf or is not an
+// observation the embedding's InputLayout can read), in parallel.
 func (e *NRE) LogProbPairs(theta, x *mat.Dense) []float64 {
 	lr := e.LogRatio(theta, x)
 	lp := e.prior.LogProb(theta)
 	for i := range lr {
 		lr[i] = cleanLogProb(lp[i]+lr[i], e.prior, theta.RawRowView(i))
-		if !finite(x.RawRowView(i)) {
+		if !e.readableX(x.RawRowView(i)) {
 			lr[i] = math.Inf(-1)
 		}
 	}
@@ -165,8 +166,8 @@ func (e *NRE) ratioAt(x []float64) (func(theta *mat.Dense) []float64, error) {
 	if len(x) != e.xDim {
 		panic(fmt.Sprintf("sbi: NRE.Posterior: x has %d values, expected %d", len(x), e.xDim))
 	}
-	if !finite(x) {
-		return nil, fmt.Errorf("the observation holds NaN or infinite values: %v", x)
+	if err := e.observationErr(x); err != nil {
+		return nil, err
 	}
 	tp := nn.NewTape()
 	tp.NoGrad = true

@@ -57,9 +57,12 @@ func (c *estimator) trainStream(m network, train, val simstore.Source, cfg Train
 	if val != nil && val.Len() == 0 {
 		val = nil
 	}
-	zt, zx, usable, dropped, err := streamZScore(train, cfg.BatchSize)
+	zt, zx, usable, dropped, err := streamZScore(train, cfg.BatchSize, m.embedding())
 	if err != nil {
 		return nil, fmt.Errorf("train %s: %w", c.label, err)
+	}
+	if err := checkSourceRows(val, cfg.BatchSize, m.embedding()); err != nil {
+		return nil, fmt.Errorf("train %s: validation %w", c.label, err)
 	}
 	if usable < 2 {
 		return nil, fmt.Errorf("train %s: %d usable training pairs (%d dropped for NaN or ±Inf), expected at least 2", c.label, usable, dropped)
@@ -84,31 +87,72 @@ func (c *estimator) trainStream(m network, train, val simstore.Source, cfg Train
 }
 
 // streamZScore learns the standardization of θ and x from one pass over src and counts the
-// usable (finite) and dropped pairs.
-func streamZScore(src simstore.Source, batch int) (zt, zx zscore, usable, dropped int, err error) {
+// usable (finite) and dropped pairs. x is standardized as fitXScore does for the embedding
+// emb (nil for none); a finite row that emb's InputLayout refuses is an error.
+func streamZScore(src simstore.Source, batch int, emb Embedding) (zt, zx zscore, usable, dropped int, err error) {
 	pt, dx := src.Dims()
 	var wt, wx welford
 	wt.init(pt)
 	wx.init(dx)
+	var gs *groupScaler
+	if l := layoutOf(emb); l != nil {
+		if gs, err = newGroupScaler(l, dx); err != nil {
+			return zt, zx, 0, 0, err
+		}
+	}
+	row := 0
 	it := src.Batches(batch, 0)
 	defer it.Close()
 	for it.Next() {
 		theta, x := it.Batch()
 		n, _ := theta.Dims()
-		for i := 0; i < n; i++ {
+		for i := 0; i < n; i, row = i+1, row+1 {
 			if !finite(theta.RawRowView(i)) || !finite(x.RawRowView(i)) {
 				dropped++
 				continue
 			}
 			wt.add(theta.RawRowView(i))
-			wx.add(x.RawRowView(i))
+			if gs == nil {
+				wx.add(x.RawRowView(i))
+			} else if err := gs.add(x.RawRowView(i)); err != nil {
+				return zt, zx, 0, 0, fmt.Errorf("pair %d of the training source: %w", row, err)
+			}
 			usable++
 		}
 	}
 	if err := it.Err(); err != nil {
 		return zt, zx, 0, 0, fmt.Errorf("reading the training pairs: %w", err)
 	}
+	if gs != nil {
+		return wt.zscore(), gs.zscore(), usable, dropped, nil
+	}
 	return wt.zscore(), wx.zscore(), usable, dropped, nil
+}
+
+// checkSourceRows returns an error naming the first finite x row of src (nil: none) that the
+// InputLayout of emb refuses; without a layout it reads nothing.
+func checkSourceRows(src simstore.Source, batch int, emb Embedding) error {
+	l := layoutOf(emb)
+	if l == nil || src == nil {
+		return nil
+	}
+	it := src.Batches(batch, 0)
+	defer it.Close()
+	for row := 0; it.Next(); {
+		_, x := it.Batch()
+		n, _ := x.Dims()
+		for i := 0; i < n; i, row = i+1, row+1 {
+			if r := x.RawRowView(i); finite(r) {
+				if _, err := l.InputUsed(r); err != nil {
+					return fmt.Errorf("pair %d: %w", row, err)
+				}
+			}
+		}
+	}
+	if err := it.Err(); err != nil {
+		return fmt.Errorf("pairs: %w", err)
+	}
+	return nil
 }
 
 // welford accumulates column means and sums of squared deviations in one pass.
