@@ -100,13 +100,12 @@ func streamZScore(src simstore.Source, batch int, emb Embedding) (zt, zx zscore,
 			return zt, zx, 0, 0, err
 		}
 	}
-	row := 0
 	it := src.Batches(batch, 0)
 	defer it.Close()
 	for it.Next() {
 		theta, x := it.Batch()
 		n, _ := theta.Dims()
-		for i := 0; i < n; i, row = i+1, row+1 {
+		for i := 0; i < n; i++ {
 			if !finite(theta.RawRowView(i)) || !finite(x.RawRowView(i)) {
 				dropped++
 				continue
@@ -115,7 +114,7 @@ func streamZScore(src simstore.Source, batch int, emb Embedding) (zt, zx zscore,
 			if gs == nil {
 				wx.add(x.RawRowView(i))
 			} else if err := gs.add(x.RawRowView(i)); err != nil {
-				return zt, zx, 0, 0, fmt.Errorf("pair %d of the training source: %w", row, err)
+				return zt, zx, 0, 0, fmt.Errorf("a training pair with x = %s: %w", leading(x.RawRowView(i)), err)
 			}
 			usable++
 		}
@@ -138,13 +137,13 @@ func checkSourceRows(src simstore.Source, batch int, emb Embedding) error {
 	}
 	it := src.Batches(batch, 0)
 	defer it.Close()
-	for row := 0; it.Next(); {
+	for it.Next() {
 		_, x := it.Batch()
 		n, _ := x.Dims()
-		for i := 0; i < n; i, row = i+1, row+1 {
+		for i := 0; i < n; i++ {
 			if r := x.RawRowView(i); finite(r) {
 				if _, err := l.InputUsed(r); err != nil {
-					return fmt.Errorf("pair %d: %w", row, err)
+					return fmt.Errorf("pair with x = %s: %w", leading(r), err)
 				}
 			}
 		}
@@ -153,6 +152,15 @@ func checkSourceRows(src simstore.Source, batch int, emb Embedding) error {
 		return fmt.Errorf("pairs: %w", err)
 	}
 	return nil
+}
+
+// leading formats the first values of row, for messages about a pair whose position in a
+// shuffled source means nothing.
+func leading(row []float64) string {
+	if len(row) <= 4 {
+		return fmt.Sprint(row)
+	}
+	return fmt.Sprintf("%v … (%d values)", row[:4], len(row))
 }
 
 // welford accumulates column means and sums of squared deviations in one pass.
