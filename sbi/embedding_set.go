@@ -26,8 +26,10 @@ const maxSetTrials = 1 << 24
 
 // DeepSetEmbedding is a permutation-invariant network for sets, such as i.i.d. trials of one
 // parameter (DeepSets, Zaheer et al. 2017, Theorem 2; sbi's PermutationInvariantEmbedding):
-// a network φ (Linear layers of widths TrialDim → Hidden… → Features, each followed by
-// Activation) is applied to every trial alike, the features are pooled over the trials (mean,
+// a network φ (Linear layers of widths TrialDim → Hidden… → Features, with Activation
+// between them and none after the last, so that a mean of features can be a mean of linear
+// statistics of the trials, the sufficient statistics of many models) is applied to every
+// trial alike, the features are pooled over the trials (mean,
 // sum or max), the logarithm of the number of trials is appended (a mean or a maximum does
 // not tell how many trials there were, while a posterior narrows with their number), and a
 // network ρ (Head… → Out) maps the result to the summaries. The summaries do not depend on the
@@ -136,7 +138,7 @@ func (e DeepSetEmbedding) layers(in int) ([]EmbeddingLayer, int, error) {
 	}
 	phi, rho := e.sizes()
 	var ls []EmbeddingLayer
-	for _, l := range denseLayers(phi, e.Activation, true) {
+	for _, l := range denseLayers(phi, e.Activation, false) {
 		l.Layer = "per trial: " + l.Layer
 		l.Output = fmt.Sprintf("trials × %s", l.Output)
 		ls = append(ls, l)
@@ -160,7 +162,6 @@ func (e DeepSetEmbedding) Build(rng *rand.Rand, in int) (EmbeddingNet, error) {
 	act, _ := e.Activation.parse()
 	phi, rho := e.sizes()
 	n := &deepSetNet{cfg: e, in: in, slots: slots, phi: nn.NewMLP(rng, phi, act), rho: nn.NewMLP(rng, rho, act)}
-	n.phi.OutActivation = act
 	prefix(n.phi.Params(), "embed.phi.")
 	prefix(n.rho.Params(), "embed.rho.")
 	return n, nil
