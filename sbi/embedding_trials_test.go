@@ -16,12 +16,15 @@ import (
 
 // trialsAllowance is the error allowed to the NPE of TestNPEFromTrials itself, in posterior
 // standard deviations for the means and as a fraction for the deviations: about 1.5 times
-// the largest error over training seeds 1 to 5 (see the test).
-const trialsAllowance = 0.3
+// the largest error over training seeds 1 to 5 (0.27 to 0.37, largest at 100 trials; run with
+// GOSBI_TRIALS_SEED=k to repeat the measurement), as sbitest sets its allowances.
+const trialsAllowance = 0.55
 
 // TestNPEFromTrials trains one NPE with a DeepSet embedding on gaussian_linear observations of
-// a varying number of i.i.d. trials (1 to 100 per θ, log-uniform, so that small sets are as
-// common as large ones on a log scale) and asks it with 1, 10 and 100 trials: at three
+// a varying number of i.i.d. trials (1 to 100 per θ, uniformly; φ linear, so that the mean of
+// its features can be the mean of the trials, the sufficient statistic) in two stages, the
+// second at a tenth of the learning rate (which halves the error at 100 trials, where the
+// posterior is 25 times narrower than the prior), and asks it with 1, 10 and 100 trials: at three
 // observations of each size, the mean and standard deviation of each parameter must agree
 // with the closed form (sbitest.GaussianLinear) within the allowance plus t·SE, SE the
 // Monte Carlo error of 20 independent calls of 200 draws (their spread over √20), t the
@@ -56,7 +59,7 @@ func TestNPEFromTrials(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("%v", res)
+		t.Logf("stage at learning rate %g: %v", stage.LearningRate, res)
 	}
 	const calls, perCall = 20, 200
 	tq := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: calls - 1}.Quantile(1 - 1e-4/2)
