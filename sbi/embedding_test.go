@@ -2,6 +2,7 @@ package sbi
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -487,5 +488,68 @@ func TestStreamStandardizesByLayout(t *testing.T) {
 	x.Set(5, 0, 7)
 	if _, _, _, _, err := streamZScore(storeOf(t, theta, x, 64), 37, emb); err == nil || !strings.Contains(err.Error(), "x = [7 ") {
 		t.Errorf("a count of 7 in pair 5: error %v, want one showing its x", err)
+	}
+}
+
+// TestEmbeddingStepAllocatesNothing checks the engine's promise through the embeddings: a
+// steady-state NPE training step (MAF with tanh, whose vector tanh once sent its buffer to
+// the heap) with each embedding allocates nothing.
+func TestEmbeddingStepAllocatesNothing(t *testing.T) {
+	if !fastKernelBuild {
+		t.Skip("noasm build: gonum's Dgemm allocates for its goroutines; the promise holds for the default and openblas builds")
+	}
+	cases := []struct {
+		emb Embedding
+		in  int
+		x   func(rng *rand.Rand, row []float64)
+	}{
+		{CNN1DEmbedding{Channels: 2, Conv: []int{4, 8}, Hidden: []int{16}, Out: 4}, 2 * 30, nil},
+		{CNN2DEmbedding{Height: 6, Width: 6, Conv: []int{4, 8}, Hidden: []int{16}, Out: 4}, 36, nil},
+		{GRUEmbedding{Channels: 2, Hidden: 8, Out: 4}, 2 * 10, nil},
+		{DeepSetEmbedding{TrialDim: 2, MaxTrials: 5, Hidden: []int{8}, Features: 8, Head: []int{8}, Out: 4}, 11,
+			func(rng *rand.Rand, row []float64) {
+				k := 1 + rng.IntN(5)
+				row[0] = float64(k)
+				for j := 1 + 2*k; j < len(row); j++ {
+					row[j] = 0
+				}
+			}},
+	}
+	for _, c := range cases {
+		t.Run(fmt.Sprintf("%T", c.emb), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(1, 2))
+			prior := dist.NewNormal([]float64{0, 0}, []float64{1, 1})
+			theta := prior.Sample(rng, 300)
+			x := mat.NewDense(300, c.in, nil)
+			for i := 0; i < 300; i++ {
+				row := x.RawRowView(i)
+				for j := range row {
+					row[j] = theta.At(i, j%2) + rng.NormFloat64()
+				}
+				if c.x != nil {
+					c.x(rng, row)
+				}
+			}
+			e := NewNPE(prior, NPEConfig{Hidden: 16, Transforms: 2, Embedding: c.emb})
+			if _, err := e.Train(theta, x, TrainConfig{Epochs: 1}); err != nil {
+				t.Fatal(err)
+			}
+			m := (*npeModel)(e)
+			d := &trainData{theta: theta, x: x, thetaZ: e.zt.apply(theta), xZ: e.zx.apply(x)}
+			st := step{tp: nn.NewTape(), m: m, d: d, rng: rng, opt: nn.NewAdam(m.params(), 1e-3), clip: 5}
+			batches := [][]int{rng.Perm(300)[:64], rng.Perm(300)[:64]}
+			k := 0
+			run := func() {
+				k++
+				if _, _, _, err := st.run(batches[k%2]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			run()
+			run()
+			if allocs := testing.AllocsPerRun(20, run); allocs != 0 {
+				t.Errorf("a steady-state step allocates %v times", allocs)
+			}
+		})
 	}
 }
