@@ -60,6 +60,7 @@ var rows = []row{
 	{"Conv2D as above, forward + backward", "./sbi/nn", "Conv2DForwardBackward", "ns/op", "conv2d-fwdbwd"},
 	{"Conv2D 16 → 32 channels, 3×3, 64 × 28×28, forward", "./sbi/nn", "Conv2DLayer2Forward", "ns/op", "conv2d-l2-fwd"},
 	{"Conv2D as above, forward + backward", "./sbi/nn", "Conv2DLayer2ForwardBackward", "ns/op", "conv2d-l2-fwdbwd"},
+	{"NPE step, MAF 5 × (2×50) + sbi's CNNEmbedding, series 100 × 2, batch 128", "./sbi", "NPECNNStep", "ns/op", "npe-cnn-step"},
 }
 
 // peerTime is a peer's time for one operation and where it comes from.
