@@ -70,7 +70,7 @@ func ExampleDeepSetEmbedding() {
 	// deepset embedding: 9 values → 8 summaries, 4968 weights
 	//   layer                                                output        weights
 	//   per trial: Linear 2→64, relu                         trials × 64       192
-	//   per trial: Linear 64→32, relu                        trials × 32      2080
+	//   per trial: Linear 64→32                              trials × 32      2080
 	//   mean pooling over 1 to 4 trials, log count appended  33                  0
 	//   Linear 33→64, relu                                   64               2176
 	//   Linear 64→8                                          8                 520

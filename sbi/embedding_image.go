@@ -12,8 +12,9 @@ func init() { RegisterEmbedding("cnn2d", CNN2DEmbedding{}) }
 
 // CNN2DEmbedding is a 2-D convolutional network for small images: convolutions of
 // Kernel×Kernel windows padded by Kernel/2 (the image keeps its size), each followed by
-// Activation and a max pooling of Pool×Pool, then a fully connected head of widths Hidden… →
-// Out on the flattened pixels (or, with GlobalPool, on each channel's mean). An observation
+// Activation and a pooling of Pool×Pool pixels (max, or mean with Pooling "mean"), then a
+// fully connected head of widths Hidden… → Out on the flattened pixels (or, with
+// GlobalPool, on each channel's mean). An observation
 // is an image of Height×Width pixels of in/(Height·Width) channels, stored channels-last and
 // row-major (pixel (y, x), channel c is column (y·Width + x)·Channels + c; PyTorch's NCHW
 // data become channels-last by permuting the columns with nn.ChannelsLastPerm); each channel
@@ -27,7 +28,8 @@ type CNN2DEmbedding struct {
 	Channels      int        // channels of a pixel; 0 means in/(Height·Width), or 1 for a square image
 	Conv          []int      // output channels of each convolution; nil means {8, 16}
 	Kernel        int        // side of every convolution's window; 0 means 3
-	Pool          int        // side of the max pooling after each convolution; 0 means 2, 1 none
+	Pool          int        // side of the pooling after each convolution; 0 means 2, 1 none
+	Pooling       Pooling    // "max" (default) or "mean"
 	GlobalPool    bool       // average the last pixels per channel instead of flattening them
 	Hidden        []int      // hidden widths of the head; nil means {64}, []int{} none
 	Out           int        // summary size; 0 means 20
@@ -43,6 +45,9 @@ func (e CNN2DEmbedding) withDefaults() CNN2DEmbedding {
 	}
 	if e.Pool == 0 {
 		e.Pool = 2
+	}
+	if e.Pooling == "" {
+		e.Pooling = MaxPooling
 	}
 	if e.Hidden == nil {
 		e.Hidden = []int{64}
@@ -101,7 +106,10 @@ func (e CNN2DEmbedding) plan(in int) (*cnnPlan, error) {
 	if err := checkWidths(kind, "Hidden widths", e.Hidden); err != nil {
 		return nil, err
 	}
-	p := &cnnPlan{act: act, outs: e.Conv, global: e.GlobalPool, out: e.Out}
+	if err := checkPooling(kind, e.Pooling); err != nil {
+		return nil, err
+	}
+	p := &cnnPlan{act: act, outs: e.Conv, global: e.GlobalPool, mean: e.Pooling == MeanPooling, out: e.Out}
 	k := e.Kernel
 	for i, out := range e.Conv {
 		cfg := nn.Conv2DConfig{Channels: c, Height: H, Width: W, Kernel: [2]int{k, k}, Padding: [2]int{k / 2, k / 2}}
@@ -119,7 +127,7 @@ func (e CNN2DEmbedding) plan(in int) (*cnnPlan, error) {
 			}
 			pool = nn.Conv2DConfig{Channels: c, Height: H, Width: W, Kernel: [2]int{e.Pool, e.Pool}}
 			H, W = pool.PoolOutSize()
-			p.layers = append(p.layers, EmbeddingLayer{Layer: fmt.Sprintf("MaxPool2D %d×%d", e.Pool, e.Pool), Output: fmt.Sprintf("%d×%d pixels × %d channels", H, W, c)})
+			p.layers = append(p.layers, EmbeddingLayer{Layer: fmt.Sprintf("%sPool2D %d×%d", p.poolName(), e.Pool, e.Pool), Output: fmt.Sprintf("%d×%d pixels × %d channels", H, W, c)})
 		}
 		p.pool2 = append(p.pool2, pool)
 	}

@@ -22,7 +22,8 @@ func init() {
 const maxCausalLayers = 24
 
 // CNN1DEmbedding is a 1-D convolutional network for time series, like sbi's CNNEmbedding:
-// convolution layers, each followed by Activation and a max pooling of width Pool, then a
+// convolution layers, each followed by Activation and a pooling of width Pool (the largest
+// value, or with Pooling "mean" the mean, of each channel over Pool positions), then a
 // fully connected head of widths Hidden… → Out on the flattened positions. With Causal the
 // convolutions are causal and dilated 1, 2, 4, … (a temporal CNN, like sbi's
 // CausalCNNEmbedding, where output t sees inputs up to t); otherwise they are centred, padded
@@ -36,7 +37,8 @@ type CNN1DEmbedding struct {
 	Channels   int        // channels of the series; 0 means 1 (x holds in/Channels positions)
 	Conv       []int      // output channels of each convolution; nil means {6, 12}
 	Kernel     int        // window of every convolution; 0 means 5
-	Pool       int        // width of the max pooling after each convolution; 0 means 2, 1 none
+	Pool       int        // width of the pooling after each convolution; 0 means 2, 1 none
+	Pooling    Pooling    // "max" (default, as sbi) or "mean" (which averages noise out)
 	Causal     bool       // causal convolutions, dilated 2^layer
 	GlobalPool bool       // average the last positions per channel instead of flattening them
 	Hidden     []int      // hidden widths of the head; nil means {50}, []int{} none
@@ -56,6 +58,9 @@ func (e CNN1DEmbedding) withDefaults() CNN1DEmbedding {
 	}
 	if e.Pool == 0 {
 		e.Pool = 2
+	}
+	if e.Pooling == "" {
+		e.Pooling = MaxPooling
 	}
 	if e.Hidden == nil {
 		e.Hidden = []int{50}
@@ -80,6 +85,7 @@ type cnnPlan struct {
 	pool2  []nn.Conv2DConfig
 	outs   []int // output channels of each convolution
 	global bool
+	mean   bool // mean pooling instead of max pooling
 	head   []int
 	layers []EmbeddingLayer
 	out    int
@@ -131,7 +137,10 @@ func (e CNN1DEmbedding) plan(in int) (*cnnPlan, error) {
 	if err := checkWidths(kind, "Hidden widths", e.Hidden); err != nil {
 		return nil, err
 	}
-	p := &cnnPlan{act: act, outs: e.Conv, global: e.GlobalPool, out: e.Out}
+	if err := checkPooling(kind, e.Pooling); err != nil {
+		return nil, err
+	}
+	p := &cnnPlan{act: act, outs: e.Conv, global: e.GlobalPool, mean: e.Pooling == MeanPooling, out: e.Out}
 	c := e.Channels
 	for i, out := range e.Conv {
 		cfg := nn.Conv1DConfig{Channels: c, Length: L, Kernel: e.Kernel}
@@ -156,7 +165,7 @@ func (e CNN1DEmbedding) plan(in int) (*cnnPlan, error) {
 			}
 			pool = nn.Conv1DConfig{Channels: c, Length: L, Kernel: e.Pool}
 			L = pool.PoolOutLength()
-			p.layers = append(p.layers, EmbeddingLayer{Layer: fmt.Sprintf("MaxPool1D %d", e.Pool), Output: fmt.Sprintf("%d positions × %d channels", L, c)})
+			p.layers = append(p.layers, EmbeddingLayer{Layer: fmt.Sprintf("%sPool1D %d", p.poolName(), e.Pool), Output: fmt.Sprintf("%d positions × %d channels", L, c)})
 		}
 		p.pool1 = append(p.pool1, pool)
 	}
@@ -164,6 +173,22 @@ func (e CNN1DEmbedding) plan(in int) (*cnnPlan, error) {
 	p.head = append(append(p.head, e.Hidden...), e.Out)
 	p.layers = append(p.layers, denseLayers(p.head, e.Activation, false)...)
 	return p, nil
+}
+
+// checkPooling refuses a pooling a convolutional embedding does not have.
+func checkPooling(kind string, p Pooling) error {
+	if p != MaxPooling && p != MeanPooling {
+		return fmt.Errorf("embedding: %s: Pooling %q, expected %q or %q", kind, p, MaxPooling, MeanPooling)
+	}
+	return nil
+}
+
+// poolName is "Max" or "Mean", for the layers' names.
+func (p *cnnPlan) poolName() string {
+	if p.mean {
+		return "Mean"
+	}
+	return "Max"
 }
 
 // flatten describes how the last feature map of P positions and c channels enters the head
@@ -243,13 +268,21 @@ func (n *cnnNet) Forward(tp *nn.Tape, x *nn.Tensor) *nn.Tensor {
 	p := n.plan
 	for i, c := range n.conv1 {
 		x = tp.Activate(c.Forward(tp, x), p.act)
-		if p.pool1[i].Kernel > 0 {
+		switch {
+		case p.pool1[i].Kernel == 0:
+		case p.mean:
+			x = tp.MeanPool1D(x, p.pool1[i])
+		default:
 			x = tp.MaxPool1D(x, p.pool1[i])
 		}
 	}
 	for i, c := range n.conv2 {
 		x = tp.Activate(c.Forward(tp, x), p.act)
-		if p.pool2[i].Kernel[0] > 0 {
+		switch {
+		case p.pool2[i].Kernel[0] == 0:
+		case p.mean:
+			x = tp.MeanPool2D(x, p.pool2[i])
+		default:
 			x = tp.MaxPool2D(x, p.pool2[i])
 		}
 	}
