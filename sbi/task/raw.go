@@ -33,6 +33,9 @@ func (s *SeriesTask) Length() int { return s.length }
 // Times returns the time of each step.
 func (s *SeriesTask) Times() []float64 { return append([]float64(nil), s.times...) }
 
+// SummarySteps returns the time steps that the summary keeps.
+func (s *SeriesTask) SummarySteps() []int { return append([]int(nil), s.keep...) }
+
 // SummaryTask returns the task whose data Summary computes (sir, lotka_volterra).
 func (s *SeriesTask) SummaryTask() Task { return s.summary() }
 

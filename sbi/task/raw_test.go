@@ -40,7 +40,7 @@ func TestSeriesTaskSummary(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for j, step := range c.raw.keep {
+			for j, step := range c.raw.SummarySteps() {
 				for s := range kept[j] {
 					if a, b := all[step][s], kept[j][s]; math.Abs(a-b) > 1e-6*math.Max(1, math.Abs(b)) {
 						t.Errorf("step %d, component %d: %v solved at every time, %v at the kept times", step, s, a, b)
