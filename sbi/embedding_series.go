@@ -34,16 +34,21 @@ const maxCausalLayers = 24
 // Zero values take the defaults, sbi's: two convolutions of 6 and 12 channels with a kernel
 // of 5, pooling by 2, one hidden layer of 50, 20 summaries, ReLU.
 type CNN1DEmbedding struct {
-	Channels   int        // channels of the series; 0 means 1 (x holds in/Channels positions)
-	Conv       []int      // output channels of each convolution; nil means {6, 12}
-	Kernel     int        // window of every convolution; 0 means 5
-	Pool       int        // width of the pooling after each convolution; 0 means 2, 1 none
-	Pooling    Pooling    // "max" (default, as sbi) or "mean" (which averages noise out)
-	Causal     bool       // causal convolutions, dilated 2^layer
-	GlobalPool bool       // average the last positions per channel instead of flattening them
-	Hidden     []int      // hidden widths of the head; nil means {50}, []int{} none
-	Out        int        // summary size; 0 means 20
-	Activation Activation // after every convolution and hidden layer; "" means ReLU
+	Channels   int     // channels of the series; 0 means 1 (x holds in/Channels positions)
+	Conv       []int   // output channels of each convolution; nil means {6, 12}
+	Kernel     int     // window of every convolution; 0 means 5
+	Pool       int     // width of the pooling after each convolution; 0 means 2, 1 none
+	Pooling    Pooling // "max" (default, as sbi) or "mean" (which averages noise out)
+	Causal     bool    // causal convolutions, dilated 2^layer
+	GlobalPool bool    // average the last positions per channel instead of flattening them
+	// IndependentScaling standardizes every value of x with its own mean and deviation (sbi's
+	// z_score_x = "independent", what MLPEmbedding gets) instead of one scale per channel.
+	// Series that start from a fixed state vary little at first, yet their first steps may
+	// carry the growth rate; a scale per position makes them as visible as the rest.
+	IndependentScaling bool
+	Hidden             []int      // hidden widths of the head; nil means {50}, []int{} none
+	Out                int        // summary size; 0 means 20
+	Activation         Activation // after every convolution and hidden layer; "" means ReLU
 }
 
 func (e CNN1DEmbedding) withDefaults() CNN1DEmbedding {
@@ -222,10 +227,14 @@ func (e CNN1DEmbedding) layers(in int) ([]EmbeddingLayer, int, error) {
 	return p.layers, p.out, nil
 }
 
-// InputGroups implements InputLayout: one group per channel.
+// InputGroups implements InputLayout: one group per channel, or one per value with
+// IndependentScaling.
 func (e CNN1DEmbedding) InputGroups(in int) ([]int, error) {
 	if _, err := e.plan(in); err != nil {
 		return nil, err
+	}
+	if e.IndependentScaling {
+		return channelGroups(in, in), nil
 	}
 	return channelGroups(in, e.withDefaults().Channels), nil
 }

@@ -320,6 +320,32 @@ func TestInputLayoutStandardization(t *testing.T) {
 	}
 }
 
+// TestIndependentScaling checks that a CNN with IndependentScaling standardizes x column by
+// column, as without an embedding.
+func TestIndependentScaling(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	x := mat.NewDense(30, 8, nil)
+	for i := 0; i < 30; i++ {
+		for j := 0; j < 8; j++ {
+			x.Set(i, j, float64(j*j)+rng.NormFloat64()*float64(j+1))
+		}
+	}
+	idx := make([]int, 30)
+	for i := range idx {
+		idx[i] = i
+	}
+	got, err := fitXScore(CNN1DEmbedding{Channels: 2, Conv: []int{2}, Pool: 1, IndependentScaling: true}, x, idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fitZScore(x, idx)
+	for j := range want.Mean {
+		if math.Abs(got.Mean[j]-want.Mean[j]) > 1e-12*math.Max(1, math.Abs(want.Mean[j])) || math.Abs(got.Std[j]/want.Std[j]-1) > 1e-12 {
+			t.Errorf("column %d: mean %v, deviation %v; column by column %v and %v", j, got.Mean[j], got.Std[j], want.Mean[j], want.Std[j])
+		}
+	}
+}
+
 func valuesMeanStd(v []float64) (m, s float64) {
 	for _, x := range v {
 		m += x / float64(len(v))
