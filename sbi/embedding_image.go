@@ -14,11 +14,11 @@ func init() { RegisterEmbedding("cnn2d", CNN2DEmbedding{}) }
 // Kernel×Kernel windows padded by Kernel/2 (the image keeps its size), each followed by
 // Activation and a pooling of Pool×Pool pixels (max, or mean with Pooling "mean"), then a
 // fully connected head of widths Hidden… → Out on the flattened pixels (or, with
-// GlobalPool, on each channel's mean). An observation
-// is an image of Height×Width pixels of in/(Height·Width) channels, stored channels-last and
-// row-major (pixel (y, x), channel c is column (y·Width + x)·Channels + c; PyTorch's NCHW
-// data become channels-last by permuting the columns with nn.ChannelsLastPerm); each channel
-// is standardized with one mean and deviation over all pixels (InputLayout).
+// GlobalPool, on each channel's mean). An observation is an image of Height×Width pixels of
+// in/(Height·Width) channels, stored channels-last and row-major (pixel (y, x), channel c is
+// column (y·Width + x)·Channels + c; PyTorch's NCHW data become channels-last by permuting
+// the columns with nn.ChannelsLastPerm); each channel is standardized with one mean and
+// deviation over all pixels (InputLayout).
 //
 // Zero values take the defaults: a square image of one channel (Height = Width =
 // √in), convolutions of 8 and 16 channels with 3×3 kernels, pooling by 2, one hidden layer
