@@ -579,3 +579,41 @@ func TestEmbeddingStepAllocatesNothing(t *testing.T) {
 		})
 	}
 }
+
+// TestNREDeepSetRefusesBadCounts checks the ratio estimator's side: a count of trials out of
+// range gives NaN from LogRatio and −Inf from LogProbPairs for that pair alone, and its
+// posterior refuses to sample.
+func TestNREDeepSetRefusesBadCounts(t *testing.T) {
+	emb := DeepSetEmbedding{TrialDim: 1, MaxTrials: 3, Hidden: []int{8}, Features: 4, Head: []int{8}, Out: 2}
+	prior := dist.NewNormal([]float64{0}, []float64{1})
+	rng := rand.New(rand.NewPCG(6, 7))
+	theta := prior.Sample(rng, 200)
+	x := mat.NewDense(200, 4, nil)
+	for i := 0; i < 200; i++ {
+		k := 1 + i%3
+		x.Set(i, 0, float64(k))
+		for s := 0; s < k; s++ {
+			x.Set(i, 1+s, theta.At(i, 0)+rng.NormFloat64())
+		}
+	}
+	nre := NewNRE(prior, NREConfig{Hidden: []int{8}, Embedding: emb})
+	if _, err := nre.Train(theta, x, TrainConfig{Epochs: 2, Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	th := theta.Slice(0, 4, 0, 1).(*mat.Dense)
+	xs := mat.DenseCopyOf(x.Slice(0, 4, 0, 4))
+	clean := nre.LogProbPairs(th, xs)
+	xs.Set(1, 0, 9)
+	lr, lp := nre.LogRatio(th, xs), nre.LogProbPairs(th, xs)
+	for i := range lp {
+		switch {
+		case i == 1 && (!math.IsNaN(lr[i]) || !math.IsInf(lp[i], -1)):
+			t.Errorf("pair with a count of 9: LogRatio %v, LogProbPairs %v; want NaN and −Inf", lr[i], lp[i])
+		case i != 1 && lp[i] != clean[i]:
+			t.Errorf("pair %d: LogProbPairs %v beside a bad pair, %v without", i, lp[i], clean[i])
+		}
+	}
+	if _, err := nre.PosteriorWith(xs.RawRowView(1), SamplerConfig{}).SampleChecked(rng, 5); err == nil || !strings.Contains(err.Error(), "MaxTrials = 3") {
+		t.Errorf("sampling at a count of 9: error %v, want one naming MaxTrials", err)
+	}
+}

@@ -128,7 +128,8 @@ func (m *nreModel) batchLoss(tp *nn.Tape, d *trainData, idx []int, rb *RegBatch)
 	return loss
 }
 
-// LogRatio returns log r̂(θᵢ, xᵢ) = log p̂(xᵢ | θᵢ)/p(xᵢ) for every row pair, in parallel.
+// LogRatio returns log r̂(θᵢ, xᵢ) = log p̂(xᵢ | θᵢ)/p(xᵢ) for every row pair, in parallel;
+// NaN where xᵢ is finite but not an observation the embedding's InputLayout can read.
 func (e *NRE) LogRatio(theta, x *mat.Dense) []float64 {
 	e.mustTrained("LogRatio")
 	n := checkEvalPairs("NRE.LogRatio", theta, x, e.prior.Dim(), e.xDim)
@@ -139,6 +140,13 @@ func (e *NRE) LogRatio(theta, x *mat.Dense) []float64 {
 		th := standardizedConst(tp, e.zt, theta.Slice(lo, hi, 0, e.prior.Dim()).(*mat.Dense))
 		f := e.net.Forward(tp, tp.Concat(th, e.context(tp, x.Slice(lo, hi, 0, e.xDim).(*mat.Dense))))
 		copy(out[lo:hi], f.Data)
+		if e.layout != nil {
+			for i := lo; i < hi; i++ {
+				if row := x.RawRowView(i); finite(row) && !e.readableX(row) {
+					out[i] = math.NaN()
+				}
+			}
+		}
 	})
 	return out
 }
