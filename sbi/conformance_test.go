@@ -48,3 +48,23 @@ func TestConformanceNLENSF(t *testing.T) {
 		return sbi.NewNLE(prior, sbi.NLEConfig{Flow: sbi.NSF, Hidden: 32, Transforms: 2, Bins: 6, Sampler: fewChains})
 	}, sbitest.Config{Unnormalized: true})
 }
+
+// The embeddings of series, images and sets read the suite's observation (4 trials of 3
+// values) as a series of 4 positions of 3 channels, an image of 2×2 pixels of 3 channels, and
+// a set of 4 trials.
+
+func TestConformanceCNN1DEmbedding(t *testing.T) {
+	sbitest.TestEmbedding(t, sbi.CNN1DEmbedding{Channels: 3, Conv: []int{16, 16}, Kernel: 3, Hidden: []int{32}, Out: 4}, sbitest.Config{})
+}
+
+func TestConformanceCNN2DEmbedding(t *testing.T) {
+	sbitest.TestEmbedding(t, sbi.CNN2DEmbedding{Height: 2, Width: 2, Conv: []int{16}, Hidden: []int{32}, Out: 4}, sbitest.Config{})
+}
+
+func TestConformanceDeepSetEmbedding(t *testing.T) {
+	sbitest.TestEmbedding(t, sbi.DeepSetEmbedding{TrialDim: 3, Hidden: []int{32}, Features: 16, Head: []int{32}, Out: 4}, sbitest.Config{})
+}
+
+func TestConformanceGRUEmbedding(t *testing.T) {
+	sbitest.TestEmbedding(t, sbi.GRUEmbedding{Channels: 3, Hidden: 16, Out: 4}, sbitest.Config{})
+}

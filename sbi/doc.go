@@ -82,6 +82,18 @@
 // did not mix. NPE maps parameters to its flow's base space (ToBase), for L-C2ST-NF. Warnings
 // go to standard error, a few per minute of each kind.
 //
+// # Embeddings
+//
+// An Embedding summarizes x before the estimator's network reads it, trained with it
+// (NPEConfig.Embedding, NREConfig.Embedding): MLPEmbedding for vectors, CNN1DEmbedding and
+// GRUEmbedding for time series, CNN2DEmbedding for small images, DeepSetEmbedding for sets of
+// i.i.d. trials whose number varies from observation to observation (Pack lays out the trials
+// of one observation). Series and images are stored channels-last, one example per row (see
+// package sbi/nn). An embedding with an InputLayout decides how x is standardized (one scale
+// per channel of a series, per coordinate of a trial) and which observations it can read;
+// DescribeEmbedding lists the layers one builds. RegisterEmbedding makes an embedding of
+// another package storable in estimator files.
+//
 // # Configuration
 //
 // Settings are passed in structs named XConfig (NPEConfig, TrainConfig, SamplerConfig, and so

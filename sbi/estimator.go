@@ -46,6 +46,7 @@ type estimator struct {
 	// kind of estimator.
 	dropNote string
 	emb      EmbeddingNet
+	layout   InputLayout // the embedding's, nil for none
 	zt, zx   zscore
 	xDim     int
 	trained  bool
@@ -112,11 +113,17 @@ func (c *estimator) train(ctx context.Context, m network, theta, x *mat.Dense, c
 	if err != nil {
 		return nil, err
 	}
+	if err := checkInputRows(m.embedding(), x); err != nil {
+		return nil, fmt.Errorf("train %s: %w", c.label, err)
+	}
 	d := s.data
-	resumed := s.cfg.Resume && c.trained
-	if !resumed {
-		c.trained = false // until an epoch finishes: the standardization and networks change now
-		c.zt, c.zx = fitZScore(d.theta, s.train), fitZScore(d.x, s.train)
+	if !(s.cfg.Resume && c.trained) {
+		zx, err := fitXScore(m.embedding(), d.x, s.train)
+		if err != nil {
+			return nil, fmt.Errorf("train %s: %w", c.label, err)
+		}
+		c.trained = false // until fit succeeds: the standardization and networks change now
+		c.zt, c.zx = fitZScore(d.theta, s.train), zx
 		if err := c.build(m, rand.New(rand.NewPCG(s.cfg.Seed, 1)), d.x.RawMatrix().Cols); err != nil {
 			return nil, err
 		}
@@ -167,9 +174,10 @@ func (c *estimator) dropWarning(dropped, n int) string {
 // build creates fresh networks of m, the embedding then the head, for observations of xDim
 // values.
 func (c *estimator) build(m network, rng *rand.Rand, xDim int) error {
-	c.emb = nil
+	c.emb, c.layout = nil, nil
 	ctx := xDim
 	if e := m.embedding(); e != nil {
+		c.layout = layoutOf(e)
 		emb, err := e.Build(rng, xDim)
 		if err != nil {
 			return fmt.Errorf("%s: %w", c.name, err)
@@ -180,6 +188,25 @@ func (c *estimator) build(m network, rng *rand.Rand, xDim int) error {
 		return err
 	}
 	c.xDim = xDim
+	return nil
+}
+
+// readableX reports whether the observation row can be evaluated: finite, and readable by the
+// embedding's InputLayout where it has one.
+func (c *estimator) readableX(row []float64) bool {
+	return finite(row) && (c.layout == nil || readable(c.layout, row) == nil)
+}
+
+// observationErr returns why the observation x cannot be evaluated, nil when it can.
+func (c *estimator) observationErr(x []float64) error {
+	if !finite(x) {
+		return fmt.Errorf("the observation: %w: %v", ErrNonFinite, x)
+	}
+	if c.layout != nil {
+		if err := readable(c.layout, x); err != nil {
+			return fmt.Errorf("the observation cannot be read by the embedding: %w", err)
+		}
+	}
 	return nil
 }
 

@@ -190,10 +190,11 @@ func (m *npeModel) batchLoss(tp *nn.Tape, d *trainData, idx []int, rb *RegBatch)
 }
 
 // LogProbPairs returns log q(θᵢ | xᵢ) for every row pair, in raw units of θ, −Inf where θᵢ lies
-// outside the prior's support or xᵢ holds NaN or ±Inf; evaluated in parallel on all cores. On
-// CPUs with AVX-512 the flow's MADEs multiply in float32 (PyTorch's precision, about twice as
-// fast): the log-densities then carry float32 rounding, near 1e-6, and are the same for a pair
-// whichever call or batch computes them (Posterior.LogProb included). It panics when the NPE is untrained or the shapes
+// outside the prior's support or xᵢ holds NaN or ±Inf (or is not an observation the embedding's
+// InputLayout can read); evaluated in parallel on all cores. On CPUs with AVX-512 the flow's
+// MADEs multiply in float32 (PyTorch's precision, about twice as fast): the log-densities then
+// carry float32 rounding, near 1e-6, and are the same for a pair whichever call or batch
+// computes them (Posterior.LogProb included). It panics when the NPE is untrained or the shapes
 // do not match.
 func (e *NPE) LogProbPairs(theta, x *mat.Dense) []float64 {
 	e.mustTrained("LogProbPairs")
@@ -214,7 +215,7 @@ func (e *NPE) logProbPairs(theta, x *mat.Dense, inFloat32 bool) []float64 {
 		lp := e.fl.Eval(flow.EvalConfig{Float32: inFloat32}).LogProb(tp, standardizedConst(tp, e.zt, th), e.context(tp, x.Slice(lo, hi, 0, e.xDim).(*mat.Dense)))
 		for i := range lp.Data {
 			out[lo+i] = cleanLogProb(lp.Data[i]-logJac, e.prior, theta.RawRowView(lo+i))
-			if !finite(x.RawRowView(lo + i)) { // tanh saturates: an infinite x looks finite
+			if !e.readableX(x.RawRowView(lo + i)) { // tanh saturates: an infinite x looks finite
 				out[lo+i] = math.Inf(-1)
 			}
 		}
@@ -251,8 +252,8 @@ func (e *NPE) PosteriorAt(x []float64) *NPEPosterior {
 		p.err = ErrUntrained
 	case len(x) != e.xDim:
 		panic(fmt.Sprintf("sbi: NPE.Posterior: x has %d values, expected %d", len(x), e.xDim))
-	case !finite(x):
-		p.err = fmt.Errorf("the observation: %w: %v", ErrNonFinite, x)
+	case e.observationErr(x) != nil:
+		p.err = e.observationErr(x)
 	default:
 		tp := getTape()
 		defer putTape(tp)

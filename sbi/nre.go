@@ -154,7 +154,8 @@ func (m *nreModel) batchLoss(tp *nn.Tape, d *trainData, idx []int, rb *RegBatch)
 	return loss
 }
 
-// LogRatio returns log r̂(θᵢ, xᵢ) = log p̂(xᵢ | θᵢ)/p(xᵢ) for every row pair, in parallel.
+// LogRatio returns log r̂(θᵢ, xᵢ) = log p̂(xᵢ | θᵢ)/p(xᵢ) for every row pair, in parallel;
+// NaN where xᵢ is finite but not an observation the embedding's InputLayout can read.
 func (e *NRE) LogRatio(theta, x *mat.Dense) []float64 {
 	e.mustTrained("LogRatio")
 	n := checkEvalPairs("NRE.LogRatio", theta, x, e.prior.Dim(), e.xDim)
@@ -165,18 +166,26 @@ func (e *NRE) LogRatio(theta, x *mat.Dense) []float64 {
 		th := standardizedConst(tp, e.zt, theta.Slice(lo, hi, 0, e.prior.Dim()).(*mat.Dense))
 		f := e.net.Forward(tp, tp.Concat(th, e.context(tp, x.Slice(lo, hi, 0, e.xDim).(*mat.Dense))))
 		copy(out[lo:hi], f.Data)
+		if e.layout != nil {
+			for i := lo; i < hi; i++ {
+				if row := x.RawRowView(i); finite(row) && !e.readableX(row) {
+					out[i] = math.NaN()
+				}
+			}
+		}
 	})
 	return out
 }
 
 // LogProbPairs returns log p(θᵢ) + log r̂(θᵢ, xᵢ) for every row pair (an unnormalized posterior
-// log-density, −Inf outside the prior's support and where xᵢ holds NaN or ±Inf), in parallel.
+// log-density, −Inf outside the prior's support and where xᵢ holds NaN or ±Inf or is not an
+// observation the embedding's InputLayout can read), in parallel.
 func (e *NRE) LogProbPairs(theta, x *mat.Dense) []float64 {
 	lr := e.LogRatio(theta, x)
 	lp := e.prior.LogProb(theta)
 	for i := range lr {
 		lr[i] = cleanLogProb(lp[i]+lr[i], e.prior, theta.RawRowView(i))
-		if !finite(x.RawRowView(i)) {
+		if !e.readableX(x.RawRowView(i)) {
 			lr[i] = math.Inf(-1)
 		}
 	}
@@ -191,8 +200,8 @@ func (e *NRE) ratioAt(x []float64) (func(theta *mat.Dense) []float64, error) {
 	if len(x) != e.xDim {
 		panic(fmt.Sprintf("sbi: NRE.Posterior: x has %d values, expected %d", len(x), e.xDim))
 	}
-	if !finite(x) {
-		return nil, fmt.Errorf("the observation: %w: %v", ErrNonFinite, x)
+	if err := e.observationErr(x); err != nil {
+		return nil, err
 	}
 	e.warnIfOutside(x)
 	tp := nn.NewTape()

@@ -84,13 +84,16 @@ func (c *estimator) trainStream(ctx context.Context, m network, train, val simst
 	if val != nil && val.Len() == 0 {
 		val = nil
 	}
-	zt, zx, usable, dropped, err := streamZScore(train, cfg.BatchSize)
+	zt, zx, usable, dropped, err := streamZScore(train, cfg.BatchSize, m.embedding())
 	if err != nil {
 		return nil, fmt.Errorf("train %s: %w", c.label, err)
 	}
 	if dropped > 0 && cfg.RefuseNonFinite {
 		return nil, fmt.Errorf("train %s: %w: %d of %d training pairs hold NaN or ±Inf and RefuseNonFinite is set: remove the failed simulations from the source, or unset RefuseNonFinite to drop them with a count",
 			c.label, ErrNonFinite, dropped, usable+dropped)
+	}
+	if err := checkSourceRows(val, cfg.BatchSize, m.embedding()); err != nil {
+		return nil, fmt.Errorf("train %s: validation %w", c.label, err)
 	}
 	if usable < 2 {
 		return nil, fmt.Errorf("train %s: %d usable training pairs (%d dropped for NaN or ±Inf), expected at least 2", c.label, usable, dropped)
@@ -112,12 +115,19 @@ func (c *estimator) trainStream(ctx context.Context, m network, train, val simst
 }
 
 // streamZScore learns the standardization of θ and x from one pass over src and counts the
-// usable (finite) and dropped pairs.
-func streamZScore(src simstore.Source, batch int) (zt, zx zscore, usable, dropped int, err error) {
+// usable (finite) and dropped pairs. x is standardized as fitXScore does for the embedding
+// emb (nil for none); a finite row that emb's InputLayout refuses is an error.
+func streamZScore(src simstore.Source, batch int, emb Embedding) (zt, zx zscore, usable, dropped int, err error) {
 	pt, dx := src.Dims()
 	var wt, wx welford
 	wt.init(pt)
 	wx.init(dx)
+	var gs *groupScaler
+	if l := layoutOf(emb); l != nil {
+		if gs, err = newGroupScaler(l, dx); err != nil {
+			return zt, zx, 0, 0, err
+		}
+	}
 	it := src.Batches(batch, 0)
 	defer it.Close()
 	for it.Next() {
@@ -129,14 +139,56 @@ func streamZScore(src simstore.Source, batch int) (zt, zx zscore, usable, droppe
 				continue
 			}
 			wt.add(theta.RawRowView(i))
-			wx.add(x.RawRowView(i))
+			if gs == nil {
+				wx.add(x.RawRowView(i))
+			} else if err := gs.add(x.RawRowView(i)); err != nil {
+				return zt, zx, 0, 0, fmt.Errorf("a training pair with x = %s: %w", leading(x.RawRowView(i)), err)
+			}
 			usable++
 		}
 	}
 	if err := it.Err(); err != nil {
 		return zt, zx, 0, 0, fmt.Errorf("reading the training pairs: %w", err)
 	}
+	if gs != nil {
+		return wt.zscore(), gs.zscore(), usable, dropped, nil
+	}
 	return wt.zscore(), wx.zscore(), usable, dropped, nil
+}
+
+// checkSourceRows returns an error naming the first finite x row of src (nil: none) that the
+// InputLayout of emb refuses; without a layout it reads nothing.
+func checkSourceRows(src simstore.Source, batch int, emb Embedding) error {
+	l := layoutOf(emb)
+	if l == nil || src == nil {
+		return nil
+	}
+	it := src.Batches(batch, 0)
+	defer it.Close()
+	for it.Next() {
+		_, x := it.Batch()
+		n, _ := x.Dims()
+		for i := 0; i < n; i++ {
+			if r := x.RawRowView(i); finite(r) {
+				if _, err := l.InputUsed(r); err != nil {
+					return fmt.Errorf("pair with x = %s: %w", leading(r), err)
+				}
+			}
+		}
+	}
+	if err := it.Err(); err != nil {
+		return fmt.Errorf("pairs: %w", err)
+	}
+	return nil
+}
+
+// leading formats the first values of row, for messages about a pair whose position in a
+// shuffled source means nothing.
+func leading(row []float64) string {
+	if len(row) <= 4 {
+		return fmt.Sprint(row)
+	}
+	return fmt.Sprintf("%v … (%d values)", row[:4], len(row))
 }
 
 // welford accumulates column means and sums of squared deviations in one pass.

@@ -87,7 +87,7 @@ func TestStreamZScoreMatchesMemory(t *testing.T) {
 	}
 	x.Set(10, 0, math.NaN())
 	theta.Set(11, 1, math.Inf(-1))
-	zt, zx, usable, dropped, err := streamZScore(storeOf(t, theta, x, 64), 37)
+	zt, zx, usable, dropped, err := streamZScore(storeOf(t, theta, x, 64), 37, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -71,7 +71,7 @@ gotest "go test (pure Go)" -count=1 -timeout 60m ./...
 # The race detector on the conformance suite: concurrent posteriors of every estimator (the
 # suite trains briefly under -race and checks the posterior's moments in the run above).
 gotest "go test -race (conformance suite sbi/sbitest and the estimators that call it)" -count=1 -race -timeout 10m ./sbi/sbitest/
-gotest "go test -race (conformance of NPE, NRE and the MLP embedding)" -count=1 -race -timeout 10m -run '^TestConformance' ./sbi/
+gotest "go test -race (conformance of every estimator and embedding)" -count=1 -race -timeout 30m -run '^TestConformance' ./sbi/
 gotest "go test (openblas build: cgo + libopenblas)" -count=1 -tags openblas -timeout 30m ./sbi/...
 gotest "go test (noasm build: gonum's portable BLAS, no assembly kernels)" -count=1 -tags noasm -timeout 10m ./sbi/nn/... ./sbi/flow/... ./sbi/internal/kernels
 

@@ -1,13 +1,15 @@
 // Package nn is a small reverse-mode automatic-differentiation engine for the neural networks
 // of simulation-based inference: dense row-major tensors, a tape of operations with analytic
 // backward passes, parameters with gradients and seeded initialization, layers (Linear and
-// its tape-free LinearRows, masked Linear, MLP, residual blocks, inverted dropout), fused
-// operations where a chain of small ones would cost (Linear+activation, log-sum-exp,
-// log-softmax, binary cross-entropy with logits, the straight-through indicator, sorting with
-// gradient), the operations of embedding networks (1-D and 2-D convolutions, max and mean
-// pooling over windows and globally, layer normalization, pooling over sets, softmax and
-// multi-head scaled dot-product attention, a gated recurrent unit), optimizers (Adam, AdamW,
-// SGD) with gradient clipping and learning-rate schedules, and parameter (de)serialization.
+// its tape-free LinearRows, masked Linear, MLP, residual blocks, inverted dropout, and the
+// Conv1D, Conv2D, LayerNorm and GRU layers of embedding networks, initialized as PyTorch
+// initializes them), fused operations where a chain of small ones would cost
+// (Linear+activation, log-sum-exp, log-softmax, binary cross-entropy with logits, the
+// straight-through indicator, sorting with gradient), the operations of embedding networks
+// (1-D and 2-D convolutions, max and mean pooling over windows and globally, layer
+// normalization, pooling over sets, softmax and multi-head scaled dot-product attention, a
+// gated recurrent unit), optimizers (Adam, AdamW, SGD) with gradient clipping and
+// learning-rate schedules, and parameter (de)serialization.
 //
 // What does not live here: the assembly kernels and the CPU dispatch (sbi/internal/kernels,
 // each kernel a Go reference loop with assembly twins), the worker goroutines that split

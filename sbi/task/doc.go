@@ -16,7 +16,10 @@
 // Euler–Maruyama path and a sampler of its posterior; SolveSDE integrates SDEs). CANVI's
 // (Patel et al.) lag-one ARCH model is arch: its likelihood is also given on an nn.Tape
 // (ARCHTask.LogLikelihoodTape), for the variational objectives that need it, and on a grid
-// (ARCHTask.GridPosterior). mixed is the toy model of mixed data (a reaction time and a
+// (ARCHTask.GridPosterior). The series tasks sir_raw and lotka_volterra_raw (SeriesTask) are
+// sir and lotka_volterra before sbibm's summary: their trajectories at every time sbibm
+// saves, for embeddings that learn the summary; SeriesTask.Summary reduces them to the
+// benchmark's data. mixed is the toy model of mixed data (a reaction time and a
 // choice) of Python sbi's MNLE examples. Tasks outside sbibm have no stored observations.
 //
 // Every task is a Task and an sbi.Simulator: t.Simulate(rng, theta) fills one data row per

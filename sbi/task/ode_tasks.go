@@ -48,14 +48,17 @@ func SIR() Task {
 	}
 }
 
-func solveSIR(beta, gamma float64) ([][]float64, error) {
+func solveSIR(beta, gamma float64) ([][]float64, error) { return solveSIRAt(beta, gamma, sirTimes) }
+
+// solveSIRAt solves the SIR ODE and returns (S, I, R) at the given days.
+func solveSIRAt(beta, gamma float64, days []float64) ([][]float64, error) {
 	f := func(_ float64, u, du []float64) {
 		inf := beta * u[0] * u[1] / sirN
 		du[0] = -inf
 		du[1] = inf - gamma*u[1]
 		du[2] = gamma * u[1]
 	}
-	return SolveODE(f, 0, []float64{sirN - 1, 1, 0}, sirTimes, odeTol)
+	return SolveODE(f, 0, []float64{sirN - 1, 1, 0}, days, odeTol)
 }
 
 // lvTimes are the times kept by sbibm: saved every 0.1 on [0, 20] and every 21st value kept
@@ -93,11 +96,14 @@ func LotkaVolterra() Task {
 	}
 }
 
-func solveLV(theta []float64) ([][]float64, error) {
+func solveLV(theta []float64) ([][]float64, error) { return solveLVAt(theta, lvTimes) }
+
+// solveLVAt solves the Lotka–Volterra ODE and returns the populations at the given times.
+func solveLVAt(theta, times []float64) ([][]float64, error) {
 	a, b, c, d := theta[0], theta[1], theta[2], theta[3]
 	f := func(_ float64, u, du []float64) {
 		du[0] = a*u[0] - b*u[0]*u[1]
 		du[1] = -c*u[1] + d*u[0]*u[1]
 	}
-	return SolveODE(f, 0, []float64{30, 1}, lvTimes, odeTol)
+	return SolveODE(f, 0, []float64{30, 1}, times, odeTol)
 }

@@ -78,6 +78,8 @@ var registry = map[string]func() Task{
 	"bernoulli_glm_raw":            func() Task { return BernoulliGLMRaw() },
 	"sir":                          func() Task { return SIR() },
 	"lotka_volterra":               func() Task { return LotkaVolterra() },
+	"sir_raw":                      func() Task { return SIRRaw() },
+	"lotka_volterra_raw":           func() Task { return LotkaVolterraRaw() },
 	"tc_slcp":                      func() Task { return TCSLCP() },
 	"weinberg":                     func() Task { return Weinberg() },
 	"mg1":                          func() Task { return MG1() },

@@ -19,8 +19,8 @@ var sbibmTasks = []string{"two_moons", "gaussian_linear", "gaussian_linear_unifo
 	"slcp", "bernoulli_glm", "bernoulli_glm_raw", "sir", "lotka_volterra"}
 
 func TestNamesAndShapes(t *testing.T) {
-	if got := len(Names()); got != 21 {
-		t.Fatalf("%d tasks, want 21: %v", got, Names())
+	if got := len(Names()); got != 23 {
+		t.Fatalf("%d tasks, want 23: %v", got, Names())
 	}
 	rng := rand.New(rand.NewPCG(1, 1))
 	for _, name := range sortedNames() {

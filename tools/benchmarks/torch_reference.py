@@ -182,6 +182,71 @@ def nle_step():
         opt.zero_grad()
         loss.backward()
         nn.utils.clip_grad_norm_(flow.parameters(), 5.0)
+
+
+class AffineMADE(nn.Module):
+    """A masked autoencoder for one affine autoregressive transform (as nflows builds sbi's
+    MAF): inputs θ (degrees 1…D) and an unmasked context, hidden layers with degrees cycling
+    through 1…D−1, tanh, and per feature a shift and a log-scale."""
+
+    def __init__(self, d, context, hidden, layers):
+        super().__init__()
+        deg_in = torch.arange(1, d + 1)
+        degs = [deg_in]
+        sizes = [d] + [hidden] * layers
+        self.lins, self.masks = nn.ModuleList(), []
+        for i in range(layers):
+            deg = torch.arange(hidden) % max(d - 1, 1) + 1
+            self.lins.append(nn.Linear(sizes[i], hidden))
+            self.masks.append((deg[:, None] >= degs[-1][None, :]).float())
+            degs.append(deg)
+        self.ctx = nn.Linear(context, hidden)
+        deg_out = deg_in.repeat(2)
+        self.out = nn.Linear(hidden, 2 * d)
+        self.out_mask = (deg_out[:, None] > degs[-1][None, :]).float()
+
+    def forward(self, theta, ctx):
+        h = theta
+        for i, lin in enumerate(self.lins):
+            h = nn.functional.linear(h, lin.weight * self.masks[i], lin.bias)
+            if i == 0:
+                h = h + self.ctx(ctx)
+            h = torch.tanh(h)
+        out = nn.functional.linear(h, self.out.weight * self.out_mask, self.out.bias)
+        return out.chunk(2, dim=1)
+
+
+def npe_cnn_step():
+    """One NPE training step on the shapes of BenchmarkNPECNNStep: θ of 2 values, series of
+    100 steps × 2 channels, batch 128; sbi's CNNEmbedding (Conv1d 2→6 and 6→12, kernel 5,
+    padding 2, ReLU, MaxPool1d(2), then 300 → 50 → 20) and a MAF of 5 transforms with MADEs of
+    2×50 (tanh), reversing the features between transforms; loss −mean log q(θ | x), clipping
+    at norm 5, Adam."""
+    emb = nn.Sequential(
+        nn.Conv1d(2, 6, 5, padding=2), nn.ReLU(), nn.MaxPool1d(2),
+        nn.Conv1d(6, 12, 5, padding=2), nn.ReLU(), nn.MaxPool1d(2),
+        nn.Flatten(), nn.Linear(300, 50), nn.ReLU(), nn.Linear(50, 20))
+    mades = nn.ModuleList(AffineMADE(2, 20, 50, 2) for _ in range(5))
+    params = list(emb.parameters()) + list(mades.parameters())
+    opt = torch.optim.Adam(params, lr=5e-4)
+    theta = torch.rand(2000, 2) * 1.5 + 0.5
+    x = torch.randn(2000, 2, 100)
+    log2pi = torch.log(torch.tensor(2 * torch.pi))
+
+    def step():
+        idx = torch.randint(0, 2000, (BATCH,))
+        z, ctx = theta[idx], emb(x[idx])
+        logdet = torch.zeros(BATCH)
+        for made in mades:
+            shift, logscale = made(z, ctx)
+            z = (z - shift) * torch.exp(-logscale)
+            logdet = logdet - logscale.sum(1)
+            z = z.flip(1)
+        logq = -0.5 * (z ** 2).sum(1) - log2pi + logdet
+        loss = -logq.mean()
+        opt.zero_grad()
+        loss.backward()
+        nn.utils.clip_grad_norm_(params, 5.0)
         opt.step()
 
     return step
@@ -280,6 +345,7 @@ CASES = {
     "conv2d-l2-fwdbwd": lambda: conv_step(2, 16, 32, True),
     "nle-maf-step": nle_step,
     "nle-maf-slice-10k": nle_slice,
+    "npe-cnn-step": npe_cnn_step,
 }
 
 # Cases that take seconds each run: timed over this many runs (the median), not 20.

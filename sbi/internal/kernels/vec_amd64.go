@@ -61,7 +61,7 @@ func Exp(dst, src []float64) {
 		ExpGo(dst, src)
 		return
 	}
-	withScalarTwin(dst, src, expAVX2, ExpOne)
+	withScalarTwin(dst, src, false)
 }
 
 // Log is LogGo, four values at a time where the CPU has AVX2 (as Exp, with LogOne).
@@ -70,16 +70,28 @@ func Log(dst, src []float64) {
 		LogGo(dst, src)
 		return
 	}
-	withScalarTwin(dst, src, logAVX2, LogOne)
+	withScalarTwin(dst, src, true)
 }
 
-// withScalarTwin runs a vector kernel that stops before the first group of four outside its
-// range (returning the number of values done), and computes those groups and the last len%4
-// values one at a time with its scalar twin.
-func withScalarTwin(dst, src []float64, kernel func(dst, src []float64) int, one func(float64) float64) {
+// withScalarTwin runs the vector kernel of exp (or of log), which stops before the first group
+// of four outside its range (returning the number of values done), and computes those groups
+// and the last len%4 values one at a time with its scalar twin. The kernels are named, not
+// passed as function values, so that dst and src do not escape: a caller's buffer on the
+// stack stays there (tanhVec's).
+func withScalarTwin(dst, src []float64, log bool) {
+	one := func(v float64) float64 {
+		if log {
+			return LogOne(v)
+		}
+		return ExpOne(v)
+	}
 	i := 0
 	for len(src)-i >= 4 {
-		i += kernel(dst[i:], src[i:len(src)&^3])
+		if log {
+			i += logAVX2(dst[i:], src[i:len(src)&^3])
+		} else {
+			i += expAVX2(dst[i:], src[i:len(src)&^3])
+		}
 		if len(src)-i < 4 {
 			break
 		}

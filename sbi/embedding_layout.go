@@ -1,0 +1,155 @@
+package sbi
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// InputLayout is an optional interface of an Embedding whose input is a structure rather than
+// a vector of separate features: the positions of a series, the pixels of an image, the
+// trials of a set. An estimator whose embedding implements it standardizes x by groups of
+// columns that share one scale, leaves out the padding of observations that hold less data
+// than the width of x, and refuses observations the embedding cannot read.
+//
+// Without it every column of x is standardized on its own (sbi's z_score_x = "independent"),
+// which would give each position of a series, and each slot of a set of trials, its own
+// scale: a convolution would no longer see the same pattern alike at every position, and a
+// set no longer be invariant under a permutation of its trials.
+type InputLayout interface {
+	Embedding
+	// InputGroups returns, for observations of in values, the group of each column: the
+	// columns of a group are standardized with one mean and one standard deviation, learned
+	// from all their values in the training set (a channel of a series, a coordinate of the
+	// trials of a set), and a column of group −1 is passed on as it is (a count). Groups are
+	// numbered from 0. It returns Build's error when in does not fit the embedding.
+	InputGroups(in int) ([]int, error)
+	// InputUsed returns how many leading values of the observation row (in raw units) hold
+	// data; the values after them are padding, left out of the standardization and ignored by
+	// the network. It returns an error saying what is wrong when the row is not an
+	// observation the embedding can read (a count of trials out of range).
+	InputUsed(row []float64) (int, error)
+}
+
+// layoutOf returns the embedding's InputLayout, nil for an embedding without one.
+func layoutOf(e Embedding) InputLayout {
+	l, _ := e.(InputLayout)
+	return l
+}
+
+// groupScaler learns a standardization of x by the groups of an InputLayout in one pass over
+// the rows (Welford's update per group), counting only the values each row uses.
+type groupScaler struct {
+	layout InputLayout
+	groups []int
+	n      []float64 // values seen per group
+	mean   []float64
+	m2     []float64
+}
+
+func newGroupScaler(l InputLayout, in int) (*groupScaler, error) {
+	groups, err := l.InputGroups(in)
+	if err != nil {
+		return nil, err
+	}
+	if len(groups) != in {
+		return nil, fmt.Errorf("embedding: InputGroups(%d) gave %d groups, expected one per column", in, len(groups))
+	}
+	ng := 0
+	for j, g := range groups {
+		if g < -1 {
+			return nil, fmt.Errorf("embedding: InputGroups: column %d in group %d, expected ≥ −1", j, g)
+		}
+		ng = max(ng, g+1)
+	}
+	return &groupScaler{layout: l, groups: groups, n: make([]float64, ng), mean: make([]float64, ng), m2: make([]float64, ng)}, nil
+}
+
+// add accumulates the used values of row, or returns the layout's error for it.
+func (s *groupScaler) add(row []float64) error {
+	used, err := s.layout.InputUsed(row)
+	if err != nil {
+		return err
+	}
+	for j, v := range row[:min(max(used, 0), len(row))] {
+		g := s.groups[j]
+		if g < 0 {
+			continue
+		}
+		s.n[g]++
+		d := v - s.mean[g]
+		s.mean[g] += d / s.n[g]
+		s.m2[g] += d * (v - s.mean[g])
+	}
+	return nil
+}
+
+// zscore returns the per-column standardization: each column gets its group's mean and sample
+// standard deviation (the rule of fitZScore), a column of group −1 mean 0 and deviation 1.
+func (s *groupScaler) zscore() zscore {
+	z := zscore{Mean: make([]float64, len(s.groups)), Std: make([]float64, len(s.groups))}
+	for j, g := range s.groups {
+		z.Std[j] = 1
+		if g < 0 {
+			continue
+		}
+		z.Mean[j] = s.mean[g]
+		if s.n[g] > 1 {
+			z.Std[j] = math.Sqrt(s.m2[g] / (s.n[g] - 1))
+		}
+		if !(z.Std[j] >= minStd) {
+			z.Std[j] = 1
+		}
+	}
+	return z
+}
+
+// fitXScore learns the standardization of the rows idx of x for the embedding e: by the
+// groups of its InputLayout where it has one, else column by column.
+func fitXScore(e Embedding, x *mat.Dense, idx []int) (zscore, error) {
+	l := layoutOf(e)
+	if l == nil {
+		return fitZScore(x, idx), nil
+	}
+	_, c := x.Dims()
+	s, err := newGroupScaler(l, c)
+	if err != nil {
+		return zscore{}, err
+	}
+	for _, i := range idx {
+		if err := s.add(x.RawRowView(i)); err != nil {
+			return zscore{}, fmt.Errorf("row %d of x: %w", i, err)
+		}
+	}
+	return s.zscore(), nil
+}
+
+// checkInputRows returns an error naming the first row of x that the layout of e refuses (nil
+// without a layout).
+func checkInputRows(e Embedding, x *mat.Dense) error {
+	l := layoutOf(e)
+	if l == nil {
+		return nil
+	}
+	n, _ := x.Dims()
+	for i := 0; i < n; i++ {
+		if row := x.RawRowView(i); finite(row) {
+			if _, err := l.InputUsed(row); err != nil {
+				return fmt.Errorf("row %d of x: %w", i, err)
+			}
+		}
+	}
+	return nil
+}
+
+// readable reports whether the embedding of e can read the observation row: always without
+// a layout.
+func readable(e Embedding, row []float64) error {
+	if l := layoutOf(e); l != nil {
+		if _, err := l.InputUsed(row); err != nil {
+			return err
+		}
+	}
+	return nil
+}
