@@ -122,8 +122,7 @@ func (c *Certificate) String() string {
 		fmt.Fprintf(&b, "  observation %d: %s: %s\n", i, o.Verdict, o.Reason)
 	}
 	bu := c.Budget
-	fmt.Fprintf(&b, "  budget: %d simulations (training %d, %d check sets of %d reserved, test %d); drawn %d, failed %d\n",
-		bu.Total, bu.Train, bu.CheckSets, bu.Check, bu.Test, bu.Used, bu.Dropped)
+	fmt.Fprintf(&b, "  budget: %s\n", bu)
 	fmt.Fprintf(&b, "  seed %d; %s; %.1f s\n", c.Seed, c.Versions, c.Elapsed.Seconds())
 	return b.String()
 }
@@ -182,7 +181,16 @@ func (c *Certificate) MIMEBundle() map[string]any {
 		b.WriteString(`</table>`)
 	}
 	bu := c.Budget
-	fmt.Fprintf(&b, `<p style="font-size:90%%">Budget %d simulations: training %d, %d check sets of %d reserved, final test %d; drawn %d, failed %d. Seed %d; %s; %.1f s.</p></div>`,
-		bu.Total, bu.Train, bu.CheckSets, bu.Check, bu.Test, bu.Used, bu.Dropped, c.Seed, e(c.Versions), c.Elapsed.Seconds())
+	fmt.Fprintf(&b, `<p style="font-size:90%%">Budget: %s. Seed %d; %s; %.1f s.</p></div>`,
+		e(bu.String()), c.Seed, e(c.Versions), c.Elapsed.Seconds())
 	return map[string]any{"text/html": b.String(), "text/plain": c.String()}
+}
+
+// String says how the budget was split and what was drawn.
+func (b Budget) String() string {
+	s := fmt.Sprintf("%d simulations (training %d, %d check sets of %d reserved, final test %d", b.Total, b.Train, b.CheckSets, b.Check, b.Test)
+	if b.Reference > 0 {
+		s += fmt.Sprintf(", misspecification reference %d", b.Reference)
+	}
+	return s + fmt.Sprintf("); drawn %d, failed %d", b.Used, b.Dropped)
 }

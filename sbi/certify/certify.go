@@ -152,8 +152,9 @@ type run struct {
 	obs      *mat.Dense
 	cfg      Config
 	plan     Budget
-	checks   int // check sets drawn so far
-	trainSet *sbi.Simulation
+	checks   int             // check sets drawn so far
+	trainSet *sbi.Simulation // nil with Config.Trained
+	first    *sbi.Simulation // the first check set; nil without remedies
 	cert     *Certificate
 }
 
@@ -198,11 +199,12 @@ type Budget struct {
 	Check     int // size of each check set
 	CheckSets int // check sets reserved: one for the first diagnosis, one per remedy
 	Test      int // the final test set
+	Reference int // simulations drawn only as the misspecification check's reference (see Certify)
 	Used      int // simulations drawn by the end of the run
 	Dropped   int // simulations that failed (NaN or ±Inf) and were left out
 }
 
-func plan(cfg Config, trained bool) (Budget, error) {
+func plan(cfg Config, trained, observations bool) (Budget, error) {
 	b := Budget{Total: cfg.Simulations}
 	if b.Total < 0 || cfg.TestSimulations < 0 || cfg.CheckSimulations < 0 {
 		return b, fmt.Errorf("certify: simulation counts must be ≥ 0, got Simulations %d, TestSimulations %d, CheckSimulations %d",
@@ -222,13 +224,17 @@ func plan(cfg Config, trained bool) (Budget, error) {
 			b.CheckSets = 1 + countConformal(cfg.Remedies)
 		}
 	}
+	if trained && observations && b.CheckSets == 0 {
+		// No training set and no check set to compare the observations with: reserve one.
+		b.Reference = b.Check
+	}
 	if !trained {
 		b.Train = b.Total - b.Test - b.CheckSets*b.Check
 	}
-	need := b.Test + b.CheckSets*b.Check + b.Train
+	need := b.Test + b.CheckSets*b.Check + b.Train + b.Reference
 	if b.Train < 0 || (!trained && b.Train < 100) || need > b.Total {
-		return b, fmt.Errorf("certify: a budget of %d simulations cannot hold a test set of %d, %d check sets of %d and at least 100 training simulations; raise Simulations or lower TestSimulations/CheckSimulations",
-			b.Total, b.Test, b.CheckSets, b.Check)
+		return b, fmt.Errorf("certify: a budget of %d simulations cannot hold a test set of %d, %d check sets of %d, %d reference simulations and at least 100 training simulations; raise Simulations or lower TestSimulations/CheckSimulations",
+			b.Total, b.Test, b.CheckSets, b.Check, b.Reference)
 	}
 	return b, nil
 }
@@ -264,7 +270,7 @@ func newRun(ctx context.Context, prior dist.Distribution, sim sbi.Simulator, obs
 			return nil, fmt.Errorf("certify: observations have %d columns but the simulator produces %d values; give one observation per row", c, sim.DataDim())
 		}
 	}
-	b, err := plan(cfg, cfg.Trained != nil)
+	b, err := plan(cfg, cfg.Trained != nil, obs != nil)
 	if err != nil {
 		return nil, err
 	}
@@ -405,6 +411,7 @@ func (r *run) initial() (*candidate, error) {
 		if err != nil {
 			return nil, err
 		}
+		r.first = s
 		cov, d, err := r.diagnose(c.est, s, streamDiag)
 		if err != nil {
 			return nil, err
@@ -530,12 +537,15 @@ func (r *run) observations() error {
 	if r.obs == nil {
 		return nil
 	}
+	// The reference: the training simulations, which the estimator saw; else the first check
+	// set; else a set reserved for it. Never the final test set.
 	ref := r.trainSet
 	if ref == nil {
+		ref = r.first
+	}
+	if ref == nil {
 		var err error
-		// A set of its own: the misspecification check needs simulations, not a test of the
-		// posterior, and must not touch the final test set.
-		ref, err = r.simulate(max(r.plan.Check, 200), streamMisspec)
+		ref, err = r.simulate(r.plan.Reference, streamMisspec)
 		if err != nil {
 			return err
 		}
