@@ -93,8 +93,12 @@ func (c *Certificate) Sentence() string {
 	default:
 		what = "Inconclusive"
 	}
-	return fmt.Sprintf("%s: %s (%s, after %d remedies tried, judged once on a test set of %d simulations).",
-		what, c.Final.Reason, c.Chosen, c.Tried, c.Final.N)
+	tried := fmt.Sprintf("%d remedies", c.Tried)
+	if c.Tried == 1 {
+		tried = "1 remedy"
+	}
+	return fmt.Sprintf("%s: %s (%s, after %s tried, judged once on a test set of %d simulations).",
+		what, c.Final.Reason, c.Chosen, tried, c.Final.N)
 }
 
 // String is a text summary: the sentence, the table of levels, the steps and the observations.
@@ -160,6 +164,7 @@ func (c *Certificate) MIMEBundle() map[string]any {
 			l.Level, before, l.Coverage, l.Count, l.N, l.Lower, l.Upper, l.Level-c.Target.Tolerance, min(hi, 1), l.Status)
 	}
 	b.WriteString(`</table>`)
+	b.WriteString(coverageSVG(c.Target, c.Before, c.Final))
 	if c.SBC != nil {
 		fmt.Fprintf(&b, `<p>SBC on the final test set (shown, not part of the verdict): KS p-values %s, %d draws per pair.</p>`, e(fmtP(c.SBC.KSPValues)), c.SBC.Samples)
 	}

@@ -164,7 +164,7 @@ func TestRegularizerRemedyRetrains(t *testing.T) {
 		Train:       sbi.TrainConfig{Epochs: 3},
 		Regularizer: calib.CoverageRegularizerConfig{Samples: 4},
 		Remedies:    []Remedy{RemedyRegularizer}, Samples: 100, SBCSamples: -1, Seed: 2,
-		Target:      Target{Tolerance: 0.001}, // unreachable: the remedy must run
+		Target: Target{Tolerance: 0.001}, // unreachable: the remedy must run
 	})
 	if err != nil {
 		t.Fatal(err)
