@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/gosbi/gosbi/sbi"
 	"github.com/gosbi/gosbi/sbi/calib"
 	"github.com/gosbi/gosbi/sbi/diag"
@@ -41,6 +43,8 @@ type Certificate struct {
 	Seed     uint64
 	Versions string // Go and gosbi versions of the run
 	Elapsed  time.Duration
+
+	calTheta, calX *mat.Dense // the conformal calibration pairs (for Save)
 }
 
 // ObservationCheck is the certificate's word on one observation.

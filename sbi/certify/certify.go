@@ -333,6 +333,8 @@ type candidate struct {
 	name      string
 	est       sbi.Amortized
 	conformal []*calib.Conformal
+	calTheta  *mat.Dense // the conformal calibration pairs
+	calX      *mat.Dense
 	decision  *Decision // on its check set; nil for conformal (guaranteed by construction)
 }
 
@@ -473,13 +475,12 @@ func (r *run) conformalize(best *candidate) (*candidate, error) {
 		return nil, nil
 	}
 	levels := r.cfg.Target.Levels
-	base, err := calib.NewConformal(best.est, s.Theta, s.X, 1-levels[0])
+	confs, err := conformalAt(best.est, s.Theta, s.X, levels)
 	if err != nil {
-		return nil, fmt.Errorf("certify: conformal calibration: %w", err)
+		return nil, err
 	}
-	confs := make([]*calib.Conformal, len(levels))
+	base := confs[0]
 	for i, l := range levels {
-		confs[i] = base.WithAlpha(1 - l)
 		if math.IsInf(confs[i].Threshold, 1) {
 			step.Note = fmt.Sprintf("skipped: %d calibration pairs are too few for a finite region at level %.3g", base.N, l)
 			return nil, nil
@@ -488,7 +489,7 @@ func (r *run) conformalize(best *candidate) (*candidate, error) {
 	step.Simulations = r.plan.Check
 	step.Note = fmt.Sprintf("regions of the %s calibrated on %d fresh pairs: over calibration sets their coverage is at least L and at most L + %.4f on average; a given calibration's coverage varies by about ±%.3f (at level 0.5)",
 		best.name, base.N, 1/float64(base.N+1), math.Sqrt(0.25/float64(base.N)))
-	return &candidate{name: best.name + " + conformal regions", est: best.est, conformal: confs}, nil
+	return &candidate{name: best.name + " + conformal regions", est: best.est, conformal: confs, calTheta: s.Theta, calX: s.X}, nil
 }
 
 func (r *run) final(c *candidate) error {
@@ -521,7 +522,7 @@ func (r *run) final(c *candidate) error {
 	}
 	r.cert.Chosen = c.name
 	r.cert.Estimator = c.est
-	r.cert.Conformal = c.conformal
+	r.cert.Conformal, r.cert.calTheta, r.cert.calX = c.conformal, c.calTheta, c.calX
 	r.cert.Final, r.cert.After = d, cov
 	if r.cfg.SBCSamples > 0 {
 		sbc, err := diag.SBCContext(r.ctx, c.est, s.Theta, s.X, diag.RankConfig{Samples: r.cfg.SBCSamples, Seed: seedOf(r.cfg.Seed, streamSBC)})
