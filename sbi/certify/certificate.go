@@ -172,16 +172,19 @@ func (c *Certificate) MIMEBundle() map[string]any {
 	if c.SBC != nil {
 		fmt.Fprintf(&b, `<p>SBC on the final test set (shown, not part of the verdict): KS p-values %s, %d draws per pair.</p>`, e(fmtP(c.SBC.KSPValues)), c.SBC.Samples)
 	}
-	b.WriteString(`<p><b>Steps</b></p><table style="font-size:90%"><tr><th>step</th><th>simulations</th><th>time</th><th>diagnosis</th><th>note</th></tr>`)
+	b.WriteString(`<p><b>Steps</b></p><table style="font-size:90%"><tr><th>step</th><th>simulations</th><th>time</th><th>against the target</th><th>test of exact calibration (simultaneous band)</th><th>note</th></tr>`)
 	for _, s := range c.Steps {
-		d := "—"
+		d, band := "—", "—"
 		if s.Decision != nil {
 			d = string(s.Decision.Verdict)
 		}
-		fmt.Fprintf(&b, `<tr><td>%s</td><td>%d</td><td>%.1f s</td><td>%s</td><td style="text-align:left">%s</td></tr>`,
-			e(s.Name), s.Simulations, s.Elapsed.Seconds(), e(d), e(s.Note))
+		if s.Coverage != nil {
+			band = s.Coverage.Verdict()
+		}
+		fmt.Fprintf(&b, `<tr><td>%s</td><td>%d</td><td>%.1f s</td><td>%s</td><td style="text-align:left">%s</td><td style="text-align:left">%s</td></tr>`,
+			e(s.Name), s.Simulations, s.Elapsed.Seconds(), e(d), e(band), e(s.Note))
 	}
-	b.WriteString(`</table>`)
+	b.WriteString(`</table><p style="font-size:90%">The verdict is the test against the target (is the coverage within the tolerance?); the band test asks whether the coverage is consistent with exact calibration and is shown for reference only: a band that does not reject is not evidence of calibration.</p>`)
 	if len(c.Observations) > 0 {
 		b.WriteString(`<p><b>Observations</b></p><table style="font-size:90%"><tr><th>#</th><th>verdict</th><th>why</th></tr>`)
 		for i, o := range c.Observations {

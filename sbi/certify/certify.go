@@ -272,6 +272,9 @@ func newRun(ctx context.Context, prior dist.Distribution, sim sbi.Simulator, obs
 			return nil, fmt.Errorf("certify: observations have %d columns but the simulator produces %d values; give one observation per row", c, sim.DataDim())
 		}
 	}
+	if t, ok := cfg.Trained.(interface{ Trained() bool }); ok && !t.Trained() {
+		return nil, fmt.Errorf("certify: Config.Trained is an untrained estimator; train it first or give Config.New instead: %w", sbi.ErrUntrained)
+	}
 	b, err := plan(cfg, cfg.Trained != nil, obs != nil)
 	if err != nil {
 		return nil, err

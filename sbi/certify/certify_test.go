@@ -129,8 +129,6 @@ func TestCertifyGaussianLinearNPE(t *testing.T) {
 	}
 }
 
-var _ = errors.New
-
 // A given estimator without remedies and with observations: a reference set is reserved for
 // the misspecification check, and the run stays within its budget.
 func TestReferenceSetIsBudgeted(t *testing.T) {
@@ -179,5 +177,12 @@ func TestRegularizerRemedyRetrains(t *testing.T) {
 	}
 	if cert.Verdict() == Certified {
 		t.Errorf("certified with an unreachable tolerance: %s", cert.Sentence())
+	}
+}
+
+func TestUntrainedEstimatorIsRefused(t *testing.T) {
+	_, err := Certify(gaussPrior(), gaussSimulator{}, nil, Config{Trained: sbi.NewNPE(gaussPrior(), sbi.NPEConfig{})})
+	if !errors.Is(err, sbi.ErrUntrained) {
+		t.Errorf("untrained Config.Trained: %v, want an error wrapping sbi.ErrUntrained", err)
 	}
 }
