@@ -110,6 +110,7 @@ func (c *Certificate) String() string {
 	var b strings.Builder
 	b.WriteString("Certificate: " + c.Sentence() + "\n")
 	fmt.Fprintf(&b, "  target: %s\n", c.Target)
+	fmt.Fprintf(&b, "  power: %d test pairs certify an exactly calibrated posterior with probability ≥ %.3f\n", c.Final.N, c.Final.Power)
 	fmt.Fprintf(&b, "  %-7s %-9s %-12s %-18s %s\n", "level", "coverage", "covered", "interval", "status")
 	for _, l := range c.Final.Checks {
 		fmt.Fprintf(&b, "  %-7.3g %-9.3f %-12s [%.3f, %.3f]    %s\n", l.Level, l.Coverage,
@@ -151,7 +152,8 @@ func (c *Certificate) MIMEBundle() map[string]any {
 	e := html.EscapeString
 	color := map[Verdict]string{Certified: "#1a7f37", NotCertified: "#cf222e", Inconclusive: "#9a6700"}[c.Final.Verdict]
 	fmt.Fprintf(&b, `<div><p style="font-size:110%%"><b style="color:%s">%s</b></p>`, color, e(c.Sentence()))
-	fmt.Fprintf(&b, `<p>Target: %s.</p>`, e(c.Target.String()))
+	fmt.Fprintf(&b, `<p>Target: %s. Power: %d test pairs certify an exactly calibrated posterior with probability ≥ %.3f.</p>`,
+		e(c.Target.String()), c.Final.N, c.Final.Power)
 	b.WriteString(`<table style="font-size:90%"><tr><th>level</th><th>coverage before</th><th>coverage (final test)</th><th>covered</th><th>interval</th><th>target</th><th>status</th></tr>`)
 	for _, l := range c.Final.Checks {
 		before := "—"

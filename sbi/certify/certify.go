@@ -462,7 +462,7 @@ func (r *run) regularize(best *candidate) (*candidate, error) {
 	step.Decision, step.Coverage, step.Simulations = d, cov, r.plan.Check
 	step.Note = fmt.Sprintf("retrained on the same %d training simulations with λ = %g, %d draws per pair, mixture %g",
 		r.trainSet.Theta.RawMatrix().Rows, r.cfg.Regularizer.Lambda, r.cfg.Regularizer.Samples, r.cfg.Regularizer.Mixture)
-	return &candidate{name: string(RemedyRegularizer), est: est, decision: d}, nil
+	return &candidate{name: "regularized estimator", est: est, decision: d}, nil
 }
 
 func (r *run) conformalize(best *candidate) (*candidate, error) {

@@ -3,6 +3,7 @@ package certify
 import (
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -115,8 +116,12 @@ type Decision struct {
 	Checks  []LevelCheck
 	Verdict Verdict
 	Reason  string // one sentence: why, with the numbers
+	// Power is Target.Power(N): a lower bound on the probability that N test pairs certify an
+	// exactly calibrated posterior.
+	Power float64
 	// Needed is, when the verdict is Inconclusive because the band is too wide, about how many
-	// test pairs would let an exactly calibrated posterior be certified; 0 otherwise.
+	// test pairs would certify an exactly calibrated posterior with probability NeededPower;
+	// 0 otherwise.
 	Needed int
 }
 
@@ -150,6 +155,7 @@ func Decide(cov *diag.CoverageResult, t Target) (*Decision, error) {
 		d.Checks = append(d.Checks, checkLevel(l, count, cov.N, t))
 	}
 	d.Verdict, d.Reason, d.Needed = summarize(d.Checks, t)
+	d.Power = t.Power(cov.N)
 	return d, nil
 }
 
@@ -202,19 +208,50 @@ func decidable(level float64, n int, t Target) bool {
 	return classify(level, lo, hi, t) == LevelPass
 }
 
-// neededPairs is the smallest power-of-two multiple of 100 pairs (up to 10⁷) at which a test set
-// whose coverage equals each level exactly would certify, found by bisection; 0 if none.
-func neededPairs(t Target) int {
-	ok := func(n int) bool {
-		for _, l := range t.Levels {
-			if !decidable(l, n, t) {
-				return false
-			}
-		}
-		return true
+// Power is a lower bound on the probability that a test set of n pairs certifies an exactly
+// calibrated posterior against t: 1 − Σ_L P(level L does not pass), each term an exact binomial
+// sum over the counts that pass at L (Bonferroni over the levels; the counts of nested regions
+// are dependent, so the true probability is at least this). It tells what a budget can show
+// before it is spent.
+func (t Target) Power(n int) float64 {
+	t = t.withDefaults()
+	if n < 1 || t.check() != nil {
+		return 0
 	}
+	miss := 0.0
+	for _, l := range t.Levels {
+		miss += 1 - passProbability(l, n, t)
+	}
+	return max(0, 1-miss)
+}
+
+// passProbability is P(the level passes) when the count is Binomial(n, level). The counts that
+// pass form an interval [kmin, kmax]: both Clopper–Pearson bounds increase with the count.
+func passProbability(level float64, n int, t Target) float64 {
+	lower := func(k int) float64 { lo, _ := clopperPearson(k, n, t.Alpha); return lo }
+	upper := func(k int) float64 { _, hi := clopperPearson(k, n, t.Alpha); return hi }
+	kmin := sort.Search(n+1, func(k int) bool { return lower(k) >= level-t.Tolerance })
+	kmax := n
+	if !t.Conservative {
+		kmax = sort.Search(n+1, func(k int) bool { return upper(k) > level+t.Tolerance }) - 1
+	}
+	if kmin > kmax {
+		return 0
+	}
+	b := distuv.Binomial{N: float64(n), P: level}
+	below := 0.0
+	if kmin > 0 {
+		below = b.CDF(float64(kmin - 1))
+	}
+	return max(0, b.CDF(float64(kmax))-below)
+}
+
+// Needed is the smallest number of test pairs (to within 1%, up to 10⁷) at which Power reaches
+// power; 0 if none does.
+func (t Target) Needed(power float64) int {
+	t = t.withDefaults()
 	hi := 100
-	for !ok(hi) {
+	for t.Power(hi) < power {
 		if hi > 10_000_000 {
 			return 0
 		}
@@ -223,7 +260,7 @@ func neededPairs(t Target) int {
 	lo := hi / 2
 	for hi-lo > max(1, lo/100) {
 		mid := (lo + hi) / 2
-		if ok(mid) {
+		if t.Power(mid) >= power {
 			hi = mid
 		} else {
 			lo = mid
@@ -231,6 +268,9 @@ func neededPairs(t Target) int {
 	}
 	return hi
 }
+
+// NeededPower is the power Decision.Needed is computed for.
+const NeededPower = 0.8
 
 func summarize(checks []LevelCheck, t Target) (Verdict, string, int) {
 	conf := fmt.Sprintf("%.0f%%", 100*(1-2*t.Alpha))
@@ -270,9 +310,9 @@ func summarize(checks []LevelCheck, t Target) (Verdict, string, int) {
 		if decidable(c.Level, c.N, t) {
 			continue
 		}
-		need := neededPairs(t)
-		return Inconclusive, fmt.Sprintf("band too wide for the budget: with %d test pairs the %s interval at level %.3g is [%.3f, %.3f] around a coverage of %.3f, wider than the tolerance ±%.3g allows; about %d test pairs would decide",
-			c.N, conf, c.Level, c.Lower, c.Upper, c.Coverage, t.Tolerance, need), need
+		need := t.Needed(NeededPower)
+		return Inconclusive, fmt.Sprintf("band too wide for the budget: with %d test pairs the %s interval at level %.3g is [%.3f, %.3f] around a coverage of %.3f, wider than the tolerance ±%.3g allows; about %d test pairs would certify an exactly calibrated posterior with probability %.2g",
+			c.N, conf, c.Level, c.Lower, c.Upper, c.Coverage, t.Tolerance, need, NeededPower), need
 	}
 	c := undecided[0]
 	return Inconclusive, fmt.Sprintf("at level %.3g the coverage is %.3f (%d of %d test pairs) and its %s interval [%.3f, %.3f] straddles an edge of the target %s",

@@ -2,6 +2,7 @@ package certify
 
 import (
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -154,22 +155,45 @@ func TestDecideVerdicts(t *testing.T) {
 	}
 }
 
-func TestNeededPairsDecides(t *testing.T) {
+// Power is checked against simulation: test sets of uniform ranks (an exactly calibrated
+// posterior) are certified at least as often as the bound says, and not much more often than the
+// best single level allows.
+func TestPowerAgainstSimulation(t *testing.T) {
 	tg := Target{}.withDefaults()
-	n := neededPairs(tg)
-	for _, l := range tg.Levels {
-		if !decidable(l, n, tg) {
-			t.Errorf("level %v is not decidable with the %d pairs neededPairs gives", l, n)
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{300, 800, 2000} {
+		const reps = 400
+		ok := 0
+		for range reps {
+			ranks := make([]float64, n)
+			for i := range ranks {
+				ranks[i] = rng.Float64()
+			}
+			d, err := Decide(diag.MustCoverageFromRanks(ranks, tg.Levels), tg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Verdict == Certified {
+				ok++
+			}
+		}
+		rate := float64(ok) / reps
+		bound := tg.Power(n)
+		best := 1.0
+		for _, l := range tg.Levels {
+			best = min(best, passProbability(l, n, tg))
+		}
+		se := math.Sqrt(max(bound*(1-bound), 0.01) / reps)
+		t.Logf("n = %d: certified %.3f of %d calibrated test sets; bound %.3f, weakest level %.3f", n, rate, reps, bound, best)
+		if rate < bound-3*se || rate > best+3*se {
+			t.Errorf("n = %d: certification rate %.3f outside [bound %.3f, weakest level %.3f] ± 3σ", n, rate, bound, best)
 		}
 	}
-	small := n * 9 / 10
-	all := true
-	for _, l := range tg.Levels {
-		all = all && decidable(l, small, tg)
+	need := tg.Needed(NeededPower)
+	if tg.Power(need) < NeededPower || tg.Power(need*9/10) >= NeededPower {
+		t.Errorf("Needed(%v) = %d, but Power there is %.3f and at 90%% of it %.3f", NeededPower, need, tg.Power(need), tg.Power(need*9/10))
 	}
-	if all {
-		t.Errorf("every level is decidable with %d pairs, fewer than the %d neededPairs says", small, n)
-	}
+	t.Logf("Needed(%v) = %d test pairs", NeededPower, need)
 }
 
 func TestClopperPearsonClosedForms(t *testing.T) {
