@@ -28,11 +28,13 @@ type Certificate struct {
 	Conformal []*calib.Conformal
 
 	// Final is the verdict on the final test set; After its coverage, Before the coverage of the
-	// first estimator on its check set (nil without remedies). SBC is computed on the final test
-	// set for the chosen estimator's posterior and shown beside the verdict, not part of it.
+	// first estimator on its check set (nil without remedies). SBC and TARP are computed on the
+	// final test set for the chosen estimator's posterior (not its conformal regions) and shown
+	// beside the verdict, not part of it.
 	Final         *Decision
 	Before, After *diag.CoverageResult
 	SBC           *diag.SBCResult
+	TARP          *diag.TARPResult
 
 	Steps        []Step             // what was done, in order, ending with the final test
 	Remedies     []Remedy           // the remedies allowed, in order
@@ -119,6 +121,12 @@ func (c *Certificate) String() string {
 	if c.SBC != nil {
 		fmt.Fprintf(&b, "  SBC (shown, not part of the verdict): KS p-values %s on %d draws per pair\n", fmtP(c.SBC.KSPValues), c.SBC.Samples)
 	}
+	if c.TARP != nil {
+		fmt.Fprintf(&b, "  TARP (shown, not part of the verdict): ATC %.3g, KS p-value %.3g\n", c.TARP.ATC, c.TARP.KSPValue)
+	}
+	if c.Conformal != nil {
+		fmt.Fprintf(&b, "  %s\n", conformalNote)
+	}
 	b.WriteString("  steps:\n")
 	for _, s := range c.Steps {
 		fmt.Fprintf(&b, "    %s (%d simulations, %.1f s): %s", s.Name, s.Simulations, s.Elapsed.Seconds(), s.Note)
@@ -174,6 +182,12 @@ func (c *Certificate) MIMEBundle() map[string]any {
 	if c.SBC != nil {
 		fmt.Fprintf(&b, `<p>SBC on the final test set (shown, not part of the verdict): KS p-values %s, %d draws per pair.</p>`, e(fmtP(c.SBC.KSPValues)), c.SBC.Samples)
 	}
+	if c.TARP != nil {
+		fmt.Fprintf(&b, `<p>TARP on the final test set (shown, not part of the verdict): ATC %.3g (&lt; 0 over-confident, &gt; 0 conservative), KS p-value %.3g.</p>`, c.TARP.ATC, c.TARP.KSPValue)
+	}
+	if c.Conformal != nil {
+		fmt.Fprintf(&b, `<p>%s</p>`, e(conformalNote))
+	}
 	b.WriteString(`<p><b>Steps</b></p><table style="font-size:90%"><tr><th>step</th><th>simulations</th><th>time</th><th>against the target</th><th>test of exact calibration (simultaneous band)</th><th>note</th></tr>`)
 	for _, s := range c.Steps {
 		d, band := "—", "—"
@@ -208,3 +222,5 @@ func (b Budget) String() string {
 	}
 	return s + fmt.Sprintf("); drawn %d, failed %d", b.Used, b.Dropped)
 }
+
+const conformalNote = "What is certified: the conformal regions {θ : −log q(θ|x) ≤ τ_L} (Region), one per target level; draws from Posterior are not recalibrated, and SBC and TARP judge those draws."

@@ -85,8 +85,8 @@ type Config struct {
 
 	// Samples is the number of posterior draws per test pair for the HPD ranks; 0 means 1000.
 	Samples int
-	// SBCSamples is the number of draws per test pair of the SBC shown beside the verdict;
-	// 0 means 199, negative means no SBC.
+	// SBCSamples is the number of draws per test pair of the SBC and TARP shown beside the
+	// verdict; 0 means 199, negative means neither.
 	SBCSamples int
 	// Misspecification configures the check of each observation; its Seed and Alpha come from
 	// Seed and Target.Alpha when zero.
@@ -143,6 +143,7 @@ const (
 	streamTrain
 	streamDiag
 	streamSBC
+	streamTARP
 	streamMisspec
 	streamCheckSims = 100 // + index of the check set
 )
@@ -533,6 +534,11 @@ func (r *run) final(c *candidate) error {
 			return fmt.Errorf("certify: SBC: %w", err)
 		}
 		r.cert.SBC = sbc
+		tarp, err := diag.TARPContext(r.ctx, c.est, s.Theta, s.X, diag.RankConfig{Samples: r.cfg.SBCSamples, Seed: seedOf(r.cfg.Seed, streamTARP)})
+		if err != nil {
+			return fmt.Errorf("certify: TARP: %w", err)
+		}
+		r.cert.TARP = tarp
 	}
 	r.cert.Steps = append(r.cert.Steps, Step{Name: "final test", Simulations: r.plan.Test, Decision: d, Coverage: cov,
 		Elapsed: time.Since(t0), Note: fmt.Sprintf("the %s judged once on %d fresh pairs", c.name, s.Theta.RawMatrix().Rows)})

@@ -40,6 +40,9 @@ func TestConformalRemedyCertifiesAnOverconfidentPosterior(t *testing.T) {
 	if cert.SBC == nil || cert.SBC.KSPValues[0] > 1e-3 {
 		t.Errorf("SBC of the over-confident posterior should reject uniformity; got %v", cert.SBC)
 	}
+	if cert.TARP == nil || cert.TARP.ATC >= 0 || cert.TARP.KSPValue > 1e-3 {
+		t.Errorf("TARP of the over-confident posterior should say over-confident (ATC < 0) and reject; got %+v", cert.TARP)
+	}
 
 	cfg.Remedies = NoRemedies()
 	cert, err = Certify(gaussPrior(), gaussSimulator{}, nil, cfg)

@@ -20,8 +20,11 @@
 // The best candidate (the smallest largest deviation |coverage − level| on its check set, or the
 // conformal regions, whose coverage holds by construction) is then judged once on the final test
 // set; that verdict is the certificate's. Diagnoses before it only choose; they are shown and
-// counted (Certificate.Tried), never reused. SBC ranks on the final test set are shown beside the
-// verdict.
+// counted (Certificate.Tried), never reused. SBC and TARP on the final test set are shown beside
+// the verdict, for the chosen estimator's own draws: after the conformal remedy the certified
+// objects are the regions (Certificate.Region), and draws from the posterior are not recalibrated.
+// HPD ranks are estimated from Config.Samples posterior draws per pair (randomized ranks, exactly
+// uniform for a calibrated posterior).
 //
 // The verdict (Decide). A target is a set of levels L, a tolerance ε and a level α: the claim is
 // that the coverage at every L lies in [L − ε, L + ε] (or above L − ε, Conservative). Certified
@@ -31,8 +34,10 @@
 // levels. A level whose bounds lie outside the interval gives NotCertified; anything else is
 // Inconclusive, and when even a perfectly calibrated posterior could not be certified with the
 // test set's size, the reason says the band is too wide for the budget and how many test pairs
-// would decide. The claim is about expected coverage over the prior predictive: marginal, not
-// conditional on an observation.
+// would reach power NeededPower. Target.Power(n) is what a test set of n pairs can show before
+// it is spent: a lower bound on the probability that it certifies an exactly calibrated
+// posterior (about 950 pairs reach 0.8 for the default target). The claim is about expected
+// coverage over the prior predictive: marginal, not conditional on an observation.
 //
 // Observations. Each observation is checked against simulations of the model with
 // diag.Misspecification at level α; one that the simulator does not produce is refused

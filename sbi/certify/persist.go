@@ -37,6 +37,7 @@ type file struct {
 	Before       *diag.CoverageResult `json:"before,omitempty"`
 	After        *diag.CoverageResult `json:"after"`
 	SBC          *diag.SBCResult      `json:"sbc,omitempty"`
+	TARP         *diag.TARPResult     `json:"tarp,omitempty"`
 	Steps        []Step               `json:"steps"`
 	Remedies     []Remedy             `json:"remedies"`
 	Tried        int                  `json:"tried"`
@@ -69,7 +70,7 @@ func (c *Certificate) Save(w io.Writer) error {
 		return fmt.Errorf("certify: saving the estimator: %w", err)
 	}
 	f := file{Format: fileFormat, Version: fileVersion, Target: c.Target, Chosen: c.Chosen, Final: c.Final,
-		Before: c.Before, After: c.After, SBC: c.SBC, Steps: c.Steps, Remedies: c.Remedies, Tried: c.Tried,
+		Before: c.Before, After: c.After, SBC: c.SBC, TARP: c.TARP, Steps: c.Steps, Remedies: c.Remedies, Tried: c.Tried,
 		Observations: c.Observations, Budget: c.Budget, Seed: c.Seed, Versions: c.Versions, Elapsed: c.Elapsed,
 		Estimator: est.Bytes()}
 	if c.Conformal != nil {
@@ -140,7 +141,7 @@ func Load(r io.Reader) (*Certificate, error) {
 		return nil, fmt.Errorf("certify: loading the certified estimator: %w", err)
 	}
 	c := &Certificate{Target: f.Target, Estimator: est, Chosen: f.Chosen, Final: f.Final, Before: f.Before,
-		After: f.After, SBC: f.SBC, Steps: f.Steps, Remedies: f.Remedies, Tried: f.Tried, Observations: f.Observations,
+		After: f.After, SBC: f.SBC, TARP: f.TARP, Steps: f.Steps, Remedies: f.Remedies, Tried: f.Tried, Observations: f.Observations,
 		Budget: f.Budget, Seed: f.Seed, Versions: f.Versions, Elapsed: f.Elapsed}
 	if len(f.Thresholds) > 0 {
 		if len(f.Thresholds) != len(f.Target.Levels) {
