@@ -63,17 +63,19 @@ type Config struct {
 	// least 500 (or what the budget allows).
 	TestSimulations int
 	// CheckSimulations is the size of each diagnosis and calibration set; 0 means a tenth of
-	// Simulations, at least 300.
+	// Simulations, at least 300 (or what the budget allows).
 	CheckSimulations int
 
 	// New makes a fresh, untrained estimator; nil means sbi.NewNPE(prior, sbi.NPEConfig{}).
 	New func() sbi.Estimator
 	// Trained is an estimator trained elsewhere (any sbi.Amortized, e.g. a posterior made by
 	// hand). Certify then trains nothing and skips the regularizer remedy; its training
-	// simulations are not part of the budget, so they must not overlap the simulations Certify
-	// draws (they cannot: Certify draws its own).
+	// simulations are not part of the budget. Certify draws its own check and test
+	// simulations from streams of Seed, so the estimator has not seen them unless it was
+	// trained on simulations drawn from those very streams.
 	Trained sbi.Amortized
-	// Train configures each training; its Seed is replaced by one derived from Seed.
+	// Train configures each training; its Seed is replaced by one derived from Seed, the same
+	// for the first training and the regularized one, so that they differ by the regularizer.
 	Train sbi.TrainConfig
 	// Regularizer is the coverage regularizer's configuration; zero Lambda and Samples mean 5
 	// and 16 (the values of Falkiewicz et al. 2023). Mixture is set from the target.

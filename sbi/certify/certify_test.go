@@ -1,6 +1,7 @@
 package certify
 
 import (
+	"context"
 	"errors"
 	"math/rand/v2"
 	"strings"
@@ -117,7 +118,7 @@ func TestCertifyGaussianLinearNPE(t *testing.T) {
 	obs := mat.NewDense(1, tk.DataDim(), nil)
 	tk.SimulateBatch(rng, theta, obs)
 	start := time.Now()
-	cert, err := Certify(tk.Prior(), tk, obs, Config{Simulations: 4000, Samples: 100, SBCSamples: 99, Seed: 1,
+	cert, err := Certify(tk.Prior(), tk, obs, Config{Simulations: 4000, Samples: 100, SBCSamples: -1, Seed: 1,
 		New: func() sbi.Estimator {
 			return sbi.NewNPE(tk.Prior(), sbi.NPEConfig{Transforms: 3, Hidden: 32})
 		},
@@ -187,5 +188,14 @@ func TestUntrainedEstimatorIsRefused(t *testing.T) {
 	_, err := Certify(gaussPrior(), gaussSimulator{}, nil, Config{Trained: sbi.NewNPE(gaussPrior(), sbi.NPEConfig{})})
 	if !errors.Is(err, sbi.ErrUntrained) {
 		t.Errorf("untrained Config.Trained: %v, want an error wrapping sbi.ErrUntrained", err)
+	}
+}
+
+func TestCancelledContextStops(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := CertifyContext(ctx, gaussPrior(), gaussSimulator{}, nil, Config{Trained: scaledPosterior{1}, Simulations: 2000})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled context: %v, want an error wrapping context.Canceled", err)
 	}
 }
