@@ -33,9 +33,14 @@ func TestExactCoverageOfTheSyntheticCases(t *testing.T) {
 // trained, no remedies, and a final test set of n pairs.
 func certifySynthetic(t *testing.T, s float64, n int, seed uint64) *Certificate {
 	t.Helper()
+	return certifySyntheticTarget(t, s, n, seed, Target{})
+}
+
+func certifySyntheticTarget(t *testing.T, s float64, n int, seed uint64, tg Target) *Certificate {
+	t.Helper()
 	cert, err := Certify(gaussPrior(), gaussSimulator{}, nil, Config{
 		Trained: scaledPosterior{s}, Remedies: NoRemedies(), Simulations: n, TestSimulations: n,
-		Samples: synthDraws, SBCSamples: -1, Seed: seed,
+		Samples: synthDraws, SBCSamples: -1, Seed: seed, Target: tg,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -98,6 +103,43 @@ func TestFalseCertificationRate(t *testing.T) {
 	t.Logf("power: %d of %d exactly calibrated posteriors certified", ok, good)
 	if ok < good*9/10 {
 		t.Errorf("power: only %d of %d exactly calibrated posteriors certified, want ≥ 90%%", ok, good)
+	}
+}
+
+// TestFalseCertificationRateConservative is the same check for a one-sided target: 60
+// over-confident posteriors missing it by 0.01 beyond the tolerance are certified at most at
+// rate α (+3σ), and 30 conservative ones (s = 1.3, coverage above every level) are certified in
+// at least 90% of cases, as they are wanted to be.
+func TestFalseCertificationRateConservative(t *testing.T) {
+	tg := Target{Conservative: true}
+	levels := DefaultLevels()
+	narrow := scaleFor(DefaultTolerance+0.01, levels, synthDraws, true)
+	var cases, certified int
+	seed := uint64(1000)
+	for _, n := range []int{300, 1000} {
+		for range 30 {
+			if certifySyntheticTarget(t, narrow, n, seed, tg).Certified() {
+				certified++
+			}
+			cases++
+			seed++
+		}
+	}
+	limit := DefaultAlpha*float64(cases) + 3*math.Sqrt(DefaultAlpha*(1-DefaultAlpha)*float64(cases))
+	t.Logf("conservative target: %d of %d over-confident posteriors certified (limit %.1f)", certified, cases, limit)
+	if float64(certified) > limit {
+		t.Errorf("false certifications: %d of %d, above α·n + 3σ = %.1f", certified, cases, limit)
+	}
+	ok := 0
+	for range 30 {
+		if certifySyntheticTarget(t, 1.3, 1000, seed, tg).Certified() {
+			ok++
+		}
+		seed++
+	}
+	t.Logf("conservative posteriors certified: %d of 30", ok)
+	if ok < 27 {
+		t.Errorf("power: %d of 30 conservative posteriors certified against a one-sided target, want ≥ 27", ok)
 	}
 }
 
