@@ -458,6 +458,10 @@ func (r *run) regularize(best *candidate) (*candidate, error) {
 	if err != nil {
 		return nil, err
 	}
+	if s == nil {
+		step.Note = "skipped: no check set left in the budget to diagnose the retrained estimator"
+		return nil, nil
+	}
 	cov, d, err := r.diagnose(est, s, streamDiag+1)
 	if err != nil {
 		return nil, err
