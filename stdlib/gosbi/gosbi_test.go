@@ -11,7 +11,7 @@ import (
 func TestTablesAreAddedToStdlib(t *testing.T) {
 	for _, key := range []string{
 		"github.com/gosbi/gosbi/display/display", "github.com/gosbi/gosbi/sbi/sbi", "github.com/gosbi/gosbi/sbi/task/task",
-		"github.com/gosbi/gosbi/sbi/calib/calib", "github.com/gosbi/gosbi/viz/viz", "fmt/fmt",
+		"github.com/gosbi/gosbi/sbi/calib/calib", "github.com/gosbi/gosbi/sbi/certify/certify", "github.com/gosbi/gosbi/viz/viz", "fmt/fmt",
 	} {
 		if _, ok := stdlib.Symbols[key]; !ok {
 			t.Errorf("no symbols for %s", key)

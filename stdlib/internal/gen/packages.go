@@ -44,6 +44,7 @@ var sets = []tableSet{
 		"github.com/gosbi/gosbi/sbi/task",
 		"github.com/gosbi/gosbi/sbi/diag",
 		"github.com/gosbi/gosbi/sbi/calib",
+		"github.com/gosbi/gosbi/sbi/certify",
 		"github.com/gosbi/gosbi/sbi/variational",
 		"github.com/gosbi/gosbi/sbi/npy",
 		"github.com/gosbi/gosbi/sbi/simstore",

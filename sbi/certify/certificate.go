@@ -1,0 +1,226 @@
+package certify
+
+import (
+	"fmt"
+	"html"
+	"strings"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/gosbi/gosbi/sbi"
+	"github.com/gosbi/gosbi/sbi/calib"
+	"github.com/gosbi/gosbi/sbi/diag"
+)
+
+// Certificate is the result of Certify: the chosen posterior, the verdict and every number it
+// rests on. Its verdict comes from the final test set alone (Final); the diagnoses of the steps
+// before chose what was tested and are shown, not counted.
+type Certificate struct {
+	Target Target
+
+	// Estimator is the amortized posterior chosen (the best found, certified or not); Chosen
+	// names it. Conformal, when the conformal remedy was chosen, holds one calibration per
+	// target level (Conformal[k] for Target.Levels[k]): the certified regions are then
+	// Conformal[k].Region(x), not the HPD regions of Estimator.
+	Estimator sbi.Amortized
+	Chosen    string
+	Conformal []*calib.Conformal
+
+	// Final is the verdict on the final test set; After its coverage, Before the coverage of the
+	// first estimator on its check set (nil without remedies). SBC and TARP are computed on the
+	// final test set for the chosen estimator's posterior (not its conformal regions) and shown
+	// beside the verdict, not part of it.
+	Final         *Decision
+	Before, After *diag.CoverageResult
+	SBC           *diag.SBCResult
+	TARP          *diag.TARPResult
+
+	Steps        []Step             // what was done, in order, ending with the final test
+	Remedies     []Remedy           // the remedies allowed, in order
+	Tried        int                // remedies tried (including those skipped for a stated reason)
+	Observations []ObservationCheck // one per observation given, in order
+
+	Budget   Budget
+	Seed     uint64
+	Versions string // Go and gosbi versions of the run
+	Elapsed  time.Duration
+
+	calTheta, calX *mat.Dense // the conformal calibration pairs (for Save)
+}
+
+// ObservationCheck is the certificate's word on one observation.
+type ObservationCheck struct {
+	X       []float64
+	Misspec *diag.MisspecResult // nil when the check could not run
+	Verdict Verdict
+	Reason  string
+}
+
+// Verdict is the global verdict: that of the final test.
+func (c *Certificate) Verdict() Verdict { return c.Final.Verdict }
+
+// Certified reports whether the final test certified the target.
+func (c *Certificate) Certified() bool { return c.Final.Verdict == Certified }
+
+// Posterior is the chosen estimator's posterior at observation i (0-based), whatever its
+// verdict: check Observations[i].Verdict before trusting it.
+func (c *Certificate) Posterior(i int) (sbi.Posterior, error) {
+	if i < 0 || i >= len(c.Observations) {
+		return nil, fmt.Errorf("certify: observation %d does not exist; the certificate has %d", i, len(c.Observations))
+	}
+	return c.Estimator.Posterior(c.Observations[i].X), nil
+}
+
+// Region is the certified credible region of level Target.Levels[k] at observation i when the
+// conformal remedy was chosen; otherwise the regions are the HPD regions of Posterior(i) and
+// Region returns an error saying so.
+func (c *Certificate) Region(i, k int) (*calib.Region, error) {
+	if c.Conformal == nil {
+		return nil, fmt.Errorf("certify: the certified regions are the HPD regions of the posterior (no conformal remedy was chosen); use Posterior(%d)", i)
+	}
+	if k < 0 || k >= len(c.Conformal) {
+		return nil, fmt.Errorf("certify: level index %d does not exist; the target has %d levels", k, len(c.Conformal))
+	}
+	if i < 0 || i >= len(c.Observations) {
+		return nil, fmt.Errorf("certify: observation %d does not exist; the certificate has %d", i, len(c.Observations))
+	}
+	return c.Conformal[k].Region(c.Observations[i].X), nil
+}
+
+// Sentence is the verdict in one sentence, with the numbers it rests on.
+func (c *Certificate) Sentence() string {
+	var what string
+	switch c.Final.Verdict {
+	case Certified:
+		what = "Certified"
+	case NotCertified:
+		what = "Not certified"
+	default:
+		what = "Inconclusive"
+	}
+	tried := fmt.Sprintf("%d remedies", c.Tried)
+	if c.Tried == 1 {
+		tried = "1 remedy"
+	}
+	return fmt.Sprintf("%s: %s (%s, after %s tried, judged once on a test set of %d simulations).",
+		what, c.Final.Reason, c.Chosen, tried, c.Final.N)
+}
+
+// String is a text summary: the sentence, the table of levels, the steps and the observations.
+func (c *Certificate) String() string {
+	var b strings.Builder
+	b.WriteString("Certificate: " + c.Sentence() + "\n")
+	fmt.Fprintf(&b, "  target: %s\n", c.Target)
+	fmt.Fprintf(&b, "  power: %d test pairs certify an exactly calibrated posterior with probability ≥ %.3f\n", c.Final.N, c.Final.Power)
+	fmt.Fprintf(&b, "  %-7s %-9s %-12s %-18s %s\n", "level", "coverage", "covered", "interval", "status")
+	for _, l := range c.Final.Checks {
+		fmt.Fprintf(&b, "  %-7.3g %-9.3f %-12s [%.3f, %.3f]    %s\n", l.Level, l.Coverage,
+			fmt.Sprintf("%d/%d", l.Count, l.N), l.Lower, l.Upper, l.Status)
+	}
+	if c.SBC != nil {
+		fmt.Fprintf(&b, "  SBC (shown, not part of the verdict): KS p-values %s on %d draws per pair\n", fmtP(c.SBC.KSPValues), c.SBC.Samples)
+	}
+	if c.TARP != nil {
+		fmt.Fprintf(&b, "  TARP (shown, not part of the verdict): ATC %.3g, KS p-value %.3g\n", c.TARP.ATC, c.TARP.KSPValue)
+	}
+	if c.Conformal != nil {
+		fmt.Fprintf(&b, "  %s\n", conformalNote)
+	}
+	b.WriteString("  steps:\n")
+	for _, s := range c.Steps {
+		fmt.Fprintf(&b, "    %s (%d simulations, %.1f s): %s", s.Name, s.Simulations, s.Elapsed.Seconds(), s.Note)
+		if s.Decision != nil {
+			fmt.Fprintf(&b, "; %s", s.Decision.Verdict)
+		}
+		b.WriteString("\n")
+	}
+	for i, o := range c.Observations {
+		fmt.Fprintf(&b, "  observation %d: %s: %s\n", i, o.Verdict, o.Reason)
+	}
+	bu := c.Budget
+	fmt.Fprintf(&b, "  budget: %s\n", bu)
+	fmt.Fprintf(&b, "  seed %d; %s; %.1f s\n", c.Seed, c.Versions, c.Elapsed.Seconds())
+	return b.String()
+}
+
+func fmtP(ps []float64) string {
+	s := make([]string, len(ps))
+	for i, p := range ps {
+		s[i] = fmt.Sprintf("%.3g", p)
+	}
+	return "[" + strings.Join(s, " ") + "]"
+}
+
+// MIMEBundle shows the certificate as HTML (verdict, the table of levels with their intervals,
+// coverage before and after, SBC, the steps with their cost, the observations, budget, seed and
+// versions) and as text.
+func (c *Certificate) MIMEBundle() map[string]any {
+	var b strings.Builder
+	e := html.EscapeString
+	color := map[Verdict]string{Certified: "#1a7f37", NotCertified: "#cf222e", Inconclusive: "#9a6700"}[c.Final.Verdict]
+	fmt.Fprintf(&b, `<div><p style="font-size:110%%"><b style="color:%s">%s</b></p>`, color, e(c.Sentence()))
+	fmt.Fprintf(&b, `<p>Target: %s. Power: %d test pairs certify an exactly calibrated posterior with probability ≥ %.3f.</p>`,
+		e(c.Target.String()), c.Final.N, c.Final.Power)
+	b.WriteString(`<table style="font-size:90%"><tr><th>level</th><th>coverage before</th><th>coverage (final test)</th><th>covered</th><th>interval</th><th>target</th><th>status</th></tr>`)
+	for _, l := range c.Final.Checks {
+		before := "—"
+		if c.Before != nil {
+			if k := levelIndex(c.Before.Levels, l.Level); k >= 0 {
+				before = fmt.Sprintf("%.3f", c.Before.Coverage[k])
+			}
+		}
+		hi := l.Level + c.Target.Tolerance
+		if c.Target.Conservative {
+			hi = 1
+		}
+		fmt.Fprintf(&b, `<tr><td>%.3g</td><td>%s</td><td>%.3f</td><td>%d/%d</td><td>[%.3f, %.3f]</td><td>[%.3f, %.3f]</td><td>%s</td></tr>`,
+			l.Level, before, l.Coverage, l.Count, l.N, l.Lower, l.Upper, l.Level-c.Target.Tolerance, min(hi, 1), l.Status)
+	}
+	b.WriteString(`</table>`)
+	b.WriteString(coverageSVG(c.Target, c.Before, c.Final))
+	if c.SBC != nil {
+		fmt.Fprintf(&b, `<p>SBC on the final test set (shown, not part of the verdict): KS p-values %s, %d draws per pair.</p>`, e(fmtP(c.SBC.KSPValues)), c.SBC.Samples)
+	}
+	if c.TARP != nil {
+		fmt.Fprintf(&b, `<p>TARP on the final test set (shown, not part of the verdict): ATC %.3g (&lt; 0 over-confident, &gt; 0 conservative), KS p-value %.3g.</p>`, c.TARP.ATC, c.TARP.KSPValue)
+	}
+	if c.Conformal != nil {
+		fmt.Fprintf(&b, `<p>%s</p>`, e(conformalNote))
+	}
+	b.WriteString(`<p><b>Steps</b></p><table style="font-size:90%"><tr><th>step</th><th>simulations</th><th>time</th><th>against the target</th><th>test of exact calibration (simultaneous band)</th><th>note</th></tr>`)
+	for _, s := range c.Steps {
+		d, band := "—", "—"
+		if s.Decision != nil {
+			d = string(s.Decision.Verdict)
+		}
+		if s.Coverage != nil {
+			band = s.Coverage.Verdict()
+		}
+		fmt.Fprintf(&b, `<tr><td>%s</td><td>%d</td><td>%.1f s</td><td>%s</td><td style="text-align:left">%s</td><td style="text-align:left">%s</td></tr>`,
+			e(s.Name), s.Simulations, s.Elapsed.Seconds(), e(d), e(band), e(s.Note))
+	}
+	b.WriteString(`</table><p style="font-size:90%">The verdict is the test against the target (is the coverage within the tolerance?); the band test asks whether the coverage is consistent with exact calibration and is shown for reference only: a band that does not reject is not evidence of calibration.</p>`)
+	if len(c.Observations) > 0 {
+		b.WriteString(`<p><b>Observations</b></p><table style="font-size:90%"><tr><th>#</th><th>verdict</th><th>why</th></tr>`)
+		for i, o := range c.Observations {
+			fmt.Fprintf(&b, `<tr><td>%d</td><td>%s</td><td style="text-align:left">%s</td></tr>`, i, e(string(o.Verdict)), e(o.Reason))
+		}
+		b.WriteString(`</table>`)
+	}
+	bu := c.Budget
+	fmt.Fprintf(&b, `<p style="font-size:90%%">Budget: %s. Seed %d; %s; %.1f s.</p></div>`,
+		e(bu.String()), c.Seed, e(c.Versions), c.Elapsed.Seconds())
+	return map[string]any{"text/html": b.String(), "text/plain": c.String()}
+}
+
+// String says how the budget was split and what was drawn.
+func (b Budget) String() string {
+	s := fmt.Sprintf("%d simulations (training %d, %d check sets of %d reserved, final test %d", b.Total, b.Train, b.CheckSets, b.Check, b.Test)
+	if b.Reference > 0 {
+		s += fmt.Sprintf(", misspecification reference %d", b.Reference)
+	}
+	return s + fmt.Sprintf("); drawn %d, failed %d", b.Used, b.Dropped)
+}
+
+const conformalNote = "What is certified: the conformal regions {θ : −log q(θ|x) ≤ τ_L} (Region), one per target level; draws from Posterior are not recalibrated, and SBC and TARP judge those draws."

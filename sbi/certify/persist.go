@@ -1,0 +1,201 @@
+package certify
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/gosbi/gosbi/internal/atomicfile"
+	"github.com/gosbi/gosbi/sbi"
+	"github.com/gosbi/gosbi/sbi/calib"
+	"github.com/gosbi/gosbi/sbi/diag"
+	"github.com/gosbi/gosbi/sbi/internal/safe"
+)
+
+// fileFormat names the certificate file format; fileVersion is its version.
+const (
+	fileFormat  = "gosbi certificate"
+	fileVersion = 1
+)
+
+// file is the JSON form of a certificate: every number it shows, the estimator in sbi's own
+// file format, and the conformal calibration pairs, from which Load recomputes the thresholds
+// (and checks them against the saved ones) so that a loaded calibration is whole.
+type file struct {
+	Format       string               `json:"format"`
+	Version      int                  `json:"version"`
+	Target       Target               `json:"target"`
+	Chosen       string               `json:"chosen"`
+	Final        *Decision            `json:"final"`
+	Before       *diag.CoverageResult `json:"before,omitempty"`
+	After        *diag.CoverageResult `json:"after"`
+	SBC          *diag.SBCResult      `json:"sbc,omitempty"`
+	TARP         *diag.TARPResult     `json:"tarp,omitempty"`
+	Steps        []Step               `json:"steps"`
+	Remedies     []Remedy             `json:"remedies"`
+	Tried        int                  `json:"tried"`
+	Observations []ObservationCheck   `json:"observations"`
+	Budget       Budget               `json:"budget"`
+	Seed         uint64               `json:"seed"`
+	Versions     string               `json:"versions"`
+	Elapsed      time.Duration        `json:"elapsed_ns"`
+	Thresholds   []float64            `json:"conformal_thresholds,omitempty"`
+	CalTheta     *matrix              `json:"conformal_theta,omitempty"`
+	CalX         *matrix              `json:"conformal_x,omitempty"`
+	Estimator    []byte               `json:"estimator"` // sbi's estimator file, base64 in JSON
+}
+
+type matrix struct {
+	Rows, Cols int
+	Data       []float64
+}
+
+// Save writes the certificate with its estimator to w (JSON). The estimator must be one of the
+// library's (an sbi.Estimator, which can save itself); a posterior made by hand cannot be
+// saved, and Save says so.
+func (c *Certificate) Save(w io.Writer) error {
+	saver, ok := c.Estimator.(interface{ Save(io.Writer) error })
+	if !ok {
+		return fmt.Errorf("certify: the certified estimator (%T) cannot be saved: only the library's estimators (sbi.Estimator) can", c.Estimator)
+	}
+	var est bytes.Buffer
+	if err := saver.Save(&est); err != nil {
+		return fmt.Errorf("certify: saving the estimator: %w", err)
+	}
+	f := file{Format: fileFormat, Version: fileVersion, Target: c.Target, Chosen: c.Chosen, Final: c.Final,
+		Before: c.Before, After: c.After, SBC: c.SBC, TARP: c.TARP, Steps: c.Steps, Remedies: c.Remedies, Tried: c.Tried,
+		Observations: c.Observations, Budget: c.Budget, Seed: c.Seed, Versions: c.Versions, Elapsed: c.Elapsed,
+		Estimator: est.Bytes()}
+	if c.Conformal != nil {
+		if c.calTheta == nil {
+			return errors.New("certify: the certificate's conformal calibration pairs are missing; it cannot be saved")
+		}
+		for _, cf := range c.Conformal {
+			f.Thresholds = append(f.Thresholds, cf.Threshold)
+		}
+		f.CalTheta, f.CalX = denseToMatrix(c.calTheta), denseToMatrix(c.calX)
+	}
+	enc := json.NewEncoder(w)
+	if err := enc.Encode(&f); err != nil {
+		return fmt.Errorf("certify: writing the certificate: %w", err)
+	}
+	return nil
+}
+
+func denseToMatrix(m *mat.Dense) *matrix {
+	r, c := m.Dims()
+	data := make([]float64, 0, r*c)
+	for i := range r {
+		data = append(data, m.RawRowView(i)...)
+	}
+	return &matrix{Rows: r, Cols: c, Data: data}
+}
+
+func (m *matrix) dense() (*mat.Dense, error) {
+	if m == nil || m.Rows < 1 || m.Cols < 1 || len(m.Data) != m.Rows*m.Cols {
+		return nil, errors.New("certify: a matrix in the certificate file is missing or has the wrong size")
+	}
+	return mat.NewDense(m.Rows, m.Cols, m.Data), nil
+}
+
+// SaveFile writes the certificate to path atomically (a reader sees the old file or the whole
+// new one).
+func (c *Certificate) SaveFile(path string) error {
+	return atomicfile.Write(path, 0o644, c.Save)
+}
+
+// MustSaveFile is SaveFile for notebook cells: it panics with SaveFile's error.
+func (c *Certificate) MustSaveFile(path string) {
+	if err := c.SaveFile(path); err != nil {
+		panic(err)
+	}
+}
+
+// Load reads a certificate written by Save, with its estimator, and recomputes its conformal
+// thresholds from the saved calibration pairs: a file whose thresholds do not match (an
+// estimator that is not the one certified) is refused.
+func Load(r io.Reader) (*Certificate, error) {
+	var f file
+	dec := json.NewDecoder(r)
+	if err := dec.Decode(&f); err != nil {
+		return nil, fmt.Errorf("certify: reading the certificate: %w", err)
+	}
+	if f.Format != fileFormat {
+		return nil, fmt.Errorf("certify: not a certificate file (format %q, want %q)", f.Format, fileFormat)
+	}
+	if f.Version != fileVersion {
+		return nil, fmt.Errorf("certify: certificate file version %d; this build reads version %d", f.Version, fileVersion)
+	}
+	if f.Final == nil || f.After == nil {
+		return nil, errors.New("certify: the certificate file has no final verdict")
+	}
+	est, err := sbi.Load(bytes.NewReader(f.Estimator))
+	if err != nil {
+		return nil, fmt.Errorf("certify: loading the certified estimator: %w", err)
+	}
+	c := &Certificate{Target: f.Target, Estimator: est, Chosen: f.Chosen, Final: f.Final, Before: f.Before,
+		After: f.After, SBC: f.SBC, TARP: f.TARP, Steps: f.Steps, Remedies: f.Remedies, Tried: f.Tried, Observations: f.Observations,
+		Budget: f.Budget, Seed: f.Seed, Versions: f.Versions, Elapsed: f.Elapsed}
+	if len(f.Thresholds) > 0 {
+		if len(f.Thresholds) != len(f.Target.Levels) {
+			return nil, fmt.Errorf("certify: %d conformal thresholds for %d target levels", len(f.Thresholds), len(f.Target.Levels))
+		}
+		theta, err := f.CalTheta.dense()
+		if err != nil {
+			return nil, err
+		}
+		x, err := f.CalX.dense()
+		if err != nil {
+			return nil, err
+		}
+		confs, err := conformalAt(est, theta, x, f.Target.Levels)
+		if err != nil {
+			return nil, err
+		}
+		for k, cf := range confs {
+			if math.Abs(cf.Threshold-f.Thresholds[k]) > 1e-9*max(1, math.Abs(f.Thresholds[k])) {
+				return nil, fmt.Errorf("certify: the saved estimator gives the conformal threshold %v at level %v, the certificate says %v: the file does not hold the estimator that was certified",
+					cf.Threshold, f.Target.Levels[k], f.Thresholds[k])
+			}
+		}
+		c.Conformal, c.calTheta, c.calX = confs, theta, x
+	}
+	return c, nil
+}
+
+// conformalAt calibrates est on the pairs (theta, x) at every level.
+func conformalAt(est sbi.Amortized, theta, x *mat.Dense, levels []float64) ([]*calib.Conformal, error) {
+	base, err := calib.NewConformal(est, theta, x, 1-levels[0])
+	if err != nil {
+		return nil, fmt.Errorf("certify: conformal calibration: %w", err)
+	}
+	confs := make([]*calib.Conformal, len(levels))
+	for i, l := range levels {
+		confs[i] = base.WithAlpha(1 - l)
+	}
+	return confs, nil
+}
+
+// LoadFile reads a certificate file written by SaveFile.
+func LoadFile(path string) (*Certificate, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("certify: %w", err)
+	}
+	defer fh.Close()
+	c, err := Load(fh)
+	if err != nil {
+		return nil, fmt.Errorf("%w (file %s)", err, path)
+	}
+	return c, nil
+}
+
+// MustLoadFile is LoadFile for notebook cells: it panics with LoadFile's error.
+func MustLoadFile(path string) *Certificate { return safe.Must(LoadFile(path)) }
