@@ -49,7 +49,7 @@ func commands() []command {
 			func(a []string) error { return kernel.Main(a, Version) }},
 		{"worker", "worker                         (internal) the interpreter process of a kernel", "The interpreter process of a kernel, started by the kernel itself.", false, interp.WorkerMain},
 		{"install", "install [--user|--sys-prefix|--prefix DIR]  install the Jupyter kernelspec", "", true, kernel.InstallMain},
-		{"run", "run NOTEBOOK.ipynb... [--out DIR] [--html] [--param k=v] [--timeout D]", "", true, nbtest.RunMain},
+		{"run", "run NOTEBOOK.ipynb... [--out DIR] [--html] [--param k=v] [--timeout D] [--max-output SIZE]", "", true, nbtest.RunMain},
 		{"script", "script FILE.go [args]          run a Go file (or - for stdin) with the notebook's packages",
 			"Runs a Go file, or standard input for -, with the notebook's packages; the arguments after\nFILE.go are the script's os.Args. It works as a #! line.", false, interp.ScriptMain},
 		{"repl", "repl                           interactive Go session in the terminal",
@@ -137,7 +137,7 @@ _gosbi() {
   fi
   case "$cmd" in
     run)
-      if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--out --html --param --timeout --quiet --help" -- "$cur"))
+      if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--out --html --param --timeout --max-output --quiet --help" -- "$cur"))
       else COMPREPLY=($(compgen -f -X '!*.ipynb' -- "$cur") $(compgen -d -- "$cur")); fi ;;
     script) COMPREPLY=($(compgen -f -X '!*.go' -- "$cur") $(compgen -d -- "$cur")) ;;
     install) COMPREPLY=($(compgen -W "--user --sys-prefix --prefix --help" -- "$cur")) ;;

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"html"
-	"os"
 	"regexp"
 	"sort"
 	"strings"
@@ -15,12 +14,14 @@ import (
 	"github.com/alecthomas/chroma/v2/styles"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
+
+	"github.com/gosbi/gosbi/internal/atomicfile"
 )
 
 // WriteHTML writes nb as a standalone HTML page: no external files or scripts, images inline
 // (PNG and JPEG as base64 data URLs, SVG as markup).
 func WriteHTML(path string, nb *Notebook, title string) error {
-	if err := os.WriteFile(path, RenderHTML(nb, title), 0o644); err != nil {
+	if err := atomicfile.WriteFile(path, RenderHTML(nb, title), 0o644); err != nil {
 		return fmt.Errorf("nbtest: write HTML: %w", err)
 	}
 	return nil
