@@ -241,7 +241,15 @@ func TestMarkdown(t *testing.T) {
 		// A list item's continuation lines belong to the item.
 		{"- first item,\n  continued\n- second", "<ul>\n<li>first item,\ncontinued</li>\n<li>second</li>\n</ul>\n"},
 		// TeX math is kept as written; a lone dollar is text.
-		{"density $p(θ^*_1 | x) * q_2$ costs $5 and $6", "<p>density $p(θ^*_1 | x) * q_2$ costs $5 and $6</p>\n"},
+		{"density $p(θ^*_1 | x) * q_2$ costs $5 and $6", `<p>density <span class="math">$p(θ^*_1 | x) * q_2$</span> costs $5 and $6</p>` + "\n"},
+		// An escaped dollar is a dollar, not the start of math.
+		{`costs \$5 and \$6, or $x_1$`, `<p>costs $5 and $6, or <span class="math">$x_1$</span></p>` + "\n"},
+		// Display math over several lines, and inline math over a line break in a list item.
+		{"$$\n\\hat{θ} = \\arg\\max_θ \\sum_i \\log q_*(θ_i \\mid x_i)\n$$",
+			`<p><span class="math">$$` + "\n" + `\hat{θ} = \arg\max_θ \sum_i \log q_*(θ_i \mid x_i)` + "\n" + `$$</span></p>` + "\n"},
+		{"- with $a_1 * b_2 *\n  c_3$ done", `<ul>` + "\n" + `<li>with <span class="math">$a_1 * b_2 *` + "\n" + `c_3$</span> done</li>` + "\n" + `</ul>` + "\n"},
+		// Math in code is code.
+		{"`$x_1$`", "<p><code>$x_1$</code></p>\n"},
 		{"| a | b |\n|---|---|\n| 1 | 2 |", "<table>\n<thead>\n<tr>\n<th>a</th>\n<th>b</th>\n</tr>\n</thead>\n<tbody>\n<tr>\n<td>1</td>\n<td>2</td>\n</tr>\n</tbody>\n</table>\n"},
 	} {
 		if got := nbtest.Markdown(tc.in); got != tc.want {
