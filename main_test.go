@@ -124,6 +124,38 @@ func TestBashCompletion(t *testing.T) {
 	}
 }
 
+// TestLicences: the module carries the BSD 3-Clause licence (what pkg.go.dev needs to show its
+// documentation), and the sbibm files shipped in testdata carry sbibm's MIT notice.
+func TestLicences(t *testing.T) {
+	for _, c := range []struct {
+		file string
+		want []string
+	}{
+		{"LICENSE", []string{
+			"Copyright ©2026 The gosbi Authors",
+			"Redistributions of source code must retain the above copyright",
+			"Redistributions in binary form must reproduce the above copyright",
+			"Neither the name of the gosbi project nor the names of its authors",
+		}},
+		{"testdata/sbibm/LICENSE", []string{
+			"Jan-Matthis Lueckmann",
+			"Permission is hereby granted, free of charge",
+			"The above copyright notice and this permission notice shall be included",
+		}},
+	} {
+		b, err := os.ReadFile(c.file)
+		if err != nil {
+			t.Errorf("%v", err)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(string(b), w) {
+				t.Errorf("%s does not say %q", c.file, w)
+			}
+		}
+	}
+}
+
 // TestDataFetch runs `gosbi data fetch` against servers that do not serve sbibm's files: a
 // closed port, and a server that answers every request with a login page. The error names the
 // folder, the URL, the flags that change them and that the tutorials do not need the files;
