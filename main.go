@@ -127,8 +127,8 @@ func completion(args []string) error {
 	return nil
 }
 
-// bashCompletion completes the command, then the flags and files of run, script, install and
-// data fetch.
+// bashCompletion completes the command, then the flags and files of run, script, install,
+// data fetch and study.
 const bashCompletion = `# bash completion for gosbi: source <(gosbi completion bash)
 _gosbi() {
   local cur=${COMP_WORDS[COMP_CWORD]} cmd=${COMP_WORDS[1]}
@@ -142,7 +142,11 @@ _gosbi() {
     script) COMPREPLY=($(compgen -f -X '!*.go' -- "$cur") $(compgen -d -- "$cur")) ;;
     install) COMPREPLY=($(compgen -W "--user --sys-prefix --prefix --help" -- "$cur")) ;;
     data) if [ "$COMP_CWORD" -eq 2 ]; then COMPREPLY=($(compgen -W "fetch" -- "$cur"))
-          else COMPREPLY=($(compgen -W "--dir --url" -- "$cur")); fi ;;
+          else COMPREPLY=($(compgen -W "--dir --url --help" -- "$cur")); fi ;;
+    study) if [ "$COMP_CWORD" -eq 2 ]; then COMPREPLY=($(compgen -W "run status worker" -- "$cur"))
+           elif [[ ${COMP_WORDS[2]} == run && $cur == -* ]]; then
+             COMPREPLY=($(compgen -W "--executor --dir --wait --workers --retries --partition --time --mem --cpus --throttle --help" -- "$cur"))
+           else COMPREPLY=($(compgen -f -X '!*.json' -- "$cur") $(compgen -d -- "$cur")); fi ;;
     completion) COMPREPLY=($(compgen -W "bash" -- "$cur")) ;;
     help) COMPREPLY=($(compgen -W "%[1]s" -- "$cur")) ;;
   esac

@@ -10,6 +10,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -121,6 +123,40 @@ func TestBashCompletion(t *testing.T) {
 	}
 	if code, _, errOut := gosbi(t, "completion", "fish"); code != 1 || !strings.Contains(errOut, "bash") {
 		t.Errorf("gosbi completion fish: exit status %d, %q", code, errOut)
+	}
+}
+
+// TestCompletionListsEveryFlag: the completion of "gosbi CMD --" offers every flag that
+// "gosbi CMD --help" lists, and no other (besides --help).
+func TestCompletionListsEveryFlag(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	_, script, _ := gosbi(t, "completion", "bash")
+	flagRE := regexp.MustCompile(`(?m)^  --?([a-z][a-z-]*)`)
+	for _, cmd := range []string{"run", "install", "data fetch", "study run"} {
+		_, help, _ := gosbi(t, append(strings.Fields(cmd), "--help")...)
+		want := []string{"--help"}
+		for _, m := range flagRE.FindAllStringSubmatch(help, -1) {
+			want = append(want, "--"+m[1])
+		}
+		if len(want) == 1 {
+			t.Fatalf("gosbi %s --help lists no flags:\n%s", cmd, help)
+		}
+		words := "gosbi " + cmd + " --"
+		prog := script + "\nCOMP_WORDS=(" + words + ")\nCOMP_CWORD=" + strconv.Itoa(len(strings.Fields(words))-1) +
+			"\n_gosbi\necho \"${COMPREPLY[*]}\"\n"
+		out, err := exec.Command(bash, "-c", prog).CombinedOutput()
+		if err != nil {
+			t.Fatalf("completing %q: %v\n%s", words, err, out)
+		}
+		got := strings.Fields(string(out))
+		slices.Sort(got)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("completing %q: %q; gosbi %s --help lists %q", words, got, cmd, want)
+		}
 	}
 }
 
