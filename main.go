@@ -49,7 +49,7 @@ func commands() []command {
 			func(a []string) error { return kernel.Main(a, Version) }},
 		{"worker", "worker                         (internal) the interpreter process of a kernel", "The interpreter process of a kernel, started by the kernel itself.", false, interp.WorkerMain},
 		{"install", "install [--user|--sys-prefix|--prefix DIR]  install the Jupyter kernelspec", "", true, kernel.InstallMain},
-		{"run", "run NOTEBOOK.ipynb... [--out DIR] [--html] [--param k=v] [--timeout D]", "", true, nbtest.RunMain},
+		{"run", "run NOTEBOOK.ipynb... [--out DIR] [--html] [--param k=v] [--timeout D] [--max-output SIZE]", "", true, nbtest.RunMain},
 		{"script", "script FILE.go [args]          run a Go file (or - for stdin) with the notebook's packages",
 			"Runs a Go file, or standard input for -, with the notebook's packages; the arguments after\nFILE.go are the script's os.Args. It works as a #! line.", false, interp.ScriptMain},
 		{"repl", "repl                           interactive Go session in the terminal",
@@ -127,8 +127,8 @@ func completion(args []string) error {
 	return nil
 }
 
-// bashCompletion completes the command, then the flags and files of run, script, install and
-// data fetch.
+// bashCompletion completes the command, then the flags and files of run, script, install,
+// data fetch and study.
 const bashCompletion = `# bash completion for gosbi: source <(gosbi completion bash)
 _gosbi() {
   local cur=${COMP_WORDS[COMP_CWORD]} cmd=${COMP_WORDS[1]}
@@ -137,12 +137,16 @@ _gosbi() {
   fi
   case "$cmd" in
     run)
-      if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--out --html --param --timeout --quiet --help" -- "$cur"))
+      if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--out --html --param --timeout --max-output --quiet --help" -- "$cur"))
       else COMPREPLY=($(compgen -f -X '!*.ipynb' -- "$cur") $(compgen -d -- "$cur")); fi ;;
     script) COMPREPLY=($(compgen -f -X '!*.go' -- "$cur") $(compgen -d -- "$cur")) ;;
     install) COMPREPLY=($(compgen -W "--user --sys-prefix --prefix --help" -- "$cur")) ;;
     data) if [ "$COMP_CWORD" -eq 2 ]; then COMPREPLY=($(compgen -W "fetch" -- "$cur"))
-          else COMPREPLY=($(compgen -W "--dir --url" -- "$cur")); fi ;;
+          else COMPREPLY=($(compgen -W "--dir --url --help" -- "$cur")); fi ;;
+    study) if [ "$COMP_CWORD" -eq 2 ]; then COMPREPLY=($(compgen -W "run status worker" -- "$cur"))
+           elif [[ ${COMP_WORDS[2]} == run && $cur == -* ]]; then
+             COMPREPLY=($(compgen -W "--executor --dir --wait --workers --retries --partition --time --mem --cpus --throttle --help" -- "$cur"))
+           else COMPREPLY=($(compgen -f -X '!*.json' -- "$cur") $(compgen -d -- "$cur")); fi ;;
     completion) COMPREPLY=($(compgen -W "bash" -- "$cur")) ;;
     help) COMPREPLY=($(compgen -W "%[1]s" -- "$cur")) ;;
   esac

@@ -10,6 +10,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -121,6 +123,72 @@ func TestBashCompletion(t *testing.T) {
 	}
 	if code, _, errOut := gosbi(t, "completion", "fish"); code != 1 || !strings.Contains(errOut, "bash") {
 		t.Errorf("gosbi completion fish: exit status %d, %q", code, errOut)
+	}
+}
+
+// TestCompletionListsEveryFlag: the completion of "gosbi CMD --" offers every flag that
+// "gosbi CMD --help" lists, and no other (besides --help).
+func TestCompletionListsEveryFlag(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	_, script, _ := gosbi(t, "completion", "bash")
+	flagRE := regexp.MustCompile(`(?m)^  --?([a-z][a-z-]*)`)
+	for _, cmd := range []string{"run", "install", "data fetch", "study run"} {
+		_, help, _ := gosbi(t, append(strings.Fields(cmd), "--help")...)
+		want := []string{"--help"}
+		for _, m := range flagRE.FindAllStringSubmatch(help, -1) {
+			want = append(want, "--"+m[1])
+		}
+		if len(want) == 1 {
+			t.Fatalf("gosbi %s --help lists no flags:\n%s", cmd, help)
+		}
+		words := "gosbi " + cmd + " --"
+		prog := script + "\nCOMP_WORDS=(" + words + ")\nCOMP_CWORD=" + strconv.Itoa(len(strings.Fields(words))-1) +
+			"\n_gosbi\necho \"${COMPREPLY[*]}\"\n"
+		out, err := exec.Command(bash, "-c", prog).CombinedOutput()
+		if err != nil {
+			t.Fatalf("completing %q: %v\n%s", words, err, out)
+		}
+		got := strings.Fields(string(out))
+		slices.Sort(got)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("completing %q: %q; gosbi %s --help lists %q", words, got, cmd, want)
+		}
+	}
+}
+
+// TestLicences: the module carries the BSD 3-Clause licence (what pkg.go.dev needs to show its
+// documentation), and the sbibm files shipped in testdata carry sbibm's MIT notice.
+func TestLicences(t *testing.T) {
+	for _, c := range []struct {
+		file string
+		want []string
+	}{
+		{"LICENSE", []string{
+			"Copyright ©2026 The gosbi Authors",
+			"Redistributions of source code must retain the above copyright",
+			"Redistributions in binary form must reproduce the above copyright",
+			"Neither the name of the gosbi project nor the names of its authors",
+		}},
+		{"testdata/sbibm/LICENSE", []string{
+			"Jan-Matthis Lueckmann",
+			"Permission is hereby granted, free of charge",
+			"The above copyright notice and this permission notice shall be included",
+		}},
+	} {
+		b, err := os.ReadFile(c.file)
+		if err != nil {
+			t.Errorf("%v", err)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(string(b), w) {
+				t.Errorf("%s does not say %q", c.file, w)
+			}
+		}
 	}
 }
 

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # A real single-node Slurm with job accounting for the study tests (package study), from Debian's
-# packages, as root. Idempotent: installs slurmctld, slurmd, slurm-client, munge, slurmdbd and
-# mariadb-server when missing, writes a minimal configuration to /etc/slurm/slurm.conf and
-# /etc/slurm/slurmdbd.conf (state, database and logs under $GOSBI_SLURM_DIR, default
-# /var/lib/gosbi-slurm), starts munged, a private MariaDB (loopback only), slurmdbd, slurmctld
-# and slurmd unless they already answer with accounting on, and waits until sinfo shows the
-# node idle and sacct answers. Stop it with `bash scripts/slurm.sh stop`.
+# packages, as root. Idempotent: installs slurmctld, slurmd, slurm-client, munge, slurmdbd,
+# mariadb-server-core and mariadb-client-core when missing (`setup.sh slurm`), writes a minimal
+# configuration to /etc/slurm/slurm.conf and /etc/slurm/slurmdbd.conf (state, database and logs
+# under $GOSBI_SLURM_DIR, default /var/lib/gosbi-slurm) and, when there is none, a munge key to
+# /etc/munge/munge.key; starts munged (unless munge already works), a private MariaDB (loopback
+# only), slurmdbd, slurmctld and slurmd unless they already answer with accounting on, and waits
+# until sinfo shows the node idle and sacct answers. `bash scripts/slurm.sh stop` stops every
+# daemon this script started, munged included, and none that it did not start.
 set -euo pipefail
 
 dir=${GOSBI_SLURM_DIR:-/var/lib/gosbi-slurm}
@@ -14,37 +16,34 @@ dbdconf=/etc/slurm/slurmdbd.conf
 marker="# written by gosbi scripts/slurm.sh"
 pids=("$dir/d.pid" "$dir/ctld.pid" "$dir/dbd.pid" "$dir/db.pid") # stopped in this order
 
-# stop_all stops the daemons this script started and waits (10 s at most) until they are gone.
+# stop_all stops the daemons this script started and waits (10 s at most) until they are gone;
+# with "munged" as argument, also the munged it started (munged.pid exists only then).
 # A pid file whose process is not one of them is stale (the number may be another's now).
 stop_all() {
-  local p pid
-  for p in "${pids[@]}"; do
+  local p pid list=("${pids[@]}")
+  [ "${1:-}" != munged ] || list+=("$dir/munged.pid")
+  for p in "${list[@]}"; do
     [ -f "$p" ] || continue
     pid=$(cat "$p")
     case $(cat "/proc/$pid/comm" 2>/dev/null) in
-      slurmd|slurmctld|slurmdbd|mariadbd) ;;
+      slurmd|slurmctld|slurmdbd|mariadbd|munged) ;;
       *) continue ;;
     esac
     kill "$pid" 2>/dev/null || continue
     for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
   done
+  [ "${1:-}" != munged ] || rm -f "$dir/munged.pid"
 }
 
 if [ "${1:-}" = stop ]; then
-  stop_all
+  stop_all munged
   exit 0
 fi
 
 if [ "$(id -u)" != 0 ]; then echo "scripts/slurm.sh must run as root" >&2; exit 1; fi
 
-for c in slurmctld slurmd sbatch munged slurmdbd mariadbd; do
-  if ! command -v $c >/dev/null; then
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq
-    apt-get install -y -qq --no-install-recommends slurmctld slurmd slurm-client munge slurmdbd mariadb-server >/dev/null
-    break
-  fi
-done
+# the packages, as scripts/setup.sh installs them (it stops the services their installation starts)
+bash "$(dirname "$0")/setup.sh" slurm
 
 # munge: its run, log and lib directories must belong to the munge user.
 mkdir -p /run/munge /var/log/munge /var/lib/munge /etc/munge
@@ -56,6 +55,9 @@ chown -R munge:munge /run/munge /var/log/munge /var/lib/munge /etc/munge
 if ! munge -n 2>/dev/null | unmunge >/dev/null 2>&1; then
   su -s /bin/sh munge -c munged
   for _ in $(seq 50); do munge -n 2>/dev/null | unmunge >/dev/null 2>&1 && break; sleep 0.2; done
+  # This script started munged: `stop` stops it again (a munged that ran before is left alone).
+  mkdir -p "$dir"
+  cp /run/munge/munged.pid "$dir/munged.pid" 2>/dev/null || true
 fi
 
 for f in "$conf" "$dbdconf"; do

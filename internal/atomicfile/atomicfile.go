@@ -2,10 +2,19 @@
 // the old content or the complete new content, never a truncated file: the data go to a
 // temporary file in the target's directory, which is synced, renamed over the target, and the
 // directory is synced so that the rename itself survives a power loss.
+//
+// A write updates a file, it does not swap it for another: a symbolic link is followed, so the
+// file it points to gets the new content and the link stays; an existing file keeps its
+// permission bits (and, where the writer may set them, its owner and group); a new file gets the
+// permissions asked for, less the umask, as os.WriteFile gives it. On any failure the target is
+// untouched and no temporary file is left (a process killed mid-write may leave one, under a
+// hidden name beginning with the target's).
 package atomicfile
 
 import (
 	"bufio"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -14,20 +23,61 @@ import (
 	"path/filepath"
 )
 
-// Write calls write with a buffered writer on a temporary file next to path and, when write
-// and the file's sync succeed, renames it to path. On any error path is untouched and the
-// temporary file is removed. A new file gets perm; a replaced file keeps its permission bits.
-func Write(path string, perm fs.FileMode, write func(w io.Writer) error) (err error) {
-	dir := filepath.Dir(path)
-	if st, err := os.Stat(path); err == nil {
-		if !st.Mode().IsRegular() {
-			return fmt.Errorf("%s is not a regular file", path)
+// maxLinks bounds the chain of symbolic links Target follows, as the kernel does (ELOOP).
+const maxLinks = 40
+
+// Target returns the file a write to path replaces: path itself, or, when path is a symbolic
+// link, the file at the end of its chain of links (which may not exist yet).
+func Target(path string) (string, error) {
+	for range maxLinks {
+		st, err := os.Lstat(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return path, nil
 		}
-		perm = st.Mode().Perm()
-	} else if !errors.Is(err, fs.ErrNotExist) {
+		if err != nil {
+			return "", err
+		}
+		if st.Mode()&fs.ModeSymlink == 0 {
+			return path, nil
+		}
+		if resolved, err := filepath.EvalSymlinks(path); err == nil {
+			return resolved, nil
+		}
+		// A link to a file that does not exist yet: follow it one step.
+		link, err := os.Readlink(path)
+		if err != nil {
+			return "", err
+		}
+		if !filepath.IsAbs(link) {
+			link = filepath.Join(filepath.Dir(path), link)
+		}
+		path = link
+	}
+	return "", fmt.Errorf("%s: more than %d symbolic links in a row", path, maxLinks)
+}
+
+// Write calls write with a buffered writer on a temporary file next to the target of path
+// (see Target) and, when write and the file's sync succeed, renames it over the target. On any
+// error the target is untouched and the temporary file is removed. A new file gets perm less
+// the umask; a replaced file keeps its permission bits, owner and group.
+func Write(path string, perm fs.FileMode, write func(w io.Writer) error) (err error) {
+	target, err := Target(path)
+	if err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	old, err := os.Stat(target)
+	switch {
+	case err == nil && !old.Mode().IsRegular():
+		return fmt.Errorf("%s is not a regular file", target)
+	case err == nil:
+		perm = old.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
+	case errors.Is(err, fs.ErrNotExist):
+		old = nil
+	default:
+		return err
+	}
+	dir := filepath.Dir(target)
+	f, err := createTemp(dir, filepath.Base(target), perm)
 	if err != nil {
 		return err
 	}
@@ -45,8 +95,12 @@ func Write(path string, perm fs.FileMode, write func(w io.Writer) error) (err er
 	if err = bw.Flush(); err != nil {
 		return err
 	}
-	if err = f.Chmod(perm); err != nil {
-		return err
+	if old != nil {
+		keepOwner(f, old)
+		// The umask applies to a new file, not to the mode of one that is replaced.
+		if err = f.Chmod(perm); err != nil {
+			return err
+		}
 	}
 	if err = f.Sync(); err != nil {
 		return err
@@ -54,10 +108,25 @@ func Write(path string, perm fs.FileMode, write func(w io.Writer) error) (err er
 	if err = f.Close(); err != nil {
 		return err
 	}
-	if err = os.Rename(tmp, path); err != nil {
+	if err = os.Rename(tmp, target); err != nil {
 		return err
 	}
 	return syncDir(dir)
+}
+
+// createTemp creates a new file in dir named after base, with perm less the umask.
+func createTemp(dir, base string, perm fs.FileMode) (*os.File, error) {
+	for range 100 {
+		var b [6]byte
+		rand.Read(b[:])
+		name := filepath.Join(dir, "."+base+".tmp-"+hex.EncodeToString(b[:]))
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm.Perm())
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		return f, err
+	}
+	return nil, fmt.Errorf("atomicfile: no free temporary name in %s", dir)
 }
 
 // WriteFile is Write with the bytes of data, like os.WriteFile.

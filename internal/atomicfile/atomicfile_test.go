@@ -4,10 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -132,4 +135,60 @@ func TestWriteKilledMidway(t *testing.T) {
 	cmd.Process.Kill()
 	cmd.Wait()
 	checkIntact(t, path, old, true)
+}
+
+// TestWriteThroughLinks writes through symbolic links (absolute, relative, chained, and one to
+// a file that does not exist yet): the file they point to gets the content, every link stays a
+// link, and the target keeps its mode.
+func TestWriteThroughLinks(t *testing.T) {
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "data")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	target := filepath.Join(sub, "notebook.ipynb")
+	if err := os.WriteFile(target, []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	abs := filepath.Join(dir, "abs.ipynb")
+	rel := filepath.Join(dir, "rel.ipynb")
+	chain := filepath.Join(dir, "chain.ipynb")
+	dangling := filepath.Join(dir, "new.ipynb")
+	for _, l := range []struct{ link, to string }{{abs, target}, {rel, "data/notebook.ipynb"}, {chain, "rel.ipynb"}, {dangling, "data/later.ipynb"}} {
+		if err := os.Symlink(l.to, l.link); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, link := range []string{abs, rel, chain} {
+		data := []byte(fmt.Sprintf("new content %d", i))
+		if err := WriteFile(link, data, 0o644); err != nil {
+			t.Fatalf("write through %s: %v", filepath.Base(link), err)
+		}
+		if st, err := os.Lstat(link); err != nil || st.Mode()&fs.ModeSymlink == 0 {
+			t.Errorf("after a write through it, %s is no longer a symbolic link (%v)", filepath.Base(link), err)
+		}
+		if got, _ := os.ReadFile(target); !bytes.Equal(got, data) {
+			t.Errorf("after a write through %s the target holds %q, want %q", filepath.Base(link), got, data)
+		}
+		if st, _ := os.Stat(target); st.Mode().Perm() != 0o600 {
+			t.Errorf("after a write through %s the target has mode %v, want its 0600", filepath.Base(link), st.Mode().Perm())
+		}
+	}
+	if err := WriteFile(dangling, []byte("first"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(filepath.Join(sub, "later.ipynb")); err != nil || string(got) != "first" {
+		t.Errorf("a write through a link to a missing file created %q (%v), want the link's target with the content", got, err)
+	}
+	if st, err := os.Lstat(dangling); err != nil || st.Mode()&fs.ModeSymlink == 0 {
+		t.Errorf("the link to a missing file was replaced (%v)", err)
+	}
+	for _, d := range []string{dir, sub} {
+		entries, _ := os.ReadDir(d)
+		for _, e := range entries {
+			if strings.Contains(e.Name(), ".tmp") {
+				t.Errorf("temporary file %s left in %s", e.Name(), d)
+			}
+		}
+	}
 }

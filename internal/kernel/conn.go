@@ -32,6 +32,14 @@ func ReadConnectionFile(path string) (*ConnectionInfo, error) {
 	if err := json.Unmarshal(b, &ci); err != nil {
 		return nil, fmt.Errorf("connection file %s is not valid JSON: %w", path, err)
 	}
+	// An empty key is allowed by the protocol (messages are then not signed); a missing one
+	// is a malformed file, which must not start a kernel that runs whatever reaches its ports.
+	var fields map[string]json.RawMessage
+	json.Unmarshal(b, &fields)
+	if _, ok := fields["key"]; !ok {
+		return nil, fmt.Errorf("connection file %s has no \"key\" field: a kernel needs the key its messages are signed with "+
+			"(\"key\": \"\" turns signing off, which anyone who can reach its ports could exploit to run code)", path)
+	}
 	if err := ci.check(); err != nil {
 		return nil, fmt.Errorf("connection file %s: %w", path, err)
 	}

@@ -7,9 +7,17 @@
 // the input history, and answers kernel_info, history, comm and control requests itself.
 //
 // Every peer of the shell, control, stdin, iopub and heartbeat sockets has its own writer and
-// a bounded queue: sending never blocks the front, and messages for a peer that does not read
-// are dropped beyond its high-water mark, as ZeroMQ does, so that one stuck client cannot
-// stall the others.
+// a bounded queue (1000 messages or 64 MiB): sending never blocks the front, so that one stuck
+// client cannot stall the others. Beyond the bound, a ROUTER peer loses the new message, as
+// with ZeroMQ. An iopub peer never loses status, execute_input, execute_result, error or
+// clear_output messages: it loses output (stream, display_data, update_display_data), the
+// oldest first, and where the gap is it gets one stderr stream line that says how many
+// messages it lost (with the counts in the message's metadata, LossMetadata). So a client that
+// reads more slowly than a cell prints still sees the end of the output, the result, the error
+// and status idle of every request.
+//
+// A connection file must have a "key"; an empty key (unsigned messages) starts the kernel with
+// a warning on its stderr.
 //
 // Cells run in a worker process (`gosbi worker`, package interp) that the front starts and
 // supervises. They talk over two pipes with the messages of package ipc. When the worker dies —

@@ -119,10 +119,14 @@ func New(cfg Config) (*Kernel, error) {
 		done:    make(chan struct{}),
 		reqs:    map[string]*request{},
 	}
+	if k.cfg.Conn.Key == "" {
+		k.logf("warning: the connection key is empty, so messages are not authenticated: anyone who can reach the kernel's ports can run code as this user")
+	}
 	k.shell = newZSocket(zmq4.Router, "shell", k.logf)
 	k.control = newZSocket(zmq4.Router, "control", k.logf)
 	k.stdin = newZSocket(zmq4.Router, "stdin", k.logf)
 	k.iopub = newZSocket(zmq4.Pub, "iopub", k.logf)
+	k.iopub.shed = &shedding{group: sheddable, note: k.lossNote}
 	k.hb = newZSocket(zmq4.Rep, "heartbeat", k.logf)
 	ci := cfg.Conn
 	for _, s := range []struct {
@@ -243,6 +247,67 @@ func (k *Kernel) publish(msgType string, parent *Message, content any) {
 		return
 	}
 	k.iopub.send(frames)
+}
+
+// sheddable reports whether an iopub message may be dropped for a client that reads too slowly:
+// output (stream, display_data, update_display_data) may, status, execute_input,
+// execute_result, error, clear_output and the rest may not. The key is the parent header, so
+// that the note about the gap goes to the cell whose output was lost.
+func sheddable(frames [][]byte) (key string, ok bool) {
+	if len(frames) < 5 {
+		return "", false
+	}
+	topic := string(frames[0])
+	switch topic[strings.LastIndexByte(topic, '.')+1:] {
+	case "stream", "display_data", "update_display_data":
+	default:
+		return "", false
+	}
+	for i, f := range frames {
+		if string(f) == string(delimiter) && i+3 < len(frames) {
+			return string(frames[i+3]), true
+		}
+	}
+	return "", false
+}
+
+// LossMetadata is the key, in the metadata of the stream message that tells a client it lost
+// output, of the count of what it lost: {"messages": N, "bytes": B} (B counts the messages'
+// frames, so it is a little more than the text they held).
+const LossMetadata = "gosbi_dropped"
+
+// lossNote is the stderr line that tells an iopub client, where the gap is, how much output it
+// did not get; its metadata carry the counts (LossMetadata).
+func (k *Kernel) lossNote(parentHeader string, msgs, bytes int) [][]byte {
+	text := fmt.Sprintf("\n[gosbi: %d output messages (%s) of this cell were not sent to this client: it read them more slowly than they came, "+
+		"and the kernel holds at most %d messages or %d MiB for each client. The output goes on after the gap.]\n",
+		msgs, byteSize(bytes), hwmMessages, hwmBytes>>20)
+	m, err := NewMessage("stream", k.session, nil, map[string]any{"name": "stderr", "text": text})
+	if err != nil {
+		return nil
+	}
+	m.ParentHeader = json.RawMessage(parentHeader)
+	m.Metadata, _ = json.Marshal(map[string]any{LossMetadata: map[string]int{"messages": msgs, "bytes": bytes}})
+	m.Identities = [][]byte{[]byte("kernel." + k.session + ".stream")}
+	frames, err := Encode(m, k.key)
+	if err != nil {
+		return nil
+	}
+	return frames
+}
+
+// byteSize formats n bytes for a reader: "812 B", "64.0 KiB", "1.5 GiB".
+func byteSize(n int) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	v, i := float64(n)/unit, 0
+	for v >= unit && i < 3 {
+		v /= unit
+		i++
+	}
+	return fmt.Sprintf("%.1f %ciB", v, "KMGT"[i])
 }
 
 func (k *Kernel) status(state string, parent *Message) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/gosbi/gosbi/internal/kernel"
 	"github.com/gosbi/gosbi/internal/nbtest"
+	"github.com/gosbi/gosbi/internal/syncbuf"
 )
 
 // frames returns the wire frames of a kernel_info_request signed with key.
@@ -386,5 +388,51 @@ func TestPagePayload(t *testing.T) {
 	page := p[0].(map[string]any)
 	if data, _ := page["data"].(map[string]any); page["source"] != "page" || data["text/plain"] != "the help text" || page["start"] != float64(0) {
 		t.Errorf("page %v", page)
+	}
+}
+
+// TestConnectionFileKey refuses a connection file without "key", naming the field, and starts
+// a kernel with an empty key after one warning that messages are not authenticated.
+func TestConnectionFileKey(t *testing.T) {
+	ci, err := nbtest.NewConnectionInfo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fields map[string]any
+	b, _ := json.Marshal(ci)
+	json.Unmarshal(b, &fields)
+	delete(fields, "key")
+	path := filepath.Join(t.TempDir(), "kernel.json")
+	b, _ = json.Marshal(fields)
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	refused := make(chan error, 1)
+	go func() { refused <- kernel.Main([]string{"-f", path}, "test") }()
+	select {
+	case err := <-refused:
+		if err == nil || !strings.Contains(err.Error(), `no "key" field`) {
+			t.Errorf("a connection file without key: error %v, want one naming the field", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Errorf("a connection file without key started a kernel that runs unsigned messages")
+	}
+
+	ci.Key = ""
+	log := &syncbuf.Buffer{}
+	k, err := kernel.New(kernel.Config{Conn: ci, Worker: fakeWorkerCmd, Log: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := make(chan struct{})
+	go func() {
+		k.Run(ctx)
+		close(ran)
+	}()
+	cancel()
+	<-ran
+	if n := strings.Count(log.String(), "not authenticated"); n != 1 {
+		t.Errorf("an empty key gave %d warnings that messages are not authenticated, want 1; log:\n%s", n, log)
 	}
 }

@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"bytes"
+	"container/list"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -19,9 +20,14 @@ import (
 // sockets of go-zeromq/zmq4, which write to all their peers from one goroutine under one lock:
 // one client that stops reading (an iopub subscriber needs no key) stalls every other one.
 // zsocket uses zmq4 for the ZMTP handshake and for reading (zmq4.Open, zmq4.Conn) and gives each
-// peer its own writer goroutine and a bounded queue. Messages beyond a peer's high-water mark
-// are dropped, as a ZeroMQ PUB or ROUTER socket drops them; a peer whose connection accepts
-// nothing for writeTimeout is disconnected.
+// peer its own writer goroutine and a bounded queue; a peer whose connection accepts nothing for
+// writeTimeout is disconnected.
+//
+// What happens beyond a peer's high-water mark depends on the socket. A ROUTER socket drops the
+// new message, as ZeroMQ does. A PUB socket with a shedding policy (iopub) never drops a message
+// the policy calls essential (status, execute_input, execute_result, error, …): it drops the
+// oldest sheddable messages (output: stream and display traffic) instead, and the peer is told,
+// where the gap is, how many messages it lost (the policy writes that note).
 
 const (
 	// hwmMessages and hwmBytes bound the queue of one peer (ZeroMQ's default high-water
@@ -51,6 +57,20 @@ type zsocket struct {
 
 	in   chan [][]byte // ROUTER, REP: received messages, the peer's identity first
 	done chan struct{}
+
+	// shed, when set (PUB only), lets the queue of a slow peer drop output instead of status,
+	// results and errors.
+	shed *shedding
+}
+
+// shedding is the policy of a PUB socket for peers that read more slowly than it publishes.
+type shedding struct {
+	// group returns, for a message that may be dropped, the key of the gaps it leaves (the
+	// request it belongs to); ok is false for a message that must be delivered.
+	group func(frames [][]byte) (key string, ok bool)
+	// note returns the message that tells a peer it lost msgs messages (bytes in all) of
+	// group key; nil sends nothing.
+	note func(key string, msgs, bytes int) [][]byte
 }
 
 func newZSocket(typ zmq4.SocketType, name string, logf func(string, ...any)) *zsocket {
@@ -108,7 +128,7 @@ func (s *zsocket) open(raw net.Conn) {
 	}
 	raw.SetDeadline(time.Time{})
 	lc.framed = true
-	p := &zpeer{s: s, raw: raw, lc: lc, c: c, out: make(chan [][]byte, hwmMessages), topics: map[string]int{}, done: make(chan struct{})}
+	p := &zpeer{s: s, raw: raw, lc: lc, c: c, wake: make(chan struct{}, 1), topics: map[string]int{}, done: make(chan struct{})}
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -242,10 +262,12 @@ type zpeer struct {
 	lc  *lockedConn // raw as zmq4 writes to it (a PONG)
 	c   *zmq4.Conn
 	id  string
-	out chan [][]byte
 
 	mu      sync.Mutex
-	queued  int            // bytes in out
+	queue   list.List      // of *outgoing, oldest first
+	queued  int            // bytes in queue and being written
+	gap     []lost         // messages dropped after the last one queued
+	wake    chan struct{}  // signalled when the queue gets a message
 	topics  map[string]int // PUB: subscriptions (a topic may be subscribed more than once)
 	dropped int
 
@@ -309,56 +331,157 @@ func (p *zpeer) subscribed(topic []byte) bool {
 	return false
 }
 
-// enqueue adds a message to the peer's queue, or drops it when the queue is full.
-func (p *zpeer) enqueue(frames [][]byte) {
-	size := 0
-	for _, f := range frames {
-		size += len(f)
-	}
-	p.mu.Lock()
-	full := p.queued+size > hwmBytes && p.queued > 0
-	if !full {
-		select {
-		case p.out <- frames:
-			p.queued += size
-		default:
-			full = true
-		}
-	}
-	if full {
-		p.dropped++
-		if p.dropped == 1 || p.dropped%1000 == 0 {
-			p.s.logf("%s: peer %s does not read its messages: %d dropped so far", p.s.name, p.raw.RemoteAddr(), p.dropped)
-		}
-	}
-	p.mu.Unlock()
+// outgoing is a message in a peer's queue.
+type outgoing struct {
+	frames [][]byte
+	size   int
+	group  string // for a message that may be dropped: the key of its gap
+	shed   bool   // it may be dropped
+	gap    []lost // messages dropped just before it, in order
 }
 
-// write sends the queued messages to the peer; a message that cannot be written within
-// writeTimeout disconnects it.
+// lost counts consecutive dropped messages of one group.
+type lost struct {
+	group       string
+	msgs, bytes int
+}
+
+// addLost appends the losses b to a, merging neighbours of the same group.
+func addLost(a []lost, b ...lost) []lost {
+	for _, l := range b {
+		if n := len(a); n > 0 && a[n-1].group == l.group {
+			a[n-1].msgs += l.msgs
+			a[n-1].bytes += l.bytes
+			continue
+		}
+		a = append(a, l)
+	}
+	return a
+}
+
+// full reports whether a message of size bytes exceeds the high-water mark.
+func (p *zpeer) full(size int) bool {
+	return p.queue.Len() >= hwmMessages || p.queued+size > hwmBytes && p.queued > 0
+}
+
+// enqueue adds a message to the peer's queue. When the queue is full, the oldest messages that
+// may be dropped make room (a PUB socket with a shedding policy); a message that finds no room
+// is dropped unless the policy calls it essential, in which case it is queued beyond the mark.
+func (p *zpeer) enqueue(frames [][]byte) {
+	o := &outgoing{frames: frames}
+	for _, f := range frames {
+		o.size += len(f)
+	}
+	shed := p.s.shed
+	if shed != nil {
+		o.group, o.shed = shed.group(frames)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for shed != nil && p.full(o.size) && p.dropOldest() {
+	}
+	if p.full(o.size) && (shed == nil || o.shed) {
+		if o.shed {
+			p.gap = addLost(p.gap, lost{o.group, 1, o.size})
+		}
+		p.dropped++
+		if p.dropped == 1 || p.dropped%1000 == 0 {
+			p.s.logf("%s: peer %s reads more slowly than messages come: %d dropped so far", p.s.name, p.raw.RemoteAddr(), p.dropped)
+		}
+		return
+	}
+	o.gap, p.gap = p.gap, nil
+	p.queue.PushBack(o)
+	p.queued += o.size
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
+}
+
+// dropOldest removes the oldest queued message that may be dropped and records the gap it
+// leaves before the message that follows it. It reports false when there is none.
+func (p *zpeer) dropOldest() bool {
+	for e := p.queue.Front(); e != nil; e = e.Next() {
+		o := e.Value.(*outgoing)
+		if !o.shed {
+			continue
+		}
+		gap := addLost(o.gap, lost{o.group, 1, o.size})
+		if next := e.Next(); next != nil {
+			n := next.Value.(*outgoing)
+			n.gap = addLost(gap, n.gap...)
+		} else {
+			p.gap = addLost(gap, p.gap...)
+		}
+		p.queue.Remove(e)
+		p.queued -= o.size
+		p.dropped++
+		if p.dropped == 1 || p.dropped%1000 == 0 {
+			p.s.logf("%s: peer %s reads more slowly than messages come: %d dropped so far", p.s.name, p.raw.RemoteAddr(), p.dropped)
+		}
+		return true
+	}
+	return false
+}
+
+// next waits for the oldest queued message and takes it out of the queue (its bytes stay
+// counted until written); it returns nil when the peer is closed.
+func (p *zpeer) next() *outgoing {
+	for {
+		p.mu.Lock()
+		if e := p.queue.Front(); e != nil {
+			p.queue.Remove(e)
+			p.mu.Unlock()
+			return e.Value.(*outgoing)
+		}
+		p.mu.Unlock()
+		select {
+		case <-p.wake:
+		case <-p.done:
+			return nil
+		}
+	}
+}
+
+// write sends the queued messages to the peer, each preceded by the notes of the gap before
+// it; a message that cannot be written within writeTimeout disconnects the peer.
 func (p *zpeer) write() {
 	defer p.close()
 	for {
-		select {
-		case frames := <-p.out:
-			size := 0
-			for _, f := range frames {
-				size += len(f)
+		o := p.next()
+		if o == nil {
+			return
+		}
+		err := p.writeGap(o.gap)
+		if err == nil {
+			err = p.lc.writeMessage(o.frames, writeTimeout)
+		}
+		p.mu.Lock()
+		p.queued -= o.size
+		p.mu.Unlock()
+		if err != nil {
+			if !p.isClosed() {
+				p.s.logf("%s: peer %s disconnected: %v", p.s.name, p.raw.RemoteAddr(), err)
 			}
-			err := p.lc.writeMessage(frames, writeTimeout)
-			p.mu.Lock()
-			p.queued -= size
-			p.mu.Unlock()
-			if err != nil {
-				if !p.isClosed() {
-					p.s.logf("%s: peer %s disconnected: %v", p.s.name, p.raw.RemoteAddr(), err)
-				}
-				return
-			}
-		case <-p.done:
 			return
 		}
 	}
+}
+
+// writeGap tells the peer what it lost before the next message.
+func (p *zpeer) writeGap(gap []lost) error {
+	if p.s.shed == nil || p.s.shed.note == nil {
+		return nil
+	}
+	for _, l := range gap {
+		if note := p.s.shed.note(l.group, l.msgs, l.bytes); note != nil {
+			if err := p.lc.writeMessage(note, writeTimeout); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func (p *zpeer) isClosed() bool {

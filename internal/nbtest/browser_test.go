@@ -1,7 +1,9 @@
 package nbtest
 
 import (
+	"bytes"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +11,12 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	xfont "golang.org/x/image/font"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/font/liberation"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // browserProbe measures the rendered page in the browser and writes the results into the
@@ -79,5 +87,78 @@ func TestHTMLInBrowser(t *testing.T) {
 	}
 	if li := regexp.MustCompile(`data-li="([^"]*)"`).FindStringSubmatch(dom); li == nil || !strings.Contains(li[1], "goes on on a second line") {
 		t.Errorf("the first list item does not hold its continuation line: %q", li)
+	}
+}
+
+// fontProbe waits until the page's fonts are loaded, then writes into the DOM the width the
+// browser gives each SVG text and the families of the loaded font faces of the page.
+const fontProbe = `<script>
+document.fonts.ready.then(() => {
+  const w = [...document.querySelectorAll('svg text')].map(t => t.getComputedTextLength().toFixed(2));
+  document.body.dataset.widths = w.join(' ');
+  document.body.dataset.faces = [...document.fonts].filter(f => f.status === 'loaded').map(f => f.family + '/' + f.weight).join(',');
+});
+</script>`
+
+// TestHTMLFiguresKeepTheirFonts renders SVG text the way viz draws it (gonum/plot, Liberation
+// Sans, regular and bold) in a page of the HTML export and measures it in headless Chromium:
+// each text is as wide as gonum/plot measured it, within 1%, also on a machine without the
+// Liberation fonts installed (the page carries them), so that legends and labels stay inside
+// their figure.
+func TestHTMLFiguresKeepTheirFonts(t *testing.T) {
+	chrome := Chromium()
+	if chrome == "" {
+		t.Skip("needs Debian's chromium (scripts/setup.sh installs it)")
+	}
+	if out, err := exec.Command("fc-list").Output(); err == nil {
+		t.Logf("Liberation fonts installed on this machine: %v", strings.Contains(strings.ToLower(string(out)), "liberation"))
+	}
+	cache := font.NewCache(liberation.Collection())
+	texts := []struct {
+		s    string
+		face font.Face
+	}{
+		{"posterior after calibration (BNRE, γ = 100), 19 levels", cache.Lookup(font.Font{Typeface: "Liberation", Variant: "Sans"}, 9)},
+		{"Expected coverage of an over-confident NRE", cache.Lookup(font.Font{Typeface: "Liberation", Variant: "Sans", Weight: xfont.WeightBold}, 11)},
+		{"0.0 0.2 0.4 0.6 0.8 1.0 nominal level", cache.Lookup(font.Font{Typeface: "Liberation", Variant: "Sans"}, 8.5)},
+	}
+	c := vgsvg.New(12*vg.Centimeter, 3*vg.Centimeter)
+	for i, x := range texts {
+		c.FillString(x.face, vg.Point{X: 4, Y: vg.Length(15 + 25*i)}, x.s)
+	}
+	var svg bytes.Buffer
+	if _, err := c.WriteTo(&svg); err != nil {
+		t.Fatal(err)
+	}
+	nb := &Notebook{Cells: []*Cell{{CellType: "code", Source: "viz.Coverage(cov)", Outputs: []*Output{
+		{OutputType: "display_data", Data: map[string]any{"image/svg+xml": svg.String(), "text/plain": "figure"}}}}}}
+	page := strings.Replace(string(RenderHTML(nb, "fonts")), "</body>", fontProbe+"</body>", 1)
+	path := filepath.Join(t.TempDir(), "page.html")
+	if err := os.WriteFile(path, []byte(page), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(chrome, append(ChromiumFlags(t.TempDir()), "--window-size=1000,800", "--virtual-time-budget=10000", "--dump-dom", "file://"+path)...)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	dom := string(out)
+	m := regexp.MustCompile(`data-widths="([^"]*)"`).FindStringSubmatch(dom)
+	if m == nil {
+		t.Fatalf("no widths in the DOM (the fonts never became ready)")
+	}
+	widths := strings.Fields(m[1])
+	if len(widths) != len(texts) {
+		t.Fatalf("%d SVG texts measured, want %d", len(widths), len(texts))
+	}
+	for i, x := range texts {
+		got, _ := strconv.ParseFloat(widths[i], 64)
+		want := x.face.Width(x.s).Points()
+		if math.Abs(got-want) > 0.01*want {
+			t.Errorf("%q is %.1f pt wide in the browser, %.1f pt as gonum/plot laid it out", x.s, got, want)
+		}
+	}
+	if f := regexp.MustCompile(`data-faces="([^"]*)"`).FindStringSubmatch(dom); f == nil || !strings.Contains(f[1], "Liberation Sans/normal") || !strings.Contains(f[1], "Liberation Sans/bold") {
+		t.Errorf("the page's Liberation Sans faces (regular and bold) were not loaded: %q", f)
 	}
 }

@@ -40,10 +40,10 @@ func Dial(ci *kernel.ConnectionInfo) (*Client, error) {
 		key:     []byte(ci.Key),
 		ctx:     ctx,
 		cancel:  cancel,
-		Shell:   newMailbox(),
-		Control: newMailbox(),
-		Stdin:   newMailbox(),
-		IOPub:   newMailbox(),
+		Shell:   newMailbox(0),
+		Control: newMailbox(0),
+		Stdin:   newMailbox(0),
+		IOPub:   newMailbox(IOPubHold),
 	}
 	// A kernel that was just started may not listen yet: retry connecting often.
 	opts := []zmq4.Option{zmq4.WithLogger(log.New(discard{}, "", 0)), zmq4.WithDialerRetry(10 * time.Millisecond), zmq4.WithDialerMaxRetries(1000)}
@@ -226,11 +226,16 @@ func (c *Client) WaitReady(ctx context.Context) (*kernel.Message, error) {
 type Execution struct {
 	Request *kernel.Message
 	Reply   *kernel.Message
-	// IOPub holds the iopub messages between status busy and idle (both excluded).
+	// IOPub holds the iopub messages between status busy and idle (both excluded), unless
+	// ExecuteConfig.Discard is set.
 	IOPub []*kernel.Message
+	// TimedOut is set when the reply did not come within ExecuteConfig.Timeout: the request
+	// was interrupted.
+	TimedOut bool
 }
 
-// ExecuteConfig are the optional fields of an execute_request.
+// ExecuteConfig are the optional fields of an execute_request and the bounds of the wait for
+// its outcome.
 type ExecuteConfig struct {
 	Silent          bool
 	NoStoreHistory  bool
@@ -241,7 +246,34 @@ type ExecuteConfig struct {
 	Input func(prompt string, password bool) string
 	// OnOutput is called with each iopub output as it arrives.
 	OnOutput func(*kernel.Message)
+	// Discard keeps the iopub messages out of Execution.IOPub (OnOutput still sees them), so
+	// that a cell with a lot of output holds no memory.
+	Discard bool
+	// Timeout bounds the execution, from the request to its execute_reply (0: no limit).
+	// When it passes, the request is interrupted (interrupt_request on the control channel)
+	// and Execution.TimedOut is set; the kernel then has InterruptWait to reply.
+	Timeout time.Duration
+	// IdleWait bounds the wait for status idle once the reply is in: when no iopub message of
+	// the request comes for this long, Collect returns the execution with ErrNoIdle
+	// (default DefaultIdleWait).
+	IdleWait time.Duration
 }
+
+const (
+	// DefaultIdleWait is how long Collect waits, after the reply, for a request's next iopub
+	// message before it gives up waiting for status idle.
+	DefaultIdleWait = 30 * time.Second
+	// InterruptWait is how long a request that timed out may take to reply after the
+	// interrupt.
+	InterruptWait = 30 * time.Second
+	// IOPubHold is how many bytes of iopub messages a Client keeps unread; beyond it the client
+	// stops reading, and the kernel drops output for it (telling it so) rather than status,
+	// results and errors.
+	IOPubHold = 64 << 20
+)
+
+// ErrNoIdle is returned (wrapped) by Collect when the reply came but status idle did not.
+var ErrNoIdle = errors.New("nbtest: the kernel sent no status idle")
 
 // Execute runs code and collects the reply and the iopub messages up to status idle.
 func (c *Client) Execute(ctx context.Context, code string, cfg ExecuteConfig) (*Execution, error) {
@@ -259,41 +291,119 @@ func (c *Client) Execute(ctx context.Context, code string, cfg ExecuteConfig) (*
 	return c.Collect(ctx, m, cfg)
 }
 
-// Collect gathers the reply and iopub messages of a request already sent.
+// Collect gathers the reply and the iopub messages of a request just sent, until both the
+// reply and status idle are in. Every wait is bounded: by ctx, by cfg.Timeout until the reply
+// (then by InterruptWait), and by cfg.IdleWait for idle after the reply.
 func (c *Client) Collect(ctx context.Context, req *kernel.Message, cfg ExecuteConfig) (*Execution, error) {
 	ex := &Execution{Request: req}
 	id := req.Header.MsgID
-	inputs := make(chan error, 1)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	if cfg.AllowStdin {
-		ictx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		go func() { inputs <- c.answerInputs(ictx, id, cfg.Input) }()
+		go c.answerInputs(ctx, id, cfg.Input)
 	}
-	for {
-		msg, err := c.IOPub.Next(ctx, ParentIs(id))
+	replies := make(chan *kernel.Message, 1)
+	outputs := make(chan *kernel.Message)
+	failed := make(chan error, 2)
+	go func() {
+		m, err := c.Shell.Next(ctx, ParentIs(id))
 		if err != nil {
-			return ex, fmt.Errorf("nbtest: waiting for the outputs of the cell: %w", err)
+			failed <- fmt.Errorf("nbtest: waiting for execute_reply: %w", err)
+			return
 		}
-		if msg.Header.MsgType == "status" {
-			var s struct {
-				State string `json:"execution_state"`
+		replies <- m
+	}()
+	go func() {
+		for {
+			m, err := c.IOPub.Next(ctx, ParentIs(id))
+			if err != nil {
+				failed <- fmt.Errorf("nbtest: waiting for the outputs of the cell: %w", err)
+				return
 			}
-			json.Unmarshal(msg.Content, &s)
-			if s.State == "idle" {
-				break
+			select {
+			case outputs <- m:
+			case <-ctx.Done():
+				return
 			}
-			continue
 		}
-		if cfg.OnOutput != nil {
-			cfg.OnOutput(msg)
+	}()
+	idleWait := cfg.IdleWait
+	if idleWait <= 0 {
+		idleWait = DefaultIdleWait
+	}
+	// deadline is the timeout of the execution, then of the interrupt; quiet bounds the
+	// wait for idle after the reply (or for the reply after idle).
+	var deadline, quiet <-chan time.Time
+	if cfg.Timeout > 0 {
+		t := time.NewTimer(cfg.Timeout)
+		defer t.Stop()
+		deadline = t.C
+	}
+	quietTimer := time.NewTimer(idleWait)
+	quietTimer.Stop()
+	defer quietTimer.Stop()
+	idle := false
+	var interrupt *kernel.Message
+	for ex.Reply == nil || !idle {
+		select {
+		case m := <-outputs:
+			if ex.Reply != nil {
+				quietTimer.Reset(idleWait)
+			}
+			if m.Header.MsgType == "status" {
+				var s struct {
+					State string `json:"execution_state"`
+				}
+				json.Unmarshal(m.Content, &s)
+				if s.State == "idle" {
+					idle = true
+					if ex.Reply == nil {
+						quietTimer.Reset(idleWait)
+						quiet = quietTimer.C
+					}
+				}
+				continue
+			}
+			if cfg.OnOutput != nil {
+				cfg.OnOutput(m)
+			}
+			if !cfg.Discard {
+				ex.IOPub = append(ex.IOPub, m)
+			}
+		case m := <-replies:
+			ex.Reply = m
+			deadline = nil
+			quietTimer.Reset(idleWait)
+			quiet = quietTimer.C
+		case err := <-failed:
+			return ex, err
+		case <-deadline:
+			if ex.TimedOut {
+				return ex, fmt.Errorf("nbtest: the kernel did not reply within %v of the interrupt sent when the cell ran past its timeout of %v", InterruptWait, cfg.Timeout)
+			}
+			ex.TimedOut = true
+			var err error
+			if interrupt, err = c.Send("control", "interrupt_request", map[string]any{}); err != nil {
+				return ex, err
+			}
+			t := time.NewTimer(InterruptWait)
+			defer t.Stop()
+			deadline = t.C
+		case <-quiet:
+			if ex.Reply == nil {
+				return ex, fmt.Errorf("nbtest: the kernel sent status idle but no execute_reply within %v", idleWait)
+			}
+			return ex, fmt.Errorf("%w within %v of its execute_reply (no message of the request came meanwhile)", ErrNoIdle, idleWait)
+		case <-ctx.Done():
+			return ex, fmt.Errorf("nbtest: waiting for the outcome of the cell: %w", ctx.Err())
 		}
-		ex.IOPub = append(ex.IOPub, msg)
 	}
-	reply, err := c.Shell.Next(ctx, ParentIs(id))
-	if err != nil {
-		return ex, fmt.Errorf("nbtest: waiting for execute_reply: %w", err)
+	if interrupt != nil {
+		// Its reply is of no use here.
+		dctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+		c.Control.Next(dctx, ParentIs(interrupt.Header.MsgID))
+		cancel()
 	}
-	ex.Reply = reply
 	return ex, nil
 }
 
@@ -324,21 +434,46 @@ func (c *Client) Shutdown(ctx context.Context, restart bool) error {
 	return err
 }
 
-// Mailbox keeps received messages until they are taken.
+// Mailbox keeps received messages until they are taken. A mailbox with a limit holds at most
+// that many bytes: the reader that fills it waits for room.
 type Mailbox struct {
 	mu     sync.Mutex
-	msgs   []*kernel.Message
-	signal chan struct{}
+	msgs   []*kernel.Message // msgs[head:] are kept
+	head   int
+	bytes  int
+	limit  int
+	signal chan struct{} // closed and replaced at every change
 	closed bool
 }
 
-func newMailbox() *Mailbox { return &Mailbox{signal: make(chan struct{})} }
+func newMailbox(limit int) *Mailbox { return &Mailbox{signal: make(chan struct{}), limit: limit} }
 
-func (b *Mailbox) put(m *kernel.Message) {
-	b.mu.Lock()
-	b.msgs = append(b.msgs, m)
+func msgSize(m *kernel.Message) int {
+	n := len(m.RawHeader) + len(m.ParentHeader) + len(m.Metadata) + len(m.Content)
+	for _, b := range m.Buffers {
+		n += len(b)
+	}
+	return n
+}
+
+// changed wakes every waiter; b.mu is held.
+func (b *Mailbox) changed() {
 	close(b.signal)
 	b.signal = make(chan struct{})
+}
+
+// put adds m, first waiting while the mailbox is over its limit.
+func (b *Mailbox) put(m *kernel.Message) {
+	b.mu.Lock()
+	for b.limit > 0 && b.bytes >= b.limit && !b.closed {
+		sig := b.signal
+		b.mu.Unlock()
+		<-sig
+		b.mu.Lock()
+	}
+	b.msgs = append(b.msgs, m)
+	b.bytes += msgSize(m)
+	b.changed()
 	b.mu.Unlock()
 }
 
@@ -346,10 +481,30 @@ func (b *Mailbox) close() {
 	b.mu.Lock()
 	if !b.closed {
 		b.closed = true
-		close(b.signal)
-		b.signal = make(chan struct{})
+		b.changed()
 	}
 	b.mu.Unlock()
+}
+
+// remove takes out the message at index i; b.mu is held.
+func (b *Mailbox) remove(i int) {
+	b.bytes -= msgSize(b.msgs[i])
+	if i == b.head {
+		b.msgs[i] = nil
+		b.head++
+	} else {
+		copy(b.msgs[i:], b.msgs[i+1:])
+		b.msgs[len(b.msgs)-1] = nil
+		b.msgs = b.msgs[:len(b.msgs)-1]
+	}
+	if b.head == len(b.msgs) {
+		b.msgs, b.head = b.msgs[:0], 0
+	} else if b.head > 1024 && b.head > len(b.msgs)/2 {
+		n := copy(b.msgs, b.msgs[b.head:])
+		clear(b.msgs[n:])
+		b.msgs, b.head = b.msgs[:n], 0
+	}
+	b.changed()
 }
 
 // ErrClosed is returned when waiting on the mailbox of a closed client.
@@ -358,10 +513,13 @@ var ErrClosed = errors.New("nbtest: client closed")
 // Next removes and returns the first message that match accepts, waiting for one.
 func (b *Mailbox) Next(ctx context.Context, match func(*kernel.Message) bool) (*kernel.Message, error) {
 	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		b.mu.Lock()
-		for i, m := range b.msgs {
-			if match(m) {
-				b.msgs = append(b.msgs[:i], b.msgs[i+1:]...)
+		for i := b.head; i < len(b.msgs); i++ {
+			if m := b.msgs[i]; match(m) {
+				b.remove(i)
 				b.mu.Unlock()
 				return m, nil
 			}
@@ -383,14 +541,18 @@ func (b *Mailbox) Next(ctx context.Context, match func(*kernel.Message) bool) (*
 // Drop removes the messages that match accepts.
 func (b *Mailbox) Drop(match func(*kernel.Message) bool) {
 	b.mu.Lock()
+	defer b.mu.Unlock()
 	kept := b.msgs[:0]
-	for _, m := range b.msgs {
-		if !match(m) {
+	for _, m := range b.msgs[b.head:] {
+		if match(m) {
+			b.bytes -= msgSize(m)
+		} else {
 			kept = append(kept, m)
 		}
 	}
-	b.msgs = kept
-	b.mu.Unlock()
+	clear(b.msgs[len(kept):])
+	b.msgs, b.head = kept, 0
+	b.changed()
 }
 
 // ParentIs matches messages whose parent header has the given msg_id.

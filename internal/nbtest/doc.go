@@ -6,9 +6,19 @@
 // and returns it with its outputs (nbformat 4.5), handling streams, display updates by
 // display_id and clear_output as notebook front-ends do. Parameters follow papermill's
 // convention: the cell tagged "parameters" holds the defaults, and the runner injects a cell
-// after it with the overriding values (GOSBI_FULL=1 sets quick to false). Every wait ends when
-// the kernel process exits; the notebook is then returned as far as it ran, the running cell
-// with an error, and cells that did not run have no outputs. RunMain is the
+// after it with the overriding values; a name that cell does not declare is an error listing
+// those it does (GOSBI_FULL=1 is quick=false, under the same rule). RunMain is the
 // `gosbi run` command; WriteHTML renders an executed notebook as one standalone HTML page.
 // CheckNotebooks is the harness that tests the repository's notebooks.
+//
+// Every wait is bounded. It ends when the kernel process exits (the notebook is then returned
+// as far as it ran, the running cell with an error, and cells that did not run have no
+// outputs); a cell's timeout runs from its execute_request to its execute_reply, after which
+// it is interrupted and its reply awaited for InterruptWait; once the reply is in, status idle
+// is awaited only while the cell's messages keep coming (DefaultIdleWait of silence ends it).
+//
+// Memory is bounded too: a Client holds at most IOPubHold bytes of unread iopub messages (the
+// kernel then drops output for it, never status, results or errors, and says so in a stream
+// note), and the runner saves at most Config.MaxOutput of a cell's stream output, the first
+// and the last half, with a note of what was left out between them.
 package nbtest

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"html"
-	"os"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -15,12 +13,14 @@ import (
 	"github.com/alecthomas/chroma/v2/styles"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
+
+	"github.com/gosbi/gosbi/internal/atomicfile"
 )
 
 // WriteHTML writes nb as a standalone HTML page: no external files or scripts, images inline
 // (PNG and JPEG as base64 data URLs, SVG as markup).
 func WriteHTML(path string, nb *Notebook, title string) error {
-	if err := os.WriteFile(path, RenderHTML(nb, title), 0o644); err != nil {
+	if err := atomicfile.WriteFile(path, RenderHTML(nb, title), 0o644); err != nil {
 		return fmt.Errorf("nbtest: write HTML: %w", err)
 	}
 	return nil
@@ -34,10 +34,10 @@ pre.input{border-left:3px solid #00add8}pre.stderr{background:#fff5e6}pre.error{
 table{border-collapse:collapse;display:block;max-width:100%;overflow-x:auto}td,th{border:1px solid #d0d7de;padding:.2rem .5rem}
 .output{max-width:100%;overflow-x:auto}`
 
-// RenderHTML returns the HTML page of nb.
+// RenderHTML returns the HTML page of nb. The fonts that its SVG figures name are embedded (see
+// plotFontFaces), so that their text has the size the figures were laid out for.
 func RenderHTML(nb *Notebook, title string) []byte {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>%s</title>\n<style>%s\n%s</style></head>\n<body>\n", html.EscapeString(title), pageStyle, codeCSS)
 	for _, c := range nb.Cells {
 		b.WriteString(`<div class="cell">`)
 		switch c.CellType {
@@ -58,7 +58,11 @@ func RenderHTML(nb *Notebook, title string) []byte {
 		b.WriteString("</div>\n")
 	}
 	b.WriteString("</body></html>\n")
-	return b.Bytes()
+	var page bytes.Buffer
+	fmt.Fprintf(&page, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>%s</title>\n<style>%s\n%s\n%s</style></head>\n<body>\n",
+		html.EscapeString(title), plotFontFaces(b.Bytes()), pageStyle, codeCSS)
+	page.Write(b.Bytes())
+	return page.Bytes()
 }
 
 func renderOutput(o *Output) string {
@@ -126,31 +130,19 @@ func sortedKeys(m map[string]any) []string {
 }
 
 // markdown is CommonMark with GitHub's extensions (tables, strikethrough, autolinks, task
-// lists). Raw HTML in the source is left out, as goldmark does by default.
-var markdown = goldmark.New(goldmark.WithExtensions(extension.GFM))
-
-// mathRE matches TeX math, $$…$$ or $…$ (not "$ " nor " $": amounts and shell variables
-// such as $GOSBI_DATA stay text), which Markdown must not format: "$p(θ*, x) … θ*$".
-var mathRE = regexp.MustCompile(`\$\$[^$]+\$\$|\$[^\s$](?:[^$\n]*[^\s$])?\$`)
+// lists) and TeX math passed through (texMath). Raw HTML in the source is left out, as goldmark
+// does by default.
+var markdown = goldmark.New(goldmark.WithExtensions(extension.GFM, texMath{}))
 
 // Markdown renders notebook Markdown as HTML: CommonMark with GitHub's tables, strikethrough
-// and autolinks. TeX math ($…$, $$…$$) is kept as text, unformatted, as no script renders it
-// in a standalone page.
+// and autolinks. TeX math ($…$, $$…$$) is kept as written, as no script renders it in a
+// standalone page.
 func Markdown(src string) string {
-	var math []string
-	src = mathRE.ReplaceAllStringFunc(src, func(m string) string {
-		math = append(math, m)
-		return fmt.Sprintf("GOSBIMATH%dX", len(math)-1)
-	})
 	var b bytes.Buffer
 	if err := markdown.Convert([]byte(src), &b); err != nil {
 		return "<pre>" + html.EscapeString(src) + "</pre>"
 	}
-	out := b.String()
-	for i := len(math) - 1; i >= 0; i-- { // from the last, so that 1 does not match 10
-		out = strings.ReplaceAll(out, fmt.Sprintf("GOSBIMATH%dX", i), html.EscapeString(math[i]))
-	}
-	return out
+	return b.String()
 }
 
 // goCode highlights Go source as HTML spans, with the classes of codeStyle.

@@ -7,13 +7,18 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
+	"github.com/gosbi/gosbi/internal/atomicfile"
 	"github.com/gosbi/gosbi/internal/kernel"
 )
 
@@ -28,9 +33,13 @@ type Config struct {
 	Params map[string]string
 	// Full runs the full version: the parameter quick is set to false (GOSBI_FULL=1).
 	Full bool
-	// CellTimeout bounds each cell (0: no limit). A cell that runs longer is interrupted and
-	// counts as failed.
+	// CellTimeout bounds each cell's execution, from its execute_request to its execute_reply
+	// (0: no limit). A cell that runs longer is interrupted and counts as failed.
 	CellTimeout time.Duration
+	// MaxOutput bounds the stream output (stdout and stderr) saved for one cell, in bytes
+	// (0: DefaultMaxOutput). Beyond it the first and the last half are kept, with a line that
+	// says how much was left out between them.
+	MaxOutput int
 	// Log receives progress lines and the kernel's own diagnostics (nil: discarded).
 	Log io.Writer
 }
@@ -169,7 +178,10 @@ func ExecuteNotebook(ctx context.Context, nb *Notebook, path string, o Config) (
 		if o.Log != nil {
 			fmt.Fprintf(o.Log, "gosbi run: %s: cell %d/%d\n", filepath.Base(path), i+1, len(nb.Cells))
 		}
-		cerr, err := runCell(ctx, p.Client, nb, i, o.CellTimeout)
+		cerr, warning, err := runCell(ctx, p.Client, nb, i, o)
+		if warning != "" {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("cell %d: %s", i+1, warning))
+		}
 		if err != nil {
 			select {
 			case <-p.Exited():
@@ -192,35 +204,35 @@ func ExecuteNotebook(ctx context.Context, nb *Notebook, path string, o Config) (
 	return res, nil
 }
 
-// runCell executes cell i and records its outputs; it returns the cell's error, if any.
-func runCell(ctx context.Context, c *Client, nb *Notebook, i int, timeout time.Duration) (*CellError, error) {
+// DefaultMaxOutput is the stream output saved for one cell unless Config.MaxOutput says
+// otherwise.
+const DefaultMaxOutput = 8 << 20
+
+// runCell executes cell i and records its outputs; it returns the cell's error, if any, and a
+// warning when the kernel's status idle did not come after the reply.
+func runCell(ctx context.Context, c *Client, nb *Notebook, i int, o Config) (*CellError, string, error) {
 	cell := nb.Cells[i]
-	cctx := ctx
-	if timeout > 0 {
-		var cancel context.CancelFunc
-		cctx, cancel = context.WithTimeout(ctx, timeout)
-		defer cancel()
+	max := o.MaxOutput
+	if max <= 0 {
+		max = DefaultMaxOutput
 	}
-	acc := newAccumulator(cell)
+	acc := newAccumulator(cell, max)
 	req, err := c.Send("shell", "execute_request", map[string]any{
 		"code": cell.Source, "silent": false, "store_history": true, "user_expressions": map[string]any{},
 		"allow_stdin": false, "stop_on_error": true,
 	})
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	ex, err := c.Collect(cctx, req, ExecuteConfig{OnOutput: acc.add})
-	timedOut := false
-	if err != nil && errors.Is(cctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
-		// Interrupt the cell, then wait (boundedly) for the kernel to finish it.
-		timedOut = true
-		ictx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		c.Request(ictx, "control", "interrupt_request", map[string]any{})
-		ex, err = c.Collect(ictx, req, ExecuteConfig{OnOutput: acc.add})
-		cancel()
+	ex, err := c.Collect(ctx, req, ExecuteConfig{OnOutput: acc.add, Discard: true, Timeout: o.CellTimeout})
+	acc.finish()
+	warning := ""
+	if errors.Is(err, ErrNoIdle) {
+		warning = fmt.Sprintf("%v; output that came later is not saved", err)
+		err = nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	var reply struct {
 		Status         string   `json:"status"`
@@ -231,32 +243,55 @@ func runCell(ctx context.Context, c *Client, nb *Notebook, i int, timeout time.D
 	}
 	json.Unmarshal(ex.Reply.Content, &reply)
 	cell.ExecutionCount = reply.ExecutionCount
-	if timedOut {
+	if ex.TimedOut {
 		reply.Status = "error"
-		reply.Ename, reply.Evalue = "Timeout", fmt.Sprintf("the cell did not finish within %v (use --timeout to allow more)", timeout)
+		reply.Ename = "Timeout"
+		reply.Evalue = fmt.Sprintf("the cell ran longer than the %v of --timeout (measured from its execute_request to its execute_reply) and was interrupted; "+
+			"give it more with --timeout", o.CellTimeout)
 		reply.Traceback = append(reply.Traceback, reply.Ename+": "+reply.Evalue)
 		acc.addOutput(&Output{OutputType: "error", Ename: reply.Ename, Evalue: reply.Evalue, Traceback: reply.Traceback})
 	}
 	if reply.Status == "ok" {
-		return nil, nil
+		return nil, warning, nil
 	}
 	if reply.Ename == "" {
 		reply.Ename, reply.Evalue = reply.Status, "the cell did not run"
 	}
-	return &CellError{Index: i, ID: cell.ID, Source: cell.Source, Ename: reply.Ename, Evalue: reply.Evalue, Traceback: reply.Traceback}, nil
+	return &CellError{Index: i, ID: cell.ID, Source: cell.Source, Ename: reply.Ename, Evalue: reply.Evalue, Traceback: reply.Traceback}, warning, nil
 }
 
 // accumulator turns the iopub messages of a cell into its outputs as a notebook front-end
 // does: streams of the same name merge, clear_output (with wait) empties the cell, and
 // update_display_data replaces the outputs that carry the same display_id.
+//
+// It keeps at most max bytes of stream text: the first half as it comes, then the last half
+// (a window that moves on as output comes); when output is left out between them, a stderr line
+// says how much, where it was. The window is written out before the next output that is not a
+// stream, and at the end of the cell.
 type accumulator struct {
 	cell      *Cell
 	clearNext bool
 	displays  map[string][]*Output
+	max       int
+
+	open    *Output         // the last output, a stream whose text is still in text
+	text    strings.Builder // of open
+	kept    int             // bytes of stream text in the outputs
+	tail    []streamChunk   // the window of stream text after the first half
+	tailLen int
+	omitted int  // bytes dropped from the window since it was last written out
+	about   bool // omitted includes output the kernel dropped, counted by its messages' size
 }
 
-func newAccumulator(cell *Cell) *accumulator {
-	return &accumulator{cell: cell, displays: map[string][]*Output{}}
+// streamChunk is stream text in the window; lost is set for the kernel's note that this client
+// lost output there, and counts those bytes.
+type streamChunk struct {
+	name, text string
+	lost       int
+}
+
+func newAccumulator(cell *Cell, max int) *accumulator {
+	return &accumulator{cell: cell, displays: map[string][]*Output{}, max: max}
 }
 
 func (a *accumulator) add(m *kernel.Message) {
@@ -278,7 +313,11 @@ func (a *accumulator) add(m *kernel.Message) {
 	displayID, _ := c.Transient["display_id"].(string)
 	switch m.Header.MsgType {
 	case "stream":
-		a.addOutput(&Output{OutputType: "stream", Name: c.Name, Text: c.Text})
+		var meta map[string]struct {
+			Bytes int `json:"bytes"`
+		}
+		json.Unmarshal(m.Metadata, &meta)
+		a.addStream(c.Name, c.Text, meta[kernel.LossMetadata].Bytes)
 	case "display_data":
 		o := &Output{OutputType: "display_data", Data: c.Data, Metadata: c.Metadata}
 		a.addOutput(o)
@@ -303,24 +342,181 @@ func (a *accumulator) add(m *kernel.Message) {
 }
 
 func (a *accumulator) clear() {
+	a.closeStream()
 	a.cell.Outputs = nil
 	a.displays = map[string][]*Output{}
 	a.clearNext = false
+	a.kept, a.tail, a.tailLen, a.omitted, a.about = 0, nil, 0, 0, false
+}
+
+// addStream records stream text: into the outputs while the first half of the budget lasts,
+// then into the window of the last half. lost is set for the kernel's note that output was
+// dropped for this client (kernel.LossMetadata): the note is kept where the gap is, or counted
+// in the truncation when it leaves the window.
+func (a *accumulator) addStream(name, text string, lost int) {
+	if a.clearNext {
+		a.clear()
+	}
+	if name != "stderr" {
+		name = "stdout"
+	}
+	if head := a.max / 2; a.tailLen == 0 && a.omitted == 0 && a.kept < head {
+		n := runeCut(text, head-a.kept)
+		if lost > 0 {
+			n = len(text) // a note is kept whole
+		}
+		a.appendStream(name, text[:n])
+		a.kept += n
+		text = text[n:]
+	}
+	if text == "" {
+		return
+	}
+	a.tail = append(a.tail, streamChunk{name, text, lost})
+	a.tailLen += len(text)
+	room := max(a.max-a.kept, 0)
+	for a.tailLen > room {
+		first := &a.tail[0]
+		excess := a.tailLen - room
+		if excess >= len(first.text) || first.lost > 0 {
+			a.omitted += len(first.text)
+			if first.lost > 0 {
+				a.omitted += first.lost - len(first.text)
+				a.about = true
+			}
+			a.tailLen -= len(first.text)
+			a.tail = a.tail[1:]
+			continue
+		}
+		cut := excess
+		for cut < len(first.text) && !utf8.RuneStart(first.text[cut]) {
+			cut++
+		}
+		first.text = first.text[cut:]
+		a.omitted += cut
+		a.tailLen -= cut
+	}
+}
+
+// runeCut returns the largest n ≤ limit at which s can be cut without splitting a character.
+func runeCut(s string, limit int) int {
+	if limit >= len(s) {
+		return len(s)
+	}
+	for limit > 0 && !utf8.RuneStart(s[limit]) {
+		limit--
+	}
+	return limit
+}
+
+// flushTail writes the window out, after the line that says what was left out before it.
+func (a *accumulator) flushTail() {
+	if a.omitted > 0 {
+		size := byteSize(a.omitted)
+		if a.about {
+			size = "about " + size
+		}
+		a.appendStream("stderr", fmt.Sprintf("\n[output truncated: %s of this cell's output are not saved here. gosbi run keeps %s of a cell's "+
+			"stream output, the first and the last half (--max-output %s); raise the limit with --max-output, or write large output to a file.]\n",
+			size, byteSize(a.max), byteSize(a.max)))
+		a.omitted, a.about = 0, false
+	}
+	for _, c := range a.tail {
+		a.appendStream(c.name, c.text)
+		a.kept += len(c.text)
+	}
+	a.tail, a.tailLen = nil, 0
+}
+
+// appendStream adds text to the last output if it is a stream of the same name, else starts
+// a new stream output.
+func (a *accumulator) appendStream(name, text string) {
+	if a.open == nil || a.open.Name != name {
+		a.closeStream()
+		a.open = &Output{OutputType: "stream", Name: name}
+		a.cell.Outputs = append(a.cell.Outputs, a.open)
+	}
+	a.text.WriteString(text)
+}
+
+// closeStream stores the text of the open stream output.
+func (a *accumulator) closeStream() {
+	if a.open != nil {
+		a.open.Text = a.text.String()
+		a.open = nil
+		a.text = strings.Builder{}
+	}
 }
 
 func (a *accumulator) addOutput(o *Output) {
 	if a.clearNext {
 		a.clear()
 	}
-	outs := a.cell.Outputs
-	if o.OutputType == "stream" && len(outs) > 0 {
-		last := outs[len(outs)-1]
-		if last.OutputType == "stream" && last.Name == o.Name {
-			last.Text += o.Text
-			return
+	a.flushTail()
+	a.closeStream()
+	a.cell.Outputs = append(a.cell.Outputs, o)
+}
+
+// finish writes out what is pending at the end of the cell.
+func (a *accumulator) finish() {
+	a.flushTail()
+	a.closeStream()
+}
+
+// byteSize formats n bytes as --max-output takes them: "512B", "64KiB", "1.5MiB".
+func byteSize(n int) string {
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}
+	v, i := float64(n), 0
+	for v >= 1024 && i < len(units)-1 {
+		v /= 1024
+		i++
+	}
+	if v == float64(int(v)) {
+		return fmt.Sprintf("%d%s", int(v), units[i])
+	}
+	return fmt.Sprintf("%.1f%s", v, units[i])
+}
+
+// sizeFlag is a flag that takes a number of bytes: 8MiB, 512KiB, 1GiB, 16MB (decimal units
+// too) or a plain number.
+type sizeFlag int
+
+func (s *sizeFlag) String() string { return byteSize(int(*s)) }
+
+func (s *sizeFlag) Set(v string) error {
+	n, err := parseSize(v)
+	if err != nil {
+		return err
+	}
+	*s = sizeFlag(n)
+	return nil
+}
+
+// maxMaxOutput bounds --max-output: the saved output is held in memory and in the notebook.
+const maxMaxOutput = 1 << 30
+
+func parseSize(v string) (int, error) {
+	units := []struct {
+		suffix string
+		scale  float64
+	}{{"kib", 1 << 10}, {"mib", 1 << 20}, {"gib", 1 << 30}, {"kb", 1e3}, {"mb", 1e6}, {"gb", 1e9},
+		{"k", 1 << 10}, {"m", 1 << 20}, {"g", 1 << 30}, {"b", 1}}
+	s := strings.ToLower(strings.TrimSpace(v))
+	scale := 1.0
+	for _, u := range units {
+		if strings.HasSuffix(s, u.suffix) {
+			s, scale = strings.TrimSpace(strings.TrimSuffix(s, u.suffix)), u.scale
+			break
 		}
 	}
-	a.cell.Outputs = append(outs, o)
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f*scale < 1 || math.IsInf(f, 0) {
+		return 0, fmt.Errorf("want a size such as 8MiB, 512KiB or 1GiB, got %q", v)
+	}
+	if f*scale > maxMaxOutput {
+		return 0, fmt.Errorf("%s is more than the %s the runner can hold for one cell", v, byteSize(maxMaxOutput))
+	}
+	return int(f * scale), nil
 }
 
 // paramFlag collects --param name=value flags.
@@ -337,17 +533,33 @@ func (p paramFlag) Set(s string) error {
 	return nil
 }
 
-// RunMain is `gosbi run NOTEBOOK.ipynb... [--out DIR] [--html] [--param name=value] [--timeout D]`.
+// runUsage is the synopsis and the limits of `gosbi run`.
+const runUsage = `usage: gosbi run NOTEBOOK.ipynb... [--out DIR] [--html] [--param name=value] [--timeout D] [--max-output SIZE]
+
+Runs every code cell of each notebook in a fresh kernel and saves the notebook with its outputs:
+in place (keeping the file's permissions, and writing through a symbolic link to its target), or
+into DIR with --out. GOSBI_FULL=1 runs the full version: it is --param quick=false.
+
+Limits: --timeout bounds a cell's execution, from its execute_request to its reply (the first
+cell's includes the start of the interpreter); a cell that runs longer is interrupted and fails.
+A cell's saved stream output (stdout and stderr) is at most --max-output: past it the first and
+the last half are kept, with a line saying how much was left out between them. Display outputs
+(figures, tables) are not limited.
+`
+
+// RunMain is `gosbi run NOTEBOOK.ipynb... [--out DIR] [--html] [--param name=value] [--timeout D] [--max-output SIZE]`.
 func RunMain(args []string) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	out := fs.String("out", "", "write the executed notebooks into `DIR` (default: update them in place)")
 	html := fs.Bool("html", false, "also write a standalone HTML page next to each executed notebook")
-	timeout := fs.Duration("timeout", 0, "fail a cell that runs longer than `D` (e.g. 10m; default no limit)")
+	timeout := fs.Duration("timeout", 0, "fail a cell whose execution (request to reply) takes longer than `D` (e.g. 10m; default no limit)")
+	maxOutput := sizeFlag(DefaultMaxOutput)
+	fs.Var(&maxOutput, "max-output", "save at most `SIZE` of a cell's stream output, its first and last half (e.g. 16MiB; at most 1GiB)")
 	params := paramFlag{}
-	fs.Var(params, "param", "set a parameter of the cell tagged \"parameters\": `name=value` (repeatable)")
+	fs.Var(params, "param", "set a parameter of the cell tagged \"parameters\": `name=value` (repeatable; the name must be one it declares)")
 	quiet := fs.Bool("quiet", false, "do not print progress")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: gosbi run NOTEBOOK.ipynb... [--out DIR] [--html] [--param name=value] [--timeout D]\n\nGOSBI_FULL=1 runs the full version (sets the parameter quick to false).")
+		fmt.Fprint(fs.Output(), runUsage+"\n")
 		fs.PrintDefaults()
 	}
 	// Accept flags after the notebook names too.
@@ -371,46 +583,46 @@ func RunMain(args []string) error {
 	if *quiet {
 		log = nil
 	}
-	o := Config{Params: params, Full: os.Getenv("GOSBI_FULL") == "1", CellTimeout: *timeout, Log: log}
+	full, err := FullFromEnv()
+	if err != nil {
+		return err
+	}
+	o := Config{Params: params, Full: full, CellTimeout: *timeout, MaxOutput: int(maxOutput), Log: log}
+	jobs, err := planRun(paths, *out, *html, o)
+	if err != nil {
+		return err
+	}
 	failed := 0
-	for _, path := range paths {
-		res, err := Execute(context.Background(), path, o)
+	for _, j := range jobs {
+		res, err := ExecuteNotebook(context.Background(), j.nb, j.path, o)
 		if err != nil && res == nil {
 			return err
 		}
 		for _, w := range res.Warnings {
-			fmt.Fprintf(os.Stderr, "gosbi run: %s: warning: %s\n", path, w)
+			fmt.Fprintf(os.Stderr, "gosbi run: %s: warning: %s\n", j.path, w)
 		}
-		dest := path
-		if *out != "" {
-			if err := os.MkdirAll(*out, 0o755); err != nil {
-				return err
-			}
-			dest = filepath.Join(*out, filepath.Base(path))
-		}
-		if err := WriteNotebook(dest, res.Notebook); err != nil {
+		if err := WriteNotebook(j.dest, res.Notebook); err != nil {
 			return err
 		}
-		written := dest
-		if *html {
-			hp := strings.TrimSuffix(dest, filepath.Ext(dest)) + ".html"
-			if err := WriteHTML(hp, res.Notebook, filepath.Base(path)); err != nil {
+		written := j.dest
+		if j.html != "" {
+			if err := WriteHTML(j.html, res.Notebook, filepath.Base(j.path)); err != nil {
 				return err
 			}
-			written += ", " + hp
+			written += ", " + j.html
 		}
 		if err != nil {
 			// The notebook could not run to its end (its kernel died): what ran is saved.
 			failed++
-			fmt.Fprintf(os.Stderr, "gosbi run: %s FAILED (wrote %s)\n%v\n", path, written, err)
+			fmt.Fprintf(os.Stderr, "gosbi run: %s FAILED (wrote %s)\n%v\n", j.path, written, err)
 			continue
 		}
 		if len(res.Errors) > 0 {
 			failed++
-			fmt.Fprintf(os.Stderr, "gosbi run: %s FAILED (wrote %s)\n%s", path, written, res.Errors[0].Report())
+			fmt.Fprintf(os.Stderr, "gosbi run: %s FAILED (wrote %s)\n%s", j.path, written, res.Errors[0].Report())
 			continue
 		}
-		fmt.Fprintf(os.Stderr, "gosbi run: %s ok in %.1fs (wrote %s)\n", path, res.Duration.Seconds(), written)
+		fmt.Fprintf(os.Stderr, "gosbi run: %s ok in %.1fs (wrote %s)\n", j.path, res.Duration.Seconds(), written)
 	}
 	if failed > 0 {
 		return fmt.Errorf("%d of %d notebooks failed", failed, len(paths))
@@ -418,18 +630,103 @@ func RunMain(args []string) error {
 	return nil
 }
 
-// WriteNotebook writes nb to path (through a temporary file, so a failed write leaves the old
-// file whole).
+// FullFromEnv reads GOSBI_FULL: 1 or true runs notebooks in full mode, 0, false or unset in
+// quick mode; anything else is an error.
+func FullFromEnv() (bool, error) {
+	switch v := strings.ToLower(strings.TrimSpace(os.Getenv("GOSBI_FULL"))); v {
+	case "", "0", "false", "no":
+		return false, nil
+	case "1", "true", "yes":
+		return true, nil
+	default:
+		return false, fmt.Errorf("GOSBI_FULL=%q: use 1 for the full run or 0 (or leave it unset) for the quick one", os.Getenv("GOSBI_FULL"))
+	}
+}
+
+// runJob is one notebook of a `gosbi run`, read and checked.
+type runJob struct {
+	path, dest, html string
+	nb               *Notebook
+}
+
+// planRun reads the notebooks and checks, before the first cell runs, what would otherwise fail
+// after all of them ran: their parameters, and that each result can be written where it goes.
+func planRun(paths []string, out string, html bool, o Config) ([]runJob, error) {
+	if out != "" {
+		st, err := os.Stat(out)
+		switch {
+		case err == nil && !st.IsDir():
+			return nil, fmt.Errorf("--out %s is a file: --out names the directory the executed notebooks are written into (without --out they are updated in place)", out)
+		case errors.Is(err, fs.ErrNotExist):
+			if err := os.MkdirAll(out, 0o755); err != nil {
+				return nil, fmt.Errorf("--out: %w", err)
+			}
+		case err != nil:
+			return nil, fmt.Errorf("--out: %w", err)
+		}
+	}
+	var jobs []runJob
+	seen := map[string]string{}
+	for _, path := range paths {
+		nb, err := ReadNotebook(path)
+		if err != nil {
+			return nil, err
+		}
+		if _, _, err := resolveParameters(nb, o.Params, o.Full); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		j := runJob{path: path, dest: path, nb: nb}
+		if out != "" {
+			j.dest = filepath.Join(out, filepath.Base(path))
+		}
+		if prev, dup := seen[j.dest]; dup {
+			return nil, fmt.Errorf("%s and %s would both be written to %s: run them with different --out directories", prev, path, j.dest)
+		}
+		seen[j.dest] = path
+		if html {
+			j.html = strings.TrimSuffix(j.dest, filepath.Ext(j.dest)) + ".html"
+		}
+		for _, dest := range []string{j.dest, j.html} {
+			if dest == "" {
+				continue
+			}
+			if err := checkWritable(dest); err != nil {
+				return nil, fmt.Errorf("%s: cannot save the result: %w", path, err)
+			}
+		}
+		jobs = append(jobs, j)
+	}
+	return jobs, nil
+}
+
+// checkWritable checks that a file can be written at path as atomicfile writes it: the file,
+// or the target of the symbolic link it is, is a regular file or absent, and its directory
+// takes a new file.
+func checkWritable(path string) error {
+	target, err := atomicfile.Target(path)
+	if err != nil {
+		return err
+	}
+	if st, err := os.Stat(target); err == nil && !st.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file", target)
+	}
+	f, err := os.CreateTemp(filepath.Dir(target), ".gosbi-run-check-*")
+	if err != nil {
+		return fmt.Errorf("%s: its directory takes no new file: %w", path, err)
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}
+
+// WriteNotebook writes nb to path atomically (internal/atomicfile): a failed write leaves the
+// old file whole and no temporary file; an existing file keeps its permissions, and a symbolic
+// link is written through to its target.
 func WriteNotebook(path string, nb *Notebook) error {
 	b, err := nb.Marshal()
 	if err != nil {
 		return err
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return fmt.Errorf("nbtest: write notebook: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := atomicfile.WriteFile(path, b, 0o644); err != nil {
 		return fmt.Errorf("nbtest: write notebook: %w", err)
 	}
 	return nil

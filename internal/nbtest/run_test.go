@@ -90,7 +90,7 @@ func TestFullModeAndBadParams(t *testing.T) {
 	if got := outputsOf(res.Notebook.Cells[2]); got != "stdout:set quick = false\n" {
 		t.Errorf("GOSBI_FULL: injected cell printed %q", got)
 	}
-	_, err := nbtest.Execute(context.Background(), "testdata/fake/outputs.ipynb", nbtest.Config{Params: map[string]string{"n": "1 +"}})
+	_, err := nbtest.Execute(context.Background(), "testdata/fake/outputs.ipynb", nbtest.Config{Params: map[string]string{"quick": "1 +"}})
 	if err == nil || !strings.Contains(err.Error(), "not a Go expression") {
 		t.Errorf("bad parameter value: error %v", err)
 	}
@@ -100,15 +100,66 @@ func TestFullModeAndBadParams(t *testing.T) {
 	}
 }
 
+// TestUnknownParameter refuses, before anything runs, a --param the notebook does not declare
+// in its cell tagged "parameters" (the error lists them and names the likely one), a --param
+// for a notebook without that cell, and GOSBI_FULL=1 (which is --param quick=false) where it
+// cannot apply or contradicts a --param.
+func TestUnknownParameter(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		notebook string
+		o        nbtest.Config
+		want     []string
+	}{
+		{"typo", "outputs", nbtest.Config{Params: map[string]string{"quik": "false"}},
+			[]string{`--param quik: the notebook has no parameter "quik" (did you mean quick?)`, "are: name, quick"}},
+		{"unknown", "outputs", nbtest.Config{Params: map[string]string{"seed": "3"}}, []string{`no parameter "seed"`, "are: name, quick"}},
+		{"no parameters cell", "sleeps", nbtest.Config{Params: map[string]string{"quick": "false"}}, []string{`--param quick has nothing to set: no cell is tagged "parameters"`}},
+		{"full without parameters cell", "sleeps", nbtest.Config{Full: true}, []string{`GOSBI_FULL=1 (which is --param quick=false) has nothing to set`}},
+		{"full against --param", "outputs", nbtest.Config{Full: true, Params: map[string]string{"quick": "true"}}, []string{"GOSBI_FULL=1 sets quick to false, but --param quick=true is given"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.o.CellTimeout = 2 * time.Second // sleeps.ipynb would sleep forever
+			_, err := nbtest.Execute(context.Background(), "testdata/fake/"+tc.notebook+".ipynb", tc.o)
+			for _, want := range tc.want {
+				if err == nil || !strings.Contains(err.Error(), want) {
+					t.Errorf("error %v, want one saying %q", err, want)
+				}
+			}
+		})
+	}
+	// gosbi run checks every notebook before the first cell of any runs.
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "ran")
+	nb := `{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+		{"cell_type": "code", "id": "a", "metadata": {"tags": ["parameters"]}, "source": "quick = true", "outputs": []},
+		{"cell_type": "code", "id": "b", "metadata": {}, "source": "print ran", "outputs": []}]}`
+	first := filepath.Join(dir, "first.ipynb")
+	if err := os.WriteFile(first, []byte(nb), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := nbtest.RunMain([]string{"--quiet", "--timeout", "2s", "--out", marker, first, "testdata/fake/sleeps.ipynb", "--param", "quick=false"})
+	if err == nil || !strings.Contains(err.Error(), "sleeps.ipynb: --param quick has nothing to set") {
+		t.Errorf("RunMain with a --param one notebook lacks: %v", err)
+	}
+	if entries, _ := os.ReadDir(marker); len(entries) != 0 {
+		t.Errorf("the first notebook ran although the second one's parameters were wrong: %d files written", len(entries))
+	}
+	t.Setenv("GOSBI_FULL", "yes please")
+	if err := nbtest.RunMain([]string{"--quiet", first}); err == nil || !strings.Contains(err.Error(), `GOSBI_FULL="yes please"`) {
+		t.Errorf("GOSBI_FULL=\"yes please\": error %v, want one naming the value", err)
+	}
+}
+
 func TestExecuteStopsAtError(t *testing.T) {
 	res := execute(t, "testdata/fake/fails.ipynb", nbtest.Config{})
-	if len(res.Errors) != 1 || res.Errors[0].Index != 1 || res.Errors[0].Ename != "FakeError" {
+	if len(res.Errors) != 1 || res.Errors[0].Index != 2 || res.Errors[0].Ename != "FakeError" {
 		t.Fatalf("errors %+v", res.Errors)
 	}
 	if res.Err() == nil || !strings.Contains(res.Errors[0].Report(), "FakeError: it failed") {
 		t.Errorf("report %q", res.Errors[0].Report())
 	}
-	if n := len(res.Notebook.Cells[2].Outputs); n != 0 || res.Notebook.Cells[2].ExecutionCount != nil {
+	if n := len(res.Notebook.Cells[3].Outputs); n != 0 || res.Notebook.Cells[3].ExecutionCount != nil {
 		t.Errorf("the cell after the failure ran: %d outputs", n)
 	}
 	// The notebook was upgraded to nbformat 4.5: every cell has an id.
@@ -190,7 +241,15 @@ func TestMarkdown(t *testing.T) {
 		// A list item's continuation lines belong to the item.
 		{"- first item,\n  continued\n- second", "<ul>\n<li>first item,\ncontinued</li>\n<li>second</li>\n</ul>\n"},
 		// TeX math is kept as written; a lone dollar is text.
-		{"density $p(θ^*_1 | x) * q_2$ costs $5 and $6", "<p>density $p(θ^*_1 | x) * q_2$ costs $5 and $6</p>\n"},
+		{"density $p(θ^*_1 | x) * q_2$ costs $5 and $6", `<p>density <span class="math">$p(θ^*_1 | x) * q_2$</span> costs $5 and $6</p>` + "\n"},
+		// An escaped dollar is a dollar, not the start of math.
+		{`costs \$5 and \$6, or $x_1$`, `<p>costs $5 and $6, or <span class="math">$x_1$</span></p>` + "\n"},
+		// Display math over several lines, and inline math over a line break in a list item.
+		{"$$\n\\hat{θ} = \\arg\\max_θ \\sum_i \\log q_*(θ_i \\mid x_i)\n$$",
+			`<p><span class="math">$$` + "\n" + `\hat{θ} = \arg\max_θ \sum_i \log q_*(θ_i \mid x_i)` + "\n" + `$$</span></p>` + "\n"},
+		{"- with $a_1 * b_2 *\n  c_3$ done", `<ul>` + "\n" + `<li>with <span class="math">$a_1 * b_2 *` + "\n" + `c_3$</span> done</li>` + "\n" + `</ul>` + "\n"},
+		// Math in code is code.
+		{"`$x_1$`", "<p><code>$x_1$</code></p>\n"},
 		{"| a | b |\n|---|---|\n| 1 | 2 |", "<table>\n<thead>\n<tr>\n<th>a</th>\n<th>b</th>\n</tr>\n</thead>\n<tbody>\n<tr>\n<td>1</td>\n<td>2</td>\n</tr>\n</tbody>\n</table>\n"},
 	} {
 		if got := nbtest.Markdown(tc.in); got != tc.want {
@@ -251,6 +310,73 @@ func TestNullCells(t *testing.T) {
 		`{"nbformat": 4, "cells": [{"cell_type": "code", "source": "x", "outputs": [null]}]}`} {
 		if _, err := nbtest.ParseNotebook([]byte(doc)); err == nil || !strings.Contains(err.Error(), "null") {
 			t.Errorf("%s: error %v, want one naming the null", doc, err)
+		}
+	}
+}
+
+// TestRunInPlace runs a notebook in place through a symbolic link: the link stays a link, its
+// target gets the outputs and keeps its mode 0600. --out naming a file is refused before
+// anything runs, and a write that fails leaves no temporary file.
+func TestRunInPlace(t *testing.T) {
+	dir := t.TempDir()
+	src, err := os.ReadFile("testdata/fake/outputs.ipynb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	real := filepath.Join(dir, "real.ipynb")
+	if err := os.WriteFile(real, src, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(real, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.ipynb")
+	if err := os.Symlink("real.ipynb", link); err != nil {
+		t.Fatal(err)
+	}
+	if err := nbtest.RunMain([]string{"--quiet", link}); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the run replaced the symbolic link with a file (%v)", err)
+	}
+	nb, err := nbtest.ReadNotebook(real)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := outputsOf(nb.Cells[1]); got != "stdout:set quick = true\nset name = \"fake\"\n" {
+		t.Errorf("the link's target was not updated: its parameters cell has outputs %q", got)
+	}
+	if st, _ := os.Stat(real); st.Mode().Perm() != 0o600 {
+		t.Errorf("the notebook's mode became %v, want its 0600", st.Mode().Perm())
+	}
+
+	// --out naming a file (here the notebook itself) fails at once, before the cell that
+	// sleeps until its timeout.
+	sleeps := filepath.Join(dir, "sleeps.ipynb")
+	b, _ := os.ReadFile("testdata/fake/sleeps.ipynb")
+	os.WriteFile(sleeps, b, 0o644)
+	start := time.Now()
+	err = nbtest.RunMain([]string{"--quiet", "--timeout", "5s", "--out", sleeps, sleeps})
+	if err == nil || !strings.Contains(err.Error(), "--out "+sleeps+" is a file") {
+		t.Errorf("--out naming the notebook: error %v, want one saying it is a file", err)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("--out naming a file was refused only after %v: the cells ran first", d)
+	}
+
+	// A write that fails (the target is a directory) leaves no temporary file.
+	target := filepath.Join(dir, "adir.ipynb")
+	if err := os.Mkdir(target, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := nbtest.WriteNotebook(target, nb); err == nil {
+		t.Error("writing a notebook over a directory succeeded")
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.Contains(e.Name(), ".tmp") {
+			t.Errorf("a failed write left %s", e.Name())
 		}
 	}
 }

@@ -18,6 +18,7 @@ import (
 // the front closes the request pipe or asks it to shut down. Each line of a cell is a command:
 //
 //	print TEXT      stdout stream          eprint TEXT   stderr stream
+//	flood N SIZE    N stdout streams of SIZE bytes each, numbered from 0 ("%07d " first)
 //	result TEXT     execute_result         display ID    display_data with a display_id
 //	update ID TEXT  update_display_data    clear         clear_output
 //	error           an error event, then an error reply
@@ -123,6 +124,14 @@ func fakeLine(r ipc.Request, line string, events *ipc.Encoder, interrupts chan s
 	case "", "nop", "//":
 	case "print":
 		send(ipc.Event{Type: ipc.Stream, Name: "stdout", Text: arg + "\n"})
+	case "flood":
+		var n, size int
+		fmt.Sscan(arg, &n, &size)
+		for i := range n {
+			text := fmt.Sprintf("%07d ", i)
+			text += strings.Repeat("f", max(size-len(text)-1, 0)) + "\n"
+			send(ipc.Event{Type: ipc.Stream, Name: "stdout", Text: text})
+		}
 	case "eprint":
 		send(ipc.Event{Type: ipc.Stream, Name: "stderr", Text: arg + "\n"})
 	case "result":
