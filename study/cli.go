@@ -46,6 +46,12 @@ pending.
 
 `
 
+const statusSynopsis = `usage: gosbi study status DIR
+
+Prints how many jobs of the study in DIR are done, pending, failed or hold an invalid record,
+and exits with status 1 when any failed or is invalid (run the study again to retry them).
+`
+
 // Main is the `gosbi study` command.
 func Main(args []string) error {
 	if len(args) == 0 {
@@ -59,6 +65,10 @@ func Main(args []string) error {
 		}
 		return runMain(args[1:], os.Stderr)
 	case "status":
+		if wantsHelp(args[1:]) {
+			fmt.Print(statusSynopsis)
+			return nil
+		}
 		if len(args) != 2 {
 			return fmt.Errorf("status takes the study directory\n%s", usage)
 		}

@@ -2,6 +2,7 @@ package study_test
 
 import (
 	"context"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -223,4 +224,40 @@ func slurmPartition(t *testing.T) string {
 	}
 	t.Fatalf("no default partition in %q", out)
 	return ""
+}
+
+// TestCLIHelp: every sub-command answers --help with its usage and exit status 0, without
+// reading a study directory (status once took "--help" for one).
+func TestCLIHelp(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"run", "--help"}, {"status", "--help"}, {"status", "-h"}} {
+		stdout := captureStdout(t, func() {
+			if err := study.Main(args); err != nil {
+				t.Errorf("study %v: %v", args, err)
+			}
+		})
+		if !strings.Contains(stdout, "usage:") || !strings.Contains(stdout, "gosbi study") {
+			t.Errorf("study %v printed %q, want its usage", args, stdout)
+		}
+	}
+}
+
+// captureStdout returns what f writes to standard output.
+func captureStdout(t *testing.T, f func()) string {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := os.Stdout
+	os.Stdout = w
+	done := make(chan string)
+	go func() {
+		b, _ := io.ReadAll(r)
+		done <- string(b)
+	}()
+	defer func() { os.Stdout = old }()
+	f()
+	w.Close()
+	os.Stdout = old
+	return <-done
 }
