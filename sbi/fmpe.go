@@ -1,15 +1,18 @@
 package sbi
 
 import (
-	"errors"
+	"context"
 	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
 	"sync"
 
+	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi/dist"
 	"github.com/gosbi/gosbi/sbi/flow"
+	"github.com/gosbi/gosbi/sbi/internal/cancel"
+	"github.com/gosbi/gosbi/sbi/internal/safe"
 	"github.com/gosbi/gosbi/sbi/nn"
 	"gonum.org/v1/gonum/mat"
 )
@@ -92,7 +95,7 @@ func (c FMPEConfig) fieldConfig(features, context int) (flow.FieldConfig, error)
 // optimal-transport path from a normal draw to each simulated θ — a least-squares loss, with no
 // ODE solved in training. Sampling integrates the ODE, and log-densities integrate its exact
 // divergence along the way back (see flow.Field). θ and x are standardized with statistics of
-// the training data, as for NPE. It implements Amortized.
+// the training data, as for NPE. It implements Estimator.
 type FMPE struct {
 	estimator
 	cfg   FMPEConfig
@@ -113,7 +116,7 @@ func NewFMPE(prior dist.Distribution, cfg FMPEConfig) *FMPE {
 	}
 	cfg = cfg.withDefaults()
 	_, err := cfg.fieldConfig(prior.Dim(), 1)
-	core := estimator{name: "FMPE", label: "FMPE", kind: "fmpe", prior: prior, cfgErr: err}
+	core := estimator{name: "FMPE", label: "FMPE", kind: "fmpe", prior: prior, cfgErr: err, dropNote: fmpeDropNote}
 	return &FMPE{estimator: core, cfg: cfg}
 }
 
@@ -128,7 +131,8 @@ func (e *FMPE) Trained() bool { return e.trained }
 
 // Train fits the field to the pairs (θᵢ, xᵢ), one per row, with the rules of NPE.Train
 // (dropped non-finite pairs, standardization from the training split, the epoch with the best
-// validation loss kept, the same estimator for the same seed). The loss is the conditional
+// validation loss kept, the same estimator for the same seed, stopped by the host's context
+// with the best epoch kept). The loss is the conditional
 // flow-matching loss, a mean squared error in standardized units: its values are not
 // log-densities and are not comparable with NPE's. Every training pair draws a fresh time
 // and base point at every epoch; every validation pair draws the same ones at every epoch.
@@ -138,14 +142,27 @@ func (e *FMPE) Trained() bool { return e.trained }
 // differentiable here, so regularizers that need it (the coverage regularizer) return an
 // error saying so.
 func (e *FMPE) Train(theta, x *mat.Dense, cfg TrainConfig) (*TrainResult, error) {
+	return e.TrainContext(runenv.Context(), theta, x, cfg)
+}
+
+// TrainContext is Train stopped by ctx instead of the host's context.
+func (e *FMPE) TrainContext(ctx context.Context, theta, x *mat.Dense, cfg TrainConfig) (*TrainResult, error) {
 	e.noise = rand.New(rand.NewPCG(cfg.Seed, 0x666d7065))
 	e.valSeed = cfg.Seed ^ 0x76616c6964
 	if e.valSrc == nil {
 		e.valSrc = &rand.PCG{}
 		e.valRand = rand.New(e.valSrc)
 	}
-	return e.train((*fmpeModel)(e), theta, x, cfg)
+	return e.train(ctx, (*fmpeModel)(e), theta, x, cfg)
 }
+
+// MustTrain is Train for notebook cells: it returns the result and panics with Train's error.
+func (e *FMPE) MustTrain(theta, x *mat.Dense, cfg TrainConfig) *TrainResult {
+	return safe.Must(e.Train(theta, x, cfg))
+}
+
+// fmpeDropNote is what dropping failed simulations does to FMPE (as to NPE: see NPE.Train).
+const fmpeDropNote = "FMPE then learns the posterior given that the simulation succeeded, which is p(θ | x) only if the chance of failing does not depend on θ"
 
 // fmpeModel is the training view of an FMPE.
 type fmpeModel FMPE
@@ -254,16 +271,17 @@ func (e *FMPE) PosteriorAt(x []float64) *FMPEPosterior {
 	p := &FMPEPosterior{est: e, x: append([]float64(nil), x...)}
 	switch {
 	case !e.trained:
-		p.err = errUntrained
+		p.err = ErrUntrained
 	case len(x) != e.xDim:
 		panic(fmt.Sprintf("sbi: FMPE.Posterior: x has %d values, expected %d", len(x), e.xDim))
 	case !finite(x):
-		p.err = fmt.Errorf("the observation holds NaN or infinite values: %v", x)
+		p.err = fmt.Errorf("the observation: %w: %v", ErrNonFinite, x)
 	default:
 		tp := getTape()
 		defer putTape(tp)
 		c := e.context(tp, mat.NewDense(1, len(x), p.x))
 		p.ctx = append([]float64(nil), c.Data...)
+		e.warnIfOutside(x)
 	}
 	return p
 }
@@ -300,7 +318,7 @@ func (p *FMPEPosterior) AcceptanceRate() float64 {
 // parallel as LogProbPairs computes it.
 func (p *FMPEPosterior) LogProb(theta *mat.Dense) []float64 {
 	if p.err != nil {
-		panic(fmt.Sprintf("sbi: FMPE posterior LogProb: %v", p.err))
+		panic(fmt.Errorf("sbi: FMPE posterior LogProb: %w", p.err))
 	}
 	n, c := theta.Dims()
 	if c != p.Dim() {
@@ -313,21 +331,19 @@ func (p *FMPEPosterior) LogProb(theta *mat.Dense) []float64 {
 	return out
 }
 
-// Sample draws n parameter vectors; it panics with SampleChecked's error.
+// Sample draws n parameter vectors, stopped by the host's context; it panics with
+// SampleContext's error (the shorthand of the package's naming rule).
 func (p *FMPEPosterior) Sample(rng *rand.Rand, n int) *mat.Dense {
-	s, err := p.SampleChecked(rng, n)
-	if err != nil {
-		panic("sbi: " + err.Error())
-	}
-	return s
+	return safe.Must(p.SampleContext(runenv.Context(), rng, n))
 }
 
-// SampleChecked draws n parameter vectors by integrating the field's ODE from standard normal
-// draws, rejecting those outside the prior's support. It returns an error when the estimator
-// is untrained, when the ODE cannot be integrated, or when fewer than MinAcceptanceRate of
-// the draws land inside the support. Draws depend on the seed only, not on the number of
-// cores.
-func (p *FMPEPosterior) SampleChecked(rng *rand.Rand, n int) (*mat.Dense, error) {
+// SampleContext draws n parameter vectors by integrating the field's ODE from standard normal
+// draws, rejecting those outside the prior's support, until ctx is done. It returns an error
+// wrapping ErrUntrained when the estimator is untrained, ErrNonFinite for an observation with
+// NaN or ±Inf, ErrDiverged when the ODE cannot be integrated (weights that are not finite),
+// and ErrLowAcceptance when fewer than MinAcceptanceRate of the draws land inside the
+// support. Draws depend on the seed only, not on the number of cores.
+func (p *FMPEPosterior) SampleContext(ctx context.Context, rng *rand.Rand, n int) (*mat.Dense, error) {
 	if p.err != nil {
 		return nil, fmt.Errorf("FMPE posterior: %w", p.err)
 	}
@@ -345,7 +361,7 @@ func (p *FMPEPosterior) SampleChecked(rng *rand.Rand, n int) (*mat.Dense, error)
 		p.mu.Unlock()
 	}()
 	for got < n {
-		if err := Canceled("FMPE posterior sampling"); err != nil {
+		if err := cancel.Check(ctx, "FMPE posterior sampling"); err != nil {
 			return nil, err
 		}
 		rate := float64(accepted+1) / float64(proposed+1)
@@ -367,8 +383,8 @@ func (p *FMPEPosterior) SampleChecked(rng *rand.Rand, n int) (*mat.Dense, error)
 		}
 		proposed += m
 		if got < n && proposed >= 10000 && float64(accepted) < MinAcceptanceRate*float64(proposed) {
-			return nil, fmt.Errorf("FMPE posterior: only %d of %d draws (%.2g%%) fell inside the prior's support, below the %.2g%% at which sampling would stall: the field carries its mass out of the support (train longer or with more simulations, or sample an NRE)",
-				accepted, proposed, 100*float64(accepted)/float64(proposed), 100*MinAcceptanceRate)
+			return nil, fmt.Errorf("FMPE posterior: %w: only %d of %d draws (%.2g%%) fell inside the prior's support, below the %.2g%% at which sampling would stall: the field carries its mass out of the support (train longer or with more simulations, or sample an NRE)",
+				ErrLowAcceptance, accepted, proposed, 100*float64(accepted)/float64(proposed), 100*MinAcceptanceRate)
 		}
 	}
 	return out, nil
@@ -395,7 +411,7 @@ func (e *FMPE) drawField(rng *rand.Rand, ctx []float64, m int) (*mat.Dense, erro
 		}
 	})
 	if bad.get() {
-		return nil, errors.New("the field's ODE could not be integrated: its weights are not finite (did training diverge?)")
+		return nil, fmt.Errorf("%w: the field's ODE could not be integrated: its weights are not finite (did training diverge?)", ErrDiverged)
 	}
 	return out, nil
 }
@@ -451,9 +467,46 @@ func LoadFMPE(r io.Reader, prior dist.Distribution) (*FMPE, error) {
 	return e.(*FMPE), nil
 }
 
+// MustSaveFile is SaveFile for notebook cells: it panics with SaveFile's error.
+func (e *FMPE) MustSaveFile(path string) { mustDo(e.SaveFile(path)) }
+
 // LoadFMPEFile reads an FMPE from the file at path (see LoadFMPE).
 func LoadFMPEFile(path string, prior dist.Distribution) (*FMPE, error) {
 	var e *FMPE
 	err := loadFile(path, func(r io.Reader) (err error) { e, err = LoadFMPE(r, prior); return err })
 	return e, err
+}
+
+// MustLoadFMPEFile is LoadFMPEFile for notebook cells: it panics with LoadFMPEFile's error.
+func MustLoadFMPEFile(path string, prior dist.Distribution) *FMPE {
+	return safe.Must(LoadFMPEFile(path, prior))
+}
+
+// String says what the FMPE is: its field, its dimensions and whether it is trained.
+func (e *FMPE) String() string {
+	c := e.cfg
+	return fmt.Sprintf("%s: vector field of %d×%d hidden units (%s), %s", e.label, c.Layers, c.Hidden, c.Activation, e.state())
+}
+
+// MIMEBundle shows the summary as HTML and text.
+func (e *FMPE) MIMEBundle() map[string]any { return summaryBundle(e.label, e.String()) }
+
+// String says what the posterior is, for which observation, and its acceptance rate so far.
+func (p *FMPEPosterior) String() string {
+	s := fmt.Sprintf("%s posterior at x = %s, %d parameters", p.est.label, fmtVec(p.x), p.Dim())
+	if p.err != nil {
+		return s + ": " + p.err.Error()
+	}
+	p.mu.Lock()
+	proposed, accepted := p.proposed, p.accepted
+	p.mu.Unlock()
+	if proposed > 0 {
+		s += fmt.Sprintf(", %d of %d field draws (%.3g%%) inside the prior's support", accepted, proposed, 100*float64(accepted)/float64(proposed))
+	}
+	return s
+}
+
+// MIMEBundle shows the summary as HTML and text.
+func (p *FMPEPosterior) MIMEBundle() map[string]any {
+	return summaryBundle(p.est.label+" posterior", p.String())
 }

@@ -2,6 +2,7 @@ package sbi_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -79,8 +80,8 @@ func TestFMPEUntrained(t *testing.T) {
 		t.Errorf("Save: %v, expected an error saying it is not trained", err)
 	}
 	post := e.PosteriorAt([]float64{0, 0})
-	if _, err := post.SampleChecked(rand.New(rand.NewPCG(1, 1)), 3); err == nil || !strings.Contains(err.Error(), "not trained") {
-		t.Errorf("SampleChecked: %v, expected an error saying it is not trained", err)
+	if _, err := post.SampleContext(context.Background(), rand.New(rand.NewPCG(1, 1)), 3); err == nil || !strings.Contains(err.Error(), "not trained") {
+		t.Errorf("SampleContext: %v, expected an error saying it is not trained", err)
 	}
 	if !panicsWith(func() { e.LogProbPairs(mat.NewDense(1, 2, nil), mat.NewDense(1, 2, nil)) }, "not trained") {
 		t.Error("LogProbPairs of an untrained FMPE did not panic saying so")
