@@ -392,3 +392,124 @@ func TestFieldConfigErrors(t *testing.T) {
 		}
 	}
 }
+
+// linearField is a field whose weights make it the affine field
+//
+//	v(θ, t, c) = Aθ + β·cos πt + δ·sin πt + γ·c
+//
+// in two dimensions with a scalar context: one hidden layer of 5 units copies θ, cos πt,
+// sin πt and c shifted by a constant B large enough that the activation (ELU or ReLU, the
+// identity on positive inputs) passes them unchanged, and the output layer applies
+// [A | β | δ | γ] and takes the shift off again. Its flow is known in closed form (see
+// TestFieldLinearClosedForm).
+func linearField(t *testing.T, act nn.Activation, A [2][2]float64, beta, delta, gamma [2]float64) *Field {
+	t.Helper()
+	f, err := NewField(rand.New(rand.NewPCG(1, 1)), FieldConfig{Features: 2, Context: 1, Hidden: []int{5}, Frequencies: 1,
+		Activation: act, RelTol: 1e-10, AbsTol: 1e-10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const B = 30
+	// Inputs: θ0, θ1, cos πt, sin πt, c; the hidden units copy them, each + B.
+	hid, out := f.net.Layers[0], f.net.Layers[1]
+	clear(hid.W.Data)
+	for j := 0; j < 5; j++ {
+		hid.W.Data[j*hid.Out+j] = 1
+		hid.B.Data[j] = B
+	}
+	M := [2][5]float64{{A[0][0], A[0][1], beta[0], delta[0], gamma[0]}, {A[1][0], A[1][1], beta[1], delta[1], gamma[1]}}
+	for k := 0; k < 2; k++ {
+		out.B.Data[k] = 0
+		for j := 0; j < 5; j++ {
+			out.W.Data[j*out.Out+k] = M[k][j]
+			out.B.Data[k] -= B * M[k][j]
+		}
+	}
+	return f
+}
+
+// TestFieldLinearClosedForm checks sampling and log-densities against the closed form of an
+// affine field v(θ, t, c) = Aθ + β·cos πt + δ·sin πt + γ·c (linearField). Its flow from t = 0
+// to 1 is
+//
+//	θ₁ = e^A·z + m(c),    m(c) = ∫₀¹ e^{A(1−s)} (β·cos πs + δ·sin πs + γ·c) ds,
+//
+// so q(θ | c) = N(m(c), e^A e^{Aᵀ}) and log q(θ | c) = log N(e^{−A}(θ − m); 0, I) − tr A (the
+// instantaneous change of variables with the exact divergence tr A). m is computed by
+// Simpson's rule on 2000 intervals (error below 10⁻¹²). With the solver at tolerances 10⁻¹⁰,
+// MapRows and LogProbRows must agree with the closed form to 10⁻⁶; a divergence with the wrong
+// sign or a missing one is off by 2·tr A = 1.6 or tr A, and time running the other way
+// (cos π(1−t) = −cos πt) moves m.
+func TestFieldLinearClosedForm(t *testing.T) {
+	A := [2][2]float64{{0.6, -0.8}, {0.5, 0.2}} // tr A = 0.8, complex eigenvalues: the flow rotates
+	beta, delta, gamma := [2]float64{1.0, -0.5}, [2]float64{-0.4, 0.9}, [2]float64{0.7, 0.2}
+	Am := mat.NewDense(2, 2, []float64{A[0][0], A[0][1], A[1][0], A[1][1]})
+	expA := func(u float64) *mat.Dense {
+		var s, e mat.Dense
+		s.Scale(u, Am)
+		e.Exp(&s)
+		return &e
+	}
+	mean := func(c float64) [2]float64 {
+		const K = 2000
+		var m [2]float64
+		for k := 0; k <= K; k++ {
+			s := float64(k) / K
+			w := 2.0 + 2*float64(k%2) // Simpson: 1, 4, 2, 4, …, 4, 1
+			if k == 0 || k == K {
+				w = 1
+			}
+			w /= 3 * K
+			cs, sn := math.Cos(math.Pi*s), math.Sin(math.Pi*s)
+			g := [2]float64{beta[0]*cs + delta[0]*sn + gamma[0]*c, beta[1]*cs + delta[1]*sn + gamma[1]*c}
+			E := expA(1 - s)
+			for i := 0; i < 2; i++ {
+				m[i] += w * (E.At(i, 0)*g[0] + E.At(i, 1)*g[1])
+			}
+		}
+		return m
+	}
+	E1 := expA(1)
+	var Einv mat.Dense
+	if err := Einv.Inverse(E1); err != nil {
+		t.Fatal(err)
+	}
+	trA := A[0][0] + A[1][1]
+	const tol = 1e-6
+	for _, act := range []nn.Activation{nn.ELU, nn.ReLU} {
+		f := linearField(t, act, A, beta, delta, gamma)
+		for _, c := range []float64{0, 1.5, -2} {
+			m := mean(c)
+			// Sampling: base points carried to e^A z + m.
+			z := []float64{0, 0, 1, -0.5, -1.2, 2, 0.3, 0.9}
+			want := make([]float64, len(z))
+			for i := 0; i < len(z)/2; i++ {
+				for k := 0; k < 2; k++ {
+					want[2*i+k] = E1.At(k, 0)*z[2*i] + E1.At(k, 1)*z[2*i+1] + m[k]
+				}
+			}
+			if _, err := f.MapRows(z, []float64{c}); err != nil {
+				t.Fatal(err)
+			}
+			for i := range z {
+				if math.Abs(z[i]-want[i]) > tol {
+					t.Errorf("%v, c = %v: MapRows value %d = %.9f, closed form %.9f", act, c, i, z[i], want[i])
+				}
+			}
+			// Log-densities at points around the mean.
+			theta := []float64{m[0], m[1], m[0] + 1, m[1] - 0.5, m[0] - 2, m[1] + 1.5, m[0] + 0.3, m[1] + 2.5}
+			got := make([]float64, len(theta)/2)
+			if _, err := f.LogProbRows(got, theta, []float64{c}); err != nil {
+				t.Fatal(err)
+			}
+			for i := range got {
+				d0, d1 := theta[2*i]-m[0], theta[2*i+1]-m[1]
+				z0, z1 := Einv.At(0, 0)*d0+Einv.At(0, 1)*d1, Einv.At(1, 0)*d0+Einv.At(1, 1)*d1
+				lq := -math.Log(2*math.Pi) - 0.5*(z0*z0+z1*z1) - trA
+				if math.Abs(got[i]-lq) > tol {
+					t.Errorf("%v, c = %v: LogProbRows at θ = %v: %.9f, closed form %.9f", act, c, theta[2*i:2*i+2], got[i], lq)
+				}
+			}
+		}
+	}
+}
