@@ -84,6 +84,42 @@ def mlp_step():
     return step
 
 
+def fmpe_step():
+    """Flow-matching step of sbi's default FMPE field, as BenchmarkFMPEStep builds it: an MLP
+    on [θ_t, cos kπt, sin kπt (k = 1, 2, 3), x] (10 inputs) with five hidden layers of 64 and
+    ELU; per pair a fresh t ~ U(0, 1) and ε ~ N(0, I), θ_t = (1 − (1 − σ_min)t)ε + tθ, the
+    squared error against u_t = θ − (1 − σ_min)ε averaged over pairs and features; clipping at
+    norm 5, Adam."""
+    sizes = [10] + [64] * 5 + [2]
+    layers = []
+    for i in range(len(sizes) - 1):
+        layers.append(nn.Linear(sizes[i], sizes[i + 1]))
+        if i < len(sizes) - 2:
+            layers.append(nn.ELU())
+    net = nn.Sequential(*layers)
+    opt = torch.optim.Adam(net.parameters(), lr=5e-4)
+    theta = torch.randn(4096, 2)
+    x = theta + 0.1 * torch.randn(4096, 2)
+    freqs = torch.arange(1, 4, dtype=torch.float32) * torch.pi
+    s = 1 - 1e-3
+
+    def step():
+        idx = torch.randint(0, 4096, (BATCH,))
+        th, xb = theta[idx], x[idx]
+        t = torch.rand(BATCH, 1)
+        eps = torch.randn(BATCH, 2)
+        th_t = (1 - s * t) * eps + t * th
+        u = th - s * eps
+        inp = torch.cat([th_t, torch.cos(t * freqs), torch.sin(t * freqs), xb], 1)
+        loss = ((net(inp) - u) ** 2).mean()
+        opt.zero_grad()
+        loss.backward()
+        nn.utils.clip_grad_norm_(net.parameters(), 5.0)
+        opt.step()
+
+    return step
+
+
 def conv_step(dims, cin, cout, backward):
     """A convolution layer (kernel 5, padding 2 for series; 3×3, padding 1 for images) on the
     shapes of the Go benchmarks BenchmarkConv{1D,2D}[Layer2]Forward[Backward]: the forward
@@ -335,6 +371,7 @@ CASES = {
     "nre-step-2x64": lambda: nre_step([64, 64]),
     "bnre-step-3x64": lambda: nre_step([64, 64, 64], balance=100.0),
     "mlp-step": mlp_step,
+    "fmpe-step": fmpe_step,
     "conv1d-fwd": lambda: conv_step(1, 2, 16, False),
     "conv1d-fwdbwd": lambda: conv_step(1, 2, 16, True),
     "conv1d-l2-fwd": lambda: conv_step(1, 16, 32, False),
