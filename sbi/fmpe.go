@@ -364,8 +364,14 @@ func (p *FMPEPosterior) SampleContext(ctx context.Context, rng *rand.Rand, n int
 		if err := cancel.Check(ctx, "FMPE posterior sampling"); err != nil {
 			return nil, err
 		}
-		rate := float64(accepted+1) / float64(proposed+1)
-		m := min(int(float64(n-got)/max(rate, MinAcceptanceRate)*1.1)+1, 1<<20)
+		// The first round integrates exactly n draws (every draw is an ODE solve: no margin
+		// for a rejection that a prior of full support never makes); later rounds draw what is
+		// missing over the acceptance rate so far, with 10% to spare.
+		m := n
+		if proposed > 0 {
+			rate := float64(accepted+1) / float64(proposed+1)
+			m = min(int(float64(n-got)/max(rate, MinAcceptanceRate)*1.1)+1, 1<<20)
+		}
 		cand, err := e.drawField(rng, p.ctx, m)
 		if err != nil {
 			return nil, fmt.Errorf("FMPE posterior: %w", err)

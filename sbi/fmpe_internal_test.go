@@ -106,8 +106,8 @@ func benchField(e *FMPE) {
 // BenchmarkFMPESample10k draws 10,000 posterior samples for one observation from sbi's default
 // FMPE field with the fixed weights of benchField (the twin, torch_reference.py's fmpe_sample,
 // integrates the same field by the same per-row algorithm), by the adaptive Dormand–Prince
-// solver at sbi's tolerances, in chunks of 512 rows on all cores. The posterior integrates
-// 11,001 rows for 10,000 samples (10% more for rejection from the prior's support).
+// solver at sbi's tolerances, in chunks of 512 rows on all cores (the normal prior rejects
+// nothing: 10,000 ODE solves).
 func BenchmarkFMPESample10k(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	prior, theta, x := gaussianPairs(rng, 300)
