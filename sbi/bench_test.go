@@ -16,15 +16,8 @@ func benchStep(b *testing.B, m model, train func() error) {
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	_, theta, x := gaussianPairs(rng, 10000)
-	var d *trainData
-	switch e := m.(type) {
-	case *npeModel:
-		d = &trainData{theta: theta, x: x, thetaZ: e.zt.apply(theta), xZ: e.zx.apply(x)}
-	case *nreModel:
-		d = &trainData{theta: theta, x: x, thetaZ: e.zt.apply(theta), xZ: e.zx.apply(x)}
-	case *nleModel:
-		d = &trainData{theta: theta, x: x, thetaZ: e.zt.apply(theta), xZ: e.zx.apply(x)}
-	}
+	c := m.(interface{ core() *estimator }).core() // every model's core: its standardization
+	d := &trainData{theta: theta, x: x, thetaZ: c.zt.apply(theta), xZ: c.zx.apply(x)}
 	st := step{tp: nn.NewTape(), m: m, d: d, rng: rng, opt: nn.NewAdam(m.params(), 5e-4), clip: 5}
 	perm := rng.Perm(10000)
 	if _, _, _, err := st.run(perm[:128]); err != nil { // sizes the tape's buffers

@@ -10,11 +10,14 @@
 // package sbi/flow); NewNRE builds neural ratio estimation with a classifier of joint against
 // marginal pairs; NewNLE builds neural likelihood estimation, a conditional flow of x given θ,
 // and NewMNLE its mixed form for simulators whose output ends in discrete columns (a choice
-// after a reaction time): categorical networks for those, a flow for the continuous ones. All
-// learn the standardization of θ and x from their training data, train with Adam, early
-// stopping and gradient clipping (TrainConfig; the defaults are those of Python's sbi), drop
-// non-finite simulations with a count, and implement Estimator, the vocabulary every
-// estimator shares:
+// after a reaction time): categorical networks for those, a flow for the continuous ones;
+// NewFMPE builds flow-matching posterior estimation (Wildberger et al. 2023), a vector field
+// whose ODE carries a standard normal to the posterior, trained by regression on the
+// velocities of straight paths (no ODE in training), sampled by integrating the ODE and
+// evaluated by integrating its exact divergence (flow.Field). All learn the standardization of
+// θ and x from their training data, train with Adam, early stopping and gradient clipping
+// (TrainConfig; the defaults are those of Python's sbi), drop non-finite simulations with a
+// count, and implement Estimator, the vocabulary every estimator shares:
 //
 //	npe := sbi.NewNPE(prior, sbi.NPEConfig{Flow: "nsf"})
 //	res, err := npe.Train(theta, x, sbi.TrainConfig{Seed: 1})
@@ -30,8 +33,8 @@
 // validation loss plus the regularizer's penalty on the validation pairs (TrainConfig.Select;
 // SelectLoss judges by the loss alone); a likelihood estimator's LogPost is its unnormalized
 // posterior, so coverage and KCCSD regularizers apply to it and balancing, which needs a
-// classifier, refuses. NPE posteriors reject draws outside a bounded prior and report the
-// acceptance rate; NRE, NLE and MNLE posteriors, p(θ) times the ratio or the likelihood,
+// classifier, refuses. NPE and FMPE posteriors reject draws outside a bounded prior and
+// report the acceptance rate; NRE, NLE and MNLE posteriors, p(θ) times the ratio or the likelihood,
 // sample by an exact grid (at most 3 parameters, bounded prior), slice MCMC over many chains,
 // or importance resampling from the prior (SamplerConfig). The likelihood and ratio estimators
 // serve observations of many i.i.d. trials from training on single trials (PosteriorTrials:
@@ -39,8 +42,8 @@
 // local searches from its draws of highest density.
 // NPEEnsemble and NREEnsemble combine trained estimators. Save writes an estimator with its
 // configuration, embedding, prior and weights to one checksummed file, and Load reads back
-// whichever estimator a file holds (LoadNPE, LoadNRE, LoadNLE and LoadMNLE are the typed
-// forms); the format, its registry of kinds and its limits are described at
+// whichever estimator a file holds (LoadNPE, LoadNRE, LoadNLE, LoadMNLE and LoadFMPE are
+// the typed forms); the format, its registry of kinds and its limits are described at
 // EstimatorFormatVersion.
 //
 // # Errors and names

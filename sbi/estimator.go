@@ -18,8 +18,8 @@ var (
 	// ErrUntrained: the estimator has no trained weights (never trained, or its training was
 	// interrupted before one epoch finished).
 	ErrUntrained = errors.New("the estimator is not trained: call Train (or load a trained one) before using its posterior")
-	// ErrLowAcceptance: fewer than MinAcceptanceRate of an NPE posterior's draws fall inside
-	// the prior's support, so rejection sampling would stall.
+	// ErrLowAcceptance: fewer than MinAcceptanceRate of an NPE or FMPE posterior's draws fall
+	// inside the prior's support, so rejection sampling would stall.
 	ErrLowAcceptance = errors.New("low acceptance")
 	// ErrNonFinite: data hold NaN or ±Inf where they cannot be dropped (an observation, every
 	// training pair, or any pair under TrainConfig.RefuseNonFinite).

@@ -116,6 +116,7 @@ func TestChecksumCoversFile(t *testing.T) {
 func TestSizesBounded(t *testing.T) {
 	const huge = 2_000_000_000
 	npe, nsf, nre := savedFile(t, 2, "npe-maf-embedding"), savedFile(t, 2, "npe-nsf"), savedFile(t, 2, "nre-embedding")
+	fmpe := savedFMPE(t)
 	cases := []struct {
 		name string
 		file []byte
@@ -140,7 +141,11 @@ func TestSizesBounded(t *testing.T) {
 		{"x dimension", npe, func(h map[string]any) { h["x_dim"] = huge }, "standardization of x"},
 		{"a zero standard deviation", npe, func(h map[string]any) { obj(h, "z_x")["Std"].([]any)[0] = 0 }, "deviation 0"},
 		{"an unknown setting", npe, func(h map[string]any) { obj(h, "config")["Hiden"] = 8 }, `unknown field "Hiden"`},
-		{"an unknown kind", npe, func(h map[string]any) { h["kind"] = "fmpe" }, `kind "fmpe", which this build does not know`},
+		{"an unknown kind", npe, func(h map[string]any) { h["kind"] = "npse" }, `kind "npse", which this build does not know`},
+		{"FMPE Layers", fmpe, func(h map[string]any) { obj(h, "config")["Layers"] = huge }, "Layers = 2000000000"},
+		{"FMPE Hidden", fmpe, func(h map[string]any) { obj(h, "config")["Hidden"] = huge }, "describes networks of"},
+		{"FMPE Frequencies", fmpe, func(h map[string]any) { obj(h, "config")["Frequencies"] = huge }, "describes networks of"},
+		{"FMPE SigmaMin", fmpe, func(h map[string]any) { obj(h, "config")["SigmaMin"] = 2 }, "SigmaMin"},
 		{"an unknown embedding", npe, func(h map[string]any) { obj(h, "embedding")["kind"] = "conv" }, `embedding of kind "conv"`},
 		{"a damaged prior", npe, func(h map[string]any) { obj(obj(h, "prior"), "params")["std"] = []float64{1, -1} }, "prior stored in the file"},
 		{"no prior and none given", npe, func(h map[string]any) { delete(h, "prior") }, "stores no prior"},
@@ -298,4 +303,19 @@ func TestWeightCountsExact(t *testing.T) {
 			t.Errorf("%s: %d weights do not fit the %d bytes they are written in", name, want, room)
 		}
 	}
+}
+
+// savedFMPE is the file of a small FMPE trained for one epoch.
+func savedFMPE(t *testing.T) []byte {
+	t.Helper()
+	prior, theta, x := gaussianPairs(rand.New(rand.NewPCG(7, 7)), 200)
+	e := NewFMPE(prior, FMPEConfig{Hidden: 8, Layers: 2})
+	if _, err := e.Train(theta, x, TrainConfig{Epochs: 1}); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := e.Save(&buf); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }

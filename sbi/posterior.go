@@ -33,10 +33,11 @@ type Amortized interface {
 	LogProbPairs(theta, x *mat.Dense) []float64
 }
 
-// Estimator is the vocabulary every estimator shares: NPE, NRE, NPEEnsemble and NREEnsemble
-// implement it (a test asserts it and calls every method of each), and an estimator added to
-// the library (NLE, sequential rounds, NRE-B/C, flow matching, …) must implement it too, so
-// that notebooks, diagnostics, studies and the conformance suite treat every estimator alike.
+// Estimator is the vocabulary every estimator shares: NPE, NRE, FMPE, NPEEnsemble and
+// NREEnsemble implement it (a test asserts it and calls every method of each), and an
+// estimator added to the library (NLE, sequential rounds, NRE-B/C, …) must implement it too,
+// so that notebooks, diagnostics, studies and the conformance suite treat every estimator
+// alike.
 //
 // The methods follow the package's naming rule (plain names return errors, Must forms for
 // cells, Context forms for services). Beside them every estimator offers, with its own

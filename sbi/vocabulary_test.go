@@ -42,6 +42,9 @@ func vocabularyCases(t *testing.T) ([]vocabularyCase, *mat.Dense, *mat.Dense) {
 		{"NREEnsemble", func() Estimator { return MustNewNREEnsemble(nre(), nre()) },
 			func(r io.Reader) (Estimator, error) { return LoadNREEnsemble(r, prior) },
 			func(p string) Estimator { return MustLoadNREEnsembleFile(p, prior) }, "NRE ensemble of 2 posterior at x = [0.1, -0.2]"},
+		{"FMPE", func() Estimator { return NewFMPE(prior, FMPEConfig{Hidden: 8, Layers: 2, RelTol: 1e-4, AbsTol: 1e-5}) },
+			func(r io.Reader) (Estimator, error) { return LoadFMPE(r, prior) },
+			func(p string) Estimator { return MustLoadFMPEFile(p, prior) }, "FMPE posterior at x = [0.1, -0.2]"},
 	}, theta, x
 }
 
@@ -140,6 +143,8 @@ func TestPosteriorAtEverywhere(t *testing.T) {
 		case *NPEEnsemble:
 			at = v.PosteriorAt(xo)
 		case *NREEnsemble:
+			at = v.PosteriorAt(xo)
+		case *FMPE:
 			at = v.PosteriorAt(xo)
 		}
 		a, b := at.LogProb(th), e.Posterior(xo).LogProb(th)

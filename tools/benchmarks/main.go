@@ -50,6 +50,8 @@ var rows = []row{
 	{"NPE, 10,000 posterior samples", "./sbi", "NPESample10k", "ns/op", "npe-nsf-sample-10k"},
 	{"NLE step, MAF 5 × (2×50) tanh (sbi's default)", "./sbi", "NLEStep", "ns/op", "nle-maf-step"},
 	{"NLE, 10,000 slice-sampler draws (100 chains, MAF as above)", "./sbi", "NLESlice10k", "ns/op", "nle-maf-slice-10k"},
+	{"FMPE step, field MLP 5×64 (ELU), sbi's default", "./sbi", "FMPEStep", "ns/op", "fmpe-step"},
+	{"FMPE, 10,000 posterior samples (ODE, the field above with fixed weights)", "./sbi", "FMPESample10k", "ns/op", "fmpe-sample-10k"},
 	{"CalNRE step (L = 16), MLP 3×64", "./sbi/calib", "CalNREStep", "ms/step", "calnre-step"},
 	{"CalNRE step (L = 16), MLP 2×64", "./sbi/calib", "CalNREStepMLP2x64", "ms/step", "calnre-step"},
 	{"CalNPE step (L = 16), MAF 3 × (2×64)", "./sbi/calib", "CalNPEStep", "ms/step", "calnpe-step"},

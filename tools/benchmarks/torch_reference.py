@@ -84,6 +84,128 @@ def mlp_step():
     return step
 
 
+def fmpe_step():
+    """Flow-matching step of sbi's default FMPE field, as BenchmarkFMPEStep builds it: an MLP
+    on [θ_t, cos kπt, sin kπt (k = 1, 2, 3), x] (10 inputs) with five hidden layers of 64 and
+    ELU; per pair a fresh t ~ U(0, 1) and ε ~ N(0, I), θ_t = (1 − (1 − σ_min)t)ε + tθ, the
+    squared error against u_t = θ − (1 − σ_min)ε averaged over pairs and features; clipping at
+    norm 5, Adam."""
+    sizes = [10] + [64] * 5 + [2]
+    layers = []
+    for i in range(len(sizes) - 1):
+        layers.append(nn.Linear(sizes[i], sizes[i + 1]))
+        if i < len(sizes) - 2:
+            layers.append(nn.ELU())
+    net = nn.Sequential(*layers)
+    opt = torch.optim.Adam(net.parameters(), lr=5e-4)
+    theta = torch.randn(4096, 2)
+    x = theta + 0.1 * torch.randn(4096, 2)
+    freqs = torch.arange(1, 4, dtype=torch.float32) * torch.pi
+    s = 1 - 1e-3
+
+    def step():
+        idx = torch.randint(0, 4096, (BATCH,))
+        th, xb = theta[idx], x[idx]
+        t = torch.rand(BATCH, 1)
+        eps = torch.randn(BATCH, 2)
+        th_t = (1 - s * t) * eps + t * th
+        u = th - s * eps
+        inp = torch.cat([th_t, torch.cos(t * freqs), torch.sin(t * freqs), xb], 1)
+        loss = ((net(inp) - u) ** 2).mean()
+        opt.zero_grad()
+        loss.backward()
+        nn.utils.clip_grad_norm_(net.parameters(), 5.0)
+        opt.step()
+
+    return step
+
+
+def fixed_field():
+    """sbi's default FMPE field (as fmpe_step) with the fixed weights of gosbi's benchField:
+    w_ij = 2·sin(1 + 1.3i + 0.7j + 0.5l)/√fan-in (i the input, j the output of layer l) and
+    b_j = 0.1·cos(1 + 0.9j + 0.5l), so that both integrate the same ODE."""
+    sizes = [10] + [64] * 5 + [2]
+    layers = []
+    for l in range(len(sizes) - 1):
+        lin = nn.Linear(sizes[l], sizes[l + 1])
+        i = torch.arange(sizes[l], dtype=torch.float32).view(-1, 1)
+        j = torch.arange(sizes[l + 1], dtype=torch.float32).view(1, -1)
+        with torch.no_grad():
+            lin.weight.copy_((2 * torch.sin(1 + 1.3 * i + 0.7 * j + 0.5 * l) / math.sqrt(sizes[l])).t())
+            lin.bias.copy_(0.1 * torch.cos(1 + 0.9 * j.view(-1) + 0.5 * l))
+        layers.append(lin)
+        if l < len(sizes) - 2:
+            layers.append(nn.ELU())
+    return nn.Sequential(*layers)
+
+
+# Dormand–Prince 5(4): nodes, stage weights (the last row is the 5th-order solution) and the
+# weights of the error estimate (Hairer, Nørsett and Wanner, Solving ODEs I, Table 5.2).
+DP_C = [0, 1 / 5, 3 / 10, 4 / 5, 8 / 9, 1, 1]
+DP_A = [[], [1 / 5], [3 / 40, 9 / 40], [44 / 45, -56 / 15, 32 / 9],
+        [19372 / 6561, -25360 / 2187, 64448 / 6561, -212 / 729],
+        [9017 / 3168, -355 / 33, 46732 / 5247, 49 / 176, -5103 / 18656],
+        [35 / 384, 0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84]]
+DP_E = [71 / 57600, 0, -71 / 16695, 71 / 1920, -17253 / 339200, 22 / 525, -1 / 40]
+
+
+def solve_rows(f, y, rtol, atol):
+    """Integrates dy/dt = f(t, y) for every row from t = 0 to 1 with a step size per row, as
+    gosbi's ode.SolveRows: Hairer's initial step per row, the RMS error norm of a row, the
+    controller h·min(5, max(0.2, 0.9·err^(−1/5))), every row evaluated at every stage until the
+    slowest row is done."""
+    n = y.shape[0]
+    t = torch.zeros(n, 1)
+    k0 = f(t, y)
+    sc = atol + rtol * y.abs()
+    d0 = (y / sc).pow(2).mean(1, keepdim=True).sqrt()
+    d1 = (k0 / sc).pow(2).mean(1, keepdim=True).sqrt()
+    h0 = torch.where((d0 >= 1e-5) & (d1 >= 1e-5), 0.01 * d0 / d1, torch.full_like(d0, 1e-6))
+    d2 = ((f(t + h0, y + h0 * k0) - k0) / sc).pow(2).mean(1, keepdim=True).sqrt() / h0
+    m = torch.maximum(d1, d2)
+    h1 = torch.where(m <= 1e-15, torch.clamp(h0 * 1e-3, min=1e-6), (0.01 / m).pow(0.2))
+    h = torch.minimum(100 * h0, h1)
+    done = torch.zeros(n, 1, dtype=torch.bool)
+    while not bool(done.all()):
+        last = t + h >= 1
+        hs = torch.where(done, torch.zeros_like(h), torch.where(last, 1 - t, h))
+        ks = [k0]
+        for st in range(1, 7):
+            acc = y
+            for jj, a in enumerate(DP_A[st]):
+                acc = acc + hs * a * ks[jj]
+            ks.append(f(t + DP_C[st] * hs, acc))
+        err = hs * sum(e * k for e, k in zip(DP_E, ks))
+        norm = (err / (atol + rtol * torch.maximum(y.abs(), acc.abs()))).pow(2).mean(1, keepdim=True).sqrt()
+        factor = (0.9 * norm.clamp(min=1e-10).pow(-0.2)).clamp(0.2, 5)
+        accept = (norm <= 1) & ~done
+        reject = (norm > 1) & ~done
+        y = torch.where(accept, acc, y)
+        k0 = torch.where(accept, ks[6], k0)
+        t = torch.where(accept, torch.where(last, torch.ones_like(t), t + hs), t)
+        done = done | (accept & last)
+        h = torch.where(reject, hs * factor.clamp(max=1), torch.where(accept, hs * factor, h))
+    return y
+
+
+def fmpe_sample():
+    """gosbi's BenchmarkFMPESample10k: the fixed field at x = (0.5, −0.3), integrated from
+    standard normal draws at sbi's tolerances (RelTol 10⁻⁵, AbsTol 10⁻⁶) by solve_rows, on
+    10,000 rows (the benchmark's normal prior rejects none)."""
+    net = fixed_field()
+    xo = torch.tensor([[0.5, -0.3]])
+    freqs = torch.arange(1, 4, dtype=torch.float32) * torch.pi
+
+    def v(t, y):
+        return net(torch.cat([y, torch.cos(t * freqs), torch.sin(t * freqs), xo.expand(y.shape[0], 2)], 1))
+
+    @torch.no_grad()
+    def run():
+        return solve_rows(v, torch.randn(10000, 2), 1e-5, 1e-6)
+
+    return run
+
+
 def conv_step(dims, cin, cout, backward):
     """A convolution layer (kernel 5, padding 2 for series; 3×3, padding 1 for images) on the
     shapes of the Go benchmarks BenchmarkConv{1D,2D}[Layer2]Forward[Backward]: the forward
@@ -335,6 +457,8 @@ CASES = {
     "nre-step-2x64": lambda: nre_step([64, 64]),
     "bnre-step-3x64": lambda: nre_step([64, 64, 64], balance=100.0),
     "mlp-step": mlp_step,
+    "fmpe-step": fmpe_step,
+    "fmpe-sample-10k": fmpe_sample,
     "conv1d-fwd": lambda: conv_step(1, 2, 16, False),
     "conv1d-fwdbwd": lambda: conv_step(1, 2, 16, True),
     "conv1d-l2-fwd": lambda: conv_step(1, 16, 32, False),
