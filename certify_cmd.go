@@ -30,7 +30,7 @@ diagnoses its coverage on held-out simulations, applies remedies while needed, j
 final test set, and prints the certificate. SPEC is a JSON object:
 
   {"task": "weinberg",             a name of task.Names()
-   "estimator": "npe",             npe (default), npe-nsf or nre
+   "estimator": "npe",             npe (default), npe-nsf, nre or fmpe
    "simulations": 10000,           the whole budget (0: 10,000)
    "test": 2000, "check": 1000,    final test and check set sizes (0: certify's defaults)
    "epochs": 100,                  training epochs (0: sbi's default)
@@ -96,8 +96,10 @@ func (s *certifySpec) config() (task.Task, *mat.Dense, certify.Config, error) {
 		cfg.New = func() sbi.Estimator { return sbi.NewNPE(prior, sbi.NPEConfig{Flow: "nsf"}) }
 	case "nre":
 		cfg.New = func() sbi.Estimator { return sbi.NewNRE(prior, sbi.NREConfig{}) }
+	case "fmpe":
+		cfg.New = func() sbi.Estimator { return sbi.NewFMPE(prior, sbi.FMPEConfig{}) }
 	default:
-		return nil, nil, cfg, fmt.Errorf("estimator %q: want npe, npe-nsf or nre", s.Estimator)
+		return nil, nil, cfg, fmt.Errorf("estimator %q: want npe, npe-nsf, nre or fmpe", s.Estimator)
 	}
 	if s.Remedies != nil {
 		cfg.Remedies = certify.NoRemedies()

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -60,7 +61,7 @@ func TestCertifySpecErrors(t *testing.T) {
 		{"unknown field", `{"task": "two_moons", "simulation": 100}`, `unknown field "simulation"`},
 		{"no task", `{"simulations": 100}`, `set "task" to one of`},
 		{"unknown task", `{"task": "three_moons"}`, `task "three_moons"`},
-		{"estimator", `{"task": "two_moons", "estimator": "abc"}`, "want npe, npe-nsf or nre"},
+		{"estimator", `{"task": "two_moons", "estimator": "abc"}`, "want npe, npe-nsf, nre or fmpe"},
 		{"remedy", `{"task": "two_moons", "remedies": ["prayer"]}`, `remedy "prayer"`},
 		{"observation length", `{"task": "two_moons", "observations": [[1, 2, 3]]}`, "observation 1 has 3 values; task two_moons has 2"},
 		{"two values", `{"task": "two_moons"} {}`, "more than one JSON value"},
@@ -132,6 +133,23 @@ func TestCertifyExampleSpecs(t *testing.T) {
 		}
 		if err != nil {
 			t.Errorf("%s: %v", p, err)
+		}
+	}
+}
+
+// TestCertifySpecEstimators checks that each estimator name of a spec makes that estimator.
+func TestCertifySpecEstimators(t *testing.T) {
+	for name, want := range map[string]string{"": "*sbi.NPE", "npe": "*sbi.NPE", "npe-nsf": "*sbi.NPE", "nre": "*sbi.NRE", "fmpe": "*sbi.FMPE"} {
+		s, err := parseCertifySpec([]byte(`{"task": "two_moons", "estimator": "` + name + `"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _, cfg, err := s.config()
+		if err != nil {
+			t.Fatalf("%q: %v", name, err)
+		}
+		if got := fmt.Sprintf("%T", cfg.New()); got != want {
+			t.Errorf("estimator %q makes %s, want %s", name, got, want)
 		}
 	}
 }
