@@ -8,6 +8,7 @@
 //	gosbi repl                        an interactive terminal session
 //	gosbi data fetch                  download benchmark observations and reference posteriors
 //	gosbi study run|status|worker     run a sweep as a resumable job grid, locally or on Slurm
+//	gosbi certify SPEC.json           a posterior with its certificate (package sbi/certify)
 //	gosbi version
 //	gosbi completion bash             a bash completion script
 //	gosbi help [COMMAND]              (or gosbi COMMAND --help)
@@ -58,6 +59,8 @@ func commands() []command {
 			"Downloads sbibm's observations, true parameters and reference posterior samples (about 19 MB)\ninto DIR (default $GOSBI_DATA, else the user cache directory), checking each file's size and\nSHA-256 against those recorded in gosbi. The tutorials work without them.", true, dataMain},
 		{"study", "study run SPEC [--executor local|slurm] [--dir DIR] | status DIR | worker DIR INDEX",
 			"Runs a sweep as a resumable grid of jobs, on this machine or as Slurm job arrays;\nstatus counts the jobs per stage and state, worker runs one job (what an array task calls).", false, study.Main},
+		{"certify", "certify SPEC.json [--out FILE] [--html FILE]  a posterior with its certificate for a task",
+			certifyHelp, true, certifyMain},
 		{"version", "version                        print the version", "", false, func([]string) error {
 			fmt.Println("gosbi", Version)
 			return nil

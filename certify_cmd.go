@@ -1,0 +1,214 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"html"
+	"io"
+	"os"
+	"os/signal"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/gosbi/gosbi/internal/atomicfile"
+	"github.com/gosbi/gosbi/runenv"
+	"github.com/gosbi/gosbi/sbi"
+	"github.com/gosbi/gosbi/sbi/certify"
+	"github.com/gosbi/gosbi/sbi/task"
+)
+
+// certifyUsage is the synopsis of `gosbi certify`.
+const certifyUsage = "usage: gosbi certify SPEC.json [--out FILE] [--html FILE]"
+
+// certifyHelp says what `gosbi certify` does and what SPEC holds.
+const certifyHelp = `Certifies a posterior for a task of package sbi/task (certify.Certify): trains an estimator,
+diagnoses its coverage on held-out simulations, applies remedies while needed, judges once on a
+final test set, and prints the certificate. SPEC is a JSON object:
+
+  {"task": "weinberg",             a name of task.Names()
+   "estimator": "npe",             npe (default), npe-nsf, nre or fmpe
+   "simulations": 10000,           the whole budget (0: 10,000)
+   "test": 2000, "check": 1000,    final test and check set sizes (0: certify's defaults)
+   "epochs": 100,                  training epochs (0: sbi's default)
+   "levels": [0.5, 0.8, 0.9, 0.95], "tolerance": 0.05, "alpha": 0.05, "conservative": false,
+   "remedies": ["coverage regularizer", "conformal regions"],   omitted: the default order; []: none
+   "samples": 1000, "seed": 1,
+   "observations": [[...], ...],   observations given as data rows
+   "task_observations": [1, 2]}    sbibm observations by number (needs gosbi data fetch)
+
+--out writes the certificate with its estimator (certify.LoadFile reads it back); --html writes the
+certificate as a standalone page. The exit status is 0 whatever the verdict, which the first line of
+the output states; an error (bad SPEC, a failed run) exits with status 1.`
+
+// certifySpec is the JSON of `gosbi certify SPEC`.
+type certifySpec struct {
+	Task             string      `json:"task"`
+	Estimator        string      `json:"estimator"`
+	Simulations      int         `json:"simulations"`
+	Test             int         `json:"test"`
+	Check            int         `json:"check"`
+	Epochs           int         `json:"epochs"`
+	Levels           []float64   `json:"levels"`
+	Tolerance        float64     `json:"tolerance"`
+	Alpha            float64     `json:"alpha"`
+	Conservative     bool        `json:"conservative"`
+	Remedies         *[]string   `json:"remedies"`
+	Samples          int         `json:"samples"`
+	SBCSamples       int         `json:"sbc_samples"`
+	Seed             uint64      `json:"seed"`
+	Observations     [][]float64 `json:"observations"`
+	TaskObservations []int       `json:"task_observations"`
+}
+
+// parseCertifySpec reads a spec strictly: an unknown field is an error, not a silent default.
+func parseCertifySpec(data []byte) (*certifySpec, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var s certifySpec
+	if err := dec.Decode(&s); err != nil {
+		return nil, fmt.Errorf("reading the spec: %w (see gosbi help certify for its fields)", err)
+	}
+	if dec.More() {
+		return nil, errors.New("reading the spec: more than one JSON value")
+	}
+	if s.Task == "" {
+		return nil, fmt.Errorf("the spec names no task: set \"task\" to one of %v", task.Names())
+	}
+	return &s, nil
+}
+
+// config turns the spec into the task, its observations and certify's configuration.
+func (s *certifySpec) config() (task.Task, *mat.Dense, certify.Config, error) {
+	var cfg certify.Config
+	t, err := task.Get(s.Task)
+	if err != nil {
+		return nil, nil, cfg, fmt.Errorf("task %q: %w", s.Task, err)
+	}
+	prior := t.Prior()
+	switch s.Estimator {
+	case "", "npe":
+		cfg.New = func() sbi.Estimator { return sbi.NewNPE(prior, sbi.NPEConfig{}) }
+	case "npe-nsf":
+		cfg.New = func() sbi.Estimator { return sbi.NewNPE(prior, sbi.NPEConfig{Flow: "nsf"}) }
+	case "nre":
+		cfg.New = func() sbi.Estimator { return sbi.NewNRE(prior, sbi.NREConfig{}) }
+	case "fmpe":
+		cfg.New = func() sbi.Estimator { return sbi.NewFMPE(prior, sbi.FMPEConfig{}) }
+	default:
+		return nil, nil, cfg, fmt.Errorf("estimator %q: want npe, npe-nsf, nre or fmpe", s.Estimator)
+	}
+	if s.Remedies != nil {
+		cfg.Remedies = certify.NoRemedies()
+		for _, r := range *s.Remedies {
+			switch certify.Remedy(r) {
+			case certify.RemedyRegularizer, certify.RemedyConformal:
+				cfg.Remedies = append(cfg.Remedies, certify.Remedy(r))
+			default:
+				return nil, nil, cfg, fmt.Errorf("remedy %q: want %q or %q", r, certify.RemedyRegularizer, certify.RemedyConformal)
+			}
+		}
+	}
+	cfg.Target = certify.Target{Levels: s.Levels, Tolerance: s.Tolerance, Alpha: s.Alpha, Conservative: s.Conservative}
+	cfg.Simulations, cfg.TestSimulations, cfg.CheckSimulations = s.Simulations, s.Test, s.Check
+	cfg.Train = sbi.TrainConfig{Epochs: s.Epochs}
+	cfg.Samples, cfg.SBCSamples, cfg.Seed = s.Samples, s.SBCSamples, s.Seed
+
+	var rows [][]float64
+	for i, o := range s.Observations {
+		if len(o) != t.DataDim() {
+			return nil, nil, cfg, fmt.Errorf("observation %d has %d values; task %s has %d", i+1, len(o), s.Task, t.DataDim())
+		}
+		rows = append(rows, o)
+	}
+	for _, k := range s.TaskObservations {
+		o, err := t.Observation(k)
+		if err != nil {
+			return nil, nil, cfg, fmt.Errorf("task observation %d: %w (gosbi data fetch downloads the sbibm observations)", k, err)
+		}
+		rows = append(rows, o)
+	}
+	var obs *mat.Dense
+	if len(rows) > 0 {
+		obs = mat.NewDense(len(rows), t.DataDim(), nil)
+		for i, r := range rows {
+			obs.SetRow(i, r)
+		}
+	}
+	return t, obs, cfg, nil
+}
+
+// certifyMain is the `gosbi certify` command.
+func certifyMain(args []string) error {
+	fs := flag.NewFlagSet("certify", flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "%s\n\n", certifyUsage)
+		fs.PrintDefaults()
+	}
+	out := fs.String("out", "", "write the certificate with its estimator to `FILE`")
+	page := fs.String("html", "", "write the certificate as a standalone HTML page to `FILE`")
+	var spec string
+	// the spec may come before or after the flags
+	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
+		spec, args = args[0], args[1:]
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if spec == "" && fs.NArg() > 0 {
+		spec = fs.Arg(0)
+		if err := fs.Parse(fs.Args()[1:]); err != nil {
+			return err
+		}
+	}
+	if spec == "" || fs.NArg() > 0 {
+		return errors.New(certifyUsage)
+	}
+	data, err := os.ReadFile(spec)
+	if err != nil {
+		return fmt.Errorf("certify: %w", err)
+	}
+	s, err := parseCertifySpec(data)
+	if err != nil {
+		return fmt.Errorf("certify %s: %w", spec, err)
+	}
+	t, obs, cfg, err := s.config()
+	if err != nil {
+		return fmt.Errorf("certify %s: %w", spec, err)
+	}
+	runenv.ProgressToStderr()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt) // Ctrl-C stops the run
+	defer stop()
+	cert, err := certify.CertifyContext(ctx, t.Prior(), t, obs, cfg)
+	if err != nil {
+		return fmt.Errorf("certify %s: %w", spec, err)
+	}
+	fmt.Println(cert.String())
+	if *out != "" {
+		if err := cert.SaveFile(*out); err != nil {
+			return fmt.Errorf("certify: saving the certificate: %w", err)
+		}
+		fmt.Println("certificate and estimator written to", *out)
+	}
+	if *page != "" {
+		if err := atomicfile.Write(*page, 0o644, func(w io.Writer) error { return certificatePage(w, cert, t.Name()) }); err != nil {
+			return fmt.Errorf("certify: writing the HTML page: %w", err)
+		}
+		fmt.Println("certificate page written to", *page)
+	}
+	return nil
+}
+
+// certificatePage writes the certificate's HTML display as a standalone page.
+func certificatePage(w io.Writer, cert *certify.Certificate, name string) error {
+	body, ok := cert.MIMEBundle()["text/html"].(string)
+	if !ok {
+		return errors.New("the certificate has no HTML display")
+	}
+	_, err := fmt.Fprintf(w, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Certificate: %s</title></head>\n<body style=\"font-family:sans-serif;max-width:60em;margin:2em auto\">\n%s\n</body></html>\n",
+		html.EscapeString(name), body)
+	return err
+}
