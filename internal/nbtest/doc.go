@@ -9,7 +9,9 @@
 // after it with the overriding values; a name that cell does not declare is an error listing
 // those it does (GOSBI_FULL=1 is quick=false, under the same rule). RunMain is the
 // `gosbi run` command; WriteHTML renders an executed notebook as one standalone HTML page.
-// CheckNotebooks is the harness that tests the repository's notebooks.
+// CheckNotebooks is the harness that tests the repository's notebooks; SavedRuns and DiffCode
+// find the saved runs of a notebook (results/NAME-full.ipynb) whose code is no longer the
+// notebook's.
 //
 // Every wait is bounded. It ends when the kernel process exits (the notebook is then returned
 // as far as it ran, the running cell with an error, and cells that did not run have no

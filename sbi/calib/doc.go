@@ -15,6 +15,12 @@
 //     (diag.GFDFeatures, diag.KCCSDFeatures), so the Stein kernel is written once; calib
 //     imports diag, never the reverse.
 //
+// A weight λ of a regularizer of a ratio estimator is stated against a cross-entropy, and papers
+// and their code differ by a factor 2 there: NRELoss names the convention (NRELossMean, sbi.NRE's
+// own ½(BCE_joint + BCE_marginal) and the default; NRELossSum, the authors' BCE_joint +
+// BCE_marginal of the BNRE and CalNRE code), and the regularizer converts, so that a caller
+// states each paper's λ once, as the paper's authors did.
+//
 // Post-hoc recalibration:
 //   - CANVI (Patel et al., "Variational inference with coverage guarantees in simulation-based
 //     inference"): split-conformal regions {θ : −log q(θ|x) ≤ τ} with the finite-sample

@@ -71,6 +71,17 @@ func ExampleNewBalanceRegularizer() {
 	// true
 }
 
+// The weights of the BNRE and CalNRE papers' code are stated against the summed cross-entropy
+// BCE_joint + BCE_marginal; NRELossSum lets a notebook state them as the authors did, and the
+// regularizer applies half of them to sbi.NRE's ½(BCE_joint + BCE_marginal).
+func ExampleNewBalanceRegularizerWith() {
+	bnre := calib.NewBalanceRegularizerWith(calib.BalanceRegularizerConfig{Lambda: 100, NRELoss: calib.NRELossSum})
+	calnre := calib.NewCoverageRegularizer(calib.CoverageRegularizerConfig{Lambda: 5, Samples: 16, NRELoss: calib.NRELossSum})
+	fmt.Println(bnre.Lambda(), bnre.NRELoss(), calnre.Lambda(), calnre.NRELoss())
+	// Output:
+	// 100 sum 5 sum
+}
+
 // NPE with the KCCSD regularizer: scores of the flow by central differences, compared at 10 base
 // points per batch.
 func ExampleNewKCCSDRegularizer() {

@@ -65,8 +65,15 @@ func (s STE) String() string {
 // the zero value of every other field is the default: the conservative objective, the
 // estimator's prior as proposal, QuantilesMean and the authors' STEDensity.
 type CoverageRegularizerConfig struct {
-	// Lambda is the weight λ of the penalty, a finite value > 0 (the paper uses 5).
+	// Lambda is the weight λ of the penalty, a finite value > 0 (the paper uses 5), stated
+	// against the loss that NRELoss names.
 	Lambda float64
+	// NRELoss names the cross-entropy that Lambda is stated against when the estimator is a
+	// ratio estimator: NRELossMean (the default) is sbi.NRE's own ½(BCE_joint + BCE_marginal);
+	// NRELossSum is the authors' BCE_joint + BCE_marginal, so that their γ = 5 re-creates their
+	// CalNRE (the penalty is then weighted γ/2 against sbi.NRE's loss). NPE's loss is −log q
+	// in every convention, and its penalty is weighted Lambda either way.
+	NRELoss NRELoss
 	// Samples is L, the number of proposal draws per training pair, ≥ 1 (the paper uses 16).
 	Samples int
 	// Mixture blends the objectives: the penalty of a deviation d = quantile − rank is
@@ -96,6 +103,9 @@ func (c CoverageRegularizerConfig) validate() error {
 	if !(c.Lambda > 0) || math.IsInf(c.Lambda, 1) {
 		errs = append(errs, fmt.Errorf("calib.NewCoverageRegularizer: Lambda = %v, want a finite weight > 0 (the paper uses 5)", c.Lambda))
 	}
+	if _, err := c.NRELoss.nreScale(); err != nil {
+		errs = append(errs, fmt.Errorf("calib.NewCoverageRegularizer: %w", err))
+	}
 	if c.Samples < 1 {
 		errs = append(errs, fmt.Errorf("calib.NewCoverageRegularizer: Samples = %d proposal draws, want ≥ 1 (the paper uses 16)", c.Samples))
 	}
@@ -122,6 +132,7 @@ func (c CoverageRegularizerConfig) validate() error {
 // probability": CalNPE with an NPE, CalNRE with an NRE. Build it with NewCoverageRegularizer.
 type CoverageRegularizer struct {
 	lambda    float64
+	nreLoss   NRELoss
 	l         int
 	mix       float64
 	proposal  dist.Distribution
@@ -161,19 +172,22 @@ type CoverageRegularizer struct {
 //
 // The weight λ is relative to the estimator's loss. For NPE that loss is the authors' −log q,
 // so λ is their γ. For NRE it is ½(BCE_joint + BCE_marginal) (Delaunoy et al. 2022,
-// Algorithm 1), half the authors' BCE_joint + BCE_marginal, so a given λ weighs the penalty
-// twice as much as the same γ does in their code: λ = γ/2 re-creates their CalNRE (γ = 5 there
-// is λ = 2.5 here).
+// Algorithm 1), half the authors' BCE_joint + BCE_marginal: with the default NRELossMean a
+// given λ weighs the penalty twice as much as the same γ does in their code. Set
+// cfg.NRELoss = NRELossSum to state the authors' γ (5) and let the regularizer apply γ/2.
 func NewCoverageRegularizer(cfg CoverageRegularizerConfig) *CoverageRegularizer {
-	return &CoverageRegularizer{lambda: cfg.Lambda, l: cfg.Samples, mix: cfg.Mixture, proposal: cfg.Proposal,
+	return &CoverageRegularizer{lambda: cfg.Lambda, nreLoss: cfg.NRELoss, l: cfg.Samples, mix: cfg.Mixture, proposal: cfg.Proposal,
 		quantiles: cfg.Quantiles, ste: cfg.STE, window: cfg.STEWindow, err: cfg.validate()}
 }
 
 // Name returns "coverage".
 func (c *CoverageRegularizer) Name() string { return "coverage" }
 
-// Lambda returns the weight λ.
+// Lambda returns the weight λ as configured, stated against the loss that NRELoss returns.
 func (c *CoverageRegularizer) Lambda() float64 { return c.lambda }
+
+// NRELoss returns the cross-entropy convention that Lambda is stated against.
+func (c *CoverageRegularizer) NRELoss() NRELoss { return c.nreLoss }
 
 // Samples returns L, the number of proposal draws per training pair.
 func (c *CoverageRegularizer) Samples() int { return c.l }
@@ -187,7 +201,17 @@ func (c *CoverageRegularizer) Penalty(b *sbi.RegBatch) (*nn.Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.penalty(b.Tape, alpha, invalid)
+	return c.penalty(b.Tape, alpha, invalid, c.weight(b))
+}
+
+// weight is the factor of the penalty for batch b: λ, converted to sbi.NRE's loss when the
+// batch comes from a ratio estimator (it has classifier logits).
+func (c *CoverageRegularizer) weight(b *sbi.RegBatch) float64 {
+	if b.JointLogits == nil {
+		return c.lambda
+	}
+	s, _ := c.nreLoss.nreScale() // validated by NewCoverageRegularizer
+	return s * c.lambda
 }
 
 // proposalFor returns the proposal to use for b, checking its dimension.
@@ -412,7 +436,7 @@ func (c *CoverageRegularizer) rankRows(b *sbi.RegBatch, draws *mat.Dense, logI [
 
 // penalty sorts the valid ranks and returns λ times the mean squared (rectified) deviation from
 // the uniform quantiles.
-func (c *CoverageRegularizer) penalty(tp *nn.Tape, alpha *nn.Tensor, invalid []bool) (*nn.Tensor, error) {
+func (c *CoverageRegularizer) penalty(tp *nn.Tape, alpha *nn.Tensor, invalid []bool, weight float64) (*nn.Tensor, error) {
 	n := alpha.Rows
 	row := tp.Reshape(alpha, 1, n)
 	drop := 0
@@ -449,7 +473,7 @@ func (c *CoverageRegularizer) penalty(tp *nn.Tape, alpha *nn.Tensor, invalid []b
 	default:
 		r = tp.Add(tp.Scale(tp.ReLU(d), 1-c.mix), tp.Scale(d, c.mix))
 	}
-	return tp.Scale(tp.Mean(tp.Square(r)), c.lambda), nil
+	return tp.Scale(tp.Mean(tp.Square(r)), weight), nil
 }
 
 // CoveragePenaltyConfig is CoverageRegularizerConfig.

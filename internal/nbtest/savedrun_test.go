@@ -1,0 +1,176 @@
+package nbtest_test
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/gosbi/gosbi/internal/nbtest"
+)
+
+// notebook builds a notebook of code cells; a source starting with "#param " becomes the cell
+// tagged tag=parameters, "#inject " the injected one.
+func notebook(srcs ...string) *nbtest.Notebook {
+	nb := &nbtest.Notebook{}
+	for _, s := range srcs {
+		c := &nbtest.Cell{CellType: "code", Source: s, Metadata: map[string]any{}}
+		switch {
+		case strings.HasPrefix(s, "#param "):
+			c.Metadata["tags"] = []any{nbtest.ParametersTag}
+		case strings.HasPrefix(s, "#inject "):
+			c.Metadata["tags"] = []any{nbtest.InjectedTag}
+		case strings.HasPrefix(s, "#md "):
+			c.CellType = "markdown"
+		}
+		nb.Cells = append(nb.Cells, c)
+	}
+	return nb
+}
+
+func TestDiffCode(t *testing.T) {
+	base := notebook("#param quick := true", "a := 1\nb := 2", "#md prose", "fmt.Println(a + b)")
+	for _, tc := range []struct {
+		name string
+		run  *nbtest.Notebook
+		want []nbtest.CellDiff
+	}{
+		{"parameters and prose may differ", notebook("#param quick := true // other", "#inject quick = false", "a := 1\nb := 2", "#md other prose", "fmt.Println(a + b)"), nil},
+		{"a changed line", notebook("#param quick := true", "a := 1\nb := 3", "fmt.Println(a + b)"),
+			[]nbtest.CellDiff{{Cell: 1, Line: 2, Notebook: "b := 2", Run: "b := 3"}}},
+		{"a line more in the run", notebook("#param quick := true", "a := 1\nb := 2\nc := 3", "fmt.Println(a + b)"),
+			[]nbtest.CellDiff{{Cell: 1, Line: 3, Notebook: "(no line)", Run: "c := 3"}}},
+		{"a cell fewer in the run", notebook("#param quick := true", "a := 1\nb := 2"),
+			[]nbtest.CellDiff{{Cell: 2, Line: 1, Notebook: "fmt.Println(a + b)", Run: "(no cell)"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := nbtest.DiffCode(base, tc.run); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("DiffCode = %v, want %v", got, tc.want)
+			}
+		})
+	}
+	a, b := nbtest.CodeFingerprint(base, base), nbtest.CodeFingerprint(base, notebook("a := 1\nb := 2", "fmt.Println(a + b) "))
+	if a == b || len(a) != 16 {
+		t.Errorf("fingerprints %q and %q of different runs: want two different 16-digit values", a, b)
+	}
+}
+
+func TestSavedRuns(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"a.ipynb", "a-b.ipynb", "results/a-full.ipynb", "results/a-b-full.ipynb", "results/a-b-slurm.ipynb", "results/notes.txt"} {
+		p := filepath.Join(dir, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runs, err := nbtest.SavedRuns(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range runs {
+		rel := func(p string) string { s, _ := filepath.Rel(dir, p); return s }
+		got = append(got, rel(r.Run)+" → "+rel(r.Notebook))
+	}
+	want := []string{"results/a-b-full.ipynb → a-b.ipynb", "results/a-b-slurm.ipynb → a-b.ipynb", "results/a-full.ipynb → a.ipynb"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("SavedRuns = %q, want %q", got, want)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "results", "orphan-full.ipynb"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := nbtest.SavedRuns(dir); err == nil || !strings.Contains(err.Error(), "orphan-full.ipynb") {
+		t.Errorf("a run of no notebook: error %v, want one naming it", err)
+	}
+}
+
+// staleRun is a saved run known to be stale: its code differs from its notebook's beyond the
+// parameters, and it cannot be re-made in the change that found it.
+type staleRun struct {
+	fingerprint string // nbtest.CodeFingerprint of the notebook and the run when this was reviewed
+	reason      string // what differs, what the difference means for the numbers, how to re-make it
+}
+
+// staleSavedRuns lists the saved runs (path from the repository root) whose code differs from
+// their notebook's and that have not been re-made yet. Each entry holds for one reviewed pair of
+// codes: when the notebook or the run changes, the test fails again until the run is re-made
+// (then remove the entry) or the difference is reviewed again (then update the fingerprint and
+// the reason). Re-make a run with `gosbi run NOTEBOOK --param quick=false --out DIR` (see README).
+var staleSavedRuns = map[string]staleRun{
+	"notebooks/results/balanced-nre-full.ipynb": {"b8016a0bceb834e0",
+		"made before the sweep became a study, before epoch selection moved to the regularized validation loss, and before the prior-collapse guard and the λ convention of today's notebook; today's code gives other numbers (issue #30.4: λ = 16, AUC −0.001, not +0.008). The notebook's conclusion says its full-run numbers are this run's. Re-make with GOSBI_FULL=1 (about 21 minutes on 2 cores)."},
+	"notebooks/results/balanced-nre-slurm.ipynb": {"19a1dca5ad4d7e52",
+		"a quick run through a single-node Slurm cluster: made before the naming rule (#33.5) renamed calib.BalancePenalty, Train's error forms and the study-table helpers, and before the λ convention (numerically the same weight), the logpSE record and the prior-collapse guard. Re-make with --param executor=slurm on a Slurm cluster."},
+	"notebooks/results/calibrated-posterior-full.ipynb": {"b6bb61627b43fec9",
+		"made before the weights were stated in the authors' convention: its BNRE ran at twice the authors' weight (λ = 100 against gosbi's ½(BCE_joint + BCE_marginal), their γ = 200); also before the Fig. 5 cell, the load printed by the Fig. 3 cell, the prior-collapse guard, the checks of CalNRE's headline and of BNRE, and the naming rule's renames (#33.5). The other methods' numbers should be today's for the seed (CalNRE's weight is unchanged) but were not re-made. Re-make with GOSBI_FULL=1 (about 14 minutes on 2 cores)."},
+	"notebooks/results/canvi-full.ipynb": {"fae7d24fae816be5",
+		"made before the ARCH (Table 1) and group-conditional (App. A) sections, whose cells it lacks, and before the naming rule's renames (#33.5: task.MustGet, MustTrain, diag.MustRankCoverage with RankConfig, calib.MustNewConformal and ConformalScores, MustExpectedVolume, MustCANVI); re-make with GOSBI_FULL=1."},
+	"notebooks/results/kccsd-full.ipynb": {"f731a2378321952a",
+		"made before the Fig. 2 and LGM/HGM/QGM sections, whose cells it lacks; the cells it has differ by the naming rule's renames (#33.5: the kernel tests moved from calib to diag, KernelTestResult, DistKernelConfig, Must forms) and by calib.NewIsoGaussian(m, v) replaced with dist.NewNormal(m, √v per coordinate), the same distribution; not re-run to confirm that its numbers are today's."},
+	"notebooks/results/score-calibration-full.ipynb": {"e9c82f699993def3",
+		"made before the bivariate OU (Fig. 3, Tables 4–5) and Lotka–Volterra (§3.2) sections, whose cells it lacks, and before the naming rule's renames (#33.5: calib.MustScoreCalibrate, viz.CornerConfig); re-make with GOSBI_FULL=1."},
+	"tutorials/results/01-quickstart-full.ipynb": {"4d0edb9c26db9c75",
+		"differs only by the naming rule's renames (#33.5: MustTrain, MustExactPosterior, viz.CornerConfig, diag.MustC2STWith with C2STConfig); not re-run to confirm that its numbers are today's."},
+	"tutorials/results/02-your-simulator-full.ipynb": {"ad19e8b504935b98",
+		"made before the section on a batch simulator in a %%compile cell (two code cells it lacks) and the best-of-five timings, and before the naming rule's renames (#33.5); its timing table is not today's. Re-make with GOSBI_FULL=1."},
+	"tutorials/results/03-diagnose-and-calibrate-full.ipynb": {"10a9a1a0f32c050c",
+		"differs only by the naming rule's renames (#33.5: MustTrain, diag.MustGridCoverage, MustSBC, NewBalanceRegularizer, NewCoverageRegularizer, MustNewConformal, MustRegionCoverage, MustMisspecification, MustNewLC2ST, MustTest); not re-run to confirm that its numbers are today's."},
+	"tutorials/results/04-notebook-tour-full.ipynb": {"41ba4479abb776ea",
+		"differs only by the naming rule's renames (#33.5: MustTrain, MustSaveFile, sbi.LoadFile and MustLoadFile for LoadNPEFile); not re-run to confirm that its outputs are today's."},
+}
+
+// TestRepositorySavedRuns fails when a saved full run of a notebook or tutorial (results/NAME-*.ipynb)
+// has code cells other than its notebook's, parameters left out, unless staleSavedRuns lists it
+// for exactly that difference; it logs every listed run with its reason.
+func TestRepositorySavedRuns(t *testing.T) {
+	runs, err := nbtest.SavedRuns("../../notebooks", "../../tutorials")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) == 0 {
+		t.Fatal("no saved runs found under notebooks/results or tutorials/results")
+	}
+	seen := map[string]bool{}
+	for _, r := range runs {
+		key := filepath.ToSlash(strings.TrimPrefix(r.Run, "../../"))
+		seen[key] = true
+		nb, run, err := nbtest.ReadSavedRun(r)
+		if err != nil {
+			t.Error(err)
+			continue
+		}
+		diffs := nbtest.DiffCode(nb, run)
+		fp := nbtest.CodeFingerprint(nb, run)
+		entry, listed := staleSavedRuns[key]
+		var lines []string
+		for _, d := range diffs {
+			lines = append(lines, "  "+d.String())
+		}
+		switch {
+		case len(diffs) == 0 && listed:
+			t.Errorf("%s is listed in staleSavedRuns but its code is its notebook's: remove the entry", key)
+		case len(diffs) == 0:
+		case !listed:
+			t.Errorf("%s is stale: %d code cells differ from %s beyond the parameters:\n%s\nre-make it, or list it in staleSavedRuns with the reason and fingerprint %q", key, len(diffs), filepath.Base(r.Notebook), strings.Join(lines, "\n"), fp)
+		case entry.fingerprint != fp:
+			t.Errorf("%s is listed in staleSavedRuns for fingerprint %q, but the code of the notebook or of the run has changed since (now %q): re-make the run, or review the difference again and update the entry:\n%s", key, entry.fingerprint, fp, strings.Join(lines, "\n"))
+		default:
+			t.Logf("STALE (listed in staleSavedRuns): %s — %d of its code cells differ from %s; %s", key, len(diffs), filepath.Base(r.Notebook), entry.reason)
+		}
+	}
+	var keys []string
+	for k := range staleSavedRuns {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if !seen[k] {
+			t.Errorf("staleSavedRuns lists %s, which is no saved run: remove the entry", k)
+		}
+	}
+}
