@@ -29,6 +29,14 @@ func TestConformalDisplayStatesGuarantee(t *testing.T) {
 	if strings.Contains(text, "coverage is guaranteed in") {
 		t.Errorf("display %q still says this calibration's coverage is guaranteed in the band", text)
 	}
+	res := &CANVIResult{Selected: 0, Candidates: []CANVICandidate{{Threshold: c.Threshold}}, Conformal: c}
+	if text, _ := res.MIMEBundle()["text/plain"].(string); !strings.Contains(text, "averaged over calibration sets") || strings.Contains(text, "coverage ≥") {
+		t.Errorf("CANVI display %q: want the guarantee stated as an average over calibration sets", text)
+	}
+	g := &GroupConformal{Alpha: 0.1, Thresholds: []float64{1}, N: []int{199}}
+	if text, _ := g.MIMEBundle()["text/plain"].(string); !strings.Contains(text, "mean coverage over calibration sets") || !strings.Contains(text, "[0.855, 0.938]") {
+		t.Errorf("group display %q: want the guarantee as a mean over calibration sets and one set's 95%% range", text)
+	}
 }
 
 // TestMeasureCoverageLevelAndPower: on test pairs exchangeable with the calibration pairs the
