@@ -15,9 +15,11 @@
 // whose ODE carries a standard normal to the posterior, trained by regression on the
 // velocities of straight paths (no ODE in training), sampled by integrating the ODE and
 // evaluated by integrating its exact divergence (flow.Field). All learn the standardization of
-// θ and x from their training data, train with Adam, early stopping and gradient clipping
-// (TrainConfig; the defaults are those of Python's sbi), drop non-finite simulations with a
-// count, and implement Estimator, the vocabulary every estimator shares:
+// θ and x from their training data (at any finite scale: columns of 1e200 or 1e-200
+// standardize as columns of 1 do, a column whose spread exceeds float64 is refused by name,
+// and a column constant up to rounding is only centred), train with Adam, early stopping and
+// gradient clipping (TrainConfig; the defaults are those of Python's sbi), drop non-finite
+// simulations with a count, and implement Estimator, the vocabulary every estimator shares:
 //
 //	npe := sbi.NewNPE(prior, sbi.NPEConfig{Flow: "nsf"})
 //	res, err := npe.Train(theta, x, sbi.TrainConfig{Seed: 1})

@@ -2,9 +2,10 @@ package sbi
 
 import (
 	"fmt"
-	"math"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/gosbi/gosbi/sbi/internal/colstat"
 )
 
 // InputLayout is an optional interface of an Embedding whose input is a structure rather than
@@ -39,13 +40,13 @@ func layoutOf(e Embedding) InputLayout {
 }
 
 // groupScaler learns a standardization of x by the groups of an InputLayout in one pass over
-// the rows (Welford's update per group), counting only the values each row uses.
+// the rows (a colstat.Accumulator with one column per group), counting only the values each
+// row uses.
 type groupScaler struct {
 	layout InputLayout
 	groups []int
-	n      []float64 // values seen per group
-	mean   []float64
-	m2     []float64
+	ng     int
+	acc    colstat.Accumulator
 }
 
 func newGroupScaler(l InputLayout, in int) (*groupScaler, error) {
@@ -63,7 +64,7 @@ func newGroupScaler(l InputLayout, in int) (*groupScaler, error) {
 		}
 		ng = max(ng, g+1)
 	}
-	return &groupScaler{layout: l, groups: groups, n: make([]float64, ng), mean: make([]float64, ng), m2: make([]float64, ng)}, nil
+	return &groupScaler{layout: l, groups: groups, ng: ng}, nil
 }
 
 // add accumulates the used values of row, or returns the layout's error for it.
@@ -73,36 +74,32 @@ func (s *groupScaler) add(row []float64) error {
 		return err
 	}
 	for j, v := range row[:min(max(used, 0), len(row))] {
-		g := s.groups[j]
-		if g < 0 {
-			continue
+		if g := s.groups[j]; g >= 0 {
+			if err := s.acc.AddAt(g, v); err != nil {
+				return fmt.Errorf("column %d (group %d): %w", j, g, err)
+			}
 		}
-		s.n[g]++
-		d := v - s.mean[g]
-		s.mean[g] += d / s.n[g]
-		s.m2[g] += d * (v - s.mean[g])
 	}
 	return nil
 }
 
 // zscore returns the per-column standardization: each column gets its group's mean and sample
-// standard deviation (the rule of fitZScore), a column of group −1 mean 0 and deviation 1.
-func (s *groupScaler) zscore() zscore {
+// standard deviation (the rule of fitZScore, at any finite scale), a column of group −1 mean 0
+// and deviation 1. A group whose spread exceeds float64 is an error naming it.
+func (s *groupScaler) zscore() (zscore, error) {
+	cols, err := s.acc.Columns(s.ng, 1)
+	if err != nil {
+		return zscore{}, fmt.Errorf("the groups of the embedding's input layout: %w", err)
+	}
 	z := zscore{Mean: make([]float64, len(s.groups)), Std: make([]float64, len(s.groups))}
 	for j, g := range s.groups {
 		z.Std[j] = 1
 		if g < 0 {
 			continue
 		}
-		z.Mean[j] = s.mean[g]
-		if s.n[g] > 1 {
-			z.Std[j] = math.Sqrt(s.m2[g] / (s.n[g] - 1))
-		}
-		if !(z.Std[j] >= minStd) {
-			z.Std[j] = 1
-		}
+		z.Mean[j], z.Std[j] = cols[g].Mean, cols[g].Scale()
 	}
-	return z
+	return z, nil
 }
 
 // fitXScore learns the standardization of the rows idx of x for the embedding e: by the
@@ -110,7 +107,7 @@ func (s *groupScaler) zscore() zscore {
 func fitXScore(e Embedding, x *mat.Dense, idx []int) (zscore, error) {
 	l := layoutOf(e)
 	if l == nil {
-		return fitZScore(x, idx), nil
+		return fitZScore("x", x, idx)
 	}
 	_, c := x.Dims()
 	s, err := newGroupScaler(l, c)
@@ -122,7 +119,11 @@ func fitXScore(e Embedding, x *mat.Dense, idx []int) (zscore, error) {
 			return zscore{}, fmt.Errorf("row %d of x: %w", i, err)
 		}
 	}
-	return s.zscore(), nil
+	z, err := s.zscore()
+	if err != nil {
+		return zscore{}, fmt.Errorf("standardizing x: %w", err)
+	}
+	return z, nil
 }
 
 // checkInputRows returns an error naming the first row of x that the layout of e refuses (nil

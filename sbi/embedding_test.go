@@ -338,7 +338,10 @@ func TestIndependentScaling(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := fitZScore(x, idx)
+	want, err := fitZScore("x", x, idx)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for j := range want.Mean {
 		if math.Abs(got.Mean[j]-want.Mean[j]) > 1e-12*math.Max(1, math.Abs(want.Mean[j])) || math.Abs(got.Std[j]/want.Std[j]-1) > 1e-12 {
 			t.Errorf("column %d: mean %v, deviation %v; column by column %v and %v", j, got.Mean[j], got.Std[j], want.Mean[j], want.Std[j])

@@ -118,12 +118,16 @@ func (c *estimator) train(ctx context.Context, m network, theta, x *mat.Dense, c
 	}
 	d := s.data
 	if !(s.cfg.Resume && c.trained) {
+		zt, err := fitZScore("θ", d.theta, s.train)
+		if err != nil {
+			return nil, fmt.Errorf("train %s: %w", c.label, err)
+		}
 		zx, err := fitXScore(m.embedding(), d.x, s.train)
 		if err != nil {
 			return nil, fmt.Errorf("train %s: %w", c.label, err)
 		}
 		c.trained = false // until fit succeeds: the standardization and networks change now
-		c.zt, c.zx = fitZScore(d.theta, s.train), zx
+		c.zt, c.zx = zt, zx
 		if err := c.build(m, rand.New(rand.NewPCG(s.cfg.Seed, 1)), d.x.RawMatrix().Cols); err != nil {
 			return nil, err
 		}

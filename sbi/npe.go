@@ -382,11 +382,26 @@ func (p *NPEPosterior) SampleContext(ctx context.Context, rng *rand.Rand, n int)
 		}
 		proposed += m
 		if got < n && proposed >= 10000 && float64(accepted) < MinAcceptanceRate*float64(proposed) {
-			return nil, fmt.Errorf("NPE posterior: %w: only %d of %d draws (%.2g%%) fell inside the prior's support, below the %.2g%% at which sampling would stall: the flow leaks its mass out of the support (train longer or with more simulations, or sample an NRE)",
-				ErrLowAcceptance, accepted, proposed, 100*float64(accepted)/float64(proposed), 100*MinAcceptanceRate)
+			return nil, fmt.Errorf("NPE posterior: %w: only %d of %d draws (%.2g%%) fell inside the prior's support, below the %.2g%% at which sampling would stall: %s",
+				ErrLowAcceptance, accepted, proposed, 100*float64(accepted)/float64(proposed), 100*MinAcceptanceRate, e.leakAdvice(p.x))
 		}
 	}
 	return out, nil
+}
+
+// leakAdvice says why the flow's mass at x leaks out of the prior's support and what helps:
+// at an observation outside the simulated data the flow extrapolates and more training cannot
+// help; among them the flow is not yet fitted well.
+func (e *NPE) leakAdvice(x []float64) string {
+	chk, err := e.CheckObservation(x)
+	switch {
+	case err != nil:
+		return "the flow leaks its mass out of the support; if the observation may lie outside the simulated data, test it with diag.Misspecification (the estimator keeps no reservoir to check it); otherwise train longer or with more simulations, or sample an NRE"
+	case chk.Outside || chk.PValue <= 0.05:
+		return fmt.Sprintf("the observation lies outside the simulated data (farther from the training simulations than %d of %d held-back ones, p = %.3g), where the flow extrapolates and leaks its mass out of the support; more training does not help there: check the observation and the simulator (misspecification, preprocessing), or simulate with a prior that produces data like it and train again",
+			int(math.Round((1-chk.PValue)*float64(chk.Calibration+1))), chk.Calibration, chk.PValue)
+	}
+	return fmt.Sprintf("the observation lies among the simulated data (p = %.3g against the held-back simulations), but the flow leaks its mass out of the support: train longer or with more simulations, or sample an NRE", chk.PValue)
 }
 
 // drawFlow draws m points from the flow given the context vector, in raw units, in parallel

@@ -306,8 +306,8 @@ func (z zscore) check(what string, dim int) error {
 		return fmt.Errorf("load: damaged header (the standardization of %s has %d means and %d deviations, expected %d)", what, len(z.Mean), len(z.Std), dim)
 	}
 	for j := range z.Mean {
-		if math.IsNaN(z.Mean[j]) || math.IsInf(z.Mean[j], 0) || !(z.Std[j] >= minStd) || math.IsInf(z.Std[j], 0) {
-			return fmt.Errorf("load: damaged header (standardization of %s, column %d: mean %v, deviation %v; expected finite values, deviation ≥ %g)", what, j, z.Mean[j], z.Std[j], minStd)
+		if math.IsNaN(z.Mean[j]) || math.IsInf(z.Mean[j], 0) || !(z.Std[j] > 0) || math.IsInf(z.Std[j], 0) {
+			return fmt.Errorf("load: damaged header (standardization of %s, column %d: mean %v, deviation %v; expected finite values, deviation > 0)", what, j, z.Mean[j], z.Std[j])
 		}
 	}
 	return nil

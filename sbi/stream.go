@@ -10,6 +10,7 @@ import (
 
 	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi/internal/cancel"
+	"github.com/gosbi/gosbi/sbi/internal/colstat"
 	"github.com/gosbi/gosbi/sbi/internal/safe"
 	"github.com/gosbi/gosbi/sbi/nn"
 	"github.com/gosbi/gosbi/sbi/simstore"
@@ -119,9 +120,7 @@ func (c *estimator) trainStream(ctx context.Context, m network, train, val simst
 // emb (nil for none); a finite row that emb's InputLayout refuses is an error.
 func streamZScore(src simstore.Source, batch int, emb Embedding) (zt, zx zscore, usable, dropped int, err error) {
 	pt, dx := src.Dims()
-	var wt, wx welford
-	wt.init(pt)
-	wx.init(dx)
+	var wt, wx colstat.Accumulator
 	var gs *groupScaler
 	if l := layoutOf(emb); l != nil {
 		if gs, err = newGroupScaler(l, dx); err != nil {
@@ -138,9 +137,13 @@ func streamZScore(src simstore.Source, batch int, emb Embedding) (zt, zx zscore,
 				dropped++
 				continue
 			}
-			wt.add(theta.RawRowView(i))
+			if err := wt.Add(theta.RawRowView(i)); err != nil {
+				return zt, zx, 0, 0, fmt.Errorf("standardizing θ: %w", err)
+			}
 			if gs == nil {
-				wx.add(x.RawRowView(i))
+				if err := wx.Add(x.RawRowView(i)); err != nil {
+					return zt, zx, 0, 0, fmt.Errorf("standardizing x: %w", err)
+				}
 			} else if err := gs.add(x.RawRowView(i)); err != nil {
 				return zt, zx, 0, 0, fmt.Errorf("a training pair with x = %s: %w", leading(x.RawRowView(i)), err)
 			}
@@ -150,10 +153,22 @@ func streamZScore(src simstore.Source, batch int, emb Embedding) (zt, zx zscore,
 	if err := it.Err(); err != nil {
 		return zt, zx, 0, 0, fmt.Errorf("reading the training pairs: %w", err)
 	}
-	if gs != nil {
-		return wt.zscore(), gs.zscore(), usable, dropped, nil
+	ct, err := wt.Columns(pt, 1)
+	if err != nil {
+		return zt, zx, 0, 0, fmt.Errorf("standardizing θ: %w", err)
 	}
-	return wt.zscore(), wx.zscore(), usable, dropped, nil
+	if gs != nil {
+		zx, err = gs.zscore()
+		if err != nil {
+			return zt, zx, 0, 0, fmt.Errorf("standardizing x: %w", err)
+		}
+		return zscoreOf(ct), zx, usable, dropped, nil
+	}
+	cx, err := wx.Columns(dx, 1)
+	if err != nil {
+		return zt, zx, 0, 0, fmt.Errorf("standardizing x: %w", err)
+	}
+	return zscoreOf(ct), zscoreOf(cx), usable, dropped, nil
 }
 
 // checkSourceRows returns an error naming the first finite x row of src (nil: none) that the
@@ -189,39 +204,6 @@ func leading(row []float64) string {
 		return fmt.Sprint(row)
 	}
 	return fmt.Sprintf("%v … (%d values)", row[:4], len(row))
-}
-
-// welford accumulates column means and sums of squared deviations in one pass.
-type welford struct {
-	n        float64
-	mean, m2 []float64
-}
-
-func (w *welford) init(c int) { w.mean, w.m2 = make([]float64, c), make([]float64, c) }
-
-func (w *welford) add(row []float64) {
-	w.n++
-	for j, v := range row {
-		d := v - w.mean[j]
-		w.mean[j] += d / w.n
-		w.m2[j] += d * (v - w.mean[j])
-	}
-}
-
-// zscore returns the standardization with the sample standard deviation (n − 1), the rule of
-// fitZScore.
-func (w *welford) zscore() zscore {
-	z := zscore{Mean: append([]float64(nil), w.mean...), Std: make([]float64, len(w.mean))}
-	for j := range z.Std {
-		z.Std[j] = 1
-		if w.n > 1 {
-			z.Std[j] = math.Sqrt(w.m2[j] / (w.n - 1))
-		}
-		if !(z.Std[j] >= minStd) {
-			z.Std[j] = 1
-		}
-	}
-	return z
 }
 
 // streamBatch is a batch of the source as the training loop's trainData: the finite pairs in

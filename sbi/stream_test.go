@@ -77,33 +77,50 @@ func TestNRETrainStream(t *testing.T) {
 	checkGaussian(t, "NRE from a store", smp, 1, -0.4, math.Sqrt(0.2), 0.2)
 }
 
-// TestStreamZScoreMatchesMemory checks the one-pass standardization against fitZScore and
-// that non-finite pairs are dropped and counted.
+// TestStreamZScoreMatchesMemory checks the one-pass standardization against fitZScore, also
+// for x at the scale 1e200 (where unscaled sums of squares overflow), and that non-finite
+// pairs are dropped and counted.
 func TestStreamZScoreMatchesMemory(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	_, theta, x := gaussianPairs(rng, 500)
-	for i := 0; i < 500; i++ {
-		x.Set(i, 1, 1e6+3*x.At(i, 1)) // a large offset: the naive sum of squares would lose digits
-	}
-	x.Set(10, 0, math.NaN())
-	theta.Set(11, 1, math.Inf(-1))
-	zt, zx, usable, dropped, err := streamZScore(storeOf(t, theta, x, 64), 37, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if usable != 498 || dropped != 2 {
-		t.Fatalf("%d usable and %d dropped, want 498 and 2", usable, dropped)
-	}
-	th, xx, _, _ := dropNonFinite(theta, x)
-	idx := make([]int, 498)
-	for i := range idx {
-		idx[i] = i
-	}
-	wt, wx := fitZScore(th, idx), fitZScore(xx, idx)
-	for _, c := range []struct{ got, want zscore }{{zt, wt}, {zx, wx}} {
-		for j := range c.got.Mean {
-			if math.Abs(c.got.Mean[j]-c.want.Mean[j]) > 1e-9*max(1, math.Abs(c.want.Mean[j])) || math.Abs(c.got.Std[j]/c.want.Std[j]-1) > 1e-9 {
-				t.Errorf("column %d: streamed mean %v sd %v, in memory %v and %v", j, c.got.Mean[j], c.got.Std[j], c.want.Mean[j], c.want.Std[j])
+	for _, scale := range []float64{1, 1e200} {
+		rng := rand.New(rand.NewPCG(3, 4))
+		_, theta, x := gaussianPairs(rng, 500)
+		for i := 0; i < 500; i++ {
+			x.Set(i, 1, 1e6+3*x.At(i, 1)) // a large offset: the naive sum of squares would lose digits
+		}
+		x.Scale(scale, x)
+		x.Set(10, 0, math.NaN())
+		theta.Set(11, 1, math.Inf(-1))
+		zt, zx, usable, dropped, err := streamZScore(storeOf(t, theta, x, 64), 37, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if usable != 498 || dropped != 2 {
+			t.Fatalf("%d usable and %d dropped, want 498 and 2", usable, dropped)
+		}
+		th, xx, _, _ := dropNonFinite(theta, x)
+		idx := make([]int, 498)
+		for i := range idx {
+			idx[i] = i
+		}
+		wt, err := fitZScore("θ", th, idx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wx, err := fitZScore("x", xx, idx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			got, want zscore
+			scale     float64
+		}{{zt, wt, 1}, {zx, wx, scale}} {
+			for j := range c.got.Mean {
+				if math.Abs(c.got.Mean[j]-c.want.Mean[j]) > 1e-9*max(c.scale, math.Abs(c.want.Mean[j])) || math.Abs(c.got.Std[j]/c.want.Std[j]-1) > 1e-9 {
+					t.Errorf("scale %g, column %d: streamed mean %v sd %v, in memory %v and %v", scale, j, c.got.Mean[j], c.got.Std[j], c.want.Mean[j], c.want.Std[j])
+				}
+				if sd := c.want.Std[j] / c.scale; !(sd > 0.1 && sd < 10) {
+					t.Errorf("scale %g, column %d: sd %v in units of the scale, want about 1 to 3", scale, j, sd)
+				}
 			}
 		}
 	}

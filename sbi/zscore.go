@@ -1,7 +1,10 @@
 package sbi
 
 import (
+	"fmt"
 	"math"
+
+	"github.com/gosbi/gosbi/sbi/internal/colstat"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -12,33 +15,22 @@ type zscore struct {
 	Mean, Std []float64
 }
 
-// minStd is the smallest standard deviation a column keeps; a constant column (smaller
-// spread) is left unscaled, as sbi does for std < 1e-14.
-const minStd = 1e-14
+// fitZScore learns the column means and standard deviations (n − 1) of the rows idx of m,
+// scaled so that data of any finite magnitude standardize (package colstat); a constant
+// column is only centred. It returns an error naming a column whose spread exceeds the
+// float64 range.
+func fitZScore(what string, m *mat.Dense, idx []int) (zscore, error) {
+	cols, err := colstat.Fit(m, idx, 1)
+	if err != nil {
+		return zscore{}, fmt.Errorf("standardizing %s: %w", what, err)
+	}
+	return zscoreOf(cols), nil
+}
 
-// fitZScore learns the column means and standard deviations of the rows idx of m.
-func fitZScore(m *mat.Dense, idx []int) zscore {
-	_, c := m.Dims()
-	z := zscore{Mean: make([]float64, c), Std: make([]float64, c)}
-	n := float64(len(idx))
-	for _, i := range idx {
-		for j, v := range m.RawRowView(i) {
-			z.Mean[j] += v / n
-		}
-	}
-	for _, i := range idx {
-		for j, v := range m.RawRowView(i) {
-			d := v - z.Mean[j]
-			z.Std[j] += d * d
-		}
-	}
-	for j := range z.Std {
-		if len(idx) > 1 {
-			z.Std[j] = math.Sqrt(z.Std[j] / (n - 1))
-		}
-		if !(z.Std[j] >= minStd) {
-			z.Std[j] = 1
-		}
+func zscoreOf(cols []colstat.Column) zscore {
+	z := zscore{Mean: make([]float64, len(cols)), Std: make([]float64, len(cols))}
+	for j, c := range cols {
+		z.Mean[j], z.Std[j] = c.Mean, c.Scale()
 	}
 	return z
 }
@@ -56,7 +48,7 @@ func (z zscore) apply(m *mat.Dense) *mat.Dense {
 // applyRow writes the standardized src into dst.
 func (z zscore) applyRow(dst, src []float64) {
 	for j, v := range src {
-		dst[j] = (v - z.Mean[j]) / z.Std[j]
+		dst[j] = colstat.Standardize(v, z.Mean[j], z.Std[j])
 	}
 }
 

@@ -28,16 +28,22 @@ func ConformalQuantile(scores []float64, alpha float64) float64 {
 	return quantileSorted(s, alpha)
 }
 
-func quantileSorted(sorted []float64, alpha float64) float64 {
-	if alpha <= 0 || alpha >= 1 {
-		panic(fmt.Sprintf("calib: miscoverage alpha must be in (0, 1), got %g", alpha))
-	}
-	n := len(sorted)
+// conformalRank is k = ⌈(n+1)(1−α)⌉, the rank of the threshold among n scores (at least 1).
+func conformalRank(n int, alpha float64) int {
 	k := int(math.Ceil(float64(n+1) * (1 - alpha)))
 	// Guard against (n+1)(1−α) landing a hair above an integer through rounding.
 	if fk := float64(n+1) * (1 - alpha); math.Abs(fk-math.Round(fk)) < 1e-9 {
 		k = int(math.Round(fk))
 	}
+	return max(k, 1)
+}
+
+func quantileSorted(sorted []float64, alpha float64) float64 {
+	if !(alpha > 0 && alpha < 1) { // NaN fails too
+		panic(fmt.Sprintf("calib: miscoverage alpha must be in (0, 1), got %g", alpha))
+	}
+	n := len(sorted)
+	k := conformalRank(n, alpha)
 	if k > n {
 		return math.Inf(1)
 	}
@@ -78,7 +84,7 @@ func ConformalScores(est sbi.Amortized, theta, x *mat.Dense) []float64 {
 // With fewer than (1−α)/α pairs the threshold is +Inf: NewConformal then returns the calibration
 // (whose regions are the whole space) together with an error saying how many pairs are needed.
 func NewConformal(est sbi.Amortized, theta, x *mat.Dense, alpha float64) (*Conformal, error) {
-	if alpha <= 0 || alpha >= 1 {
+	if !(alpha > 0 && alpha < 1) { // NaN fails too
 		return nil, fmt.Errorf("calib: miscoverage alpha must be in (0, 1), got %g (for 90%% regions use 0.1)", alpha)
 	}
 	if est == nil {
@@ -156,7 +162,7 @@ func (c *Conformal) MIMEBundle() map[string]any {
 	if c.Dropped > 0 {
 		t.Add("dropped (non-finite)", fmt.Sprint(c.Dropped))
 	}
-	t.Notes = append(t.Notes, fmt.Sprintf("coverage is guaranteed in [%.4g, %.4g] for continuous scores", 1-c.Alpha, 1-c.Alpha+1/float64(c.N+1)))
+	t.Notes = append(t.Notes, c.Guarantee())
 	return t.Bundle()
 }
 
@@ -543,20 +549,18 @@ func CANVIContext(ctx context.Context, rng *rand.Rand, candidates []sbi.Amortize
 	if prior == nil || simulate == nil {
 		return nil, errors.New("calib: CANVI needs a prior and a simulator")
 	}
-	if cfg.Alpha == 0 {
-		cfg.Alpha = 0.05
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
 	}
-	if cfg.NCal <= 0 {
-		cfg.NCal = 1000
+	thC, xC, err := simulatePairs(rng, prior, simulate, cfg.NCal, "calibration set D_C")
+	if err != nil {
+		return nil, err
 	}
-	if cfg.NRecal <= 0 {
-		cfg.NRecal = cfg.NCal
+	_, xT, err := simulatePairs(rng, prior, simulate, cfg.NTest, "test set D_T")
+	if err != nil {
+		return nil, err
 	}
-	if cfg.NTest <= 0 {
-		cfg.NTest = 100
-	}
-	thC, xC := simulatePairs(rng, prior, simulate, cfg.NCal)
-	_, xT := simulatePairs(rng, prior, simulate, cfg.NTest)
 	_, xT, _ = finitePairs(mat.NewDense(cfg.NTest, 1, nil), xT)
 	res := &CANVIResult{Selected: -1, Candidates: make([]CANVICandidate, len(candidates))}
 	best := math.Inf(1)
@@ -580,7 +584,10 @@ func CANVIContext(ctx context.Context, rng *rand.Rand, candidates []sbi.Amortize
 		}
 		p.Add(1)
 	}
-	thR, xR := simulatePairs(rng, prior, simulate, cfg.NRecal)
+	thR, xR, err := simulatePairs(rng, prior, simulate, cfg.NRecal, "recalibration set D_R")
+	if err != nil {
+		return nil, err
+	}
 	c, err := NewConformal(candidates[res.Selected], thR, xR, cfg.Alpha)
 	if err != nil {
 		return nil, fmt.Errorf("calib: CANVI recalibration: %w", err)
@@ -600,15 +607,62 @@ func (r *CANVIResult) MIMEBundle() map[string]any {
 		t.Add(fmt.Sprint(i), table.G(c.Threshold), table.G(c.Volume), table.G(c.VolumeSE), mark)
 	}
 	if r.Conformal != nil {
-		t.Notes = append(t.Notes, fmt.Sprintf("recalibrated threshold %.4g on %d fresh pairs, coverage ≥ %.4g",
-			r.Conformal.Threshold, r.Conformal.N, 1-r.Conformal.Alpha))
+		t.Notes = append(t.Notes, fmt.Sprintf("recalibrated threshold %.4g on %d fresh pairs; %s",
+			r.Conformal.Threshold, r.Conformal.N, r.Conformal.Guarantee()))
 	}
 	return t.Bundle()
 }
 
-func simulatePairs(rng *rand.Rand, prior sbi.Posterior, simulate SimulateFunc, n int) (*mat.Dense, *mat.Dense) {
+// withDefaults fills the zero fields and refuses negative sizes and a level outside (0, 1).
+func (cfg CANVIConfig) withDefaults() (CANVIConfig, error) {
+	if cfg.NCal < 0 || cfg.NRecal < 0 || cfg.NTest < 0 {
+		return cfg, fmt.Errorf("calib: CANVI: NCal = %d, NRecal = %d, NTest = %d; expected sizes ≥ 0 (0 takes the default: 1000, NCal, 100)", cfg.NCal, cfg.NRecal, cfg.NTest)
+	}
+	if cfg.Alpha != 0 && !(cfg.Alpha > 0 && cfg.Alpha < 1) {
+		return cfg, fmt.Errorf("calib: CANVI: Alpha = %v; expected a miscoverage in (0, 1), e.g. 0.1 for 90%% regions (0 takes 0.05)", cfg.Alpha)
+	}
+	if cfg.Alpha == 0 {
+		cfg.Alpha = 0.05
+	}
+	if cfg.NCal == 0 {
+		cfg.NCal = 1000
+	}
+	if cfg.NRecal == 0 {
+		cfg.NRecal = cfg.NCal
+	}
+	if cfg.NTest == 0 {
+		cfg.NTest = 100
+	}
+	return cfg, nil
+}
+
+// simulatePairs draws n parameters from the prior and simulates one observation for each,
+// with the errors of simulateRows.
+func simulatePairs(rng *rand.Rand, prior sbi.Posterior, simulate SimulateFunc, n int, set string) (*mat.Dense, *mat.Dense, error) {
 	theta := prior.Sample(rng, n)
-	return theta, simulate(rng, theta)
+	x, err := simulateRows(rng, simulate, theta, "calib: CANVI", "the "+set)
+	return theta, x, err
+}
+
+// simulateRows runs simulate on theta. A simulator that panics, returns nil or returns another
+// number of rows than theta has gives an error naming who called it (caller) and for what.
+func simulateRows(rng *rand.Rand, simulate SimulateFunc, theta *mat.Dense, caller, what string) (*mat.Dense, error) {
+	n, _ := theta.Dims()
+	var x *mat.Dense
+	err := safe.Call(caller+": the simulator", func() error {
+		x = simulate(rng, theta)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%w (simulating %s)", err, what)
+	}
+	if x == nil || x.IsEmpty() {
+		return nil, fmt.Errorf("%s: the simulator returned nil for %s (%d parameters); it must return one row of x per row of θ", caller, what, n)
+	}
+	if r, _ := x.Dims(); r != n {
+		return nil, fmt.Errorf("%s: the simulator returned %d rows for %d parameters (%s); it must return one row of x per row of θ", caller, r, n, what)
+	}
+	return x, nil
 }
 
 // finitePairs drops the rows where theta or x has a NaN or infinite entry.

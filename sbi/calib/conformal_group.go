@@ -84,7 +84,7 @@ type GroupConformal struct {
 // dropped and counted. A group with fewer than (1−α)/α pairs gets the threshold +Inf: the
 // calibration is returned together with an error naming those groups and the pairs they need.
 func NewGroupConformal(est sbi.Amortized, theta, x *mat.Dense, alpha float64, p Partition) (*GroupConformal, error) {
-	if alpha <= 0 || alpha >= 1 {
+	if !(alpha > 0 && alpha < 1) { // NaN fails too
 		return nil, fmt.Errorf("calib: miscoverage alpha must be in (0, 1), got %g (for 90%% regions use 0.1)", alpha)
 	}
 	if est == nil {
@@ -215,15 +215,15 @@ func (c *GroupConformal) Region(x []float64) *Region {
 // MIMEBundle shows the thresholds per group.
 func (c *GroupConformal) MIMEBundle() map[string]any {
 	t := &table.Table{Title: "Group-conditional conformal calibration (CANVI App. A, score −log q)",
-		Header: []string{"group", "calibration pairs", "threshold τ on −log q", "coverage guaranteed in"}}
+		Header: []string{"group", "calibration pairs", "threshold τ on −log q", "guarantee: mean coverage over calibration sets", "this set's coverage (95% of sets)"}}
 	for g, th := range c.Thresholds {
-		band := "[0, 1]: too few pairs, region is the whole space"
-		if !math.IsInf(th, 1) {
-			band = fmt.Sprintf("[%.4g, %.4g]", 1-c.Alpha, 1-c.Alpha+1/float64(c.N[g]+1))
+		band, set := "[0, 1]: too few pairs, region is the whole space", ""
+		if lo, hi, calLo, calHi, ok := guaranteeBand(c.N[g], c.Alpha); ok && !math.IsInf(th, 1) {
+			band, set = fmt.Sprintf("[%.4g, %.4g]", lo, hi), fmt.Sprintf("[%.3g, %.3g]", calLo, calHi)
 		}
-		t.Add(fmt.Sprint(g), fmt.Sprint(c.N[g]), table.G(th), band)
+		t.Add(fmt.Sprint(g), fmt.Sprint(c.N[g]), table.G(th), band, set)
 	}
-	t.Notes = append(t.Notes, fmt.Sprintf("target coverage %.4g within every group (the upper end holds for continuous scores)", 1-c.Alpha))
+	t.Notes = append(t.Notes, fmt.Sprintf("target coverage %.4g within every group: on average over calibration sets and over x of the group (the upper end holds for continuous scores); one calibration set's coverage varies as the last column says", 1-c.Alpha))
 	if c.Dropped > 0 {
 		t.Notes = append(t.Notes, fmt.Sprintf("%d calibration pairs dropped (non-finite)", c.Dropped))
 	}

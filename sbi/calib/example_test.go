@@ -159,3 +159,27 @@ func ExampleNewGroupConformal() {
 	// global threshold:    coverage 0.89, by region 0.98 / 0.80
 	// threshold by region: coverage 0.90, by region 0.90 / 0.90
 }
+
+// MeasureCoverage sets the coverage on fresh test pairs beside what the guarantee promises:
+// the average over calibration sets, and the range one calibration set's coverage falls in.
+func ExampleConformal_MeasureCoverage() {
+	rng := rand.New(rand.NewPCG(3, 4))
+	prior := normal{mean: []float64{0}, sd: 1}
+	theta := prior.Sample(rng, 500)
+	c, err := calib.NewConformal(overconfident{}, theta, simulate(rng, theta), 0.1)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	test := prior.Sample(rng, 2000)
+	r, err := c.MeasureCoverage(test, simulate(rng, test))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("guarantee [%.3f, %.3f]; one calibration set of %d: [%.3f, %.3f]\n", r.GuaranteeLower, r.GuaranteeUpper, r.NCal, r.SetLower, r.SetUpper)
+	fmt.Println("consistent with the guarantee:", r.Consistent())
+	// Output:
+	// guarantee [0.900, 0.902]; one calibration set of 500: [0.873, 0.925]
+	// consistent with the guarantee: true
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/gosbi/gosbi/sbi"
 	"github.com/gosbi/gosbi/sbi/diag"
 	"github.com/gosbi/gosbi/sbi/dist"
+	"github.com/gosbi/gosbi/sbi/internal/colstat"
 	"github.com/gosbi/gosbi/sbi/nn"
 )
 
@@ -121,7 +122,10 @@ func (r *KCCSDRegularizer) Penalty(b *sbi.RegBatch) (*nn.Tensor, error) {
 	if b.JointLogits != nil && b.Prior != nil && boundedSupport(b.Prior) {
 		return nil, errors.New(errKCCSDSupport)
 	}
-	mean, std := columnMoments(b.Theta)
+	mean, std, err := columnMoments(b.Theta)
+	if err != nil {
+		return nil, fmt.Errorf("calib.NewKCCSDRegularizer: standardizing θ of the batch: %w", err)
+	}
 	scores, err := r.scores(b, mean, std)
 	if err != nil {
 		return nil, err
@@ -135,7 +139,7 @@ func (r *KCCSDRegularizer) Penalty(b *sbi.RegBatch) (*nn.Tensor, error) {
 	atBase := make([]*mat.Dense, n)
 	for i := range n {
 		for k := range d {
-			y.Set(i, k, (b.Theta.At(i, k)-mean[k])/std[k])
+			y.Set(i, k, colstat.Standardize(b.Theta.At(i, k), mean[k], std[k]))
 		}
 		row := scores.Data[i*stride : (i+1)*stride]
 		sy.SetRow(i, row[:d])
@@ -240,24 +244,19 @@ func medianSqDist(a *mat.Dense) float64 {
 	return vals[len(vals)/2]
 }
 
-// columnMoments returns the mean and standard deviation of every column (1 for a constant one).
-func columnMoments(x *mat.Dense) (mean, std []float64) {
-	n, d := x.Dims()
-	mean, std = make([]float64, d), make([]float64, d)
-	for k := 0; k < d; k++ {
-		var s, s2 float64
-		for i := 0; i < n; i++ {
-			v := x.At(i, k)
-			s += v
-			s2 += v * v
-		}
-		mean[k] = s / float64(n)
-		std[k] = math.Sqrt(math.Max(s2/float64(n)-mean[k]*mean[k], 0))
-		if std[k] == 0 {
-			std[k] = 1
-		}
+// columnMoments returns the mean and standard deviation (population) of every column, at any
+// finite scale of θ (package colstat; a constant column is only centred), or an error naming
+// a column whose spread exceeds float64.
+func columnMoments(x *mat.Dense) (mean, std []float64, err error) {
+	cols, err := colstat.Fit(x, nil, 0)
+	if err != nil {
+		return nil, nil, err
 	}
-	return mean, std
+	mean, std = make([]float64, len(cols)), make([]float64, len(cols))
+	for k, c := range cols {
+		mean[k], std[k] = c.Mean, c.Scale()
+	}
+	return mean, std, nil
 }
 
 // KCCSDPenaltyConfig is KCCSDRegularizerConfig.

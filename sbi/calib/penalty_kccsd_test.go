@@ -29,7 +29,10 @@ func (g *gaussModel) score(theta, x []float64) []float64 {
 // standardised) and fixed bandwidths.
 func refKCCSD(g *gaussModel, theta, x *mat.Dense, z [][]float64, ell, sigma float64) float64 {
 	n, d := theta.Dims()
-	mean, std := columnMoments(theta)
+	mean, std, err := columnMoments(theta)
+	if err != nil {
+		panic(err)
+	}
 	y, sy := mat.NewDense(n, d, nil), mat.NewDense(n, d, nil)
 	atBase := make([]*mat.Dense, n)
 	for i := range n {

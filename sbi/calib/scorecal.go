@@ -204,7 +204,10 @@ func ScoreCalibrateContext(ctx context.Context, rng *rand.Rand, obsDraws *mat.De
 		}
 	}
 	// Step 2 and 4: simulate and refit.
-	x := simulate(rng, thetaBar)
+	x, err := simulateRows(rng, simulate, thetaBar, "calib: ScoreCalibrate", "the calibration datasets")
+	if err != nil {
+		return nil, err
+	}
 	p := sbi.NewProgress("score calibration refits", cfg.M)
 	cal := &calData{}
 	dropped := 0
@@ -369,7 +372,10 @@ func fitAffine(rng *rand.Rand, cal *calData, cfg ScoreCalConfig) (*ScoreCalibrat
 		Initial: initial, Objective: res.F, Iterations: res.MajorIterations, Status: res.Status.String(),
 		data: cal,
 	}
-	if math.IsNaN(res.F) || res.F > initial {
+	if math.IsNaN(initial) || math.IsInf(initial, 0) || math.IsNaN(res.F) || math.IsInf(res.F, 0) {
+		return nil, fmt.Errorf("calib: energy-score optimization: the objective is not finite (%g at the identity map, %g at the fit); the calibration draws or parameters hold values whose distances overflow float64 (largest magnitude %g): rescale θ first", initial, res.F, largestMagnitude(cal))
+	}
+	if res.F > initial {
 		return nil, fmt.Errorf("calib: energy-score optimization failed (status %v, objective %g from %g); check the calibration draws", res.Status, res.F, initial)
 	}
 	levels := DiagnosticLevels()
@@ -820,4 +826,24 @@ func roundAll(v []float64) []float64 {
 		out[i] = math.Round(a*1e4) / 1e4
 	}
 	return out
+}
+
+// largestMagnitude is the largest |value| among the calibration parameters and draws.
+func largestMagnitude(cal *calData) float64 {
+	m := maxAbs(cal.thetaBar)
+	for _, d := range cal.draws {
+		m = math.Max(m, maxAbs(d))
+	}
+	return m
+}
+
+func maxAbs(a *mat.Dense) float64 {
+	var m float64
+	r, _ := a.Dims()
+	for i := range r {
+		for _, v := range a.RawRowView(i) {
+			m = math.Max(m, math.Abs(v))
+		}
+	}
+	return m
 }

@@ -171,7 +171,7 @@ func subsetRows(a *mat.Dense, m int, rng *rand.Rand) *mat.Dense {
 
 // c2stData stacks x over y, z-scored by x's column means and (population) standard deviations
 // when z is true, and labels x 0 and y 1.
-func c2stData(x, y *mat.Dense, z bool) (*mat.Dense, *mat.Dense, error) {
+func c2stData(x, y *mat.Dense, zscore bool) (*mat.Dense, *mat.Dense, error) {
 	nx, d := x.Dims()
 	ny, _ := y.Dims()
 	data := mat.NewDense(nx+ny, d, nil)
@@ -187,26 +187,14 @@ func c2stData(x, y *mat.Dense, z bool) (*mat.Dense, *mat.Dense, error) {
 			}
 		}
 	}
-	if !z {
+	if !zscore {
 		return data, labels, nil
 	}
-	col := make([]float64, nx)
-	for j := range d {
-		mat.Col(col, j, x)
-		mean := stat.Mean(col, nil)
-		var ss float64
-		for _, v := range col {
-			ss += (v - mean) * (v - mean)
-		}
-		sd := math.Sqrt(ss / float64(nx))
-		if sd == 0 {
-			sd = 1
-		}
-		for i := range nx + ny {
-			data.Set(i, j, (data.At(i, j)-mean)/sd)
-		}
+	z, err := fitZ(x)
+	if err != nil {
+		return nil, nil, fmt.Errorf("diag: C2ST: the reference set x: %w", err)
 	}
-	return data, labels, nil
+	return z.apply(data), labels, nil
 }
 
 // c2stFold trains the classifier on the train rows and returns the accuracy on the test rows

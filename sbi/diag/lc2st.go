@@ -14,6 +14,7 @@ import (
 
 	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi"
+	"github.com/gosbi/gosbi/sbi/internal/colstat"
 	"github.com/gosbi/gosbi/sbi/internal/mmd"
 	"github.com/gosbi/gosbi/sbi/internal/quantile"
 	"github.com/gosbi/gosbi/sbi/internal/safe"
@@ -162,29 +163,22 @@ type lc2stNet struct {
 	epochs int
 }
 
-// zscoreCols holds column means and standard deviations.
+// zscoreCols holds column means and the divisors of the standardization.
 type zscoreCols struct{ mean, sd []float64 }
 
-func fitZ(m *mat.Dense) zscoreCols {
-	n, d := m.Dims()
-	z := zscoreCols{mean: make([]float64, d), sd: make([]float64, d)}
-	for j := range d {
-		var s, ss float64
-		for i := range n {
-			s += m.At(i, j)
-		}
-		mu := s / float64(n)
-		for i := range n {
-			e := m.At(i, j) - mu
-			ss += e * e
-		}
-		sd := math.Sqrt(ss / float64(n))
-		if !(sd > 0) {
-			sd = 1
-		}
-		z.mean[j], z.sd[j] = mu, sd
+// fitZ learns the standardization of the columns of m with population standard deviations,
+// at any finite scale of the data (package colstat; a constant column is only centred). It
+// returns an error naming a column that holds NaN or ±Inf or whose spread exceeds float64.
+func fitZ(m *mat.Dense) (zscoreCols, error) {
+	cols, err := colstat.Fit(m, nil, 0)
+	if err != nil {
+		return zscoreCols{}, fmt.Errorf("standardizing: %w", err)
 	}
-	return z
+	z := zscoreCols{mean: make([]float64, len(cols)), sd: make([]float64, len(cols))}
+	for j, c := range cols {
+		z.mean[j], z.sd[j] = c.Mean, c.Scale()
+	}
+	return z, nil
 }
 
 func (z zscoreCols) apply(m *mat.Dense) *mat.Dense {
@@ -193,7 +187,7 @@ func (z zscoreCols) apply(m *mat.Dense) *mat.Dense {
 	for i := range n {
 		src, dst := m.RawRowView(i), out.RawRowView(i)
 		for j := range d {
-			dst[j] = (src[j] - z.mean[j]) / z.sd[j]
+			dst[j] = colstat.Standardize(src[j], z.mean[j], z.sd[j])
 		}
 	}
 	return out
@@ -264,7 +258,9 @@ func NewLC2STContext(ctx context.Context, est sbi.Amortized, theta, x *mat.Dense
 	}
 	// The reference for the check that x_o lies among the calibration simulations, in the
 	// space the classifiers see.
-	l.xz = fitZ(feat)
+	if l.xz, err = fitZ(feat); err != nil {
+		return nil, fmt.Errorf("diag: L-C2ST: x of the calibration pairs: %w", err)
+	}
 	xs := l.xz.apply(feat)
 	perm := rand.New(rand.NewPCG(cfg.Seed, 0x78)).Perm(n)
 	h := min(500, n/2)
@@ -423,7 +419,10 @@ func (l *LC2ST) fit(rng *rand.Rand, a, b, x *mat.Dense, swap bool) (*lc2stNet, e
 		labels.Set(i, 0, la)
 		labels.Set(n+i, 0, lb)
 	}
-	z := fitZ(data)
+	z, err := fitZ(data)
+	if err != nil {
+		return nil, fmt.Errorf("diag: L-C2ST: %w", err)
+	}
 	rows := make([]int, 2*n)
 	for i := range rows {
 		rows[i] = i

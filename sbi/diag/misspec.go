@@ -62,7 +62,7 @@ func Misspecification(est sbi.Amortized, x *mat.Dense, xo []float64, cfg Misspec
 	if !allFinite(xo) {
 		return nil, fmt.Errorf("diag: misspecification check: the observation holds NaN or infinite values: %v", xo)
 	}
-	if cfg.Reference < 0 || cfg.Calibration < 0 || cfg.Alpha < 0 || cfg.Alpha >= 1 {
+	if cfg.Reference < 0 || cfg.Calibration < 0 || !(cfg.Alpha >= 0 && cfg.Alpha < 1) {
 		return nil, fmt.Errorf("diag: misspecification check: Reference %d, Calibration %d, Alpha %v: expected counts ≥ 0 and a level in (0, 1) (0 takes the default)", cfg.Reference, cfg.Calibration, cfg.Alpha)
 	}
 	if cfg.Reference == 0 {
@@ -106,7 +106,10 @@ func Misspecification(est sbi.Amortized, x *mat.Dense, xo []float64, cfg Misspec
 			space = "standardized x" // an estimator without an embedding standardizes x
 		}
 	} else {
-		z := fitZ(ref)
+		z, err := fitZ(ref)
+		if err != nil {
+			return nil, fmt.Errorf("diag: misspecification check: the simulations' x: %w", err)
+		}
 		ref, cal, obs = z.apply(ref), z.apply(cal), z.apply(obs)
 	}
 	r, err := mmd.New(ref, cal)

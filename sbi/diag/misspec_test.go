@@ -115,3 +115,73 @@ func TestMisspecificationResult(t *testing.T) {
 		}
 	}
 }
+
+// TestChecksOfObservationAtExtremeScales: the misspecification check and the predictive
+// check standardize the simulations, so data in units of 1e200 or 1e-200 give the statistics
+// of the same data in units of 1 (to rounding): an observation 8 sd out is flagged and a typical
+// one is not. With sums of squares that overflow or underflow, every standardized value is 0
+// (or stays at 1e-200) and no observation is ever atypical.
+func TestChecksOfObservationAtExtremeScales(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 5))
+	x := mat.NewDense(400, 2, nil)
+	for i := range 400 {
+		x.Set(i, 0, rng.NormFloat64())
+		x.Set(i, 1, 3+0.5*rng.NormFloat64())
+	}
+	typical, atypical := []float64{0.3, 3.2}, []float64{8, 3}
+	scaled := func(v []float64, s float64) []float64 {
+		out := make([]float64, len(v))
+		for j := range v {
+			out[j] = v[j] * s
+		}
+		return out
+	}
+	close := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
+	for _, xo := range [][]float64{typical, atypical} {
+		ref, err := Misspecification(nil, x, xo, MisspecConfig{Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pref, err := PredictiveFromSimulations(x, xo, PredictiveConfig{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := xo[0] == 8; ref.Reject() != want || pref.Reject() != want {
+			t.Fatalf("x_o %v in units of 1: misspecification rejects %v, predictive check %v; want %v", xo, ref.Reject(), pref.Reject(), want)
+		}
+		for _, s := range []float64{1e200, 1e-200} {
+			var xs mat.Dense
+			xs.Scale(s, x)
+			got, err := Misspecification(nil, &xs, scaled(xo, s), MisspecConfig{Seed: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !close(got.Statistic, ref.Statistic) || got.PValue != ref.PValue {
+				t.Errorf("misspecification of %v in units of %g: MMD² %v, p %v; in units of 1: %v, %v", xo, s, got.Statistic, got.PValue, ref.Statistic, ref.PValue)
+			}
+			pgot, err := PredictiveFromSimulations(&xs, scaled(xo, s), PredictiveConfig{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !close(pgot.Mahalanobis, pref.Mahalanobis) || !close(pgot.MMD, pref.MMD) || pgot.Reject() != pref.Reject() {
+				t.Errorf("predictive check of %v in units of %g: Mahalanobis %v, MMD² %v, reject %v; in units of 1: %v, %v, %v",
+					xo, s, pgot.Mahalanobis, pgot.MMD, pgot.Reject(), pref.Mahalanobis, pref.MMD, pref.Reject())
+			}
+		}
+	}
+}
+
+// TestChecksRefuseNaNAlpha: α = NaN compares false with every bound and used to pass the
+// range checks.
+func TestChecksRefuseNaNAlpha(t *testing.T) {
+	x := mat.NewDense(50, 1, nil)
+	for i := range 50 {
+		x.Set(i, 0, float64(i))
+	}
+	if _, err := Misspecification(nil, x, []float64{3}, MisspecConfig{Alpha: math.NaN()}); err == nil {
+		t.Error("misspecification check with Alpha NaN: no error")
+	}
+	if _, err := PredictiveFromSimulations(x, []float64{3}, PredictiveConfig{Alpha: math.NaN()}); err == nil {
+		t.Error("predictive check with Alpha NaN: no error")
+	}
+}

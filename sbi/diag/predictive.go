@@ -144,7 +144,7 @@ func PredictiveFromSimulations(x *mat.Dense, xo []float64, cfg PredictiveConfig)
 	if !allFinite(xo) {
 		return nil, fmt.Errorf("diag: predictive check: the observation holds NaN or infinite values: %v", xo)
 	}
-	if cfg.Alpha < 0 || cfg.Alpha >= 1 {
+	if !(cfg.Alpha >= 0 && cfg.Alpha < 1) { // NaN fails too
 		return nil, fmt.Errorf("diag: predictive check: Alpha = %v, expected a level in (0, 1) (0 takes 0.05)", cfg.Alpha)
 	}
 	if cfg.Alpha == 0 {
@@ -191,10 +191,18 @@ func PredictiveFromSimulations(x *mat.Dense, xo []float64, cfg PredictiveConfig)
 	}
 	h := m / 2
 	first, second := rowsAt(sims, seq(0, h)), rowsAt(sims, seq(h, m))
-	r.Mahalanobis, r.MahalanobisP = mahalanobisRank(first, second, xo)
-	z := fitZ(first)
-	if ref, err := mmd.New(z.apply(first), z.apply(second)); err == nil {
-		r.MMD = ref.Statistic(z.apply(mat.NewDense(1, D, append([]float64(nil), xo...))).RawRowView(0))
+	// Both joint tests see the values standardized by the first half: the Mahalanobis
+	// distance does not change under it, and its sums of squares then neither overflow nor
+	// underflow at extreme scales of x.
+	z, err := fitZ(first)
+	if err != nil {
+		return nil, fmt.Errorf("diag: predictive check: the simulations: %w", err)
+	}
+	zFirst, zSecond := z.apply(first), z.apply(second)
+	zo := z.apply(mat.NewDense(1, D, append([]float64(nil), xo...))).RawRowView(0)
+	r.Mahalanobis, r.MahalanobisP = mahalanobisRank(zFirst, zSecond, zo)
+	if ref, err := mmd.New(zFirst, zSecond); err == nil {
+		r.MMD = ref.Statistic(zo)
 		r.MMDP = ref.PValue(r.MMD)
 	} else {
 		r.MMD, r.MMDP = math.NaN(), math.NaN()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gosbi/gosbi/sbi"
 	"github.com/gosbi/gosbi/sbi/dist"
+	"github.com/gosbi/gosbi/sbi/internal/colstat"
 	"github.com/gosbi/gosbi/sbi/internal/table"
 	"github.com/gosbi/gosbi/sbi/nn"
 )
@@ -59,7 +60,7 @@ func (g *Gaussian) forward(x *mat.Dense) *mat.Dense {
 	for i := range n {
 		row, src := xz.RawRowView(i), x.RawRowView(i)
 		for j := range c {
-			row[j] = (src[j] - g.xMean[j]) / g.xStd[j]
+			row[j] = colstat.Standardize(src[j], g.xMean[j], g.xStd[j])
 		}
 	}
 	tp := nn.NewTape()

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gosbi/gosbi/sbi"
 	"github.com/gosbi/gosbi/sbi/dist"
+	"github.com/gosbi/gosbi/sbi/internal/colstat"
 	"github.com/gosbi/gosbi/sbi/nn"
 )
 
@@ -226,21 +227,13 @@ func (tr *trainer) prepareData() error {
 	}
 	c := tr.model.DataDim()
 	g := tr.g
+	cols, err := colstat.Fit(x, nil, 0)
+	if err != nil {
+		return fmt.Errorf("variational: standardizing the simulated x: %w", err)
+	}
 	g.xMean, g.xStd = make([]float64, c), make([]float64, c)
-	for j := range c {
-		col := mat.Col(nil, j, x)
-		var m, v float64
-		for _, a := range col {
-			m += a / float64(n)
-		}
-		for _, a := range col {
-			v += (a - m) * (a - m) / float64(n)
-		}
-		g.xMean[j] = m
-		g.xStd[j] = math.Sqrt(v)
-		if !(g.xStd[j] > 1e-12) {
-			g.xStd[j] = 1
-		}
+	for j, col := range cols {
+		g.xMean[j], g.xStd[j] = col.Mean, col.Scale()
 	}
 	if tr.cfg.Objective != FAVI && !tr.cfg.Fresh {
 		tr.xSet, tr.xSetZ = x, g.standardize(x)
@@ -254,7 +247,7 @@ func (g *Gaussian) standardize(x *mat.Dense) *mat.Dense {
 	for i := range n {
 		row, src := z.RawRowView(i), x.RawRowView(i)
 		for j := range c {
-			row[j] = (src[j] - g.xMean[j]) / g.xStd[j]
+			row[j] = colstat.Standardize(src[j], g.xMean[j], g.xStd[j])
 		}
 	}
 	return z
