@@ -114,8 +114,6 @@ var staleSavedRuns = map[string]staleRun{
 		"made before the Fig. 2 and LGM/HGM/QGM sections, whose cells it lacks; the cells it has differ by the naming rule's renames (#33.5: the kernel tests moved from calib to diag, KernelTestResult, DistKernelConfig, Must forms) and by calib.NewIsoGaussian(m, v) replaced with dist.NewNormal(m, √v per coordinate), the same distribution; not re-run to confirm that its numbers are today's."},
 	"notebooks/results/score-calibration-full.ipynb": {"e9c82f699993def3",
 		"made before the bivariate OU (Fig. 3, Tables 4–5) and Lotka–Volterra (§3.2) sections, whose cells it lacks, and before the naming rule's renames (#33.5: calib.MustScoreCalibrate, viz.CornerConfig); re-make with GOSBI_FULL=1."},
-	"tutorials/results/01-quickstart-full.ipynb": {"4d0edb9c26db9c75",
-		"differs only by the naming rule's renames (#33.5: MustTrain, MustExactPosterior, viz.CornerConfig, diag.MustC2STWith with C2STConfig); not re-run to confirm that its numbers are today's."},
 	"tutorials/results/02-your-simulator-full.ipynb": {"ad19e8b504935b98",
 		"made before the section on a batch simulator in a %%compile cell (two code cells it lacks) and the best-of-five timings, and before the naming rule's renames (#33.5); its timing table is not today's. Re-make with GOSBI_FULL=1."},
 	"tutorials/results/03-diagnose-and-calibrate-full.ipynb": {"10a9a1a0f32c050c",
