@@ -245,6 +245,19 @@ func SequentialContext(ctx context.Context, est Estimator, sim Simulator, xo []f
 	return res, nil
 }
 
+// RoundPairs returns the pairs simulated in round (1, 2, …), without those that failed: rows
+// of Theta and X. It panics when the result has no such round.
+func (r *SequentialResult) RoundPairs(round int) (theta, x *mat.Dense) {
+	if round < 1 || round > len(r.Rounds) {
+		panic(fmt.Sprintf("sbi: SequentialResult.RoundPairs: round %d, expected 1 to %d", round, len(r.Rounds)))
+	}
+	rd := r.Rounds[round-1]
+	lo := rd.Pairs - (rd.Simulations - rd.Dropped)
+	_, dt := r.Theta.Dims()
+	_, dx := r.X.Dims()
+	return r.Theta.Slice(lo, rd.Pairs, 0, dt).(*mat.Dense), r.X.Slice(lo, rd.Pairs, 0, dx).(*mat.Dense)
+}
+
 // sequentialMethod returns the method m names for est, or its default when m is "".
 func sequentialMethod(est Estimator, m SequentialMethod) (SequentialMethod, error) {
 	posteriorEstimator := false
@@ -343,10 +356,7 @@ func (t *TruncatedPrior) Dim() int { return t.prior.Dim() }
 // Contains reports whether θ lies in the region: in the prior's support, with
 // log q(θ | xo) ≥ Threshold.
 func (t *TruncatedPrior) Contains(theta []float64) bool {
-	if !t.prior.InSupport(theta) {
-		return false
-	}
-	return t.post.LogProb(mat.NewDense(1, len(theta), append([]float64(nil), theta...)))[0] >= t.Threshold
+	return t.inside(mat.NewDense(1, len(theta), append([]float64(nil), theta...)))[0]
 }
 
 // InSupport is Contains: the region is the support of the truncated prior.
@@ -426,6 +436,16 @@ func (t *TruncatedPrior) SampleContext(ctx context.Context, rng *rand.Rand, n in
 		}
 	}
 	return out, nil
+}
+
+// inside reports for every row of theta whether it lies in the region.
+func (t *TruncatedPrior) inside(theta *mat.Dense) []bool {
+	lq := t.post.LogProb(theta)
+	out := make([]bool, len(lq))
+	for i, v := range lq {
+		out[i] = v >= t.Threshold && t.prior.InSupport(theta.RawRowView(i))
+	}
+	return out
 }
 
 // String says what the region is and its acceptance so far.

@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/gosbi/gosbi/sbi"
+	"github.com/gosbi/gosbi/sbi/diag"
 	"github.com/gosbi/gosbi/sbi/dist"
 	"github.com/gosbi/gosbi/sbi/sbitest"
 )
@@ -43,16 +44,28 @@ func (s glSimulator) SimulateBatch(rng *rand.Rand, theta, x *mat.Dense) {
 // and configurations of every Train.
 type exactGL struct {
 	g       *sbitest.GaussianLinear
+	scale   float64 // when not 0 or 1, the posterior's standard deviations are scaled by it
 	configs []sbi.TrainConfig
 	pairs   []int
 }
 
-func (e *exactGL) Posterior(x []float64) sbi.Posterior { return e.g.Posterior(x) }
+func (e *exactGL) Posterior(x []float64) sbi.Posterior { return e.post(x) }
+
+func (e *exactGL) post(x []float64) *dist.MultivariateNormal {
+	q := e.g.Posterior(x)
+	if e.scale == 0 || e.scale == 1 {
+		return q
+	}
+	var c mat.SymDense
+	c.ScaleSym(e.scale*e.scale, q.Covariance())
+	return dist.NewMultivariateNormal(q.Mean(), &c)
+}
+
 func (e *exactGL) LogProbPairs(theta, x *mat.Dense) []float64 {
 	n, _ := theta.Dims()
 	out := make([]float64, n)
 	for i := range out {
-		out[i] = e.g.Posterior(x.RawRowView(i)).LogProb(mat.NewDense(1, 2, theta.RawRowView(i)))[0]
+		out[i] = e.post(x.RawRowView(i)).LogProb(mat.NewDense(1, 2, theta.RawRowView(i)))[0]
 	}
 	return out
 }
@@ -156,8 +169,11 @@ func TestSequentialTruncatedRegion(t *testing.T) {
 	// Round 2's and 3's parameters lie in their regions.
 	for i := 1; i < 3; i++ {
 		rd := res.Rounds[i]
-		lo, hi := rd.Pairs-(n-dropped), rd.Pairs
-		lq := q.LogProb(res.Theta.Slice(lo, hi, 0, 2).(*mat.Dense))
+		th, x := res.RoundPairs(i + 1)
+		if r, _ := th.Dims(); r != n-dropped || !mat.Equal(th, res.Theta.Slice(rd.Pairs-r, rd.Pairs, 0, 2)) || !mat.Equal(x, res.X.Slice(rd.Pairs-r, rd.Pairs, 0, 3)) {
+			t.Fatalf("round %d: RoundPairs gives %d rows, not the round's %d of Theta and X", i+1, r, n-dropped)
+		}
+		lq := q.LogProb(th)
 		for j, v := range lq {
 			if v < rd.Threshold {
 				t.Fatalf("round %d: pair %d has log q %g below the threshold %g", i+1, j, v, rd.Threshold)
@@ -415,4 +431,44 @@ func panicsWith(f func()) (ok bool) {
 	}()
 	f()
 	return false
+}
+
+// The tutorial's protocol for a sequential posterior's calibration: expected coverage on test
+// pairs drawn from the final region (ε = 10⁻⁴) and simulated. With the exact posterior the HPD
+// ranks are uniform there: |AUC| within 4 standard deviations √(1/12/N) of 0, although the
+// posterior is not restricted to the region (its mass outside is negligible at this ε). The
+// same bound rejects posteriors 1.3 times too wide (conservative) or too narrow
+// (over-confident) on the same pairs: power.
+func TestSequentialRegionCoverage(t *testing.T) {
+	g := sbitest.NewGaussianLinear(1)
+	xo := glObservation(g, 1)
+	res, err := sbi.Sequential(&exactGL{g: g}, glSimulator{g: g}, xo, sbi.SequentialConfig{
+		Method: sbi.TruncatedProposals, Rounds: 1, Simulations: 100, Seed: 8,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 1000
+	rng := rand.New(rand.NewPCG(9, 9))
+	theta := res.Region.Sample(rng, n)
+	x := g.Simulate(rng, theta)
+	for i := 0; i < n; i++ {
+		if !res.Region.Contains(theta.RawRowView(i)) {
+			t.Fatalf("draw %d of the region lies outside it", i)
+		}
+	}
+	bound := 4 * math.Sqrt(1.0/12/n)
+	for _, c := range []struct {
+		scale float64
+		ok    bool
+	}{{1, true}, {1.3, false}, {1 / 1.3, false}} {
+		cov, err := diag.RankCoverage(&exactGL{g: g, scale: c.scale}, theta, x, diag.RankConfig{Samples: 200, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("posterior scaled by %.3g: AUC %+.4f (bound ±%.4f)", c.scale, cov.AUC, bound)
+		if ok := math.Abs(cov.AUC) <= bound; ok != c.ok {
+			t.Errorf("posterior scaled by %.3g: AUC %+.4f, within ±%.4f: %v, want %v", c.scale, cov.AUC, bound, ok, c.ok)
+		}
+	}
 }
