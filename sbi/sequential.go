@@ -35,6 +35,11 @@ const (
 	// a posterior estimator would learn the proposal's posterior instead, so NPE and
 	// NPEEnsemble refuse it. It is the default for NRE and NREEnsemble.
 	PosteriorProposals SequentialMethod = "posterior"
+	// AtomicProposals draws each round's parameters from the current posterior, as
+	// PosteriorProposals, and trains NPE with APT's atomic loss from the second round on
+	// (Greenberg et al. 2019; sbi's default SNPE-C, with its 10 atoms), which corrects for the
+	// proposal: its optimum is the posterior under the prior whatever the proposal. NPE only.
+	AtomicProposals SequentialMethod = "apt"
 )
 
 // SequentialConfig sets the rounds of Sequential. Zero fields take the defaults.
@@ -63,6 +68,9 @@ type SequentialConfig struct {
 	// sampling it goes on: below it (measured on at least 10,000 draws) Sequential stops with
 	// an error wrapping ErrLowAcceptance; 0 means MinAcceptanceRate.
 	MinAcceptance float64
+	// Atoms is the number of atoms per observation of APT's atomic loss (AtomicProposals);
+	// 0 means 10 (sbi's num_atoms).
+	Atoms int
 	// Seed seeds the proposals' draws and the simulations.
 	Seed uint64
 }
@@ -83,13 +91,18 @@ func (c SequentialConfig) withDefaults() SequentialConfig {
 	if c.MinAcceptance == 0 {
 		c.MinAcceptance = MinAcceptanceRate
 	}
+	if c.Atoms == 0 {
+		c.Atoms = 10
+	}
 	return c
 }
 
 func (c SequentialConfig) validate() error {
 	switch {
-	case c.Method != "" && c.Method != TruncatedProposals && c.Method != PosteriorProposals:
-		return fmt.Errorf("unknown Method %q: expected %q or %q", c.Method, TruncatedProposals, PosteriorProposals)
+	case c.Method != "" && c.Method != TruncatedProposals && c.Method != PosteriorProposals && c.Method != AtomicProposals:
+		return fmt.Errorf("unknown Method %q: expected %q, %q or %q", c.Method, TruncatedProposals, PosteriorProposals, AtomicProposals)
+	case c.Atoms < 2:
+		return fmt.Errorf("Atoms = %d, expected at least 2 (0 for sbi's 10)", c.Atoms)
 	case c.Rounds < 1:
 		return fmt.Errorf("Rounds = %d, expected at least 1", c.Rounds)
 	case c.Simulations < 2:
@@ -225,7 +238,7 @@ func SequentialContext(ctx context.Context, est Estimator, sim Simulator, xo []f
 		tc.Seed += uint64(r - 1)
 		tc.Resume = tc.Resume || r > 1 && !cfg.FromScratch
 		prog.Set(r-1, fmt.Sprintf("round %d of %d: training on %d pairs", r, cfg.Rounds, rd.Pairs))
-		rd.Train, err = est.TrainContext(ctx, res.Theta, res.X, tc)
+		rd.Train, err = res.train(ctx, r, tc, cfg)
 		if rd.Train != nil || err == nil {
 			res.Rounds = append(res.Rounds, rd)
 		}
@@ -258,6 +271,16 @@ func (r *SequentialResult) RoundPairs(round int) (theta, x *mat.Dense) {
 	return r.Theta.Slice(lo, rd.Pairs, 0, dt).(*mat.Dense), r.X.Slice(lo, rd.Pairs, 0, dx).(*mat.Dense)
 }
 
+// train trains the estimator in round r on the pairs of all rounds, with APT's atomic loss
+// from the second round on when the method is AtomicProposals.
+func (res *SequentialResult) train(ctx context.Context, r int, tc TrainConfig, cfg SequentialConfig) (*TrainResult, error) {
+	if npe, ok := res.Estimator.(*NPE); ok && res.Method == AtomicProposals && r > 1 {
+		npe.apt = aptState{atoms: cfg.Atoms}
+		defer func() { npe.apt = aptState{} }()
+	}
+	return res.Estimator.TrainContext(ctx, res.Theta, res.X, tc)
+}
+
 // sequentialMethod returns the method m names for est, or its default when m is "".
 func sequentialMethod(est Estimator, m SequentialMethod) (SequentialMethod, error) {
 	posteriorEstimator := false
@@ -271,7 +294,11 @@ func sequentialMethod(est Estimator, m SequentialMethod) (SequentialMethod, erro
 	case m == "":
 		return PosteriorProposals, nil
 	case m == PosteriorProposals && posteriorEstimator:
-		return "", fmt.Errorf("sequential: %T with posterior proposals would learn the posterior under the proposal, not under the prior (it needs the atomic correction of APT, which gosbi does not have): use TruncatedProposals, or a ratio estimator (NRE)", est)
+		return "", fmt.Errorf("sequential: %T with posterior proposals would learn the posterior under the proposal, not under the prior: use TruncatedProposals, AtomicProposals (APT's correction, NPE only), or a ratio estimator (NRE)", est)
+	case m == AtomicProposals:
+		if _, ok := est.(*NPE); !ok {
+			return "", fmt.Errorf("sequential: AtomicProposals is APT's loss for NPE; %T has none: use %s", est, map[bool]SequentialMethod{true: TruncatedProposals, false: PosteriorProposals}[posteriorEstimator])
+		}
 	}
 	return m, nil
 }
@@ -284,7 +311,7 @@ func (res *SequentialResult) propose(ctx context.Context, rng *rand.Rand, rd *Se
 		rd.Proposal, rd.Acceptance = "prior", 1
 		return prior.Sample(rng, cfg.Simulations), nil
 	}
-	if res.Method == PosteriorProposals {
+	if res.Method == PosteriorProposals || res.Method == AtomicProposals {
 		rd.Proposal = "posterior"
 		return sampleContext(ctx, res.Posterior, rng, cfg.Simulations)
 	}

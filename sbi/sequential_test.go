@@ -472,3 +472,35 @@ func TestSequentialRegionCoverage(t *testing.T) {
 		}
 	}
 }
+
+// APT (atomic proposals) with a real NPE on the conjugate task: after two rounds, the second
+// drawn from the first's posterior, the posterior's moments at the observation agree with the
+// closed form within the conformance suite's allowance plus sampling error (the check's power
+// is shown in TestSequentialTSNPEGaussian; the loss itself is checked against its formula in
+// TestAtomicLossFormula). Five atoms keep the test short; sbi's default is 10.
+func TestSequentialAPTGaussian(t *testing.T) {
+	g := sbitest.NewGaussianLinear(1)
+	xo := glObservation(g, 1)
+	npe := sbi.NewNPE(g.Prior(), sbi.NPEConfig{Flow: sbi.MAF, Hidden: 32, Transforms: 2})
+	res, err := sbi.Sequential(npe, glSimulator{g: g}, xo, sbi.SequentialConfig{
+		Method: sbi.AtomicProposals, Atoms: 5, Rounds: 2, Simulations: 2000, Seed: 1,
+		Train: sbi.TrainConfig{Epochs: 40, BatchSize: 100, LearningRate: 1e-3, Seed: 1},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Rounds[1].Proposal != "posterior" {
+		t.Errorf("round 2 drew from %q, want the posterior", res.Rounds[1].Proposal)
+	}
+	t.Logf("\n%s", res)
+	draws := res.Posterior.Sample(rand.New(rand.NewPCG(2, 2)), 4000)
+	checkMoments(t, draws, g.Posterior(xo), sbitest.DefaultAllowance)
+	t.Logf("with no allowance: %q", momentErrors(draws, g.Posterior(xo), 0))
+	// APT is NPE's loss: another estimator is refused.
+	if _, err := sbi.Sequential(disguised{npe}, glSimulator{g: g}, xo, sbi.SequentialConfig{Method: sbi.AtomicProposals}); err == nil {
+		t.Error("AtomicProposals accepted an estimator that is not an NPE")
+	}
+}
+
+// disguised hides an NPE's type from Sequential.
+type disguised struct{ *sbi.NPE }
