@@ -8,11 +8,13 @@ import (
 	"math"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 
+	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi"
 	"github.com/gosbi/gosbi/sbi/diag"
 	"github.com/gosbi/gosbi/sbi/dist"
@@ -504,3 +506,42 @@ func TestSequentialAPTGaussian(t *testing.T) {
 
 // disguised hides an NPE's type from Sequential.
 type disguised struct{ *sbi.NPE }
+
+// Sequential reports its rounds to the host's progress sink: a first event with the number of
+// rounds, a last one finished with every round done, and its training's own progress between.
+func TestSequentialProgress(t *testing.T) {
+	var mu sync.Mutex
+	var seq []runenv.ProgressEvent
+	labels := map[string]bool{}
+	runenv.SetProgress(func(e runenv.ProgressEvent) {
+		mu.Lock()
+		defer mu.Unlock()
+		labels[e.Label] = true
+		if strings.HasPrefix(e.Label, "sequential") {
+			seq = append(seq, e)
+		}
+	})
+	defer runenv.SetProgress(nil)
+	g := sbitest.NewGaussianLinear(1)
+	npe := sbi.NewNPE(g.Prior(), sbi.NPEConfig{Hidden: 8, Transforms: 1})
+	if _, err := sbi.Sequential(npe, glSimulator{g: g}, glObservation(g, 1), sbi.SequentialConfig{
+		Rounds: 3, Simulations: 200, ThresholdSamples: 1000, Train: sbi.TrainConfig{Epochs: 2},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seq) < 2 {
+		t.Fatalf("got %d events of the rounds, want at least the first and the last", len(seq))
+	}
+	first, last := seq[0], seq[len(seq)-1]
+	if first.Label != "sequential (truncated proposals)" || first.Total != 3 || first.Done != 0 || first.Finished {
+		t.Errorf("first event %+v: want label %q, 0 of 3 rounds", first, "sequential (truncated proposals)")
+	}
+	if !last.Finished || last.Done != 3 || !strings.Contains(last.Message, "round 3 of 3 done") {
+		t.Errorf("last event %+v: want finished, 3 of 3 rounds, the last round's message", last)
+	}
+	if !labels["train NPE (maf)"] {
+		t.Errorf("no progress of the training among %v", labels)
+	}
+}
