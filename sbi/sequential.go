@@ -148,7 +148,8 @@ type SequentialResult struct {
 	// which to draw test pairs for the calibration in the observation's neighbourhood; nil
 	// unless Method is TruncatedProposals.
 	Region *TruncatedPrior
-	// Theta and X are the pairs of all rounds, in order of rounds.
+	// Theta and X are the pairs of all rounds simulated, in order of rounds (RoundPairs gives
+	// one round's).
 	Theta, X *mat.Dense
 }
 
@@ -175,7 +176,8 @@ func (r *SequentialResult) MIMEBundle() map[string]any {
 // Sequential infers the posterior at the observation xo in rounds: the first simulates
 // cfg.Simulations parameters drawn from the estimator's prior, every later round as many
 // drawn from a proposal made of the current posterior (cfg.Method), and every round trains
-// est on the pairs of all rounds so far. It reports each round's progress (and the
+// est on the pairs of all rounds so far (with APT's atomic loss from the second round on under
+// AtomicProposals, with its own loss otherwise). It reports each round's progress (and the
 // simulations' and training's own) through runenv, and stops when the host's context is
 // cancelled.
 //
