@@ -28,8 +28,8 @@
 // Sequential infers the posterior at one observation in rounds, each simulating parameters
 // drawn from a proposal made of the posterior of the round before and training on the pairs
 // of all rounds: the prior truncated to the posterior's highest-density region for NPE (TSNPE,
-// TruncatedProposals; the region is a TruncatedPrior), the posterior itself for NRE
-// (PosteriorProposals) and for NPE with APT's atomic loss (AtomicProposals). Its posterior
+// TruncatedProposals; the region is a TruncatedPrior), the posterior itself for NRE and
+// NLE (PosteriorProposals) and for NPE with APT's atomic loss (AtomicProposals). Its posterior
 // holds at the observation and near it, not over the whole prior.
 //
 // Training sets larger than memory stay on disk in a simulation store (package

@@ -30,10 +30,11 @@ const (
 	// for NPE and NPEEnsemble, and applies to every estimator.
 	TruncatedProposals SequentialMethod = "truncated"
 	// PosteriorProposals draws each round's parameters from the current posterior at the
-	// observation (SNRE, as Python's sbi does for ratio estimators). A ratio estimator trained
-	// on any proposal still gives prior × ratio ∝ the posterior, so no correction is needed;
+	// observation (SNRE and SNLE, as Python's sbi does for ratio and likelihood estimators). A
+	// ratio estimator trained on any proposal still gives prior × ratio ∝ the posterior, and a
+	// likelihood estimator learns p(x | θ) whatever the proposal, so no correction is needed;
 	// a posterior estimator would learn the proposal's posterior instead, so NPE and
-	// NPEEnsemble refuse it. It is the default for NRE and NREEnsemble.
+	// NPEEnsemble refuse it. It is the default for NRE, NLE, MNLE and NREEnsemble.
 	PosteriorProposals SequentialMethod = "posterior"
 	// AtomicProposals draws each round's parameters from the current posterior, as
 	// PosteriorProposals, and trains NPE with APT's atomic loss from the second round on

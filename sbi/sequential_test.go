@@ -545,3 +545,26 @@ func TestSequentialProgress(t *testing.T) {
 		t.Errorf("no progress of the training among %v", labels)
 	}
 }
+
+// NLE with posterior proposals on the conjugate task: after two rounds its posterior's moments
+// agree with the closed form (the check's power is shown in TestSequentialTSNPEGaussian). The
+// posterior samples by slice MCMC on 20 chains, as in the conformance suite.
+func TestSequentialNLEGaussian(t *testing.T) {
+	g := sbitest.NewGaussianLinear(1)
+	xo := glObservation(g, 1)
+	nle := sbi.NewNLE(g.Prior(), sbi.NLEConfig{Hidden: 32, Transforms: 2, Sampler: sbi.SamplerConfig{Chains: 20, BurnIn: 100}})
+	res, err := sbi.Sequential(nle, glSimulator{g: g}, xo, sbi.SequentialConfig{
+		Rounds: 2, Simulations: 2000, Seed: 1,
+		Train: sbi.TrainConfig{Epochs: 40, BatchSize: 100, LearningRate: 1e-3, Seed: 1},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Method != sbi.PosteriorProposals || res.Rounds[1].Proposal != "posterior" {
+		t.Fatalf("method %q, round 2 from %q: want posterior proposals by default for NLE", res.Method, res.Rounds[1].Proposal)
+	}
+	t.Logf("\n%s", res)
+	draws := res.Posterior.Sample(rand.New(rand.NewPCG(2, 2)), 4000)
+	checkMoments(t, draws, g.Posterior(xo), sbitest.DefaultAllowance)
+	t.Logf("with no allowance: %q", momentErrors(draws, g.Posterior(xo), 0))
+}
