@@ -27,14 +27,14 @@ const (
 	// 2022). The estimator keeps its plain loss on the pairs of all rounds: inside the region
 	// the proposal is the prior times a constant, so the estimate stays a posterior there,
 	// amortized over the observations whose posteriors the region holds. It is the default
-	// for NPE and NPEEnsemble, and applies to every estimator.
+	// for the posterior estimators (NPE, NPEEnsemble, FMPE), and applies to every estimator.
 	TruncatedProposals SequentialMethod = "truncated"
 	// PosteriorProposals draws each round's parameters from the current posterior at the
 	// observation (SNRE and SNLE, as Python's sbi does for ratio and likelihood estimators). A
 	// ratio estimator trained on any proposal still gives prior × ratio ∝ the posterior, and a
 	// likelihood estimator learns p(x | θ) whatever the proposal, so no correction is needed;
-	// a posterior estimator would learn the proposal's posterior instead, so NPE and
-	// NPEEnsemble refuse it. It is the default for NRE, NLE, MNLE and NREEnsemble.
+	// a posterior estimator would learn the proposal's posterior instead, so NPE,
+	// NPEEnsemble and FMPE refuse it. It is the default for NRE, NLE, MNLE and NREEnsemble.
 	PosteriorProposals SequentialMethod = "posterior"
 	// AtomicProposals draws each round's parameters from the current posterior, as
 	// PosteriorProposals, and trains NPE with APT's atomic loss from the second round on
@@ -46,7 +46,7 @@ const (
 // SequentialConfig sets the rounds of Sequential. Zero fields take the defaults.
 type SequentialConfig struct {
 	// Method is how rounds after the first draw their parameters; "" picks by the estimator
-	// (TruncatedProposals for NPE and NPEEnsemble, PosteriorProposals otherwise).
+	// (TruncatedProposals for NPE, NPEEnsemble and FMPE, PosteriorProposals otherwise).
 	Method SequentialMethod
 	// Rounds is the number of rounds, the first from the prior; 0 means 2.
 	Rounds int
@@ -288,7 +288,7 @@ func (res *SequentialResult) train(ctx context.Context, r int, tc TrainConfig, c
 func sequentialMethod(est Estimator, m SequentialMethod) (SequentialMethod, error) {
 	posteriorEstimator := false
 	switch est.(type) {
-	case *NPE, *NPEEnsemble:
+	case *NPE, *NPEEnsemble, *FMPE:
 		posteriorEstimator = true
 	}
 	switch {

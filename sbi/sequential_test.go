@@ -389,6 +389,10 @@ func TestSequentialRefusals(t *testing.T) {
 	if _, err := sbi.Sequential(npe, sim, xo, sbi.SequentialConfig{Method: sbi.PosteriorProposals}); err == nil || !strings.Contains(err.Error(), "TruncatedProposals") {
 		t.Errorf("NPE with posterior proposals: err = %v, want a refusal naming TruncatedProposals", err)
 	}
+	fmpe := sbi.NewFMPE(g.Prior(), sbi.FMPEConfig{})
+	if _, err := sbi.Sequential(fmpe, sim, xo, sbi.SequentialConfig{Method: sbi.PosteriorProposals}); err == nil || !strings.Contains(err.Error(), "TruncatedProposals") {
+		t.Errorf("FMPE with posterior proposals: err = %v, want a refusal naming TruncatedProposals", err)
+	}
 	for _, cfg := range []sbi.SequentialConfig{
 		{Method: "apt"}, {Rounds: -1}, {Simulations: 1}, {Epsilon: 1}, {Epsilon: -0.1}, {ThresholdSamples: -5}, {MinAcceptance: 2},
 	} {
@@ -407,7 +411,7 @@ func TestSequentialRefusals(t *testing.T) {
 	if !errors.Is(err, context.Canceled) || res == nil || len(res.Rounds) != 1 {
 		t.Errorf("interrupted after round 1: err = %v, result %v; want context.Canceled and one round", err, res)
 	}
-	if !panicsWith(func() { sbi.MustSequential(npe, sim, xo, sbi.SequentialConfig{Method: sbi.PosteriorProposals}) }) {
+	if !panicsWithAnError(func() { sbi.MustSequential(npe, sim, xo, sbi.SequentialConfig{Method: sbi.PosteriorProposals}) }) {
 		t.Error("MustSequential did not panic with the error")
 	}
 }
@@ -427,7 +431,7 @@ func (c *cancelAfter) TrainContext(ctx context.Context, theta, x *mat.Dense, cfg
 	return r, err
 }
 
-func panicsWith(f func()) (ok bool) {
+func panicsWithAnError(f func()) (ok bool) {
 	defer func() {
 		_, ok = recover().(error)
 	}()
