@@ -37,6 +37,8 @@ func TestUnknownEnumErrors(t *testing.T) {
 			[]string{`"identity"`, "nonlinearity"}},
 		{"NRE Activation", func() error { return train(NewNRE(prior, NREConfig{Activation: "swish"})) },
 			append([]string{`"swish"`}, activations...)},
+		{"NRE Loss", func() error { return train(NewNRE(prior, NREConfig{Loss: "nre-d"})) },
+			[]string{`"nre-d"`, `"nre-a"`, `"nre-b"`, `"nre-c"`}},
 		{"NRE Sampler Method", func() error {
 			return train(NewNRE(prior, NREConfig{Sampler: SamplerConfig{Method: "nuts"}}))
 		}, []string{`"nuts"`, `"auto"`, `"mcmc"`, `"grid"`, `"importance"`}},
@@ -68,6 +70,11 @@ func TestEnumConstants(t *testing.T) {
 	for _, k := range []flow.Kind{MAF, NSF} {
 		if _, err := (NPEConfig{Flow: k}).withDefaults().flowConfig(2, 1); err != nil {
 			t.Errorf("Flow %q: %v", k, err)
+		}
+	}
+	for _, l := range []NRELoss{NREA, NREB, NREC} {
+		if err := (NREConfig{Loss: l}).withDefaults().validate(); err != nil {
+			t.Errorf("NRELoss %q: %v", l, err)
 		}
 	}
 	for _, m := range []SamplerMethod{SamplerAuto, SamplerMCMC, SamplerGrid, SamplerImportance} {

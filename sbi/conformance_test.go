@@ -68,3 +68,15 @@ func TestConformanceDeepSetEmbedding(t *testing.T) {
 func TestConformanceGRUEmbedding(t *testing.T) {
 	sbitest.TestEmbedding(t, sbi.GRUEmbedding{Channels: 3, Hidden: 16, Out: 4}, sbitest.Config{})
 }
+
+func TestConformanceNREB(t *testing.T) {
+	sbitest.TestEstimator(t, func(prior dist.Distribution) sbitest.Estimator {
+		return sbi.NewNRE(prior, sbi.NREConfig{Hidden: []int{32, 32}, Loss: sbi.NREB})
+	}, sbitest.Config{Unnormalized: true})
+}
+
+func TestConformanceNREC(t *testing.T) {
+	sbitest.TestEstimator(t, func(prior dist.Distribution) sbitest.Estimator {
+		return sbi.NewNRE(prior, sbi.NREConfig{Hidden: []int{32, 32}, Loss: sbi.NREC})
+	}, sbitest.Config{Unnormalized: true})
+}

@@ -25,6 +25,13 @@
 //	res, err := npe.Train(theta, x, sbi.TrainConfig{Seed: 1})
 //	draws := npe.Posterior(xo).Sample(rng, 10000)
 //
+// Sequential infers the posterior at one observation in rounds, each simulating parameters
+// drawn from a proposal made of the posterior of the round before and training on the pairs
+// of all rounds: the prior truncated to the posterior's highest-density region for NPE (TSNPE,
+// TruncatedProposals; the region is a TruncatedPrior), the posterior itself for NRE and
+// NLE (PosteriorProposals) and for NPE with APT's atomic loss (AtomicProposals). Its posterior
+// holds at the observation and near it, not over the whole prior.
+//
 // Training sets larger than memory stay on disk in a simulation store (package
 // sbi/simstore, which a study's jobs append to); TrainStream trains from it batch by batch
 // with the same loop, in memory bounded by the store's shuffle pool.

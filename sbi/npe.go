@@ -94,6 +94,18 @@ type NPE struct {
 	estimator
 	cfg NPEConfig
 	fl  *flow.Flow
+	apt aptState // the atomic loss of APT rounds (Sequential); off outside them
+}
+
+// aptState is the training mode of APT's rounds (Greenberg et al. 2019): while atoms > 1,
+// batchLoss is the atomic loss with that many atoms per observation. The buffers are reused
+// across steps.
+type aptState struct {
+	atoms              int
+	thetaRows, ctxRows []int
+	logPrior           []float64 // log p(θ) of every row of priorOf.theta
+	priorOf            *trainData
+	atomPrior          []float64 // log p of the atoms of one batch
 }
 
 // NewNPE returns an untrained NPE for the prior. Configuration errors are reported by Train.
@@ -178,6 +190,10 @@ func (m *npeModel) batchLoss(tp *nn.Tape, d *trainData, idx []int, rb *RegBatch)
 	ctx := m.batchContext(tp, d, idx)
 	lp := m.fl.LogProb(tp, tp.Gather(d.thetaZ, idx), ctx)
 	logJac := m.zt.logJacobian()
+	var loss *nn.Tensor
+	if K := min(m.apt.atoms, len(idx)); K > 1 {
+		loss = m.atomicLoss(tp, d, idx, ctx, K)
+	}
 	if rb != nil {
 		m.fillRegBatch(rb, d, idx)
 		rb.LogPost = func(theta *mat.Dense, rows []int) *nn.Tensor {
@@ -186,7 +202,38 @@ func (m *npeModel) batchLoss(tp *nn.Tape, d *trainData, idx []int, rb *RegBatch)
 		}
 		rb.PairLogPost = tp.AddScalar(lp, -logJac) // the loss's own log-densities, reused
 	}
+	if loss != nil {
+		return loss
+	}
 	return tp.AddScalar(tp.Neg(tp.Mean(lp)), logJac)
+}
+
+// atomicLoss is APT's atomic loss (Greenberg et al. 2019, eq. 6 with atoms; sbi's SNPE-C
+// default): for each observation xᵢ of the batch, the K atoms θᵢ, θ_{i+1}, …, θ_{i+K−1}
+// (indices modulo the batch, a uniform draw of distinct others as the batch is a random
+// permutation) and the logits L_ik = log q(θ_{i+k} | xᵢ) − log p(θ_{i+k}); the loss is
+// mean over i of log Σₖ exp L_ik − L_i0, the cross-entropy of picking the atom that
+// generated xᵢ. Its optimum is q(θ | x) = p(θ | x) whatever the proposal of θ. The Jacobian
+// of the standardization is a constant of every logit and cancels.
+func (m *npeModel) atomicLoss(tp *nn.Tape, d *trainData, idx []int, ctx *nn.Tensor, K int) *nn.Tensor {
+	a := &m.apt
+	if a.priorOf != d {
+		a.logPrior, a.priorOf = m.prior.LogProb(d.theta), d
+	}
+	B := len(idx)
+	if cap(a.thetaRows) < B*K {
+		a.thetaRows, a.ctxRows, a.atomPrior = make([]int, B*K), make([]int, B*K), make([]float64, B*K)
+	}
+	th, cr, ap := a.thetaRows[:B*K], a.ctxRows[:B*K], a.atomPrior[:B*K]
+	for i := range B {
+		for k := range K {
+			r := idx[(i+k)%B]
+			th[i*K+k], cr[i*K+k], ap[i*K+k] = r, i, a.logPrior[r]
+		}
+	}
+	lq := m.fl.LogProb(tp, tp.Gather(d.thetaZ, th), tp.GatherRows(ctx, cr))
+	L := tp.Sub(tp.Reshape(lq, B, K), tp.Const(B, K, ap))
+	return atomicNRELoss(tp, L)
 }
 
 // LogProbPairs returns log q(θᵢ | xᵢ) for every row pair, in raw units of θ, −Inf where θᵢ lies

@@ -82,7 +82,7 @@ func (r *BalanceRegularizer) Penalty(b *sbi.RegBatch) (*nn.Tensor, error) {
 		return nil, errors.New("calib.NewBalanceRegularizer: the batch has no tape")
 	}
 	if b.JointLogits == nil || b.MarginalLogits == nil {
-		return nil, errors.New("calib.NewBalanceRegularizer: the estimator has no classifier logits; balancing applies to ratio estimators (NRE), use calib.NewCoverageRegularizer for NPE")
+		return nil, errors.New("calib.NewBalanceRegularizer: the estimator has no classifier logits; balancing applies to ratio estimators (NRE) with the NRE-A or NRE-C loss (the logits of NRE-B are free by a constant per observation); use calib.NewCoverageRegularizer for NPE")
 	}
 	if b.JointLogits.Len() == 0 || b.MarginalLogits.Len() == 0 {
 		return nil, errors.New("calib.NewBalanceRegularizer: the batch has no joint or no marginal pairs")

@@ -1,0 +1,497 @@
+package sbi
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"sync"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/gosbi/gosbi/runenv"
+	"github.com/gosbi/gosbi/sbi/dist"
+	"github.com/gosbi/gosbi/sbi/internal/cancel"
+	"github.com/gosbi/gosbi/sbi/internal/safe"
+)
+
+// SequentialMethod names how the rounds of Sequential after the first choose their
+// parameters.
+type SequentialMethod string
+
+const (
+	// TruncatedProposals draws each round's parameters from the prior truncated to the
+	// highest-density region of the current posterior at level 1 − ε (TSNPE, Deistler et al.
+	// 2022). The estimator keeps its plain loss on the pairs of all rounds: inside the region
+	// the proposal is the prior times a constant, so the estimate stays a posterior there,
+	// amortized over the observations whose posteriors the region holds. It is the default
+	// for the posterior estimators (NPE, NPEEnsemble, FMPE), and applies to every estimator.
+	TruncatedProposals SequentialMethod = "truncated"
+	// PosteriorProposals draws each round's parameters from the current posterior at the
+	// observation (SNRE and SNLE, as Python's sbi does for ratio and likelihood estimators). A
+	// ratio estimator trained on any proposal still gives prior × ratio ∝ the posterior, and a
+	// likelihood estimator learns p(x | θ) whatever the proposal, so no correction is needed;
+	// a posterior estimator would learn the proposal's posterior instead, so NPE,
+	// NPEEnsemble and FMPE refuse it. It is the default for NRE, NLE, MNLE and NREEnsemble.
+	PosteriorProposals SequentialMethod = "posterior"
+	// AtomicProposals draws each round's parameters from the current posterior, as
+	// PosteriorProposals, and trains NPE with APT's atomic loss from the second round on
+	// (Greenberg et al. 2019; sbi's default SNPE-C, with its 10 atoms), which corrects for the
+	// proposal: its optimum is the posterior under the prior whatever the proposal. NPE only.
+	AtomicProposals SequentialMethod = "apt"
+)
+
+// SequentialConfig sets the rounds of Sequential. Zero fields take the defaults.
+type SequentialConfig struct {
+	// Method is how rounds after the first draw their parameters; "" picks by the estimator
+	// (TruncatedProposals for NPE, NPEEnsemble and FMPE, PosteriorProposals otherwise).
+	Method SequentialMethod
+	// Rounds is the number of rounds, the first from the prior; 0 means 2.
+	Rounds int
+	// Simulations is the number of parameters simulated per round; 0 means 1000.
+	Simulations int
+	// Train trains the estimator in every round on the pairs of all rounds so far. Rounds
+	// after the first continue from the weights and standardization of the round before
+	// (TrainConfig.Resume, as sbi does) unless FromScratch is set; round r trains with seed
+	// Train.Seed + r − 1.
+	Train TrainConfig
+	// FromScratch trains every round from fresh weights.
+	FromScratch bool
+	// Epsilon is the posterior mass left outside the truncated region, ε; 0 means 1e-4 (the
+	// value of Deistler et al. 2022 and of sbi).
+	Epsilon float64
+	// ThresholdSamples is the number of posterior draws whose log densities set the region's
+	// threshold (their ε-quantile); 0 means 10,000 (sbi's number).
+	ThresholdSamples int
+	// MinAcceptance is the smallest share of prior draws inside the truncated region with which
+	// sampling it goes on: below it (measured on at least 10,000 draws) Sequential stops with
+	// an error wrapping ErrLowAcceptance; 0 means MinAcceptanceRate.
+	MinAcceptance float64
+	// Atoms is the number of atoms per observation of APT's atomic loss (AtomicProposals);
+	// 0 means 10 (sbi's num_atoms).
+	Atoms int
+	// Seed seeds the proposals' draws and the simulations.
+	Seed uint64
+}
+
+func (c SequentialConfig) withDefaults() SequentialConfig {
+	if c.Rounds == 0 {
+		c.Rounds = 2
+	}
+	if c.Simulations == 0 {
+		c.Simulations = 1000
+	}
+	if c.Epsilon == 0 {
+		c.Epsilon = 1e-4
+	}
+	if c.ThresholdSamples == 0 {
+		c.ThresholdSamples = 10_000
+	}
+	if c.MinAcceptance == 0 {
+		c.MinAcceptance = MinAcceptanceRate
+	}
+	if c.Atoms == 0 {
+		c.Atoms = 10
+	}
+	return c
+}
+
+func (c SequentialConfig) validate() error {
+	switch {
+	case c.Method != "" && c.Method != TruncatedProposals && c.Method != PosteriorProposals && c.Method != AtomicProposals:
+		return fmt.Errorf("unknown Method %q: expected %q, %q or %q", c.Method, TruncatedProposals, PosteriorProposals, AtomicProposals)
+	case c.Atoms < 2:
+		return fmt.Errorf("Atoms = %d, expected at least 2 (0 for sbi's 10)", c.Atoms)
+	case c.Rounds < 1:
+		return fmt.Errorf("Rounds = %d, expected at least 1", c.Rounds)
+	case c.Simulations < 2:
+		return fmt.Errorf("Simulations = %d, expected at least 2 per round", c.Simulations)
+	case !(c.Epsilon > 0 && c.Epsilon < 1):
+		return fmt.Errorf("Epsilon = %g, expected a mass in (0, 1)", c.Epsilon)
+	case c.ThresholdSamples < 1:
+		return fmt.Errorf("ThresholdSamples = %d, expected at least 1", c.ThresholdSamples)
+	case !(c.MinAcceptance > 0 && c.MinAcceptance < 1):
+		return fmt.Errorf("MinAcceptance = %g, expected a share in (0, 1)", c.MinAcceptance)
+	}
+	return nil
+}
+
+// SequentialRound is the record of one round of Sequential.
+type SequentialRound struct {
+	Round    int    // 1, 2, …
+	Proposal string // where the round's parameters came from: "prior", "truncated prior", "posterior"
+	// Simulations is the number of parameters simulated; Dropped of them failed (NaN or ±Inf)
+	// and were removed before training.
+	Simulations, Dropped int
+	// Acceptance is the share of prior draws that fell inside the truncated region (1 for the
+	// prior, NaN for posterior proposals).
+	Acceptance float64
+	// Threshold is the region's log-density threshold (NaN unless the proposal is truncated).
+	Threshold float64
+	// Pairs is the number of pairs the round trained on, those of all rounds so far.
+	Pairs int
+	// Train is the round's training result.
+	Train *TrainResult
+}
+
+// SequentialResult is what Sequential returns: the estimator trained in the last round, its
+// posterior at the observation and the record of every round.
+type SequentialResult struct {
+	Method      SequentialMethod
+	Observation []float64
+	Estimator   Estimator
+	Posterior   Posterior // Estimator.Posterior(Observation) after the last round
+	Rounds      []SequentialRound
+	// Region is the final posterior's truncated region (the prior truncated to its
+	// highest-density region at 1 − Epsilon), from which a next round would draw, and from
+	// which to draw test pairs for the calibration in the observation's neighbourhood; nil
+	// unless Method is TruncatedProposals.
+	Region *TruncatedPrior
+	// Theta and X are the pairs of all rounds simulated, in order of rounds (RoundPairs gives
+	// one round's).
+	Theta, X *mat.Dense
+}
+
+// String is a table of the rounds.
+func (r *SequentialResult) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "sequential inference (%s proposals), %d rounds\n", r.Method, len(r.Rounds))
+	fmt.Fprintf(&b, "%5s  %-15s  %11s  %7s  %10s  %10s  %6s  %10s\n", "round", "proposal", "simulations", "dropped", "acceptance", "threshold", "pairs", "best loss")
+	for _, rd := range r.Rounds {
+		loss := math.NaN()
+		if rd.Train != nil {
+			loss = rd.Train.BestLoss
+		}
+		fmt.Fprintf(&b, "%5d  %-15s  %11d  %7d  %10.4g  %10.4g  %6d  %10.4g\n", rd.Round, rd.Proposal, rd.Simulations, rd.Dropped, rd.Acceptance, rd.Threshold, rd.Pairs, loss)
+	}
+	return b.String()
+}
+
+// MIMEBundle shows the table of rounds as text.
+func (r *SequentialResult) MIMEBundle() map[string]any {
+	return map[string]any{"text/plain": r.String()}
+}
+
+// Sequential infers the posterior at the observation xo in rounds: the first simulates
+// cfg.Simulations parameters drawn from the estimator's prior, every later round as many
+// drawn from a proposal made of the current posterior (cfg.Method), and every round trains
+// est on the pairs of all rounds so far (with APT's atomic loss from the second round on under
+// AtomicProposals, with its own loss otherwise). It reports each round's progress (and the
+// simulations' and training's own) through runenv, and stops when the host's context is
+// cancelled.
+//
+// The final posterior is right at xo and at observations near it, not amortized over the
+// prior: check its calibration on pairs drawn from the result's Region (or the last proposal),
+// not from the prior.
+//
+// On an error (a simulator failure, a training error, ErrLowAcceptance when the truncated
+// region holds less than cfg.MinAcceptance of the prior's mass, an interrupt) it returns the
+// result of the rounds that finished together with the error; the estimator keeps its last
+// training.
+func Sequential(est Estimator, sim Simulator, xo []float64, cfg SequentialConfig) (*SequentialResult, error) {
+	return SequentialContext(runenv.Context(), est, sim, xo, cfg)
+}
+
+// MustSequential is Sequential for notebook cells: it panics with Sequential's error.
+func MustSequential(est Estimator, sim Simulator, xo []float64, cfg SequentialConfig) *SequentialResult {
+	return safe.Must(Sequential(est, sim, xo, cfg))
+}
+
+// SequentialContext is Sequential stopped by ctx instead of the host's context.
+func SequentialContext(ctx context.Context, est Estimator, sim Simulator, xo []float64, cfg SequentialConfig) (*SequentialResult, error) {
+	if est == nil || sim == nil {
+		panic("sbi: Sequential: the estimator and the simulator must not be nil")
+	}
+	cfg = cfg.withDefaults()
+	if err := cfg.validate(); err != nil {
+		return nil, fmt.Errorf("sequential: %w", err)
+	}
+	method, err := sequentialMethod(est, cfg.Method)
+	if err != nil {
+		return nil, err
+	}
+	if len(xo) != sim.DataDim() {
+		panic(fmt.Sprintf("sbi: Sequential: the observation has %d values, the simulator's data %d", len(xo), sim.DataDim()))
+	}
+	if !finite(xo) {
+		return nil, fmt.Errorf("sequential: the observation: %w: %v", ErrNonFinite, xo)
+	}
+	res := &SequentialResult{Method: method, Observation: append([]float64(nil), xo...), Estimator: est}
+	rng := rand.New(rand.NewPCG(cfg.Seed, 0x73657175))
+	prog := NewProgress(fmt.Sprintf("sequential (%s proposals)", method), cfg.Rounds)
+	defer prog.Finish()
+	for r := 1; r <= cfg.Rounds; r++ {
+		rd := SequentialRound{Round: r, Simulations: cfg.Simulations, Acceptance: math.NaN(), Threshold: math.NaN()}
+		prog.Set(r-1, fmt.Sprintf("round %d of %d: drawing parameters", r, cfg.Rounds))
+		theta, err := res.propose(ctx, rng, &rd, cfg)
+		if err != nil {
+			return res, fmt.Errorf("sequential: round %d: %w", r, err)
+		}
+		prog.Set(r-1, fmt.Sprintf("round %d of %d: simulating", r, cfg.Rounds))
+		s, err := SimulateBatchContext(ctx, rng, sim, theta)
+		if err != nil {
+			return res, fmt.Errorf("sequential: round %d: %w", r, err)
+		}
+		rd.Dropped = s.Dropped
+		res.Theta, res.X = stackRows(res.Theta, s.Theta), stackRows(res.X, s.X)
+		rd.Pairs = res.Theta.RawMatrix().Rows
+		tc := cfg.Train
+		tc.Seed += uint64(r - 1)
+		tc.Resume = tc.Resume || r > 1 && !cfg.FromScratch
+		prog.Set(r-1, fmt.Sprintf("round %d of %d: training on %d pairs", r, cfg.Rounds, rd.Pairs))
+		rd.Train, err = res.train(ctx, r, tc, cfg)
+		if rd.Train != nil || err == nil {
+			res.Rounds = append(res.Rounds, rd)
+		}
+		if err != nil {
+			return res, fmt.Errorf("sequential: round %d: %w", r, err)
+		}
+		res.Posterior = est.Posterior(xo)
+		prog.Set(r, fmt.Sprintf("round %d of %d done: best loss %.4g", r, cfg.Rounds, rd.Train.BestLoss))
+	}
+	if method == TruncatedProposals {
+		reg, err := newTruncatedPrior(ctx, rng, est, res.Posterior, cfg)
+		if err != nil {
+			return res, fmt.Errorf("sequential: the final region: %w", err)
+		}
+		res.Region = reg
+	}
+	return res, nil
+}
+
+// RoundPairs returns the pairs simulated in round (1, 2, …), without those that failed: rows
+// of Theta and X. It panics when the result has no such round.
+func (r *SequentialResult) RoundPairs(round int) (theta, x *mat.Dense) {
+	if round < 1 || round > len(r.Rounds) {
+		panic(fmt.Sprintf("sbi: SequentialResult.RoundPairs: round %d, expected 1 to %d", round, len(r.Rounds)))
+	}
+	rd := r.Rounds[round-1]
+	lo := rd.Pairs - (rd.Simulations - rd.Dropped)
+	_, dt := r.Theta.Dims()
+	_, dx := r.X.Dims()
+	return r.Theta.Slice(lo, rd.Pairs, 0, dt).(*mat.Dense), r.X.Slice(lo, rd.Pairs, 0, dx).(*mat.Dense)
+}
+
+// train trains the estimator in round r on the pairs of all rounds, with APT's atomic loss
+// from the second round on when the method is AtomicProposals.
+func (res *SequentialResult) train(ctx context.Context, r int, tc TrainConfig, cfg SequentialConfig) (*TrainResult, error) {
+	if npe, ok := res.Estimator.(*NPE); ok && res.Method == AtomicProposals && r > 1 {
+		npe.apt = aptState{atoms: cfg.Atoms}
+		defer func() { npe.apt = aptState{} }()
+	}
+	return res.Estimator.TrainContext(ctx, res.Theta, res.X, tc)
+}
+
+// sequentialMethod returns the method m names for est, or its default when m is "".
+func sequentialMethod(est Estimator, m SequentialMethod) (SequentialMethod, error) {
+	posteriorEstimator := false
+	switch est.(type) {
+	case *NPE, *NPEEnsemble, *FMPE:
+		posteriorEstimator = true
+	}
+	switch {
+	case m == "" && posteriorEstimator:
+		return TruncatedProposals, nil
+	case m == "":
+		return PosteriorProposals, nil
+	case m == PosteriorProposals && posteriorEstimator:
+		return "", fmt.Errorf("sequential: %T with posterior proposals would learn the posterior under the proposal, not under the prior: use TruncatedProposals, AtomicProposals (APT's correction, NPE only), or a ratio estimator (NRE)", est)
+	case m == AtomicProposals:
+		if _, ok := est.(*NPE); !ok {
+			return "", fmt.Errorf("sequential: AtomicProposals is APT's loss for NPE; %T has none: use %s", est, map[bool]SequentialMethod{true: TruncatedProposals, false: PosteriorProposals}[posteriorEstimator])
+		}
+	}
+	return m, nil
+}
+
+// propose draws the parameters of round rd: from the prior in the first round, else from the
+// method's proposal at the current posterior.
+func (res *SequentialResult) propose(ctx context.Context, rng *rand.Rand, rd *SequentialRound, cfg SequentialConfig) (*mat.Dense, error) {
+	prior := res.Estimator.Prior()
+	if rd.Round == 1 {
+		rd.Proposal, rd.Acceptance = "prior", 1
+		return prior.Sample(rng, cfg.Simulations), nil
+	}
+	if res.Method == PosteriorProposals || res.Method == AtomicProposals {
+		rd.Proposal = "posterior"
+		return sampleContext(ctx, res.Posterior, rng, cfg.Simulations)
+	}
+	rd.Proposal = "truncated prior"
+	tp, err := newTruncatedPrior(ctx, rng, res.Estimator, res.Posterior, cfg)
+	if err != nil {
+		return nil, err
+	}
+	rd.Threshold = tp.Threshold
+	theta, err := tp.SampleContext(ctx, rng, cfg.Simulations)
+	rd.Acceptance = tp.Acceptance()
+	return theta, err
+}
+
+// TruncatedPrior is a prior truncated to the highest-density region of a posterior,
+// {θ : log q(θ | xo) ≥ Threshold}, where Threshold is the ε-quantile of the log densities of
+// draws from q, so that the region holds 1 − ε of q's mass (Deistler et al. 2022, eq. 4).
+// It samples by rejection from the prior and reports the share accepted, an estimate of the
+// region's prior mass. It is safe for concurrent use.
+type TruncatedPrior struct {
+	prior dist.Distribution
+	post  Posterior
+	// Threshold is the least log q(θ | xo) inside the region; Epsilon the mass of q outside.
+	Threshold, Epsilon float64
+	floor              float64 // MinAcceptance
+
+	mu                 sync.Mutex
+	proposed, accepted int
+}
+
+// newTruncatedPrior sets the threshold of post's region at 1 − cfg.Epsilon from
+// cfg.ThresholdSamples draws.
+func newTruncatedPrior(ctx context.Context, rng *rand.Rand, est Estimator, post Posterior, cfg SequentialConfig) (*TruncatedPrior, error) {
+	draws, err := sampleContext(ctx, post, rng, cfg.ThresholdSamples)
+	if err != nil {
+		return nil, fmt.Errorf("drawing %d posterior samples for the region's threshold: %w", cfg.ThresholdSamples, err)
+	}
+	lp := post.LogProb(draws)
+	th := quantileLinear(lp, cfg.Epsilon)
+	if math.IsNaN(th) || math.IsInf(th, 0) {
+		return nil, fmt.Errorf("%w: the %g-quantile of the posterior's log densities is %g: the posterior's density is not finite at its own draws", ErrDiverged, cfg.Epsilon, th)
+	}
+	return &TruncatedPrior{prior: est.Prior(), post: post, Threshold: th, Epsilon: cfg.Epsilon, floor: cfg.MinAcceptance}, nil
+}
+
+// quantileLinear is the q-quantile of v with linear interpolation between order statistics
+// (position q·(n−1), as numpy's and torch's default), NaN for no values.
+func quantileLinear(v []float64, q float64) float64 {
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	pos := q * float64(len(s)-1)
+	lo := int(math.Floor(pos))
+	if lo >= len(s)-1 {
+		return s[len(s)-1]
+	}
+	f := pos - float64(lo)
+	if f == 0 {
+		return s[lo]
+	}
+	return s[lo] + f*(s[lo+1]-s[lo])
+}
+
+// Dim is the number of parameters.
+func (t *TruncatedPrior) Dim() int { return t.prior.Dim() }
+
+// Contains reports whether θ lies in the region: in the prior's support, with
+// log q(θ | xo) ≥ Threshold.
+func (t *TruncatedPrior) Contains(theta []float64) bool {
+	return t.inside(mat.NewDense(1, len(theta), append([]float64(nil), theta...)))[0]
+}
+
+// InSupport is Contains: the region is the support of the truncated prior.
+func (t *TruncatedPrior) InSupport(theta []float64) bool { return t.Contains(theta) }
+
+// Support is the prior's box (the region's own bounds are not computed).
+func (t *TruncatedPrior) Support() (low, high []float64) { return t.prior.Support() }
+
+// LogProb is the prior's log density inside the region and −Inf outside it, not renormalized
+// by the region's prior mass (subtract log Acceptance() for that).
+func (t *TruncatedPrior) LogProb(theta *mat.Dense) []float64 {
+	out := t.prior.LogProb(theta)
+	lq := t.post.LogProb(theta)
+	for i := range out {
+		if !(lq[i] >= t.Threshold) {
+			out[i] = math.Inf(-1)
+		}
+	}
+	return out
+}
+
+// Acceptance is the share of prior draws that fell inside the region over all draws so far,
+// NaN before the first.
+func (t *TruncatedPrior) Acceptance() float64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.proposed == 0 {
+		return math.NaN()
+	}
+	return float64(t.accepted) / float64(t.proposed)
+}
+
+// Sample draws n parameter vectors from the truncated prior, stopped by the host's context;
+// it panics with SampleContext's error (the shorthand of the package's naming rule).
+func (t *TruncatedPrior) Sample(rng *rand.Rand, n int) *mat.Dense {
+	return safe.Must(t.SampleContext(runenv.Context(), rng, n))
+}
+
+// SampleContext draws n parameter vectors from the prior, keeping those inside the region,
+// until ctx is done. It returns an error wrapping ErrLowAcceptance when fewer than the floor
+// (SequentialConfig.MinAcceptance) of the prior's draws land in the region, measured on at
+// least 10,000 draws.
+func (t *TruncatedPrior) SampleContext(ctx context.Context, rng *rand.Rand, n int) (*mat.Dense, error) {
+	if n < 1 {
+		return nil, fmt.Errorf("truncated prior: n = %d, expected at least 1 sample", n)
+	}
+	out := mat.NewDense(n, t.Dim(), nil)
+	got, proposed, accepted := 0, 0, 0
+	defer func() {
+		t.mu.Lock()
+		t.proposed += proposed
+		t.accepted += accepted
+		t.mu.Unlock()
+	}()
+	for got < n {
+		if err := cancel.Check(ctx, "sampling the truncated prior"); err != nil {
+			return nil, err
+		}
+		rate := float64(accepted+1) / float64(proposed+1)
+		m := min(int(float64(n-got)/max(rate, t.floor)*1.1)+1, 1<<18)
+		cand := t.prior.Sample(rng, m)
+		lq := t.post.LogProb(cand)
+		for i, v := range lq {
+			if !(v >= t.Threshold) {
+				continue
+			}
+			accepted++
+			if got < n {
+				copy(out.RawRowView(got), cand.RawRowView(i))
+				got++
+			}
+		}
+		proposed += m
+		if got < n && proposed >= 10_000 && float64(accepted) < t.floor*float64(proposed) {
+			return nil, fmt.Errorf("truncated prior: %w: only %d of %d prior draws (%.2g%%) fell in the posterior's region of mass 1 − %g, below the floor of %.2g%%: the posterior is too narrow for rejection from the prior (raise Epsilon, lower MinAcceptance at the cost of time, or use a ratio estimator with posterior proposals)",
+				ErrLowAcceptance, accepted, proposed, 100*float64(accepted)/float64(proposed), t.Epsilon, 100*t.floor)
+		}
+	}
+	return out, nil
+}
+
+// inside reports for every row of theta whether it lies in the region.
+func (t *TruncatedPrior) inside(theta *mat.Dense) []bool {
+	lq := t.post.LogProb(theta)
+	out := make([]bool, len(lq))
+	for i, v := range lq {
+		out[i] = v >= t.Threshold && t.prior.InSupport(theta.RawRowView(i))
+	}
+	return out
+}
+
+// String says what the region is and its acceptance so far.
+func (t *TruncatedPrior) String() string {
+	return fmt.Sprintf("prior truncated to the posterior's region of mass 1 − %g (log q ≥ %.4g), acceptance %.4g", t.Epsilon, t.Threshold, t.Acceptance())
+}
+
+// stackRows returns the rows of a followed by those of b (b alone when a is nil).
+func stackRows(a, b *mat.Dense) *mat.Dense {
+	if a == nil {
+		return mat.DenseCopyOf(b)
+	}
+	ra, c := a.Dims()
+	rb, _ := b.Dims()
+	out := mat.NewDense(ra+rb, c, nil)
+	out.Slice(0, ra, 0, c).(*mat.Dense).Copy(a)
+	out.Slice(ra, ra+rb, 0, c).(*mat.Dense).Copy(b)
+	return out
+}
