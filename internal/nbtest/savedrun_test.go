@@ -116,10 +116,6 @@ var staleSavedRuns = map[string]staleRun{
 		"made before the bivariate OU (Fig. 3, Tables 4–5) and Lotka–Volterra (§3.2) sections, whose cells it lacks, and before the naming rule's renames (#33.5: calib.MustScoreCalibrate, viz.CornerConfig); re-make with GOSBI_FULL=1."},
 	"tutorials/results/02-your-simulator-full.ipynb": {"ad19e8b504935b98",
 		"made before the section on a batch simulator in a %%compile cell (two code cells it lacks) and the best-of-five timings, and before the naming rule's renames (#33.5); its timing table is not today's. Re-make with GOSBI_FULL=1."},
-	"tutorials/results/03-diagnose-and-calibrate-full.ipynb": {"10a9a1a0f32c050c",
-		"differs only by the naming rule's renames (#33.5: MustTrain, diag.MustGridCoverage, MustSBC, NewBalanceRegularizer, NewCoverageRegularizer, MustNewConformal, MustRegionCoverage, MustMisspecification, MustNewLC2ST, MustTest); not re-run to confirm that its numbers are today's."},
-	"tutorials/results/04-notebook-tour-full.ipynb": {"41ba4479abb776ea",
-		"differs only by the naming rule's renames (#33.5: MustTrain, MustSaveFile, sbi.LoadFile and MustLoadFile for LoadNPEFile); not re-run to confirm that its outputs are today's."},
 }
 
 // TestRepositorySavedRuns fails when a saved full run of a notebook or tutorial (results/NAME-*.ipynb)
