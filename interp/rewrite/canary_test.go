@@ -178,3 +178,33 @@ func TestCanaryRenameMain(t *testing.T) {
 		t.Errorf("rewritten: %s() fails: %v", MainName, err)
 	}
 }
+
+func TestCanaryZeroNamedResults(t *testing.T) {
+	const gain = "func gain(x int) (g, se int) {\n\tg += x\n\treturn g, 0\n}"
+	const loop = "func last() int {\n\tn := 0\n\tfor _, x := range []int{1, 2, 3} {\n\t\tg, _ := gain(x)\n\t\tn = g\n\t}\n\treturn n\n}"
+	got, err := evalInt(t, newInterp(t), gain, loop, "last()")
+	if err == nil && got == 3 {
+		t.Errorf("yaegi now starts every call with zero named results: drop pass %s (%s)", zeroNamedResults.Name, zeroNamedResults.Issue)
+	}
+	got, err = evalInt(t, newInterp(t), rewritten(t, zeroNamedResults, Env{}, Decl, gain), loop, "last()")
+	if err != nil || got != 3 {
+		t.Errorf("rewritten: last() = %d, %v; want 3", got, err)
+	}
+	// a function literal on one line, with a blank result and a result of a composite type
+	const lit = "f := func(x int) (g int, _ string, xs []int) { g += x; xs = append(xs, x); return }"
+	out := rewritten(t, zeroNamedResults, Env{}, Stmt, lit)
+	want := "func(x int) (g int, _ string, xs []int) { g, xs = *new(int), *new([]int); /*line _.go:1:47*/ g += x;"
+	if !strings.Contains(out, want) {
+		t.Errorf("rewritten literal %q, want it to contain %q", out, want)
+	}
+	got, err = evalInt(t, newInterp(t), out, "func run() (s int) {\n\tfor _, x := range []int{1, 2, 3} {\n\t\tg, _, xs := f(x)\n\t\ts = 10*g + len(xs)\n\t}\n\treturn s\n}", "run()")
+	if err != nil || got != 31 {
+		t.Errorf("rewritten literal in a loop: s = %d, %v; want 31", got, err)
+	}
+	// one named result, or none, is left alone
+	for _, text := range []string{"func h(x int) (g int) { g += x; return }", "func k(x int) (int, int) { return x, x }"} {
+		if out, _ := zeroNamedResults.Rewrite(Env{}, Unit{Kind: Decl, Text: text, Line: 1, Col: 1}); out != text {
+			t.Errorf("%q rewritten to %q, want it unchanged", text, out)
+		}
+	}
+}

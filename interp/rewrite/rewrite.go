@@ -14,8 +14,8 @@
 //     and drop a rewrite that does not).
 //
 // The passes, in the order of Pipeline and each in the file of its name: rename-main,
-// hoist-method-values, reorder-defines, parenthesize-tuples, func-scope and
-// redeclare-via-temps. Run applies them to the units of a cell, once, after the session has
+// hoist-method-values, reorder-defines, parenthesize-tuples, zero-named-results, func-scope
+// and redeclare-via-temps. Run applies them to the units of a cell, once, after the session has
 // split it.
 package rewrite
 
@@ -73,7 +73,7 @@ type Pass struct {
 // Pipeline is the passes, in the order Run applies them. The order matters: func-scope comes
 // after hoist-method-values, whose block of definitions must run in a function literal at the
 // top of a cell, and redeclare-via-temps last, as its result is two statements.
-var Pipeline = []Pass{renameMain, hoistMethodValues, reorderDefines, parenthesizeTuples, funcScope, redeclareViaTemps}
+var Pipeline = []Pass{renameMain, hoistMethodValues, reorderDefines, parenthesizeTuples, zeroNamedResults, funcScope, redeclareViaTemps}
 
 // Run rewrites the units of a cell in place with the passes of Pipeline, in order. It
 // returns the first error of a pass, whose message starts with the interpreter's position
