@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"github.com/gosbi/gosbi/sbi/internal/binom"
 	"github.com/gosbi/gosbi/sbi/internal/safe"
 	"github.com/gosbi/gosbi/sbi/internal/table"
 )
@@ -109,17 +110,8 @@ func (c *Conformal) MustMeasureCoverage(theta, x *mat.Dense) *ConformalCoverage 
 	return safe.Must(c.MeasureCoverage(theta, x))
 }
 
-// clopperPearson is the exact 95% interval of a binomial proportion k/n.
-func clopperPearson(k, n int) (float64, float64) {
-	lo, hi := 0.0, 1.0
-	if k > 0 {
-		lo = distuv.Beta{Alpha: float64(k), Beta: float64(n - k + 1)}.Quantile(0.025)
-	}
-	if k < n {
-		hi = distuv.Beta{Alpha: float64(k + 1), Beta: float64(n - k)}.Quantile(0.975)
-	}
-	return lo, hi
-}
+// clopperPearson is the exact two-sided 95% interval of a binomial proportion k/n.
+func clopperPearson(k, n int) (float64, float64) { return binom.ClopperPearson(k, n, 0.025) }
 
 // betaBinomialPValue is the two-sided p-value of j under Beta-Binomial(m, a, b): the total
 // probability of the outcomes no more likely than j,

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/gosbi/gosbi/sbi/diag"
+	"github.com/gosbi/gosbi/sbi/internal/binom"
 )
 
 // Verdict is the outcome of a certification: Certified, NotCertified or Inconclusive.
@@ -169,17 +170,9 @@ func levelIndex(levels []float64, l float64) int {
 }
 
 // clopperPearson returns the one-sided (1 − alpha) lower and upper confidence bounds of a
-// binomial proportion with count successes in n trials: the alpha quantile of Beta(k, n−k+1)
-// and the 1 − alpha quantile of Beta(k+1, n−k) (Clopper & Pearson 1934), 0 and 1 at the ends.
+// binomial proportion with count successes in n trials (binom.ClopperPearson).
 func clopperPearson(count, n int, alpha float64) (lo, hi float64) {
-	lo, hi = 0, 1
-	if count > 0 {
-		lo = distuv.Beta{Alpha: float64(count), Beta: float64(n - count + 1)}.Quantile(alpha)
-	}
-	if count < n {
-		hi = distuv.Beta{Alpha: float64(count + 1), Beta: float64(n - count)}.Quantile(1 - alpha)
-	}
-	return lo, hi
+	return binom.ClopperPearson(count, n, alpha)
 }
 
 func checkLevel(level float64, count, n int, t Target) LevelCheck {
