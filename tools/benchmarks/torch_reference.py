@@ -304,6 +304,9 @@ def nle_step():
         opt.zero_grad()
         loss.backward()
         nn.utils.clip_grad_norm_(flow.parameters(), 5.0)
+        opt.step()
+
+    return step
 
 
 class AffineMADE(nn.Module):
