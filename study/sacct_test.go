@@ -232,10 +232,12 @@ func TestWaitSettles(t *testing.T) {
 }
 
 func TestOutputPattern(t *testing.T) {
+	root := t.TempDir()
 	for dir, want := range map[string]string{
-		"/data/study":      "/data/study/slurm/logs/train-%A_%a.log",
-		"/data/100%/a%j%%": "/data/100%%/a%%j%%%%/slurm/logs/train-%A_%a.log",
+		"study":      "study/slurm/logs/train-%A_%a.log",
+		"100%/a%j%%": "100%%/a%%j%%%%/slurm/logs/train-%A_%a.log",
 	} {
+		dir, want = filepath.Join(root, dir), strings.ReplaceAll(root, "%", "%%")+"/"+want
 		if got := outputPattern(dir, "train"); got != want {
 			t.Errorf("outputPattern(%q) = %q, want %q", dir, got, want)
 		}
