@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"syscall"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -19,10 +20,11 @@ import (
 	"github.com/gosbi/gosbi/sbi"
 	"github.com/gosbi/gosbi/sbi/certify"
 	"github.com/gosbi/gosbi/sbi/task"
+	"github.com/gosbi/gosbi/study"
 )
 
 // certifyUsage is the synopsis of `gosbi certify`.
-const certifyUsage = "usage: gosbi certify SPEC.json [--out FILE] [--html FILE]"
+const certifyUsage = "usage: gosbi certify SPEC.json [--out FILE] [--html FILE] [--study DIR [--executor local|slurm] [options]]"
 
 // certifyHelp says what `gosbi certify` does and what SPEC holds.
 const certifyHelp = `Certifies a posterior for a task of package sbi/task (certify.Certify): trains an estimator,
@@ -37,12 +39,21 @@ final test set, and prints the certificate. SPEC is a JSON object:
    "levels": [0.5, 0.8, 0.9, 0.95], "tolerance": 0.05, "alpha": 0.05, "conservative": false,
    "remedies": ["coverage regularizer", "conformal regions"],   omitted: the default order; []: none
    "samples": 1000, "seed": 1,
+   "seeds": [1, 2, 3],             instead of seed: one certification per seed (needs --study)
    "observations": [[...], ...],   observations given as data rows
    "task_observations": [1, 2]}    sbibm observations by number (needs gosbi data fetch)
 
 --out writes the certificate with its estimator (certify.LoadFile reads it back); --html writes the
 certificate as a standalone page. The exit status is 0 whatever the verdict, which the first line of
-the output states; an error (bad SPEC, a failed run) exits with status 1.`
+the output states; an error (bad SPEC, a failed run) exits with status 1.
+
+--study DIR runs the certification as a study (package study) in DIR: one job per seed, which
+runs the whole certification of that seed and records its certificate, and a summary job that
+counts the verdicts. The jobs of several seeds run side by side (--executor local, --workers) or
+as one Slurm array (--executor slurm); the steps of one certification run in sequence, since each
+remedy is chosen by the diagnosis before it. Running the same command again resumes the study:
+seeds whose certificate is recorded are not certified again (gosbi study status DIR shows where it
+stands). A seed's certificate is the one that the run without --study gives for that seed.`
 
 // certifySpec is the JSON of `gosbi certify SPEC`.
 type certifySpec struct {
@@ -60,6 +71,7 @@ type certifySpec struct {
 	Samples          int         `json:"samples"`
 	SBCSamples       int         `json:"sbc_samples"`
 	Seed             uint64      `json:"seed"`
+	Seeds            []uint64    `json:"seeds,omitempty"`
 	Observations     [][]float64 `json:"observations"`
 	TaskObservations []int       `json:"task_observations"`
 }
@@ -77,6 +89,16 @@ func parseCertifySpec(data []byte) (*certifySpec, error) {
 	}
 	if s.Task == "" {
 		return nil, fmt.Errorf("the spec names no task: set \"task\" to one of %v", task.Names())
+	}
+	if len(s.Seeds) > 0 && s.Seed != 0 {
+		return nil, fmt.Errorf("the spec sets both seed (%d) and seeds (%v); give one of them", s.Seed, s.Seeds)
+	}
+	seen := map[uint64]bool{}
+	for _, sd := range s.Seeds {
+		if seen[sd] {
+			return nil, fmt.Errorf("seeds %v holds %d twice; give distinct seeds", s.Seeds, sd)
+		}
+		seen[sd] = true
 	}
 	return &s, nil
 }
@@ -150,6 +172,14 @@ func certifyMain(args []string) error {
 	}
 	out := fs.String("out", "", "write the certificate with its estimator to `FILE`")
 	page := fs.String("html", "", "write the certificate as a standalone HTML page to `FILE`")
+	var opts studyOptions
+	fs.StringVar(&opts.dir, "study", "", "run as a resumable study in `DIR`: one job per seed (see above)")
+	fs.StringVar(&opts.executor, "executor", "local", "with --study: local (this machine) or slurm (one sbatch array)")
+	fs.IntVar(&opts.workers, "workers", 0, "with --study, local: seeds certified at once (default: one per core)")
+	fs.StringVar(&opts.partition, "partition", "", "with --study, slurm: partition")
+	fs.StringVar(&opts.time, "time", "", "with --study, slurm: time limit per seed (e.g. 2:00:00)")
+	fs.StringVar(&opts.mem, "mem", "", "with --study, slurm: memory per seed (e.g. 4G)")
+	fs.IntVar(&opts.cpus, "cpus", 0, "with --study, slurm: CPUs per seed")
 	var spec string
 	// the spec may come before or after the flags
 	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
@@ -175,18 +205,44 @@ func certifyMain(args []string) error {
 	if err != nil {
 		return fmt.Errorf("certify %s: %w", spec, err)
 	}
-	t, obs, cfg, err := s.config()
+	if err := checkStudyFlags(fs, s, opts.dir, *out, *page); err != nil {
+		return fmt.Errorf("certify %s: %w", spec, err)
+	}
+	one := *s
+	if len(one.Seeds) == 1 {
+		one.Seed, one.Seeds = one.Seeds[0], nil
+	}
+	t, obs, cfg, err := one.config() // checks the spec before a study is created
 	if err != nil {
 		return fmt.Errorf("certify %s: %w", spec, err)
 	}
-	runenv.ProgressToStderr()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt) // Ctrl-C stops the run
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM) // Ctrl-C stops the run
 	defer stop()
-	cert, err := certify.CertifyContext(ctx, t.Prior(), t, obs, cfg)
-	if err != nil {
-		return fmt.Errorf("certify %s: %w", spec, err)
+	var certs []*certify.Certificate
+	if opts.dir != "" {
+		runenv.SetContext(ctx) // the jobs run certify.Certify, which the host's context stops
+		opts.progress = os.Stderr
+		var st *study.Study
+		certs, st, err = runCertifyStudy(ctx, s, opts)
+		if err != nil {
+			return fmt.Errorf("certify %s: %w", spec, err)
+		}
+		defer fmt.Printf("study %s: %s\n", st.Dir, st.Status().Line())
+	} else {
+		runenv.ProgressToStderr()
+		cert, err := certify.CertifyContext(ctx, t.Prior(), t, obs, cfg)
+		if err != nil {
+			return fmt.Errorf("certify %s: %w", spec, err)
+		}
+		certs = []*certify.Certificate{cert}
 	}
-	fmt.Println(cert.String())
+	for k, cert := range certs {
+		if len(certs) > 1 {
+			fmt.Printf("seed %d of %d — ", k+1, len(certs))
+		}
+		fmt.Println(cert.String())
+	}
+	cert := certs[0]
 	if *out != "" {
 		if err := cert.SaveFile(*out); err != nil {
 			return fmt.Errorf("certify: saving the certificate: %w", err)
@@ -198,6 +254,31 @@ func certifyMain(args []string) error {
 			return fmt.Errorf("certify: writing the HTML page: %w", err)
 		}
 		fmt.Println("certificate page written to", *page)
+	}
+	return nil
+}
+
+// checkStudyFlags refuses the flags that do not go together: study options without --study,
+// several seeds without --study, and --out or --html with several seeds (each seed's
+// certificate is kept in its record of the study).
+func checkStudyFlags(fs *flag.FlagSet, s *certifySpec, dir, out, page string) error {
+	if dir == "" {
+		var set []string
+		fs.Visit(func(f *flag.Flag) {
+			switch f.Name {
+			case "executor", "workers", "partition", "time", "mem", "cpus":
+				set = append(set, "--"+f.Name)
+			}
+		})
+		if len(set) > 0 {
+			return fmt.Errorf("%v only go with --study DIR", set)
+		}
+		if len(s.Seeds) > 1 {
+			return fmt.Errorf("the spec has %d seeds: certifying several seeds needs --study DIR (one job per seed)", len(s.Seeds))
+		}
+	}
+	if len(s.Seeds) > 1 && (out != "" || page != "") {
+		return fmt.Errorf("--out and --html write one certificate, and the spec has %d seeds: each seed's certificate is kept in its record of the study (%s under jobs/certify)", len(s.Seeds), certificateFile)
 	}
 	return nil
 }

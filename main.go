@@ -59,7 +59,7 @@ func commands() []command {
 			"Downloads sbibm's observations, true parameters and reference posterior samples (about 19 MB)\ninto DIR (default $GOSBI_DATA, else the user cache directory), checking each file's size and\nSHA-256 against those recorded in gosbi. The tutorials work without them.", true, dataMain},
 		{"study", "study run SPEC [--executor local|slurm] [--dir DIR] | status DIR | worker DIR INDEX",
 			"Runs a sweep as a resumable grid of jobs, on this machine or as Slurm job arrays;\nstatus counts the jobs per stage and state, worker runs one job (what an array task calls).", false, study.Main},
-		{"certify", "certify SPEC.json [--out FILE] [--html FILE]  a posterior with its certificate for a task",
+		{"certify", "certify SPEC.json [--out FILE] [--html FILE] [--study DIR]  a posterior with its certificate for a task",
 			certifyHelp, true, certifyMain},
 		{"version", "version                        print the version", "", false, func([]string) error {
 			fmt.Println("gosbi", Version)
@@ -131,7 +131,7 @@ func completion(args []string) error {
 }
 
 // bashCompletion completes the command, then the flags and files of run, script, install,
-// data fetch and study.
+// data fetch, study and certify.
 const bashCompletion = `# bash completion for gosbi: source <(gosbi completion bash)
 _gosbi() {
   local cur=${COMP_WORDS[COMP_CWORD]} cmd=${COMP_WORDS[1]}
@@ -150,6 +150,9 @@ _gosbi() {
            elif [[ ${COMP_WORDS[2]} == run && $cur == -* ]]; then
              COMPREPLY=($(compgen -W "--executor --dir --wait --workers --retries --partition --time --mem --cpus --throttle --help" -- "$cur"))
            else COMPREPLY=($(compgen -f -X '!*.json' -- "$cur") $(compgen -d -- "$cur")); fi ;;
+    certify)
+      if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--out --html --study --executor --workers --partition --time --mem --cpus --help" -- "$cur"))
+      else COMPREPLY=($(compgen -f -X '!*.json' -- "$cur") $(compgen -d -- "$cur")); fi ;;
     completion) COMPREPLY=($(compgen -W "bash" -- "$cur")) ;;
     help) COMPREPLY=($(compgen -W "%[1]s" -- "$cur")) ;;
   esac

@@ -135,7 +135,7 @@ func TestCompletionListsEveryFlag(t *testing.T) {
 	}
 	_, script, _ := gosbi(t, "completion", "bash")
 	flagRE := regexp.MustCompile(`(?m)^  --?([a-z][a-z-]*)`)
-	for _, cmd := range []string{"run", "install", "data fetch", "study run"} {
+	for _, cmd := range []string{"run", "install", "data fetch", "study run", "certify"} {
 		_, help, _ := gosbi(t, append(strings.Fields(cmd), "--help")...)
 		want := []string{"--help"}
 		for _, m := range flagRE.FindAllStringSubmatch(help, -1) {

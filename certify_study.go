@@ -1,0 +1,219 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/gosbi/gosbi/internal/atomicfile"
+	"github.com/gosbi/gosbi/sbi/certify"
+	"github.com/gosbi/gosbi/study"
+)
+
+// A certification as a study (gosbi certify SPEC --study DIR).
+//
+// One certification is sequential: the remedies are tried in order because each one is chosen
+// by the diagnosis before it, the final test judges the candidate those diagnoses chose, and
+// every step draws from streams of the one seed. Its steps are therefore not independent jobs;
+// what is independent is a certification per seed. The study has one job per seed of the spec
+// (stage "certify", run side by side locally or as one Slurm array) and an aggregate job
+// (stage "summary") that counts the verdicts. A job's record holds the certificate with its
+// estimator (certify.LoadFile reads it), its text, and the verdict and coverage as metrics;
+// an interrupted study resumes with the seeds that have no record, and a job is the same
+// computation, giving the same certificate, as `gosbi certify` run alone with that seed.
+
+// The names of the study's functions, registered in every gosbi binary so that `gosbi study
+// worker` (a Slurm array task) and `gosbi study run DIR` can run them.
+const (
+	certifyJobFunc     = "gosbi.certify"
+	certifySummaryFunc = "gosbi.certify-summary"
+	certificateFile    = "certificate.json" // in a certify job's record
+	certificateText    = "certificate.txt"
+)
+
+func init() {
+	study.Register(certifyJobFunc, certifyJob)
+	study.Register(certifySummaryFunc, certifySummary)
+}
+
+// seeds returns the seeds of the spec: Seeds, or the one Seed.
+func (s *certifySpec) seeds() []uint64 {
+	if len(s.Seeds) > 0 {
+		return s.Seeds
+	}
+	return []uint64{s.Seed}
+}
+
+// studySpec is the study of a certify spec: an axis of its seeds and the spec itself, without
+// its seeds, as the constant every job reads.
+func (s *certifySpec) studySpec() (*study.Spec, error) {
+	one := *s
+	one.Seed, one.Seeds = 0, nil
+	data, err := json.Marshal(&one)
+	if err != nil {
+		return nil, err
+	}
+	var values []string
+	for _, sd := range s.seeds() {
+		values = append(values, strconv.FormatUint(sd, 10))
+	}
+	sp := &study.Spec{
+		Name:   "certify-" + s.Task,
+		Axes:   []study.Axis{{Name: "seed", Values: values}},
+		Params: map[string]string{"spec": string(data)},
+		Stages: []study.Stage{
+			{Name: "certify", Over: []string{"seed"}, Func: certifyJobFunc},
+			{Name: "summary", All: true, Func: certifySummaryFunc},
+		},
+	}
+	if err := sp.Validate(); err != nil {
+		return nil, err
+	}
+	return sp, nil
+}
+
+// verdictCode is the verdict as a metric: 1 certified, 0 inconclusive, −1 not certified.
+func verdictCode(v certify.Verdict) float64 {
+	switch v {
+	case certify.Certified:
+		return 1
+	case certify.NotCertified:
+		return -1
+	}
+	return 0
+}
+
+// certifyJob runs the certification of one seed and records its certificate.
+func certifyJob(j *study.Job) error {
+	s, err := parseCertifySpec([]byte(j.String("spec")))
+	if err != nil {
+		return err
+	}
+	seed, err := strconv.ParseUint(j.String("seed"), 10, 64)
+	if err != nil {
+		return fmt.Errorf("seed %q: expected an unsigned integer", j.String("seed"))
+	}
+	s.Seed, s.Seeds = seed, nil
+	t, obs, cfg, err := s.config()
+	if err != nil {
+		return err
+	}
+	j.Logf("certifying %s with seed %d", s.Task, seed)
+	cert, err := certify.Certify(t.Prior(), t, obs, cfg) // stopped by runenv.Context()
+	if err != nil {
+		return err
+	}
+	if err := cert.SaveFile(j.Path(certificateFile)); err != nil {
+		return err
+	}
+	text := cert.String()
+	if err := atomicfile.Write(j.Path(certificateText), 0o644, func(w io.Writer) error {
+		_, err := io.WriteString(w, text)
+		return err
+	}); err != nil {
+		return err
+	}
+	j.Logf("%s", text)
+	j.Set("verdict", verdictCode(cert.Verdict()))
+	j.Set("tried", float64(cert.Tried))
+	j.Set("test_pairs", float64(cert.Final.N))
+	j.Set("simulations_used", float64(cert.Budget.Used))
+	var levels, coverage, lower, upper []float64
+	for _, c := range cert.Final.Checks {
+		levels = append(levels, c.Level)
+		coverage = append(coverage, c.Coverage)
+		lower = append(lower, c.Lower)
+		upper = append(upper, c.Upper)
+	}
+	j.SetSeries("levels", levels)
+	j.SetSeries("coverage", coverage)
+	j.SetSeries("lower", lower)
+	j.SetSeries("upper", upper)
+	return nil
+}
+
+// certifySummary counts the verdicts of the seeds.
+func certifySummary(j *study.Job) error {
+	rs, err := j.Inputs("certify")
+	if err != nil {
+		return err
+	}
+	counts := map[float64]float64{}
+	for _, r := range rs {
+		v, err := r.Metric("verdict")
+		if err != nil {
+			return err
+		}
+		counts[v]++
+	}
+	j.Set("seeds", float64(len(rs)))
+	j.Set("certified", counts[1])
+	j.Set("inconclusive", counts[0])
+	j.Set("not_certified", counts[-1])
+	return nil
+}
+
+// studyOptions are the flags of `gosbi certify --study`.
+type studyOptions struct {
+	dir, executor         string
+	workers               int
+	partition, time, mem  string
+	cpus                  int
+	progress, certificate io.Writer
+}
+
+// runCertifyStudy creates the study of the spec in opts.dir (or opens it: a directory that
+// holds the study of another spec is refused), runs the jobs that have no record and returns
+// the certificates, one per seed in the order of the spec.
+func runCertifyStudy(ctx context.Context, s *certifySpec, opts studyOptions) ([]*certify.Certificate, *study.Study, error) {
+	sp, err := s.studySpec()
+	if err != nil {
+		return nil, nil, err
+	}
+	progress := study.TextProgress(opts.progress)
+	var e study.Executor
+	switch opts.executor {
+	case "", "local":
+		e = &study.Local{Workers: opts.workers, Progress: progress}
+	case "slurm":
+		e = &study.Slurm{Partition: opts.partition, Time: opts.time, Memory: opts.mem, CPUsPerTask: opts.cpus,
+			Retries: 1, Progress: progress}
+	default:
+		return nil, nil, fmt.Errorf("--executor = %q, expected local or slurm", opts.executor)
+	}
+	st, err := study.Create(opts.dir, sp, ".")
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := st.Run(ctx, e); err != nil {
+		fmt.Fprint(opts.progress, st.Status())
+		return nil, st, err
+	}
+	if status := st.Status(); !status.Complete() {
+		return nil, st, fmt.Errorf("the study in %s is not complete (%s); run the same command again to resume it", st.Dir, status.Line())
+	}
+	return studyCertificates(st)
+}
+
+// studyCertificates loads the certificate of every seed of a complete certify study.
+func studyCertificates(st *study.Study) ([]*certify.Certificate, *study.Study, error) {
+	var certs []*certify.Certificate
+	for _, i := range st.StageJobs("certify") {
+		r, err := st.Record(i)
+		if err != nil {
+			return nil, st, err
+		}
+		c, err := certify.LoadFile(r.Path(certificateFile))
+		if err != nil {
+			return nil, st, fmt.Errorf("the certificate of %s: %w", st.Jobs[i], err)
+		}
+		certs = append(certs, c)
+	}
+	if len(certs) == 0 {
+		return nil, st, errors.New("the study holds no certificate")
+	}
+	return certs, st, nil
+}
