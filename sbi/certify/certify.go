@@ -100,10 +100,10 @@ type Config struct {
 	// New makes a fresh, untrained estimator; nil means sbi.NewNPE(prior, sbi.NPEConfig{}).
 	New func() sbi.Estimator
 	// Trained is an estimator trained elsewhere (any sbi.Amortized, e.g. a posterior made by
-	// hand). Certify then trains nothing and skips the regularizer remedy; its training
-	// simulations are not part of the budget. Certify draws its own check and test
-	// simulations from streams of Seed, so the estimator has not seen them unless it was
-	// trained on simulations drawn from those very streams.
+	// hand). Certify then trains nothing and skips the more-simulations and regularizer
+	// remedies; its training simulations are not part of the budget. Certify draws its own
+	// check and test simulations from streams of Seed, so the estimator has not seen them
+	// unless it was trained on simulations drawn from those very streams.
 	Trained sbi.Amortized
 	// Train configures each training; its Seed is replaced by one derived from Seed, the same
 	// for the first training and the regularized one, so that they differ by the regularizer.
