@@ -3,6 +3,7 @@ package certify
 import (
 	"fmt"
 	"html"
+	"math"
 	"strings"
 	"time"
 
@@ -36,10 +37,14 @@ type Certificate struct {
 	SBC           *diag.SBCResult
 	TARP          *diag.TARPResult
 
-	Steps        []Step             // what was done, in order, ending with the final test
-	Remedies     []Remedy           // the remedies allowed, in order
-	Tried        int                // remedies tried (including those skipped for a stated reason)
+	Steps    []Step   // what was done, in order: the first estimator, remedies, the final test, then per observation
+	Remedies []Remedy // the remedies allowed, in order
+	// Tried counts the remedies tried before the final test (including those skipped for a
+	// stated reason); score calibrations, per observation after it, are counted in the
+	// observations.
+	Tried        int
 	Observations []ObservationCheck // one per observation given, in order
+	Notes        []string           // what the budget left out, and why
 
 	Budget   Budget
 	Seed     uint64
@@ -49,12 +54,21 @@ type Certificate struct {
 	calTheta, calX *mat.Dense // the conformal calibration pairs (for Save)
 }
 
-// ObservationCheck is the certificate's word on one observation.
+// ObservationCheck is the certificate's word on one observation: the misspecification check,
+// the local test (L-C2ST) where it ran, the score calibration where it ran, and the verdict
+// with its claim (see Claim).
 type ObservationCheck struct {
 	X       []float64
 	Misspec *diag.MisspecResult // nil when the check could not run
-	Verdict Verdict
-	Reason  string
+	// Local is L-C2ST of the chosen estimator at X, on held-out simulations; nil when it did
+	// not run. When it rejects, the observation is not certified ("local test rejects").
+	Local *diag.LC2STResult `json:",omitempty"`
+	// ScoreCal is the score calibration at X and its test; nil when it did not run. Posterior
+	// is then the adjusted posterior, and Claim is ClaimLocal.
+	ScoreCal *ScoreCalibrated `json:",omitempty"`
+	Claim    Claim            `json:",omitempty"` // what Verdict is about; "" for a refused observation
+	Verdict  Verdict
+	Reason   string
 }
 
 // Verdict is the global verdict: that of the final test.
@@ -63,13 +77,25 @@ func (c *Certificate) Verdict() Verdict { return c.Final.Verdict }
 // Certified reports whether the final test certified the target.
 func (c *Certificate) Certified() bool { return c.Final.Verdict == Certified }
 
-// Posterior is the chosen estimator's posterior at observation i (0-based), whatever its
-// verdict: check Observations[i].Verdict before trusting it.
+// Posterior is the posterior at observation i (0-based), whatever its verdict: the chosen
+// estimator's, or where the observation was score-calibrated the adjusted one (the map applied
+// to the estimator's draws). Check Observations[i].Verdict and Claim before trusting it.
 func (c *Certificate) Posterior(i int) (sbi.Posterior, error) {
 	if i < 0 || i >= len(c.Observations) {
 		return nil, fmt.Errorf("certify: observation %d does not exist; the certificate has %d", i, len(c.Observations))
 	}
-	return c.Estimator.Posterior(c.Observations[i].X), nil
+	o := c.Observations[i]
+	if o.ScoreCal != nil {
+		if err := o.ScoreCal.Map.check(); err != nil {
+			return nil, err
+		}
+		return c.adjusted(o.ScoreCal).Posterior(o.X), nil
+	}
+	return c.Estimator.Posterior(o.X), nil
+}
+
+func (c *Certificate) adjusted(s *ScoreCalibrated) *scoreAdjusted {
+	return &scoreAdjusted{base: c.Estimator, m: s.Map, draws: s.Draws, seed: s.CentreSeed}
 }
 
 // Region is the certified credible region of level Target.Levels[k] at observation i when the
@@ -84,6 +110,9 @@ func (c *Certificate) Region(i, k int) (*calib.Region, error) {
 	}
 	if i < 0 || i >= len(c.Observations) {
 		return nil, fmt.Errorf("certify: observation %d does not exist; the certificate has %d", i, len(c.Observations))
+	}
+	if c.Observations[i].ScoreCal != nil {
+		return nil, fmt.Errorf("certify: observation %d was score-calibrated: its verdict is about the HPD regions of Posterior(%d), not the conformal regions", i, i)
 	}
 	return c.Conformal[k].Region(c.Observations[i].X), nil
 }
@@ -136,7 +165,23 @@ func (c *Certificate) String() string {
 		b.WriteString("\n")
 	}
 	for i, o := range c.Observations {
-		fmt.Fprintf(&b, "  observation %d: %s: %s\n", i, o.Verdict, o.Reason)
+		claim := ""
+		if o.Claim != "" {
+			claim = " [" + string(o.Claim) + "]"
+		}
+		fmt.Fprintf(&b, "  observation %d: %s%s: %s\n", i, o.Verdict, claim, o.Reason)
+		if o.Local != nil {
+			fmt.Fprintf(&b, "    local test: %s\n", localCell(o.Local))
+		}
+		if o.ScoreCal != nil {
+			fmt.Fprintf(&b, "    score calibration: %s\n", scoreCalCell(o.ScoreCal))
+		}
+	}
+	if hasLocal(c.Observations) {
+		fmt.Fprintf(&b, "  %s\n", localNote)
+	}
+	for _, n := range c.Notes {
+		fmt.Fprintf(&b, "  note: %s\n", n)
 	}
 	bu := c.Budget
 	fmt.Fprintf(&b, "  budget: %s\n", bu)
@@ -202,11 +247,35 @@ func (c *Certificate) MIMEBundle() map[string]any {
 	}
 	b.WriteString(`</table><p style="font-size:90%">The verdict is the test against the target (is the coverage within the tolerance?); the band test asks whether the coverage is consistent with exact calibration and is shown for reference only: a band that does not reject is not evidence of calibration.</p>`)
 	if len(c.Observations) > 0 {
-		b.WriteString(`<p><b>Observations</b></p><table style="font-size:90%"><tr><th>#</th><th>verdict</th><th>why</th></tr>`)
+		b.WriteString(`<p><b>Observations</b></p><table style="font-size:90%"><tr><th>#</th><th>verdict</th><th>claim</th><th>misspecification</th><th>local test (L-C2ST)</th><th>score calibration</th><th>why</th></tr>`)
 		for i, o := range c.Observations {
-			fmt.Fprintf(&b, `<tr><td>%d</td><td>%s</td><td style="text-align:left">%s</td></tr>`, i, e(string(o.Verdict)), e(o.Reason))
+			mis, local, score := "—", "not run", "—"
+			if o.Misspec != nil {
+				mis = fmt.Sprintf("p = %.3g (α = %.3g)", o.Misspec.PValue, o.Misspec.Alpha)
+			}
+			if o.Local != nil {
+				local = localCell(o.Local)
+			}
+			if o.ScoreCal != nil {
+				score = scoreCalCell(o.ScoreCal)
+			}
+			claim := string(o.Claim)
+			if claim == "" {
+				claim = "—"
+			}
+			fmt.Fprintf(&b, `<tr><td>%d</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td style="text-align:left">%s</td></tr>`,
+				i, e(string(o.Verdict)), e(claim), e(mis), e(local), e(score), e(o.Reason))
 		}
 		b.WriteString(`</table>`)
+		if hasLocal(c.Observations) {
+			fmt.Fprintf(&b, `<p style="font-size:90%%">%s</p>`, e(localNote))
+		}
+		if hasScoreCal(c.Observations) {
+			fmt.Fprintf(&b, `<p style="font-size:90%%">%s</p>`, e(scoreCalNote))
+		}
+	}
+	for _, n := range c.Notes {
+		fmt.Fprintf(&b, `<p style="font-size:90%%">Note: %s</p>`, e(n))
 	}
 	bu := c.Budget
 	fmt.Fprintf(&b, `<p style="font-size:90%%">Budget: %s. Seed %d; %s; %.1f s.</p></div>`,
@@ -214,11 +283,76 @@ func (c *Certificate) MIMEBundle() map[string]any {
 	return map[string]any{"text/html": b.String(), "text/plain": c.String()}
 }
 
+// localCell is the local test's numbers in a few words.
+func localCell(r *diag.LC2STResult) string {
+	what := "no evidence against the posterior here"
+	switch {
+	case r.Reject():
+		what = "rejects"
+	case r.Outside:
+		what = "inconclusive (outside its calibration simulations)"
+	case 1/float64(len(r.Null)+1) > r.Alpha:
+		what = "inconclusive (too few null classifiers)"
+	}
+	return fmt.Sprintf("%s: %s %.3g, p = %.3g at level %.3g (%d null classifiers, %d held-out pairs)",
+		what, r.Statistic, r.Value, r.PValue, r.Alpha, len(r.Null), r.N)
+}
+
+// scoreCalCell is the score calibration's test in a few words.
+func scoreCalCell(s *ScoreCalibrated) string {
+	d := s.Decision
+	worst, before := 0.0, 0.0
+	for _, l := range d.Checks {
+		if math.Abs(l.Coverage-l.Level) > math.Abs(worst) {
+			worst = l.Coverage - l.Level
+			if j := levelIndex(s.Before.Levels, l.Level); j >= 0 {
+				before = s.Before.Coverage[j] - l.Level
+			}
+		}
+	}
+	out := fmt.Sprintf("%s on %d local pairs (largest deviation %+.3f; %+.3f before the map), %d datasets", d.Verdict, d.N, worst, before, s.Datasets)
+	if s.Local != nil {
+		out += "; local test of the adjusted posterior: " + localCell(s.Local)
+	}
+	return out
+}
+
+func hasLocal(obs []ObservationCheck) bool {
+	for _, o := range obs {
+		if o.Local != nil {
+			return true
+		}
+	}
+	return false
+}
+
+func hasScoreCal(obs []ObservationCheck) bool {
+	for _, o := range obs {
+		if o.ScoreCal != nil {
+			return true
+		}
+	}
+	return false
+}
+
+const localNote = "The local test (L-C2ST, Linhart et al. 2023) asks at each observation whether the estimator's posterior there differs from the true posterior: a classifier trained on held-out simulations tells its draws from the true parameters, and its p-value against classifiers trained on label-randomized pairs is exact under the null (the estimator is the true posterior everywhere). At an observation where it rejects at its level, the observation is not certified; where it does not reject, there is no evidence against the posterior there, which is not a proof that it is right."
+
+const scoreCalNote = "Score calibration (Bon et al.) adjusts the posterior at one observation by an affine map fitted on data simulated near it. Its verdict is local: the coverage of the adjusted regions over θ from the posterior at the observation inflated about its mean and data simulated from it, on fresh pairs — not the expected coverage over the prior predictive of the global verdict, and not coverage conditional on the observation itself."
+
 // String says how the budget was split and what was drawn.
 func (b Budget) String() string {
 	s := fmt.Sprintf("%d simulations (training %d, %d check sets of %d reserved, final test %d", b.Total, b.Train, b.CheckSets, b.Check, b.Test)
+	if b.More > 0 {
+		s += fmt.Sprintf(", reserve for more simulations %d", b.More)
+	}
 	if b.Reference > 0 {
 		s += fmt.Sprintf(", misspecification reference %d", b.Reference)
+	}
+	if b.Local > 0 {
+		s += fmt.Sprintf(", local test %d", b.Local)
+	}
+	if b.ScoreCalObservations > 0 {
+		s += fmt.Sprintf(", score calibration %d per observation for %d", b.ScoreCal, b.ScoreCalObservations)
 	}
 	return s + fmt.Sprintf("); drawn %d, failed %d", b.Used, b.Dropped)
 }

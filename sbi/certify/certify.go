@@ -23,26 +23,53 @@ import (
 // Remedy is a step Certify may take when a diagnosis fails.
 type Remedy string
 
-// The remedies, in the order DefaultRemedies applies them.
+// The remedies, in the order DefaultRemedies applies them (the order of issue 32: more
+// simulations if the budget allows; the balancing or coverage penalty; conformal regions;
+// score calibration for a given observation).
 const (
-	// RemedyRegularizer trains a fresh estimator from Config.New on the same training
-	// simulations with the differentiable coverage regularizer of CalNPE/CalNRE
+	// RemedyMoreSimulations trains a fresh estimator from Config.New on the training set plus a
+	// reserve of Config.MoreSimulations simulations that nothing else uses (drawn only when
+	// this remedy runs), with the same training configuration and seed, and diagnoses it on a
+	// check set of its own. It needs an estimator to retrain (not Config.Trained) and a
+	// reserve; otherwise it is skipped and the certificate says why.
+	RemedyMoreSimulations Remedy = "more simulations"
+	// RemedyRegularizer trains a fresh estimator from Config.New on every training simulation
+	// drawn so far (the reserve of RemedyMoreSimulations included once drawn) with a regularizer (Config.Penalty): the balancing penalty
+	// of BNRE / balanced NRE-C (calib.NewBalanceRegularizer) for a ratio estimator with the
+	// NRE-A or NRE-C loss, the differentiable coverage regularizer of CalNPE/CalNRE
 	// (calib.NewCoverageRegularizer; the two-sided objective, or the conservative one when the
-	// target is Conservative). It needs Config.New (or the default NPE) and an estimator whose
-	// Train accepts the regularizer; otherwise it is skipped and the certificate says why.
+	// target is Conservative) for any other. It needs Config.New (or the default NPE) and an
+	// estimator whose Train accepts the regularizer; otherwise it is skipped and the
+	// certificate says why.
 	RemedyRegularizer Remedy = "coverage regularizer"
 	// RemedyConformal replaces the HPD regions of the best estimator so far by split-conformal
 	// regions {θ : −log q(θ|x) ≤ τ_L}, one threshold per target level, calibrated on fresh
 	// simulations (calib.NewConformal). Averaged over calibration sets their marginal coverage
 	// is at least L whatever the estimator (at most L + 1/(n+1) with n calibration pairs); the
 	// coverage of one calibration varies around it by about √(L(1−L)/n), so a check set of a
-	// few hundred pairs may leave the final verdict undecided. It comes last, as the remedy that
-	// does not depend on the estimator being good.
+	// few hundred pairs may leave the final verdict undecided. It does not depend on the
+	// estimator being good.
 	RemedyConformal Remedy = "conformal regions"
+	// RemedyScoreCalibration adjusts the posterior at one observation at a time by Bayesian
+	// score calibration (Bon et al.; calib.ScoreCalibrate with unit weights): an affine map of
+	// the chosen estimator's draws fitted on Config.ScoreCalibration.M datasets simulated from
+	// parameters near the observation (its posterior inflated about its mean). It runs after
+	// the final test, at each observation that the global verdict or the local test does not
+	// certify and the simulator can produce, and is judged there by a test of its own on
+	// fresh pairs from the same local distribution (Config.ScoreCalibrationTests per
+	// observation). What that test shows is local and differs from the global claim; see the
+	// package documentation.
+	RemedyScoreCalibration Remedy = "score calibration"
 )
 
-// DefaultRemedies is the order of remedies when Config.Remedies is nil.
-func DefaultRemedies() []Remedy { return []Remedy{RemedyRegularizer, RemedyConformal} }
+// DefaultRemedies is the order of remedies when Config.Remedies is nil. Score calibration is
+// in it, but its per-observation reserve is planned only where the budget holds it with a
+// training share (first training and reserve) at least as large as the final test set (see
+// Config.ScoreCalibrationTests); at the default sizes of the test and check sets that needs
+// smaller check sets (CheckSimulations) than the default.
+func DefaultRemedies() []Remedy {
+	return []Remedy{RemedyMoreSimulations, RemedyRegularizer, RemedyConformal, RemedyScoreCalibration}
+}
 
 // NoRemedies makes Certify judge the first estimator as it is.
 func NoRemedies() []Remedy { return []Remedy{} }
@@ -54,10 +81,14 @@ type Config struct {
 	// two-sided).
 	Target Target
 
-	// Simulations is the whole budget; 0 means 10,000. It is split, before anything runs, into
-	// the training set, one check set per diagnosis or calibration (CheckSimulations each: one
-	// to diagnose the first estimator, one per remedy) and one final test set (TestSimulations)
-	// used once, for the verdict. Check sets a run does not need are not simulated.
+	// Simulations is the whole budget; 0 means 10,000. It is split, before anything runs (see
+	// Budget), into the training set, the reserve of RemedyMoreSimulations
+	// (MoreSimulations), one check set per diagnosis or calibration (CheckSimulations each:
+	// one to diagnose the first estimator, one per remedy but score calibration), the
+	// calibration set of the local test (LocalSimulations), the score-calibration sets of
+	// each observation (ScoreCalibration.M + ScoreCalibrationTests each) and one final test
+	// set (TestSimulations) used once, for the verdict. The training set gets what is left.
+	// Sets a run does not need are not simulated.
 	Simulations int
 	// TestSimulations is the size of the final test set; 0 means a fifth of Simulations, at
 	// least 500 (or what the budget allows).
@@ -69,17 +100,54 @@ type Config struct {
 	// New makes a fresh, untrained estimator; nil means sbi.NewNPE(prior, sbi.NPEConfig{}).
 	New func() sbi.Estimator
 	// Trained is an estimator trained elsewhere (any sbi.Amortized, e.g. a posterior made by
-	// hand). Certify then trains nothing and skips the regularizer remedy; its training
-	// simulations are not part of the budget. Certify draws its own check and test
-	// simulations from streams of Seed, so the estimator has not seen them unless it was
-	// trained on simulations drawn from those very streams.
+	// hand). Certify then trains nothing and skips the more-simulations and regularizer
+	// remedies; its training simulations are not part of the budget. Certify draws its own
+	// check and test simulations from streams of Seed, so the estimator has not seen them
+	// unless it was trained on simulations drawn from those very streams.
 	Trained sbi.Amortized
 	// Train configures each training; its Seed is replaced by one derived from Seed, the same
 	// for the first training and the regularized one, so that they differ by the regularizer.
 	Train sbi.TrainConfig
+	// MoreSimulations is the reserve of RemedyMoreSimulations: simulations kept apart in the
+	// budget and drawn only when that remedy runs, to retrain on the training set plus them.
+	// 0 means a third of what the budget leaves for training (the first estimator trains on
+	// the other two thirds, the retrained one on all of it); negative means no reserve (the
+	// remedy is then skipped). Without RemedyMoreSimulations in Remedies nothing is reserved.
+	MoreSimulations int
+
+	// Penalty chooses the regularizer of RemedyRegularizer; PenaltyAuto (the zero value) is
+	// the balancing penalty for an NRE with the NRE-A or NRE-C loss and the coverage
+	// regularizer for any other estimator.
+	Penalty Penalty
 	// Regularizer is the coverage regularizer's configuration; zero Lambda and Samples mean 5
 	// and 16 (the values of Falkiewicz et al. 2023). Mixture is set from the target.
 	Regularizer calib.CoverageRegularizerConfig
+	// Balance is the balancing penalty's configuration; zero Lambda means 100 (Delaunoy et al.
+	// 2022).
+	Balance calib.BalanceRegularizerConfig
+
+	// LocalSimulations is the size of the calibration set of the local test (L-C2ST, Linhart
+	// et al. 2023) run at each observation, simulated for it alone. 0 means on where it is
+	// affordable: when observations are given and the budget holds a set of the size of a
+	// check set with a training share (first training and reserve) at least as large as the
+	// final test set (a given estimator has no training set to take it from: then whenever
+	// the budget holds it); otherwise the certificate says it did not run and why. Negative
+	// means off.
+	LocalSimulations int
+	// LocalTest configures the local test. Its zero value is bounded in cost: the fewest null
+	// classifiers with which a p-value can reach the level (19 at α = 0.05), 1,000 evaluation
+	// draws, one hidden layer of 16 units and 100 epochs. Alpha and Seed come from
+	// Target.Alpha and Seed when zero.
+	LocalTest diag.LC2STConfig
+
+	// ScoreCalibration configures RemedyScoreCalibration (calib.ScoreCalibrate); its zero
+	// value is the paper's default (M = 100 datasets, inflation 2, N = 1,000 draws, unit
+	// weights, diagonal map). ImportanceWeights is refused: the test after it assumes unit
+	// weights.
+	ScoreCalibration calib.ScoreCalConfig
+	// ScoreCalibrationTests is the number of fresh pairs of the local test of each
+	// score-calibrated observation; 0 means the size of a check set.
+	ScoreCalibrationTests int
 
 	// Remedies are tried in order while the diagnosis fails; nil means DefaultRemedies,
 	// NoRemedies() means none.
@@ -138,6 +206,23 @@ func CertifyContext(ctx context.Context, prior dist.Distribution, simulator sbi.
 	return r.certify()
 }
 
+// Penalty names the regularizer of RemedyRegularizer.
+type Penalty string
+
+// The regularizers of RemedyRegularizer.
+const (
+	// PenaltyAuto is the balancing penalty for an NRE whose loss is NRE-A or NRE-C (BNRE,
+	// balanced NRE-C) and the coverage regularizer for any other estimator (NRE-B included:
+	// its logits are free by a constant per observation, so it cannot be balanced).
+	PenaltyAuto Penalty = ""
+	// PenaltyCoverage is the differentiable coverage regularizer (CalNPE/CalNRE) for every
+	// estimator.
+	PenaltyCoverage Penalty = "coverage"
+	// PenaltyBalance is the balancing penalty for every estimator; an estimator without
+	// classifier logits refuses it and the remedy is skipped with the reason.
+	PenaltyBalance Penalty = "balance"
+)
+
 // stream numbers of the random streams derived from Config.Seed.
 const (
 	streamTrainSims = iota + 1
@@ -147,7 +232,11 @@ const (
 	streamSBC
 	streamTARP
 	streamMisspec
-	streamCheckSims = 100 // + index of the check set
+	streamMoreSims
+	streamLocalSims
+	streamLocal
+	streamCheckSims = 100     // + index of the check set
+	streamScoreCal  = 1 << 20 // + 4·observation + 0 (fit), 1 (test pairs), 2 (test ranks), 3 (map means)
 )
 
 type run struct {
@@ -157,8 +246,9 @@ type run struct {
 	obs      *mat.Dense
 	cfg      Config
 	plan     Budget
+	notes    []string        // what the plan left out, and why
 	checks   int             // check sets drawn so far
-	trainSet *sbi.Simulation // nil with Config.Trained
+	trainSet *sbi.Simulation // nil with Config.Trained; with the reserve once drawn
 	first    *sbi.Simulation // the first check set; nil without remedies
 	cert     *Certificate
 }
@@ -188,11 +278,24 @@ func (c Config) withDefaults() Config {
 	} else {
 		c.Regularizer.Mixture = 1
 	}
+	if c.Balance.Lambda == 0 {
+		c.Balance.Lambda = 100
+	}
 	if c.Misspecification.Alpha == 0 {
 		c.Misspecification.Alpha = c.Target.Alpha
 	}
 	if c.Misspecification.Seed == 0 {
 		c.Misspecification.Seed = seedOf(c.Seed, streamMisspec)
+	}
+	c.LocalTest = localDefaults(c.LocalTest, c.Target.Alpha, seedOf(c.Seed, streamLocal))
+	if c.ScoreCalibration.M == 0 {
+		c.ScoreCalibration.M = 100
+	}
+	if c.ScoreCalibration.N == 0 {
+		c.ScoreCalibration.N = 1000
+	}
+	if c.ScoreCalibration.Inflation == 0 {
+		c.ScoreCalibration.Inflation = 2
 	}
 	return c
 }
@@ -200,20 +303,38 @@ func (c Config) withDefaults() Config {
 // Budget is how a run splits its simulations, fixed before anything runs.
 type Budget struct {
 	Total     int // Config.Simulations
-	Train     int // training simulations (0 with Config.Trained)
+	Train     int // training simulations of the first estimator (0 with Config.Trained)
+	More      int // the reserve of RemedyMoreSimulations, drawn only when it runs
 	Check     int // size of each check set
-	CheckSets int // check sets reserved: one for the first diagnosis, one per remedy
+	CheckSets int // check sets reserved: one for the first diagnosis, one per remedy that needs one
 	Test      int // the final test set
 	Reference int // simulations drawn only as the misspecification check's reference (see Certify)
-	Used      int // simulations drawn by the end of the run
-	Dropped   int // simulations that failed (NaN or ±Inf) and were left out
+	Local     int // the calibration set of the local test (L-C2ST); 0 when it does not run
+	// ScoreCal is the reserve of RemedyScoreCalibration per observation (its M datasets and
+	// its test pairs), for ScoreCalObservations observations; drawn only where it runs.
+	ScoreCal             int
+	ScoreCalObservations int
+	Used                 int // simulations drawn by the end of the run
+	Dropped              int // simulations that failed (NaN or ±Inf) and were left out
 }
 
-func plan(cfg Config, trained, observations bool) (Budget, error) {
+func hasRemedy(rs []Remedy, r Remedy) bool {
+	for _, x := range rs {
+		if x == r {
+			return true
+		}
+	}
+	return false
+}
+
+// plan splits the budget. nObs is the number of observations; defaults says whether the
+// remedies are the default ones (whose score-calibration reserve is dropped, with a note,
+// where the budget does not afford it). It returns the notes of what it left out.
+func plan(cfg Config, trained bool, nObs int, defaults bool) (Budget, []string, error) {
 	b := Budget{Total: cfg.Simulations}
-	if b.Total < 0 || cfg.TestSimulations < 0 || cfg.CheckSimulations < 0 {
-		return b, fmt.Errorf("certify: simulation counts must be ≥ 0, got Simulations %d, TestSimulations %d, CheckSimulations %d",
-			cfg.Simulations, cfg.TestSimulations, cfg.CheckSimulations)
+	if b.Total < 0 || cfg.TestSimulations < 0 || cfg.CheckSimulations < 0 || cfg.ScoreCalibrationTests < 0 {
+		return b, nil, fmt.Errorf("certify: simulation counts must be ≥ 0, got Simulations %d, TestSimulations %d, CheckSimulations %d, ScoreCalibrationTests %d",
+			cfg.Simulations, cfg.TestSimulations, cfg.CheckSimulations, cfg.ScoreCalibrationTests)
 	}
 	b.Test = cfg.TestSimulations
 	if b.Test == 0 {
@@ -224,68 +345,151 @@ func plan(cfg Config, trained, observations bool) (Budget, error) {
 		b.Check = max(b.Total/10, min(300, b.Total/6))
 	}
 	if len(cfg.Remedies) > 0 {
-		b.CheckSets = 1 + len(cfg.Remedies)
-		if trained {
-			b.CheckSets = 1 + countConformal(cfg.Remedies)
+		b.CheckSets = 1
+		for _, r := range cfg.Remedies {
+			switch r {
+			case RemedyConformal:
+				b.CheckSets++
+			case RemedyMoreSimulations, RemedyRegularizer:
+				if !trained {
+					b.CheckSets++
+				}
+			}
 		}
 	}
-	if trained && observations && b.CheckSets == 0 {
+	if trained && nObs > 0 && b.CheckSets == 0 {
 		// No training set and no check set to compare the observations with: reserve one.
 		b.Reference = b.Check
 	}
-	if !trained {
-		b.Train = b.Total - b.Test - b.CheckSets*b.Check
+	fixed := b.Test + b.CheckSets*b.Check + b.Reference
+	// affordable: what is left for training after extra is at least the test set
+	// (anything that fits, for a given estimator).
+	affordable := func(extra int) bool {
+		rest := b.Total - fixed - extra
+		if trained {
+			return rest >= 0
+		}
+		return rest >= max(b.Test, 100)
 	}
-	need := b.Test + b.CheckSets*b.Check + b.Train + b.Reference
-	if b.Train < 0 || (!trained && b.Train < 100) || need > b.Total {
-		return b, fmt.Errorf("certify: a budget of %d simulations cannot hold a test set of %d, %d check sets of %d, %d reference simulations and at least 100 training simulations; raise Simulations or lower TestSimulations/CheckSimulations",
-			b.Total, b.Test, b.CheckSets, b.Check, b.Reference)
+	short := func(extra int) string {
+		if trained {
+			return fmt.Sprintf("do not fit in the budget of %d beside the test and check sets", b.Total)
+		}
+		return fmt.Sprintf("would leave %d for training, less than the final test set of %d, in a budget of %d", b.Total-fixed-extra, b.Test, b.Total)
 	}
-	return b, nil
-}
-
-func countConformal(rs []Remedy) int {
-	n := 0
-	for _, r := range rs {
-		if r == RemedyConformal {
-			n++
+	var notes []string
+	if nObs > 0 && cfg.LocalSimulations >= 0 {
+		b.Local = cfg.LocalSimulations
+		if b.Local == 0 {
+			b.Local = b.Check
+			if !affordable(b.Local) {
+				notes = append(notes, fmt.Sprintf("local test (L-C2ST) not run: a calibration set of %d simulations %s; set LocalSimulations or raise Simulations",
+					b.Local, short(b.Local)))
+				b.Local = 0
+			}
 		}
 	}
-	return n
+	if nObs > 0 && hasRemedy(cfg.Remedies, RemedyScoreCalibration) {
+		per := cfg.ScoreCalibration.M + cfg.ScoreCalibrationTests
+		if cfg.ScoreCalibrationTests == 0 {
+			per += b.Check
+		}
+		if !defaults || affordable(b.Local+nObs*per) {
+			b.ScoreCal, b.ScoreCalObservations = per, nObs
+		} else {
+			notes = append(notes, fmt.Sprintf("score calibration not planned: %d observations × %d simulations %s; list RemedyScoreCalibration in Remedies or raise Simulations",
+				nObs, per, short(b.Local+nObs*per)))
+		}
+	}
+	rest := b.Total - fixed - b.Local - b.ScoreCal*b.ScoreCalObservations
+	if !trained {
+		if hasRemedy(cfg.Remedies, RemedyMoreSimulations) && cfg.MoreSimulations >= 0 {
+			b.More = cfg.MoreSimulations
+			if b.More == 0 {
+				b.More = rest / 3
+			}
+		}
+		b.Train = rest - b.More
+	}
+	if b.Train < 0 || (!trained && b.Train < 100) || rest < 0 {
+		return b, nil, fmt.Errorf("certify: a budget of %d simulations cannot hold a test set of %d, %d check sets of %d, %d reference simulations, a local-test set of %d, %d score-calibration sets of %d, a reserve of %d and at least 100 training simulations; raise Simulations or lower TestSimulations/CheckSimulations",
+			b.Total, b.Test, b.CheckSets, b.Check, b.Reference, b.Local, b.ScoreCalObservations, b.ScoreCal, b.More)
+	}
+	return b, notes, nil
+}
+
+// localDefaults bounds the cost of the local test (see Config.LocalTest).
+func localDefaults(c diag.LC2STConfig, alpha float64, seed uint64) diag.LC2STConfig {
+	if c.Alpha == 0 {
+		c.Alpha = alpha
+	}
+	if c.Seed == 0 {
+		c.Seed = seed
+	}
+	if c.Null == 0 {
+		c.Null = int(math.Ceil(1/c.Alpha-1e-9)) - 1
+	}
+	if c.Evals == 0 {
+		c.Evals = 1000
+	}
+	if c.Hidden == nil {
+		c.Hidden = []int{16}
+	}
+	if c.MaxEpochs == 0 {
+		c.MaxEpochs = 100
+	}
+	if c.LearningRate == 0 {
+		c.LearningRate = 0.01
+	}
+	return c
 }
 
 func newRun(ctx context.Context, prior dist.Distribution, sim sbi.Simulator, obs *mat.Dense, cfg Config) (*run, error) {
 	if prior == nil || sim == nil {
 		return nil, errors.New("certify: a prior and a simulator are required")
 	}
+	defaults := cfg.Remedies == nil
 	cfg = cfg.withDefaults()
 	if err := cfg.Target.check(); err != nil {
 		return nil, err
 	}
 	for _, r := range cfg.Remedies {
-		if r != RemedyRegularizer && r != RemedyConformal {
-			return nil, fmt.Errorf("certify: unknown remedy %q; use RemedyRegularizer or RemedyConformal", r)
+		switch r {
+		case RemedyMoreSimulations, RemedyRegularizer, RemedyConformal, RemedyScoreCalibration:
+		default:
+			return nil, fmt.Errorf("certify: unknown remedy %q; use RemedyMoreSimulations, RemedyRegularizer, RemedyConformal or RemedyScoreCalibration", r)
 		}
+	}
+	switch cfg.Penalty {
+	case PenaltyAuto, PenaltyCoverage, PenaltyBalance:
+	default:
+		return nil, fmt.Errorf("certify: unknown penalty %q; use PenaltyAuto, PenaltyCoverage or PenaltyBalance", cfg.Penalty)
+	}
+	if cfg.ScoreCalibration.ImportanceWeights {
+		return nil, errors.New("certify: score calibration with importance weights is not supported: the local test after it draws its pairs from the importance distribution, which holds for unit weights only; leave ImportanceWeights false")
 	}
 	if cfg.Samples < 1 {
 		return nil, fmt.Errorf("certify: Samples must be ≥ 1 (0 means 1000), got %d", cfg.Samples)
 	}
+	nObs := 0
 	if obs != nil {
-		if _, c := obs.Dims(); c != sim.DataDim() {
+		var c int
+		nObs, c = obs.Dims()
+		if c != sim.DataDim() {
 			return nil, fmt.Errorf("certify: observations have %d columns but the simulator produces %d values; give one observation per row", c, sim.DataDim())
 		}
 	}
 	if t, ok := cfg.Trained.(interface{ Trained() bool }); ok && !t.Trained() {
 		return nil, fmt.Errorf("certify: Config.Trained is an untrained estimator; train it first or give Config.New instead: %w", sbi.ErrUntrained)
 	}
-	b, err := plan(cfg, cfg.Trained != nil, obs != nil)
+	b, notes, err := plan(cfg, cfg.Trained != nil, nObs, defaults)
 	if err != nil {
 		return nil, err
 	}
 	if cfg.Trained == nil && cfg.New == nil {
 		cfg.New = func() sbi.Estimator { return sbi.NewNPE(prior, sbi.NPEConfig{}) }
 	}
-	return &run{ctx: ctx, prior: prior, sim: sim, obs: obs, cfg: cfg, plan: b}, nil
+	return &run{ctx: ctx, prior: prior, sim: sim, obs: obs, cfg: cfg, plan: b, notes: notes}, nil
 }
 
 func seedOf(seed uint64, stream uint64) uint64 {
@@ -358,19 +562,25 @@ func (c *candidate) worst() float64 {
 
 func (r *run) certify() (*Certificate, error) {
 	start := time.Now()
-	r.cert = &Certificate{Target: r.cfg.Target, Seed: r.cfg.Seed, Remedies: append([]Remedy(nil), r.cfg.Remedies...)}
+	r.cert = &Certificate{Target: r.cfg.Target, Seed: r.cfg.Seed, Remedies: append([]Remedy(nil), r.cfg.Remedies...),
+		Notes: append([]string(nil), r.notes...)}
 	best, err := r.initial()
 	if err != nil {
 		return nil, err
 	}
 	for _, rem := range r.cfg.Remedies {
+		if rem == RemedyScoreCalibration {
+			continue // per observation, after the final test
+		}
 		if best.decision != nil && best.decision.Verdict == Certified {
 			break
 		}
 		var next *candidate
 		switch rem {
+		case RemedyMoreSimulations:
+			next, err = r.moreSimulations()
 		case RemedyRegularizer:
-			next, err = r.regularize(best)
+			next, err = r.regularize()
 		case RemedyConformal:
 			next, err = r.conformalize(best)
 		}
@@ -404,10 +614,8 @@ func (r *run) initial() (*candidate, error) {
 			return nil, err
 		}
 		r.trainSet = s
-		est := r.cfg.New()
-		tc := r.cfg.Train
-		tc.Seed = seedOf(r.cfg.Seed, streamTrain)
-		if _, err := est.TrainContext(r.ctx, s.Theta, s.X, tc); err != nil {
+		est, err := r.train(r.cfg.New(), s, nil)
+		if err != nil {
 			return nil, fmt.Errorf("certify: training the initial estimator: %w", err)
 		}
 		c.est = est
@@ -421,39 +629,37 @@ func (r *run) initial() (*candidate, error) {
 		if err != nil {
 			return nil, err
 		}
-		r.first = s
-		cov, d, err := r.diagnose(c.est, s, streamDiag)
-		if err != nil {
-			return nil, err
+		if s != nil {
+			r.first = s
+			cov, d, err := r.diagnose(c.est, s, streamDiag)
+			if err != nil {
+				return nil, err
+			}
+			c.decision, step.Decision, step.Coverage = d, d, cov
+			step.Simulations += r.plan.Check
+			r.cert.Before = cov
 		}
-		c.decision, step.Decision, step.Coverage = d, d, cov
-		step.Simulations += r.plan.Check
-		r.cert.Before = cov
 	}
 	step.Elapsed = time.Since(t0)
 	r.cert.Steps = append(r.cert.Steps, step)
 	return c, nil
 }
 
-func (r *run) regularize(best *candidate) (*candidate, error) {
-	t0 := time.Now()
-	step := Step{Name: string(RemedyRegularizer)}
-	defer func() { step.Elapsed = time.Since(t0); r.cert.Steps = append(r.cert.Steps, step) }()
-	if r.cfg.New == nil || r.trainSet == nil {
-		step.Note = "skipped: the estimator was given trained (Config.Trained), so there is nothing to retrain"
-		return nil, nil
-	}
-	est := r.cfg.New()
+// train trains est, fresh from Config.New, on s, with the seed of the first training
+// and the regularizer reg (nil for none).
+func (r *run) train(est sbi.Estimator, s *sbi.Simulation, reg sbi.Regularizer) (sbi.Estimator, error) {
 	tc := r.cfg.Train
 	tc.Seed = seedOf(r.cfg.Seed, streamTrain)
-	tc.Regularizer = calib.NewCoverageRegularizer(r.cfg.Regularizer)
-	if _, err := est.TrainContext(r.ctx, r.trainSet.Theta, r.trainSet.X, tc); err != nil {
-		if r.ctx.Err() != nil {
-			return nil, fmt.Errorf("certify: training with the coverage regularizer: %w", err)
-		}
-		step.Note = fmt.Sprintf("skipped: %s cannot be trained with the coverage regularizer: %v", est, err)
-		return nil, nil
+	tc.Regularizer = reg
+	if _, err := est.TrainContext(r.ctx, s.Theta, s.X, tc); err != nil {
+		return est, err
 	}
+	return est, nil
+}
+
+// diagnoseStep diagnoses est on the next check set into step; it returns nil when no check
+// set is left (and says so in step).
+func (r *run) diagnoseStep(step *Step, name string, est sbi.Amortized, stream uint64) (*candidate, error) {
 	s, err := r.nextCheckSet()
 	if err != nil {
 		return nil, err
@@ -462,14 +668,97 @@ func (r *run) regularize(best *candidate) (*candidate, error) {
 		step.Note = "skipped: no check set left in the budget to diagnose the retrained estimator"
 		return nil, nil
 	}
-	cov, d, err := r.diagnose(est, s, streamDiag+1)
+	cov, d, err := r.diagnose(est, s, stream)
 	if err != nil {
 		return nil, err
 	}
-	step.Decision, step.Coverage, step.Simulations = d, cov, r.plan.Check
-	step.Note = fmt.Sprintf("retrained on the same %d training simulations with λ = %g, %d draws per pair, mixture %g",
-		r.trainSet.Theta.RawMatrix().Rows, r.cfg.Regularizer.Lambda, r.cfg.Regularizer.Samples, r.cfg.Regularizer.Mixture)
-	return &candidate{name: "regularized estimator", est: est, decision: d}, nil
+	step.Decision, step.Coverage, step.Simulations = d, cov, step.Simulations+r.plan.Check
+	return &candidate{name: name, est: est, decision: d}, nil
+}
+
+func (r *run) moreSimulations() (*candidate, error) {
+	t0 := time.Now()
+	step := Step{Name: string(RemedyMoreSimulations)}
+	defer func() { step.Elapsed = time.Since(t0); r.cert.Steps = append(r.cert.Steps, step) }()
+	switch {
+	case r.cfg.New == nil || r.trainSet == nil:
+		step.Note = "skipped: the estimator was given trained (Config.Trained), so there is nothing to retrain"
+		return nil, nil
+	case r.plan.More == 0:
+		step.Note = "skipped: no reserve of simulations in the budget (Config.MoreSimulations)"
+		return nil, nil
+	}
+	extra, err := r.simulate(r.plan.More, streamMoreSims)
+	if err != nil {
+		return nil, err
+	}
+	step.Simulations = r.plan.More
+	first := r.trainSet.Theta.RawMatrix().Rows
+	r.trainSet = joinSimulations(r.trainSet, extra)
+	est, err := r.train(r.cfg.New(), r.trainSet, nil)
+	if err != nil {
+		return nil, fmt.Errorf("certify: retraining on more simulations: %w", err)
+	}
+	n := r.trainSet.Theta.RawMatrix().Rows
+	c, err := r.diagnoseStep(&step, fmt.Sprintf("estimator on %d simulations", n), est, streamDiag+2)
+	if c != nil {
+		step.Note = fmt.Sprintf("retrained a fresh %s on %d simulations: the %d of the first training and %d of the reserve", est, n, first, n-first)
+	}
+	return c, err
+}
+
+// joinSimulations stacks the pairs of a and b.
+func joinSimulations(a, b *sbi.Simulation) *sbi.Simulation {
+	stack := func(p, q *mat.Dense) *mat.Dense {
+		rp, c := p.Dims()
+		rq, _ := q.Dims()
+		m := mat.NewDense(rp+rq, c, nil)
+		m.Slice(0, rp, 0, c).(*mat.Dense).Copy(p)
+		m.Slice(rp, rp+rq, 0, c).(*mat.Dense).Copy(q)
+		return m
+	}
+	return &sbi.Simulation{Theta: stack(a.Theta, b.Theta), X: stack(a.X, b.X), Dropped: a.Dropped + b.Dropped}
+}
+
+// penaltyFor is the regularizer of RemedyRegularizer for est and what to call it.
+func (r *run) penaltyFor(est sbi.Estimator) (sbi.Regularizer, string) {
+	p := r.cfg.Penalty
+	if p == PenaltyAuto {
+		p = PenaltyCoverage
+		if nre, ok := est.(*sbi.NRE); ok && nre.Config().Loss != sbi.NREB {
+			p = PenaltyBalance
+		}
+	}
+	if p == PenaltyBalance {
+		return calib.NewBalanceRegularizerWith(r.cfg.Balance), fmt.Sprintf("the balancing penalty (λ = %g)", r.cfg.Balance.Lambda)
+	}
+	return calib.NewCoverageRegularizer(r.cfg.Regularizer), fmt.Sprintf("the coverage regularizer (λ = %g, %d draws per pair, mixture %g)",
+		r.cfg.Regularizer.Lambda, r.cfg.Regularizer.Samples, r.cfg.Regularizer.Mixture)
+}
+
+func (r *run) regularize() (*candidate, error) {
+	t0 := time.Now()
+	step := Step{Name: string(RemedyRegularizer)}
+	defer func() { step.Elapsed = time.Since(t0); r.cert.Steps = append(r.cert.Steps, step) }()
+	if r.cfg.New == nil || r.trainSet == nil {
+		step.Note = "skipped: the estimator was given trained (Config.Trained), so there is nothing to retrain"
+		return nil, nil
+	}
+	est := r.cfg.New()
+	reg, what := r.penaltyFor(est)
+	est, err := r.train(est, r.trainSet, reg)
+	if err != nil {
+		if r.ctx.Err() != nil {
+			return nil, fmt.Errorf("certify: training with %s: %w", what, err)
+		}
+		step.Note = fmt.Sprintf("skipped: %s cannot be trained with %s: %v", est, what, err)
+		return nil, nil
+	}
+	c, err := r.diagnoseStep(&step, "regularized estimator", est, streamDiag+1)
+	if c != nil {
+		step.Note = fmt.Sprintf("retrained on the same %d training simulations with %s", r.trainSet.Theta.RawMatrix().Rows, what)
+	}
+	return c, err
 }
 
 func (r *run) conformalize(best *candidate) (*candidate, error) {
@@ -548,45 +837,6 @@ func (r *run) final(c *candidate) error {
 	}
 	r.cert.Steps = append(r.cert.Steps, Step{Name: "final test", Simulations: r.plan.Test, Decision: d, Coverage: cov,
 		Elapsed: time.Since(t0), Note: fmt.Sprintf("the %s judged once on %d fresh pairs", c.name, s.Theta.RawMatrix().Rows)})
-	return nil
-}
-
-func (r *run) observations() error {
-	if r.obs == nil {
-		return nil
-	}
-	// The reference: the training simulations, which the estimator saw; else the first check
-	// set; else a set reserved for it. Never the final test set.
-	ref := r.trainSet
-	if ref == nil {
-		ref = r.first
-	}
-	if ref == nil {
-		var err error
-		ref, err = r.simulate(r.plan.Reference, streamMisspec)
-		if err != nil {
-			return err
-		}
-	}
-	n, _ := r.obs.Dims()
-	for i := range n {
-		xo := mat.Row(nil, i, r.obs)
-		o := ObservationCheck{X: xo}
-		m, err := diag.Misspecification(r.cert.Estimator, ref.X, xo, r.cfg.Misspecification)
-		switch {
-		case err != nil:
-			o.Verdict, o.Reason = Inconclusive, fmt.Sprintf("the misspecification check could not run: %v", err)
-		case m.Reject():
-			o.Misspec = m
-			o.Verdict, o.Reason = NotCertified, fmt.Sprintf("refused: the simulator does not produce data like this observation (MMD² = %.3g, p = %.3g < %.3g on %d reference and %d calibration simulations); the posterior there is an extrapolation",
-				m.Statistic, m.PValue, m.Alpha, m.Reference, m.Calibration)
-		default:
-			o.Misspec = m
-			o.Verdict = r.cert.Final.Verdict
-			o.Reason = fmt.Sprintf("the misspecification check does not reject it (p = %.3g ≥ %.3g); the global verdict applies: %s", m.PValue, m.Alpha, r.cert.Final.Verdict)
-		}
-		r.cert.Observations = append(r.cert.Observations, o)
-	}
 	return nil
 }
 

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 // The display shows the sentence, and its plot is drawn from the numbers of the final test:
@@ -40,5 +42,31 @@ func TestDisplayShowsTheNumbersOfTheVerdict(t *testing.T) {
 	}
 	if cert.Verdict() != NotCertified || !strings.Contains(text, "outside") {
 		t.Errorf("s = 0.8 on 1000 pairs should be refused at level 0.5 (coverage ≈ 0.40): %s", cert.Sentence())
+	}
+}
+
+// The observations table shows the local test at each observation with its statistic,
+// p-value and level (the same numbers as the result), the claim, and what the test means.
+func TestDisplayShowsTheLocalTest(t *testing.T) {
+	cert := localCert(t, locallyWrong{}, mat.NewDense(2, 1, []float64{2, -1}), 300, 100)
+	b := cert.MIMEBundle()
+	h, text := b["text/html"].(string), b["text/plain"].(string)
+	for i, o := range cert.Observations {
+		if o.Local == nil {
+			t.Fatalf("observation %d has no local test: %s", i, o.Reason)
+		}
+		cell := fmt.Sprintf("%s %.3g, p = %.3g at level %.3g", o.Local.Statistic, o.Local.Value, o.Local.PValue, o.Local.Alpha)
+		if !strings.Contains(h, html.EscapeString(cell)) || !strings.Contains(text, cell) {
+			t.Errorf("observation %d: the display does not show %q", i, cell)
+		}
+		if !strings.Contains(h, "<td>"+string(o.Claim)+"</td>") {
+			t.Errorf("observation %d: the table does not show the claim %q", i, o.Claim)
+		}
+	}
+	if !strings.Contains(h, html.EscapeString(localNote)) || !strings.Contains(h, "local test (L-C2ST)") {
+		t.Error("the display does not explain the local test")
+	}
+	if o := cert.Observations[0]; !o.Local.Reject() || !strings.Contains(h, html.EscapeString("local test rejects")) {
+		t.Errorf("observation x = 2 of the locally wrong posterior: %s: %s", o.Verdict, o.Reason)
 	}
 }

@@ -5,26 +5,35 @@
 // calib), diagnose again, and judge once on a final test set. It lives apart from sbi because
 // diag and calib import sbi.
 //
-// The sequence (Certify). The budget Config.Simulations is split before anything runs into a
-// training set, one check set per diagnosis or calibration, and a final test set. The first
-// estimator (a default NPE, any estimator from Config.New, or one trained elsewhere in
-// Config.Trained) is diagnosed on a check set by the expected coverage of its HPD regions at the
-// target levels (diag.RankCoverage). While the diagnosis does not certify, the remedies of
-// Config.Remedies are applied in order, each diagnosed on a check set of its own:
+// The sequence (Certify). The budget Config.Simulations is split before anything runs
+// (Budget) into a training set, the reserve of the more-simulations remedy, one check set per
+// diagnosis or calibration, the calibration set of the local test, the score-calibration sets
+// of each observation, and a final test set; sets a run does not need are not simulated. The
+// first estimator (a default NPE, any estimator from Config.New, or one trained elsewhere in
+// Config.Trained) is diagnosed on a check set by the expected coverage of its HPD regions at
+// the target levels (diag.RankCoverage). While the diagnosis does not certify, the remedies
+// of Config.Remedies that act on the estimator are applied in order, each diagnosed on a check
+// set of its own:
 //
-//  1. RemedyRegularizer: retrain with the differentiable coverage regularizer (CalNPE/CalNRE,
-//     calib.NewCoverageRegularizer), when there is an estimator to retrain.
-//  2. RemedyConformal: split-conformal regions of the best estimator so far, one threshold per
+//  1. RemedyMoreSimulations: a fresh estimator trained on the training set plus the reserve
+//     (Config.MoreSimulations; by default a third of the training share, so the first
+//     estimator trains on two thirds of it and the retrained one on all of it).
+//  2. RemedyRegularizer: a fresh estimator trained with a regularizer: the balancing penalty
+//     (BNRE, balanced NRE-C; calib.NewBalanceRegularizer) for an NRE with the NRE-A or NRE-C
+//     loss, the differentiable coverage regularizer (CalNPE/CalNRE,
+//     calib.NewCoverageRegularizer) for any other estimator (Config.Penalty overrides).
+//  3. RemedyConformal: split-conformal regions of the best estimator so far, one threshold per
 //     level, whose marginal coverage is guaranteed (calib.NewConformal).
 //
-// The best candidate (the smallest largest deviation |coverage − level| on its check set, or the
-// conformal regions, whose coverage holds by construction) is then judged once on the final test
-// set; that verdict is the certificate's. Diagnoses before it only choose; they are shown and
-// counted (Certificate.Tried), never reused. SBC and TARP on the final test set are shown beside
-// the verdict, for the chosen estimator's own draws: after the conformal remedy the certified
-// objects are the regions (Certificate.Region), and draws from the posterior are not recalibrated.
-// HPD ranks are estimated from Config.Samples posterior draws per pair (randomized ranks, exactly
-// uniform for a calibrated posterior).
+// The first two need an estimator to retrain and are skipped, with the reason, for
+// Config.Trained. The best candidate (the smallest largest deviation |coverage − level| on its
+// check set, or the conformal regions, whose coverage holds by construction) is then judged
+// once on the final test set; that verdict is the certificate's. Diagnoses before it only
+// choose; they are shown and counted (Certificate.Tried), never reused. SBC and TARP on the
+// final test set are shown beside the verdict, for the chosen estimator's own draws: after
+// the conformal remedy the certified objects are the regions (Certificate.Region), and draws
+// from the posterior are not recalibrated. HPD ranks are estimated from Config.Samples
+// posterior draws per pair (randomized ranks, exactly uniform for a calibrated posterior).
 //
 // The verdict (Decide). A target is a set of levels L, a tolerance ε and a level α: the claim is
 // that the coverage at every L lies in [L − ε, L + ε] (or above L − ε, Conservative). Certified
@@ -39,11 +48,34 @@
 // posterior (about 950 pairs reach 0.8 for the default target). The claim is about expected
 // coverage over the prior predictive: marginal, not conditional on an observation.
 //
-// Observations. Each observation is checked against simulations of the model with
-// diag.Misspecification at level α; one that the simulator does not produce is refused
-// (NotCertified with the test's numbers) whatever the global verdict. One that passes gets the
-// global verdict: the check found no evidence against it, which is weaker than a certificate at
-// that observation (L-C2ST would be that, and is not run here).
+// Observations. Each observation gets, in order:
+//
+//   - The misspecification check (diag.Misspecification at level α): an observation the
+//     simulator does not produce is refused (NotCertified with the test's numbers) whatever
+//     the global verdict, and nothing else runs there.
+//   - The global verdict, with ClaimMarginal: the marginal claim above applies there.
+//   - The local test (L-C2ST, diag.NewLC2ST), trained once for the chosen estimator on a
+//     calibration set simulated for it alone (never trained or calibrated on) and evaluated at
+//     each observation. Its p-value is exact when the estimator is the true posterior
+//     everywhere; when it rejects at its level the observation is not certified ("local test
+//     rejects"); when it does not, there is no evidence against the posterior there, which is
+//     weaker than a certificate at that observation. Its cost is bounded by Config.LocalTest
+//     (by default the fewest null classifiers that can reach the level, small classifiers);
+//     it runs by default only where the budget affords its set (Config.LocalSimulations), and
+//     the certificate says when it did not.
+//   - RemedyScoreCalibration, where the verdict so far is not Certified and the plan
+//     reserved it: an affine map of the estimator's draws fitted by Bayesian score calibration
+//     (calib.ScoreCalibrate, unit weights) on datasets simulated from θ ~ π̄, the estimator's
+//     posterior at the observation inflated about its mean. Unit-weight score calibration
+//     targets the posterior under the prior π̄, so that is what can be tested: the expected
+//     coverage of the adjusted posterior over fresh pairs θ ~ π̄, x ~ p(x | θ), judged by
+//     Decide against the target (and, where the local test runs, L-C2ST of the adjusted
+//     posterior at the observation, which rejects it as above). The observation's verdict is
+//     then that test's, with ClaimLocal: a claim about coverage near the observation for the
+//     prior π̄. It is neither the marginal claim (the final test set, drawn from the prior,
+//     never sees the adjusted posterior) nor coverage conditional on the observation alone
+//     (no finite test shows that), and the certificate says so. Certificate.Posterior returns
+//     the adjusted posterior there.
 //
 // Naming follows package sbi: Certify returns the error, MustCertify is its form for notebook
 // cells, CertifyContext takes a context. Randomness derives from Config.Seed alone.

@@ -28,7 +28,8 @@ func (s noisy) SimulateBatch(rng *rand.Rand, theta, x *mat.Dense) {
 // Certify trains an NPE on half of a budget of 10,000 simulations, checks its coverage at the
 // levels 0.5, 0.8, 0.9 and 0.95 on fresh simulations, applies remedies if needed, and judges the
 // result once on a final test set. The second observation is far outside anything the simulator
-// produces and is refused.
+// produces and is refused. (The local test at each observation is off here, to keep the example
+// quick; see Config.LocalSimulations.)
 func ExampleCertify() {
 	prior := dist.NewNormal([]float64{0, 0}, []float64{1, 1})
 	obs := mat.NewDense(2, 2, []float64{
@@ -42,11 +43,12 @@ func ExampleCertify() {
 		New: func() sbi.Estimator {
 			return sbi.NewNPE(prior, sbi.NPEConfig{Transforms: 2, Hidden: 16})
 		},
-		Train:      sbi.TrainConfig{Epochs: 60},
-		Remedies:   []certify.Remedy{certify.RemedyConformal},
-		Samples:    200,
-		SBCSamples: 99,
-		Seed:       1,
+		Train:            sbi.TrainConfig{Epochs: 60},
+		Remedies:         []certify.Remedy{certify.RemedyConformal},
+		Samples:          200,
+		SBCSamples:       99,
+		LocalSimulations: -1,
+		Seed:             1,
 	})
 	if err != nil {
 		fmt.Println(err)

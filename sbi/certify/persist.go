@@ -19,10 +19,13 @@ import (
 	"github.com/gosbi/gosbi/sbi/internal/safe"
 )
 
-// fileFormat names the certificate file format; fileVersion is its version.
+// fileFormat names the certificate file format; fileVersion is the version Save writes.
+// Version 2 added the local test, score calibration and notes of each observation; Load reads
+// versions 1 and 2 (a version-1 file has none of them). A build that reads only version 1
+// refuses a version-2 file rather than drop its score-calibration maps unseen.
 const (
 	fileFormat  = "gosbi certificate"
-	fileVersion = 1
+	fileVersion = 2
 )
 
 // file is the JSON form of a certificate: every number it shows, the estimator in sbi's own
@@ -42,6 +45,7 @@ type file struct {
 	Remedies     []Remedy             `json:"remedies"`
 	Tried        int                  `json:"tried"`
 	Observations []ObservationCheck   `json:"observations"`
+	Notes        []string             `json:"notes,omitempty"`
 	Budget       Budget               `json:"budget"`
 	Seed         uint64               `json:"seed"`
 	Versions     string               `json:"versions"`
@@ -71,7 +75,7 @@ func (c *Certificate) Save(w io.Writer) error {
 	}
 	f := file{Format: fileFormat, Version: fileVersion, Target: c.Target, Chosen: c.Chosen, Final: c.Final,
 		Before: c.Before, After: c.After, SBC: c.SBC, TARP: c.TARP, Steps: c.Steps, Remedies: c.Remedies, Tried: c.Tried,
-		Observations: c.Observations, Budget: c.Budget, Seed: c.Seed, Versions: c.Versions, Elapsed: c.Elapsed,
+		Observations: nanFree(c.Observations), Notes: c.Notes, Budget: c.Budget, Seed: c.Seed, Versions: c.Versions, Elapsed: c.Elapsed,
 		Estimator: est.Bytes()}
 	if c.Conformal != nil {
 		if c.calTheta == nil {
@@ -130,8 +134,8 @@ func Load(r io.Reader) (*Certificate, error) {
 	if f.Format != fileFormat {
 		return nil, fmt.Errorf("certify: not a certificate file (format %q, want %q)", f.Format, fileFormat)
 	}
-	if f.Version != fileVersion {
-		return nil, fmt.Errorf("certify: certificate file version %d; this build reads version %d", f.Version, fileVersion)
+	if f.Version < 1 || f.Version > fileVersion {
+		return nil, fmt.Errorf("certify: certificate file version %d; this build reads versions 1 to %d", f.Version, fileVersion)
 	}
 	if f.Final == nil || f.After == nil {
 		return nil, errors.New("certify: the certificate file has no final verdict")
@@ -141,8 +145,8 @@ func Load(r io.Reader) (*Certificate, error) {
 		return nil, fmt.Errorf("certify: loading the certified estimator: %w", err)
 	}
 	c := &Certificate{Target: f.Target, Estimator: est, Chosen: f.Chosen, Final: f.Final, Before: f.Before,
-		After: f.After, SBC: f.SBC, TARP: f.TARP, Steps: f.Steps, Remedies: f.Remedies, Tried: f.Tried, Observations: f.Observations,
-		Budget: f.Budget, Seed: f.Seed, Versions: f.Versions, Elapsed: f.Elapsed}
+		After: f.After, SBC: f.SBC, TARP: f.TARP, Steps: f.Steps, Remedies: f.Remedies, Tried: f.Tried, Observations: withNaN(f.Observations),
+		Notes: f.Notes, Budget: f.Budget, Seed: f.Seed, Versions: f.Versions, Elapsed: f.Elapsed}
 	if len(f.Thresholds) > 0 {
 		if len(f.Thresholds) != len(f.Target.Levels) {
 			return nil, fmt.Errorf("certify: %d conformal thresholds for %d target levels", len(f.Thresholds), len(f.Target.Levels))
@@ -167,7 +171,52 @@ func Load(r io.Reader) (*Certificate, error) {
 		}
 		c.Conformal, c.calTheta, c.calX = confs, theta, x
 	}
+	for i, o := range c.Observations {
+		if o.ScoreCal != nil {
+			if err := o.ScoreCal.Map.check(); err != nil {
+				return nil, fmt.Errorf("observation %d: %w", i, err)
+			}
+		}
+	}
 	return c, nil
+}
+
+// nanFree copies the observations with the NaN that JSON cannot hold (an L-C2ST observation
+// p-value that could not be computed) written as −1; withNaN undoes it.
+func nanFree(obs []ObservationCheck) []ObservationCheck {
+	return mapLocal(obs, func(r *diag.LC2STResult) {
+		if math.IsNaN(r.ObservationPValue) {
+			r.ObservationPValue = -1
+		}
+	})
+}
+
+func withNaN(obs []ObservationCheck) []ObservationCheck {
+	return mapLocal(obs, func(r *diag.LC2STResult) {
+		if r.ObservationPValue < 0 {
+			r.ObservationPValue = math.NaN()
+		}
+	})
+}
+
+// mapLocal copies obs and applies f to copies of their local-test results.
+func mapLocal(obs []ObservationCheck, f func(*diag.LC2STResult)) []ObservationCheck {
+	out := append([]ObservationCheck(nil), obs...)
+	for i := range out {
+		if out[i].Local != nil {
+			l := *out[i].Local
+			f(&l)
+			out[i].Local = &l
+		}
+		if out[i].ScoreCal != nil && out[i].ScoreCal.Local != nil {
+			sc := *out[i].ScoreCal
+			l := *sc.Local
+			f(&l)
+			sc.Local = &l
+			out[i].ScoreCal = &sc
+		}
+	}
+	return out
 }
 
 // conformalAt calibrates est on the pairs (theta, x) at every level.
