@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"syscall"
 
 	"gonum.org/v1/gonum/mat"
@@ -32,12 +33,15 @@ diagnoses its coverage on held-out simulations, applies remedies while needed, j
 final test set, and prints the certificate. SPEC is a JSON object:
 
   {"task": "weinberg",             a name of task.Names()
-   "estimator": "npe",             npe (default), npe-nsf, nre or fmpe
+   "estimator": "npe",             npe (default), npe-nsf, nre, nle or fmpe
    "simulations": 10000,           the whole budget (0: 10,000)
    "test": 2000, "check": 1000,    final test and check set sizes (0: certify's defaults)
    "epochs": 100,                  training epochs (0: sbi's default)
    "levels": [0.5, 0.8, 0.9, 0.95], "tolerance": 0.05, "alpha": 0.05, "conservative": false,
-   "remedies": ["coverage regularizer", "conformal regions"],   omitted: the default order; []: none
+   "remedies": ["more simulations", "coverage regularizer", "conformal regions"],
+                                   omitted: the default order; []: none; also "score calibration"
+   "more_simulations": 0,          reserve for the more-simulations remedy (0: certify's default; -1: none)
+   "local_simulations": 0,         L-C2ST set per observation (0: where affordable; -1: off)
    "samples": 1000, "seed": 1,
    "seeds": [1, 2, 3],             instead of seed: one certification per seed (needs --study)
    "observations": [[...], ...],   observations given as data rows
@@ -68,6 +72,8 @@ type certifySpec struct {
 	Alpha            float64     `json:"alpha"`
 	Conservative     bool        `json:"conservative"`
 	Remedies         *[]string   `json:"remedies"`
+	MoreSimulations  int         `json:"more_simulations"`
+	LocalSimulations int         `json:"local_simulations"`
 	Samples          int         `json:"samples"`
 	SBCSamples       int         `json:"sbc_samples"`
 	Seed             uint64      `json:"seed"`
@@ -120,24 +126,26 @@ func (s *certifySpec) config() (task.Task, *mat.Dense, certify.Config, error) {
 		cfg.New = func() sbi.Estimator { return sbi.NewNRE(prior, sbi.NREConfig{}) }
 	case "fmpe":
 		cfg.New = func() sbi.Estimator { return sbi.NewFMPE(prior, sbi.FMPEConfig{}) }
+	case "nle":
+		cfg.New = func() sbi.Estimator { return sbi.NewNLE(prior, sbi.NLEConfig{}) }
 	default:
-		return nil, nil, cfg, fmt.Errorf("estimator %q: want npe, npe-nsf, nre or fmpe", s.Estimator)
+		return nil, nil, cfg, fmt.Errorf("estimator %q: want npe, npe-nsf, nre, nle or fmpe", s.Estimator)
 	}
 	if s.Remedies != nil {
 		cfg.Remedies = certify.NoRemedies()
 		for _, r := range *s.Remedies {
-			switch certify.Remedy(r) {
-			case certify.RemedyRegularizer, certify.RemedyConformal:
-				cfg.Remedies = append(cfg.Remedies, certify.Remedy(r))
-			default:
-				return nil, nil, cfg, fmt.Errorf("remedy %q: want %q or %q", r, certify.RemedyRegularizer, certify.RemedyConformal)
+			if !slices.Contains(certify.DefaultRemedies(), certify.Remedy(r)) && certify.Remedy(r) != certify.RemedyScoreCalibration {
+				return nil, nil, cfg, fmt.Errorf("remedy %q: want one of %q, %q, %q or %q", r,
+					certify.RemedyMoreSimulations, certify.RemedyRegularizer, certify.RemedyConformal, certify.RemedyScoreCalibration)
 			}
+			cfg.Remedies = append(cfg.Remedies, certify.Remedy(r))
 		}
 	}
 	cfg.Target = certify.Target{Levels: s.Levels, Tolerance: s.Tolerance, Alpha: s.Alpha, Conservative: s.Conservative}
 	cfg.Simulations, cfg.TestSimulations, cfg.CheckSimulations = s.Simulations, s.Test, s.Check
 	cfg.Train = sbi.TrainConfig{Epochs: s.Epochs}
 	cfg.Samples, cfg.SBCSamples, cfg.Seed = s.Samples, s.SBCSamples, s.Seed
+	cfg.MoreSimulations, cfg.LocalSimulations = s.MoreSimulations, s.LocalSimulations
 
 	var rows [][]float64
 	for i, o := range s.Observations {

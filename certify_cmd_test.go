@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -61,7 +62,7 @@ func TestCertifySpecErrors(t *testing.T) {
 		{"unknown field", `{"task": "two_moons", "simulation": 100}`, `unknown field "simulation"`},
 		{"no task", `{"simulations": 100}`, `set "task" to one of`},
 		{"unknown task", `{"task": "three_moons"}`, `task "three_moons"`},
-		{"estimator", `{"task": "two_moons", "estimator": "abc"}`, "want npe, npe-nsf, nre or fmpe"},
+		{"estimator", `{"task": "two_moons", "estimator": "abc"}`, "want npe, npe-nsf, nre, nle or fmpe"},
 		{"remedy", `{"task": "two_moons", "remedies": ["prayer"]}`, `remedy "prayer"`},
 		{"observation length", `{"task": "two_moons", "observations": [[1, 2, 3]]}`, "observation 1 has 3 values; task two_moons has 2"},
 		{"two values", `{"task": "two_moons"} {}`, "more than one JSON value"},
@@ -139,7 +140,7 @@ func TestCertifyExampleSpecs(t *testing.T) {
 
 // TestCertifySpecEstimators checks that each estimator name of a spec makes that estimator.
 func TestCertifySpecEstimators(t *testing.T) {
-	for name, want := range map[string]string{"": "*sbi.NPE", "npe": "*sbi.NPE", "npe-nsf": "*sbi.NPE", "nre": "*sbi.NRE", "fmpe": "*sbi.FMPE"} {
+	for name, want := range map[string]string{"": "*sbi.NPE", "npe": "*sbi.NPE", "npe-nsf": "*sbi.NPE", "nre": "*sbi.NRE", "nle": "*sbi.NLE", "fmpe": "*sbi.FMPE"} {
 		s, err := parseCertifySpec([]byte(`{"task": "two_moons", "estimator": "` + name + `"}`))
 		if err != nil {
 			t.Fatal(err)
@@ -151,5 +152,26 @@ func TestCertifySpecEstimators(t *testing.T) {
 		if got := fmt.Sprintf("%T", cfg.New()); got != want {
 			t.Errorf("estimator %q makes %s, want %s", name, got, want)
 		}
+	}
+}
+
+// TestCertifySpecEveryRemedy: every remedy of package certify can be named in a spec, in the
+// order given, and the reserve and L-C2ST sizes reach the configuration.
+func TestCertifySpecEveryRemedy(t *testing.T) {
+	s, err := parseCertifySpec([]byte(`{"task": "two_moons", "remedies": ["score calibration", "more simulations",
+		"coverage regularizer", "conformal regions"], "more_simulations": 700, "local_simulations": -1}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, cfg, err := s.config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []certify.Remedy{certify.RemedyScoreCalibration, certify.RemedyMoreSimulations, certify.RemedyRegularizer, certify.RemedyConformal}
+	if !slices.Equal(cfg.Remedies, want) {
+		t.Errorf("remedies %v, want %v", cfg.Remedies, want)
+	}
+	if cfg.MoreSimulations != 700 || cfg.LocalSimulations != -1 {
+		t.Errorf("MoreSimulations %d, LocalSimulations %d; want 700 and -1", cfg.MoreSimulations, cfg.LocalSimulations)
 	}
 }
