@@ -203,12 +203,16 @@ var lvQuasiMap = dist.NewSupportMap([]float64{lvBetaLow, lvBetaLow, lvBetaLow, l
 // not recover the posterior). Here the Brownian increments of the coarse path are drawn once
 // per call (common random numbers), so that l is a deterministic function of (β, τ) and the
 // approximate posterior a proper distribution, sampled by adaptive random-walk Metropolis
-// (MCMCConfig). The quasi-likelihood is multimodal (a slow cycle that matches only the mean
-// levels is a local mode), so the chain starts at the best of 2000 prior draws of β refined by
-// Nelder–Mead (where the authors start NUTS at β = (1, 1, 1, 1)), with τ at its conditional
+// (MCMCConfig; its LikelihoodPower p targets π·l^p). The quasi-likelihood is multimodal (a
+// slow cycle that matches only the mean levels is a local mode), so the chain starts at the
+// best of 2000 prior draws of β refined by Nelder–Mead (where the authors start NUTS at β = (1, 1, 1, 1)), with τ at its conditional
 // maximum √(2n/S) there. It returns an error for a bad observation or a chain that
 // never moves.
 func (t *LotkaVolterraSDETask) QuasiPosterior(rng *rand.Rand, x []float64, n int, cfg MCMCConfig) (*mat.Dense, error) {
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
+	cfg = cfg.withDefaults()
 	if err := checkObs(t.name, x, lvDataDim); err != nil {
 		return nil, err
 	}
@@ -225,7 +229,7 @@ func (t *LotkaVolterraSDETask) QuasiPosterior(rng *rand.Rand, x []float64, n int
 		tau := theta[lvParamDim]
 		// log Gamma(τ; shape 2, scale 3) up to a constant: (k − 1) log τ − τ/s.
 		lp := (lvTauShape-1)*math.Log(tau) - tau/lvTauScale
-		return logLik(theta[:lvParamDim], tau) + lp + lvQuasiMap.LogAbsDetJacobian(u)
+		return cfg.LikelihoodPower*logLik(theta[:lvParamDim], tau) + lp + lvQuasiMap.LogAbsDetJacobian(u)
 	}
 	// Start at the β of smallest S among 2000 prior draws (τ profiled out: at τ̂² = 2n/S the
 	// quasi log-likelihood is n log(2n/S) − n), refined by Nelder–Mead on log S in u.
@@ -256,7 +260,7 @@ func (t *LotkaVolterraSDETask) QuasiPosterior(rng *rand.Rand, x []float64, n int
 	start := append(append([]float64(nil), best...), math.Sqrt(2*lvSDESteps/math.Max(bestS, 1e-12)))
 	u0 := make([]float64, lvQuasiDim)
 	lvQuasiMap.Inverse(start, u0)
-	return metropolis(rng, logTarget, u0, n, cfg.withDefaults(), false)
+	return metropolis(rng, logTarget, u0, n, cfg, false)
 }
 
 // MustQuasiPosterior is QuasiPosterior for notebook cells: it panics with the error.
