@@ -5,6 +5,8 @@ import (
 	"io"
 	"math"
 	"sort"
+
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // claim is a comparison issue #27 asks for between two rows run side by side on the same
@@ -55,12 +57,17 @@ func (c claim) holds(d difference) bool {
 	return d.Mean <= 0
 }
 
-// noise says whether the difference is more than two standard errors from zero.
+// noise says whether the difference is beyond noise: |d|/s.e. above Student's t quantile at
+// 0.975 with n − 1 degrees of freedom (a two-sided paired t-test at 5%, which assumes the
+// per-observation differences roughly normal). With few observations the quantile is large
+// (4.30 for n = 3, 2.26 for n = 10).
 func noise(d difference) string {
-	if math.Abs(d.Mean) > 2*d.SE {
-		return fmt.Sprintf("beyond noise (|d| = %.1f s.e.)", math.Abs(d.Mean)/d.SE)
+	crit := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(d.N - 1)}.Quantile(0.975)
+	z := math.Abs(d.Mean) / d.SE
+	if z > crit {
+		return fmt.Sprintf("beyond noise (|d| = %.1f s.e. > %.2f, paired t-test at 5%%)", z, crit)
 	}
-	return fmt.Sprintf("within noise (|d| = %.1f s.e. ≤ 2)", math.Abs(d.Mean)/d.SE)
+	return fmt.Sprintf("within noise (|d| = %.1f s.e. ≤ %.2f, paired t-test at 5%%)", z, crit)
 }
 
 // printComparisons prints every claim whose two rows are in results, and for each row with an
@@ -111,6 +118,7 @@ func printComparisons(w io.Writer, results map[string][]float64) bool {
 			continue
 		}
 		head()
+		// sbibm's number is taken as exact: the s.e. is that of this run's mean alone.
 		d := difference{Mean: mean(c2st) - sbibm[r], SE: standardError(c2st), N: len(c2st)}
 		verdict := "at least as good (not asserted: the bar is)"
 		if d.Mean > 0 {

@@ -60,17 +60,21 @@ func TestClaimHolds(t *testing.T) {
 func TestNoise(t *testing.T) {
 	tests := []struct {
 		mean, se float64
+		n        int
 		beyond   bool
 	}{
-		{-0.05, 0.01, true},
-		{0.05, 0.01, true},
-		{-0.015, 0.01, false},
-		{0.02, 0.01, false}, // exactly 2 s.e. is not beyond
+		{-0.05, 0.01, 10, true},
+		{0.05, 0.01, 10, true},
+		{-0.015, 0.01, 10, false},
+		{0.022, 0.01, 10, false}, // 2.2 s.e. < t(9) quantile 2.262
+		{0.023, 0.01, 10, true},  // 2.3 s.e. > 2.262
+		{-0.029, 0.01, 3, false}, // 2.9 s.e. < t(2) quantile 4.303
+		{-0.044, 0.01, 3, true},
 	}
 	for _, tc := range tests {
-		got := strings.HasPrefix(noise(difference{Mean: tc.mean, SE: tc.se, N: 10}), "beyond")
+		got := strings.HasPrefix(noise(difference{Mean: tc.mean, SE: tc.se, N: tc.n}), "beyond")
 		if got != tc.beyond {
-			t.Errorf("d = %g ± %g: beyond noise %v, want %v", tc.mean, tc.se, got, tc.beyond)
+			t.Errorf("d = %g ± %g over %d: beyond noise %v, want %v", tc.mean, tc.se, tc.n, got, tc.beyond)
 		}
 	}
 }

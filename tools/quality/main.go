@@ -117,7 +117,9 @@ type rowResult struct {
 // amortized methods the one trained before the loop, for the sequential ones one trained at xo.
 type posteriorSource func(k int, xo []float64) (sbi.Amortized, error)
 
-// trainStats adds up the training of a row (several for the sequential methods).
+// trainStats adds up the training of a row: one training for the amortized methods, every
+// round of every observation for the sequential ones, whose time holds their simulations and
+// truncations too.
 type trainStats struct {
 	time         time.Duration
 	epochs, best int
@@ -135,7 +137,7 @@ func (s *trainStats) String() string {
 	if s.runs == 1 {
 		return fmt.Sprintf("%d (best %d)", s.epochs, s.best)
 	}
-	return fmt.Sprintf("%d in %d trainings (best %d)", s.epochs, s.runs, s.best)
+	return fmt.Sprintf("%d in %d trainings (best epochs %d)", s.epochs, s.runs, s.best)
 }
 
 // newSource trains the amortized methods on sims simulations from the prior, and returns for
@@ -168,8 +170,9 @@ func newSource(method string, t task.Task, sims int, seed uint64, flowKind strin
 			}
 			for _, rd := range res.Rounds {
 				fmt.Fprintf(os.Stderr, "tsnpe:%s obs %d round %d: %s, acceptance %.3g, %d pairs, %d epochs\n", t.Name(), k, rd.Round, rd.Proposal, rd.Acceptance, rd.Pairs, rd.Train.Epochs)
+				stats.add(0, rd.Train)
 			}
-			stats.add(time.Since(start), res.Rounds[len(res.Rounds)-1].Train)
+			stats.time += time.Since(start) // the rounds' simulations and truncations too
 			return e, nil
 		}, nil
 	default:
