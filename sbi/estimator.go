@@ -95,11 +95,50 @@ func (c *estimator) prepare(theta, x *mat.Dense, cfg TrainConfig) (*trainSet, er
 	s.data, s.dropped = &trainData{theta: th, x: xx}, dropped
 	s.rng = rand.New(rand.NewPCG(s.cfg.Seed, 0x7261696e))
 	n, _ := th.Dims()
+	if s.cfg.ValTheta != nil {
+		return s, c.appendValidation(s)
+	}
 	var err error
 	if s.train, s.val, err = splitRows(s.rng, n, s.cfg.ValidationFraction); err != nil {
 		return nil, fmt.Errorf("%s: %w", c.label, err)
 	}
 	return s, nil
+}
+
+// appendValidation stacks the validation pairs of s.cfg (ValTheta, ValX) below the training
+// pairs of s.data: the training rows are the first ones, in their order, the validation rows
+// the rest.
+func (c *estimator) appendValidation(s *trainSet) error {
+	vt, vx := s.cfg.ValTheta, s.cfg.ValX
+	if err := checkPairs("train "+c.label+": validation pairs (ValTheta, ValX)", vt, vx, c.prior.Dim()); err != nil {
+		return err
+	}
+	n, dt := s.data.theta.Dims()
+	_, dx := s.data.x.Dims()
+	nv, vcols := vx.Dims()
+	if vcols != dx {
+		return fmt.Errorf("train %s: ValX has %d columns, the training x %d, expected the same", c.label, vcols, dx)
+	}
+	if _, _, bad, first := dropNonFinite(vt, vx); bad > 0 {
+		return fmt.Errorf("train %s: %w: %d of %d validation pairs hold NaN or ±Inf (the first is row %d): remove the failed simulations from ValTheta and ValX (sbi.DropInvalid)", c.label, ErrNonFinite, bad, nv, first)
+	}
+	if n < 2 {
+		return fmt.Errorf("train %s: %d usable training pairs, expected at least 2: simulate more", c.label, n)
+	}
+	th, xx := mat.NewDense(n+nv, dt, nil), mat.NewDense(n+nv, dx, nil)
+	th.Slice(0, n, 0, dt).(*mat.Dense).Copy(s.data.theta)
+	th.Slice(n, n+nv, 0, dt).(*mat.Dense).Copy(vt)
+	xx.Slice(0, n, 0, dx).(*mat.Dense).Copy(s.data.x)
+	xx.Slice(n, n+nv, 0, dx).(*mat.Dense).Copy(vx)
+	s.data.theta, s.data.x = th, xx
+	s.train, s.val = make([]int, n), make([]int, nv)
+	for i := range s.train {
+		s.train[i] = i
+	}
+	for i := range s.val {
+		s.val[i] = n + i
+	}
+	return nil
 }
 
 // train fits m to the pairs (θᵢ, xᵢ) as NPE.Train documents: from fresh weights and a
@@ -115,6 +154,11 @@ func (c *estimator) train(ctx context.Context, m network, theta, x *mat.Dense, c
 	}
 	if err := checkInputRows(m.embedding(), x); err != nil {
 		return nil, fmt.Errorf("train %s: %w", c.label, err)
+	}
+	if vx := s.cfg.ValX; vx != nil {
+		if err := checkInputRows(m.embedding(), vx); err != nil {
+			return nil, fmt.Errorf("train %s: validation pairs: %w", c.label, err)
+		}
 	}
 	d := s.data
 	if !(s.cfg.Resume && c.trained) {

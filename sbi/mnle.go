@@ -189,6 +189,12 @@ func (e *MNLE) TrainContext(ctx context.Context, theta, x *mat.Dense, cfg TrainC
 	if !resume {
 		e.cats = cats
 	}
+	if cfg.ValX != nil {
+		if _, err := e.checkData(cfg.ValX, cats); err != nil {
+			return nil, fmt.Errorf("validation pairs (ValX): %w", err)
+		}
+		cfg.ValX = e.transformed(cfg.ValX)
+	}
 	return e.estimator.train(ctx, (*mnleModel)(e), theta, e.transformed(x), cfg)
 }
 

@@ -72,6 +72,9 @@ func (c *estimator) trainStream(ctx context.Context, m network, train, val simst
 	if train == nil {
 		return nil, fmt.Errorf("train %s: no training source, expected one (e.g. a simstore.Store)", c.label)
 	}
+	if cfg.ValTheta != nil || cfg.ValX != nil {
+		return nil, fmt.Errorf("train %s: TrainConfig.ValTheta and ValX are set, expected nil: TrainStream takes its validation pairs as the source val", c.label)
+	}
 	pt, dx := train.Dims()
 	switch {
 	case pt != c.prior.Dim():

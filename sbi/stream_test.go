@@ -142,6 +142,12 @@ func TestTrainStreamRefusesMismatch(t *testing.T) {
 	if _, err := e.TrainStream(nil, nil, TrainConfig{}); err == nil {
 		t.Error("a nil source was accepted")
 	}
+	if _, err := e.TrainStream(s, nil, TrainConfig{Epochs: 1, ValTheta: theta, ValX: x}); err == nil || !strings.Contains(err.Error(), "ValTheta and ValX are set") {
+		t.Errorf("TrainConfig.ValTheta with a stream: error %v, want one saying the validation pairs come as a source", err)
+	}
+	if e.Trained() {
+		t.Error("trained despite the refused configuration")
+	}
 }
 
 // TestTrainStreamInterruptAndNonFinite gives streamed training the rules of Train: a store

@@ -22,7 +22,7 @@ type TrainConfig struct {
 	BatchSize          int         // pairs per step; 0 means 200
 	LearningRate       float64     // Adam's step size; 0 means 5e-4
 	WeightDecay        float64     // decoupled weight decay (AdamW); 0 means none
-	ValidationFraction float64     // share of pairs held out for early stopping; 0 means 0.1, negative means none
+	ValidationFraction float64     // share of pairs held out for early stopping; 0 means 0.1 (none with ValTheta), negative means none
 	Patience           int         // epochs without a better validation loss before stopping; 0 means 20
 	ClipNorm           float64     // largest gradient norm; 0 means 5, negative means no clipping
 	Seed               uint64      // seeds the initial weights, the split and the batch order
@@ -38,6 +38,15 @@ type TrainConfig struct {
 	// TrainResult.Dropped, and warned about above DropWarnFraction. Dropping is not neutral:
 	// each estimator's Train says what it does to its estimate.
 	RefuseNonFinite bool
+	// ValTheta and ValX are validation pairs kept apart from the training pairs, as when a
+	// study draws them from a pool outside its simulation budget (the coverage regularizer's
+	// authors do). When they are set every pair given to Train trains, these pairs score the
+	// epochs (early stopping, the best epoch), the standardization is learned from the
+	// training pairs alone, and ValidationFraction must be 0. Nil (the default) holds
+	// ValidationFraction of the training pairs out instead. They must be finite: a failed
+	// simulation among them is an error, not dropped. TrainStream takes its validation as a
+	// source and refuses them.
+	ValTheta, ValX *mat.Dense
 }
 
 // Selection is the validation score by which training keeps its best epoch and stops early.
@@ -81,7 +90,7 @@ func (c TrainConfig) withDefaults() TrainConfig {
 	if c.LearningRate == 0 {
 		c.LearningRate = 5e-4
 	}
-	if c.ValidationFraction == 0 {
+	if c.ValidationFraction == 0 && c.ValTheta == nil && c.ValX == nil {
 		c.ValidationFraction = 0.1
 	}
 	if c.Patience == 0 {
@@ -119,6 +128,10 @@ func (c TrainConfig) validate() error {
 		return fmt.Errorf("train: Patience = %d, expected ≥ 1 (or 0 for the default 20)", c.Patience)
 	case c.Select != SelectRegularized && c.Select != SelectLoss:
 		return fmt.Errorf("train: Select = %v, expected SelectDefault, SelectRegularized or SelectLoss", c.Select)
+	case (c.ValTheta == nil) != (c.ValX == nil):
+		return fmt.Errorf("train: only one of ValTheta and ValX is set, expected both (the validation pairs) or neither")
+	case c.ValTheta != nil && c.ValidationFraction != 0:
+		return fmt.Errorf("train: ValidationFraction = %v with ValTheta set, expected 0: the validation pairs are given, none are held out of the training pairs", c.ValidationFraction)
 	case c.Select == SelectRegularized && c.Regularizer == nil:
 		return fmt.Errorf("train: Select = SelectRegularized needs a Regularizer; use SelectDefault without one")
 	}

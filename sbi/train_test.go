@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gosbi/gosbi/sbi/nn"
+	"gonum.org/v1/gonum/mat"
 )
 
 // TestTrainConfigRejectsBadNumbers checks that a configuration with a NaN, an infinity or an
@@ -140,5 +141,72 @@ func TestSelectionRule(t *testing.T) {
 	}
 	if _, err := NewNPE(prior, NPEConfig{}).Train(theta, x, TrainConfig{Epochs: 1, Select: SelectRegularized}); err == nil || !strings.Contains(err.Error(), "needs a Regularizer") {
 		t.Errorf("SelectRegularized without a regularizer: error %v, want one asking for a Regularizer", err)
+	}
+}
+
+// TestTrainValidationPairs checks the validation pairs given apart from the training pairs
+// (TrainConfig.ValTheta, ValX): every given pair trains, the given pairs score the epochs (the
+// kept weights score the best epoch's validation loss on them), and they do not touch training
+// itself: two validation sets give the same training losses, epoch by epoch, when neither stops
+// early, while their validation losses differ. Bad validation pairs are refused with an error.
+func TestTrainValidationPairs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 4))
+	prior, theta, x := gaussianPairs(rng, 160)
+	_, vTheta, vX := gaussianPairs(rng, 60)
+	// a second validation set from another model: θ far from the prior's, so its loss is larger
+	_, wTheta, wX := gaussianPairs(rng, 60)
+	for i := 0; i < 60; i++ {
+		wTheta.Set(i, 0, wTheta.At(i, 0)+4)
+	}
+	train := func(vt, vx *mat.Dense) (*NPE, *TrainResult) {
+		e := NewNPE(prior, NPEConfig{Hidden: 8, Transforms: 1})
+		res, err := e.Train(theta, x, TrainConfig{Epochs: 6, Patience: 6, BatchSize: 40, LearningRate: 3e-3, Seed: 5, ValTheta: vt, ValX: vx})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e, res
+	}
+	e, a := train(vTheta, vX)
+	_, b := train(wTheta, wX)
+	if a.TrainRows != 160 || a.ValRows != 60 {
+		t.Errorf("%d training and %d validation pairs, want 160 and 60", a.TrainRows, a.ValRows)
+	}
+	for k := range a.TrainLoss {
+		if a.TrainLoss[k] != b.TrainLoss[k] {
+			t.Fatalf("epoch %d: training loss %v with one validation set and %v with another: the validation pairs changed training", k+1, a.TrainLoss[k], b.TrainLoss[k])
+		}
+	}
+	if !(b.ValLoss[0] > a.ValLoss[0]+0.5) {
+		t.Errorf("validation loss of epoch 1: %v on pairs of the model, %v on shifted pairs; want the shifted pairs' larger by 0.5 nats: the given pairs were not scored", a.ValLoss[0], b.ValLoss[0])
+	}
+	d := &trainData{theta: vTheta, x: vX, thetaZ: e.zt.apply(vTheta), xZ: e.zx.apply(vX)}
+	rows := make([]int, 60)
+	for i := range rows {
+		rows[i] = i
+	}
+	if got, _, _ := evalLoss((*npeModel)(e), d, rows, 40, nil, 0); math.Abs(got-a.ValLoss[a.BestEpoch-1]) > 1e-9 {
+		t.Errorf("the kept weights score %v on the validation pairs, want the best epoch's (%d) validation loss %v", got, a.BestEpoch, a.ValLoss[a.BestEpoch-1])
+	}
+
+	bad := mat.DenseCopyOf(vX)
+	bad.Set(3, 1, math.NaN())
+	for _, c := range []struct {
+		cfg  TrainConfig
+		want string
+	}{
+		{TrainConfig{ValTheta: vTheta}, "only one of ValTheta and ValX"},
+		{TrainConfig{ValTheta: vTheta, ValX: vX, ValidationFraction: 0.2}, "ValidationFraction = 0.2 with ValTheta"},
+		{TrainConfig{ValTheta: vTheta, ValX: bad}, "validation pairs hold NaN"},
+		{TrainConfig{ValTheta: vTheta, ValX: mat.NewDense(60, 3, nil)}, "ValX has 3 columns"},
+		{TrainConfig{ValTheta: mat.NewDense(59, 2, nil), ValX: vX}, "59 rows and x 60"},
+	} {
+		c.cfg.Epochs = 1
+		e := NewNPE(prior, NPEConfig{Hidden: 8, Transforms: 1})
+		if _, err := e.Train(theta, x, c.cfg); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("error %v, want one saying %q", err, c.want)
+		}
+		if e.Trained() {
+			t.Errorf("%s: trained despite the error", c.want)
+		}
 	}
 }
