@@ -88,30 +88,40 @@ func sized(b []float64, n int) []float64 {
 	return b[:n]
 }
 
-// doInPlace runs the blocks lo…hi of the convolution (or its backward pass) one example at a
-// time on the overlapping views described above.
+// doInPlace runs the blocks lo…hi of the convolution (or its backward pass) on the
+// overlapping views described above: image by image, or, for series (one input row, no
+// vertical padding or kernel), the block's series at once as the rows of one image, so
+// that each product spans the block (the rows that wrap cost (kw−1)/Wp of the work).
 func (p *convPass) doInPlace(lo, hi int) {
 	g := &p.g
 	s := convScratches.Get()
 	defer convScratches.Put(s)
-	taps, cout := g.taps(), p.cout
+	taps, cout, in, per := g.taps(), p.cout, g.in(), g.out()*p.cout
+	series := g.h == 1 && g.kh == 1 && g.pt+g.pb == 0
 	for b := lo; b < hi; b++ {
 		var wpart []float64
 		if p.back && p.wpart != nil {
 			wpart = p.wpart[b*taps*cout : (b+1)*taps*cout]
 			clear(wpart)
 		}
-		for i := b * g.block(); i < min(p.n, (b+1)*g.block()); i++ {
-			src := p.paddedInput(s, i)
+		e0, e1 := b*g.block(), min(p.n, (b+1)*g.block())
+		step, ig := 1, *g // examples per product, and their geometry
+		if series {
+			step = e1 - e0
+			ig.h, ig.oh = step, step
+		}
+		for i := e0; i < e1; i += step {
+			x := p.x[i*in : (i+step)*in]
 			switch {
 			case !p.back:
-				p.forwardOne(s, i, src)
+				p.forwardImage(s, &ig, ig.paddedInput(s, x), p.out[i*per:(i+step)*per])
 			default:
+				dy := p.dy[i*per : (i+step)*per]
 				if wpart != nil {
-					p.weightGradOne(s, i, src, wpart)
+					p.weightGradImage(s, &ig, ig.paddedInput(s, x), dy, wpart)
 				}
 				if p.xg != nil && g.inPlaceInputGrad() {
-					p.inputGradOne(s, i)
+					p.inputGradImage(s, &ig, dy, p.xg[i*in:(i+step)*in])
 				}
 			}
 		}
@@ -121,11 +131,9 @@ func (p *convPass) doInPlace(lo, hi int) {
 	}
 }
 
-// paddedInput returns example i's input with its padding (the row itself when unpadded).
-func (p *convPass) paddedInput(s *convScratch, i int) []float64 {
-	g := &p.g
-	x := p.x[i*g.in() : (i+1)*g.in()]
-	if g.pt+g.pb+g.pl+g.pr == 0 || p.back && p.wpart == nil {
+// paddedInput returns the image x with its padding (x itself when unpadded).
+func (g *convGeom) paddedInput(s *convScratch, x []float64) []float64 {
+	if g.pt+g.pb+g.pl+g.pr == 0 {
 		return x
 	}
 	hp, wp := g.padded()
@@ -145,12 +153,10 @@ func (g *convGeom) virtual() (rows int, direct bool) {
 	return (g.oh-1)*wp + g.ow, g.oh == 1 || wp == g.ow
 }
 
-// forwardOne computes example i's output from its padded input src.
-func (p *convPass) forwardOne(s *convScratch, i int, src []float64) {
-	g := &p.g
+// forwardImage computes the output y of one image (of geometry g) from its padded input src.
+func (p *convPass) forwardImage(s *convScratch, g *convGeom, src, y []float64) {
 	_, wp := g.padded()
 	c, cout, span := g.c, p.cout, g.kw*g.c
-	y := p.out[i*g.out()*cout : (i+1)*g.out()*cout]
 	m, direct := g.virtual()
 	dst := y
 	if !direct {
@@ -173,12 +179,10 @@ func (p *convPass) forwardOne(s *convScratch, i int, src []float64) {
 	}
 }
 
-// weightGradOne adds example i's Σ_ky P_kyᵀ·dYv to wpart.
-func (p *convPass) weightGradOne(s *convScratch, i int, src, wpart []float64) {
-	g := &p.g
+// weightGradImage adds one image's Σ_ky P_kyᵀ·dYv to wpart.
+func (p *convPass) weightGradImage(s *convScratch, g *convGeom, src, dy, wpart []float64) {
 	_, wp := g.padded()
 	c, cout, span := g.c, p.cout, g.kw*g.c
-	dy := p.dy[i*g.out()*cout : (i+1)*g.out()*cout]
 	m, direct := g.virtual()
 	dyv := dy
 	if !direct { // dY in virtual rows, zero in the rows that wrap
@@ -194,19 +198,16 @@ func (p *convPass) weightGradOne(s *convScratch, i int, src, wpart []float64) {
 	}
 }
 
-// inputGradOne adds example i's input gradient, the full convolution of its padded dY with
-// the flipped weights, to p.xg.
-func (p *convPass) inputGradOne(s *convScratch, i int) {
-	g := &p.g
+// inputGradImage adds one image's input gradient, the full convolution of its padded dY with
+// the flipped weights, to xg.
+func (p *convPass) inputGradImage(s *convScratch, g *convGeom, dy, xg []float64) {
 	c, cout := g.c, p.cout
 	hq, wq := g.oh+2*(g.kh-1), g.ow+2*(g.kw-1)
-	dy := p.dy[i*g.out()*cout : (i+1)*g.out()*cout]
 	s.dypad = sized(s.dypad, hq*wq*cout)
 	clear(s.dypad)
 	for oy := 0; oy < g.oh; oy++ {
 		copy(s.dypad[((oy+g.kh-1)*wq+g.kw-1)*cout:], dy[oy*g.ow*cout:(oy+1)*g.ow*cout])
 	}
-	xg := p.xg[i*g.in() : (i+1)*g.in()]
 	m, v0 := (g.h-1)*wq+g.w, g.pt*wq+g.pl
 	direct := g.h == 1 || wq == g.w
 	dst := xg
