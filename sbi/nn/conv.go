@@ -23,6 +23,8 @@ import (
 //
 // with zeros outside the input (padding). The gradients are those of the product, dW = colᵀ·dY
 // and dcol = dY·Wᵀ, with dcol added back to the input positions it was copied from (col2im).
+// Convolutions of unit strides without dilation skip the copy: their patches are overlapping
+// rows of the padded input, which the own product kernels read in place (conv_inplace.go).
 
 // Conv1DConfig is the shape of a 1-D convolution or pooling over series stored channels-last:
 // a row of the input holds Length positions of Channels values each. Zero values of Stride
