@@ -49,6 +49,15 @@ func TestConformanceNLENSF(t *testing.T) {
 	}, sbitest.Config{Unnormalized: true})
 }
 
+// TestConformanceNLEEmbedding runs the suite on an NLE whose flow is conditioned on an MLP
+// embedding of θ, trained with it and saved with it (the round trip).
+func TestConformanceNLEEmbedding(t *testing.T) {
+	sbitest.TestEstimator(t, func(prior dist.Distribution) sbitest.Estimator {
+		return sbi.NewNLE(prior, sbi.NLEConfig{Flow: sbi.MAF, Hidden: 32, Transforms: 2, Sampler: fewChains,
+			Embedding: sbi.MLPEmbedding{Hidden: []int{32}, Out: 8}})
+	}, sbitest.Config{Unnormalized: true})
+}
+
 // The embeddings of series, images and sets read the suite's observation (4 trials of 3
 // values) as a series of 4 positions of 3 channels, an image of 2×2 pixels of 3 channels, and
 // a set of 4 trials.

@@ -125,3 +125,27 @@ func ExampleRatioPosterior_MAP() {
 	fmt.Println("MAP within 0.1 of (0.5, -0.5):", math.Abs(mode[0]-0.5) < 0.1 && math.Abs(mode[1]+0.5) < 0.1)
 	// Output: MAP within 0.1 of (0.5, -0.5): true
 }
+
+// NLE's flow models x given θ, so its embedding summarizes θ: a network trained with the
+// flow, saved with it. Embeddings that read x as a series, image or set do not apply to θ
+// and are refused.
+func ExampleNLEConfig_embedding() {
+	prior, theta, x := conjugate(2000)
+	nle := sbi.NewNLE(prior, sbi.NLEConfig{Hidden: 32, Transforms: 2,
+		Embedding: sbi.MLPEmbedding{Hidden: []int{32}, Out: 8}})
+	if _, err := nle.Train(theta, x, sbi.TrainConfig{Epochs: 20, BatchSize: 100, LearningRate: 2e-3, Seed: 1}); err != nil {
+		fmt.Println(err)
+		return
+	}
+	post := nle.PosteriorAt([]float64{0.5, -0.5})
+	draws := post.Sample(rand.New(rand.NewPCG(3, 4)), 2000)
+	// The exact posterior mean is (0.5, −0.5) with sd 0.3.
+	fmt.Println("mean within 0.1 of (0.5, -0.5):", math.Abs(meanOf(draws, 0)-0.5) < 0.1 && math.Abs(meanOf(draws, 1)+0.5) < 0.1)
+
+	cnn := sbi.NewNLE(prior, sbi.NLEConfig{Embedding: sbi.CNN1DEmbedding{Channels: 1}})
+	_, err := cnn.Train(theta, x, sbi.TrainConfig{Epochs: 1})
+	fmt.Println("a CNN of θ refused:", err != nil)
+	// Output:
+	// mean within 0.1 of (0.5, -0.5): true
+	// a CNN of θ refused: true
+}

@@ -27,6 +27,12 @@ type NLEConfig struct {
 	Bins       int           // spline bins (NSF); 0 means 10
 	Activation Activation    // MADE activation; "" means tanh for MAF, relu for NSF; not Identity
 	Sampler    SamplerConfig // how Posterior samples (the zero value picks automatically)
+	// Embedding, optional, is a network applied to the standardized θ before it conditions
+	// the flow, trained with it (sbi's embedding_net of likelihood_nn). θ is a flat vector,
+	// so the embedding must take one, as MLPEmbedding does; embeddings that read x as a
+	// series, an image or a set (those with an InputLayout: CNN1DEmbedding, DeepSetEmbedding,
+	// …) are refused.
+	Embedding Embedding
 }
 
 func (c NLEConfig) withDefaults() NLEConfig {
@@ -55,8 +61,9 @@ func (c NLEConfig) flowConfig(features, context int) (flow.Config, error) {
 // its posterior log-densities are unnormalized (they lack −log p(x)).
 type NLE struct {
 	estimator
-	cfg NLEConfig
-	fl  *flow.Flow
+	cfg  NLEConfig
+	fl   *flow.Flow
+	temb EmbeddingNet // the embedding of θ (cfg.Embedding), nil for none
 }
 
 // NewNLE returns an untrained NLE for the prior. Configuration errors are reported by Train.
@@ -68,6 +75,9 @@ func NewNLE(prior dist.Distribution, cfg NLEConfig) *NLE {
 	_, err := cfg.flowConfig(1, prior.Dim())
 	if err == nil {
 		err = cfg.Sampler.validate()
+	}
+	if err == nil {
+		err = checkThetaEmbedding(cfg.Embedding, prior.Dim())
 	}
 	core := estimator{name: "NLE", label: "NLE (" + string(cfg.Flow) + ")", kind: "nle", prior: prior, cfgErr: err}
 	return &NLE{estimator: core, cfg: cfg}
@@ -110,9 +120,38 @@ type nleModel NLE
 // embedding implements network: the flow models x itself, so nothing embeds it.
 func (m *nleModel) embedding() Embedding { return nil }
 
-// buildHead creates a fresh flow of xDim values (ctx, as the core counts them) given θ.
+// thetaEmbedding implements thetaEmbedder: the file stores the embedding of θ.
+func (m *nleModel) thetaEmbedding() Embedding { return m.cfg.Embedding }
+
+// checkThetaEmbedding refuses an embedding that cannot take θ, a flat vector of dim values.
+func checkThetaEmbedding(e Embedding, dim int) error {
+	if e == nil {
+		return nil
+	}
+	if layoutOf(e) != nil {
+		return fmt.Errorf("NLE: Embedding %T reads a structured observation (a series, an image or a set: it has an InputLayout), but NLE embeds θ, a flat vector of %d parameters: use an MLPEmbedding, or no embedding", e, dim)
+	}
+	if se, ok := e.(SavableEmbedding); ok {
+		if _, _, err := se.Size(dim); err != nil {
+			return fmt.Errorf("NLE: Embedding %T cannot take θ of %d parameters: %w", e, dim, err)
+		}
+	}
+	return nil
+}
+
+// buildHead creates a fresh embedding of θ (when configured), then a flow of xDim values (ctx,
+// as the core counts them) conditioned on the embedded θ.
 func (m *nleModel) buildHead(rng *rand.Rand, xDim int) error {
-	fc, err := m.cfg.flowConfig(xDim, m.prior.Dim())
+	ctx := m.prior.Dim()
+	m.temb = nil
+	if m.cfg.Embedding != nil {
+		emb, err := m.cfg.Embedding.Build(rng, ctx)
+		if err != nil {
+			return fmt.Errorf("NLE: embedding of θ: %w", err)
+		}
+		m.temb, ctx = emb, emb.Out()
+	}
+	fc, err := m.cfg.flowConfig(xDim, ctx)
 	if err != nil {
 		return err
 	}
@@ -122,12 +161,29 @@ func (m *nleModel) buildHead(rng *rand.Rand, xDim int) error {
 	return nil
 }
 
-func (m *nleModel) params() []*nn.Param { return m.fl.Params() }
+// params returns the flow's weights, then the embedding's.
+func (m *nleModel) params() []*nn.Param {
+	ps := m.fl.Params()
+	if m.temb != nil {
+		ps = append(append([]*nn.Param(nil), ps...), m.temb.Params()...)
+	}
+	return ps
+}
+
+// thetaContext returns the flow's conditioning rows for the standardized θ on tp: θ itself,
+// or its embedding.
+func (e *NLE) thetaContext(tp *nn.Tape, thetaZ *nn.Tensor) *nn.Tensor {
+	if e.temb == nil {
+		return thetaZ
+	}
+	return e.temb.Forward(tp, thetaZ)
+}
 
 // batchLoss is −mean log q(x | θ) in raw units: the flow's log-density of standardized x given
 // standardized θ, minus log|det| of the standardization of x, Σ log σ_x.
 func (m *nleModel) batchLoss(tp *nn.Tape, d *trainData, idx []int, rb *RegBatch) *nn.Tensor {
-	lp := m.fl.LogProb(tp, tp.Gather(d.xZ, idx), tp.Gather(d.thetaZ, idx))
+	e := (*NLE)(m)
+	lp := m.fl.LogProb(tp, tp.Gather(d.xZ, idx), e.thetaContext(tp, tp.Gather(d.thetaZ, idx)))
 	logJac := m.zx.logJacobian()
 	if rb != nil {
 		m.fillRegBatch(rb, d, idx)
@@ -141,7 +197,7 @@ func (m *nleModel) batchLoss(tp *nn.Tape, d *trainData, idx []int, rb *RegBatch)
 				}
 				xr[j] = idx[r]
 			}
-			ll := m.fl.LogProb(tp, tp.Gather(d.xZ, xr), standardizedConst(tp, m.zt, theta))
+			ll := m.fl.LogProb(tp, tp.Gather(d.xZ, xr), e.thetaContext(tp, standardizedConst(tp, m.zt, theta)))
 			lp := m.prior.LogProb(theta)
 			return tp.Add(tp.AddScalar(ll, -logJac), tp.Const(len(lp), 1, lp))
 		}
@@ -163,7 +219,7 @@ func (e *NLE) LogLikelihood(theta, x *mat.Dense) []float64 {
 		tp := getTape()
 		defer putTape(tp)
 		xs := standardizedConst(tp, e.zx, x.Slice(lo, hi, 0, e.xDim).(*mat.Dense))
-		th := standardizedConst(tp, e.zt, theta.Slice(lo, hi, 0, D).(*mat.Dense))
+		th := e.thetaContext(tp, standardizedConst(tp, e.zt, theta.Slice(lo, hi, 0, D).(*mat.Dense)))
 		lp := e.fl.Eval(evalFloat32).LogProb(tp, xs, th)
 		for i, v := range lp.Data {
 			out[lo+i] = cleanLogLik(v-logJac, x.RawRowView(lo+i))
@@ -237,7 +293,7 @@ func (e *NLE) likelihoodAt(xs *mat.Dense) (func(theta *mat.Dense) []float64, err
 			panic(fmt.Sprintf("sbi: NLE posterior: theta has %d columns, expected %d", c, D))
 		}
 		return sumOverTrials(n, T, func(tp *nn.Tape, lo, hi int) []float64 {
-			th := standardizedConst(tp, e.zt, theta.Slice(lo, hi, 0, D).(*mat.Dense))
+			th := e.thetaContext(tp, standardizedConst(tp, e.zt, theta.Slice(lo, hi, 0, D).(*mat.Dense)))
 			lp := e.fl.Eval(evalFloat32).LogProb(tp, tiledRows(tp, xz, hi-lo), tp.RepeatRows(th, T))
 			for i := range lp.Data {
 				lp.Data[i] -= logJac
@@ -252,13 +308,30 @@ func (e *NLE) fileNetwork() fileNetwork { return (*nleModel)(e) }
 
 func (e *NLE) fileConfig() any { return e.cfg }
 
-// headWeights counts the weights of the flow of xDim values given θ.
+// headWeights counts the weights of the embedding of θ (a SavableEmbedding, as every one a
+// file holds) and of the flow of xDim values given the embedded θ.
 func (m *nleModel) headWeights(xDim int) (int, error) {
-	fc, err := m.cfg.flowConfig(xDim, m.prior.Dim())
+	ctx, embW := m.prior.Dim(), 0
+	if m.cfg.Embedding != nil {
+		se, ok := m.cfg.Embedding.(SavableEmbedding)
+		if !ok {
+			return 0, fmt.Errorf("NLE: the embedding %T cannot be counted before it is built (not a SavableEmbedding)", m.cfg.Embedding)
+		}
+		out, w, err := se.Size(ctx)
+		if err != nil {
+			return 0, fmt.Errorf("NLE: embedding of θ: %w", err)
+		}
+		if out < 1 {
+			return 0, fmt.Errorf("NLE: an embedding of θ with %d outputs", out)
+		}
+		ctx, embW = out, w
+	}
+	fc, err := m.cfg.flowConfig(xDim, ctx)
 	if err != nil {
 		return 0, err
 	}
-	return flowWeights("NLE", fc)
+	w, err := flowWeights("NLE", fc)
+	return satAdd(w, embW), err
 }
 
 // flowWeights counts the weights of the MADEs of a flow: per transform, layers of widths
@@ -286,9 +359,7 @@ func init() {
 			if err := decodeStrict(config, &cfg); err != nil {
 				return nil, fmt.Errorf("NLE: %w", err)
 			}
-			if emb != nil {
-				return nil, fmt.Errorf("NLE: the file holds an embedding, which a likelihood estimator does not have")
-			}
+			cfg.Embedding = emb // of θ
 			if cfg.Layers > maxFileLayers {
 				return nil, fmt.Errorf("NLE: Layers = %d, expected at most %d in a file", cfg.Layers, maxFileLayers)
 			}
@@ -299,8 +370,8 @@ func init() {
 		}})
 }
 
-// Save writes the trained NLE (configuration, prior, standardization and weights) to w in the
-// format EstimatorFormatVersion describes, as NPE.Save does.
+// Save writes the trained NLE (configuration, embedding of θ, prior, standardization and
+// weights) to w in the format EstimatorFormatVersion describes, as NPE.Save does.
 func (e *NLE) Save(w io.Writer) error { return saveEstimator(w, e) }
 
 // SaveFile writes the NLE to the file at path (see Save), atomically like NPE.SaveFile.

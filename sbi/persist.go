@@ -27,7 +27,8 @@ import (
 //   - the length n of the header (uint32) and the header, n bytes of JSON:
 //     {"kind", "config", "embedding": {"kind", "config"}, "prior", "param_dim", "x_dim",
 //     "z_theta", "z_x"}: the estimator's kind ("npe", "nre", …) and configuration, the
-//     embedding's kind ("mlp", …) and configuration (absent without an embedding), the prior
+//     embedding's kind ("mlp", …) and configuration (absent without an embedding; the
+//     embedding of x, or of θ for a likelihood estimator, "nle"), the prior
 //     as a dist.Spec, the dimensions of θ and x, and the standardization of θ and x;
 //   - the weights, as nn.WriteParams writes them;
 //   - the CRC-32C (Castagnoli) of every byte before it (uint32), so that any change to the
@@ -123,6 +124,22 @@ type fileNetwork interface {
 
 func (c *estimator) core() *estimator { return c }
 
+// thetaEmbedder is a network that embeds θ rather than x (NLE: its flow models x given θ).
+// Its file stores that embedding in the header's place of the embedding, and its headWeights
+// count the embedding's weights.
+type thetaEmbedder interface {
+	thetaEmbedding() Embedding // nil for none
+}
+
+// storedEmbedding returns the embedding a file stores with the network: of θ for a
+// thetaEmbedder, else of x.
+func storedEmbedding(net fileNetwork) Embedding {
+	if t, ok := net.(thetaEmbedder); ok {
+		return t.thetaEmbedding()
+	}
+	return net.embedding()
+}
+
 // estimatorKind is what the file format knows of one kind of estimator. Each estimator
 // registers its kind with registerEstimator from an init function of its own file.
 type estimatorKind struct {
@@ -192,7 +209,7 @@ func saveEstimator(w io.Writer, e savable) error {
 		return fmt.Errorf("save %s: the prior cannot be stored in the file: %w", c.name, err)
 	}
 	net := e.fileNetwork()
-	emb, err := embeddingEntryOf(net.embedding())
+	emb, err := embeddingEntryOf(storedEmbedding(net))
 	if err != nil {
 		return fmt.Errorf("save %s: %w", c.name, err)
 	}
@@ -351,6 +368,9 @@ func loadEstimator(r io.Reader, prior dist.Distribution, want string) (savable, 
 		return nil, fmt.Errorf("load: %w", c.cfgErr)
 	}
 	net := e.fileNetwork()
+	if _, ofTheta := net.(thetaEmbedder); ofTheta {
+		emb = nil // the head counts the weights of its embedding of θ (headWeights)
+	}
 	if err := checkWeights(net, emb, h.XDim, len(f.weights)); err != nil {
 		return nil, err
 	}

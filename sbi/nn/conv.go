@@ -23,6 +23,8 @@ import (
 //
 // with zeros outside the input (padding). The gradients are those of the product, dW = colᵀ·dY
 // and dcol = dY·Wᵀ, with dcol added back to the input positions it was copied from (col2im).
+// Convolutions of unit strides without dilation skip the copy: their patches are overlapping
+// rows of the padded input, which the own product kernels read in place (conv_inplace.go).
 
 // Conv1DConfig is the shape of a 1-D convolution or pooling over series stored channels-last:
 // a row of the input holds Length positions of Channels values each. Zero values of Stride
@@ -204,6 +206,9 @@ func (tp *Tape) conv(op string, x, w, bias *Tensor, g *convGeom) *Tensor {
 		if w.Grad != nil { // one partial weight gradient per block
 			nd.s2 = tp.scratch(g.blocks(n) * taps * cout)
 		}
+		if x.Grad != nil && g.inPlaceInputGrad() { // the flipped weights of the input's gradient
+			nd.s = tp.scratch(taps * cout)
+		}
 		nd.s3 = tp.scratch(convGeomLen)
 		g.store(nd.s3)
 	}
@@ -222,6 +227,10 @@ func backConv(nd *node) {
 	}
 	if w.Grad == nil && x.Grad == nil {
 		return
+	}
+	if x.Grad != nil && pass.g.inPlaceInputGrad() {
+		pass.wflip = nd.s
+		pass.g.flip(w.Data, cout, pass.wflip)
 	}
 	pass.run()
 	if w.Grad != nil { // dW += Σ_blocks colᵀ·dY, in block order
@@ -259,6 +268,7 @@ type convPass struct {
 	w, bias []float64
 	out, dy []float64
 	wpart   []float64
+	wflip   []float64 // backward in place: the weights of the input's gradient (convGeom.flip)
 	back    bool
 }
 
@@ -286,6 +296,10 @@ func (g *convGeom) blockBuf() *[]float64 {
 
 func (p *convPass) Do(lo, hi int) {
 	g := &p.g
+	if g.inPlace() {
+		p.doInPlace(lo, hi)
+		return
+	}
 	taps, cout, per := g.taps(), p.cout, g.out()
 	var colBuf, dcolBuf *[]float64
 	if !g.identity() {
@@ -457,16 +471,22 @@ func window(g *convGeom, xr, seg []float64, ix0 int, back bool) {
 }
 
 // convRef is the scalar reference of the convolutions' forward pass: the direct loop over
-// output positions and taps, each sum started at 0 and accumulated in order of (ky, kx, c)
-// with fused multiply-adds, then the bias added, as the product's micro-kernel does (see
-// kernels.TileGo). It returns the n × out·cout output.
+// output positions and taps with fused multiply-adds, as the product's micro-kernel does (see
+// kernels.TileGo). Through im2col each sum is started at 0 and accumulated in order of
+// (ky, kx, c), then the bias is added; in place (convGeom.inPlace) each kernel row's sum over
+// (kx, c) is started at 0 and added to the bias plus the previous rows' sums. It returns the
+// n × out·cout output.
 func convRef(g *convGeom, x []float64, n int, w []float64, cout int, bias []float64) []float64 {
 	y := make([]float64, n*g.out()*cout)
+	rows := g.inPlace()
 	for i := 0; i < n; i++ {
 		for oy := 0; oy < g.oh; oy++ {
 			for ox := 0; ox < g.ow; ox++ {
 				for o := 0; o < cout; o++ {
-					s := 0.0
+					acc, s := 0.0, 0.0
+					if rows && bias != nil {
+						acc = bias[o]
+					}
 					for ky := 0; ky < g.kh; ky++ {
 						for kx := 0; kx < g.kw; kx++ {
 							iy, ix := oy*g.sh+ky*g.dh-g.pt, ox*g.sw+kx*g.dw-g.pl
@@ -478,11 +498,17 @@ func convRef(g *convGeom, x []float64, n int, w []float64, cout int, bias []floa
 								s = math.FMA(v, w[((ky*g.kw+kx)*g.c+ch)*cout+o], s)
 							}
 						}
+						if rows {
+							acc, s = s+acc, 0
+						}
 					}
-					if bias != nil {
-						s += bias[o]
+					if !rows {
+						acc = s
+						if bias != nil {
+							acc += bias[o]
+						}
 					}
-					y[(i*g.out()+oy*g.ow+ox)*cout+o] = s
+					y[(i*g.out()+oy*g.ow+ox)*cout+o] = acc
 				}
 			}
 		}

@@ -48,6 +48,11 @@ func TestConvGradients(t *testing.T) {
 		{Channels: 2, Height: 6, Width: 6, Kernel: [2]int{2, 3}, Dilation: [2]int{2, 1}, Padding: [2]int{1, 0}},
 		{Channels: 3, Height: 3, Width: 2, Kernel: [2]int{1, 1}},
 		{Channels: 2, Height: 5, Width: 5, Kernel: [2]int{1, 1}, Stride: [2]int{2, 2}},
+		{Channels: 2, Height: 5, Width: 4, Kernel: [2]int{3, 3}, Padding: [2]int{1, 1}},
+		{Channels: 8, Height: 4, Width: 4, Kernel: [2]int{3, 2}, Padding: [2]int{1, 1}},
+		{Channels: 16, Height: 3, Width: 4, Kernel: [2]int{2, 3}, Padding: [2]int{1, 0}},
+		{Channels: 16, Height: 4, Width: 3, Kernel: [2]int{3, 1}, Padding: [2]int{1, 0}},
+		{Channels: 1, Height: 1, Width: 6, Kernel: [2]int{1, 3}, Padding: [2]int{0, 2}},
 	}
 	for _, c := range conv2 {
 		c := c
@@ -143,14 +148,18 @@ func TestConvOutSize(t *testing.T) {
 	}
 }
 
-// exactProducts reports whether the matrix products of this build run on the package's own
+// exactProducts reports whether the convolution of geometry g multiplies on the package's own
 // kernel, whose sums are the fused multiply-add chains of kernels.TileGo (so that a direct
-// loop written the same way gives the same bits).
-func exactProducts() bool { return Backend() == "gonum" && fastKernelBuild && kernels.AVX2 }
+// loop written the same way gives the same bits): always in place, and through im2col where
+// OpenBLAS is not linked.
+func exactProducts(g *convGeom) bool {
+	return g.inPlace() || fastKernelBuild && kernels.AVX2 && !openblasLinked
+}
 
-// TestConvMatchesReference checks the im2col convolution against the direct loop, bit for
-// bit where the products run on the package's kernel (else to 1e-13 relative), on batches
-// large enough for the product and the copies to be split over workers.
+// TestConvMatchesReference checks the convolution (in place or through im2col) against the
+// direct loop, bit for bit where the products run on the package's kernel (else to 1e-13
+// relative), on batches large enough for the product and the copies to be split over
+// workers.
 func TestConvMatchesReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(41, 42))
 	for _, c := range []struct {
@@ -167,6 +176,12 @@ func TestConvMatchesReference(t *testing.T) {
 		{"2D", Conv2DConfig{Channels: 3, Height: 12, Width: 10, Kernel: [2]int{3, 3}, Padding: [2]int{1, 1}, Stride: [2]int{1, 2}}.geom("", false), func(tp *Tape, x, w, b *Tensor) *Tensor {
 			return tp.Conv2D(x, w, b, Conv2DConfig{Channels: 3, Height: 12, Width: 10, Kernel: [2]int{3, 3}, Padding: [2]int{1, 1}, Stride: [2]int{1, 2}})
 		}},
+		{"2D/unit strides", Conv2DConfig{Channels: 8, Height: 9, Width: 7, Kernel: [2]int{3, 2}, Padding: [2]int{1, 2}}.geom("", false), func(tp *Tape, x, w, b *Tensor) *Tensor {
+			return tp.Conv2D(x, w, b, Conv2DConfig{Channels: 8, Height: 9, Width: 7, Kernel: [2]int{3, 2}, Padding: [2]int{1, 2}})
+		}},
+		{"1D/causal", Conv1DConfig{Channels: 2, Length: 40, Kernel: 4, Causal: true}.geom("", false), func(tp *Tape, x, w, b *Tensor) *Tensor {
+			return tp.Conv1D(x, w, b, Conv1DConfig{Channels: 2, Length: 40, Kernel: 4, Causal: true})
+		}},
 		{"2D/1×1", Conv2DConfig{Channels: 4, Height: 6, Width: 6, Kernel: [2]int{1, 1}}.geom("", false), func(tp *Tape, x, w, b *Tensor) *Tensor {
 			return tp.Conv2D(x, w, b, Conv2DConfig{Channels: 4, Height: 6, Width: 6, Kernel: [2]int{1, 1}})
 		}},
@@ -182,7 +197,7 @@ func TestConvMatchesReference(t *testing.T) {
 			}
 			want := convRef(&c.g, x.Data, n, w.Data, cout, bd)
 			for i := range want {
-				if exactProducts() && math.Float64bits(got[i]) != math.Float64bits(want[i]) || !(math.Abs(got[i]-want[i]) <= 1e-13*max(1, math.Abs(want[i]))) {
+				if exactProducts(&c.g) && math.Float64bits(got[i]) != math.Float64bits(want[i]) || !(math.Abs(got[i]-want[i]) <= 1e-13*max(1, math.Abs(want[i]))) {
 					t.Fatalf("%s (bias %v): output %d is %v, the direct loop gives %v", c.name, bias != nil, i, got[i], want[i])
 				}
 			}
@@ -267,5 +282,99 @@ func TestChannelsLastPerm(t *testing.T) {
 	x := NewTensor(1, 6, []float64{10, 11, 12, 20, 21, 22}) // channel 0 then channel 1
 	if got := fmt.Sprint(NewTape().PermuteColumns(x, ChannelsLastPerm(2, 3)).Data); got != "[10 20 11 21 12 22]" {
 		t.Errorf("channels-last %s, want [10 20 11 21 12 22]", got)
+	}
+}
+
+// convBackRef is the scalar reference of the convolutions' backward pass, the direct loops
+// of the gradients of y = b + Σ x·W (see conv.go): dX[i, iy, ix, c] = Σ dY[i, oy, ox, o]·W[tap, o]
+// and dW[tap, o] = Σ x[i, iy, ix, c]·dY[i, oy, ox, o] over the outputs whose window holds
+// (iy, ix) at that tap, db[o] = Σ dY[…, o].
+func convBackRef(g *convGeom, x []float64, n int, w []float64, cout int, dy []float64) (dx, dw, db []float64) {
+	dx, dw, db = make([]float64, len(x)), make([]float64, len(w)), make([]float64, cout)
+	for i := 0; i < n; i++ {
+		for oy := 0; oy < g.oh; oy++ {
+			for ox := 0; ox < g.ow; ox++ {
+				d := dy[(i*g.out()+oy*g.ow+ox)*cout:][:cout]
+				for o, v := range d {
+					db[o] += v
+				}
+				for ky := 0; ky < g.kh; ky++ {
+					for kx := 0; kx < g.kw; kx++ {
+						iy, ix := oy*g.sh+ky*g.dh-g.pt, ox*g.sw+kx*g.dw-g.pl
+						if iy < 0 || iy >= g.h || ix < 0 || ix >= g.w {
+							continue
+						}
+						for ch := 0; ch < g.c; ch++ {
+							xi, tap := i*g.in()+(iy*g.w+ix)*g.c+ch, (ky*g.kw+kx)*g.c+ch
+							for o, v := range d {
+								dx[xi] += v * w[tap*cout+o]
+								dw[tap*cout+o] += x[xi] * v
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	return dx, dw, db
+}
+
+// TestConvBackwardMatchesReference checks the gradients of the convolutions (in place, with
+// padding that makes output rows wrap, and through im2col) against the direct loops, to
+// 1e-12 relative: the sums are taken in other orders.
+func TestConvBackwardMatchesReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(45, 46))
+	for _, c := range []struct {
+		name    string
+		c1      *Conv1DConfig
+		c2      *Conv2DConfig
+		inPlace bool // where the own kernels run
+	}{
+		{"1D padded", &Conv1DConfig{Channels: 3, Length: 30, Kernel: 5, Padding: 2}, nil, true},
+		{"1D padded, 16 channels", &Conv1DConfig{Channels: 16, Length: 20, Kernel: 3, Padding: 1}, nil, true},
+		{"1D causal", &Conv1DConfig{Channels: 2, Length: 25, Kernel: 3, Causal: true}, nil, true},
+		{"1D strided dilated", &Conv1DConfig{Channels: 2, Length: 25, Kernel: 3, Stride: 2, Dilation: 2, Padding: 1}, nil, false},
+		{"2D padded", nil, &Conv2DConfig{Channels: 8, Height: 7, Width: 6, Kernel: [2]int{3, 3}, Padding: [2]int{1, 1}}, true},
+		{"2D padded, 16 channels", nil, &Conv2DConfig{Channels: 16, Height: 5, Width: 6, Kernel: [2]int{3, 2}, Padding: [2]int{2, 1}}, true},
+		{"2D wide kernel", nil, &Conv2DConfig{Channels: 4, Height: 5, Width: 8, Kernel: [2]int{2, 4}, Padding: [2]int{0, 3}}, true},
+		{"2D one channel", nil, &Conv2DConfig{Channels: 1, Height: 6, Width: 6, Kernel: [2]int{3, 3}, Padding: [2]int{1, 1}}, false},
+		{"2D strided", nil, &Conv2DConfig{Channels: 2, Height: 8, Width: 7, Kernel: [2]int{3, 2}, Stride: [2]int{2, 1}, Padding: [2]int{1, 1}}, false},
+	} {
+		const n, cout = 40, 5
+		var g convGeom
+		if c.c1 != nil {
+			g = c.c1.geom("", false)
+		} else {
+			g = c.c2.geom("", false)
+		}
+		if ownWidth() > 0 && forcedPath == pathAuto && g.inPlace() != c.inPlace {
+			t.Fatalf("%s: in place %v, want %v", c.name, g.inPlace(), c.inPlace)
+		}
+		x0 := randConst(rng, n, g.in(), -1, 1)
+		w0, b0 := randConst(rng, g.taps(), cout, -1, 1), randConst(rng, 1, cout, -1, 1)
+		tp := NewTape()
+		x, w, b := tp.Variable(n, g.in(), x0.Data), tp.Variable(g.taps(), cout, w0.Data), tp.Variable(1, cout, b0.Data)
+		var y *Tensor
+		if c.c1 != nil {
+			y = tp.Conv1D(x, w, b, *c.c1)
+		} else {
+			y = tp.Conv2D(x, w, b, *c.c2)
+		}
+		dy := make([]float64, y.Len())
+		for i := range dy {
+			dy[i] = rng.NormFloat64()
+		}
+		tp.BackwardWith(y, dy)
+		dx, dw, db := convBackRef(&g, x0.Data, n, w0.Data, cout, dy)
+		for _, r := range []struct {
+			what      string
+			got, want []float64
+		}{{"dX", x.Grad, dx}, {"dW", w.Grad, dw}, {"db", b.Grad, db}} {
+			for i := range r.want {
+				if !(math.Abs(r.got[i]-r.want[i]) <= 1e-12*max(1, math.Abs(r.want[i]))) {
+					t.Fatalf("%s (in place %v): %s[%d] = %v, the direct loop gives %v", c.name, g.inPlace(), r.what, i, r.got[i], r.want[i])
+				}
+			}
+		}
 	}
 }

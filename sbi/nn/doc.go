@@ -69,7 +69,8 @@
 // operations take the shape (channels, length, height, width) as parameters (Conv1DConfig,
 // Conv2DConfig, AttentionConfig) and check it against the tensor. Channels-last makes a
 // convolution one matrix product whose rows are already the output in the same layout (no
-// transposition on either side), a position's channels contiguous for layer normalization
+// transposition on either side; with unit strides the patches are overlapping rows of the
+// input itself, read in place), a position's channels contiguous for layer normalization
 // and attention, and the rows of a batch of sequences, viewed as (n·L)×C, the tokens that
 // Linear layers and Attention work on (Reshape turns one view into the other). Data stored
 // channel-first (PyTorch's NCL, NCHW flattened) becomes channels-last by PermuteColumns with

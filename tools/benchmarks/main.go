@@ -1,6 +1,10 @@
 // Command benchmarks measures gosbi against its peers and writes BENCHMARKS.md.
 //
-//	go run ./tools/benchmarks [-benchtime 1s] [-count 3] [-out BENCHMARKS.md]
+//	go run ./tools/benchmarks [-benchtime 1s] [-count 3] [-out BENCHMARKS.md] [-rows REGEXP]
+//
+// -rows measures only the rows whose benchmark name matches the regular expression (and their
+// twins), and skips the simulation store; the table it writes (to -out) then holds those rows
+// alone, for comparing a few operations side by side while working on them.
 //
 // It runs the Go benchmarks named in rows (the default build, and the openblas build where
 // cgo and libopenblas are present), times the PyTorch twins in torch_reference.py in the same
@@ -22,6 +26,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"sort"
 	"strconv"
@@ -82,14 +87,40 @@ func main() {
 	count := flag.Int("count", 3, "runs of each benchmark (the table gives the median)")
 	torchSeconds := flag.Float64("torch-seconds", 2, "seconds each PyTorch twin is timed")
 	out := flag.String("out", "BENCHMARKS.md", "file to write")
+	only := flag.String("rows", "", "measure only the rows whose benchmark name matches this regular expression, and no simulation store")
 	flag.Parse()
-	if err := run(*benchtime, *count, *torchSeconds, *out); err != nil {
+	if *only != "" {
+		if err := selectRows(*only); err != nil {
+			fmt.Fprintln(os.Stderr, "benchmarks:", err)
+			os.Exit(2)
+		}
+	}
+	if err := run(*benchtime, *count, *torchSeconds, *out, *only == ""); err != nil {
 		fmt.Fprintln(os.Stderr, "benchmarks:", err)
 		os.Exit(1)
 	}
 }
 
-func run(benchtime string, count int, torchSeconds float64, out string) error {
+// selectRows keeps the rows whose benchmark name matches the regular expression expr.
+func selectRows(expr string) error {
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return fmt.Errorf("-rows: %w", err)
+	}
+	var kept []row
+	for _, r := range rows {
+		if re.MatchString(r.bench) {
+			kept = append(kept, r)
+		}
+	}
+	if len(kept) == 0 {
+		return fmt.Errorf("-rows %q matches no benchmark", expr)
+	}
+	rows = kept
+	return nil
+}
+
+func run(benchtime string, count int, torchSeconds float64, out string, withStore bool) error {
 	loadStart := loadAverage()
 	dir, err := toolDir()
 	if err != nil {
@@ -99,7 +130,11 @@ func run(benchtime string, count int, torchSeconds float64, out string) error {
 	if err != nil {
 		return err
 	}
-	torch, torchVersion, err := runTorch(filepath.Join(dir, "torch_reference.py"), torchSeconds)
+	var twins []string
+	for _, r := range rows {
+		twins = append(twins, r.peer)
+	}
+	torch, torchVersion, err := runTorch(filepath.Join(dir, "torch_reference.py"), torchSeconds, twins)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "benchmarks: PyTorch twins not run:", err)
 	}
@@ -123,14 +158,18 @@ func run(benchtime string, count int, torchSeconds float64, out string) error {
 		}
 		times[tags] = t
 	}
-	store, err := runStore()
-	if err != nil {
-		return err
+	var store []storeResult
+	if withStore {
+		if store, err = runStore(); err != nil {
+			return err
+		}
 	}
 	var buf bytes.Buffer
 	writeReport(&buf, report{cpu: cpu, builds: builds, backends: backends, times: times, peers: peers,
 		benchtime: benchtime, count: count, loadStart: loadStart, loadEnd: loadAverage()})
-	writeStore(&buf, store, cpu)
+	if withStore {
+		writeStore(&buf, store, cpu)
+	}
 	return atomicfile.WriteFile(out, buf.Bytes(), 0o644)
 }
 
@@ -170,13 +209,14 @@ func readPeers(path string) (map[string]peerTime, error) {
 	return peers, sc.Err()
 }
 
-// runTorch times the PyTorch twins with Debian's Python; it fails when torch is missing.
-func runTorch(script string, seconds float64) (map[string]float64, string, error) {
+// runTorch times the PyTorch twins named (those the script knows) with Debian's Python; it
+// fails when torch is missing.
+func runTorch(script string, seconds float64, twins []string) (map[string]float64, string, error) {
 	python := "/usr/bin/python3"
 	if _, err := os.Stat(python); err != nil {
 		python = "python3"
 	}
-	cmd := exec.Command(python, script, strconv.FormatFloat(seconds, 'g', -1, 64))
+	cmd := exec.Command(python, append([]string{script, strconv.FormatFloat(seconds, 'g', -1, 64)}, twins...)...)
 	cmd.Stderr = os.Stderr
 	outb, err := cmd.Output()
 	if err != nil {

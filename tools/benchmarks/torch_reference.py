@@ -2,7 +2,8 @@
 
 PyTorch runs in float32, its default and what its users train in. Each function builds the same shapes as the Go benchmark it is named after (two_moons-like
 pairs: 2 parameters, 2 data values, batch 128) and returns the median wall time of one step in
-milliseconds. Run by `go run ./tools/benchmarks` with Debian's python3-torch; prints JSON.
+milliseconds. Run by `go run ./tools/benchmarks` with Debian's python3-torch as
+`torch_reference.py SECONDS [CASE...]` (the cases named, or all); prints JSON.
 """
 import json
 import math
@@ -480,8 +481,9 @@ RUNS = {"nle-maf-slice-10k": 1}
 
 if __name__ == "__main__":
     seconds = float(sys.argv[1]) if len(sys.argv) > 1 else 2.0
+    wanted = set(sys.argv[2:]) or set(CASES)  # the cases named after the seconds, or all
     out = {"torch": torch.__version__, "threads": torch.get_num_threads(), "ms": {}}
-    steps = {name: make() for name, make in CASES.items()}
+    steps = {name: make() for name, make in CASES.items() if name in wanted}
     for name, step in steps.items():  # warm every case first: the first timed case paid for
         timed(step, seconds / 4, RUNS.get(name, 20))  # the thread pool's start-up
     for name, step in steps.items():
