@@ -174,7 +174,8 @@ func TestLikelihoodStepAllocatesNothing(t *testing.T) {
 
 // TestLikelihoodFileBounds checks what loading refuses in the headers of NLE and MNLE files:
 // widths and category counts beyond what the weights section holds (before anything is
-// built), settings out of range, an embedding (which they do not have), no stored categories.
+// built), settings out of range, an embedding in an MNLE file (which MNLE does not have) or one of θ in
+// an NLE file without its weights, no stored categories.
 // And that the weights counted from a configuration are exactly those built.
 func TestLikelihoodFileBounds(t *testing.T) {
 	_, ests, _, _ := likelihoodEstimators(t)
@@ -195,7 +196,10 @@ func TestLikelihoodFileBounds(t *testing.T) {
 		{"NLE Hidden", nleFile.Bytes(), func(h map[string]any) { obj(h, "config")["Hidden"] = huge }, "describes networks of"},
 		{"NLE Layers", nleFile.Bytes(), func(h map[string]any) { obj(h, "config")["Layers"] = huge }, "Layers = 2000000000"},
 		{"NLE chains", nleFile.Bytes(), func(h map[string]any) { obj(obj(h, "config"), "Sampler")["Chains"] = int64(1e12) }, "Chains = 1000000000000"},
-		{"NLE embedding", nleFile.Bytes(), func(h map[string]any) {
+		{"NLE embedding of θ without its weights", nleFile.Bytes(), func(h map[string]any) {
+			h["embedding"] = map[string]any{"kind": "mlp", "config": map[string]any{"Out": 2}}
+		}, "describes networks of"},
+		{"MNLE embedding", mnleFile.Bytes(), func(h map[string]any) {
 			h["embedding"] = map[string]any{"kind": "mlp", "config": map[string]any{"Out": 2}}
 		}, "does not have"},
 		{"MNLE categories", mnleFile.Bytes(), func(h map[string]any) { obj(h, "config")["Categories"] = []int{huge} }, "Categories [2000000000]"},
