@@ -24,14 +24,7 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 	if cert.Conformal == nil {
 		t.Fatalf("the conformal remedy was not chosen: %s", cert)
 	}
-	path := filepath.Join(t.TempDir(), "cert.json")
-	if err := cert.SaveFile(path); err != nil {
-		t.Fatal(err)
-	}
-	got, err := LoadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := saveAndLoad(t, cert)
 	if got.Sentence() != cert.Sentence() || got.Budget != cert.Budget || got.Seed != cert.Seed || len(got.Steps) != len(cert.Steps) {
 		t.Errorf("loaded certificate differs:\n%s\nwant\n%s", got, cert)
 	}
@@ -116,14 +109,7 @@ func TestSaveLoadLocalAndScoreCalibration(t *testing.T) {
 	if o.Local == nil || o.ScoreCal == nil || o.ScoreCal.Local == nil {
 		t.Fatalf("want a local test and a score calibration with its local test: %s", cert)
 	}
-	path := filepath.Join(t.TempDir(), "cert.json")
-	if err := cert.SaveFile(path); err != nil {
-		t.Fatal(err)
-	}
-	got, err := LoadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := saveAndLoad(t, cert)
 	g := got.Observations[0]
 	if got.String() != cert.String() || g.Local.PValue != o.Local.PValue || g.ScoreCal.Decision.Verdict != o.ScoreCal.Decision.Verdict ||
 		g.ScoreCal.Local.Value != o.ScoreCal.Local.Value {
@@ -144,4 +130,18 @@ func TestSaveLoadLocalAndScoreCalibration(t *testing.T) {
 			t.Errorf("adjusted log density at %v: %v after loading, %v before", grid.At(i, 0), b[i], a[i])
 		}
 	}
+}
+
+// saveAndLoad writes cert to a file and reads it back.
+func saveAndLoad(t *testing.T, cert *Certificate) *Certificate {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "cert.json")
+	if err := cert.SaveFile(path); err != nil {
+		t.Fatal(err)
+	}
+	got, err := LoadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
 }
