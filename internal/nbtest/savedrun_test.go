@@ -112,8 +112,6 @@ var staleSavedRuns = map[string]staleRun{
 		"made before the ARCH (Table 1) and group-conditional (App. A) sections and section 2's Fig. 3 on gaussian_mixture, slcp and gaussian_linear_uniform (with the dist import it needs), whose cells it lacks, and before the naming rule's renames (#33.5: task.MustGet, MustTrain, diag.MustRankCoverage with RankConfig, calib.MustNewConformal and ConformalScores, MustExpectedVolume, MustCANVI); re-make with GOSBI_FULL=1."},
 	"notebooks/results/kccsd-full.ipynb": {"a22778f11d9a246d",
 		"made before the Fig. 2 and LGM/HGM/QGM sections, whose cells it lacks, and before section 2's printed statement of what its comparisons can detect (one display call, no change of numbers); its MGM/MMGM table is compared with the paper by TestKCCSDSavedRunAgainstPaper; the cells it has differ by the naming rule's renames (#33.5: the kernel tests moved from calib to diag, KernelTestResult, DistKernelConfig, Must forms) and by calib.NewIsoGaussian(m, v) replaced with dist.NewNormal(m, √v per coordinate), the same distribution; not re-run to confirm that its numbers are today's."},
-	"notebooks/results/score-calibration-full.ipynb": {"3cac2436e1d73ed1",
-		"made before the bivariate OU (Fig. 3, Tables 4–5), Lotka–Volterra (§3.2) and ARFIMA (App. D.2, Table 3) sections and the cell on the OU coverage of μ (with the helpers it moved to the fourth cell and the adjusted means the OU cell now records), whose cells it lacks, and before the naming rule's renames (#33.5: calib.MustScoreCalibrate, viz.CornerConfig); re-make with GOSBI_FULL=1."},
 }
 
 // TestRepositorySavedRuns fails when a saved full run of a notebook or tutorial (results/NAME-*.ipynb)
