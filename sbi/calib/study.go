@@ -177,7 +177,9 @@ func (s *RegularizerStudy) MIMEBundle() map[string]any {
 		Title:  fmt.Sprintf("NPE with and without the %s regularizer: %d seeds, %d held-out pairs each, mean ± SE [%.0f %% interval]", s.Name, len(s.Statistic[0]), s.TestPairs, 100*s.Confidence),
 		Header: []string{"", "KCCSD statistic (held out)", "mean log q(θ | x) (held out)"},
 	}
-	f := func(iv Interval) string { return fmt.Sprintf("%.4g ± %.2g [%.4g, %.4g]", iv.Mean, iv.SE, iv.Lo, iv.Hi) }
+	f := func(iv Interval) string {
+		return fmt.Sprintf("%.4g ± %.2g [%.4g, %.4g]", iv.Mean, iv.SE, iv.Lo, iv.Hi)
+	}
 	t.Add("unregularized", f(s.StatMean[0]), f(s.LogMean[0]))
 	t.Add(s.Name, f(s.StatMean[1]), f(s.LogMean[1]))
 	t.Add("difference (paired)", f(s.StatDiff), f(s.LogDiff))
