@@ -3,7 +3,8 @@
 // grid estimator (box priors, up to 3 parameters) and a sample/rank estimator (any dimension),
 // the signed coverage AUC with calibration and conservativeness errors, marginal coverage of
 // central credible intervals, simulation-based calibration (SBC) ranks with a uniformity test,
-// TARP coverage, the expected log posterior density of the true parameters, the classifier
+// TARP coverage, the expected log posterior density of the true parameters, the posterior bias
+// and variance of every marginal on the grid (GridBiasVariance), the classifier
 // two-sample test (C2ST) as defined by sbibm, the BNRE balancing statistic, the kernel
 // calibration tests KCCSD and SKCE, the recovery view (posterior contraction against z-score),
 // SBC as ECDF differences with simultaneous bands, sbibm's MMD and median distance, and a

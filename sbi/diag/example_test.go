@@ -150,3 +150,22 @@ func ExampleBalancing() {
 	fmt.Printf("B = %.3f\n", B)
 	// Output: B = 1.000
 }
+
+// Bias and variance of the posterior (Delaunoy et al. 2022, Eqs. 8–9) on a grid over [−6, 6]:
+// for the exact posterior N(x/2, ½) both are ½; a too-narrow one keeps the bias and loses
+// variance, the mark of over-confidence.
+func ExampleGridBiasVariance() {
+	theta, x := jointSample(2000)
+	cfg := diag.GridConfig{Lower: []float64{-6}, Upper: []float64{6}, Points: 200}
+	for _, width := range []float64{1, 0.6} {
+		bv, err := diag.GridBiasVariance(shrinkModel{width}, theta, x, cfg)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Printf("width %.1f: bias %.1f, variance %.2f\n", width, bv.Bias[0], bv.Variance[0])
+	}
+	// Output:
+	// width 1.0: bias 0.5, variance 0.50
+	// width 0.6: bias 0.5, variance 0.18
+}
