@@ -102,9 +102,11 @@ type Config struct {
 	// level by √(L(1−L)/n); the final test of m pairs measures it with a spread of
 	// √(L(1−L)/m). 0 means ConformalTestRatio × the final test set, so that the calibration's
 	// spread is at most half the test's (and the test's interval, not the calibration, decides
-	// the verdict), where the budget affords it with a training share (first training and
-	// reserve) at least as large as the final test set, and otherwise the most it affords, at
-	// least a check set; the certificate then says how wide the calibration's spread is.
+	// the verdict), where the budget affords it, and otherwise the most it affords, at least a
+	// check set: the set grows from a check set by taking at most half of the training share
+	// (first training and reserve), which stays at least as large as the final test set (a
+	// given estimator: from what the budget leaves); the certificate then says how wide the
+	// calibration's spread is against the final test's.
 	ConformalSimulations int
 
 	// New makes a fresh, untrained estimator; nil means sbi.NewNPE(prior, sbi.NPEConfig{}).
@@ -431,15 +433,17 @@ func plan(cfg Config, trained bool, nObs int, defaults bool) (Budget, []string, 
 	}
 	if b.Conformal > 0 && cfg.ConformalSimulations == 0 {
 		want := max(b.Check, ConformalTestRatio*b.Test)
-		room := b.Total - fixed - b.Local - b.ScoreCal*b.ScoreCalObservations
+		share := b.Total - fixed - b.Local - b.ScoreCal*b.ScoreCalObservations // training share before growing
+		room := share
 		if !trained {
-			room -= max(b.Test, 100)
+			// the training share keeps at least half of itself and at least the final test set
+			room = min(share-max(b.Test, 100), share/2)
 		}
 		grow := min(want-b.Conformal, max(room, 0))
 		b.Conformal += grow
 		fixed += grow
 		if b.Conformal < want {
-			notes = append(notes, fmt.Sprintf("conformal calibration set of %d, the most the budget of %d affords beside a training share as large as the final test set, not %d× the final test set (%d): one calibration's coverage varies by about ±%.3f at level 0.5, against the final test's ±%.3f; set ConformalSimulations or raise Simulations",
+			notes = append(notes, fmt.Sprintf("conformal calibration set of %d, the most the budget of %d affords beside the training share (at most half of it), not %d× the final test set (%d): one calibration's coverage varies by about ±%.3f at level 0.5, against the final test's ±%.3f; set ConformalSimulations or raise Simulations",
 				b.Conformal, b.Total, ConformalTestRatio, want, math.Sqrt(0.25/float64(b.Conformal)), math.Sqrt(0.25/float64(b.Test))))
 		}
 	}
