@@ -13,9 +13,9 @@
 // test, the score-calibration sets of each observation, and a final test set; sets a run
 // does not need are not simulated. The first estimator (a default NPE, any estimator from
 // Config.New, or one trained elsewhere in Config.Trained) is diagnosed on a check set by the
-// expected coverage of its HPD regions at the target levels (diag.RankCoverage). While the diagnosis does not certify, the remedies
-// of Config.Remedies that act on the estimator are applied in order, each diagnosed on a check
-// set of its own:
+// expected coverage of its HPD regions at the target levels (diag.RankCoverage). While the
+// diagnosis does not certify, the remedies of Config.Remedies that act on the estimator are
+// applied in order, each diagnosed on a check set of its own:
 //
 //  1. RemedyMoreSimulations: a fresh estimator trained on the training set plus the reserve
 //     (Config.MoreSimulations; by default a third of the training share, so the first
