@@ -36,6 +36,7 @@ final test set, and prints the certificate. SPEC is a JSON object:
    "estimator": "npe",             npe (default), npe-nsf, nre, nle or fmpe
    "simulations": 10000,           the whole budget (0: 10,000)
    "test": 2000, "check": 1000,    final test and check set sizes (0: certify's defaults)
+   "conformal": 8000,              calibration set of the conformal remedy (0: 4 × test where affordable)
    "epochs": 100,                  training epochs (0: sbi's default)
    "levels": [0.5, 0.8, 0.9, 0.95], "tolerance": 0.05, "alpha": 0.05, "conservative": false,
    "remedies": ["more simulations", "coverage regularizer", "conformal regions"],
@@ -66,6 +67,7 @@ type certifySpec struct {
 	Simulations      int         `json:"simulations"`
 	Test             int         `json:"test"`
 	Check            int         `json:"check"`
+	Conformal        int         `json:"conformal"`
 	Epochs           int         `json:"epochs"`
 	Levels           []float64   `json:"levels"`
 	Tolerance        float64     `json:"tolerance"`
@@ -141,7 +143,7 @@ func (s *certifySpec) config() (task.Task, *mat.Dense, certify.Config, error) {
 		}
 	}
 	cfg.Target = certify.Target{Levels: s.Levels, Tolerance: s.Tolerance, Alpha: s.Alpha, Conservative: s.Conservative}
-	cfg.Simulations, cfg.TestSimulations, cfg.CheckSimulations = s.Simulations, s.Test, s.Check
+	cfg.Simulations, cfg.TestSimulations, cfg.CheckSimulations, cfg.ConformalSimulations = s.Simulations, s.Test, s.Check, s.Conformal
 	cfg.Train = sbi.TrainConfig{Epochs: s.Epochs}
 	cfg.Samples, cfg.SBCSamples, cfg.Seed = s.Samples, s.SBCSamples, s.Seed
 	cfg.MoreSimulations, cfg.LocalSimulations = s.MoreSimulations, s.LocalSimulations

@@ -88,7 +88,7 @@ func TestCertifySpecErrors(t *testing.T) {
 // TestCertifySpecConfig checks that the fields of a spec reach certify.Config.
 func TestCertifySpecConfig(t *testing.T) {
 	s, err := parseCertifySpec([]byte(`{"task": "two_moons", "estimator": "nre", "simulations": 3000, "test": 700,
-		"check": 400, "epochs": 7, "levels": [0.9], "tolerance": 0.03, "alpha": 0.1, "conservative": true,
+		"check": 400, "conformal": 900, "epochs": 7, "levels": [0.9], "tolerance": 0.03, "alpha": 0.1, "conservative": true,
 		"remedies": ["conformal regions"], "samples": 50, "sbc_samples": 9, "seed": 4, "observations": [[0, 0]]}`))
 	if err != nil {
 		t.Fatal(err)
@@ -105,7 +105,7 @@ func TestCertifySpecConfig(t *testing.T) {
 	if len(got.Levels) != 1 || got.Levels[0] != 0.9 || got.Tolerance != want.Tolerance || got.Alpha != want.Alpha || !got.Conservative {
 		t.Errorf("target %+v, want %+v", got, want)
 	}
-	if cfg.Simulations != 3000 || cfg.TestSimulations != 700 || cfg.CheckSimulations != 400 || cfg.Train.Epochs != 7 ||
+	if cfg.Simulations != 3000 || cfg.TestSimulations != 700 || cfg.CheckSimulations != 400 || cfg.ConformalSimulations != 900 || cfg.Train.Epochs != 7 ||
 		cfg.Samples != 50 || cfg.SBCSamples != 9 || cfg.Seed != 4 {
 		t.Errorf("config %+v", cfg)
 	}

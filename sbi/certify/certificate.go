@@ -345,6 +345,9 @@ func (b Budget) String() string {
 	if b.More > 0 {
 		s += fmt.Sprintf(", reserve for more simulations %d", b.More)
 	}
+	if b.Conformal > 0 {
+		s += fmt.Sprintf(", conformal calibration %d", b.Conformal)
+	}
 	if b.Reference > 0 {
 		s += fmt.Sprintf(", misspecification reference %d", b.Reference)
 	}

@@ -43,12 +43,12 @@ const (
 	// certificate says why.
 	RemedyRegularizer Remedy = "coverage regularizer"
 	// RemedyConformal replaces the HPD regions of the best estimator so far by split-conformal
-	// regions {θ : −log q(θ|x) ≤ τ_L}, one threshold per target level, calibrated on fresh
-	// simulations (calib.NewConformal). Averaged over calibration sets their marginal coverage
-	// is at least L whatever the estimator (at most L + 1/(n+1) with n calibration pairs); the
-	// coverage of one calibration varies around it by about √(L(1−L)/n), so a check set of a
-	// few hundred pairs may leave the final verdict undecided. It does not depend on the
-	// estimator being good.
+	// regions {θ : −log q(θ|x) ≤ τ_L}, one threshold per target level, calibrated on a set of
+	// fresh simulations of its own (Config.ConformalSimulations; calib.NewConformal). Averaged
+	// over calibration sets their marginal coverage is at least L whatever the estimator (at
+	// most L + 1/(n+1) with n calibration pairs); the coverage of one calibration varies
+	// around it by about √(L(1−L)/n), which is why its set is by default ConformalTestRatio
+	// times the final test set. It does not depend on the estimator being good.
 	RemedyConformal Remedy = "conformal regions"
 	// RemedyScoreCalibration adjusts the posterior at one observation at a time by Bayesian
 	// score calibration (Bon et al.; calib.ScoreCalibrate with unit weights): an affine map of
@@ -83,8 +83,9 @@ type Config struct {
 
 	// Simulations is the whole budget; 0 means 10,000. It is split, before anything runs (see
 	// Budget), into the training set, the reserve of RemedyMoreSimulations
-	// (MoreSimulations), one check set per diagnosis or calibration (CheckSimulations each:
-	// one to diagnose the first estimator, one per remedy but score calibration), the
+	// (MoreSimulations), one check set per diagnosis (CheckSimulations each: one to diagnose
+	// the first estimator, one per retraining remedy), the calibration set of RemedyConformal
+	// (ConformalSimulations), the
 	// calibration set of the local test (LocalSimulations), the score-calibration sets of
 	// each observation (ScoreCalibration.M + ScoreCalibrationTests each) and one final test
 	// set (TestSimulations) used once, for the verdict. The training set gets what is left.
@@ -93,9 +94,20 @@ type Config struct {
 	// TestSimulations is the size of the final test set; 0 means a fifth of Simulations, at
 	// least 500 (or what the budget allows).
 	TestSimulations int
-	// CheckSimulations is the size of each diagnosis and calibration set; 0 means a tenth of
-	// Simulations, at least 300 (or what the budget allows).
+	// CheckSimulations is the size of each diagnosis set; 0 means a tenth of Simulations, at
+	// least 300 (or what the budget allows).
 	CheckSimulations int
+	// ConformalSimulations is the size of the calibration set of RemedyConformal, drawn only
+	// when it runs. The coverage of one conformal calibration on n pairs varies about its
+	// level by √(L(1−L)/n); the final test of m pairs measures it with a spread of
+	// √(L(1−L)/m). 0 means ConformalTestRatio × the final test set, so that the calibration's
+	// spread is at most half the test's (and the test's interval, not the calibration, decides
+	// the verdict), where the budget affords it, and otherwise the most it affords, at least a
+	// check set: the set grows from a check set by taking at most half of the training share
+	// (first training and reserve), which stays at least as large as the final test set (a
+	// given estimator: from what the budget leaves); the certificate then says how wide the
+	// calibration's spread is against the final test's.
+	ConformalSimulations int
 
 	// New makes a fresh, untrained estimator; nil means sbi.NewNPE(prior, sbi.NPEConfig{}).
 	New func() sbi.Estimator
@@ -112,7 +124,8 @@ type Config struct {
 	// budget and drawn only when that remedy runs, to retrain on the training set plus them.
 	// 0 means a third of what the budget leaves for training (the first estimator trains on
 	// the other two thirds, the retrained one on all of it); negative means no reserve (the
-	// remedy is then skipped). Without RemedyMoreSimulations in Remedies nothing is reserved.
+	// remedy is then skipped, and no check set is reserved for it). Without
+	// RemedyMoreSimulations in Remedies nothing is reserved.
 	MoreSimulations int
 
 	// Penalty chooses the regularizer of RemedyRegularizer; PenaltyAuto (the zero value) is
@@ -223,6 +236,12 @@ const (
 	PenaltyBalance Penalty = "balance"
 )
 
+// ConformalTestRatio is the default size of the conformal calibration set as a multiple of the
+// final test set (Config.ConformalSimulations): at 4 the calibration's spread √(L(1−L)/n) is
+// half the final test's, so the conformal coverage that the test sees varies by at most
+// √(1 + 1/4) ≈ 1.12 times what the test alone would show.
+const ConformalTestRatio = 4
+
 // stream numbers of the random streams derived from Config.Seed.
 const (
 	streamTrainSims = iota + 1
@@ -235,6 +254,7 @@ const (
 	streamMoreSims
 	streamLocalSims
 	streamLocal
+	streamConformalSims
 	streamCheckSims = 100     // + index of the check set
 	streamScoreCal  = 1 << 20 // + 4·observation + 0 (fit), 1 (test pairs), 2 (test ranks), 3 (map means)
 )
@@ -306,7 +326,8 @@ type Budget struct {
 	Train     int // training simulations of the first estimator (0 with Config.Trained)
 	More      int // the reserve of RemedyMoreSimulations, drawn only when it runs
 	Check     int // size of each check set
-	CheckSets int // check sets reserved: one for the first diagnosis, one per remedy that needs one
+	CheckSets int // check sets reserved: one for the first diagnosis, one per retraining remedy
+	Conformal int // the calibration set of RemedyConformal, drawn only when it runs; 0 without it
 	Test      int // the final test set
 	Reference int // simulations drawn only as the misspecification check's reference (see Certify)
 	Local     int // the calibration set of the local test (L-C2ST); 0 when it does not run
@@ -332,9 +353,9 @@ func hasRemedy(rs []Remedy, r Remedy) bool {
 // where the budget does not afford it). It returns the notes of what it left out.
 func plan(cfg Config, trained bool, nObs int, defaults bool) (Budget, []string, error) {
 	b := Budget{Total: cfg.Simulations}
-	if b.Total < 0 || cfg.TestSimulations < 0 || cfg.CheckSimulations < 0 || cfg.ScoreCalibrationTests < 0 {
-		return b, nil, fmt.Errorf("certify: simulation counts must be ≥ 0, got Simulations %d, TestSimulations %d, CheckSimulations %d, ScoreCalibrationTests %d",
-			cfg.Simulations, cfg.TestSimulations, cfg.CheckSimulations, cfg.ScoreCalibrationTests)
+	if b.Total < 0 || cfg.TestSimulations < 0 || cfg.CheckSimulations < 0 || cfg.ConformalSimulations < 0 || cfg.ScoreCalibrationTests < 0 {
+		return b, nil, fmt.Errorf("certify: simulation counts must be ≥ 0, got Simulations %d, TestSimulations %d, CheckSimulations %d, ConformalSimulations %d, ScoreCalibrationTests %d",
+			cfg.Simulations, cfg.TestSimulations, cfg.CheckSimulations, cfg.ConformalSimulations, cfg.ScoreCalibrationTests)
 	}
 	b.Test = cfg.TestSimulations
 	if b.Test == 0 {
@@ -349,8 +370,17 @@ func plan(cfg Config, trained bool, nObs int, defaults bool) (Budget, []string, 
 		for _, r := range cfg.Remedies {
 			switch r {
 			case RemedyConformal:
-				b.CheckSets++
-			case RemedyMoreSimulations, RemedyRegularizer:
+				// its own calibration set: at least a check set here, grown below
+				b.Conformal = cfg.ConformalSimulations
+				if b.Conformal == 0 {
+					b.Conformal = b.Check
+				}
+			case RemedyMoreSimulations:
+				// no reserve (MoreSimulations < 0): the remedy is skipped and needs no check set
+				if !trained && cfg.MoreSimulations >= 0 {
+					b.CheckSets++
+				}
+			case RemedyRegularizer:
 				if !trained {
 					b.CheckSets++
 				}
@@ -361,7 +391,7 @@ func plan(cfg Config, trained bool, nObs int, defaults bool) (Budget, []string, 
 		// No training set and no check set to compare the observations with: reserve one.
 		b.Reference = b.Check
 	}
-	fixed := b.Test + b.CheckSets*b.Check + b.Reference
+	fixed := b.Test + b.CheckSets*b.Check + b.Reference + b.Conformal
 	// affordable: what is left for training after extra is at least the test set
 	// (anything that fits, for a given estimator).
 	affordable := func(extra int) bool {
@@ -401,6 +431,22 @@ func plan(cfg Config, trained bool, nObs int, defaults bool) (Budget, []string, 
 				nObs, per, short(b.Local+nObs*per)))
 		}
 	}
+	if b.Conformal > 0 && cfg.ConformalSimulations == 0 {
+		want := max(b.Check, ConformalTestRatio*b.Test)
+		share := b.Total - fixed - b.Local - b.ScoreCal*b.ScoreCalObservations // training share before growing
+		room := share
+		if !trained {
+			// the training share keeps at least half of itself and at least the final test set
+			room = min(share-max(b.Test, 100), share/2)
+		}
+		grow := min(want-b.Conformal, max(room, 0))
+		b.Conformal += grow
+		fixed += grow
+		if b.Conformal < want {
+			notes = append(notes, fmt.Sprintf("conformal calibration set of %d, the most the budget of %d affords beside the training share (at most half of it), not %d× the final test set (%d): one calibration's coverage varies by about ±%.3f at level 0.5, against the final test's ±%.3f; set ConformalSimulations or raise Simulations",
+				b.Conformal, b.Total, ConformalTestRatio, want, math.Sqrt(0.25/float64(b.Conformal)), math.Sqrt(0.25/float64(b.Test))))
+		}
+	}
 	rest := b.Total - fixed - b.Local - b.ScoreCal*b.ScoreCalObservations
 	if !trained {
 		if hasRemedy(cfg.Remedies, RemedyMoreSimulations) && cfg.MoreSimulations >= 0 {
@@ -412,8 +458,8 @@ func plan(cfg Config, trained bool, nObs int, defaults bool) (Budget, []string, 
 		b.Train = rest - b.More
 	}
 	if b.Train < 0 || (!trained && b.Train < 100) || rest < 0 {
-		return b, nil, fmt.Errorf("certify: a budget of %d simulations cannot hold a test set of %d, %d check sets of %d, %d reference simulations, a local-test set of %d, %d score-calibration sets of %d, a reserve of %d and at least 100 training simulations; raise Simulations or lower TestSimulations/CheckSimulations",
-			b.Total, b.Test, b.CheckSets, b.Check, b.Reference, b.Local, b.ScoreCalObservations, b.ScoreCal, b.More)
+		return b, nil, fmt.Errorf("certify: a budget of %d simulations cannot hold a test set of %d, %d check sets of %d, a conformal calibration set of %d, %d reference simulations, a local-test set of %d, %d score-calibration sets of %d, a reserve of %d and at least 100 training simulations; raise Simulations or lower TestSimulations/CheckSimulations/ConformalSimulations",
+			b.Total, b.Test, b.CheckSets, b.Check, b.Conformal, b.Reference, b.Local, b.ScoreCalObservations, b.ScoreCal, b.More)
 	}
 	return b, notes, nil
 }
@@ -765,13 +811,13 @@ func (r *run) conformalize(best *candidate) (*candidate, error) {
 	t0 := time.Now()
 	step := Step{Name: string(RemedyConformal)}
 	defer func() { step.Elapsed = time.Since(t0); r.cert.Steps = append(r.cert.Steps, step) }()
-	s, err := r.nextCheckSet()
+	if r.plan.Conformal == 0 {
+		step.Note = "skipped: no conformal calibration set in the budget"
+		return nil, nil
+	}
+	s, err := r.simulate(r.plan.Conformal, streamConformalSims)
 	if err != nil {
 		return nil, err
-	}
-	if s == nil {
-		step.Note = "skipped: no calibration set left in the budget"
-		return nil, nil
 	}
 	levels := r.cfg.Target.Levels
 	confs, err := conformalAt(best.est, s.Theta, s.X, levels)
@@ -785,9 +831,9 @@ func (r *run) conformalize(best *candidate) (*candidate, error) {
 			return nil, nil
 		}
 	}
-	step.Simulations = r.plan.Check
-	step.Note = fmt.Sprintf("regions of the %s calibrated on %d fresh pairs: over calibration sets their coverage is at least L and at most L + %.4f on average; a given calibration's coverage varies by about ±%.3f (at level 0.5)",
-		best.name, base.N, 1/float64(base.N+1), math.Sqrt(0.25/float64(base.N)))
+	step.Simulations = r.plan.Conformal
+	step.Note = fmt.Sprintf("regions of the %s calibrated on %d fresh pairs: over calibration sets their coverage is at least L and at most L + %.4f on average; a given calibration's coverage varies by about ±%.3f (at level 0.5), against ±%.3f of the final test of %d pairs",
+		best.name, base.N, 1/float64(base.N+1), math.Sqrt(0.25/float64(base.N)), math.Sqrt(0.25/float64(r.plan.Test)), r.plan.Test)
 	return &candidate{name: best.name + " + conformal regions", est: best.est, conformal: confs, calTheta: s.Theta, calX: s.X}, nil
 }
 

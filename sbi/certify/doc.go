@@ -7,13 +7,15 @@
 //
 // The sequence (Certify). The budget Config.Simulations is split before anything runs
 // (Budget) into a training set, the reserve of the more-simulations remedy, one check set per
-// diagnosis or calibration, the calibration set of the local test, the score-calibration sets
-// of each observation, and a final test set; sets a run does not need are not simulated. The
-// first estimator (a default NPE, any estimator from Config.New, or one trained elsewhere in
-// Config.Trained) is diagnosed on a check set by the expected coverage of its HPD regions at
-// the target levels (diag.RankCoverage). While the diagnosis does not certify, the remedies
-// of Config.Remedies that act on the estimator are applied in order, each diagnosed on a check
-// set of its own:
+// diagnosis, the calibration set of the conformal remedy (by default ConformalTestRatio times
+// the final test set, where the budget affords it with at most half the training share, so
+// that one calibration's spread is half the final test's), the calibration set of the local
+// test, the score-calibration sets of each observation, and a final test set; sets a run
+// does not need are not simulated. The first estimator (a default NPE, any estimator from
+// Config.New, or one trained elsewhere in Config.Trained) is diagnosed on a check set by the
+// expected coverage of its HPD regions at the target levels (diag.RankCoverage). While the
+// diagnosis does not certify, the remedies of Config.Remedies that act on the estimator are
+// applied in order, each diagnosed on a check set of its own:
 //
 //  1. RemedyMoreSimulations: a fresh estimator trained on the training set plus the reserve
 //     (Config.MoreSimulations; by default a third of the training share, so the first
@@ -23,7 +25,8 @@
 //     loss, the differentiable coverage regularizer (CalNPE/CalNRE,
 //     calib.NewCoverageRegularizer) for any other estimator (Config.Penalty overrides).
 //  3. RemedyConformal: split-conformal regions of the best estimator so far, one threshold per
-//     level, whose marginal coverage is guaranteed (calib.NewConformal).
+//     level, whose marginal coverage is guaranteed (calib.NewConformal), calibrated on a set
+//     of their own (Config.ConformalSimulations).
 //
 // The first two need an estimator to retrain and are skipped, with the reason, for
 // Config.Trained. The best candidate (the smallest largest deviation |coverage − level| on its

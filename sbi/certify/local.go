@@ -344,43 +344,24 @@ func (r *run) scoreCalibrate(o *ObservationCheck, i int, localSet *sbi.Simulatio
 	}
 	r.plan.Dropped += sc.Dropped
 	adj := &scoreAdjusted{base: est, m: affineMapOf(sc), draws: cfg.N, seed: seedOf(r.cfg.Seed, stream+3)}
-	// Fresh test pairs from the importance distribution π̄: the posterior at the observation
-	// inflated about the same mean as the fit's.
-	ntest := r.plan.ScoreCal - cfg.M
-	trng := rand.New(rand.NewPCG(r.cfg.Seed, stream+1))
-	src := est.Posterior(o.X).Sample(trng, ntest)
 	mu := make([]float64, len(adj.m.B))
 	for k := range cfg.N {
 		for j, v := range obsDraws.RawRowView(k) {
 			mu[j] += v / float64(cfg.N)
 		}
 	}
-	for k := range ntest {
-		row := src.RawRowView(k)
-		for j := range row {
-			row[j] = cfg.Inflation*(row[j]-mu[j]) + mu[j]
-		}
-	}
-	pairs, err := sbi.SimulateBatchContext(r.ctx, trng, r.sim, src)
+	ntest := r.plan.ScoreCal - cfg.M
+	j, err := r.judgeLocal(adj, o.X, mu, ntest, stream)
 	if err != nil {
-		return fmt.Errorf("certify: simulating the test pairs of the score calibration at observation %d: %w", i, err)
+		return fmt.Errorf("certify: score calibration at observation %d: %w", i, err)
 	}
-	r.plan.Used += ntest
-	r.plan.Dropped += pairs.Dropped
 	step.Simulations += ntest
-	if pairs.Theta == nil || pairs.Theta.RawMatrix().Rows == 0 {
+	if j == nil {
 		step.Note = "failed: every test simulation failed (NaN or ±Inf)"
 		o.Reason += "; score calibration could not be tested: every test simulation failed"
 		return nil
 	}
-	cov, d, err := r.diagnose(adj, pairs, stream+2)
-	if err != nil {
-		return err
-	}
-	before, _, err := r.diagnose(est, pairs, stream+2)
-	if err != nil {
-		return err
-	}
+	cov, d, before := j.cov, j.decision, j.before
 	res := &ScoreCalibrated{Map: adj.m, Datasets: sc.ThetaBar.RawMatrix().Rows, Dropped: sc.Dropped, Inflation: cfg.Inflation,
 		Draws: cfg.N, CentreSeed: adj.seed, Decision: d, Coverage: cov, Before: before}
 	step.Decision, step.Coverage = d, cov
@@ -410,4 +391,47 @@ func (r *run) scoreCalibrate(o *ObservationCheck, i int, localSet *sbi.Simulatio
 	step.Note = fmt.Sprintf("observation %d: map fitted on %d datasets from the posterior inflated ×%g, tested on %d fresh pairs from the same distribution",
 		i, res.Datasets, cfg.Inflation, d.N)
 	return nil
+}
+
+// localJudgement is the test of a score-calibrated posterior on pairs from π̄.
+type localJudgement struct {
+	cov, before *diag.CoverageResult
+	decision    *Decision
+}
+
+// judgeLocal tests the adjusted posterior adj of the chosen estimator at observation xo on
+// ntest fresh pairs θ ~ π̄, x ~ p(x | θ), where π̄ is the estimator's posterior at xo inflated
+// by Config.ScoreCalibration.Inflation about mu (the mean the fit used), drawn from the
+// streams stream+1 (pairs) and stream+2 (ranks). It returns the adjusted posterior's coverage
+// and its Decision against the target (the verdict of ClaimLocal before the local test), and
+// the unadjusted estimator's coverage on the same pairs; nil when every simulation failed.
+func (r *run) judgeLocal(adj *scoreAdjusted, xo, mu []float64, ntest int, stream uint64) (*localJudgement, error) {
+	est := adj.base
+	trng := rand.New(rand.NewPCG(r.cfg.Seed, stream+1))
+	src := est.Posterior(xo).Sample(trng, ntest)
+	infl := r.cfg.ScoreCalibration.Inflation
+	for k := range ntest {
+		row := src.RawRowView(k)
+		for j := range row {
+			row[j] = infl*(row[j]-mu[j]) + mu[j]
+		}
+	}
+	pairs, err := sbi.SimulateBatchContext(r.ctx, trng, r.sim, src)
+	if err != nil {
+		return nil, fmt.Errorf("simulating the test pairs: %w", err)
+	}
+	r.plan.Used += ntest
+	r.plan.Dropped += pairs.Dropped
+	if pairs.Theta == nil || pairs.Theta.RawMatrix().Rows == 0 {
+		return nil, nil
+	}
+	cov, d, err := r.diagnose(adj, pairs, stream+2)
+	if err != nil {
+		return nil, err
+	}
+	before, _, err := r.diagnose(est, pairs, stream+2)
+	if err != nil {
+		return nil, err
+	}
+	return &localJudgement{cov: cov, before: before, decision: d}, nil
 }

@@ -30,8 +30,9 @@ func finalStep(t *testing.T, cert *Certificate) Step {
 }
 
 // The budget split: the reserve of RemedyMoreSimulations is a third of what the test and
-// check sets leave, unless set; the local test and score calibration are planned where
-// affordable.
+// check sets leave, unless set (without a reserve it gets no check set either); the conformal
+// calibration set is ConformalTestRatio times the final test set where affordable, unless
+// set; the local test and score calibration are planned where affordable.
 func TestPlanReservesMoreSimulations(t *testing.T) {
 	cases := []struct {
 		name    string
@@ -45,18 +46,25 @@ func TestPlanReservesMoreSimulations(t *testing.T) {
 		{"default reserve", Config{Simulations: 10000, Remedies: []Remedy{RemedyMoreSimulations}}, false, 0, false,
 			Budget{Total: 10000, Test: 2000, Check: 1000, CheckSets: 2, More: 2000, Train: 4000}, ""},
 		{"set reserve", Config{Simulations: 10000, MoreSimulations: 500, Remedies: []Remedy{RemedyMoreSimulations, RemedyConformal}}, false, 0, false,
-			Budget{Total: 10000, Test: 2000, Check: 1000, CheckSets: 3, More: 500, Train: 4500}, ""},
+			Budget{Total: 10000, Test: 2000, Check: 1000, CheckSets: 2, Conformal: 3500, More: 500, Train: 2000},
+			"conformal calibration set of 3500, the most the budget of 10000 affords"},
+		{"set conformal set", Config{Simulations: 10000, ConformalSimulations: 1500, Remedies: []Remedy{RemedyConformal}}, false, 0, false,
+			Budget{Total: 10000, Test: 2000, Check: 1000, CheckSets: 1, Conformal: 1500, Train: 5500}, ""},
+		{"conformal set 4× the test set", Config{Simulations: 10000, TestSimulations: 1000, CheckSimulations: 500, Remedies: []Remedy{RemedyConformal}}, false, 0, false,
+			Budget{Total: 10000, Test: 1000, Check: 500, CheckSets: 1, Conformal: 4000, Train: 4500}, ""},
 		{"no reserve", Config{Simulations: 10000, MoreSimulations: -1, Remedies: []Remedy{RemedyMoreSimulations}}, false, 0, false,
-			Budget{Total: 10000, Test: 2000, Check: 1000, CheckSets: 2, Train: 6000}, ""},
+			Budget{Total: 10000, Test: 2000, Check: 1000, CheckSets: 1, Train: 7000}, ""},
 		{"defaults with an observation: score calibration does not fit", Config{Simulations: 10000, Remedies: DefaultRemedies()}, false, 1, true,
-			Budget{Total: 10000, Test: 2000, Check: 1000, CheckSets: 4, Local: 1000, More: 1000, Train: 2000},
+			Budget{Total: 10000, Test: 2000, Check: 1000, CheckSets: 3, Conformal: 2000, Local: 1000, More: 666, Train: 1334},
 			"score calibration not planned: 1 observations × 1100 simulations would leave 1900 for training, less than the final test set of 2000"},
 		{"defaults with smaller check sets", Config{Simulations: 10000, CheckSimulations: 500, Remedies: DefaultRemedies()}, false, 1, true,
-			Budget{Total: 10000, Test: 2000, Check: 500, CheckSets: 4, Local: 500, ScoreCal: 600, ScoreCalObservations: 1, More: 1633, Train: 3267}, ""},
+			Budget{Total: 10000, Test: 2000, Check: 500, CheckSets: 3, Conformal: 2950, Local: 500, ScoreCal: 600, ScoreCalObservations: 1, More: 816, Train: 1634},
+			"conformal calibration set of 2950"},
 		{"score calibration listed", Config{Simulations: 10000, Remedies: DefaultRemedies()}, false, 1, false,
-			Budget{Total: 10000, Test: 2000, Check: 1000, CheckSets: 4, Local: 1000, ScoreCal: 1100, ScoreCalObservations: 1, More: 633, Train: 1267}, ""},
+			Budget{Total: 10000, Test: 2000, Check: 1000, CheckSets: 3, Conformal: 1000, Local: 1000, ScoreCal: 1100, ScoreCalObservations: 1, More: 633, Train: 1267},
+			"conformal calibration set of 1000"},
 		{"given estimator", Config{Simulations: 3000, TestSimulations: 1000, CheckSimulations: 500, Remedies: DefaultRemedies()}, true, 2, true,
-			Budget{Total: 3000, Test: 1000, Check: 500, CheckSets: 2, Local: 500}, "score calibration not planned: 2 observations × 600 simulations do not fit"},
+			Budget{Total: 3000, Test: 1000, Check: 500, CheckSets: 1, Conformal: 1000, Local: 500}, "score calibration not planned: 2 observations × 600 simulations do not fit"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
