@@ -142,7 +142,7 @@ func (h *MCMCHealth) Warnings() []string {
 		}
 	}
 	if len(highR) > 0 {
-		w = append(w, fmt.Sprintf("R̂ above %.3g (%s): the %d chains disagree, so they have not mixed (stuck in different modes, or too short); the draws do not represent the posterior: run more chains and longer burn-in, or a sampler that moves between modes",
+		w = append(w, fmt.Sprintf("R̂ above %.3g (%s): the %d chains disagree: either they are too short to have mixed, or they sit in separate modes that they do not cross; in that case the pooled draws weight each mode by the share of chains in it, which the sampler's initialization (one sampling-importance-resampling draw per chain) makes the mode's mass up to the binomial noise of the chain count, but which nothing after it corrects: compare with more chains and a longer burn-in, or with importance sampling",
 			h.RhatLimit, strings.Join(highR, ", "), h.Chains))
 	}
 	if len(lowESS) > 0 {

@@ -307,12 +307,25 @@ func (p *RatioPosterior) sampleSlice(ctx context.Context, rng *rand.Rand, n int)
 	return out, err
 }
 
-// resampleInit picks C starting points by sampling-importance-resampling from 1000 (at least
-// 10·C) prior draws weighted by r̂, as sbi's init_strategy="resample".
+// initCandidates is the number of prior draws from which each chain's starting point is
+// resampled (sbi's num_candidate_samples of init_strategy "resample").
+const initCandidates = 10000
+
+// resampleInit picks C starting points, each by sampling-importance-resampling from its own
+// initCandidates prior draws weighted by r̂, as sbi's init_strategy "resample" (which calls
+// its initializer once per chain). The pools must be separate: chains drawn from one shared
+// pool start from the handful of candidates that carry its weight, and where chains do not
+// cross between modes, the share of draws in each mode is the share of chains started there.
 func (p *RatioPosterior) resampleInit(rng *rand.Rand, C int) (*mat.Dense, error) {
-	m := max(1000, 10*C)
-	out, _, err := p.resample(rng, p.prior.Sample(rng, m), C, "mcmc init")
-	return out, err
+	out := mat.NewDense(C, p.prior.Dim(), nil)
+	for c := 0; c < C; c++ {
+		one, _, err := p.resample(rng, p.prior.Sample(rng, initCandidates), 1, "mcmc init")
+		if err != nil {
+			return nil, err
+		}
+		copy(out.RawRowView(c), one.RawRowView(0))
+	}
+	return out, nil
 }
 
 // resample weights the points cand (rows) by r̂, a NaN log-weight counting as weight zero, and
