@@ -301,10 +301,15 @@ func (s *Session) eval(ctx context.Context, src string) (v reflect.Value, err er
 	dropRoots(s.yi)
 	parent := goroutineID()
 	v, err = s.yi.ExecuteWithContext(ctx, prog)
-	if ctx.Err() != nil {
+	if ctxErr := ctx.Err(); ctxErr != nil {
 		// The evaluation was given up: wait until its code has really stopped, so that
 		// nothing of the cell runs after the interrupt is reported (see abandon.go).
 		awaitEval(parent)
+		// A cell interrupted while it ran is reported as interrupted, even where its code
+		// returned in the same instant (the interpreter may report either).
+		if err == nil {
+			err = ctxErr
+		}
 	}
 	return v, err
 }

@@ -147,20 +147,26 @@ func runWorker(in io.Reader, out io.Writer) error {
 // interrupt cancels the running cell if id names it (an empty id names whatever runs), and
 // ends a pending read of standard input. An interrupt meant for a cell that has already
 // ended is ignored, so that it cannot hit the next one.
+//
+// The cell's context is cancelled before a pending read gives up, so that the read's error
+// finds the cell already interrupted: the cell then ends as interrupted, never with the value
+// of the failed read.
 func (w *worker) interrupt(id string) {
 	w.mu.Lock()
 	cur := w.cur
 	ok := cur != "" && (id == "" || id == cur)
-	if ok && !w.stopped {
-		w.stopped = true
-		close(w.abort)
-	}
 	w.mu.Unlock()
 	if !ok {
 		w.logger.Printf("interrupt for %q ignored: the running cell is %q", id, cur)
 		return
 	}
 	w.sess.Interrupt()
+	w.mu.Lock()
+	if w.cur == cur && !w.stopped {
+		w.stopped = true
+		close(w.abort)
+	}
+	w.mu.Unlock()
 }
 
 func (w *worker) handle(r ipc.Request) error {
