@@ -111,17 +111,31 @@ func GridCoverageContext(ctx context.Context, est sbi.Amortized, theta, x *mat.D
 	return r, nil
 }
 
-// gridRank returns the normalised grid mass below and equal to the density at θ*.
-func gridRank(lp []float64, lpStar float64) ([2]float64, error) {
-	maxLP := math.Inf(-1)
+// gridTop returns the largest log density on the grid, by which the grid's densities are
+// scaled before exponentiating; it refuses a NaN, a density that is zero everywhere and an
+// infinite one, which leave the grid without a normalisation.
+func gridTop(lp []float64) (float64, error) {
+	top := math.Inf(-1)
 	for g, v := range lp {
 		if math.IsNaN(v) {
-			return [2]float64{}, fmt.Errorf("log density at grid point %d is NaN", g)
+			return 0, fmt.Errorf("log density at grid point %d is NaN", g)
 		}
-		maxLP = math.Max(maxLP, v)
+		top = math.Max(top, v)
 	}
-	if math.IsInf(maxLP, -1) {
-		return [2]float64{}, fmt.Errorf("the density is zero on the whole grid; check the box bounds")
+	if math.IsInf(top, -1) {
+		return 0, fmt.Errorf("the density is zero on the whole grid; check the box bounds")
+	}
+	if math.IsInf(top, 1) {
+		return 0, fmt.Errorf("the log density is +Inf on the grid")
+	}
+	return top, nil
+}
+
+// gridRank returns the normalised grid mass below and equal to the density at θ*.
+func gridRank(lp []float64, lpStar float64) ([2]float64, error) {
+	maxLP, err := gridTop(lp)
+	if err != nil {
+		return [2]float64{}, err
 	}
 	if math.IsNaN(lpStar) {
 		return [2]float64{}, fmt.Errorf("log density at the true parameter is NaN")

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
 
 	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi"
@@ -102,18 +103,9 @@ func gridMoments(grid *mat.Dense, lp, thetaStar, sqErr, vars []float64) error {
 	if len(lp) != rows {
 		return fmt.Errorf("LogProb of %d grid points returned %d values", rows, len(lp))
 	}
-	top := math.Inf(-1)
-	for g, v := range lp {
-		if math.IsNaN(v) {
-			return fmt.Errorf("log density at grid point %d is NaN", g)
-		}
-		top = math.Max(top, v)
-	}
-	if math.IsInf(top, -1) {
-		return fmt.Errorf("the density is zero on the whole grid; check the box bounds")
-	}
-	if math.IsInf(top, 1) {
-		return fmt.Errorf("the log density is +Inf on the grid")
+	top, err := gridTop(lp)
+	if err != nil {
+		return err
 	}
 	total := 0.0
 	mean := make([]float64, dim)
@@ -144,18 +136,13 @@ func gridMoments(grid *mat.Dense, lp, thetaStar, sqErr, vars []float64) error {
 // meanSE returns the mean of v[d], v[d+stride], … and its standard error (sample standard
 // deviation over √n; 0 for one value).
 func meanSE(v []float64, d, stride int) (mean, se float64) {
-	n := 0
+	col := make([]float64, 0, (len(v)-d+stride-1)/stride)
 	for k := d; k < len(v); k += stride {
-		mean += v[k]
-		n++
+		col = append(col, v[k])
 	}
-	mean /= float64(n)
-	if n < 2 {
-		return mean, 0
+	if len(col) < 2 {
+		return stat.Mean(col, nil), 0
 	}
-	ss := 0.0
-	for k := d; k < len(v); k += stride {
-		ss += (v[k] - mean) * (v[k] - mean)
-	}
-	return mean, math.Sqrt(ss / float64(n-1) / float64(n))
+	mean, sd := stat.MeanStdDev(col, nil)
+	return mean, sd / math.Sqrt(float64(len(col)))
 }

@@ -144,15 +144,7 @@ func MeanInterval(v []float64, conf float64) (mean, se, lo, hi float64, err erro
 			return 0, 0, 0, 0, fmt.Errorf("diag.MeanInterval: replicate %d is %v, want finite values", i, x)
 		}
 	}
-	for _, x := range v {
-		mean += x
-	}
-	mean /= float64(m)
-	var ss float64
-	for _, x := range v {
-		ss += (x - mean) * (x - mean)
-	}
-	se = math.Sqrt(ss / float64(m-1) / float64(m))
+	mean, se = meanSE(v, 0, 1)
 	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(m - 1)}.Quantile(1 - (1-conf)/2)
 	return mean, se, mean - t*se, mean + t*se, nil
 }
