@@ -6,7 +6,9 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
 
 	"github.com/gosbi/gosbi/sbi"
 	"github.com/gosbi/gosbi/sbi/diag"
@@ -85,26 +87,28 @@ func CompareRegularizer(prior dist.Distribution, simulate SimulateFunc, reg sbi.
 			if arm == 0 { // the regularized arm is measured with the same kernel
 				test.TargetBandwidth, test.Dist.Bandwidth, test.Dist.GroundBandwidth = res.TargetBandwidth, res.DistBandwidth, res.GroundBandwidth
 			}
-			lp := npe.LogProbPairs(tt, xt)
-			mean := 0.0
-			for _, v := range lp {
-				mean += v
-			}
-			mean /= float64(len(lp))
+			mean := stat.Mean(npe.LogProbPairs(tt, xt), nil)
 			if math.IsNaN(mean) || math.IsInf(mean, 0) {
 				return nil, fmt.Errorf("calib.CompareRegularizer: seed %d, arm %d: held-out mean log density %v", s, arm, mean)
+			}
+			if math.IsNaN(res.Statistic) || math.IsInf(res.Statistic, 0) {
+				return nil, fmt.Errorf("calib.CompareRegularizer: seed %d, arm %d: KCCSD statistic %v", s, arm, res.Statistic)
 			}
 			st.Statistic[arm] = append(st.Statistic[arm], res.Statistic)
 			st.PValue[arm] = append(st.PValue[arm], res.PValue)
 			st.LogProb[arm] = append(st.LogProb[arm], mean)
 		}
 	}
+	var errs []error
 	for arm := range 2 {
-		st.StatMean[arm] = interval(st.Statistic[arm], cfg.Confidence)
-		st.LogMean[arm] = interval(st.LogProb[arm], cfg.Confidence)
+		st.StatMean[arm] = interval(st.Statistic[arm], cfg.Confidence, &errs)
+		st.LogMean[arm] = interval(st.LogProb[arm], cfg.Confidence, &errs)
 	}
-	st.StatDiff = interval(diff(st.Statistic[1], st.Statistic[0]), cfg.Confidence)
-	st.LogDiff = interval(diff(st.LogProb[1], st.LogProb[0]), cfg.Confidence)
+	st.StatDiff = interval(diff(st.Statistic[1], st.Statistic[0]), cfg.Confidence, &errs)
+	st.LogDiff = interval(diff(st.LogProb[1], st.LogProb[0]), cfg.Confidence, &errs)
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("calib.CompareRegularizer: %w", err)
+	}
 	return st, nil
 }
 
@@ -154,19 +158,16 @@ func studyData(rng *rand.Rand, prior dist.Distribution, simulate SimulateFunc, c
 	return theta, x, tt, xt, err
 }
 
+// diff returns a − b.
 func diff(a, b []float64) []float64 {
-	d := make([]float64, len(a))
-	for i := range a {
-		d[i] = a[i] - b[i]
-	}
-	return d
+	return floats.SubTo(make([]float64, len(a)), a, b)
 }
 
-// interval is diag.MeanInterval on values already checked finite, with ≥ 2 of them.
-func interval(v []float64, conf float64) Interval {
+// interval is diag.MeanInterval as an Interval; its error is appended to errs.
+func interval(v []float64, conf float64, errs *[]error) Interval {
 	m, se, lo, hi, err := diag.MeanInterval(v, conf)
 	if err != nil {
-		return Interval{math.NaN(), math.NaN(), math.NaN(), math.NaN()}
+		*errs = append(*errs, err)
 	}
 	return Interval{m, se, lo, hi}
 }
