@@ -299,6 +299,9 @@ func runRow(row string, sims, first, obs, samples int, seed uint64, patience int
 	if v, has := sbibm[row]; has {
 		paper = fmt.Sprintf("%.2f", v)
 	}
+	if patience != 0 {
+		label += fmt.Sprintf(", patience %d", patience)
+	}
 	if first != 1 || obs != 10 {
 		label += fmt.Sprintf(", observations %d–%d", first, obs)
 	}
