@@ -149,3 +149,27 @@ func TestPrintComparisons(t *testing.T) {
 		})
 	}
 }
+
+func TestCheckRange(t *testing.T) {
+	tests := []struct {
+		first, obs, patience int
+		wantErr              string
+	}{
+		{1, 10, 0, ""},
+		{7, 10, 0, ""},
+		{3, 3, 100, ""},
+		{0, 10, 0, "-first 0"},
+		{7, 6, 0, "-first 7 -obs 6"},
+		{1, 11, 0, "-obs 11"},
+		{1, 10, -1, "-patience -1"},
+	}
+	for _, tc := range tests {
+		err := checkRange(tc.first, tc.obs, tc.patience)
+		switch {
+		case tc.wantErr == "" && err != nil:
+			t.Errorf("checkRange(%d, %d, %d) = %v, want nil", tc.first, tc.obs, tc.patience, err)
+		case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+			t.Errorf("checkRange(%d, %d, %d) = %v, want an error naming %q", tc.first, tc.obs, tc.patience, err, tc.wantErr)
+		}
+	}
+}

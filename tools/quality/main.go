@@ -17,6 +17,11 @@
 //
 //	GOSBI_DATA=/path/to/sbibm go run ./tools/quality -rows npe:two_moons,nre:two_moons,nle:two_moons
 //
+// -first completes a row stopped part way: the training is seeded by -seed, and the seeds of
+// the sampling and the C2ST at observation k depend on k alone, not on the observations scored
+// before it. -patience sets the early stopping of every training (sbi's 20 epochs by default),
+// to measure whether longer training closes a gap.
+//
 // It is heavy (minutes per row on two cores), so it is a command and not part of the tests.
 package main
 
@@ -70,7 +75,9 @@ var sbibm = map[string]float64{
 func main() {
 	rows := flag.String("rows", "npe:two_moons,npe:gaussian_linear,npe:slcp,npe:sir,nre:two_moons", "comma-separated method:task rows")
 	sims := flag.Int("sims", 10000, "training simulations")
-	obs := flag.Int("obs", 10, "observations 1…obs")
+	obs := flag.Int("obs", 10, "observations first…obs")
+	first := flag.Int("first", 1, "first observation scored (to complete a row stopped part way: the sampling and C2ST seeds are per observation)")
+	patience := flag.Int("patience", 0, "epochs without a better validation loss before training stops (0: sbi's 20)")
 	samples := flag.Int("samples", 10000, "posterior samples per observation")
 	seed := flag.Uint64("seed", 1, "seed of simulation and training")
 	flow := flag.String("flow", "nsf", "NPE flow (sbibm's NPE uses nsf)")
@@ -81,6 +88,10 @@ func main() {
 	flag.IntVar(&sampler.Thin, "thin", 0, "NRE/NLE posteriors: keep every thin-th MCMC sweep (0: the default, 5)")
 	method := flag.String("sampler", "", `NRE/NLE posteriors: "auto" (the default: grid for ≤ 3 bounded parameters, else mcmc), "mcmc", "grid" or "importance"`)
 	flag.Parse()
+	if err := checkRange(*first, *obs, *patience); err != nil {
+		fmt.Fprintf(os.Stderr, "quality: %v\n", err)
+		os.Exit(2)
+	}
 	sampler.Method = sbi.SamplerMethod(*method)
 	runenv.SetProgress(func(ev runenv.ProgressEvent) {
 		if strings.HasPrefix(ev.Label, "train") && ev.Done%20 == 0 && ev.Message != "" {
@@ -91,7 +102,7 @@ func main() {
 	failed := false
 	results := map[string][]float64{}
 	for _, row := range strings.Split(*rows, ",") {
-		res, ok, err := runRow(row, *sims, *obs, *samples, *seed, *flow, *withMMD, sampler)
+		res, ok, err := runRow(row, *sims, *first, *obs, *samples, *seed, *patience, *flow, *withMMD, sampler)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "quality: %s: %v\n", row, err)
 			os.Exit(2)
@@ -105,6 +116,18 @@ func main() {
 	if failed {
 		os.Exit(1)
 	}
+}
+
+// checkRange checks the observations first…obs (sbibm's tasks have ten) and the patience of
+// the trainings (0 for sbi's 20).
+func checkRange(first, obs, patience int) error {
+	switch {
+	case first < 1 || obs > 10 || first > obs:
+		return fmt.Errorf("-first %d -obs %d, expected 1 ≤ first ≤ obs ≤ 10", first, obs)
+	case patience < 0:
+		return fmt.Errorf("-patience %d, expected ≥ 0 (0 for sbi's 20)", patience)
+	}
+	return nil
 }
 
 // rowResult is what one row measured: the C2ST of each observation, in order.
@@ -142,8 +165,8 @@ func (s *trainStats) String() string {
 
 // newSource trains the amortized methods on sims simulations from the prior, and returns for
 // the sequential ones (tsnpe) a source that runs sbi.Sequential at each observation.
-func newSource(method string, t task.Task, sims int, seed uint64, flowKind string, sampler sbi.SamplerConfig, stats *trainStats) (posteriorSource, error) {
-	cfg := sbi.TrainConfig{Seed: seed}
+func newSource(method string, t task.Task, sims int, seed uint64, patience int, flowKind string, sampler sbi.SamplerConfig, stats *trainStats) (posteriorSource, error) {
+	cfg := sbi.TrainConfig{Seed: seed, Patience: patience}
 	var est sbi.Estimator
 	switch method {
 	case "npe":
@@ -192,7 +215,7 @@ func newSource(method string, t task.Task, sims int, seed uint64, flowKind strin
 	return func(int, []float64) (sbi.Amortized, error) { return est, nil }, nil
 }
 
-func runRow(row string, sims, obs, samples int, seed uint64, flowKind string, withMMD bool, sampler sbi.SamplerConfig) (rowResult, bool, error) {
+func runRow(row string, sims, first, obs, samples int, seed uint64, patience int, flowKind string, withMMD bool, sampler sbi.SamplerConfig) (rowResult, bool, error) {
 	out := rowResult{Row: row}
 	method, name, found := strings.Cut(row, ":")
 	if !found {
@@ -203,14 +226,14 @@ func runRow(row string, sims, obs, samples int, seed uint64, flowKind string, wi
 		return out, false, err
 	}
 	var stats trainStats
-	source, err := newSource(method, t, sims, seed, flowKind, sampler, &stats)
+	source, err := newSource(method, t, sims, seed, patience, flowKind, sampler, &stats)
 	if err != nil {
 		return out, false, err
 	}
 	var scores []string
 	var sum, sumMMD, sumMed float64
 	label := row
-	for k := 1; k <= obs; k++ {
+	for k := first; k <= obs; k++ {
 		xo, err := t.Observation(k)
 		if err != nil {
 			return out, false, err
@@ -259,10 +282,11 @@ func runRow(row string, sims, obs, samples int, seed uint64, flowKind string, wi
 		sumMed += med
 		fmt.Fprintf(os.Stderr, "%s obs %d: C2ST %.3f, MMD %.4f, MEDDIST %.4g (sampling %s)\n", row, k, r.Accuracy, mmd, med, sampleTime.Round(time.Second))
 	}
-	mean := sum / float64(obs)
+	n := float64(obs - first + 1)
+	mean := sum / n
 	mmdCell := "–"
 	if withMMD {
-		mmdCell = fmt.Sprintf("%.4f", sumMMD/float64(obs))
+		mmdCell = fmt.Sprintf("%.4f", sumMMD/n)
 	}
 	bar, hasBar := bars[row]
 	barText := "–"
@@ -275,8 +299,14 @@ func runRow(row string, sims, obs, samples int, seed uint64, flowKind string, wi
 	if v, has := sbibm[row]; has {
 		paper = fmt.Sprintf("%.2f", v)
 	}
+	if patience != 0 {
+		label += fmt.Sprintf(", patience %d", patience)
+	}
+	if first != 1 || obs != 10 {
+		label += fmt.Sprintf(", observations %d–%d", first, obs)
+	}
 	fmt.Printf("| %s | %d | %s | **%.3f** ± %.3f | %s | %s | %s | %.4g | %s | %s |\n", label, sims, strings.Join(scores, " "), mean, standardError(out.C2ST), barText, paper,
-		mmdCell, sumMed/float64(obs), stats.time.Round(time.Second), &stats)
+		mmdCell, sumMed/n, stats.time.Round(time.Second), &stats)
 	return out, ok, nil
 }
 
