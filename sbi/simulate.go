@@ -106,7 +106,7 @@ func SimulateContext(ctx context.Context, rng *rand.Rand, f SimFunc, theta *mat.
 	if err != nil {
 		return nil, err
 	}
-	return DropInvalid(theta, x)
+	return dropInvalid(theta, x, true)
 }
 
 // probeRows runs rows in order until one returns a non-nil vector and reports its length.
@@ -218,12 +218,19 @@ func SimulateBatchContext(ctx context.Context, rng *rand.Rand, s Simulator, thet
 	if err := SimulateIntoContext(ctx, rng, s, theta, x); err != nil {
 		return nil, err
 	}
-	return DropInvalid(theta, x)
+	return dropInvalid(theta, x, true)
 }
 
 // DropInvalid returns the rows of theta and x whose x row is all finite. It returns an error
 // wrapping ErrNonFinite when no row is left.
 func DropInvalid(theta, x *mat.Dense) (*Simulation, error) {
+	return dropInvalid(theta, x, false)
+}
+
+// dropInvalid is DropInvalid; with ownX set, x was allocated by the caller for this result and
+// is returned itself when no row is dropped, instead of copied (a simulation of a large budget
+// would otherwise need twice its memory at once).
+func dropInvalid(theta, x *mat.Dense, ownX bool) (*Simulation, error) {
 	n, dt := theta.Dims()
 	if xr, _ := x.Dims(); xr != n {
 		panic(fmt.Sprintf("sbi: DropInvalid: theta has %d rows and x %d, expected equal", n, xr))
@@ -240,7 +247,10 @@ func DropInvalid(theta, x *mat.Dense) (*Simulation, error) {
 	_, dx := x.Dims()
 	sim := &Simulation{Kept: kept, Dropped: n - len(kept)}
 	if len(kept) == n {
-		sim.Theta, sim.X = mat.DenseCopyOf(theta), mat.DenseCopyOf(x)
+		sim.Theta, sim.X = mat.DenseCopyOf(theta), x
+		if !ownX {
+			sim.X = mat.DenseCopyOf(x)
+		}
 		return sim, nil
 	}
 	sim.Theta, sim.X = mat.NewDense(len(kept), dt, nil), mat.NewDense(len(kept), dx, nil)

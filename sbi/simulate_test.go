@@ -333,3 +333,43 @@ func TestSimulateInterpretedFunction(t *testing.T) {
 		t.Errorf("interpreted panic: error %v", err)
 	}
 }
+
+// wide is a batch simulator of dim zeros per row: its output dominates any other allocation.
+type wide struct{ dim int }
+
+func (w wide) DataDim() int                                    { return w.dim }
+func (w wide) SimulateBatch(_ *rand.Rand, theta, x *mat.Dense) {}
+
+// TestSimulateBatchMemory checks that a simulation in which no row is dropped holds its output
+// once: SimulateBatch allocates one n×DataDim matrix for x, not a second copy of it (which
+// doubled the peak memory of large held-out sets). The limit, 1.5× the size of x, leaves room
+// for θ and the bookkeeping; a copy would need 2×.
+func TestSimulateBatchMemory(t *testing.T) {
+	const n, dim = 2000, 1000
+	theta := grid(n)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	sim, err := SimulateBatch(rand.New(rand.NewPCG(1, 1)), wide{dim}, theta)
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, c := sim.X.Dims(); r != n || c != dim {
+		t.Fatalf("x is %d×%d, want %d×%d", r, c, n, dim)
+	}
+	size := float64(n * dim * 8)
+	if got := float64(after.TotalAlloc - before.TotalAlloc); got > 1.5*size {
+		t.Errorf("SimulateBatch allocated %.1f MB for an output of %.1f MB, want at most 1.5×", got/1e6, size/1e6)
+	}
+	// DropInvalid still copies what it is given: the caller keeps its matrices.
+	x := mat.NewDense(3, 2, []float64{1, 2, 3, 4, 5, 6})
+	kept, err := DropInvalid(grid(3), x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x.Set(0, 0, -1)
+	if kept.X.At(0, 0) != 1 {
+		t.Errorf("DropInvalid's result changed with its argument: %v", kept.X.At(0, 0))
+	}
+}
