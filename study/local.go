@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -112,6 +113,9 @@ func (l *Local) Execute(ctx context.Context, s *Study) error {
 		l.Progress(s.status(running))
 	}
 	ctx = context.WithValue(ctx, procsKey{}, max(1, runtime.NumCPU()/workers))
+	if total := physicalMemory(); total > 0 {
+		ctx = context.WithValue(ctx, memKey{}, memoryShare(total, workers))
+	}
 	report(-1, "")
 	for _, st := range s.Spec.Stages {
 		missing := s.Missing(st.Name)
@@ -142,6 +146,36 @@ func (l *Local) Execute(ctx context.Context, s *Study) error {
 
 // procsKey carries the GOMAXPROCS of script jobs run side by side: the cores shared out.
 type procsKey struct{}
+
+// memKey carries the GOMEMLIMIT, in bytes, of script jobs run side by side: their share of
+// the machine's memory. Go's collector lets a heap grow to twice its live data by default, so
+// two jobs of 6 GB live data each could ask for 24 GB between collections; with the limit each
+// collects sooner instead. It is a soft limit: a job whose live data exceeds it still runs.
+type memKey struct{}
+
+// memoryShare is the GOMEMLIMIT of one of workers jobs side by side on a machine of total
+// bytes: 80% of the memory, shared equally (the rest for the runner and the system).
+func memoryShare(total uint64, workers int) uint64 {
+	return total / 5 * 4 / uint64(max(1, workers))
+}
+
+// physicalMemory returns the machine's memory in bytes from /proc/meminfo, or 0 where that
+// cannot be read (then jobs get no memory limit).
+func physicalMemory() uint64 {
+	data, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 3 && f[0] == "MemTotal:" && f[2] == "kB" {
+			if kb, err := strconv.ParseUint(f[1], 10, 64); err == nil {
+				return kb * 1024
+			}
+		}
+	}
+	return 0
+}
 
 // runPool calls f on every index with at most n calls at a time and returns the errors.
 func runPool(ctx context.Context, idx []int, n int, f func(int) error) []error {

@@ -118,6 +118,9 @@ func (s *Study) runScript(ctx context.Context, st Stage, j *Job, log io.Writer) 
 	if n, ok := ctx.Value(procsKey{}).(int); ok && os.Getenv("GOMAXPROCS") == "" {
 		cmd.Env = append(cmd.Env, fmt.Sprintf("GOMAXPROCS=%d", n))
 	}
+	if b, ok := ctx.Value(memKey{}).(uint64); ok && os.Getenv("GOMEMLIMIT") == "" {
+		cmd.Env = append(cmd.Env, fmt.Sprintf("GOMEMLIMIT=%dB", b))
+	}
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := runGroup(cmd); err != nil {
 		return fmt.Errorf("script %s: %w (its output is in %s)", st.Script, err, s.LogPath(j.Index))
