@@ -438,6 +438,14 @@ type MCMCConfig struct {
 	// sums over all Fourier frequencies −n/2 < k ≤ n/2, where each pair ±ω_k gives the same
 	// term: read as printed it is the Whittle likelihood squared, p = 2.
 	LikelihoodPower float64
+
+	// RedrawPath applies to approximate likelihoods computed from a simulation
+	// (LotkaVolterraSDETask.QuasiPosterior): a fresh coarse path at every evaluation, and the
+	// current state re-evaluated before every acceptance test (Monte Carlo within Metropolis),
+	// so the target is random itself, as in Bon et al.'s NUTS runs. By default the path's
+	// noise is drawn once per call (common random numbers) and the target is a proper
+	// density. Samplers of deterministic likelihoods (WhittlePosterior) refuse it.
+	RedrawPath bool
 }
 
 func (c MCMCConfig) withDefaults() MCMCConfig {
@@ -472,6 +480,9 @@ func (c MCMCConfig) check() error {
 func (t *ARFIMATask) WhittlePosterior(rng *rand.Rand, x []float64, n int, cfg MCMCConfig) (*mat.Dense, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
+	}
+	if cfg.RedrawPath {
+		return nil, errors.New("task arfima: MCMCConfig.RedrawPath is set, but the Whittle likelihood is deterministic; leave it false")
 	}
 	cfg = cfg.withDefaults()
 	w, err := t.Whittle(x)
@@ -522,6 +533,9 @@ func metropolis(rng *rand.Rand, logTarget func([]float64) float64, start []float
 	d := len(start)
 	cur := append([]float64(nil), start...)
 	lcur := logTarget(cur)
+	for try := 1; noisy && try < 10 && !(lcur > math.Inf(-1)); try++ {
+		lcur = logTarget(cur) // a random target may be −Inf at a fine start by chance
+	}
 	if math.IsInf(lcur, -1) || math.IsNaN(lcur) {
 		return nil, errors.New("task: the sampler's starting point has zero posterior density")
 	}

@@ -220,8 +220,11 @@ func (t *LotkaVolterraSDETask) QuasiPosterior(rng *rand.Rand, x []float64, n int
 	var src rand.PCG
 	noise := rand.New(&src)
 	theta := make([]float64, lvQuasiDim)
+	redraw := false // the start search always uses common random numbers
 	logLik := func(beta []float64, tau float64) float64 {
-		src.Seed(s1, s2) // the same Brownian increments at every evaluation
+		if !redraw {
+			src.Seed(s1, s2) // the same Brownian increments at every evaluation
+		}
 		return t.QuasiLogLikelihood(noise, beta, tau, x)
 	}
 	logTarget := func(u []float64) float64 {
@@ -260,7 +263,11 @@ func (t *LotkaVolterraSDETask) QuasiPosterior(rng *rand.Rand, x []float64, n int
 	start := append(append([]float64(nil), best...), math.Sqrt(2*lvSDESteps/math.Max(bestS, 1e-12)))
 	u0 := make([]float64, lvQuasiDim)
 	lvQuasiMap.Inverse(start, u0)
-	return metropolis(rng, logTarget, u0, n, cfg, false)
+	if cfg.RedrawPath {
+		redraw = true
+		src.Seed(rng.Uint64(), rng.Uint64())
+	}
+	return metropolis(rng, logTarget, u0, n, cfg, cfg.RedrawPath)
 }
 
 // MustQuasiPosterior is QuasiPosterior for notebook cells: it panics with the error.
