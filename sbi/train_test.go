@@ -210,3 +210,33 @@ func TestTrainValidationPairs(t *testing.T) {
 		}
 	}
 }
+
+// TestTrainBatchLargerThanSet checks a BatchSize above the training pairs, as sbibm's
+// training_batch_size=10000 at 10,000 simulations: the whole training set is one batch per
+// epoch, so the losses equal those of a batch of exactly the training pairs, epoch by epoch,
+// and differ from those of the default batch of 200, which takes two steps per epoch here.
+func TestTrainBatchLargerThanSet(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 9))
+	prior, theta, x := gaussianPairs(rng, 300) // 270 training pairs, 30 validation pairs
+	train := func(batch int) *TrainResult {
+		e := NewNLE(prior, NLEConfig{Hidden: 8, Transforms: 2})
+		res, err := e.Train(theta, x, TrainConfig{Epochs: 5, Patience: 5, BatchSize: batch, LearningRate: 3e-3, Seed: 4})
+		if err != nil {
+			t.Fatalf("BatchSize %d: %v", batch, err)
+		}
+		return res
+	}
+	whole, large, def := train(270), train(10000), train(0)
+	if large.TrainRows != 270 || large.Epochs != 5 {
+		t.Fatalf("BatchSize 10000: %d training pairs over %d epochs, want 270 over 5", large.TrainRows, large.Epochs)
+	}
+	for k := range whole.TrainLoss {
+		if large.TrainLoss[k] != whole.TrainLoss[k] || large.ValLoss[k] != whole.ValLoss[k] {
+			t.Errorf("epoch %d: BatchSize 10000 gives losses %v/%v, BatchSize 270 (the whole set) %v/%v; want equal",
+				k+1, large.TrainLoss[k], large.ValLoss[k], whole.TrainLoss[k], whole.ValLoss[k])
+		}
+	}
+	if def.ValLoss[4] == large.ValLoss[4] {
+		t.Errorf("BatchSize 10000 gives the default batch's validation loss %v at epoch 5, want one batch of the whole set", def.ValLoss[4])
+	}
+}

@@ -152,24 +152,51 @@ func TestPrintComparisons(t *testing.T) {
 
 func TestCheckRange(t *testing.T) {
 	tests := []struct {
-		first, obs, patience int
-		wantErr              string
+		first, obs int
+		tr         training
+		wantErr    string
 	}{
-		{1, 10, 0, ""},
-		{7, 10, 0, ""},
-		{3, 3, 100, ""},
-		{0, 10, 0, "-first 0"},
-		{7, 6, 0, "-first 7 -obs 6"},
-		{1, 11, 0, "-obs 11"},
-		{1, 10, -1, "-patience -1"},
+		{1, 10, training{}, ""},
+		{7, 10, training{}, ""},
+		{3, 3, training{patience: 100}, ""},
+		{1, 10, training{batch: 10000, epochs: 20000}, ""},
+		{1, 10, training{batch: 2}, ""},
+		{0, 10, training{}, "-first 0"},
+		{7, 6, training{}, "-first 7 -obs 6"},
+		{1, 11, training{}, "-obs 11"},
+		{1, 10, training{patience: -1}, "-patience -1"},
+		{1, 10, training{batch: -200}, "-batch -200"},
+		{1, 10, training{batch: 1}, "-batch 1"},
+		{1, 10, training{epochs: -1}, "-epochs -1"},
 	}
 	for _, tc := range tests {
-		err := checkRange(tc.first, tc.obs, tc.patience)
+		err := checkRange(tc.first, tc.obs, tc.tr)
 		switch {
 		case tc.wantErr == "" && err != nil:
-			t.Errorf("checkRange(%d, %d, %d) = %v, want nil", tc.first, tc.obs, tc.patience, err)
+			t.Errorf("checkRange(%d, %d, %+v) = %v, want nil", tc.first, tc.obs, tc.tr, err)
 		case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
-			t.Errorf("checkRange(%d, %d, %d) = %v, want an error naming %q", tc.first, tc.obs, tc.patience, err, tc.wantErr)
+			t.Errorf("checkRange(%d, %d, %+v) = %v, want an error naming %q", tc.first, tc.obs, tc.tr, err, tc.wantErr)
+		}
+	}
+}
+
+func TestTrainingLabel(t *testing.T) {
+	tests := []struct {
+		tr   training
+		want string
+	}{
+		{training{}, ""},
+		{training{patience: 100}, ", patience 100"},
+		{training{batch: 10000}, ", batch 10000"},
+		{training{patience: 100, batch: 10000, epochs: 20000}, ", patience 100, batch 10000, at most 20000 epochs"},
+	}
+	for _, tc := range tests {
+		if got := tc.tr.label(); got != tc.want {
+			t.Errorf("%+v.label() = %q, want %q", tc.tr, got, tc.want)
+		}
+		cfg := tc.tr.config(7)
+		if cfg.Seed != 7 || cfg.Patience != tc.tr.patience || cfg.BatchSize != tc.tr.batch || cfg.Epochs != tc.tr.epochs {
+			t.Errorf("%+v.config(7) = %+v, want the seed and the flags' values", tc.tr, cfg)
 		}
 	}
 }

@@ -20,7 +20,9 @@
 // -first completes a row stopped part way: the training is seeded by -seed, and the seeds of
 // the sampling and the C2ST at observation k depend on k alone, not on the observations scored
 // before it. -patience sets the early stopping of every training (sbi's 20 epochs by default),
-// to measure whether longer training closes a gap.
+// to measure whether longer training closes a gap; -batch sets the pairs per step (sbi's 200 by
+// default; sbibm's runs passed 10,000, which sbi caps at the training set: one full-batch step
+// per epoch) and -epochs the most epochs (sbi.TrainConfig's 1,000 by default; sbi has no cap).
 //
 // It is heavy (minutes per row on two cores), so it is a command and not part of the tests.
 package main
@@ -77,7 +79,10 @@ func main() {
 	sims := flag.Int("sims", 10000, "training simulations")
 	obs := flag.Int("obs", 10, "observations first…obs")
 	first := flag.Int("first", 1, "first observation scored (to complete a row stopped part way: the sampling and C2ST seeds are per observation)")
-	patience := flag.Int("patience", 0, "epochs without a better validation loss before training stops (0: sbi's 20)")
+	var tr training
+	flag.IntVar(&tr.patience, "patience", 0, "epochs without a better validation loss before training stops (0: sbi's 20)")
+	flag.IntVar(&tr.batch, "batch", 0, "pairs per training step (0: sbi's 200; more than the training pairs: the whole set, as sbibm's 10,000)")
+	flag.IntVar(&tr.epochs, "epochs", 0, "most training epochs (0: sbi.TrainConfig's 1,000)")
 	samples := flag.Int("samples", 10000, "posterior samples per observation")
 	seed := flag.Uint64("seed", 1, "seed of simulation and training")
 	flow := flag.String("flow", "nsf", "NPE flow (sbibm's NPE uses nsf)")
@@ -88,7 +93,7 @@ func main() {
 	flag.IntVar(&sampler.Thin, "thin", 0, "NRE/NLE posteriors: keep every thin-th MCMC sweep (0: the default, 5)")
 	method := flag.String("sampler", "", `NRE/NLE posteriors: "auto" (the default: grid for ≤ 3 bounded parameters, else mcmc), "mcmc", "grid" or "importance"`)
 	flag.Parse()
-	if err := checkRange(*first, *obs, *patience); err != nil {
+	if err := checkRange(*first, *obs, tr); err != nil {
 		fmt.Fprintf(os.Stderr, "quality: %v\n", err)
 		os.Exit(2)
 	}
@@ -102,7 +107,7 @@ func main() {
 	failed := false
 	results := map[string][]float64{}
 	for _, row := range strings.Split(*rows, ",") {
-		res, ok, err := runRow(row, *sims, *first, *obs, *samples, *seed, *patience, *flow, *withMMD, sampler)
+		res, ok, err := runRow(row, *sims, *first, *obs, *samples, *seed, tr, *flow, *withMMD, sampler)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "quality: %s: %v\n", row, err)
 			os.Exit(2)
@@ -118,14 +123,44 @@ func main() {
 	}
 }
 
-// checkRange checks the observations first…obs (sbibm's tasks have ten) and the patience of
-// the trainings (0 for sbi's 20).
-func checkRange(first, obs, patience int) error {
+// training holds the flags that change the trainings from sbi.TrainConfig's defaults; the
+// zero value is the defaults.
+type training struct {
+	patience, batch, epochs int
+}
+
+// config returns the training configuration seeded by seed.
+func (tr training) config(seed uint64) sbi.TrainConfig {
+	return sbi.TrainConfig{Seed: seed, Patience: tr.patience, BatchSize: tr.batch, Epochs: tr.epochs}
+}
+
+// label names the settings that are not the defaults, for a row's label.
+func (tr training) label() string {
+	var s string
+	if tr.patience != 0 {
+		s += fmt.Sprintf(", patience %d", tr.patience)
+	}
+	if tr.batch != 0 {
+		s += fmt.Sprintf(", batch %d", tr.batch)
+	}
+	if tr.epochs != 0 {
+		s += fmt.Sprintf(", at most %d epochs", tr.epochs)
+	}
+	return s
+}
+
+// checkRange checks the observations first…obs (sbibm's tasks have ten) and the training
+// flags (0 for each default).
+func checkRange(first, obs int, tr training) error {
 	switch {
 	case first < 1 || obs > 10 || first > obs:
 		return fmt.Errorf("-first %d -obs %d, expected 1 ≤ first ≤ obs ≤ 10", first, obs)
-	case patience < 0:
-		return fmt.Errorf("-patience %d, expected ≥ 0 (0 for sbi's 20)", patience)
+	case tr.patience < 0:
+		return fmt.Errorf("-patience %d, expected ≥ 0 (0 for sbi's 20)", tr.patience)
+	case tr.batch < 0 || tr.batch == 1:
+		return fmt.Errorf("-batch %d, expected ≥ 2 pairs per step (0 for sbi's 200)", tr.batch)
+	case tr.epochs < 0:
+		return fmt.Errorf("-epochs %d, expected ≥ 0 (0 for the default 1,000)", tr.epochs)
 	}
 	return nil
 }
@@ -165,8 +200,8 @@ func (s *trainStats) String() string {
 
 // newSource trains the amortized methods on sims simulations from the prior, and returns for
 // the sequential ones (tsnpe) a source that runs sbi.Sequential at each observation.
-func newSource(method string, t task.Task, sims int, seed uint64, patience int, flowKind string, sampler sbi.SamplerConfig, stats *trainStats) (posteriorSource, error) {
-	cfg := sbi.TrainConfig{Seed: seed, Patience: patience}
+func newSource(method string, t task.Task, sims int, seed uint64, tr training, flowKind string, sampler sbi.SamplerConfig, stats *trainStats) (posteriorSource, error) {
+	cfg := tr.config(seed)
 	var est sbi.Estimator
 	switch method {
 	case "npe":
@@ -215,7 +250,7 @@ func newSource(method string, t task.Task, sims int, seed uint64, patience int, 
 	return func(int, []float64) (sbi.Amortized, error) { return est, nil }, nil
 }
 
-func runRow(row string, sims, first, obs, samples int, seed uint64, patience int, flowKind string, withMMD bool, sampler sbi.SamplerConfig) (rowResult, bool, error) {
+func runRow(row string, sims, first, obs, samples int, seed uint64, tr training, flowKind string, withMMD bool, sampler sbi.SamplerConfig) (rowResult, bool, error) {
 	out := rowResult{Row: row}
 	method, name, found := strings.Cut(row, ":")
 	if !found {
@@ -226,7 +261,7 @@ func runRow(row string, sims, first, obs, samples int, seed uint64, patience int
 		return out, false, err
 	}
 	var stats trainStats
-	source, err := newSource(method, t, sims, seed, patience, flowKind, sampler, &stats)
+	source, err := newSource(method, t, sims, seed, tr, flowKind, sampler, &stats)
 	if err != nil {
 		return out, false, err
 	}
@@ -299,9 +334,7 @@ func runRow(row string, sims, first, obs, samples int, seed uint64, patience int
 	if v, has := sbibm[row]; has {
 		paper = fmt.Sprintf("%.2f", v)
 	}
-	if patience != 0 {
-		label += fmt.Sprintf(", patience %d", patience)
-	}
+	label += tr.label()
 	if first != 1 || obs != 10 {
 		label += fmt.Sprintf(", observations %d–%d", first, obs)
 	}
