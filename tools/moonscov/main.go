@@ -41,7 +41,15 @@ func main() {
 	save := flag.String("save", "", "save the trained NPE here")
 	load := flag.String("load", "", "measure this saved NPE instead of training one")
 	ranks := flag.String("ranks", "", "write the HPD ranks here, one per line")
+	power := flag.String("power", "", "instead of measuring: read the HPD ranks of this file and estimate the probability that Certify's final test of -n pairs certifies the posterior they come from")
+	n := flag.Int("n", 2000, "final test pairs for -power")
 	flag.Parse()
+	if *power != "" {
+		if err := finalTestPower(*power, *n); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
 
 	moons := task.MustGet("two_moons")
 	levels := certify.DefaultLevels()
@@ -109,4 +117,46 @@ func main() {
 			log.Fatal(err)
 		}
 	}
+}
+
+// finalTestPower draws final test sets of n pairs from the HPD ranks in path (the bootstrap:
+// the ranks stand for the posterior's distribution of ranks, dependence between the levels
+// included) and reports the share of them that certify.Decide certifies against the default
+// target, with its Monte Carlo standard error.
+func finalTestPower(path string, n int) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var all []float64
+	for _, f := range strings.Fields(string(data)) {
+		var r float64
+		if _, err := fmt.Sscan(f, &r); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		all = append(all, r)
+	}
+	const sets = 4000
+	rng := rand.New(rand.NewPCG(1, 2))
+	levels := certify.DefaultLevels()
+	verdicts := map[certify.Verdict]int{}
+	sample := make([]float64, n)
+	for range sets {
+		for i := range sample {
+			sample[i] = all[rng.IntN(len(all))]
+		}
+		cov, err := diag.CoverageFromRanks(sample, levels)
+		if err != nil {
+			return err
+		}
+		d, err := certify.Decide(cov, certify.Target{})
+		if err != nil {
+			return err
+		}
+		verdicts[d.Verdict]++
+	}
+	p := float64(verdicts[certify.Certified]) / sets
+	fmt.Printf("%s: %d ranks; final test of %d pairs, %d bootstrap sets: certified %.3f ± %.3f (verdicts %v); exactly calibrated: ≥ %.3f\n",
+		path, len(all), n, sets, p, math.Sqrt(p*(1-p)/sets), verdicts, certify.Target{}.Power(n))
+	return nil
 }
