@@ -32,6 +32,8 @@ import (
 func main() {
 	variant := flag.String("variant", "maf", "estimator: maf (sbi's default NPE), nsf (sbibm's NPE)")
 	patience := flag.Int("patience", 0, "early-stopping patience; 0 means the default (20)")
+	batch := flag.Int("batch", 0, "training batch size; 0 means the default (200)")
+	transforms := flag.Int("transforms", 0, "flow transforms; 0 means the default (5)")
 	seed := flag.Uint64("seed", 1, "Certify's Seed: the training set and the training seed")
 	sims := flag.Int("sims", 8000, "training simulations")
 	test := flag.Int("test", 5000, "independent test pairs")
@@ -64,20 +66,23 @@ func main() {
 	} else {
 		cfg := certify.Config{Simulations: *sims + 100, TestSimulations: 100, Samples: 100, SBCSamples: -1,
 			Remedies: certify.NoRemedies(), Seed: *seed}
-		cfg.Train.Patience = *patience
+		cfg.Train.Patience, cfg.Train.BatchSize = *patience, *batch
+		npe := sbi.NPEConfig{Transforms: *transforms}
 		switch *variant {
 		case "maf":
+			npe.Flow = sbi.MAF
 		case "nsf":
-			cfg.New = func() sbi.Estimator { return sbi.NewNPE(moons.Prior(), sbi.NPEConfig{Flow: sbi.NSF}) }
+			npe.Flow = sbi.NSF
 		default:
 			log.Fatalf("unknown variant %q", *variant)
 		}
+		cfg.New = func() sbi.Estimator { return sbi.NewNPE(moons.Prior(), npe) }
 		cert, err := certify.Certify(moons.Prior(), moons, nil, cfg)
 		if err != nil {
 			log.Fatal(err)
 		}
 		est = cert.Estimator.(*sbi.NPE)
-		fmt.Printf("# trained %s in %.0f s: %s\n", est, time.Since(t0).Seconds(), cert.Steps[0].Note)
+		fmt.Printf("# trained in %.0f s: %s\n", time.Since(t0).Seconds(), cert.Steps[0].Note)
 		if *save != "" {
 			if err := est.SaveFile(*save); err != nil {
 				log.Fatal(err)
@@ -102,7 +107,7 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Printf("# variant %s patience %d seed %d: %d test pairs (skip %d), %d draws, %.0f s\n", *variant, *patience, *seed, cov.N, *skip, *draws, time.Since(t1).Seconds())
+	fmt.Printf("# variant %s patience %d batch %d transforms %d seed %d: %d test pairs (skip %d), %d draws, %.0f s\n", *variant, *patience, *batch, *transforms, *seed, cov.N, *skip, *draws, time.Since(t1).Seconds())
 	fmt.Println("level coverage se deviation")
 	for k, l := range cov.Levels {
 		c := cov.Coverage[k]
