@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/gonum/stat"
 )
 
 // TestSolveSDEMoments checks Euler–Maruyama against exact moments from 5000 paths (step
@@ -180,11 +182,7 @@ func TestQuasiPosteriorRedrawPath(t *testing.T) {
 				lvQuasiMap.Forward(u.RawRowView(i), th)
 				col[i] = th[j]
 			}
-			m := mean(col)
-			for _, v := range col {
-				out[j] += (v - m) * (v - m) / 300
-			}
-			out[j] = math.Sqrt(out[j])
+			_, out[j] = stat.PopMeanStdDev(col, nil)
 		}
 		return out
 	}

@@ -1,5 +1,5 @@
 // Command moonscov measures the expected coverage of the HPD regions of an NPE trained by
-// certify.Certify on two_moons, on a large independent test set (issue #32, claim (b)).
+// certify.Certify on two_moons, on a large independent test set (claim (b) of notebooks/certified-posterior-evidence).
 //
 // It trains through certify.Certify with certify.NoRemedies() and a tiny final test set, so
 // that the training set and the training seed are those of a Certify run with the same Seed and
@@ -23,6 +23,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/gosbi/gosbi/internal/atomicfile"
 	"github.com/gosbi/gosbi/sbi"
 	"github.com/gosbi/gosbi/sbi/certify"
 	"github.com/gosbi/gosbi/sbi/diag"
@@ -118,7 +119,7 @@ func main() {
 		for _, r := range cov.Ranks {
 			fmt.Fprintf(&b, "%.6f\n", r)
 		}
-		if err := os.WriteFile(*ranks, []byte(b.String()), 0o644); err != nil {
+		if err := atomicfile.WriteFile(*ranks, []byte(b.String()), 0o644); err != nil {
 			log.Fatal(err)
 		}
 	}
