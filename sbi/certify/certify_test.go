@@ -204,3 +204,19 @@ func TestCancelledContextStops(t *testing.T) {
 		t.Errorf("cancelled context: %v, want an error wrapping context.Canceled", err)
 	}
 }
+
+// TestTargetString checks the target in words, one- and two-sided.
+func TestTargetString(t *testing.T) {
+	for _, c := range []struct {
+		target Target
+		want   string
+	}{
+		{Target{}, "coverage within ±0.05 of each level {0.5, 0.8, 0.9, 0.95}, false-certification rate ≤ 0.05"},
+		{Target{Conservative: true, Tolerance: 0.02, Levels: []float64{0.9}},
+			"coverage at least each level minus 0.02 (conservative) at the levels {0.9}, false-certification rate ≤ 0.05"},
+	} {
+		if got := c.target.String(); got != c.want {
+			t.Errorf("%+v: got %q, want %q", c.target, got, c.want)
+		}
+	}
+}

@@ -81,12 +81,12 @@ func (t Target) check() error {
 // String states the target in words.
 func (t Target) String() string {
 	t = t.withDefaults()
-	side := "±"
 	if t.Conservative {
-		side = "at least −"
+		return fmt.Sprintf("coverage at least each level minus %.3g (conservative) at the levels %s, false-certification rate ≤ %.3g",
+			t.Tolerance, fmtLevels(t.Levels), t.Alpha)
 	}
-	return fmt.Sprintf("coverage within %s%.3g of each level %s, false-certification rate ≤ %.3g",
-		side, t.Tolerance, fmtLevels(t.Levels), t.Alpha)
+	return fmt.Sprintf("coverage within ±%.3g of each level %s, false-certification rate ≤ %.3g",
+		t.Tolerance, fmtLevels(t.Levels), t.Alpha)
 }
 
 // LevelStatus is what the test set showed at one level.
