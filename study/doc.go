@@ -31,6 +31,14 @@
 // tasks run `gosbi study worker DIR INDEX`, which calls Study.RunJob. Results loads the
 // records of a stage as a Table for plotting.
 //
+// Local runs script jobs side by side, each with its share of the machine: GOMAXPROCS the
+// cores over the workers and GOMEMLIMIT 80% of the memory over the workers (Go's collector
+// otherwise lets each heap reach twice its live data), unless the runner's environment sets
+// them.
+//
 // A job is a Func registered in the binary that runs the worker (Register), or a Go script
-// that `gosbi script` runs and that finds its job with Current.
+// that `gosbi script` runs and that finds its job with Current. A study directory keeps its
+// scripts as .go files under DIR/scripts; inside a Go module, name it with a leading _ or .
+// (as the go command ignores such directories) so that `go vet ./...` and `go build ./...`
+// do not take the scripts for a package of the module.
 package study
