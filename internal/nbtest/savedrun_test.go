@@ -102,8 +102,6 @@ type staleRun struct {
 // (then remove the entry) or the difference is reviewed again (then update the fingerprint and
 // the reason). Re-make a run with `gosbi run NOTEBOOK --param quick=false --out DIR` (see README).
 var staleSavedRuns = map[string]staleRun{
-	"tutorials/results/06-embeddings-full.ipynb": {"6f26341c06cb2432",
-		"made before section 5 (the budget sweep: summary, MLP and CNN on the first 500, 1,000 and 3,000 of each seed's simulations, and two other CNNs at 500), whose cells it lacks, and before score took its epoch limit as an argument and recorded how each training ended; the code of sections 1–4 computes the same numbers (same seeds, same simulations, same 150-epoch limit). A re-made run was started but did not finish within the session on the shared machine. Re-make with `gosbi run tutorials/06-embeddings.ipynb --param quick=false` (sections 1–4 took 35 minutes on 2 loaded cores; the sweep adds about 15 minutes of CPU)."},
 }
 
 // TestRepositorySavedRuns fails when a saved full run of a notebook or tutorial (results/NAME-*.ipynb)
