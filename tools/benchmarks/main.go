@@ -69,6 +69,16 @@ var rows = []row{
 	{"Conv2D as above, forward + backward", "./sbi/nn", "Conv2DForwardBackward", "ns/op", "conv2d-fwdbwd"},
 	{"Conv2D 16 → 32 channels, 3×3, 64 × 28×28, forward", "./sbi/nn", "Conv2DLayer2Forward", "ns/op", "conv2d-l2-fwd"},
 	{"Conv2D as above, forward + backward", "./sbi/nn", "Conv2DLayer2ForwardBackward", "ns/op", "conv2d-l2-fwdbwd"},
+	// the same convolutions against PyTorch in float64, gosbi's precision (PyTorch's float64
+	// convolutions do not use its float32 kernels)
+	{"Conv1D 2 → 16, forward, against PyTorch in float64", "./sbi/nn", "Conv1DForward", "ns/op", "conv1d-fwd-f64"},
+	{"Conv1D 2 → 16, forward + backward, against PyTorch in float64", "./sbi/nn", "Conv1DForwardBackward", "ns/op", "conv1d-fwdbwd-f64"},
+	{"Conv1D 16 → 32, forward, against PyTorch in float64", "./sbi/nn", "Conv1DLayer2Forward", "ns/op", "conv1d-l2-fwd-f64"},
+	{"Conv1D 16 → 32, forward + backward, against PyTorch in float64", "./sbi/nn", "Conv1DLayer2ForwardBackward", "ns/op", "conv1d-l2-fwdbwd-f64"},
+	{"Conv2D 1 → 16, forward, against PyTorch in float64", "./sbi/nn", "Conv2DForward", "ns/op", "conv2d-fwd-f64"},
+	{"Conv2D 1 → 16, forward + backward, against PyTorch in float64", "./sbi/nn", "Conv2DForwardBackward", "ns/op", "conv2d-fwdbwd-f64"},
+	{"Conv2D 16 → 32, forward, against PyTorch in float64", "./sbi/nn", "Conv2DLayer2Forward", "ns/op", "conv2d-l2-fwd-f64"},
+	{"Conv2D 16 → 32, forward + backward, against PyTorch in float64", "./sbi/nn", "Conv2DLayer2ForwardBackward", "ns/op", "conv2d-l2-fwdbwd-f64"},
 	{"C2ST, 1,000 vs 1,000 joint samples (θ, x ∈ R²×R²)", "./sbi/diag", "C2ST1kJoint", "ns/op", "c2st-1k-joint"},
 	{"L-C2ST at one observation, same 1,000 pairs, 100 null classifiers", "./sbi/diag", "LC2ST1k", "ns/op", "lc2st-1k"},
 	{"NPE step, MAF 5 × (2×50) + sbi's CNNEmbedding, series 100 × 2, batch 128", "./sbi", "NPECNNStep", "ns/op", "npe-cnn-step"},

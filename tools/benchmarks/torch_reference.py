@@ -207,17 +207,18 @@ def fmpe_sample():
     return run
 
 
-def conv_step(dims, cin, cout, backward):
+def conv_step(dims, cin, cout, backward, dtype=torch.float32):
     """A convolution layer (kernel 5, padding 2 for series; 3×3, padding 1 for images) on the
     shapes of the Go benchmarks BenchmarkConv{1D,2D}[Layer2]Forward[Backward]: the forward
     pass alone without gradients, or forward and backward with gradients for the input, the
-    weights and the bias (the upstream gradient given)."""
+    weights and the bias (the upstream gradient given). In float32 (PyTorch's default) or in
+    float64, gosbi's precision."""
     if dims == 1:
-        conv = nn.Conv1d(cin, cout, 5, padding=2)
-        x = torch.rand(200, cin, 100) * 2 - 1
+        conv = nn.Conv1d(cin, cout, 5, padding=2, dtype=dtype)
+        x = torch.rand(200, cin, 100, dtype=dtype) * 2 - 1
     else:
-        conv = nn.Conv2d(cin, cout, 3, padding=1)
-        x = torch.rand(64, cin, 28, 28) * 2 - 1
+        conv = nn.Conv2d(cin, cout, 3, padding=1, dtype=dtype)
+        x = torch.rand(64, cin, 28, 28, dtype=dtype) * 2 - 1
     if not backward:
         def fwd():
             with torch.no_grad():
@@ -471,6 +472,14 @@ CASES = {
     "conv2d-fwdbwd": lambda: conv_step(2, 1, 16, True),
     "conv2d-l2-fwd": lambda: conv_step(2, 16, 32, False),
     "conv2d-l2-fwdbwd": lambda: conv_step(2, 16, 32, True),
+    "conv1d-fwd-f64": lambda: conv_step(1, 2, 16, False, torch.float64),
+    "conv1d-fwdbwd-f64": lambda: conv_step(1, 2, 16, True, torch.float64),
+    "conv1d-l2-fwd-f64": lambda: conv_step(1, 16, 32, False, torch.float64),
+    "conv1d-l2-fwdbwd-f64": lambda: conv_step(1, 16, 32, True, torch.float64),
+    "conv2d-fwd-f64": lambda: conv_step(2, 1, 16, False, torch.float64),
+    "conv2d-fwdbwd-f64": lambda: conv_step(2, 1, 16, True, torch.float64),
+    "conv2d-l2-fwd-f64": lambda: conv_step(2, 16, 32, False, torch.float64),
+    "conv2d-l2-fwdbwd-f64": lambda: conv_step(2, 16, 32, True, torch.float64),
     "nle-maf-step": nle_step,
     "nle-maf-slice-10k": nle_slice,
     "npe-cnn-step": npe_cnn_step,
