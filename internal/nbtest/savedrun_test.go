@@ -101,8 +101,7 @@ type staleRun struct {
 // codes: when the notebook or the run changes, the test fails again until the run is re-made
 // (then remove the entry) or the difference is reviewed again (then update the fingerprint and
 // the reason). Re-make a run with `gosbi run NOTEBOOK --param quick=false --out DIR` (see README).
-var staleSavedRuns = map[string]staleRun{
-}
+var staleSavedRuns = map[string]staleRun{}
 
 // TestRepositorySavedRuns fails when a saved full run of a notebook or tutorial (results/NAME-*.ipynb)
 // has code cells other than its notebook's, parameters left out, unless staleSavedRuns lists it
