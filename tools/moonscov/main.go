@@ -54,6 +54,9 @@ func main() {
 		return
 	}
 
+	if *skip < 0 || *skip >= *test {
+		log.Fatalf("-skip %d: expected 0 or more and less than -test (%d)", *skip, *test)
+	}
 	moons := task.MustGet("two_moons")
 	levels := certify.DefaultLevels()
 	var est *sbi.NPE
