@@ -72,3 +72,19 @@ func BenchmarkConv2DLayer2Forward(b *testing.B)   { benchConv(b, conv2DBench(16,
 func BenchmarkConv2DLayer2ForwardBackward(b *testing.B) {
 	benchConv(b, conv2DBench(16, 32), true)
 }
+
+// BenchmarkMaxPool1D times the max pooling of sbi's CNNEmbedding after its first layer: 128
+// series of 100 positions with 6 channels, windows of 2, forward and backward.
+func BenchmarkMaxPool1D(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	x0 := randVar(rng, 128, 100*6, -1, 1)
+	cfg := Conv1DConfig{Channels: 6, Length: 100, Kernel: 2}
+	tp := NewTape()
+	step := func() {
+		x := tp.Variable(x0.Rows, x0.Cols, x0.Data)
+		tp.Backward(tp.Sum(tp.MaxPool1D(x, cfg)))
+		tp.Reset()
+	}
+	step()
+	cputime.Report(b, step)
+}

@@ -205,8 +205,8 @@ func TestConvMatchesReference(t *testing.T) {
 	}
 }
 
-// TestOpsThreadsDeterministic checks that the results and gradients of the convolution and of
-// attention do not change a bit with the number of goroutines the kernels may use.
+// TestOpsThreadsDeterministic checks that the results and gradients of the convolution, the
+// poolings and attention do not change a bit with the number of goroutines the kernels may use.
 func TestOpsThreadsDeterministic(t *testing.T) {
 	rng := rand.New(rand.NewPCG(51, 52))
 	cfg := Conv1DConfig{Channels: 4, Length: 64, Kernel: 5, Padding: 2, Stride: 1}
@@ -223,9 +223,11 @@ func TestOpsThreadsDeterministic(t *testing.T) {
 		h := tp.Conv1D(x, w, b, cfg)     // 300 × 64·16
 		tok := tp.Reshape(h, 300*64, 16) // one row per position
 		a := tp.Attention(tp.MatMul(tok, q), tok, tok, AttentionConfig{Length: 64, Heads: 2})
-		y := tp.Sum(tp.Square(a))
+		pool := Conv1DConfig{Channels: 16, Length: 64, Kernel: 2}
+		mx, mean := tp.MaxPool1D(h, pool), tp.MeanPool1D(h, pool)
+		y := tp.Add(tp.Sum(tp.Square(a)), tp.Add(tp.Sum(tp.Square(mx)), tp.Sum(tp.Square(mean))))
 		tp.Backward(y)
-		return [][]float64{h.Data, a.Data, x.Grad, w.Grad, b.Grad, q.Grad}
+		return [][]float64{h.Data, a.Data, mx.Data, mean.Data, x.Grad, w.Grad, b.Grad, q.Grad}
 	}
 	one, three := run(1), run(3)
 	for k := range one {
@@ -237,42 +239,76 @@ func TestOpsThreadsDeterministic(t *testing.T) {
 	}
 }
 
-// TestPoolMatchesReference checks the poolings' values against direct loops written from
-// their definitions: max ignores padding, mean counts it as zeros.
+// TestPoolMatchesReference checks the poolings' values and the maximum's gradient against
+// direct loops written from their definitions: max ignores padding, mean counts it as zeros,
+// and the maximum's gradient goes to the first position holding it (rows, then columns),
+// NaN counting as the largest value. The inputs are rounded to a few values so that ties
+// occur, and a few are NaN.
 func TestPoolMatchesReference(t *testing.T) {
-	rng := rand.New(rand.NewPCG(43, 44))
-	cfg := Conv2DConfig{Channels: 2, Height: 5, Width: 7, Kernel: [2]int{3, 2}, Stride: [2]int{2, 2}, Padding: [2]int{1, 1}}
-	g := cfg.geom("", true)
-	x := randConst(rng, 3, g.in(), -1, 1)
-	tp := NewTape()
-	mx, mean := tp.MaxPool2D(x, cfg), tp.MeanPool2D(x, cfg)
-	if g.oh != 3 || g.ow != 4 {
-		t.Fatalf("output %d×%d, want 3×4", g.oh, g.ow)
+	for _, cfg := range []Conv2DConfig{
+		{Channels: 2, Height: 5, Width: 7, Kernel: [2]int{3, 2}, Stride: [2]int{2, 2}, Padding: [2]int{1, 1}},
+		{Channels: 3, Height: 1, Width: 12, Kernel: [2]int{1, 2}},                       // 1-D, stride = kernel
+		{Channels: 1, Height: 1, Width: 9, Kernel: [2]int{1, 3}, Stride: [2]int{1, 1}},  // overlapping
+		{Channels: 2, Height: 6, Width: 6, Kernel: [2]int{2, 2}},                        // 2-D, stride = kernel
+		{Channels: 1, Height: 4, Width: 5, Kernel: [2]int{3, 3}, Padding: [2]int{1, 1}}, // padded all round
+	} {
+		t.Run(fmt.Sprintf("%+v", cfg), func(t *testing.T) { checkPool(t, cfg) })
 	}
-	for i := 0; i < 3; i++ {
+}
+
+func checkPool(t *testing.T, cfg Conv2DConfig) {
+	rng := rand.New(rand.NewPCG(43, 44))
+	g := cfg.geom("", true)
+	const n = 3
+	x := randConst(rng, n, g.in(), -1, 1)
+	for k := range x.Data {
+		x.Data[k] = math.Round(4*x.Data[k]) / 4 // ties
+		if rng.IntN(17) == 0 {
+			x.Data[k] = math.NaN()
+		}
+	}
+	tp := NewTape()
+	xv := tp.Variable(n, g.in(), x.Data)
+	mx := tp.MaxPool2D(xv, cfg)
+	mean := tp.MeanPool2D(tp.Variable(n, g.in(), x.Data), cfg)
+	tp.Backward(tp.Sum(mx))
+	wantGrad := make([]float64, len(x.Data))
+	same := func(a, b float64) bool { return a == b || (a != a && b != b) }
+	for i := 0; i < n; i++ {
 		for oy := 0; oy < g.oh; oy++ {
 			for ox := 0; ox < g.ow; ox++ {
-				for ch := 0; ch < 2; ch++ {
-					best, sum := math.Inf(-1), 0.0
-					for ky := 0; ky < 3; ky++ {
-						for kx := 0; kx < 2; kx++ {
-							iy, ix := oy*2+ky-1, ox*2+kx-1
-							if iy < 0 || iy >= 5 || ix < 0 || ix >= 7 {
+				for ch := 0; ch < g.c; ch++ {
+					best, arg, sum := 0.0, -1, 0.0
+					for ky := 0; ky < g.kh; ky++ {
+						for kx := 0; kx < g.kw; kx++ {
+							iy, ix := oy*g.sh+ky-g.pt, ox*g.sw+kx-g.pl
+							if iy < 0 || iy >= g.h || ix < 0 || ix >= g.w {
 								continue
 							}
-							v := x.At(i, (iy*7+ix)*2+ch)
-							best, sum = max(best, v), sum+v
+							k := i*g.in() + (iy*g.w+ix)*g.c + ch
+							v := x.Data[k]
+							sum += v
+							if arg < 0 || v > best || (math.IsNaN(v) && !math.IsNaN(best)) {
+								best, arg = v, k
+							}
 						}
 					}
-					k := (oy*g.ow+ox)*2 + ch
-					if got := mx.At(i, k); got != best {
+					wantGrad[arg]++
+					k := (oy*g.ow+ox)*g.c + ch
+					if got := mx.At(i, k); !same(got, best) {
 						t.Fatalf("max pool (%d,%d,%d,%d) = %v, want %v", i, oy, ox, ch, got, best)
 					}
-					if got := mean.At(i, k); math.Abs(got-sum/6) > 1e-15 {
-						t.Fatalf("mean pool (%d,%d,%d,%d) = %v, want %v", i, oy, ox, ch, got, sum/6)
+					want := sum / float64(g.kh*g.kw)
+					if got := mean.At(i, k); !same(got, want) && math.Abs(got-want) > 1e-15 {
+						t.Fatalf("mean pool (%d,%d,%d,%d) = %v, want %v", i, oy, ox, ch, got, want)
 					}
 				}
 			}
+		}
+	}
+	for k, want := range wantGrad {
+		if xv.Grad[k] != want {
+			t.Fatalf("max pool's gradient at input %d: %v, want %v (the first position of the maximum)", k, xv.Grad[k], want)
 		}
 	}
 }

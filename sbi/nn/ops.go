@@ -700,7 +700,7 @@ func applySerial(fn int, y []float64) {
 	case fnReLU:
 		kernels.Relu(y)
 	case fnTanh:
-		tanhVec(y, y)
+		kernels.Tanh(y, y)
 	case fnELU:
 		kernels.Elu(y, y, 1, 1)
 	case fnSELU:
@@ -762,7 +762,7 @@ func (tp *Tape) unary(fn int, a *Tensor) *Tensor {
 		copy(y, a.Data)
 		kernels.Relu(y)
 	case fnTanh:
-		tanhVec(y, a.Data)
+		kernels.Tanh(y, a.Data)
 	case fnELU:
 		kernels.Elu(y, a.Data, 1, 1)
 	case fnSELU:

@@ -1,6 +1,11 @@
 package nn
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+
+	"github.com/gosbi/gosbi/sbi/internal/par"
+)
 
 // ---- pooling over positions ----
 //
@@ -50,44 +55,18 @@ func (tp *Tape) pool(op string, x *Tensor, g *convGeom, isMax bool) *Tensor {
 		panic(fmt.Sprintf("nn: %s: input %d×%d, want %d columns (%d×%d positions × %d channels)", op, x.Rows, x.Cols, g.in(), g.h, g.w, g.c))
 	}
 	gr := tp.grads(x)
-	n, c, per := x.Rows, g.c, g.out()*g.c
+	n, per := x.Rows, g.out()*g.c
 	out := tp.tensor(n, per, gr)
 	var arg []int
 	if isMax {
 		arg = tp.scratchInts(n * per)
 	}
 	inv := 1 / float64(g.kh*g.kw)
-	for i := 0; i < n; i++ {
-		xi, yi := x.Row(i), out.Row(i)
-		for oy := 0; oy < g.oh; oy++ {
-			for ox := 0; ox < g.ow; ox++ {
-				y := yi[(oy*g.ow+ox)*c : (oy*g.ow+ox+1)*c]
-				if isMax {
-					a := arg[i*per+(oy*g.ow+ox)*c : i*per+(oy*g.ow+ox+1)*c]
-					for j := range a {
-						a[j] = -1
-					}
-					g.eachTap(oy, ox, func(p int) {
-						for ch, v := range xi[p*c : (p+1)*c] {
-							if a[ch] < 0 || v > y[ch] || (v != v && y[ch] == y[ch]) {
-								y[ch], a[ch] = v, i*g.in()+p*c+ch
-							}
-						}
-					})
-					continue
-				}
-				clear(y)
-				g.eachTap(oy, ox, func(p int) {
-					for ch, v := range xi[p*c : (p+1)*c] {
-						y[ch] += v
-					}
-				})
-				for ch := range y {
-					y[ch] *= inv
-				}
-			}
-		}
-	}
+	job := poolPasses.Get()
+	*job = poolPass{g: *g, x: x.Data, out: out.Data, arg: arg, inv: inv}
+	par.Range(n, max(1, poolGrain/g.in()), job)
+	*job = poolPass{}
+	poolPasses.Put(job)
 	if gr {
 		nd := tp.record(backPool, out, x, nil, nil)
 		nd.idx = arg
@@ -100,20 +79,101 @@ func (tp *Tape) pool(op string, x *Tensor, g *convGeom, isMax bool) *Tensor {
 	return out
 }
 
-// eachTap calls f with the position (iy·w + ix) of every input position of the window of
-// output (oy, ox), in order, skipping padding. It is inlined into the loops above.
-func (g *convGeom) eachTap(oy, ox int, f func(p int)) {
-	for ky := 0; ky < g.kh; ky++ {
-		iy := oy*g.sh + ky*g.dh - g.pt
-		if iy < 0 || iy >= g.h {
-			continue
-		}
-		for kx := 0; kx < g.kw; kx++ {
-			ix := ox*g.sw + kx*g.dw - g.pl
-			if ix >= 0 && ix < g.w {
-				f(iy*g.w + ix)
+// poolWindow returns the input rows y0…y1−1 and columns x0…x1−1 of the window of output
+// (oy, ox), padding left out; pooling has no dilation, so they are contiguous, and the
+// padding rule (at most half the kernel) leaves every window at least one position.
+func (g *convGeom) poolWindow(oy, ox int) (y0, y1, x0, x1 int) {
+	y0, x0 = oy*g.sh-g.pt, ox*g.sw-g.pl
+	return max(0, y0), min(g.h, y0+g.kh), max(0, x0), min(g.w, x0+g.kw)
+}
+
+// poolGrain is about the least number of input values a goroutine pools.
+const poolGrain = 1 << 14
+
+// poolPass pools the examples of a batch, split over the workers: max when arg is not nil
+// (arg receives the index of each maximum), else mean. Examples are independent, so the
+// result does not depend on the split.
+type poolPass struct {
+	g      convGeom
+	x, out []float64
+	arg    []int
+	inv    float64
+}
+
+var poolPasses par.FreeList[poolPass]
+
+func (p *poolPass) Do(lo, hi int) {
+	g := &p.g
+	in, c, per := g.in(), g.c, g.out()*g.c
+	for i := lo; i < hi; i++ {
+		xi, yi := p.x[i*in:(i+1)*in], p.out[i*per:(i+1)*per]
+		for oy := 0; oy < g.oh; oy++ {
+			for ox := 0; ox < g.ow; ox++ {
+				o := (oy*g.ow + ox) * c
+				if p.arg != nil {
+					g.maxWindow(xi, yi[o:o+c], p.arg[i*per+o:i*per+o+c], oy, ox, i*in)
+				} else {
+					g.meanWindow(xi, yi[o:o+c], oy, ox, p.inv)
+				}
 			}
 		}
+	}
+}
+
+// maxWindow sets y (one output position's c channels) to the largest input value of each
+// channel in the window of output (oy, ox) of the example xi, and arg to its index in the
+// batch (offset: the example's first index): the first position holding the maximum, in
+// order of rows then columns, wins, and NaN counts as the largest value. The comparisons
+// select without branching (maxStep): on real data which position wins is a coin toss that
+// a branch predictor loses half the time.
+func (g *convGeom) maxWindow(xi, y []float64, arg []int, oy, ox, offset int) {
+	c := g.c
+	y0, y1, x0, x1 := g.poolWindow(oy, ox)
+	first := y0*g.w + x0
+	for ch := range y[:c] {
+		best, at := math.Float64bits(xi[first*c+ch]), offset+first*c+ch
+		for iy, from := y0, x0+1; iy < y1; iy, from = iy+1, x0 { // the first position is taken
+			for p := iy*g.w + from; p < iy*g.w+x1; p++ {
+				best, at = maxStep(best, at, xi[p*c+ch], offset+p*c+ch)
+			}
+		}
+		y[ch], arg[ch] = math.Float64frombits(best), at
+	}
+}
+
+// maxStep returns (v, i) when v is larger than the float64 whose bits are best, or is NaN
+// where best is not, and (best, at) otherwise, selecting by masks instead of a branch.
+func maxStep(best uint64, at int, v float64, i int) (uint64, int) {
+	b := math.Float64frombits(best)
+	take := b2u(v > b) | b2u(v != v)&b2u(b == b)
+	mask := -take // all ones when v wins
+	return best ^ (best^math.Float64bits(v))&mask, at ^ (at^i)&int(mask)
+}
+
+// b2u is 1 for true and 0 for false (a SETcc, not a branch).
+func b2u(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// meanWindow sets y to inv times the sum of each channel over the window of output (oy, ox)
+// of the example xi, added in order of rows then columns (padding counts as zeros: inv is
+// one over the whole kernel).
+func (g *convGeom) meanWindow(xi, y []float64, oy, ox int, inv float64) {
+	c := g.c
+	y0, y1, x0, x1 := g.poolWindow(oy, ox)
+	clear(y)
+	for iy := y0; iy < y1; iy++ {
+		for p := iy*g.w + x0; p < iy*g.w+x1; p++ {
+			for ch, v := range xi[p*c : (p+1)*c] {
+				y[ch] += v
+			}
+		}
+	}
+	for ch := range y {
+		y[ch] *= inv
 	}
 }
 
@@ -133,12 +193,15 @@ func backPool(nd *node) {
 		for oy := 0; oy < g.oh; oy++ {
 			for ox := 0; ox < g.ow; ox++ {
 				gy := out.Grad[i*per+(oy*g.ow+ox)*c : i*per+(oy*g.ow+ox+1)*c]
-				g.eachTap(oy, ox, func(p int) {
-					d := gx[p*c : (p+1)*c]
-					for ch, v := range gy {
-						d[ch] += v * nd.k
+				y0, y1, x0, x1 := g.poolWindow(oy, ox)
+				for iy := y0; iy < y1; iy++ {
+					for p := iy*g.w + x0; p < iy*g.w+x1; p++ {
+						d := gx[p*c : (p+1)*c]
+						for ch, v := range gy {
+							d[ch] += v * nd.k
+						}
 					}
-				})
+				}
 			}
 		}
 	}

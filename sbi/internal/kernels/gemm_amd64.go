@@ -203,6 +203,13 @@ func packB(trans bool, b []float64, ldb, l0, kb, n int, dst []float64) {
 // (dst[l*MR+r]), padding missing rows with zeros.
 func packA(trans bool, a []float64, lda, i0, rows, l0, kb int, dst []float64) {
 	if trans {
+		if rows == gemmMR { // six values per column: moves, not a call of memmove each
+			for l := 0; l < kb; l++ {
+				col, src := dst[l*gemmMR:l*gemmMR+gemmMR], a[(l0+l)*lda+i0:(l0+l)*lda+i0+gemmMR]
+				col[0], col[1], col[2], col[3], col[4], col[5] = src[0], src[1], src[2], src[3], src[4], src[5]
+			}
+			return
+		}
 		for l := 0; l < kb; l++ {
 			col := dst[l*gemmMR : l*gemmMR+gemmMR]
 			copy(col, a[(l0+l)*lda+i0:(l0+l)*lda+i0+rows])

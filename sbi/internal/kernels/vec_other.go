@@ -24,3 +24,6 @@ func Elu(dst, src []float64, scale, sa float64) { EluGo(dst, src, scale, sa) }
 
 // EluBack is EluBackGo.
 func EluBack(y, gy, g []float64, scale, sa float64) { EluBackGo(y, gy, g, scale, sa) }
+
+// Tanh is TanhGo.
+func Tanh(dst, src []float64) { TanhGo(dst, src) }
