@@ -105,8 +105,13 @@ var poolPasses par.FreeList[poolPass]
 func (p *poolPass) Do(lo, hi int) {
 	g := &p.g
 	in, c, per := g.in(), g.c, g.out()*g.c
+	series := g.h == 1 && g.pl == 0 && g.pr == 0 // every window whole, one row
 	for i := lo; i < hi; i++ {
 		xi, yi := p.x[i*in:(i+1)*in], p.out[i*per:(i+1)*per]
+		if series && p.arg != nil {
+			g.maxSeries(xi, yi, p.arg[i*per:(i+1)*per], i*in)
+			continue
+		}
 		for oy := 0; oy < g.oh; oy++ {
 			for ox := 0; ox < g.ow; ox++ {
 				o := (oy*g.ow + ox) * c
@@ -138,6 +143,23 @@ func (g *convGeom) maxWindow(xi, y []float64, arg []int, oy, ox, offset int) {
 			}
 		}
 		y[ch], arg[ch] = math.Float64frombits(best), at
+	}
+}
+
+// maxSeries is maxWindow for every output of a series without padding, whose windows are
+// whole: the loops over positions and channels in one place, without a call per window.
+func (g *convGeom) maxSeries(xi, y []float64, arg []int, offset int) {
+	c, kw, step := g.c, g.kw, g.sw*g.c
+	for ox := 0; ox < g.ow; ox++ {
+		base := ox * step
+		yo, ao := y[ox*c:(ox+1)*c], arg[ox*c:(ox+1)*c]
+		for ch := range yo {
+			best, at := math.Float64bits(xi[base+ch]), offset+base+ch
+			for p := base + c + ch; p < base+kw*c; p += c {
+				best, at = maxStep(best, at, xi[p], offset+p)
+			}
+			yo[ch], ao[ch] = math.Float64frombits(best), at
+		}
 	}
 }
 

@@ -187,14 +187,21 @@ func packB(trans bool, b []float64, ldb, l0, kb, n int, dst []float64) {
 		p := dst[(j0/gemmNR)*kb*gemmNR:]
 		for l := 0; l < kb; l++ {
 			row := p[l*gemmNR : l*gemmNR+gemmNR]
-			if !trans {
+			switch {
+			case !trans && cols < 8: // a few values: moves, not a call of memmove each
+				for j, v := range b[(l0+l)*ldb+j0 : (l0+l)*ldb+j0+cols] {
+					row[j] = v
+				}
+			case !trans:
 				copy(row, b[(l0+l)*ldb+j0:(l0+l)*ldb+j0+cols])
-			} else {
+			default:
 				for j := 0; j < cols; j++ {
 					row[j] = b[(j0+j)*ldb+l0+l]
 				}
 			}
-			clear(row[cols:])
+			for j := cols; j < gemmNR; j++ { // the padding of the last panel
+				row[j] = 0
+			}
 		}
 	}
 }
