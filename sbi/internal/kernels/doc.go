@@ -1,8 +1,8 @@
 // Package kernels holds the numerical kernels of package nn and of the flows' transforms
 // that have assembly twins: the packed matrix product (Gemm) and its float64 micro-tiles, the
 // float32 micro-tiles of MADE evaluation (Tiles32), the vector operations (ReLU and its
-// derivative, Adam's update, exp, log, tanh, ELU/SELU and its derivative) and the vector evaluation
-// of rational-quadratic splines (RunLanes), with the CPU feature detection that chooses among
+// derivative, Adam's update, exp, log, tanh, ELU/SELU and its derivative; tanh in float32 for
+// the float32 MADEs) and the vector evaluation of rational-quadratic splines (RunLanes), with the CPU feature detection that chooses among
 // them, and the scalar functions they share (Softplus, Sigmoid). Tensors, tapes and gradients
 // live in package nn, and so does the choice between this product and a BLAS library (its
 // matmul.go); this package knows nothing of them.
@@ -30,7 +30,8 @@
 //
 // AVX2 and AVX512 are read once at start-up (CPUID and XGETBV: the CPU has the instructions
 // and the OS saves the registers). Every assembly kernel needs AVX2 with FMA; the 6×16 float64
-// micro-tile, the float32 micro-tile and the eight-lane spline kernel need AVX-512F. Builds
+// micro-tile, the float32 micro-tile, the float32 tanh and the eight-lane spline kernel need
+// AVX-512F. Builds
 // for other architectures, or with the tag noasm, have no assembly: the dispatch functions
 // are their reference loops, Gemm and RunLanes report false, and AVX2, AVX512, Float32 and
 // LaneCount are false or 0.

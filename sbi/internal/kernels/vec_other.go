@@ -27,3 +27,6 @@ func EluBack(y, gy, g []float64, scale, sa float64) { EluBackGo(y, gy, g, scale,
 
 // Tanh is TanhGo.
 func Tanh(dst, src []float64) { TanhGo(dst, src) }
+
+// Tanh32 is Tanh32Go.
+func Tanh32(dst, src []float32) { Tanh32Go(dst, src) }
