@@ -31,9 +31,10 @@
 // The MADE (made.go) is a stack of nn's masked Linear layers, differentiated by the tape.
 // Without gradients it has two faster paths: MADEFeature evaluates the sub-network that
 // reaches one feature's outputs (sampling), and, asked by EvalConfig.Float32 (Flow.Eval),
-// on CPUs with the float32 kernel, the products run in float32 on units sorted by degree so
-// that masked-out blocks are skipped (made32.go). The transforms run their own vector
-// kernels in their batch methods.
+// on CPUs with the float32 kernel, the products and the hidden activation (nn.ReLU or
+// nn.Tanh) run in float32 on units sorted by degree so that masked-out blocks are skipped
+// (made32.go). The transforms run their own vector kernels in their batch methods and, for
+// the affine transform, in Forward on a tape that records nothing.
 //
 // # What is not a layer of this stack
 //

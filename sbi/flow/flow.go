@@ -208,11 +208,12 @@ func (f *Flow) logProb(tp *nn.Tape, theta, context *nn.Tensor, ev EvalConfig) *n
 // EvalConfig says how a flow evaluates without gradients (Flow.Eval); the zero value
 // evaluates as a training step does, in float64.
 type EvalConfig struct {
-	// Float32 runs the MADEs' matrix products in float32 (PyTorch's precision) where the
-	// CPU has the float32 kernel (AVX-512; see Float32Kernel): density evaluation and
-	// sampling run about twice as fast, and their results carry float32 rounding (see
-	// made32.go). It takes effect on tapes with NoGrad set only; the transforms and
-	// everything else stay float64.
+	// Float32 runs the MADEs' matrix products and hidden activations (nn.ReLU, nn.Tanh) in
+	// float32 (PyTorch's precision) where the CPU has the float32 kernel (AVX-512; see
+	// Float32Kernel): density evaluation and sampling run about twice as fast, and their
+	// results carry float32 rounding (see made32.go). It takes effect on tapes with NoGrad
+	// set only, and on MADEs with those activations; the transforms and everything else stay
+	// float64.
 	Float32 bool
 }
 

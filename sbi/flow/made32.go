@@ -16,7 +16,8 @@ import (
 // Density evaluation (log q(θ | x) of many pairs) spends most of its time in the MADEs'
 // products. Evaluated with EvalConfig.Float32 on a gradient-free tape, a MADE runs them in float32,
 // PyTorch's precision, on the float32 micro-kernel (16 lanes per AVX-512 register, twice the
-// float64 kernel's), and skips the blocks that the masks zero:
+// float64 kernel's), with its hidden activation (nn.ReLU fused into the kernel, nn.Tanh by
+// kernels.Tanh32 on each layer's outputs), and skips the blocks that the masks zero:
 //
 //   - the inputs and every hidden layer's units are sorted by degree (context first), which
 //     permutes the network without changing its function;
@@ -53,6 +54,7 @@ type layer32 struct {
 	depth  []int       // the number of (sorted) inputs panel p reads
 	bias   []float32   // cols values, 0 for padding
 	floor  float32     // 0 for a fused nn.ReLU, −Inf for none
+	tanh   bool        // nn.Tanh applied to the outputs (padding stays 0)
 }
 
 // float32Forward says whether MADE evaluations take the float32 path when asked to:
@@ -64,7 +66,7 @@ var float32Forward = kernels.Float32
 func Float32Kernel() bool { return float32Forward }
 
 // forward32 returns the MADE's outputs computed in float32, or nil when this MADE cannot be
-// evaluated so (a hidden activation other than nn.ReLU).
+// evaluated so (a hidden activation other than nn.ReLU and nn.Tanh).
 func (m *MADE) forward32(tp *nn.Tape, x, context *nn.Tensor) *nn.Tensor {
 	p := m.plan32()
 	if p == nil {
@@ -193,6 +195,18 @@ func (l *layer32) apply(rows int, a []float32, lda int, c []float32, p0, p1, dep
 		j := p * kernels.Panel32
 		kernels.Tiles32(rows/kernels.TileRows32, min(l.depth[p], depth), a, lda, l.panels[p], c[j:], l.cols, l.bias[j:j+kernels.Panel32], l.floor)
 	}
+	if !l.tanh || p0 == p1 {
+		return
+	}
+	lo, hi := p0*kernels.Panel32, p1*kernels.Panel32
+	if lo == 0 && hi == l.cols { // every panel: one contiguous block
+		kernels.Tanh32(c[:rows*l.cols], c[:rows*l.cols])
+		return
+	}
+	for r := 0; r < rows; r++ {
+		row := c[r*l.cols+lo : r*l.cols+hi]
+		kernels.Tanh32(row, row)
+	}
 }
 
 // applyTo64 writes panels p0…p1−1 of the layer's outputs, as float64, to the n×ldc matrix c
@@ -222,9 +236,9 @@ var float32Bufs par.FreeList[[]float32]
 
 // plan32 returns the MADE's float32 plan, made anew when its weights have changed since the
 // last one (the check compares every weight: a few microseconds against the products'
-// hundreds), or nil when the MADE has a hidden activation other than nn.ReLU.
+// hundreds), or nil when the MADE has a hidden activation other than nn.ReLU and nn.Tanh.
 func (m *MADE) plan32() *made32 {
-	if m.Activation != nn.ReLU {
+	if m.Activation != nn.ReLU && m.Activation != nn.Tanh {
 		return nil
 	}
 	if p := m.f32.Load(); p != nil && p.current(m) {
@@ -283,7 +297,11 @@ func newMade32(m *MADE) *made32 {
 			out = padTo(byDegree(d), kernels.Panel32)
 			p.reach = append(p.reach, reach(d, m.Features))
 		}
-		p.layers = append(p.layers, newLayer32(lin, m.Masks[l], in, out, !last))
+		act := m.Activation
+		if last {
+			act = nn.Identity
+		}
+		p.layers = append(p.layers, newLayer32(lin, m.Masks[l], in, out, act))
 		p.width = max(p.width, len(out))
 		in = out
 	}
@@ -388,9 +406,9 @@ func panelDepth(lin *nn.Linear, mask []float64, in, out []int) int {
 }
 
 // newLayer32 packs lin's masked weights for inputs in order in and outputs in order out.
-func newLayer32(lin *nn.Linear, mask []float64, in, out []int, relu bool) layer32 {
-	l := layer32{cols: len(out), bias: make([]float32, len(out)), floor: float32(math.Inf(-1))}
-	if relu {
+func newLayer32(lin *nn.Linear, mask []float64, in, out []int, act nn.Activation) layer32 {
+	l := layer32{cols: len(out), bias: make([]float32, len(out)), floor: float32(math.Inf(-1)), tanh: act == nn.Tanh}
+	if act == nn.ReLU {
 		l.floor = 0
 	}
 	cols := lin.W.Cols
