@@ -122,6 +122,15 @@ func (c *Certificate) MustSaveFile(path string) {
 	}
 }
 
+// thresholdTolerance is how far, relative to its magnitude (at least 1), a recomputed conformal
+// threshold may lie from the saved one. The scores are log-densities, which the estimators
+// evaluate in float32 where the CPU has the float32 kernel (flow.EvalConfig) and in float64
+// elsewhere: a file saved on one machine and loaded on another sees their difference, float32
+// rounding carried through the networks (about 1e-8 relative for the flows of sbi's defaults,
+// a bound of about 1e-5 for the widest). Another estimator moves the threshold in its first
+// digits.
+const thresholdTolerance = 1e-5
+
 // Load reads a certificate written by Save, with its estimator, and recomputes its conformal
 // thresholds from the saved calibration pairs: a file whose thresholds do not match (an
 // estimator that is not the one certified) is refused.
@@ -164,7 +173,7 @@ func Load(r io.Reader) (*Certificate, error) {
 			return nil, err
 		}
 		for k, cf := range confs {
-			if math.Abs(cf.Threshold-f.Thresholds[k]) > 1e-9*max(1, math.Abs(f.Thresholds[k])) {
+			if math.Abs(cf.Threshold-f.Thresholds[k]) > thresholdTolerance*max(1, math.Abs(f.Thresholds[k])) {
 				return nil, fmt.Errorf("certify: the saved estimator gives the conformal threshold %v at level %v, the certificate says %v: the file does not hold the estimator that was certified",
 					cf.Threshold, f.Target.Levels[k], f.Thresholds[k])
 			}
