@@ -76,7 +76,7 @@ func (g *convGeom) flip(w []float64, cout int, wf []float64) {
 }
 
 // convScratch is one worker's buffers of the in-place convolution.
-type convScratch struct{ xpad, yv, dyv, dypad, dxv []float64 }
+type convScratch struct{ xpad, yv, dyv, dypad, dxv, wt []float64 }
 
 var convScratches par.FreeList[convScratch]
 
@@ -99,10 +99,16 @@ func (p *convPass) doInPlace(lo, hi int) {
 	taps, cout, in, per := g.taps(), p.cout, g.in(), g.out()*p.cout
 	series := g.h == 1 && g.kh == 1 && g.pt+g.pb == 0
 	for b := lo; b < hi; b++ {
-		var wpart []float64
+		var wpart, wsum []float64 // the block's weight gradient, and where its products add up
 		if p.back && p.wpart != nil {
 			wpart = p.wpart[b*taps*cout : (b+1)*taps*cout]
 			clear(wpart)
+			wsum = wpart
+			if g.weightGradTransposed(cout) {
+				s.wt = sized(s.wt, taps*cout)
+				clear(s.wt)
+				wsum = s.wt
+			}
 		}
 		e0, e1 := b*g.block(), min(p.n, (b+1)*g.block())
 		step, ig := 1, *g // examples per product, and their geometry
@@ -118,15 +124,50 @@ func (p *convPass) doInPlace(lo, hi int) {
 			default:
 				dy := p.dy[i*per : (i+step)*per]
 				if wpart != nil {
-					p.weightGradImage(s, &ig, ig.paddedInput(s, x), dy, wpart)
+					p.weightGradImage(s, &ig, ig.paddedInput(s, x), dy, wsum)
 				}
 				if p.xg != nil && g.inPlaceInputGrad() {
 					p.inputGradImage(s, &ig, dy, p.xg[i*in:(i+step)*in])
 				}
 			}
 		}
+		if wpart != nil && g.weightGradTransposed(cout) {
+			g.untranspose(wsum, cout, wpart)
+		}
 		if p.back && p.xg != nil && !g.inPlaceInputGrad() {
 			p.inputGradCol(b)
+		}
+	}
+}
+
+// weightGradTransposed reports whether weightGradImage computes each kernel row's weight
+// gradient as its transpose, dYᵀ·P (cout × kw·C), rather than Pᵀ·dY (kw·C × cout): the one of
+// fewer micro-tiles of MR rows and the kernel's width (a first layer of 2 channels, kernel
+// 5 and 6 outputs: one 6×16 tile of depth m instead of two). Both orientations add the same
+// products of each element in the same order, so the gradient has the same bits either way.
+func (g *convGeom) weightGradTransposed(cout int) bool {
+	if forceWeightGrad != 0 {
+		return forceWeightGrad > 0
+	}
+	span, nr := g.kw*g.c, ownWidth()
+	tiles := func(m, n int) int { return (m + kernels.MR - 1) / kernels.MR * ((n + nr - 1) / nr) }
+	return tiles(cout, span) < tiles(span, cout)
+}
+
+// forceWeightGrad makes weightGradTransposed answer true (> 0) or false (< 0) instead of
+// counting tiles; tests set it to compare the two orientations.
+var forceWeightGrad int
+
+// untranspose writes the weight gradient wt, kh blocks of cout×kw·C (weightGradTransposed),
+// as kh blocks of kw·C×cout to w.
+func (g *convGeom) untranspose(wt []float64, cout int, w []float64) {
+	span := g.kw * g.c
+	for ky := 0; ky < g.kh; ky++ {
+		src, dst := wt[ky*cout*span:(ky+1)*cout*span], w[ky*span*cout:(ky+1)*span*cout]
+		for o := 0; o < cout; o++ {
+			for i, v := range src[o*span : (o+1)*span] {
+				dst[i*cout+o] = v
+			}
 		}
 	}
 }
@@ -192,6 +233,12 @@ func (p *convPass) weightGradImage(s *convScratch, g *convGeom, src, dy, wpart [
 			copy(dyv[oy*wp*cout:], dy[oy*g.ow*cout:(oy+1)*g.ow*cout])
 			clear(dyv[(oy*wp+g.ow)*cout : min(m, (oy+1)*wp)*cout])
 		}
+	}
+	if g.weightGradTransposed(cout) { // wpart holds kh blocks of cout×span
+		for ky := 0; ky < g.kh; ky++ {
+			ownGemm(true, cout, span, m, dyv, cout, src[ky*wp*c:], c, nil, wpart[ky*cout*span:(ky+1)*cout*span], span)
+		}
+		return
 	}
 	for ky := 0; ky < g.kh; ky++ {
 		ownGemm(true, span, cout, m, src[ky*wp*c:], c, dyv, cout, nil, wpart[ky*span*cout:(ky+1)*span*cout], cout)

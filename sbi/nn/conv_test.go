@@ -414,3 +414,58 @@ func TestConvBackwardMatchesReference(t *testing.T) {
 		}
 	}
 }
+
+// TestConvWeightGradOrientations checks that the weight gradient of the in-place
+// convolutions has the same bits whether each kernel row's product is taken as Pᵀ·dY or as
+// its transpose dYᵀ·P (weightGradTransposed), over geometries where either has fewer tiles,
+// and that the orientation changes nothing else.
+func TestConvWeightGradOrientations(t *testing.T) {
+	defer func() { forceWeightGrad = 0 }()
+	rng := rand.New(rand.NewPCG(47, 48))
+	for _, c := range []struct {
+		c1   *Conv1DConfig
+		c2   *Conv2DConfig
+		cout int
+	}{
+		{&Conv1DConfig{Channels: 2, Length: 100, Kernel: 5}, nil, 6}, // sbi's CNNEmbedding, first layer
+		{&Conv1DConfig{Channels: 6, Length: 50, Kernel: 5}, nil, 12},
+		{&Conv1DConfig{Channels: 3, Length: 30, Kernel: 5, Padding: 2}, nil, 17},
+		{nil, &Conv2DConfig{Channels: 1, Height: 9, Width: 9, Kernel: [2]int{3, 3}, Padding: [2]int{1, 1}}, 16},
+		{nil, &Conv2DConfig{Channels: 8, Height: 7, Width: 6, Kernel: [2]int{3, 3}, Padding: [2]int{1, 1}}, 5},
+	} {
+		var g convGeom
+		if c.c1 != nil {
+			g = c.c1.geom("", false)
+		} else {
+			g = c.c2.geom("", false)
+		}
+		const n = 45 // more than one block of examples for the series
+		x0 := randConst(rng, n, g.in(), -1, 1)
+		w0, b0 := randConst(rng, g.taps(), c.cout, -1, 1), randConst(rng, 1, c.cout, -1, 1)
+		dy := make([]float64, n*g.out()*c.cout)
+		for i := range dy {
+			dy[i] = rng.NormFloat64()
+		}
+		grads := func(force int) [][]float64 {
+			forceWeightGrad = force
+			tp := NewTape()
+			x, w, b := tp.Variable(n, g.in(), x0.Data), tp.Variable(g.taps(), c.cout, w0.Data), tp.Variable(1, c.cout, b0.Data)
+			var y *Tensor
+			if c.c1 != nil {
+				y = tp.Conv1D(x, w, b, *c.c1)
+			} else {
+				y = tp.Conv2D(x, w, b, *c.c2)
+			}
+			tp.BackwardWith(y, dy)
+			return [][]float64{w.Grad, x.Grad, b.Grad}
+		}
+		plain, transposed := grads(-1), grads(1)
+		for k, what := range []string{"dW", "dX", "db"} {
+			for i := range plain[k] {
+				if math.Float64bits(plain[k][i]) != math.Float64bits(transposed[k][i]) {
+					t.Fatalf("%+v %+v cout %d: %s[%d] = %v as Pᵀ·dY, %v as (dYᵀ·P)ᵀ", c.c1, c.c2, c.cout, what, i, plain[k][i], transposed[k][i])
+				}
+			}
+		}
+	}
+}
