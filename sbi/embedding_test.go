@@ -620,3 +620,65 @@ func TestNREDeepSetRefusesBadCounts(t *testing.T) {
 		t.Errorf("sampling at a count of 9: error %v, want one naming MaxTrials", err)
 	}
 }
+
+// TestCNNPoolBeforeReLU checks that a ReLU CNN embedding with max pooling gives the same
+// summaries and the same gradients (of its weights and of its input), to the bit, whether
+// each pooling is taken before the activation (cnnNet.Forward's order with ReLU) or after it;
+// the inputs include exact zeros, windows of negatives only and ties, where the order could
+// route a gradient elsewhere.
+func TestCNNPoolBeforeReLU(t *testing.T) {
+	defer func() { poolFirst = true }()
+	for _, c := range []struct {
+		emb SavableEmbedding
+		in  int
+	}{
+		{CNN1DEmbedding{Channels: 2}, 2 * 100}, // sbi's defaults
+		{CNN1DEmbedding{Channels: 3, Conv: []int{4, 5}, Kernel: 3, Pool: 3, Causal: true}, 3 * 31},
+		{CNN2DEmbedding{Height: 9, Width: 8, Conv: []int{4, 3}, Pool: 2}, 9 * 8},
+	} {
+		net, err := c.emb.Build(rand.New(rand.NewPCG(3, 3)), c.in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const n = 6
+		rng := rand.New(rand.NewPCG(4, 4))
+		x0 := make([]float64, n*c.in)
+		for i := range x0 {
+			switch i % 7 {
+			case 0:
+				x0[i] = 0
+			case 1:
+				x0[i] = x0[i-1] // a tie
+			default:
+				x0[i] = rng.NormFloat64() - 0.3
+			}
+		}
+		run := func(first bool) [][]float64 {
+			poolFirst = first
+			for _, p := range net.Params() {
+				clear(p.Grad)
+			}
+			tp := nn.NewTape()
+			x := tp.Variable(n, c.in, x0)
+			y := net.Forward(tp, x)
+			dy := make([]float64, y.Len())
+			for i := range dy {
+				dy[i] = math.Cos(float64(3*i + 1))
+			}
+			tp.BackwardWith(y, dy)
+			out := [][]float64{append([]float64(nil), y.Data...), append([]float64(nil), x.Grad...)}
+			for _, p := range net.Params() {
+				out = append(out, append([]float64(nil), p.Grad...))
+			}
+			return out
+		}
+		after, before := run(false), run(true)
+		for k := range after {
+			for i := range after[k] {
+				if math.Float64bits(after[k][i]) != math.Float64bits(before[k][i]) {
+					t.Fatalf("%T: value %d of output %d: %v pooling after ReLU, %v before", c.emb, i, k, after[k][i], before[k][i])
+				}
+			}
+		}
+	}
+}
