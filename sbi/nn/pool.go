@@ -150,6 +150,18 @@ func (g *convGeom) maxWindow(xi, y []float64, arg []int, oy, ox, offset int) {
 // whole: the loops over positions and channels in one place, without a call per window.
 func (g *convGeom) maxSeries(xi, y []float64, arg []int, offset int) {
 	c, kw, step := g.c, g.kw, g.sw*g.c
+	if kw == 2 { // pairs (sbi's CNNEmbedding pools by 2): one step per output, no inner loop
+		for ox := 0; ox < g.ow; ox++ {
+			base := ox * step
+			first, second := xi[base:base+c], xi[base+c:base+2*c]
+			yo, ao := y[ox*c:(ox+1)*c], arg[ox*c:(ox+1)*c]
+			for ch, v := range first {
+				best, at := maxStep(math.Float64bits(v), offset+base+ch, second[ch], offset+base+c+ch)
+				yo[ch], ao[ch] = math.Float64frombits(best), at
+			}
+		}
+		return
+	}
 	for ox := 0; ox < g.ow; ox++ {
 		base := ox * step
 		yo, ao := y[ox*c:(ox+1)*c], arg[ox*c:(ox+1)*c]

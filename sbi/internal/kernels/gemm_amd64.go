@@ -15,7 +15,10 @@ import (
 
 // The kernels read element (r, l) of the 6×k block of A at a[r*rs + l*cs]: packed panels
 // have rs = 1, cs = gemmMR; full row panels of a row-major A are read in place with
-// rs = lda, cs = 1, which saves copying them.
+// rs = lda, cs = 1, which saves copying them; so are those of a transposed A (rs = 1,
+// cs = lda) when B is a single panel and each is read once (a convolution's weight gradient,
+// long and narrow), where a strided read costs less than a copy. A panel read again for
+// several panels of B is packed: contiguous reads then repay the copy.
 
 //go:noescape
 func kernel6x8(k int, a *float64, rs, cs int, b, c *float64, ldc int, d *float64, ldd int)
@@ -133,9 +136,12 @@ func (j *gemmJob) Do(lo, hi int) {
 		i0 := p * gemmMR
 		rows := min(gemmMR, j.m-i0)
 		a, rs, cs := &ap[0], 1, gemmMR
-		if !j.tA && rows == gemmMR {
+		switch {
+		case rows == gemmMR && !j.tA: // whole panels are read in place, row by row
 			a, rs, cs = &j.a[i0*j.lda+j.l0], j.lda, 1
-		} else {
+		case rows == gemmMR && j.np == 1: // or, transposed and read once, down the stored rows
+			a, rs, cs = &j.a[j.l0*j.lda+i0], 1, j.lda
+		default:
 			packA(j.tA, j.a, j.lda, i0, rows, j.l0, kb, ap)
 		}
 		for jp := 0; jp < j.np; jp++ {
@@ -188,7 +194,7 @@ func packB(trans bool, b []float64, ldb, l0, kb, n int, dst []float64) {
 		for l := 0; l < kb; l++ {
 			row := p[l*gemmNR : l*gemmNR+gemmNR]
 			switch {
-			case !trans && cols < 8: // a few values: moves, not a call of memmove each
+			case !trans && cols < gemmNR: // a narrow panel: moves, not a call of memmove each
 				for j, v := range b[(l0+l)*ldb+j0 : (l0+l)*ldb+j0+cols] {
 					row[j] = v
 				}
