@@ -1,38 +1,13 @@
 //go:build amd64 && !noasm
 
 #include "textflag.h"
+#include "vec_amd64.h"
 #include "spline_amd64.h"
 
 // The AVX-512 spline kernel: rqsLanesAVX2's steps on eight lanes, in the same order and with
 // the same operations (so the same bits as the scalar path), with opmask registers for the
 // comparisons. The constant tables ·expc and ·logc hold four copies of each constant; the
-// kernel reads the first with embedded broadcasts.
-
-// EXP8(X, K, R, P) is EXP4 (vec_amd64.h) on eight lanes: P = e^X for X in [−708, 708], with
-// R8 pointing at expc.
-#define EXP8(X, K, R, P) \
-	VMULPD.BCST       0(R8), X, K \
-	VRNDSCALEPD       $0, K, K \
-	VMOVAPD           X, R \
-	VFNMADD231PD.BCST 32(R8), K, R \
-	VFNMADD231PD.BCST 64(R8), K, R \
-	VBROADCASTSD      96(R8), P \
-	VFMADD213PD.BCST  128(R8), R, P \
-	VFMADD213PD.BCST  160(R8), R, P \
-	VFMADD213PD.BCST  192(R8), R, P \
-	VFMADD213PD.BCST  224(R8), R, P \
-	VFMADD213PD.BCST  256(R8), R, P \
-	VFMADD213PD.BCST  288(R8), R, P \
-	VFMADD213PD.BCST  320(R8), R, P \
-	VFMADD213PD.BCST  352(R8), R, P \
-	VFMADD213PD.BCST  384(R8), R, P \
-	VFMADD213PD.BCST  416(R8), R, P \
-	VFMADD213PD.BCST  448(R8), R, P \
-	VFMADD213PD.BCST  448(R8), R, P \
-	VADDPD.BCST       544(R8), K, K \
-	VPADDQ.BCST       576(R8), K, K \
-	VPSLLQ            $52, K, K \
-	VMULPD            K, P, P
+// kernel reads the first with embedded broadcasts (EXP8 is in vec_amd64.h).
 
 // LOG8(C) is LOG4 (vec_amd64.h) on eight lanes: Z12 = ln Z0, with Z1–Z11 and K1 as scratch
 // and C pointing at logc.

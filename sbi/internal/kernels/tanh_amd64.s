@@ -73,3 +73,56 @@ tloop:
 tdone:
 	VZEROUPPER
 	RET
+
+// func tanhAVX512(dst, src []float64)
+// tanhAVX2 on eight lanes for len(src) a multiple of 8, with one division instead of two: the
+// large branch's numerator 1 − t and denominator 1 + t and the small branch's z·P and Q are
+// blended before the division (where |x| < 0.625: opmask K1), so each lane divides exactly the
+// operands TanhGo divides and gets its bits.
+TEXT ·tanhAVX512(SB), NOSPLIT, $0-48
+	MOVQ dst_base+0(FP), DI
+	MOVQ src_base+24(FP), SI
+	MOVQ src_len+32(FP), CX
+	SHRQ $3, CX
+	JE   t8done
+	LEAQ ·expc(SB), R8
+	LEAQ ·tanhc(SB), R9
+	VBROADCASTSD 0(R9), Z12  // |x| mask
+	VBROADCASTSD 32(R9), Z13 // 22
+	VBROADCASTSD 96(R9), Z14 // 1
+t8loop:
+	VMOVUPD     (SI), Z0
+	VPANDQ      Z12, Z0, Z1    // a = |x|
+	VMINPD      Z1, Z13, Z2    // min(a, 22); a NaN a is returned
+	VMULPD.BCST 64(R9), Z2, Z2 // −2·min(a, 22)
+	EXP8(Z2, Z3, Z4, Z5)       // t
+	VSUBPD      Z5, Z14, Z6    // 1 − t
+	VADDPD      Z14, Z5, Z7    // t + 1
+	VMULPD      Z0, Z0, Z8     // z = x²
+	VMULPD.BCST 160(R9), Z8, Z9
+	VADDPD.BCST 192(R9), Z9, Z9
+	VMULPD      Z8, Z9, Z9
+	VADDPD.BCST 224(R9), Z9, Z9 // P = (p0·z + p1)·z + p2
+	VADDPD.BCST 256(R9), Z8, Z10
+	VMULPD      Z8, Z10, Z10
+	VADDPD.BCST 288(R9), Z10, Z10
+	VMULPD      Z8, Z10, Z10
+	VADDPD.BCST 320(R9), Z10, Z10 // Q = ((z + q0)·z + q1)·z + q2
+	VMULPD      Z9, Z8, Z9        // z·P
+	VCMPPD.BCST $0x11, 128(R9), Z1, K1 // a < 0.625 (false for NaN)
+	VMOVAPD     Z9, K1, Z6        // numerator: z·P where small, 1 − t elsewhere
+	VMOVAPD     Z10, K1, Z7       // denominator: Q where small, 1 + t elsewhere
+	VDIVPD      Z7, Z6, Z6        // (1 − t)/(1 + t), or z·P/Q
+	VPANDNQ     Z0, Z12, Z11      // the sign of x
+	VPXORQ      Z11, Z6, Z11      // large: negated where x < 0
+	VMULPD      Z6, Z0, Z9        // small: x·(z·P/Q)
+	VADDPD      Z9, Z0, Z9        // x + x·(z·P/Q)
+	VMOVAPD     Z9, K1, Z11
+	VMOVUPD     Z11, (DI)
+	ADDQ        $64, SI
+	ADDQ        $64, DI
+	DECQ        CX
+	JNE         t8loop
+t8done:
+	VZEROUPPER
+	RET

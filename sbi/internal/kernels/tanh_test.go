@@ -39,7 +39,7 @@ func TestTanh(t *testing.T) {
 			t.Fatalf("tanh(%v): Tanh %v, TanhGo %v", x, got, ref[i])
 		}
 	}
-	for off := 1; off < 4; off++ { // every value lands in another group of four, or the tail
+	for off := 1; off < 8; off++ { // every value lands in another group of eight (or four), or the tail
 		part := make([]float64, len(src)-off)
 		Tanh(part, src[off:])
 		for i, v := range part {

@@ -29,6 +29,32 @@
 	VPSLLQ       $52, K, K \
 	VMULPD       K, P, P
 
+// EXP8(X, K, R, P) is EXP4 on eight lanes: P = e^X for X in [−708, 708], with
+// R8 pointing at expc.
+#define EXP8(X, K, R, P) \
+	VMULPD.BCST       0(R8), X, K \
+	VRNDSCALEPD       $0, K, K \
+	VMOVAPD           X, R \
+	VFNMADD231PD.BCST 32(R8), K, R \
+	VFNMADD231PD.BCST 64(R8), K, R \
+	VBROADCASTSD      96(R8), P \
+	VFMADD213PD.BCST  128(R8), R, P \
+	VFMADD213PD.BCST  160(R8), R, P \
+	VFMADD213PD.BCST  192(R8), R, P \
+	VFMADD213PD.BCST  224(R8), R, P \
+	VFMADD213PD.BCST  256(R8), R, P \
+	VFMADD213PD.BCST  288(R8), R, P \
+	VFMADD213PD.BCST  320(R8), R, P \
+	VFMADD213PD.BCST  352(R8), R, P \
+	VFMADD213PD.BCST  384(R8), R, P \
+	VFMADD213PD.BCST  416(R8), R, P \
+	VFMADD213PD.BCST  448(R8), R, P \
+	VFMADD213PD.BCST  448(R8), R, P \
+	VADDPD.BCST       544(R8), K, K \
+	VPADDQ.BCST       576(R8), K, K \
+	VPSLLQ            $52, K, K \
+	VMULPD            K, P, P
+
 // LOG4(C) sets Y12 = ln Y0 for four normal, positive, finite values (the caller checks the
 // range), with Y1–Y11 as scratch and C pointing at logc: math.Log's algorithm, x = 2^k·(1 + f)
 // with √2/2 ≤ 1 + f < √2, s = f/(2 + f), R = s²·P(s²) (P from L1…L7), and
