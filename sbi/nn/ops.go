@@ -727,9 +727,7 @@ func derivFromOutput(fn int, y, gy, g []float64) {
 	case fnReLU:
 		kernels.ReluBack(y, gy, g)
 	case fnTanh:
-		for i, v := range y {
-			g[i] = gy[i] * (1 - v*v)
-		}
+		kernels.TanhBack(y, gy, g)
 	case fnELU:
 		kernels.EluBack(y, gy, g, 1, 1)
 	case fnSELU:
@@ -788,10 +786,7 @@ func backUnary(n *node) {
 			a.Grad[i] += math.Float64frombits(math.Float64bits(out.Grad[i]) & mask)
 		}
 	case fnTanh:
-		for i, g := range out.Grad {
-			y := out.Data[i]
-			a.Grad[i] += g * (1 - y*y)
-		}
+		kernels.TanhBackAdd(out.Data, out.Grad, a.Grad)
 	default:
 		for i, g := range out.Grad {
 			a.Grad[i] += g * derivFn(n.i, a.Data[i], out.Data[i])

@@ -25,6 +25,20 @@ func ReluBackGo(y, gy, g []float64) {
 	}
 }
 
+// TanhBackGo sets g = gy·(1 − y²) for tanh outputs y: the input's gradient, tanh' = 1 − tanh².
+func TanhBackGo(y, gy, g []float64) {
+	for i, v := range y {
+		g[i] = gy[i] * float64(1-float64(v*v)) // each operation rounded, as the vector kernel
+	}
+}
+
+// TanhBackAddGo adds gy·(1 − y²) to g for tanh outputs y.
+func TanhBackAddGo(y, gy, g []float64) {
+	for i, v := range y {
+		g[i] += float64(gy[i] * float64(1-float64(v*v)))
+	}
+}
+
 // AdamGo applies Adam's update with c = {β₁, 1−β₁, β₂, 1−β₂, lr/bc₁, ε, √bc₂}.
 func AdamGo(x, g, m, v []float64, c *[7]float64) {
 	b1, c1, b2, c2, step, eps, sq2 := c[0], c[1], c[2], c[3], c[4], c[5], c[6]

@@ -9,6 +9,9 @@ func reluAVX(y []float64)
 func reluBackAVX(y, gy, g []float64)
 
 //go:noescape
+func tanhBackAVX(y, gy, g []float64, add int)
+
+//go:noescape
 func expAVX2(dst, src []float64) int
 
 //go:noescape
@@ -50,6 +53,26 @@ func ReluBack(y, gy, g []float64) {
 		reluBackAVX(y[:n], gy[:n], g[:n])
 	}
 	ReluBackGo(y[n:], gy[n:], g[n:])
+}
+
+// TanhBack is TanhBackGo, four values at a time where the CPU has AVX2 (the same bits).
+func TanhBack(y, gy, g []float64) {
+	n := 0
+	if AVX2 {
+		n = len(y) &^ 3
+		tanhBackAVX(y[:n], gy[:n], g[:n], 0)
+	}
+	TanhBackGo(y[n:], gy[n:], g[n:])
+}
+
+// TanhBackAdd is TanhBackAddGo, four values at a time where the CPU has AVX2 (the same bits).
+func TanhBackAdd(y, gy, g []float64) {
+	n := 0
+	if AVX2 {
+		n = len(y) &^ 3
+		tanhBackAVX(y[:n], gy[:n], g[:n], 1)
+	}
+	TanhBackAddGo(y[n:], gy[n:], g[n:])
 }
 
 // Adam is AdamGo, four values at a time where the CPU has AVX2.

@@ -449,3 +449,37 @@ ldone:
 	MOVQ AX, ret+48(FP)
 	VZEROUPPER
 	RET
+
+// func tanhBackAVX(y, gy, g []float64, add int)
+// g[i] = gy[i]·(1 − y[i]·y[i]) (add = 0) or g[i] += gy[i]·(1 − y[i]·y[i]) (add = 1) for tanh
+// outputs y, len(y) a multiple of 4: TanhBackGo's operations, each rounded (no fused
+// multiply-add).
+TEXT ·tanhBackAVX(SB), NOSPLIT, $0-80
+	MOVQ y_base+0(FP), SI
+	MOVQ y_len+8(FP), CX
+	MOVQ gy_base+24(FP), DI
+	MOVQ g_base+48(FP), DX
+	MOVQ add+72(FP), AX
+	SHRQ $2, CX
+	JE   tbdone
+	MOVQ         $0x3ff0000000000000, BX
+	MOVQ         BX, X3
+	VBROADCASTSD X3, Y3 // 1
+tbloop:
+	VMOVUPD (SI), Y0
+	VMULPD  Y0, Y0, Y0 // y²
+	VSUBPD  Y0, Y3, Y0 // 1 − y²
+	VMULPD  (DI), Y0, Y0 // gy·(1 − y²)
+	TESTQ   AX, AX
+	JE      tbstore
+	VADDPD  (DX), Y0, Y0 // g + gy·(1 − y²)
+tbstore:
+	VMOVUPD Y0, (DX)
+	ADDQ    $32, SI
+	ADDQ    $32, DI
+	ADDQ    $32, DX
+	DECQ    CX
+	JNE     tbloop
+tbdone:
+	VZEROUPPER
+	RET

@@ -30,3 +30,9 @@ func Tanh(dst, src []float64) { TanhGo(dst, src) }
 
 // Tanh32 is Tanh32Go.
 func Tanh32(dst, src []float32) { Tanh32Go(dst, src) }
+
+// TanhBack is TanhBackGo.
+func TanhBack(y, gy, g []float64) { TanhBackGo(y, gy, g) }
+
+// TanhBackAdd is TanhBackAddGo.
+func TanhBackAdd(y, gy, g []float64) { TanhBackAddGo(y, gy, g) }

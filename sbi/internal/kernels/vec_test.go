@@ -31,6 +31,20 @@ func TestVectorKernels(t *testing.T) {
 		ReluBack(want, gy, gg)
 		same(t, "relu backward", gw, gg)
 
+		th := make([]float64, n) // tanh outputs, and their gradient set and added
+		Tanh(th, y)
+		TanhBackGo(th, gy, gw)
+		TanhBack(th, gy, gg)
+		same(t, "tanh backward", gw, gg)
+		TanhBackAddGo(th, gy, gw)
+		TanhBackAdd(th, gy, gg)
+		same(t, "tanh backward, added", gw, gg)
+		for i := range gw { // against the derivative's definition, 1 − tanh²
+			if d := gy[i] * (1 - th[i]*th[i]) * 2; math.Abs(gw[i]-d) > 1e-15*math.Abs(d) {
+				t.Fatalf("tanh backward at %v: %v twice, want %v", y[i], gw[i], d)
+			}
+		}
+
 		c := [7]float64{0.9, 0.1, 0.999, 0.001, 0.01, 1e-8, 0.03}
 		x1, x2 := append([]float64(nil), y...), append([]float64(nil), y...)
 		m1, m2 := append([]float64(nil), gy...), append([]float64(nil), gy...)
