@@ -24,7 +24,7 @@ import (
 func kernel6x8(k int, a *float64, rs, cs int, b, c *float64, ldc int, d *float64, ldd int)
 
 //go:noescape
-func kernel6x16(k int, a *float64, rs, cs int, b, c *float64, ldc int, d *float64, ldd int, cols int, floor float64)
+func kernel6x16(k int, a *float64, rs, cs int, b, c *float64, ldc int, d *float64, ldd int, cols int, floor float64, ldb int)
 
 // gemmNR is the width of a micro-tile: 16 columns with AVX-512, 8 with AVX2.
 var gemmNR = 8
@@ -35,10 +35,11 @@ func init() {
 	}
 }
 
-// kernel sets the micro-tile C = D + A·Bp (see kernel6x8).
-func kernel(k int, a *float64, rs, cs int, b, c *float64, ldc int, d *float64, ldd int) {
+// kernel sets the micro-tile C = D + A·B for the columns of cols (see TileGo) with B's rows
+// ldb apart; kernel6x8 reads a packed panel (ldb = 8) and every column.
+func kernel(k int, a *float64, rs, cs int, b *float64, ldb int, c *float64, ldc int, d *float64, ldd int, cols int) {
 	if gemmNR == 16 {
-		kernel6x16(k, a, rs, cs, b, c, ldc, d, ldd, 1<<16-1, math.Inf(-1))
+		kernel6x16(k, a, rs, cs, b, c, ldc, d, ldd, cols, math.Inf(-1), ldb)
 	} else {
 		kernel6x8(k, a, rs, cs, b, c, ldc, d, ldd)
 	}
@@ -82,18 +83,30 @@ func Gemm(tA, tB bool, m, n, k int, a []float64, lda int, b []float64, ldb int, 
 
 // packedGemm is C = op(A)·op(B) + C, or + 1·biasᵀ in place of C when bias is not nil,
 // followed by ReLU when relu is set (AVX-512 only).
+//
+// B is read in place, not packed, where the AVX-512 kernel reads it and it is a single panel
+// stored row by row (n ≤ 16, not transposed): its masked loads read the n columns of each row
+// ldb apart, as a packed panel's rows 16 apart, so a narrow B (a convolution's patches in its
+// weight gradient) is not copied for one reading.
 func packedGemm(tA, tB bool, m, n, k int, a []float64, lda int, b []float64, ldb int, bias, c []float64, ldc int, relu bool) {
 	buf := gemmBufs.Get()
 	np := (n + gemmNR - 1) / gemmNR
 	panels := (m + gemmMR - 1) / gemmMR
+	direct := gemmNR == 16 && !tB && n <= gemmNR
 	for l0 := 0; l0 < k; l0 += gemmKC {
 		kb := min(gemmKC, k-l0)
-		if cap(buf.b) < np*kb*gemmNR {
-			buf.b = make([]float64, np*gemmKC*gemmMaxNR)
+		var bp []float64
+		bld := gemmNR
+		if direct {
+			bp, bld = b[l0*ldb:], ldb
+		} else {
+			if cap(buf.b) < np*kb*gemmNR {
+				buf.b = make([]float64, np*gemmKC*gemmMaxNR)
+			}
+			bp = buf.b[:np*kb*gemmNR]
+			packB(tB, b, ldb, l0, kb, n, bp)
 		}
-		bp := buf.b[:np*kb*gemmNR]
-		packB(tB, b, ldb, l0, kb, n, bp)
-		buf.job = gemmJob{tA: tA, a: a, lda: lda, m: m, n: n, l0: l0, kb: kb, np: np, bp: bp, c: c, ldc: ldc}
+		buf.job = gemmJob{tA: tA, a: a, lda: lda, m: m, n: n, l0: l0, kb: kb, np: np, bp: bp, ldb: bld, c: c, ldc: ldc}
 		if l0 == 0 {
 			buf.job.bias = bias
 		}
@@ -114,7 +127,8 @@ type gemmJob struct {
 	a                []float64
 	lda              int
 	m, n, l0, kb, np int
-	bp               []float64
+	bp               []float64 // the packed panels of B, or B's row l0 read in place
+	ldb              int       // the stride of bp's rows: gemmNR when packed
 	c                []float64
 	ldc              int
 	bias             []float64 // with the first depth block: C = bias + A·B, C not read
@@ -155,7 +169,7 @@ func (j *gemmJob) Do(lo, hi int) {
 					d, ldd = &j.bias[j0], 0
 				}
 				if gemmNR == 16 {
-					kernel6x16(kb, a, rs, cs, &panel[0], ct, ldc, d, ldd, 1<<cols-1, floor)
+					kernel6x16(kb, a, rs, cs, &panel[0], ct, ldc, d, ldd, 1<<cols-1, floor, j.ldb)
 				} else {
 					kernel6x8(kb, a, rs, cs, &panel[0], ct, ldc, d, ldd)
 				}
@@ -163,7 +177,7 @@ func (j *gemmJob) Do(lo, hi int) {
 			}
 			tile := buf.tile[:gemmMR*gemmNR]
 			clear(tile)
-			kernel(kb, a, rs, cs, &panel[0], &tile[0], gemmNR, &tile[0], gemmNR)
+			kernel(kb, a, rs, cs, &panel[0], j.ldb, &tile[0], gemmNR, &tile[0], gemmNR, 1<<cols-1)
 			for r := 0; r < rows; r++ {
 				row := c[(i0+r)*ldc+j0 : (i0+r)*ldc+j0+cols]
 				t := tile[r*gemmNR : r*gemmNR+cols]

@@ -109,6 +109,31 @@ store:
 	VZEROUPPER
 	RET
 
+// FMA16 is one step of l of kernel6x16: the six values of A's column l (SI, R10, stride R9)
+// times the row of B in Z12, Z13, added to the accumulators Z0–Z11; it moves SI and R10 to
+// the next column (R11).
+#define FMA16 \
+	VBROADCASTSD (SI), Z14 \
+	VFMADD231PD  Z12, Z14, Z0 \
+	VFMADD231PD  Z13, Z14, Z1 \
+	VBROADCASTSD (SI)(R9*1), Z15 \
+	VFMADD231PD  Z12, Z15, Z2 \
+	VFMADD231PD  Z13, Z15, Z3 \
+	VBROADCASTSD (SI)(R9*2), Z14 \
+	VFMADD231PD  Z12, Z14, Z4 \
+	VFMADD231PD  Z13, Z14, Z5 \
+	VBROADCASTSD (R10), Z15 \
+	VFMADD231PD  Z12, Z15, Z6 \
+	VFMADD231PD  Z13, Z15, Z7 \
+	VBROADCASTSD (R10)(R9*1), Z14 \
+	VFMADD231PD  Z12, Z14, Z8 \
+	VFMADD231PD  Z13, Z14, Z9 \
+	VBROADCASTSD (R10)(R9*2), Z15 \
+	VFMADD231PD  Z12, Z15, Z10 \
+	VFMADD231PD  Z13, Z15, Z11 \
+	ADDQ R11, SI \
+	ADDQ R11, R10
+
 // STORE16(A0, A1) finishes one row of kernel6x16's tile: adds the row of D (BX) to the
 // accumulators A0, A1, applies the floor (Z14) and stores the columns of K1, K2 to C (DX), then
 // moves DX and BX to the next row.
@@ -124,14 +149,16 @@ store:
 	ADDQ      R8, DX \
 	ADDQ      R12, BX
 
-// func kernel6x16(k int, a *float64, rs, cs int, b, c *float64, ldc int, d *float64, ldd int, cols uint16, floor float64)
+// func kernel6x16(k int, a *float64, rs, cs int, b, c *float64, ldc int, d *float64, ldd int, cols uint16, floor float64, ldb int)
 //
-// kernel6x8 with AVX-512: C[0:6, 0:16] = max(D + A·Bp, floor) for a 6×k block of A addressed
-// as in kernel6x8 and a packed k×16 panel of B, twelve zmm accumulators, 12 FMAs of 8 lanes
-// per step of l. Only the columns whose bit is set in cols are read from D and written to C
-// (masked loads and stores: a narrow last panel needs no copy). floor is −Inf, or 0 for a
-// fused ReLU; the maximum keeps NaN and −0 (as reluAVX).
-TEXT ·kernel6x16(SB), NOSPLIT, $0-88
+// kernel6x8 with AVX-512: C[0:6, 0:16] = max(D + A·B, floor) for a 6×k block of A addressed
+// as in kernel6x8 and k rows of 16 columns of B, row l at b + l·ldb (a packed panel has
+// ldb = 16; a row-major B read in place its row stride), twelve zmm accumulators, 12 FMAs of 8
+// lanes per step of l. Only the columns whose bit is set in cols are read from B and D and
+// written to C (masked loads and stores: a narrow panel needs no copy; the other columns of B
+// count as zeros). floor is −Inf, or 0 for a fused ReLU; the maximum keeps NaN and −0 (as
+// reluAVX).
+TEXT ·kernel6x16(SB), NOSPLIT, $0-96
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ rs+16(FP), R9
@@ -142,6 +169,12 @@ TEXT ·kernel6x16(SB), NOSPLIT, $0-88
 	MOVQ c+40(FP), DX
 	MOVQ ldc+48(FP), R8
 	SHLQ $3, R8
+	MOVQ ldb+88(FP), R13
+	SHLQ $3, R13
+	MOVQ cols+72(FP), AX
+	KMOVW AX, K1 // columns 0…7
+	SHRQ $8, AX
+	KMOVW AX, K2 // columns 8…15
 	LEAQ (SI)(R9*2), R10
 	ADDQ R9, R10 // row 3
 	VPXORQ Z0, Z0, Z0
@@ -160,42 +193,34 @@ TEXT ·kernel6x16(SB), NOSPLIT, $0-88
 	TESTQ CX, CX
 	JE    store16
 
-loop16:
+	CMPQ R13, $128
+	JNE  strided16 // rows ldb apart (B read in place): masked loads
+	MOVQ cols+72(FP), AX
+	CMPQ AX, $0xffff
+	JNE  strided16 // some columns only: masked loads
+
+loop16: // every column of rows 128 bytes apart (a packed panel)
 	VMOVUPD (DI), Z12
 	VMOVUPD 64(DI), Z13
-	VBROADCASTSD (SI), Z14
-	VFMADD231PD  Z12, Z14, Z0
-	VFMADD231PD  Z13, Z14, Z1
-	VBROADCASTSD (SI)(R9*1), Z15
-	VFMADD231PD  Z12, Z15, Z2
-	VFMADD231PD  Z13, Z15, Z3
-	VBROADCASTSD (SI)(R9*2), Z14
-	VFMADD231PD  Z12, Z14, Z4
-	VFMADD231PD  Z13, Z14, Z5
-	VBROADCASTSD (R10), Z15
-	VFMADD231PD  Z12, Z15, Z6
-	VFMADD231PD  Z13, Z15, Z7
-	VBROADCASTSD (R10)(R9*1), Z14
-	VFMADD231PD  Z12, Z14, Z8
-	VFMADD231PD  Z13, Z14, Z9
-	VBROADCASTSD (R10)(R9*2), Z15
-	VFMADD231PD  Z12, Z15, Z10
-	VFMADD231PD  Z13, Z15, Z11
-	ADDQ R11, SI
-	ADDQ R11, R10
+	FMA16
 	ADDQ $128, DI
 	DECQ CX
 	JNE  loop16
+	JMP  store16
+
+strided16:
+	VMOVUPD.Z (DI), K1, Z12
+	VMOVUPD.Z 64(DI), K2, Z13
+	FMA16
+	ADDQ R13, DI
+	DECQ CX
+	JNE  strided16
 
 store16:
 	MOVQ d+56(FP), BX
 	MOVQ ldd+64(FP), R12
 	SHLQ $3, R12
-	MOVQ cols+72(FP), AX
-	KMOVW AX, K1         // columns 0…7 to store
-	SHRQ $8, AX
-	KMOVW AX, K2         // columns 8…15
-	VBROADCASTSD floor+80(FP), Z14
+	VBROADCASTSD floor+80(FP), Z14 // K1, K2: the columns to store
 	STORE16(Z0, Z1)
 	STORE16(Z2, Z3)
 	STORE16(Z4, Z5)
