@@ -283,9 +283,22 @@ var (
 func (p *convPass) run() {
 	j := convPasses.Get()
 	*j = *p
-	par.Range(p.g.blocks(p.n), 1, j)
+	par.Range(p.g.blocks(p.n), p.grain(), j)
 	*j = convPass{}
 	convPasses.Put(j)
+}
+
+// parFlops is about the least work, in flops, worth handing to another goroutine: waking a
+// worker and moving the data to its core costs tens of microseconds on small machines and
+// virtual ones, as much as a few million flops of the products here.
+const parFlops = 1 << 21
+
+// grain returns the number of blocks a goroutine takes at least: enough for parFlops of the
+// products of the forward pass (2·rows·taps·cout per block; the backward pass does about twice
+// that).
+func (p *convPass) grain() int {
+	per := 2 * p.g.block() * p.g.out() * p.g.taps() * p.cout
+	return max(1, parFlops/max(per, 1))
 }
 
 // blockBuf returns a buffer for one block's patches from the free list.

@@ -677,7 +677,7 @@ func derivFn(fn int, x, y float64) float64 {
 
 // applyInPlace replaces every y by fn(y), split over the workers when y is large.
 func applyInPlace(fn int, y []float64) {
-	const grain = 2048 // groups of four values
+	const grain = 8192 // groups of four values
 	if len(y) < 8*grain {
 		applySerial(fn, y)
 		return

@@ -88,7 +88,7 @@ func (g *convGeom) poolWindow(oy, ox int) (y0, y1, x0, x1 int) {
 }
 
 // poolGrain is about the least number of input values a goroutine pools.
-const poolGrain = 1 << 14
+const poolGrain = 1 << 16
 
 // poolPass pools the examples of a batch, split over the workers: max when arg is not nil
 // (arg receives the index of each maximum), else mean. Examples are independent, so the
