@@ -780,11 +780,7 @@ func backUnary(n *node) {
 	a, out := n.a, n.out
 	switch n.i {
 	case fnReLU:
-		for i, v := range out.Data { // branch-free mask as in kernels.ReluBackGo
-			b := int64(math.Float64bits(v))
-			mask := uint64((-b >> 63) & ((b - 0x7FF0000000000001) >> 63))
-			a.Grad[i] += math.Float64frombits(math.Float64bits(out.Grad[i]) & mask)
-		}
+		kernels.ReluBackAdd(out.Data, out.Grad, a.Grad)
 	case fnTanh:
 		kernels.TanhBackAdd(out.Data, out.Grad, a.Grad)
 	default:

@@ -16,13 +16,17 @@ func ReluGo(y []float64) {
 
 // ReluBackGo sets g = gy·1[y > 0] for ReLU outputs y.
 func ReluBackGo(y, gy, g []float64) {
-	// g = gy where y > 0, else 0, without a branch (random signs defeat branch prediction):
-	// y > 0 exactly when its bits, as a signed integer b, satisfy 0 < b ≤ bits(+Inf)
+	// g = gy where y > 0, else 0, without a branch (random signs defeat branch prediction)
 	for i, v := range y {
-		b := int64(math.Float64bits(v))
-		mask := uint64((-b >> 63) & ((b - 0x7FF0000000000001) >> 63))
-		g[i] = math.Float64frombits(math.Float64bits(gy[i]) & mask)
+		g[i] = math.Float64frombits(math.Float64bits(gy[i]) & positive(v))
 	}
+}
+
+// positive returns all ones when v > 0 and zeros otherwise, without a branch: v > 0 exactly
+// when its bits, as a signed integer b, satisfy 0 < b ≤ bits(+Inf).
+func positive(v float64) uint64 {
+	b := int64(math.Float64bits(v))
+	return uint64((-b >> 63) & ((b - 0x7FF0000000000001) >> 63))
 }
 
 // TanhBackGo sets g = gy·(1 − y²) for tanh outputs y: the input's gradient, tanh' = 1 − tanh².
@@ -36,6 +40,13 @@ func TanhBackGo(y, gy, g []float64) {
 func TanhBackAddGo(y, gy, g []float64) {
 	for i, v := range y {
 		g[i] += float64(gy[i] * float64(1-float64(v*v)))
+	}
+}
+
+// ReluBackAddGo adds gy·1[y > 0] to g for ReLU outputs y (the mask of ReluBackGo).
+func ReluBackAddGo(y, gy, g []float64) {
+	for i, v := range y {
+		g[i] += math.Float64frombits(math.Float64bits(gy[i]) & positive(v))
 	}
 }
 

@@ -6,7 +6,7 @@ package kernels
 func reluAVX(y []float64)
 
 //go:noescape
-func reluBackAVX(y, gy, g []float64)
+func reluBackAVX(y, gy, g []float64, add int)
 
 //go:noescape
 func tanhBackAVX(y, gy, g []float64, add int)
@@ -50,9 +50,19 @@ func ReluBack(y, gy, g []float64) {
 	n := 0
 	if AVX2 {
 		n = len(y) &^ 3
-		reluBackAVX(y[:n], gy[:n], g[:n])
+		reluBackAVX(y[:n], gy[:n], g[:n], 0)
 	}
 	ReluBackGo(y[n:], gy[n:], g[n:])
+}
+
+// ReluBackAdd is ReluBackAddGo, four values at a time where the CPU has AVX2 (the same bits).
+func ReluBackAdd(y, gy, g []float64) {
+	n := 0
+	if AVX2 {
+		n = len(y) &^ 3
+		reluBackAVX(y[:n], gy[:n], g[:n], 1)
+	}
+	ReluBackAddGo(y[n:], gy[n:], g[n:])
 }
 
 // TanhBack is TanhBackGo, four values at a time where the CPU has AVX2 (the same bits).

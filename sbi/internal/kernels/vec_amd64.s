@@ -22,13 +22,15 @@ rdone:
 	VZEROUPPER
 	RET
 
-// func reluBackAVX(y, gy, g []float64)
-// g[i] = gy[i] where y[i] > 0, else 0, for len(y) a multiple of 4.
-TEXT ·reluBackAVX(SB), NOSPLIT, $0-72
+// func reluBackAVX(y, gy, g []float64, add int)
+// g[i] = gy[i] where y[i] > 0, else 0 (add = 0), or g[i] += that (add = 1), for len(y) a
+// multiple of 4.
+TEXT ·reluBackAVX(SB), NOSPLIT, $0-80
 	MOVQ   y_base+0(FP), SI
 	MOVQ   y_len+8(FP), CX
 	MOVQ   gy_base+24(FP), DI
 	MOVQ   g_base+48(FP), DX
+	MOVQ   add+72(FP), AX
 	SHRQ   $2, CX
 	JE     bdone
 	VXORPD Y1, Y1, Y1
@@ -36,6 +38,10 @@ bloop:
 	VMOVUPD (SI), Y0
 	VCMPPD  $0x0e, Y1, Y0, Y2 // Y2 = (y > 0), predicate GT_OS
 	VANDPD  (DI), Y2, Y2
+	TESTQ   AX, AX
+	JE      bstore
+	VADDPD  (DX), Y2, Y2 // g + the masked gy
+bstore:
 	VMOVUPD Y2, (DX)
 	ADDQ    $32, SI
 	ADDQ    $32, DI

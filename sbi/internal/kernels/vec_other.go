@@ -36,3 +36,6 @@ func TanhBack(y, gy, g []float64) { TanhBackGo(y, gy, g) }
 
 // TanhBackAdd is TanhBackAddGo.
 func TanhBackAdd(y, gy, g []float64) { TanhBackAddGo(y, gy, g) }
+
+// ReluBackAdd is ReluBackAddGo.
+func ReluBackAdd(y, gy, g []float64) { ReluBackAddGo(y, gy, g) }

@@ -30,6 +30,14 @@ func TestVectorKernels(t *testing.T) {
 		ReluBackGo(want, gy, gw)
 		ReluBack(want, gy, gg)
 		same(t, "relu backward", gw, gg)
+		ReluBackAddGo(want, gy, gw)
+		ReluBackAdd(want, gy, gg)
+		same(t, "relu backward, added", gw, gg)
+		for i := range gw { // twice the gradient where the output is positive, else 0
+			if d := 2 * gy[i]; (want[i] > 0 && gw[i] != d) || (!(want[i] > 0) && gw[i] != 0) {
+				t.Fatalf("relu backward at %v: %v twice", want[i], gw[i])
+			}
+		}
 
 		th := make([]float64, n) // tanh outputs, and their gradient set and added
 		Tanh(th, y)
