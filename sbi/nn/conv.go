@@ -273,6 +273,7 @@ type convPass struct {
 	wpart   []float64
 	wflip   []float64 // backward in place: the weights of the input's gradient (convGeom.flip)
 	back    bool
+	wgT     bool // the weight gradient is taken transposed (convGeom.weightGradTransposed)
 }
 
 var (
@@ -283,6 +284,7 @@ var (
 func (p *convPass) run() {
 	j := convPasses.Get()
 	*j = *p
+	j.wgT = p.back && p.wpart != nil && p.g.weightGradTransposed(p.cout) // once for the pass
 	par.Range(p.g.blocks(p.n), p.grain(), j)
 	*j = convPass{}
 	convPasses.Put(j)

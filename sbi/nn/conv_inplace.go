@@ -104,7 +104,7 @@ func (p *convPass) doInPlace(lo, hi int) {
 			wpart = p.wpart[b*taps*cout : (b+1)*taps*cout]
 			clear(wpart)
 			wsum = wpart
-			if g.weightGradTransposed(cout) {
+			if p.wgT {
 				s.wt = sized(s.wt, taps*cout)
 				clear(s.wt)
 				wsum = s.wt
@@ -131,7 +131,7 @@ func (p *convPass) doInPlace(lo, hi int) {
 				}
 			}
 		}
-		if wpart != nil && g.weightGradTransposed(cout) {
+		if wpart != nil && p.wgT {
 			g.untranspose(wsum, cout, wpart)
 		}
 		if p.back && p.xg != nil && !g.inPlaceInputGrad() {
@@ -234,7 +234,7 @@ func (p *convPass) weightGradImage(s *convScratch, g *convGeom, src, dy, wpart [
 			clear(dyv[(oy*wp+g.ow)*cout : min(m, (oy+1)*wp)*cout])
 		}
 	}
-	if g.weightGradTransposed(cout) { // wpart holds kh blocks of cout×span
+	if p.wgT { // wpart holds kh blocks of cout×span
 		for ky := 0; ky < g.kh; ky++ {
 			ownGemm(true, cout, span, m, dyv, cout, src[ky*wp*c:], c, nil, wpart[ky*cout*span:(ky+1)*cout*span], span)
 		}
