@@ -150,6 +150,9 @@ func (g *convGeom) weightGradTransposed(cout int) bool {
 		return forceWeightGrad > 0
 	}
 	span, nr := g.kw*g.c, ownWidth()
+	if nr == 0 { // no own kernels: the convolution goes through im2col, untransposed
+		return false
+	}
 	tiles := func(m, n int) int { return (m + kernels.MR - 1) / kernels.MR * ((n + nr - 1) / nr) }
 	return tiles(cout, span) < tiles(span, cout)
 }
