@@ -97,12 +97,8 @@ func affineValues(x, params, y, logDet *nn.Tensor) {
 			u[j] = 1 + t[j]
 		}
 		kernels.Log(l[:k], u[:k])
-		for j := range k { // u = softplus(r) + 10⁻³, as kernels.SoftplusFrom
-			sp := t[j]
-			if u[j] != 1 {
-				sp = l[j] * t[j] / (u[j] - 1)
-			}
-			u[j] = max(r[j], 0) + sp + 1e-3
+		for j := range k { // u = softplus(r) + 10⁻³
+			u[j] = kernels.SoftplusWith(r[j], t[j], l[j]) + 1e-3
 		}
 		kernels.Log(l[:k], u[:k])
 		for j := range k {

@@ -1,8 +1,8 @@
 // Package kernels holds the numerical kernels of package nn and of the flows' transforms
 // that have assembly twins: the packed matrix product (Gemm) and its float64 micro-tiles, the
 // float32 micro-tiles of MADE evaluation (Tiles32), the vector operations (ReLU and its
-// derivative, Adam's update, exp, log, tanh, ELU/SELU and its derivative; tanh in float32 for
-// the float32 MADEs) and the vector evaluation of rational-quadratic splines (RunLanes), with the CPU feature detection that chooses among
+// derivative, Adam's update, exp, log, tanh and its derivative, ELU/SELU and its derivative;
+// tanh in float32 for the float32 MADEs) and the vector evaluation of rational-quadratic splines (RunLanes), with the CPU feature detection that chooses among
 // them, and the scalar functions they share (Softplus, Sigmoid). Tensors, tapes and gradients
 // live in package nn, and so does the choice between this product and a BLAS library (its
 // matmul.go); this package knows nothing of them.

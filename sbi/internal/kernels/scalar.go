@@ -11,11 +11,16 @@ import "math"
 func Softplus(x float64) float64 { return SoftplusFrom(x, math.Exp(-math.Abs(x))) }
 
 // SoftplusFrom is Softplus(x) given t = e^−|x|.
-func SoftplusFrom(x, t float64) float64 {
+func SoftplusFrom(x, t float64) float64 { return SoftplusWith(x, t, math.Log(1+t)) }
+
+// SoftplusWith is SoftplusFrom given also lu = ln(1 + t), for callers that take the
+// logarithms of a block at once: max(x, 0) + log1p(t), with log1p(t) = lu·t/((1 + t) − 1), which
+// corrects the rounding of 1 + t, and t itself where 1 + t rounds to 1.
+func SoftplusWith(x, t, lu float64) float64 {
 	u := 1 + t
 	l := t
 	if u != 1 {
-		l = math.Log(u) * t / (u - 1)
+		l = lu * t / (u - 1)
 	}
 	return max(x, 0) + l
 }
