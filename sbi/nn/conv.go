@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/gosbi/gosbi/sbi/internal/kernels"
 	"github.com/gosbi/gosbi/sbi/internal/par"
 	"gonum.org/v1/gonum/floats"
 )
@@ -220,13 +221,8 @@ func backConv(nd *node) {
 	pass := convPass{n: x.Rows, x: x.Data, xg: x.Grad, w: w.Data, cout: w.Cols, dy: out.Grad, wpart: nd.s2, back: true}
 	pass.g.load(nd.s3)
 	cout, taps, rows := w.Cols, pass.g.taps(), x.Rows*pass.g.out()
-	if bias != nil && bias.Grad != nil { // a loop, not a call per row: rows hold a few channels
-		gb := bias.Grad[:cout]
-		for r := 0; r < rows; r++ {
-			for o, v := range out.Grad[r*cout : (r+1)*cout] {
-				gb[o] += v
-			}
-		}
+	if bias != nil && bias.Grad != nil {
+		kernels.ColSumAdd(bias.Grad[:cout], out.Grad, rows, cout)
 	}
 	if w.Grad == nil && x.Grad == nil {
 		return

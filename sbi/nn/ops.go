@@ -7,7 +7,6 @@ import (
 
 	"github.com/gosbi/gosbi/sbi/internal/kernels"
 	"github.com/gosbi/gosbi/sbi/internal/par"
-	"gonum.org/v1/gonum/floats"
 )
 
 // ---- matrix products ----
@@ -144,10 +143,7 @@ func backLinear(n *node) {
 		}
 	}
 	if bias != nil && bias.Grad != nil {
-		c := out.Cols
-		for i := 0; i < out.Rows; i++ {
-			floats.Add(bias.Grad, gy[i*c:(i+1)*c]) // vectorized in gonum's assembly
-		}
+		kernels.ColSumAdd(bias.Grad[:out.Cols], gy, out.Rows, out.Cols)
 	}
 }
 
@@ -388,11 +384,7 @@ func (tp *Tape) ColSum(a *Tensor) *Tensor {
 	g := tp.grads(a)
 	out := tp.tensor(1, a.Cols, g)
 	clear(out.Data)
-	for i := 0; i < a.Rows; i++ {
-		for j, v := range a.Row(i) {
-			out.Data[j] += v
-		}
-	}
+	kernels.ColSumAdd(out.Data, a.Data, a.Rows, a.Cols)
 	if g {
 		tp.record(backColSum, out, a, nil, nil)
 	}

@@ -3,6 +3,7 @@ package nn
 import (
 	"fmt"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -84,9 +85,7 @@ func (tp *Tape) BackwardWith(out *Tensor, grad []float64) {
 	if out.Grad == nil {
 		return
 	}
-	for i, g := range grad {
-		out.Grad[i] += g
-	}
+	floats.Add(out.Grad, grad) // out.Grad[i] += grad[i], in gonum's assembly
 	tp.backwardFrom()
 }
 

@@ -181,3 +181,18 @@ func LogOne(x float64) float64 {
 	t := math.FMA(s, hfsq+(t1+t2), float64(k*ln2lo))
 	return float64(k*ln2hi) - ((hfsq - t) - f)
 }
+
+// ColSumAddGo adds the rows of src to dst in row order: for every column j < len(dst),
+//
+//	dst[j] += src[j] + src[stride + j] + … + src[(rows−1)·stride + j],
+//
+// one addition at a time from the first row (a bias's gradient: the sum over a batch of the
+// output's gradient). src holds at least (rows−1)·stride + len(dst) values.
+func ColSumAddGo(dst, src []float64, rows, stride int) {
+	for r := 0; r < rows; r++ {
+		row := src[r*stride : r*stride+len(dst)]
+		for j, v := range row {
+			dst[j] += v
+		}
+	}
+}

@@ -489,3 +489,59 @@ tbstore:
 tbdone:
 	VZEROUPPER
 	RET
+
+// func colSumAVX(dst, src []float64, rows, stride int)
+// dst[j] += Σ_r src[r·stride + j] for len(dst) a multiple of 4 and rows ≥ 1, each column
+// summed in row order (ColSumAddGo): sixteen columns in four registers over all rows, then
+// four at a time.
+TEXT ·colSumAVX(SB), NOSPLIT, $0-64
+	MOVQ dst_base+0(FP), DI
+	MOVQ dst_len+8(FP), CX
+	MOVQ src_base+24(FP), SI
+	MOVQ rows+48(FP), R8
+	MOVQ stride+56(FP), R9
+	SHLQ $3, R9 // the row stride in bytes
+cs16:
+	CMPQ    CX, $16
+	JLT     cs4
+	VMOVUPD 0(DI), Y0
+	VMOVUPD 32(DI), Y1
+	VMOVUPD 64(DI), Y2
+	VMOVUPD 96(DI), Y3
+	MOVQ    SI, AX
+	MOVQ    R8, DX
+cs16row:
+	VADDPD 0(AX), Y0, Y0
+	VADDPD 32(AX), Y1, Y1
+	VADDPD 64(AX), Y2, Y2
+	VADDPD 96(AX), Y3, Y3
+	ADDQ   R9, AX
+	DECQ   DX
+	JNE    cs16row
+	VMOVUPD Y0, 0(DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, 64(DI)
+	VMOVUPD Y3, 96(DI)
+	ADDQ    $128, DI
+	ADDQ    $128, SI
+	SUBQ    $16, CX
+	JMP     cs16
+cs4:
+	CMPQ    CX, $4
+	JLT     csdone
+	VMOVUPD (DI), Y0
+	MOVQ    SI, AX
+	MOVQ    R8, DX
+cs4row:
+	VADDPD (AX), Y0, Y0
+	ADDQ   R9, AX
+	DECQ   DX
+	JNE    cs4row
+	VMOVUPD Y0, (DI)
+	ADDQ    $32, DI
+	ADDQ    $32, SI
+	SUBQ    $4, CX
+	JMP     cs4
+csdone:
+	VZEROUPPER
+	RET

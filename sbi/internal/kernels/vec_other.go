@@ -39,3 +39,6 @@ func TanhBackAdd(y, gy, g []float64) { TanhBackAddGo(y, gy, g) }
 
 // ReluBackAdd is ReluBackAddGo.
 func ReluBackAdd(y, gy, g []float64) { ReluBackAddGo(y, gy, g) }
+
+// ColSumAdd is ColSumAddGo.
+func ColSumAdd(dst, src []float64, rows, stride int) { ColSumAddGo(dst, src, rows, stride) }
