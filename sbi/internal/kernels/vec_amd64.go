@@ -210,5 +210,7 @@ func ColSumAdd(dst, src []float64, rows, stride int) {
 		n = len(dst) &^ 3
 		colSumAVX(dst[:n], src, rows, stride)
 	}
-	ColSumAddGo(dst[n:], src[n:], rows, stride)
+	if n < len(dst) {
+		ColSumAddGo(dst[n:], src[n:], rows, stride)
+	}
 }
