@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/gosbi/gosbi/sbi/internal/kernels"
 	"github.com/gosbi/gosbi/sbi/internal/par"
 )
 
@@ -129,7 +130,7 @@ func (p *poolPass) Do(lo, hi int) {
 // channel in the window of output (oy, ox) of the example xi, and arg to its index in the
 // batch (offset: the example's first index): the first position holding the maximum, in
 // order of rows then columns, wins, and NaN counts as the largest value. The comparisons
-// select without branching (maxStep): on real data which position wins is a coin toss that
+// select without branching (kernels.MaxStep): on real data which position wins is a coin toss that
 // a branch predictor loses half the time.
 func (g *convGeom) maxWindow(xi, y []float64, arg []int, oy, ox, offset int) {
 	c := g.c
@@ -139,7 +140,7 @@ func (g *convGeom) maxWindow(xi, y []float64, arg []int, oy, ox, offset int) {
 		best, at := math.Float64bits(xi[first*c+ch]), offset+first*c+ch
 		for iy, from := y0, x0+1; iy < y1; iy, from = iy+1, x0 { // the first position is taken
 			for p := iy*g.w + from; p < iy*g.w+x1; p++ {
-				best, at = maxStep(best, at, xi[p*c+ch], offset+p*c+ch)
+				best, at = kernels.MaxStep(best, at, xi[p*c+ch], offset+p*c+ch)
 			}
 		}
 		y[ch], arg[ch] = math.Float64frombits(best), at
@@ -150,16 +151,8 @@ func (g *convGeom) maxWindow(xi, y []float64, arg []int, oy, ox, offset int) {
 // whole: the loops over positions and channels in one place, without a call per window.
 func (g *convGeom) maxSeries(xi, y []float64, arg []int, offset int) {
 	c, kw, step := g.c, g.kw, g.sw*g.c
-	if kw == 2 { // pairs (sbi's CNNEmbedding pools by 2): one step per output, no inner loop
-		for ox := 0; ox < g.ow; ox++ {
-			base := ox * step
-			first, second := xi[base:base+c], xi[base+c:base+2*c]
-			yo, ao := y[ox*c:(ox+1)*c], arg[ox*c:(ox+1)*c]
-			for ch, v := range first {
-				best, at := maxStep(math.Float64bits(v), offset+base+ch, second[ch], offset+base+c+ch)
-				yo[ch], ao[ch] = math.Float64frombits(best), at
-			}
-		}
+	if kw == 2 && g.sw == 2 { // pairs (sbi's CNNEmbedding pools by 2): a vector kernel
+		kernels.MaxPairs(y[:g.ow*c], arg[:g.ow*c], xi[:2*g.ow*c], c, g.ow, offset)
 		return
 	}
 	for ox := 0; ox < g.ow; ox++ {
@@ -168,28 +161,11 @@ func (g *convGeom) maxSeries(xi, y []float64, arg []int, offset int) {
 		for ch := range yo {
 			best, at := math.Float64bits(xi[base+ch]), offset+base+ch
 			for p := base + c + ch; p < base+kw*c; p += c {
-				best, at = maxStep(best, at, xi[p], offset+p)
+				best, at = kernels.MaxStep(best, at, xi[p], offset+p)
 			}
 			yo[ch], ao[ch] = math.Float64frombits(best), at
 		}
 	}
-}
-
-// maxStep returns (v, i) when v is larger than the float64 whose bits are best, or is NaN
-// where best is not, and (best, at) otherwise, selecting by masks instead of a branch.
-func maxStep(best uint64, at int, v float64, i int) (uint64, int) {
-	b := math.Float64frombits(best)
-	take := b2u(v > b) | b2u(v != v)&b2u(b == b)
-	mask := -take // all ones when v wins
-	return best ^ (best^math.Float64bits(v))&mask, at ^ (at^i)&int(mask)
-}
-
-// b2u is 1 for true and 0 for false (a SETcc, not a branch).
-func b2u(b bool) uint64 {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // meanWindow sets y to inv times the sum of each channel over the window of output (oy, ox)

@@ -1,0 +1,8 @@
+//go:build !amd64 || noasm
+
+package kernels
+
+// MaxPairs is MaxPairsGo.
+func MaxPairs(y []float64, arg []int, x []float64, c, rows, offset int) {
+	MaxPairsGo(y, arg, x, c, rows, offset)
+}
