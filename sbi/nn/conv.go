@@ -394,6 +394,7 @@ func (j *convJob) Do(lo, hi int) {
 	g := j.g // a local copy: the loops below keep its fields in registers
 	c, w, ow := g.c, g.w, g.ow
 	in, taps, per, span := g.in(), g.taps(), g.out()*g.taps(), g.kw*g.c
+	first, last := g.inside() // outputs whose window lies inside the row: one run each
 	for i := lo; i < hi; i++ {
 		x, col := j.x[i*in:(i+1)*in], j.col[(i-j.first)*per:(i-j.first+1)*per]
 		for oy := 0; oy < g.oh; oy++ {
@@ -409,11 +410,10 @@ func (j *convJob) Do(lo, hi int) {
 					continue
 				}
 				xr := x[iy*w*c : (iy+1)*w*c]
-				lo, hi := g.inside() // outputs whose window lies inside the row: one run each
 				for ox := 0; ox < ow; ox++ {
-					if ox == lo && hi > lo {
-						runs(col[base+lo*taps:], xr[(lo*g.sw-g.pl)*c:], hi-lo, span, taps, g.sw*c, j.back)
-						ox = hi - 1
+					if ox == first && last > first {
+						runs(col[base+first*taps:], xr[(first*g.sw-g.pl)*c:], last-first, span, taps, g.sw*c, j.back)
+						ox = last - 1
 						continue
 					}
 					window(&g, xr, col[base+ox*taps:base+ox*taps+span], ox*g.sw-g.pl, j.back)
@@ -442,6 +442,8 @@ func runs(dst, src []float64, n, span, taps, step int, back bool) {
 		for k := 0; k < n; k++ {
 			addTo(src[k*step:k*step+span], dst[k*taps:k*taps+span])
 		}
+	case span <= 8: // a kernel row of a few channels: one masked move per run
+		kernels.CopyRuns(dst, src, n, span, taps, step)
 	case span <= 16: // short runs: a loop costs less than a call of memmove
 		for k := 0; k < n; k++ {
 			d, s := dst[k*taps:k*taps+span], src[k*step:k*step+span]
@@ -474,10 +476,16 @@ func window(g *convGeom, xr, seg []float64, ix0 int, back bool) {
 		switch {
 		case ix < 0 || ix >= g.w:
 			if !back {
-				clear(s)
+				for t := range s { // a loop: a call of memclr costs more for a few channels
+					s[t] = 0
+				}
 			}
 		case back:
 			addTo(xr[ix*c:(ix+1)*c], s)
+		case c <= 16:
+			for t, v := range xr[ix*c : (ix+1)*c] {
+				s[t] = v
+			}
 		default:
 			copy(s, xr[ix*c:(ix+1)*c])
 		}

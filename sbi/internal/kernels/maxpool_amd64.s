@@ -81,3 +81,25 @@ mpnext:
 	JNE  mprow
 	VZEROUPPER
 	RET
+
+// func copyRunsAVX512(dst, src []float64, n, dstStride, srcStride int, mask uint64)
+// CopyRunsGo for n ≥ 1 runs of at most eight values: one masked load and store per run.
+TEXT ·copyRunsAVX512(SB), NOSPLIT, $0-80
+	MOVQ  dst_base+0(FP), DI
+	MOVQ  src_base+24(FP), SI
+	MOVQ  n+48(FP), CX
+	MOVQ  dstStride+56(FP), R8
+	MOVQ  srcStride+64(FP), R9
+	MOVQ  mask+72(FP), AX
+	KMOVB AX, K1
+	SHLQ  $3, R8
+	SHLQ  $3, R9
+crloop:
+	VMOVUPD.Z (SI), K1, Z0
+	VMOVUPD   Z0, K1, (DI)
+	ADDQ      R9, SI
+	ADDQ      R8, DI
+	DECQ      CX
+	JNE       crloop
+	VZEROUPPER
+	RET

@@ -47,3 +47,37 @@ func TestMaxPairs(t *testing.T) {
 		}
 	}
 }
+
+// TestCopyRuns checks CopyRuns against copies written out here, for runs of one to ten
+// values (the kernel's masked moves up to eight, the reference beyond), strides on both sides
+// of the span, and that nothing between or after the runs is written.
+func TestCopyRuns(t *testing.T) {
+	rng := rand.New(rand.NewPCG(19, 20))
+	for span := 1; span <= 10; span++ {
+		for _, n := range []int{1, 2, 31} {
+			for _, strides := range [][2]int{{span, span}, {span + 5, 1}, {9, 2}, {span, 3 * span}} {
+				ds, ss := max(strides[0], span), strides[1]
+				src := make([]float64, (n-1)*ss+span)
+				for i := range src {
+					src[i] = rng.NormFloat64()
+				}
+				dst := make([]float64, (n-1)*ds+span+1)
+				for i := range dst {
+					dst[i] = -7
+				}
+				want := append([]float64(nil), dst...)
+				for k := 0; k < n; k++ {
+					for j := 0; j < span; j++ {
+						want[k*ds+j] = src[k*ss+j]
+					}
+				}
+				CopyRuns(dst[:len(dst)-1], src, n, span, ds, ss)
+				for i := range dst {
+					if dst[i] != want[i] {
+						t.Fatalf("span %d, %d runs, strides %d, %d: dst[%d] = %v, want %v", span, n, ds, ss, i, dst[i], want[i])
+					}
+				}
+			}
+		}
+	}
+}
