@@ -1,5 +1,8 @@
 package kernels
 
+// The kernels of convolutions and poolings over windows of positions: the selection of a
+// max pooling (MaxStep, MaxPairs) and the copies of im2col (CopyRuns).
+
 import "math"
 
 // MaxStep is one comparison of a max pooling: it returns (v, i) when v is larger than the
