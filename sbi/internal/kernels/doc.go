@@ -3,11 +3,11 @@
 // float32 micro-tiles of MADE evaluation (Tiles32), the vector operations (ReLU and its
 // derivative, Adam's update, exp, log, tanh and its derivative, ELU/SELU and its derivative;
 // tanh in float32 for the float32 MADEs), the column sums of a bias's gradient (ColSumAdd),
-// max pooling by pairs (MaxPairs) and the vector evaluation of rational-quadratic splines
-// (RunLanes), with the CPU feature detection that chooses among them, and the scalar
-// functions they share (Softplus, Sigmoid, MaxStep). Tensors, tapes and gradients
-// live in package nn, and so does the choice between this product and a BLAS library (its
-// matmul.go); this package knows nothing of them.
+// max pooling by pairs (MaxPairs), the short copies of im2col (CopyRuns) and the vector
+// evaluation of rational-quadratic splines (RunLanes), with the CPU feature detection that
+// chooses among them, and the scalar functions they share (Softplus, Sigmoid, MaxStep).
+// Tensors, tapes and gradients live in package nn, and so does the choice between this
+// product and a BLAS library (its matmul.go); this package knows nothing of them.
 //
 // # The pattern
 //
@@ -32,8 +32,8 @@
 //
 // AVX2 and AVX512 are read once at start-up (CPUID and XGETBV: the CPU has the instructions
 // and the OS saves the registers). Every assembly kernel needs AVX2 with FMA; the 6×16 float64
-// micro-tile, the float32 micro-tile, the float32 tanh, max pooling by pairs and the
-// eight-lane spline kernel need AVX-512F. Builds
+// micro-tile, the float32 micro-tile, the float32 tanh, max pooling by pairs, the im2col
+// copies and the eight-lane spline kernel need AVX-512F. Builds
 // for other architectures, or with the tag noasm, have no assembly: the dispatch functions
 // are their reference loops, Gemm and RunLanes report false, and AVX2, AVX512, Float32 and
 // LaneCount are false or 0.
