@@ -198,19 +198,17 @@ func Tanh32(dst, src []float32) {
 //go:noescape
 func colSumAVX(dst, src []float64, rows, stride int)
 
-// ColSumAdd is ColSumAddGo, sixteen or four columns at a time where the CPU has AVX2. Each
-// column is summed row by row as in the reference, so the results have the same bits.
+// ColSumAdd is ColSumAddGo, sixteen, four, two or one column at a time where the CPU has
+// AVX2. Each column is summed row by row as in the reference, so the results have the same
+// bits.
 func ColSumAdd(dst, src []float64, rows, stride int) {
 	if rows <= 0 || len(dst) == 0 {
 		return
 	}
 	_ = src[(rows-1)*stride+len(dst)-1] // the last value read, in bounds
-	n := 0
-	if AVX2 {
-		n = len(dst) &^ 3
-		colSumAVX(dst[:n], src, rows, stride)
+	if !AVX2 {
+		ColSumAddGo(dst, src, rows, stride)
+		return
 	}
-	if n < len(dst) {
-		ColSumAddGo(dst[n:], src[n:], rows, stride)
-	}
+	colSumAVX(dst, src, rows, stride)
 }

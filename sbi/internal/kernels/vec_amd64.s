@@ -491,9 +491,9 @@ tbdone:
 	RET
 
 // func colSumAVX(dst, src []float64, rows, stride int)
-// dst[j] += Σ_r src[r·stride + j] for len(dst) a multiple of 4 and rows ≥ 1, each column
-// summed in row order (ColSumAddGo): sixteen columns in four registers over all rows, then
-// four at a time.
+// dst[j] += Σ_r src[r·stride + j] for rows ≥ 1, each column summed in row order
+// (ColSumAddGo): sixteen columns in four registers over all rows, then four, two and one at
+// a time.
 TEXT ·colSumAVX(SB), NOSPLIT, $0-64
 	MOVQ dst_base+0(FP), DI
 	MOVQ dst_len+8(FP), CX
@@ -528,7 +528,7 @@ cs16row:
 	JMP     cs16
 cs4:
 	CMPQ    CX, $4
-	JLT     csdone
+	JLT     cs2
 	VMOVUPD (DI), Y0
 	MOVQ    SI, AX
 	MOVQ    R8, DX
@@ -542,6 +542,33 @@ cs4row:
 	ADDQ    $32, SI
 	SUBQ    $4, CX
 	JMP     cs4
+cs2:
+	CMPQ    CX, $2
+	JLT     cs1
+	VMOVUPD (DI), X0
+	MOVQ    SI, AX
+	MOVQ    R8, DX
+cs2row:
+	VADDPD (AX), X0, X0
+	ADDQ   R9, AX
+	DECQ   DX
+	JNE    cs2row
+	VMOVUPD X0, (DI)
+	ADDQ    $16, DI
+	ADDQ    $16, SI
+	SUBQ    $2, CX
+cs1:
+	CMPQ   CX, $1
+	JLT    csdone
+	VMOVSD (DI), X0
+	MOVQ   SI, AX
+	MOVQ   R8, DX
+cs1row:
+	VADDSD (AX), X0, X0
+	ADDQ   R9, AX
+	DECQ   DX
+	JNE    cs1row
+	VMOVSD X0, (DI)
 csdone:
 	VZEROUPPER
 	RET
