@@ -247,12 +247,13 @@ func TestOpsThreadsDeterministic(t *testing.T) {
 func TestPoolMatchesReference(t *testing.T) {
 	for _, cfg := range []Conv2DConfig{
 		{Channels: 2, Height: 5, Width: 7, Kernel: [2]int{3, 2}, Stride: [2]int{2, 2}, Padding: [2]int{1, 1}},
-		{Channels: 3, Height: 1, Width: 12, Kernel: [2]int{1, 2}},                       // 1-D, stride = kernel
-		{Channels: 9, Height: 1, Width: 13, Kernel: [2]int{1, 2}},                       // pairs, eight channels and one, the last position left out
-		{Channels: 1, Height: 1, Width: 9, Kernel: [2]int{1, 3}, Stride: [2]int{1, 1}},  // overlapping
-		{Channels: 2, Height: 1, Width: 9, Kernel: [2]int{1, 2}, Stride: [2]int{1, 1}},  // overlapping pairs
-		{Channels: 2, Height: 6, Width: 6, Kernel: [2]int{2, 2}},                        // 2-D, stride = kernel
-		{Channels: 1, Height: 4, Width: 5, Kernel: [2]int{3, 3}, Padding: [2]int{1, 1}}, // padded all round
+		{Channels: 3, Height: 1, Width: 12, Kernel: [2]int{1, 2}},                                             // 1-D, stride = kernel
+		{Channels: 9, Height: 1, Width: 13, Kernel: [2]int{1, 2}},                                             // pairs, eight channels and one, the last position left out
+		{Channels: 2, Height: 1, Width: 6, Kernel: [2]int{2, 2}, Stride: [2]int{1, 2}, Padding: [2]int{1, 0}}, // one row padded above and below: two output rows
+		{Channels: 1, Height: 1, Width: 9, Kernel: [2]int{1, 3}, Stride: [2]int{1, 1}},                        // overlapping
+		{Channels: 2, Height: 1, Width: 9, Kernel: [2]int{1, 2}, Stride: [2]int{1, 1}},                        // overlapping pairs
+		{Channels: 2, Height: 6, Width: 6, Kernel: [2]int{2, 2}},                                              // 2-D, stride = kernel
+		{Channels: 1, Height: 4, Width: 5, Kernel: [2]int{3, 3}, Padding: [2]int{1, 1}},                       // padded all round
 	} {
 		t.Run(fmt.Sprintf("%+v", cfg), func(t *testing.T) { checkPool(t, cfg) })
 	}

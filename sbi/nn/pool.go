@@ -106,7 +106,7 @@ var poolPasses par.FreeList[poolPass]
 func (p *poolPass) Do(lo, hi int) {
 	g := &p.g
 	in, c, per := g.in(), g.c, g.out()*g.c
-	series := g.h == 1 && g.pl == 0 && g.pr == 0 // every window whole, one row
+	series := g.h == 1 && g.kh == 1 && g.pt+g.pb == 0 && g.pl+g.pr == 0 // one row, every window whole
 	for i := lo; i < hi; i++ {
 		xi, yi := p.x[i*in:(i+1)*in], p.out[i*per:(i+1)*per]
 		if series && p.arg != nil {
