@@ -103,3 +103,68 @@ crloop:
 	JNE       crloop
 	VZEROUPPER
 	RET
+
+// BACKPAIR adds the gradients of the outputs of mask KM (at DX, their indices at R10) to the
+// first positions (SI) where the index is the first position's, BX plus the lanes' offsets,
+// and to the second positions (SI + 8c) elsewhere.
+#define BACKPAIR(KM) \
+	VMOVUPD.Z    (DX), KM, Z0 \
+	VPBROADCASTQ BX, Z5 \
+	VPADDQ       Z7, Z5, Z5 \
+	VMOVDQU64.Z  (R10), KM, Z1 \
+	VPCMPEQQ     Z1, Z5, KM, K3 \
+	KANDNB       KM, K3, K4 \
+	VMOVUPD.Z    (SI), K3, Z2 \
+	VADDPD       Z0, Z2, K3, Z2 \
+	VMOVUPD      Z2, K3, (SI) \
+	VMOVUPD.Z    (SI)(R12*1), K4, Z3 \
+	VADDPD       Z0, Z3, K4, Z3 \
+	VMOVUPD      Z3, K4, (SI)(R12*1)
+
+// func maxPairsBackAVX512(xg []float64, arg []int, g []float64, c, rows, offset int, tail uint64)
+// MaxPairsBackGo for rows ≥ 1 and c ≥ 1, with the row and block loops of maxPairsAVX512.
+TEXT ·maxPairsBackAVX512(SB), NOSPLIT, $0-104
+	MOVQ      xg_base+0(FP), SI
+	MOVQ      arg_base+24(FP), R10
+	MOVQ      g_base+48(FP), DX
+	MOVQ      c+72(FP), CX
+	MOVQ      rows+80(FP), R8
+	MOVQ      offset+88(FP), BX
+	MOVQ      tail+96(FP), AX
+	KMOVB     AX, K2
+	MOVQ      $0xff, AX
+	KMOVB     AX, K1
+	VMOVDQU64 ·maxPairsLanes(SB), Z7
+	MOVQ      CX, R12
+	SHLQ      $3, R12
+	MOVQ      CX, R13
+	SHRQ      $3, R13
+	MOVQ      CX, R14
+	ANDQ      $7, R14
+mbrow:
+	MOVQ  R13, DI
+	TESTQ DI, DI
+	JE    mbtail
+mbblock:
+	BACKPAIR(K1)
+	ADDQ $64, SI
+	ADDQ $64, DX
+	ADDQ $64, R10
+	ADDQ $8, BX
+	DECQ DI
+	JNE  mbblock
+mbtail:
+	TESTQ R14, R14
+	JE    mbnext
+	BACKPAIR(K2)
+	LEAQ (SI)(R14*8), SI
+	LEAQ (DX)(R14*8), DX
+	LEAQ (R10)(R14*8), R10
+	ADDQ R14, BX
+mbnext:
+	ADDQ R12, SI
+	ADDQ CX, BX
+	DECQ R8
+	JNE  mbrow
+	VZEROUPPER
+	RET

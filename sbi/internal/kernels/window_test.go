@@ -81,3 +81,45 @@ func TestCopyRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxPairsBack checks MaxPairsBack against its reference loop bit for bit on the indices
+// MaxPairs gives for inputs with ties and NaN, with gradients that start at values of both
+// signs and at −0 (a position that lost keeps its −0: nothing is added to it).
+func TestMaxPairsBack(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	for _, c := range []int{1, 2, 6, 7, 8, 9, 12, 16, 17, 23} {
+		for _, rows := range []int{1, 2, 50} {
+			const offset = 300
+			x := make([]float64, 2*rows*c)
+			for i := range x {
+				x[i] = float64(rng.IntN(5)) - 2
+				if rng.IntN(11) == 0 {
+					x[i] = math.NaN()
+				}
+			}
+			y, arg := make([]float64, rows*c), make([]int, rows*c)
+			MaxPairs(y, arg, x, c, rows, offset)
+			g := make([]float64, rows*c)
+			for i := range g {
+				g[i] = rng.NormFloat64()
+			}
+			got := make([]float64, 2*rows*c+1)
+			for i := range got {
+				switch rng.IntN(3) {
+				case 0:
+					got[i] = math.Copysign(0, -1)
+				default:
+					got[i] = rng.NormFloat64()
+				}
+			}
+			want := append([]float64(nil), got...)
+			MaxPairsBackGo(want, arg, g, c, rows, offset)
+			MaxPairsBack(got[:2*rows*c], arg, g, c, rows, offset)
+			for i := range got {
+				if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+					t.Fatalf("c %d, rows %d: gradient %d = %v, want %v", c, rows, i, got[i], want[i])
+				}
+			}
+		}
+	}
+}
