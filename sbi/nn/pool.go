@@ -71,9 +71,11 @@ func (tp *Tape) pool(op string, x *Tensor, g *convGeom, isMax bool) *Tensor {
 	if gr {
 		nd := tp.record(backPool, out, x, nil, nil)
 		nd.idx = arg
-		nd.k = inv
-		nd.s3 = tp.scratch(convGeomLen)
-		g.store(nd.s3)
+		if !isMax {
+			nd.k = inv
+			nd.s3 = tp.scratch(convGeomLen)
+			g.store(nd.s3)
+		}
 	}
 	return out
 }
@@ -145,17 +147,11 @@ func (g *convGeom) maxWindow(xi, y []float64, arg []int, oy, ox, offset int) {
 	}
 }
 
-// pairs reports whether a pooling takes the series' positions two by two (a kernel and a
-// stride of 2 along one row, no padding): the windows of kernels.MaxPairs.
-func (g *convGeom) pairs() bool {
-	return g.h == 1 && g.kh == 1 && g.kw == 2 && g.sw == 2 && g.pl == 0 && g.pr == 0
-}
-
 // maxSeries is maxWindow for every output of a series without padding, whose windows are
 // whole: the loops over positions and channels in one place, without a call per window.
 func (g *convGeom) maxSeries(xi, y []float64, arg []int, offset int) {
 	c, kw, step := g.c, g.kw, g.sw*g.c
-	if g.pairs() { // sbi's CNNEmbedding pools by 2: a vector kernel
+	if kw == 2 && g.sw == 2 { // pairs (sbi's CNNEmbedding pools by 2): a vector kernel
 		kernels.MaxPairs(y[:g.ow*c], arg[:g.ow*c], xi[:2*g.ow*c], c, g.ow, offset)
 		return
 	}
@@ -193,21 +189,15 @@ func (g *convGeom) meanWindow(xi, y []float64, oy, ox int, inv float64) {
 
 func backPool(nd *node) {
 	x, out := nd.a, nd.out
-	var g convGeom
-	g.load(nd.s3)
-	c, per := g.c, g.out()*g.c
-	if nd.idx != nil && g.pairs() { // maximum by pairs: a vector kernel per example
-		for i := 0; i < x.Rows; i++ {
-			kernels.MaxPairsBack(x.Grad[i*g.in():(i+1)*g.in()], nd.idx[i*per:(i+1)*per], out.Grad[i*per:(i+1)*per], c, g.ow, i*g.in())
-		}
-		return
-	}
 	if nd.idx != nil { // maximum: the gradient goes to the position that won
 		for k, p := range nd.idx {
 			x.Grad[p] += out.Grad[k]
 		}
 		return
 	}
+	var g convGeom
+	g.load(nd.s3)
+	c, per := g.c, g.out()*g.c
 	for i := 0; i < x.Rows; i++ {
 		gx := x.Grad[i*g.in() : (i+1)*g.in()]
 		for oy := 0; oy < g.oh; oy++ {

@@ -43,15 +43,6 @@ func MaxPairsGo(y []float64, arg []int, x []float64, c, rows, offset int) {
 	}
 }
 
-// MaxPairsBackGo is the backward pass of MaxPairsGo: it adds each output's gradient g[k] to
-// the gradient xg of the position that won, xg[arg[k] − offset], for the rows·c outputs. The
-// windows do not overlap, so every position receives at most one gradient.
-func MaxPairsBackGo(xg []float64, arg []int, g []float64, c, rows, offset int) {
-	for k, v := range g[:rows*c] {
-		xg[arg[k]-offset] += v
-	}
-}
-
 // CopyRunsGo copies n runs of span values, the k-th from src[k·srcStride:] to
 // dst[k·dstStride:]: the windows of im2col, whose runs are a kernel row's taps. dst and src
 // hold at least (n−1)·stride + span values.

@@ -29,20 +29,3 @@ func CopyRuns(dst, src []float64, n, span, dstStride, srcStride int) {
 	_, _ = dst[(n-1)*dstStride+span-1], src[(n-1)*srcStride+span-1] // the last values touched, in bounds
 	copyRunsAVX512(dst, src, n, dstStride, srcStride, 1<<span-1)
 }
-
-//go:noescape
-func maxPairsBackAVX512(xg []float64, arg []int, g []float64, c, rows, offset int, tail uint64)
-
-// MaxPairsBack is MaxPairsBackGo, eight channels at a time where the CPU has AVX-512: each
-// block of outputs adds its gradients to the first positions of its pairs where they won and
-// to the second positions where those did (masked additions, so a position that lost keeps
-// its bits, a negative zero included). arg must hold MaxPairs' indices: each is the first or
-// the second position of its pair.
-func MaxPairsBack(xg []float64, arg []int, g []float64, c, rows, offset int) {
-	if !AVX512 || rows <= 0 || c <= 0 {
-		MaxPairsBackGo(xg, arg, g, c, rows, offset)
-		return
-	}
-	_, _, _ = xg[2*rows*c-1], arg[rows*c-1], g[rows*c-1] // the last values touched, in bounds
-	maxPairsBackAVX512(xg, arg, g, c, rows, offset, 1<<(c%8)-1)
-}

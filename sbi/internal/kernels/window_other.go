@@ -11,8 +11,3 @@ func MaxPairs(y []float64, arg []int, x []float64, c, rows, offset int) {
 func CopyRuns(dst, src []float64, n, span, dstStride, srcStride int) {
 	CopyRunsGo(dst, src, n, span, dstStride, srcStride)
 }
-
-// MaxPairsBack is MaxPairsBackGo.
-func MaxPairsBack(xg []float64, arg []int, g []float64, c, rows, offset int) {
-	MaxPairsBackGo(xg, arg, g, c, rows, offset)
-}
