@@ -129,9 +129,8 @@ func (p *poolPass) Do(lo, hi int) {
 // maxWindow sets y (one output position's c channels) to the largest input value of each
 // channel in the window of output (oy, ox) of the example xi, and arg to its index in the
 // batch (offset: the example's first index): the first position holding the maximum, in
-// order of rows then columns, wins, and NaN counts as the largest value. The comparisons
-// select without branching (kernels.MaxStep): on real data which position wins is a coin toss that
-// a branch predictor loses half the time.
+// order of rows then columns, wins, and NaN counts as the largest value (kernels.MaxStep, which
+// selects without branching).
 func (g *convGeom) maxWindow(xi, y []float64, arg []int, oy, ox, offset int) {
 	c := g.c
 	y0, y1, x0, x1 := g.poolWindow(oy, ox)

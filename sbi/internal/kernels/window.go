@@ -44,8 +44,8 @@ func MaxPairsGo(y []float64, arg []int, x []float64, c, rows, offset int) {
 }
 
 // CopyRunsGo copies n runs of span values, the k-th from src[k·srcStride:] to
-// dst[k·dstStride:]: the windows of im2col, whose runs are a kernel row's taps. dst and src
-// hold at least (n−1)·stride + span values.
+// dst[k·dstStride:]: the windows of im2col, whose runs are a kernel row's taps. dst holds at
+// least (n−1)·dstStride + span values, src (n−1)·srcStride + span.
 func CopyRunsGo(dst, src []float64, n, span, dstStride, srcStride int) {
 	for k := 0; k < n; k++ {
 		copy(dst[k*dstStride:k*dstStride+span], src[k*srcStride:k*srcStride+span])
