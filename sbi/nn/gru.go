@@ -54,6 +54,7 @@ func (tp *Tape) GRU(x, wi, wh, bi, bh *Tensor, length int) *Tensor {
 	}
 	for t := 0; t < length; t++ {
 		switch {
+		case n == 0: // no series: no states (and out.Data is empty, so h_{t−1} is not sliced)
 		case t == 0: // h₀ = 0: h·Wh + bh is bh
 			for i := 0; i < n; i++ {
 				if bh != nil {
@@ -149,7 +150,7 @@ func (op *gruOp) Backward() {
 				floats.Add(op.bh.Grad, op.dgh[i*g3:(i+1)*g3])
 			}
 		}
-		if t > 0 {
+		if t > 0 && n > 0 { // with no series there is nothing to add (and no h_{t−1} to slice)
 			prev := out.Data[(t-1)*hid:]
 			if wh.Grad != nil { // dWh += h_{t−1}ᵀ·dgh
 				gemm(true, false, hid, g3, n, 1, prev, length*hid, op.dgh, g3, 1, wh.Grad, g3)

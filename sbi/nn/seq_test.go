@@ -194,3 +194,44 @@ func TestEmbeddingOpsStepAllocatesNothing(t *testing.T) {
 		t.Errorf("a steady-state step allocates %v times", allocs)
 	}
 }
+
+// TestGRUEmptyBatch checks that a GRU over a batch of no series returns the 0 × length·H
+// result and a backward pass that leaves every gradient at 0, as the convolutions, poolings
+// and attention do with no examples, instead of slicing past the end of its empty output.
+func TestGRUEmptyBatch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(81, 82))
+	for _, c := range []struct {
+		length, in, hid int
+		bias            bool
+	}{
+		{1, 2, 3, true},
+		{4, 2, 3, true},
+		{4, 1, 1, false},
+		{7, 3, 5, false},
+	} {
+		t.Run(fmt.Sprintf("%+v", c), func(t *testing.T) {
+			tp := NewTape()
+			x := tp.Variable(0, c.length*c.in, nil)
+			wi, wh := randVar(rng, c.in, 3*c.hid, -1, 1), randVar(rng, c.hid, 3*c.hid, -1, 1)
+			var bi, bh *Tensor
+			if c.bias {
+				bi, bh = randVar(rng, 1, 3*c.hid, -1, 1), randVar(rng, 1, 3*c.hid, -1, 1)
+			}
+			y := tp.GRU(x, wi, wh, bi, bh, c.length)
+			if y.Rows != 0 || y.Cols != c.length*c.hid {
+				t.Fatalf("result %d×%d, want 0×%d", y.Rows, y.Cols, c.length*c.hid)
+			}
+			tp.Backward(tp.Sum(y))
+			for _, p := range []*Tensor{wi, wh, bi, bh} {
+				if p == nil {
+					continue
+				}
+				for i, g := range p.Grad {
+					if g != 0 {
+						t.Fatalf("gradient %d of a %d×%d parameter is %v, want 0 (no series)", i, p.Rows, p.Cols, g)
+					}
+				}
+			}
+		})
+	}
+}
