@@ -291,8 +291,21 @@ func (p *convPass) inputGradCol(b int) {
 }
 
 // ownGemm is C = op(A)·B + C, or op(A)·B + 1·biasᵀ when bias is not nil, on the own kernels
-// (kernels.Gemm), whose rows of A may overlap.
+// (kernels.Gemm), whose rows of A may overlap. Empty products, which the kernel declines, are
+// done here as gemm does them: no rows or columns leave C as it is, no depth leaves C or sets
+// it to the bias (a convolution with no output channels).
 func ownGemm(tA bool, m, n, k int, a []float64, lda int, b []float64, ldb int, bias, c []float64, ldc int) {
+	switch {
+	case m == 0 || n == 0:
+		return
+	case k == 0:
+		if bias != nil {
+			for i := 0; i < m; i++ {
+				copy(c[i*ldc:i*ldc+n], bias[:n])
+			}
+		}
+		return
+	}
 	if !kernels.Gemm(tA, false, m, n, k, a, lda, b, ldb, bias, c, ldc, false) {
 		panic("nn: the own product kernel declined a convolution's product")
 	}

@@ -472,3 +472,52 @@ func TestConvWeightGradOrientations(t *testing.T) {
 		}
 	}
 }
+
+// TestConvZeroOutputChannels checks that a convolution with weights of no columns (no output
+// channels) gives its n × 0 result and leaves the input's gradient at 0 on every path, as a
+// product with no columns does: the in-place path's products (ownGemm) have no columns, or,
+// for the input's gradient, no depth, and must be empty, not declined by the kernel.
+func TestConvZeroOutputChannels(t *testing.T) {
+	rng := rand.New(rand.NewPCG(53, 54))
+	for _, c := range []struct {
+		name string
+		c1   *Conv1DConfig
+		c2   *Conv2DConfig
+	}{
+		{"1D series", &Conv1DConfig{Channels: 2, Length: 8, Kernel: 3}, nil},
+		{"1D padded, 16 channels", &Conv1DConfig{Channels: 16, Length: 6, Kernel: 3, Padding: 1}, nil},
+		{"1D causal", &Conv1DConfig{Channels: 3, Length: 5, Kernel: 2, Causal: true}, nil},
+		{"1D strided dilated", &Conv1DConfig{Channels: 2, Length: 9, Kernel: 3, Stride: 2, Dilation: 2}, nil},
+		{"2D padded, 16 channels", nil, &Conv2DConfig{Channels: 16, Height: 4, Width: 3, Kernel: [2]int{2, 2}, Padding: [2]int{1, 1}}},
+		{"2D one channel", nil, &Conv2DConfig{Channels: 1, Height: 4, Width: 4, Kernel: [2]int{3, 3}}},
+		{"2D 1×1", nil, &Conv2DConfig{Channels: 2, Height: 3, Width: 3, Kernel: [2]int{1, 1}}},
+	} {
+		for _, n := range []int{1, 30} {
+			t.Run(fmt.Sprintf("%s/n=%d", c.name, n), func(t *testing.T) {
+				var g convGeom
+				if c.c1 != nil {
+					g = c.c1.geom("", false)
+				} else {
+					g = c.c2.geom("", false)
+				}
+				tp := NewTape()
+				x, w, b := randVar(rng, n, g.in(), -1, 1), NewVariable(g.taps(), 0, nil), NewVariable(1, 0, nil)
+				var y *Tensor
+				if c.c1 != nil {
+					y = tp.Conv1D(x, w, b, *c.c1)
+				} else {
+					y = tp.Conv2D(x, w, b, *c.c2)
+				}
+				if y.Rows != n || y.Cols != 0 {
+					t.Fatalf("result %d×%d, want %d×0", y.Rows, y.Cols, n)
+				}
+				tp.Backward(tp.Sum(y))
+				for i, v := range x.Grad {
+					if v != 0 {
+						t.Fatalf("input gradient %d is %v, want 0 (no outputs)", i, v)
+					}
+				}
+			})
+		}
+	}
+}
