@@ -95,6 +95,9 @@ func (c Conv1DConfig) geom(op string, pool bool) convGeom {
 	g := convGeom{c: c.Channels, h: 1, w: c.Length, kh: 1, kw: c.Kernel, sh: 1, sw: or1(stride), dh: 1, dw: or1(c.Dilation),
 		pl: c.Padding, pr: c.Padding}
 	if c.Causal {
+		if pool { // MaxPool1D and MeanPool1D refuse it too; PoolOutLength comes here alone
+			panic(fmt.Sprintf("nn: %s: Causal is for convolutions, want false for pooling", op))
+		}
 		if c.Padding != 0 {
 			panic(fmt.Sprintf("nn: %s: Causal with Padding %d, want 0 (a causal convolution pads the left by itself)", op, c.Padding))
 		}

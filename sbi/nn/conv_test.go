@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/gosbi/gosbi/runenv"
@@ -519,5 +520,39 @@ func TestConvZeroOutputChannels(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestPoolOutLengthRefusesCausal checks that PoolOutLength refuses a causal configuration, as
+// MaxPool1D and MeanPool1D do (Causal is for convolutions), and says why, rather than
+// returning the length of a causally padded pooling that no pooling computes or complaining
+// about padding the caller did not set.
+func TestPoolOutLengthRefusesCausal(t *testing.T) {
+	for _, cfg := range []Conv1DConfig{
+		{Channels: 1, Length: 8, Kernel: 2, Causal: true},
+		{Channels: 2, Length: 8, Kernel: 3, Causal: true},
+		{Channels: 1, Length: 5, Kernel: 1, Causal: true},
+		{Channels: 1, Length: 9, Kernel: 2, Stride: 1, Causal: true},
+	} {
+		t.Run(fmt.Sprintf("%+v", cfg), func(t *testing.T) {
+			for _, f := range []struct {
+				name string
+				run  func()
+			}{
+				{"PoolOutLength", func() { cfg.PoolOutLength() }},
+				{"MaxPool1D", func() { NewTape().MaxPool1D(NewTensor(1, cfg.Length*cfg.Channels, nil), cfg) }},
+				{"MeanPool1D", func() { NewTape().MeanPool1D(NewTensor(1, cfg.Length*cfg.Channels, nil), cfg) }},
+			} {
+				func() {
+					defer func() {
+						msg, _ := recover().(string)
+						if !strings.Contains(msg, "Causal is for convolutions") {
+							t.Errorf("%s: panic %q, want a refusal of Causal", f.name, msg)
+						}
+					}()
+					f.run()
+				}()
+			}
+		})
 	}
 }
