@@ -16,8 +16,10 @@
 //
 // Limits: a header is at most 1 MiB, an array at most 2³¹ values and at least one. A file
 // whose header promises more values than its data hold is refused before the values are
-// allocated (files) or while they are read, in bounded steps (streams): a damaged header
-// cannot make the reader allocate more than the data that are there. Files are written
+// allocated (files, and stored .npz members that lie within their archive) or while they are
+// read, in bounded steps (streams, and deflated .npz members, whose uncompressed size is only
+// a claim of the zip header): a damaged header cannot make the reader allocate more than
+// twice the data that are there. Files are written
 // atomically (a temporary file renamed over the target).
 package npy
 

@@ -5,6 +5,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 	"strings"
 
@@ -15,18 +16,30 @@ import (
 // NPZ is an open .npz archive: np.savez or np.savez_compressed output, one .npy member per
 // array. Close it when done.
 type NPZ struct {
-	zr    *zip.ReadCloser
+	f     *os.File
+	size  int64 // of the archive
+	zr    *zip.Reader
 	names []string
 	files map[string]*zip.File
 }
 
 // OpenNPZ opens the .npz archive at path and lists its arrays.
 func OpenNPZ(path string) (*NPZ, error) {
-	zr, err := zip.OpenReader(path)
+	f, err := os.Open(path)
 	if err != nil {
+		return nil, fmt.Errorf("npy: %w", err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("npy: %w", err)
+	}
+	zr, err := zip.NewReader(f, st.Size())
+	if err != nil {
+		f.Close()
 		return nil, fmt.Errorf("npy: opening %s as a .npz (zip) archive: %w", path, err)
 	}
-	z := &NPZ{zr: zr, files: map[string]*zip.File{}}
+	z := &NPZ{f: f, size: st.Size(), zr: zr, files: map[string]*zip.File{}}
 	for _, f := range zr.File {
 		name, ok := strings.CutSuffix(f.Name, ".npy")
 		if !ok {
@@ -58,11 +71,26 @@ func (z *NPZ) Dense(name string) (*mat.Dense, error) {
 	if err != nil {
 		return nil, fmt.Errorf("npy: array %q: %w", name, err)
 	}
-	m, err := readData(br, h, int64(f.UncompressedSize64))
+	m, err := readData(br, h, z.memberSize(f))
 	if err != nil {
 		return nil, fmt.Errorf("npy: array %q: %w", name, err)
 	}
 	return m, nil
+}
+
+// memberSize returns the size of member f when the archive holds it: a stored member whose
+// data lie within the archive (the zip reader then fails unless exactly that many bytes
+// come). Otherwise it returns −1, and the member is read as a stream: the uncompressed size
+// of a deflated member is a claim of its header, which its compressed data need not back.
+func (z *NPZ) memberSize(f *zip.File) int64 {
+	if f.Method != zip.Store || f.CompressedSize64 != f.UncompressedSize64 || f.UncompressedSize64 > uint64(z.size) {
+		return -1
+	}
+	off, err := f.DataOffset()
+	if err != nil || off < 0 || off > z.size-int64(f.UncompressedSize64) {
+		return -1
+	}
+	return int64(f.UncompressedSize64)
 }
 
 // Vector reads the 1-D array name into a slice (see ReadVector).
@@ -84,7 +112,7 @@ func (z *NPZ) Vector(name string) ([]float64, error) {
 }
 
 // Close closes the archive.
-func (z *NPZ) Close() error { return z.zr.Close() }
+func (z *NPZ) Close() error { return z.f.Close() }
 
 // NPZWriter writes a .npz archive array by array; Close finishes it. Arrays are stored, or
 // deflated with Compress (np.savez_compressed).
