@@ -23,7 +23,9 @@ type NPZ struct {
 	files map[string]*zip.File
 }
 
-// OpenNPZ opens the .npz archive at path and lists its arrays.
+// OpenNPZ opens the .npz archive at path and lists its arrays. An archive holding two members
+// of one name (which zip allows and np.savez never writes) is refused: which of them is the
+// array cannot be told.
 func OpenNPZ(path string) (*NPZ, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -44,6 +46,10 @@ func OpenNPZ(path string) (*NPZ, error) {
 		name, ok := strings.CutSuffix(f.Name, ".npy")
 		if !ok {
 			continue // np.load ignores other members too
+		}
+		if z.files[name] != nil {
+			z.f.Close()
+			return nil, fmt.Errorf("%w: %s holds array %q (member %s) more than once, expected one member per array: write the archive again with np.savez", ErrFormat, path, name, f.Name)
 		}
 		z.names = append(z.names, name)
 		z.files[name] = f

@@ -108,3 +108,30 @@ func TestNPZLyingMemberSize(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenNPZRefusesDuplicates checks that an archive holding two members of one name (which
+// zip allows and np.savez never writes) is refused rather than read as one of them.
+func TestOpenNPZRefusesDuplicates(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		members []string
+		want    string
+	}{
+		{"twice", []string{"a.npy", "b.npy", "a.npy"}, `array "a"`},
+		{"three times", []string{"x.npy", "x.npy", "x.npy"}, `array "x"`},
+	} {
+		var ms []rawMember
+		for k, name := range c.members {
+			ms = append(ms, rawMember{name: name, method: zip.Store, data: npyBytes("(1,)", float64(k))})
+		}
+		z, err := OpenNPZ(writeZip(t, ms...))
+		if err == nil {
+			t.Errorf("%s: OpenNPZ accepted an archive with names %v (Names %v)", c.name, c.members, z.Names())
+			z.Close()
+			continue
+		}
+		if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one wrapping ErrFormat that names %s", c.name, err, c.want)
+		}
+	}
+}
