@@ -135,7 +135,7 @@ func ReadHeader(r io.Reader) (Header, error) {
 	n := 1
 	for _, d := range h.Shape {
 		if d < 0 || (d > 0 && n > MaxValues/d) {
-			return Header{}, fmt.Errorf("%w: shape %v holds more than %d values", ErrFormat, h.Shape, MaxValues)
+			return Header{}, fmt.Errorf("%w: shape %v holds more than the limit of %d values (MaxValues): save the array in parts", ErrFormat, h.Shape, MaxValues)
 		}
 		n *= d
 	}
@@ -266,9 +266,12 @@ func (p *lit) tuple() ([]int, error) {
 		for j < len(p.s) && p.s[j] >= '0' && p.s[j] <= '9' {
 			j++
 		}
-		d, err := strconv.Atoi(p.s[p.i:j])
-		if err != nil || j == p.i {
+		if j == p.i {
 			return nil, errors.New("expected non-negative integers")
+		}
+		d, err := strconv.Atoi(p.s[p.i:j])
+		if err != nil { // digits only: too large for an int
+			return nil, fmt.Errorf("dimension %s holds more than the limit of %d values", p.s[p.i:j], MaxValues)
 		}
 		p.i = j
 		p.word("L") // a long of Python 2

@@ -310,3 +310,23 @@ func TestReadValues(t *testing.T) {
 		}
 	}
 }
+
+// TestReadHeaderShapeLimit checks that a shape beyond MaxValues is refused as such, whether the
+// product of its dimensions or a single dimension (one too large for an int) exceeds it.
+func TestReadHeaderShapeLimit(t *testing.T) {
+	for _, c := range []struct {
+		shape, want string
+	}{
+		{"(99999999999999999999999,)", "more than the limit of 2147483648 values"},
+		{"(2, 99999999999999999999999)", "more than the limit of 2147483648 values"},
+		{"(46341, 46341)", "more than the limit of 2147483648 values"},
+		{"(1000000, 1000000)", "more than the limit of 2147483648 values"},
+		{"(-1,)", "expected non-negative integers"},
+		{"(3, x)", "expected non-negative integers"},
+	} {
+		_, err := ReadHeader(bytes.NewReader(npyBytes(c.shape)))
+		if err == nil || !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("shape %s: error %v, want one wrapping ErrFormat that says %q", c.shape, err, c.want)
+		}
+	}
+}
