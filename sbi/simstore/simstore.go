@@ -169,13 +169,16 @@ func Open(dir string) (*Store, error) {
 
 // Refresh lists the chunks again, picking up those appended since Open.
 func (s *Store) Refresh() error {
+	known := map[string]int{} // listed before the directory is read
+	for _, c := range s.snapshot() {
+		known[c.path] = c.rows
+	}
 	ents, err := os.ReadDir(filepath.Join(s.dir, chunkDir))
 	if err != nil {
 		return fmt.Errorf("simstore: %w", err)
 	}
-	known := map[string]int{}
-	for _, c := range s.snapshot() {
-		known[c.path] = c.rows
+	if testHookRefreshListed != nil {
+		testHookRefreshListed()
 	}
 	var chunks []chunk
 	n := 0
@@ -194,12 +197,28 @@ func (s *Store) Refresh() error {
 		chunks = append(chunks, chunk{path: path, rows: rows})
 		n += rows
 	}
-	sort.Slice(chunks, func(i, j int) bool { return chunks[i].path < chunks[j].path })
 	s.mu.Lock()
+	defer s.mu.Unlock()
+	// A chunk this store appended while the directory was read is listed now but was not
+	// before, and the directory may have been read before its rename: keep it.
+	found := make(map[string]bool, len(chunks))
+	for _, c := range chunks {
+		found[c.path] = true
+	}
+	for _, c := range s.chunks {
+		if _, had := known[c.path]; !had && !found[c.path] {
+			chunks = append(chunks, c)
+			n += c.rows
+		}
+	}
+	sort.Slice(chunks, func(i, j int) bool { return chunks[i].path < chunks[j].path })
 	s.chunks, s.n = chunks, n
-	s.mu.Unlock()
 	return nil
 }
+
+// Test hooks: called by Refresh once it has read the directory, by Append once its chunk is in
+// place.
+var testHookRefreshListed, testHookAppendWritten func()
 
 // snapshot returns the listed chunks; the slice is never written again (Append and Refresh
 // replace or extend it under the lock, copying on append).
@@ -279,10 +298,18 @@ func (s *Store) Append(theta, x *mat.Dense) error {
 	if err := npy.WriteNPZFile(path, []string{"theta", "x"}, []mat.Matrix{theta, x}, false); err != nil {
 		return fmt.Errorf("simstore: %w", err)
 	}
+	if testHookAppendWritten != nil {
+		testHookAppendWritten()
+	}
 	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range s.chunks {
+		if c.path == path {
+			return nil // a Refresh since the rename listed it
+		}
+	}
 	s.chunks = append(s.chunks, chunk{path: path, rows: n})
 	s.n += n
-	s.mu.Unlock()
 	return nil
 }
 

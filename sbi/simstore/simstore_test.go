@@ -313,3 +313,55 @@ func TestConcurrentCreate(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendDuringRefresh interleaves an Append and a Refresh of one Store at the two points
+// where their lists can disagree, and checks that the store lists each chunk once: the
+// chunk appended while Refresh read the directory is not dropped, and the one Refresh found
+// on disk before Append listed it is not listed twice.
+func TestAppendDuringRefresh(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		hook *func()
+		do   func(s *Store) error
+	}{
+		{"append after the directory is read", &testHookRefreshListed, func(s *Store) error { return s.Append(pairs(10, 5)) }},
+		{"refresh after the chunk is written", &testHookAppendWritten, func(s *Store) error { return s.Refresh() }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := Create(t.TempDir(), 2, 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Append(pairs(0, 10)); err != nil {
+				t.Fatal(err)
+			}
+			var hookErr error
+			*c.hook = func() {
+				*c.hook = nil // once
+				hookErr = c.do(s)
+			}
+			defer func() { *c.hook = nil }()
+			var outer error
+			if c.hook == &testHookRefreshListed {
+				outer = s.Refresh()
+			} else {
+				outer = s.Append(pairs(10, 5))
+			}
+			if outer != nil || hookErr != nil {
+				t.Fatal(outer, hookErr)
+			}
+			if s.Len() != 15 || s.Chunks() != 2 {
+				t.Fatalf("the store lists %d pairs in %d chunks, want 15 in 2", s.Len(), s.Chunks())
+			}
+			seen := make([]int, 15)
+			for _, i := range pass(t, s, 4, 1) {
+				seen[i]++
+			}
+			for i, k := range seen {
+				if k != 1 {
+					t.Fatalf("row %d seen %d times in a pass, want once", i, k)
+				}
+			}
+		})
+	}
+}
