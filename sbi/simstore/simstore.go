@@ -25,6 +25,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	mrand "math/rand/v2"
@@ -167,7 +168,9 @@ func Open(dir string) (*Store, error) {
 	return s, s.Refresh()
 }
 
-// Refresh lists the chunks again, picking up those appended since Open.
+// Refresh lists the chunks again, picking up those appended since Open. A new chunk whose
+// arrays do not have the store's widths, or do not hold the rows their headers declare, is an
+// error that names it.
 func (s *Store) Refresh() error {
 	known := map[string]int{} // listed before the directory is read
 	for _, c := range s.snapshot() {
@@ -228,16 +231,27 @@ func (s *Store) snapshot() []chunk {
 	return s.chunks[:len(s.chunks):len(s.chunks)]
 }
 
-// chunkRows checks the headers of a chunk and returns its rows.
+// chunkRows checks a chunk and returns its rows: the headers of θ and x must agree with the
+// manifest and with each other, and each member must hold the values its header promises, so
+// that a damaged chunk is refused when it is listed rather than counted in Len and given room
+// in a pass's pool for rows that are not there.
 func (s *Store) chunkRows(path string) (int, error) {
-	zr, err := zip.OpenReader(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return 0, fmt.Errorf("simstore: chunk %s: %w", path, err)
 	}
-	defer zr.Close()
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return 0, fmt.Errorf("simstore: chunk %s: %w", path, err)
+	}
+	zr, err := zip.NewReader(f, st.Size())
+	if err != nil {
+		return 0, fmt.Errorf("simstore: chunk %s: %w", path, err)
+	}
 	var rows [2]int
 	for k, name := range []string{"theta", "x"} {
-		h, err := memberHeader(&zr.Reader, name)
+		h, err := memberHeader(zr, st.Size(), name)
 		if err != nil {
 			return 0, fmt.Errorf("simstore: chunk %s: %w", path, err)
 		}
@@ -253,13 +267,64 @@ func (s *Store) chunkRows(path string) (int, error) {
 	return rows[0], nil
 }
 
-func memberHeader(zr *zip.Reader, name string) (npy.Header, error) {
-	f, err := zr.Open(name + ".npy")
+// memberHeader returns the header of array name of zr, an archive of size bytes, after
+// checking that the member holds the values the header promises: a stored member (as Append
+// writes them) by its sizes, which must lie within the archive; another by reading it through.
+func memberHeader(zr *zip.Reader, size int64, name string) (npy.Header, error) {
+	var m *zip.File
+	for _, f := range zr.File {
+		if f.Name == name+".npy" {
+			if m != nil {
+				return npy.Header{}, fmt.Errorf("array %s stored twice: the chunk is damaged, move it out of the store", name)
+			}
+			m = f
+		}
+	}
+	if m == nil {
+		return npy.Header{}, fmt.Errorf("array %s: %w", name, fs.ErrNotExist)
+	}
+	rc, err := m.Open()
 	if err != nil {
 		return npy.Header{}, fmt.Errorf("array %s: %w", name, err)
 	}
-	defer f.Close()
-	return npy.ReadHeader(f)
+	defer rc.Close()
+	cr := &countingReader{r: rc}
+	h, err := npy.ReadHeader(cr)
+	if err != nil {
+		return npy.Header{}, fmt.Errorf("array %s: %w", name, err)
+	}
+	vsize := int64(8) // ReadHeader accepts float64 and float32 values only
+	if strings.HasSuffix(h.Descr, "4") {
+		vsize = 4
+	}
+	need := cr.n + int64(h.Len())*vsize
+	var has int64
+	if m.Method == zip.Store && m.CompressedSize64 == m.UncompressedSize64 && m.UncompressedSize64 <= uint64(size) {
+		if off, err := m.DataOffset(); err == nil && off <= size-int64(m.UncompressedSize64) {
+			has = int64(m.UncompressedSize64) // the zip reader fails unless that many bytes come
+		}
+	} else {
+		if _, err := io.Copy(io.Discard, cr); err != nil {
+			return npy.Header{}, fmt.Errorf("array %s: %w: the chunk is damaged, move it out of the store", name, err)
+		}
+		has = cr.n
+	}
+	if has < need {
+		return npy.Header{}, fmt.Errorf("array %s: shape %v needs %d bytes, the member holds %d: the chunk is damaged, move it out of the store", name, h.Shape, need, has)
+	}
+	return h, nil
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // Dims returns the widths of θ and of x.

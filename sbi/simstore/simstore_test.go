@@ -1,7 +1,11 @@
 package simstore
 
 import (
+	"archive/zip"
+	"bytes"
+	"compress/flate"
 	"fmt"
+	"hash/crc32"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +14,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/gosbi/gosbi/sbi/npy"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -364,4 +369,115 @@ func TestAppendDuringRefresh(t *testing.T) {
 			}
 		})
 	}
+}
+
+// npyPromising returns a .npy file of the values of m whose header declares rows rows instead
+// of m's own.
+func npyPromising(t *testing.T, m *mat.Dense, rows int) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := npy.Write(&b, m); err != nil {
+		t.Fatal(err)
+	}
+	r, c := m.Dims()
+	from := fmt.Sprintf("(%d, %d), }", r, c)
+	to := fmt.Sprintf("(%d, %d), }", rows, c)
+	// the header keeps its length: the longer shape takes the place of padding spaces
+	out := bytes.Replace(b.Bytes(), []byte(from+strings.Repeat(" ", len(to)-len(from))), []byte(to), 1)
+	if bytes.Equal(out, b.Bytes()) {
+		t.Fatal("npyPromising: no shape to replace")
+	}
+	return out
+}
+
+// writeChunk writes a chunk of the members theta.npy and x.npy with the given content,
+// stored or deflated; claim, when not 0, is the uncompressed size the zip headers declare
+// for each member.
+func writeChunk(t *testing.T, path string, theta, x []byte, method uint16, claim uint64) {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for k, data := range [][]byte{theta, x} {
+		body := data
+		if method == zip.Deflate {
+			var c bytes.Buffer
+			fw, _ := flate.NewWriter(&c, flate.DefaultCompression)
+			fw.Write(data)
+			fw.Close()
+			body = c.Bytes()
+		}
+		fh := &zip.FileHeader{Name: []string{"theta.npy", "x.npy"}[k], Method: method, CRC32: crc32.ChecksumIEEE(data),
+			CompressedSize64: uint64(len(body)), UncompressedSize64: uint64(len(data))}
+		if claim != 0 {
+			fh.UncompressedSize64, fh.CompressedSize64 = claim, claim
+		}
+		w, err := zw.CreateRaw(fh)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write(body)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestChunkPromisingMissingRows checks that a chunk whose headers promise rows its data do not
+// hold is refused when the store is opened, naming the chunk, instead of being counted in Len
+// and making a pass allocate room for the missing rows; a complete chunk written by NumPy's
+// np.savez_compressed (deflated) is still read.
+func TestChunkPromisingMissingRows(t *testing.T) {
+	const rows = 1 << 22 // promised; 2 are there
+	theta, x := pairs(0, 2)
+	th, xx := npyPromising(t, theta, rows), npyPromising(t, x, rows)
+	var thOK, xOK bytes.Buffer
+	npy.Write(&thOK, theta)
+	npy.Write(&xOK, x)
+	for _, c := range []struct {
+		name          string
+		theta, x      []byte
+		method        uint16
+		claim         uint64
+		wantErr       bool
+		wantRowsAfter int
+	}{
+		{"stored, shape larger than the data", th, xx, zip.Store, 0, true, 0},
+		{"stored, zip sizes past the end of the file", th, xx, zip.Store, uint64(len(xx)) + 8*3*rows, true, 0},
+		{"deflated, shape larger than the data", th, xx, zip.Deflate, 0, true, 0},
+		{"deflated, complete", thOK.Bytes(), xOK.Bytes(), zip.Deflate, 0, false, 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if _, err := Create(dir, 2, 3); err != nil {
+				t.Fatal(err)
+			}
+			writeChunk(t, filepath.Join(dir, "chunks", "handmade.npz"), c.theta, c.x, c.method, c.claim)
+			s, err := Open(dir)
+			if c.wantErr {
+				if err == nil || !strings.Contains(err.Error(), "handmade.npz") || !strings.Contains(err.Error(), "damaged") {
+					t.Fatalf("Open gives %v; want an error naming handmade.npz as damaged (store lists %d pairs)", err, lenOf(s))
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.Len() != c.wantRowsAfter {
+				t.Fatalf("%d pairs, want %d", s.Len(), c.wantRowsAfter)
+			}
+			if ids := pass(t, s, 4, 1); len(ids) != c.wantRowsAfter {
+				t.Fatalf("a pass gives rows %v, want %d", ids, c.wantRowsAfter)
+			}
+		})
+	}
+}
+
+func lenOf(s *Store) int {
+	if s == nil {
+		return 0
+	}
+	return s.Len()
 }
