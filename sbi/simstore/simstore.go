@@ -488,8 +488,8 @@ func (it *iter) Next() bool {
 	k := min(it.size, it.poolRows) // the batch is the pool's last k rows
 	lo := it.poolRows - k
 	for a, w := range []int{it.pt, it.dx} {
-		if cap(it.batch[a]) < it.size*w {
-			it.batch[a] = make([]float64, it.size*w)
+		if cap(it.batch[a]) < k*w { // k, not size: a batch may be asked larger than the source
+			it.batch[a] = make([]float64, k*w)
 		}
 		it.batch[a] = it.batch[a][:k*w]
 		copy(it.batch[a], it.pool[a][lo*w:it.poolRows*w])

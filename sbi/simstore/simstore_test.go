@@ -6,6 +6,7 @@ import (
 	"compress/flate"
 	"fmt"
 	"hash/crc32"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -480,4 +481,31 @@ func lenOf(s *Store) int {
 		return 0
 	}
 	return s.Len()
+}
+
+// TestBatchLargerThanStore asks for batches larger than the store, as a caller wanting the
+// whole set in one batch does: one batch of every row, with buffers sized by the rows there.
+func TestBatchLargerThanStore(t *testing.T) {
+	s, err := Create(t.TempDir(), 2, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Append(pairs(0, 7))
+	s.Append(pairs(7, 5))
+	for _, size := range []int{12, 13, 1 << 50, math.MaxInt / 2, math.MaxInt} {
+		it := s.Batches(size, 1)
+		n := 0
+		for it.Next() {
+			th, x := it.Batch()
+			r, _ := th.Dims()
+			if xr, _ := x.Dims(); xr != r || n != 0 {
+				t.Fatalf("size %d: a batch of %d and %d rows after %d rows", size, r, xr, n)
+			}
+			n += r
+		}
+		if err := it.Err(); err != nil || n != 12 {
+			t.Errorf("size %d: %d rows in one pass, error %v; want 12 in one batch", size, n, err)
+		}
+		it.Close()
+	}
 }
