@@ -3,6 +3,7 @@ package npy
 import (
 	"archive/zip"
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -133,22 +134,34 @@ func NewNPZWriter(w io.Writer, compress bool) *NPZWriter {
 	return &NPZWriter{zw: zip.NewWriter(w), compress: compress, names: map[string]bool{}}
 }
 
-// Add writes m as the float64 array name (np.load's key; the member is name + ".npy").
+// Add writes m as the float64 array name (np.load's key; the member is name + ".npy"). A
+// matrix Write refuses is an error that adds nothing: the archive stays complete and the name
+// free.
 func (z *NPZWriter) Add(name string, m mat.Matrix) error {
-	return z.add(name, func(w io.Writer) error { return Write(w, m) })
+	_, _, err := shapeOf(m)
+	return z.add(name, err, func(w io.Writer) error { return Write(w, m) })
 }
 
-// AddVector writes v as the 1-D float64 array name.
+// AddVector writes v as the 1-D float64 array name; an empty v is an error that adds nothing.
 func (z *NPZWriter) AddVector(name string, v []float64) error {
-	return z.add(name, func(w io.Writer) error { return WriteVector(w, v) })
+	var err error
+	if len(v) == 0 {
+		err = errors.New("empty slice, expected at least one value")
+	}
+	return z.add(name, err, func(w io.Writer) error { return WriteVector(w, v) })
 }
 
-func (z *NPZWriter) add(name string, write func(io.Writer) error) error {
+// add writes the member of array name with write, unless the name is refused or taken or the
+// array is refused (invalid, not nil).
+func (z *NPZWriter) add(name string, invalid error, write func(io.Writer) error) error {
 	if name == "" || strings.ContainsAny(name, "/\\") {
 		return fmt.Errorf("npy: array name %q, expected a non-empty name without slashes", name)
 	}
 	if z.names[name] {
 		return fmt.Errorf("npy: array %q added twice", name)
+	}
+	if invalid != nil {
+		return fmt.Errorf("npy: array %q: %w", name, invalid)
 	}
 	z.names[name] = true
 	method := zip.Store
