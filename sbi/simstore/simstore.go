@@ -379,8 +379,8 @@ func (s *Store) Append(theta, x *mat.Dense) error {
 }
 
 // Split divides the store into a validation part of whole chunks holding about frac of the
-// pairs (at least one chunk, chosen by seed) and a training part of the others. It needs at
-// least two chunks.
+// pairs (at least one chunk, also when frac of the pairs rounds to none; chosen by seed) and a
+// training part of the others (at least one chunk). It needs at least two chunks.
 func (s *Store) Split(frac float64, seed uint64) (train, val Source, err error) {
 	if !(frac > 0 && frac < 1) {
 		return nil, nil, fmt.Errorf("simstore: Split(%v), expected a share between 0 and 1", frac)
@@ -395,7 +395,7 @@ func (s *Store) Split(frac float64, seed uint64) (train, val Source, err error) 
 	}
 	perm := mrand.New(mrand.NewPCG(seed, 0x73706c6974)).Perm(len(chunks))
 	tr, va := &part{s: s}, &part{s: s}
-	want := int(math.Round(frac * float64(total)))
+	want := max(1, int(math.Round(frac*float64(total)))) // at least one chunk, as promised
 	for i, k := range perm {
 		c := chunks[k]
 		if left := len(perm) - i; va.n < want && left > 1 && (va.n == 0 || va.n+c.rows <= want) {
@@ -403,9 +403,6 @@ func (s *Store) Split(frac float64, seed uint64) (train, val Source, err error) 
 		} else {
 			tr.add(c)
 		}
-	}
-	if va.n == 0 {
-		return nil, nil, fmt.Errorf("simstore: Split(%v) of %d pairs holds out no pair, expected a larger share", frac, total)
 	}
 	return tr, va, nil
 }

@@ -152,6 +152,48 @@ func TestSplit(t *testing.T) {
 	}
 }
 
+// TestSplitSmallShare checks the promise of Split's doc that validation gets at least one
+// chunk: also when the share of the pairs rounds to no pair at all.
+func TestSplitSmallShare(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		sizes   []int
+		frac    float64
+		wantVal int
+	}{
+		{"share of 0.1 pair", []int{5, 5}, 0.01, 5},
+		{"share of 0.3 pair", []int{1, 1, 1}, 0.1, 1},
+		{"share of 0.49 pair", []int{7, 7, 7, 7, 7, 7, 7}, 0.01, 7},
+		{"share of 4 pairs in chunks of 10", []int{10, 10, 10, 10, 10, 10, 10, 10, 10, 10}, 0.04, 10},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := Create(t.TempDir(), 2, 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			total := 0
+			for _, n := range c.sizes {
+				if err := s.Append(pairs(total, n)); err != nil {
+					t.Fatal(err)
+				}
+				total += n
+			}
+			for seed := uint64(0); seed < 4; seed++ {
+				tr, va, err := s.Split(c.frac, seed)
+				if err != nil {
+					t.Fatalf("seed %d: %v", seed, err)
+				}
+				if va.Len() != c.wantVal || tr.Len() != total-c.wantVal {
+					t.Fatalf("seed %d: split into %d and %d, want %d and %d", seed, tr.Len(), va.Len(), total-c.wantVal, c.wantVal)
+				}
+				if got := len(pass(t, va, 3, 1)); got != c.wantVal {
+					t.Fatalf("seed %d: validation streams %d pairs, want %d", seed, got, c.wantVal)
+				}
+			}
+		})
+	}
+}
+
 // TestPoolBounded streams a store of three windows' worth of rows and checks that the shuffle
 // pool never grew beyond Window rows plus one chunk.
 func TestPoolBounded(t *testing.T) {
