@@ -80,8 +80,11 @@ type manifest struct {
 
 // Store is a simulation store opened from its directory. Its list of chunks is the one read
 // by Open (or the last Refresh) and those it appended itself; chunks appended by other
-// processes are seen after Refresh. A Store is safe for concurrent use; an iterator or a part
-// from Split keeps the chunks listed when it was made.
+// processes are seen after Refresh. Every Store lists its chunks in the order of their names,
+// however it came to list them (Open, Refresh or Append, in whatever order appends finished),
+// so that a seed gives the same batches and the same Split on any Store listing the same
+// chunks. A Store is safe for concurrent use; an iterator or a part from Split keeps the
+// chunks listed when it was made.
 type Store struct {
 	dir               string
 	paramDim, dataDim int
@@ -368,12 +371,19 @@ func (s *Store) Append(theta, x *mat.Dense) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, c := range s.chunks {
-		if c.path == path {
-			return nil // a Refresh since the rename listed it
-		}
+	// in name order, as Refresh lists them: another Append may have listed a later name first
+	k := sort.Search(len(s.chunks), func(i int) bool { return s.chunks[i].path >= path })
+	if k < len(s.chunks) && s.chunks[k].path == path {
+		return nil // a Refresh since the rename listed it
 	}
-	s.chunks = append(s.chunks, chunk{path: path, rows: n})
+	c := chunk{path: path, rows: n}
+	if k == len(s.chunks) {
+		s.chunks = append(s.chunks, c) // beyond every snapshot's length
+	} else { // a new slice: snapshots share the old one
+		chunks := make([]chunk, 0, len(s.chunks)+1)
+		chunks = append(append(append(chunks, s.chunks[:k]...), c), s.chunks[k:]...)
+		s.chunks = chunks
+	}
 	s.n += n
 	return nil
 }

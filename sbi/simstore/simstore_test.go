@@ -10,9 +10,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/gosbi/gosbi/sbi/npy"
@@ -411,6 +413,55 @@ func TestAppendDuringRefresh(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestAppendedOrderIsCanonical has the Append that picked its chunk's name first list it last
+// (as goroutines appending at once, or a step of the wall clock, can), and checks that the
+// appending Store lists its chunks as a reopened one does, by name, so that a seed gives the
+// same batches on both.
+func TestAppendedOrderIsCanonical(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Create(dir, 2, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	written, release := make(chan struct{}), make(chan struct{})
+	var calls atomic.Int32
+	testHookAppendWritten = func() { // the first Append waits, its chunk in place, for the second
+		if calls.Add(1) == 1 {
+			close(written)
+			<-release
+		}
+	}
+	defer func() { testHookAppendWritten = nil }()
+	first := make(chan error)
+	go func() { first <- s.Append(pairs(0, 6)) }()
+	<-written
+	err = s.Append(pairs(6, 7)) // named after the first chunk, listed before it
+	close(release)
+	if err1 := <-first; err1 != nil || err != nil {
+		t.Fatal(err1, err)
+	}
+	testHookAppendWritten = nil
+	re, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := func(s *Store) []string {
+		var out []string
+		for _, c := range s.snapshot() {
+			out = append(out, filepath.Base(c.path))
+		}
+		return out
+	}
+	if a, b := names(s), names(re); fmt.Sprint(a) != fmt.Sprint(b) || !sort.StringsAreSorted(a) {
+		t.Errorf("the appending store lists %v, the reopened one %v: want both by name", a, b)
+	}
+	for seed := uint64(0); seed < 4; seed++ {
+		if a, b := pass(t, s, 4, seed), pass(t, re, 4, seed); fmt.Sprint(a) != fmt.Sprint(b) {
+			t.Errorf("seed %d: the appending store gives %v, the reopened one %v", seed, a, b)
+		}
 	}
 }
 
