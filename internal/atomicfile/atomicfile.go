@@ -58,8 +58,9 @@ func Target(path string) (string, error) {
 
 // Write calls write with a buffered writer on a temporary file next to the target of path
 // (see Target) and, when write and the file's sync succeed, renames it over the target. On any
-// error the target is untouched and the temporary file is removed. A new file gets perm less
-// the umask; a replaced file keeps its permission bits, owner and group.
+// error, or a panic of write (which then goes on to the caller), the target is untouched and
+// the temporary file is removed. A new file gets perm less the umask; a replaced file keeps
+// its permission bits, owner and group.
 func Write(path string, perm fs.FileMode, write func(w io.Writer) error) (err error) {
 	target, err := Target(path)
 	if err != nil {
@@ -82,8 +83,9 @@ func Write(path string, perm fs.FileMode, write func(w io.Writer) error) (err er
 		return err
 	}
 	tmp := f.Name()
-	defer func() {
-		if err != nil {
+	renamed := false
+	defer func() { // on an error or a panic before the rename
+		if !renamed {
 			f.Close()
 			os.Remove(tmp)
 		}
@@ -111,6 +113,7 @@ func Write(path string, perm fs.FileMode, write func(w io.Writer) error) (err er
 	if err = os.Rename(tmp, target); err != nil {
 		return err
 	}
+	renamed = true
 	return syncDir(dir)
 }
 

@@ -73,6 +73,27 @@ func TestWriteFailsMidway(t *testing.T) {
 	}
 }
 
+// TestWritePanicsMidway checks that a write function that panics, after part of the content
+// reached the disk, leaves the target as it was and no temporary file behind, and that the
+// panic reaches the caller unchanged.
+func TestWritePanicsMidway(t *testing.T) {
+	for _, n := range []int{0, 300 << 10} {
+		path, old := writeOld(t)
+		got := func() (p any) {
+			defer func() { p = recover() }()
+			Write(path, 0o644, func(w io.Writer) error {
+				w.Write(bigContent('p')[:n])
+				panic("write panicked")
+			})
+			return nil
+		}()
+		if got != "write panicked" {
+			t.Fatalf("after %d bytes: recovered %v, want the write function's panic", n, got)
+		}
+		checkIntact(t, path, old, false)
+	}
+}
+
 func TestWriteReplaces(t *testing.T) {
 	path, _ := writeOld(t)
 	data := bigContent('x')

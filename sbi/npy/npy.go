@@ -14,10 +14,15 @@
 // A .npz file is a zip archive of .npy files, one per array, named NAME.npy (np.savez stores
 // them, np.savez_compressed deflates them); both kinds are read, and NPZWriter writes either.
 //
-// Limits: a header is at most 1 MiB, an array at most 2³¹ values and at least one. A file
+// Limits: a header is at most 1 MiB, an array at most 2³¹ values and at least one. The
+// writers hold to the same limits, so that what they write reads back: they return an error
+// for a nil matrix, one with no rows or no columns (NumPy has empty arrays, but a *mat.Dense
+// cannot be 0×n, so Read could not return one), and one of more than 2³¹ values. A file
 // whose header promises more values than its data hold is refused before the values are
-// allocated (files) or while they are read, in bounded steps (streams): a damaged header
-// cannot make the reader allocate more than the data that are there. Files are written
+// allocated (files, and stored .npz members that lie within their archive) or while they are
+// read, in bounded steps (streams, and deflated .npz members, whose uncompressed size is only
+// a claim of the zip header): a damaged header cannot make the reader allocate more than
+// twice the data that are there. Files are written
 // atomically (a temporary file renamed over the target).
 package npy
 
@@ -29,6 +34,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -133,7 +139,7 @@ func ReadHeader(r io.Reader) (Header, error) {
 	n := 1
 	for _, d := range h.Shape {
 		if d < 0 || (d > 0 && n > MaxValues/d) {
-			return Header{}, fmt.Errorf("%w: shape %v holds more than %d values", ErrFormat, h.Shape, MaxValues)
+			return Header{}, fmt.Errorf("%w: shape %v holds more than the limit of %d values (MaxValues): save the array in parts", ErrFormat, h.Shape, MaxValues)
 		}
 		n *= d
 	}
@@ -264,9 +270,12 @@ func (p *lit) tuple() ([]int, error) {
 		for j < len(p.s) && p.s[j] >= '0' && p.s[j] <= '9' {
 			j++
 		}
-		d, err := strconv.Atoi(p.s[p.i:j])
-		if err != nil || j == p.i {
+		if j == p.i {
 			return nil, errors.New("expected non-negative integers")
+		}
+		d, err := strconv.Atoi(p.s[p.i:j])
+		if err != nil { // digits only: too large for an int
+			return nil, fmt.Errorf("dimension %s holds more than the limit of %d values", p.s[p.i:j], MaxValues)
 		}
 		p.i = j
 		p.word("L") // a long of Python 2
@@ -380,7 +389,8 @@ func readData(r io.Reader, h Header, size int64) (*mat.Dense, error) {
 // streamStep is the number of values a stream is read in at a time.
 const streamStep = 1 << 17
 
-// Write writes m as a 2-D float64 .npy array in C order.
+// Write writes m as a 2-D float64 .npy array in C order. A matrix Read would not take back
+// (nil, with no values, or with more than MaxValues) is an error, and nothing is written.
 func Write(w io.Writer, m mat.Matrix) error { return write(w, m, false, false) }
 
 // WriteFloat32 writes m as a 2-D float32 .npy array in C order, each value rounded to the
@@ -395,7 +405,8 @@ func WriteVector(w io.Writer, v []float64) error {
 	return write(w, mat.NewDense(len(v), 1, v), false, true)
 }
 
-// WriteFile writes m to path as Write does, atomically.
+// WriteFile writes m to path as Write does, atomically: on an error, or a panic of m, the
+// file at path is left as it was and no temporary file stays behind.
 func WriteFile(path string, m mat.Matrix) error {
 	if err := atomicfile.Write(path, 0o644, func(w io.Writer) error { return Write(w, m) }); err != nil {
 		return fmt.Errorf("npy: writing %s: %w", path, err)
@@ -403,8 +414,30 @@ func WriteFile(path string, m mat.Matrix) error {
 	return nil
 }
 
+// shapeOf returns the dimensions of m after checking that Read takes back the file of m: m is
+// a matrix (not nil) of at least one value and at most MaxValues.
+func shapeOf(m mat.Matrix) (rows, cols int, err error) {
+	if m == nil {
+		return 0, 0, errors.New("nil matrix, expected a matrix of at least one value")
+	}
+	if v := reflect.ValueOf(m); v.Kind() == reflect.Pointer && v.IsNil() {
+		return 0, 0, fmt.Errorf("nil matrix (%T), expected a matrix of at least one value", m)
+	}
+	rows, cols = m.Dims()
+	if rows < 1 || cols < 1 {
+		return 0, 0, fmt.Errorf("%d×%d matrix, expected at least one row and one column: a file of no values does not read back (Read refuses it), leave the array out", rows, cols)
+	}
+	if rows > MaxValues/cols {
+		return 0, 0, fmt.Errorf("%d×%d matrix holds more than the limit of %d values (MaxValues) that Read takes back: write it in parts", rows, cols, MaxValues)
+	}
+	return rows, cols, nil
+}
+
 func write(w io.Writer, m mat.Matrix, f32, vector bool) error {
-	rows, cols := m.Dims()
+	rows, cols, err := shapeOf(m)
+	if err != nil {
+		return fmt.Errorf("npy: %w", err)
+	}
 	shape := fmt.Sprintf("(%d, %d)", rows, cols)
 	if vector {
 		shape = fmt.Sprintf("(%d,)", rows)

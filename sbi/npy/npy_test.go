@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"os/exec"
@@ -309,4 +310,142 @@ func TestReadValues(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestReadHeaderShapeLimit checks that a shape beyond MaxValues is refused as such, whether the
+// product of its dimensions or a single dimension (one too large for an int) exceeds it.
+func TestReadHeaderShapeLimit(t *testing.T) {
+	for _, c := range []struct {
+		shape, want string
+	}{
+		{"(99999999999999999999999,)", "more than the limit of 2147483648 values"},
+		{"(2, 99999999999999999999999)", "more than the limit of 2147483648 values"},
+		{"(46341, 46341)", "more than the limit of 2147483648 values"},
+		{"(1000000, 1000000)", "more than the limit of 2147483648 values"},
+		{"(-1,)", "expected non-negative integers"},
+		{"(3, x)", "expected non-negative integers"},
+	} {
+		_, err := ReadHeader(bytes.NewReader(npyBytes(c.shape)))
+		if err == nil || !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("shape %s: error %v, want one wrapping ErrFormat that says %q", c.shape, err, c.want)
+		}
+	}
+}
+
+// shapeOnly is a matrix of any shape, zero everywhere, that holds no values: for shapes too
+// large to allocate and for the 0×n and n×0 shapes gonum's Dense cannot have.
+type shapeOnly struct{ r, c int }
+
+func (m shapeOnly) Dims() (int, int)    { return m.r, m.c }
+func (m shapeOnly) At(i, j int) float64 { return 0 }
+func (m shapeOnly) T() mat.Matrix       { return mat.Transpose{Matrix: m} }
+
+// panicking is a 2×2 matrix whose At panics on its last value.
+type panicking struct{}
+
+func (panicking) Dims() (int, int) { return 2, 2 }
+func (panicking) At(i, j int) float64 {
+	if i == 1 && j == 1 {
+		panic("At panicked")
+	}
+	return 1
+}
+func (m panicking) T() mat.Matrix { return mat.Transpose{Matrix: m} }
+
+// TestWriteRefusesWhatReadRefuses checks that every writer refuses, with an error and without
+// a panic, a matrix whose file Read would refuse (nil, no values, more than MaxValues), that
+// WriteFile and WriteNPZFile then leave nothing in the directory, and that a refused array
+// leaves an NPZWriter's archive complete and readable. A matrix that panics while it is
+// written still leaves no temporary file behind.
+func TestWriteRefusesWhatReadRefuses(t *testing.T) {
+	var nilDense *mat.Dense
+	good := mat.NewDense(1, 2, []float64{1, 2})
+	for _, c := range []struct {
+		name string
+		m    mat.Matrix
+		want string
+	}{
+		{"nil", nil, "nil matrix"},
+		{"nil *Dense", nilDense, "nil matrix"},
+		{"zero Dense", &mat.Dense{}, "0×0 matrix"},
+		{"0 rows", shapeOnly{0, 3}, "0×3 matrix"},
+		{"0 columns", shapeOnly{3, 0}, "3×0 matrix"},
+		{"too large", shapeOnly{1 << 16, 1<<15 + 1}, "MaxValues"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writers := map[string]func() error{
+				"Write":        func() error { return Write(io.Discard, c.m) },
+				"WriteFloat32": func() error { return WriteFloat32(io.Discard, c.m) },
+				"WriteFile":    func() error { return WriteFile(filepath.Join(dir, "a.npy"), c.m) },
+				"WriteNPZFile": func() error {
+					return WriteNPZFile(filepath.Join(dir, "a.npz"), []string{"ok", "bad"}, []mat.Matrix{good, c.m}, false)
+				},
+			}
+			for wname, write := range writers {
+				err := func() (err error) {
+					defer func() {
+						if p := recover(); p != nil {
+							err = fmt.Errorf("panic: %v", p)
+						}
+					}()
+					return write()
+				}()
+				if err == nil || !strings.Contains(err.Error(), c.want) || strings.HasPrefix(err.Error(), "panic") {
+					t.Errorf("%s: error %v, want one naming %q", wname, err, c.want)
+				}
+			}
+			if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+				t.Errorf("the failed writes left %d files in the directory: %v", len(ents), ents)
+			}
+			// a refused array leaves the archive as it was: complete once closed
+			path := filepath.Join(dir, "w.npz")
+			var buf bytes.Buffer
+			zw := NewNPZWriter(&buf, false)
+			if err := zw.Add("bad", c.m); err == nil {
+				t.Fatal("NPZWriter.Add accepted the matrix")
+			}
+			if err := zw.Add("ok", good); err != nil {
+				t.Fatal(err)
+			}
+			if err := zw.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			z, err := OpenNPZ(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer z.Close()
+			if names := fmt.Sprint(z.Names()); names != "[ok]" {
+				t.Errorf("the archive holds %s, want [ok]", names)
+			}
+			if m, err := z.Dense("ok"); err != nil || !mat.Equal(m, good) {
+				t.Errorf("array ok read back as %v (%v)", m, err)
+			}
+		})
+	}
+	t.Run("At panics", func(t *testing.T) {
+		dir := t.TempDir()
+		for _, write := range []func() error{
+			func() error { return WriteFile(filepath.Join(dir, "a.npy"), panicking{}) },
+			func() error {
+				return WriteNPZFile(filepath.Join(dir, "a.npz"), []string{"p"}, []mat.Matrix{panicking{}}, false)
+			},
+		} {
+			func() {
+				defer func() {
+					if p := recover(); p != "At panicked" {
+						t.Errorf("recovered %v, want the matrix's own panic", p)
+					}
+				}()
+				write()
+			}()
+		}
+		if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+			t.Errorf("the panicking writes left %d files in the directory: %v", len(ents), ents)
+		}
+	})
 }

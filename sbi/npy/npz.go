@@ -3,8 +3,10 @@ package npy
 import (
 	"archive/zip"
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 	"strings"
 
@@ -15,22 +17,40 @@ import (
 // NPZ is an open .npz archive: np.savez or np.savez_compressed output, one .npy member per
 // array. Close it when done.
 type NPZ struct {
-	zr    *zip.ReadCloser
+	f     *os.File
+	size  int64 // of the archive
+	zr    *zip.Reader
 	names []string
 	files map[string]*zip.File
 }
 
-// OpenNPZ opens the .npz archive at path and lists its arrays.
+// OpenNPZ opens the .npz archive at path and lists its arrays. An archive holding two members
+// of one name (which zip allows and np.savez never writes) is refused: which of them is the
+// array cannot be told.
 func OpenNPZ(path string) (*NPZ, error) {
-	zr, err := zip.OpenReader(path)
+	f, err := os.Open(path)
 	if err != nil {
+		return nil, fmt.Errorf("npy: %w", err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("npy: %w", err)
+	}
+	zr, err := zip.NewReader(f, st.Size())
+	if err != nil {
+		f.Close()
 		return nil, fmt.Errorf("npy: opening %s as a .npz (zip) archive: %w", path, err)
 	}
-	z := &NPZ{zr: zr, files: map[string]*zip.File{}}
+	z := &NPZ{f: f, size: st.Size(), zr: zr, files: map[string]*zip.File{}}
 	for _, f := range zr.File {
 		name, ok := strings.CutSuffix(f.Name, ".npy")
 		if !ok {
 			continue // np.load ignores other members too
+		}
+		if z.files[name] != nil {
+			z.f.Close()
+			return nil, fmt.Errorf("%w: %s holds array %q (member %s) more than once, expected one member per array: write the archive again with np.savez", ErrFormat, path, name, f.Name)
 		}
 		z.names = append(z.names, name)
 		z.files[name] = f
@@ -58,11 +78,26 @@ func (z *NPZ) Dense(name string) (*mat.Dense, error) {
 	if err != nil {
 		return nil, fmt.Errorf("npy: array %q: %w", name, err)
 	}
-	m, err := readData(br, h, int64(f.UncompressedSize64))
+	m, err := readData(br, h, z.memberSize(f))
 	if err != nil {
 		return nil, fmt.Errorf("npy: array %q: %w", name, err)
 	}
 	return m, nil
+}
+
+// memberSize returns the size of member f when the archive holds it: a stored member whose
+// data lie within the archive (the zip reader then fails unless exactly that many bytes
+// come). Otherwise it returns −1, and the member is read as a stream: the uncompressed size
+// of a deflated member is a claim of its header, which its compressed data need not back.
+func (z *NPZ) memberSize(f *zip.File) int64 {
+	if f.Method != zip.Store || f.CompressedSize64 != f.UncompressedSize64 || f.UncompressedSize64 > uint64(z.size) {
+		return -1
+	}
+	off, err := f.DataOffset()
+	if err != nil || off < 0 || off > z.size-int64(f.UncompressedSize64) {
+		return -1
+	}
+	return int64(f.UncompressedSize64)
 }
 
 // Vector reads the 1-D array name into a slice (see ReadVector).
@@ -84,7 +119,7 @@ func (z *NPZ) Vector(name string) ([]float64, error) {
 }
 
 // Close closes the archive.
-func (z *NPZ) Close() error { return z.zr.Close() }
+func (z *NPZ) Close() error { return z.f.Close() }
 
 // NPZWriter writes a .npz archive array by array; Close finishes it. Arrays are stored, or
 // deflated with Compress (np.savez_compressed).
@@ -99,22 +134,34 @@ func NewNPZWriter(w io.Writer, compress bool) *NPZWriter {
 	return &NPZWriter{zw: zip.NewWriter(w), compress: compress, names: map[string]bool{}}
 }
 
-// Add writes m as the float64 array name (np.load's key; the member is name + ".npy").
+// Add writes m as the float64 array name (np.load's key; the member is name + ".npy"). A
+// matrix Write refuses is an error that adds nothing: the archive stays complete and the name
+// free.
 func (z *NPZWriter) Add(name string, m mat.Matrix) error {
-	return z.add(name, func(w io.Writer) error { return Write(w, m) })
+	_, _, err := shapeOf(m)
+	return z.add(name, err, func(w io.Writer) error { return Write(w, m) })
 }
 
-// AddVector writes v as the 1-D float64 array name.
+// AddVector writes v as the 1-D float64 array name; an empty v is an error that adds nothing.
 func (z *NPZWriter) AddVector(name string, v []float64) error {
-	return z.add(name, func(w io.Writer) error { return WriteVector(w, v) })
+	var err error
+	if len(v) == 0 {
+		err = errors.New("empty slice, expected at least one value")
+	}
+	return z.add(name, err, func(w io.Writer) error { return WriteVector(w, v) })
 }
 
-func (z *NPZWriter) add(name string, write func(io.Writer) error) error {
+// add writes the member of array name with write, unless the name is refused or taken or the
+// array is refused (invalid, not nil).
+func (z *NPZWriter) add(name string, invalid error, write func(io.Writer) error) error {
 	if name == "" || strings.ContainsAny(name, "/\\") {
 		return fmt.Errorf("npy: array name %q, expected a non-empty name without slashes", name)
 	}
 	if z.names[name] {
 		return fmt.Errorf("npy: array %q added twice", name)
+	}
+	if invalid != nil {
+		return fmt.Errorf("npy: array %q: %w", name, invalid)
 	}
 	z.names[name] = true
 	method := zip.Store

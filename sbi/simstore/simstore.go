@@ -25,6 +25,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	mrand "math/rand/v2"
@@ -79,8 +80,11 @@ type manifest struct {
 
 // Store is a simulation store opened from its directory. Its list of chunks is the one read
 // by Open (or the last Refresh) and those it appended itself; chunks appended by other
-// processes are seen after Refresh. A Store is safe for concurrent use; an iterator or a part
-// from Split keeps the chunks listed when it was made.
+// processes are seen after Refresh. Every Store lists its chunks in the order of their names,
+// however it came to list them (Open, Refresh or Append, in whatever order appends finished),
+// so that a seed gives the same batches and the same Split on any Store listing the same
+// chunks. A Store is safe for concurrent use; an iterator or a part from Split keeps the
+// chunks listed when it was made.
 type Store struct {
 	dir               string
 	paramDim, dataDim int
@@ -167,15 +171,20 @@ func Open(dir string) (*Store, error) {
 	return s, s.Refresh()
 }
 
-// Refresh lists the chunks again, picking up those appended since Open.
+// Refresh lists the chunks again, picking up those appended since Open. A new chunk whose
+// arrays do not have the store's widths, or do not hold the rows their headers declare, is an
+// error that names it.
 func (s *Store) Refresh() error {
+	known := map[string]int{} // listed before the directory is read
+	for _, c := range s.snapshot() {
+		known[c.path] = c.rows
+	}
 	ents, err := os.ReadDir(filepath.Join(s.dir, chunkDir))
 	if err != nil {
 		return fmt.Errorf("simstore: %w", err)
 	}
-	known := map[string]int{}
-	for _, c := range s.snapshot() {
-		known[c.path] = c.rows
+	if testHookRefreshListed != nil {
+		testHookRefreshListed()
 	}
 	var chunks []chunk
 	n := 0
@@ -194,12 +203,28 @@ func (s *Store) Refresh() error {
 		chunks = append(chunks, chunk{path: path, rows: rows})
 		n += rows
 	}
-	sort.Slice(chunks, func(i, j int) bool { return chunks[i].path < chunks[j].path })
 	s.mu.Lock()
+	defer s.mu.Unlock()
+	// A chunk this store appended while the directory was read is listed now but was not
+	// before, and the directory may have been read before its rename: keep it.
+	found := make(map[string]bool, len(chunks))
+	for _, c := range chunks {
+		found[c.path] = true
+	}
+	for _, c := range s.chunks {
+		if _, had := known[c.path]; !had && !found[c.path] {
+			chunks = append(chunks, c)
+			n += c.rows
+		}
+	}
+	sort.Slice(chunks, func(i, j int) bool { return chunks[i].path < chunks[j].path })
 	s.chunks, s.n = chunks, n
-	s.mu.Unlock()
 	return nil
 }
+
+// Test hooks: called by Refresh once it has read the directory, by Append once its chunk is in
+// place.
+var testHookRefreshListed, testHookAppendWritten func()
 
 // snapshot returns the listed chunks; the slice is never written again (Append and Refresh
 // replace or extend it under the lock, copying on append).
@@ -209,16 +234,27 @@ func (s *Store) snapshot() []chunk {
 	return s.chunks[:len(s.chunks):len(s.chunks)]
 }
 
-// chunkRows checks the headers of a chunk and returns its rows.
+// chunkRows checks a chunk and returns its rows: the headers of θ and x must agree with the
+// manifest and with each other, and each member must hold the values its header promises, so
+// that a damaged chunk is refused when it is listed rather than counted in Len and given room
+// in a pass's pool for rows that are not there.
 func (s *Store) chunkRows(path string) (int, error) {
-	zr, err := zip.OpenReader(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return 0, fmt.Errorf("simstore: chunk %s: %w", path, err)
 	}
-	defer zr.Close()
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return 0, fmt.Errorf("simstore: chunk %s: %w", path, err)
+	}
+	zr, err := zip.NewReader(f, st.Size())
+	if err != nil {
+		return 0, fmt.Errorf("simstore: chunk %s: %w", path, err)
+	}
 	var rows [2]int
 	for k, name := range []string{"theta", "x"} {
-		h, err := memberHeader(&zr.Reader, name)
+		h, err := memberHeader(zr, st.Size(), name)
 		if err != nil {
 			return 0, fmt.Errorf("simstore: chunk %s: %w", path, err)
 		}
@@ -234,13 +270,64 @@ func (s *Store) chunkRows(path string) (int, error) {
 	return rows[0], nil
 }
 
-func memberHeader(zr *zip.Reader, name string) (npy.Header, error) {
-	f, err := zr.Open(name + ".npy")
+// memberHeader returns the header of array name of zr, an archive of size bytes, after
+// checking that the member holds the values the header promises: a stored member (as Append
+// writes them) by its sizes, which must lie within the archive; another by reading it through.
+func memberHeader(zr *zip.Reader, size int64, name string) (npy.Header, error) {
+	var m *zip.File
+	for _, f := range zr.File {
+		if f.Name == name+".npy" {
+			if m != nil {
+				return npy.Header{}, fmt.Errorf("array %s stored twice: the chunk is damaged, move it out of the store", name)
+			}
+			m = f
+		}
+	}
+	if m == nil {
+		return npy.Header{}, fmt.Errorf("array %s: %w", name, fs.ErrNotExist)
+	}
+	rc, err := m.Open()
 	if err != nil {
 		return npy.Header{}, fmt.Errorf("array %s: %w", name, err)
 	}
-	defer f.Close()
-	return npy.ReadHeader(f)
+	defer rc.Close()
+	cr := &countingReader{r: rc}
+	h, err := npy.ReadHeader(cr)
+	if err != nil {
+		return npy.Header{}, fmt.Errorf("array %s: %w", name, err)
+	}
+	vsize := int64(8) // ReadHeader accepts float64 and float32 values only
+	if strings.HasSuffix(h.Descr, "4") {
+		vsize = 4
+	}
+	need := cr.n + int64(h.Len())*vsize
+	var has int64
+	if m.Method == zip.Store && m.CompressedSize64 == m.UncompressedSize64 && m.UncompressedSize64 <= uint64(size) {
+		if off, err := m.DataOffset(); err == nil && off <= size-int64(m.UncompressedSize64) {
+			has = int64(m.UncompressedSize64) // the zip reader fails unless that many bytes come
+		}
+	} else {
+		if _, err := io.Copy(io.Discard, cr); err != nil {
+			return npy.Header{}, fmt.Errorf("array %s: %w: the chunk is damaged, move it out of the store", name, err)
+		}
+		has = cr.n
+	}
+	if has < need {
+		return npy.Header{}, fmt.Errorf("array %s: shape %v needs %d bytes, the member holds %d: the chunk is damaged, move it out of the store", name, h.Shape, need, has)
+	}
+	return h, nil
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // Dims returns the widths of θ and of x.
@@ -279,16 +366,31 @@ func (s *Store) Append(theta, x *mat.Dense) error {
 	if err := npy.WriteNPZFile(path, []string{"theta", "x"}, []mat.Matrix{theta, x}, false); err != nil {
 		return fmt.Errorf("simstore: %w", err)
 	}
+	if testHookAppendWritten != nil {
+		testHookAppendWritten()
+	}
 	s.mu.Lock()
-	s.chunks = append(s.chunks, chunk{path: path, rows: n})
+	defer s.mu.Unlock()
+	// in name order, as Refresh lists them: another Append may have listed a later name first
+	k := sort.Search(len(s.chunks), func(i int) bool { return s.chunks[i].path >= path })
+	if k < len(s.chunks) && s.chunks[k].path == path {
+		return nil // a Refresh since the rename listed it
+	}
+	c := chunk{path: path, rows: n}
+	if k == len(s.chunks) {
+		s.chunks = append(s.chunks, c) // beyond every snapshot's length
+	} else { // a new slice: snapshots share the old one
+		chunks := make([]chunk, 0, len(s.chunks)+1)
+		chunks = append(append(append(chunks, s.chunks[:k]...), c), s.chunks[k:]...)
+		s.chunks = chunks
+	}
 	s.n += n
-	s.mu.Unlock()
 	return nil
 }
 
 // Split divides the store into a validation part of whole chunks holding about frac of the
-// pairs (at least one chunk, chosen by seed) and a training part of the others. It needs at
-// least two chunks.
+// pairs (at least one chunk, also when frac of the pairs rounds to none; chosen by seed) and a
+// training part of the others (at least one chunk). It needs at least two chunks.
 func (s *Store) Split(frac float64, seed uint64) (train, val Source, err error) {
 	if !(frac > 0 && frac < 1) {
 		return nil, nil, fmt.Errorf("simstore: Split(%v), expected a share between 0 and 1", frac)
@@ -303,7 +405,7 @@ func (s *Store) Split(frac float64, seed uint64) (train, val Source, err error) 
 	}
 	perm := mrand.New(mrand.NewPCG(seed, 0x73706c6974)).Perm(len(chunks))
 	tr, va := &part{s: s}, &part{s: s}
-	want := int(math.Round(frac * float64(total)))
+	want := max(1, int(math.Round(frac*float64(total)))) // at least one chunk, as promised
 	for i, k := range perm {
 		c := chunks[k]
 		if left := len(perm) - i; va.n < want && left > 1 && (va.n == 0 || va.n+c.rows <= want) {
@@ -311,9 +413,6 @@ func (s *Store) Split(frac float64, seed uint64) (train, val Source, err error) 
 		} else {
 			tr.add(c)
 		}
-	}
-	if va.n == 0 {
-		return nil, nil, fmt.Errorf("simstore: Split(%v) of %d pairs holds out no pair, expected a larger share", frac, total)
 	}
 	return tr, va, nil
 }
@@ -396,8 +495,8 @@ func (it *iter) Next() bool {
 	k := min(it.size, it.poolRows) // the batch is the pool's last k rows
 	lo := it.poolRows - k
 	for a, w := range []int{it.pt, it.dx} {
-		if cap(it.batch[a]) < it.size*w {
-			it.batch[a] = make([]float64, it.size*w)
+		if cap(it.batch[a]) < k*w { // k, not size: a batch may be asked larger than the source
+			it.batch[a] = make([]float64, k*w)
 		}
 		it.batch[a] = it.batch[a][:k*w]
 		copy(it.batch[a], it.pool[a][lo*w:it.poolRows*w])

@@ -1,15 +1,23 @@
 package simstore
 
 import (
+	"archive/zip"
+	"bytes"
+	"compress/flate"
 	"fmt"
+	"hash/crc32"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
+	"github.com/gosbi/gosbi/sbi/npy"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -143,6 +151,48 @@ func TestSplit(t *testing.T) {
 	one.Append(pairs(0, 5))
 	if _, _, err := one.Split(0.1, 1); err == nil {
 		t.Error("a store of one chunk was split")
+	}
+}
+
+// TestSplitSmallShare checks the promise of Split's doc that validation gets at least one
+// chunk: also when the share of the pairs rounds to no pair at all.
+func TestSplitSmallShare(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		sizes   []int
+		frac    float64
+		wantVal int
+	}{
+		{"share of 0.1 pair", []int{5, 5}, 0.01, 5},
+		{"share of 0.3 pair", []int{1, 1, 1}, 0.1, 1},
+		{"share of 0.49 pair", []int{7, 7, 7, 7, 7, 7, 7}, 0.01, 7},
+		{"share of 4 pairs in chunks of 10", []int{10, 10, 10, 10, 10, 10, 10, 10, 10, 10}, 0.04, 10},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := Create(t.TempDir(), 2, 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			total := 0
+			for _, n := range c.sizes {
+				if err := s.Append(pairs(total, n)); err != nil {
+					t.Fatal(err)
+				}
+				total += n
+			}
+			for seed := uint64(0); seed < 4; seed++ {
+				tr, va, err := s.Split(c.frac, seed)
+				if err != nil {
+					t.Fatalf("seed %d: %v", seed, err)
+				}
+				if va.Len() != c.wantVal || tr.Len() != total-c.wantVal {
+					t.Fatalf("seed %d: split into %d and %d, want %d and %d", seed, tr.Len(), va.Len(), total-c.wantVal, c.wantVal)
+				}
+				if got := len(pass(t, va, 3, 1)); got != c.wantVal {
+					t.Fatalf("seed %d: validation streams %d pairs, want %d", seed, got, c.wantVal)
+				}
+			}
+		})
 	}
 }
 
@@ -311,5 +361,244 @@ func TestConcurrentCreate(t *testing.T) {
 		if o != (3+g%2 == dx) {
 			t.Errorf("Create with x of %d values: success %v, the manifest says %d", 3+g%2, o, dx)
 		}
+	}
+}
+
+// TestAppendDuringRefresh interleaves an Append and a Refresh of one Store at the two points
+// where their lists can disagree, and checks that the store lists each chunk once: the
+// chunk appended while Refresh read the directory is not dropped, and the one Refresh found
+// on disk before Append listed it is not listed twice.
+func TestAppendDuringRefresh(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		hook *func()
+		do   func(s *Store) error
+	}{
+		{"append after the directory is read", &testHookRefreshListed, func(s *Store) error { return s.Append(pairs(10, 5)) }},
+		{"refresh after the chunk is written", &testHookAppendWritten, func(s *Store) error { return s.Refresh() }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := Create(t.TempDir(), 2, 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Append(pairs(0, 10)); err != nil {
+				t.Fatal(err)
+			}
+			var hookErr error
+			*c.hook = func() {
+				*c.hook = nil // once
+				hookErr = c.do(s)
+			}
+			defer func() { *c.hook = nil }()
+			var outer error
+			if c.hook == &testHookRefreshListed {
+				outer = s.Refresh()
+			} else {
+				outer = s.Append(pairs(10, 5))
+			}
+			if outer != nil || hookErr != nil {
+				t.Fatal(outer, hookErr)
+			}
+			if s.Len() != 15 || s.Chunks() != 2 {
+				t.Fatalf("the store lists %d pairs in %d chunks, want 15 in 2", s.Len(), s.Chunks())
+			}
+			seen := make([]int, 15)
+			for _, i := range pass(t, s, 4, 1) {
+				seen[i]++
+			}
+			for i, k := range seen {
+				if k != 1 {
+					t.Fatalf("row %d seen %d times in a pass, want once", i, k)
+				}
+			}
+		})
+	}
+}
+
+// TestAppendedOrderIsCanonical has the Append that picked its chunk's name first list it last
+// (as goroutines appending at once, or a step of the wall clock, can), and checks that the
+// appending Store lists its chunks as a reopened one does, by name, so that a seed gives the
+// same batches on both.
+func TestAppendedOrderIsCanonical(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Create(dir, 2, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	written, release := make(chan struct{}), make(chan struct{})
+	var calls atomic.Int32
+	testHookAppendWritten = func() { // the first Append waits, its chunk in place, for the second
+		if calls.Add(1) == 1 {
+			close(written)
+			<-release
+		}
+	}
+	defer func() { testHookAppendWritten = nil }()
+	first := make(chan error)
+	go func() { first <- s.Append(pairs(0, 6)) }()
+	<-written
+	err = s.Append(pairs(6, 7)) // named after the first chunk, listed before it
+	close(release)
+	if err1 := <-first; err1 != nil || err != nil {
+		t.Fatal(err1, err)
+	}
+	testHookAppendWritten = nil
+	re, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := func(s *Store) []string {
+		var out []string
+		for _, c := range s.snapshot() {
+			out = append(out, filepath.Base(c.path))
+		}
+		return out
+	}
+	if a, b := names(s), names(re); fmt.Sprint(a) != fmt.Sprint(b) || !sort.StringsAreSorted(a) {
+		t.Errorf("the appending store lists %v, the reopened one %v: want both by name", a, b)
+	}
+	for seed := uint64(0); seed < 4; seed++ {
+		if a, b := pass(t, s, 4, seed), pass(t, re, 4, seed); fmt.Sprint(a) != fmt.Sprint(b) {
+			t.Errorf("seed %d: the appending store gives %v, the reopened one %v", seed, a, b)
+		}
+	}
+}
+
+// npyPromising returns a .npy file of the values of m whose header declares rows rows instead
+// of m's own.
+func npyPromising(t *testing.T, m *mat.Dense, rows int) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := npy.Write(&b, m); err != nil {
+		t.Fatal(err)
+	}
+	r, c := m.Dims()
+	from := fmt.Sprintf("(%d, %d), }", r, c)
+	to := fmt.Sprintf("(%d, %d), }", rows, c)
+	// the header keeps its length: the longer shape takes the place of padding spaces
+	out := bytes.Replace(b.Bytes(), []byte(from+strings.Repeat(" ", len(to)-len(from))), []byte(to), 1)
+	if bytes.Equal(out, b.Bytes()) {
+		t.Fatal("npyPromising: no shape to replace")
+	}
+	return out
+}
+
+// writeChunk writes a chunk of the members theta.npy and x.npy with the given content,
+// stored or deflated; claim, when not 0, is the uncompressed size the zip headers declare
+// for each member.
+func writeChunk(t *testing.T, path string, theta, x []byte, method uint16, claim uint64) {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for k, data := range [][]byte{theta, x} {
+		body := data
+		if method == zip.Deflate {
+			var c bytes.Buffer
+			fw, _ := flate.NewWriter(&c, flate.DefaultCompression)
+			fw.Write(data)
+			fw.Close()
+			body = c.Bytes()
+		}
+		fh := &zip.FileHeader{Name: []string{"theta.npy", "x.npy"}[k], Method: method, CRC32: crc32.ChecksumIEEE(data),
+			CompressedSize64: uint64(len(body)), UncompressedSize64: uint64(len(data))}
+		if claim != 0 {
+			fh.UncompressedSize64, fh.CompressedSize64 = claim, claim
+		}
+		w, err := zw.CreateRaw(fh)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write(body)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestChunkPromisingMissingRows checks that a chunk whose headers promise rows its data do not
+// hold is refused when the store is opened, naming the chunk, instead of being counted in Len
+// and making a pass allocate room for the missing rows; a complete chunk written by NumPy's
+// np.savez_compressed (deflated) is still read.
+func TestChunkPromisingMissingRows(t *testing.T) {
+	const rows = 1 << 22 // promised; 2 are there
+	theta, x := pairs(0, 2)
+	th, xx := npyPromising(t, theta, rows), npyPromising(t, x, rows)
+	var thOK, xOK bytes.Buffer
+	npy.Write(&thOK, theta)
+	npy.Write(&xOK, x)
+	for _, c := range []struct {
+		name          string
+		theta, x      []byte
+		method        uint16
+		claim         uint64
+		wantErr       bool
+		wantRowsAfter int
+	}{
+		{"stored, shape larger than the data", th, xx, zip.Store, 0, true, 0},
+		{"stored, zip sizes past the end of the file", th, xx, zip.Store, uint64(len(xx)) + 8*3*rows, true, 0},
+		{"deflated, shape larger than the data", th, xx, zip.Deflate, 0, true, 0},
+		{"deflated, complete", thOK.Bytes(), xOK.Bytes(), zip.Deflate, 0, false, 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if _, err := Create(dir, 2, 3); err != nil {
+				t.Fatal(err)
+			}
+			writeChunk(t, filepath.Join(dir, "chunks", "handmade.npz"), c.theta, c.x, c.method, c.claim)
+			s, err := Open(dir)
+			if c.wantErr {
+				if err == nil || !strings.Contains(err.Error(), "handmade.npz") || !strings.Contains(err.Error(), "damaged") {
+					t.Fatalf("Open gives %v; want an error naming handmade.npz as damaged (store lists %d pairs)", err, lenOf(s))
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.Len() != c.wantRowsAfter {
+				t.Fatalf("%d pairs, want %d", s.Len(), c.wantRowsAfter)
+			}
+			if ids := pass(t, s, 4, 1); len(ids) != c.wantRowsAfter {
+				t.Fatalf("a pass gives rows %v, want %d", ids, c.wantRowsAfter)
+			}
+		})
+	}
+}
+
+func lenOf(s *Store) int {
+	if s == nil {
+		return 0
+	}
+	return s.Len()
+}
+
+// TestBatchLargerThanStore asks for batches larger than the store, as a caller wanting the
+// whole set in one batch does: one batch of every row, with buffers sized by the rows there.
+func TestBatchLargerThanStore(t *testing.T) {
+	s, err := Create(t.TempDir(), 2, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Append(pairs(0, 7))
+	s.Append(pairs(7, 5))
+	for _, size := range []int{12, 13, 1 << 50, math.MaxInt / 2, math.MaxInt} {
+		it := s.Batches(size, 1)
+		n := 0
+		for it.Next() {
+			th, x := it.Batch()
+			r, _ := th.Dims()
+			if xr, _ := x.Dims(); xr != r || n != 0 {
+				t.Fatalf("size %d: a batch of %d and %d rows after %d rows", size, r, xr, n)
+			}
+			n += r
+		}
+		if err := it.Err(); err != nil || n != 12 {
+			t.Errorf("size %d: %d rows in one pass, error %v; want 12 in one batch", size, n, err)
+		}
+		it.Close()
 	}
 }

@@ -1,0 +1,137 @@
+package npy
+
+import (
+	"archive/zip"
+	"bytes"
+	"compress/flate"
+	"errors"
+	"hash/crc32"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// npyBytes returns a version 1.0 .npy file of float64 values whose header declares shape
+// but whose data are vals only.
+func npyBytes(shape string, vals ...float64) []byte {
+	hdr := "{'descr': '<f8', 'fortran_order': False, 'shape': " + shape + ", }"
+	hdr += strings.Repeat(" ", (64-(10+len(hdr)+1)%64)%64) + "\n"
+	b := append([]byte("\x93NUMPY\x01\x00"), byte(len(hdr)), byte(len(hdr)>>8))
+	b = append(b, hdr...)
+	for _, v := range vals {
+		var w bytes.Buffer
+		WriteVector(&w, []float64{v})
+		b = append(b, w.Bytes()[w.Len()-8:]...)
+	}
+	return b
+}
+
+// rawMember is a member of a hand-made zip archive: its bytes as stored (deflated when
+// method is zip.Deflate) and the uncompressed size its headers declare.
+type rawMember struct {
+	name   string
+	method uint16
+	data   []byte // uncompressed content
+	claim  uint64 // declared uncompressed size; 0 for the true one
+}
+
+// writeZip writes an archive of the members to a file and returns its path.
+func writeZip(t *testing.T, members ...rawMember) string {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, m := range members {
+		body := m.data
+		if m.method == zip.Deflate {
+			var c bytes.Buffer
+			fw, _ := flate.NewWriter(&c, flate.BestCompression)
+			fw.Write(m.data)
+			fw.Close()
+			body = c.Bytes()
+		}
+		fh := &zip.FileHeader{Name: m.name, Method: m.method, CRC32: crc32.ChecksumIEEE(m.data),
+			CompressedSize64: uint64(len(body)), UncompressedSize64: uint64(len(m.data))}
+		if m.claim != 0 {
+			fh.UncompressedSize64 = m.claim
+			if m.method == zip.Store {
+				fh.CompressedSize64 = m.claim
+			}
+		}
+		w, err := zw.CreateRaw(fh)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write(body)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "a.npz")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestNPZLyingMemberSize checks that a member whose zip headers declare far more bytes than
+// the archive holds is refused without allocating what its .npy header promises: the sizes
+// in a zip directory are claims, like the shape of a header.
+func TestNPZLyingMemberSize(t *testing.T) {
+	const n = 1 << 27 // 1 GiB of float64
+	// 128 KiB of values that are there, so that the reader gets past the header (the zip
+	// reader reports a short member only once its data end)
+	data := npyBytes("(134217728,)", make([]float64, 1<<14)...)
+	for _, c := range []struct {
+		name   string
+		method uint16
+	}{
+		{"stored", zip.Store},
+		{"deflated", zip.Deflate},
+	} {
+		path := writeZip(t, rawMember{name: "a.npy", method: c.method, data: data, claim: uint64(len(data)) + 8*n})
+		z, err := OpenNPZ(path)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		m, err := z.Dense("a")
+		runtime.ReadMemStats(&after)
+		z.Close()
+		if err == nil || !errors.Is(err, ErrFormat) {
+			t.Errorf("%s: Dense gives %v, %v; want an error wrapping ErrFormat", c.name, m, err)
+		}
+		if got := after.TotalAlloc - before.TotalAlloc; got > 64<<20 {
+			t.Errorf("%s: Dense allocated %d MiB for a member of %d bytes", c.name, got>>20, len(data))
+		}
+	}
+}
+
+// TestOpenNPZRefusesDuplicates checks that an archive holding two members of one name (which
+// zip allows and np.savez never writes) is refused rather than read as one of them.
+func TestOpenNPZRefusesDuplicates(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		members []string
+		want    string
+	}{
+		{"twice", []string{"a.npy", "b.npy", "a.npy"}, `array "a"`},
+		{"three times", []string{"x.npy", "x.npy", "x.npy"}, `array "x"`},
+	} {
+		var ms []rawMember
+		for k, name := range c.members {
+			ms = append(ms, rawMember{name: name, method: zip.Store, data: npyBytes("(1,)", float64(k))})
+		}
+		z, err := OpenNPZ(writeZip(t, ms...))
+		if err == nil {
+			t.Errorf("%s: OpenNPZ accepted an archive with names %v (Names %v)", c.name, c.members, z.Names())
+			z.Close()
+			continue
+		}
+		if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one wrapping ErrFormat that names %s", c.name, err, c.want)
+		}
+	}
+}
