@@ -76,7 +76,7 @@ type KernelTestConfig struct {
 	Design          Design
 	Superdiagonals  int     // R of the Superdiagonals design; default 10
 	Bootstrap       int     // wild-bootstrap draws; default 500
-	Level           float64 // test level α; default 0.05
+	Level           float64 // test level α in (0, 1); default 0.05
 }
 
 func (c KernelTestConfig) withDefaults() KernelTestConfig {
@@ -269,6 +269,9 @@ type kernelTest struct {
 // cfg leaves at 0. The random stream is used in the same order by both tests: the base points
 // or draws of the kernel on distributions, then the target and distribution medians.
 func newKernelTest(rng *rand.Rand, preds []Prediction, y *mat.Dense, cfg KernelTestConfig) (*kernelTest, error) {
+	if !(cfg.Level > 0 && cfg.Level < 1) { // NaN fails too
+		return nil, fmt.Errorf("diag: calibration test: Level = %v, expected a level in (0, 1) (0 takes 0.05)", cfg.Level)
+	}
 	n, d, err := checkTestInput(preds, y)
 	if err != nil {
 		return nil, err

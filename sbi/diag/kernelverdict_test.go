@@ -1,0 +1,32 @@
+package diag
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// kernelTestSentence is the row of a KernelTestResult's display that states its outcome.
+func kernelTestSentence(r *KernelTestResult) string {
+	return r.MIMEBundle()["text/plain"].(string)
+}
+
+// TestKernelTestLevelOutsideUnitInterval: a level that is NaN, negative, 1 or above is not a
+// test level. Before the fix KCCSDTest and SKCETest accepted it: a NaN or negative level never
+// rejected (p ≤ NaN is false) and the display said "no evidence of miscalibration" for a
+// grossly miscalibrated MGM (δ = 2, p = 1/101); a level ≥ 1 rejected every data set.
+func TestKernelTestLevelOutsideUnitInterval(t *testing.T) {
+	for _, level := range []float64{math.NaN(), -0.1, 1, 1.5, math.Inf(1)} {
+		for name, test := range map[string]func(*rand.Rand, []Prediction, *mat.Dense, KernelTestConfig) (*KernelTestResult, error){
+			"KCCSD": KCCSDTest, "SKCE": SKCETest} {
+			rng := rand.New(rand.NewPCG(1, 2))
+			p, y := MustSyntheticData(rng, SyntheticConfig{Model: MeanGaussian, Dim: 2, Delta: 2, N: 40})
+			res, err := test(rng, p, y, KernelTestConfig{Dist: DistKernelConfig{Exact: true}, Level: level, Bootstrap: 100})
+			if err == nil {
+				t.Errorf("%s at level %v: no error; result %q", name, level, kernelTestSentence(res))
+			}
+		}
+	}
+}
