@@ -99,6 +99,9 @@ type KernelTestResult struct {
 	Reject    bool
 	Level     float64
 	N, Pairs  int // samples and index pairs used
+	// Bootstrap is the number B of wild-bootstrap draws: the smallest p-value is 1/(B + 1), so
+	// with 1/(B + 1) > Level the test cannot reject and its display says inconclusive.
+	Bootstrap int
 
 	TargetBandwidth, DistBandwidth, GroundBandwidth float64
 	Underflow                                       int // pairs where the kernel on distributions was below 1e-300 (used as 0)
@@ -107,11 +110,15 @@ type KernelTestResult struct {
 // MIMEBundle shows the test outcome.
 func (r *KernelTestResult) MIMEBundle() map[string]any {
 	t := &table.Table{Title: r.Name, Header: []string{"quantity", "value"}}
-	verdict := "not rejected: no evidence of miscalibration"
-	if r.Reject {
-		verdict = "rejected: the predictions are miscalibrated"
+	verdict := fmt.Sprintf("not rejected: no evidence of miscalibration at level %.3g", r.Level)
+	switch {
+	case r.Reject:
+		verdict = fmt.Sprintf("rejected: the predictions are miscalibrated at level %.3g", r.Level)
+	case r.Bootstrap > 0 && 1/float64(r.Bootstrap+1) > r.Level:
+		verdict = fmt.Sprintf("inconclusive: with %d bootstrap draws the smallest p-value is %.3g > level %.3g; use at least %d",
+			r.Bootstrap, 1/float64(r.Bootstrap+1), r.Level, int(math.Ceil(1/r.Level-1e-9))-1)
 	}
-	t.Add("H₀ calibrated", fmt.Sprintf("%s at level %.3g", verdict, r.Level))
+	t.Add("H₀ calibrated", verdict)
 	t.Add("statistic", table.G(r.Statistic))
 	t.Add("bootstrap threshold", table.G(r.Threshold))
 	t.Add("p-value", table.G(r.PValue))
@@ -292,7 +299,7 @@ func newKernelTest(rng *rand.Rand, preds []Prediction, y *mat.Dense, cfg KernelT
 
 // result is the test's result before the U-statistic is computed.
 func (k *kernelTest) result(name string, cfg KernelTestConfig) *KernelTestResult {
-	return &KernelTestResult{Name: name, Level: cfg.Level, N: k.n,
+	return &KernelTestResult{Name: name, Level: cfg.Level, N: k.n, Bootstrap: cfg.Bootstrap,
 		TargetBandwidth: k.ell, DistBandwidth: k.sigma, GroundBandwidth: k.ground}
 }
 

@@ -3,6 +3,7 @@ package diag
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -28,5 +29,30 @@ func TestKernelTestLevelOutsideUnitInterval(t *testing.T) {
 				t.Errorf("%s at level %v: no error; result %q", name, level, kernelTestSentence(res))
 			}
 		}
+	}
+}
+
+// TestKernelTestTooFewBootstrapDrawsIsInconclusive: with B bootstrap draws the smallest
+// p-value is 1/(B + 1), so at B = 10 and level 0.05 no data set can be rejected. Before the fix
+// the display said "no evidence of miscalibration" for an MGM with δ = 3 (statistic 7, p =
+// 1/11). At B = 19 the smallest p-value is 1/20 = 0.05 ≤ 0.05: the test can reject and does.
+func TestKernelTestTooFewBootstrapDrawsIsInconclusive(t *testing.T) {
+	run := func(b int) *KernelTestResult {
+		rng := rand.New(rand.NewPCG(1, 2))
+		p, y := MustSyntheticData(rng, SyntheticConfig{Model: MeanGaussian, Dim: 2, Delta: 3, N: 40})
+		res, err := KCCSDTest(rng, p, y, KernelTestConfig{Dist: DistKernelConfig{Exact: true}, Bootstrap: b})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	res := run(10)
+	s := kernelTestSentence(res)
+	if res.Reject || strings.Contains(s, "no evidence") || !strings.Contains(s, "inconclusive") {
+		t.Errorf("B = 10, level 0.05 (p = %.3g, reject %v): the display must say inconclusive, not \"no evidence\":\n%s", res.PValue, res.Reject, s)
+	}
+	res = run(19)
+	if s := kernelTestSentence(res); !res.Reject || !strings.Contains(s, "rejected") || strings.Contains(s, "inconclusive") {
+		t.Errorf("B = 19, level 0.05 (p = %.3g, reject %v): want rejected:\n%s", res.PValue, res.Reject, s)
 	}
 }
