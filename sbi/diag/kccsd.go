@@ -104,7 +104,7 @@ type KernelTestResult struct {
 	Bootstrap int
 
 	TargetBandwidth, DistBandwidth, GroundBandwidth float64
-	Underflow                                       int // pairs where the kernel on distributions was below 1e-300 (used as 0)
+	Underflow                                       int // pairs where the kernel on distributions was below 1e-300 (used as 0); all of them is an error
 }
 
 // MIMEBundle shows the test outcome.
@@ -547,6 +547,11 @@ func runUTest(ctx context.Context, rng *rand.Rand, n int, h pairFunc, cfg Kernel
 			}
 			boot[b] = s / norm
 		}
+	}
+	if res.Pairs > 0 && res.Underflow == res.Pairs {
+		// Every term is 0: the statistic and each bootstrap draw are 0 whatever the data.
+		return nil, fmt.Errorf("diag: the kernel on distributions is below 1e-300 at all %d pairs (bandwidth σ = %.3g), so the test has no information: "+
+			"standardize the targets or pick a larger bandwidth σ (0 takes the median heuristic)", res.Pairs, res.DistBandwidth)
 	}
 	sorted := append([]float64(nil), boot...)
 	sort.Float64s(sorted)

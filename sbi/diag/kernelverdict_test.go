@@ -56,3 +56,22 @@ func TestKernelTestTooFewBootstrapDrawsIsInconclusive(t *testing.T) {
 		t.Errorf("B = 19, level 0.05 (p = %.3g, reject %v): want rejected:\n%s", res.PValue, res.Reject, s)
 	}
 }
+
+// TestKernelTestAllPairsUnderflowIsError: with a bandwidth σ = 1e-9 of the kernel on
+// distributions every pair's kernel exp(−D²/(2σ²)) is below 1e-300 and used as 0, so the
+// statistic and every bootstrap draw are 0 and the p-value is 1 whatever the data. Before the
+// fix that was reported as "no evidence of miscalibration" for an MGM with δ = 3; it is an
+// error, for every design, as the test has no information.
+func TestKernelTestAllPairsUnderflowIsError(t *testing.T) {
+	for _, design := range []Design{Complete, DisjointPairs, Superdiagonals} {
+		for name, test := range map[string]func(*rand.Rand, []Prediction, *mat.Dense, KernelTestConfig) (*KernelTestResult, error){
+			"KCCSD": KCCSDTest, "SKCE": SKCETest} {
+			rng := rand.New(rand.NewPCG(1, 2))
+			p, y := MustSyntheticData(rng, SyntheticConfig{Model: MeanGaussian, Dim: 2, Delta: 3, N: 40})
+			res, err := test(rng, p, y, KernelTestConfig{Dist: DistKernelConfig{Exact: true, Bandwidth: 1e-9}, Design: design, Bootstrap: 100})
+			if err == nil {
+				t.Errorf("%s, %s: every pair underflowed (%d of %d) and no error; display:\n%s", name, design, res.Underflow, res.Pairs, kernelTestSentence(res))
+			}
+		}
+	}
+}
