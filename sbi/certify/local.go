@@ -248,6 +248,12 @@ func (r *run) observations() error {
 				m.Statistic, m.PValue, m.Alpha, m.Reference, m.Calibration)
 			r.cert.Observations = append(r.cert.Observations, o)
 			continue
+		case !m.CanReject():
+			// A check that cannot reject at its level would admit any observation.
+			o.Misspec = m
+			o.Verdict, o.Reason = Inconclusive, "the misspecification check cannot decide here, so the global verdict is not carried over: "+m.Verdict()
+			r.cert.Observations = append(r.cert.Observations, o)
+			continue
 		}
 		o.Misspec = m
 		o.Claim = ClaimMarginal
