@@ -247,3 +247,23 @@ func TestObservationWithUndecidableMisspecificationIsInconclusive(t *testing.T) 
 		}
 	}
 }
+
+// The refusal states the rule it applied: the check rejects at p ≤ α. With 19 calibration
+// simulations an observation beyond all of them has p = 1/20 = α exactly; before the fix the
+// reason read "p = 0.05 < 0.05".
+func TestRefusalAtTheLevelStatesTheRule(t *testing.T) {
+	obs := mat.NewDense(1, 1, []float64{40})
+	cert, err := Certify(gaussPrior(), gaussSimulator{}, obs, Config{Trained: scaledPosterior{1},
+		Simulations: 3000, TestSimulations: 1500, CheckSimulations: 700, Samples: synthDraws, Seed: 3,
+		Misspecification: diag.MisspecConfig{Reference: 200, Calibration: 19}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := cert.Observations[0]
+	if o.Verdict != NotCertified || o.Misspec == nil || o.Misspec.PValue != 0.05 {
+		t.Fatalf("x = 40: %s: %s", o.Verdict, o.Reason)
+	}
+	if !strings.Contains(o.Reason, "p = 0.05 ≤ 0.05") {
+		t.Errorf("reason %q does not state p ≤ α", o.Reason)
+	}
+}

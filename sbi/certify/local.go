@@ -244,7 +244,7 @@ func (r *run) observations() error {
 			continue
 		case m.Reject():
 			o.Misspec = m
-			o.Verdict, o.Reason = NotCertified, fmt.Sprintf("refused: the simulator does not produce data like this observation (MMD² = %.3g, p = %.3g < %.3g on %d reference and %d calibration simulations); the posterior there is an extrapolation",
+			o.Verdict, o.Reason = NotCertified, fmt.Sprintf("refused: the simulator does not produce data like this observation (MMD² = %.3g, p = %.3g ≤ %.3g on %d reference and %d calibration simulations); the posterior there is an extrapolation",
 				m.Statistic, m.PValue, m.Alpha, m.Reference, m.Calibration)
 			r.cert.Observations = append(r.cert.Observations, o)
 			continue
@@ -258,7 +258,7 @@ func (r *run) observations() error {
 		o.Misspec = m
 		o.Claim = ClaimMarginal
 		o.Verdict = r.cert.Final.Verdict
-		o.Reason = fmt.Sprintf("the misspecification check does not reject it (p = %.3g ≥ %.3g); the global verdict applies: %s", m.PValue, m.Alpha, r.cert.Final.Verdict)
+		o.Reason = fmt.Sprintf("the misspecification check does not reject it (p = %.3g > %.3g); the global verdict applies: %s", m.PValue, m.Alpha, r.cert.Final.Verdict)
 		if lt != nil {
 			res, err := lt.Test(xo)
 			switch {
