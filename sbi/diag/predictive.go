@@ -315,8 +315,17 @@ func (r *PredictiveResult) Verdict() string {
 	}
 	flagged := r.Flagged()
 	if !r.Reject() {
-		return fmt.Sprintf("consistent with the %s simulations: every value and both joint tests at family-wise level %.2g (smallest per-value p = %.3g, Mahalanobis p = %.3g, MMD p = %.3g)",
-			r.Label, r.Alpha, minOf(r.PValues), r.MahalanobisP, r.MMDP)
+		joint := "both joint tests"
+		switch m, d := math.IsNaN(r.MahalanobisP), math.IsNaN(r.MMDP); {
+		case m && d:
+			joint = "no joint test (neither computed)"
+		case m:
+			joint = "the MMD test (Mahalanobis not computed: singular covariance or too few simulations)"
+		case d:
+			joint = "the Mahalanobis test (MMD not computed)"
+		}
+		return fmt.Sprintf("consistent with the %s simulations: every value and %s at family-wise level %.2g (smallest per-value p = %.3g, Mahalanobis p = %.3g, MMD p = %.3g)",
+			r.Label, joint, r.Alpha, minOf(r.PValues), r.MahalanobisP, r.MMDP)
 	}
 	var parts []string
 	for _, d := range flagged {

@@ -186,3 +186,22 @@ func TestPredictiveSingularCovariance(t *testing.T) {
 		}
 	}
 }
+
+// TestPredictiveVerdictNamesTheJointTestsThatRan: a data value that is constant in every
+// simulation (and in the observation) makes the first half's covariance singular, so the
+// Mahalanobis test is not computed (NaN). Before the fix the verdict still said "every value
+// and both joint tests" were consistent; it names only the MMD test and says why Mahalanobis
+// is missing. The decision itself (Reject) rests on the tests that ran and is unchanged.
+func TestPredictiveVerdictNamesTheJointTestsThatRan(t *testing.T) {
+	res, err := PredictiveFromSimulations(singularSims(true), []float64{0.1, 1}, PredictiveConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !math.IsNaN(res.MahalanobisP) || math.IsNaN(res.MMDP) || res.Reject() {
+		t.Fatalf("Mahalanobis p %v, MMD p %v, reject %v: want NaN, a number, false", res.MahalanobisP, res.MMDP, res.Reject())
+	}
+	v := res.Verdict()
+	if strings.Contains(v, "both joint tests") || !strings.Contains(v, "Mahalanobis not computed") {
+		t.Errorf("verdict %q: want it to name the MMD test alone and say Mahalanobis was not computed", v)
+	}
+}
