@@ -12,6 +12,7 @@ import (
 
 	"github.com/gosbi/gosbi/sbi"
 	"github.com/gosbi/gosbi/sbi/calib"
+	"github.com/gosbi/gosbi/sbi/diag"
 	"github.com/gosbi/gosbi/sbi/task"
 )
 
@@ -218,5 +219,51 @@ func TestTargetString(t *testing.T) {
 		if got := c.target.String(); got != c.want {
 			t.Errorf("%+v: got %q, want %q", c.target, got, c.want)
 		}
+	}
+}
+
+// An observation whose misspecification check cannot reject at its level (10 calibration
+// simulations: the smallest p-value is 1/11 > α = 0.05) is not judged by the global verdict:
+// before the fix x = 40, far outside what the simulator produces, was certified with the
+// marginal claim because the check "did not reject" it. Both observations are inconclusive, and
+// the reason says why.
+func TestObservationWithUndecidableMisspecificationIsInconclusive(t *testing.T) {
+	obs := mat.NewDense(2, 1, []float64{0.3, 40})
+	cert, err := Certify(gaussPrior(), gaussSimulator{}, obs, Config{Trained: scaledPosterior{1},
+		Simulations: 3000, TestSimulations: 1500, CheckSimulations: 700, Samples: synthDraws, Seed: 3,
+		Misspecification: diag.MisspecConfig{Reference: 200, Calibration: 10}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cert.Certified() {
+		t.Fatalf("exact posterior: %s", cert.Sentence())
+	}
+	for i, o := range cert.Observations {
+		if o.Verdict != Inconclusive || o.Misspec == nil || !strings.Contains(o.Reason, "inconclusive") {
+			t.Errorf("observation %v: %s: %s; want inconclusive (the check cannot reject)", o.X, o.Verdict, o.Reason)
+		}
+		if _, err := cert.Posterior(i); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// The refusal states the rule it applied: the check rejects at p ≤ α. With 19 calibration
+// simulations an observation beyond all of them has p = 1/20 = α exactly; before the fix the
+// reason read "p = 0.05 < 0.05".
+func TestRefusalAtTheLevelStatesTheRule(t *testing.T) {
+	obs := mat.NewDense(1, 1, []float64{40})
+	cert, err := Certify(gaussPrior(), gaussSimulator{}, obs, Config{Trained: scaledPosterior{1},
+		Simulations: 3000, TestSimulations: 1500, CheckSimulations: 700, Samples: synthDraws, Seed: 3,
+		Misspecification: diag.MisspecConfig{Reference: 200, Calibration: 19}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := cert.Observations[0]
+	if o.Verdict != NotCertified || o.Misspec == nil || o.Misspec.PValue != 0.05 {
+		t.Fatalf("x = 40: %s: %s", o.Verdict, o.Reason)
+	}
+	if !strings.Contains(o.Reason, "p = 0.05 ≤ 0.05") {
+		t.Errorf("reason %q does not state p ≤ α", o.Reason)
 	}
 }

@@ -152,6 +152,12 @@ func Decide(cov *diag.CoverageResult, t Target) (*Decision, error) {
 		if k < 0 {
 			return nil, fmt.Errorf("certify: coverage result has no level %v; compute it at the target levels %v", l, t.Levels)
 		}
+		if k >= len(cov.Coverage) {
+			return nil, fmt.Errorf("certify: coverage result has %d coverage values for %d levels", len(cov.Coverage), len(cov.Levels))
+		}
+		if c := cov.Coverage[k]; !(c >= 0 && c <= 1) { // NaN fails too
+			return nil, fmt.Errorf("certify: the coverage at level %v is %v; it must be a fraction of the %d test pairs", l, c, cov.N)
+		}
 		count := int(math.Round(cov.Coverage[k] * float64(cov.N)))
 		d.Checks = append(d.Checks, checkLevel(l, count, cov.N, t))
 	}

@@ -253,3 +253,36 @@ func TestClopperPearsonClosedForms(t *testing.T) {
 }
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
+
+// TestDecideRefusesCoverageThatIsNotAFraction: Decide turns coverage into a count of test
+// pairs, so a hand-made result whose coverage at a target level is NaN, ±Inf or outside [0, 1],
+// or that lacks the coverage of a level, has no count. Before the fix NaN converted to an
+// implementation-defined int (a panic in the Clopper–Pearson bounds on amd64, a count of 0 on
+// arm64) and 1.5 panicked; each is an error now.
+func TestDecideRefusesCoverageThatIsNotAFraction(t *testing.T) {
+	levels := []float64{0.5, 0.9}
+	for _, bad := range []float64{math.NaN(), math.Inf(1), -0.1, 1.5} {
+		cov := &diag.CoverageResult{N: 1000, Levels: levels, Coverage: []float64{0.5, bad}}
+		func() {
+			defer func() {
+				if p := recover(); p != nil {
+					t.Errorf("coverage %v: Decide panicked: %v", bad, p)
+				}
+			}()
+			if d, err := Decide(cov, Target{Levels: levels}); err == nil {
+				t.Errorf("coverage %v: no error; %s: %s", bad, d.Verdict, d.Reason)
+			}
+		}()
+	}
+	cov := &diag.CoverageResult{N: 1000, Levels: levels, Coverage: []float64{0.5}}
+	func() {
+		defer func() {
+			if p := recover(); p != nil {
+				t.Errorf("missing coverage: Decide panicked: %v", p)
+			}
+		}()
+		if _, err := Decide(cov, Target{Levels: levels}); err == nil {
+			t.Error("missing coverage: no error")
+		}
+	}()
+}

@@ -244,15 +244,21 @@ func (r *run) observations() error {
 			continue
 		case m.Reject():
 			o.Misspec = m
-			o.Verdict, o.Reason = NotCertified, fmt.Sprintf("refused: the simulator does not produce data like this observation (MMD² = %.3g, p = %.3g < %.3g on %d reference and %d calibration simulations); the posterior there is an extrapolation",
+			o.Verdict, o.Reason = NotCertified, fmt.Sprintf("refused: the simulator does not produce data like this observation (MMD² = %.3g, p = %.3g ≤ %.3g on %d reference and %d calibration simulations); the posterior there is an extrapolation",
 				m.Statistic, m.PValue, m.Alpha, m.Reference, m.Calibration)
+			r.cert.Observations = append(r.cert.Observations, o)
+			continue
+		case !m.CanReject():
+			// A check that cannot reject at its level would admit any observation.
+			o.Misspec = m
+			o.Verdict, o.Reason = Inconclusive, "the misspecification check cannot decide here, so the global verdict is not carried over: "+m.Verdict()
 			r.cert.Observations = append(r.cert.Observations, o)
 			continue
 		}
 		o.Misspec = m
 		o.Claim = ClaimMarginal
 		o.Verdict = r.cert.Final.Verdict
-		o.Reason = fmt.Sprintf("the misspecification check does not reject it (p = %.3g ≥ %.3g); the global verdict applies: %s", m.PValue, m.Alpha, r.cert.Final.Verdict)
+		o.Reason = fmt.Sprintf("the misspecification check does not reject it (p = %.3g > %.3g); the global verdict applies: %s", m.PValue, m.Alpha, r.cert.Final.Verdict)
 		if lt != nil {
 			res, err := lt.Test(xo)
 			switch {

@@ -267,7 +267,13 @@ func pairsForHalfWidth(levels []float64, conf, w float64) int {
 //   - "consistent with calibration: …" otherwise, saying how many levels fall outside the
 //     pointwise band and on which side (by chance, a calibrated curve leaves the pointwise band
 //     at some level far more often than 1 − Confidence).
+//
+// A result that holds no levels or no test pairs, or a coverage that is not a fraction in
+// [0, 1] (a result built by hand), reads "inconclusive: …" too.
 func (r *CoverageResult) Verdict() string {
+	if why := r.undecidable(); why != "" {
+		return "inconclusive: " + why
+	}
 	lo, hi, conf := r.simBand()
 	below, above := outside(r.Coverage, lo, hi)
 	k := len(r.Levels)
@@ -299,6 +305,24 @@ func (r *CoverageResult) Verdict() string {
 		v += fmt.Sprintf("; %d of %d levels above %s (conservative side), which is not significant over all levels", len(pa), k, point)
 	}
 	return v
+}
+
+// undecidable says why the result cannot be judged against its bands, or "" when it can.
+func (r *CoverageResult) undecidable() string {
+	switch {
+	case len(r.Levels) == 0:
+		return "the result holds no credibility levels"
+	case r.N < 1:
+		return fmt.Sprintf("the result holds %d test pairs", r.N)
+	case len(r.Coverage) != len(r.Levels):
+		return fmt.Sprintf("the result holds %d coverage values for %d levels", len(r.Coverage), len(r.Levels))
+	}
+	for k, c := range r.Coverage {
+		if !(c >= 0 && c <= 1) {
+			return fmt.Sprintf("the coverage at level %.3g is %v, not a fraction of the %d test pairs", r.Levels[k], c, r.N)
+		}
+	}
+	return ""
 }
 
 // String is a short text summary with the coverage at each level.

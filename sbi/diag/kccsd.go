@@ -76,7 +76,7 @@ type KernelTestConfig struct {
 	Design          Design
 	Superdiagonals  int     // R of the Superdiagonals design; default 10
 	Bootstrap       int     // wild-bootstrap draws; default 500
-	Level           float64 // test level α; default 0.05
+	Level           float64 // test level α in (0, 1); default 0.05
 }
 
 func (c KernelTestConfig) withDefaults() KernelTestConfig {
@@ -99,19 +99,26 @@ type KernelTestResult struct {
 	Reject    bool
 	Level     float64
 	N, Pairs  int // samples and index pairs used
+	// Bootstrap is the number B of wild-bootstrap draws: the smallest p-value is 1/(B + 1), so
+	// with 1/(B + 1) > Level the test cannot reject and its display says inconclusive.
+	Bootstrap int
 
 	TargetBandwidth, DistBandwidth, GroundBandwidth float64
-	Underflow                                       int // pairs where the kernel on distributions was below 1e-300 (used as 0)
+	Underflow                                       int // pairs where the kernel on distributions was below 1e-300 (used as 0); all of them is an error
 }
 
 // MIMEBundle shows the test outcome.
 func (r *KernelTestResult) MIMEBundle() map[string]any {
 	t := &table.Table{Title: r.Name, Header: []string{"quantity", "value"}}
-	verdict := "not rejected: no evidence of miscalibration"
-	if r.Reject {
-		verdict = "rejected: the predictions are miscalibrated"
+	verdict := fmt.Sprintf("not rejected: no evidence of miscalibration at level %.3g", r.Level)
+	switch {
+	case r.Reject:
+		verdict = fmt.Sprintf("rejected: the predictions are miscalibrated at level %.3g", r.Level)
+	case r.Bootstrap > 0 && 1/float64(r.Bootstrap+1) > r.Level:
+		verdict = fmt.Sprintf("inconclusive: with %d bootstrap draws the smallest p-value is %.3g > level %.3g; use at least %d",
+			r.Bootstrap, 1/float64(r.Bootstrap+1), r.Level, int(math.Ceil(1/r.Level-1e-9))-1)
 	}
-	t.Add("H₀ calibrated", fmt.Sprintf("%s at level %.3g", verdict, r.Level))
+	t.Add("H₀ calibrated", verdict)
 	t.Add("statistic", table.G(r.Statistic))
 	t.Add("bootstrap threshold", table.G(r.Threshold))
 	t.Add("p-value", table.G(r.PValue))
@@ -269,6 +276,9 @@ type kernelTest struct {
 // cfg leaves at 0. The random stream is used in the same order by both tests: the base points
 // or draws of the kernel on distributions, then the target and distribution medians.
 func newKernelTest(rng *rand.Rand, preds []Prediction, y *mat.Dense, cfg KernelTestConfig) (*kernelTest, error) {
+	if !(cfg.Level > 0 && cfg.Level < 1) { // NaN fails too
+		return nil, fmt.Errorf("diag: calibration test: Level = %v, expected a level in (0, 1) (0 takes 0.05)", cfg.Level)
+	}
 	n, d, err := checkTestInput(preds, y)
 	if err != nil {
 		return nil, err
@@ -289,7 +299,7 @@ func newKernelTest(rng *rand.Rand, preds []Prediction, y *mat.Dense, cfg KernelT
 
 // result is the test's result before the U-statistic is computed.
 func (k *kernelTest) result(name string, cfg KernelTestConfig) *KernelTestResult {
-	return &KernelTestResult{Name: name, Level: cfg.Level, N: k.n,
+	return &KernelTestResult{Name: name, Level: cfg.Level, N: k.n, Bootstrap: cfg.Bootstrap,
 		TargetBandwidth: k.ell, DistBandwidth: k.sigma, GroundBandwidth: k.ground}
 }
 
@@ -537,6 +547,11 @@ func runUTest(ctx context.Context, rng *rand.Rand, n int, h pairFunc, cfg Kernel
 			}
 			boot[b] = s / norm
 		}
+	}
+	if res.Pairs > 0 && res.Underflow == res.Pairs {
+		// Every term is 0: the statistic and each bootstrap draw are 0 whatever the data.
+		return nil, fmt.Errorf("diag: the kernel on distributions is below 1e-300 at all %d pairs (bandwidth σ = %.3g), so the test has no information: "+
+			"standardize the targets or pick a larger bandwidth σ (0 takes the median heuristic)", res.Pairs, res.DistBandwidth)
 	}
 	sorted := append([]float64(nil), boot...)
 	sort.Float64s(sorted)

@@ -126,8 +126,19 @@ func Misspecification(est sbi.Amortized, x *mat.Dense, xo []float64, cfg Misspec
 // Reject reports whether the observation is atypical of the simulations at level Alpha.
 func (r *MisspecResult) Reject() bool { return r.PValue <= r.Alpha }
 
-// Verdict says what the test supports and what it means for a posterior at the observation.
+// CanReject reports whether the calibration simulations can give a p-value as small as Alpha:
+// the smallest p-value is 1/(Calibration + 1). When they cannot, the test rejects no
+// observation and Verdict says inconclusive.
+func (r *MisspecResult) CanReject() bool { return 1/float64(r.Calibration+1) <= r.Alpha }
+
+// Verdict says what the test supports and what it means for a posterior at the observation:
+// "atypical of the simulations: …", "consistent with the simulations: …", or "inconclusive: …"
+// when too few calibration simulations can reach the level (CanReject).
 func (r *MisspecResult) Verdict() string {
+	if !r.CanReject() {
+		return fmt.Sprintf("inconclusive: with %d calibration simulations the smallest p-value is %.3g > α = %.2g, so no observation can be found atypical (MMD² %.3g in %s, p = %.3g); use at least %d",
+			r.Calibration, 1/float64(r.Calibration+1), r.Alpha, r.Statistic, r.Space, r.PValue, int(math.Ceil(1/r.Alpha-1e-9))-1)
+	}
 	if r.Reject() {
 		beyond := r.Calibration + 1 - int(math.Round(r.PValue*float64(r.Calibration+1)))
 		return fmt.Sprintf("atypical of the simulations: the observation is farther from them (MMD² %.3g in %s) than %d of %d further simulations are (p = %.3g ≤ α = %.2g); the simulator under the prior rarely produces data like it (misspecification, or preprocessing that differs), so an estimator trained on such simulations extrapolates here and its posterior is not to be trusted",

@@ -185,3 +185,30 @@ func TestChecksRefuseNaNAlpha(t *testing.T) {
 		t.Error("predictive check with Alpha NaN: no error")
 	}
 }
+
+// TestMisspecificationTooFewCalibrationSimulations: with m calibration simulations the
+// smallest p-value is 1/(m + 1). At m = 10 and α = 0.05 no observation can be rejected, and
+// before the fix one 50 standard deviations away from every simulation was called "consistent
+// with the simulations"; the verdict says inconclusive and CanReject is false. At m = 19 the
+// smallest p-value is 1/20 = α exactly, so the same observation is rejected (p ≤ α).
+func TestMisspecificationTooFewCalibrationSimulations(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	x := mat.NewDense(200, 1, nil)
+	for i := range 200 {
+		x.Set(i, 0, rng.NormFloat64())
+	}
+	res, err := Misspecification(nil, x, []float64{50}, MisspecConfig{Reference: 50, Calibration: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := res.Verdict(); res.Reject() || res.CanReject() || !strings.HasPrefix(v, "inconclusive") || strings.Contains(v, "consistent") {
+		t.Errorf("m = 10, α = 0.05, p = %.3g: reject %v, can reject %v, verdict %q; want inconclusive", res.PValue, res.Reject(), res.CanReject(), v)
+	}
+	res, err = Misspecification(nil, x, []float64{50}, MisspecConfig{Reference: 50, Calibration: 19})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := res.Verdict(); !res.Reject() || !res.CanReject() || !strings.HasPrefix(v, "atypical") {
+		t.Errorf("m = 19, α = 0.05, p = %.3g: reject %v, can reject %v, verdict %q; want atypical", res.PValue, res.Reject(), res.CanReject(), v)
+	}
+}

@@ -210,6 +210,9 @@ func PredictiveFromSimulations(x *mat.Dense, xo []float64, cfg PredictiveConfig)
 	return r, nil
 }
 
+// epsilon is the float64 machine epsilon, 2⁻⁵².
+const epsilon = 0x1p-52
+
 func seq(lo, hi int) []int {
 	out := make([]int, hi-lo)
 	for i := range out {
@@ -242,7 +245,10 @@ func mahalanobisRank(first, second *mat.Dense, xo []float64) (float64, float64) 
 		}
 	}
 	var ch mat.Cholesky
-	if !ch.Factorize(cov) {
+	// A covariance singular to working precision (a constant data value, values that are
+	// multiples of one another) can still factorize through rounding, with distances that are
+	// noise: treat a condition number of 1/ε or more as singular.
+	if !ch.Factorize(cov) || !(ch.Cond() < 1/epsilon) {
 		return math.NaN(), math.NaN()
 	}
 	dist := func(v []float64) float64 {
@@ -257,10 +263,17 @@ func mahalanobisRank(first, second *mat.Dense, xo []float64) (float64, float64) 
 		return math.Sqrt(mat.Dot(mat.NewVecDense(D, d), &sol))
 	}
 	o := dist(xo)
+	if math.IsNaN(o) {
+		return math.NaN(), math.NaN()
+	}
 	m, _ := second.Dims()
 	ge := 0
 	for i := range m {
-		if dist(second.RawRowView(i)) >= o {
+		v := dist(second.RawRowView(i))
+		if math.IsNaN(v) {
+			return math.NaN(), math.NaN()
+		}
+		if v >= o {
 			ge++
 		}
 	}
@@ -302,8 +315,17 @@ func (r *PredictiveResult) Verdict() string {
 	}
 	flagged := r.Flagged()
 	if !r.Reject() {
-		return fmt.Sprintf("consistent with the %s simulations: every value and both joint tests at family-wise level %.2g (smallest per-value p = %.3g, Mahalanobis p = %.3g, MMD p = %.3g)",
-			r.Label, r.Alpha, minOf(r.PValues), r.MahalanobisP, r.MMDP)
+		joint := "both joint tests"
+		switch m, d := math.IsNaN(r.MahalanobisP), math.IsNaN(r.MMDP); {
+		case m && d:
+			joint = "no joint test (neither computed)"
+		case m:
+			joint = "the MMD test (Mahalanobis not computed: singular covariance or too few simulations)"
+		case d:
+			joint = "the Mahalanobis test (MMD not computed)"
+		}
+		return fmt.Sprintf("consistent with the %s simulations: every value and %s at family-wise level %.2g (smallest per-value p = %.3g, Mahalanobis p = %.3g, MMD p = %.3g)",
+			r.Label, joint, r.Alpha, minOf(r.PValues), r.MahalanobisP, r.MMDP)
 	}
 	var parts []string
 	for _, d := range flagged {

@@ -146,3 +146,62 @@ func TestPredictiveResult(t *testing.T) {
 		}
 	}
 }
+
+// singularSims returns 400 simulations of two data values whose covariance is singular: the
+// second value is constant (1) or a multiple of the first (2·first), with the first N(0, 1).
+func singularSims(constant bool) *mat.Dense {
+	rng := rand.New(rand.NewPCG(3, 4))
+	x := mat.NewDense(400, 2, nil)
+	for i := range 400 {
+		v := rng.NormFloat64()
+		x.Set(i, 0, v)
+		if constant {
+			x.Set(i, 1, 1)
+		} else {
+			x.Set(i, 1, 2*v)
+		}
+	}
+	return x
+}
+
+// TestPredictiveSingularCovariance: when the simulations' covariance is singular (a constant
+// data value, or one value a multiple of another) the Mahalanobis distance is undefined and
+// must be NaN, as documented. Before the fix rounding left a covariance with entries of order
+// 1e-34 that Cholesky accepted, and the distances were noise: an observation equal to every
+// simulation in the constant value and typical in the other (0.1 SD) was called atypical
+// "jointly (Mahalanobis p = 0.005)". With the test not computed nothing rejects it.
+func TestPredictiveSingularCovariance(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		constant bool
+		xo       []float64
+	}{{"constant value", true, []float64{0.1, 1}}, {"collinear values", false, []float64{0.1, 0.2}}} {
+		res, err := PredictiveFromSimulations(singularSims(c.constant), c.xo, PredictiveConfig{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !math.IsNaN(res.MahalanobisP) || res.Reject() {
+			t.Errorf("%s: Mahalanobis %v (p %v), MMD p %v, reject %v: want NaN and no rejection; verdict %q",
+				c.name, res.Mahalanobis, res.MahalanobisP, res.MMDP, res.Reject(), res.Verdict())
+		}
+	}
+}
+
+// TestPredictiveVerdictNamesTheJointTestsThatRan: a data value that is constant in every
+// simulation (and in the observation) makes the first half's covariance singular, so the
+// Mahalanobis test is not computed (NaN). Before the fix the verdict still said "every value
+// and both joint tests" were consistent; it names only the MMD test and says why Mahalanobis
+// is missing. The decision itself (Reject) rests on the tests that ran and is unchanged.
+func TestPredictiveVerdictNamesTheJointTestsThatRan(t *testing.T) {
+	res, err := PredictiveFromSimulations(singularSims(true), []float64{0.1, 1}, PredictiveConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !math.IsNaN(res.MahalanobisP) || math.IsNaN(res.MMDP) || res.Reject() {
+		t.Fatalf("Mahalanobis p %v, MMD p %v, reject %v: want NaN, a number, false", res.MahalanobisP, res.MMDP, res.Reject())
+	}
+	v := res.Verdict()
+	if strings.Contains(v, "both joint tests") || !strings.Contains(v, "Mahalanobis not computed") {
+		t.Errorf("verdict %q: want it to name the MMD test alone and say Mahalanobis was not computed", v)
+	}
+}

@@ -221,3 +221,36 @@ func TestSimultaneousBandLevel(t *testing.T) {
 		t.Errorf("the pointwise band is left by only %.3f of calibrated curves; expected well above 0.05", point)
 	}
 }
+
+// TestVerdictUndecidableResult: a coverage result built by hand (the case simBand provides for)
+// that holds no test pairs, or a coverage that is NaN or not a fraction, cannot be judged.
+// Before the fix N = 0 made the bands NaN, which no comparison flags, and a NaN coverage at
+// one level of 2,000 uniform ranks was never outside the band: both read "consistent with
+// calibration". Each now reads "inconclusive: …" and flags no level.
+func TestVerdictUndecidableResult(t *testing.T) {
+	levels := []float64{0.5, 0.9}
+	ranks := make([]float64, 2000)
+	for i := range ranks {
+		ranks[i] = (float64(i) + 0.5) / 2000
+	}
+	withCoverage := func(k int, v float64) *CoverageResult {
+		r := MustCoverageFromRanks(ranks, levels)
+		r.Coverage[k] = v
+		return r
+	}
+	cases := map[string]*CoverageResult{
+		"no pairs":         {N: 0, Levels: levels, Coverage: []float64{0.5, 0.9}},
+		"NaN coverage":     withCoverage(0, math.NaN()),
+		"coverage above 1": withCoverage(1, 1.5),
+		"coverage below 0": withCoverage(0, -0.2),
+		"missing coverage": {N: 2000, Levels: levels, Coverage: []float64{0.5}},
+	}
+	for name, r := range cases {
+		if v := r.Verdict(); !strings.HasPrefix(v, "inconclusive") {
+			t.Errorf("%s: verdict %q; want inconclusive", name, v)
+		}
+	}
+	if v := MustCoverageFromRanks(ranks, levels).Verdict(); !strings.HasPrefix(v, "consistent with calibration") {
+		t.Errorf("2,000 uniform ranks: %q", v)
+	}
+}
