@@ -380,3 +380,33 @@ func TestRunInPlace(t *testing.T) {
 		}
 	}
 }
+
+// TestRunWithoutParamsDropsInjectedCell runs a notebook in place with --param, then again
+// without: the second run has the defaults of the cell tagged "parameters", not the values the
+// first run injected (a notebook once run with GOSBI_FULL=1 is not run in full mode again
+// without it).
+func TestRunWithoutParamsDropsInjectedCell(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "outputs.ipynb")
+	src, err := os.ReadFile("testdata/fake/outputs.ipynb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := nbtest.RunMain([]string{"--quiet", "--param", "quick=false", path}); err != nil {
+		t.Fatal(err)
+	}
+	if err := nbtest.RunMain([]string{"--quiet", path}); err != nil {
+		t.Fatal(err)
+	}
+	nb, err := nbtest.ReadNotebook(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range nb.Cells {
+		if c.HasTag(nbtest.InjectedTag) {
+			t.Errorf("cell %d, injected by the first run, ran again in the second: outputs %q", i+1, outputsOf(c))
+		}
+	}
+}
