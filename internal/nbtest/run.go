@@ -691,6 +691,9 @@ func planRun(paths []string, out string, html bool, o Config) ([]runJob, error) 
 				continue
 			}
 			if err := checkWritable(dest); err != nil {
+				if out == "" && errors.Is(err, fs.ErrPermission) {
+					return nil, fmt.Errorf("%s: cannot save the result: %w, or write the executed notebook elsewhere with --out DIR", path, err)
+				}
 				return nil, fmt.Errorf("%s: cannot save the result: %w", path, err)
 			}
 		}
@@ -699,23 +702,11 @@ func planRun(paths []string, out string, html bool, o Config) ([]runJob, error) 
 	return jobs, nil
 }
 
-// checkWritable checks that a file can be written at path as atomicfile writes it: the file,
-// or the target of the symbolic link it is, is a regular file or absent, and its directory
-// takes a new file.
+// checkWritable checks that a file can be written at path as atomicfile writes it (see
+// atomicfile.Writable): the file, or the target of the symbolic link it is, is a regular file
+// this user may write, or absent, and its directory takes a new file.
 func checkWritable(path string) error {
-	target, err := atomicfile.Target(path)
-	if err != nil {
-		return err
-	}
-	if st, err := os.Stat(target); err == nil && !st.Mode().IsRegular() {
-		return fmt.Errorf("%s is not a regular file", target)
-	}
-	f, err := os.CreateTemp(filepath.Dir(target), ".gosbi-run-check-*")
-	if err != nil {
-		return fmt.Errorf("%s: its directory takes no new file: %w", path, err)
-	}
-	f.Close()
-	return os.Remove(f.Name())
+	return atomicfile.Writable(path)
 }
 
 // WriteNotebook writes nb to path atomically (internal/atomicfile): a failed write leaves the
