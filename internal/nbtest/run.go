@@ -546,8 +546,9 @@ GOSBI_FULL=1 runs the full version: it is --param quick=false.
 Limits: --timeout bounds a cell's execution, from its execute_request to its reply (the first
 cell's includes the start of the interpreter); a cell that runs longer is interrupted and fails.
 A cell's saved stream output (stdout and stderr) is at most --max-output: past it the first and
-the last half are kept, with a line saying how much was left out between them. Display outputs
-(figures, tables) are not limited.
+the last half are kept, with a line saying how much was left out between them. One display
+output (a figure, a table) is at most 256MiB: a larger one fails its cell (OutputTooLarge); the
+number of a cell's display outputs is not limited.
 `
 
 // RunMain is `gosbi run NOTEBOOK.ipynb... [--out DIR] [--html] [--param name=value] [--timeout D] [--max-output SIZE]`.
