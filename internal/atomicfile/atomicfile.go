@@ -6,7 +6,9 @@
 // A write updates a file, it does not swap it for another: a symbolic link is followed, so the
 // file it points to gets the new content and the link stays; an existing file keeps its
 // permission bits (and, where the writer may set them, its owner and group); a new file gets the
-// permissions asked for, less the umask, as os.WriteFile gives it. On any failure the target is
+// permissions asked for, less the umask, as os.WriteFile gives it. A file the process may not
+// write (read-only for it) is not replaced, although its directory would take the rename: the
+// write fails with an error that wraps fs.ErrPermission. On any failure the target is
 // untouched and no temporary file is left (a process killed mid-write may leave one, under a
 // hidden name beginning with the target's).
 package atomicfile
@@ -71,6 +73,9 @@ func Write(path string, perm fs.FileMode, write func(w io.Writer) error) (err er
 	case err == nil && !old.Mode().IsRegular():
 		return fmt.Errorf("%s is not a regular file", target)
 	case err == nil:
+		if err := mayWrite(target); err != nil {
+			return err
+		}
 		perm = old.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
 	case errors.Is(err, fs.ErrNotExist):
 		old = nil
@@ -115,6 +120,49 @@ func Write(path string, perm fs.FileMode, write func(w io.Writer) error) (err er
 	}
 	renamed = true
 	return syncDir(dir)
+}
+
+// mayWrite returns an error that wraps fs.ErrPermission when the process may not write the
+// existing file target: a write updates a file, and the rename that does it must not get round
+// the file's own permissions (a notebook made read-only, a file of another user in a shared
+// directory). It opens the file for writing, without truncating it, and so asks the system.
+func mayWrite(target string) error {
+	f, err := os.OpenFile(target, os.O_WRONLY, 0)
+	if err == nil {
+		return f.Close()
+	}
+	if errors.Is(err, fs.ErrPermission) {
+		return fmt.Errorf("%s is read-only for this user (%w): make it writable (chmod u+w %s) to update it", target, err, target)
+	}
+	return nil // any other reason (a running executable, say) does not keep the rename from working
+}
+
+// Writable checks, without writing anything, that Write(path, …) could replace or create the
+// file: the target of path (see Target) is a regular file the process may write, or absent,
+// and its directory takes a new file. A caller checks with it before long work whose result
+// goes to path.
+func Writable(path string) error {
+	target, err := Target(path)
+	if err != nil {
+		return err
+	}
+	st, err := os.Stat(target)
+	switch {
+	case err == nil && !st.Mode().IsRegular():
+		return fmt.Errorf("%s is not a regular file", target)
+	case err == nil:
+		if err := mayWrite(target); err != nil {
+			return err
+		}
+	case !errors.Is(err, fs.ErrNotExist):
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".check-*")
+	if err != nil {
+		return fmt.Errorf("%s: its directory takes no new file: %w", path, err)
+	}
+	f.Close()
+	return os.Remove(f.Name())
 }
 
 // createTemp creates a new file in dir named after base, with perm less the umask.

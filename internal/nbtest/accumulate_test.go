@@ -9,6 +9,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/gosbi/gosbi/internal/ipc"
 	"github.com/gosbi/gosbi/internal/kernel"
 )
 
@@ -185,5 +186,13 @@ func TestParseSize(t *testing.T) {
 		if _, err := parseSize(bad); err == nil {
 			t.Errorf("parseSize(%q) succeeded", bad)
 		}
+	}
+}
+
+// TestRunUsageStatesDisplayLimit checks that the help of gosbi run states the limit the kernel
+// puts on one display output (ipc.MaxMessage), rather than calling displays unlimited.
+func TestRunUsageStatesDisplayLimit(t *testing.T) {
+	if want := byteSize(ipc.MaxMessage); !strings.Contains(runUsage, want) || strings.Contains(runUsage, "are not limited") {
+		t.Errorf("the usage of gosbi run does not state the %s limit of a display output:\n%s", want, runUsage)
 	}
 }

@@ -2,6 +2,7 @@ package nbtest
 
 import (
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -182,15 +183,21 @@ func orEmptyMap(m map[string]any) map[string]any {
 
 // ReadNotebook reads an .ipynb file.
 func ReadNotebook(path string) (*Notebook, error) {
+	nb, _, err := readNotebook(path)
+	return nb, err
+}
+
+// readNotebook is ReadNotebook that also returns the SHA-256 of the file's bytes.
+func readNotebook(path string) (*Notebook, [sha256.Size]byte, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("nbtest: read notebook: %w", err)
+		return nil, [sha256.Size]byte{}, fmt.Errorf("nbtest: read notebook: %w", err)
 	}
 	nb, err := ParseNotebook(b)
 	if err != nil {
-		return nil, fmt.Errorf("nbtest: %s: %w", path, err)
+		return nil, [sha256.Size]byte{}, fmt.Errorf("nbtest: %s: %w", path, err)
 	}
-	return nb, nil
+	return nb, sha256.Sum256(b), nil
 }
 
 // ParseNotebook decodes a notebook and upgrades it to nbformat 4.5 (every cell gets an id).

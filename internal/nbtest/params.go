@@ -188,17 +188,20 @@ func editDistance(a, b string) int {
 	return prev[len(rb)]
 }
 
-// applyParameters inserts a cell with the parameter values after the cell tagged
-// "parameters" (see resolveParameters for the checks) and drops a cell injected by an earlier
-// run.
+// applyParameters drops a cell injected by an earlier run, even when no parameter is given
+// now (the run then has the defaults, as it would have before that earlier run), and inserts a
+// cell with the parameter values after the cell tagged "parameters" (see resolveParameters for
+// the checks).
 func applyParameters(nb *Notebook, params map[string]string, full bool) ([]string, error) {
 	params, defaults, err := resolveParameters(nb, params, full)
-	if err != nil || len(params) == 0 {
-		return nil, err
-	}
-	src, err := injectedSource(params, defaults)
 	if err != nil {
 		return nil, err
+	}
+	src := ""
+	if len(params) > 0 {
+		if src, err = injectedSource(params, defaults); err != nil {
+			return nil, err
+		}
 	}
 	kept := nb.Cells[:0]
 	for _, c := range nb.Cells {
@@ -206,7 +209,11 @@ func applyParameters(nb *Notebook, params map[string]string, full bool) ([]strin
 			kept = append(kept, c)
 		}
 	}
+	clear(nb.Cells[len(kept):])
 	nb.Cells = kept
+	if len(params) == 0 {
+		return nil, nil
+	}
 	at, _, _ := parametersCell(nb)
 	cell := &Cell{ID: newCellID(), CellType: "code", Source: src, Metadata: map[string]any{"tags": []any{InjectedTag}}}
 	nb.Cells = append(nb.Cells[:at+1], append([]*Cell{cell}, nb.Cells[at+1:]...)...)

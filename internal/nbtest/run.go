@@ -2,6 +2,7 @@ package nbtest
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -538,13 +539,16 @@ const runUsage = `usage: gosbi run NOTEBOOK.ipynb... [--out DIR] [--html] [--par
 
 Runs every code cell of each notebook in a fresh kernel and saves the notebook with its outputs:
 in place (keeping the file's permissions, and writing through a symbolic link to its target), or
-into DIR with --out. GOSBI_FULL=1 runs the full version: it is --param quick=false.
+into DIR with --out. A notebook changed on disk while it ran (saved from an editor) is not
+saved over: the run fails, and the executed notebook goes to a new NAME.run-*.ipynb beside it.
+GOSBI_FULL=1 runs the full version: it is --param quick=false.
 
 Limits: --timeout bounds a cell's execution, from its execute_request to its reply (the first
 cell's includes the start of the interpreter); a cell that runs longer is interrupted and fails.
 A cell's saved stream output (stdout and stderr) is at most --max-output: past it the first and
-the last half are kept, with a line saying how much was left out between them. Display outputs
-(figures, tables) are not limited.
+the last half are kept, with a line saying how much was left out between them. One display
+output (a figure, a table) is at most 256MiB: a larger one fails its cell (OutputTooLarge); the
+number of a cell's display outputs is not limited.
 `
 
 // RunMain is `gosbi run NOTEBOOK.ipynb... [--out DIR] [--html] [--param name=value] [--timeout D] [--max-output SIZE]`.
@@ -601,15 +605,25 @@ func RunMain(args []string) error {
 		for _, w := range res.Warnings {
 			fmt.Fprintf(os.Stderr, "gosbi run: %s: warning: %s\n", j.path, w)
 		}
-		if err := WriteNotebook(j.dest, res.Notebook); err != nil {
+		dest, changed, err2 := j.saveTo()
+		if err2 != nil {
+			return err2
+		}
+		if err := WriteNotebook(dest, res.Notebook); err != nil {
 			return err
 		}
-		written := j.dest
+		written := dest
 		if j.html != "" {
 			if err := WriteHTML(j.html, res.Notebook, filepath.Base(j.path)); err != nil {
 				return err
 			}
 			written += ", " + j.html
+		}
+		if changed {
+			failed++
+			fmt.Fprintf(os.Stderr, "gosbi run: %s FAILED: the notebook changed on disk while it ran (saved from an editor?): "+
+				"it is left as it is, and the executed notebook was written to %s instead\n", j.path, written)
+			continue
 		}
 		if err != nil {
 			// The notebook could not run to its end (its kernel died): what ran is saved.
@@ -647,6 +661,31 @@ func FullFromEnv() (bool, error) {
 type runJob struct {
 	path, dest, html string
 	nb               *Notebook
+	inPlace          bool              // dest is the notebook's own file
+	sum              [sha256.Size]byte // of the file as it was read
+}
+
+// saveTo returns the file the executed notebook goes to: dest, unless the run is in place and
+// the notebook's file no longer holds what was read (it was saved from an editor while the
+// notebook ran): then its changes are kept, and the executed notebook goes to a new file
+// beside it, NAME.run-*.ipynb (changed is set).
+func (j runJob) saveTo() (dest string, changed bool, err error) {
+	if !j.inPlace {
+		return j.dest, false, nil
+	}
+	if b, err := os.ReadFile(j.path); err == nil && sha256.Sum256(b) == j.sum {
+		return j.dest, false, nil
+	}
+	target, err := atomicfile.Target(j.dest)
+	if err != nil {
+		return "", false, err
+	}
+	f, err := os.CreateTemp(filepath.Dir(target), strings.TrimSuffix(filepath.Base(target), ".ipynb")+".run-*.ipynb")
+	if err != nil {
+		return "", false, fmt.Errorf("%s changed on disk while it ran, and the executed notebook cannot be written beside it: %w", j.path, err)
+	}
+	f.Close()
+	return f.Name(), true, nil
 }
 
 // planRun reads the notebooks and checks, before the first cell runs, what would otherwise fail
@@ -668,16 +707,19 @@ func planRun(paths []string, out string, html bool, o Config) ([]runJob, error) 
 	var jobs []runJob
 	seen := map[string]string{}
 	for _, path := range paths {
-		nb, err := ReadNotebook(path)
+		nb, sum, err := readNotebook(path)
 		if err != nil {
 			return nil, err
 		}
 		if _, _, err := resolveParameters(nb, o.Params, o.Full); err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		j := runJob{path: path, dest: path, nb: nb}
+		j := runJob{path: path, dest: path, nb: nb, inPlace: true, sum: sum}
 		if out != "" {
 			j.dest = filepath.Join(out, filepath.Base(path))
+			a, aerr := os.Stat(path)
+			b, berr := os.Stat(j.dest)
+			j.inPlace = aerr == nil && berr == nil && os.SameFile(a, b)
 		}
 		if prev, dup := seen[j.dest]; dup {
 			return nil, fmt.Errorf("%s and %s would both be written to %s: run them with different --out directories", prev, path, j.dest)
@@ -691,6 +733,9 @@ func planRun(paths []string, out string, html bool, o Config) ([]runJob, error) 
 				continue
 			}
 			if err := checkWritable(dest); err != nil {
+				if out == "" && errors.Is(err, fs.ErrPermission) {
+					return nil, fmt.Errorf("%s: cannot save the result: %w, or write the executed notebook elsewhere with --out DIR", path, err)
+				}
 				return nil, fmt.Errorf("%s: cannot save the result: %w", path, err)
 			}
 		}
@@ -699,23 +744,11 @@ func planRun(paths []string, out string, html bool, o Config) ([]runJob, error) 
 	return jobs, nil
 }
 
-// checkWritable checks that a file can be written at path as atomicfile writes it: the file,
-// or the target of the symbolic link it is, is a regular file or absent, and its directory
-// takes a new file.
+// checkWritable checks that a file can be written at path as atomicfile writes it (see
+// atomicfile.Writable): the file, or the target of the symbolic link it is, is a regular file
+// this user may write, or absent, and its directory takes a new file.
 func checkWritable(path string) error {
-	target, err := atomicfile.Target(path)
-	if err != nil {
-		return err
-	}
-	if st, err := os.Stat(target); err == nil && !st.Mode().IsRegular() {
-		return fmt.Errorf("%s is not a regular file", target)
-	}
-	f, err := os.CreateTemp(filepath.Dir(target), ".gosbi-run-check-*")
-	if err != nil {
-		return fmt.Errorf("%s: its directory takes no new file: %w", path, err)
-	}
-	f.Close()
-	return os.Remove(f.Name())
+	return atomicfile.Writable(path)
 }
 
 // WriteNotebook writes nb to path atomically (internal/atomicfile): a failed write leaves the

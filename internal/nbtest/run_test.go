@@ -380,3 +380,73 @@ func TestRunInPlace(t *testing.T) {
 		}
 	}
 }
+
+// TestRunWithoutParamsDropsInjectedCell runs a notebook in place with --param, then again
+// without: the second run has the defaults of the cell tagged "parameters", not the values the
+// first run injected (a notebook once run with GOSBI_FULL=1 is not run in full mode again
+// without it).
+func TestRunWithoutParamsDropsInjectedCell(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "outputs.ipynb")
+	src, err := os.ReadFile("testdata/fake/outputs.ipynb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := nbtest.RunMain([]string{"--quiet", "--param", "quick=false", path}); err != nil {
+		t.Fatal(err)
+	}
+	if err := nbtest.RunMain([]string{"--quiet", path}); err != nil {
+		t.Fatal(err)
+	}
+	nb, err := nbtest.ReadNotebook(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range nb.Cells {
+		if c.HasTag(nbtest.InjectedTag) {
+			t.Errorf("cell %d, injected by the first run, ran again in the second: outputs %q", i+1, outputsOf(c))
+		}
+	}
+}
+
+// TestRunInPlaceChangedMeanwhile runs in place a notebook that is saved by someone else while it
+// runs (its cell appends to the file, as an editor saving it would): the run does not save
+// over those changes; it fails, leaves the file as it was changed, and writes the executed
+// notebook to a new file beside it.
+func TestRunInPlaceChangedMeanwhile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "edited.ipynb")
+	nb := &nbtest.Notebook{NBFormat: 4, NBFormatMinor: 5, Metadata: map[string]any{}, Cells: []*nbtest.Cell{
+		{CellType: "code", Source: "print ran\ntouch " + path, Metadata: map[string]any{}},
+	}}
+	if err := nbtest.WriteNotebook(path, nb); err != nil {
+		t.Fatal(err)
+	}
+	err := nbtest.RunMain([]string{"--quiet", path})
+	if err == nil {
+		t.Fatal("the run saved over a notebook that changed while it ran")
+	}
+	got, rerr := os.ReadFile(path)
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	if after, _ := nbtest.ParseNotebook(got); after == nil || outputsOf(after.Cells[0]) != "" || !strings.HasSuffix(string(got), "\n\n") {
+		t.Errorf("the notebook changed during the run was replaced:\n%s", got)
+	}
+	entries, _ := os.ReadDir(dir)
+	var saved []string
+	for _, e := range entries {
+		if e.Name() != "edited.ipynb" {
+			saved = append(saved, filepath.Join(dir, e.Name()))
+		}
+	}
+	if len(saved) != 1 {
+		t.Fatalf("files beside the notebook %q: want one, the executed notebook", saved)
+	}
+	res, rerr := nbtest.ReadNotebook(saved[0])
+	if rerr != nil || outputsOf(res.Cells[0]) != "stdout:ran\n" {
+		t.Errorf("the executed notebook %s: %v, outputs %q", saved[0], rerr, outputsOf(res.Cells[0]))
+	}
+}
