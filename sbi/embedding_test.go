@@ -99,6 +99,8 @@ func TestEmbeddingRefusesBadShapes(t *testing.T) {
 		{"cnn2d/square", CNN2DEmbedding{}, 10, "square"},
 		{"cnn2d/shape", CNN2DEmbedding{Height: 3, Width: 3, Channels: 2}, 20, "product is 20"},
 		{"cnn2d/pool", CNN2DEmbedding{Height: 3, Width: 3, Conv: []int{2, 2}}, 9, "pooling window"},
+		{"cnn2d/pixels-overflow", CNN2DEmbedding{Height: 1 << 32, Width: 1 << 32}, 64, "product is 64"},
+		{"cnn2d/size-overflow", CNN2DEmbedding{Height: 7, Width: 0x6DB6DB6DB6DB6DC0, Channels: 1, GlobalPool: true}, 64, "product is 64"},
 		{"deepset/trial", DeepSetEmbedding{TrialDim: 4}, 10, "multiple of TrialDim"},
 		{"deepset/ragged", DeepSetEmbedding{TrialDim: 2, MaxTrials: 4}, 8, "1 + MaxTrials·TrialDim = 9"},
 		{"deepset/pool", DeepSetEmbedding{Pool: "median"}, 4, "median"},

@@ -206,6 +206,14 @@ func TestPersistEmbeddingBadFiles(t *testing.T) {
 		{"x not a series of its channels", cnn1d, func(h map[string]any) { emb(h)["Channels"] = 5 }, "series of 5 channels"},
 		{"an image of another width", cnn2d, widenX(63), "product is 63"},
 		{"a set of another width", ragged, widenX(8), "1 + MaxTrials·TrialDim = 7"},
+		{"an image whose pixels overflow to zero", cnn2d, func(h map[string]any) {
+			emb(h)["Height"], emb(h)["Width"] = int64(1)<<32, int64(1)<<32
+		}, "product is 64"},
+		{"an image whose size overflows to x's width", cnn2d, func(h map[string]any) {
+			// 7 × 0x6DB6DB6DB6DB6DC0 is 64 modulo 2⁶⁴: the same weights, on an image of
+			// trillions of pixels.
+			emb(h)["Height"], emb(h)["Width"], emb(h)["Channels"] = 7, int64(0x6DB6DB6DB6DB6DC0), 1
+		}, "product is 64"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
