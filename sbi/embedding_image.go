@@ -111,6 +111,9 @@ func (e CNN2DEmbedding) plan(in int) (*cnnPlan, error) {
 	if err := checkPooling(kind, e.Pooling); err != nil {
 		return nil, err
 	}
+	if err := checkKernel(kind, e.Kernel, 1, true); err != nil {
+		return nil, err
+	}
 	p := &cnnPlan{act: act, outs: e.Conv, global: e.GlobalPool, mean: e.Pooling == MeanPooling, out: e.Out}
 	k := e.Kernel
 	for i, out := range e.Conv {

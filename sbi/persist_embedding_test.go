@@ -169,7 +169,9 @@ func savedWithEmbedding(t *testing.T, emb Embedding, in, maxTrials, trialDim int
 // refused by Load with an error naming what was expected, never a panic and never a network
 // other than the one the weights were trained in.
 func TestPersistEmbeddingBadFiles(t *testing.T) {
+	const maxInt = int64(^uint64(0) >> 1)
 	cnn1d := savedWithEmbedding(t, CNN1DEmbedding{Conv: []int{2}, Hidden: []int{}, Out: 2}, 12, 0, 0)
+	causal := savedWithEmbedding(t, CNN1DEmbedding{Conv: []int{2, 2}, Causal: true, Pool: 1, Hidden: []int{}, Out: 2}, 12, 0, 0)
 	cnn2d := savedWithEmbedding(t, CNN2DEmbedding{Conv: []int{2}, GlobalPool: true, Out: 2}, 64, 0, 0)
 	gru := savedWithEmbedding(t, GRUEmbedding{Hidden: 3, Out: 2}, 6, 0, 0)
 	ragged := savedWithEmbedding(t, DeepSetEmbedding{TrialDim: 2, MaxTrials: 3, Hidden: []int{}, Features: 3, Head: []int{}, Out: 2}, 0, 3, 2)
@@ -206,6 +208,9 @@ func TestPersistEmbeddingBadFiles(t *testing.T) {
 		{"x not a series of its channels", cnn1d, func(h map[string]any) { emb(h)["Channels"] = 5 }, "series of 5 channels"},
 		{"an image of another width", cnn2d, widenX(63), "product is 63"},
 		{"a set of another width", ragged, widenX(8), "1 + MaxTrials·TrialDim = 7"},
+		{"a kernel beyond int", cnn1d, func(h map[string]any) { emb(h)["Kernel"] = maxInt }, "Kernel"},
+		{"a causal kernel beyond int", causal, func(h map[string]any) { emb(h)["Kernel"] = int64(1)<<62 + 1 }, "Kernel"},
+		{"an image kernel beyond int", cnn2d, func(h map[string]any) { emb(h)["Kernel"] = maxInt }, "Kernel"},
 		{"an image whose pixels overflow to zero", cnn2d, func(h map[string]any) {
 			emb(h)["Height"], emb(h)["Width"] = int64(1)<<32, int64(1)<<32
 		}, "product is 64"},
