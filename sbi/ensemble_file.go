@@ -14,7 +14,8 @@ import (
 
 // An ensemble file is: the magic "GOSBIENS", the format version (uint32, little-endian), the
 // length (uint32) of a JSON header {kind, members, sampler}, the header, then each member as an
-// estimator file (see EstimatorFormatVersion) preceded by its length in bytes (uint64).
+// estimator file (see EstimatorFormatVersion) preceded by its length in bytes (uint64). The
+// sampler settings of the header are bounded as those of an NRE file are.
 
 // EnsembleFormatVersion is the version of the ensemble file format written by the ensembles'
 // Save.
@@ -177,6 +178,10 @@ func loadEnsemble(r io.Reader, prior dist.Distribution, want string) (Estimator,
 		return nil, err
 	}
 	if h.Sampler != nil {
+		// bounded as an NRE file's own sampler settings are (checkFileSampler)
+		if err := checkFileSampler(*h.Sampler, e.Prior().Dim()); err != nil {
+			return nil, fmt.Errorf("load ensemble: damaged header: %w", err)
+		}
 		e.Sampler = *h.Sampler
 	}
 	return e, nil

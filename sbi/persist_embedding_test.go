@@ -2,6 +2,8 @@ package sbi
 
 import (
 	"bytes"
+	"encoding/binary"
+	"encoding/json"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -235,5 +237,70 @@ func TestPersistEmbeddingBadFiles(t *testing.T) {
 				t.Errorf("error %v, expected one containing %q", err, c.want)
 			}
 		})
+	}
+}
+
+// forgeEnsemble rewrites the JSON header of an ensemble file with edit (the ensemble's header
+// has no checksum of its own).
+func forgeEnsemble(t *testing.T, file []byte, edit func(h map[string]any)) []byte {
+	t.Helper()
+	n := int(binary.LittleEndian.Uint32(file[12:]))
+	var h map[string]any
+	if err := json.Unmarshal(file[16:16+n], &h); err != nil {
+		t.Fatal(err)
+	}
+	edit(h)
+	hdr, err := json.Marshal(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := binary.LittleEndian.AppendUint32(append([]byte(nil), file[:12]...), uint32(len(hdr)))
+	return append(append(out, hdr...), file[16+n:]...)
+}
+
+// TestPersistEnsembleSamplerBounded forges the sampler settings an NRE ensemble file stores:
+// they must be bounded and checked as those of an NRE file are, before any posterior samples
+// with them. Before, Load accepted GridPoints of 2·10⁹ (a grid of 4·10¹⁸ cells at the first
+// draw) and a Method no sampler knows.
+func TestPersistEnsembleSamplerBounded(t *testing.T) {
+	prior, theta, x := gaussianPairs(rand.New(rand.NewPCG(3, 5)), 100)
+	var ms []*NRE
+	for k := uint64(0); k < 2; k++ {
+		m := NewNRE(prior, NREConfig{Hidden: []int{4}})
+		if _, err := m.Train(theta, x, TrainConfig{Epochs: 1, Seed: k}); err != nil {
+			t.Fatal(err)
+		}
+		ms = append(ms, m)
+	}
+	var buf bytes.Buffer
+	if err := MustNewNREEnsemble(ms...).Save(&buf); err != nil {
+		t.Fatal(err)
+	}
+	file := buf.Bytes()
+	sampler := func(h map[string]any) map[string]any { return obj(h, "sampler") }
+	cases := []struct {
+		name string
+		edit func(h map[string]any)
+		want string
+	}{
+		{"a grid beyond the bound", func(h map[string]any) { sampler(h)["GridPoints"] = 2_000_000_000 }, "GridPoints = 2000000000"},
+		{"chains beyond the bound", func(h map[string]any) { sampler(h)["Chains"] = int64(1e12) }, "Chains = 1000000000000"},
+		{"proposals beyond the bound", func(h map[string]any) { sampler(h)["Proposals"] = 2_000_000_000 }, "Proposals = 2000000000"},
+		{"an unknown method", func(h map[string]any) { sampler(h)["Method"] = "hmc" }, `Method "hmc"`},
+		{"a negative setting", func(h map[string]any) { sampler(h)["Thin"] = -1 }, "negative setting"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			forged := forgeEnsemble(t, file, c.edit)
+			if _, err := Load(bytes.NewReader(forged)); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("Load: error %v, expected one containing %q", err, c.want)
+			}
+			if _, err := LoadNREEnsemble(bytes.NewReader(forged), nil); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("LoadNREEnsemble: error %v, expected one containing %q", err, c.want)
+			}
+		})
+	}
+	if _, err := LoadNREEnsemble(bytes.NewReader(file), nil); err != nil {
+		t.Fatalf("the unchanged file: %v", err)
 	}
 }
