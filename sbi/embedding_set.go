@@ -109,8 +109,8 @@ func (e DeepSetEmbedding) check(in int) (slots int, err error) {
 		return 0, fmt.Errorf("embedding: %s: Features %d and Out %d, expected ≥ 1 each", kind, e.Features, e.Out)
 	case e.MaxTrials == 0 && (in < d || in%d != 0):
 		return 0, fmt.Errorf("embedding: %s: observations of %d values are not sets of trials of %d values (expected a positive multiple of TrialDim; set MaxTrials for a varying number of trials)", kind, in, d)
-	case e.MaxTrials > 0 && in != 1+e.MaxTrials*d:
-		return 0, fmt.Errorf("embedding: %s: observations of %d values, expected 1 + MaxTrials·TrialDim = %d (the count of trials, then %d trials of %d values)", kind, in, 1+e.MaxTrials*d, e.MaxTrials, d)
+	case e.MaxTrials > 0 && in != satAdd(1, satMul(e.MaxTrials, d)): // saturating: a product that wraps must not match in
+		return 0, fmt.Errorf("embedding: %s: observations of %d values, expected 1 + MaxTrials·TrialDim = %d (the count of trials, then %d trials of %d values)", kind, in, satAdd(1, satMul(e.MaxTrials, d)), e.MaxTrials, d)
 	}
 	if err := checkWidths(kind, "Hidden widths", e.Hidden); err != nil {
 		return 0, err
@@ -251,8 +251,11 @@ func (e DeepSetEmbedding) WithCounts(x *mat.Dense, counts []int) (*mat.Dense, er
 	if e.MaxTrials < 1 {
 		return nil, fmt.Errorf("DeepSet WithCounts: MaxTrials = %d, expected ≥ 1 (counts are for sets of varying size)", e.MaxTrials)
 	}
+	if e.TrialDim < 1 {
+		return nil, fmt.Errorf("DeepSet WithCounts: TrialDim = %d, expected ≥ 1", e.TrialDim)
+	}
 	n, c := x.Dims()
-	w := e.MaxTrials * e.TrialDim
+	w := satMul(e.MaxTrials, e.TrialDim) // saturating: a product that wraps must not match c
 	switch {
 	case c != w:
 		return nil, fmt.Errorf("DeepSet WithCounts: x has %d columns, expected MaxTrials·TrialDim = %d", c, w)

@@ -108,6 +108,7 @@ func TestEmbeddingRefusesBadShapes(t *testing.T) {
 		{"deepset/trial", DeepSetEmbedding{TrialDim: 4}, 10, "multiple of TrialDim"},
 		{"deepset/ragged", DeepSetEmbedding{TrialDim: 2, MaxTrials: 4}, 8, "1 + MaxTrials·TrialDim = 9"},
 		{"deepset/pool", DeepSetEmbedding{Pool: "median"}, 4, "median"},
+		{"deepset/width-overflow", DeepSetEmbedding{TrialDim: 0x5555555555555557, MaxTrials: 3}, 6, "1 + MaxTrials·TrialDim"},
 		{"gru/channels", GRUEmbedding{Channels: 4}, 6, "multiple of Channels"},
 	}
 	for _, c := range cases {
@@ -449,6 +450,11 @@ func TestDeepSetPack(t *testing.T) {
 		"WithCounts/zero":  func() error { _, err := e.WithCounts(mat.NewDense(1, 6, nil), []int{0}); return err }(),
 		"WithCounts/cols":  func() error { _, err := e.WithCounts(mat.NewDense(1, 5, nil), []int{1}); return err }(),
 		"WithCounts/fixed": func() error { _, err := DeepSetEmbedding{}.WithCounts(mat.NewDense(1, 1, nil), []int{1}); return err }(),
+		// 3 × 0x5555555555555557 is 5 modulo 2⁶⁴: not a width of 5 columns
+		"WithCounts/wraps": func() error {
+			_, err := DeepSetEmbedding{TrialDim: 0x5555555555555557, MaxTrials: 3}.WithCounts(mat.NewDense(1, 5, nil), []int{1})
+			return err
+		}(),
 	} {
 		if err == nil {
 			t.Errorf("%s: no error", name)
