@@ -694,3 +694,44 @@ func TestCNNPoolBeforeReLU(t *testing.T) {
 		}
 	}
 }
+
+// TestEmbeddingConfigBeforeRows trains every estimator with a set embedding whose
+// configuration cannot read x: the error must name the configuration (what to change), not
+// a row of x that the broken configuration misreads. Before, MaxTrials −1 or 2³⁰, and a width
+// of 6 for 1 + 2·3 = 7 values, were reported as row 0 holding a count out of range.
+func TestEmbeddingConfigBeforeRows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2, 9))
+	prior := dist.NewStandardNormal(2)
+	theta := prior.Sample(rng, 40)
+	x := mat.NewDense(40, 6, nil)
+	for i := range 40 {
+		for j := range 6 {
+			x.Set(i, j, theta.At(i, j%2)+rng.NormFloat64())
+		}
+	}
+	cases := []struct {
+		name string
+		emb  DeepSetEmbedding
+		want string
+	}{
+		{"negative MaxTrials", DeepSetEmbedding{MaxTrials: -1}, "MaxTrials from 0 to"},
+		{"MaxTrials beyond the bound", DeepSetEmbedding{MaxTrials: 1 << 30}, "MaxTrials from 0 to"},
+		{"a width without the count", DeepSetEmbedding{TrialDim: 3, MaxTrials: 2}, "1 + MaxTrials·TrialDim = 7"},
+		{"an unknown pooling", DeepSetEmbedding{MaxTrials: 5, Pool: "median"}, `Pool "median"`},
+	}
+	for _, c := range cases {
+		ests := map[string]Estimator{
+			"npe":  NewNPE(prior, NPEConfig{Hidden: 4, Transforms: 1, Embedding: c.emb}),
+			"nre":  NewNRE(prior, NREConfig{Hidden: []int{4}, Embedding: c.emb}),
+			"fmpe": NewFMPE(prior, FMPEConfig{Hidden: 4, Layers: 1, Embedding: c.emb}),
+		}
+		for name, e := range ests {
+			t.Run(c.name+"/"+name, func(t *testing.T) {
+				_, err := e.Train(theta, x, TrainConfig{Epochs: 1})
+				if err == nil || !strings.Contains(err.Error(), c.want) {
+					t.Errorf("error %v, want one saying %q", err, c.want)
+				}
+			})
+		}
+	}
+}
