@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/gosbi/gosbi/sbi/nn"
 )
@@ -34,6 +35,12 @@ type CNN2DEmbedding struct {
 	Hidden        []int      // hidden widths of the head; nil means {64}, []int{} none
 	Out           int        // summary size; 0 means 20
 	Activation    Activation // after every convolution and hidden layer; "" means ReLU
+}
+
+// copied returns e with slices of its own (copyEmbedding; nil stays nil).
+func (e CNN2DEmbedding) copied() CNN2DEmbedding {
+	e.Conv, e.Hidden = slices.Clone(e.Conv), slices.Clone(e.Hidden)
+	return e
 }
 
 func (e CNN2DEmbedding) withDefaults() CNN2DEmbedding {

@@ -3,6 +3,7 @@ package sbi
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/gosbi/gosbi/sbi/nn"
 )
@@ -49,6 +50,12 @@ type CNN1DEmbedding struct {
 	Hidden             []int      // hidden widths of the head; nil means {50}, []int{} none
 	Out                int        // summary size; 0 means 20
 	Activation         Activation // after every convolution and hidden layer; "" means ReLU
+}
+
+// copied returns e with slices of its own (copyEmbedding; nil stays nil).
+func (e CNN1DEmbedding) copied() CNN1DEmbedding {
+	e.Conv, e.Hidden = slices.Clone(e.Conv), slices.Clone(e.Hidden)
+	return e
 }
 
 func (e CNN1DEmbedding) withDefaults() CNN1DEmbedding {

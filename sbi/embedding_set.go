@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/gosbi/gosbi/sbi/nn"
 	"gonum.org/v1/gonum/mat"
@@ -62,6 +63,12 @@ type DeepSetEmbedding struct {
 	Head       []int      // hidden widths of ρ; nil means {64}, []int{} none
 	Out        int        // summary size; 0 means 20
 	Activation Activation // "" means ReLU
+}
+
+// copied returns e with slices of its own (copyEmbedding; nil stays nil).
+func (e DeepSetEmbedding) copied() DeepSetEmbedding {
+	e.Hidden, e.Head = slices.Clone(e.Hidden), slices.Clone(e.Head)
+	return e
 }
 
 func (e DeepSetEmbedding) withDefaults() DeepSetEmbedding {
