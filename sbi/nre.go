@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi/dist"
@@ -182,6 +183,7 @@ func NewNRE(prior dist.Distribution, cfg NREConfig) *NRE {
 	}
 	cfg = cfg.withDefaults()
 	cfg.Embedding = copyEmbedding(cfg.Embedding) // the caller's later changes must not reach the network
+	cfg.Hidden = slices.Clone(cfg.Hidden)
 	core := estimator{name: "NRE", label: cfg.label(), kind: "nre", prior: prior, cfgErr: cfg.validate(), dropNote: nreDropNote}
 	return &NRE{estimator: core, cfg: cfg}
 }
@@ -190,6 +192,7 @@ func NewNRE(prior dist.Distribution, cfg NREConfig) *NRE {
 func (e *NRE) Config() NREConfig {
 	c := e.cfg
 	c.Embedding = copyEmbedding(c.Embedding) // changes to what it returns must not reach e
+	c.Hidden = slices.Clone(c.Hidden)
 	return c
 }
 

@@ -255,3 +255,64 @@ func TestEmbeddingCopyConformance(t *testing.T) {
 		}
 	}
 }
+
+// TestPersistNREHiddenCallerChanges is TestPersistEmbeddingCallerChanges for the classifier's
+// widths, NREConfig.Hidden: changing the caller's slice, or the one Config returned, after
+// training must change neither the estimator nor its file.
+func TestPersistNREHiddenCallerChanges(t *testing.T) {
+	cases := []struct {
+		name   string
+		change func(e *NRE, hidden []int)
+	}{
+		{"caller's slice", func(_ *NRE, hidden []int) { hidden[0] = 9 }},
+		{"Config's slice", func(e *NRE, _ []int) { e.Config().Hidden[1] = 2 }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			prior, theta, x := embeddingPairs(rand.New(rand.NewPCG(47, 53)), 100, 3, 0, 0)
+			hidden := []int{6, 5}
+			e := NewNRE(prior, NREConfig{Hidden: hidden, Sampler: SamplerConfig{Method: SamplerImportance}})
+			if _, err := e.Train(theta, x, TrainConfig{Epochs: 1, BatchSize: 50, Seed: 2}); err != nil {
+				t.Fatal(err)
+			}
+			want := e.LogProbPairs(theta, x)
+			c.change(e, hidden)
+			if got := e.Config().Hidden; !slices.Equal(got, []int{6, 5}) {
+				t.Fatalf("Config().Hidden = %v after the change, expected the trained widths [6 5]", got)
+			}
+			var buf bytes.Buffer
+			if err := e.Save(&buf); err != nil {
+				t.Fatal(err)
+			}
+			loaded, err := LoadNRE(bytes.NewReader(buf.Bytes()), nil)
+			if err != nil {
+				t.Fatalf("LoadNRE of the file saved after the change: %v", err)
+			}
+			if got := loaded.LogProbPairs(theta, x); !sameBits(got, want) {
+				t.Fatal("loaded LogProbPairs differ from the trained estimator's")
+			}
+		})
+	}
+}
+
+// TestMNLECategoriesCallerChanges: an MNLE keeps the Categories it was made with (validated
+// then); changing the caller's slice, or the one Config returned, does not reach it.
+func TestMNLECategoriesCallerChanges(t *testing.T) {
+	cases := []struct {
+		name   string
+		change func(e *MNLE, cats []int)
+	}{
+		{"caller's slice", func(_ *MNLE, cats []int) { cats[0] = 0 }},
+		{"Config's slice", func(e *MNLE, _ []int) { e.Config().Categories[0] = 5000 }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cats := []int{3}
+			e := NewMNLE(dist.NewStandardNormal(2), MNLEConfig{Categories: cats})
+			c.change(e, cats)
+			if got := e.Config().Categories; !slices.Equal(got, []int{3}) {
+				t.Fatalf("Config().Categories = %v after the change, expected [3] as made", got)
+			}
+		})
+	}
+}
