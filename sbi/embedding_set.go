@@ -214,9 +214,17 @@ func (e DeepSetEmbedding) InputUsed(row []float64) (int, error) {
 // Pack returns the observation of the trials given one per row (TrialDim columns) in the
 // embedding's layout: with MaxTrials > 0 the count, the trials and zeros up to
 // 1 + MaxTrials·TrialDim values; with MaxTrials 0 the trials side by side. It returns an error
-// for trials of another width, or for none or more than MaxTrials of them.
+// for a configuration that Train refuses (checked before anything is allocated), for trials of
+// another width, or for none or more than MaxTrials of them.
 func (e DeepSetEmbedding) Pack(trials *mat.Dense) ([]float64, error) {
 	e = e.withDefaults()
+	in := e.TrialDim // observations of one trial; with MaxTrials > 0 the width of every observation
+	if e.MaxTrials > 0 {
+		in = satAdd(1, satMul(e.MaxTrials, e.TrialDim))
+	}
+	if _, err := e.check(in); err != nil {
+		return nil, fmt.Errorf("DeepSet Pack: %w (Train refuses this configuration too: change the setting it names)", err)
+	}
 	n, d := trials.Dims()
 	switch {
 	case d != e.TrialDim:

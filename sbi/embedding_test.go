@@ -735,3 +735,46 @@ func TestEmbeddingConfigBeforeRows(t *testing.T) {
 		}
 	}
 }
+
+// TestDeepSetPackChecksConfig: Pack refuses, before it allocates anything, a configuration
+// that Train refuses, with Train's error naming the setting (MaxTrials 2^40 made it allocate
+// 1 + 2^40 values and crash the process; MaxTrials −1 or an unknown Pool packed trials the
+// estimator cannot read).
+func TestDeepSetPackChecksConfig(t *testing.T) {
+	trials := mat.NewDense(2, 1, []float64{1, 2})
+	cases := []struct {
+		name string
+		e    DeepSetEmbedding
+		want string
+	}{
+		{"MaxTrials 2^40", DeepSetEmbedding{MaxTrials: 1 << 40}, "MaxTrials 1099511627776"},
+		{"MaxTrials beyond the bound", DeepSetEmbedding{MaxTrials: maxSetTrials + 1}, "MaxTrials from 0 to"},
+		{"MaxTrials -1", DeepSetEmbedding{MaxTrials: -1}, "MaxTrials -1"},
+		{"TrialDim -1", DeepSetEmbedding{TrialDim: -1, MaxTrials: 3}, "TrialDim -1"},
+		{"Pool", DeepSetEmbedding{MaxTrials: 3, Pool: "median"}, `Pool "median"`},
+		{"Activation", DeepSetEmbedding{Activation: "swish"}, "swish"},
+		{"Features", DeepSetEmbedding{MaxTrials: 3, Features: -2}, "Features -2"},
+		{"Hidden", DeepSetEmbedding{Hidden: []int{0}}, "Hidden widths"},
+		{"Head", DeepSetEmbedding{MaxTrials: 3, Head: []int{4, -1}}, "Head widths"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e := c.e.withDefaults()
+			in := e.TrialDim // the width of x Train sees: one trial, or the count and MaxTrials trials
+			if e.MaxTrials > 0 {
+				in = satAdd(1, satMul(e.MaxTrials, e.TrialDim))
+			}
+			_, trainErr := e.check(in)
+			if trainErr == nil {
+				t.Fatalf("the configuration %+v passes Train's check", c.e)
+			}
+			x, err := c.e.Pack(trials)
+			if err == nil {
+				t.Fatalf("Pack gave %d values and no error, expected Train's: %v", len(x), trainErr)
+			}
+			if !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), trainErr.Error()) {
+				t.Fatalf("Pack: %v, expected an error naming %q and holding Train's %q", err, c.want, trainErr)
+			}
+		})
+	}
+}
