@@ -304,3 +304,74 @@ func TestPersistEnsembleSamplerBounded(t *testing.T) {
 		t.Fatalf("the unchanged file: %v", err)
 	}
 }
+
+// TestPersistEnsembleHeaderStrict forges the JSON header of NPE and NRE ensemble files: a field
+// this build does not know, in the header or in its sampler settings, and a "sampler" in an
+// NPE ensemble (whose posteriors sample the flows, not with a sampler) are refused by Load and
+// by the typed loader with an error naming the field, as an estimator file's header is read;
+// the unchanged files load. Before, all were silently ignored.
+func TestPersistEnsembleHeaderStrict(t *testing.T) {
+	prior, theta, x := gaussianPairs(rand.New(rand.NewPCG(7, 11)), 100)
+	var npes []*NPE
+	var nres []*NRE
+	for k := uint64(0); k < 2; k++ {
+		p := NewNPE(prior, NPEConfig{Hidden: 4, Transforms: 1})
+		r := NewNRE(prior, NREConfig{Hidden: []int{4}})
+		for _, e := range []Estimator{p, r} {
+			if _, err := e.Train(theta, x, TrainConfig{Epochs: 1, Seed: k}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		npes, nres = append(npes, p), append(nres, r)
+	}
+	save := func(e Estimator) []byte {
+		var buf bytes.Buffer
+		if err := e.Save(&buf); err != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes()
+	}
+	npeFile, nreFile := save(MustNewNPEEnsemble(npes...)), save(MustNewNREEnsemble(nres...))
+	loadNPE := func(b []byte) error { _, err := LoadNPEEnsemble(bytes.NewReader(b), nil); return err }
+	loadNRE := func(b []byte) error { _, err := LoadNREEnsemble(bytes.NewReader(b), nil); return err }
+	cases := []struct {
+		name  string
+		file  []byte
+		typed func([]byte) error
+		edit  func(h map[string]any)
+		want  string
+	}{
+		{"npe/unknown field", npeFile, loadNPE, func(h map[string]any) { h["weights"] = "uniform" }, `"weights"`},
+		{"nre/unknown field", nreFile, loadNRE, func(h map[string]any) { h["temperature"] = 2 }, `"temperature"`},
+		{"nre/unknown sampler field", nreFile, loadNRE, func(h map[string]any) { obj(h, "sampler")["Steps"] = 5 }, `"Steps"`},
+		{"npe/sampler", npeFile, loadNPE, func(h map[string]any) { h["sampler"] = map[string]any{"Method": "mcmc"} }, `"sampler"`},
+		{"npe/empty sampler", npeFile, loadNPE, func(h map[string]any) { h["sampler"] = map[string]any{} }, `"sampler"`},
+		{"npe/null sampler", npeFile, loadNPE, func(h map[string]any) { h["sampler"] = nil }, `"sampler"`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			forged := forgeEnsemble(t, c.file, c.edit)
+			if _, err := Load(bytes.NewReader(forged)); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("Load: error %v, expected one naming %s", err, c.want)
+			}
+			if err := c.typed(forged); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("typed load: error %v, expected one naming %s", err, c.want)
+			}
+		})
+	}
+	for name, b := range map[string][]byte{"npe": npeFile, "nre": nreFile} {
+		if _, err := Load(bytes.NewReader(b)); err != nil {
+			t.Errorf("the unchanged %s ensemble file: %v", name, err)
+		}
+	}
+	// the header as every version has written it: kind and members, and for NRE the sampler
+	for name, c := range map[string]struct {
+		file []byte
+		want string
+	}{"npe": {npeFile, `{"kind":"npe","members":2}`}, "nre": {nreFile, `{"kind":"nre","members":2,"sampler":{"Method":"","Chains":0,"BurnIn":0,"Thin":0,"GridPoints":0,"Proposals":0}}`}} {
+		n := int(binary.LittleEndian.Uint32(c.file[12:]))
+		if got := string(c.file[16 : 16+n]); got != c.want {
+			t.Errorf("%s ensemble header %s, expected %s", name, got, c.want)
+		}
+	}
+}
