@@ -3,12 +3,18 @@ package sbi
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/gosbi/gosbi/sbi/nn"
 )
 
 // Embedding describes a network that maps (standardized) observations to a summary vector,
 // which the estimator uses in place of x. MLPEmbedding is the one built in.
+//
+// An estimator keeps a private copy of an embedding of this package (given as a value or a
+// pointer, its slices included), so that changing the caller's configuration after the
+// estimator was made changes neither the estimator nor its files. An embedding of another
+// package is kept as given: do not change it after passing it to an estimator.
 type Embedding interface {
 	// Build returns the network for observations of in values, initialized from rng.
 	Build(rng *rand.Rand, in int) (EmbeddingNet, error)
@@ -60,6 +66,58 @@ func (e MLPEmbedding) withDefaults() MLPEmbedding {
 	if e.Activation == "" {
 		e.Activation = ReLU
 	}
+	return e
+}
+
+// copyEmbedding returns a copy of e that shares nothing with it (no slice, and a new pointer
+// for a pointer), for the embeddings of this package; another package's embedding is
+// returned as it is, as is a nil one. An estimator keeps the copy, so that the caller's later
+// changes to its configuration do not reach the network the estimator built, its checks of
+// x, or the configuration its files store.
+func copyEmbedding(e Embedding) Embedding {
+	switch e := e.(type) {
+	case MLPEmbedding:
+		return e.copied()
+	case *MLPEmbedding:
+		if e != nil {
+			c := e.copied()
+			return &c
+		}
+	case CNN1DEmbedding:
+		return e.copied()
+	case *CNN1DEmbedding:
+		if e != nil {
+			c := e.copied()
+			return &c
+		}
+	case GRUEmbedding:
+		return e // no slices
+	case *GRUEmbedding:
+		if e != nil {
+			c := *e
+			return &c
+		}
+	case CNN2DEmbedding:
+		return e.copied()
+	case *CNN2DEmbedding:
+		if e != nil {
+			c := e.copied()
+			return &c
+		}
+	case DeepSetEmbedding:
+		return e.copied()
+	case *DeepSetEmbedding:
+		if e != nil {
+			c := e.copied()
+			return &c
+		}
+	}
+	return e
+}
+
+// copied returns e with slices of its own (nil stays nil: it takes the default).
+func (e MLPEmbedding) copied() MLPEmbedding {
+	e.Hidden = slices.Clone(e.Hidden)
 	return e
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/gosbi/gosbi/sbi/nn"
 )
@@ -34,6 +35,12 @@ type CNN2DEmbedding struct {
 	Hidden        []int      // hidden widths of the head; nil means {64}, []int{} none
 	Out           int        // summary size; 0 means 20
 	Activation    Activation // after every convolution and hidden layer; "" means ReLU
+}
+
+// copied returns e with slices of its own (copyEmbedding; nil stays nil).
+func (e CNN2DEmbedding) copied() CNN2DEmbedding {
+	e.Conv, e.Hidden = slices.Clone(e.Conv), slices.Clone(e.Hidden)
+	return e
 }
 
 func (e CNN2DEmbedding) withDefaults() CNN2DEmbedding {
@@ -72,10 +79,12 @@ func (e CNN2DEmbedding) shape(in int) (h, w, c int, err error) {
 			side := int(math.Round(math.Sqrt(float64(in / c))))
 			h, w = side, side
 		}
-	} else if c == 0 && h > 0 && w > 0 && in%(h*w) == 0 {
+	} else if c == 0 && h > 0 && w > 0 && satMul(h, w) <= in && in%(h*w) == 0 {
 		c = in / (h * w)
 	}
-	if h < 1 || w < 1 || c < 1 || h*w*c != in {
+	// The products saturate rather than wrap: Height and Width of 2³² must not make an image
+	// of 0 pixels, nor 7 × 0x6DB6DB6DB6DB6DC0 one of 64.
+	if h < 1 || w < 1 || c < 1 || satMul(satMul(h, w), c) != in {
 		return 0, 0, 0, fmt.Errorf("embedding: CNN2D: observations of %d values are not images of Height %d × Width %d × Channels %d (0 and 0 mean a square image): set Height, Width and Channels so that their product is %d", in, e.Height, e.Width, e.Channels, in)
 	}
 	return h, w, c, nil
@@ -107,6 +116,9 @@ func (e CNN2DEmbedding) plan(in int) (*cnnPlan, error) {
 		return nil, err
 	}
 	if err := checkPooling(kind, e.Pooling); err != nil {
+		return nil, err
+	}
+	if err := checkKernel(kind, e.Kernel, 1, true); err != nil {
 		return nil, err
 	}
 	p := &cnnPlan{act: act, outs: e.Conv, global: e.GlobalPool, mean: e.Pooling == MeanPooling, out: e.Out}

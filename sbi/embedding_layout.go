@@ -127,13 +127,17 @@ func fitXScore(e Embedding, x *mat.Dense, idx []int) (zscore, error) {
 }
 
 // checkInputRows returns an error naming the first row of x that the layout of e refuses (nil
-// without a layout).
+// without a layout), or first the layout's error for the width of x: a configuration that
+// cannot read x (MaxTrials −1) would misread its rows, and the error must say what to change.
 func checkInputRows(e Embedding, x *mat.Dense) error {
 	l := layoutOf(e)
 	if l == nil {
 		return nil
 	}
-	n, _ := x.Dims()
+	n, c := x.Dims()
+	if _, err := l.InputGroups(c); err != nil {
+		return err
+	}
 	for i := 0; i < n; i++ {
 		if row := x.RawRowView(i); finite(row) {
 			if _, err := l.InputUsed(row); err != nil {

@@ -3,6 +3,7 @@ package sbi
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/gosbi/gosbi/sbi/nn"
 )
@@ -49,6 +50,12 @@ type CNN1DEmbedding struct {
 	Hidden             []int      // hidden widths of the head; nil means {50}, []int{} none
 	Out                int        // summary size; 0 means 20
 	Activation         Activation // after every convolution and hidden layer; "" means ReLU
+}
+
+// copied returns e with slices of its own (copyEmbedding; nil stays nil).
+func (e CNN1DEmbedding) copied() CNN1DEmbedding {
+	e.Conv, e.Hidden = slices.Clone(e.Conv), slices.Clone(e.Hidden)
+	return e
 }
 
 func (e CNN1DEmbedding) withDefaults() CNN1DEmbedding {
@@ -145,6 +152,13 @@ func (e CNN1DEmbedding) plan(in int) (*cnnPlan, error) {
 	if err := checkPooling(kind, e.Pooling); err != nil {
 		return nil, err
 	}
+	dilation := 1 // the largest
+	if e.Causal {
+		dilation = 1 << (len(e.Conv) - 1)
+	}
+	if err := checkKernel(kind, e.Kernel, dilation, false); err != nil {
+		return nil, err
+	}
 	p := &cnnPlan{act: act, outs: e.Conv, global: e.GlobalPool, mean: e.Pooling == MeanPooling, out: e.Out}
 	c := e.Channels
 	for i, out := range e.Conv {
@@ -178,6 +192,21 @@ func (e CNN1DEmbedding) plan(in int) (*cnnPlan, error) {
 	p.head = append(append(p.head, e.Hidden...), e.Out)
 	p.layers = append(p.layers, denseLayers(p.head, e.Activation, false)...)
 	return p, nil
+}
+
+// checkKernel refuses a kernel too large to index: its window, dilated (the largest dilation)
+// and with square true one row per tap (a 2-D kernel), spans maxCount values or more, where
+// the geometry of the convolution would overflow int (a panic, or a network of another shape,
+// from Build, Size and Load).
+func checkKernel(kind string, kernel, dilation int, square bool) error {
+	n := satMul(kernel, dilation)
+	if square {
+		n = satMul(n, kernel)
+	}
+	if n >= maxCount {
+		return fmt.Errorf("embedding: %s: Kernel %d is too large to index (its window would span more than %d values): use a kernel no longer than the input", kind, kernel, maxCount)
+	}
+	return nil
 }
 
 // checkPooling refuses a pooling a convolutional embedding does not have.

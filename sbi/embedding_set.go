@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/gosbi/gosbi/sbi/nn"
 	"gonum.org/v1/gonum/mat"
@@ -64,6 +65,12 @@ type DeepSetEmbedding struct {
 	Activation Activation // "" means ReLU
 }
 
+// copied returns e with slices of its own (copyEmbedding; nil stays nil).
+func (e DeepSetEmbedding) copied() DeepSetEmbedding {
+	e.Hidden, e.Head = slices.Clone(e.Hidden), slices.Clone(e.Head)
+	return e
+}
+
 func (e DeepSetEmbedding) withDefaults() DeepSetEmbedding {
 	if e.TrialDim == 0 {
 		e.TrialDim = 1
@@ -109,8 +116,8 @@ func (e DeepSetEmbedding) check(in int) (slots int, err error) {
 		return 0, fmt.Errorf("embedding: %s: Features %d and Out %d, expected ≥ 1 each", kind, e.Features, e.Out)
 	case e.MaxTrials == 0 && (in < d || in%d != 0):
 		return 0, fmt.Errorf("embedding: %s: observations of %d values are not sets of trials of %d values (expected a positive multiple of TrialDim; set MaxTrials for a varying number of trials)", kind, in, d)
-	case e.MaxTrials > 0 && in != 1+e.MaxTrials*d:
-		return 0, fmt.Errorf("embedding: %s: observations of %d values, expected 1 + MaxTrials·TrialDim = %d (the count of trials, then %d trials of %d values)", kind, in, 1+e.MaxTrials*d, e.MaxTrials, d)
+	case e.MaxTrials > 0 && in != satAdd(1, satMul(e.MaxTrials, d)): // saturating: a product that wraps must not match in
+		return 0, fmt.Errorf("embedding: %s: observations of %d values, expected 1 + MaxTrials·TrialDim = %d (the count of trials, then %d trials of %d values)", kind, in, satAdd(1, satMul(e.MaxTrials, d)), e.MaxTrials, d)
 	}
 	if err := checkWidths(kind, "Hidden widths", e.Hidden); err != nil {
 		return 0, err
@@ -207,9 +214,17 @@ func (e DeepSetEmbedding) InputUsed(row []float64) (int, error) {
 // Pack returns the observation of the trials given one per row (TrialDim columns) in the
 // embedding's layout: with MaxTrials > 0 the count, the trials and zeros up to
 // 1 + MaxTrials·TrialDim values; with MaxTrials 0 the trials side by side. It returns an error
-// for trials of another width, or for none or more than MaxTrials of them.
+// for a configuration that Train refuses (checked before anything is allocated), for trials of
+// another width, or for none or more than MaxTrials of them.
 func (e DeepSetEmbedding) Pack(trials *mat.Dense) ([]float64, error) {
 	e = e.withDefaults()
+	in := e.TrialDim // observations of one trial; with MaxTrials > 0 the width of every observation
+	if e.MaxTrials > 0 {
+		in = satAdd(1, satMul(e.MaxTrials, e.TrialDim))
+	}
+	if _, err := e.check(in); err != nil {
+		return nil, fmt.Errorf("DeepSet Pack: %w (Train refuses this configuration too: change the setting it names)", err)
+	}
 	n, d := trials.Dims()
 	switch {
 	case d != e.TrialDim:
@@ -251,8 +266,11 @@ func (e DeepSetEmbedding) WithCounts(x *mat.Dense, counts []int) (*mat.Dense, er
 	if e.MaxTrials < 1 {
 		return nil, fmt.Errorf("DeepSet WithCounts: MaxTrials = %d, expected ≥ 1 (counts are for sets of varying size)", e.MaxTrials)
 	}
+	if e.TrialDim < 1 {
+		return nil, fmt.Errorf("DeepSet WithCounts: TrialDim = %d, expected ≥ 1", e.TrialDim)
+	}
 	n, c := x.Dims()
-	w := e.MaxTrials * e.TrialDim
+	w := satMul(e.MaxTrials, e.TrialDim) // saturating: a product that wraps must not match c
 	switch {
 	case c != w:
 		return nil, fmt.Errorf("DeepSet WithCounts: x has %d columns, expected MaxTrials·TrialDim = %d", c, w)

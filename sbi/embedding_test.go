@@ -96,12 +96,19 @@ func TestEmbeddingRefusesBadShapes(t *testing.T) {
 		{"cnn1d/width", CNN1DEmbedding{Conv: []int{4, 0}}, 10, "every width ≥ 1"},
 		{"cnn1d/act", CNN1DEmbedding{Activation: "swishy"}, 10, "swishy"},
 		{"cnn1d/causal", CNN1DEmbedding{Conv: make([]int, 30), Causal: true}, 10, "at most 24"},
+		{"cnn1d/kernel-overflow", CNN1DEmbedding{Kernel: math.MaxInt}, 10, "Kernel"},
+		{"cnn1d/causal-kernel-overflow", CNN1DEmbedding{Conv: []int{2, 2}, Kernel: 1<<62 + 1, Causal: true, Pool: 1}, 10, "Kernel"},
 		{"cnn2d/square", CNN2DEmbedding{}, 10, "square"},
+		{"cnn2d/kernel-overflow", CNN2DEmbedding{Kernel: math.MaxInt}, 9, "Kernel"},
+		{"cnn2d/kernel-taps-overflow", CNN2DEmbedding{Kernel: 1 << 32}, 9, "Kernel"},
 		{"cnn2d/shape", CNN2DEmbedding{Height: 3, Width: 3, Channels: 2}, 20, "product is 20"},
 		{"cnn2d/pool", CNN2DEmbedding{Height: 3, Width: 3, Conv: []int{2, 2}}, 9, "pooling window"},
+		{"cnn2d/pixels-overflow", CNN2DEmbedding{Height: 1 << 32, Width: 1 << 32}, 64, "product is 64"},
+		{"cnn2d/size-overflow", CNN2DEmbedding{Height: 7, Width: 0x6DB6DB6DB6DB6DC0, Channels: 1, GlobalPool: true}, 64, "product is 64"},
 		{"deepset/trial", DeepSetEmbedding{TrialDim: 4}, 10, "multiple of TrialDim"},
 		{"deepset/ragged", DeepSetEmbedding{TrialDim: 2, MaxTrials: 4}, 8, "1 + MaxTrials·TrialDim = 9"},
 		{"deepset/pool", DeepSetEmbedding{Pool: "median"}, 4, "median"},
+		{"deepset/width-overflow", DeepSetEmbedding{TrialDim: 0x5555555555555557, MaxTrials: 3}, 6, "1 + MaxTrials·TrialDim"},
 		{"gru/channels", GRUEmbedding{Channels: 4}, 6, "multiple of Channels"},
 	}
 	for _, c := range cases {
@@ -443,6 +450,11 @@ func TestDeepSetPack(t *testing.T) {
 		"WithCounts/zero":  func() error { _, err := e.WithCounts(mat.NewDense(1, 6, nil), []int{0}); return err }(),
 		"WithCounts/cols":  func() error { _, err := e.WithCounts(mat.NewDense(1, 5, nil), []int{1}); return err }(),
 		"WithCounts/fixed": func() error { _, err := DeepSetEmbedding{}.WithCounts(mat.NewDense(1, 1, nil), []int{1}); return err }(),
+		// 3 × 0x5555555555555557 is 5 modulo 2⁶⁴: not a width of 5 columns
+		"WithCounts/wraps": func() error {
+			_, err := DeepSetEmbedding{TrialDim: 0x5555555555555557, MaxTrials: 3}.WithCounts(mat.NewDense(1, 5, nil), []int{1})
+			return err
+		}(),
 	} {
 		if err == nil {
 			t.Errorf("%s: no error", name)
@@ -680,5 +692,89 @@ func TestCNNPoolBeforeReLU(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestEmbeddingConfigBeforeRows trains every estimator with a set embedding whose
+// configuration cannot read x: the error must name the configuration (what to change), not
+// a row of x that the broken configuration misreads. Before, MaxTrials −1 or 2³⁰, and a width
+// of 6 for 1 + 2·3 = 7 values, were reported as row 0 holding a count out of range.
+func TestEmbeddingConfigBeforeRows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2, 9))
+	prior := dist.NewStandardNormal(2)
+	theta := prior.Sample(rng, 40)
+	x := mat.NewDense(40, 6, nil)
+	for i := range 40 {
+		for j := range 6 {
+			x.Set(i, j, theta.At(i, j%2)+rng.NormFloat64())
+		}
+	}
+	cases := []struct {
+		name string
+		emb  DeepSetEmbedding
+		want string
+	}{
+		{"negative MaxTrials", DeepSetEmbedding{MaxTrials: -1}, "MaxTrials from 0 to"},
+		{"MaxTrials beyond the bound", DeepSetEmbedding{MaxTrials: 1 << 30}, "MaxTrials from 0 to"},
+		{"a width without the count", DeepSetEmbedding{TrialDim: 3, MaxTrials: 2}, "1 + MaxTrials·TrialDim = 7"},
+		{"an unknown pooling", DeepSetEmbedding{MaxTrials: 5, Pool: "median"}, `Pool "median"`},
+	}
+	for _, c := range cases {
+		ests := map[string]Estimator{
+			"npe":  NewNPE(prior, NPEConfig{Hidden: 4, Transforms: 1, Embedding: c.emb}),
+			"nre":  NewNRE(prior, NREConfig{Hidden: []int{4}, Embedding: c.emb}),
+			"fmpe": NewFMPE(prior, FMPEConfig{Hidden: 4, Layers: 1, Embedding: c.emb}),
+		}
+		for name, e := range ests {
+			t.Run(c.name+"/"+name, func(t *testing.T) {
+				_, err := e.Train(theta, x, TrainConfig{Epochs: 1})
+				if err == nil || !strings.Contains(err.Error(), c.want) {
+					t.Errorf("error %v, want one saying %q", err, c.want)
+				}
+			})
+		}
+	}
+}
+
+// TestDeepSetPackChecksConfig: Pack refuses, before it allocates anything, a configuration
+// that Train refuses, with Train's error naming the setting (MaxTrials 2^40 made it allocate
+// 1 + 2^40 values and crash the process; MaxTrials −1 or an unknown Pool packed trials the
+// estimator cannot read).
+func TestDeepSetPackChecksConfig(t *testing.T) {
+	trials := mat.NewDense(2, 1, []float64{1, 2})
+	cases := []struct {
+		name string
+		e    DeepSetEmbedding
+		want string
+	}{
+		{"MaxTrials 2^40", DeepSetEmbedding{MaxTrials: 1 << 40}, "MaxTrials 1099511627776"},
+		{"MaxTrials beyond the bound", DeepSetEmbedding{MaxTrials: maxSetTrials + 1}, "MaxTrials from 0 to"},
+		{"MaxTrials -1", DeepSetEmbedding{MaxTrials: -1}, "MaxTrials -1"},
+		{"TrialDim -1", DeepSetEmbedding{TrialDim: -1, MaxTrials: 3}, "TrialDim -1"},
+		{"Pool", DeepSetEmbedding{MaxTrials: 3, Pool: "median"}, `Pool "median"`},
+		{"Activation", DeepSetEmbedding{Activation: "swish"}, "swish"},
+		{"Features", DeepSetEmbedding{MaxTrials: 3, Features: -2}, "Features -2"},
+		{"Hidden", DeepSetEmbedding{Hidden: []int{0}}, "Hidden widths"},
+		{"Head", DeepSetEmbedding{MaxTrials: 3, Head: []int{4, -1}}, "Head widths"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e := c.e.withDefaults()
+			in := e.TrialDim // the width of x Train sees: one trial, or the count and MaxTrials trials
+			if e.MaxTrials > 0 {
+				in = satAdd(1, satMul(e.MaxTrials, e.TrialDim))
+			}
+			_, trainErr := e.check(in)
+			if trainErr == nil {
+				t.Fatalf("the configuration %+v passes Train's check", c.e)
+			}
+			x, err := c.e.Pack(trials)
+			if err == nil {
+				t.Fatalf("Pack gave %d values and no error, expected Train's: %v", len(x), trainErr)
+			}
+			if !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), trainErr.Error()) {
+				t.Fatalf("Pack: %v, expected an error naming %q and holding Train's %q", err, c.want, trainErr)
+			}
+		})
 	}
 }

@@ -14,7 +14,11 @@ import (
 
 // An ensemble file is: the magic "GOSBIENS", the format version (uint32, little-endian), the
 // length (uint32) of a JSON header {kind, members, sampler}, the header, then each member as an
-// estimator file (see EstimatorFormatVersion) preceded by its length in bytes (uint64).
+// estimator file (see EstimatorFormatVersion) preceded by its length in bytes (uint64). The
+// header is read as strictly as an estimator file's: a field this build does not know (in the
+// header or in its sampler settings) is an error naming it, and so is "sampler" in an NPE
+// ensemble, which only an NRE ensemble stores. The sampler settings of the header are bounded
+// as those of an NRE file are.
 
 // EnsembleFormatVersion is the version of the ensemble file format written by the ensembles'
 // Save.
@@ -120,10 +124,17 @@ func readEnsemble(r io.Reader, want string, member func(k int, r io.Reader, kind
 	if _, err := io.ReadFull(r, hdr); err != nil {
 		return nil, fmt.Errorf("load ensemble: truncated header: %w", err)
 	}
-	var h ensembleHeader
-	if err := json.Unmarshal(hdr, &h); err != nil {
-		return nil, fmt.Errorf("load ensemble: damaged header: %w", err)
+	// the fields of ensembleHeader, with the sampler kept raw to tell whether the key is
+	// present at all (null included), which a kind without a sampler must not hold
+	var raw struct {
+		Kind    string          `json:"kind"`
+		Members int             `json:"members"`
+		Sampler json.RawMessage `json:"sampler"`
 	}
+	if err := decodeStrict(hdr, &raw); err != nil {
+		return nil, fmt.Errorf("load ensemble: damaged header (expected only \"kind\", \"members\" and, for an NRE ensemble, \"sampler\"): %w", err)
+	}
+	h := ensembleHeader{Kind: raw.Kind, Members: raw.Members}
 	if h.Kind != "npe" && h.Kind != "nre" {
 		return nil, fmt.Errorf("load ensemble: the file holds an ensemble of kind %q, which this build does not know (it knows \"npe\" and \"nre\")", h.Kind)
 	}
@@ -132,6 +143,18 @@ func readEnsemble(r io.Reader, want string, member func(k int, r io.Reader, kind
 	}
 	if h.Members < 1 || h.Members > maxEnsembleMembers {
 		return nil, fmt.Errorf("load ensemble: damaged header (%d members, expected 1 to %d)", h.Members, maxEnsembleMembers)
+	}
+	if len(raw.Sampler) > 0 {
+		if h.Kind != "nre" {
+			return nil, fmt.Errorf("load ensemble: damaged header: an ensemble of kind %q holds \"sampler\", which only an NRE ensemble stores (its posteriors sample the members' flows)", h.Kind)
+		}
+		if string(raw.Sampler) != "null" {
+			var s SamplerConfig
+			if err := decodeStrict(raw.Sampler, &s); err != nil {
+				return nil, fmt.Errorf("load ensemble: damaged header (\"sampler\", expected the fields of SamplerConfig): %w", err)
+			}
+			h.Sampler = &s
+		}
 	}
 	for k := 0; k < h.Members; k++ {
 		var size uint64
@@ -177,6 +200,10 @@ func loadEnsemble(r io.Reader, prior dist.Distribution, want string) (Estimator,
 		return nil, err
 	}
 	if h.Sampler != nil {
+		// bounded as an NRE file's own sampler settings are (checkFileSampler)
+		if err := checkFileSampler(*h.Sampler, e.Prior().Dim()); err != nil {
+			return nil, fmt.Errorf("load ensemble: damaged header: %w", err)
+		}
 		e.Sampler = *h.Sampler
 	}
 	return e, nil

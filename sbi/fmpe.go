@@ -115,13 +115,18 @@ func NewFMPE(prior dist.Distribution, cfg FMPEConfig) *FMPE {
 		panic("sbi: NewFMPE: the prior is nil, expected a distribution (e.g. dist.NewUniformCube)")
 	}
 	cfg = cfg.withDefaults()
+	cfg.Embedding = copyEmbedding(cfg.Embedding) // the caller's later changes must not reach the network
 	_, err := cfg.fieldConfig(prior.Dim(), 1)
 	core := estimator{name: "FMPE", label: "FMPE", kind: "fmpe", prior: prior, cfgErr: err, dropNote: fmpeDropNote}
 	return &FMPE{estimator: core, cfg: cfg}
 }
 
 // Config returns the configuration with defaults filled in.
-func (e *FMPE) Config() FMPEConfig { return e.cfg }
+func (e *FMPE) Config() FMPEConfig {
+	c := e.cfg
+	c.Embedding = copyEmbedding(c.Embedding) // changes to what it returns must not reach e
+	return c
+}
 
 // Prior returns the prior.
 func (e *FMPE) Prior() dist.Distribution { return e.prior }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi/dist"
@@ -128,6 +129,7 @@ func NewMNLE(prior dist.Distribution, cfg MNLEConfig) *MNLE {
 		panic("sbi: NewMNLE: the prior is nil, expected a distribution (e.g. dist.NewUniformCube)")
 	}
 	cfg = cfg.withDefaults()
+	cfg.Categories = slices.Clone(cfg.Categories) // the caller's later changes must not reach e (nil stays nil: learn them)
 	core := estimator{name: "MNLE", label: "MNLE (" + string(cfg.Flow) + ")", kind: "mnle", prior: prior, cfgErr: cfg.validate()}
 	e := &MNLE{estimator: core, cfg: cfg}
 	e.cats = append([]int(nil), cfg.Categories...)
@@ -138,6 +140,7 @@ func NewMNLE(prior dist.Distribution, cfg MNLEConfig) *MNLE {
 // categories in use (learned from the data when the configuration left them nil).
 func (e *MNLE) Config() MNLEConfig {
 	c := e.cfg
+	c.Categories = slices.Clone(c.Categories) // changes to what it returns must not reach e
 	if e.trained {
 		c.Categories = append([]int(nil), e.cats...)
 	}

@@ -72,6 +72,7 @@ func NewNLE(prior dist.Distribution, cfg NLEConfig) *NLE {
 		panic("sbi: NewNLE: the prior is nil, expected a distribution (e.g. dist.NewUniformCube)")
 	}
 	cfg = cfg.withDefaults()
+	cfg.Embedding = copyEmbedding(cfg.Embedding) // the caller's later changes must not reach the network
 	_, err := cfg.flowConfig(1, prior.Dim())
 	if err == nil {
 		err = cfg.Sampler.validate()
@@ -84,7 +85,11 @@ func NewNLE(prior dist.Distribution, cfg NLEConfig) *NLE {
 }
 
 // Config returns the configuration with defaults filled in.
-func (e *NLE) Config() NLEConfig { return e.cfg }
+func (e *NLE) Config() NLEConfig {
+	c := e.cfg
+	c.Embedding = copyEmbedding(c.Embedding) // changes to what it returns must not reach e
+	return c
+}
 
 // Prior returns the prior.
 func (e *NLE) Prior() dist.Distribution { return e.prior }

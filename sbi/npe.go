@@ -114,13 +114,18 @@ func NewNPE(prior dist.Distribution, cfg NPEConfig) *NPE {
 		panic("sbi: NewNPE: the prior is nil, expected a distribution (e.g. dist.NewUniformCube)")
 	}
 	cfg = cfg.withDefaults()
+	cfg.Embedding = copyEmbedding(cfg.Embedding) // the caller's later changes must not reach the network
 	_, err := cfg.flowConfig(prior.Dim(), 1)
 	core := estimator{name: "NPE", label: "NPE (" + string(cfg.Flow) + ")", kind: "npe", prior: prior, cfgErr: err, dropNote: npeDropNote}
 	return &NPE{estimator: core, cfg: cfg}
 }
 
 // Config returns the configuration with defaults filled in.
-func (e *NPE) Config() NPEConfig { return e.cfg }
+func (e *NPE) Config() NPEConfig {
+	c := e.cfg
+	c.Embedding = copyEmbedding(c.Embedding) // changes to what it returns must not reach e
+	return c
+}
 
 // Prior returns the prior.
 func (e *NPE) Prior() dist.Distribution { return e.prior }

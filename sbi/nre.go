@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi/dist"
@@ -181,12 +182,19 @@ func NewNRE(prior dist.Distribution, cfg NREConfig) *NRE {
 		panic("sbi: NewNRE: the prior is nil, expected a distribution (e.g. dist.NewUniformCube)")
 	}
 	cfg = cfg.withDefaults()
+	cfg.Embedding = copyEmbedding(cfg.Embedding) // the caller's later changes must not reach the network
+	cfg.Hidden = slices.Clone(cfg.Hidden)
 	core := estimator{name: "NRE", label: cfg.label(), kind: "nre", prior: prior, cfgErr: cfg.validate(), dropNote: nreDropNote}
 	return &NRE{estimator: core, cfg: cfg}
 }
 
 // Config returns the configuration with defaults filled in.
-func (e *NRE) Config() NREConfig { return e.cfg }
+func (e *NRE) Config() NREConfig {
+	c := e.cfg
+	c.Embedding = copyEmbedding(c.Embedding) // changes to what it returns must not reach e
+	c.Hidden = slices.Clone(c.Hidden)
+	return c
+}
 
 // Prior returns the prior.
 func (e *NRE) Prior() dist.Distribution { return e.prior }
