@@ -206,12 +206,21 @@ func ParseNotebook(b []byte) (*Notebook, error) {
 	if err := json.Unmarshal(b, &nb); err != nil {
 		return nil, fmt.Errorf("not a valid notebook (JSON): %w", err)
 	}
-	if nb.NBFormat != 4 {
+	switch nb.NBFormat {
+	case 4:
+	case 0:
+		return nil, fmt.Errorf("no nbformat field: not a Jupyter notebook (want a JSON object with \"nbformat\": 4 and its cells)")
+	default:
 		return nil, fmt.Errorf("nbformat %d is not supported: open and save the notebook with Jupyter to convert it to nbformat 4", nb.NBFormat)
 	}
 	for i, c := range nb.Cells {
 		if c == nil {
 			return nil, fmt.Errorf("cell %d is null: every cell must be an object with a cell_type and a source", i+1)
+		}
+		switch c.CellType {
+		case "code", "markdown", "raw": // nbformat 4's cell types
+		default:
+			return nil, fmt.Errorf("cell %d has cell_type %q: nbformat 4 knows code, markdown and raw; fix the cell with Jupyter or an editor", i+1, c.CellType)
 		}
 		for j, o := range c.Outputs {
 			if o == nil {

@@ -262,11 +262,24 @@ func TestMarkdown(t *testing.T) {
 }
 
 func TestParseNotebookErrors(t *testing.T) {
-	if _, err := nbtest.ParseNotebook([]byte(`{"nbformat": 3, "cells": []}`)); err == nil || !strings.Contains(err.Error(), "nbformat 3") {
-		t.Errorf("nbformat 3: %v", err)
+	for _, tc := range []struct{ doc, want string }{
+		{`{"nbformat": 3, "cells": []}`, "nbformat 3"},
+		{`{"cells": [`, "JSON"},
+		{`null`, "no nbformat"},
+		{`{"cells": []}`, "no nbformat"},
+		{`{"nbformat": 4, "cells": [{"source": "x"}]}`, `cell 1 has cell_type ""`},
+		{`{"nbformat": 4, "cells": [{"cell_type": "markdown", "source": "a"}, {"cell_type": "heading", "source": "x"}]}`, `cell 2 has cell_type "heading"`},
+	} {
+		_, err := nbtest.ParseNotebook([]byte(tc.doc))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want one containing %q", tc.doc, err, tc.want)
+		}
 	}
-	if _, err := nbtest.ParseNotebook([]byte(`{"cells": [`)); err == nil {
-		t.Error("truncated JSON accepted")
+	for _, kind := range []string{"code", "markdown", "raw"} {
+		doc := `{"nbformat": 4, "cells": [{"cell_type": "` + kind + `", "source": "x"}]}`
+		if _, err := nbtest.ParseNotebook([]byte(doc)); err != nil {
+			t.Errorf("%s: %v", doc, err)
+		}
 	}
 }
 
