@@ -208,10 +208,22 @@ func (r *CoverageResult) simBand() (lower, upper []float64, conf float64) {
 	return lower, upper, DefaultConfidence
 }
 
+// pointBand returns the pointwise band, computed when the result was built by hand without one.
+func (r *CoverageResult) pointBand() (lower, upper []float64, conf float64) {
+	if len(r.Lower) == len(r.Levels) && len(r.Upper) == len(r.Levels) && r.Confidence > 0 {
+		return r.Lower, r.Upper, r.Confidence
+	}
+	lower, upper = BinomialBand(r.N, r.Levels, DefaultConfidence)
+	return lower, upper, DefaultConfidence
+}
+
 // Flagged returns the indices of the levels whose coverage lies below the simultaneous band
 // (over-confident there) and above it (conservative there): the levels Verdict counts and
-// viz.Coverage marks.
+// viz.Coverage marks. A result Verdict cannot judge flags none.
 func (r *CoverageResult) Flagged() (below, above []int) {
+	if r.undecidable() != "" {
+		return nil, nil
+	}
 	lo, hi, _ := r.simBand()
 	return outside(r.Coverage, lo, hi)
 }
@@ -334,10 +346,13 @@ func (r *CoverageResult) String() string {
 	}
 	fmt.Fprintf(&b, "%s (%s estimator, %d pairs): AUC %+.4f, calibration error %.4f, conservativeness error %.4f — %s\n",
 		name, r.Method, r.N, r.AUC, r.CalibrationError, r.ConservativenessError, r.Verdict())
-	lo, hi, conf := r.simBand()
-	fmt.Fprintf(&b, "%8s %9s %19s %19s\n", "level", "coverage", fmt.Sprintf("pointwise %.0f%%", 100*r.Confidence), fmt.Sprintf("simultaneous %.0f%%", 100*conf))
-	for k, l := range r.Levels {
-		fmt.Fprintf(&b, "%8.3f %9.4f   [%.4f, %.4f]   [%.4f, %.4f]\n", l, r.Coverage[k], r.Lower[k], r.Upper[k], lo[k], hi[k])
+	if r.undecidable() == "" { // a result built by hand may hold no bands to show
+		lo, hi, conf := r.simBand()
+		plo, phi, pconf := r.pointBand()
+		fmt.Fprintf(&b, "%8s %9s %19s %19s\n", "level", "coverage", fmt.Sprintf("pointwise %.0f%%", 100*pconf), fmt.Sprintf("simultaneous %.0f%%", 100*conf))
+		for k, l := range r.Levels {
+			fmt.Fprintf(&b, "%8.3f %9.4f   [%.4f, %.4f]   [%.4f, %.4f]\n", l, r.Coverage[k], plo[k], phi[k], lo[k], hi[k])
+		}
 	}
 	b.WriteString(droppedNote(r.Dropped))
 	return b.String()
@@ -352,12 +367,17 @@ func (r *CoverageResult) MIMEBundle() map[string]any {
 	}
 	fmt.Fprintf(&b, "<div><b>%s</b> — %s estimator, %d pairs: AUC <b>%+.4f</b>, calibration error %.4f, conservativeness error %.4f: <i>%s</i>",
 		html.EscapeString(name), r.Method, r.N, r.AUC, r.CalibrationError, r.ConservativenessError, r.Verdict())
+	if r.undecidable() != "" { // a result built by hand may hold no bands to show
+		b.WriteString("</div>")
+		return map[string]any{"text/html": b.String(), "text/plain": r.String()}
+	}
 	b.WriteString(`<table style="font-size:85%"><tr><th>level</th>`)
 	for _, l := range r.Levels {
 		fmt.Fprintf(&b, "<td>%.2f</td>", l)
 	}
 	b.WriteString("</tr><tr><th>coverage</th>")
 	lo, hi, conf := r.simBand()
+	plo, phi, pconf := r.pointBand()
 	for k, c := range r.Coverage {
 		style := ""
 		switch {
@@ -365,15 +385,15 @@ func (r *CoverageResult) MIMEBundle() map[string]any {
 			style = ` style="color:#D55E00;font-weight:bold"`
 		case c > hi[k]:
 			style = ` style="color:#0072B2;font-weight:bold"`
-		case c < r.Lower[k]:
+		case c < plo[k]:
 			style = ` style="color:#D55E00"`
-		case c > r.Upper[k]:
+		case c > phi[k]:
 			style = ` style="color:#0072B2"`
 		}
 		fmt.Fprintf(&b, "<td%s>%.3f</td>", style, c)
 	}
 	fmt.Fprintf(&b, `</tr></table><span style="font-size:80%%">orange below, blue above the pointwise %.0f%% band; bold: outside the simultaneous %.0f%% band (what the verdict counts)</span></div>`,
-		100*r.Confidence, 100*conf)
+		100*pconf, 100*conf)
 	return map[string]any{"text/html": b.String(), "text/plain": r.String()}
 }
 

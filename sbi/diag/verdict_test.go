@@ -245,10 +245,26 @@ func TestVerdictUndecidableResult(t *testing.T) {
 		"coverage below 0": withCoverage(0, -0.2),
 		"missing coverage": {N: 2000, Levels: levels, Coverage: []float64{0.5}},
 	}
+	cases["no bands"] = &CoverageResult{N: 2000, Levels: levels, Coverage: []float64{0.1, 0.9}} // decidable
 	for name, r := range cases {
-		if v := r.Verdict(); !strings.HasPrefix(v, "inconclusive") {
+		v := r.Verdict()
+		if name != "no bands" && !strings.HasPrefix(v, "inconclusive") {
 			t.Errorf("%s: verdict %q; want inconclusive", name, v)
 		}
+		// What is shown says what Verdict says, and showing a result built by hand without
+		// its bands does not panic.
+		if s := r.String(); !strings.Contains(s, v) {
+			t.Errorf("%s: String %q does not say the verdict %q", name, s, v)
+		}
+		if h := r.MIMEBundle()["text/html"].(string); !strings.Contains(h, v) {
+			t.Errorf("%s: HTML %q does not say the verdict %q", name, h, v)
+		}
+		if below, above := r.Flagged(); strings.HasPrefix(v, "inconclusive") && len(below)+len(above) > 0 {
+			t.Errorf("%s: Flagged %v %v on a result Verdict cannot judge", name, below, above)
+		}
+	}
+	if v := cases["no bands"].Verdict(); !strings.HasPrefix(v, "over-confident") {
+		t.Errorf("no bands, coverage 0.1 at level 0.5 of 2,000 pairs: %q, want over-confident", v)
 	}
 	if v := MustCoverageFromRanks(ranks, levels).Verdict(); !strings.HasPrefix(v, "consistent with calibration") {
 		t.Errorf("2,000 uniform ranks: %q", v)
