@@ -264,7 +264,7 @@ func NewLC2STContext(ctx context.Context, est sbi.Amortized, theta, x *mat.Dense
 	xs := l.xz.apply(feat)
 	perm := rand.New(rand.NewPCG(cfg.Seed, 0x78)).Perm(n)
 	h := min(500, n/2)
-	if h >= 2 && n-h >= minCalibrationPoints {
+	if n >= minObservationCheckPairs {
 		l.xcheck, _ = mmd.New(rowsAt(xs, perm[:h]), rowsAt(xs, perm[h:min(n, 2*h)]))
 	}
 	return l, nil
@@ -296,6 +296,11 @@ func (l *LC2ST) features(x *mat.Dense) (*mat.Dense, error) {
 
 // minCalibrationPoints is the fewest calibration points for a p-value that can reach 0.05.
 const minCalibrationPoints = 19
+
+// minObservationCheckPairs is the fewest calibration pairs with which NewLC2ST checks an
+// observation against them: h = ⌊n/2⌋ of them (at most 500) are the check's reference, and
+// the n − h = ⌈n/2⌉ others must number at least minCalibrationPoints.
+const minObservationCheckPairs = 2*minCalibrationPoints - 1
 
 func rowsAt(m *mat.Dense, idx []int) *mat.Dense {
 	_, c := m.Dims()
@@ -627,10 +632,21 @@ func (r *LC2STResult) Verdict() string {
 			len(r.Null), 1/float64(len(r.Null)+1), r.Alpha, int(math.Ceil(1/r.Alpha))-1)
 	case r.PValue <= r.Alpha:
 		return fmt.Sprintf("rejected: the estimator's posterior at this observation differs from the true posterior (%s %s %.3g, p = %.3g ≤ α = %.2g against %d null classifiers trained on %d calibration pairs)",
-			name, r.Statistic, r.Value, r.PValue, r.Alpha, len(r.Null), r.N)
+			name, r.Statistic, r.Value, r.PValue, r.Alpha, len(r.Null), r.N) + r.uncheckedNote()
 	}
 	return fmt.Sprintf("no evidence against the estimator at this observation: %s %s %.3g, p = %.3g > α = %.2g (%d calibration pairs; a larger set detects smaller errors, and no test shows a posterior to be exact)",
-		name, r.Statistic, r.Value, r.PValue, r.Alpha, r.N)
+		name, r.Statistic, r.Value, r.PValue, r.Alpha, r.N) + r.uncheckedNote()
+}
+
+// uncheckedNote is what a verdict adds when the observation was not checked against the
+// calibration simulations (too few of them): an observation beyond them all, where the
+// classifiers extrapolate, would not have been seen.
+func (r *LC2STResult) uncheckedNote() string {
+	if !math.IsNaN(r.ObservationPValue) {
+		return ""
+	}
+	return fmt.Sprintf("; whether the observation lies among the calibration simulations was not checked (%d calibration pairs, the check needs at least %d), so the classifiers may have judged it by extrapolation",
+		r.N, minObservationCheckPairs)
 }
 
 // String is a text summary.

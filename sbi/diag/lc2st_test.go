@@ -229,3 +229,42 @@ func TestLC2STResult(t *testing.T) {
 		}
 	}
 }
+
+// TestLC2STUncheckedObservation: with fewer calibration pairs than the check of the observation
+// against them needs, that check does not run (ObservationPValue is NaN), so an observation
+// beyond every calibration simulation would not be seen; the verdict must say the check did not
+// run instead of reading like one made where it did.
+func TestLC2STUncheckedObservation(t *testing.T) {
+	m := gaussModel{dim: 2, tau: 2, s: 1, width: 1}
+	theta, x := m.simulate(3, 30)
+	cfg := lc2stCheap.cfg
+	cfg.Seed = 7
+	r, err := LocalC2ST(m, theta, x, []float64{0.5, -1}, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !math.IsNaN(r.ObservationPValue) || r.Outside {
+		t.Fatalf("30 calibration pairs: observation p-value %v, outside %v; want the check not run", r.ObservationPValue, r.Outside)
+	}
+	v := r.Verdict()
+	if !strings.HasPrefix(v, "no evidence") && !strings.HasPrefix(v, "rejected") {
+		t.Fatalf("exact posterior, 30 pairs: verdict %q", v)
+	}
+	if !strings.Contains(v, "not checked") {
+		t.Errorf("verdict %q does not say that the observation was not checked against the calibration simulations", v)
+	}
+	// The boundary the note states: 36 pairs are too few, 37 are checked.
+	for _, tc := range []struct {
+		pairs   int
+		checked bool
+	}{{minObservationCheckPairs - 1, false}, {minObservationCheckPairs, true}} {
+		theta, x := m.simulate(3, tc.pairs)
+		r, err := LocalC2ST(m, theta, x, []float64{0.5, -1}, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if checked := !math.IsNaN(r.ObservationPValue); checked != tc.checked || strings.Contains(r.Verdict(), "not checked") == checked {
+			t.Errorf("%d pairs: observation p-value %v, verdict %q; want checked %v", tc.pairs, r.ObservationPValue, r.Verdict(), tc.checked)
+		}
+	}
+}
