@@ -24,6 +24,11 @@ import (
 // programming error and make it panic.
 func ConformalQuantile(scores []float64, alpha float64) float64 {
 	s := append([]float64(nil), scores...)
+	for i, v := range s {
+		if math.IsNaN(v) { // sort.Float64s would put it first and shift every rank
+			panic(fmt.Sprintf("calib: ConformalQuantile: score %d is NaN (a NaN log density of the estimator; NewConformal reports it as an error)", i))
+		}
+	}
 	sort.Float64s(s)
 	return quantileSorted(s, alpha)
 }
