@@ -88,6 +88,8 @@ func ConformalScores(est sbi.Amortized, theta, x *mat.Dense) []float64 {
 // data est was trained or selected on. Rows with non-finite entries are dropped and counted.
 // With fewer than (1−α)/α pairs the threshold is +Inf: NewConformal then returns the calibration
 // (whose regions are the whole space) together with an error saying how many pairs are needed.
+// The threshold is +Inf too when the estimator gives zero density (log q = −Inf) to more than
+// n − k of the n pairs; the error then says that.
 func NewConformal(est sbi.Amortized, theta, x *mat.Dense, alpha float64) (*Conformal, error) {
 	if !(alpha > 0 && alpha < 1) { // NaN fails too
 		return nil, fmt.Errorf("calib: miscoverage alpha must be in (0, 1), got %g (for 90%% regions use 0.1)", alpha)
@@ -110,10 +112,19 @@ func NewConformal(est sbi.Amortized, theta, x *mat.Dense, alpha float64) (*Confo
 	c := &Conformal{Estimator: est, Alpha: alpha, N: n, Dropped: dropped, scores: s}
 	c.Threshold = quantileSorted(s, alpha)
 	if math.IsInf(c.Threshold, 1) {
+		if k := conformalRank(n, alpha); k <= n {
+			return c, fmt.Errorf("calib: the estimator gives zero density (log q = −Inf) to %d of the %d calibration pairs, more than the %d that miscoverage %g allows: the threshold is +Inf and the region is the whole space; check the estimator's support",
+				infiniteScores(s), n, n-k, alpha)
+		}
 		return c, fmt.Errorf("calib: %d calibration pairs are too few for miscoverage %g: need at least %d; the region is the whole space",
 			n, alpha, int(math.Ceil((1-alpha)/alpha)))
 	}
 	return c, nil
+}
+
+// infiniteScores is the number of +Inf scores (log q = −Inf) among sorted scores.
+func infiniteScores(sorted []float64) int {
+	return len(sorted) - sort.SearchFloat64s(sorted, math.Inf(1))
 }
 
 // MustNewConformal is NewConformal for notebook cells: it returns the result alone and panics with

@@ -42,6 +42,9 @@ func (c *Conformal) Guarantee() string {
 	if !ok {
 		return fmt.Sprintf("%d calibration pairs are too few for level %.4g: the region is the whole space", c.N, 1-c.Alpha)
 	}
+	if math.IsInf(c.Threshold, 1) {
+		return fmt.Sprintf("the threshold is +Inf: the estimator gives zero density to more than a share α = %.4g of the %d calibration pairs, so the region is the whole space and covers everything", c.Alpha, c.N)
+	}
 	return fmt.Sprintf("guarantee (continuous scores): averaged over calibration sets and over x from prior × simulator, the coverage is in [%.4g, %.4g]; "+
 		"the regions of this one calibration set (n = %d) cover a fraction that varies from set to set, in [%.3g, %.3g] for 95%% of sets; "+
 		"no coverage is promised at any particular x. MeasureCoverage compares it with fresh test pairs",
@@ -89,6 +92,9 @@ func (c *Conformal) MeasureCoverage(theta, x *mat.Dense) (*ConformalCoverage, er
 	lo, hi, calLo, calHi, ok := guaranteeBand(c.N, c.Alpha)
 	if !ok {
 		return nil, fmt.Errorf("calib: MeasureCoverage: %d calibration pairs are too few for level %.4g (the region is the whole space)", c.N, 1-c.Alpha)
+	}
+	if math.IsInf(c.Threshold, 1) {
+		return nil, fmt.Errorf("calib: MeasureCoverage: the threshold is +Inf (the estimator gives zero density to more than a share %.4g of the calibration pairs): the region is the whole space and covers every pair, which the guarantee's law does not describe", c.Alpha)
 	}
 	covered := 0
 	for _, in := range c.Contains(theta, x) {

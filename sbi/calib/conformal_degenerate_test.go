@@ -3,8 +3,13 @@ package calib
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/gosbi/gosbi/sbi"
 )
 
 // TestConformalQuantileNaNPanics: ConformalQuantile is documented to panic on NaN scores.
@@ -19,4 +24,64 @@ func TestConformalQuantileNaNPanics(t *testing.T) {
 	}()
 	got := ConformalQuantile([]float64{1, 2, math.NaN(), 3, 4, 5, 6, 7, 8}, 0.5)
 	t.Errorf("ConformalQuantile with a NaN score returned %v, want a panic", got)
+}
+
+// holeEstimator is a gaussEstimator whose log density is val (−Inf or NaN) at every pair with
+// θ₀ > cut: an estimator with a hole in its support, or one that breaks there.
+type holeEstimator struct {
+	gaussEstimator
+	cut, val float64
+}
+
+func (e holeEstimator) LogProbPairs(theta, x *mat.Dense) []float64 {
+	lp := e.gaussEstimator.LogProbPairs(theta, x)
+	for i := range lp {
+		if theta.At(i, 0) > e.cut {
+			lp[i] = e.val
+		}
+	}
+	return lp
+}
+
+var _ sbi.Amortized = holeEstimator{}
+
+// TestConformalInfiniteScoresReported: 200 calibration pairs are plenty for α = 0.05 (19 are
+// needed), but an estimator with zero density at about half of them (θ > 0) gives the
+// threshold +Inf. The error must say so, not that 200 pairs are too few.
+func TestConformalInfiniteScoresReported(t *testing.T) {
+	m := linGaussModel{d: 1, s0: 2, sigma: 1}
+	rng := rand.New(rand.NewPCG(11, 12))
+	th := m.prior().Sample(rng, 200)
+	x := m.simulate(rng, th)
+	est := holeEstimator{m.estimator(1, 0), 0, math.Inf(-1)}
+	c, err := NewConformal(est, th, x, 0.05)
+	if c == nil || !math.IsInf(c.Threshold, 1) {
+		t.Fatalf("calibration %v, want one with threshold +Inf", c)
+	}
+	if err == nil || strings.Contains(err.Error(), "too few") || !strings.Contains(err.Error(), "zero density") {
+		t.Errorf("NewConformal error %v, want one saying the estimator gives zero density to the pairs", err)
+	}
+	if g := c.Guarantee(); !strings.Contains(g, "whole space") {
+		t.Errorf("Guarantee %q, want it to say the region is the whole space", g)
+	}
+	if r, err := c.MeasureCoverage(th, x); err == nil || !strings.Contains(err.Error(), "whole space") {
+		t.Errorf("MeasureCoverage with threshold +Inf: %v, %v; want an error saying the region is the whole space", r, err)
+	}
+	one := PartitionFunc(2, func(x []float64) int {
+		if x[0] > 100 {
+			return 1
+		}
+		return 0
+	})
+	gc, err := NewGroupConformal(est, th, x, 0.05, one)
+	if gc == nil || !math.IsInf(gc.Thresholds[0], 1) {
+		t.Fatalf("group calibration %v, want group 0 with threshold +Inf", gc)
+	}
+	if err == nil || !strings.Contains(err.Error(), "group 0") || !strings.Contains(err.Error(), "zero density") ||
+		!strings.Contains(err.Error(), "group 1 has 0") {
+		t.Errorf("NewGroupConformal error %v, want group 0 reported for zero density and group 1 for too few pairs", err)
+	}
+	if strings.Contains(err.Error(), "group 0 has 200") {
+		t.Errorf("NewGroupConformal error %v reports group 0 as having too few pairs", err)
+	}
 }
