@@ -287,9 +287,14 @@ func (v VolumeConfig) withDefaults() VolumeConfig {
 //     the optimal bridge) between the volume's own draws of q/Z and of the prior, which needs
 //     no assumption on q: see bridgeLogZ.
 //
-// It returns NaN, NaN when Z cannot be estimated: no prior draw falls where q > 0.
+// It returns NaN, NaN when Z cannot be estimated: no prior draw falls where q > 0. A region
+// with Threshold +Inf is the whole space: Volume returns +Inf, 0 for it without drawing (the
+// sampler would only see the supports of q and the prior, and give a finite number).
 func (r *Region) Volume(rng *rand.Rand, prior sbi.Posterior, cfg VolumeConfig) (vol, se float64) {
 	cfg = cfg.withDefaults()
+	if math.IsInf(r.Threshold, 1) {
+		return math.Inf(1), 0
+	}
 	levels := make([]volumeLevel, cfg.Levels)
 	for k := range levels {
 		lambda := float64(k+1) / float64(cfg.Levels)
@@ -480,6 +485,7 @@ func (r *Region) GridVolumeContext(ctx context.Context, lo, hi []float64, bins i
 // ExpectedVolume estimates E_X[volume of C(X)] of a calibration over observations xs (one per
 // row, e.g. simulated from prior × simulator) with Region.Volume, returning the mean and its
 // standard error across observations, or an error when a region's volume cannot be estimated.
+// With Threshold +Inf every region is the whole space, and the result is +Inf, 0.
 func (c *Conformal) ExpectedVolume(rng *rand.Rand, prior sbi.Posterior, xs *mat.Dense, cfg VolumeConfig) (mean, se float64, err error) {
 	return c.ExpectedVolumeContext(runenv.Context(), rng, prior, xs, cfg)
 }
@@ -499,6 +505,9 @@ func (c *Conformal) ExpectedVolumeContext(ctx context.Context, rng *rand.Rand, p
 	n, _ := xs.Dims()
 	if n == 0 {
 		return 0, 0, errors.New("calib: ExpectedVolume needs at least one observation")
+	}
+	if math.IsInf(c.Threshold, 1) {
+		return math.Inf(1), 0, nil
 	}
 	p := sbi.NewProgress("conformal volume", n)
 	defer p.Finish()

@@ -85,3 +85,24 @@ func TestConformalInfiniteScoresReported(t *testing.T) {
 		t.Errorf("NewGroupConformal error %v reports group 0 as having too few pairs", err)
 	}
 }
+
+// TestVolumeInfiniteThreshold: a threshold of +Inf is the whole space, whose volume is +Inf;
+// the mixture sampler only sees the support of q and the prior and gave a finite number.
+func TestVolumeInfiniteThreshold(t *testing.T) {
+	m := linGaussModel{d: 2, s0: 2, sigma: 1}
+	rng := rand.New(rand.NewPCG(13, 14))
+	r := &Region{Posterior: isoGauss([]float64{0, 0}, 1), Threshold: math.Inf(1)}
+	if v, se := r.Volume(rng, m.prior(), VolumeConfig{Samples: 200}); !math.IsInf(v, 1) || math.IsNaN(se) {
+		t.Errorf("Volume of the whole space = %v ± %v, want +Inf", v, se)
+	}
+	th := m.prior().Sample(rng, 5)
+	c, err := NewConformal(m.estimator(1, 0), th, m.simulate(rng, th), 0.05)
+	if err == nil || !math.IsInf(c.Threshold, 1) {
+		t.Fatalf("5 pairs at α = 0.05: want an error and threshold +Inf, got %v", err)
+	}
+	xs := m.simulate(rng, m.prior().Sample(rng, 3))
+	mean, se, err := c.ExpectedVolume(rng, m.prior(), xs, VolumeConfig{Samples: 200})
+	if err != nil || !math.IsInf(mean, 1) || math.IsNaN(se) {
+		t.Errorf("ExpectedVolume with threshold +Inf = %v ± %v (%v), want +Inf", mean, se, err)
+	}
+}
