@@ -106,3 +106,31 @@ func TestVolumeInfiniteThreshold(t *testing.T) {
 		t.Errorf("ExpectedVolume with threshold +Inf = %v ± %v (%v), want +Inf", mean, se, err)
 	}
 }
+
+// TestMeasureCoverageNaNDensity: an estimator that returns NaN log densities at test pairs
+// made those pairs count as not covered, and the verdict then blamed the test pairs'
+// exchangeability; the measurement must refuse instead.
+func TestMeasureCoverageNaNDensity(t *testing.T) {
+	m := linGaussModel{d: 1, s0: 2, sigma: 1}
+	rng := rand.New(rand.NewPCG(15, 16))
+	th := m.prior().Sample(rng, 400)
+	x := m.simulate(rng, th)
+	c, err := NewConformal(m.estimator(1, 0), th, x, 0.1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Estimator = holeEstimator{m.estimator(1, 0), 0, math.NaN()}
+	tt := m.prior().Sample(rng, 400)
+	xt := m.simulate(rng, tt)
+	if r, err := c.MeasureCoverage(tt, xt); err == nil || !strings.Contains(err.Error(), "NaN") {
+		t.Errorf("MeasureCoverage with NaN densities: %v, %v; want an error naming the NaN", r, err)
+	}
+	gc, err := NewGroupConformal(m.estimator(1, 0), th, x, 0.1, PartitionFunc(1, func([]float64) int { return 0 }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gc.Estimator = c.Estimator
+	if r, err := gc.GroupCoverage(tt, xt); err == nil || !strings.Contains(err.Error(), "NaN") {
+		t.Errorf("GroupCoverage with NaN densities: %v, %v; want an error naming the NaN", r, err)
+	}
+}

@@ -210,9 +210,25 @@ func (c *GroupConformal) Coverage(theta, x *mat.Dense) float64 {
 }
 
 // GroupCoverage is the coverage of the regions on test pairs in every group (see
-// CoverageByGroup).
+// CoverageByGroup). A NaN log density of the estimator at a test pair, or an observation the
+// partition puts outside its groups, is an error.
 func (c *GroupConformal) GroupCoverage(theta, x *mat.Dense) (*GroupCoverageResult, error) {
-	return CoverageByGroup(c.Contains(theta, x), x, c.Partition, 1-c.Alpha)
+	groups, err := groupOf(c.Partition, x)
+	if err != nil {
+		return nil, err
+	}
+	if r, _ := theta.Dims(); r != len(groups) {
+		return nil, fmt.Errorf("calib: GroupCoverage: %d parameters but %d observations; want one per row", r, len(groups))
+	}
+	s := ConformalScores(c.Estimator, theta, x)
+	if err := checkTestScores(s, "GroupCoverage"); err != nil {
+		return nil, err
+	}
+	in := make([]bool, len(s))
+	for i, v := range s {
+		in[i] = v <= c.Thresholds[groups[i]]
+	}
+	return CoverageByGroup(in, x, c.Partition, 1-c.Alpha)
 }
 
 // MustGroupCoverage is GroupCoverage for notebook cells: it panics with the error.
