@@ -277,7 +277,8 @@ func ScoreCalibrateContext(ctx context.Context, rng *rand.Rand, obsDraws *mat.De
 // FitAffine fits the moment-correcting map to calibration data made elsewhere: thetaBar (M×d)
 // holds the data-generating parameters, draws[m] the approximate-posterior draws for dataset m,
 // weights the importance weights (nil for unit weights), finite, ≥ 0 and not all 0. The
-// sampling fields of cfg are ignored.
+// sampling fields of cfg are ignored. Draws without spread in some parameter in every dataset
+// are an error (here and in ScoreCalibrate): they leave the map's scale for it undetermined.
 func FitAffine(rng *rand.Rand, thetaBar *mat.Dense, draws []*mat.Dense, weights []float64, cfg ScoreCalConfig) (*ScoreCalibration, error) {
 	cfg = cfg.withDefaults()
 	m, d := thetaBar.Dims()
@@ -332,6 +333,9 @@ func fitAffine(rng *rand.Rand, cal *calData, cfg ScoreCalConfig) (*ScoreCalibrat
 	}
 	for m := range cal.draws {
 		cal.draws[m] = cal.draws[m].Slice(0, n, 0, d).(*mat.Dense)
+	}
+	if j := noSpread(cal.draws); j >= 0 {
+		return nil, fmt.Errorf("calib: the approximate-posterior draws of every calibration dataset have no spread in parameter %d, so the map's scale for it (column %d of L) cannot be fitted; does the refit return one point repeated?", j, j)
 	}
 	cal.means = make([][]float64, M)
 	for m := range M {
@@ -850,6 +854,28 @@ func clipWeights(logw []float64, use bool, clip float64) []float64 {
 		w[i] = math.Exp(math.Min(v, ceiling) - top)
 	}
 	return w
+}
+
+// noSpread returns a parameter j whose draws are equal within every set of draws, or −1. The
+// objective does not depend on column j of L then: its entries would stay at the identity.
+func noSpread(draws []*mat.Dense) int {
+	_, d := draws[0].Dims()
+	for j := range d {
+		spread := false
+		for _, dr := range draws {
+			n, _ := dr.Dims()
+			for i := 1; i < n && !spread; i++ {
+				spread = dr.At(i, j) != dr.At(0, j)
+			}
+			if spread {
+				break
+			}
+		}
+		if !spread {
+			return j
+		}
+	}
+	return -1
 }
 
 func colMeans(a *mat.Dense) []float64 {

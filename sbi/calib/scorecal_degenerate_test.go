@@ -102,3 +102,33 @@ func TestScoreCalibrateRefusesBadImportanceDensities(t *testing.T) {
 		})
 	}
 }
+
+// TestFitAffineRefusesZeroSpread: refits that return one point repeated carry no information
+// on the scale L, whose entries then never move from the identity; a fit reporting L = I as
+// if it had been found must be an error instead.
+func TestFitAffineRefusesZeroSpread(t *testing.T) {
+	const M = 20
+	rng := rand.New(rand.NewPCG(25, 26))
+	thetaBar := mat.NewDense(M, 2, nil)
+	draws := make([]*mat.Dense, M)
+	for i := range M {
+		thetaBar.Set(i, 0, rng.NormFloat64())
+		thetaBar.Set(i, 1, rng.NormFloat64())
+		draws[i] = mat.NewDense(30, 2, nil)
+		c := thetaBar.At(i, 1) + 0.3*rng.NormFloat64()
+		for k := range 30 {
+			draws[i].Set(k, 0, thetaBar.At(i, 0)+0.5*rng.NormFloat64())
+			draws[i].Set(k, 1, c) // no spread in parameter 1
+		}
+	}
+	for _, fam := range []AffineFamily{DiagonalAffine, LowerTriangularAffine} {
+		res, err := FitAffine(rand.New(rand.NewPCG(1, 1)), thetaBar, draws, nil, ScoreCalConfig{Family: fam})
+		if err == nil || !strings.Contains(err.Error(), "spread") || !strings.Contains(err.Error(), "parameter 1") {
+			var L any
+			if res != nil {
+				L = mat.Formatted(res.L)
+			}
+			t.Errorf("%v family: error %v (L = %v), want one saying parameter 1 has no spread", fam, err, L)
+		}
+	}
+}
