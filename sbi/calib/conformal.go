@@ -199,7 +199,8 @@ func (r *Region) Contains(theta *mat.Dense) []bool {
 }
 
 // Sample draws n points of q restricted to the region, by rejection from q. It fails when the
-// region holds less than about 0.1% of q's mass, where rejection would not end in reasonable time.
+// region holds less than about 0.1% of q's mass, where rejection would not end in reasonable time,
+// and for n < 0.
 func (r *Region) Sample(rng *rand.Rand, n int) (*mat.Dense, error) {
 	return r.SampleContext(runenv.Context(), rng, n)
 }
@@ -212,6 +213,9 @@ func (r *Region) MustSample(rng *rand.Rand, n int) *mat.Dense {
 
 // SampleContext is Sample stopped by ctx instead of the host's context (runenv.Context).
 func (r *Region) SampleContext(ctx context.Context, rng *rand.Rand, n int) (*mat.Dense, error) {
+	if n < 0 {
+		return nil, fmt.Errorf("calib: Region.Sample: %d draws requested; want n ≥ 0", n)
+	}
 	d := r.Posterior.Dim()
 	out := mat.NewDense(max(n, 1), d, nil)
 	got, tried := 0, 0

@@ -134,3 +134,11 @@ func TestMeasureCoverageNaNDensity(t *testing.T) {
 		t.Errorf("GroupCoverage with NaN densities: %v, %v; want an error naming the NaN", r, err)
 	}
 }
+
+// TestRegionSampleNegative: n < 0 returned a 1×d matrix of zeros as if it were a draw.
+func TestRegionSampleNegative(t *testing.T) {
+	r := &Region{Posterior: isoGauss([]float64{0, 0}, 1), Threshold: 3}
+	if s, err := r.Sample(rand.New(rand.NewPCG(1, 1)), -1); err == nil {
+		t.Errorf("Sample(-1) = %v, want an error", mat.Formatted(s))
+	}
+}
