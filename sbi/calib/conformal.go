@@ -429,7 +429,9 @@ func bridgeLogZ(lq1, lq2 []float64) (float64, error) {
 
 // GridVolume is the volume of the region counted on a regular grid of bins cells per dimension
 // over the box [lo, hi] (cell centres inside the region, times the cell volume). It is exact in
-// the limit of fine grids and meant for checks in one to three dimensions.
+// the limit of fine grids and meant for checks in one to three dimensions. The grid may have at
+// most 2²⁶ = 67,108,864 cells (bins^d: 8192 bins in two dimensions, 406 in three); a larger one
+// is an error before any density is evaluated.
 func (r *Region) GridVolume(lo, hi []float64, bins int) (float64, error) {
 	return r.GridVolumeContext(runenv.Context(), lo, hi, bins)
 }
@@ -439,6 +441,9 @@ func (r *Region) GridVolume(lo, hi []float64, bins int) (float64, error) {
 func (r *Region) MustGridVolume(lo, hi []float64, bins int) float64 {
 	return safe.Must(r.GridVolume(lo, hi, bins))
 }
+
+// maxGridCells is the most cells GridVolume counts (see there).
+const maxGridCells = 1 << 26
 
 // GridVolumeContext is GridVolume stopped by ctx instead of the host's context (runenv.Context).
 func (r *Region) GridVolumeContext(ctx context.Context, lo, hi []float64, bins int) (float64, error) {
@@ -457,8 +462,8 @@ func (r *Region) GridVolumeContext(ctx context.Context, lo, hi []float64, bins i
 		}
 		cells *= bins
 		cellVol *= (hi[i] - lo[i]) / float64(bins)
-		if cells > 1<<26 {
-			return 0, fmt.Errorf("calib: grid of %d^%d cells is too large; use fewer bins or Volume", bins, d)
+		if cells > maxGridCells {
+			return 0, fmt.Errorf("calib: a grid of %d^%d cells is too large: at most %d cells (2^26); use fewer bins or Volume", bins, d, maxGridCells)
 		}
 	}
 	const chunk = 4096

@@ -1,6 +1,7 @@
 package calib
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -140,5 +141,20 @@ func TestRegionSampleNegative(t *testing.T) {
 	r := &Region{Posterior: isoGauss([]float64{0, 0}, 1), Threshold: 3}
 	if s, err := r.Sample(rand.New(rand.NewPCG(1, 1)), -1); err == nil {
 		t.Errorf("Sample(-1) = %v, want an error", mat.Formatted(s))
+	}
+}
+
+// TestGridVolumeStatesLimit: the grid's cell limit is in the error (and the doc), so that a
+// caller knows how many bins are allowed; the check comes before any density is evaluated.
+func TestGridVolumeStatesLimit(t *testing.T) {
+	r := &Region{Posterior: isoGauss([]float64{0, 0, 0}, 1), Threshold: 3}
+	lo, hi := []float64{-1, -1, -1}, []float64{1, 1, 1}
+	if _, err := r.GridVolume(lo, hi, 407); err == nil || !strings.Contains(err.Error(), "67108864") {
+		t.Errorf("407³ cells: error %v, want one stating the limit of 67108864 cells", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // stop before counting: only the size check runs
+	if _, err := r.GridVolumeContext(ctx, lo, hi, 406); err == nil || strings.Contains(err.Error(), "too large") {
+		t.Errorf("406³ cells are within the limit: %v, want the cancellation error", err)
 	}
 }
