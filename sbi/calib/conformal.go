@@ -24,6 +24,11 @@ import (
 // programming error and make it panic.
 func ConformalQuantile(scores []float64, alpha float64) float64 {
 	s := append([]float64(nil), scores...)
+	for i, v := range s {
+		if math.IsNaN(v) { // sort.Float64s would put it first and shift every rank
+			panic(fmt.Sprintf("calib: ConformalQuantile: score %d is NaN (a NaN log density of the estimator; NewConformal reports it as an error)", i))
+		}
+	}
 	sort.Float64s(s)
 	return quantileSorted(s, alpha)
 }
@@ -83,6 +88,8 @@ func ConformalScores(est sbi.Amortized, theta, x *mat.Dense) []float64 {
 // data est was trained or selected on. Rows with non-finite entries are dropped and counted.
 // With fewer than (1−α)/α pairs the threshold is +Inf: NewConformal then returns the calibration
 // (whose regions are the whole space) together with an error saying how many pairs are needed.
+// The threshold is +Inf too when the estimator gives zero density (log q = −Inf) to more than
+// n − k of the n pairs; the error then says that.
 func NewConformal(est sbi.Amortized, theta, x *mat.Dense, alpha float64) (*Conformal, error) {
 	if !(alpha > 0 && alpha < 1) { // NaN fails too
 		return nil, fmt.Errorf("calib: miscoverage alpha must be in (0, 1), got %g (for 90%% regions use 0.1)", alpha)
@@ -105,10 +112,19 @@ func NewConformal(est sbi.Amortized, theta, x *mat.Dense, alpha float64) (*Confo
 	c := &Conformal{Estimator: est, Alpha: alpha, N: n, Dropped: dropped, scores: s}
 	c.Threshold = quantileSorted(s, alpha)
 	if math.IsInf(c.Threshold, 1) {
+		if k := conformalRank(n, alpha); k <= n {
+			return c, fmt.Errorf("calib: the estimator gives zero density (log q = −Inf) to %d of the %d calibration pairs, more than the %d that miscoverage %g allows: the threshold is +Inf and the region is the whole space; check the estimator's support",
+				infiniteScores(s), n, n-k, alpha)
+		}
 		return c, fmt.Errorf("calib: %d calibration pairs are too few for miscoverage %g: need at least %d; the region is the whole space",
 			n, alpha, int(math.Ceil((1-alpha)/alpha)))
 	}
 	return c, nil
+}
+
+// infiniteScores is the number of +Inf scores (log q = −Inf) among sorted scores.
+func infiniteScores(sorted []float64) int {
+	return len(sorted) - sort.SearchFloat64s(sorted, math.Inf(1))
 }
 
 // MustNewConformal is NewConformal for notebook cells: it returns the result alone and panics with
@@ -183,7 +199,8 @@ func (r *Region) Contains(theta *mat.Dense) []bool {
 }
 
 // Sample draws n points of q restricted to the region, by rejection from q. It fails when the
-// region holds less than about 0.1% of q's mass, where rejection would not end in reasonable time.
+// region holds less than about 0.1% of q's mass, where rejection would not end in reasonable time,
+// and for n < 0.
 func (r *Region) Sample(rng *rand.Rand, n int) (*mat.Dense, error) {
 	return r.SampleContext(runenv.Context(), rng, n)
 }
@@ -196,6 +213,9 @@ func (r *Region) MustSample(rng *rand.Rand, n int) *mat.Dense {
 
 // SampleContext is Sample stopped by ctx instead of the host's context (runenv.Context).
 func (r *Region) SampleContext(ctx context.Context, rng *rand.Rand, n int) (*mat.Dense, error) {
+	if n < 0 {
+		return nil, fmt.Errorf("calib: Region.Sample: %d draws requested; want n ≥ 0", n)
+	}
 	d := r.Posterior.Dim()
 	out := mat.NewDense(max(n, 1), d, nil)
 	got, tried := 0, 0
@@ -271,9 +291,14 @@ func (v VolumeConfig) withDefaults() VolumeConfig {
 //     the optimal bridge) between the volume's own draws of q/Z and of the prior, which needs
 //     no assumption on q: see bridgeLogZ.
 //
-// It returns NaN, NaN when Z cannot be estimated: no prior draw falls where q > 0.
+// It returns NaN, NaN when Z cannot be estimated: no prior draw falls where q > 0. A region
+// with Threshold +Inf is the whole space: Volume returns +Inf, 0 for it without drawing (the
+// sampler would only see the supports of q and the prior, and give a finite number).
 func (r *Region) Volume(rng *rand.Rand, prior sbi.Posterior, cfg VolumeConfig) (vol, se float64) {
 	cfg = cfg.withDefaults()
+	if math.IsInf(r.Threshold, 1) {
+		return math.Inf(1), 0
+	}
 	levels := make([]volumeLevel, cfg.Levels)
 	for k := range levels {
 		lambda := float64(k+1) / float64(cfg.Levels)
@@ -404,7 +429,9 @@ func bridgeLogZ(lq1, lq2 []float64) (float64, error) {
 
 // GridVolume is the volume of the region counted on a regular grid of bins cells per dimension
 // over the box [lo, hi] (cell centres inside the region, times the cell volume). It is exact in
-// the limit of fine grids and meant for checks in one to three dimensions.
+// the limit of fine grids and meant for checks in one to three dimensions. The grid may have at
+// most 2²⁶ = 67,108,864 cells (bins^d: 8192 bins in two dimensions, 406 in three); a larger one
+// is an error before any density is evaluated.
 func (r *Region) GridVolume(lo, hi []float64, bins int) (float64, error) {
 	return r.GridVolumeContext(runenv.Context(), lo, hi, bins)
 }
@@ -414,6 +441,9 @@ func (r *Region) GridVolume(lo, hi []float64, bins int) (float64, error) {
 func (r *Region) MustGridVolume(lo, hi []float64, bins int) float64 {
 	return safe.Must(r.GridVolume(lo, hi, bins))
 }
+
+// maxGridCells is the most cells GridVolume counts (see there).
+const maxGridCells = 1 << 26
 
 // GridVolumeContext is GridVolume stopped by ctx instead of the host's context (runenv.Context).
 func (r *Region) GridVolumeContext(ctx context.Context, lo, hi []float64, bins int) (float64, error) {
@@ -432,8 +462,8 @@ func (r *Region) GridVolumeContext(ctx context.Context, lo, hi []float64, bins i
 		}
 		cells *= bins
 		cellVol *= (hi[i] - lo[i]) / float64(bins)
-		if cells > 1<<26 {
-			return 0, fmt.Errorf("calib: grid of %d^%d cells is too large; use fewer bins or Volume", bins, d)
+		if cells > maxGridCells {
+			return 0, fmt.Errorf("calib: a grid of %d^%d cells is too large: at most %d cells (2^26); use fewer bins or Volume", bins, d, maxGridCells)
 		}
 	}
 	const chunk = 4096
@@ -464,6 +494,7 @@ func (r *Region) GridVolumeContext(ctx context.Context, lo, hi []float64, bins i
 // ExpectedVolume estimates E_X[volume of C(X)] of a calibration over observations xs (one per
 // row, e.g. simulated from prior × simulator) with Region.Volume, returning the mean and its
 // standard error across observations, or an error when a region's volume cannot be estimated.
+// With Threshold +Inf every region is the whole space, and the result is +Inf, 0.
 func (c *Conformal) ExpectedVolume(rng *rand.Rand, prior sbi.Posterior, xs *mat.Dense, cfg VolumeConfig) (mean, se float64, err error) {
 	return c.ExpectedVolumeContext(runenv.Context(), rng, prior, xs, cfg)
 }
@@ -483,6 +514,9 @@ func (c *Conformal) ExpectedVolumeContext(ctx context.Context, rng *rand.Rand, p
 	n, _ := xs.Dims()
 	if n == 0 {
 		return 0, 0, errors.New("calib: ExpectedVolume needs at least one observation")
+	}
+	if math.IsInf(c.Threshold, 1) {
+		return math.Inf(1), 0, nil
 	}
 	p := sbi.NewProgress("conformal volume", n)
 	defer p.Finish()

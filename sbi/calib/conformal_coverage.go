@@ -42,6 +42,9 @@ func (c *Conformal) Guarantee() string {
 	if !ok {
 		return fmt.Sprintf("%d calibration pairs are too few for level %.4g: the region is the whole space", c.N, 1-c.Alpha)
 	}
+	if math.IsInf(c.Threshold, 1) {
+		return fmt.Sprintf("the threshold is +Inf: the estimator gives zero density to more than a share α = %.4g of the %d calibration pairs, so the region is the whole space and covers everything", c.Alpha, c.N)
+	}
 	return fmt.Sprintf("guarantee (continuous scores): averaged over calibration sets and over x from prior × simulator, the coverage is in [%.4g, %.4g]; "+
 		"the regions of this one calibration set (n = %d) cover a fraction that varies from set to set, in [%.3g, %.3g] for 95%% of sets; "+
 		"no coverage is promised at any particular x. MeasureCoverage compares it with fresh test pairs",
@@ -73,7 +76,8 @@ type ConformalCoverage struct {
 
 // MeasureCoverage counts the test pairs (θᵢ, xᵢ), fresh draws from prior × simulator
 // independent of the calibration pairs, whose θᵢ lies in C(xᵢ), and sets the result beside
-// the guarantee. Pairs with non-finite entries are dropped and counted.
+// the guarantee. Pairs with non-finite entries are dropped and counted. A NaN log density of
+// the estimator at a test pair is an error.
 func (c *Conformal) MeasureCoverage(theta, x *mat.Dense) (*ConformalCoverage, error) {
 	if theta == nil || x == nil {
 		return nil, fmt.Errorf("calib: MeasureCoverage needs test pairs, got nil")
@@ -90,9 +94,16 @@ func (c *Conformal) MeasureCoverage(theta, x *mat.Dense) (*ConformalCoverage, er
 	if !ok {
 		return nil, fmt.Errorf("calib: MeasureCoverage: %d calibration pairs are too few for level %.4g (the region is the whole space)", c.N, 1-c.Alpha)
 	}
+	if math.IsInf(c.Threshold, 1) {
+		return nil, fmt.Errorf("calib: MeasureCoverage: the threshold is +Inf (the estimator gives zero density to more than a share %.4g of the calibration pairs): the region is the whole space and covers every pair, which the guarantee's law does not describe", c.Alpha)
+	}
+	scores := ConformalScores(c.Estimator, theta, x)
+	if err := checkTestScores(scores, "MeasureCoverage"); err != nil {
+		return nil, err
+	}
 	covered := 0
-	for _, in := range c.Contains(theta, x) {
-		if in {
+	for _, v := range scores {
+		if v <= c.Threshold {
 			covered++
 		}
 	}
@@ -108,6 +119,18 @@ func (c *Conformal) MeasureCoverage(theta, x *mat.Dense) (*ConformalCoverage, er
 // panics with MeasureCoverage's error.
 func (c *Conformal) MustMeasureCoverage(theta, x *mat.Dense) *ConformalCoverage {
 	return safe.Must(c.MeasureCoverage(theta, x))
+}
+
+// checkTestScores returns an error naming the first test pair (counting the finite ones) at
+// which the estimator's log density is NaN: such a pair is neither in nor out of a region,
+// and counting it as uncovered would blame the test pairs for the estimator's fault.
+func checkTestScores(scores []float64, caller string) error {
+	for i, v := range scores {
+		if math.IsNaN(v) {
+			return fmt.Errorf("calib: %s: the estimator returned a NaN log density for test pair %d; check the estimator", caller, i)
+		}
+	}
+	return nil
 }
 
 // clopperPearson is the exact two-sided 95% interval of a binomial proportion k/n.

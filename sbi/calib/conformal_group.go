@@ -83,6 +83,8 @@ type GroupConformal struct {
 // or selected on and of the data the partition was fitted to. Rows with non-finite entries are
 // dropped and counted. A group with fewer than (1−α)/α pairs gets the threshold +Inf: the
 // calibration is returned together with an error naming those groups and the pairs they need.
+// A group gets +Inf too when the estimator gives zero density (log q = −Inf) to more than
+// n − k of its n pairs; the error names those groups apart.
 func NewGroupConformal(est sbi.Amortized, theta, x *mat.Dense, alpha float64, p Partition) (*GroupConformal, error) {
 	if !(alpha > 0 && alpha < 1) { // NaN fails too
 		return nil, fmt.Errorf("calib: miscoverage alpha must be in (0, 1), got %g (for 90%% regions use 0.1)", alpha)
@@ -141,17 +143,32 @@ func (c *GroupConformal) setThresholds() {
 
 // shortGroups is the error for the groups whose threshold is +Inf, or nil.
 func (c *GroupConformal) shortGroups() error {
-	var short []string
+	var short, holes []string
 	for g, t := range c.Thresholds {
-		if math.IsInf(t, 1) {
-			short = append(short, fmt.Sprintf("group %d has %d", g, c.N[g]))
+		if !math.IsInf(t, 1) {
+			continue
 		}
+		if k := conformalRank(c.N[g], c.Alpha); k <= c.N[g] {
+			holes = append(holes, fmt.Sprintf("group %d: %d of %d pairs, at most %d allowed", g, infiniteScores(c.scores[g]), c.N[g], c.N[g]-k))
+			continue
+		}
+		short = append(short, fmt.Sprintf("group %d has %d", g, c.N[g]))
 	}
-	if len(short) == 0 {
+	if len(short) == 0 && len(holes) == 0 {
 		return nil
 	}
-	return fmt.Errorf("calib: too few calibration pairs for miscoverage %g (%s; each needs at least %d): their regions are the whole space; simulate more pairs or merge groups",
+	tooFew := fmt.Sprintf("too few calibration pairs for miscoverage %g (%s; each needs at least %d)",
 		c.Alpha, strings.Join(short, ", "), int(math.Ceil((1-c.Alpha)/c.Alpha)))
+	if len(holes) == 0 {
+		return fmt.Errorf("calib: %s: their regions are the whole space; simulate more pairs or merge groups", tooFew)
+	}
+	msg := fmt.Sprintf("the estimator gives zero density (log q = −Inf) to too many calibration pairs for miscoverage %g (%s)", c.Alpha, strings.Join(holes, "; "))
+	advice := "check the estimator's support"
+	if len(short) > 0 {
+		msg += "; " + tooFew
+		advice += ", and simulate more pairs or merge groups"
+	}
+	return fmt.Errorf("calib: %s: their regions are the whole space; %s", msg, advice)
 }
 
 // WithAlpha returns the same calibration at another miscoverage, reusing the calibration scores.
@@ -193,9 +210,25 @@ func (c *GroupConformal) Coverage(theta, x *mat.Dense) float64 {
 }
 
 // GroupCoverage is the coverage of the regions on test pairs in every group (see
-// CoverageByGroup).
+// CoverageByGroup). A NaN log density of the estimator at a test pair, or an observation the
+// partition puts outside its groups, is an error.
 func (c *GroupConformal) GroupCoverage(theta, x *mat.Dense) (*GroupCoverageResult, error) {
-	return CoverageByGroup(c.Contains(theta, x), x, c.Partition, 1-c.Alpha)
+	groups, err := groupOf(c.Partition, x)
+	if err != nil {
+		return nil, err
+	}
+	if r, _ := theta.Dims(); r != len(groups) {
+		return nil, fmt.Errorf("calib: GroupCoverage: %d parameters but %d observations; want one per row", r, len(groups))
+	}
+	s := ConformalScores(c.Estimator, theta, x)
+	if err := checkTestScores(s, "GroupCoverage"); err != nil {
+		return nil, err
+	}
+	in := make([]bool, len(s))
+	for i, v := range s {
+		in[i] = v <= c.Thresholds[groups[i]]
+	}
+	return CoverageByGroup(in, x, c.Partition, 1-c.Alpha)
 }
 
 // MustGroupCoverage is GroupCoverage for notebook cells: it panics with the error.
@@ -220,6 +253,8 @@ func (c *GroupConformal) MIMEBundle() map[string]any {
 		band, set := "[0, 1]: too few pairs, region is the whole space", ""
 		if lo, hi, calLo, calHi, ok := guaranteeBand(c.N[g], c.Alpha); ok && !math.IsInf(th, 1) {
 			band, set = fmt.Sprintf("[%.4g, %.4g]", lo, hi), fmt.Sprintf("[%.3g, %.3g]", calLo, calHi)
+		} else if ok {
+			band = "1: zero density at too many pairs, region is the whole space"
 		}
 		t.Add(fmt.Sprint(g), fmt.Sprint(c.N[g]), table.G(th), band, set)
 	}

@@ -62,7 +62,8 @@ type ScoreCalConfig struct {
 
 	// ImportanceWeights turns on the weights w = π(θ̄)/π̄(θ̄) instead of unit weights (the
 	// default, "full clipping", which the paper found most robust). They need LogPrior and
-	// LogApprox, and are clipped at their (1 − Clip) quantile; Clip = 0 leaves them as they are.
+	// LogApprox, and are clipped at their (1 − Clip) quantile, Clip in [0, 1]; Clip = 0 leaves them
+	// as they are.
 	ImportanceWeights bool
 	Clip              float64
 	LogPrior          func(theta *mat.Dense) []float64 // log prior density
@@ -176,6 +177,9 @@ func ScoreCalibrateContext(ctx context.Context, rng *rand.Rand, obsDraws *mat.De
 	if cfg.Inflation <= 0 {
 		return nil, fmt.Errorf("calib: inflation must be positive, got %g", cfg.Inflation)
 	}
+	if cfg.ImportanceWeights && !(cfg.Clip >= 0 && cfg.Clip <= 1) {
+		return nil, fmt.Errorf("calib: Clip = %v; want the share of importance weights to clip, in [0, 1]", cfg.Clip)
+	}
 
 	// Step 1: θ̄ = D(θ' − μ̂) + μ̂ with θ' drawn from the observed approximate posterior.
 	mu := colMeans(obsDraws)
@@ -199,8 +203,20 @@ func ScoreCalibrateContext(ctx context.Context, rng *rand.Rand, obsDraws *mat.De
 	if cfg.ImportanceWeights {
 		lp := cfg.LogPrior(thetaBar)
 		lq := cfg.LogApprox(src)
+		if len(lp) != cfg.M || len(lq) != cfg.M {
+			return nil, fmt.Errorf("calib: LogPrior and LogApprox returned %d and %d values for %d calibration parameters; want one per row", len(lp), len(lq), cfg.M)
+		}
 		for m := range logw {
+			if math.IsNaN(lp[m]) || math.IsInf(lp[m], 1) {
+				return nil, fmt.Errorf("calib: LogPrior is %v at calibration parameter %d (%v); want a log density below +Inf", lp[m], m, thetaBar.RawRowView(m))
+			}
+			if math.IsNaN(lq[m]) || math.IsInf(lq[m], 0) {
+				return nil, fmt.Errorf("calib: LogApprox is %v at observed draw %v; want a finite log density at the approximate posterior's own draws", lq[m], src.RawRowView(m))
+			}
 			logw[m] = lp[m] - (lq[m] - float64(d)*math.Log(cfg.Inflation))
+		}
+		if err := positiveLogWeight(logw); err != nil {
+			return nil, err
 		}
 	}
 	// Step 2 and 4: simulate and refit.
@@ -244,6 +260,11 @@ func ScoreCalibrateContext(ctx context.Context, rng *rand.Rand, obsDraws *mat.De
 	for m, r := range keepTheta {
 		cal.thetaBar.SetRow(m, r)
 	}
+	if cfg.ImportanceWeights {
+		if err := positiveLogWeight(keepLogw); err != nil {
+			return nil, err
+		}
+	}
 	cal.weights = clipWeights(keepLogw, cfg.ImportanceWeights, cfg.Clip)
 	res, err := fitAffine(rng, cal, cfg)
 	if err != nil {
@@ -255,10 +276,15 @@ func ScoreCalibrateContext(ctx context.Context, rng *rand.Rand, obsDraws *mat.De
 
 // FitAffine fits the moment-correcting map to calibration data made elsewhere: thetaBar (M×d)
 // holds the data-generating parameters, draws[m] the approximate-posterior draws for dataset m,
-// weights the importance weights (nil for unit weights). The sampling fields of cfg are ignored.
+// weights the importance weights (nil for unit weights), finite, ≥ 0 and not all 0. The
+// sampling fields of cfg are ignored. Draws without spread in some parameter in every dataset
+// are an error (here and in ScoreCalibrate): they leave the map's scale for it undetermined.
 func FitAffine(rng *rand.Rand, thetaBar *mat.Dense, draws []*mat.Dense, weights []float64, cfg ScoreCalConfig) (*ScoreCalibration, error) {
 	cfg = cfg.withDefaults()
 	m, d := thetaBar.Dims()
+	if m == 0 {
+		return nil, errors.New("calib: FitAffine needs at least one calibration dataset, got none")
+	}
 	if len(draws) != m {
 		return nil, fmt.Errorf("calib: %d calibration parameters but %d sets of draws; want one set per row of thetaBar", m, len(draws))
 	}
@@ -289,6 +315,16 @@ func fitAffine(rng *rand.Rand, cal *calData, cfg ScoreCalConfig) (*ScoreCalibrat
 	if cfg.Beta <= 0 || cfg.Beta >= 2 {
 		return nil, fmt.Errorf("calib: energy-score exponent beta must be in (0, 2), got %g", cfg.Beta)
 	}
+	var wsum float64
+	for m, w := range cal.weights {
+		if !(w >= 0) || math.IsInf(w, 1) {
+			return nil, fmt.Errorf("calib: importance weight %d is %v; weights must be finite and ≥ 0", m, w)
+		}
+		wsum += w
+	}
+	if wsum == 0 {
+		return nil, errors.New("calib: every importance weight is 0; at least one calibration dataset needs a positive weight")
+	}
 	M, d := cal.thetaBar.Dims()
 	n := cfg.N
 	for m := range cal.draws {
@@ -297,6 +333,9 @@ func fitAffine(rng *rand.Rand, cal *calData, cfg ScoreCalConfig) (*ScoreCalibrat
 	}
 	for m := range cal.draws {
 		cal.draws[m] = cal.draws[m].Slice(0, n, 0, d).(*mat.Dense)
+	}
+	if j := noSpread(cal.draws); j >= 0 {
+		return nil, fmt.Errorf("calib: the approximate-posterior draws of every calibration dataset have no spread in parameter %d, so the map's scale for it (column %d of L) cannot be fitted; does the refit return one point repeated?", j, j)
 	}
 	cal.means = make([][]float64, M)
 	for m := range M {
@@ -783,6 +822,17 @@ func euclidean(a, b []float64) float64 {
 	return math.Sqrt(s)
 }
 
+// positiveLogWeight is an error when every log weight is −Inf: the prior density is zero at
+// every calibration parameter.
+func positiveLogWeight(logw []float64) error {
+	for _, v := range logw {
+		if !math.IsInf(v, -1) {
+			return nil
+		}
+	}
+	return fmt.Errorf("calib: LogPrior is −Inf at all %d calibration parameters, so every importance weight is 0: the inflated approximate posterior lies outside the prior's support (lower Inflation, or check LogPrior)", len(logw))
+}
+
 // clipWeights turns log weights into max-normalized weights clipped at their (1 − clip)
 // quantile (Bon et al., eq. 9); without importance weights all weights are 1.
 func clipWeights(logw []float64, use bool, clip float64) []float64 {
@@ -804,6 +854,28 @@ func clipWeights(logw []float64, use bool, clip float64) []float64 {
 		w[i] = math.Exp(math.Min(v, ceiling) - top)
 	}
 	return w
+}
+
+// noSpread returns a parameter j whose draws are equal within every set of draws, or −1. The
+// objective does not depend on column j of L then: its entries would stay at the identity.
+func noSpread(draws []*mat.Dense) int {
+	_, d := draws[0].Dims()
+	for j := range d {
+		spread := false
+		for _, dr := range draws {
+			n, _ := dr.Dims()
+			for i := 1; i < n && !spread; i++ {
+				spread = dr.At(i, j) != dr.At(0, j)
+			}
+			if spread {
+				break
+			}
+		}
+		if !spread {
+			return j
+		}
+	}
+	return -1
 }
 
 func colMeans(a *mat.Dense) []float64 {
