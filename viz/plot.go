@@ -38,6 +38,15 @@ func newFigure(w, h vg.Length, legend []string, fn func(c draw.Canvas)) *Plot {
 	return &Plot{Width: w, Height: h, DPI: DefaultDPI, draw: fn, legend: legend}
 }
 
+// badInput is the panic of the drawing of a figure made from input it cannot draw; render
+// returns its error as it is.
+type badInput struct{ error }
+
+// failedFigure is a figure that cannot be drawn: rendering it returns err (Draw panics with it).
+func failedFigure(w, h vg.Length, err error) *Plot {
+	return newFigure(w, h, nil, func(draw.Canvas) { panic(badInput{err}) })
+}
+
 // fromGonum wraps a single gonum plot.
 func fromGonum(p *plot.Plot, w, h vg.Length, legend []string) *Plot {
 	return newFigure(w, h, legend, p.Draw)
@@ -156,6 +165,10 @@ func (p *Plot) Save(path string) error {
 func (p *Plot) render(c draw.Canvas) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
+			if b, ok := r.(badInput); ok {
+				err = b.error
+				return
+			}
 			err = fmt.Errorf("viz: cannot draw the plot: %v", r)
 		}
 	}()
