@@ -78,7 +78,8 @@ func (s *Study) clean(note io.Writer) {
 type Local struct {
 	// Workers is the number of jobs run at once; 0 means DefaultWorkers().
 	Workers int
-	// Retries is how many more times a failed job is tried in the same run.
+	// Retries is how many more times a failed job is tried in the same run: 0 or more
+	// (Execute refuses a negative count, which would try no job at all).
 	Retries int
 	// Progress, if set, is called with the study's status whenever a job starts or ends.
 	Progress func(*Status)
@@ -93,6 +94,9 @@ func DefaultWorkers() int { return runtime.NumCPU() }
 // Execute runs the missing jobs of every stage; a stage starts when the previous one has no
 // missing job. It returns the failures of the first stage that could not be completed.
 func (l *Local) Execute(ctx context.Context, s *Study) error {
+	if l.Retries < 0 {
+		return fmt.Errorf("study %s: Local.Retries = %d, expected 0 or more (how many more times a failed job is tried; 0 tries each job once)", s.Spec.Name, l.Retries)
+	}
 	workers := l.Workers
 	if workers <= 0 {
 		workers = DefaultWorkers()

@@ -102,8 +102,24 @@ func (t *Table) Distinct(name string) []string {
 
 // Points collects a metric against a numeric parameter (the budget): the parameter's distinct
 // values in increasing order, and for each the metric of every row with that value.
-// viz.StudySweep turns them into a series of viz.BudgetSweep.
+// viz.StudySweep turns them into a series of viz.BudgetSweep. It returns an error when the
+// table is empty, a row lacks the parameter (an axis of its stage) or the metric, or a value
+// of the parameter is not a number.
 func (t *Table) Points(param, metric string) (xs []float64, values [][]float64, err error) {
+	if t.Len() == 0 {
+		return nil, nil, fmt.Errorf("study: %s against %s: the table has no rows", metric, param)
+	}
+	for _, r := range t.Records {
+		if _, ok := r.Params[param]; !ok {
+			names := make([]string, 0, len(r.Params))
+			for k := range r.Params {
+				names = append(names, k)
+			}
+			sort.Strings(names)
+			return nil, nil, fmt.Errorf("study: %s has no parameter %q to sweep over (its parameters: %v); a job's record holds the axes of its stage",
+				label(r.Index, r.Stage, r.Key), param, names)
+		}
+	}
 	for _, v := range t.Distinct(param) {
 		x, err := strconv.ParseFloat(v, 64)
 		if err != nil {

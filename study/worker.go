@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -151,8 +152,10 @@ func (s *Study) commit(j *Job, attempt int, host string, started time.Time) erro
 		return fmt.Errorf("metric %s = %v: JSON cannot hold it; record a finite value (or leave it out)", k, j.metrics[k])
 	}
 	for k, v := range j.series {
-		if name, ok := finite(map[string]float64{k: sum(v)}); !ok {
-			return fmt.Errorf("series %s holds a non-finite value; JSON cannot hold it", name)
+		for n, x := range v {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return fmt.Errorf("series %s holds a non-finite value (%v at %d); JSON cannot hold it: record finite values", k, x, n)
+			}
 		}
 	}
 	os.Remove(j.Path(partialFile))
@@ -199,14 +202,6 @@ func (s *Study) removeInvalidRecord(i int) error {
 		return fmt.Errorf("study: moving the invalid record of %s aside: %w", s.Jobs[i], err)
 	}
 	return os.RemoveAll(aside)
-}
-
-func sum(v []float64) float64 {
-	s := 0.0
-	for _, x := range v {
-		s += x
-	}
-	return s
 }
 
 // interrupted records that the worker of job i was stopped by a signal and removes what its

@@ -15,7 +15,7 @@ import (
 type ConditionalConfig struct {
 	At           []float64 // the point whose other coordinates each slice keeps fixed
 	Lower, Upper []float64 // the box drawn
-	Points       int       // grid points per axis; default 50
+	Points       int       // grid points per axis; default 50, at most MaxDensityPoints
 	Names        []string  // parameter names; default θ₁, θ₂, …
 }
 
@@ -105,8 +105,8 @@ func conditionalLayers(f LogDensity, o ConditionalConfig) (*conditionalData, err
 // conditional density of each parameter with the others at At. Unlike a corner plot of
 // samples, which shows marginals, it shows how the parameters trade off at one point, which
 // reveals correlations that marginals hide. At is marked in every panel. It returns an error
-// for a missing or empty box, more than MaxConditionalParams parameters, or a density that is
-// NaN or zero on a whole slice.
+// for a missing or empty box, more than MaxConditionalParams parameters, more than
+// MaxDensityPoints grid points per axis, or a density that is NaN or zero on a whole slice.
 func ConditionalPairs(f LogDensity, o ConditionalConfig) (*Plot, error) {
 	D := len(o.At)
 	if D == 0 || len(o.Lower) != D || len(o.Upper) != D {
@@ -122,6 +122,9 @@ func ConditionalPairs(f LogDensity, o ConditionalConfig) (*Plot, error) {
 	}
 	if o.Points <= 0 {
 		o.Points = 50
+	}
+	if o.Points > MaxDensityPoints {
+		return nil, fmt.Errorf("viz: ConditionalPairs: Points = %d grid points per axis, more than MaxDensityPoints (%d); use fewer", o.Points, MaxDensityPoints)
 	}
 	if o.Names == nil {
 		for d := range D {

@@ -19,7 +19,7 @@ type CornerConfig struct {
 	Labels []string  // one legend label per sample set; default "samples i"
 	Truth  []float64 // true parameter values, marked in every panel; nil for none
 	Bins   int       // histogram bins on the diagonal; default 40
-	Points int       // grid cells per axis of the 2-D densities (as DensityConfig.Points); default 50
+	Points int       // grid cells per axis of the 2-D densities (as DensityConfig.Points); default 50, at most MaxDensityPoints
 	Smooth float64   // Gaussian smoothing of the 2-D histograms, in cells; default 1.5
 	Levels []float64 // probability mass of the HPD contours; default 0.68 and 0.95
 	Lower  []float64 // axis lower limits; default from the samples (0.5% quantile, padded)
@@ -35,7 +35,8 @@ func Corner(samples ...*mat.Dense) *Plot { return CornerWith(CornerConfig{}, sam
 
 // CornerWith is Corner with options: parameter names, legend labels, true parameters, binning,
 // smoothing, contour levels and axis ranges. It panics if the sets have different numbers of
-// columns, or Names, Truth, Lower or Upper have the wrong length.
+// columns, Names, Truth, Lower or Upper have the wrong length, or Points exceeds
+// MaxDensityPoints.
 func CornerWith(cfg CornerConfig, samples ...*mat.Dense) *Plot {
 	if len(samples) == 0 {
 		panic("viz: Corner needs at least one set of samples")
@@ -145,6 +146,9 @@ func (cfg CornerConfig) withDefaults(dim, sets int) CornerConfig {
 	}
 	if cfg.Bins <= 0 {
 		cfg.Bins = 40
+	}
+	if cfg.Points > MaxDensityPoints {
+		panic(fmt.Sprintf("viz: Corner: Points = %d grid cells per axis, more than MaxDensityPoints (%d); use fewer", cfg.Points, MaxDensityPoints))
 	}
 	if cfg.Points <= 0 {
 		cfg.Points = 50

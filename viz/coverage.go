@@ -19,7 +19,20 @@ import (
 // band (dark), which holds the curve at each level on its own. Levels outside the simultaneous
 // band (CoverageResult.Flagged) are ringed. Curves above the diagonal are conservative, below
 // over-confident. Legend entries carry each curve's label (or "estimator i") and its signed AUC.
+// A result built by hand without bands or confidences gets the bands diag computes for it
+// (at diag.DefaultConfidence), so that the figure shows what its table and verdict use. When a
+// result cannot be drawn (no levels, fewer than one test pair, or not one coverage value in
+// [0, 1] per level), the plot draws nothing: rendering it returns an error naming the result
+// (a nil result is skipped).
 func Coverage(results ...*diag.CoverageResult) *Plot {
+	for i, r := range results {
+		if r == nil {
+			continue
+		}
+		if why := undrawable(r); why != "" {
+			return failedFigure(11*cm, 10*cm, fmt.Errorf("viz: Coverage: result %d (%q) cannot be drawn: %s", i, r.Label, why))
+		}
+	}
 	p := newPlot("", "credibility level", "expected coverage")
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, 0, 1
 	p.X.Tick.Marker = fixedTicks(0, 1, 0.2, "%.1f")
@@ -137,11 +150,32 @@ func coverageLayers(results []*diag.CoverageResult) coverageData {
 	}
 	c.sim = bandPolygon(r.Levels, slo, shi)
 	c.simName = fmt.Sprintf("simultaneous %.0f%% band, all %d levels (n = %d)", 100*sconf, len(r.Levels), r.N)
-	if len(r.Lower) == len(r.Levels) && len(r.Upper) == len(r.Levels) {
-		c.point = bandPolygon(r.Levels, r.Lower, r.Upper)
-		c.pointName = fmt.Sprintf("pointwise %.0f%% band, each level", 100*r.Confidence)
+	plo, phi, pconf := r.Lower, r.Upper, r.Confidence
+	if len(plo) != len(r.Levels) || len(phi) != len(r.Levels) || pconf <= 0 {
+		pconf = diag.DefaultConfidence
+		plo, phi = diag.BinomialBand(r.N, r.Levels, pconf)
 	}
+	c.point = bandPolygon(r.Levels, plo, phi)
+	c.pointName = fmt.Sprintf("pointwise %.0f%% band, each level", 100*pconf)
 	return c
+}
+
+// undrawable says why a coverage result cannot be drawn, or returns "".
+func undrawable(r *diag.CoverageResult) string {
+	switch {
+	case len(r.Levels) == 0:
+		return "it holds no credibility levels"
+	case r.N < 1:
+		return fmt.Sprintf("it holds N = %d test pairs, expected at least 1", r.N)
+	case len(r.Coverage) != len(r.Levels):
+		return fmt.Sprintf("it holds %d coverage values for %d levels, expected one per level", len(r.Coverage), len(r.Levels))
+	}
+	for k, c := range r.Coverage {
+		if !(c >= 0 && c <= 1) {
+			return fmt.Sprintf("its coverage at level %.3g is %v, expected a fraction in [0, 1]", r.Levels[k], c)
+		}
+	}
+	return ""
 }
 
 // bandPolygon is the closed outline of a band: the upper edge left to right, the lower edge back.

@@ -19,7 +19,7 @@ type LogDensity interface {
 // the defaults.
 type DensityConfig struct {
 	Lower, Upper []float64 // the box to draw: two values each (required)
-	Points       int       // grid points per axis; default 100
+	Points       int       // grid points per axis; default 100, at most MaxDensityPoints
 	Names        []string  // axis names; default θ₁, θ₂
 	Truth        []float64 // a point to mark, or nil
 	Levels       []float64 // HPD masses of the contours; default 0.68 and 0.95
@@ -27,21 +27,47 @@ type DensityConfig struct {
 	Title        string
 }
 
+// MaxDensityPoints is the most grid points per axis of Density2D (DensityConfig.Points): a
+// grid of 1000 × 1000 points, a million evaluations of the density. Density2D refuses a larger
+// grid before it allocates it.
+const MaxDensityPoints = 1000
+
 // Density2D evaluates a 2-D density on a grid over the box and draws it as a heat map with
 // contours of its highest-density regions (68% and 95% of the grid mass by default). It returns
-// an error if the box is not given or the density is NaN or zero everywhere.
+// an error, before the density is evaluated, if the box is not given or not finite, Points
+// exceeds MaxDensityPoints, Names or Truth do not hold two values, or a level is not a mass in
+// (0, 1]; and an error if the density is NaN or zero everywhere.
 func Density2D(f LogDensity, cfg DensityConfig) (*Plot, error) {
 	if len(cfg.Lower) != 2 || len(cfg.Upper) != 2 || !(cfg.Upper[0] > cfg.Lower[0]) || !(cfg.Upper[1] > cfg.Lower[1]) {
 		return nil, fmt.Errorf("viz: Density2D needs a box: Lower and Upper with 2 values each and Lower < Upper, got %v and %v", cfg.Lower, cfg.Upper)
 	}
+	for _, v := range append(cfg.Lower[:2:2], cfg.Upper...) {
+		if math.IsInf(v, 0) {
+			return nil, fmt.Errorf("viz: Density2D needs a finite box, got Lower %v and Upper %v", cfg.Lower, cfg.Upper)
+		}
+	}
 	if cfg.Points <= 0 {
 		cfg.Points = 100
+	}
+	if cfg.Points > MaxDensityPoints {
+		return nil, fmt.Errorf("viz: Density2D: Points = %d grid points per axis, more than MaxDensityPoints (%d); use fewer", cfg.Points, MaxDensityPoints)
 	}
 	if cfg.Names == nil {
 		cfg.Names = []string{"θ₁", "θ₂"}
 	}
+	if len(cfg.Names) != 2 {
+		return nil, fmt.Errorf("viz: Density2D: Names has %d %s, expected 2 (one per axis) or nil", len(cfg.Names), plural(len(cfg.Names), "value", "values"))
+	}
+	if cfg.Truth != nil && len(cfg.Truth) != 2 {
+		return nil, fmt.Errorf("viz: Density2D: Truth has %d %s, expected a point of 2 or nil", len(cfg.Truth), plural(len(cfg.Truth), "value", "values"))
+	}
 	if cfg.Levels == nil {
 		cfg.Levels = []float64{0.68, 0.95}
+	}
+	for k, m := range cfg.Levels {
+		if !(m > 0 && m <= 1) {
+			return nil, fmt.Errorf("viz: Density2D: Levels[%d] = %v, expected an HPD mass in (0, 1] (0.95, not 95)", k, m)
+		}
 	}
 	g := newGridZ(cfg.Points, cfg.Points, cfg.Lower[0], cfg.Upper[0], cfg.Lower[1], cfg.Upper[1])
 	pts := mat.NewDense(cfg.Points*cfg.Points, 2, nil)
@@ -118,4 +144,12 @@ func massList(m []float64) string {
 		s += fmt.Sprintf("%.0f%%", 100*v)
 	}
 	return s
+}
+
+// plural returns one when n is 1, else many.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -59,6 +59,8 @@ func LC2ST(r *diag.LC2STResult) *Plot {
 	switch {
 	case r.Outside:
 		verdict = "inconclusive: x_o outside the calibration data"
+	case 1/float64(len(r.Null)+1) > r.Alpha: // no p-value can reach Alpha (as diag's verdict says)
+		verdict = fmt.Sprintf("inconclusive: too few null classifiers (%d)", len(r.Null))
 	case r.Reject():
 		verdict = "rejected"
 	}

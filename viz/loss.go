@@ -52,10 +52,12 @@ func LossCurves(train, val []float64) *Plot {
 	return withSideLegend(p, legend, 12*cm, 8*cm)
 }
 
+// minIndex returns the lowest finite value of v and its index, or −1 when v holds none: the
+// lowest point LossCurves draws (it leaves out NaN and ±Inf).
 func minIndex(v []float64) (float64, int) {
 	best, at := math.Inf(1), -1
 	for i, x := range v {
-		if x < best {
+		if x < best && !math.IsInf(x, -1) {
 			best, at = x, i
 		}
 	}

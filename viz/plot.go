@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image/color"
 	"image/png"
+	"math"
 	"path/filepath"
 	"strings"
 
@@ -20,7 +21,7 @@ import (
 )
 
 // Plot is a figure that renders on demand. Width, Height and DPI may be changed before
-// rendering.
+// rendering; its PNG holds at most MaxPNGPixels.
 type Plot struct {
 	Title  string    // figure title, drawn above the panels when non-empty
 	Width  vg.Length // figure width; vg.Centimeter and vg.Inch are units
@@ -35,6 +36,15 @@ const DefaultDPI = 110
 
 func newFigure(w, h vg.Length, legend []string, fn func(c draw.Canvas)) *Plot {
 	return &Plot{Width: w, Height: h, DPI: DefaultDPI, draw: fn, legend: legend}
+}
+
+// badInput is the panic of the drawing of a figure made from input it cannot draw; render
+// returns its error as it is.
+type badInput struct{ error }
+
+// failedFigure is a figure that cannot be drawn: rendering it returns err (Draw panics with it).
+func failedFigure(w, h vg.Length, err error) *Plot {
+	return newFigure(w, h, nil, func(draw.Canvas) { panic(badInput{err}) })
 }
 
 // fromGonum wraps a single gonum plot.
@@ -63,8 +73,36 @@ func (p *Plot) Draw(c draw.Canvas) {
 	p.draw(inner)
 }
 
-// PNG renders the figure as PNG bytes at p.DPI.
+// MaxPNGPixels is the largest PNG a Plot renders, in pixels (width × height at its DPI):
+// 50 million, an RGBA image of 200 MB while it is drawn. PNG refuses a larger figure before
+// it allocates the image; lower the DPI or the size, or save it as SVG or PDF.
+const MaxPNGPixels = 50_000_000
+
+// pngSize returns the pixel size of the figure's PNG, or an error when the figure has no
+// positive finite size or its PNG would hold more than MaxPNGPixels.
+func (p *Plot) pngSize() (w, h float64, err error) {
+	for _, d := range []struct {
+		name string
+		v    vg.Length
+	}{{"width", p.Width}, {"height", p.Height}} {
+		if v := float64(d.v); !(v > 0) || math.IsInf(v, 1) {
+			return 0, 0, fmt.Errorf("viz: cannot render the plot as PNG: its %s %v pt is not a positive finite length", d.name, v)
+		}
+	}
+	w = math.Round(float64(p.Width / vg.Inch * vg.Length(p.dpi())))
+	h = math.Round(float64(p.Height / vg.Inch * vg.Length(p.dpi())))
+	if w*h > MaxPNGPixels {
+		return 0, 0, fmt.Errorf("viz: cannot render the plot as PNG: %.0f×%.0f pixels at %d DPI is more than the %d pixels of MaxPNGPixels; lower its DPI or size, or save it as SVG or PDF",
+			w, h, p.dpi(), MaxPNGPixels)
+	}
+	return w, h, nil
+}
+
+// PNG renders the figure as PNG bytes at p.DPI. A figure of more than MaxPNGPixels is an error.
 func (p *Plot) PNG() ([]byte, error) {
+	if _, _, err := p.pngSize(); err != nil {
+		return nil, err
+	}
 	img := vgimg.NewWith(vgimg.UseWH(p.Width, p.Height), vgimg.UseDPI(p.dpi()))
 	if err := p.render(draw.New(img)); err != nil {
 		return nil, err
@@ -127,6 +165,10 @@ func (p *Plot) Save(path string) error {
 func (p *Plot) render(c draw.Canvas) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
+			if b, ok := r.(badInput); ok {
+				err = b.error
+				return
+			}
 			err = fmt.Errorf("viz: cannot draw the plot: %v", r)
 		}
 	}()

@@ -32,7 +32,7 @@ type SweepConfig struct {
 // BudgetSweep plots a metric against simulation budget in the style of the calibration
 // papers: one colour per series, the median over runs as a line with points and the min–max
 // range over runs as a band, budgets on a logarithmic axis. It returns an error when a budget
-// is not positive or a series has no runs at some budget. XLabel names the swept quantity
+// is not positive, a series has no budgets, or a series has no runs at some budget. XLabel names the swept quantity
 // when it is not the budget (a regularization weight λ, a number of layers L). In a notebook
 // cell use MustBudgetSweep to end the cell with the plot.
 func BudgetSweep(cfg SweepConfig, series ...SweepSeries) (*Plot, error) {
@@ -47,6 +47,9 @@ func BudgetSweep(cfg SweepConfig, series ...SweepSeries) (*Plot, error) {
 	for s, ser := range series {
 		if len(ser.Budgets) != len(ser.Values) {
 			return nil, fmt.Errorf("viz: BudgetSweep: series %q has %d budgets but %d sets of values", ser.Label, len(ser.Budgets), len(ser.Values))
+		}
+		if len(ser.Budgets) == 0 {
+			return nil, fmt.Errorf("viz: BudgetSweep: series %q has no budgets; give it at least one, or leave the series out", ser.Label)
 		}
 		med := make(plotter.XYs, 0, len(ser.Budgets))
 		var upper, lower plotter.XYs

@@ -20,16 +20,32 @@ func (t niceTicks) Ticks(lo, hi float64) []plot.Tick {
 	}
 	step := niceStep((hi - lo) / float64(max(t.n, 2)))
 	dec := max(0, int(-math.Floor(math.Log10(step)+1e-9)))
+	start := math.Ceil(lo/step-1e-9) * step
 	var out []plot.Tick
-	for v := math.Ceil(lo/step-1e-9) * step; v <= hi+step*1e-9; v += step {
+	// Each tick is computed from its index, and there are at most (hi − lo)/step + 2 of them:
+	// where the range is only a few units in the last place wide, adding step to a tick leaves
+	// it unchanged, and a loop that added it would not end. Ticks that rounding makes equal
+	// are kept once.
+	last := int((hi-lo)/step) + 2
+	for k := 0; k <= last; k++ {
+		v := start + float64(k)*step
+		if !(v <= hi+step*1e-9) {
+			break
+		}
 		if math.Abs(v) < step*1e-9 {
 			v = 0
+		}
+		if len(out) > 0 && !(v > out[len(out)-1].Value) {
+			continue
 		}
 		tk := plot.Tick{Value: v}
 		if t.labels {
 			tk.Label = strconv.FormatFloat(v, 'f', dec, 64)
 		}
 		out = append(out, tk)
+	}
+	if len(out) == 0 {
+		return []plot.Tick{{Value: lo, Label: strconv.FormatFloat(lo, 'g', 4, 64)}}
 	}
 	return out
 }
