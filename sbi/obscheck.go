@@ -138,7 +138,8 @@ func (c *estimator) summaryWidth() int {
 // CheckObservation tests whether x lies among the estimator's training simulations (see the
 // package-level description above Summarizer): the MMD² of its summary against the reservoir,
 // with a p-value calibrated on held-back simulations. It returns an error when the estimator
-// keeps no reservoir or x holds NaN or ±Inf, and panics when x has the wrong length.
+// keeps no reservoir or x holds NaN or ±Inf (wrapping ErrNonFinite), and panics when x has the
+// wrong length.
 func (c *estimator) CheckObservation(x []float64) (*ObservationCheck, error) {
 	c.mustTrained("CheckObservation")
 	if len(x) != c.xDim {
@@ -148,7 +149,7 @@ func (c *estimator) CheckObservation(x []float64) (*ObservationCheck, error) {
 		return nil, fmt.Errorf("%s: %w", c.name, errNoReservoir)
 	}
 	if !finite(x) {
-		return nil, fmt.Errorf("%s: the observation holds NaN or infinite values: %v", c.name, x)
+		return nil, fmt.Errorf("%s: the observation holds NaN or infinite values (%w): %v", c.name, ErrNonFinite, x)
 	}
 	tp := getTape()
 	defer putTape(tp)

@@ -90,15 +90,16 @@ func checkTrials(what string, xs *mat.Dense, width int) {
 	}
 }
 
-// checkFiniteTrials returns an error naming the first trial of xs that holds NaN or ±Inf.
+// checkFiniteTrials returns an error naming the first trial of xs that holds NaN or ±Inf,
+// wrapping ErrNonFinite.
 func checkFiniteTrials(xs *mat.Dense) error {
 	T, _ := xs.Dims()
 	for t := 0; t < T; t++ {
 		if !finite(xs.RawRowView(t)) {
 			if T == 1 {
-				return fmt.Errorf("the observation holds NaN or infinite values: %v", xs.RawRowView(t))
+				return fmt.Errorf("the observation holds NaN or infinite values (%w): %v", ErrNonFinite, xs.RawRowView(t))
 			}
-			return fmt.Errorf("trial %d of the observation holds NaN or infinite values: %v", t, xs.RawRowView(t))
+			return fmt.Errorf("trial %d of the observation holds NaN or infinite values (%w): %v", t, ErrNonFinite, xs.RawRowView(t))
 		}
 	}
 	return nil
