@@ -30,7 +30,9 @@ import (
 // Pairs holding NaN or ±Inf are dropped, counted and warned about, or refused, as by Train;
 // each epoch visits the training pairs in an order drawn from cfg.Seed. An interrupt keeps
 // the best epoch, as in Train; TrainStreamContext takes the context instead of the host's, and
-// MustTrainStream is the form for cells.
+// MustTrainStream is the form for cells. The estimator keeps no reservoir of training
+// summaries afterwards: CheckObservation returns an error, and diag.Misspecification tests an
+// observation against simulations of the store.
 func (e *NPE) TrainStream(train, val simstore.Source, cfg TrainConfig) (*TrainResult, error) {
 	return e.trainStream(runenv.Context(), (*npeModel)(e), train, val, cfg)
 }
@@ -102,6 +104,9 @@ func (c *estimator) trainStream(ctx context.Context, m network, train, val simst
 	if usable < 2 {
 		return nil, fmt.Errorf("train %s: %d usable training pairs (%d dropped for NaN or ±Inf), expected at least 2", c.label, usable, dropped)
 	}
+	// The reservoir's summaries were made with the standardization and the embedding that this
+	// training replaces or changes: a check against them would test another estimator.
+	c.obs = nil
 	if !(cfg.Resume && c.trained) {
 		c.trained = false
 		c.zt, c.zx = zt, zx

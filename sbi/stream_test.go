@@ -191,3 +191,42 @@ func TestTrainStreamInterruptAndNonFinite(t *testing.T) {
 		t.Errorf("dropped %d, warnings %q: want the failed simulations counted and warned about", res.Dropped, res.Warnings)
 	}
 }
+
+// TestTrainStreamReservoir checks that a TrainStream does not leave the observation check
+// with the reservoir of an earlier Train: its summaries were made with the earlier
+// standardization and network. The earlier pairs have independent columns of x, the streamed
+// ones x₂ ≈ x₁; at x = (2, −2), far from the streamed simulations, a check against the old
+// reservoir says "not far outside". The check must either be made against the streamed pairs
+// or say that there is no reservoir.
+func TestTrainStreamReservoir(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	prior, theta, x := gaussianPairs(rng, 600)
+	for _, c := range []struct {
+		name   string
+		resume bool
+	}{{"fresh", false}, {"resumed", true}} {
+		t.Run(c.name, func(t *testing.T) {
+			e := NewNRE(prior, NREConfig{Hidden: []int{8}, Embedding: MLPEmbedding{Hidden: []int{8}, Out: 2}})
+			if _, err := e.Train(theta, x, TrainConfig{Epochs: 2, Seed: 1}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := e.CheckObservation([]float64{2, -2}); err != nil {
+				t.Fatalf("after Train: %v, expected a reservoir", err)
+			}
+			diag := mat.DenseCopyOf(x)
+			for i := 0; i < 600; i++ {
+				diag.Set(i, 1, diag.At(i, 0)+0.01*rng.NormFloat64())
+			}
+			if _, err := e.TrainStream(storeOf(t, theta, diag, 200), nil, TrainConfig{Epochs: 2, Seed: 2, Resume: c.resume}); err != nil {
+				t.Fatal(err)
+			}
+			chk, err := e.CheckObservation([]float64{2, -2})
+			if err == nil && !chk.Outside {
+				t.Errorf("after TrainStream on pairs with x₂ ≈ x₁, the check of x = (2, −2) says %q: it used the reservoir of the earlier Train", chk.Verdict())
+			}
+			if err != nil && !errors.Is(err, errNoReservoir) {
+				t.Errorf("after TrainStream: %v, expected a check or errNoReservoir", err)
+			}
+		})
+	}
+}
