@@ -230,3 +230,45 @@ func TestTrainStreamReservoir(t *testing.T) {
 		})
 	}
 }
+
+// TestTrainStreamValidationNonFinite checks that failed simulations in the validation source
+// are treated as those of the training source: counted in Dropped (and DroppedFraction),
+// refused under RefuseNonFinite, and a validation source without one finite pair is refused
+// before training, leaving an estimator trained before as it was.
+func TestTrainStreamValidationNonFinite(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 24))
+	prior, theta, x := gaussianPairs(rng, 450)
+	train := storeOf(t, theta.Slice(0, 400, 0, 2).(*mat.Dense), x.Slice(0, 400, 0, 2).(*mat.Dense), 200)
+	vx := mat.DenseCopyOf(x.Slice(400, 450, 0, 2))
+	for _, i := range []int{3, 17, 41} {
+		vx.Set(i, 1, math.Inf(1))
+	}
+	vt := theta.Slice(400, 450, 0, 2).(*mat.Dense)
+	val := storeOf(t, vt, vx, 20)
+	e := NewNPE(prior, NPEConfig{Hidden: 8, Transforms: 1})
+	res, err := e.TrainStream(train, val, TrainConfig{Epochs: 1, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Dropped != 3 || res.ValRows != 47 || res.TrainRows != 400 {
+		t.Errorf("dropped %d, %d training and %d validation pairs; want 3 dropped (all in validation), 400 and 47", res.Dropped, res.TrainRows, res.ValRows)
+	}
+	if _, err := NewNPE(prior, NPEConfig{Hidden: 8, Transforms: 1}).TrainStream(train, val, TrainConfig{Epochs: 1, RefuseNonFinite: true}); !errors.Is(err, ErrNonFinite) {
+		t.Errorf("RefuseNonFinite with failed validation simulations: %v, want ErrNonFinite", err)
+	}
+	allBad := mat.DenseCopyOf(vx)
+	for i := 0; i < 50; i++ {
+		allBad.Set(i, 0, math.NaN())
+	}
+	probe := mat.NewDense(1, 2, []float64{0.3, -0.2})
+	before := e.LogProbPairs(probe, probe)
+	if _, err := e.TrainStream(train, storeOf(t, vt, allBad, 20), TrainConfig{Epochs: 1, Seed: 5}); err == nil || !strings.Contains(err.Error(), "validation") {
+		t.Errorf("a validation source without a finite pair: %v, want an error about the validation pairs", err)
+	}
+	if !e.Trained() {
+		t.Fatal("the NPE trained before is no longer trained")
+	}
+	if after := e.LogProbPairs(probe, probe); after[0] != before[0] {
+		t.Errorf("log-density %v after the refused training, %v before", after[0], before[0])
+	}
+}
