@@ -349,7 +349,9 @@ func (c *estimator) fitStream(ctx context.Context, res *TrainResult, m model, tr
 			}
 		}
 		res.Epochs = epoch + 1
-		if monitored < res.BestLoss || val == nil {
+		// Without validation the last epoch is kept, unless its training loss is not finite
+		// (a batch overflowed): then the last epoch with a finite one stays.
+		if monitored < res.BestLoss || val == nil && !math.IsNaN(monitored) && !math.IsInf(monitored, 0) {
 			res.BestLoss, res.BestEpoch, sinceBest = monitored, epoch+1, 0
 			best = snapshot(ps, best)
 		} else {
