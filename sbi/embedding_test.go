@@ -2,6 +2,7 @@ package sbi
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -417,6 +418,67 @@ func TestDeepSetRefusesBadCounts(t *testing.T) {
 	}
 	if again := back.LogProbPairs(th, xs); !equalOrBothNegInf(again, got) {
 		t.Errorf("after a round trip LogProbPairs gives %v, before %v", again, got)
+	}
+}
+
+// TestBadCountsEveryEstimator checks that every estimator with an embedding reads an
+// observation as NPE does (TestDeepSetRefusesBadCounts): an observation whose count of trials
+// the DeepSet's layout refuses (0, more than MaxTrials, −1) gets −Inf from LogProbPairs, a
+// posterior that refuses to sample with an error naming MaxTrials, and so does a posterior of
+// i.i.d. trials holding such an observation; the other pairs keep their values.
+func TestBadCountsEveryEstimator(t *testing.T) {
+	emb := DeepSetEmbedding{TrialDim: 1, MaxTrials: 3, Hidden: []int{8}, Features: 4, Head: []int{8}, Out: 2}
+	prior := dist.NewUniformCube(-3, 3, 1)
+	rng := rand.New(rand.NewPCG(8, 8))
+	n := 200
+	theta := prior.Sample(rng, n)
+	x := mat.NewDense(n, 4, nil)
+	for i := 0; i < n; i++ {
+		k := 1 + i%3
+		x.Set(i, 0, float64(k))
+		for s := 0; s < k; s++ {
+			x.Set(i, 1+s, theta.At(i, 0)+rng.NormFloat64())
+		}
+	}
+	few := SamplerConfig{Method: SamplerImportance, Proposals: 5}
+	for _, c := range []struct {
+		name string
+		est  Estimator
+	}{
+		{"NPE", NewNPE(prior, NPEConfig{Hidden: 8, Transforms: 1, Embedding: emb})},
+		{"FMPE", NewFMPE(prior, FMPEConfig{Hidden: 6, Layers: 2, RelTol: 1e-3, AbsTol: 1e-4, Embedding: emb})},
+		{"NRE", NewNRE(prior, NREConfig{Hidden: []int{8}, Embedding: emb, Sampler: few})},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if _, err := c.est.Train(theta, x, TrainConfig{Epochs: 2, Seed: 1}); err != nil {
+				t.Fatal(err)
+			}
+			th := theta.Slice(0, 6, 0, 1).(*mat.Dense)
+			xs := mat.DenseCopyOf(x.Slice(0, 6, 0, 4))
+			clean := c.est.LogProbPairs(th, xs)
+			for i, v := range []float64{0, 4, -1} {
+				xs.Set(i, 0, v)
+			}
+			got := c.est.LogProbPairs(th, xs)
+			for i := range got {
+				if i < 3 && !math.IsInf(got[i], -1) || i >= 3 && got[i] != clean[i] {
+					t.Errorf("pair %d (count %v): LogProbPairs %v, clean %v", i, xs.At(i, 0), got[i], clean[i])
+				}
+			}
+			_, err := sampleContext(context.Background(), c.est.Posterior(xs.RawRowView(1)), rng, 5)
+			if err == nil || !strings.Contains(err.Error(), "MaxTrials = 3") {
+				t.Errorf("sampling at a count of 4: error %v, want one naming MaxTrials", err)
+			}
+			if nre, ok := c.est.(*NRE); ok {
+				if _, err := nre.PosteriorTrials(xs.Slice(3, 6, 0, 4).(*mat.Dense)).SampleContext(context.Background(), rng, 5); err != nil {
+					t.Errorf("trials of readable observations: %v", err)
+				}
+				_, err := nre.PosteriorTrials(xs.Slice(1, 6, 0, 4).(*mat.Dense)).SampleContext(context.Background(), rng, 5)
+				if err == nil || !strings.Contains(err.Error(), "MaxTrials = 3") {
+					t.Errorf("trials holding a count of 4: error %v, want one naming MaxTrials", err)
+				}
+			}
+		})
 	}
 }
 

@@ -212,7 +212,8 @@ func (m *fmpeModel) batchLoss(tp *nn.Tape, d *trainData, idx []int, rb *RegBatch
 
 // LogProbPairs returns log q(θᵢ | xᵢ) for every row pair, in raw units of θ, by integrating
 // the field's divergence (flow.Field); −Inf where θᵢ lies outside the prior's support or
-// xᵢ holds NaN or ±Inf (such pairs are not integrated). Evaluated in parallel on all cores;
+// xᵢ holds NaN or ±Inf or is not an observation the embedding's InputLayout can read (such
+// pairs are not integrated). Evaluated in parallel on all cores;
 // a pair's value does not depend on the other pairs. It panics when the FMPE is untrained,
 // the shapes do not match, or the ODE of a pair cannot be integrated (a field whose weights
 // are not finite).
@@ -227,7 +228,7 @@ func (e *FMPE) LogProbPairs(theta, x *mat.Dense) []float64 {
 		ctx := e.context(tp, xs)
 		skip := make([]bool, hi-lo)
 		for i := range skip {
-			skip[i] = !finite(x.RawRowView(lo + i))
+			skip[i] = !e.readableX(x.RawRowView(lo + i))
 			if skip[i] {
 				clear(ctx.Row(i)) // a placeholder: the pair is not integrated
 			}
@@ -279,8 +280,8 @@ func (e *FMPE) PosteriorAt(x []float64) *FMPEPosterior {
 		p.err = ErrUntrained
 	case len(x) != e.xDim:
 		panic(fmt.Sprintf("sbi: FMPE.Posterior: x has %d values, expected %d", len(x), e.xDim))
-	case !finite(x):
-		p.err = fmt.Errorf("the observation: %w: %v", ErrNonFinite, x)
+	case e.observationErr(x) != nil:
+		p.err = e.observationErr(x)
 	default:
 		tp := getTape()
 		defer putTape(tp)

@@ -121,6 +121,11 @@ type MNLE struct {
 	oneHotBuf []*nn.Tensor
 	batchRows []int
 	batchData *trainData
+
+	// buildCats are the categories of the networks a Train from fresh weights is about to
+	// build: they become cats when buildHead builds those networks, so that a Train that
+	// fails before it leaves the categories of the networks in place.
+	buildCats []int
 }
 
 // NewMNLE returns an untrained MNLE for the prior. Configuration errors are reported by Train.
@@ -190,7 +195,8 @@ func (e *MNLE) TrainContext(ctx context.Context, theta, x *mat.Dense, cfg TrainC
 		return nil, err
 	}
 	if !resume {
-		e.cats = cats
+		e.buildCats = cats
+		defer func() { e.buildCats = nil }()
 	}
 	if cfg.ValX != nil {
 		if _, err := e.checkData(cfg.ValX, cats); err != nil {
@@ -276,8 +282,12 @@ type mnleModel MNLE
 // embedding implements network: x is modelled, not embedded.
 func (m *mnleModel) embedding() Embedding { return nil }
 
-// buildHead creates fresh networks for observations of xDim values.
+// buildHead creates fresh networks for observations of xDim values, with the categories of the
+// Train that builds them (buildCats; a load builds with those of the file, already in cats).
 func (m *mnleModel) buildHead(rng *rand.Rand, xDim int) error {
+	if m.buildCats != nil {
+		m.cats = m.buildCats
+	}
 	if err := m.checkShape(xDim); err != nil {
 		return err
 	}

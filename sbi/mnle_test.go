@@ -248,3 +248,80 @@ func repeatRow(v []float64, n int) *mat.Dense {
 	}
 	return m
 }
+
+// TestMNLEFailedTrainKeepsCategories checks that a Train that fails before it rebuilds the
+// networks (a bad setting, bad validation pairs, no usable pair) leaves a trained MNLE as it
+// was: its categories are those its networks were built for, so that it still evaluates,
+// samples and saves as before. The failing calls see data whose choices would make other
+// categories ([5], or none at all).
+func TestMNLEFailedTrainKeepsCategories(t *testing.T) {
+	tk := task.Mixed()
+	rng := rand.New(rand.NewPCG(3, 4))
+	theta := tk.Prior().Sample(rng, 200)
+	x := tk.Simulate(rng, theta)
+	e := sbi.NewMNLE(tk.Prior(), sbi.MNLEConfig{Hidden: 8, LogTransform: true})
+	if _, err := e.Train(theta, x, sbi.TrainConfig{Epochs: 1, Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	th, xs := theta.Slice(0, 4, 0, 2).(*mat.Dense), mat.DenseCopyOf(x.Slice(0, 4, 0, 2))
+	before := e.LogLikelihood(th, xs)
+	wider := mat.DenseCopyOf(x)
+	wider.Set(9, 1, 4) // a fifth category
+	allNaN := mat.DenseCopyOf(x)
+	for i := 0; i < 200; i++ {
+		allNaN.Set(i, 0, math.NaN())
+	}
+	badVal := mat.DenseCopyOf(x.Slice(0, 20, 0, 2))
+	badVal.Set(3, 1, 7)
+	for _, c := range []struct {
+		name string
+		x    *mat.Dense
+		cfg  sbi.TrainConfig
+	}{
+		{"a bad setting", wider, sbi.TrainConfig{Epochs: -1}},
+		{"bad validation pairs", wider, sbi.TrainConfig{Epochs: 1, ValTheta: theta.Slice(0, 20, 0, 2).(*mat.Dense), ValX: badVal}},
+		{"no usable pair", allNaN, sbi.TrainConfig{Epochs: 1}},
+		{"too few pairs to split", wider.Slice(0, 2, 0, 2).(*mat.Dense), sbi.TrainConfig{Epochs: 1}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			th0 := theta
+			if r, _ := c.x.Dims(); r != 200 {
+				th0 = theta.Slice(0, r, 0, 2).(*mat.Dense)
+			}
+			if _, err := e.Train(th0, c.x, c.cfg); err == nil {
+				t.Fatal("Train succeeded, expected an error")
+			}
+			if !e.Trained() {
+				t.Fatal("the MNLE is no longer trained")
+			}
+			if got := e.Config().Categories; len(got) != 1 || got[0] != 2 {
+				t.Errorf("categories after the failed Train %v, expected [2] (those of the networks)", got)
+			}
+			var after []float64
+			func() {
+				defer func() {
+					if r := recover(); r != nil {
+						t.Errorf("LogLikelihood panicked: %v", r)
+					}
+				}()
+				after = e.LogLikelihood(th, xs)
+			}()
+			for i := range after {
+				if after[i] != before[i] {
+					t.Errorf("pair %d: log-likelihood %v after the failed Train, %v before", i, after[i], before[i])
+				}
+			}
+			var buf strings.Builder
+			if err := e.Save(&buf); err != nil {
+				t.Fatalf("Save: %v", err)
+			}
+			back, err := sbi.LoadMNLE(strings.NewReader(buf.String()), nil)
+			if err != nil {
+				t.Fatalf("Load: %v", err)
+			}
+			if got := back.LogLikelihood(th, xs); got[0] != before[0] {
+				t.Errorf("loaded: log-likelihood %v, expected %v", got[0], before[0])
+			}
+		})
+	}
+}

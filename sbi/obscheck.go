@@ -34,7 +34,8 @@ import (
 // to, so that they and a new observation are exchangeable; from the training split when there
 // is no validation split), each set limited to reservoirValues values so that a check costs at
 // most that many multiply-adds. It is rebuilt by every successful Train and not saved in
-// files: a loaded estimator has none.
+// files: a loaded estimator has none, and neither has one trained by TrainStream (whose
+// summaries change with the standardization and the embedding it trains).
 const (
 	reservoirRows   = 500
 	reservoirValues = 200_000
@@ -106,7 +107,7 @@ type obsCheck struct {
 }
 
 // errNoReservoir is the error of CheckObservation for an estimator without a reservoir.
-var errNoReservoir = errors.New("the estimator keeps no reservoir of training simulations (it was loaded from a file, or trained on too few simulations to hold back 19): test the observation against the simulations with diag.Misspecification")
+var errNoReservoir = errors.New("the estimator keeps no reservoir of training simulations (it was loaded from a file, trained from a source of batches by TrainStream, or trained on too few simulations to hold back 19): test the observation against the simulations with diag.Misspecification")
 
 // Summaries returns the vectors the estimator conditions on for each row of x: x standardized
 // with the training statistics, then passed through the embedding when there is one. It
@@ -138,7 +139,8 @@ func (c *estimator) summaryWidth() int {
 // CheckObservation tests whether x lies among the estimator's training simulations (see the
 // package-level description above Summarizer): the MMD² of its summary against the reservoir,
 // with a p-value calibrated on held-back simulations. It returns an error when the estimator
-// keeps no reservoir or x holds NaN or ±Inf, and panics when x has the wrong length.
+// keeps no reservoir or x holds NaN or ±Inf (wrapping ErrNonFinite), and panics when x has the
+// wrong length.
 func (c *estimator) CheckObservation(x []float64) (*ObservationCheck, error) {
 	c.mustTrained("CheckObservation")
 	if len(x) != c.xDim {
@@ -148,7 +150,7 @@ func (c *estimator) CheckObservation(x []float64) (*ObservationCheck, error) {
 		return nil, fmt.Errorf("%s: %w", c.name, errNoReservoir)
 	}
 	if !finite(x) {
-		return nil, fmt.Errorf("%s: the observation holds NaN or infinite values: %v", c.name, x)
+		return nil, fmt.Errorf("%s: the observation holds NaN or infinite values (%w): %v", c.name, ErrNonFinite, x)
 	}
 	tp := getTape()
 	defer putTape(tp)

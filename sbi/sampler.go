@@ -41,7 +41,8 @@ type SamplerConfig struct {
 	BurnIn int // MCMC sweeps discarded at the start of every chain; 0 means 200 (as sbi's warm-up)
 	Thin   int // MCMC: keep one sweep in Thin; 0 means 5
 	// GridPoints is the number of grid points per parameter; 0 means 10000, 512 and 80 for 1,
-	// 2 and 3 parameters.
+	// 2 and 3 parameters. The grid may hold at most 2²⁴ (16,777,216) cells, GridPoints^dim:
+	// sampling a larger one returns an error before it allocates the grid.
 	GridPoints int
 	Proposals  int // importance sampling: prior draws per requested sample; 0 means 20
 }
@@ -205,7 +206,10 @@ func (p *RatioPosterior) sampleGrid(ctx context.Context, rng *rand.Rand, n int) 
 	G := p.cfg.GridPoints
 	cells := 1
 	for i := 0; i < D; i++ {
-		cells *= G
+		cells = satMul(cells, G)
+	}
+	if cells > maxGridCells {
+		return nil, fmt.Errorf("ratio posterior: grid sampling: GridPoints = %d makes %d^%d cells, more than the %d a grid may hold (each is an evaluation of the estimator and %d values in memory): lower GridPoints (0 for the default) or use Method \"mcmc\"", G, G, D, maxGridCells, D+3)
 	}
 	grid := mat.NewDense(cells, D, nil)
 	width := make([]float64, D)
@@ -237,6 +241,11 @@ func (p *RatioPosterior) sampleGrid(ctx context.Context, rng *rand.Rand, n int) 
 	}
 	return out, nil
 }
+
+// maxGridCells bounds the cells of grid sampling, GridPoints^dim (the bound of the files'
+// sampler settings too): the grid, its log-densities and cumulative weights take dim + 3
+// values per cell.
+const maxGridCells = 1 << 24
 
 // cumulativeWeights returns the normalized cumulative sums of exp(lw − max lw).
 func cumulativeWeights(lw []float64) ([]float64, error) {

@@ -27,10 +27,13 @@ import (
 // than memory: a simstore.Store, or its parts from Split). Validation pairs come from val,
 // scored once per epoch for early stopping and the choice of the best epoch; with val nil
 // there is no validation (cfg.ValidationFraction is not used: split the store instead).
-// Pairs holding NaN or ±Inf are dropped, counted and warned about, or refused, as by Train;
+// Pairs holding NaN or ±Inf, in train or in val, are dropped, counted (TrainResult.Dropped)
+// and warned about, or refused, as by Train; a val without a finite pair is refused;
 // each epoch visits the training pairs in an order drawn from cfg.Seed. An interrupt keeps
 // the best epoch, as in Train; TrainStreamContext takes the context instead of the host's, and
-// MustTrainStream is the form for cells.
+// MustTrainStream is the form for cells. The estimator keeps no reservoir of training
+// summaries afterwards: CheckObservation returns an error, and diag.Misspecification tests an
+// observation against simulations of the store.
 func (e *NPE) TrainStream(train, val simstore.Source, cfg TrainConfig) (*TrainResult, error) {
 	return e.trainStream(runenv.Context(), (*npeModel)(e), train, val, cfg)
 }
@@ -92,16 +95,22 @@ func (c *estimator) trainStream(ctx context.Context, m network, train, val simst
 	if err != nil {
 		return nil, fmt.Errorf("train %s: %w", c.label, err)
 	}
-	if dropped > 0 && cfg.RefuseNonFinite {
-		return nil, fmt.Errorf("train %s: %w: %d of %d training pairs hold NaN or ±Inf and RefuseNonFinite is set: remove the failed simulations from the source, or unset RefuseNonFinite to drop them with a count",
-			c.label, ErrNonFinite, dropped, usable+dropped)
-	}
-	if err := checkSourceRows(val, cfg.BatchSize, m.embedding()); err != nil {
+	valRows, valDropped, err := scanSource(val, cfg.BatchSize, m.embedding())
+	if err != nil {
 		return nil, fmt.Errorf("train %s: validation %w", c.label, err)
 	}
-	if usable < 2 {
+	switch {
+	case dropped+valDropped > 0 && cfg.RefuseNonFinite:
+		return nil, fmt.Errorf("train %s: %w: %d of %d training pairs and %d of %d validation pairs hold NaN or ±Inf and RefuseNonFinite is set: remove the failed simulations from the sources, or unset RefuseNonFinite to drop them with a count",
+			c.label, ErrNonFinite, dropped, usable+dropped, valDropped, valRows+valDropped)
+	case val != nil && valRows == 0:
+		return nil, fmt.Errorf("train %s: %w: all %d validation pairs hold NaN or ±Inf, none can score an epoch: give a source of finite simulations as val, or nil for no validation", c.label, ErrNonFinite, valDropped)
+	case usable < 2:
 		return nil, fmt.Errorf("train %s: %d usable training pairs (%d dropped for NaN or ±Inf), expected at least 2", c.label, usable, dropped)
 	}
+	// The reservoir's summaries were made with the standardization and the embedding that this
+	// training replaces or changes: a check against them would test another estimator.
+	c.obs = nil
 	if !(cfg.Resume && c.trained) {
 		c.trained = false
 		c.zt, c.zx = zt, zx
@@ -110,8 +119,8 @@ func (c *estimator) trainStream(ctx context.Context, m network, train, val simst
 		}
 	}
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x7261696e))
-	res := &TrainResult{Estimator: c.label, Dropped: dropped, TrainRows: usable}
-	if w := c.dropWarning(dropped, usable+dropped); w != "" {
+	res := &TrainResult{Estimator: c.label, Dropped: dropped + valDropped, TrainRows: usable, ValRows: valRows}
+	if w := c.dropWarning(dropped+valDropped, usable+dropped+valRows+valDropped); w != "" {
 		res.Warnings = append(res.Warnings, w)
 	}
 	err = c.fitStream(ctx, res, m, train, val, cfg, rng)
@@ -174,30 +183,37 @@ func streamZScore(src simstore.Source, batch int, emb Embedding) (zt, zx zscore,
 	return zscoreOf(ct), zscoreOf(cx), usable, dropped, nil
 }
 
-// checkSourceRows returns an error naming the first finite x row of src (nil: none) that the
-// InputLayout of emb refuses; without a layout it reads nothing.
-func checkSourceRows(src simstore.Source, batch int, emb Embedding) error {
-	l := layoutOf(emb)
-	if l == nil || src == nil {
-		return nil
+// scanSource reads the pairs of src (nil: none) once and counts the usable (finite) ones and
+// those dropped for NaN or ±Inf, as streamZScore counts the training pairs; a finite x row that
+// the InputLayout of emb refuses is an error naming it.
+func scanSource(src simstore.Source, batch int, emb Embedding) (usable, dropped int, err error) {
+	if src == nil {
+		return 0, 0, nil
 	}
+	l := layoutOf(emb)
 	it := src.Batches(batch, 0)
 	defer it.Close()
 	for it.Next() {
-		_, x := it.Batch()
+		theta, x := it.Batch()
 		n, _ := x.Dims()
 		for i := 0; i < n; i++ {
-			if r := x.RawRowView(i); finite(r) {
+			r := x.RawRowView(i)
+			if !finite(theta.RawRowView(i)) || !finite(r) {
+				dropped++
+				continue
+			}
+			if l != nil {
 				if _, err := l.InputUsed(r); err != nil {
-					return fmt.Errorf("pair with x = %s: %w", leading(r), err)
+					return 0, 0, fmt.Errorf("pair with x = %s: %w", leading(r), err)
 				}
 			}
+			usable++
 		}
 	}
 	if err := it.Err(); err != nil {
-		return fmt.Errorf("pairs: %w", err)
+		return 0, 0, fmt.Errorf("pairs: %w", err)
 	}
-	return nil
+	return usable, dropped, nil
 }
 
 // leading formats the first values of row, for messages about a pair whose position in a
@@ -333,7 +349,9 @@ func (c *estimator) fitStream(ctx context.Context, res *TrainResult, m model, tr
 			}
 		}
 		res.Epochs = epoch + 1
-		if monitored < res.BestLoss || val == nil {
+		// Without validation the last epoch is kept, unless its training loss is not finite
+		// (a batch overflowed): then the last epoch with a finite one stays.
+		if monitored < res.BestLoss || val == nil && !math.IsNaN(monitored) && !math.IsInf(monitored, 0) {
 			res.BestLoss, res.BestEpoch, sinceBest = monitored, epoch+1, 0
 			best = snapshot(ps, best)
 		} else {

@@ -191,3 +191,84 @@ func TestTrainStreamInterruptAndNonFinite(t *testing.T) {
 		t.Errorf("dropped %d, warnings %q: want the failed simulations counted and warned about", res.Dropped, res.Warnings)
 	}
 }
+
+// TestTrainStreamReservoir checks that a TrainStream does not leave the observation check
+// with the reservoir of an earlier Train: its summaries were made with the earlier
+// standardization and network. The earlier pairs have independent columns of x, the streamed
+// ones x₂ ≈ x₁; at x = (2, −2), far from the streamed simulations, a check against the old
+// reservoir says "not far outside". The check must either be made against the streamed pairs
+// or say that there is no reservoir.
+func TestTrainStreamReservoir(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	prior, theta, x := gaussianPairs(rng, 600)
+	for _, c := range []struct {
+		name   string
+		resume bool
+	}{{"fresh", false}, {"resumed", true}} {
+		t.Run(c.name, func(t *testing.T) {
+			e := NewNRE(prior, NREConfig{Hidden: []int{8}, Embedding: MLPEmbedding{Hidden: []int{8}, Out: 2}})
+			if _, err := e.Train(theta, x, TrainConfig{Epochs: 2, Seed: 1}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := e.CheckObservation([]float64{2, -2}); err != nil {
+				t.Fatalf("after Train: %v, expected a reservoir", err)
+			}
+			diag := mat.DenseCopyOf(x)
+			for i := 0; i < 600; i++ {
+				diag.Set(i, 1, diag.At(i, 0)+0.01*rng.NormFloat64())
+			}
+			if _, err := e.TrainStream(storeOf(t, theta, diag, 200), nil, TrainConfig{Epochs: 2, Seed: 2, Resume: c.resume}); err != nil {
+				t.Fatal(err)
+			}
+			chk, err := e.CheckObservation([]float64{2, -2})
+			if err == nil && !chk.Outside {
+				t.Errorf("after TrainStream on pairs with x₂ ≈ x₁, the check of x = (2, −2) says %q: it used the reservoir of the earlier Train", chk.Verdict())
+			}
+			if err != nil && !errors.Is(err, errNoReservoir) {
+				t.Errorf("after TrainStream: %v, expected a check or errNoReservoir", err)
+			}
+		})
+	}
+}
+
+// TestTrainStreamValidationNonFinite checks that failed simulations in the validation source
+// are treated as those of the training source: counted in Dropped (and DroppedFraction),
+// refused under RefuseNonFinite, and a validation source without one finite pair is refused
+// before training, leaving an estimator trained before as it was.
+func TestTrainStreamValidationNonFinite(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 24))
+	prior, theta, x := gaussianPairs(rng, 450)
+	train := storeOf(t, theta.Slice(0, 400, 0, 2).(*mat.Dense), x.Slice(0, 400, 0, 2).(*mat.Dense), 200)
+	vx := mat.DenseCopyOf(x.Slice(400, 450, 0, 2))
+	for _, i := range []int{3, 17, 41} {
+		vx.Set(i, 1, math.Inf(1))
+	}
+	vt := theta.Slice(400, 450, 0, 2).(*mat.Dense)
+	val := storeOf(t, vt, vx, 20)
+	e := NewNPE(prior, NPEConfig{Hidden: 8, Transforms: 1})
+	res, err := e.TrainStream(train, val, TrainConfig{Epochs: 1, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Dropped != 3 || res.ValRows != 47 || res.TrainRows != 400 {
+		t.Errorf("dropped %d, %d training and %d validation pairs; want 3 dropped (all in validation), 400 and 47", res.Dropped, res.TrainRows, res.ValRows)
+	}
+	if _, err := NewNPE(prior, NPEConfig{Hidden: 8, Transforms: 1}).TrainStream(train, val, TrainConfig{Epochs: 1, RefuseNonFinite: true}); !errors.Is(err, ErrNonFinite) {
+		t.Errorf("RefuseNonFinite with failed validation simulations: %v, want ErrNonFinite", err)
+	}
+	allBad := mat.DenseCopyOf(vx)
+	for i := 0; i < 50; i++ {
+		allBad.Set(i, 0, math.NaN())
+	}
+	probe := mat.NewDense(1, 2, []float64{0.3, -0.2})
+	before := e.LogProbPairs(probe, probe)
+	if _, err := e.TrainStream(train, storeOf(t, vt, allBad, 20), TrainConfig{Epochs: 1, Seed: 5}); err == nil || !strings.Contains(err.Error(), "validation") {
+		t.Errorf("a validation source without a finite pair: %v, want an error about the validation pairs", err)
+	}
+	if !e.Trained() {
+		t.Fatal("the NPE trained before is no longer trained")
+	}
+	if after := e.LogProbPairs(probe, probe); after[0] != before[0] {
+		t.Errorf("log-density %v after the refused training, %v before", after[0], before[0])
+	}
+}

@@ -145,7 +145,7 @@ type TrainResult struct {
 	ValLoss     []float64 // validation loss per epoch (without the regularizer); nil without validation
 	RegName     string    // the regularizer's name; "" without one
 	RegTerm     []float64 // mean regularizer term per epoch (already weighted); nil without one
-	BestEpoch   int       // the epoch (1-based) whose weights were kept
+	BestEpoch   int       // the epoch (1-based) whose weights were kept (without validation the last with a finite loss)
 	BestLoss    float64   // its score under Select (its training loss without validation)
 	Epochs      int       // epochs run
 	Stopped     bool      // true when early stopping ended training before Epochs
@@ -446,7 +446,9 @@ func fit(ctx context.Context, res *TrainResult, m model, d *trainData, train, va
 			}
 		}
 		res.Epochs = epoch + 1
-		if monitored < res.BestLoss || len(val) == 0 {
+		// Without validation the last epoch is kept, unless its training loss is not finite
+		// (a batch overflowed): then the last epoch with a finite one stays.
+		if monitored < res.BestLoss || len(val) == 0 && !math.IsNaN(monitored) && !math.IsInf(monitored, 0) {
 			res.BestLoss, res.BestEpoch, sinceBest = monitored, epoch+1, 0
 			best = snapshot(ps, best)
 		} else {

@@ -38,7 +38,8 @@ func (e *NLE) PosteriorTrialsWith(xs *mat.Dense, s SamplerConfig) *RatioPosterio
 
 // PosteriorTrials returns p̂(θ | x₁ … x_T) ∝ p(θ)·Πₜ r̂(θ, xₜ) for the trials xₜ, the rows of xs,
 // each of the width the NRE was trained on (single trials), with the rules of
-// NLE.PosteriorTrials.
+// NLE.PosteriorTrials; the posterior also refuses to sample when a trial is not an observation
+// the embedding's InputLayout can read.
 func (e *NRE) PosteriorTrials(xs *mat.Dense) *RatioPosterior {
 	return e.PosteriorTrialsWith(xs, e.cfg.Sampler)
 }
@@ -56,6 +57,9 @@ func (e *NRE) PosteriorTrialsWith(xs *mat.Dense, s SamplerConfig) *RatioPosterio
 // ratioTrials returns θ ↦ Σₜ log r̂(θ, xₜ) over the rows of xs, their contexts computed once.
 func (e *NRE) ratioTrials(xs *mat.Dense) (func(theta *mat.Dense) []float64, error) {
 	if err := checkFiniteTrials(xs); err != nil {
+		return nil, err
+	}
+	if err := e.checkReadableTrials(xs); err != nil {
 		return nil, err
 	}
 	T, _ := xs.Dims()
@@ -86,15 +90,35 @@ func checkTrials(what string, xs *mat.Dense, width int) {
 	}
 }
 
-// checkFiniteTrials returns an error naming the first trial of xs that holds NaN or ±Inf.
+// checkFiniteTrials returns an error naming the first trial of xs that holds NaN or ±Inf,
+// wrapping ErrNonFinite.
 func checkFiniteTrials(xs *mat.Dense) error {
 	T, _ := xs.Dims()
 	for t := 0; t < T; t++ {
 		if !finite(xs.RawRowView(t)) {
 			if T == 1 {
-				return fmt.Errorf("the observation holds NaN or infinite values: %v", xs.RawRowView(t))
+				return fmt.Errorf("the observation holds NaN or infinite values (%w): %v", ErrNonFinite, xs.RawRowView(t))
 			}
-			return fmt.Errorf("trial %d of the observation holds NaN or infinite values: %v", t, xs.RawRowView(t))
+			return fmt.Errorf("trial %d of the observation holds NaN or infinite values (%w): %v", t, ErrNonFinite, xs.RawRowView(t))
+		}
+	}
+	return nil
+}
+
+// checkReadableTrials returns an error naming the first trial of xs that the embedding's
+// InputLayout cannot read (nil without a layout): the embedding would read it as another
+// observation.
+func (c *estimator) checkReadableTrials(xs *mat.Dense) error {
+	if c.layout == nil {
+		return nil
+	}
+	T, _ := xs.Dims()
+	for t := 0; t < T; t++ {
+		if err := readable(c.layout, xs.RawRowView(t)); err != nil {
+			if T == 1 {
+				return fmt.Errorf("the observation cannot be read by the embedding: %w", err)
+			}
+			return fmt.Errorf("trial %d of the observation cannot be read by the embedding: %w", t, err)
 		}
 	}
 	return nil
