@@ -72,6 +72,11 @@ func (e *NREEnsemble) Save(w io.Writer) error {
 		saves[k] = m.Save
 	}
 	s := e.Sampler
+	if len(e.Members) > 0 { // Load bounds the settings a file may hold; refuse what it would
+		if err := checkFileSampler(s, e.Members[0].Prior().Dim()); err != nil {
+			return fmt.Errorf("save NRE ensemble: the file would not load: %w", err)
+		}
+	}
 	return writeEnsemble(w, ensembleHeader{Kind: "nre", Members: len(e.Members), Sampler: &s}, saves)
 }
 

@@ -217,6 +217,12 @@ func saveEstimator(w io.Writer, e savable) error {
 	if err != nil {
 		return fmt.Errorf("save %s: configuration: %w", c.name, err)
 	}
+	// The kind's decoder bounds what a file may set (forged headers must not make Load
+	// allocate without bound); a setting beyond those bounds, which the estimator may use in
+	// memory, is refused here rather than written to a file that Load refuses.
+	if _, err := estimatorKinds[c.kind].decode(c.prior, cfg, storedEmbedding(net)); err != nil {
+		return fmt.Errorf("save %s: the file would not load: %w (set the estimator's sampler within the bounds a file may hold, or pass the larger settings to PosteriorWith after loading)", c.name, err)
+	}
 	hdr, err := json.Marshal(fileHeader{Kind: c.kind, Config: cfg, Embedding: emb, Prior: &prior,
 		ParamDim: c.prior.Dim(), XDim: c.xDim, ZTheta: c.zt, ZX: c.zx})
 	if err != nil {

@@ -375,3 +375,53 @@ func TestPersistEnsembleHeaderStrict(t *testing.T) {
 		}
 	}
 }
+
+// TestSaveRefusesWhatLoadRefuses: sampler settings an estimator may use in memory but a file
+// may not hold (its bounds protect Load from forged headers) make Save fail with the bound's
+// error, instead of writing a file that Load then refuses (work lost at the next session).
+// The ensemble's Save applies the same bounds. Settings within the bounds save and load.
+func TestSaveRefusesWhatLoadRefuses(t *testing.T) {
+	prior, theta, x := gaussianPairs(rand.New(rand.NewPCG(3, 5)), 100)
+	cases := []struct {
+		name    string
+		sampler SamplerConfig
+		want    string // "" when the file must save and load
+	}{
+		{"within the bounds", SamplerConfig{Chains: 4, BurnIn: 100}, ""},
+		{"chains beyond the file bound", SamplerConfig{Chains: 2_000_000}, "Chains = 2000000"},
+		{"burn-in beyond the file bound", SamplerConfig{BurnIn: 3_000_000}, "BurnIn = 3000000"},
+		{"proposals beyond the file bound", SamplerConfig{Proposals: 20_000}, "Proposals = 20000"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m := NewNRE(prior, NREConfig{Hidden: []int{4}, Sampler: c.sampler})
+			if _, err := m.Train(theta, x, TrainConfig{Epochs: 1, Seed: 1}); err != nil {
+				t.Fatal(err)
+			}
+			saves := map[string]func(*bytes.Buffer) error{
+				"NRE": func(b *bytes.Buffer) error { return m.Save(b) },
+				"ensemble": func(b *bytes.Buffer) error {
+					e := MustNewNREEnsemble(m, m)
+					e.Sampler = c.sampler
+					return e.Save(b)
+				},
+			}
+			for what, save := range saves {
+				var buf bytes.Buffer
+				err := save(&buf)
+				if c.want != "" {
+					if err == nil || !strings.Contains(err.Error(), c.want) {
+						t.Errorf("%s: Save error %v, expected one containing %q", what, err, c.want)
+					}
+					continue
+				}
+				if err != nil {
+					t.Fatalf("%s: Save: %v", what, err)
+				}
+				if _, err := Load(bytes.NewReader(buf.Bytes())); err != nil {
+					t.Errorf("%s: Load of what Save wrote: %v", what, err)
+				}
+			}
+		})
+	}
+}
