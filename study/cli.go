@@ -174,6 +174,21 @@ func runMain(args []string, progress io.Writer) error {
 	if len(pos) != 1 {
 		return fmt.Errorf("run takes one spec file, got %q\n%s", pos, usage)
 	}
+	set := map[string]bool{} // the flags given: --retries -1 is not the default's -1
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	for _, c := range []struct {
+		name, zero string
+		v          int
+	}{
+		{"retries", "tries each job once", *retries},
+		{"workers", "one job per core", *workers},
+		{"cpus", "the partition's default", *cpus},
+		{"throttle", "no limit", *throttle},
+	} {
+		if set[c.name] && c.v < 0 {
+			return fmt.Errorf("--%s = %d, expected 0 or more (0: %s)", c.name, c.v, c.zero)
+		}
+	}
 	s, err := openOrCreate(pos[0], *dir)
 	if err != nil {
 		return err
@@ -183,7 +198,7 @@ func runMain(args []string, progress io.Writer) error {
 	case "local":
 		e = &Local{Workers: *workers, Retries: max(*retries, 0), Progress: TextProgress(progress)}
 	case "slurm":
-		if *retries < 0 {
+		if !set["retries"] {
 			*retries = 2
 		}
 		e = &Slurm{Partition: *partition, Time: *limit, Memory: *mem, CPUsPerTask: *cpus, Throttle: *throttle,
