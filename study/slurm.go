@@ -28,7 +28,7 @@ type Slurm struct {
 	Memory      string        // --mem per task, e.g. "4G"; "" for the default
 	CPUsPerTask int           // --cpus-per-task; 0 for the default
 	Throttle    int           // most tasks of one array running at once (--array=…%N); 0 for no limit
-	Retries     int           // rounds of resubmission of jobs that end without a record
+	Retries     int           // rounds of resubmission of jobs that end without a record: 0 or more (Execute refuses a negative count)
 	Poll        time.Duration // how often the queue is read; 0 means 2s
 	Extra       []string      // more sbatch options, e.g. "--account=abc"
 	// MaxArray is the largest number of tasks in one array (array indices 0…MaxArray−1); 0
@@ -67,6 +67,9 @@ type Submission struct {
 
 // Execute submits the study's missing jobs and waits until they have left the queue.
 func (e *Slurm) Execute(ctx context.Context, s *Study) error {
+	if e.Retries < 0 {
+		return fmt.Errorf("study %s: Slurm.Retries = %d, expected 0 or more (how many more rounds jobs that end without a record are submitted in; 0 submits each job once)", s.Spec.Name, e.Retries)
+	}
 	if _, err := exec.LookPath("sbatch"); err != nil {
 		return fmt.Errorf("study: the Slurm executor needs sbatch, squeue and scancel on PATH: %w", err)
 	}
