@@ -49,7 +49,8 @@ pending.
 const statusSynopsis = `usage: gosbi study status DIR
 
 Prints how many jobs of the study in DIR are done, pending, failed or hold an invalid record,
-and exits with status 1 when any failed or is invalid (run the study again to retry them).
+and exits with status 1 when any failed or is invalid (run the study again to retry them), or
+when a job's failure note or running marker is damaged (remove it to let the job run again).
 `
 
 // Main is the `gosbi study` command.
@@ -78,6 +79,9 @@ func Main(args []string) error {
 		}
 		st := s.Status()
 		fmt.Print(st)
+		if n := len(st.Damaged); n > 0 {
+			return fmt.Errorf("%d damaged %s in %s (the jobs do not run until they are removed; see above)", n, plural(n, "file", "files"), args[1])
+		}
 		if n := len(st.Failed); n > 0 {
 			return fmt.Errorf("%d failed %s in %s (run the study again to retry them)", n, plural(n, "job", "jobs"), args[1])
 		}
