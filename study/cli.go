@@ -49,7 +49,8 @@ pending.
 const statusSynopsis = `usage: gosbi study status DIR
 
 Prints how many jobs of the study in DIR are done, pending, failed or hold an invalid record,
-and exits with status 1 when any failed or is invalid (run the study again to retry them).
+and exits with status 1 when any failed or is invalid (run the study again to retry them), or
+when a job's failure note or running marker is damaged (remove it to let the job run again).
 `
 
 // Main is the `gosbi study` command.
@@ -78,6 +79,9 @@ func Main(args []string) error {
 		}
 		st := s.Status()
 		fmt.Print(st)
+		if n := len(st.Damaged); n > 0 {
+			return fmt.Errorf("%d damaged %s in %s (the jobs do not run until they are removed; see above)", n, plural(n, "file", "files"), args[1])
+		}
 		if n := len(st.Failed); n > 0 {
 			return fmt.Errorf("%d failed %s in %s (run the study again to retry them)", n, plural(n, "job", "jobs"), args[1])
 		}
@@ -174,6 +178,21 @@ func runMain(args []string, progress io.Writer) error {
 	if len(pos) != 1 {
 		return fmt.Errorf("run takes one spec file, got %q\n%s", pos, usage)
 	}
+	set := map[string]bool{} // the flags given: --retries -1 is not the default's -1
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	for _, c := range []struct {
+		name, zero string
+		v          int
+	}{
+		{"retries", "tries each job once", *retries},
+		{"workers", "one job per core", *workers},
+		{"cpus", "the partition's default", *cpus},
+		{"throttle", "no limit", *throttle},
+	} {
+		if set[c.name] && c.v < 0 {
+			return fmt.Errorf("--%s = %d, expected 0 or more (0: %s)", c.name, c.v, c.zero)
+		}
+	}
 	s, err := openOrCreate(pos[0], *dir)
 	if err != nil {
 		return err
@@ -183,7 +202,7 @@ func runMain(args []string, progress io.Writer) error {
 	case "local":
 		e = &Local{Workers: *workers, Retries: max(*retries, 0), Progress: TextProgress(progress)}
 	case "slurm":
-		if *retries < 0 {
+		if !set["retries"] {
 			*retries = 2
 		}
 		e = &Slurm{Partition: *partition, Time: *limit, Memory: *mem, CPUsPerTask: *cpus, Throttle: *throttle,

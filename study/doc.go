@@ -15,7 +15,9 @@
 // place, so a record is complete or absent. A job is done only when its record.json parses and
 // matches its checksum; a corrupt or truncated record makes the job run again, and Status says
 // why. Running a study again runs only the jobs that are not done; failures leave a note and a
-// log, which Status reports.
+// log, which Status reports. A failure note or running marker that cannot be read (both are
+// written atomically, so only an edit or a disk fault damages one) stops its job until the file
+// is removed: Status and the run's error name it (DamagedFile).
 //
 // One process runs a study directory at a time: Run holds an flock(2) lock on DIR/lock, with
 // the holder's pid, host and start time written in it. A second run refuses with an error that

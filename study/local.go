@@ -2,6 +2,7 @@ package study
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -44,8 +45,8 @@ func (s *Study) run(ctx context.Context, e Executor, wait bool, note io.Writer) 
 
 // clean removes the temporary directories (jobs/STAGE/.tmp-NNNNN-*) and running markers that
 // workers killed before they could remove them left, except those of jobs whose worker may
-// still run (a marker of a live process, or of another host). It reports what it removed on
-// note.
+// still run (a marker of a live process, or of another host, or a damaged marker). It reports
+// on note what it removed, and each damaged marker it kept.
 func (s *Study) clean(note io.Writer) {
 	removed := 0
 	tmps, _ := filepath.Glob(filepath.Join(s.Dir, "jobs", "*", ".tmp-*"))
@@ -54,7 +55,7 @@ func (s *Study) clean(note io.Writer) {
 		if _, err := fmt.Sscanf(filepath.Base(t), ".tmp-%d-", &i); err != nil || i < 0 || i >= len(s.Jobs) {
 			continue
 		}
-		if s.runningMarker(i) {
+		if live, err := s.runningMarker(i); live || err != nil {
 			continue
 		}
 		if os.RemoveAll(t) == nil {
@@ -64,7 +65,15 @@ func (s *Study) clean(note io.Writer) {
 	markers, _ := filepath.Glob(filepath.Join(s.Dir, "running", "*.json"))
 	for _, m := range markers {
 		var i int
-		if _, err := fmt.Sscanf(filepath.Base(m), "%d.json", &i); err == nil && i >= 0 && i < len(s.Jobs) && !s.runningMarker(i) {
+		if _, err := fmt.Sscanf(filepath.Base(m), "%d.json", &i); err != nil || i < 0 || i >= len(s.Jobs) {
+			continue
+		}
+		switch live, err := s.runningMarker(i); {
+		case err != nil:
+			if note != nil {
+				fmt.Fprintf(note, "study %s: %s: %v\n", s.Spec.Name, s.Jobs[i], err)
+			}
+		case !live:
 			os.Remove(m)
 		}
 	}
@@ -132,7 +141,7 @@ func (l *Local) Execute(ctx context.Context, s *Study) error {
 				report(i, Running)
 				err = s.RunJob(ctx, i)
 				report(i, "")
-				if err == nil || ctx.Err() != nil {
+				if d := (*damagedFile)(nil); err == nil || ctx.Err() != nil || errors.As(err, &d) { // a damaged file stays so
 					break
 				}
 			}

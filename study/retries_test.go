@@ -2,8 +2,11 @@ package study_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gosbi/gosbi/study"
 )
@@ -30,5 +33,35 @@ func TestLocalNegativeRetries(t *testing.T) {
 	}
 	if err := s.Run(context.Background(), &study.Local{Workers: 1}); err != nil {
 		t.Fatalf("Run with Retries 0 afterwards: %v", err)
+	}
+}
+
+// TestSlurmNegativeRetries: a Slurm executor with Retries below zero refuses to run, naming the
+// field, before it submits anything (sbatch here is a stand-in that leaves a file when called).
+func TestSlurmNegativeRetries(t *testing.T) {
+	bin := t.TempDir()
+	called := filepath.Join(t.TempDir(), "sbatch-called")
+	for _, name := range []string{"sbatch", "squeue", "scancel", "scontrol", "sacct"} {
+		script := "#!/bin/sh\necho " + name + " >> '" + called + "'\nexit 1\n"
+		if err := os.WriteFile(filepath.Join(bin, name), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("PATH", bin)
+	spec := &study.Spec{Name: "retries", Axes: []study.Axis{{Name: "v", Values: []string{"large"}}},
+		Stages: []study.Stage{{Name: "work", Func: "series"}}}
+	s, err := study.Create(t.TempDir(), spec, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.Run(context.Background(), &study.Slurm{Retries: -1, Poll: time.Millisecond, MaxArray: 10})
+	if err == nil || !strings.Contains(err.Error(), "Slurm.Retries = -1, expected 0 or more") {
+		t.Fatalf("Run with Retries -1: %v, want an error naming Slurm.Retries = -1", err)
+	}
+	if data, err := os.ReadFile(called); err == nil {
+		t.Errorf("Slurm commands ran: %s", data)
+	}
+	if st := s.Status(); st.Count(study.Missing) != 1 {
+		t.Errorf("status %s, want the job missing", st.Line())
 	}
 }

@@ -28,7 +28,7 @@ type Slurm struct {
 	Memory      string        // --mem per task, e.g. "4G"; "" for the default
 	CPUsPerTask int           // --cpus-per-task; 0 for the default
 	Throttle    int           // most tasks of one array running at once (--array=…%N); 0 for no limit
-	Retries     int           // rounds of resubmission of jobs that end without a record
+	Retries     int           // rounds of resubmission of jobs that end without a record: 0 or more (Execute refuses a negative count)
 	Poll        time.Duration // how often the queue is read; 0 means 2s
 	Extra       []string      // more sbatch options, e.g. "--account=abc"
 	// MaxArray is the largest number of tasks in one array (array indices 0…MaxArray−1); 0
@@ -67,6 +67,9 @@ type Submission struct {
 
 // Execute submits the study's missing jobs and waits until they have left the queue.
 func (e *Slurm) Execute(ctx context.Context, s *Study) error {
+	if e.Retries < 0 {
+		return fmt.Errorf("study %s: Slurm.Retries = %d, expected 0 or more (how many more rounds jobs that end without a record are submitted in; 0 submits each job once)", s.Spec.Name, e.Retries)
+	}
 	if _, err := exec.LookPath("sbatch"); err != nil {
 		return fmt.Errorf("study: the Slurm executor needs sbatch, squeue and scancel on PATH: %w", err)
 	}
@@ -111,12 +114,36 @@ func (e *Slurm) Execute(ctx context.Context, s *Study) error {
 	for _, f := range st.Failed {
 		errs = append(errs, fmt.Errorf("%s: %s", f.Job, f.Failure.Error))
 	}
+	for _, d := range st.Damaged {
+		errs = append(errs, fmt.Errorf("%s: %s %s is damaged (%s); %s", d.Job, d.What, d.Path, d.Reason, d.advice()))
+	}
 	return fmt.Errorf("study %s: not complete after %d Slurm rounds (%s); `gosbi study status %s` shows the failed jobs' logs: %w",
 		s.Spec.Name, e.Retries+1, st.Line(), s.Dir, errors.Join(errs...))
 }
 
-// submitRound submits every stage that has missing jobs, chained with afterok.
+// submitRound submits every stage that has missing jobs, chained with afterok. It submits
+// nothing while a missing job has a damaged failure note or running marker (such a job does not
+// run, and the stages after it would wait for it).
 func (e *Slurm) submitRound(ctx context.Context, s *Study, round, maxArray int) ([]Submission, error) {
+	var damaged []string
+	for _, st := range s.Spec.Stages {
+		for _, i := range s.Missing(st.Name) {
+			_, merr := s.runningMarker(i)
+			_, ferr := s.failureNote(i)
+			for _, err := range []error{merr, ferr} {
+				if err != nil {
+					damaged = append(damaged, fmt.Sprintf("%s: %v", s.Jobs[i], err))
+				}
+			}
+		}
+	}
+	if n := len(damaged); n > 0 {
+		if n > 5 {
+			damaged = append(damaged[:5], fmt.Sprintf("… and %d more", n-5))
+		}
+		return nil, fmt.Errorf("study %s: submitted nothing: %d damaged %s (`gosbi study status %s` lists them all):\n  %s",
+			s.Spec.Name, n, plural(n, "file", "files"), s.Dir, strings.Join(damaged, "\n  "))
+	}
 	var subs []Submission
 	var prev []string
 	for _, st := range s.Spec.Stages {
@@ -360,15 +387,21 @@ func (e *Slurm) noteLost(ctx context.Context, s *Study, subs []Submission, acct 
 			if s.Done(i) {
 				continue
 			}
-			os.Remove(s.runningPath(i)) // the task has left the queue: a marker is stale
+			if _, err := s.runningMarker(i); err == nil {
+				os.Remove(s.runningPath(i)) // the task has left the queue: a marker is stale
+			}
 			if s.recentFailure(i, sub) {
+				continue
+			}
+			f, err := s.failureNote(i)
+			if err != nil { // a damaged note stays as it is (Status names it)
 				continue
 			}
 			task := fmt.Sprintf("%s_%d", sub.JobID, i-sub.Offset)
 			a, ok := acct[i]
 			state := taskState(ctx, task, a, ok)
 			attempt := 1
-			if f := s.Failure(i); f != nil {
+			if f != nil {
 				attempt = f.Attempt + 1
 			}
 			log := filepath.Join(s.Dir, "slurm", "logs", fmt.Sprintf("%s-%s.log", sub.Stage, task))

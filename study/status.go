@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -22,10 +24,13 @@ const (
 	Running State = "running" // a worker runs it
 	Queued  State = "queued"  // submitted to a scheduler, not started
 	Invalid State = "invalid" // has a record that does not parse or fails its checksum: it runs again
+	// Damaged: its failure note or running marker cannot be read (Status.Damaged names the
+	// file); it does not run until the file is removed.
+	Damaged State = "damaged"
 	Missing State = "missing" // none of the above: it runs when the study runs again
 )
 
-var states = []State{Done, Running, Queued, Failed, Invalid, Missing}
+var states = []State{Done, Running, Queued, Failed, Invalid, Damaged, Missing}
 
 // StageCount counts the jobs of one stage by state.
 type StageCount struct {
@@ -47,14 +52,29 @@ type InvalidRecord struct {
 	Reason string
 }
 
+// DamagedFile is a job's failure note (DIR/failed/NNNNN.json) or running marker
+// (DIR/running/NNNNN.json) that cannot be read or does not hold what gosbi writes there. Both
+// are written atomically, so only an edit or a disk fault damages them. The job does not run
+// until the file is removed: a damaged failure note has lost how many attempts the job had, and
+// a damaged running marker cannot tell whether a worker still runs the job (a run also keeps
+// that job's temporary directories).
+type DamagedFile struct {
+	Job    JobInfo
+	What   string // "failure note" or "running marker"
+	Path   string // the file
+	Reason string // what is wrong with it
+}
+
 // Status is a snapshot of a study: jobs per stage and state, the failed jobs, the jobs whose
-// record is invalid, and the process that runs the study (its lock's holder), if any.
+// record is invalid, the damaged failure notes and running markers, and the process that runs
+// the study (its lock's holder), if any.
 type Status struct {
 	Study   string
 	Stages  []StageCount
 	Failed  []FailedJob
 	Invalid []InvalidRecord
-	Runner  string // "pid 123 on host h, running since …"; "" when no process runs the study
+	Damaged []DamagedFile // of every job, done or not
+	Runner  string        // "pid 123 on host h, running since …"; "" when no process runs the study
 }
 
 // logTailLines is how much of a failed job's log Status keeps.
@@ -66,17 +86,21 @@ func (s *Study) Status() *Status { return s.status(nil) }
 // status is Status with the states a scheduler knows (queued, running) for some jobs.
 func (s *Study) status(sched map[int]State) *Status {
 	st := &Status{Study: s.Spec.Name, Runner: s.runner()}
+	notes, markers := s.listed("failed"), s.listed("running")
 	for _, stage := range s.Spec.Stages {
 		c := StageCount{Stage: stage.Name, Counts: map[State]int{}}
 		for _, i := range s.StageJobs(stage.Name) {
-			state, invalid := s.state(i, sched)
-			c.Counts[state]++
+			js := s.state(i, sched, notes, markers)
+			c.Counts[js.state]++
 			c.Total++
-			if f := s.Failure(i); state == Failed && f != nil {
-				st.Failed = append(st.Failed, FailedJob{Job: s.Jobs[i], Failure: *f, LogTail: tail(s.LogPath(i), logTailLines)})
+			if js.state == Failed {
+				st.Failed = append(st.Failed, FailedJob{Job: s.Jobs[i], Failure: *js.failure, LogTail: tail(s.LogPath(i), logTailLines)})
 			}
-			if state == Invalid {
-				st.Invalid = append(st.Invalid, InvalidRecord{Job: s.Jobs[i], Reason: invalid.Error()})
+			if js.state == Invalid {
+				st.Invalid = append(st.Invalid, InvalidRecord{Job: s.Jobs[i], Reason: js.invalid.Error()})
+			}
+			for _, d := range js.damaged {
+				st.Damaged = append(st.Damaged, DamagedFile{Job: d.job, What: d.what, Path: d.path, Reason: d.reason})
 			}
 		}
 		st.Stages = append(st.Stages, c)
@@ -84,42 +108,98 @@ func (s *Study) status(sched map[int]State) *Status {
 	return st
 }
 
-// state is the state of job i, with what is wrong with its record when it is Invalid.
-func (s *Study) state(i int, sched map[int]State) (State, error) {
+// jobState is what Status reads of one job.
+type jobState struct {
+	state   State
+	invalid error          // what is wrong with its record, when state is Invalid
+	failure *Failure       // its last failure, when state is Failed
+	damaged []*damagedFile // its failure note and running marker, where damaged
+}
+
+// listed returns the indices of the jobs with a file in the study's directory sub (failed,
+// running), or nil when it cannot be listed.
+func (s *Study) listed(sub string) map[int]bool {
+	entries, err := os.ReadDir(filepath.Join(s.Dir, sub))
+	if err != nil {
+		return nil
+	}
+	out := map[int]bool{}
+	for _, e := range entries {
+		if i, err := strconv.Atoi(strings.TrimSuffix(e.Name(), ".json")); err == nil {
+			out[i] = true
+		}
+	}
+	return out
+}
+
+// state is the state of job i: done when its record is valid, else what the scheduler says
+// (sched), else running (a marker of a live worker), damaged, failed, invalid or missing.
+// notes and markers hold the jobs that have a failure note and a running marker (nil: any may
+// have one): only their files are read.
+func (s *Study) state(i int, sched map[int]State, notes, markers map[int]bool) jobState {
+	var js jobState
+	var live bool
+	var merr, ferr error
+	var f *Failure
+	if markers == nil || markers[i] {
+		live, merr = s.runningMarker(i)
+	}
+	if notes == nil || notes[i] {
+		f, ferr = s.failureNote(i)
+	}
+	for _, err := range []error{merr, ferr} {
+		if d := (*damagedFile)(nil); errors.As(err, &d) {
+			js.damaged = append(js.damaged, d)
+		}
+	}
 	rerr := s.recordError(i)
 	switch {
 	case rerr == nil:
-		return Done, nil
+		js.state = Done
 	case sched[i] != "":
-		return sched[i], nil
-	case s.runningMarker(i):
-		return Running, nil
-	case s.Failure(i) != nil:
-		return Failed, nil
+		js.state = sched[i]
+	case live:
+		js.state = Running
+	case len(js.damaged) > 0:
+		js.state = Damaged
+	case f != nil:
+		js.state, js.failure = Failed, f
 	case !errors.Is(rerr, errNoRecord):
-		return Invalid, rerr
+		js.state, js.invalid = Invalid, rerr
+	default:
+		js.state = Missing
 	}
-	return Missing, nil
+	return js
 }
 
 // runningMarker reports whether job i has a running marker of a live worker: a marker left by
-// a process of this host that no longer exists is stale (the worker was killed).
-func (s *Study) runningMarker(i int) bool {
-	data, err := os.ReadFile(s.runningPath(i))
+// a process of this host that no longer exists is stale (the worker was killed), and a marker
+// of another host is taken as live. A marker that cannot be read, or names no process, is
+// damaged: runningMarker returns a *damagedFile then, as nobody can tell.
+func (s *Study) runningMarker(i int) (bool, error) {
+	path := s.runningPath(i)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
 	if err != nil {
-		return false
+		return false, &damagedFile{job: s.Jobs[i], what: markerKind, path: path, reason: "cannot be read: " + err.Error()}
 	}
 	var m struct {
 		Host string
 		PID  int
 	}
-	if json.Unmarshal(data, &m) != nil {
-		return true
+	if err := json.Unmarshal(data, &m); err != nil {
+		return false, &damagedFile{job: s.Jobs[i], what: markerKind, path: path, reason: "does not parse: " + err.Error()}
 	}
-	if host, _ := os.Hostname(); m.Host == host && m.PID > 0 {
-		return syscall.Kill(m.PID, 0) == nil || errors.Is(syscall.Kill(m.PID, 0), syscall.EPERM)
+	if m.PID <= 0 {
+		return false, &damagedFile{job: s.Jobs[i], what: markerKind, path: path, reason: fmt.Sprintf("pid %d, expected the id of the worker's process", m.PID)}
 	}
-	return true
+	if host, _ := os.Hostname(); m.Host == host {
+		err := syscall.Kill(m.PID, 0)
+		return err == nil || errors.Is(err, syscall.EPERM), nil
+	}
+	return true, nil
 }
 
 // Count returns the number of jobs in a state over all stages.
@@ -191,6 +271,14 @@ func (st *Status) write(w io.Writer) {
 	for _, r := range st.Invalid {
 		fmt.Fprintf(w, "\nINVALID record of %s: %s; the job runs again with the next run\n", r.Job, r.Reason)
 	}
+	for _, d := range st.Damaged {
+		fmt.Fprintf(w, "\nDAMAGED %s %s of %s: %s; %s\n", d.What, d.Path, d.Job, d.Reason, d.advice())
+	}
+}
+
+// advice says what a damaged file stops and what to do.
+func (d DamagedFile) advice() string {
+	return (&damagedFile{job: d.Job, what: d.What, path: d.Path, reason: d.Reason}).advice()
 }
 
 // MIMEBundle shows the status in a notebook (text/plain and a markdown table).
@@ -213,6 +301,9 @@ func (st *Status) MIMEBundle() map[string]any {
 	}
 	for _, r := range st.Invalid {
 		fmt.Fprintf(&b, "\n**invalid record** %s: %s\n", r.Job, r.Reason)
+	}
+	for _, d := range st.Damaged {
+		fmt.Fprintf(&b, "\n**damaged %s** %s of %s: %s; %s\n", d.What, d.Path, d.Job, d.Reason, d.advice())
 	}
 	return map[string]any{"text/plain": st.String(), "text/markdown": b.String()}
 }

@@ -371,17 +371,57 @@ type Failure struct {
 	Time    time.Time `json:"time"`
 }
 
-// Failure returns the last failure of job i, or nil.
+// Failure returns the last failure of job i, or nil when it has none or its failure note is
+// damaged (Status names a damaged note, in Damaged).
 func (s *Study) Failure(i int) *Failure {
-	data, err := os.ReadFile(s.failedPath(i))
+	f, _ := s.failureNote(i)
+	return f
+}
+
+// failureNote reads the failure note of job i: nil, nil when it has none, and a *damagedFile
+// when the note cannot be read or holds no attempt.
+func (s *Study) failureNote(i int) (*Failure, error) {
+	path := s.failedPath(i)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
 	if err != nil {
-		return nil
+		return nil, &damagedFile{job: s.Jobs[i], what: noteKind, path: path, reason: "cannot be read: " + err.Error()}
 	}
 	var f Failure
-	if json.Unmarshal(data, &f) != nil {
-		return nil
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, &damagedFile{job: s.Jobs[i], what: noteKind, path: path, reason: "does not parse: " + err.Error()}
 	}
-	return &f
+	if f.Attempt < 1 {
+		return nil, &damagedFile{job: s.Jobs[i], what: noteKind, path: path, reason: fmt.Sprintf("attempt %d, expected 1 or more", f.Attempt)}
+	}
+	return &f, nil
+}
+
+// The kinds of a damagedFile.
+const (
+	noteKind   = "failure note"
+	markerKind = "running marker"
+)
+
+// damagedFile is the error of a job's failure note or running marker that cannot be read or
+// does not hold what gosbi writes there: the job does not run until the file is removed.
+type damagedFile struct {
+	job                JobInfo
+	what, path, reason string
+}
+
+func (d *damagedFile) Error() string {
+	return fmt.Sprintf("its %s %s is damaged (%s); %s", d.what, d.path, d.reason, d.advice())
+}
+
+// advice says what a damaged file stops and what to do.
+func (d *damagedFile) advice() string {
+	if d.what == markerKind {
+		return "nobody can tell whether a worker still runs the job, so the job does not run and its temporary directories are kept: once no worker runs it, remove the file to let the job run again"
+	}
+	return "the job's attempt count is lost, so the job does not run: remove the file to let the job run again"
 }
 
 // writeFileAtomic writes data to path through a synced temporary file in the same directory

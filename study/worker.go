@@ -20,7 +20,8 @@ const envGosbi = "GOSBI_STUDY_GOSBI"
 // RunJob runs job i of the study unless it already has a record: it runs the stage's function
 // or script in a fresh directory, writes record.json there and renames the directory into
 // place, so that a record is either complete or absent. A failure leaves failed/NNNNN.json and
-// the job's log; the error is returned.
+// the job's log; the error is returned. A job whose failure note or running marker is damaged
+// (see DamagedFile) does not run: RunJob returns an error naming the file.
 func (s *Study) RunJob(ctx context.Context, i int) error {
 	if i < 0 || i >= len(s.Jobs) {
 		return fmt.Errorf("study: job index %d out of range: the study has %d jobs (0…%d)", i, len(s.Jobs), len(s.Jobs)-1)
@@ -32,10 +33,17 @@ func (s *Study) RunJob(ctx context.Context, i int) error {
 	if err := ctx.Err(); err != nil { // the run was stopped before this job started: it stays pending
 		return fmt.Errorf("study: %s not started: %w", info, err)
 	}
+	if _, err := s.runningMarker(i); err != nil { // a worker may run it
+		return fmt.Errorf("study: %s not started: %w", info, err)
+	}
+	f, err := s.failureNote(i)
+	if err != nil {
+		return fmt.Errorf("study: %s not started: %w", info, err)
+	}
 	st, _ := s.stage(info.Stage)
 	host, _ := os.Hostname()
 	attempt := 1
-	if f := s.Failure(i); f != nil {
+	if f != nil {
 		attempt = f.Attempt + 1
 	}
 	started := time.Now().UTC()
@@ -208,8 +216,13 @@ func (s *Study) removeInvalidRecord(i int) error {
 // attempt left.
 func (s *Study) interrupted(i int, sig os.Signal) error {
 	err := fmt.Errorf("%s: interrupted by signal %v (cancelled, or out of time)", s.Jobs[i], sig)
+	_, merr := s.runningMarker(i)
+	f, ferr := s.failureNote(i)
+	if merr != nil || ferr != nil { // RunJob did not start the job: what is there stays as it is
+		return errors.Join(err, merr, ferr)
+	}
 	attempt := 1
-	if f := s.Failure(i); f != nil {
+	if f != nil {
 		attempt = f.Attempt + 1
 	}
 	host, _ := os.Hostname()
