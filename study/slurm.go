@@ -109,7 +109,12 @@ func (e *Slurm) Execute(ctx context.Context, s *Study) error {
 			return nil
 		}
 	}
-	st := s.Status()
+	return notCompleteError(s.Spec.Name, s.Dir, e.Retries+1, *s.Status())
+}
+
+// notCompleteError is the error of a study that Slurm rounds left incomplete: the failed jobs'
+// errors and the damaged files, or, when there are none, that the missing jobs left no note.
+func notCompleteError(name, dir string, rounds int, st Status) error {
 	var errs []error
 	for _, f := range st.Failed {
 		errs = append(errs, fmt.Errorf("%s: %s", f.Job, f.Failure.Error))
@@ -117,8 +122,12 @@ func (e *Slurm) Execute(ctx context.Context, s *Study) error {
 	for _, d := range st.Damaged {
 		errs = append(errs, fmt.Errorf("%s: %s %s is damaged (%s); %s", d.Job, d.What, d.Path, d.Reason, d.advice()))
 	}
+	if len(errs) == 0 {
+		return fmt.Errorf("study %s: not complete after %d Slurm rounds (%s), and no missing job left a failure note: Slurm may have cancelled them before they started (see sacct for their state); `gosbi study status %s` lists them",
+			name, rounds, st.Line(), dir)
+	}
 	return fmt.Errorf("study %s: not complete after %d Slurm rounds (%s); `gosbi study status %s` shows the failed jobs' logs: %w",
-		s.Spec.Name, e.Retries+1, st.Line(), s.Dir, errors.Join(errs...))
+		name, rounds, st.Line(), dir, errors.Join(errs...))
 }
 
 // submitRound submits every stage that has missing jobs, chained with afterok. It submits
