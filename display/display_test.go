@@ -50,7 +50,7 @@ func TestRender(t *testing.T) {
 		{"Markdown", MarkdownValue("# T"), map[string]string{MIMEMarkdown: "# T"}},
 		{"JSON", JSONValue{map[string]int{"a": 1}}, map[string]string{MIMEText: `"a": 1`}},
 		{"JSON error", JSONValue{func() {}}, map[string]string{MIMEText: "cannot show as JSON"}},
-		{"huge value cut", map[int]string{1: strings.Repeat("é", 20000)}, map[string]string{MIMEText: "more bytes)"}},
+		{"huge value cut", map[int]string{1: strings.Repeat("é", 20000)}, map[string]string{MIMEText: "é… (cut: longer than 20000 bytes)"}},
 	}
 	for _, c := range cases {
 		got := Render(c.v)

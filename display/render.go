@@ -20,7 +20,8 @@ type MIMEBundler interface {
 
 // Render returns the MIME bundle that shows v: its own MIMEBundle when it has one (with a
 // text/plain member added if missing), a PNG for images, a table for matrices, a summary for
-// long numeric slices, and fmt's %v otherwise. Strings are shown quoted, like Go source.
+// long numeric slices, and fmt's %v otherwise, cut after 20,000 bytes (and formatted only that
+// far, however large the value). Strings are shown quoted, like Go source.
 func Render(v any) (data map[string]any) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -62,24 +63,28 @@ func quote(s string) string {
 	return strconv.Quote(s)
 }
 
-// maxText bounds the text of a value shown with fmt; longer text is cut with a note.
+// maxText bounds the text of a value shown with fmt; longer text is cut with cutNote.
 const maxText = 20000
 
+// cutNote ends the text of a value cut at maxText bytes.
+var cutNote = fmt.Sprintf("… (cut: longer than %d bytes)", maxText)
+
+// plain is fmt's %v of v (%+v for a struct or a pointer to one), formatted only as far as
+// maxText bytes and, when longer, cut there (at the start of a character) with cutNote.
 func plain(v any) string {
 	rv := reflect.ValueOf(v)
-	format := "%v"
-	if rv.Kind() == reflect.Struct || rv.Kind() == reflect.Pointer && rv.Elem().Kind() == reflect.Struct {
-		format = "%+v"
+	p := printer{w: &capped{max: maxText},
+		fieldNames: rv.Kind() == reflect.Struct || rv.Kind() == reflect.Pointer && rv.Elem().Kind() == reflect.Struct}
+	p.value(rv, 0)
+	s := p.w.buf
+	if !p.w.full() {
+		return string(s)
 	}
-	s := fmt.Sprintf(format, v)
-	if len(s) > maxText {
-		cut := maxText
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		s = fmt.Sprintf("%s… (%d more bytes)", s[:cut], len(s)-cut)
+	cut := maxText
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
 	}
-	return s
+	return string(s[:cut]) + cutNote
 }
 
 // maxRows and maxCols bound the part of a matrix shown; the rest is elided with "…".

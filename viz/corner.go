@@ -18,7 +18,7 @@ type CornerConfig struct {
 	Names  []string  // parameter names; default θ₁, θ₂, …
 	Labels []string  // one legend label per sample set; default "samples i"
 	Truth  []float64 // true parameter values, marked in every panel; nil for none
-	Bins   int       // histogram bins on the diagonal; default 40
+	Bins   int       // histogram bins on the diagonal; default 40, at most MaxHistogramBins
 	Points int       // grid cells per axis of the 2-D densities (as DensityConfig.Points); default 50, at most MaxDensityPoints
 	Smooth float64   // Gaussian smoothing of the 2-D histograms, in cells; default 1.5
 	Levels []float64 // probability mass of the HPD contours; default 0.68 and 0.95
@@ -26,6 +26,12 @@ type CornerConfig struct {
 	Upper  []float64 // axis upper limits; default from the samples (99.5% quantile, padded)
 	Panel  vg.Length // size of one panel; default 4.2 cm
 }
+
+// MaxHistogramBins is the most histogram bins of CornerWith (CornerConfig.Bins) and
+// Marginals (MarginalsConfig.Bins): 1000, more than a panel is pixels wide at its default size
+// and DPI. A larger Bins is refused, with the panic of their other bad options, before any bin
+// is allocated.
+const MaxHistogramBins = 1000
 
 // Corner draws a corner (pair) plot of one or more sets of samples (rows are draws, columns
 // parameters): 1-D histograms on the diagonal and smoothed 2-D densities below it with contours
@@ -35,8 +41,8 @@ func Corner(samples ...*mat.Dense) *Plot { return CornerWith(CornerConfig{}, sam
 
 // CornerWith is Corner with options: parameter names, legend labels, true parameters, binning,
 // smoothing, contour levels and axis ranges. It panics if the sets have different numbers of
-// columns, Names, Truth, Lower or Upper have the wrong length, or Points exceeds
-// MaxDensityPoints.
+// columns, Names, Truth, Lower or Upper have the wrong length, Points exceeds
+// MaxDensityPoints or Bins exceeds MaxHistogramBins.
 func CornerWith(cfg CornerConfig, samples ...*mat.Dense) *Plot {
 	if len(samples) == 0 {
 		panic("viz: Corner needs at least one set of samples")
@@ -143,6 +149,9 @@ func (cfg CornerConfig) withDefaults(dim, sets int) CornerConfig {
 	}
 	if len(cfg.Labels) != sets {
 		panic(fmt.Sprintf("viz: Corner: %d labels for %d sample sets", len(cfg.Labels), sets))
+	}
+	if cfg.Bins > MaxHistogramBins {
+		panic(fmt.Sprintf("viz: Corner: Bins = %d histogram bins, more than MaxHistogramBins (%d); use fewer", cfg.Bins, MaxHistogramBins))
 	}
 	if cfg.Bins <= 0 {
 		cfg.Bins = 40

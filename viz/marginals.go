@@ -16,7 +16,7 @@ type MarginalsConfig struct {
 	Names  []string  // parameter names; default θ₁, θ₂, …
 	Labels []string  // one legend label per sample set; default "samples i"
 	Truth  []float64 // true parameters, a vertical line per panel; nil for none
-	Bins   int       // histogram bins; default 40
+	Bins   int       // histogram bins; default 40, at most MaxHistogramBins
 }
 
 // marginalCurves returns, for parameter d, the density histogram of each set as the step
@@ -42,10 +42,13 @@ func marginalCurves(cols [][][]float64, d, bins int, lo, hi float64) []plotter.X
 // columns parameters) overlaid, one panel per parameter: density histograms as step lines,
 // one colour per set, and the true value when given; for comparing posteriors (estimators,
 // budgets, a reference) parameter by parameter. It panics if the sets have different numbers of
-// columns, or Names, Labels or Truth have the wrong length.
+// columns, Names, Labels or Truth have the wrong length, or Bins exceeds MaxHistogramBins.
 func Marginals(o MarginalsConfig, samples ...*mat.Dense) *Plot {
 	if len(samples) == 0 {
 		panic("viz: Marginals needs at least one set of samples")
+	}
+	if o.Bins > MaxHistogramBins {
+		panic(fmt.Sprintf("viz: Marginals: Bins = %d histogram bins, more than MaxHistogramBins (%d); use fewer", o.Bins, MaxHistogramBins))
 	}
 	_, dim := samples[0].Dims()
 	cols := make([][][]float64, len(samples))

@@ -18,9 +18,10 @@ const (
 	MaxMCMCChains = 8
 )
 
-// mcmcData is what MCMC draws for one parameter: the trace of each chain shown and, per chain,
-// the counts of its draws' ranks among all draws in rankBins bins.
+// mcmcData is what MCMC draws for one parameter: the index and trace of each chain shown and,
+// per chain, the counts of its draws' ranks among all draws in rankBins bins.
 type mcmcData struct {
+	chains []int
 	traces [][]float64
 	ranks  [][]float64
 	expect float64 // count per bin if the chains mixed: draws per chain / rankBins
@@ -28,16 +29,43 @@ type mcmcData struct {
 
 const rankBins = 20
 
+// mcmcFinite reports, per chain, whether all its draws of all parameters are finite: a chain
+// with a NaN or ±Inf draw cannot be drawn, and is left out of every panel.
+func mcmcFinite(h *sbi.MCMCHealth) []bool {
+	ok := make([]bool, len(h.Traces[0]))
+	for c := range ok {
+		ok[c] = true
+		for d := range h.Traces {
+			for _, v := range h.Traces[d][c] {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					ok[c] = false
+				}
+			}
+		}
+	}
+	return ok
+}
+
 func mcmcLayers(h *sbi.MCMCHealth, d int) mcmcData {
 	chains := h.Traces[d]
+	finite := mcmcFinite(h)
 	var pooled []float64
-	for _, ch := range chains {
-		pooled = append(pooled, ch...)
+	for c, ch := range chains {
+		if finite[c] {
+			pooled = append(pooled, ch...)
+		}
 	}
 	sort.Float64s(pooled)
 	S := float64(len(pooled))
 	var out mcmcData
-	for c := range min(len(chains), MaxMCMCChains) {
+	for c := range chains {
+		if !finite[c] {
+			continue
+		}
+		if len(out.chains) == MaxMCMCChains {
+			break
+		}
+		out.chains = append(out.chains, c)
 		out.traces = append(out.traces, chains[c])
 		counts := make([]float64, rankBins)
 		for _, v := range chains[c] {
@@ -55,8 +83,18 @@ func mcmcLayers(h *sbi.MCMCHealth, d int) mcmcData {
 // of each chain (at most MaxMCMCChains) and the rank plot of Vehtari et al. (2021, §4.2): the
 // histogram of each chain's draws ranked among all draws, which is flat for every chain when
 // the chains mixed, and differs between chains that sample different regions. Titles carry R̂
-// and the bulk ESS; the dashed line is the flat count.
+// and the bulk ESS; the dashed line is the flat count. A chain with a NaN or ±Inf draw (in a
+// health built by hand; NewMCMCHealth refuses them) is left out of every panel, and of the
+// draws the ranks are taken among, and the legend says how many were left out. A health
+// without traces, without the same number of chains for each parameter, or with R̂ and ESS
+// not given for each parameter, makes a plot whose rendering returns an error saying so.
 func MCMC(h *sbi.MCMCHealth) *Plot {
+	if h == nil {
+		return failedFigure(14*cm, 5*cm, fmt.Errorf("viz: MCMC: no result"))
+	}
+	if why := mcmcUndrawable(h); why != "" {
+		return failedFigure(14*cm, 5*cm, fmt.Errorf("viz: MCMC: the result cannot be drawn: %s", why))
+	}
 	var plots []*plot.Plot
 	for d := range min(len(h.Traces), MaxMCMCParams) {
 		lay := mcmcLayers(h, d)
@@ -65,7 +103,8 @@ func MCMC(h *sbi.MCMCHealth) *Plot {
 			title += fmt.Sprintf("   R-hat %.3f, ESS %.0f", h.Rhat[d], h.ESSBulk[d]) // the font has no combining hat
 		}
 		tr := newPlot(title, "draw", "")
-		for c, ch := range lay.traces {
+		for k, ch := range lay.traces {
+			c := lay.chains[k]
 			pts := make(plotter.XYs, len(ch))
 			for i, v := range ch {
 				pts[i] = plotter.XY{X: float64(i), Y: v}
@@ -82,7 +121,8 @@ func MCMC(h *sbi.MCMCHealth) *Plot {
 		tr.Y.Tick.Marker = niceTicks{n: 4, labels: true}
 		rk := newPlot("rank plot", "rank among all draws", "")
 		top := lay.expect
-		for c, counts := range lay.ranks {
+		for k, counts := range lay.ranks {
+			c := lay.chains[k]
 			pts := make(plotter.XYs, rankBins+1)
 			for k, v := range counts {
 				pts[k] = plotter.XY{X: float64(k) / rankBins, Y: v}
@@ -103,13 +143,39 @@ func MCMC(h *sbi.MCMCHealth) *Plot {
 		rk.Y.Tick.Marker = niceTicks{n: 4, labels: true}
 		plots = append(plots, tr, rk)
 	}
-	legend := []string{fmt.Sprintf("%d of %d chains", min(h.Chains, MaxMCMCChains), h.Chains), "flat: chains mixed"}
+	total, left := len(h.Traces[0]), 0
+	for _, ok := range mcmcFinite(h) {
+		if !ok {
+			left++
+		}
+	}
+	chains := fmt.Sprintf("%d of %d chains", min(total-left, MaxMCMCChains), total)
+	if left > 0 {
+		chains += fmt.Sprintf(" (%d with NaN or ±Inf draws left out)", left)
+	}
+	legend := []string{chains, "flat: chains mixed"}
 	p := rowsOf(plots, 2, 7*cm, 5*cm, legend)
 	p.Title = h.Verdict()
 	if len(p.Title) > 90 {
 		p.Title = p.Title[:len(firstClause(p.Title))]
 	}
 	return p
+}
+
+// mcmcUndrawable says why MCMC cannot draw h, or returns "".
+func mcmcUndrawable(h *sbi.MCMCHealth) string {
+	if len(h.Traces) == 0 {
+		return "it holds no traces"
+	}
+	if h.Assessed() && (len(h.Rhat) != len(h.Traces) || len(h.ESSBulk) != len(h.Traces)) {
+		return fmt.Sprintf("it holds R-hat of %d parameters and bulk ESS of %d for traces of %d, expected one of each per parameter", len(h.Rhat), len(h.ESSBulk), len(h.Traces))
+	}
+	for d, chains := range h.Traces {
+		if len(chains) != len(h.Traces[0]) {
+			return fmt.Sprintf("parameter %d holds %d chains, parameter 1 holds %d; expected the same chains for all", d+1, len(chains), len(h.Traces[0]))
+		}
+	}
+	return ""
 }
 
 // firstClause is s up to its first colon.

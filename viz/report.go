@@ -66,8 +66,16 @@ func Report(r *diag.Report) diag.ReportWithFigures {
 }
 
 // TARP plots the TARP expected coverage probability against the credibility level, with the
-// diagonal of a calibrated estimator.
+// diagonal of a calibrated estimator. When the result cannot be drawn (nil, no levels, not one
+// coverage value in [0, 1] per level in [0, 1]), the plot draws nothing: rendering it returns
+// an error saying why.
 func TARP(r *diag.TARPResult) *Plot {
+	if r == nil {
+		return failedFigure(11*cm, 10*cm, fmt.Errorf("viz: TARP: no result"))
+	}
+	if why := tarpUndrawable(r); why != "" {
+		return failedFigure(11*cm, 10*cm, fmt.Errorf("viz: TARP: the result cannot be drawn: %s", why))
+	}
 	p := newPlot("", "credibility level", "expected coverage (TARP)")
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, 0, 1
 	p.X.Tick.Marker = fixedTicks(0, 1, 0.2, "%.1f")
@@ -86,4 +94,23 @@ func TARP(r *diag.TARPResult) *Plot {
 	p.Legend.Add("calibrated", diagonal)
 	p.Legend.Add(name, line)
 	return withSideLegend(p, []string{"calibrated", name}, 11*cm, 10*cm)
+}
+
+// tarpUndrawable says why TARP cannot draw r, or returns "".
+func tarpUndrawable(r *diag.TARPResult) string {
+	switch {
+	case len(r.Alpha) == 0:
+		return "it holds no credibility levels"
+	case len(r.ECP) != len(r.Alpha):
+		return fmt.Sprintf("it holds %d coverage values for %d levels, expected one per level", len(r.ECP), len(r.Alpha))
+	}
+	for k, a := range r.Alpha {
+		if !(a >= 0 && a <= 1) {
+			return fmt.Sprintf("its level %d is %v, expected one in [0, 1]", k+1, a)
+		}
+		if e := r.ECP[k]; !(e >= 0 && e <= 1) {
+			return fmt.Sprintf("its coverage at level %.3g is %v, expected a fraction in [0, 1]", a, e)
+		}
+	}
+	return ""
 }

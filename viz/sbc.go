@@ -14,8 +14,17 @@ import (
 
 // SBCRanks draws one histogram of SBC ranks per parameter, with the band that holds 99% of the
 // bin counts of uniform ranks (Talts et al. 2018, Fig. 1) and the expected count as a dashed
-// line. Panel titles carry the χ² p-value.
+// line. Panel titles carry the χ² p-value. When the result cannot be drawn (nil, no
+// parameters, not the same positive number of ranks per parameter, a rank outside [0, Samples],
+// Samples < 1, or not one p-value per parameter), the plot draws nothing: rendering it returns
+// an error saying why.
 func SBCRanks(r *diag.SBCResult) *Plot {
+	if r == nil {
+		return failedFigure(6*cm, 5*cm, fmt.Errorf("viz: SBCRanks: no result"))
+	}
+	if why := sbcUndrawable(r); why != "" {
+		return failedFigure(6*cm, 5*cm, fmt.Errorf("viz: SBCRanks: the result cannot be drawn: %s", why))
+	}
 	dim := len(r.Ranks)
 	n := len(r.Ranks[0])
 	bins := displayBins(r.Samples, n)
@@ -53,6 +62,32 @@ func SBCRanks(r *diag.SBCResult) *Plot {
 		plots[d] = p
 	}
 	return row(plots, 6*cm, 5*cm, []string{"99% band of uniform ranks", "expected count"})
+}
+
+// sbcUndrawable says why SBCRanks cannot draw r, or returns "".
+func sbcUndrawable(r *diag.SBCResult) string {
+	switch {
+	case len(r.Ranks) == 0:
+		return "it holds no parameters"
+	case r.Samples < 1:
+		return fmt.Sprintf("it holds Samples = %d posterior draws per pair, expected at least 1", r.Samples)
+	case len(r.PValues) != len(r.Ranks):
+		return fmt.Sprintf("it holds %d p-values for %d parameters, expected one per parameter", len(r.PValues), len(r.Ranks))
+	}
+	for d, rk := range r.Ranks {
+		if len(rk) == 0 {
+			return fmt.Sprintf("parameter %d holds no ranks", d+1)
+		}
+		if len(rk) != len(r.Ranks[0]) {
+			return fmt.Sprintf("parameter %d holds %d ranks, parameter 1 holds %d; expected the same test pairs for all", d+1, len(rk), len(r.Ranks[0]))
+		}
+		for _, k := range rk {
+			if k < 0 || k > r.Samples {
+				return fmt.Sprintf("parameter %d has rank %d, expected one in [0, %d] for Samples = %d", d+1, k, r.Samples, r.Samples)
+			}
+		}
+	}
+	return ""
 }
 
 // displayBins picks at most 30 bins that divide the M + 1 possible ranks evenly, with about

@@ -34,8 +34,17 @@ func ecdfLayers(r *diag.ECDFResult, d int) ecdfData {
 // empirical distribution function of the fractional ranks and the uniform one, inside the
 // simultaneous band of Säilynoja et al. (2022) that holds the whole curve of uniform ranks
 // with the result's confidence (diag.SBCECDF). Points outside the band are ringed, and the
-// panel title turns vermillion; the verdict of diag.ECDFResult uses the same band.
+// panel title turns vermillion; the verdict of diag.ECDFResult uses the same band. When the
+// result cannot be drawn (nil, no parameters, no evaluation points, a band or an ECDF
+// difference without one finite value per point), the plot draws nothing: rendering it
+// returns an error saying why.
 func SBCECDF(r *diag.ECDFResult) *Plot {
+	if r == nil {
+		return failedFigure(6*cm, 5*cm, fmt.Errorf("viz: SBCECDF: no result"))
+	}
+	if why := ecdfUndrawable(r); why != "" {
+		return failedFigure(6*cm, 5*cm, fmt.Errorf("viz: SBCECDF: the result cannot be drawn: %s", why))
+	}
 	var plots []*plot.Plot
 	for d := range r.Diff {
 		lay := ecdfLayers(r, d)
@@ -72,4 +81,32 @@ func SBCECDF(r *diag.ECDFResult) *Plot {
 		plots = append(plots, p)
 	}
 	return row(plots, 6*cm, 5*cm, []string{fmt.Sprintf("simultaneous %.0f%% band (%d pairs)", 100*r.Confidence, r.N), "ECDF − uniform", "outside the band"})
+}
+
+// ecdfUndrawable says why SBCECDF cannot draw r, or returns "".
+func ecdfUndrawable(r *diag.ECDFResult) string {
+	switch {
+	case len(r.Diff) == 0:
+		return "it holds no parameters"
+	case len(r.Z) == 0:
+		return "it holds no evaluation points"
+	case len(r.Lower) != len(r.Z) || len(r.Upper) != len(r.Z):
+		return fmt.Sprintf("its band holds %d lower and %d upper bounds for %d points, expected one of each per point", len(r.Lower), len(r.Upper), len(r.Z))
+	}
+	for j, z := range r.Z {
+		if !isFinite(z) || !isFinite(r.Lower[j]) || !isFinite(r.Upper[j]) {
+			return fmt.Sprintf("its point %d is z = %v with band [%v, %v], expected finite values", j+1, z, r.Lower[j], r.Upper[j])
+		}
+	}
+	for d, diff := range r.Diff {
+		if len(diff) != len(r.Z) {
+			return fmt.Sprintf("parameter %d holds %d ECDF differences for %d points, expected one per point", d+1, len(diff), len(r.Z))
+		}
+		for j, v := range diff {
+			if !isFinite(v) {
+				return fmt.Sprintf("parameter %d has ECDF difference %v at z = %.3g, expected a finite value", d+1, v, r.Z[j])
+			}
+		}
+	}
+	return ""
 }

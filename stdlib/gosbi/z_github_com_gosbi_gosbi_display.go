@@ -108,7 +108,7 @@ func init() {
 		"PNGValue":                 "type PNGValue []byte\n\nPNGValue is a PNG-encoded image.",
 		"PNGValue.MIMEBundle":      "func (p PNGValue) MIMEBundle() map[string]any\n\nMIMEBundle implements the rich display of PNGValue.",
 		"PlainText":                "func PlainText(data map[string]any) string\n\nPlainText returns the text/plain member of a bundle, or a short description of its contents.",
-		"Render":                   "func Render(v any) (data map[string]any)\n\nRender returns the MIME bundle that shows v: its own MIMEBundle when it has one (with a\ntext/plain member added if missing), a PNG for images, a table for matrices, a summary for\nlong numeric slices, and fmt's %v otherwise. Strings are shown quoted, like Go source.",
+		"Render":                   "func Render(v any) (data map[string]any)\n\nRender returns the MIME bundle that shows v: its own MIMEBundle when it has one (with a\ntext/plain member added if missing), a PNG for images, a table for matrices, a summary for\nlong numeric slices, and fmt's %v otherwise, cut after 20,000 bytes (and formatted only that\nfar, however large the value). Strings are shown quoted, like Go source.",
 		"SVG":                      "func SVG(svg string)\n\nSVG displays an SVG image. It is sent both as image/svg+xml and as HTML, so exported\nnotebooks (nbconvert) show it too.",
 		"SVGValue":                 "type SVGValue string\n\nSVGValue is an SVG document.",
 		"SVGValue.MIMEBundle":      "func (s SVGValue) MIMEBundle() map[string]any\n\nMIMEBundle implements the rich display of SVGValue.",
