@@ -65,8 +65,8 @@ func Density2D(f LogDensity, cfg DensityConfig) (*Plot, error) {
 		cfg.Levels = []float64{0.68, 0.95}
 	}
 	for k, m := range cfg.Levels {
-		if !(m > 0 && m <= 1) {
-			return nil, fmt.Errorf("viz: Density2D: Levels[%d] = %v, expected an HPD mass in (0, 1] (0.95, not 95)", k, m)
+		if !(m >= 0 && m <= 1) { // mass 0 is the empty region (a conformal region can be empty)
+			return nil, fmt.Errorf("viz: Density2D: Levels[%d] = %v, expected an HPD mass in [0, 1] (0.95, not 95)", k, m)
 		}
 	}
 	g := newGridZ(cfg.Points, cfg.Points, cfg.Lower[0], cfg.Upper[0], cfg.Lower[1], cfg.Upper[1])

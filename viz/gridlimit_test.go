@@ -26,7 +26,7 @@ func TestDensity2DBadConfig(t *testing.T) {
 		{"one true value", box(DensityConfig{Truth: []float64{0.4}}), "Truth has 1 value"},
 		{"one name", box(DensityConfig{Names: []string{"a"}}), "Names has 1 value"},
 		{"percent levels", box(DensityConfig{Levels: []float64{68, 95}}), "Levels[0] = 68"},
-		{"zero level", box(DensityConfig{Levels: []float64{0}}), "Levels[0] = 0"},
+		{"negative level", box(DensityConfig{Levels: []float64{0.5, -0.1}}), "Levels[1] = -0.1"},
 		{"NaN level", box(DensityConfig{Levels: []float64{0.5, math.NaN()}}), "Levels[1] = NaN"},
 		{"infinite box", DensityConfig{Lower: []float64{-3, math.Inf(-1)}, Upper: []float64{3, 3}}, "finite"},
 	} {
@@ -41,6 +41,10 @@ func TestDensity2DBadConfig(t *testing.T) {
 				t.Errorf("%s: the density was evaluated %d times before the error", c.name, calls)
 			}
 		})
+	}
+	// Mass 0 is the empty region (the conformal region of a notebook can be): drawn, not refused.
+	if _, err := Density2D(gauss2{mu: [2]float64{0, 0}, sd: [2]float64{1, 1}}, box(DensityConfig{Levels: []float64{0.5, 0}})); err != nil {
+		t.Errorf("levels 0.5 and 0: %v", err)
 	}
 }
 
