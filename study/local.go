@@ -85,7 +85,7 @@ func (s *Study) clean(note io.Writer) {
 // Local runs jobs in this process (script stages in child processes), stage after stage, up
 // to Workers jobs at a time.
 type Local struct {
-	// Workers is the number of jobs run at once; 0 means DefaultWorkers().
+	// Workers is the number of jobs run at once; 0 means DefaultWorkers(), below 0 is an error.
 	Workers int
 	// Retries is how many more times a failed job is tried in the same run: 0 or more
 	// (Execute refuses a negative count, which would try no job at all).
@@ -105,6 +105,9 @@ func DefaultWorkers() int { return runtime.NumCPU() }
 func (l *Local) Execute(ctx context.Context, s *Study) error {
 	if l.Retries < 0 {
 		return fmt.Errorf("study %s: Local.Retries = %d, expected 0 or more (how many more times a failed job is tried; 0 tries each job once)", s.Spec.Name, l.Retries)
+	}
+	if l.Workers < 0 {
+		return fmt.Errorf("study %s: Local.Workers = %d, expected 0 or more (jobs run at once; 0 for one per core)", s.Spec.Name, l.Workers)
 	}
 	workers := l.Workers
 	if workers <= 0 {

@@ -26,8 +26,8 @@ type Slurm struct {
 	Partition   string        // --partition; "" for the cluster's default
 	Time        string        // --time per task, e.g. "2:00:00"; "" for the partition's default
 	Memory      string        // --mem per task, e.g. "4G"; "" for the default
-	CPUsPerTask int           // --cpus-per-task; 0 for the default
-	Throttle    int           // most tasks of one array running at once (--array=…%N); 0 for no limit
+	CPUsPerTask int           // --cpus-per-task; 0 for the default, below 0 an error
+	Throttle    int           // most tasks of one array running at once (--array=…%N); 0 for no limit, below 0 an error
 	Retries     int           // rounds of resubmission of jobs that end without a record: 0 or more (Execute refuses a negative count)
 	Poll        time.Duration // how often the queue is read; 0 means 2s
 	Extra       []string      // more sbatch options, e.g. "--account=abc"
@@ -69,6 +69,12 @@ type Submission struct {
 func (e *Slurm) Execute(ctx context.Context, s *Study) error {
 	if e.Retries < 0 {
 		return fmt.Errorf("study %s: Slurm.Retries = %d, expected 0 or more (how many more rounds jobs that end without a record are submitted in; 0 submits each job once)", s.Spec.Name, e.Retries)
+	}
+	if e.CPUsPerTask < 0 {
+		return fmt.Errorf("study %s: Slurm.CPUsPerTask = %d, expected 0 or more (0 for Slurm's default)", s.Spec.Name, e.CPUsPerTask)
+	}
+	if e.Throttle < 0 {
+		return fmt.Errorf("study %s: Slurm.Throttle = %d, expected 0 or more (tasks of one array running at once; 0 for no limit)", s.Spec.Name, e.Throttle)
 	}
 	if _, err := exec.LookPath("sbatch"); err != nil {
 		return fmt.Errorf("study: the Slurm executor needs sbatch, squeue and scancel on PATH: %w", err)
