@@ -98,6 +98,9 @@ func findMAP(ctx context.Context, p Posterior, cfg MAPConfig) ([]float64, error)
 	lp := p.LogProb(draws)
 	order := make([]int, 0, n)
 	for i, v := range lp {
+		if math.IsInf(v, 1) {
+			return nil, infiniteDensityError(draws.RawRowView(i))
+		}
 		if !math.IsInf(v, 0) && !math.IsNaN(v) {
 			order = append(order, i)
 		}
@@ -126,7 +129,16 @@ func findMAP(ctx context.Context, p Posterior, cfg MAPConfig) ([]float64, error)
 	if len(best[k]) != D {
 		return nil, errors.New("MAP: the local search returned no point")
 	}
+	if math.IsInf(bestLP[k], 1) {
+		return nil, infiniteDensityError(best[k])
+	}
 	return best[k], nil
+}
+
+// infiniteDensityError is MAP's error for a posterior whose log-density is +Inf at theta: a
+// density that is not finite has no mode to report.
+func infiniteDensityError(theta []float64) error {
+	return fmt.Errorf("MAP: the log-density is +Inf at θ = %v: the posterior's density is not finite there (an overflow of the estimator?), so it has no mode; check LogProb there", theta)
 }
 
 // drawScales returns the standard deviation of every column of draws, or a small scale for a

@@ -134,3 +134,27 @@ func TestMAPErrors(t *testing.T) {
 		t.Errorf("MustMAP of N(0, I): %v", got)
 	}
 }
+
+// spikedNormal is N(0, I) in 2 dimensions whose log-density is +Inf within 0.3 of (0.5, 0.5): a
+// density that is not finite there (a flow's overflow looks like this).
+type spikedNormal struct{ *dist.Normal }
+
+func (s spikedNormal) LogProb(theta *mat.Dense) []float64 {
+	lp := s.Normal.LogProb(theta)
+	for i := range lp {
+		if math.Hypot(theta.At(i, 0)-0.5, theta.At(i, 1)-0.5) < 0.3 {
+			lp[i] = math.Inf(1)
+		}
+	}
+	return lp
+}
+
+// TestMAPInfiniteDensity: a posterior whose log-density is +Inf somewhere has no mode to
+// report; MAP says so with an error instead of returning a point of the spike as the mode.
+func TestMAPInfiniteDensity(t *testing.T) {
+	p := spikedNormal{dist.NewNormal([]float64{0, 0}, []float64{1, 1})}
+	got, err := sbi.MAP(p, sbi.MAPConfig{Seed: 3})
+	if err == nil || !strings.Contains(err.Error(), "+Inf") {
+		t.Errorf("MAP = %v, error %v; want an error saying the log-density is +Inf", got, err)
+	}
+}
