@@ -29,8 +29,8 @@ func Coverage(results ...*diag.CoverageResult) *Plot {
 		if r == nil {
 			continue
 		}
-		if why := undrawable(r); why != "" {
-			return failedFigure(11*cm, 10*cm, fmt.Errorf("viz: Coverage: result %d (%q) cannot be drawn: %s", i, r.Label, why))
+		if err := r.Judgeable(); err != nil {
+			return failedFigure(11*cm, 10*cm, fmt.Errorf("viz: Coverage: result %d (%q) cannot be drawn: %w", i, r.Label, err))
 		}
 	}
 	p := newPlot("", "credibility level", "expected coverage")
@@ -143,39 +143,13 @@ func coverageLayers(results []*diag.CoverageResult) coverageData {
 		return c
 	}
 	r := results[0]
-	slo, shi, sconf := r.SimLower, r.SimUpper, r.SimConfidence
-	if len(slo) != len(r.Levels) || len(shi) != len(r.Levels) || sconf <= 0 {
-		sconf = diag.DefaultConfidence
-		slo, shi = diag.SimultaneousBand(r.N, r.Levels, sconf)
-	}
+	slo, shi, sconf := r.Simultaneous()
 	c.sim = bandPolygon(r.Levels, slo, shi)
 	c.simName = fmt.Sprintf("simultaneous %.0f%% band, all %d levels (n = %d)", 100*sconf, len(r.Levels), r.N)
-	plo, phi, pconf := r.Lower, r.Upper, r.Confidence
-	if len(plo) != len(r.Levels) || len(phi) != len(r.Levels) || pconf <= 0 {
-		pconf = diag.DefaultConfidence
-		plo, phi = diag.BinomialBand(r.N, r.Levels, pconf)
-	}
+	plo, phi, pconf := r.Pointwise()
 	c.point = bandPolygon(r.Levels, plo, phi)
 	c.pointName = fmt.Sprintf("pointwise %.0f%% band, each level", 100*pconf)
 	return c
-}
-
-// undrawable says why a coverage result cannot be drawn, or returns "".
-func undrawable(r *diag.CoverageResult) string {
-	switch {
-	case len(r.Levels) == 0:
-		return "it holds no credibility levels"
-	case r.N < 1:
-		return fmt.Sprintf("it holds N = %d test pairs, expected at least 1", r.N)
-	case len(r.Coverage) != len(r.Levels):
-		return fmt.Sprintf("it holds %d coverage values for %d levels, expected one per level", len(r.Coverage), len(r.Levels))
-	}
-	for k, c := range r.Coverage {
-		if !(c >= 0 && c <= 1) {
-			return fmt.Sprintf("its coverage at level %.3g is %v, expected a fraction in [0, 1]", r.Levels[k], c)
-		}
-	}
-	return ""
 }
 
 // bandPolygon is the closed outline of a band: the upper edge left to right, the lower edge back.

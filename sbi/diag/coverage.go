@@ -1,6 +1,7 @@
 package diag
 
 import (
+	"errors"
 	"fmt"
 	"html"
 	"math"
@@ -199,8 +200,9 @@ func SimultaneousBand(n int, levels []float64, conf float64) (lower, upper []flo
 // whose coverage is off by this much, so Verdict says "inconclusive" instead of calibrated.
 const MaxBandHalfWidth = 0.1
 
-// simBand returns the simultaneous band, computed when the result was built by hand without one.
-func (r *CoverageResult) simBand() (lower, upper []float64, conf float64) {
+// Simultaneous returns the simultaneous band that Verdict judges by and viz.Coverage draws: the
+// result's own, or, for a result built by hand without one, the band at DefaultConfidence.
+func (r *CoverageResult) Simultaneous() (lower, upper []float64, confidence float64) {
 	if len(r.SimLower) == len(r.Levels) && len(r.SimUpper) == len(r.Levels) && r.SimConfidence > 0 {
 		return r.SimLower, r.SimUpper, r.SimConfidence
 	}
@@ -208,8 +210,9 @@ func (r *CoverageResult) simBand() (lower, upper []float64, conf float64) {
 	return lower, upper, DefaultConfidence
 }
 
-// pointBand returns the pointwise band, computed when the result was built by hand without one.
-func (r *CoverageResult) pointBand() (lower, upper []float64, conf float64) {
+// Pointwise returns the pointwise band that String shows and viz.Coverage draws: the result's
+// own, or, for a result built by hand without one, the band at DefaultConfidence.
+func (r *CoverageResult) Pointwise() (lower, upper []float64, confidence float64) {
 	if len(r.Lower) == len(r.Levels) && len(r.Upper) == len(r.Levels) && r.Confidence > 0 {
 		return r.Lower, r.Upper, r.Confidence
 	}
@@ -221,10 +224,10 @@ func (r *CoverageResult) pointBand() (lower, upper []float64, conf float64) {
 // (over-confident there) and above it (conservative there): the levels Verdict counts and
 // viz.Coverage marks. A result Verdict cannot judge flags none.
 func (r *CoverageResult) Flagged() (below, above []int) {
-	if r.undecidable() != "" {
+	if r.Judgeable() != nil {
 		return nil, nil
 	}
-	lo, hi, _ := r.simBand()
+	lo, hi, _ := r.Simultaneous()
 	return outside(r.Coverage, lo, hi)
 }
 
@@ -283,10 +286,10 @@ func pairsForHalfWidth(levels []float64, conf, w float64) int {
 // A result that holds no levels or no test pairs, or a coverage that is not a fraction in
 // [0, 1] (a result built by hand), reads "inconclusive: …" too.
 func (r *CoverageResult) Verdict() string {
-	if why := r.undecidable(); why != "" {
-		return "inconclusive: " + why
+	if err := r.Judgeable(); err != nil {
+		return "inconclusive: the result cannot be judged: " + err.Error()
 	}
-	lo, hi, conf := r.simBand()
+	lo, hi, conf := r.Simultaneous()
 	below, above := outside(r.Coverage, lo, hi)
 	k := len(r.Levels)
 	band := fmt.Sprintf("the simultaneous %.0f%% band", 100*conf)
@@ -319,22 +322,25 @@ func (r *CoverageResult) Verdict() string {
 	return v
 }
 
-// undecidable says why the result cannot be judged against its bands, or "" when it can.
-func (r *CoverageResult) undecidable() string {
+// Judgeable returns nil when the result can be judged against its bands, or an error saying
+// why not: it holds no levels or no test pairs, or a coverage value is missing or not a
+// fraction in [0, 1] (a result built by hand). Verdict then says "inconclusive", String and
+// MIMEBundle show no table, Flagged flags nothing, and viz.Coverage refuses to draw it.
+func (r *CoverageResult) Judgeable() error {
 	switch {
 	case len(r.Levels) == 0:
-		return "the result holds no credibility levels"
+		return errors.New("it holds no credibility levels")
 	case r.N < 1:
-		return fmt.Sprintf("the result holds %d test pairs", r.N)
+		return fmt.Errorf("it holds N = %d test pairs, expected at least 1", r.N)
 	case len(r.Coverage) != len(r.Levels):
-		return fmt.Sprintf("the result holds %d coverage values for %d levels", len(r.Coverage), len(r.Levels))
+		return fmt.Errorf("it holds %d coverage values for %d levels, expected one per level", len(r.Coverage), len(r.Levels))
 	}
 	for k, c := range r.Coverage {
 		if !(c >= 0 && c <= 1) {
-			return fmt.Sprintf("the coverage at level %.3g is %v, not a fraction of the %d test pairs", r.Levels[k], c, r.N)
+			return fmt.Errorf("its coverage at level %.3g is %v, expected a fraction in [0, 1]", r.Levels[k], c)
 		}
 	}
-	return ""
+	return nil
 }
 
 // String is a short text summary with the coverage at each level.
@@ -346,9 +352,9 @@ func (r *CoverageResult) String() string {
 	}
 	fmt.Fprintf(&b, "%s (%s estimator, %d pairs): AUC %+.4f, calibration error %.4f, conservativeness error %.4f — %s\n",
 		name, r.Method, r.N, r.AUC, r.CalibrationError, r.ConservativenessError, r.Verdict())
-	if r.undecidable() == "" { // a result built by hand may hold no bands to show
-		lo, hi, conf := r.simBand()
-		plo, phi, pconf := r.pointBand()
+	if r.Judgeable() == nil { // a result built by hand may hold no bands to show
+		lo, hi, conf := r.Simultaneous()
+		plo, phi, pconf := r.Pointwise()
 		fmt.Fprintf(&b, "%8s %9s %19s %19s\n", "level", "coverage", fmt.Sprintf("pointwise %.0f%%", 100*pconf), fmt.Sprintf("simultaneous %.0f%%", 100*conf))
 		for k, l := range r.Levels {
 			fmt.Fprintf(&b, "%8.3f %9.4f   [%.4f, %.4f]   [%.4f, %.4f]\n", l, r.Coverage[k], plo[k], phi[k], lo[k], hi[k])
@@ -367,7 +373,7 @@ func (r *CoverageResult) MIMEBundle() map[string]any {
 	}
 	fmt.Fprintf(&b, "<div><b>%s</b> — %s estimator, %d pairs: AUC <b>%+.4f</b>, calibration error %.4f, conservativeness error %.4f: <i>%s</i>",
 		html.EscapeString(name), r.Method, r.N, r.AUC, r.CalibrationError, r.ConservativenessError, r.Verdict())
-	if r.undecidable() != "" { // a result built by hand may hold no bands to show
+	if r.Judgeable() != nil { // a result built by hand may hold no bands to show
 		b.WriteString("</div>")
 		return map[string]any{"text/html": b.String(), "text/plain": r.String()}
 	}
@@ -376,8 +382,8 @@ func (r *CoverageResult) MIMEBundle() map[string]any {
 		fmt.Fprintf(&b, "<td>%.2f</td>", l)
 	}
 	b.WriteString("</tr><tr><th>coverage</th>")
-	lo, hi, conf := r.simBand()
-	plo, phi, pconf := r.pointBand()
+	lo, hi, conf := r.Simultaneous()
+	plo, phi, pconf := r.Pointwise()
 	for k, c := range r.Coverage {
 		style := ""
 		switch {

@@ -222,7 +222,7 @@ func TestSimultaneousBandLevel(t *testing.T) {
 	}
 }
 
-// TestVerdictUndecidableResult: a coverage result built by hand (the case simBand provides for)
+// TestVerdictUndecidableResult: a coverage result built by hand (the case Simultaneous and Pointwise provide for)
 // that holds no test pairs, or a coverage that is NaN or not a fraction, cannot be judged.
 // Before the fix N = 0 made the bands NaN, which no comparison flags, and a NaN coverage at
 // one level of 2,000 uniform ranks was never outside the band: both read "consistent with
