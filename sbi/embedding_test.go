@@ -367,6 +367,21 @@ func valuesMeanStd(v []float64) (m, s float64) {
 	return m, math.Sqrt(s)
 }
 
+// trialPairs draws n pairs for a DeepSet of TrialDim 1 and MaxTrials 3: θ from prior, and in
+// row i of x the count 1 + i%3 followed by that many trials θ + N(0, 1) (zeros after them).
+func trialPairs(prior dist.Distribution, rng *rand.Rand, n int) (theta, x *mat.Dense) {
+	theta = prior.Sample(rng, n)
+	x = mat.NewDense(n, 4, nil)
+	for i := 0; i < n; i++ {
+		k := 1 + i%3
+		x.Set(i, 0, float64(k))
+		for s := 0; s < k; s++ {
+			x.Set(i, 1+s, theta.At(i, 0)+rng.NormFloat64())
+		}
+	}
+	return theta, x
+}
+
 // TestDeepSetRefusesBadCounts checks what happens to an observation whose count of trials is
 // not a whole number from 1 to MaxTrials: training fails naming the row, LogProbPairs gives
 // −Inf to that pair alone, and its posterior refuses to sample.
@@ -375,15 +390,7 @@ func TestDeepSetRefusesBadCounts(t *testing.T) {
 	prior := dist.NewNormal([]float64{0}, []float64{1})
 	rng := rand.New(rand.NewPCG(6, 6))
 	n := 200
-	theta := prior.Sample(rng, n)
-	x := mat.NewDense(n, 4, nil)
-	for i := 0; i < n; i++ {
-		k := 1 + i%3
-		x.Set(i, 0, float64(k))
-		for s := 0; s < k; s++ {
-			x.Set(i, 1+s, theta.At(i, 0)+rng.NormFloat64())
-		}
-	}
+	theta, x := trialPairs(prior, rng, n)
 	npe := NewNPE(prior, NPEConfig{Hidden: 8, Transforms: 1, Embedding: emb})
 	bad := mat.DenseCopyOf(x)
 	bad.Set(17, 0, 2.5)
@@ -431,15 +438,7 @@ func TestBadCountsEveryEstimator(t *testing.T) {
 	prior := dist.NewUniformCube(-3, 3, 1)
 	rng := rand.New(rand.NewPCG(8, 8))
 	n := 200
-	theta := prior.Sample(rng, n)
-	x := mat.NewDense(n, 4, nil)
-	for i := 0; i < n; i++ {
-		k := 1 + i%3
-		x.Set(i, 0, float64(k))
-		for s := 0; s < k; s++ {
-			x.Set(i, 1+s, theta.At(i, 0)+rng.NormFloat64())
-		}
-	}
+	theta, x := trialPairs(prior, rng, n)
 	few := SamplerConfig{Method: SamplerImportance, Proposals: 5}
 	for _, c := range []struct {
 		name string
