@@ -3,14 +3,13 @@ package npy
 import (
 	"archive/zip"
 	"bytes"
-	"compress/flate"
 	"errors"
-	"hash/crc32"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/gosbi/gosbi/sbi/internal/npytest"
 )
 
 // npyBytes returns a version 1.0 .npy file of float64 values whose header declares shape
@@ -28,53 +27,6 @@ func npyBytes(shape string, vals ...float64) []byte {
 	return b
 }
 
-// rawMember is a member of a hand-made zip archive: its bytes as stored (deflated when
-// method is zip.Deflate) and the uncompressed size its headers declare.
-type rawMember struct {
-	name   string
-	method uint16
-	data   []byte // uncompressed content
-	claim  uint64 // declared uncompressed size; 0 for the true one
-}
-
-// writeZip writes an archive of the members to a file and returns its path.
-func writeZip(t *testing.T, members ...rawMember) string {
-	t.Helper()
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	for _, m := range members {
-		body := m.data
-		if m.method == zip.Deflate {
-			var c bytes.Buffer
-			fw, _ := flate.NewWriter(&c, flate.BestCompression)
-			fw.Write(m.data)
-			fw.Close()
-			body = c.Bytes()
-		}
-		fh := &zip.FileHeader{Name: m.name, Method: m.method, CRC32: crc32.ChecksumIEEE(m.data),
-			CompressedSize64: uint64(len(body)), UncompressedSize64: uint64(len(m.data))}
-		if m.claim != 0 {
-			fh.UncompressedSize64 = m.claim
-			if m.method == zip.Store {
-				fh.CompressedSize64 = m.claim
-			}
-		}
-		w, err := zw.CreateRaw(fh)
-		if err != nil {
-			t.Fatal(err)
-		}
-		w.Write(body)
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "a.npz")
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
 // TestNPZLyingMemberSize checks that a member whose zip headers declare far more bytes than
 // the archive holds is refused without allocating what its .npy header promises: the sizes
 // in a zip directory are claims, like the shape of a header.
@@ -90,7 +42,8 @@ func TestNPZLyingMemberSize(t *testing.T) {
 		{"stored", zip.Store},
 		{"deflated", zip.Deflate},
 	} {
-		path := writeZip(t, rawMember{name: "a.npy", method: c.method, data: data, claim: uint64(len(data)) + 8*n})
+		path := filepath.Join(t.TempDir(), "a.npz")
+		npytest.WriteZip(t, path, npytest.Member{Name: "a.npy", Method: c.method, Data: data, Claim: uint64(len(data)) + 8*n})
 		z, err := OpenNPZ(path)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
@@ -120,11 +73,13 @@ func TestOpenNPZRefusesDuplicates(t *testing.T) {
 		{"twice", []string{"a.npy", "b.npy", "a.npy"}, `array "a"`},
 		{"three times", []string{"x.npy", "x.npy", "x.npy"}, `array "x"`},
 	} {
-		var ms []rawMember
+		var ms []npytest.Member
 		for k, name := range c.members {
-			ms = append(ms, rawMember{name: name, method: zip.Store, data: npyBytes("(1,)", float64(k))})
+			ms = append(ms, npytest.Member{Name: name, Method: zip.Store, Data: npyBytes("(1,)", float64(k))})
 		}
-		z, err := OpenNPZ(writeZip(t, ms...))
+		path := filepath.Join(t.TempDir(), "a.npz")
+		npytest.WriteZip(t, path, ms...)
+		z, err := OpenNPZ(path)
 		if err == nil {
 			t.Errorf("%s: OpenNPZ accepted an archive with names %v (Names %v)", c.name, c.members, z.Names())
 			z.Close()

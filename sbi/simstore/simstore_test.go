@@ -3,9 +3,7 @@ package simstore
 import (
 	"archive/zip"
 	"bytes"
-	"compress/flate"
 	"fmt"
-	"hash/crc32"
 	"math"
 	"os"
 	"os/exec"
@@ -17,6 +15,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/gosbi/gosbi/sbi/internal/npytest"
 	"github.com/gosbi/gosbi/sbi/npy"
 	"gonum.org/v1/gonum/mat"
 )
@@ -484,41 +483,6 @@ func npyPromising(t *testing.T, m *mat.Dense, rows int) []byte {
 	return out
 }
 
-// writeChunk writes a chunk of the members theta.npy and x.npy with the given content,
-// stored or deflated; claim, when not 0, is the uncompressed size the zip headers declare
-// for each member.
-func writeChunk(t *testing.T, path string, theta, x []byte, method uint16, claim uint64) {
-	t.Helper()
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	for k, data := range [][]byte{theta, x} {
-		body := data
-		if method == zip.Deflate {
-			var c bytes.Buffer
-			fw, _ := flate.NewWriter(&c, flate.DefaultCompression)
-			fw.Write(data)
-			fw.Close()
-			body = c.Bytes()
-		}
-		fh := &zip.FileHeader{Name: []string{"theta.npy", "x.npy"}[k], Method: method, CRC32: crc32.ChecksumIEEE(data),
-			CompressedSize64: uint64(len(body)), UncompressedSize64: uint64(len(data))}
-		if claim != 0 {
-			fh.UncompressedSize64, fh.CompressedSize64 = claim, claim
-		}
-		w, err := zw.CreateRaw(fh)
-		if err != nil {
-			t.Fatal(err)
-		}
-		w.Write(body)
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestChunkPromisingMissingRows checks that a chunk whose headers promise rows its data do not
 // hold is refused when the store is opened, naming the chunk, instead of being counted in Len
 // and making a pass allocate room for the missing rows; a complete chunk written by NumPy's
@@ -548,7 +512,9 @@ func TestChunkPromisingMissingRows(t *testing.T) {
 			if _, err := Create(dir, 2, 3); err != nil {
 				t.Fatal(err)
 			}
-			writeChunk(t, filepath.Join(dir, "chunks", "handmade.npz"), c.theta, c.x, c.method, c.claim)
+			npytest.WriteZip(t, filepath.Join(dir, "chunks", "handmade.npz"),
+				npytest.Member{Name: "theta.npy", Method: c.method, Data: c.theta, Claim: c.claim},
+				npytest.Member{Name: "x.npy", Method: c.method, Data: c.x, Claim: c.claim})
 			s, err := Open(dir)
 			if c.wantErr {
 				if err == nil || !strings.Contains(err.Error(), "handmade.npz") || !strings.Contains(err.Error(), "damaged") {
