@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/gosbi/gosbi/internal/atomicfile"
+	"github.com/gosbi/gosbi/sbi/internal/zipmember"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -78,26 +79,11 @@ func (z *NPZ) Dense(name string) (*mat.Dense, error) {
 	if err != nil {
 		return nil, fmt.Errorf("npy: array %q: %w", name, err)
 	}
-	m, err := readData(br, h, z.memberSize(f))
+	m, err := readData(br, h, zipmember.StoredSize(f, z.size))
 	if err != nil {
 		return nil, fmt.Errorf("npy: array %q: %w", name, err)
 	}
 	return m, nil
-}
-
-// memberSize returns the size of member f when the archive holds it: a stored member whose
-// data lie within the archive (the zip reader then fails unless exactly that many bytes
-// come). Otherwise it returns −1, and the member is read as a stream: the uncompressed size
-// of a deflated member is a claim of its header, which its compressed data need not back.
-func (z *NPZ) memberSize(f *zip.File) int64 {
-	if f.Method != zip.Store || f.CompressedSize64 != f.UncompressedSize64 || f.UncompressedSize64 > uint64(z.size) {
-		return -1
-	}
-	off, err := f.DataOffset()
-	if err != nil || off < 0 || off > z.size-int64(f.UncompressedSize64) {
-		return -1
-	}
-	return int64(f.UncompressedSize64)
 }
 
 // Vector reads the 1-D array name into a slice (see ReadVector).

@@ -36,6 +36,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gosbi/gosbi/sbi/internal/zipmember"
 	"github.com/gosbi/gosbi/sbi/npy"
 	"gonum.org/v1/gonum/mat"
 )
@@ -272,7 +273,8 @@ func (s *Store) chunkRows(path string) (int, error) {
 
 // memberHeader returns the header of array name of zr, an archive of size bytes, after
 // checking that the member holds the values the header promises: a stored member (as Append
-// writes them) by its sizes, which must lie within the archive; another by reading it through.
+// writes them) by its sizes, which must lie within the archive (zipmember.StoredSize);
+// another by reading it through.
 func memberHeader(zr *zip.Reader, size int64, name string) (npy.Header, error) {
 	var m *zip.File
 	for _, f := range zr.File {
@@ -301,12 +303,8 @@ func memberHeader(zr *zip.Reader, size int64, name string) (npy.Header, error) {
 		vsize = 4
 	}
 	need := cr.n + int64(h.Len())*vsize
-	var has int64
-	if m.Method == zip.Store && m.CompressedSize64 == m.UncompressedSize64 && m.UncompressedSize64 <= uint64(size) {
-		if off, err := m.DataOffset(); err == nil && off <= size-int64(m.UncompressedSize64) {
-			has = int64(m.UncompressedSize64) // the zip reader fails unless that many bytes come
-		}
-	} else {
+	has := zipmember.StoredSize(m, size)
+	if has < 0 {
 		if _, err := io.Copy(io.Discard, cr); err != nil {
 			return npy.Header{}, fmt.Errorf("array %s: %w: the chunk is damaged, move it out of the store", name, err)
 		}
