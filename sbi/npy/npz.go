@@ -65,13 +65,9 @@ func (z *NPZ) Names() []string { return append([]string(nil), z.names...) }
 
 // Dense reads the array name into a matrix (see Read).
 func (z *NPZ) Dense(name string) (*mat.Dense, error) {
-	f, ok := z.files[name]
-	if !ok {
-		return nil, fmt.Errorf("npy: no array %q in the archive (it has %s)", name, strings.Join(z.names, ", "))
-	}
-	rc, err := f.Open()
+	f, rc, err := z.open(name)
 	if err != nil {
-		return nil, fmt.Errorf("npy: array %q: %w", name, err)
+		return nil, err
 	}
 	defer rc.Close()
 	br := bufio.NewReaderSize(rc, 1<<16)
@@ -86,15 +82,24 @@ func (z *NPZ) Dense(name string) (*mat.Dense, error) {
 	return m, nil
 }
 
-// Vector reads the 1-D array name into a slice (see ReadVector).
-func (z *NPZ) Vector(name string) ([]float64, error) {
+// open opens the member of array name for reading.
+func (z *NPZ) open(name string) (*zip.File, io.ReadCloser, error) {
 	f, ok := z.files[name]
 	if !ok {
-		return nil, fmt.Errorf("npy: no array %q in the archive (it has %s)", name, strings.Join(z.names, ", "))
+		return nil, nil, fmt.Errorf("npy: no array %q in the archive (it has %s)", name, strings.Join(z.names, ", "))
 	}
 	rc, err := f.Open()
 	if err != nil {
-		return nil, fmt.Errorf("npy: array %q: %w", name, err)
+		return nil, nil, fmt.Errorf("npy: array %q: %w", name, err)
+	}
+	return f, rc, nil
+}
+
+// Vector reads the 1-D array name into a slice (see ReadVector).
+func (z *NPZ) Vector(name string) ([]float64, error) {
+	_, rc, err := z.open(name)
+	if err != nil {
+		return nil, err
 	}
 	defer rc.Close()
 	v, err := ReadVector(bufio.NewReaderSize(rc, 1<<16))

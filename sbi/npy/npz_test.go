@@ -90,3 +90,26 @@ func TestOpenNPZRefusesDuplicates(t *testing.T) {
 		}
 	}
 }
+
+// TestNPZMissingArray checks that Dense and Vector of a name the archive lacks are errors
+// naming it and the arrays there are.
+func TestNPZMissingArray(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a.npz")
+	npytest.WriteZip(t, path, npytest.Member{Name: "a.npy", Method: zip.Store, Data: npyBytes("(1,)", 1)})
+	z, err := OpenNPZ(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer z.Close()
+	for _, c := range []struct {
+		name string
+		read func(string) error
+	}{
+		{"Dense", func(n string) error { _, err := z.Dense(n); return err }},
+		{"Vector", func(n string) error { _, err := z.Vector(n); return err }},
+	} {
+		if err := c.read("b"); err == nil || !strings.Contains(err.Error(), `no array "b"`) || !strings.Contains(err.Error(), "it has a") {
+			t.Errorf("%s of a missing array: %v, want an error naming it and the arrays there are", c.name, err)
+		}
+	}
+}
