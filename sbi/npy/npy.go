@@ -551,3 +551,10 @@ func readValues(r io.Reader, h Header, dst []float64) (int, error) {
 
 // Dims returns the matrix shape Read gives the array: rows × cols.
 func (h Header) Dims() (rows, cols int) { return h.dims() }
+
+// ValueSize returns the size in bytes of one value of the array (8 for float64, 4 for
+// float32), or an error for a dtype the package does not read.
+func (h Header) ValueSize() (int, error) {
+	size, _, err := h.dtype()
+	return size, err
+}

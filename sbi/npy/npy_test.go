@@ -449,3 +449,20 @@ func TestWriteRefusesWhatReadRefuses(t *testing.T) {
 		}
 	})
 }
+
+// TestHeaderValueSize checks the size of a value for every dtype the package reads, and an
+// error naming the dtype for one it does not.
+func TestHeaderValueSize(t *testing.T) {
+	for _, c := range []struct {
+		descr string
+		want  int
+	}{{"<f8", 8}, {">f8", 8}, {"<f4", 4}, {">f4", 4}, {"<i4", 0}, {"<c16", 0}} {
+		got, err := Header{Descr: c.descr, Shape: []int{3}}.ValueSize()
+		switch {
+		case c.want == 0 && (err == nil || !strings.Contains(err.Error(), c.descr)):
+			t.Errorf("%s: ValueSize = %d, %v; want an error naming the dtype", c.descr, got, err)
+		case c.want != 0 && (err != nil || got != c.want):
+			t.Errorf("%s: ValueSize = %d, %v; want %d", c.descr, got, err, c.want)
+		}
+	}
+}

@@ -298,11 +298,11 @@ func memberHeader(zr *zip.Reader, size int64, name string) (npy.Header, error) {
 	if err != nil {
 		return npy.Header{}, fmt.Errorf("array %s: %w", name, err)
 	}
-	vsize := int64(8) // ReadHeader accepts float64 and float32 values only
-	if strings.HasSuffix(h.Descr, "4") {
-		vsize = 4
+	vsize, err := h.ValueSize()
+	if err != nil {
+		return npy.Header{}, fmt.Errorf("array %s: %w", name, err)
 	}
-	need := cr.n + int64(h.Len())*vsize
+	need := cr.n + int64(h.Len())*int64(vsize)
 	has := zipmember.StoredSize(m, size)
 	if has < 0 {
 		if _, err := io.Copy(io.Discard, cr); err != nil {

@@ -41,6 +41,7 @@ func init() {
 		"Header":              "type Header struct {\n\tDescr   string // NumPy's dtype string, e.g. \"<f8\"\n\tFortran bool   // column-major values\n\tShape   []int  // dimensions; empty for a 0-D array\n}\n\nHeader describes the array of a .npy file.",
 		"Header.Dims":         "func (h Header) Dims() (rows, cols int)\n\nDims returns the matrix shape Read gives the array: rows × cols.",
 		"Header.Len":          "func (h Header) Len() int\n\nLen returns the number of values, the product of the dimensions.",
+		"Header.ValueSize":    "func (h Header) ValueSize() (int, error)\n\nValueSize returns the size in bytes of one value of the array (8 for float64, 4 for\nfloat32), or an error for a dtype the package does not read.",
 		"MaxHeader":           "const (\n\tMaxHeader = 1 << 20 // bytes of a header\n\tMaxValues = 1 << 31 // values of an array\n)\n\nLimits of what Read accepts.",
 		"MaxValues":           "const (\n\tMaxHeader = 1 << 20 // bytes of a header\n\tMaxValues = 1 << 31 // values of an array\n)\n\nLimits of what Read accepts.",
 		"NPZ":                 "type NPZ struct {\n\t// contains filtered or unexported fields\n}\n\nNPZ is an open .npz archive: np.savez or np.savez_compressed output, one .npy member per\narray. Close it when done.",
