@@ -4,7 +4,8 @@
 // Client is a Go Jupyter client (ZeroMQ, messaging protocol 5.3); StartKernel starts a kernel
 // process on free loopback ports and connects to it. Execute runs every code cell of a notebook
 // and returns it with its outputs (nbformat 4.5), handling streams, display updates by
-// display_id and clear_output as notebook front-ends do. Parameters follow papermill's
+// display_id and clear_output as notebook front-ends do, and keeping what a cell sends to the
+// pager (%help, ?name) as a display output after the cell's others, as JupyterLab does. Parameters follow papermill's
 // convention: the cell tagged "parameters" holds the defaults, and the runner injects a cell
 // after it with the overriding values; a name that cell does not declare is an error listing
 // those it does (GOSBI_FULL=1 is quick=false, under the same rule). RunMain is the

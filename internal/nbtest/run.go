@@ -241,9 +241,20 @@ func runCell(ctx context.Context, c *Client, nb *Notebook, i int, o Config) (*Ce
 		Ename          string   `json:"ename"`
 		Evalue         string   `json:"evalue"`
 		Traceback      []string `json:"traceback"`
+		Payload        []struct {
+			Source string         `json:"source"`
+			Data   map[string]any `json:"data"`
+		} `json:"payload"`
 	}
 	json.Unmarshal(ex.Reply.Content, &reply)
 	cell.ExecutionCount = reply.ExecutionCount
+	for _, p := range reply.Payload {
+		// What the cell sent to the pager (%help, ?name): JupyterLab shows it below the cell's
+		// outputs and saves it there, and a run has no pager to show it in.
+		if p.Source == "page" && len(p.Data) > 0 {
+			acc.addOutput(&Output{OutputType: "display_data", Data: p.Data, Metadata: map[string]any{}})
+		}
+	}
 	if ex.TimedOut {
 		reply.Status = "error"
 		reply.Ename = "Timeout"

@@ -463,3 +463,17 @@ func TestRunInPlaceChangedMeanwhile(t *testing.T) {
 		t.Errorf("the executed notebook %s: %v, outputs %q", saved[0], rerr, outputsOf(res.Cells[0]))
 	}
 }
+
+// TestPagerPayloadSaved checks that what a cell sends to the pager (%help, ?name) is kept in the
+// saved notebook after the cell's other outputs, as a display_data output, as JupyterLab shows
+// and saves it: a run without a pager would otherwise drop it.
+func TestPagerPayloadSaved(t *testing.T) {
+	res := execute(t, "testdata/fake/page.ipynb", nbtest.Config{})
+	if err := res.Err(); err != nil {
+		t.Fatalf("unexpected failure: %v", err)
+	}
+	want := "stdout:before the page\n|display_data:the help text"
+	if got := outputsOf(res.Notebook.Cells[0]); got != want {
+		t.Errorf("outputs %q, want %q", got, want)
+	}
+}
