@@ -16,7 +16,7 @@ import (
 // and the Must forms and shorthands (a posterior's Sample) panic with an error that wraps them.
 var (
 	// ErrUntrained: the estimator has no trained weights (never trained, or its training was
-	// interrupted before one epoch finished).
+	// interrupted or failed before one epoch finished).
 	ErrUntrained = errors.New("the estimator is not trained: call Train (or load a trained one) before using its posterior")
 	// ErrLowAcceptance: fewer than MinAcceptanceRate of an NPE or FMPE posterior's draws fall
 	// inside the prior's support, so rejection sampling would stall.
@@ -190,18 +190,25 @@ func (c *estimator) train(ctx context.Context, m network, theta, x *mat.Dense, c
 }
 
 // afterFit sets whether the estimator is trained after a training loop ended with err, and
-// returns the error Train reports: an interrupt says where it stopped and what it kept.
+// returns the error Train reports. The loop restored the best epoch's weights whatever stopped
+// it, so an interrupt or an error (a regularizer's, a source's) that came after an epoch with
+// a finite score leaves the estimator trained with that epoch; without one the weights are
+// the fresh (untrained) ones, or those the estimator had before a resumed training. The error
+// says where training stopped and what it kept.
 func (c *estimator) afterFit(res *TrainResult, err error) error {
-	switch {
-	case err == nil:
+	if err == nil {
 		c.trained = true
-	case res.Interrupted:
-		// the loop restored the best epoch's weights; without a finished epoch they are the
-		// fresh (untrained) ones, or those the estimator had before a resumed training.
-		c.trained = c.trained || res.BestEpoch > 0 && !math.IsNaN(res.BestLoss) && !math.IsInf(res.BestLoss, 0)
-		err = fmt.Errorf("train %s: %s: %w", c.label, res.stopNote(c.trained), err)
+		return nil
 	}
-	return err
+	if errors.Is(err, ErrDiverged) && !res.Interrupted && res.BestEpoch == 0 {
+		return err // the loop ran to its end: no epoch to keep
+	}
+	c.trained = c.trained || res.BestEpoch > 0 && !math.IsNaN(res.BestLoss) && !math.IsInf(res.BestLoss, 0)
+	cause := "an error"
+	if res.Interrupted {
+		cause = "interrupt"
+	}
+	return fmt.Errorf("train %s: %s: %w", c.label, res.stopNote(cause, c.trained), err)
 }
 
 // DropWarnFraction is the share of training pairs dropped for NaN or ±Inf above which Train

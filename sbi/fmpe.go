@@ -131,7 +131,8 @@ func (e *FMPE) Config() FMPEConfig {
 // Prior returns the prior.
 func (e *FMPE) Prior() dist.Distribution { return e.prior }
 
-// Trained reports whether Train has succeeded at least once.
+// Trained reports whether the estimator has trained weights: a Train succeeded, or one that
+// stopped (an interrupt, a regularizer's error) kept a finished epoch, or a load.
 func (e *FMPE) Trained() bool { return e.trained }
 
 // Train fits the field to the pairs (θᵢ, xᵢ), one per row, with the rules of NPE.Train

@@ -155,7 +155,8 @@ func (e *MNLE) Config() MNLEConfig {
 // Prior returns the prior.
 func (e *MNLE) Prior() dist.Distribution { return e.prior }
 
-// Trained reports whether Train has succeeded at least once.
+// Trained reports whether the estimator has trained weights: a Train succeeded, or one that
+// stopped (an interrupt, a regularizer's error) kept a finished epoch, or a load.
 func (e *MNLE) Trained() bool { return e.trained }
 
 // Train fits the networks to the pairs (θᵢ, xᵢ), one per row, with the rules of NLE.Train.

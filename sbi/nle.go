@@ -94,7 +94,8 @@ func (e *NLE) Config() NLEConfig {
 // Prior returns the prior.
 func (e *NLE) Prior() dist.Distribution { return e.prior }
 
-// Trained reports whether Train has succeeded at least once.
+// Trained reports whether the estimator has trained weights: a Train succeeded, or one that
+// stopped (an interrupt, a regularizer's error) kept a finished epoch, or a load.
 func (e *NLE) Trained() bool { return e.trained }
 
 // Train fits the flow q(x | θ) to the pairs (θᵢ, xᵢ), one per row, with the rules of NPE.Train:

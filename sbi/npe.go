@@ -130,7 +130,8 @@ func (e *NPE) Config() NPEConfig {
 // Prior returns the prior.
 func (e *NPE) Prior() dist.Distribution { return e.prior }
 
-// Trained reports whether Train has succeeded at least once.
+// Trained reports whether the estimator has trained weights: a Train succeeded, or one that
+// stopped (an interrupt, a regularizer's error) kept a finished epoch, or a load.
 func (e *NPE) Trained() bool { return e.trained }
 
 // Train fits the flow to the pairs (θᵢ, xᵢ), one per row. The standardization of θ and x is
@@ -140,7 +141,10 @@ func (e *NPE) Trained() bool { return e.trained }
 // It stops when the host's context (runenv.Context) is cancelled — a notebook's interrupt —
 // and keeps the best weights so far: the NPE is trained if one epoch finished, and the result
 // and the error (which wraps context.Canceled) say "stopped at epoch k by interrupt; best
-// epoch j kept". TrainContext takes the context instead; MustTrain is the form for cells.
+// epoch j kept". TrainContext takes the context instead; MustTrain is the form for cells. A
+// regularizer's error (cfg.Regularizer) stops it the same way: the best epoch so far is kept,
+// the NPE is trained if one epoch finished, and the error wraps the regularizer's and says
+// "stopped at epoch k by an error; best epoch j kept".
 //
 // Pairs holding NaN or ±Inf (failed simulations) are dropped and counted in the result, with a
 // warning above DropWarnFraction; cfg.RefuseNonFinite refuses them instead. What dropping does:

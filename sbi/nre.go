@@ -199,7 +199,8 @@ func (e *NRE) Config() NREConfig {
 // Prior returns the prior.
 func (e *NRE) Prior() dist.Distribution { return e.prior }
 
-// Trained reports whether Train has succeeded at least once.
+// Trained reports whether the estimator has trained weights: a Train succeeded, or one that
+// stopped (an interrupt, a regularizer's error) kept a finished epoch, or a load.
 func (e *NRE) Trained() bool { return e.trained }
 
 // Train fits the classifier to the pairs (θᵢ, xᵢ), one per row, with the same rules as

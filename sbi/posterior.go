@@ -52,14 +52,15 @@ type Estimator interface {
 
 	// Prior is the prior the estimator was built for.
 	Prior() dist.Distribution
-	// Trained reports whether the estimator has trained weights: a training finished, or an
-	// interrupted one that completed an epoch, or a load.
+	// Trained reports whether the estimator has trained weights: a training finished, or one
+	// stopped by an interrupt or an error (a regularizer's) that completed an epoch, or a load.
 	Trained() bool
 
 	// Train fits the estimator to the pairs (θᵢ, xᵢ), one per row, stopped by the host's context
 	// (runenv.Context); an interrupted training keeps its best epoch and says so in its result
-	// and its error (which wraps context.Canceled). Non-finite pairs are dropped with a count
-	// and a warning, or refused with TrainConfig.RefuseNonFinite.
+	// and its error (which wraps context.Canceled); one stopped by a regularizer's error keeps
+	// its best epoch too, and its error (which wraps the regularizer's) says so. Non-finite
+	// pairs are dropped with a count and a warning, or refused with TrainConfig.RefuseNonFinite.
 	Train(theta, x *mat.Dense, cfg TrainConfig) (*TrainResult, error)
 	// TrainContext is Train stopped by ctx alone.
 	TrainContext(ctx context.Context, theta, x *mat.Dense, cfg TrainConfig) (*TrainResult, error)

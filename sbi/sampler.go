@@ -44,7 +44,11 @@ type SamplerConfig struct {
 	// 2 and 3 parameters. The grid may hold at most 2²⁴ (16,777,216) cells, GridPoints^dim:
 	// sampling a larger one returns an error before it allocates the grid.
 	GridPoints int
-	Proposals  int // importance sampling: prior draws per requested sample; 0 means 20
+	// Proposals is, for importance sampling, the number of prior draws per requested sample;
+	// 0 means 20. Drawing n samples holds n·Proposals proposals of dim + 2 values each (the
+	// point and its weights), which may be at most 2²⁶ (67,108,864) values in all: a larger
+	// request returns an error before it draws them (draw fewer samples per call).
+	Proposals int
 }
 
 func (s SamplerConfig) validate() error {
@@ -275,10 +279,25 @@ func drawIndex(rng *rand.Rand, cdf []float64) int {
 	return min(sort.SearchFloat64s(cdf, rng.Float64()), len(cdf)-1)
 }
 
+// maxImportanceValues bounds the values importance sampling holds at once: n·Proposals
+// proposals of dim + 2 values each (the point, its log-weight and its cumulative weight),
+// 2²⁶ values (512 MiB), which for 2 parameters is the 2²⁴ cells of the grid's bound.
+const maxImportanceValues = 1 << 26
+
 // sampleImportance draws Proposals·n points from the prior, weights them by r̂ (the posterior
 // over the prior) and resamples n of them with replacement (sampling-importance-resampling).
+// It refuses, before drawing, proposals of more than maxImportanceValues values.
 func (p *RatioPosterior) sampleImportance(ctx context.Context, rng *rand.Rand, n int) (*mat.Dense, error) {
-	m := n * p.cfg.Proposals
+	D := p.prior.Dim()
+	m := satMul(n, p.cfg.Proposals)
+	if v := satMul(m, D+2); v > maxImportanceValues {
+		count := fmt.Sprint(m)
+		if m == maxCount {
+			count = fmt.Sprintf("more than %d", maxCount)
+		}
+		return nil, fmt.Errorf("ratio posterior: importance sampling: n = %d samples × Proposals = %d prior draws each is %s proposals of %d values each (the point, its log-weight and cumulative weight), more than the %d values in all that importance sampling may hold: lower n (draw in several calls: each resamples its own proposals) or Proposals (0 for the default 20), or use Method \"mcmc\"",
+			n, p.cfg.Proposals, count, D+2, maxImportanceValues)
+	}
 	cand := p.prior.Sample(rng, m)
 	if err := cancel.Check(ctx, "importance posterior"); err != nil {
 		return nil, err

@@ -142,8 +142,11 @@ type SequentialResult struct {
 	Method      SequentialMethod
 	Observation []float64
 	Estimator   Estimator
-	Posterior   Posterior // Estimator.Posterior(Observation) after the last round
-	Rounds      []SequentialRound
+	// Posterior is Estimator.Posterior(Observation) after the last round: built from the
+	// weights the estimator holds, also when the last round's training was stopped (its best
+	// epoch kept); nil when a stopped training left the estimator untrained.
+	Posterior Posterior
+	Rounds    []SequentialRound
 	// Region is the final posterior's truncated region (the prior truncated to its
 	// highest-density region at 1 − Epsilon), from which a next round would draw, and from
 	// which to draw test pairs for the calibration in the observation's neighbourhood; nil
@@ -189,7 +192,9 @@ func (r *SequentialResult) MIMEBundle() map[string]any {
 // On an error (a simulator failure, a training error, ErrLowAcceptance when the truncated
 // region holds less than cfg.MinAcceptance of the prior's mass, an interrupt) it returns the
 // result of the rounds that finished together with the error; the estimator keeps its last
-// training.
+// training. A round whose training was stopped (an interrupt keeps the best epoch done, see
+// NPE.Train) is recorded in the result, and the result's Posterior is that of the weights the
+// estimator holds, nil when it holds none.
 func Sequential(est Estimator, sim Simulator, xo []float64, cfg SequentialConfig) (*SequentialResult, error) {
 	return SequentialContext(runenv.Context(), est, sim, xo, cfg)
 }
@@ -246,6 +251,7 @@ func SequentialContext(ctx context.Context, est Estimator, sim Simulator, xo []f
 			res.Rounds = append(res.Rounds, rd)
 		}
 		if err != nil {
+			res.Posterior = currentPosterior(est, xo)
 			return res, fmt.Errorf("sequential: round %d: %w", r, err)
 		}
 		res.Posterior = est.Posterior(xo)
@@ -259,6 +265,17 @@ func SequentialContext(ctx context.Context, est Estimator, sim Simulator, xo []f
 		res.Region = reg
 	}
 	return res, nil
+}
+
+// currentPosterior is the posterior of the weights est holds at xo, nil when it holds none: a
+// training stopped by an interrupt or an error may have changed them (keeping its best
+// epoch), and the posterior of the round before would then hold what the old weights computed
+// of xo (its embedding, its standardization) beside the new ones.
+func currentPosterior(est Estimator, xo []float64) Posterior {
+	if !est.Trained() {
+		return nil
+	}
+	return est.Posterior(xo)
 }
 
 // RoundPairs returns the pairs simulated in round (1, 2, …), without those that failed: rows

@@ -182,16 +182,20 @@ func (r *TrainResult) DroppedFraction() float64 {
 	return float64(r.Dropped) / float64(n)
 }
 
-// stopNote says where an interrupted training stopped and what it kept; trained is whether the
-// estimator is trained afterwards.
-func (r *TrainResult) stopNote(trained bool) string {
+// stopNote says where a training stopped by cause ("interrupt", "an error") stopped and what
+// it kept; trained is whether the estimator is trained afterwards.
+func (r *TrainResult) stopNote(cause string, trained bool) string {
+	none := "no epoch finished"
+	if r.Epochs > 0 {
+		none = "no epoch reached a finite loss"
+	}
 	switch {
 	case r.BestEpoch > 0:
-		return fmt.Sprintf("stopped at epoch %d by interrupt; best epoch %d kept", r.Epochs+1, r.BestEpoch)
+		return fmt.Sprintf("stopped at epoch %d by %s; best epoch %d kept", r.Epochs+1, cause, r.BestEpoch)
 	case trained:
-		return fmt.Sprintf("stopped at epoch %d by interrupt; no epoch finished, the weights from before are kept", r.Epochs+1)
+		return fmt.Sprintf("stopped at epoch %d by %s; %s, the weights from before are kept", r.Epochs+1, cause, none)
 	}
-	return fmt.Sprintf("stopped at epoch %d by interrupt; no epoch finished, the estimator is not trained", r.Epochs+1)
+	return fmt.Sprintf("stopped at epoch %d by %s; %s, the estimator is not trained", r.Epochs+1, cause, none)
 }
 
 // String is a one-line summary, then one line per warning.
@@ -226,7 +230,7 @@ func (r *TrainResult) summary() string {
 	}
 	var s string
 	if r.Interrupted {
-		s = r.stopNote(r.BestEpoch > 0) + ", "
+		s = r.stopNote("interrupt", r.BestEpoch > 0) + ", "
 	}
 	s += fmt.Sprintf("%d epochs in %s", r.Epochs, r.Duration.Round(time.Millisecond))
 	if r.BestEpoch > 0 {
