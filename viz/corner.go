@@ -40,9 +40,11 @@ const MaxHistogramBins = 1000
 func Corner(samples ...*mat.Dense) *Plot { return CornerWith(CornerConfig{}, samples...) }
 
 // CornerWith is Corner with options: parameter names, legend labels, true parameters, binning,
-// smoothing, contour levels and axis ranges. It panics if the sets have different numbers of
-// columns, Names, Truth, Lower or Upper have the wrong length, Points exceeds
-// MaxDensityPoints or Bins exceeds MaxHistogramBins.
+// smoothing, contour levels and axis ranges. It panics, before anything is drawn, if the sets
+// have different numbers of columns, Names, Labels, Truth, Lower or Upper have the wrong
+// length, Truth, Lower, Upper or Smooth is not finite, an axis's lower limit is not below its
+// upper one, a level is not an HPD mass in [0, 1], Points exceeds MaxDensityPoints or Bins
+// exceeds MaxHistogramBins (see the package doc on errors).
 func CornerWith(cfg CornerConfig, samples ...*mat.Dense) *Plot {
 	if len(samples) == 0 {
 		panic("viz: Corner needs at least one set of samples")
@@ -59,6 +61,11 @@ func CornerWith(cfg CornerConfig, samples ...*mat.Dense) *Plot {
 		cols[s] = columns(m)
 	}
 	lo, hi := cornerRanges(cols, cfg)
+	for d := range dim {
+		if !(lo[d] < hi[d]) {
+			panic(fmt.Sprintf("viz: Corner: the axis of parameter %d runs from %v to %v; expected Lower below Upper", d, lo[d], hi[d]))
+		}
+	}
 
 	plots := make([][]*plot.Plot, dim)
 	for i := range dim {
@@ -139,6 +146,17 @@ func (cfg CornerConfig) withDefaults(dim, sets int) CornerConfig {
 	if cfg.Lower != nil && len(cfg.Lower) != dim || cfg.Upper != nil && len(cfg.Upper) != dim {
 		panic(fmt.Sprintf("viz: Corner: Lower and Upper need %d values, got %d and %d", dim, len(cfg.Lower), len(cfg.Upper)))
 	}
+	checkFinite("Corner", "Truth", cfg.Truth, "value (nil for none)")
+	checkFinite("Corner", "Lower", cfg.Lower, "axis limit (nil for limits from the samples)")
+	checkFinite("Corner", "Upper", cfg.Upper, "axis limit (nil for limits from the samples)")
+	for k, m := range cfg.Levels {
+		if !(m >= 0 && m <= 1) {
+			panic(fmt.Sprintf("viz: Corner: Levels[%d] = %v, expected an HPD mass in [0, 1] (0.95, not 95)", k, m))
+		}
+	}
+	if math.IsNaN(cfg.Smooth) || math.IsInf(cfg.Smooth, 0) {
+		panic(fmt.Sprintf("viz: Corner: Smooth = %v, expected a finite width in cells (0 for the default)", cfg.Smooth))
+	}
 	if cfg.Labels == nil {
 		cfg.Labels = make([]string, sets)
 		if sets > 1 {
@@ -172,6 +190,16 @@ func (cfg CornerConfig) withDefaults(dim, sets int) CornerConfig {
 		cfg.Panel = 4.2 * cm
 	}
 	return cfg
+}
+
+// checkFinite panics with the message of fn's bad options when the option field holds a NaN
+// or infinite value, saying what a value of it is.
+func checkFinite(fn, field string, v []float64, what string) {
+	for i, a := range v {
+		if math.IsNaN(a) || math.IsInf(a, 0) {
+			panic(fmt.Sprintf("viz: %s: %s[%d] = %v, expected a finite %s", fn, field, i, a, what))
+		}
+	}
 }
 
 func subscript(n int) string {

@@ -11,6 +11,19 @@
 // Show displays it at once through package display. A Loss redraws itself in place while
 // training runs. Report is the one constructor of another kind: it returns a diag calibration
 // report together with its figures, for display (package diag does not draw).
+//
+// Errors come in three forms, by what a constructor takes. Those that draw a diag result
+// (Coverage, TARP, SBCRanks, SBCECDF, Recovery, MCMC) do not panic on it: a result they cannot
+// draw gives a Plot whose rendering (PNG, SVG, Save, MIMEBundle) returns an error saying why,
+// which Report shows as a line in place of the figure. Those that evaluate a density or take
+// data that is only known at run time (Density2D, ConditionalPairs, BudgetSweep, StudySweep,
+// StudyCoverage) return an error, and their MustX forms, where there is one, panic with it.
+// The figures of samples with options (Corner, CornerWith, Marginals) panic, before anything
+// is drawn, on options that do not fit the samples or exceed a limit (a wrong number of names
+// or values, a non-finite true value or axis limit, Bins over MaxHistogramBins, Points over
+// MaxDensityPoints), as a slice index out of range does: these are mistakes in the call, and
+// Report draws none of these figures.
+//
 // Plots use a sans-serif font and the Okabe–Ito palette, which stays distinguishable under the
 // common forms of colour blindness.
 package viz

@@ -41,8 +41,9 @@ func marginalCurves(cols [][][]float64, d, bins int, lo, hi float64) []plotter.X
 // Marginals draws the one-dimensional marginals of several sets of samples (rows are draws,
 // columns parameters) overlaid, one panel per parameter: density histograms as step lines,
 // one colour per set, and the true value when given; for comparing posteriors (estimators,
-// budgets, a reference) parameter by parameter. It panics if the sets have different numbers of
-// columns, Names, Labels or Truth have the wrong length, or Bins exceeds MaxHistogramBins.
+// budgets, a reference) parameter by parameter. It panics, before anything is drawn, if the
+// sets have different numbers of columns, Names, Labels or Truth have the wrong length, Truth
+// is not finite, or Bins exceeds MaxHistogramBins (see the package doc on errors).
 func Marginals(o MarginalsConfig, samples ...*mat.Dense) *Plot {
 	if len(samples) == 0 {
 		panic("viz: Marginals needs at least one set of samples")
@@ -71,6 +72,7 @@ func Marginals(o MarginalsConfig, samples ...*mat.Dense) *Plot {
 	if len(o.Names) != dim || len(o.Labels) != len(samples) || (o.Truth != nil && len(o.Truth) != dim) {
 		panic(fmt.Sprintf("viz: Marginals: %d names, %d labels, %d true values for %d parameters and %d sets", len(o.Names), len(o.Labels), len(o.Truth), dim, len(samples)))
 	}
+	checkFinite("Marginals", "Truth", o.Truth, "value (nil for none)")
 	if o.Bins <= 0 {
 		o.Bins = 40
 	}

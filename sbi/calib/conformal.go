@@ -141,9 +141,12 @@ func (c *Conformal) WithAlpha(alpha float64) *Conformal {
 	return &d
 }
 
-// Contains reports for every row i whether θᵢ lies in the region C(xᵢ).
+// Contains reports for every row i whether θᵢ lies in the region C(xᵢ). A pair at which the
+// estimator's log density is NaN is neither in nor out of the region: Contains, having no
+// error result, panics with the error MeasureCoverage returns for it (an error value, so that
+// errors.Is and errors.As see through a recovered panic) rather than call the pair uncovered.
 func (c *Conformal) Contains(theta, x *mat.Dense) []bool {
-	s := ConformalScores(c.Estimator, theta, x)
+	s := mustRegionScores(c.Estimator, theta, x, "Contains")
 	in := make([]bool, len(s))
 	for i, v := range s {
 		in[i] = v <= c.Threshold
@@ -152,16 +155,36 @@ func (c *Conformal) Contains(theta, x *mat.Dense) []bool {
 }
 
 // Coverage is the fraction of pairs (θᵢ, xᵢ) with θᵢ in C(xᵢ); on fresh pairs from prior ×
-// simulator it estimates the marginal coverage, which is at least 1 − Alpha.
+// simulator it estimates the marginal coverage, which is at least 1 − Alpha. A NaN log density
+// of the estimator at a pair panics as in Contains, instead of lowering the coverage;
+// MeasureCoverage returns that error, drops pairs with non-finite entries and sets the
+// coverage beside the guarantee.
 func (c *Conformal) Coverage(theta, x *mat.Dense) float64 {
-	in := c.Contains(theta, x)
+	s := mustRegionScores(c.Estimator, theta, x, "Coverage")
 	k := 0
-	for _, v := range in {
-		if v {
+	for _, v := range s {
+		if v <= c.Threshold {
 			k++
 		}
 	}
-	return float64(k) / float64(len(in))
+	return float64(k) / float64(len(s))
+}
+
+// mustRegionScores is ConformalScores for the methods without an error result (Contains,
+// Coverage): a NaN log density at pair i, which puts the pair neither in nor out of a region,
+// panics with an error naming the pair, and the pair's NaN or infinite entry when it has one.
+func mustRegionScores(est sbi.Amortized, theta, x *mat.Dense, caller string) []float64 {
+	s := ConformalScores(est, theta, x)
+	for i, v := range s {
+		if !math.IsNaN(v) {
+			continue
+		}
+		if !allFinite(theta.RawRowView(i)) || !allFinite(x.RawRowView(i)) {
+			panic(fmt.Errorf("calib: %s: test pair %d has a NaN or infinite entry and the estimator returned a NaN log density for it; drop such pairs first (MeasureCoverage drops and counts them)", caller, i))
+		}
+		panic(fmt.Errorf("calib: %s: the estimator returned a NaN log density for test pair %d; check the estimator", caller, i))
+	}
+	return s
 }
 
 // Region is the conformal region C(x) for one observation.

@@ -190,13 +190,18 @@ func (c *GroupConformal) Threshold(x []float64) float64 {
 }
 
 // Contains reports for every row i whether θᵢ lies in the region C(xᵢ) of xᵢ's group. It panics
-// when the partition puts an observation outside its groups (a mistake in the partition).
+// when the partition puts an observation outside its groups (a mistake in the partition), and,
+// as Conformal.Contains does, at a pair where the estimator's log density is NaN.
 func (c *GroupConformal) Contains(theta, x *mat.Dense) []bool {
+	return c.contains(theta, x, "Contains")
+}
+
+func (c *GroupConformal) contains(theta, x *mat.Dense, caller string) []bool {
 	groups, err := groupOf(c.Partition, x)
 	if err != nil {
 		panic(err)
 	}
-	s := ConformalScores(c.Estimator, theta, x)
+	s := mustRegionScores(c.Estimator, theta, x, caller)
 	in := make([]bool, len(s))
 	for i, v := range s {
 		in[i] = v <= c.Thresholds[groups[i]]
@@ -204,9 +209,10 @@ func (c *GroupConformal) Contains(theta, x *mat.Dense) []bool {
 	return in
 }
 
-// Coverage is the fraction of pairs (θᵢ, xᵢ) with θᵢ in C(xᵢ), over all groups.
+// Coverage is the fraction of pairs (θᵢ, xᵢ) with θᵢ in C(xᵢ), over all groups. It panics as
+// Contains does; GroupCoverage returns those errors.
 func (c *GroupConformal) Coverage(theta, x *mat.Dense) float64 {
-	return fractionTrue(c.Contains(theta, x))
+	return fractionTrue(c.contains(theta, x, "Coverage"))
 }
 
 // GroupCoverage is the coverage of the regions on test pairs in every group (see

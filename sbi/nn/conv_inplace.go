@@ -1,6 +1,8 @@
 package nn
 
 import (
+	"math"
+
 	"github.com/gosbi/gosbi/sbi/internal/kernels"
 	"github.com/gosbi/gosbi/sbi/internal/par"
 )
@@ -19,7 +21,8 @@ import (
 //
 // with W_ky the kw·C rows of the weights of kernel row ky. The gradients are the products
 // of the same views: dW_ky = P_kyᵀ · dYv (dYv: dY in virtual rows, zero where a row is
-// dropped) and, for the input, a convolution of the zero-padded dY (OH + 2(kh−1) by
+// dropped; an image with a NaN or infinite input where the dropped rows read, whose 0·NaN
+// would reach taps that never see it, takes dW over its real rows alone) and, for the input, a convolution of the zero-padded dY (OH + 2(kh−1) by
 // OW + 2(kw−1) pixels, dY at offset (kh−1, kw−1)) with the flipped, transposed weights,
 //
 //	dX[y, x, c] += Σ_{jy,jx,o} dYpad[y + pt + jy, x + pl + jx, o] · W[((kh−1−jy)·kw + kw−1−jx)·C + c, o]
@@ -223,11 +226,20 @@ func (p *convPass) forwardImage(s *convScratch, g *convGeom, src, y []float64) {
 	}
 }
 
-// weightGradImage adds one image's Σ_ky P_kyᵀ·dYv to wpart.
+// weightGradImage adds one image's Σ_ky P_kyᵀ·dYv to wpart. The rows that wrap add x·0 for
+// the inputs they read, which is 0 for a finite x but NaN for a NaN or infinite one, and would
+// make taps NaN that never multiply that input with an output's dY: when such an input lies
+// where the wrapping rows read (wrapFinite), the image's gradient is taken output row by output
+// row instead, over the real outputs only, so that a non-finite input makes the same entries
+// of dW non-finite as the im2col path and the direct loops do.
 func (p *convPass) weightGradImage(s *convScratch, g *convGeom, src, dy, wpart []float64) {
 	_, wp := g.padded()
 	c, cout, span := g.c, p.cout, g.kw*g.c
 	m, direct := g.virtual()
+	if !direct && !g.wrapFinite(src) {
+		p.weightGradRows(g, src, dy, wpart)
+		return
+	}
 	dyv := dy
 	if !direct { // dY in virtual rows, zero in the rows that wrap
 		s.dyv = sized(s.dyv, m*cout)
@@ -245,6 +257,39 @@ func (p *convPass) weightGradImage(s *convScratch, g *convGeom, src, dy, wpart [
 	}
 	for ky := 0; ky < g.kh; ky++ {
 		ownGemm(true, span, cout, m, src[ky*wp*c:], c, dyv, cout, nil, wpart[ky*span*cout:(ky+1)*span*cout], cout)
+	}
+}
+
+// wrapFinite reports whether the elements of the padded input src that the virtual rows
+// which wrap read are all finite: for each pixel row r below the last, its last kw−1 pixels
+// and the first kw−1 of row r+1, 2(kw−1)·C values per row.
+func (g *convGeom) wrapFinite(src []float64) bool {
+	hp, wp := g.padded()
+	c := g.c
+	for r := 0; r < hp-1; r++ {
+		for _, v := range src[(r*wp+g.ow)*c : ((r+1)*wp+g.kw-1)*c] {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// weightGradRows adds one image's weight gradient to wpart as weightGradImage does, one
+// product per output row and kernel row over that row's real outputs only.
+func (p *convPass) weightGradRows(g *convGeom, src, dy, wpart []float64) {
+	_, wp := g.padded()
+	c, cout, span := g.c, p.cout, g.kw*g.c
+	for ky := 0; ky < g.kh; ky++ {
+		for oy := 0; oy < g.oh; oy++ {
+			a, d := src[(ky+oy)*wp*c:], dy[oy*g.ow*cout:(oy+1)*g.ow*cout]
+			if p.wgT {
+				ownGemm(true, cout, span, g.ow, d, cout, a, c, nil, wpart[ky*cout*span:(ky+1)*cout*span], span)
+			} else {
+				ownGemm(true, span, cout, g.ow, a, c, d, cout, nil, wpart[ky*span*cout:(ky+1)*span*cout], cout)
+			}
+		}
 	}
 }
 
