@@ -22,8 +22,9 @@ import (
 // with W_ky the kw·C rows of the weights of kernel row ky. The gradients are the products
 // of the same views: dW_ky = P_kyᵀ · dYv (dYv: dY in virtual rows, zero where a row is
 // dropped; an image with a NaN or infinite input where the dropped rows read, whose 0·NaN
-// would reach taps that never see it, takes dW over its real rows alone) and, for the input, a convolution of the zero-padded dY (OH + 2(kh−1) by
-// OW + 2(kw−1) pixels, dY at offset (kh−1, kw−1)) with the flipped, transposed weights,
+// would reach taps that never see it, takes dW over its real rows alone) and, for the input,
+// a convolution of the zero-padded dY (OH + 2(kh−1) by OW + 2(kw−1) pixels, dY at offset
+// (kh−1, kw−1)) with the flipped, transposed weights,
 //
 //	dX[y, x, c] += Σ_{jy,jx,o} dYpad[y + pt + jy, x + pl + jx, o] · W[((kh−1−jy)·kw + kw−1−jx)·C + c, o]
 //
