@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -173,5 +174,17 @@ func TestCertifySpecEveryRemedy(t *testing.T) {
 	}
 	if cfg.MoreSimulations != 700 || cfg.LocalSimulations != -1 {
 		t.Errorf("MoreSimulations %d, LocalSimulations %d; want 700 and -1", cfg.MoreSimulations, cfg.LocalSimulations)
+	}
+}
+
+// TestCertifyHelpListsEveryField: `gosbi help certify` names every field a spec may hold (the
+// README sends users there for the list), each as "name": in the JSON object it shows.
+func TestCertifyHelpListsEveryField(t *testing.T) {
+	typ := reflect.TypeFor[certifySpec]()
+	for i := range typ.NumField() {
+		name, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
+		if !strings.Contains(certifyHelp, `"`+name+`":`) {
+			t.Errorf("gosbi help certify does not list the spec field %q", name)
+		}
 	}
 }

@@ -227,3 +227,30 @@ func TestDataFetch(t *testing.T) {
 		return nil
 	})
 }
+
+// TestDataHelpStatesDownloadSize: the size `gosbi help data` states is that of the files
+// recorded in sbi/task/sbibm.sum, in megabytes rounded to the nearest one.
+func TestDataHelpStatesDownloadSize(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("sbi", "task", "sbibm.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 3 || strings.HasPrefix(line, "#") {
+			continue
+		}
+		n, err := strconv.Atoi(f[1])
+		if err != nil {
+			t.Fatalf("sbibm.sum line %q: %v", line, err)
+		}
+		total += n
+	}
+	want := "about " + strconv.Itoa((total+500_000)/1_000_000) + " MB"
+	for _, c := range commands() {
+		if c.name == "data" && !strings.Contains(c.help, want) {
+			t.Errorf("gosbi help data says %q; the files of sbibm.sum hold %d bytes (%s)", c.help, total, want)
+		}
+	}
+}

@@ -72,6 +72,7 @@ var (
 	_ Estimator = (*NRE)(nil)
 	_ Estimator = (*NLE)(nil)
 	_ Estimator = (*MNLE)(nil)
+	_ Estimator = (*FMPE)(nil)
 	_ Estimator = (*NPEEnsemble)(nil)
 	_ Estimator = (*NREEnsemble)(nil)
 	_ Posterior = (*NPEPosterior)(nil)

@@ -27,10 +27,11 @@
 //
 // Sequential infers the posterior at one observation in rounds, each simulating parameters
 // drawn from a proposal made of the posterior of the round before and training on the pairs
-// of all rounds: the prior truncated to the posterior's highest-density region for NPE (TSNPE,
-// TruncatedProposals; the region is a TruncatedPrior), the posterior itself for NRE and
-// NLE (PosteriorProposals) and for NPE with APT's atomic loss (AtomicProposals). Its posterior
-// holds at the observation and near it, not over the whole prior.
+// of all rounds: the prior truncated to the posterior's highest-density region (TSNPE,
+// TruncatedProposals, the default for NPE and FMPE; the region is a TruncatedPrior), the
+// posterior itself for NRE, NLE and MNLE (PosteriorProposals) and for NPE with APT's atomic
+// loss (AtomicProposals). Its posterior holds at the observation and near it, not over the
+// whole prior.
 //
 // Training sets larger than memory stay on disk in a simulation store (package
 // sbi/simstore, which a study's jobs append to); TrainStream trains from it batch by batch
@@ -87,7 +88,7 @@
 //
 // # Checks that come with the results
 //
-// A trained NPE or NRE keeps a small reservoir of the summaries of its training simulations;
+// A trained estimator keeps a small reservoir of the summaries of its training simulations;
 // forming a posterior at an observation farther from them than every held-back simulation
 // prints a warning (CheckObservation gives the numbers). MCMC draws (NRE, NLE, MNLE) come with
 // the R̂ and effective sample sizes of their chains (RatioPosterior.MCMCHealth) and warn when the chains
@@ -97,8 +98,9 @@
 // # Embeddings
 //
 // An Embedding summarizes x before the estimator's network reads it, trained with it
-// (NPEConfig.Embedding, NREConfig.Embedding): MLPEmbedding for vectors, CNN1DEmbedding and
-// GRUEmbedding for time series, CNN2DEmbedding for small images, DeepSetEmbedding for sets of
+// (NPEConfig.Embedding, NREConfig.Embedding, FMPEConfig.Embedding; NLEConfig.Embedding
+// summarizes θ instead, which conditions NLE's flow): MLPEmbedding for vectors,
+// CNN1DEmbedding and GRUEmbedding for time series, CNN2DEmbedding for small images, DeepSetEmbedding for sets of
 // i.i.d. trials whose number varies from observation to observation (Pack lays out the trials
 // of one observation). Series and images are stored channels-last, one example per row (see
 // package sbi/nn). An embedding with an InputLayout decides how x is standardized (one scale

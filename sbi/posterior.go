@@ -33,9 +33,9 @@ type Amortized interface {
 	LogProbPairs(theta, x *mat.Dense) []float64
 }
 
-// Estimator is the vocabulary every estimator shares: NPE, NRE, FMPE, NPEEnsemble and
-// NREEnsemble implement it (a test asserts it and calls every method of each), and an
-// estimator added to the library (NLE, sequential rounds, NRE-B/C, …) must implement it too,
+// Estimator is the vocabulary every estimator shares: NPE, NRE, NLE, MNLE, FMPE, NPEEnsemble
+// and NREEnsemble implement it (asserted at compile time; a test calls every method of NPE,
+// NRE, FMPE and the ensembles), and an estimator added to the library must implement it too,
 // so that notebooks, diagnostics, studies and the conformance suite treat every estimator
 // alike.
 //

@@ -1,9 +1,10 @@
-// Package flow holds conditional normalizing flows for neural posterior estimation, built on
-// the reverse-mode engine of package nn: masked autoregressive flows (MAF, Papamakarios et al.
-// 2017) with affine transforms, and neural spline flows (NSF, Durkan et al. 2019) with
-// monotonic rational-quadratic spline transforms in the masked autoregressive arrangement
-// (zuko's MAF with spline transforms; nflows' MaskedPiecewiseRationalQuadratic-
-// AutoregressiveTransform).
+// Package flow holds the conditional normalizing flows of neural posterior and likelihood
+// estimation, built on the reverse-mode engine of package nn: masked autoregressive flows
+// (MAF, Papamakarios et al. 2017) with affine transforms, and neural spline flows (NSF, Durkan
+// et al. 2019) with monotonic rational-quadratic spline transforms in the masked
+// autoregressive arrangement (zuko's MAF with spline transforms; nflows'
+// MaskedPiecewiseRationalQuadraticAutoregressiveTransform); and the flow-matching vector
+// field of FMPE (Field).
 //
 // # Composition
 //
@@ -38,11 +39,11 @@
 //
 // # What is not a layer of this stack
 //
-// A flow-matching vector field (FMPE: Lipman et al. 2023, Dax et al. 2023) transforms all
-// features jointly along an ODE: it is trained by regressing the field, not by the
-// likelihood of a stack of bijections, and its log-density integrates the field's
-// divergence. It is not a univariate transform and needs none of this package's layers; it
-// will be a density estimator beside Flow with the methods an estimator calls of a flow
-// (LogProb on a tape, Eval(cfg).LogProb, Inverter(context).Map, Sample, Params), built from
-// nn's networks and the existing ODE solver.
+// A flow-matching vector field (Field, the network of FMPE: Lipman et al. 2023, Dax et al.
+// 2023) transforms all features jointly along an ODE: it is trained by regressing the
+// velocities of straight paths (Field.Loss), not by the likelihood of a stack of bijections;
+// it samples by integrating the ODE (Field.Sample, Field.MapRows), and its log-density
+// integrates the field's exact divergence along it (Field.LogProb, Field.LogProbRows). It is
+// not a univariate transform and uses none of the MADE layers: it lives beside Flow, an MLP
+// of package nn with a time embedding.
 package flow

@@ -24,6 +24,6 @@
 // What is not a univariate transform: a layer that mixes features (a linear or coupling
 // layer over all features) or a continuous flow whose vector field is integrated in time
 // (flow matching, FMPE) maps whole rows, not features one at a time, and its log-determinant
-// is not a sum over features; it enters package flow as another kind of layer beside the
-// autoregressive one (see package flow's documentation), not through this interface.
+// is not a sum over features; it is a type of package flow of its own (flow.Field, see
+// package flow's documentation), not a transform of this interface.
 package transform
