@@ -6,8 +6,10 @@
 // and returns it with its outputs (nbformat 4.5), handling streams, display updates by
 // display_id and clear_output as notebook front-ends do. Parameters follow papermill's
 // convention: the cell tagged "parameters" holds the defaults, and the runner injects a cell
-// after it with the overriding values; a name that cell does not declare is an error listing
-// those it does (GOSBI_FULL=1 is quick=false, under the same rule). RunMain is the
+// after it with the overriding values. The parameters are the variables declared at the top
+// level of that cell: another name is an error listing them, and a value that is not of the
+// parameter's type (declared, or that of its constant default) is refused before anything
+// runs (GOSBI_FULL=1 is quick=false, under the same rules). RunMain is the
 // `gosbi run` command; WriteHTML renders an executed notebook as one standalone HTML page.
 // CheckNotebooks is the harness that tests the repository's notebooks; SavedRuns and DiffCode
 // find the saved runs of a notebook (results/NAME-full.ipynb) whose code is no longer the

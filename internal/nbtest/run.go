@@ -560,7 +560,7 @@ func RunMain(args []string) error {
 	maxOutput := sizeFlag(DefaultMaxOutput)
 	fs.Var(&maxOutput, "max-output", "save at most `SIZE` of a cell's stream output, its first and last half (e.g. 16MiB; at most 1GiB)")
 	params := paramFlag{}
-	fs.Var(params, "param", "set a parameter of the cell tagged \"parameters\": `name=value` (repeatable; the name must be one it declares)")
+	fs.Var(params, "param", "set a parameter of the cell tagged \"parameters\": `name=value` (repeatable; a variable of its top level, and a value of its type)")
 	quiet := fs.Bool("quiet", false, "do not print progress")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), runUsage+"\n")
