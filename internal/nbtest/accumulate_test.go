@@ -190,9 +190,13 @@ func TestParseSize(t *testing.T) {
 }
 
 // TestRunUsageStatesDisplayLimit checks that the help of gosbi run states the limit the kernel
-// puts on one display output (ipc.MaxMessage), rather than calling displays unlimited.
+// puts on one display output (ipc.MaxMessage), rather than calling displays unlimited, and the
+// limit on the size of a notebook file (MaxNotebookSize).
 func TestRunUsageStatesDisplayLimit(t *testing.T) {
 	if want := byteSize(ipc.MaxMessage); !strings.Contains(runUsage, want) || strings.Contains(runUsage, "are not limited") {
 		t.Errorf("the usage of gosbi run does not state the %s limit of a display output:\n%s", want, runUsage)
+	}
+	if want := "A notebook file is at most " + byteSize(int(MaxNotebookSize)); !strings.Contains(runUsage, want) {
+		t.Errorf("the usage of gosbi run does not say %q:\n%s", want, runUsage)
 	}
 }

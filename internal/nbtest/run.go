@@ -548,7 +548,8 @@ cell's includes the start of the interpreter); a cell that runs longer is interr
 A cell's saved stream output (stdout and stderr) is at most --max-output: past it the first and
 the last half are kept, with a line saying how much was left out between them. One display
 output (a figure, a table) is at most 256MiB: a larger one fails its cell (OutputTooLarge); the
-number of a cell's display outputs is not limited.
+number of a cell's display outputs is not limited. A notebook file is at most 2GiB: it is read
+whole into memory, and a larger one is refused before anything runs.
 `
 
 // RunMain is `gosbi run NOTEBOOK.ipynb... [--out DIR] [--html] [--param name=value] [--timeout D] [--max-output SIZE]`.
@@ -673,7 +674,7 @@ func (j runJob) saveTo() (dest string, changed bool, err error) {
 	if !j.inPlace {
 		return j.dest, false, nil
 	}
-	if b, err := os.ReadFile(j.path); err == nil && sha256.Sum256(b) == j.sum {
+	if sum, err := fileSum(j.path); err == nil && sum == j.sum {
 		return j.dest, false, nil
 	}
 	target, err := atomicfile.Target(j.dest)
