@@ -24,6 +24,7 @@
 // Memory is bounded too: a Client holds at most IOPubHold bytes of unread iopub messages (the
 // kernel then drops output for it, never status, results or errors, and says so in a stream
 // note), and the runner saves at most Config.MaxOutput of a cell's stream output, the first
-// and the last half, with a note of what was left out between them. A notebook file is read
-// only when it holds at most MaxNotebookSize bytes.
+// and the last half, with a note of what was left out between them, and at most MaxRunOutput
+// of all the outputs of a run (past it the run stops, the notebook saved as far as it ran). A
+// notebook file is read only when it holds at most MaxNotebookSize bytes.
 package nbtest
