@@ -173,6 +173,70 @@ func TestAccumulatorCapsStreams(t *testing.T) {
 	})
 }
 
+// TestAccumulatorRunBudget checks what counts in the run's budget of outputs (MaxRunOutput):
+// what the cells hold, not what came, so that a display updated or cleared and redrawn many
+// times, or a stream at its --max-output window, does not use it up; the cells of a run share
+// it, and the output that does not fit is not kept, nor anything after it.
+func TestAccumulatorRunBudget(t *testing.T) {
+	kib := strings.Repeat("k", 1<<10)
+	display := func(id string) *kernel.Message {
+		return iopub(t, "display_data", map[string]any{"data": map[string]any{"text/plain": kib}, "metadata": map[string]any{},
+			"transient": map[string]any{"display_id": id}}, nil)
+	}
+	update := func(id string) *kernel.Message {
+		return iopub(t, "update_display_data", map[string]any{"data": map[string]any{"text/plain": kib}, "metadata": map[string]any{},
+			"transient": map[string]any{"display_id": id}}, nil)
+	}
+	run := func(budget int, cells ...[]*kernel.Message) (*runBudget, []*Cell) {
+		b := newRunBudget(budget)
+		var out []*Cell
+		for _, msgs := range cells {
+			cell := &Cell{}
+			a := newAccumulator(cell, 4<<10)
+			a.budget = b
+			for _, m := range msgs {
+				a.add(m)
+			}
+			a.finish()
+			out = append(out, cell)
+		}
+		return b, out
+	}
+	spent := func(b *runBudget) bool {
+		select {
+		case <-b.over:
+			return true
+		default:
+			return false
+		}
+	}
+	var updates, redraws, flood []*kernel.Message
+	updates = append(updates, display("bar"))
+	for range 100 {
+		updates = append(updates, update("bar"))
+		redraws = append(redraws, iopub(t, "clear_output", map[string]any{"wait": true}, nil), display(""))
+	}
+	for range 100 {
+		flood = append(flood, stream(t, "stdout", kib))
+	}
+	updates = append(updates, stream(t, "stdout", "done\n"))
+	redraws = append(redraws, stream(t, "stdout", "done\n"))
+	for _, tc := range []struct {
+		name  string
+		cells [][]*kernel.Message
+	}{{"updates", [][]*kernel.Message{updates}}, {"redraws", [][]*kernel.Message{redraws}}, {"stream window", [][]*kernel.Message{flood}}} {
+		b, cells := run(4<<10, tc.cells...) // the stream window is 4KiB too
+		if spent(b) || len(cells[0].Outputs) == 0 {
+			t.Errorf("%s: the budget of 4KiB is spent (%d bytes kept), want it to count what the cell holds", tc.name, b.done)
+		}
+	}
+	b, cells := run(3000, []*kernel.Message{display("a")}, []*kernel.Message{display("b")}, []*kernel.Message{display("c"), stream(t, "stdout", "after\n")})
+	if !spent(b) || len(cells[0].Outputs) != 1 || len(cells[1].Outputs) != 1 || len(cells[2].Outputs) != 0 {
+		t.Errorf("three cells of a 1KiB display each in a budget of 3000 bytes: spent %v, outputs %d, %d, %d; want 1, 1, 0",
+			spent(b), len(cells[0].Outputs), len(cells[1].Outputs), len(cells[2].Outputs))
+	}
+}
+
 func TestParseSize(t *testing.T) {
 	for _, tc := range []struct {
 		in   string
@@ -190,9 +254,16 @@ func TestParseSize(t *testing.T) {
 }
 
 // TestRunUsageStatesDisplayLimit checks that the help of gosbi run states the limit the kernel
-// puts on one display output (ipc.MaxMessage), rather than calling displays unlimited.
+// puts on one display output (ipc.MaxMessage), rather than calling displays unlimited, and the
+// limits on the outputs of a run (MaxRunOutput) and on the size of a notebook file
+// (MaxNotebookSize).
 func TestRunUsageStatesDisplayLimit(t *testing.T) {
 	if want := byteSize(ipc.MaxMessage); !strings.Contains(runUsage, want) || strings.Contains(runUsage, "are not limited") {
 		t.Errorf("the usage of gosbi run does not state the %s limit of a display output:\n%s", want, runUsage)
+	}
+	for _, want := range []string{"A notebook file is at most " + byteSize(int(MaxNotebookSize)), "every cell's together, are at most " + byteSize(MaxRunOutput)} {
+		if !strings.Contains(strings.ReplaceAll(runUsage, "\n", " "), want) {
+			t.Errorf("the usage of gosbi run does not say %q:\n%s", want, runUsage)
+		}
 	}
 }

@@ -232,6 +232,9 @@ type Execution struct {
 	// TimedOut is set when the reply did not come within ExecuteConfig.Timeout: the request
 	// was interrupted.
 	TimedOut bool
+	// Aborted is set when ExecuteConfig.Abort was closed before the reply came: the request
+	// was interrupted.
+	Aborted bool
 }
 
 // ExecuteConfig are the optional fields of an execute_request and the bounds of the wait for
@@ -253,6 +256,9 @@ type ExecuteConfig struct {
 	// When it passes, the request is interrupted (interrupt_request on the control channel)
 	// and Execution.TimedOut is set; the kernel then has InterruptWait to reply.
 	Timeout time.Duration
+	// Abort, when closed before the reply (by OnOutput, say), interrupts the request as a
+	// timeout does and sets Execution.Aborted. nil: never.
+	Abort <-chan struct{}
 	// IdleWait bounds the wait for status idle once the reply is in: when no iopub message of
 	// the request comes for this long, Collect returns the execution with ErrNoIdle
 	// (default DefaultIdleWait).
@@ -344,6 +350,25 @@ func (c *Client) Collect(ctx context.Context, req *kernel.Message, cfg ExecuteCo
 	defer quietTimer.Stop()
 	idle := false
 	var interrupt *kernel.Message
+	interrupted := "" // why interrupt was sent
+	abort := cfg.Abort
+	var interruptTimer *time.Timer
+	defer func() {
+		if interruptTimer != nil {
+			interruptTimer.Stop()
+		}
+	}()
+	// interruptNow interrupts the request and gives the kernel InterruptWait to reply.
+	interruptNow := func(why string) error {
+		var err error
+		if interrupt, err = c.Send("control", "interrupt_request", map[string]any{}); err != nil {
+			return err
+		}
+		interrupted = why
+		interruptTimer = time.NewTimer(InterruptWait)
+		deadline = interruptTimer.C
+		return nil
+	}
 	for ex.Reply == nil || !idle {
 		select {
 		case m := <-outputs:
@@ -378,17 +403,22 @@ func (c *Client) Collect(ctx context.Context, req *kernel.Message, cfg ExecuteCo
 		case err := <-failed:
 			return ex, err
 		case <-deadline:
-			if ex.TimedOut {
-				return ex, fmt.Errorf("nbtest: the kernel did not reply within %v of the interrupt sent when the cell ran past its timeout of %v", InterruptWait, cfg.Timeout)
+			if interrupt != nil {
+				return ex, fmt.Errorf("nbtest: the kernel did not reply within %v of the interrupt sent when %s", InterruptWait, interrupted)
 			}
 			ex.TimedOut = true
-			var err error
-			if interrupt, err = c.Send("control", "interrupt_request", map[string]any{}); err != nil {
+			if err := interruptNow(fmt.Sprintf("the cell ran past its timeout of %v", cfg.Timeout)); err != nil {
 				return ex, err
 			}
-			t := time.NewTimer(InterruptWait)
-			defer t.Stop()
-			deadline = t.C
+		case <-abort:
+			abort = nil
+			if ex.Reply != nil || interrupt != nil {
+				continue
+			}
+			ex.Aborted = true
+			if err := interruptNow("the execution was aborted"); err != nil {
+				return ex, err
+			}
 		case <-quiet:
 			if ex.Reply == nil {
 				return ex, fmt.Errorf("nbtest: the kernel sent status idle but no execute_reply within %v", idleWait)

@@ -7,8 +7,10 @@
 // display_id and clear_output as notebook front-ends do, and keeping what a cell sends to the
 // pager (%help, ?name) as a display output after the cell's others, as JupyterLab does. Parameters follow papermill's
 // convention: the cell tagged "parameters" holds the defaults, and the runner injects a cell
-// after it with the overriding values; a name that cell does not declare is an error listing
-// those it does (GOSBI_FULL=1 is quick=false, under the same rule). RunMain is the
+// after it with the overriding values. The parameters are the variables declared at the top
+// level of that cell: another name is an error listing them, and a value that is not of the
+// parameter's type (declared, or that of its constant default) is refused before anything
+// runs (GOSBI_FULL=1 is quick=false, under the same rules). RunMain is the
 // `gosbi run` command; WriteHTML renders an executed notebook as one standalone HTML page.
 // CheckNotebooks is the harness that tests the repository's notebooks; SavedRuns and DiffCode
 // find the saved runs of a notebook (results/NAME-full.ipynb) whose code is no longer the
@@ -23,5 +25,7 @@
 // Memory is bounded too: a Client holds at most IOPubHold bytes of unread iopub messages (the
 // kernel then drops output for it, never status, results or errors, and says so in a stream
 // note), and the runner saves at most Config.MaxOutput of a cell's stream output, the first
-// and the last half, with a note of what was left out between them.
+// and the last half, with a note of what was left out between them, and at most MaxRunOutput
+// of all the outputs of a run (past it the run stops, the notebook saved as far as it ran). A
+// notebook file is read only when it holds at most MaxNotebookSize bytes.
 package nbtest

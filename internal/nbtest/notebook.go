@@ -1,11 +1,13 @@
 package nbtest
 
 import (
+	"bytes"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"regexp"
 	"strings"
@@ -181,6 +183,11 @@ func orEmptyMap(m map[string]any) map[string]any {
 	return m
 }
 
+// MaxNotebookSize is the largest notebook file ReadNotebook reads, in bytes: a notebook is
+// read and decoded whole in memory. It is larger than MaxRunOutput, so that a notebook saved
+// by gosbi run can be read again. It is a variable so that tests can lower it.
+var MaxNotebookSize int64 = 2 << 30
+
 // ReadNotebook reads an .ipynb file.
 func ReadNotebook(path string) (*Notebook, error) {
 	nb, _, err := readNotebook(path)
@@ -189,15 +196,64 @@ func ReadNotebook(path string) (*Notebook, error) {
 
 // readNotebook is ReadNotebook that also returns the SHA-256 of the file's bytes.
 func readNotebook(path string) (*Notebook, [sha256.Size]byte, error) {
-	b, err := os.ReadFile(path)
+	b, err := readNotebookFile(path)
 	if err != nil {
-		return nil, [sha256.Size]byte{}, fmt.Errorf("nbtest: read notebook: %w", err)
+		return nil, [sha256.Size]byte{}, err
 	}
 	nb, err := ParseNotebook(b)
 	if err != nil {
 		return nil, [sha256.Size]byte{}, fmt.Errorf("nbtest: %s: %w", path, err)
 	}
 	return nb, sha256.Sum256(b), nil
+}
+
+// readNotebookFile returns the bytes of the file at path, after checking that it holds at
+// most MaxNotebookSize (also while it is read, in case it grows meanwhile).
+func readNotebookFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("nbtest: read notebook: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("nbtest: read notebook: %w", err)
+	}
+	if st.Size() > MaxNotebookSize {
+		return nil, notebookTooLarge(path, st.Size())
+	}
+	var b bytes.Buffer
+	b.Grow(int(st.Size()) + 1)
+	if _, err := b.ReadFrom(io.LimitReader(f, MaxNotebookSize+1)); err != nil {
+		return nil, fmt.Errorf("nbtest: read notebook: %w", err)
+	}
+	if int64(b.Len()) > MaxNotebookSize {
+		return nil, notebookTooLarge(path, int64(b.Len()))
+	}
+	return b.Bytes(), nil
+}
+
+// notebookTooLarge is the error for a notebook file of size bytes, over MaxNotebookSize.
+func notebookTooLarge(path string, size int64) error {
+	return fmt.Errorf("nbtest: %s is %s (%d bytes), more than the %s a notebook may be (it is read whole into memory): "+
+		"clear its outputs (jupyter nbconvert --clear-output --inplace %s) or move large data out of it into files",
+		path, byteSize(int(size)), size, byteSize(int(MaxNotebookSize)), path)
+}
+
+// fileSum returns the SHA-256 of the file at path, read as a stream.
+func fileSum(path string) ([sha256.Size]byte, error) {
+	var sum [sha256.Size]byte
+	f, err := os.Open(path)
+	if err != nil {
+		return sum, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return sum, err
+	}
+	copy(sum[:], h.Sum(nil))
+	return sum, nil
 }
 
 // ParseNotebook decodes a notebook and upgrades it to nbformat 4.5 (every cell gets an id).

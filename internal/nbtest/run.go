@@ -169,6 +169,7 @@ func ExecuteNotebook(ctx context.Context, nb *Notebook, path string, o Config) (
 	if _, ok := nb.Metadata["kernelspec"]; !ok {
 		nb.Metadata["kernelspec"] = map[string]any{"name": "gosbi", "display_name": "Go (gosbi)", "language": "go"}
 	}
+	budget := newRunBudget(MaxRunOutput)
 	for i, cell := range nb.Cells {
 		if cell.CellType != "code" {
 			continue
@@ -179,7 +180,7 @@ func ExecuteNotebook(ctx context.Context, nb *Notebook, path string, o Config) (
 		if o.Log != nil {
 			fmt.Fprintf(o.Log, "gosbi run: %s: cell %d/%d\n", filepath.Base(path), i+1, len(nb.Cells))
 		}
-		cerr, warning, err := runCell(ctx, p.Client, nb, i, o)
+		cerr, warning, err := runCell(ctx, p.Client, nb, i, o, budget)
 		if warning != "" {
 			res.Warnings = append(res.Warnings, fmt.Sprintf("cell %d: %s", i+1, warning))
 		}
@@ -196,7 +197,7 @@ func ExecuteNotebook(ctx context.Context, nb *Notebook, path string, o Config) (
 			res.Duration = time.Since(start)
 			return res, fmt.Errorf("nbtest: %s: cell %d: %w", path, i+1, err)
 		}
-		if cerr != nil && !cell.HasTag("raises-exception") {
+		if cerr != nil && (!cell.HasTag("raises-exception") || cerr.Ename == outputLimit) {
 			res.Errors = append(res.Errors, *cerr)
 			break
 		}
@@ -209,15 +210,28 @@ func ExecuteNotebook(ctx context.Context, nb *Notebook, path string, o Config) (
 // otherwise.
 const DefaultMaxOutput = 8 << 20
 
-// runCell executes cell i and records its outputs; it returns the cell's error, if any, and a
-// warning when the kernel's status idle did not come after the reply.
-func runCell(ctx context.Context, c *Client, nb *Notebook, i int, o Config) (*CellError, string, error) {
+// MaxRunOutput bounds the outputs one run of a notebook keeps, all its cells together, in
+// bytes: every output is held in memory until the notebook is saved. An output that would pass
+// it is not kept, its cell is interrupted and fails (OutputLimit), and the run stops there, the
+// notebook saved as far as it ran. Outputs replaced by update_display_data or cleared by
+// clear_output no longer count. It is a variable so that tests can lower it.
+var MaxRunOutput = 1 << 30
+
+// outputLimit is the error name of a cell whose outputs did not fit in MaxRunOutput: the run
+// stops there, even where the cell is tagged raises-exception.
+const outputLimit = "OutputLimit"
+
+// runCell executes cell i and records its outputs within what is left of the run's budget; it
+// returns the cell's error, if any, and a warning when the kernel's status idle did not come
+// after the reply.
+func runCell(ctx context.Context, c *Client, nb *Notebook, i int, o Config, budget *runBudget) (*CellError, string, error) {
 	cell := nb.Cells[i]
 	max := o.MaxOutput
 	if max <= 0 {
 		max = DefaultMaxOutput
 	}
 	acc := newAccumulator(cell, max)
+	acc.budget = budget
 	req, err := c.Send("shell", "execute_request", map[string]any{
 		"code": cell.Source, "silent": false, "store_history": true, "user_expressions": map[string]any{},
 		"allow_stdin": false, "stop_on_error": true,
@@ -225,7 +239,10 @@ func runCell(ctx context.Context, c *Client, nb *Notebook, i int, o Config) (*Ce
 	if err != nil {
 		return nil, "", err
 	}
-	ex, err := c.Collect(ctx, req, ExecuteConfig{OnOutput: acc.add, Discard: true, Timeout: o.CellTimeout})
+	ex, err := c.Collect(ctx, req, ExecuteConfig{OnOutput: acc.add, Discard: true, Timeout: o.CellTimeout, Abort: budget.over})
+	if ex != nil && ex.Reply != nil {
+		acc.addPages(ex.Reply.Content)
+	}
 	acc.finish()
 	warning := ""
 	if errors.Is(err, ErrNoIdle) {
@@ -241,21 +258,24 @@ func runCell(ctx context.Context, c *Client, nb *Notebook, i int, o Config) (*Ce
 		Ename          string   `json:"ename"`
 		Evalue         string   `json:"evalue"`
 		Traceback      []string `json:"traceback"`
-		Payload        []struct {
-			Source string         `json:"source"`
-			Data   map[string]any `json:"data"`
-		} `json:"payload"`
 	}
 	json.Unmarshal(ex.Reply.Content, &reply)
 	cell.ExecutionCount = reply.ExecutionCount
-	for _, p := range reply.Payload {
-		// What the cell sent to the pager (%help, ?name): JupyterLab shows it below the cell's
-		// outputs and saves it there, and a run has no pager to show it in.
-		if p.Source == "page" && len(p.Data) > 0 {
-			acc.addOutput(&Output{OutputType: "display_data", Data: p.Data, Metadata: map[string]any{}})
+	switch {
+	case acc.over:
+		reply.Status = "error"
+		reply.Ename = outputLimit
+		interrupted := ""
+		if ex.Aborted {
+			interrupted = " the cell was interrupted, and"
 		}
-	}
-	if ex.TimedOut {
+		reply.Evalue = fmt.Sprintf("the outputs of this notebook's run passed the %s gosbi run keeps of one run, all cells together (they are held "+
+			"in memory until the notebook is saved): this cell's later outputs are not saved,%s the run stops here. Display or print less "+
+			"(update a display, or clear and redraw it, rather than add one each time), or write large results to files",
+			byteSize(budget.max), interrupted)
+		reply.Traceback = []string{reply.Ename + ": " + reply.Evalue}
+		acc.addOutput(&Output{OutputType: "error", Ename: reply.Ename, Evalue: reply.Evalue, Traceback: reply.Traceback})
+	case ex.TimedOut:
 		reply.Status = "error"
 		reply.Ename = "Timeout"
 		reply.Evalue = fmt.Sprintf("the cell ran longer than the %v of --timeout (measured from its execute_request to its execute_reply) and was interrupted; "+
@@ -280,11 +300,20 @@ func runCell(ctx context.Context, c *Client, nb *Notebook, i int, o Config) (*Ce
 // (a window that moves on as output comes); when output is left out between them, a stderr line
 // says how much, where it was. The window is written out before the next output that is not a
 // stream, and at the end of the cell.
+//
+// With a budget, the outputs of all the cells of a run together hold at most budget.max bytes
+// (see MaxRunOutput): held counts the cell's, and an output that does not fit is not kept, nor
+// is any later one of the cell (over is set and budget.over closed).
 type accumulator struct {
 	cell      *Cell
 	clearNext bool
 	displays  map[string][]*Output
 	max       int
+
+	budget *runBudget      // nil: no limit
+	held   int             // bytes of the cell's outputs: stream text written out, and the others' messages
+	sizes  map[*Output]int // of the outputs a display_id can update
+	over   bool            // an output did not fit in the budget
 
 	open    *Output         // the last output, a stream whose text is still in text
 	text    strings.Builder // of open
@@ -302,11 +331,81 @@ type streamChunk struct {
 	lost       int
 }
 
+// runBudget is what the cells of one run may keep of their outputs together.
+type runBudget struct {
+	max  int           // bytes
+	done int           // kept by the cells that have run
+	over chan struct{} // closed when an output did not fit
+}
+
+func newRunBudget(max int) *runBudget { return &runBudget{max: max, over: make(chan struct{})} }
+
 func newAccumulator(cell *Cell, max int) *accumulator {
-	return &accumulator{cell: cell, displays: map[string][]*Output{}, max: max}
+	return &accumulator{cell: cell, displays: map[string][]*Output{}, max: max, sizes: map[*Output]int{}}
+}
+
+// fits reports whether the cell's outputs may grow by n bytes; when they may not, the budget is
+// marked over.
+func (a *accumulator) fits(n int) bool {
+	if a.budget == nil || a.budget.done+a.held+a.tailLen+n <= a.budget.max {
+		return true
+	}
+	if !a.over {
+		a.over = true
+		close(a.budget.over)
+	}
+	return false
+}
+
+// streamGrowth bounds how much stream text of n bytes can add to what the cell holds: the
+// stream is kept within max (see addStream), except the kernel's notes of lost output.
+func (a *accumulator) streamGrowth(n, lost int) int {
+	if lost > 0 {
+		return n
+	}
+	return min(n, max(a.max-a.kept-a.tailLen, 0))
+}
+
+// addPages keeps what the cell sent to the pager (%help, ?name), the "page" payloads of its
+// execute_reply, as display outputs after the others, within the budget: JupyterLab shows them
+// below the cell's outputs and saves them there, and a run has no pager to show them in.
+func (a *accumulator) addPages(reply json.RawMessage) {
+	var r struct {
+		Payload []struct {
+			Source string          `json:"source"`
+			Data   json.RawMessage `json:"data"`
+		} `json:"payload"`
+	}
+	json.Unmarshal(reply, &r)
+	for _, p := range r.Payload {
+		var data map[string]any
+		if p.Source != "page" || a.over || json.Unmarshal(p.Data, &data) != nil || len(data) == 0 {
+			continue
+		}
+		a.keep(&Output{OutputType: "display_data", Data: data, Metadata: map[string]any{}}, len(p.Data))
+	}
+}
+
+// keep adds o, of size bytes, to the outputs if it fits in the budget.
+func (a *accumulator) keep(o *Output, size int) bool {
+	if !a.fits(size) {
+		return false
+	}
+	a.addOutput(o)
+	a.held += size
+	return true
 }
 
 func (a *accumulator) add(m *kernel.Message) {
+	if a.over {
+		return // the budget is spent: the cell is being interrupted, and nothing more is kept
+	}
+	switch m.Header.MsgType {
+	case "stream", "display_data", "execute_result", "error":
+		if a.clearNext {
+			a.clear()
+		}
+	}
 	var c struct {
 		Name           string         `json:"name"`
 		Text           string         `json:"text"`
@@ -329,21 +428,33 @@ func (a *accumulator) add(m *kernel.Message) {
 			Bytes int `json:"bytes"`
 		}
 		json.Unmarshal(m.Metadata, &meta)
-		a.addStream(c.Name, c.Text, meta[kernel.LossMetadata].Bytes)
+		lost := meta[kernel.LossMetadata].Bytes
+		if a.fits(a.streamGrowth(len(c.Text), lost)) {
+			a.addStream(c.Name, c.Text, lost)
+		}
 	case "display_data":
 		o := &Output{OutputType: "display_data", Data: c.Data, Metadata: c.Metadata}
-		a.addOutput(o)
-		if displayID != "" {
+		if a.keep(o, len(m.Content)) && displayID != "" {
 			a.displays[displayID] = append(a.displays[displayID], o)
+			a.sizes[o] = len(m.Content)
 		}
 	case "update_display_data":
+		growth := 0
+		for _, o := range a.displays[displayID] {
+			growth += len(m.Content) - a.sizes[o]
+		}
+		if growth > 0 && !a.fits(growth) {
+			return
+		}
 		for _, o := range a.displays[displayID] {
 			o.Data, o.Metadata = c.Data, c.Metadata
+			a.sizes[o] = len(m.Content)
 		}
+		a.held += growth
 	case "execute_result":
-		a.addOutput(&Output{OutputType: "execute_result", Data: c.Data, Metadata: c.Metadata, ExecutionCount: c.ExecutionCount})
+		a.keep(&Output{OutputType: "execute_result", Data: c.Data, Metadata: c.Metadata, ExecutionCount: c.ExecutionCount}, len(m.Content))
 	case "error":
-		a.addOutput(&Output{OutputType: "error", Ename: c.Ename, Evalue: c.Evalue, Traceback: c.Traceback})
+		a.keep(&Output{OutputType: "error", Ename: c.Ename, Evalue: c.Evalue, Traceback: c.Traceback}, len(m.Content))
 	case "clear_output":
 		if c.Wait {
 			a.clearNext = true
@@ -357,6 +468,8 @@ func (a *accumulator) clear() {
 	a.closeStream()
 	a.cell.Outputs = nil
 	a.displays = map[string][]*Output{}
+	a.sizes = map[*Output]int{}
+	a.held = 0
 	a.clearNext = false
 	a.kept, a.tail, a.tailLen, a.omitted, a.about = 0, nil, 0, 0, false
 }
@@ -449,6 +562,7 @@ func (a *accumulator) appendStream(name, text string) {
 		a.cell.Outputs = append(a.cell.Outputs, a.open)
 	}
 	a.text.WriteString(text)
+	a.held += len(text)
 }
 
 // closeStream stores the text of the open stream output.
@@ -469,10 +583,14 @@ func (a *accumulator) addOutput(o *Output) {
 	a.cell.Outputs = append(a.cell.Outputs, o)
 }
 
-// finish writes out what is pending at the end of the cell.
+// finish writes out what is pending at the end of the cell, and counts the cell's outputs in
+// the run's budget; it is called once.
 func (a *accumulator) finish() {
 	a.flushTail()
 	a.closeStream()
+	if a.budget != nil {
+		a.budget.done += a.held
+	}
 }
 
 // byteSize formats n bytes as --max-output takes them: "512B", "64KiB", "1.5MiB".
@@ -558,8 +676,12 @@ Limits: --timeout bounds a cell's execution, from its execute_request to its rep
 cell's includes the start of the interpreter); a cell that runs longer is interrupted and fails.
 A cell's saved stream output (stdout and stderr) is at most --max-output: past it the first and
 the last half are kept, with a line saying how much was left out between them. One display
-output (a figure, a table) is at most 256MiB: a larger one fails its cell (OutputTooLarge); the
-number of a cell's display outputs is not limited.
+output (a figure, a table) is at most 256MiB: a larger one fails its cell (OutputTooLarge). The
+outputs a run keeps, every cell's together, are at most 1GiB (they are held in memory until the
+notebook is saved; displays replaced or cleared no longer count): the output that would pass it
+is not kept, its cell is interrupted and fails (OutputLimit), and the run stops there, the
+notebook saved as far as it ran. A notebook file is at most 2GiB: it is read whole into memory,
+and a larger one is refused before anything runs.
 `
 
 // RunMain is `gosbi run NOTEBOOK.ipynb... [--out DIR] [--html] [--param name=value] [--timeout D] [--max-output SIZE]`.
@@ -571,7 +693,7 @@ func RunMain(args []string) error {
 	maxOutput := sizeFlag(DefaultMaxOutput)
 	fs.Var(&maxOutput, "max-output", "save at most `SIZE` of a cell's stream output, its first and last half (e.g. 16MiB; at most 1GiB)")
 	params := paramFlag{}
-	fs.Var(params, "param", "set a parameter of the cell tagged \"parameters\": `name=value` (repeatable; the name must be one it declares)")
+	fs.Var(params, "param", "set a parameter of the cell tagged \"parameters\": `name=value` (repeatable; a variable of its top level, and a value of its type)")
 	quiet := fs.Bool("quiet", false, "do not print progress")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), runUsage+"\n")
@@ -684,7 +806,7 @@ func (j runJob) saveTo() (dest string, changed bool, err error) {
 	if !j.inPlace {
 		return j.dest, false, nil
 	}
-	if b, err := os.ReadFile(j.path); err == nil && sha256.Sum256(b) == j.sum {
+	if sum, err := fileSum(j.path); err == nil && sum == j.sum {
 		return j.dest, false, nil
 	}
 	target, err := atomicfile.Target(j.dest)

@@ -151,6 +151,33 @@ func TestUnknownParameter(t *testing.T) {
 	}
 }
 
+// TestParameterRefusedBeforeRun checks that gosbi run refuses, before any cell runs, a --param
+// naming a variable declared inside a block of the cell tagged "parameters" and a --param whose
+// value is not of the parameter's type.
+func TestParameterRefusedBeforeRun(t *testing.T) {
+	dir := t.TempDir()
+	nb := `{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+		{"cell_type": "code", "id": "a", "metadata": {"tags": ["parameters"]}, "source": "quick := true\nif quick {\n\tinner := 1\n\t_ = inner\n}", "outputs": []},
+		{"cell_type": "code", "id": "b", "metadata": {}, "source": "print ran", "outputs": []}]}`
+	path := filepath.Join(dir, "params.ipynb")
+	if err := os.WriteFile(path, []byte(nb), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ param, want string }{
+		{"inner=2", `declares inner inside a block or as a constant, and only the variables of its top level are parameters); its parameters (the cell tagged "parameters") are: quick`},
+		{"quick=maybe", `--param quick=maybe: quick is a bool`},
+	} {
+		out := filepath.Join(t.TempDir(), "out")
+		err := nbtest.RunMain([]string{"--quiet", "--timeout", "5s", "--out", out, path, "--param", tc.param})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("--param %s: error %v, want one saying %q", tc.param, err, tc.want)
+		}
+		if entries, _ := os.ReadDir(out); len(entries) != 0 {
+			t.Errorf("--param %s: the notebook ran (%d files written)", tc.param, len(entries))
+		}
+	}
+}
+
 func TestExecuteStopsAtError(t *testing.T) {
 	res := execute(t, "testdata/fake/fails.ipynb", nbtest.Config{})
 	if len(res.Errors) != 1 || res.Errors[0].Index != 2 || res.Errors[0].Ename != "FakeError" {
