@@ -2,7 +2,12 @@ package kernel_test
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +16,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/go-zeromq/zmq4"
+	"github.com/go-zeromq/zmq4/security/null"
 
 	"github.com/gosbi/gosbi/internal/kernel"
 	"github.com/gosbi/gosbi/internal/nbtest"
@@ -434,5 +442,91 @@ func TestConnectionFileKey(t *testing.T) {
 	<-ran
 	if n := strings.Count(log.String(), "not authenticated"); n != 1 {
 		t.Errorf("an empty key gave %d warnings that messages are not authenticated, want 1; log:\n%s", n, log)
+	}
+}
+
+// zmtpGreeting is the 64-byte ZMTP 3.0 greeting of a NULL-security client.
+func zmtpGreeting() []byte {
+	g := make([]byte, 64)
+	g[0], g[9] = 0xFF, 0x7F
+	g[10], g[11] = 3, 0
+	copy(g[12:], "NULL")
+	return g
+}
+
+// longFrame is the header of a ZMTP frame of size bytes (flags LONG, plus more).
+func longFrame(flags byte, size uint64) []byte {
+	return binary.BigEndian.AppendUint64([]byte{flags | 0x02}, size)
+}
+
+// TestOversizedMessages sends, on each socket, frames whose declared size (or whose sum in one
+// message) exceeds what the kernel accepts: the kernel disconnects that peer without reading
+// or allocating the message, says why in its log, and goes on answering other clients.
+func TestOversizedMessages(t *testing.T) {
+	h := start(t, setup{key: "k"})
+	dealer := func(port int) net.Conn {
+		raw, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { raw.Close() })
+		if _, err := zmq4.Open(raw, null.Security(), zmq4.Dealer, zmq4.SocketIdentity("big"), false, nil); err != nil {
+			t.Fatal(err)
+		}
+		return raw
+	}
+	mib := make([]byte, 1<<20)
+	for _, tc := range []struct {
+		name string
+		port int
+		// handshake false: the bytes follow the greeting alone (a command frame in place
+		// of READY).
+		handshake bool
+		send      [][]byte
+	}{
+		{"a frame of 2^62 bytes on shell", h.ci.ShellPort, true, [][]byte{longFrame(0, 1<<62)}},
+		{"a frame of 1 GiB on control", h.ci.ControlPort, true, [][]byte{longFrame(0, 1<<30)}},
+		{"a command of 2^62 bytes instead of READY", h.ci.ShellPort, false, [][]byte{zmtpGreeting(), longFrame(0x04, 1<<62)}},
+		{"65 frames of 1 MiB in one message on stdin", h.ci.StdinPort, true, func() [][]byte {
+			var f [][]byte
+			for range 65 {
+				f = append(f, longFrame(0x01, 1<<20), mib)
+			}
+			return f
+		}()},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h.log.Reset()
+			var raw net.Conn
+			if tc.handshake {
+				raw = dealer(tc.port)
+			} else {
+				var err error
+				raw, err = net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", tc.port))
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer raw.Close()
+			}
+			go func() {
+				for _, b := range tc.send {
+					if _, err := raw.Write(b); err != nil {
+						return
+					}
+				}
+			}()
+			// The kernel closes the connection: reading ends (a greeting or READY may come
+			// first), with a reset when the kernel left bytes of ours unread.
+			raw.SetReadDeadline(time.Now().Add(20 * time.Second))
+			if _, err := io.Copy(io.Discard, raw); err != nil && !errors.Is(err, syscall.ECONNRESET) {
+				t.Errorf("the kernel did not close the connection: %v", err)
+			}
+			if !strings.Contains(h.log.String(), "at most 64 MiB") {
+				t.Errorf("the log does not say why the peer was disconnected:\n%s", h.log)
+			}
+			if r := h.request("shell", "kernel_info_request", map[string]any{}); r["status"] != "ok" {
+				t.Errorf("kernel_info after the oversized message: %v", r)
+			}
+		})
 	}
 }
