@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -200,11 +201,25 @@ func (k *Kernel) call(req *request, r ipc.Request) ipc.Event {
 	}
 	k.mu.Unlock()
 	if err := w.send(r); err != nil {
+		var big *ipc.TooLargeError
+		if errors.As(err, &big) {
+			// Nothing was written: no reply will come.
+			k.forget(req)
+			return k.deathEvent(req, "RequestTooLarge", fmt.Sprintf("the %s is %s once encoded for the Go worker process, more than the %s it accepts",
+				requestNoun(r.Type), byteSize(big.Size), byteSize(big.Max)), nil)
+		}
 		// The pipe is broken: the worker is dying, and its pump will deliver the cause.
 		k.logf("send to worker: %v", err)
 	}
 	ev := <-req.reply
+	k.forget(req)
+	return ev
+}
+
+// forget removes req from the requests in flight.
+func (k *Kernel) forget(req *request) {
 	k.mu.Lock()
+	defer k.mu.Unlock()
 	delete(k.reqs, req.id)
 	if k.running == req {
 		k.running = nil
@@ -212,8 +227,14 @@ func (k *Kernel) call(req *request, r ipc.Request) ipc.Event {
 	if k.inputOwner == req {
 		k.inputOwner = nil
 	}
-	k.mu.Unlock()
-	return ev
+}
+
+// requestNoun names what a request of type typ carries, for errors.
+func requestNoun(typ string) string {
+	if typ == ipc.Execute {
+		return "cell"
+	}
+	return typ + " request"
 }
 
 // deathEvent builds the error reported for a request whose worker ended, and publishes it unless

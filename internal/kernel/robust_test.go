@@ -530,3 +530,34 @@ func TestOversizedMessages(t *testing.T) {
 		})
 	}
 }
+
+// TestRequestTooLargeForWorker sends a cell that fits in a message but not, once encoded for
+// the worker (where Go's JSON writes '<' as \u003c), in the worker's pipe: the cell fails with
+// an error that says so instead of waiting for ever, and the next cell runs. (The cell is
+// silent: its execute_input, 270 MiB, would take the test client long to read.)
+func TestRequestTooLargeForWorker(t *testing.T) {
+	h := start(t, setup{key: "k"})
+	m, err := kernel.NewMessage("execute_request", h.c.Session, nil, map[string]any{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Content = json.RawMessage(`{"code":"` + strings.Repeat("<", 45<<20) + `","silent":true}`)
+	f, err := kernel.Encode(m, []byte("k"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.c.SendFrames("shell", f); err != nil {
+		t.Fatal(err)
+	}
+	ex, err := h.c.Collect(h.ctx, m, nbtest.ExecuteConfig{})
+	if err != nil {
+		t.Fatalf("no reply to a cell too large for the worker: %v", err)
+	}
+	rc := replyContent(t, ex)
+	if rc["status"] != "error" || !strings.Contains(fmt.Sprint(rc["evalue"]), "MiB") {
+		t.Errorf("reply %v, want an error that gives the sizes", rc["evalue"])
+	}
+	if rc := replyContent(t, h.exec("print next", nbtest.ExecuteConfig{})); rc["status"] != "ok" {
+		t.Errorf("the next cell replied %v", rc)
+	}
+}
