@@ -326,7 +326,7 @@ func (s *Session) env(arg string) Result {
 // content followed by the body the same way.
 func (s *Session) writeFile(arg, body string) Result {
 	appendMode := false
-	if rest, ok := strings.CutPrefix(arg, "-a "); ok {
+	if rest, ok := strings.CutPrefix(arg, "-a"); ok && (rest == "" || rest[0] == ' ' || rest[0] == '\t') {
 		appendMode, arg = true, strings.TrimSpace(rest)
 	}
 	if arg == "" {
