@@ -311,7 +311,11 @@ func (s *Session) env(arg string) Result {
 	}
 	name, val = strings.TrimSpace(name), strings.TrimSpace(val)
 	if !set {
-		fmt.Fprintln(out, os.Getenv(name))
+		v, ok := os.LookupEnv(name)
+		if !ok {
+			return s.fail(fmt.Errorf("%%env: %s is not set (%%env %s=VALUE sets it)", name, name))
+		}
+		fmt.Fprintln(out, v)
 		return Result{}
 	}
 	if err := os.Setenv(name, val); err != nil {

@@ -141,3 +141,18 @@ func TestMagicLinesInsideLiterals(t *testing.T) {
 		})
 	}
 }
+
+// TestEnvUnset: %env NAME of a variable that is not set says so, instead of printing the empty
+// line that a variable set to "" prints too.
+func TestEnvUnset(t *testing.T) {
+	t.Setenv("GOSBI_TEST_EMPTY", "")
+	ts := newTestSession(t)
+	if res := ts.run("%env GOSBI_TEST_EMPTY"); res.Err != nil || ts.out.String() != "\n" {
+		t.Errorf("a variable set to \"\": output %q, error %+v", ts.out.String(), res.Err)
+	}
+	ts.out.Reset()
+	res := ts.run("%env GOSBI_TEST_NOT_SET_ANYWHERE")
+	if res.Err == nil || !strings.Contains(res.Err.Value, "GOSBI_TEST_NOT_SET_ANYWHERE is not set") {
+		t.Errorf("an unset variable: output %q, error %+v, want an error saying it is not set", ts.out.String(), res.Err)
+	}
+}
