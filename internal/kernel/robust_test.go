@@ -114,8 +114,8 @@ func TestMalformedMessages(t *testing.T) {
 			t.Fatalf("%s: %v", name, err)
 		}
 	}
-	// Malformed JSON in the content of an execute request: the request is answered (with an
-	// empty cell) and the kernel goes on.
+	// A field of the wrong type in the content of an execute request: the request is answered
+	// with an error (TestMalformedRequestContent) and the kernel goes on.
 	h.c.SendFrames("shell", sign(strings.Replace(header, "kernel_info_request", "execute_request", 1), "{}", "{}", `{"code": 5}`))
 	for _, channel := range []string{"shell", "control"} {
 		r := h.request(channel, "kernel_info_request", map[string]any{})
@@ -559,5 +559,53 @@ func TestRequestTooLargeForWorker(t *testing.T) {
 	}
 	if rc := replyContent(t, h.exec("print next", nbtest.ExecuteConfig{})); rc["status"] != "ok" {
 		t.Errorf("the next cell replied %v", rc)
+	}
+}
+
+// TestMalformedRequestContent sends requests whose content has a field of the wrong type: each
+// is answered with an error that names the field, not run on an empty cell and answered "ok".
+func TestMalformedRequestContent(t *testing.T) {
+	h := start(t, setup{})
+	for _, tc := range []struct {
+		msgType, content string
+		status           string
+	}{
+		{"execute_request", `{"code": 5}`, "error"},
+		{"execute_request", `{"code": "1", "silent": "no"}`, "error"},
+		{"complete_request", `{"code": ["fmt.Pr"], "cursor_pos": 6}`, "error"},
+		{"inspect_request", `{"code": "fmt.Println", "cursor_pos": "5"}`, "error"},
+		{"is_complete_request", `{"code": 7}`, "unknown"},
+	} {
+		m, err := kernel.NewMessage(tc.msgType, h.c.Session, nil, map[string]any{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.Content = json.RawMessage(tc.content)
+		f, err := kernel.Encode(m, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := h.c.SendFrames("shell", f); err != nil {
+			t.Fatal(err)
+		}
+		r, err := h.c.Shell.Next(h.ctx, nbtest.ParentIs(m.Header.MsgID))
+		if err != nil {
+			t.Fatalf("%s %s: no reply: %v", tc.msgType, tc.content, err)
+		}
+		rc := decode(t, r.Content)
+		if rc["status"] != tc.status {
+			t.Errorf("%s %s: reply %v, want status %s", tc.msgType, tc.content, rc, tc.status)
+		} else if tc.status == "error" && !strings.Contains(fmt.Sprint(rc["evalue"]), "of type") {
+			t.Errorf("%s %s: error %q does not say what was expected", tc.msgType, tc.content, rc["evalue"])
+		}
+		// Let the idle of the request pass, so that the next one is not aborted behind it.
+		if _, err := h.c.IOPub.Next(h.ctx, func(s *kernel.Message) bool {
+			return s.Header.MsgType == "status" && strings.Contains(string(s.ParentHeader), m.Header.MsgID) && strings.Contains(string(s.Content), "idle")
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if rc := replyContent(t, h.exec("print fine", nbtest.ExecuteConfig{})); rc["status"] != "ok" || rc["execution_count"] != 1.0 {
+		t.Errorf("the next cell replied %v, want ok and execution_count 1 (the malformed requests ran nothing)", rc)
 	}
 }
