@@ -340,10 +340,16 @@ func IsComplete(code string) (status, indent string) {
 	if strings.TrimSpace(code) == "" {
 		return "complete", ""
 	}
+	if _, ok := helpRequest(code); ok {
+		return "complete", ""
+	}
 	if segs, ok := splitMagics(code); ok {
 		var goLines []string
 		for _, sg := range segs {
 			if sg.magic != "" {
+				if name, _, _ := strings.Cut(sg.magic, " "); name == "%%compile" || name == "%%time" {
+					return IsComplete(sg.code) // the body is Go
+				}
 				if strings.HasPrefix(sg.magic, "%%") {
 					return "complete", ""
 				}

@@ -97,6 +97,12 @@ func TestIsComplete(t *testing.T) {
 		{"%time f()", "complete", ""},
 		{"%%writefile a.txt\nfunc {", "complete", ""},
 		{"", "complete", ""},
+		// A help request runs as it is; the body of %%compile and %%time is Go.
+		{"?strings.Split", "complete", ""},
+		{"mat.Dense.Mul?", "complete", ""},
+		{"%%compile\nfunc f() {", "incomplete", "    "},
+		{"%%time\nx := 1 +", "incomplete", ""},
+		{"%%compile\nfunc f() {}", "complete", ""},
 	}
 	for _, c := range cases {
 		st, ind := IsComplete(c.code)

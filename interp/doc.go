@@ -22,6 +22,11 @@
 // compiled code runs to its end: the cell reports the interrupt only then, and nothing of it
 // runs afterwards (the kernel restarts the worker if that takes longer than its grace period).
 //
+// One output of a cell (a display, its result, its error) may have at most ipc.MaxMessage
+// (256 MiB) once encoded: a larger display or result fails the cell with OutputTooLarge, and
+// an error whose message and trace have more than a sixteenth of that is cut, with a note,
+// so that it reaches the cell. The worker and its state go on in both cases.
+//
 // # Workarounds
 //
 // Faults of the interpreter that a rewrite of the source avoids are avoided by the passes of

@@ -26,9 +26,9 @@ type segment struct {
 	line  int
 }
 
-// splitMagics cuts a cell into Go source and magic lines (lines starting with % or !). A cell
-// magic (%%name) must be the first line and takes the whole cell. ok is false when the cell
-// has no magics.
+// splitMagics cuts a cell into Go source and magic lines (lines starting with % or !, outside a
+// raw string or block comment). A cell magic (%%name) must be the first line and takes the
+// whole cell. ok is false when the cell has no magics.
 func splitMagics(code string) (segs []segment, ok bool) {
 	lines := strings.Split(code, "\n")
 	for i, l := range lines {
@@ -49,9 +49,10 @@ func splitMagics(code string) (segs []segment, ok bool) {
 		}
 		goLines = nil
 	}
+	open := notOpen // a raw string or block comment that a Go line left open
 	for i, l := range lines {
 		t := strings.TrimLeft(l, " \t")
-		if strings.HasPrefix(t, "%") || strings.HasPrefix(t, "!") && !strings.HasPrefix(t, "!=") {
+		if open == notOpen && (strings.HasPrefix(t, "%") || strings.HasPrefix(t, "!") && !strings.HasPrefix(t, "!=")) {
 			flushGo()
 			segs = append(segs, segment{magic: strings.TrimSpace(t), line: i + 1})
 			ok = true
@@ -61,9 +62,66 @@ func splitMagics(code string) (segs []segment, ok bool) {
 			goStart = i
 		}
 		goLines = append(goLines, l)
+		open = openAfter(l, open)
 	}
 	flushGo()
 	return segs, ok
+}
+
+// literal is what a line of Go leaves open for the next: nothing, a raw string or a block
+// comment. A line inside one is Go, even when it starts with % or !.
+type literal int
+
+const (
+	notOpen literal = iota
+	rawString
+	blockComment
+)
+
+// openAfter returns what is open after line, given what was open before it. Interpreted
+// strings, runes and line comments end with their line, so only what they hide matters.
+func openAfter(line string, open literal) literal {
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch open {
+		case rawString:
+			if c == '`' {
+				open = notOpen
+			}
+			continue
+		case blockComment:
+			if c == '*' && i+1 < len(line) && line[i+1] == '/' {
+				open, i = notOpen, i+1
+			}
+			continue
+		}
+		switch {
+		case c == '`':
+			open = rawString
+		case c == '/' && i+1 < len(line) && line[i+1] == '/':
+			return notOpen
+		case c == '/' && i+1 < len(line) && line[i+1] == '*':
+			open, i = blockComment, i+1
+		case c == '"' || c == '\'':
+			i = quoteEnd(line, i)
+		}
+	}
+	return open
+}
+
+// quoteEnd returns the index of the quote that closes the string or rune opened at line[i]
+// (the end of the line if none does).
+func quoteEnd(line string, i int) int {
+	q := line[i]
+	for i++; i < len(line); i++ {
+		switch line[i] {
+		case '\\':
+			i++
+		case q:
+			return i
+		}
+	}
+	return len(line)
 }
 
 // runSegments runs the parts of a cell in order; it stops at the first failure.
@@ -253,7 +311,11 @@ func (s *Session) env(arg string) Result {
 	}
 	name, val = strings.TrimSpace(name), strings.TrimSpace(val)
 	if !set {
-		fmt.Fprintln(out, os.Getenv(name))
+		v, ok := os.LookupEnv(name)
+		if !ok {
+			return s.fail(fmt.Errorf("%%env: %s is not set (%%env %s=VALUE sets it)", name, name))
+		}
+		fmt.Fprintln(out, v)
 		return Result{}
 	}
 	if err := os.Setenv(name, val); err != nil {
@@ -268,7 +330,7 @@ func (s *Session) env(arg string) Result {
 // content followed by the body the same way.
 func (s *Session) writeFile(arg, body string) Result {
 	appendMode := false
-	if rest, ok := strings.CutPrefix(arg, "-a "); ok {
+	if rest, ok := strings.CutPrefix(arg, "-a"); ok && (rest == "" || rest[0] == ' ' || rest[0] == '\t') {
 		appendMode, arg = true, strings.TrimSpace(rest)
 	}
 	if arg == "" {

@@ -105,3 +105,54 @@ func TestMagics(t *testing.T) {
 		})
 	}
 }
+
+// TestMagicLinesInsideLiterals: a line of a raw string or of a block comment that starts with %
+// or ! is Go, not a magic; a magic after the literal has closed is still one.
+func TestMagicLinesInsideLiterals(t *testing.T) {
+	cases := []struct {
+		name, code string
+		result     string
+		out        string // a substring of the output ("" for none)
+		notOut     string // what the output must not hold
+	}{
+		{name: "format verbs in a raw string", code: "s := `\n%d items\n%s`\nlen(s)", result: "12"},
+		{name: "a ! line in a raw string", code: "s := `\n!echo ran\n`\nlen(s)", result: "11", notOut: "ran"},
+		{name: "a % line in a block comment", code: "/*\n% not a magic\n*/\n1 + 1", result: "2"},
+		{name: "a magic after the raw string", code: "s := `a\n%b`\n!echo after\nlen(s)", result: "4", out: "after"},
+		{name: "a backquote in a string or a comment opens nothing", code: "q := \"`\" // `\n!echo yes\nq", result: "\"`\"", out: "yes"},
+		{name: "a backquote in a rune opens nothing", code: "r := '`'\n!echo rune\nr", result: "96", out: "rune"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ts := newTestSession(t)
+			res := ts.run(c.code)
+			if res.Err != nil {
+				t.Fatalf("%s\n%s", res.Err.Value, strings.Join(res.Err.Traceback, "\n"))
+			}
+			if text(res) != c.result {
+				t.Errorf("result %q, want %q", text(res), c.result)
+			}
+			if c.out != "" && !strings.Contains(ts.out.String(), c.out) {
+				t.Errorf("output %q lacks %q", ts.out.String(), c.out)
+			}
+			if c.notOut != "" && strings.Contains(ts.out.String(), c.notOut) {
+				t.Errorf("output %q: a line of the literal ran as a shell command", ts.out.String())
+			}
+		})
+	}
+}
+
+// TestEnvUnset: %env NAME of a variable that is not set says so, instead of printing the empty
+// line that a variable set to "" prints too.
+func TestEnvUnset(t *testing.T) {
+	t.Setenv("GOSBI_TEST_EMPTY", "")
+	ts := newTestSession(t)
+	if res := ts.run("%env GOSBI_TEST_EMPTY"); res.Err != nil || ts.out.String() != "\n" {
+		t.Errorf("a variable set to \"\": output %q, error %+v", ts.out.String(), res.Err)
+	}
+	ts.out.Reset()
+	res := ts.run("%env GOSBI_TEST_NOT_SET_ANYWHERE")
+	if res.Err == nil || !strings.Contains(res.Err.Value, "GOSBI_TEST_NOT_SET_ANYWHERE is not set") {
+		t.Errorf("an unset variable: output %q, error %+v, want an error saying it is not set", ts.out.String(), res.Err)
+	}
+}

@@ -211,6 +211,27 @@ func tooLarge(err *ipc.TooLargeError) *Error {
 	return &Error{Name: "OutputTooLarge", Value: msg, Traceback: []string{"OutputTooLarge: " + msg}}
 }
 
+// fitError returns e, or, when its text may not fit in an event of max bytes (JSON may write a
+// byte as six), its name with the start of its message and a note that says where and why the
+// rest was cut, so that the error reaches the cell instead of ending the worker.
+func fitError(e *Error, max int) *Error {
+	size := len(e.Name) + len(e.Value)
+	for _, l := range e.Traceback {
+		size += len(l)
+	}
+	keep := max / 16
+	if size <= keep {
+		return e
+	}
+	head := e.Value
+	if len(head) > keep {
+		head = strings.ToValidUTF8(head[:keep], "")
+	}
+	msg := fmt.Sprintf("%s… [the error was cut here: its message and trace have %d bytes, more than one output may have (%d MiB)]",
+		head, size, max>>20)
+	return &Error{Name: e.Name, Value: msg, Traceback: []string{e.Name + ": " + msg}}
+}
+
 func (w *worker) execute(r ipc.Request) error {
 	abort := make(chan struct{})
 	w.mu.Lock()
@@ -242,6 +263,7 @@ func (w *worker) execute(r ipc.Request) error {
 	w.cur = ""
 	w.mu.Unlock()
 	if res.Err != nil {
+		res.Err = fitError(res.Err, w.enc.Max)
 		if !r.Silent {
 			if err := w.enc.Send(ipc.Event{ID: r.ID, Type: ipc.Error, Ename: res.Err.Name, Evalue: res.Err.Value, Traceback: res.Err.Traceback}); err != nil {
 				return err

@@ -605,3 +605,22 @@ func TestWorkerOutputTooLarge(t *testing.T) {
 		t.Fatalf("after the large outputs: %+v", res)
 	}
 }
+
+// TestWorkerErrorTooLarge makes a cell fail with an error larger than the largest event
+// (lowered to 1 MiB for the test): the cell gets the start of the error with a note that the
+// rest was cut, and the worker goes on with its state.
+func TestWorkerErrorTooLarge(t *testing.T) {
+	w := startWorkerEnv(t, "GOSBI_TEST_PROGRESS_DELAY=0s", "GOSBI_TEST_MAX_EVENT="+strconv.Itoa(1<<20))
+	w.execute("kept := 41", 1)
+	evs := w.execute(`panic(strings.Repeat("z", 2<<20))`, 2)
+	errs := ofType(evs, ipc.Error)
+	if len(errs) != 1 || !strings.Contains(errs[0].Evalue, "zzzz") || !strings.Contains(errs[0].Evalue, "cut") {
+		t.Errorf("events %.300v, want one error with the start of the panic's value and a note that it was cut", errs)
+	}
+	if r := evs[len(evs)-1]; r.Type != ipc.Reply || r.Content["status"] != "error" {
+		t.Errorf("reply %.300v", r)
+	}
+	if res := ofType(w.execute("kept + 1", 3), ipc.ExecuteResult); len(res) != 1 || res[0].Data["text/plain"] != "42" {
+		t.Fatalf("after the large error: %+v", res)
+	}
+}

@@ -16,6 +16,11 @@
 // reads more slowly than a cell prints still sees the end of the output, the result, the error
 // and status idle of every request.
 //
+// A message a peer sends may have at most 64 MiB (its frames together, each counted with 32
+// bytes more, so that a message of many tiny frames is bounded too). The front follows the
+// frame headers as they arrive and disconnects a peer whose message would be larger, before
+// reading or allocating it, and logs why; a ZeroMQ client connects again by itself.
+//
 // A connection file must have a "key"; an empty key (unsigned messages) starts the kernel with
 // a warning on its stderr.
 //

@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -25,7 +26,8 @@ func orTrue(b *bool) bool { return b == nil || *b }
 func (k *Kernel) execute(m *Message) {
 	var c executeRequest
 	if err := json.Unmarshal(m.Content, &c); err != nil {
-		k.logf("execute_request with malformed content: %v", err)
+		k.badExecute(m, err)
+		return
 	}
 	store := orTrue(c.StoreHistory) && !c.Silent
 	k.mu.Lock()
@@ -109,6 +111,26 @@ func (k *Kernel) execute(m *Message) {
 	}
 }
 
+// badRequest is the error content for a request whose content does not decode: it names the
+// field of the wrong type and what the protocol expects.
+func badRequest(m *Message, err error) map[string]any {
+	evalue := fmt.Sprintf("the %s was not run: its content does not follow the Jupyter messaging protocol (%v)", m.Header.MsgType, err)
+	return map[string]any{"status": "error", "ename": "BadRequest", "evalue": evalue, "traceback": []string{"BadRequest: " + evalue}}
+}
+
+// badExecute answers an execute_request whose content does not decode with an error, without
+// running anything or counting an execution.
+func (k *Kernel) badExecute(m *Message, err error) {
+	k.logf("execute_request with malformed content: %v", err)
+	content := badRequest(m, err)
+	k.publish("error", m, map[string]any{"ename": content["ename"], "evalue": content["evalue"], "traceback": content["traceback"]})
+	k.mu.Lock()
+	content["execution_count"] = k.execCount
+	k.mu.Unlock()
+	k.reply(k.shell, m, "execute_reply", content)
+	k.abortQueued()
+}
+
 func nonNil(s []string) []string {
 	if s == nil {
 		return []string{}
@@ -145,10 +167,16 @@ func (k *Kernel) forward(m *Message) {
 		CursorPos   *int   `json:"cursor_pos"`
 		DetailLevel int    `json:"detail_level"`
 	}
+	replyType := strings.TrimSuffix(m.Header.MsgType, "_request") + "_reply"
 	if err := json.Unmarshal(m.Content, &c); err != nil {
 		k.logf("%s with malformed content: %v", m.Header.MsgType, err)
+		content := badRequest(m, err)
+		if m.Header.MsgType == "is_complete_request" {
+			content = map[string]any{"status": "unknown"} // the only answer for a code it cannot judge
+		}
+		k.reply(k.shell, m, replyType, content)
+		return
 	}
-	replyType := strings.TrimSuffix(m.Header.MsgType, "_request") + "_reply"
 	pos := len([]rune(c.Code))
 	utf16 := false
 	if c.CursorPos != nil {
@@ -200,11 +228,25 @@ func (k *Kernel) call(req *request, r ipc.Request) ipc.Event {
 	}
 	k.mu.Unlock()
 	if err := w.send(r); err != nil {
+		var big *ipc.TooLargeError
+		if errors.As(err, &big) {
+			// Nothing was written: no reply will come.
+			k.forget(req)
+			return k.deathEvent(req, "RequestTooLarge", fmt.Sprintf("the %s is %s once encoded for the Go worker process, more than the %s it accepts",
+				requestNoun(r.Type), byteSize(big.Size), byteSize(big.Max)), nil)
+		}
 		// The pipe is broken: the worker is dying, and its pump will deliver the cause.
 		k.logf("send to worker: %v", err)
 	}
 	ev := <-req.reply
+	k.forget(req)
+	return ev
+}
+
+// forget removes req from the requests in flight.
+func (k *Kernel) forget(req *request) {
 	k.mu.Lock()
+	defer k.mu.Unlock()
 	delete(k.reqs, req.id)
 	if k.running == req {
 		k.running = nil
@@ -212,8 +254,14 @@ func (k *Kernel) call(req *request, r ipc.Request) ipc.Event {
 	if k.inputOwner == req {
 		k.inputOwner = nil
 	}
-	k.mu.Unlock()
-	return ev
+}
+
+// requestNoun names what a request of type typ carries, for errors.
+func requestNoun(typ string) string {
+	if typ == ipc.Execute {
+		return "cell"
+	}
+	return typ + " request"
 }
 
 // deathEvent builds the error reported for a request whose worker ended, and publishes it unless

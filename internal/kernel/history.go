@@ -43,7 +43,7 @@ func (k *Kernel) historyReply(m *Message) map[string]any {
 			sel = sel[len(sel)-c.N:]
 		}
 	case "range":
-		if c.Session == historySession || c.Session <= 0 {
+		if c.Session == historySession || c.Session == 0 { // 0: the current session; negative ones are earlier
 			for _, e := range all {
 				if e.line >= c.Start && (c.Stop <= 0 || e.line < c.Stop) {
 					sel = append(sel, e)

@@ -359,6 +359,23 @@ func TestHistory(t *testing.T) {
 	}
 }
 
+// TestHistorySessions: a range of session 0 (the current one, as IPython counts) or of the
+// session's own number gives the kernel's cells; a negative session counts back to earlier
+// sessions, which a kernel process does not have: none of its cells are theirs.
+func TestHistorySessions(t *testing.T) {
+	h := start(t, setup{})
+	h.exec("result 1", nbtest.ExecuteConfig{})
+	for _, tc := range []struct {
+		session float64
+		want    int
+	}{{0, 1}, {1, 1}, {-1, 0}, {-3, 0}, {2, 0}} {
+		r := h.request("shell", "history_request", map[string]any{"hist_access_type": "range", "session": tc.session, "start": 1, "stop": 0})
+		if got := len(r["history"].([]any)); got != tc.want {
+			t.Errorf("session %v: %d entries (%v), want %d", tc.session, got, r["history"], tc.want)
+		}
+	}
+}
+
 func TestComms(t *testing.T) {
 	h := start(t, setup{key: "k"})
 	r := h.request("shell", "comm_info_request", map[string]any{})

@@ -2,7 +2,12 @@ package kernel_test
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +16,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/go-zeromq/zmq4"
+	"github.com/go-zeromq/zmq4/security/null"
 
 	"github.com/gosbi/gosbi/internal/kernel"
 	"github.com/gosbi/gosbi/internal/nbtest"
@@ -106,8 +114,8 @@ func TestMalformedMessages(t *testing.T) {
 			t.Fatalf("%s: %v", name, err)
 		}
 	}
-	// Malformed JSON in the content of an execute request: the request is answered (with an
-	// empty cell) and the kernel goes on.
+	// A field of the wrong type in the content of an execute request: the request is answered
+	// with an error (TestMalformedRequestContent) and the kernel goes on.
 	h.c.SendFrames("shell", sign(strings.Replace(header, "kernel_info_request", "execute_request", 1), "{}", "{}", `{"code": 5}`))
 	for _, channel := range []string{"shell", "control"} {
 		r := h.request(channel, "kernel_info_request", map[string]any{})
@@ -434,5 +442,170 @@ func TestConnectionFileKey(t *testing.T) {
 	<-ran
 	if n := strings.Count(log.String(), "not authenticated"); n != 1 {
 		t.Errorf("an empty key gave %d warnings that messages are not authenticated, want 1; log:\n%s", n, log)
+	}
+}
+
+// zmtpGreeting is the 64-byte ZMTP 3.0 greeting of a NULL-security client.
+func zmtpGreeting() []byte {
+	g := make([]byte, 64)
+	g[0], g[9] = 0xFF, 0x7F
+	g[10], g[11] = 3, 0
+	copy(g[12:], "NULL")
+	return g
+}
+
+// longFrame is the header of a ZMTP frame of size bytes (flags LONG, plus more).
+func longFrame(flags byte, size uint64) []byte {
+	return binary.BigEndian.AppendUint64([]byte{flags | 0x02}, size)
+}
+
+// TestOversizedMessages sends, on each socket, frames whose declared size (or whose sum in one
+// message) exceeds what the kernel accepts: the kernel disconnects that peer without reading
+// or allocating the message, says why in its log, and goes on answering other clients.
+func TestOversizedMessages(t *testing.T) {
+	h := start(t, setup{key: "k"})
+	dealer := func(port int) net.Conn {
+		raw, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { raw.Close() })
+		if _, err := zmq4.Open(raw, null.Security(), zmq4.Dealer, zmq4.SocketIdentity("big"), false, nil); err != nil {
+			t.Fatal(err)
+		}
+		return raw
+	}
+	mib := make([]byte, 1<<20)
+	for _, tc := range []struct {
+		name string
+		port int
+		// handshake false: the bytes follow the greeting alone (a command frame in place
+		// of READY).
+		handshake bool
+		send      [][]byte
+	}{
+		{"a frame of 2^62 bytes on shell", h.ci.ShellPort, true, [][]byte{longFrame(0, 1<<62)}},
+		{"a frame of 1 GiB on control", h.ci.ControlPort, true, [][]byte{longFrame(0, 1<<30)}},
+		{"a command of 2^62 bytes instead of READY", h.ci.ShellPort, false, [][]byte{zmtpGreeting(), longFrame(0x04, 1<<62)}},
+		{"65 frames of 1 MiB in one message on stdin", h.ci.StdinPort, true, func() [][]byte {
+			var f [][]byte
+			for range 65 {
+				f = append(f, longFrame(0x01, 1<<20), mib)
+			}
+			return f
+		}()},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h.log.Reset()
+			var raw net.Conn
+			if tc.handshake {
+				raw = dealer(tc.port)
+			} else {
+				var err error
+				raw, err = net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", tc.port))
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer raw.Close()
+			}
+			go func() {
+				for _, b := range tc.send {
+					if _, err := raw.Write(b); err != nil {
+						return
+					}
+				}
+			}()
+			// The kernel closes the connection: reading ends (a greeting or READY may come
+			// first), with a reset when the kernel left bytes of ours unread.
+			raw.SetReadDeadline(time.Now().Add(20 * time.Second))
+			if _, err := io.Copy(io.Discard, raw); err != nil && !errors.Is(err, syscall.ECONNRESET) {
+				t.Errorf("the kernel did not close the connection: %v", err)
+			}
+			if !strings.Contains(h.log.String(), "at most 64 MiB") {
+				t.Errorf("the log does not say why the peer was disconnected:\n%s", h.log)
+			}
+			if r := h.request("shell", "kernel_info_request", map[string]any{}); r["status"] != "ok" {
+				t.Errorf("kernel_info after the oversized message: %v", r)
+			}
+		})
+	}
+}
+
+// TestRequestTooLargeForWorker sends a cell that fits in a message but not, once encoded for
+// the worker (where Go's JSON writes '<' as \u003c), in the worker's pipe: the cell fails with
+// an error that says so instead of waiting for ever, and the next cell runs. (The cell is
+// silent: its execute_input, 270 MiB, would take the test client long to read.)
+func TestRequestTooLargeForWorker(t *testing.T) {
+	h := start(t, setup{key: "k"})
+	m, err := kernel.NewMessage("execute_request", h.c.Session, nil, map[string]any{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Content = json.RawMessage(`{"code":"` + strings.Repeat("<", 45<<20) + `","silent":true}`)
+	f, err := kernel.Encode(m, []byte("k"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.c.SendFrames("shell", f); err != nil {
+		t.Fatal(err)
+	}
+	ex, err := h.c.Collect(h.ctx, m, nbtest.ExecuteConfig{})
+	if err != nil {
+		t.Fatalf("no reply to a cell too large for the worker: %v", err)
+	}
+	rc := replyContent(t, ex)
+	if rc["status"] != "error" || !strings.Contains(fmt.Sprint(rc["evalue"]), "MiB") {
+		t.Errorf("reply %v, want an error that gives the sizes", rc["evalue"])
+	}
+	if rc := replyContent(t, h.exec("print next", nbtest.ExecuteConfig{})); rc["status"] != "ok" {
+		t.Errorf("the next cell replied %v", rc)
+	}
+}
+
+// TestMalformedRequestContent sends requests whose content has a field of the wrong type: each
+// is answered with an error that names the field, not run on an empty cell and answered "ok".
+func TestMalformedRequestContent(t *testing.T) {
+	h := start(t, setup{})
+	for _, tc := range []struct {
+		msgType, content string
+		status           string
+	}{
+		{"execute_request", `{"code": 5}`, "error"},
+		{"execute_request", `{"code": "1", "silent": "no"}`, "error"},
+		{"complete_request", `{"code": ["fmt.Pr"], "cursor_pos": 6}`, "error"},
+		{"inspect_request", `{"code": "fmt.Println", "cursor_pos": "5"}`, "error"},
+		{"is_complete_request", `{"code": 7}`, "unknown"},
+	} {
+		m, err := kernel.NewMessage(tc.msgType, h.c.Session, nil, map[string]any{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.Content = json.RawMessage(tc.content)
+		f, err := kernel.Encode(m, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := h.c.SendFrames("shell", f); err != nil {
+			t.Fatal(err)
+		}
+		r, err := h.c.Shell.Next(h.ctx, nbtest.ParentIs(m.Header.MsgID))
+		if err != nil {
+			t.Fatalf("%s %s: no reply: %v", tc.msgType, tc.content, err)
+		}
+		rc := decode(t, r.Content)
+		if rc["status"] != tc.status {
+			t.Errorf("%s %s: reply %v, want status %s", tc.msgType, tc.content, rc, tc.status)
+		} else if tc.status == "error" && !strings.Contains(fmt.Sprint(rc["evalue"]), "of type") {
+			t.Errorf("%s %s: error %q does not say what was expected", tc.msgType, tc.content, rc["evalue"])
+		}
+		// Let the idle of the request pass, so that the next one is not aborted behind it.
+		if _, err := h.c.IOPub.Next(h.ctx, func(s *kernel.Message) bool {
+			return s.Header.MsgType == "status" && strings.Contains(string(s.ParentHeader), m.Header.MsgID) && strings.Contains(string(s.Content), "idle")
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if rc := replyContent(t, h.exec("print fine", nbtest.ExecuteConfig{})); rc["status"] != "ok" || rc["execution_count"] != 1.0 {
+		t.Errorf("the next cell replied %v, want ok and execution_count 1 (the malformed requests ran nothing)", rc)
 	}
 }

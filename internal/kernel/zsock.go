@@ -39,6 +39,11 @@ const (
 	writeTimeout = 30 * time.Second
 	// handshakeTimeout bounds the ZMTP greeting of a new connection.
 	handshakeTimeout = 10 * time.Second
+	// maxMessage bounds a message a peer sends (all its frames, each counted with
+	// frameOverhead): a peer that announces a larger one is disconnected before the kernel
+	// reads or allocates it.
+	maxMessage    = 64 << 20
+	frameOverhead = 32
 )
 
 // zsocket is a listening PUB, ROUTER or REP socket. A REP socket is served as a ROUTER whose
@@ -119,9 +124,12 @@ func (s *zsocket) accept(ln net.Listener) {
 // open performs the ZMTP handshake with a new peer and starts serving it.
 func (s *zsocket) open(raw net.Conn) {
 	raw.SetDeadline(time.Now().Add(handshakeTimeout))
-	lc := &lockedConn{Conn: raw}
+	lc := &lockedConn{Conn: raw, guard: frameGuard{greeting: zmtpGreetingLen}}
 	c, err := zmq4.Open(lc, null.Security(), s.typ, nil, true, nil)
 	if err != nil {
+		if lc.guard.err != nil {
+			err = lc.guard.err
+		}
 		s.logf("%s: handshake with %s: %v", s.name, raw.RemoteAddr(), err)
 		raw.Close()
 		return
@@ -282,6 +290,10 @@ func (p *zpeer) read() {
 	for {
 		m, err := p.c.RecvMsg()
 		if err != nil {
+			var big *tooLargeError
+			if errors.As(err, &big) {
+				p.s.logf("%s: peer %s disconnected: %v", p.s.name, p.raw.RemoteAddr(), big)
+			}
 			return
 		}
 		if m.Type == zmq4.CmdMsg || len(m.Frames) == 0 {
@@ -509,8 +521,24 @@ type lockedConn struct {
 	net.Conn
 	framed bool // the handshake is over: writes through Write are ZMTP frames
 
+	guard frameGuard // of Read: the sizes of the frames the peer sends
+
 	mu      sync.Mutex // held while a whole message or frame is written
 	pending []byte     // of Write, until a frame is complete
+}
+
+// Read reads what the peer sent, and fails, without passing them on, at the header of a frame
+// that would make its message larger than maxMessage: zmq4 allocates a frame's whole size as
+// soon as it has read its header.
+func (c *lockedConn) Read(p []byte) (int, error) {
+	if c.guard.err != nil {
+		return 0, c.guard.err
+	}
+	n, err := c.Conn.Read(p)
+	if gerr := c.guard.scan(p[:n]); gerr != nil {
+		return 0, gerr
+	}
+	return n, err
 }
 
 // Write takes what zmq4 writes: during the handshake it goes straight through; afterwards it
@@ -583,4 +611,88 @@ func (c *lockedConn) writeMessage(frames [][]byte, timeout time.Duration) error 
 		buf = buf[n:]
 	}
 	return nil
+}
+
+// zmtpGreetingLen is the size of the ZMTP 3 greeting, which precedes the first frame.
+const zmtpGreetingLen = 64
+
+// frameGuard follows the frames of a ZMTP stream as it is read and refuses a message larger
+// than maxMessage as soon as the header of the frame that makes it so has arrived.
+type frameGuard struct {
+	greeting int     // bytes of the greeting still to come
+	hdr      [9]byte // the header of the next frame, as far as it has come
+	hdrN     int
+	body     uint64 // bytes of the current frame's body still to come
+	last     bool   // the current frame is the last of its message
+	msg      uint64 // size of the current message so far
+	err      error
+}
+
+// scan follows b, the next bytes of the stream.
+func (g *frameGuard) scan(b []byte) error {
+	for len(b) > 0 && g.err == nil {
+		switch {
+		case g.greeting > 0:
+			n := min(g.greeting, len(b))
+			g.greeting -= n
+			b = b[n:]
+		case g.body > 0:
+			n := min(g.body, uint64(len(b)))
+			g.body -= n
+			b = b[n:]
+			if g.body == 0 && g.last {
+				g.msg = 0
+			}
+		default:
+			g.hdr[g.hdrN] = b[0]
+			g.hdrN++
+			b = b[1:]
+			g.header()
+		}
+	}
+	return g.err
+}
+
+// header takes a frame header once it is complete: flags (MORE 0x01, LONG 0x02), then a size
+// of one byte, or of eight when LONG.
+func (g *frameGuard) header() {
+	flags := g.hdr[0]
+	var size uint64
+	switch {
+	case g.hdrN == 2 && flags&0x02 == 0:
+		size = uint64(g.hdr[1])
+	case g.hdrN == 9:
+		size = binary.BigEndian.Uint64(g.hdr[1:9])
+	default:
+		return
+	}
+	g.hdrN = 0
+	g.last = flags&0x01 == 0
+	if size > maxMessage || g.msg+frameOverhead+size > maxMessage {
+		g.err = &tooLargeError{size: size, msg: g.msg}
+		return
+	}
+	g.msg += frameOverhead + size
+	g.body = size
+	if size == 0 && g.last {
+		g.msg = 0
+	}
+}
+
+// tooLargeError is the error of a peer that sent a message larger than maxMessage.
+type tooLargeError struct {
+	size, msg uint64 // the frame's size, and what its message held before it
+}
+
+func (e *tooLargeError) Error() string {
+	return fmt.Sprintf("it sent a message larger than the kernel accepts (a frame of %s after %s of the same message): a message may have at most %d MiB",
+		byteSize64(e.size), byteSize64(e.msg), maxMessage>>20)
+}
+
+// byteSize64 is byteSize for a size that may exceed an int.
+func byteSize64(n uint64) string {
+	if n > 1<<50 {
+		return fmt.Sprintf("%d bytes", n)
+	}
+	return byteSize(int(n))
 }
