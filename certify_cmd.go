@@ -217,6 +217,9 @@ func certifyMain(args []string) error {
 	if err := checkStudyFlags(fs, s, opts.dir, *out, *page); err != nil {
 		return fmt.Errorf("certify %s: %w", spec, err)
 	}
+	if err := checkOutputs(*out, *page); err != nil {
+		return fmt.Errorf("certify %s: %w", spec, err)
+	}
 	one := *s
 	if len(one.Seeds) == 1 {
 		one.Seed, one.Seeds = one.Seeds[0], nil
@@ -288,6 +291,20 @@ func checkStudyFlags(fs *flag.FlagSet, s *certifySpec, dir, out, page string) er
 	}
 	if len(s.Seeds) > 1 && (out != "" || page != "") {
 		return fmt.Errorf("--out and --html write one certificate, and the spec has %d seeds: each seed's certificate is kept in its record of the study (%s under jobs/certify)", len(s.Seeds), certificateFile)
+	}
+	return nil
+}
+
+// checkOutputs checks, before the certification runs, that the files of --out and --html can
+// be written, so that a path that cannot does not lose the work of a whole certification.
+func checkOutputs(out, page string) error {
+	for _, f := range []struct{ flag, path string }{{"--out", out}, {"--html", page}} {
+		if f.path == "" {
+			continue
+		}
+		if err := atomicfile.Writable(f.path); err != nil {
+			return fmt.Errorf("%s %s cannot be written (%w); give a file in a writable directory", f.flag, f.path, err)
+		}
 	}
 	return nil
 }

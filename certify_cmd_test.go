@@ -175,3 +175,25 @@ func TestCertifySpecEveryRemedy(t *testing.T) {
 		t.Errorf("MoreSimulations %d, LocalSimulations %d; want 700 and -1", cfg.MoreSimulations, cfg.LocalSimulations)
 	}
 }
+
+// TestCertifyUnwritableOutput: an --out or --html path that cannot be written (a directory, a
+// file in a directory that does not exist) is refused before the certification runs, not
+// after it, when the work would be lost.
+func TestCertifyUnwritableOutput(t *testing.T) {
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "spec.json")
+	if err := os.WriteFile(spec, []byte(`{"task": "two_moons", "simulations": 1500, "test": 500, "check": 300,
+		"epochs": 10, "remedies": [], "samples": 100, "sbc_samples": -1, "seed": 1}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ flag, path string }{
+		{"--out", dir},
+		{"--html", filepath.Join(dir, "no", "such", "dir", "cert.html")},
+	} {
+		code, stdout, stderr := gosbi(t, "certify", spec, c.flag, c.path)
+		if code != 1 || stdout != "" || !strings.Contains(stderr, c.flag+" "+c.path) {
+			t.Errorf("gosbi certify SPEC %s %s: exit status %d, stdout %q, stderr %q; want status 1, nothing run and an error naming the flag and path",
+				c.flag, c.path, code, stdout, stderr)
+		}
+	}
+}
