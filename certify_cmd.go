@@ -39,11 +39,13 @@ final test set, and prints the certificate. SPEC is a JSON object:
    "conformal": 8000,              calibration set of the conformal remedy (0: 4 × test where affordable)
    "epochs": 100,                  training epochs (0: sbi's default)
    "levels": [0.5, 0.8, 0.9, 0.95], "tolerance": 0.05, "alpha": 0.05, "conservative": false,
-   "remedies": ["more simulations", "coverage regularizer", "conformal regions"],
-                                   omitted: the default order; []: none; also "score calibration"
+   "remedies": ["more simulations", "coverage regularizer", "conformal regions", "score calibration"],
+                                   tried in this order; omitted: this order (the default); []: none
    "more_simulations": 0,          reserve for the more-simulations remedy (0: certify's default; -1: none)
    "local_simulations": 0,         L-C2ST set per observation (0: where affordable; -1: off)
-   "samples": 1000, "seed": 1,
+   "samples": 1000,                posterior draws per test pair (0: 1000)
+   "sbc_samples": 199,             draws per test pair of the SBC and TARP shown (0: 199; -1: none)
+   "seed": 1,
    "seeds": [1, 2, 3],             instead of seed: one certification per seed (needs --study)
    "observations": [[...], ...],   observations given as data rows
    "task_observations": [1, 2]}    sbibm observations by number (needs gosbi data fetch)

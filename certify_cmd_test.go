@@ -1,9 +1,11 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -194,6 +196,25 @@ func TestCertifyUnwritableOutput(t *testing.T) {
 		if code != 1 || stdout != "" || !strings.Contains(stderr, c.flag+" "+c.path) {
 			t.Errorf("gosbi certify SPEC %s %s: exit status %d, stdout %q, stderr %q; want status 1, nothing run and an error naming the flag and path",
 				c.flag, c.path, code, stdout, stderr)
+		}
+	}
+}
+
+// TestCertifyHelpNamesEveryField: gosbi help certify, which describes SPEC, names every field
+// that a spec may hold, and shows the default order of the remedies as the default.
+func TestCertifyHelpNamesEveryField(t *testing.T) {
+	defaults, err := json.Marshal(certify.DefaultRemedies())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `"remedies": ` + strings.ReplaceAll(string(defaults), ",", ", "); !strings.Contains(certifyHelp, want) {
+		t.Errorf("gosbi help certify does not show the default order of the remedies, %s", want)
+	}
+	typ := reflect.TypeFor[certifySpec]()
+	for i := range typ.NumField() {
+		name, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
+		if !strings.Contains(certifyHelp, `"`+name+`"`) {
+			t.Errorf("gosbi help certify does not describe the spec field %q", name)
 		}
 	}
 }
