@@ -56,7 +56,7 @@ func commands() []command {
 		{"repl", "repl                           interactive Go session in the terminal",
 			"An interactive Go session with history, Tab completion and the magics (%help lists them).\nCtrl-C stops the running cell, Ctrl-D quits. Without a terminal it reads cells from standard input.", false, interp.REPLMain},
 		{"data", "data fetch [--dir DIR] [--url URL]  download sbibm observations and reference samples",
-			"Downloads sbibm's observations, true parameters and reference posterior samples (about 19 MB)\ninto DIR (default $GOSBI_DATA, else the user cache directory), checking each file's size and\nSHA-256 against those recorded in gosbi. The tutorials work without them.", true, dataMain},
+			"Downloads sbibm's observations, true parameters and reference posterior samples (about 18 MB)\ninto DIR (default $GOSBI_DATA, else the user cache directory), checking each file's size and\nSHA-256 against those recorded in gosbi. The tutorials work without them.", true, dataMain},
 		{"study", "study run SPEC [--executor local|slurm] [--dir DIR] | status DIR | worker DIR INDEX",
 			"Runs a sweep as a resumable grid of jobs, on this machine or as Slurm job arrays;\nstatus counts the jobs per stage and state, worker runs one job (what an array task calls).", false, study.Main},
 		{"certify", "certify SPEC.json [--out FILE] [--html FILE] [--study DIR]  a posterior with its certificate for a task",

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"net/http"
@@ -226,4 +227,34 @@ func TestDataFetch(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// TestDataHelpSize: the size that gosbi help data and the README announce is the total of the
+// files recorded in sbi/task/sbibm.sum, in MB rounded to the nearest.
+func TestDataHelpSize(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("sbi", "task", "sbibm.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var total int64
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 3 || strings.HasPrefix(line, "#") {
+			continue
+		}
+		n, err := strconv.ParseInt(f[1], 10, 64)
+		if err != nil {
+			t.Fatalf("sbibm.sum: %q: %v", line, err)
+		}
+		total += n
+	}
+	want := fmt.Sprintf("about %d MB", (total+500_000)/1_000_000)
+	for _, args := range [][]string{{"help", "data"}, {"data", "fetch", "--help"}} {
+		if _, out, _ := gosbi(t, args...); !strings.Contains(out, want) {
+			t.Errorf("gosbi %s does not say %q (%d bytes):\n%s", strings.Join(args, " "), want, total, out)
+		}
+	}
+	if readme, err := os.ReadFile("README.md"); err != nil || !strings.Contains(string(readme), want) {
+		t.Errorf("README.md does not say %q (%v)", want, err)
+	}
 }
