@@ -73,6 +73,8 @@ func TestHelpAndExitCodes(t *testing.T) {
 		{[]string{"study", "run", "spec.json", "-h"}, 0, "--workers N", "", ""},
 		{[]string{"help", "study"}, 0, "gosbi study status DIR", "", ""},
 		{[]string{"version"}, 0, "gosbi ", "", ""},
+		{[]string{"version", "extra"}, 1, "", `version takes no arguments, got ["extra"]`, ""},
+		{[]string{"help", "help"}, 0, "usage: gosbi COMMAND", "", "help is a command of the list"},
 		{[]string{"nosuch"}, 1, "", `unknown command "nosuch" for "gosbi"`, ""},
 		{[]string{"help", "nosuch"}, 1, "", `unknown command "nosuch"`, ""},
 		{[]string{"run"}, 1, "", "no notebook given", "a usage error"},
