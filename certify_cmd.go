@@ -40,11 +40,11 @@ final test set, and prints the certificate. SPEC is a JSON object:
    "epochs": 100,                  training epochs (0: sbi's default)
    "levels": [0.5, 0.8, 0.9, 0.95], "tolerance": 0.05, "alpha": 0.05, "conservative": false,
    "remedies": ["more simulations", "coverage regularizer", "conformal regions", "score calibration"],
-                                   tried in the order given; omitted: these four in this order; []: none
+                                   tried in this order; omitted: this order (the default); []: none
    "more_simulations": 0,          reserve for the more-simulations remedy (0: certify's default; -1: none)
    "local_simulations": 0,         L-C2ST set per observation (0: where affordable; -1: off)
-   "samples": 1000,                posterior draws per test pair for the HPD ranks (0: 1000)
-   "sbc_samples": 199,             draws per pair of the SBC and TARP shown (0: 199; -1: neither)
+   "samples": 1000,                posterior draws per test pair (0: 1000)
+   "sbc_samples": 199,             draws per test pair of the SBC and TARP shown (0: 199; -1: none)
    "seed": 1,
    "seeds": [1, 2, 3],             instead of seed: one certification per seed (needs --study)
    "observations": [[...], ...],   observations given as data rows
@@ -219,6 +219,9 @@ func certifyMain(args []string) error {
 	if err := checkStudyFlags(fs, s, opts.dir, *out, *page); err != nil {
 		return fmt.Errorf("certify %s: %w", spec, err)
 	}
+	if err := checkOutputs(*out, *page); err != nil {
+		return fmt.Errorf("certify %s: %w", spec, err)
+	}
 	one := *s
 	if len(one.Seeds) == 1 {
 		one.Seed, one.Seeds = one.Seeds[0], nil
@@ -290,6 +293,20 @@ func checkStudyFlags(fs *flag.FlagSet, s *certifySpec, dir, out, page string) er
 	}
 	if len(s.Seeds) > 1 && (out != "" || page != "") {
 		return fmt.Errorf("--out and --html write one certificate, and the spec has %d seeds: each seed's certificate is kept in its record of the study (%s under jobs/certify)", len(s.Seeds), certificateFile)
+	}
+	return nil
+}
+
+// checkOutputs checks, before the certification runs, that the files of --out and --html can
+// be written, so that a path that cannot does not lose the work of a whole certification.
+func checkOutputs(out, page string) error {
+	for _, f := range []struct{ flag, path string }{{"--out", out}, {"--html", page}} {
+		if f.path == "" {
+			continue
+		}
+		if err := atomicfile.Writable(f.path); err != nil {
+			return fmt.Errorf("%s %s cannot be written (%w); give a file in a writable directory", f.flag, f.path, err)
+		}
 	}
 	return nil
 }

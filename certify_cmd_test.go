@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -177,14 +178,43 @@ func TestCertifySpecEveryRemedy(t *testing.T) {
 	}
 }
 
-// TestCertifyHelpListsEveryField: `gosbi help certify` names every field a spec may hold (the
-// README sends users there for the list), each as "name": in the JSON object it shows.
-func TestCertifyHelpListsEveryField(t *testing.T) {
+// TestCertifyUnwritableOutput: an --out or --html path that cannot be written (a directory, a
+// file in a directory that does not exist) is refused before the certification runs, not
+// after it, when the work would be lost.
+func TestCertifyUnwritableOutput(t *testing.T) {
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "spec.json")
+	if err := os.WriteFile(spec, []byte(`{"task": "two_moons", "simulations": 1500, "test": 500, "check": 300,
+		"epochs": 10, "remedies": [], "samples": 100, "sbc_samples": -1, "seed": 1}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ flag, path string }{
+		{"--out", dir},
+		{"--html", filepath.Join(dir, "no", "such", "dir", "cert.html")},
+	} {
+		code, stdout, stderr := gosbi(t, "certify", spec, c.flag, c.path)
+		if code != 1 || stdout != "" || !strings.Contains(stderr, c.flag+" "+c.path) {
+			t.Errorf("gosbi certify SPEC %s %s: exit status %d, stdout %q, stderr %q; want status 1, nothing run and an error naming the flag and path",
+				c.flag, c.path, code, stdout, stderr)
+		}
+	}
+}
+
+// TestCertifyHelpNamesEveryField: gosbi help certify, which describes SPEC, names every field
+// that a spec may hold, and shows the default order of the remedies as the default.
+func TestCertifyHelpNamesEveryField(t *testing.T) {
+	defaults, err := json.Marshal(certify.DefaultRemedies())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `"remedies": ` + strings.ReplaceAll(string(defaults), ",", ", "); !strings.Contains(certifyHelp, want) {
+		t.Errorf("gosbi help certify does not show the default order of the remedies, %s", want)
+	}
 	typ := reflect.TypeFor[certifySpec]()
 	for i := range typ.NumField() {
 		name, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
-		if !strings.Contains(certifyHelp, `"`+name+`":`) {
-			t.Errorf("gosbi help certify does not list the spec field %q", name)
+		if !strings.Contains(certifyHelp, `"`+name+`"`) {
+			t.Errorf("gosbi help certify does not describe the spec field %q", name)
 		}
 	}
 }

@@ -61,7 +61,10 @@ func commands() []command {
 			"Runs a sweep as a resumable grid of jobs, on this machine or as Slurm job arrays;\nstatus counts the jobs per stage and state, worker runs one job (what an array task calls).", false, study.Main},
 		{"certify", "certify SPEC.json [--out FILE] [--html FILE] [--study DIR]  a posterior with its certificate for a task",
 			certifyHelp, true, certifyMain},
-		{"version", "version                        print the version", "", false, func([]string) error {
+		{"version", "version                        print the version", "", false, func(a []string) error {
+			if len(a) > 0 {
+				return fmt.Errorf("version takes no arguments, got %q", a)
+			}
 			fmt.Println("gosbi", Version)
 			return nil
 		}},
@@ -221,7 +224,7 @@ func lookup(name string) (command, bool) {
 // exits 0; an unknown command or a usage error goes to standard error and exits 1.
 func main() {
 	args := os.Args[1:]
-	if len(args) == 0 || isHelp(args[0]) || args[0] == "help" && len(args) == 1 {
+	if len(args) == 0 || isHelp(args[0]) || args[0] == "help" && (len(args) == 1 || args[1] == "help") {
 		usage(os.Stdout)
 		return
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"net/http"
@@ -72,6 +73,8 @@ func TestHelpAndExitCodes(t *testing.T) {
 		{[]string{"study", "run", "spec.json", "-h"}, 0, "--workers N", "", ""},
 		{[]string{"help", "study"}, 0, "gosbi study status DIR", "", ""},
 		{[]string{"version"}, 0, "gosbi ", "", ""},
+		{[]string{"version", "extra"}, 1, "", `version takes no arguments, got ["extra"]`, ""},
+		{[]string{"help", "help"}, 0, "usage: gosbi COMMAND", "", "help is a command of the list"},
 		{[]string{"nosuch"}, 1, "", `unknown command "nosuch" for "gosbi"`, ""},
 		{[]string{"help", "nosuch"}, 1, "", `unknown command "nosuch"`, ""},
 		{[]string{"run"}, 1, "", "no notebook given", "a usage error"},
@@ -228,29 +231,32 @@ func TestDataFetch(t *testing.T) {
 	})
 }
 
-// TestDataHelpStatesDownloadSize: the size `gosbi help data` states is that of the files
-// recorded in sbi/task/sbibm.sum, in megabytes rounded to the nearest one.
-func TestDataHelpStatesDownloadSize(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("sbi", "task", "sbibm.sum"))
+// TestDataHelpSize: the size that gosbi help data and the README announce is the total of the
+// files recorded in sbi/task/sbibm.sum, in MB rounded to the nearest.
+func TestDataHelpSize(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("sbi", "task", "sbibm.sum"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	total := 0
-	for _, line := range strings.Split(string(data), "\n") {
+	var total int64
+	for _, line := range strings.Split(string(b), "\n") {
 		f := strings.Fields(line)
 		if len(f) != 3 || strings.HasPrefix(line, "#") {
 			continue
 		}
-		n, err := strconv.Atoi(f[1])
+		n, err := strconv.ParseInt(f[1], 10, 64)
 		if err != nil {
-			t.Fatalf("sbibm.sum line %q: %v", line, err)
+			t.Fatalf("sbibm.sum: %q: %v", line, err)
 		}
 		total += n
 	}
-	want := "about " + strconv.Itoa((total+500_000)/1_000_000) + " MB"
-	for _, c := range commands() {
-		if c.name == "data" && !strings.Contains(c.help, want) {
-			t.Errorf("gosbi help data says %q; the files of sbibm.sum hold %d bytes (%s)", c.help, total, want)
+	want := fmt.Sprintf("about %d MB", (total+500_000)/1_000_000)
+	for _, args := range [][]string{{"help", "data"}, {"data", "fetch", "--help"}} {
+		if _, out, _ := gosbi(t, args...); !strings.Contains(out, want) {
+			t.Errorf("gosbi %s does not say %q (%d bytes):\n%s", strings.Join(args, " "), want, total, out)
 		}
+	}
+	if readme, err := os.ReadFile("README.md"); err != nil || !strings.Contains(string(readme), want) {
+		t.Errorf("README.md does not say %q (%v)", want, err)
 	}
 }

@@ -53,6 +53,13 @@ and exits with status 1 when any failed or is invalid (run the study again to re
 when a job's failure note or running marker is damaged (remove it to let the job run again).
 `
 
+const workerSynopsis = `usage: gosbi study worker DIR INDEX
+
+Runs job INDEX of the study in DIR and records its result: what each task of a Slurm array runs.
+SIGTERM or Ctrl-C (scancel, the time limit) stops the job and records it as failed, interrupted;
+running the study again runs it again.
+`
+
 // Main is the `gosbi study` command.
 func Main(args []string) error {
 	if len(args) == 0 {
@@ -90,6 +97,10 @@ func Main(args []string) error {
 		}
 		return nil
 	case "worker":
+		if wantsHelp(args[1:]) {
+			fmt.Print(workerSynopsis)
+			return nil
+		}
 		return WorkerMain(args[1:])
 	case "help", "-h", "--help":
 		fmt.Print(usage)

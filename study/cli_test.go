@@ -229,7 +229,7 @@ func slurmPartition(t *testing.T) string {
 // TestCLIHelp: every sub-command answers --help with its usage and exit status 0, without
 // reading a study directory (status once took "--help" for one).
 func TestCLIHelp(t *testing.T) {
-	for _, args := range [][]string{{"--help"}, {"run", "--help"}, {"status", "--help"}, {"status", "-h"}} {
+	for _, args := range [][]string{{"--help"}, {"run", "--help"}, {"status", "--help"}, {"status", "-h"}, {"worker", "--help"}, {"worker", "-h"}} {
 		stdout := captureStdout(t, func() {
 			if err := study.Main(args); err != nil {
 				t.Errorf("study %v: %v", args, err)

@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/gosbi/gosbi/internal/atomicfile"
 	"github.com/gosbi/gosbi/internal/install"
 )
 
@@ -73,7 +74,7 @@ func Install(cfg InstallConfig) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "kernel.json"), spec, 0o644); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(dir, "kernel.json"), spec, 0o644); err != nil {
 		return "", fmt.Errorf("install: %w", err)
 	}
 	for _, size := range install.LogoSizes {
@@ -81,7 +82,7 @@ func Install(cfg InstallConfig) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		if err := os.WriteFile(filepath.Join(dir, install.LogoName(size)), b, 0o644); err != nil {
+		if err := atomicfile.WriteFile(filepath.Join(dir, install.LogoName(size)), b, 0o644); err != nil {
 			return "", fmt.Errorf("install: %w", err)
 		}
 	}
@@ -133,25 +134,17 @@ func isTemporary(bin string) bool {
 	return strings.HasPrefix(bin, tmp) && strings.Contains(bin, "go-build")
 }
 
+// copyFile copies the executable src to dst atomically (see package atomicfile).
 func copyFile(src, dst string) error {
 	in, err := os.Open(src)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
-	tmp := dst + ".tmp"
-	out, err := os.OpenFile(tmp, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
-	if err != nil {
+	return atomicfile.Write(dst, 0o755, func(w io.Writer) error {
+		_, err := io.Copy(w, in)
 		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	if err := out.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp, dst)
+	})
 }
 
 // InstallMain is `gosbi install [--user|--sys-prefix|--prefix DIR]`.
@@ -170,6 +163,11 @@ func InstallMain(args []string) error {
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q: see gosbi install -h", fs.Args())
+	}
+	emptyPrefix := false
+	fs.Visit(func(f *flag.Flag) { emptyPrefix = emptyPrefix || f.Name == "prefix" && opts.Prefix == "" })
+	if emptyPrefix {
+		return errors.New("--prefix needs a directory (--prefix DIR installs into DIR/share/jupyter/kernels/gosbi)")
 	}
 	dir, err := Install(opts)
 	if err != nil {

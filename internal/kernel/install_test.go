@@ -87,3 +87,51 @@ func TestInstallCopiesTemporaryBinary(t *testing.T) {
 		t.Errorf("copied binary holds %q", got)
 	}
 }
+
+// TestInstallMainEmptyPrefix: --prefix with an empty DIR is an error, not an install into the
+// user's directory that the command did not ask for.
+func TestInstallMainEmptyPrefix(t *testing.T) {
+	data := t.TempDir()
+	t.Setenv("JUPYTER_DATA_DIR", data)
+	for _, args := range [][]string{{"--prefix", ""}, {"--prefix="}} {
+		err := kernel.InstallMain(args)
+		if err == nil || !strings.Contains(err.Error(), "--prefix") {
+			t.Errorf("gosbi install %q: error %v, want one about --prefix", args, err)
+		}
+		if _, err := os.Stat(filepath.Join(data, "kernels")); err == nil {
+			t.Fatalf("gosbi install %q installed into the user's directory %s", args, data)
+		}
+	}
+}
+
+// TestInstallCopyFailureLeavesNothing: when the copy of a temporary binary cannot replace what
+// is in its place (a directory), the install fails and leaves no temporary file behind.
+func TestInstallCopyFailureLeavesNothing(t *testing.T) {
+	data := t.TempDir()
+	t.Setenv("JUPYTER_DATA_DIR", data)
+	tmp, err := os.MkdirTemp("", "go-build-gosbi-test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(tmp)
+	bin := filepath.Join(tmp, "gosbi")
+	if err := os.WriteFile(bin, []byte("binary"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	spec := filepath.Join(data, "kernels", "gosbi")
+	if err := os.MkdirAll(filepath.Join(spec, "gosbi"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kernel.Install(kernel.InstallConfig{Binary: bin}); err == nil {
+		t.Fatal("install over a directory named gosbi succeeded")
+	}
+	entries, err := os.ReadDir(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.Name() != "gosbi" {
+			t.Errorf("the failed install left %s in %s", e.Name(), spec)
+		}
+	}
+}

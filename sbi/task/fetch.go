@@ -101,8 +101,10 @@ func parseSums(text string) (map[string]fileSum, error) {
 // further than the recorded size, and a file is written (atomically) only when its size and hash
 // match, so a server that answers with something else (a login page, an endless body) leaves
 // nothing behind and Fetch returns an error naming the file. A file already in dir is kept when
-// it matches and downloaded again when it does not. bernoulli_glm's stimulus and design matrix,
-// which sbibm stores as torch tensors, are checked as downloaded and again as converted to CSV.
+// it matches and downloaded again when it does not; a dir that is a file, or a folder of it
+// that takes no new file where one is missing, is an error before anything is downloaded.
+// bernoulli_glm's stimulus and design matrix, which sbibm stores as torch tensors, are checked
+// as downloaded and again as converted to CSV.
 func Fetch(ctx context.Context, client *http.Client, base, dir string, log io.Writer) (int, error) {
 	sums, err := parseSums(sbibmSums)
 	if err != nil {
@@ -143,6 +145,9 @@ func fetchPlan(base, dir string) []fetchJob {
 
 // fetch is Fetch with the manifest sums.
 func fetch(ctx context.Context, client *http.Client, base, dir string, log io.Writer, sums map[string]fileSum) (int, error) {
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		return 0, fmt.Errorf("the data directory %s is a file, not a directory", dir)
+	}
 	var jobs []fetchJob
 	for _, j := range fetchPlan(base, dir) {
 		want, ok := sums[j.name]
@@ -157,6 +162,9 @@ func fetch(ctx context.Context, client *http.Client, base, dir string, log io.Wr
 			fmt.Fprintf(log, "%s: %v; downloading it again\n", j.path, err)
 		}
 		jobs = append(jobs, j)
+	}
+	if err := checkWritable(jobs); err != nil {
+		return 0, err
 	}
 	var (
 		wg    sync.WaitGroup
@@ -195,6 +203,20 @@ func fetch(ctx context.Context, client *http.Client, base, dir string, log io.Wr
 	close(next)
 	wg.Wait()
 	return done, first
+}
+
+// checkWritable checks, before anything is downloaded, that each file of jobs can be written
+// where it goes, creating the folders it needs.
+func checkWritable(jobs []fetchJob) error {
+	for _, j := range jobs {
+		if err := os.MkdirAll(filepath.Dir(j.path), 0o755); err != nil {
+			return fmt.Errorf("%s cannot be written: %w", j.path, err)
+		}
+		if err := atomicfile.Writable(j.path); err != nil {
+			return fmt.Errorf("%s cannot be written: %w", j.path, err)
+		}
+	}
+	return nil
 }
 
 // checkFile compares a file with its recorded size and hash: nil when it matches, an error

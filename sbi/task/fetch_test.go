@@ -333,3 +333,19 @@ func TestTorchCSV(t *testing.T) {
 		}
 	}
 }
+
+// TestFetchDirIsAFile: a data directory that is a file is refused at once with an error naming
+// it, before any request, instead of a line per file saying it will be downloaded again.
+func TestFetchDirIsAFile(t *testing.T) {
+	srv, requests := fakeServer(t, nil)
+	file := filepath.Join(t.TempDir(), "data")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var log strings.Builder
+	n, err := fetch(context.Background(), srv.Client(), srv.URL+"/tasks", file, &log, fakeSums(t))
+	if n != 0 || err == nil || !strings.Contains(err.Error(), file+" is a file, not a directory") || requests.Load() != 0 || log.Len() != 0 {
+		t.Errorf("fetch into a file: %d files, %d requests, error %v, log of %d bytes; want an error naming the file, no request and no log",
+			n, requests.Load(), err, log.Len())
+	}
+}

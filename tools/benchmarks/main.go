@@ -99,6 +99,10 @@ func main() {
 	out := flag.String("out", "BENCHMARKS.md", "file to write")
 	only := flag.String("rows", "", "measure only the rows whose benchmark name matches this regular expression, and no simulation store")
 	flag.Parse()
+	if err := checkArgs(*out, *count, flag.Args()); err != nil {
+		fmt.Fprintln(os.Stderr, "benchmarks:", err)
+		os.Exit(2)
+	}
 	if *only != "" {
 		if err := selectRows(*only); err != nil {
 			fmt.Fprintln(os.Stderr, "benchmarks:", err)
@@ -109,6 +113,21 @@ func main() {
 		fmt.Fprintln(os.Stderr, "benchmarks:", err)
 		os.Exit(1)
 	}
+}
+
+// checkArgs checks, before anything is measured, that the table can be written to out, that
+// count is at least 1 and that no argument follows the flags (the rows are chosen with -rows).
+func checkArgs(out string, count int, args []string) error {
+	if len(args) > 0 {
+		return fmt.Errorf("unexpected arguments %q: choose rows with -rows REGEXP", args)
+	}
+	if count < 1 {
+		return fmt.Errorf("-count %d, expected 1 or more runs of each benchmark", count)
+	}
+	if err := atomicfile.Writable(out); err != nil {
+		return fmt.Errorf("-out %s cannot be written: %w", out, err)
+	}
+	return nil
 }
 
 // selectRows keeps the rows whose benchmark name matches the regular expression expr.

@@ -69,3 +69,30 @@ func TestReportNamesCPUs(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckArgs: the file of -out, -count and the arguments are checked before anything is
+// measured (a run takes many minutes, and its table went to -out only at the end).
+func TestCheckArgs(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		out     string
+		count   int
+		args    []string
+		wantErr string
+	}{
+		{filepath.Join(dir, "BENCHMARKS.md"), 3, nil, ""},
+		{dir, 3, nil, "-out " + dir},
+		{filepath.Join(dir, "no", "such", "BENCHMARKS.md"), 3, nil, "-out " + filepath.Join(dir, "no")},
+		{filepath.Join(dir, "BENCHMARKS.md"), 0, nil, "-count 0"},
+		{filepath.Join(dir, "BENCHMARKS.md"), 3, []string{"NRE"}, `unexpected arguments ["NRE"]`},
+	}
+	for _, tc := range tests {
+		err := checkArgs(tc.out, tc.count, tc.args)
+		switch {
+		case tc.wantErr == "" && err != nil:
+			t.Errorf("checkArgs(%q, %d, %q) = %v, want nil", tc.out, tc.count, tc.args, err)
+		case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+			t.Errorf("checkArgs(%q, %d, %q) = %v, want an error naming %q", tc.out, tc.count, tc.args, err, tc.wantErr)
+		}
+	}
+}

@@ -81,20 +81,59 @@ func main() {
 	seed := flag.Uint64("seed", 0, "selection seed (training stream 100+seed, training seed)")
 	tasks := flag.String("tasks", "sir_raw,lotka_volterra_raw", "tasks")
 	flag.Parse()
-	if err := run(*n, *nTest, *epochs, *seed, strings.Split(*tasks, ",")); err != nil {
+	sts, err := seriesTasks(strings.Split(*tasks, ","), flag.Args())
+	if err == nil {
+		err = run(*n, *nTest, *epochs, *seed, sts)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "embedselect:", err)
 		os.Exit(1)
 	}
 }
 
-func run(n, nTest, epochs int, seed uint64, names []string) error {
+// seriesTasks returns the tasks of names, checked before the first one runs, and refuses
+// arguments after the flags (the tasks are given with -tasks).
+func seriesTasks(names, args []string) ([]*task.SeriesTask, error) {
+	if len(args) > 0 {
+		return nil, fmt.Errorf("unexpected arguments %q: give the tasks with -tasks", args)
+	}
 	all := map[string]*task.SeriesTask{"sir_raw": task.SIRRaw(), "lotka_volterra_raw": task.LotkaVolterraRaw()}
-	fmt.Printf("| task | family | candidate | expected log density | epochs | seconds |\n| --- | --- | --- | --- | --- | --- |\n")
+	var sts []*task.SeriesTask
 	for _, name := range names {
 		st, ok := all[name]
 		if !ok {
-			return fmt.Errorf("unknown task %q: want sir_raw or lotka_volterra_raw", name)
+			return nil, fmt.Errorf("unknown task %q: want sir_raw or lotka_volterra_raw", name)
 		}
+		sts = append(sts, st)
+	}
+	return sts, nil
+}
+
+// choice is the candidate with the highest score in each family.
+type choice struct {
+	best  map[string]string
+	score map[string]float64
+}
+
+// add records the score of a candidate; a score that is not a number is an error, since no
+// comparison could rank it.
+func (c *choice) add(family, name string, score float64) error {
+	if math.IsNaN(score) {
+		return fmt.Errorf("%s %s: the expected log density is NaN (did the training diverge?)", family, name)
+	}
+	if c.best == nil {
+		c.best, c.score = map[string]string{}, map[string]float64{}
+	}
+	if s, ok := c.score[family]; !ok || score > s {
+		c.best[family], c.score[family] = name, score
+	}
+	return nil
+}
+
+func run(n, nTest, epochs int, seed uint64, sts []*task.SeriesTask) error {
+	fmt.Printf("| task | family | candidate | expected log density | epochs | seconds |\n| --- | --- | --- | --- | --- | --- |\n")
+	for _, st := range sts {
+		name := st.Name()
 		thetaTest, xTest, err := simulate(st, 2, nTest)
 		if err != nil {
 			return err
@@ -103,8 +142,7 @@ func run(n, nTest, epochs int, seed uint64, names []string) error {
 		if err != nil {
 			return err
 		}
-		best := map[string]string{}
-		bestScore := map[string]float64{}
+		var chosen choice
 		for _, c := range candidates() {
 			start := time.Now()
 			npe := sbi.NewNPE(st.Prior(), sbi.NPEConfig{Flow: "nsf", Transforms: 3, Hidden: 64, Embedding: c.emb(st)})
@@ -115,11 +153,11 @@ func run(n, nTest, epochs int, seed uint64, names []string) error {
 			lp := npe.LogProbPairs(thetaTest, xTest)
 			m, sd := stat.MeanStdDev(lp, nil)
 			fmt.Printf("| %s | %s | %s | %.3f ± %.3f | %d | %.0f |\n", name, c.family, c.name, m, sd/math.Sqrt(float64(len(lp))), res.Epochs, time.Since(start).Seconds())
-			if s, ok := bestScore[c.family]; !ok || m > s {
-				best[c.family], bestScore[c.family] = c.name, m
+			if err := chosen.add(c.family, c.name, m); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
 			}
 		}
-		fmt.Printf("\n%s: chosen MLP %s, CNN %s\n\n", name, best["MLP"], best["CNN"])
+		fmt.Printf("\n%s: chosen MLP %s, CNN %s\n\n", name, chosen.best["MLP"], chosen.best["CNN"])
 	}
 	return nil
 }

@@ -200,3 +200,29 @@ func TestTrainingLabel(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckRows: the rows and the arguments are checked before the first row runs (each row
+// takes minutes): a row that is not method:task, an unknown method or task, and arguments
+// after the flags (rows are given with -rows) are refused with an error naming them.
+func TestCheckRows(t *testing.T) {
+	tests := []struct {
+		rows    string
+		args    []string
+		wantErr string
+	}{
+		{"npe:two_moons,tsnpe:slcp,nre:two_moons,nrec:two_moons,nle:gaussian_linear", nil, ""},
+		{"npe:two_moons,npe:two_moon", nil, `"two_moon"`},
+		{"npe:two_moons,abc:two_moons", nil, `method "abc"`},
+		{"npe:two_moons,two_moons", nil, `row "two_moons"`},
+		{"npe:two_moons", []string{"nre:two_moons"}, `unexpected arguments ["nre:two_moons"]`},
+	}
+	for _, tc := range tests {
+		err := checkRows(tc.rows, tc.args)
+		switch {
+		case tc.wantErr == "" && err != nil:
+			t.Errorf("checkRows(%q, %q) = %v, want nil", tc.rows, tc.args, err)
+		case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+			t.Errorf("checkRows(%q, %q) = %v, want an error naming %q", tc.rows, tc.args, err, tc.wantErr)
+		}
+	}
+}

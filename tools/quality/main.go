@@ -33,6 +33,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -93,6 +94,10 @@ func main() {
 	flag.IntVar(&sampler.Thin, "thin", 0, "NRE/NLE posteriors: keep every thin-th MCMC sweep (0: the default, 5)")
 	method := flag.String("sampler", "", `NRE/NLE posteriors: "auto" (the default: grid for ≤ 3 bounded parameters, else mcmc), "mcmc", "grid" or "importance"`)
 	flag.Parse()
+	if err := checkRows(*rows, flag.Args()); err != nil {
+		fmt.Fprintf(os.Stderr, "quality: %v\n", err)
+		os.Exit(2)
+	}
 	if err := checkRange(*first, *obs, tr); err != nil {
 		fmt.Fprintf(os.Stderr, "quality: %v\n", err)
 		os.Exit(2)
@@ -161,6 +166,30 @@ func checkRange(first, obs int, tr training) error {
 		return fmt.Errorf("-batch %d, expected ≥ 2 pairs per step (0 for sbi's 200)", tr.batch)
 	case tr.epochs < 0:
 		return fmt.Errorf("-epochs %d, expected ≥ 0 (0 for the default 1,000)", tr.epochs)
+	}
+	return nil
+}
+
+// methods are the methods a row may name (see newSource).
+var methods = []string{"npe", "tsnpe", "nre", "nrec", "nle"}
+
+// checkRows checks, before the first row runs, that each row is method:task with a known
+// method and task, and that no argument follows the flags (the rows are given with -rows).
+func checkRows(rows string, args []string) error {
+	if len(args) > 0 {
+		return fmt.Errorf("unexpected arguments %q: give the rows with -rows method:task,…", args)
+	}
+	for _, row := range strings.Split(rows, ",") {
+		method, name, found := strings.Cut(row, ":")
+		if !found {
+			return fmt.Errorf("row %q, expected method:task such as npe:two_moons", row)
+		}
+		if !slices.Contains(methods, method) {
+			return fmt.Errorf("row %q: method %q, expected one of %v", row, method, methods)
+		}
+		if _, err := task.Get(name); err != nil {
+			return fmt.Errorf("row %q: %w", row, err)
+		}
 	}
 	return nil
 }
@@ -234,7 +263,7 @@ func newSource(method string, t task.Task, sims int, seed uint64, tr training, f
 			return e, nil
 		}, nil
 	default:
-		return nil, fmt.Errorf("method %q, expected npe, tsnpe, nre, nrec or nle", method)
+		return nil, fmt.Errorf("method %q, expected one of %v", method, methods)
 	}
 	rng := rand.New(rand.NewPCG(seed, 1))
 	sim, err := task.Simulate(rng, t, t.Prior().Sample(rng, sims))
