@@ -117,7 +117,7 @@
 //   - gonum's portable BLAS (pure Go), where neither runs: other architectures, the tag
 //     noasm, or a CPU without AVX2.
 //
-// The rule is read off BenchmarkGEMMPaths and the step benchmarks (README, "Building"); it
+// The rule is read off BenchmarkGEMMPaths and the step benchmarks (docs/matmul.md); it
 // is not a timing taken at start-up, which on a busy machine would choose differently from
 // run to run and change the bits of every result.
 //

@@ -27,7 +27,7 @@ import (
 //     (log-densities and sampling in chunks of 512 rows), which it reads in place;
 //   - without the own kernels, OpenBLAS where it is linked, else gonum.
 //
-// It follows measurements (the README's Building section gives them): on an AVX2 CPU without
+// It follows measurements (docs/matmul.md gives them): on an AVX2 CPU without
 // AVX-512 (AMD EPYC, Zen), OpenBLAS's per-CPU packing and micro-kernels beat the 6×8 kernel
 // on the small products of training steps (BenchmarkGEMMPaths; NRE and NPE steps 14–23% less
 // CPU), and the own kernel wins the tall forward products. On AVX-512 the reports
