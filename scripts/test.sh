@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
 # The whole test suite: the command README.md gives a new user, and what CI runs (.ci/run).
-# It installs the system packages the tests need (scripts/setup.sh), starts a single-node Slurm
-# (scripts/slurm.sh), then runs every Go test in
-# the pure-Go build and in the `openblas` build, the conformance suite under the race detector,
-# the engine without assembly (`noasm`), the
-# protocol fuzzer briefly, and the conformance and end-to-end tests against Debian's Jupyter
-# clients (those are Go tests too). Every step runs even when an earlier one failed; the run
-# ends with one line per step, "N passed, N failed, N skipped", then the same line for all
-# of them together, and exits 1 if anything failed.
+# It installs the system packages the tests need (scripts/setup.sh), checks gofmt and go vet,
+# checks that the interpreter's symbol tables are current (stdlib), starts a single-node Slurm
+# (scripts/slurm.sh), then runs:
+#   - every Go test (./...) in the default build, which includes the conformance and
+#     end-to-end tests against Debian's Jupyter clients (those are Go tests too);
+#   - the conformance suite under the race detector (./sbi/sbitest/, and TestConformance* in
+#     ./sbi/);
+#   - the library's tests again in the `openblas` build (./sbi/... only);
+#   - the engine's tests in the `noasm` build (./sbi/nn/..., ./sbi/flow/...,
+#     ./sbi/internal/kernels only);
+#   - each protocol fuzz target of internal/kernel briefly (300,000 inputs).
+# Every step runs even when an earlier one failed; the run ends with one line per step, "N
+# passed, N failed, N skipped", then the same line for all of them together, and exits 1 if
+# anything failed.
 #
 # It needs no network beyond Debian's packages and the Go module proxy. Benchmark data: CI and
 # developers have ../shared/sbibm beside the repository; otherwise the tests read the files
