@@ -27,13 +27,12 @@ import (
 //     (log-densities and sampling in chunks of 512 rows), which it reads in place;
 //   - without the own kernels, OpenBLAS where it is linked, else gonum.
 //
-// It follows measurements (docs/matmul.md gives them): on an AVX2 CPU without
-// AVX-512 (AMD EPYC, Zen), OpenBLAS's per-CPU packing and micro-kernels beat the 6×8 kernel
-// on the small products of training steps (BenchmarkGEMMPaths; NRE and NPE steps 14–23% less
-// CPU), and the own kernel wins the tall forward products. On AVX-512 the reports
-// disagree from one Intel machine to another (the own kernels 1.8× faster on an NRE epoch on
-// one, the openblas build 1.9× faster on the NRE step on another), so the openblas build
-// does there what the default build does and is never slower than it.
+// It follows measurements, which docs/matmul.md gives: on an AVX2 CPU without AVX-512,
+// OpenBLAS's per-CPU packing and micro-kernels beat the 6×8 kernel on the small products of
+// training steps (BenchmarkGEMMPaths times each path on each shape), and the own kernel wins
+// the tall forward products. On AVX-512 the measurements disagree from one machine to
+// another, so the openblas build does there what the default build does and is never slower
+// than it.
 //
 // The rule depends only on the CPU's instruction sets, the build and the product's shape, so
 // the same program on the same machine computes the same bits on every run. A timing at
