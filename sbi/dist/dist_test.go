@@ -226,6 +226,9 @@ func TestBadParametersPanic(t *testing.T) {
 		{"LogProb columns", func() { NewStandardNormal(2).LogProb(mat.NewDense(1, 3, nil)) }, "expected 2"},
 		{"affine zero scale", func() { NewAffine(NewStandardNormal(1), []float64{0}, []float64{0}) }, "non-zero"},
 		{"negative n", func() { NewStandardNormal(1).Sample(rand.New(rand.NewPCG(1, 1)), -1) }, "n ≥ 0"},
+		{"box width overflows", func() { NewBoxUniform([]float64{-1e308}, []float64{1e308}) }, "width"},
+		{"mvn infinite cov", func() { NewMultivariateNormal([]float64{0, 0}, mat.NewSymDense(2, []float64{math.Inf(1), 0, 0, 1})) }, "expected a finite value"},
+		{"mvn precision empty", func() { NewMultivariateNormalPrecision(nil, mat.NewSymDense(1, []float64{1})) }, "mean is empty"},
 	} {
 		func() {
 			defer func() {
@@ -305,4 +308,23 @@ func TestBetaSampleTinyParameters(t *testing.T) {
 	}
 	mean, cov, _ := MeanCov(d)
 	checkMoments(t, x, mean, cov)
+}
+
+// TestInSupportWrongLength checks that a point of the wrong length is outside the support,
+// for every distribution, rather than a panic or a true.
+func TestInSupportWrongLength(t *testing.T) {
+	cases := append(testCases(), struct {
+		name string
+		d    Distribution
+		ref  []univariate
+	}{"MultivariateNormal", NewMultivariateNormal([]float64{1, -2}, mat.NewSymDense(2, []float64{2, -0.9, -0.9, 1})), nil})
+	rng := rand.New(rand.NewPCG(13, 14))
+	for _, tc := range cases {
+		in := tc.d.Sample(rng, 1).RawRowView(0) // a point of the support, then one too short and one too long
+		for _, x := range [][]float64{in[:len(in)-1], append(append([]float64(nil), in...), in[0])} {
+			if tc.d.InSupport(x) {
+				t.Errorf("%s: InSupport(%v) = true for a point of %d values, want false (Dim %d)", tc.name, x, len(x), tc.d.Dim())
+			}
+		}
+	}
 }
