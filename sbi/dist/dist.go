@@ -156,6 +156,14 @@ func checkPositive(name, what string, v []float64) {
 	}
 }
 
+// checkWidth panics when high − low overflows float64 (finite bounds more than
+// math.MaxFloat64 apart): the width, the volume and the draws low + width·u would be infinite.
+func checkWidth(name string, i int, low, high float64) {
+	if w := high - low; math.IsInf(w, 1) && !math.IsInf(low, 0) && !math.IsInf(high, 0) {
+		panic(fmt.Sprintf("dist: %s: the width high[%d] − low[%d] = %v − (%v) overflows float64, expected a width of at most %g", name, i, i, high, low, math.MaxFloat64))
+	}
+}
+
 func checkFinite(name, what string, v []float64) {
 	for i, x := range v {
 		if math.IsNaN(x) || math.IsInf(x, 0) {

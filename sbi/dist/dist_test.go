@@ -226,6 +226,9 @@ func TestBadParametersPanic(t *testing.T) {
 		{"LogProb columns", func() { NewStandardNormal(2).LogProb(mat.NewDense(1, 3, nil)) }, "expected 2"},
 		{"affine zero scale", func() { NewAffine(NewStandardNormal(1), []float64{0}, []float64{0}) }, "non-zero"},
 		{"negative n", func() { NewStandardNormal(1).Sample(rand.New(rand.NewPCG(1, 1)), -1) }, "n ≥ 0"},
+		{"box width overflows", func() { NewBoxUniform([]float64{-1e308}, []float64{1e308}) }, "width"},
+		{"mvn infinite cov", func() { NewMultivariateNormal([]float64{0, 0}, mat.NewSymDense(2, []float64{math.Inf(1), 0, 0, 1})) }, "expected a finite value"},
+		{"mvn precision empty", func() { NewMultivariateNormalPrecision(nil, mat.NewSymDense(1, []float64{1})) }, "mean is empty"},
 	} {
 		func() {
 			defer func() {
@@ -285,6 +288,42 @@ func TestGaussianScore(t *testing.T) {
 				if math.Abs(s.At(i, j)-fd) > 1e-6 {
 					t.Errorf("%T score[%d][%d] = %v, central difference %v", d, i, j, s.At(i, j), fd)
 				}
+			}
+		}
+	}
+}
+
+// TestBetaSampleTinyParameters draws from Beta distributions whose Gamma draws underflow to 0
+// (alpha, beta ≪ 1: G(k) = G(k+1)·U^(1/k)), where G_a/(G_a + G_b) is 0/0. Every draw must lie
+// in [0, 1], and the mean and variance match the closed forms within 5 standard errors.
+func TestBetaSampleTinyParameters(t *testing.T) {
+	const n = 20000
+	rng := rand.New(rand.NewPCG(11, 12))
+	d := NewBeta([]float64{1e-3, 0.01, 1e-3}, []float64{1e-3, 0.02, 5})
+	x := d.Sample(rng, n)
+	for i := 0; i < n; i++ {
+		if !d.InSupport(x.RawRowView(i)) {
+			t.Fatalf("draw %d = %v, outside [0, 1]", i, x.RawRowView(i))
+		}
+	}
+	mean, cov, _ := MeanCov(d)
+	checkMoments(t, x, mean, cov)
+}
+
+// TestInSupportWrongLength checks that a point of the wrong length is outside the support,
+// for every distribution, rather than a panic or a true.
+func TestInSupportWrongLength(t *testing.T) {
+	cases := append(testCases(), struct {
+		name string
+		d    Distribution
+		ref  []univariate
+	}{"MultivariateNormal", NewMultivariateNormal([]float64{1, -2}, mat.NewSymDense(2, []float64{2, -0.9, -0.9, 1})), nil})
+	rng := rand.New(rand.NewPCG(13, 14))
+	for _, tc := range cases {
+		in := tc.d.Sample(rng, 1).RawRowView(0) // a point of the support, then one too short and one too long
+		for _, x := range [][]float64{in[:len(in)-1], append(append([]float64(nil), in...), in[0])} {
+			if tc.d.InSupport(x) {
+				t.Errorf("%s: InSupport(%v) = true for a point of %d values, want false (Dim %d)", tc.name, x, len(x), tc.d.Dim())
 			}
 		}
 	}

@@ -90,8 +90,8 @@ type MultivariateNormal struct {
 	logDet float64 // ½·log det Σ
 }
 
-// NewMultivariateNormal returns N(mean, cov). It panics unless cov is dim×dim, symmetric and
-// positive definite.
+// NewMultivariateNormal returns N(mean, cov). It panics unless mean is finite and cov is
+// dim×dim, finite, symmetric and positive definite.
 func NewMultivariateNormal(mean []float64, cov mat.Symmetric) *MultivariateNormal {
 	if cov.SymmetricDim() != len(mean) {
 		panic(fmt.Sprintf("dist: NewMultivariateNormal: covariance is %d×%d, expected %d×%d to match the mean",
@@ -103,6 +103,13 @@ func NewMultivariateNormal(mean []float64, cov mat.Symmetric) *MultivariateNorma
 	checkFinite("NewMultivariateNormal", "mean", mean)
 	d := &MultivariateNormal{mean: append([]float64(nil), mean...), cov: mat.NewSymDense(len(mean), nil)}
 	d.cov.CopySym(cov)
+	for i := range mean {
+		for j := i; j < len(mean); j++ {
+			if v := d.cov.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
+				panic(fmt.Sprintf("dist: NewMultivariateNormal: covariance[%d][%d] = %v, expected a finite value", i, j, v))
+			}
+		}
+	}
 	if ok := d.chol.Factorize(d.cov); !ok {
 		panic("dist: NewMultivariateNormal: covariance is not positive definite")
 	}
@@ -114,6 +121,9 @@ func NewMultivariateNormal(mean []float64, cov mat.Symmetric) *MultivariateNorma
 
 // NewMultivariateNormalPrecision returns N(mean, P⁻¹) for a precision matrix P.
 func NewMultivariateNormalPrecision(mean []float64, precision mat.Symmetric) *MultivariateNormal {
+	if len(mean) == 0 {
+		panic("dist: NewMultivariateNormalPrecision: mean is empty, expected at least one dimension")
+	}
 	var c mat.Cholesky
 	if ok := c.Factorize(precision); !ok {
 		panic("dist: NewMultivariateNormalPrecision: precision matrix is not positive definite")

@@ -193,13 +193,37 @@ func NewBeta(alpha, beta []float64) *Beta {
 // Dim is the number of coordinates.
 func (d *Beta) Dim() int { return len(d.alpha) }
 
-// Sample draws n points as G_a/(G_a + G_b) with independent Gamma(alpha,1) and Gamma(beta,1).
+// Sample draws n points as G_a/(G_a + G_b) with independent Gamma(alpha,1) and Gamma(beta,1),
+// as σ(log G_a − log G_b) (σ the logistic function) where G_a or G_b underflows float64's
+// normal range (alpha, beta ≪ 1), so that the draw is never 0/0.
 func (d *Beta) Sample(rng *rand.Rand, n int) *mat.Dense {
 	return sampleCoords("Beta", n, d.Dim(), func(j int) float64 {
-		a := sampleGamma(rng, d.alpha[j])
-		b := sampleGamma(rng, d.beta[j])
+		a, la := sampleGammaLog(rng, d.alpha[j])
+		b, lb := sampleGammaLog(rng, d.beta[j])
+		if a < minNormal || b < minNormal {
+			return logistic(la - lb)
+		}
 		return a / (a + b)
 	})
+}
+
+// minNormal is the smallest normal float64, 2⁻¹⁰²².
+const minNormal = 0x1p-1022
+
+// sampleGammaLog is sampleGamma, with the same draws, returning the value and its logarithm:
+// for k < 1 the value G(k+1)·u^(1/k) underflows to 0 for most u when k is small (u^(1/k) <
+// 1e−308 for u < 0.49 at k = 10⁻³), its logarithm log G(k+1) + log(u)/k does not.
+func sampleGammaLog(rng *rand.Rand, k float64) (g, logG float64) {
+	if k < 1 {
+		u := rng.Float64()
+		for u == 0 {
+			u = rng.Float64()
+		}
+		g1 := sampleGamma(rng, k+1)
+		return g1 * math.Pow(u, 1/k), math.Log(g1) + math.Log(u)/k
+	}
+	g = sampleGamma(rng, k)
+	return g, math.Log(g)
 }
 
 func lbeta(a, b float64) float64 {

@@ -20,6 +20,7 @@ func TestSupportMap(t *testing.T) {
 		{"lower bound", 2, inf},
 		{"upper bound", -inf, -0.5},
 		{"unbounded", -inf, inf},
+		{"box wider than MaxFloat64", -1e308, 1.5e308}, // hi − lo overflows; θ and its density do not
 	}
 	for _, c := range cases {
 		s := NewSupportMap([]float64{c.low}, []float64{c.hig})

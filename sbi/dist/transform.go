@@ -248,7 +248,11 @@ func (s SupportMap) Forward(x, y []float64) {
 		lo, hi := s.Low[j], s.High[j]
 		switch {
 		case !math.IsInf(lo, 0) && !math.IsInf(hi, 0):
-			y[j] = lo + (hi-lo)*logistic(u)
+			if s := logistic(u); math.IsInf(hi-lo, 1) {
+				y[j] = lo*(1-s) + hi*s // the width overflows; lo < 0 < hi, so neither term does
+			} else {
+				y[j] = lo + (hi-lo)*s
+			}
 		case !math.IsInf(lo, 0):
 			y[j] = lo + math.Exp(u)
 		case !math.IsInf(hi, 0):
@@ -270,8 +274,13 @@ func (s SupportMap) Inverse(y, x []float64) bool {
 		}
 		switch {
 		case !math.IsInf(lo, 0) && !math.IsInf(hi, 0):
-			// logit((θ − lo)/(hi − lo)) = log(θ − lo) − log(hi − θ), exact near either bound.
-			x[j] = math.Log(t-lo) - math.Log(hi-t)
+			// logit((θ − lo)/(hi − lo)) = log(θ − lo) − log(hi − θ), exact near either bound;
+			// halved where the width overflows
+			if math.IsInf(hi-lo, 1) {
+				x[j] = math.Log(t/2-lo/2) - math.Log(hi/2-t/2)
+			} else {
+				x[j] = math.Log(t-lo) - math.Log(hi-t)
+			}
 		case !math.IsInf(lo, 0):
 			x[j] = math.Log(t - lo)
 		case !math.IsInf(hi, 0):
@@ -291,7 +300,7 @@ func (s SupportMap) LogAbsDetJacobian(x []float64) float64 {
 		switch {
 		case !math.IsInf(lo, 0) && !math.IsInf(hi, 0):
 			// log σ(u) + log σ(−u) = −softplus(−u) − softplus(u) = −|u| − 2·log1p(e^{−|u|}).
-			sum += math.Log(hi-lo) - math.Abs(u) - 2*math.Log1p(math.Exp(-math.Abs(u)))
+			sum += logWidth(lo, hi) - math.Abs(u) - 2*math.Log1p(math.Exp(-math.Abs(u)))
 		case !math.IsInf(lo, 0):
 			sum += u
 		case !math.IsInf(hi, 0):
@@ -299,6 +308,14 @@ func (s SupportMap) LogAbsDetJacobian(x []float64) float64 {
 		}
 	}
 	return sum
+}
+
+// logWidth is log(hi − lo), also where hi − lo overflows float64.
+func logWidth(lo, hi float64) float64 {
+	if w := hi - lo; !math.IsInf(w, 1) {
+		return math.Log(w)
+	}
+	return math.Log(hi/2-lo/2) + math.Ln2
 }
 
 // logistic is σ(u) = 1/(1 + e^{−u}), without overflow for large |u|.

@@ -15,7 +15,8 @@ type BoxUniform struct {
 }
 
 // NewBoxUniform returns the uniform distribution on the box with corners low and high. It
-// panics unless low[i] < high[i] are finite for every i.
+// panics unless low[i] < high[i] are finite for every i, with a finite width high[i] − low[i]
+// (at most math.MaxFloat64: a wider box has no float64 volume nor draws).
 func NewBoxUniform(low, high []float64) *BoxUniform {
 	checkLen("NewBoxUniform", "high", len(high), len(low))
 	if len(low) == 0 {
@@ -28,6 +29,7 @@ func NewBoxUniform(low, high []float64) *BoxUniform {
 		if !(low[i] < high[i]) {
 			panic(fmt.Sprintf("dist: NewBoxUniform: low[%d] = %v ≥ high[%d] = %v, expected low < high", i, low[i], i, high[i]))
 		}
+		checkWidth("NewBoxUniform", i, low[i], high[i])
 		u.logVol += math.Log(high[i] - low[i])
 	}
 	return u
@@ -53,12 +55,15 @@ func (u *BoxUniform) LogProb(x *mat.Dense) []float64 {
 
 // InSupport reports whether low ≤ x ≤ high in every coordinate.
 func (u *BoxUniform) InSupport(x []float64) bool {
+	if len(x) != len(u.low) {
+		return false
+	}
 	for j, v := range x {
 		if !(v >= u.low[j] && v <= u.high[j]) {
 			return false
 		}
 	}
-	return len(x) == len(u.low)
+	return true
 }
 
 // Support returns copies of the corners of the box.

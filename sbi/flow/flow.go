@@ -211,9 +211,11 @@ type EvalConfig struct {
 	// Float32 runs the MADEs' matrix products and hidden activations (nn.ReLU, nn.Tanh) in
 	// float32 (PyTorch's precision) where the CPU has the float32 kernel (AVX-512; see
 	// Float32Kernel): density evaluation and sampling run about twice as fast, and their
-	// results carry float32 rounding (see made32.go). It takes effect on tapes with NoGrad
-	// set only, and on MADEs with those activations; the transforms and everything else stay
-	// float64.
+	// results carry float32 rounding (see made32.go). A row whose θ or context is so large
+	// that a float32 sum of the MADE could overflow (float32 ends near 3.4e38; the bound
+	// follows from the weights) is evaluated in float64 instead, never to NaN or to a
+	// saturated value. It takes effect on tapes with NoGrad set only, and on MADEs with those
+	// activations; the transforms and everything else stay float64.
 	Float32 bool
 }
 

@@ -108,6 +108,11 @@ func (m *MADE) forward(tp *nn.Tape, x, context *nn.Tensor, ev EvalConfig) *nn.Te
 			return out
 		}
 	}
+	return m.forward64(tp, x, context)
+}
+
+// forward64 is forward in float64.
+func (m *MADE) forward64(tp *nn.Tape, x, context *nn.Tensor) *nn.Tensor {
 	h := x
 	if m.Context > 0 {
 		h = tp.Concat(x, context)

@@ -29,7 +29,9 @@ import (
 // skipped. Sampling inverts one feature at a time (MADEFeature.Eval); on the same plan it
 // multiplies only the leading panels of each layer, which hold the units of degree ≤ d that
 // reach feature d's outputs. The results differ from float64 evaluation by float32 rounding (a
-// relative 2⁻²⁴ per operation); they do not depend on the row's position in the batch. The
+// relative 2⁻²⁴ per operation); they do not depend on the row's position in the batch. A row
+// with an input beyond inputLimit, where a float32 sum could overflow, is evaluated again in
+// float64. The
 // masked layers are those of Germain et al. (2015), eq. 10: h = act(x·(W ⊙ M) + b).
 
 // made32 is a MADE prepared for float32 evaluation.
@@ -42,6 +44,9 @@ type made32 struct {
 	layers  []layer32
 	width   int     // the widest layer's padded output width
 	reach   [][]int // reach[l][d]: the leading panels of hidden layer l that hold its units of degree ≤ d
+	// limit is the largest |input| for which no float32 sum of the network can overflow (see
+	// inputLimit); rows with a larger input (or a NaN) are evaluated in float64
+	limit float64
 	// panel p of the last layer holds MADE outputs outStart[p] … outStart[p]+outCount[p]−1,
 	// then padding
 	outStart, outCount []int
@@ -82,7 +87,71 @@ func (m *MADE) forward32(tp *nn.Tape, x, context *nn.Tensor) *nn.Tensor {
 			}
 		}
 	}, -1, out.Data)
+	// rows beyond the float32 plan's reach, again in float64
+	w := out.Cols
+	for i := 0; i < x.Rows; i++ {
+		xi := x.Data[i*x.Cols : (i+1)*x.Cols]
+		var ci []float64
+		if context != nil {
+			ci = context.Data[i*context.Cols : (i+1)*context.Cols]
+		}
+		if p.within(xi) && p.within(ci) {
+			continue
+		}
+		var c *nn.Tensor
+		if ci != nil {
+			c = nn.NewTensor(1, len(ci), ci)
+		}
+		copy(out.Data[i*w:(i+1)*w], m.forward64(tp, nn.NewTensor(1, len(xi), xi), c).Data)
+	}
 	return out
+}
+
+// within reports whether every |v| is at most the plan's input limit (false for a NaN).
+func (p *made32) within(v []float64) bool {
+	for _, a := range v {
+		if !(math.Abs(a) <= p.limit) {
+			return false
+		}
+	}
+	return true
+}
+
+// overflowMargin is the largest magnitude inputLimit lets a float32 sum reach: half of
+// float32's largest value, leaving room for the rounding of the sums and of the weights.
+const overflowMargin = math.MaxFloat32 / 2
+
+// inputLimit returns the largest r such that, for inputs of magnitude at most r, no
+// pre-activation of m exceeds overflowMargin, nor therefore any partial sum of it in float32:
+// with N_l the largest sum of |masked weights| into a unit of layer l and B_l the largest
+// |bias|, a layer's pre-activations are bounded by N_l·h + B_l for inputs bounded by h, and
+// the next layer's inputs by that bound again (nn.ReLU) or by 1 (nn.Tanh). It returns −1
+// when even zero inputs reach the margin (weights near float32's range, or NaN).
+func inputLimit(m *MADE) float64 {
+	a, c := 1.0, 0.0 // the current layer's inputs are bounded by a·r + c
+	limit := math.Inf(1)
+	for l, lin := range m.Layers {
+		norm, bias := 0.0, 0.0
+		for j := 0; j < lin.W.Cols; j++ {
+			s := 0.0
+			for i := 0; i < lin.W.Rows; i++ {
+				s += math.Abs(lin.W.Data[i*lin.W.Cols+j] * m.Masks[l][i*lin.W.Cols+j])
+			}
+			norm = max(norm, s)
+			bias = max(bias, math.Abs(lin.B.Data[j]))
+		}
+		a, c = norm*a, norm*c+bias
+		if !(c < overflowMargin) {
+			return -1
+		}
+		if a > 0 {
+			limit = min(limit, (overflowMargin-c)/a)
+		}
+		if m.Activation == nn.Tanh {
+			a, c = 0, 1
+		}
+	}
+	return limit
 }
 
 // evalFeature writes the n×PerFeature outputs of feature d to dst for the inputs x (n rows
@@ -283,6 +352,7 @@ func newMade32(m *MADE) *made32 {
 	for d := 0; d < m.Features; d++ {
 		deg[d] = d + 1
 	}
+	p.limit = inputLimit(m)
 	p.inOrder = byDegree(deg)
 	in := p.inOrder
 	for l, lin := range m.Layers {

@@ -294,3 +294,87 @@ func featureFloat32(t *testing.T, m *MADE, rng *rand.Rand, hidden []int) {
 		}
 	}
 }
+
+// TestFlowFloat32LargeValues compares the float32 evaluation of flows (log-densities, and
+// inversions with the context as rows and bound) with the float64 one on rows whose θ, z or
+// context is large: up to and beyond float32's range (about 3.4e38), where float64 still gives
+// finite results. Inputs within that range can still overflow a float32 sum of products (a
+// tanh unit saturating at +1 where float64 gives −1), and inputs beyond it become ±Inf, then
+// NaN. Each result must be NaN exactly when float64's is, equal to it when infinite, and
+// within 1e-4·(1 + |value|) otherwise: float32 rounding of the MADE outputs moves these small
+// flows' results by about 1e-6 relative, an overflow by the size of the value (or to NaN).
+func TestFlowFloat32LargeValues(t *testing.T) {
+	defer func(v bool) { float32Forward = v }(float32Forward)
+	float32Forward = true
+	mags := []float64{1, 1e3, 1e10, 1e20, 1e30, 3e38, 1e39, 1e100}
+	const per = 3 // rows per magnitude and kind of large input
+	for _, kind := range []Kind{MAF, NSF} {
+		for _, act := range float32Activations {
+			rng := rand.New(rand.NewPCG(47, 48))
+			f, err := New(rng, Config{Kind: kind, Features: 3, Context: 2, Transforms: 2, Hidden: []int{20, 20}, Activation: act})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range f.Params() {
+				for i := range p.Data {
+					p.Data[i] += 0.3 * rng.NormFloat64()
+				}
+			}
+			n := 2 * per * len(mags)
+			tp := nn.NewTape()
+			tp.NoGrad = true
+			theta, ctx := tp.New(n, 3), tp.New(n, 2)
+			for i := 0; i < n; i++ {
+				mag := mags[i/(2*per)]
+				thetaScale, ctxScale := mag, 1.0
+				if i%2 == 1 {
+					thetaScale, ctxScale = 1, mag
+				}
+				for j := 0; j < 3; j++ {
+					theta.Data[3*i+j] = thetaScale * (2*rng.Float64() - 1)
+				}
+				for j := 0; j < 2; j++ {
+					ctx.Data[2*i+j] = ctxScale * (2*rng.Float64() - 1)
+				}
+			}
+			name := string(kind) + " " + act.String()
+			eval := func(ev EvalConfig) []float64 {
+				return append([]float64(nil), f.Eval(ev).LogProb(tp, theta, ctx).Data...)
+			}
+			closeTo(t, name+" LogProb", eval(EvalConfig{}), eval(EvalConfig{Float32: true}))
+			inv := func(ev EvalConfig) []float64 {
+				x, _ := f.Eval(ev).Inverter(nil).Inverse(tp, theta, ctx)
+				return append([]float64(nil), x.Data...)
+			}
+			closeTo(t, name+" Inverse", inv(EvalConfig{}), inv(EvalConfig{Float32: true}))
+			for _, i := range []int{2*per*6 + 1, 2*per*7 + 1} { // a bound context of 1e39, 1e100
+				c := ctx.Data[2*i : 2*i+2]
+				z := nn.NewTensor(1, 3, theta.Data[3*(i-1):3*i])
+				bound := func(ev EvalConfig) []float64 {
+					return append([]float64(nil), f.Eval(ev).Inverter(c).Map(tp, z, nil).Data...)
+				}
+				closeTo(t, name+" bound Map", bound(EvalConfig{}), bound(EvalConfig{Float32: true}))
+			}
+		}
+	}
+}
+
+// closeTo checks got against want as TestFlowFloat32LargeValues says.
+func closeTo(t *testing.T, what string, want, got []float64) {
+	t.Helper()
+	for i, w := range want {
+		g := got[i]
+		switch {
+		case math.IsNaN(w) || math.IsNaN(g):
+			if math.IsNaN(w) != math.IsNaN(g) {
+				t.Errorf("%s: value %d is %v in float32, %v in float64", what, i, g, w)
+			}
+		case math.IsInf(w, 0):
+			if g != w {
+				t.Errorf("%s: value %d is %v in float32, %v in float64", what, i, g, w)
+			}
+		case !(math.Abs(g-w) <= 1e-4*(1+math.Abs(w))):
+			t.Errorf("%s: value %d is %v in float32, %v in float64", what, i, g, w)
+		}
+	}
+}

@@ -128,8 +128,35 @@ func (f *MADEFeature) eval(tp *nn.Tape, dst []float64, x []float64, context []fl
 	d := f.feature
 	if ev.Float32 && tp.NoGrad && f.p32 != nil {
 		f.p32.evalFeature(d, dst, x, context, f.bound, n)
+		f.redo64(tp, dst, x, context, n)
 		return
 	}
+	f.eval64(tp, dst, x, context, n)
+}
+
+// redo64 evaluates again in float64 the rows whose inputs lie beyond the reach of the
+// float32 plan (made32.within): those whose float32 sums could overflow.
+func (f *MADEFeature) redo64(tp *nn.Tape, dst []float64, x []float64, context []float64, n int) {
+	if !f.p32.within(f.bound) {
+		f.eval64(tp, dst, x, context, n)
+		return
+	}
+	P, d := f.PerFeature(), f.feature
+	for i := 0; i < n; i++ {
+		xi := x[i*f.features : (i+1)*f.features]
+		var ci []float64
+		if f.context > 0 {
+			ci = context[i*f.context : (i+1)*f.context]
+		}
+		if !f.p32.within(xi[:d]) || !f.p32.within(ci) {
+			f.eval64(tp, dst[i*P:(i+1)*P], xi, ci, 1)
+		}
+	}
+}
+
+// eval64 is eval in float64.
+func (f *MADEFeature) eval64(tp *nn.Tape, dst []float64, x []float64, context []float64, n int) {
+	d := f.feature
 	first := f.layers[0]
 	// the buffers of the hidden layers are the tape's and are given back on return, so that
 	// repeated calls (one per feature and transform when sampling) reuse memory still in cache
