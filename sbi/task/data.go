@@ -89,7 +89,8 @@ func (b *base) ReferencePosterior(k int) (*mat.Dense, error) {
 	m := mat.NewDense(len(rows), b.ParamDim(), nil)
 	for i, r := range rows {
 		if len(r) != b.ParamDim() {
-			return nil, fmt.Errorf("task %s: reference posterior samples of observation %d: row %d has %d values, expected %d", b.name, k, i+1, len(r), b.ParamDim())
+			return nil, b.damaged(k, "reference_posterior_samples.csv.bz2", "reference posterior samples",
+				fmt.Errorf("sample %d has %d values, expected %d", i+1, len(r), b.ParamDim()))
 		}
 		copy(m.RawRowView(i), r)
 	}
@@ -107,10 +108,33 @@ func (b *base) readVector(k int, file, what string, want int) ([]float64, error)
 	if err != nil {
 		return nil, err
 	}
-	if len(rows) != 1 || len(rows[0]) != want {
-		return nil, fmt.Errorf("task %s: %s of observation %d: expected one row of %d values", b.name, what, k, want)
+	if len(rows) != 1 {
+		return nil, b.damaged(k, file, what, fmt.Errorf("%d rows, expected one row of %d values", len(rows), want))
+	}
+	if len(rows[0]) != want {
+		return nil, b.damaged(k, file, what, fmt.Errorf("%d values, expected %d", len(rows[0]), want))
 	}
 	return rows[0], nil
+}
+
+// damaged is the error of a data file that is there but unusable: it names the file and how to
+// replace it (Fetch downloads again a file that differs from its recorded hash), and drops the
+// file's table from the cache so that the replaced file is read. It does not wrap
+// ErrNotAvailable: the data is there, and wrong.
+func (b *base) damaged(k int, file, what string, err error) error {
+	dir, derr := DataDir()
+	if derr != nil {
+		return fmt.Errorf("task %s: %s of observation %d: %w", b.name, what, k, err)
+	}
+	path := b.path(dir, k, file)
+	tables.Delete(path)
+	return fmt.Errorf("task %s: %s of observation %d: %s: %w; the file is damaged: run `gosbi data fetch` to download it again",
+		b.name, what, k, path, err)
+}
+
+// path is the path of a task's file for observation k in data directory dir.
+func (b *base) path(dir string, k int, file string) string {
+	return filepath.Join(dir, b.files, fmt.Sprintf("num_observation_%d", k), file)
 }
 
 // openData opens a data file (a variable, so that a test can list the files the tasks read).
@@ -125,7 +149,7 @@ func (b *base) readTable(k int, file, what string) ([][]float64, error) {
 	if err != nil {
 		return nil, fmt.Errorf("task %s: %s: %w", b.name, what, err)
 	}
-	path := filepath.Join(dir, b.files, fmt.Sprintf("num_observation_%d", k), file)
+	path := b.path(dir, k, file)
 	if t, ok := tables.Load(path); ok {
 		return copyTable(t.([][]float64)), nil
 	}
@@ -144,7 +168,7 @@ func (b *base) readTable(k int, file, what string) ([][]float64, error) {
 	}
 	rows, err := readCSV(r)
 	if err != nil {
-		return nil, fmt.Errorf("task %s: %s: %s: %w", b.name, what, path, err)
+		return nil, b.damaged(k, file, what, err)
 	}
 	tables.Store(path, rows)
 	return copyTable(rows), nil

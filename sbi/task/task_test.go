@@ -5,6 +5,8 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -71,13 +73,11 @@ func TestStoredData(t *testing.T) {
 			}
 		}
 		t.Run(name+"/reference", func(t *testing.T) {
+			// The subset in testdata/sbibm lacks most reference files and `gosbi data fetch`
+			// brings them all: a missing file must say how to get it, a present one must load.
 			ref, err := tk.ReferencePosterior(3)
-			switch name {
-			case "bernoulli_glm", "bernoulli_glm_raw", "lotka_volterra":
-				if !errors.Is(err, ErrNotAvailable) || !strings.Contains(err.Error(), "gosbi data fetch") {
-					t.Errorf("%s: reference posterior error %v, want ErrNotAvailable saying how to fetch", name, err)
-				}
-				return
+			if err != nil && !strings.Contains(err.Error(), "gosbi data fetch") {
+				t.Errorf("%s: reference posterior error %v, want one saying how to fetch the files", name, err)
 			}
 			needData(t, err)
 			if r, c := ref.Dims(); r != 10000 || c != tk.ParamDim() {
@@ -200,4 +200,81 @@ func TestSimulateInterrupted(t *testing.T) {
 		}
 	}()
 	tk.Simulate(rand.New(rand.NewPCG(1, 1)), theta)
+}
+
+// TestDamagedDataFile: a data file that is there but cannot be used (a wrong number of values,
+// text that is not a number, a truncated archive, no data rows) is an error naming the file
+// and saying how to replace it, and not ErrNotAvailable (the data tests must fail on it, not
+// skip).
+func TestDamagedDataFile(t *testing.T) {
+	for _, c := range []struct {
+		name, file, text string
+		read             func() error
+		cause            string
+	}{
+		{"observation too long", "observation.csv", "data_1,data_2,data_3\n0.1,0.2,0.3\n",
+			func() error { _, err := TwoMoons().Observation(1); return err }, "3 values, expected 2"},
+		{"observation of two rows", "observation.csv", "data_1,data_2\n0.1,0.2\n0.3,0.4\n",
+			func() error { _, err := TwoMoons().Observation(1); return err }, "2 rows, expected one row"},
+		{"true parameters not numbers", "true_parameters.csv", "parameter_1,parameter_2\n<html>,login\n",
+			func() error { _, err := TwoMoons().TrueParameters(1); return err }, "line 2, column 1"},
+		{"true parameters empty", "true_parameters.csv", "parameter_1,parameter_2\n",
+			func() error { _, err := TwoMoons().TrueParameters(1); return err }, "no data rows"},
+		{"reference not an archive", "reference_posterior_samples.csv.bz2", "parameter_1,parameter_2\n0.1,0.2\n",
+			func() error { _, err := TwoMoons().ReferencePosterior(1); return err }, "bzip2"},
+		{"reference row too short", "reference_posterior_samples.csv.bz2", string(shortRowBz2),
+			func() error { _, err := TwoMoons().ReferencePosterior(1); return err }, "sample 2 has 1 values, expected 2"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			t.Setenv("GOSBI_DATA", dir)
+			path := filepath.Join(dir, "two_moons", "num_observation_1", c.file)
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, []byte(c.text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			err := c.read()
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if errors.Is(err, ErrNotAvailable) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "gosbi data fetch") || !strings.Contains(err.Error(), c.cause) {
+				t.Errorf("error %q, want one naming %s, %q and `gosbi data fetch`, not ErrNotAvailable", err, path, c.cause)
+			}
+		})
+	}
+}
+
+// shortRowBz2 is "parameter_1,parameter_2\n0.1,0.2\n0.3\n" compressed with bzip2 -9: its second
+// sample has one value instead of two.
+var shortRowBz2 = []byte{
+	0x42, 0x5a, 0x68, 0x39, 0x31, 0x41, 0x59, 0x26, 0x53, 0x59, 0x38, 0x82, 0xe1, 0xac, 0x00, 0x00,
+	0x0e, 0x5b, 0x80, 0x00, 0x10, 0x00, 0x05, 0x78, 0x00, 0x00, 0x00, 0xa2, 0x02, 0x54, 0x00, 0x20,
+	0x00, 0x21, 0x2a, 0x68, 0x6d, 0x21, 0x88, 0x40, 0x00, 0x07, 0x12, 0x16, 0x36, 0xec, 0xa0, 0x62,
+	0x82, 0x8b, 0x2c, 0xa2, 0x39, 0x66, 0x86, 0x3e, 0x2e, 0xe4, 0x8a, 0x70, 0xa1, 0x20, 0x71, 0x05,
+	0xc3, 0x58,
+}
+
+// TestDamagedDataFileReplaced: once a damaged file is replaced (by `gosbi data fetch`), the
+// next read in the same process returns the new contents; the damaged table is not kept.
+func TestDamagedDataFileReplaced(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("GOSBI_DATA", dir)
+	path := filepath.Join(dir, "two_moons", "num_observation_1", "observation.csv")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range []struct {
+		text string
+		ok   bool
+	}{{"data_1,data_2,data_3\n0.1,0.2,0.3\n", false}, {"data_1,data_2\n0.1,0.2\n", true}} {
+		if err := os.WriteFile(path, []byte(c.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		x, err := TwoMoons().Observation(1)
+		if (err == nil) != c.ok {
+			t.Fatalf("read %d: x = %v, err = %v; want ok = %v", i+1, x, err, c.ok)
+		}
+	}
 }
