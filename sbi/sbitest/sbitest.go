@@ -201,6 +201,46 @@ func TestEmbedding(t *testing.T, emb sbi.Embedding, cfg Config) {
 	}, cfg)
 }
 
+// EstimatorError trains the estimator that newEstimator makes as TestEstimator does (the same
+// pairs, observations and budget: zero fields of cfg take the same defaults) and returns its
+// largest error at the suite's three observations, in the units of the allowance: of the means
+// in posterior standard deviations, of the standard deviations as a fraction, and of the
+// correlation. The moments are those of Posterior(x).LogProb by quadrature, which carry no
+// Monte Carlo error: the error is the estimator's own, the part of the moments check that the
+// allowance covers, and the measure an allowance is set from (see the package documentation).
+// It returns the error of training, or of a LogProb that is NaN or +Inf, instead of a measure.
+func EstimatorError(newEstimator func(prior dist.Distribution) Estimator, cfg Config) (float64, error) {
+	s := newSuite(cfg)
+	est := newEstimator(s.task.Prior())
+	if _, err := est.Train(s.theta, s.x, s.cfg.Train); err != nil {
+		return 0, fmt.Errorf("sbitest: EstimatorError: train: %w", err)
+	}
+	var worst float64
+	for k, xo := range s.obs {
+		want := truth(s.task.Posterior(xo))
+		_, got, err := densityMoments(est.Posterior(xo), want)
+		if err != nil {
+			return 0, fmt.Errorf("sbitest: EstimatorError: observation %d: %w", k, err)
+		}
+		e := got.errorFrom(want)
+		if math.IsNaN(e) {
+			return 0, fmt.Errorf("sbitest: EstimatorError: observation %d: moments %v, not finite: the density cannot be measured", k, got)
+		}
+		worst = math.Max(worst, e)
+	}
+	return worst, nil
+}
+
+// errorFrom is the largest difference of m from want in the allowance's units (checkMoments).
+func (m moments) errorFrom(want moments) float64 {
+	e := math.Abs(m.corr - want.corr)
+	for j := 0; j < 2; j++ {
+		e = math.Max(e, math.Abs(m.mean[j]-want.mean[j])/want.sd[j])
+		e = math.Max(e, math.Abs(m.sd[j]/want.sd[j]-1))
+	}
+	return e
+}
+
 func (s *suite) checkTrain(tb testing.TB, est Estimator) {
 	res, err := est.Train(s.theta, s.x, s.cfg.Train)
 	if err != nil {
