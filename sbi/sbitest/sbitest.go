@@ -49,10 +49,11 @@ type Config struct {
 }
 
 // DefaultAllowance is the estimator error the suite allows by default, in posterior standard
-// deviations: about 1.5 times the largest error that NPE (MAF and NSF) and NRE showed on the
-// task at the default budget over training seeds 1 to 10 (see the package documentation), so
-// that a correct estimator passes with other seeds and CPUs, and one that is off by half a
-// standard deviation does not.
+// deviations: 1.46 times the largest error that NPE (MAF and NSF) and NRE showed on the task
+// at the default budget over training seeds 1 to 10 (0.24, NSF), and 1.27 times the largest of
+// every estimator that runs the suite (0.28, MNLE), so that a correct estimator passes with
+// other seeds and CPUs, and one that is off by half a standard deviation does not. The
+// package documentation says how it was measured.
 const DefaultAllowance = 0.35
 
 func (c Config) withDefaults() Config {
@@ -89,9 +90,12 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-// EmbeddingAllowance is TestEmbedding's default allowance: about 1.5 times the largest error
-// of an NPE with an MLPEmbedding (one hidden layer of 32, 4 summaries) on the task with 4
-// trials and 10,000 simulations, over training seeds 1 to 10 (0.35).
+// EmbeddingAllowance is TestEmbedding's default allowance: 1.44 times the largest error of an
+// NPE with an MLPEmbedding (one hidden layer of 32, 4 summaries) on the task with 4 trials and
+// 10,000 simulations, over training seeds 1 to 10 (0.35; go run ./tools/allowance -group
+// embedding). It does not cover every embedding at every seed: over the same seeds the
+// largest error was 0.70 with the CNN1DEmbedding of package sbi's tests (seed 3), 0.43 with
+// FMPE's MLP embedding and 0.40 with the CNN2DEmbedding; their tests train with seed 1.
 const EmbeddingAllowance = 0.5
 
 // The sampling plan of the moment check: calls independent draws of perCall samples each
