@@ -89,3 +89,21 @@ func TestConformanceNREC(t *testing.T) {
 		return sbi.NewNRE(prior, sbi.NREConfig{Hidden: []int{32, 32}, Loss: sbi.NREC})
 	}, sbitest.Config{Unnormalized: true})
 }
+
+// The ensembles implement sbitest.Estimator like their members: Train trains every member on
+// the suite's pairs (member k with seed cfg.Seed + k), Save writes them all and sbi.Load reads
+// them back as the ensemble. Two members each, of the members' conformance settings.
+
+func TestConformanceNPEEnsemble(t *testing.T) {
+	sbitest.TestEstimator(t, func(prior dist.Distribution) sbitest.Estimator {
+		cfg := sbi.NPEConfig{Flow: sbi.MAF, Hidden: 32, Transforms: 2}
+		return sbi.MustNewNPEEnsemble(sbi.NewNPE(prior, cfg), sbi.NewNPE(prior, cfg))
+	}, sbitest.Config{})
+}
+
+func TestConformanceNREEnsemble(t *testing.T) {
+	sbitest.TestEstimator(t, func(prior dist.Distribution) sbitest.Estimator {
+		cfg := sbi.NREConfig{Hidden: []int{32, 32}}
+		return sbi.MustNewNREEnsemble(sbi.NewNRE(prior, cfg), sbi.NewNRE(prior, cfg))
+	}, sbitest.Config{Unnormalized: true})
+}

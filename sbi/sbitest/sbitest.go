@@ -49,10 +49,11 @@ type Config struct {
 }
 
 // DefaultAllowance is the estimator error the suite allows by default, in posterior standard
-// deviations: about 1.5 times the largest error that NPE (MAF and NSF) and NRE showed on the
-// task at the default budget over training seeds 1 to 10 (see the package documentation), so
-// that a correct estimator passes with other seeds and CPUs, and one that is off by half a
-// standard deviation does not.
+// deviations: 1.46 times the largest error that NPE (MAF and NSF) and NRE showed on the task
+// at the default budget over training seeds 1 to 10 (0.24, NSF), and 1.27 times the largest of
+// every estimator that runs the suite (0.28, MNLE), so that a correct estimator passes with
+// other seeds and CPUs, and one that is off by half a standard deviation does not. The
+// package documentation says how it was measured.
 const DefaultAllowance = 0.35
 
 func (c Config) withDefaults() Config {
@@ -89,9 +90,12 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-// EmbeddingAllowance is TestEmbedding's default allowance: about 1.5 times the largest error
-// of an NPE with an MLPEmbedding (one hidden layer of 32, 4 summaries) on the task with 4
-// trials and 10,000 simulations, over training seeds 1 to 10 (0.35).
+// EmbeddingAllowance is TestEmbedding's default allowance: 1.44 times the largest error of an
+// NPE with an MLPEmbedding (one hidden layer of 32, 4 summaries) on the task with 4 trials and
+// 10,000 simulations, over training seeds 1 to 10 (0.35; go run ./tools/allowance -group
+// embedding). It does not cover every embedding at every seed: over the same seeds the
+// largest error was 0.70 with the CNN1DEmbedding of package sbi's tests (seed 3), 0.43 with
+// FMPE's MLP embedding and 0.40 with the CNN2DEmbedding; their tests train with seed 1.
 const EmbeddingAllowance = 0.5
 
 // The sampling plan of the moment check: calls independent draws of perCall samples each
@@ -199,6 +203,46 @@ func TestEmbedding(t *testing.T, emb sbi.Embedding, cfg Config) {
 	TestEstimator(t, func(prior dist.Distribution) Estimator {
 		return sbi.NewNPE(prior, sbi.NPEConfig{Hidden: 32, Transforms: 2, Embedding: emb})
 	}, cfg)
+}
+
+// EstimatorError trains the estimator that newEstimator makes as TestEstimator does (the same
+// pairs, observations and budget: zero fields of cfg take the same defaults) and returns its
+// largest error at the suite's three observations, in the units of the allowance: of the means
+// in posterior standard deviations, of the standard deviations as a fraction, and of the
+// correlation. The moments are those of Posterior(x).LogProb by quadrature, which carry no
+// Monte Carlo error: the error is the estimator's own, the part of the moments check that the
+// allowance covers, and the measure an allowance is set from (see the package documentation).
+// It returns the error of training, or of a LogProb that is NaN or +Inf, instead of a measure.
+func EstimatorError(newEstimator func(prior dist.Distribution) Estimator, cfg Config) (float64, error) {
+	s := newSuite(cfg)
+	est := newEstimator(s.task.Prior())
+	if _, err := est.Train(s.theta, s.x, s.cfg.Train); err != nil {
+		return 0, fmt.Errorf("sbitest: EstimatorError: train: %w", err)
+	}
+	var worst float64
+	for k, xo := range s.obs {
+		want := truth(s.task.Posterior(xo))
+		_, got, err := densityMoments(est.Posterior(xo), want)
+		if err != nil {
+			return 0, fmt.Errorf("sbitest: EstimatorError: observation %d: %w", k, err)
+		}
+		e := got.errorFrom(want)
+		if math.IsNaN(e) {
+			return 0, fmt.Errorf("sbitest: EstimatorError: observation %d: moments %v, not finite: the density cannot be measured", k, got)
+		}
+		worst = math.Max(worst, e)
+	}
+	return worst, nil
+}
+
+// errorFrom is the largest difference of m from want in the allowance's units (checkMoments).
+func (m moments) errorFrom(want moments) float64 {
+	e := math.Abs(m.corr - want.corr)
+	for j := 0; j < 2; j++ {
+		e = math.Max(e, math.Abs(m.mean[j]-want.mean[j])/want.sd[j])
+		e = math.Max(e, math.Abs(m.sd[j]/want.sd[j]-1))
+	}
+	return e
 }
 
 func (s *suite) checkTrain(tb testing.TB, est Estimator) {

@@ -241,3 +241,38 @@ func TestGaussianLinearPosterior(t *testing.T) {
 		}
 	}
 }
+
+// failingTrain is an estimator whose training fails.
+type failingTrain struct{ closedForm }
+
+func (*failingTrain) Train(*mat.Dense, *mat.Dense, sbi.TrainConfig) (*sbi.TrainResult, error) {
+	return nil, fmt.Errorf("diverged")
+}
+
+// TestEstimatorError checks the measurement of an estimator's error against estimators whose
+// error is known: the closed form (none), a mean shifted by 0.3 posterior sd, an sd 20% too
+// wide; and that a training error is returned rather than measured.
+func TestEstimatorError(t *testing.T) {
+	cases := []struct {
+		name    string
+		make    func(task *GaussianLinear) Estimator
+		want    float64
+		wantErr string
+	}{
+		{"exact", func(task *GaussianLinear) Estimator { return &closedForm{task: task} }, 0, ""},
+		{"mean off by 0.3 sd", func(task *GaussianLinear) Estimator { return &closedForm{task: task, shift: 0.3} }, 0.3, ""},
+		{"sd 20% too wide", func(task *GaussianLinear) Estimator { return &closedForm{task: task, scale: 1.2} }, 0.2, ""},
+		{"training fails", func(task *GaussianLinear) Estimator { return &failingTrain{closedForm{task: task}} }, 0, "diverged"},
+	}
+	for _, c := range cases {
+		got, err := EstimatorError(func(dist.Distribution) Estimator { return c.make(NewGaussianLinear(1)) }, Config{})
+		switch {
+		case c.wantErr != "" && (err == nil || !strings.Contains(err.Error(), c.wantErr)):
+			t.Errorf("%s: error %v, expected one saying %q", c.name, err, c.wantErr)
+		case c.wantErr == "" && err != nil:
+			t.Errorf("%s: %v", c.name, err)
+		case c.wantErr == "" && math.Abs(got-c.want) > quadratureError:
+			t.Errorf("%s: error %.5f, expected %.2f ± %.0e", c.name, got, c.want, quadratureError)
+		}
+	}
+}
