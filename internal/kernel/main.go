@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/gosbi/gosbi/internal/cmdflag"
 )
 
 // Main is `gosbi kernel -f CONNECTION.json`, the command Jupyter starts (see the kernelspec).
@@ -18,8 +20,12 @@ func Main(args []string, version string) error {
 	fs := flag.NewFlagSet("kernel", flag.ContinueOnError)
 	connFile := fs.String("f", "", "the connection `file` written by Jupyter")
 	workerCmd := fs.String("worker", "", "worker command line (default: this executable with \"worker\")")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), "usage: gosbi kernel -f CONNECTION.json [--interrupt-grace D]\n\n")
+		fs.PrintDefaults()
+	}
 	grace := fs.Duration("interrupt-grace", 5*time.Second, "how long an interrupted cell may take to stop before its worker is restarted")
-	if err := fs.Parse(args); err != nil {
+	if err := cmdflag.Parse(fs, args); err != nil {
 		return err
 	}
 	if *connFile == "" {

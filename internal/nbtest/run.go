@@ -20,6 +20,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/gosbi/gosbi/internal/atomicfile"
+	"github.com/gosbi/gosbi/internal/cmdflag"
 	"github.com/gosbi/gosbi/internal/kernel"
 )
 
@@ -703,7 +704,7 @@ func RunMain(args []string) error {
 	var paths []string
 	rest := args
 	for {
-		if err := fs.Parse(rest); err != nil {
+		if err := cmdflag.Parse(fs, rest); err != nil {
 			return err
 		}
 		if fs.NArg() == 0 {
