@@ -34,6 +34,17 @@
 // The package also holds the wire format (Encode, DecodeMessage) shared with package nbtest, the
 // kernelspec installer (Install, InstallMain) and the entry point Main of `gosbi kernel`.
 //
+// # History
+//
+// The front keeps the input history of the cells run with store_history, with the text/plain
+// of their execute_result, for history_request (tail, range and search), within bounds: an
+// entry's output is kept up to 1 MiB, its beginning followed by a note saying how much was cut;
+// the outputs kept, all entries' together, are at most 64 MiB, and past that the oldest
+// outputs are dropped first (their inputs are kept, and a reply with output gives a note in
+// their place); the inputs kept are at most 64 MiB (64 bytes more counted per entry), and past
+// that the oldest entries are dropped whole, the newest always kept. A reply answers from the
+// entries kept: a range over dropped lines holds none of them.
+//
 // # Cursor positions
 //
 // The protocol (5.2 and later) counts cursor_pos in Unicode code points, and the worker is given

@@ -57,7 +57,7 @@ type Kernel struct {
 	mu         sync.Mutex
 	w          *worker
 	execCount  int
-	history    []historyEntry
+	history    history
 	reqs       map[string]*request // in flight at the worker, by ipc id
 	running    *request            // the execute request the worker is running
 	lastExec   *request            // the last execute request (none before the first cell)
