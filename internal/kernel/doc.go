@@ -21,6 +21,11 @@
 // frame headers as they arrive and disconnects a peer whose message would be larger, before
 // reading or allocating it, and logs why; a ZeroMQ client connects again by itself.
 //
+// An input_reply is passed to the worker that asked for it. One too large for the worker's
+// pipe (a message there may have 256 MiB, and JSON escapes can make a value up to six times
+// longer) is not: the cell's read of standard input fails with an error saying so and giving
+// the limit, instead of waiting for an answer that cannot come.
+//
 // A connection file must have a "key"; an empty key (unsigned messages) starts the kernel with
 // a warning on its stderr.
 //
