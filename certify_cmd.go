@@ -17,6 +17,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/gosbi/gosbi/internal/atomicfile"
+	"github.com/gosbi/gosbi/internal/cmdflag"
 	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi"
 	"github.com/gosbi/gosbi/sbi/certify"
@@ -196,12 +197,12 @@ func certifyMain(args []string) error {
 	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
 		spec, args = args[0], args[1:]
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := cmdflag.Parse(fs, args); err != nil {
 		return err
 	}
 	if spec == "" && fs.NArg() > 0 {
 		spec = fs.Arg(0)
-		if err := fs.Parse(fs.Args()[1:]); err != nil {
+		if err := cmdflag.Parse(fs, fs.Args()[1:]); err != nil {
 			return err
 		}
 	}

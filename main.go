@@ -27,6 +27,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gosbi/gosbi/internal/cmdflag"
 	"github.com/gosbi/gosbi/internal/kernel"
 	"github.com/gosbi/gosbi/internal/nbtest"
 	"github.com/gosbi/gosbi/interp"
@@ -49,7 +50,8 @@ func commands() []command {
 		{"kernel", "kernel -f CONNECTION.json      run as a Jupyter kernel", "Runs as a Jupyter kernel; Jupyter starts it with the connection file.", true,
 			func(a []string) error { return kernel.Main(a, Version) }},
 		{"worker", "worker                         (internal) the interpreter process of a kernel", "The interpreter process of a kernel, started by the kernel itself.", false, interp.WorkerMain},
-		{"install", "install [--user|--sys-prefix|--prefix DIR]  install the Jupyter kernelspec", "", true, kernel.InstallMain},
+		{"install", "install [--user|--sys-prefix|--prefix DIR]  install the Jupyter kernelspec",
+			"Installs gosbi's kernelspec, so that Jupyter lists the kernel: for the current user (default),\ninto the active Python environment, or under DIR.", true, kernel.InstallMain},
 		{"run", "run NOTEBOOK.ipynb... [--out DIR] [--html] [--param k=v] [--timeout D] [--max-output SIZE]", "", true, nbtest.RunMain},
 		{"script", "script FILE.go [args]          run a Go file (or - for stdin) with the notebook's packages",
 			"Runs a Go file, or standard input for -, with the notebook's packages; the arguments after\nFILE.go are the script's os.Args. It works as a #! line.", false, interp.ScriptMain},
@@ -61,7 +63,7 @@ func commands() []command {
 			"Runs a sweep as a resumable grid of jobs, on this machine or as Slurm job arrays;\nstatus counts the jobs per stage and state, worker runs one job (what an array task calls).", false, study.Main},
 		{"certify", "certify SPEC.json [--out FILE] [--html FILE] [--study DIR]  a posterior with its certificate for a task",
 			certifyHelp, true, certifyMain},
-		{"version", "version                        print the version", "", false, func(a []string) error {
+		{"version", "version                        print the version", "Prints the version of gosbi.", false, func(a []string) error {
 			if len(a) > 0 {
 				return fmt.Errorf("version takes no arguments, got %q", a)
 			}
@@ -93,7 +95,7 @@ func dataMain(args []string) error {
 	}
 	dir := fs.String("dir", "", "directory to fill (default $GOSBI_DATA, else the user cache directory)")
 	base := fs.String("url", task.DefaultDataURL, "base URL of the sbibm task files")
-	if err := fs.Parse(args[1:]); err != nil {
+	if err := cmdflag.Parse(fs, args[1:]); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
@@ -189,26 +191,51 @@ func wantsHelp(c command, args []string) bool {
 	return false
 }
 
-// commandHelp writes the help of c on standard output, as cobra does.
+// commandHelp writes the help of c on standard output, as cobra does: its usage line, a blank
+// line, what it does, and for a command with flags a blank line and its flags.
 func commandHelp(c command) {
-	if c.flags {
-		// the command's flag set prints its usage and flags on os.Stderr: send them to stdout
-		stderr := os.Stderr
-		os.Stderr = os.Stdout
-		defer func() { os.Stderr = stderr }()
-		if c.help != "" {
-			fmt.Println(c.help)
-		}
-		c.run([]string{"-h"})
+	synopsis, summary, _ := strings.Cut(c.usage, "  ")
+	about := c.help
+	if about == "" {
+		about = strings.TrimSpace(summary)
+	}
+	if !c.flags {
+		fmt.Printf("usage: gosbi %s\n\n%s\n", synopsis, about)
 		return
 	}
-	synopsis, summary, _ := strings.Cut(c.usage, "  ")
-	fmt.Printf("usage: gosbi %s\n\n", synopsis)
-	if c.help != "" {
-		fmt.Println(c.help)
-	} else {
-		fmt.Println(strings.TrimSpace(summary))
+	// the flag set's usage is its usage line, a blank line, then (for run, what it does and)
+	// its flags: what c does goes after the usage line
+	text, err := flagUsage(c)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "gosbi %s: writing its help: %v\n", c.name, err)
+		os.Exit(1)
 	}
+	head, flags, _ := strings.Cut(text, "\n\n")
+	if about == "" {
+		fmt.Printf("%s\n\n%s", head, flags)
+		return
+	}
+	fmt.Printf("%s\n\n%s\n\n%s", head, about, flags)
+}
+
+// flagUsage returns what the flag set of c writes for -h (on os.Stderr, read when it writes).
+func flagUsage(c command) (string, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return "", err
+	}
+	text := make(chan []byte)
+	go func() {
+		b, _ := io.ReadAll(r)
+		r.Close()
+		text <- b
+	}()
+	stderr := os.Stderr
+	os.Stderr = w
+	c.run([]string{"-h"})
+	os.Stderr = stderr
+	w.Close()
+	return string(<-text), nil
 }
 
 func lookup(name string) (command, bool) {
@@ -221,7 +248,9 @@ func lookup(name string) (command, bool) {
 }
 
 // The conventions are those of cobra (kubectl, hugo, gh): help goes to standard output and
-// exits 0; an unknown command or a usage error goes to standard error and exits 1.
+// exits 0; an unknown command or a usage error goes to standard error and exits 1. A flag error
+// has been written by the command's flag set, with its usage (a *cmdflag.ParseError): it is not
+// written again.
 func main() {
 	args := os.Args[1:]
 	if len(args) == 0 || isHelp(args[0]) || args[0] == "help" && (len(args) == 1 || args[1] == "help") {
@@ -246,7 +275,10 @@ func main() {
 		return
 	}
 	if err := c.run(args); err != nil {
-		fmt.Fprintf(os.Stderr, "gosbi %s: %v\n", name, err)
+		var pe *cmdflag.ParseError
+		if !errors.As(err, &pe) {
+			fmt.Fprintf(os.Stderr, "gosbi %s: %v\n", name, err)
+		}
 		os.Exit(1)
 	}
 }

@@ -260,3 +260,60 @@ func TestDataHelpSize(t *testing.T) {
 		t.Errorf("README.md does not say %q (%v)", want, err)
 	}
 }
+
+// TestFlagErrorOnce: a flag error of any command is written once, on standard error, with
+// the command's usage, and exits with status 1 (a usage error).
+func TestFlagErrorOnce(t *testing.T) {
+	for _, c := range []struct {
+		args  []string
+		err   string // the flag error, which must appear once
+		usage string
+	}{
+		{[]string{"data", "fetch", "--bogus"}, "flag provided but not defined: -bogus", "usage: gosbi data fetch"},
+		{[]string{"data", "fetch", "--dir"}, "flag needs an argument: -dir", "usage: gosbi data fetch"},
+		{[]string{"install", "--bogus"}, "flag provided but not defined: -bogus", "usage: gosbi install"},
+		{[]string{"certify", "--bogus"}, "flag provided but not defined: -bogus", "usage: gosbi certify"},
+		{[]string{"certify", "spec.json", "--workers", "x"}, `invalid value "x" for flag -workers`, "usage: gosbi certify"},
+		{[]string{"run", "--bogus", "x.ipynb"}, "flag provided but not defined: -bogus", "usage: gosbi run"},
+		{[]string{"run", "x.ipynb", "--max-output", "5zz"}, `invalid value "5zz" for flag -max-output`, "usage: gosbi run"},
+		{[]string{"kernel", "--bogus"}, "flag provided but not defined: -bogus", "usage: gosbi kernel"},
+		{[]string{"kernel", "--interrupt-grace", "soon"}, `invalid value "soon" for flag -interrupt-grace`, "usage: gosbi kernel"},
+	} {
+		code, out, errOut := gosbi(t, c.args...)
+		if code != 1 || out != "" {
+			t.Errorf("gosbi %q: exit status %d, stdout %q; want 1 and nothing", c.args, code, out)
+		}
+		if n := strings.Count(errOut, c.err); n != 1 {
+			t.Errorf("gosbi %q: stderr says %q %d times, want once:\n%s", c.args, c.err, n, errOut)
+		}
+		if n := strings.Count(errOut, c.usage); n != 1 {
+			t.Errorf("gosbi %q: stderr says %q %d times, want once:\n%s", c.args, c.usage, n, errOut)
+		}
+	}
+}
+
+// TestHelpLayout: the help of every command has one layout: its usage line, a blank line, what
+// it does, and for a command with flags a blank line and the flags.
+func TestHelpLayout(t *testing.T) {
+	for _, c := range commands() {
+		if c.name == "study" { // its help lists the sub-commands' synopses and options itself
+			continue
+		}
+		_, out, _ := gosbi(t, "help", c.name)
+		lines := strings.Split(out, "\n")
+		if len(lines) < 3 || !strings.HasPrefix(lines[0], "usage: gosbi "+c.name) || lines[1] != "" || lines[2] == "" {
+			t.Errorf("gosbi help %s does not begin with its usage line, a blank line and its description:\n%s", c.name, out)
+			continue
+		}
+		if n := strings.Count(out, "usage:"); n != 1 {
+			t.Errorf("gosbi help %s says usage: %d times:\n%s", c.name, n, out)
+		}
+		if !c.flags {
+			continue
+		}
+		first := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "  -") })
+		if first < 3 || lines[first-1] != "" {
+			t.Errorf("gosbi help %s: its flags do not follow a blank line:\n%s", c.name, out)
+		}
+	}
+}

@@ -369,7 +369,8 @@ func (w *worker) switchProcess(bin string, r *resume) error {
 }
 
 // ask asks the notebook a question (an input request with the question as prompt) when the
-// running request allows input.
+// running request allows input. It reports false when no answer comes: input not allowed, the
+// cell interrupted, or an answer the front could not pass on.
 func (w *worker) ask(question string) (string, bool) {
 	w.mu.Lock()
 	id, allowed, abort := w.cur, w.stdin, w.abort
@@ -387,7 +388,7 @@ func (w *worker) ask(question string) (string, bool) {
 	}
 	select {
 	case v := <-w.inputs:
-		return v, true
+		return v.Value, v.Error == ""
 	case <-abort:
 		return "", false
 	}

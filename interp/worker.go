@@ -46,10 +46,10 @@ type worker struct {
 	tooLarge *ipc.TooLargeError // a display of the running cell that could not be sent
 	silent   bool
 	stdin    bool
-	inputs   chan string
-	abort    chan struct{} // closed when the running cell ends or is interrupted: a pending input read gives up
-	stopped  bool          // abort is closed
-	progMu   sync.Mutex    // guards progress: library goroutines report concurrently
+	inputs   chan ipc.Request // the InputReply to the pending input request
+	abort    chan struct{}    // closed when the running cell ends or is interrupted: a pending input read gives up
+	stopped  bool             // abort is closed
+	progMu   sync.Mutex       // guards progress: library goroutines report concurrently
 	progress map[string]*progressDisplay
 }
 
@@ -58,7 +58,7 @@ func runWorker(in io.Reader, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	w := &worker{enc: ipc.NewEncoder(out), logger: log.New(logf, "gosbi worker: ", log.LstdFlags), inputs: make(chan string, 1)}
+	w := &worker{enc: ipc.NewEncoder(out), logger: log.New(logf, "gosbi worker: ", log.LstdFlags), inputs: make(chan ipc.Request, 1)}
 	if maxEvent > 0 {
 		w.enc.Max = maxEvent
 	}
@@ -121,7 +121,7 @@ func runWorker(in io.Reader, out io.Writer) error {
 				}
 			case ipc.InputReply:
 				select {
-				case w.inputs <- r.Value:
+				case w.inputs <- r:
 				default:
 					w.logger.Print("input reply without a pending input request")
 				}
@@ -408,7 +408,10 @@ func (r *inputReader) Read(p []byte) (int, error) {
 		}
 		select {
 		case v := <-w.inputs:
-			r.buf = []byte(v + "\n")
+			if v.Error != "" {
+				return 0, fmt.Errorf("reading standard input: %s", v.Error)
+			}
+			r.buf = []byte(v.Value + "\n")
 		case <-abort:
 			return 0, errInputInterrupted
 		}

@@ -420,6 +420,30 @@ func TestWorkerOsStdin(t *testing.T) {
 	}
 }
 
+// TestWorkerInputReplyError: an input reply carrying an error (the front could not pass the
+// client's answer on) fails the cell's read with that error; the next read gets its answer.
+func TestWorkerInputReplyError(t *testing.T) {
+	w := startWorker(t)
+	w.execute("import (\n\t\"bufio\"\n\t\"fmt\"\n\t\"os\"\n)", 0)
+	code := "line, err := bufio.NewReader(os.Stdin).ReadString('\\n')\nfmt.Sprint(line, \"|\", err)"
+	id := w.send(ipc.Request{Type: ipc.Execute, ExecutionCount: 1, AllowStdin: true, Code: code})
+	if ev := w.next(); ev.Type != ipc.InputRequest {
+		t.Fatalf("event %+v, want input_request", ev)
+	}
+	w.send(ipc.Request{Type: ipc.InputReply, Error: "the answer given is too large"})
+	if res := ofType(w.collect(id), ipc.ExecuteResult); len(res) != 1 || res[0].Data["text/plain"] != `"|reading standard input: the answer given is too large"` {
+		t.Errorf("read after an input reply with an error: %+v", res)
+	}
+	id = w.send(ipc.Request{Type: ipc.Execute, ExecutionCount: 2, AllowStdin: true, Code: code})
+	if ev := w.next(); ev.Type != ipc.InputRequest {
+		t.Fatalf("event %+v, want input_request", ev)
+	}
+	w.send(ipc.Request{Type: ipc.InputReply, Value: "gopher"})
+	if res := ofType(w.collect(id), ipc.ExecuteResult); len(res) != 1 || res[0].Data["text/plain"] != "`gopher\n|<nil>`" {
+		t.Errorf("the next read got %+v", res)
+	}
+}
+
 // TestWorkerInterruptTargetsItsCell sends interrupts while a cell waits for input: one meant
 // for another cell is ignored, the one naming the cell ends the read and the cell.
 func TestWorkerInterruptTargetsItsCell(t *testing.T) {

@@ -29,7 +29,7 @@ const (
 	Inspect    = "inspect"     // Code, CursorPos, DetailLevel
 	IsComplete = "is_complete" // Code
 	Interrupt  = "interrupt"   // ID: the execute Request to cancel ("" for whatever runs); no reply
-	InputReply = "input_reply" // Value: the answer to the last InputRequest; no reply
+	InputReply = "input_reply" // Value: the answer to the last InputRequest, or Error; no reply
 	Shutdown   = "shutdown"    // the worker replies, then exits
 	Flushed    = "flushed"     // Value: "stdout ID" or "stderr ID": the front has read up to that sync mark; no reply
 )
@@ -77,6 +77,9 @@ type Request struct {
 	AllowStdin      bool              `json:"allow_stdin,omitempty"`
 	UserExpressions map[string]string `json:"user_expressions,omitempty"`
 	Value           string            `json:"value,omitempty"`
+	// Error, in an InputReply, says why the front has no answer to give (the client's answer
+	// was too large to pass on): the read that asked fails with it.
+	Error string `json:"error,omitempty"`
 }
 
 // Event is a message from the worker to the front.

@@ -21,6 +21,11 @@
 // frame headers as they arrive and disconnects a peer whose message would be larger, before
 // reading or allocating it, and logs why; a ZeroMQ client connects again by itself.
 //
+// An input_reply is passed to the worker that asked for it. One too large for the worker's
+// pipe (a message there may have 256 MiB, and JSON escapes can make a value up to six times
+// longer) is not: the cell's read of standard input fails with an error saying so and giving
+// the limit, instead of waiting for an answer that cannot come.
+//
 // A connection file must have a "key"; an empty key (unsigned messages) starts the kernel with
 // a warning on its stderr.
 //
@@ -33,6 +38,17 @@
 //
 // The package also holds the wire format (Encode, DecodeMessage) shared with package nbtest, the
 // kernelspec installer (Install, InstallMain) and the entry point Main of `gosbi kernel`.
+//
+// # History
+//
+// The front keeps the input history of the cells run with store_history, with the text/plain
+// of their execute_result, for history_request (tail, range and search), within bounds: an
+// entry's output is kept up to 1 MiB, its beginning followed by a note saying how much was cut;
+// the outputs kept, all entries' together, are at most 64 MiB, and past that the oldest
+// outputs are dropped first (their inputs are kept, and a reply with output gives a note in
+// their place); the inputs kept are at most 64 MiB (64 bytes more counted per entry), and past
+// that the oldest entries are dropped whole, the newest always kept. A reply answers from the
+// entries kept: a range over dropped lines holds none of them.
 //
 // # Cursor positions
 //

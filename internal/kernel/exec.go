@@ -102,7 +102,7 @@ func (k *Kernel) execute(m *Message) {
 	content["execution_count"] = count
 	if store {
 		k.mu.Lock()
-		k.history = append(k.history, historyEntry{line: count, input: c.Code, output: req.result})
+		k.history.add(count, c.Code, req.result)
 		k.mu.Unlock()
 	}
 	k.reply(k.shell, m, "execute_reply", content)
@@ -402,7 +402,7 @@ func (k *Kernel) handleEvent(w *worker, ev ipc.Event) {
 		if req != nil {
 			if s, ok := ev.Data["text/plain"].(string); ok {
 				k.mu.Lock()
-				req.result = s
+				req.result = cutHistoryOutput(s)
 				k.mu.Unlock()
 			}
 		}

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/gosbi/gosbi/internal/atomicfile"
+	"github.com/gosbi/gosbi/internal/cmdflag"
 	"github.com/gosbi/gosbi/internal/install"
 )
 
@@ -155,10 +156,10 @@ func InstallMain(args []string) error {
 	fs.BoolVar(&opts.SysPrefix, "sys-prefix", false, "install into the active Python environment (virtualenv or conda)")
 	fs.StringVar(&opts.Prefix, "prefix", "", "install into `DIR`/share/jupyter/kernels/gosbi")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: gosbi install [--user | --sys-prefix | --prefix DIR]")
+		fmt.Fprint(fs.Output(), "usage: gosbi install [--user | --sys-prefix | --prefix DIR]\n\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := cmdflag.Parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

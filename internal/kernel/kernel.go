@@ -57,7 +57,7 @@ type Kernel struct {
 	mu         sync.Mutex
 	w          *worker
 	execCount  int
-	history    []historyEntry
+	history    history
 	reqs       map[string]*request // in flight at the worker, by ipc id
 	running    *request            // the execute request the worker is running
 	lastExec   *request            // the last execute request (none before the first cell)
@@ -456,7 +456,16 @@ func (k *Kernel) handleStdin(m *Message) {
 		k.logf("stdin: input_reply without an input_request: dropped")
 		return
 	}
-	if err := owner.w.send(ipc.Request{ID: owner.id, Type: ipc.InputReply, Value: c.Value}); err != nil {
+	err := owner.w.send(ipc.Request{ID: owner.id, Type: ipc.InputReply, Value: c.Value})
+	var tooLarge *ipc.TooLargeError
+	if errors.As(err, &tooLarge) {
+		// the cell's read fails with why, instead of waiting for an answer that cannot come
+		why := fmt.Sprintf("the answer given (%s) is too large to pass to the worker: it takes %s on the worker's pipe, "+
+			"more than the %s a message there may have", byteSize(len(c.Value)), byteSize(tooLarge.Size), byteSize(tooLarge.Max))
+		k.logf("stdin: input_reply refused: %s", why)
+		err = owner.w.send(ipc.Request{ID: owner.id, Type: ipc.InputReply, Error: why})
+	}
+	if err != nil {
 		k.logf("stdin: %v", err)
 	}
 }

@@ -9,18 +9,30 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/gosbi/gosbi/internal/cmdflag"
 )
 
-// Main is `gosbi kernel -f CONNECTION.json`, the command Jupyter starts (see the kernelspec).
-// The hidden flag -worker replaces the worker command line (split on spaces), for tests and
-// debugging.
+// Main is `gosbi kernel -f CONNECTION.json [--interrupt-grace D]`, the command Jupyter starts
+// (see the kernelspec). It takes no arguments besides its flags, and D must be positive. The
+// flag -worker replaces the worker command line (split on spaces), for tests and debugging.
 func Main(args []string, version string) error {
 	fs := flag.NewFlagSet("kernel", flag.ContinueOnError)
 	connFile := fs.String("f", "", "the connection `file` written by Jupyter")
 	workerCmd := fs.String("worker", "", "worker command line (default: this executable with \"worker\")")
-	grace := fs.Duration("interrupt-grace", 5*time.Second, "how long an interrupted cell may take to stop before its worker is restarted")
-	if err := fs.Parse(args); err != nil {
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), "usage: gosbi kernel -f CONNECTION.json [--interrupt-grace D]\n\n")
+		fs.PrintDefaults()
+	}
+	grace := fs.Duration("interrupt-grace", 5*time.Second, "how long (positive) an interrupted cell may take to stop before its worker is restarted")
+	if err := cmdflag.Parse(fs, args); err != nil {
 		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q: run as `gosbi kernel -f CONNECTION.json [--interrupt-grace D]`", fs.Args())
+	}
+	if *grace <= 0 {
+		return fmt.Errorf("-interrupt-grace %v: want a positive duration (e.g. 5s), how long an interrupted cell may take to stop", *grace)
 	}
 	if *connFile == "" {
 		return fmt.Errorf("no connection file: run as `gosbi kernel -f CONNECTION.json` (Jupyter does this after `gosbi install`)")

@@ -609,3 +609,23 @@ func TestMalformedRequestContent(t *testing.T) {
 		t.Errorf("the next cell replied %v, want ok and execution_count 1 (the malformed requests ran nothing)", rc)
 	}
 }
+
+// TestStdinReplyTooLarge: an input_reply too large to pass to the worker fails the cell's read
+// with an error saying so and giving the limit, instead of leaving the cell waiting.
+func TestStdinReplyTooLarge(t *testing.T) {
+	kernel.SetWorkerMessageMax(t, 4096)
+	h := start(t, setup{key: "k"})
+	ex := h.exec("input", nbtest.ExecuteConfig{AllowStdin: true, Input: func(string, bool) string {
+		return strings.Repeat("<", 5000)
+	}})
+	r := replyContent(t, ex)
+	evalue, _ := r["evalue"].(string)
+	if r["status"] != "error" || !strings.Contains(evalue, "too large") || !strings.Contains(evalue, "4.0 KiB a message there may have") {
+		t.Errorf("reply %v, want an error saying the answer was too large, and the limit", r)
+	}
+	// the kernel goes on: a fitting answer reaches the next cell
+	ex = h.exec("input", nbtest.ExecuteConfig{AllowStdin: true, Input: func(string, bool) string { return "gopher" }})
+	if got := decode(t, ex.IOPub[len(ex.IOPub)-1].Content)["text"]; got != "hello gopher\n" {
+		t.Errorf("output %q", got)
+	}
+}

@@ -63,6 +63,7 @@ func startWorker(argv, env []string, log io.Writer, text func(w *worker, name, t
 		done:   make(chan struct{}),
 		tail:   newTailBuffer(40),
 	}
+	w.enc.Max = workerMessageMax
 	cmd := exec.Command(argv[0], argv[1:]...)
 	token := NewID()
 	cmd.Env = append(append(os.Environ(), env...), ipc.CaptureEnv+"="+token)
@@ -142,6 +143,10 @@ func startWorker(argv, env []string, log io.Writer, text func(w *worker, name, t
 
 // send writes a request to the worker.
 func (w *worker) send(r ipc.Request) error { return w.enc.Send(r) }
+
+// workerMessageMax is the largest request the front writes on a worker's pipe: what the worker
+// reads (ipc.MaxMessage); tests lower it.
+var workerMessageMax = ipc.MaxMessage
 
 // kill ends the worker process, remembering why.
 func (w *worker) kill(why string) {

@@ -20,6 +20,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/gosbi/gosbi/internal/atomicfile"
+	"github.com/gosbi/gosbi/internal/cmdflag"
 	"github.com/gosbi/gosbi/internal/kernel"
 )
 
@@ -668,7 +669,8 @@ const runUsage = `usage: gosbi run NOTEBOOK.ipynb... [--out DIR] [--html] [--par
 
 Runs every code cell of each notebook in a fresh kernel and saves the notebook with its outputs:
 in place (keeping the file's permissions, and writing through a symbolic link to its target), or
-into DIR with --out. A notebook changed on disk while it ran (saved from an editor) is not
+into DIR with --out (created when missing; a run that writes nothing into it, refused before
+its first cell, leaves none behind). A notebook changed on disk while it ran (saved from an editor) is not
 saved over: the run fails, and the executed notebook goes to a new NAME.run-*.ipynb beside it.
 GOSBI_FULL=1 runs the full version: it is --param quick=false.
 
@@ -687,7 +689,7 @@ and a larger one is refused before anything runs.
 // RunMain is `gosbi run NOTEBOOK.ipynb... [--out DIR] [--html] [--param name=value] [--timeout D] [--max-output SIZE]`.
 func RunMain(args []string) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	out := fs.String("out", "", "write the executed notebooks into `DIR` (default: update them in place)")
+	out := fs.String("out", "", "write the executed notebooks into `DIR`, created when missing (default: update them in place)")
 	html := fs.Bool("html", false, "also write a standalone HTML page next to each executed notebook")
 	timeout := fs.Duration("timeout", 0, "fail a cell whose execution (request to reply) takes longer than `D` (e.g. 10m; default no limit)")
 	maxOutput := sizeFlag(DefaultMaxOutput)
@@ -703,7 +705,7 @@ func RunMain(args []string) error {
 	var paths []string
 	rest := args
 	for {
-		if err := fs.Parse(rest); err != nil {
+		if err := cmdflag.Parse(fs, rest); err != nil {
 			return err
 		}
 		if fs.NArg() == 0 {
@@ -725,10 +727,12 @@ func RunMain(args []string) error {
 		return err
 	}
 	o := Config{Params: params, Full: full, CellTimeout: *timeout, MaxOutput: int(maxOutput), Log: log}
-	jobs, err := planRun(paths, *out, *html, o)
+	jobs, created, err := planRun(paths, *out, *html, o)
 	if err != nil {
 		return err
 	}
+	// a --out directory this run created goes again if the run writes nothing into it
+	defer removeEmpty(created)
 	failed := 0
 	for _, j := range jobs {
 		res, err := ExecuteNotebook(context.Background(), j.nb, j.path, o)
@@ -823,20 +827,58 @@ func (j runJob) saveTo() (dest string, changed bool, err error) {
 
 // planRun reads the notebooks and checks, before the first cell runs, what would otherwise fail
 // after all of them ran: their parameters, and that each result can be written where it goes.
-func planRun(paths []string, out string, html bool, o Config) ([]runJob, error) {
+// It creates the directory out when missing, and returns the directories it created, deepest
+// first, for removeEmpty; when it fails it removes them itself.
+func planRun(paths []string, out string, html bool, o Config) (jobs []runJob, created []string, err error) {
 	if out != "" {
 		st, err := os.Stat(out)
 		switch {
 		case err == nil && !st.IsDir():
-			return nil, fmt.Errorf("--out %s is a file: --out names the directory the executed notebooks are written into (without --out they are updated in place)", out)
+			return nil, nil, fmt.Errorf("--out %s is a file: --out names the directory the executed notebooks are written into (without --out they are updated in place)", out)
 		case errors.Is(err, fs.ErrNotExist):
-			if err := os.MkdirAll(out, 0o755); err != nil {
-				return nil, fmt.Errorf("--out: %w", err)
+			if created, err = mkdirAll(out); err != nil {
+				return nil, nil, fmt.Errorf("--out: %w", err)
 			}
 		case err != nil:
-			return nil, fmt.Errorf("--out: %w", err)
+			return nil, nil, fmt.Errorf("--out: %w", err)
 		}
 	}
+	jobs, err = planJobs(paths, out, html, o)
+	if err != nil {
+		removeEmpty(created)
+		return nil, nil, err
+	}
+	return jobs, created, nil
+}
+
+// mkdirAll creates dir and its missing parents, returning those it created, deepest first.
+func mkdirAll(dir string) ([]string, error) {
+	var missing []string
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil || !errors.Is(err, fs.ErrNotExist) || d == filepath.Dir(d) {
+			break
+		}
+		missing = append(missing, d)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		removeEmpty(missing)
+		return nil, err
+	}
+	return missing, nil
+}
+
+// removeEmpty removes the directories dirs, deepest first, while they are empty: those that a
+// run created and then wrote nothing into.
+func removeEmpty(dirs []string) {
+	for _, d := range dirs {
+		if os.Remove(d) != nil {
+			return
+		}
+	}
+}
+
+// planJobs reads the notebooks and checks their parameters and destinations (see planRun).
+func planJobs(paths []string, out string, html bool, o Config) ([]runJob, error) {
 	var jobs []runJob
 	seen := map[string]string{}
 	for _, path := range paths {

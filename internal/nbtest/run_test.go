@@ -504,3 +504,34 @@ func TestPagerPayloadSaved(t *testing.T) {
 		t.Errorf("outputs %q, want %q", got, want)
 	}
 }
+
+// TestRefusedRunLeavesNoOut: a run refused before any cell runs leaves no --out directory
+// behind when it created it (nor the missing parents it created), and keeps one that was there.
+func TestRefusedRunLeavesNoOut(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"missing notebook", []string{"testdata/fake/nosuch.ipynb"}, "nosuch.ipynb"},
+		{"parameter the notebook lacks", []string{"testdata/fake/sleeps.ipynb", "--param", "nosuch=1"}, "--param nosuch"},
+		{"two notebooks to one file", []string{"testdata/fake/sleeps.ipynb", "testdata/fake/../fake/sleeps.ipynb"}, "would both be written"},
+	} {
+		root := t.TempDir()
+		out := filepath.Join(root, "a", "b")
+		err := nbtest.RunMain(append([]string{"--quiet", "--out", out}, tc.args...))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want one saying %q", tc.name, err, tc.want)
+		}
+		if entries, _ := os.ReadDir(root); len(entries) != 0 {
+			t.Errorf("%s: the refused run left %s behind", tc.name, filepath.Join(root, entries[0].Name()))
+		}
+		// a directory that was there stays
+		if err := nbtest.RunMain(append([]string{"--quiet", "--out", root}, tc.args...)); err == nil {
+			t.Errorf("%s: with an existing --out: no error", tc.name)
+		}
+		if _, err := os.Stat(root); err != nil {
+			t.Errorf("%s: the refused run removed the --out that was there: %v", tc.name, err)
+		}
+	}
+}

@@ -1,10 +1,14 @@
 // Command benchmarks measures gosbi against its peers and writes BENCHMARKS.md.
 //
-//	go run ./tools/benchmarks [-benchtime 1s] [-count 3] [-out BENCHMARKS.md] [-rows REGEXP]
+//	go run ./tools/benchmarks [-benchtime 1s] [-count 3] [-out FILE] [-rows REGEXP]
+//
+// The table goes to -out, BENCHMARKS.md by default; -out - writes it on standard output.
 //
 // -rows measures only the rows whose benchmark name matches the regular expression (and their
-// twins), and skips the simulation store; the table it writes (to -out) then holds those rows
-// alone, for comparing a few operations side by side while working on them.
+// twins), and skips the simulation store; the table then holds those rows alone, for comparing
+// a few operations side by side while working on them. Without -out it goes to standard
+// output, so that a partial table never replaces the full one of BENCHMARKS.md (give -out
+// BENCHMARKS.md to replace it anyway).
 //
 // It runs the Go benchmarks named in rows (the default build, and the openblas build where
 // cgo and libopenblas are present), times the PyTorch twins in torch_reference.py in the same
@@ -96,9 +100,10 @@ func main() {
 	benchtime := flag.String("benchtime", "1s", "go test -benchtime for each benchmark")
 	count := flag.Int("count", 3, "runs of each benchmark (the table gives the median)")
 	torchSeconds := flag.Float64("torch-seconds", 2, "seconds each PyTorch twin is timed")
-	out := flag.String("out", "BENCHMARKS.md", "file to write")
+	out := flag.String("out", "", "`file` to write the table to, - for standard output (default BENCHMARKS.md; with -rows, standard output: a partial table does not replace the full one)")
 	only := flag.String("rows", "", "measure only the rows whose benchmark name matches this regular expression, and no simulation store")
 	flag.Parse()
+	*out = outPath(*out, *only)
 	if err := checkArgs(*out, *count, flag.Args()); err != nil {
 		fmt.Fprintln(os.Stderr, "benchmarks:", err)
 		os.Exit(2)
@@ -115,14 +120,31 @@ func main() {
 	}
 }
 
-// checkArgs checks, before anything is measured, that the table can be written to out, that
-// count is at least 1 and that no argument follows the flags (the rows are chosen with -rows).
+// outPath returns where the table goes, given -out and -rows: out when given ("-" for
+// standard output), else BENCHMARKS.md for the full table and standard output for a partial one
+// (only not empty), so that a partial run never replaces the full table.
+func outPath(out, only string) string {
+	switch {
+	case out != "":
+		return out
+	case only != "":
+		return "-"
+	}
+	return "BENCHMARKS.md"
+}
+
+// checkArgs checks, before anything is measured, that the table can be written to out ("-" is
+// standard output), that count is at least 1 and that no argument follows the flags (the rows
+// are chosen with -rows).
 func checkArgs(out string, count int, args []string) error {
 	if len(args) > 0 {
 		return fmt.Errorf("unexpected arguments %q: choose rows with -rows REGEXP", args)
 	}
 	if count < 1 {
 		return fmt.Errorf("-count %d, expected 1 or more runs of each benchmark", count)
+	}
+	if out == "-" {
+		return nil
 	}
 	if err := atomicfile.Writable(out); err != nil {
 		return fmt.Errorf("-out %s cannot be written: %w", out, err)
@@ -198,6 +220,10 @@ func run(benchtime string, count int, torchSeconds float64, out string, withStor
 		benchtime: benchtime, count: count, loadStart: loadStart, loadEnd: loadAverage()})
 	if withStore {
 		writeStore(&buf, store, cpu)
+	}
+	if out == "-" {
+		_, err := os.Stdout.Write(buf.Bytes())
+		return err
 	}
 	return atomicfile.WriteFile(out, buf.Bytes(), 0o644)
 }

@@ -96,3 +96,27 @@ func TestCheckArgs(t *testing.T) {
 		}
 	}
 }
+
+// TestOutPath: a partial run (-rows) without -out writes its table on standard output, so that
+// it never replaces the full table of BENCHMARKS.md; a full run writes BENCHMARKS.md, and an
+// -out given is where the table goes ("-" for standard output).
+func TestOutPath(t *testing.T) {
+	tests := []struct {
+		out, only, want string
+	}{
+		{"", "", "BENCHMARKS.md"},
+		{"", "NRE", "-"},
+		{"part.md", "NRE", "part.md"},
+		{"BENCHMARKS.md", "NRE", "BENCHMARKS.md"},
+		{"-", "", "-"},
+		{"other.md", "", "other.md"},
+	}
+	for _, tc := range tests {
+		if got := outPath(tc.out, tc.only); got != tc.want {
+			t.Errorf("outPath(%q, %q) = %q, want %q", tc.out, tc.only, got, tc.want)
+		}
+	}
+	if err := checkArgs("-", 3, nil); err != nil {
+		t.Errorf("checkArgs(%q, 3, nil) = %v, want nil: - is standard output", "-", err)
+	}
+}

@@ -226,3 +226,28 @@ func TestCheckRows(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckSizes: -sims and -samples that are not positive are refused before the first row
+// runs, with an error naming the flag, its value and what is expected.
+func TestCheckSizes(t *testing.T) {
+	tests := []struct {
+		sims, samples int
+		wantErr       string
+	}{
+		{10000, 10000, ""},
+		{1, 1, ""},
+		{0, 10000, "-sims 0, expected"},
+		{-5, 10000, "-sims -5, expected"},
+		{10000, 0, "-samples 0, expected"},
+		{10000, -1, "-samples -1, expected"},
+	}
+	for _, tc := range tests {
+		err := checkSizes(tc.sims, tc.samples)
+		switch {
+		case tc.wantErr == "" && err != nil:
+			t.Errorf("checkSizes(%d, %d) = %v, want nil", tc.sims, tc.samples, err)
+		case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+			t.Errorf("checkSizes(%d, %d) = %v, want an error naming %q", tc.sims, tc.samples, err, tc.wantErr)
+		}
+	}
+}

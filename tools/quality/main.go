@@ -24,6 +24,9 @@
 // default; sbibm's runs passed 10,000, which sbi caps at the training set: one full-batch step
 // per epoch) and -epochs the most epochs (sbi.TrainConfig's 1,000 by default; sbi has no cap).
 //
+// The flags are checked before the first row runs: the rows, the observations, the training
+// flags, and -sims and -samples, which must be positive.
+//
 // It is heavy (minutes per row on two cores), so it is a command and not part of the tests.
 package main
 
@@ -77,14 +80,14 @@ var sbibm = map[string]float64{
 
 func main() {
 	rows := flag.String("rows", "npe:two_moons,npe:gaussian_linear,npe:slcp,npe:sir,nre:two_moons", "comma-separated method:task rows")
-	sims := flag.Int("sims", 10000, "training simulations")
+	sims := flag.Int("sims", 10000, "training simulations (positive)")
 	obs := flag.Int("obs", 10, "observations first…obs")
 	first := flag.Int("first", 1, "first observation scored (to complete a row stopped part way: the sampling and C2ST seeds are per observation)")
 	var tr training
 	flag.IntVar(&tr.patience, "patience", 0, "epochs without a better validation loss before training stops (0: sbi's 20)")
 	flag.IntVar(&tr.batch, "batch", 0, "pairs per training step (0: sbi's 200; more than the training pairs: the whole set, as sbibm's 10,000)")
 	flag.IntVar(&tr.epochs, "epochs", 0, "most training epochs (0: sbi.TrainConfig's 1,000)")
-	samples := flag.Int("samples", 10000, "posterior samples per observation")
+	samples := flag.Int("samples", 10000, "posterior samples per observation (positive)")
 	seed := flag.Uint64("seed", 1, "seed of simulation and training")
 	flow := flag.String("flow", "nsf", "NPE flow (sbibm's NPE uses nsf)")
 	withMMD := flag.Bool("mmd", true, "compute sbibm's MMD (slow: 10,000 × 10,000 kernel evaluations, three times)")
@@ -99,6 +102,10 @@ func main() {
 		os.Exit(2)
 	}
 	if err := checkRange(*first, *obs, tr); err != nil {
+		fmt.Fprintf(os.Stderr, "quality: %v\n", err)
+		os.Exit(2)
+	}
+	if err := checkSizes(*sims, *samples); err != nil {
 		fmt.Fprintf(os.Stderr, "quality: %v\n", err)
 		os.Exit(2)
 	}
@@ -166,6 +173,18 @@ func checkRange(first, obs int, tr training) error {
 		return fmt.Errorf("-batch %d, expected ≥ 2 pairs per step (0 for sbi's 200)", tr.batch)
 	case tr.epochs < 0:
 		return fmt.Errorf("-epochs %d, expected ≥ 0 (0 for the default 1,000)", tr.epochs)
+	}
+	return nil
+}
+
+// checkSizes checks, before the first row runs, the training simulations and the posterior
+// samples per observation: both must be positive.
+func checkSizes(sims, samples int) error {
+	switch {
+	case sims <= 0:
+		return fmt.Errorf("-sims %d, expected a positive number of training simulations (sbibm's 10,000 by default)", sims)
+	case samples <= 0:
+		return fmt.Errorf("-samples %d, expected a positive number of posterior samples per observation (10,000 by default)", samples)
 	}
 	return nil
 }

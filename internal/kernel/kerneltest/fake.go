@@ -47,7 +47,7 @@ func FakeWorker() {
 	events.Send(ipc.Event{Type: ipc.Ready})
 	incoming := make(chan ipc.Request, 16)
 	interrupts := make(chan string, 16)
-	inputs := make(chan string, 1)
+	inputs := make(chan ipc.Request, 1)
 	go func() {
 		defer close(incoming)
 		for {
@@ -62,7 +62,7 @@ func FakeWorker() {
 			case ipc.Interrupt:
 				interrupts <- r.ID
 			case ipc.InputReply:
-				inputs <- r.Value
+				inputs <- r
 			default:
 				incoming <- r
 			}
@@ -101,7 +101,7 @@ func FakeWorker() {
 	}
 }
 
-func fakeExecute(r ipc.Request, events *ipc.Encoder, interrupts chan string, inputs chan string) map[string]any {
+func fakeExecute(r ipc.Request, events *ipc.Encoder, interrupts chan string, inputs chan ipc.Request) map[string]any {
 	content := map[string]any{"status": "ok"}
 	for _, line := range strings.Split(r.Code, "\n") {
 		content = fakeLine(r, strings.TrimSpace(line), events, interrupts, inputs)
@@ -112,7 +112,7 @@ func fakeExecute(r ipc.Request, events *ipc.Encoder, interrupts chan string, inp
 	return content
 }
 
-func fakeLine(r ipc.Request, line string, events *ipc.Encoder, interrupts chan string, inputs chan string) map[string]any {
+func fakeLine(r ipc.Request, line string, events *ipc.Encoder, interrupts chan string, inputs chan ipc.Request) map[string]any {
 	send := func(ev ipc.Event) { ev.ID = r.ID; events.Send(ev) }
 	cmd, arg, _ := strings.Cut(line, " ")
 	ok := map[string]any{"status": "ok"}
@@ -175,7 +175,12 @@ func fakeLine(r ipc.Request, line string, events *ipc.Encoder, interrupts chan s
 	case "input":
 		send(ipc.Event{Type: ipc.InputRequest, Prompt: "name? "})
 		v := <-inputs
-		send(ipc.Event{Type: ipc.Stream, Name: "stdout", Text: "hello " + v + "\n"})
+		if v.Error != "" {
+			msg := "reading standard input: " + v.Error
+			send(ipc.Event{Type: ipc.Error, Ename: "InputError", Evalue: msg, Traceback: []string{msg}})
+			return map[string]any{"status": "error", "ename": "InputError", "evalue": msg, "traceback": []string{msg}}
+		}
+		send(ipc.Event{Type: ipc.Stream, Name: "stdout", Text: "hello " + v.Value + "\n"})
 	case "expr":
 		ue := map[string]any{}
 		for k, v := range r.UserExpressions {
