@@ -17,10 +17,7 @@ import (
 	"flag"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"os"
-
-	"gonum.org/v1/gonum/mat"
 
 	"github.com/gosbi/gosbi/sbi"
 	"github.com/gosbi/gosbi/sbi/dist"
@@ -76,7 +73,7 @@ func groups() map[string]group {
 			{"NLE NSF", nle(sbi.NLEConfig{Flow: sbi.NSF, Bins: 6})},
 			{"NLE MLP embedding", nle(sbi.NLEConfig{Flow: sbi.MAF, Embedding: sbi.MLPEmbedding{Hidden: []int{32}, Out: 8}})},
 			{"MNLE", func(p dist.Distribution) sbitest.Estimator {
-				return withCoin{sbi.NewMNLE(p, sbi.MNLEConfig{Hidden: 32, Sampler: fewChains})}
+				return sbitest.WithCoin(sbi.NewMNLE(p, sbi.MNLEConfig{Hidden: 32, Sampler: fewChains}))
 			}},
 			{"FMPE", func(p dist.Distribution) sbitest.Estimator { return sbi.NewFMPE(p, fmpe) }},
 			{"NPE ensemble of 2", func(p dist.Distribution) sbitest.Estimator {
@@ -155,38 +152,4 @@ func run(g group, seeds int) error {
 		return fmt.Errorf("largest error %v: the ratio cannot be stated", worst)
 	}
 	return nil
-}
-
-// withCoin is the MNLE of package sbi's conformance test: it appends to every x a coin
-// d ~ Bernoulli(0.3) independent of θ and x in training and d = 1 in evaluation, so that the
-// posterior given (x, d) is the suite's closed form.
-type withCoin struct{ *sbi.MNLE }
-
-func appendColumn(x *mat.Dense, value func(i int) float64) *mat.Dense {
-	n, c := x.Dims()
-	out := mat.NewDense(n, c+1, nil)
-	for i := 0; i < n; i++ {
-		row := out.RawRowView(i)
-		copy(row, x.RawRowView(i))
-		row[c] = value(i)
-	}
-	return out
-}
-
-func (w withCoin) Train(theta, x *mat.Dense, cfg sbi.TrainConfig) (*sbi.TrainResult, error) {
-	rng := rand.New(rand.NewPCG(7, 7))
-	return w.MNLE.Train(theta, appendColumn(x, func(int) float64 {
-		if rng.Float64() < 0.3 {
-			return 1
-		}
-		return 0
-	}), cfg)
-}
-
-func (w withCoin) Posterior(x []float64) sbi.Posterior {
-	return w.MNLE.Posterior(append(append([]float64(nil), x...), 1))
-}
-
-func (w withCoin) LogProbPairs(theta, x *mat.Dense) []float64 {
-	return w.MNLE.LogProbPairs(theta, appendColumn(x, func(int) float64 { return 1 }))
 }
