@@ -13,9 +13,10 @@
 // report together with its figures, for display (package diag does not draw).
 //
 // Errors come in three forms, by what a constructor takes. Those that draw a diag result
-// (Coverage, TARP, SBCRanks, SBCECDF, Recovery, MCMC) do not panic on it: a result they cannot
-// draw gives a Plot whose rendering (PNG, SVG, Save, MIMEBundle) returns an error saying why,
-// which Report shows as a line in place of the figure. Those that evaluate a density or take
+// (Coverage, TARP, SBCRanks, SBCECDF, Recovery, MCMC, LC2ST, Misspecification,
+// PredictiveCheck) do not panic on it: a result they cannot draw gives a Plot whose rendering
+// (PNG, SVG, Save, MIMEBundle) returns an error saying why, which Report shows as a line in
+// place of the figure. Those that evaluate a density or take
 // data that is only known at run time (Density2D, ConditionalPairs, BudgetSweep, StudySweep,
 // StudyCoverage) return an error, and their MustX forms, where there is one, panic with it.
 // The figures of samples with options (Corner, CornerWith, Marginals) panic, before anything
