@@ -6,11 +6,14 @@
 // densities with HPD contours, metric-versus-budget sweeps and grids of small multiples. Each
 // plot draws the arrays of the diag result it is given, so that figure and verdict agree.
 //
-// Every constructor returns a *Plot, which renders on demand: PNG and SVG bytes, Save to a file,
-// and MIMEBundle, so that a notebook shows it inline when it is the last expression of a cell;
-// Show displays it at once through package display. A Loss redraws itself in place while
-// training runs. Report is the one constructor of another kind: it returns a diag calibration
-// report together with its figures, for display (package diag does not draw).
+// The figure constructors return a *Plot (some with an error, see below), which renders on
+// demand: PNG and SVG bytes, Save to a file, and MIMEBundle, so that a notebook shows it inline
+// when it is the last expression of a cell; Show displays it at once through package display.
+// A Loss (NewLoss) redraws itself in place while training runs. Three functions return no
+// figure: Report returns a diag calibration report together with its figures, for display
+// (package diag does not draw), and StudySweep and StudyCoverage turn the rows of a study table
+// into what a figure takes: a SweepSeries for BudgetSweep and a diag.CoverageResult for
+// Coverage.
 //
 // Errors come in three forms, by what a constructor takes. Those that draw a diag result
 // (Coverage, TARP, SBCRanks, SBCECDF, Recovery, MCMC, LC2ST, Misspecification,
