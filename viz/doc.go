@@ -6,16 +6,20 @@
 // densities with HPD contours, metric-versus-budget sweeps and grids of small multiples. Each
 // plot draws the arrays of the diag result it is given, so that figure and verdict agree.
 //
-// Every constructor returns a *Plot, which renders on demand: PNG and SVG bytes, Save to a file,
-// and MIMEBundle, so that a notebook shows it inline when it is the last expression of a cell;
-// Show displays it at once through package display. A Loss redraws itself in place while
-// training runs. Report is the one constructor of another kind: it returns a diag calibration
-// report together with its figures, for display (package diag does not draw).
+// The figure constructors return a *Plot (some with an error, see below), which renders on
+// demand: PNG and SVG bytes, Save to a file, and MIMEBundle, so that a notebook shows it inline
+// when it is the last expression of a cell; Show displays it at once through package display.
+// A Loss (NewLoss) redraws itself in place while training runs. Three functions return no
+// figure: Report returns a diag calibration report together with its figures, for display
+// (package diag does not draw), and StudySweep and StudyCoverage turn the rows of a study table
+// into what a figure takes: a SweepSeries for BudgetSweep and a diag.CoverageResult for
+// Coverage.
 //
 // Errors come in three forms, by what a constructor takes. Those that draw a diag result
-// (Coverage, TARP, SBCRanks, SBCECDF, Recovery, MCMC) do not panic on it: a result they cannot
-// draw gives a Plot whose rendering (PNG, SVG, Save, MIMEBundle) returns an error saying why,
-// which Report shows as a line in place of the figure. Those that evaluate a density or take
+// (Coverage, TARP, SBCRanks, SBCECDF, Recovery, MCMC, LC2ST, Misspecification,
+// PredictiveCheck) do not panic on it: a result they cannot draw gives a Plot whose rendering
+// (PNG, SVG, Save, MIMEBundle) returns an error saying why, which Report shows as a line in
+// place of the figure. Those that evaluate a density or take
 // data that is only known at run time (Density2D, ConditionalPairs, BudgetSweep, StudySweep,
 // StudyCoverage) return an error, and their MustX forms, where there is one, panic with it.
 // The figures of samples with options (Corner, CornerWith, Marginals) panic, before anything

@@ -1,6 +1,7 @@
 package viz
 
 import (
+	"errors"
 	"fmt"
 	"image/color"
 	"math"
@@ -48,8 +49,17 @@ func lc2stLayers(r *diag.LC2STResult) lc2stData {
 // everywhere. A curve outside the band is the local difference the test detects; a curve that
 // rises late (probabilities above ½) means the estimator puts more mass where its draws fell
 // than the true posterior does. Right, the statistic at x_o against the histogram of the null
-// statistics, with the p-value. The panel titles carry the verdict's first word.
+// statistics, with the p-value. The panel titles carry the verdict's first word. When the
+// result cannot be drawn (nil, no grid points, not one CDF value and null bound per grid point,
+// or a value that is not finite), the plot draws nothing: rendering it returns an error saying
+// why.
 func LC2ST(r *diag.LC2STResult) *Plot {
+	if r == nil {
+		return failedFigure(17*cm, 9*cm, errors.New("viz: LC2ST: no result"))
+	}
+	if why := lc2stUndrawable(r); why != "" {
+		return failedFigure(17*cm, 9*cm, fmt.Errorf("viz: LC2ST: the result cannot be drawn: %s", why))
+	}
 	d := lc2stLayers(r)
 	name := "L-C2ST"
 	if r.Flow {
@@ -99,6 +109,40 @@ func LC2ST(r *diag.LC2STResult) *Plot {
 	return Row(withSideLegend(pp, d.names[:3], 9*cm, 9*cm), withSideLegend(h, d.names[3:], 8*cm, 9*cm))
 }
 
+// lc2stUndrawable says why LC2ST cannot draw r, or returns "".
+func lc2stUndrawable(r *diag.LC2STResult) string {
+	if !isFinite(r.Value) {
+		return fmt.Sprintf("its statistic at x_o is %v, expected a finite value", r.Value)
+	}
+	if why := nonFiniteNull(r.Null); why != "" {
+		return why
+	}
+	n := len(r.Grid)
+	switch {
+	case n == 0:
+		return "it holds no grid points"
+	case len(r.CDF) != n || len(r.NullLower) != n || len(r.NullUpper) != n:
+		return fmt.Sprintf("it holds %d grid points, %d CDF values and %d and %d null bounds, expected one of each per grid point",
+			n, len(r.CDF), len(r.NullLower), len(r.NullUpper))
+	}
+	for k, g := range r.Grid {
+		if c, lo, hi := r.CDF[k], r.NullLower[k], r.NullUpper[k]; !isFinite(g) || !isFinite(c) || !isFinite(lo) || !isFinite(hi) {
+			return fmt.Sprintf("at grid point %d (%v) its CDF is %v and its null band [%v, %v], expected finite values", k+1, g, c, lo, hi)
+		}
+	}
+	return ""
+}
+
+// nonFiniteNull names the first null statistic that is not finite, or returns "".
+func nonFiniteNull(null []float64) string {
+	for i, v := range null {
+		if !isFinite(v) {
+			return fmt.Sprintf("null statistic %d is %v, expected a finite value", i+1, v)
+		}
+	}
+	return ""
+}
+
 // histogram bins v into bins equal bins over [lo, hi] (widened when lo = hi) and returns the
 // histogram and its highest count.
 func histogram(v []float64, bins int, lo, hi float64) (*plotter.Histogram, float64) {
@@ -143,8 +187,19 @@ func minOf(v []float64) float64 {
 
 // Misspecification draws the MMD² of the observation against the histogram of the
 // calibration simulations' statistics (the null distribution of the test), with the p-value
-// and the verdict's first words as title.
+// and the verdict's first words as title. When the result cannot be drawn (nil, or a statistic
+// that is not finite), the plot draws nothing: rendering it returns an error saying why.
 func Misspecification(r *diag.MisspecResult) *Plot {
+	if r == nil {
+		return failedFigure(11*cm, 8*cm, errors.New("viz: Misspecification: no result"))
+	}
+	why := nonFiniteNull(r.Null)
+	if !isFinite(r.Statistic) {
+		why = fmt.Sprintf("its statistic at the observation is %v, expected a finite value", r.Statistic)
+	}
+	if why != "" {
+		return failedFigure(11*cm, 8*cm, fmt.Errorf("viz: Misspecification: the result cannot be drawn: %s", why))
+	}
 	verdict := "consistent with the simulations"
 	if r.Reject() {
 		verdict = "atypical of the simulations"
@@ -189,8 +244,16 @@ func predictivePanels(r *diag.PredictiveResult) []int {
 // PredictiveCheck draws one histogram of the predictive simulations per data value (at most
 // MaxPredictivePanels, flagged values first) with the observation as a vertical line; the
 // panel titles give the observation's quantile and p-value, in vermillion where the verdict
-// flags the value.
+// flags the value. When the result cannot be drawn (nil, no simulations, not one observation,
+// name, quantile and p-value per simulated value, or a value that is not finite), the plot
+// draws nothing: rendering it returns an error saying why.
 func PredictiveCheck(r *diag.PredictiveResult) *Plot {
+	if r == nil {
+		return failedFigure(6*cm, 5*cm, errors.New("viz: PredictiveCheck: no result"))
+	}
+	if why := predictiveUndrawable(r); why != "" {
+		return failedFigure(6*cm, 5*cm, fmt.Errorf("viz: PredictiveCheck: the result cannot be drawn: %s", why))
+	}
 	var plots []*plot.Plot
 	for _, d := range predictivePanels(r) {
 		col := colOf(r, d)
@@ -211,6 +274,31 @@ func PredictiveCheck(r *diag.PredictiveResult) *Plot {
 	}
 	m, _ := r.Sims.Dims()
 	return row(plots, 6*cm, 5*cm, []string{fmt.Sprintf("%s simulations (%d)", r.Label, m), "observation"})
+}
+
+// predictiveUndrawable says why PredictiveCheck cannot draw r, or returns "".
+func predictiveUndrawable(r *diag.PredictiveResult) string {
+	if r.Sims == nil || r.Sims.IsEmpty() {
+		return "it holds no simulations"
+	}
+	m, n := r.Sims.Dims()
+	if len(r.Observation) != n || len(r.Names) != n || len(r.Quantile) != n || len(r.PValues) != n {
+		return fmt.Sprintf("it holds simulations of %d values, an observation of %d, %d names, %d quantiles and %d p-values, expected one of each per value",
+			n, len(r.Observation), len(r.Names), len(r.Quantile), len(r.PValues))
+	}
+	for d, o := range r.Observation {
+		if !isFinite(o) {
+			return fmt.Sprintf("its observation of %s is %v, expected a finite value", r.Names[d], o)
+		}
+	}
+	for i := range m {
+		for d, v := range r.Sims.RawRowView(i) {
+			if !isFinite(v) {
+				return fmt.Sprintf("simulation %d of %s is %v, expected a finite value", i+1, r.Names[d], v)
+			}
+		}
+	}
+	return ""
 }
 
 func colOf(r *diag.PredictiveResult, d int) []float64 {

@@ -211,19 +211,62 @@ type Region struct {
 	Threshold float64
 }
 
-// Contains reports for every row of theta whether it lies in the region.
+// Contains reports for every row of theta whether it lies in the region. A θ at which the
+// posterior's log density is NaN is neither in nor out of the region: Contains, having no error
+// result, panics with an error value naming it (as Conformal.Contains does) rather than call it
+// outside; Sample, GridVolume and ExpectedVolume return that error, and Volume panics with it.
 func (r *Region) Contains(theta *mat.Dense) []bool {
-	lp := r.Posterior.LogProb(theta)
-	in := make([]bool, len(lp))
-	for i, v := range lp {
-		in[i] = -v <= r.Threshold
+	in, err := r.contains(theta, "Region.Contains", true)
+	if err != nil {
+		panic(err)
 	}
 	return in
 }
 
+// contains is Contains with the NaN log density as an error; input says that theta is the
+// caller's, so that the error names its row.
+func (r *Region) contains(theta *mat.Dense, caller string, input bool) ([]bool, error) {
+	lp := r.Posterior.LogProb(theta)
+	if err := checkRegionLogProb(lp, theta, caller, input); err != nil {
+		return nil, err
+	}
+	in := make([]bool, len(lp))
+	for i, v := range lp {
+		in[i] = -v <= r.Threshold
+	}
+	return in, nil
+}
+
+// checkRegionLogProb returns an error naming the first θ (a row of theta) at which the log
+// density lp of a region's posterior is NaN, and the row's index when theta is the caller's
+// input (input).
+func checkRegionLogProb(lp []float64, theta *mat.Dense, caller string, input bool) error {
+	for i, v := range lp {
+		if !math.IsNaN(v) {
+			continue
+		}
+		row := theta.RawRowView(i)
+		at := fmt.Sprintf("θ = %v", row)
+		if input {
+			at += fmt.Sprintf(" (row %d of theta)", i)
+		}
+		if input && !allFinite(row) {
+			return &regionNaNError{fmt.Sprintf("calib: %s: %s has a NaN or infinite entry and the posterior returned a NaN log density for it; drop such rows first", caller, at)}
+		}
+		return &regionNaNError{fmt.Sprintf("calib: %s: the posterior returned a NaN log density at %s; check the estimator (a posterior's LogProb is never NaN)", caller, at)}
+	}
+	return nil
+}
+
+// regionNaNError is the error of checkRegionLogProb, told apart by volume from the failure to
+// estimate Z.
+type regionNaNError struct{ msg string }
+
+func (e *regionNaNError) Error() string { return e.msg }
+
 // Sample draws n points of q restricted to the region, by rejection from q. It fails when the
 // region holds less than about 0.1% of q's mass, where rejection would not end in reasonable time,
-// and for n < 0.
+// for n < 0, and when q's log density is NaN at one of its draws (see Contains).
 func (r *Region) Sample(rng *rand.Rand, n int) (*mat.Dense, error) {
 	return r.SampleContext(runenv.Context(), rng, n)
 }
@@ -253,7 +296,10 @@ func (r *Region) SampleContext(ctx context.Context, rng *rand.Rand, n int) (*mat
 		batch := max(2*(n-got), 64)
 		prop := r.Posterior.Sample(rng, batch)
 		tried += batch
-		in := r.Contains(prop)
+		in, err := r.contains(prop, "Region.Sample", false)
+		if err != nil {
+			return nil, err
+		}
 		for i, ok := range in {
 			if ok && got < n {
 				out.SetRow(got, prop.RawRowView(i))
@@ -316,11 +362,22 @@ func (v VolumeConfig) withDefaults() VolumeConfig {
 //
 // It returns NaN, NaN when Z cannot be estimated: no prior draw falls where q > 0. A region
 // with Threshold +Inf is the whole space: Volume returns +Inf, 0 for it without drawing (the
-// sampler would only see the supports of q and the prior, and give a finite number).
+// sampler would only see the supports of q and the prior, and give a finite number). A NaN log
+// density of q at a draw puts the draw neither in nor out of the region: Volume, having no
+// error result, panics with the error Contains panics with; ExpectedVolume returns it.
 func (r *Region) Volume(rng *rand.Rand, prior sbi.Posterior, cfg VolumeConfig) (vol, se float64) {
+	vol, se, err := r.volume(rng, prior, cfg, "Region.Volume")
+	if err != nil {
+		panic(err)
+	}
+	return vol, se
+}
+
+// volume is Volume with the NaN log density of q as an error.
+func (r *Region) volume(rng *rand.Rand, prior sbi.Posterior, cfg VolumeConfig, caller string) (vol, se float64, err error) {
 	cfg = cfg.withDefaults()
 	if math.IsInf(r.Threshold, 1) {
-		return math.Inf(1), 0
+		return math.Inf(1), 0, nil
 	}
 	levels := make([]volumeLevel, cfg.Levels)
 	for k := range levels {
@@ -332,13 +389,19 @@ func (r *Region) Volume(rng *rand.Rand, prior sbi.Posterior, cfg VolumeConfig) (
 			}
 		}
 		theta := stackRows(sampleN(r.Posterior, rng, nq), sampleN(prior, rng, cfg.Samples-nq), r.Posterior.Dim())
-		levels[k] = volumeLevel{lambda: lambda, nq: nq, lq: r.Posterior.LogProb(theta), lp: prior.LogProb(theta)}
+		lq := r.Posterior.LogProb(theta)
+		if err := checkRegionLogProb(lq, theta, caller, false); err != nil {
+			return 0, 0, err
+		}
+		levels[k] = volumeLevel{lambda: lambda, nq: nq, lq: lq, lp: prior.LogProb(theta)}
 	}
 	logZ := 0.0
 	if !cfg.Normalized {
 		var err error
-		if logZ, err = r.logNormalizer(rng, prior, levels, cfg.Samples); err != nil {
-			return math.NaN(), math.NaN()
+		if logZ, err = r.logNormalizer(rng, prior, levels, cfg.Samples, caller); errors.As(err, new(*regionNaNError)) {
+			return 0, 0, err
+		} else if err != nil {
+			return math.NaN(), math.NaN(), nil
 		}
 	}
 	var sum, sum2 float64
@@ -366,7 +429,7 @@ func (r *Region) Volume(rng *rand.Rand, prior sbi.Posterior, cfg VolumeConfig) (
 	}
 	mean := sum / float64(terms)
 	variance := math.Max(sum2/float64(terms)-mean*mean, 0)
-	return mean, math.Sqrt(variance / float64(terms))
+	return mean, math.Sqrt(variance / float64(terms)), nil
 }
 
 // volumeLevel holds the draws of one mixture level of Volume: the first nq from q/Z, the
@@ -379,7 +442,7 @@ type volumeLevel struct {
 
 // logNormalizer returns log Z for the draws of Volume (see there), drawing `extra` more points
 // of q or of the prior when the levels hold none.
-func (r *Region) logNormalizer(rng *rand.Rand, prior sbi.Posterior, levels []volumeLevel, extra int) (float64, error) {
+func (r *Region) logNormalizer(rng *rand.Rand, prior sbi.Posterior, levels []volumeLevel, extra int, caller string) (float64, error) {
 	type truncated interface{ AcceptanceRate() float64 }
 	if tr, ok := r.Posterior.(truncated); ok {
 		if a := tr.AcceptanceRate(); a > 0 && a < 1 {
@@ -395,10 +458,16 @@ func (r *Region) logNormalizer(rng *rand.Rand, prior sbi.Posterior, levels []vol
 	if len(lq) == 0 {
 		d := r.Posterior.Sample(rng, extra)
 		lq, lqp = r.Posterior.LogProb(d), prior.LogProb(d)
+		if err := checkRegionLogProb(lq, d, caller, false); err != nil {
+			return 0, err
+		}
 	}
 	if len(lpq) == 0 {
 		d := prior.Sample(rng, extra)
 		lpq, lpp = r.Posterior.LogProb(d), prior.LogProb(d)
+		if err := checkRegionLogProb(lpq, d, caller, false); err != nil {
+			return 0, err
+		}
 	}
 	return bridgeLogZ(sub(lq, lqp), sub(lpq, lpp))
 }
@@ -454,7 +523,8 @@ func bridgeLogZ(lq1, lq2 []float64) (float64, error) {
 // over the box [lo, hi] (cell centres inside the region, times the cell volume). It is exact in
 // the limit of fine grids and meant for checks in one to three dimensions. The grid may have at
 // most 2²⁶ = 67,108,864 cells (bins^d: 8192 bins in two dimensions, 406 in three); a larger one
-// is an error before any density is evaluated.
+// is an error before any density is evaluated. A NaN log density of the posterior at a cell
+// centre is an error (see Contains).
 func (r *Region) GridVolume(lo, hi []float64, bins int) (float64, error) {
 	return r.GridVolumeContext(runenv.Context(), lo, hi, bins)
 }
@@ -505,7 +575,11 @@ func (r *Region) GridVolumeContext(ctx context.Context, lo, hi []float64, bins i
 				idx /= bins
 			}
 		}
-		for _, in := range r.Contains(pts.Slice(0, m, 0, d).(*mat.Dense)) {
+		in, err := r.contains(pts.Slice(0, m, 0, d).(*mat.Dense), "Region.GridVolume", false)
+		if err != nil {
+			return 0, err
+		}
+		for _, in := range in {
 			if in {
 				count++
 			}
@@ -516,7 +590,8 @@ func (r *Region) GridVolumeContext(ctx context.Context, lo, hi []float64, bins i
 
 // ExpectedVolume estimates E_X[volume of C(X)] of a calibration over observations xs (one per
 // row, e.g. simulated from prior × simulator) with Region.Volume, returning the mean and its
-// standard error across observations, or an error when a region's volume cannot be estimated.
+// standard error across observations, or an error when a region's volume cannot be estimated
+// or the estimator's log density is NaN at a draw (see Region.Volume).
 // With Threshold +Inf every region is the whole space, and the result is +Inf, 0.
 func (c *Conformal) ExpectedVolume(rng *rand.Rand, prior sbi.Posterior, xs *mat.Dense, cfg VolumeConfig) (mean, se float64, err error) {
 	return c.ExpectedVolumeContext(runenv.Context(), rng, prior, xs, cfg)
@@ -548,7 +623,10 @@ func (c *Conformal) ExpectedVolumeContext(ctx context.Context, rng *rand.Rand, p
 		if err := cancel.Check(ctx, "conformal volume"); err != nil {
 			return 0, 0, err
 		}
-		vols[i], _ = c.Region(xs.RawRowView(i)).Volume(rng, prior, cfg)
+		vols[i], _, err = c.Region(xs.RawRowView(i)).volume(rng, prior, cfg, fmt.Sprintf("ExpectedVolume: observation %d", i))
+		if err != nil {
+			return 0, 0, err
+		}
 		if math.IsNaN(vols[i]) {
 			return 0, 0, fmt.Errorf("calib: the volume of the region of observation %d cannot be estimated: no prior draw falls where the estimator's density is positive", i)
 		}

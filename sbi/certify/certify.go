@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -89,7 +90,9 @@ type Config struct {
 	// calibration set of the local test (LocalSimulations), the score-calibration sets of
 	// each observation (ScoreCalibration.M + ScoreCalibrationTests each) and one final test
 	// set (TestSimulations) used once, for the verdict. The training set gets what is left.
-	// Sets a run does not need are not simulated.
+	// Sets a run does not need are not simulated. A budget that leaves fewer than 100
+	// training simulations (or, for a given estimator, too few for the sets) is an error
+	// before anything runs, naming a budget that holds the sets.
 	Simulations int
 	// TestSimulations is the size of the final test set; 0 means a fifth of Simulations, at
 	// least 500 (or what the budget allows).
@@ -350,8 +353,91 @@ func hasRemedy(rs []Remedy, r Remedy) bool {
 
 // plan splits the budget. nObs is the number of observations; defaults says whether the
 // remedies are the default ones (whose score-calibration reserve is dropped, with a note,
-// where the budget does not afford it). It returns the notes of what it left out.
+// where the budget does not afford it). It returns the notes of what it left out, and for a
+// budget too small for the settings an error naming a budget that holds them.
 func plan(cfg Config, trained bool, nObs int, defaults bool) (Budget, []string, error) {
+	b, notes, err := split(cfg, trained, nObs, defaults)
+	if errors.Is(err, errBudgetShort) {
+		err = budgetShortError(cfg, trained, nObs, defaults)
+	}
+	return b, notes, err
+}
+
+// errBudgetShort is split's error for a budget too small for the sets it must hold.
+var errBudgetShort = errors.New("certify: the budget is too small")
+
+// maxSuggestedBudget is the largest budget budgetShortError looks at.
+const maxSuggestedBudget = math.MaxInt32
+
+// budgetShortError is the error for a budget of cfg.Simulations too small for the settings:
+// it names a budget that holds them (found by doubling, then bisection) with the sets at that
+// budget, or says that none up to maxSuggestedBudget does (the default sizes of the sets grow
+// with the budget).
+func budgetShortError(cfg Config, trained bool, nObs int, defaults bool) error {
+	at := func(n int) (Budget, bool) {
+		c := cfg
+		c.Simulations = n
+		b, _, err := split(c, trained, nObs, defaults)
+		return b, err == nil
+	}
+	lo, hi := cfg.Simulations, min(max(2*cfg.Simulations, 128), maxSuggestedBudget)
+	for {
+		if _, ok := at(hi); ok && hi > lo {
+			break
+		}
+		if hi == maxSuggestedBudget {
+			return fmt.Errorf("certify: a budget of %d simulations is too small for these settings, and no budget up to %d holds them: the sets left at their default sizes grow with Simulations; set TestSimulations, CheckSimulations and ScoreCalibrationTests, or give fewer observations",
+				cfg.Simulations, maxSuggestedBudget)
+		}
+		lo, hi = hi, min(2*hi, maxSuggestedBudget)
+	}
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		if _, ok := at(mid); ok {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	b, _ := at(hi)
+	return fmt.Errorf("certify: a budget of %d simulations is too small for these settings; %d simulations would hold them (%s); raise Simulations or lower TestSimulations/CheckSimulations/ConformalSimulations",
+		cfg.Simulations, hi, b.sets(trained))
+}
+
+// sets lists the sets of a budget that fits, for budgetShortError.
+func (b Budget) sets(trained bool) string {
+	parts := []string{fmt.Sprintf("a test set of %d", b.Test)}
+	add := func(n int, format string, args ...any) {
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf(format, args...))
+		}
+	}
+	add(b.CheckSets, "%s of %d", count(b.CheckSets, "check set"), b.Check)
+	add(b.Conformal, "a conformal calibration set of %d", b.Conformal)
+	add(b.Reference, "%d reference simulations", b.Reference)
+	add(b.Local, "a local-test set of %d", b.Local)
+	add(b.ScoreCalObservations, "%s of %d", count(b.ScoreCalObservations, "score-calibration set"), b.ScoreCal)
+	add(b.More, "a reserve of %d for more simulations", b.More)
+	if !trained {
+		parts = append(parts, fmt.Sprintf("%d training simulations", b.Train))
+	}
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+}
+
+// count is "a thing" for n = 1, else "n things".
+func count(n int, thing string) string {
+	if n == 1 {
+		return "a " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
+}
+
+// split is plan without the search for a budget that fits: a budget too small for its sets
+// is errBudgetShort.
+func split(cfg Config, trained bool, nObs int, defaults bool) (Budget, []string, error) {
 	b := Budget{Total: cfg.Simulations}
 	if b.Total < 0 || cfg.TestSimulations < 0 || cfg.CheckSimulations < 0 || cfg.ConformalSimulations < 0 || cfg.ScoreCalibrationTests < 0 {
 		return b, nil, fmt.Errorf("certify: simulation counts must be ≥ 0, got Simulations %d, TestSimulations %d, CheckSimulations %d, ConformalSimulations %d, ScoreCalibrationTests %d",
@@ -458,8 +544,7 @@ func plan(cfg Config, trained bool, nObs int, defaults bool) (Budget, []string, 
 		b.Train = rest - b.More
 	}
 	if b.Train < 0 || (!trained && b.Train < 100) || rest < 0 {
-		return b, nil, fmt.Errorf("certify: a budget of %d simulations cannot hold a test set of %d, %d check sets of %d, a conformal calibration set of %d, %d reference simulations, a local-test set of %d, %d score-calibration sets of %d, a reserve of %d and at least 100 training simulations; raise Simulations or lower TestSimulations/CheckSimulations/ConformalSimulations",
-			b.Total, b.Test, b.CheckSets, b.Check, b.Conformal, b.Reference, b.Local, b.ScoreCalObservations, b.ScoreCal, b.More)
+		return b, nil, errBudgetShort
 	}
 	return b, notes, nil
 }
