@@ -50,7 +50,9 @@ type MisspecResult struct {
 // p-value (1 + #{calibration statistics ≥ observed})/(Calibration + 1) is exact when xo comes
 // from the simulator (BayesFlow's and sbi's misspecification checks use MMD the same way in
 // summary space). With fewer than Reference + Calibration simulations the two parts share them
-// half and half. It returns an error for bad input or fewer than 40 finite simulations.
+// half and half. It returns an error for bad input, fewer than 40 finite simulations, or
+// summaries that are not a row of finite values per row of x (a NaN summary leaves the
+// statistic undefined: no verdict can be drawn from it).
 func Misspecification(est sbi.Amortized, x *mat.Dense, xo []float64, cfg MisspecConfig) (*MisspecResult, error) {
 	if x == nil {
 		return nil, fmt.Errorf("diag: misspecification check needs simulations, got nil")
@@ -101,6 +103,9 @@ func Misspecification(est sbi.Amortized, x *mat.Dense, xo []float64, cfg Misspec
 		if err != nil {
 			return nil, err
 		}
+		if err := checkSummaries(ref, cal, obs, nr, nc); err != nil {
+			return nil, err
+		}
 		space = "embedding"
 		if _, w := ref.Dims(); w == dx {
 			space = "standardized x" // an estimator without an embedding standardizes x
@@ -121,6 +126,48 @@ func Misspecification(est sbi.Amortized, x *mat.Dense, xo []float64, cfg Misspec
 	res.Statistic = r.Statistic(obs.RawRowView(0))
 	res.PValue = r.PValue(res.Statistic)
 	return res, nil
+}
+
+// checkSummaries checks what an estimator's Summaries returned for the nr reference, nc
+// calibration simulations and the observation: a row per row of x, one width, finite values.
+// A NaN summary would give a NaN statistic, which the p-value rule counts as beyond every
+// calibration statistic (or every calibration statistic as NaN), a verdict from no evidence.
+func checkSummaries(ref, cal, obs *mat.Dense, nr, nc int) error {
+	const what = "diag: misspecification check: the estimator's Summaries"
+	if ref == nil || cal == nil || obs == nil {
+		return fmt.Errorf("%s returned nil", what)
+	}
+	r, w := ref.Dims()
+	c, wc := cal.Dims()
+	o, wo := obs.Dims()
+	if r != nr || c != nc || o != 1 || wc != w || wo != w {
+		return fmt.Errorf("%s returned %d×%d, %d×%d and %d×%d for %d, %d and 1 rows: expected a row per row of x and one width",
+			what, r, w, c, wc, o, wo, nr, nc)
+	}
+	if !allFinite(obs.RawRowView(0)) {
+		return fmt.Errorf("%s: the summary of the observation holds NaN or ±Inf values (%v), so its distance to the simulations is undefined; "+
+			"the embedding fails on this observation (check its scale and preprocessing, or run the check without the estimator, in standardized x)", what, obs.RawRowView(0))
+	}
+	for _, part := range []*mat.Dense{ref, cal} {
+		if i, bad := firstNonFiniteRow(part); bad {
+			return fmt.Errorf("%s: the summaries of %d of the %d simulations used hold NaN or ±Inf values (one: %v), so the statistics are undefined; "+
+				"the embedding fails on these simulations (check the estimator's training, or run the check without the estimator, in standardized x)",
+				what, nonFiniteRows(ref)+nonFiniteRows(cal), r+c, part.RawRowView(i))
+		}
+	}
+	return nil
+}
+
+// nonFiniteRows counts the rows of a that hold NaN or ±Inf.
+func nonFiniteRows(a *mat.Dense) int {
+	n, _ := a.Dims()
+	bad := 0
+	for i := range n {
+		if !allFinite(a.RawRowView(i)) {
+			bad++
+		}
+	}
+	return bad
 }
 
 // Reject reports whether the observation is atypical of the simulations at level Alpha.

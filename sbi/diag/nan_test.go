@@ -1,0 +1,131 @@
+package diag
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/gosbi/gosbi/sbi"
+)
+
+// nanSummaries is gaussModel with an embedding (sbi.Summarizer) that is NaN, or +Inf with inf
+// set, for every row whose first value exceeds cut, as an embedding net that overflows on
+// data far from its training set would be.
+type nanSummaries struct {
+	gaussModel
+	cut float64
+	inf bool
+}
+
+func (m nanSummaries) Summaries(x *mat.Dense) *mat.Dense {
+	out := mat.DenseCopyOf(x)
+	n, _ := x.Dims()
+	for i := range n {
+		if x.At(i, 0) > m.cut {
+			v := math.NaN()
+			if m.inf {
+				v = math.Inf(1)
+			}
+			out.Set(i, 1, v)
+		}
+	}
+	return out
+}
+
+// TestMisspecificationNonFiniteSummaries: an estimator whose summary of the observation is NaN
+// gave an MMD² of NaN, which no calibration statistic is ≥, so p = 1/(m+1) and the verdict
+// "atypical of the simulations" came from no evidence; a NaN summary of some simulations made
+// every statistic NaN the same way. Each is an error naming the summaries.
+func TestMisspecificationNonFiniteSummaries(t *testing.T) {
+	m := gaussModel{dim: 2, tau: 1, s: 0.5, width: 1}
+	_, x := m.simulate(1, 400)
+	for _, c := range []struct {
+		name string
+		est  nanSummaries
+		xo   []float64
+		want string
+	}{
+		{"NaN observation summary", nanSummaries{gaussModel: m, cut: 100}, []float64{200, 0}, "summary of the observation"},
+		{"+Inf observation summary", nanSummaries{gaussModel: m, cut: 100, inf: true}, []float64{200, 0}, "summary of the observation"},
+		{"NaN simulation summaries", nanSummaries{gaussModel: m, cut: 1.5}, []float64{0.1, 0}, "summaries of"},
+	} {
+		res, err := Misspecification(c.est, x, c.xo, MisspecConfig{Seed: 1})
+		if err == nil {
+			t.Errorf("%s: no error; verdict %q", c.name, res.Verdict())
+			continue
+		}
+		if !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "NaN or ±Inf") {
+			t.Errorf("%s: error %q, want one naming %q and NaN or ±Inf", c.name, err, c.want)
+		}
+	}
+}
+
+// badShapeSummaries returns summaries of the wrong shape: rows dropped or a width that
+// depends on the number of rows.
+type badShapeSummaries struct {
+	gaussModel
+	rows bool
+}
+
+func (m badShapeSummaries) Summaries(x *mat.Dense) *mat.Dense {
+	n, d := x.Dims()
+	if m.rows {
+		return mat.NewDense(max(1, n-1), d, nil)
+	}
+	return mat.NewDense(n, 1+n%2, nil)
+}
+
+// TestMisspecificationSummaryShapes: summaries with a row per row of x and one width are
+// required; a Summarizer that breaks this is an error, not a panic or a statistic over the
+// wrong points.
+func TestMisspecificationSummaryShapes(t *testing.T) {
+	m := gaussModel{dim: 2, tau: 1, s: 0.5, width: 1}
+	_, x := m.simulate(1, 400)
+	for _, rows := range []bool{true, false} {
+		if _, err := Misspecification(badShapeSummaries{m, rows}, x, []float64{0, 0}, MisspecConfig{Seed: 1, Reference: 100, Calibration: 51}); err == nil || !strings.Contains(err.Error(), "Summaries") {
+			t.Errorf("rows %v: error %v, want one naming Summaries", rows, err)
+		}
+	}
+}
+
+var _ sbi.Summarizer = nanSummaries{}
+
+// nanDraws is gaussModel whose posterior draws hold NaN (or +Inf with inf set) in the last
+// coordinate of every fifth draw, as a sampler that fails would, while its log density stays
+// finite at the true parameters (and −Inf at the draws it cannot place).
+type nanDraws struct {
+	gaussModel
+	inf bool
+}
+
+type nanDrawsPost struct {
+	gaussPost
+	inf bool
+}
+
+func (m nanDraws) Posterior(x []float64) sbi.Posterior { return nanDrawsPost{m.post(x), m.inf} }
+
+func (p nanDrawsPost) Sample(rng *rand.Rand, n int) *mat.Dense {
+	s := p.gaussPost.Sample(rng, n)
+	v := math.NaN()
+	if p.inf {
+		v = math.Inf(1)
+	}
+	for i := 0; i < n; i += 5 {
+		s.Set(i, len(p.mu)-1, v)
+	}
+	return s
+}
+
+func (p nanDrawsPost) LogProb(theta *mat.Dense) []float64 {
+	lp := p.gaussPost.LogProb(theta)
+	for i := range lp {
+		if !allFinite(theta.RawRowView(i)) {
+			lp[i] = math.Inf(-1)
+		}
+	}
+	return lp
+}
