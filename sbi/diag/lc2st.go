@@ -328,7 +328,7 @@ func onePosteriorDraw(ctx context.Context, est sbi.Amortized, x *mat.Dense, seed
 	err := forEachPair(ctx, "L-C2ST posterior draws", n, 0, func(i int) error {
 		s, err := sampleOne(est.Posterior(rowCopy(x, i)), rand.New(rand.NewPCG(seed^0x6c6332, uint64(i))))
 		if err != nil {
-			return err
+			return fmt.Errorf("diag: L-C2ST: calibration pair %d: %w", i, err)
 		}
 		mu.Lock()
 		if out == nil {
@@ -349,7 +349,7 @@ func onePosteriorDraw(ctx context.Context, est sbi.Amortized, x *mat.Dense, seed
 func sampleOne(p sbi.Posterior, rng *rand.Rand) (*mat.Dense, error) { return sampleN(p, rng, 1) }
 
 // sampleN draws n samples, through SampleChecked when the posterior has it (an error instead
-// of a panic), checking the shape of the draws.
+// of a panic), checking the shape of the draws and that they are finite.
 func sampleN(p sbi.Posterior, rng *rand.Rand, n int) (*mat.Dense, error) {
 	var s *mat.Dense
 	if c, ok := p.(interface {
@@ -363,9 +363,20 @@ func sampleN(p sbi.Posterior, rng *rand.Rand, n int) (*mat.Dense, error) {
 		s = p.Sample(rng, n)
 	}
 	if r, c := s.Dims(); r != n || c != p.Dim() {
-		return nil, fmt.Errorf("diag: Sample(rng, %d) returned %d×%d draws, want %d×%d", n, r, c, n, p.Dim())
+		return nil, fmt.Errorf("Sample(rng, %d) returned %d×%d draws, want %d×%d", n, r, c, n, p.Dim())
+	}
+	if j, bad := firstNonFiniteRow(s); bad {
+		return nil, nonFiniteDraw(j, n, s.RawRowView(j))
 	}
 	return s, nil
+}
+
+// nonFiniteDraw is the error for posterior draw j of n that holds NaN or ±Inf: such a draw
+// compares false with every number, so ranks, distances and classifiers would count it
+// wherever the comparison happens to fall.
+func nonFiniteDraw(j, n int, v []float64) error {
+	return fmt.Errorf("posterior draw %d of %d is %v: it holds NaN or ±Inf values, which no diagnostic can place; "+
+		"the estimator's sampler failed there (check its training, or a bijection that overflows at the edge of the support)", j, n, v)
 }
 
 // train fits the data classifier (trial 0) and the null classifiers (trials 1…Null).
@@ -508,7 +519,8 @@ type LC2STResult struct {
 // Test evaluates the classifiers at the observation xo: it draws Evals samples of the
 // estimator's posterior at xo (with Flow, of N(0, I)) from the stream (Seed, xo-independent),
 // computes the statistic of every classifier and the p-value. It returns an error when xo has
-// the wrong length or holds NaN or ±Inf, or the posterior cannot be sampled.
+// the wrong length or holds NaN or ±Inf, the posterior cannot be sampled or gives a draw that
+// holds NaN or ±Inf, or a classifier's statistic is NaN.
 func (l *LC2ST) Test(xo []float64) (*LC2STResult, error) {
 	if len(xo) != l.dx {
 		return nil, fmt.Errorf("diag: L-C2ST: the observation has %d values, the calibration simulations %d", len(xo), l.dx)
@@ -523,7 +535,10 @@ func (l *LC2ST) Test(xo []float64) (*LC2STResult, error) {
 	} else {
 		err := safe.Call("diag: L-C2ST: posterior at the observation", func() (err error) {
 			eval, err = sampleN(l.est.Posterior(append([]float64(nil), xo...)), rng, l.cfg.Evals)
-			return err
+			if err != nil {
+				return fmt.Errorf("diag: L-C2ST: the posterior at the observation: %w", err)
+			}
+			return nil
 		})
 		if err != nil {
 			return nil, err
@@ -550,10 +565,18 @@ func (l *LC2ST) Test(xo []float64) (*LC2STResult, error) {
 		Evals: l.cfg.Evals, Observation: append([]float64(nil), xo...), Null: make([]float64, trials-1)}
 	r.Value = statistic(r.Statistic, probs[0])
 	above := 0
-	for k := 1; k < trials; k++ {
-		r.Null[k-1] = statistic(r.Statistic, probs[k])
-		if r.Null[k-1] >= r.Value {
-			above++
+	for k := range trials {
+		v := statistic(r.Statistic, probs[k])
+		if math.IsNaN(v) {
+			// NaN is ≥ nothing: it would count as beyond every null statistic, or below the observed.
+			return nil, fmt.Errorf("diag: L-C2ST: the statistic of classifier %d (0 is the data classifier, the others null classifiers) is NaN at the observation: "+
+				"its predicted probabilities there are NaN, so no p-value can be formed; retrain (another Seed, fewer MaxEpochs or a smaller LearningRate)", k)
+		}
+		if k > 0 {
+			r.Null[k-1] = v
+			if v >= r.Value {
+				above++
+			}
 		}
 	}
 	r.PValue = float64(1+above) / float64(trials)

@@ -129,3 +129,63 @@ func (p nanDrawsPost) LogProb(theta *mat.Dense) []float64 {
 	}
 	return lp
 }
+
+// TestNonFinitePosteriorDrawsAreAnError: posterior draws holding NaN compare false with the
+// true parameter, so SBC and marginal coverage counted them as above it, TARP as farther
+// than it, and the HPD rank as below it wherever their log density was −Inf: ranks biased
+// by the failures of the sampler, read as miscalibration. L-C2ST fed them to its
+// classifiers and Recovery averaged them. Each diagnostic now refuses them with an error
+// naming the draw and the pair.
+func TestNonFinitePosteriorDrawsAreAnError(t *testing.T) {
+	for _, inf := range []bool{false, true} {
+		m := nanDraws{gaussModel{dim: 2, tau: 1, s: 0.5, width: 1}, inf}
+		theta, x := m.simulate(2, 60)
+		cfg := RankConfig{Samples: 19, Seed: 1}
+		run := map[string]func() error{
+			"RankCoverage":     func() error { _, err := RankCoverage(m, theta, x, cfg); return err },
+			"SBC":              func() error { _, err := SBC(m, theta, x, cfg); return err },
+			"MarginalCoverage": func() error { _, err := MarginalCoverage(m, theta, x, cfg); return err },
+			"TARP":             func() error { _, err := TARP(m, theta, x, cfg); return err },
+			"Recovery": func() error {
+				_, err := Recovery(m, theta, x, RecoveryConfig{Samples: 19, Seed: 1})
+				return err
+			},
+			"LocalC2ST": func() error {
+				_, err := LocalC2ST(m, theta, x, x.RawRowView(0), LC2STConfig{Null: 2, Evals: 20, MaxEpochs: 2})
+				return err
+			},
+		}
+		for name, f := range run {
+			err := f()
+			if err == nil || !strings.Contains(err.Error(), "posterior draw") || !strings.Contains(err.Error(), "NaN or ±Inf") {
+				t.Errorf("%s with draws holding %v: error %v, want one naming the posterior draw and NaN or ±Inf", name, map[bool]string{false: "NaN", true: "+Inf"}[inf], err)
+			}
+		}
+	}
+}
+
+// TestLC2STNaNStatisticIsNotARejection: a classifier whose output at the observation is NaN
+// (here the data classifier's or a null classifier's last bias set to NaN: training refuses a
+// NaN loss, so this guards against what no input is known to reach) gave the statistic NaN,
+// which no null statistic is ≥, so p = 1/(Null+1) and the verdict "rejected"; a NaN null
+// statistic was counted as below the observed one. Either is now an error naming the NaN.
+func TestLC2STNaNStatisticIsNotARejection(t *testing.T) {
+	m := gaussModel{dim: 1, tau: 1, s: 0.5, width: 1}
+	theta, x := m.simulate(3, 40)
+	for _, k := range []int{0, 1} {
+		l, err := NewLC2ST(m, theta, x, LC2STConfig{Null: 19, Evals: 50, MaxEpochs: 5, Flow: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		net := l.nets[k].net
+		net.Layers[len(net.Layers)-1].B.Data[0] = math.NaN()
+		res, err := l.Test(x.RawRowView(0))
+		if err == nil {
+			t.Errorf("classifier %d NaN: no error; statistic %v, p %v, verdict %q", k, res.Value, res.PValue, res.Verdict())
+			continue
+		}
+		if !strings.Contains(err.Error(), "NaN") {
+			t.Errorf("classifier %d NaN: error %q, want one naming NaN", k, err)
+		}
+	}
+}

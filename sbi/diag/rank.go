@@ -13,6 +13,8 @@ import (
 )
 
 // RankConfig configures the sample-based estimators (RankCoverage, SBC, MarginalCoverage, TARP).
+// Each returns an error naming the pair and the draw when a posterior draw holds NaN or ±Inf:
+// such a draw compares false with the true parameter and would bias every rank.
 type RankConfig struct {
 	Levels  []float64 // credibility levels; nil means Levels(19)
 	Samples int       // posterior draws per test pair; 0 means 1000
@@ -127,6 +129,9 @@ func runSamplePass(ctx context.Context, est sbi.Amortized, theta, x *mat.Dense, 
 		}
 		if r, c := draws.Dims(); r != cfg.Samples || c != dim {
 			return fmt.Errorf("diag: %s: Sample(rng, %d) returned %d×%d for pair %d, want %d×%d", label, cfg.Samples, r, c, i, cfg.Samples, dim)
+		}
+		if j, bad := firstNonFiniteRow(draws); bad {
+			return fmt.Errorf("diag: %s: pair %d: %w", label, i, nonFiniteDraw(j, cfg.Samples, draws.RawRowView(j)))
 		}
 		star := mat.NewDense(1, dim, rowCopy(theta, i))
 		lpStar := post.LogProb(star)[0]

@@ -41,7 +41,8 @@ type RecoveryConfig struct {
 }
 
 // Recovery computes posterior z-scores and contractions of est on the test pairs (rows of
-// theta and x drawn from the joint), in parallel. Non-finite pairs are dropped and counted.
+// theta and x drawn from the joint), in parallel. Non-finite pairs are dropped and counted; a
+// posterior draw that holds NaN or ±Inf is an error naming the pair.
 func Recovery(est sbi.Amortized, theta, x *mat.Dense, cfg RecoveryConfig) (*RecoveryResult, error) {
 	return RecoveryContext(runenv.Context(), est, theta, x, cfg)
 }
@@ -88,7 +89,7 @@ func RecoveryContext(ctx context.Context, est sbi.Amortized, theta, x *mat.Dense
 	err = forEachPair(ctx, "recovery", n, cfg.Workers, func(i int) error {
 		s, err := sampleN(est.Posterior(rowCopy(xx, i)), pairRNG(cfg.Seed, i), cfg.Samples)
 		if err != nil {
-			return err
+			return fmt.Errorf("diag: recovery: pair %d: %w", i, err)
 		}
 		for d := range dim {
 			col := mat.Col(nil, d, s)
