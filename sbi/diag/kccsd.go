@@ -68,7 +68,9 @@ func designPairs(design Design, n, R int) [][2]int {
 
 // KernelTestConfig configures the KCCSD and SKCE calibration tests. The zero value is the paper's
 // setting: Gaussian target kernel and exponentiated Fisher kernel with median-heuristic
-// bandwidths, 10 base samples, complete U-statistic, 500 bootstrap draws, level 0.05.
+// bandwidths, 10 base samples, complete U-statistic, 500 bootstrap draws, level 0.05. A
+// bandwidth (TargetBandwidth, Dist.Bandwidth, Dist.GroundBandwidth) that is NaN or ±Inf is an
+// error: it would make every kernel value NaN or the kernel constant.
 type KernelTestConfig struct {
 	Target          TargetKernelKind
 	TargetBandwidth float64 // ℓ of the target kernel; 0 picks the median of ‖yᵢ − yⱼ‖
@@ -278,6 +280,14 @@ type kernelTest struct {
 func newKernelTest(rng *rand.Rand, preds []Prediction, y *mat.Dense, cfg KernelTestConfig) (*kernelTest, error) {
 	if !(cfg.Level > 0 && cfg.Level < 1) { // NaN fails too
 		return nil, fmt.Errorf("diag: calibration test: Level = %v, expected a level in (0, 1) (0 takes 0.05)", cfg.Level)
+	}
+	for _, b := range []struct {
+		name string
+		v    float64
+	}{{"TargetBandwidth", cfg.TargetBandwidth}, {"Dist.Bandwidth", cfg.Dist.Bandwidth}, {"Dist.GroundBandwidth", cfg.Dist.GroundBandwidth}} {
+		if math.IsNaN(b.v) || math.IsInf(b.v, 0) {
+			return nil, fmt.Errorf("diag: calibration test: %s = %v, expected a finite bandwidth (0 takes the median heuristic)", b.name, b.v)
+		}
 	}
 	n, d, err := checkTestInput(preds, y)
 	if err != nil {

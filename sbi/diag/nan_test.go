@@ -189,3 +189,39 @@ func TestLC2STNaNStatisticIsNotARejection(t *testing.T) {
 		}
 	}
 }
+
+// TestKernelTestBandwidthsMustBeNumbers: a NaN bandwidth made every pair kernel NaN, which the
+// tests reported as scores "too large to multiply"; a NaN ground bandwidth of the kernelized
+// Fisher kernel as a Gram matrix that is not positive definite; an infinite bandwidth made a
+// kernel constant and the test ran on it. Each is now an error naming the bandwidth.
+func TestKernelTestBandwidthsMustBeNumbers(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const n = 30
+	preds := make([]Prediction, n)
+	y := mat.NewDense(n, 1, nil)
+	for i := range n {
+		x := rng.NormFloat64()
+		preds[i] = NewIsoGaussian([]float64{x}, 1)
+		y.Set(i, 0, x+rng.NormFloat64())
+	}
+	nan, inf := math.NaN(), math.Inf(1)
+	for _, c := range []struct {
+		cfg  KernelTestConfig
+		want string
+	}{
+		{KernelTestConfig{TargetBandwidth: nan}, "TargetBandwidth"},
+		{KernelTestConfig{TargetBandwidth: inf}, "TargetBandwidth"},
+		{KernelTestConfig{Dist: DistKernelConfig{Bandwidth: nan}}, "Dist.Bandwidth"},
+		{KernelTestConfig{Dist: DistKernelConfig{Bandwidth: inf}}, "Dist.Bandwidth"},
+		{KernelTestConfig{Dist: DistKernelConfig{Kind: MMDKernel, GroundBandwidth: nan}}, "Dist.GroundBandwidth"},
+		{KernelTestConfig{Dist: DistKernelConfig{Kind: KernelizedFisherKernel, GroundBandwidth: nan}}, "Dist.GroundBandwidth"},
+		{KernelTestConfig{Dist: DistKernelConfig{Kind: MMDKernel, GroundBandwidth: inf}}, "Dist.GroundBandwidth"},
+	} {
+		for name, test := range map[string]func(*rand.Rand, []Prediction, *mat.Dense, KernelTestConfig) (*KernelTestResult, error){"KCCSD": KCCSDTest, "SKCE": SKCETest} {
+			_, err := test(rand.New(rand.NewPCG(1, 1)), preds, y, c.cfg)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%s with %+v: error %v, want one naming %s", name, c.cfg, err, c.want)
+			}
+		}
+	}
+}
