@@ -407,7 +407,8 @@ func (r *CoverageResult) MIMEBundle() map[string]any {
 // {θ : score(θ, x) ≤ threshold}, such as the conformalised regions of CANVI (score −log q,
 // thresholds from conformal calibration) or HPD regions with thresholds found elsewhere:
 // scores[i] is the score of the true parameter of pair i and thresholds[k] the threshold of
-// the region of credibility levels[k]. The result has no Ranks.
+// the region of credibility levels[k]. The result has no Ranks. A NaN score or threshold is
+// an error.
 func RegionCoverage(scores, thresholds, levels []float64) (*CoverageResult, error) {
 	if len(scores) == 0 {
 		return nil, fmt.Errorf("diag: region coverage needs at least one score, got none")
@@ -421,6 +422,11 @@ func RegionCoverage(scores, thresholds, levels []float64) (*CoverageResult, erro
 	for i, s := range scores {
 		if math.IsNaN(s) {
 			return nil, fmt.Errorf("diag: score %d is NaN", i)
+		}
+	}
+	for k, t := range thresholds {
+		if math.IsNaN(t) {
+			return nil, fmt.Errorf("diag: region coverage: the threshold of level %v is NaN; no score is ≤ NaN, so its coverage would read 0", levels[k])
 		}
 	}
 	n := len(scores)

@@ -225,3 +225,14 @@ func TestKernelTestBandwidthsMustBeNumbers(t *testing.T) {
 		}
 	}
 }
+
+// TestRegionCoverageNaNThreshold: a NaN threshold made every score "outside" its region
+// (s ≤ NaN is false), a coverage of 0 read as an over-confident estimator. It is now an error
+// naming the level.
+func TestRegionCoverageNaNThreshold(t *testing.T) {
+	scores := []float64{0.1, 0.5, 0.9, 0.3}
+	_, err := RegionCoverage(scores, []float64{0.2, math.NaN(), 0.8}, []float64{0.25, 0.5, 0.75})
+	if err == nil || !strings.Contains(err.Error(), "threshold") || !strings.Contains(err.Error(), "NaN") {
+		t.Errorf("error %v, want one naming the NaN threshold", err)
+	}
+}
