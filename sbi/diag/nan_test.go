@@ -236,3 +236,34 @@ func TestRegionCoverageNaNThreshold(t *testing.T) {
 		t.Errorf("error %v, want one naming the NaN threshold", err)
 	}
 }
+
+// nanSampler draws N(0, 1) parameters with every fourth draw NaN, as a failing posterior
+// sampler would.
+type nanSampler struct{}
+
+func (nanSampler) Sample(rng *rand.Rand, n int) *mat.Dense {
+	out := mat.NewDense(n, 1, nil)
+	for i := range n {
+		out.Set(i, 0, rng.NormFloat64())
+		if i%4 == 0 {
+			out.Set(i, 0, math.NaN())
+		}
+	}
+	return out
+}
+
+// TestPredictiveCheckNaNDraws: parameter draws holding NaN were simulated (a simulator may
+// clamp them to finite data, here to 0) and the observation compared with simulations of no
+// parameter at all. They are now an error naming the draw.
+func TestPredictiveCheckNaNDraws(t *testing.T) {
+	clamp := func(rng *rand.Rand, theta []float64) []float64 {
+		if math.IsNaN(theta[0]) {
+			return []float64{0}
+		}
+		return []float64{theta[0] + rng.NormFloat64()}
+	}
+	_, err := PredictiveCheckFunc(nanSampler{}, clamp, []float64{0.1}, PredictiveConfig{Draws: 200})
+	if err == nil || !strings.Contains(err.Error(), "draw") || !strings.Contains(err.Error(), "NaN or ±Inf") {
+		t.Errorf("error %v, want one naming the parameter draw and NaN or ±Inf", err)
+	}
+}

@@ -59,7 +59,8 @@ type PredictiveResult struct {
 
 // PredictiveCheck draws cfg.Draws parameter vectors from src, simulates one data set for each
 // with sim (on all cores; failed simulations are dropped and counted) and compares the
-// observation xo with the simulations (see PredictiveFromSimulations). With a posterior as src
+// observation xo with the simulations (see PredictiveFromSimulations). A parameter draw that
+// holds NaN or ±Inf is an error. With a posterior as src
 // it is the posterior predictive check, with the prior the prior predictive check.
 func PredictiveCheck(src Sampler, sim sbi.Simulator, xo []float64, cfg PredictiveConfig) (*PredictiveResult, error) {
 	if src == nil || sim == nil {
@@ -119,7 +120,14 @@ func predictiveDraws(src Sampler, cfg PredictiveConfig) (*mat.Dense, *rand.Rand,
 		theta = src.Sample(rng, cfg.Draws)
 		return nil
 	})
-	return theta, rng, err
+	if err != nil {
+		return nil, nil, err
+	}
+	if i, bad := firstNonFiniteRow(theta); bad {
+		return nil, nil, fmt.Errorf("diag: predictive check: parameter draw %d is %v: it holds NaN or ±Inf values, and a simulation of it compares the observation with no parameter; "+
+			"the sampler failed there (check the posterior's training or the prior)", i, theta.RawRowView(i))
+	}
+	return theta, rng, nil
 }
 
 // PredictiveFromSimulations compares the observation xo with predictive simulations x (one per
