@@ -176,17 +176,28 @@ func fixedTicks(lo, hi, step float64, format string) plot.Ticker {
 func fmtSigned(v float64) string { return fmt.Sprintf("%+.3f", v) }
 
 // MarginalCoverage plots the coverage of each parameter's central credible intervals against
-// their credibility, one curve per parameter, with the diagonal and the binomial band.
+// their credibility, one curve per parameter, with the diagonal and the binomial band. When the
+// result cannot be drawn (nil, no parameters, or a parameter's curve that Coverage could not
+// draw: not one coverage value in [0, 1] per level, no levels, no test pairs), the plot draws
+// nothing: rendering it returns an error saying why.
 func MarginalCoverage(r *diag.MarginalResult) *Plot {
+	if r == nil {
+		return failedFigure(11*cm, 10*cm, fmt.Errorf("viz: MarginalCoverage: no result"))
+	}
+	if len(r.Coverage) == 0 {
+		return failedFigure(11*cm, 10*cm, fmt.Errorf("viz: MarginalCoverage: the result cannot be drawn: it holds no parameters"))
+	}
 	curves := make([]*diag.CoverageResult, len(r.Coverage))
 	for d, c := range r.Coverage {
 		cr := &diag.CoverageResult{Label: "θ" + subscript(d+1), Method: "marginal", N: r.N, Levels: r.Levels,
 			Coverage: c, Lower: r.Lower, Upper: r.Upper, Confidence: diag.DefaultConfidence}
+		if err := cr.Judgeable(); err != nil {
+			return failedFigure(11*cm, 10*cm, fmt.Errorf("viz: MarginalCoverage: the result cannot be drawn: parameter %d: %w", d+1, err))
+		}
 		for k, l := range r.Levels {
 			cr.AUC += (c[k] - l) / float64(len(r.Levels))
 		}
 		curves[d] = cr
 	}
-	p := Coverage(curves...)
-	return p
+	return Coverage(curves...)
 }

@@ -16,8 +16,8 @@
 // Coverage.
 //
 // Errors come in three forms, by what a constructor takes. Those that draw a diag result
-// (Coverage, TARP, SBCRanks, SBCECDF, Recovery, MCMC, LC2ST, Misspecification,
-// PredictiveCheck) do not panic on it: a result they cannot draw gives a Plot whose rendering
+// (Coverage, MarginalCoverage, TARP, SBCRanks, SBCECDF, Recovery, MCMC, LC2ST,
+// Misspecification, PredictiveCheck) do not panic on it: a result they cannot draw gives a Plot whose rendering
 // (PNG, SVG, Save, MIMEBundle) returns an error saying why, which Report shows as a line in
 // place of the figure. Those that evaluate a density or take
 // data that is only known at run time (Density2D, ConditionalPairs, BudgetSweep, StudySweep,

@@ -19,7 +19,7 @@ func handSBC() *diag.SBCResult {
 	return r
 }
 
-// TestHandBuiltResultsRefused: SBCRanks, SBCECDF, Recovery and TARP given a result built by
+// TestHandBuiltResultsRefused: MarginalCoverage, SBCRanks, SBCECDF, Recovery and TARP given a result built by
 // hand that they cannot draw (no parameters, no points, mismatched lengths, NaN) make a plot
 // whose rendering returns an error naming the plot and what is wrong, instead of a panic
 // (a division by zero in the layout, an index out of range or a nil pointer); a result that
@@ -56,11 +56,32 @@ func TestHandBuiltResultsRefused(t *testing.T) {
 		edit(r)
 		return r
 	}
+	marg := func() *diag.MarginalResult {
+		levels := []float64{0.25, 0.5, 0.75}
+		lo, hi := diag.BinomialBand(40, levels, diag.DefaultConfidence)
+		return &diag.MarginalResult{N: 40, Levels: levels, Coverage: [][]float64{{0.2, 0.5, 0.8}, {0.3, 0.45, 0.7}}, Lower: lo, Upper: hi}
+	}
+	margWith := func(edit func(r *diag.MarginalResult)) *diag.MarginalResult {
+		r := marg()
+		edit(r)
+		return r
+	}
 	for _, c := range []struct {
 		name string
 		plot func() *Plot
 		want string // "" for a plot that renders
 	}{
+		{"MarginalCoverage ok", func() *Plot { return MarginalCoverage(marg()) }, ""},
+		{"MarginalCoverage nil", func() *Plot { return MarginalCoverage(nil) }, "viz: MarginalCoverage: no result"},
+		{"MarginalCoverage no parameters", func() *Plot { return MarginalCoverage(margWith(func(r *diag.MarginalResult) { r.Coverage = nil })) },
+			"viz: MarginalCoverage: the result cannot be drawn: it holds no parameters"},
+		{"MarginalCoverage short coverage", func() *Plot {
+			return MarginalCoverage(margWith(func(r *diag.MarginalResult) { r.Coverage[1] = r.Coverage[1][:2] }))
+		}, "viz: MarginalCoverage: the result cannot be drawn: parameter 2: it holds 2 coverage values for 3 levels"},
+		{"MarginalCoverage NaN coverage", func() *Plot {
+			return MarginalCoverage(margWith(func(r *diag.MarginalResult) { r.Coverage[0][1] = math.NaN() }))
+		}, "viz: MarginalCoverage: the result cannot be drawn: parameter 1: its coverage at level 0.5 is NaN"},
+
 		{"SBCRanks ok", func() *Plot { return SBCRanks(handSBC()) }, ""},
 		{"SBCRanks nil", func() *Plot { return SBCRanks(nil) }, "viz: SBCRanks: no result"},
 		{"SBCRanks no parameters", func() *Plot { return SBCRanks(&diag.SBCResult{Samples: 9}) },
