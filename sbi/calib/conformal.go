@@ -258,7 +258,19 @@ func checkRegionLogProb(lp []float64, theta *mat.Dense, caller string, input boo
 	return nil
 }
 
-// regionNaNError is the error of checkRegionLogProb, told apart by volume from the failure to
+// checkPriorLogProb returns an error naming the first θ (a row of theta, a draw of the volume's
+// sampler) at which the prior's log density lp is NaN: the draw's importance weight, and the
+// bridge estimate of Z, would be NaN.
+func checkPriorLogProb(lp []float64, theta *mat.Dense, caller string) error {
+	for i, v := range lp {
+		if math.IsNaN(v) {
+			return &regionNaNError{fmt.Sprintf("calib: %s: the prior returned a NaN log density at θ = %v; check the prior (its LogProb must be a number or −Inf)", caller, theta.RawRowView(i))}
+		}
+	}
+	return nil
+}
+
+// regionNaNError is the error of checkRegionLogProb and checkPriorLogProb, told apart by volume from the failure to
 // estimate Z.
 type regionNaNError struct{ msg string }
 
@@ -364,7 +376,9 @@ func (v VolumeConfig) withDefaults() VolumeConfig {
 // with Threshold +Inf is the whole space: Volume returns +Inf, 0 for it without drawing (the
 // sampler would only see the supports of q and the prior, and give a finite number). A NaN log
 // density of q at a draw puts the draw neither in nor out of the region: Volume, having no
-// error result, panics with the error Contains panics with; ExpectedVolume returns it.
+// error result, panics with the error Contains panics with; ExpectedVolume returns it. A NaN
+// log density of the prior at a draw leaves its weight undefined: Volume panics with an error
+// naming it, and ExpectedVolume returns it.
 func (r *Region) Volume(rng *rand.Rand, prior sbi.Posterior, cfg VolumeConfig) (vol, se float64) {
 	vol, se, err := r.volume(rng, prior, cfg, "Region.Volume")
 	if err != nil {
@@ -393,7 +407,11 @@ func (r *Region) volume(rng *rand.Rand, prior sbi.Posterior, cfg VolumeConfig, c
 		if err := checkRegionLogProb(lq, theta, caller, false); err != nil {
 			return 0, 0, err
 		}
-		levels[k] = volumeLevel{lambda: lambda, nq: nq, lq: lq, lp: prior.LogProb(theta)}
+		lp := prior.LogProb(theta)
+		if err := checkPriorLogProb(lp, theta, caller); err != nil {
+			return 0, 0, err
+		}
+		levels[k] = volumeLevel{lambda: lambda, nq: nq, lq: lq, lp: lp}
 	}
 	logZ := 0.0
 	if !cfg.Normalized {
@@ -461,11 +479,17 @@ func (r *Region) logNormalizer(rng *rand.Rand, prior sbi.Posterior, levels []vol
 		if err := checkRegionLogProb(lq, d, caller, false); err != nil {
 			return 0, err
 		}
+		if err := checkPriorLogProb(lqp, d, caller); err != nil {
+			return 0, err
+		}
 	}
 	if len(lpq) == 0 {
 		d := prior.Sample(rng, extra)
 		lpq, lpp = r.Posterior.LogProb(d), prior.LogProb(d)
 		if err := checkRegionLogProb(lpq, d, caller, false); err != nil {
+			return 0, err
+		}
+		if err := checkPriorLogProb(lpp, d, caller); err != nil {
 			return 0, err
 		}
 	}
@@ -591,7 +615,7 @@ func (r *Region) GridVolumeContext(ctx context.Context, lo, hi []float64, bins i
 // ExpectedVolume estimates E_X[volume of C(X)] of a calibration over observations xs (one per
 // row, e.g. simulated from prior × simulator) with Region.Volume, returning the mean and its
 // standard error across observations, or an error when a region's volume cannot be estimated
-// or the estimator's log density is NaN at a draw (see Region.Volume).
+// or the estimator's or the prior's log density is NaN at a draw (see Region.Volume).
 // With Threshold +Inf every region is the whole space, and the result is +Inf, 0.
 func (c *Conformal) ExpectedVolume(rng *rand.Rand, prior sbi.Posterior, xs *mat.Dense, cfg VolumeConfig) (mean, se float64, err error) {
 	return c.ExpectedVolumeContext(runenv.Context(), rng, prior, xs, cfg)

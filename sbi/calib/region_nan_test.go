@@ -114,3 +114,41 @@ func TestRegionNaNDensity(t *testing.T) {
 		t.Errorf("Contains = %v, want [true true false]", in)
 	}
 }
+
+// TestRegionNaNPriorDensity: a prior whose log density is NaN at some draws made Volume
+// return NaN, NaN (the bridge estimate of Z fails, or a NaN term enters the sum) and
+// ExpectedVolume report that "no prior draw falls where the estimator's density is positive",
+// which is not what went wrong. Both now name the prior's NaN log density, as they name the
+// posterior's: Volume panics with the error, ExpectedVolume returns it.
+func TestRegionNaNPriorDensity(t *testing.T) {
+	m := linGaussModel{d: 1, s0: 2, sigma: 1}
+	prior := nanPosterior{m.prior(), 1}
+	region := &Region{Posterior: isoGauss([]float64{0}, 1), Threshold: 2}
+	const want = "the prior returned a NaN log density at θ = "
+	for _, normalized := range []bool{false, true} {
+		t.Run(fmt.Sprint("Volume Normalized=", normalized), func(t *testing.T) {
+			defer func() {
+				r := recover()
+				err, ok := r.(error)
+				if !ok || !strings.HasPrefix(err.Error(), "calib: Region.Volume: ") || !strings.Contains(err.Error(), want) {
+					t.Errorf("recovered %v, want a panic with calib: Region.Volume: …%s…", r, want)
+				}
+			}()
+			vol, se := region.Volume(rand.New(rand.NewPCG(3, 4)), prior, VolumeConfig{Samples: 200, Normalized: normalized})
+			t.Errorf("Volume = %v ± %v, no panic", vol, se)
+		})
+	}
+	t.Run("ExpectedVolume", func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(5, 6))
+		th := m.prior().Sample(rng, 200)
+		c, err := NewConformal(m.estimator(1, 0), th, m.simulate(rng, th), 0.1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		xs := m.simulate(rng, m.prior().Sample(rng, 3))
+		_, _, err = c.ExpectedVolume(rng, prior, xs, VolumeConfig{Samples: 200})
+		if err == nil || !strings.HasPrefix(err.Error(), "calib: ExpectedVolume: observation 0: ") || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v, want calib: ExpectedVolume: observation 0: …%s…", err, want)
+		}
+	})
+}
