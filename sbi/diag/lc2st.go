@@ -672,7 +672,7 @@ func (r *LC2STResult) MIMEBundle() map[string]any {
 	}
 	fmt.Fprintf(&b, "<div><b>%s</b> at x_o: <i%s>%s</i>", name, color, html.EscapeString(r.Verdict()))
 	fmt.Fprintf(&b, `<table style="font-size:90%%"><tr><th>statistic (%s)</th><td>%.4g</td></tr><tr><th>null median / 95%%</th><td>%.4g / %.4g</td></tr><tr><th>p-value</th><td>%.3g</td></tr><tr><th>calibration pairs</th><td>%d</td></tr><tr><th>evaluation draws</th><td>%d</td></tr></table></div>`,
-		r.Statistic, r.Value, medianOfCopy(r.Null), quantileOf(r.Null, 0.95), r.PValue, r.N, r.Evals)
+		html.EscapeString(string(r.Statistic)), r.Value, medianOfCopy(r.Null), quantileOf(r.Null, 0.95), r.PValue, r.N, r.Evals)
 	return map[string]any{"text/html": b.String(), "text/plain": r.String()}
 }
 
