@@ -281,31 +281,51 @@ func (d DamagedFile) advice() string {
 	return (&damagedFile{job: d.Job, what: d.What, path: d.Path, reason: d.Reason}).advice()
 }
 
-// MIMEBundle shows the status in a notebook (text/plain and a markdown table).
+// MIMEBundle shows the status in a notebook (text/plain and a markdown table); the names and
+// messages it quotes are escaped, so that Markdown shows them as they are.
 func (st *Status) MIMEBundle() map[string]any {
 	var b strings.Builder
-	fmt.Fprintf(&b, "**study %s**\n\n| stage | jobs |", st.Study)
+	fmt.Fprintf(&b, "**study %s**\n\n| stage | jobs |", mdText(st.Study))
 	for _, s := range states {
 		fmt.Fprintf(&b, " %s |", s)
 	}
 	fmt.Fprintf(&b, "\n|---|---|%s\n", strings.Repeat("---|", len(states)))
 	for _, c := range st.Stages {
-		fmt.Fprintf(&b, "| %s | %d |", c.Stage, c.Total)
+		fmt.Fprintf(&b, "| %s | %d |", mdText(c.Stage), c.Total)
 		for _, s := range states {
 			fmt.Fprintf(&b, " %d |", c.Counts[s])
 		}
 		b.WriteString("\n")
 	}
 	for _, f := range st.Failed {
-		fmt.Fprintf(&b, "\n**failed** %s: %s\n", f.Job, firstLine(f.Failure.Error))
+		fmt.Fprintf(&b, "\n**failed** %s: %s\n", mdText(f.Job.String()), mdText(firstLine(f.Failure.Error)))
 	}
 	for _, r := range st.Invalid {
-		fmt.Fprintf(&b, "\n**invalid record** %s: %s\n", r.Job, r.Reason)
+		fmt.Fprintf(&b, "\n**invalid record** %s: %s\n", mdText(r.Job.String()), mdText(r.Reason))
 	}
 	for _, d := range st.Damaged {
-		fmt.Fprintf(&b, "\n**damaged %s** %s of %s: %s; %s\n", d.What, d.Path, d.Job, d.Reason, d.advice())
+		fmt.Fprintf(&b, "\n**damaged %s** %s of %s: %s; %s\n", mdText(d.What), mdText(d.Path), mdText(d.Job.String()), mdText(d.Reason), mdText(d.advice()))
 	}
 	return map[string]any{"text/plain": st.String(), "text/markdown": b.String()}
+}
+
+// mdText quotes s as text in Markdown: every ASCII punctuation character is escaped with a
+// backslash (CommonMark reads it as itself, a "|" stays in its table cell, "<nil>" is not an
+// HTML tag) and line breaks become spaces (so that s stays in its paragraph or table row).
+func mdText(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\n' || r == '\r':
+			b.WriteByte(' ')
+		case r < 0x80 && strings.ContainsRune("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~", r):
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 func firstLine(s string) string {

@@ -17,8 +17,21 @@ import (
 	"github.com/gosbi/gosbi/internal/atomicfile"
 )
 
-// WriteHTML writes nb as a standalone HTML page: no external files or scripts, images inline
-// (PNG and JPEG as base64 data URLs, SVG as markup).
+// WriteHTML writes nb as a standalone HTML page: no files beside it, images inline (PNG and
+// JPEG as base64 data URLs, SVG as markup).
+//
+// What the notebook holds as text is shown as text: cell sources, stream output, errors, and
+// plain-text, LaTeX and JSON outputs are escaped, and raw HTML in Markdown (markdown cells and
+// text/markdown outputs) is left out, as are links to javascript: URLs. HTML and SVG outputs
+// (display.HTML, display.SVG, viz plots) are markup by their MIME type and go into the page as
+// they are, scripts included: the page trusts them as Jupyter trusts the outputs of a notebook
+// it has run itself, since gosbi run clears the outputs it reads and every output on the page
+// was made by the notebook's code in that run. Open the page of a notebook only as far as you
+// would run its code.
+//
+// The page is built in memory and is about as large as the outputs (at most MaxRunOutput of
+// them), with the fonts of its figures; text made of characters that HTML escapes (< > & " ')
+// grows up to six times.
 func WriteHTML(path string, nb *Notebook, title string) error {
 	if err := atomicfile.WriteFile(path, RenderHTML(nb, title), 0o644); err != nil {
 		return fmt.Errorf("nbtest: write HTML: %w", err)
@@ -96,7 +109,7 @@ func renderData(data map[string]any) string {
 	}
 	for _, mime := range []string{"image/png", "image/jpeg", "image/gif"} {
 		if s, ok := str(mime); ok {
-			return fmt.Sprintf(`<img src="data:%s;base64,%s" alt="figure">`, mime, strings.TrimSpace(s))
+			return fmt.Sprintf(`<img src="data:%s;base64,%s" alt="figure">`, mime, html.EscapeString(strings.TrimSpace(s)))
 		}
 	}
 	if s, ok := str("text/html"); ok {

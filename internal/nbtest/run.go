@@ -674,6 +674,13 @@ its first cell, leaves none behind). A notebook changed on disk while it ran (sa
 saved over: the run fails, and the executed notebook goes to a new NAME.run-*.ipynb beside it.
 GOSBI_FULL=1 runs the full version: it is --param quick=false.
 
+--html also writes NAME.html beside the saved notebook: one page with the images inline. The
+notebook's text (sources, printed output, errors) is shown as text and raw HTML in Markdown is
+left out; HTML and SVG outputs (display.HTML, plots) are kept as they are, scripts included, as
+Jupyter trusts a notebook it has run: open the page only as you would run the notebook. The
+page is built in memory, about as large as the outputs (up to six times for text that HTML
+escapes).
+
 Limits: --timeout bounds a cell's execution, from its execute_request to its reply (the first
 cell's includes the start of the interpreter); a cell that runs longer is interrupted and fails.
 A cell's saved stream output (stdout and stderr) is at most --max-output: past it the first and

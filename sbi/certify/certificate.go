@@ -220,7 +220,7 @@ func (c *Certificate) MIMEBundle() map[string]any {
 			hi = 1
 		}
 		fmt.Fprintf(&b, `<tr><td>%.3g</td><td>%s</td><td>%.3f</td><td>%d/%d</td><td>[%.3f, %.3f]</td><td>[%.3f, %.3f]</td><td>%s</td></tr>`,
-			l.Level, before, l.Coverage, l.Count, l.N, l.Lower, l.Upper, l.Level-c.Target.Tolerance, min(hi, 1), l.Status)
+			l.Level, before, l.Coverage, l.Count, l.N, l.Lower, l.Upper, l.Level-c.Target.Tolerance, min(hi, 1), e(string(l.Status)))
 	}
 	b.WriteString(`</table>`)
 	b.WriteString(coverageSVG(c.Target, c.Before, c.Final))

@@ -2,6 +2,7 @@ package certify
 
 import (
 	"fmt"
+	"html"
 	"strings"
 
 	"github.com/gosbi/gosbi/sbi/diag"
@@ -47,7 +48,7 @@ func coverageSVG(t Target, before *diag.CoverageResult, final *Decision) string 
 		col := color[c.Status]
 		fmt.Fprintf(&b, `<line x1="%g" y1="%g" x2="%g" y2="%g" stroke="%s" stroke-width="2"/>`, px(c.Level), py(c.Lower), px(c.Level), py(c.Upper), col)
 		fmt.Fprintf(&b, `<circle cx="%g" cy="%g" r="3" fill="%s"><title>final, level %.3g: %.3f (%d/%d), interval [%.3f, %.3f], %s</title></circle>`,
-			px(c.Level), py(c.Coverage), col, c.Level, c.Coverage, c.Count, c.N, c.Lower, c.Upper, c.Status)
+			px(c.Level), py(c.Coverage), col, c.Level, c.Coverage, c.Count, c.N, c.Lower, c.Upper, html.EscapeString(string(c.Status)))
 	}
 	fmt.Fprintf(&b, `<text x="%g" y="%g">● final test (%.0f%% interval)</text>`, px(0.02), py(0.95), 100*(1-2*t.Alpha))
 	if before != nil {

@@ -372,7 +372,7 @@ func (r *CoverageResult) MIMEBundle() map[string]any {
 		name = "Expected coverage"
 	}
 	fmt.Fprintf(&b, "<div><b>%s</b> — %s estimator, %d pairs: AUC <b>%+.4f</b>, calibration error %.4f, conservativeness error %.4f: <i>%s</i>",
-		html.EscapeString(name), r.Method, r.N, r.AUC, r.CalibrationError, r.ConservativenessError, r.Verdict())
+		html.EscapeString(name), html.EscapeString(string(r.Method)), r.N, r.AUC, r.CalibrationError, r.ConservativenessError, html.EscapeString(r.Verdict()))
 	if r.Judgeable() != nil { // a result built by hand may hold no bands to show
 		b.WriteString("</div>")
 		return map[string]any{"text/html": b.String(), "text/plain": r.String()}

@@ -18,6 +18,7 @@ import (
 	"github.com/gosbi/gosbi/sbi/internal/mmd"
 	"github.com/gosbi/gosbi/sbi/internal/quantile"
 	"github.com/gosbi/gosbi/sbi/internal/safe"
+	"github.com/gosbi/gosbi/sbi/internal/table"
 	"github.com/gosbi/gosbi/sbi/nn"
 )
 
@@ -651,14 +652,17 @@ func (r *LC2STResult) Verdict() string {
 		return fmt.Sprintf("inconclusive: the observation lies outside the %d calibration simulations (p = %.3g), where the classifiers extrapolate; %s cannot judge the posterior there, and the estimator was likely not trained there either (see the misspecification check)",
 			r.N, r.ObservationPValue, name)
 	case 1/float64(len(r.Null)+1) > r.Alpha:
-		return fmt.Sprintf("inconclusive: with %d null classifiers the smallest p-value is %.3g > α = %.2g; use at least %d",
-			len(r.Null), 1/float64(len(r.Null)+1), r.Alpha, int(math.Ceil(1/r.Alpha))-1)
-	case r.PValue <= r.Alpha:
-		return fmt.Sprintf("rejected: the estimator's posterior at this observation differs from the true posterior (%s %s %.3g, p = %.3g ≤ α = %.2g against %d null classifiers trained on %d calibration pairs)",
-			name, r.Statistic, r.Value, r.PValue, r.Alpha, len(r.Null), r.N) + r.uncheckedNote()
+		least, alpha := table.PAlpha(1/float64(len(r.Null)+1), r.Alpha)
+		return fmt.Sprintf("inconclusive: with %d null classifiers the smallest p-value is %s > α = %s; use at least %d",
+			len(r.Null), least, alpha, int(math.Ceil(1/r.Alpha))-1)
 	}
-	return fmt.Sprintf("no evidence against the estimator at this observation: %s %s %.3g, p = %.3g > α = %.2g (%d calibration pairs; a larger set detects smaller errors, and no test shows a posterior to be exact)",
-		name, r.Statistic, r.Value, r.PValue, r.Alpha, r.N) + r.uncheckedNote()
+	p, alpha := table.PAlpha(r.PValue, r.Alpha)
+	if r.PValue <= r.Alpha {
+		return fmt.Sprintf("rejected: the estimator's posterior at this observation differs from the true posterior (%s %s %.3g, p = %s ≤ α = %s against %d null classifiers trained on %d calibration pairs)",
+			name, r.Statistic, r.Value, p, alpha, len(r.Null), r.N) + r.uncheckedNote()
+	}
+	return fmt.Sprintf("no evidence against the estimator at this observation: %s %s %.3g, p = %s > α = %s (%d calibration pairs; a larger set detects smaller errors, and no test shows a posterior to be exact)",
+		name, r.Statistic, r.Value, p, alpha, r.N) + r.uncheckedNote()
 }
 
 // uncheckedNote is what a verdict adds when the observation was not checked against the
@@ -695,7 +699,7 @@ func (r *LC2STResult) MIMEBundle() map[string]any {
 	}
 	fmt.Fprintf(&b, "<div><b>%s</b> at x_o: <i%s>%s</i>", name, color, html.EscapeString(r.Verdict()))
 	fmt.Fprintf(&b, `<table style="font-size:90%%"><tr><th>statistic (%s)</th><td>%.4g</td></tr><tr><th>null median / 95%%</th><td>%.4g / %.4g</td></tr><tr><th>p-value</th><td>%.3g</td></tr><tr><th>calibration pairs</th><td>%d</td></tr><tr><th>evaluation draws</th><td>%d</td></tr></table></div>`,
-		r.Statistic, r.Value, medianOfCopy(r.Null), quantileOf(r.Null, 0.95), r.PValue, r.N, r.Evals)
+		html.EscapeString(string(r.Statistic)), r.Value, medianOfCopy(r.Null), quantileOf(r.Null, 0.95), r.PValue, r.N, r.Evals)
 	return map[string]any{"text/html": b.String(), "text/plain": r.String()}
 }
 

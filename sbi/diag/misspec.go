@@ -11,6 +11,7 @@ import (
 	"github.com/gosbi/gosbi/sbi"
 	"github.com/gosbi/gosbi/sbi/internal/mmd"
 	"github.com/gosbi/gosbi/sbi/internal/safe"
+	"github.com/gosbi/gosbi/sbi/internal/table"
 )
 
 // MisspecConfig configures Misspecification. The zero value is the default.
@@ -183,16 +184,18 @@ func (r *MisspecResult) CanReject() bool { return 1/float64(r.Calibration+1) <= 
 // when too few calibration simulations can reach the level (CanReject).
 func (r *MisspecResult) Verdict() string {
 	if !r.CanReject() {
-		return fmt.Sprintf("inconclusive: with %d calibration simulations the smallest p-value is %.3g > α = %.2g, so no observation can be found atypical (MMD² %.3g in %s, p = %.3g); use at least %d",
-			r.Calibration, 1/float64(r.Calibration+1), r.Alpha, r.Statistic, r.Space, r.PValue, int(math.Ceil(1/r.Alpha-1e-9))-1)
+		least, alpha := table.PAlpha(1/float64(r.Calibration+1), r.Alpha)
+		return fmt.Sprintf("inconclusive: with %d calibration simulations the smallest p-value is %s > α = %s, so no observation can be found atypical (MMD² %.3g in %s, p = %.3g); use at least %d",
+			r.Calibration, least, alpha, r.Statistic, r.Space, r.PValue, int(math.Ceil(1/r.Alpha-1e-9))-1)
 	}
+	p, alpha := table.PAlpha(r.PValue, r.Alpha)
 	if r.Reject() {
 		beyond := r.Calibration + 1 - int(math.Round(r.PValue*float64(r.Calibration+1)))
-		return fmt.Sprintf("atypical of the simulations: the observation is farther from them (MMD² %.3g in %s) than %d of %d further simulations are (p = %.3g ≤ α = %.2g); the simulator under the prior rarely produces data like it (misspecification, or preprocessing that differs), so an estimator trained on such simulations extrapolates here and its posterior is not to be trusted",
-			r.Statistic, r.Space, beyond, r.Calibration, r.PValue, r.Alpha)
+		return fmt.Sprintf("atypical of the simulations: the observation is farther from them (MMD² %.3g in %s) than %d of %d further simulations are (p = %s ≤ α = %s); the simulator under the prior rarely produces data like it (misspecification, or preprocessing that differs), so an estimator trained on such simulations extrapolates here and its posterior is not to be trusted",
+			r.Statistic, r.Space, beyond, r.Calibration, p, alpha)
 	}
-	return fmt.Sprintf("consistent with the simulations: MMD² %.3g in %s, p = %.3g > α = %.2g against %d further simulations (a test of one observation sees gross mismatches, not small ones)",
-		r.Statistic, r.Space, r.PValue, r.Alpha, r.Calibration)
+	return fmt.Sprintf("consistent with the simulations: MMD² %.3g in %s, p = %s > α = %s against %d further simulations (a test of one observation sees gross mismatches, not small ones)",
+		r.Statistic, r.Space, p, alpha, r.Calibration)
 }
 
 // String is a text summary.
