@@ -12,6 +12,7 @@ import (
 	"github.com/gosbi/gosbi/sbi"
 	"github.com/gosbi/gosbi/sbi/calib"
 	"github.com/gosbi/gosbi/sbi/diag"
+	"github.com/gosbi/gosbi/sbi/internal/table"
 )
 
 // Certificate is the result of Certify: the chosen posterior, the verdict and every number it
@@ -251,7 +252,8 @@ func (c *Certificate) MIMEBundle() map[string]any {
 		for i, o := range c.Observations {
 			mis, local, score := "—", "not run", "—"
 			if o.Misspec != nil {
-				mis = fmt.Sprintf("p = %.3g (α = %.3g)", o.Misspec.PValue, o.Misspec.Alpha)
+				ps, as := table.PAlpha(o.Misspec.PValue, o.Misspec.Alpha)
+				mis = fmt.Sprintf("p = %s (α = %s)", ps, as)
 			}
 			if o.Local != nil {
 				local = localCell(o.Local)
@@ -294,8 +296,9 @@ func localCell(r *diag.LC2STResult) string {
 	case 1/float64(len(r.Null)+1) > r.Alpha:
 		what = "inconclusive (too few null classifiers)"
 	}
-	return fmt.Sprintf("%s: %s %.3g, p = %.3g at level %.3g (%d null classifiers, %d held-out pairs)",
-		what, r.Statistic, r.Value, r.PValue, r.Alpha, len(r.Null), r.N)
+	ps, as := table.PAlpha(r.PValue, r.Alpha)
+	return fmt.Sprintf("%s: %s %.3g, p = %s at level %s (%d null classifiers, %d held-out pairs)",
+		what, r.Statistic, r.Value, ps, as, len(r.Null), r.N)
 }
 
 // scoreCalCell is the score calibration's test in a few words.

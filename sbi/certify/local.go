@@ -12,6 +12,7 @@ import (
 	"github.com/gosbi/gosbi/sbi/calib"
 	"github.com/gosbi/gosbi/sbi/diag"
 	"github.com/gosbi/gosbi/sbi/internal/safe"
+	"github.com/gosbi/gosbi/sbi/internal/table"
 )
 
 // Claim says what an observation's verdict is about.
@@ -244,8 +245,9 @@ func (r *run) observations() error {
 			continue
 		case m.Reject():
 			o.Misspec = m
-			o.Verdict, o.Reason = NotCertified, fmt.Sprintf("refused: the simulator does not produce data like this observation (MMD² = %.3g, p = %.3g ≤ %.3g on %d reference and %d calibration simulations); the posterior there is an extrapolation",
-				m.Statistic, m.PValue, m.Alpha, m.Reference, m.Calibration)
+			ps, as := table.PAlpha(m.PValue, m.Alpha)
+			o.Verdict, o.Reason = NotCertified, fmt.Sprintf("refused: the simulator does not produce data like this observation (MMD² = %.3g, p = %s ≤ %s on %d reference and %d calibration simulations); the posterior there is an extrapolation",
+				m.Statistic, ps, as, m.Reference, m.Calibration)
 			r.cert.Observations = append(r.cert.Observations, o)
 			continue
 		case !m.CanReject():
@@ -258,7 +260,8 @@ func (r *run) observations() error {
 		o.Misspec = m
 		o.Claim = ClaimMarginal
 		o.Verdict = r.cert.Final.Verdict
-		o.Reason = fmt.Sprintf("the misspecification check does not reject it (p = %.3g > %.3g); the global verdict applies: %s", m.PValue, m.Alpha, r.cert.Final.Verdict)
+		ps, as := table.PAlpha(m.PValue, m.Alpha)
+		o.Reason = fmt.Sprintf("the misspecification check does not reject it (p = %s > %s); the global verdict applies: %s", ps, as, r.cert.Final.Verdict)
 		if lt != nil {
 			res, err := lt.Test(xo)
 			switch {
