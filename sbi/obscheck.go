@@ -128,6 +128,14 @@ func (c *estimator) Summaries(x *mat.Dense) *mat.Dense {
 	return out
 }
 
+// summaryKind says what a summary is: the embedding's output or the standardized x.
+func (c *estimator) summaryKind() string {
+	if c.emb != nil {
+		return "the embedding's output"
+	}
+	return "the standardized x"
+}
+
 // summaryWidth is the length of a summary: the embedding's output, or xDim.
 func (c *estimator) summaryWidth() int {
 	if c.emb != nil {
@@ -139,8 +147,9 @@ func (c *estimator) summaryWidth() int {
 // CheckObservation tests whether x lies among the estimator's training simulations (see the
 // package-level description above Summarizer): the MMD² of its summary against the reservoir,
 // with a p-value calibrated on held-back simulations. It returns an error when the estimator
-// keeps no reservoir or x holds NaN or ±Inf (wrapping ErrNonFinite), and panics when x has the
-// wrong length.
+// keeps no reservoir, or when x or its summary holds NaN or ±Inf (wrapping ErrNonFinite: a
+// summary overflows for an x far beyond the training data), and panics when x has the wrong
+// length.
 func (c *estimator) CheckObservation(x []float64) (*ObservationCheck, error) {
 	c.mustTrained("CheckObservation")
 	if len(x) != c.xDim {
@@ -155,6 +164,10 @@ func (c *estimator) CheckObservation(x []float64) (*ObservationCheck, error) {
 	tp := getTape()
 	defer putTape(tp)
 	s := c.context(tp, mat.NewDense(1, len(x), append([]float64(nil), x...)))
+	if !finite(s.Data) {
+		return nil, fmt.Errorf("%s: the observation's summary (%s) holds NaN or infinite values (%w): %v; x = %v is too far from the training data for the network to summarize, and there is no statistic to test",
+			c.name, c.summaryKind(), ErrNonFinite, s.Data, x)
+	}
 	stat := c.obs.ref.Statistic(s.Data)
 	nr, nc := c.obs.ref.Sizes()
 	p := c.obs.ref.PValue(stat)
