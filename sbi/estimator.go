@@ -152,6 +152,9 @@ func (c *estimator) train(ctx context.Context, m network, theta, x *mat.Dense, c
 	if err != nil {
 		return nil, err
 	}
+	if err := checkValidationSize(c.label, m, len(s.val), "simulate more, raise ValidationFraction or give more ValTheta rows, or set ValidationFraction negative for no validation"); err != nil {
+		return nil, err
+	}
 	if err := checkInputRows(m.embedding(), x); err != nil {
 		return nil, fmt.Errorf("train %s: %w", c.label, err)
 	}

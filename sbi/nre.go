@@ -206,6 +206,8 @@ func (e *NRE) Trained() bool { return e.trained }
 // Train fits the classifier to the pairs (θᵢ, xᵢ), one per row, with the same rules as
 // NPE.Train (standardization from the training split, early stopping, determinism for a seed,
 // an interrupt keeps the best epoch). cfg.Regularizer sees the joint and marginal logits.
+// Validation, when there is any, needs at least 2 pairs, since the classifier scores each
+// pair against the θ of another: a ValidationFraction or ValTheta that leaves one is refused.
 //
 // Pairs holding NaN or ±Inf (failed simulations) are dropped and counted, with a warning above
 // DropWarnFraction; cfg.RefuseNonFinite refuses them instead. Dropping biases a ratio
@@ -252,6 +254,9 @@ func (m *nreModel) buildHead(rng *rand.Rand, ctx int) error {
 	prefix(m.net.Params(), "classifier.")
 	return nil
 }
+
+// pairsWithinBatch implements pairedModel: every loss scores a pair against other pairs' θ.
+func (m *nreModel) pairsWithinBatch() {}
 
 func (m *nreModel) params() []*nn.Param { return m.withEmbedding(m.net.Params()) }
 

@@ -312,6 +312,34 @@ type model interface {
 	batchLoss(tp *nn.Tape, d *trainData, idx []int, rb *RegBatch) *nn.Tensor
 }
 
+// pairedModel is a model whose loss scores each pair of a batch against the θ of other pairs
+// of the same batch (a ratio estimator's classifier): a batch of one pair has no other, and
+// its loss is degenerate (NRE-A's marginal pair is the joint one, NRE-B's only atom is the
+// right one, NRE-C has no marginal atom).
+type pairedModel interface {
+	model
+	pairsWithinBatch()
+}
+
+// minBatchPairs is the fewest pairs a batch of m must hold to be scored: 2 for a pairedModel,
+// 1 otherwise.
+func minBatchPairs(m model) int {
+	if _, ok := m.(pairedModel); ok {
+		return 2
+	}
+	return 1
+}
+
+// checkValidationSize returns an error when nv validation pairs (0 for none) are too few for
+// m to score; advice says how to get more.
+func checkValidationSize(label string, m model, nv int, advice string) error {
+	if need := minBatchPairs(m); nv > 0 && nv < need {
+		return fmt.Errorf("train %s: %d validation pair, expected at least %d (or none): the classifier scores each pair against the θ of another, which one pair lacks, so its validation loss would not measure the fit; %s",
+			label, nv, need, advice)
+	}
+	return nil
+}
+
 // dropNonFinite returns the pairs whose θ and x rows are all finite, the number removed and the
 // first row removed (−1 for none).
 func dropNonFinite(theta, x *mat.Dense) (th, xx *mat.Dense, dropped, first int) {
