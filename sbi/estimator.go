@@ -164,6 +164,7 @@ func (c *estimator) train(ctx context.Context, m network, theta, x *mat.Dense, c
 		}
 	}
 	d := s.data
+	var constWarn string
 	if !(s.cfg.Resume && c.trained) {
 		zt, err := fitZScore("θ", d.theta, s.train)
 		if err != nil {
@@ -175,6 +176,7 @@ func (c *estimator) train(ctx context.Context, m network, theta, x *mat.Dense, c
 		}
 		c.trained = false // until fit succeeds: the standardization and networks change now
 		c.zt, c.zx = zt, zx
+		constWarn = constantThetaWarning(zt)
 		if err := c.build(m, rand.New(rand.NewPCG(s.cfg.Seed, 1)), d.x.RawMatrix().Cols); err != nil {
 			return nil, err
 		}
@@ -183,6 +185,9 @@ func (c *estimator) train(ctx context.Context, m network, theta, x *mat.Dense, c
 	res := &TrainResult{Estimator: c.label, Dropped: s.dropped}
 	if w := c.dropWarning(s.dropped, theta.RawMatrix().Rows); w != "" {
 		res.Warnings = append(res.Warnings, w)
+	}
+	if constWarn != "" {
+		res.Warnings = append(res.Warnings, constWarn)
 	}
 	err = fit(ctx, res, m, d, s.train, s.val, s.cfg, s.rng)
 	err = c.afterFit(res, err)

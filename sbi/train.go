@@ -165,7 +165,8 @@ type TrainResult struct {
 	// estimator is trained if BestEpoch ≥ 1 (or it was trained before a Resume).
 	Interrupted bool
 	// Warnings are what the caller should know about the run (dropped non-finite pairs above
-	// DropWarnFraction), one sentence each; String and MIMEBundle show them.
+	// DropWarnFraction, columns of θ that held one value in every training pair), one
+	// sentence each; String and MIMEBundle show them.
 	Warnings []string
 	// Members holds the result of each member of an ensemble, in order; nil for a single
 	// estimator. An ensemble's own result then carries only the summary: the members' total

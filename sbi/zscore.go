@@ -3,6 +3,7 @@ package sbi
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/gosbi/gosbi/sbi/internal/colstat"
 
@@ -13,6 +14,9 @@ import (
 // data, as sbi's z_score_theta/z_score_x="independent" do.
 type zscore struct {
 	Mean, Std []float64
+	// constant lists the columns whose training values were all equal (only centred); it is
+	// known after a fit, not kept in files.
+	constant []int
 }
 
 // fitZScore learns the column means and standard deviations (n − 1) of the rows idx of m,
@@ -31,8 +35,25 @@ func zscoreOf(cols []colstat.Column) zscore {
 	z := zscore{Mean: make([]float64, len(cols)), Std: make([]float64, len(cols))}
 	for j, c := range cols {
 		z.Mean[j], z.Std[j] = c.Mean, c.Scale()
+		if c.Constant() {
+			z.constant = append(z.constant, j)
+		}
 	}
 	return z
+}
+
+// constantThetaWarning returns the warning about the columns of θ that did not vary in the
+// training pairs standardized by zt, "" when all did. Such a parameter was held fixed by the
+// simulations: nothing of its posterior can be learned.
+func constantThetaWarning(zt zscore) string {
+	if len(zt.constant) == 0 {
+		return ""
+	}
+	var cols []string
+	for _, j := range zt.constant {
+		cols = append(cols, fmt.Sprintf("θ column %d holds the same value (%.6g)", j, zt.Mean[j]))
+	}
+	return strings.Join(cols, ", ") + " in every training pair: the simulations did not vary it, so nothing of its posterior can be learned (NPE and FMPE put all its mass on that value, ratio and likelihood estimators leave it at the prior); draw θ from the prior, or leave a fixed parameter out of θ and the prior"
 }
 
 // apply returns the standardized copy of m.
