@@ -328,7 +328,8 @@ func (e *NREEnsemble) TrainContext(ctx context.Context, theta, x *mat.Dense, cfg
 	return trainMembers(ctx, e.label(), fs, cfg)
 }
 
-// LogRatio is log (1/K) Σₖ r̂ₖ(θᵢ, xᵢ) for every row pair.
+// LogRatio is log (1/K) Σₖ r̂ₖ(θᵢ, xᵢ) for every row pair; NaN where a member's is (an xᵢ
+// holding NaN or ±Inf, or one the embedding cannot read).
 func (e *NREEnsemble) LogRatio(theta, x *mat.Dense) []float64 {
 	parts := make([][]float64, len(e.Members))
 	for k, m := range e.Members {
@@ -337,7 +338,9 @@ func (e *NREEnsemble) LogRatio(theta, x *mat.Dense) []float64 {
 	return logMeanExp(parts)
 }
 
-// LogProbPairs is log p(θᵢ) + log r̄(θᵢ, xᵢ) for every row pair (unnormalized).
+// LogProbPairs is log p(θᵢ) + log r̄(θᵢ, xᵢ) for every row pair (unnormalized), −Inf where
+// the members' is: outside the prior's support, and where xᵢ holds NaN or ±Inf or cannot be
+// read by the embedding.
 func (e *NREEnsemble) LogProbPairs(theta, x *mat.Dense) []float64 {
 	lr := e.LogRatio(theta, x)
 	lp := e.prior().LogProb(theta)

@@ -352,7 +352,8 @@ func contrastiveNRELoss(tp *nn.Tape, L *nn.Tensor, gamma float64) (loss, joint, 
 // LogRatio returns the classifier's logit f(θᵢ, xᵢ) for every row pair, in parallel: the
 // estimate of log r(θᵢ, xᵢ) = log p(xᵢ | θᵢ)/p(xᵢ) for NRE-A and NRE-C, and of
 // log r(θᵢ, xᵢ) + c(xᵢ), with a constant c(x) the loss leaves free, for NRE-B; NaN where xᵢ
-// is finite but not an observation the embedding's InputLayout can read.
+// holds NaN or ±Inf (a saturating activation would give a finite logit there) or is not an
+// observation the embedding's InputLayout can read.
 func (e *NRE) LogRatio(theta, x *mat.Dense) []float64 {
 	e.mustTrained("LogRatio")
 	n := checkEvalPairs("NRE.LogRatio", theta, x, e.prior.Dim(), e.xDim)
@@ -363,11 +364,9 @@ func (e *NRE) LogRatio(theta, x *mat.Dense) []float64 {
 		th := standardizedConst(tp, e.zt, theta.Slice(lo, hi, 0, e.prior.Dim()).(*mat.Dense))
 		f := e.net.Forward(tp, tp.Concat(th, e.context(tp, x.Slice(lo, hi, 0, e.xDim).(*mat.Dense))))
 		copy(out[lo:hi], f.Data)
-		if e.layout != nil {
-			for i := lo; i < hi; i++ {
-				if row := x.RawRowView(i); finite(row) && !e.readableX(row) {
-					out[i] = math.NaN()
-				}
+		for i := lo; i < hi; i++ {
+			if !e.readableX(x.RawRowView(i)) {
+				out[i] = math.NaN()
 			}
 		}
 	})
