@@ -138,7 +138,7 @@ func (e *NPE) Trained() bool { return e.trained }
 // learned from the training split; the weights of the epoch with the best validation loss are
 // kept. The same seed gives the same estimator. It reports progress per epoch. A column of x
 // that holds one value in every training pair (a constant summary) is only centred: it
-// carries no information and does no harm. A column of θ that does is a parameter the
+// carries no information and does no harm (to NLE and MNLE it does: see NLE.Train). A column of θ that does is a parameter the
 // simulations held fixed: the flow learns a point mass at that value, and the result warns.
 //
 // It stops when the host's context (runenv.Context) is cancelled — a notebook's interrupt —

@@ -128,8 +128,8 @@ func (c *estimator) trainStream(ctx context.Context, m network, train, val simst
 	if w := c.dropWarning(dropped+valDropped, usable+dropped+valRows+valDropped); w != "" {
 		res.Warnings = append(res.Warnings, w)
 	}
-	if w := constantThetaWarning(zt); w != "" && !(cfg.Resume && c.trained) {
-		res.Warnings = append(res.Warnings, w)
+	if !(cfg.Resume && c.trained) {
+		res.Warnings = append(res.Warnings, constantWarnings(zt, zx, modeledX(m, dx))...)
 	}
 	err = c.fitStream(ctx, res, m, train, val, cfg, rng)
 	return res, c.afterFit(res, err)

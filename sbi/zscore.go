@@ -42,18 +42,30 @@ func zscoreOf(cols []colstat.Column) zscore {
 	return z
 }
 
-// constantThetaWarning returns the warning about the columns of θ that did not vary in the
-// training pairs standardized by zt, "" when all did. Such a parameter was held fixed by the
-// simulations: nothing of its posterior can be learned.
-func constantThetaWarning(zt zscore) string {
-	if len(zt.constant) == 0 {
-		return ""
+// constantWarnings returns the warnings about the columns that did not vary in the training
+// pairs standardized by zt and zx: of θ, a parameter the simulations held fixed, of which
+// nothing can be learned; of the first modeledX columns of x, those whose density a likelihood
+// estimator models (0 for the others, to which a constant summary is harmless), a point mass.
+func constantWarnings(zt, zx zscore, modeledX int) []string {
+	var out []string
+	if len(zt.constant) > 0 {
+		out = append(out, constantList("θ", zt, len(zt.Mean))+" in every training pair: the simulations did not vary it, so nothing of its posterior can be learned (NPE and FMPE put all its mass on that value, ratio and likelihood estimators leave it at the prior); draw θ from the prior, or leave a fixed parameter out of θ and the prior")
 	}
+	if s := constantList("x", zx, modeledX); s != "" {
+		out = append(out, s+" in every training pair: the likelihood estimator learns a point mass there, so an observation with another value there has a likelihood near zero for every θ; leave a constant summary out of x")
+	}
+	return out
+}
+
+// constantList names the constant columns of z below limit with their values, "" for none.
+func constantList(what string, z zscore, limit int) string {
 	var cols []string
-	for _, j := range zt.constant {
-		cols = append(cols, fmt.Sprintf("θ column %d holds the same value (%.6g)", j, zt.Mean[j]))
+	for _, j := range z.constant {
+		if j < limit {
+			cols = append(cols, fmt.Sprintf("%s column %d holds the same value (%.6g)", what, j, z.Mean[j]))
+		}
 	}
-	return strings.Join(cols, ", ") + " in every training pair: the simulations did not vary it, so nothing of its posterior can be learned (NPE and FMPE put all its mass on that value, ratio and likelihood estimators leave it at the prior); draw θ from the prior, or leave a fixed parameter out of θ and the prior"
+	return strings.Join(cols, ", ")
 }
 
 // apply returns the standardized copy of m.
