@@ -22,7 +22,7 @@ type TrainConfig struct {
 	BatchSize          int         // pairs per step; 0 means 200
 	LearningRate       float64     // Adam's step size; 0 means 5e-4
 	WeightDecay        float64     // decoupled weight decay (AdamW); 0 means none
-	ValidationFraction float64     // share of pairs held out for early stopping; 0 means 0.1 (none with ValTheta), negative means none
+	ValidationFraction float64     // share of pairs held out for early stopping (rounded, at least 1; an NRE needs 2); 0 means 0.1 (none with ValTheta), negative means none
 	Patience           int         // epochs without a better validation loss before stopping; 0 means 20
 	ClipNorm           float64     // largest gradient norm; 0 means 5, negative means no clipping
 	Seed               uint64      // seeds the initial weights, the split and the batch order
