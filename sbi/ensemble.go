@@ -60,6 +60,19 @@ func checkMembers(what string, cores []*estimator) error {
 	return nil
 }
 
+// untrainedMember returns an error wrapping ErrUntrained that names the first member of the
+// ensemble label that is not trained (its training failed, or stopped before an epoch
+// finished, while others trained), nil when every member is trained.
+func untrainedMember(label string, trained []bool) error {
+	for k, ok := range trained {
+		if !ok {
+			return fmt.Errorf("%s: member %d is not trained (its training failed or stopped before an epoch finished): train the ensemble again, or that member and then build the ensemble anew: %w",
+				label, k, ErrUntrained)
+		}
+	}
+	return nil
+}
+
 func trainedWord(trained bool) string {
 	if trained {
 		return "trained"
@@ -130,8 +143,21 @@ func (e *NPEEnsemble) TrainContext(ctx context.Context, theta, x *mat.Dense, cfg
 	return trainMembers(ctx, e.label(), fs, cfg)
 }
 
-// LogProbPairs is log (1/K) Σₖ qₖ(θᵢ | xᵢ) for every row pair.
+// untrained returns the error of a member that is not trained, nil when all are.
+func (e *NPEEnsemble) untrained() error {
+	ok := make([]bool, len(e.Members))
+	for k, m := range e.Members {
+		ok[k] = m.trained
+	}
+	return untrainedMember(e.label(), ok)
+}
+
+// LogProbPairs is log (1/K) Σₖ qₖ(θᵢ | xᵢ) for every row pair. It panics, naming the member,
+// when a member is not trained.
 func (e *NPEEnsemble) LogProbPairs(theta, x *mat.Dense) []float64 {
+	if err := e.untrained(); err != nil {
+		panic(fmt.Errorf("sbi: LogProbPairs: %w", err))
+	}
 	parts := make([][]float64, len(e.Members))
 	for k, m := range e.Members {
 		parts[k] = m.LogProbPairs(theta, x)
@@ -164,9 +190,10 @@ func logMeanExp(parts [][]float64) []float64 {
 // Posterior returns the mixture of the members' posteriors for x.
 func (e *NPEEnsemble) Posterior(x []float64) Posterior { return e.PosteriorAt(x) }
 
-// PosteriorAt is Posterior with the concrete type.
+// PosteriorAt is Posterior with the concrete type. When a member is not trained, its LogProb
+// panics and its SampleContext returns an error naming the member.
 func (e *NPEEnsemble) PosteriorAt(x []float64) *MixturePosterior {
-	mp := &MixturePosterior{}
+	mp := &MixturePosterior{err: e.untrained()}
 	for _, m := range e.Members {
 		mp.Members = append(mp.Members, m.PosteriorAt(x))
 	}
@@ -176,6 +203,7 @@ func (e *NPEEnsemble) PosteriorAt(x []float64) *MixturePosterior {
 // MixturePosterior is the equal-weight mixture of posteriors over the same parameters.
 type MixturePosterior struct {
 	Members []Posterior
+	err     error // why it cannot be evaluated (an untrained member of an ensemble)
 }
 
 // Dim is the number of parameters.
@@ -183,6 +211,9 @@ func (p *MixturePosterior) Dim() int { return p.Members[0].Dim() }
 
 // LogProb is log (1/K) Σₖ pₖ(θ) for every row.
 func (p *MixturePosterior) LogProb(theta *mat.Dense) []float64 {
+	if p.err != nil {
+		panic(fmt.Errorf("sbi: mixture posterior LogProb: %w", p.err))
+	}
 	parts := make([][]float64, len(p.Members))
 	for k, m := range p.Members {
 		parts[k] = m.LogProb(theta)
@@ -205,6 +236,9 @@ func (p *MixturePosterior) SampleChecked(rng *rand.Rand, n int) (*mat.Dense, err
 // SampleContext draws the number of points of each member from a multinomial with equal
 // probabilities, samples the members (until ctx is done) and shuffles the rows.
 func (p *MixturePosterior) SampleContext(ctx context.Context, rng *rand.Rand, n int) (*mat.Dense, error) {
+	if p.err != nil {
+		return nil, fmt.Errorf("mixture posterior: %w", p.err)
+	}
 	if n < 1 {
 		return nil, fmt.Errorf("mixture posterior: n = %d, expected at least 1 sample", n)
 	}
@@ -328,8 +362,22 @@ func (e *NREEnsemble) TrainContext(ctx context.Context, theta, x *mat.Dense, cfg
 	return trainMembers(ctx, e.label(), fs, cfg)
 }
 
-// LogRatio is log (1/K) Σₖ r̂ₖ(θᵢ, xᵢ) for every row pair.
+// untrained returns the error of a member that is not trained, nil when all are.
+func (e *NREEnsemble) untrained() error {
+	ok := make([]bool, len(e.Members))
+	for k, m := range e.Members {
+		ok[k] = m.trained
+	}
+	return untrainedMember(e.label(), ok)
+}
+
+// LogRatio is log (1/K) Σₖ r̂ₖ(θᵢ, xᵢ) for every row pair; NaN where a member's is (an xᵢ
+// holding NaN or ±Inf, or one the embedding cannot read). It panics, naming the member, when
+// a member is not trained.
 func (e *NREEnsemble) LogRatio(theta, x *mat.Dense) []float64 {
+	if err := e.untrained(); err != nil {
+		panic(fmt.Errorf("sbi: LogRatio: %w", err))
+	}
 	parts := make([][]float64, len(e.Members))
 	for k, m := range e.Members {
 		parts[k] = m.LogRatio(theta, x)
@@ -337,7 +385,9 @@ func (e *NREEnsemble) LogRatio(theta, x *mat.Dense) []float64 {
 	return logMeanExp(parts)
 }
 
-// LogProbPairs is log p(θᵢ) + log r̄(θᵢ, xᵢ) for every row pair (unnormalized).
+// LogProbPairs is log p(θᵢ) + log r̄(θᵢ, xᵢ) for every row pair (unnormalized), −Inf where
+// the members' is: outside the prior's support, and where xᵢ holds NaN or ±Inf or cannot be
+// read by the embedding.
 func (e *NREEnsemble) LogProbPairs(theta, x *mat.Dense) []float64 {
 	lr := e.LogRatio(theta, x)
 	lp := e.prior().LogProb(theta)
@@ -352,6 +402,9 @@ func (e *NREEnsemble) Posterior(x []float64) Posterior { return e.PosteriorAt(x)
 
 // PosteriorAt is Posterior with the concrete type.
 func (e *NREEnsemble) PosteriorAt(x []float64) *RatioPosterior {
+	if err := e.untrained(); err != nil {
+		return newRatioPosterior(e.label(), x, e.prior(), nil, err, e.Sampler)
+	}
 	fs := make([]func(*mat.Dense) []float64, len(e.Members))
 	for k, m := range e.Members {
 		f, err := m.ratioAt(x)

@@ -63,6 +63,22 @@ type network interface {
 	buildHead(rng *rand.Rand, ctx int) error
 }
 
+// xDensity is a network that models the density of the first columns of x (a likelihood
+// estimator's flow).
+type xDensity interface {
+	// modeledX is the number of leading columns of x, of xDim, whose density it models.
+	modeledX(xDim int) int
+}
+
+// modeledX is the number of leading columns of x whose density m models: 0 unless m is an
+// xDensity.
+func modeledX(m network, xDim int) int {
+	if d, ok := m.(xDensity); ok {
+		return d.modeledX(xDim)
+	}
+	return 0
+}
+
 // trainSet is a training set checked and split by prepare.
 type trainSet struct {
 	cfg        TrainConfig // with defaults
@@ -152,6 +168,9 @@ func (c *estimator) train(ctx context.Context, m network, theta, x *mat.Dense, c
 	if err != nil {
 		return nil, err
 	}
+	if err := checkValidationSize(c.label, m, len(s.val), "simulate more, raise ValidationFraction or give more ValTheta rows, or set ValidationFraction negative for no validation"); err != nil {
+		return nil, err
+	}
 	if err := checkInputRows(m.embedding(), x); err != nil {
 		return nil, fmt.Errorf("train %s: %w", c.label, err)
 	}
@@ -161,6 +180,7 @@ func (c *estimator) train(ctx context.Context, m network, theta, x *mat.Dense, c
 		}
 	}
 	d := s.data
+	var constWarn []string
 	if !(s.cfg.Resume && c.trained) {
 		zt, err := fitZScore("θ", d.theta, s.train)
 		if err != nil {
@@ -172,6 +192,7 @@ func (c *estimator) train(ctx context.Context, m network, theta, x *mat.Dense, c
 		}
 		c.trained = false // until fit succeeds: the standardization and networks change now
 		c.zt, c.zx = zt, zx
+		constWarn = constantWarnings(zt, zx, modeledX(m, d.x.RawMatrix().Cols))
 		if err := c.build(m, rand.New(rand.NewPCG(s.cfg.Seed, 1)), d.x.RawMatrix().Cols); err != nil {
 			return nil, err
 		}
@@ -181,6 +202,7 @@ func (c *estimator) train(ctx context.Context, m network, theta, x *mat.Dense, c
 	if w := c.dropWarning(s.dropped, theta.RawMatrix().Rows); w != "" {
 		res.Warnings = append(res.Warnings, w)
 	}
+	res.Warnings = append(res.Warnings, constWarn...)
 	err = fit(ctx, res, m, d, s.train, s.val, s.cfg, s.rng)
 	err = c.afterFit(res, err)
 	if c.trained {

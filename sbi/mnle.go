@@ -337,6 +337,9 @@ func (m *mnleModel) catSizes(k int) []int {
 	return append(sizes, m.cats[k])
 }
 
+// modeledX implements xDensity: the flow models the continuous columns, the first ones.
+func (m *mnleModel) modeledX(xDim int) int { return xDim - m.cfg.Discrete }
+
 func (m *mnleModel) params() []*nn.Param {
 	var ps []*nn.Param
 	for _, c := range m.catNets {

@@ -105,6 +105,9 @@ func (e *NLE) Trained() bool { return e.trained }
 // estimator towards the parameters whose simulations succeed, unless failures are independent
 // of θ. cfg.Regularizer sees LogPost = log p(θ) + log q(x | θ), the unnormalized posterior:
 // calib's coverage and KCCSD regularizers apply; balancing needs a classifier and refuses.
+// A column of x that holds one value in every training pair is, to the flow, a point mass:
+// the result warns, since an observation with another value there has a likelihood near zero
+// for every θ (MNLE's continuous columns likewise).
 func (e *NLE) Train(theta, x *mat.Dense, cfg TrainConfig) (*TrainResult, error) {
 	return e.train(runenv.Context(), (*nleModel)(e), theta, x, cfg)
 }
@@ -168,6 +171,9 @@ func (m *nleModel) buildHead(rng *rand.Rand, xDim int) error {
 }
 
 // params returns the flow's weights, then the embedding's.
+// modeledX implements xDensity: the flow models every column of x.
+func (m *nleModel) modeledX(xDim int) int { return xDim }
+
 func (m *nleModel) params() []*nn.Param {
 	ps := m.fl.Params()
 	if m.temb != nil {

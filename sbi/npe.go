@@ -136,7 +136,10 @@ func (e *NPE) Trained() bool { return e.trained }
 
 // Train fits the flow to the pairs (θᵢ, xᵢ), one per row. The standardization of θ and x is
 // learned from the training split; the weights of the epoch with the best validation loss are
-// kept. The same seed gives the same estimator. It reports progress per epoch.
+// kept. The same seed gives the same estimator. It reports progress per epoch. A column of x
+// that holds one value in every training pair (a constant summary) is only centred: it
+// carries no information and does no harm (to NLE and MNLE it does: see NLE.Train). A column of θ that does is a parameter the
+// simulations held fixed: the flow learns a point mass at that value, and the result warns.
 //
 // It stops when the host's context (runenv.Context) is cancelled — a notebook's interrupt —
 // and keeps the best weights so far: the NPE is trained if one epoch finished, and the result

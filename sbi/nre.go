@@ -206,6 +206,8 @@ func (e *NRE) Trained() bool { return e.trained }
 // Train fits the classifier to the pairs (θᵢ, xᵢ), one per row, with the same rules as
 // NPE.Train (standardization from the training split, early stopping, determinism for a seed,
 // an interrupt keeps the best epoch). cfg.Regularizer sees the joint and marginal logits.
+// Validation, when there is any, needs at least 2 pairs, since the classifier scores each
+// pair against the θ of another: a ValidationFraction or ValTheta that leaves one is refused.
 //
 // Pairs holding NaN or ±Inf (failed simulations) are dropped and counted, with a warning above
 // DropWarnFraction; cfg.RefuseNonFinite refuses them instead. Dropping biases a ratio
@@ -252,6 +254,9 @@ func (m *nreModel) buildHead(rng *rand.Rand, ctx int) error {
 	prefix(m.net.Params(), "classifier.")
 	return nil
 }
+
+// pairsWithinBatch implements pairedModel: every loss scores a pair against other pairs' θ.
+func (m *nreModel) pairsWithinBatch() {}
 
 func (m *nreModel) params() []*nn.Param { return m.withEmbedding(m.net.Params()) }
 
@@ -347,7 +352,8 @@ func contrastiveNRELoss(tp *nn.Tape, L *nn.Tensor, gamma float64) (loss, joint, 
 // LogRatio returns the classifier's logit f(θᵢ, xᵢ) for every row pair, in parallel: the
 // estimate of log r(θᵢ, xᵢ) = log p(xᵢ | θᵢ)/p(xᵢ) for NRE-A and NRE-C, and of
 // log r(θᵢ, xᵢ) + c(xᵢ), with a constant c(x) the loss leaves free, for NRE-B; NaN where xᵢ
-// is finite but not an observation the embedding's InputLayout can read.
+// holds NaN or ±Inf (a saturating activation would give a finite logit there) or is not an
+// observation the embedding's InputLayout can read.
 func (e *NRE) LogRatio(theta, x *mat.Dense) []float64 {
 	e.mustTrained("LogRatio")
 	n := checkEvalPairs("NRE.LogRatio", theta, x, e.prior.Dim(), e.xDim)
@@ -358,11 +364,9 @@ func (e *NRE) LogRatio(theta, x *mat.Dense) []float64 {
 		th := standardizedConst(tp, e.zt, theta.Slice(lo, hi, 0, e.prior.Dim()).(*mat.Dense))
 		f := e.net.Forward(tp, tp.Concat(th, e.context(tp, x.Slice(lo, hi, 0, e.xDim).(*mat.Dense))))
 		copy(out[lo:hi], f.Data)
-		if e.layout != nil {
-			for i := lo; i < hi; i++ {
-				if row := x.RawRowView(i); finite(row) && !e.readableX(row) {
-					out[i] = math.NaN()
-				}
+		for i := lo; i < hi; i++ {
+			if !e.readableX(x.RawRowView(i)) {
+				out[i] = math.NaN()
 			}
 		}
 	})

@@ -21,6 +21,10 @@ type Posterior interface {
 	// error from SampleContext.
 	Sample(rng *rand.Rand, n int) *mat.Dense
 	// LogProb is the log density of each row of theta (−Inf outside the support, never NaN).
+	// For the posteriors of ratio and likelihood estimators (NRE, NLE, MNLE: RatioPosterior)
+	// it is known only up to a constant of the observation: compare its values within one
+	// posterior (HPD regions, ranks), and normalize it before reading it as a density
+	// (integrating over a grid, calib's conformal methods without Normalized).
 	LogProb(theta *mat.Dense) []float64
 }
 
@@ -29,7 +33,9 @@ type Posterior interface {
 type Amortized interface {
 	// Posterior is q(· | x) for one observation x.
 	Posterior(x []float64) Posterior
-	// LogProbPairs is log q(θᵢ | xᵢ) for every row i of theta and x, evaluated in parallel.
+	// LogProbPairs is log q(θᵢ | xᵢ) for every row i of theta and x, evaluated in parallel;
+	// for ratio and likelihood estimators up to a constant of each xᵢ, as Posterior's LogProb
+	// (diag.ExpectedLogProb says which of its results are not log posterior densities).
 	LogProbPairs(theta, x *mat.Dense) []float64
 }
 

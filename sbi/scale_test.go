@@ -174,3 +174,40 @@ func TestSaveLoadAtTinyScale(t *testing.T) {
 		}
 	}
 }
+
+// TestLogProbNormalizedAtThetaScales trains NPE and FMPE on θ ~ N(0, s²), x = θ/s + 0.5ε
+// for s = 1e6, 1e-6 and 1e200, and integrates exp(LogProb) of the posterior at x = 0.3 over a
+// grid of θ in raw units: the flow's density of the standardized θ minus the log-Jacobian of
+// the standardization must integrate to 1 (within the grid's and FMPE's ODE error) whatever
+// the scale; a density left in standardized units would integrate to 1/s.
+func TestLogProbNormalizedAtThetaScales(t *testing.T) {
+	for _, s := range []float64{1e6, 1e-6, 1e200} {
+		rng := rand.New(rand.NewPCG(3, 4))
+		prior := dist.NewNormal([]float64{0}, []float64{s})
+		theta := prior.Sample(rng, 600)
+		x := mat.NewDense(600, 1, nil)
+		for i := range 600 {
+			x.Set(i, 0, theta.At(i, 0)/s+0.5*rng.NormFloat64())
+		}
+		const step = 0.01
+		grid := mat.NewDense(801, 1, nil)
+		for i := range 801 {
+			grid.Set(i, 0, s*(-4+step*float64(i)))
+		}
+		for name, e := range map[string]Estimator{
+			"NPE":  NewNPE(prior, NPEConfig{Hidden: 16, Transforms: 2}),
+			"FMPE": NewFMPE(prior, FMPEConfig{Hidden: 16, Layers: 2}),
+		} {
+			if _, err := e.Train(theta, x, TrainConfig{Epochs: 20, Seed: 1}); err != nil {
+				t.Fatal(err)
+			}
+			sum := 0.0
+			for _, v := range e.Posterior([]float64{0.3}).LogProb(grid) {
+				sum += math.Exp(v) * step * s
+			}
+			if math.Abs(sum-1) > 0.02 {
+				t.Errorf("%s at scale %g: exp(LogProb) integrates to %.4f over θ, expected 1", name, s, sum)
+			}
+		}
+	}
+}

@@ -49,7 +49,9 @@ func (e *NPE) MustTrainStream(train, val simstore.Source, cfg TrainConfig) *Trai
 }
 
 // TrainStream fits the classifier to the pairs of train streamed in batches, as
-// NPE.TrainStream does. The marginal pairs are formed within each batch, as in Train.
+// NPE.TrainStream does. The marginal pairs are formed within each batch, as in Train: a val
+// of one finite pair is refused, and a validation batch left with one finite pair is not
+// scored (TrainResult.ValRows counts the pairs scored).
 func (e *NRE) TrainStream(train, val simstore.Source, cfg TrainConfig) (*TrainResult, error) {
 	return e.trainStream(runenv.Context(), (*nreModel)(e), train, val, cfg)
 }
@@ -108,6 +110,9 @@ func (c *estimator) trainStream(ctx context.Context, m network, train, val simst
 	case usable < 2:
 		return nil, fmt.Errorf("train %s: %d usable training pairs (%d dropped for NaN or ±Inf), expected at least 2", c.label, usable, dropped)
 	}
+	if err := checkValidationSize(c.label, m, valRows, "give a larger validation source, or nil for no validation"); err != nil {
+		return nil, err
+	}
 	// The reservoir's summaries were made with the standardization and the embedding that this
 	// training replaces or changes: a check against them would test another estimator.
 	c.obs = nil
@@ -122,6 +127,9 @@ func (c *estimator) trainStream(ctx context.Context, m network, train, val simst
 	res := &TrainResult{Estimator: c.label, Dropped: dropped + valDropped, TrainRows: usable, ValRows: valRows}
 	if w := c.dropWarning(dropped+valDropped, usable+dropped+valRows+valDropped); w != "" {
 		res.Warnings = append(res.Warnings, w)
+	}
+	if !(cfg.Resume && c.trained) {
+		res.Warnings = append(res.Warnings, constantWarnings(zt, zx, modeledX(m, dx))...)
 	}
 	err = c.fitStream(ctx, res, m, train, val, cfg, rng)
 	return res, c.afterFit(res, err)
@@ -380,7 +388,8 @@ func (c *estimator) fitStream(ctx context.Context, res *TrainResult, m model, tr
 
 // evalStream is evalLoss over the batches of a source (in a fixed order, the penalty's draws
 // from a stream fixed by seed): the mean loss and penalty per pair, and the number of finite
-// pairs.
+// pairs scored. A batch with fewer finite pairs than m scores (minBatchPairs: a classifier's
+// batch of one pair) is left out.
 func (c *estimator) evalStream(m model, src simstore.Source, batch int, reg Regularizer, seed uint64) (loss, pen float64, rows int, err error) {
 	it := src.Batches(batch, seed)
 	defer it.Close()
@@ -394,7 +403,7 @@ func (c *estimator) evalStream(m model, src simstore.Source, batch int, reg Regu
 	for it.Next() {
 		theta, x := it.Batch()
 		n := b.load(c, theta, x)
-		if n == 0 {
+		if n < minBatchPairs(m) { // none, or one pair that a classifier cannot score alone
 			continue
 		}
 		var rb *RegBatch
@@ -417,7 +426,7 @@ func (c *estimator) evalStream(m model, src simstore.Source, batch int, reg Regu
 		return 0, 0, 0, err
 	}
 	if rows == 0 {
-		return 0, 0, 0, fmt.Errorf("no finite pair to score")
+		return 0, 0, 0, fmt.Errorf("no batch with %d or more finite pairs to score", minBatchPairs(m))
 	}
 	return loss / float64(rows), pen / float64(rows), rows, nil
 }

@@ -22,7 +22,7 @@ type TrainConfig struct {
 	BatchSize          int         // pairs per step; 0 means 200
 	LearningRate       float64     // Adam's step size; 0 means 5e-4
 	WeightDecay        float64     // decoupled weight decay (AdamW); 0 means none
-	ValidationFraction float64     // share of pairs held out for early stopping; 0 means 0.1 (none with ValTheta), negative means none
+	ValidationFraction float64     // share of pairs held out for early stopping (rounded, at least 1; an NRE needs 2); 0 means 0.1 (none with ValTheta), negative means none
 	Patience           int         // epochs without a better validation loss before stopping; 0 means 20
 	ClipNorm           float64     // largest gradient norm; 0 means 5, negative means no clipping
 	Seed               uint64      // seeds the initial weights, the split and the batch order
@@ -165,7 +165,8 @@ type TrainResult struct {
 	// estimator is trained if BestEpoch ≥ 1 (or it was trained before a Resume).
 	Interrupted bool
 	// Warnings are what the caller should know about the run (dropped non-finite pairs above
-	// DropWarnFraction), one sentence each; String and MIMEBundle show them.
+	// DropWarnFraction, columns of θ that held one value in every training pair), one
+	// sentence each; String and MIMEBundle show them.
 	Warnings []string
 	// Members holds the result of each member of an ensemble, in order; nil for a single
 	// estimator. An ensemble's own result then carries only the summary: the members' total
@@ -310,6 +311,34 @@ type model interface {
 	// fills the regularizer's view of the batch (Tape, Theta, X, LogPost and, for ratio
 	// estimators, the logits).
 	batchLoss(tp *nn.Tape, d *trainData, idx []int, rb *RegBatch) *nn.Tensor
+}
+
+// pairedModel is a model whose loss scores each pair of a batch against the θ of other pairs
+// of the same batch (a ratio estimator's classifier): a batch of one pair has no other, and
+// its loss is degenerate (NRE-A's marginal pair is the joint one, NRE-B's only atom is the
+// right one, NRE-C has no marginal atom).
+type pairedModel interface {
+	model
+	pairsWithinBatch()
+}
+
+// minBatchPairs is the fewest pairs a batch of m must hold to be scored: 2 for a pairedModel,
+// 1 otherwise.
+func minBatchPairs(m model) int {
+	if _, ok := m.(pairedModel); ok {
+		return 2
+	}
+	return 1
+}
+
+// checkValidationSize returns an error when nv validation pairs (0 for none) are too few for
+// m to score; advice says how to get more.
+func checkValidationSize(label string, m model, nv int, advice string) error {
+	if need := minBatchPairs(m); nv > 0 && nv < need {
+		return fmt.Errorf("train %s: %d validation pair, expected at least %d (or none): the classifier scores each pair against the θ of another, which one pair lacks, so its validation loss would not measure the fit; %s",
+			label, nv, need, advice)
+	}
+	return nil
 }
 
 // dropNonFinite returns the pairs whose θ and x rows are all finite, the number removed and the

@@ -3,6 +3,7 @@ package sbi
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/gosbi/gosbi/sbi/internal/colstat"
 
@@ -13,6 +14,9 @@ import (
 // data, as sbi's z_score_theta/z_score_x="independent" do.
 type zscore struct {
 	Mean, Std []float64
+	// constant lists the columns whose training values were all equal (only centred); it is
+	// known after a fit, not kept in files.
+	constant []int
 }
 
 // fitZScore learns the column means and standard deviations (n − 1) of the rows idx of m,
@@ -31,8 +35,37 @@ func zscoreOf(cols []colstat.Column) zscore {
 	z := zscore{Mean: make([]float64, len(cols)), Std: make([]float64, len(cols))}
 	for j, c := range cols {
 		z.Mean[j], z.Std[j] = c.Mean, c.Scale()
+		if c.Constant() {
+			z.constant = append(z.constant, j)
+		}
 	}
 	return z
+}
+
+// constantWarnings returns the warnings about the columns that did not vary in the training
+// pairs standardized by zt and zx: of θ, a parameter the simulations held fixed, of which
+// nothing can be learned; of the first modeledX columns of x, those whose density a likelihood
+// estimator models (0 for the others, to which a constant summary is harmless), a point mass.
+func constantWarnings(zt, zx zscore, modeledX int) []string {
+	var out []string
+	if len(zt.constant) > 0 {
+		out = append(out, constantList("θ", zt, len(zt.Mean))+" in every training pair: the simulations did not vary it, so nothing of its posterior can be learned (NPE and FMPE put all its mass on that value, ratio and likelihood estimators leave it at the prior); draw θ from the prior, or leave a fixed parameter out of θ and the prior")
+	}
+	if s := constantList("x", zx, modeledX); s != "" {
+		out = append(out, s+" in every training pair: the likelihood estimator learns a point mass there, so an observation with another value there has a likelihood near zero for every θ; leave a constant summary out of x")
+	}
+	return out
+}
+
+// constantList names the constant columns of z below limit with their values, "" for none.
+func constantList(what string, z zscore, limit int) string {
+	var cols []string
+	for _, j := range z.constant {
+		if j < limit {
+			cols = append(cols, fmt.Sprintf("%s column %d holds the same value (%.6g)", what, j, z.Mean[j]))
+		}
+	}
+	return strings.Join(cols, ", ")
 }
 
 // apply returns the standardized copy of m.

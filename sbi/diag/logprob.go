@@ -33,10 +33,22 @@ type LogProbResult struct {
 	NonFinite int
 	// Dropped counts the test pairs left out because θ or x held NaN or ±Inf.
 	Dropped int
+	// Unnormalized says why Mean is not the expected log posterior density, "" when it is:
+	// the estimator's LogProbPairs leaves out a constant per observation (a likelihood
+	// estimator's log p(θ) + log q(x | θ) lacks −log p(x); NRE-B's logits carry a free c(x)).
+	// Mean is then the mean of those values, and String says the density is not measured.
+	Unnormalized string
 }
 
 // ExpectedLogProb averages log q(θ*ᵢ|xᵢ) over the test pairs with est.LogProbPairs. prior may be
 // nil; otherwise its mean log density at the true parameters is reported for reference.
+//
+// The average is a log posterior density only when LogProbPairs is normalized for every
+// observation, as for NPE, FMPE, NRE-A and NRE-C (whose optimum is normalized) and their
+// ensembles. For NLE and MNLE (log p(θ) + log q(x | θ), without −log p(x)) and NRE-B (off by
+// a c(x) its loss leaves free) the result's Unnormalized says so and String reports no
+// density: compare NLEs and MNLEs of the same test pairs with each other only, and NRE-B with
+// nothing. Estimators of other packages are taken as normalized.
 func ExpectedLogProb(est sbi.Amortized, prior LogDensity, theta, x *mat.Dense) (*LogProbResult, error) {
 	return ExpectedLogProbContext(runenv.Context(), est, prior, theta, x)
 }
@@ -64,7 +76,7 @@ func ExpectedLogProbContext(ctx context.Context, est sbi.Amortized, prior LogDen
 	if n, _ := theta.Dims(); len(lp) != n {
 		return nil, fmt.Errorf("diag: expected log density: LogProbPairs of %d pairs returned %d values", n, len(lp))
 	}
-	r := &LogProbResult{Prior: math.NaN(), Dropped: dropped}
+	r := &LogProbResult{Prior: math.NaN(), Dropped: dropped, Unnormalized: normalizationNote(est)}
 	finite := make([]float64, 0, len(lp))
 	for i, v := range lp {
 		switch {
@@ -90,12 +102,43 @@ func ExpectedLogProbContext(ctx context.Context, est sbi.Amortized, prior LogDen
 	return r, nil
 }
 
+// normalizationNote says why est's LogProbPairs is not a normalized log posterior density,
+// "" when it is one (or est is not of package sbi).
+func normalizationNote(est sbi.Amortized) string {
+	const nreB = "NRE-B's log-densities are off by a constant c(x) that its loss leaves free, so their mean measures nothing; compare its coverage (HPD, SBC), or train with the NRE-A or NRE-C loss"
+	switch e := est.(type) {
+	case *sbi.NLE, *sbi.MNLE:
+		return "a likelihood estimator's log p(θ) + log q(x | θ) lacks −log p(x): its mean compares likelihood estimators on the same test pairs, not posterior estimators or the prior"
+	case *sbi.NRE:
+		if e.Config().Loss == sbi.NREB {
+			return nreB
+		}
+	case *sbi.NREEnsemble:
+		for _, m := range e.Members {
+			if m.Config().Loss == sbi.NREB {
+				return nreB
+			}
+		}
+	}
+	return ""
+}
+
 // String is a one-line summary.
 func (r *LogProbResult) String() string {
+	if r.Unnormalized != "" {
+		s := fmt.Sprintf("expected log posterior density not measured: %s (mean log-density %.4f ± %.4f over %d pairs)", r.Unnormalized, r.Mean, r.StdErr, r.N)
+		return s + r.leftOut()
+	}
 	s := fmt.Sprintf("expected log posterior density %.4f ± %.4f (%d pairs)", r.Mean, r.StdErr, r.N)
 	if !math.IsNaN(r.Prior) {
 		s += fmt.Sprintf(", prior %.4f", r.Prior)
 	}
+	return s + r.leftOut()
+}
+
+// leftOut lists the pairs left out of the mean, "" for none.
+func (r *LogProbResult) leftOut() string {
+	var s string
 	if r.NonFinite > 0 {
 		s += fmt.Sprintf(", %d pairs with zero density left out", r.NonFinite)
 	}

@@ -243,7 +243,7 @@ func (r *Report) rows() [][2]string {
 		[2]string{"SBC uniformity", fmt.Sprintf("smallest χ² p-value %.3g over %d parameters", minP, len(r.SBC.PValues))},
 		[2]string{"TARP", fmt.Sprintf("ATC %+.3f, KS p-value %.3g", r.TARP.ATC, r.TARP.KSPValue)},
 		[2]string{"marginal coverage", r.marginalSummary()},
-		[2]string{"expected log density", r.LogProb.String()[len("expected log posterior density "):]},
+		[2]string{"expected log density", strings.TrimPrefix(r.LogProb.String(), "expected log posterior density ")},
 	)
 	if r.Dropped > 0 {
 		rows = append(rows, [2]string{"left out", fmt.Sprintf("%d test pairs with NaN or infinite values", r.Dropped)})

@@ -39,10 +39,16 @@ type Column struct {
 
 // Scale is the divisor of the standardization: Std, or max(1, Max) for a constant column.
 func (c Column) Scale() float64 {
-	if c.Std > RelTol*c.Max && c.Std > 0 {
+	if !c.Constant() {
 		return c.Std
 	}
 	return math.Max(1, c.Max)
+}
+
+// Constant reports whether the column's values are all equal up to rounding (its standard
+// deviation at most RelTol times its largest magnitude), or it has fewer than two values.
+func (c Column) Constant() bool {
+	return !(c.Std > RelTol*c.Max && c.Std > 0)
 }
 
 // Standardize returns (v − mean)/scale without overflowing in the difference.
