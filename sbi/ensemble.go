@@ -9,6 +9,7 @@ import (
 	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi/dist"
 	"github.com/gosbi/gosbi/sbi/internal/safe"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -20,7 +21,8 @@ type NPEEnsemble struct {
 	Members []*NPE
 }
 
-// NewNPEEnsemble returns the mixture of the members: all trained, for the same parameter and
+// NewNPEEnsemble returns the mixture of the members: all with the same prior (the same value,
+// or the same distribution built again), and all trained, for the same parameter and
 // observation dimensions, or all untrained, to be trained together by Train.
 func NewNPEEnsemble(members ...*NPE) (*NPEEnsemble, error) {
 	cores := make([]*estimator, len(members))
@@ -55,6 +57,36 @@ func checkMembers(what string, cores []*estimator) error {
 				what, k, trainedWord(c.trained), trainedWord(cores[0].trained), ErrUntrained)
 		case c.trained && c.xDim != cores[0].xDim:
 			return fmt.Errorf("%s: member %d was trained on %d data values, member 0 on %d", what, k, c.xDim, cores[0].xDim)
+		}
+		if err := samePrior(cores[0].prior, c.prior); err != nil {
+			return fmt.Errorf("%s: member %d: %w: the ensemble's posterior is a mixture under one prior; build its members with the same prior", what, k, err)
+		}
+	}
+	return nil
+}
+
+// priorProbes is the number of points at which samePrior compares two priors.
+const priorProbes = 64
+
+// samePrior returns an error unless b is the same prior as a, as far as can be seen: the same
+// value, or a distribution with the same support box and the same log-density at priorProbes
+// draws of a from a fixed seed (a prior loaded from a file, or built again, is a new value of
+// the same distribution). Members of an ensemble evaluate their posteriors under the first
+// member's prior, so another prior would be silently wrong.
+func samePrior(a, b dist.Distribution) error {
+	if a == b {
+		return nil
+	}
+	alo, ahi := a.Support()
+	blo, bhi := b.Support()
+	if !floats.Equal(alo, blo) || !floats.Equal(ahi, bhi) {
+		return fmt.Errorf("its prior's support %v…%v is not member 0's %v…%v", blo, bhi, alo, ahi)
+	}
+	pts := a.Sample(rand.New(rand.NewPCG(0x707269, 0x6f72)), priorProbes)
+	la, lb := a.LogProb(pts), b.LogProb(pts)
+	for i := range la {
+		if la[i] != lb[i] && math.Abs(la[i]-lb[i]) > 1e-12*(1+math.Abs(la[i])) {
+			return fmt.Errorf("its prior's log-density at θ = %v is %v, member 0's %v", pts.RawRowView(i), lb[i], la[i])
 		}
 	}
 	return nil
@@ -302,7 +334,8 @@ type NREEnsemble struct {
 	Sampler SamplerConfig // how Posterior samples
 }
 
-// NewNREEnsemble returns the ensemble of the members: all trained, for the same parameter and
+// NewNREEnsemble returns the ensemble of the members: all with the same prior (the same value,
+// or the same distribution built again), and all trained, for the same parameter and
 // observation dimensions, or all untrained, to be trained together by Train. It samples with
 // the first member's sampler settings.
 func NewNREEnsemble(members ...*NRE) (*NREEnsemble, error) {
