@@ -146,3 +146,47 @@ func TestDropoutStatistics(t *testing.T) {
 		t.Errorf("kept fraction %v, want 0.7 ± 0.007", f)
 	}
 }
+
+// TestGradNormExtremes checks the norm and the clipping of gradients whose squares overflow
+// or underflow: Σg² overflowed to +Inf, so that clipping multiplied every gradient by
+// maxNorm/Inf = 0, and underflowed to 0, so that GradNorm reported 0.
+func TestGradNormExtremes(t *testing.T) {
+	cases := []struct {
+		name  string
+		grads []float64
+		norm  float64 // the exact norm
+	}{
+		{"huge", []float64{3e200, 4e200}, 5e200},
+		{"beyond MaxFloat64", []float64{1.5e308, 1.5e308, 0}, math.Inf(1)},
+		{"tiny", []float64{3e-200, -4e-200}, 5e-200},
+		{"subnormal", []float64{0, 3e-320}, 3e-320},
+		{"zero", []float64{0, 0}, 0},
+		{"ordinary", []float64{3, -4}, 5},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			a, b := NewParam("a", 1, 1), NewParam("b", 1, len(c.grads)-1)
+			a.Grad[0] = c.grads[0]
+			copy(b.Grad, c.grads[1:])
+			ps := []*Param{a, b}
+			if got := GradNorm(ps); !near(got, c.norm) {
+				t.Errorf("GradNorm = %v, want %v", got, c.norm)
+			}
+			if got := ClipGradNorm(ps, 1); !near(got, c.norm) {
+				t.Errorf("ClipGradNorm returned %v, want %v", got, c.norm)
+			}
+			want := min(c.norm, 1)
+			if got := GradNorm(ps); !near(got, want) && !(c.norm > 1 && math.Abs(got-1) < 1e-6) {
+				t.Errorf("norm after clipping to 1 is %v, want %v", got, want)
+			}
+			if c.grads[0] != 0 {
+				if r, want := b.Grad[0]/a.Grad[0], c.grads[1]/c.grads[0]; !near(r, want) {
+					t.Errorf("clipping changed the direction: ratio %v, want %v", r, want)
+				}
+			}
+		})
+	}
+}
+
+// near reports whether x and y agree to 1e-14 relative (or are equal).
+func near(x, y float64) bool { return x == y || math.Abs(x-y) <= 1e-14*math.Abs(y) }
