@@ -3,6 +3,7 @@ package nn
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -190,3 +191,51 @@ func TestGradNormExtremes(t *testing.T) {
 
 // near reports whether x and y agree to 1e-14 relative (or are equal).
 func near(x, y float64) bool { return x == y || math.Abs(x-y) <= 1e-14*math.Abs(y) }
+
+// TestOptimizerRefusesBadSettings checks that settings outside torch's ranges are refused
+// when a step would use them: they were applied, and a NaN weight decay or a β₁ of 1 (bias
+// correction 1/0) turned every parameter into NaN without a word.
+func TestOptimizerRefusesBadSettings(t *testing.T) {
+	ps := []*Param{NewParam("p", 1, 2)}
+	adam := func(set func(a *Adam)) func() {
+		return func() {
+			a := NewAdam(ps, 0.1)
+			set(a)
+			a.Step()
+		}
+	}
+	sgd := func(set func(s *SGD)) func() {
+		return func() {
+			s := NewSGD(ps, 0.1, 0)
+			set(s)
+			s.Step()
+		}
+	}
+	cases := []struct {
+		name, want string
+		run        func()
+	}{
+		{"Adam/Beta1=1", "Beta1", adam(func(a *Adam) { a.Beta1 = 1 })},
+		{"Adam/Beta1<0", "Beta1", adam(func(a *Adam) { a.Beta1 = -0.1 })},
+		{"Adam/Beta2=NaN", "Beta2", adam(func(a *Adam) { a.Beta2 = math.NaN() })},
+		{"Adam/Eps<0", "Eps", adam(func(a *Adam) { a.Eps = -1e-8 })},
+		{"Adam/WeightDecay=NaN", "WeightDecay", adam(func(a *Adam) { a.WeightDecay = math.NaN() })},
+		{"Adam/WeightDecay<0", "WeightDecay", adam(func(a *Adam) { a.WeightDecay = -0.1 })},
+		{"NewAdamW/NaN", "WeightDecay", func() { NewAdamW(ps, 0.1, math.NaN()) }},
+		{"SGD/Momentum=NaN", "Momentum", sgd(func(s *SGD) { s.Momentum = math.NaN() })},
+		{"SGD/WeightDecay=Inf", "WeightDecay", sgd(func(s *SGD) { s.WeightDecay = math.Inf(1) })},
+		{"NewSGD/Momentum<0", "Momentum", func() { NewSGD(ps, 0.1, -0.5) }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ps[0].Data[0], ps[0].Data[1], ps[0].Grad[0], ps[0].Grad[1] = 1, 2, 0.5, -0.5
+			defer func() {
+				r := recover()
+				if msg, _ := r.(string); !strings.Contains(msg, c.want) {
+					t.Errorf("panic %v, want one naming %s", r, c.want)
+				}
+			}()
+			c.run()
+		})
+	}
+}
