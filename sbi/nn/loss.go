@@ -8,8 +8,10 @@ import (
 )
 
 // LogSumExp returns the n×1 column log Σ_j exp(a_ij) of an n×m tensor, computed stably by
-// subtracting the row maximum. Its gradient is the row softmax. A row of all −Inf gives −Inf
-// and a zero gradient.
+// subtracting the row maximum. Its gradient is the row softmax, exp(a_ij − result) where the
+// result is at most lseDirect (2²⁰) in magnitude and exp(a_ij − max)/Σ_k exp(a_ik − max)
+// beyond, where the rounding of the result would be felt (at 1e17 it swallows log 2). A row
+// of all −Inf gives −Inf and a zero gradient.
 func (tp *Tape) LogSumExp(a *Tensor) *Tensor {
 	g := tp.grads(a)
 	out := tp.tensor(a.Rows, 1, g)
@@ -22,20 +24,37 @@ func (tp *Tape) LogSumExp(a *Tensor) *Tensor {
 	return out
 }
 
+// lseDirect is the largest magnitude of a log-sum-exp l for which LogSumExp's gradient and
+// LogSoftmax take a − l directly: the rounding of l, at most 2⁻³³ there, is then below the
+// other roundings of a training step. Beyond it they subtract the row's maximum and
+// log Σ exp(a − max) one after the other.
+const lseDirect = 1 << 20
+
 func logSumExp(x []float64) float64 {
-	m := math.Inf(-1)
+	m, s := maxExpSum(x)
+	if math.IsInf(m, 0) {
+		return m
+	}
+	return m + math.Log(s)
+}
+
+// maxExpSum returns the maximum m of x and Σ exp(x − m) (not computed, 0, if m is infinite).
+func maxExpSum(x []float64) (m, s float64) {
+	m = math.Inf(-1)
 	for _, v := range x {
 		m = max(m, v)
 	}
 	if math.IsInf(m, 0) {
-		return m
+		return m, 0
 	}
-	s := 0.0
 	for _, v := range x {
 		s += math.Exp(v - m)
 	}
-	return m + math.Log(s)
+	return m, s
 }
+
+// lseLarge reports whether a finite log-sum-exp l is too large for a − l (see lseDirect).
+func lseLarge(l float64) bool { return math.Abs(l) > lseDirect && !math.IsInf(l, 0) }
 
 func backLogSumExp(n *node) {
 	a, out := n.a, n.out
@@ -45,19 +64,35 @@ func backLogSumExp(n *node) {
 			continue
 		}
 		ga := a.Grad[i*a.Cols : (i+1)*a.Cols]
+		if lseLarge(l) {
+			m, s := maxExpSum(a.Row(i))
+			for j, v := range a.Row(i) {
+				ga[j] += g * (math.Exp(v-m) / s)
+			}
+			continue
+		}
 		for j, v := range a.Row(i) {
 			ga[j] += g * math.Exp(v-l)
 		}
 	}
 }
 
-// LogSoftmax returns a_ij − log Σ_k exp(a_ik), row by row.
+// LogSoftmax returns a_ij − log Σ_k exp(a_ik), row by row: a_ij − l with l LogSumExp's
+// value, or (a_ij − max) − log Σ_k exp(a_ik − max) where |l| exceeds lseDirect (2²⁰).
 func (tp *Tape) LogSoftmax(a *Tensor) *Tensor {
 	g := tp.grads(a)
 	out := tp.tensor(a.Rows, a.Cols, g)
 	for i := 0; i < a.Rows; i++ {
 		l := logSumExp(a.Row(i))
 		y := out.Row(i)
+		if lseLarge(l) {
+			m, s := maxExpSum(a.Row(i))
+			ls := math.Log(s)
+			for j, v := range a.Row(i) {
+				y[j] = (v - m) - ls
+			}
+			continue
+		}
 		for j, v := range a.Row(i) {
 			y[j] = v - l
 		}

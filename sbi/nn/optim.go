@@ -24,7 +24,10 @@ type Optimizer interface {
 // Adam is the Adam optimizer (Kingma & Ba 2015, Algorithm 1) with bias correction, as in
 // torch.optim.Adam. WeightDecay adds WeightDecay·θ to the gradient (L2, torch's Adam) unless
 // Decoupled is set, in which case θ ← θ(1 − lr·WeightDecay) before the update (AdamW,
-// Loshchilov & Hutter 2019).
+// Loshchilov & Hutter 2019). Weight decay applies to every parameter, biases and the gains
+// of LayerNorm included, as torch's does with a single parameter group. The settings must be
+// in torch's ranges, 0 ≤ Beta1, Beta2 < 1, Eps ≥ 0 and WeightDecay ≥ 0, finite: Step panics
+// otherwise.
 type Adam struct {
 	Beta1, Beta2, Eps float64
 	WeightDecay       float64
@@ -52,7 +55,27 @@ func NewAdam(params []*Param, lr float64) *Adam {
 func NewAdamW(params []*Param, lr, weightDecay float64) *Adam {
 	a := NewAdam(params, lr)
 	a.WeightDecay, a.Decoupled = weightDecay, true
+	a.check()
 	return a
+}
+
+// check panics unless the settings are in torch's ranges.
+func (a *Adam) check() {
+	checkSetting("Adam", "Beta1", a.Beta1, 1)
+	checkSetting("Adam", "Beta2", a.Beta2, 1)
+	checkSetting("Adam", "Eps", a.Eps, math.Inf(1))
+	checkSetting("Adam", "WeightDecay", a.WeightDecay, math.Inf(1))
+}
+
+// checkSetting panics unless 0 ≤ v < below and v is finite.
+func checkSetting(opt, name string, v, below float64) {
+	if !(v >= 0 && v < below) || math.IsInf(v, 1) {
+		want := "finite and ≥ 0"
+		if below < math.Inf(1) {
+			want = fmt.Sprintf("0 ≤ %s < %v", name, below)
+		}
+		panic(fmt.Sprintf("nn: %s: %s = %v, want %s", opt, name, v, want))
+	}
 }
 
 func checkLR(lr float64) {
@@ -63,6 +86,7 @@ func checkLR(lr float64) {
 
 // Step implements Optimizer.
 func (a *Adam) Step() bool {
+	a.check()
 	if !GradsFinite(a.params) {
 		return false
 	}
@@ -111,7 +135,9 @@ func (a *Adam) Params() []*Param { return a.params }
 func (a *Adam) Steps() int { return a.t }
 
 // SGD is stochastic gradient descent with optional momentum and L2 weight decay, as in
-// torch.optim.SGD (no dampening, no Nesterov): b ← μ·b + g; θ ← θ − lr·b.
+// torch.optim.SGD (no dampening, no Nesterov): b ← μ·b + g; θ ← θ − lr·b. Momentum and
+// WeightDecay must be finite and ≥ 0 (Step panics otherwise); weight decay applies to every
+// parameter.
 type SGD struct {
 	Momentum, WeightDecay float64
 
@@ -124,6 +150,7 @@ type SGD struct {
 // NewSGD returns SGD with the given learning rate and momentum (0 for plain SGD).
 func NewSGD(params []*Param, lr, momentum float64) *SGD {
 	checkLR(lr)
+	checkSetting("SGD", "Momentum", momentum, math.Inf(1))
 	s := &SGD{Momentum: momentum, lr: lr, params: params}
 	for _, p := range params {
 		s.buf = append(s.buf, make([]float64, p.Len()))
@@ -133,6 +160,8 @@ func NewSGD(params []*Param, lr, momentum float64) *SGD {
 
 // Step implements Optimizer.
 func (s *SGD) Step() bool {
+	checkSetting("SGD", "Momentum", s.Momentum, math.Inf(1))
+	checkSetting("SGD", "WeightDecay", s.WeightDecay, math.Inf(1))
 	if !GradsFinite(s.params) {
 		return false
 	}

@@ -3,6 +3,7 @@ package nn
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -144,5 +145,97 @@ func TestDropoutStatistics(t *testing.T) {
 	}
 	if f := float64(kept) / float64(len(y.Data)); math.Abs(f-0.7) > 0.007 {
 		t.Errorf("kept fraction %v, want 0.7 ± 0.007", f)
+	}
+}
+
+// TestGradNormExtremes checks the norm and the clipping of gradients whose squares overflow
+// or underflow: Σg² overflowed to +Inf, so that clipping multiplied every gradient by
+// maxNorm/Inf = 0, and underflowed to 0, so that GradNorm reported 0.
+func TestGradNormExtremes(t *testing.T) {
+	cases := []struct {
+		name  string
+		grads []float64
+		norm  float64 // the exact norm
+	}{
+		{"huge", []float64{3e200, 4e200}, 5e200},
+		{"beyond MaxFloat64", []float64{1.5e308, 1.5e308, 0}, math.Inf(1)},
+		{"tiny", []float64{3e-200, -4e-200}, 5e-200},
+		{"subnormal", []float64{0, 3e-320}, 3e-320},
+		{"zero", []float64{0, 0}, 0},
+		{"ordinary", []float64{3, -4}, 5},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			a, b := NewParam("a", 1, 1), NewParam("b", 1, len(c.grads)-1)
+			a.Grad[0] = c.grads[0]
+			copy(b.Grad, c.grads[1:])
+			ps := []*Param{a, b}
+			if got := GradNorm(ps); !near(got, c.norm) {
+				t.Errorf("GradNorm = %v, want %v", got, c.norm)
+			}
+			if got := ClipGradNorm(ps, 1); !near(got, c.norm) {
+				t.Errorf("ClipGradNorm returned %v, want %v", got, c.norm)
+			}
+			want := min(c.norm, 1)
+			if got := GradNorm(ps); !near(got, want) && !(c.norm > 1 && math.Abs(got-1) < 1e-6) {
+				t.Errorf("norm after clipping to 1 is %v, want %v", got, want)
+			}
+			if c.grads[0] != 0 {
+				if r, want := b.Grad[0]/a.Grad[0], c.grads[1]/c.grads[0]; !near(r, want) {
+					t.Errorf("clipping changed the direction: ratio %v, want %v", r, want)
+				}
+			}
+		})
+	}
+}
+
+// near reports whether x and y agree to 1e-14 relative (or are equal).
+func near(x, y float64) bool { return x == y || math.Abs(x-y) <= 1e-14*math.Abs(y) }
+
+// TestOptimizerRefusesBadSettings checks that settings outside torch's ranges are refused
+// when a step would use them: they were applied, and a NaN weight decay or a β₁ of 1 (bias
+// correction 1/0) turned every parameter into NaN without a word.
+func TestOptimizerRefusesBadSettings(t *testing.T) {
+	ps := []*Param{NewParam("p", 1, 2)}
+	adam := func(set func(a *Adam)) func() {
+		return func() {
+			a := NewAdam(ps, 0.1)
+			set(a)
+			a.Step()
+		}
+	}
+	sgd := func(set func(s *SGD)) func() {
+		return func() {
+			s := NewSGD(ps, 0.1, 0)
+			set(s)
+			s.Step()
+		}
+	}
+	cases := []struct {
+		name, want string
+		run        func()
+	}{
+		{"Adam/Beta1=1", "Beta1", adam(func(a *Adam) { a.Beta1 = 1 })},
+		{"Adam/Beta1<0", "Beta1", adam(func(a *Adam) { a.Beta1 = -0.1 })},
+		{"Adam/Beta2=NaN", "Beta2", adam(func(a *Adam) { a.Beta2 = math.NaN() })},
+		{"Adam/Eps<0", "Eps", adam(func(a *Adam) { a.Eps = -1e-8 })},
+		{"Adam/WeightDecay=NaN", "WeightDecay", adam(func(a *Adam) { a.WeightDecay = math.NaN() })},
+		{"Adam/WeightDecay<0", "WeightDecay", adam(func(a *Adam) { a.WeightDecay = -0.1 })},
+		{"NewAdamW/NaN", "WeightDecay", func() { NewAdamW(ps, 0.1, math.NaN()) }},
+		{"SGD/Momentum=NaN", "Momentum", sgd(func(s *SGD) { s.Momentum = math.NaN() })},
+		{"SGD/WeightDecay=Inf", "WeightDecay", sgd(func(s *SGD) { s.WeightDecay = math.Inf(1) })},
+		{"NewSGD/Momentum<0", "Momentum", func() { NewSGD(ps, 0.1, -0.5) }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ps[0].Data[0], ps[0].Data[1], ps[0].Grad[0], ps[0].Grad[1] = 1, 2, 0.5, -0.5
+			defer func() {
+				r := recover()
+				if msg, _ := r.(string); !strings.Contains(msg, c.want) {
+					t.Errorf("panic %v, want one naming %s", r, c.want)
+				}
+			}()
+			c.run()
+		})
 	}
 }

@@ -76,24 +76,60 @@ func GradsFinite(ps []*Param) bool {
 	return true
 }
 
-// GradNorm returns the Euclidean norm of all parameter gradients together.
+// GradNorm returns the Euclidean norm of all parameter gradients together: NaN if a
+// gradient is NaN, +Inf if one is infinite or the norm exceeds the largest float64. Gradients
+// whose squares overflow or underflow get their norm all the same.
 func GradNorm(ps []*Param) float64 {
+	norm, _, _ := gradNorm(ps)
+	return norm
+}
+
+// gradNorm returns the norm of the gradients of ps, with, when it took the scaled pass, the
+// largest |g| and the norm of g/big (so that the norm is big·rel even where that overflows;
+// big = 0 otherwise). Σg² (gonum's vectorized dot product) gives the norm unless it
+// overflowed or may have underflowed (below 2⁻⁹⁰⁰, where squares of 2⁻⁵¹¹ lose digits); then
+// the gradients are divided by the largest |g| before squaring.
+func gradNorm(ps []*Param) (norm, big, rel float64) {
 	s := 0.0
 	for _, p := range ps {
 		s += floats.Dot(p.Grad, p.Grad)
 	}
-	return math.Sqrt(s)
+	if math.IsNaN(s) || (s >= 0x1p-900 && !math.IsInf(s, 1)) {
+		return math.Sqrt(s), 0, 0
+	}
+	for _, p := range ps {
+		for _, g := range p.Grad {
+			big = max(big, math.Abs(g))
+		}
+	}
+	if big == 0 || math.IsInf(big, 1) {
+		return big, 0, 0
+	}
+	r := 0.0
+	for _, p := range ps {
+		for _, g := range p.Grad {
+			r += (g / big) * (g / big)
+		}
+	}
+	rel = math.Sqrt(r)
+	return big * rel, big, rel
 }
 
 // ClipGradNorm rescales all gradients together so that their joint Euclidean norm is at most
-// maxNorm (like torch.nn.utils.clip_grad_norm_) and returns the norm before clipping.
+// maxNorm (like torch.nn.utils.clip_grad_norm_: by maxNorm/(norm + 1e-6)) and returns the
+// norm before clipping (see GradNorm). maxNorm must be > 0 (it panics otherwise; +Inf clips
+// nothing). Gradients whose norm overflows float64 are scaled all the same; an infinite
+// gradient makes the gradients NaN, so that the optimizers skip the step.
 func ClipGradNorm(ps []*Param, maxNorm float64) float64 {
 	if maxNorm <= 0 || math.IsNaN(maxNorm) {
 		panic(fmt.Sprintf("nn: ClipGradNorm max norm %v, want > 0", maxNorm))
 	}
-	norm := GradNorm(ps)
+	norm, big, rel := gradNorm(ps)
 	if norm > maxNorm {
 		c := maxNorm / (norm + 1e-6)
+		if math.IsInf(norm, 1) && big != 0 { // finite gradients, norm beyond float64
+			c = maxNorm / big / rel
+		}
 		for _, p := range ps {
 			floats.Scale(c, p.Grad)
 		}

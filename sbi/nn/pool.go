@@ -19,7 +19,8 @@ import (
 
 // MaxPool1D returns the largest value of each channel in each window: x is n ×
 // Length·Channels, the result n × OutLength·Channels. The gradient goes to the first
-// position holding the maximum; NaN counts as the largest value.
+// position holding the maximum; NaN counts as the largest value, so a window holding NaN
+// gives NaN, as in PyTorch, and its gradient goes to the first NaN.
 func (tp *Tape) MaxPool1D(x *Tensor, cfg Conv1DConfig) *Tensor {
 	if cfg.Causal {
 		panic("nn: MaxPool1D: Causal is for convolutions, want false for pooling")
@@ -218,7 +219,8 @@ func backPool(nd *node) {
 
 // GlobalMaxPool returns, for each example and channel, the largest value over all positions:
 // x is n × P·channels (channels-last, any number P of positions, 1-D or 2-D), the result
-// n × channels. The gradient goes to the first position holding the maximum.
+// n × channels. The gradient goes to the first position holding the maximum; NaN counts as
+// the largest value (the first NaN gets the gradient).
 func (tp *Tape) GlobalMaxPool(x *Tensor, channels int) *Tensor {
 	return tp.globalPool("GlobalMaxPool", x, channels, true)
 }

@@ -20,7 +20,8 @@ func (ConstantLR) Step(float64) {}
 
 // CosineLR anneals the learning rate from its initial value to Min over Total steps
 // (Loshchilov & Hutter 2017, SGDR without restarts; torch's CosineAnnealingLR):
-// lr_t = Min + (lr₀ − Min)(1 + cos(π·t/Total))/2, and Min after Total steps.
+// lr_t = Min + (lr₀ − Min)(1 + cos(π·t/Total))/2, and Min after Total steps. Optimizers take
+// only rates > 0, so with Min = 0 the rate of step Total−1 stays on from then on.
 type CosineLR struct {
 	opt      Optimizer
 	base     float64
@@ -28,9 +29,10 @@ type CosineLR struct {
 	Total, t int
 }
 
-// NewCosineLR returns a cosine schedule over total steps down to minLR.
+// NewCosineLR returns a cosine schedule over total steps down to minLR. It panics unless
+// total ≥ 1 and 0 ≤ minLR ≤ the optimizer's rate.
 func NewCosineLR(opt Optimizer, total int, minLR float64) *CosineLR {
-	if total < 1 || minLR < 0 || minLR > opt.LR() {
+	if total < 1 || !(minLR >= 0) || minLR > opt.LR() {
 		panic(fmt.Sprintf("nn: NewCosineLR(total=%d, min=%v) with lr %v: want total ≥ 1 and 0 ≤ min ≤ lr", total, minLR, opt.LR()))
 	}
 	return &CosineLR{opt: opt, base: opt.LR(), Min: minLR, Total: total}
@@ -47,7 +49,10 @@ func (c *CosineLR) Step(float64) {
 
 // ReduceOnPlateau multiplies the learning rate by Factor when the loss has not improved by a
 // relative Threshold for more than Patience steps, never going below Min (torch's
-// ReduceLROnPlateau in "min" mode with relative threshold and no cooldown).
+// ReduceLROnPlateau in "min" mode with relative threshold and no cooldown). An improvement is
+// a loss below best − |best|·Threshold; torch's best·(1 − Threshold) is the same for positive
+// losses but, for negative ones (negative log-likelihoods), counts a slightly worse loss as
+// an improvement.
 type ReduceOnPlateau struct {
 	opt       Optimizer
 	Factor    float64
@@ -58,10 +63,11 @@ type ReduceOnPlateau struct {
 	bad       int
 }
 
-// NewReduceOnPlateau returns the schedule with torch's defaults for the threshold (1e-4).
+// NewReduceOnPlateau returns the schedule with torch's defaults for the threshold (1e-4). It
+// panics unless 0 < factor < 1, patience ≥ 0 and minLR is finite and ≥ 0.
 func NewReduceOnPlateau(opt Optimizer, factor float64, patience int, minLR float64) *ReduceOnPlateau {
-	if !(factor > 0 && factor < 1) || patience < 0 || minLR < 0 {
-		panic(fmt.Sprintf("nn: NewReduceOnPlateau(factor=%v, patience=%d, min=%v): want 0 < factor < 1, patience ≥ 0, min ≥ 0", factor, patience, minLR))
+	if !(factor > 0 && factor < 1) || patience < 0 || !(minLR >= 0) || math.IsInf(minLR, 1) {
+		panic(fmt.Sprintf("nn: NewReduceOnPlateau(factor=%v, patience=%d, min=%v): want 0 < factor < 1, patience ≥ 0, finite min ≥ 0", factor, patience, minLR))
 	}
 	return &ReduceOnPlateau{opt: opt, Factor: factor, Patience: patience, Threshold: 1e-4, Min: minLR, best: math.Inf(1)}
 }

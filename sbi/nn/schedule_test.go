@@ -2,6 +2,7 @@ package nn
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -32,5 +33,31 @@ func TestReduceOnPlateau(t *testing.T) {
 		if opt.LR() != want[i] {
 			t.Fatalf("step %d (loss %v): lr %v, want %v", i+1, l, opt.LR(), want[i])
 		}
+	}
+}
+
+// TestScheduleRefusesBadMin checks that a minimum learning rate that is NaN (or, for
+// ReduceOnPlateau, infinite) is refused: it passed the checks, and the schedules then
+// computed NaN rates, which they never applied, so the rate silently stayed constant.
+func TestScheduleRefusesBadMin(t *testing.T) {
+	opt := NewSGD([]*Param{NewParam("p", 1, 1)}, 1, 0)
+	cases := []struct {
+		name string
+		make func()
+	}{
+		{"CosineLR/NaN", func() { NewCosineLR(opt, 4, math.NaN()) }},
+		{"ReduceOnPlateau/NaN", func() { NewReduceOnPlateau(opt, 0.5, 1, math.NaN()) }},
+		{"ReduceOnPlateau/Inf", func() { NewReduceOnPlateau(opt, 0.5, 1, math.Inf(1)) }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			defer func() {
+				r := recover()
+				if msg, _ := r.(string); !strings.Contains(msg, "min") {
+					t.Errorf("panic %v, want one naming the minimum", r)
+				}
+			}()
+			c.make()
+		})
 	}
 }

@@ -20,14 +20,14 @@ func (tp *Tape) SegmentSum(x *Tensor, offsets []int) *Tensor {
 }
 
 // SegmentMean returns the n×cols means of the rows of each segment; segments must not be
-// empty.
+// empty (an empty one panics rather than give 0/0).
 func (tp *Tape) SegmentMean(x *Tensor, offsets []int) *Tensor {
 	return tp.segmentPool("SegmentMean", x, offsets, segMean)
 }
 
 // SegmentMax returns the n×cols columnwise maxima of the rows of each segment; segments must
-// not be empty. The gradient goes to the first row holding the maximum; NaN counts as the
-// largest value.
+// not be empty (an empty one panics: it has no maximum). The gradient goes to the first row
+// holding the maximum; NaN counts as the largest value (the first NaN gets the gradient).
 func (tp *Tape) SegmentMax(x *Tensor, offsets []int) *Tensor {
 	return tp.segmentPool("SegmentMax", x, offsets, segMax)
 }

@@ -49,13 +49,28 @@ func WriteParams(w io.Writer, ps []*Param) error {
 }
 
 // ReadParams reads parameters written by WriteParams into ps, which must have the same names
-// and shapes in the same order (build the same architecture first, then read).
+// and shapes in the same order (build the same architecture first, then read). It reads r to
+// its end, but no more than one byte beyond the size of ps's file: a longer stream is an
+// error, found before it fills the memory.
 func ReadParams(r io.Reader, ps []*Param) error {
-	data, err := io.ReadAll(r)
+	size := paramsSize(ps)
+	data, err := io.ReadAll(io.LimitReader(r, int64(size)+1))
 	if err != nil {
 		return fmt.Errorf("nn: read parameters: %w", err)
 	}
+	if len(data) > size {
+		return fmt.Errorf("nn: read parameters: the stream is longer than the %d bytes of the model's parameters: it holds another model or other data", size)
+	}
 	return UnmarshalParams(data, ps)
+}
+
+// paramsSize returns the length of WriteParams' output for ps.
+func paramsSize(ps []*Param) int {
+	n := len(paramMagic) + 8 + 4 // magic, version, count, checksum
+	for _, p := range ps {
+		n += 12 + len(p.Name) + 8*p.Len()
+	}
+	return n
 }
 
 // MarshalParams returns WriteParams' bytes.

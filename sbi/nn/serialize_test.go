@@ -2,6 +2,7 @@ package nn
 
 import (
 	"bytes"
+	"io"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -60,5 +61,42 @@ func TestParamsReadErrors(t *testing.T) {
 		if !bytes.Equal(before, MarshalParams(c.dst)) {
 			t.Errorf("%s: a failed read changed the parameters", c.name)
 		}
+	}
+}
+
+// endless yields the bytes of head, then zeros without end, counting what was read.
+type endless struct {
+	head []byte
+	read int
+}
+
+func (e *endless) Read(p []byte) (int, error) {
+	n := copy(p, e.head)
+	e.head = e.head[n:]
+	clear(p[n:])
+	e.read += len(p)
+	return len(p), nil
+}
+
+// TestReadParamsBoundsInput checks that ReadParams reads at most one byte more than the
+// model's parameters take: it read the stream to its end (io.ReadAll), so a wrong file or an
+// endless stream filled the memory before any check.
+func TestReadParamsBoundsInput(t *testing.T) {
+	rng := rand.New(rand.NewPCG(34, 35))
+	ps := NewMLP(rng, []int{2, 4, 1}, ReLU).Params()
+	good := MarshalParams(ps)
+	if n := paramsSize(ps); n != len(good) {
+		t.Fatalf("paramsSize = %d, MarshalParams wrote %d bytes", n, len(good))
+	}
+	r := &endless{head: good}
+	err := ReadParams(io.LimitReader(r, 8<<20), ps)
+	if err == nil || !strings.Contains(err.Error(), "longer") {
+		t.Errorf("error %v, want one saying the stream is longer than the parameters", err)
+	}
+	if r.read > len(good)+1 {
+		t.Errorf("read %d bytes for parameters of %d", r.read, len(good))
+	}
+	if err := ReadParams(bytes.NewReader(good), ps); err != nil {
+		t.Errorf("reading the exact file: %v", err)
 	}
 }
