@@ -231,7 +231,7 @@ func (s *Session) runGo(ctx context.Context, code string, count int) (res Result
 		if i == last && trailing {
 			break
 		}
-		if len(group) > 0 && group[0].kind != it.kind {
+		if len(group) > 0 && (group[0].kind != it.kind || s.redefinesVar(it)) {
 			if err := flush(); err != nil {
 				return s.fail(err)
 			}
@@ -249,6 +249,23 @@ func (s *Session) runGo(ctx context.Context, code string, count int) (res Result
 		return Result{Data: data}
 	}
 	return Result{}
+}
+
+// redefinesVar reports whether a top-level statement defines anew a variable of the session
+// ("a := 2.5" after a cell defined a). The interpreter creates the new variable when it
+// compiles the statements evaluated together with it, so the statements before it must run
+// on their own: else they read the new variable's zero value instead of the old value.
+func (s *Session) redefinesVar(it item) bool {
+	as, ok := it.stmt.(*ast.AssignStmt)
+	if it.kind != stmtItem || !ok || as.Tok != token.DEFINE {
+		return false
+	}
+	for _, l := range as.Lhs {
+		if id, ok := l.(*ast.Ident); ok && s.decls[id.Name] != nil && s.decls[id.Name].kind == varDecl {
+			return true
+		}
+	}
+	return false
 }
 
 func isExprStmt(st ast.Stmt) bool {

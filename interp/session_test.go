@@ -74,6 +74,13 @@ func TestCellSemantics(t *testing.T) {
 		{"mixed cell: import, func, statements, trailing expression", []step{
 			{code: "import \"strings\"\nfunc shout(s string) string { return strings.ToUpper(s) + \"!\" }\nx := shout(\"hi\")\nx + \"?\"", result: `"HI!?"`},
 		}},
+		{"a variable redefined in a later cell keeps its value for the statements before", []step{
+			{code: "a := 1", result: "<no result>"},
+			{code: "b := a\na := 2.5\nb", result: "1"},
+			{code: "a", result: "2.5"},
+			{code: "c := a\na := \"s\"\nd := a\nfmt.Sprint(c, d)", result: `"2.5s"`},
+			{code: "e := a\na, f := \"t\", 1\ne + a", result: `"st"`},
+		}},
 		{"statements only show nothing", []step{
 			{code: "import \"fmt\"\nfmt.Println(\"hello\")", result: "<no result>", out: "hello\n"},
 			{code: "y := 3", result: "<no result>"},
