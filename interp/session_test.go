@@ -81,6 +81,12 @@ func TestCellSemantics(t *testing.T) {
 			{code: "c := a\na := \"s\"\nd := a\nfmt.Sprint(c, d)", result: `"2.5s"`},
 			{code: "e := a\na, f := \"t\", 1\ne + a", result: `"st"`},
 		}},
+		{"labeled statements and else if with an init statement at the top of a cell", []step{
+			{code: "n := 0\nouter:\nfor i := 0; i < 3; i++ {\n\tfor j := 0; j < 3; j++ {\n\t\tif j == 1 {\n\t\t\tcontinue outer\n\t\t}\n\t\tn++\n\t}\n}\nn", result: "3"},
+			{code: "m := 0\nloop: for i := 0; i < 5; i++ { m = i; if i == 2 { break loop } }\nm", result: "2"},
+			{code: "k := 0\nif n > 5 {\n\tk = 1\n} else if v := n * 2; v > 5 {\n\tk = v\n}\nk", result: "6"},
+			{code: "sel:\nswitch x := n; x {\ncase 3:\n\tbreak sel\n}\nn", result: "3"},
+		}},
 		{"statements only show nothing", []step{
 			{code: "import \"fmt\"\nfmt.Println(\"hello\")", result: "<no result>", out: "hello\n"},
 			{code: "y := 3", result: "<no result>"},
