@@ -87,6 +87,15 @@ func TestCellSemantics(t *testing.T) {
 			{code: "k := 0\nif n > 5 {\n\tk = 1\n} else if v := n * 2; v > 5 {\n\tk = v\n}\nk", result: "6"},
 			{code: "sel:\nswitch x := n; x {\ncase 3:\n\tbreak sel\n}\nn", result: "3"},
 		}},
+		{"a cell that does not compile keeps the values of the variables it redefines", []step{
+			{code: "a := 1\nxs := []float64{1, 2}", result: "<no result>"},
+			{code: "a := 2\nd := nope", errText: "undefined: nope"},
+			{code: "a", result: "1"},
+			{code: "xs := append(xs, 3)\ny := xs[0] + \"s\"", errText: "mismatched types"},
+			{code: "xs", result: "[]float64 (len 2)\n[1 2]"},
+			// the interpreter gives a a new type here: the value cannot be put back, and the error says so
+			{code: "b := 2\na := a + 1 + \"s\"", errText: "a: defined anew with another type by this cell, which did not compile: the old value is lost"},
+		}},
 		{"statements only show nothing", []step{
 			{code: "import \"fmt\"\nfmt.Println(\"hello\")", result: "<no result>", out: "hello\n"},
 			{code: "y := 3", result: "<no result>"},
