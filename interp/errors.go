@@ -87,7 +87,8 @@ func (s *Session) undefined(name string) bool {
 		return false
 	}
 	switch name {
-	case "min", "max", "clear", "_gosbiRender", "_gosbiBundle":
+	case "min", "max", "clear", "_gosbiRender", "_gosbiBundle", "_gosbiError", "_gosbiString",
+		"_gosbiBundleOf", "_gosbiErrorText", "_gosbiText":
 		return false
 	}
 	indexPackages()

@@ -140,9 +140,13 @@ func node(it item) ast.Node {
 }
 
 // prelude gives cells what the interpreter lacks: the builtins min, max and clear, and the
-// renderers of trailing expressions. _gosbiBundle takes a display.MIMEBundler parameter so
-// that the interpreter converts interpreted types with a MIMEBundle method statically (its
-// dynamic type assertions to compiled interfaces lose the methods).
+// renderers of trailing expressions. _gosbiBundle, _gosbiError and _gosbiString take a
+// parameter of a compiled interface (display.MIMEBundler, error, fmt.Stringer) so that the
+// interpreter converts interpreted types with such a method statically: its dynamic type
+// assertions to compiled interfaces lose the methods, and a value of such a type passed as
+// any reaches compiled code wrapped, without them. A nil pointer converted to a compiled
+// interface becomes a nil interface, so its methods are called directly, with the result
+// passed to _gosbiBundleOf, _gosbiErrorText or _gosbiText.
 const prelude = `package main
 
 import (
@@ -174,10 +178,16 @@ func clear(x any) { _gosbibuiltin.Clear(x) }
 
 func _gosbiRender(v any) map[string]any { return _gosbidisplay.Render(v) }
 
-func _gosbiBundle(b _gosbidisplay.MIMEBundler) map[string]any {
+func _gosbiBundle(b _gosbidisplay.MIMEBundler) map[string]any { return _gosbiBundleOf(b.MIMEBundle()) }
+
+func _gosbiError(e error) map[string]any { return _gosbiErrorText(e.Error()) }
+
+func _gosbiString(s _gosbifmt.Stringer) map[string]any { return _gosbiText(s.String()) }
+
+func _gosbiBundleOf(b map[string]any) map[string]any {
 	data := map[string]any{}
 	kinds := ""
-	for k, x := range b.MIMEBundle() {
+	for k, x := range b {
 		data[k] = x
 		kinds += " " + k
 	}
@@ -186,6 +196,10 @@ func _gosbiBundle(b _gosbidisplay.MIMEBundler) map[string]any {
 	}
 	return data
 }
+
+func _gosbiErrorText(s string) map[string]any { return map[string]any{"text/plain": "error: " + s} }
+
+func _gosbiText(s string) map[string]any { return map[string]any{"text/plain": s} }
 `
 
 // builtinSymbols are compiled helpers of the prelude.

@@ -36,15 +36,11 @@ func (s *Session) evalExpr(ctx context.Context, it item) (map[string]any, error)
 		return nil, err
 	case n == 1:
 		// The value is kept in a variable first, so that trying to show it richly cannot run
-		// the expression twice. A value whose type has a MIMEBundle method converts to
-		// display.MIMEBundler; any other is rendered as it is.
+		// the expression twice.
 		var v reflect.Value
 		_, err := s.eval(ctx, wrap("_gosbiV := (", ")"))
 		if err == nil {
-			v, err = s.eval(ctx, "_gosbiBundle(_gosbiV)")
-			if err != nil {
-				v, err = s.eval(ctx, "_gosbiRender(_gosbiV)")
-			}
+			v, err = s.showStored(ctx)
 		} else if !s.ran(err) {
 			// the interpreter cannot store some values (results of generic calls): show
 			// them directly
@@ -78,6 +74,33 @@ func (s *Session) evalExpr(ctx context.Context, it item) (map[string]any, error)
 		return nil, err
 	}
 	return renderValue(v), nil
+}
+
+// showStored renders the value of _gosbiV by the first of its methods MIMEBundle, Error and
+// String that it has (the order of fmt), and as a value when it has none of them. A method
+// that panics fails the cell, unless the value is a nil pointer: that shows <nil>, as fmt
+// shows it.
+func (s *Session) showStored(ctx context.Context) (reflect.Value, error) {
+	shows := []string{"_gosbiBundle(_gosbiV)", "_gosbiError(_gosbiV)", "_gosbiString(_gosbiV)"}
+	nilPointer := false
+	if p, err := s.eval(ctx, "_gosbiV"); err == nil && p.Kind() == reflect.Pointer && p.IsNil() {
+		// the interpreter makes a nil pointer a nil interface: call its methods directly
+		nilPointer = true
+		shows = []string{"_gosbiBundleOf(_gosbiV.MIMEBundle())", "_gosbiErrorText(_gosbiV.Error())", "_gosbiText(_gosbiV.String())"}
+	}
+	for _, show := range shows {
+		v, err := s.eval(ctx, show)
+		switch {
+		case err == nil:
+			return v, nil
+		case !s.ran(err):
+			continue // the value lacks the method
+		case nilPointer && ctx.Err() == nil:
+			return reflect.ValueOf(display.Render(nil)), nil
+		}
+		return reflect.Value{}, err
+	}
+	return s.eval(ctx, "_gosbiRender(_gosbiV)")
 }
 
 // exprText is the source of the trailing expression of item it without comments after it: a

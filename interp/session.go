@@ -2,6 +2,7 @@ package interp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"go/ast"
 	"go/token"
@@ -231,7 +232,7 @@ func (s *Session) runGo(ctx context.Context, code string, count int) (res Result
 		if i == last && trailing {
 			break
 		}
-		if len(group) > 0 && group[0].kind != it.kind {
+		if len(group) > 0 && (group[0].kind != it.kind || s.redefinesVar(it)) {
 			if err := flush(); err != nil {
 				return s.fail(err)
 			}
@@ -249,6 +250,23 @@ func (s *Session) runGo(ctx context.Context, code string, count int) (res Result
 		return Result{Data: data}
 	}
 	return Result{}
+}
+
+// redefinesVar reports whether a top-level statement defines anew a variable of the session
+// ("a := 2.5" after a cell defined a). The interpreter creates the new variable when it
+// compiles the statements evaluated together with it, so the statements before it must run
+// on their own: else they read the new variable's zero value instead of the old value.
+func (s *Session) redefinesVar(it item) bool {
+	as, ok := it.stmt.(*ast.AssignStmt)
+	if it.kind != stmtItem || !ok || as.Tok != token.DEFINE {
+		return false
+	}
+	for _, l := range as.Lhs {
+		if id, ok := l.(*ast.Ident); ok && s.decls[id.Name] != nil && s.decls[id.Name].kind == varDecl {
+			return true
+		}
+	}
+	return false
 }
 
 func isExprStmt(st ast.Stmt) bool {
@@ -615,13 +633,89 @@ func (s *Session) runStmts(ctx context.Context, group []item) error {
 		b.WriteString("\n")
 		end = it.end
 	}
+	saved := s.saveRedefined(ctx, group)
 	if _, err := s.eval(ctx, b.String()); err != nil {
+		var p yaegi.Panic
+		if errors.As(err, &p) || ctx.Err() != nil {
+			return err
+		}
+		if lost := s.restoreRedefined(ctx, saved); len(lost) > 0 {
+			return fmt.Errorf("%w\n(%s: defined anew with another type by this cell, which did not compile: the old value is lost)",
+				err, strings.Join(lost, ", "))
+		}
 		return err
 	}
 	for _, it := range group {
 		s.registerVars(it)
 	}
 	return nil
+}
+
+// saveRedefined copies the values of the session's variables that the statements of group
+// define anew at the top of the cell. The interpreter replaces such a variable with a new, zero
+// one when it compiles the group, before it finds an error there.
+func (s *Session) saveRedefined(ctx context.Context, group []item) map[string]reflect.Value {
+	saved := map[string]reflect.Value{}
+	var globals map[string]reflect.Value
+	for _, it := range group {
+		as, ok := it.stmt.(*ast.AssignStmt)
+		if !ok || as.Tok != token.DEFINE {
+			continue
+		}
+		for _, l := range as.Lhs {
+			id, ok := l.(*ast.Ident)
+			if !ok || s.decls[id.Name] == nil || s.decls[id.Name].kind != varDecl {
+				continue
+			}
+			if globals == nil {
+				globals = s.globals(ctx)
+			}
+			if v, ok := globals[id.Name]; ok && v.IsValid() {
+				c := reflect.New(v.Type()).Elem()
+				c.Set(v)
+				saved[id.Name] = c
+			}
+		}
+	}
+	return saved
+}
+
+// globals returns the interpreter's global variables. The interpreter sizes its frame for the
+// variables of a program that did not compile only when it next runs code, and until then
+// panics when asked for them: then it runs an empty program first.
+func (s *Session) globals(ctx context.Context) map[string]reflect.Value {
+	for range 2 {
+		var g map[string]reflect.Value
+		func() {
+			defer func() { _ = recover() }()
+			g = s.yi.Globals()
+		}()
+		if g != nil {
+			return g
+		}
+		_, _ = s.eval(ctx, ";")
+	}
+	return map[string]reflect.Value{}
+}
+
+// restoreRedefined puts back the values saveRedefined saved, after the group did not compile. It
+// returns the names whose variable the interpreter replaced with one of another type, whose
+// values it cannot put back.
+func (s *Session) restoreRedefined(ctx context.Context, saved map[string]reflect.Value) (lost []string) {
+	if len(saved) == 0 {
+		return nil
+	}
+	globals := s.globals(ctx)
+	for name, old := range saved {
+		v, ok := globals[name]
+		if ok && v.Type() == old.Type() && v.CanSet() {
+			v.Set(old)
+			continue
+		}
+		lost = append(lost, name)
+	}
+	sort.Strings(lost)
+	return lost
 }
 
 // registerVars records the variables a top-level statement defines.

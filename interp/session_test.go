@@ -74,6 +74,28 @@ func TestCellSemantics(t *testing.T) {
 		{"mixed cell: import, func, statements, trailing expression", []step{
 			{code: "import \"strings\"\nfunc shout(s string) string { return strings.ToUpper(s) + \"!\" }\nx := shout(\"hi\")\nx + \"?\"", result: `"HI!?"`},
 		}},
+		{"a variable redefined in a later cell keeps its value for the statements before", []step{
+			{code: "a := 1", result: "<no result>"},
+			{code: "b := a\na := 2.5\nb", result: "1"},
+			{code: "a", result: "2.5"},
+			{code: "c := a\na := \"s\"\nd := a\nfmt.Sprint(c, d)", result: `"2.5s"`},
+			{code: "e := a\na, f := \"t\", 1\ne + a", result: `"st"`},
+		}},
+		{"labeled statements and else if with an init statement at the top of a cell", []step{
+			{code: "n := 0\nouter:\nfor i := 0; i < 3; i++ {\n\tfor j := 0; j < 3; j++ {\n\t\tif j == 1 {\n\t\t\tcontinue outer\n\t\t}\n\t\tn++\n\t}\n}\nn", result: "3"},
+			{code: "m := 0\nloop: for i := 0; i < 5; i++ { m = i; if i == 2 { break loop } }\nm", result: "2"},
+			{code: "k := 0\nif n > 5 {\n\tk = 1\n} else if v := n * 2; v > 5 {\n\tk = v\n}\nk", result: "6"},
+			{code: "sel:\nswitch x := n; x {\ncase 3:\n\tbreak sel\n}\nn", result: "3"},
+		}},
+		{"a cell that does not compile keeps the values of the variables it redefines", []step{
+			{code: "a := 1\nxs := []float64{1, 2}", result: "<no result>"},
+			{code: "a := 2\nd := nope", errText: "undefined: nope"},
+			{code: "a", result: "1"},
+			{code: "xs := append(xs, 3)\ny := xs[0] + \"s\"", errText: "mismatched types"},
+			{code: "xs", result: "[]float64 (len 2)\n[1 2]"},
+			// the interpreter gives a a new type here: the value cannot be put back, and the error says so
+			{code: "b := 2\na := a + 1 + \"s\"", errText: "a: defined anew with another type by this cell, which did not compile: the old value is lost"},
+		}},
 		{"statements only show nothing", []step{
 			{code: "import \"fmt\"\nfmt.Println(\"hello\")", result: "<no result>", out: "hello\n"},
 			{code: "y := 3", result: "<no result>"},

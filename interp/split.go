@@ -118,7 +118,7 @@ func splitCell(src string, cell int) ([]item, error) {
 			depth--
 		case token.SEMICOLON:
 			// the semicolons of "for i := 0; i < n; i++ {" and "if x := f(); x {" do not end it
-			if depth <= 0 && !(len(toks) > 0 && opensBlock(toks[0].t) && !sawBlock(toks)) {
+			if depth <= 0 && !inHeader(toks) {
 				end := off
 				if lit == "\n" || off >= len(src) {
 					end = min(off, len(src))
@@ -148,19 +148,18 @@ func splitCell(src string, cell int) ([]item, error) {
 	return items, nil
 }
 
-func opensBlock(t token.Token) bool {
-	return t == token.FOR || t == token.IF || t == token.SWITCH || t == token.SELECT
-}
-
-// sawBlock reports whether the statement's block has opened: a "{" at bracket depth 0.
-func sawBlock(toks []tok) bool {
+// inHeader reports whether a semicolon after toks belongs to the header of a for, if, switch
+// or select statement: the last such keyword at bracket depth 0 (the statement's own, after
+// its labels, or the if of an "else if") has not yet opened its block with a "{".
+func inHeader(toks []tok) bool {
 	depth := 0
+	header := false
 	for _, t := range toks {
 		switch t.t {
+		case token.FOR, token.IF, token.SWITCH, token.SELECT:
+			header = header || depth == 0
 		case token.LBRACE:
-			if depth == 0 {
-				return true
-			}
+			header = header && depth != 0
 			depth++
 		case token.LPAREN, token.LBRACK:
 			depth++
@@ -168,7 +167,7 @@ func sawBlock(toks []tok) bool {
 			depth--
 		}
 	}
-	return false
+	return header
 }
 
 type tok struct {

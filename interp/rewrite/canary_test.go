@@ -3,6 +3,7 @@ package rewrite
 import (
 	"io"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -193,7 +194,7 @@ func TestCanaryZeroNamedResults(t *testing.T) {
 	// a function literal on one line, with a blank result and a result of a composite type
 	const lit = "f := func(x int) (g int, _ string, xs []int) { g += x; xs = append(xs, x); return }"
 	out := rewritten(t, zeroNamedResults, Env{}, Stmt, lit)
-	want := "func(x int) (g int, _ string, xs []int) { g, xs = *new(int), *new([]int); /*line _.go:1:47*/ g += x;"
+	want := "func(x int) (g int, _ string, xs []int) { g, xs = func() (_gosbi_z1 int, _gosbi_z2 []int) { return }(); /*line _.go:1:47*/ g += x;"
 	if !strings.Contains(out, want) {
 		t.Errorf("rewritten literal %q, want it to contain %q", out, want)
 	}
@@ -206,5 +207,36 @@ func TestCanaryZeroNamedResults(t *testing.T) {
 		if out, _ := zeroNamedResults.Rewrite(Env{}, Unit{Kind: Decl, Text: text, Line: 1, Col: 1}); out != text {
 			t.Errorf("%q rewritten to %q, want it unchanged", text, out)
 		}
+	}
+}
+
+// TestZeroNamedResultsWithoutNew checks that the zero values zero-named-results assigns do
+// not depend on the name new, which a result, a parameter or a variable of the session may
+// take ("func update(x int) (old, new int)").
+func TestZeroNamedResultsWithoutNew(t *testing.T) {
+	cases := []struct {
+		name        string
+		before, fn  string
+		check, want string
+	}{
+		{"a result named new", "", "func update(x int) (old, new int) {\n\told = x\n\tnew = 2 * x\n\treturn\n}",
+			"func g() int { o, n := update(3); return 10*o + n }", "36"},
+		{"a parameter named new", "", "func swap(old, new int) (a, b int) { a, b = new, old; return }",
+			"func g() int { a, b := swap(1, 2); return 10*a + b }", "21"},
+		{"a variable of the session named new", "var new = 5", "func h() (a, b int) { b = 1; return }",
+			"func g() int { _, b := h(); return b + new }", "6"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			i := newInterp(t)
+			cells := []string{rewritten(t, zeroNamedResults, Env{}, Decl, c.fn), c.check, "g()"}
+			if c.before != "" {
+				cells = append([]string{c.before}, cells...)
+			}
+			got, err := evalInt(t, i, cells...)
+			if err != nil || strconv.FormatInt(got, 10) != c.want {
+				t.Errorf("rewritten %q: g() = %d, %v; want %s", cells, got, err, c.want)
+			}
+		})
 	}
 }

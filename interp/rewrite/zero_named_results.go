@@ -1,6 +1,7 @@
 package rewrite
 
 import (
+	"fmt"
 	"go/ast"
 	"sort"
 	"strings"
@@ -18,7 +19,10 @@ import (
 // Every function declaration and function literal with named results gets an assignment of
 // their zero values as its first statement, which changes nothing in Go:
 //
-//	func gain(x float64) (g, se float64) { g, se = *new(float64), *new(float64); …
+//	func gain(x float64) (g, se float64) { g, se = func() (_gosbi_z1 float64, _gosbi_z2 float64) { return }(); …
+//
+// The zero values come from a function literal's results, not from *new(T): the name new may
+// be a result, a parameter or a variable ("func update(x float64) (old, new float64)").
 //
 // The text after the inserted assignment keeps its column by a position comment.
 //
@@ -68,7 +72,8 @@ var zeroNamedResults = Pass{
 }
 
 // zeroResults returns the assignment of the zero value to every named result of a function
-// type that has at least two ("g, se = *new(float64), *new(float64)"), or "" for none.
+// type that has at least two ("g, se = func() (_gosbi_z1 float64, _gosbi_z2 float64) {
+// return }()"), or "" for none.
 func zeroResults(p *parsed, typ *ast.FuncType) string {
 	if typ.Results == nil {
 		return ""
@@ -82,11 +87,14 @@ func zeroResults(p *parsed, typ *ast.FuncType) string {
 				continue
 			}
 			names = append(names, id.Name)
-			zeros = append(zeros, "*new("+p.src(field.Type)+")")
+			zeros = append(zeros, fmt.Sprintf("%s%d %s", zeroPrefix, len(zeros)+1, p.src(field.Type)))
 		}
 	}
 	if count < 2 || len(names) == 0 {
 		return ""
 	}
-	return strings.Join(names, ", ") + " = " + strings.Join(zeros, ", ")
+	return strings.Join(names, ", ") + " = func() (" + strings.Join(zeros, ", ") + ") { return }()"
 }
+
+// zeroPrefix starts the names of the results of the function literal of zero-named-results.
+const zeroPrefix = "_gosbi_z"
