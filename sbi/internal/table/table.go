@@ -5,9 +5,10 @@ package table
 import (
 	"fmt"
 	"html"
-	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/gosbi/gosbi/internal/pvalue"
 )
 
 // Table is a titled table with a header row, body rows and notes printed under it.
@@ -73,15 +74,5 @@ func G(v float64) string { return fmt.Sprintf("%.4g", v) }
 // PAlpha formats a p-value and the level it is compared with, for a sentence or a table that
 // shows both: with 3 significant digits, or more where fewer would show them in another order
 // than they are (p = 0.05004 against alpha = 0.05 is not "0.05 > 0.05"). NaN stays "NaN".
-func PAlpha(p, alpha float64) (ps, as string) {
-	for extra := 0; extra < 16; extra++ {
-		ps = strconv.FormatFloat(p, 'g', 3+extra, 64)
-		as = strconv.FormatFloat(alpha, 'g', 3+extra, 64)
-		sp, _ := strconv.ParseFloat(ps, 64)
-		sa, _ := strconv.ParseFloat(as, 64)
-		if (sp <= sa) == (p <= alpha) && (sp == sa) == (p == alpha) {
-			return ps, as
-		}
-	}
-	return strconv.FormatFloat(p, 'g', -1, 64), strconv.FormatFloat(alpha, 'g', -1, 64)
-}
+// It is pvalue.Format; pvalue.FormatAll formats several p-values against one level.
+func PAlpha(p, alpha float64) (ps, as string) { return pvalue.Format(p, alpha) }
