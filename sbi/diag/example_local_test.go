@@ -83,7 +83,7 @@ func ExamplePredictiveCheck() {
 	fmt.Println(firstWords(res.Verdict()))
 	// Output:
 	// consistent with the posterior predictive simulations; quantile 0.67
-	// atypical of the prior predictive simulations at family-wise level 0.05
+	// atypical of the prior predictive simulations at family-wise level 0.05 (per-test level 0.0167)
 }
 
 // R̂ and the effective sample sizes of four chains: mixing chains, then chains stuck apart.

@@ -109,21 +109,25 @@ type KernelTestResult struct {
 	Underflow                                       int // pairs where the kernel on distributions was below 1e-300 (used as 0); all of them is an error
 }
 
-// MIMEBundle shows the test outcome.
+// MIMEBundle shows the test outcome: the verdict with the p-value and the level it is compared
+// with, both written with the digits that keep them in their order (p = 0.050004 is not shown
+// as 0.05 beside "not rejected at 0.05").
 func (r *KernelTestResult) MIMEBundle() map[string]any {
 	t := &table.Table{Title: r.Name, Header: []string{"quantity", "value"}}
-	verdict := fmt.Sprintf("not rejected: no evidence of miscalibration at level %.3g", r.Level)
+	p, level := table.PAlpha(r.PValue, r.Level)
+	verdict := fmt.Sprintf("not rejected: no evidence of miscalibration (p = %s > α = %s)", p, level)
 	switch {
 	case r.Reject:
-		verdict = fmt.Sprintf("rejected: the predictions are miscalibrated at level %.3g", r.Level)
+		verdict = fmt.Sprintf("rejected: the predictions are miscalibrated (p = %s ≤ α = %s)", p, level)
 	case r.Bootstrap > 0 && 1/float64(r.Bootstrap+1) > r.Level:
-		verdict = fmt.Sprintf("inconclusive: with %d bootstrap draws the smallest p-value is %.3g > level %.3g; use at least %d",
-			r.Bootstrap, 1/float64(r.Bootstrap+1), r.Level, int(math.Ceil(1/r.Level-1e-9))-1)
+		least, level := table.PAlpha(1/float64(r.Bootstrap+1), r.Level)
+		verdict = fmt.Sprintf("inconclusive: with %d bootstrap draws the smallest p-value is %s > α = %s; use at least %d",
+			r.Bootstrap, least, level, int(math.Ceil(1/r.Level-1e-9))-1)
 	}
 	t.Add("H₀ calibrated", verdict)
 	t.Add("statistic", table.G(r.Statistic))
 	t.Add("bootstrap threshold", table.G(r.Threshold))
-	t.Add("p-value", table.G(r.PValue))
+	t.Add("p-value", p)
 	t.Add("samples / pairs", fmt.Sprintf("%d / %d", r.N, r.Pairs))
 	t.Add("bandwidths ℓ, σ, ground", fmt.Sprintf("%.3g, %.3g, %.3g", r.TargetBandwidth, r.DistBandwidth, r.GroundBandwidth))
 	if r.Underflow > 0 {

@@ -686,7 +686,9 @@ func (r *LC2STResult) String() string {
 		name, r.Statistic, r.Value, medianOfCopy(r.Null), quantileOf(r.Null, 0.95), r.Verdict())
 }
 
-// MIMEBundle shows the result as HTML and text; viz.LC2ST draws the PP-plot.
+// MIMEBundle shows the result as HTML and text; viz.LC2ST draws the PP-plot. The table's
+// p-value is written as the verdict writes it, with the digits that keep it on its side of
+// Alpha.
 func (r *LC2STResult) MIMEBundle() map[string]any {
 	color := ""
 	if r.Reject() {
@@ -698,8 +700,9 @@ func (r *LC2STResult) MIMEBundle() map[string]any {
 		name = "L-C2ST-NF"
 	}
 	fmt.Fprintf(&b, "<div><b>%s</b> at x_o: <i%s>%s</i>", name, color, html.EscapeString(r.Verdict()))
-	fmt.Fprintf(&b, `<table style="font-size:90%%"><tr><th>statistic (%s)</th><td>%.4g</td></tr><tr><th>null median / 95%%</th><td>%.4g / %.4g</td></tr><tr><th>p-value</th><td>%.3g</td></tr><tr><th>calibration pairs</th><td>%d</td></tr><tr><th>evaluation draws</th><td>%d</td></tr></table></div>`,
-		html.EscapeString(string(r.Statistic)), r.Value, medianOfCopy(r.Null), quantileOf(r.Null, 0.95), r.PValue, r.N, r.Evals)
+	p, _ := table.PAlpha(r.PValue, r.Alpha)
+	fmt.Fprintf(&b, `<table style="font-size:90%%"><tr><th>statistic (%s)</th><td>%.4g</td></tr><tr><th>null median / 95%%</th><td>%.4g / %.4g</td></tr><tr><th>p-value</th><td>%s</td></tr><tr><th>calibration pairs</th><td>%d</td></tr><tr><th>evaluation draws</th><td>%d</td></tr></table></div>`,
+		html.EscapeString(string(r.Statistic)), r.Value, medianOfCopy(r.Null), quantileOf(r.Null, 0.95), p, r.N, r.Evals)
 	return map[string]any{"text/html": b.String(), "text/plain": r.String()}
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/gosbi/gosbi/internal/pvalue"
 	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi"
 	"github.com/gosbi/gosbi/sbi/internal/safe"
@@ -214,16 +215,21 @@ func (r *SBCResult) String() string {
 	return b.String() + droppedNote(r.Dropped)
 }
 
-// MIMEBundle shows the per-parameter test as HTML and text.
+// sbcMarkLevel is the χ² p-value below which the SBC table marks a parameter.
+const sbcMarkLevel = 0.01
+
+// MIMEBundle shows the per-parameter test as HTML and text; the HTML marks a χ² p-value below
+// 0.01 in vermillion and writes the p-values with the digits that keep them on their side of it.
 func (r *SBCResult) MIMEBundle() map[string]any {
 	var b strings.Builder
-	fmt.Fprintf(&b, `<div><b>SBC</b> — %d pairs, %d draws, χ² test on %d bins<table style="font-size:85%%"><tr><th></th><th>χ²</th><th>p-value</th><th>KS p-value</th></tr>`, len(r.Ranks[0]), r.Samples, r.Bins)
+	ps, _ := pvalue.FormatAll(r.PValues, sbcMarkLevel)
+	fmt.Fprintf(&b, `<div><b>SBC</b> — %d pairs, %d draws, χ² test on %d bins<table style="font-size:85%%"><tr><th></th><th>χ²</th><th>p-value (marked below %g)</th><th>KS p-value</th></tr>`, len(r.Ranks[0]), r.Samples, r.Bins, sbcMarkLevel)
 	for d := range r.Ranks {
 		style := ""
-		if r.PValues[d] < 0.01 {
+		if r.PValues[d] < sbcMarkLevel {
 			style = ` style="color:#D55E00"`
 		}
-		fmt.Fprintf(&b, "<tr><th>θ[%d]</th><td>%.1f</td><td%s>%.3g</td><td>%.3g</td></tr>", d, r.ChiSq[d], style, r.PValues[d], r.KSPValues[d])
+		fmt.Fprintf(&b, "<tr><th>θ[%d]</th><td>%.1f</td><td%s>%s</td><td>%.3g</td></tr>", d, r.ChiSq[d], style, ps[d], r.KSPValues[d])
 	}
 	b.WriteString("</table></div>")
 	return map[string]any{"text/html": b.String(), "text/plain": r.String()}

@@ -185,8 +185,9 @@ func (r *MisspecResult) CanReject() bool { return 1/float64(r.Calibration+1) <= 
 func (r *MisspecResult) Verdict() string {
 	if !r.CanReject() {
 		least, alpha := table.PAlpha(1/float64(r.Calibration+1), r.Alpha)
-		return fmt.Sprintf("inconclusive: with %d calibration simulations the smallest p-value is %s > α = %s, so no observation can be found atypical (MMD² %.3g in %s, p = %.3g); use at least %d",
-			r.Calibration, least, alpha, r.Statistic, r.Space, r.PValue, int(math.Ceil(1/r.Alpha-1e-9))-1)
+		p, _ := table.PAlpha(r.PValue, r.Alpha)
+		return fmt.Sprintf("inconclusive: with %d calibration simulations the smallest p-value is %s > α = %s, so no observation can be found atypical (MMD² %.3g in %s, p = %s); use at least %d",
+			r.Calibration, least, alpha, r.Statistic, r.Space, p, int(math.Ceil(1/r.Alpha-1e-9))-1)
 	}
 	p, alpha := table.PAlpha(r.PValue, r.Alpha)
 	if r.Reject() {
@@ -205,13 +206,15 @@ func (r *MisspecResult) String() string {
 }
 
 // MIMEBundle shows the result as HTML and text; viz.Misspecification draws the statistic
-// against its null distribution.
+// against its null distribution. The table's p-value is written as the verdict writes it,
+// with the digits that keep it on its side of Alpha.
 func (r *MisspecResult) MIMEBundle() map[string]any {
 	style := ""
 	if r.Reject() {
 		style = ` style="color:#D55E00"`
 	}
-	h := fmt.Sprintf(`<div><b>Misspecification check</b>: <i%s>%s</i><table style="font-size:90%%"><tr><th>MMD²</th><td>%.4g</td></tr><tr><th>null 95%% quantile</th><td>%.4g</td></tr><tr><th>p-value</th><td>%.3g</td></tr><tr><th>simulations</th><td>%d reference, %d calibration</td></tr></table></div>`,
-		style, html.EscapeString(r.Verdict()), r.Statistic, quantileOf(r.Null, 0.95), r.PValue, r.Reference, r.Calibration)
+	p, _ := table.PAlpha(r.PValue, r.Alpha)
+	h := fmt.Sprintf(`<div><b>Misspecification check</b>: <i%s>%s</i><table style="font-size:90%%"><tr><th>MMD²</th><td>%.4g</td></tr><tr><th>null 95%% quantile</th><td>%.4g</td></tr><tr><th>p-value</th><td>%s</td></tr><tr><th>simulations</th><td>%d reference, %d calibration</td></tr></table></div>`,
+		style, html.EscapeString(r.Verdict()), r.Statistic, quantileOf(r.Null, 0.95), p, r.Reference, r.Calibration)
 	return map[string]any{"text/html": h, "text/plain": r.String()}
 }

@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/gosbi/gosbi/internal/pvalue"
 	"github.com/gosbi/gosbi/sbi"
 	"github.com/gosbi/gosbi/sbi/internal/mmd"
 	"github.com/gosbi/gosbi/sbi/internal/safe"
@@ -313,14 +314,26 @@ func (r *PredictiveResult) JointFlagged() bool {
 // family-wise level Alpha.
 func (r *PredictiveResult) Reject() bool { return len(r.Flagged()) > 0 || r.JointFlagged() }
 
-// Verdict says what the numbers support.
+// shownP writes the per-value p-values, the joint tests' and the per-test level Alpha/(D+2) they
+// are compared with, all with the digits that keep each p-value on its side of the level.
+func (r *PredictiveResult) shownP() (values []string, mahal, mmd, level string) {
+	all := append(append([]float64(nil), r.PValues...), r.MahalanobisP, r.MMDP)
+	shown, level := pvalue.FormatAll(all, r.perTestLevel())
+	d := len(r.PValues)
+	return shown[:d], shown[d], shown[d+1], level
+}
+
+// Verdict says what the numbers support, with the p-values and the per-test level
+// Alpha/(D+2) they are compared with.
 func (r *PredictiveResult) Verdict() string {
 	m, _ := r.Sims.Dims()
 	lvl := r.perTestLevel()
 	if minP := 2 / float64(m+1); minP > lvl {
-		return fmt.Sprintf("inconclusive: with %d simulations the smallest per-value p-value is %.3g, above the Bonferroni level %.3g of %d values and 2 joint tests; simulate at least %d",
-			m, minP, lvl, len(r.PValues), int(math.Ceil(2/lvl)))
+		least, level := pvalue.Format(minP, lvl)
+		return fmt.Sprintf("inconclusive: with %d simulations the smallest per-value p-value is %s, above the per-test level %s (Bonferroni over %d values and 2 joint tests); simulate at least %d",
+			m, least, level, len(r.PValues), int(math.Ceil(2/lvl)))
 	}
+	values, mahal, mmd, level := r.shownP()
 	flagged := r.Flagged()
 	if !r.Reject() {
 		joint := "both joint tests"
@@ -332,8 +345,12 @@ func (r *PredictiveResult) Verdict() string {
 		case d:
 			joint = "the Mahalanobis test (MMD not computed)"
 		}
-		return fmt.Sprintf("consistent with the %s simulations: every value and %s at family-wise level %.2g (smallest per-value p = %.3g, Mahalanobis p = %.3g, MMD p = %.3g)",
-			r.Label, joint, r.Alpha, minOf(r.PValues), r.MahalanobisP, r.MMDP)
+		smallest := ""
+		if k := argMin(r.PValues); k >= 0 {
+			smallest = values[k]
+		}
+		return fmt.Sprintf("consistent with the %s simulations: every value and %s at family-wise level %.2g (smallest per-value p = %s, Mahalanobis p = %s, MMD p = %s; each test at the per-test level %s)",
+			r.Label, joint, r.Alpha, smallest, mahal, mmd, level)
 	}
 	var parts []string
 	for _, d := range flagged {
@@ -341,30 +358,35 @@ func (r *PredictiveResult) Verdict() string {
 		if r.Quantile[d] < 0.5 {
 			side = "below"
 		}
-		parts = append(parts, fmt.Sprintf("%s (%s the simulations: quantile %.3f, p = %.2g)", r.Names[d], side, r.Quantile[d], r.PValues[d]))
+		parts = append(parts, fmt.Sprintf("%s (%s the simulations: quantile %.3f, p = %s)", r.Names[d], side, r.Quantile[d], values[d]))
 	}
 	if r.JointFlagged() {
-		parts = append(parts, fmt.Sprintf("jointly (Mahalanobis p = %.2g, MMD p = %.2g)", r.MahalanobisP, r.MMDP))
+		parts = append(parts, fmt.Sprintf("jointly (Mahalanobis p = %s, MMD p = %s)", mahal, mmd))
 	}
-	return fmt.Sprintf("atypical of the %s simulations at family-wise level %.2g: %s; the model with these parameters does not reproduce the observation there",
-		r.Label, r.Alpha, strings.Join(parts, ", "))
+	return fmt.Sprintf("atypical of the %s simulations at family-wise level %.2g (per-test level %s): %s; the model with these parameters does not reproduce the observation there",
+		r.Label, r.Alpha, level, strings.Join(parts, ", "))
 }
 
-func minOf(v []float64) float64 {
-	out := math.Inf(1)
-	for _, x := range v {
-		out = math.Min(out, x)
+// argMin is the index of the smallest of v (NaN never), or -1 when there is none.
+func argMin(v []float64) int {
+	k := -1
+	for i, x := range v {
+		if !math.IsNaN(x) && (k < 0 || x < v[k]) {
+			k = i
+		}
 	}
-	return out
+	return k
 }
 
-// String is a text summary with one line per data value.
+// String is a text summary with one line per data value; the p-values are written as the
+// verdict writes them.
 func (r *PredictiveResult) String() string {
 	var b strings.Builder
 	m, _ := r.Sims.Dims()
 	fmt.Fprintf(&b, "%s check (%d simulations): %s\n", r.Label, m, r.Verdict())
+	values, _, _, _ := r.shownP()
 	for d := range r.PValues {
-		fmt.Fprintf(&b, "  %-6s x_o %10.4g  quantile %.3f  p %.3g\n", r.Names[d], r.Observation[d], r.Quantile[d], r.PValues[d])
+		fmt.Fprintf(&b, "  %-6s x_o %10.4g  quantile %.3f  p %s\n", r.Names[d], r.Observation[d], r.Quantile[d], values[d])
 	}
 	if r.Dropped > 0 {
 		fmt.Fprintf(&b, "  %d failed simulations left out\n", r.Dropped)
@@ -372,13 +394,15 @@ func (r *PredictiveResult) String() string {
 	return b.String()
 }
 
-// MIMEBundle shows the result as an HTML table (flagged values in bold vermillion) and text;
-// viz.PredictiveCheck draws the simulations' histograms with the observation.
+// MIMEBundle shows the result as an HTML table (flagged values, p ≤ Alpha/(D+2), in bold
+// vermillion) and text; viz.PredictiveCheck draws the simulations' histograms with the
+// observation.
 func (r *PredictiveResult) MIMEBundle() map[string]any {
 	var b strings.Builder
 	m, _ := r.Sims.Dims()
+	values, mahal, mmd, level := r.shownP()
 	fmt.Fprintf(&b, "<div><b>%s check</b> — %d simulations: <i>%s</i>", html.EscapeString(capitalize(r.Label)), m, html.EscapeString(r.Verdict()))
-	b.WriteString(`<table style="font-size:90%"><tr><th></th><th>x_o</th><th>quantile</th><th>p</th></tr>`)
+	fmt.Fprintf(&b, `<table style="font-size:90%%"><tr><th></th><th>x_o</th><th>quantile</th><th>p (flagged at p ≤ %s)</th></tr>`, level)
 	flag := map[int]bool{}
 	for _, d := range r.Flagged() {
 		flag[d] = true
@@ -388,9 +412,9 @@ func (r *PredictiveResult) MIMEBundle() map[string]any {
 		if flag[d] {
 			style = ` style="color:#D55E00;font-weight:bold"`
 		}
-		fmt.Fprintf(&b, "<tr%s><th>%s</th><td>%.4g</td><td>%.3f</td><td>%.3g</td></tr>", style, html.EscapeString(r.Names[d]), r.Observation[d], r.Quantile[d], r.PValues[d])
+		fmt.Fprintf(&b, "<tr%s><th>%s</th><td>%.4g</td><td>%.3f</td><td>%s</td></tr>", style, html.EscapeString(r.Names[d]), r.Observation[d], r.Quantile[d], values[d])
 	}
-	fmt.Fprintf(&b, "<tr><th>joint</th><td colspan=3>Mahalanobis %.3g (p %.3g), MMD² %.3g (p %.3g)</td></tr></table></div>", r.Mahalanobis, r.MahalanobisP, r.MMD, r.MMDP)
+	fmt.Fprintf(&b, "<tr><th>joint</th><td colspan=3>Mahalanobis %.3g (p %s), MMD² %.3g (p %s)</td></tr></table></div>", r.Mahalanobis, mahal, r.MMD, mmd)
 	return map[string]any{"text/html": b.String(), "text/plain": r.String()}
 }
 
