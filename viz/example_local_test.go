@@ -147,7 +147,7 @@ func ExampleMisspecification() {
 	}
 	fmt.Println(viz.MCMC(h).Legend())
 	// Output:
-	// true [500 held-out simulations observation, p = 0.002]
+	// true [500 held-out simulations observation, p = 0.002 ≤ α = 0.05]
 	// false [prior predictive simulations (1000) observation]
 	// [4 of 4 chains flat: chains mixed]
 }

@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/gosbi/gosbi/internal/pvalue"
 	"github.com/gosbi/gosbi/sbi/diag"
 )
 
@@ -37,9 +38,22 @@ func lc2stLayers(r *diag.LC2STResult) lc2stData {
 		"indistinguishable (all ½)",
 		"classifier at x_o",
 		fmt.Sprintf("null statistics (%d)", len(r.Null)),
-		fmt.Sprintf("at x_o: %.3g, p = %.3g", r.Value, r.PValue),
+		fmt.Sprintf("at x_o: %.3g, %s", r.Value, pAgainst(r.PValue, r.Alpha)),
 	}
 	return d
+}
+
+// pAgainst writes "p = … ≤ α = …" or "p = … > α = …" with the digits that keep p on its side
+// of alpha (pvalue.Format), or "p = NaN".
+func pAgainst(p, alpha float64) string {
+	ps, as := pvalue.Format(p, alpha)
+	switch {
+	case math.IsNaN(p) || math.IsNaN(alpha):
+		return "p = " + ps
+	case p <= alpha:
+		return fmt.Sprintf("p = %s ≤ α = %s", ps, as)
+	}
+	return fmt.Sprintf("p = %s > α = %s", ps, as)
 }
 
 // LC2ST draws an L-C2ST result in two panels. Left, the PP-plot of Linhart et al. (2023,
@@ -49,7 +63,8 @@ func lc2stLayers(r *diag.LC2STResult) lc2stData {
 // everywhere. A curve outside the band is the local difference the test detects; a curve that
 // rises late (probabilities above ½) means the estimator puts more mass where its draws fell
 // than the true posterior does. Right, the statistic at x_o against the histogram of the null
-// statistics, with the p-value. The panel titles carry the verdict's first word. When the
+// statistics, with the p-value against α (written with the digits that keep it on its side of
+// α). The left panel's title carries the verdict's first words. When the
 // result cannot be drawn (nil, no grid points, not one CDF value and null bound per grid point,
 // or a value that is not finite), the plot draws nothing: rendering it returns an error saying
 // why.
@@ -187,7 +202,9 @@ func minOf(v []float64) float64 {
 
 // Misspecification draws the MMD² of the observation against the histogram of the
 // calibration simulations' statistics (the null distribution of the test), with the p-value
-// and the verdict's first words as title. When the result cannot be drawn (nil, or a statistic
+// against α (written with the digits that keep it on its side of α), and as title the verdict's
+// first words (inconclusive when too few calibration simulations can reach α, as diag's
+// verdict says). When the result cannot be drawn (nil, or a statistic
 // that is not finite), the plot draws nothing: rendering it returns an error saying why.
 func Misspecification(r *diag.MisspecResult) *Plot {
 	if r == nil {
@@ -201,14 +218,17 @@ func Misspecification(r *diag.MisspecResult) *Plot {
 		return failedFigure(11*cm, 8*cm, fmt.Errorf("viz: Misspecification: the result cannot be drawn: %s", why))
 	}
 	verdict := "consistent with the simulations"
-	if r.Reject() {
+	switch {
+	case !r.CanReject():
+		verdict = "inconclusive (too few simulations)"
+	case r.Reject():
 		verdict = "atypical of the simulations"
 	}
 	p := newPlot("misspecification check: "+verdict, fmt.Sprintf("MMD² against %d simulations (%s)", r.Reference, r.Space), "simulations")
 	lo, hi := math.Min(minOf(r.Null), r.Statistic), math.Max(maxOf(r.Null), r.Statistic)
 	hist, top := histogram(r.Null, 30, lo, hi)
 	p.Add(hist)
-	names := []string{fmt.Sprintf("%d held-out simulations", r.Calibration), fmt.Sprintf("observation, p = %.3g", r.PValue)}
+	names := []string{fmt.Sprintf("%d held-out simulations", r.Calibration), "observation, " + pAgainst(r.PValue, r.Alpha)}
 	p.Legend.Add(names[0], hist)
 	obs := vLine(r.Statistic, 0, 1.1*top)
 	obs.Color, obs.Width = Color(1), vg.Points(2)
@@ -244,7 +264,8 @@ func predictivePanels(r *diag.PredictiveResult) []int {
 // PredictiveCheck draws one histogram of the predictive simulations per data value (at most
 // MaxPredictivePanels, flagged values first) with the observation as a vertical line; the
 // panel titles give the observation's quantile and p-value, in vermillion where the verdict
-// flags the value. When the result cannot be drawn (nil, no simulations, not one observation,
+// flags the value (p ≤ α/(D+2)); the p-values are written as diag's display writes them, with
+// the digits that keep each on its side of that level. When the result cannot be drawn (nil, no simulations, not one observation,
 // name, quantile and p-value per simulated value, or a value that is not finite), the plot
 // draws nothing: rendering it returns an error saying why.
 func PredictiveCheck(r *diag.PredictiveResult) *Plot {
@@ -255,11 +276,12 @@ func PredictiveCheck(r *diag.PredictiveResult) *Plot {
 		return failedFigure(6*cm, 5*cm, fmt.Errorf("viz: PredictiveCheck: the result cannot be drawn: %s", why))
 	}
 	var plots []*plot.Plot
+	titles, flagged := predictiveTitles(r)
 	for _, d := range predictivePanels(r) {
 		col := colOf(r, d)
 		lo, hi := quantileRange(col, r.Observation[d])
-		p := newPlot(fmt.Sprintf("%s   q = %.3f, p = %.2g", r.Names[d], r.Quantile[d], r.PValues[d]), "", "")
-		if r.PValues[d] <= r.Alpha/float64(len(r.PValues)+2) {
+		p := newPlot(titles[d], "", "")
+		if flagged[d] {
 			p.Title.TextStyle.Color = Color(1)
 		}
 		hist, top := histogram(col, 30, lo, hi)
@@ -274,6 +296,21 @@ func PredictiveCheck(r *diag.PredictiveResult) *Plot {
 	}
 	m, _ := r.Sims.Dims()
 	return row(plots, 6*cm, 5*cm, []string{fmt.Sprintf("%s simulations (%d)", r.Label, m), "observation"})
+}
+
+// predictiveTitles are the panel titles of PredictiveCheck, one per data value, and whether each
+// value is flagged (p ≤ α/(D+2), as diag's verdict flags it). The p-values are written with
+// those of the joint tests against that level, as diag's display writes them.
+func predictiveTitles(r *diag.PredictiveResult) ([]string, []bool) {
+	all := append(append([]float64(nil), r.PValues...), r.MahalanobisP, r.MMDP)
+	lvl := r.Alpha / float64(len(r.PValues)+2)
+	shown, _ := pvalue.FormatAll(all, lvl)
+	titles, flagged := make([]string, len(r.PValues)), make([]bool, len(r.PValues))
+	for d, p := range r.PValues {
+		titles[d] = fmt.Sprintf("%s   q = %.3f, p = %s", r.Names[d], r.Quantile[d], shown[d])
+		flagged[d] = p <= lvl
+	}
+	return titles, flagged
 }
 
 // predictiveUndrawable says why PredictiveCheck cannot draw r, or returns "".

@@ -47,7 +47,7 @@ func TestLC2STPlot(t *testing.T) {
 		t.Errorf("histogram holds %v of 19 null statistics", total)
 	}
 	checkPlot(t, "lc2st", LC2ST(r), fmt.Sprintf("null band (95%%, 19 classifiers)"), "indistinguishable (all ½)", "classifier at x_o",
-		"null statistics (19)", fmt.Sprintf("at x_o: %.3g, p = %.3g", r.Value, r.PValue))
+		"null statistics (19)", fmt.Sprintf("at x_o: %.3g, p = %.3g ≤ α = 0.05", r.Value, r.PValue))
 	t.Logf("%s", r)
 }
 
@@ -60,7 +60,7 @@ func TestMisspecificationPlot(t *testing.T) {
 	if !r.Reject() {
 		t.Fatalf("an observation 3.5 SD out in both values: %s", r)
 	}
-	checkPlot(t, "misspecification", Misspecification(r), "300 held-out simulations", fmt.Sprintf("observation, p = %.3g", r.PValue))
+	checkPlot(t, "misspecification", Misspecification(r), "300 held-out simulations", fmt.Sprintf("observation, p = %.3g ≤ α = 0.05", r.PValue))
 }
 
 // TestPredictiveCheckPlot: flagged data values come first in the panels, and the panel count is
