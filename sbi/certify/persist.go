@@ -8,6 +8,8 @@ import (
 	"io"
 	"math"
 	"os"
+	"strconv"
+	"strings"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -133,7 +135,10 @@ const thresholdTolerance = 1e-5
 
 // Load reads a certificate written by Save, with its estimator, and recomputes its conformal
 // thresholds from the saved calibration pairs: a file whose thresholds do not match (an
-// estimator that is not the one certified) is refused.
+// estimator that is not the one certified) is refused. So is a file with a verdict, level
+// status or claim that is not one of this package's values (Certified, NotCertified,
+// Inconclusive; LevelPass, LevelFail, LevelUndecided; ClaimMarginal, ClaimLocal or none): the
+// error names the field, its value and the known values.
 func Load(r io.Reader) (*Certificate, error) {
 	var f file
 	dec := json.NewDecoder(r)
@@ -148,6 +153,9 @@ func Load(r io.Reader) (*Certificate, error) {
 	}
 	if f.Final == nil || f.After == nil {
 		return nil, errors.New("certify: the certificate file has no final verdict")
+	}
+	if err := f.checkKnown(); err != nil {
+		return nil, err
 	}
 	est, err := sbi.Load(bytes.NewReader(f.Estimator))
 	if err != nil {
@@ -188,6 +196,71 @@ func Load(r io.Reader) (*Certificate, error) {
 		}
 	}
 	return c, nil
+}
+
+var (
+	knownVerdicts = []Verdict{Certified, NotCertified, Inconclusive}
+	knownStatuses = []LevelStatus{LevelPass, LevelFail, LevelUndecided}
+	knownClaims   = []Claim{"", ClaimMarginal, ClaimLocal}
+)
+
+// checkKnown returns an error naming the first verdict, level status or claim of f that is not
+// one of the known values, or nil.
+func (f *file) checkKnown() error {
+	if err := checkDecision("final", f.Final); err != nil {
+		return err
+	}
+	for i, s := range f.Steps {
+		if err := checkDecision(fmt.Sprintf("steps[%d].Decision", i), s.Decision); err != nil {
+			return err
+		}
+	}
+	for i, o := range f.Observations {
+		field := fmt.Sprintf("observations[%d]", i)
+		if err := checkOneOf(field+".Verdict", o.Verdict, knownVerdicts); err != nil {
+			return err
+		}
+		if err := checkOneOf(field+".Claim", o.Claim, knownClaims); err != nil {
+			return err
+		}
+		if o.ScoreCal != nil {
+			if err := checkDecision(field+".ScoreCal.Decision", o.ScoreCal.Decision); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// checkDecision checks the verdict and the level statuses of d (nil is none).
+func checkDecision(field string, d *Decision) error {
+	if d == nil {
+		return nil
+	}
+	if err := checkOneOf(field+".Verdict", d.Verdict, knownVerdicts); err != nil {
+		return err
+	}
+	for k, c := range d.Checks {
+		if err := checkOneOf(fmt.Sprintf("%s.Checks[%d].Status", field, k), c.Status, knownStatuses); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkOneOf returns an error when v is none of known.
+func checkOneOf[T ~string](field string, v T, known []T) error {
+	for _, k := range known {
+		if v == k {
+			return nil
+		}
+	}
+	q := make([]string, len(known))
+	for i, k := range known {
+		q[i] = strconv.Quote(string(k))
+	}
+	return fmt.Errorf("certify: the certificate file's %s is %q, which this build does not know (known values: %s); the file was written by another version or edited",
+		field, string(v), strings.Join(q, ", "))
 }
 
 // nanFree copies the observations with the NaN that JSON cannot hold (an L-C2ST observation
