@@ -24,13 +24,9 @@ var svgFontRE = regexp.MustCompile(`font-family:([^;"'<>]+);font-variant:[^;"'<>
 
 type faceKey struct{ family, weight, style string }
 
-// plotFontFaces returns the @font-face rules, with the font data inline, for the faces of
-// gonum/plot's Liberation collection that the SVG text in page names ("" when it names none).
-func plotFontFaces(page []byte) string {
-	used := map[faceKey]bool{}
-	for _, m := range svgFontRE.FindAllSubmatch(page, -1) {
-		used[faceKey{strings.TrimSpace(string(m[1])), string(m[2]), string(m[3])}] = true
-	}
+// fontFaces returns the @font-face rules, with the font data inline, for the used faces of
+// gonum/plot's Liberation collection ("" for none).
+func fontFaces(used map[faceKey]bool) string {
 	if len(used) == 0 {
 		return ""
 	}

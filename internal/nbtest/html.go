@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"html"
+	"io"
 	"sort"
 	"strings"
 
@@ -29,11 +30,14 @@ import (
 // was made by the notebook's code in that run. Open the page of a notebook only as far as you
 // would run its code.
 //
-// The page is built in memory and is about as large as the outputs (at most MaxRunOutput of
-// them), with the fonts of its figures; text made of characters that HTML escapes (< > & " ')
-// grows up to six times.
+// The page is streamed to the file (atomically, as atomicfile.Write does: a reader sees the
+// old file or the whole new one, and an existing file keeps its mode and its links). It is
+// rendered twice, the first time only to find the fonts that its figures name, which the head
+// embeds; beyond the notebook itself, memory holds one output's rendering at a time: SVG and
+// HTML outputs are written as they are, and text made of characters that HTML escapes
+// (< > & " ') grows up to six times. The page is byte for byte RenderHTML's.
 func WriteHTML(path string, nb *Notebook, title string) error {
-	if err := atomicfile.WriteFile(path, RenderHTML(nb, title), 0o644); err != nil {
+	if err := atomicfile.Write(path, 0o644, func(w io.Writer) error { return writePage(w, nb, title) }); err != nil {
 		return fmt.Errorf("nbtest: write HTML: %w", err)
 	}
 	return nil
@@ -47,55 +51,117 @@ pre.input{border-left:3px solid #00add8}pre.stderr{background:#fff5e6}pre.error{
 table{border-collapse:collapse;display:block;max-width:100%;overflow-x:auto}td,th{border:1px solid #d0d7de;padding:.2rem .5rem}
 .output{max-width:100%;overflow-x:auto}`
 
-// RenderHTML returns the HTML page of nb. The fonts that its SVG figures name are embedded (see
-// plotFontFaces), so that their text has the size the figures were laid out for.
+// RenderHTML returns the HTML page of nb, the page WriteHTML writes. The fonts that its SVG
+// figures name are embedded (see fontFaces), so that their text has the size the figures
+// were laid out for.
 func RenderHTML(nb *Notebook, title string) []byte {
-	var b bytes.Buffer
+	var page bytes.Buffer
+	_ = writePage(&page, nb, title) // a bytes.Buffer does not fail
+	return page.Bytes()
+}
+
+// writePage writes the page of nb to w: the head with the fonts that the body names, found by
+// rendering the body once into a fontScan, then the body.
+func writePage(w io.Writer, nb *Notebook, title string) error {
+	fonts := fontScan{used: map[faceKey]bool{}}
+	writeBody(&fonts, nb)
+	ew := &errWriter{w: w}
+	fmt.Fprintf(ew, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>%s</title>\n<style>%s\n%s\n%s</style></head>\n<body>\n",
+		html.EscapeString(title), fontFaces(fonts.used), pageStyle, codeCSS)
+	writeBody(ew, nb)
+	return ew.err
+}
+
+// writeBody writes the cells of nb to w. Each write begins or ends next to markup (< or >), so
+// that no text style that fontScan looks for spans two writes (see fontScan).
+func writeBody(w io.Writer, nb *Notebook) {
 	for _, c := range nb.Cells {
-		b.WriteString(`<div class="cell">`)
+		io.WriteString(w, `<div class="cell">`)
 		switch c.CellType {
 		case "markdown":
-			b.WriteString(`<div class="markdown">` + Markdown(c.Source) + `</div>`)
+			io.WriteString(w, `<div class="markdown">`)
+			io.WriteString(w, Markdown(c.Source))
+			io.WriteString(w, `</div>`)
 		case "code":
 			n := " "
 			if c.ExecutionCount != nil {
 				n = fmt.Sprint(*c.ExecutionCount)
 			}
-			fmt.Fprintf(&b, "<div class=\"prompt\">In [%s]:</div><pre class=\"input chroma\"><code>%s</code></pre>\n", n, goCode(c.Source))
+			fmt.Fprintf(w, "<div class=\"prompt\">In [%s]:</div><pre class=\"input chroma\"><code>%s</code></pre>\n", n, goCode(c.Source))
 			for _, o := range c.Outputs {
-				b.WriteString(renderOutput(o))
+				writeOutput(w, o)
 			}
 		default:
-			fmt.Fprintf(&b, "<pre>%s</pre>", html.EscapeString(c.Source))
+			fmt.Fprintf(w, "<pre>%s</pre>", html.EscapeString(c.Source))
 		}
-		b.WriteString("</div>\n")
+		io.WriteString(w, "</div>\n")
 	}
-	b.WriteString("</body></html>\n")
-	var page bytes.Buffer
-	fmt.Fprintf(&page, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>%s</title>\n<style>%s\n%s\n%s</style></head>\n<body>\n",
-		html.EscapeString(title), plotFontFaces(b.Bytes()), pageStyle, codeCSS)
-	page.Write(b.Bytes())
-	return page.Bytes()
+	io.WriteString(w, "</body></html>\n")
 }
 
-func renderOutput(o *Output) string {
+// writeOutput writes one output; an HTML or SVG output is written as it is, without a copy.
+func writeOutput(w io.Writer, o *Output) {
 	switch o.OutputType {
 	case "stream":
-		return fmt.Sprintf("<pre class=\"output %s\">%s</pre>\n", html.EscapeString(o.Name), html.EscapeString(StripANSI(o.Text)))
+		fmt.Fprintf(w, "<pre class=\"output %s\">%s</pre>\n", html.EscapeString(o.Name), html.EscapeString(StripANSI(o.Text)))
 	case "error":
 		tb := strings.Join(o.Traceback, "\n")
 		if tb == "" {
 			tb = o.Ename + ": " + o.Evalue
 		}
-		return fmt.Sprintf("<pre class=\"output error\">%s</pre>\n", html.EscapeString(StripANSI(tb)))
+		fmt.Fprintf(w, "<pre class=\"output error\">%s</pre>\n", html.EscapeString(StripANSI(tb)))
 	case "display_data", "execute_result":
 		prompt := ""
 		if o.OutputType == "execute_result" && o.ExecutionCount != nil {
 			prompt = fmt.Sprintf("<div class=\"prompt\">Out[%d]:</div>", *o.ExecutionCount)
 		}
-		return prompt + `<div class="output">` + renderData(o.Data) + "</div>\n"
+		io.WriteString(w, prompt+`<div class="output">`)
+		io.WriteString(w, renderData(o.Data))
+		io.WriteString(w, "</div>\n")
 	}
-	return ""
+}
+
+// fontScan is a writer that keeps nothing but the faces of the text styles written to it
+// (svgFontRE). A style contains none of < > " ', so one never spans two writes of writeBody,
+// and scanning each write finds what scanning the whole body would.
+type fontScan struct{ used map[faceKey]bool }
+
+func (f *fontScan) Write(p []byte) (int, error) {
+	for _, m := range svgFontRE.FindAllSubmatch(p, -1) {
+		f.used[faceKey{strings.TrimSpace(string(m[1])), string(m[2]), string(m[3])}] = true
+	}
+	return len(p), nil
+}
+
+func (f *fontScan) WriteString(s string) (int, error) {
+	for _, m := range svgFontRE.FindAllStringSubmatch(s, -1) {
+		f.used[faceKey{strings.TrimSpace(m[1]), m[2], m[3]}] = true
+	}
+	return len(s), nil
+}
+
+// errWriter writes to w until a write fails and keeps the first error.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}
+
+func (e *errWriter) WriteString(s string) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := io.WriteString(e.w, s)
+	e.err = err
+	return n, err
 }
 
 // renderData shows the richest representation of a MIME bundle.
