@@ -678,8 +678,8 @@ GOSBI_FULL=1 runs the full version: it is --param quick=false.
 notebook's text (sources, printed output, errors) is shown as text and raw HTML in Markdown is
 left out; HTML and SVG outputs (display.HTML, plots) are kept as they are, scripts included, as
 Jupyter trusts a notebook it has run: open the page only as you would run the notebook. The
-page is built in memory, about as large as the outputs (up to six times for text that HTML
-escapes).
+page is streamed to the file: beyond the outputs, memory holds one output's rendering at a time
+(up to six times its size for text that HTML escapes).
 
 Limits: --timeout bounds a cell's execution, from its execute_request to its reply (the first
 cell's includes the start of the interpreter); a cell that runs longer is interrupted and fails.
