@@ -9,10 +9,10 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/gosbi/gosbi/internal/pvalue"
 	"github.com/gosbi/gosbi/sbi"
 	"github.com/gosbi/gosbi/sbi/calib"
 	"github.com/gosbi/gosbi/sbi/diag"
-	"github.com/gosbi/gosbi/sbi/internal/table"
 )
 
 // Certificate is the result of Certify: the chosen posterior, the verdict and every number it
@@ -252,7 +252,7 @@ func (c *Certificate) MIMEBundle() map[string]any {
 		for i, o := range c.Observations {
 			mis, local, score := "—", "not run", "—"
 			if o.Misspec != nil {
-				ps, as := table.PAlpha(o.Misspec.PValue, o.Misspec.Alpha)
+				ps, as := pvalue.Format(o.Misspec.PValue, o.Misspec.Alpha)
 				mis = fmt.Sprintf("p = %s (α = %s)", ps, as)
 			}
 			if o.Local != nil {
@@ -296,7 +296,7 @@ func localCell(r *diag.LC2STResult) string {
 	case 1/float64(len(r.Null)+1) > r.Alpha:
 		what = "inconclusive (too few null classifiers)"
 	}
-	ps, as := table.PAlpha(r.PValue, r.Alpha)
+	ps, as := pvalue.Format(r.PValue, r.Alpha)
 	return fmt.Sprintf("%s: %s %.3g, p = %s at level %s (%d null classifiers, %d held-out pairs)",
 		what, r.Statistic, r.Value, ps, as, len(r.Null), r.N)
 }

@@ -8,11 +8,11 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/gosbi/gosbi/internal/pvalue"
 	"github.com/gosbi/gosbi/sbi"
 	"github.com/gosbi/gosbi/sbi/calib"
 	"github.com/gosbi/gosbi/sbi/diag"
 	"github.com/gosbi/gosbi/sbi/internal/safe"
-	"github.com/gosbi/gosbi/sbi/internal/table"
 )
 
 // Claim says what an observation's verdict is about.
@@ -245,7 +245,7 @@ func (r *run) observations() error {
 			continue
 		case m.Reject():
 			o.Misspec = m
-			ps, as := table.PAlpha(m.PValue, m.Alpha)
+			ps, as := pvalue.Format(m.PValue, m.Alpha)
 			o.Verdict, o.Reason = NotCertified, fmt.Sprintf("refused: the simulator does not produce data like this observation (MMD² = %.3g, p = %s ≤ %s on %d reference and %d calibration simulations); the posterior there is an extrapolation",
 				m.Statistic, ps, as, m.Reference, m.Calibration)
 			r.cert.Observations = append(r.cert.Observations, o)
@@ -260,7 +260,7 @@ func (r *run) observations() error {
 		o.Misspec = m
 		o.Claim = ClaimMarginal
 		o.Verdict = r.cert.Final.Verdict
-		ps, as := table.PAlpha(m.PValue, m.Alpha)
+		ps, as := pvalue.Format(m.PValue, m.Alpha)
 		o.Reason = fmt.Sprintf("the misspecification check does not reject it (p = %s > %s); the global verdict applies: %s", ps, as, r.cert.Final.Verdict)
 		if lt != nil {
 			res, err := lt.Test(xo)

@@ -12,6 +12,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/gosbi/gosbi/internal/pvalue"
 	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi"
 	"github.com/gosbi/gosbi/sbi/dist"
@@ -114,13 +115,13 @@ type KernelTestResult struct {
 // as 0.05 beside "not rejected at 0.05").
 func (r *KernelTestResult) MIMEBundle() map[string]any {
 	t := &table.Table{Title: r.Name, Header: []string{"quantity", "value"}}
-	p, level := table.PAlpha(r.PValue, r.Level)
+	p, level := pvalue.Format(r.PValue, r.Level)
 	verdict := fmt.Sprintf("not rejected: no evidence of miscalibration (p = %s > α = %s)", p, level)
 	switch {
 	case r.Reject:
 		verdict = fmt.Sprintf("rejected: the predictions are miscalibrated (p = %s ≤ α = %s)", p, level)
 	case r.Bootstrap > 0 && 1/float64(r.Bootstrap+1) > r.Level:
-		least, level := table.PAlpha(1/float64(r.Bootstrap+1), r.Level)
+		least, level := pvalue.Format(1/float64(r.Bootstrap+1), r.Level)
 		verdict = fmt.Sprintf("inconclusive: with %d bootstrap draws the smallest p-value is %s > α = %s; use at least %d",
 			r.Bootstrap, least, level, int(math.Ceil(1/r.Level-1e-9))-1)
 	}

@@ -12,13 +12,13 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/gosbi/gosbi/internal/pvalue"
 	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi"
 	"github.com/gosbi/gosbi/sbi/internal/colstat"
 	"github.com/gosbi/gosbi/sbi/internal/mmd"
 	"github.com/gosbi/gosbi/sbi/internal/quantile"
 	"github.com/gosbi/gosbi/sbi/internal/safe"
-	"github.com/gosbi/gosbi/sbi/internal/table"
 	"github.com/gosbi/gosbi/sbi/nn"
 )
 
@@ -652,11 +652,11 @@ func (r *LC2STResult) Verdict() string {
 		return fmt.Sprintf("inconclusive: the observation lies outside the %d calibration simulations (p = %.3g), where the classifiers extrapolate; %s cannot judge the posterior there, and the estimator was likely not trained there either (see the misspecification check)",
 			r.N, r.ObservationPValue, name)
 	case 1/float64(len(r.Null)+1) > r.Alpha:
-		least, alpha := table.PAlpha(1/float64(len(r.Null)+1), r.Alpha)
+		least, alpha := pvalue.Format(1/float64(len(r.Null)+1), r.Alpha)
 		return fmt.Sprintf("inconclusive: with %d null classifiers the smallest p-value is %s > α = %s; use at least %d",
 			len(r.Null), least, alpha, int(math.Ceil(1/r.Alpha))-1)
 	}
-	p, alpha := table.PAlpha(r.PValue, r.Alpha)
+	p, alpha := pvalue.Format(r.PValue, r.Alpha)
 	if r.PValue <= r.Alpha {
 		return fmt.Sprintf("rejected: the estimator's posterior at this observation differs from the true posterior (%s %s %.3g, p = %s ≤ α = %s against %d null classifiers trained on %d calibration pairs)",
 			name, r.Statistic, r.Value, p, alpha, len(r.Null), r.N) + r.uncheckedNote()
@@ -700,7 +700,7 @@ func (r *LC2STResult) MIMEBundle() map[string]any {
 		name = "L-C2ST-NF"
 	}
 	fmt.Fprintf(&b, "<div><b>%s</b> at x_o: <i%s>%s</i>", name, color, html.EscapeString(r.Verdict()))
-	p, _ := table.PAlpha(r.PValue, r.Alpha)
+	p, _ := pvalue.Format(r.PValue, r.Alpha)
 	fmt.Fprintf(&b, `<table style="font-size:90%%"><tr><th>statistic (%s)</th><td>%.4g</td></tr><tr><th>null median / 95%%</th><td>%.4g / %.4g</td></tr><tr><th>p-value</th><td>%s</td></tr><tr><th>calibration pairs</th><td>%d</td></tr><tr><th>evaluation draws</th><td>%d</td></tr></table></div>`,
 		html.EscapeString(string(r.Statistic)), r.Value, medianOfCopy(r.Null), quantileOf(r.Null, 0.95), p, r.N, r.Evals)
 	return map[string]any{"text/html": b.String(), "text/plain": r.String()}

@@ -8,10 +8,10 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/gosbi/gosbi/internal/pvalue"
 	"github.com/gosbi/gosbi/sbi"
 	"github.com/gosbi/gosbi/sbi/internal/mmd"
 	"github.com/gosbi/gosbi/sbi/internal/safe"
-	"github.com/gosbi/gosbi/sbi/internal/table"
 )
 
 // MisspecConfig configures Misspecification. The zero value is the default.
@@ -184,12 +184,12 @@ func (r *MisspecResult) CanReject() bool { return 1/float64(r.Calibration+1) <= 
 // when too few calibration simulations can reach the level (CanReject).
 func (r *MisspecResult) Verdict() string {
 	if !r.CanReject() {
-		least, alpha := table.PAlpha(1/float64(r.Calibration+1), r.Alpha)
-		p, _ := table.PAlpha(r.PValue, r.Alpha)
+		least, alpha := pvalue.Format(1/float64(r.Calibration+1), r.Alpha)
+		p, _ := pvalue.Format(r.PValue, r.Alpha)
 		return fmt.Sprintf("inconclusive: with %d calibration simulations the smallest p-value is %s > α = %s, so no observation can be found atypical (MMD² %.3g in %s, p = %s); use at least %d",
 			r.Calibration, least, alpha, r.Statistic, r.Space, p, int(math.Ceil(1/r.Alpha-1e-9))-1)
 	}
-	p, alpha := table.PAlpha(r.PValue, r.Alpha)
+	p, alpha := pvalue.Format(r.PValue, r.Alpha)
 	if r.Reject() {
 		beyond := r.Calibration + 1 - int(math.Round(r.PValue*float64(r.Calibration+1)))
 		return fmt.Sprintf("atypical of the simulations: the observation is farther from them (MMD² %.3g in %s) than %d of %d further simulations are (p = %s ≤ α = %s); the simulator under the prior rarely produces data like it (misspecification, or preprocessing that differs), so an estimator trained on such simulations extrapolates here and its posterior is not to be trusted",
@@ -213,7 +213,7 @@ func (r *MisspecResult) MIMEBundle() map[string]any {
 	if r.Reject() {
 		style = ` style="color:#D55E00"`
 	}
-	p, _ := table.PAlpha(r.PValue, r.Alpha)
+	p, _ := pvalue.Format(r.PValue, r.Alpha)
 	h := fmt.Sprintf(`<div><b>Misspecification check</b>: <i%s>%s</i><table style="font-size:90%%"><tr><th>MMD²</th><td>%.4g</td></tr><tr><th>null 95%% quantile</th><td>%.4g</td></tr><tr><th>p-value</th><td>%s</td></tr><tr><th>simulations</th><td>%d reference, %d calibration</td></tr></table></div>`,
 		style, html.EscapeString(r.Verdict()), r.Statistic, quantileOf(r.Null, 0.95), p, r.Reference, r.Calibration)
 	return map[string]any{"text/html": h, "text/plain": r.String()}

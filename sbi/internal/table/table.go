@@ -7,8 +7,6 @@ import (
 	"html"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/gosbi/gosbi/internal/pvalue"
 )
 
 // Table is a titled table with a header row, body rows and notes printed under it.
@@ -70,9 +68,3 @@ func (t *Table) Bundle() map[string]any {
 
 // G formats v with 4 significant digits.
 func G(v float64) string { return fmt.Sprintf("%.4g", v) }
-
-// PAlpha formats a p-value and the level it is compared with, for a sentence or a table that
-// shows both: with 3 significant digits, or more where fewer would show them in another order
-// than they are (p = 0.05004 against alpha = 0.05 is not "0.05 > 0.05"). NaN stays "NaN".
-// It is pvalue.Format; pvalue.FormatAll formats several p-values against one level.
-func PAlpha(p, alpha float64) (ps, as string) { return pvalue.Format(p, alpha) }
