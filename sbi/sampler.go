@@ -39,7 +39,10 @@ type SamplerConfig struct {
 	Method SamplerMethod
 	Chains int // MCMC chains run side by side; 0 means 100
 	BurnIn int // MCMC sweeps discarded at the start of every chain; 0 means 200 (as sbi's warm-up)
-	Thin   int // MCMC: keep one sweep in Thin; 0 means 5
+	// Thin is, for MCMC, the sweeps per kept draw of each chain; 0 means 5. Drawing n samples
+	// runs BurnIn + ⌈n/Chains⌉·Thin sweeps, which must be fewer than 2⁶¹ − 1: more return an error
+	// before the chains start.
+	Thin int
 	// GridPoints is the number of grid points per parameter; 0 means 10000, 512 and 80 for 1,
 	// 2 and 3 parameters. The grid may hold at most 2²⁴ (16,777,216) cells, GridPoints^dim:
 	// sampling a larger one returns an error before it allocates the grid.
@@ -323,6 +326,14 @@ func (p *RatioPosterior) sampleImportance(ctx context.Context, rng *rand.Rand, n
 // sweeps after BurnIn sweeps, chain-interleaved.
 func (p *RatioPosterior) sampleSlice(ctx context.Context, rng *rand.Rand, n int) (*mat.Dense, error) {
 	C := min(p.cfg.Chains, n)
+	perChain := n / C
+	if n%C != 0 {
+		perChain++
+	}
+	if satAdd(p.cfg.BurnIn, satMul(perChain, p.cfg.Thin)) >= maxCount {
+		return nil, fmt.Errorf("ratio posterior (mcmc): BurnIn = %d sweeps + %d draws per chain × Thin = %d sweeps each is more than the %d sweeps a run may count: lower BurnIn or Thin (0 for the defaults), or draw fewer samples per chain (raise Chains)",
+			p.cfg.BurnIn, perChain, p.cfg.Thin, maxCount-1)
+	}
 	init, err := p.resampleInit(rng, C)
 	if err != nil {
 		return nil, err
