@@ -183,13 +183,14 @@ func (p *RatioPosterior) SampleChecked(rng *rand.Rand, n int) (*mat.Dense, error
 
 // SampleContext draws n parameter vectors with the configured method until ctx is done. It
 // returns an error wrapping ErrUntrained for an untrained estimator and ErrNonFinite for an
-// observation with NaN or ±Inf.
+// observation with NaN or ±Inf. n·Dim may be at most 2²⁶ (67,108,864) values: a larger
+// request returns an error before anything is drawn (draw in several calls).
 func (p *RatioPosterior) SampleContext(ctx context.Context, rng *rand.Rand, n int) (*mat.Dense, error) {
 	if p.err != nil {
 		return nil, fmt.Errorf("ratio posterior: %w", p.err)
 	}
-	if n < 1 {
-		return nil, fmt.Errorf("ratio posterior: n = %d, expected at least 1 sample", n)
+	if err := checkSampleSize("ratio posterior", n, p.prior.Dim()); err != nil {
+		return nil, err
 	}
 	switch p.cfg.Method {
 	case SamplerGrid:
