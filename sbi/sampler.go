@@ -335,7 +335,7 @@ func (p *RatioPosterior) sampleSlice(ctx context.Context, rng *rand.Rand, n int)
 		return nil, fmt.Errorf("ratio posterior (mcmc): BurnIn = %d sweeps + %d draws per chain × Thin = %d sweeps each is more than the %d sweeps a run may count: lower BurnIn or Thin (0 for the defaults), or draw fewer samples per chain (raise Chains)",
 			p.cfg.BurnIn, perChain, p.cfg.Thin, maxCount-1)
 	}
-	init, err := p.resampleInit(rng, C)
+	init, err := p.resampleInit(ctx, rng, C)
 	if err != nil {
 		return nil, err
 	}
@@ -356,9 +356,13 @@ const initCandidates = 10000
 // its initializer once per chain). The pools must be separate: chains drawn from one shared
 // pool start from the handful of candidates that carry its weight, and where chains do not
 // cross between modes, the share of draws in each mode is the share of chains started there.
-func (p *RatioPosterior) resampleInit(rng *rand.Rand, C int) (*mat.Dense, error) {
+// It stops between chains once ctx is done.
+func (p *RatioPosterior) resampleInit(ctx context.Context, rng *rand.Rand, C int) (*mat.Dense, error) {
 	out := mat.NewDense(C, p.prior.Dim(), nil)
 	for c := 0; c < C; c++ {
+		if err := cancel.Check(ctx, "mcmc initialization"); err != nil {
+			return nil, err
+		}
 		one, _, err := p.resample(rng, p.prior.Sample(rng, initCandidates), 1, "mcmc init")
 		if err != nil {
 			return nil, err

@@ -1,6 +1,8 @@
 package sbi
 
 import (
+	"context"
+	"errors"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -33,5 +35,30 @@ func TestSliceSweepsOverflow(t *testing.T) {
 				t.Errorf("error %q, want it to name BurnIn and Thin", err)
 			}
 		})
+	}
+}
+
+// TestSliceInitStopsOnCancel checks that an interrupt stops MCMC's initialization between
+// chains: each chain's start is resampled from its own 10,000 prior draws, so with many chains
+// the initialization alone can run for hours of network passes, and before this check it ran
+// to the end before the first sweep looked at the context.
+func TestSliceInitStopsOnCancel(t *testing.T) {
+	ctx, stop := context.WithCancel(t.Context())
+	defer stop()
+	calls := 0
+	lr := func(theta *mat.Dense) []float64 {
+		calls++
+		stop() // the interrupt arrives during the first evaluation
+		n, _ := theta.Dims()
+		return make([]float64, n)
+	}
+	const chains = 200
+	p := newRatioPosterior("test", nil, dist.NewUniformCube(0, 1, 2), lr, nil, SamplerConfig{Method: SamplerMCMC, Chains: chains})
+	_, err := p.SampleContext(ctx, rand.New(rand.NewPCG(1, 1)), chains)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("error %v, want one wrapping context.Canceled", err)
+	}
+	if calls > 1 {
+		t.Errorf("%d evaluations of the ratio after the interrupt, want none after the first (one per chain's initialization: %d chains)", calls-1, chains)
 	}
 }
