@@ -26,7 +26,10 @@ const (
 	SamplerAuto SamplerMethod = "auto"
 	// SamplerMCMC is slice sampling, vectorized over chains.
 	SamplerMCMC SamplerMethod = "mcmc"
-	// SamplerGrid is exact sampling on a grid over the prior's box.
+	// SamplerGrid is exact sampling on a grid over the prior's box: a cell is drawn with
+	// probability proportional to the density at its centre, and the draw is uniform in the
+	// cell's part of the prior's support (the centre when 100 uniform points of the cell miss
+	// it), so that every draw lies inside the support.
 	SamplerGrid SamplerMethod = "grid"
 	// SamplerImportance is sampling-importance-resampling with the prior as proposal.
 	SamplerImportance SamplerMethod = "importance"
@@ -204,7 +207,7 @@ func (p *RatioPosterior) SampleContext(ctx context.Context, rng *rand.Rand, n in
 
 // sampleGrid evaluates the posterior at the centres of a regular grid over the prior's box,
 // draws cells with probability proportional to the density there, and places each draw
-// uniformly inside its cell.
+// uniformly inside its cell's part of the prior's support.
 func (p *RatioPosterior) sampleGrid(ctx context.Context, rng *rand.Rand, n int) (*mat.Dense, error) {
 	low, high, ok := dist.Bounds(p.prior)
 	D := p.prior.Dim()
@@ -242,12 +245,28 @@ func (p *RatioPosterior) sampleGrid(ctx context.Context, rng *rand.Rand, n int) 
 	out := mat.NewDense(n, D, nil)
 	for i := 0; i < n; i++ {
 		c := drawIndex(rng, cdf)
-		row, cell := out.RawRowView(i), grid.RawRowView(c)
-		for j := range row {
-			row[j] = cell[j] + (rng.Float64()-0.5)*width[j]
-		}
+		p.placeInCell(rng, out.RawRowView(i), grid.RawRowView(c), width)
 	}
 	return out, nil
+}
+
+// maxCellTries bounds the uniform draws placeInCell makes in one cell.
+const maxCellTries = 100
+
+// placeInCell sets row to a uniform point of the cell with the given centre and widths that
+// lies inside the prior's support: the support may be smaller than its box (a disc, θ₁ < θ₂),
+// and a cell whose centre lies inside may reach out of it. After maxCellTries points outside
+// it takes the centre, which is inside (its log-density is finite).
+func (p *RatioPosterior) placeInCell(rng *rand.Rand, row, centre, width []float64) {
+	for try := 0; try < maxCellTries; try++ {
+		for j := range row {
+			row[j] = centre[j] + (rng.Float64()-0.5)*width[j]
+		}
+		if p.prior.InSupport(row) {
+			return
+		}
+	}
+	copy(row, centre)
 }
 
 // maxGridCells bounds the cells of grid sampling, GridPoints^dim (the bound of the files'
