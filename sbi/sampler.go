@@ -31,7 +31,9 @@ const (
 	// cell's part of the prior's support (the centre when 100 uniform points of the cell miss
 	// it), so that every draw lies inside the support.
 	SamplerGrid SamplerMethod = "grid"
-	// SamplerImportance is sampling-importance-resampling with the prior as proposal.
+	// SamplerImportance is sampling-importance-resampling with the prior as proposal. A draw
+	// whose effective sample size (RatioPosterior.ESS) is below min(400, n/10), the ESS limit
+	// of MCMCHealth, prints a warning: its n draws repeat a few proposals.
 	SamplerImportance SamplerMethod = "importance"
 )
 
@@ -336,9 +338,14 @@ func (p *RatioPosterior) sampleImportance(ctx context.Context, rng *rand.Rand, n
 		s1 += w
 		s2 += w * w
 	}
+	ess := s1 * s1 / s2
 	p.mu.Lock()
-	p.ess = s1 * s1 / s2
+	p.ess = ess
 	p.mu.Unlock()
+	if limit := math.Min(400, float64(n)/10); ess < limit {
+		warnf("importance", "importance posterior: effective sample size %.3g of %d proposals, below %.0f: the %d draws repeat a few proposals that carry the weight (the posterior is much narrower than the prior); raise Proposals or use Method \"mcmc\"",
+			ess, m, limit, n)
+	}
 	return out, nil
 }
 
