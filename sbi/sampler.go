@@ -276,16 +276,23 @@ func (p *RatioPosterior) placeInCell(rng *rand.Rand, row, centre, width []float6
 // values per cell.
 const maxGridCells = 1 << 24
 
-// cumulativeWeights returns the normalized cumulative sums of exp(lw − max lw).
+// cumulativeWeights returns the normalized cumulative sums of exp(lw − max lw). It returns an
+// error when a log-weight is +Inf or none is above −Inf (NaN counts as −Inf).
 func cumulativeWeights(lw []float64) ([]float64, error) {
-	m := math.Inf(-1)
+	m, inf := math.Inf(-1), 0
 	for _, v := range lw {
 		if v > m {
 			m = v
 		}
+		if math.IsInf(v, 1) {
+			inf++
+		}
 	}
-	if math.IsInf(m, 0) || math.IsNaN(m) {
-		return nil, fmt.Errorf("no point has a finite log-density (max %v): is the estimator's output finite?", m)
+	switch {
+	case inf > 0:
+		return nil, fmt.Errorf("the log-density is +Inf at %d of the %d points: the estimator's output overflowed (are its weights finite?); retrain it or check what it returns", inf, len(lw))
+	case math.IsInf(m, -1):
+		return nil, fmt.Errorf("all %d points have zero density (log-density −Inf or NaN): the posterior's mass lies in a region too small for these points to reach (raise Proposals or GridPoints, or use another Method), or the estimator's output is not finite", len(lw))
 	}
 	cdf := make([]float64, len(lw))
 	s := 0.0

@@ -3,6 +3,7 @@ package sbi
 import (
 	"context"
 	"errors"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -60,5 +61,44 @@ func TestSliceInitStopsOnCancel(t *testing.T) {
 	}
 	if calls > 1 {
 		t.Errorf("%d evaluations of the ratio after the interrupt, want none after the first (one per chain's initialization: %d chains)", calls-1, chains)
+	}
+}
+
+// TestSamplersNonFiniteLogDensity checks the errors of every ratio sampler for a log-ratio that
+// is +Inf at one point and finite elsewhere (an estimator whose output overflowed: the error
+// must say +Inf, not that no point is finite), and for one that is −Inf everywhere (the
+// posterior puts no mass where the sampler looked).
+func TestSamplersNonFiniteLogDensity(t *testing.T) {
+	plusInf := func(theta *mat.Dense) []float64 {
+		n, _ := theta.Dims()
+		out := make([]float64, n)
+		out[n/2] = math.Inf(1)
+		return out
+	}
+	minusInf := func(theta *mat.Dense) []float64 {
+		n, _ := theta.Dims()
+		out := make([]float64, n)
+		for i := range out {
+			out[i] = math.Inf(-1)
+		}
+		return out
+	}
+	for _, m := range []SamplerMethod{SamplerMCMC, SamplerGrid, SamplerImportance} {
+		for _, c := range []struct {
+			name      string
+			lr        func(*mat.Dense) []float64
+			want, not string
+		}{
+			{"+Inf", plusInf, "+Inf", "no point has a finite"},
+			{"-Inf", minusInf, "zero density", "+Inf"},
+		} {
+			t.Run(string(m)+"/"+c.name, func(t *testing.T) {
+				p := newRatioPosterior("test", nil, dist.NewUniformCube(0, 1, 2), c.lr, nil, SamplerConfig{Method: m})
+				_, err := p.SampleContext(t.Context(), rand.New(rand.NewPCG(1, 1)), 10)
+				if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), c.not) {
+					t.Errorf("error %v, want one that says %q and not %q", err, c.want, c.not)
+				}
+			})
+		}
 	}
 }
