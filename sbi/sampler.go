@@ -375,7 +375,11 @@ func (p *RatioPosterior) sampleSlice(ctx context.Context, rng *rand.Rand, n int)
 	ss := &sliceSampler{logp: p.LogProb, x: init, rng: rng, ctx: ctx}
 	out, err := ss.run(n, p.cfg.BurnIn, p.cfg.Thin)
 	if err == nil {
-		p.recordHealth(ss.health(out))
+		h := ss.health(out)
+		if h != nil {
+			h.chainsSet = p.cfg.Chains
+		}
+		p.recordHealth(h)
 	}
 	return out, err
 }
