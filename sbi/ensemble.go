@@ -266,13 +266,15 @@ func (p *MixturePosterior) SampleChecked(rng *rand.Rand, n int) (*mat.Dense, err
 }
 
 // SampleContext draws the number of points of each member from a multinomial with equal
-// probabilities, samples the members (until ctx is done) and shuffles the rows.
+// probabilities, samples the members (until ctx is done) and shuffles the rows. n·Dim may be
+// at most 2²⁶ (67,108,864) values: a larger request returns an error before anything is drawn
+// (draw in several calls).
 func (p *MixturePosterior) SampleContext(ctx context.Context, rng *rand.Rand, n int) (*mat.Dense, error) {
 	if p.err != nil {
 		return nil, fmt.Errorf("mixture posterior: %w", p.err)
 	}
-	if n < 1 {
-		return nil, fmt.Errorf("mixture posterior: n = %d, expected at least 1 sample", n)
+	if err := checkSampleSize("mixture posterior", n, p.Dim()); err != nil {
+		return nil, err
 	}
 	counts := make([]int, len(p.Members))
 	for i := 0; i < n; i++ {

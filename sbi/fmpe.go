@@ -349,13 +349,15 @@ func (p *FMPEPosterior) Sample(rng *rand.Rand, n int) *mat.Dense {
 // wrapping ErrUntrained when the estimator is untrained, ErrNonFinite for an observation with
 // NaN or ±Inf, ErrDiverged when the ODE cannot be integrated (weights that are not finite),
 // and ErrLowAcceptance when fewer than MinAcceptanceRate of the draws land inside the
-// support. Draws depend on the seed only, not on the number of cores.
+// support. Draws depend on the seed only, not on the number of cores. n·Dim may be at most
+// 2²⁶ (67,108,864) values: a larger request returns an error before anything is drawn (draw
+// in several calls).
 func (p *FMPEPosterior) SampleContext(ctx context.Context, rng *rand.Rand, n int) (*mat.Dense, error) {
 	if p.err != nil {
 		return nil, fmt.Errorf("FMPE posterior: %w", p.err)
 	}
-	if n < 1 {
-		return nil, fmt.Errorf("FMPE posterior: n = %d, expected at least 1 sample", n)
+	if err := checkSampleSize("FMPE posterior", n, p.est.prior.Dim()); err != nil {
+		return nil, err
 	}
 	e := p.est
 	D := e.prior.Dim()

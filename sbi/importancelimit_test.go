@@ -73,3 +73,33 @@ func TestImportanceProposalsBounded(t *testing.T) {
 		})
 	}
 }
+
+// TestImportanceWarnsLowESS checks that importance sampling warns when its draws rest on few
+// distinct proposals: a posterior N(0, 0.001²I) under a U(−1, 1)² prior keeps about one of the
+// 20,000 proposals (ESS ≈ 1), and the 1,000 draws are copies of it, returned without a word
+// before. A posterior N((0.2, −0.3), (0.2, 0.3)) keeps an ESS in the thousands: no warning.
+func TestImportanceWarnsLowESS(t *testing.T) {
+	prior := dist.NewUniformCube(-1, 1, 2)
+	for _, c := range []struct {
+		name string
+		mean []float64
+		sd   float64
+		warn bool
+	}{
+		{"narrow", []float64{0, 0}, 0.001, true},
+		{"broad", []float64{0.2, -0.3}, 0.25, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			buf := captureWarnings(t)
+			cov := mat.NewSymDense(2, []float64{c.sd * c.sd, 0, 0, c.sd * c.sd})
+			p := analyticPosterior(prior, c.mean, cov, SamplerConfig{Method: SamplerImportance})
+			if _, err := p.SampleContext(t.Context(), rand.New(rand.NewPCG(1, 1)), 1000); err != nil {
+				t.Fatal(err)
+			}
+			warned := strings.Contains(buf.String(), "effective sample size")
+			if warned != c.warn {
+				t.Errorf("ESS %.1f of 1000 draws: warning %q, want one: %v", p.ESS(), buf.String(), c.warn)
+			}
+		})
+	}
+}

@@ -42,6 +42,10 @@ type MCMCHealth struct {
 
 	// RhatLimit and ESSLimit are the thresholds of Warnings: see NewMCMCHealth.
 	RhatLimit, ESSLimit float64
+
+	// chainsSet is the Chains setting of the RatioPosterior whose draw this is, which runs
+	// min(Chains, n) chains: Verdict's advice for chains too short needs it.
+	chainsSet int
 }
 
 // NewMCMCHealth computes the diagnostics of draws from several chains: chains[c][i] is draw i
@@ -156,9 +160,14 @@ func (h *MCMCHealth) Warnings() []string {
 }
 
 // Verdict says in one sentence what the numbers support: "mixed well: …", "poor mixing: …",
-// or "not assessed: …" when the chains were too short for the diagnostics.
+// or "not assessed: …" when the chains were too short for the diagnostics, with the number of
+// samples to draw for chains long enough.
 func (h *MCMCHealth) Verdict() string {
 	if !h.Assessed() {
+		if h.chainsSet > h.Chains {
+			return fmt.Sprintf("not assessed: %d draws per chain, the split R̂ and ESS need at least %d; draw at least %d samples (the sampler runs Chains = %d chains, or one per sample when fewer), or set Chains to at most n/%d for n samples",
+				h.Draws, mcmc.MinDraws, mcmc.MinDraws*h.chainsSet, h.chainsSet, mcmc.MinDraws)
+		}
 		return fmt.Sprintf("not assessed: %d draws per chain, the split R̂ and ESS need at least %d; draw at least %d samples with %d chains",
 			h.Draws, mcmc.MinDraws, mcmc.MinDraws*h.Chains, h.Chains)
 	}

@@ -2,9 +2,12 @@ package sbi
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -156,5 +159,37 @@ func TestWarnRateLimit(t *testing.T) {
 	warnf("test", "later")
 	if !strings.Contains(buf.String(), "later (2 more warnings of this kind were not printed)") {
 		t.Errorf("the warning after the window does not count the 2 left out:\n%s", buf)
+	}
+}
+
+// TestMCMCHealthShortChainsAdvice follows the advice of the verdict of chains too short to be
+// assessed: drawing the number of samples it names, with the same settings, must give chains
+// that are assessed. The sampler runs min(Chains, n) chains, so below n = Chains every chain
+// holds one draw whatever n, and the advice must name 4·Chains samples, not 4·n.
+func TestMCMCHealthShortChainsAdvice(t *testing.T) {
+	captureWarnings(t)
+	advice := regexp.MustCompile(`draw at least (\d+) samples`)
+	for _, c := range []struct{ chains, n int }{{100, 3}, {100, 50}, {100, 100}, {100, 350}, {10, 5}, {1, 3}} {
+		t.Run(fmt.Sprintf("%d chains, %d samples", c.chains, c.n), func(t *testing.T) {
+			post := analyticPosterior(dist.NewStandardNormal(2), []float64{0, 0}, mat.NewSymDense(2, []float64{1, 0, 0, 1}), SamplerConfig{Method: "mcmc", Chains: c.chains, BurnIn: 10})
+			draw := func(n int) *MCMCHealth {
+				if _, err := post.SampleContext(t.Context(), rand.New(rand.NewPCG(3, 3)), n); err != nil {
+					t.Fatal(err)
+				}
+				return post.MCMCHealth()
+			}
+			h := draw(c.n)
+			if h.Assessed() {
+				t.Fatalf("%d samples of %d chains assessed: %s", c.n, c.chains, h.Verdict())
+			}
+			m := advice.FindStringSubmatch(h.Verdict())
+			if m == nil {
+				t.Fatalf("verdict %q names no number of samples to draw", h.Verdict())
+			}
+			n, _ := strconv.Atoi(m[1])
+			if h2 := draw(n); !h2.Assessed() {
+				t.Errorf("verdict %q; drawing %d samples gave %q", h.Verdict(), n, h2.Verdict())
+			}
+		})
 	}
 }

@@ -400,13 +400,15 @@ func (p *NPEPosterior) SampleChecked(rng *rand.Rand, n int) (*mat.Dense, error) 
 // untrained, ErrNonFinite for an observation with NaN or ±Inf, ErrDiverged when the flow's
 // draws are not finite, and ErrLowAcceptance when fewer than MinAcceptanceRate of them land
 // inside the support. On CPUs with AVX-512 the flow's MADEs multiply in float32 (as for
-// LogProb); draws depend on the seed only, not on the number of cores.
+// LogProb); draws depend on the seed only, not on the number of cores. n·Dim may be at most
+// 2²⁶ (67,108,864) values: a larger request returns an error before anything is drawn (draw
+// in several calls).
 func (p *NPEPosterior) SampleContext(ctx context.Context, rng *rand.Rand, n int) (*mat.Dense, error) {
 	if p.err != nil {
 		return nil, fmt.Errorf("NPE posterior: %w", p.err)
 	}
-	if n < 1 {
-		return nil, fmt.Errorf("NPE posterior: n = %d, expected at least 1 sample", n)
+	if err := checkSampleSize("NPE posterior", n, p.est.prior.Dim()); err != nil {
+		return nil, err
 	}
 	e := p.est
 	D := e.prior.Dim()

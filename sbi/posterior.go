@@ -2,6 +2,7 @@ package sbi
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"math/rand/v2"
 
@@ -18,7 +19,8 @@ type Posterior interface {
 	// Sample draws n parameter vectors. It is a shorthand of the package's naming rule: when the
 	// posterior cannot be sampled (an untrained estimator, low acceptance, an interrupt) it
 	// panics with an error that says what to do; the posteriors of this package return that
-	// error from SampleContext.
+	// error from SampleContext. Those posteriors draw at most 2²⁶ values (n·Dim) in one call and
+	// refuse more before they allocate them: draw more in several calls.
 	Sample(rng *rand.Rand, n int) *mat.Dense
 	// LogProb is the log density of each row of theta (−Inf outside the support, never NaN).
 	// For the posteriors of ratio and likelihood estimators (NRE, NLE, MNLE: RatioPosterior)
@@ -83,4 +85,21 @@ type Estimator interface {
 	// it in a notebook.
 	String() string
 	MIMEBundle() map[string]any
+}
+
+// maxSampleValues bounds the values, n·dim, that one call of a sampler of this package returns:
+// 2²⁶ (512 MiB), the bound of importance sampling's proposals.
+const maxSampleValues = 1 << 26
+
+// checkSampleSize returns an error, whose message starts with what, unless 1 ≤ n and n·dim ≤
+// maxSampleValues: a sampler calls it before it allocates its n draws.
+func checkSampleSize(what string, n, dim int) error {
+	if n < 1 {
+		return fmt.Errorf("%s: n = %d, expected at least 1 sample", what, n)
+	}
+	if v := satMul(n, dim); v > maxSampleValues {
+		return fmt.Errorf("%s: n = %d samples of %d parameters are more than the %d values (512 MiB) one call may return: draw them in several calls of at most %d samples",
+			what, n, dim, maxSampleValues, maxSampleValues/dim)
+	}
+	return nil
 }

@@ -26,9 +26,14 @@ const (
 	SamplerAuto SamplerMethod = "auto"
 	// SamplerMCMC is slice sampling, vectorized over chains.
 	SamplerMCMC SamplerMethod = "mcmc"
-	// SamplerGrid is exact sampling on a grid over the prior's box.
+	// SamplerGrid is exact sampling on a grid over the prior's box: a cell is drawn with
+	// probability proportional to the density at its centre, and the draw is uniform in the
+	// cell's part of the prior's support (the centre when 100 uniform points of the cell miss
+	// it), so that every draw lies inside the support.
 	SamplerGrid SamplerMethod = "grid"
-	// SamplerImportance is sampling-importance-resampling with the prior as proposal.
+	// SamplerImportance is sampling-importance-resampling with the prior as proposal. A draw
+	// whose effective sample size (RatioPosterior.ESS) is below min(400, n/10), the ESS limit
+	// of MCMCHealth, prints a warning: its n draws repeat a few proposals.
 	SamplerImportance SamplerMethod = "importance"
 )
 
@@ -39,7 +44,10 @@ type SamplerConfig struct {
 	Method SamplerMethod
 	Chains int // MCMC chains run side by side; 0 means 100
 	BurnIn int // MCMC sweeps discarded at the start of every chain; 0 means 200 (as sbi's warm-up)
-	Thin   int // MCMC: keep one sweep in Thin; 0 means 5
+	// Thin is, for MCMC, the sweeps per kept draw of each chain; 0 means 5. Drawing n samples
+	// runs BurnIn + ⌈n/Chains⌉·Thin sweeps, which must be fewer than 2⁶¹ − 1: more return an error
+	// before the chains start.
+	Thin int
 	// GridPoints is the number of grid points per parameter; 0 means 10000, 512 and 80 for 1,
 	// 2 and 3 parameters. The grid may hold at most 2²⁴ (16,777,216) cells, GridPoints^dim:
 	// sampling a larger one returns an error before it allocates the grid.
@@ -180,13 +188,14 @@ func (p *RatioPosterior) SampleChecked(rng *rand.Rand, n int) (*mat.Dense, error
 
 // SampleContext draws n parameter vectors with the configured method until ctx is done. It
 // returns an error wrapping ErrUntrained for an untrained estimator and ErrNonFinite for an
-// observation with NaN or ±Inf.
+// observation with NaN or ±Inf. n·Dim may be at most 2²⁶ (67,108,864) values: a larger
+// request returns an error before anything is drawn (draw in several calls).
 func (p *RatioPosterior) SampleContext(ctx context.Context, rng *rand.Rand, n int) (*mat.Dense, error) {
 	if p.err != nil {
 		return nil, fmt.Errorf("ratio posterior: %w", p.err)
 	}
-	if n < 1 {
-		return nil, fmt.Errorf("ratio posterior: n = %d, expected at least 1 sample", n)
+	if err := checkSampleSize("ratio posterior", n, p.prior.Dim()); err != nil {
+		return nil, err
 	}
 	switch p.cfg.Method {
 	case SamplerGrid:
@@ -200,7 +209,7 @@ func (p *RatioPosterior) SampleContext(ctx context.Context, rng *rand.Rand, n in
 
 // sampleGrid evaluates the posterior at the centres of a regular grid over the prior's box,
 // draws cells with probability proportional to the density there, and places each draw
-// uniformly inside its cell.
+// uniformly inside its cell's part of the prior's support.
 func (p *RatioPosterior) sampleGrid(ctx context.Context, rng *rand.Rand, n int) (*mat.Dense, error) {
 	low, high, ok := dist.Bounds(p.prior)
 	D := p.prior.Dim()
@@ -238,12 +247,28 @@ func (p *RatioPosterior) sampleGrid(ctx context.Context, rng *rand.Rand, n int) 
 	out := mat.NewDense(n, D, nil)
 	for i := 0; i < n; i++ {
 		c := drawIndex(rng, cdf)
-		row, cell := out.RawRowView(i), grid.RawRowView(c)
-		for j := range row {
-			row[j] = cell[j] + (rng.Float64()-0.5)*width[j]
-		}
+		p.placeInCell(rng, out.RawRowView(i), grid.RawRowView(c), width)
 	}
 	return out, nil
+}
+
+// maxCellTries bounds the uniform draws placeInCell makes in one cell.
+const maxCellTries = 100
+
+// placeInCell sets row to a uniform point of the cell with the given centre and widths that
+// lies inside the prior's support: the support may be smaller than its box (a disc, θ₁ < θ₂),
+// and a cell whose centre lies inside may reach out of it. After maxCellTries points outside
+// it takes the centre, which is inside (its log-density is finite).
+func (p *RatioPosterior) placeInCell(rng *rand.Rand, row, centre, width []float64) {
+	for try := 0; try < maxCellTries; try++ {
+		for j := range row {
+			row[j] = centre[j] + (rng.Float64()-0.5)*width[j]
+		}
+		if p.prior.InSupport(row) {
+			return
+		}
+	}
+	copy(row, centre)
 }
 
 // maxGridCells bounds the cells of grid sampling, GridPoints^dim (the bound of the files'
@@ -251,16 +276,23 @@ func (p *RatioPosterior) sampleGrid(ctx context.Context, rng *rand.Rand, n int) 
 // values per cell.
 const maxGridCells = 1 << 24
 
-// cumulativeWeights returns the normalized cumulative sums of exp(lw − max lw).
+// cumulativeWeights returns the normalized cumulative sums of exp(lw − max lw). It returns an
+// error when a log-weight is +Inf or none is above −Inf (NaN counts as −Inf).
 func cumulativeWeights(lw []float64) ([]float64, error) {
-	m := math.Inf(-1)
+	m, inf := math.Inf(-1), 0
 	for _, v := range lw {
 		if v > m {
 			m = v
 		}
+		if math.IsInf(v, 1) {
+			inf++
+		}
 	}
-	if math.IsInf(m, 0) || math.IsNaN(m) {
-		return nil, fmt.Errorf("no point has a finite log-density (max %v): is the estimator's output finite?", m)
+	switch {
+	case inf > 0:
+		return nil, fmt.Errorf("the log-density is +Inf at %d of the %d points: the estimator's output overflowed (are its weights finite?); retrain it or check what it returns", inf, len(lw))
+	case math.IsInf(m, -1):
+		return nil, fmt.Errorf("all %d points have zero density (log-density −Inf or NaN): the posterior's mass lies in a region too small for these points to reach (raise Proposals or GridPoints, or use another Method), or the estimator's output is not finite", len(lw))
 	}
 	cdf := make([]float64, len(lw))
 	s := 0.0
@@ -313,9 +345,14 @@ func (p *RatioPosterior) sampleImportance(ctx context.Context, rng *rand.Rand, n
 		s1 += w
 		s2 += w * w
 	}
+	ess := s1 * s1 / s2
 	p.mu.Lock()
-	p.ess = s1 * s1 / s2
+	p.ess = ess
 	p.mu.Unlock()
+	if limit := math.Min(400, float64(n)/10); ess < limit {
+		warnf("importance", "importance posterior: effective sample size %.3g of %d proposals, below %.0f: the %d draws repeat a few proposals that carry the weight (the posterior is much narrower than the prior); raise Proposals or use Method \"mcmc\"",
+			ess, m, limit, n)
+	}
 	return out, nil
 }
 
@@ -323,14 +360,26 @@ func (p *RatioPosterior) sampleImportance(ctx context.Context, rng *rand.Rand, n
 // sweeps after BurnIn sweeps, chain-interleaved.
 func (p *RatioPosterior) sampleSlice(ctx context.Context, rng *rand.Rand, n int) (*mat.Dense, error) {
 	C := min(p.cfg.Chains, n)
-	init, err := p.resampleInit(rng, C)
+	perChain := n / C
+	if n%C != 0 {
+		perChain++
+	}
+	if satAdd(p.cfg.BurnIn, satMul(perChain, p.cfg.Thin)) >= maxCount {
+		return nil, fmt.Errorf("ratio posterior (mcmc): BurnIn = %d sweeps + %d draws per chain × Thin = %d sweeps each is more than the %d sweeps a run may count: lower BurnIn or Thin (0 for the defaults), or draw fewer samples per chain (raise Chains)",
+			p.cfg.BurnIn, perChain, p.cfg.Thin, maxCount-1)
+	}
+	init, err := p.resampleInit(ctx, rng, C)
 	if err != nil {
 		return nil, err
 	}
 	ss := &sliceSampler{logp: p.LogProb, x: init, rng: rng, ctx: ctx}
 	out, err := ss.run(n, p.cfg.BurnIn, p.cfg.Thin)
 	if err == nil {
-		p.recordHealth(ss.health(out))
+		h := ss.health(out)
+		if h != nil {
+			h.chainsSet = p.cfg.Chains
+		}
+		p.recordHealth(h)
 	}
 	return out, err
 }
@@ -344,9 +393,13 @@ const initCandidates = 10000
 // its initializer once per chain). The pools must be separate: chains drawn from one shared
 // pool start from the handful of candidates that carry its weight, and where chains do not
 // cross between modes, the share of draws in each mode is the share of chains started there.
-func (p *RatioPosterior) resampleInit(rng *rand.Rand, C int) (*mat.Dense, error) {
+// It stops between chains once ctx is done.
+func (p *RatioPosterior) resampleInit(ctx context.Context, rng *rand.Rand, C int) (*mat.Dense, error) {
 	out := mat.NewDense(C, p.prior.Dim(), nil)
 	for c := 0; c < C; c++ {
+		if err := cancel.Check(ctx, "mcmc initialization"); err != nil {
+			return nil, err
+		}
 		one, _, err := p.resample(rng, p.prior.Sample(rng, initCandidates), 1, "mcmc init")
 		if err != nil {
 			return nil, err

@@ -445,10 +445,11 @@ func (t *TruncatedPrior) Sample(rng *rand.Rand, n int) *mat.Dense {
 // SampleContext draws n parameter vectors from the prior, keeping those inside the region,
 // until ctx is done. It returns an error wrapping ErrLowAcceptance when fewer than the floor
 // (SequentialConfig.MinAcceptance) of the prior's draws land in the region, measured on at
-// least 10,000 draws.
+// least 10,000 draws. n·Dim may be at most 2²⁶ (67,108,864) values: a larger request returns
+// an error before anything is drawn (draw in several calls).
 func (t *TruncatedPrior) SampleContext(ctx context.Context, rng *rand.Rand, n int) (*mat.Dense, error) {
-	if n < 1 {
-		return nil, fmt.Errorf("truncated prior: n = %d, expected at least 1 sample", n)
+	if err := checkSampleSize("truncated prior", n, t.Dim()); err != nil {
+		return nil, err
 	}
 	out := mat.NewDense(n, t.Dim(), nil)
 	got, proposed, accepted := 0, 0, 0
