@@ -79,6 +79,13 @@ func (s *Session) explainEnv() explain.Env {
 		Undefined: func(name string) bool { return !defined[name] && s.undefined(name) },
 		Source:    s.source,
 		Restarted: s.opts.Restarted,
+		Package:   func(name string) bool { return s.imports[name] != "" },
+		VarSource: func(name string) string {
+			if d := s.decls[name]; d != nil && d.kind == varDecl {
+				return d.text
+			}
+			return ""
+		},
 	}
 }
 
