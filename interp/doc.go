@@ -14,7 +14,9 @@
 //     cells that call it (they are evaluated again);
 //   - a redefined type or method, which the interpreter cannot change, keeps its old
 //     definition with a warning that names %reset as the way out;
-//   - a failed cell leaves the functions of earlier cells working.
+//   - a failed cell leaves the functions of earlier cells working, and undoes the definitions
+//     of its top-level statements that did not run (a variable defined anew keeps its old
+//     value, a new one stays undefined).
 //
 // Errors name the cell and the position, as in "cell [3] line 2:5: undefined: foo"; a panic
 // shows its value and the frames of the user's cells. Interrupting a cell stops interpreted

@@ -27,7 +27,13 @@ func (s *Session) toError(err error) *Error {
 	var ce *cellError
 	var p yaegi.Panic
 	var r explain.Report
+	var ne *notedError
 	switch {
+	case errors.As(err, &ne):
+		e := s.toError(ne.err)
+		e.Value += "\n" + ne.note
+		e.Traceback = append(e.Traceback, ne.note)
+		return e
 	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
 		msg := fmt.Sprintf("cell [%d] interrupted", s.cell)
 		return &Error{Name: "Interrupted", Value: msg, Traceback: []string{msg}}
@@ -40,6 +46,16 @@ func (s *Session) toError(err error) *Error {
 	}
 	return &Error{Name: r.Name, Value: r.Value, Traceback: r.Traceback, ExitCode: r.ExitCode}
 }
+
+// notedError is a cell's error with a note of the session about the state the failure left,
+// which the error shown adds after its explanation.
+type notedError struct {
+	err  error
+	note string
+}
+
+func (e *notedError) Error() string { return e.err.Error() + "\n" + e.note }
+func (e *notedError) Unwrap() error { return e.err }
 
 // cellPos rewrites the positions "_.go:1300002:5" of the interpreter as "cell [3] line 2:5".
 func (s *Session) cellPos(msg string) string {
@@ -63,6 +79,13 @@ func (s *Session) explainEnv() explain.Env {
 		Undefined: func(name string) bool { return !defined[name] && s.undefined(name) },
 		Source:    s.source,
 		Restarted: s.opts.Restarted,
+		Package:   func(name string) bool { return s.imports[name] != "" },
+		VarSource: func(name string) string {
+			if d := s.decls[name]; d != nil && d.kind == varDecl {
+				return d.text
+			}
+			return ""
+		},
 	}
 }
 

@@ -139,7 +139,8 @@ func node(it item) ast.Node {
 	return &ast.EmptyStmt{}
 }
 
-// prelude gives cells what the interpreter lacks: the builtins min, max and clear, and the
+// prelude gives cells what the interpreter lacks: the builtins min, max and clear, the
+// marker of the statements that ran (_gosbiRan), and the
 // renderers of trailing expressions. _gosbiBundle, _gosbiError and _gosbiString take a
 // parameter of a compiled interface (display.MIMEBundler, error, fmt.Stringer) so that the
 // interpreter converts interpreted types with such a method statically: its dynamic type
@@ -175,6 +176,9 @@ func max[T cmp.Ordered](x T, y ...T) T {
 }
 
 func clear(x any) { _gosbibuiltin.Clear(x) }
+
+// _gosbiRan marks the top-level statements that ran (see Session.stmtSource).
+var _gosbiRan int64
 
 func _gosbiRender(v any) map[string]any { return _gosbidisplay.Render(v) }
 

@@ -2,7 +2,6 @@ package interp
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"go/ast"
 	"go/token"
@@ -64,7 +63,10 @@ type Session struct {
 	decls   map[string]*decl  // "f", "T", "T.M", "v"
 	broken  map[string]string // functions that stopped compiling when a function they call changed
 	seq     int
-	cell    int // the cell being run, for positions
+	ranSeq  int64 // the marker of the statements run so far (see stmtSource)
+	// executed says whether the last evaluation got past compiling its source
+	executed bool
+	cell     int // the cell being run, for positions
 	// slotCell is the last cell run in each slot of line numbers (see cellLines)
 	slotCell map[int]int
 	items    []item // its items
@@ -301,6 +303,7 @@ func (s *Session) checkBroken(items []item) error {
 // eval runs source in the interpreter, recovering every panic.
 func (s *Session) eval(ctx context.Context, src string) (v reflect.Value, err error) {
 	s.stderr.Reset()
+	s.executed = false
 	defer func() {
 		if r := recover(); r != nil {
 			err = yaegi.Panic{Value: r}
@@ -316,6 +319,7 @@ func (s *Session) eval(ctx context.Context, src string) (v reflect.Value, err er
 	if err != nil {
 		return reflect.Value{}, err
 	}
+	s.executed = true
 	dropRoots(s.yi)
 	parent := goroutineID()
 	v, err = s.yi.ExecuteWithContext(ctx, prog)
@@ -616,34 +620,22 @@ func (s *Session) reevalDependants(ctx context.Context, redefined []string, just
 	return nil
 }
 
-// runStmts evaluates a group of statements in the global scope.
+// runStmts evaluates a group of statements in the global scope. When the group fails, the
+// definitions of its statements that did not run are undone (see undoUnrun).
 func (s *Session) runStmts(ctx context.Context, group []item) error {
-	first := group[0]
-	var b strings.Builder
-	b.WriteString(";")
-	b.WriteString(lineDirective(s.cell, first.line, first.col))
-	end := first.start
+	base := s.ranSeq
+	s.ranSeq += int64(len(group)) + 1
+	var names []string
 	for _, it := range group {
-		// keep the cell's layout between statements so positions stay right
-		if it.start > end && end != first.start {
-			b.WriteString(";")
-			b.WriteString(lineDirective(s.cell, it.line, it.col))
-		}
-		b.WriteString(it.text)
-		b.WriteString("\n")
-		end = it.end
+		names = append(names, definedVars(it)...)
 	}
-	saved := s.saveRedefined(ctx, group)
-	if _, err := s.eval(ctx, b.String()); err != nil {
-		var p yaegi.Panic
-		if errors.As(err, &p) || ctx.Err() != nil {
-			return err
-		}
-		if lost := s.restoreRedefined(ctx, saved); len(lost) > 0 {
-			return fmt.Errorf("%w\n(%s: defined anew with another type by this cell, which did not compile: the old value is lost)",
-				err, strings.Join(lost, ", "))
-		}
-		return err
+	snap := snapshotSymbols(s.yi, names)
+	var saved map[string]reflect.Value
+	if !snap.table.IsValid() {
+		saved = s.saveRedefined(ctx, group)
+	}
+	if _, err := s.eval(ctx, s.stmtSource(group, base)); err != nil {
+		return s.undoUnrun(ctx, group, base, snap, saved, err)
 	}
 	for _, it := range group {
 		s.registerVars(it)
@@ -651,29 +643,144 @@ func (s *Session) runStmts(ctx context.Context, group []item) error {
 	return nil
 }
 
+// stmtSource joins the statements of a group, keeping the cell's positions, and has each
+// statement that ends set the marker _gosbiRan to base plus its number (1 for the first), so
+// that after a panic or an interrupt the session knows which statements ran.
+func (s *Session) stmtSource(group []item, base int64) string {
+	first := group[0]
+	var b strings.Builder
+	b.WriteString(";")
+	b.WriteString(lineDirective(s.cell, first.line, first.col))
+	end := first.start
+	for i, it := range group {
+		// keep the cell's layout between statements so positions stay right
+		if it.start > end && end != first.start {
+			b.WriteString(";")
+			b.WriteString(lineDirective(s.cell, it.line, it.col))
+		}
+		b.WriteString(it.text)
+		fmt.Fprintf(&b, ";_gosbiRan = %d\n", base+int64(i)+1)
+		end = it.end
+	}
+	return b.String()
+}
+
+// statementsRan returns how many statements of the group marked from base (see stmtSource)
+// ran to their end, and false when the marker cannot be read. None ran when the group did not
+// compile. Otherwise the interpreter's frame has room for the group's variables and Globals
+// answers without running code (which would discard the frames of a panic kept in s.stderr).
+func (s *Session) statementsRan(base int64, n int) (ran int, known bool) {
+	if !s.executed {
+		return 0, true
+	}
+	var v reflect.Value
+	func() {
+		defer func() { _ = recover() }()
+		v = s.yi.Globals()["_gosbiRan"]
+	}()
+	if !v.IsValid() || !v.CanInt() {
+		return 0, false
+	}
+	return int(min(max(v.Int()-base, 0), int64(n))), true
+}
+
+// undoUnrun handles a group that failed (did not compile, panicked or was interrupted). The
+// interpreter creates the variables that the group's statements define when it compiles it: a
+// variable of the session defined anew would be left at zero, and a new one would exist with
+// its zero value, though their statements did not run. The statements that ran keep their
+// variables (now session variables); for the others, the old variable is put back, with its
+// value and type, and a new one is removed, so that using it is an error. err is returned,
+// with a note where that could not be done.
+func (s *Session) undoUnrun(ctx context.Context, group []item, base int64, snap symbolSnapshot,
+	saved map[string]reflect.Value, err error) error {
+	ran, known := s.statementsRan(base, len(group))
+	if !known {
+		return &notedError{err, "(inconclusive: the session could not tell which statements of the cell ran, " +
+			"so its variables may hold values the cell had not finished computing)"}
+	}
+	ranDefs := map[string]bool{}
+	for _, it := range group[:ran] {
+		s.registerVars(it)
+		for _, n := range definedVars(it) {
+			ranDefs[n] = true
+		}
+	}
+	var unsure []string
+	for _, it := range group[ran:] {
+		for _, n := range definedVars(it) {
+			if !ranDefs[n] && !snap.put(n) {
+				unsure = append(unsure, n)
+			}
+		}
+	}
+	if len(unsure) == 0 {
+		return err
+	}
+	return s.undoByValue(ctx, unsure, saved, err)
+}
+
+// undoByValue is undoUnrun's way when the interpreter's symbols cannot be reached: the
+// variables of the session that the statements which did not run define anew get their saved
+// values back where the interpreter kept their type; the error names the others, which hold
+// zero values.
+func (s *Session) undoByValue(ctx context.Context, names []string, saved map[string]reflect.Value, err error) error {
+	redefined := map[string]reflect.Value{}
+	var fresh []string
+	for _, n := range names {
+		if v, ok := saved[n]; ok {
+			redefined[n] = v
+		} else if d := s.decls[n]; d == nil || d.kind != varDecl {
+			fresh = append(fresh, n)
+		}
+	}
+	var notes []string
+	if lost := s.restoreRedefined(ctx, redefined); len(lost) > 0 {
+		notes = append(notes, fmt.Sprintf("(%s: defined anew with another type by this cell, whose definition did not run: "+
+			"the old value is lost)", strings.Join(lost, ", ")))
+	}
+	if len(fresh) > 0 {
+		sort.Strings(fresh)
+		notes = append(notes, fmt.Sprintf("(%s: defined by this cell, whose definition did not run: "+
+			"it exists with its zero value)", strings.Join(fresh, ", ")))
+	}
+	if len(notes) == 0 {
+		return err
+	}
+	return &notedError{err, strings.Join(notes, "\n")}
+}
+
+// definedVars returns the names a top-level statement defines with :=.
+func definedVars(it item) []string {
+	as, ok := it.stmt.(*ast.AssignStmt)
+	if !ok || as.Tok != token.DEFINE {
+		return nil
+	}
+	var names []string
+	for _, l := range as.Lhs {
+		if id, ok := l.(*ast.Ident); ok && id.Name != "_" {
+			names = append(names, id.Name)
+		}
+	}
+	return names
+}
+
 // saveRedefined copies the values of the session's variables that the statements of group
-// define anew at the top of the cell. The interpreter replaces such a variable with a new, zero
-// one when it compiles the group, before it finds an error there.
+// define anew at the top of the cell, for undoByValue.
 func (s *Session) saveRedefined(ctx context.Context, group []item) map[string]reflect.Value {
 	saved := map[string]reflect.Value{}
 	var globals map[string]reflect.Value
 	for _, it := range group {
-		as, ok := it.stmt.(*ast.AssignStmt)
-		if !ok || as.Tok != token.DEFINE {
-			continue
-		}
-		for _, l := range as.Lhs {
-			id, ok := l.(*ast.Ident)
-			if !ok || s.decls[id.Name] == nil || s.decls[id.Name].kind != varDecl {
+		for _, name := range definedVars(it) {
+			if s.decls[name] == nil || s.decls[name].kind != varDecl {
 				continue
 			}
 			if globals == nil {
 				globals = s.globals(ctx)
 			}
-			if v, ok := globals[id.Name]; ok && v.IsValid() {
+			if v, ok := globals[name]; ok && v.IsValid() {
 				c := reflect.New(v.Type()).Elem()
 				c.Set(v)
-				saved[id.Name] = c
+				saved[name] = c
 			}
 		}
 	}
@@ -698,9 +805,8 @@ func (s *Session) globals(ctx context.Context) map[string]reflect.Value {
 	return map[string]reflect.Value{}
 }
 
-// restoreRedefined puts back the values saveRedefined saved, after the group did not compile. It
-// returns the names whose variable the interpreter replaced with one of another type, whose
-// values it cannot put back.
+// restoreRedefined puts back the values saveRedefined saved. It returns the names whose
+// variable the interpreter replaced with one of another type, whose values it cannot put back.
 func (s *Session) restoreRedefined(ctx context.Context, saved map[string]reflect.Value) (lost []string) {
 	if len(saved) == 0 {
 		return nil

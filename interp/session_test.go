@@ -93,8 +93,31 @@ func TestCellSemantics(t *testing.T) {
 			{code: "a", result: "1"},
 			{code: "xs := append(xs, 3)\ny := xs[0] + \"s\"", errText: "mismatched types"},
 			{code: "xs", result: "[]float64 (len 2)\n[1 2]"},
-			// the interpreter gives a a new type here: the value cannot be put back, and the error says so
-			{code: "b := 2\na := a + 1 + \"s\"", errText: "a: defined anew with another type by this cell, which did not compile: the old value is lost"},
+			// the interpreter gives a a new type here, and the old variable comes back
+			{code: "b := 2\na := a + 1 + \"s\"", errText: "mismatched types"},
+			{code: "a", result: "1"},
+			{code: "b", result: "2"},
+			// a variable the cell would have defined does not exist
+			{code: "d", errText: "undefined: d"},
+		}},
+		{"a cell that panics keeps the variables whose definitions did not run", []step{
+			{code: "data := []float64{1, 2}\nmodel := 7\nm := 3.5\nother := func() int { panic(\"boom\") }", result: "<no result>"},
+			{code: "model := int(data[10])", errText: "index out of range"},
+			{code: "model", result: "7"},
+			{code: "model := other()", errText: "boom"},
+			{code: "model", result: "7"},
+			{code: "y := 1\nx := data[10]\nmodel := 8", errText: "index out of range"},
+			{code: "model", result: "7"},
+			{code: "y", result: "1"},
+			// the definition of x did not run: x does not exist, rather than being 0
+			{code: "x", errText: "undefined: x"},
+			{code: "x := 4.5\nx", result: "4.5"},
+			// the statements of the failed cell that ran defined y as a session variable: a
+			// redefinition of it keeps the old value for the statements before it
+			{code: "z := y\ny := 2.5\nz", result: "1"},
+			// the interpreter gives m a new type here, and the old variable comes back
+			{code: "m := fmt.Sprint(data[5])", errText: "index out of range"},
+			{code: "m", result: "3.5"},
 		}},
 		{"statements only show nothing", []step{
 			{code: "import \"fmt\"\nfmt.Println(\"hello\")", result: "<no result>", out: "hello\n"},
@@ -190,7 +213,7 @@ func TestCellSemantics(t *testing.T) {
 		}},
 		{"what the interpreter lacks gives a clear error, not a crash", []step{
 			{code: "var x any = 2.5\nswitch v := x.(type) {\ncase float64:\n\tfmt.Println(\"float\", v*2)\n}", out: "float 5\n"},
-			{code: "func seq(yield func(int) bool) { yield(1) }\nfor v := range seq {\n\t_ = v\n}", errText: "the interpreter cannot compile this cell"},
+			{code: "func seq(yield func(int) bool) { yield(1) }\nfor v := range seq {\n\t_ = v\n}", errText: "or use a Go feature the interpreter lacks (range over functions"},
 			{code: "slices.Sort([]int{3, 1})", errText: "use sort.Float64s, sort.Ints"},
 			{code: "var d dist.Distribution = dist.NewNormal([]float64{0}, []float64{1})\nf := d.LogProb", errText: "use a function literal"},
 			{code: "var h struct{ A, B func(*mat.Dense) []float64 }\ng := d.LogProb\nh.A, h.B = g, g", errText: "use a function literal"},
@@ -345,6 +368,41 @@ func TestInterruptStopsLoop(t *testing.T) {
 
 	if res = ts.mustRun(t, "ok + 1"); text(res) != "2" {
 		t.Errorf("after interrupting a loop: %q", text(res))
+	}
+}
+
+// TestInterruptKeepsRedefinedVariable interrupts a cell whose redefinition of a session
+// variable has not finished: the variable keeps its old value, and one the cell would have
+// defined does not exist.
+func TestInterruptKeepsRedefinedVariable(t *testing.T) {
+	ts := newTestSession(t)
+	ts.mustRun(t, "model := 7\nfunc train() int {\n\tfmt.Println(\"training\")\n\tfor {\n\t}\n}")
+	go func() {
+		// interrupt once the cell runs: an interrupt before it starts would be lost
+		for !strings.Contains(ts.out.String(), "training") {
+			time.Sleep(10 * time.Millisecond)
+		}
+		ts.Interrupt()
+	}()
+	res := ts.run("model := train()")
+	if res.Err == nil || res.Err.Name != "Interrupted" {
+		t.Fatalf("want Interrupted, got %+v", res.Err)
+	}
+	if got := text(ts.mustRun(t, "model")); got != "7" {
+		t.Errorf("model = %s after an interrupted redefinition, want 7", got)
+	}
+	ts.out.Reset()
+	go func() {
+		for !strings.Contains(ts.out.String(), "training") {
+			time.Sleep(10 * time.Millisecond)
+		}
+		ts.Interrupt()
+	}()
+	if res := ts.run("fresh := train()"); res.Err == nil || res.Err.Name != "Interrupted" {
+		t.Fatalf("want Interrupted, got %+v", res.Err)
+	}
+	if res := ts.run("fresh"); res.Err == nil || !strings.Contains(res.Err.Value, "undefined: fresh") {
+		t.Errorf("fresh after its interrupted definition: got %+v, want undefined", res)
 	}
 }
 

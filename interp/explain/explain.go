@@ -48,6 +48,11 @@ type Env struct {
 	Source func(fn string) (Source, bool)
 	// Restarted says that the session replaced one whose process died.
 	Restarted bool
+	// Package reports whether name is a package the session imported.
+	Package func(name string) bool
+	// VarSource returns the statement or declaration that defined a variable of the session,
+	// or "".
+	VarSource func(name string) string
 }
 
 // Report is a failed cell's error as the user reads it.

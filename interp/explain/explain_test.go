@@ -73,7 +73,7 @@ func TestPanicReports(t *testing.T) {
 		{stdlib.Exit{Code: 2}, frames, "Exit", "os.Exit(2) called: a notebook cell cannot end the session", "    at cell [3] line 2:1"},
 		{"boom", frames, "panic", "boom", "    at cell [3] line 2:1"},
 		{"reflect: slice index out of range", frames, "panic", "runtime error: index out of range", "    at cell [3] line 2:1"},
-		{"nil type", nil, "error", "cell [3]: the interpreter cannot compile this cell (nil type)", ""},
+		{"nil type", nil, "error", "cell [3]: the interpreter's compiler failed on this cell (nil type)", ""},
 	} {
 		r := Panic(env, c.value, c.frames)
 		if r.Name != c.name || !strings.HasPrefix(r.Value, c.value0) {
@@ -140,7 +140,7 @@ func TestUnusable(t *testing.T) {
 
 // TestMissingGeneric: each form of the interpreter's message for a missing generic function
 // gets the hint (sync.OnceValue is one of the symbol tables' packages, slices one of the
-// interpreter's own).
+// interpreter's own), and a package of another path with the same name does not.
 func TestMissingGeneric(t *testing.T) {
 	env := Env{Cell: 3, Where: cellWhere}
 	for _, c := range []struct{ msg, want string }{
@@ -148,6 +148,8 @@ func TestMissingGeneric(t *testing.T) {
 		{"_.go:1300001:6: undefined selector slices.Sort", "use sort.Float64s"},
 		{`_.go:1300001:1: package sync "sync" has no symbol OnceValue`, "use a sync.Once"},
 		{"_.go:1300001:1: undefined selector: slices.Contains", ""},
+		// another package of the same name, whose generic functions Unusable explains
+		{`_.go:1300001:1: package slices "golang.org/x/exp/slices" has no symbol Sort`, ""},
 	} {
 		r := Compile(env, c.msg)
 		if c.want != "" && !strings.Contains(r.Value, c.want) || c.want == "" && strings.Contains(r.Value, "(") {

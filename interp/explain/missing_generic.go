@@ -26,16 +26,18 @@ var missingGeneric = Explainer{
 // where its value is taken; "has no symbol" for a package of the symbol tables.
 var (
 	undefinedSelectorRE = regexp.MustCompile(`undefined selector:? (\w+\.\w+)`)
-	noSymbolRE          = regexp.MustCompile(`package (\w+) "[^"]*" has no symbol (\w+)`)
+	noSymbolRE          = regexp.MustCompile(`package (\w+) "([^"]*)" has no symbol (\w+)`)
 )
 
-// missingMember returns the missing member that msg names, as "pkg.Name", or "".
+// missingMember returns the missing member that msg names, as "pkg.Name", or "". A package of
+// another path than the standard one of its name (golang.org/x/exp/slices) is not one the
+// hints are about: it gives "".
 func missingMember(msg string) string {
 	if m := undefinedSelectorRE.FindStringSubmatch(msg); m != nil {
 		return m[1]
 	}
-	if m := noSymbolRE.FindStringSubmatch(msg); m != nil {
-		return m[1] + "." + m[2]
+	if m := noSymbolRE.FindStringSubmatch(msg); m != nil && m[2] == m[1] {
+		return m[1] + "." + m[3]
 	}
 	return ""
 }

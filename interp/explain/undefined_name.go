@@ -8,14 +8,15 @@ import (
 
 // undefinedName: the interpreter reports a name that nothing defines, used at the top level of
 // a cell ("x := nope + 1"), as "constant definition loop", and some others as "incomplete
-// type" or a panic of its compiler ("CFG post-order panic"). The explainer replaces such a
-// message by "undefined: nope" at the first name of the cell that nothing defines, when there
-// is one.
+// type" or a panic of its compiler ("CFG post-order panic", or one without a position, such
+// as "nil pointer dereference" for "p := q[0] + nope"). The explainer replaces such a message
+// by "undefined: nope" at the first name of the cell that nothing defines, when there is one:
+// Go reports it, whatever else the interpreter lacks.
 var undefinedName = Explainer{
 	Name:     "undefined-name",
 	Upstream: "yaegi reports an undefined name at the top level of a cell as \"constant definition loop\" (others as \"incomplete type\" or a CFG panic); no upstream issue found",
 	Explain: func(env Env, f *Failure) {
-		if !f.Compile || !misleading(f.Msg) {
+		if !f.Compile || !misleading(f.Msg) && !f.CompilerPanic {
 			return
 		}
 		if u := firstUndefined(env); u != "" {

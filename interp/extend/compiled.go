@@ -6,6 +6,7 @@ import (
 	"go/parser"
 	"go/scanner"
 	"go/token"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -372,10 +373,16 @@ func Binding(c Cell) (src string, notes []string, err error) {
 	return b.String(), notes, nil
 }
 
-var compiledPos = regexp.MustCompile(`(?m)^cell \[(\d+)\]:(\d+)(:\d+)?:`)
+var compiledPos = regexp.MustCompile(`(?m)(^|[\s(])(?:[^\s()]*/)?cell \[(\d+)\]:(\d+)(:\d+)?:`)
 
 // cellPositions rewrites compiler positions in compiled cells ("cell [3]:4:2:") in the form
-// of the notebook's errors ("cell [3] line 4:2:").
-func cellPositions(out string) string {
-	return compiledPos.ReplaceAllString(out, "cell [$1] line $2$3:")
+// of the notebook's errors ("cell [3] line 4:2:"), wherever they stand in a line (a second
+// position of an error is indented). The type checker of the symbol table generator joins the
+// file name of a line directive with the directory of the file: that directory, dir, and any
+// other directory before such a position are dropped.
+func cellPositions(out, dir string) string {
+	if dir != "" {
+		out = strings.ReplaceAll(out, dir+string(filepath.Separator), "")
+	}
+	return compiledPos.ReplaceAllString(out, "${1}cell [$2] line $3$4:")
 }

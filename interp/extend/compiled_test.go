@@ -116,10 +116,22 @@ func TestBinding(t *testing.T) {
 	}
 }
 
+// TestCellPositions: the positions of the generated file of %%compile cells become the cells'
+// lines, as go build gives them and as the symbol table generator's type checker gives them
+// (with the directory of the generated files, which may hold spaces), also indented.
 func TestCellPositions(t *testing.T) {
-	in := "# gosbi.local/worker/compiled\ncell [7]:2:25: cannot use \"s\"\ncell [7]:3: other"
-	want := "# gosbi.local/worker/compiled\ncell [7] line 2:25: cannot use \"s\"\ncell [7] line 3: other"
-	if got := cellPositions(in); got != want {
-		t.Errorf("cellPositions:\n%s\nwant\n%s", got, want)
+	const dir = "/tmp/cache dir/mod/cd98/compiled"
+	for _, c := range []struct{ in, want string }{
+		{"# gosbi.local/worker/compiled\ncell [7]:2:25: cannot use \"s\"\ncell [7]:3: other",
+			"# gosbi.local/worker/compiled\ncell [7] line 2:25: cannot use \"s\"\ncell [7] line 3: other"},
+		{"cell [1]:4:6: dup redeclared in this block\n\tcell [1]:2:6: other declaration of dup",
+			"cell [1] line 4:6: dup redeclared in this block\n\tcell [1] line 2:6: other declaration of dup"},
+		{`type-checking package "gosbi.local/worker/compiled" failed (` + dir + `/cell [1]:4:6: dup redeclared in this block)`,
+			`type-checking package "gosbi.local/worker/compiled" failed (cell [1] line 4:6: dup redeclared in this block)`},
+		{"compiled/cell [2]:3:1: x", "cell [2] line 3:1: x"},
+	} {
+		if got := cellPositions(c.in, dir); got != c.want {
+			t.Errorf("cellPositions(%q):\n%s\nwant\n%s", c.in, got, c.want)
+		}
 	}
 }

@@ -62,7 +62,7 @@ func (m *buildModule) generate(ctx context.Context, pkgs []string, compiled []Ce
 	}
 	if len(res.Errors) > 0 {
 		e := res.Errors[0]
-		return nil, &BuildError{Package: e.Package, Output: cellPositions(e.Err)}
+		return nil, &BuildError{Package: e.Package, Output: cellPositions(e.Err, filepath.Join(m.dir, "compiled"))}
 	}
 	if err != nil {
 		return nil, err
@@ -89,7 +89,7 @@ func (m *buildModule) build(ctx context.Context, tags, bin string) error {
 		os.Remove(tmp)
 		var ge *goError
 		if errors.As(err, &ge) {
-			return &BuildError{Package: failedPackage(ge.out), Output: cellPositions(ge.out)}
+			return &BuildError{Package: failedPackage(ge.out), Output: cellPositions(ge.out, filepath.Join(m.dir, "compiled"))}
 		}
 		return err
 	}

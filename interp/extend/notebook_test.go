@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -547,6 +548,37 @@ func TestCompileSession(t *testing.T) {
 		"a %%compile cell sees only its own declarations", "pass its value in as a function argument"} {
 		if !strings.Contains(ev, w) {
 			t.Errorf("cell 4: error %q does not say %q", ev, w)
+		}
+	}
+}
+
+// generatedPos is a position of the generated file of the %%compile cells ("cell [3]:4:2").
+var generatedPos = regexp.MustCompile(`cell \[\d+\]:\d`)
+
+// TestCompileErrorPositions: errors of %%compile cells that do not compile name the cells' own
+// lines, whether the symbol table generator's type checker finds them (with the generated
+// file's directory) or go build does, also for an import that cannot be resolved offline.
+func TestCompileErrorPositions(t *testing.T) {
+	cache, _ := extend.SimWorker(t)
+	cells := codeCells(runNotebook(t, "compile_errors.ipynb", "GOSBI_CACHE="+cache, "GOPROXY=off", "GOFLAGS=-mod=mod"))
+	if len(cells) != 4 {
+		t.Fatalf("%d code cells, want 4", len(cells))
+	}
+	wantErr := [][]string{
+		{"cell [1] line 4:6: dup redeclared"},
+		{"cell [2] line 4:9: undefined: y"},
+		{"cell [3] line 2:8: \"strings\" imported and not used"},
+		{"cell [4] line 2:8:", "example.com/nope"},
+	}
+	for i, wants := range wantErr {
+		ev := errorOf(cells[i])
+		for _, w := range wants {
+			if !strings.Contains(ev, w) {
+				t.Errorf("cell %d: error %q does not say %q", i+1, ev, w)
+			}
+		}
+		if generatedPos.MatchString(ev) || strings.Contains(ev, "/cell [") {
+			t.Errorf("cell %d: error %q has a position of the generated file", i+1, ev)
 		}
 	}
 }
