@@ -165,7 +165,12 @@ const restartNote = "note: the interpreter was restarted after its process died,
 	"(variables, functions, imports) was reset: re-run the cells that define what this cell uses"
 
 // posRE matches a position of the interpreter: "_.go:1300002:5: ", or a bare "1300002:5".
+// A run of more than maxPosDigits digits is a number of the message, not a position.
 var posRE = regexp.MustCompile(`(?:_\.go:)?(\d{7,})(?::(\d+))?(: )?`)
+
+// maxPosDigits is the most digits of an interpreter position's line (its cell's number times
+// 100,000 plus the line: 12 digits reach cell ten million).
+const maxPosDigits = 12
 
 // Positions rewrites the interpreter's positions in msg ("_.go:1300002:5") with where (nil
 // leaves msg as it is). A bare run of digits is a position only where it stands alone: the
@@ -182,7 +187,10 @@ func Positions(msg string, where func(line, col int) string) string {
 		if !prefixed && (start > 0 && !posBoundary(msg[start-1]) || end < len(msg) && m[5] < 0 && !posBoundary(msg[end])) {
 			continue
 		}
-		line, _ := strconv.Atoi(msg[m[2]:m[3]])
+		line, err := strconv.Atoi(msg[m[2]:m[3]])
+		if err != nil || m[3]-m[2] > maxPosDigits {
+			continue // a number of the message (a constant), longer than any position
+		}
 		col := 0
 		if m[4] >= 0 {
 			col, _ = strconv.Atoi(msg[m[4]:m[5]])
