@@ -168,9 +168,9 @@ const restartNote = "note: the interpreter was restarted after its process died,
 // A run of more than maxPosDigits digits is a number of the message, not a position.
 var posRE = regexp.MustCompile(`(?:_\.go:)?(\d{7,})(?::(\d+))?(: )?`)
 
-// maxPosDigits is the most digits of an interpreter position's line (its cell's number times
-// 100,000 plus the line: 12 digits reach cell ten million).
-const maxPosDigits = 12
+// maxPosDigits is the most digits of an interpreter position's line, which is below 2³⁰
+// (Go's scanner's limit, within which the session places its cells).
+const maxPosDigits = 10
 
 // Positions rewrites the interpreter's positions in msg ("_.go:1300002:5") with where (nil
 // leaves msg as it is). A bare run of digits is a position only where it stands alone: the
