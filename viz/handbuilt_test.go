@@ -66,11 +66,7 @@ func TestHandBuiltResultsRefused(t *testing.T) {
 		edit(r)
 		return r
 	}
-	for _, c := range []struct {
-		name string
-		plot func() *Plot
-		want string // "" for a plot that renders
-	}{
+	checkRendering(t, []renderCase{
 		{"MarginalCoverage ok", func() *Plot { return MarginalCoverage(marg()) }, ""},
 		{"MarginalCoverage nil", func() *Plot { return MarginalCoverage(nil) }, "viz: MarginalCoverage: no result"},
 		{"MarginalCoverage no parameters", func() *Plot { return MarginalCoverage(margWith(func(r *diag.MarginalResult) { r.Coverage = nil })) },
@@ -136,20 +132,7 @@ func TestHandBuiltResultsRefused(t *testing.T) {
 			"viz: TARP: the result cannot be drawn: its coverage at level 0.5 is NaN, expected a fraction in [0, 1]"},
 		{"TARP NaN level", func() *Plot { return TARP(tarpWith(func(r *diag.TARPResult) { r.Alpha[2] = math.NaN() })) },
 			"viz: TARP: the result cannot be drawn: its level 3 is NaN, expected one in [0, 1]"},
-	} {
-		noPanic(t, c.name, func() {
-			p := c.plot()
-			_, err := p.PNG()
-			switch {
-			case c.want == "" && err != nil:
-				t.Errorf("%s: %v", c.name, err)
-			case c.want != "" && (err == nil || !strings.HasPrefix(err.Error(), c.want)):
-				t.Errorf("%s: PNG error %v, want one starting %q", c.name, err, c.want)
-			case c.want != "" && len(p.Legend()) != 0:
-				t.Errorf("%s: legend %q of a figure that draws nothing", c.name, p.Legend())
-			}
-		})
-	}
+	})
 
 	// Report replaces the plots it cannot draw by a line saying why.
 	rep := &diag.Report{
@@ -176,4 +159,32 @@ func TestHandBuiltResultsRefused(t *testing.T) {
 			t.Errorf("Report: no figure %q, want the line %q", k, w)
 		}
 	})
+}
+
+// renderCase is a figure built from a result, and the start of the error its rendering must
+// give ("" for a figure that renders).
+type renderCase struct {
+	name string
+	plot func() *Plot
+	want string
+}
+
+// checkRendering renders each case's figure as PNG: it must not panic, must fail with the
+// case's error (or render when there is none), and a figure that fails draws no legend.
+func checkRendering(t *testing.T, cases []renderCase) {
+	t.Helper()
+	for _, c := range cases {
+		noPanic(t, c.name, func() {
+			p := c.plot()
+			_, err := p.PNG()
+			switch {
+			case c.want == "" && err != nil:
+				t.Errorf("%s: %v", c.name, err)
+			case c.want != "" && (err == nil || !strings.HasPrefix(err.Error(), c.want)):
+				t.Errorf("%s: PNG error %v, want one starting %q", c.name, err, c.want)
+			case c.want != "" && len(p.Legend()) != 0:
+				t.Errorf("%s: legend %q of a figure that draws nothing", c.name, p.Legend())
+			}
+		})
+	}
 }
