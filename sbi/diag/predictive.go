@@ -124,6 +124,12 @@ func predictiveDraws(src Sampler, cfg PredictiveConfig) (*mat.Dense, *rand.Rand,
 	if err != nil {
 		return nil, nil, err
 	}
+	if theta == nil {
+		return nil, nil, fmt.Errorf("diag: predictive check: the sampler returned no draws (nil) for %d requested", cfg.Draws)
+	}
+	if r, _ := theta.Dims(); r != cfg.Draws {
+		return nil, nil, fmt.Errorf("diag: predictive check: the sampler returned %d draws, %d requested", r, cfg.Draws)
+	}
 	if i, bad := firstNonFiniteRow(theta); bad {
 		return nil, nil, fmt.Errorf("diag: predictive check: parameter draw %d is %v: it holds NaN or ±Inf values, and a simulation of it compares the observation with no parameter; "+
 			"the sampler failed there (check the posterior's training or the prior)", i, theta.RawRowView(i))
