@@ -229,6 +229,12 @@ func TestBadParametersPanic(t *testing.T) {
 		{"box width overflows", func() { NewBoxUniform([]float64{-1e308}, []float64{1e308}) }, "width"},
 		{"mvn infinite cov", func() { NewMultivariateNormal([]float64{0, 0}, mat.NewSymDense(2, []float64{math.Inf(1), 0, 0, 1})) }, "expected a finite value"},
 		{"mvn precision empty", func() { NewMultivariateNormalPrecision(nil, mat.NewSymDense(1, []float64{1})) }, "mean is empty"},
+		{"transformed affine zero scale", func() {
+			NewTransformed(NewStandardNormal(1), Affine{Shift: []float64{0}, Scale: []float64{0}})
+		}, "NewTransformed: scale[0] = 0"},
+		{"transformed affine lengths", func() {
+			NewTransformed(NewStandardNormal(2), Affine{Shift: []float64{0}, Scale: []float64{1}})
+		}, "NewTransformed: shift has length 1, expected 2"},
 	} {
 		func() {
 			defer func() {

@@ -86,24 +86,34 @@ type Transformed struct {
 	f    Bijection
 }
 
-// NewTransformed returns the distribution of f(x) with x ~ base.
+// NewTransformed returns the distribution of f(x) with x ~ base. An Affine f is checked as
+// NewAffine checks its arguments.
 func NewTransformed(base Distribution, f Bijection) *Transformed {
+	if a, ok := f.(Affine); ok {
+		checkAffine("NewTransformed", base.Dim(), a.Shift, a.Scale)
+	}
 	return &Transformed{base: base, f: f}
 }
 
 // NewAffine returns the distribution of shift + scale⊙x with x ~ base. It panics unless the
 // lengths match base.Dim() and every scale is finite and non-zero.
 func NewAffine(base Distribution, shift, scale []float64) *Transformed {
-	checkLen("NewAffine", "shift", len(shift), base.Dim())
-	checkLen("NewAffine", "scale", len(scale), base.Dim())
-	checkFinite("NewAffine", "shift", shift)
-	checkFinite("NewAffine", "scale", scale)
+	checkAffine("NewAffine", base.Dim(), shift, scale)
+	return NewTransformed(base, Affine{Shift: append([]float64(nil), shift...), Scale: append([]float64(nil), scale...)})
+}
+
+// checkAffine panics unless shift and scale have dim values, all finite, and no scale is 0
+// (the map would not be invertible and the density not defined).
+func checkAffine(op string, dim int, shift, scale []float64) {
+	checkLen(op, "shift", len(shift), dim)
+	checkLen(op, "scale", len(scale), dim)
+	checkFinite(op, "shift", shift)
+	checkFinite(op, "scale", scale)
 	for j, s := range scale {
 		if s == 0 {
-			panic(fmt.Sprintf("dist: NewAffine: scale[%d] = 0, expected a non-zero scale", j))
+			panic(fmt.Sprintf("dist: %s: scale[%d] = 0, expected a non-zero scale", op, j))
 		}
 	}
-	return NewTransformed(base, Affine{Shift: append([]float64(nil), shift...), Scale: append([]float64(nil), scale...)})
 }
 
 // NewExp returns the distribution of exp(x) with x ~ base (element-wise), e.g. a log-uniform
