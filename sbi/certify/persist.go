@@ -224,6 +224,9 @@ func (f *file) checkKnown() error {
 			return err
 		}
 		if o.ScoreCal != nil {
+			if o.ScoreCal.Decision == nil || o.ScoreCal.Before == nil {
+				return fmt.Errorf("%s.ScoreCal holds no Decision or no Before: a score calibration is saved with its test and the coverage before it; the file is damaged", field)
+			}
 			if err := checkDecision(field+".ScoreCal.Decision", o.ScoreCal.Decision); err != nil {
 				return err
 			}

@@ -39,6 +39,10 @@ func TestLoadRefusesUnknownVerdicts(t *testing.T) {
 		{"observation claim", func(f map[string]any) {
 			f["observations"].([]any)[0].(map[string]any)["Claim"] = "global"
 		}, []string{"observations[0].Claim", `"global"`, `"marginal"`, `"local (score-calibrated)"`}},
+		{"score calibration without its test", func(f map[string]any) {
+			f["observations"].([]any)[0].(map[string]any)["ScoreCal"] = map[string]any{"Datasets": 10,
+				"Map": map[string]any{"Dim": 2, "L": []float64{1, 0, 0, 1}, "B": []float64{0, 0}}}
+		}, []string{"observations[0].ScoreCal holds no Decision"}},
 	} {
 		var f map[string]any
 		if err := json.Unmarshal(raw, &f); err != nil {
