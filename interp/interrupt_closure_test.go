@@ -118,3 +118,33 @@ func TestRunIDField(t *testing.T) {
 		t.Errorf("an interrupt took the run number from %d to %d, want %d: the interpreter stops code in another way now", before, after, before+1)
 	}
 }
+
+// TestInterruptNotesWaitingLiteral interrupts cells that made a function literal before the
+// interrupt: the literal still runs afterwards, and where it may wait on a channel (which the
+// interpreter then ends at once, with zero values) the interrupt's error says so.
+func TestInterruptNotesWaitingLiteral(t *testing.T) {
+	for _, c := range []struct {
+		name, cell, call, want string
+		note                   bool
+	}{
+		{"computes", "sq := func(x float64) float64 { return x * x }\n", "sq(3)", "9", false},
+		{"two range variables", "sum := func(xs []int) int { s := 0; for _, x := range xs { s += x }; return s }\n", "sum([]int{40, 2})", "42", false},
+		{"receives", "ch := make(chan int, 1)\nrecv := func() int { return <-ch }\n", "", "", true},
+		{"sends", "ch := make(chan int)\nsend := func(v int) { ch <- v }\n", "", "", true},
+		{"ranges", "ch := make(chan int)\ndrain := func() (n int) { for range ch { n++ }; return n }\n", "", "", true},
+		{"selects", "ch := make(chan int)\npoll := func() { select { case <-ch: default: } }\n", "", "", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ts := newTestSession(t)
+			e := ts.interruptSpinCell(t, c.cell)
+			if got := strings.Contains(e.Value, "wait on a channel"); got != c.note {
+				t.Errorf("note on waiting on a channel: %v, want %v, in %q", got, c.note, e.Value)
+			}
+			if c.call != "" {
+				if got := text(ts.mustRun(t, c.call)); got != c.want {
+					t.Errorf("%s after the interrupt = %s, want %s", c.call, got, c.want)
+				}
+			}
+		})
+	}
+}

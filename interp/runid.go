@@ -1,6 +1,8 @@
 package interp
 
 import (
+	"go/ast"
+	"go/token"
 	"reflect"
 	"sync/atomic"
 	"unsafe"
@@ -45,4 +47,50 @@ func (s *Session) rewindRunID(id uint64, err error) error {
 	}
 	atomic.StoreUint64(s.runIDAddr, id)
 	return err
+}
+
+// An interrupt also closes the channel by which the interpreter ends the channel operations of
+// the evaluation it stops, and the function literals that the interrupted evaluation made
+// keep that channel: afterwards such a literal ends at once, with zero values, where it would
+// wait on a channel (a receive, a send, a select or a range over a channel that must wait).
+// The interpreter offers no way to replace that channel, so the interrupt's error says so
+// whenever the cell has a function literal that may wait on a channel.
+
+// waitNote is the note of an interrupted cell that has a function literal that may wait on a
+// channel.
+const waitNote = "note: a function literal that this cell made before the interrupt now ends at once, " +
+	"with zero values, where it would wait on a channel (a receive, send, select or range over a channel): " +
+	"run the cell again before calling it"
+
+// literalMayWait reports whether a function literal of the items may wait on a channel: its
+// body has a receive, a send, a select, or a range with at most one variable (a range over a
+// channel has one at most; the interpreter's types are not known here).
+func literalMayWait(items []item) bool {
+	found := false
+	for _, it := range items {
+		ast.Inspect(node(it), func(n ast.Node) bool {
+			if lit, ok := n.(*ast.FuncLit); ok && !found {
+				found = mayWait(lit.Body)
+			}
+			return !found
+		})
+	}
+	return found
+}
+
+// mayWait reports whether the body has a channel operation that may wait.
+func mayWait(body *ast.BlockStmt) bool {
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.SendStmt, *ast.SelectStmt:
+			found = true
+		case *ast.UnaryExpr:
+			found = found || n.Op == token.ARROW
+		case *ast.RangeStmt:
+			found = found || n.Value == nil
+		}
+		return !found
+	})
+	return found
 }
