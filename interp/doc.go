@@ -23,6 +23,11 @@
 // loops at once and library calls that poll sbi.Canceled within one step. Another call into
 // compiled code runs to its end: the cell reports the interrupt only then, and nothing of it
 // runs afterwards (the kernel restarts the worker if that takes longer than its grace period).
+// The functions of earlier cells, function literals included, go on working after an
+// interrupt (runid.go). Interpreted goroutines that run while the cell stops end with it; one
+// that waits then in compiled code goes on, and so does one of an earlier cell that waits on a
+// channel. A function literal that the interrupted cell made ends, with zero values, where it
+// would wait on a channel; the interrupt's error says so when the cell has one that may.
 //
 // One output of a cell (a display, its result, its error) may have at most ipc.MaxMessage
 // (256 MiB) once encoded: a larger display or result fails the cell with OutputTooLarge, and

@@ -77,6 +77,8 @@ type Session struct {
 	// be called at the end.
 	fileName string
 	ext      extension // cells for replay and switching to a worker that links more (extension.go)
+	// runIDAddr is the interpreter's run number, set back after an interrupt (runid.go)
+	runIDAddr *uint64
 }
 
 // NewSession starts an interpreter with the symbol tables of package stdlib loaded.
@@ -108,6 +110,7 @@ func (s *Session) reset() error {
 		// the real environment, so that %env and compiled code agree with os.Getenv in cells
 		Unrestricted: true,
 	})
+	s.runIDAddr = runIDOf(s.yi)
 	if err := s.yi.Use(stdlib.Symbols); err != nil {
 		return fmt.Errorf("loading symbol tables: %w", err)
 	}
@@ -322,6 +325,7 @@ func (s *Session) eval(ctx context.Context, src string) (v reflect.Value, err er
 	s.executed = true
 	dropRoots(s.yi)
 	parent := goroutineID()
+	id := s.runID()
 	v, err = s.yi.ExecuteWithContext(ctx, prog)
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		// The evaluation was given up: wait until its code has really stopped, so that
@@ -331,6 +335,11 @@ func (s *Session) eval(ctx context.Context, src string) (v reflect.Value, err er
 		// returned in the same instant (the interpreter may report either).
 		if err == nil {
 			err = ctxErr
+		}
+		// The function literals of earlier cells run again (see runid.go).
+		err = s.rewindRunID(id, err)
+		if literalMayWait(s.items) {
+			err = &notedError{err, waitNote}
 		}
 	}
 	return v, err
