@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unsafe"
 
 	yaegi "github.com/traefik/yaegi/interp"
 
@@ -180,7 +181,14 @@ func clear(x any) { _gosbibuiltin.Clear(x) }
 // _gosbiRan marks the top-level statements that ran (see Session.stmtSource).
 var _gosbiRan int64
 
-func _gosbiRender(v any) map[string]any { return _gosbidisplay.Render(v) }
+func _gosbiRender(v any) map[string]any { return _gosbidisplay.Render(_gosbibuiltin.Unwrap(v)) }
+
+func _gosbiRenderPlain(v any) map[string]any {
+	if _gosbibuiltin.Wrapped(v) {
+		return nil
+	}
+	return _gosbidisplay.Render(v)
+}
 
 func _gosbiBundle(b _gosbidisplay.MIMEBundler) map[string]any { return _gosbiBundleOf(b.MIMEBundle()) }
 
@@ -209,8 +217,47 @@ func _gosbiText(s string) map[string]any { return map[string]any{"text/plain": s
 // builtinSymbols are compiled helpers of the prelude.
 var builtinSymbols = yaegi.Exports{
 	"github.com/gosbi/gosbi/interp/builtin/builtin": {
-		"Clear": reflect.ValueOf(clearValue),
+		"Clear":   reflect.ValueOf(clearValue),
+		"Wrapped": reflect.ValueOf(wrapped),
+		"Unwrap":  reflect.ValueOf(unwrap),
 	},
+}
+
+// interpWrapper reports whether v is how the interpreter hands compiled code a value of a
+// type declared in a cell that has methods (its valueInterface: the value's node and the
+// value), and returns the value it wraps. TestResultOfCellTypeWithMethods fails if a new
+// version of the interpreter changes the shape.
+func interpWrapper(v reflect.Value) (reflect.Value, bool) {
+	t := v.Type()
+	if t.Kind() != reflect.Struct || t.NumField() != 2 || t.Field(0).Name != "node" || t.Field(1).Name != "value" ||
+		t.Field(1).Type != reflect.TypeFor[reflect.Value]() {
+		return reflect.Value{}, false
+	}
+	c := reflect.New(t).Elem()
+	c.Set(v)
+	f := c.Field(1)
+	return *(*reflect.Value)(unsafe.Pointer(f.UnsafeAddr())), true
+}
+
+// wrapped reports whether x is a value of a cell's type with methods, wrapped (see
+// interpWrapper): compiled code sees neither its methods nor its fields.
+func wrapped(x any) bool {
+	if x == nil {
+		return false
+	}
+	_, ok := interpWrapper(reflect.ValueOf(x))
+	return ok
+}
+
+// unwrap returns the value x wraps (see interpWrapper), or x.
+func unwrap(x any) any {
+	if x == nil {
+		return nil
+	}
+	if in, ok := interpWrapper(reflect.ValueOf(x)); ok && in.IsValid() && in.CanInterface() {
+		return in.Interface()
+	}
+	return x
 }
 
 // clearValue implements the builtin clear for maps and slices.

@@ -81,26 +81,48 @@ func (s *Session) evalExpr(ctx context.Context, it item) (map[string]any, error)
 // that panics fails the cell, unless the value is a nil pointer: that shows <nil>, as fmt
 // shows it.
 func (s *Session) showStored(ctx context.Context) (reflect.Value, error) {
-	shows := []string{"_gosbiBundle(_gosbiV)", "_gosbiError(_gosbiV)", "_gosbiString(_gosbiV)"}
-	nilPointer := false
-	if p, err := s.eval(ctx, "_gosbiV"); err == nil && p.Kind() == reflect.Pointer && p.IsNil() {
+	if p := s.storedValue(); p.IsValid() && p.Kind() == reflect.Pointer && p.IsNil() {
 		// the interpreter makes a nil pointer a nil interface: call its methods directly
-		nilPointer = true
-		shows = []string{"_gosbiBundleOf(_gosbiV.MIMEBundle())", "_gosbiErrorText(_gosbiV.Error())", "_gosbiText(_gosbiV.String())"}
-	}
-	for _, show := range shows {
-		v, err := s.eval(ctx, show)
-		switch {
-		case err == nil:
-			return v, nil
-		case !s.ran(err):
-			continue // the value lacks the method
-		case nilPointer && ctx.Err() == nil:
-			return reflect.ValueOf(display.Render(nil)), nil
+		for _, show := range []string{"_gosbiBundleOf(_gosbiV.MIMEBundle())", "_gosbiErrorText(_gosbiV.Error())", "_gosbiText(_gosbiV.String())"} {
+			v, err := s.eval(ctx, show)
+			switch {
+			case err == nil:
+				return v, nil
+			case !s.ran(err):
+				continue // the value lacks the method
+			case ctx.Err() == nil:
+				return reflect.ValueOf(display.Render(nil)), nil
+			}
+			return reflect.Value{}, err
 		}
-		return reflect.Value{}, err
+		return s.eval(ctx, "_gosbiRender(_gosbiV)")
+	}
+	// Each probe compiles code, which the interpreter keeps: the Error and String probes run
+	// only for a value of a cell's type with methods, which reaches compiled code wrapped
+	// (_gosbiRenderPlain answers nil for it); any other value has shown its methods to
+	// display.Render, as fmt sees them.
+	v, err := s.eval(ctx, "_gosbiBundle(_gosbiV)")
+	if err == nil || s.ran(err) {
+		return v, err
+	}
+	if v, err = s.eval(ctx, "_gosbiRenderPlain(_gosbiV)"); err != nil || !v.IsNil() {
+		return v, err
+	}
+	for _, show := range []string{"_gosbiError(_gosbiV)", "_gosbiString(_gosbiV)"} {
+		v, err := s.eval(ctx, show)
+		if err == nil || s.ran(err) {
+			return v, err
+		}
 	}
 	return s.eval(ctx, "_gosbiRender(_gosbiV)")
+}
+
+// storedValue returns the value of _gosbiV as the interpreter holds it, read from its globals
+// rather than by evaluating code (each evaluation compiles code the interpreter keeps), or the
+// invalid Value when it cannot be read.
+func (s *Session) storedValue() (v reflect.Value) {
+	defer func() { _ = recover() }()
+	return s.yi.Globals()["_gosbiV"]
 }
 
 // exprText is the source of the trailing expression of item it without comments after it: a

@@ -34,6 +34,7 @@ func (c Card) MIMEBundle() map[string]any { return map[string]any{"text/plain": 
 		{code: "T{3}", result: "T3"},
 		{code: "x := T{4}\nx", result: "T4"},
 		{code: "K(5)", result: "K5"},
+		{code: "type Q struct{ A int }\nfunc (Q) Other() {}\nQ{8}", result: "{A:8}"}, // methods, none that shows
 		{code: "&E{\"y\"}", result: "error: E:y"},
 		{code: "var e error = &E{\"z\"}\ne", result: "error: E:z"},
 		{code: "var u *U\nu", result: "<nil>"},
