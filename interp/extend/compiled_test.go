@@ -1,6 +1,7 @@
 package extend
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -120,7 +121,7 @@ func TestBinding(t *testing.T) {
 // lines, as go build gives them and as the symbol table generator's type checker gives them
 // (with the directory of the generated files, which may hold spaces), also indented.
 func TestCellPositions(t *testing.T) {
-	const dir = "/tmp/cache dir/mod/cd98/compiled"
+	dir := filepath.Join(t.TempDir(), "cache dir", "compiled")
 	for _, c := range []struct{ in, want string }{
 		{"# gosbi.local/worker/compiled\ncell [7]:2:25: cannot use \"s\"\ncell [7]:3: other",
 			"# gosbi.local/worker/compiled\ncell [7] line 2:25: cannot use \"s\"\ncell [7] line 3: other"},
