@@ -46,7 +46,8 @@ func TestREPLInTerminal(t *testing.T) {
 	// errors name the cell
 	sc.Send("nosuch + 1\r")
 	sc.Expect("undefined: nosuch")
-	sc.Send("\x04") // Ctrl-D ends the session
+	sc.Expect("go> ") // keys are read in raw mode only at a prompt (see TestReplTerminalSwitch)
+	sc.Send("\x04")   // Ctrl-D ends the session
 	if err := sc.Wait(10 * time.Second); err != nil {
 		t.Fatalf("repl exited with %v", err)
 	}

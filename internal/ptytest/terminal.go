@@ -80,7 +80,8 @@ func (tm *Terminal) Send(keys string) {
 }
 
 // Wait waits up to d for the command to exit and returns how it exited (nil for status 0);
-// the test fails when it is still running by then.
+// the test fails when it is still running by then, showing the end of what the terminal
+// shows after a SIGQUIT (a Go program then prints its goroutines' stacks).
 func (tm *Terminal) Wait(d time.Duration) error {
 	tm.t.Helper()
 	done := make(chan error, 1)
@@ -89,7 +90,16 @@ func (tm *Terminal) Wait(d time.Duration) error {
 	case err := <-done:
 		return err
 	case <-time.After(d):
-		tm.t.Fatalf("%s did not exit within %v", tm.cmd.Path, d)
+		tm.cmd.Process.Signal(syscall.SIGQUIT)
+		select {
+		case <-done:
+		case <-time.After(2 * time.Second):
+		}
+		out := tm.out.String()
+		if len(out) > 16<<10 {
+			out = out[len(out)-16<<10:]
+		}
+		tm.t.Fatalf("%s did not exit within %v; after SIGQUIT the terminal shows:\n%s", tm.cmd.Path, d, out)
 		return nil
 	}
 }
