@@ -43,11 +43,15 @@ func MeanCov(d Distribution) (mean []float64, cov *mat.SymDense, ok bool) {
 	return nil, nil, false
 }
 
-// Bounds returns the support box of d and true when every bound is finite.
+// Bounds returns the support box of d and true when it is a box: Dim bounds on each side,
+// every one finite (not ±Inf nor NaN) and each low below its high.
 func Bounds(d Distribution) (low, high []float64, ok bool) {
 	low, high = d.Support()
+	if len(low) != d.Dim() || len(high) != d.Dim() {
+		return low, high, false
+	}
 	for i := range low {
-		if math.IsInf(low[i], 0) || math.IsInf(high[i], 0) {
+		if math.IsInf(low[i], 0) || math.IsInf(high[i], 0) || !(low[i] < high[i]) {
 			return low, high, false
 		}
 	}
