@@ -589,7 +589,7 @@ func (l *LC2ST) Test(xo []float64) (*LC2STResult, error) {
 		xs := l.xz.apply(mat.NewDense(1, len(fo), append([]float64(nil), fo...)))
 		r.ObservationPValue = l.xcheck.PValue(l.xcheck.Statistic(xs.RawRowView(0)))
 		_, m := l.xcheck.Sizes()
-		r.Outside = r.ObservationPValue <= 1/float64(m+1)
+		r.Outside = !(r.ObservationPValue > 1/float64(m+1)) // a NaN p-value is no sign of being inside
 	}
 	return r, nil
 }

@@ -152,8 +152,12 @@ func (r *Reference) Statistic(x []float64) float64 {
 	return 1 - 2*s/float64(n) + r.refMean
 }
 
-// PValue is (1 + #{calibration statistics ≥ t})/(m + 1).
+// PValue is (1 + #{calibration statistics ≥ t})/(m + 1), and NaN for a NaN statistic (which
+// no comparison orders: it has no p-value, and callers say why).
 func (r *Reference) PValue(t float64) float64 {
+	if math.IsNaN(t) {
+		return math.NaN()
+	}
 	below := sort.SearchFloat64s(r.cal, t) // calibration statistics < t
 	return float64(1+len(r.cal)-below) / float64(len(r.cal)+1)
 }

@@ -37,6 +37,11 @@ func TestPValue(t *testing.T) {
 			t.Errorf("PValue(%v) = %v, want %v", c.t, got, c.p)
 		}
 	}
+	// a NaN statistic (a NaN summary) has no p-value: not the smallest one, which callers
+	// would read as "outside"
+	if got := r.PValue(math.NaN()); !math.IsNaN(got) {
+		t.Errorf("PValue(NaN) = %v, want NaN", got)
+	}
 }
 
 // TestLevelAndPower: points from the reference's distribution are rejected at α = 0.05 at most
