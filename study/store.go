@@ -1,6 +1,7 @@
 package study
 
 import (
+	"bytes"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
@@ -9,7 +10,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"sync"
 	"time"
@@ -107,7 +107,9 @@ func Create(dir string, spec *Spec, base string) (*Study, error) {
 	}
 	m := &manifest{Version: manifestVersion, Spec: &stored, Scripts: sources, Jobs: expand(&stored)}
 	if old, err := readManifest(dir); err == nil {
-		if !reflect.DeepEqual(old.Spec, m.Spec) || !reflect.DeepEqual(old.Scripts, m.Scripts) {
+		if same, err := sameStudy(old, m); err != nil {
+			return nil, err
+		} else if !same {
 			return nil, fmt.Errorf("study: %s holds a different study (%q); use a new directory, or delete it to start over", dir, old.Spec.Name)
 		}
 		return &Study{Dir: dir, Spec: old.Spec, Jobs: old.Jobs}, nil
@@ -152,6 +154,20 @@ func Open(dir string) (*Study, error) {
 		return nil, err
 	}
 	return &Study{Dir: dir, Spec: m.Spec, Jobs: m.Jobs}, nil
+}
+
+// sameStudy reports whether two manifests hold the same spec and scripts, compared as they
+// are stored (JSON), so that an empty field and an absent one, which are stored alike, agree.
+func sameStudy(a, b *manifest) (bool, error) {
+	var enc [2][]byte
+	for k, m := range []*manifest{a, b} {
+		data, err := json.Marshal([]any{m.Spec, m.Scripts})
+		if err != nil {
+			return false, fmt.Errorf("study: %w", err)
+		}
+		enc[k] = data
+	}
+	return bytes.Equal(enc[0], enc[1]), nil
 }
 
 func readManifest(dir string) (*manifest, error) {
