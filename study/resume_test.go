@@ -1,6 +1,10 @@
 package study_test
 
 import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/gosbi/gosbi/study"
@@ -27,5 +31,38 @@ func TestCreateResumesSameSpec(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCreateRefusesOrphanRecords: a study directory whose manifest.json is gone but which
+// holds the records of a run cannot tell which spec they belong to; Create refuses it rather
+// than count them as the jobs of the new spec.
+func TestCreateRefusesOrphanRecords(t *testing.T) {
+	dir := t.TempDir()
+	s, err := study.Create(dir, workSpec(map[string]string{"scale": "1"}), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Run(context.Background(), &study.Local{Workers: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, "manifest.json")); err != nil {
+		t.Fatal(err)
+	}
+	s2, err := study.Create(dir, workSpec(map[string]string{"scale": "2"}), "")
+	if err == nil || !strings.Contains(err.Error(), "no manifest.json") {
+		var line string
+		if s2 != nil {
+			line = s2.Status().Line()
+		}
+		t.Fatalf("Create over the records of another spec = %v (status %q), want a refusal", err, line)
+	}
+	// a directory that Create left before writing its manifest (no record yet) is fine
+	empty := t.TempDir()
+	for _, sub := range []string{"jobs", "failed", "running", "logs", "scripts"} {
+		os.MkdirAll(filepath.Join(empty, sub), 0o755)
+	}
+	if _, err := study.Create(empty, workSpec(nil), ""); err != nil {
+		t.Errorf("Create in a directory without records: %v", err)
 	}
 }

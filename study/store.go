@@ -73,7 +73,9 @@ type manifest struct {
 
 // Create makes dir a study directory for spec, or opens it when it already holds the same
 // spec (so that running a study again resumes it). A directory holding a different spec is an
-// error: results of two studies never mix. Script stages are copied into dir/scripts; a
+// error: results of two studies never mix. So is a directory without a manifest that holds
+// records, failure notes, running markers or logs (its manifest was deleted): nothing tells
+// which spec they belong to. Script stages are copied into dir/scripts; a
 // relative Script is resolved against base (the spec file's directory; "" for the current
 // directory).
 func Create(dir string, spec *Spec, base string) (*Study, error) {
@@ -115,6 +117,9 @@ func Create(dir string, spec *Spec, base string) (*Study, error) {
 		return &Study{Dir: dir, Spec: old.Spec, Jobs: old.Jobs}, nil
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return nil, err
+	}
+	if left := leftover(dir); left != "" {
+		return nil, fmt.Errorf("study: %s has no manifest.json but holds what a run of a study left (%s); nothing tells which spec it belongs to, so it is not taken as this one's: restore its manifest.json, use a new directory, or delete it to start over", dir, left)
 	}
 	for _, sub := range []string{"jobs", "failed", "running", "logs", "scripts"} {
 		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
@@ -168,6 +173,17 @@ func sameStudy(a, b *manifest) (bool, error) {
 		enc[k] = data
 	}
 	return bytes.Equal(enc[0], enc[1]), nil
+}
+
+// leftover returns the path of a record, failure note, running marker or log in dir, or ""
+// when it has none: what a run left, which a directory without a manifest must not hold.
+func leftover(dir string) string {
+	for _, pattern := range []string{"jobs/*/*", "failed/*", "running/*", "logs/*"} {
+		if m, _ := filepath.Glob(filepath.Join(dir, filepath.FromSlash(pattern))); len(m) > 0 {
+			return m[0]
+		}
+	}
+	return ""
 }
 
 func readManifest(dir string) (*manifest, error) {
