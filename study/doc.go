@@ -31,7 +31,9 @@
 // Executors run the missing jobs: Local in this process (one job per core by default), Slurm
 // as one array job per stage, each stage depending (afterok) on the previous one; its array
 // tasks run `gosbi study worker DIR INDEX`, which calls Study.RunJob. Results loads the
-// records of a stage as a Table for plotting.
+// records of a stage as a Table for plotting; a stage with jobs still missing is an error
+// naming them, as a summary over fewer jobs than asked for would not say so (PartialResults
+// reads the finished ones).
 //
 // Local runs script jobs side by side, each with its share of the machine: GOMAXPROCS the
 // cores over the workers and GOMEMLIMIT 80% of the memory over the workers (Go's collector

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 )
 
 // Table is the records of a study's finished jobs, one row per job.
@@ -11,24 +12,57 @@ type Table struct {
 	Records []*Record
 }
 
-// Results loads the records of a stage's finished jobs, in manifest order. Jobs without a
-// record are left out; Status says which.
+// Results loads the records of a stage's jobs, in manifest order. A stage some of whose jobs
+// have no valid record is an error naming them, so that no summary of the table (a coverage
+// curve pooled over seeds, a mean) covers fewer jobs than the spec asked for without saying
+// so: run the study again, or read the finished jobs with PartialResults.
 func (s *Study) Results(stage string) (*Table, error) {
+	t, missing, err := s.PartialResults(stage)
+	if err != nil {
+		return nil, err
+	}
+	if len(missing) > 0 {
+		return nil, s.incompleteError(stage, t.Len(), missing)
+	}
+	return t, nil
+}
+
+// incompleteError says that a stage has records of done of its jobs, and which are missing
+// and why (the first few).
+func (s *Study) incompleteError(stage string, done int, missing []JobInfo) error {
+	var lines []string
+	for k, j := range missing {
+		if k == 5 {
+			lines = append(lines, fmt.Sprintf("… and %d more", len(missing)-k))
+			break
+		}
+		lines = append(lines, fmt.Sprintf("%s: %s", j, s.state(j.Index, nil, nil, nil).state))
+	}
+	return fmt.Errorf("study %s: stage %q has records of %d of its %d jobs; run the study again (`gosbi study status %s` says why the others have none), or read the finished ones with PartialResults:\n  %s",
+		s.Spec.Name, stage, done, done+len(missing), s.Dir, strings.Join(lines, "\n  "))
+}
+
+// PartialResults loads the records of a stage's finished jobs, in manifest order, and lists
+// the jobs of the stage the table lacks: those without a valid record (not run yet, failed,
+// running, or whose record is invalid; Status says which).
+func (s *Study) PartialResults(stage string) (*Table, []JobInfo, error) {
 	if _, k := s.stage(stage); k < 0 {
-		return nil, fmt.Errorf("study: no stage %q in study %s (stages: %v)", stage, s.Spec.Name, s.stageNames())
+		return nil, nil, fmt.Errorf("study: no stage %q in study %s (stages: %v)", stage, s.Spec.Name, s.stageNames())
 	}
 	t := &Table{}
+	var missing []JobInfo
 	for _, i := range s.StageJobs(stage) {
 		if !s.Done(i) {
+			missing = append(missing, s.Jobs[i])
 			continue
 		}
 		r, err := s.Record(i)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		t.Records = append(t.Records, r)
 	}
-	return t, nil
+	return t, missing, nil
 }
 
 func (s *Study) stageNames() []string {

@@ -66,3 +66,29 @@ func TestCreateRefusesOrphanRecords(t *testing.T) {
 		t.Errorf("Create in a directory without records: %v", err)
 	}
 }
+
+// TestResultsIncompleteStage: the results of a stage some of whose jobs have no record are an
+// error naming them; PartialResults gives the finished jobs and the missing ones.
+func TestResultsIncompleteStage(t *testing.T) {
+	s, err := study.Create(t.TempDir(), workSpec(map[string]string{"failx": "2"}), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Run(context.Background(), &study.Local{Workers: 1}); err == nil {
+		t.Fatal("the run with a failing job reported success")
+	}
+	for _, stage := range []string{"work", "sum"} {
+		tab, err := s.Results(stage)
+		if err == nil {
+			t.Errorf("Results(%q) = %d rows, no error; want an error naming the missing jobs", stage, tab.Len())
+		}
+	}
+	_, err = s.Results("work")
+	if err == nil || !strings.Contains(err.Error(), "job 1 (work x=2)") || !strings.Contains(err.Error(), "3 of its 4 jobs") {
+		t.Errorf("Results(work) error %v, want one naming job 1 and counting 3 of 4", err)
+	}
+	tab, missing, err := s.PartialResults("work")
+	if err != nil || tab.Len() != 3 || len(missing) != 1 || missing[0].Index != 1 {
+		t.Errorf("PartialResults(work) = %d rows, missing %v, %v; want 3 rows and job 1 missing", tab.Len(), missing, err)
+	}
+}
