@@ -92,3 +92,49 @@ func TestResultsIncompleteStage(t *testing.T) {
 		t.Errorf("PartialResults(work) = %d rows, missing %v, %v; want 3 rows and job 1 missing", tab.Len(), missing, err)
 	}
 }
+
+// TestRecordMissingFile: a record whose directory lacks a file that record.json lists (deleted,
+// or removed while an interrupted worker cleaned up) is not done: Status says which file, and
+// the next run runs the job again, so that the stages after it do not fail on the missing file.
+func TestRecordMissingFile(t *testing.T) {
+	study.Register("withfile", func(j *study.Job) error {
+		j.Set("y", j.Float("x"))
+		if err := os.MkdirAll(j.Path("model"), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(j.Path("model/weights.bin"), []byte(j.Key), 0o644)
+	})
+	spec := &study.Spec{Name: "files", Axes: []study.Axis{{Name: "x", Values: study.Ints(1, 2)}},
+		Stages: []study.Stage{{Name: "fit", Func: "withfile"}}}
+	s, err := study.Create(t.TempDir(), spec, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Run(context.Background(), &study.Local{Workers: 1}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.Record(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(r.Path("model/weights.bin")); err != nil {
+		t.Fatal(err)
+	}
+	reopened, _ := study.Open(s.Dir) // a fresh process's view
+	const reason = "model/weights.bin, listed in record.json, is missing"
+	if reopened.Done(1) {
+		t.Error("a record without one of its files counts as done")
+	}
+	if st := reopened.Status(); len(st.Invalid) != 1 || st.Invalid[0].Job.Index != 1 || !strings.Contains(st.Invalid[0].Reason, reason) {
+		t.Errorf("status %s, invalid %+v; want job 1 invalid: %s", st.Line(), st.Invalid, reason)
+	}
+	if _, err := reopened.Record(1); err == nil || !strings.Contains(err.Error(), reason) {
+		t.Errorf("Record(1) = %v, want %q", err, reason)
+	}
+	if err := reopened.Run(context.Background(), &study.Local{Workers: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if data, err := os.ReadFile(r.Path("model/weights.bin")); err != nil || string(data) != "x=2" {
+		t.Errorf("after the re-run: weights %q, %v", data, err)
+	}
+}

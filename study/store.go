@@ -249,7 +249,8 @@ func (s *Study) LogPath(i int) string {
 }
 
 // Done reports whether job i has a valid record: a record.json that parses and whose checksum
-// matches. A job with an invalid record runs again (Status says why).
+// matches, in a directory that holds every file it lists. A job with an invalid record runs
+// again (Status says why).
 func (s *Study) Done(i int) bool {
 	return s.recordError(i) == nil
 }
@@ -279,7 +280,11 @@ func (s *Study) recordError(i int) error {
 	if err != nil {
 		return err
 	}
-	if _, err := parseRecord(data); err != nil {
+	r, err := parseRecord(data)
+	if err != nil {
+		return err
+	}
+	if err := r.checkFiles(s.recordDir(i)); err != nil {
 		return err
 	}
 	s.verified.Store(i, stamp)
@@ -303,6 +308,21 @@ func parseRecord(data []byte) (*Record, error) {
 		return nil, fmt.Errorf("record.json does not match its checksum (corrupt or edited): SHA-256 %s, recorded %s", sum, r.Checksum)
 	}
 	return &r, nil
+}
+
+// checkFiles checks that the record directory dir holds every file the record lists: a
+// record whose file was deleted (by hand, or by the cleanup of an interrupted worker racing
+// with the record's rename) is invalid, and its job runs again.
+func (r *Record) checkFiles(dir string) error {
+	for _, f := range r.Files {
+		if _, err := os.Lstat(filepath.Join(dir, f)); err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				return fmt.Errorf("its file %s, listed in record.json, is missing (deleted?)", f)
+			}
+			return fmt.Errorf("its file %s: %w", f, err)
+		}
+	}
+	return nil
 }
 
 // checksum is the SHA-256 of the record's JSON with an empty Checksum field, in hex.
@@ -387,6 +407,9 @@ func (s *Study) Record(i int) (*Record, error) {
 		return nil, fmt.Errorf("study: %w", err)
 	}
 	r, err := parseRecord(data)
+	if err == nil {
+		err = r.checkFiles(dir)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("study: %s: %s: %w; run the study again to re-run the job", s.Jobs[i], dir, err)
 	}
