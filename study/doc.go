@@ -13,8 +13,9 @@
 // finishes leaves a record directory — record.json with its parameters, metrics and checksum,
 // and the files it wrote (models via Save) — built under a temporary name and renamed into
 // place, so a record is complete or absent. A job is done only when its record.json parses and
-// matches its checksum and the files it lists are there; a corrupt or truncated record, or one
-// that lost a file, makes the job run again, and Status says why. Running a study again runs only the jobs that are not done; failures leave a note and a
+// matches its checksum, names this job and the files it lists are there; a corrupt or
+// truncated record, one of another job, or one that lost a file, makes the job run again, and
+// Status says why. Running a study again runs only the jobs that are not done; failures leave a note and a
 // log, which Status reports. A failure note or running marker that cannot be read (both are
 // written atomically, so only an edit or a disk fault damages one) stops its job until the file
 // is removed: Status and the run's error name it (DamagedFile).

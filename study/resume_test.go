@@ -138,3 +138,33 @@ func TestRecordMissingFile(t *testing.T) {
 		t.Errorf("after the re-run: weights %q, %v", data, err)
 	}
 }
+
+// TestRecordOfAnotherJob: a record directory that holds the record of another job (copied or
+// moved by hand) is not done, so that no job's results are counted twice.
+func TestRecordOfAnotherJob(t *testing.T) {
+	s, err := study.Create(t.TempDir(), workSpec(nil), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Run(context.Background(), &study.Local{Workers: 1}); err != nil {
+		t.Fatal(err)
+	}
+	work := filepath.Join(s.Dir, "jobs", "work")
+	if err := os.RemoveAll(filepath.Join(work, "00001")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.CopyFS(filepath.Join(work, "00001"), os.DirFS(filepath.Join(work, "00000"))); err != nil {
+		t.Fatal(err)
+	}
+	reopened, _ := study.Open(s.Dir)
+	const reason = "record.json is the record of job 0 (work x=1)"
+	if reopened.Done(1) {
+		t.Error("the record of job 0 counts as job 1's")
+	}
+	if st := reopened.Status(); len(st.Invalid) != 1 || st.Invalid[0].Job.Index != 1 || !strings.Contains(st.Invalid[0].Reason, reason) {
+		t.Errorf("status %s, invalid %+v; want job 1 invalid: %s", st.Line(), st.Invalid, reason)
+	}
+	if _, err := reopened.Record(1); err == nil || !strings.Contains(err.Error(), reason) {
+		t.Errorf("Record(1) = %v, want %q", err, reason)
+	}
+}

@@ -186,7 +186,7 @@ func TestWaitFollowsSacct(t *testing.T) {
 		write("700_0|FAILED|2:0|None\n700_1|COMPLETED|0:0|None\n")
 		time.Sleep(200 * time.Millisecond)
 		os.MkdirAll(s.recordDir(1), 0o755)
-		data, err := encodeRecord(Record{Index: 1, Stage: "work"})
+		data, err := encodeRecord(Record{Index: 1, Stage: "work", Key: s.Jobs[1].Key, Seed: JobSeed("acct", "work", s.Jobs[1].Key)})
 		if err != nil {
 			t.Error(err)
 		}

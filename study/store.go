@@ -248,9 +248,9 @@ func (s *Study) LogPath(i int) string {
 	return filepath.Join(s.Dir, "logs", fmt.Sprintf("%05d.log", i))
 }
 
-// Done reports whether job i has a valid record: a record.json that parses and whose checksum
-// matches, in a directory that holds every file it lists. A job with an invalid record runs
-// again (Status says why).
+// Done reports whether job i has a valid record: a record.json that parses, whose checksum
+// matches and that names this job (index, stage, key and seed), in a directory that holds
+// every file it lists. A job with an invalid record runs again (Status says why).
 func (s *Study) Done(i int) bool {
 	return s.recordError(i) == nil
 }
@@ -284,7 +284,7 @@ func (s *Study) recordError(i int) error {
 	if err != nil {
 		return err
 	}
-	if err := r.checkFiles(s.recordDir(i)); err != nil {
+	if err := s.checkRecord(i, r); err != nil {
 		return err
 	}
 	s.verified.Store(i, stamp)
@@ -308,6 +308,20 @@ func parseRecord(data []byte) (*Record, error) {
 		return nil, fmt.Errorf("record.json does not match its checksum (corrupt or edited): SHA-256 %s, recorded %s", sum, r.Checksum)
 	}
 	return &r, nil
+}
+
+// checkRecord checks that r, read from the record directory of job i, is that job's record
+// (not one copied or moved there from another job or study) and that the directory holds the
+// files it lists.
+func (s *Study) checkRecord(i int, r *Record) error {
+	job := s.Jobs[i]
+	if r.Index != i || r.Stage != job.Stage || r.Key != job.Key {
+		return fmt.Errorf("record.json is the record of %s (copied or moved?)", label(r.Index, r.Stage, r.Key))
+	}
+	if want := JobSeed(s.Spec.Name, job.Stage, job.Key); r.Seed != want {
+		return fmt.Errorf("record.json has seed %d, expected %d: it is the record of another study's job (copied or moved?)", r.Seed, want)
+	}
+	return r.checkFiles(s.recordDir(i))
 }
 
 // checkFiles checks that the record directory dir holds every file the record lists: a
@@ -408,7 +422,7 @@ func (s *Study) Record(i int) (*Record, error) {
 	}
 	r, err := parseRecord(data)
 	if err == nil {
-		err = r.checkFiles(dir)
+		err = s.checkRecord(i, r)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("study: %s: %s: %w; run the study again to re-run the job", s.Jobs[i], dir, err)
