@@ -136,9 +136,9 @@ const thresholdTolerance = 1e-5
 // Load reads a certificate written by Save, with its estimator, and recomputes its conformal
 // thresholds from the saved calibration pairs: a file whose thresholds do not match (an
 // estimator that is not the one certified) is refused. So is a file with a verdict, level
-// status or claim that is not one of this package's values (Certified, NotCertified,
-// Inconclusive; LevelPass, LevelFail, LevelUndecided; ClaimMarginal, ClaimLocal or none): the
-// error names the field, its value and the known values.
+// status, claim or remedy that is not one of this package's values (Certified, NotCertified,
+// Inconclusive; LevelPass, LevelFail, LevelUndecided; ClaimMarginal, ClaimLocal or none; the
+// Remedy constants): the error names the field, its value and the known values.
 func Load(r io.Reader) (*Certificate, error) {
 	var f file
 	dec := json.NewDecoder(r)
@@ -202,11 +202,17 @@ var (
 	knownVerdicts = []Verdict{Certified, NotCertified, Inconclusive}
 	knownStatuses = []LevelStatus{LevelPass, LevelFail, LevelUndecided}
 	knownClaims   = []Claim{"", ClaimMarginal, ClaimLocal}
+	knownRemedies = []Remedy{RemedyMoreSimulations, RemedyRegularizer, RemedyConformal, RemedyScoreCalibration}
 )
 
-// checkKnown returns an error naming the first verdict, level status or claim of f that is not
-// one of the known values, or nil.
+// checkKnown returns an error naming the first verdict, level status, claim or remedy of f that
+// is not one of the known values, or nil.
 func (f *file) checkKnown() error {
+	for i, r := range f.Remedies {
+		if err := checkOneOf(fmt.Sprintf("remedies[%d]", i), r, knownRemedies); err != nil {
+			return err
+		}
+	}
 	if err := checkDecision("final", f.Final); err != nil {
 		return err
 	}
