@@ -205,7 +205,8 @@ type Step struct {
 //
 // It returns an error for bad input, a failed simulation run or training, or an interrupt
 // (the host's context; CertifyContext takes one). A certificate that is not Certified is not an
-// error.
+// error. An error after an estimator was trained is an *IncompleteError, which keeps the best
+// estimator trained so far.
 func Certify(prior dist.Distribution, simulator sbi.Simulator, observations *mat.Dense, cfg Config) (*Certificate, error) {
 	return CertifyContext(runenv.Context(), prior, simulator, observations, cfg)
 }
@@ -277,6 +278,34 @@ type run struct {
 	trainSet *sbi.Simulation // nil with Config.Trained; with the reserve once drawn
 	first    *sbi.Simulation // the first check set; nil without remedies
 	cert     *Certificate
+	kept     *candidate // the best estimator trained here so far, for IncompleteError; nil before
+}
+
+// IncompleteError is the error of Certify when the run stops (a failed simulation set, a
+// diagnosis or remedy that fails, an interrupt) after it trained an estimator: the estimator
+// is kept here, not certified, so that its training is not lost with the run. Save it, or give
+// it as Config.Trained to a new run to certify it. Err is the cause, which errors.Is and
+// errors.As see through. A run with Config.Trained returns the cause alone.
+type IncompleteError struct {
+	// Estimator is the best estimator trained so far (by its check set, where it had one).
+	Estimator sbi.Amortized
+	Steps     []Step // the steps finished before the error
+	Err       error
+}
+
+func (e *IncompleteError) Error() string {
+	return fmt.Sprintf("%v; the estimator trained before it (%v) is kept, not certified, in the error (certify.IncompleteError)", e.Err, e.Estimator)
+}
+
+func (e *IncompleteError) Unwrap() error { return e.Err }
+
+// incomplete is err with the estimator kept so far (an *IncompleteError), or err when none was
+// trained here.
+func (r *run) incomplete(err error) error {
+	if r.kept == nil || r.cfg.Trained != nil {
+		return err
+	}
+	return &IncompleteError{Estimator: r.kept.est, Steps: append([]Step(nil), r.cert.Steps...), Err: err}
 }
 
 func (c Config) withDefaults() Config {
@@ -734,8 +763,9 @@ func (r *run) certify() (*Certificate, error) {
 		Notes: append([]string(nil), r.notes...)}
 	best, err := r.initial()
 	if err != nil {
-		return nil, err
+		return nil, r.incomplete(err)
 	}
+	r.kept = best
 	for _, rem := range r.cfg.Remedies {
 		if rem == RemedyScoreCalibration {
 			continue // per observation, after the final test
@@ -753,18 +783,19 @@ func (r *run) certify() (*Certificate, error) {
 			next, err = r.conformalize(best)
 		}
 		if err != nil {
-			return nil, err
+			return nil, r.incomplete(err)
 		}
 		r.cert.Tried++
 		if next != nil && (next.decision == nil || best.decision == nil || next.worst() < best.worst()) {
 			best = next
+			r.kept = best
 		}
 	}
 	if err := r.final(best); err != nil {
-		return nil, err
+		return nil, r.incomplete(err)
 	}
 	if err := r.observations(); err != nil {
-		return nil, err
+		return nil, r.incomplete(err)
 	}
 	r.cert.Budget = r.plan
 	r.cert.Elapsed = time.Since(start)
@@ -784,9 +815,13 @@ func (r *run) initial() (*candidate, error) {
 		r.trainSet = s
 		est, err := r.train(r.cfg.New(), s, nil)
 		if err != nil {
+			if t, ok := est.(interface{ Trained() bool }); ok && t.Trained() {
+				r.kept = &candidate{name: c.name, est: est} // an interrupt keeps the best epoch
+			}
 			return nil, fmt.Errorf("certify: training the initial estimator: %w", err)
 		}
 		c.est = est
+		r.kept = c
 		step.Simulations = r.plan.Train
 		step.Note = fmt.Sprintf("trained %s on %d simulations", est, s.Theta.RawMatrix().Rows)
 	} else {
