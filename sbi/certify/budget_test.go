@@ -75,3 +75,92 @@ func TestPlanTooSmallBudget(t *testing.T) {
 		})
 	}
 }
+
+// TestPlanNotesShortTraining: a plan whose training share (first training and reserve) is
+// smaller than its final test set was accepted without a word, although the package plans
+// its optional sets only where the share stays at least the test set. Such plans are kept as
+// they are (a deliberate one, the evidence notebook's 1,024 training simulations judged on
+// 2,000 pairs, among them) and the plan now notes the shortfall with a budget whose training
+// share is at least its test set. Plans whose share holds the test set get no such note.
+func TestPlanNotesShortTraining(t *testing.T) {
+	holds := regexp.MustCompile(`; (\d+) simulations would give`)
+	cases := []struct {
+		name    string
+		cfg     Config
+		trained bool
+		nObs    int
+		dflt    bool
+		want    Budget // Train, More, Test, Check, CheckSets, Conformal: the plan, unchanged
+		short   string // start of the note; "" for none
+		// noBudget: no budget gives a large enough share (the default sizes grow with it)
+		noBudget bool
+	}{
+		{"defaults at 2,000 (persist_test)", Config{Simulations: 2000, TestSimulations: 500, CheckSimulations: 300}, false, 0, true,
+			Budget{Train: 200, More: 100, Test: 500, Check: 300, CheckSets: 3, Conformal: 300},
+			"training share of 300 simulations (first training 200, reserve 100) is smaller than the final test set of 500", false},
+		{"evidence notebook, full run", Config{Simulations: 1024 + 2*500 + 5*2000, TestSimulations: 2000, CheckSimulations: 500,
+			ConformalSimulations: 8000, MoreSimulations: -1, LocalSimulations: -1}, false, 0, true,
+			Budget{Train: 1024, Test: 2000, Check: 500, CheckSets: 2, Conformal: 8000},
+			"training set of 1024 simulations is smaller than the final test set of 2000", false},
+		{"score calibration listed", Config{Simulations: 10000, Remedies: DefaultRemedies()}, false, 1, false,
+			Budget{Train: 1267, More: 633, Test: 2000, Check: 1000, CheckSets: 3, Conformal: 1000},
+			"training share of 1900 simulations (first training 1267, reserve 633) is smaller than the final test set of 2000", true},
+		{"defaults", Config{}, false, 0, true,
+			Budget{Train: 1334, More: 666, Test: 2000, Check: 1000, CheckSets: 3, Conformal: 3000}, "", false},
+		{"tc_slcp spec", Config{Simulations: 7024, TestSimulations: 1000, CheckSimulations: 500, ConformalSimulations: 4000, MoreSimulations: -1}, false, 0, true,
+			Budget{Train: 1024, Test: 1000, Check: 500, CheckSets: 2, Conformal: 4000}, "", false},
+		{"given estimator", Config{Simulations: 1500, TestSimulations: 1000, CheckSimulations: 400, Remedies: NoRemedies()}, true, 1, false,
+			Budget{Test: 1000, Check: 400}, "", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := c.cfg.withDefaults()
+			b, notes, err := plan(cfg, c.trained, c.nObs, c.dflt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := Budget{Train: b.Train, More: b.More, Test: b.Test, Check: b.Check, CheckSets: b.CheckSets, Conformal: b.Conformal}
+			if got != c.want {
+				t.Errorf("plan %s, want the sets %+v", b, c.want)
+			}
+			var note string
+			for _, n := range notes {
+				if strings.Contains(n, "smaller than the final test set") {
+					note = n
+				}
+			}
+			if c.short == "" {
+				if note != "" {
+					t.Errorf("note %q for a training share of %d beside a test set of %d", note, b.Train+b.More, b.Test)
+				}
+				return
+			}
+			t.Log(note)
+			if !strings.HasPrefix(note, c.short) {
+				t.Fatalf("notes %q, want one starting %q", notes, c.short)
+			}
+			m := holds.FindStringSubmatch(note)
+			if m == nil {
+				if !c.noBudget {
+					t.Fatalf("note %q names no budget", note)
+				}
+				if !strings.Contains(note, "grow with Simulations; set TestSimulations and CheckSimulations") {
+					t.Errorf("note %q names no budget and does not say which sizes to set", note)
+				}
+				return
+			}
+			if c.noBudget {
+				t.Errorf("note %q names a budget where none should hold the settings", note)
+			}
+			n, _ := strconv.Atoi(m[1])
+			cfg.Simulations = n
+			b2, _, err := plan(cfg, c.trained, c.nObs, c.dflt)
+			if err != nil {
+				t.Fatalf("the budget %d named by the note does not hold the settings: %v", n, err)
+			}
+			if b2.Train+b2.More < b2.Test {
+				t.Errorf("the budget %d named by the note gives %s: training share %d, still below the test set", n, b2, b2.Train+b2.More)
+			}
+		})
+	}
+}

@@ -45,7 +45,7 @@ type Certificate struct {
 	// observations.
 	Tried        int
 	Observations []ObservationCheck // one per observation given, in order
-	Notes        []string           // what the budget left out, and why
+	Notes        []string           // what the budget left out or warns of, and why
 
 	Budget   Budget
 	Seed     uint64

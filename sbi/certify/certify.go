@@ -92,7 +92,10 @@ type Config struct {
 	// set (TestSimulations) used once, for the verdict. The training set gets what is left.
 	// Sets a run does not need are not simulated. A budget that leaves fewer than 100
 	// training simulations (or, for a given estimator, too few for the sets) is an error
-	// before anything runs, naming a budget that holds the sets.
+	// before anything runs, naming a budget that holds the sets. A plan whose training share
+	// (first training and reserve) is smaller than the final test set is kept, as a claim
+	// about an estimator trained on few simulations may mean it, and the certificate notes
+	// it with a budget whose training share is at least the test set.
 	Simulations int
 	// TestSimulations is the size of the final test set; 0 means a fifth of Simulations, at
 	// least 500 (or what the budget allows).
@@ -202,7 +205,8 @@ type Step struct {
 //
 // It returns an error for bad input, a failed simulation run or training, or an interrupt
 // (the host's context; CertifyContext takes one). A certificate that is not Certified is not an
-// error.
+// error. An error after an estimator was trained is an *IncompleteError, which keeps the best
+// estimator trained so far.
 func Certify(prior dist.Distribution, simulator sbi.Simulator, observations *mat.Dense, cfg Config) (*Certificate, error) {
 	return CertifyContext(runenv.Context(), prior, simulator, observations, cfg)
 }
@@ -274,6 +278,34 @@ type run struct {
 	trainSet *sbi.Simulation // nil with Config.Trained; with the reserve once drawn
 	first    *sbi.Simulation // the first check set; nil without remedies
 	cert     *Certificate
+	kept     *candidate // the best estimator trained here so far, for IncompleteError; nil before
+}
+
+// IncompleteError is the error of Certify when the run stops (a failed simulation set, a
+// diagnosis or remedy that fails, an interrupt) after it trained an estimator: the estimator
+// is kept here, not certified, so that its training is not lost with the run. Save it, or give
+// it as Config.Trained to a new run to certify it. Err is the cause, which errors.Is and
+// errors.As see through. A run with Config.Trained returns the cause alone.
+type IncompleteError struct {
+	// Estimator is the best estimator trained so far (by its check set, where it had one).
+	Estimator sbi.Amortized
+	Steps     []Step // the steps finished before the error
+	Err       error
+}
+
+func (e *IncompleteError) Error() string {
+	return fmt.Sprintf("%v; the estimator trained before it (%v) is kept, not certified, in the error (certify.IncompleteError)", e.Err, e.Estimator)
+}
+
+func (e *IncompleteError) Unwrap() error { return e.Err }
+
+// incomplete is err with the estimator kept so far (an *IncompleteError), or err when none was
+// trained here.
+func (r *run) incomplete(err error) error {
+	if r.kept == nil || r.cfg.Trained != nil {
+		return err
+	}
+	return &IncompleteError{Estimator: r.kept.est, Steps: append([]Step(nil), r.cert.Steps...), Err: err}
 }
 
 func (c Config) withDefaults() Config {
@@ -353,14 +385,20 @@ func hasRemedy(rs []Remedy, r Remedy) bool {
 
 // plan splits the budget. nObs is the number of observations; defaults says whether the
 // remedies are the default ones (whose score-calibration reserve is dropped, with a note,
-// where the budget does not afford it). It returns the notes of what it left out, and for a
-// budget too small for the settings an error naming a budget that holds them.
+// where the budget does not afford it). It returns the notes of what it left out or warns of,
+// and for a budget too small for the settings an error naming a budget that holds them.
 func plan(cfg Config, trained bool, nObs int, defaults bool) (Budget, []string, error) {
 	b, notes, err := split(cfg, trained, nObs, defaults)
 	if errors.Is(err, errBudgetShort) {
-		err = budgetShortError(cfg, trained, nObs, defaults)
+		return b, nil, budgetShortError(cfg, trained, nObs, defaults)
 	}
-	return b, notes, err
+	if err != nil {
+		return b, nil, err
+	}
+	if !trained && b.Train+b.More < b.Test {
+		notes = append(notes, shortTrainingNote(cfg, b, nObs, defaults))
+	}
+	return b, notes, nil
 }
 
 // errBudgetShort is split's error for a budget too small for the sets it must hold.
@@ -369,39 +407,67 @@ var errBudgetShort = errors.New("certify: the budget is too small")
 // maxSuggestedBudget is the largest budget budgetShortError looks at.
 const maxSuggestedBudget = math.MaxInt32
 
-// budgetShortError is the error for a budget of cfg.Simulations too small for the settings:
-// it names a budget that holds them (found by doubling, then bisection) with the sets at that
-// budget, or says that none up to maxSuggestedBudget does (the default sizes of the sets grow
-// with the budget).
-func budgetShortError(cfg Config, trained bool, nObs int, defaults bool) error {
+// smallestBudget searches, from cfg.Simulations up to maxSuggestedBudget (by doubling, then
+// bisection), for a budget larger than cfg.Simulations that split fits and ok accepts, and
+// returns it with its sets; false when none up to maxSuggestedBudget does.
+func smallestBudget(cfg Config, trained bool, nObs int, defaults bool, ok func(Budget) bool) (int, Budget, bool) {
 	at := func(n int) (Budget, bool) {
 		c := cfg
 		c.Simulations = n
 		b, _, err := split(c, trained, nObs, defaults)
-		return b, err == nil
+		return b, err == nil && ok(b)
 	}
 	lo, hi := cfg.Simulations, min(max(2*cfg.Simulations, 128), maxSuggestedBudget)
 	for {
-		if _, ok := at(hi); ok && hi > lo {
+		if _, fits := at(hi); fits && hi > lo {
 			break
 		}
 		if hi == maxSuggestedBudget {
-			return fmt.Errorf("certify: a budget of %d simulations is too small for these settings, and no budget up to %d holds them: the sets left at their default sizes grow with Simulations; set TestSimulations, CheckSimulations and ScoreCalibrationTests, or give fewer observations",
-				cfg.Simulations, maxSuggestedBudget)
+			return 0, Budget{}, false
 		}
 		lo, hi = hi, min(2*hi, maxSuggestedBudget)
 	}
 	for hi-lo > 1 {
 		mid := lo + (hi-lo)/2
-		if _, ok := at(mid); ok {
+		if _, fits := at(mid); fits {
 			hi = mid
 		} else {
 			lo = mid
 		}
 	}
 	b, _ := at(hi)
+	return hi, b, true
+}
+
+// budgetShortError is the error for a budget of cfg.Simulations too small for the settings:
+// it names a budget that holds them with the sets at that budget, or says that none up to
+// maxSuggestedBudget does (the default sizes of the sets grow with the budget).
+func budgetShortError(cfg Config, trained bool, nObs int, defaults bool) error {
+	n, b, found := smallestBudget(cfg, trained, nObs, defaults, func(Budget) bool { return true })
+	if !found {
+		return fmt.Errorf("certify: a budget of %d simulations is too small for these settings, and no budget up to %d holds them: the sets left at their default sizes grow with Simulations; set TestSimulations, CheckSimulations and ScoreCalibrationTests, or give fewer observations",
+			cfg.Simulations, maxSuggestedBudget)
+	}
 	return fmt.Errorf("certify: a budget of %d simulations is too small for these settings; %d simulations would hold them (%s); raise Simulations or lower TestSimulations/CheckSimulations/ConformalSimulations",
-		cfg.Simulations, hi, b.sets(trained))
+		cfg.Simulations, n, b.sets(trained))
+}
+
+// shortTrainingNote is the note of a plan b whose training share (first training and reserve)
+// is smaller than its final test set: the plan holds (a claim about an estimator trained on
+// few simulations may mean it), and the note names a budget whose share is at least the test
+// set.
+func shortTrainingNote(cfg Config, b Budget, nObs int, defaults bool) string {
+	what := fmt.Sprintf("training set of %d simulations", b.Train)
+	if b.More > 0 {
+		what = fmt.Sprintf("training share of %d simulations (first training %d, reserve %d)", b.Train+b.More, b.Train, b.More)
+	}
+	n, at, found := smallestBudget(cfg, false, nObs, defaults, func(b Budget) bool { return b.Train+b.More >= b.Test })
+	if !found {
+		return fmt.Sprintf("%s is smaller than the final test set of %d, and no budget up to %d makes it as large: the sets left at their default sizes grow with Simulations; set TestSimulations and CheckSimulations if the estimator should train on more simulations than test it",
+			what, b.Test, maxSuggestedBudget)
+	}
+	return fmt.Sprintf("%s is smaller than the final test set of %d; %d simulations would give it at least the test set's size (%s); raise Simulations or lower TestSimulations/CheckSimulations/ConformalSimulations if the estimator should train on more simulations than test it",
+		what, b.Test, n, at.sets(false))
 }
 
 // sets lists the sets of a budget that fits, for budgetShortError.
@@ -697,8 +763,9 @@ func (r *run) certify() (*Certificate, error) {
 		Notes: append([]string(nil), r.notes...)}
 	best, err := r.initial()
 	if err != nil {
-		return nil, err
+		return nil, r.incomplete(err)
 	}
+	r.kept = best
 	for _, rem := range r.cfg.Remedies {
 		if rem == RemedyScoreCalibration {
 			continue // per observation, after the final test
@@ -716,18 +783,19 @@ func (r *run) certify() (*Certificate, error) {
 			next, err = r.conformalize(best)
 		}
 		if err != nil {
-			return nil, err
+			return nil, r.incomplete(err)
 		}
 		r.cert.Tried++
 		if next != nil && (next.decision == nil || best.decision == nil || next.worst() < best.worst()) {
 			best = next
+			r.kept = best
 		}
 	}
 	if err := r.final(best); err != nil {
-		return nil, err
+		return nil, r.incomplete(err)
 	}
 	if err := r.observations(); err != nil {
-		return nil, err
+		return nil, r.incomplete(err)
 	}
 	r.cert.Budget = r.plan
 	r.cert.Elapsed = time.Since(start)
@@ -747,9 +815,13 @@ func (r *run) initial() (*candidate, error) {
 		r.trainSet = s
 		est, err := r.train(r.cfg.New(), s, nil)
 		if err != nil {
+			if t, ok := est.(interface{ Trained() bool }); ok && t.Trained() {
+				r.kept = &candidate{name: c.name, est: est} // an interrupt keeps the best epoch
+			}
 			return nil, fmt.Errorf("certify: training the initial estimator: %w", err)
 		}
 		c.est = est
+		r.kept = c
 		step.Simulations = r.plan.Train
 		step.Note = fmt.Sprintf("trained %s on %d simulations", est, s.Theta.RawMatrix().Rows)
 	} else {

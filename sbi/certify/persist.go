@@ -136,9 +136,16 @@ const thresholdTolerance = 1e-5
 // Load reads a certificate written by Save, with its estimator, and recomputes its conformal
 // thresholds from the saved calibration pairs: a file whose thresholds do not match (an
 // estimator that is not the one certified) is refused. So is a file with a verdict, level
-// status or claim that is not one of this package's values (Certified, NotCertified,
-// Inconclusive; LevelPass, LevelFail, LevelUndecided; ClaimMarginal, ClaimLocal or none): the
-// error names the field, its value and the known values.
+// status, claim or remedy that is not one of this package's values (Certified, NotCertified,
+// Inconclusive; LevelPass, LevelFail, LevelUndecided; ClaimMarginal, ClaimLocal or none; the
+// Remedy constants): the error names the field, its value and the known values. Every
+// decision in the file (the final verdict, the steps', the score calibrations') is recomputed
+// from its counts against the certificate's target: a file whose verdict, level status,
+// interval or coverage does not follow from its counts, or whose coverage results disagree
+// with their decisions, is refused, and the reasons shown are those of the counts. So is an
+// observation certified without the evidence behind it (a certified final verdict with a
+// misspecification check that admitted it, or a certified score calibration; in either case
+// no local test that rejects).
 func Load(r io.Reader) (*Certificate, error) {
 	var f file
 	dec := json.NewDecoder(r)
@@ -155,6 +162,9 @@ func Load(r io.Reader) (*Certificate, error) {
 		return nil, errors.New("certify: the certificate file has no final verdict")
 	}
 	if err := f.checkKnown(); err != nil {
+		return nil, err
+	}
+	if err := f.checkNumbers(); err != nil {
 		return nil, err
 	}
 	est, err := sbi.Load(bytes.NewReader(f.Estimator))
@@ -202,11 +212,17 @@ var (
 	knownVerdicts = []Verdict{Certified, NotCertified, Inconclusive}
 	knownStatuses = []LevelStatus{LevelPass, LevelFail, LevelUndecided}
 	knownClaims   = []Claim{"", ClaimMarginal, ClaimLocal}
+	knownRemedies = []Remedy{RemedyMoreSimulations, RemedyRegularizer, RemedyConformal, RemedyScoreCalibration}
 )
 
-// checkKnown returns an error naming the first verdict, level status or claim of f that is not
-// one of the known values, or nil.
+// checkKnown returns an error naming the first verdict, level status, claim or remedy of f that
+// is not one of the known values, or nil.
 func (f *file) checkKnown() error {
+	for i, r := range f.Remedies {
+		if err := checkOneOf(fmt.Sprintf("remedies[%d]", i), r, knownRemedies); err != nil {
+			return err
+		}
+	}
 	if err := checkDecision("final", f.Final); err != nil {
 		return err
 	}

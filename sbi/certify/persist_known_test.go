@@ -10,7 +10,7 @@ import (
 )
 
 // TestLoadRefusesUnknownVerdicts: a certificate file whose verdict, level status, observation
-// verdict or claim is not one this build knows is refused with an error naming the field, the
+// verdict, claim or remedy is not one this build knows is refused with an error naming the field, the
 // value and the known values. Before the fix Load accepted them and the certificate showed an
 // unknown verdict as "Inconclusive" without a word.
 func TestLoadRefusesUnknownVerdicts(t *testing.T) {
@@ -39,6 +39,8 @@ func TestLoadRefusesUnknownVerdicts(t *testing.T) {
 		{"observation claim", func(f map[string]any) {
 			f["observations"].([]any)[0].(map[string]any)["Claim"] = "global"
 		}, []string{"observations[0].Claim", `"global"`, `"marginal"`, `"local (score-calibrated)"`}},
+		{"remedy", func(f map[string]any) { f["remedies"] = []any{"conformal regions", "more coffee"} },
+			[]string{"remedies[1]", `"more coffee"`, `"more simulations"`, `"coverage regularizer"`, `"conformal regions"`, `"score calibration"`}},
 		{"score calibration without its test", func(f map[string]any) {
 			f["observations"].([]any)[0].(map[string]any)["ScoreCal"] = map[string]any{"Datasets": 10,
 				"Map": map[string]any{"Dim": 2, "L": []float64{1, 0, 0, 1}, "B": []float64{0, 0}}}

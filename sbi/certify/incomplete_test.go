@@ -1,0 +1,79 @@
+package certify
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/gosbi/gosbi/sbi"
+)
+
+// failingAfter simulates like gaussSimulator for its first n rows and gives NaN for every row
+// after them, so that the sets drawn after the training set all fail.
+type failingAfter struct {
+	n    int64
+	done *atomic.Int64
+}
+
+func (failingAfter) DataDim() int { return 1 }
+
+func (s failingAfter) SimulateBatch(rng *rand.Rand, theta, x *mat.Dense) {
+	rows, _ := theta.Dims()
+	if s.done.Add(int64(rows))-int64(rows) >= s.n {
+		for i := range rows {
+			x.Set(i, 0, math.NaN())
+		}
+		return
+	}
+	gaussSimulator{}.SimulateBatch(rng, theta, x)
+}
+
+// TestLateErrorKeepsTheEstimator: an error after the estimator was trained (here every
+// simulation of the check or final test set fails) returned only the error, and the trained
+// estimator was lost with it. The error is now an *IncompleteError holding the estimator,
+// trained and not certified, and the steps done; it wraps the cause.
+func TestLateErrorKeepsTheEstimator(t *testing.T) {
+	prior := gaussPrior()
+	for _, c := range []struct {
+		name     string
+		remedies []Remedy
+		steps    int // steps finished before the error
+	}{
+		{"final test set fails", NoRemedies(), 1},
+		{"check set fails", []Remedy{RemedyConformal}, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sim := failingAfter{n: 1300, done: new(atomic.Int64)}
+			if c.steps == 0 {
+				sim.n = 1100 // the training set of the plan with a check set and a conformal set
+			}
+			_, err := Certify(prior, sim, nil, Config{Simulations: 1400, TestSimulations: 100, CheckSimulations: 100,
+				New: func() sbi.Estimator {
+					return sbi.NewNPE(prior, sbi.NPEConfig{Transforms: 1, Hidden: 8})
+				},
+				Train: sbi.TrainConfig{Epochs: 2}, Remedies: c.remedies, ConformalSimulations: 100, Samples: 20, SBCSamples: -1, Seed: 1})
+			if err == nil {
+				t.Fatal("no error, want the failed simulations' (the test's premise)")
+			}
+			var inc *IncompleteError
+			if !errors.As(err, &inc) {
+				t.Fatalf("error %v (%T) does not hold the trained estimator", err, err)
+			}
+			if !errors.Is(err, sbi.ErrNonFinite) || !strings.Contains(err.Error(), "kept") {
+				t.Errorf("error %q, want it to wrap the cause (sbi.ErrNonFinite) and say the estimator is kept", err)
+			}
+			est, ok := inc.Estimator.(interface{ Trained() bool })
+			if !ok || !est.Trained() {
+				t.Fatalf("kept estimator %v, want the trained NPE", inc.Estimator)
+			}
+			if len(inc.Steps) != c.steps {
+				t.Errorf("%d steps kept, want %d: %+v", len(inc.Steps), c.steps, inc.Steps)
+			}
+		})
+	}
+}
