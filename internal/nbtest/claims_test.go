@@ -1,0 +1,57 @@
+package nbtest_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gosbi/gosbi/internal/nbtest"
+)
+
+// uncheckedClaims are sentences that the repository's notebooks once stated (in their prose or
+// in a sentence their code printed whatever the numbers) although no run checked them. A verdict
+// is a claim: each one was rewritten to say what the run shows, or to be chosen by the numbers
+// it describes, and must not come back in the notebook or in any of its saved runs.
+var uncheckedClaims = []struct {
+	files  []string // a notebook and its saved runs
+	phrase string   // the unchecked sentence, or the code that printed it unconditionally
+	why    string
+}{
+	{
+		[]string{"tutorials/01-quickstart.ipynb", "tutorials/results/01-quickstart-full.ipynb"},
+		"reads a little closer to 0.5",
+		"no run compares the capped quick-mode C2ST with sbibm's setting on the same draws",
+	},
+	{
+		[]string{"tutorials/01-quickstart.ipynb", "tutorials/results/01-quickstart-full.ipynb"},
+		"reads closer to 0.5",
+		"no run compares the capped quick-mode C2ST with sbibm's setting on the same draws",
+	},
+	{
+		[]string{"tutorials/01-quickstart.ipynb", "tutorials/results/01-quickstart-full.ipynb"},
+		"That is not always so.",
+		"it follows the run's verdict, which may itself be 'do not trust them'",
+	},
+	{
+		[]string{"tutorials/05-sequential.ipynb"},
+		"reads a little closer to 0.5",
+		"no run compares the capped quick-mode C2ST with sbibm's setting on the same draws",
+	},
+}
+
+// TestNotebookClaims fails when the cells (prose and code, not the recorded outputs) of a
+// notebook or of one of its saved runs state a claim of uncheckedClaims again.
+func TestNotebookClaims(t *testing.T) {
+	for _, c := range uncheckedClaims {
+		for _, f := range c.files {
+			nb, err := nbtest.ReadNotebook("../../" + f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, cell := range nb.Cells {
+				if strings.Contains(cell.Source, c.phrase) {
+					t.Errorf("%s, cell %d states %q again: %s", f, i+1, c.phrase, c.why)
+				}
+			}
+		}
+	}
+}
