@@ -46,6 +46,16 @@ var uncheckedClaims = []struct {
 		`"With %d simulations per estimator and %s, learning the summary from the raw series pays on both tasks: "`,
 		"printed that the learned summaries pay on both tasks without looking at the differences it reports",
 	},
+	{
+		[]string{"notebooks/kccsd.ipynb", "notebooks/results/kccsd-full.ipynb"},
+		"On QGM the two tests have comparable power, as in the paper.",
+		"quick mode's rates at n = 64 differ by 0.25 and are not compared; the full run's numbers are named",
+	},
+	{
+		[]string{"notebooks/kccsd.ipynb", "notebooks/results/kccsd-full.ipynb"},
+		"both tests keep its level in the table of this run",
+		"what the run checks is the binomial bound of the level (quick mode: 3 of 20 at n = 256)",
+	},
 }
 
 // TestNotebookClaims fails when the cells (prose and code, not the recorded outputs) of a
