@@ -12,7 +12,8 @@
 // rounding) float32, which NumPy reads with np.load.
 //
 // A .npz file is a zip archive of .npy files, one per array, named NAME.npy (np.savez stores
-// them, np.savez_compressed deflates them); both kinds are read, and NPZWriter writes either.
+// them, np.savez_compressed deflates them); both kinds are read, each member checked against
+// its zip checksum (a member damaged on disk is an error), and NPZWriter writes either.
 //
 // Limits: a header is at most 1 MiB, an array at most 2³¹ values and at least one. The
 // writers hold to the same limits, so that what they write reads back: they return an error

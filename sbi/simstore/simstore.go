@@ -13,8 +13,10 @@
 // once, in batches, in an order fixed by a seed. It visits the chunks in a seeded order and
 // keeps a shuffle pool of at least Window rows, drawn from several chunks and shuffled
 // together, from which batches are taken; memory stays bounded by the pool (Window rows plus
-// the largest chunk, plus one batch), whatever the number of simulations and chunks. Split divides a store into
-// training and validation parts by whole chunks.
+// the largest chunk, plus one batch), whatever the number of simulations and chunks. A chunk
+// found damaged as a pass reads it (its data do not match their zip checksum, or end short)
+// ends the pass with an error naming the chunk, rather than being skipped or read as it is.
+// Split divides a store into training and validation parts by whole chunks.
 package simstore
 
 import (
@@ -562,6 +564,11 @@ func (it *iter) load(c chunk) error {
 		}
 		if err == nil {
 			err = npy.ReadValues(it.readBuf, h, it.pool[a][it.poolRows*w:need])
+		}
+		if err == nil { // the zip reader compares the member with its checksum at its end only
+			if _, err = io.Copy(io.Discard, it.readBuf); err != nil {
+				err = fmt.Errorf("%s: %w: the chunk is damaged, move it out of the store", name, err)
+			}
 		}
 		f.Close()
 		if err != nil {

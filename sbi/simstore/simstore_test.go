@@ -568,3 +568,44 @@ func TestBatchLargerThanStore(t *testing.T) {
 		it.Close()
 	}
 }
+
+// TestChunkDamagedAfterListing checks that a chunk whose data no longer match their zip
+// checksum (a bit flipped on disk after it was written) fails the pass that reads it, with an
+// error naming the chunk, instead of training on the damaged values; θ and x alike.
+func TestChunkDamagedAfterListing(t *testing.T) {
+	theta, x := pairs(0, 5)
+	var th, xx bytes.Buffer
+	npy.Write(&th, theta)
+	npy.Write(&xx, x)
+	for _, c := range []struct {
+		name           string
+		badTheta, badX bool
+	}{
+		{"θ damaged", true, false},
+		{"x damaged", false, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			s, err := Create(dir, 2, 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Append(pairs(5, 5)); err != nil {
+				t.Fatal(err)
+			}
+			npytest.WriteZip(t, filepath.Join(dir, "chunks", "flipped.npz"),
+				npytest.Member{Name: "theta.npy", Method: zip.Store, Data: th.Bytes(), WrongCRC: c.badTheta},
+				npytest.Member{Name: "x.npy", Method: zip.Store, Data: xx.Bytes(), WrongCRC: c.badX})
+			if err := s.Refresh(); err != nil {
+				t.Fatal(err)
+			}
+			it := s.Batches(3, 1)
+			defer it.Close()
+			for it.Next() {
+			}
+			if err := it.Err(); err == nil || !strings.Contains(err.Error(), "flipped.npz") || !strings.Contains(err.Error(), "checksum") {
+				t.Errorf("a pass over a damaged chunk ends with %v, want an error naming flipped.npz and its checksum", err)
+			}
+		})
+	}
+}
