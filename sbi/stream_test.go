@@ -6,28 +6,39 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/gosbi/gosbi/sbi/dist"
+	"github.com/gosbi/gosbi/sbi/npy"
 	"github.com/gosbi/gosbi/sbi/simstore"
 	"gonum.org/v1/gonum/mat"
 )
 
-// storeOf writes theta and x to a new store in chunks of chunk rows.
+// storeOf writes theta and x to a new store in chunks of chunk rows. The chunks are named
+// c000.npz, c001.npz, … (as a store's chunks may be named: Append's names hold the time and
+// random bits), so that a Split of the store, which draws each chunk's part from its name, is
+// the same in every run.
 func storeOf(t *testing.T, theta, x *mat.Dense, chunk int) *simstore.Store {
 	t.Helper()
 	n, pt := theta.Dims()
 	_, dx := x.Dims()
-	s, err := simstore.Create(t.TempDir(), pt, dx)
-	if err != nil {
+	dir := t.TempDir()
+	if _, err := simstore.Create(dir, pt, dx); err != nil {
 		t.Fatal(err)
 	}
 	for lo := 0; lo < n; lo += chunk {
 		hi := min(n, lo+chunk)
-		if err := s.Append(theta.Slice(lo, hi, 0, pt).(*mat.Dense), x.Slice(lo, hi, 0, dx).(*mat.Dense)); err != nil {
+		arrays := []mat.Matrix{theta.Slice(lo, hi, 0, pt), x.Slice(lo, hi, 0, dx)}
+		path := filepath.Join(dir, "chunks", fmt.Sprintf("c%03d.npz", lo/chunk))
+		if err := npy.WriteNPZFile(path, []string{"theta", "x"}, arrays, false); err != nil {
 			t.Fatal(err)
 		}
+	}
+	s, err := simstore.Open(dir)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return s
 }
