@@ -283,3 +283,35 @@ func TestTrainStreamValidationNonFinite(t *testing.T) {
 		t.Errorf("log-density %v after the refused training, %v before", after[0], before[0])
 	}
 }
+
+// TestTrainStreamEmptyValidation checks that a validation source holding no pairs (a store
+// opened before its jobs appended) is refused, as TrainStream's doc says of a validation
+// source without a finite pair, instead of training without validation without a word.
+func TestTrainStreamEmptyValidation(t *testing.T) {
+	rng := rand.New(rand.NewPCG(25, 26))
+	prior, theta, x := gaussianPairs(rng, 100)
+	train := storeOf(t, theta, x, 50)
+	for _, c := range []struct {
+		name  string
+		train func(val simstore.Source) error
+	}{
+		{"NPE", func(val simstore.Source) error {
+			_, err := NewNPE(prior, NPEConfig{Hidden: 8, Transforms: 1}).TrainStream(train, val, TrainConfig{Epochs: 1, Seed: 1})
+			return err
+		}},
+		{"NRE", func(val simstore.Source) error {
+			_, err := NewNRE(prior, NREConfig{Hidden: []int{8}}).TrainStream(train, val, TrainConfig{Epochs: 1, Seed: 1})
+			return err
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			empty, err := simstore.Create(t.TempDir(), 2, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := c.train(empty); err == nil || !strings.Contains(err.Error(), "validation source holds no pairs") {
+				t.Errorf("an empty validation source: %v, want an error saying it holds no pairs", err)
+			}
+		})
+	}
+}
