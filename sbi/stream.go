@@ -28,10 +28,10 @@ import (
 // scored once per epoch for early stopping and the choice of the best epoch; with val nil
 // there is no validation (cfg.ValidationFraction is not used: split the store instead).
 // Pairs holding NaN or ±Inf, in train or in val, are dropped, counted (TrainResult.Dropped)
-// and warned about, or refused, as by Train; a val without a finite pair is refused;
-// each epoch visits the training pairs in an order drawn from cfg.Seed. An interrupt keeps
-// the best epoch, as in Train; TrainStreamContext takes the context instead of the host's, and
-// MustTrainStream is the form for cells. The estimator keeps no reservoir of training
+// and warned about, or refused, as by Train; a val without a finite pair (or without pairs)
+// is refused; each epoch visits the training pairs in an order drawn from cfg.Seed. An
+// interrupt keeps the best epoch, as in Train; TrainStreamContext takes the context instead of
+// the host's, and MustTrainStream is the form for cells. The estimator keeps no reservoir of training
 // summaries afterwards: CheckObservation returns an error, and diag.Misspecification tests an
 // observation against simulations of the store.
 func (e *NPE) TrainStream(train, val simstore.Source, cfg TrainConfig) (*TrainResult, error) {
@@ -91,7 +91,7 @@ func (c *estimator) trainStream(ctx context.Context, m network, train, val simst
 		return nil, fmt.Errorf("train %s: x has %d columns, the estimator was trained on %d (Resume keeps the network)", c.label, dx, c.xDim)
 	}
 	if val != nil && val.Len() == 0 {
-		val = nil
+		return nil, fmt.Errorf("train %s: the validation source holds no pairs, expected at least one: give nil for no validation, or Refresh a store that its jobs appended to after it was opened", c.label)
 	}
 	zt, zx, usable, dropped, err := streamZScore(train, cfg.BatchSize, m.embedding())
 	if err != nil {

@@ -6,28 +6,39 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/gosbi/gosbi/sbi/dist"
+	"github.com/gosbi/gosbi/sbi/npy"
 	"github.com/gosbi/gosbi/sbi/simstore"
 	"gonum.org/v1/gonum/mat"
 )
 
-// storeOf writes theta and x to a new store in chunks of chunk rows.
+// storeOf writes theta and x to a new store in chunks of chunk rows. The chunks are named
+// c000.npz, c001.npz, … (as a store's chunks may be named: Append's names hold the time and
+// random bits), so that a Split of the store, which draws each chunk's part from its name, is
+// the same in every run.
 func storeOf(t *testing.T, theta, x *mat.Dense, chunk int) *simstore.Store {
 	t.Helper()
 	n, pt := theta.Dims()
 	_, dx := x.Dims()
-	s, err := simstore.Create(t.TempDir(), pt, dx)
-	if err != nil {
+	dir := t.TempDir()
+	if _, err := simstore.Create(dir, pt, dx); err != nil {
 		t.Fatal(err)
 	}
 	for lo := 0; lo < n; lo += chunk {
 		hi := min(n, lo+chunk)
-		if err := s.Append(theta.Slice(lo, hi, 0, pt).(*mat.Dense), x.Slice(lo, hi, 0, dx).(*mat.Dense)); err != nil {
+		arrays := []mat.Matrix{theta.Slice(lo, hi, 0, pt), x.Slice(lo, hi, 0, dx)}
+		path := filepath.Join(dir, "chunks", fmt.Sprintf("c%03d.npz", lo/chunk))
+		if err := npy.WriteNPZFile(path, []string{"theta", "x"}, arrays, false); err != nil {
 			t.Fatal(err)
 		}
+	}
+	s, err := simstore.Open(dir)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return s
 }
@@ -270,5 +281,37 @@ func TestTrainStreamValidationNonFinite(t *testing.T) {
 	}
 	if after := e.LogProbPairs(probe, probe); after[0] != before[0] {
 		t.Errorf("log-density %v after the refused training, %v before", after[0], before[0])
+	}
+}
+
+// TestTrainStreamEmptyValidation checks that a validation source holding no pairs (a store
+// opened before its jobs appended) is refused, as TrainStream's doc says of a validation
+// source without a finite pair, instead of training without validation without a word.
+func TestTrainStreamEmptyValidation(t *testing.T) {
+	rng := rand.New(rand.NewPCG(25, 26))
+	prior, theta, x := gaussianPairs(rng, 100)
+	train := storeOf(t, theta, x, 50)
+	for _, c := range []struct {
+		name  string
+		train func(val simstore.Source) error
+	}{
+		{"NPE", func(val simstore.Source) error {
+			_, err := NewNPE(prior, NPEConfig{Hidden: 8, Transforms: 1}).TrainStream(train, val, TrainConfig{Epochs: 1, Seed: 1})
+			return err
+		}},
+		{"NRE", func(val simstore.Source) error {
+			_, err := NewNRE(prior, NREConfig{Hidden: []int{8}}).TrainStream(train, val, TrainConfig{Epochs: 1, Seed: 1})
+			return err
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			empty, err := simstore.Create(t.TempDir(), 2, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := c.train(empty); err == nil || !strings.Contains(err.Error(), "validation source holds no pairs") {
+				t.Errorf("an empty validation source: %v, want an error saying it holds no pairs", err)
+			}
+		})
 	}
 }

@@ -8,11 +8,13 @@
 // little- or big-endian byte order, in C or Fortran order, of 0, 1 or 2 dimensions, into a
 // *mat.Dense: a 1-D array of n values becomes an n×1 column (one value per row, as a batch
 // of one-dimensional θ is stored), a 0-D array a 1×1 matrix; ReadVector returns a 1-D array
-// as a slice. It writes version 1.0 files in C order, float64 or (with the Float32 writers,
-// rounding) float32, which NumPy reads with np.load.
+// as a slice. It writes version 1.0 files in C order, float64 or (with WriteFloat32,
+// rounding, and refusing a finite value beyond float32's range) float32, which NumPy reads
+// with np.load.
 //
 // A .npz file is a zip archive of .npy files, one per array, named NAME.npy (np.savez stores
-// them, np.savez_compressed deflates them); both kinds are read, and NPZWriter writes either.
+// them, np.savez_compressed deflates them); both kinds are read, each member checked against
+// its zip checksum (a member damaged on disk is an error), and NPZWriter writes either.
 //
 // Limits: a header is at most 1 MiB, an array at most 2³¹ values and at least one. The
 // writers hold to the same limits, so that what they write reads back: they return an error
@@ -394,8 +396,22 @@ const streamStep = 1 << 17
 func Write(w io.Writer, m mat.Matrix) error { return write(w, m, false, false) }
 
 // WriteFloat32 writes m as a 2-D float32 .npy array in C order, each value rounded to the
-// nearest float32.
+// nearest float32. A finite value beyond float32's range (about ±3.4e38), which would round to
+// ±Inf, is an error naming it, and nothing is written: write float64 with Write instead.
 func WriteFloat32(w io.Writer, m mat.Matrix) error { return write(w, m, true, false) }
+
+// fitsFloat32 returns an error naming the first finite value of m, a rows×cols matrix, that
+// rounds to ±Inf as a float32.
+func fitsFloat32(m mat.Matrix, rows, cols int) error {
+	for i := 0; i < rows; i++ {
+		for j := 0; j < cols; j++ {
+			if v := m.At(i, j); math.IsInf(float64(float32(v)), 0) && !math.IsInf(v, 0) {
+				return fmt.Errorf("value %g at row %d, column %d is beyond float32's range (±%g) and would be written as ±Inf: write float64 with Write", v, i, j, math.MaxFloat32)
+			}
+		}
+	}
+	return nil
+}
 
 // WriteVector writes v as a 1-D float64 .npy array.
 func WriteVector(w io.Writer, v []float64) error {
@@ -435,6 +451,9 @@ func shapeOf(m mat.Matrix) (rows, cols int, err error) {
 
 func write(w io.Writer, m mat.Matrix, f32, vector bool) error {
 	rows, cols, err := shapeOf(m)
+	if err == nil && f32 {
+		err = fitsFloat32(m, rows, cols)
+	}
 	if err != nil {
 		return fmt.Errorf("npy: %w", err)
 	}

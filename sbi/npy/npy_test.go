@@ -466,3 +466,46 @@ func TestHeaderValueSize(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteFloat32Range checks that WriteFloat32 refuses, with an error naming the value and
+// writing nothing, a finite value beyond float32's range (which would round to ±Inf), and
+// writes the values that round to a float32, ±Inf and NaN.
+func TestWriteFloat32Range(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		v    float64
+		want string // in the error; "" for none
+	}{
+		{"1e300", 1e300, "1e+300 at row 1, column 0"},
+		{"-1e39", -1e39, "-1e+39 at row 1, column 0"},
+		{"MaxFloat32", math.MaxFloat32, ""},
+		{"+Inf", math.Inf(1), ""},
+		{"NaN", math.NaN(), ""},
+		{"1e-50", 1e-50, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := mat.NewDense(3, 1, []float64{1, c.v, 2})
+			var buf bytes.Buffer
+			err := WriteFloat32(&buf, m)
+			if c.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				back, err := Read(&buf)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got, want := back.At(1, 0), float64(float32(c.v)); got != want && !(got != got && want != want) {
+					t.Errorf("read back %v, want %v", got, want)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "float32") {
+				t.Errorf("WriteFloat32 gives %v, want an error naming %q and float32's range", err, c.want)
+			}
+			if buf.Len() != 0 {
+				t.Errorf("the refused write wrote %d bytes", buf.Len())
+			}
+		})
+	}
+}

@@ -76,10 +76,23 @@ func (z *NPZ) Dense(name string) (*mat.Dense, error) {
 		return nil, fmt.Errorf("npy: array %q: %w", name, err)
 	}
 	m, err := readData(br, h, zipmember.StoredSize(f, z.size))
+	if err == nil {
+		err = checkEnd(br)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("npy: array %q: %w", name, err)
 	}
 	return m, nil
+}
+
+// checkEnd reads the rest of a member, so that the zip reader compares the member with its
+// checksum, which it does only at the member's end: a member damaged on disk is then an
+// error instead of values returned as if read.
+func checkEnd(r io.Reader) error {
+	if _, err := io.Copy(io.Discard, r); err != nil {
+		return fmt.Errorf("%w: the member does not match its zip checksum or size (%w): the archive is damaged, write it again", ErrFormat, err)
+	}
+	return nil
 }
 
 // open opens the member of array name for reading.
@@ -102,7 +115,11 @@ func (z *NPZ) Vector(name string) ([]float64, error) {
 		return nil, err
 	}
 	defer rc.Close()
-	v, err := ReadVector(bufio.NewReaderSize(rc, 1<<16))
+	br := bufio.NewReaderSize(rc, 1<<16)
+	v, err := ReadVector(br)
+	if err == nil {
+		err = checkEnd(br)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("npy: array %q: %w", name, err)
 	}

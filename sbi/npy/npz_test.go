@@ -113,3 +113,33 @@ func TestNPZMissingArray(t *testing.T) {
 		}
 	}
 }
+
+// TestNPZChecksum checks that a member whose data do not match its zip checksum (a bit
+// flipped on disk) is an error wrapping ErrFormat, for Dense and Vector, stored or deflated,
+// instead of values read silently.
+func TestNPZChecksum(t *testing.T) {
+	data := npyBytes("(3,)", 1, 2, 3)
+	for _, c := range []struct {
+		name   string
+		method uint16
+		read   func(z *NPZ) error
+	}{
+		{"stored, Dense", zip.Store, func(z *NPZ) error { _, err := z.Dense("a"); return err }},
+		{"stored, Vector", zip.Store, func(z *NPZ) error { _, err := z.Vector("a"); return err }},
+		{"deflated, Dense", zip.Deflate, func(z *NPZ) error { _, err := z.Dense("a"); return err }},
+		{"deflated, Vector", zip.Deflate, func(z *NPZ) error { _, err := z.Vector("a"); return err }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "a.npz")
+			npytest.WriteZip(t, path, npytest.Member{Name: "a.npy", Method: c.method, Data: data, WrongCRC: true})
+			z, err := OpenNPZ(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer z.Close()
+			if err := c.read(z); !errors.Is(err, ErrFormat) || !errors.Is(err, zip.ErrChecksum) || !strings.Contains(err.Error(), `array "a"`) {
+				t.Errorf("read gives %v, want an error naming array \"a\" and wrapping ErrFormat and zip.ErrChecksum", err)
+			}
+		})
+	}
+}

@@ -13,8 +13,10 @@
 // once, in batches, in an order fixed by a seed. It visits the chunks in a seeded order and
 // keeps a shuffle pool of at least Window rows, drawn from several chunks and shuffled
 // together, from which batches are taken; memory stays bounded by the pool (Window rows plus
-// the largest chunk, plus one batch), whatever the number of simulations and chunks. Split divides a store into
-// training and validation parts by whole chunks.
+// the largest chunk, plus one batch), whatever the number of simulations and chunks. A chunk
+// found damaged as a pass reads it (its data do not match their zip checksum, or end short)
+// ends the pass with an error naming the chunk, rather than being skipped or read as it is.
+// Split divides a store into training and validation parts by whole chunks.
 package simstore
 
 import (
@@ -25,9 +27,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"io/fs"
-	"math"
 	mrand "math/rand/v2"
 	"os"
 	"path/filepath"
@@ -386,33 +388,62 @@ func (s *Store) Append(theta, x *mat.Dense) error {
 	return nil
 }
 
-// Split divides the store into a validation part of whole chunks holding about frac of the
-// pairs (at least one chunk, also when frac of the pairs rounds to none; chosen by seed) and a
-// training part of the others (at least one chunk). It needs at least two chunks.
+// Split divides the store into a training and a validation part of whole chunks. Each
+// chunk's part is decided by its file name and seed alone: a draw uniform in [0, 1), and the
+// chunk is held out for validation when its draw is below frac. So, for one frac and seed,
+// chunks appended later, wherever their names sort, never move a chunk from training to
+// validation: a training resumed on the grown store is never validated on pairs it was
+// trained on, nor trained on pairs it held out (but for the one case below). Validation holds
+// about frac of the chunks, and of the pairs when the chunks are of one size; about, because
+// each chunk draws on its own, so that a store of few chunks may hold out more or fewer.
+//
+// When no chunk draws below frac, validation is the chunk of the smallest draw, so that it
+// holds at least one chunk; that chunk goes to training once an appended chunk draws lower. A
+// split that leaves no chunk for training is an error. Split needs at least two chunks.
 func (s *Store) Split(frac float64, seed uint64) (train, val Source, err error) {
 	if !(frac > 0 && frac < 1) {
 		return nil, nil, fmt.Errorf("simstore: Split(%v), expected a share between 0 and 1", frac)
 	}
 	chunks := s.snapshot()
-	total := 0
-	for _, c := range chunks {
-		total += c.rows
-	}
 	if len(chunks) < 2 {
 		return nil, nil, fmt.Errorf("simstore: Split needs at least two chunks, the store has %d: append in smaller chunks", len(chunks))
 	}
-	perm := mrand.New(mrand.NewPCG(seed, 0x73706c6974)).Perm(len(chunks))
+	held := make([]bool, len(chunks))
+	lowest, nheld := 0, 0
+	low := 1.0 // the smallest draw, of chunk lowest
+	for k, c := range chunks {
+		u := splitDraw(c.path, seed)
+		if u < low {
+			lowest, low = k, u
+		}
+		if held[k] = u < frac; held[k] {
+			nheld++
+		}
+	}
+	switch nheld {
+	case 0:
+		held[lowest] = true
+	case len(chunks):
+		return nil, nil, fmt.Errorf("simstore: Split(%v, seed %d) draws all %d chunks for validation, none is left for training: use a smaller share or another seed, or append more chunks", frac, seed, len(chunks))
+	}
 	tr, va := &part{s: s}, &part{s: s}
-	want := max(1, int(math.Round(frac*float64(total)))) // at least one chunk, as promised
-	for i, k := range perm {
-		c := chunks[k]
-		if left := len(perm) - i; va.n < want && left > 1 && (va.n == 0 || va.n+c.rows <= want) {
+	for k, c := range chunks {
+		if held[k] {
 			va.add(c)
 		} else {
 			tr.add(c)
 		}
 	}
 	return tr, va, nil
+}
+
+// splitDraw returns Split's draw for the chunk at path: uniform in [0, 1), a function of seed
+// and the chunk's file name (not of its directory, so that a store copied elsewhere splits
+// alike).
+func splitDraw(path string, seed uint64) float64 {
+	h := fnv.New64a()
+	h.Write([]byte(filepath.Base(path)))
+	return mrand.New(mrand.NewPCG(seed, h.Sum64())).Float64()
 }
 
 // part is a subset of a store's chunks.
@@ -562,6 +593,11 @@ func (it *iter) load(c chunk) error {
 		}
 		if err == nil {
 			err = npy.ReadValues(it.readBuf, h, it.pool[a][it.poolRows*w:need])
+		}
+		if err == nil { // the zip reader compares the member with its checksum at its end only
+			if _, err = io.Copy(io.Discard, it.readBuf); err != nil {
+				err = fmt.Errorf("%s: %w: the chunk is damaged, move it out of the store", name, err)
+			}
 		}
 		f.Close()
 		if err != nil {

@@ -120,32 +120,58 @@ func TestAppendAndStream(t *testing.T) {
 }
 
 // TestSplit checks that the parts cover the store, hold whole chunks, and that validation
-// holds about the asked share.
+// holds about the asked share; that seeds differ; and that a split leaving no chunk for
+// training, or of one chunk, is refused.
 func TestSplit(t *testing.T) {
-	s, err := Create(t.TempDir(), 2, 3)
+	dir := t.TempDir()
+	s, err := Create(dir, 2, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for k := 0; k < 10; k++ {
-		s.Append(pairs(k*10, 10))
+	const chunks, rows = 40, 10
+	for k := 0; k < chunks; k++ {
+		writeNamed(t, dir, fmt.Sprintf("c%03d.npz", k), k*rows, rows)
 	}
-	tr, va, err := s.Split(0.2, 3)
-	if err != nil {
+	if err := s.Refresh(); err != nil {
 		t.Fatal(err)
 	}
-	if tr.Len()+va.Len() != 100 || va.Len() != 20 {
-		t.Fatalf("split into %d and %d, want 80 and 20", tr.Len(), va.Len())
-	}
-	seen := map[int]bool{}
-	for _, i := range append(pass(t, tr, 7, 1), pass(t, va, 7, 1)...) {
-		if seen[i] {
-			t.Fatalf("row %d in both parts", i)
+	splits := map[string]bool{}
+	for seed := uint64(0); seed < 5; seed++ {
+		tr, va, err := s.Split(0.2, seed)
+		if err != nil {
+			t.Fatal(err)
 		}
-		seen[i] = true
+		if n := va.Len(); tr.Len()+n != chunks*rows || n < rows || n > chunks*rows/2 {
+			t.Fatalf("seed %d: split into %d and %d, want %d in all and about a fifth held out", seed, tr.Len(), n, chunks*rows)
+		}
+		trRows, vaRows := rowsOf(t, tr), rowsOf(t, va)
+		for i := 0; i < chunks*rows; i++ {
+			if trRows[i] == vaRows[i] {
+				t.Fatalf("seed %d: row %d in training %v, in validation %v; want one part", seed, i, trRows[i], vaRows[i])
+			}
+			if vaRows[i] != vaRows[i-i%rows] {
+				t.Fatalf("seed %d: chunk %d is divided between the parts", seed, i/rows)
+			}
+		}
+		splits[fmt.Sprint(pass(t, va, chunks*rows, 0))] = true
 	}
-	if len(seen) != 100 {
-		t.Errorf("the parts hold %d rows, want 100", len(seen))
+	if len(splits) < 2 {
+		t.Error("five seeds held out the same chunks")
 	}
+
+	two := t.TempDir()
+	s2, _ := Create(two, 2, 3)
+	writeNamed(t, two, "a.npz", 0, 5)
+	writeNamed(t, two, "b.npz", 5, 5)
+	s2.Refresh()
+	seed := uint64(0) // one whose draws are both below 0.9
+	for splitDraw("a.npz", seed) >= 0.9 || splitDraw("b.npz", seed) >= 0.9 {
+		seed++
+	}
+	if tr, va, err := s2.Split(0.9, seed); err == nil || !strings.Contains(err.Error(), "none is left for training") {
+		t.Errorf("a split drawing every chunk for validation: %v (parts of %d and %d pairs), want an error", err, lenOfSource(tr), lenOfSource(va))
+	}
+
 	one, _ := Create(t.TempDir(), 2, 3)
 	one.Append(pairs(0, 5))
 	if _, _, err := one.Split(0.1, 1); err == nil {
@@ -153,8 +179,16 @@ func TestSplit(t *testing.T) {
 	}
 }
 
+func lenOfSource(s Source) int {
+	if s == nil {
+		return 0
+	}
+	return s.Len()
+}
+
 // TestSplitSmallShare checks the promise of Split's doc that validation gets at least one
-// chunk: also when the share of the pairs rounds to no pair at all.
+// chunk: also when no chunk draws below the share, as for a share of the pairs that rounds to
+// no pair at all.
 func TestSplitSmallShare(t *testing.T) {
 	for _, c := range []struct {
 		name    string
@@ -168,18 +202,29 @@ func TestSplitSmallShare(t *testing.T) {
 		{"share of 4 pairs in chunks of 10", []int{10, 10, 10, 10, 10, 10, 10, 10, 10, 10}, 0.04, 10},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			s, err := Create(t.TempDir(), 2, 3)
+			dir := t.TempDir()
+			s, err := Create(dir, 2, 3)
 			if err != nil {
 				t.Fatal(err)
 			}
 			total := 0
-			for _, n := range c.sizes {
-				if err := s.Append(pairs(total, n)); err != nil {
-					t.Fatal(err)
-				}
+			for k, n := range c.sizes {
+				writeNamed(t, dir, fmt.Sprintf("c%03d.npz", k), total, n)
 				total += n
 			}
-			for seed := uint64(0); seed < 4; seed++ {
+			if err := s.Refresh(); err != nil {
+				t.Fatal(err)
+			}
+			tested := 0
+			for seed := uint64(0); tested < 4; seed++ {
+				forced := true // no chunk draws below the share: the seeds this case is about
+				for k := range c.sizes {
+					forced = forced && splitDraw(fmt.Sprintf("c%03d.npz", k), seed) >= c.frac
+				}
+				if !forced {
+					continue
+				}
+				tested++
 				tr, va, err := s.Split(c.frac, seed)
 				if err != nil {
 					t.Fatalf("seed %d: %v", seed, err)
@@ -566,5 +611,119 @@ func TestBatchLargerThanStore(t *testing.T) {
 			t.Errorf("size %d: %d rows in one pass, error %v; want 12 in one batch", size, n, err)
 		}
 		it.Close()
+	}
+}
+
+// TestChunkDamagedAfterListing checks that a chunk whose data no longer match their zip
+// checksum (a bit flipped on disk after it was written) fails the pass that reads it, with an
+// error naming the chunk, instead of training on the damaged values; θ and x alike.
+func TestChunkDamagedAfterListing(t *testing.T) {
+	theta, x := pairs(0, 5)
+	var th, xx bytes.Buffer
+	npy.Write(&th, theta)
+	npy.Write(&xx, x)
+	for _, c := range []struct {
+		name           string
+		badTheta, badX bool
+	}{
+		{"θ damaged", true, false},
+		{"x damaged", false, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			s, err := Create(dir, 2, 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Append(pairs(5, 5)); err != nil {
+				t.Fatal(err)
+			}
+			npytest.WriteZip(t, filepath.Join(dir, "chunks", "flipped.npz"),
+				npytest.Member{Name: "theta.npy", Method: zip.Store, Data: th.Bytes(), WrongCRC: c.badTheta},
+				npytest.Member{Name: "x.npy", Method: zip.Store, Data: xx.Bytes(), WrongCRC: c.badX})
+			if err := s.Refresh(); err != nil {
+				t.Fatal(err)
+			}
+			it := s.Batches(3, 1)
+			defer it.Close()
+			for it.Next() {
+			}
+			if err := it.Err(); err == nil || !strings.Contains(err.Error(), "flipped.npz") || !strings.Contains(err.Error(), "checksum") {
+				t.Errorf("a pass over a damaged chunk ends with %v, want an error naming flipped.npz and its checksum", err)
+			}
+		})
+	}
+}
+
+// writeNamed writes rows [from, from+n) of pairs as the chunk name of the store in dir, as an
+// Append would but under a name the test chooses.
+func writeNamed(t *testing.T, dir, name string, from, n int) {
+	t.Helper()
+	th, x := pairs(from, n)
+	if err := npy.WriteNPZFile(filepath.Join(dir, "chunks", name), []string{"theta", "x"}, []mat.Matrix{th, x}, false); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// rowsOf returns the set of row ids of a pass over src.
+func rowsOf(t *testing.T, src Source) map[int]bool {
+	t.Helper()
+	set := map[int]bool{}
+	for _, i := range pass(t, src, 7, 1) {
+		set[i] = true
+	}
+	return set
+}
+
+// TestSplitStableUnderAppends checks that chunks appended to a store, at the end of the name
+// order or amid it (a slow writer's), do not move the chunks already there between the parts
+// of Split with one share and seed: a training resumed on the grown store would otherwise be
+// validated on pairs it was trained on, or train on pairs it had held out.
+func TestSplitStableUnderAppends(t *testing.T) {
+	for _, frac := range []float64{0.1, 0.3, 0.5} {
+		for seed := uint64(0); seed < 8; seed++ {
+			dir := t.TempDir()
+			s, err := Create(dir, 2, 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k := 0; k < 10; k++ {
+				writeNamed(t, dir, fmt.Sprintf("c%03d.npz", 10*k), 10*k, 10)
+			}
+			if err := s.Refresh(); err != nil {
+				t.Fatal(err)
+			}
+			tr, va, err := s.Split(frac, seed)
+			if err != nil {
+				t.Fatalf("share %v, seed %d: %v", frac, seed, err)
+			}
+			oldTrain, oldVal := rowsOf(t, tr), rowsOf(t, va)
+			forced := true // no chunk drew below the share: validation is the lowest draw's
+			for _, c := range s.snapshot() {
+				forced = forced && splitDraw(c.path, seed) >= frac
+			}
+			for k := 0; k < 10; k++ { // after every name, and between the names
+				writeNamed(t, dir, fmt.Sprintf("c%03d.npz", 200+k), 100+10*k, 10)
+				writeNamed(t, dir, fmt.Sprintf("c%03d.npz", 10*k+5), 200+10*k, 10)
+			}
+			if err := s.Refresh(); err != nil {
+				t.Fatal(err)
+			}
+			tr, va, err = s.Split(frac, seed)
+			if err != nil {
+				t.Fatalf("share %v, seed %d, grown store: %v", frac, seed, err)
+			}
+			newTrain, newVal := rowsOf(t, tr), rowsOf(t, va)
+			for i := range oldTrain {
+				if newVal[i] {
+					t.Fatalf("share %v, seed %d: row %d was training and is validation after appends", frac, seed, i)
+				}
+			}
+			for i := range oldVal {
+				if newTrain[i] && !forced {
+					t.Fatalf("share %v, seed %d: row %d was validation and is training after appends", frac, seed, i)
+				}
+			}
+		}
 	}
 }

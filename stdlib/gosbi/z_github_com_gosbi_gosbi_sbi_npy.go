@@ -62,7 +62,7 @@ func init() {
 		"ReadVector":          "func ReadVector(r io.Reader) ([]float64, error)\n\nReadVector reads a .npy stream holding a 1-D array (or a 2-D array with one row or one\ncolumn) into a slice.",
 		"Write":               "func Write(w io.Writer, m mat.Matrix) error\n\nWrite writes m as a 2-D float64 .npy array in C order. A matrix Read would not take back\n(nil, with no values, or with more than MaxValues) is an error, and nothing is written.",
 		"WriteFile":           "func WriteFile(path string, m mat.Matrix) error\n\nWriteFile writes m to path as Write does, atomically: on an error, or a panic of m, the\nfile at path is left as it was and no temporary file stays behind.",
-		"WriteFloat32":        "func WriteFloat32(w io.Writer, m mat.Matrix) error\n\nWriteFloat32 writes m as a 2-D float32 .npy array in C order, each value rounded to the\nnearest float32.",
+		"WriteFloat32":        "func WriteFloat32(w io.Writer, m mat.Matrix) error\n\nWriteFloat32 writes m as a 2-D float32 .npy array in C order, each value rounded to the\nnearest float32. A finite value beyond float32's range (about ±3.4e38), which would round to\n±Inf, is an error naming it, and nothing is written: write float64 with Write instead.",
 		"WriteNPZFile":        "func WriteNPZFile(path string, names []string, arrays []mat.Matrix, compress bool) error\n\nWriteNPZFile writes the arrays to path as a .npz archive, atomically: the arrays in the\norder of names, arrays[i] under names[i].",
 		"WriteVector":         "func WriteVector(w io.Writer, v []float64) error\n\nWriteVector writes v as a 1-D float64 .npy array.",
 	}

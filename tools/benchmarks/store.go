@@ -45,7 +45,7 @@ func runStore() ([]storeResult, error) {
 // writeStore writes the section on training from a simulation store, measured on cpu.
 func writeStore(w *bytes.Buffer, res []storeResult, cpu string) {
 	fmt.Fprintf(w, "\n## Training from a simulation store, on %s\n\n", cpu)
-	fmt.Fprintf(w, "`go run ./tools/storebench`: NPE (MAF, 2 transforms of 2×32) trained for one epoch from a store on disk (package sbi/simstore; chunks of 10,000 simulations, 10%% held out for validation), batches of 256. Peak resident memory is the process's ru_maxrss after training. ")
+	fmt.Fprintf(w, "`go run ./tools/storebench`: NPE (MAF, 2 transforms of 2×32) trained for one epoch from a store on disk (package sbi/simstore; chunks of 10,000 simulations, about 10%% held out for validation), batches of 256. Peak resident memory is the process's ru_maxrss after training. ")
 	fmt.Fprintf(w, "The bound does not depend on the number of simulations: the shuffle pool holds at most simstore.Window + one chunk = 75,536 rows (62 MB at 2 + 100 values per row) and the network, and Go's collector lets the heap reach about twice what is live before it collects, so resident memory stays below about 2 × 62 MB plus the runtime's own, whatever the size of the store.\n\n")
 	fmt.Fprintf(w, "| simulations × values of x | store on disk | epoch | peak resident memory |\n| --- | --- | --- | --- |\n")
 	for _, r := range res {

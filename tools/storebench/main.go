@@ -7,9 +7,9 @@
 // It simulates n pairs of a linear-Gaussian model with 2 parameters and a dim-dimensional x
 // (x = A·θ + noise, A fixed), appends them to a new store in chunks of chunk rows (in a
 // temporary directory, removed at the end, unless -dir is given), trains a small NPE from
-// the store for the given epochs (10% of the chunks held out for validation) and prints the
-// peak resident set size (getrusage's ru_maxrss) after simulating and after training, with
-// the times. go run ./tools/benchmarks runs it at two sizes for BENCHMARKS.md.
+// the store for the given epochs (about 10% of the chunks held out for validation, by
+// simstore.Split) and prints the peak resident set size (getrusage's ru_maxrss) after
+// simulating and after training, with the times. go run ./tools/benchmarks runs it at two sizes for BENCHMARKS.md.
 package main
 
 import (

@@ -21,10 +21,14 @@ type Member struct {
 	// Claim, when not 0, is the uncompressed size the zip headers declare instead of the true
 	// one; of a stored member it is also the compressed size.
 	Claim uint64
+	// WrongCRC makes the headers hold a checksum that is not the data's, as for a member
+	// damaged after it was written.
+	WrongCRC bool
 }
 
 // WriteZip writes an archive of the members, in their order, to path. Each member's headers
-// hold the checksum of its data and, unless it has a Claim, its true sizes.
+// hold, unless it has WrongCRC, the checksum of its data and, unless it has a Claim, its true
+// sizes.
 func WriteZip(t testing.TB, path string, members ...Member) {
 	t.Helper()
 	var buf bytes.Buffer
@@ -36,6 +40,9 @@ func WriteZip(t testing.TB, path string, members ...Member) {
 		}
 		fh := &zip.FileHeader{Name: m.Name, Method: m.Method, CRC32: crc32.ChecksumIEEE(m.Data),
 			CompressedSize64: uint64(len(body)), UncompressedSize64: uint64(len(m.Data))}
+		if m.WrongCRC {
+			fh.CRC32 ^= 1
+		}
 		if m.Claim != 0 {
 			fh.UncompressedSize64 = m.Claim
 			if m.Method == zip.Store {
