@@ -4,7 +4,8 @@
 //
 // A store is a directory: manifest.json names the format and the widths of θ and x, and
 // chunks/ holds one NumPy .npz file per append, with arrays theta and x (one row per
-// simulation, float64; np.load reads them). Append writes its chunk to a temporary file and
+// simulation, float64; np.load reads them; a chunk written by NumPy may hold a width of one as
+// a vector). Append writes its chunk to a temporary file and
 // renames it into chunks/ (internal/atomicfile), under a name no other appender can pick
 // (time, process id and random bits), so appenders never share a file, need no lock, and a
 // reader lists complete chunks only. Chunks are immutable once written.
@@ -262,8 +263,10 @@ func (s *Store) chunkRows(path string) (int, error) {
 			return 0, fmt.Errorf("simstore: chunk %s: %w", path, err)
 		}
 		r, c := h.Dims()
-		if want := []int{s.paramDim, s.dataDim}[k]; c != want || len(h.Shape) != 2 {
-			return 0, fmt.Errorf("simstore: chunk %s: %s has shape %v, expected %d columns", path, name, h.Shape, want)
+		want := []int{s.paramDim, s.dataDim}[k]
+		// A vector of n values is the one column it holds (NumPy writes theta[:, 0] so).
+		if vector := len(h.Shape) == 1 && want == 1; c != want || (len(h.Shape) != 2 && !vector) {
+			return 0, fmt.Errorf("simstore: chunk %s: %s has shape %v, expected a 2-D array of %d columns (rows, %d)%s", path, name, h.Shape, want, want, oneColumnHint(want))
 		}
 		rows[k] = r
 	}
@@ -271,6 +274,14 @@ func (s *Store) chunkRows(path string) (int, error) {
 		return 0, fmt.Errorf("simstore: chunk %s: %d rows of θ and %d of x, expected one x per θ", path, rows[0], rows[1])
 	}
 	return rows[0], nil
+}
+
+// oneColumnHint says that a vector is taken for one column only.
+func oneColumnHint(want int) string {
+	if want == 1 {
+		return ", or a vector of one value per row"
+	}
+	return ""
 }
 
 // memberHeader returns the header of array name of zr, an archive of size bytes, after

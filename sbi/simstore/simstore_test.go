@@ -727,3 +727,73 @@ func TestSplitStableUnderAppends(t *testing.T) {
 		}
 	}
 }
+
+// TestOneColumnAsVector checks that a chunk written by NumPy with a one-parameter θ (or a
+// one-value x) as a vector, shape (n,) as np.savez writes theta[:, 0], is read as the column
+// it is, and that a vector where several columns are expected is refused with a message that
+// says a 2-D array is expected.
+func TestOneColumnAsVector(t *testing.T) {
+	const n = 4
+	vec := func(v []float64) []byte {
+		var b bytes.Buffer
+		if err := npy.WriteVector(&b, v); err != nil {
+			t.Fatal(err)
+		}
+		return b.Bytes()
+	}
+	dense := func(m mat.Matrix) []byte {
+		var b bytes.Buffer
+		if err := npy.Write(&b, m); err != nil {
+			t.Fatal(err)
+		}
+		return b.Bytes()
+	}
+	ids := []float64{0, 1, 2, 3}
+	x := mat.NewDense(n, 3, nil)
+	for i := range n {
+		x.SetRow(i, []float64{float64(i), 2 * float64(i), 3 * float64(i)})
+	}
+	for _, c := range []struct {
+		name     string
+		paramDim int
+		wantErr  string
+	}{
+		{"θ of one parameter as a vector", 1, ""},
+		{"θ of two parameters as a vector", 2, "2-D array"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if _, err := Create(dir, c.paramDim, 3); err != nil {
+				t.Fatal(err)
+			}
+			npytest.WriteZip(t, filepath.Join(dir, "chunks", "numpy.npz"),
+				npytest.Member{Name: "theta.npy", Method: zip.Store, Data: vec(ids)},
+				npytest.Member{Name: "x.npy", Method: zip.Store, Data: dense(x)})
+			s, err := Open(dir)
+			if c.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), c.wantErr) || !strings.Contains(err.Error(), "numpy.npz") {
+					t.Fatalf("Open gives %v; want an error naming numpy.npz and saying %q", err, c.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			it := s.Batches(n, 1)
+			defer it.Close()
+			seen := map[float64]bool{}
+			for it.Next() {
+				th, xb := it.Batch()
+				for k := range th.RawMatrix().Rows {
+					if i := th.At(k, 0); xb.At(k, 1) != 2*i || seen[i] {
+						t.Fatalf("row %d: θ %v with x %v", k, th.RawRowView(k), xb.RawRowView(k))
+					}
+					seen[th.At(k, 0)] = true
+				}
+			}
+			if err := it.Err(); err != nil || len(seen) != n {
+				t.Fatalf("a pass read %d of %d rows, error %v", len(seen), n, err)
+			}
+		})
+	}
+}
