@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"time"
 
@@ -76,6 +77,14 @@ func (c *estimator) trainStream(ctx context.Context, m network, train, val simst
 	}
 	if train == nil {
 		return nil, fmt.Errorf("train %s: no training source, expected one (e.g. a simstore.Store)", c.label)
+	}
+	for _, src := range []struct {
+		what string
+		s    simstore.Source
+	}{{"training", train}, {"validation", val}} {
+		if v := reflect.ValueOf(src.s); src.s != nil && v.Kind() == reflect.Pointer && v.IsNil() {
+			return nil, fmt.Errorf("train %s: the %s source is a nil %T, expected an open store (was the error of its Open or Split read?); give nil itself for no validation", c.label, src.what, src.s)
+		}
 	}
 	if cfg.ValTheta != nil || cfg.ValX != nil {
 		return nil, fmt.Errorf("train %s: TrainConfig.ValTheta and ValX are set, expected nil: TrainStream takes its validation pairs as the source val", c.label)

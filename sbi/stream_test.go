@@ -315,3 +315,47 @@ func TestTrainStreamEmptyValidation(t *testing.T) {
 		})
 	}
 }
+
+// TestTrainStreamNilStore checks that a nil *simstore.Store given as a source (a store whose
+// Open failed and whose error went unread) is an error naming the source, not a panic in the
+// store's methods.
+func TestTrainStreamNilStore(t *testing.T) {
+	rng := rand.New(rand.NewPCG(27, 28))
+	prior, theta, x := gaussianPairs(rng, 100)
+	store := storeOf(t, theta, x, 50)
+	var none *simstore.Store
+	for _, c := range []struct {
+		name       string
+		train, val simstore.Source
+		want       string
+	}{
+		{"nil store for training", none, store, "training source is a nil"},
+		{"nil store for validation", store, none, "validation source is a nil"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			for _, fit := range []func() error{
+				func() error {
+					_, err := NewNPE(prior, NPEConfig{Hidden: 8, Transforms: 1}).TrainStream(c.train, c.val, TrainConfig{Epochs: 1, Seed: 1})
+					return err
+				},
+				func() error {
+					_, err := NewNRE(prior, NREConfig{Hidden: []int{8}}).TrainStream(c.train, c.val, TrainConfig{Epochs: 1, Seed: 1})
+					return err
+				},
+			} {
+				var err error
+				func() {
+					defer func() {
+						if r := recover(); r != nil {
+							err = fmt.Errorf("panic: %v", r)
+						}
+					}()
+					err = fit()
+				}()
+				if err == nil || !strings.Contains(err.Error(), c.want) {
+					t.Errorf("got %v, want an error saying %q", err, c.want)
+				}
+			}
+		})
+	}
+}
