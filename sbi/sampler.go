@@ -136,7 +136,7 @@ func (p *RatioPosterior) ESS() float64 {
 }
 
 // LogProb is log p(θ) + log r̂(θ, x) for every row of theta (unnormalized; −Inf outside the
-// prior's support). The estimator is evaluated only at the rows inside the support, which
+// prior's support and where the estimator's output is NaN). The estimator is evaluated only at the rows inside the support, which
 // saves the network passes of a sampler's proposals beyond a bounded prior.
 func (p *RatioPosterior) LogProb(theta *mat.Dense) []float64 {
 	if p.err != nil {
@@ -188,7 +188,9 @@ func (p *RatioPosterior) SampleChecked(rng *rand.Rand, n int) (*mat.Dense, error
 
 // SampleContext draws n parameter vectors with the configured method until ctx is done. It
 // returns an error wrapping ErrUntrained for an untrained estimator and ErrNonFinite for an
-// observation with NaN or ±Inf. n·Dim may be at most 2²⁶ (67,108,864) values: a larger
+// observation with NaN or ±Inf, and an error naming the point where a sampler finds the
+// log-density +Inf (no density is infinite: the estimator is degenerate there). Points where
+// the estimator's output is NaN count as zero density, as in LogProb. n·Dim may be at most 2²⁶ (67,108,864) values: a larger
 // request returns an error before anything is drawn (draw in several calls).
 func (p *RatioPosterior) SampleContext(ctx context.Context, rng *rand.Rand, n int) (*mat.Dense, error) {
 	if p.err != nil {
@@ -240,7 +242,7 @@ func (p *RatioPosterior) sampleGrid(ctx context.Context, rng *rand.Rand, n int) 
 	if err := cancel.Check(ctx, "grid posterior"); err != nil {
 		return nil, err
 	}
-	cdf, err := cumulativeWeights(p.LogProb(grid))
+	cdf, err := cumulativeWeights(p.LogProb(grid), grid.RawRowView)
 	if err != nil {
 		return nil, fmt.Errorf("ratio posterior (grid): %w", err)
 	}
@@ -276,21 +278,25 @@ func (p *RatioPosterior) placeInCell(rng *rand.Rand, row, centre, width []float6
 // values per cell.
 const maxGridCells = 1 << 24
 
-// cumulativeWeights returns the normalized cumulative sums of exp(lw − max lw). It returns an
-// error when a log-weight is +Inf or none is above −Inf (NaN counts as −Inf).
-func cumulativeWeights(lw []float64) ([]float64, error) {
-	m, inf := math.Inf(-1), 0
-	for _, v := range lw {
+// cumulativeWeights returns the normalized cumulative sums of exp(lw − max lw), where lw[i]
+// is the log-weight of the point at(i). It returns an error when a log-weight is +Inf, naming
+// the first such point, or when none is above −Inf (NaN counts as −Inf).
+func cumulativeWeights(lw []float64, at func(i int) []float64) ([]float64, error) {
+	m, inf, first := math.Inf(-1), 0, -1
+	for i, v := range lw {
 		if v > m {
 			m = v
 		}
 		if math.IsInf(v, 1) {
 			inf++
+			if first < 0 {
+				first = i
+			}
 		}
 	}
 	switch {
 	case inf > 0:
-		return nil, fmt.Errorf("the log-density is +Inf at %d of the %d points: the estimator's output overflowed (are its weights finite?); retrain it or check what it returns", inf, len(lw))
+		return nil, fmt.Errorf("the log-density is +Inf at %d of the %d points, the first θ = %s: %s", inf, len(lw), fmtPoint(at(first)), infiniteDensity)
 	case math.IsInf(m, -1):
 		return nil, fmt.Errorf("all %d points have zero density (log-density −Inf or NaN): the posterior's mass lies in a region too small for these points to reach (raise Proposals or GridPoints, or use another Method), or the estimator's output is not finite", len(lw))
 	}
@@ -419,7 +425,7 @@ func (p *RatioPosterior) resample(rng *rand.Rand, cand *mat.Dense, n int, what s
 			lw[i] = math.Inf(-1)
 		}
 	}
-	cdf, err := cumulativeWeights(lw)
+	cdf, err := cumulativeWeights(lw, cand.RawRowView)
 	if err != nil {
 		return nil, nil, fmt.Errorf("ratio posterior (%s): %w", what, err)
 	}
