@@ -239,10 +239,11 @@ func (p *RatioPosterior) sampleGrid(ctx context.Context, rng *rand.Rand, n int) 
 			k /= G
 		}
 	}
-	if err := cancel.Check(ctx, "grid posterior"); err != nil {
+	lp, err := evalChunks(ctx, "grid posterior", grid, p.LogProb)
+	if err != nil {
 		return nil, err
 	}
-	cdf, err := cumulativeWeights(p.LogProb(grid), grid.RawRowView)
+	cdf, err := cumulativeWeights(lp, grid.RawRowView)
 	if err != nil {
 		return nil, fmt.Errorf("ratio posterior (grid): %w", err)
 	}
@@ -250,6 +251,26 @@ func (p *RatioPosterior) sampleGrid(ctx context.Context, rng *rand.Rand, n int) 
 	for i := 0; i < n; i++ {
 		c := drawIndex(rng, cdf)
 		p.placeInCell(rng, out.RawRowView(i), grid.RawRowView(c), width)
+	}
+	return out, nil
+}
+
+// sampleChunk is the number of points grid and importance sampling evaluate between looks at
+// the context; a multiple of evalChunk, so that the parallel evaluation's chunks stay as they were.
+const sampleChunk = 32 * evalChunk
+
+// evalChunks returns f of the rows of points, evaluated sampleChunk rows at a time; it stops
+// with an error naming what between chunks once ctx is done. f must evaluate every row on its
+// own (the estimators do), so that the values do not depend on the chunks.
+func evalChunks(ctx context.Context, what string, points *mat.Dense, f func(*mat.Dense) []float64) ([]float64, error) {
+	n, D := points.Dims()
+	out := make([]float64, n)
+	for lo := 0; lo < n; lo += sampleChunk {
+		if err := cancel.Check(ctx, what); err != nil {
+			return nil, err
+		}
+		hi := min(lo+sampleChunk, n)
+		copy(out[lo:hi], f(points.Slice(lo, hi, 0, D).(*mat.Dense)))
 	}
 	return out, nil
 }
@@ -337,10 +358,7 @@ func (p *RatioPosterior) sampleImportance(ctx context.Context, rng *rand.Rand, n
 			n, p.cfg.Proposals, count, D+2, maxImportanceValues)
 	}
 	cand := p.prior.Sample(rng, m)
-	if err := cancel.Check(ctx, "importance posterior"); err != nil {
-		return nil, err
-	}
-	out, cdf, err := p.resample(rng, cand, n, "importance")
+	out, cdf, err := p.resample(ctx, rng, cand, n, "importance")
 	if err != nil {
 		return nil, err
 	}
@@ -406,7 +424,7 @@ func (p *RatioPosterior) resampleInit(ctx context.Context, rng *rand.Rand, C int
 		if err := cancel.Check(ctx, "mcmc initialization"); err != nil {
 			return nil, err
 		}
-		one, _, err := p.resample(rng, p.prior.Sample(rng, initCandidates), 1, "mcmc init")
+		one, _, err := p.resample(ctx, rng, p.prior.Sample(rng, initCandidates), 1, "mcmc init")
 		if err != nil {
 			return nil, err
 		}
@@ -417,9 +435,12 @@ func (p *RatioPosterior) resampleInit(ctx context.Context, rng *rand.Rand, C int
 
 // resample weights the points cand (rows) by r̂, a NaN log-weight counting as weight zero, and
 // draws n of them with replacement. It returns the draws and the cumulative weights; what
-// names the caller in errors.
-func (p *RatioPosterior) resample(rng *rand.Rand, cand *mat.Dense, n int, what string) (*mat.Dense, []float64, error) {
-	lw := p.logRatio(cand)
+// names the caller in errors. It stops between chunks of the evaluation once ctx is done.
+func (p *RatioPosterior) resample(ctx context.Context, rng *rand.Rand, cand *mat.Dense, n int, what string) (*mat.Dense, []float64, error) {
+	lw, err := evalChunks(ctx, "ratio posterior ("+what+")", cand, p.logRatio)
+	if err != nil {
+		return nil, nil, err
+	}
 	for i := range lw {
 		if math.IsNaN(lw[i]) {
 			lw[i] = math.Inf(-1)

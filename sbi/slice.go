@@ -170,8 +170,12 @@ func (s *sliceSampler) update(d int) error {
 
 // evalAt evaluates the log-density at the states of the chains in idx with coordinate d
 // replaced by val[c]. It returns an error at a point where the log-density is +Inf: no point
-// of a slice lies above it, so a chain that moved there would stay for ever.
+// of a slice lies above it, so a chain that moved there would stay for ever; and, without
+// evaluating, once the context is done.
 func (s *sliceSampler) evalAt(idx []int, d int, val []float64) ([]float64, error) {
+	if err := cancel.Check(s.ctx, "mcmc"); err != nil {
+		return nil, err
+	}
 	_, D := s.x.Dims()
 	m := mat.NewDense(len(idx), D, nil)
 	for k, c := range idx {
