@@ -142,6 +142,11 @@ func (p *RatioPosterior) LogProb(theta *mat.Dense) []float64 {
 	if p.err != nil {
 		panic(fmt.Errorf("sbi: ratio posterior LogProb: %w", p.err))
 	}
+	return p.logProb(theta, nil)
+}
+
+// logProb is LogProb; it counts the rows and those with a NaN log-density in tally, if not nil.
+func (p *RatioPosterior) logProb(theta *mat.Dense, tally *nanTally) []float64 {
 	lp := p.prior.LogProb(theta)
 	n, D := theta.Dims()
 	inside := make([]int, 0, n)
@@ -168,9 +173,48 @@ func (p *RatioPosterior) LogProb(theta *mat.Dense) []float64 {
 		lr = p.logRatio(sub)
 	}
 	for k, i := range inside {
-		out[i] = cleanLogProb(lp[i]+lr[k], p.prior, theta.RawRowView(i))
+		v := lp[i] + lr[k]
+		if math.IsNaN(v) {
+			tally.nanAt(theta.RawRowView(i))
+		}
+		out[i] = cleanLogProb(v, p.prior, theta.RawRowView(i))
 	}
+	tally.count(n)
 	return out
+}
+
+// nanTally counts the points a sampler evaluated and those where the estimator's output made
+// the log-density NaN, which the samplers count as zero density. Its methods do nothing on a
+// nil tally.
+type nanTally struct {
+	points, nan int
+	first       []float64 // the first point whose log-density was NaN
+}
+
+func (t *nanTally) count(n int) {
+	if t != nil {
+		t.points += n
+	}
+}
+
+func (t *nanTally) nanAt(theta []float64) {
+	if t == nil {
+		return
+	}
+	if t.nan == 0 {
+		t.first = append([]float64(nil), theta...)
+	}
+	t.nan++
+}
+
+// warn says, when the tally holds NaN, that the draws of the sampling method what miss
+// whatever mass lies where the log-density was NaN.
+func (t *nanTally) warn(what string) {
+	if t.nan == 0 {
+		return
+	}
+	warnf("nan", "ratio posterior (%s): the log-density was NaN at %d of the %d points evaluated, the first θ = %s: the sampler counts such points as zero density, so no draw lies there, and if the posterior has mass there the draws miss it; check what the estimator returns there (NaN usually comes from an overflow inside it), then retrain it or use another estimator",
+		what, t.nan, t.points, fmtPoint(t.first))
 }
 
 // Sample draws n parameter vectors, stopped by the host's context; it panics with
@@ -190,7 +234,8 @@ func (p *RatioPosterior) SampleChecked(rng *rand.Rand, n int) (*mat.Dense, error
 // returns an error wrapping ErrUntrained for an untrained estimator and ErrNonFinite for an
 // observation with NaN or ±Inf, and an error naming the point where a sampler finds the
 // log-density +Inf (no density is infinite: the estimator is degenerate there). Points where
-// the estimator's output is NaN count as zero density, as in LogProb. n·Dim may be at most 2²⁶ (67,108,864) values: a larger
+// the estimator's output is NaN count as zero density, as in LogProb, and a draw that met any
+// prints a warning naming the first: its draws miss whatever mass lies there. n·Dim may be at most 2²⁶ (67,108,864) values: a larger
 // request returns an error before anything is drawn (draw in several calls).
 func (p *RatioPosterior) SampleContext(ctx context.Context, rng *rand.Rand, n int) (*mat.Dense, error) {
 	if p.err != nil {
@@ -239,7 +284,8 @@ func (p *RatioPosterior) sampleGrid(ctx context.Context, rng *rand.Rand, n int) 
 			k /= G
 		}
 	}
-	lp, err := evalChunks(ctx, "grid posterior", grid, p.LogProb)
+	var tally nanTally
+	lp, err := evalChunks(ctx, "grid posterior", grid, func(theta *mat.Dense) []float64 { return p.logProb(theta, &tally) })
 	if err != nil {
 		return nil, err
 	}
@@ -252,6 +298,7 @@ func (p *RatioPosterior) sampleGrid(ctx context.Context, rng *rand.Rand, n int) 
 		c := drawIndex(rng, cdf)
 		p.placeInCell(rng, out.RawRowView(i), grid.RawRowView(c), width)
 	}
+	tally.warn("grid")
 	return out, nil
 }
 
@@ -358,10 +405,12 @@ func (p *RatioPosterior) sampleImportance(ctx context.Context, rng *rand.Rand, n
 			n, p.cfg.Proposals, count, D+2, maxImportanceValues)
 	}
 	cand := p.prior.Sample(rng, m)
-	out, cdf, err := p.resample(ctx, rng, cand, n, "importance")
+	var tally nanTally
+	out, cdf, err := p.resample(ctx, rng, cand, n, "importance", &tally)
 	if err != nil {
 		return nil, err
 	}
+	tally.warn("importance")
 	var s1, s2, prev float64
 	for _, c := range cdf {
 		w := c - prev
@@ -392,13 +441,16 @@ func (p *RatioPosterior) sampleSlice(ctx context.Context, rng *rand.Rand, n int)
 		return nil, fmt.Errorf("ratio posterior (mcmc): BurnIn = %d sweeps + %d draws per chain × Thin = %d sweeps each is more than the %d sweeps a run may count: lower BurnIn or Thin (0 for the defaults), or draw fewer samples per chain (raise Chains)",
 			p.cfg.BurnIn, perChain, p.cfg.Thin, maxCount-1)
 	}
-	init, err := p.resampleInit(ctx, rng, C)
+	var tally nanTally
+	init, err := p.resampleInit(ctx, rng, C, &tally)
 	if err != nil {
 		return nil, err
 	}
-	ss := &sliceSampler{logp: p.LogProb, x: init, rng: rng, ctx: ctx}
+	logp := func(theta *mat.Dense) []float64 { return p.logProb(theta, &tally) }
+	ss := &sliceSampler{logp: logp, x: init, rng: rng, ctx: ctx}
 	out, err := ss.run(n, p.cfg.BurnIn, p.cfg.Thin)
 	if err == nil {
+		tally.warn("mcmc")
 		h := ss.health(out)
 		if h != nil {
 			h.chainsSet = p.cfg.Chains
@@ -417,14 +469,14 @@ const initCandidates = 10000
 // its initializer once per chain). The pools must be separate: chains drawn from one shared
 // pool start from the handful of candidates that carry its weight, and where chains do not
 // cross between modes, the share of draws in each mode is the share of chains started there.
-// It stops between chains once ctx is done.
-func (p *RatioPosterior) resampleInit(ctx context.Context, rng *rand.Rand, C int) (*mat.Dense, error) {
+// It stops between chains once ctx is done, and counts NaN log-weights in tally.
+func (p *RatioPosterior) resampleInit(ctx context.Context, rng *rand.Rand, C int, tally *nanTally) (*mat.Dense, error) {
 	out := mat.NewDense(C, p.prior.Dim(), nil)
 	for c := 0; c < C; c++ {
 		if err := cancel.Check(ctx, "mcmc initialization"); err != nil {
 			return nil, err
 		}
-		one, _, err := p.resample(ctx, rng, p.prior.Sample(rng, initCandidates), 1, "mcmc init")
+		one, _, err := p.resample(ctx, rng, p.prior.Sample(rng, initCandidates), 1, "mcmc init", tally)
 		if err != nil {
 			return nil, err
 		}
@@ -435,14 +487,17 @@ func (p *RatioPosterior) resampleInit(ctx context.Context, rng *rand.Rand, C int
 
 // resample weights the points cand (rows) by r̂, a NaN log-weight counting as weight zero, and
 // draws n of them with replacement. It returns the draws and the cumulative weights; what
-// names the caller in errors. It stops between chunks of the evaluation once ctx is done.
-func (p *RatioPosterior) resample(ctx context.Context, rng *rand.Rand, cand *mat.Dense, n int, what string) (*mat.Dense, []float64, error) {
+// names the caller in errors. It stops between chunks of the evaluation once ctx is done, and
+// counts the points and the NaN log-weights in tally.
+func (p *RatioPosterior) resample(ctx context.Context, rng *rand.Rand, cand *mat.Dense, n int, what string, tally *nanTally) (*mat.Dense, []float64, error) {
 	lw, err := evalChunks(ctx, "ratio posterior ("+what+")", cand, p.logRatio)
 	if err != nil {
 		return nil, nil, err
 	}
+	tally.count(len(lw))
 	for i := range lw {
 		if math.IsNaN(lw[i]) {
+			tally.nanAt(cand.RawRowView(i))
 			lw[i] = math.Inf(-1)
 		}
 	}

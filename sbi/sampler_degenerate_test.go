@@ -96,3 +96,45 @@ func TestSliceInfiniteLogDensity(t *testing.T) {
 		})
 	}
 }
+
+// TestSamplersWarnNaN checks that every ratio sampler warns, naming a point, when the
+// estimator's log-density is NaN at points it evaluated: they count as zero density, so no
+// draw lies there, which is wrong where the posterior has mass; before, the draws came back
+// without a word. A log-density finite everywhere gives no warning.
+func TestSamplersWarnNaN(t *testing.T) {
+	nanRight := func(theta *mat.Dense) []float64 {
+		n, _ := theta.Dims()
+		out := make([]float64, n)
+		for i := range out {
+			if theta.At(i, 0) > 0.5 {
+				out[i] = math.NaN()
+			}
+		}
+		return out
+	}
+	flat := func(theta *mat.Dense) []float64 { n, _ := theta.Dims(); return make([]float64, n) }
+	for _, m := range []SamplerMethod{SamplerMCMC, SamplerGrid, SamplerImportance} {
+		for _, c := range []struct {
+			name string
+			lr   func(*mat.Dense) []float64
+			warn bool
+		}{
+			{"NaN", nanRight, true},
+			{"finite", flat, false},
+		} {
+			t.Run(string(m)+"/"+c.name, func(t *testing.T) {
+				buf := captureWarnings(t)
+				p := newRatioPosterior("test", nil, dist.NewUniformCube(0, 1, 2), c.lr, nil,
+					SamplerConfig{Method: m, Chains: 10, BurnIn: 20, GridPoints: 64})
+				if _, err := p.SampleContext(t.Context(), rand.New(rand.NewPCG(1, 1)), 100); err != nil {
+					t.Fatal(err)
+				}
+				t.Log(buf.String())
+				warned := strings.Contains(buf.String(), "NaN")
+				if th := pointIn(buf.String()); warned != c.warn || c.warn && (th == nil || th[0] <= 0.5) {
+					t.Errorf("warnings %q, want one saying NaN and naming a point where it is: %v", buf.String(), c.warn)
+				}
+			})
+		}
+	}
+}
