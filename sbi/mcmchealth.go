@@ -50,8 +50,9 @@ type MCMCHealth struct {
 
 // NewMCMCHealth computes the diagnostics of draws from several chains: chains[c][i] is draw i
 // of chain c, a row of the parameters. All chains must have the same number of draws. It
-// returns an error for no chains, ragged chains or non-finite draws; with fewer than 4 draws
-// per chain the result has no diagnostics and says so.
+// returns an error for no chains, ragged chains, rows of no parameters or non-finite draws
+// (whatever the chains' length); with fewer than 4 draws per chain the result has no
+// diagnostics and says so.
 //
 // The thresholds follow Vehtari et al. (2021, §4): R̂ above 1.01 and an ESS below 400 signal
 // trouble. Two adjustments keep them meaningful for the short chains of a vectorized sampler
@@ -64,6 +65,9 @@ func NewMCMCHealth(sampler string, chains [][][]float64) (*MCMCHealth, error) {
 		return nil, fmt.Errorf("MCMC health: no chains or no draws")
 	}
 	m, n, dim := len(chains), len(chains[0]), len(chains[0][0])
+	if dim == 0 {
+		return nil, fmt.Errorf("MCMC health: draws of no parameters, expected rows of at least one")
+	}
 	h := &MCMCHealth{Sampler: sampler, Chains: m, Draws: n, Acceptance: math.NaN()}
 	h.Traces = make([][][]float64, dim)
 	for d := range dim {
@@ -76,6 +80,9 @@ func NewMCMCHealth(sampler string, chains [][][]float64) (*MCMCHealth, error) {
 			for i, row := range ch {
 				if len(row) != dim {
 					return nil, fmt.Errorf("MCMC health: chain %d, draw %d has %d parameters, expected %d", c, i, len(row), dim)
+				}
+				if v := row[d]; math.IsNaN(v) || math.IsInf(v, 0) {
+					return nil, fmt.Errorf("MCMC health: chain %d, draw %d, parameter %d is %v: the diagnostics need finite draws", c, i, d, v)
 				}
 				h.Traces[d][c][i] = row[d]
 			}

@@ -193,3 +193,44 @@ func TestMCMCHealthShortChainsAdvice(t *testing.T) {
 		})
 	}
 }
+
+// TestNewMCMCHealthRefusesBadDraws checks that NewMCMCHealth returns an error, as its doc
+// says, for non-finite draws whatever the chains' length, and for draws of no parameters.
+// Before, chains shorter than the 4 draws the diagnostics need were never looked at: NaN or
+// ±Inf draws gave a health "not assessed" for want of draws, with the NaN in its traces, and
+// rows of no parameters one that asked for more draws.
+func TestNewMCMCHealthRefusesBadDraws(t *testing.T) {
+	chains := func(n int, v float64) [][][]float64 {
+		out := make([][][]float64, 3)
+		for c := range out {
+			for i := range n {
+				out[c] = append(out[c], []float64{float64(c + i), float64(c * i)})
+			}
+		}
+		out[1][n-1][1] = v
+		return out
+	}
+	for _, c := range []struct {
+		name   string
+		chains [][][]float64
+		want   string // in the error; "" for none
+	}{
+		{"NaN, 3 draws", chains(3, math.NaN()), "NaN"},
+		{"+Inf, 2 draws", chains(2, math.Inf(1)), "+Inf"},
+		{"NaN, 10 draws", chains(10, math.NaN()), "NaN"},
+		{"no parameters", [][][]float64{{{}, {}}, {{}, {}}}, "no parameters"},
+		{"finite, 3 draws", chains(3, 1), ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h, err := NewMCMCHealth("test", c.chains)
+			switch {
+			case c.want == "" && err != nil:
+				t.Errorf("error %v, want a health not assessed", err)
+			case c.want == "" && h.Assessed():
+				t.Errorf("health assessed from 3 draws per chain: %v", h)
+			case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+				t.Errorf("error %v, want one saying %q", err, c.want)
+			}
+		})
+	}
+}

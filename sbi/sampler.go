@@ -136,12 +136,17 @@ func (p *RatioPosterior) ESS() float64 {
 }
 
 // LogProb is log p(θ) + log r̂(θ, x) for every row of theta (unnormalized; −Inf outside the
-// prior's support). The estimator is evaluated only at the rows inside the support, which
+// prior's support and where the estimator's output is NaN). The estimator is evaluated only at the rows inside the support, which
 // saves the network passes of a sampler's proposals beyond a bounded prior.
 func (p *RatioPosterior) LogProb(theta *mat.Dense) []float64 {
 	if p.err != nil {
 		panic(fmt.Errorf("sbi: ratio posterior LogProb: %w", p.err))
 	}
+	return p.logProb(theta, nil)
+}
+
+// logProb is LogProb; it counts the rows and those with a NaN log-density in tally, if not nil.
+func (p *RatioPosterior) logProb(theta *mat.Dense, tally *nanTally) []float64 {
 	lp := p.prior.LogProb(theta)
 	n, D := theta.Dims()
 	inside := make([]int, 0, n)
@@ -168,9 +173,48 @@ func (p *RatioPosterior) LogProb(theta *mat.Dense) []float64 {
 		lr = p.logRatio(sub)
 	}
 	for k, i := range inside {
-		out[i] = cleanLogProb(lp[i]+lr[k], p.prior, theta.RawRowView(i))
+		v := lp[i] + lr[k]
+		if math.IsNaN(v) {
+			tally.nanAt(theta.RawRowView(i))
+		}
+		out[i] = cleanLogProb(v, p.prior, theta.RawRowView(i))
 	}
+	tally.count(n)
 	return out
+}
+
+// nanTally counts the points a sampler evaluated and those where the estimator's output made
+// the log-density NaN, which the samplers count as zero density. Its methods do nothing on a
+// nil tally.
+type nanTally struct {
+	points, nan int
+	first       []float64 // the first point whose log-density was NaN
+}
+
+func (t *nanTally) count(n int) {
+	if t != nil {
+		t.points += n
+	}
+}
+
+func (t *nanTally) nanAt(theta []float64) {
+	if t == nil {
+		return
+	}
+	if t.nan == 0 {
+		t.first = append([]float64(nil), theta...)
+	}
+	t.nan++
+}
+
+// warn says, when the tally holds NaN, that the draws of the sampling method what miss
+// whatever mass lies where the log-density was NaN.
+func (t *nanTally) warn(what string) {
+	if t.nan == 0 {
+		return
+	}
+	warnf("nan", "ratio posterior (%s): the log-density was NaN at %d of the %d points evaluated, the first θ = %s: the sampler counts such points as zero density, so no draw lies there, and if the posterior has mass there the draws miss it; check what the estimator returns there (NaN usually comes from an overflow inside it), then retrain it or use another estimator",
+		what, t.nan, t.points, fmtPoint(t.first))
 }
 
 // Sample draws n parameter vectors, stopped by the host's context; it panics with
@@ -188,7 +232,10 @@ func (p *RatioPosterior) SampleChecked(rng *rand.Rand, n int) (*mat.Dense, error
 
 // SampleContext draws n parameter vectors with the configured method until ctx is done. It
 // returns an error wrapping ErrUntrained for an untrained estimator and ErrNonFinite for an
-// observation with NaN or ±Inf. n·Dim may be at most 2²⁶ (67,108,864) values: a larger
+// observation with NaN or ±Inf, and an error naming the point where a sampler finds the
+// log-density +Inf (no density is infinite: the estimator is degenerate there). Points where
+// the estimator's output is NaN count as zero density, as in LogProb, and a draw that met any
+// prints a warning naming the first: its draws miss whatever mass lies there. n·Dim may be at most 2²⁶ (67,108,864) values: a larger
 // request returns an error before anything is drawn (draw in several calls).
 func (p *RatioPosterior) SampleContext(ctx context.Context, rng *rand.Rand, n int) (*mat.Dense, error) {
 	if p.err != nil {
@@ -237,10 +284,12 @@ func (p *RatioPosterior) sampleGrid(ctx context.Context, rng *rand.Rand, n int) 
 			k /= G
 		}
 	}
-	if err := cancel.Check(ctx, "grid posterior"); err != nil {
+	var tally nanTally
+	lp, err := evalChunks(ctx, "grid posterior", grid, func(theta *mat.Dense) []float64 { return p.logProb(theta, &tally) })
+	if err != nil {
 		return nil, err
 	}
-	cdf, err := cumulativeWeights(p.LogProb(grid))
+	cdf, err := cumulativeWeights(lp, grid.RawRowView)
 	if err != nil {
 		return nil, fmt.Errorf("ratio posterior (grid): %w", err)
 	}
@@ -248,6 +297,27 @@ func (p *RatioPosterior) sampleGrid(ctx context.Context, rng *rand.Rand, n int) 
 	for i := 0; i < n; i++ {
 		c := drawIndex(rng, cdf)
 		p.placeInCell(rng, out.RawRowView(i), grid.RawRowView(c), width)
+	}
+	tally.warn("grid")
+	return out, nil
+}
+
+// sampleChunk is the number of points grid and importance sampling evaluate between looks at
+// the context; a multiple of evalChunk, so that the parallel evaluation's chunks stay as they were.
+const sampleChunk = 32 * evalChunk
+
+// evalChunks returns f of the rows of points, evaluated sampleChunk rows at a time; it stops
+// with an error naming what between chunks once ctx is done. f must evaluate every row on its
+// own (the estimators do), so that the values do not depend on the chunks.
+func evalChunks(ctx context.Context, what string, points *mat.Dense, f func(*mat.Dense) []float64) ([]float64, error) {
+	n, D := points.Dims()
+	out := make([]float64, n)
+	for lo := 0; lo < n; lo += sampleChunk {
+		if err := cancel.Check(ctx, what); err != nil {
+			return nil, err
+		}
+		hi := min(lo+sampleChunk, n)
+		copy(out[lo:hi], f(points.Slice(lo, hi, 0, D).(*mat.Dense)))
 	}
 	return out, nil
 }
@@ -276,21 +346,25 @@ func (p *RatioPosterior) placeInCell(rng *rand.Rand, row, centre, width []float6
 // values per cell.
 const maxGridCells = 1 << 24
 
-// cumulativeWeights returns the normalized cumulative sums of exp(lw − max lw). It returns an
-// error when a log-weight is +Inf or none is above −Inf (NaN counts as −Inf).
-func cumulativeWeights(lw []float64) ([]float64, error) {
-	m, inf := math.Inf(-1), 0
-	for _, v := range lw {
+// cumulativeWeights returns the normalized cumulative sums of exp(lw − max lw), where lw[i]
+// is the log-weight of the point at(i). It returns an error when a log-weight is +Inf, naming
+// the first such point, or when none is above −Inf (NaN counts as −Inf).
+func cumulativeWeights(lw []float64, at func(i int) []float64) ([]float64, error) {
+	m, inf, first := math.Inf(-1), 0, -1
+	for i, v := range lw {
 		if v > m {
 			m = v
 		}
 		if math.IsInf(v, 1) {
 			inf++
+			if first < 0 {
+				first = i
+			}
 		}
 	}
 	switch {
 	case inf > 0:
-		return nil, fmt.Errorf("the log-density is +Inf at %d of the %d points: the estimator's output overflowed (are its weights finite?); retrain it or check what it returns", inf, len(lw))
+		return nil, fmt.Errorf("the log-density is +Inf at %d of the %d points, the first θ = %s: %s", inf, len(lw), fmtPoint(at(first)), infiniteDensity)
 	case math.IsInf(m, -1):
 		return nil, fmt.Errorf("all %d points have zero density (log-density −Inf or NaN): the posterior's mass lies in a region too small for these points to reach (raise Proposals or GridPoints, or use another Method), or the estimator's output is not finite", len(lw))
 	}
@@ -331,13 +405,12 @@ func (p *RatioPosterior) sampleImportance(ctx context.Context, rng *rand.Rand, n
 			n, p.cfg.Proposals, count, D+2, maxImportanceValues)
 	}
 	cand := p.prior.Sample(rng, m)
-	if err := cancel.Check(ctx, "importance posterior"); err != nil {
-		return nil, err
-	}
-	out, cdf, err := p.resample(rng, cand, n, "importance")
+	var tally nanTally
+	out, cdf, err := p.resample(ctx, rng, cand, n, "importance", &tally)
 	if err != nil {
 		return nil, err
 	}
+	tally.warn("importance")
 	var s1, s2, prev float64
 	for _, c := range cdf {
 		w := c - prev
@@ -368,13 +441,16 @@ func (p *RatioPosterior) sampleSlice(ctx context.Context, rng *rand.Rand, n int)
 		return nil, fmt.Errorf("ratio posterior (mcmc): BurnIn = %d sweeps + %d draws per chain × Thin = %d sweeps each is more than the %d sweeps a run may count: lower BurnIn or Thin (0 for the defaults), or draw fewer samples per chain (raise Chains)",
 			p.cfg.BurnIn, perChain, p.cfg.Thin, maxCount-1)
 	}
-	init, err := p.resampleInit(ctx, rng, C)
+	var tally nanTally
+	init, err := p.resampleInit(ctx, rng, C, &tally)
 	if err != nil {
 		return nil, err
 	}
-	ss := &sliceSampler{logp: p.LogProb, x: init, rng: rng, ctx: ctx}
+	logp := func(theta *mat.Dense) []float64 { return p.logProb(theta, &tally) }
+	ss := &sliceSampler{logp: logp, x: init, rng: rng, ctx: ctx}
 	out, err := ss.run(n, p.cfg.BurnIn, p.cfg.Thin)
 	if err == nil {
+		tally.warn("mcmc")
 		h := ss.health(out)
 		if h != nil {
 			h.chainsSet = p.cfg.Chains
@@ -393,14 +469,14 @@ const initCandidates = 10000
 // its initializer once per chain). The pools must be separate: chains drawn from one shared
 // pool start from the handful of candidates that carry its weight, and where chains do not
 // cross between modes, the share of draws in each mode is the share of chains started there.
-// It stops between chains once ctx is done.
-func (p *RatioPosterior) resampleInit(ctx context.Context, rng *rand.Rand, C int) (*mat.Dense, error) {
+// It stops between chains once ctx is done, and counts NaN log-weights in tally.
+func (p *RatioPosterior) resampleInit(ctx context.Context, rng *rand.Rand, C int, tally *nanTally) (*mat.Dense, error) {
 	out := mat.NewDense(C, p.prior.Dim(), nil)
 	for c := 0; c < C; c++ {
 		if err := cancel.Check(ctx, "mcmc initialization"); err != nil {
 			return nil, err
 		}
-		one, _, err := p.resample(rng, p.prior.Sample(rng, initCandidates), 1, "mcmc init")
+		one, _, err := p.resample(ctx, rng, p.prior.Sample(rng, initCandidates), 1, "mcmc init", tally)
 		if err != nil {
 			return nil, err
 		}
@@ -411,15 +487,21 @@ func (p *RatioPosterior) resampleInit(ctx context.Context, rng *rand.Rand, C int
 
 // resample weights the points cand (rows) by r̂, a NaN log-weight counting as weight zero, and
 // draws n of them with replacement. It returns the draws and the cumulative weights; what
-// names the caller in errors.
-func (p *RatioPosterior) resample(rng *rand.Rand, cand *mat.Dense, n int, what string) (*mat.Dense, []float64, error) {
-	lw := p.logRatio(cand)
+// names the caller in errors. It stops between chunks of the evaluation once ctx is done, and
+// counts the points and the NaN log-weights in tally.
+func (p *RatioPosterior) resample(ctx context.Context, rng *rand.Rand, cand *mat.Dense, n int, what string, tally *nanTally) (*mat.Dense, []float64, error) {
+	lw, err := evalChunks(ctx, "ratio posterior ("+what+")", cand, p.logRatio)
+	if err != nil {
+		return nil, nil, err
+	}
+	tally.count(len(lw))
 	for i := range lw {
 		if math.IsNaN(lw[i]) {
+			tally.nanAt(cand.RawRowView(i))
 			lw[i] = math.Inf(-1)
 		}
 	}
-	cdf, err := cumulativeWeights(lw)
+	cdf, err := cumulativeWeights(lw, cand.RawRowView)
 	if err != nil {
 		return nil, nil, fmt.Errorf("ratio posterior (%s): %w", what, err)
 	}

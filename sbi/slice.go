@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strconv"
+	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -38,7 +40,10 @@ func (s *sliceSampler) run(n, burnIn, thin int) (*mat.Dense, error) {
 	C, D := s.x.Dims()
 	s.lp = s.logp(s.x)
 	for c, v := range s.lp {
-		if math.IsInf(v, -1) || math.IsNaN(v) {
+		switch {
+		case math.IsInf(v, 1):
+			return nil, fmt.Errorf("ratio posterior (mcmc): chain %d starts at θ = %s, where the log-density is +Inf: %s", c, fmtPoint(s.x.RawRowView(c)), infiniteDensity)
+		case math.IsInf(v, -1) || math.IsNaN(v):
 			return nil, fmt.Errorf("ratio posterior (mcmc): chain %d starts where the log-density is %v", c, v)
 		}
 	}
@@ -55,7 +60,9 @@ func (s *sliceSampler) run(n, burnIn, thin int) (*mat.Dense, error) {
 			return nil, err
 		}
 		for d := 0; d < D; d++ {
-			s.update(d)
+			if err := s.update(d); err != nil {
+				return nil, err
+			}
 		}
 		if sweep <= burnIn {
 			s.adaptWidth()
@@ -91,8 +98,9 @@ func (s *sliceSampler) adaptWidth() {
 	}
 }
 
-// update moves coordinate d of every chain by one slice-sampling step.
-func (s *sliceSampler) update(d int) {
+// update moves coordinate d of every chain by one slice-sampling step. It stops with an
+// error at a point where the log-density is +Inf (see evalAt).
+func (s *sliceSampler) update(d int) error {
 	C, _ := s.x.Dims()
 	s.updates += C
 	y := make([]float64, C)
@@ -114,7 +122,10 @@ func (s *sliceSampler) update(d int) {
 		}
 		active := append([]int(nil), all...)
 		for step := 0; step < maxStepOut && len(active) > 0; step++ {
-			lp := s.evalAt(active, d, end)
+			lp, err := s.evalAt(active, d, end)
+			if err != nil {
+				return err
+			}
 			next := active[:0]
 			for k, c := range active {
 				if lp[k] > y[c] {
@@ -133,7 +144,10 @@ func (s *sliceSampler) update(d int) {
 		for _, c := range active {
 			prop[c] = L[c] + s.rng.Float64()*(R[c]-L[c])
 		}
-		lp := s.evalAt(active, d, prop)
+		lp, err := s.evalAt(active, d, prop)
+		if err != nil {
+			return err
+		}
 		next := active[:0]
 		for k, c := range active {
 			if lp[k] > y[c] {
@@ -151,11 +165,17 @@ func (s *sliceSampler) update(d int) {
 		}
 		active = next
 	}
+	return nil
 }
 
 // evalAt evaluates the log-density at the states of the chains in idx with coordinate d
-// replaced by val[c].
-func (s *sliceSampler) evalAt(idx []int, d int, val []float64) []float64 {
+// replaced by val[c]. It returns an error at a point where the log-density is +Inf: no point
+// of a slice lies above it, so a chain that moved there would stay for ever; and, without
+// evaluating, once the context is done.
+func (s *sliceSampler) evalAt(idx []int, d int, val []float64) ([]float64, error) {
+	if err := cancel.Check(s.ctx, "mcmc"); err != nil {
+		return nil, err
+	}
 	_, D := s.x.Dims()
 	m := mat.NewDense(len(idx), D, nil)
 	for k, c := range idx {
@@ -163,5 +183,23 @@ func (s *sliceSampler) evalAt(idx []int, d int, val []float64) []float64 {
 		copy(row, s.x.RawRowView(c))
 		row[d] = val[c]
 	}
-	return s.logp(m)
+	lp := s.logp(m)
+	for k, v := range lp {
+		if math.IsInf(v, 1) {
+			return nil, fmt.Errorf("ratio posterior (mcmc): chain %d reached θ = %s, where the log-density is +Inf: %s", idx[k], fmtPoint(m.RawRowView(k)), infiniteDensity)
+		}
+	}
+	return lp, nil
+}
+
+// infiniteDensity says why sampling stops at a point where the log-density is +Inf.
+const infiniteDensity = "no density is infinite, so the estimator is degenerate there (its output overflowed: are its weights finite?), and a sampler would return copies of such a point; check the estimator's LogProb there, then retrain it (more simulations, stronger regularization) or use another estimator"
+
+// fmtPoint writes a parameter point in full precision, so that it can be evaluated again.
+func fmtPoint(theta []float64) string {
+	parts := make([]string, len(theta))
+	for i, v := range theta {
+		parts[i] = strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
 }
