@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"slices"
 	"syscall"
 
@@ -21,6 +22,7 @@ import (
 	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi"
 	"github.com/gosbi/gosbi/sbi/certify"
+	"github.com/gosbi/gosbi/sbi/dist"
 	"github.com/gosbi/gosbi/sbi/task"
 	"github.com/gosbi/gosbi/study"
 )
@@ -35,6 +37,8 @@ final test set, and prints the certificate. SPEC is a JSON object:
 
   {"task": "weinberg",             a name of task.Names()
    "estimator": "npe",             npe (default), npe-nsf, nre, nle or fmpe
+   "trained": "FILE",              instead of estimator: an estimator saved by the library (its
+                                   prior the task's), certified without training; relative to SPEC
    "simulations": 10000,           the whole budget (0: 10,000)
    "test": 2000, "check": 1000,    final test and check set sizes (0: certify's defaults)
    "conformal": 8000,              calibration set of the conformal remedy (0: 4 × test where affordable)
@@ -52,7 +56,10 @@ final test set, and prints the certificate. SPEC is a JSON object:
    "task_observations": [1, 2]}    sbibm observations by number (needs gosbi data fetch)
 
 --out writes the certificate with its estimator (certify.LoadFile reads it back); --html writes the
-certificate as a standalone page. The exit status is 0 whatever the verdict, which the first line of
+certificate as a standalone page. A run that stops with an error after it trained an estimator
+saves that estimator (not certified) in FILE.estimator beside --out, or without --out in a new
+file certify-TASK-*.estimator in the current directory, and its error names the file: give it as
+"trained" to certify it without training again. The exit status is 0 whatever the verdict, which the first line of
 the output states; an error (bad SPEC, a failed run) exits with status 1.
 
 --study DIR runs the certification as a study (package study) in DIR: one job per seed, which
@@ -67,6 +74,7 @@ stands). A seed's certificate is the one that the run without --study gives for 
 type certifySpec struct {
 	Task             string      `json:"task"`
 	Estimator        string      `json:"estimator"`
+	Trained          string      `json:"trained"`
 	Simulations      int         `json:"simulations"`
 	Test             int         `json:"test"`
 	Check            int         `json:"check"`
@@ -122,8 +130,20 @@ func (s *certifySpec) config() (task.Task, *mat.Dense, certify.Config, error) {
 		return nil, nil, cfg, fmt.Errorf("task %q: %w", s.Task, err)
 	}
 	prior := t.Prior()
+	switch {
+	case s.Trained != "" && s.Estimator != "":
+		return nil, nil, cfg, fmt.Errorf("the spec sets both estimator (%q) and trained (%q); give one of them", s.Estimator, s.Trained)
+	case s.Trained != "":
+		if cfg.Trained, err = loadTrained(s.Trained, prior); err != nil {
+			return nil, nil, cfg, err
+		}
+	}
 	switch s.Estimator {
-	case "", "npe":
+	case "":
+		if s.Trained == "" {
+			cfg.New = func() sbi.Estimator { return sbi.NewNPE(prior, sbi.NPEConfig{}) }
+		}
+	case "npe":
 		cfg.New = func() sbi.Estimator { return sbi.NewNPE(prior, sbi.NPEConfig{}) }
 	case "npe-nsf":
 		cfg.New = func() sbi.Estimator { return sbi.NewNPE(prior, sbi.NPEConfig{Flow: "nsf"}) }
@@ -175,6 +195,63 @@ func (s *certifySpec) config() (task.Task, *mat.Dense, certify.Config, error) {
 	return t, obs, cfg, nil
 }
 
+// loadTrained reads the estimator of the spec's "trained" file, which must be one Certify can
+// take (sbi.Amortized) and built for prior.
+func loadTrained(path string, prior dist.Distribution) (sbi.Amortized, error) {
+	e, err := sbi.LoadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("trained: %w", err)
+	}
+	want, err := dist.SpecOf(prior)
+	if err != nil {
+		return nil, fmt.Errorf("trained %s: the task's prior: %w", path, err)
+	}
+	got, err := dist.SpecOf(e.Prior())
+	if err != nil {
+		return nil, fmt.Errorf("trained %s: its prior: %w", path, err)
+	}
+	a, _ := json.Marshal(want)
+	b, _ := json.Marshal(got)
+	if !bytes.Equal(a, b) {
+		return nil, fmt.Errorf("trained %s: the estimator's prior is %s, the task's is %s: give an estimator trained for this task", path, b, a)
+	}
+	return e, nil
+}
+
+// keepIncomplete saves the estimator that a certification stopped by err after training kept
+// (a *certify.IncompleteError), so that the training is not lost with the run: beside out as
+// out.estimator, or without out in a new file of the current directory. It returns err with
+// the file's name, or with why the estimator could not be saved.
+func keepIncomplete(err error, out, taskName string) error {
+	var inc *certify.IncompleteError
+	if !errors.As(err, &inc) || inc.Estimator == nil {
+		return err
+	}
+	saver, ok := inc.Estimator.(interface{ SaveFile(string) error })
+	if !ok {
+		return err
+	}
+	path := out + ".estimator"
+	if out == "" {
+		f, ferr := os.CreateTemp(".", "certify-"+taskName+"-*.estimator")
+		if ferr != nil {
+			return fmt.Errorf("%w\nits trained estimator could not be saved: %v", err, ferr)
+		}
+		path = f.Name()
+		f.Close()
+	}
+	if serr := saver.SaveFile(path); serr != nil {
+		if out == "" {
+			os.Remove(path)
+		}
+		return fmt.Errorf("%w\nits trained estimator could not be saved: %v", err, serr)
+	}
+	if abs, aerr := filepath.Abs(path); aerr == nil {
+		path = abs // "trained" is relative to the spec, not to the current directory
+	}
+	return fmt.Errorf("%w\nits estimator, trained but not certified, is saved in %s: add \"trained\": %q to the spec to certify it without training again", err, path, path)
+}
+
 // certifyMain is the `gosbi certify` command.
 func certifyMain(args []string) error {
 	fs := flag.NewFlagSet("certify", flag.ContinueOnError)
@@ -217,6 +294,11 @@ func certifyMain(args []string) error {
 	if err != nil {
 		return fmt.Errorf("certify %s: %w", spec, err)
 	}
+	if s.Trained != "" && !filepath.IsAbs(s.Trained) { // relative to the spec, also for a study's jobs
+		if s.Trained, err = filepath.Abs(filepath.Join(filepath.Dir(spec), s.Trained)); err != nil {
+			return fmt.Errorf("certify %s: trained: %w", spec, err)
+		}
+	}
 	if err := checkStudyFlags(fs, s, opts.dir, *out, *page); err != nil {
 		return fmt.Errorf("certify %s: %w", spec, err)
 	}
@@ -247,7 +329,7 @@ func certifyMain(args []string) error {
 		runenv.ProgressToStderr()
 		cert, err := certify.CertifyContext(ctx, t.Prior(), t, obs, cfg)
 		if err != nil {
-			return fmt.Errorf("certify %s: %w", spec, err)
+			return fmt.Errorf("certify %s: %w", spec, keepIncomplete(err, *out, t.Name()))
 		}
 		certs = []*certify.Certificate{cert}
 	}

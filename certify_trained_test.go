@@ -1,0 +1,114 @@
+package main
+
+import (
+	"errors"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gosbi/gosbi/sbi"
+	"github.com/gosbi/gosbi/sbi/certify"
+	"github.com/gosbi/gosbi/sbi/task"
+)
+
+// trainedFor returns an NPE trained briefly on simulations of the task name.
+func trainedFor(t *testing.T, name string) *sbi.NPE {
+	t.Helper()
+	tk, err := task.Get(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	theta := tk.Prior().Sample(rng, 400)
+	npe := sbi.NewNPE(tk.Prior(), sbi.NPEConfig{Hidden: 16, Transforms: 1})
+	if _, err := npe.Train(theta, tk.Simulate(rng, theta), sbi.TrainConfig{Epochs: 2, Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	return npe
+}
+
+// TestKeepIncomplete checks that the estimator a certification kept when it stopped after
+// training (certify.IncompleteError) is saved, beside --out or in a new file of the current
+// directory, and that the error names the file and how to certify it; other errors pass as
+// they are.
+func TestKeepIncomplete(t *testing.T) {
+	npe := trainedFor(t, "two_moons")
+	cause := errors.New("the check set's simulations all failed")
+	stopped := &certify.IncompleteError{Estimator: npe, Err: cause}
+	dir := t.TempDir()
+	t.Chdir(dir)
+	for _, c := range []struct{ name, out, file string }{
+		{"beside --out", filepath.Join(dir, "cert.json"), filepath.Join(dir, "cert.json.estimator")},
+		{"without --out", "", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			err := keepIncomplete(stopped, c.out, "two_moons")
+			if !errors.Is(err, cause) {
+				t.Fatalf("error %v does not wrap the cause", err)
+			}
+			file := c.file
+			if file == "" {
+				m, _ := filepath.Glob(filepath.Join(dir, "certify-two_moons-*.estimator"))
+				if len(m) != 1 {
+					t.Fatalf("files certify-two_moons-*.estimator in the current directory: %v, want one", m)
+				}
+				file = m[0]
+			}
+			if !strings.Contains(err.Error(), `"trained": "`+file+`"`) {
+				t.Errorf("error %q does not say to give %s as \"trained\"", err, file)
+			}
+			e, lerr := sbi.LoadFile(file)
+			if lerr != nil {
+				t.Fatalf("the saved estimator: %v", lerr)
+			}
+			if !e.Trained() {
+				t.Errorf("the saved estimator is not trained")
+			}
+		})
+	}
+	t.Run("other errors", func(t *testing.T) {
+		if err := keepIncomplete(cause, filepath.Join(dir, "x.json"), "two_moons"); err != cause {
+			t.Errorf("got %v, want the error itself", err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "x.json.estimator")); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("a file was written for an error that kept no estimator: %v", err)
+		}
+	})
+}
+
+// TestCertifyTrainedSpec runs `gosbi certify` on a spec whose "trained" names an estimator
+// file (relative to the spec): it certifies that estimator without training; a spec that also
+// names an estimator, or whose file holds an estimator of another task's prior, is refused.
+func TestCertifyTrainedSpec(t *testing.T) {
+	dir := t.TempDir()
+	if err := trainedFor(t, "two_moons").SaveFile(filepath.Join(dir, "moons.estimator")); err != nil {
+		t.Fatal(err)
+	}
+	if err := trainedFor(t, "gaussian_linear").SaveFile(filepath.Join(dir, "linear.estimator")); err != nil {
+		t.Fatal(err)
+	}
+	const budget = `"simulations": 1500, "test": 500, "check": 300, "remedies": [], "samples": 100, "sbc_samples": -1, "seed": 1`
+	for _, c := range []struct {
+		name, spec string
+		code       int
+		want       string
+	}{
+		{"trained", `{"task": "two_moons", "trained": "moons.estimator", ` + budget + `}`, 0, "estimator given"},
+		{"both", `{"task": "two_moons", "estimator": "npe", "trained": "moons.estimator", ` + budget + `}`, 1, "both estimator"},
+		{"other prior", `{"task": "two_moons", "trained": "linear.estimator", ` + budget + `}`, 1, "the estimator's prior is"},
+		{"no file", `{"task": "two_moons", "trained": "none.estimator", ` + budget + `}`, 1, "none.estimator"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			spec := filepath.Join(dir, c.name+".json")
+			if err := os.WriteFile(spec, []byte(c.spec), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, stdout, stderr := gosbi(t, "certify", spec)
+			if code != c.code || !strings.Contains(stdout+stderr, c.want) {
+				t.Errorf("exit status %d, want %d with %q in the output; stdout:\n%s\nstderr:\n%s", code, c.code, c.want, stdout, stderr)
+			}
+		})
+	}
+}
