@@ -380,9 +380,12 @@ func cumulativeWeights(lw []float64, at func(i int) []float64) ([]float64, error
 	return cdf, nil
 }
 
-// drawIndex draws an index with the probabilities whose cumulative sums are cdf.
+// drawIndex draws an index with the probabilities whose cumulative sums are cdf: the index i
+// with cdf[i−1] ≤ u < cdf[i] for u uniform on [0, 1), which is never one of zero weight (a
+// search for cdf[i] ≥ u picked the first index for u = 0, of zero weight or not).
 func drawIndex(rng *rand.Rand, cdf []float64) int {
-	return min(sort.SearchFloat64s(cdf, rng.Float64()), len(cdf)-1)
+	u := rng.Float64()
+	return min(sort.Search(len(cdf), func(i int) bool { return cdf[i] > u }), len(cdf)-1)
 }
 
 // maxImportanceValues bounds the values importance sampling holds at once: n·Proposals
