@@ -29,8 +29,8 @@ import (
 // scored once per epoch for early stopping and the choice of the best epoch; with val nil
 // there is no validation (cfg.ValidationFraction is not used: split the store instead).
 // Pairs holding NaN or ±Inf, in train or in val, are dropped, counted (TrainResult.Dropped)
-// and warned about, or refused, as by Train; a val without a finite pair (or without pairs)
-// is refused; each epoch visits the training pairs in an order drawn from cfg.Seed. An
+// and warned about, or refused, as by Train; a val without a finite pair (or without pairs),
+// and a val that reads a chunk train reads (simstore.Shared), are refused; each epoch visits the training pairs in an order drawn from cfg.Seed. An
 // interrupt keeps the best epoch, as in Train; TrainStreamContext takes the context instead of
 // the host's, and MustTrainStream is the form for cells. The estimator keeps no reservoir of training
 // summaries afterwards: CheckObservation returns an error, and diag.Misspecification tests an
@@ -98,6 +98,9 @@ func (c *estimator) trainStream(ctx context.Context, m network, train, val simst
 		return nil, fmt.Errorf("train %s: validation pairs of %d and %d values, training pairs of %d and %d", c.label, vp, vx, pt, dx)
 	case cfg.Resume && c.trained && dx != c.xDim:
 		return nil, fmt.Errorf("train %s: x has %d columns, the estimator was trained on %d (Resume keeps the network)", c.label, dx, c.xDim)
+	}
+	if path, shared := simstore.Shared(train, val); val != nil && shared {
+		return nil, fmt.Errorf("train %s: the validation source shares the chunk %s with the training source, so validation would score pairs that training sees (early stopping and the best epoch would favour overfitting): give disjoint sources, e.g. the two parts of simstore's Split", c.label, path)
 	}
 	if val != nil && val.Len() == 0 {
 		return nil, fmt.Errorf("train %s: the validation source holds no pairs, expected at least one: give nil for no validation, or Refresh a store that its jobs appended to after it was opened", c.label)

@@ -359,3 +359,26 @@ func TestTrainStreamNilStore(t *testing.T) {
 		})
 	}
 }
+
+// TestTrainStreamRefusesSharedChunks checks that a validation source that reads chunks the
+// training source reads (the whole store beside one of its parts) is refused: its validation
+// loss would score pairs that training sees. The two parts of a Split train as before.
+func TestTrainStreamRefusesSharedChunks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(29, 30))
+	prior, theta, x := gaussianPairs(rng, 200)
+	store := storeOf(t, theta, x, 20)
+	train, val, err := store.Split(0.3, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fit := func(tr, va simstore.Source) error {
+		_, err := NewNPE(prior, NPEConfig{Hidden: 8, Transforms: 1}).TrainStream(tr, va, TrainConfig{Epochs: 1, Seed: 1})
+		return err
+	}
+	if err := fit(store, val); err == nil || !strings.Contains(err.Error(), "shares the chunk") {
+		t.Errorf("the store for training and its part for validation: %v, want an error saying they share a chunk", err)
+	}
+	if err := fit(train, val); err != nil {
+		t.Errorf("the two parts of a split: %v", err)
+	}
+}

@@ -458,6 +458,51 @@ func splitDraw(path string, seed uint64) float64 {
 }
 
 // part is a subset of a store's chunks.
+// Shared returns a chunk that sources a and b both read, and true, when both are stores or
+// parts of stores of this package (their chunks are compared as files); false when they share
+// none, or when either is another implementation of Source, whose pairs it cannot tell. A
+// validation source that shares a chunk with the training source scores pairs that training
+// saw: Split divides a store into parts that share none.
+func Shared(a, b Source) (chunkPath string, shared bool) {
+	ca, okA := chunksOf(a)
+	cb, okB := chunksOf(b)
+	if !okA || !okB {
+		return "", false
+	}
+	seen := make(map[string]bool, len(ca))
+	for _, c := range ca {
+		seen[chunkKey(c.path)] = true
+	}
+	for _, c := range cb {
+		if seen[chunkKey(c.path)] {
+			return c.path, true
+		}
+	}
+	return "", false
+}
+
+// chunksOf returns the chunks that src reads, when it is a store or a part of one.
+func chunksOf(src Source) ([]chunk, bool) {
+	switch s := src.(type) {
+	case *Store:
+		if s == nil {
+			return nil, false
+		}
+		return s.snapshot(), true
+	case *part:
+		return s.chunks, true
+	}
+	return nil, false
+}
+
+// chunkKey names a chunk file independently of how its store's directory was given.
+func chunkKey(path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return filepath.Clean(path)
+}
+
 type part struct {
 	s      *Store
 	chunks []chunk

@@ -797,3 +797,52 @@ func TestOneColumnAsVector(t *testing.T) {
 		})
 	}
 }
+
+// TestShared checks which pairs of sources Shared says read a common chunk: a store and
+// itself, a store and a part of it, two handles of one store opened under different spellings
+// of its directory; not the two parts of a Split, nor two different stores.
+func TestShared(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Create(dir, 2, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range 6 {
+		writeNamed(t, dir, fmt.Sprintf("c%d.npz", k), 10*k, 10)
+	}
+	if err := s.Refresh(); err != nil {
+		t.Fatal(err)
+	}
+	train, val, err := s.Split(0.3, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(filepath.Dir(dir))
+	again, err := Open(filepath.Join(".", filepath.Base(dir)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := Create(t.TempDir(), 2, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := other.Append(pairs(0, 5)); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		a, b Source
+		want bool
+	}{
+		{"a store and itself", s, s, true},
+		{"a store and its validation part", s, val, true},
+		{"a training part and the store", train, s, true},
+		{"one store opened twice", s, again, true},
+		{"the two parts of a split", train, val, false},
+		{"two stores", s, other, false},
+	} {
+		if path, got := Shared(c.a, c.b); got != c.want || (got && path == "") {
+			t.Errorf("%s: Shared gives %q, %v; want %v", c.name, path, got, c.want)
+		}
+	}
+}

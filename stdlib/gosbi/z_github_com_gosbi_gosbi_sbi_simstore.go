@@ -15,6 +15,7 @@ func init() {
 		// function, constant and variable definitions
 		"Create": reflect.ValueOf(simstore.Create),
 		"Open":   reflect.ValueOf(simstore.Open),
+		"Shared": reflect.ValueOf(simstore.Shared),
 		"Window": reflect.ValueOf(constant.MakeFromLiteral("65536", token.INT, 0)),
 
 		// type definitions
@@ -65,6 +66,7 @@ func init() {
 		"Create":        "func Create(dir string, paramDim, dataDim int) (*Store, error)\n\nCreate opens the store in dir for pairs of paramDim and dataDim values, creating the\ndirectory and its manifest when they do not exist; an existing store must have the same\nwidths.",
 		"Iterator":      "type Iterator interface {\n\tNext() bool\n\tBatch() (theta, x *mat.Dense)\n\tErr() error\n\tClose() error\n}\n\nIterator walks one pass of a Source. Next loads the next batch and reports false at the end\nof the pass or on an error (Err tells which); Batch returns it, valid until the next call of\nNext. Close releases the buffers.",
 		"Open":          "func Open(dir string) (*Store, error)\n\nOpen opens an existing store and lists its chunks.",
+		"Shared":        "func Shared(a, b Source) (chunkPath string, shared bool)\n\npart is a subset of a store's chunks.\nShared returns a chunk that sources a and b both read, and true, when both are stores or\nparts of stores of this package (their chunks are compared as files); false when they share\nnone, or when either is another implementation of Source, whose pairs it cannot tell. A\nvalidation source that shares a chunk with the training source scores pairs that training\nsaw: Split divides a store into parts that share none.",
 		"Source":        "type Source interface {\n\t// Dims returns the widths of θ and of x.\n\tDims() (paramDim, dataDim int)\n\t// Len returns the number of pairs.\n\tLen() int\n\t// Batches returns an iterator over one pass through the pairs in batches of size rows (the\n\t// last may be shorter), in an order fixed by seed.\n\tBatches(size int, seed uint64) Iterator\n}\n\nSource is a set of (θ, x) pairs read in batches: a Store or a part of one.",
 		"Store":         "type Store struct {\n\t// contains filtered or unexported fields\n}\n\nStore is a simulation store opened from its directory. Its list of chunks is the one read\nby Open (or the last Refresh) and those it appended itself; chunks appended by other\nprocesses are seen after Refresh. Every Store lists its chunks in the order of their names,\nhowever it came to list them (Open, Refresh or Append, in whatever order appends finished),\nso that a seed gives the same batches and the same Split on any Store listing the same\nchunks. A Store is safe for concurrent use; an iterator or a part from Split keeps the\nchunks listed when it was made.",
 		"Store.Append":  "func (s *Store) Append(theta, x *mat.Dense) error\n\nAppend writes the pairs (θᵢ, xᵢ) as one new chunk, atomically; it is safe to call from any\nnumber of goroutines and processes at once. The store's own list gains the chunk.",
