@@ -216,12 +216,9 @@ func (c *Certificate) MIMEBundle() map[string]any {
 				before = fmt.Sprintf("%.3f", c.Before.Coverage[k])
 			}
 		}
-		hi := l.Level + c.Target.Tolerance
-		if c.Target.Conservative {
-			hi = 1
-		}
+		lo, hi := c.Target.band(l.Level)
 		fmt.Fprintf(&b, `<tr><td>%.3g</td><td>%s</td><td>%.3f</td><td>%d/%d</td><td>[%.3f, %.3f]</td><td>[%.3f, %.3f]</td><td>%s</td></tr>`,
-			l.Level, before, l.Coverage, l.Count, l.N, l.Lower, l.Upper, l.Level-c.Target.Tolerance, min(hi, 1), e(string(l.Status)))
+			l.Level, before, l.Coverage, l.Count, l.N, l.Lower, l.Upper, lo, hi, e(string(l.Status)))
 	}
 	b.WriteString(`</table>`)
 	b.WriteString(coverageSVG(c.Target, c.Before, c.Final))

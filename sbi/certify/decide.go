@@ -268,16 +268,27 @@ func (t Target) Needed(power float64) int {
 	return hi
 }
 
+// band returns the target's interval of coverage at level as it is shown: [level − Tolerance,
+// level + Tolerance] within [0, 1], its upper edge 1 when Conservative.
+func (t Target) band(level float64) (lo, hi float64) {
+	lo, hi = max(level-t.Tolerance, 0), min(level+t.Tolerance, 1)
+	if t.Conservative {
+		hi = 1
+	}
+	return lo, hi
+}
+
 // NeededPower is the power Decision.Needed is computed for.
 const NeededPower = 0.8
 
 func summarize(checks []LevelCheck, t Target) (Verdict, string, int) {
 	conf := fmt.Sprintf("%.0f%%", 100*(1-2*t.Alpha))
 	edges := func(c LevelCheck) string {
+		lo, hi := t.band(c.Level)
 		if t.Conservative {
-			return fmt.Sprintf("≥ %.3f", c.Level-t.Tolerance)
+			return fmt.Sprintf("≥ %.3f", lo)
 		}
-		return fmt.Sprintf("[%.3f, %.3f]", c.Level-t.Tolerance, c.Level+t.Tolerance)
+		return fmt.Sprintf("[%.3f, %.3f]", lo, hi)
 	}
 	for _, c := range checks {
 		if c.Status == LevelFail {

@@ -28,12 +28,9 @@ func coverageSVG(t Target, before *diag.CoverageResult, final *Decision) string 
 	fmt.Fprintf(&b, `<text transform="translate(11,%g) rotate(-90)" text-anchor="middle">expected coverage</text>`, py(0.5))
 	fmt.Fprintf(&b, `<line x1="%g" y1="%g" x2="%g" y2="%g" stroke="#999" stroke-dasharray="4 3"/>`, px(0), py(0), px(1), py(1))
 	for _, c := range final.Checks {
-		hi := c.Level + t.Tolerance
-		if t.Conservative {
-			hi = 1
-		}
+		lo, hi := t.band(c.Level)
 		fmt.Fprintf(&b, `<line x1="%g" y1="%g" x2="%g" y2="%g" stroke="#ccc" stroke-width="9"><title>target at %.3g: [%.3f, %.3f]</title></line>`,
-			px(c.Level), py(max(c.Level-t.Tolerance, 0)), px(c.Level), py(min(hi, 1)), c.Level, c.Level-t.Tolerance, min(hi, 1))
+			px(c.Level), py(lo), px(c.Level), py(hi), c.Level, lo, hi)
 	}
 	if before != nil {
 		for _, c := range final.Checks {
