@@ -34,10 +34,12 @@ func mainSymbols(yi *yaegi.Interpreter) reflect.Value {
 }
 
 // symbolSnapshot holds the symbols of some names of package main: an invalid Value for a name
-// that had none.
+// that had none. The interpreter changes the symbol of a constant in place when a cell declares
+// the constant anew, so the snapshot also keeps a copy of what each symbol held.
 type symbolSnapshot struct {
 	table reflect.Value // mainSymbols; invalid when unreachable
 	syms  map[string]reflect.Value
+	held  map[string]reflect.Value // a copy of *syms[name]
 }
 
 // symbolTable is mainSymbols; tests replace it to check the session without the table.
@@ -45,12 +47,18 @@ var symbolTable = mainSymbols
 
 // snapshotSymbols records the current symbols of names.
 func snapshotSymbols(yi *yaegi.Interpreter, names []string) symbolSnapshot {
-	snap := symbolSnapshot{table: symbolTable(yi), syms: map[string]reflect.Value{}}
+	snap := symbolSnapshot{table: symbolTable(yi), syms: map[string]reflect.Value{}, held: map[string]reflect.Value{}}
 	if !snap.table.IsValid() {
 		return snap
 	}
 	for _, n := range names {
-		snap.syms[n] = snap.table.MapIndex(reflect.ValueOf(n).Convert(snap.table.Type().Key()))
+		sym := snap.table.MapIndex(reflect.ValueOf(n).Convert(snap.table.Type().Key()))
+		snap.syms[n] = sym
+		if sym.IsValid() && !sym.IsNil() {
+			c := reflect.New(sym.Type().Elem())
+			c.Elem().Set(sym.Elem())
+			snap.held[n] = c
+		}
 	}
 	return snap
 }
@@ -61,6 +69,9 @@ func (snap symbolSnapshot) put(name string) bool {
 	old, ok := snap.syms[name]
 	if !snap.table.IsValid() || !ok {
 		return false
+	}
+	if held, ok := snap.held[name]; ok {
+		old.Elem().Set(held.Elem())
 	}
 	snap.table.SetMapIndex(reflect.ValueOf(name).Convert(snap.table.Type().Key()), old)
 	return true
