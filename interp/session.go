@@ -339,7 +339,7 @@ func (s *Session) eval(ctx context.Context, src string) (v reflect.Value, err er
 		}
 		// The function literals of earlier cells run again (see runid.go).
 		err = s.rewindRunID(id, err)
-		if literalMayWait(s.items) {
+		if s.literalMayWait(s.items) {
 			err = &notedError{err, waitNote}
 		}
 	}
