@@ -435,8 +435,9 @@ func (s *Session) runDecls(ctx context.Context, group []item) error {
 	if len(run) == 0 {
 		return nil
 	}
-	names := valueNames(run)
+	names := undoableNames(run)
 	snap := snapshotSymbols(s.yi, names)
+	snap.methods = snapshotMethods(snap.table, receiverTypes(run))
 	var saved map[string]reflect.Value
 	if !snap.table.IsValid() {
 		saved = s.saveValues(ctx, names)
@@ -491,11 +492,12 @@ type failedEval struct {
 
 // undoDecls handles a group of declarations of which evaluation ev failed, as undoUnrun does
 // statements. The declarations evaluated before ev are kept. When ev did not compile, the
-// previous definitions of its functions come back (see restore), and its variables and
-// constants are undone; when it compiled (and a panic or an interrupt stopped the
-// initialization of its variables), its functions, types and constants are kept, and its
-// variables are undone. A variable or constant undone gets its old symbol back, with its
-// value and type, and a new one is removed, so that using it is an error. Functions of earlier
+// previous definitions of its functions come back (see restore), the methods it attached to
+// types of the session are detached (see methodSnapshot), and its variables, constants and
+// types are undone; when it compiled (and a panic or an interrupt stopped the initialization
+// of its variables), its functions, methods, types and constants are kept, and its variables
+// are undone. A name undone gets its old symbol back (a variable with its value and type), and
+// a new one is removed, so that using it is an error. Functions of earlier
 // cells that call a kept redefined function are evaluated again. err is returned, with a note
 // where a value could not be put back or may have been computed.
 func (s *Session) undoDecls(ctx context.Context, run []item, ev failedEval, redefined []string,
@@ -510,11 +512,11 @@ func (s *Session) undoDecls(ctx context.Context, run []item, ev failedEval, rede
 	var unsure, initialized []string
 	for _, it := range run[ev.start:ev.end] {
 		for _, nk := range declNames(it.decl) {
-			if nk.kind != varDecl && (nk.kind != constDecl || ev.executed) {
+			if nk.kind != varDecl && (nk.kind != constDecl && nk.kind != typeDecl || ev.executed) {
 				continue
 			}
 			undone[nk.name] = true
-			if !snap.put(nk.name) {
+			if !snap.put(nk.name) && nk.kind != typeDecl {
 				unsure = append(unsure, nk.name)
 			}
 		}
@@ -522,6 +524,7 @@ func (s *Session) undoDecls(ctx context.Context, run []item, ev failedEval, rede
 	}
 	// functions compiled from here on bind to the variables put back
 	if !ev.executed {
+		snap.methods.detach()
 		s.restore(ctx, run[ev.start:ev.end])
 	}
 	var keptNames []string
@@ -552,17 +555,32 @@ func (s *Session) undoDecls(ctx context.Context, run []item, ev failedEval, rede
 	return s.undoByValue(ctx, unsure, saved, err)
 }
 
-// valueNames returns the names of the variables and constants that declarations declare.
-func valueNames(items []item) []string {
+// undoableNames returns the names of the variables, constants and types that declarations
+// declare (see undoDecls).
+func undoableNames(items []item) []string {
 	var names []string
 	for _, it := range items {
 		for _, nk := range declNames(it.decl) {
-			if nk.kind == varDecl || nk.kind == constDecl {
+			if nk.kind == varDecl || nk.kind == constDecl || nk.kind == typeDecl {
 				names = append(names, nk.name)
 			}
 		}
 	}
 	return names
+}
+
+// receiverTypes returns the names of the receiver types of the methods that declarations
+// declare.
+func receiverTypes(items []item) []string {
+	var types []string
+	for _, it := range items {
+		if fd, ok := it.decl.(*ast.FuncDecl); ok && fd.Recv != nil && len(fd.Recv.List) > 0 {
+			if name := recvTypeName(fd.Recv.List[0].Type); name != "" && !slices.Contains(types, name) {
+				types = append(types, name)
+			}
+		}
+	}
+	return types
 }
 
 // initializedVars returns the names of the variables that a var declaration gives a value.

@@ -108,3 +108,31 @@ func TestInterruptedVarDeclUndone(t *testing.T) {
 		}
 	}
 }
+
+// TestFailedMethodDeclDetached runs a cell whose method declaration does not compile and then
+// the fixed cell: the fixed method works (the interpreter kept the half-compiled method
+// attached to its type, and calls failed with "index out of range" until %reset), and the
+// type's other methods go on working.
+func TestFailedMethodDeclDetached(t *testing.T) {
+	const setup = "type U struct{ A int }\nfunc (u U) Old() int { return u.A * 10 }\nu := U{3}"
+	cases := []struct{ name, failing, fixed, call, want string }{
+		{"value receiver", "func (u U) Get() int { return u.A + nope }", "func (u U) Get() int { return u.A }", "u.Get() + u.Old()", "33"},
+		{"with another declaration", "func (u U) Get() int { return u.A }\nvar e = nope", "func (u U) Get() int { return u.A }\nvar e = 1", "u.Get() + e", "4"},
+		{"pointer receiver", "func (u *U) Set(v int) { u.A = v + nope }", "func (u *U) Set(v int) { u.A = v }", "u.Set(5)\nu.A + u.Old()", "55"},
+		{"new type", "type V struct{ A int }\nfunc (v V) Get() int { return v.A }\nvar v = V{nope}",
+			"type V struct{ A int }\nfunc (v V) Get() int { return v.A }\nvar v = V{2}", "v.Get()", "2"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ts := newTestSession(t)
+			ts.mustRun(t, setup)
+			if res := ts.run(c.failing); res.Err == nil || !strings.Contains(res.Err.Value, "undefined: nope") {
+				t.Fatalf("%q: got %+v, want undefined: nope", c.failing, res.Err)
+			}
+			ts.mustRun(t, c.fixed)
+			if got := text(ts.mustRun(t, c.call)); got != c.want {
+				t.Errorf("%q after the fixed cell = %s, want %s", c.call, got, c.want)
+			}
+		})
+	}
+}
