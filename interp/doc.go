@@ -26,8 +26,9 @@
 // The functions of earlier cells, function literals included, go on working after an
 // interrupt (runid.go). Interpreted goroutines that run while the cell stops end with it; one
 // that waits then in compiled code goes on, and so does one of an earlier cell that waits on a
-// channel. A function literal that the interrupted cell made ends, with zero values, where it
-// would wait on a channel; the interrupt's error says so when the cell has one that may.
+// channel. A function literal made while the interrupted cell ran (by the cell, or by a
+// function it called) ends at once where it would wait on a channel; the interrupt's error
+// says so when the cell, or a function of the session that it names, has one that may.
 //
 // One output of a cell (a display, its result, its error) may have at most ipc.MaxMessage
 // (256 MiB) once encoded: a larger display or result fails the cell with OutputTooLarge, and

@@ -120,22 +120,45 @@ func TestRunIDField(t *testing.T) {
 }
 
 // TestInterruptNotesWaitingLiteral interrupts cells that made a function literal before the
-// interrupt: the literal still runs afterwards, and where it may wait on a channel (which the
-// interpreter then ends at once, with zero values) the interrupt's error says so.
+// interrupt, directly or by calling a function of the session (a function, a method, a
+// function literal of an earlier cell, or one of these through another): the literal still
+// runs afterwards, and where it may wait on a channel (which the interpreter then ends at
+// once) the interrupt's error says so. A literal that an earlier cell made is not affected.
 func TestInterruptNotesWaitingLiteral(t *testing.T) {
 	for _, c := range []struct {
-		name, cell, call, want string
-		note                   bool
+		name, setup, cell, call, want string
+		note                          bool
 	}{
-		{"computes", "sq := func(x float64) float64 { return x * x }\n", "sq(3)", "9", false},
-		{"two range variables", "sum := func(xs []int) int { s := 0; for _, x := range xs { s += x }; return s }\n", "sum([]int{40, 2})", "42", false},
-		{"receives", "ch := make(chan int, 1)\nrecv := func() int { return <-ch }\n", "", "", true},
-		{"sends", "ch := make(chan int)\nsend := func(v int) { ch <- v }\n", "", "", true},
-		{"ranges", "ch := make(chan int)\ndrain := func() (n int) { for range ch { n++ }; return n }\n", "", "", true},
-		{"selects", "ch := make(chan int)\npoll := func() { select { case <-ch: default: } }\n", "", "", true},
+		{"computes", "", "sq := func(x float64) float64 { return x * x }\n", "sq(3)", "9", false},
+		{"two range variables", "", "sum := func(xs []int) int { s := 0; for _, x := range xs { s += x }; return s }\n", "sum([]int{40, 2})", "42", false},
+		{"receives", "", "ch := make(chan int, 1)\nrecv := func() int { return <-ch }\n", "", "", true},
+		{"sends", "", "ch := make(chan int)\nsend := func(v int) { ch <- v }\n", "", "", true},
+		{"ranges", "", "ch := make(chan int)\ndrain := func() (n int) { for range ch { n++ }; return n }\n", "", "", true},
+		{"selects", "", "ch := make(chan int)\npoll := func() { select { case <-ch: default: } }\n", "", "", true},
+		{"returned by a function",
+			"func makeRecv(ch chan int) func() int { return func() int { v := <-ch; return v } }",
+			"recv := makeRecv(make(chan int))\n", "", "", true},
+		{"returned by a method",
+			"type Q struct{ ch chan int }\nfunc (q Q) Recv() func() int { return func() int { v := <-q.ch; return v } }",
+			"q := Q{make(chan int)}\nrecv := q.Recv()\n", "", "", true},
+		{"returned by a literal of an earlier cell",
+			"mk := func(ch chan int) func() int { return func() int { v := <-ch; return v } }",
+			"recv := mk(make(chan int))\n", "", "", true},
+		{"returned through another function",
+			"func inner(ch chan int) func() int { return func() int { v := <-ch; return v } }\nfunc outer() func() int { return inner(make(chan int)) }",
+			"recv := outer()\n", "", "", true},
+		{"returned by a function, computes",
+			"func adder(n int) func(int) int { return func(x int) int { return x + n } }",
+			"add2 := adder(2)\n", "add2(40)", "42", false},
+		{"a literal of an earlier cell called",
+			"ch := make(chan int, 1)\nrecv := func() int { v := <-ch; return v }",
+			"ch <- 1\nfirst := recv()\n", "ch <- 42\nrecv()", "42", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ts := newTestSession(t)
+			if c.setup != "" {
+				ts.mustRun(t, c.setup)
+			}
 			e := ts.interruptSpinCell(t, c.cell)
 			if got := strings.Contains(e.Value, "wait on a channel"); got != c.note {
 				t.Errorf("note on waiting on a channel: %v, want %v, in %q", got, c.note, e.Value)

@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/token"
 	"reflect"
+	"strings"
 	"sync/atomic"
 	"unsafe"
 
@@ -50,32 +51,106 @@ func (s *Session) rewindRunID(id uint64, err error) error {
 }
 
 // An interrupt also closes the channel by which the interpreter ends the channel operations of
-// the evaluation it stops, and the function literals that the interrupted evaluation made
-// keep that channel: afterwards such a literal ends at once, with zero values, where it would
-// wait on a channel (a receive, a send, a select or a range over a channel that must wait).
-// The interpreter offers no way to replace that channel, so the interrupt's error says so
-// whenever the cell has a function literal that may wait on a channel.
+// the evaluation it stops, and every function literal made during the interrupted evaluation
+// keeps that channel, whether the cell's code made it or a function the cell called (a
+// function, a method, or a function literal of an earlier cell that returns a closure):
+// afterwards such a literal ends at once where it would wait on a channel (a receive, a send,
+// a select or a range over a channel that must wait), returning zero values or failing inside
+// the interpreter. Function literals made by earlier evaluations are not affected. The
+// interpreter offers no way to replace that channel, so the interrupt's error says so whenever
+// the cell, or a function of the session that the cell names (directly or through others),
+// has a function literal that may wait on a channel.
 
-// waitNote is the note of an interrupted cell that has a function literal that may wait on a
-// channel.
-const waitNote = "note: a function literal that this cell made before the interrupt now ends at once, " +
-	"with zero values, where it would wait on a channel (a receive, send, select or range over a channel): " +
-	"run the cell again before calling it"
+// waitNote is the note of an interrupted cell that may have made a function literal that may
+// wait on a channel.
+const waitNote = "note: a function literal made while this cell ran (by the cell, or by a function it called) " +
+	"now ends at once where it would wait on a channel (a receive, send, select or range over a channel), " +
+	"returning zero values or failing: run the cell again before calling it"
 
-// literalMayWait reports whether a function literal of the items may wait on a channel: its
-// body has a receive, a send, a select, or a range with at most one variable (a range over a
-// channel has one at most; the interpreter's types are not known here).
-func literalMayWait(items []item) bool {
-	found := false
+// literalMayWait reports whether the items, or what they call, may have made a function
+// literal that may wait on a channel: the items have one, or a function or method of the
+// session that they name (a method by its name or its type's) has one in its body, or a
+// variable they name was defined by a function literal that has one inside; the functions,
+// methods and variables these name are followed in turn. A definition whose source no longer
+// parses counts as having one.
+func (s *Session) literalMayWait(items []item) bool {
+	methods := map[string][]*decl{} // by method name and by type name
+	for _, d := range s.decls {
+		if d.kind == methodDecl {
+			typ, name, _ := strings.Cut(d.name, ".")
+			methods[name] = append(methods[name], d)
+			methods[typ] = append(methods[typ], d)
+		}
+	}
+	seen := map[*decl]bool{}
+	var todo []*decl
+	follow := func(n ast.Node) {
+		for name := range namesIn(n) {
+			cands := methods[name]
+			if d := s.decls[name]; d != nil {
+				cands = append(cands[:len(cands):len(cands)], d)
+			}
+			for _, d := range cands {
+				if !seen[d] && (d.kind == funcDecl || d.kind == methodDecl || d.kind == varDecl) {
+					seen[d] = true
+					todo = append(todo, d)
+				}
+			}
+		}
+	}
 	for _, it := range items {
-		ast.Inspect(node(it), func(n ast.Node) bool {
-			if lit, ok := n.(*ast.FuncLit); ok && !found {
+		if waitingLiteral(node(it), false) {
+			return true
+		}
+		follow(node(it))
+	}
+	for len(todo) > 0 {
+		d := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		defs, err := splitCell(d.text, d.cell)
+		if err != nil {
+			return true
+		}
+		for _, it := range defs {
+			// a variable's own function literal was made when it was defined, not by this cell
+			if waitingLiteral(node(it), d.kind == varDecl) {
+				return true
+			}
+			follow(node(it))
+		}
+	}
+	return false
+}
+
+// waitingLiteral reports whether n has a function literal that may wait on a channel; with
+// nested, only one inside another function literal.
+func waitingLiteral(n ast.Node, nested bool) bool {
+	found := false
+	ast.Inspect(n, func(m ast.Node) bool {
+		lit, ok := m.(*ast.FuncLit)
+		if ok && !found {
+			if nested {
+				found = waitingLiteral(lit.Body, false)
+			} else {
 				found = mayWait(lit.Body)
 			}
-			return !found
-		})
-	}
+			return false
+		}
+		return !found
+	})
 	return found
+}
+
+// namesIn returns the identifiers of n, selected names included ("M" of "x.M").
+func namesIn(n ast.Node) map[string]bool {
+	names := map[string]bool{}
+	ast.Inspect(n, func(m ast.Node) bool {
+		if id, ok := m.(*ast.Ident); ok {
+			names[id.Name] = true
+		}
+		return true
+	})
+	return names
 }
 
 // mayWait reports whether the body has a channel operation that may wait.

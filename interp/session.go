@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -338,7 +339,7 @@ func (s *Session) eval(ctx context.Context, src string) (v reflect.Value, err er
 		}
 		// The function literals of earlier cells run again (see runid.go).
 		err = s.rewindRunID(id, err)
-		if literalMayWait(s.items) {
+		if s.literalMayWait(s.items) {
 			err = &notedError{err, waitNote}
 		}
 	}
@@ -434,12 +435,18 @@ func (s *Session) runDecls(ctx context.Context, group []item) error {
 	if len(run) == 0 {
 		return nil
 	}
-	if err := s.evalDecls(ctx, run); err != nil {
-		s.restore(ctx, run)
-		return err
+	names := undoableNames(run)
+	snap := snapshotSymbols(s.yi, names)
+	snap.methods = snapshotMethods(snap.table, receiverTypes(run))
+	var saved map[string]reflect.Value
+	if !snap.table.IsValid() {
+		saved = s.saveValues(ctx, names)
+	}
+	if ev, err := s.evalDecls(ctx, run); err != nil {
+		return s.undoDecls(ctx, run, ev, redefined, snap, saved, err)
 	}
 	for _, it := range run {
-		s.register(it)
+		s.register(it, nil)
 	}
 	return s.reevalDependants(ctx, redefined, run)
 }
@@ -448,8 +455,9 @@ func (s *Session) runDecls(ctx context.Context, group []item) error {
 // declaration of a variable whose value reads a variable of an earlier evaluation ("var y = x"
 // with x from an earlier cell) with "variable definition loop", as it finds no declaration of x
 // among those it is given; such a declaration is evaluated as a statement instead, which
-// defines the same package-level variable. The others go to the interpreter together.
-func (s *Session) evalDecls(ctx context.Context, items []item) error {
+// defines the same package-level variable. The others go to the interpreter together. When an
+// evaluation fails, ev tells which items it had (see undoDecls).
+func (s *Session) evalDecls(ctx context.Context, items []item) (ev failedEval, err error) {
 	start := 0
 	for i, it := range items {
 		if !s.readsSessionVar(it) {
@@ -457,20 +465,141 @@ func (s *Session) evalDecls(ctx context.Context, items []item) error {
 		}
 		if i > start {
 			if _, err := s.eval(ctx, s.declSource(items[start:i])); err != nil {
-				return err
+				return failedEval{start, i, true, s.executed}, err
 			}
 		}
 		if _, err := s.eval(ctx, ";"+lineDirective(s.cell, it.line, it.col)+it.text+"\n"); err != nil {
-			return err
+			return failedEval{i, i + 1, false, s.executed}, err
 		}
 		start = i + 1
 	}
 	if start < len(items) {
 		if _, err := s.eval(ctx, s.declSource(items[start:])); err != nil {
-			return err
+			return failedEval{start, len(items), true, s.executed}, err
 		}
 	}
-	return nil
+	return failedEval{}, nil
+}
+
+// failedEval is the evaluation of declarations that failed: the items from start to end
+// (those before it were evaluated), whether it was a package-level declaration of them, and
+// whether it got past compiling them (a panic or an interrupt stopped it).
+type failedEval struct {
+	start, end int
+	pkg        bool
+	executed   bool
+}
+
+// undoDecls handles a group of declarations of which evaluation ev failed, as undoUnrun does
+// statements. The declarations evaluated before ev are kept. When ev did not compile, the
+// previous definitions of its functions come back (see restore), the methods it attached to
+// types of the session are detached (see methodSnapshot), and its variables, constants and
+// types are undone; when it compiled (and a panic or an interrupt stopped the initialization
+// of its variables), its functions, methods, types and constants are kept, and its variables
+// are undone. A name undone gets its old symbol back (a variable with its value and type), and
+// a new one is removed, so that using it is an error. Functions of earlier
+// cells that call a kept redefined function are evaluated again. err is returned, with a note
+// where a value could not be put back or may have been computed.
+func (s *Session) undoDecls(ctx context.Context, run []item, ev failedEval, redefined []string,
+	snap symbolSnapshot, saved map[string]reflect.Value, err error) error {
+	// the interrupt stopped the cell, not the evaluations that put the session back in order
+	ctx = context.WithoutCancel(ctx)
+	kept := run[:ev.start]
+	if ev.executed {
+		kept = run[:ev.end]
+	}
+	undone := map[string]bool{}
+	var unsure, initialized []string
+	for _, it := range run[ev.start:ev.end] {
+		for _, nk := range declNames(it.decl) {
+			if nk.kind != varDecl && (nk.kind != constDecl && nk.kind != typeDecl || ev.executed) {
+				continue
+			}
+			undone[nk.name] = true
+			if !snap.put(nk.name) && nk.kind != typeDecl {
+				unsure = append(unsure, nk.name)
+			}
+		}
+		initialized = append(initialized, initializedVars(it)...)
+	}
+	// functions compiled from here on bind to the variables put back
+	if !ev.executed {
+		snap.methods.detach()
+		s.restore(ctx, run[ev.start:ev.end])
+	}
+	var keptNames []string
+	for _, it := range kept {
+		s.register(it, undone)
+		for _, nk := range declNames(it.decl) {
+			keptNames = append(keptNames, nk.name)
+		}
+	}
+	var again []string
+	for _, n := range redefined {
+		if slices.Contains(keptNames, n) {
+			again = append(again, n)
+		}
+	}
+	if rerr := s.reevalDependants(ctx, again, kept); rerr != nil {
+		err = &notedError{err, rerr.Error()}
+	}
+	if ev.executed && ev.pkg && len(initialized) > 1 {
+		sort.Strings(initialized)
+		err = &notedError{err, fmt.Sprintf("(%s: declared together by this cell, and the interpreter sets them at once: "+
+			"the session cannot tell which of them were set before the failure, so each keeps its earlier value, "+
+			"or is undefined if it is new; run the cell again to set them)", strings.Join(initialized, ", "))}
+	}
+	if len(unsure) == 0 {
+		return err
+	}
+	return s.undoByValue(ctx, unsure, saved, err)
+}
+
+// undoableNames returns the names of the variables, constants and types that declarations
+// declare (see undoDecls).
+func undoableNames(items []item) []string {
+	var names []string
+	for _, it := range items {
+		for _, nk := range declNames(it.decl) {
+			if nk.kind == varDecl || nk.kind == constDecl || nk.kind == typeDecl {
+				names = append(names, nk.name)
+			}
+		}
+	}
+	return names
+}
+
+// receiverTypes returns the names of the receiver types of the methods that declarations
+// declare.
+func receiverTypes(items []item) []string {
+	var types []string
+	for _, it := range items {
+		if fd, ok := it.decl.(*ast.FuncDecl); ok && fd.Recv != nil && len(fd.Recv.List) > 0 {
+			if name := recvTypeName(fd.Recv.List[0].Type); name != "" && !slices.Contains(types, name) {
+				types = append(types, name)
+			}
+		}
+	}
+	return types
+}
+
+// initializedVars returns the names of the variables that a var declaration gives a value.
+func initializedVars(it item) []string {
+	gd, ok := it.decl.(*ast.GenDecl)
+	if !ok || gd.Tok != token.VAR {
+		return nil
+	}
+	var names []string
+	for _, sp := range gd.Specs {
+		if vs, ok := sp.(*ast.ValueSpec); ok && len(vs.Values) > 0 {
+			for _, n := range vs.Names {
+				if n.Name != "_" {
+					names = append(names, n.Name)
+				}
+			}
+		}
+	}
+	return names
 }
 
 // readsSessionVar reports whether an item is a variable declaration whose values read a
@@ -508,8 +637,12 @@ func (s *Session) declSource(items []item) string {
 	return b.String()
 }
 
-func (s *Session) register(it item) {
+// register records the names a declaration declares, except those in skip.
+func (s *Session) register(it item, skip map[string]bool) {
 	for _, nk := range declNames(it.decl) {
+		if skip[nk.name] {
+			continue
+		}
 		delete(s.broken, nk.name)
 		s.seq++
 		d := &decl{kind: nk.kind, name: nk.name, text: it.text, cell: s.cell, line: it.line, col: it.col, seq: s.seq,
@@ -728,21 +861,32 @@ func (s *Session) undoUnrun(ctx context.Context, group []item, base int64, snap 
 	return s.undoByValue(ctx, unsure, saved, err)
 }
 
-// undoByValue is undoUnrun's way when the interpreter's symbols cannot be reached: the
-// variables of the session that the statements which did not run define anew get their saved
-// values back where the interpreter kept their type; the error names the others, which hold
-// zero values.
+// undoByValue is the way of undoUnrun and undoDecls when the interpreter's symbols cannot be
+// reached: the variables of the session that the statements or declarations which did not run
+// define anew get their saved values back where the interpreter kept their type; the error
+// names the others, which may hold zero values or, for constants, the cell's values.
 func (s *Session) undoByValue(ctx context.Context, names []string, saved map[string]reflect.Value, err error) error {
 	redefined := map[string]reflect.Value{}
-	var fresh []string
+	var fresh, consts, unsaved []string
 	for _, n := range names {
-		if v, ok := saved[n]; ok {
+		d := s.decls[n]
+		switch v, ok := saved[n]; {
+		case ok:
 			redefined[n] = v
-		} else if d := s.decls[n]; d == nil || d.kind != varDecl {
+		case d != nil && d.kind == varDecl:
+			unsaved = append(unsaved, n)
+		case d != nil && d.kind == constDecl:
+			consts = append(consts, n)
+		default:
 			fresh = append(fresh, n)
 		}
 	}
 	var notes []string
+	if len(unsaved) > 0 {
+		sort.Strings(unsaved)
+		notes = append(notes, fmt.Sprintf("(%s: defined anew by this cell, whose definition did not run, and the session "+
+			"could not save the old value: it may hold the zero value)", strings.Join(unsaved, ", ")))
+	}
 	if lost := s.restoreRedefined(ctx, redefined); len(lost) > 0 {
 		notes = append(notes, fmt.Sprintf("(%s: defined anew with another type by this cell, whose definition did not run: "+
 			"the old value is lost)", strings.Join(lost, ", ")))
@@ -751,6 +895,11 @@ func (s *Session) undoByValue(ctx context.Context, names []string, saved map[str
 		sort.Strings(fresh)
 		notes = append(notes, fmt.Sprintf("(%s: defined by this cell, whose definition did not run: "+
 			"it exists with its zero value)", strings.Join(fresh, ", ")))
+	}
+	if len(consts) > 0 {
+		sort.Strings(consts)
+		notes = append(notes, fmt.Sprintf("(%s: declared anew by this cell, whose declaration did not compile: "+
+			"the constant may hold the value this cell gave it)", strings.Join(consts, ", ")))
 	}
 	if len(notes) == 0 {
 		return err
@@ -776,21 +925,28 @@ func definedVars(it item) []string {
 // saveRedefined copies the values of the session's variables that the statements of group
 // define anew at the top of the cell, for undoByValue.
 func (s *Session) saveRedefined(ctx context.Context, group []item) map[string]reflect.Value {
+	var names []string
+	for _, it := range group {
+		names = append(names, definedVars(it)...)
+	}
+	return s.saveValues(ctx, names)
+}
+
+// saveValues copies the values of the session's variables among names, for undoByValue.
+func (s *Session) saveValues(ctx context.Context, names []string) map[string]reflect.Value {
 	saved := map[string]reflect.Value{}
 	var globals map[string]reflect.Value
-	for _, it := range group {
-		for _, name := range definedVars(it) {
-			if s.decls[name] == nil || s.decls[name].kind != varDecl {
-				continue
-			}
-			if globals == nil {
-				globals = s.globals(ctx)
-			}
-			if v, ok := globals[name]; ok && v.IsValid() {
-				c := reflect.New(v.Type()).Elem()
-				c.Set(v)
-				saved[name] = c
-			}
+	for _, name := range names {
+		if s.decls[name] == nil || s.decls[name].kind != varDecl {
+			continue
+		}
+		if globals == nil {
+			globals = s.globals(ctx)
+		}
+		if v, ok := globals[name]; ok && v.IsValid() {
+			c := reflect.New(v.Type()).Elem()
+			c.Set(v)
+			saved[name] = c
 		}
 	}
 	return saved

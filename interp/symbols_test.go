@@ -30,11 +30,15 @@ func TestFailedCellWithoutSymbolTable(t *testing.T) {
 	symbolTable = func(*yaegi.Interpreter) reflect.Value { return reflect.Value{} }
 	t.Cleanup(func() { symbolTable = mainSymbols })
 	ts := newTestSession(t)
-	ts.mustRun(t, "data := []float64{1, 2}\nmodel := 7\nm := 3.5")
+	ts.mustRun(t, "data := []float64{1, 2}\nmodel := 7\nm := 3.5\nconst k = 1")
 	for _, c := range []struct{ code, err, after, want string }{
 		{"model := int(data[10])", "index out of range", "model", "7"},
 		{"c := data[3]", "c: defined by this cell, whose definition did not run: it exists with its zero value", "", ""},
 		{"m := fmt.Sprint(data[5])", "m: defined anew with another type by this cell, whose definition did not run: the old value is lost", "", ""},
+		{"var model = int(data[10])", "index out of range", "model", "7"},
+		{"var d = data[3]", "d: defined by this cell, whose definition did not run: it exists with its zero value", "", ""},
+		{"const k = 2\nconst j = nope", "k: declared anew by this cell, whose declaration did not compile: the constant may hold", "", ""},
+		{"var model float64 = 2.5\nvar e = nope", "model: defined anew with another type by this cell", "", ""},
 	} {
 		res := ts.run(c.code)
 		if res.Err == nil || !strings.Contains(res.Err.Value, c.err) {
