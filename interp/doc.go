@@ -10,8 +10,10 @@
 //
 //   - imports already made are not made again, and packages a cell uses without importing
 //     them (mat.NewDense, strings.Fields, …) are imported automatically, with a note;
-//   - re-running a cell works; a redefined function takes effect in the functions of earlier
-//     cells that call it (they are evaluated again);
+//   - re-running a cell works; a redefined function, and a variable defined anew (c := 7 after
+//     c := 1), take effect in the functions of earlier cells that call or read them (they are
+//     evaluated again); a function literal made earlier keeps the variable it captured, as in
+//     Go;
 //   - a redefined type or method, which the interpreter cannot change, keeps its old
 //     definition with a warning that names %reset as the way out;
 //   - a failed cell leaves the functions of earlier cells working, and undoes the definitions

@@ -18,8 +18,8 @@ const (
 	constDecl  declKind = "const"
 )
 
-// decl is a declaration made by a cell, kept to re-evaluate dependants when a function is
-// redefined, to detect type and method redefinitions, and for completion, inspection and %who.
+// decl is a declaration made by a cell, kept to re-evaluate dependants when a function or a
+// variable is redefined, to detect type and method redefinitions, and for completion, inspection and %who.
 type decl struct {
 	kind      declKind
 	name      string // "f", "T", or "T.M" for a method
@@ -27,7 +27,7 @@ type decl struct {
 	cell      int
 	line, col int
 	seq       int             // order of definition in the session
-	uses      map[string]bool // identifiers used in the body (functions and methods)
+	uses      map[string]bool // names of the session the body may use (functions and methods; freeIdents)
 	results   int             // number of results (functions)
 	signature string          // the declaration without body
 	doc       string          // its doc comment
@@ -90,6 +90,58 @@ func recvTypeName(e ast.Expr) string {
 }
 
 // usedIdents lists the identifiers a node refers to (selectors only by their package or value).
+// freeIdents returns the identifiers that the function fd uses (usedIdents of its body) and does
+// not declare itself: its receiver, parameters and results, and the names defined anywhere
+// inside it (:=, var, const, type, range, and the parameters of its function literals). These
+// are the names of the session it may use. A name used before a declaration inside fd that
+// shadows it is left out.
+func freeIdents(fd *ast.FuncDecl) map[string]bool {
+	used := usedIdents(fd.Body)
+	declare := func(fields ...*ast.FieldList) {
+		for _, fl := range fields {
+			if fl == nil {
+				continue
+			}
+			for _, f := range fl.List {
+				for _, id := range f.Names {
+					delete(used, id.Name)
+				}
+			}
+		}
+	}
+	declare(fd.Recv, fd.Type.Params, fd.Type.Results)
+	ast.Inspect(fd.Body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncType:
+			declare(n.Params, n.Results)
+		case *ast.AssignStmt:
+			if n.Tok == token.DEFINE {
+				for _, l := range n.Lhs {
+					if id, ok := l.(*ast.Ident); ok {
+						delete(used, id.Name)
+					}
+				}
+			}
+		case *ast.RangeStmt:
+			if n.Tok == token.DEFINE {
+				for _, e := range []ast.Expr{n.Key, n.Value} {
+					if id, ok := e.(*ast.Ident); ok {
+						delete(used, id.Name)
+					}
+				}
+			}
+		case *ast.ValueSpec:
+			for _, id := range n.Names {
+				delete(used, id.Name)
+			}
+		case *ast.TypeSpec:
+			delete(used, n.Name.Name)
+		}
+		return true
+	})
+	return used
+}
+
 func usedIdents(n ast.Node) map[string]bool {
 	res := map[string]bool{}
 	ast.Inspect(n, func(n ast.Node) bool {

@@ -424,7 +424,7 @@ func (s *Session) runDecls(ctx context.Context, group []item) error {
 					"Run %%reset and re-run the cells to use the new definition, or give it a new name.\n",
 					s.cell, it.line, what, old.cell, nk.kind)
 				skip = true
-			case nk.kind == funcDecl:
+			case nk.kind == funcDecl || nk.kind == varDecl && old.kind == varDecl:
 				redefined = append(redefined, nk.name)
 			}
 		}
@@ -648,7 +648,7 @@ func (s *Session) register(it item, skip map[string]bool) {
 		d := &decl{kind: nk.kind, name: nk.name, text: it.text, cell: s.cell, line: it.line, col: it.col, seq: s.seq,
 			signature: signatureOf(it.decl), doc: docOf(it.decl)}
 		if fd, ok := it.decl.(*ast.FuncDecl); ok {
-			d.uses = usedIdents(fd.Body)
+			d.uses = freeIdents(fd)
 			d.results = fieldCount(fd.Type.Results)
 		}
 		if gd, ok := it.decl.(*ast.GenDecl); ok && (nk.kind == varDecl || nk.kind == constDecl) {
@@ -710,9 +710,10 @@ func (s *Session) restore(ctx context.Context, failed []item) {
 }
 
 // reevalDependants evaluates again, in definition order, the functions of earlier cells that
-// call a redefined function (directly or through others), since the interpreter binds calls
-// when it compiles the caller. Methods cannot be redefined; a method that calls a redefined
-// function gets a warning.
+// call a redefined function or read a redefined variable (directly or through others), since
+// the interpreter binds calls and variables when it compiles the function: else they would go
+// on calling the old function and reading the old variable. Methods cannot be redefined; a
+// method that uses a redefined name gets a warning.
 func (s *Session) reevalDependants(ctx context.Context, redefined []string, justRun []item) error {
 	if len(redefined) == 0 {
 		return nil
@@ -747,13 +748,13 @@ func (s *Session) reevalDependants(ctx context.Context, redefined []string, just
 	sort.Slice(deps, func(i, j int) bool { return deps[i].seq < deps[j].seq })
 	for _, d := range deps {
 		if d.kind == methodDecl {
-			fmt.Fprintf(s.opts.Stderr, "warning: method %s (cell [%d]) calls a redefined function but keeps the old one: "+
+			fmt.Fprintf(s.opts.Stderr, "warning: method %s (cell [%d]) uses a redefined function or variable but keeps the old one: "+
 				"the interpreter cannot redefine methods. Run %%reset and re-run the cells if it matters.\n", d.name, d.cell)
 			continue
 		}
 		src := "package main;" + lineDirective(d.cell, d.line, d.col) + d.text + "\n"
 		if _, err := s.eval(ctx, src); err != nil {
-			msg := fmt.Sprintf("%s (cell [%d]) calls a redefined function and no longer compiles: %s; redefine %s to use it again",
+			msg := fmt.Sprintf("%s (cell [%d]) uses a redefined function or variable and no longer compiles: %s; redefine %s to use it again",
 				d.name, d.cell, s.toError(err).Value, d.name)
 			fmt.Fprintf(s.opts.Stderr, "warning: %s\n", msg)
 			s.broken[d.name] = msg
@@ -771,6 +772,12 @@ func (s *Session) runStmts(ctx context.Context, group []item) error {
 	for _, it := range group {
 		names = append(names, definedVars(it)...)
 	}
+	var redefined []string // variables of the session the group defines anew
+	for _, n := range names {
+		if d := s.decls[n]; d != nil && d.kind == varDecl {
+			redefined = append(redefined, n)
+		}
+	}
 	snap := snapshotSymbols(s.yi, names)
 	var saved map[string]reflect.Value
 	if !snap.table.IsValid() {
@@ -782,7 +789,7 @@ func (s *Session) runStmts(ctx context.Context, group []item) error {
 	for _, it := range group {
 		s.registerVars(it)
 	}
-	return nil
+	return s.reevalDependants(ctx, redefined, group)
 }
 
 // stmtSource joins the statements of a group, keeping the cell's positions, and has each
@@ -841,11 +848,19 @@ func (s *Session) undoUnrun(ctx context.Context, group []item, base int64, snap 
 			"so its variables may hold values the cell had not finished computing)"}
 	}
 	ranDefs := map[string]bool{}
+	var redefined []string // variables of the session that the statements which ran defined anew
 	for _, it := range group[:ran] {
-		s.registerVars(it)
 		for _, n := range definedVars(it) {
+			if d := s.decls[n]; d != nil && d.kind == varDecl && !ranDefs[n] {
+				redefined = append(redefined, n)
+			}
 			ranDefs[n] = true
 		}
+		s.registerVars(it)
+	}
+	// the interrupt stopped the cell, not the evaluations that put the session back in order
+	if rerr := s.reevalDependants(context.WithoutCancel(ctx), redefined, group[:ran]); rerr != nil {
+		err = &notedError{err, rerr.Error()}
 	}
 	var unsure []string
 	for _, it := range group[ran:] {
