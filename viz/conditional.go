@@ -104,9 +104,11 @@ func conditionalLayers(f LogDensity, o ConditionalConfig) (*conditionalData, err
 // parameters fixed at At, as a heat map scaled to its maximum; on the diagonal, the 1-D
 // conditional density of each parameter with the others at At. Unlike a corner plot of
 // samples, which shows marginals, it shows how the parameters trade off at one point, which
-// reveals correlations that marginals hide. At is marked in every panel. It returns an error
-// for a missing or empty box, more than MaxConditionalParams parameters, more than
-// MaxDensityPoints grid points per axis, or a density that is NaN or zero on a whole slice.
+// reveals correlations that marginals hide. At is marked in every panel; when it lies outside
+// the box its mark is cut off, and the legend says so. It returns an error for a missing,
+// empty or infinite box, an At that is not finite, more than MaxConditionalParams parameters,
+// more than MaxDensityPoints grid points per axis, or a density that is NaN or zero on a whole
+// slice.
 func ConditionalPairs(f LogDensity, o ConditionalConfig) (*Plot, error) {
 	D := len(o.At)
 	if D == 0 || len(o.Lower) != D || len(o.Upper) != D {
@@ -118,6 +120,12 @@ func ConditionalPairs(f LogDensity, o ConditionalConfig) (*Plot, error) {
 	for d := range D {
 		if !(o.Upper[d] > o.Lower[d]) {
 			return nil, fmt.Errorf("viz: ConditionalPairs: the box of parameter %d is [%v, %v], expected Lower < Upper", d, o.Lower[d], o.Upper[d])
+		}
+		if !isFinite(o.Lower[d]) || !isFinite(o.Upper[d]) {
+			return nil, fmt.Errorf("viz: ConditionalPairs: the box of parameter %d is [%v, %v], expected a finite box", d, o.Lower[d], o.Upper[d])
+		}
+		if !isFinite(o.At[d]) {
+			return nil, fmt.Errorf("viz: ConditionalPairs: At[%d] = %v, expected a finite value", d, o.At[d])
 		}
 	}
 	if o.Points <= 0 {
@@ -167,7 +175,7 @@ func ConditionalPairs(f LogDensity, o ConditionalConfig) (*Plot, error) {
 		}
 	}
 	size := 4*cm*vg.Length(D) + vg.Points(30)
-	legend := []string{"conditional density, others fixed", "the point held fixed"}
+	legend := []string{"conditional density, others fixed", "the point held fixed" + outsideNote(o.At, o.Lower, o.Upper)}
 	return newFigure(size, size, legend, func(cv draw.Canvas) {
 		tiles := draw.Tiles{Rows: D, Cols: D, PadX: vg.Points(4), PadY: vg.Points(4), PadTop: vg.Points(2), PadRight: vg.Points(4)}
 		cs := plot.Align(grid, tiles, cv)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
 	"sort"
 
 	"gonum.org/v1/gonum/mat"
@@ -27,6 +28,15 @@ type CornerConfig struct {
 	Panel  vg.Length // size of one panel; default 4.2 cm
 }
 
+// MaxCornerParams is the most parameters CornerWith draws: a grid of 30 × 30 panels, about as
+// many as a PNG of MaxPNGPixels holds at the default panel size and DPI.
+const MaxCornerParams = 30
+
+// MaxCornerCells is the most grid cells CornerWith allocates for the 2-D densities of its
+// panels below the diagonal: Points² cells per panel and sample set, 25 million in all (200 MB
+// of values). A larger figure is refused before any cell is allocated.
+const MaxCornerCells = 25_000_000
+
 // MaxHistogramBins is the most histogram bins of CornerWith (CornerConfig.Bins) and
 // Marginals (MarginalsConfig.Bins): 1000, more than a panel is pixels wide at its default size
 // and DPI. A larger Bins is refused, with the panic of their other bad options, before any bin
@@ -36,15 +46,17 @@ const MaxHistogramBins = 1000
 // Corner draws a corner (pair) plot of one or more sets of samples (rows are draws, columns
 // parameters): 1-D histograms on the diagonal and smoothed 2-D densities below it with contours
 // of the 68% and 95% highest-density regions. With several sets, each gets its own colour and
-// contours only.
+// contours only. Draws with a NaN or ±Inf value are left out, and the legend says how many.
 func Corner(samples ...*mat.Dense) *Plot { return CornerWith(CornerConfig{}, samples...) }
 
 // CornerWith is Corner with options: parameter names, legend labels, true parameters, binning,
 // smoothing, contour levels and axis ranges. It panics, before anything is drawn, if the sets
-// have different numbers of columns, Names, Labels, Truth, Lower or Upper have the wrong
-// length, Truth, Lower, Upper or Smooth is not finite, an axis's lower limit is not below its
-// upper one, a level is not an HPD mass in [0, 1], Points exceeds MaxDensityPoints or Bins
-// exceeds MaxHistogramBins (see the package doc on errors).
+// have different numbers of columns, a set holds no draw without NaN or ±Inf, there are more
+// than MaxCornerParams parameters, Names, Labels, Truth, Lower or Upper have the wrong length,
+// Truth, Lower, Upper or Smooth is not finite, an axis's lower limit is not below its upper
+// one, a level is not an HPD mass in [0, 1], Points exceeds MaxDensityPoints, the panels'
+// grids would hold more than MaxCornerCells cells, or Bins exceeds MaxHistogramBins (see the
+// package doc on errors).
 func CornerWith(cfg CornerConfig, samples ...*mat.Dense) *Plot {
 	if len(samples) == 0 {
 		panic("viz: Corner needs at least one set of samples")
@@ -55,11 +67,21 @@ func CornerWith(cfg CornerConfig, samples ...*mat.Dense) *Plot {
 			panic(fmt.Sprintf("viz: Corner: sample set %d has %d columns, set 0 has %d", i, c, dim))
 		}
 	}
-	cfg = cfg.withDefaults(dim, len(samples))
-	cols := make([][][]float64, len(samples)) // set → dim → values
-	for s, m := range samples {
-		cols[s] = columns(m)
+	if dim > MaxCornerParams {
+		panic(fmt.Sprintf("viz: Corner: %d parameters, more than MaxCornerParams (%d); draw a subset of the columns", dim, MaxCornerParams))
 	}
+	cfg = cfg.withDefaults(dim, len(samples))
+	pairs := dim * (dim - 1) / 2
+	if cells := pairs * len(samples) * cfg.Points * cfg.Points; cells > MaxCornerCells {
+		sets := ""
+		if len(samples) > 1 {
+			sets = fmt.Sprintf(" for %d sample sets", len(samples))
+		}
+		panic(fmt.Sprintf("viz: Corner: Points = %d grid cells per axis in each of %d panels%s is %d cells, more than MaxCornerCells (%d); use fewer Points, parameters or sets",
+			cfg.Points, pairs, sets, cells, MaxCornerCells))
+	}
+	cols, dropped := finiteSets("Corner", samples)
+	cfg.Labels = withDropped(cfg.Labels, dropped)
 	lo, hi := cornerRanges(cols, cfg)
 	for d := range dim {
 		if !(lo[d] < hi[d]) {
@@ -402,6 +424,60 @@ func drawCornerLegend(c draw.Canvas, names []string, truth bool) {
 		leg.Add(n, l)
 	}
 	leg.Draw(c)
+}
+
+// finiteColumns returns the columns of the draws (rows) of m whose values are all finite, and
+// the number of draws left out.
+func finiteColumns(m *mat.Dense) (cols [][]float64, dropped int) {
+	r, c := m.Dims()
+	cols = make([][]float64, c)
+	for i := range r {
+		row := m.RawRowView(i)
+		if slices.ContainsFunc(row, func(v float64) bool { return !isFinite(v) }) {
+			dropped++
+			continue
+		}
+		for j, v := range row {
+			cols[j] = append(cols[j], v)
+		}
+	}
+	return cols, dropped
+}
+
+// finiteSets returns the finite draws of each set as columns (set → parameter → values) and
+// the draws left out of each; it panics, with the message of fn's bad options, on a set
+// without draws or without one finite draw.
+func finiteSets(fn string, samples []*mat.Dense) (cols [][][]float64, dropped []int) {
+	cols, dropped = make([][][]float64, len(samples)), make([]int, len(samples))
+	for s, m := range samples {
+		r, _ := m.Dims()
+		if m.IsEmpty() || r == 0 {
+			panic(fmt.Sprintf("viz: %s: sample set %d holds no draws", fn, s))
+		}
+		cols[s], dropped[s] = finiteColumns(m)
+		if dropped[s] == r {
+			panic(fmt.Sprintf("viz: %s: sample set %d holds no draw without NaN or ±Inf (of %d)", fn, s, r))
+		}
+	}
+	return cols, dropped
+}
+
+// withDropped returns a copy of labels in which the label of each set with draws left out
+// says how many (the note alone for an empty label).
+func withDropped(labels []string, dropped []int) []string {
+	out := slices.Clone(labels)
+	for s, n := range dropped {
+		if n == 0 {
+			continue
+		}
+		note := fmt.Sprintf("%d %s with NaN or ±Inf left out", n, plural(n, "draw", "draws"))
+		if out[s] == "" {
+			out[s] = note
+		} else {
+			out[s] += " (" + note + ")"
+		}
+	}
+	return out
 }
 
 // finiteSorted returns the finite values of v, sorted.

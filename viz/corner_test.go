@@ -60,11 +60,12 @@ func TestCorner(t *testing.T) {
 		t.Errorf("corner_1d_overlay: no legend line in the colour of the second set right of the panel")
 	}
 
-	// Non-finite draws are left out of the ranges and histograms instead of breaking the plot.
+	// Non-finite draws are left out of the ranges and histograms instead of breaking the plot,
+	// and the legend says so.
 	bad := mat.DenseCopyOf(a)
 	bad.Set(0, 0, math.NaN())
 	bad.Set(1, 1, math.Inf(1))
-	checkPlot(t, "corner_nonfinite", Corner(bad))
+	checkPlot(t, "corner_nonfinite", Corner(bad), "2 draws with NaN or ±Inf left out")
 }
 
 func TestCornerBadInput(t *testing.T) {

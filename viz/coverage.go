@@ -3,6 +3,7 @@ package viz
 import (
 	"fmt"
 	"image/color"
+	"slices"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -13,23 +14,23 @@ import (
 )
 
 // Coverage plots expected-coverage curves: coverage against credibility level for each result,
-// the diagonal of perfect calibration, and the two binomial bands of the first result: the
-// simultaneous band (light), which holds an exactly calibrated estimator's whole curve with its
-// confidence and is the band diag.CoverageResult.Verdict judges by, and inside it the pointwise
-// band (dark), which holds the curve at each level on its own. Levels outside the simultaneous
-// band (CoverageResult.Flagged) are ringed. Curves above the diagonal are conservative, below
-// over-confident. Legend entries carry each curve's label (or "estimator i") and its signed AUC.
-// A result built by hand without bands or confidences gets the bands diag computes for it
-// (at diag.DefaultConfidence), so that the figure shows what its table and verdict use. When a
-// result cannot be drawn (no levels, fewer than one test pair, or not one coverage value in
-// [0, 1] per level), the plot draws nothing: rendering it returns an error naming the result
-// (a nil result is skipped).
+// the diagonal of perfect calibration, and the two binomial bands of the first result (nil
+// results are skipped): the simultaneous band (light), which holds an exactly calibrated
+// estimator's whole curve with its confidence and is the band diag.CoverageResult.Verdict
+// judges by, and inside it the pointwise band (dark), which holds the curve at each level on
+// its own. Levels outside the simultaneous band (CoverageResult.Flagged) are ringed. Curves
+// above the diagonal are conservative, below over-confident. Legend entries carry each curve's
+// label (or "estimator i") and its signed AUC. A result built by hand without bands or
+// confidences gets the bands diag computes for it (at diag.DefaultConfidence), so that the
+// figure shows what its table and verdict use. When a result cannot be drawn (no levels, a
+// level outside [0, 1], fewer than one test pair, or not one coverage value in [0, 1] per
+// level), the plot draws nothing: rendering it returns an error naming the result.
 func Coverage(results ...*diag.CoverageResult) *Plot {
 	for i, r := range results {
 		if r == nil {
 			continue
 		}
-		if err := r.Judgeable(); err != nil {
+		if err := drawable(r); err != nil {
 			return failedFigure(11*cm, 10*cm, fmt.Errorf("viz: Coverage: result %d (%q) cannot be drawn: %w", i, r.Label, err))
 		}
 	}
@@ -118,8 +119,22 @@ func Coverage(results ...*diag.CoverageResult) *Plot {
 
 const flaggedName = "outside the simultaneous band"
 
-// coverageData is what Coverage draws besides the curves: the polygons of the first result's
-// simultaneous and pointwise bands (nil without a first result) with their legend names, and,
+// drawable says why Coverage cannot draw r (diag cannot judge it, or a level lies off the unit
+// axes), or returns nil.
+func drawable(r *diag.CoverageResult) error {
+	if err := r.Judgeable(); err != nil {
+		return err
+	}
+	for k, l := range r.Levels {
+		if !(l >= 0 && l <= 1) {
+			return fmt.Errorf("its level %d is %v, expected a credibility level in [0, 1] (0.95, not 95)", k+1, l)
+		}
+	}
+	return nil
+}
+
+// coverageData is what Coverage draws besides the curves: the polygons of the first non-nil
+// result's simultaneous and pointwise bands (nil without one) with their legend names, and,
 // per result, the points of its curve outside its own simultaneous band.
 type coverageData struct {
 	sim, point         plotter.XYs
@@ -139,10 +154,11 @@ func coverageLayers(results []*diag.CoverageResult) coverageData {
 			c.flagged[i] = append(c.flagged[i], plotter.XY{X: r.Levels[k], Y: r.Coverage[k]})
 		}
 	}
-	if len(results) == 0 || results[0] == nil {
+	k := slices.IndexFunc(results, func(r *diag.CoverageResult) bool { return r != nil })
+	if k < 0 {
 		return c
 	}
-	r := results[0]
+	r := results[k]
 	slo, shi, sconf := r.Simultaneous()
 	c.sim = bandPolygon(r.Levels, slo, shi)
 	c.simName = fmt.Sprintf("simultaneous %.0f%% band, all %d levels (n = %d)", 100*sconf, len(r.Levels), r.N)
@@ -178,8 +194,8 @@ func fmtSigned(v float64) string { return fmt.Sprintf("%+.3f", v) }
 // MarginalCoverage plots the coverage of each parameter's central credible intervals against
 // their credibility, one curve per parameter, with the diagonal and the binomial band. When the
 // result cannot be drawn (nil, no parameters, or a parameter's curve that Coverage could not
-// draw: not one coverage value in [0, 1] per level, no levels, no test pairs), the plot draws
-// nothing: rendering it returns an error saying why.
+// draw: no levels or one outside [0, 1], not one coverage value in [0, 1] per level, no test
+// pairs), the plot draws nothing: rendering it returns an error saying why.
 func MarginalCoverage(r *diag.MarginalResult) *Plot {
 	if r == nil {
 		return failedFigure(11*cm, 10*cm, fmt.Errorf("viz: MarginalCoverage: no result"))
@@ -191,7 +207,7 @@ func MarginalCoverage(r *diag.MarginalResult) *Plot {
 	for d, c := range r.Coverage {
 		cr := &diag.CoverageResult{Label: "θ" + subscript(d+1), Method: "marginal", N: r.N, Levels: r.Levels,
 			Coverage: c, Lower: r.Lower, Upper: r.Upper, Confidence: diag.DefaultConfidence}
-		if err := cr.Judgeable(); err != nil {
+		if err := drawable(cr); err != nil {
 			return failedFigure(11*cm, 10*cm, fmt.Errorf("viz: MarginalCoverage: the result cannot be drawn: parameter %d: %w", d+1, err))
 		}
 		for k, l := range r.Levels {

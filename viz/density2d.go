@@ -35,8 +35,9 @@ const MaxDensityPoints = 1000
 // Density2D evaluates a 2-D density on a grid over the box and draws it as a heat map with
 // contours of its highest-density regions (68% and 95% of the grid mass by default). It returns
 // an error, before the density is evaluated, if the box is not given or not finite, Points
-// exceeds MaxDensityPoints, Names or Truth do not hold two values, or a level is not a mass in
-// (0, 1]; and an error if the density is NaN or zero everywhere.
+// exceeds MaxDensityPoints, Names or Truth do not hold two values, Truth is not finite, or a
+// level is not a mass in [0, 1]; and an error if the density is NaN or zero everywhere. A
+// Truth outside the box is not drawn, and its legend entry says so.
 func Density2D(f LogDensity, cfg DensityConfig) (*Plot, error) {
 	if len(cfg.Lower) != 2 || len(cfg.Upper) != 2 || !(cfg.Upper[0] > cfg.Lower[0]) || !(cfg.Upper[1] > cfg.Lower[1]) {
 		return nil, fmt.Errorf("viz: Density2D needs a box: Lower and Upper with 2 values each and Lower < Upper, got %v and %v", cfg.Lower, cfg.Upper)
@@ -60,6 +61,11 @@ func Density2D(f LogDensity, cfg DensityConfig) (*Plot, error) {
 	}
 	if cfg.Truth != nil && len(cfg.Truth) != 2 {
 		return nil, fmt.Errorf("viz: Density2D: Truth has %d %s, expected a point of 2 or nil", len(cfg.Truth), plural(len(cfg.Truth), "value", "values"))
+	}
+	for i, v := range cfg.Truth {
+		if !isFinite(v) {
+			return nil, fmt.Errorf("viz: Density2D: Truth[%d] = %v, expected a finite value (nil for none)", i, v)
+		}
 	}
 	if cfg.Levels == nil {
 		cfg.Levels = []float64{0.68, 0.95}
@@ -120,8 +126,9 @@ func Density2D(f LogDensity, cfg DensityConfig) (*Plot, error) {
 		sc.Shape, sc.Color, sc.Radius = draw.CrossGlyph{}, truthColor, vg.Points(5)
 		sc.GlyphStyle.Color = truthColor
 		p.Add(sc)
-		p.Legend.Add("true parameters", sc)
-		legend = append(legend, "true parameters")
+		name := "true parameters" + outsideNote(cfg.Truth, cfg.Lower, cfg.Upper)
+		p.Legend.Add(name, sc)
+		legend = append(legend, name)
 	}
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = cfg.Lower[0], cfg.Upper[0], cfg.Lower[1], cfg.Upper[1]
 	p.X.Tick.Marker = niceTicks{n: 6, labels: true}
@@ -152,4 +159,15 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// outsideNote is the note a legend entry adds when the point it names lies outside the box
+// [lower, upper], where the axes cut its marker off; "" when it lies inside.
+func outsideNote(point, lower, upper []float64) string {
+	for d, v := range point {
+		if v < lower[d] || v > upper[d] {
+			return " (outside the box, not drawn)"
+		}
+	}
+	return ""
 }

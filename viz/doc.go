@@ -23,10 +23,11 @@
 // data that is only known at run time (Density2D, ConditionalPairs, BudgetSweep, StudySweep,
 // StudyCoverage) return an error, and their MustX forms, where there is one, panic with it.
 // The figures of samples with options (Corner, CornerWith, Marginals) panic, before anything
-// is drawn, on options that do not fit the samples or exceed a limit (a wrong number of names
-// or values, a non-finite true value or axis limit, Bins over MaxHistogramBins, Points over
-// MaxDensityPoints), as a slice index out of range does: these are mistakes in the call, and
-// Report draws none of these figures.
+// is drawn, on samples or options that do not fit or exceed a limit (a set without a finite
+// draw, a wrong number of names or values, a non-finite true value or axis limit, Bins over
+// MaxHistogramBins, Points over MaxDensityPoints, more parameters than MaxCornerParams or grid
+// cells than MaxCornerCells), as a slice index out of range does: these are mistakes in the
+// call, and Report draws none of these figures.
 //
 // Plots use a sans-serif font and the Okabe–Ito palette, which stays distinguishable under the
 // common forms of colour blindness.

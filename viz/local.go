@@ -262,12 +262,13 @@ func predictivePanels(r *diag.PredictiveResult) []int {
 }
 
 // PredictiveCheck draws one histogram of the predictive simulations per data value (at most
-// MaxPredictivePanels, flagged values first) with the observation as a vertical line; the
-// panel titles give the observation's quantile and p-value, in vermillion where the verdict
-// flags the value (p ≤ α/(D+2)); the p-values are written as diag's display writes them, with
-// the digits that keep each on its side of that level. When the result cannot be drawn (nil, no simulations, not one observation,
-// name, quantile and p-value per simulated value, or a value that is not finite), the plot
-// draws nothing: rendering it returns an error saying why.
+// MaxPredictivePanels, flagged values first; the legend says how many of how many when there
+// are more) with the observation as a vertical line; the panel titles give the observation's
+// quantile and p-value, in vermillion where the verdict flags the value (p ≤ α/(D+2)); the
+// p-values are written as diag's display writes them, with the digits that keep each on its
+// side of that level. When the result cannot be drawn (nil, no simulations, not one
+// observation, name, quantile and p-value per simulated value, or a value that is not finite),
+// the plot draws nothing: rendering it returns an error saying why.
 func PredictiveCheck(r *diag.PredictiveResult) *Plot {
 	if r == nil {
 		return failedFigure(6*cm, 5*cm, errors.New("viz: PredictiveCheck: no result"))
@@ -294,8 +295,12 @@ func PredictiveCheck(r *diag.PredictiveResult) *Plot {
 		p.Y.Tick.Marker = niceTicks{n: 4}
 		plots = append(plots, p)
 	}
-	m, _ := r.Sims.Dims()
-	return row(plots, 6*cm, 5*cm, []string{fmt.Sprintf("%s simulations (%d)", r.Label, m), "observation"})
+	m, n := r.Sims.Dims()
+	legend := []string{fmt.Sprintf("%s simulations (%d)", r.Label, m), "observation"}
+	if n > MaxPredictivePanels {
+		legend = append(legend, fmt.Sprintf("%d of %d data values (flagged first)", MaxPredictivePanels, n))
+	}
+	return row(plots, 6*cm, 5*cm, legend)
 }
 
 // predictiveTitles are the panel titles of PredictiveCheck, one per data value, and whether each

@@ -86,7 +86,7 @@ func TestPredictiveCheckPlot(t *testing.T) {
 	if !r.Reject() || !strings.Contains(r.Verdict(), "x₈ (above") {
 		t.Errorf("verdict %q", r.Verdict())
 	}
-	checkPlot(t, "predictive", PredictiveCheck(r), "posterior predictive simulations (1000)", "observation")
+	checkPlot(t, "predictive", PredictiveCheck(r), "posterior predictive simulations (1000)", "observation", "16 of 20 data values (flagged first)")
 }
 
 // TestMCMCPlot: the rank counts drawn are each chain's draws ranked among all, summing to the

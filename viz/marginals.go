@@ -41,9 +41,11 @@ func marginalCurves(cols [][][]float64, d, bins int, lo, hi float64) []plotter.X
 // Marginals draws the one-dimensional marginals of several sets of samples (rows are draws,
 // columns parameters) overlaid, one panel per parameter: density histograms as step lines,
 // one colour per set, and the true value when given; for comparing posteriors (estimators,
-// budgets, a reference) parameter by parameter. It panics, before anything is drawn, if the
-// sets have different numbers of columns, Names, Labels or Truth have the wrong length, Truth
-// is not finite, or Bins exceeds MaxHistogramBins (see the package doc on errors).
+// budgets, a reference) parameter by parameter. Draws with a NaN or ±Inf value are left out,
+// and the legend says how many. It panics, before anything is drawn, if the sets have
+// different numbers of columns, a set holds no draw without NaN or ±Inf, Names, Labels or
+// Truth have the wrong length, Truth is not finite, or Bins exceeds MaxHistogramBins (see the
+// package doc on errors).
 func Marginals(o MarginalsConfig, samples ...*mat.Dense) *Plot {
 	if len(samples) == 0 {
 		panic("viz: Marginals needs at least one set of samples")
@@ -52,13 +54,12 @@ func Marginals(o MarginalsConfig, samples ...*mat.Dense) *Plot {
 		panic(fmt.Sprintf("viz: Marginals: Bins = %d histogram bins, more than MaxHistogramBins (%d); use fewer", o.Bins, MaxHistogramBins))
 	}
 	_, dim := samples[0].Dims()
-	cols := make([][][]float64, len(samples))
 	for s, m := range samples {
 		if _, c := m.Dims(); c != dim {
 			panic(fmt.Sprintf("viz: Marginals: sample set %d has %d columns, set 0 has %d", s, c, dim))
 		}
-		cols[s] = columns(m)
 	}
+	cols, dropped := finiteSets("Marginals", samples)
 	if o.Names == nil {
 		for d := range dim {
 			o.Names = append(o.Names, "θ"+subscript(d+1))
@@ -73,6 +74,7 @@ func Marginals(o MarginalsConfig, samples ...*mat.Dense) *Plot {
 		panic(fmt.Sprintf("viz: Marginals: %d names, %d labels, %d true values for %d parameters and %d sets", len(o.Names), len(o.Labels), len(o.Truth), dim, len(samples)))
 	}
 	checkFinite("Marginals", "Truth", o.Truth, "value (nil for none)")
+	o.Labels = withDropped(o.Labels, dropped)
 	if o.Bins <= 0 {
 		o.Bins = 40
 	}

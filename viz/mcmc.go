@@ -79,15 +79,16 @@ func mcmcLayers(h *sbi.MCMCHealth, d int) mcmcData {
 	return out
 }
 
-// MCMC draws the diagnostics of an MCMC run: per parameter (at most MaxMCMCParams) the trace
-// of each chain (at most MaxMCMCChains) and the rank plot of Vehtari et al. (2021, §4.2): the
-// histogram of each chain's draws ranked among all draws, which is flat for every chain when
-// the chains mixed, and differs between chains that sample different regions. Titles carry R̂
-// and the bulk ESS; the dashed line is the flat count. A chain with a NaN or ±Inf draw (in a
-// health built by hand; NewMCMCHealth refuses them) is left out of every panel, and of the
-// draws the ranks are taken among, and the legend says how many were left out. A health
-// without traces, without the same number of chains for each parameter, or with R̂ and ESS
-// not given for each parameter, makes a plot whose rendering returns an error saying so.
+// MCMC draws the diagnostics of an MCMC run: per parameter (the first MaxMCMCParams; the
+// legend says how many of how many when there are more) the trace of each chain (at most
+// MaxMCMCChains) and the rank plot of Vehtari et al. (2021, §4.2): the histogram of each
+// chain's draws ranked among all draws, which is flat for every chain when the chains mixed,
+// and differs between chains that sample different regions. Titles carry R̂ and the bulk ESS;
+// the dashed line is the flat count. A chain with a NaN or ±Inf draw (in a health built by
+// hand; NewMCMCHealth refuses them) is left out of every panel, and of the draws the ranks are
+// taken among, and the legend says how many were left out. A health without traces, without
+// the same number of chains for each parameter, or with R̂ and ESS not given for each
+// parameter, makes a plot whose rendering returns an error saying so.
 func MCMC(h *sbi.MCMCHealth) *Plot {
 	if h == nil {
 		return failedFigure(14*cm, 5*cm, fmt.Errorf("viz: MCMC: no result"))
@@ -154,6 +155,9 @@ func MCMC(h *sbi.MCMCHealth) *Plot {
 		chains += fmt.Sprintf(" (%d with NaN or ±Inf draws left out)", left)
 	}
 	legend := []string{chains, "flat: chains mixed"}
+	if n := len(h.Traces); n > MaxMCMCParams {
+		legend = append(legend, fmt.Sprintf("%d of %d parameters (the first)", MaxMCMCParams, n))
+	}
 	p := rowsOf(plots, 2, 7*cm, 5*cm, legend)
 	p.Title = h.Verdict()
 	if len(p.Title) > 90 {

@@ -31,8 +31,10 @@ type SweepConfig struct {
 
 // BudgetSweep plots a metric against simulation budget in the style of the calibration
 // papers: one colour per series, the median over runs as a line with points and the min–max
-// range over runs as a band, budgets on a logarithmic axis. It returns an error when a budget
-// is not positive, a series has no budgets, or a series has no runs at some budget. XLabel names the swept quantity
+// range over runs as a band, budgets on a logarithmic axis. Runs whose value is NaN or ±Inf
+// are left out of the median and the band, and the series' legend entry says how many. It
+// returns an error when a budget is not positive and finite, a reference is not finite, a
+// series has no budgets, or a series has no finite run at some budget. XLabel names the swept quantity
 // when it is not the budget (a regularization weight λ, a number of layers L). In a notebook
 // cell use MustBudgetSweep to end the cell with the plot.
 func BudgetSweep(cfg SweepConfig, series ...SweepSeries) (*Plot, error) {
@@ -42,6 +44,11 @@ func BudgetSweep(cfg SweepConfig, series ...SweepSeries) (*Plot, error) {
 	}
 	p := newPlot(cfg.Title, xlabel, cfg.YLabel)
 	p.X.Scale = plot.LogScale{}
+	for i, r := range cfg.Reference {
+		if !isFinite(r) {
+			return nil, fmt.Errorf("viz: BudgetSweep: Reference[%d] = %v, expected a finite value", i, r)
+		}
+	}
 	var legend []string
 	var budgets []float64
 	for s, ser := range series {
@@ -53,11 +60,13 @@ func BudgetSweep(cfg SweepConfig, series ...SweepSeries) (*Plot, error) {
 		}
 		med := make(plotter.XYs, 0, len(ser.Budgets))
 		var upper, lower plotter.XYs
+		dropped := 0
 		for k, b := range ser.Budgets {
-			if !(b > 0) {
-				return nil, fmt.Errorf("viz: BudgetSweep: series %q has budget %v; budgets must be positive", ser.Label, b)
+			if !(b > 0) || math.IsInf(b, 1) {
+				return nil, fmt.Errorf("viz: BudgetSweep: series %q has budget %v; budgets must be positive and finite", ser.Label, b)
 			}
 			v := finite(ser.Values[k])
+			dropped += len(ser.Values[k]) - len(v)
 			if len(v) == 0 {
 				return nil, fmt.Errorf("viz: BudgetSweep: series %q has no finite value at budget %v", ser.Label, b)
 			}
@@ -85,6 +94,9 @@ func BudgetSweep(cfg SweepConfig, series ...SweepSeries) (*Plot, error) {
 		name := ser.Label
 		if name == "" {
 			name = fmt.Sprintf("series %d", s+1)
+		}
+		if dropped > 0 {
+			name += fmt.Sprintf(" (%d non-finite %s left out)", dropped, plural(dropped, "run", "runs"))
 		}
 		p.Legend.Add(name, line, sc)
 		legend = append(legend, name)
