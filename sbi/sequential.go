@@ -132,7 +132,8 @@ type SequentialRound struct {
 	Threshold float64
 	// Pairs is the number of pairs the round trained on, those of all rounds so far.
 	Pairs int
-	// Train is the round's training result.
+	// Train is the round's training result, nil when the training failed before giving one
+	// (Sequential's error says why; the round's pairs are kept in the result all the same).
 	Train *TrainResult
 }
 
@@ -193,8 +194,9 @@ func (r *SequentialResult) MIMEBundle() map[string]any {
 // region holds less than cfg.MinAcceptance of the prior's mass, an interrupt) it returns the
 // result of the rounds that finished together with the error; the estimator keeps its last
 // training. A round whose training was stopped (an interrupt keeps the best epoch done, see
-// NPE.Train) is recorded in the result, and the result's Posterior is that of the weights the
-// estimator holds, nil when it holds none.
+// NPE.Train) or failed is recorded in the result with its pairs (its Train nil when the
+// training gave no result), and the result's Posterior is that of the weights the estimator
+// holds, nil when it holds none.
 func Sequential(est Estimator, sim Simulator, xo []float64, cfg SequentialConfig) (*SequentialResult, error) {
 	return SequentialContext(runenv.Context(), est, sim, xo, cfg)
 }
@@ -247,9 +249,7 @@ func SequentialContext(ctx context.Context, est Estimator, sim Simulator, xo []f
 		tc.Resume = tc.Resume || r > 1 && !cfg.FromScratch
 		prog.Set(r-1, fmt.Sprintf("round %d of %d: training on %d pairs", r, cfg.Rounds, rd.Pairs))
 		rd.Train, err = res.train(ctx, r, tc, cfg)
-		if rd.Train != nil || err == nil {
-			res.Rounds = append(res.Rounds, rd)
-		}
+		res.Rounds = append(res.Rounds, rd) // its pairs are in Theta and X, trained or not
 		if err != nil {
 			res.Posterior = currentPosterior(est, xo)
 			return res, fmt.Errorf("sequential: round %d: %w", r, err)
