@@ -53,8 +53,8 @@ func (c MAPConfig) validate() error {
 // iterations or after cfg.Evaluations evaluations. Like any multi-start search it finds the
 // global mode when some start lies in its basin: a posterior with many separated modes may
 // need more draws and starts. It returns an error when p cannot be sampled (an untrained
-// estimator, a non-finite observation), when no draw has a finite density, or when the host's
-// context is cancelled.
+// estimator, a non-finite observation), when no draw has a finite density, when p's LogProb
+// panics (the error names θ and the panic), or when the host's context is cancelled.
 func MAP(p Posterior, cfg MAPConfig) ([]float64, error) {
 	return MAPContext(runenv.Context(), p, cfg)
 }
@@ -114,11 +114,15 @@ func findMAP(ctx context.Context, p Posterior, cfg MAPConfig) ([]float64, error)
 
 	best := make([][]float64, len(starts))
 	bestLP := make([]float64, len(starts))
+	errs := make([]error, len(starts))
 	parallelChunks(len(starts), 1, func(k, _, _ int) {
-		best[k], bestLP[k] = localMode(ctx, p, draws.RawRowView(starts[k]), lp[starts[k]], scale, cfg.Evaluations)
+		best[k], bestLP[k], errs[k] = localMode(ctx, p, draws.RawRowView(starts[k]), lp[starts[k]], scale, cfg.Evaluations)
 	})
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("MAP interrupted: %w", err)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("MAP: %w", err)
 	}
 	k := 0
 	for j := range bestLP {
@@ -166,8 +170,10 @@ func drawScales(draws *mat.Dense) []float64 {
 // localMode maximises log p by Nelder–Mead from start (whose log-density is lp0), in the
 // coordinates u = (θ − start)/scale, and returns the best point and its log-density. Points of
 // zero density are +∞ for the minimiser; a cancelled ctx makes every point +∞, which ends the
-// search within a few iterations.
-func localMode(ctx context.Context, p Posterior, start []float64, lp0 float64, scale []float64, evals int) ([]float64, float64) {
+// search within a few iterations. The minimiser evaluates p on a goroutine of its own, where a
+// panic would end the process: a panic of p.LogProb is recovered there, ends the search the
+// same way, and is returned as the error.
+func localMode(ctx context.Context, p Posterior, start []float64, lp0 float64, scale []float64, evals int) ([]float64, float64, error) {
 	D := len(start)
 	theta := mat.NewDense(1, D, nil)
 	toTheta := func(u []float64) {
@@ -176,12 +182,17 @@ func localMode(ctx context.Context, p Posterior, start []float64, lp0 float64, s
 			row[j] = start[j] + scale[j]*u[j]
 		}
 	}
+	var panicked error
 	prob := optimize.Problem{Func: func(u []float64) float64 {
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || panicked != nil {
 			return math.Inf(1)
 		}
 		toTheta(u)
-		v := p.LogProb(theta)[0]
+		v, err := logProbAt(p, theta)
+		if err != nil {
+			panicked = err
+			return math.Inf(1)
+		}
 		if math.IsNaN(v) || math.IsInf(v, -1) {
 			return math.Inf(1)
 		}
@@ -192,11 +203,28 @@ func localMode(ctx context.Context, p Posterior, start []float64, lp0 float64, s
 		Converger:       &optimize.FunctionConverge{Absolute: 1e-10, Relative: 1e-10, Iterations: 100},
 	}
 	res, err := optimize.Minimize(prob, make([]float64, D), settings, &optimize.NelderMead{SimplexSize: 0.5})
+	if panicked != nil {
+		return nil, math.NaN(), panicked
+	}
 	if err != nil || res == nil || !(-res.F > lp0) {
-		return append([]float64(nil), start...), lp0
+		return append([]float64(nil), start...), lp0, nil
 	}
 	toTheta(res.X)
-	return append([]float64(nil), theta.RawRowView(0)...), -res.F
+	return append([]float64(nil), theta.RawRowView(0)...), -res.F, nil
+}
+
+// logProbAt is p's log-density at the one row of theta, or the error of a panic of LogProb
+// (which names θ).
+func logProbAt(p Posterior, theta *mat.Dense) (v float64, err error) {
+	defer func() {
+		r := recover()
+		if e, ok := r.(error); ok {
+			err = fmt.Errorf("the posterior's LogProb panicked at θ = %v: %w", theta.RawRowView(0), e)
+		} else if r != nil {
+			err = fmt.Errorf("the posterior's LogProb panicked at θ = %v: %v", theta.RawRowView(0), r)
+		}
+	}()
+	return p.LogProb(theta)[0], nil
 }
 
 // MAP returns the maximum a posteriori estimate of the posterior (see the function MAP, with
