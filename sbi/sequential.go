@@ -57,7 +57,7 @@ type SequentialConfig struct {
 	// (TrainConfig.Resume, as sbi does) unless FromScratch is set; round r trains with seed
 	// Train.Seed + r − 1.
 	Train TrainConfig
-	// FromScratch trains every round from fresh weights.
+	// FromScratch trains every round from fresh weights; it cannot be set with Train.Resume.
 	FromScratch bool
 	// Epsilon is the posterior mass left outside the truncated region, ε; 0 means 1e-4 (the
 	// value of Deistler et al. 2022 and of sbi).
@@ -114,6 +114,8 @@ func (c SequentialConfig) validate() error {
 		return fmt.Errorf("ThresholdSamples = %d, expected at least 1", c.ThresholdSamples)
 	case !(c.MinAcceptance > 0 && c.MinAcceptance < 1):
 		return fmt.Errorf("MinAcceptance = %g, expected a share in (0, 1)", c.MinAcceptance)
+	case c.FromScratch && c.Train.Resume:
+		return fmt.Errorf("FromScratch trains every round from fresh weights and Train.Resume from the estimator's: set one of them")
 	}
 	return nil
 }
