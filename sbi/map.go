@@ -52,7 +52,10 @@ func (c MAPConfig) validate() error {
 // run in parallel; each stops when the log-density no longer improves by 10⁻¹⁰ over 100
 // iterations or after cfg.Evaluations evaluations. Like any multi-start search it finds the
 // global mode when some start lies in its basin: a posterior with many separated modes may
-// need more draws and starts. It returns an error when p cannot be sampled (an untrained
+// need more draws and starts, and the answer may be a local mode when no start lay in the
+// global one's basin. When two searches end more than 0.1 draw standard deviations apart with
+// the same highest log-density (within 10⁻⁶ of it), the posterior has no unique mode (a flat
+// top, modes of equal height) and MAP returns an error saying so ("MAP inconclusive"). It returns an error when p cannot be sampled (an untrained
 // estimator, a non-finite observation), when no draw has a finite density, when p's LogProb
 // panics (the error names θ and the panic), or when the host's context is cancelled.
 func MAP(p Posterior, cfg MAPConfig) ([]float64, error) {
@@ -136,7 +139,42 @@ func findMAP(ctx context.Context, p Posterior, cfg MAPConfig) ([]float64, error)
 	if math.IsInf(bestLP[k], 1) {
 		return nil, infiniteDensityError(best[k])
 	}
+	if j := tiedMode(best, bestLP, k, scale); j >= 0 {
+		return nil, fmt.Errorf("MAP inconclusive: the posterior has no unique mode: the local searches end at θ = %v and θ = %v, %.3g draw standard deviations apart, with the same log-density %.6g (within %.2g): its density is flat at the top or has modes of equal height; report another summary (the posterior mean or median, the marginals) instead of a mode",
+			best[k], best[j], scaledDistance(best[k], best[j], scale), bestLP[k], tieTolerance(bestLP[k]))
+	}
 	return best[k], nil
+}
+
+// tiedMode returns a local search's end point other than the best, best[k], whose log-density
+// equals the best's within tieTolerance although it lies more than minModeDistance draw
+// standard deviations away, or −1 when there is none: the maximum is then not one point.
+func tiedMode(best [][]float64, lp []float64, k int, scale []float64) int {
+	for j := range best {
+		if j != k && lp[k]-lp[j] <= tieTolerance(lp[k]) && scaledDistance(best[k], best[j], scale) > minModeDistance {
+			return j
+		}
+	}
+	return -1
+}
+
+// minModeDistance is the distance, in draw standard deviations, beyond which two end points of
+// the local searches are different points: the searches converge to well within 10⁻³ of a
+// mode, and the log-density of a Gaussian 0.1 standard deviations from its mode is already
+// 0.005 below it, far above tieTolerance.
+const minModeDistance = 0.1
+
+// tieTolerance is the difference in log-density below which two values count as equal: 10⁻⁶
+// of the value, at least 10⁻⁶ (the rounding of a flow evaluated in float32).
+func tieTolerance(lp float64) float64 { return 1e-6 * math.Max(1, math.Abs(lp)) }
+
+// scaledDistance is the largest difference of a and b over the coordinates, in units of scale.
+func scaledDistance(a, b, scale []float64) float64 {
+	d := 0.0
+	for j := range a {
+		d = math.Max(d, math.Abs(a[j]-b[j])/scale[j])
+	}
+	return d
 }
 
 // infiniteDensityError is MAP's error for a posterior whose log-density is +Inf at theta: a
