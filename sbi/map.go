@@ -52,9 +52,12 @@ func (c MAPConfig) validate() error {
 // run in parallel; each stops when the log-density no longer improves by 10⁻¹⁰ over 100
 // iterations or after cfg.Evaluations evaluations. Like any multi-start search it finds the
 // global mode when some start lies in its basin: a posterior with many separated modes may
-// need more draws and starts. It returns an error when p cannot be sampled (an untrained
-// estimator, a non-finite observation), when no draw has a finite density, or when the host's
-// context is cancelled.
+// need more draws and starts, and the answer may be a local mode when no start lay in the
+// global one's basin. When two searches end more than 0.1 draw standard deviations apart with
+// the same highest log-density (within 10⁻⁶ of it), the posterior has no unique mode (a flat
+// top, modes of equal height) and MAP returns an error saying so ("MAP inconclusive"). It returns an error when p cannot be sampled (an untrained
+// estimator, a non-finite observation), when no draw has a finite density, when p's LogProb
+// panics (the error names θ and the panic), or when the host's context is cancelled.
 func MAP(p Posterior, cfg MAPConfig) ([]float64, error) {
 	return MAPContext(runenv.Context(), p, cfg)
 }
@@ -114,11 +117,15 @@ func findMAP(ctx context.Context, p Posterior, cfg MAPConfig) ([]float64, error)
 
 	best := make([][]float64, len(starts))
 	bestLP := make([]float64, len(starts))
+	errs := make([]error, len(starts))
 	parallelChunks(len(starts), 1, func(k, _, _ int) {
-		best[k], bestLP[k] = localMode(ctx, p, draws.RawRowView(starts[k]), lp[starts[k]], scale, cfg.Evaluations)
+		best[k], bestLP[k], errs[k] = localMode(ctx, p, draws.RawRowView(starts[k]), lp[starts[k]], scale, cfg.Evaluations)
 	})
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("MAP interrupted: %w", err)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("MAP: %w", err)
 	}
 	k := 0
 	for j := range bestLP {
@@ -132,7 +139,42 @@ func findMAP(ctx context.Context, p Posterior, cfg MAPConfig) ([]float64, error)
 	if math.IsInf(bestLP[k], 1) {
 		return nil, infiniteDensityError(best[k])
 	}
+	if j := tiedMode(best, bestLP, k, scale); j >= 0 {
+		return nil, fmt.Errorf("MAP inconclusive: the posterior has no unique mode: the local searches end at θ = %v and θ = %v, %.3g draw standard deviations apart, with the same log-density %.6g (within %.2g): its density is flat at the top or has modes of equal height; report another summary (the posterior mean or median, the marginals) instead of a mode",
+			best[k], best[j], scaledDistance(best[k], best[j], scale), bestLP[k], tieTolerance(bestLP[k]))
+	}
 	return best[k], nil
+}
+
+// tiedMode returns a local search's end point other than the best, best[k], whose log-density
+// equals the best's within tieTolerance although it lies more than minModeDistance draw
+// standard deviations away, or −1 when there is none: the maximum is then not one point.
+func tiedMode(best [][]float64, lp []float64, k int, scale []float64) int {
+	for j := range best {
+		if j != k && lp[k]-lp[j] <= tieTolerance(lp[k]) && scaledDistance(best[k], best[j], scale) > minModeDistance {
+			return j
+		}
+	}
+	return -1
+}
+
+// minModeDistance is the distance, in draw standard deviations, beyond which two end points of
+// the local searches are different points: the searches converge to well within 10⁻³ of a
+// mode, and the log-density of a Gaussian 0.1 standard deviations from its mode is already
+// 0.005 below it, far above tieTolerance.
+const minModeDistance = 0.1
+
+// tieTolerance is the difference in log-density below which two values count as equal: 10⁻⁶
+// of the value, at least 10⁻⁶ (the rounding of a flow evaluated in float32).
+func tieTolerance(lp float64) float64 { return 1e-6 * math.Max(1, math.Abs(lp)) }
+
+// scaledDistance is the largest difference of a and b over the coordinates, in units of scale.
+func scaledDistance(a, b, scale []float64) float64 {
+	d := 0.0
+	for j := range a {
+		d = math.Max(d, math.Abs(a[j]-b[j])/scale[j])
+	}
+	return d
 }
 
 // infiniteDensityError is MAP's error for a posterior whose log-density is +Inf at theta: a
@@ -166,8 +208,10 @@ func drawScales(draws *mat.Dense) []float64 {
 // localMode maximises log p by Nelder–Mead from start (whose log-density is lp0), in the
 // coordinates u = (θ − start)/scale, and returns the best point and its log-density. Points of
 // zero density are +∞ for the minimiser; a cancelled ctx makes every point +∞, which ends the
-// search within a few iterations.
-func localMode(ctx context.Context, p Posterior, start []float64, lp0 float64, scale []float64, evals int) ([]float64, float64) {
+// search within a few iterations. The minimiser evaluates p on a goroutine of its own, where a
+// panic would end the process: a panic of p.LogProb is recovered there, ends the search the
+// same way, and is returned as the error.
+func localMode(ctx context.Context, p Posterior, start []float64, lp0 float64, scale []float64, evals int) ([]float64, float64, error) {
 	D := len(start)
 	theta := mat.NewDense(1, D, nil)
 	toTheta := func(u []float64) {
@@ -176,12 +220,17 @@ func localMode(ctx context.Context, p Posterior, start []float64, lp0 float64, s
 			row[j] = start[j] + scale[j]*u[j]
 		}
 	}
+	var panicked error
 	prob := optimize.Problem{Func: func(u []float64) float64 {
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || panicked != nil {
 			return math.Inf(1)
 		}
 		toTheta(u)
-		v := p.LogProb(theta)[0]
+		v, err := logProbAt(p, theta)
+		if err != nil {
+			panicked = err
+			return math.Inf(1)
+		}
 		if math.IsNaN(v) || math.IsInf(v, -1) {
 			return math.Inf(1)
 		}
@@ -192,11 +241,28 @@ func localMode(ctx context.Context, p Posterior, start []float64, lp0 float64, s
 		Converger:       &optimize.FunctionConverge{Absolute: 1e-10, Relative: 1e-10, Iterations: 100},
 	}
 	res, err := optimize.Minimize(prob, make([]float64, D), settings, &optimize.NelderMead{SimplexSize: 0.5})
+	if panicked != nil {
+		return nil, math.NaN(), panicked
+	}
 	if err != nil || res == nil || !(-res.F > lp0) {
-		return append([]float64(nil), start...), lp0
+		return append([]float64(nil), start...), lp0, nil
 	}
 	toTheta(res.X)
-	return append([]float64(nil), theta.RawRowView(0)...), -res.F
+	return append([]float64(nil), theta.RawRowView(0)...), -res.F, nil
+}
+
+// logProbAt is p's log-density at the one row of theta, or the error of a panic of LogProb
+// (which names θ).
+func logProbAt(p Posterior, theta *mat.Dense) (v float64, err error) {
+	defer func() {
+		r := recover()
+		if e, ok := r.(error); ok {
+			err = fmt.Errorf("the posterior's LogProb panicked at θ = %v: %w", theta.RawRowView(0), e)
+		} else if r != nil {
+			err = fmt.Errorf("the posterior's LogProb panicked at θ = %v: %v", theta.RawRowView(0), r)
+		}
+	}()
+	return p.LogProb(theta)[0], nil
 }
 
 // MAP returns the maximum a posteriori estimate of the posterior (see the function MAP, with

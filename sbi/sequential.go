@@ -57,7 +57,7 @@ type SequentialConfig struct {
 	// (TrainConfig.Resume, as sbi does) unless FromScratch is set; round r trains with seed
 	// Train.Seed + r − 1.
 	Train TrainConfig
-	// FromScratch trains every round from fresh weights.
+	// FromScratch trains every round from fresh weights; it cannot be set with Train.Resume.
 	FromScratch bool
 	// Epsilon is the posterior mass left outside the truncated region, ε; 0 means 1e-4 (the
 	// value of Deistler et al. 2022 and of sbi).
@@ -114,6 +114,8 @@ func (c SequentialConfig) validate() error {
 		return fmt.Errorf("ThresholdSamples = %d, expected at least 1", c.ThresholdSamples)
 	case !(c.MinAcceptance > 0 && c.MinAcceptance < 1):
 		return fmt.Errorf("MinAcceptance = %g, expected a share in (0, 1)", c.MinAcceptance)
+	case c.FromScratch && c.Train.Resume:
+		return fmt.Errorf("FromScratch trains every round from fresh weights and Train.Resume from the estimator's: set one of them")
 	}
 	return nil
 }
@@ -132,7 +134,8 @@ type SequentialRound struct {
 	Threshold float64
 	// Pairs is the number of pairs the round trained on, those of all rounds so far.
 	Pairs int
-	// Train is the round's training result.
+	// Train is the round's training result, nil when the training failed before giving one
+	// (Sequential's error says why; the round's pairs are kept in the result all the same).
 	Train *TrainResult
 }
 
@@ -193,8 +196,9 @@ func (r *SequentialResult) MIMEBundle() map[string]any {
 // region holds less than cfg.MinAcceptance of the prior's mass, an interrupt) it returns the
 // result of the rounds that finished together with the error; the estimator keeps its last
 // training. A round whose training was stopped (an interrupt keeps the best epoch done, see
-// NPE.Train) is recorded in the result, and the result's Posterior is that of the weights the
-// estimator holds, nil when it holds none.
+// NPE.Train) or failed is recorded in the result with its pairs (its Train nil when the
+// training gave no result), and the result's Posterior is that of the weights the estimator
+// holds, nil when it holds none.
 func Sequential(est Estimator, sim Simulator, xo []float64, cfg SequentialConfig) (*SequentialResult, error) {
 	return SequentialContext(runenv.Context(), est, sim, xo, cfg)
 }
@@ -247,9 +251,7 @@ func SequentialContext(ctx context.Context, est Estimator, sim Simulator, xo []f
 		tc.Resume = tc.Resume || r > 1 && !cfg.FromScratch
 		prog.Set(r-1, fmt.Sprintf("round %d of %d: training on %d pairs", r, cfg.Rounds, rd.Pairs))
 		rd.Train, err = res.train(ctx, r, tc, cfg)
-		if rd.Train != nil || err == nil {
-			res.Rounds = append(res.Rounds, rd)
-		}
+		res.Rounds = append(res.Rounds, rd) // its pairs are in Theta and X, trained or not
 		if err != nil {
 			res.Posterior = currentPosterior(est, xo)
 			return res, fmt.Errorf("sequential: round %d: %w", r, err)

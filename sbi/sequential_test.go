@@ -379,7 +379,8 @@ func TestSequentialLowAcceptance(t *testing.T) {
 	}
 }
 
-// Refusals: posterior proposals for NPE, bad settings, a non-finite observation; an interrupt
+// Refusals: posterior proposals for NPE, bad settings (FromScratch with Train.Resume among
+// them), a non-finite observation; an interrupt
 // keeps the finished rounds and wraps context.Canceled.
 func TestSequentialRefusals(t *testing.T) {
 	g := sbitest.NewGaussianLinear(1)
@@ -395,6 +396,7 @@ func TestSequentialRefusals(t *testing.T) {
 	}
 	for _, cfg := range []sbi.SequentialConfig{
 		{Method: "apt"}, {Rounds: -1}, {Simulations: 1}, {Epsilon: 1}, {Epsilon: -0.1}, {ThresholdSamples: -5}, {MinAcceptance: 2},
+		{FromScratch: true, Train: sbi.TrainConfig{Resume: true}}, // which one holds?
 	} {
 		if _, err := sbi.Sequential(&exactGL{g: g}, sim, xo, cfg); err == nil {
 			t.Errorf("config %+v: no error", cfg)
