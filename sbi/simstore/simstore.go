@@ -457,7 +457,6 @@ func splitDraw(path string, seed uint64) float64 {
 	return mrand.New(mrand.NewPCG(seed, h.Sum64())).Float64()
 }
 
-// part is a subset of a store's chunks.
 // Shared returns a chunk that sources a and b both read, and true, when both are stores or
 // parts of stores of this package (their chunks are compared as files); false when they share
 // none, or when either is another implementation of Source, whose pairs it cannot tell. A
@@ -503,6 +502,7 @@ func chunkKey(path string) string {
 	return filepath.Clean(path)
 }
 
+// part is a subset of a store's chunks.
 type part struct {
 	s      *Store
 	chunks []chunk
