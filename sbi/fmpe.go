@@ -34,7 +34,10 @@ type FMPEConfig struct {
 	// is the default.
 	TimeExponent float64
 	// RelTol and AbsTol are the tolerances of the adaptive ODE solver of sampling and
-	// log-densities, per component of the standardized θ; 0 means 10⁻⁵ and 10⁻⁶.
+	// log-densities, per component of the standardized θ; 0 means 10⁻⁵ and 10⁻⁶. Each must
+	// lie in [flow.MinTolerance, 1) (10⁻¹⁴: finer is below float64's rounding). The solver
+	// takes at most 10,000 steps per draw or log-density (flow.FieldConfig's MaxSteps): a
+	// solve that needs more fails with an error saying so.
 	RelTol, AbsTol float64
 	Embedding      Embedding // optional network applied to x before it conditions the field
 }
