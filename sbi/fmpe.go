@@ -379,14 +379,7 @@ func (p *FMPEPosterior) SampleContext(ctx context.Context, rng *rand.Rand, n int
 		if err := cancel.Check(ctx, "FMPE posterior sampling"); err != nil {
 			return nil, err
 		}
-		// The first round integrates exactly n draws (every draw is an ODE solve: no margin
-		// for a rejection that a prior of full support never makes); later rounds draw what is
-		// missing over the acceptance rate so far, with 10% to spare.
-		m := n
-		if proposed > 0 {
-			rate := float64(accepted+1) / float64(proposed+1)
-			m = min(int(float64(n-got)/max(rate, MinAcceptanceRate)*1.1)+1, 1<<20)
-		}
+		m := fmpeRoundSize(n-got, proposed, accepted, D)
 		cand, err := e.drawField(rng, p.ctx, m)
 		if err != nil {
 			return nil, fmt.Errorf("FMPE posterior: %w", err)
@@ -409,6 +402,20 @@ func (p *FMPEPosterior) SampleContext(ctx context.Context, rng *rand.Rand, n int
 		}
 	}
 	return out, nil
+}
+
+// fmpeRoundSize is the number of draws of a round of FMPE sampling that misses missing draws
+// after proposed draws of which accepted fell inside the support. The first round integrates
+// exactly the draws missing (every draw is an ODE solve: no margin for a rejection that a prior
+// of full support never makes); later rounds draw what is missing over the acceptance rate so
+// far, with 10% to spare, at most 2²⁰ draws and at most maxSampleValues values (the bound of
+// the result: a round holds no more than a call may return).
+func fmpeRoundSize(missing, proposed, accepted, dim int) int {
+	if proposed == 0 {
+		return missing
+	}
+	rate := float64(accepted+1) / float64(proposed+1)
+	return min(int(float64(missing)/max(rate, MinAcceptanceRate)*1.1)+1, 1<<20, max(1, maxSampleValues/dim))
 }
 
 // drawField draws m points from the field's flow given the context vector, in raw units, in

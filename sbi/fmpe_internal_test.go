@@ -180,3 +180,24 @@ func TestFMPEODEFailureNamesCause(t *testing.T) {
 		}
 	}
 }
+
+// TestFMPERoundSizeBounded: a round of FMPE sampling holds at most maxSampleValues values
+// (the bound of one call's result), whatever the dimension and the acceptance rate, and
+// still draws what is missing when the acceptance is high.
+func TestFMPERoundSizeBounded(t *testing.T) {
+	for _, c := range []struct{ missing, proposed, accepted, dim int }{
+		{60_000, 0, 0, 1000},
+		{60_000, 60_000, 3_000, 1000},
+		{60, 10_000, 10, 1 << 20},
+		{50_000, 100_000, 1_000, 64},
+		{10, 10, 10, 2},
+	} {
+		m := fmpeRoundSize(c.missing, c.proposed, c.accepted, c.dim)
+		if m < 1 || m*c.dim > max(maxSampleValues, c.dim) {
+			t.Errorf("%+v: a round of %d draws of %d values, expected at least 1 and at most %d values", c, m, c.dim, maxSampleValues)
+		}
+		if c.proposed == c.accepted && m < c.missing {
+			t.Errorf("%+v: a round of %d draws when every draw is accepted, expected the %d missing", c, m, c.missing)
+		}
+	}
+}
