@@ -200,6 +200,9 @@ func (e *MNLE) TrainContext(ctx context.Context, theta, x *mat.Dense, cfg TrainC
 		defer func() { e.buildCats = nil }()
 	}
 	if cfg.ValX != nil {
+		if _, vcols := cfg.ValX.Dims(); vcols != cols {
+			return nil, fmt.Errorf("train %s: ValX has %d columns, the training x %d, expected the same", e.label, vcols, cols)
+		}
 		if _, err := e.checkData(cfg.ValX, cats); err != nil {
 			return nil, fmt.Errorf("validation pairs (ValX): %w", err)
 		}

@@ -1,6 +1,7 @@
 package sbi_test
 
 import (
+	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -332,6 +333,35 @@ func TestMNLEObservationErrors(t *testing.T) {
 		_, err := sbi.NewMNLE(tk.Prior(), c.cfg).Train(theta, swapped, sbi.TrainConfig{Epochs: 1, Seed: 1})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, expected an error containing %q", c.name, err, c.want)
+		}
+	}
+}
+
+// TestMNLENarrowValX: validation observations narrower than the discrete columns are an
+// error of Train naming the widths, not a slice-bounds panic in the check of their discrete
+// (or, with LogTransform, continuous) columns.
+func TestMNLENarrowValX(t *testing.T) {
+	tk := task.Mixed()
+	rng := rand.New(rand.NewPCG(7, 8))
+	theta := tk.Prior().Sample(rng, 200)
+	x := tk.Simulate(rng, theta)
+	x3 := mat.NewDense(200, 3, nil) // a reaction time and two choices
+	for i := 0; i < 200; i++ {
+		x3.SetRow(i, []float64{x.At(i, 0), x.At(i, 1), x.At(i, 1)})
+	}
+	for _, logT := range []bool{false, true} {
+		cfg := sbi.TrainConfig{Epochs: 1, Seed: 1, ValTheta: theta.Slice(0, 10, 0, 2).(*mat.Dense), ValX: mat.NewDense(10, 1, nil)}
+		err := func() (err error) {
+			defer func() {
+				if r := recover(); r != nil {
+					err = fmt.Errorf("panic: %v", r)
+				}
+			}()
+			_, err = sbi.NewMNLE(tk.Prior(), sbi.MNLEConfig{Discrete: 2, LogTransform: logT}).Train(theta, x3, cfg)
+			return err
+		}()
+		if err == nil || !strings.Contains(err.Error(), "ValX has 1 columns, the training x 3") {
+			t.Errorf("LogTransform %v: %v, expected an error naming the widths of ValX and x", logT, err)
 		}
 	}
 }
