@@ -34,7 +34,10 @@ type FMPEConfig struct {
 	// is the default.
 	TimeExponent float64
 	// RelTol and AbsTol are the tolerances of the adaptive ODE solver of sampling and
-	// log-densities, per component of the standardized θ; 0 means 10⁻⁵ and 10⁻⁶.
+	// log-densities, per component of the standardized θ; 0 means 10⁻⁵ and 10⁻⁶. Each must
+	// lie in [flow.MinTolerance, 1) (10⁻¹⁴: finer is below float64's rounding). The solver
+	// takes at most 10,000 steps per draw or log-density (flow.FieldConfig's MaxSteps): a
+	// solve that needs more fails with an error saying so.
 	RelTol, AbsTol float64
 	Embedding      Embedding // optional network applied to x before it conditions the field
 }
@@ -216,8 +219,9 @@ func (m *fmpeModel) batchLoss(tp *nn.Tape, d *trainData, idx []int, rb *RegBatch
 // xᵢ holds NaN or ±Inf or is not an observation the embedding's InputLayout can read (such
 // pairs are not integrated). Evaluated in parallel on all cores;
 // a pair's value does not depend on the other pairs. It panics when the FMPE is untrained,
-// the shapes do not match, or the ODE of a pair cannot be integrated (a field whose weights
-// are not finite).
+// the shapes do not match, or the ODE of a pair cannot be integrated: a field whose weights
+// are not finite, or a field too steep at θ for the solver (a θ far beyond the training
+// data); the panic says which, and how far θ lies from the training mean.
 func (e *FMPE) LogProbPairs(theta, x *mat.Dense) []float64 {
 	e.mustTrained("LogProbPairs")
 	n := checkEvalPairs("FMPE.LogProbPairs", theta, x, e.prior.Dim(), e.xDim)
@@ -256,7 +260,8 @@ func (e *FMPE) logProbRows(dst []float64, theta *mat.Dense, context []float64, s
 	if _, err := e.field.LogProbRows(dst, z, context); err != nil {
 		for i, v := range dst {
 			if math.IsNaN(v) && !out[i] {
-				panic(fmt.Errorf("sbi: FMPE log-density at θ = %v: %w (are the field's weights finite? did training diverge?)", theta.RawRowView(i), err))
+				panic(fmt.Errorf("sbi: FMPE log-density at θ = %v (%.3g standardized units from the training mean): %w",
+					theta.RawRowView(i), maxAbs(z[i*D:(i+1)*D]), e.fieldFailure(err)))
 			}
 		}
 	}
@@ -347,7 +352,8 @@ func (p *FMPEPosterior) Sample(rng *rand.Rand, n int) *mat.Dense {
 // SampleContext draws n parameter vectors by integrating the field's ODE from standard normal
 // draws, rejecting those outside the prior's support, until ctx is done. It returns an error
 // wrapping ErrUntrained when the estimator is untrained, ErrNonFinite for an observation with
-// NaN or ±Inf, ErrDiverged when the ODE cannot be integrated (weights that are not finite),
+// NaN or ±Inf, ErrDiverged when the field's weights are not finite, flow.ErrFieldODE when
+// its ODE cannot be integrated with finite weights (a field too steep for the solver),
 // and ErrLowAcceptance when fewer than MinAcceptanceRate of the draws land inside the
 // support. Draws depend on the seed only, not on the number of cores. n·Dim may be at most
 // 2²⁶ (67,108,864) values: a larger request returns an error before anything is drawn (draw
@@ -373,14 +379,7 @@ func (p *FMPEPosterior) SampleContext(ctx context.Context, rng *rand.Rand, n int
 		if err := cancel.Check(ctx, "FMPE posterior sampling"); err != nil {
 			return nil, err
 		}
-		// The first round integrates exactly n draws (every draw is an ODE solve: no margin
-		// for a rejection that a prior of full support never makes); later rounds draw what is
-		// missing over the acceptance rate so far, with 10% to spare.
-		m := n
-		if proposed > 0 {
-			rate := float64(accepted+1) / float64(proposed+1)
-			m = min(int(float64(n-got)/max(rate, MinAcceptanceRate)*1.1)+1, 1<<20)
-		}
+		m := fmpeRoundSize(n-got, proposed, accepted, D)
 		cand, err := e.drawField(rng, p.ctx, m)
 		if err != nil {
 			return nil, fmt.Errorf("FMPE posterior: %w", err)
@@ -405,30 +404,73 @@ func (p *FMPEPosterior) SampleContext(ctx context.Context, rng *rand.Rand, n int
 	return out, nil
 }
 
+// fmpeRoundSize is the number of draws of a round of FMPE sampling that misses missing draws
+// after proposed draws of which accepted fell inside the support. The first round integrates
+// exactly the draws missing (every draw is an ODE solve: no margin for a rejection that a prior
+// of full support never makes); later rounds draw what is missing over the acceptance rate so
+// far, with 10% to spare, at most 2²⁰ draws and at most maxSampleValues values (the bound of
+// the result: a round holds no more than a call may return).
+func fmpeRoundSize(missing, proposed, accepted, dim int) int {
+	if proposed == 0 {
+		return missing
+	}
+	rate := float64(accepted+1) / float64(proposed+1)
+	return min(int(float64(missing)/max(rate, MinAcceptanceRate)*1.1)+1, 1<<20, max(1, maxSampleValues/dim))
+}
+
 // drawField draws m points from the field's flow given the context vector, in raw units, in
 // parallel chunks of evalChunk rows with their own streams derived from rng.
 func (e *FMPE) drawField(rng *rand.Rand, ctx []float64, m int) (*mat.Dense, error) {
 	D := e.prior.Dim()
 	out := mat.NewDense(m, D, nil)
 	s := newStreams(rng)
-	var bad atomicFlag
+	var (
+		mu  sync.Mutex
+		err error // the first chunk's failure
+	)
 	parallelChunks(m, evalChunk, func(c, lo, hi int) {
 		r := chunkRand(s, c)
 		z := out.RawMatrix().Data[lo*D : hi*D]
 		for i := range z {
 			z[i] = r.NormFloat64()
 		}
-		if _, err := e.field.MapRows(z, ctx); err != nil {
-			bad.set()
+		if _, ferr := e.field.MapRows(z, ctx); ferr != nil {
+			mu.Lock()
+			if err == nil {
+				err = ferr
+			}
+			mu.Unlock()
 		}
 		for i := lo; i < hi; i++ {
 			e.zt.invertRow(out.RawRowView(i))
 		}
 	})
-	if bad.get() {
-		return nil, fmt.Errorf("%w: the field's ODE could not be integrated: its weights are not finite (did training diverge?)", ErrDiverged)
+	if err != nil {
+		return nil, e.fieldFailure(err)
 	}
 	return out, nil
+}
+
+// fieldFailure says why the field's ODE failed with err: an error wrapping ErrDiverged when
+// the weights (the field's and the embedding's) are not finite; otherwise err itself, which
+// wraps flow.ErrFieldODE, with the tolerances.
+func (e *FMPE) fieldFailure(err error) error {
+	for _, p := range (*fmpeModel)(e).params() {
+		if !finite(p.Data) {
+			return fmt.Errorf("%w: the field's weights are not finite (did training diverge?): %v", ErrDiverged, err)
+		}
+	}
+	return fmt.Errorf("the field's ODE could not be integrated although its weights are finite, with RelTol = %g and AbsTol = %g (the field is too steep there: far from the training data, or after a training that went astray): %w",
+		e.cfg.RelTol, e.cfg.AbsTol, err)
+}
+
+// maxAbs is the largest magnitude in v.
+func maxAbs(v []float64) float64 {
+	m := 0.0
+	for _, x := range v {
+		m = max(m, math.Abs(x))
+	}
+	return m
 }
 
 // The kind of estimator of this file in the estimator file format.

@@ -1,8 +1,12 @@
 package sbi
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/gosbi/gosbi/sbi/internal/cputime"
@@ -121,4 +125,79 @@ func BenchmarkFMPESample10k(b *testing.B) {
 	var draws *mat.Dense
 	cputime.Report(b, func() { draws = post.Sample(r, 10000) })
 	_ = draws
+}
+
+// TestFMPEODEFailureNamesCause: when the field's ODE cannot be integrated, the error of
+// sampling and the panic of LogProb say why: non-finite weights (ErrDiverged) only when the
+// weights are not finite; with finite weights, the solver's own failure and, for a
+// log-density, how far θ lies from the training data.
+func TestFMPEODEFailureNamesCause(t *testing.T) {
+	prior, theta, x := gaussianPairs(rand.New(rand.NewPCG(1, 2)), 300)
+	train := func() *FMPE {
+		e := NewFMPE(prior, FMPEConfig{Hidden: 8, Layers: 2})
+		if _, err := e.Train(theta, x, TrainConfig{Epochs: 1, Seed: 1}); err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	lastLayer := func(e *FMPE) []float64 {
+		ps := e.field.Params()
+		return ps[len(ps)-2].Data // the output layer's weights, then its bias
+	}
+	for _, c := range []struct {
+		name     string
+		edit     func(e *FMPE)
+		theta    []float64
+		sample   bool // whether sampling must fail too
+		diverged bool // whether the errors must blame non-finite weights
+		want     string
+	}{
+		{"θ far out", func(*FMPE) {}, []float64{1e300, 0}, false, false, "standardized"},
+		{"steep field", func(e *FMPE) {
+			for i := range lastLayer(e) {
+				lastLayer(e)[i] *= 1e300
+			}
+		}, []float64{0.1, 0.2}, true, false, "weights are finite"},
+		{"NaN weight", func(e *FMPE) { lastLayer(e)[0] = math.NaN() }, []float64{0.1, 0.2}, true, true, "not finite"},
+	} {
+		e := train()
+		c.edit(e)
+		p := e.PosteriorAt([]float64{0.3, -0.2})
+		msg := func() (s string) {
+			defer func() { s = fmt.Sprint(recover()) }()
+			p.LogProb(mat.NewDense(1, 2, c.theta))
+			return "no panic"
+		}()
+		if !strings.Contains(msg, c.want) || strings.Contains(msg, "not finite") != c.diverged {
+			t.Errorf("%s: LogProb panicked with %q, expected a message containing %q that blames non-finite weights only when they are not (%v)", c.name, msg, c.want, c.diverged)
+		}
+		if !c.sample {
+			continue
+		}
+		_, err := p.SampleContext(context.Background(), rand.New(rand.NewPCG(3, 4)), 4)
+		if err == nil || !strings.Contains(err.Error(), c.want) || errors.Is(err, ErrDiverged) != c.diverged {
+			t.Errorf("%s: SampleContext: %v, expected an error containing %q, wrapping ErrDiverged only when the weights are not finite (%v)", c.name, err, c.want, c.diverged)
+		}
+	}
+}
+
+// TestFMPERoundSizeBounded: a round of FMPE sampling holds at most maxSampleValues values
+// (the bound of one call's result), whatever the dimension and the acceptance rate, and
+// still draws what is missing when the acceptance is high.
+func TestFMPERoundSizeBounded(t *testing.T) {
+	for _, c := range []struct{ missing, proposed, accepted, dim int }{
+		{60_000, 0, 0, 1000},
+		{60_000, 60_000, 3_000, 1000},
+		{60, 10_000, 10, 1 << 20},
+		{50_000, 100_000, 1_000, 64},
+		{10, 10, 10, 2},
+	} {
+		m := fmpeRoundSize(c.missing, c.proposed, c.accepted, c.dim)
+		if m < 1 || m*c.dim > max(maxSampleValues, c.dim) {
+			t.Errorf("%+v: a round of %d draws of %d values, expected at least 1 and at most %d values", c, m, c.dim, maxSampleValues)
+		}
+		if c.proposed == c.accepted && m < c.missing {
+			t.Errorf("%+v: a round of %d draws when every draw is accepted, expected the %d missing", c, m, c.missing)
+		}
+	}
 }

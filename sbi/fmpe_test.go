@@ -65,6 +65,8 @@ func TestFMPEConfigErrors(t *testing.T) {
 		{sbi.FMPEConfig{TimeExponent: -1}, "TimeExponent"},
 		{sbi.FMPEConfig{Frequencies: -3}, "Frequencies"},
 		{sbi.FMPEConfig{RelTol: math.NaN()}, "RelTol"},
+		{sbi.FMPEConfig{RelTol: 1e-300, AbsTol: 1e-300}, "tighter than float64"},
+		{sbi.FMPEConfig{AbsTol: 2}, "AbsTol = 2"},
 	} {
 		_, err := sbi.NewFMPE(prior, c.cfg).Train(theta, x, sbi.TrainConfig{Epochs: 1})
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "FMPE") {

@@ -200,6 +200,9 @@ func (e *MNLE) TrainContext(ctx context.Context, theta, x *mat.Dense, cfg TrainC
 		defer func() { e.buildCats = nil }()
 	}
 	if cfg.ValX != nil {
+		if _, vcols := cfg.ValX.Dims(); vcols != cols {
+			return nil, fmt.Errorf("train %s: ValX has %d columns, the training x %d, expected the same", e.label, vcols, cols)
+		}
 		if _, err := e.checkData(cfg.ValX, cats); err != nil {
 			return nil, fmt.Errorf("validation pairs (ValX): %w", err)
 		}
@@ -235,7 +238,8 @@ func (e *MNLE) checkData(x *mat.Dense, cats []int) ([]int, error) {
 				limit = cats[k]
 			}
 			if v != math.Trunc(v) || v < 0 || v >= float64(limit) {
-				return nil, fmt.Errorf("train %s: row %d, discrete column %d (column %d of x) holds %v, expected an integer in 0…%d", e.label, i, k, first+k, v, limit-1)
+				return nil, fmt.Errorf("train %s: row %d, discrete column %d (column %d of x) holds %v, expected an integer in 0…%d: the discrete columns are the last %d columns of x (MNLEConfig.Discrete, 0 meaning 1), after the continuous ones; for data without discrete columns use NLE",
+					e.label, i, k, first+k, v, limit-1, K)
 			}
 			if learn {
 				cats[k] = max(cats[k], int(v)+1)
@@ -247,10 +251,18 @@ func (e *MNLE) checkData(x *mat.Dense, cats []int) ([]int, error) {
 
 // CheckObservation tests whether x lies among the MNLE's training simulations, as
 // NPE.CheckObservation does, in the coordinates the networks see (the continuous columns
-// log-transformed when LogTransform is set).
+// log-transformed when LogTransform is set). With LogTransform, a continuous value ≤ 0 is an
+// error naming it: the networks cannot see it.
 func (e *MNLE) CheckObservation(x []float64) (*ObservationCheck, error) {
-	if len(x) != e.xDim {
-		return e.estimator.CheckObservation(x) // panics naming the expected length
+	if !e.trained || len(x) != e.xDim {
+		return e.estimator.CheckObservation(x) // panics saying it is untrained, or naming the expected length
+	}
+	if e.cfg.LogTransform && finite(x) {
+		for j, v := range x[:len(x)-e.cfg.Discrete] {
+			if !(v > 0) {
+				return nil, fmt.Errorf("%s: the observation holds %v in continuous column %d: with LogTransform the networks see log x, which needs positive values", e.name, v, j)
+			}
+		}
 	}
 	t := e.transformed(mat.NewDense(1, len(x), append([]float64(nil), x...)))
 	return e.estimator.CheckObservation(t.RawRowView(0))

@@ -1,6 +1,7 @@
 package sbi_test
 
 import (
+	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -287,5 +288,80 @@ func TestMNLEFailedTrainKeepsCategories(t *testing.T) {
 				t.Errorf("loaded: log-likelihood %v, expected %v", got[0], before[0])
 			}
 		})
+	}
+}
+
+// TestMNLEObservationErrors: an observation an MNLE cannot read is refused with an error that
+// names the value and the rule it breaks: CheckObservation of a non-positive value under
+// LogTransform (the log transform would make it NaN, and the error named a NaN the caller
+// never gave), and training data whose discrete columns are not the last ones of x (the
+// error says where MNLE looks for them).
+func TestMNLEObservationErrors(t *testing.T) {
+	tk := task.Mixed()
+	rng := rand.New(rand.NewPCG(5, 6))
+	theta := tk.Prior().Sample(rng, 200)
+	x := tk.Simulate(rng, theta)
+	e := sbi.NewMNLE(tk.Prior(), sbi.MNLEConfig{Hidden: 8, LogTransform: true})
+	if _, err := e.Train(theta, x, sbi.TrainConfig{Epochs: 1, Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	for _, xo := range [][]float64{{-1, 0}, {0, 1}} {
+		_, err := e.CheckObservation(xo)
+		if err == nil || !strings.Contains(err.Error(), "LogTransform") || strings.Contains(err.Error(), "NaN") {
+			t.Errorf("CheckObservation(%v): %v, expected an error naming LogTransform and the value, not NaN", xo, err)
+		}
+	}
+	untrained := sbi.NewMNLE(tk.Prior(), sbi.MNLEConfig{LogTransform: true})
+	for _, xo := range [][]float64{nil, {-1, 0}} {
+		if !panicsWith(func() { untrained.CheckObservation(xo) }, "not trained") {
+			t.Errorf("CheckObservation(%v) of an untrained MNLE did not panic saying it is not trained", xo)
+		}
+	}
+	swapped := mat.NewDense(200, 2, nil)
+	for i := 0; i < 200; i++ {
+		swapped.Set(i, 0, x.At(i, 1))
+		swapped.Set(i, 1, x.At(i, 0))
+	}
+	for _, c := range []struct {
+		name string
+		cfg  sbi.MNLEConfig
+		want string
+	}{
+		{"choice first", sbi.MNLEConfig{}, "the last 1 columns of x"},
+		{"Discrete = 0 on continuous data", sbi.MNLEConfig{Discrete: 0}, "use NLE"},
+	} {
+		_, err := sbi.NewMNLE(tk.Prior(), c.cfg).Train(theta, swapped, sbi.TrainConfig{Epochs: 1, Seed: 1})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, expected an error containing %q", c.name, err, c.want)
+		}
+	}
+}
+
+// TestMNLENarrowValX: validation observations narrower than the discrete columns are an
+// error of Train naming the widths, not a slice-bounds panic in the check of their discrete
+// (or, with LogTransform, continuous) columns.
+func TestMNLENarrowValX(t *testing.T) {
+	tk := task.Mixed()
+	rng := rand.New(rand.NewPCG(7, 8))
+	theta := tk.Prior().Sample(rng, 200)
+	x := tk.Simulate(rng, theta)
+	x3 := mat.NewDense(200, 3, nil) // a reaction time and two choices
+	for i := 0; i < 200; i++ {
+		x3.SetRow(i, []float64{x.At(i, 0), x.At(i, 1), x.At(i, 1)})
+	}
+	for _, logT := range []bool{false, true} {
+		cfg := sbi.TrainConfig{Epochs: 1, Seed: 1, ValTheta: theta.Slice(0, 10, 0, 2).(*mat.Dense), ValX: mat.NewDense(10, 1, nil)}
+		err := func() (err error) {
+			defer func() {
+				if r := recover(); r != nil {
+					err = fmt.Errorf("panic: %v", r)
+				}
+			}()
+			_, err = sbi.NewMNLE(tk.Prior(), sbi.MNLEConfig{Discrete: 2, LogTransform: logT}).Train(theta, x3, cfg)
+			return err
+		}()
+		if err == nil || !strings.Contains(err.Error(), "ValX has 1 columns, the training x 3") {
+			t.Errorf("LogTransform %v: %v, expected an error naming the widths of ValX and x", logT, err)
+		}
 	}
 }

@@ -31,11 +31,17 @@ type FieldConfig struct {
 	// weights the times near the data more (drawn as t = u^{1/(1+α)}); 0 is uniform.
 	TimeExponent float64
 	// RelTol and AbsTol are the tolerances of the adaptive ODE solver per component;
-	// 0 means 10⁻⁵ and 10⁻⁶.
+	// 0 means 10⁻⁵ and 10⁻⁶. Each must lie in [MinTolerance, 1): finer ones are below
+	// float64's rounding of θ, which the solver cannot meet, and a tolerance of 1 or more
+	// leaves the error as wide as the distribution itself.
 	RelTol, AbsTol float64
 	// MaxSteps bounds the solver's steps per row; 0 means 10,000.
 	MaxSteps int
 }
+
+// MinTolerance is the smallest RelTol and AbsTol of a field's ODE solver: about 45 times
+// float64's rounding of values near 1.
+const MinTolerance = 1e-14
 
 func (c FieldConfig) withDefaults() FieldConfig {
 	if c.Hidden == nil {
@@ -91,6 +97,22 @@ func (c FieldConfig) validate() error {
 	}
 	if _, err := c.odeConfig().WithDefaults(); err != nil {
 		return fmt.Errorf("flow: field ODE settings: %w", err)
+	}
+	return c.checkTolerances()
+}
+
+// checkTolerances refuses tolerances (with defaults filled in) outside [MinTolerance, 1).
+func (c FieldConfig) checkTolerances() error {
+	for _, tol := range []struct {
+		name string
+		v    float64
+	}{{"RelTol", c.RelTol}, {"AbsTol", c.AbsTol}} {
+		switch {
+		case tol.v < MinTolerance:
+			return fmt.Errorf("flow: field %s = %v is tighter than float64 can resolve: use at least %v (0 for the default)", tol.name, tol.v, MinTolerance)
+		case tol.v >= 1:
+			return fmt.Errorf("flow: field %s = %v, expected less than 1 (0 for the default): the solver's error would be as wide as the distribution", tol.name, tol.v)
+		}
 	}
 	return nil
 }

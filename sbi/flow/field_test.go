@@ -391,6 +391,10 @@ func TestFieldConfigErrors(t *testing.T) {
 		{FieldConfig{Features: 2, TimeExponent: -1}, "TimeExponent"},
 		{FieldConfig{Features: 2, Frequencies: -1}, "Frequencies"},
 		{FieldConfig{Features: 2, RelTol: -1}, "ODE"},
+		{FieldConfig{Features: 2, RelTol: 1e-300}, "RelTol = 1e-300"},
+		{FieldConfig{Features: 2, AbsTol: 1e-20}, "AbsTol = 1e-20"},
+		{FieldConfig{Features: 2, RelTol: 1}, "RelTol = 1,"},
+		{FieldConfig{Features: 2, AbsTol: math.Inf(1)}, "AbsTol = +Inf"},
 		{FieldConfig{Features: 2, Activation: nn.Activation(99)}, "Activation"},
 	} {
 		if _, err := NewField(rand.New(rand.NewPCG(1, 1)), c.cfg); err == nil || !strings.Contains(err.Error(), c.want) {
