@@ -201,3 +201,29 @@ func TestFMPERoundSizeBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestNPERoundSizeBounded: a round of NPE's rejection sampling holds at most maxSampleValues
+// values whatever the dimension and the acceptance rate (2²⁰ draws of 1,000 parameters were
+// 8 GB), and its size is unchanged where that bound does not bind (up to 64 parameters).
+func TestNPERoundSizeBounded(t *testing.T) {
+	for _, c := range []struct{ missing, proposed, accepted, dim int }{
+		{60_000, 0, 0, 1000},
+		{60_000, 600_000, 3_000, 1000},
+		{60, 10_000, 10, 1 << 20},
+		{10, 10, 10, 2},
+	} {
+		m := npeRoundSize(c.missing, c.proposed, c.accepted, c.dim)
+		if m < 1 || m*c.dim > max(maxSampleValues, c.dim) {
+			t.Errorf("%+v: a round of %d draws of %d values, expected at least 1 and at most %d values", c, m, c.dim, maxSampleValues)
+		}
+	}
+	for _, c := range []struct{ missing, proposed, accepted, dim, want int }{
+		{1000, 0, 0, 64, 1101},
+		{50_000, 100_000, 1_000, 64, 1 << 20},
+		{100, 1000, 499, 2, 221},
+	} {
+		if m := npeRoundSize(c.missing, c.proposed, c.accepted, c.dim); m != c.want {
+			t.Errorf("%+v: a round of %d draws, want %d as before the bound", c, m, c.want)
+		}
+	}
+}
