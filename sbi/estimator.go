@@ -287,6 +287,25 @@ func (c *estimator) observationErr(x []float64) error {
 	return nil
 }
 
+// checkEvalRows panics, naming the first, when a row of x cannot be evaluated (observationErr):
+// method names the caller. Without the check a row the layout refuses would be read with its
+// count clamped, and an infinite one pass a saturating network as a finite value, each giving
+// the value of another observation.
+func (c *estimator) checkEvalRows(method string, x *mat.Dense) {
+	n, _ := x.Dims()
+	for i := 0; i < n; i++ {
+		row := x.RawRowView(i)
+		if !finite(row) {
+			panic(fmt.Sprintf("sbi: %s.%s: row %d of x holds NaN or ±Inf (%v), expected finite observations: drop the failed simulations first (sbi.DropInvalid)", c.name, method, i, row))
+		}
+		if c.layout != nil {
+			if err := readable(c.layout, row); err != nil {
+				panic(fmt.Sprintf("sbi: %s.%s: row %d of x cannot be read by the embedding: %v", c.name, method, i, err))
+			}
+		}
+	}
+}
+
 // withEmbedding returns the weights of the network, then those of the embedding.
 func (c *estimator) withEmbedding(net []*nn.Param) []*nn.Param {
 	ps := append([]*nn.Param(nil), net...)
