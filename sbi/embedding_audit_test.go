@@ -79,3 +79,83 @@ func TestUnreadableRowsRefused(t *testing.T) {
 		t.Errorf("CheckObservation of a readable observation: %v", err)
 	}
 }
+
+// nanPadded returns x (trialPairs' layout) with the padding after each row's trials set to
+// NaN, as sets of varying size are often padded elsewhere.
+func nanPadded(x *mat.Dense) *mat.Dense {
+	out := mat.DenseCopyOf(x)
+	n, c := out.Dims()
+	for i := 0; i < n; i++ {
+		for j := 1 + int(out.At(i, 0)); j < c; j++ {
+			out.Set(i, j, math.NaN())
+		}
+	}
+	return out
+}
+
+// TestDeepSetNaNPadding checks observations of a varying number of trials padded with NaN
+// after their trials, where the layout expects finite padding (the count, not NaN, marks the
+// trials present). Training dropped the padded rows as failed simulations — every set shorter
+// than MaxTrials, a training set biased to full sets, with a warning that blamed the
+// simulator — and a posterior refused the observation as non-finite without saying why. Each
+// must be an error that names the padding and how to pad; a row whose trial itself holds NaN
+// stays a failed simulation, dropped with a count.
+func TestDeepSetNaNPadding(t *testing.T) {
+	emb := DeepSetEmbedding{TrialDim: 1, MaxTrials: 3, Hidden: []int{8}, Features: 4, Head: []int{8}, Out: 2}
+	prior := dist.NewNormal([]float64{0}, []float64{1})
+	theta, x := trialPairs(prior, rand.New(rand.NewPCG(6, 8)), 300)
+	padded := nanPadded(x)
+	const want = "padding"
+	for _, c := range []struct {
+		name  string
+		train func() error
+	}{
+		{"NPE", func() error {
+			_, err := NewNPE(prior, NPEConfig{Hidden: 8, Transforms: 1, Embedding: emb}).Train(theta, padded, TrainConfig{Epochs: 1, Seed: 1})
+			return err
+		}},
+		{"NRE", func() error {
+			_, err := NewNRE(prior, NREConfig{Hidden: []int{8}, Embedding: emb}).Train(theta, padded, TrainConfig{Epochs: 1, Seed: 1})
+			return err
+		}},
+		{"NPE/RefuseNonFinite", func() error {
+			_, err := NewNPE(prior, NPEConfig{Hidden: 8, Transforms: 1, Embedding: emb}).Train(theta, padded, TrainConfig{Epochs: 1, Seed: 1, RefuseNonFinite: true})
+			return err
+		}},
+		{"NPE/ValX", func() error {
+			vt, vx := theta.Slice(200, 300, 0, 1).(*mat.Dense), padded.Slice(200, 300, 0, 4).(*mat.Dense)
+			_, err := NewNPE(prior, NPEConfig{Hidden: 8, Transforms: 1, Embedding: emb}).Train(theta.Slice(0, 200, 0, 1).(*mat.Dense), x.Slice(0, 200, 0, 4).(*mat.Dense), TrainConfig{Epochs: 1, Seed: 1, ValTheta: vt, ValX: vx})
+			return err
+		}},
+		{"NPE/TrainStream", func() error {
+			_, err := NewNPE(prior, NPEConfig{Hidden: 8, Transforms: 1, Embedding: emb}).TrainStream(storeOf(t, theta, padded, 64), nil, TrainConfig{Epochs: 1, Seed: 1})
+			return err
+		}},
+		{"NPE/TrainStream validation", func() error {
+			_, err := NewNPE(prior, NPEConfig{Hidden: 8, Transforms: 1, Embedding: emb}).TrainStream(storeOf(t, theta, x, 64), storeOf(t, theta, padded, 64), TrainConfig{Epochs: 1, Seed: 1})
+			return err
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if err := c.train(); err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("training on NaN-padded sets: error %v, want one about the %s", err, want)
+			}
+		})
+	}
+	t.Run("observation", func(t *testing.T) {
+		npe := NewNPE(prior, NPEConfig{Hidden: 8, Transforms: 1, Embedding: emb})
+		failed := mat.DenseCopyOf(x)
+		failed.Set(3, 1, math.NaN()) // a trial that failed: a pair to drop
+		res, err := npe.Train(theta, failed, TrainConfig{Epochs: 1, Seed: 1})
+		if err != nil || res.Dropped != 1 {
+			t.Fatalf("a NaN trial: result %v, error %v; want one pair dropped", res, err)
+		}
+		xo := padded.RawRowView(0) // one trial, NaN after it
+		if _, err := npe.PosteriorAt(xo).SampleChecked(rand.New(rand.NewPCG(1, 1)), 2); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("posterior at a NaN-padded observation: error %v, want one about the %s", err, want)
+		}
+		if _, err := npe.CheckObservation(xo); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("CheckObservation of a NaN-padded observation: error %v, want one about the %s", err, want)
+		}
+	})
+}

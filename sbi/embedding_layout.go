@@ -158,3 +158,36 @@ func readable(e Embedding, row []float64) error {
 	}
 	return nil
 }
+
+// paddingErr returns an error when row holds NaN or ±Inf only in the padding after the values
+// its layout uses (nil without a layout, for a finite row, or for one the layout cannot read
+// or whose data are not finite: a failed simulation). NaN there is the padding of sets of
+// varying size elsewhere (sbi pads with NaN); here the count marks the trials present and
+// the padding must be finite, else such a row would be dropped as a failed simulation, and a
+// training set lose every set shorter than the widest.
+func paddingErr(l InputLayout, row []float64) error {
+	if l == nil || finite(row) {
+		return nil
+	}
+	used, err := l.InputUsed(row)
+	if err != nil || used >= len(row) || !finite(row[:max(used, 0)]) {
+		return nil
+	}
+	return fmt.Errorf("embedding: the padding after the %d values the observation uses holds NaN or ±Inf, expected finite padding: the count of trials (its first value) marks the trials present; pad with zeros, as DeepSetEmbedding.Pack and WithCounts do", used)
+}
+
+// checkPadding returns an error naming the first row of x (nil: none) whose padding
+// paddingErr refuses, for the layout of the embedding e.
+func checkPadding(e Embedding, x *mat.Dense) error {
+	l := layoutOf(e)
+	if l == nil || x == nil || x.IsEmpty() {
+		return nil
+	}
+	n, _ := x.Dims()
+	for i := 0; i < n; i++ {
+		if err := paddingErr(l, x.RawRowView(i)); err != nil {
+			return fmt.Errorf("row %d of x: %w", i, err)
+		}
+	}
+	return nil
+}

@@ -46,7 +46,10 @@ const maxSetTrials = 1 << 24
 // then the n trials side by side, then padding up to the width (any finite values; Pack and
 // WithCounts write zeros). The padding is ignored by the network and by the standardization,
 // which learns one mean and deviation per coordinate of a trial over the trials present, and
-// leaves the count as it is (InputLayout). An observation whose count is not a whole number
+// leaves the count as it is (InputLayout). The count, not NaN, marks the trials present:
+// padding that holds NaN or ±Inf (as sbi pads) is refused, by training and by posteriors,
+// with an error that says so, while a trial that holds NaN makes its pair a failed simulation,
+// dropped by training like any other. An observation whose count is not a whole number
 // from 1 to MaxTrials is refused: training fails naming its row, LogProbPairs gives −Inf, its
 // posterior refuses to sample. A posterior is asked with any number of trials up to MaxTrials
 // by packing them (Pack); more than MaxTrials would ask the network for counts it was never

@@ -88,14 +88,22 @@ type trainSet struct {
 	rng        *rand.Rand  // the stream of the split, then of the batch order and regularizers
 }
 
-// prepare checks the configuration and the pairs, drops non-finite pairs and splits them.
-func (c *estimator) prepare(theta, x *mat.Dense, cfg TrainConfig) (*trainSet, error) {
+// prepare checks the configuration and the pairs, drops non-finite pairs and splits them. A
+// pair whose x holds NaN or ±Inf only in the padding of the layout of emb is an error, not a
+// failed simulation (paddingErr).
+func (c *estimator) prepare(theta, x *mat.Dense, cfg TrainConfig, emb Embedding) (*trainSet, error) {
 	s := &trainSet{cfg: cfg.withDefaults()}
 	if err := s.cfg.validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", c.label, err)
 	}
 	if err := checkPairs("train "+c.label, theta, x, c.prior.Dim()); err != nil {
 		return nil, err
+	}
+	if err := checkPadding(emb, x); err != nil {
+		return nil, fmt.Errorf("train %s: %w", c.label, err)
+	}
+	if err := checkPadding(emb, s.cfg.ValX); err != nil {
+		return nil, fmt.Errorf("train %s: validation pairs (ValX): %w", c.label, err)
 	}
 	if _, cols := x.Dims(); s.cfg.Resume && c.trained && cols != c.xDim {
 		return nil, fmt.Errorf("train %s: x has %d columns, the estimator was trained on %d (Resume keeps the network)", c.label, cols, c.xDim)
@@ -164,7 +172,7 @@ func (c *estimator) train(ctx context.Context, m network, theta, x *mat.Dense, c
 	if c.cfgErr != nil {
 		return nil, c.cfgErr
 	}
-	s, err := c.prepare(theta, x, cfg)
+	s, err := c.prepare(theta, x, cfg, m.embedding())
 	if err != nil {
 		return nil, err
 	}
@@ -277,6 +285,9 @@ func (c *estimator) readableX(row []float64) bool {
 // observationErr returns why the observation x cannot be evaluated, nil when it can.
 func (c *estimator) observationErr(x []float64) error {
 	if !finite(x) {
+		if err := paddingErr(c.layout, x); err != nil {
+			return fmt.Errorf("the observation: %w: %w", ErrNonFinite, err)
+		}
 		return fmt.Errorf("the observation: %w: %v", ErrNonFinite, x)
 	}
 	if c.layout != nil {

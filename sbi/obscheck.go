@@ -161,7 +161,7 @@ func (c *estimator) CheckObservation(x []float64) (*ObservationCheck, error) {
 	if c.obs == nil {
 		return nil, fmt.Errorf("%s: %w", c.name, errNoReservoir)
 	}
-	if !finite(x) {
+	if !finite(x) && paddingErr(c.layout, x) == nil {
 		return nil, fmt.Errorf("%s: the observation holds NaN or infinite values (%w): %v", c.name, ErrNonFinite, x)
 	}
 	if err := c.observationErr(x); err != nil {

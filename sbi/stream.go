@@ -151,7 +151,8 @@ func streamZScore(src simstore.Source, batch int, emb Embedding) (zt, zx zscore,
 	pt, dx := src.Dims()
 	var wt, wx colstat.Accumulator
 	var gs *groupScaler
-	if l := layoutOf(emb); l != nil {
+	l := layoutOf(emb)
+	if l != nil {
 		if gs, err = newGroupScaler(l, dx); err != nil {
 			return zt, zx, 0, 0, err
 		}
@@ -162,6 +163,9 @@ func streamZScore(src simstore.Source, batch int, emb Embedding) (zt, zx zscore,
 		theta, x := it.Batch()
 		n, _ := theta.Dims()
 		for i := 0; i < n; i++ {
+			if err := paddingErr(l, x.RawRowView(i)); err != nil {
+				return zt, zx, 0, 0, fmt.Errorf("a training pair with x = %s: %w", leading(x.RawRowView(i)), err)
+			}
 			if !finite(theta.RawRowView(i)) || !finite(x.RawRowView(i)) {
 				dropped++
 				continue
@@ -215,6 +219,9 @@ func scanSource(src simstore.Source, batch int, emb Embedding) (usable, dropped 
 		n, _ := x.Dims()
 		for i := 0; i < n; i++ {
 			r := x.RawRowView(i)
+			if err := paddingErr(l, r); err != nil {
+				return 0, 0, fmt.Errorf("pair with x = %s: %w", leading(r), err)
+			}
 			if !finite(theta.RawRowView(i)) || !finite(r) {
 				dropped++
 				continue
