@@ -159,3 +159,31 @@ func TestDeepSetNaNPadding(t *testing.T) {
 		}
 	})
 }
+
+// TestDeepSetPackNil checks that Pack and WithCounts given a nil matrix (a simulation whose
+// error went unread) return an error saying what was expected, where they panicked with a nil
+// dereference.
+func TestDeepSetPackNil(t *testing.T) {
+	var none *mat.Dense
+	for _, c := range []struct {
+		name string
+		call func() error
+	}{
+		{"Pack", func() error { _, err := DeepSetEmbedding{TrialDim: 2, MaxTrials: 3}.Pack(none); return err }},
+		{"Pack/fixed", func() error { _, err := DeepSetEmbedding{TrialDim: 2}.Pack(none); return err }},
+		{"WithCounts", func() error {
+			_, err := DeepSetEmbedding{TrialDim: 2, MaxTrials: 3}.WithCounts(none, []int{1})
+			return err
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var err error
+			if msg := panicMessage(func() { err = c.call() }); msg != "" {
+				t.Fatalf("panicked: %s", msg)
+			}
+			if err == nil || !strings.Contains(err.Error(), "nil") {
+				t.Errorf("error %v, want one saying the matrix is nil", err)
+			}
+		})
+	}
+}

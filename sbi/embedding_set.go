@@ -228,6 +228,9 @@ func (e DeepSetEmbedding) Pack(trials *mat.Dense) ([]float64, error) {
 	if _, err := e.check(in); err != nil {
 		return nil, fmt.Errorf("DeepSet Pack: %w (Train refuses this configuration too: change the setting it names)", err)
 	}
+	if trials == nil || trials.IsEmpty() {
+		return nil, fmt.Errorf("DeepSet Pack: trials is nil or empty, expected one trial of TrialDim = %d values per row, at least one%s", e.TrialDim, e.atMost())
+	}
 	n, d := trials.Dims()
 	switch {
 	case d != e.TrialDim:
@@ -248,6 +251,15 @@ func (e DeepSetEmbedding) Pack(trials *mat.Dense) ([]float64, error) {
 		copy(out[1+i*d:], trials.RawRowView(i))
 	}
 	return out, nil
+}
+
+// atMost says how many trials an observation holds at most, for Pack's errors: nothing for a
+// fixed number (MaxTrials 0).
+func (e DeepSetEmbedding) atMost() string {
+	if e.MaxTrials > 0 {
+		return fmt.Sprintf(" and at most MaxTrials = %d", e.MaxTrials)
+	}
+	return ""
 }
 
 // MustPack is Pack for notebook cells: it panics with Pack's error.
@@ -271,6 +283,9 @@ func (e DeepSetEmbedding) WithCounts(x *mat.Dense, counts []int) (*mat.Dense, er
 	}
 	if e.TrialDim < 1 {
 		return nil, fmt.Errorf("DeepSet WithCounts: TrialDim = %d, expected ≥ 1", e.TrialDim)
+	}
+	if x == nil || x.IsEmpty() {
+		return nil, fmt.Errorf("DeepSet WithCounts: x is nil or empty, expected one observation of MaxTrials·TrialDim values per row")
 	}
 	n, c := x.Dims()
 	w := satMul(e.MaxTrials, e.TrialDim) // saturating: a product that wraps must not match c
