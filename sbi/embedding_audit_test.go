@@ -187,3 +187,57 @@ func TestDeepSetPackNil(t *testing.T) {
 		})
 	}
 }
+
+// TestPosteriorWidthSaysLayout checks the panic of a posterior asked with an observation of
+// another width than the estimator was trained on, where the embedding reads a structure: it
+// must say what the embedding reads (a set of how many trials, a series of how many
+// positions and channels) and, for a fixed number of trials, how to ask with another number,
+// not only the two widths.
+func TestPosteriorWidthSaysLayout(t *testing.T) {
+	prior := dist.NewNormal([]float64{0}, []float64{1})
+	for _, c := range []struct {
+		name string
+		emb  Embedding
+		in   int
+		want []string
+	}{
+		{"deepset fixed", DeepSetEmbedding{TrialDim: 2, Hidden: []int{4}, Features: 3, Head: []int{}, Out: 2}, 10, []string{"5 trials of 2 values", "MaxTrials"}},
+		{"deepset varying", DeepSetEmbedding{TrialDim: 1, MaxTrials: 4, Hidden: []int{4}, Features: 3, Head: []int{}, Out: 2}, 5, []string{"up to 4 trials", "Pack"}},
+		{"cnn1d", CNN1DEmbedding{Channels: 2, Conv: []int{2}, Kernel: 3, Hidden: []int{}, Out: 2}, 12, []string{"6 positions × 2 channels", "channels-last"}},
+		{"gru", GRUEmbedding{Hidden: 3, Out: 2}, 6, []string{"6 positions × 1 channel", "channels-last"}},
+		{"cnn2d", CNN2DEmbedding{Height: 2, Width: 3, Conv: []int{2}, Pool: 1, Hidden: []int{}, Out: 2}, 12, []string{"2×3 pixels × 2 channels", "channels-last"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(2, 3))
+			theta := prior.Sample(rng, 60)
+			x := mat.NewDense(60, c.in, nil)
+			for i := 0; i < 60; i++ {
+				for j := 0; j < c.in; j++ {
+					x.Set(i, j, theta.At(i, 0)+rng.NormFloat64())
+				}
+			}
+			if d, ok := c.emb.(DeepSetEmbedding); ok && d.MaxTrials > 0 {
+				counts := make([]int, 60)
+				for i := range counts {
+					counts[i] = 1 + i%d.MaxTrials
+				}
+				x = d.MustWithCounts(x.Slice(0, 60, 0, c.in-1).(*mat.Dense), counts)
+			}
+			for name, e := range map[string]Estimator{
+				"NPE":  NewNPE(prior, NPEConfig{Hidden: 4, Transforms: 1, Embedding: c.emb}),
+				"NRE":  NewNRE(prior, NREConfig{Hidden: []int{4}, Embedding: c.emb}),
+				"FMPE": NewFMPE(prior, FMPEConfig{Hidden: 4, Layers: 1, Embedding: c.emb}),
+			} {
+				if _, err := e.Train(theta, x, TrainConfig{Epochs: 1, Seed: 1}); err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				msg := panicMessage(func() { e.Posterior(make([]float64, c.in+2)) })
+				for _, w := range c.want {
+					if !strings.Contains(msg, w) {
+						t.Errorf("%s: panic %q, want it to say %q", name, msg, w)
+					}
+				}
+			}
+		})
+	}
+}

@@ -191,3 +191,30 @@ func checkPadding(e Embedding, x *mat.Dense) error {
 	}
 	return nil
 }
+
+// inputShaper is implemented by the structured embeddings of this package: inputShape says
+// what an observation of in values is to the embedding ("a series of 50 positions × 2
+// channels, channels-last"), for the errors about an observation of another width; "" when
+// in does not fit it.
+type inputShaper interface {
+	inputShape(in int) string
+}
+
+// expectedX says what the estimator reads: xDim values, and what they are to its embedding
+// where it reads a structure.
+func (c *estimator) expectedX() string {
+	if sh, ok := c.layout.(inputShaper); ok {
+		if d := sh.inputShape(c.xDim); d != "" {
+			return fmt.Sprintf("%d (%s)", c.xDim, d)
+		}
+	}
+	return fmt.Sprint(c.xDim)
+}
+
+// plural returns n and the noun, with an s unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

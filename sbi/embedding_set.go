@@ -214,6 +214,22 @@ func (e DeepSetEmbedding) InputUsed(row []float64) (int, error) {
 	return min(len(row), 1+int(n)*e.TrialDim), nil
 }
 
+// inputShape implements inputShaper.
+func (e DeepSetEmbedding) inputShape(in int) string {
+	e = e.withDefaults()
+	if e.TrialDim < 1 {
+		return ""
+	}
+	trial := plural(e.TrialDim, "value")
+	if e.MaxTrials > 0 {
+		return fmt.Sprintf("the count of trials, then up to %d trials of %s: pack the trials with DeepSetEmbedding.Pack", e.MaxTrials, trial)
+	}
+	if in%e.TrialDim != 0 {
+		return ""
+	}
+	return fmt.Sprintf("a set of exactly %s of %s; to ask with another number of trials, train with MaxTrials set, on varying counts (DeepSetEmbedding.WithCounts)", plural(in/e.TrialDim, "trial"), trial)
+}
+
 // Pack returns the observation of the trials given one per row (TrialDim columns) in the
 // embedding's layout: with MaxTrials > 0 the count, the trials and zeros up to
 // 1 + MaxTrials·TrialDim values; with MaxTrials 0 the trials side by side. It returns an error
