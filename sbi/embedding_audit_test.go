@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gosbi/gosbi/sbi/dist"
+	"github.com/gosbi/gosbi/sbi/nn"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -236,6 +237,74 @@ func TestPosteriorWidthSaysLayout(t *testing.T) {
 					if !strings.Contains(msg, w) {
 						t.Errorf("%s: panic %q, want it to say %q", name, msg, w)
 					}
+				}
+			}
+		})
+	}
+}
+
+// wrongOut is an embedding of another package whose network returns more summaries than its
+// Out says (Forward and Out disagree), or, with fail set, whose Forward panics.
+type wrongOut struct{ fail bool }
+
+func (w wrongOut) Build(rng *rand.Rand, in int) (EmbeddingNet, error) {
+	return wrongOutNet{m: nn.NewMLP(rng, []int{in, 5}, nn.ReLU), fail: w.fail}, nil
+}
+
+type wrongOutNet struct {
+	m    *nn.MLP
+	fail bool
+}
+
+func (n wrongOutNet) Forward(tp *nn.Tape, x *nn.Tensor) *nn.Tensor {
+	if n.fail {
+		panic("wrongOut: cannot read x")
+	}
+	return n.m.Forward(tp, x)
+}
+func (n wrongOutNet) Params() []*nn.Param { return n.m.Params() }
+func (n wrongOutNet) Out() int            { return 3 }
+
+// TestEmbeddingOutMismatch checks an embedding of another package whose network's Forward
+// gives another width than its Out (or panics): Train and TrainStream panicked with the
+// flow's "context Tensor(180×5), want 180×3", naming neither the embedding nor the cause;
+// they must return an error naming the embedding's type and both widths (or its panic). NLE
+// embeds θ with it, and must do the same.
+func TestEmbeddingOutMismatch(t *testing.T) {
+	prior := dist.NewNormal([]float64{0}, []float64{1})
+	theta, x := trialPairs(prior, rand.New(rand.NewPCG(1, 2)), 200)
+	for _, c := range []struct {
+		name  string
+		want  []string
+		train func() (*TrainResult, error)
+	}{
+		{"NPE", []string{"wrongOut", "5 columns", "Out() = 3"}, func() (*TrainResult, error) {
+			return NewNPE(prior, NPEConfig{Hidden: 4, Transforms: 1, Embedding: wrongOut{}}).Train(theta, x, TrainConfig{Epochs: 1})
+		}},
+		{"NRE", []string{"wrongOut", "5 columns", "Out() = 3"}, func() (*TrainResult, error) {
+			return NewNRE(prior, NREConfig{Hidden: []int{4}, Embedding: wrongOut{}}).Train(theta, x, TrainConfig{Epochs: 1})
+		}},
+		{"FMPE", []string{"wrongOut", "5 columns", "Out() = 3"}, func() (*TrainResult, error) {
+			return NewFMPE(prior, FMPEConfig{Hidden: 4, Layers: 1, Embedding: wrongOut{}}).Train(theta, x, TrainConfig{Epochs: 1})
+		}},
+		{"NPE/TrainStream", []string{"wrongOut", "5 columns", "Out() = 3"}, func() (*TrainResult, error) {
+			return NewNPE(prior, NPEConfig{Hidden: 4, Transforms: 1, Embedding: wrongOut{}}).TrainStream(storeOf(t, theta, x, 64), nil, TrainConfig{Epochs: 1})
+		}},
+		{"NPE/Forward panics", []string{"wrongOut", "cannot read x"}, func() (*TrainResult, error) {
+			return NewNPE(prior, NPEConfig{Hidden: 4, Transforms: 1, Embedding: wrongOut{fail: true}}).Train(theta, x, TrainConfig{Epochs: 1})
+		}},
+		{"NLE", []string{"wrongOut", "5 columns", "Out() = 3"}, func() (*TrainResult, error) {
+			return NewNLE(prior, NLEConfig{Hidden: 4, Transforms: 1, Embedding: wrongOut{}}).Train(theta, x, TrainConfig{Epochs: 1})
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var err error
+			if msg := panicMessage(func() { _, err = c.train() }); msg != "" {
+				t.Fatalf("Train panicked: %s", msg)
+			}
+			for _, w := range c.want {
+				if err == nil || !strings.Contains(err.Error(), w) {
+					t.Errorf("error %v, want one saying %q", err, w)
 				}
 			}
 		})

@@ -201,7 +201,7 @@ func (c *estimator) train(ctx context.Context, m network, theta, x *mat.Dense, c
 		c.trained = false // until fit succeeds: the standardization and networks change now
 		c.zt, c.zx = zt, zx
 		constWarn = constantWarnings(zt, zx, modeledX(m, d.x.RawMatrix().Cols))
-		if err := c.build(m, rand.New(rand.NewPCG(s.cfg.Seed, 1)), d.x.RawMatrix().Cols); err != nil {
+		if err := c.build(m, rand.New(rand.NewPCG(s.cfg.Seed, 1)), d.x.RawMatrix().Cols, d.x.RawRowView(s.train[0])); err != nil {
 			return nil, err
 		}
 	}
@@ -257,8 +257,9 @@ func (c *estimator) dropWarning(dropped, n int) string {
 }
 
 // build creates fresh networks of m, the embedding then the head, for observations of xDim
-// values.
-func (c *estimator) build(m network, rng *rand.Rand, xDim int) error {
+// values. probe, a training observation in raw units (nil: none, for a load), is passed
+// through an embedding of another package to check that its network gives Out() values.
+func (c *estimator) build(m network, rng *rand.Rand, xDim int, probe []float64) error {
 	c.emb, c.layout = nil, nil
 	ctx := xDim
 	if e := m.embedding(); e != nil {
@@ -266,6 +267,13 @@ func (c *estimator) build(m network, rng *rand.Rand, xDim int) error {
 		emb, err := e.Build(rng, xDim)
 		if err != nil {
 			return fmt.Errorf("%s: %w", c.name, err)
+		}
+		if probe != nil {
+			row := make([]float64, len(probe))
+			c.zx.applyRow(row, probe)
+			if err := checkEmbeddingNet(e, emb, row); err != nil {
+				return fmt.Errorf("%s: %w", c.name, err)
+			}
 		}
 		c.emb, ctx = emb, emb.Out()
 	}

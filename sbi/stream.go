@@ -128,7 +128,11 @@ func (c *estimator) trainStream(ctx context.Context, m network, train, val simst
 	if !(cfg.Resume && c.trained) {
 		c.trained = false
 		c.zt, c.zx = zt, zx
-		if err := c.build(m, rand.New(rand.NewPCG(cfg.Seed, 1)), dx); err != nil {
+		probe, err := firstFinite(train, cfg.BatchSize)
+		if err != nil {
+			return nil, fmt.Errorf("train %s: %w", c.label, err)
+		}
+		if err := c.build(m, rand.New(rand.NewPCG(cfg.Seed, 1)), dx, probe); err != nil {
 			return nil, err
 		}
 	}
@@ -238,6 +242,26 @@ func scanSource(src simstore.Source, batch int, emb Embedding) (usable, dropped 
 		return 0, 0, fmt.Errorf("pairs: %w", err)
 	}
 	return usable, dropped, nil
+}
+
+// firstFinite returns a copy of the first x of src whose pair is finite (nil when there is
+// none), read in batches of batch pairs.
+func firstFinite(src simstore.Source, batch int) ([]float64, error) {
+	it := src.Batches(batch, 0)
+	defer it.Close()
+	for it.Next() {
+		theta, x := it.Batch()
+		n, _ := x.Dims()
+		for i := 0; i < n; i++ {
+			if finite(theta.RawRowView(i)) && finite(x.RawRowView(i)) {
+				return append([]float64(nil), x.RawRowView(i)...), nil
+			}
+		}
+	}
+	if err := it.Err(); err != nil {
+		return nil, fmt.Errorf("reading the training pairs: %w", err)
+	}
+	return nil, nil
 }
 
 // leading formats the first values of row, for messages about a pair whose position in a
