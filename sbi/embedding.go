@@ -14,7 +14,9 @@ import (
 // An estimator keeps a private copy of an embedding of this package (given as a value or a
 // pointer, its slices included), so that changing the caller's configuration after the
 // estimator was made changes neither the estimator nor its files. An embedding of another
-// package is kept as given: do not change it after passing it to an estimator.
+// package is kept as given: do not change it after passing it to an estimator. Train passes
+// one training observation through the network such an embedding builds, and returns an
+// error when the network does not give Out() values for it (or panics).
 type Embedding interface {
 	// Build returns the network for observations of in values, initialized from rng.
 	Build(rng *rand.Rand, in int) (EmbeddingNet, error)
@@ -67,6 +69,37 @@ func (e MLPEmbedding) withDefaults() MLPEmbedding {
 		e.Activation = ReLU
 	}
 	return e
+}
+
+// checkEmbeddingNet passes the standardized observation row through net, built by e, when e
+// is an embedding of another package, and returns an error naming e unless it gives one row
+// of net.Out() ≥ 1 values: the estimator's network is built for Out() inputs, and would
+// otherwise fail in the middle of training with a message about its own shapes. A panic of
+// the network's Forward is returned as an error too. The embeddings of this package are
+// trusted and not run.
+func checkEmbeddingNet(e Embedding, net EmbeddingNet, row []float64) (err error) {
+	if _, ours := e.(describer); ours {
+		return nil
+	}
+	out := net.Out()
+	if out < 1 {
+		return fmt.Errorf("embedding %T: its network's Out() = %d, expected ≥ 1", e, out)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("embedding %T: its network's Forward panicked on a training observation: %v", e, r)
+		}
+	}()
+	tp := nn.NewTape()
+	tp.NoGrad = true
+	y := net.Forward(tp, tp.Const(1, len(row), row))
+	switch {
+	case y == nil:
+		return fmt.Errorf("embedding %T: its network's Forward returned nil, expected 1 row of Out() = %d values for one observation", e, out)
+	case y.Rows != 1 || y.Cols != out:
+		return fmt.Errorf("embedding %T: its network's Forward gives %d rows of %d columns for one observation, but Out() = %d: expected 1 row of Out() values, which the estimator's network reads", e, y.Rows, y.Cols, out)
+	}
+	return nil
 }
 
 // copyEmbedding returns a copy of e that shares nothing with it (no slice, and a new pointer

@@ -178,5 +178,14 @@ func (e CNN2DEmbedding) InputGroups(in int) ([]int, error) {
 	return channelGroups(in, c), nil
 }
 
+// inputShape implements inputShaper.
+func (e CNN2DEmbedding) inputShape(in int) string {
+	h, w, c, err := e.shape(in)
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf("an image of %d×%d pixels × %s, channels-last and row-major: pixel (y, x), channel c is column (y·Width + x)·Channels + c", h, w, plural(c, "channel"))
+}
+
 // InputUsed implements InputLayout: every value is data.
 func (e CNN2DEmbedding) InputUsed(row []float64) (int, error) { return len(row), nil }

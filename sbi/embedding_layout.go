@@ -158,3 +158,63 @@ func readable(e Embedding, row []float64) error {
 	}
 	return nil
 }
+
+// paddingErr returns an error when row holds NaN or ±Inf only in the padding after the values
+// its layout uses (nil without a layout, for a finite row, or for one the layout cannot read
+// or whose data are not finite: a failed simulation). NaN there is the padding of sets of
+// varying size elsewhere (sbi pads with NaN); here the count marks the trials present and
+// the padding must be finite, else such a row would be dropped as a failed simulation, and a
+// training set lose every set shorter than the widest.
+func paddingErr(l InputLayout, row []float64) error {
+	if l == nil || finite(row) {
+		return nil
+	}
+	used, err := l.InputUsed(row)
+	if err != nil || used >= len(row) || !finite(row[:max(used, 0)]) {
+		return nil
+	}
+	return fmt.Errorf("embedding: the padding after the %d values the observation uses holds NaN or ±Inf, expected finite padding: the count of trials (its first value) marks the trials present; pad with zeros, as DeepSetEmbedding.Pack and WithCounts do", used)
+}
+
+// checkPadding returns an error naming the first row of x (nil: none) whose padding
+// paddingErr refuses, for the layout of the embedding e.
+func checkPadding(e Embedding, x *mat.Dense) error {
+	l := layoutOf(e)
+	if l == nil || x == nil || x.IsEmpty() {
+		return nil
+	}
+	n, _ := x.Dims()
+	for i := 0; i < n; i++ {
+		if err := paddingErr(l, x.RawRowView(i)); err != nil {
+			return fmt.Errorf("row %d of x: %w", i, err)
+		}
+	}
+	return nil
+}
+
+// inputShaper is implemented by the structured embeddings of this package: inputShape says
+// what an observation of in values is to the embedding ("a series of 50 positions × 2
+// channels, channels-last"), for the errors about an observation of another width; "" when
+// in does not fit it.
+type inputShaper interface {
+	inputShape(in int) string
+}
+
+// expectedX says what the estimator reads: xDim values, and what they are to its embedding
+// where it reads a structure.
+func (c *estimator) expectedX() string {
+	if sh, ok := c.layout.(inputShaper); ok {
+		if d := sh.inputShape(c.xDim); d != "" {
+			return fmt.Sprintf("%d (%s)", c.xDim, d)
+		}
+	}
+	return fmt.Sprint(c.xDim)
+}
+
+// plural returns n and the noun, with an s unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

@@ -32,6 +32,12 @@ const maxCausalLayers = 24
 // averaged per channel instead of flattened, so the head's size does not grow with the
 // series' length.
 //
+// An observation is a series of in/Channels positions stored channels-last: value c at
+// position t is column t·Channels + c. Data stored channel after channel (PyTorch's N×C×L)
+// have the same width and cannot be told apart: permute their columns with
+// nn.ChannelsLastPerm first. The network is built for the length it is trained on, and a
+// posterior refuses observations of another length.
+//
 // Zero values take the defaults, sbi's: two convolutions of 6 and 12 channels with a kernel
 // of 5, pooling by 2, one hidden layer of 50, 20 summaries, ReLU.
 type CNN1DEmbedding struct {
@@ -268,6 +274,19 @@ func (e CNN1DEmbedding) InputGroups(in int) ([]int, error) {
 	return channelGroups(in, e.withDefaults().Channels), nil
 }
 
+// inputShape implements inputShaper.
+func (e CNN1DEmbedding) inputShape(in int) string {
+	return seriesDescription(in, e.withDefaults().Channels)
+}
+
+// seriesDescription says what in values are to a series embedding of that many channels.
+func seriesDescription(in, channels int) string {
+	if channels < 1 || in%channels != 0 {
+		return ""
+	}
+	return fmt.Sprintf("a series of %d positions × %s, channels-last: value c at position t is column t·Channels + c, and the network is built for this length", in/channels, plural(channels, "channel"))
+}
+
 // InputUsed implements InputLayout: every value is data.
 func (e CNN1DEmbedding) InputUsed(row []float64) (int, error) { return len(row), nil }
 
@@ -365,7 +384,10 @@ func (n *cnnNet) Out() int { return n.plan.out }
 // GRUEmbedding is a recurrent embedding for long sequences: a gated recurrent unit of Hidden
 // units runs over the series (nn.GRU, PyTorch's form and initialization), and a linear layer
 // maps its final state to Out summaries. Unlike a convolutional network it has as many
-// weights for any length. Zero values take the defaults: 1 channel, 32 units, 20 summaries.
+// weights for any length, but an estimator is trained and asked at one length. An
+// observation is stored channels-last, as for CNN1DEmbedding (value c at position t is
+// column t·Channels + c; permute channel-after-channel data with nn.ChannelsLastPerm). Zero
+// values take the defaults: 1 channel, 32 units, 20 summaries.
 type GRUEmbedding struct {
 	Channels int // channels of the series; 0 means 1 (x holds in/Channels positions)
 	Hidden   int // units of the recurrent state; 0 means 32
@@ -421,6 +443,11 @@ func (e GRUEmbedding) InputGroups(in int) ([]int, error) {
 		return nil, err
 	}
 	return channelGroups(in, e.withDefaults().Channels), nil
+}
+
+// inputShape implements inputShaper.
+func (e GRUEmbedding) inputShape(in int) string {
+	return seriesDescription(in, e.withDefaults().Channels)
 }
 
 // InputUsed implements InputLayout: every value is data.

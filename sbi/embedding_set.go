@@ -46,7 +46,10 @@ const maxSetTrials = 1 << 24
 // then the n trials side by side, then padding up to the width (any finite values; Pack and
 // WithCounts write zeros). The padding is ignored by the network and by the standardization,
 // which learns one mean and deviation per coordinate of a trial over the trials present, and
-// leaves the count as it is (InputLayout). An observation whose count is not a whole number
+// leaves the count as it is (InputLayout). The count, not NaN, marks the trials present:
+// padding that holds NaN or ±Inf (as sbi pads) is refused, by training and by posteriors,
+// with an error that says so, while a trial that holds NaN makes its pair a failed simulation,
+// dropped by training like any other. An observation whose count is not a whole number
 // from 1 to MaxTrials is refused: training fails naming its row, LogProbPairs gives −Inf, its
 // posterior refuses to sample. A posterior is asked with any number of trials up to MaxTrials
 // by packing them (Pack); more than MaxTrials would ask the network for counts it was never
@@ -211,6 +214,22 @@ func (e DeepSetEmbedding) InputUsed(row []float64) (int, error) {
 	return min(len(row), 1+int(n)*e.TrialDim), nil
 }
 
+// inputShape implements inputShaper.
+func (e DeepSetEmbedding) inputShape(in int) string {
+	e = e.withDefaults()
+	if e.TrialDim < 1 {
+		return ""
+	}
+	trial := plural(e.TrialDim, "value")
+	if e.MaxTrials > 0 {
+		return fmt.Sprintf("the count of trials, then up to %d trials of %s: pack the trials with DeepSetEmbedding.Pack", e.MaxTrials, trial)
+	}
+	if in%e.TrialDim != 0 {
+		return ""
+	}
+	return fmt.Sprintf("a set of exactly %s of %s; to ask with another number of trials, train with MaxTrials set, on varying counts (DeepSetEmbedding.WithCounts)", plural(in/e.TrialDim, "trial"), trial)
+}
+
 // Pack returns the observation of the trials given one per row (TrialDim columns) in the
 // embedding's layout: with MaxTrials > 0 the count, the trials and zeros up to
 // 1 + MaxTrials·TrialDim values; with MaxTrials 0 the trials side by side. It returns an error
@@ -224,6 +243,9 @@ func (e DeepSetEmbedding) Pack(trials *mat.Dense) ([]float64, error) {
 	}
 	if _, err := e.check(in); err != nil {
 		return nil, fmt.Errorf("DeepSet Pack: %w (Train refuses this configuration too: change the setting it names)", err)
+	}
+	if trials == nil || trials.IsEmpty() {
+		return nil, fmt.Errorf("DeepSet Pack: trials is nil or empty, expected one trial of TrialDim = %d values per row, at least one%s", e.TrialDim, e.atMost())
 	}
 	n, d := trials.Dims()
 	switch {
@@ -247,6 +269,15 @@ func (e DeepSetEmbedding) Pack(trials *mat.Dense) ([]float64, error) {
 	return out, nil
 }
 
+// atMost says how many trials an observation holds at most, for Pack's errors: nothing for a
+// fixed number (MaxTrials 0).
+func (e DeepSetEmbedding) atMost() string {
+	if e.MaxTrials > 0 {
+		return fmt.Sprintf(" and at most MaxTrials = %d", e.MaxTrials)
+	}
+	return ""
+}
+
 // MustPack is Pack for notebook cells: it panics with Pack's error.
 func (e DeepSetEmbedding) MustPack(trials *mat.Dense) []float64 {
 	x, err := e.Pack(trials)
@@ -268,6 +299,9 @@ func (e DeepSetEmbedding) WithCounts(x *mat.Dense, counts []int) (*mat.Dense, er
 	}
 	if e.TrialDim < 1 {
 		return nil, fmt.Errorf("DeepSet WithCounts: TrialDim = %d, expected ≥ 1", e.TrialDim)
+	}
+	if x == nil || x.IsEmpty() {
+		return nil, fmt.Errorf("DeepSet WithCounts: x is nil or empty, expected one observation of MaxTrials·TrialDim values per row")
 	}
 	n, c := x.Dims()
 	w := satMul(e.MaxTrials, e.TrialDim) // saturating: a product that wraps must not match c

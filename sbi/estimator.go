@@ -88,14 +88,22 @@ type trainSet struct {
 	rng        *rand.Rand  // the stream of the split, then of the batch order and regularizers
 }
 
-// prepare checks the configuration and the pairs, drops non-finite pairs and splits them.
-func (c *estimator) prepare(theta, x *mat.Dense, cfg TrainConfig) (*trainSet, error) {
+// prepare checks the configuration and the pairs, drops non-finite pairs and splits them. A
+// pair whose x holds NaN or ±Inf only in the padding of the layout of emb is an error, not a
+// failed simulation (paddingErr).
+func (c *estimator) prepare(theta, x *mat.Dense, cfg TrainConfig, emb Embedding) (*trainSet, error) {
 	s := &trainSet{cfg: cfg.withDefaults()}
 	if err := s.cfg.validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", c.label, err)
 	}
 	if err := checkPairs("train "+c.label, theta, x, c.prior.Dim()); err != nil {
 		return nil, err
+	}
+	if err := checkPadding(emb, x); err != nil {
+		return nil, fmt.Errorf("train %s: %w", c.label, err)
+	}
+	if err := checkPadding(emb, s.cfg.ValX); err != nil {
+		return nil, fmt.Errorf("train %s: validation pairs (ValX): %w", c.label, err)
 	}
 	if _, cols := x.Dims(); s.cfg.Resume && c.trained && cols != c.xDim {
 		return nil, fmt.Errorf("train %s: x has %d columns, the estimator was trained on %d (Resume keeps the network)", c.label, cols, c.xDim)
@@ -164,7 +172,7 @@ func (c *estimator) train(ctx context.Context, m network, theta, x *mat.Dense, c
 	if c.cfgErr != nil {
 		return nil, c.cfgErr
 	}
-	s, err := c.prepare(theta, x, cfg)
+	s, err := c.prepare(theta, x, cfg, m.embedding())
 	if err != nil {
 		return nil, err
 	}
@@ -193,7 +201,7 @@ func (c *estimator) train(ctx context.Context, m network, theta, x *mat.Dense, c
 		c.trained = false // until fit succeeds: the standardization and networks change now
 		c.zt, c.zx = zt, zx
 		constWarn = constantWarnings(zt, zx, modeledX(m, d.x.RawMatrix().Cols))
-		if err := c.build(m, rand.New(rand.NewPCG(s.cfg.Seed, 1)), d.x.RawMatrix().Cols); err != nil {
+		if err := c.build(m, rand.New(rand.NewPCG(s.cfg.Seed, 1)), d.x.RawMatrix().Cols, d.x.RawRowView(s.train[0])); err != nil {
 			return nil, err
 		}
 	}
@@ -249,8 +257,9 @@ func (c *estimator) dropWarning(dropped, n int) string {
 }
 
 // build creates fresh networks of m, the embedding then the head, for observations of xDim
-// values.
-func (c *estimator) build(m network, rng *rand.Rand, xDim int) error {
+// values. probe, a training observation in raw units (nil: none, for a load), is passed
+// through an embedding of another package to check that its network gives Out() values.
+func (c *estimator) build(m network, rng *rand.Rand, xDim int, probe []float64) error {
 	c.emb, c.layout = nil, nil
 	ctx := xDim
 	if e := m.embedding(); e != nil {
@@ -258,6 +267,13 @@ func (c *estimator) build(m network, rng *rand.Rand, xDim int) error {
 		emb, err := e.Build(rng, xDim)
 		if err != nil {
 			return fmt.Errorf("%s: %w", c.name, err)
+		}
+		if probe != nil {
+			row := make([]float64, len(probe))
+			c.zx.applyRow(row, probe)
+			if err := checkEmbeddingNet(e, emb, row); err != nil {
+				return fmt.Errorf("%s: %w", c.name, err)
+			}
 		}
 		c.emb, ctx = emb, emb.Out()
 	}
@@ -277,6 +293,9 @@ func (c *estimator) readableX(row []float64) bool {
 // observationErr returns why the observation x cannot be evaluated, nil when it can.
 func (c *estimator) observationErr(x []float64) error {
 	if !finite(x) {
+		if err := paddingErr(c.layout, x); err != nil {
+			return fmt.Errorf("the observation: %w: %w", ErrNonFinite, err)
+		}
 		return fmt.Errorf("the observation: %w: %v", ErrNonFinite, x)
 	}
 	if c.layout != nil {
@@ -285,6 +304,25 @@ func (c *estimator) observationErr(x []float64) error {
 		}
 	}
 	return nil
+}
+
+// checkEvalRows panics, naming the first, when a row of x cannot be evaluated (observationErr):
+// method names the caller. Without the check a row the layout refuses would be read with its
+// count clamped, and an infinite one pass a saturating network as a finite value, each giving
+// the value of another observation.
+func (c *estimator) checkEvalRows(method string, x *mat.Dense) {
+	n, _ := x.Dims()
+	for i := 0; i < n; i++ {
+		row := x.RawRowView(i)
+		if !finite(row) {
+			panic(fmt.Sprintf("sbi: %s.%s: row %d of x holds NaN or ±Inf (%v), expected finite observations: drop the failed simulations first (sbi.DropInvalid)", c.name, method, i, row))
+		}
+		if c.layout != nil {
+			if err := readable(c.layout, row); err != nil {
+				panic(fmt.Sprintf("sbi: %s.%s: row %d of x cannot be read by the embedding: %v", c.name, method, i, err))
+			}
+		}
+	}
 }
 
 // withEmbedding returns the weights of the network, then those of the embedding.

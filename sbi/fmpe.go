@@ -285,7 +285,7 @@ func (e *FMPE) PosteriorAt(x []float64) *FMPEPosterior {
 	case !e.trained:
 		p.err = ErrUntrained
 	case len(x) != e.xDim:
-		panic(fmt.Sprintf("sbi: FMPE.Posterior: x has %d values, expected %d", len(x), e.xDim))
+		panic(fmt.Sprintf("sbi: FMPE.Posterior: x has %d values, expected %s", len(x), e.expectedX()))
 	case e.observationErr(x) != nil:
 		p.err = e.observationErr(x)
 	default:

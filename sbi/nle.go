@@ -158,6 +158,9 @@ func (m *nleModel) buildHead(rng *rand.Rand, xDim int) error {
 		if err != nil {
 			return fmt.Errorf("NLE: embedding of θ: %w", err)
 		}
+		if err := checkEmbeddingNet(m.cfg.Embedding, emb, make([]float64, ctx)); err != nil { // θ at its training mean
+			return fmt.Errorf("NLE: embedding of θ: %w", err)
+		}
 		m.temb, ctx = emb, emb.Out()
 	}
 	fc, err := m.cfg.flowConfig(xDim, ctx)

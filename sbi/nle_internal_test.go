@@ -225,7 +225,7 @@ func TestLikelihoodFileBounds(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := e.core().build(net, rand.New(rand.NewPCG(1, 1)), xDim); err != nil {
+		if err := e.core().build(net, rand.New(rand.NewPCG(1, 1)), xDim, nil); err != nil {
 			t.Fatal(err)
 		}
 		got := 0

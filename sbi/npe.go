@@ -310,7 +310,7 @@ func (e *NPE) PosteriorAt(x []float64) *NPEPosterior {
 	case !e.trained:
 		p.err = ErrUntrained
 	case len(x) != e.xDim:
-		panic(fmt.Sprintf("sbi: NPE.Posterior: x has %d values, expected %d", len(x), e.xDim))
+		panic(fmt.Sprintf("sbi: NPE.Posterior: x has %d values, expected %s", len(x), e.expectedX()))
 	case e.observationErr(x) != nil:
 		p.err = e.observationErr(x)
 	default:

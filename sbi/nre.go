@@ -396,7 +396,7 @@ func (e *NRE) ratioAt(x []float64) (func(theta *mat.Dense) []float64, error) {
 		return nil, ErrUntrained
 	}
 	if len(x) != e.xDim {
-		panic(fmt.Sprintf("sbi: NRE.Posterior: x has %d values, expected %d", len(x), e.xDim))
+		panic(fmt.Sprintf("sbi: NRE.Posterior: x has %d values, expected %s", len(x), e.expectedX()))
 	}
 	if err := e.observationErr(x); err != nil {
 		return nil, err

@@ -111,13 +111,16 @@ var errNoReservoir = errors.New("the estimator keeps no reservoir of training si
 
 // Summaries returns the vectors the estimator conditions on for each row of x: x standardized
 // with the training statistics, then passed through the embedding when there is one. It
-// panics when the estimator is untrained or x has the wrong width.
+// panics when the estimator is untrained, x has the wrong width, or a row of x cannot be
+// summarized: it holds NaN or ±Inf, or the embedding cannot read it (a count of trials
+// outside 1 … MaxTrials), whose summary would be that of another observation.
 func (c *estimator) Summaries(x *mat.Dense) *mat.Dense {
 	c.mustTrained("Summaries")
 	n, cols := x.Dims()
 	if cols != c.xDim {
 		panic(fmt.Sprintf("sbi: %s.Summaries: x has %d columns, expected %d", c.name, cols, c.xDim))
 	}
+	c.checkEvalRows("Summaries", x)
 	out := mat.NewDense(n, c.summaryWidth(), nil)
 	parallelChunks(n, chunkFor(n), func(_, lo, hi int) {
 		tp := getTape()
@@ -147,9 +150,9 @@ func (c *estimator) summaryWidth() int {
 // CheckObservation tests whether x lies among the estimator's training simulations (see the
 // package-level description above Summarizer): the MMD² of its summary against the reservoir,
 // with a p-value calibrated on held-back simulations. It returns an error when the estimator
-// keeps no reservoir, or when x or its summary holds NaN or ±Inf (wrapping ErrNonFinite: a
-// summary overflows for an x far beyond the training data), and panics when x has the wrong
-// length.
+// keeps no reservoir, when x or its summary holds NaN or ±Inf (wrapping ErrNonFinite: a
+// summary overflows for an x far beyond the training data), or when the embedding cannot read
+// x (a count of trials outside 1 … MaxTrials), and panics when x has the wrong length.
 func (c *estimator) CheckObservation(x []float64) (*ObservationCheck, error) {
 	c.mustTrained("CheckObservation")
 	if len(x) != c.xDim {
@@ -158,8 +161,11 @@ func (c *estimator) CheckObservation(x []float64) (*ObservationCheck, error) {
 	if c.obs == nil {
 		return nil, fmt.Errorf("%s: %w", c.name, errNoReservoir)
 	}
-	if !finite(x) {
+	if !finite(x) && paddingErr(c.layout, x) == nil {
 		return nil, fmt.Errorf("%s: the observation holds NaN or infinite values (%w): %v", c.name, ErrNonFinite, x)
+	}
+	if err := c.observationErr(x); err != nil {
+		return nil, fmt.Errorf("%s: %w", c.name, err)
 	}
 	tp := getTape()
 	defer putTape(tp)

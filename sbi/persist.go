@@ -380,7 +380,7 @@ func loadEstimator(r io.Reader, prior dist.Distribution, want string) (savable, 
 	if err := checkWeights(net, emb, h.XDim, len(f.weights)); err != nil {
 		return nil, err
 	}
-	if err := c.build(net, rand.New(rand.NewPCG(0, 0)), h.XDim); err != nil {
+	if err := c.build(net, rand.New(rand.NewPCG(0, 0)), h.XDim, nil); err != nil {
 		return nil, fmt.Errorf("load: %w", err)
 	}
 	if err := nn.UnmarshalParams(f.weights, net.params()); err != nil {

@@ -289,7 +289,7 @@ func TestWeightCountsExact(t *testing.T) {
 			t.Fatal(err)
 		}
 		want += head
-		if err := e.core().build(net, rand.New(rand.NewPCG(1, 1)), xDim); err != nil {
+		if err := e.core().build(net, rand.New(rand.NewPCG(1, 1)), xDim, nil); err != nil {
 			t.Fatal(err)
 		}
 		got := 0

@@ -131,7 +131,11 @@ func (c *estimator) trainStream(ctx context.Context, m network, train, val simst
 	if !(cfg.Resume && c.trained) {
 		c.trained = false
 		c.zt, c.zx = zt, zx
-		if err := c.build(m, rand.New(rand.NewPCG(cfg.Seed, 1)), dx); err != nil {
+		probe, err := firstFinite(train, cfg.BatchSize)
+		if err != nil {
+			return nil, fmt.Errorf("train %s: %w", c.label, err)
+		}
+		if err := c.build(m, rand.New(rand.NewPCG(cfg.Seed, 1)), dx, probe); err != nil {
 			return nil, err
 		}
 	}
@@ -154,7 +158,8 @@ func streamZScore(src simstore.Source, batch int, emb Embedding) (zt, zx zscore,
 	pt, dx := src.Dims()
 	var wt, wx colstat.Accumulator
 	var gs *groupScaler
-	if l := layoutOf(emb); l != nil {
+	l := layoutOf(emb)
+	if l != nil {
 		if gs, err = newGroupScaler(l, dx); err != nil {
 			return zt, zx, 0, 0, err
 		}
@@ -165,6 +170,9 @@ func streamZScore(src simstore.Source, batch int, emb Embedding) (zt, zx zscore,
 		theta, x := it.Batch()
 		n, _ := theta.Dims()
 		for i := 0; i < n; i++ {
+			if err := paddingErr(l, x.RawRowView(i)); err != nil {
+				return zt, zx, 0, 0, fmt.Errorf("a training pair with x = %s: %w", leading(x.RawRowView(i)), err)
+			}
 			if !finite(theta.RawRowView(i)) || !finite(x.RawRowView(i)) {
 				dropped++
 				continue
@@ -218,6 +226,9 @@ func scanSource(src simstore.Source, batch int, emb Embedding) (usable, dropped 
 		n, _ := x.Dims()
 		for i := 0; i < n; i++ {
 			r := x.RawRowView(i)
+			if err := paddingErr(l, r); err != nil {
+				return 0, 0, fmt.Errorf("pair with x = %s: %w", leading(r), err)
+			}
 			if !finite(theta.RawRowView(i)) || !finite(r) {
 				dropped++
 				continue
@@ -234,6 +245,26 @@ func scanSource(src simstore.Source, batch int, emb Embedding) (usable, dropped 
 		return 0, 0, fmt.Errorf("pairs: %w", err)
 	}
 	return usable, dropped, nil
+}
+
+// firstFinite returns a copy of the first x of src whose pair is finite (nil when there is
+// none), read in batches of batch pairs.
+func firstFinite(src simstore.Source, batch int) ([]float64, error) {
+	it := src.Batches(batch, 0)
+	defer it.Close()
+	for it.Next() {
+		theta, x := it.Batch()
+		n, _ := x.Dims()
+		for i := 0; i < n; i++ {
+			if finite(theta.RawRowView(i)) && finite(x.RawRowView(i)) {
+				return append([]float64(nil), x.RawRowView(i)...), nil
+			}
+		}
+	}
+	if err := it.Err(); err != nil {
+		return nil, fmt.Errorf("reading the training pairs: %w", err)
+	}
+	return nil, nil
 }
 
 // leading formats the first values of row, for messages about a pair whose position in a
