@@ -8,7 +8,8 @@
 //
 // The figure constructors return a *Plot (some with an error, see below), which renders on
 // demand: PNG and SVG bytes, Save to a file, and MIMEBundle, so that a notebook shows it inline
-// when it is the last expression of a cell; Show displays it at once through package display.
+// when it is the last expression of a cell (its PNG, and its SVG up to MaxInlineSVG bytes; a
+// PNG holds at most MaxPNGPixels); Show displays it at once through package display.
 // A Loss (NewLoss) redraws itself in place while training runs. Three functions return no
 // figure: Report returns a diag calibration report together with its figures, for display
 // (package diag does not draw), and StudySweep and StudyCoverage turn the rows of a study table

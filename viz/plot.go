@@ -195,9 +195,15 @@ func (p *Plot) String() string {
 	return s
 }
 
-// MIMEBundle renders the plot as image/png, image/svg+xml and text/plain, for inline display.
-// The PNG is raw bytes (JSON encoding turns them into the base64 Jupyter expects); a failed
-// rendering shows as text.
+// MaxInlineSVG is the largest SVG, in bytes, that MIMEBundle puts beside the PNG: an SVG grows
+// with the data drawn (a trace of 200,000 draws is megabytes, where its PNG is tens of
+// kilobytes), and the bundle is saved in the notebook and sent to the front end. A larger one
+// is left out, the text says so, and Save writes it to a .svg file.
+const MaxInlineSVG = 1 << 20
+
+// MIMEBundle renders the plot as image/png, image/svg+xml (up to MaxInlineSVG bytes) and
+// text/plain, for inline display. The PNG is raw bytes (JSON encoding turns them into the
+// base64 Jupyter expects); a failed rendering shows as text.
 func (p *Plot) MIMEBundle() map[string]any {
 	b := map[string]any{"text/plain": p.String()}
 	png, err := p.PNG()
@@ -206,7 +212,13 @@ func (p *Plot) MIMEBundle() map[string]any {
 		return b
 	}
 	b["image/png"] = png
-	if svg, err := p.SVG(); err == nil {
+	svg, err := p.SVG()
+	switch {
+	case err != nil:
+	case len(svg) > MaxInlineSVG:
+		b["text/plain"] = fmt.Sprintf("%s (shown as PNG: its SVG of %d bytes is over MaxInlineSVG, %d; Save it as .svg to have it)",
+			p.String(), len(svg), MaxInlineSVG)
+	default:
 		b["image/svg+xml"] = string(svg)
 	}
 	return b
