@@ -17,7 +17,8 @@ type Distribution interface {
 	// LogProb is the log density of each row of x: −Inf outside the support, never NaN.
 	// It panics if x does not have Dim columns.
 	LogProb(x *mat.Dense) []float64
-	// InSupport reports whether the point x (of length Dim) lies in the support.
+	// InSupport reports whether the point x lies in the support; a point of another length
+	// than Dim does not.
 	InSupport(x []float64) bool
 	// Support returns the smallest box holding the support, with ±Inf where it is unbounded.
 	Support() (low, high []float64)
