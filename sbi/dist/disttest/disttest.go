@@ -18,10 +18,12 @@ type Config struct {
 	Seed uint64
 	// Samples is the number of draws from Sample that the statistical checks compare with
 	// LogProb (the proposal of the importance sampler gets 4·Samples points); 0 means
-	// DefaultSamples. 4·Samples·Dim may be at most MaxValues.
+	// DefaultSamples. It must be at least 500, for the normal approximations, and
+	// 4·Samples·Dim at most MaxValues.
 	Samples int
 	// Level is the false-alarm rate of each statistical check (normalized, agrees): a correct
-	// distribution fails it with at most this probability; 0 means DefaultLevel.
+	// distribution fails it with at most about this probability (the package documentation
+	// says how it is measured); 0 means DefaultLevel.
 	Level float64
 	// Unnormalized says that LogProb is a log density only up to an additive constant (a
 	// truncated prior that is not renormalized, say); the normalized check is left out.

@@ -64,7 +64,8 @@
 //
 // 4·Samples·Dim may be at most MaxValues (2²² values). The effective sample size falls with
 // the dimension and with densities far from Gaussian in u (several separated modes, thin
-// curved ridges); the checks then say they are inconclusive. The mass that float64 cannot
-// place strictly inside a finite bound (a Beta coordinate with a parameter far below 1 on a
-// box that does not start at 0) is left out of the integral.
+// curved ridges); the checks then say they are inconclusive. A distribution with much mass
+// within float64's rounding of a finite bound other than 0 fails: a Beta coordinate with both
+// parameters near 0.05 puts 8% of its mass at x > 1 − 1.1·10⁻¹⁶, where x rounds to 1, so that
+// Sample draws 1, where LogProb is +Inf, and the integral misses that mass.
 package disttest
