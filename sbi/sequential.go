@@ -403,8 +403,11 @@ func quantileLinear(v []float64, q float64) float64 {
 func (t *TruncatedPrior) Dim() int { return t.prior.Dim() }
 
 // Contains reports whether θ lies in the region: in the prior's support, with
-// log q(θ | xo) ≥ Threshold.
+// log q(θ | xo) ≥ Threshold. A θ of another length than Dim is not in it.
 func (t *TruncatedPrior) Contains(theta []float64) bool {
+	if len(theta) != t.Dim() {
+		return false
+	}
 	return t.inside(mat.NewDense(1, len(theta), append([]float64(nil), theta...)))[0]
 }
 

@@ -17,7 +17,8 @@ type Distribution interface {
 	// LogProb is the log density of each row of x: −Inf outside the support, never NaN.
 	// It panics if x does not have Dim columns.
 	LogProb(x *mat.Dense) []float64
-	// InSupport reports whether the point x (of length Dim) lies in the support.
+	// InSupport reports whether the point x lies in the support; a point of another length
+	// than Dim does not.
 	InSupport(x []float64) bool
 	// Support returns the smallest box holding the support, with ±Inf where it is unbounded.
 	Support() (low, high []float64)
@@ -90,15 +91,19 @@ func sampleCoords(name string, n, dim int, draw func(j int) float64) *mat.Dense 
 
 // logProbRows is the LogProb of d row by row: logDensity(row) for the rows of x in d's
 // support, −Inf for the others. name is the distribution's, for the panic on a wrong width.
+// A NaN from logDensity is −Inf: on the boundary of a product one coordinate's log density
+// can be +Inf and another's −Inf (Beta or Gamma at 0), a density 0·∞ that Independent also
+// gives as −Inf.
 func logProbRows(name string, d Distribution, x *mat.Dense, logDensity func(row []float64) float64) []float64 {
 	n := checkCols(name, d.Dim(), x)
 	lp := make([]float64, n)
 	for i := range lp {
 		row := x.RawRowView(i)
+		lp[i] = math.Inf(-1)
 		if d.InSupport(row) {
-			lp[i] = logDensity(row)
-		} else {
-			lp[i] = math.Inf(-1)
+			if v := logDensity(row); !math.IsNaN(v) {
+				lp[i] = v
+			}
 		}
 	}
 	return lp

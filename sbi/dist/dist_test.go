@@ -334,3 +334,24 @@ func TestInSupportWrongLength(t *testing.T) {
 		}
 	}
 }
+
+// TestLogProbNeverNaNAtCorners checks points on the boundary of a product of Beta or Gamma
+// coordinates where one coordinate's density is infinite and another's is zero: the sum
+// +Inf + (−Inf) of their log densities was NaN; the point has density 0·∞, which LogProb
+// gives as −Inf, as Independent does for its parts.
+func TestLogProbNeverNaNAtCorners(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		d    Distribution
+		x    []float64
+	}{
+		{"Beta upper corner", NewBeta([]float64{0.5, 5}, []float64{0.5, 5}), []float64{1, 1}},
+		{"Beta lower corner", NewBeta([]float64{0.5, 5}, []float64{0.5, 5}), []float64{0, 0}},
+		{"Beta mixed corner", NewBeta([]float64{0.5, 2}, []float64{2, 2}), []float64{0, 0}},
+		{"Gamma origin", NewGamma([]float64{0.5, 3}, []float64{1, 1}), []float64{0, 0}},
+	} {
+		if lp := tc.d.LogProb(mat.NewDense(1, len(tc.x), tc.x))[0]; !math.IsInf(lp, -1) {
+			t.Errorf("%s: LogProb(%v) = %v, want −Inf (density 0·∞ on the boundary, never NaN)", tc.name, tc.x, lp)
+		}
+	}
+}
