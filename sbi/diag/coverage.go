@@ -323,8 +323,8 @@ func (r *CoverageResult) Verdict() string {
 }
 
 // Judgeable returns nil when the result can be judged against its bands, or an error saying
-// why not: it holds no levels or no test pairs, or a coverage value is missing or not a
-// fraction in [0, 1] (a result built by hand). Verdict then says "inconclusive", String and
+// why not: it holds no levels or no test pairs, a level that is not in [0, 1], or a coverage
+// value that is missing or not a fraction in [0, 1] (a result built by hand). Verdict then says "inconclusive", String and
 // MIMEBundle show no table, Flagged flags nothing, and viz.Coverage refuses to draw it.
 func (r *CoverageResult) Judgeable() error {
 	switch {
@@ -334,6 +334,11 @@ func (r *CoverageResult) Judgeable() error {
 		return fmt.Errorf("it holds N = %d test pairs, expected at least 1", r.N)
 	case len(r.Coverage) != len(r.Levels):
 		return fmt.Errorf("it holds %d coverage values for %d levels, expected one per level", len(r.Coverage), len(r.Levels))
+	}
+	for k, l := range r.Levels {
+		if !(l >= 0 && l <= 1) {
+			return fmt.Errorf("its level %d is %v, expected a credibility level in [0, 1]", k+1, l)
+		}
 	}
 	for k, c := range r.Coverage {
 		if !(c >= 0 && c <= 1) {
