@@ -34,22 +34,39 @@ func Grid(cols int, plots ...*Plot) *Plot {
 	})
 }
 
-// Row places plots side by side, each at its own width, in a figure as tall as the tallest.
+// Row places plots side by side, each at its own width, in a figure as tall as the tallest. A
+// nil plot leaves an empty slot as wide as the widest plot, as Grid leaves an empty tile.
 func Row(plots ...*Plot) *Plot {
-	var w, h vg.Length
+	var widest, h vg.Length
 	for _, p := range plots {
-		w += p.Width
-		h = max(h, p.Height)
+		if p != nil {
+			widest, h = max(widest, p.Width), max(h, p.Height)
+		}
+	}
+	if widest == 0 {
+		widest, h = 6*cm, 5*cm
+	}
+	width := func(p *Plot) vg.Length {
+		if p == nil {
+			return widest
+		}
+		return p.Width
+	}
+	var w vg.Length
+	for _, p := range plots {
+		w += width(p)
 	}
 	legend := mergeLegends(plots)
 	return newFigure(w, h, legend, func(c draw.Canvas) {
 		x := c.Min.X
 		for _, p := range plots {
-			sub := c
-			sub.Min.X, sub.Max.X = x, x+p.Width
-			sub.Min.Y = c.Max.Y - p.Height
-			p.Draw(sub)
-			x += p.Width
+			if p != nil {
+				sub := c
+				sub.Min.X, sub.Max.X = x, x+p.Width
+				sub.Min.Y = c.Max.Y - p.Height
+				p.Draw(sub)
+			}
+			x += width(p)
 		}
 	})
 }
