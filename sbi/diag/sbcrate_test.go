@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -16,13 +17,23 @@ const (
 	rateAlpha = 0.05
 )
 
-// rejectionRates runs SBC and TARP reps times on fresh test pairs of m and returns, at each
-// level of alphas, the share of repetitions whose χ² p-value, KS p-value of the ranks, and
-// TARP KS p-value are ≤ the level; and of the TARP rejections at rateAlpha, how many had
-// ATC < 0 (over-confident) and ATC > 0 (conservative).
-func rejectionRates(t *testing.T, m gaussModel, reps int, alphas []float64) (chi, ks, tarp []float64, atcNeg, atcPos int) {
+// rates are the results of repeated SBC and TARP runs (rejectionRates).
+type rates struct {
+	// chi, ks and tarp are, at each level, the share of repetitions whose χ² p-value, KS
+	// p-value of the ranks, and TARP KS p-value are ≤ the level.
+	chi, ks, tarp []float64
+	// atcNeg and atcPos count the TARP rejections at rateAlpha with ATC < 0 (over-confident)
+	// and ATC > 0 (conservative).
+	atcNeg, atcPos int
+	atc            []float64 // TARP's ATC of each repetition
+}
+
+// rejectionRates runs SBC and TARP reps times on fresh test pairs of m, testing at each level
+// of alphas.
+func rejectionRates(t *testing.T, m gaussModel, reps int, alphas []float64) rates {
 	t.Helper()
-	chi, ks, tarp = make([]float64, len(alphas)), make([]float64, len(alphas)), make([]float64, len(alphas))
+	a := len(alphas)
+	res := rates{chi: make([]float64, a), ks: make([]float64, a), tarp: make([]float64, a)}
 	f := float64(reps)
 	for r := range reps {
 		theta, x := m.simulate(uint64(100+r), rateN)
@@ -40,25 +51,40 @@ func rejectionRates(t *testing.T, m gaussModel, reps int, alphas []float64) (chi
 		}
 		for k, a := range alphas {
 			if s.PValues[0] <= a {
-				chi[k] += 1 / f
+				res.chi[k] += 1 / f
 			}
 			if s.KSPValues[0] <= a {
-				ks[k] += 1 / f
+				res.ks[k] += 1 / f
 			}
 			if tr.KSPValue <= a {
-				tarp[k] += 1 / f
+				res.tarp[k] += 1 / f
 			}
 		}
+		res.atc = append(res.atc, tr.ATC)
 		if tr.KSPValue <= rateAlpha {
 			switch {
 			case tr.ATC < 0:
-				atcNeg++
+				res.atcNeg++
 			case tr.ATC > 0:
-				atcPos++
+				res.atcPos++
 			}
 		}
 	}
-	return chi, ks, tarp, atcNeg, atcPos
+	return res
+}
+
+// atcSD is the standard deviation of TARP's ATC = Σ_{α > ½} (ECP(α) − α) over the levels
+// α = 0.51, …, 1 when f holds n Uniform(0, 1) values: ECP is their empirical CDF, whose
+// values at α and β have covariance (min(α, β) − αβ)/n.
+func atcSD(n int) float64 {
+	var v float64
+	for j := 51; j <= 100; j++ {
+		for k := 51; k <= 100; k++ {
+			a, b := float64(j)/100, float64(k)/100
+			v += math.Min(a, b) - a*b
+		}
+	}
+	return math.Sqrt(v / float64(n))
 }
 
 // rankProbs is the distribution of the SBC rank #{j : θⱼ < θ*} of M draws from the
@@ -140,23 +166,33 @@ func ksPowerBound(p []float64, n int, lambdaAlpha float64) float64 {
 // two-sided and the level ½ checks the p-values' bulk: p-values too large fail it as surely as
 // too many rejections (a χ² on one degree of freedom too many rejects in 0.0375 of the
 // repetitions at 0.05, inside its band, but in 0.41 at ½). Measured at 0.05: χ² 0.057,
-// KS 0.055, TARP 0.049.
+// KS 0.055, TARP 0.049. TARP's ATC has mean 0 and the SD of its closed form (atcSD).
 func TestSBCAndTARPLevel(t *testing.T) {
 	const reps = 2000
 	alphas := []float64{rateAlpha, 0.5}
 	exact := gaussModel{dim: 1, tau: 2, s: 0.5, width: 1}
-	chi, ks, tarp, _, _ := rejectionRates(t, exact, reps, alphas)
+	r := rejectionRates(t, exact, reps, alphas)
 	for k, a := range alphas {
 		se := math.Sqrt(a * (1 - a) / reps)
 		for _, c := range []struct {
 			name string
 			rate float64
-		}{{"SBC χ²", chi[k]}, {"SBC KS", ks[k]}, {"TARP KS", tarp[k]}} {
+		}{{"SBC χ²", r.chi[k]}, {"SBC KS", r.ks[k]}, {"TARP KS", r.tarp[k]}} {
 			t.Logf("%s at level %.2f: rejected the exact posterior in %.4f of %d repetitions", c.name, a, c.rate, reps)
 			if math.Abs(c.rate-a) > 3*se {
 				t.Errorf("%s at level %.2f: rejected the exact posterior in %.4f of %d repetitions, want %.2f ± %.4f", c.name, a, c.rate, reps, a, 3*se)
 			}
 		}
+	}
+	// ATC: mean 0 and SD atcSD(200) = 1.127 by the closed form; the mean of 2000 values within
+	// 3 SE (3·1.127/√2000 = 0.076), their variance within 3 SE of a Gaussian's sample variance
+	// (relative SE √(2/1999) = 0.032: ±0.095).
+	mean, sd := stat.MeanStdDev(r.atc, nil)
+	want := atcSD(rateN)
+	t.Logf("TARP ATC: mean %.4f, SD %.4f; closed form 0 and %.4f", mean, sd, want)
+	if math.Abs(mean) > 3*want/math.Sqrt(reps) || math.Abs(sd*sd/(want*want)-1) > 3*math.Sqrt(2.0/(reps-1)) {
+		t.Errorf("TARP ATC of the exact posterior: mean %.4f, SD %.4f over %d repetitions, want 0 ± %.4f and SD %.4f (variance ± %.1f%%)",
+			mean, sd, reps, 3*want/math.Sqrt(reps), want, 300*math.Sqrt(2.0/(reps-1)))
 	}
 }
 
@@ -175,7 +211,7 @@ func TestSBCPower(t *testing.T) {
 	}{{"shifted by 0.3 SD", 0.3, 1}, {"0.8 times too narrow", 0, 0.8}, {"1.3 times too wide", 0, 1.3}} {
 		m := gaussModel{dim: 1, tau: 2, s: 0.5, width: c.width, shift: c.shift}
 		want := chiSquarePower(rankProbs(rateDraws, c.shift, c.width), rateN, rateBins, rateAlpha)
-		chi, _, _, _, _ := rejectionRates(t, m, reps, alphas)
+		chi := rejectionRates(t, m, reps, alphas).chi
 		se := math.Sqrt(want * (1 - want) / reps)
 		t.Logf("%s: χ² power %.3f, predicted %.3f", c.name, chi[0], want)
 		if math.Abs(chi[0]-want) > 3*se {
@@ -184,7 +220,7 @@ func TestSBCPower(t *testing.T) {
 	}
 	m := gaussModel{dim: 1, tau: 2, s: 0.5, width: 1, shift: 0.5}
 	bound := ksPowerBound(rankProbs(rateDraws, 0.5, 1), rateN, 1.3581) // Q(1.3581) = 0.05
-	_, ks, _, _, _ := rejectionRates(t, m, reps, alphas)
+	ks := rejectionRates(t, m, reps, alphas).ks
 	t.Logf("shifted by 0.5 SD: KS power %.3f, DKW bound %.3f", ks[0], bound)
 	if floor := bound - 3*math.Sqrt(bound*(1-bound)/reps); ks[0] < floor {
 		t.Errorf("shifted by 0.5 SD: KS test rejected in %.3f of %d repetitions, below its DKW bound %.3f less 3 SE (%.3f)", ks[0], reps, bound, floor)
@@ -203,7 +239,8 @@ func TestTARPPower(t *testing.T) {
 		width float64
 	}{{"0.6 times too narrow", 0.6}, {"1.6 times too wide", 1.6}} {
 		m := gaussModel{dim: 1, tau: 2, s: 0.5, width: c.width}
-		_, _, tarp, neg, pos := rejectionRates(t, m, reps, []float64{rateAlpha})
+		r := rejectionRates(t, m, reps, []float64{rateAlpha})
+		tarp, neg, pos := r.tarp, r.atcNeg, r.atcPos
 		right := neg
 		if c.width > 1 {
 			right = pos
