@@ -22,7 +22,10 @@ const envGosbi = "GOSBI_STUDY_GOSBI"
 // or script in a fresh directory, writes record.json there and renames the directory into
 // place, so that a record is either complete or absent. A failure leaves failed/NNNNN.json and
 // the job's log; the error is returned. A job whose failure note or running marker is damaged
-// (see DamagedFile) does not run: RunJob returns an error naming the file.
+// (see DamagedFile) does not run: RunJob returns an error naming the file. Nor does a job
+// whose running marker names a live process of this host other than this one (another worker
+// runs it): the error names that process. A marker of another host does not stop the job, as
+// whether its worker lives cannot be told from here.
 func (s *Study) RunJob(ctx context.Context, i int) error {
 	if i < 0 || i >= len(s.Jobs) {
 		return fmt.Errorf("study: job index %d out of range: the study has %d jobs (0…%d)", i, len(s.Jobs), len(s.Jobs)-1)
@@ -34,8 +37,13 @@ func (s *Study) RunJob(ctx context.Context, i int) error {
 	if err := ctx.Err(); err != nil { // the run was stopped before this job started: it stays pending
 		return fmt.Errorf("study: %s not started: %w", info, err)
 	}
-	if _, err := s.runningMarker(i); err != nil { // a worker may run it
+	m, err := s.readMarker(i)
+	if err != nil { // a worker may run it
 		return fmt.Errorf("study: %s not started: %w", info, err)
+	}
+	if m != nil && m.liveElsewhere() {
+		return fmt.Errorf("study: %s not started: %w: process %d on this host (%s) wrote its running marker %s and is alive; wait until it ends, or stop it, and run the study again (if process %d is no gosbi worker, its id was reused: remove the marker)",
+			info, errBusy, m.PID, m.Host, s.runningPath(i), m.PID)
 	}
 	f, err := s.failureNote(i)
 	if err != nil {
@@ -115,6 +123,9 @@ func (s *Study) end(j *Job, err error, attempt int, host string, started time.Ti
 	os.Remove(s.failedPath(j.Index))
 	return nil
 }
+
+// errBusy is wrapped by the error of RunJob for a job that another worker of this host runs.
+var errBusy = errors.New("another worker runs it")
 
 // errStopped is the error of an attempt that a signal stopped (interrupted) before it ended.
 var errStopped = errors.New("interrupted by a signal: the worker noted the job as failed and wrote nothing more")
