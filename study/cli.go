@@ -57,7 +57,8 @@ const workerSynopsis = `usage: gosbi study worker DIR INDEX
 
 Runs job INDEX of the study in DIR and records its result: what each task of a Slurm array runs.
 SIGTERM or Ctrl-C (scancel, the time limit) stops the job and records it as failed, interrupted;
-running the study again runs it again.
+running the study again runs it again. A job whose record was written before the signal stays
+done, and the worker exits with success.
 `
 
 // Main is the `gosbi study` command.
@@ -127,7 +128,7 @@ func WorkerMain(args []string) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(withAttempt(context.Background()))
 	defer cancel()
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
@@ -138,8 +139,9 @@ func WorkerMain(args []string) error {
 	case err := <-done:
 		return err
 	case sg := <-sig: // scancel or the time limit: leave a note before Slurm's SIGKILL
+		err := s.interrupted(ctx, i, sg) // first: the job's end, once cancelled, would race with it
 		cancel()
-		return s.interrupted(i, sg)
+		return err
 	}
 }
 

@@ -80,7 +80,7 @@ func TestDamagedFailureNote(t *testing.T) {
 			if data, _ := os.ReadFile(path); string(data) != d.data {
 				t.Errorf("the damaged note was replaced by %q", data)
 			}
-			if err := s.interrupted(1, syscall.SIGTERM); err == nil || !strings.Contains(err.Error(), path) {
+			if err := s.interrupted(context.Background(), 1, syscall.SIGTERM); err == nil || !strings.Contains(err.Error(), path) {
 				t.Errorf("interrupted: %v, want an error naming %s", err, path)
 			}
 			if data, _ := os.ReadFile(path); string(data) != d.data {

@@ -18,7 +18,9 @@
 // Status says why. Running a study again runs only the jobs that are not done; failures leave a note and a
 // log, which Status reports. A failure note or running marker that cannot be read (both are
 // written atomically, so only an edit or a disk fault damages one) stops its job until the file
-// is removed: Status and the run's error name it (DamagedFile).
+// is removed: Status and the run's error name it (DamagedFile). A job whose running marker
+// names a live process of this host other than the runner is not started either: another
+// worker runs it (a marker of another host cannot be checked, and does not stop the job).
 //
 // One process runs a study directory at a time: Run holds an flock(2) lock on DIR/lock, with
 // the holder's pid, host and start time written in it. A second run refuses with an error that

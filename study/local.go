@@ -144,7 +144,7 @@ func (l *Local) Execute(ctx context.Context, s *Study) error {
 				report(i, Running)
 				err = s.RunJob(ctx, i)
 				report(i, "")
-				if d := (*damagedFile)(nil); err == nil || ctx.Err() != nil || errors.As(err, &d) { // a damaged file stays so
+				if d := (*damagedFile)(nil); err == nil || ctx.Err() != nil || errors.As(err, &d) || errors.Is(err, errBusy) { // a retry cannot help: a damaged file stays so, the other worker runs on
 					break
 				}
 			}

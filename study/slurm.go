@@ -402,8 +402,8 @@ func (e *Slurm) noteLost(ctx context.Context, s *Study, subs []Submission, acct 
 			if s.Done(i) {
 				continue
 			}
-			if _, err := s.runningMarker(i); err == nil {
-				os.Remove(s.runningPath(i)) // the task has left the queue: a marker is stale
+			if m, err := s.readMarker(i); m != nil && err == nil && !m.liveElsewhere() {
+				os.Remove(s.runningPath(i)) // the task has left the queue: its marker is stale
 			}
 			if s.recentFailure(i, sub) {
 				continue

@@ -177,29 +177,58 @@ func (s *Study) state(i int, sched map[int]State, notes, markers map[int]bool) j
 // of another host is taken as live. A marker that cannot be read, or names no process, is
 // damaged: runningMarker returns a *damagedFile then, as nobody can tell.
 func (s *Study) runningMarker(i int) (bool, error) {
+	m, err := s.readMarker(i)
+	if m == nil || err != nil {
+		return false, err
+	}
+	return !m.local() || m.alive(), nil
+}
+
+// runMarker is what a running marker holds: the host and process id of the worker.
+type runMarker struct {
+	Host string
+	PID  int
+}
+
+// readMarker reads the running marker of job i: nil, nil when it has none, and a *damagedFile
+// when it cannot be read or names no process.
+func (s *Study) readMarker(i int) (*runMarker, error) {
 	path := s.runningPath(i)
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return false, nil
+		return nil, nil
 	}
 	if err != nil {
-		return false, &damagedFile{job: s.Jobs[i], what: markerKind, path: path, reason: "cannot be read: " + err.Error()}
+		return nil, &damagedFile{job: s.Jobs[i], what: markerKind, path: path, reason: "cannot be read: " + err.Error()}
 	}
-	var m struct {
-		Host string
-		PID  int
-	}
+	var m runMarker
 	if err := json.Unmarshal(data, &m); err != nil {
-		return false, &damagedFile{job: s.Jobs[i], what: markerKind, path: path, reason: "does not parse: " + err.Error()}
+		return nil, &damagedFile{job: s.Jobs[i], what: markerKind, path: path, reason: "does not parse: " + err.Error()}
 	}
 	if m.PID <= 0 {
-		return false, &damagedFile{job: s.Jobs[i], what: markerKind, path: path, reason: fmt.Sprintf("pid %d, expected the id of the worker's process", m.PID)}
+		return nil, &damagedFile{job: s.Jobs[i], what: markerKind, path: path, reason: fmt.Sprintf("pid %d, expected the id of the worker's process", m.PID)}
 	}
-	if host, _ := os.Hostname(); m.Host == host {
-		err := syscall.Kill(m.PID, 0)
-		return err == nil || errors.Is(err, syscall.EPERM), nil
-	}
-	return true, nil
+	return &m, nil
+}
+
+// local reports whether the marker's worker ran on this host, where whether it lives can be told.
+func (m *runMarker) local() bool {
+	host, _ := os.Hostname()
+	return m.Host == host
+}
+
+// alive reports whether the marker's process exists; it means something only for a local marker.
+func (m *runMarker) alive() bool {
+	err := syscall.Kill(m.PID, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// liveElsewhere reports whether the marker is of a live process of this host other than this
+// one: a worker that runs the job now. Of a marker of another host it says false: whether that
+// worker lives cannot be told, and a worker killed there (SIGKILL leaves its marker) must not
+// stop the job for good.
+func (m *runMarker) liveElsewhere() bool {
+	return m.local() && m.PID != os.Getpid() && m.alive()
 }
 
 // Count returns the number of jobs in a state over all stages.

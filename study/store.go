@@ -325,8 +325,7 @@ func (s *Study) checkRecord(i int, r *Record) error {
 }
 
 // checkFiles checks that the record directory dir holds every file the record lists: a
-// record whose file was deleted (by hand, or by the cleanup of an interrupted worker racing
-// with the record's rename) is invalid, and its job runs again.
+// record whose file was deleted (by hand, say) is invalid, and its job runs again.
 func (r *Record) checkFiles(dir string) error {
 	for _, f := range r.Files {
 		if _, err := os.Lstat(filepath.Join(dir, f)); err != nil {

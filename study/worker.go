@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime/debug"
+	"sync"
 	"time"
 )
 
@@ -21,7 +22,10 @@ const envGosbi = "GOSBI_STUDY_GOSBI"
 // or script in a fresh directory, writes record.json there and renames the directory into
 // place, so that a record is either complete or absent. A failure leaves failed/NNNNN.json and
 // the job's log; the error is returned. A job whose failure note or running marker is damaged
-// (see DamagedFile) does not run: RunJob returns an error naming the file.
+// (see DamagedFile) does not run: RunJob returns an error naming the file. Nor does a job
+// whose running marker names a live process of this host other than this one (another worker
+// runs it): the error names that process. A marker of another host does not stop the job, as
+// whether its worker lives cannot be told from here.
 func (s *Study) RunJob(ctx context.Context, i int) error {
 	if i < 0 || i >= len(s.Jobs) {
 		return fmt.Errorf("study: job index %d out of range: the study has %d jobs (0…%d)", i, len(s.Jobs), len(s.Jobs)-1)
@@ -33,13 +37,19 @@ func (s *Study) RunJob(ctx context.Context, i int) error {
 	if err := ctx.Err(); err != nil { // the run was stopped before this job started: it stays pending
 		return fmt.Errorf("study: %s not started: %w", info, err)
 	}
-	if _, err := s.runningMarker(i); err != nil { // a worker may run it
+	m, err := s.readMarker(i)
+	if err != nil { // a worker may run it
 		return fmt.Errorf("study: %s not started: %w", info, err)
+	}
+	if m != nil && m.liveElsewhere() {
+		return fmt.Errorf("study: %s not started: %w: process %d on this host (%s) wrote its running marker %s and is alive; wait until it ends, or stop it, and run the study again (if process %d is no gosbi worker, its id was reused: remove the marker)",
+			info, errBusy, m.PID, m.Host, s.runningPath(i), m.PID)
 	}
 	f, err := s.failureNote(i)
 	if err != nil {
 		return fmt.Errorf("study: %s not started: %w", info, err)
 	}
+	a := attemptOf(ctx)
 	st, _ := s.stage(info.Stage)
 	host, _ := os.Hostname()
 	attempt := 1
@@ -47,10 +57,10 @@ func (s *Study) RunJob(ctx context.Context, i int) error {
 		attempt = f.Attempt + 1
 	}
 	started := time.Now().UTC()
-	if err := writeJSONAtomic(s.runningPath(i), map[string]any{"host": host, "pid": os.Getpid(), "started": started}); err != nil {
-		return err
+	if err := a.do(func() error { return a.mark(s.runningPath(i), host, started) }); err != nil {
+		return fmt.Errorf("study: %s not started: %w", info, err)
 	}
-	defer os.Remove(s.runningPath(i))
+	defer a.do(func() error { a.unmark(s.runningPath(i)); return nil })
 	logf, err := os.OpenFile(s.LogPath(i), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
 		return fmt.Errorf("study: %w", err)
@@ -62,9 +72,15 @@ func (s *Study) RunJob(ctx context.Context, i int) error {
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return fmt.Errorf("study: %w", err)
 	}
-	tmp, err := os.MkdirTemp(parent, fmt.Sprintf(".tmp-%05d-", i))
+	var tmp string
+	err = a.do(func() error {
+		var err error
+		tmp, err = os.MkdirTemp(parent, fmt.Sprintf(".tmp-%05d-", i))
+		a.tmp = tmp
+		return err
+	})
 	if err != nil {
-		return fmt.Errorf("study: %w", err)
+		return fmt.Errorf("study: %s: %w", info, err)
 	}
 	defer os.RemoveAll(tmp)
 	j := s.newJob(i, tmp, logf)
@@ -76,20 +92,100 @@ func (s *Study) RunJob(ctx context.Context, i int) error {
 	if err != nil && ctx.Err() != nil {
 		err = fmt.Errorf("interrupted: the run was stopped while the job ran (%w): %w", ctx.Err(), err)
 	}
+	var result error
+	if serr := a.do(func() error {
+		result = s.end(j, err, attempt, host, started, logf)
+		a.ended, a.err = true, result
+		a.unmark(s.runningPath(i))
+		return nil
+	}); errors.Is(serr, errStopped) {
+		return fmt.Errorf("study: %s: %w", info, serr)
+	}
+	return result
+}
+
+// end ends an attempt of a job whose work returned err: it commits the job's record, or, when
+// err or the commit fails, writes the failure note. It returns RunJob's error.
+func (s *Study) end(j *Job, err error, attempt int, host string, started time.Time, logf io.Writer) error {
+	info := s.Jobs[j.Index]
 	if err == nil {
 		err = s.commit(j, attempt, host, started)
 	}
 	if err != nil {
 		fmt.Fprintf(logf, "FAILED: %v\n", err)
-		f := Failure{Index: i, Error: err.Error(), Attempt: attempt, Host: host, Time: time.Now().UTC()}
-		if werr := writeJSONAtomic(s.failedPath(i), f); werr != nil {
+		f := Failure{Index: j.Index, Error: err.Error(), Attempt: attempt, Host: host, Time: time.Now().UTC()}
+		if werr := writeJSONAtomic(s.failedPath(j.Index), f); werr != nil {
 			return errors.Join(err, werr)
 		}
 		return fmt.Errorf("study: %s: %w", info, err)
 	}
 	fmt.Fprintf(logf, "done in %v\n", time.Since(started).Round(time.Millisecond))
-	os.Remove(s.failedPath(i))
+	os.Remove(s.failedPath(j.Index))
 	return nil
+}
+
+// errBusy is wrapped by the error of RunJob for a job that another worker of this host runs.
+var errBusy = errors.New("another worker runs it")
+
+// errStopped is the error of an attempt that a signal stopped (interrupted) before it ended.
+var errStopped = errors.New("interrupted by a signal: the worker noted the job as failed and wrote nothing more")
+
+// attempt is what a worker process knows of the attempt of its job, so that the end of the
+// attempt (RunJob writing the record or the failure note) and the note of a signal that stops
+// the worker (interrupted) exclude each other: each happens under mu, the first decides how the
+// attempt ended, and the other writes nothing. The worker command gives RunJob and interrupted
+// the same attempt through their context (withAttempt); other callers of RunJob get one of
+// their own, which no signal path shares.
+type attempt struct {
+	mu      sync.Mutex
+	marked  bool   // the job's running marker is the attempt's
+	tmp     string // the attempt's temporary directory, once made
+	ended   bool   // RunJob ended the attempt: its record or its failure note is written
+	err     error  // RunJob's error, once ended
+	stopped bool   // interrupted stopped the attempt first
+}
+
+type attemptKey struct{}
+
+// withAttempt returns ctx carrying a new attempt, for a RunJob and an interrupted of one job.
+func withAttempt(ctx context.Context) context.Context {
+	return context.WithValue(ctx, attemptKey{}, new(attempt))
+}
+
+// attemptOf returns the attempt that ctx carries, or a new one.
+func attemptOf(ctx context.Context) *attempt {
+	if a, ok := ctx.Value(attemptKey{}).(*attempt); ok {
+		return a
+	}
+	return new(attempt)
+}
+
+// do calls f under the attempt's lock, unless interrupted stopped the attempt: it returns
+// errStopped then.
+func (a *attempt) do(f func() error) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.stopped {
+		return errStopped
+	}
+	return f()
+}
+
+// mark writes the job's running marker at path; the caller holds a.mu.
+func (a *attempt) mark(path, host string, started time.Time) error {
+	if err := writeJSONAtomic(path, map[string]any{"host": host, "pid": os.Getpid(), "started": started}); err != nil {
+		return err
+	}
+	a.marked = true
+	return nil
+}
+
+// unmark removes the attempt's running marker at path, once; the caller holds a.mu.
+func (a *attempt) unmark(path string) {
+	if a.marked {
+		os.Remove(path)
+		a.marked = false
+	}
 }
 
 // runFunc calls a registered function, turning a panic into an error.
@@ -189,6 +285,9 @@ func (s *Study) commit(j *Job, attempt int, host string, started time.Time) erro
 	if err := s.removeInvalidRecord(j.Index); err != nil {
 		return err
 	}
+	if beforeRename != nil {
+		beforeRename(j.Index)
+	}
 	if err := os.Rename(j.Dir, final); err != nil {
 		if s.Done(j.Index) { // another worker finished the same job first
 			return nil
@@ -212,9 +311,30 @@ func (s *Study) removeInvalidRecord(i int) error {
 	return os.RemoveAll(aside)
 }
 
+// beforeRename, when set (by tests), is called by commit just before it renames a record into
+// place.
+var beforeRename func(i int)
+
 // interrupted records that the worker of job i was stopped by a signal and removes what its
-// attempt left.
-func (s *Study) interrupted(i int, sig os.Signal) error {
+// attempt left; ctx carries the attempt, as it did to RunJob. An attempt that RunJob ended first
+// keeps its outcome: interrupted returns RunJob's error (nil for a record) and writes nothing,
+// and so it does for a job already done. Otherwise RunJob writes nothing more for the attempt,
+// and interrupted writes the failure note and returns its error.
+func (s *Study) interrupted(ctx context.Context, i int, sig os.Signal) error {
+	a := attemptOf(ctx)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.ended {
+		return a.err
+	}
+	a.stopped = true
+	if a.tmp != "" {
+		os.RemoveAll(a.tmp)
+	}
+	if s.Done(i) { // done before this attempt, or by another worker
+		a.unmark(s.runningPath(i))
+		return nil
+	}
 	err := fmt.Errorf("%s: interrupted by signal %v (cancelled, or out of time)", s.Jobs[i], sig)
 	_, merr := s.runningMarker(i)
 	f, ferr := s.failureNote(i)
@@ -227,14 +347,10 @@ func (s *Study) interrupted(i int, sig os.Signal) error {
 	}
 	host, _ := os.Hostname()
 	werr := writeJSONAtomic(s.failedPath(i), Failure{Index: i, Error: err.Error(), Attempt: attempt, Host: host, Time: time.Now().UTC()})
-	if f, ferr := os.OpenFile(s.LogPath(i), os.O_APPEND|os.O_WRONLY, 0o644); ferr == nil {
+	if f, ferr := os.OpenFile(s.LogPath(i), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644); ferr == nil {
 		fmt.Fprintf(f, "FAILED: %v\n", err)
 		f.Close()
 	}
-	tmps, _ := filepath.Glob(filepath.Join(s.Dir, "jobs", s.Jobs[i].Stage, fmt.Sprintf(".tmp-%05d-*", i)))
-	for _, t := range tmps {
-		os.RemoveAll(t)
-	}
-	os.Remove(s.runningPath(i))
+	a.unmark(s.runningPath(i))
 	return errors.Join(err, werr)
 }
