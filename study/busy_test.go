@@ -32,17 +32,28 @@ func TestJobOfLiveWorkerNotStarted(t *testing.T) {
 		name    string
 		host    string
 		pid     int
+		started time.Time
 		refused bool
 	}{
-		{"live process of this host", host, os.Getppid(), true},
-		{"ended process of this host", host, deadPID(t), false},
-		{"this process", host, os.Getpid(), false},
-		{"another host", "elsewhere.invalid", os.Getppid(), false},
+		{"live process of this host", host, os.Getppid(), time.Now().UTC(), true},
+		{"ended process of this host", host, deadPID(t), time.Now().UTC(), false},
+		{"this process", host, os.Getpid(), time.Now().UTC(), false},
+		{"another host", "elsewhere.invalid", os.Getppid(), time.Now().UTC(), false},
+	}
+	if start, ok := processStart(os.Getppid()); ok {
+		// a marker written an hour before its process started: the id is reused (Linux)
+		cases = append(cases, struct {
+			name    string
+			host    string
+			pid     int
+			started time.Time
+			refused bool
+		}{"a reused process id", host, os.Getppid(), start.Add(-time.Hour), false})
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			s := damagedStudy(t)
-			marker, _ := json.Marshal(map[string]any{"host": c.host, "pid": c.pid, "started": time.Now().UTC()})
+			marker, _ := json.Marshal(map[string]any{"host": c.host, "pid": c.pid, "started": c.started})
 			if err := os.WriteFile(s.runningPath(1), marker, 0o644); err != nil {
 				t.Fatal(err)
 			}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 	"text/tabwriter"
+	"time"
 )
 
 // State is the state of a job as Status counts it.
@@ -186,8 +187,9 @@ func (s *Study) runningMarker(i int) (bool, error) {
 
 // runMarker is what a running marker holds: the host and process id of the worker.
 type runMarker struct {
-	Host string
-	PID  int
+	Host    string
+	PID     int
+	Started time.Time // when the worker wrote it
 }
 
 // readMarker reads the running marker of job i: nil, nil when it has none, and a *damagedFile
@@ -217,11 +219,25 @@ func (m *runMarker) local() bool {
 	return m.Host == host
 }
 
-// alive reports whether the marker's process exists; it means something only for a local marker.
+// alive reports whether the marker's process exists; it means something only for a local
+// marker. A process of that id that started after the marker was written is another one, which
+// reuses the id of the worker that wrote it and has ended (where the start of a process can be
+// read: Linux).
 func (m *runMarker) alive() bool {
 	err := syscall.Kill(m.PID, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
+	if err != nil && !errors.Is(err, syscall.EPERM) {
+		return false
+	}
+	if start, ok := processStart(m.PID); ok && !m.Started.IsZero() && start.After(m.Started.Add(startSlack)) {
+		return false
+	}
+	return true
 }
+
+// startSlack is how much later than its marker's time a worker's process may seem to have
+// started: the start time of a process is known to the clock tick, and the boot time it is
+// counted from to the second.
+const startSlack = 2 * time.Second
 
 // liveElsewhere reports whether the marker is of a live process of this host other than this
 // one: a worker that runs the job now. Of a marker of another host it says false: whether that
