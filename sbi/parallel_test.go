@@ -58,7 +58,7 @@ func TestSampleManyPanic(t *testing.T) {
 // TestRunChunksPanic checks that a panic in the work of a simulation chunk is an error.
 func TestRunChunksPanic(t *testing.T) {
 	n := 8 * ChunkRows
-	err := runChunks(context.Background(), n, func(c int) (int, int) { return c * ChunkRows, (c + 1) * ChunkRows },
+	err := runChunks(context.Background(), n, 8, func(c int) (int, int) { return c * ChunkRows, (c + 1) * ChunkRows },
 		func(lo, hi int, _ *rand.PCG, _ *rand.Rand) error {
 			if lo == 5*ChunkRows {
 				panic("boom in chunk 5")

@@ -2,9 +2,11 @@ package sbi
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"sort"
 	"strings"
 	"sync"
@@ -74,6 +76,24 @@ type SequentialConfig struct {
 	Atoms int
 	// Seed seeds the proposals' draws and the simulations.
 	Seed uint64
+	// Continue is the result of an earlier Sequential call, stopped by an interrupt or an
+	// error or finished, to carry on from: rounds already trained are neither simulated nor
+	// trained again, a round whose training was stopped is trained again on its pairs, and a
+	// round whose simulation was stopped keeps its finished simulations and simulates the
+	// rest. Rounds may exceed the earlier call's, to add rounds to a finished run. The
+	// estimator must be the earlier call's, holding the weights that call left, and Method,
+	// Simulations and Seed must be the same; Train, Epsilon, ThresholdSamples, MinAcceptance
+	// and Atoms apply to what is done now.
+	//
+	// With the same settings the continued run draws what the uninterrupted run would have
+	// drawn: the same proposals, simulations, thresholds and final region. The exception is a
+	// round whose training was stopped and that resumes from the weights of the round before
+	// (rounds after the first, without FromScratch): it is trained again from the weights the
+	// stopped training kept (its best epoch), not from the round before's, so its weights and
+	// all that follows differ from the uninterrupted run's. A continued result is a new
+	// value; the earlier one is left as it was, except that a simulation finished from it is
+	// not held by it any more (continue from the new result).
+	Continue *SequentialResult
 }
 
 func (c SequentialConfig) withDefaults() SequentialConfig {
@@ -158,6 +178,37 @@ type SequentialResult struct {
 	// Theta and X are the pairs of all rounds simulated, in order of rounds (RoundPairs gives
 	// one round's).
 	Theta, X *mat.Dense
+
+	state *sequentialState // where a continued run carries on (SequentialConfig.Continue)
+}
+
+// sequentialStep is what Sequential does next.
+type sequentialStep int
+
+const (
+	stepPropose  sequentialStep = iota // draw and simulate the parameters of the next round
+	stepSimulate                       // finish the interrupted simulation of the next round
+	stepTrain                          // train the last round of Rounds (again)
+	stepRegion                         // build the final region, all rounds trained
+)
+
+// sequentialState is what SequentialConfig.Continue needs to carry on a run as it would have
+// gone: the settings and the state of the generator at the start of the next step.
+type sequentialState struct {
+	cfg   SequentialConfig
+	step  sequentialStep
+	rng   []byte                  // the PCG's state at the start of step
+	round SequentialRound         // the round whose simulation part holds (stepSimulate)
+	part  *PartialSimulationError // the interrupted simulation (stepSimulate)
+}
+
+// set records that step is next, starting from src's state now.
+func (st *sequentialState) set(step sequentialStep, src *rand.PCG) {
+	b, err := src.MarshalBinary()
+	if err != nil {
+		panic(fmt.Sprintf("sbi: Sequential: saving the generator: %v", err)) // PCG's MarshalBinary does not fail
+	}
+	st.step, st.rng = step, b
 }
 
 // String is a table of the rounds.
@@ -171,6 +222,9 @@ func (r *SequentialResult) String() string {
 			loss = rd.Train.BestLoss
 		}
 		fmt.Fprintf(&b, "%5d  %-15s  %11d  %7d  %10.4g  %10.4g  %6d  %10.4g\n", rd.Round, rd.Proposal, rd.Simulations, rd.Dropped, rd.Acceptance, rd.Threshold, rd.Pairs, loss)
+	}
+	if st := r.state; st != nil && st.step == stepSimulate && !st.part.resumed {
+		fmt.Fprintf(&b, "round %d: simulation interrupted, %d of %d finished and kept (continue with SequentialConfig.Continue)\n", st.round.Round, st.part.Finished, st.part.Total)
 	}
 	return b.String()
 }
@@ -198,7 +252,9 @@ func (r *SequentialResult) MIMEBundle() map[string]any {
 // training. A round whose training was stopped (an interrupt keeps the best epoch done, see
 // NPE.Train) or failed is recorded in the result with its pairs (its Train nil when the
 // training gave no result), and the result's Posterior is that of the weights the estimator
-// holds, nil when it holds none.
+// holds, nil when it holds none. A round whose simulation was stopped is not in Rounds: the
+// result holds its finished simulations for a continued run (String says how many). Pass the
+// result as SequentialConfig.Continue to carry on from where it stopped.
 func Sequential(est Estimator, sim Simulator, xo []float64, cfg SequentialConfig) (*SequentialResult, error) {
 	return SequentialContext(runenv.Context(), est, sim, xo, cfg)
 }
@@ -213,6 +269,8 @@ func SequentialContext(ctx context.Context, est Estimator, sim Simulator, xo []f
 	if est == nil || sim == nil {
 		panic("sbi: Sequential: the estimator and the simulator must not be nil")
 	}
+	cont := cfg.Continue
+	cfg.Continue = nil
 	cfg = cfg.withDefaults()
 	if err := cfg.validate(); err != nil {
 		return nil, fmt.Errorf("sequential: %w", err)
@@ -227,46 +285,180 @@ func SequentialContext(ctx context.Context, est Estimator, sim Simulator, xo []f
 	if !finite(xo) {
 		return nil, fmt.Errorf("sequential: the observation: %w: %v", ErrNonFinite, xo)
 	}
-	res := &SequentialResult{Method: method, Observation: append([]float64(nil), xo...), Estimator: est}
-	rng := rand.New(rand.NewPCG(cfg.Seed, 0x73657175))
+	src := rand.NewPCG(cfg.Seed, 0x73657175)
+	res := &SequentialResult{Method: method, Observation: append([]float64(nil), xo...), Estimator: est, state: &sequentialState{cfg: cfg}}
+	res.state.set(stepPropose, src)
+	if cont != nil {
+		if res, err = continued(cont, est, sim, res, cfg); err != nil {
+			return nil, fmt.Errorf("sequential: Continue: %w", err)
+		}
+		if err := src.UnmarshalBinary(res.state.rng); err != nil {
+			return nil, fmt.Errorf("sequential: Continue: restoring the generator: %w", err)
+		}
+	}
 	prog := NewProgress(fmt.Sprintf("sequential (%s proposals)", method), cfg.Rounds)
 	defer prog.Finish()
-	for r := 1; r <= cfg.Rounds; r++ {
-		rd := SequentialRound{Round: r, Simulations: cfg.Simulations, Acceptance: math.NaN(), Threshold: math.NaN()}
-		prog.Set(r-1, fmt.Sprintf("round %d of %d: drawing parameters", r, cfg.Rounds))
-		theta, err := res.propose(ctx, rng, &rd, cfg)
-		if err != nil {
-			return res, fmt.Errorf("sequential: round %d: %w", r, err)
+	return res.run(ctx, sim, src, prog)
+}
+
+// run carries out the steps from res.state on until the final region or an error.
+func (res *SequentialResult) run(ctx context.Context, sim Simulator, src *rand.PCG, prog *Progress) (*SequentialResult, error) {
+	st := res.state
+	rng := rand.New(src)
+	for {
+		var err error
+		switch r := len(res.Rounds); {
+		case st.step == stepSimulate:
+			err = res.finishSimulation(ctx, sim, src, prog)
+		case st.step == stepTrain:
+			err = res.trainRound(ctx, src, prog)
+		case r < st.cfg.Rounds:
+			err = res.newRound(ctx, sim, src, rng, prog)
+		default:
+			st.set(stepRegion, src)
+			if res.Region != nil || res.Method != TruncatedProposals {
+				return res, nil
+			}
+			reg, err := newTruncatedPrior(ctx, rng, res.Estimator, res.Posterior, st.cfg)
+			if err != nil {
+				return res, fmt.Errorf("sequential: the final region: %w", err)
+			}
+			res.Region = reg
+			return res, nil
 		}
-		prog.Set(r-1, fmt.Sprintf("round %d of %d: simulating", r, cfg.Rounds))
-		s, err := SimulateBatchContext(ctx, rng, sim, theta)
 		if err != nil {
-			return res, fmt.Errorf("sequential: round %d: %w", r, err)
+			return res, err
 		}
-		rd.Dropped = s.Dropped
-		res.Theta, res.X = stackRows(res.Theta, s.Theta), stackRows(res.X, s.X)
-		rd.Pairs = res.Theta.RawMatrix().Rows
-		tc := cfg.Train
-		tc.Seed += uint64(r - 1)
-		tc.Resume = tc.Resume || r > 1 && !cfg.FromScratch
-		prog.Set(r-1, fmt.Sprintf("round %d of %d: training on %d pairs", r, cfg.Rounds, rd.Pairs))
-		rd.Train, err = res.train(ctx, r, tc, cfg)
-		res.Rounds = append(res.Rounds, rd) // its pairs are in Theta and X, trained or not
-		if err != nil {
-			res.Posterior = currentPosterior(est, xo)
-			return res, fmt.Errorf("sequential: round %d: %w", r, err)
-		}
-		res.Posterior = est.Posterior(xo)
-		prog.Set(r, fmt.Sprintf("round %d of %d done: best loss %.4g", r, cfg.Rounds, rd.Train.BestLoss))
 	}
-	if method == TruncatedProposals {
-		reg, err := newTruncatedPrior(ctx, rng, est, res.Posterior, cfg)
-		if err != nil {
-			return res, fmt.Errorf("sequential: the final region: %w", err)
-		}
-		res.Region = reg
+}
+
+// newRound draws the parameters of the next round and simulates them. An interrupted
+// simulation is kept in the state, to be finished by a continued run.
+func (res *SequentialResult) newRound(ctx context.Context, sim Simulator, src *rand.PCG, rng *rand.Rand, prog *Progress) error {
+	st, cfg := res.state, res.state.cfg
+	r := len(res.Rounds) + 1
+	st.set(stepPropose, src)
+	res.Region = nil
+	rd := SequentialRound{Round: r, Simulations: cfg.Simulations, Acceptance: math.NaN(), Threshold: math.NaN()}
+	prog.Set(r-1, fmt.Sprintf("round %d of %d: drawing parameters", r, cfg.Rounds))
+	theta, err := res.propose(ctx, rng, &rd, cfg)
+	if err != nil {
+		return fmt.Errorf("sequential: round %d: %w", r, err)
 	}
-	return res, nil
+	prog.Set(r-1, fmt.Sprintf("round %d of %d: simulating", r, cfg.Rounds))
+	s, err := SimulateBatchContext(ctx, rng, sim, theta)
+	var part *PartialSimulationError
+	if errors.As(err, &part) {
+		st.set(stepSimulate, src)
+		st.round, st.part = rd, part
+	}
+	if err != nil {
+		return fmt.Errorf("sequential: round %d: %w", r, err)
+	}
+	res.addPairs(rd, s, src)
+	return nil
+}
+
+// finishSimulation simulates the rest of the next round's interrupted simulation.
+func (res *SequentialResult) finishSimulation(ctx context.Context, sim Simulator, src *rand.PCG, prog *Progress) error {
+	st := res.state
+	r := st.round.Round
+	prog.Set(r-1, fmt.Sprintf("round %d of %d: simulating the %d of %d not finished", r, st.cfg.Rounds, st.part.Total-st.part.Finished, st.part.Total))
+	s, err := st.part.resume(ctx, sim)
+	if err != nil {
+		return fmt.Errorf("sequential: round %d: %w", r, err)
+	}
+	st.part = nil
+	res.addPairs(st.round, s, src)
+	return nil
+}
+
+// addPairs records round rd, whose simulation s finished, with its pairs; its training is next.
+func (res *SequentialResult) addPairs(rd SequentialRound, s *Simulation, src *rand.PCG) {
+	rd.Dropped = s.Dropped
+	res.Theta, res.X = stackRows(res.Theta, s.Theta), stackRows(res.X, s.X)
+	rd.Pairs = res.Theta.RawMatrix().Rows
+	res.Rounds = append(res.Rounds, rd) // its pairs are in Theta and X, trained or not
+	res.state.set(stepTrain, src)
+}
+
+// trainRound trains the estimator in the last round of Rounds on the pairs of all rounds.
+func (res *SequentialResult) trainRound(ctx context.Context, src *rand.PCG, prog *Progress) error {
+	cfg := res.state.cfg
+	r := len(res.Rounds)
+	rd := &res.Rounds[r-1]
+	tc := cfg.Train
+	tc.Seed += uint64(r - 1)
+	tc.Resume = tc.Resume || r > 1 && !cfg.FromScratch
+	prog.Set(r-1, fmt.Sprintf("round %d of %d: training on %d pairs", r, cfg.Rounds, rd.Pairs))
+	var err error
+	rd.Train, err = res.train(ctx, r, tc, cfg)
+	if err != nil {
+		res.Posterior = currentPosterior(res.Estimator, res.Observation)
+		return fmt.Errorf("sequential: round %d: %w", r, err)
+	}
+	res.Posterior = res.Estimator.Posterior(res.Observation)
+	res.state.set(stepPropose, src)
+	prog.Set(r, fmt.Sprintf("round %d of %d done: best loss %.4g", r, cfg.Rounds, rd.Train.BestLoss))
+	return nil
+}
+
+// continued returns a copy of c to carry on with the settings cfg, after checking that c is
+// a result of est's run with the same settings that fixed its pairs; fresh holds the method
+// and observation of this call.
+func continued(c *SequentialResult, est Estimator, sim Simulator, fresh *SequentialResult, cfg SequentialConfig) (*SequentialResult, error) {
+	st := c.state
+	started := len(c.Rounds)
+	if st != nil && st.step == stepSimulate {
+		started++
+	}
+	switch {
+	case st == nil:
+		return nil, fmt.Errorf("the result was not returned by Sequential (it holds no state to carry on from)")
+	case !sameEstimator(c.Estimator, est):
+		return nil, fmt.Errorf("the result is of another estimator (%T): pass the estimator that run trained, holding the weights it left", c.Estimator)
+	case c.Method != fresh.Method:
+		return nil, fmt.Errorf("the result used %s proposals, this call %s: set Method as before", c.Method, fresh.Method)
+	case !equalFloats(c.Observation, fresh.Observation):
+		return nil, fmt.Errorf("the result is for the observation %v, this call for %v", c.Observation, fresh.Observation)
+	case st.cfg.Simulations != cfg.Simulations || st.cfg.Seed != cfg.Seed:
+		return nil, fmt.Errorf("the result had Simulations = %d and Seed = %d, this call %d and %d: set them as before", st.cfg.Simulations, st.cfg.Seed, cfg.Simulations, cfg.Seed)
+	case cfg.Rounds < started:
+		return nil, fmt.Errorf("Rounds = %d, but the result has started %d rounds: expected at least %d", cfg.Rounds, started, started)
+	case c.X != nil && c.X.RawMatrix().Cols != sim.DataDim():
+		return nil, fmt.Errorf("the result's simulations have %d values, this simulator's %d: pass the simulator of that run", c.X.RawMatrix().Cols, sim.DataDim())
+	case st.step == stepSimulate && st.part.resumed:
+		return nil, fmt.Errorf("the result's interrupted simulation was finished by a continued run already: continue from that run's result")
+	case st.step == stepSimulate && st.part.x.RawMatrix().Cols != sim.DataDim():
+		return nil, fmt.Errorf("the result's simulations have %d values, this simulator's %d: pass the simulator of that run", st.part.x.RawMatrix().Cols, sim.DataDim())
+	}
+	res := *c
+	res.Rounds = append([]SequentialRound(nil), c.Rounds...)
+	nst := *st
+	nst.cfg = cfg
+	res.state = &nst
+	return &res, nil
+}
+
+// sameEstimator reports whether a and b are the same estimator (false for values that cannot
+// be compared).
+func sameEstimator(a, b Estimator) bool {
+	if a == nil || b == nil || reflect.TypeOf(a) != reflect.TypeOf(b) || !reflect.TypeOf(a).Comparable() {
+		return false
+	}
+	return a == b
+}
+
+func equalFloats(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // currentPosterior is the posterior of the weights est holds at xo, nil when it holds none: a

@@ -2,6 +2,7 @@ package sbi
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -83,7 +84,7 @@ func SimulateContext(ctx context.Context, rng *rand.Rand, f SimFunc, theta *mat.
 	}
 	copy(x.RawRowView(first), firstOut)
 	start := first + 1
-	err = runChunks(ctx, n-start, func(c int) (int, int) {
+	err = runChunks(ctx, n-start, (n-start+ChunkRows-1)/ChunkRows, func(c int) (int, int) {
 		lo := start + c*ChunkRows
 		return lo, min(lo+ChunkRows, n)
 	}, func(lo, hi int, src *rand.PCG, r *rand.Rand) error {
@@ -147,8 +148,9 @@ func callRow(f SimFunc, seeds streams, i int, theta []float64, src *rand.PCG, r 
 // SimulateInto fills x (n×s.DataDim()) with the simulations of the n rows of theta, on all
 // cores, in chunks of ChunkRows rows that each draw from their own random stream (so x does not
 // depend on the number of cores). Failed rows stay in x as NaN, aligned with theta. It reports
-// progress, stops when the host's context is cancelled, and turns a panic into an error that
-// names the row.
+// progress and turns a panic into an error that names the row. When the host's context is
+// cancelled it stops starting chunks and returns a *PartialSimulationError: the rows that
+// finished are in x, the others set to NaN, and its Resume simulates them into x.
 func SimulateInto(rng *rand.Rand, s Simulator, theta, x *mat.Dense) error {
 	return SimulateIntoContext(runenv.Context(), rng, s, theta, x)
 }
@@ -160,17 +162,7 @@ func SimulateIntoContext(ctx context.Context, rng *rand.Rand, s Simulator, theta
 	if xr != n || xc != s.DataDim() {
 		panic(fmt.Sprintf("sbi: SimulateInto: x is %d×%d, expected %d×%d (rows of theta × DataDim)", xr, xc, n, s.DataDim()))
 	}
-	seeds := newStreams(rng)
-	return runChunks(ctx, n, func(c int) (int, int) {
-		return c * ChunkRows, min((c+1)*ChunkRows, n)
-	}, func(lo, hi int, src *rand.PCG, r *rand.Rand) error {
-		c := lo / ChunkRows
-		seeds.seed(src, uint64(c))
-		if err := callBatch(s, r, theta, x, lo, hi); err != nil {
-			return findPanicRow(s, seeds, theta, x, lo, hi, err)
-		}
-		return nil
-	}, 0)
+	return newPartial(rng, s, theta, x, false).run(ctx, s)
 }
 
 func callBatch(s Simulator, r *rand.Rand, theta, x *mat.Dense, lo, hi int) (err error) {
@@ -198,7 +190,9 @@ func findPanicRow(s Simulator, seeds streams, theta, x *mat.Dense, lo, hi int, c
 }
 
 // SimulateBatch runs a compiled Simulator on all rows of theta (see SimulateInto) and drops the
-// failed rows.
+// failed rows. When the host's context is cancelled it returns a nil *Simulation and a
+// *PartialSimulationError that keeps the simulations that finished (see its Done and Resume):
+// the result is never a part of the batch that could pass for all of it.
 func SimulateBatch(rng *rand.Rand, s Simulator, theta *mat.Dense) (*Simulation, error) {
 	return SimulateBatchContext(runenv.Context(), rng, s, theta)
 }
@@ -215,10 +209,167 @@ func SimulateBatchContext(ctx context.Context, rng *rand.Rand, s Simulator, thet
 		return nil, fmt.Errorf("simulate: theta has no rows, expected at least one parameter vector")
 	}
 	x := mat.NewDense(n, s.DataDim(), nil)
-	if err := SimulateIntoContext(ctx, rng, s, theta, x); err != nil {
+	if err := newPartial(rng, s, theta, x, true).run(ctx, s); err != nil {
 		return nil, err
 	}
 	return dropInvalid(theta, x, true)
+}
+
+// PartialSimulationError is the error of SimulateBatch and SimulateInto (and of their Context
+// forms, and of task.Simulate) when their context is done before every row was simulated. It
+// keeps the rows that finished, so that an interrupt loses no simulation: Done returns them,
+// and Resume simulates the others with the random streams the uninterrupted run would have
+// given them, so that the resumed result equals that run's, row for row. SimulateBatch returns
+// it with a nil *Simulation, so that a caller who drops the error cannot mistake the finished
+// rows for the whole batch; take them with errors.As:
+//
+//	s, err := sbi.SimulateBatch(rng, sim, theta)
+//	var part *sbi.PartialSimulationError
+//	if errors.As(err, &part) {
+//		s, err = part.Resume(ctx) // all rows; part.Done() gives the finished ones alone
+//	}
+//
+// It holds the simulator, a copy of theta and the n×DataDim output until it is resumed to the
+// end (SimulateInto's output is the caller's x). Rows finish in chunks of ChunkRows, not in
+// order: which chunks finished depends on the cores and on when the interrupt came. It is not
+// safe for concurrent use.
+type PartialSimulationError struct {
+	// Finished is the number of rows simulated (successfully or not) of the Total asked for.
+	Finished, Total int
+	// Err is why the run stopped; it wraps the context's error (context.Canceled or
+	// context.DeadlineExceeded).
+	Err error
+
+	sim       Simulator
+	theta, x  *mat.Dense
+	ownTheta  bool // theta is a copy, made at the first interrupt
+	ownX      bool // x was allocated by SimulateBatch (not the caller's)
+	seeds     streams
+	chunkDone []bool
+	resumed   bool // a Resume of a SimulateBatch finished and handed x to its result
+}
+
+func newPartial(rng *rand.Rand, s Simulator, theta, x *mat.Dense, ownX bool) *PartialSimulationError {
+	n, _ := theta.Dims()
+	return &PartialSimulationError{Total: n, sim: s, theta: theta, x: x, ownX: ownX, seeds: newStreams(rng),
+		chunkDone: make([]bool, (n+ChunkRows-1)/ChunkRows)}
+}
+
+// Error says how many rows finished and how to keep them.
+func (e *PartialSimulationError) Error() string {
+	return fmt.Sprintf("%v: %d of %d simulations finished (kept: errors.As(err, &part) with part a *sbi.PartialSimulationError, then part.Done() returns them and part.Resume(ctx) simulates the other %d)",
+		e.Err, e.Finished, e.Total, e.Total-e.Finished)
+}
+
+// Unwrap returns Err, so that errors.Is(err, context.Canceled) holds.
+func (e *PartialSimulationError) Unwrap() error { return e.Err }
+
+// Done returns the finished rows whose simulation succeeded, in input order: Kept names their
+// rows of theta and Dropped counts the finished rows that failed. It returns an error when no
+// row finished, one wrapping ErrNonFinite when every finished row failed.
+func (e *PartialSimulationError) Done() (*Simulation, error) {
+	if e.resumed {
+		return nil, errResumed
+	}
+	_, dt := e.theta.Dims()
+	_, dx := e.x.Dims()
+	var kept []int
+	finished := 0
+	for c, done := range e.chunkDone {
+		for i := c * ChunkRows; done && i < min((c+1)*ChunkRows, e.Total); i++ {
+			finished++
+			if finite(e.x.RawRowView(i)) {
+				kept = append(kept, i)
+			}
+		}
+	}
+	switch {
+	case finished == 0:
+		return nil, fmt.Errorf("simulate: none of the %d simulations finished", e.Total)
+	case len(kept) == 0:
+		return nil, fmt.Errorf("simulate: %w: all %d finished simulations gave NaN or ±Inf", ErrNonFinite, finished)
+	}
+	sim := &Simulation{Theta: mat.NewDense(len(kept), dt, nil), X: mat.NewDense(len(kept), dx, nil), Kept: kept, Dropped: finished - len(kept)}
+	for k, i := range kept {
+		copy(sim.Theta.RawRowView(k), e.theta.RawRowView(i))
+		copy(sim.X.RawRowView(k), e.x.RawRowView(i))
+	}
+	return sim, nil
+}
+
+var errResumed = errors.New("simulate: this partial simulation was resumed to the end already: its rows are in the result of that Resume")
+
+// Resume simulates the rows that did not finish, stopped by ctx, and returns the whole batch
+// as SimulateBatch does: the same rows and numbers as an uninterrupted run with the same
+// generator. For SimulateInto's error it also fills the caller's x. Interrupted again, it
+// returns this error again, its counts updated, to be resumed again. After a Resume of a
+// SimulateBatch to the end, the output belongs to the returned Simulation and the error
+// answers no more calls.
+func (e *PartialSimulationError) Resume(ctx context.Context) (*Simulation, error) {
+	return e.resume(ctx, e.sim)
+}
+
+// resume is Resume with the simulator s (the one the run began with, or one that simulates the
+// same).
+func (e *PartialSimulationError) resume(ctx context.Context, s Simulator) (*Simulation, error) {
+	if e.resumed {
+		return nil, errResumed
+	}
+	if err := e.run(ctx, s); err != nil {
+		return nil, err
+	}
+	sim, err := dropInvalid(e.theta, e.x, e.ownX)
+	if e.ownX {
+		e.resumed, e.x, e.theta, e.sim = true, nil, nil, nil
+	}
+	return sim, err
+}
+
+// run simulates the chunks not done yet. It returns e when ctx stops it, with the rows of the
+// chunks not done set to NaN, and any other error as it is.
+func (e *PartialSimulationError) run(ctx context.Context, s Simulator) error {
+	var todo []int
+	rows := 0
+	for c, done := range e.chunkDone {
+		if !done {
+			todo = append(todo, c)
+			rows += min((c+1)*ChunkRows, e.Total) - c*ChunkRows
+		}
+	}
+	err := runChunks(ctx, rows, len(todo), func(k int) (int, int) {
+		c := todo[k]
+		return c * ChunkRows, min((c+1)*ChunkRows, e.Total)
+	}, func(lo, hi int, src *rand.PCG, r *rand.Rand) error {
+		c := lo / ChunkRows
+		e.seeds.seed(src, uint64(c))
+		if err := callBatch(s, r, e.theta, e.x, lo, hi); err != nil {
+			return findPanicRow(s, e.seeds, e.theta, e.x, lo, hi, err)
+		}
+		e.chunkDone[c] = true
+		return nil
+	}, e.Finished)
+	if err == nil {
+		e.Finished = e.Total
+		return nil
+	}
+	if ctx.Err() == nil || !errors.Is(err, ctx.Err()) {
+		return err
+	}
+	e.Err, e.Finished = err, 0
+	for c, done := range e.chunkDone {
+		lo, hi := c*ChunkRows, min((c+1)*ChunkRows, e.Total)
+		if done {
+			e.Finished += hi - lo
+			continue
+		}
+		for i := lo; i < hi; i++ {
+			fillNaN(e.x.RawRowView(i))
+		}
+	}
+	if !e.ownTheta {
+		e.theta, e.ownTheta = mat.DenseCopyOf(e.theta), true
+	}
+	return e
 }
 
 // DropInvalid returns the rows of theta and x whose x row is all finite. It returns an error
@@ -295,17 +446,17 @@ func splitmix(z uint64) uint64 {
 	return z ^ (z >> 31)
 }
 
-// runChunks runs work on the chunks of n rows with GOMAXPROCS goroutines. bounds maps a chunk
-// index to its rows; offset is added to progress totals (rows already done). The first error by
-// row order is returned; after an error or a cancellation no new chunk starts.
-func runChunks(ctx context.Context, n int, bounds func(c int) (lo, hi int), work func(lo, hi int, src *rand.PCG, r *rand.Rand) error, offset int) error {
+// runChunks runs work on chunks 0 … chunks−1, n rows in all, with GOMAXPROCS goroutines.
+// bounds maps a chunk index to its rows; offset is added to progress totals (rows already
+// done). The first error by row order is returned; after an error or a cancellation no new
+// chunk starts.
+func runChunks(ctx context.Context, n, chunks int, bounds func(c int) (lo, hi int), work func(lo, hi int, src *rand.PCG, r *rand.Rand) error, offset int) error {
 	progress := NewProgress("simulate", n+offset)
 	defer progress.Finish()
 	progress.Add(offset)
 	if n <= 0 {
 		return nil
 	}
-	chunks := (n + ChunkRows - 1) / ChunkRows
 	workers := min(runtime.GOMAXPROCS(0), chunks)
 	var (
 		next    atomic.Int64
