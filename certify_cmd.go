@@ -19,6 +19,7 @@ import (
 
 	"github.com/gosbi/gosbi/internal/atomicfile"
 	"github.com/gosbi/gosbi/internal/cmdflag"
+	"github.com/gosbi/gosbi/internal/readlimit"
 	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi"
 	"github.com/gosbi/gosbi/sbi/certify"
@@ -30,10 +31,14 @@ import (
 // certifyUsage is the synopsis of `gosbi certify`.
 const certifyUsage = "usage: gosbi certify SPEC.json [--out FILE] [--html FILE] [--study DIR [--executor local|slurm] [options]]"
 
+// maxCertifySpecSize bounds the SPEC file of `gosbi certify` (16 MiB): it is read whole, and a
+// larger file is refused before it is read (a data file or a device named by mistake).
+const maxCertifySpecSize = 16 << 20
+
 // certifyHelp says what `gosbi certify` does and what SPEC holds.
 const certifyHelp = `Certifies a posterior for a task of package sbi/task (certify.Certify): trains an estimator,
 diagnoses its coverage on held-out simulations, applies remedies while needed, judges once on a
-final test set, and prints the certificate. SPEC is a JSON object:
+final test set, and prints the certificate. SPEC is a JSON object (a file of at most 16 MiB):
 
   {"task": "weinberg",             a name of task.Names()
    "estimator": "npe",             npe (default), npe-nsf, nre, nle or fmpe
@@ -286,7 +291,7 @@ func certifyMain(args []string) error {
 	if spec == "" || fs.NArg() > 0 {
 		return errors.New(certifyUsage)
 	}
-	data, err := os.ReadFile(spec)
+	data, err := readlimit.File(spec, "a certify spec", maxCertifySpecSize)
 	if err != nil {
 		return fmt.Errorf("certify: %w", err)
 	}

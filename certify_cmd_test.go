@@ -218,3 +218,19 @@ func TestCertifyHelpNamesEveryField(t *testing.T) {
 		}
 	}
 }
+
+// TestCertifySpecTooLarge names a 17 MiB file (sparse: no disk used) as the spec: the command
+// refuses it with the limit before reading it.
+func TestCertifySpecTooLarge(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "data.json")
+	if err := os.WriteFile(p, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(p, maxCertifySpecSize+1); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := gosbi(t, "certify", p)
+	if code != 1 || !strings.Contains(stderr, "larger than the 16777216 bytes (16 MiB) a certify spec may hold") {
+		t.Fatalf("exit %d, stderr %q; want 1 and the spec's limit", code, stderr)
+	}
+}

@@ -6,10 +6,11 @@ import (
 	"fmt"
 	"math"
 	"math/big"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/gosbi/gosbi/internal/readlimit"
 )
 
 // Spec describes a study: the axes of its grid and its stages. It is what `gosbi study run`
@@ -85,9 +86,14 @@ func ParseSpec(data []byte) (*Spec, error) {
 	return &s, nil
 }
 
-// ReadSpec reads and validates a JSON spec file.
+// maxSpecSize bounds a spec file (16 MiB): it is read whole, and a larger file is refused
+// before it is read (a data file or a device named by mistake).
+const maxSpecSize = 16 << 20
+
+// ReadSpec reads and validates a JSON spec file of at most 16 MiB; a larger one (a file named
+// by mistake) is refused before it is read.
 func ReadSpec(path string) (*Spec, error) {
-	data, err := os.ReadFile(path)
+	data, err := readlimit.File(path, "a study spec", maxSpecSize)
 	if err != nil {
 		return nil, fmt.Errorf("study spec: %w", err)
 	}

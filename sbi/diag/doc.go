@@ -53,7 +53,9 @@
 // (exponentiated Fisher / GFD, kernelized Fisher / KGFD) or from samples (exponentiated MMD),
 // exact for Gaussian predictions (*dist.MultivariateNormal, *dist.Normal), or the exponentiated
 // 2-Wasserstein kernel of isotropic Gaussians (exact only), and a Rademacher wild bootstrap;
-// KCCSDAmortized runs it for any sbi.Amortized estimator on simulated pairs. SKCETest, the
+// KCCSDAmortized runs it for any sbi.Amortized estimator on simulated pairs; the complete
+// design holds an n×n matrix, so a test may hold at most MaxKernelTestValues values (about
+// 11,000 samples at the default bootstrap; the incomplete designs take millions). SKCETest, the
 // squared kernel calibration error (Widmann et al.), is the baseline it is compared against. The
 // array functions under them (SteinKernel, KCCSDFeatures, GFDFeatures, KGFDFeatures) are
 // exported with their gradients: the training regularizer calib.NewKCCSDRegularizer is computed

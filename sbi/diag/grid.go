@@ -25,7 +25,7 @@ type GridConfig struct {
 	Levels  []float64 // credibility levels; nil means Levels(19)
 	Lower   []float64 // lower corner of the prior box
 	Upper   []float64 // upper corner of the prior box
-	Points  int       // grid points per dimension; 0 means 90 (the papers' protocol)
+	Points  int       // grid points per dimension; 0 means 90 (the papers' protocol); Points^d at most MaxGridCells
 	Seed    uint64    // seed of the tie-breaking streams
 	Workers int       // parallel workers; 0 means GOMAXPROCS
 }
@@ -40,6 +40,13 @@ func (o GridConfig) BoxOf(prior Box) GridConfig {
 // MaxGridDim is the largest number of parameters GridCoverage accepts.
 const MaxGridDim = 3
 
+// MaxGridCells is the most grid cells, Points^d, of GridCoverage and GridBiasVariance (4096
+// points per axis in two dimensions, 256 in three; the default 90 makes 729,000 in three):
+// the grid is held in memory and the estimator is evaluated on every cell for every pair, so
+// a larger grid is an error before anything is allocated. It is the bound of the ratio
+// posteriors' grid sampler.
+const MaxGridCells = 1 << 24
+
 // GridCoverage estimates expected coverage with the grid protocol of Hermans et al. (2022) and
 // Delaunoy et al. (2022, App. E): for each pair it evaluates q(θ|x) at the centres of a grid of
 // Points^d cells over the prior box, normalises it over the grid, and takes the HPD rank
@@ -48,7 +55,8 @@ const MaxGridDim = 3
 //
 // which is the grid mass less dense than the true parameter. θ* lies in the HPD region of
 // level L iff α ≥ 1 − L, the same test as comparing q* with the density threshold that the
-// papers find by dichotomic search, without the search error. It needs d ≤ 3.
+// papers find by dichotomic search, without the search error. It needs d ≤ 3 and at most
+// MaxGridCells cells.
 func GridCoverage(est sbi.Amortized, theta, x *mat.Dense, cfg GridConfig) (*CoverageResult, error) {
 	return GridCoverageContext(runenv.Context(), est, theta, x, cfg)
 }
@@ -170,6 +178,10 @@ func boxGrid(lower, upper []float64, points, dim int) (*mat.Dense, error) {
 	}
 	if points < 2 {
 		return nil, fmt.Errorf("diag: the grid needs at least 2 points per dimension, got %d", points)
+	}
+	if cells := math.Pow(float64(points), float64(dim)); cells > MaxGridCells {
+		return nil, fmt.Errorf("diag: the grid of %d points per dimension in %d dimensions has %.4g cells, more than MaxGridCells = %d: use at most %d points per dimension",
+			points, dim, cells, MaxGridCells, int(math.Floor(math.Pow(MaxGridCells, 1/float64(dim))+1e-9)))
 	}
 	total := 1
 	for range dim {

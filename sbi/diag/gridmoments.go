@@ -41,8 +41,8 @@ type BiasVarianceResult struct {
 //
 // which are the moments of the marginals; the results average (θ̄_d − θ*_d)² and v_d over the
 // pairs. For the exact posterior the two averages have the same expectation (the law of total
-// variance); an over-confident estimator shows a variance below its bias. It needs d ≤ 3 and the
-// box in cfg (Levels and Seed are not used).
+// variance); an over-confident estimator shows a variance below its bias. It needs d ≤ 3, at most
+// MaxGridCells cells and the box in cfg (Levels and Seed are not used).
 func GridBiasVariance(est sbi.Amortized, theta, x *mat.Dense, cfg GridConfig) (*BiasVarianceResult, error) {
 	return GridBiasVarianceContext(runenv.Context(), est, theta, x, cfg)
 }

@@ -71,7 +71,9 @@ func designPairs(design Design, n, R int) [][2]int {
 // setting: Gaussian target kernel and exponentiated Fisher kernel with median-heuristic
 // bandwidths, 10 base samples, complete U-statistic, 500 bootstrap draws, level 0.05. A
 // bandwidth (TargetBandwidth, Dist.Bandwidth, Dist.GroundBandwidth) that is NaN or ±Inf is an
-// error: it would make every kernel value NaN or the kernel constant.
+// error: it would make every kernel value NaN or the kernel constant. The values a test holds
+// grow with the samples n and the bootstrap draws B, as n² + 2·n·B for the complete design, and
+// may be at most MaxKernelTestValues (see there).
 type KernelTestConfig struct {
 	Target          TargetKernelKind
 	TargetBandwidth float64 // ℓ of the target kernel; 0 picks the median of ‖yᵢ − yⱼ‖
@@ -81,6 +83,15 @@ type KernelTestConfig struct {
 	Bootstrap       int     // wild-bootstrap draws; default 500
 	Level           float64 // test level α in (0, 1); default 0.05
 }
+
+// MaxKernelTestValues bounds the float64 values a kernel calibration test holds at once
+// (1 GiB): for the Complete design the n×n matrix of the pair kernel and two n×Bootstrap
+// matrices of the wild bootstrap, n² + 2·n·Bootstrap values (about 11,000 samples at the
+// default 500 draws); for DisjointPairs and Superdiagonals three values per pair (its kernel
+// and its two indices), n signs and 2·Bootstrap draws. A test that would hold more returns an
+// error before it allocates or evaluates anything: use fewer samples, an incomplete Design,
+// whose memory grows linearly in n, or fewer Bootstrap draws.
+const MaxKernelTestValues = 1 << 27
 
 func (c KernelTestConfig) withDefaults() KernelTestConfig {
 	if c.Bootstrap <= 0 {
@@ -298,6 +309,9 @@ func newKernelTest(rng *rand.Rand, preds []Prediction, y *mat.Dense, cfg KernelT
 	if err != nil {
 		return nil, err
 	}
+	if err := checkTestSize(n, cfg); err != nil {
+		return nil, err
+	}
 	dist, ground, err := cfg.Dist.prepare(rng, preds)
 	if err != nil {
 		return nil, err
@@ -310,6 +324,42 @@ func newKernelTest(rng *rand.Rand, preds []Prediction, y *mat.Dense, cfg KernelT
 		k.sigma = medianDist(rng, n, dist)
 	}
 	return k, nil
+}
+
+// testValues returns the float64 values runUTest holds for n samples under cfg (defaults
+// applied), in float64 so that no product wraps.
+func testValues(n int, cfg KernelTestConfig) float64 {
+	fn, fb := float64(n), float64(cfg.Bootstrap)
+	if cfg.Design != DisjointPairs && cfg.Design != Superdiagonals {
+		return fn*fn + 2*fn*fb + 2*fb
+	}
+	pairs := math.Floor(fn / 2)
+	if cfg.Design == Superdiagonals {
+		r := cfg.Superdiagonals
+		if r <= 0 {
+			r = 10
+		}
+		fr := float64(min(r, max(n-1, 0)))
+		pairs = fr*fn - fr*(fr+1)/2
+	}
+	return 3*pairs + fn + 2*fb
+}
+
+// checkTestSize refuses, before anything is allocated, a test that would hold more than
+// MaxKernelTestValues values (cfg with its defaults applied).
+func checkTestSize(n int, cfg KernelTestConfig) error {
+	v := testValues(n, cfg)
+	if v <= MaxKernelTestValues {
+		return nil
+	}
+	if cfg.Design != DisjointPairs && cfg.Design != Superdiagonals {
+		fb := float64(cfg.Bootstrap)
+		most := int(math.Sqrt(fb*fb+MaxKernelTestValues-2*fb) - fb) // n² + 2nB + 2B ≤ the bound
+		return fmt.Errorf("diag: calibration test: the complete design over %d samples with %d bootstrap draws holds %.4g values (n² + 2·n·Bootstrap), more than MaxKernelTestValues = %d (1 GiB): "+
+			"use at most %d samples, Design: Superdiagonals or DisjointPairs (memory linear in n), or fewer Bootstrap draws", n, cfg.Bootstrap, v, MaxKernelTestValues, max(most, 0))
+	}
+	return fmt.Errorf("diag: calibration test: the %s design over %d samples with %d bootstrap draws holds %.4g values, more than MaxKernelTestValues = %d (1 GiB): "+
+		"use fewer samples, fewer Superdiagonals or fewer Bootstrap draws", cfg.Design, n, cfg.Bootstrap, v, MaxKernelTestValues)
 }
 
 // result is the test's result before the U-statistic is computed.
@@ -706,6 +756,9 @@ func KCCSDAmortizedContext(ctx context.Context, rng *rand.Rand, est sbi.Amortize
 		return nil, err
 	}
 	n, d := theta.Dims()
+	if err := checkTestSize(n, cfg.withDefaults()); err != nil { // before the n posteriors are built
+		return nil, err
+	}
 	var f *dist.SupportMap
 	if pr, ok := est.(interface{ Prior() dist.Distribution }); ok && pr.Prior() != nil {
 		if m := dist.Unconstrain(pr.Prior()); !m.Identity() {

@@ -36,17 +36,73 @@ type Reference struct {
 
 // MedianDistance is the median of the Euclidean distances between distinct rows of a (the
 // lower median for an even count, as torch.median), the median heuristic's bandwidth. It
-// needs at least two rows.
+// needs at least two rows. Its memory is bounded whatever the rows: up to directPairs
+// distances are held and selected among; beyond, the distances are computed again in a few
+// passes that narrow the median's bits (see radixMedian), so that a reference of 50,000 rows
+// does not hold its 1.25·10⁹ distances. Both give the same value.
 func MedianDistance(a *mat.Dense) float64 {
 	n, _ := a.Dims()
-	d := make([]float64, 0, n*(n-1)/2)
+	total := n * (n - 1) / 2
+	if total > directPairs {
+		return radixMedian(a, (total-1)/2)
+	}
+	d := make([]float64, 0, total)
+	eachDistance(a, func(v float64) { d = append(d, v) })
+	return selectKth(d, (len(d)-1)/2)
+}
+
+// directPairs is the most distances MedianDistance holds at once (32 MiB); tests lower it.
+var directPairs = 1 << 22
+
+// eachDistance calls f with the Euclidean distance of every pair of distinct rows of a, in the
+// same order and computed the same way on every call.
+func eachDistance(a *mat.Dense, f func(float64)) {
+	n, _ := a.Dims()
 	for i := 0; i < n; i++ {
 		ri := a.RawRowView(i)
 		for j := i + 1; j < n; j++ {
-			d = append(d, math.Sqrt(SqDist(ri, a.RawRowView(j))))
+			f(math.Sqrt(SqDist(ri, a.RawRowView(j))))
 		}
 	}
-	return selectKth(d, (len(d)-1)/2)
+}
+
+// radixMedian returns the k-th smallest (0-based) distance between distinct rows of a without
+// holding them all: the bits of a distance, which is never negative, order as its value, so
+// each pass counts the distances whose leading bits match those found so far by their next 16
+// bits and keeps the digit holding the k-th; once at most directPairs distances share the
+// leading bits, one more pass collects them and selectKth picks among them.
+func radixMedian(a *mat.Dense, k int) float64 {
+	var counts [1 << 16]int
+	var prefix uint64 // the leading bits found, those below shift zero
+	for shift := 48; shift >= 0; shift -= 16 {
+		clear(counts[:])
+		eachDistance(a, func(v float64) {
+			if b := math.Float64bits(v); matches(b, prefix, shift) {
+				counts[b>>shift&0xFFFF]++
+			}
+		})
+		digit := 0
+		for ; k >= counts[digit]; digit++ {
+			k -= counts[digit]
+		}
+		prefix |= uint64(digit) << shift
+		if shift > 0 && counts[digit] <= directPairs {
+			vals := make([]float64, 0, counts[digit])
+			eachDistance(a, func(v float64) {
+				if math.Float64bits(v)>>shift == prefix>>shift {
+					vals = append(vals, v)
+				}
+			})
+			return selectKth(vals, k)
+		}
+	}
+	return math.Float64frombits(prefix)
+}
+
+// matches reports whether the bits of b above bit shift+15 are those of prefix (all bits
+// match for shift 48: a shift by 64 gives 0).
+func matches(b, prefix uint64, shift int) bool {
+	return b>>(shift+16) == prefix>>(shift+16)
 }
 
 // selectKth returns the k-th smallest value of v (0-based), reordering v (Hoare's
