@@ -29,11 +29,11 @@ func (e *NLE) PosteriorTrials(xs *mat.Dense) *RatioPosterior {
 // PosteriorTrialsWith is PosteriorTrials with a given sampler configuration.
 func (e *NLE) PosteriorTrialsWith(xs *mat.Dense, s SamplerConfig) *RatioPosterior {
 	if !e.trained {
-		return newRatioPosterior(e.label+" trials", nil, e.prior, nil, ErrUntrained, s)
+		return newRatioPosterior(e.label+" trials", nil, e.prior, nil, ErrUntrained, s).ofTrials(xs)
 	}
 	checkTrials("NLE.PosteriorTrials", xs, e.xDim)
 	ll, err := e.likelihoodAt(mat.DenseCopyOf(xs))
-	return newRatioPosterior(e.label+" trials", nil, e.prior, ll, err, s)
+	return newRatioPosterior(e.label+" trials", nil, e.prior, ll, err, s).ofTrials(xs)
 }
 
 // PosteriorTrials returns p̂(θ | x₁ … x_T) ∝ p(θ)·Πₜ r̂(θ, xₜ) for the trials xₜ, the rows of xs,
@@ -47,11 +47,11 @@ func (e *NRE) PosteriorTrials(xs *mat.Dense) *RatioPosterior {
 // PosteriorTrialsWith is PosteriorTrials with a given sampler configuration.
 func (e *NRE) PosteriorTrialsWith(xs *mat.Dense, s SamplerConfig) *RatioPosterior {
 	if !e.trained {
-		return newRatioPosterior(e.label+" trials", nil, e.prior, nil, ErrUntrained, s)
+		return newRatioPosterior(e.label+" trials", nil, e.prior, nil, ErrUntrained, s).ofTrials(xs)
 	}
 	checkTrials("NRE.PosteriorTrials", xs, e.xDim)
 	lr, err := e.ratioTrials(mat.DenseCopyOf(xs))
-	return newRatioPosterior(e.label+" trials", nil, e.prior, lr, err, s)
+	return newRatioPosterior(e.label+" trials", nil, e.prior, lr, err, s).ofTrials(xs)
 }
 
 // ratioTrials returns θ ↦ Σₜ log r̂(θ, xₜ) over the rows of xs, their contexts computed once.
