@@ -97,9 +97,9 @@ func checkFiniteTrials(xs *mat.Dense) error {
 	for t := 0; t < T; t++ {
 		if !finite(xs.RawRowView(t)) {
 			if T == 1 {
-				return fmt.Errorf("the observation holds NaN or infinite values (%w): %v", ErrNonFinite, xs.RawRowView(t))
+				return fmt.Errorf("the observation holds NaN or infinite values (%w): %s", ErrNonFinite, whereNonFinite(xs.RawRowView(t)))
 			}
-			return fmt.Errorf("trial %d of the observation holds NaN or infinite values (%w): %v", t, ErrNonFinite, xs.RawRowView(t))
+			return fmt.Errorf("trial %d of the observation holds NaN or infinite values (%w): %s", t, ErrNonFinite, whereNonFinite(xs.RawRowView(t)))
 		}
 	}
 	return nil
