@@ -21,7 +21,8 @@ import (
 // xs, each a simulation of the width the NLE was trained on (single trials); it is sampled as
 // Config().Sampler says and its LogProb is unnormalized. A posterior of one trial is
 // Posterior(x). It panics when xs has the wrong width or no rows; the posterior refuses to
-// sample (an error from SampleChecked) when the NLE is untrained or a trial holds NaN or ±Inf.
+// sample (an error from SampleContext, a panic from Sample) when the NLE is untrained or a trial
+// holds NaN or ±Inf.
 func (e *NLE) PosteriorTrials(xs *mat.Dense) *RatioPosterior {
 	return e.PosteriorTrialsWith(xs, e.cfg.Sampler)
 }

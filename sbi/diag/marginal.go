@@ -140,7 +140,11 @@ type SBCResult struct {
 // SBC computes simulation-based calibration ranks of each parameter and tests their uniformity
 // with a χ² test on bins of equal probability (Talts et al. 2018). The number of bins divides
 // M + 1 and keeps about 20 expected counts per bin: choose M + 1 with many divisors, e.g.
-// M = 99, 199 or 999. A small p-value says the marginals are miscalibrated.
+// M = 99, 199 or 999 (RankConfig's default of 1000 draws gives M + 1 = 1001 = 7·11·13).
+// A small p-value says the marginals are miscalibrated. The p-values are one per parameter,
+// not corrected for their number, and the result holds no verdict: SBCECDF(r, 0).Verdict()
+// judges every parameter's ranks against a simultaneous band, and viz.SBCRanks and
+// viz.SBCECDF draw them.
 func SBC(est sbi.Amortized, theta, x *mat.Dense, cfg RankConfig) (*SBCResult, error) {
 	return SBCContext(runenv.Context(), est, theta, x, cfg)
 }
