@@ -246,6 +246,9 @@ func (s *Session) helpPage(name string, count int) Result {
 	text, found := s.Inspect(name, utf8.RuneCountInString(name))
 	if !found {
 		msg := fmt.Sprintf("cell [%d]: no documentation found for %s: is it defined or imported?", count, name)
+		if hint := pythonSBIHint(name); hint != "" {
+			msg += " " + hint
+		}
 		return Result{Err: &Error{Name: "error", Value: msg, Traceback: []string{msg}}}
 	}
 	return Result{Page: map[string]any{display.MIMEText: text}}

@@ -78,7 +78,11 @@ func (p *NPEPosterior) MIMEBundle() map[string]any {
 
 // String says what the posterior is, for which observation, and how it is sampled.
 func (p *RatioPosterior) String() string {
-	s := fmt.Sprintf("%s posterior at x = %s, %d parameters, unnormalized", p.label, fmtVec(p.x), p.Dim())
+	at := "x = " + fmtVec(p.x)
+	if p.trials > 0 {
+		at = fmt.Sprintf("%d trials of %d values (the first x = %s)", p.trials, len(p.x), fmtVec(p.x))
+	}
+	s := fmt.Sprintf("%s posterior at %s, %d parameters, unnormalized", p.label, at, p.Dim())
 	if p.err != nil {
 		return s + ": " + p.err.Error()
 	}

@@ -296,7 +296,7 @@ func (c *estimator) observationErr(x []float64) error {
 		if err := paddingErr(c.layout, x); err != nil {
 			return fmt.Errorf("the observation: %w: %w", ErrNonFinite, err)
 		}
-		return fmt.Errorf("the observation: %w: %v", ErrNonFinite, x)
+		return fmt.Errorf("the observation: %w: %s", ErrNonFinite, whereNonFinite(x))
 	}
 	if c.layout != nil {
 		if err := readable(c.layout, x); err != nil {
@@ -304,6 +304,25 @@ func (c *estimator) observationErr(x []float64) error {
 		}
 	}
 	return nil
+}
+
+// whereNonFinite says where the observation x holds NaN or ±Inf, how many such values it has,
+// and what to do, without printing x whole (a series or an image holds thousands of values).
+func whereNonFinite(x []float64) string {
+	first, count := -1, 0
+	for i, v := range x {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			if first < 0 {
+				first = i
+			}
+			count++
+		}
+	}
+	if first < 0 {
+		return "every value is finite"
+	}
+	return fmt.Sprintf("value %d of %d is %v (%d of the values are NaN or ±Inf; x = %s): a posterior conditions on every value, so replace or remove the failed or missing ones before asking for it",
+		first, len(x), x[first], count, fmtVec(x))
 }
 
 // checkEvalRows panics, naming the first, when a row of x cannot be evaluated (observationErr):

@@ -577,11 +577,11 @@ func (e *MNLE) PosteriorTrials(xs *mat.Dense) *RatioPosterior {
 // PosteriorTrialsWith is PosteriorTrials with a given sampler configuration.
 func (e *MNLE) PosteriorTrialsWith(xs *mat.Dense, s SamplerConfig) *RatioPosterior {
 	if !e.trained {
-		return newRatioPosterior(e.label+" trials", nil, e.prior, nil, ErrUntrained, s)
+		return newRatioPosterior(e.label+" trials", nil, e.prior, nil, ErrUntrained, s).ofTrials(xs)
 	}
 	checkTrials("MNLE.PosteriorTrials", xs, e.xDim)
 	ll, err := e.likelihoodAt(mat.DenseCopyOf(xs))
-	return newRatioPosterior(e.label+" trials", nil, e.prior, ll, err, s)
+	return newRatioPosterior(e.label+" trials", nil, e.prior, ll, err, s).ofTrials(xs)
 }
 
 // likelihoodAt returns θ ↦ Σₜ log q(xₜ | θ) over the rows of xs, or the reason no θ can

@@ -162,7 +162,7 @@ func (c *estimator) CheckObservation(x []float64) (*ObservationCheck, error) {
 		return nil, fmt.Errorf("%s: %w", c.name, errNoReservoir)
 	}
 	if !finite(x) && paddingErr(c.layout, x) == nil {
-		return nil, fmt.Errorf("%s: the observation holds NaN or infinite values (%w): %v", c.name, ErrNonFinite, x)
+		return nil, fmt.Errorf("%s: the observation holds NaN or infinite values (%w): %s", c.name, ErrNonFinite, whereNonFinite(x))
 	}
 	if err := c.observationErr(x); err != nil {
 		return nil, fmt.Errorf("%s: %w", c.name, err)
@@ -172,7 +172,7 @@ func (c *estimator) CheckObservation(x []float64) (*ObservationCheck, error) {
 	s := c.context(tp, mat.NewDense(1, len(x), append([]float64(nil), x...)))
 	if !finite(s.Data) {
 		return nil, fmt.Errorf("%s: the observation's summary (%s) holds NaN or infinite values (%w): %v; x = %v is too far from the training data for the network to summarize, and there is no statistic to test",
-			c.name, c.summaryKind(), ErrNonFinite, s.Data, x)
+			c.name, c.summaryKind(), ErrNonFinite, fmtVec(s.Data), fmtVec(x))
 	}
 	stat := c.obs.ref.Statistic(s.Data)
 	nr, nc := c.obs.ref.Sizes()

@@ -103,7 +103,8 @@ func (s SamplerConfig) withDefaults(prior dist.Distribution) SamplerConfig {
 // unnormalized. It is safe for concurrent use.
 type RatioPosterior struct {
 	label    string    // the estimator, e.g. "NRE" or "NRE ensemble of 3"
-	x        []float64 // the observation
+	x        []float64 // the observation; of several i.i.d. trials, the first
+	trials   int       // the number of i.i.d. trials of PosteriorTrials; 0 for one observation
 	prior    dist.Distribution
 	logRatio func(theta *mat.Dense) []float64
 	err      error
@@ -120,6 +121,17 @@ func newRatioPosterior(label string, x []float64, prior dist.Distribution, lr fu
 	}
 	return &RatioPosterior{label: label, x: append([]float64(nil), x...), prior: prior, logRatio: lr, err: err,
 		cfg: s.withDefaults(prior), ess: math.NaN()}
+}
+
+// ofTrials records, for the display, that p conditions on the trials in the rows of xs.
+func (p *RatioPosterior) ofTrials(xs *mat.Dense) *RatioPosterior {
+	if xs == nil {
+		return p
+	}
+	if T, _ := xs.Dims(); T > 0 {
+		p.trials, p.x = T, append([]float64(nil), xs.RawRowView(0)...)
+	}
+	return p
 }
 
 // Dim is the number of parameters.

@@ -283,7 +283,7 @@ func SequentialContext(ctx context.Context, est Estimator, sim Simulator, xo []f
 		panic(fmt.Sprintf("sbi: Sequential: the observation has %d values, the simulator's data %d", len(xo), sim.DataDim()))
 	}
 	if !finite(xo) {
-		return nil, fmt.Errorf("sequential: the observation: %w: %v", ErrNonFinite, xo)
+		return nil, fmt.Errorf("sequential: the observation: %w: %s", ErrNonFinite, whereNonFinite(xo))
 	}
 	src := rand.NewPCG(cfg.Seed, 0x73657175)
 	res := &SequentialResult{Method: method, Observation: append([]float64(nil), xo...), Estimator: est, state: &sequentialState{cfg: cfg}}

@@ -377,6 +377,8 @@ func checkPairs(what string, theta, x *mat.Dense, paramDim int) error {
 	n, dt := theta.Dims()
 	nx, _ := x.Dims()
 	switch {
+	case n > nx:
+		return fmt.Errorf("%s: theta has %d rows and x %d, expected one x row per θ row (sbi.Simulate drops the simulations that fail: pass its Theta, the rows kept, with its X)", what, n, nx)
 	case n != nx:
 		return fmt.Errorf("%s: theta has %d rows and x %d, expected one x row per θ row", what, n, nx)
 	case dt != paramDim:

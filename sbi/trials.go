@@ -21,7 +21,8 @@ import (
 // xs, each a simulation of the width the NLE was trained on (single trials); it is sampled as
 // Config().Sampler says and its LogProb is unnormalized. A posterior of one trial is
 // Posterior(x). It panics when xs has the wrong width or no rows; the posterior refuses to
-// sample (an error from SampleChecked) when the NLE is untrained or a trial holds NaN or ±Inf.
+// sample (an error from SampleContext, a panic from Sample) when the NLE is untrained or a trial
+// holds NaN or ±Inf.
 func (e *NLE) PosteriorTrials(xs *mat.Dense) *RatioPosterior {
 	return e.PosteriorTrialsWith(xs, e.cfg.Sampler)
 }
@@ -29,11 +30,11 @@ func (e *NLE) PosteriorTrials(xs *mat.Dense) *RatioPosterior {
 // PosteriorTrialsWith is PosteriorTrials with a given sampler configuration.
 func (e *NLE) PosteriorTrialsWith(xs *mat.Dense, s SamplerConfig) *RatioPosterior {
 	if !e.trained {
-		return newRatioPosterior(e.label+" trials", nil, e.prior, nil, ErrUntrained, s)
+		return newRatioPosterior(e.label+" trials", nil, e.prior, nil, ErrUntrained, s).ofTrials(xs)
 	}
 	checkTrials("NLE.PosteriorTrials", xs, e.xDim)
 	ll, err := e.likelihoodAt(mat.DenseCopyOf(xs))
-	return newRatioPosterior(e.label+" trials", nil, e.prior, ll, err, s)
+	return newRatioPosterior(e.label+" trials", nil, e.prior, ll, err, s).ofTrials(xs)
 }
 
 // PosteriorTrials returns p̂(θ | x₁ … x_T) ∝ p(θ)·Πₜ r̂(θ, xₜ) for the trials xₜ, the rows of xs,
@@ -47,11 +48,11 @@ func (e *NRE) PosteriorTrials(xs *mat.Dense) *RatioPosterior {
 // PosteriorTrialsWith is PosteriorTrials with a given sampler configuration.
 func (e *NRE) PosteriorTrialsWith(xs *mat.Dense, s SamplerConfig) *RatioPosterior {
 	if !e.trained {
-		return newRatioPosterior(e.label+" trials", nil, e.prior, nil, ErrUntrained, s)
+		return newRatioPosterior(e.label+" trials", nil, e.prior, nil, ErrUntrained, s).ofTrials(xs)
 	}
 	checkTrials("NRE.PosteriorTrials", xs, e.xDim)
 	lr, err := e.ratioTrials(mat.DenseCopyOf(xs))
-	return newRatioPosterior(e.label+" trials", nil, e.prior, lr, err, s)
+	return newRatioPosterior(e.label+" trials", nil, e.prior, lr, err, s).ofTrials(xs)
 }
 
 // ratioTrials returns θ ↦ Σₜ log r̂(θ, xₜ) over the rows of xs, their contexts computed once.
@@ -97,9 +98,9 @@ func checkFiniteTrials(xs *mat.Dense) error {
 	for t := 0; t < T; t++ {
 		if !finite(xs.RawRowView(t)) {
 			if T == 1 {
-				return fmt.Errorf("the observation holds NaN or infinite values (%w): %v", ErrNonFinite, xs.RawRowView(t))
+				return fmt.Errorf("the observation holds NaN or infinite values (%w): %s", ErrNonFinite, whereNonFinite(xs.RawRowView(t)))
 			}
-			return fmt.Errorf("trial %d of the observation holds NaN or infinite values (%w): %v", t, ErrNonFinite, xs.RawRowView(t))
+			return fmt.Errorf("trial %d of the observation holds NaN or infinite values (%w): %s", t, ErrNonFinite, whereNonFinite(xs.RawRowView(t)))
 		}
 	}
 	return nil

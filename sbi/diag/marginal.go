@@ -85,7 +85,7 @@ func (r *MarginalResult) String() string {
 		fmt.Fprintf(&b, " %5.2f", l)
 	}
 	for d, c := range r.Coverage {
-		fmt.Fprintf(&b, "\nθ[%d]  ", d)
+		fmt.Fprintf(&b, "\nθ%-4d ", d+1)
 		for _, v := range c {
 			fmt.Fprintf(&b, " %5.3f", v)
 		}
@@ -102,7 +102,7 @@ func (r *MarginalResult) MIMEBundle() map[string]any {
 	}
 	b.WriteString("</tr>")
 	for d, c := range r.Coverage {
-		fmt.Fprintf(&b, "<tr><th>θ[%d]</th>", d)
+		fmt.Fprintf(&b, "<tr><th>θ%d</th>", d+1)
 		for k, v := range c {
 			fmt.Fprintf(&b, "<td%s>%.3f</td>", bandStyle(v, r.Lower[k], r.Upper[k]), v)
 		}
@@ -140,7 +140,11 @@ type SBCResult struct {
 // SBC computes simulation-based calibration ranks of each parameter and tests their uniformity
 // with a χ² test on bins of equal probability (Talts et al. 2018). The number of bins divides
 // M + 1 and keeps about 20 expected counts per bin: choose M + 1 with many divisors, e.g.
-// M = 99, 199 or 999. A small p-value says the marginals are miscalibrated.
+// M = 99, 199 or 999 (RankConfig's default of 1000 draws gives M + 1 = 1001 = 7·11·13).
+// A small p-value says the marginals are miscalibrated. The p-values are one per parameter,
+// not corrected for their number, and the result holds no verdict: SBCECDF(r, 0).Verdict()
+// judges every parameter's ranks against a simultaneous band, and viz.SBCRanks and
+// viz.SBCECDF draw them.
 func SBC(est sbi.Amortized, theta, x *mat.Dense, cfg RankConfig) (*SBCResult, error) {
 	return SBCContext(runenv.Context(), est, theta, x, cfg)
 }
@@ -210,7 +214,7 @@ func (r *SBCResult) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "SBC ranks (%d pairs, %d draws, χ² on %d bins)\n", len(r.Ranks[0]), r.Samples, r.Bins)
 	for d := range r.Ranks {
-		fmt.Fprintf(&b, "θ[%d]: χ² %.1f, p-value %.3g; KS p-value %.3g\n", d, r.ChiSq[d], r.PValues[d], r.KSPValues[d])
+		fmt.Fprintf(&b, "θ%d: χ² %.1f, p-value %.3g; KS p-value %.3g\n", d+1, r.ChiSq[d], r.PValues[d], r.KSPValues[d])
 	}
 	return b.String() + droppedNote(r.Dropped)
 }
@@ -229,7 +233,7 @@ func (r *SBCResult) MIMEBundle() map[string]any {
 		if r.PValues[d] < sbcMarkLevel {
 			style = ` style="color:#D55E00"`
 		}
-		fmt.Fprintf(&b, "<tr><th>θ[%d]</th><td>%.1f</td><td%s>%s</td><td>%.3g</td></tr>", d, r.ChiSq[d], style, ps[d], r.KSPValues[d])
+		fmt.Fprintf(&b, "<tr><th>θ%d</th><td>%.1f</td><td%s>%s</td><td>%.3g</td></tr>", d+1, r.ChiSq[d], style, ps[d], r.KSPValues[d])
 	}
 	b.WriteString("</table></div>")
 	return map[string]any{"text/html": b.String(), "text/plain": r.String()}

@@ -91,7 +91,11 @@ func checkPairs(what string, est sbi.Amortized, theta, x *mat.Dense) (th, xx *ma
 	}
 	n, dim := theta.Dims()
 	if m, _ := x.Dims(); n != m {
-		return nil, nil, 0, fmt.Errorf("diag: %s: theta has %d rows but x has %d; expected one row per test pair", what, n, m)
+		hint := ""
+		if n > m {
+			hint = " (sbi.Simulate drops the simulations that fail: pass its Theta, the rows kept, with its X)"
+		}
+		return nil, nil, 0, fmt.Errorf("diag: %s: theta has %d rows but x has %d; expected one row per test pair%s", what, n, m, hint)
 	}
 	if n == 0 {
 		return nil, nil, 0, fmt.Errorf("diag: %s needs at least one test pair, got 0", what)

@@ -273,7 +273,7 @@ func (r *Report) marginalSummary() string {
 	}
 	parts := make([]string, len(r.Marginal.Coverage))
 	for d, c := range r.Marginal.Coverage {
-		parts[d] = fmt.Sprintf("θ[%d] %.3f", d, c[k])
+		parts[d] = fmt.Sprintf("θ%d %.3f", d+1, c[k])
 	}
 	return fmt.Sprintf("at level %.2f: %s", r.Marginal.Levels[k], strings.Join(parts, ", "))
 }
