@@ -179,7 +179,7 @@ func TestMNLEMixed(t *testing.T) {
 					continue
 				}
 				want := momentsOf(mixedPosterior(xs, dep))
-				allow := mixedAllowance[T]
+				allow := uniformAllowance(mixedAllowance[T])
 				lo, hi := supportBox(want)
 				post := e.PosteriorTrialsWith(xs, sbi.SamplerConfig{Method: sbi.SamplerMCMC, Chains: chains, BurnIn: 50, Thin: 1})
 				quad := quadratureBox(post, lo, hi, 61)
