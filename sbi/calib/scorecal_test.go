@@ -444,3 +444,45 @@ func TestFitAffineMeanShift(t *testing.T) {
 		t.Errorf("the richer family scores %.4f, no better than the shared shift %.4f", res.Objective, shared.Objective)
 	}
 }
+
+// TestScoreCalibrateExactImportanceWeights runs the unclipped importance weights (Clip = 0) on
+// the 1-D conjugate model, where the approximate posterior N(w x + 0.3, (τ/2)²) is off by a shift
+// and a scale that one affine map undoes for every x: with the exact weights π(θ̄)/π̄(θ̄) the
+// calibration objective is the prior-predictive expected score, whose optimum in the family is
+// that map, b = −0.3 and L = 2 (Bon et al., Theorem 1). The weights vary, so the fit has the
+// precision of M_eff = (Σw)²/Σw² unit-weight datasets: b has sd ≈ τ/√M_eff and L relative sd
+// ≈ 1/√(2 M_eff) (as in TestFitAffineRecovers); the test allows 4 of each. Power: unit weights
+// on the same calibration draws make the objective that of the importance distribution's
+// prior N(c, (2·τ/2)²), whose optimum is b ≈ −0.13 and L ≈ 1.83 (the law of θ̄ − (w x̃ + 0.3)
+// under it), and the same tolerances, with M_eff = M, must reject it.
+func TestScoreCalibrateExactImportanceWeights(t *testing.T) {
+	m := linGaussModel{d: 1, s0: 2, sigma: 1}
+	approx := m.estimator(0.5, 0.3)
+	post := approx.Posterior([]float64{0.7})
+	for _, c := range []struct {
+		weights bool
+		exact   bool
+	}{{true, true}, {false, false}} {
+		rng := rand.New(rand.NewPCG(43, 44))
+		obs := post.Sample(rng, 2000)
+		res, err := ScoreCalibrate(rng, obs, m.simulate, RefitAmortized(approx), ScoreCalConfig{
+			M: 3000, N: 200, ImportanceWeights: c.weights, Clip: 0,
+			LogPrior: m.prior().LogProb, LogApprox: post.LogProb,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sw, sw2 float64
+		for _, w := range res.Weights {
+			sw += w
+			sw2 += w * w
+		}
+		mEff := sw * sw / sw2
+		tolB, tolL := 4*m.tau()/math.Sqrt(mEff), 4*2/math.Sqrt(2*mEff)
+		L, b := res.L.At(0, 0), res.B[0]
+		t.Logf("importance weights %v: M_eff %.0f, L = %.3f (2 ± %.3f), b = %.3f (−0.3 ± %.3f)", c.weights, mEff, L, tolL, b, tolB)
+		if ok := math.Abs(L-2) <= tolL && math.Abs(b+0.3) <= tolB; ok != c.exact {
+			t.Errorf("importance weights %v: L = %.3f, b = %.3f within 2 ± %.3f and −0.3 ± %.3f: %v, want %v", c.weights, L, b, tolL, tolB, ok, c.exact)
+		}
+	}
+}
