@@ -24,7 +24,10 @@ type Executor interface {
 // error wrapping ErrLocked that names it (pid, host, start time). A lock left by a run that was
 // killed is taken over, with a line on standard error. Before the jobs run, Run removes what
 // killed runs left: the temporary directories of jobs that no live worker runs, and their
-// running markers.
+// running markers. Where a killed run of the Slurm executor left Slurm jobs that may still run
+// jobs of the study (slurm/submitted lists them), Run waits, whatever e is, until squeue lists
+// them no more, so that no job runs twice at once; where squeue is missing or keeps failing it
+// returns an error saying how to cancel them, and runs nothing.
 func (s *Study) Run(ctx context.Context, e Executor) error {
 	return s.run(ctx, e, false, os.Stderr)
 }
@@ -40,6 +43,13 @@ func (s *Study) run(ctx context.Context, e Executor, wait bool, note io.Writer) 
 	}
 	defer l.release()
 	s.clean(note)
+	poll := slurmPoll
+	if sl, ok := e.(*Slurm); ok {
+		poll = sl.poll()
+	}
+	if err := s.awaitSlurm(ctx, poll, note); err != nil {
+		return err
+	}
 	return e.Execute(ctx, s)
 }
 
@@ -101,13 +111,17 @@ type Local struct {
 func DefaultWorkers() int { return runtime.NumCPU() }
 
 // Execute runs the missing jobs of every stage; a stage starts when the previous one has no
-// missing job. It returns the failures of the first stage that could not be completed.
+// missing job. It returns the failures of the first stage that could not be completed. Like
+// Run, it first waits for the Slurm jobs that a killed run of the Slurm executor left.
 func (l *Local) Execute(ctx context.Context, s *Study) error {
 	if l.Retries < 0 {
 		return fmt.Errorf("study %s: Local.Retries = %d, expected 0 or more (how many more times a failed job is tried; 0 tries each job once)", s.Spec.Name, l.Retries)
 	}
 	if l.Workers < 0 {
 		return fmt.Errorf("study %s: Local.Workers = %d, expected 0 or more (jobs run at once; 0 for one per core)", s.Spec.Name, l.Workers)
+	}
+	if err := s.awaitSlurm(ctx, slurmPoll, os.Stderr); err != nil {
+		return err
 	}
 	workers := l.Workers
 	if workers <= 0 {

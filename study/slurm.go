@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"os/exec"
@@ -65,7 +67,8 @@ type Submission struct {
 	Submitted time.Time
 }
 
-// Execute submits the study's missing jobs and waits until they have left the queue.
+// Execute submits the study's missing jobs and waits until they have left the queue. Like
+// Run, it first waits for the Slurm jobs that a killed run of the executor left.
 func (e *Slurm) Execute(ctx context.Context, s *Study) error {
 	if e.Retries < 0 {
 		return fmt.Errorf("study %s: Slurm.Retries = %d, expected 0 or more (how many more rounds jobs that end without a record are submitted in; 0 submits each job once)", s.Spec.Name, e.Retries)
@@ -90,7 +93,7 @@ func (e *Slurm) Execute(ctx context.Context, s *Study) error {
 	if strings.Contains(dir, `\`) {
 		return fmt.Errorf("study: the Slurm executor cannot name the per-task logs of %s: sbatch reads a backslash in --output as \"no patterns\"; move the study to a path without one", dir)
 	}
-	if err := e.awaitEarlier(ctx, s); err != nil {
+	if err := s.awaitSlurm(ctx, e.poll(), os.Stderr); err != nil {
 		return err
 	}
 	defer os.Remove(filepath.Join(dir, "slurm", submittedFile))
@@ -267,6 +270,14 @@ func (e *Slurm) submit(ctx context.Context, s *Study, stage string, offset int, 
 	return id, nil
 }
 
+// poll is how often the executor reads the queue.
+func (e *Slurm) poll() time.Duration {
+	if e.Poll > 0 {
+		return e.Poll
+	}
+	return slurmPoll
+}
+
 // sacctSettle is how long the executor waits, after squeue has stopped listing a round's
 // tasks, while sacct's account of the unfinished ones does not change: sacct's records lag the
 // queue by seconds, and the record of a task sacct reports completed may reach a shared file
@@ -278,10 +289,7 @@ var sacctSettle = 5 * time.Minute
 // on, sacct reports every task of a job without a record as ended; it returns sacct's
 // accounts (nil where accounting is off). Cancelling ctx cancels the arrays.
 func (e *Slurm) wait(ctx context.Context, s *Study, subs []Submission) (map[int]account, error) {
-	poll := e.Poll
-	if poll <= 0 {
-		poll = 2 * time.Second
-	}
+	poll := e.poll()
 	ids := make([]string, len(subs))
 	byID := map[string]Submission{}
 	for k, sub := range subs {
@@ -519,8 +527,8 @@ func outputPattern(dir, stage string) string {
 
 // submittedFile lists the Slurm job ids that a run of the Slurm executor has submitted, one a
 // line, while it runs; Execute removes it when it returns. A run that was killed leaves it, and
-// the next run waits until those jobs have left the queue before it submits anything, so that
-// no job runs twice.
+// the next run, with any executor, waits until those jobs have left the queue before it runs
+// or submits anything, so that no job runs twice (awaitSlurm).
 const submittedFile = "submitted"
 
 // appendSubmitted adds a job id to the study's submittedFile.
@@ -539,39 +547,56 @@ func appendSubmitted(s *Study, id string) error {
 	return nil
 }
 
-// awaitEarlier waits until the Slurm jobs that an earlier, killed run of the study submitted
-// (its submittedFile) have left the queue.
-func (e *Slurm) awaitEarlier(ctx context.Context, s *Study) error {
-	data, err := os.ReadFile(filepath.Join(s.Dir, "slurm", submittedFile))
-	if err != nil {
+// slurmPoll is how often the Slurm queue is read where no Slurm.Poll says otherwise (a
+// variable for the tests).
+var slurmPoll = 2 * time.Second
+
+// awaitSlurm waits until the Slurm jobs that an earlier run of the Slurm executor submitted and
+// did not see end (it was killed; its submittedFile lists them) have left the queue, reading
+// squeue every poll and saying once on note (if not nil) that it waits; it then removes the
+// file. Those jobs run jobs of the study, which must not run a second time beside them. Where
+// squeue is missing or keeps failing, nothing can tell whether they are gone: it returns an
+// error saying how to cancel them and which file to remove, and keeps the file.
+func (s *Study) awaitSlurm(ctx context.Context, poll time.Duration, note io.Writer) error {
+	file := filepath.Join(s.Dir, "slurm", submittedFile)
+	data, err := os.ReadFile(file)
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("study %s: reading the Slurm jobs of an earlier run: %w", s.Spec.Name, err)
 	}
 	ids := strings.Fields(string(data))
 	if len(ids) == 0 {
-		return nil
+		return removeSubmitted(s.Spec.Name, file)
 	}
-	poll := e.Poll
-	if poll <= 0 {
-		poll = 2 * time.Second
+	unknown := func(err error) error {
+		return fmt.Errorf("study %s: an earlier run, killed before it ended, submitted the Slurm jobs %s (listed in %s), which may still run jobs of this study; this run cannot tell whether those Slurm jobs are gone (%w); cancel them (scancel %s) or remove %s if they are gone",
+			s.Spec.Name, strings.Join(ids, ","), file, err, strings.Join(ids, " "), file)
+	}
+	if _, err := exec.LookPath("squeue"); err != nil {
+		return unknown(err)
 	}
 	said := false
 	for failures := 0; ; {
 		out, err := slurmCmd(ctx, "squeue", "-h", "-r", "-j", strings.Join(ids, ","), "-o", "%F")
 		switch {
+		case ctx.Err() != nil:
 		case err != nil && strings.Contains(err.Error(), "Invalid job id"):
-			return nil // purged: none is in the queue
+			return removeSubmitted(s.Spec.Name, file) // purged: none is in the queue
 		case err != nil:
 			if failures++; failures > 5 {
-				return fmt.Errorf("study %s: cannot tell whether the Slurm jobs %s of an earlier run are still queued: %w", s.Spec.Name, strings.Join(ids, ","), err)
+				return unknown(err)
 			}
 		case strings.TrimSpace(out) == "":
-			return nil
+			return removeSubmitted(s.Spec.Name, file)
 		default:
 			failures = 0
-			if !said {
-				fmt.Fprintf(os.Stderr, "study %s: waiting for the Slurm jobs of an earlier run (%s) to leave the queue before submitting\n", s.Spec.Name, strings.Join(ids, ","))
-				said = true
+			if !said && note != nil {
+				fmt.Fprintf(note, "study %s: waiting for the Slurm jobs %s of an earlier run to leave the queue before running or submitting jobs (scancel %s cancels them)\n",
+					s.Spec.Name, strings.Join(ids, ","), strings.Join(ids, " "))
 			}
+			said = true
 		}
 		select {
 		case <-ctx.Done():
@@ -579,6 +604,14 @@ func (e *Slurm) awaitEarlier(ctx context.Context, s *Study) error {
 		case <-time.After(poll):
 		}
 	}
+}
+
+// removeSubmitted removes the submittedFile file once its jobs have left the queue.
+func removeSubmitted(name, file string) error {
+	if err := os.Remove(file); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("study %s: the Slurm jobs of an earlier run have left the queue, but their list stays (remove it): %w", name, err)
+	}
+	return nil
 }
 
 // ranges writes sorted integers as Slurm's array list, "0-3,5,7-9".
