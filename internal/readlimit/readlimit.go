@@ -51,5 +51,5 @@ func read(r io.Reader, name, what string, max, size int64) ([]byte, error) {
 }
 
 func tooLarge(name, what string, max int64) error {
-	return fmt.Errorf("%s is larger than the %d bytes (%d MiB) %s may hold: is it the %s you meant?", name, max, max>>20, what, what)
+	return fmt.Errorf("%s is larger than the %d bytes (%d MiB) %s may hold: is it the file you meant?", name, max, max>>20, what)
 }

@@ -30,7 +30,7 @@ func TestFile(t *testing.T) {
 	}{
 		{"empty", func() string { return sized(0) }, ""},
 		{"at the bound", func() string { return sized(max) }, ""},
-		{"one byte over", func() string { return sized(max + 1) }, "larger than the 1048576 bytes (1 MiB) a test file may hold"},
+		{"one byte over", func() string { return sized(max + 1) }, "larger than the 1048576 bytes (1 MiB) a test file may hold: is it the file you meant?"},
 		{"a device without end", func() string { return "/dev/zero" }, "larger than the 1048576 bytes"},
 		{"missing", func() string { return filepath.Join(dir, "none") }, "no such file"},
 	} {
