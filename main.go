@@ -54,7 +54,7 @@ func commands() []command {
 			"Installs gosbi's kernelspec, so that Jupyter lists the kernel: for the current user (default),\ninto the active Python environment, or under DIR.", true, kernel.InstallMain},
 		{"run", "run NOTEBOOK.ipynb... [--out DIR] [--html] [--param k=v] [--timeout D] [--max-output SIZE]", "", true, nbtest.RunMain},
 		{"script", "script FILE.go [args]          run a Go file (or - for stdin) with the notebook's packages",
-			"Runs a Go file, or standard input for -, with the notebook's packages; the arguments after\nFILE.go are the script's os.Args. It works as a #! line.", false, interp.ScriptMain},
+			"Runs a Go file, or standard input for -, with the notebook's packages; the arguments after\nFILE.go are the script's os.Args. It works as a #! line. A script may hold at most 16 MiB.", false, interp.ScriptMain},
 		{"repl", "repl                           interactive Go session in the terminal",
 			"An interactive Go session with history, Tab completion and the magics (%help lists them).\nCtrl-C stops the running cell, Ctrl-D quits. Without a terminal it reads cells from standard input.", false, interp.REPLMain},
 		{"data", "data fetch [--dir DIR] [--url URL]  download sbibm observations and reference samples",

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/gosbi/gosbi/internal/ipc"
+	"github.com/gosbi/gosbi/internal/readlimit"
 	"github.com/gosbi/gosbi/interp/explain"
 	"github.com/gosbi/gosbi/interp/extend"
 )
@@ -207,11 +208,16 @@ func importPaths(it item) []string {
 	return res
 }
 
-// writeResume stores r in a new file and returns its name.
+// writeResume stores r in a new file and returns its name; one larger than maxResumeSize,
+// which takeResume would refuse, is an error, and the session stays where it is.
 func writeResume(r *resume) (string, error) {
 	data, err := json.Marshal(r)
 	if err != nil {
 		return "", err
+	}
+	if len(data) > maxResumeSize {
+		return "", fmt.Errorf("the script and the cells to run again take %d bytes, more than the %d (%d MiB) a resume file may hold: "+
+			"restart the session with this import in its first cell, so that the new worker is built before there are cells to run again", len(data), maxResumeSize, maxResumeSize>>20)
 	}
 	f, err := os.CreateTemp("", "gosbi-resume-*.json")
 	if err != nil {
@@ -235,7 +241,7 @@ func takeResume() (*resume, error) {
 		return nil, nil
 	}
 	os.Unsetenv(resumeEnv)
-	data, err := os.ReadFile(name)
+	data, err := readlimit.File(name, "the cells to resume", maxResumeSize)
 	os.Remove(name)
 	if err != nil {
 		return nil, fmt.Errorf("reading the cells to resume: %w", err)
@@ -549,3 +555,6 @@ func askTerminal(question string) (string, bool) {
 		}
 	}
 }
+
+// maxResumeSize bounds a resume file (256 MiB): it holds the script and the cells to run again.
+const maxResumeSize = 256 << 20

@@ -126,7 +126,9 @@ func (j *Job) Set(name string, v float64) {
 	j.save()
 }
 
-// SetSeries records a vector metric of the job (ranks, a curve).
+// SetSeries records a vector metric of the job (ranks, a curve). The record holds each value
+// as text (up to 25 bytes) and may hold at most 256 MiB: a longer series fails the job, so
+// write one of millions of values to a file in the job's directory (Path).
 func (j *Job) SetSeries(name string, v []float64) {
 	j.mu.Lock()
 	j.series[name] = append([]float64(nil), v...)

@@ -432,7 +432,7 @@ func (e *Slurm) noteLost(ctx context.Context, s *Study, subs []Submission, acct 
 			if t := tail(log, 5); t != "" {
 				msg += "\n" + t
 			}
-			writeJSONAtomic(s.failedPath(i), Failure{Index: i, Error: msg, Attempt: attempt, Host: host, Time: time.Now().UTC()})
+			writeJSONAtomic(s.failedPath(i), Failure{Index: i, Error: noteError(msg), Attempt: attempt, Host: host, Time: time.Now().UTC()})
 		}
 	}
 }

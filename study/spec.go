@@ -66,7 +66,7 @@ type Stage struct {
 	Over   []string `json:"over,omitempty"`
 	All    bool     `json:"all,omitempty"`    // one job for the whole grid (an aggregate step)
 	Func   string   `json:"func,omitempty"`   // the name given to Register
-	Script string   `json:"script,omitempty"` // a Go file run with `gosbi script`
+	Script string   `json:"script,omitempty"` // a Go file run with `gosbi script`, at most 16 MiB
 	Source string   `json:"source,omitempty"` // the Go source of a script, instead of a file
 }
 

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"text/tabwriter"
 	"time"
+
+	"github.com/gosbi/gosbi/internal/readlimit"
 )
 
 // State is the state of a job as Status counts it.
@@ -196,7 +198,7 @@ type runMarker struct {
 // when it cannot be read or names no process.
 func (s *Study) readMarker(i int) (*runMarker, error) {
 	path := s.runningPath(i)
-	data, err := os.ReadFile(path)
+	data, err := readlimit.File(path, "a running marker", maxNoteSize)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}

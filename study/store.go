@@ -15,10 +15,22 @@ import (
 	"time"
 
 	"github.com/gosbi/gosbi/internal/atomicfile"
+	"github.com/gosbi/gosbi/internal/readlimit"
 )
 
 // manifestVersion is the layout version of a study directory.
 const manifestVersion = 1
+
+// The bounds of the files a study reads whole. Create refuses a manifest larger than its
+// bound, commit a record larger than its bound, and a failure note keeps at most noteErrorLen
+// bytes of the error, so that what a study writes it can read back.
+const (
+	maxScriptSize   = 16 << 20 // a stage's Go script
+	maxManifestSize = 1 << 30  // manifest.json: the spec, the scripts and every job
+	maxRecordSize   = 256 << 20
+	maxNoteSize     = 1 << 20 // a running marker or a failure note
+	noteErrorLen    = 64 << 10
+)
 
 // Study is a study directory: the manifest written by Create (the spec and the list of its
 // jobs), one record directory per finished job, failure notes and logs.
@@ -77,7 +89,8 @@ type manifest struct {
 // records, failure notes, running markers or logs (its manifest was deleted): nothing tells
 // which spec they belong to. Script stages are copied into dir/scripts; a
 // relative Script is resolved against base (the spec file's directory; "" for the current
-// directory).
+// directory). The manifest, which lists every job with its parameters, may hold at most
+// 1 GiB: a larger one is refused.
 func Create(dir string, spec *Spec, base string) (*Study, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
@@ -100,7 +113,7 @@ func Create(dir string, spec *Spec, base string) (*Study, error) {
 				path = filepath.Join(base, path)
 			}
 			var err error
-			if src, err = os.ReadFile(path); err != nil {
+			if src, err = readlimit.File(path, "a stage script", maxScriptSize); err != nil {
 				return nil, fmt.Errorf("study spec: stages[%d].script = %q: %w", i, st.Script, err)
 			}
 		}
@@ -138,6 +151,10 @@ func Create(dir string, spec *Spec, base string) (*Study, error) {
 	data, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return nil, fmt.Errorf("study: %w", err)
+	}
+	if len(data)+1 > maxManifestSize {
+		return nil, fmt.Errorf("study: the manifest of %d jobs takes %d bytes, more than the %d (%d MiB) a study manifest may hold: "+
+			"give the axes shorter values or fewer of them, or split the study", len(m.Jobs), len(data)+1, maxManifestSize, maxManifestSize>>20)
 	}
 	if err := writeFileAtomic(filepath.Join(dir, "manifest.json"), append(data, '\n')); err != nil {
 		return nil, err
@@ -187,7 +204,7 @@ func leftover(dir string) string {
 }
 
 func readManifest(dir string) (*manifest, error) {
-	data, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	data, err := readlimit.File(filepath.Join(dir, "manifest.json"), "a study manifest", maxManifestSize)
 	if err != nil {
 		return nil, err
 	}
@@ -276,7 +293,7 @@ func (s *Study) recordError(i int) error {
 	if v, ok := s.verified.Load(i); ok && v.(recordStamp) == stamp {
 		return nil
 	}
-	data, err := os.ReadFile(path)
+	data, err := readlimit.File(path, "a job record", maxRecordSize)
 	if err != nil {
 		return err
 	}
@@ -412,7 +429,7 @@ func (s *Study) Record(i int) (*Record, error) {
 		return nil, fmt.Errorf("study: job %d does not exist (the study has %d jobs)", i, len(s.Jobs))
 	}
 	dir := s.recordDir(i)
-	data, err := os.ReadFile(filepath.Join(dir, "record.json"))
+	data, err := readlimit.File(filepath.Join(dir, "record.json"), "a job record", maxRecordSize)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("study: %s has not finished", s.Jobs[i])
@@ -450,7 +467,7 @@ func (s *Study) Failure(i int) *Failure {
 // when the note cannot be read or holds no attempt.
 func (s *Study) failureNote(i int) (*Failure, error) {
 	path := s.failedPath(i)
-	data, err := os.ReadFile(path)
+	data, err := readlimit.File(path, "a failure note", maxNoteSize)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}

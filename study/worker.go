@@ -13,6 +13,9 @@ import (
 	"runtime/debug"
 	"sync"
 	"time"
+	"unicode/utf8"
+
+	"github.com/gosbi/gosbi/internal/readlimit"
 )
 
 // envGosbi names the gosbi binary that runs script stages (default: this executable).
@@ -113,7 +116,7 @@ func (s *Study) end(j *Job, err error, attempt int, host string, started time.Ti
 	}
 	if err != nil {
 		fmt.Fprintf(logf, "FAILED: %v\n", err)
-		f := Failure{Index: j.Index, Error: err.Error(), Attempt: attempt, Host: host, Time: time.Now().UTC()}
+		f := Failure{Index: j.Index, Error: noteError(err.Error()), Attempt: attempt, Host: host, Time: time.Now().UTC()}
 		if werr := writeJSONAtomic(s.failedPath(j.Index), f); werr != nil {
 			return errors.Join(err, werr)
 		}
@@ -230,15 +233,11 @@ func (s *Study) runScript(ctx context.Context, st Stage, j *Job, log io.Writer) 
 	if err := runGroup(cmd); err != nil {
 		return fmt.Errorf("script %s: %w (its output is in %s)", st.Script, err, s.LogPath(j.Index))
 	}
-	data, err := os.ReadFile(j.Path(partialFile))
+	p, err := readPartial(j.Path(partialFile))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
-		return err
-	}
-	var p partial
-	if err := json.Unmarshal(data, &p); err != nil {
 		return fmt.Errorf("reading the metrics of script %s: %w", st.Script, err)
 	}
 	if p.Metrics != nil {
@@ -274,6 +273,10 @@ func (s *Study) commit(j *Job, attempt int, host string, started time.Time) erro
 	data, err := encodeRecord(r)
 	if err != nil {
 		return err
+	}
+	if len(data) > maxRecordSize {
+		return fmt.Errorf("its record takes %d bytes, more than the %d bytes (%d MiB) a job record may hold: "+
+			"write long series to a file in the job's directory (Job.Path) rather than with SetSeries", len(data), maxRecordSize, maxRecordSize>>20)
 	}
 	if err := writeFileAtomic(j.Path("record.json"), data); err != nil {
 		return err
@@ -346,11 +349,37 @@ func (s *Study) interrupted(ctx context.Context, i int, sig os.Signal) error {
 		attempt = f.Attempt + 1
 	}
 	host, _ := os.Hostname()
-	werr := writeJSONAtomic(s.failedPath(i), Failure{Index: i, Error: err.Error(), Attempt: attempt, Host: host, Time: time.Now().UTC()})
+	werr := writeJSONAtomic(s.failedPath(i), Failure{Index: i, Error: noteError(err.Error()), Attempt: attempt, Host: host, Time: time.Now().UTC()})
 	if f, ferr := os.OpenFile(s.LogPath(i), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644); ferr == nil {
 		fmt.Fprintf(f, "FAILED: %v\n", err)
 		f.Close()
 	}
 	a.unmark(s.runningPath(i))
 	return errors.Join(err, werr)
+}
+
+// readPartial reads the metrics a script job saved.
+func readPartial(path string) (*partial, error) {
+	data, err := readlimit.File(path, "a job record", maxRecordSize)
+	if err != nil {
+		return nil, err
+	}
+	var p partial
+	if err := json.Unmarshal(data, &p); err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
+
+// noteError returns the error text a failure note keeps: at most noteErrorLen bytes of msg
+// (cut at a character), so that the note stays within maxNoteSize however JSON escapes it.
+func noteError(msg string) string {
+	if len(msg) <= noteErrorLen {
+		return msg
+	}
+	cut := noteErrorLen
+	for cut > 0 && !utf8.RuneStart(msg[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (cut: %d bytes in all; the log holds it whole)", msg[:cut], len(msg))
 }

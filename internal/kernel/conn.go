@@ -4,8 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
-	"os"
 	"strconv"
+
+	"github.com/gosbi/gosbi/internal/readlimit"
 )
 
 // ConnectionInfo is the content of the connection file Jupyter writes for a kernel.
@@ -22,9 +23,9 @@ type ConnectionInfo struct {
 	KernelName      string `json:"kernel_name,omitempty"`
 }
 
-// ReadConnectionFile reads and checks a connection file.
+// ReadConnectionFile reads and checks a connection file; one larger than 1 MiB is refused.
 func ReadConnectionFile(path string) (*ConnectionInfo, error) {
-	b, err := os.ReadFile(path)
+	b, err := readlimit.File(path, "a connection file", maxConnectionFileSize)
 	if err != nil {
 		return nil, fmt.Errorf("read connection file: %w", err)
 	}
@@ -70,3 +71,6 @@ func (ci *ConnectionInfo) endpoint(port int) string {
 	}
 	return "tcp://" + net.JoinHostPort(ci.IP, strconv.Itoa(port))
 }
+
+// maxConnectionFileSize bounds a connection file (1 MiB; Jupyter's hold a few hundred bytes).
+const maxConnectionFileSize = 1 << 20

@@ -27,17 +27,29 @@ func File(path, what string, max int64) ([]byte, error) {
 	if st.Size() > max {
 		return nil, tooLarge(path, what, max)
 	}
+	return read(f, path, what, max, st.Size())
+}
+
+// Reader returns what r holds up to its end when that is at most max bytes; more is an error
+// that names r (name, "standard input"), says what it should hold (what) and the limit, found
+// while reading, so that an endless stream stops at max+1 bytes.
+func Reader(r io.Reader, name, what string, max int64) ([]byte, error) {
+	return read(r, name, what, max, 0)
+}
+
+// read reads r to its end, or to one byte past max, with room for size bytes at first.
+func read(r io.Reader, name, what string, max, size int64) ([]byte, error) {
 	var b bytes.Buffer
-	b.Grow(int(st.Size()) + 1)
-	if _, err := b.ReadFrom(io.LimitReader(f, max+1)); err != nil {
+	b.Grow(int(size) + 1)
+	if _, err := b.ReadFrom(io.LimitReader(r, max+1)); err != nil {
 		return nil, err
 	}
 	if int64(b.Len()) > max {
-		return nil, tooLarge(path, what, max)
+		return nil, tooLarge(name, what, max)
 	}
 	return b.Bytes(), nil
 }
 
-func tooLarge(path, what string, max int64) error {
-	return fmt.Errorf("%s is larger than the %d bytes (%d MiB) %s may hold: is it the %s you meant?", path, max, max>>20, what, what)
+func tooLarge(name, what string, max int64) error {
+	return fmt.Errorf("%s is larger than the %d bytes (%d MiB) %s may hold: is it the file you meant?", name, max, max>>20, what)
 }

@@ -12,7 +12,7 @@ import (
 type Distribution interface {
 	// Dim is the number of coordinates of a point.
 	Dim() int
-	// Sample draws n points, one per row of the result (n×Dim).
+	// Sample draws n points, one per row of the result (n×Dim): it holds n × Dim values.
 	Sample(rng *rand.Rand, n int) *mat.Dense
 	// LogProb is the log density of each row of x: −Inf outside the support, never NaN.
 	// It panics if x does not have Dim columns.
@@ -68,17 +68,21 @@ func checkCols(name string, dim int, x *mat.Dense) int {
 	return r
 }
 
-// checkN panics when n is negative.
-func checkN(name string, n int) {
+// checkN panics when n is negative, or when n points of dim coordinates are more values than
+// an int can count (the size of the result would wrap).
+func checkN(name string, n, dim int) {
 	if n < 0 {
 		panic(fmt.Sprintf("dist: %s.Sample: n = %d, expected n ≥ 0", name, n))
+	}
+	if dim > 0 && n > math.MaxInt/dim {
+		panic(fmt.Sprintf("dist: %s.Sample: n = %d points of %d coordinates are more values than an int can count: draw fewer points", name, n, dim))
 	}
 }
 
 // sampleCoords draws n points of dim independent coordinates, coordinate j of each by draw(j),
 // row by row. name is the distribution's, for the panic on a negative n.
 func sampleCoords(name string, n, dim int, draw func(j int) float64) *mat.Dense {
-	checkN(name, n)
+	checkN(name, n, dim)
 	x := newDense(n, dim)
 	for i := 0; i < n; i++ {
 		row := x.RawRowView(i)

@@ -36,7 +36,7 @@ func (d *Independent) Dim() int { return d.dim }
 
 // Sample draws each part in turn and concatenates the columns.
 func (d *Independent) Sample(rng *rand.Rand, n int) *mat.Dense {
-	checkN("Independent", n)
+	checkN("Independent", n, d.dim)
 	x := newDense(n, d.dim)
 	if n == 0 {
 		return x

@@ -140,7 +140,7 @@ func (d *MultivariateNormal) Dim() int { return len(d.mean) }
 
 // Sample draws n points as mean + L·z with Σ = L·Lᵀ and z ~ N(0, I).
 func (d *MultivariateNormal) Sample(rng *rand.Rand, n int) *mat.Dense {
-	checkN("MultivariateNormal", n)
+	checkN("MultivariateNormal", n, d.Dim())
 	dim := d.Dim()
 	x := newDense(n, dim)
 	z := make([]float64, dim)

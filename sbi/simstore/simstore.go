@@ -39,6 +39,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gosbi/gosbi/internal/readlimit"
 	"github.com/gosbi/gosbi/sbi/internal/zipmember"
 	"github.com/gosbi/gosbi/sbi/npy"
 	"gonum.org/v1/gonum/mat"
@@ -160,7 +161,7 @@ func createManifest(dir string, m manifest) error {
 
 // Open opens an existing store and lists its chunks.
 func Open(dir string) (*Store, error) {
-	b, err := os.ReadFile(filepath.Join(dir, manifestName))
+	b, err := readlimit.File(filepath.Join(dir, manifestName), "a simstore manifest", maxManifestSize)
 	if err != nil {
 		return nil, fmt.Errorf("simstore: %s is not a store (create it with Create): %w", dir, err)
 	}
@@ -682,3 +683,6 @@ func (it *iter) Close() error {
 	it.pool, it.poolRows, it.batch, it.bt, it.bx = [2][]float64{}, 0, [2][]float64{}, nil, nil
 	return nil
 }
+
+// maxManifestSize bounds manifest.json (1 MiB; Create writes about a hundred bytes).
+const maxManifestSize = 1 << 20
