@@ -254,12 +254,18 @@ func (r *SequentialResult) MIMEBundle() map[string]any {
 // training gave no result), and the result's Posterior is that of the weights the estimator
 // holds, nil when it holds none. A round whose simulation was stopped is not in Rounds: the
 // result holds its finished simulations for a continued run (String says how many). Pass the
-// result as SequentialConfig.Continue to carry on from where it stopped.
+// result as SequentialConfig.Continue to carry on from where it stopped. In a notebook, assign
+// the result to a variable declared in an earlier cell (res, err = sbi.Sequential(…)): an
+// interrupted cell drops the variables it defines, and MustSequential, which panics with the
+// error, returns no result at all.
 func Sequential(est Estimator, sim Simulator, xo []float64, cfg SequentialConfig) (*SequentialResult, error) {
 	return SequentialContext(runenv.Context(), est, sim, xo, cfg)
 }
 
-// MustSequential is Sequential for notebook cells: it panics with Sequential's error.
+// MustSequential is Sequential for notebook cells: it panics with Sequential's error, so an
+// interrupt loses the result that keeps the work done. For a long run use Sequential, with
+// its result assigned to a variable declared before the cell (a notebook drops the variables
+// an interrupted cell defines), and pass that result as SequentialConfig.Continue to carry on.
 func MustSequential(est Estimator, sim Simulator, xo []float64, cfg SequentialConfig) *SequentialResult {
 	return safe.Must(Sequential(est, sim, xo, cfg))
 }
@@ -298,8 +304,22 @@ func SequentialContext(ctx context.Context, est Estimator, sim Simulator, xo []f
 	}
 	prog := NewProgress(fmt.Sprintf("sequential (%s proposals)", method), cfg.Rounds)
 	defer prog.Finish()
-	return res.run(ctx, sim, src, prog)
+	res, err = res.run(ctx, sim, src, prog)
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		err = &sequentialInterrupt{err}
+	}
+	return res, err
 }
+
+// sequentialInterrupt is the error of an interrupted Sequential: it says how to keep the
+// work done and carry on with it.
+type sequentialInterrupt struct{ err error }
+
+func (e *sequentialInterrupt) Error() string {
+	return e.err.Error() + "; the result returned with this error keeps the work done: keep it (res, err = sbi.Sequential(est, sim, xo, cfg), res declared before the cell in a notebook, since an interrupted cell drops the variables it defines; MustSequential loses it) and carry on with the same settings and cfg.Continue = res"
+}
+
+func (e *sequentialInterrupt) Unwrap() error { return e.err }
 
 // run carries out the steps from res.state on until the final region or an error.
 func (res *SequentialResult) run(ctx context.Context, sim Simulator, src *rand.PCG, prog *Progress) (*SequentialResult, error) {
@@ -351,6 +371,7 @@ func (res *SequentialResult) newRound(ctx context.Context, sim Simulator, src *r
 	if errors.As(err, &part) {
 		st.set(stepSimulate, src)
 		st.round, st.part = rd, part
+		return keptSimulations(r, part)
 	}
 	if err != nil {
 		return fmt.Errorf("sequential: round %d: %w", r, err)
@@ -365,12 +386,23 @@ func (res *SequentialResult) finishSimulation(ctx context.Context, sim Simulator
 	r := st.round.Round
 	prog.Set(r-1, fmt.Sprintf("round %d of %d: simulating the %d of %d not finished", r, st.cfg.Rounds, st.part.Total-st.part.Finished, st.part.Total))
 	s, err := st.part.resume(ctx, sim)
+	var part *PartialSimulationError
+	if errors.As(err, &part) {
+		return keptSimulations(r, part)
+	}
 	if err != nil {
 		return fmt.Errorf("sequential: round %d: %w", r, err)
 	}
 	st.part = nil
 	res.addPairs(st.round, s, src)
 	return nil
+}
+
+// keptSimulations is the error of round r's simulation stopped with part, which the result
+// keeps: it leaves part out of the chain, as part resumed on its own would be lost to the
+// continued run.
+func keptSimulations(r int, part *PartialSimulationError) error {
+	return fmt.Errorf("sequential: round %d: %w: %d of %d simulations finished, kept in the result", r, part.Err, part.Finished, part.Total)
 }
 
 // addPairs records round rd, whose simulation s finished, with its pairs; its training is next.

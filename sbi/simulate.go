@@ -48,19 +48,24 @@ const ChunkRows = 64
 // Simulate runs f on every row of theta in parallel on all cores (GOMAXPROCS goroutines).
 // Row i draws from its own random stream, derived from two numbers drawn from rng and from i,
 // so the result is the same whatever the number of cores. It reports progress through
-// NewProgress("simulate", n), stops with an error once the host's context is cancelled (see
-// Canceled), drops rows whose output is nil or holds NaN/±Inf (counted in Dropped), and
-// returns an error naming the row when f panics or returns a vector of the wrong length.
+// NewProgress("simulate", n), drops rows whose output is nil or holds NaN/±Inf (counted in
+// Dropped), and returns an error naming the row when f panics or returns a vector of the wrong
+// length. When the host's context is cancelled it returns a nil *Simulation and a
+// *PartialSimulationError that keeps the simulations that finished (see its Done and Resume).
 func Simulate(rng *rand.Rand, f SimFunc, theta *mat.Dense) (*Simulation, error) {
 	return SimulateContext(runenv.Context(), rng, f, theta)
 }
 
-// MustSimulate is Simulate for notebook cells: it panics with Simulate's error.
+// MustSimulate is Simulate for notebook cells: it panics with Simulate's error. An interrupt
+// then loses the finished simulations: for a long run use Simulate, whose
+// *PartialSimulationError keeps them.
 func MustSimulate(rng *rand.Rand, f SimFunc, theta *mat.Dense) *Simulation {
 	return safe.Must(Simulate(rng, f, theta))
 }
 
-// SimulateContext is Simulate stopped by ctx instead of the host's context.
+// SimulateContext is Simulate stopped by ctx instead of the host's context. When ctx is done
+// before every row was simulated it returns a nil *Simulation and a *PartialSimulationError
+// that keeps the rows that finished (see its Done and Resume).
 func SimulateContext(ctx context.Context, rng *rand.Rand, f SimFunc, theta *mat.Dense) (*Simulation, error) {
 	if f == nil {
 		return nil, fmt.Errorf("simulate: the simulator function is nil")
@@ -70,67 +75,67 @@ func SimulateContext(ctx context.Context, rng *rand.Rand, f SimFunc, theta *mat.
 	if n == 0 {
 		return nil, fmt.Errorf("simulate: theta has no rows, expected at least one parameter vector")
 	}
-	// Find the data dimension from the first row that succeeds, row by row in order.
-	dim, first, firstOut, err := probeRows(ctx, f, seeds, theta)
-	if err != nil {
+	e := &PartialSimulationError{Total: n, f: f, theta: theta, ownX: true, seeds: seeds,
+		chunkDone: make([]bool, (n+ChunkRows-1)/ChunkRows)}
+	if err := e.run(ctx, nil); err != nil {
 		return nil, err
 	}
-	if dim == 0 {
-		return nil, fmt.Errorf("simulate: all %d simulations failed (nil output)", n)
-	}
-	x := mat.NewDense(n, dim, nil)
-	for i := 0; i < first; i++ {
-		fillNaN(x.RawRowView(i))
-	}
-	copy(x.RawRowView(first), firstOut)
-	start := first + 1
-	err = runChunks(ctx, n-start, (n-start+ChunkRows-1)/ChunkRows, func(c int) (int, int) {
-		lo := start + c*ChunkRows
-		return lo, min(lo+ChunkRows, n)
-	}, func(lo, hi int, src *rand.PCG, r *rand.Rand) error {
-		for i := lo; i < hi; i++ {
-			out, err := callRow(f, seeds, i, theta.RawRowView(i), src, r)
-			if err != nil {
-				return err
-			}
-			switch {
-			case out == nil:
-				fillNaN(x.RawRowView(i))
-			case len(out) != dim:
-				return fmt.Errorf("simulate: row %d returned %d values, expected %d like row %d", i, len(out), dim, first)
-			default:
-				copy(x.RawRowView(i), out)
-			}
-		}
-		return nil
-	}, start)
-	if err != nil {
-		return nil, err
-	}
-	return dropInvalid(theta, x, true)
+	return dropInvalid(theta, e.x, true)
 }
 
-// probeRows runs rows in order until one returns a non-nil vector and reports its length.
-func probeRows(ctx context.Context, f SimFunc, seeds streams, theta *mat.Dense) (dim, row int, out []float64, err error) {
-	n, _ := theta.Dims()
+// probe runs Simulate's rows in order from e.probed on until one returns a non-nil vector,
+// whose length sets the width of the output it then allocates. It returns e when ctx stops
+// it, an error when every row failed.
+func (e *PartialSimulationError) probe(ctx context.Context) error {
 	src := &rand.PCG{}
 	r := rand.New(src)
-	for i := 0; i < n; i++ {
+	for ; e.probed < e.Total; e.probed++ {
+		i := e.probed
 		if err := cancel.Check(ctx, "simulate"); err != nil {
-			return 0, 0, nil, err
+			return e.interrupted(err)
 		}
-		out, err := callRow(f, seeds, i, theta.RawRowView(i), src, r)
+		out, err := callRow(e.f, e.seeds, i, e.theta.RawRowView(i), src, r)
 		if err != nil {
-			return 0, 0, nil, err
+			return err
 		}
-		if out != nil {
-			if len(out) == 0 {
-				return 0, 0, nil, fmt.Errorf("simulate: row %d returned an empty vector, expected data (or nil for a failed simulation)", i)
-			}
-			return len(out), i, out, nil
+		if out == nil {
+			continue
+		}
+		if len(out) == 0 {
+			return fmt.Errorf("simulate: row %d returned an empty vector, expected data (or nil for a failed simulation)", i)
+		}
+		e.x, e.first = mat.NewDense(e.Total, len(out), nil), i
+		for k := 0; k < i; k++ {
+			fillNaN(e.x.RawRowView(k))
+		}
+		copy(e.x.RawRowView(i), out)
+		e.probed++
+		for c := 0; (c+1)*ChunkRows <= e.probed; c++ {
+			e.chunkDone[c] = true
+		}
+		return nil
+	}
+	return fmt.Errorf("simulate: all %d simulations failed (nil output)", e.Total)
+}
+
+// simRows runs Simulate's rows lo … hi−1 into e.x, each with its own random stream.
+func (e *PartialSimulationError) simRows(lo, hi int, src *rand.PCG, r *rand.Rand) error {
+	_, dim := e.x.Dims()
+	for i := lo; i < hi; i++ {
+		out, err := callRow(e.f, e.seeds, i, e.theta.RawRowView(i), src, r)
+		if err != nil {
+			return err
+		}
+		switch {
+		case out == nil:
+			fillNaN(e.x.RawRowView(i))
+		case len(out) != dim:
+			return fmt.Errorf("simulate: row %d returned %d values, expected %d like row %d", i, len(out), dim, e.first)
+		default:
+			copy(e.x.RawRowView(i), out)
 		}
 	}
-	return 0, 0, nil, nil
+	return nil
 }
 
 // callRow runs f on one row with that row's random stream, turning a panic into an error.
@@ -198,6 +203,8 @@ func SimulateBatch(rng *rand.Rand, s Simulator, theta *mat.Dense) (*Simulation, 
 }
 
 // MustSimulateBatch is SimulateBatch for notebook cells: it panics with SimulateBatch's error.
+// An interrupt then loses the finished simulations: for a long run use SimulateBatch, whose
+// *PartialSimulationError keeps them.
 func MustSimulateBatch(rng *rand.Rand, s Simulator, theta *mat.Dense) *Simulation {
 	return safe.Must(SimulateBatch(rng, s, theta))
 }
@@ -215,12 +222,13 @@ func SimulateBatchContext(ctx context.Context, rng *rand.Rand, s Simulator, thet
 	return dropInvalid(theta, x, true)
 }
 
-// PartialSimulationError is the error of SimulateBatch and SimulateInto (and of their Context
-// forms, and of task.Simulate) when their context is done before every row was simulated. It
+// PartialSimulationError is the error of Simulate, SimulateBatch and SimulateInto (and of their
+// Context forms, and of task.Simulate) when their context is done before every row was
+// simulated. It
 // keeps the rows that finished, so that an interrupt loses no simulation: Done returns them,
 // and Resume simulates the others with the random streams the uninterrupted run would have
-// given them, so that the resumed result equals that run's, row for row. SimulateBatch returns
-// it with a nil *Simulation, so that a caller who drops the error cannot mistake the finished
+// given them, so that the resumed result equals that run's, row for row. Simulate and
+// SimulateBatch return it with a nil *Simulation, so that a caller who drops the error cannot mistake the finished
 // rows for the whole batch; take them with errors.As:
 //
 //	s, err := sbi.SimulateBatch(rng, sim, theta)
@@ -231,8 +239,9 @@ func SimulateBatchContext(ctx context.Context, rng *rand.Rand, s Simulator, thet
 //
 // It holds the simulator, a copy of theta and the n×DataDim output until it is resumed to the
 // end (SimulateInto's output is the caller's x). Rows finish in chunks of ChunkRows, not in
-// order: which chunks finished depends on the cores and on when the interrupt came. It is not
-// safe for concurrent use.
+// order: which chunks finished depends on the cores and on when the interrupt came (Simulate
+// runs its first rows one by one, in order, until one gives data that sets the output's
+// width). It is not safe for concurrent use.
 type PartialSimulationError struct {
 	// Finished is the number of rows simulated (successfully or not) of the Total asked for.
 	Finished, Total int
@@ -241,9 +250,12 @@ type PartialSimulationError struct {
 	Err error
 
 	sim       Simulator
-	theta, x  *mat.Dense
-	ownTheta  bool // theta is a copy, made at the first interrupt
-	ownX      bool // x was allocated by SimulateBatch (not the caller's)
+	f         SimFunc    // Simulate's per-row simulator (sim is nil then)
+	probed    int        // Simulate: rows 0 … probed−1 ran in order to find the data's width
+	first     int        // Simulate: the first row that gave data, whose width the others must have
+	theta, x  *mat.Dense // x is nil while Simulate's finished rows all failed
+	ownTheta  bool       // theta is a copy, made at the first interrupt
+	ownX      bool       // x was allocated by SimulateBatch (not the caller's)
 	seeds     streams
 	chunkDone []bool
 	resumed   bool // a Resume of a SimulateBatch finished and handed x to its result
@@ -271,24 +283,25 @@ func (e *PartialSimulationError) Done() (*Simulation, error) {
 	if e.resumed {
 		return nil, errResumed
 	}
-	_, dt := e.theta.Dims()
-	_, dx := e.x.Dims()
 	var kept []int
 	finished := 0
-	for c, done := range e.chunkDone {
-		for i := c * ChunkRows; done && i < min((c+1)*ChunkRows, e.Total); i++ {
-			finished++
-			if finite(e.x.RawRowView(i)) {
-				kept = append(kept, i)
-			}
+	for i := 0; i < e.Total; i++ {
+		if !e.rowDone(i) {
+			continue
+		}
+		finished++
+		if e.x != nil && finite(e.x.RawRowView(i)) {
+			kept = append(kept, i)
 		}
 	}
 	switch {
 	case finished == 0:
 		return nil, fmt.Errorf("simulate: none of the %d simulations finished", e.Total)
 	case len(kept) == 0:
-		return nil, fmt.Errorf("simulate: %w: all %d finished simulations gave NaN or ±Inf", ErrNonFinite, finished)
+		return nil, fmt.Errorf("simulate: %w: all %d finished simulations failed (nil, NaN or ±Inf)", ErrNonFinite, finished)
 	}
+	_, dt := e.theta.Dims()
+	_, dx := e.x.Dims()
 	sim := &Simulation{Theta: mat.NewDense(len(kept), dt, nil), X: mat.NewDense(len(kept), dx, nil), Kept: kept, Dropped: finished - len(kept)}
 	for k, i := range kept {
 		copy(sim.Theta.RawRowView(k), e.theta.RawRowView(i))
@@ -301,7 +314,8 @@ var errResumed = errors.New("simulate: this partial simulation was resumed to th
 
 // Resume simulates the rows that did not finish, stopped by ctx, and returns the whole batch
 // as SimulateBatch does: the same rows and numbers as an uninterrupted run with the same
-// generator. For SimulateInto's error it also fills the caller's x. Interrupted again, it
+// generator. For SimulateInto's error it also fills the caller's x; for Simulate's it calls the
+// SimFunc of that call again. Interrupted again, it
 // returns this error again, its counts updated, to be resumed again. After a Resume of a
 // SimulateBatch to the end, the output belongs to the returned Simulation and the error
 // answers no more calls.
@@ -325,29 +339,47 @@ func (e *PartialSimulationError) resume(ctx context.Context, s Simulator) (*Simu
 	return sim, err
 }
 
-// run simulates the chunks not done yet. It returns e when ctx stops it, with the rows of the
-// chunks not done set to NaN, and any other error as it is.
+// rowDone reports whether row i finished: in a chunk done, or (Simulate) among the rows run in
+// order to find the data's width.
+func (e *PartialSimulationError) rowDone(i int) bool {
+	return i < e.probed || e.chunkDone[i/ChunkRows]
+}
+
+// run simulates the rows not done yet, with s (SimulateBatch's and SimulateInto's) or e.f
+// (Simulate's). It returns e when ctx stops it, with the rows not done set to NaN, and any
+// other error as it is.
 func (e *PartialSimulationError) run(ctx context.Context, s Simulator) error {
+	if e.f != nil && e.x == nil {
+		if err := e.probe(ctx); err != nil {
+			return err
+		}
+	}
 	var todo []int
 	rows := 0
 	for c, done := range e.chunkDone {
-		if !done {
+		if lo, hi := e.chunkRows(c); !done && lo < hi {
 			todo = append(todo, c)
-			rows += min((c+1)*ChunkRows, e.Total) - c*ChunkRows
+			rows += hi - lo
 		}
 	}
 	err := runChunks(ctx, rows, len(todo), func(k int) (int, int) {
-		c := todo[k]
-		return c * ChunkRows, min((c+1)*ChunkRows, e.Total)
+		return e.chunkRows(todo[k])
 	}, func(lo, hi int, src *rand.PCG, r *rand.Rand) error {
 		c := lo / ChunkRows
+		if e.f != nil {
+			if err := e.simRows(lo, hi, src, r); err != nil {
+				return err
+			}
+			e.chunkDone[c] = true
+			return nil
+		}
 		e.seeds.seed(src, uint64(c))
 		if err := callBatch(s, r, e.theta, e.x, lo, hi); err != nil {
 			return findPanicRow(s, e.seeds, e.theta, e.x, lo, hi, err)
 		}
 		e.chunkDone[c] = true
 		return nil
-	}, e.Finished)
+	}, e.Total-rows)
 	if err == nil {
 		e.Finished = e.Total
 		return nil
@@ -355,14 +387,24 @@ func (e *PartialSimulationError) run(ctx context.Context, s Simulator) error {
 	if ctx.Err() == nil || !errors.Is(err, ctx.Err()) {
 		return err
 	}
+	return e.interrupted(err)
+}
+
+// chunkRows returns the rows of chunk c still to simulate when it is not done: all its rows
+// but those Simulate ran in order to find the data's width.
+func (e *PartialSimulationError) chunkRows(c int) (lo, hi int) {
+	return max(c*ChunkRows, e.probed), min((c+1)*ChunkRows, e.Total)
+}
+
+// interrupted records that err, wrapping the context's error, stopped the run: it counts the
+// rows done, sets the others to NaN, keeps a copy of theta and returns e.
+func (e *PartialSimulationError) interrupted(err error) error {
 	e.Err, e.Finished = err, 0
-	for c, done := range e.chunkDone {
-		lo, hi := c*ChunkRows, min((c+1)*ChunkRows, e.Total)
-		if done {
-			e.Finished += hi - lo
-			continue
-		}
-		for i := lo; i < hi; i++ {
+	for i := 0; i < e.Total; i++ {
+		switch {
+		case e.rowDone(i):
+			e.Finished++
+		case e.x != nil:
 			fillNaN(e.x.RawRowView(i))
 		}
 	}
