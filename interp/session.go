@@ -847,6 +847,13 @@ func (s *Session) undoUnrun(ctx context.Context, group []item, base int64, snap 
 		return &notedError{err, "(inconclusive: the session could not tell which statements of the cell ran, " +
 			"so its variables may hold values the cell had not finished computing)"}
 	}
+	if ran < len(group) && ctx.Err() != nil {
+		if names := s.assignedByCall(ctx, group[ran]); len(names) > 0 {
+			ran++ // the statement the interrupt stopped had assigned what its call returned
+			err = &notedError{err, fmt.Sprintf("(%s: kept, as the interrupted call returned them: a library call that polls for "+
+				"the interrupt returns what it had done and an error)", strings.Join(names, ", "))}
+		}
+	}
 	ranDefs := map[string]bool{}
 	var redefined []string // variables of the session that the statements which ran defined anew
 	for _, it := range group[:ran] {
@@ -874,6 +881,32 @@ func (s *Session) undoUnrun(ctx context.Context, group []item, base int64, snap 
 		return err
 	}
 	return s.undoByValue(ctx, unsure, saved, err)
+}
+
+// assignedByCall returns the variables that the statement it defines with the results of one
+// call (res, err := sbi.Sequential(…)) when they hold what the call returned: the interrupt
+// came while the call ran in compiled code, the call returned (a library call that polls for
+// the interrupt returns what it had done and an error), and the interpreter assigned its
+// results before it stopped the cell at the next statement, whose marker then says that the
+// statement did not run. A call that did not return (an interpreted function stopped midway)
+// assigns nothing, and the variables keep their zero values: then it returns none, and the
+// statement is undone as one that did not run.
+func (s *Session) assignedByCall(ctx context.Context, it item) []string {
+	as, ok := it.stmt.(*ast.AssignStmt)
+	if !ok || as.Tok != token.DEFINE || len(as.Rhs) != 1 {
+		return nil
+	}
+	if _, ok := ast.Unparen(as.Rhs[0]).(*ast.CallExpr); !ok {
+		return nil
+	}
+	names := definedVars(it)
+	globals := s.globals(context.WithoutCancel(ctx))
+	for _, n := range names {
+		if v, ok := globals[n]; ok && v.IsValid() && !v.IsZero() {
+			return names
+		}
+	}
+	return nil
 }
 
 // undoByValue is the way of undoUnrun and undoDecls when the interpreter's symbols cannot be

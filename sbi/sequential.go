@@ -254,18 +254,18 @@ func (r *SequentialResult) MIMEBundle() map[string]any {
 // training gave no result), and the result's Posterior is that of the weights the estimator
 // holds, nil when it holds none. A round whose simulation was stopped is not in Rounds: the
 // result holds its finished simulations for a continued run (String says how many). Pass the
-// result as SequentialConfig.Continue to carry on from where it stopped. In a notebook, assign
-// the result to a variable declared in an earlier cell (res, err = sbi.Sequential(…)): an
-// interrupted cell drops the variables it defines, and MustSequential, which panics with the
-// error, returns no result at all.
+// result as SequentialConfig.Continue to carry on from where it stopped. In a notebook, a cell
+// res, err := sbi.Sequential(…) that is interrupted keeps res and err (the interpreter keeps
+// what an interrupted call returned); MustSequential, which panics with the error, returns no
+// result at all.
 func Sequential(est Estimator, sim Simulator, xo []float64, cfg SequentialConfig) (*SequentialResult, error) {
 	return SequentialContext(runenv.Context(), est, sim, xo, cfg)
 }
 
 // MustSequential is Sequential for notebook cells: it panics with Sequential's error, so an
-// interrupt loses the result that keeps the work done. For a long run use Sequential, with
-// its result assigned to a variable declared before the cell (a notebook drops the variables
-// an interrupted cell defines), and pass that result as SequentialConfig.Continue to carry on.
+// interrupt loses the result that keeps the work done. For a long run use Sequential
+// (res, err := sbi.Sequential(…), which an interrupted cell keeps) and pass that result as
+// SequentialConfig.Continue to carry on.
 func MustSequential(est Estimator, sim Simulator, xo []float64, cfg SequentialConfig) *SequentialResult {
 	return safe.Must(Sequential(est, sim, xo, cfg))
 }
@@ -316,7 +316,7 @@ func SequentialContext(ctx context.Context, est Estimator, sim Simulator, xo []f
 type sequentialInterrupt struct{ err error }
 
 func (e *sequentialInterrupt) Error() string {
-	return e.err.Error() + "; the result returned with this error keeps the work done: keep it (res, err = sbi.Sequential(est, sim, xo, cfg), res declared before the cell in a notebook, since an interrupted cell drops the variables it defines; MustSequential loses it) and carry on with the same settings and cfg.Continue = res"
+	return e.err.Error() + "; the result returned with this error keeps the work done: keep it (res, err := sbi.Sequential(est, sim, xo, cfg), which an interrupted notebook cell keeps; MustSequential loses it) and carry on with the same settings and cfg.Continue = res"
 }
 
 func (e *sequentialInterrupt) Unwrap() error { return e.err }

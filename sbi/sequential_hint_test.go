@@ -32,7 +32,7 @@ func TestSequentialInterruptSaysHowToContinue(t *testing.T) {
 					t.Fatalf("result %v, error %v; want a result and an interrupt", res, err)
 				}
 				msg := err.Error()
-				for _, want := range []string{"Continue", "res, err = sbi.Sequential", "MustSequential"} {
+				for _, want := range []string{"Continue", "res, err := sbi.Sequential", "MustSequential"} {
 					if !strings.Contains(msg, want) {
 						t.Errorf("the error does not say %q: %s", want, msg)
 					}
