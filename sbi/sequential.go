@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/gosbi/gosbi/runenv"
@@ -451,7 +452,7 @@ func continued(c *SequentialResult, est Estimator, sim Simulator, fresh *Sequent
 		return nil, fmt.Errorf("the result is of another estimator (%T): pass the estimator that run trained, holding the weights it left", c.Estimator)
 	case c.Method != fresh.Method:
 		return nil, fmt.Errorf("the result used %s proposals, this call %s: set Method as before", c.Method, fresh.Method)
-	case !equalFloats(c.Observation, fresh.Observation):
+	case !floats.Equal(c.Observation, fresh.Observation):
 		return nil, fmt.Errorf("the result is for the observation %v, this call for %v", c.Observation, fresh.Observation)
 	case st.cfg.Simulations != cfg.Simulations || st.cfg.Seed != cfg.Seed:
 		return nil, fmt.Errorf("the result had Simulations = %d and Seed = %d, this call %d and %d: set them as before", st.cfg.Simulations, st.cfg.Seed, cfg.Simulations, cfg.Seed)
@@ -479,18 +480,6 @@ func sameEstimator(a, b Estimator) bool {
 		return false
 	}
 	return a == b
-}
-
-func equalFloats(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // currentPosterior is the posterior of the weights est holds at xo, nil when it holds none: a

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize"
 
@@ -381,7 +382,7 @@ func fitAffine(rng *rand.Rand, cal *calData, cfg ScoreCalConfig) (*ScoreCalibrat
 	var lastX, lastG []float64
 	var lastF float64
 	eval := func(x []float64) {
-		if lastX != nil && floatsEqual(lastX, x) {
+		if lastX != nil && floats.Equal(lastX, x) {
 			return
 		}
 		lastX = append(lastX[:0], x...)
@@ -745,18 +746,6 @@ func (o *energyObjective) centre0(k int) float64 {
 		return 0
 	}
 	return o.centre[k]
-}
-
-func floatsEqual(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // normTerm returns ‖S v‖^β and, when want is set, adds sign·c·g eᵀ to gL (lower triangle) and
