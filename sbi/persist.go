@@ -16,6 +16,7 @@ import (
 
 	"github.com/gosbi/gosbi/internal/atomicfile"
 	"github.com/gosbi/gosbi/sbi/dist"
+	"github.com/gosbi/gosbi/sbi/internal/sat"
 	"github.com/gosbi/gosbi/sbi/nn"
 )
 
@@ -443,20 +444,12 @@ func checkWeights(net fileNetwork, emb SavableEmbedding, xDim, room int) error {
 }
 
 // maxCount is where weight counts saturate: far above any file, far below overflow.
-const maxCount = math.MaxInt64 / 4
+const maxCount = sat.Max
 
 // satAdd and satMul add and multiply non-negative counts, saturating at maxCount.
-func satAdd(a, b int) int { return min(min(a, maxCount)+min(b, maxCount), maxCount) }
+func satAdd(a, b int) int { return sat.Add(a, b) }
 
-func satMul(a, b int) int {
-	if a == 0 || b == 0 {
-		return 0
-	}
-	if a > maxCount/b {
-		return maxCount
-	}
-	return a * b
-}
+func satMul(a, b int) int { return sat.Mul(a, b) }
 
 // mlpWeights is the number of weights (matrices and biases) of fully connected layers of the
 // given widths: Σ sizes[i]·sizes[i+1] + sizes[i+1]. Widths below 1 are an error.

@@ -104,7 +104,10 @@ func ReadSpec(path string) (*Spec, error) {
 	return s, nil
 }
 
-// Validate checks the spec and names the first offending field and value.
+// Validate checks the spec and names the first offending field and value. It refuses, before
+// any job is listed, a grid of more than MaxJobs jobs and one whose jobs' keys and parameters
+// (each job holds the values of its axes) would alone take more than the 1 GiB a study
+// manifest may hold.
 func (s *Spec) Validate() error {
 	if !nameRE.MatchString(s.Name) {
 		return fmt.Errorf("study spec: name = %q, expected letters, digits, '-', '_' or '.'", s.Name)
@@ -148,7 +151,34 @@ func (s *Spec) Validate() error {
 		return fmt.Errorf("study spec: the grid has %s jobs (%s), more than the %d a study may hold; split it into several studies or give the axes fewer values",
 			n, s.sizeTerms(), MaxJobs)
 	}
+	if b := s.jobListBytes(); b > maxManifestSize {
+		return fmt.Errorf("study spec: the jobs' keys and parameters alone would take at least %.4g bytes of the manifest, more than the %d (%d MiB) it may hold; "+
+			"give the axes shorter values or fewer of them, or split the study", b, maxManifestSize, maxManifestSize>>20)
+	}
 	return nil
+}
+
+// jobListBytes is a lower bound of the bytes the manifest's job list takes, counted from the
+// axes without listing the jobs: every job holds each value of its axes twice (in its key and
+// its parameters) with the axis's name, and an axis value v appears in N/len(values) of the
+// N jobs of a stage.
+func (s *Spec) jobListBytes() float64 {
+	var total float64
+	for _, st := range s.Stages {
+		axes := s.over(st)
+		jobs := 1.0
+		for _, a := range axes {
+			jobs *= float64(len(a.Values))
+		}
+		for _, a := range axes {
+			per := 0
+			for _, v := range a.Values {
+				per += len(a.Name) + len(v)
+			}
+			total += 2 * jobs / float64(len(a.Values)) * float64(per)
+		}
+	}
+	return total
 }
 
 // MaxJobs is the most jobs a study may have, over all its stages. Validate refuses a larger

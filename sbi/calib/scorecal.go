@@ -19,6 +19,7 @@ import (
 	"github.com/gosbi/gosbi/sbi/internal/cancel"
 	"github.com/gosbi/gosbi/sbi/internal/quantile"
 	"github.com/gosbi/gosbi/sbi/internal/safe"
+	"github.com/gosbi/gosbi/sbi/internal/sat"
 	"github.com/gosbi/gosbi/sbi/internal/table"
 )
 
@@ -55,8 +56,12 @@ func RefitAmortized(est sbi.Amortized) Refit {
 // ScoreCalConfig sets Bayesian score calibration. The zero value is the paper's default: M =
 // 100 datasets, inflation 2, energy score with β = 1, unit weights, diagonal map.
 type ScoreCalConfig struct {
-	M         int          // calibration datasets (target simulations and refits); default 100
-	N         int          // approximate-posterior draws per dataset in the energy score; default 1000
+	// M is the number of calibration datasets (target simulations and refits), default 100,
+	// and N the approximate-posterior draws per dataset in the energy score, default 1000.
+	// ScoreCalibrate holds every refit's draws at once, M × N × d values for d parameters,
+	// beside the M simulations; sizes whose product an int cannot count are an error.
+	M         int
+	N         int
 	Inflation float64      // scale factor of the importance distribution about the mean; default 2
 	Beta      float64      // energy-score exponent in (0, 2); default 1
 	Family    AffineFamily // DiagonalAffine (default) or LowerTriangularAffine
@@ -171,6 +176,9 @@ func ScoreCalibrateContext(ctx context.Context, rng *rand.Rand, obsDraws *mat.De
 	n0, d := obsDraws.Dims()
 	if n0 < 2 {
 		return nil, fmt.Errorf("calib: ScoreCalibrate needs at least 2 approximate-posterior draws for the observed data, got %d", n0)
+	}
+	if v := sat.Prod(cfg.M, cfg.N, d); v >= sat.Max || sat.Mul(cfg.M, d) >= sat.Max || sat.Mul(cfg.N, d) >= sat.Max {
+		return nil, fmt.Errorf("calib: ScoreCalibrate: M = %d datasets of N = %d draws of %d parameters are more values than an int can count: use fewer datasets or draws", cfg.M, cfg.N, d)
 	}
 	if cfg.ImportanceWeights && (cfg.LogPrior == nil || cfg.LogApprox == nil) {
 		return nil, errors.New("calib: importance weights need LogPrior and LogApprox; set them or use unit weights (ImportanceWeights false)")

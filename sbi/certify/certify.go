@@ -19,6 +19,7 @@ import (
 	"github.com/gosbi/gosbi/sbi/diag"
 	"github.com/gosbi/gosbi/sbi/dist"
 	"github.com/gosbi/gosbi/sbi/internal/safe"
+	"github.com/gosbi/gosbi/sbi/internal/sat"
 )
 
 // Remedy is a step Certify may take when a diagnosis fails.
@@ -95,13 +96,18 @@ type Config struct {
 	// before anything runs, naming a budget that holds the sets. A plan whose training share
 	// (first training and reserve) is smaller than the final test set is kept, as a claim
 	// about an estimator trained on few simulations may mean it, and the certificate notes
-	// it with a budget whose training share is at least the test set.
+	// it with a budget whose training share is at least the test set. Memory: a run draws at
+	// most Simulations pairs and holds each set it draws as its θ and x, the set's size ×
+	// (dim θ + dim x) values; set sizes that add up to more than an int can count are an
+	// error before anything runs.
 	Simulations int
 	// TestSimulations is the size of the final test set; 0 means a fifth of Simulations, at
-	// least 500 (or what the budget allows).
+	// least 500 (or what the budget allows). Its diagnosis holds one value per pair beside
+	// the posterior draws of Samples (see there).
 	TestSimulations int
 	// CheckSimulations is the size of each diagnosis set; 0 means a tenth of Simulations, at
-	// least 300 (or what the budget allows).
+	// least 300 (or what the budget allows). Each set holds CheckSimulations × (dim θ + dim x)
+	// values (see Simulations).
 	CheckSimulations int
 	// ConformalSimulations is the size of the calibration set of RemedyConformal, drawn only
 	// when it runs. The coverage of one conformal calibration on n pairs varies about its
@@ -112,7 +118,8 @@ type Config struct {
 	// check set: the set grows from a check set by taking at most half of the training share
 	// (first training and reserve), which stays at least as large as the final test set (a
 	// given estimator: from what the budget leaves); the certificate then says how wide the
-	// calibration's spread is against the final test's.
+	// calibration's spread is against the final test's. The set holds its size × (dim θ +
+	// dim x) values and one score per pair.
 	ConformalSimulations int
 
 	// New makes a fresh, untrained estimator; nil means sbi.NewNPE(prior, sbi.NPEConfig{}).
@@ -173,9 +180,12 @@ type Config struct {
 	Remedies []Remedy
 
 	// Samples is the number of posterior draws per test pair for the HPD ranks; 0 means 1000.
+	// The ranks hold Samples × dim θ draws per worker, one test pair at a time
+	// (diag.RankConfig), and one rank per pair.
 	Samples int
 	// SBCSamples is the number of draws per test pair of the SBC and TARP shown beside the
-	// verdict; 0 means 199, negative means neither.
+	// verdict; 0 means 199, negative means neither. They hold SBCSamples × dim θ draws per
+	// worker, one test pair at a time, and dim θ ranks and one TARP statistic per pair.
 	SBCSamples int
 	// Misspecification configures the check of each observation; its Seed and Alpha come from
 	// Seed and Target.Alpha when zero.
@@ -543,6 +553,9 @@ func split(cfg Config, trained bool, nObs int, defaults bool) (Budget, []string,
 		// No training set and no check set to compare the observations with: reserve one.
 		b.Reference = b.Check
 	}
+	if err := checkSetsCount(cfg, b, nObs); err != nil {
+		return b, nil, err
+	}
 	fixed := b.Test + b.CheckSets*b.Check + b.Reference + b.Conformal
 	// affordable: what is left for training after extra is at least the test set
 	// (anything that fits, for a given estimator).
@@ -613,6 +626,27 @@ func split(cfg Config, trained bool, nObs int, defaults bool) (Budget, []string,
 		return b, nil, errBudgetShort
 	}
 	return b, notes, nil
+}
+
+// checkSetsCount refuses set sizes that add up to more simulations than sat counts, the
+// most any set can take (the test set, the check sets, the reference, conformal, local and
+// reserve sets, and each observation's score-calibration sets), so that no sum of the plan
+// wraps round to a size that seems to fit the budget.
+func checkSetsCount(cfg Config, b Budget, nObs int) error {
+	sum := sat.Add(sat.Add(b.Test, sat.Mul(b.CheckSets, b.Check)), sat.Add(b.Reference, b.Conformal))
+	sum = sat.Add(sum, sat.Add(max(cfg.LocalSimulations, b.Check), max(cfg.MoreSimulations, 0)))
+	if sum >= sat.Max {
+		return fmt.Errorf("certify: TestSimulations %d, %d check sets of CheckSimulations %d, ConformalSimulations %d, LocalSimulations %d and MoreSimulations %d add up to more simulations than an int can count: give each set fewer simulations",
+			b.Test, b.CheckSets, b.Check, b.Conformal, cfg.LocalSimulations, cfg.MoreSimulations)
+	}
+	if nObs > 0 && hasRemedy(cfg.Remedies, RemedyScoreCalibration) {
+		per := sat.Add(sat.Add(cfg.ScoreCalibration.M, cfg.ScoreCalibrationTests), b.Check)
+		if sat.Add(sum, sat.Mul(nObs, per)) >= sat.Max {
+			return fmt.Errorf("certify: score calibration of %d observations × %d simulations (ScoreCalibration.M %d, ScoreCalibrationTests %d) is more simulations than an int can count: give fewer observations or smaller sets",
+				nObs, per, cfg.ScoreCalibration.M, cfg.ScoreCalibrationTests)
+		}
+	}
+	return nil
 }
 
 // localDefaults bounds the cost of the local test (see Config.LocalTest).

@@ -19,6 +19,7 @@ import (
 	"github.com/gosbi/gosbi/sbi/internal/mmd"
 	"github.com/gosbi/gosbi/sbi/internal/quantile"
 	"github.com/gosbi/gosbi/sbi/internal/safe"
+	"github.com/gosbi/gosbi/sbi/internal/sat"
 	"github.com/gosbi/gosbi/sbi/nn"
 )
 
@@ -40,9 +41,16 @@ const (
 type LC2STConfig struct {
 	Seed      uint64
 	Statistic LC2STStatistic // "mse" (default) or "max"
-	Null      int            // classifiers trained under the null hypothesis; 0 means 100
-	Evals     int            // draws at x_o on which the classifiers are evaluated; 0 means 10,000
-	Alpha     float64        // level of the verdict; 0 means 0.05
+	// Null is the number of classifiers trained under the null hypothesis; 0 means 100. Each
+	// is kept: NewLC2ST trains Null + 1 networks, Workers at a time.
+	Null int
+	// Evals is the number of draws at x_o on which the classifiers are evaluated; 0 means
+	// 10,000. Test holds the Evals × dim(θ) draws, the (Null + 1) × Evals predicted
+	// probabilities, and per worker the Evals × (dim(θ) + dim(x)) classifier inputs with the
+	// network's activations (Evals × each hidden width). Sizes whose products an int cannot
+	// count are an error of NewLC2ST.
+	Evals int
+	Alpha float64 // level of the verdict; 0 means 0.05
 	// Hidden are the classifier's hidden widths; nil means two layers of 10·dim(θ) (at least 10).
 	Hidden    []int
 	MaxEpochs int // cap on training epochs per classifier; 0 means 1000 (sbi's max_iter)
@@ -109,6 +117,17 @@ func (c LC2STConfig) validate() error {
 		if h < 1 {
 			return fmt.Errorf("diag: L-C2ST: hidden widths %v, expected each ≥ 1", c.Hidden)
 		}
+	}
+	return nil
+}
+
+// checkSizes refuses a test whose evaluation at an observation would hold more values than an
+// int can count: Evals rows of dim + df classifier inputs, and Null + 1 classifiers'
+// probabilities at the Evals draws.
+func (c LC2STConfig) checkSizes(dim, df int) error {
+	if sat.Mul(c.Evals, sat.Add(dim, df)) >= sat.Max || sat.Mul(sat.Add(c.Null, 1), c.Evals) >= sat.Max {
+		return fmt.Errorf("diag: L-C2ST: Evals = %d draws of %d inputs (θ and x), for Null = %d null classifiers and the data's, are more values than an int can count: use fewer Evals or Null",
+			c.Evals, dim+df, c.Null)
 	}
 	return nil
 }
@@ -229,6 +248,9 @@ func NewLC2STContext(ctx context.Context, est sbi.Amortized, theta, x *mat.Dense
 			return nil, err
 		}
 		_, l.df = feat.Dims()
+	}
+	if err := cfg.checkSizes(dim, l.df); err != nil {
+		return nil, err
 	}
 	var estRows, trueRows *mat.Dense // θ̃ᵢ or z̃ᵢ (label 1) and θᵢ or zᵢ (label 0)
 	if cfg.Flow {

@@ -144,7 +144,8 @@ type SBCResult struct {
 // A small p-value says the marginals are miscalibrated. The p-values are one per parameter,
 // not corrected for their number, and the result holds no verdict: SBCECDF(r, 0).Verdict()
 // judges every parameter's ranks against a simultaneous band, and viz.SBCRanks and
-// viz.SBCECDF draw them.
+// viz.SBCECDF draw them. It holds M × Dim draws per worker, one pair at a time, and the
+// result Dim ranks per pair (see RankConfig).
 func SBC(est sbi.Amortized, theta, x *mat.Dense, cfg RankConfig) (*SBCResult, error) {
 	return SBCContext(runenv.Context(), est, theta, x, cfg)
 }

@@ -10,14 +10,20 @@ import (
 	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi"
 	"github.com/gosbi/gosbi/sbi/internal/safe"
+	"github.com/gosbi/gosbi/sbi/internal/sat"
 )
 
 // RankConfig configures the sample-based estimators (RankCoverage, SBC, MarginalCoverage, TARP).
 // Each returns an error naming the pair and the draw when a posterior draw holds NaN or ±Inf:
 // such a draw compares false with the true parameter and would bias every rank.
+//
+// Memory: each worker holds the Samples × Dim draws of one test pair (and their Samples log
+// densities) at a time, so Workers × Samples × Dim values at once; the result holds a value
+// per pair (Dim per pair for SBC and MarginalCoverage). Samples × Dim beyond what an int counts
+// is an error before any draw.
 type RankConfig struct {
 	Levels  []float64 // credibility levels; nil means Levels(19)
-	Samples int       // posterior draws per test pair; 0 means 1000
+	Samples int       // posterior draws per test pair; 0 means 1000; see Memory above
 	Seed    uint64    // seed of the random streams; pair i uses rand.NewPCG(Seed, i)
 	Workers int       // parallel workers; 0 means GOMAXPROCS
 }
@@ -38,7 +44,8 @@ func (c RankConfig) withDefaults() RankConfig {
 // are dropped and counted in Dropped. It is the one-line form for notebooks and panics, on the
 // caller's goroutine, with the error RankCoverage returns (an interrupted cell, a NaN density,
 // an x of the wrong width): a shorthand of the naming rule (see package sbi). Library code
-// calls RankCoverage, RankCoverageContext or GridCoverage.
+// calls RankCoverage, RankCoverageContext or GridCoverage. It holds 1000 × Dim draws per
+// worker, one test pair at a time, and one value per pair.
 func ExpectedCoverage(est sbi.Amortized, theta, x *mat.Dense, levels []float64) *CoverageResult {
 	return safe.Must(RankCoverage(est, theta, x, RankConfig{Levels: levels, Seed: 1}))
 }
@@ -107,6 +114,9 @@ func runSamplePass(ctx context.Context, est sbi.Amortized, theta, x *mat.Dense, 
 		return nil, err
 	}
 	n, dim := theta.Dims()
+	if sat.Mul(cfg.Samples, dim) >= sat.Max {
+		return nil, fmt.Errorf("diag: %s: Samples = %d draws of %d parameters per pair are more values than an int can count: draw fewer samples", label, cfg.Samples, dim)
+	}
 	p := &samplePass{hpd: make([]float64, n), logProb: make([]float64, n), dropped: dropped}
 	if kind&passMarginal != 0 {
 		p.marginal = make([][]int, n)

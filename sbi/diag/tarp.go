@@ -90,6 +90,8 @@ func (s *tarpSetup) statistic(rng *rand.Rand, draws *mat.Dense, star []float64) 
 // samples and a random reference point θᵣ, and computes f = P_q(‖θ − θᵣ‖ < ‖θ* − θᵣ‖). The
 // expected coverage probability at level α is ECP(α) = fraction of pairs with f < α; it lies
 // on the diagonal for the exact posterior. cfg.Levels is ignored: ECP is given at 101 levels.
+// It holds cfg.Samples × Dim draws per worker, one pair at a time, and F, one value per pair
+// (see RankConfig).
 func TARP(est sbi.Amortized, theta, x *mat.Dense, cfg RankConfig) (*TARPResult, error) {
 	return TARPContext(runenv.Context(), est, theta, x, cfg)
 }
