@@ -118,9 +118,6 @@ func chainStats(draws *mat.Dense, C int) []moments2 {
 // deviations, standard deviations as a fraction, the correlation absolutely.
 type allowance struct{ mean, sd, corr float64 }
 
-// uniformAllowance allows every moment the same error a.
-func uniformAllowance(a float64) allowance { return allowance{a, a, a} }
-
 // compareMoments checks got against want: means within allow.mean·sd (+ slack[0]), standard
 // deviations within a fraction allow.sd (+ slack[1]), the correlation within allow.corr
 // (+ slack[2]). It returns the failures as sentences.
