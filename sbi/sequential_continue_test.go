@@ -15,7 +15,8 @@ import (
 )
 
 // countingCopy is noisyCopy{2} that counts the rows it simulates and cancels its context when
-// its chunk number cancelAt is done (never when cancelAt is 0).
+// its chunk after number cancelAt starts (never when cancelAt is 0); that chunk, which the
+// interrupt reached, is not kept and simulates nothing.
 type countingCopy struct {
 	rows, chunks *atomic.Int64
 	cancelAt     int64
@@ -29,12 +30,13 @@ func newCountingCopy(cancelAt int64, cancel context.CancelFunc) countingCopy {
 func (countingCopy) DataDim() int { return 2 }
 
 func (c countingCopy) SimulateBatch(rng *rand.Rand, theta, x *mat.Dense) {
+	if c.chunks.Add(1) == c.cancelAt+1 && c.cancelAt > 0 { // cancelAt chunks finished; this one is not kept
+		c.cancel()
+		return
+	}
 	noisyCopy{2}.SimulateBatch(rng, theta, x)
 	n, _ := theta.Dims()
 	c.rows.Add(int64(n))
-	if c.chunks.Add(1) == c.cancelAt {
-		c.cancel()
-	}
 }
 
 // continueConfig is a small two-round run whose training can be cancelled at a step.

@@ -11,8 +11,10 @@ import (
 )
 
 // rowCanceller is a per-row simulator, noisy, that fails (nil) where θ₀ < failBelow and
-// cancels its context when its k-th row is done: a deterministic interrupt of Simulate, in
-// its first rows (while all have failed) or after them.
+// cancels its context as its row after the k-th starts, returning nothing for that row as a
+// simulator written in a notebook cell does when the interrupt stops it midway: a
+// deterministic interrupt of Simulate after k rows, in its first rows (while all have failed)
+// or after them.
 type rowCanceller struct {
 	k         int64
 	failBelow float64
@@ -21,19 +23,21 @@ type rowCanceller struct {
 }
 
 func (c rowCanceller) f(rng *rand.Rand, theta []float64) []float64 {
+	if c.calls.Add(1) == c.k+1 && c.cancel != nil {
+		c.cancel()
+		return nil
+	}
 	out := noisy(rng, theta)
 	if theta[0] < c.failBelow {
 		out = nil
-	}
-	if c.calls.Add(1) == c.k && c.cancel != nil {
-		c.cancel()
 	}
 	return out
 }
 
 // TestSimulateInterruptKeepsFinished interrupts Simulate (the per-row form) after k rows, on
 // one core so that the rows finished are known: the first k while every row so far failed
-// (the output's width still unknown), else the rows up to the end of the chunk in progress.
+// (the output's width still unknown), else the rows of the chunks finished before the chunk
+// the interrupt reached, which is not kept (the row it stopped returned nothing).
 // It requires no Simulation, a *PartialSimulationError wrapping context.Canceled counting
 // those rows, Done equal to them in the uninterrupted run, and Resume (interrupted once more,
 // then to the end) equal to the uninterrupted run bit for bit; with two cores only the
@@ -48,8 +52,8 @@ func TestSimulateInterruptKeepsFinished(t *testing.T) {
 		k         int64
 		finished  int // rows finished at the interrupt with one core
 	}{
-		{"in the first chunk", 1, 0, 3, ChunkRows},
-		{"in the third chunk", 1, 0, 2*ChunkRows + 5, 3 * ChunkRows},
+		{"in the first chunk", 1, 0, 3, 1}, // row 0 found the width; chunk 0 not kept
+		{"in the third chunk", 1, 0, 2*ChunkRows + 5, 2 * ChunkRows},
 		{"while all rows so far failed", 1, 0.2, 2, 2},
 		{"at the first row that succeeds", 1, 0.2, 5, 5},
 		{"two cores", 2, 0.2, ChunkRows + 7, -1},
@@ -79,7 +83,8 @@ func TestSimulateInterruptKeepsFinished(t *testing.T) {
 				// Interrupt the resumed run once more, then finish it.
 				ctx2, cancel2 := context.WithCancel(context.Background())
 				defer cancel2()
-				part.f = rowCanceller{k: 1, failBelow: c.failBelow, calls: new(atomic.Int64), cancel: cancel2}.f
+				// after 3 chunks' rows, so that at least one chunk finishes on one or two cores
+				part.f = rowCanceller{k: 3 * ChunkRows, failBelow: c.failBelow, calls: new(atomic.Int64), cancel: cancel2}.f
 				before := part.Finished
 				if s, err := part.Resume(ctx2); s != nil || !errors.Is(err, context.Canceled) || !errors.As(err, new(*PartialSimulationError)) {
 					t.Fatalf("second interrupt: %v, %v", s, err)

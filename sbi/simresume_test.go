@@ -11,8 +11,10 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// cancelAfter is batchNoisy, failing (NaN) where θ₀ > 0.9, that cancels its context when its
-// k-th chunk is done: a deterministic interrupt in the middle of a batch.
+// cancelAfter is batchNoisy, failing (NaN) where θ₀ > 0.9, that cancels its context as its
+// chunk after the k-th starts: a deterministic interrupt in the middle of a batch, after k
+// chunks finished (the chunk the interrupt reached is not kept, as an interpreted simulator
+// stops midway there).
 type cancelAfter struct {
 	k      int64
 	calls  *atomic.Int64
@@ -22,15 +24,15 @@ type cancelAfter struct {
 func (cancelAfter) DataDim() int { return 2 }
 
 func (c cancelAfter) SimulateBatch(rng *rand.Rand, theta, x *mat.Dense) {
+	if c.calls.Add(1) == c.k+1 {
+		c.cancel()
+	}
 	batchNoisy{}.SimulateBatch(rng, theta, x)
 	n, _ := theta.Dims()
 	for i := 0; i < n; i++ {
 		if theta.At(i, 0) > 0.9 {
 			fillNaN(x.RawRowView(i))
 		}
-	}
-	if c.calls.Add(1) == c.k {
-		c.cancel()
 	}
 }
 

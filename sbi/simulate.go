@@ -98,6 +98,9 @@ func (e *PartialSimulationError) probe(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		if err := ctx.Err(); err != nil { // the row ran into the interrupt: see chunkFinished
+			return e.interrupted(err)
+		}
 		if out == nil {
 			continue
 		}
@@ -241,7 +244,9 @@ func SimulateBatchContext(ctx context.Context, rng *rand.Rand, s Simulator, thet
 // end (SimulateInto's output is the caller's x). Rows finish in chunks of ChunkRows, not in
 // order: which chunks finished depends on the cores and on when the interrupt came (Simulate
 // runs its first rows one by one, in order, until one gives data that sets the output's
-// width). It is not safe for concurrent use.
+// width). A chunk, or a first row, that the interrupt reached before it finished is not kept
+// (a simulator written in a notebook cell is stopped midway there and leaves rows unwritten):
+// Resume simulates it again. It is not safe for concurrent use.
 type PartialSimulationError struct {
 	// Finished is the number of rows simulated (successfully or not) of the Total asked for.
 	Finished, Total int
@@ -345,6 +350,18 @@ func (e *PartialSimulationError) rowDone(i int) bool {
 	return i < e.probed || e.chunkDone[i/ChunkRows]
 }
 
+// chunkFinished records chunk c as done, unless ctx was done by the time it finished: a
+// simulator written in a notebook cell is stopped midway by the cell's interrupt (the
+// interpreter's calls of it then return at once), leaving rows unwritten that would pass for
+// simulations. Such a chunk is simulated again by Resume; it returns ctx's error then.
+func (e *PartialSimulationError) chunkFinished(ctx context.Context, c int) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	e.chunkDone[c] = true
+	return nil
+}
+
 // run simulates the rows not done yet, with s (SimulateBatch's and SimulateInto's) or e.f
 // (Simulate's). It returns e when ctx stops it, with the rows not done set to NaN, and any
 // other error as it is.
@@ -370,15 +387,13 @@ func (e *PartialSimulationError) run(ctx context.Context, s Simulator) error {
 			if err := e.simRows(lo, hi, src, r); err != nil {
 				return err
 			}
-			e.chunkDone[c] = true
-			return nil
+			return e.chunkFinished(ctx, c)
 		}
 		e.seeds.seed(src, uint64(c))
 		if err := callBatch(s, r, e.theta, e.x, lo, hi); err != nil {
 			return findPanicRow(s, e.seeds, e.theta, e.x, lo, hi, err)
 		}
-		e.chunkDone[c] = true
-		return nil
+		return e.chunkFinished(ctx, c)
 	}, e.Total-rows)
 	if err == nil {
 		e.Finished = e.Total
