@@ -65,8 +65,9 @@ type Estimator interface {
 	Trained() bool
 
 	// Train fits the estimator to the pairs (θᵢ, xᵢ), one per row, stopped by the host's context
-	// (runenv.Context); an interrupted training keeps its best epoch and says so in its result
-	// and its error (which wraps context.Canceled); one stopped by a regularizer's error keeps
+	// (runenv.Context); an interrupted training keeps its best epoch among those that ended
+	// before the interrupt (an epoch the interrupt reached is not scored) and says so in its
+	// result and its error (which wraps context.Canceled); one stopped by a regularizer's error keeps
 	// its best epoch too, and its error (which wraps the regularizer's) says so. Non-finite
 	// pairs are dropped with a count and a warning, or refused with TrainConfig.RefuseNonFinite.
 	Train(theta, x *mat.Dense, cfg TrainConfig) (*TrainResult, error)

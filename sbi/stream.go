@@ -377,11 +377,8 @@ func (c *estimator) fitStream(ctx context.Context, res *TrainResult, m model, tr
 		if rows == 0 {
 			return fail(fmt.Errorf("train %s: the training source gave no batch of two or more finite pairs", c.label))
 		}
-		res.TrainLoss = append(res.TrainLoss, sum/float64(rows))
-		if cfg.Regularizer != nil {
-			res.RegTerm = append(res.RegTerm, regSum/float64(rows))
-		}
-		monitored := res.TrainLoss[epoch]
+		monitored := sum / float64(rows)
+		var valLoss, valPen float64
 		if val != nil {
 			var reg Regularizer
 			if cfg.Select == SelectRegularized {
@@ -391,12 +388,23 @@ func (c *estimator) fitStream(ctx context.Context, res *TrainResult, m model, tr
 			if err != nil {
 				return fail(fmt.Errorf("train %s: validation pairs: %w", c.label, err))
 			}
-			res.ValRows = n
-			res.ValLoss = append(res.ValLoss, v)
-			monitored = v
-			if reg != nil {
-				res.ValRegTerm = append(res.ValRegTerm, pen)
-				monitored += pen
+			res.ValRows, valLoss, valPen = n, v, pen
+		}
+		// An epoch that the interrupt reached is not scored (see fit).
+		if err := cancel.Check(ctx, "train "+c.label); err != nil {
+			res.Interrupted = true
+			return fail(err)
+		}
+		res.TrainLoss = append(res.TrainLoss, monitored)
+		if cfg.Regularizer != nil {
+			res.RegTerm = append(res.RegTerm, regSum/float64(rows))
+		}
+		if val != nil {
+			res.ValLoss = append(res.ValLoss, valLoss)
+			monitored = valLoss
+			if cfg.Select == SelectRegularized && cfg.Regularizer != nil {
+				res.ValRegTerm = append(res.ValRegTerm, valPen)
+				monitored += valPen
 			}
 		}
 		res.Epochs = epoch + 1

@@ -458,26 +458,37 @@ func fit(ctx context.Context, res *TrainResult, m model, d *trainData, train, va
 			regSum += pen * float64(hi-lo)
 			batches += hi - lo
 		}
-		res.TrainLoss = append(res.TrainLoss, sum/float64(batches))
-		if cfg.Regularizer != nil {
-			res.RegTerm = append(res.RegTerm, regSum/float64(batches))
-		}
-		monitored := res.TrainLoss[epoch]
+		monitored := sum / float64(batches)
+		var valLoss, valPen float64
 		if len(val) > 0 {
 			var reg Regularizer
 			if cfg.Select == SelectRegularized {
 				reg = cfg.Regularizer
 			}
-			v, pen, err := evalLoss(m, d, val, cfg.BatchSize, reg, cfg.Seed)
-			if err != nil {
+			var err error
+			if valLoss, valPen, err = evalLoss(m, d, val, cfg.BatchSize, reg, cfg.Seed); err != nil {
 				restore(ps, best)
 				return fmt.Errorf("train %s: regularizer %q on the validation pairs: %w", label, res.RegName, err)
 			}
-			res.ValLoss = append(res.ValLoss, v)
-			monitored = v
-			if reg != nil {
-				res.ValRegTerm = append(res.ValRegTerm, pen)
-				monitored += pen
+		}
+		// An epoch that the interrupt reached is not scored: a regularizer written in a notebook
+		// cell is stopped midway by the cell's interrupt (the interpreter's calls of it return
+		// zeros), so its losses could make it the best epoch.
+		if err := cancel.Check(ctx, "train "+label); err != nil {
+			restore(ps, best)
+			res.Interrupted = true
+			return err
+		}
+		res.TrainLoss = append(res.TrainLoss, monitored)
+		if cfg.Regularizer != nil {
+			res.RegTerm = append(res.RegTerm, regSum/float64(batches))
+		}
+		if len(val) > 0 {
+			res.ValLoss = append(res.ValLoss, valLoss)
+			monitored = valLoss
+			if cfg.Select == SelectRegularized && cfg.Regularizer != nil {
+				res.ValRegTerm = append(res.ValRegTerm, valPen)
+				monitored += valPen
 			}
 		}
 		res.Epochs = epoch + 1
