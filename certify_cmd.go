@@ -215,10 +215,8 @@ func loadTrained(path string, prior dist.Distribution) (sbi.Amortized, error) {
 	if err != nil {
 		return nil, fmt.Errorf("trained %s: its prior: %w", path, err)
 	}
-	a, _ := json.Marshal(want)
-	b, _ := json.Marshal(got)
-	if !bytes.Equal(a, b) {
-		return nil, fmt.Errorf("trained %s: the estimator's prior is %s, the task's is %s: give an estimator trained for this task", path, b, a)
+	if d, differ := want.Diff(got); differ {
+		return nil, fmt.Errorf("trained %s: the estimator's prior is not the task's: they differ at %s (the task's %s, the estimator's %s): give an estimator trained for this task", path, d.Path, d.A, d.B)
 	}
 	return e, nil
 }
