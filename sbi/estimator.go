@@ -318,9 +318,6 @@ func whereNonFinite(x []float64) string {
 			count++
 		}
 	}
-	if first < 0 {
-		return "every value is finite"
-	}
 	return fmt.Sprintf("value %d of %d is %v (%d of the values are NaN or ±Inf; x = %s): a posterior conditions on every value, so replace or remove the failed or missing ones before asking for it",
 		first, len(x), x[first], count, fmtVec(x))
 }
@@ -332,14 +329,8 @@ func whereNonFinite(x []float64) string {
 func (c *estimator) checkEvalRows(method string, x *mat.Dense) {
 	n, _ := x.Dims()
 	for i := 0; i < n; i++ {
-		row := x.RawRowView(i)
-		if !finite(row) {
-			panic(fmt.Sprintf("sbi: %s.%s: row %d of x holds NaN or ±Inf (%v), expected finite observations: drop the failed simulations first (sbi.DropInvalid)", c.name, method, i, row))
-		}
-		if c.layout != nil {
-			if err := readable(c.layout, row); err != nil {
-				panic(fmt.Sprintf("sbi: %s.%s: row %d of x cannot be read by the embedding: %v", c.name, method, i, err))
-			}
+		if err := c.observationErr(x.RawRowView(i)); err != nil {
+			panic(fmt.Sprintf("sbi: %s.%s: row %d of x: %v", c.name, method, i, err))
 		}
 	}
 }

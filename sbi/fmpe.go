@@ -404,16 +404,21 @@ func (p *FMPEPosterior) SampleContext(ctx context.Context, rng *rand.Rand, n int
 	return out, nil
 }
 
-// fmpeRoundSize is the number of draws of a round of FMPE sampling that misses missing draws
-// after proposed draws of which accepted fell inside the support. The first round integrates
-// exactly the draws missing (every draw is an ODE solve: no margin for a rejection that a prior
-// of full support never makes); later rounds draw what is missing over the acceptance rate so
-// far, with 10% to spare, at most 2²⁰ draws and at most maxSampleValues values (the bound of
-// the result: a round holds no more than a call may return).
+// fmpeRoundSize is roundSize for FMPE, whose first round integrates exactly the draws
+// missing: every draw is an ODE solve, and a prior of full support makes no rejection.
 func fmpeRoundSize(missing, proposed, accepted, dim int) int {
 	if proposed == 0 {
 		return missing
 	}
+	return roundSize(missing, proposed, accepted, dim)
+}
+
+// roundSize is the number of draws of a round of rejection sampling (NPE's flow, FMPE's
+// ODE) that misses missing draws after proposed draws of which accepted fell inside the
+// prior's support: what is missing over the acceptance rate so far (1 before any draw), with
+// 10% to spare, at most 2²⁰ draws and at most maxSampleValues values (the bound of one call's
+// result, so that a round of a high-dimensional posterior holds no more than a call returns).
+func roundSize(missing, proposed, accepted, dim int) int {
 	rate := float64(accepted+1) / float64(proposed+1)
 	return min(int(float64(missing)/max(rate, MinAcceptanceRate)*1.1)+1, 1<<20, max(1, maxSampleValues/dim))
 }

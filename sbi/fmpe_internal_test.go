@@ -212,7 +212,7 @@ func TestNPERoundSizeBounded(t *testing.T) {
 		{60, 10_000, 10, 1 << 20},
 		{10, 10, 10, 2},
 	} {
-		m := npeRoundSize(c.missing, c.proposed, c.accepted, c.dim)
+		m := roundSize(c.missing, c.proposed, c.accepted, c.dim)
 		if m < 1 || m*c.dim > max(maxSampleValues, c.dim) {
 			t.Errorf("%+v: a round of %d draws of %d values, expected at least 1 and at most %d values", c, m, c.dim, maxSampleValues)
 		}
@@ -222,7 +222,7 @@ func TestNPERoundSizeBounded(t *testing.T) {
 		{50_000, 100_000, 1_000, 64, 1 << 20},
 		{100, 1000, 499, 2, 221},
 	} {
-		if m := npeRoundSize(c.missing, c.proposed, c.accepted, c.dim); m != c.want {
+		if m := roundSize(c.missing, c.proposed, c.accepted, c.dim); m != c.want {
 			t.Errorf("%+v: a round of %d draws, want %d as before the bound", c, m, c.want)
 		}
 	}

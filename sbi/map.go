@@ -54,7 +54,7 @@ func (c MAPConfig) validate() error {
 // global mode when some start lies in its basin: a posterior with many separated modes may
 // need more draws and starts, and the answer may be a local mode when no start lay in the
 // global one's basin. When two searches end more than 0.1 draw standard deviations apart with
-// the same highest log-density (within 10⁻⁶ of it), the posterior has no unique mode (a flat
+// the same highest log-density (within 10⁻⁶ of it, relative where |log-density| > 1), the posterior has no unique mode (a flat
 // top, modes of equal height) and MAP returns an error saying so ("MAP inconclusive"). It returns an error when p cannot be sampled (an untrained
 // estimator, a non-finite observation), when no draw has a finite density, when p's LogProb
 // panics (the error names θ and the panic), or when the host's context is cancelled.

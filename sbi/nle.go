@@ -173,10 +173,10 @@ func (m *nleModel) buildHead(rng *rand.Rand, xDim int) error {
 	return nil
 }
 
-// params returns the flow's weights, then the embedding's.
 // modeledX implements xDensity: the flow models every column of x.
 func (m *nleModel) modeledX(xDim int) int { return xDim }
 
+// params returns the flow's weights, then the embedding's.
 func (m *nleModel) params() []*nn.Param {
 	ps := m.fl.Params()
 	if m.temb != nil {

@@ -424,7 +424,7 @@ func (p *NPEPosterior) SampleContext(ctx context.Context, rng *rand.Rand, n int)
 		if err := cancel.Check(ctx, "NPE posterior sampling"); err != nil {
 			return nil, err
 		}
-		m := npeRoundSize(n-got, proposed, accepted, D)
+		m := roundSize(n-got, proposed, accepted, D)
 		cand, err := e.drawFlow(rng, p.ctx, m)
 		if err != nil {
 			return nil, fmt.Errorf("NPE posterior: %w", err)
@@ -494,14 +494,4 @@ func (e *NPE) drawFlow(rng *rand.Rand, ctx []float64, m int) (*mat.Dense, error)
 		return nil, fmt.Errorf("%w: the flow produced non-finite draws: its weights are not finite", ErrDiverged)
 	}
 	return out, nil
-}
-
-// npeRoundSize is the number of flow draws of a round of NPE's rejection sampling that misses
-// missing draws after proposed draws of which accepted fell inside the prior's support: what
-// is missing over the acceptance rate so far (1 before any draw), with 10% to spare, at most
-// 2²⁰ draws and at most maxSampleValues values (the bound of one call's result, so that a
-// round of a high-dimensional posterior holds no more than a call may return).
-func npeRoundSize(missing, proposed, accepted, dim int) int {
-	rate := float64(accepted+1) / float64(proposed+1)
-	return min(int(float64(missing)/max(rate, MinAcceptanceRate)*1.1)+1, 1<<20, max(1, maxSampleValues/dim))
 }

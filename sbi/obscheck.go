@@ -161,9 +161,6 @@ func (c *estimator) CheckObservation(x []float64) (*ObservationCheck, error) {
 	if c.obs == nil {
 		return nil, fmt.Errorf("%s: %w", c.name, errNoReservoir)
 	}
-	if !finite(x) && paddingErr(c.layout, x) == nil {
-		return nil, fmt.Errorf("%s: the observation holds NaN or infinite values (%w): %s", c.name, ErrNonFinite, whereNonFinite(x))
-	}
 	if err := c.observationErr(x); err != nil {
 		return nil, fmt.Errorf("%s: %w", c.name, err)
 	}

@@ -403,7 +403,7 @@ func drawIndex(rng *rand.Rand, cdf []float64) int {
 // maxImportanceValues bounds the values importance sampling holds at once: n·Proposals
 // proposals of dim + 2 values each (the point, its log-weight and its cumulative weight),
 // 2²⁶ values (512 MiB), which for 2 parameters is the 2²⁴ cells of the grid's bound.
-const maxImportanceValues = 1 << 26
+const maxImportanceValues = maxSampleValues
 
 // sampleImportance draws Proposals·n points from the prior, weights them by r̂ (the posterior
 // over the prior) and resamples n of them with replacement (sampling-importance-resampling).
