@@ -26,9 +26,9 @@
 // compiled code runs to its end: the cell reports the interrupt only then, and nothing of it
 // runs afterwards (the kernel restarts the worker if that takes longer than its grace period).
 // The functions of earlier cells, function literals included, go on working after an
-// interrupt (runid.go). A statement res, err := f(…) whose compiled call returned when the
-// interrupt came keeps what the call returned (assignedByCall). Interpreted goroutines that run while the cell stops end with it; one
-// that waits then in compiled code goes on, and so does one of an earlier cell that waits on a
+// interrupt. A statement res, err := f(…) whose compiled call returned when the interrupt
+// came keeps what the call returned. Interpreted goroutines that run while the cell stops end
+// with it; one that waits then in compiled code goes on, and so does one of an earlier cell that waits on a
 // channel. A function literal made while the interrupted cell ran (by the cell, or by a
 // function it called) ends at once where it would wait on a channel; the interrupt's error
 // says so when the cell, or a function of the session that it names, has one that may.

@@ -109,9 +109,7 @@ func (s *Session) undefined(name string) bool {
 	if name == "_" || s.decls[name] != nil || s.imports[name] != "" || types.Universe.Lookup(name) != nil {
 		return false
 	}
-	switch name {
-	case "min", "max", "clear", "_gosbiRender", "_gosbiBundle", "_gosbiError", "_gosbiString",
-		"_gosbiBundleOf", "_gosbiErrorText", "_gosbiText":
+	if name == "min" || name == "max" || name == "clear" || strings.HasPrefix(name, "_gosbi") { // the session's own helpers
 		return false
 	}
 	indexPackages()

@@ -89,7 +89,6 @@ func recvTypeName(e ast.Expr) string {
 	return ""
 }
 
-// usedIdents lists the identifiers a node refers to (selectors only by their package or value).
 // freeIdents returns the identifiers that the function fd uses (usedIdents of its body) and does
 // not declare itself: its receiver, parameters and results, and the names defined anywhere
 // inside it (:=, var, const, type, range, and the parameters of its function literals). These
@@ -142,6 +141,7 @@ func freeIdents(fd *ast.FuncDecl) map[string]bool {
 	return used
 }
 
+// usedIdents lists the identifiers a node refers to (selectors only by their package or value).
 func usedIdents(n ast.Node) map[string]bool {
 	res := map[string]bool{}
 	ast.Inspect(n, func(n ast.Node) bool {

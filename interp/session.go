@@ -847,7 +847,10 @@ func (s *Session) undoUnrun(ctx context.Context, group []item, base int64, snap 
 		return &notedError{err, "(inconclusive: the session could not tell which statements of the cell ran, " +
 			"so its variables may hold values the cell had not finished computing)"}
 	}
-	if ran < len(group) && ctx.Err() != nil {
+	interrupted := ctx.Err() != nil
+	// the interrupt stopped the cell, not the evaluations that put the session back in order
+	ctx = context.WithoutCancel(ctx)
+	if ran < len(group) && interrupted {
 		if names := s.assignedByCall(ctx, group[ran]); len(names) > 0 {
 			ran++ // the statement the interrupt stopped had assigned what its call returned
 			err = &notedError{err, fmt.Sprintf("(%s: kept, as the interrupted call returned them: a library call that polls for "+
@@ -865,8 +868,7 @@ func (s *Session) undoUnrun(ctx context.Context, group []item, base int64, snap 
 		}
 		s.registerVars(it)
 	}
-	// the interrupt stopped the cell, not the evaluations that put the session back in order
-	if rerr := s.reevalDependants(context.WithoutCancel(ctx), redefined, group[:ran]); rerr != nil {
+	if rerr := s.reevalDependants(ctx, redefined, group[:ran]); rerr != nil {
 		err = &notedError{err, rerr.Error()}
 	}
 	var unsure []string
@@ -900,7 +902,7 @@ func (s *Session) assignedByCall(ctx context.Context, it item) []string {
 		return nil
 	}
 	names := definedVars(it)
-	globals := s.globals(context.WithoutCancel(ctx))
+	globals := s.globals(ctx)
 	for _, n := range names {
 		if v, ok := globals[n]; ok && v.IsValid() && !v.IsZero() {
 			return names
