@@ -61,11 +61,11 @@ final test set, and prints the certificate. SPEC is a JSON object (a file of at 
    "task_observations": [1, 2]}    sbibm observations by number (needs gosbi data fetch)
 
 --out writes the certificate with its estimator (certify.LoadFile reads it back); --html writes the
-certificate as a standalone page. A run that stops with an error after it trained an estimator
-saves that estimator (not certified) in FILE.estimator beside --out, or without --out in a new
-file certify-TASK-*.estimator in the current directory, and its error names the file: give it as
-"trained" to certify it without training again. The exit status is 0 whatever the verdict, which the first line of
-the output states; an error (bad SPEC, a failed run) exits with status 1.
+certificate as a standalone page. Without --study, a run that stops with an error after it
+trained an estimator saves that estimator (not certified) in FILE.estimator beside --out, or
+without --out in a new file certify-TASK-*.estimator in the current directory, and its error
+names the file: give it as "trained" to certify it without training again. The exit status is
+0 whatever the verdict, which the first line of the output states; an error (bad SPEC, a failed run) exits with status 1.
 
 --study DIR runs the certification as a study (package study) in DIR: one job per seed, which
 runs the whole certification of that seed and records its certificate, and a summary job that
@@ -144,12 +144,10 @@ func (s *certifySpec) config() (task.Task, *mat.Dense, certify.Config, error) {
 		}
 	}
 	switch s.Estimator {
-	case "":
+	case "", "npe": // with "trained" (estimator "" then) nothing is trained
 		if s.Trained == "" {
 			cfg.New = func() sbi.Estimator { return sbi.NewNPE(prior, sbi.NPEConfig{}) }
 		}
-	case "npe":
-		cfg.New = func() sbi.Estimator { return sbi.NewNPE(prior, sbi.NPEConfig{}) }
 	case "npe-nsf":
 		cfg.New = func() sbi.Estimator { return sbi.NewNPE(prior, sbi.NPEConfig{Flow: "nsf"}) }
 	case "nre":

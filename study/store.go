@@ -266,8 +266,9 @@ func (s *Study) LogPath(i int) string {
 }
 
 // Done reports whether job i has a valid record: a record.json that parses, whose checksum
-// matches and that names this job (index, stage, key and seed), in a directory that holds
-// every file it lists. A job with an invalid record runs again (Status says why).
+// matches and that names this job (index, stage, key and seed), in a directory that held
+// every file it lists when the record was first checked (a process checks a record again only
+// when record.json changes). A job with an invalid record runs again (Status says why).
 func (s *Study) Done(i int) bool {
 	return s.recordError(i) == nil
 }

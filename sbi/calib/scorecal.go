@@ -177,7 +177,7 @@ func ScoreCalibrateContext(ctx context.Context, rng *rand.Rand, obsDraws *mat.De
 	if n0 < 2 {
 		return nil, fmt.Errorf("calib: ScoreCalibrate needs at least 2 approximate-posterior draws for the observed data, got %d", n0)
 	}
-	if v := sat.Prod(cfg.M, cfg.N, d); v >= sat.Max || sat.Mul(cfg.M, d) >= sat.Max || sat.Mul(cfg.N, d) >= sat.Max {
+	if sat.Prod(cfg.M, cfg.N, d) >= sat.Max { // M, N ≥ 1, so M·d and N·d fit too
 		return nil, fmt.Errorf("calib: ScoreCalibrate: M = %d datasets of N = %d draws of %d parameters are more values than an int can count: use fewer datasets or draws", cfg.M, cfg.N, d)
 	}
 	if cfg.ImportanceWeights && (cfg.LogPrior == nil || cfg.LogApprox == nil) {

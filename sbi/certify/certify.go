@@ -849,7 +849,7 @@ func (r *run) initial() (*candidate, error) {
 		r.trainSet = s
 		est, err := r.train(r.cfg.New(), s, nil)
 		if err != nil {
-			if t, ok := est.(interface{ Trained() bool }); ok && t.Trained() {
+			if est.Trained() {
 				r.kept = &candidate{name: c.name, est: est} // an interrupt keeps the best epoch
 			}
 			return nil, fmt.Errorf("certify: training the initial estimator: %w", err)

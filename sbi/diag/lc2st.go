@@ -589,7 +589,10 @@ func (l *LC2ST) Test(xo []float64) (*LC2STResult, error) {
 	r.Value = statistic(r.Statistic, probs[0])
 	above := 0
 	for k := range trials {
-		v := statistic(r.Statistic, probs[k])
+		v := r.Value
+		if k > 0 {
+			v = statistic(r.Statistic, probs[k])
+		}
 		if math.IsNaN(v) {
 			// NaN is ≥ nothing: it would count as beyond every null statistic, or below the observed.
 			return nil, fmt.Errorf("diag: L-C2ST: the statistic of classifier %d (0 is the data classifier, the others null classifiers) is NaN at the observation: "+

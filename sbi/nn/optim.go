@@ -69,7 +69,7 @@ func (a *Adam) check() {
 
 // checkSetting panics unless 0 ≤ v < below and v is finite.
 func checkSetting(opt, name string, v, below float64) {
-	if !(v >= 0 && v < below) || math.IsInf(v, 1) {
+	if !(v >= 0 && v < below) { // also refuses NaN and +Inf
 		want := "finite and ≥ 0"
 		if below < math.Inf(1) {
 			want = fmt.Sprintf("0 ≤ %s < %v", name, below)

@@ -77,7 +77,8 @@ const minSamples = 500
 //     InSupport reports false for a point of another length;
 //   - batch: LogProb of a batch is that of each row alone, also on a view into a wider matrix,
 //     and leaves its argument unchanged;
-//   - consistent: at the importance sampler's proposal points, which cover the Support box,
+//   - consistent: at the first 2000 of the importance sampler's proposal points, which cover
+//     the Support box,
 //     LogProb is never NaN nor +Inf and is −Inf wherever InSupport is false;
 //   - normalized: exp(LogProb) integrates to 1 (left out when cfg.Unnormalized);
 //   - agrees: Sample's draws follow the density exp(LogProb), marginally and in pairs of

@@ -45,9 +45,8 @@
 // A correct distribution fails each statistical check with probability at most Config.Level
 // (default 10⁻⁴), up to the normal approximation of the estimates. The package's tests measure
 // it at Level 0.1 with 1000 samples over 100 seeds, on four distributions (2-D Normal, a
-// Gamma×Beta product, a log-uniform Transformed and a correlated 5-D MultivariateNormal): each
-// check failed at 5 to 12 of the 100 seeds, and the tests allow at most 20 (a rate of 0.1
-// exceeds 20 with probability 0.001). The default level relies on the same normal
+// Gamma×Beta product, a log-uniform Transformed and a correlated 5-D MultivariateNormal) and allow
+// each check at most 20 failures (a rate of 0.1 exceeds 20 with probability 0.001). The default level relies on the same normal
 // approximation further out in its tails.
 //
 // With the defaults (5000 samples, level 10⁻⁴) the package's tests check, for seeds 1 to 5,
