@@ -30,7 +30,7 @@ func Coverage(results ...*diag.CoverageResult) *Plot {
 		if r == nil {
 			continue
 		}
-		if err := drawable(r); err != nil {
+		if err := r.Judgeable(); err != nil {
 			return failedFigure(11*cm, 10*cm, fmt.Errorf("viz: Coverage: result %d (%q) cannot be drawn: %w", i, r.Label, err))
 		}
 	}
@@ -119,20 +119,6 @@ func Coverage(results ...*diag.CoverageResult) *Plot {
 
 const flaggedName = "outside the simultaneous band"
 
-// drawable says why Coverage cannot draw r (diag cannot judge it, or a level lies off the unit
-// axes), or returns nil.
-func drawable(r *diag.CoverageResult) error {
-	if err := r.Judgeable(); err != nil {
-		return err
-	}
-	for k, l := range r.Levels {
-		if !(l >= 0 && l <= 1) {
-			return fmt.Errorf("its level %d is %v, expected a credibility level in [0, 1] (0.95, not 95)", k+1, l)
-		}
-	}
-	return nil
-}
-
 // coverageData is what Coverage draws besides the curves: the polygons of the first non-nil
 // result's simultaneous and pointwise bands (nil without one) with their legend names, and,
 // per result, the points of its curve outside its own simultaneous band.
@@ -207,7 +193,7 @@ func MarginalCoverage(r *diag.MarginalResult) *Plot {
 	for d, c := range r.Coverage {
 		cr := &diag.CoverageResult{Label: "θ" + subscript(d+1), Method: "marginal", N: r.N, Levels: r.Levels,
 			Coverage: c, Lower: r.Lower, Upper: r.Upper, Confidence: diag.DefaultConfidence}
-		if err := drawable(cr); err != nil {
+		if err := cr.Judgeable(); err != nil {
 			return failedFigure(11*cm, 10*cm, fmt.Errorf("viz: MarginalCoverage: the result cannot be drawn: parameter %d: %w", d+1, err))
 		}
 		for k, l := range r.Levels {

@@ -337,7 +337,7 @@ func (r *CoverageResult) Judgeable() error {
 	}
 	for k, l := range r.Levels {
 		if !(l >= 0 && l <= 1) {
-			return fmt.Errorf("its level %d is %v, expected a credibility level in [0, 1]", k+1, l)
+			return fmt.Errorf("its level %d is %v, expected a credibility level in [0, 1] (0.95, not 95)", k+1, l)
 		}
 	}
 	for k, c := range r.Coverage {
