@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"sort"
 	"sync"
 
 	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi/dist"
 	"github.com/gosbi/gosbi/sbi/internal/cancel"
+	"github.com/gosbi/gosbi/sbi/internal/quantile"
 	"github.com/gosbi/gosbi/sbi/internal/safe"
 	"gonum.org/v1/gonum/mat"
 )
@@ -392,12 +392,10 @@ func cumulativeWeights(lw []float64, at func(i int) []float64) ([]float64, error
 	return cdf, nil
 }
 
-// drawIndex draws an index with the probabilities whose cumulative sums are cdf: the index i
-// with cdf[i−1] ≤ u < cdf[i] for u uniform on [0, 1), which is never one of zero weight (a
-// search for cdf[i] ≥ u picked the first index for u = 0, of zero weight or not).
+// drawIndex draws an index with the probabilities whose cumulative sums are cdf (normalized
+// to end at 1): quantile.Index at u uniform on [0, 1), never an index of zero weight.
 func drawIndex(rng *rand.Rand, cdf []float64) int {
-	u := rng.Float64()
-	return min(sort.Search(len(cdf), func(i int) bool { return cdf[i] > u }), len(cdf)-1)
+	return quantile.Index(cdf, rng.Float64())
 }
 
 // maxImportanceValues bounds the values importance sampling holds at once: n·Proposals

@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"sort"
 	"sync"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/gosbi/gosbi/sbi/dist"
 	"github.com/gosbi/gosbi/sbi/internal/kernels"
+	"github.com/gosbi/gosbi/sbi/internal/quantile"
 	"github.com/gosbi/gosbi/sbi/nn"
 )
 
@@ -258,8 +258,7 @@ func (g *GridPosterior) Sample(rng *rand.Rand, n int) *mat.Dense {
 	out := mat.NewDense(max(n, 1), 2, nil)
 	total := g.cdf[len(g.cdf)-1]
 	for i := range n {
-		u := rng.Float64() * total // the cell k with cdf[k−1] ≤ u < cdf[k]: never one of zero mass
-		k := min(sort.Search(len(g.cdf), func(i int) bool { return g.cdf[i] > u }), len(g.cdf)-1)
+		k := quantile.Index(g.cdf, rng.Float64()*total) // never a cell of zero mass
 		a, b := k/g.Bins, k%g.Bins
 		out.Set(i, 0, g.Low[0]+(float64(a)+rng.Float64())*(g.High[0]-g.Low[0])/float64(g.Bins))
 		out.Set(i, 1, g.Low[1]+(float64(b)+rng.Float64())*(g.High[1]-g.Low[1])/float64(g.Bins))
