@@ -232,6 +232,9 @@ func TestBadParametersPanic(t *testing.T) {
 		{"transformed affine zero scale", func() {
 			NewTransformed(NewStandardNormal(1), Affine{Shift: []float64{0}, Scale: []float64{0}})
 		}, "NewTransformed: scale[0] = 0"},
+		{"transformed *affine zero scale", func() {
+			NewTransformed(NewStandardNormal(1), &Affine{Shift: []float64{0}, Scale: []float64{0}})
+		}, "NewTransformed: scale[0] = 0"},
 		{"transformed affine lengths", func() {
 			NewTransformed(NewStandardNormal(2), Affine{Shift: []float64{0}, Scale: []float64{1}})
 		}, "NewTransformed: shift has length 1, expected 2"},

@@ -86,10 +86,13 @@ type Transformed struct {
 	f    Bijection
 }
 
-// NewTransformed returns the distribution of f(x) with x ~ base. An Affine f is checked as
-// NewAffine checks its arguments.
+// NewTransformed returns the distribution of f(x) with x ~ base. An Affine f (or *Affine) is
+// checked as NewAffine checks its arguments.
 func NewTransformed(base Distribution, f Bijection) *Transformed {
-	if a, ok := f.(Affine); ok {
+	switch a := f.(type) {
+	case Affine:
+		checkAffine("NewTransformed", base.Dim(), a.Shift, a.Scale)
+	case *Affine:
 		checkAffine("NewTransformed", base.Dim(), a.Shift, a.Scale)
 	}
 	return &Transformed{base: base, f: f}
@@ -99,7 +102,7 @@ func NewTransformed(base Distribution, f Bijection) *Transformed {
 // lengths match base.Dim() and every scale is finite and non-zero.
 func NewAffine(base Distribution, shift, scale []float64) *Transformed {
 	checkAffine("NewAffine", base.Dim(), shift, scale)
-	return NewTransformed(base, Affine{Shift: append([]float64(nil), shift...), Scale: append([]float64(nil), scale...)})
+	return &Transformed{base: base, f: Affine{Shift: append([]float64(nil), shift...), Scale: append([]float64(nil), scale...)}}
 }
 
 // checkAffine panics unless shift and scale have dim values, all finite, and no scale is 0

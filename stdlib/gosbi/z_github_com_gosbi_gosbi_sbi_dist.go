@@ -215,7 +215,7 @@ func init() {
 		"NewNormal":                      "func NewNormal(mean, std []float64) *Normal\n\nNewNormal returns the diagonal Gaussian with the given means and standard deviations. It\npanics unless the lengths agree and every std is finite and positive.",
 		"NewStandardNormal":              "func NewStandardNormal(dim int) *Normal\n\nNewStandardNormal returns N(0, I) in dim dimensions.",
 		"NewSupportMap":                  "func NewSupportMap(low, high []float64) SupportMap\n\nNewSupportMap returns the SupportMap onto the box (low, high); ±Inf bounds are allowed. It\npanics unless the lengths match, no bound is NaN and low < high.",
-		"NewTransformed":                 "func NewTransformed(base Distribution, f Bijection) *Transformed\n\nNewTransformed returns the distribution of f(x) with x ~ base. An Affine f is checked as\nNewAffine checks its arguments.",
+		"NewTransformed":                 "func NewTransformed(base Distribution, f Bijection) *Transformed\n\nNewTransformed returns the distribution of f(x) with x ~ base. An Affine f (or *Affine) is\nchecked as NewAffine checks its arguments.",
 		"NewUniformCube":                 "func NewUniformCube(low, high float64, dim int) *BoxUniform\n\nNewUniformCube returns the uniform distribution on [low, high]^dim.",
 		"Normal":                         "type Normal struct {\n\t// contains filtered or unexported fields\n}\n\nNormal is a Gaussian with independent coordinates: coordinate j is N(mean_j, std_j²).",
 		"Normal.Covariance":              "func (d *Normal) Covariance() *mat.SymDense\n\nCovariance is diag(std²).",
