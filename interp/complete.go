@@ -131,18 +131,33 @@ func (s *Session) members(x string) []string {
 	return res
 }
 
-// global returns the value of a session variable.
+// global returns the value of a session variable. It lists all the interpreter's globals to
+// find one: a caller that needs many reads globalValues once and looks each up with globalIn.
 func (s *Session) global(name string) (v reflect.Value, ok bool) {
-	defer func() {
-		if recover() != nil {
-			ok = false
-		}
-	}()
-	v, ok = s.yi.Globals()[name]
+	return globalIn(s.globalValues(), name)
+}
+
+// globalIn returns the value of the session variable name among globals, the dynamic value
+// of one of interface type.
+func globalIn(globals map[string]reflect.Value, name string) (reflect.Value, bool) {
+	v, ok := globals[name]
 	if ok && v.Kind() == reflect.Interface && !v.IsNil() {
 		v = v.Elem()
 	}
 	return v, ok && v.IsValid()
+}
+
+// globalValues returns the interpreter's global variables as it holds them, read without
+// running code, or nil when it cannot list them: it panics when asked for the variables of a
+// program that did not compile until it next runs code (see globals). It builds a new map at
+// each call.
+func (s *Session) globalValues() (g map[string]reflect.Value) {
+	defer func() {
+		if recover() != nil {
+			g = nil
+		}
+	}()
+	return s.yi.Globals()
 }
 
 // typeMembers lists the fields and methods of a type (through pointers).

@@ -257,10 +257,11 @@ func (s *Session) helpPage(name string, count int) Result {
 // who lists the session's declarations by kind.
 func (s *Session) who() string {
 	byKind := map[declKind][]string{}
+	globals := s.globalValues() // once: each call builds the map of all of them
 	for _, d := range s.decls {
 		entry := d.name
 		if d.kind == varDecl || d.kind == constDecl {
-			if v, ok := s.global(d.name); ok {
+			if v, ok := globalIn(globals, d.name); ok {
 				entry += " " + v.Type().String()
 			}
 		}

@@ -120,9 +120,8 @@ func (s *Session) showStored(ctx context.Context) (reflect.Value, error) {
 // storedValue returns the value of _gosbiV as the interpreter holds it, read from its globals
 // rather than by evaluating code (each evaluation compiles code the interpreter keeps), or the
 // invalid Value when it cannot be read.
-func (s *Session) storedValue() (v reflect.Value) {
-	defer func() { _ = recover() }()
-	return s.yi.Globals()["_gosbiV"]
+func (s *Session) storedValue() reflect.Value {
+	return s.globalValues()["_gosbiV"]
 }
 
 // exprText is the source of the trailing expression of item it without comments after it: a

@@ -822,11 +822,7 @@ func (s *Session) statementsRan(base int64, n int) (ran int, known bool) {
 	if !s.executed {
 		return 0, true
 	}
-	var v reflect.Value
-	func() {
-		defer func() { _ = recover() }()
-		v = s.yi.Globals()["_gosbiRan"]
-	}()
+	v := s.globalValues()["_gosbiRan"]
 	if !v.IsValid() || !v.CanInt() {
 		return 0, false
 	}
@@ -1007,12 +1003,7 @@ func (s *Session) saveValues(ctx context.Context, names []string) map[string]ref
 // panics when asked for them: then it runs an empty program first.
 func (s *Session) globals(ctx context.Context) map[string]reflect.Value {
 	for range 2 {
-		var g map[string]reflect.Value
-		func() {
-			defer func() { _ = recover() }()
-			g = s.yi.Globals()
-		}()
-		if g != nil {
+		if g := s.globalValues(); g != nil {
 			return g
 		}
 		_, _ = s.eval(ctx, ";")
