@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"unsafe"
 
 	yaegi "github.com/traefik/yaegi/interp"
 
@@ -235,8 +234,7 @@ func interpWrapper(v reflect.Value) (reflect.Value, bool) {
 	}
 	c := reflect.New(t).Elem()
 	c.Set(v)
-	f := c.Field(1)
-	return *(*reflect.Value)(unsafe.Pointer(f.UnsafeAddr())), true
+	return settableField(c, "value").Interface().(reflect.Value), true
 }
 
 // wrapped reports whether x is a value of a cell's type with methods, wrapped (see

@@ -2,7 +2,6 @@ package interp
 
 import (
 	"reflect"
-	"unsafe"
 
 	yaegi "github.com/traefik/yaegi/interp"
 )
@@ -14,10 +13,9 @@ import (
 // interpreter's scopes. When the field is missing or of another type (a newer interpreter),
 // nothing is done.
 func dropRoots(yi *yaegi.Interpreter) {
-	f := reflect.ValueOf(yi).Elem().FieldByName("roots")
-	if !f.IsValid() || f.Kind() != reflect.Slice || !f.CanAddr() {
+	f := settableField(reflect.ValueOf(yi).Elem(), "roots")
+	if !f.IsValid() || f.Kind() != reflect.Slice {
 		return
 	}
-	f = reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem()
 	f.Set(reflect.Zero(f.Type()))
 }

@@ -6,7 +6,6 @@ import (
 	"reflect"
 	"strings"
 	"sync/atomic"
-	"unsafe"
 
 	yaegi "github.com/traefik/yaegi/interp"
 )
@@ -24,11 +23,11 @@ import (
 // runIDOf returns the address of the interpreter's run number, or nil when the field is
 // missing or of another type (a newer interpreter; TestRunIDField fails then).
 func runIDOf(yi *yaegi.Interpreter) *uint64 {
-	f := reflect.ValueOf(yi).Elem().FieldByName("id")
-	if !f.IsValid() || f.Kind() != reflect.Uint64 || !f.CanAddr() {
+	f := settableField(reflect.ValueOf(yi).Elem(), "id")
+	if !f.IsValid() || f.Type() != reflect.TypeFor[uint64]() {
 		return nil
 	}
-	return (*uint64)(unsafe.Pointer(f.UnsafeAddr()))
+	return f.Addr().Interface().(*uint64)
 }
 
 // runID returns the interpreter's run number (0 without access to it).

@@ -16,21 +16,20 @@ import (
 // Putting the old symbol back therefore undoes a definition that did not run, with the old
 // value and type, and deleting the new one makes the name undefined again.
 func mainSymbols(yi *yaegi.Interpreter) reflect.Value {
-	f := reflect.ValueOf(yi).Elem().FieldByName("scopes")
+	f := settableField(reflect.ValueOf(yi).Elem(), "scopes")
 	if !f.IsValid() || f.Kind() != reflect.Map || f.Type().Key().Kind() != reflect.String {
 		return reflect.Value{}
 	}
-	f = reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem()
 	sc := f.MapIndex(reflect.ValueOf("main").Convert(f.Type().Key()))
 	if !sc.IsValid() || sc.Kind() != reflect.Pointer || sc.IsNil() || sc.Elem().Kind() != reflect.Struct {
 		return reflect.Value{}
 	}
-	sym := sc.Elem().FieldByName("sym")
+	sym := settableField(sc.Elem(), "sym")
 	if !sym.IsValid() || sym.Kind() != reflect.Map || sym.Type().Key().Kind() != reflect.String ||
 		sym.Type().Elem().Kind() != reflect.Pointer || sym.IsNil() {
 		return reflect.Value{}
 	}
-	return reflect.NewAt(sym.Type(), unsafe.Pointer(sym.UnsafeAddr())).Elem()
+	return sym
 }
 
 // symbolSnapshot holds the symbols of some names of package main: an invalid Value for a name
