@@ -263,12 +263,11 @@ func (s *Session) runGo(ctx context.Context, code string, count int) (res Result
 // compiles the statements evaluated together with it, so the statements before it must run
 // on their own: else they read the new variable's zero value instead of the old value.
 func (s *Session) redefinesVar(it item) bool {
-	as, ok := it.stmt.(*ast.AssignStmt)
-	if it.kind != stmtItem || !ok || as.Tok != token.DEFINE {
+	if it.kind != stmtItem {
 		return false
 	}
-	for _, l := range as.Lhs {
-		if id, ok := l.(*ast.Ident); ok && s.decls[id.Name] != nil && s.decls[id.Name].kind == varDecl {
+	for _, n := range definedVars(it) {
+		if d := s.decls[n]; d != nil && d.kind == varDecl {
 			return true
 		}
 	}
