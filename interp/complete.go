@@ -358,7 +358,7 @@ func IsComplete(code string) (status, indent string) {
 	if _, ok := helpRequest(code); ok {
 		return "complete", ""
 	}
-	if segs, ok := splitMagics(code); ok {
+	if segs, ok := splitMagics(code, nil); ok {
 		var goLines []string
 		for _, sg := range segs {
 			if sg.magic != "" {

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"go/ast"
+	"go/parser"
 	"go/token"
+	"go/types"
 	"io"
 	"io/fs"
 	"os"
@@ -28,8 +31,9 @@ type segment struct {
 
 // splitMagics cuts a cell into Go source and magic lines (lines starting with % or !, outside a
 // raw string or block comment). A cell magic (%%name) must be the first line and takes the
-// whole cell. ok is false when the cell has no magics.
-func splitMagics(code string) (segs []segment, ok bool) {
+// whole cell. A line "!rest" is Go when goBang (nil for never) says so, given rest and the
+// cell's Go source above the line. ok is false when the cell has no magics.
+func splitMagics(code string, goBang func(rest, above string) bool) (segs []segment, ok bool) {
 	lines := strings.Split(code, "\n")
 	for i, l := range lines {
 		t := strings.TrimSpace(l)
@@ -41,7 +45,7 @@ func splitMagics(code string) (segs []segment, ok bool) {
 		}
 		break
 	}
-	var goLines []string
+	var goLines, above []string // the Go lines of the segment, and of the cell so far
 	goStart := 0
 	flushGo := func() {
 		if len(goLines) > 0 && strings.TrimSpace(strings.Join(goLines, "")) != "" {
@@ -49,10 +53,13 @@ func splitMagics(code string) (segs []segment, ok bool) {
 		}
 		goLines = nil
 	}
+	isGo := func(t string) bool {
+		return goBang != nil && goBang(t[1:], strings.Join(above, "\n"))
+	}
 	open := notOpen // a raw string or block comment that a Go line left open
 	for i, l := range lines {
 		t := strings.TrimLeft(l, " \t")
-		if open == notOpen && (strings.HasPrefix(t, "%") || strings.HasPrefix(t, "!") && !strings.HasPrefix(t, "!=")) {
+		if open == notOpen && (strings.HasPrefix(t, "%") || strings.HasPrefix(t, "!") && !strings.HasPrefix(t, "!=") && !isGo(t)) {
 			flushGo()
 			segs = append(segs, segment{magic: strings.TrimSpace(t), line: i + 1})
 			ok = true
@@ -62,10 +69,92 @@ func splitMagics(code string) (segs []segment, ok bool) {
 			goStart = i
 		}
 		goLines = append(goLines, l)
+		above = append(above, l)
 		open = openAfter(l, open)
 	}
 	flushGo()
 	return segs, ok
+}
+
+// bangIsGo reports whether a line "!rest" of a cell is Go rather than a shell command: rest is
+// a Go expression that names a variable, constant or function of the session or of above (the
+// cell's Go source before the line), and otherwise only such names, types of the session,
+// packages (before a dot) and Go's predeclared names. So "!done" negates the variable done,
+// while "!ls -la", "!echo hi" and "!ls" (without a variable ls) run the shell.
+func (s *Session) bangIsGo(rest, above string) bool {
+	e, err := parser.ParseExpr(rest)
+	if err != nil {
+		return false
+	}
+	var inCell map[string]bool // what above declares, parsed when first needed
+	value := func(name string) bool {
+		if d := s.decls[name]; d != nil && (d.kind == varDecl || d.kind == constDecl || d.kind == funcDecl) {
+			return true
+		}
+		if inCell == nil {
+			inCell = topLevelNames(above)
+		}
+		return inCell[name]
+	}
+	named, other := false, false
+	var visit func(n ast.Node) bool
+	visit = func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.Ident:
+			switch {
+			case value(n.Name):
+				named = true
+			case s.decls[n.Name] == nil && types.Universe.Lookup(n.Name) == nil:
+				other = true // a type of the session is a name of Go too
+			}
+		case *ast.SelectorExpr:
+			if id, ok := n.X.(*ast.Ident); ok && !value(id.Name) && s.isPackage(id.Name) {
+				return false
+			}
+			ast.Inspect(n.X, visit)
+			return false // the selected name is a field, method or member
+		case *ast.FuncLit, *ast.CompositeLit:
+			other = true // names of their own: not worth telling apart from a command
+		}
+		return !other
+	}
+	ast.Inspect(e, visit)
+	return named && !other
+}
+
+// isPackage reports whether name is a package the session imported or imports when a cell
+// uses it.
+func (s *Session) isPackage(name string) bool {
+	if s.imports[name] != "" {
+		return true
+	}
+	indexPackages()
+	return pkgIndex.byName[name] != ""
+}
+
+// topLevelNames returns the variables, constants and functions that the top level of the Go
+// source src declares; none when src does not parse.
+func topLevelNames(src string) map[string]bool {
+	names := map[string]bool{}
+	items, err := splitCell(src, 0)
+	if err != nil {
+		return names
+	}
+	for _, it := range items {
+		switch it.kind {
+		case declItem:
+			for _, nk := range declNames(it.decl) {
+				if nk.kind == varDecl || nk.kind == constDecl || nk.kind == funcDecl {
+					names[nk.name] = true
+				}
+			}
+		case stmtItem:
+			for _, n := range definedVars(it) {
+				names[n] = true
+			}
+		}
+	}
+	return names
 }
 
 // literal is what a line of Go leaves open for the next: nothing, a raw string or a block
@@ -162,7 +251,12 @@ const magicHelp = `gosbi notebook magics (a line starting with % or ! in a cell)
                         or your own declaration
   %env                  list environment variables; %env NAME shows one;
                         %env NAME=VALUE (or %env NAME VALUE) sets one
-  !COMMAND              run a shell command; its output is streamed into the cell
+  !COMMAND              run a shell command; its output is streamed into the cell. A line
+                        !EXPR is Go instead when EXPR is a Go expression that names a
+                        variable, constant or function of the session (or of the cell
+                        above the line), and otherwise only those, the session's types,
+                        packages and Go's predeclared names: !done negates a variable
+                        done, while !ls -la, and !ls without a variable ls, run the shell
   %%writefile [-a] PATH (first line of a cell) write the rest of the cell to PATH (-a appends)
   %%compile             (first line of a cell) compile the cell's declarations natively; later
                         cells use them as if declared in a cell (see interp/README.md)

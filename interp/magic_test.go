@@ -156,3 +156,59 @@ func TestEnvUnset(t *testing.T) {
 		t.Errorf("an unset variable: output %q, error %+v, want an error saying it is not set", ts.out.String(), res.Err)
 	}
 }
+
+// TestBangGoOrShell: a line !EXPR is Go when EXPR is a Go expression that names a variable,
+// constant or function of the session or of the cell's Go above it, and otherwise only
+// imported packages and predeclared names; any other line starting with ! is a shell command.
+func TestBangGoOrShell(t *testing.T) {
+	cases := []struct {
+		name, setup, code string
+		result            string // "" for none
+		out               string // a substring of the output ("" for none)
+		notOut            string // what the output must not hold ("" for nothing)
+	}{
+		{name: "negation of a session variable", setup: "done := false", code: "!done", result: "true"},
+		{name: "negation after Go lines", setup: "done := false", code: "n := 2\n!done", result: "true"},
+		{name: "variable defined above in the cell", code: "ready := true\n!ready", result: "false"},
+		{name: "a var declaration above in the cell", code: "var ok bool\n!ok", result: "true"},
+		{name: "a line that continues a Go expression", setup: "done := false", code: "ok := true &&\n\t!done\nok", result: "true"},
+		{name: "parenthesised expression", setup: "a, b := true, false", code: "!(a && b)", result: "true"},
+		{name: "call of a session function", setup: "func idle() bool { return false }", code: "!idle()", result: "true"},
+		{name: "session constant", setup: "const debug = true", code: "!debug", result: "false"},
+		{name: "with a predeclared name", setup: "var p *int", code: "!(p == nil)", result: "false"},
+		{name: "with an imported package", setup: "x := 1.5", code: "!math.IsNaN(x)", result: "true"},
+		{name: "a command with arguments", code: "!echo hi", out: "hi\n"},
+		{name: "a command with arguments named like a variable", setup: "echo := true", code: "!echo hi", out: "hi\n"},
+		{name: "a command that is no variable", code: "!ls", out: "magic.go"},
+		{name: "a command with a flag", setup: "ls := 3", code: "!ls -a", out: "magic.go"},
+		{name: "only predeclared names", code: "!true", notOut: "true"},
+		{name: "a command with a path", setup: "x := 1", code: "!./x.sh", notOut: "x.sh"},
+		{name: "a name of the session and one that is not", setup: "done := false", code: "!done || later", notOut: "true"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ts := newTestSession(t)
+			if c.setup != "" {
+				ts.mustRun(t, c.setup)
+			}
+			ts.out.Reset()
+			res := ts.run(c.code)
+			if res.Err != nil {
+				t.Fatalf("%s\n%s", res.Err.Value, strings.Join(res.Err.Traceback, "\n"))
+			}
+			want := c.result
+			if want == "" {
+				want = "<no result>"
+			}
+			if got := text(res); got != want {
+				t.Errorf("result %q, want %q", got, want)
+			}
+			if c.out != "" && !strings.Contains(ts.out.String(), c.out) {
+				t.Errorf("output %q lacks %q", ts.out.String(), c.out)
+			}
+			if c.notOut != "" && strings.Contains(ts.out.String(), c.notOut) {
+				t.Errorf("output %q holds %q", ts.out.String(), c.notOut)
+			}
+		})
+	}
+}
