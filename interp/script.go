@@ -19,7 +19,7 @@ var packageClause = regexp.MustCompile(`(?m)^package\s+\w+\s*(;|$)`)
 // runScript runs a Go file (or standard input for "-") with the notebook's packages and
 // auto-imports. The file may be a program (package main with func main) or a list of
 // statements like a cell; a first line starting with #! is ignored. A script larger than
-// maxScriptSize is refused before it is read whole.
+// readlimit.MaxScript is refused before it is read whole.
 func runScript(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		return fmt.Errorf("usage: gosbi script FILE.go [args] (use - to read standard input)")
@@ -36,10 +36,10 @@ func runScript(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 			name = "stdin"
 		}
 	} else if name == "-" {
-		src, err = readlimit.Reader(stdin, "standard input", "a Go script", maxScriptSize)
+		src, err = readlimit.Reader(stdin, "standard input", "a Go script", readlimit.MaxScript)
 		name = "stdin"
 	} else {
-		src, err = readlimit.File(name, "a Go script", maxScriptSize)
+		src, err = readlimit.File(name, "a Go script", readlimit.MaxScript)
 	}
 	if err != nil {
 		return fmt.Errorf("reading the script: %w", err)
@@ -86,6 +86,3 @@ func stripComments(s string) string {
 	}
 	return b.String()
 }
-
-// maxScriptSize bounds a script (16 MiB), from a file or standard input: it is read whole.
-const maxScriptSize = 16 << 20

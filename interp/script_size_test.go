@@ -6,10 +6,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gosbi/gosbi/internal/readlimit"
 )
 
 // TestScriptSizeBound refuses a script, from a file or standard input, larger than
-// maxScriptSize, and a resume file larger than maxResumeSize, before reading them whole.
+// readlimit.MaxScript, and a resume file larger than maxResumeSize, before reading them whole.
 func TestScriptSizeBound(t *testing.T) {
 	dir := t.TempDir()
 	sparse := func(name string, n int64) string {
@@ -29,10 +31,10 @@ func TestScriptSizeBound(t *testing.T) {
 		resume func() string // the resume file, "" for none
 		want   string
 	}{
-		{name: "file one byte over", args: func() []string { return []string{sparse("big.go", maxScriptSize+1)} },
+		{name: "file one byte over", args: func() []string { return []string{sparse("big.go", readlimit.MaxScript+1)} },
 			want: "larger than the 16777216 bytes (16 MiB) a Go script may hold"},
 		{name: "standard input one byte over", args: func() []string { return []string{"-"} },
-			stdin: io.LimitReader(zeros{}, maxScriptSize+1), want: "standard input is larger than the 16777216 bytes"},
+			stdin: io.LimitReader(zeros{}, readlimit.MaxScript+1), want: "standard input is larger than the 16777216 bytes"},
 		{name: "resume file one byte over", args: func() []string { return []string{"-"} }, stdin: strings.NewReader(""),
 			resume: func() string { return sparse("resume.json", maxResumeSize+1) }, want: "larger than the 268435456 bytes (256 MiB) the cells to resume may hold"},
 	} {

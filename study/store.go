@@ -25,8 +25,7 @@ const manifestVersion = 1
 // bound, commit a record larger than its bound, and a failure note keeps at most noteErrorLen
 // bytes of the error, so that what a study writes it can read back.
 const (
-	maxScriptSize   = 16 << 20 // a stage's Go script
-	maxManifestSize = 1 << 30  // manifest.json: the spec, the scripts and every job
+	maxManifestSize = 1 << 30 // manifest.json: the spec, the scripts and every job
 	maxRecordSize   = 256 << 20
 	maxNoteSize     = 1 << 20 // a running marker or a failure note
 	noteErrorLen    = 64 << 10
@@ -113,7 +112,7 @@ func Create(dir string, spec *Spec, base string) (*Study, error) {
 				path = filepath.Join(base, path)
 			}
 			var err error
-			if src, err = readlimit.File(path, "a stage script", maxScriptSize); err != nil {
+			if src, err = readlimit.File(path, "a stage script", readlimit.MaxScript); err != nil {
 				return nil, fmt.Errorf("study spec: stages[%d].script = %q: %w", i, st.Script, err)
 			}
 		}

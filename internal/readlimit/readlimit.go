@@ -10,6 +10,11 @@ import (
 	"os"
 )
 
+// MaxScript bounds a Go script (16 MiB), which gosbi reads whole: one that `gosbi script`
+// runs, and a study's stage script, which the study copies and runs with `gosbi script`, so
+// that a script a study accepts also runs.
+const MaxScript = 16 << 20
+
 // File returns the contents of the file at path when it holds at most max bytes; a larger
 // file is an error that says what the file is (named what) and the limit, found from its
 // size before reading, or while reading for a file that grows or has no size (a pipe, a
