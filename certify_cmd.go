@@ -61,10 +61,11 @@ final test set, and prints the certificate. SPEC is a JSON object (a file of at 
    "task_observations": [1, 2]}    sbibm observations by number (needs gosbi data fetch)
 
 --out writes the certificate with its estimator (certify.LoadFile reads it back); --html writes the
-certificate as a standalone page. Without --study, a run that stops with an error after it
-trained an estimator saves that estimator (not certified) in FILE.estimator beside --out, or
-without --out in a new file certify-TASK-*.estimator in the current directory, and its error
-names the file: give it as "trained" to certify it without training again. The exit status is
+certificate as a standalone page. A run that stops with an error after it trained an estimator
+saves that estimator (not certified) in FILE.estimator beside --out, or without --out in a new
+file certify-TASK-*.estimator in the current directory; with --study, a seed's job that stops so
+saves it beside the job's record, in DIR/jobs/certify/NNNNN.estimator. The error names the file:
+give it as "trained" to certify it without training again. The exit status is
 0 whatever the verdict, which the first line of the output states; an error (bad SPEC, a failed run) exits with status 1.
 
 --study DIR runs the certification as a study (package study) in DIR: one job per seed, which
@@ -224,33 +225,53 @@ func loadTrained(path string, prior dist.Distribution) (sbi.Amortized, error) {
 // out.estimator, or without out in a new file of the current directory. It returns err with
 // the file's name, or with why the estimator could not be saved.
 func keepIncomplete(err error, out, taskName string) error {
+	path := ""
+	if out != "" {
+		path = out + ".estimator"
+	}
+	saved, serr := saveKept(err, path, "certify-"+taskName+"-*.estimator")
+	switch {
+	case serr != nil:
+		return fmt.Errorf("%w\nits trained estimator could not be saved: %v", err, serr)
+	case saved == "":
+		return err
+	}
+	return fmt.Errorf("%w\nits estimator, trained but not certified, is saved in %s: add \"trained\": %q to the spec to certify it without training again", err, saved, saved)
+}
+
+// saveKept saves the estimator that a certification stopped by err after training kept (a
+// *certify.IncompleteError) in path, or, when path is "", in a new file of the current
+// directory named by pattern (os.CreateTemp). It returns the file's absolute path ("trained"
+// is relative to the spec, not to the current directory), or "" when err kept no estimator
+// that can be saved, and why the estimator could not be saved.
+func saveKept(err error, path, pattern string) (string, error) {
 	var inc *certify.IncompleteError
 	if !errors.As(err, &inc) || inc.Estimator == nil {
-		return err
+		return "", nil
 	}
 	saver, ok := inc.Estimator.(interface{ SaveFile(string) error })
 	if !ok {
-		return err
+		return "", nil
 	}
-	path := out + ".estimator"
-	if out == "" {
-		f, ferr := os.CreateTemp(".", "certify-"+taskName+"-*.estimator")
-		if ferr != nil {
-			return fmt.Errorf("%w\nits trained estimator could not be saved: %v", err, ferr)
+	temp := path == ""
+	if temp {
+		f, err := os.CreateTemp(".", pattern)
+		if err != nil {
+			return "", err
 		}
 		path = f.Name()
 		f.Close()
 	}
-	if serr := saver.SaveFile(path); serr != nil {
-		if out == "" {
+	if err := saver.SaveFile(path); err != nil {
+		if temp {
 			os.Remove(path)
 		}
-		return fmt.Errorf("%w\nits trained estimator could not be saved: %v", err, serr)
+		return "", err
 	}
-	if abs, aerr := filepath.Abs(path); aerr == nil {
-		path = abs // "trained" is relative to the spec, not to the current directory
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
 	}
-	return fmt.Errorf("%w\nits estimator, trained but not certified, is saved in %s: add \"trained\": %q to the spec to certify it without training again", err, path, path)
+	return path, nil
 }
 
 // certifyMain is the `gosbi certify` command.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strconv"
 
 	"github.com/gosbi/gosbi/internal/atomicfile"
@@ -22,8 +23,10 @@ import (
 // (stage "certify", run side by side locally or as one Slurm array) and an aggregate job
 // (stage "summary") that counts the verdicts. A job's record holds the certificate with its
 // estimator (certify.LoadFile reads it), its text, and the verdict and coverage as metrics;
-// an interrupted study resumes with the seeds that have no record, and a job is the same
-// computation, giving the same certificate, as `gosbi certify` run alone with that seed.
+// a job that stops after training saves its estimator beside its record (NNNNN.estimator in
+// jobs/certify: a failed job's own directory is removed); an interrupted study resumes with the
+// seeds that have no record, and a job is the same computation, giving the same certificate,
+// as `gosbi certify` run alone with that seed.
 
 // The names of the study's functions, registered in every gosbi binary so that `gosbi study
 // worker` (a Slurm array task) and `gosbi study run DIR` can run them.
@@ -86,6 +89,10 @@ func verdictCode(v certify.Verdict) float64 {
 	return 0
 }
 
+// certifyRun is the certification of a certify job: certify.Certify, which tests replace by
+// one that stops as they need.
+var certifyRun = certify.Certify
+
 // certifyJob runs the certification of one seed and records its certificate.
 func certifyJob(j *study.Job) error {
 	s, err := parseCertifySpec([]byte(j.String("spec")))
@@ -102,9 +109,9 @@ func certifyJob(j *study.Job) error {
 		return err
 	}
 	j.Logf("certifying %s with seed %d", s.Task, seed)
-	cert, err := certify.Certify(t.Prior(), t, obs, cfg) // stopped by runenv.Context()
+	cert, err := certifyRun(t.Prior(), t, obs, cfg) // stopped by runenv.Context()
 	if err != nil {
-		return err
+		return keepJobEstimator(err, j)
 	}
 	if err := cert.SaveFile(j.Path(certificateFile)); err != nil {
 		return err
@@ -133,6 +140,23 @@ func certifyJob(j *study.Job) error {
 	j.SetSeries("lower", lower)
 	j.SetSeries("upper", upper)
 	return nil
+}
+
+// keepJobEstimator saves the estimator that job j's certification, stopped by err after
+// training, kept (a *certify.IncompleteError) beside the job's record, as NNNNN.estimator in
+// the stage's directory: the job's own directory is removed with its failure. It returns err
+// with the file's name, on the line that the study's error shows, or with why the estimator
+// could not be saved.
+func keepJobEstimator(err error, j *study.Job) error {
+	path := filepath.Join(filepath.Dir(j.Dir), fmt.Sprintf("%05d.estimator", j.Index))
+	saved, serr := saveKept(err, path, "")
+	switch {
+	case serr != nil:
+		return fmt.Errorf("%w; its trained estimator could not be saved: %v", err, serr)
+	case saved == "":
+		return err
+	}
+	return fmt.Errorf("%w; its estimator, trained but not certified, is saved in %s: add \"trained\": %q to a spec (run without --study or in a new study directory) to certify it without training again", err, saved, saved)
 }
 
 // certifySummary counts the verdicts of the seeds.

@@ -1,15 +1,21 @@
 package main
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/gosbi/gosbi/sbi"
 	"github.com/gosbi/gosbi/sbi/certify"
+	"github.com/gosbi/gosbi/sbi/dist"
 	"github.com/gosbi/gosbi/sbi/task"
 )
 
@@ -110,5 +116,47 @@ func TestCertifyTrainedSpec(t *testing.T) {
 				t.Errorf("exit status %d, want %d with %q in the output; stdout:\n%s\nstderr:\n%s", code, c.code, c.want, stdout, stderr)
 			}
 		})
+	}
+}
+
+// TestCertifyStudyKeepsEstimator: a seed's job of `gosbi certify --study` that stopped after
+// training (certify.IncompleteError) lost the trained estimator with the job's directory, which
+// a failed job does not keep; only a run without --study saved it. Each such job now saves it
+// beside its record, as jobs/certify/NNNNN.estimator, and the study's error, which the command
+// prints, names the file and how to certify it; the study reads the files as its failed jobs.
+func TestCertifyStudyKeepsEstimator(t *testing.T) {
+	npe := trainedFor(t, "two_moons")
+	cause := errors.New("the check set's simulations all failed")
+	defer func(f func(dist.Distribution, sbi.Simulator, *mat.Dense, certify.Config) (*certify.Certificate, error)) {
+		certifyRun = f
+	}(certifyRun)
+	certifyRun = func(dist.Distribution, sbi.Simulator, *mat.Dense, certify.Config) (*certify.Certificate, error) {
+		return nil, &certify.IncompleteError{Estimator: npe, Err: cause}
+	}
+	s, err := parseCertifySpec([]byte(fmt.Sprintf(certifyStudySpec, `"seeds": [1, 2]`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sdir := filepath.Join(t.TempDir(), "study")
+	_, st, err := runCertifyStudy(context.Background(), s, studyOptions{dir: sdir, workers: 1, progress: io.Discard})
+	if err == nil || st == nil {
+		t.Fatalf("error %v, study %v; want the jobs' error and the study (the test's premise)", err, st)
+	}
+	for _, i := range st.StageJobs("certify") {
+		file := filepath.Join(sdir, "jobs", "certify", fmt.Sprintf("%05d.estimator", i))
+		if !strings.Contains(err.Error(), `"trained": "`+file+`"`) {
+			t.Errorf("the study's error does not name %s as \"trained\":\n%v", file, err)
+		}
+		e, lerr := sbi.LoadFile(file)
+		if lerr != nil {
+			t.Errorf("job %d's estimator: %v", i, lerr)
+			continue
+		}
+		if !e.Trained() {
+			t.Errorf("job %d's saved estimator is not trained", i)
+		}
+	}
+	if status := st.Status(); len(status.Failed) != 2 || len(status.Invalid) != 0 || len(status.Damaged) != 0 {
+		t.Errorf("the study's status beside the saved estimators: %s, want 2 failed jobs, no invalid record, no damaged file", status.Line())
 	}
 }

@@ -232,18 +232,6 @@ func subscript(n int) string {
 	return s
 }
 
-func columns(m *mat.Dense) [][]float64 {
-	r, c := m.Dims()
-	out := make([][]float64, c)
-	for j := range c {
-		out[j] = make([]float64, r)
-		for i := range r {
-			out[j][i] = m.At(i, j)
-		}
-	}
-	return out
-}
-
 // cornerRanges is the union over sets of the 0.5%–99.5% quantile range, padded by 5% and
 // widened to include the truth, unless the options fix the limits.
 func cornerRanges(cols [][][]float64, cfg CornerConfig) (lo, hi []float64) {

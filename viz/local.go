@@ -304,16 +304,16 @@ func PredictiveCheck(r *diag.PredictiveResult) *Plot {
 }
 
 // predictiveTitles are the panel titles of PredictiveCheck, one per data value, and whether each
-// value is flagged (p ≤ α/(D+2), as diag's verdict flags it). The p-values are written with
-// those of the joint tests against that level, as diag's display writes them.
+// value is flagged, as diag flags it (Flagged); the p-values are written as diag writes them
+// (ShownPValues).
 func predictiveTitles(r *diag.PredictiveResult) ([]string, []bool) {
-	all := append(append([]float64(nil), r.PValues...), r.MahalanobisP, r.MMDP)
-	lvl := r.Alpha / float64(len(r.PValues)+2)
-	shown, _ := pvalue.FormatAll(all, lvl)
+	shown := r.ShownPValues()
 	titles, flagged := make([]string, len(r.PValues)), make([]bool, len(r.PValues))
-	for d, p := range r.PValues {
+	for d := range r.PValues {
 		titles[d] = fmt.Sprintf("%s   q = %.3f, p = %s", r.Names[d], r.Quantile[d], shown[d])
-		flagged[d] = p <= lvl
+	}
+	for _, d := range r.Flagged() {
+		flagged[d] = true
 	}
 	return titles, flagged
 }

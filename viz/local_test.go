@@ -166,7 +166,7 @@ func TestMarginalsPlot(t *testing.T) {
 		b.Set(i, 0, 0.5+0.5*rng.NormFloat64())
 		b.Set(i, 1, 2+rng.NormFloat64())
 	}
-	cols := [][][]float64{columns(a), columns(b)}
+	cols, _ := finiteSets("Marginals", []*mat.Dense{a, b})
 	lo, hi := cornerRanges(cols, CornerConfig{})
 	for d := range 2 {
 		curves := marginalCurves(cols, d, 40, lo[d], hi[d])

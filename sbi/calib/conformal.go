@@ -227,7 +227,7 @@ func (r *Region) Contains(theta *mat.Dense) []bool {
 // caller's, so that the error names its row.
 func (r *Region) contains(theta *mat.Dense, caller string, input bool) ([]bool, error) {
 	lp := r.Posterior.LogProb(theta)
-	if err := checkRegionLogProb(lp, theta, caller, input); err != nil {
+	if err := checkLogProb(posteriorDensity, lp, theta, caller, input); err != nil {
 		return nil, err
 	}
 	in := make([]bool, len(lp))
@@ -237,10 +237,20 @@ func (r *Region) contains(theta *mat.Dense, caller string, input bool) ([]bool, 
 	return in, nil
 }
 
-// checkRegionLogProb returns an error naming the first θ (a row of theta) at which the log
-// density lp of a region's posterior is NaN, and the row's index when theta is the caller's
-// input (input).
-func checkRegionLogProb(lp []float64, theta *mat.Dense, caller string, input bool) error {
+// density names whose log density a check reads (a region's posterior, the prior of its
+// volume) and what to do when it is NaN.
+type density struct{ name, hint string }
+
+var (
+	posteriorDensity = density{"posterior", "check the estimator (a posterior's LogProb is never NaN)"}
+	priorDensity     = density{"prior", "check the prior (its LogProb must be a number or −Inf)"}
+)
+
+// checkLogProb returns an error naming the first θ (a row of theta) at which the log density
+// lp of d is NaN, and the row's index when theta is the caller's input (input). A NaN density
+// of the posterior puts θ neither in nor out of the region; one of the prior makes the
+// importance weight of a volume's draw, and the bridge estimate of Z, NaN.
+func checkLogProb(d density, lp []float64, theta *mat.Dense, caller string, input bool) error {
 	for i, v := range lp {
 		if !math.IsNaN(v) {
 			continue
@@ -251,26 +261,14 @@ func checkRegionLogProb(lp []float64, theta *mat.Dense, caller string, input boo
 			at += fmt.Sprintf(" (row %d of theta)", i)
 		}
 		if input && !allFinite(row) {
-			return &regionNaNError{fmt.Sprintf("calib: %s: %s has a NaN or infinite entry and the posterior returned a NaN log density for it; drop such rows first", caller, at)}
+			return &regionNaNError{fmt.Sprintf("calib: %s: %s has a NaN or infinite entry and the %s returned a NaN log density for it; drop such rows first", caller, at, d.name)}
 		}
-		return &regionNaNError{fmt.Sprintf("calib: %s: the posterior returned a NaN log density at %s; check the estimator (a posterior's LogProb is never NaN)", caller, at)}
+		return &regionNaNError{fmt.Sprintf("calib: %s: the %s returned a NaN log density at %s; %s", caller, d.name, at, d.hint)}
 	}
 	return nil
 }
 
-// checkPriorLogProb returns an error naming the first θ (a row of theta, a draw of the volume's
-// sampler) at which the prior's log density lp is NaN: the draw's importance weight, and the
-// bridge estimate of Z, would be NaN.
-func checkPriorLogProb(lp []float64, theta *mat.Dense, caller string) error {
-	for i, v := range lp {
-		if math.IsNaN(v) {
-			return &regionNaNError{fmt.Sprintf("calib: %s: the prior returned a NaN log density at θ = %v; check the prior (its LogProb must be a number or −Inf)", caller, theta.RawRowView(i))}
-		}
-	}
-	return nil
-}
-
-// regionNaNError is the error of checkRegionLogProb and checkPriorLogProb, told apart by volume from the failure to
+// regionNaNError is the error of checkLogProb, told apart by volume from the failure to
 // estimate Z.
 type regionNaNError struct{ msg string }
 
@@ -404,11 +402,11 @@ func (r *Region) volume(rng *rand.Rand, prior sbi.Posterior, cfg VolumeConfig, c
 		}
 		theta := stackRows(sampleN(r.Posterior, rng, nq), sampleN(prior, rng, cfg.Samples-nq), r.Posterior.Dim())
 		lq := r.Posterior.LogProb(theta)
-		if err := checkRegionLogProb(lq, theta, caller, false); err != nil {
+		if err := checkLogProb(posteriorDensity, lq, theta, caller, false); err != nil {
 			return 0, 0, err
 		}
 		lp := prior.LogProb(theta)
-		if err := checkPriorLogProb(lp, theta, caller); err != nil {
+		if err := checkLogProb(priorDensity, lp, theta, caller, false); err != nil {
 			return 0, 0, err
 		}
 		levels[k] = volumeLevel{lambda: lambda, nq: nq, lq: lq, lp: lp}
@@ -476,20 +474,20 @@ func (r *Region) logNormalizer(rng *rand.Rand, prior sbi.Posterior, levels []vol
 	if len(lq) == 0 {
 		d := r.Posterior.Sample(rng, extra)
 		lq, lqp = r.Posterior.LogProb(d), prior.LogProb(d)
-		if err := checkRegionLogProb(lq, d, caller, false); err != nil {
+		if err := checkLogProb(posteriorDensity, lq, d, caller, false); err != nil {
 			return 0, err
 		}
-		if err := checkPriorLogProb(lqp, d, caller); err != nil {
+		if err := checkLogProb(priorDensity, lqp, d, caller, false); err != nil {
 			return 0, err
 		}
 	}
 	if len(lpq) == 0 {
 		d := prior.Sample(rng, extra)
 		lpq, lpp = r.Posterior.LogProb(d), prior.LogProb(d)
-		if err := checkRegionLogProb(lpq, d, caller, false); err != nil {
+		if err := checkLogProb(posteriorDensity, lpq, d, caller, false); err != nil {
 			return 0, err
 		}
-		if err := checkPriorLogProb(lpp, d, caller); err != nil {
+		if err := checkLogProb(priorDensity, lpp, d, caller, false); err != nil {
 			return 0, err
 		}
 	}

@@ -215,19 +215,13 @@ var (
 	knownRemedies = []Remedy{RemedyMoreSimulations, RemedyRegularizer, RemedyConformal, RemedyScoreCalibration}
 )
 
-// checkKnown returns an error naming the first verdict, level status, claim or remedy of f that
-// is not one of the known values, or nil.
+// checkKnown returns an error naming the first remedy, observation verdict or claim of f that
+// is not one of the known values, or a score calibration saved without its test, or nil. The
+// verdicts and level statuses of the decisions are checked where they are recomputed
+// (checkNumbers).
 func (f *file) checkKnown() error {
 	for i, r := range f.Remedies {
 		if err := checkOneOf(fmt.Sprintf("remedies[%d]", i), r, knownRemedies); err != nil {
-			return err
-		}
-	}
-	if err := checkDecision("final", f.Final); err != nil {
-		return err
-	}
-	for i, s := range f.Steps {
-		if err := checkDecision(fmt.Sprintf("steps[%d].Decision", i), s.Decision); err != nil {
 			return err
 		}
 	}
@@ -243,25 +237,6 @@ func (f *file) checkKnown() error {
 			if o.ScoreCal.Decision == nil || o.ScoreCal.Before == nil {
 				return fmt.Errorf("%s.ScoreCal holds no Decision or no Before: a score calibration is saved with its test and the coverage before it; the file is damaged", field)
 			}
-			if err := checkDecision(field+".ScoreCal.Decision", o.ScoreCal.Decision); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// checkDecision checks the verdict and the level statuses of d (nil is none).
-func checkDecision(field string, d *Decision) error {
-	if d == nil {
-		return nil
-	}
-	if err := checkOneOf(field+".Verdict", d.Verdict, knownVerdicts); err != nil {
-		return err
-	}
-	for k, c := range d.Checks {
-		if err := checkOneOf(fmt.Sprintf("%s.Checks[%d].Status", field, k), c.Status, knownStatuses); err != nil {
-			return err
 		}
 	}
 	return nil

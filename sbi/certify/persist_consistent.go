@@ -57,7 +57,8 @@ func (f *file) checkNumbers() error {
 }
 
 // recomputed is Decide's decision for the counts of d against t (nil for nil), or an error
-// naming the field of d that the counts do not give.
+// naming the field of d that the counts do not give; a verdict or level status that is none of
+// this package's values is named as such, with the known values.
 func recomputed(field string, d *Decision, t Target) (*Decision, error) {
 	if d == nil {
 		return nil, nil
@@ -69,7 +70,7 @@ func recomputed(field string, d *Decision, t Target) (*Decision, error) {
 		return nil, fmt.Errorf("certify: the certificate file's %s has %d level checks on %d test pairs; the target has %d levels and a decision needs at least one pair; the file is damaged",
 			field, len(d.Checks), d.N, len(t.Levels))
 	}
-	checks := make([]LevelCheck, len(d.Checks))
+	cov := &diag.CoverageResult{N: d.N, Levels: t.Levels, Coverage: make([]float64, len(d.Checks))}
 	for k, c := range d.Checks {
 		cf := fmt.Sprintf("%s.Checks[%d]", field, k)
 		if math.Abs(c.Level-t.Levels[k]) > numberTolerance {
@@ -78,22 +79,41 @@ func recomputed(field string, d *Decision, t Target) (*Decision, error) {
 		if c.N != d.N || c.Count < 0 || c.Count > c.N {
 			return nil, fmt.Errorf("certify: the certificate file's %s counts %d of %d test pairs, in a decision on %d; the file was edited or damaged", cf, c.Count, c.N, d.N)
 		}
-		w := checkLevel(t.Levels[k], c.Count, c.N, t)
-		if !near(c.Coverage, w.Coverage) || !near(c.Lower, w.Lower) || !near(c.Upper, w.Upper) {
-			return nil, fmt.Errorf("certify: the certificate file's %s shows coverage %v with the interval [%v, %v], but %d of %d test pairs give %v with [%v, %v]; the file was edited or damaged",
-				cf, c.Coverage, c.Lower, c.Upper, c.Count, c.N, w.Coverage, w.Lower, w.Upper)
-		}
-		if c.Status != w.Status {
-			return nil, fmt.Errorf("certify: the certificate file's %s has the status %q, but %d of %d test pairs give %q against the target; the file was edited or damaged",
-				cf, c.Status, c.Count, c.N, w.Status)
-		}
-		checks[k] = w
+		cov.Coverage[k] = float64(c.Count) / float64(c.N)
 	}
-	v, reason, needed := summarize(checks, t)
-	if d.Verdict != v {
-		return nil, fmt.Errorf("certify: the certificate file's %s.Verdict is %q, but its counts give %q: %s; the file was edited or damaged", field, d.Verdict, v, reason)
+	w, err := Decide(cov, t)
+	if err != nil {
+		return nil, fmt.Errorf("%w (the certificate file's %s)", err, field)
 	}
-	return &Decision{Target: t, N: d.N, Checks: checks, Verdict: v, Reason: reason, Power: t.Power(d.N), Needed: needed}, nil
+	for k, c := range d.Checks {
+		if err := sameCheck(fmt.Sprintf("%s.Checks[%d]", field, k), c, w.Checks[k]); err != nil {
+			return nil, err
+		}
+	}
+	if d.Verdict != w.Verdict {
+		if err := checkOneOf(field+".Verdict", d.Verdict, knownVerdicts); err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("certify: the certificate file's %s.Verdict is %q, but its counts give %q: %s; the file was edited or damaged", field, d.Verdict, w.Verdict, w.Reason)
+	}
+	return w, nil
+}
+
+// sameCheck returns an error naming the field cf of the saved level check c when its coverage,
+// interval or status is not that of w, the check its count gives.
+func sameCheck(cf string, c, w LevelCheck) error {
+	if !near(c.Coverage, w.Coverage) || !near(c.Lower, w.Lower) || !near(c.Upper, w.Upper) {
+		return fmt.Errorf("certify: the certificate file's %s shows coverage %v with the interval [%v, %v], but %d of %d test pairs give %v with [%v, %v]; the file was edited or damaged",
+			cf, c.Coverage, c.Lower, c.Upper, c.Count, c.N, w.Coverage, w.Lower, w.Upper)
+	}
+	if c.Status != w.Status {
+		if err := checkOneOf(cf+".Status", c.Status, knownStatuses); err != nil {
+			return err
+		}
+		return fmt.Errorf("certify: the certificate file's %s has the status %q, but %d of %d test pairs give %q against the target; the file was edited or damaged",
+			cf, c.Status, c.Count, c.N, w.Status)
+	}
+	return nil
 }
 
 func near(a, b float64) bool { return math.Abs(a-b) <= numberTolerance }

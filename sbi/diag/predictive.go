@@ -329,6 +329,14 @@ func (r *PredictiveResult) shownP() (values []string, mahal, mmd, level string) 
 	return shown[:d], shown[d], shown[d+1], level
 }
 
+// ShownPValues returns the per-value p-values as Verdict, String and the plots write them: with
+// the digits that keep each, and each joint test's p-value, on its side of the per-test level
+// Alpha/(D+2) that Flagged compares them with.
+func (r *PredictiveResult) ShownPValues() []string {
+	values, _, _, _ := r.shownP()
+	return values
+}
+
 // Verdict says what the numbers support, with the p-values and the per-test level
 // Alpha/(D+2) they are compared with.
 func (r *PredictiveResult) Verdict() string {

@@ -4,6 +4,7 @@ import (
 	"math"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -99,7 +100,8 @@ func TestDisplaysShowPValueOnItsSide(t *testing.T) {
 
 // TestPredictiveDisplayShowsPValueOnItsSide: the predictive check flags a data value at p ≤
 // α/(D+2); its verdict, text and table show that level and each p-value on its side of it, for
-// p just above and just below it, flagged or not, and for the joint tests.
+// p just above and just below it, flagged or not, and for the joint tests; so does
+// ShownPValues, which the plots write.
 func TestPredictiveDisplayShowsPValueOnItsSide(t *testing.T) {
 	sims := mat.NewDense(2000, 3, nil)
 	for _, tc := range []struct {
@@ -124,6 +126,12 @@ func TestPredictiveDisplayShowsPValueOnItsSide(t *testing.T) {
 		checkShownOrder(t, tc.name+" (HTML)", b["text/html"].(string), truth, lvl,
 			[]string{`p = ` + shownNum, `</td><td>` + shownNum + `</td></tr>`, `\(p ` + shownNum + `\)`},
 			[]string{`per-test level ` + shownNum, `p ≤ ` + shownNum})
+		shown := r.ShownPValues()
+		if len(shown) != len(tc.ps) {
+			t.Fatalf("%s: ShownPValues = %q, want one per data value", tc.name, shown)
+		}
+		text := "p = " + strings.Join(shown, ", p = ") + "; per-test level " + strconv.FormatFloat(lvl, 'g', -1, 64)
+		checkShownOrder(t, tc.name+" (ShownPValues)", text, tc.ps, lvl, []string{`p = ` + shownNum}, []string{`per-test level ` + shownNum})
 	}
 }
 
