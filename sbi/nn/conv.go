@@ -313,6 +313,10 @@ func (g *convGeom) blockBuf() *[]float64 {
 
 func (p *convPass) Do(lo, hi int) {
 	g := &p.g
+	if !p.back && g.convTaps() {
+		p.forwardTaps(lo, hi)
+		return
+	}
 	if g.inPlace() {
 		p.doInPlace(lo, hi)
 		return
