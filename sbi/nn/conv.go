@@ -26,6 +26,9 @@ import (
 // and dcol = dY·Wᵀ, with dcol added back to the input positions it was copied from (col2im).
 // Convolutions of unit strides without dilation skip the copy: their patches are overlapping
 // rows of the padded input, which the own product kernels read in place (conv_inplace.go).
+// The forward pass of convolutions of at most a dozen taps (first layers of a few channels)
+// needs neither: a kernel reads the windows from the padded input with the weights in
+// registers (conv_taps.go).
 
 // Conv1DConfig is the shape of a 1-D convolution or pooling over series stored channels-last:
 // a row of the input holds Length positions of Channels values each. Zero values of Stride
@@ -313,6 +316,10 @@ func (g *convGeom) blockBuf() *[]float64 {
 
 func (p *convPass) Do(lo, hi int) {
 	g := &p.g
+	if !p.back && g.convTaps() {
+		p.forwardTaps(lo, hi)
+		return
+	}
 	if g.inPlace() {
 		p.doInPlace(lo, hi)
 		return

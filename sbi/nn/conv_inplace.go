@@ -80,7 +80,11 @@ func (g *convGeom) flip(w []float64, cout int, wf []float64) {
 }
 
 // convScratch is one worker's buffers of the in-place convolution.
-type convScratch struct{ xpad, yv, dyv, dypad, dxv, wt []float64 }
+type convScratch struct {
+	xpad, yv, dyv, dypad, dxv, wt []float64
+	zero                          []float64 // the bias row of a convolution without one (conv_taps.go)
+	off                           []int     // the offsets of a window's taps (conv_taps.go)
+}
 
 var convScratches par.FreeList[convScratch]
 

@@ -3,9 +3,10 @@
 // float32 micro-tiles of MADE evaluation (Tiles32), the vector operations (ReLU and its
 // derivative, Adam's update, exp, log, tanh and its derivative, ELU/SELU and its derivative;
 // tanh in float32 for the float32 MADEs), the column sums of a bias's gradient (ColSumAdd),
-// max pooling by pairs (MaxPairs), the short copies of im2col (CopyRuns) and the vector
-// evaluation of rational-quadratic splines (RunLanes), with the CPU feature detection that
-// chooses among them, and the scalar functions they share (Softplus, Sigmoid, MaxStep).
+// max pooling by pairs (MaxPairs), the short copies of im2col (CopyRuns), the direct
+// convolution of few taps (ConvTaps) and the vector evaluation of rational-quadratic splines
+// (RunLanes), with the CPU feature detection that chooses among them, and the scalar
+// functions they share (Softplus, Sigmoid, MaxStep).
 // Tensors, tapes and gradients live in package nn, and so does the choice between this
 // product and a BLAS library (its matmul.go); this package knows nothing of them.
 //

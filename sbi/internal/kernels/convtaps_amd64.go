@@ -1,0 +1,29 @@
+//go:build amd64 && !noasm
+
+package kernels
+
+//go:noescape
+func convTaps16(rows, cols, k int, a *float64, ra, sa int, off *int, w *float64, ldw int, d, c *float64, ldc int, mask uint64)
+
+// ConvTaps is ConvTapsGo, on the AVX-512 kernel where the CPU has it and 1 ≤ k ≤
+// ConvTapsMax, 1 ≤ n ≤ 16 (the same bits). The kernel keeps the k×n weights in registers
+// and reads each tap of four windows once per output column block, so it has no packing, no
+// tile copies and no call per micro-tile: the overheads that dominate a product of a few
+// taps' depth.
+func ConvTaps(rows, cols, k, n int, a []float64, ra, sa int, off []int, w []float64, ldw int, d, c []float64, ldc int) {
+	if !AVX512 || k < 1 || k > ConvTapsMax || n < 1 || n > 16 || rows <= 0 || cols <= 0 || ra < 0 || sa < 0 {
+		ConvTapsGo(rows, cols, k, n, a, ra, sa, off, w, ldw, d, c, ldc)
+		return
+	}
+	// the last values touched, in bounds
+	hi := 0
+	for _, o := range off[:k] {
+		if o < 0 {
+			panic("kernels: ConvTaps: negative tap offset")
+		}
+		hi = max(hi, o)
+	}
+	_, _ = a[(rows-1)*ra+(cols-1)*sa+hi], c[(rows*cols-1)*ldc+n-1]
+	_, _ = w[(k-1)*ldw+n-1], d[n-1]
+	convTaps16(rows, cols, k, &a[0], ra, sa, &off[0], &w[0], ldw, &d[0], &c[0], ldc, 1<<n-1)
+}
