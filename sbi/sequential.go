@@ -190,7 +190,6 @@ const (
 	stepPropose  sequentialStep = iota // draw and simulate the parameters of the next round
 	stepSimulate                       // finish the interrupted simulation of the next round
 	stepTrain                          // train the last round of Rounds (again)
-	stepRegion                         // build the final region, all rounds trained
 )
 
 // sequentialState is what SequentialConfig.Continue needs to carry on a run as it would have
@@ -335,8 +334,7 @@ func (res *SequentialResult) run(ctx context.Context, sim Simulator, src *rand.P
 			err = res.trainRound(ctx, src, prog)
 		case r < st.cfg.Rounds:
 			err = res.newRound(ctx, sim, src, rng, prog)
-		default:
-			st.set(stepRegion, src)
+		default: // all rounds trained, stepPropose set with the generator's state now
 			if res.Region != nil || res.Method != TruncatedProposals {
 				return res, nil
 			}
@@ -462,8 +460,6 @@ func continued(c *SequentialResult, est Estimator, sim Simulator, fresh *Sequent
 		return nil, fmt.Errorf("the result's simulations have %d values, this simulator's %d: pass the simulator of that run", c.X.RawMatrix().Cols, sim.DataDim())
 	case st.step == stepSimulate && st.part.resumed:
 		return nil, fmt.Errorf("the result's interrupted simulation was finished by a continued run already: continue from that run's result")
-	case st.step == stepSimulate && st.part.x.RawMatrix().Cols != sim.DataDim():
-		return nil, fmt.Errorf("the result's simulations have %d values, this simulator's %d: pass the simulator of that run", st.part.x.RawMatrix().Cols, sim.DataDim())
 	}
 	res := *c
 	res.Rounds = append([]SequentialRound(nil), c.Rounds...)

@@ -168,6 +168,9 @@ func TestSequentialContinueRefusals(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("error %v, want an interrupt", err)
 	}
+	if first.X != nil || first.state.step != stepSimulate {
+		t.Fatalf("the run stopped with X %v at step %v, want it in round 1's simulation", first.X, first.state.step)
+	}
 	base := continueConfig(2, false, 0, nil)
 	cases := []struct {
 		name string
@@ -175,20 +178,27 @@ func TestSequentialContinueRefusals(t *testing.T) {
 		xo   []float64
 		edit func(*SequentialConfig)
 		want string
+		sim  Simulator // nil for the run's simulator
 	}{
-		{"another estimator", newContinueNPE(), xo, func(*SequentialConfig) {}, "another estimator"},
-		{"another seed", est, xo, func(c *SequentialConfig) { c.Seed = 4 }, "Seed"},
-		{"other simulations", est, xo, func(c *SequentialConfig) { c.Simulations = 300 }, "Simulations"},
-		{"another observation", est, []float64{0, 0}, func(*SequentialConfig) {}, "observation"},
-		{"not from Sequential", est, xo, func(c *SequentialConfig) { c.Continue = &SequentialResult{Estimator: est, Method: TruncatedProposals} }, "not returned by Sequential"},
-		{"another method", est, xo, func(c *SequentialConfig) { c.Method = AtomicProposals }, "proposals"},
+		{"another estimator", newContinueNPE(), xo, func(*SequentialConfig) {}, "another estimator", nil},
+		{"another seed", est, xo, func(c *SequentialConfig) { c.Seed = 4 }, "Seed", nil},
+		{"other simulations", est, xo, func(c *SequentialConfig) { c.Simulations = 300 }, "Simulations", nil},
+		{"another observation", est, []float64{0, 0}, func(*SequentialConfig) {}, "observation", nil},
+		{"not from Sequential", est, xo, func(c *SequentialConfig) { c.Continue = &SequentialResult{Estimator: est, Method: TruncatedProposals} }, "not returned by Sequential", nil},
+		{"another method", est, xo, func(c *SequentialConfig) { c.Method = AtomicProposals }, "proposals", nil},
+		// the interrupted simulation of round 1 holds rows of 2 values, the result no X yet
+		{"a simulator of another width", est, []float64{0.3, -0.2, 0}, func(*SequentialConfig) {}, "observation", noisyCopy{3}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := base
 			cfg.Continue = first
 			c.edit(&cfg)
-			res, err := SequentialContext(context.Background(), c.est, newCountingCopy(0, nil), c.xo, cfg)
+			var sim Simulator = newCountingCopy(0, nil)
+			if c.sim != nil {
+				sim = c.sim
+			}
+			res, err := SequentialContext(context.Background(), c.est, sim, c.xo, cfg)
 			if err == nil || res != nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("result %v, error %v; want none and an error naming %q", res, err, c.want)
 			}

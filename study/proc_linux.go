@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -45,12 +46,21 @@ func processStart(pid int) (time.Time, bool) {
 	return boot.Add(time.Duration(ticks) * time.Second / ticksPerSecond), true
 }
 
-// bootTime returns the boot time of /proc/stat (btime, in whole seconds).
-func bootTime() (time.Time, bool) {
-	data, err := os.ReadFile("/proc/stat")
+// readProcStat returns the contents of /proc/stat; tests replace it.
+var readProcStat = func() ([]byte, error) { return os.ReadFile("/proc/stat") }
+
+// bootTime returns the boot time of /proc/stat (btime, in whole seconds), read once per
+// process: it does not change while the system runs, and every running marker checked needs it.
+var bootTime = sync.OnceValues(func() (time.Time, bool) {
+	data, err := readProcStat()
 	if err != nil {
 		return time.Time{}, false
 	}
+	return parseBootTime(data)
+})
+
+// parseBootTime returns the btime of the contents of /proc/stat, false where it has none.
+func parseBootTime(data []byte) (time.Time, bool) {
 	for _, line := range strings.Split(string(data), "\n") {
 		if v, ok := strings.CutPrefix(line, "btime "); ok {
 			if sec, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil {

@@ -1,11 +1,14 @@
 package nbtest
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"html"
 	"io"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -31,16 +34,51 @@ import (
 // would run its code.
 //
 // The page is streamed to the file (atomically, as atomicfile.Write does: a reader sees the
-// old file or the whole new one, and an existing file keeps its mode and its links). It is
-// rendered twice, the first time only to find the fonts that its figures name, which the head
-// embeds; beyond the notebook itself, memory holds one output's rendering at a time: SVG and
-// HTML outputs are written as they are, and text made of characters that HTML escapes
+// old file or the whole new one, and an existing file keeps its mode and its links). Its head
+// embeds the fonts that its figures name, known only once the body is rendered, so the body is
+// rendered once into a temporary file beside the page (removed after), noting the fonts as it
+// goes, and copied after the head: while the page is written it takes twice its size on disk.
+// Beyond the notebook itself, memory holds one output's rendering at a time: SVG and HTML
+// outputs are written as they are, and text made of characters that HTML escapes
 // (< > & " ') grows up to six times. The page is byte for byte RenderHTML's.
 func WriteHTML(path string, nb *Notebook, title string) error {
-	if err := atomicfile.Write(path, 0o644, func(w io.Writer) error { return writePage(w, nb, title) }); err != nil {
+	if err := writeHTML(path, nb, title); err != nil {
 		return fmt.Errorf("nbtest: write HTML: %w", err)
 	}
 	return nil
+}
+
+// writeHTML renders the body of nb into a temporary file beside the page at path, then writes
+// the page: the head with the fonts the body names, and the body.
+func writeHTML(path string, nb *Notebook, title string) error {
+	target, err := atomicfile.Target(path)
+	if err != nil {
+		return err
+	}
+	body, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".body-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(body.Name())
+	defer body.Close()
+	bw := bufio.NewWriter(body)
+	used, err := renderBody(bw, nb)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err != nil {
+		return fmt.Errorf("the page's body: %w", err)
+	}
+	if _, err := body.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	return atomicfile.Write(path, 0o644, func(w io.Writer) error {
+		if err := writeHead(w, title, used); err != nil {
+			return err
+		}
+		_, err := io.Copy(w, body)
+		return err
+	})
 }
 
 const pageStyle = `body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;line-height:1.5;color:#1b1f23}
@@ -55,21 +93,25 @@ table{border-collapse:collapse;display:block;max-width:100%;overflow-x:auto}td,t
 // figures name are embedded (see fontFaces), so that their text has the size the figures
 // were laid out for.
 func RenderHTML(nb *Notebook, title string) []byte {
-	var page bytes.Buffer
-	_ = writePage(&page, nb, title) // a bytes.Buffer does not fail
+	var body, page bytes.Buffer
+	used, _ := renderBody(&body, nb) // a bytes.Buffer does not fail
+	_ = writeHead(&page, title, used)
+	page.Write(body.Bytes())
 	return page.Bytes()
 }
 
-// writePage writes the page of nb to w: the head with the fonts that the body names, found by
-// rendering the body once into a fontScan, then the body.
-func writePage(w io.Writer, nb *Notebook, title string) error {
-	fonts := fontScan{used: map[faceKey]bool{}}
-	writeBody(&fonts, nb)
-	ew := &errWriter{w: w}
-	fmt.Fprintf(ew, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>%s</title>\n<style>%s\n%s\n%s</style></head>\n<body>\n",
-		html.EscapeString(title), fontFaces(fonts.used), pageStyle, codeCSS)
-	writeBody(ew, nb)
-	return ew.err
+// renderBody writes the body of nb to w and returns the faces of the text styles it names.
+func renderBody(w io.Writer, nb *Notebook) (map[faceKey]bool, error) {
+	scan := &fontScan{w: w, used: map[faceKey]bool{}}
+	writeBody(scan, nb)
+	return scan.used, scan.err
+}
+
+// writeHead writes the head of the page, with the @font-face rules of the used faces.
+func writeHead(w io.Writer, title string, used map[faceKey]bool) error {
+	_, err := fmt.Fprintf(w, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>%s</title>\n<style>%s\n%s\n%s</style></head>\n<body>\n",
+		html.EscapeString(title), fontFaces(used), pageStyle, codeCSS)
+	return err
 }
 
 // writeBody writes the cells of nb to w. Each write begins or ends next to markup (< or >), so
@@ -121,46 +163,37 @@ func writeOutput(w io.Writer, o *Output) {
 	}
 }
 
-// fontScan is a writer that keeps nothing but the faces of the text styles written to it
-// (svgFontRE). A style contains none of < > " ', so one never spans two writes of writeBody,
-// and scanning each write finds what scanning the whole body would.
-type fontScan struct{ used map[faceKey]bool }
+// fontScan writes to w what is written to it, noting the faces of the text styles in it
+// (svgFontRE), until a write to w fails; it keeps the first error. A style contains none of
+// < > " ', so one never spans two writes of writeBody, and scanning each write finds what
+// scanning the whole body would.
+type fontScan struct {
+	w    io.Writer
+	used map[faceKey]bool
+	err  error
+}
 
 func (f *fontScan) Write(p []byte) (int, error) {
+	if f.err != nil {
+		return 0, f.err
+	}
 	for _, m := range svgFontRE.FindAllSubmatch(p, -1) {
 		f.used[faceKey{strings.TrimSpace(string(m[1])), string(m[2]), string(m[3])}] = true
 	}
-	return len(p), nil
-}
-
-func (f *fontScan) WriteString(s string) (int, error) {
-	for _, m := range svgFontRE.FindAllStringSubmatch(s, -1) {
-		f.used[faceKey{strings.TrimSpace(m[1]), m[2], m[3]}] = true
-	}
-	return len(s), nil
-}
-
-// errWriter writes to w until a write fails and keeps the first error.
-type errWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (e *errWriter) Write(p []byte) (int, error) {
-	if e.err != nil {
-		return 0, e.err
-	}
-	n, err := e.w.Write(p)
-	e.err = err
+	n, err := f.w.Write(p)
+	f.err = err
 	return n, err
 }
 
-func (e *errWriter) WriteString(s string) (int, error) {
-	if e.err != nil {
-		return 0, e.err
+func (f *fontScan) WriteString(s string) (int, error) {
+	if f.err != nil {
+		return 0, f.err
 	}
-	n, err := io.WriteString(e.w, s)
-	e.err = err
+	for _, m := range svgFontRE.FindAllStringSubmatch(s, -1) {
+		f.used[faceKey{strings.TrimSpace(m[1]), m[2], m[3]}] = true
+	}
+	n, err := io.WriteString(f.w, s)
+	f.err = err
 	return n, err
 }
 

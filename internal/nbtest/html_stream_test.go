@@ -88,3 +88,40 @@ func TestWriteHTMLMemory(t *testing.T) {
 		t.Errorf("page: %v, %v", st, err)
 	}
 }
+
+// renderCount is a JSON output that counts how often the page renders it.
+type renderCount struct{ n *int }
+
+func (r renderCount) MarshalJSON() ([]byte, error) {
+	*r.n++
+	return []byte(`{"rendered": true}`), nil
+}
+
+// TestWriteHTMLRendersOnce: WriteHTML renders each output once (it rendered the whole body a
+// second time only to find the fonts the head embeds), and leaves nothing but the page in its
+// directory.
+func TestWriteHTMLRendersOnce(t *testing.T) {
+	n := 0
+	nb := pageNotebook()
+	nb.Cells = append(nb.Cells, &Cell{CellType: "code", Source: "x", Outputs: []*Output{
+		{OutputType: "display_data", Data: map[string]any{"application/json": renderCount{&n}}},
+	}})
+	dir := t.TempDir()
+	if err := WriteHTML(filepath.Join(dir, "page.html"), nb, "once"); err != nil {
+		t.Fatal(err)
+	}
+	if n != 1 {
+		t.Errorf("WriteHTML rendered an output %d times, want once", n)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 1 || entries[0].Name() != "page.html" {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("the directory holds %v, want only page.html", names)
+	}
+}

@@ -1,16 +1,18 @@
 package nbtest
 
 import (
-	"bytes"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"regexp"
 	"strings"
+
+	"github.com/gosbi/gosbi/internal/readlimit"
 )
 
 // Notebook is a Jupyter notebook in nbformat 4. Fields the runner does not use are kept as they
@@ -210,27 +212,15 @@ func readNotebook(path string) (*Notebook, [sha256.Size]byte, error) {
 // readNotebookFile returns the bytes of the file at path, after checking that it holds at
 // most MaxNotebookSize (also while it is read, in case it grows meanwhile).
 func readNotebookFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	b, err := readlimit.File(path, "a notebook", MaxNotebookSize)
+	var large *readlimit.TooLargeError
+	if errors.As(err, &large) {
+		return nil, notebookTooLarge(path, large.Size)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("nbtest: read notebook: %w", err)
 	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("nbtest: read notebook: %w", err)
-	}
-	if st.Size() > MaxNotebookSize {
-		return nil, notebookTooLarge(path, st.Size())
-	}
-	var b bytes.Buffer
-	b.Grow(int(st.Size()) + 1)
-	if _, err := b.ReadFrom(io.LimitReader(f, MaxNotebookSize+1)); err != nil {
-		return nil, fmt.Errorf("nbtest: read notebook: %w", err)
-	}
-	if int64(b.Len()) > MaxNotebookSize {
-		return nil, notebookTooLarge(path, int64(b.Len()))
-	}
-	return b.Bytes(), nil
+	return b, nil
 }
 
 // notebookTooLarge is the error for a notebook file of size bytes, over MaxNotebookSize.

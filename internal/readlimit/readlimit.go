@@ -16,8 +16,8 @@ import (
 const MaxScript = 16 << 20
 
 // File returns the contents of the file at path when it holds at most max bytes; a larger
-// file is an error that says what the file is (named what) and the limit, found from its
-// size before reading, or while reading for a file that grows or has no size (a pipe, a
+// file is a *TooLargeError that says what the file is (named what) and the limit, found from
+// its size before reading, or while reading for a file that grows or has no size (a pipe, a
 // device).
 func File(path, what string, max int64) ([]byte, error) {
 	f, err := os.Open(path)
@@ -30,13 +30,13 @@ func File(path, what string, max int64) ([]byte, error) {
 		return nil, err
 	}
 	if st.Size() > max {
-		return nil, tooLarge(path, what, max)
+		return nil, &TooLargeError{Name: path, What: what, Max: max, Size: st.Size()}
 	}
 	return read(f, path, what, max, st.Size())
 }
 
-// Reader returns what r holds up to its end when that is at most max bytes; more is an error
-// that names r (name, "standard input"), says what it should hold (what) and the limit, found
+// Reader returns what r holds up to its end when that is at most max bytes; more is a
+// *TooLargeError that names r (name, "standard input"), says what it should hold (what) and the limit, found
 // while reading, so that an endless stream stops at max+1 bytes.
 func Reader(r io.Reader, name, what string, max int64) ([]byte, error) {
 	return read(r, name, what, max, 0)
@@ -50,11 +50,22 @@ func read(r io.Reader, name, what string, max, size int64) ([]byte, error) {
 		return nil, err
 	}
 	if int64(b.Len()) > max {
-		return nil, tooLarge(name, what, max)
+		return nil, &TooLargeError{Name: name, What: what, Max: max, Size: int64(b.Len())}
 	}
 	return b.Bytes(), nil
 }
 
-func tooLarge(name, what string, max int64) error {
-	return fmt.Errorf("%s is larger than the %d bytes (%d MiB) %s may hold: is it the file you meant?", name, max, max>>20, what)
+// TooLargeError is the error of File and Reader for an input over the bound, so that a caller
+// with more to say (how to make the file smaller) can say it with the sizes.
+type TooLargeError struct {
+	Name string // the path, or the name of the stream
+	What string // what the input should hold ("a study spec")
+	Max  int64  // the bound, in bytes
+	// Size is the size found: the file's size when it was known before reading, else the
+	// bytes read, max+1 (reading stops there).
+	Size int64
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("%s is larger than the %d bytes (%d MiB) %s may hold: is it the file you meant?", e.Name, e.Max, e.Max>>20, e.What)
 }

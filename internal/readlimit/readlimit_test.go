@@ -1,6 +1,7 @@
 package readlimit
 
 import (
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -80,6 +81,43 @@ func TestReader(t *testing.T) {
 				t.Fatalf("read %d bytes, more than %d", len(b), max)
 			case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
 				t.Fatalf("error %v, want one containing %q", err, c.want)
+			}
+		})
+	}
+}
+
+// TestTooLargeError: an input over the bound is a *TooLargeError holding the name, what it
+// should hold, the bound and the size found: the file's size when it was known before
+// reading, max+1 for a stream (reading stops there).
+func TestTooLargeError(t *testing.T) {
+	const max = 1000
+	p := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(p, make([]byte, 5000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fromFile := func() error { _, err := File(p, "a test file", max); return err }
+	fromDevice := func() error { _, err := File("/dev/zero", "a test file", max); return err }
+	fromStream := func() error {
+		_, err := Reader(strings.NewReader(strings.Repeat("y", 5000)), "standard input", "a test file", max)
+		return err
+	}
+	for _, c := range []struct {
+		name string
+		err  func() error
+		want TooLargeError
+	}{
+		{"a file of known size", fromFile, TooLargeError{Name: p, What: "a test file", Max: max, Size: 5000}},
+		{"a device without size", fromDevice, TooLargeError{Name: "/dev/zero", What: "a test file", Max: max, Size: max + 1}},
+		{"a stream", fromStream, TooLargeError{Name: "standard input", What: "a test file", Max: max, Size: max + 1}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			err := c.err()
+			var got *TooLargeError
+			if !errors.As(err, &got) {
+				t.Fatalf("error %v (%T), want a *TooLargeError", err, err)
+			}
+			if *got != c.want {
+				t.Errorf("error %+v, want %+v", *got, c.want)
 			}
 		})
 	}

@@ -41,7 +41,7 @@ type FieldConfig struct {
 
 // MinTolerance is the smallest RelTol and AbsTol of a field's ODE solver: about 45 times
 // float64's rounding of values near 1.
-const MinTolerance = 1e-14
+const MinTolerance = ode.MinTolerance
 
 func (c FieldConfig) withDefaults() FieldConfig {
 	if c.Hidden == nil {
@@ -95,22 +95,20 @@ func (c FieldConfig) validate() error {
 			return fmt.Errorf("flow: field hidden widths %v: every width must be ≥ 1", c.Hidden)
 		}
 	}
-	if _, err := c.odeConfig().WithDefaults(); err != nil {
+	if _, err := c.odeConfig().RowsDefaults(); err != nil {
 		return fmt.Errorf("flow: field ODE settings: %w", err)
 	}
 	return c.checkTolerances()
 }
 
-// checkTolerances refuses tolerances (with defaults filled in) outside [MinTolerance, 1).
+// checkTolerances refuses tolerances (with defaults filled in) of 1 or more; the solver
+// refuses those below MinTolerance.
 func (c FieldConfig) checkTolerances() error {
 	for _, tol := range []struct {
 		name string
 		v    float64
 	}{{"RelTol", c.RelTol}, {"AbsTol", c.AbsTol}} {
-		switch {
-		case tol.v < MinTolerance:
-			return fmt.Errorf("flow: field %s = %v is tighter than float64 can resolve: use at least %v (0 for the default)", tol.name, tol.v, MinTolerance)
-		case tol.v >= 1:
+		if tol.v >= 1 {
 			return fmt.Errorf("flow: field %s = %v, expected less than 1 (0 for the default): the solver's error would be as wide as the distribution", tol.name, tol.v)
 		}
 	}

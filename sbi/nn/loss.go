@@ -83,18 +83,23 @@ func (tp *Tape) LogSoftmax(a *Tensor) *Tensor {
 	g := tp.grads(a)
 	out := tp.tensor(a.Rows, a.Cols, g)
 	for i := 0; i < a.Rows; i++ {
-		l := logSumExp(a.Row(i))
-		y := out.Row(i)
-		if lseLarge(l) {
-			m, s := maxExpSum(a.Row(i))
-			ls := math.Log(s)
-			for j, v := range a.Row(i) {
-				y[j] = (v - m) - ls
+		x, y := a.Row(i), out.Row(i)
+		m, s := maxExpSum(x)
+		if math.IsInf(m, 0) {
+			for j, v := range x {
+				y[j] = v - m
 			}
 			continue
 		}
-		for j, v := range a.Row(i) {
-			y[j] = v - l
+		ls := math.Log(s)
+		if l := m + ls; !lseLarge(l) {
+			for j, v := range x {
+				y[j] = v - l
+			}
+			continue
+		}
+		for j, v := range x {
+			y[j] = (v - m) - ls
 		}
 	}
 	if g {

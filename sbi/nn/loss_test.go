@@ -70,3 +70,49 @@ func TestLogSumExpOrdinaryBits(t *testing.T) {
 		}
 	}
 }
+
+// TestLogSoftmaxBits checks LogSoftmax bit for bit against the scalar formulas on rows of
+// every kind: a − l with l = m + log Σ exp(a − m) for ordinary rows, (a − m) − log Σ exp(a − m)
+// where |l| exceeds lseDirect, and a − m for rows whose maximum is infinite.
+func TestLogSoftmaxBits(t *testing.T) {
+	rows := [][]float64{
+		{0.3, -2.5, 7.25, 1e3, -4e5},
+		{1e308, -1e308, 1e308},
+		{1e17, 1e17},
+		{-1e17, -1e17, -1e17, -1e17},
+		{3e6, 3e6 - 1, 3e6 - 40},
+		{-5e6 + 2, -5e6, -5e6 + 1},
+		{lseDirect, lseDirect - 0.5},
+		{math.Inf(-1), math.Inf(-1)},
+		{math.Inf(-1), 2, math.Inf(-1)},
+		{math.Inf(1), 0},
+	}
+	for _, row := range rows {
+		t.Run(fmt.Sprint(row), func(t *testing.T) {
+			m := math.Inf(-1)
+			for _, v := range row {
+				m = max(m, v)
+			}
+			s := 0.0
+			if !math.IsInf(m, 0) {
+				for _, v := range row {
+					s += math.Exp(v - m)
+				}
+			}
+			l := m
+			if !math.IsInf(m, 0) {
+				l = m + math.Log(s)
+			}
+			y := NewTape().LogSoftmax(NewTensor(1, len(row), row))
+			for j, v := range row {
+				want := v - l
+				if math.Abs(l) > lseDirect && !math.IsInf(l, 0) {
+					want = (v - m) - math.Log(s)
+				}
+				if got := y.Data[j]; math.Float64bits(got) != math.Float64bits(want) && !(math.IsNaN(got) && math.IsNaN(want)) {
+					t.Errorf("element %d is %.17g, want %.17g", j, got, want)
+				}
+			}
+		})
+	}
+}

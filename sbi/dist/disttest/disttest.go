@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -176,21 +177,22 @@ type check struct {
 	run  func(tb reporter)
 }
 
-// checks returns the suite's checks after shape, in order.
+// checks returns the suite's checks after shape, in order. The statistical checks share one
+// plan, built when the first of them runs: the others need none.
 func checks(d dist.Distribution, cfg Config) []check {
-	p, err := newPlan(d, cfg)
+	plan := sync.OnceValues(func() (*plan, error) { return newPlan(d, cfg) })
 	cs := []check{
 		{"reproducible", func(tb reporter) { checkReproducible(tb, d, cfg) }},
 		{"draws", func(tb reporter) { checkDraws(tb, d, cfg) }},
 		{"outside", func(tb reporter) { checkOutside(tb, d, cfg) }},
 		{"width", func(tb reporter) { checkWidth(tb, d, cfg) }},
 		{"batch", func(tb reporter) { checkBatch(tb, d, cfg) }},
-		{"consistent", func(tb reporter) { p.checkConsistent(tb, err) }},
+		{"consistent", func(tb reporter) { p, err := plan(); p.checkConsistent(tb, err) }},
 	}
 	if !cfg.Unnormalized {
-		cs = append(cs, check{"normalized", func(tb reporter) { p.checkNormalized(tb, err) }})
+		cs = append(cs, check{"normalized", func(tb reporter) { p, err := plan(); p.checkNormalized(tb, err) }})
 	}
-	return append(cs, check{"agrees", func(tb reporter) { p.checkAgrees(tb, err) }})
+	return append(cs, check{"agrees", func(tb reporter) { p, err := plan(); p.checkAgrees(tb, err) }})
 }
 
 // rng returns the suite's generator for one of its streams.

@@ -412,3 +412,47 @@ func TestConfigRefused(t *testing.T) {
 		}
 	}
 }
+
+// pilotCounter is a distribution that counts the calls of Sample for n draws.
+type pilotCounter struct {
+	dist.Distribution
+	n     int
+	calls *int
+}
+
+func (c pilotCounter) Sample(rng *rand.Rand, n int) *mat.Dense {
+	if n == c.n {
+		*c.calls++
+	}
+	return c.Distribution.Sample(rng, n)
+}
+
+// TestPlanBuiltLazily: the checks that need no proposal (reproducible, draws, outside, width,
+// batch) run without one; the statistical checks build it when the first of them runs, once
+// for all three (two draws of Config.Samples: the pilot and the comparison).
+func TestPlanBuiltLazily(t *testing.T) {
+	const samples = 600 // a size no other check draws
+	calls := 0
+	d := pilotCounter{Distribution: normal2, n: samples, calls: &calls}
+	cfg, err := Config{Samples: samples}.withDefaults(d.Dim())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := checks(d, cfg)
+	for _, c := range cs {
+		before := calls
+		if rep := failures(c.run); len(rep) > 0 {
+			t.Errorf("%s: %v", c.name, rep)
+		}
+		statistical := c.name == "consistent" || c.name == "normalized" || c.name == "agrees"
+		if !statistical && calls != 0 {
+			t.Errorf("after %s: %d draws of the proposal's size, want none before a statistical check", c.name, calls)
+		}
+		if statistical && c.name != "consistent" && calls != before {
+			t.Errorf("%s drew the pilot again (%d draws of the proposal's size in all)", c.name, calls)
+		}
+	}
+	if calls != 2 {
+		t.Errorf("%d draws of Config.Samples in all, want 2 (the pilot and the comparison)", calls)
+	}
+}

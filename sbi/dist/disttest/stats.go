@@ -77,7 +77,7 @@ func newPlan(d dist.Distribution, cfg Config) (p *plan, err error) {
 	if err := p.fitPilot(); err != nil {
 		return nil, err
 	}
-	chol, err := p.proposalCholesky()
+	chol, err := p.proposalCholesky(p.pilotMoments())
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +96,7 @@ func (p *plan) toU(theta *mat.Dense) *mat.Dense {
 	return u
 }
 
-// fitPilot draws the pilot and sets its mean and standard deviations in u.
+// fitPilot draws the pilot and sets its mean in u.
 func (p *plan) fitPilot() error {
 	all := p.toU(p.d.Sample(p.cfg.rng(streamPilot), p.cfg.Samples))
 	var rows []float64
@@ -111,37 +111,45 @@ func (p *plan) fitPilot() error {
 		return inconclusive("only %d of %d draws of Sample lie strictly inside the Support box, too few to fit the proposal", n, p.cfg.Samples)
 	}
 	p.pilot = mat.NewDense(n, p.dim, rows)
-	p.mean, p.sd = make([]float64, p.dim), make([]float64, p.dim)
+	p.mean = make([]float64, p.dim)
 	for i := range n {
 		for j, v := range p.pilot.RawRowView(i) {
 			p.mean[j] += v / float64(n)
 		}
 	}
+	return nil
+}
+
+// pilotMoments sets the pilot's standard deviations in u and returns the proposal's
+// covariance s²·S, S the pilot's covariance, both from one pass over the pilot.
+func (p *plan) pilotMoments() *mat.SymDense {
+	n, _ := p.pilot.Dims()
+	p.sd = make([]float64, p.dim)
+	cov := mat.NewSymDense(p.dim, nil)
+	raw := cov.RawSymmetric()
+	s, stride := raw.Data, raw.Stride // upper triangle: the sums of the products of deviations
 	for i := range n {
-		for j, v := range p.pilot.RawRowView(i) {
-			p.sd[j] += (v - p.mean[j]) * (v - p.mean[j]) / float64(n-1)
+		row := p.pilot.RawRowView(i)
+		for a, v := range row {
+			p.sd[a] += (v - p.mean[a]) * (v - p.mean[a]) / float64(n-1)
+			for b := a; b < p.dim; b++ {
+				s[a*stride+b] += (row[a] - p.mean[a]) * (row[b] - p.mean[b])
+			}
 		}
 	}
 	for j := range p.sd {
 		p.sd[j] = math.Sqrt(p.sd[j])
 	}
-	return nil
-}
-
-// proposalCholesky returns the lower Cholesky factor of s²·S, S the pilot's covariance in u.
-func (p *plan) proposalCholesky() (*mat.TriDense, error) {
-	n, _ := p.pilot.Dims()
-	cov := mat.NewSymDense(p.dim, nil)
 	for a := range p.dim {
 		for b := a; b < p.dim; b++ {
-			var s float64
-			for i := range n {
-				row := p.pilot.RawRowView(i)
-				s += (row[a] - p.mean[a]) * (row[b] - p.mean[b])
-			}
-			cov.SetSym(a, b, inflation*inflation*s/float64(n-1))
+			s[a*stride+b] = inflation * inflation * s[a*stride+b] / float64(n-1)
 		}
 	}
+	return cov
+}
+
+// proposalCholesky returns the lower Cholesky factor of the proposal's covariance cov.
+func (p *plan) proposalCholesky(cov *mat.SymDense) (*mat.TriDense, error) {
 	var c mat.Cholesky
 	if !c.Factorize(cov) {
 		return nil, inconclusive("the covariance of Sample's draws in unconstrained coordinates is singular (standard deviations %v): the draws have no density on R^%d to compare LogProb with", p.sd, p.dim)

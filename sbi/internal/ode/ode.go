@@ -43,6 +43,30 @@ func (c Config) WithDefaults() (Config, error) {
 	return c, nil
 }
 
+// MinTolerance is the smallest RelTol and AbsTol that SolveRows, the solver of the
+// flow-matching fields, accepts: about 45 times float64's rounding of values near 1. A finer
+// tolerance is below the rounding of a standardized state, which no step can meet. Solve
+// (task.SolveODE, whose states are the simulator's own) takes any positive tolerance.
+const MinTolerance = 1e-14
+
+// RowsDefaults returns the configuration SolveRows runs with: WithDefaults's, and an error
+// for a RelTol or AbsTol below MinTolerance.
+func (c Config) RowsDefaults() (Config, error) {
+	c, err := c.WithDefaults()
+	if err != nil {
+		return c, err
+	}
+	for _, tol := range []struct {
+		name string
+		v    float64
+	}{{"RelTol", c.RelTol}, {"AbsTol", c.AbsTol}} {
+		if tol.v < MinTolerance {
+			return c, fmt.Errorf("%s = %v is tighter than float64 can resolve: use at least %v (0 for the default)", tol.name, tol.v, MinTolerance)
+		}
+	}
+	return c, nil
+}
+
 // ErrODE is wrapped by the errors of the solvers when they give up.
 var ErrODE = errors.New("ODE solver failed")
 

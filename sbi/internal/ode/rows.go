@@ -48,10 +48,11 @@ func (r RowsResult) Err() error {
 //
 // A system that exceeds MaxSteps, whose state or error becomes non-finite, or whose step
 // underflows stops with an error in RowsResult.Failed and a NaN row; the others go on. The
-// error return is for an invalid configuration.
+// error return is for an invalid configuration, tolerances below MinTolerance included
+// (RowsDefaults).
 func SolveRows(f RowsFunc, n, dim int, t0, t1 float64, y []float64, cfg Config) (RowsResult, error) {
 	var res RowsResult
-	cfg, err := cfg.WithDefaults()
+	cfg, err := cfg.RowsDefaults()
 	if err != nil {
 		return res, err
 	}

@@ -3,6 +3,7 @@ package ode
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -142,5 +143,32 @@ func TestSolveRowsBadInput(t *testing.T) {
 	y := []float64{3}
 	if res, err := SolveRows(f, 1, 1, 0.5, 0.5, y, Config{}); err != nil || res.Calls != 0 || y[0] != 3 {
 		t.Errorf("t1 = t0: %v, %v, y %v: expected nothing to do", res, err, y)
+	}
+}
+
+// TestSolveRowsMinTolerance: SolveRows (the flow-matching fields' solver) refuses a RelTol or
+// AbsTol below MinTolerance, naming it and the limit, and takes MinTolerance itself; Solve,
+// behind task.SolveODE, takes any positive tolerance as before.
+func TestSolveRowsMinTolerance(t *testing.T) {
+	f := decayRows([]float64{-1}, nil)
+	for _, c := range []struct {
+		cfg  Config
+		want string // "" for no error
+	}{
+		{Config{RelTol: 1e-15}, "RelTol = 1e-15 is tighter than float64 can resolve: use at least 1e-14"},
+		{Config{AbsTol: 1e-300}, "AbsTol = 1e-300 is tighter than float64 can resolve"},
+		{Config{RelTol: MinTolerance, AbsTol: MinTolerance}, ""},
+		{Config{}, ""},
+	} {
+		_, err := SolveRows(f, 1, 1, 0, 1, []float64{1}, c.cfg)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%+v: %v", c.cfg, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%+v: error %v, want one containing %q", c.cfg, err, c.want)
+		}
+	}
+	if _, err := Solve(func(_ float64, y, dy []float64) { dy[0] = -y[0] }, 0, []float64{1}, []float64{1}, Config{RelTol: 1e-15, AbsTol: 1e-15}); err != nil {
+		t.Errorf("Solve with tolerances of 1e-15: %v", err)
 	}
 }
