@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -160,7 +161,7 @@ func MCMC(h *sbi.MCMCHealth) *Plot {
 		legend = append(legend, fmt.Sprintf("%d of %d parameters (the first)", MaxMCMCParams, n))
 	}
 	p := rowsOf(plots, 2, 7*cm, 5*cm, legend)
-	p.Title = h.Verdict()
+	p.Title = strings.ReplaceAll(h.Verdict(), "R̂", "R-hat") // the font has no combining hat
 	if len(p.Title) > 90 {
 		p.Title = p.Title[:len(firstClause(p.Title))]
 	}
