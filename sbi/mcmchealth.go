@@ -266,8 +266,11 @@ func (s *sliceSampler) health(draws *mat.Dense) *MCMCHealth {
 
 // MCMCHealth returns the diagnostics of the last draw made by MCMC (Method "mcmc"): R̂, bulk
 // and tail ESS per parameter and the slice sampler's counts; nil before the first MCMC draw
-// and when it kept no complete sweep of the chains. A draw whose chains did not mix also
-// prints a warning (see MCMCHealth.Warnings).
+// and when it kept no complete sweep of the chains. A posterior that samples otherwise has
+// none: "auto" (the default) samples on a grid for at most 3 parameters with a bounded prior,
+// so that its diagnostics need PosteriorWith or PosteriorTrialsWith with
+// SamplerConfig{Method: "mcmc"}. A draw whose chains did not mix also prints a warning (see
+// MCMCHealth.Warnings).
 func (p *RatioPosterior) MCMCHealth() *MCMCHealth {
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -24,6 +24,10 @@ var (
 
 // Register makes f the function of the stages whose Func is name, in this process. A worker
 // (`gosbi study worker`, or a test binary acting as one) must register the same functions.
+// So a function registered in a notebook cell or a `gosbi script` program runs with the Local
+// executor only: the Slurm executor's workers are new processes that do not have it, and fail
+// its jobs; a study that a notebook sends to Slurm gives its stages as scripts
+// (Stage.Script or Stage.Source), as the balanced-nre notebook does.
 func Register(name string, f Func) {
 	registryMu.Lock()
 	defer registryMu.Unlock()

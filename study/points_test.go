@@ -37,3 +37,35 @@ func TestPointsMissingParameter(t *testing.T) {
 		t.Errorf("Points = %v, %v, %v", xs, vals, err)
 	}
 }
+
+// TestMissingMetricNamesTheRecorded: asking a record or a table for a metric or series that
+// a job did not record (a misspelt name) gives an error listing what the job recorded and
+// where names come from, so that the caller can correct the name without opening the record.
+func TestMissingMetricNamesTheRecorded(t *testing.T) {
+	rec := &study.Record{Index: 3, Stage: "fit", Key: "budget=100",
+		Metrics: map[string]float64{"logprob": -1, "auc": 0.1},
+		Series:  map[string][]float64{"ranks": {0.5}}}
+	tab := &study.Table{Records: []*study.Record{rec}}
+	none := &study.Table{Records: []*study.Record{{Index: 0, Stage: "fit", Key: "k"}}}
+	for _, c := range []struct {
+		name string
+		do   func() error
+		want []string
+	}{
+		{"Record.Metric", func() error { _, err := rec.Metric("logprb"); return err },
+			[]string{`no metric "logprb"`, "[auc logprob]", "Job.Set"}},
+		{"Table.Values", func() error { _, err := tab.Values("logprb"); return err },
+			[]string{`no metric "logprb"`, "[auc logprob]"}},
+		{"Table.Series", func() error { _, err := tab.Series("rank"); return err },
+			[]string{`no series "rank"`, "[ranks]", "Job.SetSeries"}},
+		{"no metrics at all", func() error { _, err := none.Values("m"); return err },
+			[]string{`no metric "m"`, "recorded none"}},
+	} {
+		err := c.do()
+		for _, w := range c.want {
+			if err == nil || !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: error %v, want one containing %q", c.name, err, w)
+			}
+		}
+	}
+}

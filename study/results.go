@@ -106,7 +106,8 @@ func (t *Table) Series(name string) ([]float64, error) {
 	for _, r := range t.Records {
 		v, ok := r.Series[name]
 		if !ok {
-			return nil, fmt.Errorf("study: %s has no series %q", label(r.Index, r.Stage, r.Key), name)
+			return nil, fmt.Errorf("study: %s has no series %q (%s; a job records a series with Job.SetSeries)",
+				label(r.Index, r.Stage, r.Key), name, recordedNames(r.Series, "series"))
 		}
 		out = append(out, v...)
 	}

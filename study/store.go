@@ -8,8 +8,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -418,9 +420,19 @@ func (r *Record) Path(name string) string { return filepath.Join(r.Dir, name) }
 func (r *Record) Metric(name string) (float64, error) {
 	v, ok := r.Metrics[name]
 	if !ok {
-		return 0, fmt.Errorf("study: %s has no metric %q", label(r.Index, r.Stage, r.Key), name)
+		return 0, fmt.Errorf("study: %s has no metric %q (%s; a job records a metric with Job.Set)",
+			label(r.Index, r.Stage, r.Key), name, recordedNames(r.Metrics, "metrics"))
 	}
 	return v, nil
+}
+
+// recordedNames says which names of m a record holds, sorted: "its metrics: [a b]", or
+// "it recorded none" when m is empty.
+func recordedNames[V any](m map[string]V, what string) string {
+	if len(m) == 0 {
+		return "it recorded none"
+	}
+	return fmt.Sprintf("its %s: %v", what, slices.Sorted(maps.Keys(m)))
 }
 
 // Record reads the record of job i, with an error when it has none or it is invalid.

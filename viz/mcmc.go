@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -88,10 +89,11 @@ func mcmcLayers(h *sbi.MCMCHealth, d int) mcmcData {
 // hand; NewMCMCHealth refuses them) is left out of every panel, and of the draws the ranks are
 // taken among, and the legend says how many were left out. A health without traces, without
 // the same number of chains for each parameter, or with R̂ and ESS not given for each
-// parameter, makes a plot whose rendering returns an error saying so.
+// parameter, makes a plot whose rendering returns an error saying so; so does a nil health,
+// which a posterior that did not sample by MCMC returns.
 func MCMC(h *sbi.MCMCHealth) *Plot {
 	if h == nil {
-		return failedFigure(14*cm, 5*cm, fmt.Errorf("viz: MCMC: no result"))
+		return failedFigure(14*cm, 5*cm, fmt.Errorf(`viz: MCMC: no result (a posterior's MCMCHealth is nil until it draws by MCMC; "auto" samples a few parameters with a bounded prior on a grid: ask for MCMC with PosteriorWith or PosteriorTrialsWith and sbi.SamplerConfig{Method: "mcmc"})`))
 	}
 	if why := mcmcUndrawable(h); why != "" {
 		return failedFigure(14*cm, 5*cm, fmt.Errorf("viz: MCMC: the result cannot be drawn: %s", why))
@@ -159,7 +161,7 @@ func MCMC(h *sbi.MCMCHealth) *Plot {
 		legend = append(legend, fmt.Sprintf("%d of %d parameters (the first)", MaxMCMCParams, n))
 	}
 	p := rowsOf(plots, 2, 7*cm, 5*cm, legend)
-	p.Title = h.Verdict()
+	p.Title = strings.ReplaceAll(h.Verdict(), "R̂", "R-hat") // the font has no combining hat
 	if len(p.Title) > 90 {
 		p.Title = p.Title[:len(firstClause(p.Title))]
 	}

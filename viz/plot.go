@@ -23,7 +23,7 @@ import (
 // Plot is a figure that renders on demand. Width, Height and DPI may be changed before
 // rendering; its PNG holds at most MaxPNGPixels.
 type Plot struct {
-	Title  string    // figure title, drawn above the panels when non-empty
+	Title  string    // figure title, drawn above the panels when non-empty, wrapped at spaces to the width
 	Width  vg.Length // figure width; vg.Centimeter and vg.Inch are units
 	Height vg.Length // figure height
 	DPI    int       // resolution of PNG output
@@ -66,11 +66,42 @@ func (p *Plot) Draw(c draw.Canvas) {
 	st := textStyle(12)
 	st.XAlign = draw.XCenter
 	st.YAlign = draw.YTop
-	h := st.Height(p.Title) * 1.4
-	c.FillText(st, vg.Point{X: (c.Min.X + c.Max.X) / 2, Y: c.Max.Y - h*0.15}, p.Title)
+	title := wrapTitle(st, p.Title, c.Max.X-c.Min.X-2*titleMargin)
+	line := st.Height(p.Title)
+	h := st.Height(title) + 0.4*line
+	c.FillText(st, vg.Point{X: (c.Min.X + c.Max.X) / 2, Y: c.Max.Y - 0.21*line}, title)
 	inner := c
 	inner.Max.Y -= h
 	p.draw(inner)
+}
+
+// titleMargin is the least space between a figure's title and its left and right edges.
+const titleMargin = 4
+
+// wrapTitle breaks each line of title at spaces into lines no wider than width, so that a
+// title wider than its figure is not cut off at both ends; a word wider than width keeps a
+// line of its own. A title that fits is returned as it is.
+func wrapTitle(st draw.TextStyle, title string, width vg.Length) string {
+	if st.Width(title) <= width {
+		return title
+	}
+	var lines []string
+	for _, para := range strings.Split(title, "\n") {
+		line := ""
+		for _, w := range strings.Fields(para) {
+			switch {
+			case line == "":
+				line = w
+			case st.Width(line+" "+w) > width:
+				lines = append(lines, line)
+				line = w
+			default:
+				line += " " + w
+			}
+		}
+		lines = append(lines, line)
+	}
+	return strings.Join(lines, "\n")
 }
 
 // MaxPNGPixels is the largest PNG a Plot renders, in pixels (width × height at its DPI):

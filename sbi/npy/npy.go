@@ -36,6 +36,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
@@ -55,6 +56,9 @@ const (
 var ErrFormat = errors.New("npy: unsupported or damaged file")
 
 var magic = []byte("\x93NUMPY")
+
+// zipMagic starts every zip archive, and so every .npz file.
+const zipMagic = "PK\x03\x04"
 
 // Header describes the array of a .npy file.
 type Header struct {
@@ -106,6 +110,9 @@ func ReadHeader(r io.Reader) (Header, error) {
 		return Header{}, fmt.Errorf("%w: shorter than the magic string and version (%v)", ErrFormat, err)
 	}
 	if string(pre[:6]) != string(magic) {
+		if string(pre[:4]) == zipMagic {
+			return Header{}, fmt.Errorf("%w: a zip archive (a .npz file, as np.savez writes), not a .npy file: open it with OpenNPZ and read its arrays with NPZ.Dense", ErrFormat)
+		}
 		return Header{}, fmt.Errorf("%w: no NumPy magic string at the start (not a .npy file)", ErrFormat)
 	}
 	var hlen int
@@ -422,13 +429,21 @@ func WriteVector(w io.Writer, v []float64) error {
 }
 
 // WriteFile writes m to path as Write does, atomically: on an error, or a panic of m, the
-// file at path is left as it was and no temporary file stays behind.
+// file at path is left as it was and no temporary file stays behind. It writes one array, a
+// .npy file, and refuses a path ending in .npz, which would name an archive: WriteNPZFile
+// writes those.
 func WriteFile(path string, m mat.Matrix) error {
+	if hasExt(path, ".npz") {
+		return fmt.Errorf("npy: writing %s: WriteFile writes one array as a .npy file, and the name ends in .npz, a NumPy archive: write an archive with WriteNPZFile, or name the file .npy", path)
+	}
 	if err := atomicfile.Write(path, 0o644, func(w io.Writer) error { return Write(w, m) }); err != nil {
 		return fmt.Errorf("npy: writing %s: %w", path, err)
 	}
 	return nil
 }
+
+// hasExt reports whether path ends in ext, in any case.
+func hasExt(path, ext string) bool { return strings.EqualFold(filepath.Ext(path), ext) }
 
 // shapeOf returns the dimensions of m after checking that Read takes back the file of m: m is
 // a matrix (not nil) of at least one value and at most MaxValues.

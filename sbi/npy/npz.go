@@ -40,7 +40,12 @@ func OpenNPZ(path string) (*NPZ, error) {
 	}
 	zr, err := zip.NewReader(f, st.Size())
 	if err != nil {
+		var pre [6]byte
+		_, rerr := f.ReadAt(pre[:], 0)
 		f.Close()
+		if rerr == nil && string(pre[:]) == string(magic) {
+			return nil, fmt.Errorf("%w: %s is a .npy file (one array, as np.save writes), not a .npz archive: read it with ReadFile", ErrFormat, path)
+		}
 		return nil, fmt.Errorf("npy: opening %s as a .npz (zip) archive: %w", path, err)
 	}
 	z := &NPZ{f: f, size: st.Size(), zr: zr, files: map[string]*zip.File{}}
@@ -190,8 +195,12 @@ func (z *NPZWriter) add(name string, invalid error, write func(io.Writer) error)
 func (z *NPZWriter) Close() error { return z.zw.Close() }
 
 // WriteNPZFile writes the arrays to path as a .npz archive, atomically: the arrays in the
-// order of names, arrays[i] under names[i].
+// order of names, arrays[i] under names[i]. It refuses a path ending in .npy, which would name
+// one array: WriteFile writes those.
 func WriteNPZFile(path string, names []string, arrays []mat.Matrix, compress bool) error {
+	if hasExt(path, ".npy") {
+		return fmt.Errorf("npy: writing %s: WriteNPZFile writes a .npz archive, and the name ends in .npy, one array: write one array with WriteFile, or name the file .npz", path)
+	}
 	if len(names) != len(arrays) {
 		return fmt.Errorf("npy: %d names for %d arrays, expected one name per array", len(names), len(arrays))
 	}
