@@ -3,8 +3,10 @@ package interp
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -15,6 +17,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/gosbi/gosbi/display"
+	"github.com/gosbi/gosbi/internal/readlimit"
 	"github.com/gosbi/gosbi/runenv"
 )
 
@@ -51,7 +54,10 @@ func runREPL(args []string) error {
 		return err
 	}
 	fmt.Printf("gosbi Go session — %%help for magics, Tab completes, Ctrl-D quits\n")
-	hist := loadHistory()
+	hist, err := loadHistory()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "gosbi repl: the history was not loaded (lines entered now are still appended to it): %v\n", err)
+	}
 	t := term.NewTerminal(struct {
 		io.Reader
 		io.Writer
@@ -233,25 +239,40 @@ type fileHistory struct {
 	path  string
 }
 
-func loadHistory() *fileHistory {
+// maxHistorySize bounds the history file the REPL reads (16 MiB, some 400,000 lines of
+// typical length; the REPL keeps the last 1000).
+const maxHistorySize = 16 << 20
+
+// loadHistory returns the history of GOSBI_HISTORY, or else ~/.gosbi_history: its last 1000
+// lines, none when the file does not exist yet. A file that cannot be read or holds more than
+// maxHistorySize bytes is an error, with an empty history that still appends to the file.
+func loadHistory() (*fileHistory, error) {
 	h := &fileHistory{path: os.Getenv("GOSBI_HISTORY")}
 	if h.path == "" {
 		if home, err := os.UserHomeDir(); err == nil {
 			h.path = filepath.Join(home, ".gosbi_history")
 		}
 	}
-	if b, err := os.ReadFile(h.path); err == nil {
-		for _, l := range strings.Split(string(b), "\n") {
-			if l != "" {
-				h.lines = append(h.lines, l)
-			}
+	if h.path == "" {
+		return h, nil
+	}
+	b, err := readlimit.File(h.path, "the REPL history", maxHistorySize)
+	if errors.Is(err, fs.ErrNotExist) {
+		return h, nil
+	}
+	if err != nil {
+		return h, fmt.Errorf("%w (keep its last lines, as tail -n 1000 does, or set GOSBI_HISTORY to another file)", err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if l != "" {
+			h.lines = append(h.lines, l)
 		}
 	}
 	const keep = 1000
 	if len(h.lines) > keep {
 		h.lines = h.lines[len(h.lines)-keep:]
 	}
-	return h
+	return h, nil
 }
 
 // Add records a line and appends it to the history file (errors writing it are ignored:

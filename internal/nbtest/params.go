@@ -6,6 +6,7 @@ import (
 	"go/parser"
 	"go/token"
 	"go/types"
+	"maps"
 	"regexp"
 	"sort"
 	"strconv"
@@ -160,8 +161,10 @@ func constantParameter(e ast.Expr, typ *types.Basic) parameter {
 // checkValue checks that value is a Go expression and, where the type of the parameter p is
 // known, that it can be assigned to it as the injected cell will assign it: a constant of
 // another type, or a name the check does not know (--param quick=maybe), is refused before
-// anything runs. what names the setting in the message.
-func checkValue(what, name, value string, p parameter) error {
+// anything runs. A value of a known type must be a constant: one that uses a variable of the
+// notebook (--param n=m*2), which cellNames holds, is refused with a message that says so.
+// what names the setting in the message.
+func checkValue(what, name, value string, p parameter, cellNames map[string]bool) error {
 	fset := token.NewFileSet()
 	e, err := parser.ParseExprFrom(fset, "value", value, 0)
 	if err != nil {
@@ -173,6 +176,11 @@ func checkValue(what, name, value string, p parameter) error {
 	f := &ast.File{Name: ast.NewIdent("p"), Decls: []ast.Decl{&ast.GenDecl{Tok: token.VAR, Specs: []ast.Spec{
 		&ast.ValueSpec{Names: []*ast.Ident{ast.NewIdent("_")}, Type: ast.NewIdent(p.typ.Name()), Values: []ast.Expr{e}}}}}}
 	if _, err := new(types.Config).Check("p", fset, []*ast.File{f}, nil); err != nil {
+		if v := cellName(e, cellNames); v != "" {
+			return fmt.Errorf("%s: %s is %s in the cell tagged %q, and %q uses %s, but %s is a variable of the notebook, which a value cannot use: "+
+				"a value is a literal of the parameter's type or an expression of literals; give %s",
+				what, name, article(p.typ.Name()), ParametersTag, value, v, v, example(name, p))
+		}
 		msg := err.Error()
 		if te, ok := err.(types.Error); ok {
 			msg = te.Msg
@@ -181,6 +189,18 @@ func checkValue(what, name, value string, p parameter) error {
 			what, name, article(p.typ.Name()), ParametersTag, value, article(p.typ.Name()), msg, example(name, p))
 	}
 	return nil
+}
+
+// cellName returns the first name in e that cellNames holds, or "".
+func cellName(e ast.Expr, cellNames map[string]bool) string {
+	var found string
+	ast.Inspect(e, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok && found == "" && cellNames[id.Name] {
+			found = id.Name
+		}
+		return found == ""
+	})
+	return found
 }
 
 // article returns the type name after its indefinite article: "an int", "a bool".
@@ -282,6 +302,10 @@ func resolveParameters(nb *Notebook, params map[string]string, full bool) (value
 		name := sortedNames(params)[0]
 		return nil, nil, fmt.Errorf("%s has nothing to set: no cell is tagged %q (tag the cell that holds the parameters' defaults)", what(name), ParametersTag)
 	}
+	cellNames := maps.Clone(inner)
+	for name := range declared {
+		cellNames[name] = true
+	}
 	for _, name := range sortedNames(params) {
 		p, ok := declared[name]
 		if !ok {
@@ -293,7 +317,7 @@ func resolveParameters(nb *Notebook, params map[string]string, full bool) (value
 				value = strconv.Quote(value)
 			}
 		}
-		if err := checkValue(what(name)+"="+params[name], name, value, p); err != nil {
+		if err := checkValue(what(name)+"="+params[name], name, value, p, cellNames); err != nil {
 			return nil, nil, err
 		}
 		if p.typ == nil {

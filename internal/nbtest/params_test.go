@@ -61,7 +61,8 @@ func TestParameterScope(t *testing.T) {
 
 // TestParameterTypes checks a --param value against the type of the parameter (its declared
 // type, or that of its literal default) before anything runs: a value of another type is an
-// error that names the parameter, its type, the value and a valid example; the syntaxes
+// error that names the parameter, its type, the value and a valid example, and a value that
+// uses a variable of the notebook says so and that a literal is wanted; the syntaxes
 // accepted before (constant expressions, quoted or unquoted strings) still are.
 func TestParameterTypes(t *testing.T) {
 	nb := paramsNotebook(`quick := true
@@ -103,6 +104,12 @@ d := 5 * time.Second`)
 		{"scale", "x", []string{"scale is a float64"}},
 		{"count", "true", []string{"count is an int"}},
 		{"neg", "abc", []string{"neg is an int"}},
+		// An expression of the notebook's variables is no value: the message says that
+		// it names one of them and what is accepted instead.
+		{"n", "neg*2", []string{"--param n=neg*2", "n is an int", "neg is a variable of the notebook", "a literal", "--param n=100"}},
+		{"rate", "n/2", []string{"rate is a float64", "n is a variable of the notebook", "a literal", "--param rate=0.5"}},
+		{"count", "len(name)", []string{"count is an int", "name is a variable of the notebook"}},
+		{"quick", "!quick", []string{"quick is a bool", "quick is a variable of the notebook", "true or false"}},
 	} {
 		_, _, err := resolveParameters(nb, map[string]string{tc.name: tc.value}, false)
 		if tc.want == nil {

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/gosbi/gosbi/internal/atomicfile"
+	"github.com/gosbi/gosbi/internal/readlimit"
 )
 
 // GosbiModule is the module path of gosbi, which every extended worker requires.
@@ -98,8 +99,20 @@ func sourceDir() string {
 	if !ok || !filepath.IsAbs(file) {
 		return ""
 	}
-	root := filepath.Dir(filepath.Dir(filepath.Dir(file))) // …/interp/extend/build.go
-	data, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	return gosbiRoot(filepath.Dir(filepath.Dir(filepath.Dir(file)))) // …/interp/extend/build.go
+}
+
+// maxGoModSize bounds a go.mod that a build reads: gosbi's own at the root of a checkout and
+// the build module's (1 MiB; gosbi's is about 1 KiB).
+const maxGoModSize = 1 << 20
+
+// maxInfoSize bounds the description of a cached worker binary, KEY.json (16 MiB).
+const maxInfoSize = 16 << 20
+
+// gosbiRoot returns root when its go.mod is gosbi's, else "" (also for a go.mod larger than
+// maxGoModSize, which is not gosbi's).
+func gosbiRoot(root string) string {
+	data, err := readlimit.File(filepath.Join(root, "go.mod"), "a go.mod", maxGoModSize)
 	if err != nil || !bytes.HasPrefix(data, []byte("module "+GosbiModule+"\n")) {
 		return ""
 	}
@@ -275,9 +288,9 @@ func readInfo(bin string) (info, error) {
 	if _, err := os.Stat(bin); err != nil {
 		return in, err
 	}
-	data, err := os.ReadFile(bin + ".json")
+	data, err := readlimit.File(bin+".json", "the description of a cached worker", maxInfoSize)
 	if err != nil {
-		return in, err
+		return in, fmt.Errorf("extend: %w", err)
 	}
 	return in, json.Unmarshal(data, &in)
 }

@@ -14,6 +14,8 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+
+	"github.com/gosbi/gosbi/internal/readlimit"
 )
 
 // buildModule is the module an extended worker is built in: one per notebook directory.
@@ -134,9 +136,9 @@ var gosbiPackages = []string{GosbiModule + "/interp", GosbiModule + "/interp/ext
 // requireGosbi makes the build module require the released gosbi it is built from, with the
 // checksums of what its packages need (go get), unless it does already.
 func (m *buildModule) requireGosbi(ctx context.Context) error {
-	data, err := os.ReadFile(filepath.Join(m.dir, "go.mod"))
+	data, err := readlimit.File(filepath.Join(m.dir, "go.mod"), "a go.mod", maxGoModSize)
 	if err != nil {
-		return fmt.Errorf("extend: %w", err)
+		return fmt.Errorf("extend: the build module: %w", err)
 	}
 	if strings.Contains(string(data), GosbiModule+" "+m.b.GosbiVersion+"\n") {
 		return nil

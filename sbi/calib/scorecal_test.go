@@ -422,9 +422,20 @@ func TestScoreCalibrateImportanceWeights(t *testing.T) {
 // sd 0.0296 (largest distance from 1.550: 0.086). The test allows 5 sds about 0.5 and 1.550
 // (the means' own errors, 0.0002 and 0.002, are negligible): 0.016 and 0.15. At M = 400 the
 // sds are 0.0066 and 0.0625 (L's 5 sds, 0.31, would pass a 20% error).
+//
+// The intercept b is the shift at the centre μ̄ (the mean of the M approximate means), where
+// the exact shift 0.5 μ̂ + 0.5 is 0.5 μ̄ + 0.5. At the centre b's error does not depend on the
+// slope's, and the residuals θ̄ − μ̂ − b(μ̂) have sd L σ̂ (σ̂ = σ_post/1.5 the approximation's sd),
+// so a least-squares b would have sd L σ̂/√M = 0.0081. Over the same 200 seeds the fitted b
+// minus 0.5 μ̄ + 0.5 has mean 0.0003 and sd 0.0085 (largest distance 0.027): the energy-score
+// fit is nearly as precise. The test allows 5 of the derived sds, 0.041 (4.8 measured ones);
+// the intercept of the uncorrected approximation, 0, and the exact map's intercept at μ̂ = 0
+// instead of at μ̄, 0.5, must fail that check.
 func TestFitAffineMeanShift(t *testing.T) {
 	const M = 1600
 	const slopeWant, slopeTol, LWant, LTol = 0.5, 0.016, 1.550, 0.15
+	sdHat := math.Sqrt(1/(conjN+1/(conjSigma0*conjSigma0))) / 1.5
+	bTol := 5 * LWant * sdHat / math.Sqrt(M)
 	var c conjGauss
 	rng := rand.New(rand.NewPCG(51, 52))
 	thetaBar := mat.NewDense(M, 1, nil)
@@ -452,6 +463,16 @@ func TestFitAffineMeanShift(t *testing.T) {
 	}
 	if math.Abs(L-LWant) > LTol {
 		t.Errorf("mean shift fit L %.3f; want %.3f ± %g (5 sd over seeds)", L, LWant, LTol)
+	}
+	bWant := 0.5 + slopeWant*res.ShiftCentre[0]
+	interceptOK := func(b float64) bool { return math.Abs(b-bWant) <= bTol }
+	if !interceptOK(res.B[0]) {
+		t.Errorf("mean shift fit intercept %.4f at the centre %.4f; want %.4f ± %.3f (5 sd of M = %d datasets)", res.B[0], res.ShiftCentre[0], bWant, bTol, M)
+	}
+	for _, wrong := range []float64{0, 0.5} {
+		if interceptOK(wrong) {
+			t.Errorf("the intercept check passes the wrong intercept %g (want %.4f ± %.3f)", wrong, bWant, bTol)
+		}
 	}
 	if res.Objective >= shared.Objective {
 		t.Errorf("the richer family scores %.4f, no better than the shared shift %.4f", res.Objective, shared.Objective)

@@ -82,9 +82,11 @@
 // right at x_o? L-C2ST (LocalC2ST, NewLC2ST) trains a classifier on calibration pairs to tell
 // estimator draws from true parameters given x, evaluates it at x_o and calibrates it against
 // classifiers trained with the labels of each pair randomly swapped (exact under the global
-// null); the NF variant works in a flow's base space (sbi.BaseMapper). Does the model with the
-// inferred parameters reproduce x_o? PredictiveCheck simulates from posterior (or prior)
-// draws and ranks x_o per data value and jointly (Mahalanobis, MMD), with a Bonferroni verdict.
+// null); the NF variant works in a flow's base space (sbi.BaseMapper); its classifiers hold at
+// most MaxLC2STValues values at once (rows × width × classifiers at a time). Does the model
+// with the inferred parameters reproduce x_o? PredictiveCheck simulates from posterior (or
+// prior) draws and ranks x_o per data value and jointly (Mahalanobis, MMD), with a Bonferroni
+// verdict.
 // Every verdict says "inconclusive" where its numbers cannot decide: L-C2ST at an x_o outside
 // its calibration simulations, too few null classifiers or simulations for the level.
 //

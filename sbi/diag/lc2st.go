@@ -48,7 +48,7 @@ type LC2STConfig struct {
 	// 10,000. Test holds the Evals × dim(θ) draws, the (Null + 1) × Evals predicted
 	// probabilities, and per worker the Evals × (dim(θ) + dim(x)) classifier inputs with the
 	// network's activations (Evals × each hidden width). Sizes whose products an int cannot
-	// count are an error of NewLC2ST.
+	// count, or whose classifiers would hold more than MaxLC2STValues, are an error of NewLC2ST.
 	Evals int
 	Alpha float64 // level of the verdict; 0 means 0.05
 	// Hidden are the classifier's hidden widths; nil means two layers of 10·dim(θ) (at least 10).
@@ -58,7 +58,10 @@ type LC2STConfig struct {
 	// 1e-3 and 200 rows. Small calibration sets train faster with larger steps.
 	LearningRate float64
 	BatchSize    int
-	Workers      int // classifiers trained in parallel; 0 means GOMAXPROCS
+	// Workers is the number of classifiers trained and evaluated at a time; 0 means
+	// GOMAXPROCS, or fewer where that many would hold more than MaxLC2STValues. A Workers
+	// set here that would is an error. The result does not depend on it.
+	Workers int
 	// Features, when set, is what the classifiers see of the observations: a function from
 	// rows of x to rows of summaries (the same number of rows, a fixed width), such as summary
 	// statistics of a high-dimensional x or an estimator's Summaries. nil means x itself. A
@@ -130,6 +133,77 @@ func (c LC2STConfig) checkSizes(dim, df int) error {
 			c.Evals, dim+df, c.Null)
 	}
 	return nil
+}
+
+// MaxLC2STValues bounds the float64 values the classifiers of L-C2ST hold at once (1 GiB). With
+// n calibration pairs, D = dim(θ) + dim(x) inputs (the width of Features in place of dim(x)), H
+// the sum of the hidden widths, B the minibatch (BatchSize, at most 2n rows) and P = Σ (wᵢ + 1)·wᵢ₊₁
+// the parameters of one classifier over its widths D, Hidden…, 1, each of the
+// C = min(Workers, Null + 1) classifiers at work holds
+//
+//	training:   2n·(3D + 1) + 2B·(D + H + 1) + 4P
+//	evaluation: Evals·(3D + H + 2)
+//
+// (rows × width: the 2n rows of inputs, their standardized copy and, for L-C2ST-NF's null
+// classifiers, base draws, with their labels; a minibatch's activations and their gradients;
+// the parameters with their gradients and Adam's moments; the Evals rows of inputs three times
+// and every layer's activations), and the Null + 1 trained classifiers are kept with their
+// probabilities at an observation, (Null + 1)·(P + Evals + PPGrid). The bound is on
+// C·max(training, evaluation) + (Null + 1)·(P + Evals + PPGrid); the calibration pairs and the
+// Evals posterior draws themselves, whose sizes the caller chose, are not counted. NewLC2ST
+// checks it before it draws or trains anything: with the default Workers it runs fewer
+// classifiers at a time, and a test that does not fit with one at a time, or with the Workers
+// asked for, is an error that says what to reduce.
+const MaxLC2STValues = 1 << 27
+
+// lc2stSizes are the terms of MaxLC2STValues for one configuration.
+type lc2stSizes struct {
+	train, eval, kept float64 // one classifier's training and evaluation, and the kept ones
+}
+
+// sizes returns the terms of MaxLC2STValues for n calibration pairs, dim parameters and df
+// observation features (c with its defaults applied).
+func (c LC2STConfig) sizes(n, dim, df int) lc2stSizes {
+	d := float64(dim) + float64(df)
+	widths := append(append([]int{dim + df}, c.Hidden...), 1)
+	var h, p float64
+	for i, w := range widths[1:] {
+		p += (float64(widths[i]) + 1) * float64(w)
+		h += float64(w)
+	}
+	h-- // the output unit is counted apart
+	batch := c.BatchSize
+	if batch == 0 {
+		batch = 200
+	}
+	rows, b := 2*float64(n), float64(min(batch, 2*n))
+	return lc2stSizes{
+		train: rows*(3*d+1) + 2*b*(d+h+1) + 4*p,
+		eval:  float64(c.Evals) * (3*d + h + 2),
+		kept:  (float64(c.Null) + 1) * (p + float64(c.Evals) + PPGrid),
+	}
+}
+
+// fitWorkers checks the values the classifiers would hold against MaxLC2STValues and returns
+// the Workers to use: c.Workers when they fit, fewer with auto (Workers not set), else an error.
+func (c LC2STConfig) fitWorkers(n, dim, df int, auto bool) (int, error) {
+	s := c.sizes(n, dim, df)
+	one := math.Max(s.train, s.eval)
+	at := min(c.Workers, c.Null+1)
+	if float64(at)*one+s.kept <= MaxLC2STValues {
+		return c.Workers, nil
+	}
+	most := math.Floor((MaxLC2STValues - s.kept) / one)
+	what := fmt.Sprintf("diag: L-C2ST: %d calibration pairs of %d inputs, hidden widths %v, Null = %d and Evals = %d", n, dim+df, c.Hidden, c.Null, c.Evals)
+	if most < 1 {
+		return 0, fmt.Errorf("%s hold %.4g values with one classifier at a time (training %.4g, evaluation %.4g, the %d kept classifiers %.4g; see MaxLC2STValues), more than MaxLC2STValues = %d (1 GiB): "+
+			"use fewer calibration pairs or Evals, narrower Hidden, fewer Null, or Features that summarize x", what, one+s.kept, s.train, s.eval, c.Null+1, s.kept, MaxLC2STValues)
+	}
+	if auto {
+		return int(most), nil
+	}
+	return 0, fmt.Errorf("%s hold %.4g values with %d classifiers at a time (Workers), more than MaxLC2STValues = %d (1 GiB): use at most Workers = %d, or 0 to let NewLC2ST choose",
+		what, float64(at)*one+s.kept, at, MaxLC2STValues, int(most))
 }
 
 // LC2ST is the local classifier two-sample test of an amortized posterior estimator
@@ -233,6 +307,7 @@ func NewLC2STContext(ctx context.Context, est sbi.Amortized, theta, x *mat.Dense
 	}
 	n, dim := th.Dims()
 	_, dx := xx.Dims()
+	autoWorkers := cfg.Workers <= 0
 	cfg = cfg.withDefaults(dim)
 	if err := cfg.validate(); err != nil {
 		return nil, err
@@ -250,6 +325,9 @@ func NewLC2STContext(ctx context.Context, est sbi.Amortized, theta, x *mat.Dense
 		_, l.df = feat.Dims()
 	}
 	if err := cfg.checkSizes(dim, l.df); err != nil {
+		return nil, err
+	}
+	if l.cfg.Workers, err = cfg.fitWorkers(n, dim, l.df, autoWorkers); err != nil {
 		return nil, err
 	}
 	var estRows, trueRows *mat.Dense // θ̃ᵢ or z̃ᵢ (label 1) and θᵢ or zᵢ (label 0)
