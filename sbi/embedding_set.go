@@ -55,6 +55,15 @@ const maxSetTrials = 1 << 24
 // by packing them (Pack); more than MaxTrials would ask the network for counts it was never
 // trained on, and do not fit the width.
 //
+// A number of trials up to MaxTrials that no training observation held is an extrapolation
+// too: the summaries of 40 trials from a network trained on 1 to 5 come out in the right
+// shape, and no loss checked them. So an estimator records the range of the numbers of trials
+// of its training observations (saved in its file), and a posterior, LogProbPairs or LogRatio
+// at an observation outside that range prints a warning naming its number of trials and the
+// range, then answers all the same. Train on the numbers of trials you will ask with
+// (WithCounts). An estimator loaded from a file written before the range was stored does not
+// know it, and does not warn.
+//
 // Zero values take the defaults: trials of 1 value, φ of one hidden layer of 64 and 32
 // features, mean pooling, ρ of one hidden layer of 64, 20 summaries, ReLU.
 type DeepSetEmbedding struct {
@@ -212,6 +221,20 @@ func (e DeepSetEmbedding) InputUsed(row []float64) (int, error) {
 		return 0, fmt.Errorf("embedding: DeepSet: the observation says it holds %v trials (its first value), expected a whole number from 1 to MaxTrials = %d: pack observations with DeepSetEmbedding.Pack or WithCounts", n, e.MaxTrials)
 	}
 	return min(len(row), 1+int(n)*e.TrialDim), nil
+}
+
+// maxTrials implements trialCounter.
+func (e DeepSetEmbedding) maxTrials() int { return e.MaxTrials }
+
+// trialCount implements trialCounter: the count that the observation row begins with.
+func (e DeepSetEmbedding) trialCount(row []float64) (int, bool) {
+	if e.MaxTrials == 0 {
+		return 0, false
+	}
+	if _, err := e.InputUsed(row); err != nil {
+		return 0, false
+	}
+	return int(row[0]), true
 }
 
 // inputShape implements inputShaper.

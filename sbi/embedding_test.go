@@ -578,7 +578,7 @@ func TestStreamStandardizesByLayout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, got, _, _, err := streamZScore(storeOf(t, theta, x, 64), 37, emb)
+	_, got, _, _, _, err := streamZScore(storeOf(t, theta, x, 64), 37, emb)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -588,7 +588,7 @@ func TestStreamStandardizesByLayout(t *testing.T) {
 		}
 	}
 	x.Set(5, 0, 7)
-	if _, _, _, _, err := streamZScore(storeOf(t, theta, x, 64), 37, emb); err == nil || !strings.Contains(err.Error(), "x = [7 ") {
+	if _, _, _, _, _, err := streamZScore(storeOf(t, theta, x, 64), 37, emb); err == nil || !strings.Contains(err.Error(), "x = [7 ") {
 		t.Errorf("a count of 7 in pair 5: error %v, want one showing its x", err)
 	}
 }

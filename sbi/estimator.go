@@ -51,6 +51,10 @@ type estimator struct {
 	xDim     int
 	trained  bool
 	obs      *obsCheck // reservoir of training summaries for CheckObservation (obscheck.go)
+	// trials is the range of the numbers of trials of the training observations, for a set
+	// embedding of varying numbers of trials; nil for other embeddings, or unknown (a file of
+	// format 2). See trialrange.go.
+	trials *trialRange
 }
 
 // network is what the core needs of an estimator's own networks: the training view (all
@@ -189,7 +193,8 @@ func (c *estimator) train(ctx context.Context, m network, theta, x *mat.Dense, c
 	}
 	d := s.data
 	var constWarn []string
-	if !(s.cfg.Resume && c.trained) {
+	resumed := s.cfg.Resume && c.trained
+	if !resumed {
 		zt, err := fitZScore("θ", d.theta, s.train)
 		if err != nil {
 			return nil, fmt.Errorf("train %s: %w", c.label, err)
@@ -199,7 +204,7 @@ func (c *estimator) train(ctx context.Context, m network, theta, x *mat.Dense, c
 			return nil, fmt.Errorf("train %s: %w", c.label, err)
 		}
 		c.trained = false // until fit succeeds: the standardization and networks change now
-		c.zt, c.zx = zt, zx
+		c.zt, c.zx, c.trials = zt, zx, nil
 		constWarn = constantWarnings(zt, zx, modeledX(m, d.x.RawMatrix().Cols))
 		if err := c.build(m, rand.New(rand.NewPCG(s.cfg.Seed, 1)), d.x.RawMatrix().Cols, d.x.RawRowView(s.train[0])); err != nil {
 			return nil, err
@@ -211,8 +216,10 @@ func (c *estimator) train(ctx context.Context, m network, theta, x *mat.Dense, c
 		res.Warnings = append(res.Warnings, w)
 	}
 	res.Warnings = append(res.Warnings, constWarn...)
+	seen := seenTrials(c.layout, d.x, s.train)
 	err = fit(ctx, res, m, d, s.train, s.val, s.cfg, s.rng)
 	err = c.afterFit(res, err)
+	c.recordTrials(resumed, seen)
 	if c.trained {
 		c.keepReservoir(d, s.train, s.val, s.cfg.Seed)
 	}

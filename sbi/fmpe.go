@@ -225,6 +225,7 @@ func (m *fmpeModel) batchLoss(tp *nn.Tape, d *trainData, idx []int, rb *RegBatch
 func (e *FMPE) LogProbPairs(theta, x *mat.Dense) []float64 {
 	e.mustTrained("LogProbPairs")
 	n := checkEvalPairs("FMPE.LogProbPairs", theta, x, e.prior.Dim(), e.xDim)
+	e.warnUnseenTrials(e.label+" LogProbPairs", x)
 	out := make([]float64, n)
 	parallelChunks(n, chunkFor(n), func(_, lo, hi int) {
 		tp := getTape()

@@ -258,6 +258,7 @@ func (m *npeModel) atomicLoss(tp *nn.Tape, d *trainData, idx []int, ctx *nn.Tens
 func (e *NPE) LogProbPairs(theta, x *mat.Dense) []float64 {
 	e.mustTrained("LogProbPairs")
 	checkEvalPairs("NPE.LogProbPairs", theta, x, e.prior.Dim(), e.xDim)
+	e.warnUnseenTrials(e.label+" LogProbPairs", x)
 	return e.logProbPairs(theta, x, true)
 }
 

@@ -357,6 +357,7 @@ func contrastiveNRELoss(tp *nn.Tape, L *nn.Tensor, gamma float64) (loss, joint, 
 func (e *NRE) LogRatio(theta, x *mat.Dense) []float64 {
 	e.mustTrained("LogRatio")
 	n := checkEvalPairs("NRE.LogRatio", theta, x, e.prior.Dim(), e.xDim)
+	e.warnUnseenTrials(e.label+" LogRatio", x)
 	out := make([]float64, n)
 	parallelChunks(n, chunkFor(n), func(_, lo, hi int) {
 		tp := getTape()

@@ -179,10 +179,15 @@ func (c *estimator) CheckObservation(x []float64) (*ObservationCheck, error) {
 		Bandwidth: c.obs.ref.Bandwidth(), Embedded: c.emb != nil, Outside: p <= 1/float64(nc+1) && ratio < farOutside}, nil
 }
 
-// warnIfOutside prints a warning when the estimator has a reservoir and x lies outside it.
-// It is called where a posterior is formed.
+// warnIfOutside prints a warning when the estimator has a reservoir and x lies outside it,
+// and when x holds a number of trials outside those of training (warnUnseenTrials). It is
+// called where a posterior is formed.
 func (c *estimator) warnIfOutside(x []float64) {
-	if c.obs == nil || !c.trained || len(x) != c.xDim || !finite(x) {
+	if !c.trained || len(x) != c.xDim || !finite(x) {
+		return
+	}
+	c.warnUnseenTrials(c.label+" posterior", mat.NewDense(1, len(x), append([]float64(nil), x...)))
+	if c.obs == nil {
 		return
 	}
 	chk, err := c.CheckObservation(x)

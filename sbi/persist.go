@@ -22,22 +22,28 @@ import (
 
 // EstimatorFormatVersion is the version of the estimator file format written by Save.
 //
-// An estimator file of format 2 is, in order:
+// An estimator file of format 3 is, in order:
 //
 //   - the magic "GOSBIEST" and the format version (uint32; every integer is little-endian);
 //   - the length n of the header (uint32) and the header, n bytes of JSON:
 //     {"kind", "config", "embedding": {"kind", "config"}, "prior", "param_dim", "x_dim",
-//     "z_theta", "z_x"}: the estimator's kind ("npe", "nre", …) and configuration, the
-//     embedding's kind ("mlp", …) and configuration (absent without an embedding; the
-//     embedding of x, or of θ for a likelihood estimator, "nle"), the prior
-//     as a dist.Spec, the dimensions of θ and x, and the standardization of θ and x;
+//     "z_theta", "z_x", "trials": {"min", "max"}}: the estimator's kind ("npe", "nre", …)
+//     and configuration, the embedding's kind ("mlp", …) and configuration (absent without
+//     an embedding; the embedding of x, or of θ for a likelihood estimator, "nle"), the prior
+//     as a dist.Spec, the dimensions of θ and x, the standardization of θ and x, and the
+//     range of the numbers of trials of the training observations (only with a set
+//     embedding of varying numbers of trials, DeepSetEmbedding with MaxTrials > 0: a
+//     posterior outside it warns);
 //   - the weights, as nn.WriteParams writes them;
 //   - the CRC-32C (Castagnoli) of every byte before it (uint32), so that any change to the
 //     file, header included, is detected.
 //
-// Format 1 (gosbi before the prior was stored) has the same frame without the checksum; its
-// header holds "npe" or "nre" (the configuration) and "embedding" (an MLPEmbedding), and no
-// prior. Load and LoadNPE/LoadNRE read both formats; a format-1 file needs the prior passed.
+// Format 2 (gosbi before the range of trials was stored) is format 3 without "trials": an
+// estimator loaded from it does not know the numbers of trials it was trained on, and does
+// not warn about them. Format 1 (gosbi before the prior was stored) has the same frame
+// without the checksum; its header holds "npe" or "nre" (the configuration) and "embedding"
+// (an MLPEmbedding), and no prior. Load and LoadNPE/LoadNRE read every format; a format-1
+// file needs the prior passed.
 //
 // Limits, each checked before the memory it guards is allocated: a file holds at most
 // MaxEstimatorFileSize bytes and its header at most MaxEstimatorHeaderSize; the networks the
@@ -46,7 +52,7 @@ import (
 // than a small multiple of the file's size; the layers of an NPE's MADEs are at most 10⁴; and
 // the sampler settings an NRE file stores are bounded (GridPoints^dim ≤ 2²⁴ cells; Chains,
 // BurnIn and Thin ≤ 10⁶; Proposals ≤ 10⁴).
-const EstimatorFormatVersion = 2
+const EstimatorFormatVersion = 3
 
 // Limits of estimator files (see EstimatorFormatVersion).
 const (
@@ -61,7 +67,7 @@ var (
 	castagnoli     = crc32.MakeTable(crc32.Castagnoli)
 )
 
-// fileHeader is the JSON header of format 2.
+// fileHeader is the JSON header of formats 2 and 3 (Trials, format 3 only).
 type fileHeader struct {
 	Kind      string          `json:"kind"`
 	Config    json.RawMessage `json:"config"`
@@ -71,6 +77,7 @@ type fileHeader struct {
 	XDim      int             `json:"x_dim"`
 	ZTheta    zscore          `json:"z_theta"`
 	ZX        zscore          `json:"z_x"`
+	Trials    *trialRange     `json:"trials,omitempty"`
 }
 
 // embeddingEntry is an embedding in the header: its registered kind and its configuration.
@@ -225,7 +232,7 @@ func saveEstimator(w io.Writer, e savable) error {
 		return fmt.Errorf("save %s: the file would not load: %w (set the estimator's sampler within the bounds a file may hold, or pass the larger settings to PosteriorWith after loading)", c.name, err)
 	}
 	hdr, err := json.Marshal(fileHeader{Kind: c.kind, Config: cfg, Embedding: emb, Prior: &prior,
-		ParamDim: c.prior.Dim(), XDim: c.xDim, ZTheta: c.zt, ZX: c.zx})
+		ParamDim: c.prior.Dim(), XDim: c.xDim, ZTheta: c.zt, ZX: c.zx, Trials: c.trials})
 	if err != nil {
 		return fmt.Errorf("save %s: %w", c.name, err)
 	}
@@ -259,15 +266,15 @@ type rawFile struct {
 }
 
 // readRaw reads a whole estimator file from r, at most MaxEstimatorFileSize bytes, checks its
-// frame and (format 2) its checksum, and splits it.
+// frame and (formats 2 and 3) its checksum, and splits it.
 func readRaw(r io.Reader) (*rawFile, error) {
 	prefix := make([]byte, len(estimatorMagic)+4)
 	if _, err := io.ReadFull(r, prefix); err != nil || !bytes.Equal(prefix[:len(estimatorMagic)], estimatorMagic) {
 		return nil, errors.New("load: not a gosbi estimator file (the magic GOSBIEST is missing)")
 	}
 	version := binary.LittleEndian.Uint32(prefix[len(estimatorMagic):])
-	if version != 1 && version != EstimatorFormatVersion {
-		return nil, fmt.Errorf("load: the file has format version %d, this build reads versions 1 and %d: load it with the gosbi that wrote it", version, EstimatorFormatVersion)
+	if version < 1 || version > EstimatorFormatVersion {
+		return nil, fmt.Errorf("load: the file has format version %d, this build reads versions 1 to %d: load it with the gosbi that wrote it", version, EstimatorFormatVersion)
 	}
 	rest, err := io.ReadAll(io.LimitReader(r, int64(fileSizeLimit-len(prefix)+1)))
 	if err != nil {
@@ -276,7 +283,7 @@ func readRaw(r io.Reader) (*rawFile, error) {
 	if len(prefix)+len(rest) > fileSizeLimit {
 		return nil, fmt.Errorf("load: the file is larger than %d bytes, the limit of estimator files: it is not one gosbi wrote", fileSizeLimit)
 	}
-	if version == EstimatorFormatVersion {
+	if version >= 2 {
 		if len(rest) < 8 {
 			return nil, errors.New("load: the file is truncated (no room for the header and checksum)")
 		}
@@ -296,7 +303,7 @@ func readRaw(r io.Reader) (*rawFile, error) {
 	return &rawFile{version: int(version), header: rest[4 : 4+n], weights: rest[4+n:]}, nil
 }
 
-// parseHeader decodes the header of f into its format-2 form.
+// parseHeader decodes the header of f into its current form.
 func (f *rawFile) parseHeader() (*fileHeader, error) {
 	var h fileHeader
 	if f.version == 1 {
@@ -307,6 +314,9 @@ func (f *rawFile) parseHeader() (*fileHeader, error) {
 		h = v1.upgrade()
 	} else if err := decodeStrict(f.header, &h); err != nil {
 		return nil, fmt.Errorf("load: damaged header: %w", err)
+	}
+	if f.version < 3 && h.Trials != nil {
+		return nil, fmt.Errorf("load: damaged header (a range of trials in a file of format %d, which stores none)", f.version)
 	}
 	if len(h.Config) == 0 || string(h.Config) == "null" {
 		return nil, fmt.Errorf("load: damaged header (no configuration of the %q estimator)", h.Kind)
@@ -384,10 +394,15 @@ func loadEstimator(r io.Reader, prior dist.Distribution, want string) (savable, 
 	if err := c.build(net, rand.New(rand.NewPCG(0, 0)), h.XDim, nil); err != nil {
 		return nil, fmt.Errorf("load: %w", err)
 	}
+	if h.Trials != nil {
+		if err := h.Trials.checkStored(c.layout); err != nil {
+			return nil, err
+		}
+	}
 	if err := nn.UnmarshalParams(f.weights, net.params()); err != nil {
 		return nil, fmt.Errorf("load: weights: %w", err)
 	}
-	c.zt, c.zx, c.trained = h.ZTheta, h.ZX, true
+	c.zt, c.zx, c.trials, c.trained = h.ZTheta, h.ZX, h.Trials, true
 	return e, nil
 }
 

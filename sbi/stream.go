@@ -105,7 +105,7 @@ func (c *estimator) trainStream(ctx context.Context, m network, train, val simst
 	if val != nil && val.Len() == 0 {
 		return nil, fmt.Errorf("train %s: the validation source holds no pairs, expected at least one: give nil for no validation, or Refresh a store that its jobs appended to after it was opened", c.label)
 	}
-	zt, zx, usable, dropped, err := streamZScore(train, cfg.BatchSize, m.embedding())
+	zt, zx, usable, dropped, seen, err := streamZScore(train, cfg.BatchSize, m.embedding())
 	if err != nil {
 		return nil, fmt.Errorf("train %s: %w", c.label, err)
 	}
@@ -128,9 +128,10 @@ func (c *estimator) trainStream(ctx context.Context, m network, train, val simst
 	// The reservoir's summaries were made with the standardization and the embedding that this
 	// training replaces or changes: a check against them would test another estimator.
 	c.obs = nil
-	if !(cfg.Resume && c.trained) {
+	resumed := cfg.Resume && c.trained
+	if !resumed {
 		c.trained = false
-		c.zt, c.zx = zt, zx
+		c.zt, c.zx, c.trials = zt, zx, nil
 		probe, err := firstFinite(train, cfg.BatchSize)
 		if err != nil {
 			return nil, fmt.Errorf("train %s: %w", c.label, err)
@@ -148,20 +149,24 @@ func (c *estimator) trainStream(ctx context.Context, m network, train, val simst
 		res.Warnings = append(res.Warnings, constantWarnings(zt, zx, modeledX(m, dx))...)
 	}
 	err = c.fitStream(ctx, res, m, train, val, cfg, rng)
-	return res, c.afterFit(res, err)
+	err = c.afterFit(res, err)
+	c.recordTrials(resumed, seen)
+	return res, err
 }
 
-// streamZScore learns the standardization of θ and x from one pass over src and counts the
-// usable (finite) and dropped pairs. x is standardized as fitXScore does for the embedding
-// emb (nil for none); a finite row that emb's InputLayout refuses is an error.
-func streamZScore(src simstore.Source, batch int, emb Embedding) (zt, zx zscore, usable, dropped int, err error) {
+// streamZScore learns the standardization of θ and x from one pass over src, counts the
+// usable (finite) and dropped pairs, and finds the range of their numbers of trials (nil
+// unless emb is a set embedding of varying numbers of trials). x is standardized as
+// fitXScore does for the embedding emb (nil for none); a finite row that emb's InputLayout
+// refuses is an error.
+func streamZScore(src simstore.Source, batch int, emb Embedding) (zt, zx zscore, usable, dropped int, trials *trialRange, err error) {
 	pt, dx := src.Dims()
 	var wt, wx colstat.Accumulator
 	var gs *groupScaler
 	l := layoutOf(emb)
 	if l != nil {
 		if gs, err = newGroupScaler(l, dx); err != nil {
-			return zt, zx, 0, 0, err
+			return zt, zx, 0, 0, nil, err
 		}
 	}
 	it := src.Batches(batch, 0)
@@ -171,44 +176,47 @@ func streamZScore(src simstore.Source, batch int, emb Embedding) (zt, zx zscore,
 		n, _ := theta.Dims()
 		for i := 0; i < n; i++ {
 			if err := paddingErr(l, x.RawRowView(i)); err != nil {
-				return zt, zx, 0, 0, fmt.Errorf("a training pair with x = %s: %w", leading(x.RawRowView(i)), err)
+				return zt, zx, 0, 0, nil, fmt.Errorf("a training pair with x = %s: %w", leading(x.RawRowView(i)), err)
 			}
 			if !finite(theta.RawRowView(i)) || !finite(x.RawRowView(i)) {
 				dropped++
 				continue
 			}
 			if err := wt.Add(theta.RawRowView(i)); err != nil {
-				return zt, zx, 0, 0, fmt.Errorf("standardizing θ: %w", err)
+				return zt, zx, 0, 0, nil, fmt.Errorf("standardizing θ: %w", err)
 			}
 			if gs == nil {
 				if err := wx.Add(x.RawRowView(i)); err != nil {
-					return zt, zx, 0, 0, fmt.Errorf("standardizing x: %w", err)
+					return zt, zx, 0, 0, nil, fmt.Errorf("standardizing x: %w", err)
 				}
 			} else if err := gs.add(x.RawRowView(i)); err != nil {
-				return zt, zx, 0, 0, fmt.Errorf("a training pair with x = %s: %w", leading(x.RawRowView(i)), err)
+				return zt, zx, 0, 0, nil, fmt.Errorf("a training pair with x = %s: %w", leading(x.RawRowView(i)), err)
+			}
+			if k, ok := countTrials(l, x.RawRowView(i)); ok {
+				trials = trials.with(k)
 			}
 			usable++
 		}
 	}
 	if err := it.Err(); err != nil {
-		return zt, zx, 0, 0, fmt.Errorf("reading the training pairs: %w", err)
+		return zt, zx, 0, 0, nil, fmt.Errorf("reading the training pairs: %w", err)
 	}
 	ct, err := wt.Columns(pt, 1)
 	if err != nil {
-		return zt, zx, 0, 0, fmt.Errorf("standardizing θ: %w", err)
+		return zt, zx, 0, 0, nil, fmt.Errorf("standardizing θ: %w", err)
 	}
 	if gs != nil {
 		zx, err = gs.zscore()
 		if err != nil {
-			return zt, zx, 0, 0, fmt.Errorf("standardizing x: %w", err)
+			return zt, zx, 0, 0, nil, fmt.Errorf("standardizing x: %w", err)
 		}
-		return zscoreOf(ct), zx, usable, dropped, nil
+		return zscoreOf(ct), zx, usable, dropped, trials, nil
 	}
 	cx, err := wx.Columns(dx, 1)
 	if err != nil {
-		return zt, zx, 0, 0, fmt.Errorf("standardizing x: %w", err)
+		return zt, zx, 0, 0, nil, fmt.Errorf("standardizing x: %w", err)
 	}
-	return zscoreOf(ct), zscoreOf(cx), usable, dropped, nil
+	return zscoreOf(ct), zscoreOf(cx), usable, dropped, trials, nil
 }
 
 // scanSource reads the pairs of src (nil: none) once and counts the usable (finite) ones and

@@ -101,7 +101,7 @@ func TestStreamZScoreMatchesMemory(t *testing.T) {
 		x.Scale(scale, x)
 		x.Set(10, 0, math.NaN())
 		theta.Set(11, 1, math.Inf(-1))
-		zt, zx, usable, dropped, err := streamZScore(storeOf(t, theta, x, 64), 37, nil)
+		zt, zx, usable, dropped, _, err := streamZScore(storeOf(t, theta, x, 64), 37, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -52,6 +52,9 @@ func (e *NRE) PosteriorTrialsWith(xs *mat.Dense, s SamplerConfig) *RatioPosterio
 	}
 	checkTrials("NRE.PosteriorTrials", xs, e.xDim)
 	lr, err := e.ratioTrials(mat.DenseCopyOf(xs))
+	if err == nil {
+		e.warnUnseenTrials(e.label+" trials posterior", xs)
+	}
 	return newRatioPosterior(e.label+" trials", nil, e.prior, lr, err, s).ofTrials(xs)
 }
 

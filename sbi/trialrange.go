@@ -1,0 +1,143 @@
+package sbi
+
+import (
+	"fmt"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// A set embedding whose observations hold a varying number of trials (DeepSetEmbedding with
+// MaxTrials > 0) reads any number of trials up to MaxTrials, but at a number it was never
+// trained on its summaries are an extrapolation that no loss checked: a posterior of 40 trials
+// from an estimator trained on 1 to 5 comes out in the right shape and can be wrong in location
+// and width. So a trained estimator records the range of the numbers of trials of its training
+// observations (the training split: the validation rows, which the network is not fitted to,
+// do not widen it; Train with Resume adds to the range), saves it with its weights, and a
+// posterior, LogProbPairs or LogRatio asked at an observation outside the range prints a
+// warning naming its number of trials and the range. It answers all the same: an
+// extrapolation may be what is wanted. An estimator loaded from a file written before ranges
+// were stored (format 2) does not know its range and says nothing.
+
+// trialRange is the range, Min to Max, of the numbers of trials of the observations an
+// estimator was trained on.
+type trialRange struct {
+	Min int `json:"min"`
+	Max int `json:"max"`
+}
+
+// trialCounter is implemented by a set embedding whose observations hold a varying number of
+// trials.
+type trialCounter interface {
+	// maxTrials is the most trials an observation may hold; 0 when every observation holds
+	// the same number.
+	maxTrials() int
+	// trialCount returns the number of trials of the observation row, false when the
+	// embedding reads a fixed number or cannot read row.
+	trialCount(row []float64) (int, bool)
+}
+
+// countTrials returns the number of trials of row for the layout l, false when l does not
+// count trials or cannot read row.
+func countTrials(l InputLayout, row []float64) (int, bool) {
+	if tc, ok := l.(trialCounter); ok && tc.maxTrials() > 0 {
+		return tc.trialCount(row)
+	}
+	return 0, false
+}
+
+// with returns the range widened to hold n: a range of n alone for a nil r.
+func (r *trialRange) with(n int) *trialRange {
+	if r == nil {
+		return &trialRange{Min: n, Max: n}
+	}
+	return &trialRange{Min: min(r.Min, n), Max: max(r.Max, n)}
+}
+
+// union returns the smallest range holding r and o; nil when either is nil (unknown).
+func (r *trialRange) union(o *trialRange) *trialRange {
+	if r == nil || o == nil {
+		return nil
+	}
+	return r.with(o.Min).with(o.Max)
+}
+
+// holds reports whether n lies in the range.
+func (r *trialRange) holds(n int) bool { return n >= r.Min && n <= r.Max }
+
+// String is "1–5", or "5" for a single number.
+func (r *trialRange) String() string {
+	if r.Min == r.Max {
+		return fmt.Sprint(r.Min)
+	}
+	return fmt.Sprintf("%d–%d", r.Min, r.Max)
+}
+
+// seenTrials returns the range of the numbers of trials of the rows idx of x, nil when the
+// layout l does not count trials or no row can be counted.
+func seenTrials(l InputLayout, x *mat.Dense, idx []int) *trialRange {
+	var r *trialRange
+	for _, i := range idx {
+		if n, ok := countTrials(l, x.RawRowView(i)); ok {
+			r = r.with(n)
+		}
+	}
+	return r
+}
+
+// checkStored returns an error unless r is a range that training with the layout l can have
+// recorded: a layout that counts trials, 1 ≤ Min ≤ Max ≤ its MaxTrials.
+func (r *trialRange) checkStored(l InputLayout) error {
+	tc, ok := l.(trialCounter)
+	if !ok || tc.maxTrials() == 0 {
+		return fmt.Errorf("load: damaged header (a range of trials, %d–%d, for an estimator without a set embedding of varying numbers of trials)", r.Min, r.Max)
+	}
+	if r.Min < 1 || r.Max < r.Min || r.Max > tc.maxTrials() {
+		return fmt.Errorf("load: damaged header (the range of trials of training is %d–%d, expected 1 ≤ min ≤ max ≤ MaxTrials = %d)", r.Min, r.Max, tc.maxTrials())
+	}
+	return nil
+}
+
+// lastUnseenTrials remembers the last observation warned about for its number of trials, so
+// that the members of an ensemble warn once for one observation.
+var lastUnseenTrials recentObservation
+
+// warnUnseenTrials prints a warning when a row of x holds a number of trials outside the range
+// the estimator was trained on (nothing when the range is unknown or the embedding reads a
+// fixed number); what names the call ("NPE (maf) posterior").
+func (c *estimator) warnUnseenTrials(what string, x *mat.Dense) {
+	if c.trials == nil || !c.trained {
+		return
+	}
+	n, _ := x.Dims()
+	first, count, bad := -1, 0, 0
+	for i := 0; i < n; i++ {
+		if k, ok := countTrials(c.layout, x.RawRowView(i)); ok && !c.trials.holds(k) {
+			if first < 0 {
+				first, count = i, k
+			}
+			bad++
+		}
+	}
+	if first < 0 || lastUnseenTrials.repeat(x.RawRowView(first)) {
+		return
+	}
+	where := fmt.Sprintf("%s at an observation of %d trials", what, count)
+	if n > 1 {
+		where = fmt.Sprintf("%s: %d of %d observations hold a number of trials outside the training range, the first (row %d) an observation of %d trials", what, bad, n, first, count)
+	}
+	warnf("trials", "%s: the estimator was trained on observations of %s trials; its set embedding reads other numbers of trials without complaint, but its summaries there were never checked by a loss, so the result is an extrapolation that can be wrong in location and width: train on sets of the numbers of trials you ask with (DeepSetEmbedding.WithCounts)", where, c.trials)
+}
+
+// recordTrials sets the range of trials of a trained estimator after a training whose
+// observations held seen: that range after a fresh training, the union with the range before
+// after one resumed (unknown stays unknown).
+func (c *estimator) recordTrials(resumed bool, seen *trialRange) {
+	switch {
+	case !c.trained:
+		c.trials = nil
+	case resumed:
+		c.trials = c.trials.union(seen)
+	default:
+		c.trials = seen
+	}
+}
