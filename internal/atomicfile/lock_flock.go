@@ -4,6 +4,7 @@ package atomicfile
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"syscall"
 )
@@ -28,7 +29,7 @@ func lockTemp(f *os.File) (release func(), err error) {
 	syscall.ForkLock.RUnlock()
 	if err != nil {
 		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-		return nil, err
+		return nil, fmt.Errorf("atomicfile: holding the lock of %s: %w", f.Name(), err)
 	}
 	return func() { syscall.Close(fd) }, nil
 }
