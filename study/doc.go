@@ -18,9 +18,23 @@
 // Status says why. Running a study again runs only the jobs that are not done; failures leave a note and a
 // log, which Status reports. A failure note or running marker that cannot be read (both are
 // written atomically, so only an edit or a disk fault damages one) stops its job until the file
-// is removed: Status and the run's error name it (DamagedFile). A job whose running marker
-// names a live process of this host other than the runner is not started either: another
-// worker runs it (a marker of another host cannot be checked, and does not stop the job).
+// is removed: Status and the run's error name it (DamagedFile). A job whose running marker is
+// of a live worker other than the runner is not started either: another worker runs it.
+//
+// A worker holds an exclusive flock(2) lock on its running marker (DIR/running/NNNNN.json)
+// while it runs the job, and the marker says so ("flock": true); the lock is taken before the
+// marker is renamed into place and released after it is removed. Whether a worker lives is
+// told from its lock, on any host that shares the study directory: a marker whose lock is held
+// is of a running worker, one whose lock is free was left by a worker that ended without
+// removing it (killed), which the next run removes. This needs locks that the hosts share: NFS
+// mounted without local_lock=flock or local_lock=all (Linux clients emulate flock with the
+// server's record locks), Lustre mounted with -o flock. With locks local to each host, a
+// marker of another host is found stale while its worker runs, and its job may run twice (the
+// first record stands). A marker that claims no lock (written by an earlier version, or on a
+// file system that takes none) is judged by its process where it is of this host (the process
+// exists, and started before the marker was written), so that it is never found stale while
+// its worker runs; of another host, it is shown as running and does not stop the job, as its
+// worker cannot be checked.
 //
 // One process runs a study directory at a time: Run holds an flock(2) lock on DIR/lock, with
 // the holder's pid, host and start time written in it. A second run refuses with an error that

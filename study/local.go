@@ -55,7 +55,8 @@ func (s *Study) run(ctx context.Context, e Executor, wait bool, note io.Writer) 
 
 // clean removes the temporary directories (jobs/STAGE/.tmp-NNNNN-*) and running markers that
 // workers killed before they could remove them left, except those of jobs whose worker may
-// still run (a marker of a live process, or of another host, or a damaged marker). It reports
+// still run (a marker whose lock is held, one of a live process of this host, one of another
+// host that claims no lock, or a damaged marker). It reports
 // on note what it removed, and each damaged marker it kept.
 func (s *Study) clean(note io.Writer) {
 	removed := 0

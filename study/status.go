@@ -2,7 +2,6 @@ package study
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,8 +12,6 @@ import (
 	"syscall"
 	"text/tabwriter"
 	"time"
-
-	"github.com/gosbi/gosbi/internal/readlimit"
 )
 
 // State is the state of a job as Status counts it.
@@ -175,44 +172,18 @@ func (s *Study) state(i int, sched map[int]State, notes, markers map[int]bool) j
 	return js
 }
 
-// runningMarker reports whether job i has a running marker of a live worker: a marker left by
-// a process of this host that no longer exists is stale (the worker was killed), and a marker
-// of another host is taken as live. A marker that cannot be read, or names no process, is
+// runningMarker reports whether job i has a running marker of a live worker (see
+// runMarker.live): a marker whose worker's lock is free, or that names an ended process of
+// this host, is stale (the worker was killed); a marker of another host that claims no lock is
+// taken as live, as nobody can tell. A marker that cannot be read, or names no process, is
 // damaged: runningMarker returns a *damagedFile then, as nobody can tell.
 func (s *Study) runningMarker(i int) (bool, error) {
 	m, err := s.readMarker(i)
 	if m == nil || err != nil {
 		return false, err
 	}
-	return !m.local() || m.alive(), nil
-}
-
-// runMarker is what a running marker holds: the host and process id of the worker.
-type runMarker struct {
-	Host    string
-	PID     int
-	Started time.Time // when the worker wrote it
-}
-
-// readMarker reads the running marker of job i: nil, nil when it has none, and a *damagedFile
-// when it cannot be read or names no process.
-func (s *Study) readMarker(i int) (*runMarker, error) {
-	path := s.runningPath(i)
-	data, err := readlimit.File(path, "a running marker", maxNoteSize)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, &damagedFile{job: s.Jobs[i], what: markerKind, path: path, reason: "cannot be read: " + err.Error()}
-	}
-	var m runMarker
-	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, &damagedFile{job: s.Jobs[i], what: markerKind, path: path, reason: "does not parse: " + err.Error()}
-	}
-	if m.PID <= 0 {
-		return nil, &damagedFile{job: s.Jobs[i], what: markerKind, path: path, reason: fmt.Sprintf("pid %d, expected the id of the worker's process", m.PID)}
-	}
-	return &m, nil
+	live, known := m.live()
+	return live || !known, nil
 }
 
 // local reports whether the marker's worker ran on this host, where whether it lives can be told.
@@ -241,12 +212,16 @@ func (m *runMarker) alive() bool {
 // counted from to the second.
 const startSlack = 2 * time.Second
 
-// liveElsewhere reports whether the marker is of a live process of this host other than this
-// one: a worker that runs the job now. Of a marker of another host it says false: whether that
-// worker lives cannot be told, and a worker killed there (SIGKILL leaves its marker) must not
+// liveElsewhere reports whether the marker is of a live worker other than this process: one
+// that runs the job now. Of a marker whose worker's state cannot be told (of another host,
+// claiming no lock) it says false: a worker killed there (SIGKILL leaves its marker) must not
 // stop the job for good.
 func (m *runMarker) liveElsewhere() bool {
-	return m.local() && m.PID != os.Getpid() && m.alive()
+	if m.local() && m.PID == os.Getpid() {
+		return false
+	}
+	live, known := m.live()
+	return live && known
 }
 
 // Count returns the number of jobs in a state over all stages.

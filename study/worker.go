@@ -26,9 +26,10 @@ const envGosbi = "GOSBI_STUDY_GOSBI"
 // place, so that a record is either complete or absent. A failure leaves failed/NNNNN.json and
 // the job's log; the error is returned. A job whose failure note or running marker is damaged
 // (see DamagedFile) does not run: RunJob returns an error naming the file. Nor does a job
-// whose running marker names a live process of this host other than this one (another worker
-// runs it): the error names that process. A marker of another host does not stop the job, as
-// whether its worker lives cannot be told from here.
+// whose running marker is of a live worker other than this process: one that holds the lock
+// on its marker, on whatever host, or, for a marker of an earlier version that claims no lock,
+// a live process of this host; the error names that worker. A marker of another host that
+// claims no lock does not stop the job, as whether its worker lives cannot be told.
 func (s *Study) RunJob(ctx context.Context, i int) error {
 	if i < 0 || i >= len(s.Jobs) {
 		return fmt.Errorf("study: job index %d out of range: the study has %d jobs (0…%d)", i, len(s.Jobs), len(s.Jobs)-1)
@@ -45,8 +46,8 @@ func (s *Study) RunJob(ctx context.Context, i int) error {
 		return fmt.Errorf("study: %s not started: %w", info, err)
 	}
 	if m != nil && m.liveElsewhere() {
-		return fmt.Errorf("study: %s not started: %w: process %d on this host (%s) wrote its running marker %s and is alive; wait until it ends, or stop it, and run the study again (if process %d is no gosbi worker, its id was reused: remove the marker)",
-			info, errBusy, m.PID, m.Host, s.runningPath(i), m.PID)
+		return fmt.Errorf("study: %s not started: %w: %s; wait until it ends, or stop it, and run the study again",
+			info, errBusy, m.busy(s.runningPath(i)))
 	}
 	f, err := s.failureNote(i)
 	if err != nil {
@@ -141,11 +142,11 @@ var errStopped = errors.New("interrupted by a signal: the worker noted the job a
 // their own, which no signal path shares.
 type attempt struct {
 	mu      sync.Mutex
-	marked  bool   // the job's running marker is the attempt's
-	tmp     string // the attempt's temporary directory, once made
-	ended   bool   // RunJob ended the attempt: its record or its failure note is written
-	err     error  // RunJob's error, once ended
-	stopped bool   // interrupted stopped the attempt first
+	marker  *os.File // the job's running marker, whose lock the attempt holds, while it is the attempt's
+	tmp     string   // the attempt's temporary directory, once made
+	ended   bool     // RunJob ended the attempt: its record or its failure note is written
+	err     error    // RunJob's error, once ended
+	stopped bool     // interrupted stopped the attempt first
 }
 
 type attemptKey struct{}
@@ -174,20 +175,24 @@ func (a *attempt) do(f func() error) error {
 	return f()
 }
 
-// mark writes the job's running marker at path; the caller holds a.mu.
+// mark writes the job's running marker at path and holds its lock (writeMarker); the caller
+// holds a.mu.
 func (a *attempt) mark(path, host string, started time.Time) error {
-	if err := writeJSONAtomic(path, map[string]any{"host": host, "pid": os.Getpid(), "started": started}); err != nil {
+	f, err := writeMarker(path, host, started)
+	if err != nil {
 		return err
 	}
-	a.marked = true
+	a.marker = f
 	return nil
 }
 
-// unmark removes the attempt's running marker at path, once; the caller holds a.mu.
+// unmark removes the attempt's running marker at path, once, and then releases its lock, so
+// that a probe never finds the marker of a running job unlocked; the caller holds a.mu.
 func (a *attempt) unmark(path string) {
-	if a.marked {
+	if a.marker != nil {
 		os.Remove(path)
-		a.marked = false
+		a.marker.Close()
+		a.marker = nil
 	}
 }
 

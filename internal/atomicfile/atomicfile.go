@@ -10,7 +10,9 @@
 // write (read-only for it) is not replaced, although its directory would take the rename: the
 // write fails with an error that wraps fs.ErrPermission. On any failure the target is
 // untouched and no temporary file is left (a process killed mid-write may leave one, under a
-// hidden name beginning with the target's).
+// hidden name beginning with the target's). A write holds an flock(2) lock on its temporary
+// file, where the system has flock, so that RemoveStale can tell the temporary files of killed
+// writes, which it removes, from those being written.
 package atomicfile
 
 import (
@@ -23,6 +25,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // maxLinks bounds the chain of symbolic links Target follows, as the kernel does (ELOOP).
@@ -83,7 +86,7 @@ func Write(path string, perm fs.FileMode, write func(w io.Writer) error) (err er
 		return err
 	}
 	dir := filepath.Dir(target)
-	f, err := createTemp(dir, filepath.Base(target), perm)
+	f, release, err := createTemp(dir, filepath.Base(target), perm)
 	if err != nil {
 		return err
 	}
@@ -93,6 +96,7 @@ func Write(path string, perm fs.FileMode, write func(w io.Writer) error) (err er
 		if !renamed {
 			f.Close()
 			os.Remove(tmp)
+			release()
 		}
 	}()
 	bw := bufio.NewWriterSize(f, 1<<16)
@@ -119,6 +123,7 @@ func Write(path string, perm fs.FileMode, write func(w io.Writer) error) (err er
 		return err
 	}
 	renamed = true
+	release()
 	return syncDir(dir)
 }
 
@@ -165,19 +170,106 @@ func Writable(path string) error {
 	return os.Remove(f.Name())
 }
 
-// createTemp creates a new file in dir named after base, with perm less the umask.
-func createTemp(dir, base string, perm fs.FileMode) (*os.File, error) {
+// createTemp creates a new file in dir named after base (tempName), with perm less the umask,
+// and locks it (lockTemp); the function it returns releases the lock. A file that RemoveStale
+// took before it was locked is left to it, and another name is tried.
+func createTemp(dir, base string, perm fs.FileMode) (*os.File, func(), error) {
 	for range 100 {
-		var b [6]byte
-		rand.Read(b[:])
-		name := filepath.Join(dir, "."+base+".tmp-"+hex.EncodeToString(b[:]))
+		name := filepath.Join(dir, tempName(base))
 		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm.Perm())
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
-		return f, err
+		if err != nil {
+			return nil, nil, err
+		}
+		release, err := lockTemp(f)
+		if errors.Is(err, errTempTaken) {
+			f.Close()
+			os.Remove(name)
+			continue
+		}
+		if err != nil {
+			f.Close()
+			os.Remove(name)
+			return nil, nil, err
+		}
+		if !linked(f, name) { // removed by RemoveStale between its creation and its lock
+			f.Close()
+			release()
+			continue
+		}
+		return f, release, nil
 	}
-	return nil, fmt.Errorf("atomicfile: no free temporary name in %s", dir)
+	return nil, nil, fmt.Errorf("atomicfile: no free temporary name in %s", dir)
+}
+
+// errTempTaken is lockTemp's error for a temporary file that RemoveStale has locked.
+var errTempTaken = errors.New("atomicfile: the temporary file is locked by RemoveStale")
+
+// tempSuffix begins the end of a temporary file's name, followed by tempHex hexadecimal digits.
+const (
+	tempSuffix = ".tmp-"
+	tempHex    = 12
+)
+
+// tempName returns a name for a temporary file of a write to base: hidden, base, then
+// tempSuffix and random digits.
+func tempName(base string) string {
+	var b [tempHex / 2]byte
+	rand.Read(b[:])
+	return "." + base + tempSuffix + hex.EncodeToString(b[:])
+}
+
+// isTempName reports whether name is one that tempName gives.
+func isTempName(name string) bool {
+	k := strings.LastIndex(name, tempSuffix)
+	if !strings.HasPrefix(name, ".") || k < 2 || len(name)-k-len(tempSuffix) != tempHex {
+		return false
+	}
+	for _, c := range name[k+len(tempSuffix):] {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// linked reports whether name still names f's file.
+func linked(f *os.File, name string) bool {
+	a, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	b, err := os.Lstat(name)
+	return err == nil && os.SameFile(a, b)
+}
+
+// RemoveStale removes the temporary files that Writes to files in dir left when their process
+// was killed while writing, and returns their paths. A Write holds a lock on its temporary file
+// from its creation until the file is renamed or removed, and the lock dies with its process:
+// a temporary file (a hidden name that Write gives) whose lock RemoveStale can take is stale; one
+// whose lock is held is being written and is kept. Where the lock cannot be probed (a system
+// without flock(2), a file system that takes no lock, a file the process may not open), the file
+// is kept. The locks must be shared by all the hosts that write to dir (NFS mounted without
+// local_lock=flock or local_lock=all; Lustre with -o flock): a lock local to another host looks
+// free here, and its write would fail at the rename. Removal is best effort: a file that cannot
+// be removed stays; an error is returned only when dir cannot be read.
+func RemoveStale(dir string) ([]string, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var removed []string
+	for _, e := range ents {
+		if !e.Type().IsRegular() || !isTempName(e.Name()) {
+			continue
+		}
+		if path := filepath.Join(dir, e.Name()); removeIfStale(path) {
+			removed = append(removed, path)
+		}
+	}
+	return removed, nil
 }
 
 // WriteFile is Write with the bytes of data, like os.WriteFile.

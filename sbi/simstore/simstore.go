@@ -7,8 +7,17 @@
 // simulation, float64; np.load reads them; a chunk written by NumPy may hold a width of one as
 // a vector). Append writes its chunk to a temporary file and
 // renames it into chunks/ (internal/atomicfile), under a name no other appender can pick
-// (time, process id and random bits), so appenders never share a file, need no lock, and a
-// reader lists complete chunks only. Chunks are immutable once written.
+// (time, process id and random bits), so appenders never share a file, need no lock on the
+// store, and a reader lists complete chunks only. Chunks are immutable once written.
+//
+// An append holds an flock(2) lock on its temporary file (a hidden name in chunks/) until the
+// file is renamed into place, and the lock ends with its process. Open and Append remove the
+// temporary files whose lock they can take, which appends killed while they wrote left behind,
+// and keep those being written. This needs locks that every host appending to the store shares
+// (NFS mounted without local_lock=flock or local_lock=all, Lustre with -o flock): with locks
+// local to each host, an append under way on another host looks stale and fails at its rename
+// with an error. Where the lock cannot be probed (systems without flock(2), such as Windows,
+// file systems without locks), temporary files are kept.
 //
 // Reading goes through Source, the interface training streams from: Batches walks the pairs
 // once, in batches, in an order fixed by a seed. It visits the chunks in a seeded order and
@@ -39,6 +48,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gosbi/gosbi/internal/atomicfile"
 	"github.com/gosbi/gosbi/internal/readlimit"
 	"github.com/gosbi/gosbi/sbi/internal/zipmember"
 	"github.com/gosbi/gosbi/sbi/npy"
@@ -173,7 +183,15 @@ func Open(dir string) (*Store, error) {
 		return nil, fmt.Errorf("simstore: manifest version %d with widths %d and %d, expected version 1 and positive widths", m.Version, m.ParamDim, m.DataDim)
 	}
 	s := &Store{dir: dir, paramDim: m.ParamDim, dataDim: m.DataDim}
+	s.removeStale()
 	return s, s.Refresh()
+}
+
+// removeStale removes the temporary files that appends killed while they wrote left in the
+// store (atomicfile.RemoveStale), keeping those being written. It is best effort: a file it
+// cannot remove, or whose writer it cannot tell ended, stays, hidden from every listing.
+func (s *Store) removeStale() {
+	atomicfile.RemoveStale(filepath.Join(s.dir, chunkDir))
 }
 
 // Refresh lists the chunks again, picking up those appended since Open. A new chunk whose
@@ -369,6 +387,7 @@ func (s *Store) Append(theta, x *mat.Dense) error {
 	if n != nx || pt != s.paramDim || dx != s.dataDim {
 		return fmt.Errorf("simstore: Append of θ %d×%d and x %d×%d, expected the same rows and %d and %d columns", n, pt, nx, dx, s.paramDim, s.dataDim)
 	}
+	s.removeStale()
 	var rnd [8]byte
 	if _, err := rand.Read(rnd[:]); err != nil {
 		return fmt.Errorf("simstore: %w", err)

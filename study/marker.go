@@ -1,0 +1,208 @@
+package study
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/gosbi/gosbi/internal/readlimit"
+)
+
+// A worker holds an exclusive flock(2) lock on its running marker for as long as it runs the
+// job, so that whether it still runs can be told from any host that shares the study
+// directory: a probe that cannot take the lock finds the worker running, one that takes it
+// finds the worker gone, however it ended and wherever it ran, as the kernel (or the NFS
+// server) releases the lock of a process that ends.
+//
+// flock rather than fcntl(2) record locks: an fcntl lock belongs to the process and is
+// released when the process closes any descriptor of the file, so the worker's own reads of
+// its marker would drop it; a flock lock belongs to the open file description the worker keeps.
+// On NFS, Linux clients (2.6.12 on) carry flock locks to the server as whole-file record locks,
+// which every client sees, unless the file system is mounted with local_lock=flock or
+// local_lock=all; Lustre shares them across nodes when mounted with -o flock, not -o
+// localflock. Where locks are local to each host, a marker of another host is found stale while
+// its worker runs: its job may then run twice, and the second record to be renamed into place
+// is dropped (the first stands).
+
+// lockState is what a probe of a marker's lock found.
+type lockState int
+
+const (
+	lockUnknown lockState = iota // not probed (the marker claims no lock), or the probe failed
+	lockHeld                     // another open file holds it: the worker runs
+	lockFree                     // nobody holds it: the worker has ended
+)
+
+// markerTries bounds how often readMarker reads a marker that is replaced while it probes it.
+const markerTries = 3
+
+// runMarker is what a running marker holds: the host and process id of the worker, and whether
+// it holds a lock on the marker (Flock; a marker written by an earlier version claims none).
+type runMarker struct {
+	Host    string    `json:"host"`
+	PID     int       `json:"pid"`
+	Started time.Time `json:"started"` // when the worker wrote it
+	Flock   bool      `json:"flock,omitempty"`
+
+	lock lockState // what readMarker's probe of the lock found
+}
+
+// readMarker reads the running marker of job i and, where it claims a lock, probes the lock:
+// nil, nil when the job has no marker, and a *damagedFile when it cannot be read or names no
+// process.
+func (s *Study) readMarker(i int) (*runMarker, error) {
+	path := s.runningPath(i)
+	var m *runMarker
+	for range markerTries {
+		var replaced bool
+		var err error
+		m, replaced, err = s.probeMarker(i, path)
+		if m == nil || err != nil || !replaced {
+			return m, err
+		}
+	}
+	m.lock = lockUnknown // replaced at every try: judged by its process, as an unlocked marker
+	return m, nil
+}
+
+// probeMarker reads the marker of job i at path and probes its lock; replaced reports that the
+// lock was free but path no longer names the file probed (the worker removed its marker, and
+// another may have written one since): the caller reads it again.
+func (s *Study) probeMarker(i int, path string) (m *runMarker, replaced bool, err error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, &damagedFile{job: s.Jobs[i], what: markerKind, path: path, reason: "cannot be read: " + err.Error()}
+	}
+	defer f.Close()
+	m, err = s.parseMarker(i, f, path)
+	if err != nil || !m.Flock {
+		return m, false, err
+	}
+	m.lock, replaced = probeLock(f, path)
+	return m, replaced, nil
+}
+
+// parseMarker reads and parses the marker of job i from f.
+func (s *Study) parseMarker(i int, f *os.File, path string) (*runMarker, error) {
+	data, err := readlimit.Reader(f, path, "a running marker", maxNoteSize)
+	if err != nil {
+		return nil, &damagedFile{job: s.Jobs[i], what: markerKind, path: path, reason: "cannot be read: " + err.Error()}
+	}
+	var m runMarker
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, &damagedFile{job: s.Jobs[i], what: markerKind, path: path, reason: "does not parse: " + err.Error()}
+	}
+	if m.PID <= 0 {
+		return nil, &damagedFile{job: s.Jobs[i], what: markerKind, path: path, reason: fmt.Sprintf("pid %d, expected the id of the worker's process", m.PID)}
+	}
+	return &m, nil
+}
+
+// probeLock tries a shared lock on f, the marker at path, without waiting, and releases it at
+// once. A shared lock conflicts with the worker's exclusive one only, so that probes never stop
+// each other, and needs f open for reading only, also on NFS. replaced reports that the lock
+// was free but path no longer names f's file.
+func probeLock(f *os.File, path string) (state lockState, replaced bool) {
+	err := flockNB(f, syscall.LOCK_SH)
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		return lockHeld, false
+	}
+	if err != nil { // no locks on this file system (ENOLCK, EOPNOTSUPP): nothing can be told
+		return lockUnknown, false
+	}
+	defer syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	probed, err := f.Stat()
+	if err != nil {
+		return lockUnknown, false
+	}
+	now, err := os.Stat(path)
+	return lockFree, err != nil || !os.SameFile(probed, now)
+}
+
+// flockNB applies flock(2) operation how without waiting, trying again when a signal
+// interrupts it.
+func flockNB(f *os.File, how int) error {
+	for {
+		err := syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB)
+		if !errors.Is(err, syscall.EINTR) {
+			return err
+		}
+	}
+}
+
+// live reports whether the marker's worker runs, and whether that can be told at all. The
+// lock decides for a marker whose worker holds one, wherever it runs. A marker that claims no
+// lock (an earlier version wrote it), or whose lock could not be probed, is judged by its
+// process where it is of this host, and cannot be judged where it is of another: its lock
+// says nothing, as nobody ever held it, and must never make it stale while its worker runs.
+func (m *runMarker) live() (live, known bool) {
+	switch m.lock {
+	case lockHeld:
+		return true, true
+	case lockFree:
+		return false, true
+	}
+	if m.local() {
+		return m.alive(), true
+	}
+	return false, false
+}
+
+// writeMarker writes the running marker at path for a worker of host started at started, and
+// returns the open file of the marker, whose exclusive lock the worker holds until it closes
+// it. The marker is written to a temporary file, locked before it is renamed into place, so
+// that no probe ever finds a marker that claims a lock nobody holds yet. Where the file system
+// takes no lock, the marker claims none and is judged as an earlier version's.
+func writeMarker(path, host string, started time.Time) (*os.File, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return nil, fmt.Errorf("study: writing %s: %w", path, err)
+	}
+	tmp := f.Name()
+	m := runMarker{Host: host, PID: os.Getpid(), Started: started}
+	m.Flock = flockNB(f, syscall.LOCK_EX) == nil // a new file: nobody else locks it
+	data, _ := json.MarshalIndent(m, "", "  ")
+	if err := writeSynced(f, append(data, '\n')); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return nil, fmt.Errorf("study: writing %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return nil, fmt.Errorf("study: writing %s: %w", path, err)
+	}
+	if err := syncDir(filepath.Dir(path)); err != nil {
+		os.Remove(path)
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// writeSynced writes data to the new file f and syncs it.
+func writeSynced(f *os.File, data []byte) error {
+	if _, err := f.Write(data); err != nil {
+		return err
+	}
+	return f.Sync()
+}
+
+// busy says which worker runs the job of the marker at path, for a marker of a live worker.
+func (m *runMarker) busy(path string) string {
+	who := fmt.Sprintf("process %d on host %s", m.PID, m.Host)
+	if m.local() {
+		who = fmt.Sprintf("process %d on this host (%s)", m.PID, m.Host)
+	}
+	if m.lock == lockHeld {
+		return fmt.Sprintf("%s holds the lock of its running marker %s", who, path)
+	}
+	return fmt.Sprintf("%s wrote its running marker %s and is alive (if process %d is no gosbi worker, its id was reused: remove the marker)", who, path, m.PID)
+}
