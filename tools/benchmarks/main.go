@@ -73,6 +73,10 @@ var rows = []row{
 	{"Conv2D as above, forward + backward", "./sbi/nn", "Conv2DForwardBackward", "ns/op", "conv2d-fwdbwd"},
 	{"Conv2D 16 → 32 channels, 3×3, 64 × 28×28, forward", "./sbi/nn", "Conv2DLayer2Forward", "ns/op", "conv2d-l2-fwd"},
 	{"Conv2D as above, forward + backward", "./sbi/nn", "Conv2DLayer2ForwardBackward", "ns/op", "conv2d-l2-fwdbwd"},
+	// the floor of the first layers' forward passes in float64: writing their output alone,
+	// against PyTorch's whole float32 forward pass
+	{"Conv1D 2 → 16 forward's floor in float64: writing its output alone (2.56 MB)", "./sbi/nn", "Conv1DOutputFill", "ns/op", "conv1d-fwd"},
+	{"Conv2D 1 → 16 forward's floor in float64: writing its output alone (6.4 MB)", "./sbi/nn", "Conv2DOutputFill", "ns/op", "conv2d-fwd"},
 	// the same convolutions against PyTorch in float64, gosbi's precision (PyTorch's float64
 	// convolutions do not use its float32 kernels)
 	{"Conv1D 2 → 16, forward, against PyTorch in float64", "./sbi/nn", "Conv1DForward", "ns/op", "conv1d-fwd-f64"},
