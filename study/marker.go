@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gosbi/gosbi/internal/atomicfile"
 	"github.com/gosbi/gosbi/internal/readlimit"
 )
 
@@ -157,17 +158,21 @@ func (m *runMarker) live() (live, known bool) {
 
 // writeMarker writes the running marker at path for a worker of host started at started, and
 // returns the open file of the marker, whose exclusive lock the worker holds until it closes
-// it. The marker is written to a temporary file, locked before it is renamed into place, so
-// that no probe ever finds a marker that claims a lock nobody holds yet. Where the file system
-// takes no lock, the marker claims none and is judged as an earlier version's.
+// it. The marker is written to a temporary file, locked from its creation (atomicfile's, which
+// the study's clean removes once its worker has ended) and renamed into place, so that no
+// probe ever finds a marker that claims a lock nobody holds yet. Where the file system takes
+// no lock, the marker claims none and is judged as an earlier version's.
 func writeMarker(path, host string, started time.Time) (*os.File, error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	f, release, err := atomicfile.CreateTemp(filepath.Dir(path), filepath.Base(path), 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("study: writing %s: %w", path, err)
 	}
+	defer release() // f, kept open, keeps the lock
 	tmp := f.Name()
 	m := runMarker{Host: host, PID: os.Getpid(), Started: started}
-	m.Flock = flockNB(f, syscall.LOCK_EX) == nil // a new file: nobody else locks it
+	// CreateTemp has locked f where the file system takes locks: taking the lock again through
+	// f succeeds there, and fails where there are none.
+	m.Flock = flockNB(f, syscall.LOCK_EX) == nil
 	data, _ := json.MarshalIndent(m, "", "  ")
 	if err := writeSynced(f, append(data, '\n')); err != nil {
 		f.Close()
