@@ -113,8 +113,8 @@ type Local struct {
 
 // DefaultWorkers is the local executor's default parallelism: one job per core. A training of
 // a small network spends less CPU time alone on a core than spread over all of them, so
-// trainings side by side finish more of them per hour than trainings one after another
-// (BenchmarkLocalThroughput measures both).
+// trainings side by side take less CPU time in all than the same trainings one after another
+// on all cores (BenchmarkLocalThroughput measures both).
 func DefaultWorkers() int { return runtime.NumCPU() }
 
 // Execute runs the missing jobs of every stage; a stage starts when the previous one has no
