@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/gosbi/gosbi/internal/atomicfile"
 )
 
 // Executor runs the jobs of a study that have no record yet. Executors differ in where jobs run,
@@ -53,10 +55,11 @@ func (s *Study) run(ctx context.Context, e Executor, wait bool, note io.Writer) 
 	return e.Execute(ctx, s)
 }
 
-// clean removes the temporary directories (jobs/STAGE/.tmp-NNNNN-*) and running markers that
-// workers killed before they could remove them left, except those of jobs whose worker may
-// still run (a marker whose lock is held, one of a live process of this host, one of another
-// host that claims no lock, or a damaged marker). It reports
+// clean removes the temporary directories (jobs/STAGE/.tmp-NNNNN-*), running markers and
+// temporary files of running markers that workers killed before they could remove them left,
+// except those of jobs whose worker may still run (a marker whose lock is held, one of a live
+// process of this host, one of another host that claims no lock, or a damaged marker; a
+// temporary file whose lock is held or cannot be probed). It reports
 // on note what it removed, and each damaged marker it kept.
 func (s *Study) clean(note io.Writer) {
 	removed := 0
@@ -88,6 +91,9 @@ func (s *Study) clean(note io.Writer) {
 			os.Remove(m)
 		}
 	}
+	// The temporary files of markers whose workers were killed before the rename; those of
+	// workers writing their marker now hold its lock and are kept.
+	atomicfile.RemoveStale(filepath.Join(s.Dir, "running"))
 	if removed > 0 && note != nil {
 		fmt.Fprintf(note, "study %s: removed %d temporary %s of jobs an earlier run left unfinished\n", s.Spec.Name, removed, plural(removed, "directory", "directories"))
 	}
@@ -107,8 +113,8 @@ type Local struct {
 
 // DefaultWorkers is the local executor's default parallelism: one job per core. A training of
 // a small network spends less CPU time alone on a core than spread over all of them, so
-// trainings side by side finish more of them per hour than trainings one after another
-// (BenchmarkLocalThroughput measures both).
+// trainings side by side take less CPU time in all than the same trainings one after another
+// on all cores (BenchmarkLocalThroughput measures both).
 func DefaultWorkers() int { return runtime.NumCPU() }
 
 // Execute runs the missing jobs of every stage; a stage starts when the previous one has no

@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gosbi/gosbi/internal/atomicfile"
 	"github.com/gosbi/gosbi/internal/readlimit"
 )
 
@@ -41,7 +42,8 @@ const (
 const markerTries = 3
 
 // runMarker is what a running marker holds: the host and process id of the worker, and whether
-// it holds a lock on the marker (Flock; a marker written by an earlier version claims none).
+// it holds a lock on the marker (Flock; a marker of a file system without locks, or of a gosbi
+// without marker locks, claims none).
 type runMarker struct {
 	Host    string    `json:"host"`
 	PID     int       `json:"pid"`
@@ -139,9 +141,9 @@ func flockNB(f *os.File, how int) error {
 
 // live reports whether the marker's worker runs, and whether that can be told at all. The
 // lock decides for a marker whose worker holds one, wherever it runs. A marker that claims no
-// lock (an earlier version wrote it), or whose lock could not be probed, is judged by its
-// process where it is of this host, and cannot be judged where it is of another: its lock
-// says nothing, as nobody ever held it, and must never make it stale while its worker runs.
+// lock, or whose lock could not be probed, is judged by its process where it is of this host,
+// and cannot be judged where it is of another: its lock says nothing, as nobody ever held it,
+// and must never make it stale while its worker runs.
 func (m *runMarker) live() (live, known bool) {
 	switch m.lock {
 	case lockHeld:
@@ -157,17 +159,21 @@ func (m *runMarker) live() (live, known bool) {
 
 // writeMarker writes the running marker at path for a worker of host started at started, and
 // returns the open file of the marker, whose exclusive lock the worker holds until it closes
-// it. The marker is written to a temporary file, locked before it is renamed into place, so
-// that no probe ever finds a marker that claims a lock nobody holds yet. Where the file system
-// takes no lock, the marker claims none and is judged as an earlier version's.
+// it. The marker is written to a temporary file, locked from its creation (atomicfile's, which
+// the study's clean removes once its worker has ended) and renamed into place, so that no
+// probe ever finds a marker that claims a lock nobody holds yet. Where the file system takes
+// no lock, the marker claims none and is judged by its process (live).
 func writeMarker(path, host string, started time.Time) (*os.File, error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	f, release, err := atomicfile.CreateTemp(filepath.Dir(path), filepath.Base(path), 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("study: writing %s: %w", path, err)
 	}
+	defer release() // f, kept open, keeps the lock
 	tmp := f.Name()
 	m := runMarker{Host: host, PID: os.Getpid(), Started: started}
-	m.Flock = flockNB(f, syscall.LOCK_EX) == nil // a new file: nobody else locks it
+	// CreateTemp has locked f where the file system takes locks: taking the lock again through
+	// f succeeds there, and fails where there are none.
+	m.Flock = flockNB(f, syscall.LOCK_EX) == nil
 	data, _ := json.MarshalIndent(m, "", "  ")
 	if err := writeSynced(f, append(data, '\n')); err != nil {
 		f.Close()

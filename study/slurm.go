@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/gosbi/gosbi/internal/readlimit"
 )
 
 // Slurm runs each stage's missing jobs as one `sbatch --array` job (several when a stage has
@@ -23,7 +25,9 @@ import (
 // index. When the arrays have left the queue (squeue) and, where the cluster keeps job
 // accounting, sacct reports the tasks of the jobs still without a record as ended, those jobs
 // get a failure note naming how their task ended and are resubmitted, up to Retries times.
-// Cancelling the context cancels the submitted jobs (scancel).
+// Cancelling the context cancels the submitted jobs (scancel). The ids of the arrays a run
+// submits are listed in DIR/slurm/submitted, which holds at most 64 MiB (over three million
+// arrays): a run that would submit more stops with an error.
 type Slurm struct {
 	Partition   string        // --partition; "" for the cluster's default
 	Time        string        // --time per task, e.g. "2:00:00"; "" for the partition's default
@@ -531,11 +535,23 @@ func outputPattern(dir, stage string) string {
 // or submits anything, so that no job runs twice (awaitSlurm).
 const submittedFile = "submitted"
 
-// appendSubmitted adds a job id to the study's submittedFile.
+// maxSubmittedSize bounds submittedFile (64 MiB, over three million job ids of up to 20
+// digits), which the next run reads whole: a run refuses to submit an array whose id would
+// take the list past it, and a list found larger is refused before it is read.
+const maxSubmittedSize = 64 << 20
+
+// appendSubmitted adds a job id to the study's submittedFile; an id that would take the file
+// past maxSubmittedSize is an error, and the file is left as it was.
 func appendSubmitted(s *Study, id string) error {
-	f, err := os.OpenFile(filepath.Join(s.Dir, "slurm", submittedFile), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	file := filepath.Join(s.Dir, "slurm", submittedFile)
+	f, err := os.OpenFile(file, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
 		return fmt.Errorf("study: %w", err)
+	}
+	if st, err := f.Stat(); err == nil && st.Size()+int64(len(id))+1 > maxSubmittedSize {
+		f.Close()
+		return fmt.Errorf("study %s: Slurm job %s would take %s, the list of the Slurm jobs this run submitted, past the %d MiB it may hold: submit fewer arrays in one run (a larger Slurm.MaxArray, fewer Retries); the job is cancelled",
+			s.Spec.Name, id, file, maxSubmittedSize>>20)
 	}
 	_, err = fmt.Fprintln(f, id)
 	if cerr := f.Close(); err == nil {
@@ -559,9 +575,14 @@ var slurmPoll = 2 * time.Second
 // error saying how to cancel them and which file to remove, and keeps the file.
 func (s *Study) awaitSlurm(ctx context.Context, poll time.Duration, note io.Writer) error {
 	file := filepath.Join(s.Dir, "slurm", submittedFile)
-	data, err := os.ReadFile(file)
+	data, err := readlimit.File(file, "a list of Slurm job ids", maxSubmittedSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
+	}
+	var large *readlimit.TooLargeError
+	if errors.As(err, &large) {
+		return fmt.Errorf("study %s: %s, the list of the Slurm jobs an earlier run submitted, is larger than the %d MiB a run writes: it is damaged, and the Slurm jobs it lists may still run jobs of this study; cancel them (squeue --me lists yours, scancel cancels them) and remove %s",
+			s.Spec.Name, file, maxSubmittedSize>>20, file)
 	}
 	if err != nil {
 		return fmt.Errorf("study %s: reading the Slurm jobs of an earlier run: %w", s.Spec.Name, err)

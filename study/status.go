@@ -361,6 +361,8 @@ func firstLine(s string) string {
 const tailBytes = 64 << 10
 
 // tail returns the last n lines of a file, within its last 64 KiB ("" when it cannot be read).
+// It reads at most 64 KiB: of a log that grows while it reads, the 64 KiB that were the last
+// when it looked at the size; of a stream without a size (a pipe), the first.
 func tail(path string, n int) string {
 	f, err := os.Open(path)
 	if err != nil {
@@ -370,7 +372,7 @@ func tail(path string, n int) string {
 	if fi, err := f.Stat(); err == nil && fi.Size() > tailBytes {
 		f.Seek(fi.Size()-tailBytes, io.SeekStart)
 	}
-	data, err := io.ReadAll(f)
+	data, err := io.ReadAll(io.LimitReader(f, tailBytes))
 	if err != nil {
 		return ""
 	}

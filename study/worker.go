@@ -27,9 +27,9 @@ const envGosbi = "GOSBI_STUDY_GOSBI"
 // the job's log; the error is returned. A job whose failure note or running marker is damaged
 // (see DamagedFile) does not run: RunJob returns an error naming the file. Nor does a job
 // whose running marker is of a live worker other than this process: one that holds the lock
-// on its marker, on whatever host, or, for a marker of an earlier version that claims no lock,
-// a live process of this host; the error names that worker. A marker of another host that
-// claims no lock does not stop the job, as whether its worker lives cannot be told.
+// on its marker, on whatever host, or, for a marker that claims no lock, a live process of
+// this host; the error names that worker. A marker of another host that claims no lock does
+// not stop the job, as whether its worker lives cannot be told.
 func (s *Study) RunJob(ctx context.Context, i int) error {
 	if i < 0 || i >= len(s.Jobs) {
 		return fmt.Errorf("study: job index %d out of range: the study has %d jobs (0…%d)", i, len(s.Jobs), len(s.Jobs)-1)

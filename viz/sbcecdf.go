@@ -30,7 +30,7 @@ func ecdfLayers(r *diag.ECDFResult, d int) ecdfData {
 	return out
 }
 
-// SBCECDF draws SBC as most users now read it: per parameter, the difference between the
+// SBCECDF draws SBC as bayesplot, ArviZ and sbi draw it: per parameter, the difference between the
 // empirical distribution function of the fractional ranks and the uniform one, inside the
 // simultaneous band of Säilynoja et al. (2022) that holds the whole curve of uniform ranks
 // with the result's confidence (diag.SBCECDF). Points outside the band are ringed, and the

@@ -170,6 +170,15 @@ func Writable(path string) error {
 	return os.Remove(f.Name())
 }
 
+// CreateTemp creates a new temporary file in dir for a file named base that its caller writes
+// and renames into place itself, with perm less the umask, named and locked as Write's are, so
+// that RemoveStale removes it once its process has ended and keeps it while the process holds
+// it open. The function it returns releases the lock that CreateTemp took; the file keeps its
+// lock for as long as it stays open, as a flock(2) lock belongs to the open file.
+func CreateTemp(dir, base string, perm fs.FileMode) (*os.File, func(), error) {
+	return createTemp(dir, base, perm)
+}
+
 // createTemp creates a new file in dir named after base (tempName), with perm less the umask,
 // and locks it (lockTemp); the function it returns releases the lock. A file that RemoveStale
 // took before it was locked is left to it, and another name is tried.
@@ -245,16 +254,17 @@ func linked(f *os.File, name string) bool {
 	return err == nil && os.SameFile(a, b)
 }
 
-// RemoveStale removes the temporary files that Writes to files in dir left when their process
-// was killed while writing, and returns their paths. A Write holds a lock on its temporary file
-// from its creation until the file is renamed or removed, and the lock dies with its process:
-// a temporary file (a hidden name that Write gives) whose lock RemoveStale can take is stale; one
-// whose lock is held is being written and is kept. Where the lock cannot be probed (a system
-// without flock(2), a file system that takes no lock, a file the process may not open), the file
-// is kept. The locks must be shared by all the hosts that write to dir (NFS mounted without
-// local_lock=flock or local_lock=all; Lustre with -o flock): a lock local to another host looks
-// free here, and its write would fail at the rename. Removal is best effort: a file that cannot
-// be removed stays; an error is returned only when dir cannot be read.
+// RemoveStale removes the temporary files that Writes to files in dir (and callers of
+// CreateTemp) left when their process was killed while writing, and returns their paths. A
+// Write holds a lock on its temporary file from its creation until the file is renamed or
+// removed, and the lock dies with its process: a temporary file (a hidden name that Write
+// gives) whose lock RemoveStale can take is stale; one whose lock is held is being written and
+// is kept. Where the lock cannot be probed (a system without flock(2), a file system that takes
+// no lock, a file the process may not open), the file is kept. The locks must be shared by all
+// the hosts that write to dir (NFS mounted without local_lock=flock or local_lock=all; Lustre
+// with -o flock): a lock local to another host looks free here, and its write would fail at
+// the rename. Removal is best effort: a file that cannot be removed stays; an error is
+// returned only when dir cannot be read.
 func RemoveStale(dir string) ([]string, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {

@@ -18,7 +18,7 @@ const ECDFBandSims = 2000
 // empirical distribution function and the uniform one, with a simultaneous band (Säilynoja,
 // Bürkner and Vehtari, "Graphical test for discrete uniformity and its applications in
 // goodness-of-fit evaluation and multiple sample comparison", Statistics and Computing 2022):
-// the form bayesplot, ArviZ and sbi now draw SBC in.
+// the form bayesplot, ArviZ and sbi draw SBC in.
 type ECDFResult struct {
 	// Z are the evaluation points in (0, 1): fractional ranks k/(M+1) for M posterior draws,
 	// at which the ECDF of uniform ranks has expectation exactly z.

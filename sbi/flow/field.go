@@ -95,7 +95,7 @@ func (c FieldConfig) validate() error {
 			return fmt.Errorf("flow: field hidden widths %v: every width must be ≥ 1", c.Hidden)
 		}
 	}
-	if _, err := c.odeConfig().RowsDefaults(); err != nil {
+	if _, err := c.odeConfig().WithDefaults(); err != nil {
 		return fmt.Errorf("flow: field ODE settings: %w", err)
 	}
 	return c.checkTolerances()

@@ -293,8 +293,8 @@ func (p *convPass) run() {
 }
 
 // parFlops is about the least work, in flops, worth handing to another goroutine: waking a
-// worker and moving the data to its core costs tens of microseconds on small machines and
-// virtual ones, as much as a few million flops of the products here.
+// worker and moving the data to its core costs, on small machines and virtual ones, as much
+// as a few million flops of the products here.
 const parFlops = 1 << 21
 
 // grain returns the number of blocks a goroutine takes at least: enough for parFlops of the

@@ -87,10 +87,10 @@
 // float64-only, float32 gradient checks and spline inverses lose four to five digits, and the
 // matrix products are only part of a training step, so float32 training would gain little.
 // Convolutions are where the choice costs most: their products are nearly all of their time,
-// and a product in float32 does twice the work per instruction, so PyTorch's float32
-// convolutions are faster than these (BENCHMARKS.md compares both precisions); a training
-// step with a CNN embedding spends most of its time elsewhere (the flow, the pooling, the
-// optimizer), where float64 costs little.
+// and a product in float32 does twice the work per instruction, so a float32 convolution
+// (PyTorch's) needs up to half the instructions of these (BENCHMARKS.md compares both
+// precisions); a training step with a CNN embedding spends most of its time elsewhere (the
+// flow, the pooling, the optimizer), where float64 costs little.
 //
 // Evaluation without gradients is the exception: package sbi/flow can evaluate its MADEs in
 // float32, PyTorch's precision, on an AVX-512 kernel of 16 lanes (flow.EvalConfig, which the

@@ -141,7 +141,7 @@ func (b *base) path(dir string, k int, file string) string {
 var openData = os.Open
 
 // tables caches the tables read, by path: a notebook asks for the same reference samples
-// often, and decompressing them takes a noticeable fraction of a second.
+// often, and decompressing one costs the whole file's work again each time.
 var tables sync.Map // path → [][]float64
 
 func (b *base) readTable(k int, file, what string) ([][]float64, error) {

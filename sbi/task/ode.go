@@ -10,7 +10,9 @@ import (
 type ODEFunc func(t float64, y, dy []float64)
 
 // ODEConfig holds the tolerances and limits of SolveODE; zero fields take the defaults, and a
-// negative or NaN field is an error.
+// negative or NaN field is an error. RelTol and AbsTol below 1e-14 (about 45 times float64's
+// rounding of values near 1) are an error too: no step can meet a tolerance finer than the
+// rounding of the state.
 type ODEConfig struct {
 	RelTol, AbsTol float64 // per-component error bound AbsTol + RelTol·|y| (defaults 1e-6, 1e-6)
 	MaxSteps       int     // accepted plus rejected steps before giving up (default 100,000)

@@ -198,3 +198,30 @@ func TestSolveODEBadConfig(t *testing.T) {
 		t.Errorf("zero config: y(1) = %v, err %v; want e^-1 with the default tolerances", y, err)
 	}
 }
+
+// TestSolveODEMinTolerance checks that a RelTol or AbsTol below 10⁻¹⁴, finer than float64
+// can resolve, is refused with an error naming the field and the limit rather than solved
+// to a tolerance the steps cannot meet (with 10⁻²⁰ the answer of y′ = y·cos t is off by
+// about 10⁻¹³ at t = 20); 10⁻¹⁴ itself is taken.
+func TestSolveODEMinTolerance(t *testing.T) {
+	f := func(t float64, y, dy []float64) { dy[0] = y[0] * math.Cos(t) }
+	for _, c := range []struct {
+		cfg  ODEConfig
+		want string // "" for no error
+	}{
+		{ODEConfig{RelTol: 1e-20, AbsTol: 1e-20}, "RelTol = 1e-20 is tighter than float64 can resolve: use at least 1e-14"},
+		{ODEConfig{RelTol: 1e-15}, "RelTol = 1e-15 is tighter than float64 can resolve"},
+		{ODEConfig{AbsTol: 1e-300}, "AbsTol = 1e-300 is tighter than float64 can resolve"},
+		{ODEConfig{RelTol: 1e-14, AbsTol: 1e-14}, ""},
+	} {
+		y, err := SolveODE(f, 0, []float64{1}, []float64{20}, c.cfg)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%+v: %v", c.cfg, err)
+		case c.want == "" && math.Abs(y[0][0]-math.Exp(math.Sin(20))) > 1e-12:
+			t.Errorf("%+v: y(20) = %v, want %v", c.cfg, y[0][0], math.Exp(math.Sin(20)))
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%+v: error %v, want one containing %q", c.cfg, err, c.want)
+		}
+	}
+}

@@ -416,7 +416,7 @@ func (s Spline) Forward(tp *nn.Tape, x, params *nn.Tensor) (y, logDet *nn.Tensor
 }
 
 // splineGrain is the least number of rows given to one goroutine: about 128 spline
-// evaluations, some tens of microseconds.
+// evaluations, enough work that waking the goroutine costs a small part of it.
 func splineGrain(d int) int { return max(1, 128/max(d, 1)) }
 
 // splineJob evaluates the spline transform, or its backward pass, on a range of rows; it is

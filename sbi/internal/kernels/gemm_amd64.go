@@ -61,9 +61,9 @@ type gemmBuf struct {
 var gemmBufs par.FreeList[gemmBuf]
 
 // gemmParFlops is the size of a product (2·m·n·k) above which its row panels are split
-// over goroutines, and gemmChunkFlops the least work given to one goroutine: about 40 µs of
-// the kernel's time, more than waking a worker costs even on a small virtual machine (where
-// splitting products of a quarter of that made NRE's training step 25% slower).
+// over goroutines, and gemmChunkFlops the least work given to one goroutine: more than waking
+// a worker costs even on a small virtual machine, where chunks of a quarter of it make a
+// training step of NRE slower than no split.
 const (
 	gemmParFlops   = 1 << 22
 	gemmChunkFlops = 1 << 21

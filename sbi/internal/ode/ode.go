@@ -25,8 +25,15 @@ type Config struct {
 	MaxSteps       int     // accepted plus rejected steps of one system before giving up (default 100,000)
 }
 
-// WithDefaults fills the zero fields with the defaults; a negative or NaN field is an error
-// (zero, not a negative number, asks for the default).
+// MinTolerance is the smallest RelTol and AbsTol the solvers accept: about 45 times
+// float64's rounding of values near 1. A finer tolerance is below the rounding of the state,
+// which no step can meet: the solver would accept steps on error estimates made of rounding
+// and return an answer less accurate than asked for.
+const MinTolerance = 1e-14
+
+// WithDefaults returns the configuration the solvers run with: the zero fields filled with
+// the defaults, and an error for a negative, NaN or infinite field (zero, not a negative
+// number, asks for the default) or for a RelTol or AbsTol below MinTolerance.
 func (c Config) WithDefaults() (Config, error) {
 	if !(c.RelTol >= 0) || !(c.AbsTol >= 0) || c.MaxSteps < 0 || math.IsInf(c.RelTol, 0) || math.IsInf(c.AbsTol, 0) {
 		return c, fmt.Errorf("RelTol = %v, AbsTol = %v, MaxSteps = %d: tolerances and MaxSteps must be positive and finite, or 0 for the defaults", c.RelTol, c.AbsTol, c.MaxSteps)
@@ -39,22 +46,6 @@ func (c Config) WithDefaults() (Config, error) {
 	}
 	if c.MaxSteps == 0 {
 		c.MaxSteps = 100000
-	}
-	return c, nil
-}
-
-// MinTolerance is the smallest RelTol and AbsTol that SolveRows, the solver of the
-// flow-matching fields, accepts: about 45 times float64's rounding of values near 1. A finer
-// tolerance is below the rounding of a standardized state, which no step can meet. Solve
-// (task.SolveODE, whose states are the simulator's own) takes any positive tolerance.
-const MinTolerance = 1e-14
-
-// RowsDefaults returns the configuration SolveRows runs with: WithDefaults's, and an error
-// for a RelTol or AbsTol below MinTolerance.
-func (c Config) RowsDefaults() (Config, error) {
-	c, err := c.WithDefaults()
-	if err != nil {
-		return c, err
 	}
 	for _, tol := range []struct {
 		name string

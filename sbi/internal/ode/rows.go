@@ -49,10 +49,10 @@ func (r RowsResult) Err() error {
 // A system that exceeds MaxSteps, whose state or error becomes non-finite, or whose step
 // underflows stops with an error in RowsResult.Failed and a NaN row; the others go on. The
 // error return is for an invalid configuration, tolerances below MinTolerance included
-// (RowsDefaults).
+// (Config.WithDefaults).
 func SolveRows(f RowsFunc, n, dim int, t0, t1 float64, y []float64, cfg Config) (RowsResult, error) {
 	var res RowsResult
-	cfg, err := cfg.RowsDefaults()
+	cfg, err := cfg.WithDefaults()
 	if err != nil {
 		return res, err
 	}

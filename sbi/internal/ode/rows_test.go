@@ -146,9 +146,9 @@ func TestSolveRowsBadInput(t *testing.T) {
 	}
 }
 
-// TestSolveRowsMinTolerance: SolveRows (the flow-matching fields' solver) refuses a RelTol or
-// AbsTol below MinTolerance, naming it and the limit, and takes MinTolerance itself; Solve,
-// behind task.SolveODE, takes any positive tolerance as before.
+// TestSolveRowsMinTolerance: SolveRows (the flow-matching fields' solver) and Solve (behind
+// task.SolveODE) refuse a RelTol or AbsTol below MinTolerance, naming it and the limit, and
+// take MinTolerance itself.
 func TestSolveRowsMinTolerance(t *testing.T) {
 	f := decayRows([]float64{-1}, nil)
 	for _, c := range []struct {
@@ -167,8 +167,12 @@ func TestSolveRowsMinTolerance(t *testing.T) {
 		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
 			t.Errorf("%+v: error %v, want one containing %q", c.cfg, err, c.want)
 		}
-	}
-	if _, err := Solve(func(_ float64, y, dy []float64) { dy[0] = -y[0] }, 0, []float64{1}, []float64{1}, Config{RelTol: 1e-15, AbsTol: 1e-15}); err != nil {
-		t.Errorf("Solve with tolerances of 1e-15: %v", err)
+		_, err = Solve(func(_ float64, y, dy []float64) { dy[0] = -y[0] }, 0, []float64{1}, []float64{1}, c.cfg)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("Solve %+v: %v", c.cfg, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("Solve %+v: error %v, want one containing %q", c.cfg, err, c.want)
+		}
 	}
 }
