@@ -159,10 +159,17 @@ func nonFiniteNull(null []float64) string {
 }
 
 // histogram bins v into bins equal bins over [lo, hi] (widened when lo = hi) and returns the
-// histogram and its highest count.
+// histogram and its highest count. When every value of v is the same, the bins are shifted by
+// at most half a bin so that the value lies at the middle of its bin: its bar then stands
+// centred on the value (and on a line drawn there), not beside it.
 func histogram(v []float64, bins int, lo, hi float64) (*plotter.Histogram, float64) {
 	if !(hi > lo) {
 		lo, hi = lo-0.5*math.Max(math.Abs(lo), 1e-3), hi+0.5*math.Max(math.Abs(hi), 1e-3)
+	}
+	if c, ok := single(v); ok {
+		w := (hi - lo) / float64(bins)
+		shift := c - (lo + (math.Floor((c-lo)/w)+0.5)*w)
+		lo, hi = lo+shift, hi+shift
 	}
 	counts := binCounts(v, bins, lo, hi)
 	w := (hi - lo) / float64(bins)
@@ -174,6 +181,19 @@ func histogram(v []float64, bins int, lo, hi float64) (*plotter.Histogram, float
 	}
 	return &plotter.Histogram{Bins: hb, Width: w, FillColor: Translucent(Color(0), 0.45),
 		LineStyle: draw.LineStyle{Color: Color(0), Width: vg.Points(0.5)}}, math.Max(top, 1)
+}
+
+// single returns the value of v when v holds values all equal.
+func single(v []float64) (float64, bool) {
+	if len(v) == 0 {
+		return 0, false
+	}
+	for _, x := range v[1:] {
+		if x != v[0] {
+			return 0, false
+		}
+	}
+	return v[0], true
 }
 
 // binCounts counts v in bins equal bins over [lo, hi], the last bin closed.
