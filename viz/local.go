@@ -159,10 +159,17 @@ func nonFiniteNull(null []float64) string {
 }
 
 // histogram bins v into bins equal bins over [lo, hi] (widened when lo = hi) and returns the
-// histogram and its highest count.
+// histogram and its highest count. When every value of v is the same, the bins are shifted by
+// at most half a bin so that the value lies at the middle of its bin: its bar then stands
+// centred on the value (and on a line drawn there), not beside it.
 func histogram(v []float64, bins int, lo, hi float64) (*plotter.Histogram, float64) {
 	if !(hi > lo) {
 		lo, hi = lo-0.5*math.Max(math.Abs(lo), 1e-3), hi+0.5*math.Max(math.Abs(hi), 1e-3)
+	}
+	if c, ok := single(v); ok {
+		w := (hi - lo) / float64(bins)
+		shift := c - (lo + (math.Floor((c-lo)/w)+0.5)*w)
+		lo, hi = lo+shift, hi+shift
 	}
 	counts := binCounts(v, bins, lo, hi)
 	w := (hi - lo) / float64(bins)
@@ -174,6 +181,19 @@ func histogram(v []float64, bins int, lo, hi float64) (*plotter.Histogram, float
 	}
 	return &plotter.Histogram{Bins: hb, Width: w, FillColor: Translucent(Color(0), 0.45),
 		LineStyle: draw.LineStyle{Color: Color(0), Width: vg.Points(0.5)}}, math.Max(top, 1)
+}
+
+// single returns the value of v when v holds values all equal.
+func single(v []float64) (float64, bool) {
+	if len(v) == 0 {
+		return 0, false
+	}
+	for _, x := range v[1:] {
+		if x != v[0] {
+			return 0, false
+		}
+	}
+	return v[0], true
 }
 
 // binCounts counts v in bins equal bins over [lo, hi], the last bin closed.
@@ -245,12 +265,16 @@ func Misspecification(r *diag.MisspecResult) *Plot {
 // then the others in order.
 const MaxPredictivePanels = 16
 
-// predictivePanels returns the data values PredictiveCheck draws, in order.
+// predictivePanels returns the data values PredictiveCheck draws, in order: the tested ones
+// (not Constant).
 func predictivePanels(r *diag.PredictiveResult) []int {
 	flagged := r.Flagged()
 	seen := map[int]bool{}
 	out := append([]int(nil), flagged...)
 	for _, d := range flagged {
+		seen[d] = true
+	}
+	for _, d := range r.Constant {
 		seen[d] = true
 	}
 	for d := range r.PValues {
@@ -264,11 +288,15 @@ func predictivePanels(r *diag.PredictiveResult) []int {
 // PredictiveCheck draws one histogram of the predictive simulations per data value (at most
 // MaxPredictivePanels, flagged values first; the legend says how many of how many when there
 // are more) with the observation as a vertical line; the panel titles give the observation's
-// quantile and p-value, in vermillion where the verdict flags the value (p ≤ α/(D+2)); the
-// p-values are written as diag's display writes them, with the digits that keep each on its
-// side of that level. When the result cannot be drawn (nil, no simulations, not one
-// observation, name, quantile and p-value per simulated value, or a value that is not finite),
-// the plot draws nothing: rendering it returns an error saying why.
+// quantile and p-value, in vermillion where the verdict flags the value (p ≤ α/(T+2) over the
+// T tested values); the p-values are written as diag's display writes them, with the digits
+// that keep each on its side of that level. Values equal in every simulation and in the
+// observation (Constant) are not tested and not drawn, and the legend says how many; of a
+// padding value (NaN in the observation or in every simulation) the panel draws the values
+// that are not NaN and says how many are. When the result cannot be drawn (nil, no
+// simulations, not one observation, name, quantile and p-value per simulated value, a value
+// that is not finite outside padding, or no tested value), the plot draws nothing: rendering
+// it returns an error saying why.
 func PredictiveCheck(r *diag.PredictiveResult) *Plot {
 	if r == nil {
 		return failedFigure(6*cm, 5*cm, errors.New("viz: PredictiveCheck: no result"))
@@ -280,16 +308,18 @@ func PredictiveCheck(r *diag.PredictiveResult) *Plot {
 	titles, flagged := predictiveTitles(r)
 	for _, d := range predictivePanels(r) {
 		col := colOf(r, d)
-		lo, hi := quantileRange(col, r.Observation[d])
+		lo, hi := predictiveRange(col, r.Observation[d])
 		p := newPlot(titles[d], "", "")
 		if flagged[d] {
 			p.Title.TextStyle.Color = Color(1)
 		}
 		hist, top := histogram(col, 30, lo, hi)
 		p.Add(hist)
-		obs := vLine(r.Observation[d], 0, 1.1*top)
-		obs.Color, obs.Width = Color(1), vg.Points(2)
-		p.Add(obs)
+		if o := r.Observation[d]; !math.IsNaN(o) {
+			obs := vLine(o, 0, 1.1*top)
+			obs.Color, obs.Width = Color(1), vg.Points(2)
+			p.Add(obs)
+		}
 		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = lo, hi, 0, 1.1*top
 		p.X.Tick.Marker = niceTicks{n: 4, labels: true}
 		p.Y.Tick.Marker = niceTicks{n: 4}
@@ -297,10 +327,29 @@ func PredictiveCheck(r *diag.PredictiveResult) *Plot {
 	}
 	m, n := r.Sims.Dims()
 	legend := []string{fmt.Sprintf("%s simulations (%d)", r.Label, m), "observation"}
-	if n > MaxPredictivePanels {
-		legend = append(legend, fmt.Sprintf("%d of %d data values (flagged first)", MaxPredictivePanels, n))
+	if tested := n - len(r.Constant); tested > MaxPredictivePanels {
+		what := "data values"
+		if len(r.Constant) > 0 {
+			what = "tested " + what
+		}
+		legend = append(legend, fmt.Sprintf("%d of %d %s (flagged first)", MaxPredictivePanels, tested, what))
+	}
+	if k := len(r.Constant); k > 0 {
+		legend = append(legend, fmt.Sprintf("%d of %d data values equal in every simulation and the observation: not tested, not drawn", k, n))
 	}
 	return row(plots, 6*cm, 5*cm, legend)
+}
+
+// predictiveRange is quantileRange of the values v, or of the observation x alone when v is
+// empty (a padding value NaN in every simulation); x NaN (padding) is left out.
+func predictiveRange(v []float64, x float64) (lo, hi float64) {
+	switch {
+	case len(v) == 0:
+		return x - 0.5, x + 0.5
+	case math.IsNaN(x):
+		return quantileRange(v, v[0])
+	}
+	return quantileRange(v, x)
 }
 
 // predictiveTitles are the panel titles of PredictiveCheck, one per data value, and whether each
@@ -309,8 +358,12 @@ func PredictiveCheck(r *diag.PredictiveResult) *Plot {
 func predictiveTitles(r *diag.PredictiveResult) ([]string, []bool) {
 	shown := r.ShownPValues()
 	titles, flagged := make([]string, len(r.PValues)), make([]bool, len(r.PValues))
+	m, _ := r.Sims.Dims()
 	for d := range r.PValues {
 		titles[d] = fmt.Sprintf("%s   q = %.3f, p = %s", r.Names[d], r.Quantile[d], shown[d])
+		if math.IsNaN(r.Quantile[d]) { // padding: present or absent
+			titles[d] = fmt.Sprintf("%s   NaN in %d of %d, p = %s", r.Names[d], m-len(colOf(r, d)), m, shown[d])
+		}
 	}
 	for _, d := range r.Flagged() {
 		flagged[d] = true
@@ -328,14 +381,19 @@ func predictiveUndrawable(r *diag.PredictiveResult) string {
 		return fmt.Sprintf("it holds simulations of %d values, an observation of %d, %d names, %d quantiles and %d p-values, expected one of each per value",
 			n, len(r.Observation), len(r.Names), len(r.Quantile), len(r.PValues))
 	}
+	if len(r.Constant) >= n {
+		return "all its data values are equal in every simulation and in the observation: none was tested"
+	}
+	// NaN is padding where diag compared it as present or absent (Quantile NaN)
+	padding := func(d int, v float64) bool { return math.IsNaN(v) && math.IsNaN(r.Quantile[d]) }
 	for d, o := range r.Observation {
-		if !isFinite(o) {
+		if !isFinite(o) && !padding(d, o) {
 			return fmt.Sprintf("its observation of %s is %v, expected a finite value", r.Names[d], o)
 		}
 	}
 	for i := range m {
 		for d, v := range r.Sims.RawRowView(i) {
-			if !isFinite(v) {
+			if !isFinite(v) && !padding(d, v) {
 				return fmt.Sprintf("simulation %d of %s is %v, expected a finite value", i+1, r.Names[d], v)
 			}
 		}
@@ -343,11 +401,14 @@ func predictiveUndrawable(r *diag.PredictiveResult) string {
 	return ""
 }
 
+// colOf returns the simulations of data value d that are not NaN (padding).
 func colOf(r *diag.PredictiveResult, d int) []float64 {
 	m, _ := r.Sims.Dims()
-	out := make([]float64, m)
+	out := make([]float64, 0, m)
 	for i := range m {
-		out[i] = r.Sims.At(i, d)
+		if v := r.Sims.At(i, d); !math.IsNaN(v) {
+			out = append(out, v)
+		}
 	}
 	return out
 }

@@ -85,7 +85,8 @@ func mcmcLayers(h *sbi.MCMCHealth, d int) mcmcData {
 // MaxMCMCChains) and the rank plot of Vehtari et al. (2021, §4.2): the histogram of each
 // chain's draws ranked among all draws, which is flat for every chain when the chains mixed,
 // and differs between chains that sample different regions. Titles carry R̂ and the bulk ESS;
-// the dashed line is the flat count. A chain with a NaN or ±Inf draw (in a health built by
+// the dashed line is the flat count. The figure's title is the whole verdict, wrapped to the
+// figure's width. A chain with a NaN or ±Inf draw (in a health built by
 // hand; NewMCMCHealth refuses them) is left out of every panel, and of the draws the ranks are
 // taken among, and the legend says how many were left out. A health without traces, without
 // the same number of chains for each parameter, or with R̂ and ESS not given for each
@@ -161,10 +162,8 @@ func MCMC(h *sbi.MCMCHealth) *Plot {
 		legend = append(legend, fmt.Sprintf("%d of %d parameters (the first)", MaxMCMCParams, n))
 	}
 	p := rowsOf(plots, 2, 7*cm, 5*cm, legend)
-	p.Title = strings.ReplaceAll(h.Verdict(), "R̂", "R-hat") // the font has no combining hat
-	if len(p.Title) > 90 {
-		p.Title = p.Title[:len(firstClause(p.Title))]
-	}
+	// the whole verdict, which Plot.Draw wraps to the figure; the font has no combining hat
+	p.Title = strings.ReplaceAll(h.Verdict(), "R̂", "R-hat")
 	return p
 }
 
@@ -182,16 +181,6 @@ func mcmcUndrawable(h *sbi.MCMCHealth) string {
 		}
 	}
 	return ""
-}
-
-// firstClause is s up to its first colon.
-func firstClause(s string) string {
-	for i, r := range s {
-		if r == ':' {
-			return s[:i]
-		}
-	}
-	return s
 }
 
 // rowsOf lays gonum plots out cols per row with aligned axes.

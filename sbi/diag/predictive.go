@@ -43,8 +43,18 @@ type PredictiveResult struct {
 
 	// Per data value d: Quantile[d] is the share of simulations below x_o[d] (ties count half),
 	// and PValues[d] = min(1, 2·min((1 + #{sims ≤ x_o})/(m+1), (1 + #{sims ≥ x_o})/(m+1))) the
-	// two-sided rank p-value of x_o[d] among the m simulations.
+	// two-sided rank p-value of x_o[d] among the m simulations. A value that is NaN (padding)
+	// in the observation or in every simulation is compared as present or absent: PValues[d]
+	// = (1 + #{sims that agree with x_o[d]})/(m+1), and Quantile[d] is NaN.
 	Quantile, PValues []float64
+
+	// Constant lists the data values equal in every simulation and in the observation (a
+	// count of trials fixed by design, padding with zeros or NaN, NaN counting as equal to
+	// NaN). They carry no evidence, so they are not tested, not counted in the Bonferroni
+	// correction and left out of the joint tests; their Quantile and PValues are NaN. A value
+	// constant in the simulations but different in the observation is tested, and is the
+	// strongest misfit the test can see.
+	Constant []int
 
 	// Joint tests, calibrated on the second half of the simulations (the first half estimates
 	// what they need): the Mahalanobis distance of x_o from the first half's mean and
@@ -138,16 +148,19 @@ func predictiveDraws(src Sampler, cfg PredictiveConfig) (*mat.Dense, *rand.Rand,
 }
 
 // PredictiveFromSimulations compares the observation xo with predictive simulations x (one per
-// row, from parameter draws of a posterior or a prior). Rows holding NaN or ±Inf are dropped
-// and counted.
+// row, from parameter draws of a posterior or a prior). Rows holding ±Inf, no finite value, or
+// NaN in a data value that is not padding are failed simulations, dropped and counted. A data
+// value is padding where xo is NaN or every simulation is NaN: there NaN is compared as a
+// value, equal to NaN.
 //
 // Per data value the rank of xo among the simulations gives an exact p-value when xo is
 // exchangeable with them (a prior predictive check of a correct model); for a posterior
 // predictive check the p-values are conservative, since the posterior was fitted to xo
-// (Gelman, Meng and Stern 1996): a small one is strong evidence, a large one weak. The verdict
-// judges all data values and the two joint tests together at family-wise level Alpha
-// (Bonferroni: each at Alpha/(D+2)). It returns an error for fewer than 20 simulations or an
-// observation of the wrong length.
+// (Gelman, Meng and Stern 1996): a small one is strong evidence, a large one weak. Data values
+// equal in every simulation and in xo carry no evidence and are not tested (Constant). The
+// verdict judges the T tested values and the two joint tests together at family-wise level
+// Alpha (Bonferroni: each at Alpha/(T+2)). It returns an error for fewer than 20 simulations,
+// an observation of the wrong length or one holding ±Inf.
 func PredictiveFromSimulations(x *mat.Dense, xo []float64, cfg PredictiveConfig) (*PredictiveResult, error) {
 	if x == nil {
 		return nil, fmt.Errorf("diag: predictive check needs simulations, got nil")
@@ -156,8 +169,10 @@ func PredictiveFromSimulations(x *mat.Dense, xo []float64, cfg PredictiveConfig)
 	if len(xo) != D {
 		return nil, fmt.Errorf("diag: predictive check: the observation has %d values, the simulations %d", len(xo), D)
 	}
-	if !allFinite(xo) {
-		return nil, fmt.Errorf("diag: predictive check: the observation holds NaN or infinite values: %v", xo)
+	for d, v := range xo {
+		if math.IsInf(v, 0) {
+			return nil, fmt.Errorf("diag: predictive check: the observation's value %d is %v, expected a number (or NaN for padding)", d+1, v)
+		}
 	}
 	if !(cfg.Alpha >= 0 && cfg.Alpha < 1) { // NaN fails too
 		return nil, fmt.Errorf("diag: predictive check: Alpha = %v, expected a level in (0, 1) (0 takes 0.05)", cfg.Alpha)
@@ -168,14 +183,15 @@ func PredictiveFromSimulations(x *mat.Dense, xo []float64, cfg PredictiveConfig)
 	if cfg.Names != nil && len(cfg.Names) != D {
 		return nil, fmt.Errorf("diag: predictive check: %d names for %d data values", len(cfg.Names), D)
 	}
+	pad := paddingColumns(x, xo)
 	var keep []int
 	for i := range n {
-		if allFinite(x.RawRowView(i)) {
+		if simulationOK(x.RawRowView(i), pad) {
 			keep = append(keep, i)
 		}
 	}
 	if len(keep) < 20 {
-		return nil, fmt.Errorf("diag: predictive check needs at least 20 successful simulations, got %d of %d", len(keep), n)
+		return nil, fmt.Errorf("diag: predictive check needs at least 20 successful simulations, got %d of %d (a simulation fails with ±Inf, or NaN where the observation is not NaN)", len(keep), n)
 	}
 	sims := rowsAt(x, keep)
 	m := len(keep)
@@ -190,20 +206,135 @@ func PredictiveFromSimulations(x *mat.Dense, xo []float64, cfg PredictiveConfig)
 			r.Names[d] = "x" + subscriptDigits(d+1)
 		}
 	}
+	var tested []int
 	for d := range D {
-		var below, equal int
-		for i := range m {
-			switch v := sims.At(i, d); {
-			case v < xo[d]:
-				below++
-			case v == xo[d]:
-				equal++
+		if constantEqual(sims, d, xo[d]) {
+			r.Constant = append(r.Constant, d)
+			r.Quantile[d], r.PValues[d] = math.NaN(), math.NaN()
+			continue
+		}
+		tested = append(tested, d)
+		if pad[d] {
+			r.Quantile[d], r.PValues[d] = math.NaN(), presenceP(sims, d, xo[d])
+			continue
+		}
+		r.Quantile[d], r.PValues[d] = rankP(sims, d, xo[d])
+	}
+	r.Mahalanobis, r.MahalanobisP, r.MMD, r.MMDP = math.NaN(), math.NaN(), math.NaN(), math.NaN()
+	if joint := finiteColumns(tested, pad); len(joint) > 0 {
+		if err := r.jointTests(colsAt(sims, joint), pick(xo, joint)); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// paddingColumns marks the data values that are padding: NaN in the observation, or NaN in
+// every simulation that holds a finite value.
+func paddingColumns(x *mat.Dense, xo []float64) []bool {
+	n, D := x.Dims()
+	pad := make([]bool, D)
+	for d := range D {
+		if math.IsNaN(xo[d]) {
+			pad[d] = true
+			continue
+		}
+		all, any := true, false
+		for i := range n {
+			if row := x.RawRowView(i); hasFinite(row) {
+				any = true
+				all = all && math.IsNaN(row[d])
 			}
 		}
-		r.Quantile[d] = (float64(below) + 0.5*float64(equal)) / float64(m)
-		le, ge := below+equal, m-below
-		r.PValues[d] = math.Min(1, 2*math.Min(float64(1+le), float64(1+ge))/float64(m+1))
+		pad[d] = any && all
 	}
+	return pad
+}
+
+// simulationOK reports whether row is a successful simulation: a finite value somewhere, no
+// ±Inf, and NaN only in padding.
+func simulationOK(row []float64, pad []bool) bool {
+	if !hasFinite(row) {
+		return false
+	}
+	for d, v := range row {
+		if math.IsInf(v, 0) || (math.IsNaN(v) && !pad[d]) {
+			return false
+		}
+	}
+	return true
+}
+
+func hasFinite(v []float64) bool {
+	for _, f := range v {
+		if !math.IsNaN(f) && !math.IsInf(f, 0) {
+			return true
+		}
+	}
+	return false
+}
+
+// same is equality with NaN equal to NaN.
+func same(a, b float64) bool { return a == b || (math.IsNaN(a) && math.IsNaN(b)) }
+
+// constantEqual reports whether column d of sims equals o in every row.
+func constantEqual(sims *mat.Dense, d int, o float64) bool {
+	m, _ := sims.Dims()
+	for i := range m {
+		if !same(sims.At(i, d), o) {
+			return false
+		}
+	}
+	return true
+}
+
+// rankP returns the quantile of o among column d of sims (ties count half) and its two-sided
+// rank p-value.
+func rankP(sims *mat.Dense, d int, o float64) (quantile, p float64) {
+	m, _ := sims.Dims()
+	var below, equal int
+	for i := range m {
+		switch v := sims.At(i, d); {
+		case v < o:
+			below++
+		case v == o:
+			equal++
+		}
+	}
+	le, ge := below+equal, m-below
+	return (float64(below) + 0.5*float64(equal)) / float64(m),
+		math.Min(1, 2*math.Min(float64(1+le), float64(1+ge))/float64(m+1))
+}
+
+// presenceP is the p-value of a padding value: (1 + #{rows of column d that agree with o in
+// being NaN or not})/(m+1), valid since under exchangeability the observation is in the
+// minority that few simulations share with probability at most its share.
+func presenceP(sims *mat.Dense, d int, o float64) float64 {
+	m, _ := sims.Dims()
+	agree := 0
+	for i := range m {
+		if math.IsNaN(sims.At(i, d)) == math.IsNaN(o) {
+			agree++
+		}
+	}
+	return float64(1+agree) / float64(m+1)
+}
+
+// finiteColumns returns the tested data values that are not padding: the joint tests' values.
+func finiteColumns(tested []int, pad []bool) []int {
+	var out []int
+	for _, d := range tested {
+		if !pad[d] {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// jointTests sets the Mahalanobis and MMD tests of the observation xo against sims (its data
+// values, finite).
+func (r *PredictiveResult) jointTests(sims *mat.Dense, xo []float64) error {
+	m, D := sims.Dims()
 	h := m / 2
 	first, second := rowsAt(sims, seq(0, h)), rowsAt(sims, seq(h, m))
 	// Both joint tests see the values standardized by the first half: the Mahalanobis
@@ -211,7 +342,7 @@ func PredictiveFromSimulations(x *mat.Dense, xo []float64, cfg PredictiveConfig)
 	// underflow at extreme scales of x.
 	z, err := fitZ(first)
 	if err != nil {
-		return nil, fmt.Errorf("diag: predictive check: the simulations: %w", err)
+		return fmt.Errorf("diag: predictive check: the simulations: %w", err)
 	}
 	zFirst, zSecond := z.apply(first), z.apply(second)
 	zo := z.apply(mat.NewDense(1, D, append([]float64(nil), xo...))).RawRowView(0)
@@ -219,10 +350,29 @@ func PredictiveFromSimulations(x *mat.Dense, xo []float64, cfg PredictiveConfig)
 	if ref, err := mmd.New(zFirst, zSecond); err == nil {
 		r.MMD = ref.Statistic(zo)
 		r.MMDP = ref.PValue(r.MMD)
-	} else {
-		r.MMD, r.MMDP = math.NaN(), math.NaN()
 	}
-	return r, nil
+	return nil
+}
+
+// colsAt returns the columns idx of a.
+func colsAt(a *mat.Dense, idx []int) *mat.Dense {
+	m, _ := a.Dims()
+	out := mat.NewDense(m, len(idx), nil)
+	for i := range m {
+		row, dst := a.RawRowView(i), out.RawRowView(i)
+		for k, d := range idx {
+			dst[k] = row[d]
+		}
+	}
+	return out
+}
+
+func pick(v []float64, idx []int) []float64 {
+	out := make([]float64, len(idx))
+	for k, d := range idx {
+		out[k] = v[d]
+	}
+	return out
 }
 
 // epsilon is the float64 machine epsilon, 2⁻⁵².
@@ -295,8 +445,8 @@ func mahalanobisRank(first, second *mat.Dense, xo []float64) (float64, float64) 
 	return o, float64(1+ge) / float64(m+1)
 }
 
-// Flagged returns the data values whose p-value is at most Alpha/(D+2), the Bonferroni level
-// of each of the D per-value and the 2 joint tests.
+// Flagged returns the data values whose p-value is at most Alpha/(T+2), the Bonferroni level
+// of each of the T tested data values (those not Constant) and the 2 joint tests.
 func (r *PredictiveResult) Flagged() []int {
 	lvl := r.perTestLevel()
 	var out []int
@@ -308,9 +458,12 @@ func (r *PredictiveResult) Flagged() []int {
 	return out
 }
 
-func (r *PredictiveResult) perTestLevel() float64 { return r.Alpha / float64(len(r.PValues)+2) }
+func (r *PredictiveResult) perTestLevel() float64 { return r.Alpha / float64(r.tested()+2) }
 
-// JointFlagged reports whether either joint test rejects at Alpha/(D+2).
+// tested is the number of data values tested: those not Constant.
+func (r *PredictiveResult) tested() int { return len(r.PValues) - len(r.Constant) }
+
+// JointFlagged reports whether either joint test rejects at Alpha/(T+2).
 func (r *PredictiveResult) JointFlagged() bool {
 	lvl := r.perTestLevel()
 	return r.MahalanobisP <= lvl || r.MMDP <= lvl
@@ -320,7 +473,7 @@ func (r *PredictiveResult) JointFlagged() bool {
 // family-wise level Alpha.
 func (r *PredictiveResult) Reject() bool { return len(r.Flagged()) > 0 || r.JointFlagged() }
 
-// shownP writes the per-value p-values, the joint tests' and the per-test level Alpha/(D+2) they
+// shownP writes the per-value p-values, the joint tests' and the per-test level Alpha/(T+2) they
 // are compared with, all with the digits that keep each p-value on its side of the level.
 func (r *PredictiveResult) shownP() (values []string, mahal, mmd, level string) {
 	all := append(append([]float64(nil), r.PValues...), r.MahalanobisP, r.MMDP)
@@ -331,21 +484,40 @@ func (r *PredictiveResult) shownP() (values []string, mahal, mmd, level string) 
 
 // ShownPValues returns the per-value p-values as Verdict, String and the plots write them: with
 // the digits that keep each, and each joint test's p-value, on its side of the per-test level
-// Alpha/(D+2) that Flagged compares them with.
+// Alpha/(T+2) that Flagged compares them with; a Constant value's is "NaN".
 func (r *PredictiveResult) ShownPValues() []string {
 	values, _, _, _ := r.shownP()
 	return values
 }
 
 // Verdict says what the numbers support, with the p-values and the per-test level
-// Alpha/(D+2) they are compared with.
+// Alpha/(T+2) they are compared with, and how many Constant values were not tested.
 func (r *PredictiveResult) Verdict() string {
+	if r.tested() == 0 {
+		return fmt.Sprintf("inconclusive: all %d data values are equal in every simulation and in the observation, so there is nothing to test", len(r.PValues))
+	}
+	return r.verdict() + r.constantNote()
+}
+
+// constantNote says how many data values were not tested, or is "".
+func (r *PredictiveResult) constantNote() string {
+	switch k := len(r.Constant); k {
+	case 0:
+		return ""
+	case 1:
+		return "; 1 data value equal in every simulation and in the observation not tested"
+	default:
+		return fmt.Sprintf("; %d data values equal in every simulation and in the observation not tested", k)
+	}
+}
+
+func (r *PredictiveResult) verdict() string {
 	m, _ := r.Sims.Dims()
 	lvl := r.perTestLevel()
-	if minP := 2 / float64(m+1); minP > lvl {
+	if minP := 2 / float64(m+1); minP > lvl && !r.Reject() {
 		least, level := pvalue.Format(minP, lvl)
 		return fmt.Sprintf("inconclusive: with %d simulations the smallest per-value p-value is %s, above the per-test level %s (Bonferroni over %d values and 2 joint tests); simulate at least %d",
-			m, least, level, len(r.PValues), int(math.Ceil(2/lvl)))
+			m, least, level, r.tested(), int(math.Ceil(2/lvl)))
 	}
 	values, mahal, mmd, level := r.shownP()
 	flagged := r.Flagged()
@@ -368,17 +540,52 @@ func (r *PredictiveResult) Verdict() string {
 	}
 	var parts []string
 	for _, d := range flagged {
-		side := "above"
-		if r.Quantile[d] < 0.5 {
-			side = "below"
-		}
-		parts = append(parts, fmt.Sprintf("%s (%s the simulations: quantile %.3f, p = %s)", r.Names[d], side, r.Quantile[d], values[d]))
+		parts = append(parts, r.flaggedPart(d, values[d]))
 	}
 	if r.JointFlagged() {
 		parts = append(parts, fmt.Sprintf("jointly (Mahalanobis p = %s, MMD p = %s)", mahal, mmd))
 	}
 	return fmt.Sprintf("atypical of the %s simulations at family-wise level %.2g (per-test level %s): %s; the model with these parameters does not reproduce the observation there",
 		r.Label, r.Alpha, level, strings.Join(parts, ", "))
+}
+
+// flaggedPart says how the flagged data value d departs from the simulations, p being its
+// p-value as written.
+func (r *PredictiveResult) flaggedPart(d int, p string) string {
+	m, _ := r.Sims.Dims()
+	o := r.Observation[d]
+	switch c, constant := r.simsConstant(d); {
+	case math.IsNaN(o):
+		return fmt.Sprintf("%s (NaN, padding, where %d of %d simulations hold a value: p = %s)", r.Names[d], r.present(d), m, p)
+	case constant && math.IsNaN(c):
+		return fmt.Sprintf("%s (%.4g where every simulation is NaN, padding: p = %s, the smallest with %d simulations)", r.Names[d], o, p, m)
+	case constant:
+		return fmt.Sprintf("%s (%.4g where every simulation gives %.4g: p = %s, the smallest with %d simulations)", r.Names[d], o, c, p, m)
+	}
+	side := "above"
+	if r.Quantile[d] < 0.5 {
+		side = "below"
+	}
+	return fmt.Sprintf("%s (%s the simulations: quantile %.3f, p = %s)", r.Names[d], side, r.Quantile[d], p)
+}
+
+// simsConstant returns the value of data value d when it is the same in every simulation (NaN
+// equal to NaN).
+func (r *PredictiveResult) simsConstant(d int) (float64, bool) {
+	c := r.Sims.At(0, d)
+	return c, constantEqual(r.Sims, d, c)
+}
+
+// present counts the simulations that hold a value (not NaN) in data value d.
+func (r *PredictiveResult) present(d int) int {
+	m, _ := r.Sims.Dims()
+	k := 0
+	for i := range m {
+		if !math.IsNaN(r.Sims.At(i, d)) {
+			k++
+		}
+	}
+	return k
 }
 
 // argMin is the index of the smallest of v (NaN never), or -1 when there is none.
@@ -399,7 +606,12 @@ func (r *PredictiveResult) String() string {
 	m, _ := r.Sims.Dims()
 	fmt.Fprintf(&b, "%s check (%d simulations): %s\n", r.Label, m, r.Verdict())
 	values, _, _, _ := r.shownP()
+	constant := r.constantSet()
 	for d := range r.PValues {
+		if constant[d] {
+			fmt.Fprintf(&b, "  %-6s x_o %10.4g  equal in every simulation, not tested\n", r.Names[d], r.Observation[d])
+			continue
+		}
 		fmt.Fprintf(&b, "  %-6s x_o %10.4g  quantile %.3f  p %s\n", r.Names[d], r.Observation[d], r.Quantile[d], values[d])
 	}
 	if r.Dropped > 0 {
@@ -408,7 +620,7 @@ func (r *PredictiveResult) String() string {
 	return b.String()
 }
 
-// MIMEBundle shows the result as an HTML table (flagged values, p ≤ Alpha/(D+2), in bold
+// MIMEBundle shows the result as an HTML table (flagged values, p ≤ Alpha/(T+2), in bold
 // vermillion) and text; viz.PredictiveCheck draws the simulations' histograms with the
 // observation.
 func (r *PredictiveResult) MIMEBundle() map[string]any {
@@ -421,7 +633,12 @@ func (r *PredictiveResult) MIMEBundle() map[string]any {
 	for _, d := range r.Flagged() {
 		flag[d] = true
 	}
+	constant := r.constantSet()
 	for d := range r.PValues {
+		if constant[d] {
+			fmt.Fprintf(&b, "<tr><th>%s</th><td>%.4g</td><td colspan=2>equal in every simulation, not tested</td></tr>", html.EscapeString(r.Names[d]), r.Observation[d])
+			continue
+		}
 		style := ""
 		if flag[d] {
 			style = ` style="color:#D55E00;font-weight:bold"`
@@ -430,6 +647,15 @@ func (r *PredictiveResult) MIMEBundle() map[string]any {
 	}
 	fmt.Fprintf(&b, "<tr><th>joint</th><td colspan=3>Mahalanobis %.3g (p %s), MMD² %.3g (p %s)</td></tr></table></div>", r.Mahalanobis, mahal, r.MMD, mmd)
 	return map[string]any{"text/html": b.String(), "text/plain": r.String()}
+}
+
+// constantSet marks the Constant data values.
+func (r *PredictiveResult) constantSet() map[int]bool {
+	set := make(map[int]bool, len(r.Constant))
+	for _, d := range r.Constant {
+		set[d] = true
+	}
+	return set
 }
 
 func capitalize(s string) string {

@@ -137,7 +137,7 @@ func TestPredictiveResult(t *testing.T) {
 		want string
 	}{
 		{"width", x, []float64{1}, PredictiveConfig{}, "1 values"},
-		{"NaN", x, []float64{math.NaN(), 1}, PredictiveConfig{}, "NaN"},
+		{"Inf", x, []float64{math.Inf(1), 1}, PredictiveConfig{}, "+Inf"},
 		{"few", mat.NewDense(10, 2, nil), []float64{0, 0}, PredictiveConfig{}, "at least 20"},
 		{"names", x, []float64{0, 0}, PredictiveConfig{Names: []string{"a"}}, "1 names for 2"},
 	} {
@@ -164,36 +164,38 @@ func singularSims(constant bool) *mat.Dense {
 	return x
 }
 
-// TestPredictiveSingularCovariance: when the simulations' covariance is singular (a constant
-// data value, or one value a multiple of another) the Mahalanobis distance is undefined and
-// must be NaN, as documented. Before the fix rounding left a covariance with entries of order
-// 1e-34 that Cholesky accepted, and the distances were noise: an observation equal to every
-// simulation in the constant value and typical in the other (0.1 SD) was called atypical
-// "jointly (Mahalanobis p = 0.005)". With the test not computed nothing rejects it.
+// TestPredictiveSingularCovariance: when the simulations' covariance is singular (one value a
+// multiple of another) the Mahalanobis distance is undefined and must be NaN, as documented.
+// Before the fix rounding left a covariance with entries of order 1e-34 that Cholesky
+// accepted, and the distances were noise: an observation equal to every simulation in a
+// constant value and typical in the other (0.1 SD) was called atypical "jointly (Mahalanobis
+// p = 0.005)". A constant value equal to the observation is now left out of the joint tests
+// (Constant), so there the distance is that of the other value, and nothing rejects either.
 func TestPredictiveSingularCovariance(t *testing.T) {
 	for _, c := range []struct {
 		name     string
 		constant bool
 		xo       []float64
-	}{{"constant value", true, []float64{0.1, 1}}, {"collinear values", false, []float64{0.1, 0.2}}} {
+		nan      bool // Mahalanobis not computed
+	}{{"constant value", true, []float64{0.1, 1}, false}, {"collinear values", false, []float64{0.1, 0.2}, true}} {
 		res, err := PredictiveFromSimulations(singularSims(c.constant), c.xo, PredictiveConfig{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !math.IsNaN(res.MahalanobisP) || res.Reject() {
-			t.Errorf("%s: Mahalanobis %v (p %v), MMD p %v, reject %v: want NaN and no rejection; verdict %q",
-				c.name, res.Mahalanobis, res.MahalanobisP, res.MMDP, res.Reject(), res.Verdict())
+		if math.IsNaN(res.MahalanobisP) != c.nan || res.Reject() {
+			t.Errorf("%s: Mahalanobis %v (p %v), MMD p %v, reject %v: want NaN %v and no rejection; verdict %q",
+				c.name, res.Mahalanobis, res.MahalanobisP, res.MMDP, res.Reject(), c.nan, res.Verdict())
 		}
 	}
 }
 
-// TestPredictiveVerdictNamesTheJointTestsThatRan: a data value that is constant in every
-// simulation (and in the observation) makes the first half's covariance singular, so the
-// Mahalanobis test is not computed (NaN). Before the fix the verdict still said "every value
+// TestPredictiveVerdictNamesTheJointTestsThatRan: a data value that is a multiple of another
+// in every simulation makes the first half's covariance singular, so the Mahalanobis test is
+// not computed (NaN). Before the fix the verdict still said "every value
 // and both joint tests" were consistent; it names only the MMD test and says why Mahalanobis
 // is missing. The decision itself (Reject) rests on the tests that ran and is unchanged.
 func TestPredictiveVerdictNamesTheJointTestsThatRan(t *testing.T) {
-	res, err := PredictiveFromSimulations(singularSims(true), []float64{0.1, 1}, PredictiveConfig{})
+	res, err := PredictiveFromSimulations(singularSims(false), []float64{0.1, 0.2}, PredictiveConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
