@@ -67,7 +67,7 @@ func (p *Plot) Draw(c draw.Canvas) {
 	st.XAlign = draw.XCenter
 	st.YAlign = draw.YTop
 	title := wrapTitle(st, p.Title, c.Max.X-c.Min.X-2*titleMargin)
-	line := st.Height(p.Title)
+	line := st.Height("M") // one line: the space above and below a title does not grow with its lines
 	h := st.Height(title) + 0.4*line
 	c.FillText(st, vg.Point{X: (c.Min.X + c.Max.X) / 2, Y: c.Max.Y - 0.21*line}, title)
 	inner := c

@@ -2,6 +2,7 @@ package viz
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -85,5 +86,40 @@ func TestTitleFitsTheFigure(t *testing.T) {
 				t.Errorf("title drawn on %d lines, want %v", lines, map[bool]string{true: "1", false: "more than 1"}[c.lines == 1])
 			}
 		})
+	}
+}
+
+// TestTitleSpacingIsPerLine: the space above a title was measured on the whole title, so that
+// a title of two lines (one holding "\n", or wrapped) was anchored lower under the top edge
+// than a title of one line; the space is one line's worth, whatever the title's lines.
+func TestTitleSpacingIsPerLine(t *testing.T) {
+	st := textStyle(12)
+	st.XAlign = draw.XCenter
+	st.YAlign = draw.YTop
+	// firstLine returns the height of the first line's baseline under the top of a canvas of
+	// height h: drawn by Plot.Draw as the title, or with FillText anchored at the top edge.
+	firstLine := func(title string, asTitle bool) vg.Length {
+		p := Coverage()
+		p.Title = title
+		var rec recorder.Canvas
+		c := draw.NewCanvas(&rec, p.Width, p.Height)
+		if asTitle {
+			p.Draw(c)
+		} else {
+			c.FillText(st, vg.Point{X: p.Width / 2, Y: p.Height}, title)
+		}
+		for _, a := range rec.Actions {
+			if fs, ok := a.(*recorder.FillString); ok && fs.Size == 12 && strings.HasPrefix(fs.String, "first") {
+				return p.Height - fs.Point.Y
+			}
+		}
+		t.Fatalf("title %q not drawn", title)
+		return 0
+	}
+	// how far under the top edge Plot.Draw anchors the title
+	anchor := func(title string) vg.Length { return firstLine(title, true) - firstLine(title, false) }
+	one, two := anchor("first"), anchor("first\nsecond")
+	if math.Abs(float64(one-two)) > 1e-9 {
+		t.Errorf("a two-line title is anchored %.2f pt under the top edge, a one-line title %.2f pt", two, one)
 	}
 }

@@ -482,9 +482,9 @@ func (r *PredictiveResult) shownP() (values []string, mahal, mmd, level string) 
 	return shown[:d], shown[d], shown[d+1], level
 }
 
-// ShownPValues returns the per-value p-values as Verdict, String and the plots write them: with
-// the digits that keep each, and each joint test's p-value, on its side of the per-test level
-// Alpha/(T+2) that Flagged compares them with; a Constant value's is "NaN".
+// ShownPValues returns the per-value p-values as Verdict, String and the plots write them:
+// formatted together with the joint tests' p-values, with the digits that keep each on its side
+// of the per-test level Alpha/(T+2) that Flagged compares them with; a Constant value's is "NaN".
 func (r *PredictiveResult) ShownPValues() []string {
 	values, _, _, _ := r.shownP()
 	return values
