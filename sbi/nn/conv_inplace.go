@@ -83,6 +83,7 @@ func (g *convGeom) flip(w []float64, cout int, wf []float64) {
 type convScratch struct {
 	xpad, yv, dyv, dypad, dxv, wt []float64
 	zero                          []float64 // the bias row of a convolution without one (conv_taps.go)
+	gw                            []float64 // the partial sums of kernels.ConvGradW (conv_taps.go)
 	off                           []int     // the offsets of a window's taps (conv_taps.go)
 }
 
@@ -253,6 +254,13 @@ func (p *convPass) weightGradImage(s *convScratch, g *convGeom, src, dy, wpart [
 			copy(dyv[oy*wp*cout:], dy[oy*g.ow*cout:(oy+1)*g.ow*cout])
 			clear(dyv[(oy*wp+g.ow)*cout : min(m, (oy+1)*wp)*cout])
 		}
+	}
+	if p.g.convTaps() { // a series of few taps: the product's sums without it
+		s.off = g.tapOffsets(s.off, wp)
+		s.gw = sized(s.gw, (cout+15)/16*g.taps()*16)
+		clear(s.gw)
+		p.flushTaps(s, wpart, p.gradTaps(s, 1, m, src, 0, c, dyv, wpart, kernels.KC))
+		return
 	}
 	if p.wgT { // wpart holds kh blocks of cout×span
 		for ky := 0; ky < g.kh; ky++ {
