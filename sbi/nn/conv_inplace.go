@@ -246,6 +246,10 @@ func (p *convPass) weightGradImage(s *convScratch, g *convGeom, src, dy, wpart [
 		p.weightGradRows(g, src, dy, wpart)
 		return
 	}
+	if p.g.convTaps() { // series of few taps: the product's sums without it
+		p.weightGradSeries(s, g, src, dy, wpart)
+		return
+	}
 	dyv := dy
 	if !direct { // dY in virtual rows, zero in the rows that wrap
 		s.dyv = sized(s.dyv, m*cout)
@@ -254,13 +258,6 @@ func (p *convPass) weightGradImage(s *convScratch, g *convGeom, src, dy, wpart [
 			copy(dyv[oy*wp*cout:], dy[oy*g.ow*cout:(oy+1)*g.ow*cout])
 			clear(dyv[(oy*wp+g.ow)*cout : min(m, (oy+1)*wp)*cout])
 		}
-	}
-	if p.g.convTaps() { // a series of few taps: the product's sums without it
-		s.off = g.tapOffsets(s.off, wp)
-		s.gw = sized(s.gw, (cout+15)/16*g.taps()*16)
-		clear(s.gw)
-		p.flushTaps(s, wpart, p.gradTaps(s, 1, m, src, 0, c, dyv, wpart, kernels.KC))
-		return
 	}
 	if p.wgT { // wpart holds kh blocks of cout×span
 		for ky := 0; ky < g.kh; ky++ {

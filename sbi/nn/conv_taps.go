@@ -156,18 +156,41 @@ func (p *convPass) weightGradTaps(b int) {
 	left := kernels.KC
 	for i := b * g.block(); i < min(p.n, (b+1)*g.block()); i++ {
 		x := g.paddedInput(s, p.x[i*in:(i+1)*in])
-		left = p.gradTaps(s, g.oh, g.ow, x, g.sh*wp*g.c, g.sw*g.c, p.dy[i*per:(i+1)*per], wpart, left)
+		left = p.gradTaps(s, g.oh, g.ow, x, g.sh*wp*g.c, g.sw*g.c, p.dy[i*per:(i+1)*per], cout, wpart, left)
 	}
 	p.flushTaps(s, wpart, left)
 }
 
-// gradTaps adds the products of rows×cols outputs to the partial sums s.gw, 16 output
-// channels at a time (kernels.ConvGradW), and returns what the depth block in progress has
-// left.
-func (p *convPass) gradTaps(s *convScratch, rows, cols int, x []float64, ra, sa int, dy, wpart []float64, left int) int {
+// weightGradSeries adds the weight gradient of the series stacked as the rows of the image
+// g, read from its padded input src, to wpart on kernels.ConvGradW: over the virtual rows of
+// the in-place product, each series' outputs followed by the rows that wrap into the next
+// series, whose dY is 0 (a row of zeros read again), so that no dY in virtual rows is copied.
+func (p *convPass) weightGradSeries(s *convScratch, g *convGeom, src, dy, wpart []float64) {
+	_, wp := g.padded()
+	c, cout := g.c, p.cout
+	s.off = g.tapOffsets(s.off, wp)
+	s.gw = sized(s.gw, (cout+15)/16*g.taps()*16)
+	clear(s.gw)
+	s.zero = sized(s.zero, cout)
+	clear(s.zero)
+	left := kernels.KC
+	for oy := 0; oy < g.oh; oy++ {
+		x := src[oy*wp*c:]
+		left = p.gradTaps(s, 1, g.ow, x, 0, c, dy[oy*g.ow*cout:], cout, wpart, left)
+		if oy < g.oh-1 && wp > g.ow {
+			left = p.gradTaps(s, 1, wp-g.ow, x[g.ow*c:], 0, c, s.zero, 0, wpart, left)
+		}
+	}
+	p.flushTaps(s, wpart, left)
+}
+
+// gradTaps adds the products of rows×cols outputs, their rows of dY lddy apart, to the partial
+// sums s.gw, 16 output channels at a time (kernels.ConvGradW), and returns what the depth
+// block in progress has left.
+func (p *convPass) gradTaps(s *convScratch, rows, cols int, x []float64, ra, sa int, dy []float64, lddy int, wpart []float64, left int) int {
 	taps, cout, next := p.g.taps(), p.cout, left
 	for j0 := 0; j0 < cout; j0 += 16 {
-		next = kernels.ConvGradW(rows, cols, taps, min(16, cout-j0), x, ra, sa, s.off, dy[j0:], cout,
+		next = kernels.ConvGradW(rows, cols, taps, min(16, cout-j0), x, ra, sa, s.off, dy[j0:], lddy,
 			s.gw[j0/16*taps*16:], wpart[j0:], cout, left)
 	}
 	return next
