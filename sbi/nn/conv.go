@@ -28,7 +28,8 @@ import (
 // rows of the padded input, which the own product kernels read in place (conv_inplace.go).
 // The forward pass of convolutions of at most a dozen taps (first layers of a few channels)
 // needs neither: a kernel reads the windows from the padded input with the weights in
-// registers (conv_taps.go).
+// registers (conv_taps.go), and so does their weight gradient, with the gradient's partial
+// sums in registers.
 
 // Conv1DConfig is the shape of a 1-D convolution or pooling over series stored channels-last:
 // a row of the input holds Length positions of Channels values each. Zero values of Stride
@@ -261,8 +262,9 @@ func (g *convGeom) blocks(n int) int { return (n + g.block() - 1) / g.block() }
 // block copies its patches (im2col) into a buffer of its own and multiplies them by the
 // weights: y = col·W + b. Backward, it copies its patches again (copies cost less than
 // keeping the patch matrix of the whole batch on the tape), computes its partial weight
-// gradient colᵀ·dY into its slot of wpart (when the weights need one) and, when the input
-// needs a gradient, dcol = dY·Wᵀ, added back to the input positions it came from (col2im).
+// gradient colᵀ·dY into its slot of wpart (when the weights need one; a convolution of few
+// taps computes the same sums from the input, conv_taps.go) and, when the input needs a
+// gradient, dcol = dY·Wᵀ, added back to the input positions it came from (col2im).
 // Memory beyond the input and output is two blocks' patches per worker. Every value is
 // computed by one block in a fixed order, so the results do not depend on the number of
 // goroutines.
@@ -286,7 +288,7 @@ var (
 func (p *convPass) run() {
 	j := convPasses.Get()
 	*j = *p
-	j.wgT = p.back && p.wpart != nil && p.g.weightGradTransposed(p.cout) // once for the pass
+	j.wgT = p.back && p.wpart != nil && !p.g.convTaps() && p.g.weightGradTransposed(p.cout) // once for the pass
 	par.Range(p.g.blocks(p.n), p.grain(), j)
 	*j = convPass{}
 	convPasses.Put(j)
@@ -337,12 +339,14 @@ func (p *convPass) Do(lo, hi int) {
 	for b := lo; b < hi; b++ {
 		e0, e1 := b*g.block(), min(p.n, (b+1)*g.block())
 		r0, rows := e0*per, (e1-e0)*per
+		// backward, a convolution of few taps takes its weight gradient without patches
+		direct := p.back && p.wpart != nil && g.convTaps()
 		var col []float64
 		if g.identity() { // the input is its own patch matrix
 			col = p.x[r0*taps : (r0+rows)*taps]
 		} else {
 			col = (*colBuf)[:rows*taps]
-			if !p.back || p.wpart != nil {
+			if !p.back || p.wpart != nil && !direct {
 				(&convJob{g: *g, x: p.x, col: col, first: e0}).Do(e0, e1)
 			}
 		}
@@ -356,7 +360,10 @@ func (p *convPass) Do(lo, hi int) {
 			continue
 		}
 		dy := p.dy[r0*cout : (r0+rows)*cout]
-		if p.wpart != nil { // this block's colᵀ·dY
+		switch {
+		case direct:
+			p.weightGradTaps(b)
+		case p.wpart != nil: // this block's colᵀ·dY
 			gemm(true, false, taps, cout, rows, 1, col, taps, dy, cout, 0, p.wpart[b*taps*cout:(b+1)*taps*cout], cout)
 		}
 		if p.xg == nil {

@@ -83,6 +83,7 @@ func (g *convGeom) flip(w []float64, cout int, wf []float64) {
 type convScratch struct {
 	xpad, yv, dyv, dypad, dxv, wt []float64
 	zero                          []float64 // the bias row of a convolution without one (conv_taps.go)
+	gw                            []float64 // the partial sums of kernels.ConvGradW (conv_taps.go)
 	off                           []int     // the offsets of a window's taps (conv_taps.go)
 }
 
@@ -243,6 +244,10 @@ func (p *convPass) weightGradImage(s *convScratch, g *convGeom, src, dy, wpart [
 	m, direct := g.virtual()
 	if !direct && !g.wrapFinite(src) {
 		p.weightGradRows(g, src, dy, wpart)
+		return
+	}
+	if p.g.convTaps() { // series of few taps: the product's sums without it
+		p.weightGradSeries(s, g, src, dy, wpart)
 		return
 	}
 	dyv := dy

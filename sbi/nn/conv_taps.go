@@ -20,6 +20,16 @@ import (
 // for tap l = (ky·kw + kx)·C + c, the sum a fused multiply-add chain over l started at 0,
 // then added to the bias (0 without one): the sums of the product's micro-tile, so that the
 // output has the bits of the path it replaces (see fixTileRows for the one exception).
+//
+// The weight gradient of such a convolution runs on kernels.ConvGradW, which reads the same
+// windows and keeps the taps×16 sums in registers:
+//
+//	dW[l, o] = Σ_blocks Σ_{rows r of the block} P[r, l]·dY[r, o],
+//
+// the rows r of a block of examples in the order of the patch matrix (or of the virtual rows
+// of a series, conv_inplace.go), each depth block of kernels.KC rows a fused multiply-add
+// chain started at 0 and added to the sum of the previous ones: the sums of the product
+// colᵀ·dY it replaces, whose depth blocks run across examples.
 
 // noConvTaps makes the forward pass take the product path even where convTaps holds; tests
 // set it to compare the two.
@@ -125,5 +135,74 @@ func (p *convPass) fixTileRows(e0, e1 int) {
 				*y = 0
 			}
 		}
+	}
+}
+
+// weightGradTaps sets block b's slot of wpart to its weight gradient, colᵀ·dY, on
+// kernels.ConvGradW: the windows read from each example's padded input, the partial sums of
+// the product's depth blocks carried from one example to the next, so that the gradient has
+// the bits of the product over the block's patch matrix without copying it.
+func (p *convPass) weightGradTaps(b int) {
+	g := &p.g
+	s := convScratches.Get()
+	defer convScratches.Put(s)
+	taps, cout, in, per := g.taps(), p.cout, g.in(), g.out()*p.cout
+	wpart := p.wpart[b*taps*cout : (b+1)*taps*cout]
+	clear(wpart)
+	_, wp := g.padded()
+	s.off = g.tapOffsets(s.off, wp)
+	s.gw = sized(s.gw, (cout+15)/16*taps*16)
+	clear(s.gw)
+	left := kernels.KC
+	for i := b * g.block(); i < min(p.n, (b+1)*g.block()); i++ {
+		x := g.paddedInput(s, p.x[i*in:(i+1)*in])
+		left = p.gradTaps(s, g.oh, g.ow, x, g.sh*wp*g.c, g.sw*g.c, p.dy[i*per:(i+1)*per], cout, wpart, left)
+	}
+	p.flushTaps(s, wpart, left)
+}
+
+// weightGradSeries adds the weight gradient of the series stacked as the rows of the image
+// g, read from its padded input src, to wpart on kernels.ConvGradW: over the virtual rows of
+// the in-place product, each series' outputs followed by the rows that wrap into the next
+// series, whose dY is 0 (a row of zeros read again), so that no dY in virtual rows is copied.
+func (p *convPass) weightGradSeries(s *convScratch, g *convGeom, src, dy, wpart []float64) {
+	_, wp := g.padded()
+	c, cout := g.c, p.cout
+	s.off = g.tapOffsets(s.off, wp)
+	s.gw = sized(s.gw, (cout+15)/16*g.taps()*16)
+	clear(s.gw)
+	s.zero = sized(s.zero, cout)
+	clear(s.zero)
+	left := kernels.KC
+	for oy := 0; oy < g.oh; oy++ {
+		x := src[oy*wp*c:]
+		left = p.gradTaps(s, 1, g.ow, x, 0, c, dy[oy*g.ow*cout:], cout, wpart, left)
+		if oy < g.oh-1 && wp > g.ow {
+			left = p.gradTaps(s, 1, wp-g.ow, x[g.ow*c:], 0, c, s.zero, 0, wpart, left)
+		}
+	}
+	p.flushTaps(s, wpart, left)
+}
+
+// gradTaps adds the products of rows×cols outputs, their rows of dY lddy apart, to the partial
+// sums s.gw, 16 output channels at a time (kernels.ConvGradW), and returns what the depth
+// block in progress has left.
+func (p *convPass) gradTaps(s *convScratch, rows, cols int, x []float64, ra, sa int, dy []float64, lddy int, wpart []float64, left int) int {
+	taps, cout, next := p.g.taps(), p.cout, left
+	for j0 := 0; j0 < cout; j0 += 16 {
+		next = kernels.ConvGradW(rows, cols, taps, min(16, cout-j0), x, ra, sa, s.off, dy[j0:], lddy,
+			s.gw[j0/16*taps*16:], wpart[j0:], cout, left)
+	}
+	return next
+}
+
+// flushTaps adds the partial sums of the last depth block, if it has any, to wpart.
+func (p *convPass) flushTaps(s *convScratch, wpart []float64, left int) {
+	if left == kernels.KC {
+		return
+	}
+	taps, cout := p.g.taps(), p.cout
+	for j0 := 0; j0 < cout; j0 += 16 {
+		kernels.ConvGradWFlush(taps, min(16, cout-j0), s.gw[j0/16*taps*16:], wpart[j0:], cout)
 	}
 }

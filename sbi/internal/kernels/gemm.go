@@ -5,6 +5,11 @@ import "math"
 // MR is the number of rows of a matrix-product micro-tile.
 const MR = 6
 
+// KC is the depth of one block of the packed matrix product: a micro-tile sums at most KC
+// products before it adds its sum to C, so that a product of depth k adds ⌈k/KC⌉ partial
+// sums to C, in order (ConvGradW repeats them).
+const KC = 256
+
 // TileGo is the reference loop of the matrix-product micro-kernels kernel6x8 (AVX2, nr = 8,
 // all columns, no floor) and kernel6x16 (AVX-512, nr = 16) that Gemm runs: for r < 6 and the
 // columns j < nr whose bit is set in cols,

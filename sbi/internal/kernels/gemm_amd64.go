@@ -46,9 +46,9 @@ func kernel(k int, a *float64, rs, cs int, b *float64, ldb int, c *float64, ldc 
 }
 
 const (
-	gemmMR    = MR  // rows of a micro-tile
-	gemmMaxNR = 16  // the widest micro-tile
-	gemmKC    = 256 // depth of one packed block
+	gemmMR    = MR // rows of a micro-tile
+	gemmMaxNR = 16 // the widest micro-tile
+	gemmKC    = KC // depth of one packed block
 )
 
 type gemmBuf struct {
