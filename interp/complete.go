@@ -216,11 +216,11 @@ func (s *Session) Inspect(code string, cursor int) (string, bool) {
 		return s.describe(d), true
 	}
 	if path, ok := s.imports[name]; ok {
-		return fmt.Sprintf("package %s // import %q", name, path), true
+		return packageDoc(name, path, ""), true
 	}
 	indexPackages()
 	if path, ok := pkgIndex.byName[name]; ok {
-		return fmt.Sprintf("package %s // import %q (imported automatically when used)", name, path), true
+		return packageDoc(name, path, " (imported automatically when used)"), true
 	}
 	if doc, ok := builtinDocs[name]; ok {
 		return doc, true

@@ -2,6 +2,7 @@ package interp
 
 import (
 	"fmt"
+	"go/token"
 	"reflect"
 	"sort"
 	"strings"
@@ -218,6 +219,78 @@ func (s *Session) sessionMethods(typ string) string {
 	fmt.Fprintf(&b, "\nMethods of %s:\n", typ)
 	for _, m := range ms {
 		fmt.Fprintf(&b, "  %s\n", m.signature)
+	}
+	return b.String()
+}
+
+// packageDoc documents the package at path, imported as name, the way go doc introduces a
+// package: its import line (with note after it), the opening of its package doc
+// (stdlib.PackageDocs bounds it), its exported names by kind, and where the rest is.
+func packageDoc(name, path, note string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "package %s // import %q%s", name, path, note)
+	if d := stdlib.PackageDocs[path]; d != "" {
+		b.WriteString("\n\n" + d)
+	}
+	kinds := exportedByKind(path)
+	if len(kinds) == 0 {
+		return b.String()
+	}
+	b.WriteString("\n")
+	for _, k := range []string{"Types", "Functions", "Constants", "Variables"} {
+		if len(kinds[k]) > 0 {
+			b.WriteString("\n" + wrapNames(k+":", kinds[k], 90))
+		}
+	}
+	fmt.Fprintf(&b, "\n\n?%s.NAME shows the documentation of one name;\ngo doc %s shows the whole package's.", name, path)
+	return b.String()
+}
+
+// exportedByKind sorts the names of the symbol table of package path into Types, Functions,
+// Constants and Variables, each list sorted. The tables hold a type T as a nil *T, a variable
+// as an addressable value, a function as a func value and a constant as its value.
+func exportedByKind(path string) map[string][]string {
+	res := map[string][]string{}
+	for n, v := range packageSymbols(path) {
+		var k string
+		switch {
+		case !token.IsExported(n):
+			continue // yaegi's wrappers of interfaces, _T
+		case v.CanAddr():
+			k = "Variables"
+		case v.Kind() == reflect.Pointer && v.IsNil():
+			k = "Types"
+		case v.Kind() == reflect.Func:
+			k = "Functions"
+		default:
+			k = "Constants"
+		}
+		res[k] = append(res[k], n)
+	}
+	for _, names := range res {
+		sort.Strings(names)
+	}
+	return res
+}
+
+// wrapNames formats label and the comma-separated names in lines of at most width columns
+// (a longer name has a line of its own), the lines after the first indented under the first
+// name.
+func wrapNames(label string, names []string, width int) string {
+	const indent = 11 // the width of "Functions: "
+	var b strings.Builder
+	b.WriteString(fmt.Sprintf("%-*s", indent-1, label))
+	col := indent - 1
+	for i, n := range names {
+		if i < len(names)-1 {
+			n += ","
+		}
+		if col > indent-1 && col+1+len(n) > width {
+			b.WriteString("\n" + strings.Repeat(" ", indent-1))
+			col = indent - 1
+		}
+		b.WriteString(" " + n)
+		col += 1 + len(n)
 	}
 	return b.String()
 }

@@ -239,16 +239,16 @@ func (s *Session) runSegments(ctx context.Context, segs []segment, count int) Re
 // magicHelp documents every magic; %help prints it.
 const magicHelp = `gosbi notebook magics (a line starting with % or ! in a cell):
 
-  %help                 this text
+  %help                 this text; %help NAME is ?NAME
   %time STATEMENTS      run Go statements and print how long they took
   %%time                (first line of a cell) run the cell and print how long it took
   %reset                forget all variables, declarations and imports (a fresh interpreter)
   %who                  list the variables, constants, functions, types and imports of the
                         session, with the packages imported automatically
-  ?NAME or NAME?        show the documentation of NAME in the pager: a package's function,
-                        type (with its methods) or method (?diag.C2ST, ?sbi.NRE,
-                        ?mat.Dense.Mul, or ?Dense.Mul when one package has a type Dense)
-                        or your own declaration
+  ?NAME or NAME?        show the documentation of NAME in the pager: a package (its doc's
+                        opening and its names: ?npy), a package's function, type (with its
+                        methods) or method (?diag.C2ST, ?sbi.NRE, ?mat.Dense.Mul, or
+                        ?Dense.Mul when one package has a type Dense) or your own declaration
   %env                  list environment variables; %env NAME shows one;
                         %env NAME=VALUE (or %env NAME VALUE) sets one
   !COMMAND              run a shell command; its output is streamed into the cell. A line
@@ -277,6 +277,9 @@ func (s *Session) runMagic(ctx context.Context, sg segment, count int) Result {
 	out := s.opts.Stdout
 	switch name {
 	case "%help", "%?":
+		if arg != "" {
+			return s.helpName(arg, count)
+		}
 		// shown in the front-end's pager, like IPython's help
 		return Result{Page: map[string]any{display.MIMEText: magicHelp}}
 	case "%time":
@@ -333,6 +336,16 @@ func helpRequest(code string) (string, bool) {
 		}
 	}
 	return name, true
+}
+
+// helpName answers "%help NAME" as "?NAME".
+func (s *Session) helpName(arg string, count int) Result {
+	name, ok := helpRequest("?" + arg)
+	if !ok {
+		msg := fmt.Sprintf("cell [%d]: %%help %s: want one name, such as npy, sbi.NPE or mat.Dense.Mul (%%help alone lists the magics)", count, arg)
+		return Result{Err: &Error{Name: "error", Value: msg, Traceback: []string{msg}}}
+	}
+	return s.helpPage(name, count)
 }
 
 // helpPage answers "?name" with the documentation of name in the pager.

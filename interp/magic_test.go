@@ -212,3 +212,42 @@ func TestBangGoOrShell(t *testing.T) {
 		})
 	}
 }
+
+// TestPackageHelpPage: ?PKG and %help PKG show what go doc shows a newcomer, the opening of
+// the package doc and its exported names by kind, for gosbi's packages and the standard
+// library's, imported or not.
+func TestPackageHelpPage(t *testing.T) {
+	ts := newTestSession(t)
+	ts.mustRun(t, `import "github.com/gosbi/gosbi/sbi/simstore"`)
+	cases := []struct {
+		code string
+		want []string
+	}{
+		{"?npy", []string{`package npy // import "github.com/gosbi/gosbi/sbi/npy"`,
+			"Package npy reads and writes NumPy's .npy and .npz files",
+			"Types:", "NPZ", "Functions:", "ReadFile", "OpenNPZ", "Constants:", "MaxHeader", "Variables:", "ErrFormat",
+			"go doc github.com/gosbi/gosbi/sbi/npy"}},
+		{"%help npy", []string{"Package npy reads and writes", "OpenNPZ"}},
+		{"?simstore", []string{"Package simstore keeps simulations on disk", "Open", "Store"}},
+		{"?study", []string{"Package study runs sweeps", "Spec"}},
+		{"?sbi", []string{"Package sbi is gosbi's library", "NewNPE", "TrainConfig"}},
+		{"?viz", []string{"Package viz draws the figures"}},
+		{"?strings", []string{`package strings // import "strings"`, "Package strings implements", "Split", "Builder"}},
+	}
+	for _, c := range cases {
+		res := ts.run(c.code)
+		if res.Err != nil {
+			t.Errorf("%s: %s", c.code, res.Err.Value)
+			continue
+		}
+		page, _ := res.Page["text/plain"].(string)
+		for _, w := range c.want {
+			if !strings.Contains(page, w) {
+				t.Errorf("%s: page %q lacks %q", c.code, page, w)
+			}
+		}
+	}
+	if res := ts.run("%help two names"); res.Err == nil || !strings.Contains(res.Err.Value, "want one name") {
+		t.Errorf("%%help two names: %+v, want an error asking for one name", res.Err)
+	}
+}

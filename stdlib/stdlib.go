@@ -12,3 +12,8 @@ var Symbols = map[string]map[string]reflect.Value{}
 // types, variables and constants, "Type.Method" for methods. Each entry is the declaration's
 // signature, a blank line, and its doc comment.
 var Docs = map[string]map[string]string{}
+
+// PackageDocs maps an import path to the opening of its package doc comment: its first
+// paragraphs, at most 20 lines and 1500 bytes, ending in " …" when the doc goes on (go doc
+// shows all of it). A package without a doc comment has no entry.
+var PackageDocs = map[string]string{}

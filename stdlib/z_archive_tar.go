@@ -79,6 +79,7 @@ func (W _archive_tar_FileInfoNames) Sys() any               { return W.WSys() }
 func (W _archive_tar_FileInfoNames) Uname() (string, error) { return W.WUname() }
 
 func init() {
+	PackageDocs["archive/tar"] = "Package tar implements access to tar archives.\n\nTape archives (tar) are a file format for storing a sequence of files that\ncan be read and written in a streaming manner.\nThis package aims to cover most variations of the format,\nincluding those produced by GNU and BSD tar tools."
 	Docs["archive/tar"] = map[string]string{
 		"ErrFieldTooLong":    "var (\n\tErrHeader          = errors.New(\"archive/tar: invalid tar header\")\n\tErrWriteTooLong    = errors.New(\"archive/tar: write too long\")\n\tErrFieldTooLong    = errors.New(\"archive/tar: header field too long\")\n\tErrWriteAfterClose = errors.New(\"archive/tar: write after close\")\n\tErrInsecurePath    = errors.New(\"archive/tar: insecure file path\")\n)\n\n",
 		"ErrHeader":          "var (\n\tErrHeader          = errors.New(\"archive/tar: invalid tar header\")\n\tErrWriteTooLong    = errors.New(\"archive/tar: write too long\")\n\tErrFieldTooLong    = errors.New(\"archive/tar: header field too long\")\n\tErrWriteAfterClose = errors.New(\"archive/tar: write after close\")\n\tErrInsecurePath    = errors.New(\"archive/tar: insecure file path\")\n)\n\n",

@@ -38,6 +38,7 @@ func init() {
 }
 
 func init() {
+	PackageDocs["archive/zip"] = "Package zip provides support for reading and writing ZIP archives.\n\nSee the [ZIP specification] for details.\n\nThis package does not support disk spanning.\n\nA note about ZIP64:\n\nTo be backwards compatible the FileHeader has both 32 and 64 bit Size\nfields. The 64 bit fields will always contain the correct value and\nfor normal archives both fields will be the same. For files requiring\nthe ZIP64 format the 32 bit fields will be 0xffffffff and the 64 bit\nfields must be used instead.\n\n[ZIP specification]: https://support.pkware.com/pkzip/appnote"
 	Docs["archive/zip"] = map[string]string{
 		"Compressor":                  "type Compressor func(w io.Writer) (io.WriteCloser, error)\n\nA Compressor returns a new compressing writer, writing to w.\nThe WriteCloser's Close method must be used to flush pending data to w.\nThe Compressor itself must be safe to invoke from multiple goroutines\nsimultaneously, but each returned writer will be used only by\none goroutine at a time.",
 		"Decompressor":                "type Decompressor func(r io.Reader) io.ReadCloser\n\nA Decompressor returns a new decompressing reader, reading from r.\nThe [io.ReadCloser]'s Close method must be used to release associated resources.\nThe Decompressor itself must be safe to invoke from multiple goroutines\nsimultaneously, but each returned reader will be used only by\none goroutine at a time.",

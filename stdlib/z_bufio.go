@@ -46,6 +46,7 @@ func init() {
 }
 
 func init() {
+	PackageDocs["bufio"] = "Package bufio implements buffered I/O. It wraps an io.Reader or io.Writer\nobject, creating another object (Reader or Writer) that also implements\nthe interface but provides buffering and some help for textual I/O."
 	Docs["bufio"] = map[string]string{
 		"ErrAdvanceTooFar":       "var (\n\tErrTooLong         = errors.New(\"bufio.Scanner: token too long\")\n\tErrNegativeAdvance = errors.New(\"bufio.Scanner: SplitFunc returns negative advance count\")\n\tErrAdvanceTooFar   = errors.New(\"bufio.Scanner: SplitFunc returns advance count beyond input\")\n\tErrBadReadCount    = errors.New(\"bufio.Scanner: Read returned impossible count\")\n)\n\nErrors returned by Scanner.",
 		"ErrBadReadCount":        "var (\n\tErrTooLong         = errors.New(\"bufio.Scanner: token too long\")\n\tErrNegativeAdvance = errors.New(\"bufio.Scanner: SplitFunc returns negative advance count\")\n\tErrAdvanceTooFar   = errors.New(\"bufio.Scanner: SplitFunc returns advance count beyond input\")\n\tErrBadReadCount    = errors.New(\"bufio.Scanner: Read returned impossible count\")\n)\n\nErrors returned by Scanner.",

@@ -85,6 +85,7 @@ func init() {
 }
 
 func init() {
+	PackageDocs["bytes"] = "Package bytes implements functions for the manipulation of byte slices.\nIt is analogous to the facilities of the [strings] package."
 	Docs["bytes"] = map[string]string{
 		"Buffer":                 "type Buffer struct {\n\t// contains filtered or unexported fields\n}\n\nA Buffer is a variable-sized buffer of bytes with [Buffer.Read] and [Buffer.Write] methods.\nThe zero value for Buffer is an empty buffer ready to use.",
 		"Buffer.Available":       "func (b *Buffer) Available() int\n\nAvailable returns how many bytes are unused in the buffer.",

@@ -14,6 +14,7 @@ func init() {
 }
 
 func init() {
+	PackageDocs["cmp"] = "Package cmp provides types and functions related to comparing\nordered values."
 	Docs["cmp"] = map[string]string{
 		"Compare": "func Compare[T Ordered](x, y T) int\n\nCompare returns\n\n\t-1 if x is less than y,\n\t 0 if x equals y,\n\t+1 if x is greater than y.\n\nFor floating-point types, a NaN is considered less than any non-NaN,\na NaN is considered equal to a NaN, and -0.0 is equal to 0.0.",
 		"Less":    "func Less[T Ordered](x, y T) bool\n\nLess reports whether x is less than y.\nFor floating-point types, a NaN is considered less than any non-NaN,\nand -0.0 is not less than (is equal to) 0.0.",

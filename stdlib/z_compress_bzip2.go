@@ -21,6 +21,7 @@ func init() {
 }
 
 func init() {
+	PackageDocs["compress/bzip2"] = "Package bzip2 implements bzip2 decompression."
 	Docs["compress/bzip2"] = map[string]string{
 		"NewReader":             "func NewReader(r io.Reader) io.Reader\n\nNewReader returns an [io.Reader] which decompresses bzip2 data from r.\nIf r does not also implement [io.ByteReader],\nthe decompressor may read more data than necessary from r.",
 		"StructuralError":       "type StructuralError string\n\nA StructuralError is returned when the bzip2 data is found to be\nsyntactically invalid.",

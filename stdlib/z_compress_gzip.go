@@ -34,6 +34,7 @@ func init() {
 }
 
 func init() {
+	PackageDocs["compress/gzip"] = "Package gzip implements reading and writing of gzip format compressed files,\nas specified in RFC 1952."
 	Docs["compress/gzip"] = map[string]string{
 		"BestCompression":    "const (\n\tNoCompression      = flate.NoCompression\n\tBestSpeed          = flate.BestSpeed\n\tBestCompression    = flate.BestCompression\n\tDefaultCompression = flate.DefaultCompression\n\tHuffmanOnly        = flate.HuffmanOnly\n)\n\nThese constants are copied from the [flate] package, so that code that imports\n[compress/gzip] does not also have to import [compress/flate].",
 		"BestSpeed":          "const (\n\tNoCompression      = flate.NoCompression\n\tBestSpeed          = flate.BestSpeed\n\tBestCompression    = flate.BestCompression\n\tDefaultCompression = flate.DefaultCompression\n\tHuffmanOnly        = flate.HuffmanOnly\n)\n\nThese constants are copied from the [flate] package, so that code that imports\n[compress/gzip] does not also have to import [compress/flate].",

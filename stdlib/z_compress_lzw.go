@@ -26,6 +26,7 @@ func init() {
 }
 
 func init() {
+	PackageDocs["compress/lzw"] = "Package lzw implements the Lempel-Ziv-Welch compressed data format,\ndescribed in T. A. Welch, “A Technique for High-Performance Data\nCompression”, Computer, 17(6) (June 1984), pp 8-19.\n\nIn particular, it implements LZW as used by the GIF and PDF file\nformats, which means variable-width codes up to 12 bits and the first\ntwo non-literal codes are a clear code and an EOF code.\n\nThe TIFF file format uses a similar but incompatible version of the LZW\nalgorithm. See the [golang.org/x/image/tiff/lzw] package for an\nimplementation."
 	Docs["compress/lzw"] = map[string]string{
 		"LSB":          "const (\n\t// LSB means Least Significant Bits first, as used in the GIF file format.\n\tLSB Order = iota\n\t// MSB means Most Significant Bits first, as used in the TIFF and PDF\n\t// file formats.\n\tMSB\n)\n\n",
 		"MSB":          "const (\n\t// LSB means Least Significant Bits first, as used in the GIF file format.\n\tLSB Order = iota\n\t// MSB means Most Significant Bits first, as used in the TIFF and PDF\n\t// file formats.\n\tMSB\n)\n\n",

@@ -48,6 +48,7 @@ type _compress_zlib_Resetter struct {
 func (W _compress_zlib_Resetter) Reset(r io.Reader, dict []byte) error { return W.WReset(r, dict) }
 
 func init() {
+	PackageDocs["compress/zlib"] = "Package zlib implements reading and writing of zlib format compressed data,\nas specified in RFC 1950.\n\nThe implementation provides filters that uncompress during reading\nand compress during writing.  For example, to write compressed data\nto a buffer:\n\n\tvar b bytes.Buffer\n\tw := zlib.NewWriter(&b)\n\tw.Write([]byte(\"hello, world\\n\"))\n\tw.Close()\n\nand to read that data back:\n\n\tr, err := zlib.NewReader(&b)\n\tio.Copy(os.Stdout, r)\n\tr.Close()"
 	Docs["compress/zlib"] = map[string]string{
 		"BestCompression":    "const (\n\tNoCompression      = flate.NoCompression\n\tBestSpeed          = flate.BestSpeed\n\tBestCompression    = flate.BestCompression\n\tDefaultCompression = flate.DefaultCompression\n\tHuffmanOnly        = flate.HuffmanOnly\n)\n\nThese constants are copied from the [flate] package, so that code that imports\n[compress/zlib] does not also have to import [compress/flate].",
 		"BestSpeed":          "const (\n\tNoCompression      = flate.NoCompression\n\tBestSpeed          = flate.BestSpeed\n\tBestCompression    = flate.BestCompression\n\tDefaultCompression = flate.DefaultCompression\n\tHuffmanOnly        = flate.HuffmanOnly\n)\n\nThese constants are copied from the [flate] package, so that code that imports\n[compress/zlib] does not also have to import [compress/flate].",

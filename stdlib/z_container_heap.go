@@ -44,6 +44,7 @@ func (W _container_heap_Interface) Push(x any)             { W.WPush(x) }
 func (W _container_heap_Interface) Swap(i int, j int)      { W.WSwap(i, j) }
 
 func init() {
+	PackageDocs["container/heap"] = "Package heap provides heap operations for any type that implements\nheap.Interface. A heap is a tree with the property that each node is the\nminimum-valued node in its subtree.\n\nThe minimum element in the tree is the root, at index 0.\n\nA heap is a common way to implement a priority queue. To build a priority\nqueue, implement the Heap interface with the (negative) priority as the\nordering for the Less method, so Push adds items while Pop removes the\nhighest-priority item from the queue. The Examples include such an\nimplementation; the file example_pq_test.go has the complete source."
 	Docs["container/heap"] = map[string]string{
 		"Fix":       "func Fix(h Interface, i int)\n\nFix re-establishes the heap ordering after the element at index i has changed its value.\nChanging the value of the element at index i and then calling Fix is equivalent to,\nbut less expensive than, calling [Remove](h, i) followed by a Push of the new value.\nThe complexity is O(log n) where n = h.Len().",
 		"Init":      "func Init(h Interface)\n\nInit establishes the heap invariants required by the other routines in this package.\nInit is idempotent with respect to the heap invariants\nand may be called whenever the heap invariants may have been invalidated.\nThe complexity is O(n) where n = h.Len().",

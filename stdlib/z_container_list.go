@@ -22,6 +22,7 @@ func init() {
 }
 
 func init() {
+	PackageDocs["container/list"] = "Package list implements a doubly linked list.\n\nTo iterate over a list (where l is a *List):\n\n\tfor e := l.Front(); e != nil; e = e.Next() {\n\t\t// do something with e.Value\n\t}"
 	Docs["container/list"] = map[string]string{
 		"Element":            "type Element struct {\n\n\t// The value stored with this element.\n\tValue any\n\t// contains filtered or unexported fields\n}\n\nElement is an element of a linked list.",
 		"Element.Next":       "func (e *Element) Next() *Element\n\nNext returns the next list element or nil.",

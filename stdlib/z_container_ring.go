@@ -21,6 +21,7 @@ func init() {
 }
 
 func init() {
+	PackageDocs["container/ring"] = "Package ring implements operations on circular lists."
 	Docs["container/ring"] = map[string]string{
 		"New":         "func New(n int) *Ring\n\nNew creates a ring of n elements.",
 		"Ring":        "type Ring struct {\n\tValue any // for use by client; untouched by this library\n\t// contains filtered or unexported fields\n}\n\nA Ring is an element of a circular list, or ring.\nRings do not have a beginning or end; a pointer to any ring element\nserves as reference to the entire ring. Empty rings are represented\nas nil Ring pointers. The zero value for a Ring is a one-element\nring with a nil Value.",

@@ -19,6 +19,7 @@ func init() {
 }
 
 func init() {
+	PackageDocs["crypto/hmac"] = "Package hmac implements the Keyed-Hash Message Authentication Code (HMAC) as\ndefined in U.S. Federal Information Processing Standards Publication 198.\nAn HMAC is a cryptographic hash that uses a key to sign a message.\nThe receiver verifies the hash by recomputing it using the same key.\n\nReceivers should be careful to use Equal to compare MACs in order to avoid\ntiming side-channels:\n\n\t// ValidMAC reports whether messageMAC is a valid HMAC tag for message.\n\tfunc ValidMAC(message, messageMAC, key []byte) bool {\n\t\tmac := hmac.New(sha256.New, key)\n\t\tmac.Write(message)\n\t\texpectedMAC := mac.Sum(nil)\n\t\treturn hmac.Equal(messageMAC, expectedMAC)\n\t}"
 	Docs["crypto/hmac"] = map[string]string{
 		"Equal": "func Equal(mac1, mac2 []byte) bool\n\nEqual compares two MACs for equality without leaking timing information.",
 		"New":   "func New(h func() hash.Hash, key []byte) hash.Hash\n\nNew returns a new HMAC hash using the given [hash.Hash] type and key.\nNew functions like [crypto/sha256.New] can be used as h.\nh must return a new Hash every time it is called.\nNote that unlike other hash implementations in the standard library,\nthe returned Hash does not implement [encoding.BinaryMarshaler]\nor [encoding.BinaryUnmarshaler].",

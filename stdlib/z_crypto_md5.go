@@ -23,6 +23,7 @@ func init() {
 }
 
 func init() {
+	PackageDocs["crypto/md5"] = "Package md5 implements the MD5 hash algorithm as defined in RFC 1321.\n\nMD5 is cryptographically broken and should not be used for secure\napplications."
 	Docs["crypto/md5"] = map[string]string{
 		"BlockSize": "const BlockSize = 64\n\nThe blocksize of MD5 in bytes.",
 		"New":       "func New() hash.Hash\n\nNew returns a new [hash.Hash] computing the MD5 checksum. The Hash\nalso implements [encoding.BinaryMarshaler], [encoding.BinaryAppender] and\n[encoding.BinaryUnmarshaler] to marshal and unmarshal the internal\nstate of the hash.",

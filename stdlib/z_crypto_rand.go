@@ -22,6 +22,7 @@ func init() {
 }
 
 func init() {
+	PackageDocs["crypto/rand"] = "Package rand implements a cryptographically secure\nrandom number generator."
 	Docs["crypto/rand"] = map[string]string{
 		"Int":    "func Int(rand io.Reader, max *big.Int) (n *big.Int, err error)\n\nInt returns a uniform random value in [0, max). It panics if max <= 0, and\nreturns an error if rand.Read returns one.",
 		"Prime":  "func Prime(r io.Reader, bits int) (*big.Int, error)\n\nPrime returns a number of the given bit length that is prime with high probability.\nPrime will return error for any error returned by rand.Read or if bits < 2.\n\nSince Go 1.26, a secure source of random bytes is always used, and the Reader is\nignored unless GODEBUG=cryptocustomrand=1 is set. This setting will be removed\nin a future Go release. Instead, use [testing/cryptotest.SetGlobalRandom].",

@@ -23,6 +23,7 @@ func init() {
 }
 
 func init() {
+	PackageDocs["crypto/sha1"] = "Package sha1 implements the SHA-1 hash algorithm as defined in RFC 3174.\n\nSHA-1 is cryptographically broken and should not be used for secure\napplications."
 	Docs["crypto/sha1"] = map[string]string{
 		"BlockSize": "const BlockSize = 64\n\nThe blocksize of SHA-1 in bytes.",
 		"New":       "func New() hash.Hash\n\nNew returns a new [hash.Hash] computing the SHA1 checksum. The Hash\nalso implements [encoding.BinaryMarshaler], [encoding.BinaryAppender] and\n[encoding.BinaryUnmarshaler] to marshal and unmarshal the internal\nstate of the hash.",

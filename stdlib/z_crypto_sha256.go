@@ -26,6 +26,7 @@ func init() {
 }
 
 func init() {
+	PackageDocs["crypto/sha256"] = "Package sha256 implements the SHA224 and SHA256 hash algorithms as defined\nin FIPS 180-4."
 	Docs["crypto/sha256"] = map[string]string{
 		"BlockSize": "const BlockSize = 64\n\nThe blocksize of SHA256 and SHA224 in bytes.",
 		"New":       "func New() hash.Hash\n\nNew returns a new [hash.Hash] computing the SHA256 checksum. The Hash\nalso implements [encoding.BinaryMarshaler], [encoding.BinaryAppender] and\n[encoding.BinaryUnmarshaler] to marshal and unmarshal the internal\nstate of the hash.",

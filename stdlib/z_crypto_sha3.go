@@ -35,6 +35,7 @@ func init() {
 }
 
 func init() {
+	PackageDocs["crypto/sha3"] = "Package sha3 implements the SHA-3 hash algorithms and the SHAKE extendable\noutput functions defined in FIPS 202."
 	Docs["crypto/sha3"] = map[string]string{
 		"New224":                "func New224() *SHA3\n\nNew224 creates a new SHA3-224 hash.",
 		"New256":                "func New256() *SHA3\n\nNew256 creates a new SHA3-256 hash.",

@@ -32,6 +32,7 @@ func init() {
 }
 
 func init() {
+	PackageDocs["crypto/sha512"] = "Package sha512 implements the SHA-384, SHA-512, SHA-512/224, and SHA-512/256\nhash algorithms as defined in FIPS 180-4.\n\nAll the hash.Hash implementations returned by this package also\nimplement encoding.BinaryMarshaler and encoding.BinaryUnmarshaler to\nmarshal and unmarshal the internal state of the hash."
 	Docs["crypto/sha512"] = map[string]string{
 		"BlockSize":  "const (\n\t// Size is the size, in bytes, of a SHA-512 checksum.\n\tSize = 64\n\n\t// Size224 is the size, in bytes, of a SHA-512/224 checksum.\n\tSize224 = 28\n\n\t// Size256 is the size, in bytes, of a SHA-512/256 checksum.\n\tSize256 = 32\n\n\t// Size384 is the size, in bytes, of a SHA-384 checksum.\n\tSize384 = 48\n\n\t// BlockSize is the block size, in bytes, of the SHA-512/224,\n\t// SHA-512/256, SHA-384 and SHA-512 hash functions.\n\tBlockSize = 128\n)\n\n",
 		"New":        "func New() hash.Hash\n\nNew returns a new [hash.Hash] computing the SHA-512 checksum. The Hash\nalso implements [encoding.BinaryMarshaler], [encoding.BinaryAppender] and\n[encoding.BinaryUnmarshaler] to marshal and unmarshal the internal\nstate of the hash.",

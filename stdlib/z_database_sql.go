@@ -80,6 +80,7 @@ type _database_sql_Scanner struct {
 func (W _database_sql_Scanner) Scan(src any) error { return W.WScan(src) }
 
 func init() {
+	PackageDocs["database/sql"] = "Package sql provides a generic interface around SQL (or SQL-like)\ndatabases.\n\nThe sql package must be used in conjunction with a database driver.\nSee https://golang.org/s/sqldrivers for a list of drivers.\n\nDrivers that do not support context cancellation will not return until\nafter the query is completed.\n\nFor usage examples, see the wiki page at\nhttps://golang.org/s/sqlwiki."
 	Docs["database/sql"] = map[string]string{
 		"ColumnType":                  "type ColumnType struct {\n\t// contains filtered or unexported fields\n}\n\nColumnType contains the name and type of a column.",
 		"ColumnType.DatabaseTypeName": "func (ci *ColumnType) DatabaseTypeName() string\n\nDatabaseTypeName returns the database system name of the column type. If an empty\nstring is returned, then the driver type name is not supported.\nConsult your driver documentation for a list of driver data types. [ColumnType.Length] specifiers\nare not included.\nCommon type names include \"VARCHAR\", \"TEXT\", \"NVARCHAR\", \"DECIMAL\", \"BOOL\",\n\"INT\", and \"BIGINT\".",

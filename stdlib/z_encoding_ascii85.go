@@ -25,6 +25,7 @@ func init() {
 }
 
 func init() {
+	PackageDocs["encoding/ascii85"] = "Package ascii85 implements the ascii85 data encoding\nas used in the btoa tool and Adobe's PostScript and PDF document formats."
 	Docs["encoding/ascii85"] = map[string]string{
 		"CorruptInputError":       "type CorruptInputError int64\n\n",
 		"CorruptInputError.Error": "func (e CorruptInputError) Error() string\n\n",

@@ -57,6 +57,7 @@ func init() {
 }
 
 func init() {
+	PackageDocs["encoding/asn1"] = "Package asn1 implements parsing of DER-encoded ASN.1 data structures,\nas defined in ITU-T Rec X.690.\n\nSee also “A Layman's Guide to a Subset of ASN.1, BER, and DER,”\nhttp://luca.ntop.org/Teaching/Appunti/asn1.html."
 	Docs["encoding/asn1"] = map[string]string{
 		"BitString":               "type BitString struct {\n\tBytes     []byte // bits packed into bytes.\n\tBitLength int    // length in bits.\n}\n\nBitString is the structure to use when you want an ASN.1 BIT STRING type. A\nbit string is padded up to the nearest byte in memory and the number of\nvalid bits is recorded. Padding bits will be zero.",
 		"BitString.At":            "func (b BitString) At(i int) int\n\nAt returns the bit at the given index. If the index is out of range it\nreturns 0.",

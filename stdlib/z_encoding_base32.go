@@ -28,6 +28,7 @@ func init() {
 }
 
 func init() {
+	PackageDocs["encoding/base32"] = "Package base32 implements base32 encoding as specified by RFC 4648."
 	Docs["encoding/base32"] = map[string]string{
 		"CorruptInputError":       "type CorruptInputError int64\n\n",
 		"CorruptInputError.Error": "func (e CorruptInputError) Error() string\n\n",

@@ -30,6 +30,7 @@ func init() {
 }
 
 func init() {
+	PackageDocs["encoding/base64"] = "Package base64 implements base64 encoding as specified by RFC 4648."
 	Docs["encoding/base64"] = map[string]string{
 		"CorruptInputError":       "type CorruptInputError int64\n\n",
 		"CorruptInputError.Error": "func (e CorruptInputError) Error() string\n\n",

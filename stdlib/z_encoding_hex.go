@@ -33,6 +33,7 @@ func init() {
 }
 
 func init() {
+	PackageDocs["encoding/hex"] = "Package hex implements hexadecimal encoding and decoding."
 	Docs["encoding/hex"] = map[string]string{
 		"AppendDecode":           "func AppendDecode(dst, src []byte) ([]byte, error)\n\nAppendDecode appends the hexadecimally decoded src to dst\nand returns the extended buffer.\nIf the input is malformed, it returns the partially decoded src and an error.",
 		"AppendEncode":           "func AppendEncode(dst, src []byte) []byte\n\nAppendEncode appends the hexadecimally encoded src to dst\nand returns the extended buffer.",

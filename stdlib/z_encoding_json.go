@@ -70,6 +70,7 @@ type _encoding_json_Unmarshaler struct {
 func (W _encoding_json_Unmarshaler) UnmarshalJSON(a0 []byte) error { return W.WUnmarshalJSON(a0) }
 
 func init() {
+	PackageDocs["encoding/json"] = "Package json implements encoding and decoding of JSON as defined in RFC 7159.\nThe mapping between JSON and Go values is described in the documentation for\nthe Marshal and Unmarshal functions.\n\nSee \"JSON and Go\" for an introduction to this package:\nhttps://golang.org/doc/articles/json_and_go.html\n\n# Security Considerations\n\nThe JSON standard (RFC 7159) is lax in its definition of a number of parser\nbehaviors. As such, many JSON parsers behave differently in various\nscenarios. These differences in parsers mean that systems that use multiple\nindependent JSON parser implementations may parse the same JSON object in\ndiffering ways.\n\nSystems that rely on a JSON object being parsed consistently for security\npurposes should be careful to understand the behaviors of this parser, as\nwell as how these behaviors may cause interoperability issues with other\nparser implementations. …"
 	Docs["encoding/json"] = map[string]string{
 		"Compact":                       "func Compact(dst *bytes.Buffer, src []byte) error\n\nCompact appends to dst the JSON-encoded src with\ninsignificant space characters elided.",
 		"Decoder":                       "type Decoder struct {\n\t// contains filtered or unexported fields\n}\n\nA Decoder reads and decodes JSON values from an input stream.",

@@ -23,6 +23,7 @@ func init() {
 }
 
 func init() {
+	PackageDocs["encoding/pem"] = "Package pem implements the PEM data encoding, which originated in Privacy\nEnhanced Mail. The most common use of PEM encoding today is in TLS keys and\ncertificates. See RFC 1421."
 	Docs["encoding/pem"] = map[string]string{
 		"Block":          "type Block struct {\n\tType    string            // The type, taken from the preamble (i.e. \"RSA PRIVATE KEY\").\n\tHeaders map[string]string // Optional headers.\n\tBytes   []byte            // The decoded bytes of the contents. Typically a DER encoded ASN.1 structure.\n}\n\nA Block represents a PEM encoded structure.\n\nThe encoded form is:\n\n\t-----BEGIN Type-----\n\tHeaders\n\tbase64-encoded Bytes\n\t-----END Type-----\n\nwhere [Block.Headers] is a possibly empty sequence of Key: Value lines.",
 		"Decode":         "func Decode(data []byte) (p *Block, rest []byte)\n\nDecode will find the next PEM formatted block (certificate, private key\netc) in the input. It returns that block and the remainder of the input. If\nno PEM data is found, p is nil and the whole of the input is returned in\nrest. Blocks must start at the beginning of a line and end at the end of a line.",

@@ -114,6 +114,7 @@ func (W _encoding_xml_UnmarshalerAttr) UnmarshalXMLAttr(attr xml.Attr) error {
 }
 
 func init() {
+	PackageDocs["encoding/xml"] = "Package xml implements a simple XML 1.0 parser that\nunderstands XML name spaces."
 	Docs["encoding/xml"] = map[string]string{
 		"Attr":                       "type Attr struct {\n\tName  Name\n\tValue string\n}\n\nAn Attr represents an attribute in an XML element (Name=Value).",
 		"CharData":                   "type CharData []byte\n\nA CharData represents XML character data (raw text),\nin which XML escape sequences have been replaced by\nthe characters they represent.",

@@ -99,6 +99,7 @@ func (W _flag_Value) String() string {
 }
 
 func init() {
+	PackageDocs["flag"] = "Package flag implements command-line flag parsing.\n\n# Usage\n\nDefine flags using [flag.String], [Bool], [Int], etc.\n\nThis declares an integer flag, -n, stored in the pointer nFlag, with type *int:\n\n\timport \"flag\"\n\tvar nFlag = flag.Int(\"n\", 1234, \"help message for flag n\")\n\nIf you like, you can bind the flag to a variable using the Var() functions.\n\n\tvar flagvar int\n\tfunc init() {\n\t\tflag.IntVar(&flagvar, \"flagname\", 1234, \"help message for flagname\")\n\t}\n\nOr you can create custom flags that satisfy the Value interface (with\npointer receivers) and couple them to flag parsing by …"
 	Docs["flag"] = map[string]string{
 		"Arg":                   "func Arg(i int) string\n\nArg returns the i'th command-line argument. Arg(0) is the first remaining argument\nafter flags have been processed. Arg returns an empty string if the\nrequested element does not exist.",
 		"Args":                  "func Args() []string\n\nArgs returns the non-flag command-line arguments.",

@@ -127,6 +127,7 @@ func (W _fmt_Stringer) String() string {
 }
 
 func init() {
+	PackageDocs["fmt"] = "Package fmt implements formatted I/O with functions analogous\nto C's printf and scanf.  The format 'verbs' are derived from C's but\nare simpler.\n\n# Printing\n\nThere are four families of printing functions defined by their output destination.\n[Print], [Println] and [Printf] write to [os.Stdout];\n[Sprint], [Sprintln] and [Sprintf] return a string;\n[Fprint], [Fprintln] and [Fprintf] write to an [io.Writer]; and\n[Append], [Appendln] and [Appendf] append the output to a byte slice.\n\nThe functions within each family do the formatting according to the end of the name.\nPrint, Sprint, Fprint and Append use the default format for each argument,\nadding a space between operands when neither is a string.\nPrintln, Sprintln, Fprintln and Appendln always add spaces and append a newline.\nPrintf, Sprintf, Fprintf and Appendf use a sequence of \"verbs\" to control the formatting.\n\nThe verbs: …"
 	Docs["fmt"] = map[string]string{
 		"Append":       "func Append(b []byte, a ...any) []byte\n\nAppend formats using the default formats for its operands, appends the result to\nthe byte slice, and returns the updated slice.\nSpaces are added between operands when neither is a string.",
 		"Appendf":      "func Appendf(b []byte, format string, a ...any) []byte\n\nAppendf formats according to a format specifier, appends the result to the byte\nslice, and returns the updated slice.",

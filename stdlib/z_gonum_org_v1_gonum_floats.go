@@ -56,6 +56,7 @@ func init() {
 }
 
 func init() {
+	PackageDocs["gonum.org/v1/gonum/floats"] = "Package floats provides a set of helper routines for dealing with slices\nof float64. The functions avoid allocations to allow for use within tight\nloops without garbage collection overhead.\n\nThe convention used is that when a slice is being modified in place, it has\nthe name dst."
 	Docs["gonum.org/v1/gonum/floats"] = map[string]string{
 		"Add":               "func Add(dst, s []float64)\n\nAdd adds, element-wise, the elements of s and dst, and stores the result in dst.\nIt panics if the argument lengths do not match.",
 		"AddConst":          "func AddConst(c float64, dst []float64)\n\nAddConst adds the scalar c to all of the values in dst.",

@@ -80,6 +80,7 @@ type _gonum_org_v1_gonum_interp_Predictor struct {
 func (W _gonum_org_v1_gonum_interp_Predictor) Predict(x float64) float64 { return W.WPredict(x) }
 
 func init() {
+	PackageDocs["gonum.org/v1/gonum/interp"] = "Package interp implements 1-dimensional algorithms for interpolating values.\nOutside of the interpolation interval determined by the interpolated data,\nthe returned value is undefined (but we do our best to return something\nreasonable)."
 	Docs["gonum.org/v1/gonum/interp"] = map[string]string{
 		"AkimaSpline":                       "type AkimaSpline struct {\n\t// contains filtered or unexported fields\n}\n\nAkimaSpline is a piecewise cubic 1-dimensional interpolator with\ncontinuous value and first derivative, which can be fitted to (X, Y)\nvalue pairs without providing derivatives.\nSee https://www.iue.tuwien.ac.at/phd/rottinger/node60.html for more details.",
 		"AkimaSpline.Fit":                   "func (as *AkimaSpline) Fit(xs, ys []float64) error\n\nFit fits a predictor to (X, Y) value pairs provided as two slices.\nIt panics if len(xs) < 2, elements of xs are not strictly increasing\nor len(xs) != len(ys). Always returns nil.",

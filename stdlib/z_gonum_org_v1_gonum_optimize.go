@@ -208,6 +208,7 @@ func (W _gonum_org_v1_gonum_optimize_StepSizer) StepSize(loc *optimize.Location,
 }
 
 func init() {
+	PackageDocs["gonum.org/v1/gonum/optimize"] = "Package optimize implements algorithms for finding the optimum value of functions."
 	Docs["gonum.org/v1/gonum/optimize"] = map[string]string{
 		"ArmijoConditionMet":            "func ArmijoConditionMet(currObj, initObj, initGrad, step, decrease float64) bool\n\nArmijoConditionMet returns true if the Armijo condition (aka sufficient\ndecrease) has been met. Under normal conditions, the following should be\ntrue, though this is not enforced:\n  - initGrad < 0\n  - step > 0\n  - 0 < decrease < 1",
 		"Available":                     "type Available struct {\n\tGrad bool\n\tHess bool\n}\n\nAvailable describes the functions available to call in Problem.",

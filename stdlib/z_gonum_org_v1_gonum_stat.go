@@ -68,6 +68,7 @@ func init() {
 }
 
 func init() {
+	PackageDocs["gonum.org/v1/gonum/stat"] = "Package stat provides generalized statistical functions."
 	Docs["gonum.org/v1/gonum/stat"] = map[string]string{
 		"Bhattacharyya":            "func Bhattacharyya(p, q []float64) float64\n\nBhattacharyya computes the distance between the probability distributions p and q given by:\n\n\t-\\ln ( \\sum_i \\sqrt{p_i q_i} )\n\nThe lengths of p and q must be equal. It is assumed that p and q sum to 1.",
 		"BivariateMoment":          "func BivariateMoment(r, s float64, x, y, weights []float64) float64\n\nBivariateMoment computes the weighted mixed moment between the samples x and y.\n\n\tE[(x - μ_x)^r*(y - μ_y)^s]\n\nNo degrees of freedom correction is done.\nThe lengths of x and y must be equal. If weights is nil then all of the\nweights are 1. If weights is not nil, then len(x) must equal len(weights).",

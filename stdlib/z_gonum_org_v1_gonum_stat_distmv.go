@@ -107,6 +107,7 @@ type _gonum_org_v1_gonum_stat_distmv_Rander struct {
 func (W _gonum_org_v1_gonum_stat_distmv_Rander) Rand(x []float64) []float64 { return W.WRand(x) }
 
 func init() {
+	PackageDocs["gonum.org/v1/gonum/stat/distmv"] = "Package distmv provides multivariate random distribution types."
 	Docs["gonum.org/v1/gonum/stat/distmv"] = map[string]string{
 		"Bhattacharyya":                     "type Bhattacharyya struct{}\n\nBhattacharyya is a type for computing the Bhattacharyya distance between\nprobability distributions.\n\nThe Bhattacharyya distance is defined as\n\n\tD_B = -ln(BC(l,r))\n\tBC = \\int_-∞^∞ (p(x)q(x))^(1/2) dx\n\nWhere BC is known as the Bhattacharyya coefficient.\nThe Bhattacharyya distance is related to the Hellinger distance by\n\n\tH(l,r) = sqrt(1-BC(l,r))\n\nFor more information, see\n\n\thttps://en.wikipedia.org/wiki/Bhattacharyya_distance",
 		"Bhattacharyya.DistNormal":          "func (Bhattacharyya) DistNormal(l, r *Normal) float64\n\nDistNormal computes the Bhattacharyya distance between normal distributions l and r.\nThe dimensions of the input distributions must match or DistNormal will panic.\n\nFor Normal distributions, the Bhattacharyya distance is\n\n\tΣ = (Σ_l + Σ_r)/2\n\tD_B = (1/8)*(μ_l - μ_r)ᵀ*Σ^-1*(μ_l - μ_r) + (1/2)*ln(det(Σ)/(det(Σ_l)*det(Σ_r))^(1/2))",

@@ -93,6 +93,7 @@ type _gonum_org_v1_gonum_stat_distuv_Rander struct {
 func (W _gonum_org_v1_gonum_stat_distuv_Rander) Rand() float64 { return W.WRand() }
 
 func init() {
+	PackageDocs["gonum.org/v1/gonum/stat/distuv"] = "Package distuv provides univariate random distribution types."
 	Docs["gonum.org/v1/gonum/stat/distuv"] = map[string]string{
 		"AlphaStable":                 "type AlphaStable struct {\n\t// Alpha is the stability parameter.\n\t// It is valid within the range 0 < α ≤ 2.\n\tAlpha float64\n\t// Beta is the skewness parameter.\n\t// It is valid within the range -1 ≤ β ≤ 1.\n\tBeta float64\n\t// C is the scale parameter.\n\t// It is valid when positive.\n\tC float64\n\t// Mu is the location parameter.\n\tMu  float64\n\tSrc rand.Source\n}\n\nAlphaStable represents an α-stable distribution with four parameters.\nSee https://en.wikipedia.org/wiki/Stable_distribution for more information.",
 		"AlphaStable.ExKurtosis":      "func (a AlphaStable) ExKurtosis() float64\n\nExKurtosis returns the excess kurtosis of the distribution.\nExKurtosis returns NaN when Alpha != 2.",

@@ -121,6 +121,7 @@ type _gonum_org_v1_plot_palette_Palette struct {
 func (W _gonum_org_v1_plot_palette_Palette) Colors() []color.Color { return W.WColors() }
 
 func init() {
+	PackageDocs["gonum.org/v1/plot/palette"] = "Package palette provides basic color palette handling."
 	Docs["gonum.org/v1/plot/palette"] = map[string]string{
 		"Blue":              "const (\n\tRed Hue = Hue(iota) / 6\n\tYellow\n\tGreen\n\tCyan\n\tBlue\n\tMagenta\n)\n\n",
 		"ColorMap":          "type ColorMap interface {\n\t// At returns the color associated with the given value.\n\t// If the value is not between Max() and Min(), an error is returned.\n\tAt(float64) (color.Color, error)\n\n\t// Max returns the current maximum value of the ColorMap.\n\tMax() float64\n\n\t// SetMax sets the maximum value of the ColorMap.\n\tSetMax(float64)\n\n\t// Min returns the current minimum value of the ColorMap.\n\tMin() float64\n\n\t// SetMin sets the minimum value of the ColorMap.\n\tSetMin(float64)\n\n\t// Alpha returns the opacity value of the ColorMap.\n\tAlpha() float64\n\n\t// SetAlpha sets the opacity value of the ColorMap. Zero is transparent\n\t// and one is completely opaque. The default value of alpha should be\n\t// expected to be one. The function should be expected to panic\n\t// if alpha is not between zero and one.\n\tSetAlpha(float64)\n\n\t// Palette creates a Palette with the specified number of colors\n\t// from the ColorMap.\n\tPalette(colors int) Palette\n}\n\nA ColorMap maps scalar values to colors.",

@@ -92,6 +92,7 @@ func (W _gonum_org_v1_plot_vg_draw_TextHandler) Extents(fnt font.Font) font.Exte
 func (W _gonum_org_v1_plot_vg_draw_TextHandler) Lines(txt string) []string { return W.WLines(txt) }
 
 func init() {
+	PackageDocs["gonum.org/v1/plot/vg/draw"] = "Package draw provides types and functions to draw shapes on a vg.Canvas."
 	Docs["gonum.org/v1/plot/vg/draw"] = map[string]string{
 		"BoxGlyph":                "type BoxGlyph struct{}\n\nBoxGlyph is a glyph that draws a filled square.",
 		"BoxGlyph.DrawGlyph":      "func (BoxGlyph) DrawGlyph(c *Canvas, sty GlyphStyle, pt vg.Point)\n\nDrawGlyph implements the Glyph interface.",

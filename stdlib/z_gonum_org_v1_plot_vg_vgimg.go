@@ -32,6 +32,7 @@ func init() {
 }
 
 func init() {
+	PackageDocs["gonum.org/v1/plot/vg/vgimg"] = "Package vgimg implements the vg.Canvas interface using\ngit.sr.ht/~sbinet/gg as a backend to output raster images."
 	Docs["gonum.org/v1/plot/vg/vgimg"] = map[string]string{
 		"Canvas":              "type Canvas struct {\n\t// contains filtered or unexported fields\n}\n\nCanvas implements the vg.Canvas interface,\ndrawing to an image.Image using draw2d.",
 		"Canvas.DPI":          "func (c *Canvas) DPI() float64\n\nDPI returns the resolution of the receiver in pixels per inch.",

@@ -23,6 +23,7 @@ func init() {
 }
 
 func init() {
+	PackageDocs["gonum.org/v1/plot/vg/vgsvg"] = "Package vgsvg uses svgo (github.com/ajstarks/svgo)\nas a backend for vg.\n\nBy default, gonum/plot uses the Liberation fonts.\nWhen embedding was not requested during plot creation, it may happen that\nthe generated SVG plot may not display well if the Liberation fonts are not\navailable to the program displaying the SVG plot.\nSee gonum.org/v1/plot/vg/vgsvg#Example_standardFonts for how to work around\nthis issue.\n\nAlternatively, users may want to install the Liberation fonts on their system:\n  - https://en.wikipedia.org/wiki/Liberation_fonts"
 	Docs["gonum.org/v1/plot/vg/vgsvg"] = map[string]string{
 		"Canvas":              "type Canvas struct {\n\t// contains filtered or unexported fields\n}\n\nCanvas implements the vg.Canvas interface, drawing to a SVG document.\n\nBy default, fonts used by the canvas are not embedded in the produced\nSVG document. This results in smaller but less portable SVG plots.\nUsers wanting completely portable SVG documents should create SVG canvases\nwith the EmbedFonts function.",
 		"Canvas.DrawImage":    "func (c *Canvas) DrawImage(rect vg.Rectangle, img image.Image)\n\nDrawImage implements the vg.Canvas.DrawImage method.",

@@ -22,6 +22,7 @@ func init() {
 }
 
 func init() {
+	PackageDocs["hash/adler32"] = "Package adler32 implements the Adler-32 checksum.\n\nIt is defined in RFC 1950:\n\n\tAdler-32 is composed of two sums accumulated per byte: s1 is\n\tthe sum of all bytes, s2 is the sum of all s1 values. Both sums\n\tare done modulo 65521. s1 is initialized to 1, s2 to zero.  The\n\tAdler-32 checksum is stored as s2*65536 + s1 in most-\n\tsignificant-byte first (network) order."
 	Docs["hash/adler32"] = map[string]string{
 		"Checksum": "func Checksum(data []byte) uint32\n\nChecksum returns the Adler-32 checksum of data.",
 		"New":      "func New() hash.Hash32\n\nNew returns a new hash.Hash32 computing the Adler-32 checksum. Its\nSum method will lay the value out in big-endian byte order. The\nreturned Hash32 also implements [encoding.BinaryMarshaler] and\n[encoding.BinaryUnmarshaler] to marshal and unmarshal the internal\nstate of the hash.",

@@ -33,6 +33,7 @@ func init() {
 }
 
 func init() {
+	PackageDocs["hash/crc32"] = "Package crc32 implements the 32-bit cyclic redundancy check, or CRC-32,\nchecksum. See https://en.wikipedia.org/wiki/Cyclic_redundancy_check for\ninformation.\n\nPolynomials are represented in LSB-first form also known as reversed representation.\n\nSee https://en.wikipedia.org/wiki/Mathematics_of_cyclic_redundancy_checks#Reversed_representations_and_reciprocal_polynomials\nfor information."
 	Docs["hash/crc32"] = map[string]string{
 		"Castagnoli":   "const (\n\t// IEEE is by far and away the most common CRC-32 polynomial.\n\t// Used by ethernet (IEEE 802.3), v.42, fddi, gzip, zip, png, ...\n\tIEEE = 0xedb88320\n\n\t// Castagnoli's polynomial, used in iSCSI.\n\t// Has better error detection characteristics than IEEE.\n\t// https://dx.doi.org/10.1109/26.231911\n\tCastagnoli = 0x82f63b78\n\n\t// Koopman's polynomial.\n\t// Also has better error detection characteristics than IEEE.\n\t// https://dx.doi.org/10.1109/DSN.2002.1028931\n\tKoopman = 0xeb31d82e\n)\n\nPredefined polynomials.",
 		"Checksum":     "func Checksum(data []byte, tab *Table) uint32\n\nChecksum returns the CRC-32 checksum of data\nusing the polynomial represented by the [Table].",

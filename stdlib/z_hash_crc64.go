@@ -29,6 +29,7 @@ func init() {
 }
 
 func init() {
+	PackageDocs["hash/crc64"] = "Package crc64 implements the 64-bit cyclic redundancy check, or CRC-64,\nchecksum. See https://en.wikipedia.org/wiki/Cyclic_redundancy_check for\ninformation."
 	Docs["hash/crc64"] = map[string]string{
 		"Checksum":  "func Checksum(data []byte, tab *Table) uint64\n\nChecksum returns the CRC-64 checksum of data\nusing the polynomial represented by the [Table].",
 		"ECMA":      "const (\n\t// The ISO polynomial, defined in ISO 3309 and used in HDLC.\n\tISO = 0xD800000000000000\n\n\t// The ECMA polynomial, defined in ECMA 182.\n\tECMA = 0xC96C5795D7870F42\n)\n\nPredefined polynomials.",

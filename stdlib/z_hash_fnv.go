@@ -23,6 +23,7 @@ func init() {
 }
 
 func init() {
+	PackageDocs["hash/fnv"] = "Package fnv implements FNV-1 and FNV-1a, non-cryptographic hash functions\ncreated by Glenn Fowler, Landon Curt Noll, and Phong Vo.\nSee\nhttps://en.wikipedia.org/wiki/Fowler-Noll-Vo_hash_function.\n\nAll the hash.Hash implementations returned by this package also\nimplement encoding.BinaryMarshaler and encoding.BinaryUnmarshaler to\nmarshal and unmarshal the internal state of the hash."
 	Docs["hash/fnv"] = map[string]string{
 		"New128":  "func New128() hash.Hash\n\nNew128 returns a new 128-bit FNV-1 [hash.Hash].\nIts Sum method will lay the value out in big-endian byte order.",
 		"New128a": "func New128a() hash.Hash\n\nNew128a returns a new 128-bit FNV-1a [hash.Hash].\nIts Sum method will lay the value out in big-endian byte order.",

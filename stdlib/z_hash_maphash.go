@@ -24,6 +24,7 @@ func init() {
 }
 
 func init() {
+	PackageDocs["hash/maphash"] = "Package maphash provides hash functions on byte sequences and comparable values.\nThese hash functions are intended to be used to implement hash tables or\nother data structures that need to map arbitrary strings or byte\nsequences to a uniform distribution on unsigned 64-bit integers.\nEach different instance of a hash table or data structure should use its own [Seed].\n\nThe hash functions are not cryptographically secure.\n(See crypto/sha256 and crypto/sha512 for cryptographic use.)"
 	Docs["hash/maphash"] = map[string]string{
 		"Bytes":            "func Bytes(seed Seed, b []byte) uint64\n\nBytes returns the hash of b with the given seed.\n\nBytes is equivalent to, but more convenient and efficient than:\n\n\tvar h Hash\n\th.SetSeed(seed)\n\th.Write(b)\n\treturn h.Sum64()",
 		"Comparable":       "func Comparable[T comparable](seed Seed, v T) uint64\n\nComparable returns the hash of comparable value v with the given seed\nsuch that Comparable(s, v1) == Comparable(s, v2) if v1 == v2.\nIf v != v, then the resulting hash is randomly distributed.",

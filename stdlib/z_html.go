@@ -19,6 +19,7 @@ func init() {
 }
 
 func init() {
+	PackageDocs["html"] = "Package html provides functions for escaping and unescaping HTML text."
 	Docs["html"] = map[string]string{
 		"EscapeString":   "func EscapeString(s string) string\n\nEscapeString escapes special characters like \"<\" to become \"&lt;\". It\nescapes only five such characters: <, >, &, ' and \".\n[UnescapeString](EscapeString(s)) == s always holds, but the converse isn't\nalways true.",
 		"UnescapeString": "func UnescapeString(s string) string\n\nUnescapeString unescapes entities like \"&lt;\" to become \"<\". It unescapes a\nlarger range of entities than [EscapeString] escapes. For example, \"&aacute;\"\nunescapes to \"á\", as does \"&#225;\" and \"&#xE1;\".\nUnescapeString([EscapeString](s)) == s always holds, but the converse isn't\nalways true.",

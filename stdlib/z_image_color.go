@@ -73,6 +73,7 @@ type _image_color_Model struct {
 func (W _image_color_Model) Convert(c color.Color) color.Color { return W.WConvert(c) }
 
 func init() {
+	PackageDocs["image/color"] = "Package color implements a basic color library."
 	Docs["image/color"] = map[string]string{
 		"Alpha":           "type Alpha struct {\n\tA uint8\n}\n\nAlpha represents an 8-bit alpha color.",
 		"Alpha.RGBA":      "func (c Alpha) RGBA() (r, g, b, a uint32)\n\n",

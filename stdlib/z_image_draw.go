@@ -89,6 +89,7 @@ func (W _image_draw_RGBA64Image) Set(x int, y int, c color.Color)        { W.WSe
 func (W _image_draw_RGBA64Image) SetRGBA64(x int, y int, c color.RGBA64) { W.WSetRGBA64(x, y, c) }
 
 func init() {
+	PackageDocs["image/draw"] = "Package draw provides image composition functions.\n\nSee \"The Go image/draw package\" for an introduction to this package:\nhttps://golang.org/doc/articles/image_draw.html"
 	Docs["image/draw"] = map[string]string{
 		"Draw":           "func Draw(dst Image, r image.Rectangle, src image.Image, sp image.Point, op Op)\n\nDraw calls [DrawMask] with a nil mask.",
 		"DrawMask":       "func DrawMask(dst Image, r image.Rectangle, src image.Image, sp image.Point, mask image.Image, mp image.Point, op Op)\n\nDrawMask aligns r.Min in dst with sp in src and mp in mask and then replaces the rectangle r\nin dst with the result of a Porter-Duff composition. A nil mask is treated as opaque.",

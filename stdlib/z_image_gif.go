@@ -31,6 +31,7 @@ func init() {
 }
 
 func init() {
+	PackageDocs["image/gif"] = "Package gif implements a GIF image decoder and encoder.\n\nThe GIF specification is at https://www.w3.org/Graphics/GIF/spec-gif89a.txt."
 	Docs["image/gif"] = map[string]string{
 		"Decode":             "func Decode(r io.Reader) (image.Image, error)\n\nDecode reads a GIF image from r and returns the first embedded\nimage as an [image.Image].",
 		"DecodeAll":          "func DecodeAll(r io.Reader) (*GIF, error)\n\nDecodeAll reads a GIF image from r and returns the sequential frames\nand timing information.",

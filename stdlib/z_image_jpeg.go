@@ -42,6 +42,7 @@ func (W _image_jpeg_Reader) Read(p []byte) (n int, err error) { return W.WRead(p
 func (W _image_jpeg_Reader) ReadByte() (byte, error)          { return W.WReadByte() }
 
 func init() {
+	PackageDocs["image/jpeg"] = "Package jpeg implements a JPEG image decoder and encoder.\n\nJPEG is defined in ITU-T T.81: https://www.w3.org/Graphics/JPEG/itu-t81.pdf."
 	Docs["image/jpeg"] = map[string]string{
 		"Decode":                 "func Decode(r io.Reader) (image.Image, error)\n\nDecode reads a JPEG image from r and returns it as an [image.Image].",
 		"DecodeConfig":           "func DecodeConfig(r io.Reader) (image.Config, error)\n\nDecodeConfig returns the color model and dimensions of a JPEG image without\ndecoding the entire image.",

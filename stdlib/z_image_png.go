@@ -45,6 +45,7 @@ func (W _image_png_EncoderBufferPool) Get() *png.EncoderBuffer   { return W.WGet
 func (W _image_png_EncoderBufferPool) Put(a0 *png.EncoderBuffer) { W.WPut(a0) }
 
 func init() {
+	PackageDocs["image/png"] = "Package png implements a PNG image decoder and encoder.\n\nThe PNG specification is at https://www.w3.org/TR/PNG/."
 	Docs["image/png"] = map[string]string{
 		"BestCompression":        "const (\n\tDefaultCompression CompressionLevel = 0\n\tNoCompression      CompressionLevel = -1\n\tBestSpeed          CompressionLevel = -2\n\tBestCompression    CompressionLevel = -3\n)\n\n",
 		"BestSpeed":              "const (\n\tDefaultCompression CompressionLevel = 0\n\tNoCompression      CompressionLevel = -1\n\tBestSpeed          CompressionLevel = -2\n\tBestCompression    CompressionLevel = -3\n)\n\n",

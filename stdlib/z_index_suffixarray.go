@@ -21,6 +21,7 @@ func init() {
 }
 
 func init() {
+	PackageDocs["index/suffixarray"] = "Package suffixarray implements substring search in logarithmic time using\nan in-memory suffix array.\n\nExample use:\n\n\t// create index for some data\n\tindex := suffixarray.New(data)\n\n\t// lookup byte slice s\n\toffsets1 := index.Lookup(s, -1) // the list of all indices where s occurs in data\n\toffsets2 := index.Lookup(s, 3)  // the list of at most 3 indices where s occurs in data"
 	Docs["index/suffixarray"] = map[string]string{
 		"Index":              "type Index struct {\n\t// contains filtered or unexported fields\n}\n\nIndex implements a suffix array for fast substring search.",
 		"Index.Bytes":        "func (x *Index) Bytes() []byte\n\nBytes returns the data over which the index was created.\nIt must not be modified.",

@@ -25,6 +25,7 @@ func init() {
 }
 
 func init() {
+	PackageDocs["io/ioutil"] = "Package ioutil implements some I/O utility functions.\n\nDeprecated: As of Go 1.16, the same functionality is now provided\nby package [io] or package [os], and those implementations\nshould be preferred in new code.\nSee the specific function documentation for details."
 	Docs["io/ioutil"] = map[string]string{
 		"Discard":   "var Discard io.Writer = io.Discard\n\nDiscard is an io.Writer on which all Write calls succeed\nwithout doing anything.\n\nDeprecated: As of Go 1.16, this value is simply [io.Discard].",
 		"NopCloser": "func NopCloser(r io.Reader) io.ReadCloser\n\nNopCloser returns a ReadCloser with a no-op Close method wrapping\nthe provided Reader r.\n\nDeprecated: As of Go 1.16, this function simply calls [io.NopCloser].",

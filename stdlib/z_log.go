@@ -48,6 +48,7 @@ func init() {
 }
 
 func init() {
+	PackageDocs["log"] = "Package log implements a simple logging package. It defines a type, [Logger],\nwith methods for formatting output. It also has a predefined 'standard'\nLogger accessible through helper functions Print[f|ln], Fatal[f|ln], and\nPanic[f|ln], which are easier to use than creating a Logger manually.\nThat logger writes to standard error and prints the date and time\nof each logged message.\nEvery log message is output on a separate line: if the message being\nprinted does not end in a newline, the logger will add one.\nThe Fatal functions call [os.Exit](1) after writing the log message.\nThe Panic functions call panic after writing the log message."
 	Docs["log"] = map[string]string{
 		"Default":          "func Default() *Logger\n\nDefault returns the standard logger used by the package-level output functions.",
 		"Fatal":            "func Fatal(v ...any)\n\nFatal is equivalent to [Print] followed by a call to [os.Exit](1).",

@@ -14,6 +14,7 @@ func init() {
 }
 
 func init() {
+	PackageDocs["maps"] = "Package maps defines various functions useful with maps of any type.\n\nThis package does not have any special handling for non-reflexive keys\n(keys k where k != k), such as floating-point NaNs."
 	Docs["maps"] = map[string]string{
 		"All":        "func All[Map ~map[K]V, K comparable, V any](m Map) iter.Seq2[K, V]\n\nAll returns an iterator over key-value pairs from m.\nThe iteration order is not specified and is not guaranteed\nto be the same from one call to the next.",
 		"Clone":      "func Clone[M ~map[K]V, K comparable, V any](m M) M\n\nClone returns a copy of m.  This is a shallow clone:\nthe new keys and values are set using ordinary assignment.",

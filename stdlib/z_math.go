@@ -116,6 +116,7 @@ func init() {
 }
 
 func init() {
+	PackageDocs["math"] = "Package math provides basic constants and mathematical functions.\n\nThis package does not guarantee bit-identical results across architectures."
 	Docs["math"] = map[string]string{
 		"Abs":                    "func Abs(x float64) float64\n\nAbs returns the absolute value of x.\n\nSpecial cases are:\n\n\tAbs(±Inf) = +Inf\n\tAbs(NaN) = NaN",
 		"Acos":                   "func Acos(x float64) float64\n\nAcos returns the arccosine, in radians, of x.\n\nSpecial case is:\n\n\tAcos(x) = NaN if x < -1 or x > 1",

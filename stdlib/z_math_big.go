@@ -46,6 +46,7 @@ func init() {
 }
 
 func init() {
+	PackageDocs["math/big"] = "Package big implements arbitrary-precision arithmetic (big numbers).\nThe following numeric types are supported:\n\n\tInt    signed integers\n\tRat    rational numbers\n\tFloat  floating-point numbers\n\nThe zero value for an [Int], [Rat], or [Float] correspond to 0. Thus, new\nvalues can be declared in the usual ways and denote 0 without further\ninitialization:\n\n\tvar x Int        // &x is an *Int of value 0\n\tvar r = &Rat{}   // r is a *Rat of value 0\n\ty := new(Float)  // y is a *Float of value 0\n\nAlternatively, new values can be allocated and initialized with factory\nfunctions of the form:\n\n\tfunc NewT(v V) *T …"
 	Docs["math/big"] = map[string]string{
 		"Above":                "const (\n\tBelow Accuracy = -1\n\tExact Accuracy = 0\n\tAbove Accuracy = +1\n)\n\nConstants describing the [Accuracy] of a [Float].",
 		"Accuracy":             "type Accuracy int8\n\nAccuracy describes the rounding error produced by the most recent\noperation that generated a [Float] value, relative to the exact value.",

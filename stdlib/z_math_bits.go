@@ -69,6 +69,7 @@ func init() {
 }
 
 func init() {
+	PackageDocs["math/bits"] = "Package bits implements bit counting and manipulation\nfunctions for the predeclared unsigned integer types.\n\nFunctions in this package may be implemented directly by\nthe compiler, for better performance. For those functions\nthe code in this package will not be used. Which\nfunctions are implemented by the compiler depends on the\narchitecture and the Go release."
 	Docs["math/bits"] = map[string]string{
 		"Add":             "func Add(x, y, carry uint) (sum, carryOut uint)\n\nAdd returns the sum with carry of x, y and carry: sum = x + y + carry.\nThe carry input must be 0 or 1; otherwise the behavior is undefined.\nThe carryOut output is guaranteed to be 0 or 1.\n\nThis function's execution time does not depend on the inputs.",
 		"Add32":           "func Add32(x, y, carry uint32) (sum, carryOut uint32)\n\nAdd32 returns the sum with carry of x, y and carry: sum = x + y + carry.\nThe carry input must be 0 or 1; otherwise the behavior is undefined.\nThe carryOut output is guaranteed to be 0 or 1.\n\nThis function's execution time does not depend on the inputs.",

@@ -44,6 +44,7 @@ func init() {
 }
 
 func init() {
+	PackageDocs["math/cmplx"] = "Package cmplx provides basic constants and mathematical functions for\ncomplex numbers. Special case handling conforms to the C99 standard\nAnnex G IEC 60559-compatible complex arithmetic."
 	Docs["math/cmplx"] = map[string]string{
 		"Abs":   "func Abs(x complex128) float64\n\nAbs returns the absolute value (also called the modulus) of x.",
 		"Acos":  "func Acos(x complex128) complex128\n\nAcos returns the inverse cosine of x.",

@@ -29,6 +29,7 @@ func init() {
 }
 
 func init() {
+	PackageDocs["mime"] = "Package mime implements parts of the MIME spec."
 	Docs["mime"] = map[string]string{
 		"AddExtensionType":         "func AddExtensionType(ext, typ string) error\n\nAddExtensionType sets the MIME type associated with\nthe extension ext to typ. The extension should begin with\na leading dot, as in \".html\".",
 		"BEncoding":                "const (\n\t// BEncoding represents Base64 encoding scheme as defined by RFC 2045.\n\tBEncoding = WordEncoder('b')\n\t// QEncoding represents the Q-encoding scheme as defined by RFC 2047.\n\tQEncoding = WordEncoder('q')\n)\n\n",

@@ -23,6 +23,7 @@ func init() {
 }
 
 func init() {
+	PackageDocs["mime/quotedprintable"] = "Package quotedprintable implements quoted-printable encoding as specified by\nRFC 2045."
 	Docs["mime/quotedprintable"] = map[string]string{
 		"NewReader":    "func NewReader(r io.Reader) *Reader\n\nNewReader returns a quoted-printable reader, decoding from r.",
 		"NewWriter":    "func NewWriter(w io.Writer) *Writer\n\nNewWriter returns a new [Writer] that writes to w.",

@@ -214,6 +214,7 @@ func (W _net_PacketConn) WriteTo(p []byte, addr net.Addr) (n int, err error) {
 }
 
 func init() {
+	PackageDocs["net"] = "Package net provides a portable interface for network I/O, including\nTCP/IP, UDP, domain name resolution, and Unix domain sockets.\n\nAlthough the package provides access to low-level networking\nprimitives, most clients will need only the basic interface provided\nby the [Dial], [Listen], and Accept functions and the associated\n[Conn] and [Listener] interfaces. The crypto/tls package uses\nthe same interfaces and similar Dial and Listen functions.\n\nThe Dial function connects to a server:\n\n\tconn, err := net.Dial(\"tcp\", \"golang.org:80\")\n\tif err != nil {\n\t\t// handle error\n\t}\n\tfmt.Fprintf(conn, \"GET / HTTP/1.0\\r\\n\\r\\n\")\n\tstatus, err := bufio.NewReader(conn).ReadString('\\n')\n\t// ...\n\nThe Listen function creates servers: …"
 	Docs["net"] = map[string]string{
 		"Addr":                          "type Addr interface {\n\tNetwork() string // name of the network (for example, \"tcp\", \"udp\")\n\tString() string  // string form of address (for example, \"192.0.2.1:25\", \"[2001:db8::1]:80\")\n}\n\nAddr represents a network end point address.\n\nThe two methods [Addr.Network] and [Addr.String] conventionally return strings\nthat can be passed as the arguments to [Dial], but the exact form\nand meaning of the strings is up to the implementation.",
 		"AddrError":                     "type AddrError struct {\n\tErr  string\n\tAddr string\n}\n\n",

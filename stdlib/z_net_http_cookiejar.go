@@ -43,6 +43,7 @@ func (W _net_http_cookiejar_PublicSuffixList) String() string {
 }
 
 func init() {
+	PackageDocs["net/http/cookiejar"] = "Package cookiejar implements an in-memory RFC 6265-compliant http.CookieJar."
 	Docs["net/http/cookiejar"] = map[string]string{
 		"Jar":              "type Jar struct {\n\t// contains filtered or unexported fields\n}\n\nJar implements the http.CookieJar interface from the net/http package.",
 		"Jar.Cookies":      "func (j *Jar) Cookies(u *url.URL) (cookies []*http.Cookie)\n\nCookies implements the Cookies method of the [http.CookieJar] interface.\n\nIt returns an empty slice if the URL's scheme is not HTTP or HTTPS.",

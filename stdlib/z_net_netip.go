@@ -38,6 +38,7 @@ func init() {
 }
 
 func init() {
+	PackageDocs["net/netip"] = "Package netip defines an IP address type that's a small value type.\nBuilding on that [Addr] type, the package also defines [AddrPort] (an\nIP address and a port) and [Prefix] (an IP address and a bit length\nprefix).\n\nCompared to the [net.IP] type, [Addr] type takes less memory, is immutable,\nand is comparable (supports == and being a map key)."
 	Docs["net/netip"] = map[string]string{
 		"Addr":                           "type Addr struct {\n\t// contains filtered or unexported fields\n}\n\nAddr represents an IPv4 or IPv6 address (with or without a scoped\naddressing zone), similar to [net.IP] or [net.IPAddr].\n\nUnlike [net.IP] or [net.IPAddr], Addr is a comparable value\ntype (it supports == and can be a map key) and is immutable.\n\nThe zero Addr is not a valid IP address.\nAddr{} is distinct from both 0.0.0.0 and ::.",
 		"Addr.AppendBinary":              "func (ip Addr) AppendBinary(b []byte) ([]byte, error)\n\nAppendBinary implements the [encoding.BinaryAppender] interface.",

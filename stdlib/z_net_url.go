@@ -35,6 +35,7 @@ func init() {
 }
 
 func init() {
+	PackageDocs["net/url"] = "Package url parses URLs and implements query escaping.\n\nSee RFC 3986. This package generally follows RFC 3986, except where\nit deviates for compatibility reasons.\nRFC 6874 followed for IPv6 zone literals."
 	Docs["net/url"] = map[string]string{
 		"Error":                  "type Error struct {\n\tOp  string\n\tURL string\n\tErr error\n}\n\nError reports an error and the operation and URL that caused it.",
 		"Error.Error":            "func (e *Error) Error() string\n\n",

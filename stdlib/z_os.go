@@ -194,6 +194,7 @@ func (W _os_Signal) String() string {
 }
 
 func init() {
+	PackageDocs["os"] = "Package os provides a platform-independent interface to operating system\nfunctionality. The design is Unix-like, although the error handling is\nGo-like; failing calls return values of type error rather than error numbers.\nOften, more information is available within the error. For example,\nif a call that takes a file name fails, such as [Open] or [Stat], the error\nwill include the failing file name when printed and will be of type\n[*PathError], which may be unpacked for more information.\n\nThe os interface is intended to be uniform across all operating systems.\nFeatures not generally available appear in the system-specific package syscall.\n\nHere is a simple example, opening a file and reading some of it.\n\n\tfile, err := os.Open(\"file.go\") // For read access.\n\tif err != nil {\n\t\tlog.Fatal(err)\n\t}\n\nIf the open fails, the error string will be self-explanatory, like …"
 	Docs["os"] = map[string]string{
 		"Args":                    "var Args []string\n\nArgs hold the command-line arguments, starting with the program name.",
 		"Chdir":                   "func Chdir(dir string) error\n\nChdir changes the current working directory to the named directory.\nIf there is an error, it will be of type [*PathError].",

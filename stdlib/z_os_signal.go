@@ -23,6 +23,7 @@ func init() {
 }
 
 func init() {
+	PackageDocs["os/signal"] = "Package signal implements access to incoming signals.\n\nSignals are primarily used on Unix-like systems. For the use of this\npackage on Windows and Plan 9, see below.\n\n# Types of signals\n\nThe signals SIGKILL and SIGSTOP may not be caught by a program, and\ntherefore cannot be affected by this package.\n\nSynchronous signals are signals triggered by errors in program\nexecution: SIGBUS, SIGFPE, and SIGSEGV. These are only considered\nsynchronous when caused by program execution, not when sent using\n[os.Process.Kill] or the kill program or some similar mechanism. In\ngeneral, except as discussed below, Go programs will convert a\nsynchronous signal into a run-time panic.\n\nThe remaining signals are asynchronous signals. They are not\ntriggered by program errors, but are instead sent from the kernel or\nfrom some other program. …"
 	Docs["os/signal"] = map[string]string{
 		"Ignore":        "func Ignore(sig ...os.Signal)\n\nIgnore causes the provided signals to be ignored. If they are received by\nthe program, nothing will happen. Ignore undoes the effect of any prior\ncalls to [Notify] for the provided signals.\nIf no signals are provided, all incoming signals will be ignored.",
 		"Ignored":       "func Ignored(sig os.Signal) bool\n\nIgnored reports whether sig is currently ignored.",

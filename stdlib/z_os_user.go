@@ -30,6 +30,7 @@ func init() {
 }
 
 func init() {
+	PackageDocs["os/user"] = "Package user allows user account lookups by name or id.\n\nFor most Unix systems, this package has two internal implementations of\nresolving user and group ids to names, and listing supplementary group IDs.\nOne is written in pure Go and parses /etc/passwd and /etc/group. The other\nis cgo-based and relies on the standard C library (libc) routines such as\ngetpwuid_r, getgrnam_r, and getgrouplist.\n\nWhen cgo is available, and the required routines are implemented in libc\nfor a particular platform, cgo-based (libc-backed) code is used.\nThis can be overridden by using osusergo build tag, which enforces\nthe pure Go implementation."
 	Docs["os/user"] = map[string]string{
 		"Current":                   "func Current() (*User, error)\n\nCurrent returns the current user.\n\nThe first call will cache the current user information.\nSubsequent calls will return the cached value and will not reflect\nchanges to the current user.",
 		"Group":                     "type Group struct {\n\tGid  string // group ID\n\tName string // group name\n}\n\nGroup represents a grouping of users.\n\nOn POSIX systems Gid contains a decimal number representing the group ID.",

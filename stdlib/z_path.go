@@ -26,6 +26,7 @@ func init() {
 }
 
 func init() {
+	PackageDocs["path"] = "Package path implements utility routines for manipulating slash-separated\npaths.\n\nThe path package should only be used for paths separated by forward\nslashes, such as the paths in URLs. This package does not deal with\nWindows paths with drive letters or backslashes; to manipulate\noperating system paths, use the [path/filepath] package."
 	Docs["path"] = map[string]string{
 		"Base":          "func Base(path string) string\n\nBase returns the last element of path.\nTrailing slashes are removed before extracting the last element.\nIf the path is empty, Base returns \".\".\nIf the path consists entirely of slashes, Base returns \"/\".",
 		"Clean":         "func Clean(path string) string\n\nClean returns the shortest path name equivalent to path\nby purely lexical processing. It applies the following rules\niteratively until no further processing can be done:\n\n 1. Replace multiple slashes with a single slash.\n 2. Eliminate each . path name element (the current directory).\n 3. Eliminate each inner .. path name element (the parent directory)\n    along with the non-.. element that precedes it.\n 4. Eliminate .. elements that begin a rooted path:\n    that is, replace \"/..\" by \"/\" at the beginning of a path.\n\nThe returned path ends in a slash only if it is the root \"/\".\n\nIf the result of this process is an empty string, Clean\nreturns the string \".\".\n\nSee also Rob Pike, “Lexical File Names in Plan 9 or\nGetting Dot-Dot Right,”\nhttps://9p.io/sys/doc/lexnames.html",

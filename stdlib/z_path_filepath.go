@@ -48,6 +48,7 @@ func init() {
 }
 
 func init() {
+	PackageDocs["path/filepath"] = "Package filepath implements utility routines for manipulating filename paths\nin a way compatible with the target operating system-defined file paths.\n\nThe filepath package uses either forward slashes or backslashes,\ndepending on the operating system. To process paths such as URLs\nthat always use forward slashes regardless of the operating\nsystem, see the [path] package."
 	Docs["path/filepath"] = map[string]string{
 		"Abs":           "func Abs(path string) (string, error)\n\nAbs returns an absolute representation of path.\nIf the path is not absolute it will be joined with the current\nworking directory to turn it into an absolute path. The absolute\npath name for a given file is not guaranteed to be unique.\nAbs calls [Clean] on the result.",
 		"Base":          "func Base(path string) string\n\nBase returns the last element of path.\nTrailing path separators are removed before extracting the last element.\nIf the path is empty, Base returns \".\".\nIf the path consists entirely of separators, Base returns a single separator.",

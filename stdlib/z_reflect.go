@@ -189,6 +189,7 @@ func (W _reflect_Type) String() string {
 }
 
 func init() {
+	PackageDocs["reflect"] = "Package reflect implements run-time reflection, allowing a program to\nmanipulate objects with arbitrary types. The typical use is to take a value\nwith static type interface{} and extract its dynamic type information by\ncalling TypeOf, which returns a Type.\n\nA call to ValueOf returns a Value representing the run-time data.\nZero takes a Type and returns a Value representing a zero value\nfor that type.\n\nSee \"The Laws of Reflection\" for an introduction to reflection in Go:\nhttps://golang.org/doc/articles/laws_of_reflection.html"
 	Docs["reflect"] = map[string]string{
 		"Append":                 "func Append(s Value, x ...Value) Value\n\nAppend appends the values x to a slice s and returns the resulting slice.\nAs in Go, each x's value must be assignable to the slice's element type.",
 		"AppendSlice":            "func AppendSlice(s, t Value) Value\n\nAppendSlice appends a slice t to a slice s and returns the resulting slice.\nThe slices s and t must have the same element type.",

@@ -38,6 +38,7 @@ func init() {
 }
 
 func init() {
+	PackageDocs["runtime/debug"] = "Package debug contains facilities for programs to debug themselves while\nthey are running."
 	Docs["runtime/debug"] = map[string]string{
 		"BuildInfo":        "type BuildInfo struct {\n\t// GoVersion is the version of the Go toolchain that built the binary\n\t// (for example, \"go1.19.2\").\n\tGoVersion string `json:\",omitempty\"`\n\n\t// Path is the package path of the main package for the binary\n\t// (for example, \"golang.org/x/tools/cmd/stringer\").\n\tPath string `json:\",omitempty\"`\n\n\t// Main describes the module that contains the main package for the binary.\n\tMain Module `json:\"\"`\n\n\t// Deps describes all the dependency modules, both direct and indirect,\n\t// that contributed packages to the build of this binary.\n\tDeps []*Module `json:\",omitempty\"`\n\n\t// Settings describes the build settings used to build the binary.\n\tSettings []BuildSetting `json:\",omitempty\"`\n}\n\nBuildInfo represents the build information read from a Go binary.",
 		"BuildInfo.String": "func (bi *BuildInfo) String() string\n\nString returns a string representation of a [BuildInfo].",

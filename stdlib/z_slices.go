@@ -14,6 +14,7 @@ func init() {
 }
 
 func init() {
+	PackageDocs["slices"] = "Package slices defines various functions useful with slices of any type."
 	Docs["slices"] = map[string]string{
 		"All":              "func All[Slice ~[]E, E any](s Slice) iter.Seq2[int, E]\n\nAll returns an iterator over index-value pairs in the slice\nin the usual order.",
 		"AppendSeq":        "func AppendSeq[Slice ~[]E, E any](s Slice, seq iter.Seq[E]) Slice\n\nAppendSeq appends the values from seq to the slice and\nreturns the extended slice.\nIf seq is empty, the result preserves the nilness of s.",

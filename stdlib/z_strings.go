@@ -79,6 +79,7 @@ func init() {
 }
 
 func init() {
+	PackageDocs["strings"] = "Package strings implements simple functions to manipulate UTF-8 encoded strings.\n\nFor information about UTF-8 strings in Go, see https://blog.golang.org/strings."
 	Docs["strings"] = map[string]string{
 		"Builder":              "type Builder struct {\n\t// contains filtered or unexported fields\n}\n\nA Builder is used to efficiently build a string using [Builder.Write] methods.\nIt minimizes memory copying. The zero value is ready to use.\nDo not copy a non-zero Builder.",
 		"Builder.Cap":          "func (b *Builder) Cap() int\n\nCap returns the capacity of the builder's underlying byte slice. It is the\ntotal space allocated for the string being built and includes any bytes\nalready written.",

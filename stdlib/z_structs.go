@@ -18,6 +18,7 @@ func init() {
 }
 
 func init() {
+	PackageDocs["structs"] = "Package structs defines marker types that can be used as struct fields\nto modify the properties of a struct.\n\nBy convention, a marker type should be used as the type of a field\nnamed \"_\", placed at the beginning of a struct type definition."
 	Docs["structs"] = map[string]string{
 		"HostLayout": "type HostLayout struct {\n\t// contains filtered or unexported fields\n}\n\nHostLayout marks a struct as using host memory layout. A struct with a\nfield of type HostLayout will be laid out in memory according to host\nexpectations, generally following the host's C ABI.\n\nHostLayout does not affect layout within any other struct-typed fields\nof the containing struct, nor does it affect layout of structs\ncontaining the struct marked as host layout.\n\nBy convention, HostLayout should be used as the type of a field\nnamed \"_\", placed at the beginning of the struct type definition.",
 	}

@@ -65,6 +65,7 @@ func init() {
 }
 
 func init() {
+	PackageDocs["sync/atomic"] = "Package atomic provides low-level atomic memory primitives\nuseful for implementing synchronization algorithms.\n\nThese functions require great care to be used correctly.\nExcept for special, low-level applications, synchronization is better\ndone with channels or the facilities of the [sync] package.\nShare memory by communicating;\ndon't communicate by sharing memory.\n\nThe swap operation, implemented by the SwapT functions, is the atomic\nequivalent of:\n\n\told = *addr\n\t*addr = new\n\treturn old\n\nThe compare-and-swap operation, implemented by the CompareAndSwapT\nfunctions, is the atomic equivalent of: …"
 	Docs["sync/atomic"] = map[string]string{
 		"AddInt32":               "func AddInt32(addr *int32, delta int32) (new int32)\n\nAddInt32 atomically adds delta to *addr and returns the new value.\nConsider using the more ergonomic and less error-prone [Int32.Add] instead.",
 		"AddInt64":               "func AddInt64(addr *int64, delta int64) (new int64)\n\nAddInt64 atomically adds delta to *addr and returns the new value.\nConsider using the more ergonomic and less error-prone [Int64.Add] instead\n(particularly if you target 32-bit platforms; see the bugs section).",

@@ -42,6 +42,7 @@ func init() {
 }
 
 func init() {
+	PackageDocs["text/scanner"] = "Package scanner provides a scanner and tokenizer for UTF-8-encoded text.\nIt takes an io.Reader providing the source, which then can be tokenized\nthrough repeated calls to the Scan function. For compatibility with\nexisting tools, the NUL character is not allowed. If the first character\nin the source is a UTF-8 encoded byte order mark (BOM), it is discarded.\n\nBy default, a [Scanner] skips white space and Go comments and recognizes all\nliterals as defined by the Go language specification. It may be\ncustomized to recognize only a subset of those literals and to recognize\ndifferent identifier and white space characters."
 	Docs["text/scanner"] = map[string]string{
 		"Char":              "const (\n\tEOF = -(iota + 1)\n\tIdent\n\tInt\n\tFloat\n\tChar\n\tString\n\tRawString\n\tComment\n)\n\nThe result of Scan is one of these tokens or a Unicode character.",
 		"Comment":           "const (\n\tEOF = -(iota + 1)\n\tIdent\n\tInt\n\tFloat\n\tChar\n\tString\n\tRawString\n\tComment\n)\n\nThe result of Scan is one of these tokens or a Unicode character.",

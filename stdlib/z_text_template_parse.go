@@ -95,6 +95,7 @@ func (W _text_template_parse_Node) String() string {
 func (W _text_template_parse_Node) Type() parse.NodeType { return W.WType() }
 
 func init() {
+	PackageDocs["text/template/parse"] = "Package parse builds parse trees for templates as defined by text/template\nand html/template. Clients should use those packages to construct templates\nrather than this one, which provides shared internal data structures not\nintended for general use."
 	Docs["text/template/parse"] = map[string]string{
 		"ActionNode":             "type ActionNode struct {\n\tNodeType\n\tPos\n\n\tLine int       // The line number in the input. Deprecated: Kept for compatibility.\n\tPipe *PipeNode // The pipeline in the action.\n\t// contains filtered or unexported fields\n}\n\nActionNode holds an action (something bounded by delimiters).\nControl actions have their own nodes; ActionNode represents simple\nones such as field evaluations and parenthesized pipelines.",
 		"ActionNode.Copy":        "func (a *ActionNode) Copy() Node\n\n",

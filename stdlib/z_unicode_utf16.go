@@ -24,6 +24,7 @@ func init() {
 }
 
 func init() {
+	PackageDocs["unicode/utf16"] = "Package utf16 implements encoding and decoding of UTF-16 sequences."
 	Docs["unicode/utf16"] = map[string]string{
 		"AppendRune":  "func AppendRune(a []uint16, r rune) []uint16\n\nAppendRune appends the UTF-16 encoding of the Unicode code point r\nto the end of p and returns the extended buffer. If the rune is not\na valid Unicode code point, it appends the encoding of U+FFFD.",
 		"Decode":      "func Decode(s []uint16) []rune\n\nDecode returns the Unicode code point sequence represented\nby the UTF-16 encoding s.",

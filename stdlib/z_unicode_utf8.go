@@ -38,6 +38,7 @@ func init() {
 }
 
 func init() {
+	PackageDocs["unicode/utf8"] = "Package utf8 implements functions and constants to support text encoded in\nUTF-8. It includes functions to translate between runes and UTF-8 byte sequences.\nSee https://en.wikipedia.org/wiki/UTF-8"
 	Docs["unicode/utf8"] = map[string]string{
 		"AppendRune":             "func AppendRune(p []byte, r rune) []byte\n\nAppendRune appends the UTF-8 encoding of r to the end of p and\nreturns the extended buffer. If the rune is out of range,\nit appends the encoding of [RuneError].",
 		"DecodeLastRune":         "func DecodeLastRune(p []byte) (r rune, size int)\n\nDecodeLastRune unpacks the last UTF-8 encoding in p and returns the rune and\nits width in bytes. If p is empty it returns ([RuneError], 0). Otherwise, if\nthe encoding is invalid, it returns (RuneError, 1). Both are impossible\nresults for correct, non-empty UTF-8.\n\nAn encoding is invalid if it is incorrect UTF-8, encodes a rune that is\nout of range, or is not the shortest possible UTF-8 encoding for the\nvalue. No other validation is performed.",

@@ -14,6 +14,7 @@ func init() {
 }
 
 func init() {
+	PackageDocs["unique"] = "The unique package provides facilities for canonicalizing (\"interning\")\ncomparable values."
 	Docs["unique"] = map[string]string{
 		"Handle":       "type Handle[T comparable] struct {\n\t// contains filtered or unexported fields\n}\n\nHandle is a globally unique identity for some value of type T.\n\nTwo handles compare equal exactly if the two values used to create the handles\nwould have also compared equal. The comparison of two handles is trivial and\ntypically much more efficient than comparing the values used to create them.",
 		"Handle.Value": "func (h Handle[T]) Value() T\n\nValue returns a shallow copy of the T value that produced the Handle.\nValue is safe for concurrent use by multiple goroutines.",

@@ -8,7 +8,10 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/gosbi/gosbi/internal/atomicfile"
 	"github.com/gosbi/gosbi/sbi/internal/zipmember"
@@ -18,11 +21,13 @@ import (
 // NPZ is an open .npz archive: np.savez or np.savez_compressed output, one .npy member per
 // array. Close it when done.
 type NPZ struct {
-	f     *os.File
-	size  int64 // of the archive
-	zr    *zip.Reader
-	names []string
-	files map[string]*zip.File
+	path   string
+	f      *os.File
+	size   int64 // of the archive
+	zr     *zip.Reader
+	names  []string
+	files  map[string]*zip.File
+	closed bool
 }
 
 // OpenNPZ opens the .npz archive at path and lists its arrays. An archive holding two members
@@ -48,7 +53,7 @@ func OpenNPZ(path string) (*NPZ, error) {
 		}
 		return nil, fmt.Errorf("npy: opening %s as a .npz (zip) archive: %w", path, err)
 	}
-	z := &NPZ{f: f, size: st.Size(), zr: zr, files: map[string]*zip.File{}}
+	z := &NPZ{path: path, f: f, size: st.Size(), zr: zr, files: map[string]*zip.File{}}
 	for _, f := range zr.File {
 		name, ok := strings.CutSuffix(f.Name, ".npy")
 		if !ok {
@@ -132,7 +137,51 @@ func (z *NPZ) Vector(name string) ([]float64, error) {
 }
 
 // Close closes the archive.
-func (z *NPZ) Close() error { return z.f.Close() }
+func (z *NPZ) Close() error {
+	z.closed = true
+	return z.f.Close()
+}
+
+// String describes the archive, as a notebook shows it: its path and its arrays, sorted,
+// each with its shape and dtype as NumPy writes them (read from the array's header), at most
+// maxShownArrays (8) of them, each name cut at maxShownName (40) bytes.
+func (z *NPZ) String() string {
+	if z.closed {
+		return fmt.Sprintf("npz archive %q (closed)", z.path)
+	}
+	shown := z.names[:min(len(z.names), maxShownArrays)]
+	items := make([]string, len(shown))
+	for i, name := range shown {
+		items[i] = shownName(name) + " " + z.describeArray(name)
+	}
+	return fmt.Sprintf("npz archive %q: %s", z.path, arrayList(len(z.names), "", items, " (Names lists them)"))
+}
+
+// describeArray returns the shape and dtype of array name, "(3, 2) float64", from its header.
+func (z *NPZ) describeArray(name string) string {
+	_, rc, err := z.open(name)
+	if err != nil {
+		return "(unreadable: Dense says why)"
+	}
+	defer rc.Close()
+	h, err := ReadHeader(rc)
+	if err != nil {
+		return "(unreadable: Dense says why)"
+	}
+	dtype := "float64"
+	if size, _, _ := h.dtype(); size == 4 { // ReadHeader refuses other dtypes
+		dtype = "float32"
+	}
+	dims := make([]string, len(h.Shape))
+	for i, d := range h.Shape {
+		dims[i] = strconv.Itoa(d)
+	}
+	shape := "(" + strings.Join(dims, ", ") + ")"
+	if len(dims) == 1 {
+		shape = "(" + dims[0] + ",)"
+	}
+	return shape + " " + dtype
+}
 
 // NPZWriter writes a .npz archive array by array; Close finishes it. Arrays are stored, or
 // deflated with Compress (np.savez_compressed).
@@ -145,6 +194,25 @@ type NPZWriter struct {
 // NewNPZWriter returns a writer of a .npz archive to w; compress deflates every array.
 func NewNPZWriter(w io.Writer, compress bool) *NPZWriter {
 	return &NPZWriter{zw: zip.NewWriter(w), compress: compress, names: map[string]bool{}}
+}
+
+// String describes the writer, as a notebook shows it: the arrays added so far, sorted, at
+// most maxShownArrays (8) of them, each name cut at maxShownName (40) bytes.
+func (z *NPZWriter) String() string {
+	names := make([]string, 0, len(z.names))
+	for n := range z.names {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	items := names[:min(len(names), maxShownArrays)]
+	for i, n := range items {
+		items[i] = shownName(n)
+	}
+	mode := ""
+	if z.compress {
+		mode = " (deflating)"
+	}
+	return fmt.Sprintf("npz writer%s: %s", mode, arrayList(len(names), " added", items, ""))
 }
 
 // Add writes m as the float64 array name (np.load's key; the member is name + ".npy"). A
@@ -217,4 +285,43 @@ func WriteNPZFile(path string, names []string, arrays []mat.Matrix, compress boo
 		return fmt.Errorf("npy: writing %s: %w", path, err)
 	}
 	return nil
+}
+
+// Limits of how an archive or a writer shows itself (String): the arrays listed, and the
+// bytes kept of a name.
+const (
+	maxShownArrays = 8
+	maxShownName   = 40
+)
+
+// arrayList describes n arrays of which items are shown: "no arrays", "1 array: a" or
+// "n arrays: a, b, and k more", with verb after "arrays" and more after "k more".
+func arrayList(n int, verb string, items []string, more string) string {
+	switch n {
+	case 0:
+		return "no arrays" + verb
+	case 1:
+		return "1 array" + verb + ": " + items[0]
+	}
+	s := fmt.Sprintf("%d arrays%s: %s", n, verb, strings.Join(items, ", "))
+	if left := n - len(items); left > 0 {
+		s += fmt.Sprintf(", and %d more%s", left, more)
+	}
+	return s
+}
+
+// shownName returns name cut at maxShownName bytes (at a character's start), quoted if it
+// holds characters that do not print.
+func shownName(name string) string {
+	if len(name) > maxShownName {
+		cut := maxShownName
+		for cut > 0 && !utf8.RuneStart(name[cut]) {
+			cut--
+		}
+		name = name[:cut] + "…"
+	}
+	if strings.ContainsFunc(name, func(r rune) bool { return !unicode.IsPrint(r) }) {
+		return strconv.Quote(name)
+	}
+	return name
 }

@@ -376,6 +376,20 @@ func (s *Store) Chunks() int { return len(s.snapshot()) }
 // Dir returns the store's directory.
 func (s *Store) Dir() string { return s.dir }
 
+// String describes the store, as a notebook shows it: its directory, the number of pairs and
+// their widths, and the number of chunks listed.
+func (s *Store) String() string {
+	s.mu.Lock()
+	n, k := s.n, len(s.chunks)
+	s.mu.Unlock()
+	return fmt.Sprintf("simstore %q: %s", s.dir, s.contents(n, k))
+}
+
+// contents describes n pairs of the store's widths in k chunks.
+func (s *Store) contents(n, k int) string {
+	return fmt.Sprintf("%s (θ of %s, x of %d) in %s", count(n, "pair"), count(s.paramDim, "value"), s.dataDim, count(k, "chunk"))
+}
+
 // Append writes the pairs (θᵢ, xᵢ) as one new chunk, atomically; it is safe to call from any
 // number of goroutines and processes at once. The store's own list gains the chunk.
 func (s *Store) Append(theta, x *mat.Dense) error {
@@ -536,6 +550,11 @@ func (p *part) Batches(size int, seed uint64) Iterator {
 	return newIter(p.chunks, p.s.paramDim, p.s.dataDim, size, seed)
 }
 
+// String describes the part, as a notebook shows it: its store and what it holds of it.
+func (p *part) String() string {
+	return fmt.Sprintf("part of simstore %q: %s", p.s.dir, p.s.contents(p.n, len(p.chunks)))
+}
+
 // Batches implements Source over every listed chunk.
 func (s *Store) Batches(size int, seed uint64) Iterator {
 	return newIter(s.snapshot(), s.paramDim, s.dataDim, size, seed)
@@ -581,6 +600,15 @@ func newIter(chunks []chunk, pt, dx, size int, seed uint64) *iter {
 	}
 	it.order = it.rng.Perm(len(chunks))
 	return it
+}
+
+// String describes the iterator, as a notebook shows it: its batches and chunks.
+func (it *iter) String() string {
+	s := fmt.Sprintf("simstore iterator: batches of %d rows over %s", it.size, count(len(it.chunks), "chunk"))
+	if it.err != nil {
+		s += " (failed: Err says why)"
+	}
+	return s
 }
 
 // Next implements Iterator.
@@ -705,3 +733,11 @@ func (it *iter) Close() error {
 
 // maxManifestSize bounds manifest.json (1 MiB; Create writes about a hundred bytes).
 const maxManifestSize = 1 << 20
+
+// count returns "1 noun" or "n nouns".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

@@ -16,8 +16,9 @@ import (
 
 //go:generate go run -C .. ./internal/gen -set gosbi
 
-// Symbols and Docs are stdlib's maps, which the generated tables fill.
+// Symbols, Docs and PackageDocs are stdlib's maps, which the generated tables fill.
 var (
-	Symbols map[string]map[string]reflect.Value = stdlib.Symbols
-	Docs    map[string]map[string]string        = stdlib.Docs
+	Symbols     map[string]map[string]reflect.Value = stdlib.Symbols
+	Docs        map[string]map[string]string        = stdlib.Docs
+	PackageDocs map[string]string                   = stdlib.PackageDocs
 )

@@ -153,6 +153,7 @@ func (W _github_com_gosbi_gosbi_sbi_task_Task) TrueParameters(k int) ([]float64,
 }
 
 func init() {
+	PackageDocs["github.com/gosbi/gosbi/sbi/task"] = "Package task holds simulators and benchmark tasks for simulation-based inference. …"
 	Docs["github.com/gosbi/gosbi/sbi/task"] = map[string]string{
 		"ARCH":                                             "func ARCH() *ARCHTask\n\nARCH is the lag-one ARCH model with θ = (θ₁, θ₂), θ₁ ~ U(−1, 1), θ₂ ~ U(0, 1):\n\n\ty⁽ᵐ⁾ = θ₁y⁽ᵐ⁻¹⁾ + e⁽ᵐ⁾,  e⁽ᵐ⁾ = ξ⁽ᵐ⁾·√(0.2 + θ₂(e⁽ᵐ⁻¹⁾)²),  ξ⁽ᵐ⁾ ~ N(0, 1) i.i.d.,\n\nwith y⁽⁰⁾ = 0 and e⁽⁰⁾ = 0 (the paper fixes e⁽⁰⁾ where Thomas et al. draw it), for m = 1…100;\nx = (y⁽¹⁾, …, y⁽¹⁰⁰⁾). (The authors' code stores the initial zero as a 101st-like first entry\nof a series of 100; here the 100 steps after it are the data.)",
 		"ARCHTask":                                         "type ARCHTask struct {\n\t// contains filtered or unexported fields\n}\n\nARCHTask is the lag-one ARCH model of CANVI (Patel et al., §4.2.2 and App. F.9, after Thomas\net al. 2022): its likelihood is known in closed form, so that variational objectives that\nneed it (ELBO, IWBO; package sbi/variational) can be trained on it.",

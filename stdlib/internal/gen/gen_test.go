@@ -10,7 +10,10 @@ import (
 
 func TestPackageDocs(t *testing.T) {
 	dir := t.TempDir()
-	src := `package demo
+	src := `// Package demo simulates.
+//
+// It is a demonstration.
+package demo
 
 // Scale multiplies every element of x by a.
 // It works in place.
@@ -31,9 +34,12 @@ func hidden() {}
 	if err := os.WriteFile(filepath.Join(dir, "demo.go"), []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	docs, err := packageDocs(listedPackage{ImportPath: "example.com/demo", Name: "demo", Dir: dir, GoFiles: []string{"demo.go"}})
+	docs, opening, err := packageDocs(listedPackage{ImportPath: "example.com/demo", Name: "demo", Dir: dir, GoFiles: []string{"demo.go"}})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if opening != "Package demo simulates.\n\nIt is a demonstration." {
+		t.Errorf("package doc %q", opening)
 	}
 	want := map[string]string{
 		"Scale":     "func Scale(a float64, x []float64)\n\nScale multiplies every element of x by a.\nIt works in place.",
@@ -61,6 +67,32 @@ func TestTrimDoc(t *testing.T) {
 	}
 	if trimDoc("  short doc\n") != "short doc" {
 		t.Errorf("trimDoc(short) = %q", trimDoc("  short doc\n"))
+	}
+}
+
+// TestPackageOpening: the opening of a package doc is its whole paragraphs within
+// maxPkgDocLines lines, the first at least, marked " …" when the doc goes on.
+func TestPackageOpening(t *testing.T) {
+	lines := func(n int, w string) string { return strings.TrimSuffix(strings.Repeat(w+"\n", n), "\n") }
+	cases := []struct{ name, doc, want string }{
+		{"empty", "", ""},
+		{"short", "Package p does x.\n", "Package p does x."},
+		{"all paragraphs fit", "A.\n\nB.\nC.", "A.\n\nB.\nC."},
+		{"paragraphs that fill the lines exactly",
+			"A.\n\n" + lines(maxPkgDocLines-2, "b") + "\n\n" + lines(2, "c"),
+			"A.\n\n" + lines(maxPkgDocLines-2, "b") + " …"},
+		{"stops before the paragraph that does not fit",
+			"A.\n\n" + lines(maxPkgDocLines-1, "b"), "A. …"},
+		{"a long first paragraph is cut", lines(maxPkgDocLines+5, "a") + "\n\nB.", lines(maxPkgDocLines, "a") + " …"},
+	}
+	for _, c := range cases {
+		if got := packageOpening(c.doc); got != c.want {
+			t.Errorf("%s: packageOpening = %q, want %q", c.name, got, c.want)
+		}
+	}
+	long := packageOpening(lines(maxPkgDocLines, strings.Repeat("word ", 40)))
+	if len(long) > maxDoc+10 || !strings.HasSuffix(long, " …") {
+		t.Errorf("long lines: kept %d bytes", len(long))
 	}
 }
 

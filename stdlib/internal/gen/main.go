@@ -276,11 +276,15 @@ func generate(pkgName string, p listedPackage) ([]byte, error) {
 	if _, err := ext.Extract(p.ImportPath, "", &buf); err != nil {
 		return nil, fmt.Errorf("extract: %w", err)
 	}
-	docs, err := packageDocs(p)
+	docs, opening, err := packageDocs(p)
 	if err != nil {
 		return nil, fmt.Errorf("docs: %w", err)
 	}
-	fmt.Fprintf(&buf, "\nfunc init() {\n\tDocs[%q] = map[string]string{\n", p.ImportPath)
+	fmt.Fprintf(&buf, "\nfunc init() {\n")
+	if opening != "" {
+		fmt.Fprintf(&buf, "\tPackageDocs[%q] = %s\n", p.ImportPath, strconv.Quote(opening))
+	}
+	fmt.Fprintf(&buf, "\tDocs[%q] = map[string]string{\n", p.ImportPath)
 	names := make([]string, 0, len(docs))
 	for n := range docs {
 		names = append(names, n)
@@ -300,20 +304,24 @@ func generate(pkgName string, p listedPackage) ([]byte, error) {
 // maxDoc bounds the doc comment kept per name; inspection shows a summary, not a manual.
 const maxDoc = 1500
 
-// packageDocs returns "signature\n\ndoc" for every exported name of the package.
-func packageDocs(p listedPackage) (map[string]string, error) {
+// maxPkgDocLines bounds the opening of a package doc that packageOpening keeps.
+const maxPkgDocLines = 20
+
+// packageDocs returns "signature\n\ndoc" for every exported name of the package, and the
+// opening of the package doc (packageOpening).
+func packageDocs(p listedPackage) (map[string]string, string, error) {
 	fset := token.NewFileSet()
 	var files []*ast.File
 	for _, name := range p.GoFiles {
 		f, err := parser.ParseFile(fset, filepath.Join(p.Dir, name), nil, parser.ParseComments)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		files = append(files, f)
 	}
 	d, err := doc.NewFromFiles(fset, files, p.ImportPath)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	res := map[string]string{}
 	add := func(name string, decl ast.Node, text string) {
@@ -345,7 +353,7 @@ func packageDocs(p listedPackage) (map[string]string, error) {
 			add(t.Name+"."+m.Name, m.Decl, m.Doc)
 		}
 	}
-	return res, nil
+	return res, packageOpening(d.Doc), nil
 }
 
 // signature prints a declaration without its body, at most maxSigLines lines.
@@ -383,4 +391,37 @@ func trimDoc(s string) string {
 		cut = strings.LastIndexByte(s[:maxDoc], ' ')
 	}
 	return s[:cut] + " …"
+}
+
+// packageOpening returns the opening of a package doc, what ?PKG shows before the list of
+// the package's names: its whole paragraphs while they fit in maxPkgDocLines lines (the first
+// paragraph at least, cut at that many lines), within maxDoc bytes, and " …" when the doc
+// goes on.
+func packageOpening(text string) string {
+	paras := strings.Split(strings.TrimSpace(text), "\n\n")
+	var kept []string
+	lines := 0
+	for _, p := range paras {
+		pl := strings.Split(p, "\n")
+		if len(pl) > maxPkgDocLines {
+			pl = pl[:maxPkgDocLines]
+		}
+		add := len(pl)
+		if len(kept) > 0 {
+			add++ // the blank line between paragraphs
+			if lines+add > maxPkgDocLines {
+				break
+			}
+		}
+		kept = append(kept, strings.Join(pl, "\n"))
+		lines += add
+	}
+	s := strings.Join(kept, "\n\n")
+	if len(s) > maxDoc {
+		return trimDoc(s)
+	}
+	if len(s) < len(strings.TrimSpace(text)) {
+		s += " …"
+	}
+	return s
 }
