@@ -32,7 +32,7 @@ type trialCounter interface {
 	// the same number.
 	maxTrials() int
 	// trialCount returns the number of trials of the observation row, false when the
-	// embedding reads a fixed number or cannot read row.
+	// embedding cannot read row. It is called only when maxTrials() > 0.
 	trialCount(row []float64) (int, bool)
 }
 
