@@ -257,3 +257,23 @@ func (l *recentObservation) forget() {
 	defer l.Unlock()
 	l.x = nil
 }
+
+// TestSeenTrialsAllocatesOnce: the range of the trials of 300 training rows, 1–5, is found
+// with one allocation, that of the range returned, not one per row.
+func TestSeenTrialsAllocatesOnce(t *testing.T) {
+	_, theta, x := trialRangePairs()
+	n, _ := theta.Dims()
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	var l InputLayout = trialRangeEmbedding // boxed once, outside the count
+	var r *trialRange
+	allocs := testing.AllocsPerRun(10, func() { r = seenTrials(l, x, idx) })
+	if r == nil || *r != (trialRange{Min: 1, Max: 5}) {
+		t.Fatalf("range %v, want 1–5", r)
+	}
+	if allocs > 1 {
+		t.Errorf("%v allocations for %d rows, want 1", allocs, n)
+	}
+}
