@@ -277,3 +277,42 @@ func TestSeenTrialsAllocatesOnce(t *testing.T) {
 		t.Errorf("%v allocations for %d rows, want 1", allocs, n)
 	}
 }
+
+// TestTrialWarningNamesMethod: at an observation of 40 trials, LogRatio and LogProbPairs of an
+// NRE and of an NRE ensemble each warn with their own name, though LogProbPairs computes the
+// ratio LogRatio does.
+func TestTrialWarningNamesMethod(t *testing.T) {
+	prior, theta, x := trialRangePairs()
+	nre := func() *NRE {
+		return NewNRE(prior, NREConfig{Hidden: []int{8}, Embedding: trialRangeEmbedding, Sampler: SamplerConfig{Method: SamplerImportance}})
+	}
+	one, a, b := nre(), nre(), nre()
+	for _, e := range []*NRE{one, a, b} {
+		e.MustTrain(theta, x, TrainConfig{Epochs: 1, Seed: 3})
+	}
+	ens, err := NewNREEnsemble(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs := trialRangeObservation(40)
+	th, xs := mat.NewDense(1, 1, []float64{0.2}), mat.NewDense(1, len(obs), obs)
+	for _, c := range []struct {
+		name string
+		call func(theta, x *mat.Dense) []float64
+	}{
+		{"NRE/LogRatio", one.LogRatio},
+		{"NRE/LogProbPairs", one.LogProbPairs},
+		{"NREEnsemble/LogRatio", ens.LogRatio},
+		{"NREEnsemble/LogProbPairs", ens.LogProbPairs},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			buf := captureWarnings(t)
+			lastUnseenTrials.forget()
+			c.call(th, xs)
+			method := c.name[strings.Index(c.name, "/")+1:]
+			if want := method + " at an observation of 40 trials"; trialsWarnings(buf.String(), 40) != 1 || !strings.Contains(buf.String(), want) {
+				t.Errorf("want one warning naming %q; warnings:\n%s", want, buf)
+			}
+		})
+	}
+}
