@@ -228,9 +228,6 @@ func (e DeepSetEmbedding) maxTrials() int { return e.MaxTrials }
 
 // trialCount implements trialCounter: the count that the observation row begins with.
 func (e DeepSetEmbedding) trialCount(row []float64) (int, bool) {
-	if e.MaxTrials == 0 {
-		return 0, false
-	}
 	if _, err := e.InputUsed(row); err != nil {
 		return 0, false
 	}

@@ -410,12 +410,18 @@ func (e *NREEnsemble) untrained() error {
 // holding NaN or ±Inf, or one the embedding cannot read). It panics, naming the member, when
 // a member is not trained.
 func (e *NREEnsemble) LogRatio(theta, x *mat.Dense) []float64 {
+	return e.logRatio("LogRatio", theta, x)
+}
+
+// logRatio is LogRatio for the public method named method, which its panics and the members'
+// warnings name.
+func (e *NREEnsemble) logRatio(method string, theta, x *mat.Dense) []float64 {
 	if err := e.untrained(); err != nil {
-		panic(fmt.Errorf("sbi: LogRatio: %w", err))
+		panic(fmt.Errorf("sbi: %s: %w", method, err))
 	}
 	parts := make([][]float64, len(e.Members))
 	for k, m := range e.Members {
-		parts[k] = m.LogRatio(theta, x)
+		parts[k] = m.logRatio(method, theta, x)
 	}
 	return logMeanExp(parts)
 }
@@ -424,7 +430,7 @@ func (e *NREEnsemble) LogRatio(theta, x *mat.Dense) []float64 {
 // the members' is: outside the prior's support, and where xᵢ holds NaN or ±Inf or cannot be
 // read by the embedding.
 func (e *NREEnsemble) LogProbPairs(theta, x *mat.Dense) []float64 {
-	lr := e.LogRatio(theta, x)
+	lr := e.logRatio("LogProbPairs", theta, x)
 	lp := e.prior().LogProb(theta)
 	for i := range lr {
 		lr[i] = cleanLogProb(lp[i]+lr[i], e.prior(), theta.RawRowView(i))

@@ -354,10 +354,14 @@ func contrastiveNRELoss(tp *nn.Tape, L *nn.Tensor, gamma float64) (loss, joint, 
 // log r(θᵢ, xᵢ) + c(xᵢ), with a constant c(x) the loss leaves free, for NRE-B; NaN where xᵢ
 // holds NaN or ±Inf (a saturating activation would give a finite logit there) or is not an
 // observation the embedding's InputLayout can read.
-func (e *NRE) LogRatio(theta, x *mat.Dense) []float64 {
-	e.mustTrained("LogRatio")
-	n := checkEvalPairs("NRE.LogRatio", theta, x, e.prior.Dim(), e.xDim)
-	e.warnUnseenTrials(e.label+" LogRatio", x)
+func (e *NRE) LogRatio(theta, x *mat.Dense) []float64 { return e.logRatio("LogRatio", theta, x) }
+
+// logRatio is LogRatio for the public method named method, which its panics and its warning
+// about unseen numbers of trials name.
+func (e *NRE) logRatio(method string, theta, x *mat.Dense) []float64 {
+	e.mustTrained(method)
+	n := checkEvalPairs("NRE."+method, theta, x, e.prior.Dim(), e.xDim)
+	e.warnUnseenTrials(e.label+" "+method, x)
 	out := make([]float64, n)
 	parallelChunks(n, chunkFor(n), func(_, lo, hi int) {
 		tp := getTape()
@@ -380,7 +384,7 @@ func (e *NRE) LogRatio(theta, x *mat.Dense) []float64 {
 // estimates log p(θᵢ | xᵢ) itself (their optimum is normalized); for NRE-B it is off by
 // c(xᵢ), so compare its values only between pairs of one observation.
 func (e *NRE) LogProbPairs(theta, x *mat.Dense) []float64 {
-	lr := e.LogRatio(theta, x)
+	lr := e.logRatio("LogProbPairs", theta, x)
 	lp := e.prior.LogProb(theta)
 	for i := range lr {
 		lr[i] = cleanLogProb(lp[i]+lr[i], e.prior, theta.RawRowView(i))

@@ -186,7 +186,7 @@ func (c *estimator) warnIfOutside(x []float64) {
 	if !c.trained || len(x) != c.xDim || !finite(x) {
 		return
 	}
-	c.warnUnseenTrials(c.label+" posterior", mat.NewDense(1, len(x), append([]float64(nil), x...)))
+	c.warnUnseenTrials(c.label+" posterior", mat.NewDense(1, len(x), x)) // only read: no copy
 	if c.obs == nil {
 		return
 	}

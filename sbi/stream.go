@@ -169,6 +169,7 @@ func streamZScore(src simstore.Source, batch int, emb Embedding) (zt, zx zscore,
 			return zt, zx, 0, 0, nil, err
 		}
 	}
+	var span trialSpan
 	it := src.Batches(batch, 0)
 	defer it.Close()
 	for it.Next() {
@@ -193,7 +194,7 @@ func streamZScore(src simstore.Source, batch int, emb Embedding) (zt, zx zscore,
 				return zt, zx, 0, 0, nil, fmt.Errorf("a training pair with x = %s: %w", leading(x.RawRowView(i)), err)
 			}
 			if k, ok := countTrials(l, x.RawRowView(i)); ok {
-				trials = trials.with(k)
+				span.add(k)
 			}
 			usable++
 		}
@@ -210,13 +211,13 @@ func streamZScore(src simstore.Source, batch int, emb Embedding) (zt, zx zscore,
 		if err != nil {
 			return zt, zx, 0, 0, nil, fmt.Errorf("standardizing x: %w", err)
 		}
-		return zscoreOf(ct), zx, usable, dropped, trials, nil
+		return zscoreOf(ct), zx, usable, dropped, span.rangeOf(), nil
 	}
 	cx, err := wx.Columns(dx, 1)
 	if err != nil {
 		return zt, zx, 0, 0, nil, fmt.Errorf("standardizing x: %w", err)
 	}
-	return zscoreOf(ct), zscoreOf(cx), usable, dropped, trials, nil
+	return zscoreOf(ct), zscoreOf(cx), usable, dropped, span.rangeOf(), nil
 }
 
 // scanSource reads the pairs of src (nil: none) once and counts the usable (finite) ones and

@@ -32,7 +32,7 @@ type trialCounter interface {
 	// the same number.
 	maxTrials() int
 	// trialCount returns the number of trials of the observation row, false when the
-	// embedding reads a fixed number or cannot read row.
+	// embedding cannot read row. It is called only when maxTrials() > 0.
 	trialCount(row []float64) (int, bool)
 }
 
@@ -45,20 +45,36 @@ func countTrials(l InputLayout, row []float64) (int, bool) {
 	return 0, false
 }
 
-// with returns the range widened to hold n: a range of n alone for a nil r.
-func (r *trialRange) with(n int) *trialRange {
-	if r == nil {
-		return &trialRange{Min: n, Max: n}
-	}
-	return &trialRange{Min: min(r.Min, n), Max: max(r.Max, n)}
-}
-
 // union returns the smallest range holding r and o; nil when either is nil (unknown).
 func (r *trialRange) union(o *trialRange) *trialRange {
 	if r == nil || o == nil {
 		return nil
 	}
-	return r.with(o.Min).with(o.Max)
+	return &trialRange{Min: min(r.Min, o.Min), Max: max(r.Max, o.Max)}
+}
+
+// trialSpan gathers the range of the numbers of trials of training rows one row at a time,
+// in a value, so that a pass over many rows makes one trialRange at its end.
+type trialSpan struct {
+	lo, hi int
+	seen   bool // whether a number was added
+}
+
+// add widens the span to hold n.
+func (s *trialSpan) add(n int) {
+	if !s.seen {
+		s.lo, s.hi, s.seen = n, n, true
+		return
+	}
+	s.lo, s.hi = min(s.lo, n), max(s.hi, n)
+}
+
+// rangeOf returns the span as a trialRange, nil when no number was added.
+func (s trialSpan) rangeOf() *trialRange {
+	if !s.seen {
+		return nil
+	}
+	return &trialRange{Min: s.lo, Max: s.hi}
 }
 
 // holds reports whether n lies in the range.
@@ -75,13 +91,13 @@ func (r *trialRange) String() string {
 // seenTrials returns the range of the numbers of trials of the rows idx of x, nil when the
 // layout l does not count trials or no row can be counted.
 func seenTrials(l InputLayout, x *mat.Dense, idx []int) *trialRange {
-	var r *trialRange
+	var s trialSpan
 	for _, i := range idx {
 		if n, ok := countTrials(l, x.RawRowView(i)); ok {
-			r = r.with(n)
+			s.add(n)
 		}
 	}
-	return r
+	return s.rangeOf()
 }
 
 // checkStored returns an error unless r is a range that training with the layout l can have

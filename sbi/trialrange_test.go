@@ -257,3 +257,62 @@ func (l *recentObservation) forget() {
 	defer l.Unlock()
 	l.x = nil
 }
+
+// TestSeenTrialsAllocatesOnce: the range of the trials of 300 training rows, 1–5, is found
+// with one allocation, that of the range returned, not one per row.
+func TestSeenTrialsAllocatesOnce(t *testing.T) {
+	_, theta, x := trialRangePairs()
+	n, _ := theta.Dims()
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	var l InputLayout = trialRangeEmbedding // boxed once, outside the count
+	var r *trialRange
+	allocs := testing.AllocsPerRun(10, func() { r = seenTrials(l, x, idx) })
+	if r == nil || *r != (trialRange{Min: 1, Max: 5}) {
+		t.Fatalf("range %v, want 1–5", r)
+	}
+	if allocs > 1 {
+		t.Errorf("%v allocations for %d rows, want 1", allocs, n)
+	}
+}
+
+// TestTrialWarningNamesMethod: at an observation of 40 trials, LogRatio and LogProbPairs of an
+// NRE and of an NRE ensemble each warn with their own name, though LogProbPairs computes the
+// ratio LogRatio does.
+func TestTrialWarningNamesMethod(t *testing.T) {
+	prior, theta, x := trialRangePairs()
+	nre := func() *NRE {
+		return NewNRE(prior, NREConfig{Hidden: []int{8}, Embedding: trialRangeEmbedding, Sampler: SamplerConfig{Method: SamplerImportance}})
+	}
+	one, a, b := nre(), nre(), nre()
+	for _, e := range []*NRE{one, a, b} {
+		e.MustTrain(theta, x, TrainConfig{Epochs: 1, Seed: 3})
+	}
+	ens, err := NewNREEnsemble(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs := trialRangeObservation(40)
+	th, xs := mat.NewDense(1, 1, []float64{0.2}), mat.NewDense(1, len(obs), obs)
+	for _, c := range []struct {
+		name string
+		call func(theta, x *mat.Dense) []float64
+	}{
+		{"NRE/LogRatio", one.LogRatio},
+		{"NRE/LogProbPairs", one.LogProbPairs},
+		{"NREEnsemble/LogRatio", ens.LogRatio},
+		{"NREEnsemble/LogProbPairs", ens.LogProbPairs},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			buf := captureWarnings(t)
+			lastUnseenTrials.forget()
+			c.call(th, xs)
+			method := c.name[strings.Index(c.name, "/")+1:]
+			if want := method + " at an observation of 40 trials"; trialsWarnings(buf.String(), 40) != 1 || !strings.Contains(buf.String(), want) {
+				t.Errorf("want one warning naming %q; warnings:\n%s", want, buf)
+			}
+		})
+	}
+}

@@ -48,7 +48,9 @@ type LC2STConfig struct {
 	// 10,000. Test holds the Evals × dim(θ) draws, the (Null + 1) × Evals predicted
 	// probabilities, and per worker the Evals × (dim(θ) + dim(x)) classifier inputs with the
 	// network's activations (Evals × each hidden width). Sizes whose products an int cannot
-	// count, or whose classifiers would hold more than MaxLC2STValues, are an error of NewLC2ST.
+	// count are an error of NewLC2ST. Classifiers that would hold more than MaxLC2STValues are
+	// one too when they do so one at a time, or Workers at a time with Workers set here; with
+	// Workers left 0, NewLC2ST trains fewer at a time instead.
 	Evals int
 	Alpha float64 // level of the verdict; 0 means 0.05
 	// Hidden are the classifier's hidden widths; nil means two layers of 10·dim(θ) (at least 10).

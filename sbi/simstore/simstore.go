@@ -11,13 +11,10 @@
 // store, and a reader lists complete chunks only. Chunks are immutable once written.
 //
 // An append holds an flock(2) lock on its temporary file (a hidden name in chunks/) until the
-// file is renamed into place, and the lock ends with its process. Open and Append remove the
-// temporary files whose lock they can take, which appends killed while they wrote left behind,
-// and keep those being written. This needs locks that every host appending to the store shares
-// (NFS mounted without local_lock=flock or local_lock=all, Lustre with -o flock): with locks
-// local to each host, an append under way on another host looks stale and fails at its rename
-// with an error. Where the lock cannot be probed (systems without flock(2), such as Windows,
-// file systems without locks), temporary files are kept.
+// file is renamed into place, and the lock ends with its process. Open removes the temporary
+// files whose lock it can take, which appends killed while they wrote left behind, and keeps
+// those being written; internal/atomicfile.RemoveStale says which file systems share these
+// locks between hosts, as it needs, and what happens where they do not.
 //
 // Reading goes through Source, the interface training streams from: Batches walks the pairs
 // once, in batches, in an order fixed by a seed. It visits the chunks in a seeded order and
@@ -183,15 +180,11 @@ func Open(dir string) (*Store, error) {
 		return nil, fmt.Errorf("simstore: manifest version %d with widths %d and %d, expected version 1 and positive widths", m.Version, m.ParamDim, m.DataDim)
 	}
 	s := &Store{dir: dir, paramDim: m.ParamDim, dataDim: m.DataDim}
-	s.removeStale()
+	// Best effort, once per Store rather than per Append, whose cost would grow with the
+	// chunks: a temporary file it cannot remove, or whose writer it cannot tell ended, stays,
+	// hidden from every listing; an unreadable chunks/ is Refresh's error.
+	atomicfile.RemoveStale(filepath.Join(dir, chunkDir))
 	return s, s.Refresh()
-}
-
-// removeStale removes the temporary files that appends killed while they wrote left in the
-// store (atomicfile.RemoveStale), keeping those being written. It is best effort: a file it
-// cannot remove, or whose writer it cannot tell ended, stays, hidden from every listing.
-func (s *Store) removeStale() {
-	atomicfile.RemoveStale(filepath.Join(s.dir, chunkDir))
 }
 
 // Refresh lists the chunks again, picking up those appended since Open. A new chunk whose
@@ -401,7 +394,6 @@ func (s *Store) Append(theta, x *mat.Dense) error {
 	if n != nx || pt != s.paramDim || dx != s.dataDim {
 		return fmt.Errorf("simstore: Append of θ %d×%d and x %d×%d, expected the same rows and %d and %d columns", n, pt, nx, dx, s.paramDim, s.dataDim)
 	}
-	s.removeStale()
 	var rnd [8]byte
 	if _, err := rand.Read(rnd[:]); err != nil {
 		return fmt.Errorf("simstore: %w", err)
