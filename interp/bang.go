@@ -59,7 +59,7 @@ func (b *bangScope) isGo(rest string, above func() string) bool {
 }
 
 // bangOperand returns the operand of the leftmost ! of e, the expression "!rest" (nil when
-// that ! is not a unary operator, as in "!= x").
+// e does not start with a unary !).
 func bangOperand(e ast.Expr) ast.Expr {
 	for {
 		switch x := e.(type) {
