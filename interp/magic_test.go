@@ -229,3 +229,36 @@ func TestBangGoOrShell(t *testing.T) {
 		})
 	}
 }
+
+// TestExprOpen: a Go line leaves an expression open when it ends with a binary operator, an
+// assignment, "<-", "(", "[" or ",", outside strings and comments; other lines do not, and a
+// line without tokens says so.
+func TestExprOpen(t *testing.T) {
+	for _, c := range []struct {
+		line              string
+		open              literal
+		continues, tokens bool
+	}{
+		{line: "ok := a &&", continues: true, tokens: true},
+		{line: "ok := a || // either", continues: true, tokens: true},
+		{line: "f(", continues: true, tokens: true},
+		{line: "xs := []bool{a,", continues: true, tokens: true},
+		{line: "x :=", continues: true, tokens: true},
+		{line: "n +=", continues: true, tokens: true},
+		{line: "v := <-", continues: true, tokens: true},
+		{line: "n++", tokens: true},
+		{line: "ok := a", tokens: true},
+		{line: `s := "a &&"`, tokens: true},
+		{line: "f() /* && */", tokens: true},
+		{line: "if ok {", tokens: true},
+		{line: "   "},
+		{line: "// a comment &&"},
+		{line: "end` +", open: rawString, continues: true, tokens: true},
+		{line: "end */ x", open: blockComment, tokens: true},
+	} {
+		continues, tokens := exprOpen(c.line, c.open)
+		if continues != c.continues || tokens != c.tokens {
+			t.Errorf("exprOpen(%q, %v) = %v, %v, want %v, %v", c.line, c.open, continues, tokens, c.continues, c.tokens)
+		}
+	}
+}
