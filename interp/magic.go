@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"go/ast"
-	"go/parser"
+	"go/scanner"
 	"go/token"
-	"go/types"
 	"io"
 	"io/fs"
 	"os"
@@ -31,9 +29,11 @@ type segment struct {
 
 // splitMagics cuts a cell into Go source and magic lines (lines starting with % or !, outside a
 // raw string or block comment). A cell magic (%%name) must be the first line and takes the
-// whole cell. A line "!rest" is Go when goBang (nil for never) says so, given rest and the
-// cell's Go source above the line. ok is false when the cell has no magics.
-func splitMagics(code string, goBang func(rest, above string) bool) (segs []segment, ok bool) {
+// whole cell. With goBang nil, every line "!rest" is a shell command. Otherwise such a line is
+// Go when the Go line above it leaves an expression open (see exprOpen), or when goBang says so,
+// given rest and a function that returns the cell's Go source above the line. ok is false when
+// the cell has no magics.
+func splitMagics(code string, goBang func(rest string, above func() string) bool) (segs []segment, ok bool) {
 	lines := strings.Split(code, "\n")
 	for i, l := range lines {
 		t := strings.TrimSpace(l)
@@ -53,16 +53,25 @@ func splitMagics(code string, goBang func(rest, above string) bool) (segs []segm
 		}
 		goLines = nil
 	}
-	isGo := func(t string) bool {
-		return goBang != nil && goBang(t[1:], strings.Join(above, "\n"))
+	joined, joinedLines := "", 0
+	aboveText := func() string { // joined only when goBang asks, and once for each Go line added
+		if joinedLines != len(above) {
+			joined, joinedLines = strings.Join(above, "\n"), len(above)
+		}
+		return joined
 	}
-	open := notOpen // a raw string or block comment that a Go line left open
+	open := notOpen    // a raw string or block comment that a Go line left open
+	continues := false // whether the last Go line with tokens leaves an expression open
+	isGo := func(t string) bool {
+		return goBang != nil && (continues || goBang(t[1:], aboveText))
+	}
 	for i, l := range lines {
 		t := strings.TrimLeft(l, " \t")
 		if open == notOpen && (strings.HasPrefix(t, "%") || strings.HasPrefix(t, "!") && !strings.HasPrefix(t, "!=") && !isGo(t)) {
 			flushGo()
 			segs = append(segs, segment{magic: strings.TrimSpace(t), line: i + 1})
 			ok = true
+			continues = false
 			continue
 		}
 		if len(goLines) == 0 {
@@ -70,91 +79,17 @@ func splitMagics(code string, goBang func(rest, above string) bool) (segs []segm
 		}
 		goLines = append(goLines, l)
 		above = append(above, l)
-		open = openAfter(l, open)
+		if after := openAfter(l, open); after == notOpen {
+			if c, hasTokens := exprOpen(l, open); hasTokens {
+				continues = c
+			}
+			open = after
+		} else {
+			open, continues = after, false
+		}
 	}
 	flushGo()
 	return segs, ok
-}
-
-// bangIsGo reports whether a line "!rest" of a cell is Go rather than a shell command: rest is
-// a Go expression that names a variable, constant or function of the session or of above (the
-// cell's Go source before the line), and otherwise only such names, types of the session,
-// packages (before a dot) and Go's predeclared names. So "!done" negates the variable done,
-// while "!ls -la", "!echo hi" and "!ls" (without a variable ls) run the shell.
-func (s *Session) bangIsGo(rest, above string) bool {
-	e, err := parser.ParseExpr(rest)
-	if err != nil {
-		return false
-	}
-	var inCell map[string]bool // what above declares, parsed when first needed
-	value := func(name string) bool {
-		if d := s.decls[name]; d != nil && (d.kind == varDecl || d.kind == constDecl || d.kind == funcDecl) {
-			return true
-		}
-		if inCell == nil {
-			inCell = topLevelNames(above)
-		}
-		return inCell[name]
-	}
-	named, other := false, false
-	var visit func(n ast.Node) bool
-	visit = func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.Ident:
-			switch {
-			case value(n.Name):
-				named = true
-			case s.decls[n.Name] == nil && types.Universe.Lookup(n.Name) == nil:
-				other = true // a type of the session is a name of Go too
-			}
-		case *ast.SelectorExpr:
-			if id, ok := n.X.(*ast.Ident); ok && !value(id.Name) && s.isPackage(id.Name) {
-				return false
-			}
-			ast.Inspect(n.X, visit)
-			return false // the selected name is a field, method or member
-		case *ast.FuncLit, *ast.CompositeLit:
-			other = true // names of their own: not worth telling apart from a command
-		}
-		return !other
-	}
-	ast.Inspect(e, visit)
-	return named && !other
-}
-
-// isPackage reports whether name is a package the session imported or imports when a cell
-// uses it.
-func (s *Session) isPackage(name string) bool {
-	if s.imports[name] != "" {
-		return true
-	}
-	indexPackages()
-	return pkgIndex.byName[name] != ""
-}
-
-// topLevelNames returns the variables, constants and functions that the top level of the Go
-// source src declares; none when src does not parse.
-func topLevelNames(src string) map[string]bool {
-	names := map[string]bool{}
-	items, err := splitCell(src, 0)
-	if err != nil {
-		return names
-	}
-	for _, it := range items {
-		switch it.kind {
-		case declItem:
-			for _, nk := range declNames(it.decl) {
-				if nk.kind == varDecl || nk.kind == constDecl || nk.kind == funcDecl {
-					names[nk.name] = true
-				}
-			}
-		case stmtItem:
-			for _, n := range definedVars(it) {
-				names[n] = true
-			}
-		}
-	}
-	return names
 }
 
 // literal is what a line of Go leaves open for the next: nothing, a raw string or a block
@@ -213,6 +148,40 @@ func quoteEnd(line string, i int) int {
 	return len(line)
 }
 
+// exprOpen reports whether line, which ends outside any raw string or block comment, leaves an
+// expression open: it ends with a binary operator, an assignment, "<-", "(", "[" or ",", so
+// that the next line continues it. open is what was open before the line. hasTokens is false
+// when the line holds no Go tokens outside what was open (blank, or only comments).
+func exprOpen(line string, open literal) (continues, hasTokens bool) {
+	switch open {
+	case rawString:
+		line = line[strings.IndexByte(line, '`')+1:]
+	case blockComment:
+		line = line[strings.Index(line, "*/")+2:]
+	}
+	fset := token.NewFileSet()
+	var sc scanner.Scanner
+	sc.Init(fset.AddFile("", -1, len(line)), []byte(line), func(token.Position, string) {}, 0)
+	var last token.Token
+	for {
+		_, tok, lit := sc.Scan()
+		if tok == token.EOF {
+			break
+		}
+		hasTokens = true
+		if tok == token.SEMICOLON && lit == "\n" {
+			continue // inserted at the end of the line: the line ends a statement
+		}
+		last = tok
+	}
+	switch {
+	case last.Precedence() > 0, last == token.ARROW, last == token.LPAREN, last == token.LBRACK, last == token.COMMA,
+		last == token.ASSIGN, last == token.DEFINE, last >= token.ADD_ASSIGN && last <= token.AND_NOT_ASSIGN:
+		return true, hasTokens
+	}
+	return false, hasTokens
+}
+
 // runSegments runs the parts of a cell in order; it stops at the first failure.
 func (s *Session) runSegments(ctx context.Context, segs []segment, count int) Result {
 	var res Result
@@ -252,11 +221,13 @@ const magicHelp = `gosbi notebook magics (a line starting with % or ! in a cell)
   %env                  list environment variables; %env NAME shows one;
                         %env NAME=VALUE (or %env NAME VALUE) sets one
   !COMMAND              run a shell command; its output is streamed into the cell. A line
-                        !EXPR is Go instead when EXPR is a Go expression that names a
-                        variable, constant or function of the session (or of the cell
-                        above the line), and otherwise only those, the session's types,
-                        packages and Go's predeclared names: !done negates a variable
-                        done, while !ls -la, and !ls without a variable ls, run the shell
+                        !EXPR is Go instead when the line above leaves an expression open
+                        (it ends with an operator, "(" or ","), or when EXPR is a Go
+                        expression whose ! applies to a bool: a bool variable or constant
+                        of the session or of the cell above, a call of a function that
+                        returns a bool, or a bool expression in parentheses. !done negates
+                        a bool variable done, while !ls -la, !date and !nproc run the shell
+                        even when the session has variables of those names of other types
   %%writefile [-a] PATH (first line of a cell) write the rest of the cell to PATH (-a appends)
   %%compile             (first line of a cell) compile the cell's declarations natively; later
                         cells use them as if declared in a cell (see interp/README.md)

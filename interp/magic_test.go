@@ -157,9 +157,10 @@ func TestEnvUnset(t *testing.T) {
 	}
 }
 
-// TestBangGoOrShell: a line !EXPR is Go when EXPR is a Go expression that names a variable,
-// constant or function of the session or of the cell's Go above it, and otherwise only
-// imported packages and predeclared names; any other line starting with ! is a shell command.
+// TestBangGoOrShell: a line !EXPR is Go when the line above leaves an expression open, or when
+// EXPR is a Go expression whose ! applies to a bool of the session, of the cell above or of a
+// package, and whose other names are known; any other line starting with ! is a shell command,
+// even one named like a variable of another type.
 func TestBangGoOrShell(t *testing.T) {
 	cases := []struct {
 		name, setup, code string
@@ -184,6 +185,22 @@ func TestBangGoOrShell(t *testing.T) {
 		{name: "only predeclared names", code: "!true", notOut: "true"},
 		{name: "a command with a path", setup: "x := 1", code: "!./x.sh", notOut: "x.sh"},
 		{name: "a name of the session and one that is not", setup: "done := false", code: "!done || later", notOut: "true"},
+		{name: "a command named like a variable of type time.Time", setup: "date := time.Now()", code: "!date", out: ":"},
+		{name: "a command named like an int variable", setup: "nproc := runtime.NumCPU()", code: "!nproc", out: "\n"},
+		{name: "a command named like an int constant", setup: "const id = 3", code: "!id", out: "uid="},
+		{name: "a command and a flag named like int variables", setup: "ls, l := 1, 2", code: "!ls -l", out: "magic.go"},
+		{name: "a command named like an int variable above in the cell", code: "ls := 3\n!ls", out: "magic.go"},
+		{name: "a bool comparison above in the cell", code: "n := 3\nbig := n > 2\n!big", result: "false"},
+		{name: "a bool function above in the cell", code: "func idle() bool { return false }\n!idle()", result: "true"},
+		{name: "a bool function of a package", code: "!strings.HasPrefix(\"ab\", \"a\")", result: "false"},
+		{name: "a bool field of a session variable", setup: "type job struct{ Done bool }\nj := job{}", code: "!j.Done", result: "true"},
+		{name: "a bool method of a session variable", setup: "type set struct{ n int }\nfunc (s set) empty() bool { return s.n == 0 }\nv := set{}", code: "!v.empty()", result: "false"},
+		{name: "a bool element of a session map", setup: "seen := map[string]bool{\"a\": true}", code: "!seen[\"a\"]", result: "false"},
+		{name: "a name the cell above redeclares as an int", setup: "ls := true", code: "ls := 3\n!ls", out: "magic.go"},
+		{name: "an interface variable holding a bool", setup: "var x any = true", code: "!x", notOut: "x"},
+		{name: "a line that continues an expression of the cell", code: "b := true\nok := b &&\n!b\nok", result: "false"},
+		{name: "a line that continues a call", code: "b := true\nok := strings.EqualFold(fmt.Sprint(\n!b), \"false\")\nok", result: "true"},
+		{name: "a line that continues after a comment", code: "b := true\nok := b || // either\n!b\nok", result: "true"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -249,5 +266,38 @@ func TestPackageHelpPage(t *testing.T) {
 	}
 	if res := ts.run("%help two names"); res.Err == nil || !strings.Contains(res.Err.Value, "want one name") {
 		t.Errorf("%%help two names: %+v, want an error asking for one name", res.Err)
+	}
+}
+
+// TestExprOpen: a Go line leaves an expression open when it ends with a binary operator, an
+// assignment, "<-", "(", "[" or ",", outside strings and comments; other lines do not, and a
+// line without tokens says so.
+func TestExprOpen(t *testing.T) {
+	for _, c := range []struct {
+		line              string
+		open              literal
+		continues, tokens bool
+	}{
+		{line: "ok := a &&", continues: true, tokens: true},
+		{line: "ok := a || // either", continues: true, tokens: true},
+		{line: "f(", continues: true, tokens: true},
+		{line: "xs := []bool{a,", continues: true, tokens: true},
+		{line: "x :=", continues: true, tokens: true},
+		{line: "n +=", continues: true, tokens: true},
+		{line: "v := <-", continues: true, tokens: true},
+		{line: "n++", tokens: true},
+		{line: "ok := a", tokens: true},
+		{line: `s := "a &&"`, tokens: true},
+		{line: "f() /* && */", tokens: true},
+		{line: "if ok {", tokens: true},
+		{line: "   "},
+		{line: "// a comment &&"},
+		{line: "end` +", open: rawString, continues: true, tokens: true},
+		{line: "end */ x", open: blockComment, tokens: true},
+	} {
+		continues, tokens := exprOpen(c.line, c.open)
+		if continues != c.continues || tokens != c.tokens {
+			t.Errorf("exprOpen(%q, %v) = %v, %v, want %v, %v", c.line, c.open, continues, tokens, c.continues, c.tokens)
+		}
 	}
 }

@@ -56,7 +56,7 @@ func runREPL(args []string) error {
 	fmt.Printf("gosbi Go session — %%help for magics, Tab completes, Ctrl-D quits\n")
 	hist, err := loadHistory()
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "gosbi repl: the history was not loaded (lines entered now are still appended to it): %v\n", err)
+		fmt.Fprintf(os.Stderr, "gosbi repl: the history was not loaded: %v\n", err)
 	}
 	t := term.NewTerminal(struct {
 		io.Reader
@@ -245,7 +245,8 @@ const maxHistorySize = 16 << 20
 
 // loadHistory returns the history of GOSBI_HISTORY, or else ~/.gosbi_history: its last 1000
 // lines, none when the file does not exist yet. A file that cannot be read or holds more than
-// maxHistorySize bytes is an error, with an empty history that still appends to the file.
+// maxHistorySize bytes is an error, with an empty history that still appends to the file
+// when it can be opened to append, and saves nothing otherwise (the error says which).
 func loadHistory() (*fileHistory, error) {
 	h := &fileHistory{path: os.Getenv("GOSBI_HISTORY")}
 	if h.path == "" {
@@ -261,7 +262,7 @@ func loadHistory() (*fileHistory, error) {
 		return h, nil
 	}
 	if err != nil {
-		return h, fmt.Errorf("%w (keep its last lines, as tail -n 1000 does, or set GOSBI_HISTORY to another file)", err)
+		return h, h.unread(err)
 	}
 	for _, l := range strings.Split(string(b), "\n") {
 		if l != "" {
@@ -273,6 +274,22 @@ func loadHistory() (*fileHistory, error) {
 		h.lines = h.lines[len(h.lines)-keep:]
 	}
 	return h, nil
+}
+
+// unread returns the error of a history file that could not be read (err), saying whether the
+// lines entered now are appended to it: when the file cannot be opened to append either, h
+// forgets its path so that Add does not try at every line.
+func (h *fileHistory) unread(err error) error {
+	if tl := (*readlimit.TooLargeError)(nil); errors.As(err, &tl) {
+		err = fmt.Errorf("%w (keep its last lines, as tail -n 1000 does, or set GOSBI_HISTORY to another file)", err)
+	}
+	f, aerr := os.OpenFile(h.path, os.O_WRONLY|os.O_APPEND, 0)
+	if aerr != nil {
+		h.path = ""
+		return fmt.Errorf("%w; lines entered now are not saved (set GOSBI_HISTORY to a file you can write)", err)
+	}
+	f.Close()
+	return fmt.Errorf("%w; lines entered now are still appended to it", err)
 }
 
 // Add records a line and appends it to the history file (errors writing it are ignored:

@@ -172,7 +172,7 @@ func (s *Session) execute(ctx context.Context, code string, count int) Result {
 	if name, ok := helpRequest(code); ok {
 		return s.helpPage(name, count)
 	}
-	if segs, ok := splitMagics(code, s.bangIsGo); ok {
+	if segs, ok := splitMagics(code, s.goBang()); ok {
 		return s.runSegments(ctx, segs, count)
 	}
 	return s.runGo(ctx, code, count)

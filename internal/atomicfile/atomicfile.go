@@ -180,8 +180,9 @@ func CreateTemp(dir, base string, perm fs.FileMode) (*os.File, func(), error) {
 }
 
 // createTemp creates a new file in dir named after base (tempName), with perm less the umask,
-// and locks it (lockTemp); the function it returns releases the lock. A file that RemoveStale
-// took before it was locked is left to it, and another name is tried.
+// and locks it (lockTemp); the function it returns releases the lock. A file whose lock
+// RemoveStale took first is removed here as well as there (it is new and empty: whichever
+// removal comes second finds nothing and does no harm), and another name is tried.
 func createTemp(dir, base string, perm fs.FileMode) (*os.File, func(), error) {
 	for range 100 {
 		name := filepath.Join(dir, tempName(base))

@@ -8,7 +8,6 @@ import (
 	"html"
 	"io"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -48,16 +47,13 @@ func WriteHTML(path string, nb *Notebook, title string) error {
 	return nil
 }
 
-// writeHTML renders the body of nb into a temporary file beside the page at path, then writes
-// the page: the head with the fonts the body names, and the body.
+// writeHTML renders the body of nb into a temporary file, then writes the page at path: the
+// head with the fonts the body names, and the body. The body's file is only read back, so it
+// lies in os.TempDir, where a process killed meanwhile leaves nothing in the user's directory.
 func writeHTML(path string, nb *Notebook, title string) error {
-	target, err := atomicfile.Target(path)
+	body, err := os.CreateTemp("", "gosbi-page-body-*.html")
 	if err != nil {
-		return err
-	}
-	body, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".body-*")
-	if err != nil {
-		return err
+		return fmt.Errorf("a temporary file for the page's body: %w", err)
 	}
 	defer os.Remove(body.Name())
 	defer body.Close()

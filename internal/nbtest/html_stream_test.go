@@ -89,39 +89,59 @@ func TestWriteHTMLMemory(t *testing.T) {
 	}
 }
 
-// renderCount is a JSON output that counts how often the page renders it.
-type renderCount struct{ n *int }
+// renderCount is a JSON output that counts how often the page renders it, and calls during
+// (when not nil) as it is rendered.
+type renderCount struct {
+	n      *int
+	during func()
+}
 
 func (r renderCount) MarshalJSON() ([]byte, error) {
 	*r.n++
+	if r.during != nil {
+		r.during()
+	}
 	return []byte(`{"rendered": true}`), nil
 }
 
 // TestWriteHTMLRendersOnce: WriteHTML renders each output once (it rendered the whole body a
 // second time only to find the fonts the head embeds), and leaves nothing but the page in its
-// directory.
+// directory; nor does it put a file there while it renders, which a killed process would
+// leave behind.
 func TestWriteHTMLRendersOnce(t *testing.T) {
 	n := 0
+	dir := t.TempDir()
+	var whileRendering []string
 	nb := pageNotebook()
 	nb.Cells = append(nb.Cells, &Cell{CellType: "code", Source: "x", Outputs: []*Output{
-		{OutputType: "display_data", Data: map[string]any{"application/json": renderCount{&n}}},
+		{OutputType: "display_data", Data: map[string]any{"application/json": renderCount{&n, func() {
+			whileRendering = dirNames(t, dir)
+		}}}},
 	}})
-	dir := t.TempDir()
 	if err := WriteHTML(filepath.Join(dir, "page.html"), nb, "once"); err != nil {
 		t.Fatal(err)
 	}
 	if n != 1 {
 		t.Errorf("WriteHTML rendered an output %d times, want once", n)
 	}
+	if len(whileRendering) != 0 {
+		t.Errorf("while the body renders, the directory holds %v, want nothing", whileRendering)
+	}
+	if names := dirNames(t, dir); len(names) != 1 || names[0] != "page.html" {
+		t.Errorf("the directory holds %v, want only page.html", names)
+	}
+}
+
+// dirNames returns the names of the entries of dir.
+func dirNames(t *testing.T, dir string) []string {
+	t.Helper()
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(entries) != 1 || entries[0].Name() != "page.html" {
-		var names []string
-		for _, e := range entries {
-			names = append(names, e.Name())
-		}
-		t.Errorf("the directory holds %v, want only page.html", names)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
 	}
+	return names
 }

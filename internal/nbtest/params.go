@@ -161,8 +161,9 @@ func constantParameter(e ast.Expr, typ *types.Basic) parameter {
 // checkValue checks that value is a Go expression and, where the type of the parameter p is
 // known, that it can be assigned to it as the injected cell will assign it: a constant of
 // another type, or a name the check does not know (--param quick=maybe), is refused before
-// anything runs. A value of a known type must be a constant: one that uses a variable of the
-// notebook (--param n=m*2), which cellNames holds, is refused with a message that says so.
+// anything runs. A value of a known type must be a constant: one that uses a name declared in
+// the parameters cell (--param n=m*2), a variable, constant or local of a function there,
+// which cellNames holds, is refused with a message that says so.
 // what names the setting in the message.
 func checkValue(what, name, value string, p parameter, cellNames map[string]bool) error {
 	fset := token.NewFileSet()
@@ -177,9 +178,9 @@ func checkValue(what, name, value string, p parameter, cellNames map[string]bool
 		&ast.ValueSpec{Names: []*ast.Ident{ast.NewIdent("_")}, Type: ast.NewIdent(p.typ.Name()), Values: []ast.Expr{e}}}}}}
 	if _, err := new(types.Config).Check("p", fset, []*ast.File{f}, nil); err != nil {
 		if v := cellName(e, cellNames); v != "" {
-			return fmt.Errorf("%s: %s is %s in the cell tagged %q, and %q uses %s, but %s is a variable of the notebook, which a value cannot use: "+
+			return fmt.Errorf("%s: %s is %s in the cell tagged %q, and %q uses %s, but %s is a name declared in the cell tagged %q, which a value cannot use: "+
 				"a value is a literal of the parameter's type or an expression of literals; give %s",
-				what, name, article(p.typ.Name()), ParametersTag, value, v, v, example(name, p))
+				what, name, article(p.typ.Name()), ParametersTag, value, v, v, ParametersTag, example(name, p))
 		}
 		msg := err.Error()
 		if te, ok := err.(types.Error); ok {

@@ -62,7 +62,7 @@ func TestParameterScope(t *testing.T) {
 // TestParameterTypes checks a --param value against the type of the parameter (its declared
 // type, or that of its literal default) before anything runs: a value of another type is an
 // error that names the parameter, its type, the value and a valid example, and a value that
-// uses a variable of the notebook says so and that a literal is wanted; the syntaxes
+// uses a name declared in the parameters cell says so and that a literal is wanted; the syntaxes
 // accepted before (constant expressions, quoted or unquoted strings) still are.
 func TestParameterTypes(t *testing.T) {
 	nb := paramsNotebook(`quick := true
@@ -73,7 +73,8 @@ var seed int64 = 7
 var scale float64
 count := int(3)
 neg := -2
-d := 5 * time.Second`)
+d := 5 * time.Second
+const k = 3`)
 	for _, tc := range []struct {
 		name, value string
 		want        []string // nil: accepted
@@ -104,12 +105,14 @@ d := 5 * time.Second`)
 		{"scale", "x", []string{"scale is a float64"}},
 		{"count", "true", []string{"count is an int"}},
 		{"neg", "abc", []string{"neg is an int"}},
-		// An expression of the notebook's variables is no value: the message says that
-		// it names one of them and what is accepted instead.
-		{"n", "neg*2", []string{"--param n=neg*2", "n is an int", "neg is a variable of the notebook", "a literal", "--param n=100"}},
-		{"rate", "n/2", []string{"rate is a float64", "n is a variable of the notebook", "a literal", "--param rate=0.5"}},
-		{"count", "len(name)", []string{"count is an int", "name is a variable of the notebook"}},
-		{"quick", "!quick", []string{"quick is a bool", "quick is a variable of the notebook", "true or false"}},
+		// An expression of the names of the parameters cell is no value: the message says
+		// that it uses one of them and what is accepted instead.
+		{"n", "neg*2", []string{"--param n=neg*2", "n is an int", `neg is a name declared in the cell tagged "parameters"`, "a literal", "--param n=100"}},
+		{"rate", "n/2", []string{"rate is a float64", `n is a name declared in the cell tagged "parameters"`, "a literal", "--param rate=0.5"}},
+		{"count", "len(name)", []string{"count is an int", `name is a name declared in the cell tagged "parameters"`}},
+		{"quick", "!quick", []string{"quick is a bool", `quick is a name declared in the cell tagged "parameters"`, "true or false"}},
+		// nor is one of its constants, which the message does not call a variable
+		{"n", "k*2", []string{"n is an int", `k is a name declared in the cell tagged "parameters"`, "a literal", "--param n=100"}},
 	} {
 		_, _, err := resolveParameters(nb, map[string]string{tc.name: tc.value}, false)
 		if tc.want == nil {

@@ -283,6 +283,9 @@ type info struct {
 	Unavailable []Unavailable
 }
 
+// readInfo returns the description stored beside the cached binary bin. Any error (no binary,
+// a description missing, too large or not JSON) means that the cache does not hold the worker,
+// which is then built anew.
 func readInfo(bin string) (info, error) {
 	var in info
 	if _, err := os.Stat(bin); err != nil {
@@ -290,7 +293,7 @@ func readInfo(bin string) (info, error) {
 	}
 	data, err := readlimit.File(bin+".json", "the description of a cached worker", maxInfoSize)
 	if err != nil {
-		return in, fmt.Errorf("extend: %w", err)
+		return in, err
 	}
 	return in, json.Unmarshal(data, &in)
 }
