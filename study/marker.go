@@ -162,9 +162,10 @@ func (m *runMarker) live() (live, known bool) {
 // it. The marker is written to a temporary file, locked from its creation (atomicfile's, which
 // the study's clean removes once its worker has ended) and renamed into place, so that no
 // probe ever finds a marker that claims a lock nobody holds yet. Where the file system takes
-// no lock, the marker claims none and is judged by its process (live).
+// no lock, the marker claims none and is judged by its process (live). It is readable by all,
+// as the study's other files are, so that another user sharing the study directory can probe it.
 func writeMarker(path, host string, started time.Time) (*os.File, error) {
-	f, release, err := atomicfile.CreateTemp(filepath.Dir(path), filepath.Base(path), 0o600)
+	f, release, err := atomicfile.CreateTemp(filepath.Dir(path), filepath.Base(path), 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("study: writing %s: %w", path, err)
 	}
