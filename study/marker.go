@@ -112,7 +112,7 @@ func (s *Study) parseMarker(i int, f *os.File, path string) (*runMarker, error) 
 // each other, and needs f open for reading only, also on NFS. replaced reports that the lock
 // was free but path no longer names f's file.
 func probeLock(f *os.File, path string) (state lockState, replaced bool) {
-	err := flockNB(f, syscall.LOCK_SH)
+	err := atomicfile.FlockNB(f, syscall.LOCK_SH)
 	if errors.Is(err, syscall.EWOULDBLOCK) {
 		return lockHeld, false
 	}
@@ -126,17 +126,6 @@ func probeLock(f *os.File, path string) (state lockState, replaced bool) {
 	}
 	now, err := os.Stat(path)
 	return lockFree, err != nil || !os.SameFile(probed, now)
-}
-
-// flockNB applies flock(2) operation how without waiting, trying again when a signal
-// interrupts it.
-func flockNB(f *os.File, how int) error {
-	for {
-		err := syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB)
-		if !errors.Is(err, syscall.EINTR) {
-			return err
-		}
-	}
 }
 
 // live reports whether the marker's worker runs, and whether that can be told at all. The
@@ -174,7 +163,7 @@ func writeMarker(path, host string, started time.Time) (*os.File, error) {
 	m := runMarker{Host: host, PID: os.Getpid(), Started: started}
 	// CreateTemp has locked f where the file system takes locks: taking the lock again through
 	// f succeeds there, and fails where there are none.
-	m.Flock = flockNB(f, syscall.LOCK_EX) == nil
+	m.Flock = atomicfile.FlockNB(f, syscall.LOCK_EX) == nil
 	data, _ := json.MarshalIndent(m, "", "  ")
 	if err := writeSynced(f, append(data, '\n')); err != nil {
 		f.Close()
