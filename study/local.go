@@ -82,13 +82,8 @@ func (s *Study) clean(note io.Writer) {
 		if _, err := fmt.Sscanf(filepath.Base(m), "%d.json", &i); err != nil || i < 0 || i >= len(s.Jobs) {
 			continue
 		}
-		switch live, err := s.runningMarker(i); {
-		case err != nil:
-			if note != nil {
-				fmt.Fprintf(note, "study %s: %s: %v\n", s.Spec.Name, s.Jobs[i], err)
-			}
-		case !live:
-			os.Remove(m)
+		if err := s.removeIfStale(i, (*runMarker).stale); err != nil && note != nil {
+			fmt.Fprintf(note, "study %s: %s: %v\n", s.Spec.Name, s.Jobs[i], err)
 		}
 	}
 	// The temporary files of markers whose workers were killed before the rename; those of
