@@ -3,6 +3,7 @@ package study
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"testing"
 	"time"
@@ -54,5 +55,29 @@ func TestStaleMarkerReplacedKept(t *testing.T) {
 				t.Errorf("the marker of the worker that started: runningMarker %v, %v; want live", live, err)
 			}
 		})
+	}
+}
+
+// TestUnmarkKeepsAnotherMarker: a worker that ends removes its own running marker, not one
+// that replaced it at its path (another worker's, written after its own was judged stale).
+func TestUnmarkKeepsAnotherMarker(t *testing.T) {
+	s := damagedStudy(t)
+	path := s.runningPath(1)
+	a, b := new(attempt), new(attempt)
+	if err := a.mark(path, "elsewhere.invalid", time.Now().UTC()); err != nil {
+		t.Fatal(err)
+	}
+	defer a.unmark(path)
+	if err := b.mark(path, "elsewhere.invalid", time.Now().UTC()); err != nil {
+		t.Fatal(err)
+	}
+	defer b.unmark(path)
+	a.unmark(path)
+	if live, err := s.runningMarker(1); !live || err != nil {
+		t.Errorf("after the first worker ended: runningMarker %v, %v; want the second worker's marker, live", live, err)
+	}
+	b.unmark(path)
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("after the second worker ended, its marker is left: %v", err)
 	}
 }
