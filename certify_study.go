@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strconv"
 
 	"github.com/gosbi/gosbi/internal/atomicfile"
@@ -148,7 +147,7 @@ func certifyJob(j *study.Job) error {
 // with the file's name, on the line that the study's error shows, or with why the estimator
 // could not be saved.
 func keepJobEstimator(err error, j *study.Job) error {
-	path := filepath.Join(filepath.Dir(j.Dir), fmt.Sprintf("%05d.estimator", j.Index))
+	path := j.RecordDir() + ".estimator"
 	saved, serr := saveKept(err, path, "")
 	switch {
 	case serr != nil:

@@ -115,6 +115,12 @@ func (j *Job) Float(name string) float64 {
 // Path returns the path of a file in the job's directory (for Save and the like).
 func (j *Job) Path(name string) string { return filepath.Join(j.Dir, name) }
 
+// RecordDir returns the directory that becomes the job's record when it succeeds
+// (STUDY/jobs/STAGE/NNNNN): the worker renames Dir to it. A failed attempt's Dir is removed; a
+// file that must outlive the failure can go beside the record, named RecordDir() followed by
+// an extension, which the study leaves as it is.
+func (j *Job) RecordDir() string { return j.study.recordDir(j.Index) }
+
 // Logf writes a line to the job's log.
 func (j *Job) Logf(format string, args ...any) {
 	if j.Log != nil {

@@ -62,6 +62,27 @@ func (s *Study) run(ctx context.Context, e Executor, wait bool, note io.Writer) 
 // temporary file whose lock is held or cannot be probed). It reports
 // on note what it removed, and each damaged marker it kept.
 func (s *Study) clean(note io.Writer) {
+	judged := map[int]judgement{}
+	removed := s.cleanTemps(judged)
+	s.cleanMarkers(judged, note)
+	// The temporary files of markers whose workers were killed before the rename; those of
+	// workers writing their marker now hold its lock and are kept.
+	atomicfile.RemoveStale(filepath.Join(s.Dir, "running"))
+	if removed > 0 && note != nil {
+		fmt.Fprintf(note, "study %s: removed %d temporary %s of jobs an earlier run left unfinished\n", s.Spec.Name, removed, plural(removed, "directory", "directories"))
+	}
+}
+
+// judgement is what clean found of a job's running marker (runningMarker), kept so that each
+// job's marker is probed once however many temporary directories it left.
+type judgement struct {
+	live bool
+	err  error // the marker is damaged
+}
+
+// cleanTemps removes the temporary directories of jobs whose worker has ended and returns how
+// many it removed; it records in judged what it found of each job's marker.
+func (s *Study) cleanTemps(judged map[int]judgement) int {
 	removed := 0
 	tmps, _ := filepath.Glob(filepath.Join(s.Dir, "jobs", "*", ".tmp-*"))
 	for _, t := range tmps {
@@ -69,33 +90,37 @@ func (s *Study) clean(note io.Writer) {
 		if _, err := fmt.Sscanf(filepath.Base(t), ".tmp-%d-", &i); err != nil || i < 0 || i >= len(s.Jobs) {
 			continue
 		}
-		if live, err := s.runningMarker(i); live || err != nil {
+		j, ok := judged[i]
+		if !ok {
+			j.live, j.err = s.runningMarker(i)
+			judged[i] = j
+		}
+		if j.live || j.err != nil {
 			continue
 		}
 		if os.RemoveAll(t) == nil {
 			removed++
 		}
 	}
+	return removed
+}
+
+// cleanMarkers removes the stale running markers (removeIfStale), except those that
+// cleanTemps found live or damaged, and reports each damaged marker on note.
+func (s *Study) cleanMarkers(judged map[int]judgement, note io.Writer) {
 	markers, _ := filepath.Glob(filepath.Join(s.Dir, "running", "*.json"))
 	for _, m := range markers {
 		var i int
 		if _, err := fmt.Sscanf(filepath.Base(m), "%d.json", &i); err != nil || i < 0 || i >= len(s.Jobs) {
 			continue
 		}
-		switch live, err := s.runningMarker(i); {
-		case err != nil:
-			if note != nil {
-				fmt.Fprintf(note, "study %s: %s: %v\n", s.Spec.Name, s.Jobs[i], err)
-			}
-		case !live:
-			os.Remove(m)
+		err := judged[i].err
+		if j, ok := judged[i]; !ok || !j.live && j.err == nil {
+			err = s.removeIfStale(i, (*runMarker).stale)
 		}
-	}
-	// The temporary files of markers whose workers were killed before the rename; those of
-	// workers writing their marker now hold its lock and are kept.
-	atomicfile.RemoveStale(filepath.Join(s.Dir, "running"))
-	if removed > 0 && note != nil {
-		fmt.Fprintf(note, "study %s: removed %d temporary %s of jobs an earlier run left unfinished\n", s.Spec.Name, removed, plural(removed, "directory", "directories"))
+		if err != nil && note != nil {
+			fmt.Fprintf(note, "study %s: %s: %v\n", s.Spec.Name, s.Jobs[i], err)
+		}
 	}
 }
 

@@ -75,20 +75,43 @@ func (s *Study) readMarker(i int) (*runMarker, error) {
 // lock was free but path no longer names the file probed (the worker removed its marker, and
 // another may have written one since): the caller reads it again.
 func (s *Study) probeMarker(i int, path string) (m *runMarker, replaced bool, err error) {
-	f, err := os.Open(path)
+	f, m, err := s.openMarker(i, path)
+	if f == nil {
+		return nil, false, err
+	}
+	defer f.Close() // releases the probe's lock
+	if m.lock != lockFree {
+		return m, false, nil
+	}
+	probed, err := f.Stat()
+	if err != nil {
+		m.lock = lockUnknown
+		return m, false, nil
+	}
+	now, err := os.Stat(path)
+	return m, err != nil || !os.SameFile(probed, now), nil
+}
+
+// openMarker opens the marker of job i at path, reads it and, where it claims a lock, probes
+// the lock (lockShared), which it leaves taken where it is free: the caller closes f, which
+// releases it. f is nil when the job has no marker or it is damaged (err).
+func (s *Study) openMarker(i int, path string) (f *os.File, m *runMarker, err error) {
+	f, err = os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, false, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, false, &damagedFile{job: s.Jobs[i], what: markerKind, path: path, reason: "cannot be read: " + err.Error()}
+		return nil, nil, &damagedFile{job: s.Jobs[i], what: markerKind, path: path, reason: "cannot be read: " + err.Error()}
 	}
-	defer f.Close()
 	m, err = s.parseMarker(i, f, path)
-	if err != nil || !m.Flock {
-		return m, false, err
+	if err != nil {
+		f.Close()
+		return nil, nil, err
 	}
-	m.lock, replaced = probeLock(f, path)
-	return m, replaced, nil
+	if m.Flock {
+		m.lock = lockShared(f)
+	}
+	return f, m, nil
 }
 
 // parseMarker reads and parses the marker of job i from f.
@@ -107,37 +130,51 @@ func (s *Study) parseMarker(i int, f *os.File, path string) (*runMarker, error) 
 	return &m, nil
 }
 
-// probeLock tries a shared lock on f, the marker at path, without waiting, and releases it at
-// once. A shared lock conflicts with the worker's exclusive one only, so that probes never stop
-// each other, and needs f open for reading only, also on NFS. replaced reports that the lock
-// was free but path no longer names f's file.
-func probeLock(f *os.File, path string) (state lockState, replaced bool) {
-	err := flockNB(f, syscall.LOCK_SH)
+// lockShared tries a shared lock on f, a marker, without waiting, and keeps it where it gets
+// it (lockFree) until f is closed. A shared lock conflicts with the worker's exclusive one
+// only, so that probes never stop each other, and needs f open for reading only, also on NFS.
+func lockShared(f *os.File) lockState {
+	err := atomicfile.FlockNB(f, syscall.LOCK_SH)
 	if errors.Is(err, syscall.EWOULDBLOCK) {
-		return lockHeld, false
+		return lockHeld
 	}
 	if err != nil { // no locks on this file system (ENOLCK, EOPNOTSUPP): nothing can be told
-		return lockUnknown, false
+		return lockUnknown
 	}
-	defer syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-	probed, err := f.Stat()
-	if err != nil {
-		return lockUnknown, false
-	}
-	now, err := os.Stat(path)
-	return lockFree, err != nil || !os.SameFile(probed, now)
+	return lockFree
 }
 
-// flockNB applies flock(2) operation how without waiting, trying again when a signal
-// interrupts it.
-func flockNB(f *os.File, how int) error {
-	for {
-		err := syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB)
-		if !errors.Is(err, syscall.EINTR) {
-			return err
-		}
+// removeIfStale removes the running marker of job i when stale says so of it. A marker that
+// cannot be read, or names no process, is kept and returned as a *damagedFile. It judges the
+// marker by one open file and removes the path only where the path still names that file,
+// holding the shared lock of the probe (where the marker claims a lock) until then: a marker
+// renamed into place after the probe (a worker that starts the job, such as a Slurm task of an
+// earlier run) is kept. No system call removes a path only if it names a given file, so a
+// marker renamed into place between that last check and the removal would still be removed.
+func (s *Study) removeIfStale(i int, stale func(*runMarker) bool) error {
+	path := s.runningPath(i)
+	f, m, err := s.openMarker(i, path)
+	if f == nil {
+		return err
 	}
+	defer f.Close() // releases the probe's lock, after the removal
+	if !stale(m) {
+		return nil
+	}
+	if beforeMarkerRemove != nil {
+		beforeMarkerRemove(i)
+	}
+	probed, err1 := f.Stat()
+	now, err2 := os.Lstat(path)
+	if err1 == nil && err2 == nil && os.SameFile(probed, now) {
+		os.Remove(path) // best effort, as clean's other removals: a marker left is judged again
+	}
+	return nil
 }
+
+// beforeMarkerRemove, when set (by tests), is called by removeIfStale with the job's index
+// after it has judged the marker stale and before it checks that the path still names it.
+var beforeMarkerRemove func(i int)
 
 // live reports whether the marker's worker runs, and whether that can be told at all. The
 // lock decides for a marker whose worker holds one, wherever it runs. A marker that claims no
@@ -162,9 +199,10 @@ func (m *runMarker) live() (live, known bool) {
 // it. The marker is written to a temporary file, locked from its creation (atomicfile's, which
 // the study's clean removes once its worker has ended) and renamed into place, so that no
 // probe ever finds a marker that claims a lock nobody holds yet. Where the file system takes
-// no lock, the marker claims none and is judged by its process (live).
+// no lock, the marker claims none and is judged by its process (live). It is readable by all,
+// as the study's other files are, so that another user sharing the study directory can probe it.
 func writeMarker(path, host string, started time.Time) (*os.File, error) {
-	f, release, err := atomicfile.CreateTemp(filepath.Dir(path), filepath.Base(path), 0o600)
+	f, release, err := atomicfile.CreateTemp(filepath.Dir(path), filepath.Base(path), 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("study: writing %s: %w", path, err)
 	}
@@ -173,7 +211,7 @@ func writeMarker(path, host string, started time.Time) (*os.File, error) {
 	m := runMarker{Host: host, PID: os.Getpid(), Started: started}
 	// CreateTemp has locked f where the file system takes locks: taking the lock again through
 	// f succeeds there, and fails where there are none.
-	m.Flock = flockNB(f, syscall.LOCK_EX) == nil
+	m.Flock = atomicfile.FlockNB(f, syscall.LOCK_EX) == nil
 	data, _ := json.MarshalIndent(m, "", "  ")
 	if err := writeSynced(f, append(data, '\n')); err != nil {
 		f.Close()

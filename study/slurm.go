@@ -414,9 +414,8 @@ func (e *Slurm) noteLost(ctx context.Context, s *Study, subs []Submission, acct 
 			if s.Done(i) {
 				continue
 			}
-			if m, err := s.readMarker(i); m != nil && err == nil && !m.liveElsewhere() {
-				os.Remove(s.runningPath(i)) // the task has left the queue: its marker is stale
-			}
+			// The task has left the queue: its marker is stale unless another worker runs the job.
+			s.removeIfStale(i, func(m *runMarker) bool { return !m.liveElsewhere() })
 			if s.recentFailure(i, sub) {
 				continue
 			}

@@ -182,8 +182,14 @@ func (s *Study) runningMarker(i int) (bool, error) {
 	if m == nil || err != nil {
 		return false, err
 	}
+	return !m.stale(), nil
+}
+
+// stale reports whether the marker's worker is known to have ended (see live): a run removes
+// such a marker.
+func (m *runMarker) stale() bool {
 	live, known := m.live()
-	return live || !known, nil
+	return known && !live
 }
 
 // local reports whether the marker's worker ran on this host, where whether it lives can be told.

@@ -187,13 +187,20 @@ func (a *attempt) mark(path, host string, started time.Time) error {
 }
 
 // unmark removes the attempt's running marker at path, once, and then releases its lock, so
-// that a probe never finds the marker of a running job unlocked; the caller holds a.mu.
+// that a probe never finds the marker of a running job unlocked; the caller holds a.mu. Where
+// path no longer names the attempt's marker (another worker's replaced it, after a probe found
+// this one stale), it is left to that worker.
 func (a *attempt) unmark(path string) {
-	if a.marker != nil {
-		os.Remove(path)
-		a.marker.Close()
-		a.marker = nil
+	if a.marker == nil {
+		return
 	}
+	mine, err1 := a.marker.Stat()
+	now, err2 := os.Lstat(path)
+	if err1 == nil && err2 == nil && os.SameFile(mine, now) {
+		os.Remove(path)
+	}
+	a.marker.Close()
+	a.marker = nil
 }
 
 // runFunc calls a registered function, turning a panic into an error.

@@ -1,4 +1,4 @@
-//go:build darwin || dragonfly || freebsd || linux || netbsd || openbsd
+//go:build darwin || dragonfly || freebsd || illumos || linux || netbsd || openbsd
 
 package atomicfile
 
@@ -16,7 +16,7 @@ import (
 // errTempTaken means that RemoveStale holds the lock (it may remove the file); a file system
 // that takes no lock gives a release that does nothing, and the file is written unlocked.
 func lockTemp(f *os.File) (release func(), err error) {
-	if err := flockNB(f, syscall.LOCK_EX); errors.Is(err, syscall.EWOULDBLOCK) {
+	if err := FlockNB(f, syscall.LOCK_EX); errors.Is(err, syscall.EWOULDBLOCK) {
 		return nil, errTempTaken
 	} else if err != nil {
 		return func() {}, nil
@@ -46,7 +46,7 @@ func removeIfStale(path string) bool {
 		return false
 	}
 	defer f.Close()
-	if flockNB(f, syscall.LOCK_SH) != nil {
+	if FlockNB(f, syscall.LOCK_SH) != nil {
 		return false
 	}
 	probed, err1 := f.Stat()
@@ -57,9 +57,11 @@ func removeIfStale(path string) bool {
 	return os.Remove(path) == nil
 }
 
-// flockNB applies flock(2) operation how without waiting, trying again when a signal
-// interrupts it.
-func flockNB(f *os.File, how int) error {
+// FlockNB applies the flock(2) operation how (syscall.LOCK_SH, LOCK_EX or LOCK_UN) to f
+// without waiting, trying again when a signal interrupts it: a lock held by another open file
+// gives syscall.EWOULDBLOCK. It is the one way this module's packages take such locks, so that
+// all of them treat a signal and a busy lock alike.
+func FlockNB(f *os.File, how int) error {
 	for {
 		err := syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB)
 		if !errors.Is(err, syscall.EINTR) {

@@ -101,6 +101,7 @@ func init() {
 		"Job.Int":              "func (j *Job) Int(name string) int\n\nInt returns an integer parameter; a missing or malformed one fails the job.",
 		"Job.Logf":             "func (j *Job) Logf(format string, args ...any)\n\nLogf writes a line to the job's log.",
 		"Job.Path":             "func (j *Job) Path(name string) string\n\nPath returns the path of a file in the job's directory (for Save and the like).",
+		"Job.RecordDir":        "func (j *Job) RecordDir() string\n\nRecordDir returns the directory that becomes the job's record when it succeeds\n(STUDY/jobs/STAGE/NNNNN): the worker renames Dir to it. A failed attempt's Dir is removed; a\nfile that must outlive the failure can go beside the record, named RecordDir() followed by\nan extension, which the study leaves as it is.",
 		"Job.Set":              "func (j *Job) Set(name string, v float64)\n\nSet records a metric of the job.",
 		"Job.SetSeries":        "func (j *Job) SetSeries(name string, v []float64)\n\nSetSeries records a vector metric of the job (ranks, a curve). The record holds each value\nas text (up to 25 bytes) and may hold at most 256 MiB: a longer series fails the job, so\nwrite one of millions of values to a file in the job's directory (Path).",
 		"Job.String":           "func (j *Job) String(name string) string\n\nString returns a parameter; a missing one panics, which fails the job with that message.",
