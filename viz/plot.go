@@ -285,25 +285,32 @@ func Translucent(c color.Color, alpha float64) color.NRGBA {
 // Font is the typeface of all text in viz plots.
 var Font = font.Font{Typeface: "Liberation", Variant: "Sans"}
 
+// textStyle is viz's style of text of the given size: black, in Font, with subscript digits
+// drawn by vizText.
 func textStyle(size vg.Length) draw.TextStyle {
-	return draw.TextStyle{Color: color.Black, Font: font.From(Font, size), Handler: plot.DefaultTextHandler}
+	return draw.TextStyle{Color: color.Black, Font: font.From(Font, size), Handler: vizText}
 }
 
-// newPlot is a gonum plot in the viz style: sans-serif text, light grid-free axes, ticks
-// pointing out, legend text at 9 pt.
+// newPlot is a gonum plot in the viz style: sans-serif text drawn by vizText, light
+// grid-free axes, ticks pointing out, legend text at 9 pt.
 func newPlot(title, xlabel, ylabel string) *plot.Plot {
 	p := plot.New()
+	p.TextHandler = vizText
 	p.Title.Text = title
 	p.Title.TextStyle.Font = font.From(Font, 11)
+	p.Title.TextStyle.Handler = vizText
 	p.Title.Padding = vg.Points(4)
 	for _, a := range []*plot.Axis{&p.X, &p.Y} {
 		a.Label.TextStyle.Font = font.From(Font, 10)
+		a.Label.TextStyle.Handler = vizText
 		a.Tick.Label.Font = font.From(Font, 8.5)
+		a.Tick.Label.Handler = vizText
 		a.Tick.Length = vg.Points(3)
 		a.Padding = vg.Points(2)
 	}
 	p.X.Label.Text, p.Y.Label.Text = xlabel, ylabel
 	p.Legend.TextStyle.Font = font.From(Font, 9)
+	p.Legend.TextStyle.Handler = vizText
 	p.Legend.ThumbnailWidth = vg.Points(18)
 	return p
 }
