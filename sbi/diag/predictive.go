@@ -183,10 +183,14 @@ func PredictiveFromSimulations(x *mat.Dense, xo []float64, cfg PredictiveConfig)
 	if cfg.Names != nil && len(cfg.Names) != D {
 		return nil, fmt.Errorf("diag: predictive check: %d names for %d data values", len(cfg.Names), D)
 	}
-	pad := paddingColumns(x, xo)
+	finite := make([]bool, n)
+	for i := range n {
+		finite[i] = hasFinite(x.RawRowView(i))
+	}
+	pad := paddingColumns(x, xo, finite)
 	var keep []int
 	for i := range n {
-		if simulationOK(x.RawRowView(i), pad) {
+		if finite[i] && simulationOK(x.RawRowView(i), pad) {
 			keep = append(keep, i)
 		}
 	}
@@ -230,33 +234,30 @@ func PredictiveFromSimulations(x *mat.Dense, xo []float64, cfg PredictiveConfig)
 }
 
 // paddingColumns marks the data values that are padding: NaN in the observation, or NaN in
-// every simulation that holds a finite value.
-func paddingColumns(x *mat.Dense, xo []float64) []bool {
+// every simulation that holds a finite value (the rows i with finite[i]).
+func paddingColumns(x *mat.Dense, xo []float64, finite []bool) []bool {
 	n, D := x.Dims()
 	pad := make([]bool, D)
-	for d := range D {
-		if math.IsNaN(xo[d]) {
-			pad[d] = true
+	seen := make([]bool, D) // a finite row is not NaN at d
+	any := false
+	for i := range n {
+		if !finite[i] {
 			continue
 		}
-		all, any := true, false
-		for i := range n {
-			if row := x.RawRowView(i); hasFinite(row) {
-				any = true
-				all = all && math.IsNaN(row[d])
-			}
+		any = true
+		for d, v := range x.RawRowView(i) {
+			seen[d] = seen[d] || !math.IsNaN(v)
 		}
-		pad[d] = any && all
+	}
+	for d := range D {
+		pad[d] = math.IsNaN(xo[d]) || (any && !seen[d])
 	}
 	return pad
 }
 
-// simulationOK reports whether row is a successful simulation: a finite value somewhere, no
-// ±Inf, and NaN only in padding.
+// simulationOK reports whether row, which holds a finite value, is a successful simulation:
+// no ±Inf, and NaN only in padding.
 func simulationOK(row []float64, pad []bool) bool {
-	if !hasFinite(row) {
-		return false
-	}
 	for d, v := range row {
 		if math.IsInf(v, 0) || (math.IsNaN(v) && !pad[d]) {
 			return false
@@ -265,7 +266,9 @@ func simulationOK(row []float64, pad []bool) bool {
 	return true
 }
 
-func hasFinite(v []float64) bool {
+// hasFinite reports whether v holds a value neither NaN nor ±Inf. It is a variable so that a
+// test can count the rows scanned: once each, not once per data value.
+var hasFinite = func(v []float64) bool {
 	for _, f := range v {
 		if !math.IsNaN(f) && !math.IsInf(f, 0) {
 			return true
