@@ -493,6 +493,23 @@ func (r *PredictiveResult) ShownPValues() []string {
 	return values
 }
 
+// rankReach is the fewest simulations m whose smallest rank p-value 2/(m+1) is at most lvl,
+// as a float64 since a tiny lvl needs more than an int holds. Beyond 2⁵³, where float64 no
+// longer counts by one, it is ⌈2/lvl⌉−1 as rounded.
+func rankReach(lvl float64) float64 {
+	m := math.Max(1, math.Ceil(2/lvl)-1)
+	if m >= 1<<53 {
+		return m
+	}
+	for 2/(m+1) > lvl {
+		m++
+	}
+	for m > 1 && 2/m <= lvl {
+		m--
+	}
+	return m
+}
+
 // Verdict says what the numbers support, with the p-values and the per-test level
 // Alpha/(T+2) they are compared with, and how many Constant values were not tested.
 func (r *PredictiveResult) Verdict() string {
@@ -519,8 +536,8 @@ func (r *PredictiveResult) verdict() string {
 	lvl := r.perTestLevel()
 	if minP := 2 / float64(m+1); minP > lvl && !r.Reject() {
 		least, level := pvalue.Format(minP, lvl)
-		return fmt.Sprintf("inconclusive: with %d simulations the smallest per-value p-value is %s, above the per-test level %s (Bonferroni over %d values and 2 joint tests); simulate at least %d",
-			m, least, level, r.tested(), int(math.Ceil(2/lvl)))
+		return fmt.Sprintf("inconclusive: with %d simulations the smallest rank p-value is %s, above the per-test level %s (Bonferroni over %d values and 2 joint tests); the rank tests can reach it from %.0f simulations",
+			m, least, level, r.tested(), rankReach(lvl))
 	}
 	values, mahal, mmd, level := r.shownP()
 	flagged := r.Flagged()
