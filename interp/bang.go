@@ -17,9 +17,9 @@ import (
 // the cell above the line, a field or element of type bool, a call of a function whose result
 // is a bool, or a bool expression in parentheses) and whose other names are only those of the
 // session or the cell above, packages and Go's predeclared names. So "!done" negates a bool
-// variable done, while "!ls -la", "!echo hi", and "!date" after date := time.Now(), run the
-// shell. The judge reads the session's globals once for the cell, and parses the cell above a
-// line only when the line names something the cell may declare.
+// variable done, while "!ls -la", "!echo hi", "!(true)", and "!date" after date := time.Now(),
+// run the shell. The judge reads the session's globals once for the cell, and parses the cell
+// above a line only when the line names something the cell may declare.
 func (s *Session) goBang() func(rest string, above func() string) bool {
 	b := &bangScope{s: s, cellLen: -1}
 	return b.isGo
@@ -52,8 +52,9 @@ func (b *bangScope) isGo(rest string, above func() string) bool {
 	}
 	b.above = above
 	op := bangOperand(e)
-	if id, ok := op.(*ast.Ident); ok && b.cellDecl(id.Name) == 0 && b.s.decls[id.Name] == nil {
-		return false // "!true" runs the command true
+	// "!true" runs the command true, and "!(true)" the subshell (true)
+	if id, ok := ast.Unparen(op).(*ast.Ident); ok && b.cellDecl(id.Name) == 0 && b.s.decls[id.Name] == nil {
+		return false
 	}
 	return op != nil && b.isBool(op) && b.namesKnown(e)
 }

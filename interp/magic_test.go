@@ -183,6 +183,8 @@ func TestBangGoOrShell(t *testing.T) {
 		{name: "a command that is no variable", code: "!ls", out: "magic.go"},
 		{name: "a command with a flag", setup: "ls := 3", code: "!ls -a", out: "magic.go"},
 		{name: "only predeclared names", code: "!true", notOut: "true"},
+		{name: "a parenthesised predeclared name", code: "!(true)"},
+		{name: "a predeclared name in two parentheses", code: "!((false))", notOut: "true"},
 		{name: "a command with a path", setup: "x := 1", code: "!./x.sh", notOut: "x.sh"},
 		{name: "a name of the session and one that is not", setup: "done := false", code: "!done || later", notOut: "true"},
 		{name: "a command named like a variable of type time.Time", setup: "date := time.Now()", code: "!date", out: ":"},

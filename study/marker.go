@@ -72,8 +72,9 @@ func (s *Study) readMarker(i int) (*runMarker, error) {
 }
 
 // probeMarker reads the marker of job i at path and probes its lock; replaced reports that the
-// lock was free but path no longer names the file probed (the worker removed its marker, and
-// another may have written one since): the caller reads it again.
+// lock was free but path no longer names the file probed, or that cannot be told (namesFile:
+// the worker removed its marker, and another may have written one since): the caller reads it
+// again.
 func (s *Study) probeMarker(i int, path string) (m *runMarker, replaced bool, err error) {
 	f, m, err := s.openMarker(i, path)
 	if f == nil {
@@ -83,13 +84,17 @@ func (s *Study) probeMarker(i int, path string) (m *runMarker, replaced bool, er
 	if m.lock != lockFree {
 		return m, false, nil
 	}
-	probed, err := f.Stat()
-	if err != nil {
-		m.lock = lockUnknown
-		return m, false, nil
-	}
-	now, err := os.Stat(path)
-	return m, err != nil || !os.SameFile(probed, now), nil
+	return m, !namesFile(path, f), nil
+}
+
+// namesFile reports whether path still names the open file f, as an error in telling is no.
+// It looks at path itself (Lstat): the study makes a marker by renaming a regular file into
+// place, never a symbolic link, so a link at path is not the marker probed, and neither its
+// free lock nor its removal is trusted.
+func namesFile(path string, f *os.File) bool {
+	probed, err1 := f.Stat()
+	now, err2 := os.Lstat(path)
+	return err1 == nil && err2 == nil && os.SameFile(probed, now)
 }
 
 // openMarker opens the marker of job i at path, reads it and, where it claims a lock, probes
@@ -164,9 +169,7 @@ func (s *Study) removeIfStale(i int, stale func(*runMarker) bool) error {
 	if beforeMarkerRemove != nil {
 		beforeMarkerRemove(i)
 	}
-	probed, err1 := f.Stat()
-	now, err2 := os.Lstat(path)
-	if err1 == nil && err2 == nil && os.SameFile(probed, now) {
+	if namesFile(path, f) {
 		os.Remove(path) // best effort, as clean's other removals: a marker left is judged again
 	}
 	return nil

@@ -352,17 +352,26 @@ func predictiveRange(v []float64, x float64) (lo, hi float64) {
 	return quantileRange(v, x)
 }
 
-// predictiveTitles are the panel titles of PredictiveCheck, one per data value, and whether each
-// value is flagged, as diag flags it (Flagged); the p-values are written as diag writes them
-// (ShownPValues).
+// predictiveTitles are the panel titles of PredictiveCheck, one per data value ("" for the
+// Constant values, never drawn), and whether each value is flagged, as diag flags it (Flagged);
+// the p-values are written as diag writes them (ShownPValues).
 func predictiveTitles(r *diag.PredictiveResult) ([]string, []bool) {
 	shown := r.ShownPValues()
 	titles, flagged := make([]string, len(r.PValues)), make([]bool, len(r.PValues))
 	m, _ := r.Sims.Dims()
+	constant := make([]bool, len(r.PValues))
+	for _, d := range r.Constant {
+		if d >= 0 && d < len(constant) {
+			constant[d] = true
+		}
+	}
 	for d := range r.PValues {
-		titles[d] = fmt.Sprintf("%s   q = %.3f, p = %s", r.Names[d], r.Quantile[d], shown[d])
-		if math.IsNaN(r.Quantile[d]) { // padding: present or absent
-			titles[d] = fmt.Sprintf("%s   NaN in %d of %d, p = %s", r.Names[d], m-len(colOf(r, d)), m, shown[d])
+		switch {
+		case constant[d]:
+		case math.IsNaN(r.Quantile[d]): // padding: present or absent
+			titles[d] = fmt.Sprintf("%s   NaN in %d of %d, p = %s", r.Names[d], nanCount(r, d), m, shown[d])
+		default:
+			titles[d] = fmt.Sprintf("%s   q = %.3f, p = %s", r.Names[d], r.Quantile[d], shown[d])
 		}
 	}
 	for _, d := range r.Flagged() {
@@ -399,6 +408,18 @@ func predictiveUndrawable(r *diag.PredictiveResult) string {
 		}
 	}
 	return ""
+}
+
+// nanCount is the number of simulations of data value d that are NaN (padding).
+func nanCount(r *diag.PredictiveResult, d int) int {
+	m, _ := r.Sims.Dims()
+	k := 0
+	for i := range m {
+		if math.IsNaN(r.Sims.At(i, d)) {
+			k++
+		}
+	}
+	return k
 }
 
 // colOf returns the simulations of data value d that are not NaN (padding).

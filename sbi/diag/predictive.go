@@ -183,10 +183,14 @@ func PredictiveFromSimulations(x *mat.Dense, xo []float64, cfg PredictiveConfig)
 	if cfg.Names != nil && len(cfg.Names) != D {
 		return nil, fmt.Errorf("diag: predictive check: %d names for %d data values", len(cfg.Names), D)
 	}
-	pad := paddingColumns(x, xo)
+	finite := make([]bool, n)
+	for i := range n {
+		finite[i] = hasFinite(x.RawRowView(i))
+	}
+	pad := paddingColumns(x, xo, finite)
 	var keep []int
 	for i := range n {
-		if simulationOK(x.RawRowView(i), pad) {
+		if finite[i] && simulationOK(x.RawRowView(i), pad) {
 			keep = append(keep, i)
 		}
 	}
@@ -230,33 +234,30 @@ func PredictiveFromSimulations(x *mat.Dense, xo []float64, cfg PredictiveConfig)
 }
 
 // paddingColumns marks the data values that are padding: NaN in the observation, or NaN in
-// every simulation that holds a finite value.
-func paddingColumns(x *mat.Dense, xo []float64) []bool {
+// every simulation that holds a finite value (the rows i with finite[i]).
+func paddingColumns(x *mat.Dense, xo []float64, finite []bool) []bool {
 	n, D := x.Dims()
 	pad := make([]bool, D)
-	for d := range D {
-		if math.IsNaN(xo[d]) {
-			pad[d] = true
+	seen := make([]bool, D) // a finite row is not NaN at d
+	any := false
+	for i := range n {
+		if !finite[i] {
 			continue
 		}
-		all, any := true, false
-		for i := range n {
-			if row := x.RawRowView(i); hasFinite(row) {
-				any = true
-				all = all && math.IsNaN(row[d])
-			}
+		any = true
+		for d, v := range x.RawRowView(i) {
+			seen[d] = seen[d] || !math.IsNaN(v)
 		}
-		pad[d] = any && all
+	}
+	for d := range D {
+		pad[d] = math.IsNaN(xo[d]) || (any && !seen[d])
 	}
 	return pad
 }
 
-// simulationOK reports whether row is a successful simulation: a finite value somewhere, no
-// ±Inf, and NaN only in padding.
+// simulationOK reports whether row, which holds a finite value, is a successful simulation:
+// no ±Inf, and NaN only in padding.
 func simulationOK(row []float64, pad []bool) bool {
-	if !hasFinite(row) {
-		return false
-	}
 	for d, v := range row {
 		if math.IsInf(v, 0) || (math.IsNaN(v) && !pad[d]) {
 			return false
@@ -265,7 +266,9 @@ func simulationOK(row []float64, pad []bool) bool {
 	return true
 }
 
-func hasFinite(v []float64) bool {
+// hasFinite reports whether v holds a value neither NaN nor ±Inf. It is a variable so that a
+// test can count the rows scanned: once each, not once per data value.
+var hasFinite = func(v []float64) bool {
 	for _, f := range v {
 		if !math.IsNaN(f) && !math.IsInf(f, 0) {
 			return true
@@ -490,6 +493,23 @@ func (r *PredictiveResult) ShownPValues() []string {
 	return values
 }
 
+// rankReach is the fewest simulations m whose smallest rank p-value 2/(m+1) is at most lvl,
+// as a float64 since a tiny lvl needs more than an int holds. Beyond 2⁵³, where float64 no
+// longer counts by one, it is ⌈2/lvl⌉−1 as rounded.
+func rankReach(lvl float64) float64 {
+	m := math.Max(1, math.Ceil(2/lvl)-1)
+	if m >= 1<<53 {
+		return m
+	}
+	for 2/(m+1) > lvl {
+		m++
+	}
+	for m > 1 && 2/m <= lvl {
+		m--
+	}
+	return m
+}
+
 // Verdict says what the numbers support, with the p-values and the per-test level
 // Alpha/(T+2) they are compared with, and how many Constant values were not tested.
 func (r *PredictiveResult) Verdict() string {
@@ -516,8 +536,8 @@ func (r *PredictiveResult) verdict() string {
 	lvl := r.perTestLevel()
 	if minP := 2 / float64(m+1); minP > lvl && !r.Reject() {
 		least, level := pvalue.Format(minP, lvl)
-		return fmt.Sprintf("inconclusive: with %d simulations the smallest per-value p-value is %s, above the per-test level %s (Bonferroni over %d values and 2 joint tests); simulate at least %d",
-			m, least, level, r.tested(), int(math.Ceil(2/lvl)))
+		return fmt.Sprintf("inconclusive: with %d simulations the smallest rank p-value is %s, above the per-test level %s (Bonferroni over %d values and 2 joint tests); the rank tests can reach it from %.0f simulations",
+			m, least, level, r.tested(), rankReach(lvl))
 	}
 	values, mahal, mmd, level := r.shownP()
 	flagged := r.Flagged()

@@ -124,3 +124,30 @@ func filled(x *mat.Dense, d int, v float64) *mat.Dense {
 	}
 	return out
 }
+
+// TestPredictiveRowsScannedOnce: whether a simulation holds a finite value is decided once per
+// row. Before the fix paddingColumns rescanned every row for every data value, n·D scans (10⁹
+// at n = D = 1000), and simulationOK scanned each row again.
+func TestPredictiveRowsScannedOnce(t *testing.T) {
+	const n, D = 40, 30
+	rng := rand.New(rand.NewPCG(3, 5))
+	x := mat.NewDense(n, D, nil)
+	for i := range x.RawMatrix().Data {
+		x.RawMatrix().Data[i] = rng.NormFloat64()
+	}
+	for i := range n {
+		x.Set(i, D-1, math.NaN()) // a padding value
+	}
+	xo := make([]float64, D)
+	xo[D-1] = math.NaN()
+	calls := 0
+	orig := hasFinite
+	hasFinite = func(v []float64) bool { calls++; return orig(v) }
+	defer func() { hasFinite = orig }()
+	if _, err := PredictiveFromSimulations(x, xo, PredictiveConfig{}); err != nil {
+		t.Fatal(err)
+	}
+	if calls != n {
+		t.Errorf("%d rows of %d values scanned for a finite value %d times, want once per row", n, D, calls)
+	}
+}

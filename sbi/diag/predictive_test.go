@@ -207,3 +207,34 @@ func TestPredictiveVerdictNamesTheJointTestsThatRan(t *testing.T) {
 		t.Errorf("verdict %q: want it to name the MMD test alone and say Mahalanobis was not computed", v)
 	}
 }
+
+// TestPredictiveInconclusiveCount: with too few simulations for any rank p-value 2/(m+1) to
+// reach the per-test level, the verdict says so of the rank tests (a padding value's p-value
+// can be as small as 1/(m+1)) and names the fewest simulations that reach it: 159 for two
+// values at 0.05/4, as 158 stay inconclusive and 159 decide.
+func TestPredictiveInconclusiveCount(t *testing.T) {
+	verdict := func(m int) string {
+		x := mat.NewDense(m, 2, nil)
+		for i := range m {
+			x.Set(i, 0, float64(i))
+			x.Set(i, 1, float64(i%3))
+		}
+		r, err := PredictiveFromSimulations(x, []float64{10, 1}, PredictiveConfig{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Verdict()
+	}
+	if v := verdict(99); !strings.Contains(v, "the smallest rank p-value is 0.02,") || !strings.HasSuffix(v, "the rank tests can reach it from 159 simulations") {
+		t.Errorf("99 simulations: %s", v)
+	}
+	if v := verdict(158); !strings.HasPrefix(v, "inconclusive: with 158 simulations") {
+		t.Errorf("158 simulations cannot reach 0.05/4: %s", v)
+	}
+	if v := verdict(159); strings.HasPrefix(v, "inconclusive") {
+		t.Errorf("159 simulations reach 0.05/4: %s", v)
+	}
+	if m := rankReach(1e-300); !(m >= 1.99e300 && m <= 2.01e300) {
+		t.Errorf("rankReach(1e-300) = %g, want about 2e300", m)
+	}
+}

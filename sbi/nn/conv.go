@@ -278,6 +278,7 @@ type convPass struct {
 	wflip   []float64 // backward in place: the weights of the input's gradient (convGeom.flip)
 	back    bool
 	wgT     bool // the weight gradient is taken transposed (convGeom.weightGradTransposed)
+	wgTaps  bool // the weight gradient is taken from the input, without patches (convGeom.convTaps)
 }
 
 var (
@@ -288,7 +289,9 @@ var (
 func (p *convPass) run() {
 	j := convPasses.Get()
 	*j = *p
-	j.wgT = p.back && p.wpart != nil && !p.g.convTaps() && p.g.weightGradTransposed(p.cout) // once for the pass
+	// once for the pass
+	j.wgTaps = p.back && p.wpart != nil && p.g.convTaps()
+	j.wgT = p.back && p.wpart != nil && !j.wgTaps && p.g.weightGradTransposed(p.cout)
 	par.Range(p.g.blocks(p.n), p.grain(), j)
 	*j = convPass{}
 	convPasses.Put(j)
@@ -339,14 +342,12 @@ func (p *convPass) Do(lo, hi int) {
 	for b := lo; b < hi; b++ {
 		e0, e1 := b*g.block(), min(p.n, (b+1)*g.block())
 		r0, rows := e0*per, (e1-e0)*per
-		// backward, a convolution of few taps takes its weight gradient without patches
-		direct := p.back && p.wpart != nil && g.convTaps()
 		var col []float64
 		if g.identity() { // the input is its own patch matrix
 			col = p.x[r0*taps : (r0+rows)*taps]
 		} else {
 			col = (*colBuf)[:rows*taps]
-			if !p.back || p.wpart != nil && !direct {
+			if !p.back || p.wpart != nil && !p.wgTaps {
 				(&convJob{g: *g, x: p.x, col: col, first: e0}).Do(e0, e1)
 			}
 		}
@@ -361,7 +362,7 @@ func (p *convPass) Do(lo, hi int) {
 		}
 		dy := p.dy[r0*cout : (r0+rows)*cout]
 		switch {
-		case direct:
+		case p.wgTaps: // a convolution of few taps: without patches
 			p.weightGradTaps(b)
 		case p.wpart != nil: // this block's colᵀ·dY
 			gemm(true, false, taps, cout, rows, 1, col, taps, dy, cout, 0, p.wpart[b*taps*cout:(b+1)*taps*cout], cout)

@@ -246,7 +246,7 @@ func (p *convPass) weightGradImage(s *convScratch, g *convGeom, src, dy, wpart [
 		p.weightGradRows(g, src, dy, wpart)
 		return
 	}
-	if p.g.convTaps() { // series of few taps: the product's sums without it
+	if p.wgTaps { // series of few taps: the product's sums without it
 		p.weightGradSeries(s, g, src, dy, wpart)
 		return
 	}

@@ -28,6 +28,10 @@ func ConvTaps(rows, cols, k, n int, a []float64, ra, sa int, off []int, w []floa
 	convTaps16(rows, cols, k, &a[0], ra, sa, &off[0], &w[0], ldw, &d[0], &c[0], ldc, 1<<n-1)
 }
 
+// convGradW16 restarts a block at 256 outputs left (fdone in convtaps_amd64.s): this
+// constant does not compile unless KC is 256.
+const _ = uint(KC-256) + uint(256-KC)
+
 //go:noescape
 func convGradW16(rows, cols, k int, a *float64, ra, sa int, off *int, dy *float64, lddy int, s, c *float64, ldc, left int, mask uint64) int
 

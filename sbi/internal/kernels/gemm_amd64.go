@@ -8,7 +8,7 @@ import (
 	"github.com/gosbi/gosbi/sbi/internal/par"
 )
 
-// The packed matrix product: B is packed once per depth block of gemmKC into panels of gemmNR
+// The packed matrix product: B is packed once per depth block of KC into panels of gemmNR
 // columns, row panels of A are packed (or, when whole and not transposed, read in place) and
 // multiplied by the micro-kernels on one or several goroutines. Its micro-tile is documented
 // by TileGo.
@@ -48,7 +48,6 @@ func kernel(k int, a *float64, rs, cs int, b *float64, ldb int, c *float64, ldc 
 const (
 	gemmMR    = MR // rows of a micro-tile
 	gemmMaxNR = 16 // the widest micro-tile
-	gemmKC    = KC // depth of one packed block
 )
 
 type gemmBuf struct {
@@ -95,15 +94,15 @@ func packedGemm(tA, tB bool, m, n, k int, a []float64, lda int, b []float64, ldb
 	np := (n + gemmNR - 1) / gemmNR
 	panels := (m + gemmMR - 1) / gemmMR
 	direct := gemmNR == 16 && !tB && n <= gemmNR
-	for l0 := 0; l0 < k; l0 += gemmKC {
-		kb := min(gemmKC, k-l0)
+	for l0 := 0; l0 < k; l0 += KC {
+		kb := min(KC, k-l0)
 		var bp []float64
 		bld := gemmNR
 		if direct {
 			bp, bld = b[l0*ldb:], ldb
 		} else {
 			if cap(buf.b) < np*kb*gemmNR {
-				buf.b = make([]float64, np*gemmKC*gemmMaxNR)
+				buf.b = make([]float64, np*KC*gemmMaxNR)
 			}
 			bp = buf.b[:np*kb*gemmNR]
 			packB(tB, b, ldb, l0, kb, n, bp)
@@ -140,7 +139,7 @@ type gemmJob struct {
 func (j *gemmJob) Do(lo, hi int) {
 	buf := gemmBufs.Get()
 	if cap(buf.a) < j.kb*gemmMR {
-		buf.a = make([]float64, gemmKC*gemmMR)
+		buf.a = make([]float64, KC*gemmMR)
 	}
 	ap := buf.a[:j.kb*gemmMR]
 	c, ldc, kb := j.c, j.ldc, j.kb
