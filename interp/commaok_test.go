@@ -82,3 +82,22 @@ func TestCommaOKTopLevelRefused(t *testing.T) {
 	}
 }
 
+// TestCommaOKCompiledMap checks a comma-ok definition on a map of a compiled package's type,
+// whose value type the interpreter cannot infer at the top level of a cell: the error says so
+// and proposes the declaration it accepts, which the test runs.
+func TestCommaOKCompiledMap(t *testing.T) {
+	ts := newTestSession(t)
+	ts.mustRun(t, `uv := url.Values{"a": {"z"}}`)
+	res := ts.run(`w, found := uv["a"]`)
+	const want = `cell [2] line 1:1: w, found := uv["a"]: the interpreter cannot infer the type of a top-level variable ` +
+		`whose value indexes a string, or a slice, array or map of a compiled package's type ` +
+		`(https://github.com/traefik/yaegi/issues/1437): declare the variables with their types and assign them, ` +
+		`as in var w T; var found bool; then w, found = uv["a"]`
+	if res.Err == nil || !strings.Contains(res.Err.Value, want) {
+		t.Fatalf("error = %v, want one containing %q", res.Err, want)
+	}
+	ts.mustRun(t, "var w []string\nvar found bool\nw, found = uv[\"a\"]")
+	if got := text(ts.mustRun(t, `fmt.Sprintf("%T %v %T %v", w, w, found, found)`)); got != `"[]string [z] bool true"` {
+		t.Errorf("w, found = %s", got)
+	}
+}
