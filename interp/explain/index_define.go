@@ -76,10 +76,15 @@ type indexDef struct {
 	pos         token.Position // of the definition, in the interpreter's lines
 	src         string         // the definition's source
 	name, value string         // its first pair whose value indexes
+	status      string         // the status of a comma-ok definition (v, ok := m[k])
 }
 
 // remedy says how to write the definition so that the interpreter compiles it.
 func (d indexDef) remedy() string {
+	if d.status != "" {
+		return fmt.Sprintf("declare the variables with their types and assign them, as in var %s T; var %s bool; then %s, %s = %s",
+			d.name, d.status, d.name, d.status, d.value)
+	}
 	return fmt.Sprintf("give the type, as in var %s T = %s, or convert, as in %s := T(%s)", d.name, d.value, d.name, d.value)
 }
 
@@ -91,12 +96,15 @@ func indexDefinition(it Item, line int) (indexDef, bool) {
 	}
 	switch n := it.Node.(type) {
 	case *ast.AssignStmt:
+		if d, ok := commaOKIndex(it, n); ok && covers(n) {
+			return d, true
+		}
 		if n.Tok != token.DEFINE || len(n.Lhs) != len(n.Rhs) || !covers(n) {
 			break
 		}
 		for i, v := range n.Rhs {
 			if id, ok := n.Lhs[i].(*ast.Ident); ok && hasIndex(v) {
-				return indexDef{it.Fset.Position(n.Pos()), printNode(n), id.Name, printNode(v)}, true
+				return indexDef{it.Fset.Position(n.Pos()), printNode(n), id.Name, printNode(v), ""}, true
 			}
 		}
 	case *ast.GenDecl:
@@ -110,12 +118,27 @@ func indexDefinition(it Item, line int) (indexDef, bool) {
 			}
 			for i, v := range vs.Values {
 				if hasIndex(v) {
-					return indexDef{it.Fset.Position(vs.Pos()), "var " + printNode(vs), vs.Names[i].Name, printNode(v)}, true
+					return indexDef{it.Fset.Position(vs.Pos()), "var " + printNode(vs), vs.Names[i].Name, printNode(v), ""}, true
 				}
 			}
 		}
 	}
 	return indexDef{}, false
+}
+
+// commaOKIndex returns the comma-ok definition of a map index (v, ok := m[k]), which the
+// session runs as v, ok := m[k], false and then v, ok = m[k].
+func commaOKIndex(it Item, n *ast.AssignStmt) (indexDef, bool) {
+	if n.Tok != token.DEFINE || len(n.Lhs) != 2 || len(n.Rhs) != 1 {
+		return indexDef{}, false
+	}
+	v, ok1 := n.Lhs[0].(*ast.Ident)
+	status, ok2 := n.Lhs[1].(*ast.Ident)
+	_, isIndex := ast.Unparen(n.Rhs[0]).(*ast.IndexExpr)
+	if !ok1 || !ok2 || !isIndex || v.Name == "_" || status.Name == "_" {
+		return indexDef{}, false
+	}
+	return indexDef{it.Fset.Position(n.Pos()), printNode(n), v.Name, printNode(n.Rhs[0]), status.Name}, true
 }
 
 // hasIndex reports whether an expression indexes, outside the function literals it holds

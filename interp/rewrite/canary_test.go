@@ -240,3 +240,18 @@ func TestZeroNamedResultsWithoutNew(t *testing.T) {
 		})
 	}
 }
+
+func TestCanaryCommaOK(t *testing.T) {
+	const setup = `m := map[string]int{"a": 4}`
+	for _, def := range []string{`n, ok := m["a"]`, `var n, ok = m["a"]`} {
+		got, err := evalInt(t, newInterp(t), setup, def, "n")
+		if err == nil && got == 4 {
+			t.Errorf("yaegi now runs %q at the top level: drop pass %s (%s)", def, commaOK.Name, commaOK.Issue)
+		}
+	}
+	env := Env{Cell: 2}
+	got, err := evalInt(t, newInterp(t), setup, rewritten(t, commaOK, env, Stmt, `n, ok := m["a"]`), "if !ok { n = -1 }; n")
+	if err != nil || got != 4 {
+		t.Errorf("rewritten: n = %d, %v; want 4", got, err)
+	}
+}

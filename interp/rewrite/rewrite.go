@@ -14,8 +14,8 @@
 //     and drop a rewrite that does not).
 //
 // The passes, in the order of Pipeline and each in the file of its name: rename-main,
-// hoist-method-values, reorder-defines, parenthesize-tuples, zero-named-results, func-scope
-// and redeclare-via-temps. Run applies them to the units of a cell, once, after the session has
+// hoist-method-values, reorder-defines, parenthesize-tuples, zero-named-results, func-scope,
+// redeclare-via-temps and comma-ok. Run applies them to the units of a cell, once, after the session has
 // split it.
 package rewrite
 
@@ -72,8 +72,9 @@ type Pass struct {
 
 // Pipeline is the passes, in the order Run applies them. The order matters: func-scope comes
 // after hoist-method-values, whose block of definitions must run in a function literal at the
-// top of a cell, and redeclare-via-temps last, as its result is two statements.
-var Pipeline = []Pass{renameMain, hoistMethodValues, reorderDefines, parenthesizeTuples, zeroNamedResults, funcScope, redeclareViaTemps}
+// top of a cell, and redeclare-via-temps and comma-ok last, as their results are several
+// statements (comma-ok rewrites each statement of the unit).
+var Pipeline = []Pass{renameMain, hoistMethodValues, reorderDefines, parenthesizeTuples, zeroNamedResults, funcScope, redeclareViaTemps, commaOK}
 
 // Run rewrites the units of a cell in place with the passes of Pipeline, in order. It
 // returns the first error of a pass, whose message starts with the interpreter's position
@@ -152,8 +153,9 @@ func StripPositions(text string) string {
 type parsed struct {
 	Unit
 	fset *token.FileSet
-	base int      // offset of Text in the file of fset
-	root ast.Node // the declaration or statement
+	base int        // offset of Text in the file of fset
+	root ast.Node   // the declaration or statement
+	body []ast.Stmt // the statements of a statement unit, root the last
 }
 
 // parse parses a unit; statements are parsed in a function body.
@@ -173,8 +175,9 @@ func parse(u Unit) (*parsed, error) {
 	}
 	p := &parsed{Unit: u, fset: fset, base: len(prefix), root: &ast.EmptyStmt{}}
 	if u.Kind == Stmt {
-		if body := f.Decls[0].(*ast.FuncDecl).Body.List; len(body) > 0 {
-			p.root = body[len(body)-1]
+		p.body = f.Decls[0].(*ast.FuncDecl).Body.List
+		if len(p.body) > 0 {
+			p.root = p.body[len(p.body)-1]
 		}
 	} else if len(f.Decls) > 0 {
 		p.root = f.Decls[len(f.Decls)-1]
