@@ -35,6 +35,10 @@ func TestCommaOKTopLevel(t *testing.T) {
 		{"receive of the status only", `_, ok := <-ch; n := len(ch)`, show, `"int 0 bool true"`},
 		{"receive of the value only", `n, _ := <-ch; ok := true`, show, `"int 3 bool true"`},
 		{"map index of the status only", `_, ok := m["a"]; n := 0`, show, `"int 0 bool true"`},
+		// the value only of an assertion that fails: the comma-ok form does not panic
+		{"failed type assertion of the value only", "n, _ := x.(string); ok := n == \"\"", show, `"string  bool true"`},
+		// two definitions of one line whose maps are calls: each has its own temporary
+		{"two on one line", `n, ok := mk()["a"]; k, ok2 := mk()["z"]; _ = k; ok = ok && !ok2`, show, `"int 1 bool true"`},
 		{"redeclaring a variable", "n := 5\nprintln(n)\nn, ok := m[\"a\"]", show, `"int 1 bool true"`},
 		{"assignment", "var n int\nvar ok bool\nn, ok = m[\"a\"]", show, `"int 1 bool true"`},
 		{"receive assigned to declared variables", "var n int\nvar ok bool\nn, ok = <-ch", show, `"int 3 bool true"`},

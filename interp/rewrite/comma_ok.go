@@ -20,7 +20,11 @@ import (
 // A map or key that is not a plain operand (a call, a composite literal, a receive) is first
 // held in a temporary, so that it is evaluated once; reading a map has no effect. A definition
 // that keeps only one of the values needs no comma-ok at the top: "v, _ := e" becomes
-// "v := e" and "_, ok := e" computes ok in a function literal. A receive that keeps its value
+// "v := e" for a map index or a receive, whose single-value forms cannot fail, and
+// "v := *new(T); v, _ = x.(T)" for an assertion, whose single-value form panics where the
+// comma-ok form gives the zero value; "_, ok := e" computes ok in a function literal. A
+// temporary stays a variable of the session, holding what it held (a map from a call stays
+// reachable) until a later cell's temporary of the same name replaces it. A receive that keeps its value
 // cannot be rewritten (Go cannot name a channel's element type without receiving), nor can a
 // var declaration (the interpreter refuses its var forms too): both are refused with an error
 // that says what to write instead.
@@ -104,6 +108,11 @@ func (p *parsed) commaOKDefine(env Env, as *ast.AssignStmt, temps *int) (string,
 	case v && ok:
 		return p.src(as), nil // "_, _ := e" defines nothing: an error the interpreter reports
 	case ok:
+		if a, isAssert := rhs.(*ast.TypeAssertExpr); isAssert {
+			// the comma-ok assertion does not panic where the single-value one would
+			v := p.src(as.Lhs[0])
+			return fmt.Sprintf("%s := *new(%s); %s, _ = %s", v, p.src(a.Type), v, src), nil
+		}
 		return p.src(as.Lhs[0]) + " := " + src, nil
 	case v:
 		// the interpreter assigns the value to the status in "_, ok = <-ch": name it
@@ -122,7 +131,8 @@ func (p *parsed) commaOKDefine(env Env, as *ast.AssignStmt, temps *int) (string,
 				return p.position(e.Pos()) + p.src(e)
 			}
 			*temps++
-			tmp := fmt.Sprintf("%s%d_%d", commaOKTempPrefix, p.Line, *temps)
+			// the unit's line and column: units that share a line have temporaries of their own
+			tmp := fmt.Sprintf("%s%d_%d_%d", commaOKTempPrefix, p.Line, p.Col, *temps)
 			fmt.Fprintf(&pre, "%s := %s%s; ", tmp, p.position(e.Pos()), p.src(e))
 			return tmp
 		}
