@@ -72,8 +72,8 @@ func (s *Study) readMarker(i int) (*runMarker, error) {
 }
 
 // probeMarker reads the marker of job i at path and probes its lock; replaced reports that the
-// lock was free but path no longer names the file probed, or that cannot be told (namesFile:
-// the worker removed its marker, and another may have written one since): the caller reads it
+// lock was free but path no longer names the file probed (the worker removed its marker, and
+// another may have written one since), or that namesFile cannot tell: the caller reads it
 // again.
 func (s *Study) probeMarker(i int, path string) (m *runMarker, replaced bool, err error) {
 	f, m, err := s.openMarker(i, path)

@@ -295,7 +295,6 @@ func textStyle(size vg.Length) draw.TextStyle {
 // grid-free axes, ticks pointing out, legend text at 9 pt.
 func newPlot(title, xlabel, ylabel string) *plot.Plot {
 	p := plot.New()
-	p.TextHandler = vizText
 	p.Title.Text = title
 	p.Title.TextStyle.Font = font.From(Font, 11)
 	p.Title.TextStyle.Handler = vizText

@@ -34,6 +34,9 @@ type textRun struct {
 	sub bool
 }
 
+// isSubDigit reports whether r is one of the subscript digits ₀–₉.
+func isSubDigit(r rune) bool { return '₀' <= r && r <= '₉' }
+
 // textRuns splits line into runs of subscript digits, turned into normal digits, and runs of
 // other text.
 func textRuns(line string) []textRun {
@@ -43,7 +46,7 @@ func textRuns(line string) []textRun {
 		sub  bool
 	)
 	for _, r := range line {
-		isSub := '₀' <= r && r <= '₉'
+		isSub := isSubDigit(r)
 		if isSub != sub && b.Len() > 0 {
 			runs = append(runs, textRun{b.String(), sub})
 			b.Reset()
@@ -81,12 +84,19 @@ func (h subscriptText) width(line string, fnt font.Font) vg.Length {
 // Box returns the width of a line of text as drawn, and the ascent and descent of fnt:
 // subscript digits lie within the descent.
 func (h subscriptText) Box(txt string, fnt font.Font) (width, height, depth vg.Length) {
+	if !strings.ContainsFunc(txt, isSubDigit) {
+		return h.Plain.Box(txt, fnt)
+	}
 	_, height, depth = h.Plain.Box("", fnt)
 	return h.width(txt, fnt), height, depth
 }
 
 // Draw draws txt with sty at pt, as text.Plain places its lines, each line a run after run.
 func (h subscriptText) Draw(c vg.Canvas, txt string, sty text.Style, pt vg.Point) {
+	if !strings.ContainsFunc(txt, isSubDigit) {
+		h.Plain.Draw(c, txt, sty, pt)
+		return
+	}
 	txt = strings.TrimRight(txt, "\n")
 	if txt == "" {
 		return

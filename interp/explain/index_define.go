@@ -127,7 +127,8 @@ func indexDefinition(it Item, line int) (indexDef, bool) {
 }
 
 // commaOKIndex returns the comma-ok definition of a map index (v, ok := m[k]), which the
-// session runs as v, ok := m[k], false and then v, ok = m[k].
+// session runs much as v, ok := m[k], false and then v, ok = m[k] (see the rewrite pass
+// comma-ok).
 func commaOKIndex(it Item, n *ast.AssignStmt) (indexDef, bool) {
 	if n.Tok != token.DEFINE || len(n.Lhs) != 2 || len(n.Rhs) != 1 {
 		return indexDef{}, false
