@@ -517,7 +517,11 @@ func (k *Kernel) workerEnded(w *worker) {
 			evalue = "the Go worker process died"
 		}
 		tb := []string{ename + ": " + evalue}
-		if killedBy == "" {
+		if report := w.tail.Report(); killedBy == "" && len(report) > 0 {
+			tb = append(tb, "")
+			tb = append(tb, crashSummary(report, w.tail.Headline())...)
+			tb = append(tb, "The Go runtime's whole crash report is in the kernel's log.")
+		} else if killedBy == "" {
 			tb = append(tb, "", "Last output of the worker process:", lastLines(w.tail.Lines(), 12))
 		}
 		tb = append(tb, "", reset)

@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -94,5 +95,20 @@ func TestEndpoint(t *testing.T) {
 		if got := tc.ci.endpoint(5555); got != tc.want {
 			t.Errorf("%s %s: endpoint %q, want %q", tc.ci.Transport, tc.ci.IP, got, tc.want)
 		}
+	}
+}
+
+func TestCrashSummaryStackOverflow(t *testing.T) {
+	tb := newTailBuffer(40)
+	tb.Write([]byte("runtime: goroutine stack exceeds 1000000000-byte limit\nfatal error: stack overflow\n\nruntime stack:\n" +
+		"runtime.throw({0x156ca9e?, 0x0?})\n\t/usr/local/go/src/runtime/panic.go:1229 +0x48\n\n" +
+		"goroutine 28 gp=0x1582680e7c20 m=4 [running]:\ngithub.com/traefik/yaegi/interp.call.func9(0x15826f232420)\n\t/y/run.go:1304 +0xff1\n" +
+		"...882912 frames elided...\ngonum.org/v1/gonum/mat.(*Dense).Mul(0x1)\n\t/g/mat/dense_arithmetic.go:10 +0x1\n\ngoroutine 21 [syscall]:\nsyscall.Syscall(0x0)\n"))
+	got := crashSummary(tb.Report(), tb.Headline())
+	want := []string{"runtime: goroutine stack exceeds 1000000000-byte limit",
+		"The crashing goroutine was in this compiled code (the innermost call first):",
+		"gonum.org/v1/gonum/mat.(*Dense).Mul(0x1)", "\t/g/mat/dense_arithmetic.go:10 +0x1"}
+	if !slices.Equal(got, want) {
+		t.Errorf("summary %q\nwant    %q", got, want)
 	}
 }

@@ -629,3 +629,23 @@ func TestStdinReplyTooLarge(t *testing.T) {
 		t.Errorf("output %q", got)
 	}
 }
+
+// TestWorkerCrashReport checks what the error of a crashed worker shows of the Go runtime's
+// report: its first lines and the crashing goroutine's frames of compiled code, not the trace
+// of whichever goroutine the runtime happened to list last.
+func TestWorkerCrashReport(t *testing.T) {
+	h := start(t, setup{})
+	ex := h.exec("crashreport", nbtest.ExecuteConfig{})
+	rc := replyContent(t, ex)
+	tb := strings.Join(toStrings(rc["traceback"]), "\n")
+	for _, want := range []string{"panic: runtime error: index out of range [7] with length 3", "sbi.simulateChunk", "sbi/simulate.go:88", "kernel's log", "state"} {
+		if !strings.Contains(tb, want) {
+			t.Errorf("the traceback does not hold %q:\n%s", want, tb)
+		}
+	}
+	for _, not := range []string{"ipc.(*Decoder).Next", "syscall.Syscall", "yaegi"} {
+		if strings.Contains(tb, not) {
+			t.Errorf("the traceback holds %q, a frame that says nothing of the crash:\n%s", not, tb)
+		}
+	}
+}

@@ -224,6 +224,7 @@ type tailBuffer struct {
 	partial  bytes.Buffer
 	headline string
 	deduced  string
+	report   crashReport
 }
 
 func newTailBuffer(n int) *tailBuffer { return &tailBuffer{n: n} }
@@ -261,6 +262,7 @@ func (t *tailBuffer) addLine(l string) {
 	if strings.HasPrefix(l, "runtime.newstack(") && len(t.lines) >= 2 && strings.HasPrefix(t.lines[len(t.lines)-2], "runtime.throw(") {
 		t.deduced = "fatal error: stack overflow"
 	}
+	t.report.add(l)
 	t.lines = append(t.lines, l)
 }
 
@@ -296,6 +298,87 @@ func (t *tailBuffer) Lines() []string {
 }
 
 func (t *tailBuffer) String() string { return strings.Join(t.Lines(), "\n") }
+
+// Report returns the beginning of the Go runtime's crash report, if the process printed one:
+// from the line that says why it died to the end of the first goroutine's trace.
+func (t *tailBuffer) Report() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]string(nil), t.report.lines...)
+}
+
+// reportMax bounds the lines of a crash report that are kept: the first goroutine's trace of a
+// stack overflow alone has 200 lines.
+const reportMax = 400
+
+// crashReport keeps the beginning of a Go crash report. The runtime prints the crashing
+// goroutine first and then every other one: the last lines of its output belong to a
+// goroutine that has nothing to do with the crash.
+type crashReport struct {
+	lines     []string
+	inTrace   bool // the first goroutine's trace has begun
+	completed bool
+}
+
+func (r *crashReport) add(l string) {
+	switch {
+	case r.completed:
+	case len(r.lines) == 0 && !isHeadline(l):
+	case len(r.lines) >= reportMax, r.inTrace && strings.TrimSpace(l) == "":
+		r.completed = true
+	default:
+		r.lines = append(r.lines, l)
+		r.inTrace = r.inTrace || strings.HasPrefix(l, "goroutine ")
+	}
+}
+
+// machinery holds the prefixes of the frames of a crash trace that belong to the Go runtime,
+// reflection, the interpreter and the worker: they say nothing about where a cell went wrong.
+var machinery = []string{"runtime.", "reflect.", "panic(", "github.com/traefik/yaegi/", "github.com/gosbi/gosbi/interp.", "github.com/gosbi/gosbi/internal/"}
+
+// crashSummary is the part of a crash report that an error shows: the lines before the first
+// trace other than headline (which the error states already), and the frames of compiled code
+// outside the machinery in the crashing goroutine, at most 10 with their files. It returns nil
+// when report is empty.
+func crashSummary(report []string, headline string) []string {
+	if len(report) == 0 {
+		return nil
+	}
+	var out []string
+	i := 0
+	for ; i < len(report) && strings.TrimSpace(report[i]) != ""; i++ {
+		if report[i] != headline {
+			out = append(out, report[i])
+		}
+	}
+	var frames []string
+	for ; i < len(report) && len(frames) < 20; i++ {
+		fn, created := strings.CutPrefix(report[i], "created by ")
+		// a frame is a call, "f(args)", or the "created by f" line that ends a goroutine's trace
+		frame := created || (strings.Contains(fn, "(") && !strings.HasPrefix(fn, "\t") && !strings.HasPrefix(fn, "goroutine "))
+		if !frame || isMachinery(fn) {
+			continue
+		}
+		frames = append(frames, report[i])
+		if i+1 < len(report) && strings.HasPrefix(report[i+1], "\t") {
+			frames = append(frames, report[i+1])
+		}
+	}
+	if len(frames) > 0 {
+		out = append(out, "The crashing goroutine was in this compiled code (the innermost call first):")
+		out = append(out, frames...)
+	}
+	return out
+}
+
+func isMachinery(fn string) bool {
+	for _, p := range machinery {
+		if strings.HasPrefix(fn, p) {
+			return true
+		}
+	}
+	return false
+}
 
 // prefixWriter copies whole lines to w, each prefixed, for the front's log. The Go runtime
 // writes a crash trace in small pieces: partial lines wait for their end.

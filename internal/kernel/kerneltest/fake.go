@@ -26,6 +26,8 @@ import (
 //	twoerrors       two error events (the front must publish one)
 //	sleep           run until interrupted  hang          ignore interrupts
 //	exit            print a runtime error, then os.Exit(2)
+//	crashreport     print a Go crash report whose crashing goroutine ran a compiled package's
+//	                code and which ends with an idle goroutine's trace, then os.Exit(2)
 //	gopanic         panic in a goroutine   input         ask for a line and print it
 //	expr            answer user_expressions with their text
 //	count           print the execution count and store_history
@@ -169,6 +171,9 @@ func fakeLine(r ipc.Request, line string, events *ipc.Encoder, interrupts chan s
 		fmt.Fprintln(os.Stderr, "fatal error: stack overflow")
 		fmt.Fprintln(os.Stderr, "\ngoroutine 1 [running]:\nmain.f(...)")
 		os.Exit(2)
+	case "crashreport":
+		fmt.Fprint(os.Stderr, crashReport)
+		os.Exit(2)
 	case "gopanic":
 		go func() { panic("boom in a goroutine") }()
 		select {}
@@ -226,3 +231,30 @@ func fakeLine(r ipc.Request, line string, events *ipc.Encoder, interrupts chan s
 	}
 	return ok
 }
+
+// crashReport is the shape of the report the Go runtime prints when a goroutine panics: the
+// panic line, the crashing goroutine's trace, then the traces of the others.
+const crashReport = `panic: runtime error: index out of range [7] with length 3
+
+goroutine 43 [running]:
+github.com/traefik/yaegi/interp.runCfg.func1()
+	/go/pkg/mod/github.com/traefik/yaegi/interp/run.go:226 +0x1ae
+panic({0x1549440?, 0x3efbbb9928a0?})
+	/usr/local/go/src/runtime/panic.go:860 +0x13a
+github.com/gosbi/gosbi/sbi.simulateChunk(0x3efbbb9928a0, 0x7)
+	/src/gosbi/sbi/simulate.go:88 +0x2f
+reflect.Value.call({0x133aec0?, 0x3efbbb8668a0?, 0x13?}, {0x1552421, 0x4}, {0x2b0b260, 0x0, 0x0?})
+	/usr/local/go/src/reflect/value.go:586 +0xf0c
+created by github.com/traefik/yaegi/interp.call.func9 in goroutine 42
+	/go/pkg/mod/github.com/traefik/yaegi/interp/run.go:1335 +0xfd6
+
+goroutine 21 [syscall]:
+syscall.Syscall(0x0, 0x3, 0x158268698a2a, 0xf5d6)
+	/usr/local/go/src/syscall/syscall_linux.go:74 +0x25
+bufio.(*Scanner).Scan(0x1582686ade98)
+	/usr/local/go/src/bufio/scan.go:219 +0x47b
+github.com/gosbi/gosbi/internal/ipc.(*Decoder).Next(0x1582686ade90, {0x132f780, 0x1582687a8680})
+	/src/gosbi/internal/ipc/ipc.go:167 +0x29
+created by github.com/gosbi/gosbi/interp.runWorker in goroutine 1
+	/src/gosbi/interp/worker.go:94 +0x705
+`
