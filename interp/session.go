@@ -338,8 +338,8 @@ func (s *Session) eval(ctx context.Context, src string) (v reflect.Value, err er
 		}
 		// The function literals of earlier cells run again (see runid.go).
 		err = s.rewindRunID(id, err)
-		if s.literalMayWait(s.items) {
-			err = &notedError{err, waitNote}
+		for _, note := range s.waitNotes(s.items) {
+			err = &notedError{err, note}
 		}
 	}
 	return v, err
