@@ -31,7 +31,10 @@
 // with it; one that waits then in compiled code goes on, and so does one of an earlier cell that waits on a
 // channel. A function literal made while the interrupted cell ran (by the cell, or by a
 // function it called) ends at once where it would wait on a channel; the interrupt's error
-// says so when the cell, or a function of the session that it names, has one that may.
+// says so when the cell, or a function of the session that it names, has one that may. So
+// does a method of the session's types called through an interface (an error, a fmt.Stringer)
+// that a function made while the cell ran, even when compiled code such as fmt.Println calls
+// it; the interrupt's error names such methods that may wait.
 //
 // One output of a cell (a display, its result, its error) may have at most ipc.MaxMessage
 // (256 MiB) once encoded: a larger display or result fails the cell with OutputTooLarge, and

@@ -171,3 +171,44 @@ func TestInterruptNotesWaitingLiteral(t *testing.T) {
 		})
 	}
 }
+
+// TestInterruptNotesWaitingMethod interrupts cells that call a function of the session which
+// puts a value of a session type in an interface of compiled code (fmt.Stringer, error,
+// sort.Interface). The interpreter ties the methods called through that interface to the
+// frame of the function that made it, so a method that may wait on a channel then ends at
+// once there, even when fmt.Println calls it in a later cell: the interrupt's error names the
+// method. A method that does not wait is not named, and still works.
+func TestInterruptNotesWaitingMethod(t *testing.T) {
+	for _, c := range []struct {
+		name, setup, cell, method, call, want string
+	}{
+		{"String called by fmt",
+			"type Q struct{ ch chan string }\nfunc (q Q) String() string { v := <-q.ch; return v }\nfunc mk(q Q) fmt.Stringer { return q }",
+			"s := mk(Q{make(chan string)})\n", "Q.String", "", ""},
+		{"Error on a pointer receiver",
+			"type E struct{ ch chan string }\nfunc (e *E) Error() string { v := <-e.ch; return v }\nfunc check(e *E) error { return e }",
+			"err := check(&E{make(chan string)})\n", "E.Error", "", ""},
+		{"Len of sort.Interface, through a variable of an earlier cell",
+			"type L struct{ ch chan int }\nfunc (l L) Len() int { select { case n := <-l.ch: return n } }\n" +
+				"func (l L) Less(i, j int) bool { return false }\nfunc (l L) Swap(i, j int) {}\nl := L{make(chan int)}",
+			"si := func() sort.Interface { return l }()\n", "L.Len", "", ""},
+		{"String that does not wait",
+			"type Q struct{ n int }\nfunc (q Q) String() string { return fmt.Sprint(\"q\", q.n) }\nfunc mk(q Q) fmt.Stringer { return q }",
+			"s := mk(Q{1})\n", "", "fmt.Sprint(s)", `"q1"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ts := newTestSession(t)
+			ts.mustRun(t, c.setup)
+			e := ts.interruptSpinCell(t, c.cell)
+			noted := strings.Contains(e.Value, "called through that interface")
+			if noted != (c.method != "") || !strings.Contains(e.Value, c.method) {
+				t.Errorf("the interrupt's error %q: want a note naming the method %q (none if empty)", e.Value, c.method)
+			}
+			if c.call != "" {
+				if got := text(ts.mustRun(t, c.call)); got != c.want {
+					t.Errorf("%s after the interrupt = %s, want %s", c.call, got, c.want)
+				}
+			}
+		})
+	}
+}

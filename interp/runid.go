@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/token"
 	"reflect"
+	"sort"
 	"strings"
 	"sync/atomic"
 
@@ -66,26 +67,64 @@ const waitNote = "note: a function literal made while this cell ran (by the cell
 	"now ends at once where it would wait on a channel (a receive, send, select or range over a channel), " +
 	"returning zero values or failing: run the cell again before calling it"
 
+// The same holds for the methods of a value of the session's types that a function or a
+// function literal put in an interface while the interrupted cell ran (an error, a
+// fmt.Stringer, a sort.Interface): the interpreter ties the methods called through that
+// interface to the frame of the function that made it, so they end at once where they would
+// wait on a channel, whether a cell or compiled code (fmt.Println, sort.Sort) calls them.
+// Interfaces that the cell's top-level statements make are not affected. The interrupt's error
+// names the methods that the cell reaches (as literalMayWait follows names) and whose own body
+// may wait on a channel.
+
+// methodWaitNote is the note of an interrupted cell that may have put a value whose methods
+// may wait on a channel in an interface; methods are named "Type.Method".
+func methodWaitNote(methods []string) string {
+	what, rest := "method "+methods[0], "the method, called through that interface from a cell or from "+
+		"compiled code such as fmt.Println, now ends at once where it would wait"
+	if len(methods) > 1 {
+		what, rest = "methods "+strings.Join(methods, ", "), "the methods, called through that interface from "+
+			"a cell or from compiled code such as fmt.Println, now end at once where they would wait"
+	}
+	return "note: " + what + " may wait on a channel: where a function run by this cell put a value in an " +
+		"interface (an error, a fmt.Stringer, a sort.Interface, …), " + rest + ", returning zero values " +
+		"or failing: run the cell again before using such a value"
+}
+
+// waitNotes returns the notes of an interrupted cell with the items about what it may have
+// made that now ends at once where it would wait on a channel (see literalMayWait).
+func (s *Session) waitNotes(items []item) []string {
+	literal, methods := s.literalMayWait(items)
+	var notes []string
+	if literal {
+		notes = append(notes, waitNote)
+	}
+	if len(methods) > 0 {
+		notes = append(notes, methodWaitNote(methods))
+	}
+	return notes
+}
+
 // literalMayWait reports whether the items, or what they call, may have made a function
 // literal that may wait on a channel: the items have one, or a function or method of the
 // session that they name (a method by its name or its type's) has one in its body, or a
 // variable they name was defined by a function literal that has one inside; the functions,
 // methods and variables these name are followed in turn. A definition whose source no longer
-// parses counts as having one.
-func (s *Session) literalMayWait(items []item) bool {
-	methods := map[string][]*decl{} // by method name and by type name
+// parses counts as having one. It also returns, sorted, the methods so reached whose own body
+// may wait on a channel, which an interface made while the items ran may call.
+func (s *Session) literalMayWait(items []item) (literal bool, methods []string) {
+	byName := map[string][]*decl{} // methods by method name and by type name
 	for _, d := range s.decls {
 		if d.kind == methodDecl {
 			typ, name, _ := strings.Cut(d.name, ".")
-			methods[name] = append(methods[name], d)
-			methods[typ] = append(methods[typ], d)
+			byName[name] = append(byName[name], d)
+			byName[typ] = append(byName[typ], d)
 		}
 	}
 	seen := map[*decl]bool{}
 	var todo []*decl
 	follow := func(n ast.Node) {
 		for name := range namesIn(n) {
-			cands := methods[name]
+			cands := byName[name]
 			if d := s.decls[name]; d != nil {
 				cands = append(cands[:len(cands):len(cands)], d)
 			}
@@ -98,9 +137,7 @@ func (s *Session) literalMayWait(items []item) bool {
 		}
 	}
 	for _, it := range items {
-		if waitingLiteral(node(it), false) {
-			return true
-		}
+		literal = literal || waitingLiteral(node(it), false)
 		follow(node(it))
 	}
 	for len(todo) > 0 {
@@ -108,17 +145,20 @@ func (s *Session) literalMayWait(items []item) bool {
 		todo = todo[:len(todo)-1]
 		defs, err := splitCell(d.text, d.cell)
 		if err != nil {
-			return true
+			literal = true
+			continue
 		}
 		for _, it := range defs {
 			// a variable's own function literal was made when it was defined, not by this cell
-			if waitingLiteral(node(it), d.kind == varDecl) {
-				return true
+			literal = literal || waitingLiteral(node(it), d.kind == varDecl)
+			if fd, ok := it.decl.(*ast.FuncDecl); ok && d.kind == methodDecl && fd.Body != nil && mayWait(fd.Body) {
+				methods = append(methods, d.name)
 			}
 			follow(node(it))
 		}
 	}
-	return false
+	sort.Strings(methods)
+	return literal, methods
 }
 
 // waitingLiteral reports whether n has a function literal that may wait on a channel; with

@@ -338,8 +338,8 @@ func (s *Session) eval(ctx context.Context, src string) (v reflect.Value, err er
 		}
 		// The function literals of earlier cells run again (see runid.go).
 		err = s.rewindRunID(id, err)
-		if s.literalMayWait(s.items) {
-			err = &notedError{err, waitNote}
+		for _, note := range s.waitNotes(s.items) {
+			err = &notedError{err, note}
 		}
 	}
 	return v, err
@@ -712,11 +712,15 @@ func (s *Session) restore(ctx context.Context, failed []item) {
 // call a redefined function or read a redefined variable (directly or through others), since
 // the interpreter binds calls and variables when it compiles the function: else they would go
 // on calling the old function and reading the old variable. Methods cannot be redefined; a
-// method that uses a redefined name gets a warning.
+// method that uses a redefined name gets a warning. An interrupt does not stop these
+// evaluations: they compile declarations and run none of the cell's code, and the cell's
+// definitions have taken effect, so stopping them would leave callers bound to what the cell
+// replaced; the cell stops at its next step instead.
 func (s *Session) reevalDependants(ctx context.Context, redefined []string, justRun []item) error {
 	if len(redefined) == 0 {
 		return nil
 	}
+	ctx = context.WithoutCancel(ctx)
 	inGroup := map[string]bool{}
 	for _, it := range justRun {
 		for _, nk := range declNames(it.decl) {
