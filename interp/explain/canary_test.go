@@ -30,6 +30,7 @@ var canaries = map[string]func(t *testing.T){
 	"missing-generic": canaryMissingGeneric,
 	"call-arity":      canaryCallArity,
 	"reflect-index":   canaryReflectIndex,
+	"reflect-nil":     canaryReflectNil,
 	"method-value":    canaryMethodValue,
 	"call-site":       canaryCallSite,
 }
@@ -189,6 +190,22 @@ func canaryReflectIndex(t *testing.T) {
 		if msg := fmt.Sprint(p); !strings.HasPrefix(msg, "reflect: ") || !strings.Contains(msg, "index out of range") {
 			t.Errorf("%s; s[3]: yaegi now panics with %q (error %v), not reflect's message: drop %s",
 				c, msg, err, reflectIndex.Name)
+		}
+	}
+}
+
+func canaryReflectNil(t *testing.T) {
+	for _, c := range []string{
+		"var p *int\nx := *p\n_ = x",
+		"var p *int\n*p = 1",
+		"type T struct{ A int }\nvar pt *T\npt.A = 1",
+		"var e error\n_ = e.Error()",
+		"var fn func()\nfn()",
+	} {
+		err, p := evalAll(bare(t, io.Discard), "func g() {\n"+c+"\n}", "g()")
+		if msg := fmt.Sprint(p); !reflectNilRE.MatchString(msg) {
+			t.Errorf("%q: yaegi now panics with %q (error %v), not reflect's message: drop %s or follow",
+				c, msg, err, reflectNil.Name)
 		}
 	}
 }

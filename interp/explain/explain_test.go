@@ -76,6 +76,11 @@ func TestPanicReports(t *testing.T) {
 		{stdlib.Exit{Code: 2}, frames, "Exit", "os.Exit(2) called: a notebook cell cannot end the session", "    at cell [3] line 2:1"},
 		{"boom", frames, "panic", "boom", "    at cell [3] line 2:1"},
 		{"reflect: slice index out of range", frames, "panic", "runtime error: index out of range", "    at cell [3] line 2:1"},
+		{"reflect: call of reflect.Value.Set on zero Value", frames, "panic", nilDeref + "\n(the interpreter's message: reflect: call of reflect.Value.Set on zero Value)", "    at cell [3] line 2:1"},
+		{"reflect: call of reflect.Value.Field on zero Value", frames, "panic", nilDeref + "\n(the interpreter's message: reflect: call of reflect.Value.Field on zero Value)", "    at cell [3] line 2:1"},
+		{"reflect: Method on nil interface value", frames, "panic", nilDeref + "\n(the interpreter's message: reflect: Method on nil interface value)", "    at cell [3] line 2:1"},
+		{"reflect.Value.Call: call of nil function", frames, "panic", nilDeref + "\n(the interpreter's message: reflect.Value.Call: call of nil function)", "    at cell [3] line 2:1"},
+		{"reflect: call of reflect.Value.Set on zero Value, said f", frames, "panic", "reflect: call of reflect.Value.Set on zero Value, said f", "    at cell [3] line 2:1"},
 		{"nil type", nil, "error", "cell [3]: the interpreter's compiler failed on this cell (nil type)", ""},
 	} {
 		r := Panic(env, c.value, c.frames)
