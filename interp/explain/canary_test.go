@@ -33,6 +33,7 @@ var canaries = map[string]func(t *testing.T){
 	"reflect-nil":     canaryReflectNil,
 	"method-value":    canaryMethodValue,
 	"call-site":       canaryCallSite,
+	"panic-site":      canaryPanicSite,
 }
 
 func TestCanaries(t *testing.T) {
@@ -239,6 +240,20 @@ func canaryCallSite(t *testing.T) {
 	if len(frames) != 3 || frames[0].Func != "h" || frames[1].Func != "k" || frames[2].Func != "main" || lines[0] != 2 || lines[1] != 8 {
 		t.Errorf("frames %+v (lines %v): yaegi now names other lines than the first statements (2 and 8): "+
 			"drop %s if k's frame names its call of h, line 10", frames, lines, callSite.Name)
+	}
+}
+
+func canaryPanicSite(t *testing.T) {
+	s := NewStderr(io.Discard)
+	i := bare(t, s)
+	if err, p := evalAll(i, "\n//line _.go:1300001:1\nfunc h(i int) int {\n\tx := []int{1}\n\treturn x[i]\n}", "\n//line _.go:1400001:1\nh(3)"); p == nil {
+		t.Fatalf("h(3) did not panic: %v", err)
+	}
+	frames := parseFrames(s.Frames())
+	// h at line 2, its first statement, not the index at line 3
+	if len(frames) == 0 || frames[0].Func != "h" || frames[0].Line%100000 != 2 {
+		t.Errorf("frames %+v: yaegi now names another line than h's first statement (2): "+
+			"drop %s if it names the index, line 3", frames, panicSite.Name)
 	}
 }
 
