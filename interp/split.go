@@ -141,7 +141,7 @@ func splitCell(src string, cell int) ([]item, error) {
 		it.text = src[it.start:it.end]
 		it.line = 1 + strings.Count(src[:it.start], "\n")
 		it.col = it.start - strings.LastIndexByte(src[:it.start], '\n')
-		if err := it.parse(cell); err != nil {
+		if err := it.parse(cell, follower(src, it.end)); err != nil {
 			return nil, err
 		}
 	}
@@ -206,8 +206,24 @@ func classify(toks []tok) itemKind {
 	return stmtItem
 }
 
-// parse fills the item's AST; syntax errors are reported at the cell's own positions.
-func (it *item) parse(cell int) error {
+// follower names the token that follows an item ending at offset end of the cell src, as
+// Go's parser names it in its messages: "'EOF'" at the end of the cell, "';'" at an explicit
+// semicolon, else "newline".
+func follower(src string, end int) string {
+	switch {
+	case end >= len(src):
+		return "'EOF'"
+	case src[end] == ';':
+		return "';'"
+	}
+	return "newline"
+}
+
+// parse fills the item's AST; syntax errors are reported at the cell's own positions. next is
+// what follows the item in the cell (see follower): a statement is parsed inside a function
+// whose closing brace the user did not write, so an error found at that brace is reported as
+// found at next, at the position right after the item.
+func (it *item) parse(cell int, next string) error {
 	fset := token.NewFileSet()
 	dir := lineDirective(cell, it.line, it.col)
 	prefix, suffix := "package p;"+dir, ""
@@ -219,11 +235,14 @@ func (it *item) parse(cell int) error {
 	f, err := parser.ParseFile(fset, "", src, parser.ParseComments)
 	if err != nil {
 		if el, ok := err.(scanner.ErrorList); ok && len(el) > 0 {
-			line, col := el[0].Pos.Line-lineBase(cell), el[0].Pos.Column
-			if end := it.line + strings.Count(it.text, "\n"); line > end { // at the end of the wrapper
-				line, col = end, len(it.text)-strings.LastIndexByte(it.text, '\n')
+			line, col, msg := el[0].Pos.Line-lineBase(cell), el[0].Pos.Column, el[0].Msg
+			if el[0].Pos.Offset >= it.base+len(it.text) { // in the wrapper, after the item
+				line, col = it.after()
+				if el[0].Pos.Offset == len(prefix+it.text+strings.TrimSuffix(suffix, "}")) {
+					msg = foundNext(msg, next)
+				}
 			}
-			return &cellError{cell, line, col, el[0].Msg}
+			return &cellError{cell, line, col, msg}
 		}
 		return &cellError{cell, it.line, 0, err.Error()}
 	}
@@ -238,6 +257,26 @@ func (it *item) parse(cell int) error {
 		it.decl = f.Decls[len(f.Decls)-1]
 	}
 	return nil
+}
+
+// foundNext rewrites the parser's message for the end of an item's source, the end of the
+// file or the closing brace of the wrapper ("expected operand, found '}'"), as found next.
+func foundNext(msg, next string) string {
+	for _, end := range []string{"found '}'", "found 'EOF'"} {
+		if m, ok := strings.CutSuffix(msg, end); ok {
+			return m + "found " + next
+		}
+	}
+	return msg
+}
+
+// after returns the cell's line and column right after the item's text.
+func (it *item) after() (line, col int) {
+	nl := strings.LastIndexByte(it.text, '\n')
+	if nl < 0 {
+		return it.line, it.col + len(it.text)
+	}
+	return it.line + strings.Count(it.text, "\n"), len(it.text) - nl
 }
 
 // where formats a position of the interpreter (line in the form of cellLines, col 0 for none)

@@ -67,10 +67,12 @@ func parseFrames(lines []string) []Frame {
 	return res
 }
 
-// userFrames is the traceback lines of captured frame lines, with their call sites.
+// userFrames is the traceback lines of captured frame lines of a panic of a call (a failed
+// check, os.Exit), with their call sites.
 func userFrames(env Env, lines []string) []string {
 	f := &Failure{Frames: parseFrames(lines)}
 	callSite.Explain(env, f)
+	panicSite.Explain(env, f)
 	return formatFrames(env, f.Frames)
 }
 

@@ -30,8 +30,10 @@ var canaries = map[string]func(t *testing.T){
 	"missing-generic": canaryMissingGeneric,
 	"call-arity":      canaryCallArity,
 	"reflect-index":   canaryReflectIndex,
+	"reflect-nil":     canaryReflectNil,
 	"method-value":    canaryMethodValue,
 	"call-site":       canaryCallSite,
+	"panic-site":      canaryPanicSite,
 }
 
 func TestCanaries(t *testing.T) {
@@ -193,6 +195,22 @@ func canaryReflectIndex(t *testing.T) {
 	}
 }
 
+func canaryReflectNil(t *testing.T) {
+	for _, c := range []string{
+		"var p *int\nx := *p\n_ = x",
+		"var p *int\n*p = 1",
+		"type T struct{ A int }\nvar pt *T\npt.A = 1",
+		"var e error\n_ = e.Error()",
+		"var fn func()\nfn()",
+	} {
+		err, p := evalAll(bare(t, io.Discard), "func g() {\n"+c+"\n}", "g()")
+		if msg := fmt.Sprint(p); !reflectNilRE.MatchString(msg) {
+			t.Errorf("%q: yaegi now panics with %q (error %v), not reflect's message: drop %s or follow",
+				c, msg, err, reflectNil.Name)
+		}
+	}
+}
+
 func canaryMethodValue(t *testing.T) {
 	err, p := evalAll(bare(t, io.Discard), `import "m"`, "d := m.New()", "f := d.M", "var g func(int) int = f\n_ = g")
 	msg := fmt.Sprint(p)
@@ -222,6 +240,20 @@ func canaryCallSite(t *testing.T) {
 	if len(frames) != 3 || frames[0].Func != "h" || frames[1].Func != "k" || frames[2].Func != "main" || lines[0] != 2 || lines[1] != 8 {
 		t.Errorf("frames %+v (lines %v): yaegi now names other lines than the first statements (2 and 8): "+
 			"drop %s if k's frame names its call of h, line 10", frames, lines, callSite.Name)
+	}
+}
+
+func canaryPanicSite(t *testing.T) {
+	s := NewStderr(io.Discard)
+	i := bare(t, s)
+	if err, p := evalAll(i, "\n//line _.go:1300001:1\nfunc h(i int) int {\n\tx := []int{1}\n\treturn x[i]\n}", "\n//line _.go:1400001:1\nh(3)"); p == nil {
+		t.Fatalf("h(3) did not panic: %v", err)
+	}
+	frames := parseFrames(s.Frames())
+	// h at line 2, its first statement, not the index at line 3
+	if len(frames) == 0 || frames[0].Func != "h" || frames[0].Line%100000 != 2 {
+		t.Errorf("frames %+v: yaegi now names another line than h's first statement (2): "+
+			"drop %s if it names the index, line 3", frames, panicSite.Name)
 	}
 }
 

@@ -60,8 +60,12 @@ func TestReportNamesTheCell(t *testing.T) {
 // TestPanicReports: a check failure, an exit and a panic of the cell's code, each with the
 // cell's frame; a panic without frames is a compile error.
 func TestPanicReports(t *testing.T) {
-	env := Env{Cell: 3, Where: cellWhere}
-	frames := []string{"_.go:1300002:1: panic: main(...)"}
+	env := Env{Cell: 3, Where: cellWhere, Items: []Item{
+		{Text: "x := 1", Line: 1, Stmt: true},
+		{Text: "y := s[i] + *p + f(x)", Line: 2, Stmt: true},
+	}}
+	// the interpreter names the cell's first statement; the one line that can panic is line 2
+	frames := []string{"_.go:1300001:1: panic: main(...)"}
 	check := func() (v any) {
 		defer func() { v = recover() }()
 		display.Check(false, "x is positive")
@@ -72,10 +76,15 @@ func TestPanicReports(t *testing.T) {
 		frames           []string
 		name, value0, tb string
 	}{
-		{check, frames, "CheckFailed", "check failed: x is positive", "    at cell [3] line 2:1"},
-		{stdlib.Exit{Code: 2}, frames, "Exit", "os.Exit(2) called: a notebook cell cannot end the session", "    at cell [3] line 2:1"},
-		{"boom", frames, "panic", "boom", "    at cell [3] line 2:1"},
-		{"reflect: slice index out of range", frames, "panic", "runtime error: index out of range", "    at cell [3] line 2:1"},
+		{check, frames, "CheckFailed", "check failed: x is positive", "    at cell [3] line 2"},
+		{stdlib.Exit{Code: 2}, frames, "Exit", "os.Exit(2) called: a notebook cell cannot end the session", "    at cell [3] line 2"},
+		{"boom", frames, "panic", "boom", "    at cell [3] line 2"},
+		{"reflect: slice index out of range", frames, "panic", "runtime error: index out of range", "    at cell [3] line 2"},
+		{"reflect: call of reflect.Value.Set on zero Value", frames, "panic", nilDeref + "\n(the interpreter's message: reflect: call of reflect.Value.Set on zero Value)", "    at cell [3] line 2"},
+		{"reflect: call of reflect.Value.Field on zero Value", frames, "panic", nilDeref + "\n(the interpreter's message: reflect: call of reflect.Value.Field on zero Value)", "    at cell [3] line 2"},
+		{"reflect: Method on nil interface value", frames, "panic", nilDeref + "\n(the interpreter's message: reflect: Method on nil interface value)", "    at cell [3] line 2"},
+		{"reflect.Value.Call: call of nil function", frames, "panic", nilDeref + "\n(the interpreter's message: reflect.Value.Call: call of nil function)", "    at cell [3] line 2"},
+		{"reflect: call of reflect.Value.Set on zero Value, said f", frames, "panic", "reflect: call of reflect.Value.Set on zero Value, said f", "    at cell [3]"},
 		{"nil type", nil, "error", "cell [3]: the interpreter's compiler failed on this cell (nil type)", ""},
 	} {
 		r := Panic(env, c.value, c.frames)

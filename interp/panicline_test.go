@@ -1,0 +1,32 @@
+package interp
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestPanicLines checks the line that a panic's innermost frame names: the failing line, not
+// the first statement of the cell or of the function, and the message Go gives.
+func TestPanicLines(t *testing.T) {
+	for _, c := range []struct{ code, msg, frame string }{
+		{"var arr [3]int\ni := 5\narr[i] = 1", "runtime error: index out of range", "at cell [1] line 3"},
+		{"func h() {\n\ts := []int{1}\n\tk := 3\n\t_ = s[k]\n}\nh()", "runtime error: index out of range", "in h, cell [1] line 4"},
+		{"func g() int {\n\tvar p *int\n\treturn *p\n}\ng()", "runtime error: invalid memory address or nil pointer dereference", "in g, cell [1] line 3"},
+		{"type T struct{ A int }\nvar pt *T\nz := pt.A\n_ = z", "runtime error: invalid memory address or nil pointer dereference", "at cell [1] line 3"},
+		{"x := 1\nvar m map[string]int\nm[\"a\"] = x", "assignment to entry in nil map", "at cell [1] line 3"},
+		{"func d(a, b int) int {\n\tx := 1\n\treturn a/b + x\n}\nd(1, 0)", "runtime error: integer divide by zero", "in d, cell [1] line 3"},
+		{"func e() {\n\tx := 1\n\t_ = x\n\tpanic(\"boom\")\n}\ne()", "boom", "in e, cell [1] line 4"},
+		// two lines that can panic: the function's lines, not a line that may be wrong
+		{"func two(s []int, i int) int {\n\ta := s[i]\n\treturn a + s[i+1]\n}\ntwo([]int{1}, 0)", "runtime error: index out of range", "in two, cell [1] lines 1-4"},
+	} {
+		ts := newTestSession(t)
+		res := ts.run(c.code)
+		if res.Err == nil {
+			t.Errorf("%q: no panic", c.code)
+			continue
+		}
+		if len(res.Err.Traceback) < 2 || !strings.HasPrefix(res.Err.Value, c.msg) || strings.TrimSpace(res.Err.Traceback[1]) != c.frame {
+			t.Errorf("%q:\n%s\nwant %q, then the frame %q", c.code, strings.Join(res.Err.Traceback, "\n"), c.msg, c.frame)
+		}
+	}
+}
