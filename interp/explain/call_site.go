@@ -150,10 +150,10 @@ func callSiteOf(env Env, caller, callee string) (string, bool) {
 	return found, found != ""
 }
 
-// callLines returns the lines (1 for the first line of text) of the calls of callee in text,
-// a declaration or, when stmt is set, a statement; calls inside function literals are not
-// counted, as they run in frames of their own.
-func callLines(text, callee string, stmt bool) []int {
+// parseSnippet parses text, a declaration or, when stmt is set, a statement, as the body of a
+// file (and of a function); skip is the number of lines put before text, so that a node's line
+// in text is its line in fset less skip. ok is false when text does not parse.
+func parseSnippet(text string, stmt bool) (fset *token.FileSet, f *ast.File, skip int, ok bool) {
 	prefix := "package p\n"
 	if stmt {
 		prefix += "func _() {\n"
@@ -162,12 +162,22 @@ func callLines(text, callee string, stmt bool) []int {
 	if stmt {
 		src += "\n}"
 	}
-	fset := token.NewFileSet()
+	fset = token.NewFileSet()
 	f, err := parser.ParseFile(fset, "", src, 0)
 	if err != nil {
+		return nil, nil, 0, false
+	}
+	return fset, f, strings.Count(prefix, "\n"), true
+}
+
+// callLines returns the lines (1 for the first line of text) of the calls of callee in text,
+// a declaration or, when stmt is set, a statement; calls inside function literals are not
+// counted, as they run in frames of their own.
+func callLines(text, callee string, stmt bool) []int {
+	fset, f, skip, ok := parseSnippet(text, stmt)
+	if !ok {
 		return nil
 	}
-	skip := strings.Count(prefix, "\n")
 	var lines []int
 	ast.Inspect(f, func(n ast.Node) bool {
 		switch n := n.(type) {

@@ -2,7 +2,6 @@ package explain
 
 import (
 	"go/ast"
-	"go/parser"
 	"go/token"
 	"strconv"
 	"strings"
@@ -128,21 +127,11 @@ func siteLines(text string, stmt bool, kind func(ast.Node, bool) bool) []int {
 	if kind == nil {
 		return nil
 	}
-	prefix := "package p\n"
-	if stmt {
-		prefix += "func _() {\n"
-	}
-	src := prefix + text
-	if stmt {
-		src += "\n}"
-	}
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, "", src, 0)
-	if err != nil {
+	fset, f, skip, ok := parseSnippet(text, stmt)
+	if !ok {
 		return nil
 	}
 	lhs := map[ast.Node]bool{}
-	skip := strings.Count(prefix, "\n")
 	var lines []int
 	ast.Inspect(f, func(n ast.Node) bool {
 		switch n := n.(type) {
