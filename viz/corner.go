@@ -334,7 +334,7 @@ func cornerPair(cols [][][]float64, dx, dy int, lo, hi []float64, cfg CornerConf
 			// Wider lines for the inner (denser) region.
 			ct.LineStyles[k] = draw.LineStyle{Color: col, Width: vg.Points(0.8 + 0.6*float64(k)/math.Max(1, float64(len(sorted)-1)))}
 		}
-		p.Add(ct)
+		p.Add(orderedContour{ct})
 	}
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = lo[dx], hi[dx], lo[dy], hi[dy]
 	if cfg.Truth != nil {

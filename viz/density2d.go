@@ -118,7 +118,7 @@ func Density2D(f LogDensity, cfg DensityConfig) (*Plot, error) {
 	ct := plotter.NewContour(g, sorted, nil)
 	ct.Palette = nil
 	ct.LineStyles = []draw.LineStyle{{Color: Color(1), Width: vg.Points(1)}, {Color: Color(1), Width: vg.Points(1.6)}}
-	p.Add(ct)
+	p.Add(orderedContour{ct})
 	legend := []string{fmt.Sprintf("HPD %s", massList(cfg.Levels))}
 	p.Legend.Add(legend[0], &plotter.Line{LineStyle: ct.LineStyles[1]})
 	if cfg.Truth != nil {
