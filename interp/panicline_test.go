@@ -16,6 +16,14 @@ func TestPanicLines(t *testing.T) {
 		{"x := 1\nvar m map[string]int\nm[\"a\"] = x", "assignment to entry in nil map", "at cell [1] line 3"},
 		{"func d(a, b int) int {\n\tx := 1\n\treturn a/b + x\n}\nd(1, 0)", "runtime error: integer divide by zero", "in d, cell [1] line 3"},
 		{"func e() {\n\tx := 1\n\t_ = x\n\tpanic(\"boom\")\n}\ne()", "boom", "in e, cell [1] line 4"},
+		{"s := []int{1, 2, 3}\nn := 5\nt := s[1:n]", sliceBounds("Slice: "), "at cell [1] line 3"},
+		{"a := [3]int{1, 2, 3}\nn := 5\nt := a[1:n]", sliceBounds("Slice: "), "at cell [1] line 3"},
+		{"s := \"abc\"\nn := 5\nt := s[n:]", sliceBounds("Slice: string "), "at cell [1] line 3"},
+		{"s := []int{1, 2, 3}\nn := 5\nt := s[0:1:n]", sliceBounds("Slice3: "), "at cell [1] line 3"},
+		{"func f() {\n\ts := []int{1, 2, 3}\n\tn := 5\n\t_ = s[1:n]\n}\nf()", sliceBounds("Slice: "), "in f, cell [1] line 4"},
+		{"func f() {\n\ta := [3]int{1, 2, 3}\n\tn := 5\n\t_ = a[1:n]\n}\nf()", sliceBounds("Slice: "), "in f, cell [1] line 4"},
+		{"func f() {\n\ts := \"abc\"\n\tn := 5\n\t_ = s[1:n]\n}\nf()", sliceBounds("Slice: string "), "in f, cell [1] line 4"},
+		{"func f() {\n\ts := []int{1, 2, 3}\n\tn := 5\n\t_ = s[0:1:n]\n}\nf()", sliceBounds("Slice3: "), "in f, cell [1] line 4"},
 		// two lines that can panic: the function's lines, not a line that may be wrong
 		{"func two(s []int, i int) int {\n\ta := s[i]\n\treturn a + s[i+1]\n}\ntwo([]int{1}, 0)", "runtime error: index out of range", "in two, cell [1] lines 1-4"},
 	} {
@@ -29,4 +37,10 @@ func TestPanicLines(t *testing.T) {
 			t.Errorf("%q:\n%s\nwant %q, then the frame %q", c.code, strings.Join(res.Err.Traceback, "\n"), c.msg, c.frame)
 		}
 	}
+}
+
+// sliceBounds is the report's message for reflect's slice panic of kind ("Slice: ",
+// "Slice: string ", "Slice3: "): Go's message, then the interpreter's.
+func sliceBounds(kind string) string {
+	return "runtime error: slice bounds out of range\n(the interpreter's message: reflect.Value." + kind + "slice index out of bounds)"
 }

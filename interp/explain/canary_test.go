@@ -30,6 +30,7 @@ var canaries = map[string]func(t *testing.T){
 	"missing-generic": canaryMissingGeneric,
 	"call-arity":      canaryCallArity,
 	"reflect-index":   canaryReflectIndex,
+	"reflect-slice":   canaryReflectSlice,
 	"reflect-nil":     canaryReflectNil,
 	"method-value":    canaryMethodValue,
 	"call-site":       canaryCallSite,
@@ -191,6 +192,21 @@ func canaryReflectIndex(t *testing.T) {
 		if msg := fmt.Sprint(p); !strings.HasPrefix(msg, "reflect: ") || !strings.Contains(msg, "index out of range") {
 			t.Errorf("%s; s[3]: yaegi now panics with %q (error %v), not reflect's message: drop %s",
 				c, msg, err, reflectIndex.Name)
+		}
+	}
+}
+
+func canaryReflectSlice(t *testing.T) {
+	for _, c := range []string{
+		"s := []int{1, 2, 3}\n_ = s[1:n]",
+		"a := [3]int{1, 2, 3}\n_ = a[1:n]",
+		"s := \"abc\"\n_ = s[1:n]",
+		"s := []int{1, 2, 3}\n_ = s[0:1:n]",
+	} {
+		err, p := evalAll(bare(t, io.Discard), "func g(n int) {\n"+c+"\n}", "g(5)")
+		if msg := fmt.Sprint(p); !reflectSliceRE.MatchString(msg) {
+			t.Errorf("%q: yaegi now panics with %q (error %v), not reflect's message: drop %s or follow",
+				c, msg, err, reflectSlice.Name)
 		}
 	}
 }

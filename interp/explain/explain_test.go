@@ -169,3 +169,24 @@ func TestMissingGeneric(t *testing.T) {
 		}
 	}
 }
+
+// TestReflectSlice: reflect's slice messages become Go's, with the slice expression's line,
+// only when the frame's code holds a slice expression; a call of reflect's Slice keeps them.
+func TestReflectSlice(t *testing.T) {
+	frames := []string{"_.go:1300001:6: panic: main(...)"}
+	for _, c := range []struct {
+		stmt, value, tb string
+	}{
+		{"t := s[1:n]", "runtime error: slice bounds out of range\n(the interpreter's message: reflect.Value.Slice: slice index out of bounds)", "    at cell [3] line 2"},
+		{"t := v.Slice(1, n)", "reflect.Value.Slice: slice index out of bounds", "    at cell [3]"},
+	} {
+		env := Env{Cell: 3, Where: cellWhere, Items: []Item{
+			{Text: "n := 5", Line: 1, Stmt: true},
+			{Text: c.stmt, Line: 2, Stmt: true},
+		}}
+		r := Panic(env, "reflect.Value.Slice: slice index out of bounds", frames)
+		if r.Value != c.value || len(r.Traceback) != 2 || r.Traceback[1] != c.tb {
+			t.Errorf("%s: %q, traceback %q; want %q, then %q", c.stmt, r.Value, r.Traceback, c.value, c.tb)
+		}
+	}
+}

@@ -11,9 +11,9 @@ import (
 // (or of the cell's statements), not at the node that panicked (see callSite), so the line
 // it names is wrong. The explainer finds the line from the source instead: the one line of
 // the frame's code with expressions that can panic as the message says (an index for "index
-// out of range", a division for "integer divide by zero", a call for a panic of the user's
-// value). When there is not exactly one, the frame names the lines of its function, or only
-// the cell.
+// out of range", a slice expression for "slice bounds out of range", a division for "integer
+// divide by zero", a call for a panic of the user's value). When there is not exactly one, the
+// frame names the lines of its function, or only the cell.
 var panicSite = Explainer{
 	Name:     "panic-site",
 	Upstream: "yaegi reports the frame of a panic at the first node of its function, not at the node that panicked; no upstream issue found",
@@ -49,6 +49,8 @@ func siteKind(msg string) func(n ast.Node, lhs bool) bool {
 			}
 			return false
 		}
+	case msg == sliceBounds:
+		return isSlice
 	case msg == nilDeref:
 		return func(n ast.Node, _ bool) bool {
 			switch n.(type) {
@@ -68,24 +70,12 @@ func siteKind(msg string) func(n ast.Node, lhs bool) bool {
 // fn: a function or method of the session, or "main" for the cell's own code.
 func panicPlace(env Env, fn string, kind func(ast.Node, bool) bool) string {
 	if fn == "main" {
-		var lines []int
-		for _, it := range env.Items {
-			if _, ok := it.Node.(*ast.FuncDecl); ok {
-				continue
-			}
-			for _, l := range siteLines(it.Text, it.Stmt, kind) {
-				lines = append(lines, it.Line+l-1)
-			}
-		}
-		if l, ok := oneLine(lines); ok {
+		if l, ok := oneLine(cellSites(env, kind)); ok {
 			return place(env, env.Cell, l)
 		}
 		return cellPlace(env)
 	}
-	src, ok := Source{}, false
-	if env.Source != nil && fn != "func" {
-		src, ok = env.Source(fn)
-	}
+	src, ok := frameSource(env, fn)
 	if !ok {
 		return cellPlace(env)
 	}
@@ -97,6 +87,40 @@ func panicPlace(env Env, fn string, kind func(ast.Node, bool) bool) string {
 		return env.File + ":" + strconv.Itoa(src.Line) + "-" + strconv.Itoa(last)
 	}
 	return "cell [" + strconv.Itoa(src.Cell) + "] lines " + strconv.Itoa(src.Line) + "-" + strconv.Itoa(last)
+}
+
+// hasSite reports whether the code of frame fn, as panicPlace reads it, holds an expression
+// of kind.
+func hasSite(env Env, fn string, kind func(ast.Node, bool) bool) bool {
+	if fn == "main" {
+		return len(cellSites(env, kind)) > 0
+	}
+	src, ok := frameSource(env, fn)
+	return ok && len(siteLines(src.Text, false, kind)) > 0
+}
+
+// cellSites returns the cell's lines of the expressions of kind in the cell's own code: its
+// statements and the values of its declarations, not its functions.
+func cellSites(env Env, kind func(ast.Node, bool) bool) []int {
+	var lines []int
+	for _, it := range env.Items {
+		if _, ok := it.Node.(*ast.FuncDecl); ok {
+			continue
+		}
+		for _, l := range siteLines(it.Text, it.Stmt, kind) {
+			lines = append(lines, it.Line+l-1)
+		}
+	}
+	return lines
+}
+
+// frameSource returns the declaration of the function of frame fn; a function literal's
+// frame ("func") has none.
+func frameSource(env Env, fn string) (Source, bool) {
+	if env.Source == nil || fn == "func" {
+		return Source{}, false
+	}
+	return env.Source(fn)
 }
 
 // oneLine returns the line of lines when they are all one.
