@@ -72,7 +72,7 @@ func TestGammaBetaOrdinaryShapeBits(t *testing.T) {
 			}
 		}
 		for _, b := range shapes {
-			for _, x := range []float64{0, 1e-6, 0.25, 0.5, a / (a + b), 0.999, 1} {
+			for _, x := range []float64{0, 1e-300, 1e-6, 0.25, 0.5, a / (a + b), 0.999, 1 - 0x1p-53, 1} {
 				la, _ := math.Lgamma(a)
 				lb, _ := math.Lgamma(b)
 				lab, _ := math.Lgamma(a + b)
@@ -84,6 +84,38 @@ func TestGammaBetaOrdinaryShapeBits(t *testing.T) {
 				if math.Float64bits(got) != math.Float64bits(want) {
 					t.Errorf("Beta(%g, %g) at %g: log p = %.17g, want the bits of %.17g", a, b, x, got, want)
 				}
+			}
+		}
+	}
+}
+
+// TestBetaOneLargeShape checks Beta(a, b) and its mirror Beta(b, a) with a above largeShape and
+// b ∈ {1, 2, 3}, where log B(a, b) = log Γ(a) + log Γ(b) − log Γ(a+b) cancels terms of size
+// a·log a, against the closed form for integer b, 1/B(a, b) = a(a+1)…(a+b−1)/(b−1)!, so that
+// at 1 − x = ε (and at x = ε for the mirror)
+//
+//	log p = b·log a + Σ_{j<b} log1p(j/a) − log (b−1)! + (a−1)·log1p(−ε) + (b−1)·log ε.
+//
+// ε = 2⁻ᵐ is the power of two nearest 1/a, at most 2⁻⁵³ so that 1 − ε is a float64; it is the
+// mode 1 − 1/a of Beta(a, 2) for a = 2ᵐ. The Beta(a, 2) mode used to read −Inf from a = 1e16 on
+// because the mode (a−1)/a rounds to 1, where the density is 0; the point 1 − ε avoids that.
+func TestBetaOneLargeShape(t *testing.T) {
+	for _, a := range []float64{1e7, 1e8, 0x1p40, 1e13, 0x1p53, 1e16, 1e20, 0x1p80, 1e100, 1e300} {
+		m := math.Min(math.Round(math.Log2(a)), 53)
+		eps := math.Ldexp(1, -int(m))
+		for _, b := range []float64{1, 2, 3} {
+			lgb, _ := math.Lgamma(b)
+			want := b*math.Log(a) - lgb + (a-1)*math.Log1p(-eps) + (b-1)*math.Log(eps)
+			for j := 1.0; j < b; j++ {
+				want += math.Log1p(j / a)
+			}
+			got := NewBeta([]float64{a}, []float64{b}).LogProb(mat.NewDense(1, 1, []float64{1 - eps}))[0]
+			if !closeULP(got, want, 8) {
+				t.Errorf("Beta(%g, %g) at 1−2⁻%g: log p = %.17g, want %.17g (error %.3g)", a, b, m, got, want, got-want)
+			}
+			got = NewBeta([]float64{b}, []float64{a}).LogProb(mat.NewDense(1, 1, []float64{eps}))[0]
+			if !closeULP(got, want, 8) {
+				t.Errorf("Beta(%g, %g) at 2⁻%g: log p = %.17g, want %.17g (error %.3g)", b, a, m, got, want, got-want)
 			}
 		}
 	}

@@ -302,14 +302,54 @@ func lbeta(a, b float64) float64 {
 //	        − ½·log 2π − S(a) − S(b) + S(n),
 //
 // where the linear parts n·x − a and n·(1−x) − b of the two bd0 sum to zero (Loader 2000).
+//
+// With only one parameter above largeShape, log B(a, b) still cancels; see betaLogDensityOneLarge.
 func betaLogDensity(a, b, x float64) float64 {
-	if a <= largeShape || b <= largeShape || x == 0 || x == 1 || math.IsInf(a+b, 1) {
+	if math.IsInf(a+b, 1) || (a <= largeShape && b <= largeShape) {
+		return xlogy(a-1, x) + xlogy(b-1, 1-x) - lbeta(a, b)
+	}
+	if b <= largeShape {
+		if x == 0 {
+			return xlogy(a-1, x) + xlogy(b-1, 1-x) - lbeta(a, b)
+		}
+		return betaLogDensityOneLarge(a, b, x, math.Log(x), 1-x)
+	}
+	if a <= largeShape {
+		if x == 1 {
+			return xlogy(a-1, x) + xlogy(b-1, 1-x) - lbeta(a, b)
+		}
+		return betaLogDensityOneLarge(b, a, 1-x, math.Log1p(-x), x)
+	}
+	if x == 0 || x == 1 {
 		return xlogy(a-1, x) + xlogy(b-1, 1-x) - lbeta(a, b)
 	}
 	n := a + b
 	return -bd0(a, n*x) - bd0(b, n*(1-x)) - math.Log(x) - math.Log1p(-x) +
 		0.5*(math.Log(a)+math.Log(b)-math.Log(n)) - lnSqrt2Pi -
 		stirlingTail(a) - stirlingTail(b) + stirlingTail(n)
+}
+
+// betaLogDensityOneLarge is log of the Beta(a, b) density at u, for a > largeShape ≥ b and
+// 0 < u ≤ 1, given logU = log u and w = 1 − u (the mirror Beta(b, a) at x passes u = 1 − x,
+// logU = log1p(−x) and w = x, so that neither loses the digits of a small x). In log B(a, b)
+// the difference log Γ(a) − log Γ(a+b) cancels terms of size a·log a to O(b·log a); with
+// n = a + b and Stirling's series for both (as in gammaLogDensity) it is
+//
+//	log Γ(a) − log Γ(n) = (a−½)·log a − (n−½)·log n + b + S(a) − S(n)
+//	                    = −b·log n + bd0(a, n) + ½·log1p(b/a) + S(a) − S(n),
+//
+// since (a−½)·log(a/n) + b = −a·log1p(b/a) + b + ½·log1p(b/a) and bd0(a, n) = −a·log1p(b/a) + b.
+// With a·log u − bd0(a, n) = a·log(n·u/a) − b = −bd0(a, n·u) + n·u − a − b = −bd0(a, n·u) − n·w,
+// the log-density (a−1)·log u + (b−1)·log w − log Γ(b) − log Γ(a) + log Γ(n) becomes
+//
+//	log p = [(b−1)·log(n·w) − n·w − log Γ(b)] + log n − bd0(a, n·u) − log u − ½·log1p(b/a) − S(a) + S(n),
+//
+// in which the bracket is the Gamma(b, 1) log-density at n·w (the limit of n·(1−u) as a → ∞)
+// and the remaining terms after log n vanish as a → ∞, each computed without cancellation.
+func betaLogDensityOneLarge(a, b, u, logU, w float64) float64 {
+	n := a + b
+	return gammaLogDensity(b, 1, n*w) + math.Log(n) - bd0(a, n*u) - logU -
+		0.5*math.Log1p(b/a) - stirlingTail(a) + stirlingTail(n)
 }
 
 // LogProb is Σ_j [(alpha−1)·log x + (beta−1)·log(1−x) − log B(alpha, beta)].
