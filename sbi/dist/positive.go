@@ -192,7 +192,11 @@ func stirlingTail(a float64) float64 {
 // where |v| < 0.1 and it converges by at least two digits a term.
 func bd0(a, y float64) float64 {
 	if math.Abs(a-y) >= 0.1*(a+y) {
-		return a*math.Log(a/y) + y - a
+		r := a / y
+		if math.IsInf(r, 1) || r == 0 { // the quotient overflows or underflows: log a − log y
+			return a*(math.Log(a)-math.Log(y)) + y - a
+		}
+		return a*math.Log(r) + y - a
 	}
 	v := (a - y) / (a + y)
 	s := (a - y) * v
