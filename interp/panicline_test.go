@@ -24,6 +24,12 @@ func TestPanicLines(t *testing.T) {
 		{"func f() {\n\ta := [3]int{1, 2, 3}\n\tn := 5\n\t_ = a[1:n]\n}\nf()", sliceBounds("Slice: "), "in f, cell [1] line 4"},
 		{"func f() {\n\ts := \"abc\"\n\tn := 5\n\t_ = s[1:n]\n}\nf()", sliceBounds("Slice: string "), "in f, cell [1] line 4"},
 		{"func f() {\n\ts := []int{1, 2, 3}\n\tn := 5\n\t_ = s[0:1:n]\n}\nf()", sliceBounds("Slice3: "), "in f, cell [1] line 4"},
+		// a send on a closed channel is no call: its line is not told, rather than a call's
+		{"ch := make(chan int, 1)\nclose(ch)\nch <- 1", "send on closed channel", "at cell [1]"},
+		// compiled code called on line 2 may write to a nil map: not the map write of line 3
+		{"var h http.Header\nh.Set(\"a\", \"b\")\nvar m map[string]int\nm[\"x\"] = 1", "assignment to entry in nil map", "at cell [1]"},
+		// the receiver's *T is no dereference: the method's failing line is named
+		{"type T struct{ A int }\nfunc (t *T) get() int {\n\tx := 1\n\treturn t.A + x\n}\nvar pt *T\npt.get()", "runtime error: invalid memory address or nil pointer dereference", "in get, cell [1] line 4"},
 		// two lines that can panic: the function's lines, not a line that may be wrong
 		{"func two(s []int, i int) int {\n\ta := s[i]\n\treturn a + s[i+1]\n}\ntwo([]int{1}, 0)", "runtime error: index out of range", "in two, cell [1] lines 1-4"},
 	} {

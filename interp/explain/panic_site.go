@@ -37,11 +37,22 @@ func siteKind(msg string) func(n ast.Node, lhs bool) bool {
 	switch {
 	case msg == "runtime error: index out of range":
 		return func(n ast.Node, _ bool) bool { _, ok := n.(*ast.IndexExpr); return ok }
+	// compiled code gives these two messages too: a call may be the site
 	case msg == "assignment to entry in nil map":
-		return func(n ast.Node, lhs bool) bool { _, ok := n.(*ast.IndexExpr); return ok && lhs }
+		return func(n ast.Node, lhs bool) bool {
+			switch n.(type) {
+			case *ast.IndexExpr:
+				return lhs
+			case *ast.CallExpr:
+				return true
+			}
+			return false
+		}
 	case msg == "runtime error: integer divide by zero":
 		return func(n ast.Node, _ bool) bool {
 			switch n := n.(type) {
+			case *ast.CallExpr:
+				return true
 			case *ast.BinaryExpr:
 				return n.Op == token.QUO || n.Op == token.REM
 			case *ast.AssignStmt:
@@ -53,13 +64,16 @@ func siteKind(msg string) func(n ast.Node, lhs bool) bool {
 		return isSlice
 	case msg == nilDeref:
 		return func(n ast.Node, _ bool) bool {
-			switch n.(type) {
-			case *ast.StarExpr, *ast.SelectorExpr, *ast.IndexExpr, *ast.CallExpr:
+			switch n := n.(type) {
+			case *ast.StarExpr, *ast.SelectorExpr, *ast.IndexExpr, *ast.SliceExpr, *ast.CallExpr:
 				return true
+			case *ast.RangeStmt: // ranging with a value over a nil array pointer
+				return n.Value != nil
 			}
 			return false
 		}
-	case strings.HasPrefix(msg, "runtime error") || strings.HasPrefix(msg, "reflect") || strings.Contains(msg, "interface conversion"):
+	case strings.HasPrefix(msg, "runtime error") || strings.HasPrefix(msg, "reflect") || strings.Contains(msg, "interface conversion") ||
+		msg == "send on closed channel": // a send, not a call
 		return nil // the interpreter's or Go's own panic of a kind not told apart here
 	}
 	// a panic of the user's value: a call of panic, or of a function that panics
@@ -159,7 +173,7 @@ func siteLines(text string, stmt bool, kind func(ast.Node, bool) bool) []int {
 	var lines []int
 	ast.Inspect(f, func(n ast.Node) bool {
 		switch n := n.(type) {
-		case *ast.FuncLit, *ast.FuncType, *ast.TypeSpec:
+		case *ast.FuncLit, *ast.FuncType, *ast.TypeSpec, *ast.FieldList: // a receiver's *T is no dereference
 			return false
 		case *ast.ValueSpec:
 			for _, v := range n.Values {
