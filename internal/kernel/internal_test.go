@@ -100,7 +100,10 @@ func TestEndpoint(t *testing.T) {
 
 func TestCrashSummaryStackOverflow(t *testing.T) {
 	tb := newTailBuffer(40)
-	tb.Write([]byte("runtime: goroutine stack exceeds 1000000000-byte limit\nfatal error: stack overflow\n\nruntime stack:\n" +
+	// the runtime's own lines about the stack (sp=, morebuf=, sched=) say nothing to a user
+	tb.Write([]byte("runtime: goroutine stack exceeds 1000000000-byte limit\n" +
+		"runtime: sp=0xc020160398 stack=[0xc020160000, 0xc040160000]\n\tmorebuf={pc:0x4d1b2c sp:0xc0201603a8 lr:0x0}\n" +
+		"\tsched={pc:0x4d1a5e sp:0xc0201603a0 lr:0x0 bp:0xc0201603d0 ctxt:0x0}\nfatal error: stack overflow\n\nruntime stack:\n" +
 		"runtime.throw({0x156ca9e?, 0x0?})\n\t/usr/local/go/src/runtime/panic.go:1229 +0x48\n\n" +
 		"goroutine 28 gp=0x1582680e7c20 m=4 [running]:\ngithub.com/traefik/yaegi/interp.call.func9(0x15826f232420)\n\t/y/run.go:1304 +0xff1\n" +
 		"...882912 frames elided...\ngonum.org/v1/gonum/mat.(*Dense).Mul(0x1)\n\t/g/mat/dense_arithmetic.go:10 +0x1\n\ngoroutine 21 [syscall]:\nsyscall.Syscall(0x0)\n"))
@@ -108,6 +111,22 @@ func TestCrashSummaryStackOverflow(t *testing.T) {
 	want := []string{"runtime: goroutine stack exceeds 1000000000-byte limit",
 		"The crashing goroutine was in this compiled code (the innermost call first):",
 		"gonum.org/v1/gonum/mat.(*Dense).Mul(0x1)", "\t/g/mat/dense_arithmetic.go:10 +0x1"}
+	if !slices.Equal(got, want) {
+		t.Errorf("summary %q\nwant    %q", got, want)
+	}
+}
+
+// TestCrashSummaryConcurrentMap: a fatal error of Go's maps starts its trace with frames of
+// Go's internal packages (internal/runtime/maps), which are machinery, not compiled code of
+// the user's.
+func TestCrashSummaryConcurrentMap(t *testing.T) {
+	tb := newTailBuffer(40)
+	tb.Write([]byte("fatal error: concurrent map writes\n\ngoroutine 7 gp=0xc000102a80 m=3 [running]:\n" +
+		"internal/runtime/maps.fatal({0x5a1d2e?, 0x0?})\n\t/usr/local/go/src/runtime/panic.go:1058 +0x18\n" +
+		"example.com/sim.(*Model).step(0xc0000b2000)\n\t/m/sim.go:42 +0x5c\n\ngoroutine 1 [chan receive]:\nmain.main()\n"))
+	got := crashSummary(tb.Report(), tb.Headline())
+	want := []string{"The crashing goroutine was in this compiled code (the innermost call first):",
+		"example.com/sim.(*Model).step(0xc0000b2000)", "\t/m/sim.go:42 +0x5c"}
 	if !slices.Equal(got, want) {
 		t.Errorf("summary %q\nwant    %q", got, want)
 	}

@@ -334,7 +334,9 @@ func (r *crashReport) add(l string) {
 
 // machinery holds the prefixes of the frames of a crash trace that belong to the Go runtime,
 // reflection, the interpreter and the worker: they say nothing about where a cell went wrong.
-var machinery = []string{"runtime.", "reflect.", "panic(", "github.com/traefik/yaegi/", "github.com/gosbi/gosbi/interp.", "github.com/gosbi/gosbi/internal/"}
+// Go's own internal packages ("internal/runtime/maps") have no dot in their path, unlike a
+// module's.
+var machinery = []string{"runtime.", "reflect.", "panic(", "internal/", "github.com/traefik/yaegi/", "github.com/gosbi/gosbi/interp.", "github.com/gosbi/gosbi/internal/"}
 
 // crashSummary is the part of a crash report that an error shows: the lines before the first
 // trace other than headline (which the error states already), and the frames of compiled code
@@ -347,7 +349,7 @@ func crashSummary(report []string, headline string) []string {
 	var out []string
 	i := 0
 	for ; i < len(report) && strings.TrimSpace(report[i]) != ""; i++ {
-		if report[i] != headline {
+		if report[i] != headline && !stackRegisters(report[i]) {
 			out = append(out, report[i])
 		}
 	}
@@ -369,6 +371,13 @@ func crashSummary(report []string, headline string) []string {
 		out = append(out, frames...)
 	}
 	return out
+}
+
+// stackRegisters reports whether l is one of the runtime's lines about a goroutine's stack
+// bounds and registers before a stack overflow ("runtime: sp=… stack=[…]", "\tmorebuf={…}",
+// "\tsched={…}"), which say nothing to a user.
+func stackRegisters(l string) bool {
+	return strings.HasPrefix(l, "runtime: sp=") || strings.HasPrefix(l, "\tmorebuf=") || strings.HasPrefix(l, "\tsched=")
 }
 
 func isMachinery(fn string) bool {
