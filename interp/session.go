@@ -712,8 +712,9 @@ func (s *Session) restore(ctx context.Context, failed []item) {
 // call a redefined function or read a redefined variable (directly or through others), since
 // the interpreter binds calls and variables when it compiles the function: else they would go
 // on calling the old function and reading the old variable. Methods cannot be redefined; a
-// method that uses a redefined name gets a warning. An interrupt does not stop these
-// evaluations: they compile declarations and run none of the cell's code, and the cell's
+// method that uses a redefined name gets a warning, and a func init is left as it is (the
+// interpreter runs an init it evaluates). An interrupt does not stop these evaluations: they
+// compile declarations and run none of the cell's code, and the cell's
 // definitions have taken effect, so stopping them would leave callers bound to what the cell
 // replaced; the cell stops at its next step instead.
 func (s *Session) reevalDependants(ctx context.Context, redefined []string, justRun []item) error {
@@ -735,7 +736,8 @@ func (s *Session) reevalDependants(ctx context.Context, redefined []string, just
 	for grew := true; grew; {
 		grew = false
 		for _, d := range s.decls {
-			if inGroup[d.name] || changed[d.name] || d.uses == nil {
+			// an init has run and cannot be called again; evaluating it anew would run it
+			if inGroup[d.name] || changed[d.name] || d.uses == nil || d.name == "init" {
 				continue
 			}
 			for n := range changed {
