@@ -10,6 +10,7 @@ import (
 	"go/types"
 	"io"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -197,32 +198,33 @@ func canaryReflectIndex(t *testing.T) {
 }
 
 func canaryReflectSlice(t *testing.T) {
-	for _, c := range []string{
+	canaryReflectMessage(t, reflectSlice.Name, reflectSliceRE, "func g(n int) {\n", "g(5)", []string{
 		"s := []int{1, 2, 3}\n_ = s[1:n]",
 		"a := [3]int{1, 2, 3}\n_ = a[1:n]",
 		"s := \"abc\"\n_ = s[1:n]",
 		"s := []int{1, 2, 3}\n_ = s[0:1:n]",
-	} {
-		err, p := evalAll(bare(t, io.Discard), "func g(n int) {\n"+c+"\n}", "g(5)")
-		if msg := fmt.Sprint(p); !reflectSliceRE.MatchString(msg) {
-			t.Errorf("%q: yaegi now panics with %q (error %v), not reflect's message: drop %s or follow",
-				c, msg, err, reflectSlice.Name)
-		}
-	}
+	})
 }
 
 func canaryReflectNil(t *testing.T) {
-	for _, c := range []string{
+	canaryReflectMessage(t, reflectNil.Name, reflectNilRE, "func g() {\n", "g()", []string{
 		"var p *int\nx := *p\n_ = x",
 		"var p *int\n*p = 1",
 		"type T struct{ A int }\nvar pt *T\npt.A = 1",
 		"var e error\n_ = e.Error()",
 		"var fn func()\nfn()",
-	} {
-		err, p := evalAll(bare(t, io.Discard), "func g() {\n"+c+"\n}", "g()")
-		if msg := fmt.Sprint(p); !reflectNilRE.MatchString(msg) {
+	})
+}
+
+// canaryReflectMessage checks that bare yaegi still panics with a message re matches when it
+// runs each body inside the function that head opens and call calls: the explainer name
+// translates that message.
+func canaryReflectMessage(t *testing.T, name string, re *regexp.Regexp, head, call string, bodies []string) {
+	for _, c := range bodies {
+		err, p := evalAll(bare(t, io.Discard), head+c+"\n}", call)
+		if msg := fmt.Sprint(p); !re.MatchString(msg) {
 			t.Errorf("%q: yaegi now panics with %q (error %v), not reflect's message: drop %s or follow",
-				c, msg, err, reflectNil.Name)
+				c, msg, err, name)
 		}
 	}
 }
