@@ -16,13 +16,7 @@ func ConvTaps(rows, cols, k, n int, a []float64, ra, sa int, off []int, w []floa
 		return
 	}
 	// the last values touched, in bounds
-	hi := 0
-	for _, o := range off[:k] {
-		if o < 0 {
-			panic("kernels: ConvTaps: negative tap offset")
-		}
-		hi = max(hi, o)
-	}
+	hi := maxTapOffset("ConvTaps", off[:k])
 	_, _ = a[(rows-1)*ra+(cols-1)*sa+hi], c[(rows*cols-1)*ldc+n-1]
 	_, _ = w[(k-1)*ldw+n-1], d[n-1]
 	convTaps16(rows, cols, k, &a[0], ra, sa, &off[0], &w[0], ldw, &d[0], &c[0], ldc, 1<<n-1)
@@ -43,15 +37,22 @@ func ConvGradW(rows, cols, k, n int, a []float64, ra, sa int, off []int, dy []fl
 	if !AVX512 || k < 1 || k > ConvTapsMax || n < 1 || n > 16 || rows <= 0 || cols <= 0 || ra < 0 || sa < 0 || left < 1 || left > KC {
 		return ConvGradWGo(rows, cols, k, n, a, ra, sa, off, dy, lddy, s, c, ldc, left)
 	}
-	hi := 0
-	for _, o := range off[:k] {
-		if o < 0 {
-			panic("kernels: ConvGradW: negative tap offset")
-		}
-		hi = max(hi, o)
-	}
+	hi := maxTapOffset("ConvGradW", off[:k])
 	// the last values touched, in bounds
 	_, _ = a[(rows-1)*ra+(cols-1)*sa+hi], dy[(rows*cols-1)*lddy+n-1]
 	_, _ = s[(k-1)*16+n-1], c[(k-1)*ldc+n-1]
 	return convGradW16(rows, cols, k, &a[0], ra, sa, &off[0], &dy[0], lddy, &s[0], &c[0], ldc, left, 1<<n-1)
+}
+
+// maxTapOffset returns the largest of the tap offsets off, which the assembly kernels of fn
+// read from; it panics on a negative one, which they would read before their input.
+func maxTapOffset(fn string, off []int) int {
+	hi := 0
+	for _, o := range off {
+		if o < 0 {
+			panic("kernels: " + fn + ": negative tap offset")
+		}
+		hi = max(hi, o)
+	}
+	return hi
 }
