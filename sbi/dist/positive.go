@@ -193,7 +193,7 @@ func stirlingTail(a float64) float64 {
 func bd0(a, y float64) float64 {
 	if math.Abs(a-y) >= 0.1*(a+y) {
 		r := a / y
-		if math.IsInf(r, 1) || r == 0 { // the quotient overflows or underflows: log a − log y
+		if math.IsInf(r, 1) { // the quotient overflows (a tiny y): log a − log y
 			return a*(math.Log(a)-math.Log(y)) + y - a
 		}
 		return a*math.Log(r) + y - a
@@ -297,9 +297,10 @@ func lbeta(a, b float64) float64 {
 	return la + lb - lab
 }
 
-// betaLogDensity is log of the Beta(a, b) density at 0 ≤ x ≤ 1. Unless both a and b exceed
-// largeShape (or a + b overflows) it is (a−1)·log x + (b−1)·log(1−x) − log B(a, b). For larger a and b those terms are
-// of size a·log a and cancel to O(log a), so it uses instead, with n = a + b and Stirling's series
+// betaLogDensity is log of the Beta(a, b) density at 0 ≤ x ≤ 1. Unless a or b exceeds
+// largeShape (or a + b overflows) it is (a−1)·log x + (b−1)·log(1−x) − log B(a, b). For a and b
+// both above it those terms are of size a·log a and cancel to O(log a), so it uses instead,
+// with n = a + b and Stirling's series
 // for the three log Γ of log B(a, b) (the −a − b + n from them cancel exactly),
 //
 //	log p = −bd0(a, n·x) − bd0(b, n·(1−x)) − log x − log(1−x) + ½·(log a + log b − log n)
@@ -309,23 +310,16 @@ func lbeta(a, b float64) float64 {
 //
 // With only one parameter above largeShape, log B(a, b) still cancels; see betaLogDensityOneLarge.
 func betaLogDensity(a, b, x float64) float64 {
-	if math.IsInf(a+b, 1) || (a <= largeShape && b <= largeShape) {
+	// at x = 0 with a large a, or x = 1 with a large b, the density is 0 and nothing cancels
+	if math.IsInf(a+b, 1) || (a <= largeShape && b <= largeShape) ||
+		(x == 0 && a > largeShape) || (x == 1 && b > largeShape) {
 		return xlogy(a-1, x) + xlogy(b-1, 1-x) - lbeta(a, b)
 	}
 	if b <= largeShape {
-		if x == 0 {
-			return xlogy(a-1, x) + xlogy(b-1, 1-x) - lbeta(a, b)
-		}
 		return betaLogDensityOneLarge(a, b, x, math.Log(x), 1-x)
 	}
 	if a <= largeShape {
-		if x == 1 {
-			return xlogy(a-1, x) + xlogy(b-1, 1-x) - lbeta(a, b)
-		}
 		return betaLogDensityOneLarge(b, a, 1-x, math.Log1p(-x), x)
-	}
-	if x == 0 || x == 1 {
-		return xlogy(a-1, x) + xlogy(b-1, 1-x) - lbeta(a, b)
 	}
 	n := a + b
 	return -bd0(a, n*x) - bd0(b, n*(1-x)) - math.Log(x) - math.Log1p(-x) +
