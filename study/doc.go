@@ -27,13 +27,15 @@
 // told from its lock, on any host that shares the study directory: a marker whose lock is held
 // is of a running worker, one whose lock is free was left by a worker that ended without
 // removing it (killed), which the next run removes, as it removes the temporary file of a
-// marker whose worker was killed before renaming it into place. This needs locks that the
-// hosts share: NFS mounted without local_lock=flock or local_lock=all (Linux clients emulate
-// flock with the server's record locks), Lustre mounted with -o flock. With locks local to
-// each host, a marker of another host is found stale while its worker runs, and its job may
-// run twice (the first record stands). A marker that claims no lock (on a file system that
-// takes none, or written by a gosbi without marker locks) is judged by its process where it
-// is of this host (the process exists, and started before the marker was written), so that it
+// marker whose worker was killed before renaming it into place (one that an earlier gosbi
+// named otherwise is judged by the marker it holds, and kept where that cannot tell). This
+// needs locks that the hosts share: NFS mounted without local_lock=flock or local_lock=all
+// (Linux clients emulate flock with the server's record locks), Lustre mounted with -o flock.
+// With locks local to each host, a marker of another host is found stale while its worker
+// runs, and its job may run twice (the first record stands). A marker that claims no lock (on
+// a file system that takes none, or written by a gosbi without marker locks) is judged by its
+// process where it is of this host (the process exists, and started before the marker was
+// written), so that it
 // is never found stale while its worker runs; of another host, it is shown as running and does
 // not stop the job, as its worker cannot be checked.
 //

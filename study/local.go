@@ -59,8 +59,10 @@ func (s *Study) run(ctx context.Context, e Executor, wait bool, note io.Writer) 
 // temporary files of running markers that workers killed before they could remove them left,
 // except those of jobs whose worker may still run (a marker whose lock is held, one of a live
 // process of this host, one of another host that claims no lock, or a damaged marker; a
-// temporary file whose lock is held or cannot be probed). It reports
-// on note what it removed, and each damaged marker it kept.
+// temporary file whose lock is held or cannot be probed). The temporary files of markers that
+// earlier gosbi versions named otherwise are judged by the marker they hold
+// (removeOldMarkerTemps). It reports on note the temporary directories it removed, and each
+// damaged marker it kept.
 func (s *Study) clean(note io.Writer) {
 	judged := map[int]judgement{}
 	removed := s.cleanTemps(judged)
@@ -68,6 +70,7 @@ func (s *Study) clean(note io.Writer) {
 	// The temporary files of markers whose workers were killed before the rename; those of
 	// workers writing their marker now hold its lock and are kept.
 	atomicfile.RemoveStale(filepath.Join(s.Dir, "running"))
+	removeOldMarkerTemps(filepath.Join(s.Dir, "running"))
 	if removed > 0 && note != nil {
 		fmt.Fprintf(note, "study %s: removed %d temporary %s of jobs an earlier run left unfinished\n", s.Spec.Name, removed, plural(removed, "directory", "directories"))
 	}

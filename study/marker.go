@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -121,18 +122,28 @@ func (s *Study) openMarker(i int, path string) (f *os.File, m *runMarker, err er
 
 // parseMarker reads and parses the marker of job i from f.
 func (s *Study) parseMarker(i int, f *os.File, path string) (*runMarker, error) {
+	m, reason := decodeMarker(f, path)
+	if reason != "" {
+		return nil, &damagedFile{job: s.Jobs[i], what: markerKind, path: path, reason: reason}
+	}
+	return m, nil
+}
+
+// decodeMarker reads a running marker from f, the file at path, and returns it, or, where it
+// cannot be read or names no process, why.
+func decodeMarker(f *os.File, path string) (*runMarker, string) {
 	data, err := readlimit.Reader(f, path, "a running marker", maxNoteSize)
 	if err != nil {
-		return nil, &damagedFile{job: s.Jobs[i], what: markerKind, path: path, reason: "cannot be read: " + err.Error()}
+		return nil, "cannot be read: " + err.Error()
 	}
 	var m runMarker
 	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, &damagedFile{job: s.Jobs[i], what: markerKind, path: path, reason: "does not parse: " + err.Error()}
+		return nil, "does not parse: " + err.Error()
 	}
 	if m.PID <= 0 {
-		return nil, &damagedFile{job: s.Jobs[i], what: markerKind, path: path, reason: fmt.Sprintf("pid %d, expected the id of the worker's process", m.PID)}
+		return nil, fmt.Sprintf("pid %d, expected the id of the worker's process", m.PID)
 	}
-	return &m, nil
+	return &m, ""
 }
 
 // lockShared tries a shared lock on f, a marker, without waiting, and keeps it where it gets
@@ -252,4 +263,70 @@ func (m *runMarker) busy(path string) string {
 		return fmt.Sprintf("%s holds the lock of its running marker %s", who, path)
 	}
 	return fmt.Sprintf("%s wrote its running marker %s and is alive (if process %d is no gosbi worker, its id was reused: remove the marker)", who, path, m.PID)
+}
+
+// oldTempDigits is the most decimal digits os.CreateTemp puts in a name (those of a uint32).
+const oldTempDigits = 10
+
+// isOldMarkerTemp reports whether name is that of the temporary file of a running marker as
+// gosbi versions before atomicfile.CreateTemp wrote it with os.CreateTemp: ".NNNNN.json.tmp" or
+// ".NNNNN.json.tmp-", then up to oldTempDigits decimal digits. Those of atomicfile end in
+// 12 hexadecimal digits, which atomicfile.RemoveStale judges.
+func isOldMarkerTemp(name string) bool {
+	job, rest, ok := strings.Cut(strings.TrimPrefix(name, "."), ".json.tmp")
+	if !ok || !strings.HasPrefix(name, ".") {
+		return false
+	}
+	random := strings.TrimPrefix(rest, "-")
+	return decimal(job) && decimal(random) && len(random) <= oldTempDigits
+}
+
+// decimal reports whether s is a non-empty string of decimal digits.
+func decimal(s string) bool {
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// removeOldMarkerTemps removes from dir (DIR/running) the temporary files of running markers
+// that workers of earlier gosbi versions (isOldMarkerTemp) left when they were killed before the
+// rename. Such a file holds its marker once written, and is judged as a marker is (live): by
+// its lock where it claims one (written after the lock was taken), else by its process where
+// it is of this host. Where its worker may still run, or cannot be told (another host without
+// a lock, or a file that holds no marker yet, as its worker may be writing it), it is kept.
+// Removal is best effort, as that of atomicfile.RemoveStale.
+func removeOldMarkerTemps(dir string) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if e.Type().IsRegular() && isOldMarkerTemp(e.Name()) {
+			removeOldMarkerTemp(filepath.Join(dir, e.Name()))
+		}
+	}
+}
+
+// removeOldMarkerTemp removes the temporary file of a marker at path when its worker has
+// certainly ended, holding the shared lock of the probe (where it claims a lock) and only
+// where path still names the file judged.
+func removeOldMarkerTemp(path string) {
+	f, err := os.Open(path)
+	if err != nil {
+		return
+	}
+	defer f.Close() // releases the probe's lock, after the removal
+	m, reason := decodeMarker(f, path)
+	if reason != "" {
+		return
+	}
+	if m.Flock {
+		m.lock = lockShared(f)
+	}
+	if m.stale() && namesFile(path, f) {
+		os.Remove(path)
+	}
 }
