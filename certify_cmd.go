@@ -64,7 +64,8 @@ final test set, and prints the certificate. SPEC is a JSON object (a file of at 
 certificate as a standalone page. A run that stops with an error after it trained an estimator
 saves that estimator (not certified) in FILE.estimator beside --out, or without --out in a new
 file certify-TASK-*.estimator in the current directory; with --study, a seed's job that stops so
-saves it beside the job's record, in DIR/jobs/certify/NNNNN.estimator. The error names the file:
+saves it beside the job's record, in DIR/jobs/certify/NNNNN.estimator, which running the study
+again removes once it has recorded the seed's certificate (it says so). The error names the file:
 give it as "trained" to certify it without training again. The exit status is
 0 whatever the verdict, which the first line of the output states; an error (bad SPEC, a failed run) exits with status 1.
 

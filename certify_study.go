@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 
 	"github.com/gosbi/gosbi/internal/atomicfile"
@@ -23,9 +24,10 @@ import (
 // (stage "summary") that counts the verdicts. A job's record holds the certificate with its
 // estimator (certify.LoadFile reads it), its text, and the verdict and coverage as metrics;
 // a job that stops after training saves its estimator beside its record (NNNNN.estimator in
-// jobs/certify: a failed job's own directory is removed); an interrupted study resumes with the
-// seeds that have no record, and a job is the same computation, giving the same certificate,
-// as `gosbi certify` run alone with that seed.
+// jobs/certify: a failed job's own directory is removed), which a later run of the study
+// removes once the job's record is written (removeSupersededEstimators); an interrupted study
+// resumes with the seeds that have no record, and a job is the same computation, giving the
+// same certificate, as `gosbi certify` run alone with that seed.
 
 // The names of the study's functions, registered in every gosbi binary so that `gosbi study
 // worker` (a Slurm array task) and `gosbi study run DIR` can run them.
@@ -147,7 +149,7 @@ func certifyJob(j *study.Job) error {
 // with the file's name, on the line that the study's error shows, or with why the estimator
 // could not be saved.
 func keepJobEstimator(err error, j *study.Job) error {
-	path := j.RecordDir() + ".estimator"
+	path := j.RecordDir() + keptEstimatorExt
 	saved, serr := saveKept(err, path, "")
 	switch {
 	case serr != nil:
@@ -155,7 +157,39 @@ func keepJobEstimator(err error, j *study.Job) error {
 	case saved == "":
 		return err
 	}
-	return fmt.Errorf("%w; its estimator, trained but not certified, is saved in %s: add \"trained\": %q to a spec (run without --study or in a new study directory) to certify it without training again", err, saved, saved)
+	return fmt.Errorf("%w; its estimator, trained but not certified, is saved in %s: add \"trained\": %q to a spec (run without --study or in a new study directory) to certify it without training again; running this study again certifies the seed anew and removes the file once its certificate is recorded, so copy the file to keep it", err, saved, saved)
+}
+
+// keptEstimatorExt ends the name of the file, beside a certify job's record directory, where
+// keepJobEstimator saves the estimator of a job that stopped after training.
+const keptEstimatorExt = ".estimator"
+
+// removeSupersededEstimators removes the estimators that certify jobs saved beside their
+// records when they stopped after training (keepJobEstimator), once a later attempt of the job
+// has recorded its certificate: the job is the same computation with the same seed, and its
+// record holds its result, the certificate with the estimator it certified. A file is removed
+// only after its job's record is written and found valid, never before; each removal is said on
+// w. A job whose record is missing or invalid keeps its file.
+func removeSupersededEstimators(st *study.Study, w io.Writer) {
+	if w == nil {
+		w = io.Discard
+	}
+	for _, i := range st.StageJobs("certify") {
+		r, err := st.Record(i)
+		if err != nil {
+			continue
+		}
+		path := r.Dir + keptEstimatorExt
+		if fi, err := os.Lstat(path); err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		if err := os.Remove(path); err != nil {
+			fmt.Fprintf(w, "gosbi certify: %s is certified, but the estimator it saved when it stopped after training could not be removed: %v\n", st.Jobs[i], err)
+			continue
+		}
+		fmt.Fprintf(w, "gosbi certify: removed %s, the estimator %s saved when it stopped after training: the seed is certified now, and %s holds its certificate with the estimator it certified\n",
+			path, st.Jobs[i], r.Path(certificateFile))
+	}
 }
 
 // certifySummary counts the verdicts of the seeds.
@@ -211,7 +245,11 @@ func runCertifyStudy(ctx context.Context, s *certifySpec, opts studyOptions) ([]
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := st.Run(ctx, e); err != nil {
+	err = st.Run(ctx, e)
+	if !errors.Is(err, study.ErrLocked) { // another process runs the study: its jobs are its own
+		removeSupersededEstimators(st, opts.progress)
+	}
+	if err != nil {
 		fmt.Fprint(opts.progress, st.Status())
 		return nil, st, err
 	}

@@ -160,3 +160,67 @@ func TestCertifyStudyKeepsEstimator(t *testing.T) {
 		t.Errorf("the study's status beside the saved estimators: %s, want 2 failed jobs, no invalid record, no damaged file", status.Line())
 	}
 }
+
+// TestCertifyStudyRemovesSupersededEstimator: the estimator a seed's job saved beside its record
+// when it stopped after training stayed there after a later run of the study certified the
+// seed, whose record holds the certificate with its estimator. The run now removes it once the
+// seed's record is written (the file is still there while the job runs), says so, and keeps
+// the estimator of a seed that stopped again.
+func TestCertifyStudyRemovesSupersededEstimator(t *testing.T) {
+	npe := trainedFor(t, "two_moons")
+	cause := errors.New("the check set's simulations all failed")
+	defer func(f func(dist.Distribution, sbi.Simulator, *mat.Dense, certify.Config) (*certify.Certificate, error)) {
+		certifyRun = f
+	}(certifyRun)
+	real := certifyRun
+	stopped := func(dist.Distribution, sbi.Simulator, *mat.Dense, certify.Config) (*certify.Certificate, error) {
+		return nil, &certify.IncompleteError{Estimator: npe, Err: cause}
+	}
+	s, err := parseCertifySpec([]byte(fmt.Sprintf(certifyStudySpec, `"seeds": [1, 2]`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sdir := filepath.Join(t.TempDir(), "study")
+	kept := func(i int) string { return filepath.Join(sdir, "jobs", "certify", fmt.Sprintf("%05d.estimator", i)) }
+
+	// the first run: both seeds stop after training and keep their estimators
+	certifyRun = stopped
+	if _, _, err := runCertifyStudy(context.Background(), s, studyOptions{dir: sdir, workers: 1, progress: io.Discard}); err == nil {
+		t.Fatal("the first run did not fail (the test's premise)")
+	}
+	for i := range 2 {
+		if _, err := os.Stat(kept(i)); err != nil {
+			t.Fatalf("the first run kept no estimator of job %d (the test's premise): %v", i, err)
+		}
+	}
+
+	// the second run: seed 1 is certified, seed 2 stops again
+	var whileRunning error
+	certifyRun = func(p dist.Distribution, sim sbi.Simulator, obs *mat.Dense, cfg certify.Config) (*certify.Certificate, error) {
+		if cfg.Seed != 1 {
+			return stopped(p, sim, obs, cfg)
+		}
+		_, whileRunning = os.Stat(kept(0))
+		return real(p, sim, obs, cfg)
+	}
+	var progress strings.Builder
+	_, st, err := runCertifyStudy(context.Background(), s, studyOptions{dir: sdir, workers: 1, progress: &progress})
+	if err == nil || st == nil {
+		t.Fatalf("error %v, study %v; want seed 2's error and the study (the test's premise)", err, st)
+	}
+	if whileRunning != nil {
+		t.Errorf("job 0's estimator was gone while the job ran, before its record was written: %v", whileRunning)
+	}
+	if _, err := st.Record(0); err != nil {
+		t.Fatalf("seed 1's record: %v", err)
+	}
+	if _, err := os.Stat(kept(0)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the estimator of the certified seed is left beside its record: %v", err)
+	}
+	if !strings.Contains(progress.String(), "removed "+kept(0)) {
+		t.Errorf("the run does not say that it removed %s:\n%s", kept(0), progress.String())
+	}
+	if _, err := sbi.LoadFile(kept(1)); err != nil {
+		t.Errorf("the estimator of the seed that stopped again: %v", err)
+	}
+}
