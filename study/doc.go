@@ -33,9 +33,9 @@
 // (Linux clients emulate flock with the server's record locks), Lustre mounted with -o flock.
 // With locks local to each host, a marker of another host is found stale while its worker
 // runs, and its job may run twice (the first record stands). A marker that claims no lock (on
-// a file system that takes none, or written by a gosbi without marker locks) is judged by its
-// process where it is of this host (the process exists, and started before the marker was
-// written), so that it
+// a file system that takes none, or written by a gosbi without marker locks), or whose lock
+// cannot be probed, is judged by its process where it is of this host (the process exists
+// and, where its start can be read (Linux), started before the marker was written), so that it
 // is never found stale while its worker runs; of another host, it is shown as running and does
 // not stop the job, as its worker cannot be checked.
 //
@@ -43,17 +43,19 @@
 // the holder's pid, host and start time written in it. A second run refuses with an error that
 // names the holder (ErrLocked), or waits for it (gosbi study run --wait). The kernel releases
 // the lock of a killed runner; the next run takes it over with a note, and removes the
-// temporary directories its jobs left. Script jobs run in a process group of their own that
-// dies with the runner (on Linux, Pdeathsig), so that a runner killed with SIGKILL leaves no
-// job running; a stopped run (SIGINT, SIGTERM, a cancelled context) kills its running jobs and
-// leaves the jobs it had not started pending.
+// temporary directories its jobs left. Script jobs run in a process group of their own, which
+// a stopped run (SIGINT, SIGTERM, a cancelled context) kills as a whole, leaving the jobs it
+// had not started pending; on Linux the kernel kills a script job's process when its runner
+// dies (Pdeathsig), so that a runner killed with SIGKILL leaves no script job running
+// (processes that a script started itself are not killed then).
 //
 // Executors run the missing jobs: Local in this process (one job per core by default), Slurm
-// as one array job per stage, each stage depending (afterok) on the previous one; its array
-// tasks run `gosbi study worker DIR INDEX`, which calls Study.RunJob. Results loads the
-// records of a stage as a Table for plotting; a stage with jobs still missing is an error
-// naming them, as a summary over fewer jobs than asked for would not say so (PartialResults
-// reads the finished ones).
+// as one array job per stage (several where a stage has more jobs than the cluster's
+// MaxArraySize), each stage depending (afterok) on the previous one; its array tasks run
+// `gosbi study worker DIR INDEX`, which calls Study.RunJob. Results loads the records of a
+// stage as a Table for plotting; a stage with jobs still missing is an error naming them, as
+// a summary over fewer jobs than asked for would not say so (PartialResults reads the
+// finished ones).
 //
 // Local runs script jobs side by side, each with its share of the machine: GOMAXPROCS the
 // cores over the workers and GOMEMLIMIT 80% of the memory over the workers (Go's collector

@@ -26,7 +26,7 @@ type Executor interface {
 // error wrapping ErrLocked that names it (pid, host, start time). A lock left by a run that was
 // killed is taken over, with a line on standard error. Before the jobs run, Run removes what
 // killed runs left: the temporary directories of jobs that no live worker runs, and their
-// running markers. Where a killed run of the Slurm executor left Slurm jobs that may still run
+// running markers and the temporary files of those markers. Where a killed run of the Slurm executor left Slurm jobs that may still run
 // jobs of the study (slurm/submitted lists them), Run waits, whatever e is, until squeue lists
 // them no more, so that no job runs twice at once; where squeue is missing or keeps failing it
 // returns an error saying how to cancel them, and runs nothing.

@@ -23,7 +23,7 @@ const (
 	Failed  State = "failed"  // its last attempt failed and it has no record
 	Running State = "running" // a worker runs it
 	Queued  State = "queued"  // submitted to a scheduler, not started
-	Invalid State = "invalid" // has a record that does not parse or fails its checksum: it runs again
+	Invalid State = "invalid" // has a record that is not valid (see Study.Done): it runs again
 	// Damaged: its failure note or running marker cannot be read (Status.Damaged names the
 	// file); it does not run until the file is removed.
 	Damaged State = "damaged"

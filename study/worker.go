@@ -128,7 +128,9 @@ func (s *Study) end(j *Job, err error, attempt int, host string, started time.Ti
 	return nil
 }
 
-// errBusy is wrapped by the error of RunJob for a job that another worker of this host runs.
+// errBusy is wrapped by the error of RunJob for a job that another live worker runs: one that
+// holds the lock of its running marker, on whatever host, or whose marker claims no lock and
+// names a live process of this host.
 var errBusy = errors.New("another worker runs it")
 
 // errStopped is the error of an attempt that a signal stopped (interrupted) before it ended.
