@@ -11,6 +11,7 @@ import (
 	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi/dist"
 	"github.com/gosbi/gosbi/sbi/flow"
+	"github.com/gosbi/gosbi/sbi/internal/mathx"
 	"github.com/gosbi/gosbi/sbi/internal/safe"
 	"github.com/gosbi/gosbi/sbi/nn"
 	"gonum.org/v1/gonum/mat"
@@ -280,7 +281,7 @@ func (e *MNLE) transformed(x *mat.Dense) *mat.Dense {
 		row := out.RawRowView(i)
 		for j := range row[:cols-e.cfg.Discrete] {
 			if row[j] > 0 {
-				row[j] = math.Log(row[j])
+				row[j] = mathx.Log(row[j])
 			} else {
 				row[j] = math.NaN()
 			}
@@ -424,9 +425,9 @@ func (m *mnleModel) jacobian(r []float64) float64 {
 	first := len(r) - m.cfg.Discrete
 	s := 0.0
 	for j := 0; j < first; j++ {
-		s += math.Log(m.zx.Std[j])
+		s += mathx.Log(m.zx.Std[j])
 		if m.cfg.LogTransform {
-			s += math.Log(r[j])
+			s += mathx.Log(r[j])
 		}
 	}
 	return s
@@ -487,7 +488,7 @@ func (m *mnleModel) trainJacobian(r []float64) float64 {
 	first := len(r) - m.cfg.Discrete
 	s := 0.0
 	for j := 0; j < first; j++ {
-		s += math.Log(m.zx.Std[j])
+		s += mathx.Log(m.zx.Std[j])
 		if m.cfg.LogTransform {
 			s += r[j]
 		}

@@ -2,10 +2,10 @@ package sbi
 
 import (
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/gosbi/gosbi/sbi/internal/colstat"
+	"github.com/gosbi/gosbi/sbi/internal/mathx"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -96,7 +96,7 @@ func (z zscore) invertRow(v []float64) {
 func (z zscore) logJacobian() float64 {
 	s := 0.0
 	for _, v := range z.Std {
-		s += math.Log(v)
+		s += mathx.Log(v)
 	}
 	return s
 }

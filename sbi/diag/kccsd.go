@@ -17,6 +17,7 @@ import (
 	"github.com/gosbi/gosbi/sbi"
 	"github.com/gosbi/gosbi/sbi/dist"
 	"github.com/gosbi/gosbi/sbi/internal/cancel"
+	"github.com/gosbi/gosbi/sbi/internal/mathx"
 	"github.com/gosbi/gosbi/sbi/internal/quantile"
 	"github.com/gosbi/gosbi/sbi/internal/safe"
 	"github.com/gosbi/gosbi/sbi/internal/table"
@@ -388,7 +389,7 @@ func gaussKernelMean(a, b []float64, A, B *mat.SymDense, ell float64) float64 {
 	if !ok {
 		return math.NaN()
 	}
-	return math.Exp(-0.5*(logdet-float64(d)*math.Log(l2)) - 0.5*quad)
+	return math.Exp(-0.5*(logdet-float64(d)*mathx.Log(l2)) - 0.5*quad)
 }
 
 // sharedCovMeans evaluates the Gaussian-kernel expectations of the SKCE when all predictions
@@ -420,7 +421,7 @@ func newSharedCovMeans(gs []*gaussian, y *mat.Dense, ell float64) *sharedCovMean
 		}
 		var L mat.TriDense
 		ch.LTo(&L)
-		return &L, math.Exp(-0.5 * (ch.LogDet() - float64(d)*math.Log(l2))), true
+		return &L, math.Exp(-0.5 * (ch.LogDet() - float64(d)*mathx.Log(l2))), true
 	}
 	L1, c1, ok1 := whiten(1)
 	L2, c2, ok2 := whiten(2)

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/gosbi/gosbi/sbi/internal/mathx"
 )
 
 // Normal is a Gaussian with independent coordinates: coordinate j is N(mean_j, std_j²).
@@ -25,7 +27,7 @@ func NewNormal(mean, std []float64) *Normal {
 	checkPositive("NewNormal", "std", std)
 	d := &Normal{mean: append([]float64(nil), mean...), std: append([]float64(nil), std...)}
 	for _, s := range std {
-		d.logNorm += math.Log(s) + logSqrt2Pi
+		d.logNorm += mathx.Log(s) + logSqrt2Pi
 	}
 	return d
 }

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/gosbi/gosbi/sbi/internal/mathx"
 )
 
 // LogNormal has independent coordinates with log x_j ~ N(loc_j, scale_j²).
@@ -36,9 +38,9 @@ func (d *LogNormal) LogProb(x *mat.Dense) []float64 {
 	return logProbRows("LogNormal", d, x, func(row []float64) float64 {
 		s := 0.0
 		for j, v := range row {
-			l := math.Log(v)
+			l := mathx.Log(v)
 			z := (l - d.loc[j]) / d.scale[j]
-			s += -0.5*z*z - math.Log(d.scale[j]) - logSqrt2Pi - l
+			s += -0.5*z*z - mathx.Log(d.scale[j]) - logSqrt2Pi - l
 		}
 		return s
 	})
@@ -134,7 +136,7 @@ func xlogy(a, x float64) float64 {
 	if a == 0 {
 		return 0
 	}
-	return a * math.Log(x)
+	return a * mathx.Log(x)
 }
 
 // LogProb is Σ_j [shape·log rate − log Γ(shape) + (shape−1)·log x − rate·x].
@@ -166,10 +168,10 @@ const largeShape = 1e6
 func gammaLogDensity(a, rate, x float64) float64 {
 	y := rate * x
 	if a <= largeShape || y == 0 || math.IsInf(y, 1) {
-		lg, _ := math.Lgamma(a)
-		return a*math.Log(rate) - lg + xlogy(a-1, x) - rate*x
+		lg, _ := mathx.Lgamma(a)
+		return a*mathx.Log(rate) - lg + xlogy(a-1, x) - rate*x
 	}
-	return -bd0(a, y) + 0.5*math.Log(a) - math.Log(x) - lnSqrt2Pi - stirlingTail(a)
+	return -bd0(a, y) + 0.5*math.Log(a) - mathx.Log(x) - lnSqrt2Pi - stirlingTail(a)
 }
 
 // lnSqrt2Pi is ½·log 2π.
@@ -194,7 +196,7 @@ func bd0(a, y float64) float64 {
 	if math.Abs(a-y) >= 0.1*(a+y) {
 		r := a / y
 		if math.IsInf(r, 1) { // the quotient overflows (a tiny y): log a − log y
-			return a*(math.Log(a)-math.Log(y)) + y - a
+			return a*(math.Log(a)-mathx.Log(y)) + y - a
 		}
 		return a*math.Log(r) + y - a
 	}
@@ -291,9 +293,9 @@ func sampleGammaLog(rng *rand.Rand, k float64) (g, logG float64) {
 }
 
 func lbeta(a, b float64) float64 {
-	la, _ := math.Lgamma(a)
-	lb, _ := math.Lgamma(b)
-	lab, _ := math.Lgamma(a + b)
+	la, _ := mathx.Lgamma(a)
+	lb, _ := mathx.Lgamma(b)
+	lab, _ := mathx.Lgamma(a + b)
 	return la + lb - lab
 }
 
@@ -316,13 +318,13 @@ func betaLogDensity(a, b, x float64) float64 {
 		return xlogy(a-1, x) + xlogy(b-1, 1-x) - lbeta(a, b)
 	}
 	if b <= largeShape {
-		return betaLogDensityOneLarge(a, b, x, math.Log(x), 1-x)
+		return betaLogDensityOneLarge(a, b, x, mathx.Log(x), 1-x)
 	}
 	if a <= largeShape {
 		return betaLogDensityOneLarge(b, a, 1-x, math.Log1p(-x), x)
 	}
 	n := a + b
-	return -bd0(a, n*x) - bd0(b, n*(1-x)) - math.Log(x) - math.Log1p(-x) +
+	return -bd0(a, n*x) - bd0(b, n*(1-x)) - mathx.Log(x) - math.Log1p(-x) +
 		0.5*(math.Log(a)+math.Log(b)-math.Log(n)) - lnSqrt2Pi -
 		stirlingTail(a) - stirlingTail(b) + stirlingTail(n)
 }

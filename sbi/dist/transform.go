@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/gosbi/gosbi/sbi/internal/mathx"
 )
 
 // Bijection is an invertible, differentiable map of R^d onto its image, applied coordinate-wise
@@ -43,7 +45,7 @@ func (a Affine) Inverse(y, x []float64) bool {
 func (a Affine) LogAbsDetJacobian(x []float64) float64 {
 	s := 0.0
 	for _, v := range a.Scale {
-		s += math.Log(math.Abs(v))
+		s += mathx.Log(math.Abs(v))
 	}
 	return s
 }
@@ -65,7 +67,7 @@ func (Exp) Inverse(y, x []float64) bool {
 		if !(y[j] > 0) {
 			ok = false
 		}
-		x[j] = math.Log(y[j])
+		x[j] = mathx.Log(y[j])
 	}
 	return ok
 }
@@ -290,14 +292,14 @@ func (s SupportMap) Inverse(y, x []float64) bool {
 			// logit((θ − lo)/(hi − lo)) = log(θ − lo) − log(hi − θ), exact near either bound;
 			// halved where the width overflows
 			if math.IsInf(hi-lo, 1) {
-				x[j] = math.Log(t/2-lo/2) - math.Log(hi/2-t/2)
+				x[j] = mathx.Log(t/2-lo/2) - mathx.Log(hi/2-t/2)
 			} else {
-				x[j] = math.Log(t-lo) - math.Log(hi-t)
+				x[j] = mathx.Log(t-lo) - mathx.Log(hi-t)
 			}
 		case !math.IsInf(lo, 0):
-			x[j] = math.Log(t - lo)
+			x[j] = mathx.Log(t - lo)
 		case !math.IsInf(hi, 0):
-			x[j] = -math.Log(hi - t)
+			x[j] = -mathx.Log(hi - t)
 		default:
 			x[j] = t
 		}
@@ -326,7 +328,7 @@ func (s SupportMap) LogAbsDetJacobian(x []float64) float64 {
 // logWidth is log(hi − lo), also where hi − lo overflows float64.
 func logWidth(lo, hi float64) float64 {
 	if w := hi - lo; !math.IsInf(w, 1) {
-		return math.Log(w)
+		return mathx.Log(w)
 	}
 	return math.Log(hi/2-lo/2) + math.Ln2
 }

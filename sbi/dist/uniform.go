@@ -2,10 +2,11 @@ package dist
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/gosbi/gosbi/sbi/internal/mathx"
 )
 
 // BoxUniform is the uniform distribution on the box [low₁,high₁]×…×[low_d,high_d].
@@ -30,7 +31,7 @@ func NewBoxUniform(low, high []float64) *BoxUniform {
 			panic(fmt.Sprintf("dist: NewBoxUniform: low[%d] = %v ≥ high[%d] = %v, expected low < high", i, low[i], i, high[i]))
 		}
 		checkWidth("NewBoxUniform", i, low[i], high[i])
-		u.logVol += math.Log(high[i] - low[i])
+		u.logVol += mathx.Log(high[i] - low[i])
 	}
 	return u
 }

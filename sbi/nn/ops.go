@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/gosbi/gosbi/sbi/internal/kernels"
+	"github.com/gosbi/gosbi/sbi/internal/mathx"
 	"github.com/gosbi/gosbi/sbi/internal/par"
 )
 
@@ -603,7 +604,7 @@ func applyFn(fn int, x float64) float64 {
 	case fnExp:
 		return math.Exp(x)
 	case fnLog:
-		return math.Log(x)
+		return mathx.Log(x) // math.Log is wrong for subnormal x on amd64
 	case fnSquare:
 		return x * x
 	case fnSqrt:

@@ -1,6 +1,10 @@
 package kernels
 
-import "math"
+import (
+	"math"
+
+	"github.com/gosbi/gosbi/sbi/internal/mathx"
+)
 
 // The reference loops of the vector kernels (vec_amd64.s runs the same operations four or
 // eight values at a time).
@@ -148,10 +152,11 @@ var expCoef = [...]float64{1.0 / 479001600, 1.0 / 39916800, 1.0 / 3628800, 1.0 /
 	1.0 / 5040, 1.0 / 720, 1.0 / 120, 1.0 / 24, 1.0 / 6, 0.5, 1}
 
 // LogOne is ln x computed with the operations of the vector kernel (to the bit) for normal, positive,
-// finite x, and by math.Log otherwise.
+// finite x, and by mathx.Log otherwise (math.Log but for subnormal x, where math.Log on amd64 is
+// wrong, golang/go#56600).
 func LogOne(x float64) float64 {
 	if !(x >= 0x1p-1022 && x <= math.MaxFloat64) {
-		return math.Log(x)
+		return mathx.Log(x)
 	}
 	const (
 		ln2hi = 6.93147180369123816490e-01
