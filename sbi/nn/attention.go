@@ -30,11 +30,13 @@ func backSoftmax(nd *node) {
 }
 
 // softmaxRow sets y to the softmax of scale·x over its first n values (n ≤ len(x)); the others
-// get 0 (masked out).
-func softmaxRow(y, x []float64, scale float64, n int) {
-	m := math.Inf(-1)
+// get 0 (masked out). It reports whether those n values were all finite (with ±Inf or NaN
+// among them, y holds what the formula gives).
+func softmaxRow(y, x []float64, scale float64, n int) (finite bool) {
+	m, lo := math.Inf(-1), math.Inf(1)
 	for _, v := range x[:n] {
 		m = max(m, v)
+		lo = min(lo, v)
 	}
 	s := 0.0
 	for j, v := range x[:n] {
@@ -47,6 +49,7 @@ func softmaxRow(y, x []float64, scale float64, n int) {
 		y[j] *= inv
 	}
 	clear(y[n:])
+	return math.Abs(m) <= math.MaxFloat64 && math.Abs(lo) <= math.MaxFloat64
 }
 
 // softmaxBack adds scale·y⊙(dy − Σ dy⊙y) to dx.
@@ -83,7 +86,9 @@ type AttentionConfig struct {
 // The projections into q, k and v, and out of the result, are Linear layers applied to the
 // rows. The backward pass (with P the attention weights and S the scaled scores) is
 // dV = Pᵀ dO, dP = dO Vᵀ, dS = P⊙(dP − rowsum(dP⊙P)), dQ = dS K/√(d/Heads),
-// dK = dSᵀ Q/√(d/Heads).
+// dK = dSᵀ Q/√(d/Heads). Finite q and k give finite weights: a row whose scores overflow
+// float64 (values beyond about 1e154) has them recomputed with products split into fractions
+// and powers of two; other rows never take that path.
 func (tp *Tape) Attention(q, k, v *Tensor, cfg AttentionConfig) *Tensor {
 	h, L := or1(cfg.Heads), cfg.Length
 	switch {
@@ -177,7 +182,11 @@ func (j *attnJob) Do(lo, hi int) {
 				if j.causal {
 					n = t + 1
 				}
-				softmaxRow(p[t*L:(t+1)*L], p[t*L:(t+1)*L], scale, n)
+				row := p[t*L : (t+1)*L]
+				if !softmaxRow(row, row, scale, n) { // a score overflowed (or q or k is not finite)
+					qt := j.q.Data[qo+t*d : qo+t*d+dh]
+					softmaxWideRow(row, qt, j.k.Data[qo:], d, scale, n)
+				}
 			}
 			gemm(false, false, L, dvh, L, 1, p, L, j.v.Data[vo:], dv, 0, j.out.Data[vo:], dv)
 			continue
@@ -209,6 +218,87 @@ func (j *attnJob) Do(lo, hi int) {
 			gemm(true, false, L, dh, L, 1, dp, L, j.q.Data[qo:], d, 1, j.k.Grad[qo:], d)
 		}
 	}
+}
+
+// softmaxWideRow sets y to the softmax of the scores scale·q·k_u over the first n rows k_u of
+// k (row u at k[u·ld:], len(q) values), the others 0, where the scores overflow float64 or
+// cancel after overflowing: each product q_c·k_c is taken as a fraction times a power of two
+// (wideDot), so that the scores and their differences to the largest are exact to the
+// rounding of an ordinary dot product and overflow only where the weight is 0. Where q or k
+// holds NaN or ±Inf it leaves y as it is.
+func softmaxWideRow(y, q, k []float64, ld int, scale float64, n int) {
+	dh := len(q)
+	if !allFinite(q) {
+		return
+	}
+	for u := 0; u < n; u++ {
+		if !allFinite(k[u*ld : u*ld+dh]) {
+			return
+		}
+	}
+	mf, me := wideDot(q, k[:dh])
+	for u := 1; u < n; u++ {
+		f, e := wideDot(q, k[u*ld:u*ld+dh])
+		if wideSub(f, e, mf, me) > 0 {
+			mf, me = f, e
+		}
+	}
+	s := 0.0
+	for u := 0; u < n; u++ {
+		f, e := wideDot(q, k[u*ld:u*ld+dh])
+		w := math.Exp(scale * wideSub(f, e, mf, me))
+		y[u] = w
+		s += w
+	}
+	inv := 1 / s
+	for u := range y[:n] {
+		y[u] *= inv
+	}
+	clear(y[n:])
+}
+
+// wideDot returns Σ_c a_c·b_c as f·2^e, f a Frexp fraction (or 0, with e = 0): every product is
+// a product of Frexp fractions (rounded once, as an ordinary product) times 2 to the sum of
+// their exponents, and they are added at the scale of the largest. The values must be finite.
+func wideDot(a, b []float64) (f float64, e int) {
+	e = math.MinInt32
+	for c, x := range a {
+		if x == 0 || b[c] == 0 {
+			continue
+		}
+		_, ea := math.Frexp(x)
+		_, eb := math.Frexp(b[c])
+		e = max(e, ea+eb)
+	}
+	if e == math.MinInt32 {
+		return 0, 0
+	}
+	for c, x := range a {
+		fa, ea := math.Frexp(x)
+		fb, eb := math.Frexp(b[c])
+		f += math.Ldexp(fa*fb, ea+eb-e)
+	}
+	if f == 0 { // terms that cancel: 0 at the scale of the other scores, not 2^e
+		return 0, 0
+	}
+	f, ef := math.Frexp(f)
+	return f, e + ef
+}
+
+// allFinite reports whether no value of x is NaN or ±Inf.
+func allFinite(x []float64) bool {
+	for _, v := range x {
+		if !(math.Abs(v) <= math.MaxFloat64) {
+			return false
+		}
+	}
+	return true
+}
+
+// wideSub returns f·2^e − g·2^h as a float64 (±Inf where it overflows).
+func wideSub(f float64, e int, g float64, h int) float64 {
+	m := max(e, h)
+	return math.Ldexp(math.Ldexp(f, e-m)-math.Ldexp(g, h-m), m)
 }
 
 // attentionRef is the scalar reference of Attention's forward pass: direct loops over

@@ -3,6 +3,7 @@ package nn
 import (
 	"fmt"
 	"math"
+	"math/bits"
 
 	"github.com/gosbi/gosbi/sbi/internal/kernels"
 )
@@ -127,7 +128,8 @@ func backLogSoftmax(n *node) {
 
 // BCEWithLogits returns the 1×1 mean binary cross-entropy between the logits and targets in
 // [0, 1] (same shape): mean of softplus(l) − t·l, which is −t·log σ(l) − (1−t)·log(1−σ(l))
-// computed without overflow. Targets get no gradient.
+// computed without overflow, also where logits near the largest float64 make the sum of the
+// terms overflow (see bceMeanScaled). Targets get no gradient.
 func (tp *Tape) BCEWithLogits(logits, targets *Tensor) *Tensor {
 	sameShape("BCEWithLogits", logits, targets)
 	if logits.Len() == 0 {
@@ -140,10 +142,28 @@ func (tp *Tape) BCEWithLogits(logits, targets *Tensor) *Tensor {
 		s += kernels.Softplus(l) - targets.Data[i]*l
 	}
 	out.Data[0] = s / float64(logits.Len())
+	if math.IsInf(s, 1) {
+		out.Data[0] = bceMeanScaled(logits.Data, targets.Data)
+	}
 	if g {
 		tp.record(backBCE, out, logits, targets, nil)
 	}
 	return out
+}
+
+// bceMeanScaled returns the mean of softplus(l) − t·l where the sum of the terms overflowed
+// but the terms may be finite (logits beyond about 1e308/n): each term is divided by 2^e > n
+// before it is added (exactly, but for terms below 2⁻¹⁰²²·2^e, which the sum does not feel),
+// so that the sum cannot overflow, and the mean is that sum divided by n, times 2^e. An
+// infinite term still gives +Inf.
+func bceMeanScaled(logits, targets []float64) float64 {
+	n := len(logits)
+	e := bits.Len(uint(n))
+	s := 0.0
+	for i, l := range logits {
+		s += math.Ldexp(kernels.Softplus(l)-targets[i]*l, -e)
+	}
+	return math.Ldexp(s/float64(n), e)
 }
 
 // backBCE: ∂/∂l = (σ(l) − t)/n.

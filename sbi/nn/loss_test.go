@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"testing"
+
+	"github.com/gosbi/gosbi/sbi/internal/kernels"
 )
 
 // softmaxExact returns the softmax and the log-softmax of x with the maximum subtracted
@@ -114,5 +116,59 @@ func TestLogSoftmaxBits(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestBCEWithLogitsLargeLogits checks the mean loss of logits near the largest float64: every
+// term softplus(l) − t·l is finite, and so is their mean, but their sum overflowed (the loss
+// of two logits 1e308 with target 0 came out +Inf). The gradient (σ(l) − t)/n stays exact.
+func TestBCEWithLogitsLargeLogits(t *testing.T) {
+	cases := []struct {
+		logits, targets []float64
+		want            float64
+	}{
+		{[]float64{1e308, 1e308}, []float64{0, 0}, 1e308},
+		{[]float64{-1e308, -1e308}, []float64{1, 1}, 1e308},
+		{[]float64{1.5e308, -1.5e308, 1.5e308}, []float64{0, 1, 0.5}, (1.5e308 + 1.5e308 + 0.75e308) / 3},
+		{[]float64{math.MaxFloat64, math.MaxFloat64, 0}, []float64{0, 0, 1}, math.MaxFloat64/3*2 + math.Ln2/3},
+	}
+	for _, c := range cases {
+		t.Run(fmt.Sprint(c.logits), func(t *testing.T) {
+			tp := NewTape()
+			l := tp.Variable(1, len(c.logits), c.logits)
+			loss := tp.BCEWithLogits(l, NewTensor(1, len(c.targets), c.targets))
+			tp.Backward(loss)
+			if got := loss.Item(); !(math.Abs(got-c.want) <= 1e-15*c.want) {
+				t.Errorf("loss %v, want %v", got, c.want)
+			}
+			for i, v := range c.logits {
+				want := (kernels.Sigmoid(v) - c.targets[i]) / float64(len(c.logits))
+				if l.Grad[i] != want {
+					t.Errorf("gradient %d is %v, want %v", i, l.Grad[i], want)
+				}
+			}
+		})
+	}
+}
+
+// TestBCEWithLogitsOrdinaryBits checks that the loss of ordinary logits is the direct mean
+// Σ(softplus(l) − t·l)/n bit for bit (saved runs stay valid).
+func TestBCEWithLogitsOrdinaryBits(t *testing.T) {
+	cases := [][2][]float64{
+		{{0.3, -2.5, 7.25}, {1, 0, 0.5}},
+		{{1e3, -1e3, 40, -40}, {0, 1, 1, 0}},
+		{{1e300, -1e300, 1e-300, 0}, {0.25, 0.75, 1, 0}},
+		{{1e308, -3}, {0, 1}},
+	}
+	for _, c := range cases {
+		s := 0.0
+		for i, l := range c[0] {
+			s += kernels.Softplus(l) - c[1][i]*l
+		}
+		want := s / float64(len(c[0]))
+		got := NewTape().BCEWithLogits(NewTensor(1, len(c[0]), c[0]), NewTensor(1, len(c[1]), c[1])).Item()
+		if got != want {
+			t.Errorf("BCEWithLogits(%v, %v) = %.17g, want %.17g", c[0], c[1], got, want)
+		}
 	}
 }

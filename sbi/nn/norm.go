@@ -13,7 +13,9 @@ import (
 // gain and bias being 1×size (nil for 1 and 0). size = x.Cols normalizes whole rows; on
 // channels-last series of c channels, size = c normalizes each position over its channels, as
 // a transformer does. The gradient (with ĝ = dy·gain, x̂ the normalized value, r = 1/√(σ² + eps)
-// and means over the group) is dx = r·(ĝ − mean ĝ − x̂·mean(ĝ·x̂)).
+// and means over the group) is dx = r·(ĝ − mean ĝ − x̂·mean(ĝ·x̂)). A group of any finite
+// values is normalized: where Σ(x − μ)² would overflow float64 (values beyond about 1e154),
+// the group is first scaled by a power of two, which is exact.
 func (tp *Tape) LayerNorm(x, gain, bias *Tensor, size int, eps float64) *Tensor {
 	if size < 1 || x.Cols%size != 0 {
 		panic(fmt.Sprintf("nn: LayerNorm: groups of %d values in rows of %d, want a divisor of the columns", size, x.Cols))
@@ -37,20 +39,7 @@ func (tp *Tape) LayerNorm(x, gain, bias *Tensor, size int, eps float64) *Tensor 
 	inv := 1 / float64(size)
 	for k := 0; k < groups; k++ {
 		xs, xh := x.Data[k*size:(k+1)*size], xhat[k*size:(k+1)*size]
-		mu := 0.0
-		for _, v := range xs {
-			mu += v
-		}
-		mu *= inv
-		s2 := 0.0
-		for _, v := range xs {
-			d := v - mu
-			s2 += d * d
-		}
-		r := 1 / math.Sqrt(s2*inv+eps)
-		for j, v := range xs {
-			xh[j] = (v - mu) * r
-		}
+		r := normalizeGroup(xh, xs, inv, eps)
 		if rs != nil {
 			rs[k] = r
 		}
@@ -70,6 +59,62 @@ func (tp *Tape) LayerNorm(x, gain, bias *Tensor, size int, eps float64) *Tensor 
 		nd.s, nd.s2, nd.i = xhat, rs, size
 	}
 	return out
+}
+
+// normalizeGroup sets xh to (x − μ)·r for the group xs and returns r = 1/√(σ² + eps), inv
+// being 1/len(xs). A group whose Σ(x − μ)² overflows (values beyond about 1e154, or a mean
+// beyond 1e308) goes to normalizeGroupScaled; the others never do, and keep these formulas.
+func normalizeGroup(xh, xs []float64, inv, eps float64) float64 {
+	mu := 0.0
+	for _, v := range xs {
+		mu += v
+	}
+	mu *= inv
+	s2 := 0.0
+	for _, v := range xs {
+		d := v - mu
+		s2 += d * d
+	}
+	if math.IsInf(s2, 1) {
+		if r, ok := normalizeGroupScaled(xh, xs, inv, eps); ok {
+			return r
+		}
+	}
+	r := 1 / math.Sqrt(s2*inv+eps)
+	for j, v := range xs {
+		xh[j] = (v - mu) * r
+	}
+	return r
+}
+
+// normalizeGroupScaled is normalizeGroup for a group whose Σ(x − μ)² overflows: the values are
+// multiplied by 2^−e, e the exponent of the largest |x| (exact, and at most 1 in magnitude
+// after), normalized with eps·2^−2e, and r is the scaled group's r times 2^−e. It reports
+// false, and leaves xh, when a value is NaN or infinite.
+func normalizeGroupScaled(xh, xs []float64, inv, eps float64) (float64, bool) {
+	big := 0.0
+	for _, v := range xs {
+		big = max(big, math.Abs(v))
+	}
+	if !(big <= math.MaxFloat64) {
+		return 0, false
+	}
+	_, e := math.Frexp(big)
+	mu := 0.0
+	for _, v := range xs {
+		mu += math.Ldexp(v, -e)
+	}
+	mu *= inv
+	s2 := 0.0
+	for _, v := range xs {
+		d := math.Ldexp(v, -e) - mu
+		s2 += d * d
+	}
+	r := 1 / math.Sqrt(s2*inv+math.Ldexp(eps, -2*e))
+	for j, v := range xs {
+		xh[j] = (math.Ldexp(v, -e) - mu) * r
+	}
+	return math.Ldexp(r, -e), true
 }
 
 func backLayerNorm(nd *node) {
