@@ -291,11 +291,12 @@ func predictivePanels(r *diag.PredictiveResult) []int {
 // quantile and p-value, in vermillion where the verdict flags the value (p ≤ α/(T+2) over the
 // T tested values); the p-values are written as diag's display writes them, with the digits
 // that keep each on its side of that level. Values equal in every simulation and in the
-// observation (Constant) are not tested and not drawn, and the legend says how many; of a
-// padding value (NaN in the observation or in every simulation) the panel draws the values
+// observation (Constant) are not tested and not drawn, and the legend says how many. NaN in a
+// simulation is padding (a data set of fewer trials), and so is NaN in the observation where
+// diag compared it as present or absent; where there is padding the panel draws the values
 // that are not NaN and says how many are. When the result cannot be drawn (nil, no
 // simulations, not one observation, name, quantile and p-value per simulated value, a value
-// that is not finite outside padding, or no tested value), the plot draws nothing: rendering
+// that is ±Inf or NaN outside padding, or no tested value), the plot draws nothing: rendering
 // it returns an error saying why.
 func PredictiveCheck(r *diag.PredictiveResult) *Plot {
 	if r == nil {
@@ -370,6 +371,8 @@ func predictiveTitles(r *diag.PredictiveResult) ([]string, []bool) {
 		case constant[d]:
 		case math.IsNaN(r.Quantile[d]): // padding: present or absent
 			titles[d] = fmt.Sprintf("%s   NaN in %d of %d, p = %s", r.Names[d], nanCount(r, d), m, shown[d])
+		case nanCount(r, d) > 0: // ranked among the simulations that have a value
+			titles[d] = fmt.Sprintf("%s   q = %.3f, p = %s, NaN in %d of %d", r.Names[d], r.Quantile[d], shown[d], nanCount(r, d), m)
 		default:
 			titles[d] = fmt.Sprintf("%s   q = %.3f, p = %s", r.Names[d], r.Quantile[d], shown[d])
 		}
@@ -393,7 +396,8 @@ func predictiveUndrawable(r *diag.PredictiveResult) string {
 	if len(r.Constant) >= n {
 		return "all its data values are equal in every simulation and in the observation: none was tested"
 	}
-	// NaN is padding where diag compared it as present or absent (Quantile NaN)
+	// NaN in the observation is padding where diag compared it as present or absent (Quantile
+	// NaN); in a simulation it is padding anywhere (diag ranks among those with a value).
 	padding := func(d int, v float64) bool { return math.IsNaN(v) && math.IsNaN(r.Quantile[d]) }
 	for d, o := range r.Observation {
 		if !isFinite(o) && !padding(d, o) {
@@ -402,7 +406,7 @@ func predictiveUndrawable(r *diag.PredictiveResult) string {
 	}
 	for i := range m {
 		for d, v := range r.Sims.RawRowView(i) {
-			if !isFinite(v) && !padding(d, v) {
+			if math.IsInf(v, 0) {
 				return fmt.Sprintf("simulation %d of %s is %v, expected a finite value", i+1, r.Names[d], v)
 			}
 		}

@@ -2,6 +2,7 @@ package viz
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -74,8 +75,41 @@ func TestLocalResultsRefused(t *testing.T) {
 		{"PredictiveCheck short observation", func() *Plot {
 			return PredictiveCheck(predictive(func(r *diag.PredictiveResult) { r.Observation = r.Observation[:1] }))
 		}, "viz: PredictiveCheck: the result cannot be drawn: it holds simulations of 2 values, an observation of 1, 2 names, 2 quantiles and 2 p-values, expected one of each per value"},
+		{"PredictiveCheck simulations of fewer trials (NaN padding)", func() *Plot {
+			return PredictiveCheck(fewerTrials(t))
+		}, ""},
 		{"PredictiveCheck infinite simulation", func() *Plot {
 			return PredictiveCheck(predictive(func(r *diag.PredictiveResult) { r.Sims.Set(4, 0, math.Inf(-1)) }))
 		}, "viz: PredictiveCheck: the result cannot be drawn: simulation 5 of x₁ is -Inf, expected a finite value"},
 	})
+}
+
+// fewerTrials is the predictive check of an observation of 2 trials against 24 simulations,
+// half of 1 trial (NaN padding in x₂) and half of 2.
+func fewerTrials(t *testing.T) *diag.PredictiveResult {
+	sims := mat.NewDense(24, 2, nil)
+	for i := range 24 {
+		sims.SetRow(i, []float64{float64(i), float64(i + 1)})
+		if i%2 == 0 {
+			sims.Set(i, 1, math.NaN())
+		}
+	}
+	r, err := diag.PredictiveFromSimulations(sims, []float64{11.5, 12.5}, diag.PredictiveConfig{Label: "prior predictive"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// TestPredictiveTitleSaysWhichHaveAValue: a data value that some simulations lack (NaN padding
+// of data sets of fewer trials) is ranked among those that have it; its panel title says how
+// many are NaN, as a padding value's title does.
+func TestPredictiveTitleSaysWhichHaveAValue(t *testing.T) {
+	titles, _ := predictiveTitles(fewerTrials(t))
+	if want := "NaN in 12 of 24"; !strings.Contains(titles[1], want) || !strings.Contains(titles[1], "q = ") {
+		t.Errorf("title %q, want the quantile and %q", titles[1], want)
+	}
+	if strings.Contains(titles[0], "NaN") {
+		t.Errorf("title %q of a value every simulation has says NaN", titles[0])
+	}
 }

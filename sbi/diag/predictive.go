@@ -39,13 +39,19 @@ type PredictiveResult struct {
 	Names       []string
 	Observation []float64
 	Sims        *mat.Dense // the predictive simulations that succeeded, one per row
-	Dropped     int        // simulations that failed (NaN or ±Inf) and were left out
+	Dropped     int        // simulations that failed (±Inf, or no finite value) and were left out
 
 	// Per data value d: Quantile[d] is the share of simulations below x_o[d] (ties count half),
-	// and PValues[d] = min(1, 2·min((1 + #{sims ≤ x_o})/(m+1), (1 + #{sims ≥ x_o})/(m+1))) the
-	// two-sided rank p-value of x_o[d] among the m simulations. A value that is NaN (padding)
-	// in the observation or in every simulation is compared as present or absent: PValues[d]
-	// = (1 + #{sims that agree with x_o[d]})/(m+1), and Quantile[d] is NaN.
+	// and PValues[d] = min(1, 2·min((1 + #{sims ≤ x_o})/(k+1), (1 + #{sims ≥ x_o})/(k+1))) the
+	// two-sided rank p-value of x_o[d] among the k simulations that have a value there (not
+	// NaN): all m of them unless some are padded with NaN (data sets of fewer trials).
+	//
+	// Where the simulations are mixed, some NaN and some not, the data value is tested twice,
+	// each at half the level: the rank among the k with a value (when x_o[d] has one) and
+	// whether x_o[d] has a value, p = (1 + #{sims that agree})/(m+1); PValues[d] is
+	// min(1, 2·min of the two). A value that is NaN in the observation or in every simulation
+	// is compared as present or absent alone: PValues[d] = (1 + #{sims that agree with
+	// x_o[d]})/(m+1) when the simulations agree with one another, and Quantile[d] is NaN.
 	Quantile, PValues []float64
 
 	// Constant lists the data values equal in every simulation and in the observation (a
@@ -148,10 +154,22 @@ func predictiveDraws(src Sampler, cfg PredictiveConfig) (*mat.Dense, *rand.Rand,
 }
 
 // PredictiveFromSimulations compares the observation xo with predictive simulations x (one per
-// row, from parameter draws of a posterior or a prior). Rows holding ±Inf, no finite value, or
-// NaN in a data value that is not padding are failed simulations, dropped and counted. A data
-// value is padding where xo is NaN or every simulation is NaN: there NaN is compared as a
-// value, equal to NaN.
+// row, from parameter draws of a posterior or a prior). Rows holding ±Inf or no finite value
+// are failed simulations, dropped and counted. NaN elsewhere is padding: no value there, as
+// when data sets of a varying number of trials are padded with NaN to a fixed width. Each data
+// value ranks xo among the simulations that have a value there, and tests whether xo having
+// one (or not) is typical of them; a simulation of fewer trials than xo still counts in the
+// data values it has. The joint tests use the data values that xo and every simulation have.
+//
+// Ranking among the simulations with a value in data value d is exact for exchangeable xo and
+// simulations even when the number of trials depends on the parameters: having a value in d is
+// a property of each data set alone, so the data sets that have one are still exchangeable.
+// Dropping the simulations with fewer trials than xo would not be: it ranks xo, of K trials,
+// among data sets of at least K trials, from other parameters when the count depends on them.
+// For a posterior predictive check, the simulations with a value in d come from the posterior
+// draws reweighted by their chance of a value there, which xo, having one, has already made
+// likely; the p-values are conservative as without padding. Zero padding (as
+// DeepSetEmbedding.Pack writes) is a value: it is ranked as one.
 //
 // Per data value the rank of xo among the simulations gives an exact p-value when xo is
 // exchangeable with them (a prior predictive check of a correct model); for a posterior
@@ -187,17 +205,17 @@ func PredictiveFromSimulations(x *mat.Dense, xo []float64, cfg PredictiveConfig)
 	for i := range n {
 		finite[i] = hasFinite(x.RawRowView(i))
 	}
-	pad := paddingColumns(x, xo, finite)
 	var keep []int
 	for i := range n {
-		if finite[i] && simulationOK(x.RawRowView(i), pad) {
+		if finite[i] && !hasInf(x.RawRowView(i)) {
 			keep = append(keep, i)
 		}
 	}
 	if len(keep) < 20 {
-		return nil, fmt.Errorf("diag: predictive check needs at least 20 successful simulations, got %d of %d (a simulation fails with ±Inf, or NaN where the observation is not NaN)", len(keep), n)
+		return nil, fmt.Errorf("diag: predictive check needs at least 20 successful simulations, got %d of %d (a simulation fails with ±Inf, or with no finite value)", len(keep), n)
 	}
 	sims := rowsAt(x, keep)
+	present := presentCounts(sims)
 	m := len(keep)
 	r := &PredictiveResult{Label: cfg.Label, Names: cfg.Names, Observation: append([]float64(nil), xo...), Sims: sims,
 		Dropped: n - m, Alpha: cfg.Alpha, Quantile: make([]float64, D), PValues: make([]float64, D)}
@@ -218,14 +236,10 @@ func PredictiveFromSimulations(x *mat.Dense, xo []float64, cfg PredictiveConfig)
 			continue
 		}
 		tested = append(tested, d)
-		if pad[d] {
-			r.Quantile[d], r.PValues[d] = math.NaN(), presenceP(sims, d, xo[d])
-			continue
-		}
-		r.Quantile[d], r.PValues[d] = rankP(sims, d, xo[d])
+		r.Quantile[d], r.PValues[d] = valueP(sims, d, xo[d], present[d])
 	}
 	r.Mahalanobis, r.MahalanobisP, r.MMD, r.MMDP = math.NaN(), math.NaN(), math.NaN(), math.NaN()
-	if joint := finiteColumns(tested, pad); len(joint) > 0 {
+	if joint := completeColumns(tested, xo, present, m); len(joint) > 0 {
 		if err := r.jointTests(colsAt(sims, joint), pick(xo, joint)); err != nil {
 			return nil, err
 		}
@@ -233,37 +247,50 @@ func PredictiveFromSimulations(x *mat.Dense, xo []float64, cfg PredictiveConfig)
 	return r, nil
 }
 
-// paddingColumns marks the data values that are padding: NaN in the observation, or NaN in
-// every simulation that holds a finite value (the rows i with finite[i]).
-func paddingColumns(x *mat.Dense, xo []float64, finite []bool) []bool {
-	n, D := x.Dims()
-	pad := make([]bool, D)
-	seen := make([]bool, D) // a finite row is not NaN at d
-	any := false
-	for i := range n {
-		if !finite[i] {
-			continue
-		}
-		any = true
-		for d, v := range x.RawRowView(i) {
-			seen[d] = seen[d] || !math.IsNaN(v)
+// hasInf reports whether v holds +Inf or -Inf.
+func hasInf(v []float64) bool {
+	for _, f := range v {
+		if math.IsInf(f, 0) {
+			return true
 		}
 	}
-	for d := range D {
-		pad[d] = math.IsNaN(xo[d]) || (any && !seen[d])
-	}
-	return pad
+	return false
 }
 
-// simulationOK reports whether row, which holds a finite value, is a successful simulation:
-// no ±Inf, and NaN only in padding.
-func simulationOK(row []float64, pad []bool) bool {
-	for d, v := range row {
-		if math.IsInf(v, 0) || (math.IsNaN(v) && !pad[d]) {
-			return false
+// presentCounts returns, per column of sims, the number of rows that have a value there (not
+// NaN).
+func presentCounts(sims *mat.Dense) []int {
+	m, D := sims.Dims()
+	k := make([]int, D)
+	for i := range m {
+		for d, v := range sims.RawRowView(i) {
+			if !math.IsNaN(v) {
+				k[d]++
+			}
 		}
 	}
-	return true
+	return k
+}
+
+// valueP returns the quantile and p-value of the observation's value o in column d of sims, k
+// rows of which have a value there. When all rows agree in having a value or not, it is one
+// test: the rank of o among them, or whether o agrees with them. When they do not, it is two,
+// each at half the level (Bonferroni): whether o has a value like most rows, and the rank of o
+// among the k that have one. Each is valid alone, so the data value's test stays valid whether
+// or not o has a value, which the two tests' level depends on.
+func valueP(sims *mat.Dense, d int, o float64, k int) (quantile, p float64) {
+	m, _ := sims.Dims()
+	switch {
+	case k == m && !math.IsNaN(o):
+		return rankP(sims, d, o)
+	case k == m || k == 0:
+		return math.NaN(), presenceP(sims, d, o)
+	}
+	quantile, rank := math.NaN(), 1.0
+	if !math.IsNaN(o) {
+		quantile, rank = rankP(sims, d, o)
+	}
+	return quantile, math.Min(1, 2*math.Min(presenceP(sims, d, o), rank))
 }
 
 // hasFinite reports whether v holds a value neither NaN nor ±Inf. It is a variable so that a
@@ -291,13 +318,18 @@ func constantEqual(sims *mat.Dense, d int, o float64) bool {
 	return true
 }
 
-// rankP returns the quantile of o among column d of sims (ties count half) and its two-sided
-// rank p-value.
+// rankP returns the quantile of o among the values of column d of sims that are not NaN (ties
+// count half) and its two-sided rank p-value.
 func rankP(sims *mat.Dense, d int, o float64) (quantile, p float64) {
-	m, _ := sims.Dims()
-	var below, equal int
-	for i := range m {
-		switch v := sims.At(i, d); {
+	rows, _ := sims.Dims()
+	var below, equal, m int
+	for i := range rows {
+		v := sims.At(i, d)
+		if math.IsNaN(v) {
+			continue
+		}
+		m++
+		switch {
 		case v < o:
 			below++
 		case v == o:
@@ -323,11 +355,12 @@ func presenceP(sims *mat.Dense, d int, o float64) float64 {
 	return float64(1+agree) / float64(m+1)
 }
 
-// finiteColumns returns the tested data values that are not padding: the joint tests' values.
-func finiteColumns(tested []int, pad []bool) []int {
+// completeColumns returns the tested data values that the observation and all m simulations
+// have (not NaN): the joint tests' values, which need complete rows.
+func completeColumns(tested []int, xo []float64, present []int, m int) []int {
 	var out []int
 	for _, d := range tested {
-		if !pad[d] {
+		if !math.IsNaN(xo[d]) && present[d] == m {
 			out = append(out, d)
 		}
 	}
@@ -510,6 +543,31 @@ func rankReach(lvl float64) float64 {
 	return m
 }
 
+// weakestRank returns the tested data value whose rank test has the largest smallest p-value,
+// and that p-value: 2/(k+1) among the k simulations with a value there, doubled where the
+// simulations are mixed (the rank test is then at half the level). It returns -1 and 2/(m+1),
+// the smallest rank p-value of m simulations, when no data value is ranked (the observation or
+// every simulation is NaN in each).
+func (r *PredictiveResult) weakestRank() (int, float64) {
+	m, _ := r.Sims.Dims()
+	constant := r.constantSet()
+	worst, minP := -1, 2/float64(m+1)
+	for d, o := range r.Observation {
+		k := r.present(d)
+		if constant[d] || math.IsNaN(o) || k == 0 {
+			continue
+		}
+		p := 2 / float64(k+1)
+		if k < m {
+			p = math.Min(1, 2*p)
+		}
+		if worst < 0 || p > minP {
+			worst, minP = d, p
+		}
+	}
+	return worst, minP
+}
+
 // Verdict says what the numbers support, with the p-values and the per-test level
 // Alpha/(T+2) they are compared with, and how many Constant values were not tested.
 func (r *PredictiveResult) Verdict() string {
@@ -534,8 +592,12 @@ func (r *PredictiveResult) constantNote() string {
 func (r *PredictiveResult) verdict() string {
 	m, _ := r.Sims.Dims()
 	lvl := r.perTestLevel()
-	if minP := 2 / float64(m+1); minP > lvl && !r.Reject() {
+	if d, minP := r.weakestRank(); minP > lvl && !r.Reject() {
 		least, level := pvalue.Format(minP, lvl)
+		if k := r.present(d); d >= 0 && k < m {
+			return fmt.Sprintf("inconclusive: %s has a value in %d of %d simulations, so its smallest rank p-value is %s (with the test of having a value, each at half the level), above the per-test level %s (Bonferroni over %d values and 2 joint tests); its rank test can reach it from %.0f simulations with a value there, about %.0f simulations in all",
+				r.Names[d], k, m, least, level, r.tested(), rankReach(lvl/2), math.Ceil(rankReach(lvl/2)*float64(m)/float64(k)))
+		}
 		return fmt.Sprintf("inconclusive: with %d simulations the smallest rank p-value is %s, above the per-test level %s (Bonferroni over %d values and 2 joint tests); the rank tests can reach it from %.0f simulations",
 			m, least, level, r.tested(), rankReach(lvl))
 	}
@@ -582,11 +644,25 @@ func (r *PredictiveResult) flaggedPart(d int, p string) string {
 	case constant:
 		return fmt.Sprintf("%s (%.4g where every simulation gives %.4g: p = %s, the smallest with %d simulations)", r.Names[d], o, c, p, m)
 	}
+	k := r.present(d)
+	if k < m && float64(1+k)/float64(m+1) <= rankPValue(r.Sims, d, o) {
+		return fmt.Sprintf("%s (%.4g where %d of %d simulations have a value, the others NaN: p = %s)", r.Names[d], o, k, m, p)
+	}
 	side := "above"
 	if r.Quantile[d] < 0.5 {
 		side = "below"
 	}
-	return fmt.Sprintf("%s (%s the simulations: quantile %.3f, p = %s)", r.Names[d], side, r.Quantile[d], p)
+	among := ""
+	if k < m {
+		among = fmt.Sprintf(" with a value (%d of %d)", k, m)
+	}
+	return fmt.Sprintf("%s (%s the simulations%s: quantile %.3f, p = %s)", r.Names[d], side, among, r.Quantile[d], p)
+}
+
+// rankPValue is the rank p-value of rankP.
+func rankPValue(sims *mat.Dense, d int, o float64) float64 {
+	_, p := rankP(sims, d, o)
+	return p
 }
 
 // simsConstant returns the value of data value d when it is the same in every simulation (NaN

@@ -1,0 +1,212 @@
+package diag
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// trialsModel simulates a data set of a varying number of trials, as a DeepSet packs it with
+// NaN padding: θ ~ N(0, 1), K = 6.5 + 2.5·θ + N(0, 0.2²) rounded and held to 3…10 trials, with
+// values θ + N(0, 0.05²), then NaN to 10 values. Both the number of trials and the values depend
+// on θ, so a data set of more trials holds larger values.
+func trialsModel(rng *rand.Rand) []float64 {
+	theta := rng.NormFloat64()
+	k := min(10, max(3, int(math.Round(6.5+2.5*theta+0.2*rng.NormFloat64()))))
+	x := make([]float64, 10)
+	for j := range x {
+		x[j] = math.NaN()
+		if j < k {
+			x[j] = theta + 0.05*rng.NormFloat64()
+		}
+	}
+	return x
+}
+
+// trialsSims returns m data sets of trialsModel, one per row.
+func trialsSims(rng *rand.Rand, m int) *mat.Dense {
+	x := mat.NewDense(m, 10, nil)
+	for i := range m {
+		copy(x.RawRowView(i), trialsModel(rng))
+	}
+	return x
+}
+
+// TestPredictiveVaryingTrialsLevel runs the predictive check of trialsModel against its own
+// simulations (a prior predictive check of a correct model: the observation is exchangeable
+// with the simulations) 300 times with 1000 simulations each, and asserts what exchangeability
+// gives, each within 3 SE:
+//
+//   - the family-wise rejection rate at α = 0.05 is at most α (0.088);
+//   - the observation's quantile among the simulations with a value there is uniform, mean 1/2
+//     (±0.05), in the first trial (which every data set has) and in the sixth (which about half
+//     have; averaged over the observations that have it);
+//   - its p-value there is at most 0.05 in at most 5% of the repetitions (0.088).
+//
+// Before the fix the simulations with fewer trials than the observation were dropped as
+// failures, so every value of the observation was ranked among data sets of at least as many
+// trials, from larger θ, holding larger values: the mean quantile of the first trial was 0.19.
+func TestPredictiveVaryingTrialsLevel(t *testing.T) {
+	const reps, m, alpha = 300, 1000, 0.05
+	var rejected, sixth int
+	var q, small [2]int
+	var qsum [2]float64
+	for r := range reps {
+		rng := rand.New(rand.NewPCG(uint64(r), 77))
+		xo := trialsModel(rng)
+		res, err := PredictiveFromSimulations(trialsSims(rng, m), xo, PredictiveConfig{Alpha: alpha})
+		if err != nil {
+			t.Fatalf("repetition %d: %v", r, err)
+		}
+		if res.Reject() {
+			rejected++
+		}
+		for k, d := range []int{0, 5} {
+			if math.IsNaN(xo[d]) {
+				continue
+			}
+			q[k]++
+			qsum[k] += res.Quantile[d]
+			if res.PValues[d] <= 0.05 {
+				small[k]++
+			}
+		}
+		if !math.IsNaN(xo[5]) {
+			sixth++
+		}
+	}
+	bound := func(p float64, n int) float64 { return p + 3*math.Sqrt(p*(1-p)/float64(n)) }
+	if level := float64(rejected) / reps; level > bound(alpha, reps) {
+		t.Errorf("rejected %.3f of observations from the model, above α + 3 SE = %.3f", level, bound(alpha, reps))
+	}
+	for k, name := range []string{"first trial", "sixth trial"} {
+		mean, rate := qsum[k]/float64(q[k]), float64(small[k])/float64(q[k])
+		t.Logf("%s (%d observations have it): mean quantile %.3f, p ≤ 0.05 in %.3f", name, q[k], mean, rate)
+		if tol := 3 * math.Sqrt(1.0/12/float64(q[k])); math.Abs(mean-0.5) > tol {
+			t.Errorf("%s: mean quantile of the observation %.3f, want 0.5 ± %.3f", name, mean, tol)
+		}
+		if rate > bound(0.05, q[k]) {
+			t.Errorf("%s: p ≤ 0.05 in %.3f of %d observations, above 0.05 + 3 SE = %.3f", name, rate, q[k], bound(0.05, q[k]))
+		}
+	}
+	if sixth < 100 {
+		t.Fatalf("only %d of %d observations have a sixth trial: the model no longer tests mixed data values", sixth, reps)
+	}
+}
+
+// TestPredictiveVaryingTrialsPower: the check of trialsModel rejects an observation whose sixth
+// trial is off by 4 (80 SD of a trial's noise, above every simulation), in a data value that
+// about half the 2500 simulations have, in 30 of 30 repetitions.
+func TestPredictiveVaryingTrialsPower(t *testing.T) {
+	const m = 2500
+	detected, runs := 0, 0
+	for r := 0; runs < 30; r++ {
+		rng := rand.New(rand.NewPCG(uint64(r), 78))
+		xo := trialsModel(rng)
+		if math.IsNaN(xo[5]) {
+			continue
+		}
+		runs++
+		xo[5] += 4
+		res, err := PredictiveFromSimulations(trialsSims(rng, m), xo, PredictiveConfig{})
+		if err != nil {
+			t.Fatalf("repetition %d: %v", r, err)
+		}
+		if res.Reject() {
+			detected++
+		} else {
+			t.Logf("not rejected: %s", res.Verdict())
+		}
+	}
+	if detected < runs {
+		t.Errorf("rejected %d of %d observations with a trial off by 80 SD", detected, runs)
+	}
+}
+
+// TestPredictiveFewerTrialsNotDropped: simulations of fewer trials than the observation are not
+// failures. Before the fix the 400 of 800 simulations with fewer than the observation's 7 trials
+// were dropped (Dropped 400) and every value ranked among the other 400. Each data value now
+// ranks the observation among the simulations with a value there, and where they are mixed
+// tests that and having a value each at half the level; the verdict names the data value whose
+// rank test cannot reach the per-test level and how many simulations would.
+func TestPredictiveFewerTrialsNotDropped(t *testing.T) {
+	const m = 800
+	x := mat.NewDense(m, 10, nil)
+	for i := range m {
+		for j := range 10 {
+			x.Set(i, j, math.NaN())
+			if j < 3+i%8 { // 3 to 10 trials
+				x.Set(i, j, float64(i))
+			}
+		}
+	}
+	xo := []float64{40.5, 40.5, 40.5, 40.5, 40.5, 40.5, 40.5, math.NaN(), math.NaN(), math.NaN()}
+	res, err := PredictiveFromSimulations(x, xo, PredictiveConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows, _ := res.Sims.Dims(); rows != m || res.Dropped != 0 {
+		t.Errorf("%d simulations kept, %d dropped; want all %d kept", rows, res.Dropped, m)
+	}
+	for _, c := range []struct {
+		d        int
+		quantile float64
+		p        float64
+	}{
+		// every simulation has a value: 41 of 800 below, p = 2·(1+41)/801
+		{0, 41.0 / 800, 84.0 / 801},
+		// 400 have one (i%8 ≥ 4), 20 of them below: rank p 2·21/401, having a value p 401/801
+		{6, 20.0 / 400, 2 * 42.0 / 401},
+		// NaN in the observation, 500 of 800 simulations NaN: p = min(1, 2·501/801)
+		{7, math.NaN(), 1},
+	} {
+		q, p := res.Quantile[c.d], res.PValues[c.d]
+		if !(math.Abs(q-c.quantile) < 1e-15 || math.IsNaN(q) && math.IsNaN(c.quantile)) || math.Abs(p-c.p) > 1e-15 {
+			t.Errorf("%s: quantile %v, p %v; want %v and %v", res.Names[c.d], q, p, c.quantile, c.p)
+		}
+	}
+	want := "inconclusive: x₇ has a value in 400 of 800 simulations, so its smallest rank p-value is 0.00998"
+	reach := "its rank test can reach it from 959 simulations with a value there, about 1918 simulations in all"
+	if v := res.Verdict(); !strings.HasPrefix(v, want) || !strings.HasSuffix(v, reach) {
+		t.Errorf("verdict %q\nwant it to begin %q\nand end %q", v, want, reach)
+	}
+}
+
+// TestPredictiveFewerTrialsVerdictSaysWhy: a flagged data value that some simulations lack says
+// whether the observation's having a value there is what is rare (2 of 1000 simulations have a
+// second trial) or its rank among those that have one.
+func TestPredictiveFewerTrialsVerdictSaysWhy(t *testing.T) {
+	const m = 1000
+	x := mat.NewDense(m, 2, nil)
+	for i := range m {
+		x.Set(i, 0, float64(i))
+		x.Set(i, 1, math.NaN())
+		if i%500 == 0 { // 2 simulations of 2 trials
+			x.Set(i, 1, float64(i))
+		}
+	}
+	rare, err := PredictiveFromSimulations(x, []float64{500.5, 1.5}, PredictiveConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// having a value: p = 3/1001, doubled; its rank among 2: p = 1
+	if want := "x₂ (1.5 where 2 of 1000 simulations have a value, the others NaN: p = 0.00599)"; !rare.Reject() || !strings.Contains(rare.Verdict(), want) {
+		t.Errorf("verdict %q, want it to say %q", rare.Verdict(), want)
+	}
+	for i := range m {
+		if i%2 == 0 {
+			x.Set(i, 1, float64(i))
+		}
+	}
+	ranked, err := PredictiveFromSimulations(x, []float64{500.5, -3}, PredictiveConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// below all 500 with a value: p = 2·(2·1/501)
+	if want := "x₂ (below the simulations with a value (500 of 1000): quantile 0.000, p = 0.00798)"; !ranked.Reject() || !strings.Contains(ranked.Verdict(), want) {
+		t.Errorf("verdict %q, want it to say %q", ranked.Verdict(), want)
+	}
+}
