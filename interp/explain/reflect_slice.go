@@ -21,7 +21,7 @@ var reflectSlice = Explainer{
 		if f.Compile || len(f.Frames) == 0 || !reflectSliceRE.MatchString(f.Msg) {
 			return
 		}
-		if !hasSite(env, f.Frames[0].Func, isSlice) {
+		if !hasSite(env, f.Frames[0], isSlice) {
 			return
 		}
 		f.Note += "\n(the interpreter's message: " + f.Msg + ")\n" + boundsUnknown
