@@ -67,7 +67,8 @@ func (s *Session) explainEnv() explain.Env {
 	items := make([]explain.Item, len(s.items))
 	defined := map[string]bool{}
 	for i, it := range s.items {
-		items[i] = explain.Item{Node: node(it), Fset: it.fset, Text: it.text, Line: it.line, Stmt: it.kind == stmtItem}
+		items[i] = explain.Item{Node: node(it), Fset: it.fset, Text: it.src, Line: it.line, Col: it.col, Stmt: it.kind == stmtItem,
+			Cell: s.cell, Base: lineBase(s.cell)}
 		definedNames(node(it), defined)
 	}
 	return explain.Env{
@@ -86,7 +87,25 @@ func (s *Session) explainEnv() explain.Env {
 			}
 			return ""
 		},
+		SourceAt: s.sourceAt,
 	}
+}
+
+// sourceAt returns the function, method or variable definition of the session whose source
+// holds the interpreter's line, for the frame of a function literal it holds.
+func (s *Session) sourceAt(line int) (explain.Item, bool) {
+	for _, d := range s.decls {
+		if d.kind != funcDecl && d.kind != methodDecl && d.kind != varDecl {
+			continue
+		}
+		base := lineBase(d.cell)
+		first := base + d.line
+		if line < first || line > first+strings.Count(d.text, "\n") {
+			continue
+		}
+		return explain.Item{Text: d.src, Line: d.line, Col: d.col, Stmt: d.stmt, Cell: d.cell, Base: base}, true
+	}
+	return explain.Item{}, false
 }
 
 // signature is the declaration of the function fn ("diag.C2ST", "f", "x.Method") as its
@@ -136,7 +155,7 @@ func (s *Session) source(fn string) (explain.Source, bool) {
 	if d == nil || (d.kind != funcDecl && d.kind != methodDecl) {
 		return explain.Source{}, false
 	}
-	return explain.Source{Text: d.text, Cell: d.cell, Line: d.line}, true
+	return explain.Source{Text: d.src, Cell: d.cell, Line: d.line}, true
 }
 
 // compiledDecl says what an interpreted declaration of the session is, for the errors of a

@@ -23,9 +23,11 @@ const (
 type decl struct {
 	kind      declKind
 	name      string // "f", "T", or "T.M" for a method
-	text      string // the source of the declaration, as written in the cell
+	text      string // the source of the declaration, as the rewrites leave it
+	src       string // the source of the declaration, as written in the cell
 	cell      int
 	line, col int
+	stmt      bool            // text is a statement (a variable defined by "x := …"), not a declaration
 	seq       int             // order of definition in the session
 	uses      map[string]bool // names of the session the body may use (functions and methods; freeIdents)
 	results   int             // number of results (functions)

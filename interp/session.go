@@ -644,7 +644,7 @@ func (s *Session) register(it item, skip map[string]bool) {
 		}
 		delete(s.broken, nk.name)
 		s.seq++
-		d := &decl{kind: nk.kind, name: nk.name, text: it.text, cell: s.cell, line: it.line, col: it.col, seq: s.seq,
+		d := &decl{kind: nk.kind, name: nk.name, text: it.text, src: it.src, cell: s.cell, line: it.line, col: it.col, seq: s.seq,
 			signature: signatureOf(it.decl), doc: docOf(it.decl)}
 		if fd, ok := it.decl.(*ast.FuncDecl); ok {
 			d.uses = freeIdents(fd)
@@ -1047,7 +1047,7 @@ func (s *Session) registerVars(it item) {
 			continue
 		}
 		s.seq++
-		d := &decl{kind: varDecl, name: id.Name, text: it.text, cell: s.cell, line: it.line, col: it.col, seq: s.seq}
+		d := &decl{kind: varDecl, name: id.Name, text: it.text, src: it.src, cell: s.cell, line: it.line, col: it.col, stmt: true, seq: s.seq}
 		if len(as.Rhs) == len(as.Lhs) {
 			d.typeExpr = literalType(as.Rhs[i])
 		}

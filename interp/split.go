@@ -23,7 +23,8 @@ type item struct {
 	kind       itemKind
 	start, end int    // byte offsets in the cell source; start includes a leading doc comment
 	line, col  int    // position of start in the cell (1-based)
-	text       string // source[start:end]
+	text       string // source[start:end], as the rewrites leave it
+	src        string // source[start:end], as written
 	fset       *token.FileSet
 	base       int // offset of text in the file of fset
 	decl       ast.Decl
@@ -139,6 +140,7 @@ func splitCell(src string, cell int) ([]item, error) {
 	for i := range items {
 		it := &items[i]
 		it.text = src[it.start:it.end]
+		it.src = it.text
 		it.line = 1 + strings.Count(src[:it.start], "\n")
 		it.col = it.start - strings.LastIndexByte(src[:it.start], '\n')
 		if err := it.parse(cell, follower(src, it.end)); err != nil {

@@ -70,7 +70,7 @@ func parseFrames(lines []string) []Frame {
 // userFrames is the traceback lines of captured frame lines of a panic of a call (a failed
 // check, os.Exit), with their call sites.
 func userFrames(env Env, lines []string) []string {
-	f := &Failure{Frames: parseFrames(lines)}
+	f := &Failure{Frames: resolveFrames(env, parseFrames(lines))}
 	callSite.Explain(env, f)
 	panicSite.Explain(env, f)
 	return formatFrames(env, f.Frames)
@@ -97,57 +97,46 @@ func formatFrames(env Env, frames []Frame) []string {
 // callSite: the interpreter reports each frame of a panic at the first statement of its
 // function instead of the statement that was running (its runCfg reads a variable that a loop
 // shadows), so a caller's frame would name the wrong line. The explainer finds the line from
-// the source instead: the call of the callee in the caller's body, when there is only one.
+// the source instead: the call of the callee in the caller's code, when there is only one; for
+// a function literal's callee, which may be called under any name or by compiled code, the
+// caller's one line with calls. Otherwise the frame names the lines of its function, or only
+// the cell.
 var callSite = Explainer{
 	Name:     "call-site",
 	Upstream: "yaegi reports each frame of a panic at the first statement of its function, not at the running call; no upstream issue found",
 	Explain: func(env Env, f *Failure) {
 		for i := 1; i < len(f.Frames); i++ {
-			if at, ok := callSiteOf(env, f.Frames[i].Func, f.Frames[i-1].Func); ok {
-				f.Frames[i].At = at
-			}
+			f.Frames[i].At = panicPlace(env, f.Frames[i], callOf(f.Frames[i-1]))
 		}
 	},
 }
 
-// callSiteOf returns the position, as shown, of the only call of callee in the body of
-// caller: a function or method of the session, or "main" for the cell that runs.
-func callSiteOf(env Env, caller, callee string) (string, bool) {
-	callee = callee[strings.LastIndexByte(callee, '.')+1:]
-	if callee == "" || callee == "func" || caller == "func" {
-		return "", false
+// callOf is the kind of expression that calls the function of frame callee: a call of its
+// name, or any call for a function literal's frame.
+func callOf(callee Frame) func(ast.Node, bool) bool {
+	name := callee.Func[strings.LastIndexByte(callee.Func, '.')+1:]
+	if callee.code != nil || isClosureName(callee.Func) || name == "" {
+		return isCall
 	}
-	type source struct {
-		text       string
-		cell, line int
-		stmt       bool
-	}
-	var srcs []source
-	if caller == "main" {
-		for _, it := range env.Items {
-			srcs = append(srcs, source{it.Text, env.Cell, it.Line, it.Stmt})
-		}
-	} else {
-		if env.Source == nil {
-			return "", false
-		}
-		src, ok := env.Source(caller)
+	return func(n ast.Node, _ bool) bool {
+		c, ok := n.(*ast.CallExpr)
 		if !ok {
-			return "", false
+			return false
 		}
-		srcs = append(srcs, source{src.Text, src.Cell, src.Line, false})
-	}
-	found := ""
-	for _, src := range srcs {
-		for _, line := range callLines(src.text, callee, src.stmt) {
-			at := place(env, src.cell, src.line+line-1)
-			if found != "" && found != at {
-				return "", false
-			}
-			found = at
+		switch fun := ast.Unparen(c.Fun).(type) {
+		case *ast.Ident:
+			return fun.Name == name
+		case *ast.SelectorExpr:
+			return fun.Sel.Name == name
 		}
+		return false
 	}
-	return found, found != ""
+}
+
+// isCall reports whether n is a call (or a conversion, which the syntax does not tell apart).
+func isCall(n ast.Node, _ bool) bool {
+	_, ok := n.(*ast.CallExpr)
+	return ok
 }
 
 // parseSnippet parses text, a declaration or, when stmt is set, a statement, as the body of a
@@ -168,34 +157,4 @@ func parseSnippet(text string, stmt bool) (fset *token.FileSet, f *ast.File, ski
 		return nil, nil, 0, false
 	}
 	return fset, f, strings.Count(prefix, "\n"), true
-}
-
-// callLines returns the lines (1 for the first line of text) of the calls of callee in text,
-// a declaration or, when stmt is set, a statement; calls inside function literals are not
-// counted, as they run in frames of their own.
-func callLines(text, callee string, stmt bool) []int {
-	fset, f, skip, ok := parseSnippet(text, stmt)
-	if !ok {
-		return nil
-	}
-	var lines []int
-	ast.Inspect(f, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.FuncLit:
-			return false
-		case *ast.CallExpr:
-			name := ""
-			switch fun := ast.Unparen(n.Fun).(type) {
-			case *ast.Ident:
-				name = fun.Name
-			case *ast.SelectorExpr:
-				name = fun.Sel.Name
-			}
-			if name == callee {
-				lines = append(lines, fset.Position(n.Pos()).Line-skip)
-			}
-		}
-		return true
-	})
-	return lines
 }

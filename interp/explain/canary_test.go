@@ -30,6 +30,7 @@ var canaries = map[string]func(t *testing.T){
 	"index-define":    canaryIndexDefine,
 	"missing-generic": canaryMissingGeneric,
 	"call-arity":      canaryCallArity,
+	"closure-frame":   canaryClosureFrame,
 	"reflect-index":   canaryReflectIndex,
 	"reflect-slice":   canaryReflectSlice,
 	"reflect-nil":     canaryReflectNil,
@@ -187,10 +188,35 @@ func canaryCallArity(t *testing.T) {
 	}
 }
 
+// canaryClosureFrame checks that yaegi names a literal's frame "func" at a position inside its
+// body, and the frame of a function whose first node is a literal after that literal, at its
+// "func".
+func canaryClosureFrame(t *testing.T) {
+	for _, c := range []struct {
+		src, call string
+		fn        string
+		line, col int
+	}{
+		{"f := func() {\n\ts := []int{1}\n\t_ = s[3]\n}", "f()", "func", 2, 7},
+		{"func h() {\n\tg := func() {}\n\tvar p *int\n\t*p = 1\n\tg()\n}", "h()", "h.func", 2, 7},
+	} {
+		s := NewStderr(io.Discard)
+		i := bare(t, s)
+		if err, p := evalAll(i, "\n//line _.go:1300001:1\n"+c.src, "\n//line _.go:1400001:1\n"+c.call); p == nil {
+			t.Fatalf("%s did not panic: %v", c.call, err)
+		}
+		frames := parseFrames(s.Frames())
+		if len(frames) == 0 || frames[0].Func != c.fn || frames[0].Line%100000 != c.line || frames[0].Col != c.col {
+			t.Errorf("%q: frames %+v: yaegi now names the innermost frame otherwise than %s at line %d:%d: "+
+				"%s must follow", c.src, frames, c.fn, c.line, c.col, closureFrame.Name)
+		}
+	}
+}
+
 func canaryReflectIndex(t *testing.T) {
-	for _, c := range []string{"s := []int{1}", "s := [1]int{1}"} {
-		err, p := evalAll(bare(t, io.Discard), "func g(i int) int {\n\t"+c+"\n\treturn s[i]\n}", "g(3)")
-		if msg := fmt.Sprint(p); !strings.HasPrefix(msg, "reflect: ") || !strings.Contains(msg, "index out of range") {
+	for _, c := range []string{"s := []int{1}", "s := [1]int{1}", "s := \"a\""} {
+		err, p := evalAll(bare(t, io.Discard), "func g(i int) int {\n\t"+c+"\n\treturn int(s[i])\n}", "g(3)")
+		if msg := fmt.Sprint(p); !reflectIndexRE.MatchString(msg) {
 			t.Errorf("%s; s[3]: yaegi now panics with %q (error %v), not reflect's message: drop %s",
 				c, msg, err, reflectIndex.Name)
 		}

@@ -18,9 +18,15 @@ import (
 type Item struct {
 	Node ast.Node       // the declaration or statement
 	Fset *token.FileSet // its positions, in the interpreter's lines (see Env.Where)
-	Text string         // its source as the interpreter ran it
+	Text string         // its source as written in the cell
 	Line int            // the cell's line of its first byte
+	Col  int            // the column of its first byte (0 for 1)
 	Stmt bool           // a statement (not an import or declaration)
+	// Cell is the cell of the item (0 for the failed cell), and Base the interpreter's line of
+	// that cell's line 0, so that line Base+l of the interpreter is the cell's line l. A Base
+	// of 0 leaves the item's positions unknown: frames of function literals are not found in
+	// it (see closureFrame).
+	Cell, Base int
 }
 
 // Source is a function or method of the session, for the call-site explainer.
@@ -53,6 +59,10 @@ type Env struct {
 	// VarSource returns the statement or declaration that defined a variable of the session,
 	// or "".
 	VarSource func(name string) string
+	// SourceAt returns the declaration or defining statement of the session that holds the
+	// interpreter's line, with its Cell and Base, for a frame of a function literal that a
+	// function or a variable of an earlier cell holds.
+	SourceAt func(line int) (Item, bool)
 }
 
 // Report is a failed cell's error as the user reads it.
@@ -79,9 +89,10 @@ type Failure struct {
 
 // Frame is one frame of a panic.
 type Frame struct {
-	Func      string // "f", "T.M" as the interpreter names it without "main.", or "main" for the cell
-	Line, Col int    // the interpreter's position
-	At        string // the position as shown; when empty, Env.Where of Line and Col
+	Func      string     // "f", "T.M" as the interpreter names it without "main.", or "main" for the cell
+	Line, Col int        // the interpreter's position
+	At        string     // the position as shown; when empty, Env.Where of Line and Col
+	code      *frameCode // the code of a function literal's frame, or of a statement of the cell (see closureFrame)
 }
 
 // Explainer is one behaviour of the interpreter that this package explains.
@@ -95,8 +106,9 @@ type Explainer struct {
 }
 
 // Pipeline is the explainers in the order Compile and Panic apply them. compiler-panic comes
-// first, as undefined-name and index-define read the message it may wrap.
-var Pipeline = []Explainer{compilerPanic, undefinedName, indexDefine, missingGeneric, callArity, reflectIndex, reflectSlice, reflectNil, methodValue, callSite, panicSite}
+// first, as undefined-name and index-define read the message it may wrap; closure-frame comes
+// before the explainers that read the code of a panic's frames.
+var Pipeline = []Explainer{compilerPanic, undefinedName, indexDefine, missingGeneric, callArity, closureFrame, reflectIndex, reflectSlice, reflectNil, methodValue, callSite, panicSite}
 
 // Compile reports a cell that the interpreter refused to compile, from its error message.
 func Compile(env Env, msg string) Report {

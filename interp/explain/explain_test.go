@@ -177,7 +177,7 @@ func TestReflectSlice(t *testing.T) {
 	for _, c := range []struct {
 		stmt, value, tb string
 	}{
-		{"t := s[1:n]", "runtime error: slice bounds out of range\n(the interpreter's message: reflect.Value.Slice: slice index out of bounds)", "    at cell [3] line 2"},
+		{"t := s[1:n]", "runtime error: slice bounds out of range\n(the interpreter's message: reflect.Value.Slice: slice index out of bounds)\n" + boundsUnknown, "    at cell [3] line 2"},
 		{"t := v.Slice(1, n)", "reflect.Value.Slice: slice index out of bounds", "    at cell [3]"},
 	} {
 		env := Env{Cell: 3, Where: cellWhere, Items: []Item{
@@ -187,6 +187,21 @@ func TestReflectSlice(t *testing.T) {
 		r := Panic(env, "reflect.Value.Slice: slice index out of bounds", frames)
 		if r.Value != c.value || len(r.Traceback) != 2 || r.Traceback[1] != c.tb {
 			t.Errorf("%s: %q, traceback %q; want %q, then %q", c.stmt, r.Value, r.Traceback, c.value, c.tb)
+		}
+	}
+}
+
+// TestReflectIndex: reflect's index messages become Go's, with the interpreter's message and
+// what Go's message has that the interpreter does not report.
+func TestReflectIndex(t *testing.T) {
+	frames := []string{"_.go:1300001:6: panic: main(...)"}
+	env := Env{Cell: 3, Where: cellWhere, Items: []Item{{Text: "x := s[i]", Line: 1, Stmt: true}}}
+	for _, kind := range []string{"slice", "array", "string"} {
+		msg := "reflect: " + kind + " index out of range"
+		want := "runtime error: index out of range\n(the interpreter's message: " + msg + ")\n" +
+			"(the interpreter reports neither the index nor the length, which Go's message adds)"
+		if r := Panic(env, msg, frames); r.Value != want {
+			t.Errorf("%s: %q, want %q", msg, r.Value, want)
 		}
 	}
 }

@@ -21,7 +21,7 @@ var panicSite = Explainer{
 		if f.Compile || len(f.Frames) == 0 || panicLocated(f.Msg) {
 			return
 		}
-		f.Frames[0].At = panicPlace(env, f.Frames[0].Func, siteKind(f.Msg))
+		f.Frames[0].At = panicPlace(env, f.Frames[0], siteKind(f.Msg))
 	},
 }
 
@@ -44,7 +44,7 @@ func siteKind(msg string) func(n ast.Node, lhs bool) bool {
 			case *ast.IndexExpr:
 				return lhs
 			case *ast.CallExpr:
-				return true
+				return callOut(n)
 			}
 			return false
 		}
@@ -52,7 +52,7 @@ func siteKind(msg string) func(n ast.Node, lhs bool) bool {
 		return func(n ast.Node, _ bool) bool {
 			switch n := n.(type) {
 			case *ast.CallExpr:
-				return true
+				return callOut(n)
 			case *ast.BinaryExpr:
 				return n.Op == token.QUO || n.Op == token.REM
 			case *ast.AssignStmt:
@@ -65,8 +65,10 @@ func siteKind(msg string) func(n ast.Node, lhs bool) bool {
 	case msg == nilDeref:
 		return func(n ast.Node, _ bool) bool {
 			switch n := n.(type) {
-			case *ast.StarExpr, *ast.SelectorExpr, *ast.IndexExpr, *ast.SliceExpr, *ast.CallExpr:
+			case *ast.StarExpr, *ast.SelectorExpr, *ast.IndexExpr, *ast.SliceExpr:
 				return true
+			case *ast.CallExpr:
+				return callOut(n)
 			case *ast.RangeStmt: // ranging with a value over a nil array pointer
 				return n.Value != nil
 			}
@@ -77,19 +79,35 @@ func siteKind(msg string) func(n ast.Node, lhs bool) bool {
 		return nil // the interpreter's or Go's own panic of a kind not told apart here
 	}
 	// a panic of the user's value: a call of panic, or of a function that panics
-	return func(n ast.Node, _ bool) bool { _, ok := n.(*ast.CallExpr); return ok }
+	return func(n ast.Node, _ bool) bool { return callOut(n) }
+}
+
+// callOut reports whether n is a call of a function other than a literal called at once,
+// whose body runs in a frame of its own: a panic in the frame of n may come from such a call.
+func callOut(n ast.Node) bool {
+	c, ok := n.(*ast.CallExpr)
+	if !ok {
+		return false
+	}
+	_, lit := c.Fun.(*ast.FuncLit)
+	return !lit
 }
 
 // panicPlace is the position, as shown, of the one expression of kind in the code of frame
-// fn: a function or method of the session, or "main" for the cell's own code.
-func panicPlace(env Env, fn string, kind func(ast.Node, bool) bool) string {
-	if fn == "main" {
+// fr: a function or method of the session, "main" for the cell's own code, or the code of a
+// function literal that closure-frame found. Without one, it names the lines of that code, or
+// only the cell.
+func panicPlace(env Env, fr Frame, kind func(ast.Node, bool) bool) string {
+	if fr.code != nil {
+		return codePlace(env, fr.code, kind)
+	}
+	if fr.Func == "main" {
 		if l, ok := oneLine(cellSites(env, kind)); ok {
 			return place(env, env.Cell, l)
 		}
 		return cellPlace(env)
 	}
-	src, ok := frameSource(env, fn)
+	src, ok := frameSource(env, fr.Func)
 	if !ok {
 		return cellPlace(env)
 	}
@@ -97,19 +115,27 @@ func panicPlace(env Env, fn string, kind func(ast.Node, bool) bool) string {
 		return place(env, src.Cell, src.Line+l-1)
 	}
 	last := src.Line + strings.Count(strings.TrimRight(src.Text, "\n"), "\n")
-	if env.File != "" {
-		return env.File + ":" + strconv.Itoa(src.Line) + "-" + strconv.Itoa(last)
-	}
-	return "cell [" + strconv.Itoa(src.Cell) + "] lines " + strconv.Itoa(src.Line) + "-" + strconv.Itoa(last)
+	return linesPlace(env, src.Cell, src.Line, last)
 }
 
-// hasSite reports whether the code of frame fn, as panicPlace reads it, holds an expression
+// linesPlace formats the lines first to last of a cell as positions are shown.
+func linesPlace(env Env, cell, first, last int) string {
+	if env.File != "" {
+		return env.File + ":" + strconv.Itoa(first) + "-" + strconv.Itoa(last)
+	}
+	return "cell [" + strconv.Itoa(cell) + "] lines " + strconv.Itoa(first) + "-" + strconv.Itoa(last)
+}
+
+// hasSite reports whether the code of frame fr, as panicPlace reads it, holds an expression
 // of kind.
-func hasSite(env Env, fn string, kind func(ast.Node, bool) bool) bool {
-	if fn == "main" {
+func hasSite(env Env, fr Frame, kind func(ast.Node, bool) bool) bool {
+	if fr.code != nil {
+		return len(codeSites(fr.code, kind)) > 0
+	}
+	if fr.Func == "main" {
 		return len(cellSites(env, kind)) > 0
 	}
-	src, ok := frameSource(env, fn)
+	src, ok := frameSource(env, fr.Func)
 	return ok && len(siteLines(src.Text, false, kind)) > 0
 }
 
@@ -131,7 +157,7 @@ func cellSites(env Env, kind func(ast.Node, bool) bool) []int {
 // frameSource returns the declaration of the function of frame fn; a function literal's
 // frame ("func") has none.
 func frameSource(env Env, fn string) (Source, bool) {
-	if env.Source == nil || fn == "func" {
+	if env.Source == nil || isClosureName(fn) {
 		return Source{}, false
 	}
 	return env.Source(fn)
@@ -169,9 +195,15 @@ func siteLines(text string, stmt bool, kind func(ast.Node, bool) bool) []int {
 	if !ok {
 		return nil
 	}
+	return nodeSites(fset, f, kind, skip)
+}
+
+// nodeSites returns the lines in fset, less skip, of the expressions of kind in root, not in
+// the function literals inside it.
+func nodeSites(fset *token.FileSet, root ast.Node, kind func(ast.Node, bool) bool, skip int) []int {
 	lhs := map[ast.Node]bool{}
 	var lines []int
-	ast.Inspect(f, func(n ast.Node) bool {
+	ast.Inspect(root, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.FuncLit, *ast.FuncType, *ast.TypeSpec, *ast.FieldList: // a receiver's *T is no dereference
 			return false
@@ -196,11 +228,6 @@ func siteLines(text string, stmt bool, kind func(ast.Node, bool) bool) []int {
 func visitSite(fset *token.FileSet, n ast.Node, lhs map[ast.Node]bool, kind func(ast.Node, bool) bool, skip int, lines *[]int) bool {
 	if _, ok := n.(*ast.FuncLit); ok {
 		return false
-	}
-	if c, ok := n.(*ast.CallExpr); ok {
-		if _, ok := c.Fun.(*ast.FuncLit); ok {
-			return true // a function literal called at once: its body runs in a frame of its own
-		}
 	}
 	if n != nil && kind(n, lhs[n]) {
 		*lines = append(*lines, fset.Position(n.Pos()).Line-skip)

@@ -10,7 +10,8 @@ import (
 // ("reflect.Value.Slice: slice index out of bounds"), which names a package the user never
 // called. Go's message is "runtime error: slice bounds out of range" followed by the bounds and
 // the length or capacity, which reflect's message does not carry: the translation gives Go's
-// message without them, and the interpreter's own message follows it. It translates only when
+// message without them, then the interpreter's own message and a note that says what is
+// missing. It translates only when
 // the code of the panic's innermost frame holds a slice expression, as reflect's message may
 // also come from a call of reflect's Slice.
 var reflectSlice = Explainer{
@@ -20,10 +21,10 @@ var reflectSlice = Explainer{
 		if f.Compile || len(f.Frames) == 0 || !reflectSliceRE.MatchString(f.Msg) {
 			return
 		}
-		if !hasSite(env, f.Frames[0].Func, isSlice) {
+		if !hasSite(env, f.Frames[0], isSlice) {
 			return
 		}
-		f.Note += "\n(the interpreter's message: " + f.Msg + ")"
+		f.Note += "\n(the interpreter's message: " + f.Msg + ")\n" + boundsUnknown
 		f.Msg = sliceBounds
 	},
 }
@@ -31,6 +32,10 @@ var reflectSlice = Explainer{
 // sliceBounds is Go's message for a slice expression with bounds out of range, without the
 // bounds and the length or capacity that Go adds.
 const sliceBounds = "runtime error: slice bounds out of range"
+
+// boundsUnknown says what Go's message for a slice expression out of range has that the report
+// lacks.
+const boundsUnknown = "(the interpreter reports neither the bounds nor the length or capacity, which Go's message adds)"
 
 // reflectSliceRE matches reflect's messages for bounds out of range of a slice, an array or a
 // string sliced with two indices, and of a slice or an array sliced with three.
