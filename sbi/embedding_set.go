@@ -58,9 +58,9 @@ const maxSetTrials = 1 << 24
 // A number of trials up to MaxTrials that no training observation held is an extrapolation
 // too: the summaries of 40 trials from a network trained on 1 to 5 come out in the right
 // shape, and no loss checked them. So an estimator records the range of the numbers of trials
-// of its training observations (saved in its file), and a posterior, LogProbPairs or LogRatio
-// at an observation outside that range prints a warning naming its number of trials and the
-// range, then answers all the same. Train on the numbers of trials you will ask with
+// of its training observations (saved in its file), and a posterior, LogProbPairs, LogRatio,
+// Summaries, ToBase or CheckObservation at an observation outside that range prints a warning
+// naming the call, its number of trials and the range, then answers all the same. Train on the numbers of trials you will ask with
 // (WithCounts). An estimator loaded from a file written before the range was stored does not
 // know it, and does not warn.
 //

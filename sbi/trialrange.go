@@ -12,9 +12,10 @@ import (
 // from an estimator trained on 1 to 5 comes out in the right shape and can be wrong in location
 // and width. So a trained estimator records the range of the numbers of trials of its training
 // observations (the training split: the validation rows, which the network is not fitted to,
-// do not widen it; Train with Resume adds to the range), saves it with its weights, and a
-// posterior, LogProbPairs or LogRatio asked at an observation outside the range prints a
-// warning naming its number of trials and the range. It answers all the same: an
+// do not widen it; Train with Resume adds to the range), saves it with its weights, and every
+// public call that evaluates the embedding on an observation (a posterior, LogProbPairs,
+// LogRatio, Summaries, ToBase, CheckObservation) prints a warning, naming the call, its number
+// of trials and the range, when the observation lies outside the range. It answers all the same: an
 // extrapolation may be what is wanted. An estimator loaded from a file written before ranges
 // were stored (format 2) does not know its range and says nothing.
 
