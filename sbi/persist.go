@@ -32,8 +32,8 @@ import (
 //     an embedding; the embedding of x, or of θ for a likelihood estimator, "nle"), the prior
 //     as a dist.Spec, the dimensions of θ and x, the standardization of θ and x, and the
 //     range of the numbers of trials of the training observations (only with a set
-//     embedding of varying numbers of trials, DeepSetEmbedding with MaxTrials > 0: a
-//     posterior outside it warns);
+//     embedding of varying numbers of trials, a TrialCounter such as DeepSetEmbedding with
+//     MaxTrials > 0: a posterior outside it warns);
 //   - the weights, as nn.WriteParams writes them;
 //   - the CRC-32C (Castagnoli) of every byte before it (uint32), so that any change to the
 //     file, header included, is detected.
@@ -395,7 +395,7 @@ func loadEstimator(r io.Reader, prior dist.Distribution, want string) (savable, 
 		return nil, fmt.Errorf("load: %w", err)
 	}
 	if h.Trials != nil {
-		if err := h.Trials.checkStored(c.layout); err != nil {
+		if err := h.Trials.checkStored(c.counter); err != nil {
 			return nil, err
 		}
 	}

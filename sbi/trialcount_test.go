@@ -1,7 +1,10 @@
 package sbi
 
 import (
+	"bytes"
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -69,5 +72,97 @@ func TestTrialWarningEmbeddingPaths(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// userSetEmbedding is a set embedding written outside the package's own: observations are
+// the count of trials then up to 40 trials of one value (the layout of trialRangeEmbedding),
+// summarized by a linear map of the whole row. It reports the count through TrialCounter.
+// Zero makes its TrialCount report 0 trials for every row, as a faulty one might.
+type userSetEmbedding struct {
+	Zero bool
+}
+
+func init() { RegisterEmbedding("test-user-set", userSetEmbedding{}) }
+
+func (u userSetEmbedding) mlp() MLPEmbedding { return MLPEmbedding{Hidden: []int{}, Out: 3} }
+
+func (u userSetEmbedding) Build(rng *rand.Rand, in int) (EmbeddingNet, error) {
+	return u.mlp().Build(rng, in)
+}
+
+func (u userSetEmbedding) Size(in int) (out, weights int, err error) { return u.mlp().Size(in) }
+
+func (u userSetEmbedding) TrialCount(row []float64) (int, bool) {
+	if len(row) == 0 || row[0] != math.Trunc(row[0]) || row[0] < 1 || row[0] > 40 {
+		return 0, false
+	}
+	if u.Zero {
+		return 0, true
+	}
+	return int(row[0]), true
+}
+
+// TestTrialCounterUserEmbedding: an embedding of the user's that reports the number of trials
+// of a row (TrialCounter) gets its training range recorded, saved and loaded, and a posterior
+// or its summaries at 40 trials warn as with DeepSetEmbedding. Before, only DeepSetEmbedding
+// could report counts and such an embedding was never checked. One that reports fewer than 1
+// trial is refused by training, which would otherwise record a range no file can load.
+func TestTrialCounterUserEmbedding(t *testing.T) {
+	prior, theta, x := trialRangePairs()
+	e := NewNPE(prior, NPEConfig{Hidden: 8, Transforms: 1, Embedding: userSetEmbedding{}})
+	e.MustTrain(theta, x, TrainConfig{Epochs: 1, Seed: 3})
+	if got := e.trials; got == nil || *got != (trialRange{Min: 1, Max: 5}) {
+		t.Fatalf("range %v, want 1–5", got)
+	}
+	var file bytes.Buffer
+	if err := e.Save(&file); err != nil {
+		t.Fatal(err)
+	}
+	back, err := LoadNPE(bytes.NewReader(file.Bytes()), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, est := range map[string]*NPE{"trained": e, "loaded": back} {
+		for _, n := range []int{5, 40} {
+			t.Run(fmt.Sprintf("%s/%d", name, n), func(t *testing.T) {
+				buf := captureWarnings(t)
+				lastUnseenTrials.forget()
+				est.Posterior(trialRangeObservation(n))
+				lastUnseenTrials.forget()
+				est.Summaries(mat.NewDense(1, 41, trialRangeObservation(n)))
+				want := 0
+				if n > 5 {
+					want = 2
+				}
+				if got := trialsWarnings(buf.String(), n); got != want {
+					t.Errorf("%d warnings about the number of trials, want %d; warnings:\n%s", got, want, buf)
+				}
+			})
+		}
+	}
+	t.Run("damaged range", func(t *testing.T) {
+		b := forge(t, file.Bytes(), func(h map[string]any) { h["trials"] = map[string]any{"min": 0, "max": 5} })
+		if _, err := Load(bytes.NewReader(b)); err == nil || !strings.Contains(err.Error(), "damaged header") {
+			t.Errorf("error %v, expected one saying the header's range of trials is damaged", err)
+		}
+	})
+	for _, train := range []struct {
+		name string
+		call func(e *NPE) error
+	}{
+		{"Train", func(e *NPE) error { _, err := e.Train(theta, x, TrainConfig{Epochs: 1, Seed: 3}); return err }},
+		{"TrainStream", func(e *NPE) error {
+			_, err := e.TrainStream(storeOf(t, theta, x, 64), nil, TrainConfig{Epochs: 1, Seed: 3})
+			return err
+		}},
+	} {
+		t.Run("reports 0 trials/"+train.name, func(t *testing.T) {
+			bad := NewNPE(prior, NPEConfig{Hidden: 8, Transforms: 1, Embedding: userSetEmbedding{Zero: true}})
+			err := train.call(bad)
+			if err == nil || !strings.Contains(err.Error(), "TrialCount") || bad.Trained() {
+				t.Errorf("error %v (trained %v), expected training to refuse a TrialCount of 0", err, bad.Trained())
+			}
+		})
 	}
 }
