@@ -62,9 +62,10 @@ const maxSetTrials = 1 << 24
 // Summaries, ToBase or CheckObservation at an observation outside that range prints a warning
 // naming the call, its number of trials and the range, then answers all the same. Train on
 // the numbers of trials you will ask with (WithCounts). An estimator loaded from a file
-// written before the range was stored does not know it, and does not warn. An embedding of
-// another package has its observations checked the same way by implementing TrialCounter, as
-// DeepSetEmbedding does.
+// written before the range was stored does not know it, and does not warn; training it on
+// with Resume leaves it unknown (the numbers of the resumed run alone would leave out those of
+// the first training). An embedding of another package has its observations checked the same
+// way by implementing TrialCounter, as DeepSetEmbedding does.
 //
 // Zero values take the defaults: trials of 1 value, φ of one hidden layer of 64 and 32
 // features, mean pooling, ρ of one hidden layer of 64, 20 summaries, ReLU.

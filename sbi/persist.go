@@ -40,7 +40,7 @@ import (
 //
 // Format 2 (gosbi before the range of trials was stored) is format 3 without "trials": an
 // estimator loaded from it does not know the numbers of trials it was trained on, and does
-// not warn about them. Format 1 (gosbi before the prior was stored) has the same frame
+// not warn about them, even after Train with Resume (the range stays unknown). Format 1 (gosbi before the prior was stored) has the same frame
 // without the checksum; its header holds "npe" or "nre" (the configuration) and "embedding"
 // (an MLPEmbedding), and no prior. Load and LoadNPE/LoadNRE read every format; a format-1
 // file needs the prior passed.

@@ -166,3 +166,36 @@ func TestTrialCounterUserEmbedding(t *testing.T) {
 		})
 	}
 }
+
+// TestTrialRangeResumeUnknown: an estimator loaded from a file of format 2 does not know the
+// numbers of trials it was trained on; resumed on sets of 1 to 5 trials it still does not (the
+// union of an unknown range with 1–5 is unknown: 1–5 would claim that it was trained on no
+// others), so it warns at no number of trials and saves no range.
+func TestTrialRangeResumeUnknown(t *testing.T) {
+	_, theta, x := trialRangePairs()
+	old, err := LoadNPE(bytes.NewReader(savedFile(t, 2, "npe-deepset")), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old.MustTrain(theta, x, TrainConfig{Epochs: 1, Seed: 3, Resume: true})
+	if old.trials != nil {
+		t.Errorf("resumed from a file of format 2: range %v, want unknown", old.trials)
+	}
+	var file bytes.Buffer
+	if err := old.Save(&file); err != nil {
+		t.Fatal(err)
+	}
+	back, err := LoadNPE(bytes.NewReader(file.Bytes()), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.trials != nil {
+		t.Errorf("saved and loaded: range %v, want unknown", back.trials)
+	}
+	buf := captureWarnings(t)
+	lastUnseenTrials.forget()
+	back.Posterior(trialRangeObservation(40))
+	if strings.Contains(buf.String(), "trials") {
+		t.Errorf("a range unknown warned about the number of trials:\n%s", buf)
+	}
+}

@@ -18,7 +18,10 @@ import (
 // ToBase, CheckObservation) prints a warning, naming the call, its number of trials and the
 // range, when the observation lies outside the range. It answers all the same: an
 // extrapolation may be what is wanted. An estimator loaded from a file written before ranges
-// were stored (format 2) does not know its range and says nothing.
+// were stored (format 2) does not know its range and says nothing, and training it on with
+// Resume does not make the range known: the union of an unknown range with the numbers the
+// resumed run saw is unknown, while those numbers alone would claim that the estimator was
+// never trained on the others its first training may have held.
 
 // trialRange is the range, Min to Max, of the numbers of trials of the observations an
 // estimator was trained on.
@@ -186,7 +189,7 @@ func (c *estimator) warnUnseenTrials(what string, x *mat.Dense) {
 
 // recordTrials sets the range of trials of a trained estimator after a training whose
 // observations held seen: that range after a fresh training, the union with the range before
-// after one resumed (unknown stays unknown).
+// after one resumed (unknown stays unknown: see the comment at the top of this file).
 func (c *estimator) recordTrials(resumed bool, seen *trialRange) {
 	switch {
 	case !c.trained:
