@@ -83,7 +83,18 @@ type userSetEmbedding struct {
 	Zero bool
 }
 
-func init() { RegisterEmbedding("test-user-set", userSetEmbedding{}) }
+// registerUserSet registers userSetEmbedding for the test t only, so that the tests of every
+// embedding type the package registers (TestEmbeddingCopyConformance) do not see it.
+func registerUserSet(t *testing.T) {
+	const kind = "test-user-set"
+	RegisterEmbedding(kind, userSetEmbedding{})
+	t.Cleanup(func() {
+		embeddingKinds.Lock()
+		defer embeddingKinds.Unlock()
+		delete(embeddingKinds.byType, embeddingKinds.byKind[kind])
+		delete(embeddingKinds.byKind, kind)
+	})
+}
 
 func (u userSetEmbedding) mlp() MLPEmbedding { return MLPEmbedding{Hidden: []int{}, Out: 3} }
 
@@ -109,6 +120,7 @@ func (u userSetEmbedding) TrialCount(row []float64) (int, bool) {
 // could report counts and such an embedding was never checked. One that reports fewer than 1
 // trial is refused by training, which would otherwise record a range no file can load.
 func TestTrialCounterUserEmbedding(t *testing.T) {
+	registerUserSet(t)
 	prior, theta, x := trialRangePairs()
 	e := NewNPE(prior, NPEConfig{Hidden: 8, Transforms: 1, Embedding: userSetEmbedding{}})
 	e.MustTrain(theta, x, TrainConfig{Epochs: 1, Seed: 3})
