@@ -21,11 +21,13 @@ type BaseMapper interface {
 // a flow that leaks mass out of the support maps the true posterior to a law narrower than
 // N(0, I). It panics when the NPE is untrained, the shapes do not match, or a row of x cannot
 // be evaluated: it holds NaN or ±Inf, or the embedding cannot read it (a count of trials
-// outside 1 … MaxTrials), whose zᵢ would be that of another observation.
+// outside 1 … MaxTrials), whose zᵢ would be that of another observation. Like a posterior it
+// warns when a row of x holds a number of trials outside those of training, naming ToBase.
 func (e *NPE) ToBase(theta, x *mat.Dense) *mat.Dense {
 	e.mustTrained("ToBase")
 	n := checkEvalPairs("NPE.ToBase", theta, x, e.prior.Dim(), e.xDim)
 	e.checkEvalRows("ToBase", x)
+	e.warnUnseenTrials(e.label+" ToBase", x)
 	D := e.prior.Dim()
 	out := mat.NewDense(n, D, nil)
 	parallelChunks(n, chunkFor(n), func(_, lo, hi int) {

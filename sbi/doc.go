@@ -91,9 +91,9 @@
 // A trained estimator keeps a small reservoir of the summaries of its training simulations;
 // forming a posterior at an observation farther from them than every held-back simulation
 // prints a warning (CheckObservation gives the numbers). An estimator with a set embedding of
-// varying numbers of trials (DeepSetEmbedding with MaxTrials > 0) records the numbers of
-// trials it was trained on, saved with it, and warns at an observation of a number outside
-// them, where its answer is an extrapolation. MCMC draws (NRE, NLE, MNLE) come with
+// varying numbers of trials (DeepSetEmbedding with MaxTrials > 0, or any TrialCounter) records
+// the numbers of trials it was trained on, saved with it, and warns at an observation of a
+// number outside them, where its answer is an extrapolation. MCMC draws (NRE, NLE, MNLE) come with
 // the R̂ and effective sample sizes of their chains (RatioPosterior.MCMCHealth) and warn when the chains
 // did not mix. NPE maps parameters to its flow's base space (ToBase), for L-C2ST-NF. Warnings
 // go to standard error, a few per minute of each kind.

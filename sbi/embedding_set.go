@@ -58,11 +58,14 @@ const maxSetTrials = 1 << 24
 // A number of trials up to MaxTrials that no training observation held is an extrapolation
 // too: the summaries of 40 trials from a network trained on 1 to 5 come out in the right
 // shape, and no loss checked them. So an estimator records the range of the numbers of trials
-// of its training observations (saved in its file), and a posterior, LogProbPairs or LogRatio
-// at an observation outside that range prints a warning naming its number of trials and the
-// range, then answers all the same. Train on the numbers of trials you will ask with
-// (WithCounts). An estimator loaded from a file written before the range was stored does not
-// know it, and does not warn.
+// of its training observations (saved in its file), and a posterior, LogProbPairs, LogRatio,
+// Summaries, ToBase or CheckObservation at an observation outside that range prints a warning
+// naming the call, its number of trials and the range, then answers all the same. Train on
+// the numbers of trials you will ask with (WithCounts). An estimator loaded from a file
+// written before the range was stored does not know it, and does not warn; training it on
+// with Resume leaves it unknown (the numbers of the resumed run alone would leave out those of
+// the first training). An embedding of another package has its observations checked the same
+// way by implementing TrialCounter, as DeepSetEmbedding does.
 //
 // Zero values take the defaults: trials of 1 value, φ of one hidden layer of 64 and 32
 // features, mean pooling, ρ of one hidden layer of 64, 20 summaries, ReLU.
@@ -223,11 +226,16 @@ func (e DeepSetEmbedding) InputUsed(row []float64) (int, error) {
 	return min(len(row), 1+int(n)*e.TrialDim), nil
 }
 
-// maxTrials implements trialCounter.
+// maxTrials implements trialBound.
 func (e DeepSetEmbedding) maxTrials() int { return e.MaxTrials }
 
-// trialCount implements trialCounter: the count that the observation row begins with.
-func (e DeepSetEmbedding) trialCount(row []float64) (int, bool) {
+// TrialCount implements TrialCounter: with MaxTrials > 0, the count that the observation row
+// begins with; false with MaxTrials 0 (every observation holds the same number of trials) or
+// for a row the embedding cannot read.
+func (e DeepSetEmbedding) TrialCount(row []float64) (int, bool) {
+	if e.MaxTrials == 0 {
+		return 0, false
+	}
 	if _, err := e.InputUsed(row); err != nil {
 		return 0, false
 	}

@@ -46,7 +46,8 @@ type estimator struct {
 	// kind of estimator.
 	dropNote string
 	emb      EmbeddingNet
-	layout   InputLayout // the embedding's, nil for none
+	layout   InputLayout  // the embedding's, nil for none
+	counter  TrialCounter // the embedding's, nil for none
 	zt, zx   zscore
 	xDim     int
 	trained  bool
@@ -192,6 +193,10 @@ func (c *estimator) train(ctx context.Context, m network, theta, x *mat.Dense, c
 		}
 	}
 	d := s.data
+	seen, err := seenTrials(counterOf(m.embedding()), d.x, s.train)
+	if err != nil {
+		return nil, fmt.Errorf("train %s: %w", c.label, err)
+	}
 	var constWarn []string
 	resumed := s.cfg.Resume && c.trained
 	if !resumed {
@@ -216,7 +221,6 @@ func (c *estimator) train(ctx context.Context, m network, theta, x *mat.Dense, c
 		res.Warnings = append(res.Warnings, w)
 	}
 	res.Warnings = append(res.Warnings, constWarn...)
-	seen := seenTrials(c.layout, d.x, s.train)
 	err = fit(ctx, res, m, d, s.train, s.val, s.cfg, s.rng)
 	err = c.afterFit(res, err)
 	c.recordTrials(resumed, seen)
@@ -267,10 +271,10 @@ func (c *estimator) dropWarning(dropped, n int) string {
 // values. probe, a training observation in raw units (nil: none, for a load), is passed
 // through an embedding of another package to check that its network gives Out() values.
 func (c *estimator) build(m network, rng *rand.Rand, xDim int, probe []float64) error {
-	c.emb, c.layout = nil, nil
+	c.emb, c.layout, c.counter = nil, nil, nil
 	ctx := xDim
 	if e := m.embedding(); e != nil {
-		c.layout = layoutOf(e)
+		c.layout, c.counter = layoutOf(e), counterOf(e)
 		emb, err := e.Build(rng, xDim)
 		if err != nil {
 			return fmt.Errorf("%s: %w", c.name, err)

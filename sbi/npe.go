@@ -454,7 +454,7 @@ func (p *NPEPosterior) SampleContext(ctx context.Context, rng *rand.Rand, n int)
 // at an observation outside the simulated data the flow extrapolates and more training cannot
 // help; among them the flow is not yet fitted well.
 func (e *NPE) leakAdvice(x []float64) string {
-	chk, err := e.CheckObservation(x)
+	chk, err := e.checkObservation(x, "") // the posterior warned
 	switch {
 	case err != nil:
 		return "the flow leaks its mass out of the support; if the observation may lie outside the simulated data, test it with diag.Misspecification (the estimator keeps no reservoir to check it); otherwise train longer or with more simulations, or sample an NRE"

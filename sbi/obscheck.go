@@ -114,13 +114,25 @@ var errNoReservoir = errors.New("the estimator keeps no reservoir of training si
 // panics when the estimator is untrained, x has the wrong width, or a row of x cannot be
 // summarized: it holds NaN or ±Inf, or the embedding cannot read it (a count of trials
 // outside 1 … MaxTrials), whose summary would be that of another observation.
+//
+// Summaries evaluates the embedding as a posterior does, so a row holding a number of trials
+// outside those of training prints the posterior's warning, naming Summaries.
 func (c *estimator) Summaries(x *mat.Dense) *mat.Dense {
+	return c.summaries(x, c.label+" Summaries")
+}
+
+// summaries is Summaries, whose warning about numbers of trials outside those of training
+// names the call what; "" for none (the training rows of the reservoir).
+func (c *estimator) summaries(x *mat.Dense, what string) *mat.Dense {
 	c.mustTrained("Summaries")
 	n, cols := x.Dims()
 	if cols != c.xDim {
 		panic(fmt.Sprintf("sbi: %s.Summaries: x has %d columns, expected %d", c.name, cols, c.xDim))
 	}
 	c.checkEvalRows("Summaries", x)
+	if what != "" {
+		c.warnUnseenTrials(what, x)
+	}
 	out := mat.NewDense(n, c.summaryWidth(), nil)
 	parallelChunks(n, chunkFor(n), func(_, lo, hi int) {
 		tp := getTape()
@@ -152,8 +164,16 @@ func (c *estimator) summaryWidth() int {
 // with a p-value calibrated on held-back simulations. It returns an error when the estimator
 // keeps no reservoir, when x or its summary holds NaN or ±Inf (wrapping ErrNonFinite: a
 // summary overflows for an x far beyond the training data), or when the embedding cannot read
-// x (a count of trials outside 1 … MaxTrials), and panics when x has the wrong length.
+// x (a count of trials outside 1 … MaxTrials), and panics when x has the wrong length. Like a
+// posterior it warns when x holds a number of trials outside those of training, naming
+// CheckObservation: its summary there is an extrapolation too.
 func (c *estimator) CheckObservation(x []float64) (*ObservationCheck, error) {
+	return c.checkObservation(x, c.label+" CheckObservation")
+}
+
+// checkObservation is CheckObservation, whose warning about a number of trials outside those
+// of training names the call what; "" for none (a posterior, which warned already).
+func (c *estimator) checkObservation(x []float64, what string) (*ObservationCheck, error) {
 	c.mustTrained("CheckObservation")
 	if len(x) != c.xDim {
 		panic(fmt.Sprintf("sbi: %s.CheckObservation: x has %d values, expected %d", c.name, len(x), c.xDim))
@@ -163,6 +183,9 @@ func (c *estimator) CheckObservation(x []float64) (*ObservationCheck, error) {
 	}
 	if err := c.observationErr(x); err != nil {
 		return nil, fmt.Errorf("%s: %w", c.name, err)
+	}
+	if what != "" {
+		c.warnUnseenTrials(what, mat.NewDense(1, len(x), x)) // only read: no copy
 	}
 	tp := getTape()
 	defer putTape(tp)
@@ -190,7 +213,7 @@ func (c *estimator) warnIfOutside(x []float64) {
 	if c.obs == nil {
 		return
 	}
-	chk, err := c.CheckObservation(x)
+	chk, err := c.checkObservation(x, "")
 	if err != nil || !chk.Outside || lastOutside.repeat(x) {
 		return
 	}
@@ -243,7 +266,7 @@ func (c *estimator) keepReservoir(d *trainData, train, val []int, seed uint64) {
 	if len(calRows) < minCalibration || len(refRows) < 2 {
 		return
 	}
-	ref, err := mmd.New(c.Summaries(rowsOf(d.x, refRows)), c.Summaries(rowsOf(d.x, calRows)))
+	ref, err := mmd.New(c.summaries(rowsOf(d.x, refRows), ""), c.summaries(rowsOf(d.x, calRows), ""))
 	if err != nil {
 		return
 	}

@@ -32,15 +32,15 @@ import (
 //     an embedding; the embedding of x, or of θ for a likelihood estimator, "nle"), the prior
 //     as a dist.Spec, the dimensions of θ and x, the standardization of θ and x, and the
 //     range of the numbers of trials of the training observations (only with a set
-//     embedding of varying numbers of trials, DeepSetEmbedding with MaxTrials > 0: a
-//     posterior outside it warns);
+//     embedding of varying numbers of trials, a TrialCounter such as DeepSetEmbedding with
+//     MaxTrials > 0: a posterior outside it warns);
 //   - the weights, as nn.WriteParams writes them;
 //   - the CRC-32C (Castagnoli) of every byte before it (uint32), so that any change to the
 //     file, header included, is detected.
 //
 // Format 2 (gosbi before the range of trials was stored) is format 3 without "trials": an
 // estimator loaded from it does not know the numbers of trials it was trained on, and does
-// not warn about them. Format 1 (gosbi before the prior was stored) has the same frame
+// not warn about them, even after Train with Resume (the range stays unknown). Format 1 (gosbi before the prior was stored) has the same frame
 // without the checksum; its header holds "npe" or "nre" (the configuration) and "embedding"
 // (an MLPEmbedding), and no prior. Load and LoadNPE/LoadNRE read every format; a format-1
 // file needs the prior passed.
@@ -395,7 +395,7 @@ func loadEstimator(r io.Reader, prior dist.Distribution, want string) (savable, 
 		return nil, fmt.Errorf("load: %w", err)
 	}
 	if h.Trials != nil {
-		if err := h.Trials.checkStored(c.layout); err != nil {
+		if err := h.Trials.checkStored(c.counter); err != nil {
 			return nil, err
 		}
 	}

@@ -156,14 +156,14 @@ func (c *estimator) trainStream(ctx context.Context, m network, train, val simst
 
 // streamZScore learns the standardization of θ and x from one pass over src, counts the
 // usable (finite) and dropped pairs, and finds the range of their numbers of trials (nil
-// unless emb is a set embedding of varying numbers of trials). x is standardized as
-// fitXScore does for the embedding emb (nil for none); a finite row that emb's InputLayout
-// refuses is an error.
+// unless emb is a TrialCounter that counts them). x is standardized as fitXScore does for
+// the embedding emb (nil for none); a finite row that emb's InputLayout refuses, or of which
+// it counts fewer than 1 trial, is an error.
 func streamZScore(src simstore.Source, batch int, emb Embedding) (zt, zx zscore, usable, dropped int, trials *trialRange, err error) {
 	pt, dx := src.Dims()
 	var wt, wx colstat.Accumulator
 	var gs *groupScaler
-	l := layoutOf(emb)
+	l, tc := layoutOf(emb), counterOf(emb)
 	if l != nil {
 		if gs, err = newGroupScaler(l, dx); err != nil {
 			return zt, zx, 0, 0, nil, err
@@ -193,7 +193,10 @@ func streamZScore(src simstore.Source, batch int, emb Embedding) (zt, zx zscore,
 			} else if err := gs.add(x.RawRowView(i)); err != nil {
 				return zt, zx, 0, 0, nil, fmt.Errorf("a training pair with x = %s: %w", leading(x.RawRowView(i)), err)
 			}
-			if k, ok := countTrials(l, x.RawRowView(i)); ok {
+			if k, ok := countTrials(tc, x.RawRowView(i)); ok {
+				if k < 1 {
+					return zt, zx, 0, 0, nil, fmt.Errorf("a training pair with x = %s: %w", leading(x.RawRowView(i)), badCount(tc, k))
+				}
 				span.add(k)
 			}
 			usable++

@@ -267,11 +267,12 @@ func TestSeenTrialsAllocatesOnce(t *testing.T) {
 	for i := range idx {
 		idx[i] = i
 	}
-	var l InputLayout = trialRangeEmbedding // boxed once, outside the count
+	var tc TrialCounter = trialRangeEmbedding // boxed once, outside the count
 	var r *trialRange
-	allocs := testing.AllocsPerRun(10, func() { r = seenTrials(l, x, idx) })
-	if r == nil || *r != (trialRange{Min: 1, Max: 5}) {
-		t.Fatalf("range %v, want 1–5", r)
+	var err error
+	allocs := testing.AllocsPerRun(10, func() { r, err = seenTrials(tc, x, idx) })
+	if err != nil || r == nil || *r != (trialRange{Min: 1, Max: 5}) {
+		t.Fatalf("range %v (error %v), want 1–5", r, err)
 	}
 	if allocs > 1 {
 		t.Errorf("%v allocations for %d rows, want 1", allocs, n)
