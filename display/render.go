@@ -21,10 +21,15 @@ type MIMEBundler interface {
 // Render returns the MIME bundle that shows v: its own MIMEBundle when it has one (with a
 // text/plain member added if missing), a PNG for images, a table for matrices, a summary for
 // long numeric slices, and fmt's %v otherwise, cut after 20,000 bytes (and formatted only that
-// far, however large the value). Strings are shown quoted, like Go source.
+// far, however large the value). Strings are shown quoted, like Go source. A nil pointer whose
+// MIMEBundle panics (the nil result of a call that failed) is shown as "<nil>", as fmt prints it.
 func Render(v any) (data map[string]any) {
 	defer func() {
 		if r := recover(); r != nil {
+			if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer && rv.IsNil() {
+				data = map[string]any{MIMEText: "<nil>"}
+				return
+			}
 			data = map[string]any{MIMEText: fmt.Sprintf("<cannot display %T: %v>", v, r)}
 		}
 	}()

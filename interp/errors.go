@@ -59,7 +59,7 @@ func (e *notedError) Unwrap() error { return e.err }
 
 // cellPos rewrites the positions "_.go:1300002:5" of the interpreter as "cell [3] line 2:5".
 func (s *Session) cellPos(msg string) string {
-	return explain.Positions(msg, s.where)
+	return explain.Positions(msg, s.where, s.isLine)
 }
 
 // explainEnv is what the explainers may ask of the session about the running cell.
@@ -76,6 +76,7 @@ func (s *Session) explainEnv() explain.Env {
 		File:      s.fileName,
 		Items:     items,
 		Where:     s.where,
+		IsLine:    s.isLine,
 		Signature: s.signature,
 		Undefined: func(name string) bool { return !defined[name] && s.undefined(name) },
 		Source:    s.source,

@@ -16,6 +16,12 @@ func TestHelpPythonSBINames(t *testing.T) {
 		{"simulate_for_sbi?", "Python sbi's simulate_for_sbi is sbi.Simulate here"},
 		{"?run_sbc", "Python sbi's run_sbc is diag.SBC here"},
 		{"?check_tarp", "Python sbi's check_tarp is diag.TARP here"},
+		// the class names of sbi's estimators, as a newcomer types them
+		{"?NPE_C", "Python sbi's npe_c is sbi.NewNPE here"},
+		{"?SNPE_C", "Python sbi's snpe_c is sbi.Sequential here"},
+		{"?NLE_A", "Python sbi's nle_a is sbi.NewNLE here"},
+		{"?NRE_B", "Python sbi's nre_b is sbi.NewNRE here (?sbi.NewNRE); sbi.NREConfig{Loss: sbi.NREB}"},
+		{"?BNRE", "Python sbi's bnre is calib.NewBalanceRegularizer here"},
 		{"?nosuchname", ""},
 	} {
 		res := ts.run(c.ask)

@@ -281,6 +281,15 @@ func (it *item) after() (line, col int) {
 	return it.line + strings.Count(it.text, "\n"), len(it.text) - nl
 }
 
+// isLine reports whether encoded, a line of the interpreter's source in the form of
+// cellLines, is a line of the cell last run in its slot: a run of digits in a message that is
+// not is a number of the message, not a position.
+func (s *Session) isLine(encoded int) bool {
+	slot := encoded/cellLines - 10
+	line := encoded % cellLines
+	return s.slotLines[slot] >= line && line >= 1
+}
+
 // where formats a position of the interpreter (line in the form of cellLines, col 0 for none)
 // as the user reads it: "cell [3] line 2:5", or "file.go:2:5" in a script.
 func (s *Session) where(encoded, col int) string {

@@ -15,7 +15,8 @@ import (
 
 // Coverage plots expected-coverage curves: coverage against credibility level for each result,
 // the diagonal of perfect calibration, and the two binomial bands of the first result (nil
-// results are skipped): the simultaneous band (light), which holds an exactly calibrated
+// results are skipped; when every result given is nil, the plot draws nothing and rendering it
+// returns an error): the simultaneous band (light), which holds an exactly calibrated
 // estimator's whole curve with its confidence and is the band diag.CoverageResult.Verdict
 // judges by, and inside it the pointwise band (dark), which holds the curve at each level on
 // its own. Levels outside the simultaneous band (CoverageResult.Flagged) are ringed. Curves
@@ -26,6 +27,9 @@ import (
 // level outside [0, 1], fewer than one test pair, or not one coverage value in [0, 1] per
 // level), the plot draws nothing: rendering it returns an error naming the result.
 func Coverage(results ...*diag.CoverageResult) *Plot {
+	if len(results) > 0 && !slices.ContainsFunc(results, func(r *diag.CoverageResult) bool { return r != nil }) {
+		return failedFigure(11*cm, 10*cm, fmt.Errorf("viz: Coverage: all %d results are nil, so there is no curve to draw: a nil result is what a failed diag call returns beside its error (check it)", len(results)))
+	}
 	for i, r := range results {
 		if r == nil {
 			continue

@@ -674,6 +674,10 @@ its first cell, leaves none behind). A notebook changed on disk while it ran (sa
 saved over: the run fails, and the executed notebook goes to a new NAME.run-*.ipynb beside it.
 GOSBI_FULL=1 runs the full version: it is --param quick=false.
 
+The run stops at the first cell that fails, and the notebook is saved as far as it ran (the
+command exits non-zero). A cell tagged "raises-exception" (cell metadata "tags", as Jupyter's
+nbconvert reads it) is expected to fail: its error is kept in its outputs and the run goes on.
+
 --html also writes NAME.html beside the saved notebook: one page with the images inline. The
 notebook's text (sources, printed output, errors) is shown as text and raw HTML in Markdown is
 left out; HTML and SVG outputs (display.HTML, plots) are kept as they are, scripts included, as

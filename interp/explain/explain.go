@@ -43,6 +43,11 @@ type Env struct {
 	// Where formats a position of the interpreter (a line of its source "_.go", col 0 for
 	// none) as the user reads it, e.g. "cell [3] line 2:5".
 	Where func(line, col int) string
+	// IsLine reports whether line, a number of the interpreter's source "_.go", is a line of a
+	// cell the session ran. A bare run of digits in a message (no "_.go:" before it) is taken
+	// for a position only where it is, so that a count of a library's message stays a
+	// number; nil takes every such run for a position.
+	IsLine func(line int) bool
 	// Signature returns the declaration of a function ("diag.C2ST", "f", "x.Method") as its
 	// documentation gives it, e.g. "func C2ST(x, y *mat.Dense, seed uint64) float64", or "".
 	Signature func(fn string) string
@@ -140,7 +145,7 @@ func Panic(env Env, value any, frames []string) Report {
 		return compileReport(env, f)
 	}
 	run(env, f)
-	r := Report{Name: "panic", Value: Positions(f.Msg, env.Where) + Positions(f.Note, env.Where)}
+	r := Report{Name: "panic", Value: Positions(f.Msg, env.Where, env.IsLine) + Positions(f.Note, env.Where, env.IsLine)}
 	r.Traceback = append([]string{"panic: " + r.Value}, formatFrames(env, f.Frames)...)
 	return r
 }
@@ -148,7 +153,7 @@ func Panic(env Env, value any, frames []string) Report {
 // Located reports an error of the session itself whose message starts with the interpreter's
 // position ("_.go:1300002: …").
 func Located(env Env, msg string) Report {
-	msg = Positions(msg, env.Where)
+	msg = Positions(msg, env.Where, env.IsLine)
 	return Report{Name: "error", Value: msg, Traceback: []string{msg}}
 }
 
@@ -164,7 +169,7 @@ func compileReport(env Env, f *Failure) Report {
 	if !posRE.MatchString(msg) {
 		msg = fmt.Sprintf("cell [%d]: %s", env.Cell, msg)
 	}
-	msg = Positions(msg, env.Where) + Positions(f.Note, env.Where)
+	msg = Positions(msg, env.Where, env.IsLine) + Positions(f.Note, env.Where, env.IsLine)
 	tb := []string{msg}
 	if env.Restarted && strings.Contains(msg, "undefined: ") {
 		tb = append(tb, restartNote)
@@ -186,8 +191,10 @@ const maxPosDigits = 10
 
 // Positions rewrites the interpreter's positions in msg ("_.go:1300002:5") with where (nil
 // leaves msg as it is). A bare run of digits is a position only where it stands alone: the
-// digits inside a word, a path or a version (v0.0.0-20261125091747-…) are left as they are.
-func Positions(msg string, where func(line, col int) string) string {
+// digits inside a word, a path or a version (v0.0.0-20261125091747-…) are left as they are,
+// and so is a run that isLine, when not nil, does not accept (a count such as "13 of 1049677
+// draws").
+func Positions(msg string, where func(line, col int) string, isLine func(line int) bool) string {
 	if where == nil {
 		return msg
 	}
@@ -202,6 +209,9 @@ func Positions(msg string, where func(line, col int) string) string {
 		line, err := strconv.Atoi(msg[m[2]:m[3]])
 		if err != nil || m[3]-m[2] > maxPosDigits {
 			continue // a number of the message (a constant), longer than any position
+		}
+		if !prefixed && isLine != nil && !isLine(line) {
+			continue // a number of the message that names no line of a cell
 		}
 		col := 0
 		if m[4] >= 0 {

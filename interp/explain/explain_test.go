@@ -33,7 +33,7 @@ func TestPositions(t *testing.T) {
 		if want == "" {
 			want = c.in
 		}
-		if got := Positions(c.in, cellWhere); got != want {
+		if got := Positions(c.in, cellWhere, nil); got != want {
 			t.Errorf("Positions(%q) = %q, want %q", c.in, got, want)
 		}
 	}

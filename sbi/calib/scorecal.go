@@ -44,6 +44,8 @@ func (f AffineFamily) String() string {
 
 // Refit draws n samples of the approximate posterior fitted to the dataset x. For an amortized
 // estimator use RefitAmortized; for a surrogate model, variational fit or sampler, any closure.
+// A Refit that panics (a posterior's Sample does when it cannot be sampled) ends
+// ScoreCalibrate with that panic as its error, naming the dataset.
 type Refit func(rng *rand.Rand, x []float64, n int) (*mat.Dense, error)
 
 // RefitAmortized is the Refit of an amortized estimator: its posterior for x, sampled.
@@ -248,7 +250,11 @@ func ScoreCalibrateContext(ctx context.Context, rng *rand.Rand, obsDraws *mat.De
 			dropped++
 			continue
 		}
-		dr, err := refit(rng, x.RawRowView(m), cfg.N)
+		var dr *mat.Dense
+		err := safe.Call("the refit", func() (err error) {
+			dr, err = refit(rng, x.RawRowView(m), cfg.N)
+			return err
+		})
 		if err != nil {
 			p.Finish()
 			return nil, fmt.Errorf("calib: refit to calibration dataset %d: %w", m, err)
