@@ -9,6 +9,7 @@ import (
 
 	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi/dist"
+	"github.com/gosbi/gosbi/sbi/internal/mathx"
 	"github.com/gosbi/gosbi/sbi/internal/safe"
 	"github.com/gosbi/gosbi/sbi/nn"
 	"gonum.org/v1/gonum/mat"
@@ -341,7 +342,7 @@ func contrastiveNRELoss(tp *nn.Tape, L *nn.Tensor, gamma float64) (loss, joint, 
 	K := L.Cols - 1
 	joint = tp.AddScalar(tp.LogSumExp(tp.Columns(L, 0, K)), -math.Log(float64(K)))
 	marginal = tp.AddScalar(tp.LogSumExp(tp.Columns(L, 1, K+1)), -math.Log(float64(K)))
-	lg := math.Log(gamma)
+	lg := mathx.Log(gamma)
 	p0, p1 := 1/(1+gamma), gamma/(1+gamma)
 	negLogQ0 := tp.Softplus(tp.AddScalar(marginal, lg))
 	negLogQ1 := tp.Sub(tp.Softplus(tp.AddScalar(joint, lg)), tp.Columns(L, 0, 1))

@@ -12,6 +12,7 @@ import (
 	"github.com/gosbi/gosbi/sbi"
 	"github.com/gosbi/gosbi/sbi/calib"
 	"github.com/gosbi/gosbi/sbi/diag"
+	"github.com/gosbi/gosbi/sbi/internal/mathx"
 	"github.com/gosbi/gosbi/sbi/internal/safe"
 )
 
@@ -132,7 +133,7 @@ func (a *scoreAdjusted) Posterior(x []float64) sbi.Posterior {
 				s[j] -= a.m.L[j*d+k] * mu[k]
 			}
 		}
-		logdet += math.Log(a.m.L[j*d+j])
+		logdet += mathx.Log(a.m.L[j*d+j])
 	}
 	return &adjustedPosterior{base: base, m: a.m, shift: s, logdet: logdet}
 }

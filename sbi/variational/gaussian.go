@@ -11,6 +11,7 @@ import (
 	"github.com/gosbi/gosbi/sbi"
 	"github.com/gosbi/gosbi/sbi/dist"
 	"github.com/gosbi/gosbi/sbi/internal/colstat"
+	"github.com/gosbi/gosbi/sbi/internal/mathx"
 	"github.com/gosbi/gosbi/sbi/internal/table"
 	"github.com/gosbi/gosbi/sbi/nn"
 )
@@ -220,7 +221,7 @@ func (p *GaussianPosterior) logProb(theta []float64) float64 {
 		}
 		ljj := p.Chol.At(j, j)
 		eps[j] = r / ljj
-		lp -= math.Log(ljj) + 0.5*eps[j]*eps[j]
+		lp -= mathx.Log(ljj) + 0.5*eps[j]*eps[j]
 	}
 	lp -= 0.5 * float64(d) * math.Log(2*math.Pi)
 	if !p.est.identity {

@@ -13,6 +13,7 @@ import (
 	"github.com/gosbi/gosbi/sbi"
 	"github.com/gosbi/gosbi/sbi/dist"
 	"github.com/gosbi/gosbi/sbi/internal/colstat"
+	"github.com/gosbi/gosbi/sbi/internal/mathx"
 	"github.com/gosbi/gosbi/sbi/nn"
 )
 
@@ -446,7 +447,7 @@ func (tr *trainer) toTheta(tp *nn.Tape, u *nn.Tensor) (*nn.Tensor, *nn.Tensor) {
 		switch {
 		case !math.IsInf(lo, 0) && !math.IsInf(hi, 0):
 			cols[j] = tp.AddScalar(tp.Scale(tp.Sigmoid(uj), hi-lo), lo)
-			lj = tp.AddScalar(tp.Add(tp.LogSigmoid(uj), tp.LogSigmoid(tp.Neg(uj))), math.Log(hi-lo))
+			lj = tp.AddScalar(tp.Add(tp.LogSigmoid(uj), tp.LogSigmoid(tp.Neg(uj))), mathx.Log(hi-lo))
 		case !math.IsInf(lo, 0):
 			cols[j] = tp.AddScalar(tp.Exp(uj), lo)
 			lj = uj
@@ -487,7 +488,7 @@ func priorTape(model Model, prior dist.Distribution) (func(tp *nn.Tape, theta *n
 			mean, std := p.Mean(), p.Std()
 			var c float64
 			for _, s := range std {
-				c -= math.Log(s) + 0.5*math.Log(2*math.Pi)
+				c -= mathx.Log(s) + 0.5*math.Log(2*math.Pi)
 			}
 			parts = append(parts, part{from, from + p.Dim(), func(tp *nn.Tape, th *nn.Tensor) *nn.Tensor {
 				z := tp.Div(tp.Sub(th, tp.Const(1, len(mean), mean)), tp.Const(1, len(std), std))
