@@ -106,3 +106,23 @@ func TestInterfaceValueRewriteKeepsPositions(t *testing.T) {
 		}
 	}
 }
+
+// TestBareValueExplained checks that the forms in which the interpreter still passes a
+// cell's value bare to a compiled interface fail with a message that says what works.
+func TestBareValueExplained(t *testing.T) {
+	ts := newTestSession(t)
+	ts.mustRun(t, wrapSetup)
+	for _, c := range []struct{ code, want string }{
+		{"errors.Join(myErr{})", "pass a slice literal, f([]error{value}...)"},
+		{"var je error = myErr{}\nerrors.Join(je)", "reached the compiled interface error without the wrapper"},
+	} {
+		res := ts.run(c.code)
+		if res.Err == nil {
+			t.Errorf("%q: no error", c.code)
+			continue
+		}
+		if !strings.Contains(res.Err.Value, c.want) {
+			t.Errorf("%q: error %q, want it to contain %q", c.code, res.Err.Value, c.want)
+		}
+	}
+}
