@@ -68,6 +68,23 @@
 // build fails the cell and changes nothing. The seam is extension.go: Session.Execute records
 // the cells, runImport calls linkPackages, and each host enables switching and resumes.
 //
+// A value of a type declared in a cell that becomes a compiled interface (an sbi.Embedding,
+// a dist.Distribution, a mat.Matrix, an error) reaches compiled code in a wrapper: a compiled
+// type with the methods of that interface, which calls the cell's methods. The interpreter
+// makes it where it assigns the value to a variable, a field or an element of the interface
+// type, passes it to a parameter, returns it or sends it on a channel; the rewrite
+// wrap-interfaces makes it also for an element of a compiled struct's literal
+// (sbi.NPEConfig{Embedding: myEmbedding{}}) and a conversion (sbi.Embedding(myEmbedding{})).
+// Two limits remain:
+//   - a value passed to a compiled variadic parameter of an interface type, and any value of
+//     the type error held in a variable, goes bare and fails the cell: pass a slice literal,
+//     errors.Join([]error{myErr{}}...);
+//   - the wrapper has the interface's methods and no others, so a library that asks whether
+//     the value has more (an optional interface such as sbi.TrialCounter, sbi.InputLayout,
+//     sbi.SavableEmbedding, fmt.Stringer) gets no: declare the value with the interface the
+//     library should see, var e sbi.TrialCounter = myEmbedding{}, and pass e (one interface per
+//     value). fmt prints a value of a cell's type passed as any by its fields, not its String.
+//
 // # Speed
 //
 // Interpreted code runs 100–400 times slower than compiled Go (a loop of 10⁷ float additions

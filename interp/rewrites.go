@@ -2,6 +2,7 @@ package interp
 
 import (
 	"go/ast"
+	"reflect"
 	"strings"
 
 	"github.com/gosbi/gosbi/interp/rewrite"
@@ -22,8 +23,10 @@ func (s *Session) rewrite(items []item, cell int) error {
 		}
 		units[i] = rewrite.Unit{Kind: kind, Text: it.text, Line: lineBase(cell) + it.line, Col: it.col}
 	}
+	paths := s.packagePaths(items)
 	env := rewrite.Env{
-		IsPackage: s.packageNames(items),
+		IsPackage: func(name string) bool { _, ok := paths(name); return ok },
+		Compiled:  s.compiledSymbols(paths),
 		IsVar: func(name string) bool {
 			d := s.decls[name]
 			return d != nil && d.kind == varDecl
@@ -45,12 +48,12 @@ func sameSource(a, b string) bool {
 	return a == b || rewrite.StripPositions(a) == rewrite.StripPositions(b)
 }
 
-// packageNames returns a test of whether a name in the cell's code names a package: one the
-// session or the cell imports, or one the session would import on its use, that the cell does
-// not define otherwise.
-func (s *Session) packageNames(items []item) func(string) bool {
+// packagePaths returns the import path of the package a name in the cell's code names: one
+// the session or the cell imports, or one the session would import on its use, that the cell
+// does not define otherwise; false when the name names no package.
+func (s *Session) packagePaths(items []item) func(string) (string, bool) {
 	defined := map[string]bool{}
-	imported := map[string]bool{}
+	imported := map[string]string{}
 	for _, it := range items {
 		if it.kind != importItem {
 			definedNames(node(it), defined)
@@ -62,22 +65,61 @@ func (s *Session) packageNames(items []item) func(string) bool {
 		}
 		for _, sp := range gd.Specs {
 			is := sp.(*ast.ImportSpec)
+			path := strings.Trim(is.Path.Value, `"`)
 			if is.Name != nil {
-				imported[is.Name.Name] = true
+				imported[is.Name.Name] = path
 			} else {
-				imported[packageName(strings.Trim(is.Path.Value, `"`))] = true
+				imported[packageName(path)] = path
 			}
 		}
 	}
-	return func(name string) bool {
+	return func(name string) (string, bool) {
 		if defined[name] || s.decls[name] != nil {
-			return false
+			return "", false
 		}
-		if imported[name] || s.imports[name] != "" {
-			return true
+		if path, ok := imported[name]; ok {
+			return path, true
+		}
+		if path := s.imports[name]; path != "" {
+			return path, true
 		}
 		indexPackages()
-		_, ok := pkgIndex.byName[name]
-		return ok
+		path, ok := pkgIndex.byName[name]
+		return path, ok
 	}
+}
+
+// compiledSymbols returns Env.Compiled for a cell whose package names have the import paths
+// that paths gives.
+func (s *Session) compiledSymbols(paths func(string) (string, bool)) func(pkg, name string) (reflect.Type, bool) {
+	return func(pkg, name string) (reflect.Type, bool) {
+		path, ok := paths(pkg)
+		if !ok {
+			return nil, false
+		}
+		v, ok := s.symbolsOf(path)[name]
+		switch {
+		case !ok || !v.IsValid():
+			return nil, false
+		case v.Kind() == reflect.Pointer && v.IsNil():
+			return v.Type().Elem(), true // a type: (*T)(nil)
+		case v.Kind() == reflect.Func:
+			return v.Type(), false
+		}
+		return nil, false
+	}
+}
+
+// symbolsOf returns the symbol table of the compiled package path, nil when the session has
+// none.
+func (s *Session) symbolsOf(path string) map[string]reflect.Value {
+	if m := packageSymbols(path); m != nil {
+		return m
+	}
+	for k, m := range s.opts.Symbols {
+		if k[:strings.LastIndexByte(k, '/')] == path {
+			return m
+		}
+	}
+	return nil
 }

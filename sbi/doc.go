@@ -111,6 +111,11 @@
 // DescribeEmbedding lists the layers one builds. RegisterEmbedding makes an embedding of
 // another package storable in estimator files.
 //
+// An embedding declared in a notebook cell reaches this package in a wrapper with the methods
+// of the interface it was declared with, and only those: the estimator finds its TrialCount,
+// InputGroups or Size only when the value is declared as a TrialCounter, an InputLayout or a
+// SavableEmbedding (var e sbi.TrialCounter = myEmbedding{}), one of them per value.
+//
 // # Configuration
 //
 // Settings are passed in structs named XConfig (NPEConfig, TrainConfig, SamplerConfig, and so

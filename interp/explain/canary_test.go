@@ -34,6 +34,7 @@ var canaries = map[string]func(t *testing.T){
 	"reflect-index":   canaryReflectIndex,
 	"reflect-slice":   canaryReflectSlice,
 	"reflect-nil":     canaryReflectNil,
+	"bare-value":      canaryBareValue,
 	"method-value":    canaryMethodValue,
 	"call-site":       canaryCallSite,
 	"panic-site":      canaryPanicSite,
@@ -314,5 +315,15 @@ func TestCanaryCompiledUndefined(t *testing.T) {
 	_, _ = conf.Check("p", fset, []*ast.File{f}, nil)
 	if len(msgs) != 1 || !undefinedRE.MatchString(msgs[0]) || undefinedRE.FindStringSubmatch(msgs[0])[1] != "xs" {
 		t.Errorf("the type checker now says %q for an undefined xs: update CompiledUndefined", msgs)
+	}
+}
+
+func canaryBareValue(t *testing.T) {
+	const decl = "type myErr struct{}\nfunc (myErr) Error() string { return \"mine\" }"
+	for _, c := range []string{"_ = errors.Join(myErr{})", "e := error(myErr{})\n_ = errors.Join(e)"} {
+		err, p := evalAll(bare(t, io.Discard), `import "errors"`, decl, c)
+		if msg := fmt.Sprint(p); !bareValueRE.MatchString(msg) {
+			t.Errorf("%q: yaegi now gives %q (error %v), which %s does not match: drop it if the cell runs", c, msg, err, bareValue.Name)
+		}
 	}
 }

@@ -113,7 +113,7 @@ type Explainer struct {
 // Pipeline is the explainers in the order Compile and Panic apply them. compiler-panic comes
 // first, as undefined-name and index-define read the message it may wrap; closure-frame comes
 // before the explainers that read the code of a panic's frames.
-var Pipeline = []Explainer{compilerPanic, undefinedName, indexDefine, missingGeneric, callArity, closureFrame, reflectIndex, reflectSlice, reflectNil, methodValue, callSite, panicSite}
+var Pipeline = []Explainer{compilerPanic, undefinedName, indexDefine, missingGeneric, callArity, closureFrame, reflectIndex, reflectSlice, reflectNil, bareValue, methodValue, callSite, panicSite}
 
 // Compile reports a cell that the interpreter refused to compile, from its error message.
 func Compile(env Env, msg string) Report {

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	yaegi "github.com/traefik/yaegi/interp"
+
+	"github.com/gosbi/gosbi/stdlib"
 )
 
 // The canary tests run the construct each pass works around through the interpreter, without
@@ -253,5 +255,35 @@ func TestCanaryCommaOK(t *testing.T) {
 	got, err := evalInt(t, newInterp(t), setup, rewritten(t, commaOK, env, Stmt, `n, ok := m["a"]`), "if !ok { n = -1 }; n")
 	if err != nil || got != 4 {
 		t.Errorf("rewritten: n = %d, %v; want 4", got, err)
+	}
+}
+
+func TestCanaryWrapInterfaces(t *testing.T) {
+	env := Env{
+		IsPackage: func(name string) bool { return name == "mat" },
+		Compiled: func(pkg, name string) (reflect.Type, bool) {
+			v := stdlib.Symbols["gonum.org/v1/gonum/mat/mat"][name]
+			if pkg != "mat" || !v.IsValid() || v.Kind() != reflect.Pointer || !v.IsNil() {
+				return nil, false
+			}
+			return v.Type().Elem(), true
+		},
+	}
+	const decl = "type sq struct{}\nfunc (sq) Dims() (int, int) { return 1, 1 }\nfunc (sq) At(i, j int) float64 { return 3 }\nfunc (s sq) T() mat.Matrix { return s }"
+	for _, expr := range []string{"mat.Transpose{Matrix: sq{}}", "mat.Transpose{sq{}}", "mat.Matrix(sq{})"} {
+		run := func(text string) (int64, error) {
+			i := yaegi.New(yaegi.Options{Stderr: io.Discard})
+			if err := i.Use(stdlib.Symbols); err != nil {
+				t.Fatal(err)
+			}
+			return evalInt(t, i, `import "gonum.org/v1/gonum/mat"`, decl, "s := int(mat.Sum("+text+"))", "s")
+		}
+		if got, err := run(expr); err == nil && got == 3 {
+			t.Errorf("yaegi now wraps the value of %s: drop pass %s (%s)", expr, wrapInterfaces.Name, wrapInterfaces.Issue)
+		}
+		got, err := run(rewritten(t, wrapInterfaces, env, Stmt, expr))
+		if err != nil || got != 3 {
+			t.Errorf("%s rewritten: %d, %v; want 3", expr, got, err)
+		}
 	}
 }

@@ -14,7 +14,7 @@
 //     and drop a rewrite that does not).
 //
 // The passes, in the order of Pipeline and each in the file of its name: rename-main,
-// hoist-method-values, reorder-defines, parenthesize-tuples, zero-named-results, func-scope,
+// wrap-interfaces, hoist-method-values, reorder-defines, parenthesize-tuples, zero-named-results, func-scope,
 // redeclare-via-temps and comma-ok. Run applies them to the units of a cell, once, after the session has
 // split it.
 package rewrite
@@ -25,6 +25,7 @@ import (
 	"go/parser"
 	"go/scanner"
 	"go/token"
+	"reflect"
 	"regexp"
 )
 
@@ -57,6 +58,11 @@ type Env struct {
 	IsVar func(name string) bool
 	// Cell is the number of the cell, which names temporaries.
 	Cell int
+	// Compiled returns the compiled symbol that pkg.Name names in the cell, pkg being a name
+	// for which IsPackage holds: the type, with isType true, when the symbol is a type; the
+	// function's type when it is a function; nil otherwise. Nil means that the cell names
+	// none.
+	Compiled func(pkg, name string) (t reflect.Type, isType bool)
 }
 
 // Pass is one named rewrite.
@@ -74,7 +80,7 @@ type Pass struct {
 // after hoist-method-values, whose block of definitions must run in a function literal at the
 // top of a cell, and redeclare-via-temps and comma-ok last, as their results are several
 // statements (comma-ok rewrites each statement of the unit).
-var Pipeline = []Pass{renameMain, hoistMethodValues, reorderDefines, parenthesizeTuples, zeroNamedResults, funcScope, redeclareViaTemps, commaOK}
+var Pipeline = []Pass{renameMain, wrapInterfaces, hoistMethodValues, reorderDefines, parenthesizeTuples, zeroNamedResults, funcScope, redeclareViaTemps, commaOK}
 
 // Run rewrites the units of a cell in place with the passes of Pipeline, in order. It
 // returns the first error of a pass, whose message starts with the interpreter's position
