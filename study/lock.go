@@ -9,17 +9,21 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/gosbi/gosbi/internal/atomicfile"
 )
 
 // ErrLocked is wrapped by the error of Run when another process runs the same study directory.
 var ErrLocked = errors.New("the study is being run by another process")
 
-// lockFile is the study directory's lock: an flock(2) lock on DIR/lock, held by the process
-// that runs the study's jobs, and the holder's identity written in it for the others to read.
-// The kernel releases the lock when its holder ends, however it ends; a holder that ends
-// without releasing it leaves its identity in the file, which the next holder reports.
+// lockFile is the study directory's lock: an flock(2) lock on DIR/lock (a LockFileEx lock on
+// Windows), held by the process that runs the study's jobs, and the holder's identity written
+// in it for the others to read. The kernel releases the lock when its holder ends, however it
+// ends; a holder that ends without releasing it leaves its identity in the file, which the
+// next holder reports. On a system with no file locks (atomicfile.Locks is ""), nothing is
+// locked: a run says so, and another run is found only by the identity written in the file,
+// of a process of this host that still exists (see holder.live).
 const lockFile = "lock"
 
 // lockPoll is how often a run that waits for the lock tries again.
@@ -58,13 +62,20 @@ func (s *Study) lock(ctx context.Context, wait bool, note io.Writer) (*dirLock, 
 	}
 	waiting := false
 	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		err := atomicfile.TryLock(f, true)
 		if err == nil {
 			break
 		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
+		if atomicfile.Locks == "" {
+			if h, ok := readHolder(f); !ok || !h.live() {
+				if note != nil {
+					fmt.Fprintf(note, "study %s: %s\n", s.Spec.Name, noLocks)
+				}
+				break
+			}
+		} else if !errors.Is(err, atomicfile.ErrLockHeld) {
 			f.Close()
-			return nil, fmt.Errorf("study: cannot lock %s (%w); the file system of the study directory must support flock(2) so that two runs of one study cannot run its jobs twice", path, err)
+			return nil, fmt.Errorf("study: cannot lock %s (%w); the file system of the study directory must support %s so that two runs of one study cannot run its jobs twice", path, err, atomicfile.Locks)
 		}
 		who := "a process whose identity is not written yet"
 		if h, ok := readHolder(f); ok {
@@ -96,7 +107,7 @@ func (s *Study) lock(ctx context.Context, wait bool, note io.Writer) (*dirLock, 
 	}
 	data, _ := json.Marshal(h)
 	if err := writeHolder(f, append(data, '\n')); err != nil {
-		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		atomicfile.Unlock(f)
 		f.Close()
 		return nil, fmt.Errorf("study: writing the lock %s: %w", path, err)
 	}
@@ -109,7 +120,7 @@ func (l *dirLock) release() {
 		return
 	}
 	writeHolder(l.f, nil)
-	syscall.Flock(int(l.f.Fd()), syscall.LOCK_UN)
+	atomicfile.Unlock(l.f)
 	l.f.Close()
 	l.f = nil
 }
@@ -143,8 +154,15 @@ func (s *Study) runner() string {
 		return ""
 	}
 	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err == nil {
-		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	if atomicfile.Locks == "" {
+		h, ok := readHolder(f)
+		if !ok || !h.live() {
+			return ""
+		}
+		return h.String() + " (" + noLocks + ")"
+	}
+	if err := atomicfile.TryLock(f, false); err == nil {
+		atomicfile.Unlock(f)
 		return ""
 	}
 	h, ok := readHolder(f)
@@ -152,4 +170,15 @@ func (s *Study) runner() string {
 		return "a process whose identity is not written yet"
 	}
 	return h.String()
+}
+
+// noLocks says what a study run cannot tell where the system has no file locks.
+const noLocks = "this system has no file locks (flock(2) or LockFileEx): nothing stops a run on another host from running the study's jobs at the same time, and a run (its lock's holder, a job's running marker) is judged by whether its process exists on this host only; one of another host is taken to have ended"
+
+// live reports, where the system has no file locks, whether the holder may still run: a
+// process of its id exists on this host (see runMarker.alive). A holder of another host cannot
+// be judged, and is taken to have ended, as noLocks says.
+func (h holder) live() bool {
+	m := runMarker{Host: h.Host, PID: h.PID, Started: h.Started}
+	return m.local() && m.alive()
 }

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/gosbi/gosbi/internal/atomicfile"
@@ -29,6 +28,11 @@ import (
 // localflock. Where locks are local to each host, a marker of another host is found stale while
 // its worker runs: its job may then run twice, and the second record to be renamed into place
 // is dropped (the first stands).
+//
+// On Windows the lock is a LockFileEx lock (see atomicfile.Locks), which works alike. On a
+// system with no file locks (atomicfile.Locks is ""), a marker claims no lock, and whether its
+// worker runs is judged by its process on this host only, as for a marker of an earlier gosbi:
+// a marker of another host cannot be told live or stale; a study run says so (noLocks).
 
 // lockState is what a probe of a marker's lock found.
 type lockState int
@@ -150,8 +154,8 @@ func decodeMarker(f *os.File, path string) (*runMarker, string) {
 // it (lockFree) until f is closed. A shared lock conflicts with the worker's exclusive one
 // only, so that probes never stop each other, and needs f open for reading only, also on NFS.
 func lockShared(f *os.File) lockState {
-	err := atomicfile.FlockNB(f, syscall.LOCK_SH)
-	if errors.Is(err, syscall.EWOULDBLOCK) {
+	err := atomicfile.TryLock(f, false)
+	if errors.Is(err, atomicfile.ErrLockHeld) {
 		return lockHeld
 	}
 	if err != nil { // no locks on this file system (ENOLCK, EOPNOTSUPP): nothing can be told
@@ -225,7 +229,7 @@ func writeMarker(path, host string, started time.Time) (*os.File, error) {
 	m := runMarker{Host: host, PID: os.Getpid(), Started: started}
 	// CreateTemp has locked f where the file system takes locks: taking the lock again through
 	// f succeeds there, and fails where there are none.
-	m.Flock = atomicfile.FlockNB(f, syscall.LOCK_EX) == nil
+	m.Flock = atomicfile.TryLock(f, true) == nil
 	data, _ := json.MarshalIndent(m, "", "  ")
 	if err := writeSynced(f, append(data, '\n')); err != nil {
 		f.Close()

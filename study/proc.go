@@ -1,6 +1,9 @@
+//go:build unix
+
 package study
 
 import (
+	"errors"
 	"os/exec"
 	"runtime"
 	"syscall"
@@ -18,4 +21,10 @@ func runGroup(cmd *exec.Cmd) error {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	return cmd.Run()
+}
+
+// processExists reports whether a process of id pid exists (one of another user included).
+func processExists(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
 }

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
 )
@@ -203,8 +202,7 @@ func (m *runMarker) local() bool {
 // reuses the id of the worker that wrote it and has ended (where the start of a process can be
 // read: Linux).
 func (m *runMarker) alive() bool {
-	err := syscall.Kill(m.PID, 0)
-	if err != nil && !errors.Is(err, syscall.EPERM) {
+	if !processExists(m.PID) {
 		return false
 	}
 	if start, ok := processStart(m.PID); ok && !m.Started.IsZero() && start.After(m.Started.Add(startSlack)) {

@@ -69,3 +69,27 @@ func FlockNB(f *os.File, how int) error {
 		}
 	}
 }
+
+// Locks names the file locks of this system, for messages; "" where it has none.
+const Locks = "flock(2)"
+
+// TryLock takes an exclusive lock on f, or a shared one, without waiting: FlockNB with
+// syscall.LOCK_EX or LOCK_SH. A lock that another open file holds gives an error that wraps
+// ErrLockHeld (and syscall.EWOULDBLOCK); a file system that takes no lock gives its error.
+func TryLock(f *os.File, exclusive bool) error {
+	how := syscall.LOCK_SH
+	if exclusive {
+		how = syscall.LOCK_EX
+	}
+	err := FlockNB(f, how)
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		return fmt.Errorf("%w (%w)", ErrLockHeld, err)
+	}
+	return err
+}
+
+// Unlock releases the lock that f holds.
+func Unlock(f *os.File) error { return syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }
+
+// Lock takes an exclusive lock on f, waiting for it.
+func Lock(f *os.File) error { return syscall.Flock(int(f.Fd()), syscall.LOCK_EX) }

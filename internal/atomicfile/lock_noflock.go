@@ -1,4 +1,4 @@
-//go:build !(darwin || dragonfly || freebsd || illumos || linux || netbsd || openbsd)
+//go:build !(darwin || dragonfly || freebsd || illumos || linux || netbsd || openbsd || windows)
 
 package atomicfile
 
@@ -8,7 +8,12 @@ import (
 	"os"
 )
 
-// lockTemp takes no lock where the system has no flock(2): the temporary file is written
+// Locks names the file locks of this system, for messages: this one has neither flock(2) nor
+// LockFileEx, and its callers judge what a lock would tell them otherwise, or say that they
+// cannot.
+const Locks = ""
+
+// lockTemp takes no lock where the system has no file locks: the temporary file is written
 // unlocked.
 func lockTemp(*os.File) (release func(), err error) { return func() {}, nil }
 
@@ -16,8 +21,15 @@ func lockTemp(*os.File) (release func(), err error) { return func() {}, nil }
 // whether its writer has ended.
 func removeIfStale(string) bool { return false }
 
-// FlockNB takes no lock where the system has no flock(2): it returns an error that wraps
+// errNoLocks is the error of every lock operation where the system has no file locks.
+var errNoLocks = fmt.Errorf("atomicfile: this system has no file locks (flock(2) or LockFileEx): %w", errors.ErrUnsupported)
+
+// TryLock takes no lock where the system has no file locks: it returns an error that wraps
 // errors.ErrUnsupported, as a file system without locks gives an error.
-func FlockNB(*os.File, int) error {
-	return fmt.Errorf("atomicfile: flock: %w", errors.ErrUnsupported)
-}
+func TryLock(*os.File, bool) error { return errNoLocks }
+
+// Unlock returns an error that wraps errors.ErrUnsupported: no lock was taken.
+func Unlock(*os.File) error { return errNoLocks }
+
+// Lock returns an error that wraps errors.ErrUnsupported: no lock can be taken.
+func Lock(*os.File) error { return errNoLocks }

@@ -20,7 +20,6 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
-	"syscall"
 	"time"
 
 	"github.com/gosbi/gosbi/sbi"
@@ -136,16 +135,6 @@ func run(n, dim, chunk, epochs int, dir string) (*Result, error) {
 	res.PeakRSSTrainMB = peakRSSMB()
 	res.ValLoss = tr.ValLoss[len(tr.ValLoss)-1]
 	return res, nil
-}
-
-// peakRSSMB is the process's peak resident set size so far, in MB (ru_maxrss is in KiB on
-// Linux).
-func peakRSSMB() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return -1
-	}
-	return float64(ru.Maxrss) * 1024 / 1e6
 }
 
 func dirSize(dir string) int64 {

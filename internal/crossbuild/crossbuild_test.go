@@ -1,0 +1,43 @@
+package crossbuild
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// targets are the systems TestCrossBuild builds for, one of each kind of system file split:
+// windows (LockFileEx, GetProcessTimes, no dup2 or exec), darwin (flock(2), no /proc) and aix
+// (no file locks at all: the fallback that judges a study's runs by process on this host).
+var targets = []struct{ goos, goarch string }{
+	{"windows", "amd64"},
+	{"darwin", "arm64"},
+	{"aix", "ppc64"},
+}
+
+// TestCrossBuild compiles every package of the module (not its tests) for each target with
+// go build, so that a file that calls what a system lacks (syscall.Flock on windows) fails
+// here and not on a scientist's machine. The lock semantics on those systems are not run
+// here, only their compilation. It compiles the standard library for each target once per
+// build cache, which takes minutes on a cold cache: -short skips it.
+func TestCrossBuild(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles the module for three other systems; run without -short")
+	}
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tg := range targets {
+		t.Run(tg.goos+"/"+tg.goarch, func(t *testing.T) {
+			cmd := exec.Command("go", "build", "./...")
+			cmd.Dir = root
+			cmd.Env = append(os.Environ(), "GOOS="+tg.goos, "GOARCH="+tg.goarch, "CGO_ENABLED=0")
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Errorf("go build ./... for %s/%s: %v\n%s", tg.goos, tg.goarch, err, strings.TrimSpace(string(out)))
+			}
+		})
+	}
+}
