@@ -1,26 +1,28 @@
-//go:build darwin || dragonfly || freebsd || illumos || linux || netbsd || openbsd
-
 package extend
 
 import (
+	"errors"
 	"fmt"
 	"os"
-	"syscall"
+
+	"github.com/gosbi/gosbi/internal/atomicfile"
 )
 
 // lock takes an exclusive lock on the file name (created if need be), waiting for it, so that
-// two sessions of one notebook directory do not write its build module at once.
+// two sessions of one notebook directory do not write its build module at once. Where the
+// system has no file locks (atomicfile.Lock wraps errors.ErrUnsupported) it takes none, and
+// concurrent builds of one notebook directory may then collide.
 func lock(name string) (unlock func(), err error) {
 	f, err := os.OpenFile(name, os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("extend: lock: %w", err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+	if err := atomicfile.Lock(f); err != nil && !errors.Is(err, errors.ErrUnsupported) {
 		f.Close()
 		return nil, fmt.Errorf("extend: lock %s: %w", name, err)
 	}
 	return func() {
-		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		atomicfile.Unlock(f)
 		f.Close()
 	}, nil
 }
