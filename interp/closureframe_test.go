@@ -64,3 +64,41 @@ func TestClosurePanicLines(t *testing.T) {
 		}
 	}
 }
+
+// TestClosurePanicMethodFrame: a method whose first statement defines a function literal is
+// named after its literal by the interpreter; its frame is the method's, named T.M, at the
+// method's own lines, not at those of a function M of the session or of another type's M.
+func TestClosurePanicMethodFrame(t *testing.T) {
+	const nilDeref = "runtime error: invalid memory address or nil pointer dereference"
+	method := "type T struct{}\n\nfunc (T) M() {\n\tg := func() {}\n\t_ = g\n\tvar p *int\n\t*p = 1\n}"
+	inLit := "type T struct{}\n\nfunc (*T) M() {\n\tg := func() {\n\t\tvar p *int\n\t\t*p = 1\n\t}\n\tg()\n}"
+	for _, c := range []struct {
+		name   string
+		cells  []string // the last one panics
+		frames []string
+	}{
+		{"a function M too", []string{"func M() {\n\tx := 1\n\t_ = x\n}", method, "T{}.M()"},
+			[]string{"in T.M, cell [2] line 7", "at cell [3] line 1"}},
+		{"another type's M", []string{"type U struct{}\n\nfunc (U) M() {}", method, "T{}.M()"},
+			[]string{"in T.M, cell [2] line 7", "at cell [3] line 1"}},
+		{"in the method's literal", []string{"func M() {}", inLit, "(&T{}).M()"},
+			[]string{"in T.M.func, cell [2] line 6", "in T.M, cell [2] line 8", "at cell [3] line 1"}},
+	} {
+		ts := newTestSession(t)
+		for _, code := range c.cells[:len(c.cells)-1] {
+			ts.mustRun(t, code)
+		}
+		res := ts.run(c.cells[len(c.cells)-1])
+		if res.Err == nil {
+			t.Errorf("%s: no panic", c.name)
+			continue
+		}
+		var frames []string
+		for _, l := range res.Err.Traceback[1:] {
+			frames = append(frames, strings.TrimSpace(l))
+		}
+		if !strings.HasPrefix(res.Err.Value, nilDeref) || strings.Join(frames, "\n") != strings.Join(c.frames, "\n") {
+			t.Errorf("%s:\n%s\nwant the frames %q", c.name, strings.Join(res.Err.Traceback, "\n"), c.frames)
+		}
+	}
+}

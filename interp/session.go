@@ -582,7 +582,7 @@ func receiverTypes(items []item) []string {
 	var types []string
 	for _, it := range items {
 		if fd, ok := it.decl.(*ast.FuncDecl); ok && fd.Recv != nil && len(fd.Recv.List) > 0 {
-			if name := recvTypeName(fd.Recv.List[0].Type); name != "" && !slices.Contains(types, name) {
+			if name := explain.RecvTypeName(fd.Recv.List[0].Type); name != "" && !slices.Contains(types, name) {
 				types = append(types, name)
 			}
 		}

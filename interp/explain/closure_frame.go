@@ -69,7 +69,7 @@ func resolveFrames(env Env, frames []Frame) []Frame {
 		lit, depth, atLit := literalAt(fset, root, p)
 		name := ""
 		if d, ok := root.(*ast.FuncDecl); ok {
-			name = d.Name.Name
+			name = funcName(d)
 		}
 		switch {
 		case lit != nil:
@@ -91,6 +91,30 @@ func resolveFrames(env Env, frames []Frame) []Frame {
 		res = append(res, fr)
 	}
 	return res
+}
+
+// funcName is the name the session gives the function or method d: "f", or "T.M".
+func funcName(d *ast.FuncDecl) string {
+	if d.Recv == nil || len(d.Recv.List) == 0 {
+		return d.Name.Name
+	}
+	return RecvTypeName(d.Recv.List[0].Type) + "." + d.Name.Name
+}
+
+// RecvTypeName is the name of the type of a method's receiver e ("T" for *T and for T[P]), or
+// "" when e names no type.
+func RecvTypeName(e ast.Expr) string {
+	switch e := e.(type) {
+	case *ast.StarExpr:
+		return RecvTypeName(e.X)
+	case *ast.IndexExpr:
+		return RecvTypeName(e.X)
+	case *ast.IndexListExpr:
+		return RecvTypeName(e.X)
+	case *ast.Ident:
+		return e.Name
+	}
+	return ""
 }
 
 // position is an interpreter's position, its line and column.
