@@ -168,13 +168,14 @@ func currentBase(env Env) int {
 	return -1
 }
 
-// codeAt returns the source that holds the interpreter's position (line, col), parsed in the
-// interpreter's positions: an item of the failed cell, or a declaration of the session.
+// codeAt returns the source that holds the interpreter's position (line, col), with its tree
+// in the interpreter's positions: an item of the failed cell (its Node), or a declaration of
+// the session (parsed from its Text).
 func codeAt(env Env, line, col int) (Item, *token.FileSet, ast.Node, bool) {
 	p := position{line, col}
 	for _, it := range env.Items {
-		if fset, n, ok := parseItem(it); ok && holds(fset, n, p) {
-			return it, fset, n, true
+		if it.Node != nil && it.Fset != nil && it.Base > 0 && holds(it.Fset, it.Node, p) {
+			return it, it.Fset, it.Node, true
 		}
 	}
 	if env.SourceAt == nil {
@@ -190,8 +191,9 @@ func codeAt(env Env, line, col int) (Item, *token.FileSet, ast.Node, bool) {
 	return Item{}, nil, nil, false
 }
 
-// parseItem parses the source of it in the interpreter's positions; ok is false when its
-// positions are not known (Base is 0) or it does not parse.
+// parseItem parses the source of it, a declaration of the session that Env.SourceAt gives
+// without a tree, in the interpreter's positions; ok is false when its positions are not
+// known (Base is 0) or it does not parse.
 func parseItem(it Item) (*token.FileSet, ast.Node, bool) {
 	if it.Base <= 0 {
 		return nil, nil, false

@@ -19,7 +19,9 @@ func slotWhere(line, col int) string {
 // is the cell's frame; a literal found in no source keeps its name, without a line.
 func TestClosureFrames(t *testing.T) {
 	cur := func(text string, line int) Item {
-		return Item{Text: text, Line: line, Col: 1, Stmt: true, Cell: 3, Base: 1300000}
+		it := Item{Text: text, Line: line, Col: 1, Stmt: true, Cell: 3, Base: 1300000}
+		it.Fset, it.Node, _ = parseItem(it) // the tree the session gives its items
+		return it
 	}
 	earlier := map[string]Item{
 		"f": {Text: "f := func(i int) int {\n\ts := []int{1}\n\treturn s[i]\n}", Line: 1, Col: 1, Stmt: true, Cell: 2, Base: 1200000},
