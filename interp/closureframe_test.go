@@ -102,3 +102,32 @@ func TestClosurePanicMethodFrame(t *testing.T) {
 		}
 	}
 }
+
+// TestSourceAtRewrittenLines: the declaration that holds a line is found by the lines of its
+// source as written, which the interpreter's positions follow, not by those of its rewritten
+// text; a rewrite that adds lines must not extend a declaration over the next one. The
+// declarations are a map, so each line is looked up many times.
+func TestSourceAtRewrittenLines(t *testing.T) {
+	src := "func f() {\n\tx := 1\n\t_ = x\n}"
+	s := &Session{decls: map[string]*decl{
+		// func-scope's three lines around a statement of f's body
+		"f": {kind: funcDecl, name: "f", cell: 1, line: 1, col: 1, src: src,
+			text: "func f() {\n\tx := 1\n\tfunc() {\n//line _.go:1100003:2\n\t_ = x\n}()\n}"},
+		"g": {kind: funcDecl, name: "g", cell: 1, line: 5, col: 1, src: "func g() {\n\tvar p *int\n\t*p = 1\n}",
+			text: "func g() {\n\tvar p *int\n\t*p = 1\n}"},
+	}}
+	for _, c := range []struct {
+		line int // of cell 1
+		want string
+	}{
+		{1, src}, {4, src}, {5, "func g() {"}, {6, "func g() {"}, {7, "func g() {"}, {8, "func g() {"},
+	} {
+		for range 200 {
+			it, ok := s.sourceAt(lineBase(1) + c.line)
+			if !ok || !strings.HasPrefix(it.Text, c.want) || it.Base != lineBase(1) {
+				t.Errorf("line %d: got %+v, %v; want the declaration %q", c.line, it, ok, c.want)
+				break
+			}
+		}
+	}
+}

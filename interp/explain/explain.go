@@ -62,7 +62,7 @@ type Env struct {
 	// Package reports whether name is a package the session imported.
 	Package func(name string) bool
 	// VarSource returns the statement or declaration that defined a variable of the session,
-	// or "".
+	// as written, or "".
 	VarSource func(name string) string
 	// SourceAt returns the declaration or defining statement of the session that holds the
 	// interpreter's line, with its Cell and Base, for a frame of a function literal that a
