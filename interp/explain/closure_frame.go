@@ -233,9 +233,6 @@ func codeSites(c *frameCode, kind func(ast.Node, bool) bool) []int {
 // kind; when there is not one, c's lines.
 func codePlace(env Env, c *frameCode, kind func(ast.Node, bool) bool) string {
 	cell := c.it.Cell
-	if cell == 0 {
-		cell = env.Cell
-	}
 	if l, ok := oneLine(codeSites(c, kind)); ok {
 		return place(env, cell, l-c.it.Base)
 	}

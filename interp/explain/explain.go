@@ -22,10 +22,11 @@ type Item struct {
 	Line int            // the cell's line of its first byte
 	Col  int            // the column of its first byte (0 for 1)
 	Stmt bool           // a statement (not an import or declaration)
-	// Cell is the cell of the item (0 for the failed cell), and Base the interpreter's line of
-	// that cell's line 0, so that line Base+l of the interpreter is the cell's line l. A Base
-	// of 0, or an item of the failed cell without Node, leaves the item's positions unknown:
-	// frames of function literals are not found in it (see closureFrame).
+	// Cell is the cell of the item (Env.Cell for the failed cell's items), and Base the
+	// interpreter's line of that cell's line 0, so that line Base+l of the interpreter is the
+	// cell's line l. A Base of 0, or an item of the failed cell without Node, leaves the
+	// item's positions unknown: frames of function literals are not found in it (see
+	// closureFrame).
 	Cell, Base int
 }
 
