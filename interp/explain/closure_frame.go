@@ -237,8 +237,5 @@ func codePlace(env Env, c *frameCode, kind func(ast.Node, bool) bool) string {
 		return place(env, cell, l-c.it.Base)
 	}
 	first, last := posOf(c.fset, c.span.Pos()).line, posOf(c.fset, c.span.End()).line
-	if first == last {
-		return place(env, cell, first-c.it.Base)
-	}
 	return linesPlace(env, cell, first-c.it.Base, last-c.it.Base)
 }
