@@ -17,7 +17,7 @@ import (
 // explainer finds the code of each frame named so from its position, in the source of the
 // failed cell or of the session (Env.SourceAt), and names the frame as Go would:
 //   - a position at a literal's "func" is the first node of the code around the literal: the
-//     frame is that code's (the function's name, or the cell's "main");
+//     frame is that code's (the function's name, T.M for a method, or the cell's "main");
 //   - a position inside a literal's body is the frame of that literal, whose code is then
 //     searched by panic-site, call-site and reflect-slice;
 //   - a position in a top-level statement of the cell, in no literal of the user's, is a
