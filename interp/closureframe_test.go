@@ -64,3 +64,70 @@ func TestClosurePanicLines(t *testing.T) {
 		}
 	}
 }
+
+// TestClosurePanicMethodFrame: a method whose first statement defines a function literal is
+// named after its literal by the interpreter; its frame is the method's, named T.M, at the
+// method's own lines, not at those of a function M of the session or of another type's M.
+func TestClosurePanicMethodFrame(t *testing.T) {
+	const nilDeref = "runtime error: invalid memory address or nil pointer dereference"
+	method := "type T struct{}\n\nfunc (T) M() {\n\tg := func() {}\n\t_ = g\n\tvar p *int\n\t*p = 1\n}"
+	inLit := "type T struct{}\n\nfunc (*T) M() {\n\tg := func() {\n\t\tvar p *int\n\t\t*p = 1\n\t}\n\tg()\n}"
+	for _, c := range []struct {
+		name   string
+		cells  []string // the last one panics
+		frames []string
+	}{
+		{"a function M too", []string{"func M() {\n\tx := 1\n\t_ = x\n}", method, "T{}.M()"},
+			[]string{"in T.M, cell [2] line 7", "at cell [3] line 1"}},
+		{"another type's M", []string{"type U struct{}\n\nfunc (U) M() {}", method, "T{}.M()"},
+			[]string{"in T.M, cell [2] line 7", "at cell [3] line 1"}},
+		{"in the method's literal", []string{"func M() {}", inLit, "(&T{}).M()"},
+			[]string{"in T.M.func, cell [2] line 6", "in T.M, cell [2] line 8", "at cell [3] line 1"}},
+	} {
+		ts := newTestSession(t)
+		for _, code := range c.cells[:len(c.cells)-1] {
+			ts.mustRun(t, code)
+		}
+		res := ts.run(c.cells[len(c.cells)-1])
+		if res.Err == nil {
+			t.Errorf("%s: no panic", c.name)
+			continue
+		}
+		var frames []string
+		for _, l := range res.Err.Traceback[1:] {
+			frames = append(frames, strings.TrimSpace(l))
+		}
+		if !strings.HasPrefix(res.Err.Value, nilDeref) || strings.Join(frames, "\n") != strings.Join(c.frames, "\n") {
+			t.Errorf("%s:\n%s\nwant the frames %q", c.name, strings.Join(res.Err.Traceback, "\n"), c.frames)
+		}
+	}
+}
+
+// TestSourceAtRewrittenLines: the declaration that holds a line is found by the lines of its
+// source as written, which the interpreter's positions follow, not by those of its rewritten
+// text; a rewrite that adds lines must not extend a declaration over the next one. The
+// declarations are a map, so each line is looked up many times.
+func TestSourceAtRewrittenLines(t *testing.T) {
+	src := "func f() {\n\tx := 1\n\t_ = x\n}"
+	s := &Session{decls: map[string]*decl{
+		// func-scope's three lines around a statement of f's body
+		"f": {kind: funcDecl, name: "f", cell: 1, line: 1, col: 1, src: src,
+			text: "func f() {\n\tx := 1\n\tfunc() {\n//line _.go:1100003:2\n\t_ = x\n}()\n}"},
+		"g": {kind: funcDecl, name: "g", cell: 1, line: 5, col: 1, src: "func g() {\n\tvar p *int\n\t*p = 1\n}",
+			text: "func g() {\n\tvar p *int\n\t*p = 1\n}"},
+	}}
+	for _, c := range []struct {
+		line int // of cell 1
+		want string
+	}{
+		{1, src}, {4, src}, {5, "func g() {"}, {6, "func g() {"}, {7, "func g() {"}, {8, "func g() {"},
+	} {
+		for range 200 {
+			it, ok := s.sourceAt(lineBase(1) + c.line)
+			if !ok || !strings.HasPrefix(it.Text, c.want) || it.Base != lineBase(1) {
+				t.Errorf("line %d: got %+v, %v; want the declaration %q", c.line, it, ok, c.want)
+				break
+			}
+		}
+	}
+}

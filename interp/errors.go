@@ -84,7 +84,7 @@ func (s *Session) explainEnv() explain.Env {
 		Package:   func(name string) bool { return s.imports[name] != "" },
 		VarSource: func(name string) string {
 			if d := s.decls[name]; d != nil && d.kind == varDecl {
-				return d.text
+				return d.src
 			}
 			return ""
 		},
@@ -101,7 +101,8 @@ func (s *Session) sourceAt(line int) (explain.Item, bool) {
 		}
 		base := lineBase(d.cell)
 		first := base + d.line
-		if line < first || line > first+strings.Count(d.text, "\n") {
+		// the lines as written, which the interpreter's positions follow, not the rewritten text's
+		if line < first || line > first+strings.Count(d.src, "\n") {
 			continue
 		}
 		return explain.Item{Text: d.src, Line: d.line, Col: d.col, Stmt: d.stmt, Cell: d.cell, Base: base}, true

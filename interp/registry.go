@@ -5,6 +5,8 @@ import (
 	"go/printer"
 	"go/token"
 	"strings"
+
+	"github.com/gosbi/gosbi/interp/explain"
 )
 
 // declKind is the kind of a session declaration.
@@ -49,7 +51,7 @@ func declNames(d ast.Decl) []struct {
 	switch d := d.(type) {
 	case *ast.FuncDecl:
 		if d.Recv != nil && len(d.Recv.List) > 0 {
-			return []nk{{recvTypeName(d.Recv.List[0].Type) + "." + d.Name.Name, methodDecl}}
+			return []nk{{explain.RecvTypeName(d.Recv.List[0].Type) + "." + d.Name.Name, methodDecl}}
 		}
 		return []nk{{d.Name.Name, funcDecl}}
 	case *ast.GenDecl:
@@ -75,20 +77,6 @@ func declNames(d ast.Decl) []struct {
 		return res
 	}
 	return nil
-}
-
-func recvTypeName(e ast.Expr) string {
-	switch e := e.(type) {
-	case *ast.StarExpr:
-		return recvTypeName(e.X)
-	case *ast.IndexExpr:
-		return recvTypeName(e.X)
-	case *ast.IndexListExpr:
-		return recvTypeName(e.X)
-	case *ast.Ident:
-		return e.Name
-	}
-	return ""
 }
 
 // freeIdents returns the identifiers that the function fd uses (usedIdents of its body) and does

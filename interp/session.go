@@ -68,13 +68,11 @@ type Session struct {
 	// executed says whether the last evaluation got past compiling its source
 	executed bool
 	cell     int // the cell being run, for positions
-	// slotCell is the last cell run in each slot of line numbers (see cellLines)
-	slotCell map[int]int
-	// slotLines is the number of lines of the cell of slotCell in each slot
-	slotLines map[int]int
-	items     []item // its items
-	mu        sync.Mutex
-	cancel    context.CancelFunc
+	// slots is the last cell run in each slot of line numbers (see cellLines), and its lines
+	slots  map[int]slotCell
+	items  []item // its items
+	mu     sync.Mutex
+	cancel context.CancelFunc
 	// fileName, when set, names positions "file.go:2:5" instead of "cell [3] line 2:5" and
 	// makes the session a script's: func main is kept aside to
 	// be called at the end.
@@ -183,16 +181,15 @@ func (s *Session) execute(ctx context.Context, code string, count int) Result {
 // runGo runs Go source (a cell without magics).
 func (s *Session) runGo(ctx context.Context, code string, count int) (res Result) {
 	s.cell = count
-	if s.slotCell == nil {
-		s.slotCell, s.slotLines = map[int]int{}, map[int]int{}
+	if s.slots == nil {
+		s.slots = map[int]slotCell{}
 	}
 	slot := lineBase(count)/cellLines - 10
 	lines := strings.Count(code, "\n") + 1
-	if s.slotCell[slot] == count { // a later Go segment of a cell with magics
-		lines = max(lines, s.slotLines[slot])
+	if last, ok := s.slots[slot]; ok && last.cell == count { // a later Go segment of a cell with magics
+		lines = max(lines, last.lines)
 	}
-	s.slotCell[slot] = count
-	s.slotLines[slot] = lines
+	s.slots[slot] = slotCell{count, lines}
 	defer func() {
 		if r := recover(); r != nil {
 			res = Result{Err: &Error{Name: "panic", Value: fmt.Sprint(r),
@@ -582,7 +579,7 @@ func receiverTypes(items []item) []string {
 	var types []string
 	for _, it := range items {
 		if fd, ok := it.decl.(*ast.FuncDecl); ok && fd.Recv != nil && len(fd.Recv.List) > 0 {
-			if name := recvTypeName(fd.Recv.List[0].Type); name != "" && !slices.Contains(types, name) {
+			if name := explain.RecvTypeName(fd.Recv.List[0].Type); name != "" && !slices.Contains(types, name) {
 				types = append(types, name)
 			}
 		}

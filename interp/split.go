@@ -69,6 +69,10 @@ func cellOfSlot(slot, current int) int {
 	return current - ((current-slot)%cellSlots+cellSlots)%cellSlots
 }
 
+// slotCell is the last cell run in a slot of line numbers (see cellLines) and its number of
+// lines.
+type slotCell struct{ cell, lines int }
+
 // lineDirective makes positions of the following source read as the cell's own lines.
 func lineDirective(cell, line, col int) string {
 	return fmt.Sprintf("\n//line _.go:%d:%d\n", lineBase(cell)+line, col)
@@ -287,16 +291,16 @@ func (it *item) after() (line, col int) {
 func (s *Session) isLine(encoded int) bool {
 	slot := encoded/cellLines - 10
 	line := encoded % cellLines
-	return s.slotLines[slot] >= line && line >= 1
+	return s.slots[slot].lines >= line && line >= 1
 }
 
 // where formats a position of the interpreter (line in the form of cellLines, col 0 for none)
 // as the user reads it: "cell [3] line 2:5", or "file.go:2:5" in a script.
 func (s *Session) where(encoded, col int) string {
 	slot := encoded/cellLines - 10
-	c, ok := s.slotCell[slot]
-	if !ok {
-		c = cellOfSlot(slot, s.cell)
+	c := cellOfSlot(slot, s.cell)
+	if last, ok := s.slots[slot]; ok {
+		c = last.cell
 	}
 	line := encoded % cellLines
 	switch {

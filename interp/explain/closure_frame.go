@@ -17,7 +17,7 @@ import (
 // explainer finds the code of each frame named so from its position, in the source of the
 // failed cell or of the session (Env.SourceAt), and names the frame as Go would:
 //   - a position at a literal's "func" is the first node of the code around the literal: the
-//     frame is that code's (the function's name, or the cell's "main");
+//     frame is that code's (the function's name, T.M for a method, or the cell's "main");
 //   - a position inside a literal's body is the frame of that literal, whose code is then
 //     searched by panic-site, call-site and reflect-slice;
 //   - a position in a top-level statement of the cell, in no literal of the user's, is a
@@ -69,7 +69,7 @@ func resolveFrames(env Env, frames []Frame) []Frame {
 		lit, depth, atLit := literalAt(fset, root, p)
 		name := ""
 		if d, ok := root.(*ast.FuncDecl); ok {
-			name = d.Name.Name
+			name = funcName(d)
 		}
 		switch {
 		case lit != nil:
@@ -91,6 +91,30 @@ func resolveFrames(env Env, frames []Frame) []Frame {
 		res = append(res, fr)
 	}
 	return res
+}
+
+// funcName is the name the session gives the function or method d: "f", or "T.M".
+func funcName(d *ast.FuncDecl) string {
+	if d.Recv == nil || len(d.Recv.List) == 0 {
+		return d.Name.Name
+	}
+	return RecvTypeName(d.Recv.List[0].Type) + "." + d.Name.Name
+}
+
+// RecvTypeName is the name of the type of a method's receiver e ("T" for *T and for T[P]), or
+// "" when e names no type.
+func RecvTypeName(e ast.Expr) string {
+	switch e := e.(type) {
+	case *ast.StarExpr:
+		return RecvTypeName(e.X)
+	case *ast.IndexExpr:
+		return RecvTypeName(e.X)
+	case *ast.IndexListExpr:
+		return RecvTypeName(e.X)
+	case *ast.Ident:
+		return e.Name
+	}
+	return ""
 }
 
 // position is an interpreter's position, its line and column.
@@ -144,13 +168,14 @@ func currentBase(env Env) int {
 	return -1
 }
 
-// codeAt returns the source that holds the interpreter's position (line, col), parsed in the
-// interpreter's positions: an item of the failed cell, or a declaration of the session.
+// codeAt returns the source that holds the interpreter's position (line, col), with its tree
+// in the interpreter's positions: an item of the failed cell (its Node), or a declaration of
+// the session (parsed from its Text).
 func codeAt(env Env, line, col int) (Item, *token.FileSet, ast.Node, bool) {
 	p := position{line, col}
 	for _, it := range env.Items {
-		if fset, n, ok := parseItem(it); ok && holds(fset, n, p) {
-			return it, fset, n, true
+		if it.Node != nil && it.Fset != nil && it.Base > 0 && holds(it.Fset, it.Node, p) {
+			return it, it.Fset, it.Node, true
 		}
 	}
 	if env.SourceAt == nil {
@@ -166,8 +191,9 @@ func codeAt(env Env, line, col int) (Item, *token.FileSet, ast.Node, bool) {
 	return Item{}, nil, nil, false
 }
 
-// parseItem parses the source of it in the interpreter's positions; ok is false when its
-// positions are not known (Base is 0) or it does not parse.
+// parseItem parses the source of it, a declaration of the session that Env.SourceAt gives
+// without a tree, in the interpreter's positions; ok is false when its positions are not
+// known (Base is 0) or it does not parse.
 func parseItem(it Item) (*token.FileSet, ast.Node, bool) {
 	if it.Base <= 0 {
 		return nil, nil, false
@@ -207,15 +233,9 @@ func codeSites(c *frameCode, kind func(ast.Node, bool) bool) []int {
 // kind; when there is not one, c's lines.
 func codePlace(env Env, c *frameCode, kind func(ast.Node, bool) bool) string {
 	cell := c.it.Cell
-	if cell == 0 {
-		cell = env.Cell
-	}
 	if l, ok := oneLine(codeSites(c, kind)); ok {
 		return place(env, cell, l-c.it.Base)
 	}
 	first, last := posOf(c.fset, c.span.Pos()).line, posOf(c.fset, c.span.End()).line
-	if first == last {
-		return place(env, cell, first-c.it.Base)
-	}
 	return linesPlace(env, cell, first-c.it.Base, last-c.it.Base)
 }

@@ -19,7 +19,9 @@ func slotWhere(line, col int) string {
 // is the cell's frame; a literal found in no source keeps its name, without a line.
 func TestClosureFrames(t *testing.T) {
 	cur := func(text string, line int) Item {
-		return Item{Text: text, Line: line, Col: 1, Stmt: true, Cell: 3, Base: 1300000}
+		it := Item{Text: text, Line: line, Col: 1, Stmt: true, Cell: 3, Base: 1300000}
+		it.Fset, it.Node, _ = parseItem(it) // the tree the session gives its items
+		return it
 	}
 	earlier := map[string]Item{
 		"f": {Text: "f := func(i int) int {\n\ts := []int{1}\n\treturn s[i]\n}", Line: 1, Col: 1, Stmt: true, Cell: 2, Base: 1200000},
@@ -71,6 +73,27 @@ func TestClosureFrames(t *testing.T) {
 		}
 		if strings.Join(got, "\n") != strings.Join(c.want, "\n") {
 			t.Errorf("%s: frames %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+// TestOneLineFunctionPlace: a frame in a function of one line, with no expression that can
+// give the panic, names that line, not the range "lines 4-4".
+func TestOneLineFunctionPlace(t *testing.T) {
+	source := func(fn string) (Source, bool) {
+		return Source{Text: "func f() { x := 1; _ = x }", Cell: 2, Line: 4}, fn == "f"
+	}
+	frames := []string{"_.go:1200004:12: panic: main.f(...)", "_.go:1300001:1: panic: main(...)"}
+	for _, c := range []struct {
+		file, want string
+	}{
+		{"", "in f, cell [2] line 4"},
+		{"s.go", "in f, s.go:4"},
+	} {
+		env := Env{Cell: 3, File: c.file, Where: slotWhere, Items: []Item{{Text: "f()", Line: 1, Stmt: true}}, Source: source}
+		r := Panic(env, "boom", frames)
+		if len(r.Traceback) < 2 || strings.TrimSpace(r.Traceback[1]) != c.want {
+			t.Errorf("file %q: traceback %q, want the frame %q", c.file, r.Traceback, c.want)
 		}
 	}
 }

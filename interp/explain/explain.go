@@ -16,16 +16,17 @@ import (
 // Item is one top-level import, declaration or statement of the failed cell, as the session
 // split it.
 type Item struct {
-	Node ast.Node       // the declaration or statement
+	Node ast.Node       // the declaration or statement (Env.SourceAt's: nil, Text is parsed)
 	Fset *token.FileSet // its positions, in the interpreter's lines (see Env.Where)
 	Text string         // its source as written in the cell
 	Line int            // the cell's line of its first byte
 	Col  int            // the column of its first byte (0 for 1)
 	Stmt bool           // a statement (not an import or declaration)
-	// Cell is the cell of the item (0 for the failed cell), and Base the interpreter's line of
-	// that cell's line 0, so that line Base+l of the interpreter is the cell's line l. A Base
-	// of 0 leaves the item's positions unknown: frames of function literals are not found in
-	// it (see closureFrame).
+	// Cell is the cell of the item (Env.Cell for the failed cell's items), and Base the
+	// interpreter's line of that cell's line 0, so that line Base+l of the interpreter is the
+	// cell's line l. A Base of 0, or an item of the failed cell without Node, leaves the
+	// item's positions unknown: frames of function literals are not found in it (see
+	// closureFrame).
 	Cell, Base int
 }
 
@@ -62,7 +63,7 @@ type Env struct {
 	// Package reports whether name is a package the session imported.
 	Package func(name string) bool
 	// VarSource returns the statement or declaration that defined a variable of the session,
-	// or "".
+	// as written, or "".
 	VarSource func(name string) string
 	// SourceAt returns the declaration or defining statement of the session that holds the
 	// interpreter's line, with its Cell and Base, for a frame of a function literal that a

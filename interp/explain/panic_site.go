@@ -118,8 +118,12 @@ func panicPlace(env Env, fr Frame, kind func(ast.Node, bool) bool) string {
 	return linesPlace(env, src.Cell, src.Line, last)
 }
 
-// linesPlace formats the lines first to last of a cell as positions are shown.
+// linesPlace formats the lines first to last of a cell as positions are shown: one line when
+// first is last.
 func linesPlace(env Env, cell, first, last int) string {
+	if first == last {
+		return place(env, cell, first)
+	}
 	if env.File != "" {
 		return env.File + ":" + strconv.Itoa(first) + "-" + strconv.Itoa(last)
 	}

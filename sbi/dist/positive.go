@@ -266,15 +266,12 @@ func (d *Beta) Sample(rng *rand.Rand, n int) *mat.Dense {
 	return sampleCoords("Beta", n, d.Dim(), func(j int) float64 {
 		a, la := sampleGammaLog(rng, d.alpha[j])
 		b, lb := sampleGammaLog(rng, d.beta[j])
-		if a < minNormal || b < minNormal {
+		if a < mathx.MinNormal || b < mathx.MinNormal {
 			return logistic(la - lb)
 		}
 		return a / (a + b)
 	})
 }
-
-// minNormal is the smallest normal float64, 2⁻¹⁰²².
-const minNormal = 0x1p-1022
 
 // sampleGammaLog is sampleGamma, with the same draws, returning the value and its logarithm:
 // for k < 1 the value G(k+1)·u^(1/k) underflows to 0 for most u when k is small (u^(1/k) <

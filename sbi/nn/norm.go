@@ -88,7 +88,8 @@ func normalizeGroup(xh, xs []float64, inv, eps float64) float64 {
 }
 
 // normalizeGroupScaled is normalizeGroup for a group whose Σ(x − μ)² overflows: the values are
-// multiplied by 2^−e, e the exponent of the largest |x| (exact, and at most 1 in magnitude
+// multiplied by 2^−e, e the exponent of the largest |x| (exact for values within 2^1022 of the
+// group's largest, smaller ones may round into subnormals, harmlessly; at most 1 in magnitude
 // after), normalized with eps·2^−2e, and r is the scaled group's r times 2^−e. It reports
 // false, and leaves xh, when a value is NaN or infinite.
 func normalizeGroupScaled(xh, xs []float64, inv, eps float64) (float64, bool) {

@@ -155,7 +155,7 @@ var expCoef = [...]float64{1.0 / 479001600, 1.0 / 39916800, 1.0 / 3628800, 1.0 /
 // finite x, and by mathx.Log otherwise (math.Log but for subnormal x, where math.Log on amd64 is
 // wrong, golang/go#56600).
 func LogOne(x float64) float64 {
-	if !(x >= 0x1p-1022 && x <= math.MaxFloat64) {
+	if !(x >= mathx.MinNormal && x <= math.MaxFloat64) {
 		return mathx.Log(x)
 	}
 	const (

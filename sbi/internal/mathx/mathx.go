@@ -8,15 +8,16 @@ package mathx
 
 import "math"
 
-// minNormal is the smallest positive normal float64, 2⁻¹⁰²².
-const minNormal = 0x1p-1022
+// MinNormal is the smallest positive normal float64, 2⁻¹⁰²²: below it, numbers are
+// subnormal and lose precision, and math.Log on amd64 is wrong.
+const MinNormal = 0x1p-1022
 
 // Log returns the natural logarithm of x. For every x that is not a positive subnormal number
 // (normal numbers, ±0, negatives, ±Inf, NaN) it is math.Log(x), bit for bit. For
 // 0 < x < 2⁻¹⁰²², where math.Log on amd64 is wrong (golang/go#56600), it scales x by 2⁵² into
 // the normal range, exactly, and returns math.Log(x·2⁵²) − 52·ln 2, within 1 ulp of ln x.
 func Log(x float64) float64 {
-	if x > 0 && x < minNormal {
+	if x > 0 && x < MinNormal {
 		return math.Log(x*0x1p52) - 52*math.Ln2
 	}
 	return math.Log(x)
@@ -26,7 +27,7 @@ func Log(x float64) float64 {
 // (0 < |x| < 2⁻¹⁰²²) it is math.Lgamma(x), bit for bit. There math.Lgamma returns −log|x| with
 // the wrong logarithm of math.Log (golang/go#56600); Lgamma returns −Log(|x|), with the sign of x.
 func Lgamma(x float64) (lgamma float64, sign int) {
-	if a := math.Abs(x); a > 0 && a < minNormal {
+	if a := math.Abs(x); a > 0 && a < MinNormal {
 		sign = 1
 		if x < 0 {
 			sign = -1

@@ -53,7 +53,7 @@ func ulpsOff(got float64, ref *big.Float) float64 {
 // subnormals returns the subnormal test points: the smallest and the largest, the examples of
 // golang/go#56600, every power of two 2⁻¹⁰²³…2⁻¹⁰⁷⁴, and seeded random bit patterns.
 func subnormals() []float64 {
-	xs := []float64{5e-324, 1e-310, math.Nextafter(minNormal, 0), 1e-320, 2e-308}
+	xs := []float64{5e-324, 1e-310, math.Nextafter(MinNormal, 0), 1e-320, 2e-308}
 	for e := -1023; e >= -1074; e-- {
 		xs = append(xs, math.Ldexp(1, e))
 	}
@@ -70,7 +70,7 @@ func subnormals() []float64 {
 // it on amd64 by more than 4 units of the first digit.
 func TestLogSubnormal(t *testing.T) {
 	for _, x := range subnormals() {
-		if !(x > 0 && x < minNormal) {
+		if !(x > 0 && x < MinNormal) {
 			t.Fatalf("test point %v is not subnormal", x)
 		}
 		ref := bigLog(x)
@@ -99,9 +99,9 @@ func TestLogIssueValues(t *testing.T) {
 // edges of the normal range and a geometric sweep over all of it.
 func normalPoints() []float64 {
 	xs := []float64{0, math.Copysign(0, -1), -1, -5e-324, -1e-310, -math.MaxFloat64,
-		math.Inf(1), math.Inf(-1), math.NaN(), minNormal, math.Nextafter(minNormal, 1),
+		math.Inf(1), math.Inf(-1), math.NaN(), MinNormal, math.Nextafter(MinNormal, 1),
 		math.MaxFloat64, 1, math.Nextafter(1, 0), math.Nextafter(1, 2), 2, 0.5, math.E, 10}
-	for x := minNormal; x < math.MaxFloat64/1.0173; x *= 1.0173 {
+	for x := MinNormal; x < math.MaxFloat64/1.0173; x *= 1.0173 {
 		xs = append(xs, x, math.Nextafter(x, 0))
 	}
 	return xs
@@ -139,7 +139,7 @@ func TestLgamma(t *testing.T) {
 	}
 	xs := append(normalPoints(), -0.5, -2.5, -1e-300, 1e-30, -3, 3, 0.1, 171.5, 1e300)
 	for _, x := range xs {
-		if a := math.Abs(x); a > 0 && a < minNormal {
+		if a := math.Abs(x); a > 0 && a < MinNormal {
 			continue // checked above
 		}
 		got, gs := Lgamma(x)
