@@ -56,6 +56,9 @@ type estimator struct {
 	// embedding of varying numbers of trials; nil for other embeddings, or unknown (a file of
 	// format 2). See trialrange.go.
 	trials *trialRange
+	// proposal says where the parameters of the current weights' training came from when not
+	// from the prior (Sequential's rounds after the first); "" for the prior or unknown.
+	proposal string
 }
 
 // network is what the core needs of an estimator's own networks: the training view (all
@@ -209,7 +212,7 @@ func (c *estimator) train(ctx context.Context, m network, theta, x *mat.Dense, c
 			return nil, fmt.Errorf("train %s: %w", c.label, err)
 		}
 		c.trained = false // until fit succeeds: the standardization and networks change now
-		c.zt, c.zx, c.trials = zt, zx, nil
+		c.zt, c.zx, c.trials, c.proposal = zt, zx, nil, ""
 		constWarn = constantWarnings(zt, zx, modeledX(m, d.x.RawMatrix().Cols))
 		if err := c.build(m, rand.New(rand.NewPCG(s.cfg.Seed, 1)), d.x.RawMatrix().Cols, d.x.RawRowView(s.train[0])); err != nil {
 			return nil, err
