@@ -96,6 +96,14 @@ type trainSet struct {
 	rng        *rand.Rand  // the stream of the split, then of the batch order and regularizers
 }
 
+// knownXDim is the width of x the estimator was trained on, 0 when untrained.
+func (c *estimator) knownXDim() int {
+	if c.trained {
+		return c.xDim
+	}
+	return 0
+}
+
 // prepare checks the configuration and the pairs, drops non-finite pairs and splits them. A
 // pair whose x holds NaN or ±Inf only in the padding of the layout of emb is an error, not a
 // failed simulation (paddingErr).
@@ -104,7 +112,7 @@ func (c *estimator) prepare(theta, x *mat.Dense, cfg TrainConfig, emb Embedding)
 	if err := s.cfg.validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", c.label, err)
 	}
-	if err := checkPairs("train "+c.label, theta, x, c.prior.Dim()); err != nil {
+	if err := checkPairs("train "+c.label, theta, x, c.prior.Dim(), c.knownXDim()); err != nil {
 		return nil, err
 	}
 	if err := checkPadding(emb, x); err != nil {
@@ -142,7 +150,7 @@ func (c *estimator) prepare(theta, x *mat.Dense, cfg TrainConfig, emb Embedding)
 // the rest.
 func (c *estimator) appendValidation(s *trainSet) error {
 	vt, vx := s.cfg.ValTheta, s.cfg.ValX
-	if err := checkPairs("train "+c.label+": validation pairs (ValTheta, ValX)", vt, vx, c.prior.Dim()); err != nil {
+	if err := checkPairs("train "+c.label+": validation pairs (ValTheta, ValX)", vt, vx, c.prior.Dim(), c.knownXDim()); err != nil {
 		return err
 	}
 	n, dt := s.data.theta.Dims()
