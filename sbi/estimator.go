@@ -56,6 +56,9 @@ type estimator struct {
 	// embedding of varying numbers of trials; nil for other embeddings, or unknown (a file of
 	// format 2). See trialrange.go.
 	trials *trialRange
+	// proposal says where the parameters of the current weights' training came from when not
+	// from the prior (Sequential's rounds after the first); "" for the prior or unknown.
+	proposal string
 }
 
 // network is what the core needs of an estimator's own networks: the training view (all
@@ -93,6 +96,14 @@ type trainSet struct {
 	rng        *rand.Rand  // the stream of the split, then of the batch order and regularizers
 }
 
+// knownXDim is the width of x the estimator was trained on, 0 when untrained.
+func (c *estimator) knownXDim() int {
+	if c.trained {
+		return c.xDim
+	}
+	return 0
+}
+
 // prepare checks the configuration and the pairs, drops non-finite pairs and splits them. A
 // pair whose x holds NaN or ±Inf only in the padding of the layout of emb is an error, not a
 // failed simulation (paddingErr).
@@ -101,7 +112,7 @@ func (c *estimator) prepare(theta, x *mat.Dense, cfg TrainConfig, emb Embedding)
 	if err := s.cfg.validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", c.label, err)
 	}
-	if err := checkPairs("train "+c.label, theta, x, c.prior.Dim()); err != nil {
+	if err := checkPairs("train "+c.label, theta, x, c.prior.Dim(), c.knownXDim()); err != nil {
 		return nil, err
 	}
 	if err := checkPadding(emb, x); err != nil {
@@ -139,7 +150,7 @@ func (c *estimator) prepare(theta, x *mat.Dense, cfg TrainConfig, emb Embedding)
 // the rest.
 func (c *estimator) appendValidation(s *trainSet) error {
 	vt, vx := s.cfg.ValTheta, s.cfg.ValX
-	if err := checkPairs("train "+c.label+": validation pairs (ValTheta, ValX)", vt, vx, c.prior.Dim()); err != nil {
+	if err := checkPairs("train "+c.label+": validation pairs (ValTheta, ValX)", vt, vx, c.prior.Dim(), c.knownXDim()); err != nil {
 		return err
 	}
 	n, dt := s.data.theta.Dims()
@@ -209,7 +220,7 @@ func (c *estimator) train(ctx context.Context, m network, theta, x *mat.Dense, c
 			return nil, fmt.Errorf("train %s: %w", c.label, err)
 		}
 		c.trained = false // until fit succeeds: the standardization and networks change now
-		c.zt, c.zx, c.trials = zt, zx, nil
+		c.zt, c.zx, c.trials, c.proposal = zt, zx, nil, ""
 		constWarn = constantWarnings(zt, zx, modeledX(m, d.x.RawMatrix().Cols))
 		if err := c.build(m, rand.New(rand.NewPCG(s.cfg.Seed, 1)), d.x.RawMatrix().Cols, d.x.RawRowView(s.train[0])); err != nil {
 			return nil, err

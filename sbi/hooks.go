@@ -1,11 +1,13 @@
 package sbi
 
 import (
+	"context"
 	"sync"
 	"time"
 
 	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi/internal/cancel"
+	"github.com/gosbi/gosbi/sbi/internal/nested"
 )
 
 // Canceled returns a non-nil error, naming what was interrupted and wrapping the context's
@@ -33,6 +35,15 @@ func NewProgress(label string, total int) *Progress {
 	p := &Progress{hook: runenv.Progress(), ev: runenv.ProgressEvent{Label: label, Total: total}}
 	p.emit(true)
 	return p
+}
+
+// newProgressIn is NewProgress, or for a call made under a loop that reports for all its steps
+// (nested.In(ctx)) a Progress that reports nothing.
+func newProgressIn(ctx context.Context, label string, total int) *Progress {
+	if nested.In(ctx) {
+		return &Progress{ev: runenv.ProgressEvent{Label: label, Total: total}}
+	}
+	return NewProgress(label, total)
 }
 
 // Add records n more finished units.

@@ -270,20 +270,21 @@ func (s *sliceSampler) health(draws *mat.Dense) *MCMCHealth {
 // none: "auto" (the default) samples on a grid for at most 3 parameters with a bounded prior,
 // so that its diagnostics need PosteriorWith or PosteriorTrialsWith with
 // SamplerConfig{Method: "mcmc"}. A draw whose chains did not mix also prints a warning (see
-// MCMCHealth.Warnings).
+// MCMCHealth.Warnings), except a draw for one test pair of a diagnostic of package diag,
+// which says once for all its pairs how many were flagged.
 func (p *RatioPosterior) MCMCHealth() *MCMCHealth {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.health
 }
 
-// recordHealth keeps h as the diagnostics of the last MCMC draw and warns when it flags the
-// chains.
-func (p *RatioPosterior) recordHealth(h *MCMCHealth) {
+// recordHealth keeps h as the diagnostics of the last MCMC draw and, with warn, warns when it
+// flags the chains (a loop over test pairs gathers them instead: see nested).
+func (p *RatioPosterior) recordHealth(h *MCMCHealth, warn bool) {
 	p.mu.Lock()
 	p.health = h
 	p.mu.Unlock()
-	if h == nil {
+	if h == nil || !warn {
 		return
 	}
 	if w := h.Warnings(); len(w) > 0 {

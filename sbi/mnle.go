@@ -180,7 +180,7 @@ func (e *MNLE) TrainContext(ctx context.Context, theta, x *mat.Dense, cfg TrainC
 	if e.cfgErr != nil {
 		return nil, e.cfgErr
 	}
-	if err := checkPairs("train "+e.label, theta, x, e.prior.Dim()); err != nil {
+	if err := checkPairs("train "+e.label, theta, x, e.prior.Dim(), e.knownXDim()); err != nil {
 		return nil, err
 	}
 	_, cols := x.Dims()

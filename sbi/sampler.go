@@ -10,6 +10,7 @@ import (
 	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi/dist"
 	"github.com/gosbi/gosbi/sbi/internal/cancel"
+	"github.com/gosbi/gosbi/sbi/internal/nested"
 	"github.com/gosbi/gosbi/sbi/internal/quantile"
 	"github.com/gosbi/gosbi/sbi/internal/safe"
 	"gonum.org/v1/gonum/mat"
@@ -468,7 +469,7 @@ func (p *RatioPosterior) sampleSlice(ctx context.Context, rng *rand.Rand, n int)
 		if h != nil {
 			h.chainsSet = p.cfg.Chains
 		}
-		p.recordHealth(h)
+		p.recordHealth(h, !nested.In(ctx))
 	}
 	return out, err
 }

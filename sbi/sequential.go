@@ -503,13 +503,67 @@ func (r *SequentialResult) RoundPairs(round int) (theta, x *mat.Dense) {
 }
 
 // train trains the estimator in round r on the pairs of all rounds, with APT's atomic loss
-// from the second round on when the method is AtomicProposals.
+// from the second round on when the method is AtomicProposals; from the second round on it
+// marks the estimator as trained on a proposal (TrainingProposal).
 func (res *SequentialResult) train(ctx context.Context, r int, tc TrainConfig, cfg SequentialConfig) (*TrainResult, error) {
 	if npe, ok := res.Estimator.(*NPE); ok && res.Method == AtomicProposals && r > 1 {
 		npe.apt = aptState{atoms: cfg.Atoms}
 		defer func() { npe.apt = aptState{} }()
 	}
-	return res.Estimator.TrainContext(ctx, res.Theta, res.X, tc)
+	tr, err := res.Estimator.TrainContext(ctx, res.Theta, res.X, tc)
+	if r > 1 {
+		markProposal(res.Estimator, fmt.Sprintf("Sequential (method %q) drew the parameters of rounds 2 to %d from the %s near one observation", res.Method, r, res.Rounds[r-1].Proposal))
+	}
+	return tr, err
+}
+
+// markProposal records in est's weights that they were trained on parameters drawn from a
+// proposal other than the prior (see Estimator kinds' TrainingProposal); an estimator of
+// another type is not marked.
+func markProposal(est Estimator, what string) {
+	switch e := est.(type) {
+	case interface{ core() *estimator }:
+		e.core().proposal = what
+	case *NPEEnsemble:
+		for _, m := range e.Members {
+			m.proposal = what
+		}
+	case *NREEnsemble:
+		for _, m := range e.Members {
+			m.proposal = what
+		}
+	}
+}
+
+// TrainingProposal says where the parameters of the estimator's current training came from
+// when they were not drawn from its prior: Sequential's rounds after the first train on
+// parameters drawn near the observation (a truncated prior, or the posterior itself), so the
+// posterior is fitted there and not amortized over the prior. It is "" for an estimator
+// trained on the prior, untrained, or loaded from a file (which does not store it). A
+// training that does not resume (Train without TrainConfig.Resume) clears it; one that
+// resumes keeps it. Package certify reads it to refuse a claim over the whole prior.
+func (c *estimator) TrainingProposal() string { return c.proposal }
+
+// TrainingProposal is the first non-empty TrainingProposal of the members (see
+// NPE.TrainingProposal), "" when none has one.
+func (e *NPEEnsemble) TrainingProposal() string {
+	for _, m := range e.Members {
+		if p := m.TrainingProposal(); p != "" {
+			return p
+		}
+	}
+	return ""
+}
+
+// TrainingProposal is the first non-empty TrainingProposal of the members (see
+// NRE.TrainingProposal), "" when none has one.
+func (e *NREEnsemble) TrainingProposal() string {
+	for _, m := range e.Members {
+		if p := m.TrainingProposal(); p != "" {
+			return p
+		}
+	}
+	return ""
 }
 
 // sequentialMethod returns the method m names for est, or its default when m is "".

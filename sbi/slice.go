@@ -53,7 +53,7 @@ func (s *sliceSampler) run(n, burnIn, thin int) (*mat.Dense, error) {
 	out := mat.NewDense(n, D, nil)
 	got := 0
 	total := burnIn + perChain*thin
-	progress := NewProgress("mcmc", total)
+	progress := newProgressIn(s.ctx, "mcmc", total)
 	defer progress.Finish()
 	for sweep := 1; sweep <= total; sweep++ {
 		if err := cancel.Check(s.ctx, "mcmc"); err != nil {

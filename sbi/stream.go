@@ -131,7 +131,7 @@ func (c *estimator) trainStream(ctx context.Context, m network, train, val simst
 	resumed := cfg.Resume && c.trained
 	if !resumed {
 		c.trained = false
-		c.zt, c.zx, c.trials = zt, zx, nil
+		c.zt, c.zx, c.trials, c.proposal = zt, zx, nil, ""
 		probe, err := firstFinite(train, cfg.BatchSize)
 		if err != nil {
 			return nil, fmt.Errorf("train %s: %w", c.label, err)

@@ -369,22 +369,33 @@ func dropNonFinite(theta, x *mat.Dense) (th, xx *mat.Dense, dropped, first int) 
 	return th, xx, n - len(kept), first
 }
 
-// checkPairs validates the shapes of a training set.
-func checkPairs(what string, theta, x *mat.Dense, paramDim int) error {
+// checkPairs validates the shapes of a training set; xDim is the width x must have, 0 when
+// not known (an untrained estimator).
+func checkPairs(what string, theta, x *mat.Dense, paramDim, xDim int) error {
 	if theta == nil || x == nil {
 		return fmt.Errorf("%s: theta and x must both be given (one row per simulation)", what)
 	}
 	n, dt := theta.Dims()
-	nx, _ := x.Dims()
+	nx, dx := x.Dims()
 	switch {
 	case n > nx:
 		return fmt.Errorf("%s: theta has %d rows and x %d, expected one x row per θ row (sbi.Simulate drops the simulations that fail: pass its Theta, the rows kept, with its X)", what, n, nx)
 	case n != nx:
 		return fmt.Errorf("%s: theta has %d rows and x %d, expected one x row per θ row", what, n, nx)
 	case dt != paramDim:
-		return fmt.Errorf("%s: theta has %d columns, the prior has %d parameters", what, dt, paramDim)
+		return fmt.Errorf("%s: theta has %d columns, the prior has %d parameters%s", what, dt, paramDim, swapHint(dt, dx, paramDim, xDim))
 	}
 	return nil
+}
+
+// swapHint asks whether θ and x were given in each other's place when x has the prior's
+// width and θ the width x must have (any width other than the prior's when that is not
+// known), and is "" otherwise.
+func swapHint(dt, dx, paramDim, xDim int) string {
+	if dx != paramDim || dt == paramDim || xDim > 0 && dt != xDim {
+		return ""
+	}
+	return fmt.Sprintf(" (x has %d columns, as many as the prior's parameters: are θ and x swapped? Train takes theta first, then x)", dx)
 }
 
 // splitRows shuffles 0…n−1 with rng and returns the training and validation rows.

@@ -14,7 +14,9 @@ import (
 
 // SBCRanks draws one histogram of SBC ranks per parameter, with the band that holds 99% of the
 // bin counts of uniform ranks (Talts et al. 2018, Fig. 1) and the expected count as a dashed
-// line. Panel titles carry the χ² p-value. When the result cannot be drawn (nil, no
+// line. Panel titles carry the χ² p-value of diag.SBC, whose test bins keep about 20 expected
+// counts each, and name its number of bins when it is not the number drawn (at most 30, with
+// about 10 counts each, for a readable histogram). When the result cannot be drawn (nil, no
 // parameters, not the same positive number of ranks per parameter, a rank outside [0, Samples],
 // Samples < 1, or not one p-value per parameter), the plot draws nothing: rendering it returns
 // an error saying why.
@@ -34,7 +36,7 @@ func SBCRanks(r *diag.SBCResult) *Plot {
 		for _, k := range r.Ranks[d] {
 			counts[k*bins/(r.Samples+1)]++
 		}
-		p := newPlot(fmt.Sprintf("θ%s   p = %.2g", subscript(d+1), r.PValues[d]), "rank", "")
+		p := newPlot(sbcTitle(r, d, bins), "rank", "")
 		if d == 0 {
 			p.Y.Label.Text = "count"
 		}
@@ -62,6 +64,16 @@ func SBCRanks(r *diag.SBCResult) *Plot {
 		plots[d] = p
 	}
 	return row(plots, 6*cm, 5*cm, []string{"99% band of uniform ranks", "expected count"})
+}
+
+// sbcTitle is the title of parameter d's panel, which draws bins bins: its χ² p-value, with
+// the bins of the test (r.Bins, chosen by diag for the test's own sample-size rule) named when
+// they are not the bins drawn.
+func sbcTitle(r *diag.SBCResult, d, bins int) string {
+	if r.Bins > 0 && r.Bins != bins {
+		return fmt.Sprintf("θ%s   χ² on %d bins: p = %.2g", subscript(d+1), r.Bins, r.PValues[d])
+	}
+	return fmt.Sprintf("θ%s   p = %.2g", subscript(d+1), r.PValues[d])
 }
 
 // sbcUndrawable says why SBCRanks cannot draw r, or returns "".

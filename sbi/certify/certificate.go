@@ -40,9 +40,9 @@ type Certificate struct {
 
 	Steps    []Step   // what was done, in order: the first estimator, remedies, the final test, then per observation
 	Remedies []Remedy // the remedies allowed, in order
-	// Tried counts the remedies tried before the final test (including those skipped for a
-	// stated reason); score calibrations, per observation after it, are counted in the
-	// observations.
+	// Tried counts the remedies taken up before the final test, those skipped for a stated
+	// reason included (their steps' notes begin "skipped:"; Sentence counts them apart);
+	// score calibrations, per observation after it, are counted in the observations.
 	Tried        int
 	Observations []ObservationCheck // one per observation given, in order
 	Notes        []string           // what the budget left out or warns of, and why
@@ -129,12 +129,37 @@ func (c *Certificate) Sentence() string {
 	default:
 		what = "Inconclusive"
 	}
-	tried := fmt.Sprintf("%d remedies", c.Tried)
-	if c.Tried == 1 {
-		tried = "1 remedy"
+	return fmt.Sprintf("%s: %s (%s, after %s, judged once on a test set of %d simulations).",
+		what, c.Final.Reason, c.Chosen, c.triedPhrase(), c.Final.N)
+}
+
+// triedPhrase says how many remedies ran before the final test and which were skipped, e.g.
+// "1 remedy tried and 2 skipped (more simulations, coverage regularizer)".
+func (c *Certificate) triedPhrase() string {
+	skipped := c.skippedRemedies()
+	ran := c.Tried - len(skipped)
+	out := fmt.Sprintf("%d remedies tried", ran)
+	if ran == 1 {
+		out = "1 remedy tried"
 	}
-	return fmt.Sprintf("%s: %s (%s, after %s tried, judged once on a test set of %d simulations).",
-		what, c.Final.Reason, c.Chosen, tried, c.Final.N)
+	if len(skipped) > 0 {
+		out += fmt.Sprintf(" and %d skipped (%s)", len(skipped), strings.Join(skipped, ", "))
+	}
+	return out
+}
+
+// skippedRemedies names the remedies before the final test that were skipped.
+func (c *Certificate) skippedRemedies() []string {
+	var out []string
+	for _, s := range c.Steps {
+		switch Remedy(s.Name) {
+		case RemedyMoreSimulations, RemedyRegularizer, RemedyConformal:
+			if strings.HasPrefix(s.Note, "skipped") {
+				out = append(out, s.Name)
+			}
+		}
+	}
+	return out
 }
 
 // String is a text summary: the sentence, the table of levels, the steps and the observations.

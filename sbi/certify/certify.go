@@ -128,7 +128,11 @@ type Config struct {
 	// hand). Certify then trains nothing and skips the more-simulations and regularizer
 	// remedies; its training simulations are not part of the budget. Certify draws its own
 	// check and test simulations from streams of Seed, so the estimator has not seen them
-	// unless it was trained on simulations drawn from those very streams.
+	// unless it was trained on simulations drawn from those very streams. An estimator trained
+	// on parameters drawn from a proposal other than its prior (Sequential's rounds after the
+	// first; sbi.NPE.TrainingProposal) is refused unless the prior given is a truncated region
+	// (an *sbi.TruncatedPrior, such as the Region of Sequential's result): the claim is then
+	// coverage over that region, and the certificate notes it.
 	Trained sbi.Amortized
 	// Train configures each training; its Seed is replaced by one derived from Seed, the same
 	// for the first training and the regularized one, so that they differ by the regularizer.
@@ -713,14 +717,38 @@ func newRun(ctx context.Context, prior dist.Distribution, sim sbi.Simulator, obs
 	if t, ok := cfg.Trained.(interface{ Trained() bool }); ok && !t.Trained() {
 		return nil, fmt.Errorf("certify: Config.Trained is an untrained estimator; train it first or give Config.New instead: %w", sbi.ErrUntrained)
 	}
+	region, err := checkProposal(prior, cfg.Trained)
+	if err != nil {
+		return nil, err
+	}
 	b, notes, err := plan(cfg, cfg.Trained != nil, nObs, defaults)
 	if err != nil {
 		return nil, err
+	}
+	if region {
+		notes = append(notes, regionNote)
 	}
 	if cfg.Trained == nil && cfg.New == nil {
 		cfg.New = func() sbi.Estimator { return sbi.NewNPE(prior, sbi.NPEConfig{}) }
 	}
 	return &run{ctx: ctx, prior: prior, sim: sim, obs: obs, cfg: cfg, plan: b, notes: notes}, nil
+}
+
+// regionNote is the certificate's note when the prior is a truncated region.
+const regionNote = "the prior given is a truncated region (sbi.TruncatedPrior): every simulation here drew its parameters from that region, so the claim is coverage over the region's predictive, not over the whole prior's"
+
+// checkProposal refuses an estimator trained on a proposal other than its prior (see
+// sbi.NPE.TrainingProposal) unless the prior given is a truncated region, and reports whether
+// it is one.
+func checkProposal(prior dist.Distribution, trained sbi.Amortized) (region bool, err error) {
+	_, region = prior.(*sbi.TruncatedPrior)
+	p, ok := trained.(interface{ TrainingProposal() string })
+	if !ok || p.TrainingProposal() == "" || region {
+		return region, nil
+	}
+	return false, fmt.Errorf("certify: Config.Trained was trained on parameters drawn from a proposal, not from the prior (%s): its posterior is fitted near that observation, and a claim of coverage over the whole prior's predictive would be about pairs it was never trained on. "+
+		"Certify it over the region it was trained for: give the result's Region as the prior (certify.Certify(res.Region, sim, obs, cfg), for Sequential with sbi.TruncatedProposals, whose Region is not nil); "+
+		"for an amortized certificate over the whole prior, train on the prior instead (Config.New, or Sequential with Rounds: 1)", p.TrainingProposal())
 }
 
 func seedOf(seed uint64, stream uint64) uint64 {

@@ -267,3 +267,23 @@ func TestRefusalAtTheLevelStatesTheRule(t *testing.T) {
 		t.Errorf("reason %q does not state p ≤ α", o.Reason)
 	}
 }
+
+// The certificate's sentence counts the remedies that ran apart from those skipped, naming
+// these: a given estimator cannot be retrained, so of the three remedies before the final
+// test two are skipped and one (conformal regions) ran.
+func TestSentenceCountsSkippedRemediesApart(t *testing.T) {
+	cfg := Config{Trained: scaledPosterior{0.7}, Simulations: 2000, TestSimulations: 1000, CheckSimulations: 500,
+		Samples: synthDraws, SBCSamples: -1, Seed: 7}
+	cert, err := Certify(gaussPrior(), gaussSimulator{}, nil, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cert.Tried != 3 {
+		t.Fatalf("Tried = %d, want the 3 remedies taken up (this test's premise)", cert.Tried)
+	}
+	s := cert.Sentence()
+	want := "after 1 remedy tried and 2 skipped (more simulations, coverage regularizer)"
+	if !strings.Contains(s, want) {
+		t.Errorf("sentence %q, want it to say %q", s, want)
+	}
+}

@@ -51,7 +51,11 @@
 // would reach power NeededPower. Target.Power(n) is what a test set of n pairs can show before
 // it is spent: a lower bound on the probability that it certifies an exactly calibrated
 // posterior (about 950 pairs reach 0.8 for the default target). The claim is about expected
-// coverage over the prior predictive: marginal, not conditional on an observation.
+// coverage over the prior predictive: marginal, not conditional on an observation. So an
+// estimator trained on parameters drawn near one observation (Sequential's later rounds,
+// sbi.NPE.TrainingProposal) is refused over the whole prior, where it was not trained; it is
+// certified over its truncated region, given as the prior (the Region of Sequential's result),
+// and the certificate notes that the claim is about that region.
 //
 // Observations. Each observation gets, in order:
 //

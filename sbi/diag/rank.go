@@ -9,13 +9,18 @@ import (
 
 	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi"
+	"github.com/gosbi/gosbi/sbi/internal/nested"
 	"github.com/gosbi/gosbi/sbi/internal/safe"
 	"github.com/gosbi/gosbi/sbi/internal/sat"
 )
 
 // RankConfig configures the sample-based estimators (RankCoverage, SBC, MarginalCoverage, TARP).
 // Each returns an error naming the pair and the draw when a posterior draw holds NaN or ±Inf:
-// such a draw compares false with the true parameter and would bias every rank.
+// such a draw compares false with the true parameter and would bias every rank. Each reports
+// one progress bar for its pairs; posteriors that sample by MCMC show no bar of their own, and
+// chains that did not mix (sbi.MCMCHealth.Warnings) are said in one warning after the pairs:
+// how many pairs were flagged, the largest R-hat and smallest ESS among them, and the first
+// flagged pair's warnings in full.
 //
 // Memory: each worker holds the Samples × Dim draws of one test pair (and their Samples log
 // densities) at a time, so Workers × Samples × Dim values at once; the result holds a value
@@ -127,16 +132,19 @@ func runSamplePass(ctx context.Context, est sbi.Amortized, theta, x *mat.Dense, 
 		p.tarp = make([]float64, n)
 		tarpRef = newTARPSetup(theta)
 	}
+	var chains chainTally
+	pairCtx := nested.Context(ctx) // a sampler's progress and chain warnings are the loop's
 	err = forEachPair(ctx, label, n, cfg.Workers, func(i int) error {
 		rng := pairRNG(cfg.Seed, i)
 		post := est.Posterior(rowCopy(x, i))
 		if post.Dim() != dim {
 			return fmt.Errorf("diag: %s: posterior of pair %d has dimension %d but theta has %d columns", label, i, post.Dim(), dim)
 		}
-		draws, err := sampleContext(ctx, post, rng, cfg.Samples)
+		draws, err := sampleContext(pairCtx, post, rng, cfg.Samples)
 		if err != nil {
 			return err
 		}
+		chains.add(i, post)
 		if r, c := draws.Dims(); r != cfg.Samples || c != dim {
 			return fmt.Errorf("diag: %s: Sample(rng, %d) returned %d×%d for pair %d, want %d×%d", label, cfg.Samples, r, c, i, cfg.Samples, dim)
 		}
@@ -189,5 +197,6 @@ func runSamplePass(ctx context.Context, est sbi.Amortized, theta, x *mat.Dense, 
 	if err != nil {
 		return nil, err
 	}
+	chains.warn(label, n)
 	return p, nil
 }

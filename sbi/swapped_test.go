@@ -1,0 +1,59 @@
+package sbi_test
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/gosbi/gosbi/sbi"
+	"github.com/gosbi/gosbi/sbi/dist"
+)
+
+// Train given θ and x in each other's place says so where that is the likely cause: x has
+// the prior's width and θ the width x must have (any, for an untrained estimator); it does
+// not where θ merely has a wrong width.
+func TestTrainSwappedThetaXHint(t *testing.T) {
+	prior := dist.NewUniformCube(0, 1, 2)
+	cols := func(n, c int) *mat.Dense {
+		rng := rand.New(rand.NewPCG(1, uint64(c)))
+		m := mat.NewDense(n, c, nil)
+		for i := range n {
+			for j := range c {
+				m.Set(i, j, rng.Float64())
+			}
+		}
+		return m
+	}
+	tc := sbi.TrainConfig{Epochs: 1, BatchSize: 50, Seed: 1}
+	trained := func() *sbi.NPE {
+		e := sbi.NewNPE(prior, sbi.NPEConfig{Flow: sbi.MAF, Hidden: 8, Transforms: 1})
+		if _, err := e.Train(cols(100, 2), cols(100, 3), tc); err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	cases := []struct {
+		name     string
+		est      *sbi.NPE
+		dt, dx   int
+		swapHint bool
+	}{
+		{"untrained, swapped", sbi.NewNPE(prior, sbi.NPEConfig{}), 3, 2, true},
+		{"untrained, θ too wide", sbi.NewNPE(prior, sbi.NPEConfig{}), 3, 4, false},
+		{"trained on x of 3, swapped", trained(), 3, 2, true},
+		{"trained on x of 3, θ of 5", trained(), 5, 2, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := c.est.Train(cols(100, c.dt), cols(100, c.dx), tc)
+			if err == nil || !strings.Contains(err.Error(), "the prior has 2 parameters") {
+				t.Fatalf("error %v, want the width of θ refused", err)
+			}
+			if got := strings.Contains(err.Error(), "swapped"); got != c.swapHint {
+				t.Errorf("error %q: asks whether θ and x are swapped: %v, want %v", err, got, c.swapHint)
+			}
+		})
+	}
+}
