@@ -96,7 +96,10 @@ func PredictiveCheck(src Sampler, sim sbi.Simulator, xo []float64, cfg Predictiv
 }
 
 // PredictiveCheckFunc is PredictiveCheck with a simulator of one data set per call, such as a
-// notebook cell defines (sbi.SimFunc).
+// notebook cell defines (sbi.SimFunc). It simulates with sbi.SimulateAligned, so that NaN in
+// some values of a data set is padding, judged per data value (see PredictiveFromSimulations),
+// and not a failure as sbi.Simulate takes it: a simulation fails with nil, ±Inf or no finite
+// value.
 func PredictiveCheckFunc(src Sampler, f sbi.SimFunc, xo []float64, cfg PredictiveConfig) (*PredictiveResult, error) {
 	if src == nil || f == nil {
 		return nil, fmt.Errorf("diag: predictive check needs a sampler (a posterior or a prior) and a simulator")
@@ -105,16 +108,11 @@ func PredictiveCheckFunc(src Sampler, f sbi.SimFunc, xo []float64, cfg Predictiv
 	if err != nil {
 		return nil, err
 	}
-	s, err := sbi.Simulate(rng, f, theta)
+	x, err := sbi.SimulateAligned(rng, f, theta)
 	if err != nil {
 		return nil, fmt.Errorf("diag: predictive check: %w", err)
 	}
-	res, err := PredictiveFromSimulations(s.X, xo, cfg)
-	if err != nil {
-		return nil, err
-	}
-	res.Dropped += s.Dropped
-	return res, nil
+	return PredictiveFromSimulations(x, xo, cfg)
 }
 
 func predictiveDraws(src Sampler, cfg PredictiveConfig) (*mat.Dense, *rand.Rand, error) {
@@ -160,6 +158,8 @@ func predictiveDraws(src Sampler, cfg PredictiveConfig) (*mat.Dense, *rand.Rand,
 // value ranks xo among the simulations that have a value there, and tests whether xo having
 // one (or not) is typical of them; a simulation of fewer trials than xo still counts in the
 // data values it has. The joint tests use the data values that xo and every simulation have.
+// Simulate padded data sets with sbi.SimulateAligned (or sbi.SimulateInto), which keep every
+// row: sbi.Simulate drops each row holding a NaN as a failure.
 //
 // Ranking among the simulations with a value in data value d is exact for exchangeable xo and
 // simulations even when the number of trials depends on the parameters: having a value in d is

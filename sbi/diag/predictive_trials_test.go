@@ -4,17 +4,20 @@ import (
 	"math"
 	"math/rand/v2"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 )
 
-// trialsModel simulates a data set of a varying number of trials, as a DeepSet packs it with
-// NaN padding: θ ~ N(0, 1), K = 6.5 + 2.5·θ + N(0, 0.2²) rounded and held to 3…10 trials, with
-// values θ + N(0, 0.05²), then NaN to 10 values. Both the number of trials and the values depend
-// on θ, so a data set of more trials holds larger values.
-func trialsModel(rng *rand.Rand) []float64 {
-	theta := rng.NormFloat64()
+// trialsModel simulates a data set of a varying number of trials, padded with NaN to a fixed
+// width: θ ~ N(0, 1), then trialsData.
+func trialsModel(rng *rand.Rand) []float64 { return trialsData(rng, rng.NormFloat64()) }
+
+// trialsData simulates the data set of θ: K = 6.5 + 2.5·θ + N(0, 0.2²) rounded and held to
+// 3…10 trials, with values θ + N(0, 0.05²), then NaN to 10 values. Both the number of trials
+// and the values depend on θ, so a data set of more trials holds larger values.
+func trialsData(rng *rand.Rand, theta float64) []float64 {
 	k := min(10, max(3, int(math.Round(6.5+2.5*theta+0.2*rng.NormFloat64()))))
 	x := make([]float64, 10)
 	for j := range x {
@@ -208,5 +211,50 @@ func TestPredictiveFewerTrialsVerdictSaysWhy(t *testing.T) {
 	// below all 500 with a value: p = 2·(2·1/501)
 	if want := "x₂ (below the simulations with a value (500 of 1000): quantile 0.000, p = 0.00798)"; !ranked.Reject() || !strings.Contains(ranked.Verdict(), want) {
 		t.Errorf("verdict %q, want it to say %q", ranked.Verdict(), want)
+	}
+}
+
+// TestPredictiveCheckFuncKeepsPadding: PredictiveCheckFunc with a SimFunc of trialsData, which
+// pads data sets of fewer than 10 trials with NaN, keeps the padded simulations and judges them
+// per data value as PredictiveFromSimulations does; only the failures (nil, or a value +Inf)
+// are dropped. Before the fix it simulated through sbi.Simulate, which drops every row holding
+// a NaN: of 600 draws only those of 10 trials were left, from the largest θ, and every value
+// of the observation was ranked among them.
+func TestPredictiveCheckFuncKeepsPadding(t *testing.T) {
+	const draws = 600
+	var failed atomic.Int64
+	sim := func(rng *rand.Rand, theta []float64) []float64 {
+		switch {
+		case theta[0] > 2:
+			failed.Add(1)
+			return nil
+		case theta[0] < -2:
+			failed.Add(1)
+			x := trialsData(rng, theta[0])
+			x[0] = math.Inf(1)
+			return x
+		}
+		return trialsData(rng, theta[0])
+	}
+	xo := trialsData(rand.New(rand.NewPCG(1, 2)), 0.1) // 7 trials
+	res, err := PredictiveCheckFunc(gaussPost{mu: []float64{0}, sd: 1}, sim, xo, PredictiveConfig{Draws: draws, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ := res.Sims.Dims()
+	if res.Dropped != int(failed.Load()) || m+res.Dropped != draws {
+		t.Errorf("%d simulations kept and %d dropped of %d; want the %d failures dropped and the rest kept", m, res.Dropped, draws, failed.Load())
+	}
+	padded := 0
+	for i := range m {
+		if math.IsNaN(res.Sims.At(i, 9)) {
+			padded++
+		}
+	}
+	if padded < m/2 {
+		t.Errorf("%d of %d simulations kept are padded, want most (fewer than 10 trials)", padded, m)
+	}
+	if q := res.Quantile[0]; !(q > 0.2 && q < 0.8) {
+		t.Errorf("quantile of the first trial of an observation of θ = 0.1 is %.3f, want it near the middle; %s", q, res)
 	}
 }
