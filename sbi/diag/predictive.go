@@ -547,13 +547,13 @@ func rankReach(lvl float64) float64 {
 // and that p-value: 2/(k+1) among the k simulations with a value there, doubled where the
 // simulations are mixed (the rank test is then at half the level). It returns -1 and 2/(m+1),
 // the smallest rank p-value of m simulations, when no data value is ranked (the observation or
-// every simulation is NaN in each).
-func (r *PredictiveResult) weakestRank() (int, float64) {
+// every simulation is NaN in each). present[d] counts the simulations with a value in d.
+func (r *PredictiveResult) weakestRank(present []int) (int, float64) {
 	m, _ := r.Sims.Dims()
 	constant := r.constantSet()
 	worst, minP := -1, 2/float64(m+1)
 	for d, o := range r.Observation {
-		k := r.present(d)
+		k := present[d]
 		if constant[d] || math.IsNaN(o) || k == 0 {
 			continue
 		}
@@ -574,7 +574,7 @@ func (r *PredictiveResult) Verdict() string {
 	if r.tested() == 0 {
 		return fmt.Sprintf("inconclusive: all %d data values are equal in every simulation and in the observation, so there is nothing to test", len(r.PValues))
 	}
-	return r.verdict() + r.constantNote()
+	return r.verdict(presentCounts(r.Sims)) + r.constantNote()
 }
 
 // constantNote says how many data values were not tested, or is "".
@@ -589,12 +589,15 @@ func (r *PredictiveResult) constantNote() string {
 	}
 }
 
-func (r *PredictiveResult) verdict() string {
+// verdict is Verdict's judgement of the tested values; present[d] counts the simulations with a
+// value in d.
+func (r *PredictiveResult) verdict(present []int) string {
 	m, _ := r.Sims.Dims()
 	lvl := r.perTestLevel()
-	if d, minP := r.weakestRank(); minP > lvl && !r.Reject() {
+	if d, minP := r.weakestRank(present); minP > lvl && !r.Reject() {
 		least, level := pvalue.Format(minP, lvl)
-		if k := r.present(d); d >= 0 && k < m {
+		if d >= 0 && present[d] < m {
+			k := present[d]
 			return fmt.Sprintf("inconclusive: %s has a value in %d of %d simulations, so its smallest rank p-value is %s (with the test of having a value, each at half the level), above the per-test level %s (Bonferroni over %d values and 2 joint tests); its rank test can reach it from %.0f simulations with a value there, about %.0f simulations in all",
 				r.Names[d], k, m, least, level, r.tested(), rankReach(lvl/2), math.Ceil(rankReach(lvl/2)*float64(m)/float64(k)))
 		}
@@ -622,7 +625,7 @@ func (r *PredictiveResult) verdict() string {
 	}
 	var parts []string
 	for _, d := range flagged {
-		parts = append(parts, r.flaggedPart(d, values[d]))
+		parts = append(parts, r.flaggedPart(d, values[d], present[d]))
 	}
 	if r.JointFlagged() {
 		parts = append(parts, fmt.Sprintf("jointly (Mahalanobis p = %s, MMD p = %s)", mahal, mmd))
@@ -632,20 +635,19 @@ func (r *PredictiveResult) verdict() string {
 }
 
 // flaggedPart says how the flagged data value d departs from the simulations, p being its
-// p-value as written.
-func (r *PredictiveResult) flaggedPart(d int, p string) string {
+// p-value as written and k the number of simulations with a value there.
+func (r *PredictiveResult) flaggedPart(d int, p string, k int) string {
 	m, _ := r.Sims.Dims()
 	o := r.Observation[d]
 	switch c, constant := r.simsConstant(d); {
 	case math.IsNaN(o):
-		return fmt.Sprintf("%s (NaN, padding, where %d of %d simulations hold a value: p = %s)", r.Names[d], r.present(d), m, p)
+		return fmt.Sprintf("%s (NaN, padding, where %d of %d simulations hold a value: p = %s)", r.Names[d], k, m, p)
 	case constant && math.IsNaN(c):
 		return fmt.Sprintf("%s (%.4g where every simulation is NaN, padding: p = %s, the smallest with %d simulations)", r.Names[d], o, p, m)
 	case constant:
 		return fmt.Sprintf("%s (%.4g where every simulation gives %.4g: p = %s, the smallest with %d simulations)", r.Names[d], o, c, p, m)
 	}
-	k := r.present(d)
-	if k < m && float64(1+k)/float64(m+1) <= rankPValue(r.Sims, d, o) {
+	if _, rank := rankP(r.Sims, d, o); k < m && presenceP(r.Sims, d, o) <= rank {
 		return fmt.Sprintf("%s (%.4g where %d of %d simulations have a value, the others NaN: p = %s)", r.Names[d], o, k, m, p)
 	}
 	side := "above"
@@ -659,29 +661,11 @@ func (r *PredictiveResult) flaggedPart(d int, p string) string {
 	return fmt.Sprintf("%s (%s the simulations%s: quantile %.3f, p = %s)", r.Names[d], side, among, r.Quantile[d], p)
 }
 
-// rankPValue is the rank p-value of rankP.
-func rankPValue(sims *mat.Dense, d int, o float64) float64 {
-	_, p := rankP(sims, d, o)
-	return p
-}
-
 // simsConstant returns the value of data value d when it is the same in every simulation (NaN
 // equal to NaN).
 func (r *PredictiveResult) simsConstant(d int) (float64, bool) {
 	c := r.Sims.At(0, d)
 	return c, constantEqual(r.Sims, d, c)
-}
-
-// present counts the simulations that hold a value (not NaN) in data value d.
-func (r *PredictiveResult) present(d int) int {
-	m, _ := r.Sims.Dims()
-	k := 0
-	for i := range m {
-		if !math.IsNaN(r.Sims.At(i, d)) {
-			k++
-		}
-	}
-	return k
 }
 
 // argMin is the index of the smallest of v (NaN never), or -1 when there is none.

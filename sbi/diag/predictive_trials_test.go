@@ -258,3 +258,34 @@ func TestPredictiveCheckFuncKeepsPadding(t *testing.T) {
 		t.Errorf("quantile of the first trial of an observation of θ = 0.1 is %.3f, want it near the middle; %s", q, res)
 	}
 }
+
+// TestPredictiveVerdictNoRankedValue: a result whose only tested data value is NaN in the
+// observation (the other is Constant) (compared as present or absent, never ranked) has a verdict. Before the fix the
+// verdict of fewer than 119 simulations asked for the count of simulations with a value in
+// data value −1, and Verdict, String and MIMEBundle panicked.
+func TestPredictiveVerdictNoRankedValue(t *testing.T) {
+	x := mat.NewDense(50, 2, nil)
+	for i := range 50 {
+		x.Set(i, 0, 1) // constant, not tested
+		x.Set(i, 1, float64(i))
+		if i%2 == 0 {
+			x.Set(i, 1, math.NaN())
+		}
+	}
+	res, err := PredictiveFromSimulations(x, []float64{1, math.NaN()}, PredictiveConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v string
+	func() {
+		defer func() {
+			if p := recover(); p != nil {
+				t.Fatalf("Verdict panicked: %v", p)
+			}
+		}()
+		v = res.Verdict()
+	}()
+	if want := "inconclusive: with 50 simulations"; !strings.HasPrefix(v, want) {
+		t.Errorf("verdict %q, want it to begin %q", v, want)
+	}
+}
