@@ -543,15 +543,18 @@ func rankReach(lvl float64) float64 {
 	return m
 }
 
-// weakestRank returns the tested data value whose rank test has the largest smallest p-value,
-// and that p-value: 2/(k+1) among the k simulations with a value there, doubled where the
-// simulations are mixed (the rank test is then at half the level). It returns -1 and 2/(m+1),
-// the smallest rank p-value of m simulations, when no data value is ranked (the observation or
-// every simulation is NaN in each). present[d] counts the simulations with a value in d.
-func (r *PredictiveResult) weakestRank(present []int) (int, float64) {
+// rankPower sorts the ranked data values (tested, with a value in the observation and in some
+// simulation) by whether their rank test can reach the per-test level. Its smallest p-value is
+// 2/(k+1) among the k simulations with a value there, doubled where the simulations are mixed
+// (the rank test is then at half the level). best is the ranked value whose smallest p-value
+// bestP is the least, -1 with bestP = 2/(m+1), the smallest rank p-value of m simulations,
+// when no value is ranked; unjudged lists the ranked values whose smallest p-value is above
+// the level. present[d] counts the simulations with a value in d.
+func (r *PredictiveResult) rankPower(present []int) (best int, bestP float64, unjudged []int) {
 	m, _ := r.Sims.Dims()
 	constant := r.constantSet()
-	worst, minP := -1, 2/float64(m+1)
+	lvl := r.perTestLevel()
+	best, bestP = -1, 2/float64(m+1)
 	for d, o := range r.Observation {
 		k := present[d]
 		if constant[d] || math.IsNaN(o) || k == 0 {
@@ -561,15 +564,21 @@ func (r *PredictiveResult) weakestRank(present []int) (int, float64) {
 		if k < m {
 			p = math.Min(1, 2*p)
 		}
-		if worst < 0 || p > minP {
-			worst, minP = d, p
+		if best < 0 || p < bestP {
+			best, bestP = d, p
+		}
+		if p > lvl {
+			unjudged = append(unjudged, d)
 		}
 	}
-	return worst, minP
+	return best, bestP, unjudged
 }
 
 // Verdict says what the numbers support, with the p-values and the per-test level
-// Alpha/(T+2) they are compared with, and how many Constant values were not tested.
+// Alpha/(T+2) they are compared with, and how many Constant values were not tested. It is
+// inconclusive when no rank test can reach the per-test level with the simulations at hand;
+// when some can, a data value whose rank test cannot (too few simulations have a value there)
+// is named as not judged by rank, never called consistent.
 func (r *PredictiveResult) Verdict() string {
 	if r.tested() == 0 {
 		return fmt.Sprintf("inconclusive: all %d data values are equal in every simulation and in the observation, so there is nothing to test", len(r.PValues))
@@ -590,41 +599,31 @@ func (r *PredictiveResult) constantNote() string {
 }
 
 // verdict is Verdict's judgement of the tested values; present[d] counts the simulations with a
-// value in d.
+// value in d. It is inconclusive only when no rank test can reach the per-test level; where
+// some can and others cannot, it names those that could not be judged by rank instead of
+// calling them consistent.
 func (r *PredictiveResult) verdict(present []int) string {
-	m, _ := r.Sims.Dims()
 	lvl := r.perTestLevel()
-	if d, minP := r.weakestRank(present); minP > lvl && !r.Reject() {
-		least, level := pvalue.Format(minP, lvl)
-		if d >= 0 && present[d] < m {
-			k := present[d]
-			return fmt.Sprintf("inconclusive: %s has a value in %d of %d simulations, so its smallest rank p-value is %s (with the test of having a value, each at half the level), above the per-test level %s (Bonferroni over %d values and 2 joint tests); its rank test can reach it from %.0f simulations with a value there, about %.0f simulations in all",
-				r.Names[d], k, m, least, level, r.tested(), rankReach(lvl/2), math.Ceil(rankReach(lvl/2)*float64(m)/float64(k)))
-		}
-		return fmt.Sprintf("inconclusive: with %d simulations the smallest rank p-value is %s, above the per-test level %s (Bonferroni over %d values and 2 joint tests); the rank tests can reach it from %.0f simulations",
-			m, least, level, r.tested(), rankReach(lvl))
+	best, bestP, unjudged := r.rankPower(present)
+	if bestP > lvl && !r.Reject() {
+		return r.inconclusive(best, bestP, present)
 	}
 	values, mahal, mmd, level := r.shownP()
-	flagged := r.Flagged()
 	if !r.Reject() {
-		joint := "both joint tests"
-		switch m, d := math.IsNaN(r.MahalanobisP), math.IsNaN(r.MMDP); {
-		case m && d:
-			joint = "no joint test (neither computed)"
-		case m:
-			joint = "the MMD test (Mahalanobis not computed: singular covariance or too few simulations)"
-		case d:
-			joint = "the Mahalanobis test (MMD not computed)"
-		}
 		smallest := ""
 		if k := argMin(r.PValues); k >= 0 {
 			smallest = values[k]
 		}
-		return fmt.Sprintf("consistent with the %s simulations: every value and %s at family-wise level %.2g (smallest per-value p = %s, Mahalanobis p = %s, MMD p = %s; each test at the per-test level %s)",
-			r.Label, joint, r.Alpha, smallest, mahal, mmd, level)
+		numbers := fmt.Sprintf("(smallest per-value p = %s, Mahalanobis p = %s, MMD p = %s; each test at the per-test level %s)", smallest, mahal, mmd, level)
+		if len(unjudged) > 0 {
+			return fmt.Sprintf("no value rejected by the %s simulations at family-wise level %.2g, nor jointly by %s %s; but %s",
+				r.Label, r.Alpha, r.jointTested(), numbers, r.unjudgedPart(unjudged, present))
+		}
+		return fmt.Sprintf("consistent with the %s simulations: every value and %s at family-wise level %.2g %s",
+			r.Label, r.jointTested(), r.Alpha, numbers)
 	}
 	var parts []string
-	for _, d := range flagged {
+	for _, d := range r.Flagged() {
 		parts = append(parts, r.flaggedPart(d, values[d], present[d]))
 	}
 	if r.JointFlagged() {
@@ -632,6 +631,60 @@ func (r *PredictiveResult) verdict(present []int) string {
 	}
 	return fmt.Sprintf("atypical of the %s simulations at family-wise level %.2g (per-test level %s): %s; the model with these parameters does not reproduce the observation there",
 		r.Label, r.Alpha, level, strings.Join(parts, ", "))
+}
+
+// inconclusive is the verdict when no rank test can reach the per-test level: best is the
+// ranked data value whose rank test comes nearest, with smallest p-value bestP (-1 when no
+// value is ranked, bestP then that of all m simulations).
+func (r *PredictiveResult) inconclusive(best int, bestP float64, present []int) string {
+	m, _ := r.Sims.Dims()
+	lvl := r.perTestLevel()
+	least, level := pvalue.Format(bestP, lvl)
+	if best >= 0 && present[best] < m {
+		k := present[best]
+		return fmt.Sprintf("inconclusive: no rank test can reach the per-test level %s (Bonferroni over %d values and 2 joint tests): %s, which has a value in the most simulations, %d of %d, has the smallest rank p-value %s (with the test of having a value, each at half the level); its rank test can reach the level from %.0f simulations with a value there, about %.0f simulations in all",
+			level, r.tested(), r.Names[best], k, m, least, rankReach(lvl/2), math.Ceil(rankReach(lvl/2)*float64(m)/float64(k)))
+	}
+	return fmt.Sprintf("inconclusive: with %d simulations the smallest rank p-value is %s, above the per-test level %s (Bonferroni over %d values and 2 joint tests); the rank tests can reach it from %.0f simulations",
+		m, least, level, r.tested(), rankReach(lvl))
+}
+
+// jointTested names the joint tests that were computed.
+func (r *PredictiveResult) jointTested() string {
+	switch m, d := math.IsNaN(r.MahalanobisP), math.IsNaN(r.MMDP); {
+	case m && d:
+		return "no joint test (neither computed)"
+	case m:
+		return "the MMD test (Mahalanobis not computed: singular covariance or too few simulations)"
+	case d:
+		return "the Mahalanobis test (MMD not computed)"
+	}
+	return "both joint tests"
+}
+
+// maxNamed is the most data values a verdict names in one list.
+const maxNamed = 8
+
+// unjudgedPart says which data values could not be judged by rank (at most maxNamed named),
+// with how many simulations have a value there and how many would be needed.
+func (r *PredictiveResult) unjudgedPart(unjudged, present []int) string {
+	m, _ := r.Sims.Dims()
+	lvl := r.perTestLevel()
+	var names []string
+	fewest := m
+	for i, d := range unjudged {
+		fewest = min(fewest, present[d])
+		if i < maxNamed {
+			names = append(names, fmt.Sprintf("%s (%d)", r.Names[d], present[d]))
+		}
+	}
+	if len(unjudged) > maxNamed {
+		names = append(names, fmt.Sprintf("%d more", len(unjudged)-maxNamed))
+	}
+	// Only mixed values are ever unjudged while another can reach the level: a value every
+	// simulation has can reach it whenever any can. Their rank tests are at half the level.
+	return fmt.Sprintf("%s could not be judged by rank with so few of the %d simulations having a value there (in parentheses): a rank test reaches the per-test level from %.0f simulations with a value, about %.0f simulations in all; whether the observation has a value there was tested",
+		strings.Join(names, ", "), m, rankReach(lvl/2), math.Ceil(rankReach(lvl/2)*float64(m)/float64(fewest)))
 }
 
 // flaggedPart says how the flagged data value d departs from the simulations, p being its

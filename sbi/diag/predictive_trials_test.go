@@ -133,7 +133,7 @@ func TestPredictiveVaryingTrialsPower(t *testing.T) {
 // failures. Before the fix the 400 of 800 simulations with fewer than the observation's 7 trials
 // were dropped (Dropped 400) and every value ranked among the other 400. Each data value now
 // ranks the observation among the simulations with a value there, and where they are mixed
-// tests that and having a value each at half the level; the verdict names the data value whose
+// tests that and having a value each at half the level; the verdict names the data values whose
 // rank test cannot reach the per-test level and how many simulations would.
 func TestPredictiveFewerTrialsNotDropped(t *testing.T) {
 	const m = 800
@@ -171,10 +171,10 @@ func TestPredictiveFewerTrialsNotDropped(t *testing.T) {
 			t.Errorf("%s: quantile %v, p %v; want %v and %v", res.Names[c.d], q, p, c.quantile, c.p)
 		}
 	}
-	want := "inconclusive: x₇ has a value in 400 of 800 simulations, so its smallest rank p-value is 0.00998"
-	reach := "its rank test can reach it from 959 simulations with a value there, about 1918 simulations in all"
-	if v := res.Verdict(); !strings.HasPrefix(v, want) || !strings.HasSuffix(v, reach) {
-		t.Errorf("verdict %q\nwant it to begin %q\nand end %q", v, want, reach)
+	want := "no value rejected by the predictive simulations at family-wise level 0.05"
+	unjudged := "but x₄ (700), x₅ (600), x₆ (500), x₇ (400) could not be judged by rank with so few of the 800 simulations having a value there (in parentheses): a rank test reaches the per-test level from 959 simulations with a value, about 1918 simulations in all"
+	if v := res.Verdict(); !strings.HasPrefix(v, want) || !strings.Contains(v, unjudged) {
+		t.Errorf("verdict %q\nwant it to begin %q\nand say %q", v, want, unjudged)
 	}
 }
 
@@ -287,5 +287,56 @@ func TestPredictiveVerdictNoRankedValue(t *testing.T) {
 	}()
 	if want := "inconclusive: with 50 simulations"; !strings.HasPrefix(v, want) {
 		t.Errorf("verdict %q, want it to begin %q", v, want)
+	}
+}
+
+// TestPredictiveSparseValueVerdict: the verdict is inconclusive only when no rank test can
+// reach the per-test level. Of 1000 simulations of 8 values, the eighth present in 100: the
+// other 7 are judged, none rejects, and the verdict says so and names x₈ as not judged by rank,
+// never "consistent". Before the fix the one sparse value made the whole verdict inconclusive.
+// With 300 simulations of 2 values present in 150 and 120 (and a third, 0 in every simulation
+// and in the observation, that keeps every row), no rank test can reach 0.05/4: the verdict is
+// inconclusive and names x₁, the nearer.
+func TestPredictiveSparseValueVerdict(t *testing.T) {
+	sims := func(m int, present []int) *mat.Dense {
+		x := mat.NewDense(m, len(present), nil)
+		for i := range m {
+			for d, k := range present {
+				x.Set(i, d, math.NaN())
+				switch {
+				case k < 0: // 0 in every simulation: Constant, not tested
+					x.Set(i, d, 0)
+				case i < k:
+					x.Set(i, d, float64((i*7919+d*104729)%m)) // a permutation of 0 … m−1 per value
+				}
+			}
+		}
+		return x
+	}
+	for _, c := range []struct {
+		name    string
+		m       int
+		present []int
+		xo      []float64
+		begin   string
+		say     string
+	}{
+		{"one sparse value", 1000, []int{1000, 1000, 1000, 1000, 1000, 1000, 1000, 100}, []float64{500.5, 400.5, 600.5, 500.5, 300.5, 700.5, 450.5, 50.5},
+			"no value rejected by the predictive simulations at family-wise level 0.05, nor jointly by both joint tests",
+			"but x₈ (100) could not be judged by rank with so few of the 1000 simulations having a value there (in parentheses): a rank test reaches the per-test level from 799 simulations with a value, about 7990 simulations in all"},
+		{"no rank test can reach", 300, []int{150, 120, -1}, []float64{100.5, 60.5, 0},
+			"inconclusive: no rank test can reach the per-test level 0.0125 (Bonferroni over 2 values and 2 joint tests): x₁, which has a value in the most simulations, 150 of 300, has the smallest rank p-value 0.0265",
+			"its rank test can reach the level from 319 simulations with a value there, about 638 simulations in all"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res, err := PredictiveFromSimulations(sims(c.m, c.present), c.xo, PredictiveConfig{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := res.Verdict()
+			if res.Reject() || !strings.HasPrefix(v, c.begin) || !strings.Contains(v, c.say) || strings.Contains(v, "consistent") {
+				t.Errorf("verdict %q\nwant it to begin %q\nand say %q, never \"consistent\"", v, c.begin, c.say)
+			}
+		})
 	}
 }
