@@ -39,7 +39,10 @@ type PredictiveResult struct {
 	Names       []string
 	Observation []float64
 	Sims        *mat.Dense // the predictive simulations that succeeded, one per row
-	Dropped     int        // simulations that failed (±Inf, or no finite value) and were left out
+	// Dropped counts the simulations that failed (±Inf, or no finite value) and were left
+	// out. NaN in some values of a simulation is not a failure but padding, no value there:
+	// a simulator that signals a failure should return nil or ±Inf.
+	Dropped int
 
 	// Per data value d: Quantile[d] is the share of simulations below x_o[d] (ties count half),
 	// and PValues[d] = min(1, 2·min((1 + #{sims ≤ x_o})/(k+1), (1 + #{sims ≥ x_o})/(k+1))) the
@@ -158,6 +161,9 @@ func predictiveDraws(src Sampler, cfg PredictiveConfig) (*mat.Dense, *rand.Rand,
 // value ranks xo among the simulations that have a value there, and tests whether xo having
 // one (or not) is typical of them; a simulation of fewer trials than xo still counts in the
 // data values it has. The joint tests use the data values that xo and every simulation have.
+// So NaN in some values of a row is never a failure, even where a simulator meant one (a
+// summary it could not compute): a simulator that signals failure should return nil or ±Inf.
+// String and MIMEBundle list the data values that are NaN in some simulations.
 // Simulate padded data sets with sbi.SimulateAligned (or sbi.SimulateInto), which keep every
 // row: sbi.Simulate drops each row holding a NaN as a failure.
 //
@@ -747,6 +753,9 @@ func (r *PredictiveResult) String() string {
 		}
 		fmt.Fprintf(&b, "  %-6s x_o %10.4g  quantile %.3f  p %s\n", r.Names[d], r.Observation[d], r.Quantile[d], values[d])
 	}
+	if nan := r.partlyNaN(); nan != "" {
+		fmt.Fprintf(&b, "  %s\n", nan)
+	}
 	if r.Dropped > 0 {
 		fmt.Fprintf(&b, "  %d failed simulations left out\n", r.Dropped)
 	}
@@ -778,8 +787,31 @@ func (r *PredictiveResult) MIMEBundle() map[string]any {
 		}
 		fmt.Fprintf(&b, "<tr%s><th>%s</th><td>%.4g</td><td>%.3f</td><td>%s</td></tr>", style, html.EscapeString(r.Names[d]), r.Observation[d], r.Quantile[d], values[d])
 	}
+	if nan := r.partlyNaN(); nan != "" {
+		fmt.Fprintf(&b, "<tr><th>NaN</th><td colspan=3>%s</td></tr>", html.EscapeString(nan))
+	}
 	fmt.Fprintf(&b, "<tr><th>joint</th><td colspan=3>Mahalanobis %.3g (p %s), MMD² %.3g (p %s)</td></tr></table></div>", r.Mahalanobis, mahal, r.MMD, mmd)
 	return map[string]any{"text/html": b.String(), "text/plain": r.String()}
+}
+
+// partlyNaN lists the tested data values that are NaN in some simulations but not all, with
+// how many: "NaN in some simulations (padding, or a failed summary): x₇ in 400 of 800, …", or
+// "" when there are none. Such a NaN is read as padding, so a simulator that meant it as a
+// failure sees it here and not in Dropped.
+func (r *PredictiveResult) partlyNaN() string {
+	m, _ := r.Sims.Dims()
+	present := presentCounts(r.Sims)
+	constant := r.constantSet()
+	var parts []string
+	for d, k := range present {
+		if !constant[d] && k > 0 && k < m {
+			parts = append(parts, fmt.Sprintf("%s in %d of %d", r.Names[d], m-k, m))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "NaN in some simulations (padding, or a failed summary): " + strings.Join(parts, ", ")
 }
 
 // constantSet marks the Constant data values.

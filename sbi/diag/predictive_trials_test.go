@@ -340,3 +340,40 @@ func TestPredictiveSparseValueVerdict(t *testing.T) {
 		})
 	}
 }
+
+// TestPredictivePartlyNaNListed: NaN in some values of a simulation is read as padding, not as
+// a failure (Dropped stays 0), so String and MIMEBundle list the tested values that are NaN in
+// some simulations but not all, with how many: a simulator that meant NaN as a failed summary
+// sees it there. Before, nothing said so. x₁ is never NaN, x₂ NaN in 30 of 100, x₃ equal in
+// every simulation (not tested) and x₄ NaN in every simulation: only x₂ is listed.
+func TestPredictivePartlyNaNListed(t *testing.T) {
+	const m = 100
+	x := mat.NewDense(m, 4, nil)
+	for i := range m {
+		x.SetRow(i, []float64{float64(i), float64(i), 1, math.NaN()})
+		if i%10 < 3 {
+			x.Set(i, 1, math.NaN())
+		}
+	}
+	res, err := PredictiveFromSimulations(x, []float64{50.5, 50.5, 1, math.NaN()}, PredictiveConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Dropped != 0 {
+		t.Errorf("Dropped %d, want 0: NaN in some values is padding", res.Dropped)
+	}
+	want := "NaN in some simulations (padding, or a failed summary): x₂ in 30 of 100\n"
+	if s := res.String(); !strings.Contains(s, want) {
+		t.Errorf("String\n%s\nwant it to hold %q", s, want)
+	}
+	if h, _ := res.MIMEBundle()["text/html"].(string); !strings.Contains(h, "<tr><th>NaN</th><td colspan=3>NaN in some simulations (padding, or a failed summary): x₂ in 30 of 100</td></tr>") {
+		t.Errorf("HTML %q, want a row listing x₂ in 30 of 100", h)
+	}
+	full, err := PredictiveFromSimulations(x.Slice(0, m, 0, 1).(*mat.Dense), []float64{50.5}, PredictiveConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := full.String(); strings.Contains(s, "NaN in some") {
+		t.Errorf("no value NaN, yet String says\n%s", s)
+	}
+}
