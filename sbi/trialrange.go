@@ -42,7 +42,8 @@ type TrialCounter interface {
 	// TrialCount returns the number of trials of the observation row, in raw units (as
 	// given to Train and to a posterior), and false when row holds no count: an observation
 	// the embedding cannot read, or every observation when the embedding is configured for
-	// a fixed number of trials. A count below 1 makes Train fail. It must not change row.
+	// a fixed number of trials. A count below 1 makes Train fail. It must not change row, and
+	// must not panic: it is called on every observation a trained estimator is asked about.
 	TrialCount(row []float64) (n int, ok bool)
 }
 

@@ -174,15 +174,16 @@ func predictiveDraws(src Sampler, cfg PredictiveConfig) (*mat.Dense, *rand.Rand,
 // among data sets of at least K trials, from other parameters when the count depends on them.
 // For a posterior predictive check, the simulations with a value in d come from the posterior
 // draws reweighted by their chance of a value there, which xo, having one, has already made
-// likely; the p-values are conservative as without padding. Zero padding (as
-// DeepSetEmbedding.Pack writes) is a value: it is ranked as one.
+// likely; the p-values are as without padding (usually conservative: see below). Zero padding
+// (as DeepSetEmbedding.Pack writes) is a value: it is ranked as one.
 //
 // Per data value the rank of xo among the simulations gives an exact p-value when xo is
 // exchangeable with them (a prior predictive check of a correct model); for a posterior
-// predictive check the p-values are conservative, since the posterior was fitted to xo
-// (Gelman, Meng and Stern 1996): a small one is strong evidence, a large one weak. Data values
-// equal in every simulation and in xo carry no evidence and are not tested (Constant). The
-// verdict judges the T tested values and the two joint tests together at family-wise level
+// predictive check the p-values are usually conservative, since the posterior was fitted to xo
+// (Gelman, Meng and Stern 1996), but not guaranteed at level α: only P(p ≤ α) ≤ 2α holds, over
+// data from the prior predictive (Meng 1994), so the verdict's family-wise level there is at
+// most 2·Alpha; a large p-value is weak evidence of fit. Data values equal in every simulation
+// and in xo carry no evidence and are not tested (Constant). The verdict judges the T tested values and the two joint tests together at family-wise level
 // Alpha (Bonferroni: each at Alpha/(T+2)). It returns an error for fewer than 20 simulations,
 // an observation of the wrong length or one holding ±Inf.
 func PredictiveFromSimulations(x *mat.Dense, xo []float64, cfg PredictiveConfig) (*PredictiveResult, error) {
