@@ -192,9 +192,19 @@ func (e *NPEEnsemble) LogProbPairs(theta, x *mat.Dense) []float64 {
 	}
 	parts := make([][]float64, len(e.Members))
 	for k, m := range e.Members {
-		parts[k] = m.LogProbPairs(theta, x)
+		parts[k] = m.checkedLogProbPairs(theta, x, false)
 	}
+	warnEnsembleTrials(e.label()+" LogProbPairs", e.cores(), x)
 	return logMeanExp(parts)
+}
+
+// cores returns the members' estimators.
+func (e *NPEEnsemble) cores() []*estimator {
+	out := make([]*estimator, len(e.Members))
+	for k, m := range e.Members {
+		out[k] = &m.estimator
+	}
+	return out
 }
 
 // logMeanExp returns log (1/K) Σₖ exp(parts[k][i]) for every i, computed stably.
@@ -227,7 +237,10 @@ func (e *NPEEnsemble) Posterior(x []float64) Posterior { return e.PosteriorAt(x)
 func (e *NPEEnsemble) PosteriorAt(x []float64) *MixturePosterior {
 	mp := &MixturePosterior{err: e.untrained()}
 	for _, m := range e.Members {
-		mp.Members = append(mp.Members, m.PosteriorAt(x))
+		mp.Members = append(mp.Members, m.posteriorAt(x, false))
+	}
+	if mp.err == nil && e.Members[0].observationErr(x) == nil {
+		warnEnsembleTrials(e.label()+" posterior", e.cores(), mat.NewDense(1, len(x), x)) // only read: no copy
 	}
 	return mp
 }
@@ -421,9 +434,19 @@ func (e *NREEnsemble) logRatio(method string, theta, x *mat.Dense) []float64 {
 	}
 	parts := make([][]float64, len(e.Members))
 	for k, m := range e.Members {
-		parts[k] = m.logRatio(method, theta, x)
+		parts[k] = m.logRatio(method, false, theta, x)
 	}
+	warnEnsembleTrials(e.label()+" "+method, e.cores(), x)
 	return logMeanExp(parts)
+}
+
+// cores returns the members' estimators.
+func (e *NREEnsemble) cores() []*estimator {
+	out := make([]*estimator, len(e.Members))
+	for k, m := range e.Members {
+		out[k] = &m.estimator
+	}
+	return out
 }
 
 // LogProbPairs is log p(θᵢ) + log r̄(θᵢ, xᵢ) for every row pair (unnormalized), −Inf where
@@ -448,12 +471,13 @@ func (e *NREEnsemble) PosteriorAt(x []float64) *RatioPosterior {
 	}
 	fs := make([]func(*mat.Dense) []float64, len(e.Members))
 	for k, m := range e.Members {
-		f, err := m.ratioAt(x)
+		f, err := m.ratioAt(x, false)
 		if err != nil {
 			return newRatioPosterior(e.label(), x, e.prior(), nil, err, e.Sampler)
 		}
 		fs[k] = f
 	}
+	warnEnsembleTrials(e.label()+" posterior", e.cores(), mat.NewDense(1, len(x), x)) // only read: no copy
 	lr := func(theta *mat.Dense) []float64 {
 		parts := make([][]float64, len(fs))
 		for k, f := range fs {

@@ -256,9 +256,17 @@ func (m *npeModel) atomicLoss(tp *nn.Tape, d *trainData, idx []int, ctx *nn.Tens
 // computes them (Posterior.LogProb included). It panics when the NPE is untrained or the shapes
 // do not match.
 func (e *NPE) LogProbPairs(theta, x *mat.Dense) []float64 {
+	return e.checkedLogProbPairs(theta, x, true)
+}
+
+// checkedLogProbPairs is LogProbPairs; with warn false it leaves the warning about numbers of
+// trials to the caller (an ensemble, which warns once for its members).
+func (e *NPE) checkedLogProbPairs(theta, x *mat.Dense, warn bool) []float64 {
 	e.mustTrained("LogProbPairs")
 	checkEvalPairs("NPE.LogProbPairs", theta, x, e.prior.Dim(), e.xDim)
-	e.warnUnseenTrials(e.label+" LogProbPairs", x)
+	if warn {
+		e.warnUnseenTrials(e.label+" LogProbPairs", x)
+	}
 	return e.logProbPairs(theta, x, true)
 }
 
@@ -305,7 +313,11 @@ func checkEvalPairs(what string, theta, x *mat.Dense, dt, dx int) int {
 func (e *NPE) Posterior(x []float64) Posterior { return e.PosteriorAt(x) }
 
 // PosteriorAt is Posterior with the concrete type, which also reports the acceptance rate.
-func (e *NPE) PosteriorAt(x []float64) *NPEPosterior {
+func (e *NPE) PosteriorAt(x []float64) *NPEPosterior { return e.posteriorAt(x, true) }
+
+// posteriorAt is PosteriorAt; with trials false it leaves the warning about numbers of trials
+// to the caller (an ensemble, which warns once for its members).
+func (e *NPE) posteriorAt(x []float64, trials bool) *NPEPosterior {
 	p := &NPEPosterior{est: e, x: append([]float64(nil), x...)}
 	switch {
 	case !e.trained:
@@ -319,7 +331,11 @@ func (e *NPE) PosteriorAt(x []float64) *NPEPosterior {
 		defer putTape(tp)
 		c := e.context(tp, mat.NewDense(1, len(x), p.x))
 		p.ctx = append([]float64(nil), c.Data...)
-		e.warnIfOutside(x)
+		if trials {
+			e.warnIfOutside(x)
+		} else {
+			e.warnOutside(x)
+		}
 	}
 	return p
 }

@@ -355,14 +355,19 @@ func contrastiveNRELoss(tp *nn.Tape, L *nn.Tensor, gamma float64) (loss, joint, 
 // log r(θᵢ, xᵢ) + c(xᵢ), with a constant c(x) the loss leaves free, for NRE-B; NaN where xᵢ
 // holds NaN or ±Inf (a saturating activation would give a finite logit there) or is not an
 // observation the embedding's InputLayout can read.
-func (e *NRE) LogRatio(theta, x *mat.Dense) []float64 { return e.logRatio("LogRatio", theta, x) }
+func (e *NRE) LogRatio(theta, x *mat.Dense) []float64 {
+	return e.logRatio("LogRatio", true, theta, x)
+}
 
 // logRatio is LogRatio for the public method named method, which its panics and its warning
-// about unseen numbers of trials name.
-func (e *NRE) logRatio(method string, theta, x *mat.Dense) []float64 {
+// about unseen numbers of trials name; with warn false it leaves that warning to the caller
+// (an ensemble, which warns once for its members).
+func (e *NRE) logRatio(method string, warn bool, theta, x *mat.Dense) []float64 {
 	e.mustTrained(method)
 	n := checkEvalPairs("NRE."+method, theta, x, e.prior.Dim(), e.xDim)
-	e.warnUnseenTrials(e.label+" "+method, x)
+	if warn {
+		e.warnUnseenTrials(e.label+" "+method, x)
+	}
 	out := make([]float64, n)
 	parallelChunks(n, chunkFor(n), func(_, lo, hi int) {
 		tp := getTape()
@@ -385,7 +390,7 @@ func (e *NRE) logRatio(method string, theta, x *mat.Dense) []float64 {
 // estimates log p(θᵢ | xᵢ) itself (their optimum is normalized); for NRE-B it is off by
 // c(xᵢ), so compare its values only between pairs of one observation.
 func (e *NRE) LogProbPairs(theta, x *mat.Dense) []float64 {
-	lr := e.logRatio("LogProbPairs", theta, x)
+	lr := e.logRatio("LogProbPairs", true, theta, x)
 	lp := e.prior.LogProb(theta)
 	for i := range lr {
 		lr[i] = cleanLogProb(lp[i]+lr[i], e.prior, theta.RawRowView(i))
@@ -397,7 +402,9 @@ func (e *NRE) LogProbPairs(theta, x *mat.Dense) []float64 {
 }
 
 // ratioAt returns the function θ ↦ log r̂(θ, x) for one observation, its context computed once.
-func (e *NRE) ratioAt(x []float64) (func(theta *mat.Dense) []float64, error) {
+// With trials false it leaves the warning about numbers of trials to the caller (an ensemble,
+// which warns once for its members).
+func (e *NRE) ratioAt(x []float64, trials bool) (func(theta *mat.Dense) []float64, error) {
 	if !e.trained {
 		return nil, ErrUntrained
 	}
@@ -407,7 +414,11 @@ func (e *NRE) ratioAt(x []float64) (func(theta *mat.Dense) []float64, error) {
 	if err := e.observationErr(x); err != nil {
 		return nil, err
 	}
-	e.warnIfOutside(x)
+	if trials {
+		e.warnIfOutside(x)
+	} else {
+		e.warnOutside(x)
+	}
 	tp := nn.NewTape()
 	tp.NoGrad = true
 	ctx := append([]float64(nil), e.context(tp, mat.NewDense(1, len(x), append([]float64(nil), x...))).Data...)
@@ -439,6 +450,6 @@ func (e *NRE) PosteriorAt(x []float64) *RatioPosterior { return e.PosteriorWith(
 
 // PosteriorWith is PosteriorAt with a given sampler configuration.
 func (e *NRE) PosteriorWith(x []float64, cfg SamplerConfig) *RatioPosterior {
-	lr, err := e.ratioAt(x)
+	lr, err := e.ratioAt(x, true)
 	return newRatioPosterior(e.label, x, e.prior, lr, err, cfg)
 }

@@ -210,7 +210,13 @@ func (c *estimator) warnIfOutside(x []float64) {
 		return
 	}
 	c.warnUnseenTrials(c.label+" posterior", mat.NewDense(1, len(x), x)) // only read: no copy
-	if c.obs == nil {
+	c.warnOutside(x)
+}
+
+// warnOutside is warnIfOutside without the warning about numbers of trials: that of a member
+// of an ensemble, which warns about them once for all its members.
+func (c *estimator) warnOutside(x []float64) {
+	if !c.trained || len(x) != c.xDim || !finite(x) || c.obs == nil {
 		return
 	}
 	chk, err := c.checkObservation(x, "")

@@ -40,10 +40,10 @@ import (
 //
 // Format 2 (gosbi before the range of trials was stored) is format 3 without "trials": an
 // estimator loaded from it does not know the numbers of trials it was trained on, and does
-// not warn about them, even after Train with Resume (the range stays unknown). Format 1 (gosbi before the prior was stored) has the same frame
-// without the checksum; its header holds "npe" or "nre" (the configuration) and "embedding"
-// (an MLPEmbedding), and no prior. Load and LoadNPE/LoadNRE read every format; a format-1
-// file needs the prior passed.
+// not warn about them, even after Train with Resume (the range stays unknown). Format 1
+// (gosbi before the prior was stored) has the same frame without the checksum; its header
+// holds "npe" or "nre" (the configuration) and "embedding" (an MLPEmbedding), and no prior.
+// Load and LoadNPE/LoadNRE read every format; a format-1 file needs the prior passed.
 //
 // Limits, each checked before the memory it guards is allocated: a file holds at most
 // MaxEstimatorFileSize bytes and its header at most MaxEstimatorHeaderSize; the networks the

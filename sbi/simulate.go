@@ -19,9 +19,11 @@ import (
 
 // SimFunc simulates one data vector for one parameter vector. It must draw all its randomness
 // from rng and must not keep theta or the returned slice. It may return nil (or a vector holding
-// NaN or ±Inf) to mark a failed simulation, which the runner drops and counts. A SimFunc may be
-// defined in a notebook cell: the runner calls it from several goroutines at once, each with
-// its own rng.
+// NaN or ±Inf) to mark a failed simulation, which Simulate drops and counts. SimulateAligned
+// drops nothing: for its callers, such as diag's predictive checks, NaN in some values is
+// padding (a data set of fewer trials) and a failure is nil, ±Inf or no finite value. A SimFunc
+// may be defined in a notebook cell: the runner calls it from several goroutines at once, each
+// with its own rng.
 type SimFunc func(rng *rand.Rand, theta []float64) []float64
 
 // Simulator is a compiled simulator that fills a batch (the benchmark tasks implement it).
@@ -67,6 +69,26 @@ func MustSimulate(rng *rand.Rand, f SimFunc, theta *mat.Dense) *Simulation {
 // before every row was simulated it returns a nil *Simulation and a *PartialSimulationError
 // that keeps the rows that finished (see its Done and Resume).
 func SimulateContext(ctx context.Context, rng *rand.Rand, f SimFunc, theta *mat.Dense) (*Simulation, error) {
+	x, err := simulateRows(ctx, rng, f, theta)
+	if err != nil {
+		return nil, err
+	}
+	return dropInvalid(theta, x, true)
+}
+
+// SimulateAligned is Simulate without dropping: row i of the result is the simulation of row i
+// of theta as f returned it, NaN and ±Inf included, or NaN throughout where f returned nil. It
+// is for data whose NaN marks padding rather than failure, as diag.PredictiveFromSimulations
+// reads it (Simulate drops every row holding a NaN). It returns an error when every row
+// returned nil, and Simulate's errors otherwise; when the host's context is cancelled, the
+// *PartialSimulationError, whose Done and Resume drop rows holding NaN as Simulate does.
+func SimulateAligned(rng *rand.Rand, f SimFunc, theta *mat.Dense) (*mat.Dense, error) {
+	return simulateRows(runenv.Context(), rng, f, theta)
+}
+
+// simulateRows runs f on every row of theta (see Simulate) and returns the n×dim output, row i
+// for row i of theta, NaN where f returned nil.
+func simulateRows(ctx context.Context, rng *rand.Rand, f SimFunc, theta *mat.Dense) (*mat.Dense, error) {
 	if f == nil {
 		return nil, fmt.Errorf("simulate: the simulator function is nil")
 	}
@@ -80,7 +102,7 @@ func SimulateContext(ctx context.Context, rng *rand.Rand, f SimFunc, theta *mat.
 	if err := e.run(ctx, nil); err != nil {
 		return nil, err
 	}
-	return dropInvalid(theta, e.x, true)
+	return e.x, nil
 }
 
 // probe runs Simulate's rows in order from e.probed on until one returns a non-nil vector,

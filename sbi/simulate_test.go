@@ -167,6 +167,70 @@ func TestSimulateDropsInvalidRows(t *testing.T) {
 	}
 }
 
+// TestSimulateAlignedKeepsRows: SimulateAligned returns every row where theta has it, the
+// output as the SimFunc returned it (NaN and ±Inf kept) and NaN throughout for nil, and the
+// rows Simulate keeps equal Simulate's to the bit (the same random stream per row).
+func TestSimulateAlignedKeepsRows(t *testing.T) {
+	theta := grid(300)
+	f := func(rng *rand.Rand, th []float64) []float64 {
+		x := noisy(rng, th)
+		switch {
+		case th[1] == 1:
+			x[0] = math.NaN()
+		case th[1] == 2:
+			x[1] = math.Inf(-1)
+		case th[1] == 3:
+			return nil
+		}
+		return x
+	}
+	x, err := SimulateAligned(rand.New(rand.NewPCG(1, 1)), f, theta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim, err := Simulate(rand.New(rand.NewPCG(1, 1)), f, theta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, c := x.Dims(); r != 300 || c != 2 {
+		t.Fatalf("SimulateAligned gave %d×%d, want 300×2", r, c)
+	}
+	for i := range 300 {
+		row, want := x.RawRowView(i), "finite"
+		switch theta.At(i, 1) {
+		case 1:
+			want = "NaN first"
+		case 2:
+			want = "-Inf second"
+		case 3:
+			want = "all NaN"
+		}
+		got := "finite"
+		switch {
+		case math.IsNaN(row[0]) && math.IsNaN(row[1]):
+			got = "all NaN"
+		case math.IsNaN(row[0]) && !math.IsInf(row[1], 0):
+			got = "NaN first"
+		case math.IsInf(row[1], -1) && !math.IsNaN(row[0]):
+			got = "-Inf second"
+		case math.IsNaN(row[0]) || math.IsNaN(row[1]) || math.IsInf(row[0], 0) || math.IsInf(row[1], 0):
+			got = fmt.Sprint(row)
+		}
+		if got != want {
+			t.Fatalf("row %d (θ = %v) is %v, want %s", i, theta.RawRowView(i), row, want)
+		}
+	}
+	for k, i := range sim.Kept {
+		if a, b := x.RawRowView(i), sim.X.RawRowView(k); a[0] != b[0] || a[1] != b[1] {
+			t.Fatalf("row %d: SimulateAligned %v, Simulate %v", i, a, b)
+		}
+	}
+	none := func(*rand.Rand, []float64) []float64 { return nil }
+	if _, err := SimulateAligned(rand.New(rand.NewPCG(1, 1)), none, theta); err == nil || !strings.Contains(err.Error(), "all 300") {
+		t.Errorf("every row nil: error %v", err)
+	}
+}
+
 type panicky struct{ row float64 }
 
 func (panicky) DataDim() int { return 2 }

@@ -59,7 +59,6 @@ func TestTrialWarningEmbeddingPaths(t *testing.T) {
 		for _, n := range []int{5, 40} {
 			t.Run(fmt.Sprintf("%s/%d", c.name, n), func(t *testing.T) {
 				buf := captureWarnings(t)
-				lastUnseenTrials.forget()
 				c.call(trialRangeObservation(n))
 				method := c.name[strings.Index(c.name, "/")+1:]
 				want := 0
@@ -139,9 +138,7 @@ func TestTrialCounterUserEmbedding(t *testing.T) {
 		for _, n := range []int{5, 40} {
 			t.Run(fmt.Sprintf("%s/%d", name, n), func(t *testing.T) {
 				buf := captureWarnings(t)
-				lastUnseenTrials.forget()
 				est.Posterior(trialRangeObservation(n))
-				lastUnseenTrials.forget()
 				est.Summaries(mat.NewDense(1, 41, trialRangeObservation(n)))
 				want := 0
 				if n > 5 {
@@ -205,7 +202,6 @@ func TestTrialRangeResumeUnknown(t *testing.T) {
 		t.Errorf("saved and loaded: range %v, want unknown", back.trials)
 	}
 	buf := captureWarnings(t)
-	lastUnseenTrials.forget()
 	back.Posterior(trialRangeObservation(40))
 	if strings.Contains(buf.String(), "trials") {
 		t.Errorf("a range unknown warned about the number of trials:\n%s", buf)

@@ -42,7 +42,8 @@ type TrialCounter interface {
 	// TrialCount returns the number of trials of the observation row, in raw units (as
 	// given to Train and to a posterior), and false when row holds no count: an observation
 	// the embedding cannot read, or every observation when the embedding is configured for
-	// a fixed number of trials. A count below 1 makes Train fail. It must not change row.
+	// a fixed number of trials. A count below 1 makes Train fail. It must not change row, and
+	// must not panic: it is called on every observation a trained estimator is asked about.
 	TrialCount(row []float64) (n int, ok bool)
 }
 
@@ -152,16 +153,14 @@ func (r *trialRange) checkStored(tc TrialCounter) error {
 	return nil
 }
 
-// lastUnseenTrials remembers the last observation warned about for its number of trials, so
-// that the members of an ensemble warn once for one observation.
-var lastUnseenTrials recentObservation
-
 // warnUnseenTrials prints a warning when a row of x holds a number of trials outside the range
 // the estimator was trained on (nothing when the range is unknown or the embedding reads a
-// fixed number); what names the call ("NPE (maf) posterior").
-func (c *estimator) warnUnseenTrials(what string, x *mat.Dense) {
+// fixed number); what names the call ("NPE (maf) posterior"). It reports whether it found
+// such a row. An ensemble calls its members' variants that do not warn, and warns once itself
+// (warnEnsembleTrials).
+func (c *estimator) warnUnseenTrials(what string, x *mat.Dense) bool {
 	if c.trials == nil || !c.trained {
-		return
+		return false
 	}
 	n, _ := x.Dims()
 	first, count, bad := -1, 0, 0
@@ -173,8 +172,8 @@ func (c *estimator) warnUnseenTrials(what string, x *mat.Dense) {
 			bad++
 		}
 	}
-	if first < 0 || lastUnseenTrials.repeat(x.RawRowView(first)) {
-		return
+	if first < 0 {
+		return false
 	}
 	where := fmt.Sprintf("%s at an observation of %d trials", what, count)
 	if n > 1 {
@@ -185,6 +184,17 @@ func (c *estimator) warnUnseenTrials(what string, x *mat.Dense) {
 		how = " (DeepSetEmbedding.WithCounts)"
 	}
 	warnf("trials", "%s: the estimator was trained on observations of %s trials; its set embedding reads other numbers of trials without complaint, but its summaries there were never checked by a loss, so the result is an extrapolation that can be wrong in location and width: train on sets of the numbers of trials you ask with%s", where, c.trials, how)
+	return true
+}
+
+// warnEnsembleTrials warns once, naming the ensemble's call what, when a row of x holds a number
+// of trials outside the training range of a member (the first such member's range).
+func warnEnsembleTrials(what string, members []*estimator, x *mat.Dense) {
+	for _, c := range members {
+		if c.warnUnseenTrials(what, x) {
+			return
+		}
+	}
 }
 
 // recordTrials sets the range of trials of a trained estimator after a training whose

@@ -95,7 +95,6 @@ func TestTrialCountOutsideTraining(t *testing.T) {
 			} {
 				t.Run(fmt.Sprintf("%s/%s/%d", name, ask.what, n), func(t *testing.T) {
 					buf := captureWarnings(t)
-					lastUnseenTrials.forget()
 					ask.call(trialRangeObservation(n))
 					want := 0
 					if n > 5 {
@@ -129,7 +128,6 @@ func TestTrialRangeFiles(t *testing.T) {
 				t.Fatal(err)
 			}
 			buf := captureWarnings(t)
-			lastUnseenTrials.forget()
 			back.Posterior(trialRangeObservation(40))
 			if !trialsWarned(buf.String(), 40) {
 				t.Errorf("loaded: no warning at 40 trials naming the range 1–5; warnings:\n%s", buf)
@@ -160,7 +158,6 @@ func TestTrialRangeFiles(t *testing.T) {
 		t.Errorf("the file of format 3: range %v, want 1–5", got)
 	}
 	buf := captureWarnings(t)
-	lastUnseenTrials.forget()
 	old.Posterior(trialRangeObservation(40))
 	old.LogProbPairs(theta, x40)
 	if strings.Contains(buf.String(), "trials") {
@@ -250,14 +247,6 @@ func TestTrialRangeTraining(t *testing.T) {
 	}
 }
 
-// forget clears the observation remembered, so that the next one warns even when it is the
-// same.
-func (l *recentObservation) forget() {
-	l.Lock()
-	defer l.Unlock()
-	l.x = nil
-}
-
 // TestSeenTrialsAllocatesOnce: the range of the trials of 300 training rows, 1–5, is found
 // with one allocation, that of the range returned, not one per row.
 func TestSeenTrialsAllocatesOnce(t *testing.T) {
@@ -308,12 +297,49 @@ func TestTrialWarningNamesMethod(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			buf := captureWarnings(t)
-			lastUnseenTrials.forget()
 			c.call(th, xs)
 			method := c.name[strings.Index(c.name, "/")+1:]
 			if want := method + " at an observation of 40 trials"; trialsWarnings(buf.String(), 40) != 1 || !strings.Contains(buf.String(), want) {
 				t.Errorf("want one warning naming %q; warnings:\n%s", want, buf)
 			}
 		})
+	}
+}
+
+// TestEnsembleTrialWarningOnce: an ensemble of 3 members asked at an observation of 40 trials
+// (trained on 1–5) warns once per call, under the ensemble's name, for each call in turn:
+// Posterior, then LogProbPairs at the same observation, of an NPE ensemble and of an NRE
+// ensemble (LogRatio too). Before, each member warned under its own name and a gate that
+// remembered the last observation for one second hid the repeats, and with them the warning of
+// the next call at the same observation.
+func TestEnsembleTrialWarningOnce(t *testing.T) {
+	prior, theta, x := trialRangePairs()
+	npes := make([]*NPE, 3)
+	nres := make([]*NRE, 3)
+	for k := range 3 {
+		npes[k] = NewNPE(prior, NPEConfig{Hidden: 8, Transforms: 1, Embedding: trialRangeEmbedding})
+		npes[k].MustTrain(theta, x, TrainConfig{Epochs: 1, Seed: uint64(3 + k)})
+		nres[k] = NewNRE(prior, NREConfig{Hidden: []int{8}, Embedding: trialRangeEmbedding, Sampler: SamplerConfig{Method: SamplerImportance}})
+		nres[k].MustTrain(theta, x, TrainConfig{Epochs: 1, Seed: uint64(3 + k)})
+	}
+	npe := MustNewNPEEnsemble(npes...)
+	nre := MustNewNREEnsemble(nres...)
+	obs := trialRangeObservation(40)
+	th, xs := mat.NewDense(1, 1, []float64{0.2}), mat.NewDense(1, len(obs), obs)
+	for _, c := range []struct {
+		name string
+		call func()
+	}{
+		{"NPE ensemble of 3 posterior", func() { npe.Posterior(obs) }},
+		{"NPE ensemble of 3 LogProbPairs", func() { npe.LogProbPairs(th, xs) }},
+		{"NRE ensemble of 3 posterior", func() { nre.Posterior(obs) }},
+		{"NRE ensemble of 3 LogProbPairs", func() { nre.LogProbPairs(th, xs) }},
+		{"NRE ensemble of 3 LogRatio", func() { nre.LogRatio(th, xs) }},
+	} {
+		buf := captureWarnings(t) // also resets the limit of warnBurst warnings per kind
+		c.call()
+		if want := c.name + " at an observation of 40 trials"; trialsWarnings(buf.String(), 40) != 1 || !strings.Contains(buf.String(), want) {
+			t.Errorf("%s: want one warning naming %q; warnings:\n%s", c.name, want, buf)
+		}
 	}
 }

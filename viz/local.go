@@ -366,13 +366,14 @@ func predictiveTitles(r *diag.PredictiveResult) ([]string, []bool) {
 			constant[d] = true
 		}
 	}
+	nan := nanCounts(r)
 	for d := range r.PValues {
 		switch {
 		case constant[d]:
 		case math.IsNaN(r.Quantile[d]): // padding: present or absent
-			titles[d] = fmt.Sprintf("%s   NaN in %d of %d, p = %s", r.Names[d], nanCount(r, d), m, shown[d])
-		case nanCount(r, d) > 0: // ranked among the simulations that have a value
-			titles[d] = fmt.Sprintf("%s   q = %.3f, p = %s, NaN in %d of %d", r.Names[d], r.Quantile[d], shown[d], nanCount(r, d), m)
+			titles[d] = fmt.Sprintf("%s   NaN in %d of %d, p = %s", r.Names[d], nan[d], m, shown[d])
+		case nan[d] > 0: // ranked among the simulations that have a value
+			titles[d] = fmt.Sprintf("%s   q = %.3f, p = %s, NaN in %d of %d", r.Names[d], r.Quantile[d], shown[d], nan[d], m)
 		default:
 			titles[d] = fmt.Sprintf("%s   q = %.3f, p = %s", r.Names[d], r.Quantile[d], shown[d])
 		}
@@ -414,13 +415,15 @@ func predictiveUndrawable(r *diag.PredictiveResult) string {
 	return ""
 }
 
-// nanCount is the number of simulations of data value d that are NaN (padding).
-func nanCount(r *diag.PredictiveResult, d int) int {
-	m, _ := r.Sims.Dims()
-	k := 0
+// nanCounts returns, per data value, the number of simulations that are NaN there (padding).
+func nanCounts(r *diag.PredictiveResult) []int {
+	m, n := r.Sims.Dims()
+	k := make([]int, n)
 	for i := range m {
-		if math.IsNaN(r.Sims.At(i, d)) {
-			k++
+		for d, v := range r.Sims.RawRowView(i) {
+			if math.IsNaN(v) {
+				k[d]++
+			}
 		}
 	}
 	return k

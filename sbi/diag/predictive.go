@@ -39,7 +39,10 @@ type PredictiveResult struct {
 	Names       []string
 	Observation []float64
 	Sims        *mat.Dense // the predictive simulations that succeeded, one per row
-	Dropped     int        // simulations that failed (±Inf, or no finite value) and were left out
+	// Dropped counts the simulations that failed (±Inf, or no finite value) and were left
+	// out. NaN in some values of a simulation is not a failure but padding, no value there:
+	// a simulator that signals a failure should return nil or ±Inf.
+	Dropped int
 
 	// Per data value d: Quantile[d] is the share of simulations below x_o[d] (ties count half),
 	// and PValues[d] = min(1, 2·min((1 + #{sims ≤ x_o})/(k+1), (1 + #{sims ≥ x_o})/(k+1))) the
@@ -96,7 +99,10 @@ func PredictiveCheck(src Sampler, sim sbi.Simulator, xo []float64, cfg Predictiv
 }
 
 // PredictiveCheckFunc is PredictiveCheck with a simulator of one data set per call, such as a
-// notebook cell defines (sbi.SimFunc).
+// notebook cell defines (sbi.SimFunc). It simulates with sbi.SimulateAligned, so that NaN in
+// some values of a data set is padding, judged per data value (see PredictiveFromSimulations),
+// and not a failure as sbi.Simulate takes it: a simulation fails with nil, ±Inf or no finite
+// value.
 func PredictiveCheckFunc(src Sampler, f sbi.SimFunc, xo []float64, cfg PredictiveConfig) (*PredictiveResult, error) {
 	if src == nil || f == nil {
 		return nil, fmt.Errorf("diag: predictive check needs a sampler (a posterior or a prior) and a simulator")
@@ -105,16 +111,11 @@ func PredictiveCheckFunc(src Sampler, f sbi.SimFunc, xo []float64, cfg Predictiv
 	if err != nil {
 		return nil, err
 	}
-	s, err := sbi.Simulate(rng, f, theta)
+	x, err := sbi.SimulateAligned(rng, f, theta)
 	if err != nil {
 		return nil, fmt.Errorf("diag: predictive check: %w", err)
 	}
-	res, err := PredictiveFromSimulations(s.X, xo, cfg)
-	if err != nil {
-		return nil, err
-	}
-	res.Dropped += s.Dropped
-	return res, nil
+	return PredictiveFromSimulations(x, xo, cfg)
 }
 
 func predictiveDraws(src Sampler, cfg PredictiveConfig) (*mat.Dense, *rand.Rand, error) {
@@ -160,6 +161,11 @@ func predictiveDraws(src Sampler, cfg PredictiveConfig) (*mat.Dense, *rand.Rand,
 // value ranks xo among the simulations that have a value there, and tests whether xo having
 // one (or not) is typical of them; a simulation of fewer trials than xo still counts in the
 // data values it has. The joint tests use the data values that xo and every simulation have.
+// So NaN in some values of a row is never a failure, even where a simulator meant one (a
+// summary it could not compute): a simulator that signals failure should return nil or ±Inf.
+// String and MIMEBundle list the data values that are NaN in some simulations.
+// Simulate padded data sets with sbi.SimulateAligned (or sbi.SimulateInto), which keep every
+// row: sbi.Simulate drops each row holding a NaN as a failure.
 //
 // Ranking among the simulations with a value in data value d is exact for exchangeable xo and
 // simulations even when the number of trials depends on the parameters: having a value in d is
@@ -168,15 +174,16 @@ func predictiveDraws(src Sampler, cfg PredictiveConfig) (*mat.Dense, *rand.Rand,
 // among data sets of at least K trials, from other parameters when the count depends on them.
 // For a posterior predictive check, the simulations with a value in d come from the posterior
 // draws reweighted by their chance of a value there, which xo, having one, has already made
-// likely; the p-values are conservative as without padding. Zero padding (as
-// DeepSetEmbedding.Pack writes) is a value: it is ranked as one.
+// likely; the p-values are as without padding (usually conservative: see below). Zero padding
+// (as DeepSetEmbedding.Pack writes) is a value: it is ranked as one.
 //
 // Per data value the rank of xo among the simulations gives an exact p-value when xo is
 // exchangeable with them (a prior predictive check of a correct model); for a posterior
-// predictive check the p-values are conservative, since the posterior was fitted to xo
-// (Gelman, Meng and Stern 1996): a small one is strong evidence, a large one weak. Data values
-// equal in every simulation and in xo carry no evidence and are not tested (Constant). The
-// verdict judges the T tested values and the two joint tests together at family-wise level
+// predictive check the p-values are usually conservative, since the posterior was fitted to xo
+// (Gelman, Meng and Stern 1996), but not guaranteed at level α: only P(p ≤ α) ≤ 2α holds, over
+// data from the prior predictive (Meng 1994), so the verdict's family-wise level there is at
+// most 2·Alpha; a large p-value is weak evidence of fit. Data values equal in every simulation
+// and in xo carry no evidence and are not tested (Constant). The verdict judges the T tested values and the two joint tests together at family-wise level
 // Alpha (Bonferroni: each at Alpha/(T+2)). It returns an error for fewer than 20 simulations,
 // an observation of the wrong length or one holding ±Inf.
 func PredictiveFromSimulations(x *mat.Dense, xo []float64, cfg PredictiveConfig) (*PredictiveResult, error) {
@@ -543,17 +550,20 @@ func rankReach(lvl float64) float64 {
 	return m
 }
 
-// weakestRank returns the tested data value whose rank test has the largest smallest p-value,
-// and that p-value: 2/(k+1) among the k simulations with a value there, doubled where the
-// simulations are mixed (the rank test is then at half the level). It returns -1 and 2/(m+1),
-// the smallest rank p-value of m simulations, when no data value is ranked (the observation or
-// every simulation is NaN in each).
-func (r *PredictiveResult) weakestRank() (int, float64) {
+// rankPower sorts the ranked data values (tested, with a value in the observation and in some
+// simulation) by whether their rank test can reach the per-test level. Its smallest p-value is
+// 2/(k+1) among the k simulations with a value there, doubled where the simulations are mixed
+// (the rank test is then at half the level). best is the ranked value whose smallest p-value
+// bestP is the least, -1 with bestP = 2/(m+1), the smallest rank p-value of m simulations,
+// when no value is ranked; unjudged lists the ranked values whose smallest p-value is above
+// the level. present[d] counts the simulations with a value in d.
+func (r *PredictiveResult) rankPower(present []int) (best int, bestP float64, unjudged []int) {
 	m, _ := r.Sims.Dims()
 	constant := r.constantSet()
-	worst, minP := -1, 2/float64(m+1)
+	lvl := r.perTestLevel()
+	best, bestP = -1, 2/float64(m+1)
 	for d, o := range r.Observation {
-		k := r.present(d)
+		k := present[d]
 		if constant[d] || math.IsNaN(o) || k == 0 {
 			continue
 		}
@@ -561,20 +571,26 @@ func (r *PredictiveResult) weakestRank() (int, float64) {
 		if k < m {
 			p = math.Min(1, 2*p)
 		}
-		if worst < 0 || p > minP {
-			worst, minP = d, p
+		if best < 0 || p < bestP {
+			best, bestP = d, p
+		}
+		if p > lvl {
+			unjudged = append(unjudged, d)
 		}
 	}
-	return worst, minP
+	return best, bestP, unjudged
 }
 
 // Verdict says what the numbers support, with the p-values and the per-test level
-// Alpha/(T+2) they are compared with, and how many Constant values were not tested.
+// Alpha/(T+2) they are compared with, and how many Constant values were not tested. It is
+// inconclusive when no rank test can reach the per-test level with the simulations at hand;
+// when some can, a data value whose rank test cannot (too few simulations have a value there)
+// is named as not judged by rank, never called consistent.
 func (r *PredictiveResult) Verdict() string {
 	if r.tested() == 0 {
 		return fmt.Sprintf("inconclusive: all %d data values are equal in every simulation and in the observation, so there is nothing to test", len(r.PValues))
 	}
-	return r.verdict() + r.constantNote()
+	return r.verdict(presentCounts(r.Sims)) + r.constantNote()
 }
 
 // constantNote says how many data values were not tested, or is "".
@@ -589,40 +605,33 @@ func (r *PredictiveResult) constantNote() string {
 	}
 }
 
-func (r *PredictiveResult) verdict() string {
-	m, _ := r.Sims.Dims()
+// verdict is Verdict's judgement of the tested values; present[d] counts the simulations with a
+// value in d. It is inconclusive only when no rank test can reach the per-test level; where
+// some can and others cannot, it names those that could not be judged by rank instead of
+// calling them consistent.
+func (r *PredictiveResult) verdict(present []int) string {
 	lvl := r.perTestLevel()
-	if d, minP := r.weakestRank(); minP > lvl && !r.Reject() {
-		least, level := pvalue.Format(minP, lvl)
-		if k := r.present(d); d >= 0 && k < m {
-			return fmt.Sprintf("inconclusive: %s has a value in %d of %d simulations, so its smallest rank p-value is %s (with the test of having a value, each at half the level), above the per-test level %s (Bonferroni over %d values and 2 joint tests); its rank test can reach it from %.0f simulations with a value there, about %.0f simulations in all",
-				r.Names[d], k, m, least, level, r.tested(), rankReach(lvl/2), math.Ceil(rankReach(lvl/2)*float64(m)/float64(k)))
-		}
-		return fmt.Sprintf("inconclusive: with %d simulations the smallest rank p-value is %s, above the per-test level %s (Bonferroni over %d values and 2 joint tests); the rank tests can reach it from %.0f simulations",
-			m, least, level, r.tested(), rankReach(lvl))
+	best, bestP, unjudged := r.rankPower(present)
+	if bestP > lvl && !r.Reject() {
+		return r.inconclusive(best, bestP, present)
 	}
 	values, mahal, mmd, level := r.shownP()
-	flagged := r.Flagged()
 	if !r.Reject() {
-		joint := "both joint tests"
-		switch m, d := math.IsNaN(r.MahalanobisP), math.IsNaN(r.MMDP); {
-		case m && d:
-			joint = "no joint test (neither computed)"
-		case m:
-			joint = "the MMD test (Mahalanobis not computed: singular covariance or too few simulations)"
-		case d:
-			joint = "the Mahalanobis test (MMD not computed)"
-		}
 		smallest := ""
 		if k := argMin(r.PValues); k >= 0 {
 			smallest = values[k]
 		}
-		return fmt.Sprintf("consistent with the %s simulations: every value and %s at family-wise level %.2g (smallest per-value p = %s, Mahalanobis p = %s, MMD p = %s; each test at the per-test level %s)",
-			r.Label, joint, r.Alpha, smallest, mahal, mmd, level)
+		numbers := fmt.Sprintf("(smallest per-value p = %s, Mahalanobis p = %s, MMD p = %s; each test at the per-test level %s)", smallest, mahal, mmd, level)
+		if len(unjudged) > 0 {
+			return fmt.Sprintf("no value rejected by the %s simulations at family-wise level %.2g, nor jointly by %s %s; but %s",
+				r.Label, r.Alpha, r.jointTested(), numbers, r.unjudgedPart(unjudged, present))
+		}
+		return fmt.Sprintf("consistent with the %s simulations: every value and %s at family-wise level %.2g %s",
+			r.Label, r.jointTested(), r.Alpha, numbers)
 	}
 	var parts []string
-	for _, d := range flagged {
-		parts = append(parts, r.flaggedPart(d, values[d]))
+	for _, d := range r.Flagged() {
+		parts = append(parts, r.flaggedPart(d, values[d], present[d]))
 	}
 	if r.JointFlagged() {
 		parts = append(parts, fmt.Sprintf("jointly (Mahalanobis p = %s, MMD p = %s)", mahal, mmd))
@@ -631,21 +640,74 @@ func (r *PredictiveResult) verdict() string {
 		r.Label, r.Alpha, level, strings.Join(parts, ", "))
 }
 
+// inconclusive is the verdict when no rank test can reach the per-test level: best is the
+// ranked data value whose rank test comes nearest, with smallest p-value bestP (-1 when no
+// value is ranked, bestP then that of all m simulations).
+func (r *PredictiveResult) inconclusive(best int, bestP float64, present []int) string {
+	m, _ := r.Sims.Dims()
+	lvl := r.perTestLevel()
+	least, level := pvalue.Format(bestP, lvl)
+	if best >= 0 && present[best] < m {
+		k := present[best]
+		return fmt.Sprintf("inconclusive: no rank test can reach the per-test level %s (Bonferroni over %d values and 2 joint tests): %s, which has a value in the most simulations, %d of %d, has the smallest rank p-value %s (with the test of having a value, each at half the level); its rank test can reach the level from %.0f simulations with a value there, about %.0f simulations in all",
+			level, r.tested(), r.Names[best], k, m, least, rankReach(lvl/2), math.Ceil(rankReach(lvl/2)*float64(m)/float64(k)))
+	}
+	return fmt.Sprintf("inconclusive: with %d simulations the smallest rank p-value is %s, above the per-test level %s (Bonferroni over %d values and 2 joint tests); the rank tests can reach it from %.0f simulations",
+		m, least, level, r.tested(), rankReach(lvl))
+}
+
+// jointTested names the joint tests that were computed.
+func (r *PredictiveResult) jointTested() string {
+	switch m, d := math.IsNaN(r.MahalanobisP), math.IsNaN(r.MMDP); {
+	case m && d:
+		return "no joint test (neither computed)"
+	case m:
+		return "the MMD test (Mahalanobis not computed: singular covariance or too few simulations)"
+	case d:
+		return "the Mahalanobis test (MMD not computed)"
+	}
+	return "both joint tests"
+}
+
+// maxNamed is the most data values a verdict names in one list.
+const maxNamed = 8
+
+// unjudgedPart says which data values could not be judged by rank (at most maxNamed named),
+// with how many simulations have a value there and how many would be needed.
+func (r *PredictiveResult) unjudgedPart(unjudged, present []int) string {
+	m, _ := r.Sims.Dims()
+	lvl := r.perTestLevel()
+	var names []string
+	fewest := m
+	for i, d := range unjudged {
+		fewest = min(fewest, present[d])
+		if i < maxNamed {
+			names = append(names, fmt.Sprintf("%s (%d)", r.Names[d], present[d]))
+		}
+	}
+	if len(unjudged) > maxNamed {
+		names = append(names, fmt.Sprintf("%d more", len(unjudged)-maxNamed))
+	}
+	// Only mixed values are ever unjudged while another can reach the level: a value every
+	// simulation has can reach it whenever any can. Their rank tests are at half the level.
+	return fmt.Sprintf("%s could not be judged by rank with so few of the %d simulations having a value there (in parentheses): a rank test reaches the per-test level from %.0f simulations with a value, about %.0f simulations in all; whether the observation has a value there was tested",
+		strings.Join(names, ", "), m, rankReach(lvl/2), math.Ceil(rankReach(lvl/2)*float64(m)/float64(fewest)))
+}
+
 // flaggedPart says how the flagged data value d departs from the simulations, p being its
-// p-value as written.
-func (r *PredictiveResult) flaggedPart(d int, p string) string {
+// p-value as written and k the number of simulations with a value there.
+func (r *PredictiveResult) flaggedPart(d int, p string, k int) string {
 	m, _ := r.Sims.Dims()
 	o := r.Observation[d]
 	switch c, constant := r.simsConstant(d); {
 	case math.IsNaN(o):
-		return fmt.Sprintf("%s (NaN, padding, where %d of %d simulations hold a value: p = %s)", r.Names[d], r.present(d), m, p)
+		return fmt.Sprintf("%s (NaN, padding, where %d of %d simulations hold a value: p = %s)", r.Names[d], k, m, p)
 	case constant && math.IsNaN(c):
 		return fmt.Sprintf("%s (%.4g where every simulation is NaN, padding: p = %s, the smallest with %d simulations)", r.Names[d], o, p, m)
 	case constant:
 		return fmt.Sprintf("%s (%.4g where every simulation gives %.4g: p = %s, the smallest with %d simulations)", r.Names[d], o, c, p, m)
 	}
-	k := r.present(d)
-	if k < m && float64(1+k)/float64(m+1) <= rankPValue(r.Sims, d, o) {
+	if _, rank := rankP(r.Sims, d, o); k < m && presenceP(r.Sims, d, o) <= rank {
 		return fmt.Sprintf("%s (%.4g where %d of %d simulations have a value, the others NaN: p = %s)", r.Names[d], o, k, m, p)
 	}
 	side := "above"
@@ -659,29 +721,11 @@ func (r *PredictiveResult) flaggedPart(d int, p string) string {
 	return fmt.Sprintf("%s (%s the simulations%s: quantile %.3f, p = %s)", r.Names[d], side, among, r.Quantile[d], p)
 }
 
-// rankPValue is the rank p-value of rankP.
-func rankPValue(sims *mat.Dense, d int, o float64) float64 {
-	_, p := rankP(sims, d, o)
-	return p
-}
-
 // simsConstant returns the value of data value d when it is the same in every simulation (NaN
 // equal to NaN).
 func (r *PredictiveResult) simsConstant(d int) (float64, bool) {
 	c := r.Sims.At(0, d)
 	return c, constantEqual(r.Sims, d, c)
-}
-
-// present counts the simulations that hold a value (not NaN) in data value d.
-func (r *PredictiveResult) present(d int) int {
-	m, _ := r.Sims.Dims()
-	k := 0
-	for i := range m {
-		if !math.IsNaN(r.Sims.At(i, d)) {
-			k++
-		}
-	}
-	return k
 }
 
 // argMin is the index of the smallest of v (NaN never), or -1 when there is none.
@@ -709,6 +753,9 @@ func (r *PredictiveResult) String() string {
 			continue
 		}
 		fmt.Fprintf(&b, "  %-6s x_o %10.4g  quantile %.3f  p %s\n", r.Names[d], r.Observation[d], r.Quantile[d], values[d])
+	}
+	if nan := r.partlyNaN(); nan != "" {
+		fmt.Fprintf(&b, "  %s\n", nan)
 	}
 	if r.Dropped > 0 {
 		fmt.Fprintf(&b, "  %d failed simulations left out\n", r.Dropped)
@@ -741,8 +788,31 @@ func (r *PredictiveResult) MIMEBundle() map[string]any {
 		}
 		fmt.Fprintf(&b, "<tr%s><th>%s</th><td>%.4g</td><td>%.3f</td><td>%s</td></tr>", style, html.EscapeString(r.Names[d]), r.Observation[d], r.Quantile[d], values[d])
 	}
+	if nan := r.partlyNaN(); nan != "" {
+		fmt.Fprintf(&b, "<tr><th>NaN</th><td colspan=3>%s</td></tr>", html.EscapeString(nan))
+	}
 	fmt.Fprintf(&b, "<tr><th>joint</th><td colspan=3>Mahalanobis %.3g (p %s), MMD² %.3g (p %s)</td></tr></table></div>", r.Mahalanobis, mahal, r.MMD, mmd)
 	return map[string]any{"text/html": b.String(), "text/plain": r.String()}
+}
+
+// partlyNaN lists the tested data values that are NaN in some simulations but not all, with
+// how many: "NaN in some simulations (padding, or a failed summary): x₇ in 400 of 800, …", or
+// "" when there are none. Such a NaN is read as padding, so a simulator that meant it as a
+// failure sees it here and not in Dropped.
+func (r *PredictiveResult) partlyNaN() string {
+	m, _ := r.Sims.Dims()
+	present := presentCounts(r.Sims)
+	constant := r.constantSet()
+	var parts []string
+	for d, k := range present {
+		if !constant[d] && k > 0 && k < m {
+			parts = append(parts, fmt.Sprintf("%s in %d of %d", r.Names[d], m-k, m))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "NaN in some simulations (padding, or a failed summary): " + strings.Join(parts, ", ")
 }
 
 // constantSet marks the Constant data values.
