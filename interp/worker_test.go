@@ -13,6 +13,10 @@ import (
 	"github.com/gosbi/gosbi/internal/syncbuf"
 )
 
+// testMains are the programs the test binary plays, by the value of GOSBI_TEST_MAIN; files of
+// tests for some systems only add theirs.
+var testMains = map[string]func([]string) error{"worker": WorkerMain, "script": ScriptMain, "repl": REPLMain}
+
 // TestMain lets the test binary act as a worker process for the tests over real pipes.
 func TestMain(m *testing.M) {
 	// GOSBI_TEST_MAIN makes the test binary play one of the programs: worker, script or repl.
@@ -23,8 +27,11 @@ func TestMain(m *testing.M) {
 		if n, err := strconv.Atoi(os.Getenv("GOSBI_TEST_MAX_EVENT")); err == nil {
 			maxEvent = n
 		}
-		run := map[string]func([]string) error{"worker": WorkerMain, "script": ScriptMain, "repl": REPLMain,
-			"writefile": writeFileMain}[main]
+		run := testMains[main]
+		if run == nil {
+			os.Stderr.WriteString("GOSBI_TEST_MAIN=" + main + ": no such program on this system\n")
+			os.Exit(2)
+		}
 		if err := run(os.Args[1:]); err != nil {
 			os.Stderr.WriteString(err.Error() + "\n")
 			os.Exit(1)
