@@ -188,7 +188,9 @@ func typeMembers(t reflect.Type) []string {
 }
 
 // Inspect returns the documentation of the name at the cursor: signature and doc comment of
-// package members and of the session's declarations, the type and value of variables.
+// package members and of the session's declarations, the type and value of variables. For a
+// name that gosbi does not define but Python's sbi does (pairplot, SNPE_C), it returns a line
+// naming gosbi's counterpart, so that a newcomer's Shift-Tab and ?NAME say the same.
 func (s *Session) Inspect(code string, cursor int) (string, bool) {
 	b := byteOffset(code, cursor)
 	e := b
@@ -210,8 +212,19 @@ func (s *Session) Inspect(code string, cursor int) (string, bool) {
 	}
 	if st > 0 && code[st-1] == '.' {
 		x := code[chainBefore(code, st-1) : st-1]
-		return s.inspectMember(x, name)
+		if text, found := s.inspectMember(x, name); found {
+			return text, true
+		}
+		return pythonSBIPage(x + "." + name)
 	}
+	if text, found := s.inspectName(name); found {
+		return text, true
+	}
+	return pythonSBIPage(name)
+}
+
+// inspectName returns the documentation of name, an identifier without a package or type.
+func (s *Session) inspectName(name string) (string, bool) {
 	if d, ok := s.decls[name]; ok {
 		return s.describe(d), true
 	}

@@ -166,11 +166,6 @@ func TestHelpTypesAndMethods(t *testing.T) {
 			}
 		}
 	}
-	for _, code := range []string{"?sbi.NRE.NoSuchMethod", "?NoSuchType.Area"} {
-		if res := ts.run(code); res.Err == nil || !strings.Contains(res.Err.Value, "no documentation found") {
-			t.Errorf("%s: %+v, want no documentation found", code, res.Err)
-		}
-	}
 	// the inspection of a notebook's front end (Shift-Tab) at the end of a chain
 	if text, found := ts.Inspect("p := sbi.NPE.PosteriorAt", len("p := sbi.NPE.PosteriorAt")); !found || !strings.Contains(text, "PosteriorAt(x []float64)") {
 		t.Errorf("Inspect of sbi.NPE.PosteriorAt: %q, %v", text, found)

@@ -316,18 +316,17 @@ func (s *Session) helpName(arg string, count int) Result {
 		msg := fmt.Sprintf("cell [%d]: %%help %s: want one name, such as npy, sbi.NPE or mat.Dense.Mul (%%help alone lists the magics)", count, arg)
 		return Result{Err: &Error{Name: "error", Value: msg, Traceback: []string{msg}}}
 	}
-	return s.helpPage(name, count)
+	return s.helpPage(name)
 }
 
-// helpPage answers "?name" with the documentation of name in the pager.
-func (s *Session) helpPage(name string, count int) Result {
+// helpPage answers "?name" with the documentation of name in the pager or, when name has
+// none, a line in the cell's output that says so. Either way the cell succeeds, as in IPython,
+// so that a notebook run goes on past a question that has no answer.
+func (s *Session) helpPage(name string) Result {
 	text, found := s.Inspect(name, utf8.RuneCountInString(name))
 	if !found {
-		msg := fmt.Sprintf("cell [%d]: no documentation found for %s: is it defined or imported?", count, name)
-		if hint := pythonSBIHint(name); hint != "" {
-			msg += " " + hint
-		}
-		return Result{Err: &Error{Name: "error", Value: msg, Traceback: []string{msg}}}
+		fmt.Fprintf(s.opts.Stdout, "no documentation found for %s: is it defined or imported?\n", name)
+		return Result{}
 	}
 	return Result{Page: map[string]any{display.MIMEText: text}}
 }

@@ -67,9 +67,6 @@ func TestMagics(t *testing.T) {
 						t.Errorf("%s: page %q, err %v", code, page, res.Err)
 					}
 				}
-				if res := ts.run("?nosuchname"); res.Err == nil || !strings.Contains(res.Err.Value, "no documentation found for nosuchname") {
-					t.Errorf("?nosuchname: %+v", res)
-				}
 				if res := ts.run("x := 1 > 0\nx"); res.Page != nil || res.Err != nil {
 					t.Errorf("ordinary cell: %+v", res)
 				}
@@ -103,6 +100,53 @@ func TestMagics(t *testing.T) {
 				c.check(t, ts)
 			}
 		})
+	}
+}
+
+// TestHelpNotFound checks that asking help for a name without documentation prints "no
+// documentation found" in the cell, as IPython prints "Object `x` not found.", and the cell
+// succeeds: a notebook run goes on. A cell that mixes the help line with Go fails when its Go
+// fails, and only then.
+func TestHelpNotFound(t *testing.T) {
+	for _, c := range []struct {
+		code    string
+		out     string // what the cell prints
+		result  string // the value of its last expression, if any
+		errText string // "" when the cell succeeds
+	}{
+		{code: "?nosuchname", out: "no documentation found for nosuchname: is it defined or imported?"},
+		{code: "nosuchname?", out: "no documentation found for nosuchname"},
+		{code: "%help nosuchname", out: "no documentation found for nosuchname"},
+		{code: "?sbi.NRE.NoSuchMethod", out: "no documentation found for sbi.NRE.NoSuchMethod"},
+		{code: "?NoSuchType.Area", out: "no documentation found for NoSuchType.Area"},
+		{code: "%help nosuchname\nx := 6\nx * 7", out: "no documentation found for nosuchname", result: "42"},
+		{code: "%help nosuchname\nundefinedVar", out: "no documentation found for nosuchname", errText: "undefined: undefinedVar"},
+		{code: "%help two names", errText: "%help two names: want one name"},
+	} {
+		ts := newTestSession(t)
+		res := ts.run(c.code)
+		switch {
+		case c.errText == "" && res.Err != nil:
+			t.Errorf("%q: the cell failed: %s", c.code, res.Err.Value)
+		case c.errText != "" && (res.Err == nil || !strings.Contains(res.Err.Value, c.errText)):
+			t.Errorf("%q: error %+v, want %q", c.code, res.Err, c.errText)
+		}
+		if !strings.Contains(ts.out.String(), c.out) {
+			t.Errorf("%q: printed %q, want %q", c.code, ts.out.String(), c.out)
+		}
+		if strings.Contains(ts.out.String(), "Python sbi") {
+			t.Errorf("%q: printed %q, which names a Python counterpart", c.code, ts.out.String())
+		}
+		if c.result != "" && text(res) != c.result {
+			t.Errorf("%q: result %q, want %q", c.code, text(res), c.result)
+		}
+		if res.Page != nil {
+			t.Errorf("%q: pages %v, want nothing in the pager", c.code, res.Page)
+		}
+	}
+	ts := newTestSession(t)
+	if text, found := ts.Inspect("nosuchname", len("nosuchname")); found || text != "" {
+		t.Errorf("inspection of nosuchname: %q, found %v; want nothing", text, found)
 	}
 }
 

@@ -64,3 +64,13 @@ func pythonSBIHint(name string) string {
 	}
 	return hint
 }
+
+// pythonSBIPage returns the documentation of a name that gosbi does not define: for a name of
+// Python's sbi, a line that says so and names gosbi's counterpart; for other names, false.
+func pythonSBIPage(name string) (string, bool) {
+	hint := pythonSBIHint(name)
+	if hint == "" {
+		return "", false
+	}
+	return name + " is not defined: " + hint, true
+}

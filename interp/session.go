@@ -170,7 +170,7 @@ func (s *Session) execute(ctx context.Context, code string, count int) Result {
 		runenv.SetDisplay(s.opts.Display)
 	}
 	if name, ok := helpRequest(code); ok {
-		return s.helpPage(name, count)
+		return s.helpPage(name)
 	}
 	if segs, ok := splitMagics(code, s.goBang()); ok {
 		return s.runSegments(ctx, segs, count)

@@ -13,6 +13,10 @@ import (
 	"github.com/gosbi/gosbi/internal/syncbuf"
 )
 
+// testMains are the programs the test binary plays, by the value of GOSBI_TEST_MAIN; files of
+// tests for some systems only add theirs.
+var testMains = map[string]func([]string) error{"worker": WorkerMain, "script": ScriptMain, "repl": REPLMain}
+
 // TestMain lets the test binary act as a worker process for the tests over real pipes.
 func TestMain(m *testing.M) {
 	// GOSBI_TEST_MAIN makes the test binary play one of the programs: worker, script or repl.
@@ -23,8 +27,11 @@ func TestMain(m *testing.M) {
 		if n, err := strconv.Atoi(os.Getenv("GOSBI_TEST_MAX_EVENT")); err == nil {
 			maxEvent = n
 		}
-		run := map[string]func([]string) error{"worker": WorkerMain, "script": ScriptMain, "repl": REPLMain,
-			"writefile": writeFileMain}[main]
+		run := testMains[main]
+		if run == nil {
+			os.Stderr.WriteString("GOSBI_TEST_MAIN=" + main + ": no such program on this system\n")
+			os.Exit(2)
+		}
 		if err := run(os.Args[1:]); err != nil {
 			os.Stderr.WriteString(err.Error() + "\n")
 			os.Exit(1)
@@ -537,6 +544,38 @@ func TestWorkerProgressOnlyForLongCalls(t *testing.T) {
 	}
 	if !strings.HasPrefix(bars[ids[1]], "silent") || !strings.Contains(bars[ids[1]], "done") {
 		t.Errorf("bar of the silent call ends as %q", bars[ids[1]])
+	}
+}
+
+// TestWorkerHelpNotFound checks the replies a Jupyter front-end gets for a name without
+// documentation: the cell's status is ok and it prints "no documentation found", and for a
+// name of Python's sbi the execute reply pages the hint that the inspect reply (Shift-Tab)
+// shows as found.
+func TestWorkerHelpNotFound(t *testing.T) {
+	w := startWorker(t)
+	evs := w.execute("?nosuchname", 1)
+	reply := evs[len(evs)-1].Content
+	if reply["status"] != "ok" || len(ofType(evs, ipc.Error)) != 0 {
+		t.Errorf("?nosuchname: reply %+v, events %+v; want status ok", reply, evs)
+	}
+	if out := streamText(evs, "stdout"); !strings.Contains(out, "no documentation found for nosuchname") {
+		t.Errorf("?nosuchname printed %q", out)
+	}
+	r := w.collect(w.send(ipc.Request{Type: ipc.Inspect, Code: "nosuchname", CursorPos: 10}))[0]
+	if r.Content["status"] != "ok" || r.Content["found"] != false {
+		t.Errorf("inspect reply of nosuchname %+v", r.Content)
+	}
+
+	const hint = "Python sbi's snpe_c is sbi.Sequential here"
+	evs = w.execute("?SNPE_C", 2)
+	reply = evs[len(evs)-1].Content
+	p, _ := reply["payload"].([]any)
+	if reply["status"] != "ok" || len(p) != 1 || !strings.Contains(fmt.Sprint(p[0]), hint) {
+		t.Errorf("?SNPE_C: reply %+v, want status ok and a page with %q", reply, hint)
+	}
+	r = w.collect(w.send(ipc.Request{Type: ipc.Inspect, Code: "SNPE_C", CursorPos: 6}))[0]
+	if d, _ := r.Content["data"].(map[string]any); r.Content["found"] != true || !strings.Contains(fmt.Sprint(d["text/plain"]), hint) {
+		t.Errorf("inspect reply of SNPE_C %+v, want found with %q", r.Content, hint)
 	}
 }
 

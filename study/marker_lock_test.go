@@ -6,9 +6,10 @@ import (
 	"errors"
 	"os"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gosbi/gosbi/internal/atomicfile"
 )
 
 // markerCheck is called by the "marker-lock-test" job with its index while it runs.
@@ -21,17 +22,18 @@ func init() {
 	})
 }
 
-// holdMarkerLock takes an exclusive flock(2) lock on the running marker at path through an
-// open file description of its own, as a worker does on whatever host it runs; flock locks
-// belong to the open file description, so the study's own probe, which opens the file again,
-// finds it busy although the same process holds it. Closing the file releases it.
+// holdMarkerLock takes an exclusive lock (atomicfile.TryLock: flock(2), or LockFileEx on
+// Windows) on the running marker at path through an open file of its own, as a worker does on
+// whatever host it runs; these locks belong to the open file, so the study's own probe, which
+// opens the file again, finds it busy although the same process holds it. Closing the file
+// releases it.
 func holdMarkerLock(t *testing.T, path string) *os.File {
 	t.Helper()
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := atomicfile.TryLock(f, true); err != nil {
 		f.Close()
 		t.Fatalf("locking %s: %v", path, err)
 	}

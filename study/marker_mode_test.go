@@ -1,3 +1,7 @@
+//go:build unix
+
+// The test sets the umask (syscall.Umask) and checks Unix permission bits.
+
 package study
 
 import (

@@ -1,3 +1,8 @@
+//go:build dragonfly || freebsd || linux || netbsd || openbsd
+
+// The test here reads the peak resident memory of a process from its rusage, ru_maxrss, which
+// these systems give in KiB (macOS gives bytes; Windows has no ru_maxrss).
+
 package nbtest_test
 
 import (

@@ -1,3 +1,7 @@
+//go:build unix
+
+// The benchmarks report CPU time from getrusage(2).
+
 package diag
 
 import (
