@@ -48,7 +48,9 @@
 // sample by an exact grid (at most 3 parameters, bounded prior), slice MCMC over many chains,
 // or importance resampling from the prior (SamplerConfig). The likelihood and ratio estimators
 // serve observations of many i.i.d. trials from training on single trials (PosteriorTrials:
-// the trials' log-likelihoods or log-ratios add). MAP finds the mode of any posterior by
+// the trials' log-likelihoods or log-ratios add), and Trials(n) serves them to diagnostics and
+// calibration methods as an Amortized whose rows of x hold n trials side by side
+// (AmortizedTrials). MAP finds the mode of any posterior by
 // local searches from its draws of highest density.
 // NPEEnsemble and NREEnsemble combine trained estimators. Save writes an estimator with its
 // configuration, embedding, prior and weights to one checksummed file, and Load reads back

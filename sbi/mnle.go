@@ -107,8 +107,9 @@ func (c MNLEConfig) flowConfig(features, context int) (flow.Config, error) {
 // conditional flow on the (optionally log-transformed) continuous columns whose context is an
 // MLP embedding of θ and d. All networks train together by maximum likelihood; θ and the
 // continuous columns are standardized with statistics of the training data. Its posterior
-// p̂(θ | x) ∝ p(θ)·q(x | θ) is sampled as NLE's, and PosteriorTrials serves i.i.d. trials. It
-// implements Amortized; its posterior log-densities are unnormalized.
+// p̂(θ | x) ∝ p(θ)·q(x | θ) is sampled as NLE's, PosteriorTrials serves i.i.d. trials, and
+// Trials serves them to diagnostics. It implements Amortized; its posterior log-densities are
+// unnormalized.
 type MNLE struct {
 	estimator
 	cfg     MNLEConfig // with defaults; Categories as given

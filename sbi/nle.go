@@ -57,8 +57,9 @@ func (c NLEConfig) flowConfig(features, context int) (flow.Config, error) {
 // posterior p̂(θ | x) ∝ p(θ)·q(x | θ) is sampled as a ratio estimator's is (SamplerConfig: an
 // exact grid, slice MCMC over many chains, or importance resampling from the prior), and since
 // the likelihood of independent trials is the product of theirs, PosteriorTrials serves any
-// number of i.i.d. trials from an estimator trained on single trials. It implements Amortized;
-// its posterior log-densities are unnormalized (they lack −log p(x)).
+// number of i.i.d. trials from an estimator trained on single trials (Trials serves them to
+// diagnostics). It implements Amortized; its posterior log-densities are unnormalized (they
+// lack −log p(x)).
 type NLE struct {
 	estimator
 	cfg  NLEConfig

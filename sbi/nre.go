@@ -166,7 +166,9 @@ func (c NREConfig) label() string {
 // so calib.NewBalanceRegularizer(λ) balances NRE-A and NRE-C. NRE-B has no such logits (its
 // f is free by c(x)), and balancing refuses it.
 //
-// It implements Amortized; its log-densities are not normalized.
+// It implements Amortized; its log-densities are not normalized. PosteriorTrials serves
+// observations of i.i.d. trials from an NRE trained on single trials, and Trials serves them to
+// diagnostics.
 type NRE struct {
 	estimator
 	cfg NREConfig

@@ -109,6 +109,11 @@ func normalizationNote(est sbi.Amortized) string {
 	switch e := est.(type) {
 	case *sbi.NLE, *sbi.MNLE:
 		return "a likelihood estimator's log p(θ) + log q(x | θ) lacks −log p(x): its mean compares likelihood estimators on the same test pairs, not posterior estimators or the prior"
+	case *sbi.AmortizedTrials:
+		if e.Trials() == 1 {
+			return normalizationNote(e.Estimator())
+		}
+		return "an estimator of single trials adds the trials' log-likelihoods or log-ratios, log p(θ) + Σₜ log q(xₜ | θ), which lacks −log p(x₁ … x_N): its mean compares estimators on the same test pairs, not posterior estimators or the prior"
 	case *sbi.NRE:
 		if e.Config().Loss == sbi.NREB {
 			return nreB

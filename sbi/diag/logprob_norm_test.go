@@ -59,3 +59,47 @@ func TestExpectedLogProbUnnormalized(t *testing.T) {
 		}
 	}
 }
+
+// TestExpectedLogProbTrialsUnnormalized checks the same for an estimator of single trials
+// serving observations of several trials (Trials): log p(θ) + Σₜ log q(xₜ | θ) lacks
+// −log p(x₁ … x_N) even for NRE-A, whose single-trial value is normalized, so the result says
+// so; of one trial it is the estimator's own.
+func TestExpectedLogProbTrialsUnnormalized(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	prior := dist.NewStandardNormal(1)
+	theta := prior.Sample(rng, 200)
+	x := mat.NewDense(200, 3, nil) // 3 trials of one value
+	for i := range 200 {
+		for k := range 3 {
+			x.Set(i, k, theta.At(i, 0)+0.5*rng.NormFloat64())
+		}
+	}
+	single := mat.DenseCopyOf(x.Slice(0, 200, 0, 1))
+	cfg := sbi.TrainConfig{Epochs: 2, Seed: 1}
+	nle := sbi.NewNLE(prior, sbi.NLEConfig{Hidden: 8, Transforms: 1})
+	nre := sbi.NewNRE(prior, sbi.NREConfig{Hidden: []int{8}})
+	for _, e := range []sbi.Estimator{nle, nre} {
+		if _, err := e.Train(theta, single, cfg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		name string
+		est  sbi.Amortized
+		x    *mat.Dense
+		want string // in Unnormalized; "" for none
+	}{
+		{"NLE of 3 trials", nle.Trials(3), x, "log p(x₁ … x_N)"},
+		{"NRE-A of 3 trials", nre.Trials(3), x, "log p(x₁ … x_N)"},
+		{"NLE of 1 trial", nle.Trials(1), single, "log p(x)"},
+		{"NRE-A of 1 trial", nre.Trials(1), single, ""},
+	} {
+		r, err := ExpectedLogProb(c.est, prior, theta, c.x)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if c.want == "" && r.Unnormalized != "" || !strings.Contains(r.Unnormalized, c.want) {
+			t.Errorf("%s: Unnormalized %q, expected one naming %q", c.name, r.Unnormalized, c.want)
+		}
+	}
+}
