@@ -22,28 +22,35 @@ import (
 
 // EstimatorFormatVersion is the version of the estimator file format written by Save.
 //
-// An estimator file of format 3 is, in order:
+// An estimator file of format 4 is, in order:
 //
 //   - the magic "GOSBIEST" and the format version (uint32; every integer is little-endian);
 //   - the length n of the header (uint32) and the header, n bytes of JSON:
 //     {"kind", "config", "embedding": {"kind", "config"}, "prior", "param_dim", "x_dim",
-//     "z_theta", "z_x", "trials": {"min", "max"}}: the estimator's kind ("npe", "nre", …)
-//     and configuration, the embedding's kind ("mlp", …) and configuration (absent without
-//     an embedding; the embedding of x, or of θ for a likelihood estimator, "nle"), the prior
-//     as a dist.Spec, the dimensions of θ and x, the standardization of θ and x, and the
-//     range of the numbers of trials of the training observations (only with a set
-//     embedding of varying numbers of trials, a TrialCounter such as DeepSetEmbedding with
-//     MaxTrials > 0: a posterior outside it warns);
+//     "z_theta", "z_x", "trials": {"min", "max"}, "training_proposal"}: the estimator's kind
+//     ("npe", "nre", …) and configuration, the embedding's kind ("mlp", …) and configuration
+//     (absent without an embedding; the embedding of x, or of θ for a likelihood estimator,
+//     "nle"), the prior as a dist.Spec, the dimensions of θ and x, the standardization of θ
+//     and x, the range of the numbers of trials of the training observations (only with a
+//     set embedding of varying numbers of trials, a TrialCounter such as DeepSetEmbedding
+//     with MaxTrials > 0: a posterior outside it warns), and where the parameters of the
+//     training came from when not from the prior (NPE.TrainingProposal; only for an
+//     estimator trained on a proposal, as by Sequential's rounds after the first);
 //   - the weights, as nn.WriteParams writes them;
 //   - the CRC-32C (Castagnoli) of every byte before it (uint32), so that any change to the
 //     file, header included, is detected.
 //
-// Format 2 (gosbi before the range of trials was stored) is format 3 without "trials": an
-// estimator loaded from it does not know the numbers of trials it was trained on, and does
-// not warn about them, even after Train with Resume (the range stays unknown). Format 1
-// (gosbi before the prior was stored) has the same frame without the checksum; its header
-// holds "npe" or "nre" (the configuration) and "embedding" (an MLPEmbedding), and no prior.
-// Load and LoadNPE/LoadNRE read every format; a format-1 file needs the prior passed.
+// Format 3 (gosbi before the training proposal was stored) is format 4 without
+// "training_proposal": an estimator loaded from it has TrainingProposal "" as if trained on
+// the prior, though whether it was is unknown, so package certify judges it over the whole
+// prior without refusing it: certify an estimator of format 3 that Sequential trained over
+// more than one round over its truncated region (Sequential's Region) only. Format 2 (gosbi
+// before the range of trials was stored) is format 3 without "trials": an estimator loaded
+// from it does not know the numbers of trials it was trained on, and does not warn about
+// them, even after Train with Resume (the range stays unknown). Format 1 (gosbi before the
+// prior was stored) has the same frame without the checksum; its header holds "npe" or "nre"
+// (the configuration) and "embedding" (an MLPEmbedding), and no prior. Load and
+// LoadNPE/LoadNRE read every format; a format-1 file needs the prior passed.
 //
 // Limits, each checked before the memory it guards is allocated: a file holds at most
 // MaxEstimatorFileSize bytes and its header at most MaxEstimatorHeaderSize; the networks the
@@ -52,7 +59,7 @@ import (
 // than a small multiple of the file's size; the layers of an NPE's MADEs are at most 10⁴; and
 // the sampler settings an NRE file stores are bounded (GridPoints^dim ≤ 2²⁴ cells; Chains,
 // BurnIn and Thin ≤ 10⁶; Proposals ≤ 10⁴).
-const EstimatorFormatVersion = 3
+const EstimatorFormatVersion = 4
 
 // Limits of estimator files (see EstimatorFormatVersion).
 const (
@@ -67,7 +74,8 @@ var (
 	castagnoli     = crc32.MakeTable(crc32.Castagnoli)
 )
 
-// fileHeader is the JSON header of formats 2 and 3 (Trials, format 3 only).
+// fileHeader is the JSON header of formats 2 to 4 (Trials from format 3 on,
+// TrainingProposal in format 4 only).
 type fileHeader struct {
 	Kind      string          `json:"kind"`
 	Config    json.RawMessage `json:"config"`
@@ -78,6 +86,8 @@ type fileHeader struct {
 	ZTheta    zscore          `json:"z_theta"`
 	ZX        zscore          `json:"z_x"`
 	Trials    *trialRange     `json:"trials,omitempty"`
+	// TrainingProposal is the estimator's TrainingProposal, omitted when empty.
+	TrainingProposal string `json:"training_proposal,omitempty"`
 }
 
 // embeddingEntry is an embedding in the header: its registered kind and its configuration.
@@ -232,7 +242,8 @@ func saveEstimator(w io.Writer, e savable) error {
 		return fmt.Errorf("save %s: the file would not load: %w (set the estimator's sampler within the bounds a file may hold, or pass the larger settings to PosteriorWith after loading)", c.name, err)
 	}
 	hdr, err := json.Marshal(fileHeader{Kind: c.kind, Config: cfg, Embedding: emb, Prior: &prior,
-		ParamDim: c.prior.Dim(), XDim: c.xDim, ZTheta: c.zt, ZX: c.zx, Trials: c.trials})
+		ParamDim: c.prior.Dim(), XDim: c.xDim, ZTheta: c.zt, ZX: c.zx, Trials: c.trials,
+		TrainingProposal: c.proposal})
 	if err != nil {
 		return fmt.Errorf("save %s: %w", c.name, err)
 	}
@@ -266,7 +277,7 @@ type rawFile struct {
 }
 
 // readRaw reads a whole estimator file from r, at most MaxEstimatorFileSize bytes, checks its
-// frame and (formats 2 and 3) its checksum, and splits it.
+// frame and (formats 2 on) its checksum, and splits it.
 func readRaw(r io.Reader) (*rawFile, error) {
 	prefix := make([]byte, len(estimatorMagic)+4)
 	if _, err := io.ReadFull(r, prefix); err != nil || !bytes.Equal(prefix[:len(estimatorMagic)], estimatorMagic) {
@@ -317,6 +328,9 @@ func (f *rawFile) parseHeader() (*fileHeader, error) {
 	}
 	if f.version < 3 && h.Trials != nil {
 		return nil, fmt.Errorf("load: damaged header (a range of trials in a file of format %d, which stores none)", f.version)
+	}
+	if f.version < 4 && h.TrainingProposal != "" {
+		return nil, fmt.Errorf("load: damaged header (a training proposal in a file of format %d, which stores none)", f.version)
 	}
 	if len(h.Config) == 0 || string(h.Config) == "null" {
 		return nil, fmt.Errorf("load: damaged header (no configuration of the %q estimator)", h.Kind)
@@ -402,7 +416,7 @@ func loadEstimator(r io.Reader, prior dist.Distribution, want string) (savable, 
 	if err := nn.UnmarshalParams(f.weights, net.params()); err != nil {
 		return nil, fmt.Errorf("load: weights: %w", err)
 	}
-	c.zt, c.zx, c.trials, c.trained = h.ZTheta, h.ZX, h.Trials, true
+	c.zt, c.zx, c.trials, c.proposal, c.trained = h.ZTheta, h.ZX, h.Trials, h.TrainingProposal, true
 	return e, nil
 }
 

@@ -31,7 +31,7 @@ func savedFile(t *testing.T, format int, name string) []byte {
 func headerEnd(file []byte) int { return 16 + int(binary.LittleEndian.Uint32(file[12:])) }
 
 // forge rewrites the header of an estimator file with edit and frames it again as a valid
-// file of its format: new length and (formats 2 and 3) a checksum that matches. It stands for a file
+// file of its format: new length and (formats 2 on) a checksum that matches. It stands for a file
 // damaged in a way the checksum cannot see, or made by hand.
 func forge(t *testing.T, file []byte, edit func(h map[string]any)) []byte {
 	t.Helper()

@@ -539,7 +539,8 @@ func markProposal(est Estimator, what string) {
 // when they were not drawn from its prior: Sequential's rounds after the first train on
 // parameters drawn near the observation (a truncated prior, or the posterior itself), so the
 // posterior is fitted there and not amortized over the prior. It is "" for an estimator
-// trained on the prior, untrained, or loaded from a file (which does not store it). A
+// trained on the prior or untrained; Save stores it and Load restores it, except from a file
+// of format 3 or older, which did not store it (see EstimatorFormatVersion). A
 // training that does not resume (Train without TrainConfig.Resume) clears it; one that
 // resumes keeps it. Package certify reads it to refuse a claim over the whole prior.
 func (c *estimator) TrainingProposal() string { return c.proposal }

@@ -92,7 +92,7 @@ func (c *estimator) trainStream(ctx context.Context, m network, train, val simst
 	pt, dx := train.Dims()
 	switch {
 	case pt != c.prior.Dim():
-		return nil, fmt.Errorf("train %s: the source's θ has %d columns, the prior has %d parameters", c.label, pt, c.prior.Dim())
+		return nil, fmt.Errorf("train %s: the source's θ has %d columns, the prior has %d parameters%s", c.label, pt, c.prior.Dim(), swapHint(pt, dx, c.prior.Dim(), c.knownXDim(), streamOrder))
 	case val != nil && func() bool { vp, vx := val.Dims(); return vp != pt || vx != dx }():
 		vp, vx := val.Dims()
 		return nil, fmt.Errorf("train %s: validation pairs of %d and %d values, training pairs of %d and %d", c.label, vp, vx, pt, dx)

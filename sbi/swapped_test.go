@@ -9,11 +9,13 @@ import (
 
 	"github.com/gosbi/gosbi/sbi"
 	"github.com/gosbi/gosbi/sbi/dist"
+	"github.com/gosbi/gosbi/sbi/simstore"
 )
 
 // Train given θ and x in each other's place says so where that is the likely cause: x has
 // the prior's width and θ the width x must have (any, for an untrained estimator); it does
-// not where θ merely has a wrong width.
+// not where θ merely has a wrong width. TrainStream, given a store of θ and x written in each
+// other's place, says so by the same rule.
 func TestTrainSwappedThetaXHint(t *testing.T) {
 	prior := dist.NewUniformCube(0, 1, 2)
 	cols := func(n, c int) *mat.Dense {
@@ -48,12 +50,31 @@ func TestTrainSwappedThetaXHint(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := c.est.Train(cols(100, c.dt), cols(100, c.dx), tc)
-			if err == nil || !strings.Contains(err.Error(), "the prior has 2 parameters") {
-				t.Fatalf("error %v, want the width of θ refused", err)
-			}
-			if got := strings.Contains(err.Error(), "swapped"); got != c.swapHint {
-				t.Errorf("error %q: asks whether θ and x are swapped: %v, want %v", err, got, c.swapHint)
-			}
+			checkSwapHint(t, err, c.swapHint, "Train takes theta first")
 		})
+		t.Run("TrainStream/"+c.name, func(t *testing.T) {
+			store, err := simstore.Create(t.TempDir(), c.dt, c.dx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := store.Append(cols(100, c.dt), cols(100, c.dx)); err != nil {
+				t.Fatal(err)
+			}
+			_, err = c.est.TrainStream(store, nil, tc)
+			checkSwapHint(t, err, c.swapHint, "simstore.Create takes the width of θ first")
+		})
+	}
+}
+
+// checkSwapHint checks that err refuses the width of θ against the prior's 2 parameters and
+// asks whether θ and x are swapped, naming the order of the arguments (order), exactly when
+// hint is true.
+func checkSwapHint(t *testing.T, err error, hint bool, order string) {
+	t.Helper()
+	if err == nil || !strings.Contains(err.Error(), "the prior has 2 parameters") {
+		t.Fatalf("error %v, want the width of θ refused", err)
+	}
+	if got := strings.Contains(err.Error(), "swapped") && strings.Contains(err.Error(), order); got != hint {
+		t.Errorf("error %q: asks whether θ and x are swapped, saying %q: %v, want %v", err, order, got, hint)
 	}
 }

@@ -383,19 +383,26 @@ func checkPairs(what string, theta, x *mat.Dense, paramDim, xDim int) error {
 	case n != nx:
 		return fmt.Errorf("%s: theta has %d rows and x %d, expected one x row per θ row", what, n, nx)
 	case dt != paramDim:
-		return fmt.Errorf("%s: theta has %d columns, the prior has %d parameters%s", what, dt, paramDim, swapHint(dt, dx, paramDim, xDim))
+		return fmt.Errorf("%s: theta has %d columns, the prior has %d parameters%s", what, dt, paramDim, swapHint(dt, dx, paramDim, xDim, trainOrder))
 	}
 	return nil
 }
 
+// The orders of θ and x that swapHint names: Train's arguments, and a store's widths and
+// pairs (TrainStream).
+const (
+	trainOrder  = "Train takes theta first"
+	streamOrder = "simstore.Create takes the width of θ first, then that of x, and Append takes theta first"
+)
+
 // swapHint asks whether θ and x were given in each other's place when x has the prior's
 // width and θ the width x must have (any width other than the prior's when that is not
-// known), and is "" otherwise.
-func swapHint(dt, dx, paramDim, xDim int) string {
+// known), reminding of the order (trainOrder, streamOrder), and is "" otherwise.
+func swapHint(dt, dx, paramDim, xDim int, order string) string {
 	if dx != paramDim || dt == paramDim || xDim > 0 && dt != xDim {
 		return ""
 	}
-	return fmt.Sprintf(" (x has %d columns, as many as the prior's parameters: are θ and x swapped? Train takes theta first, then x)", dx)
+	return fmt.Sprintf(" (x has %d columns, as many as the prior's parameters: are θ and x swapped? %s, then x)", dx, order)
 }
 
 // splitRows shuffles 0…n−1 with rng and returns the training and validation rows.

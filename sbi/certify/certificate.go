@@ -41,7 +41,8 @@ type Certificate struct {
 	Steps    []Step   // what was done, in order: the first estimator, remedies, the final test, then per observation
 	Remedies []Remedy // the remedies allowed, in order
 	// Tried counts the remedies taken up before the final test, those skipped for a stated
-	// reason included (their steps' notes begin "skipped:"; Sentence counts them apart);
+	// reason included (their steps' notes begin "skipped:"; Sentence, RemediesRun and
+	// SkippedRemedies count them apart);
 	// score calibrations, per observation after it, are counted in the observations.
 	Tried        int
 	Observations []ObservationCheck // one per observation given, in order
@@ -136,8 +137,8 @@ func (c *Certificate) Sentence() string {
 // triedPhrase says how many remedies ran before the final test and which were skipped, e.g.
 // "1 remedy tried and 2 skipped (more simulations, coverage regularizer)".
 func (c *Certificate) triedPhrase() string {
-	skipped := c.skippedRemedies()
-	ran := c.Tried - len(skipped)
+	skipped := c.SkippedRemedies()
+	ran := c.RemediesRun()
 	out := fmt.Sprintf("%d remedies tried", ran)
 	if ran == 1 {
 		out = "1 remedy tried"
@@ -148,8 +149,14 @@ func (c *Certificate) triedPhrase() string {
 	return out
 }
 
-// skippedRemedies names the remedies before the final test that were skipped.
-func (c *Certificate) skippedRemedies() []string {
+// RemediesRun is the number of remedies that ran before the final test: Tried less those
+// skipped (SkippedRemedies), as Sentence counts them.
+func (c *Certificate) RemediesRun() int { return c.Tried - len(c.SkippedRemedies()) }
+
+// SkippedRemedies names, in order, the remedies before the final test that were taken up but
+// skipped for a stated reason (their steps' notes begin "skipped" and say why; a given
+// estimator, for one, cannot be retrained). Tried counts them with those that ran.
+func (c *Certificate) SkippedRemedies() []string {
 	var out []string
 	for _, s := range c.Steps {
 		switch Remedy(s.Name) {

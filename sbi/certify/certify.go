@@ -726,7 +726,7 @@ func newRun(ctx context.Context, prior dist.Distribution, sim sbi.Simulator, obs
 		return nil, err
 	}
 	if region {
-		notes = append(notes, regionNote)
+		notes = append(notes, regionNoteOf(prior.(*sbi.TruncatedPrior)))
 	}
 	if cfg.Trained == nil && cfg.New == nil {
 		cfg.New = func() sbi.Estimator { return sbi.NewNPE(prior, sbi.NPEConfig{}) }
@@ -734,8 +734,14 @@ func newRun(ctx context.Context, prior dist.Distribution, sim sbi.Simulator, obs
 	return &run{ctx: ctx, prior: prior, sim: sim, obs: obs, cfg: cfg, plan: b, notes: notes}, nil
 }
 
-// regionNote is the certificate's note when the prior is a truncated region.
+// regionNote begins the certificate's note when the prior is a truncated region.
 const regionNote = "the prior given is a truncated region (sbi.TruncatedPrior): every simulation here drew its parameters from that region, so the claim is coverage over the region's predictive, not over the whole prior's"
+
+// regionNoteOf is the note of the region t: regionNote, then which region it is, so that a
+// certificate saved and loaded without the region still says what its claim is about.
+func regionNoteOf(t *sbi.TruncatedPrior) string {
+	return fmt.Sprintf("%s; the region is {θ : log q(θ | xo) ≥ %.6g}, of mass 1 − %g of the posterior q at the observation xo that Sequential trained for", regionNote, t.Threshold, t.Epsilon)
+}
 
 // checkProposal refuses an estimator trained on a proposal other than its prior (see
 // sbi.NPE.TrainingProposal) unless the prior given is a truncated region, and reports whether

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -285,5 +286,42 @@ func TestSentenceCountsSkippedRemediesApart(t *testing.T) {
 	want := "after 1 remedy tried and 2 skipped (more simulations, coverage regularizer)"
 	if !strings.Contains(s, want) {
 		t.Errorf("sentence %q, want it to say %q", s, want)
+	}
+	if n, skipped := cert.RemediesRun(), cert.SkippedRemedies(); n != 1 || !slices.Equal(skipped, []string{"more simulations", "coverage regularizer"}) {
+		t.Errorf("RemediesRun %d, SkippedRemedies %q; want 1 and the two skipped, as the sentence says", n, skipped)
+	}
+}
+
+// RemediesRun and SkippedRemedies count apart, from the steps, what Tried counts together:
+// the remedies that ran and those skipped (a step whose note begins "skipped"). Steps other
+// than remedies (the first estimator, the final test) are not counted, skipped or not.
+func TestRemediesRunAndSkipped(t *testing.T) {
+	ran := func(name string) Step { return Step{Name: name, Note: "ran"} }
+	skip := func(name string) Step { return Step{Name: name, Note: "skipped: a reason"} }
+	cases := []struct {
+		name    string
+		tried   int
+		steps   []Step
+		run     int
+		skipped []string
+	}{
+		{"none", 0, []Step{ran("initial estimator"), ran("final test")}, 0, nil},
+		{"all ran", 2, []Step{ran("initial estimator"), ran(string(RemedyRegularizer)), ran(string(RemedyConformal)), ran("final test")}, 2, nil},
+		{"one skipped", 3, []Step{ran("initial estimator"), skip(string(RemedyMoreSimulations)), ran(string(RemedyRegularizer)), ran(string(RemedyConformal)), ran("final test")},
+			2, []string{string(RemedyMoreSimulations)}},
+		{"all skipped", 2, []Step{ran("initial estimator"), skip(string(RemedyMoreSimulations)), skip(string(RemedyRegularizer)), ran("final test")},
+			0, []string{string(RemedyMoreSimulations), string(RemedyRegularizer)}},
+		{"a step that is no remedy skipped", 1, []Step{skip("initial estimator"), ran(string(RemedyConformal))}, 1, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cert := &Certificate{Tried: c.tried, Steps: c.steps}
+			if got := cert.RemediesRun(); got != c.run {
+				t.Errorf("RemediesRun = %d, want %d", got, c.run)
+			}
+			if got := cert.SkippedRemedies(); !slices.Equal(got, c.skipped) {
+				t.Errorf("SkippedRemedies = %q, want %q", got, c.skipped)
+			}
+		})
 	}
 }

@@ -1,6 +1,8 @@
 package certify
 
 import (
+	"bytes"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -52,6 +54,10 @@ func TestCertifyRefusesProposalEstimatorOverPrior(t *testing.T) {
 					t.Errorf("error %q does not say %q", err, want)
 				}
 			}
+			cfg.Trained = savedAndLoaded(t, res.Estimator)
+			if cert, err := Certify(gaussPrior(), gaussSimulator{}, nil, cfg); err == nil || !strings.Contains(err.Error(), "proposal") {
+				t.Fatalf("saved and loaded: certified over the whole prior (%v, error %v), want the refusal", cert, err)
+			}
 			if res.Region == nil {
 				return
 			}
@@ -59,9 +65,41 @@ func TestCertifyRefusesProposalEstimatorOverPrior(t *testing.T) {
 			if err != nil {
 				t.Fatalf("over the result's Region: %v", err)
 			}
-			if !slices.Contains(cert.Notes, regionNote) {
-				t.Errorf("notes %q, want the region's note %q", cert.Notes, regionNote)
+			var file bytes.Buffer
+			if err := cert.Save(&file); err != nil {
+				t.Fatal(err)
+			}
+			loaded, err := Load(&file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// the region's note names which region: its mass and threshold
+			which := fmt.Sprintf("mass 1 − %g of the posterior", res.Region.Epsilon)
+			for name, c := range map[string]*Certificate{"certified": cert, "loaded": loaded} {
+				if !slices.ContainsFunc(c.Notes, func(n string) bool {
+					return strings.HasPrefix(n, regionNote) && strings.Contains(n, which) && strings.Contains(n, fmt.Sprintf("%.6g", res.Region.Threshold))
+				}) {
+					t.Errorf("%s: notes %q, want the region's note %q naming %q and the threshold %.6g", name, c.Notes, regionNote, which, res.Region.Threshold)
+				}
+			}
+			got := loaded.Estimator.(interface{ TrainingProposal() string }).TrainingProposal()
+			if want := res.Estimator.(interface{ TrainingProposal() string }).TrainingProposal(); got != want {
+				t.Errorf("loaded certificate: the estimator's TrainingProposal %q, want %q", got, want)
 			}
 		})
 	}
+}
+
+// savedAndLoaded returns est saved to a file and loaded back.
+func savedAndLoaded(t *testing.T, est sbi.Estimator) sbi.Amortized {
+	t.Helper()
+	var file bytes.Buffer
+	if err := est.Save(&file); err != nil {
+		t.Fatal(err)
+	}
+	back, err := sbi.Load(&file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return back.(sbi.Amortized)
 }
