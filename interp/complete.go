@@ -189,8 +189,9 @@ func typeMembers(t reflect.Type) []string {
 
 // Inspect returns the documentation of the name at the cursor: signature and doc comment of
 // package members and of the session's declarations, the type and value of variables. For a
-// name that gosbi does not define but Python's sbi does (pairplot, SNPE_C), it returns a line
-// naming gosbi's counterpart, so that a newcomer's Shift-Tab and ?NAME say the same.
+// name that gosbi does not define but Python's sbi does (pairplot, SNPE_C, sbi.SNPE_C), it
+// returns a line naming gosbi's counterpart, so that a newcomer's Shift-Tab and ?NAME say the
+// same; not for a member of the session's own declarations (res.NPE), which is the user's.
 func (s *Session) Inspect(code string, cursor int) (string, bool) {
 	b := byteOffset(code, cursor)
 	e := b
@@ -214,6 +215,9 @@ func (s *Session) Inspect(code string, cursor int) (string, bool) {
 		x := code[chainBefore(code, st-1) : st-1]
 		if text, found := s.inspectMember(x, name); found {
 			return text, true
+		}
+		if root, _, _ := strings.Cut(x, "."); s.decls[root] != nil {
+			return "", false // a member of the session's own value, not a name of Python's sbi
 		}
 		return pythonSBIPage(x + "." + name)
 	}

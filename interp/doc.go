@@ -78,7 +78,8 @@
 // Two limits remain:
 //   - a value passed to a compiled variadic parameter of an interface type, and any value of
 //     the type error held in a variable, goes bare and fails the cell: pass a slice literal,
-//     errors.Join([]error{myErr{}}...);
+//     errors.Join([]error{myErr{}}...), and keep such an error in a variable of its own type
+//     (e := myErr{}), not of type error;
 //   - the wrapper has the interface's methods and no others, so a library that asks whether
 //     the value has more (an optional interface such as sbi.TrialCounter, sbi.InputLayout,
 //     sbi.SavableEmbedding, fmt.Stringer) gets no: declare the value with the interface the

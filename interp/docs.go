@@ -18,10 +18,17 @@ import (
 // typeSymbol returns the type that a package's symbol table exports as name, if it is a type:
 // the tables hold a type T as a nil *T.
 func typeSymbol(path, name string) (reflect.Type, bool) {
+	return symbolType(packageSymbols(path), name)
+}
+
+// symbolType returns the type that the symbol table syms exports as name, if it is a type:
+// the tables hold a type T as a nil *T, and a name that starts with "_" is none of the
+// package's own.
+func symbolType(syms map[string]reflect.Value, name string) (reflect.Type, bool) {
 	if strings.HasPrefix(name, "_") {
 		return nil, false
 	}
-	v, ok := packageSymbols(path)[name]
+	v, ok := syms[name]
 	if !ok || v.Kind() != reflect.Pointer || !v.IsNil() {
 		return nil, false
 	}

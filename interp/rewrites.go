@@ -90,23 +90,16 @@ func (s *Session) packagePaths(items []item) func(string) (string, bool) {
 }
 
 // compiledSymbols returns Env.Compiled for a cell whose package names have the import paths
-// that paths gives.
-func (s *Session) compiledSymbols(paths func(string) (string, bool)) func(pkg, name string) (reflect.Type, bool) {
-	return func(pkg, name string) (reflect.Type, bool) {
+// that paths gives: the type that pkg.name names in the session's symbol tables, nil when it
+// names no type.
+func (s *Session) compiledSymbols(paths func(string) (string, bool)) func(pkg, name string) reflect.Type {
+	return func(pkg, name string) reflect.Type {
 		path, ok := paths(pkg)
 		if !ok {
-			return nil, false
+			return nil
 		}
-		v, ok := s.symbolsOf(path)[name]
-		switch {
-		case !ok || !v.IsValid():
-			return nil, false
-		case v.Kind() == reflect.Pointer && v.IsNil():
-			return v.Type().Elem(), true // a type: (*T)(nil)
-		case v.Kind() == reflect.Func:
-			return v.Type(), false
-		}
-		return nil, false
+		t, _ := symbolType(s.symbolsOf(path), name)
+		return t
 	}
 }
 

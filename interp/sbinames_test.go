@@ -46,3 +46,20 @@ func TestHelpPythonSBINames(t *testing.T) {
 		}
 	}
 }
+
+// TestInspectMemberOfDeclaration checks that a member of the session's own variable whose name
+// is one of Python's sbi (a field NPE of a cell's struct) is not answered as that name of
+// Python's sbi, which gosbi would not define: it is the user's field.
+func TestInspectMemberOfDeclaration(t *testing.T) {
+	ts := newTestSession(t)
+	ts.mustRun(t, "type result struct{ NPE, SNPE_C int }\nres := result{NPE: 1}\nvar rp = &res")
+	for _, name := range []string{"res.NPE", "res.SNPE_C", "rp.NPE"} {
+		if text, _ := ts.Inspect(name, len(name)); strings.Contains(text, "Python sbi") {
+			t.Errorf("inspection of %s: %q, want no page of Python's sbi for a field of the session's variable", name, text)
+		}
+		res := ts.run("?" + name)
+		if page, _ := res.Page["text/plain"].(string); strings.Contains(page, "Python sbi") {
+			t.Errorf("?%s: page %q, want no page of Python's sbi for a field of the session's variable", name, page)
+		}
+	}
+}

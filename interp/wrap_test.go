@@ -62,6 +62,7 @@ func TestInterfaceValueForms(t *testing.T) {
 		{"channel send", "ch := make(chan mat.Matrix, 1)\nch <- mtx{}\nmat.Sum(<-ch)", "4"},
 		{"method value", "bl := byLen{\"ccc\", \"a\", \"bb\"}\nsort.Slice(bl, bl.less)\nbl[0] + bl[2]", `"accc"`},
 		{"variadic, spread slice", "errors.Join([]error{myErr{}}...).Error()", `"mine"`},
+		{"error, own-type variable", "eo := myErr{}\nfmt.Sprintf(\"%v %s\", errors.Is(eo, nil), errors.Join([]error{eo}...))", `"false mine"`},
 		// values the pass must leave as they are
 		{"nil", "sbi.NPEConfig{Embedding: nil}.Embedding == nil", "true"},
 		{"compiled value", "fmt.Sprintf(\"%T\", sbi.NPEConfig{Embedding: sbi.MLPEmbedding{}}.Embedding)", `"sbi.MLPEmbedding"`},
@@ -115,6 +116,7 @@ func TestBareValueExplained(t *testing.T) {
 	for _, c := range []struct{ code, want string }{
 		{"errors.Join(myErr{})", "pass a slice literal, f([]error{value}...)"},
 		{"var je error = myErr{}\nerrors.Join(je)", "reached the compiled interface error without the wrapper"},
+		{"var ie error = myErr{}\nerrors.Is(ie, nil)", "keep it in a variable of its own type, e := T{…}, not var e error = value"},
 	} {
 		res := ts.run(c.code)
 		if res.Err == nil {

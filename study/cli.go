@@ -206,6 +206,9 @@ func runMain(args []string, progress io.Writer) error {
 			return fmt.Errorf("--%s = %d, expected 0 or more (0: %s)", c.name, c.v, c.zero)
 		}
 	}
+	if err := runsSupported(); err != nil { // before a study directory is created
+		return err
+	}
 	s, err := openOrCreate(pos[0], *dir)
 	if err != nil {
 		return err

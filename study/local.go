@@ -29,13 +29,18 @@ type Executor interface {
 // running markers and the temporary files of those markers. Where a killed run of the Slurm executor left Slurm jobs that may still run
 // jobs of the study (slurm/submitted lists them), Run waits, whatever e is, until squeue lists
 // them no more, so that no job runs twice at once; where squeue is missing or keeps failing it
-// returns an error saying how to cancel them, and runs nothing.
+// returns an error saying how to cancel them, and runs nothing. On Windows, Run returns at once
+// an error wrapping errors.ErrUnsupported: studies run under WSL there (a worker's running
+// marker is renamed while the worker holds it open, which Windows refuses).
 func (s *Study) Run(ctx context.Context, e Executor) error {
 	return s.run(ctx, e, false, os.Stderr)
 }
 
 // run is Run; with wait it waits for the lock instead of failing, saying so on note.
 func (s *Study) run(ctx context.Context, e Executor, wait bool, note io.Writer) error {
+	if err := runsSupported(); err != nil {
+		return err
+	}
 	if e == nil {
 		e = &Local{}
 	}

@@ -17,8 +17,8 @@ import (
 // ErrLocked is wrapped by the error of Run when another process runs the same study directory.
 var ErrLocked = errors.New("the study is being run by another process")
 
-// lockFile is the study directory's lock: an flock(2) lock on DIR/lock (a LockFileEx lock on
-// Windows), held by the process that runs the study's jobs, and the holder's identity written
+// lockFile is the study directory's lock: an flock(2) lock on DIR/lock (no study runs on
+// Windows: see runsSupported), held by the process that runs the study's jobs, and the holder's identity written
 // in it for the others to read. The kernel releases the lock when its holder ends, however it
 // ends; a holder that ends without releasing it leaves its identity in the file, which the
 // next holder reports. On a system with no file locks (atomicfile.Locks is ""), nothing is

@@ -29,10 +29,12 @@ import (
 // its worker runs: its job may then run twice, and the second record to be renamed into place
 // is dropped (the first stands).
 //
-// On Windows the lock is a LockFileEx lock (see atomicfile.Locks), which works alike. On a
-// system with no file locks (atomicfile.Locks is ""), a marker claims no lock, and whether its
-// worker runs is judged by its process on this host only, as for a marker of an earlier gosbi:
-// a marker of another host cannot be told live or stale; a study run says so (noLocks).
+// On Windows no study runs (runsSupported): the marker is renamed into place while its worker
+// holds it open, and Windows refuses to rename a file that a handle opened without
+// FILE_SHARE_DELETE holds, as Go opens files; studies run under WSL there. On a system with no
+// file locks (atomicfile.Locks is ""), a marker claims no lock, and whether its worker runs is
+// judged by its process on this host only, as for a marker of an earlier gosbi: a marker of
+// another host cannot be told live or stale; a study run says so (noLocks).
 
 // lockState is what a probe of a marker's lock found.
 type lockState int

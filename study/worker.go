@@ -29,8 +29,12 @@ const envGosbi = "GOSBI_STUDY_GOSBI"
 // whose running marker is of a live worker other than this process: one that holds the lock
 // on its marker, on whatever host, or, for a marker that claims no lock, a live process of
 // this host; the error names that worker. A marker of another host that claims no lock does
-// not stop the job, as whether its worker lives cannot be told.
+// not stop the job, as whether its worker lives cannot be told. On Windows, RunJob returns at
+// once an error wrapping errors.ErrUnsupported, as Run does.
 func (s *Study) RunJob(ctx context.Context, i int) error {
+	if err := runsSupported(); err != nil {
+		return err
+	}
 	if i < 0 || i >= len(s.Jobs) {
 		return fmt.Errorf("study: job index %d out of range: the study has %d jobs (0…%d)", i, len(s.Jobs), len(s.Jobs)-1)
 	}

@@ -16,7 +16,7 @@ import (
 // errTempTaken means that RemoveStale holds the lock (it may remove the file); a file system
 // that takes no lock gives a release that does nothing, and the file is written unlocked.
 func lockTemp(f *os.File) (release func(), err error) {
-	if err := FlockNB(f, syscall.LOCK_EX); errors.Is(err, syscall.EWOULDBLOCK) {
+	if err := flockNB(f, syscall.LOCK_EX); errors.Is(err, syscall.EWOULDBLOCK) {
 		return nil, errTempTaken
 	} else if err != nil {
 		return func() {}, nil
@@ -46,7 +46,7 @@ func removeIfStale(path string) bool {
 		return false
 	}
 	defer f.Close()
-	if FlockNB(f, syscall.LOCK_SH) != nil {
+	if flockNB(f, syscall.LOCK_SH) != nil {
 		return false
 	}
 	probed, err1 := f.Stat()
@@ -57,11 +57,11 @@ func removeIfStale(path string) bool {
 	return os.Remove(path) == nil
 }
 
-// FlockNB applies the flock(2) operation how (syscall.LOCK_SH, LOCK_EX or LOCK_UN) to f
+// flockNB applies the flock(2) operation how (syscall.LOCK_SH, LOCK_EX or LOCK_UN) to f
 // without waiting, trying again when a signal interrupts it: a lock held by another open file
-// gives syscall.EWOULDBLOCK. It is the one way this module's packages take such locks, so that
-// all of them treat a signal and a busy lock alike.
-func FlockNB(f *os.File, how int) error {
+// gives syscall.EWOULDBLOCK. It is the one way this package takes such locks without waiting,
+// so that all of them treat a signal and a busy lock alike.
+func flockNB(f *os.File, how int) error {
 	for {
 		err := syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB)
 		if !errors.Is(err, syscall.EINTR) {
@@ -73,7 +73,7 @@ func FlockNB(f *os.File, how int) error {
 // Locks names the file locks of this system, for messages; "" where it has none.
 const Locks = "flock(2)"
 
-// TryLock takes an exclusive lock on f, or a shared one, without waiting: FlockNB with
+// TryLock takes an exclusive lock on f, or a shared one, without waiting: flockNB with
 // syscall.LOCK_EX or LOCK_SH. A lock that another open file holds gives an error that wraps
 // ErrLockHeld (and syscall.EWOULDBLOCK); a file system that takes no lock gives its error.
 func TryLock(f *os.File, exclusive bool) error {
@@ -81,7 +81,7 @@ func TryLock(f *os.File, exclusive bool) error {
 	if exclusive {
 		how = syscall.LOCK_EX
 	}
-	err := FlockNB(f, how)
+	err := flockNB(f, how)
 	if errors.Is(err, syscall.EWOULDBLOCK) {
 		return fmt.Errorf("%w (%w)", ErrLockHeld, err)
 	}

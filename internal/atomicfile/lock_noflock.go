@@ -2,11 +2,7 @@
 
 package atomicfile
 
-import (
-	"errors"
-	"fmt"
-	"os"
-)
+import "os"
 
 // Locks names the file locks of this system, for messages: this one has neither flock(2) nor
 // LockFileEx, and its callers judge what a lock would tell them otherwise, or say that they
@@ -21,15 +17,12 @@ func lockTemp(*os.File) (release func(), err error) { return func() {}, nil }
 // whether its writer has ended.
 func removeIfStale(string) bool { return false }
 
-// errNoLocks is the error of every lock operation where the system has no file locks.
-var errNoLocks = fmt.Errorf("atomicfile: this system has no file locks (flock(2) or LockFileEx): %w", errors.ErrUnsupported)
-
-// TryLock takes no lock where the system has no file locks: it returns an error that wraps
+// TryLock takes no lock where the system has no file locks: it returns ErrNoLocks, which wraps
 // errors.ErrUnsupported, as a file system without locks gives an error.
-func TryLock(*os.File, bool) error { return errNoLocks }
+func TryLock(*os.File, bool) error { return ErrNoLocks }
 
-// Unlock returns an error that wraps errors.ErrUnsupported: no lock was taken.
-func Unlock(*os.File) error { return errNoLocks }
+// Unlock returns ErrNoLocks: no lock was taken.
+func Unlock(*os.File) error { return ErrNoLocks }
 
-// Lock returns an error that wraps errors.ErrUnsupported: no lock can be taken.
-func Lock(*os.File) error { return errNoLocks }
+// Lock returns ErrNoLocks: no lock can be taken.
+func Lock(*os.File) error { return ErrNoLocks }

@@ -25,9 +25,29 @@ var bareValue = Explainer{
 		}
 		typ, iface := m[1]+m[3]+m[5], m[2]+m[4]+m[6]
 		f.Note += fmt.Sprintf("\n(a value of a type declared in a cell, which compiled code sees as %s, reached the compiled interface %s without "+
-			"the wrapper the interpreter gives it where it assigns it: declare it first, var v %s = value, or assign it to the field, "+
-			"cfg.Field = value; for a variadic parameter, pass a slice literal, f([]%s{value}...))", typ, iface, iface, iface)
+			"the wrapper the interpreter gives it where it assigns it: %s)", typ, iface, bareValueAdvice(iface, m[3] != ""))
 	},
+}
+
+// bareValueAdvice says what works for a value that reached the compiled interface iface bare,
+// passed to a compiled variadic parameter (reflect's "in Call" message) or not. A variable
+// declared with the interface type gets the wrapper, except for error: a variable of type error
+// holds a cell's value bare, and fails wherever it reaches compiled code; a variable of the
+// value's own type does not. A variadic parameter gets the value bare in every form but a
+// slice literal.
+func bareValueAdvice(iface string, variadic bool) string {
+	switch {
+	case variadic && iface == "error":
+		return "a compiled variadic parameter gets it bare: pass a slice literal, f([]error{value}...), of the value itself or of a variable " +
+			"of its own type (e := T{…}), not of a variable of type error"
+	case variadic:
+		return fmt.Sprintf("a compiled variadic parameter gets it bare: pass a slice literal, f([]%s{value}...)", iface)
+	case iface == "error":
+		return "a variable of type error holds it bare: keep it in a variable of its own type, e := T{…}, not var e error = value, " +
+			"and pass that (to a variadic parameter in a slice literal, f([]error{e}...))"
+	}
+	return fmt.Sprintf("declare it first, var v %s = value, or assign it to the field, cfg.Field = value; "+
+		"for a variadic parameter, pass a slice literal, f([]%s{value}...)", iface, iface)
 }
 
 // bareValueRE matches reflect's messages for a struct (or a pointer to one: the interpreter's

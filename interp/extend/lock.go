@@ -10,14 +10,15 @@ import (
 
 // lock takes an exclusive lock on the file name (created if need be), waiting for it, so that
 // two sessions of one notebook directory do not write its build module at once. Where the
-// system has no file locks (atomicfile.Lock wraps errors.ErrUnsupported) it takes none, and
-// concurrent builds of one notebook directory may then collide.
+// system has no file locks at all (atomicfile.ErrNoLocks) it takes none, and concurrent builds
+// of one notebook directory may then collide; a file system that takes no lock on a system that
+// has them (flock(2) on some NFS mounts) is an error, as on it the collision could not be told.
 func lock(name string) (unlock func(), err error) {
 	f, err := os.OpenFile(name, os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("extend: lock: %w", err)
 	}
-	if err := atomicfile.Lock(f); err != nil && !errors.Is(err, errors.ErrUnsupported) {
+	if err := lockFile(f); err != nil && !errors.Is(err, atomicfile.ErrNoLocks) {
 		f.Close()
 		return nil, fmt.Errorf("extend: lock %s: %w", name, err)
 	}
@@ -26,3 +27,6 @@ func lock(name string) (unlock func(), err error) {
 		f.Close()
 	}, nil
 }
+
+// lockFile takes the lock of lock; tests replace it.
+var lockFile = atomicfile.Lock

@@ -261,12 +261,12 @@ func TestCanaryCommaOK(t *testing.T) {
 func TestCanaryWrapInterfaces(t *testing.T) {
 	env := Env{
 		IsPackage: func(name string) bool { return name == "mat" },
-		Compiled: func(pkg, name string) (reflect.Type, bool) {
+		Compiled: func(pkg, name string) reflect.Type {
 			v := stdlib.Symbols["gonum.org/v1/gonum/mat/mat"][name]
 			if pkg != "mat" || !v.IsValid() || v.Kind() != reflect.Pointer || !v.IsNil() {
-				return nil, false
+				return nil
 			}
-			return v.Type().Elem(), true
+			return v.Type().Elem()
 		},
 	}
 	const decl = "type sq struct{}\nfunc (sq) Dims() (int, int) { return 1, 1 }\nfunc (sq) At(i, j int) float64 { return 3 }\nfunc (s sq) T() mat.Matrix { return s }"

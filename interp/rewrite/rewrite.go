@@ -58,11 +58,10 @@ type Env struct {
 	IsVar func(name string) bool
 	// Cell is the number of the cell, which names temporaries.
 	Cell int
-	// Compiled returns the compiled symbol that pkg.Name names in the cell, pkg being a name
-	// for which IsPackage holds: the type, with isType true, when the symbol is a type; the
-	// function's type when it is a function; nil otherwise. Nil means that the cell names
-	// none.
-	Compiled func(pkg, name string) (t reflect.Type, isType bool)
+	// Compiled returns the compiled type that pkg.Name names in the cell, pkg being a name for
+	// which IsPackage holds, and nil when pkg.Name is no type (a function, a variable, nothing).
+	// Nil means that the cell names none.
+	Compiled func(pkg, name string) reflect.Type
 }
 
 // Pass is one named rewrite.

@@ -31,11 +31,12 @@ import (
 //
 // which have the same effect in Go: the value is evaluated once, where it was. The pass
 // rewrites only where the symbol tables say that the type is a compiled struct whose field is
-// an interface with methods, or a compiled interface with methods; a literal whose type it
-// cannot name ([][]sbi.NPEConfig{{{…}}}) is left, and so is a value passed to a compiled
-// variadic parameter of an interface type (errors.Join(myErr{})), which the interpreter also
-// passes bare, and for the predeclared error even from a variable: package explain says what
-// happened and what works.
+// an interface with methods, or a compiled interface with methods, named as pkg.Name; a
+// literal whose type it cannot name ([][]sbi.NPEConfig{{{…}}}) is left, and so is one of a
+// type of a dot-imported package (NPEConfig{…} after import . "…/sbi"), which the pass does
+// not look up, and a value passed to a compiled variadic parameter of an interface type
+// (errors.Join(myErr{})), which the interpreter also passes bare, and for the predeclared
+// error even from a variable: package explain says what happened and what works.
 //
 // Upstream: https://github.com/traefik/yaegi/issues/832 (closed: fixed for the literals of
 // interpreted struct types; those of compiled struct types still fail).
@@ -93,11 +94,7 @@ func compiledType(env Env, e ast.Expr) reflect.Type {
 	if !ok || !env.IsPackage(id.Name) {
 		return nil
 	}
-	t, isType := env.Compiled(id.Name, sel.Sel.Name)
-	if !isType {
-		return nil
-	}
-	return t
+	return env.Compiled(id.Name, sel.Sel.Name)
 }
 
 // structType returns the compiled struct type that e names, or nil.

@@ -9,7 +9,6 @@ import (
 
 	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi"
-	"github.com/gosbi/gosbi/sbi/internal/nested"
 	"github.com/gosbi/gosbi/sbi/internal/safe"
 	"github.com/gosbi/gosbi/sbi/internal/sat"
 )
@@ -133,14 +132,13 @@ func runSamplePass(ctx context.Context, est sbi.Amortized, theta, x *mat.Dense, 
 		tarpRef = newTARPSetup(theta)
 	}
 	var chains chainTally
-	pairCtx := nested.Context(ctx) // a sampler's progress and chain warnings are the loop's
 	err = forEachPair(ctx, label, n, cfg.Workers, func(i int) error {
 		rng := pairRNG(cfg.Seed, i)
 		post := est.Posterior(rowCopy(x, i))
 		if post.Dim() != dim {
 			return fmt.Errorf("diag: %s: posterior of pair %d has dimension %d but theta has %d columns", label, i, post.Dim(), dim)
 		}
-		draws, err := sampleContext(pairCtx, post, rng, cfg.Samples)
+		draws, err := sampleContext(pairContext(ctx, post), post, rng, cfg.Samples)
 		if err != nil {
 			return err
 		}
