@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/gosbi/gosbi/internal/text"
 	"github.com/gosbi/gosbi/sbi/dist"
 	"gonum.org/v1/gonum/mat"
 )
@@ -122,12 +123,12 @@ func (a *AmortizedTrials) reshape(method string, x []float64) *mat.Dense {
 func (a *AmortizedTrials) widthMismatch(w int) string {
 	d := a.core.xDim
 	s := fmt.Sprintf("x has %d values, expected %d: %s of %s side by side (trial t is x[t·%d : (t+1)·%d])",
-		w, satMul(a.n, d), plural(a.n, "trial"), plural(d, "value"), d, d)
+		w, satMul(a.n, d), text.Count(a.n, "trial"), text.Count(d, "value"), d, d)
 	switch {
 	case w%d != 0:
 		s += fmt.Sprintf("; %d is not a whole number of trials", w)
 	case w > 0:
-		s += fmt.Sprintf("; it holds %s: use Trials(%d)", plural(w/d, "trial"), w/d)
+		s += fmt.Sprintf("; it holds %s: use Trials(%d)", text.Count(w/d, "trial"), w/d)
 	}
 	return s
 }
@@ -190,7 +191,7 @@ func (a *AmortizedTrials) String() string {
 	if a.core.trained {
 		row = fmt.Sprintf("the trials side by side in rows of %d values", satMul(a.n, a.core.xDim))
 	}
-	return fmt.Sprintf("%s over observations of %s: %s", a.core.label, plural(a.n, "i.i.d. trial"), row)
+	return fmt.Sprintf("%s over observations of %s: %s", a.core.label, text.Count(a.n, "i.i.d. trial"), row)
 }
 
 // MIMEBundle shows the summary as HTML and text.

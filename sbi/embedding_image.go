@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/gosbi/gosbi/internal/text"
 	"github.com/gosbi/gosbi/sbi/nn"
 )
 
@@ -184,7 +185,7 @@ func (e CNN2DEmbedding) inputShape(in int) string {
 	if err != nil {
 		return ""
 	}
-	return fmt.Sprintf("an image of %d×%d pixels × %s, channels-last and row-major: pixel (y, x), channel c is column (y·Width + x)·Channels + c", h, w, plural(c, "channel"))
+	return fmt.Sprintf("an image of %d×%d pixels × %s, channels-last and row-major: pixel (y, x), channel c is column (y·Width + x)·Channels + c", h, w, text.Count(c, "channel"))
 }
 
 // InputUsed implements InputLayout: every value is data.

@@ -210,11 +210,3 @@ func (c *estimator) expectedX() string {
 	}
 	return fmt.Sprint(c.xDim)
 }
-
-// plural returns n and the noun, with an s unless n is 1.
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}

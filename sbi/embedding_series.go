@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/gosbi/gosbi/internal/text"
 	"github.com/gosbi/gosbi/sbi/nn"
 )
 
@@ -284,7 +285,7 @@ func seriesDescription(in, channels int) string {
 	if channels < 1 || in%channels != 0 {
 		return ""
 	}
-	return fmt.Sprintf("a series of %d positions × %s, channels-last: value c at position t is column t·Channels + c, and the network is built for this length", in/channels, plural(channels, "channel"))
+	return fmt.Sprintf("a series of %d positions × %s, channels-last: value c at position t is column t·Channels + c, and the network is built for this length", in/channels, text.Count(channels, "channel"))
 }
 
 // InputUsed implements InputLayout: every value is data.

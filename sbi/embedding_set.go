@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/gosbi/gosbi/internal/text"
 	"github.com/gosbi/gosbi/sbi/nn"
 	"gonum.org/v1/gonum/mat"
 )
@@ -248,14 +249,14 @@ func (e DeepSetEmbedding) inputShape(in int) string {
 	if e.TrialDim < 1 {
 		return ""
 	}
-	trial := plural(e.TrialDim, "value")
+	trial := text.Count(e.TrialDim, "value")
 	if e.MaxTrials > 0 {
 		return fmt.Sprintf("the count of trials, then up to %d trials of %s: pack the trials with DeepSetEmbedding.Pack", e.MaxTrials, trial)
 	}
 	if in%e.TrialDim != 0 {
 		return ""
 	}
-	return fmt.Sprintf("a set of exactly %s of %s; to ask with another number of trials, train with MaxTrials set, on varying counts (DeepSetEmbedding.WithCounts)", plural(in/e.TrialDim, "trial"), trial)
+	return fmt.Sprintf("a set of exactly %s of %s; to ask with another number of trials, train with MaxTrials set, on varying counts (DeepSetEmbedding.WithCounts)", text.Count(in/e.TrialDim, "trial"), trial)
 }
 
 // Pack returns the observation of the trials given one per row (TrialDim columns) in the

@@ -241,6 +241,7 @@ func (e *NPEEnsemble) PosteriorAt(x []float64) *MixturePosterior {
 	}
 	if mp.err == nil && e.Members[0].observationErr(x) == nil {
 		warnEnsembleTrials(e.label()+" posterior", e.cores(), mat.NewDense(1, len(x), x)) // only read: no copy
+		warnEnsembleOutside(e.label()+" posterior", e.cores(), x)
 	}
 	return mp
 }
@@ -478,6 +479,7 @@ func (e *NREEnsemble) PosteriorAt(x []float64) *RatioPosterior {
 		fs[k] = f
 	}
 	warnEnsembleTrials(e.label()+" posterior", e.cores(), mat.NewDense(1, len(x), x)) // only read: no copy
+	warnEnsembleOutside(e.label()+" posterior", e.cores(), x)
 	lr := func(theta *mat.Dense) []float64 {
 		parts := make([][]float64, len(fs))
 		for k, f := range fs {

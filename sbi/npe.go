@@ -315,9 +315,10 @@ func (e *NPE) Posterior(x []float64) Posterior { return e.PosteriorAt(x) }
 // PosteriorAt is Posterior with the concrete type, which also reports the acceptance rate.
 func (e *NPE) PosteriorAt(x []float64) *NPEPosterior { return e.posteriorAt(x, true) }
 
-// posteriorAt is PosteriorAt; with trials false it leaves the warning about numbers of trials
-// to the caller (an ensemble, which warns once for its members).
-func (e *NPE) posteriorAt(x []float64, trials bool) *NPEPosterior {
+// posteriorAt is PosteriorAt; with warn false it leaves the warnings about the observation (far
+// outside the training simulations, or a number of trials outside those of training) to the
+// caller (an ensemble, which warns once for its members).
+func (e *NPE) posteriorAt(x []float64, warn bool) *NPEPosterior {
 	p := &NPEPosterior{est: e, x: append([]float64(nil), x...)}
 	switch {
 	case !e.trained:
@@ -331,10 +332,8 @@ func (e *NPE) posteriorAt(x []float64, trials bool) *NPEPosterior {
 		defer putTape(tp)
 		c := e.context(tp, mat.NewDense(1, len(x), p.x))
 		p.ctx = append([]float64(nil), c.Data...)
-		if trials {
+		if warn {
 			e.warnIfOutside(x)
-		} else {
-			e.warnOutside(x)
 		}
 	}
 	return p

@@ -404,9 +404,10 @@ func (e *NRE) LogProbPairs(theta, x *mat.Dense) []float64 {
 }
 
 // ratioAt returns the function θ ↦ log r̂(θ, x) for one observation, its context computed once.
-// With trials false it leaves the warning about numbers of trials to the caller (an ensemble,
+// With warn false it leaves the warnings about the observation (far outside the training
+// simulations, or a number of trials outside those of training) to the caller (an ensemble,
 // which warns once for its members).
-func (e *NRE) ratioAt(x []float64, trials bool) (func(theta *mat.Dense) []float64, error) {
+func (e *NRE) ratioAt(x []float64, warn bool) (func(theta *mat.Dense) []float64, error) {
 	if !e.trained {
 		return nil, ErrUntrained
 	}
@@ -416,10 +417,8 @@ func (e *NRE) ratioAt(x []float64, trials bool) (func(theta *mat.Dense) []float6
 	if err := e.observationErr(x); err != nil {
 		return nil, err
 	}
-	if trials {
+	if warn {
 		e.warnIfOutside(x)
-	} else {
-		e.warnOutside(x)
 	}
 	tp := nn.NewTape()
 	tp.NoGrad = true

@@ -6,8 +6,6 @@ import (
 	"html"
 	"math"
 	"math/rand/v2"
-	"sync"
-	"time"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -204,48 +202,38 @@ func (c *estimator) checkObservation(x []float64, what string) (*ObservationChec
 
 // warnIfOutside prints a warning when the estimator has a reservoir and x lies outside it,
 // and when x holds a number of trials outside those of training (warnUnseenTrials). It is
-// called where a posterior is formed.
+// called where a posterior is formed; a member of an ensemble is not asked, the ensemble warns
+// once for all its members (warnEnsembleOutside).
 func (c *estimator) warnIfOutside(x []float64) {
 	if !c.trained || len(x) != c.xDim || !finite(x) {
 		return
 	}
 	c.warnUnseenTrials(c.label+" posterior", mat.NewDense(1, len(x), x)) // only read: no copy
-	c.warnOutside(x)
+	c.warnOutside(c.label+" posterior", x)
 }
 
-// warnOutside is warnIfOutside without the warning about numbers of trials: that of a member
-// of an ensemble, which warns about them once for all its members.
-func (c *estimator) warnOutside(x []float64) {
+// warnOutside prints a warning, naming the call what, when the estimator has a reservoir and x
+// lies far outside it. It reports whether it warned.
+func (c *estimator) warnOutside(what string, x []float64) bool {
 	if !c.trained || len(x) != c.xDim || !finite(x) || c.obs == nil {
-		return
+		return false
 	}
 	chk, err := c.checkObservation(x, "")
-	if err != nil || !chk.Outside || lastOutside.repeat(x) {
-		return
+	if err != nil || !chk.Outside {
+		return false
 	}
-	warnf("observation", "%s posterior at an observation %s", c.label, chk.Verdict())
+	warnf("observation", "%s at an observation %s", what, chk.Verdict())
+	return true
 }
 
-// lastOutside remembers the last observation warned about, so that the members of an
-// ensemble, which form their posteriors one after another, warn once for one observation.
-var lastOutside recentObservation
-
-type recentObservation struct {
-	sync.Mutex
-	x  []float64
-	at time.Time
-}
-
-// repeat reports whether x was warned about in the last second, and records it.
-func (l *recentObservation) repeat(x []float64) bool {
-	l.Lock()
-	defer l.Unlock()
-	same := len(l.x) == len(x) && time.Since(l.at) < time.Second
-	for i := 0; same && i < len(x); i++ {
-		same = l.x[i] == x[i]
+// warnEnsembleOutside warns once, naming the ensemble's call what, when x lies far outside the
+// training simulations of a member (the first such member's check).
+func warnEnsembleOutside(what string, members []*estimator, x []float64) {
+	for _, c := range members {
+		if c.warnOutside(what, x) {
+			return
+		}
 	}
-	l.x, l.at = append(l.x[:0], x...), time.Now()
-	return same
 }
 
 // keepReservoir builds the reservoir from the training pairs d: reference summaries from the

@@ -159,3 +159,44 @@ func TestNPEToBase(t *testing.T) {
 		}
 	}
 }
+
+// TestOutsideWarningEachCall: forming a posterior at an observation far outside the training
+// simulations warns once per call, the second call at the same observation too, and an
+// ensemble of 3 members warns once per call under its own name rather than once per member.
+// Before, a gate that remembered the last observation warned about for one second hid the
+// second call's warning, and an ensemble warned under its first member's name.
+func TestOutsideWarningEachCall(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 24))
+	prior, theta, x := gaussianPairs(rng, 600)
+	npes := make([]*NPE, 3)
+	nres := make([]*NRE, 3)
+	for k := range 3 {
+		npes[k] = NewNPE(prior, NPEConfig{Hidden: 8, Transforms: 1})
+		npes[k].MustTrain(theta, x, TrainConfig{Epochs: 1, Seed: uint64(1 + k)})
+		nres[k] = NewNRE(prior, NREConfig{Hidden: []int{8}})
+		nres[k].MustTrain(theta, x, TrainConfig{Epochs: 1, Seed: uint64(1 + k)})
+	}
+	npe := MustNewNPEEnsemble(npes...)
+	nre := MustNewNREEnsemble(nres...)
+	obs := []float64{6, -6}
+	for _, c := range []struct {
+		name string
+		call func()
+	}{
+		{"NPE (maf) posterior", func() { npes[0].Posterior(obs) }},
+		{"NRE posterior", func() { nres[0].Posterior(obs) }},
+		{"NPE ensemble of 3 posterior", func() { npe.Posterior(obs) }},
+		{"NRE ensemble of 3 posterior", func() { nre.Posterior(obs) }},
+	} {
+		buf := captureWarnings(t) // also resets the limit of warnBurst warnings per kind
+		for call := 1; call <= 2; call++ {
+			before := buf.Len()
+			c.call()
+			got := buf.String()[before:]
+			want := "sbi: warning: " + c.name + " at an observation far outside the training simulations"
+			if strings.Count(got, "sbi: warning:") != 1 || !strings.Contains(got, want) {
+				t.Errorf("%s, call %d: want one warning %q; warnings:\n%s", c.name, call, want, got)
+			}
+		}
+	}
+}

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"syscall"
+
+	"github.com/gosbi/gosbi/internal/text"
 )
 
 const usage = `usage:
@@ -88,13 +90,13 @@ func Main(args []string) error {
 		st := s.Status()
 		fmt.Print(st)
 		if n := len(st.Damaged); n > 0 {
-			return fmt.Errorf("%d damaged %s in %s (the jobs do not run until they are removed; see above)", n, plural(n, "file", "files"), args[1])
+			return fmt.Errorf("%d damaged %s in %s (the jobs do not run until they are removed; see above)", n, text.Plural(n, "file", "files"), args[1])
 		}
 		if n := len(st.Failed); n > 0 {
-			return fmt.Errorf("%d failed %s in %s (run the study again to retry them)", n, plural(n, "job", "jobs"), args[1])
+			return fmt.Errorf("%d failed %s in %s (run the study again to retry them)", n, text.Plural(n, "job", "jobs"), args[1])
 		}
 		if n := len(st.Invalid); n > 0 {
-			return fmt.Errorf("%d %s with an invalid record in %s (run the study again to re-run them)", n, plural(n, "job", "jobs"), args[1])
+			return fmt.Errorf("%d %s with an invalid record in %s (run the study again to re-run them)", n, text.Plural(n, "job", "jobs"), args[1])
 		}
 		return nil
 	case "worker":

@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/gosbi/gosbi/internal/atomicfile"
+	"github.com/gosbi/gosbi/internal/text"
 )
 
 // Executor runs the jobs of a study that have no record yet. Executors differ in where jobs run,
@@ -77,7 +78,7 @@ func (s *Study) clean(note io.Writer) {
 	atomicfile.RemoveStale(filepath.Join(s.Dir, "running"))
 	removeOldMarkerTemps(filepath.Join(s.Dir, "running"))
 	if removed > 0 && note != nil {
-		fmt.Fprintf(note, "study %s: removed %d temporary %s of jobs an earlier run left unfinished\n", s.Spec.Name, removed, plural(removed, "directory", "directories"))
+		fmt.Fprintf(note, "study %s: removed %d temporary %s of jobs an earlier run left unfinished\n", s.Spec.Name, removed, text.Plural(removed, "directory", "directories"))
 	}
 }
 
@@ -290,13 +291,5 @@ func stageError(s *Study, stage string, errs []error) error {
 		lines = append(lines, firstLine(e.Error()))
 	}
 	return fmt.Errorf("study %s: %d %s of stage %q failed (later stages did not run; `gosbi study status %s` shows their logs):\n  %s",
-		s.Spec.Name, len(errs), plural(len(errs), "job", "jobs"), stage, s.Dir, strings.Join(lines, "\n  "))
-}
-
-// plural returns one when n is 1, else many.
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
+		s.Spec.Name, len(errs), text.Plural(len(errs), "job", "jobs"), stage, s.Dir, strings.Join(lines, "\n  "))
 }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/gosbi/gosbi/internal/readlimit"
+	"github.com/gosbi/gosbi/internal/text"
 )
 
 // Slurm runs each stage's missing jobs as one `sbatch --array` job (several when a stage has
@@ -164,7 +165,7 @@ func (e *Slurm) submitRound(ctx context.Context, s *Study, round, maxArray int) 
 			damaged = append(damaged[:5], fmt.Sprintf("… and %d more", n-5))
 		}
 		return nil, fmt.Errorf("study %s: submitted nothing: %d damaged %s (`gosbi study status %s` lists them all):\n  %s",
-			s.Spec.Name, n, plural(n, "file", "files"), s.Dir, strings.Join(damaged, "\n  "))
+			s.Spec.Name, n, text.Plural(n, "file", "files"), s.Dir, strings.Join(damaged, "\n  "))
 	}
 	var subs []Submission
 	var prev []string

@@ -12,6 +12,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/gosbi/gosbi/internal/text"
 )
 
 // CornerConfig configures a corner plot. The zero value is usable.
@@ -458,7 +460,7 @@ func withDropped(labels []string, dropped []int) []string {
 		if n == 0 {
 			continue
 		}
-		note := fmt.Sprintf("%d %s with NaN or ±Inf left out", n, plural(n, "draw", "draws"))
+		note := fmt.Sprintf("%d %s with NaN or ±Inf left out", n, text.Plural(n, "draw", "draws"))
 		if out[s] == "" {
 			out[s] = note
 		} else {

@@ -8,6 +8,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/gosbi/gosbi/internal/text"
 )
 
 // LogDensity is anything with a batched log density of 2-D points, such as an sbi.Posterior.
@@ -57,10 +59,10 @@ func Density2D(f LogDensity, cfg DensityConfig) (*Plot, error) {
 		cfg.Names = []string{"θ₁", "θ₂"}
 	}
 	if len(cfg.Names) != 2 {
-		return nil, fmt.Errorf("viz: Density2D: Names has %d %s, expected 2 (one per axis) or nil", len(cfg.Names), plural(len(cfg.Names), "value", "values"))
+		return nil, fmt.Errorf("viz: Density2D: Names has %d %s, expected 2 (one per axis) or nil", len(cfg.Names), text.Plural(len(cfg.Names), "value", "values"))
 	}
 	if cfg.Truth != nil && len(cfg.Truth) != 2 {
-		return nil, fmt.Errorf("viz: Density2D: Truth has %d %s, expected a point of 2 or nil", len(cfg.Truth), plural(len(cfg.Truth), "value", "values"))
+		return nil, fmt.Errorf("viz: Density2D: Truth has %d %s, expected a point of 2 or nil", len(cfg.Truth), text.Plural(len(cfg.Truth), "value", "values"))
 	}
 	for i, v := range cfg.Truth {
 		if !isFinite(v) {
@@ -151,14 +153,6 @@ func massList(m []float64) string {
 		s += fmt.Sprintf("%.0f%%", 100*v)
 	}
 	return s
-}
-
-// plural returns one when n is 1, else many.
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // outsideNote is the note a legend entry adds when the point it names lies outside the box

@@ -10,6 +10,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/gosbi/gosbi/internal/text"
 )
 
 // SweepSeries is one method's metric across simulation budgets, with one value per
@@ -96,7 +98,7 @@ func BudgetSweep(cfg SweepConfig, series ...SweepSeries) (*Plot, error) {
 			name = fmt.Sprintf("series %d", s+1)
 		}
 		if dropped > 0 {
-			name += fmt.Sprintf(" (%d non-finite %s left out)", dropped, plural(dropped, "run", "runs"))
+			name += fmt.Sprintf(" (%d non-finite %s left out)", dropped, text.Plural(dropped, "run", "runs"))
 		}
 		p.Legend.Add(name, line, sc)
 		legend = append(legend, name)

@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/gosbi/gosbi/internal/text"
 )
 
 // callArity: the interpreter's messages for a call with the wrong number of arguments or
@@ -62,7 +64,7 @@ func explainCall(env Env, msg string) string {
 		extra := ""
 		if sig := sessionSignature(env, fn); sig != "" {
 			if call != nil && !multiValueArg(call) {
-				extra = fmt.Sprintf(": have %s", plural(len(call.Args), "argument"))
+				extra = fmt.Sprintf(": have %s", text.Count(len(call.Args), "argument"))
 			}
 			extra += fmt.Sprintf("; want %s", sig)
 		}
@@ -72,7 +74,7 @@ func explainCall(env Env, msg string) string {
 		// the interpreter names no function here: find the call at the position with more
 		// arguments than its function has parameters
 		if call, sig := overfullCall(env, at, hasPos); call != nil {
-			return msg[:m[1]] + fmt.Sprintf(" in call to %s: have %s; want %s", types.ExprString(call.Fun), plural(len(call.Args), "argument"), sig)
+			return msg[:m[1]] + fmt.Sprintf(" in call to %s: have %s; want %s", types.ExprString(call.Fun), text.Count(len(call.Args), "argument"), sig)
 		}
 		return msg
 	}
@@ -88,11 +90,11 @@ func explainCall(env Env, msg string) string {
 		if fn == "" {
 			fn = "the call"
 		}
-		text := fmt.Sprintf("assignment mismatch: %s but %s returns %s", plural(nvars, "variable"), fn, plural(nres, "value"))
+		mismatch := fmt.Sprintf("assignment mismatch: %s but %s returns %s", text.Count(nvars, "variable"), fn, text.Count(nres, "value"))
 		if sig := sessionSignature(env, fn); sig != "" {
-			text += ": " + sig
+			mismatch += ": " + sig
 		}
-		return msg[:m[0]] + text + msg[m[1]:]
+		return msg[:m[0]] + mismatch + msg[m[1]:]
 	}
 	return msg
 }

@@ -261,10 +261,3 @@ func printNode(n ast.Node) string {
 	}
 	return b.String()
 }
-
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}

@@ -772,8 +772,8 @@ func (o *energyObjective) normTerm(v []float64, want bool, c float64, e, gL, gb 
 		}
 		r2 += a * a
 	}
-	if r2 == 0 {
-		return 0
+	if r2 < minPlainSq || math.IsInf(r2, 1) {
+		return o.scaledNormTerm(v, want, c, e, gL, gb, sign)
 	}
 	r := math.Sqrt(r2)
 	val := r
@@ -799,6 +799,68 @@ func (o *energyObjective) normTerm(v []float64, want bool, c float64, e, gL, gb 
 	return val
 }
 
+// minPlainSq is the smallest sum of squares whose square root keeps full precision: below it
+// squares of the components may be subnormal or 0 and lose digits (2⁻⁹⁶⁹ = 2⁵³ times the
+// smallest normal float64). normTerm and euclidean then compute the norm scaled by the largest
+// component, as they do when the sum overflows to +Inf; ordinary norms take the plain sum.
+const minPlainSq = 0x1p-969
+
+// scaledNormTerm is normTerm for a vector whose plain sum of squares underflows or overflows:
+// ‖Sv‖ scaled by its largest component, and the gradient as β‖Sv‖^{β−1}·(Sv/‖Sv‖)·S, whose
+// factors stay finite.
+func (o *energyObjective) scaledNormTerm(v []float64, want bool, c float64, e, gL, gb []float64, sign float64) float64 {
+	sv := func(j int) float64 {
+		if o.scale != nil {
+			return v[j] * o.scale[j]
+		}
+		return v[j]
+	}
+	r := scaledNorm(len(v), sv)
+	if r == 0 {
+		return 0
+	}
+	val := r
+	if o.beta != 1 {
+		val = math.Pow(r, o.beta)
+	}
+	if !want {
+		return val
+	}
+	f := sign * c * o.beta * val / r
+	for j := range o.d {
+		g := f * (sv(j) / r)
+		if o.scale != nil {
+			g *= o.scale[j]
+		}
+		for k := 0; k <= j; k++ {
+			gL[j*o.d+k] += g * e[k]
+		}
+		if gb != nil {
+			gb[j] += g
+		}
+	}
+	return val
+}
+
+// scaledNorm returns √Σⱼ a(j)² over j < n, computed as m·√Σⱼ (a(j)/m)² with m the largest
+// |a(j)|, so that the squares neither underflow nor overflow. It is +Inf when a component is,
+// and NaN when one is NaN.
+func scaledNorm(n int, a func(j int) float64) float64 {
+	var m float64
+	for j := range n {
+		m = max(m, math.Abs(a(j)))
+	}
+	if m == 0 || math.IsInf(m, 1) || math.IsNaN(m) {
+		return m
+	}
+	var s float64
+	for j := range n {
+		q := a(j) / m
+		s += q * q
+	}
+	return m * math.Sqrt(s)
+}
+
 // EnergyScore is the positively oriented energy score S(U, θ) = ½ E‖u − u'‖^β − E‖u − θ‖^β of
 // the sample draws (one per row) at theta (Bon et al., eq. 4), estimated over all pairs.
 func EnergyScore(draws *mat.Dense, theta []float64, beta float64) float64 {
@@ -817,10 +879,15 @@ func EnergyScore(draws *mat.Dense, theta []float64, beta float64) float64 {
 	return s/float64(n*(n-1)) - a/float64(n)
 }
 
+// euclidean returns ‖a − b‖, scaled where the plain sum of squares would lose its digits to
+// underflow or overflow (minPlainSq).
 func euclidean(a, b []float64) float64 {
 	var s float64
 	for i := range a {
 		s += (a[i] - b[i]) * (a[i] - b[i])
+	}
+	if s < minPlainSq || math.IsInf(s, 1) {
+		return scaledNorm(len(a), func(i int) float64 { return a[i] - b[i] })
 	}
 	return math.Sqrt(s)
 }

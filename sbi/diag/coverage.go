@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/gosbi/gosbi/internal/text"
 	"github.com/gosbi/gosbi/sbi/internal/safe"
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -313,7 +314,7 @@ func (r *CoverageResult) Verdict() string {
 	point := fmt.Sprintf("the pointwise %.0f%% band", 100*r.Confidence)
 	switch {
 	case len(pb) > 0 && len(pa) > 0:
-		v += fmt.Sprintf("; %d levels below and %d above %s, which is not significant over all levels", len(pb), len(pa), point)
+		v += fmt.Sprintf("; %s below and %d above %s, which is not significant over all levels", text.Count(len(pb), "level"), len(pa), point)
 	case len(pb) > 0:
 		v += fmt.Sprintf("; %d of %d levels below %s (over-confident side), which is not significant over all levels", len(pb), k, point)
 	case len(pa) > 0:

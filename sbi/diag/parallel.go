@@ -11,6 +11,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/gosbi/gosbi/internal/text"
 	"github.com/gosbi/gosbi/sbi"
 	"github.com/gosbi/gosbi/sbi/internal/cancel"
 	"github.com/gosbi/gosbi/sbi/internal/safe"
@@ -151,7 +152,7 @@ func droppedNote(n int) string {
 	if n == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%d test pairs with NaN or infinite values left out\n", n)
+	return text.Count(n, "test pair") + " with NaN or infinite values left out\n"
 }
 
 func allFinite(v []float64) bool {

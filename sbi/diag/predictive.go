@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/gosbi/gosbi/internal/pvalue"
+	"github.com/gosbi/gosbi/internal/text"
 	"github.com/gosbi/gosbi/sbi"
 	"github.com/gosbi/gosbi/sbi/internal/mmd"
 	"github.com/gosbi/gosbi/sbi/internal/safe"
@@ -649,11 +650,11 @@ func (r *PredictiveResult) inconclusive(best int, bestP float64, present []int) 
 	least, level := pvalue.Format(bestP, lvl)
 	if best >= 0 && present[best] < m {
 		k := present[best]
-		return fmt.Sprintf("inconclusive: no rank test can reach the per-test level %s (Bonferroni over %d values and 2 joint tests): %s, which has a value in the most simulations, %d of %d, has the smallest rank p-value %s (with the test of having a value, each at half the level); its rank test can reach the level from %.0f simulations with a value there, about %.0f simulations in all",
-			level, r.tested(), r.Names[best], k, m, least, rankReach(lvl/2), math.Ceil(rankReach(lvl/2)*float64(m)/float64(k)))
+		return fmt.Sprintf("inconclusive: no rank test can reach the per-test level %s (Bonferroni over %s and 2 joint tests): %s, which has a value in the most simulations, %d of %d, has the smallest rank p-value %s (with the test of having a value, each at half the level); its rank test can reach the level from %.0f simulations with a value there, about %.0f simulations in all",
+			level, text.Count(r.tested(), "value"), r.Names[best], k, m, least, rankReach(lvl/2), math.Ceil(rankReach(lvl/2)*float64(m)/float64(k)))
 	}
-	return fmt.Sprintf("inconclusive: with %d simulations the smallest rank p-value is %s, above the per-test level %s (Bonferroni over %d values and 2 joint tests); the rank tests can reach it from %.0f simulations",
-		m, least, level, r.tested(), rankReach(lvl))
+	return fmt.Sprintf("inconclusive: with %d simulations the smallest rank p-value is %s, above the per-test level %s (Bonferroni over %s and 2 joint tests); the rank tests can reach it from %.0f simulations",
+		m, least, level, text.Count(r.tested(), "value"), rankReach(lvl))
 }
 
 // jointTested names the joint tests that were computed.

@@ -11,6 +11,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/gosbi/gosbi/internal/text"
 	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi"
 	"github.com/gosbi/gosbi/sbi/internal/safe"
@@ -240,13 +241,13 @@ func (r *Report) rows() [][2]string {
 		minP = math.Min(minP, p)
 	}
 	rows = append(rows,
-		[2]string{"SBC uniformity", fmt.Sprintf("smallest χ² p-value %.3g over %d parameters", minP, len(r.SBC.PValues))},
+		[2]string{"SBC uniformity", fmt.Sprintf("smallest χ² p-value %.3g over %s", minP, text.Count(len(r.SBC.PValues), "parameter"))},
 		[2]string{"TARP", fmt.Sprintf("ATC %+.3f, KS p-value %.3g", r.TARP.ATC, r.TARP.KSPValue)},
 		[2]string{"marginal coverage", r.marginalSummary()},
 		[2]string{"expected log density", strings.TrimPrefix(r.LogProb.String(), "expected log posterior density ")},
 	)
 	if r.Dropped > 0 {
-		rows = append(rows, [2]string{"left out", fmt.Sprintf("%d test pairs with NaN or infinite values", r.Dropped)})
+		rows = append(rows, [2]string{"left out", text.Count(r.Dropped, "test pair") + " with NaN or infinite values"})
 	}
 	if r.Misspec != nil {
 		rows = append(rows, [2]string{"misspecification at x_o", r.Misspec.Verdict()})

@@ -30,8 +30,8 @@ func ranksWithCoverage(n int, levels, cov []float64) []float64 {
 }
 
 // shapedCoverage is a coverage curve on n pairs built relative to the two bands: at level k,
-// shape[k] is "" (on the diagonal), "mid-low" (between the lower edges of the simultaneous and
-// the pointwise band), "sim-low"/"sim-high" (0.01 beyond the simultaneous band), or
+// shape[k] is "" (on the diagonal), "mid-low"/"mid-high" (between the lower/upper edges of the
+// simultaneous and the pointwise band), "sim-low"/"sim-high" (0.01 beyond the simultaneous band), or
 // "in-low"/"in-high" (at 90% of the pointwise band's lower/upper offset, inside it; used next to
 // a dip or a bump so that the curve stays non-decreasing). Values are rounded down to 1/n.
 func shapedCoverage(n int, levels []float64, shape map[int]string) []float64 {
@@ -43,6 +43,8 @@ func shapedCoverage(n int, levels []float64, shape map[int]string) []float64 {
 		switch shape[k] {
 		case "mid-low":
 			c = (lo[k] + slo[k]) / 2
+		case "mid-high":
+			c = (hi[k] + shi[k]) / 2
 		case "sim-low":
 			c = slo[k] - 0.01
 		case "sim-high":
