@@ -95,3 +95,30 @@ func TestFitAffineRefusesNonFiniteObjective(t *testing.T) {
 		t.Fatalf("error %v (objective %v), want one saying the objective is not finite", err, obj)
 	}
 }
+
+// TestFitAffineRefusesNoProgress: at parameters of scale 1e300 the energy score is finite (its
+// norms are scaled where the plain sums overflow), but the optimizer, which takes steps of
+// the map's parameters on θ's own scale, cannot move from the identity map; FitAffine
+// returned that unfitted map with no error (only its Status said Failure). It is an error
+// naming the scale now.
+func TestFitAffineRefusesNoProgress(t *testing.T) {
+	const M = 20
+	rng := rand.New(rand.NewPCG(5, 6))
+	thetaBar := mat.NewDense(M, 1, nil)
+	draws := make([]*mat.Dense, M)
+	for i := range M {
+		thetaBar.Set(i, 0, 1e300*rng.NormFloat64())
+		draws[i] = mat.NewDense(30, 1, nil)
+		for k := range 30 {
+			draws[i].Set(k, 0, 1e300*rng.NormFloat64())
+		}
+	}
+	res, err := FitAffine(rng, thetaBar, draws, nil, ScoreCalConfig{})
+	if err == nil || !strings.Contains(err.Error(), "could not move") || !strings.Contains(err.Error(), "rescale θ") {
+		status := ""
+		if res != nil {
+			status = res.Status
+		}
+		t.Fatalf("error %v (status %q), want one saying the optimizer could not move from the identity map and to rescale θ", err, status)
+	}
+}

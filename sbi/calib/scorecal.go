@@ -432,6 +432,9 @@ func fitAffine(rng *rand.Rand, cal *calData, cfg ScoreCalConfig) (*ScoreCalibrat
 	if res.F > initial {
 		return nil, fmt.Errorf("calib: energy-score optimization failed (status %v, objective %g from %g); check the calibration draws", res.Status, res.F, initial)
 	}
+	if res.Status == optimize.Failure && res.F == initial {
+		return nil, fmt.Errorf("calib: energy-score optimization could not move from the identity map (status %v, objective %g unchanged); the optimizer steps on θ's own scale, and the calibration draws or parameters reach %g: rescale θ to order 1 first", res.Status, initial, largestMagnitude(cal))
+	}
 	levels := DiagnosticLevels()
 	sc.Coverage = sc.coverage(levels, sc)
 	id := mat.NewDense(d, d, nil)
