@@ -512,7 +512,11 @@ func (res *SequentialResult) train(ctx context.Context, r int, tc TrainConfig, c
 	}
 	tr, err := res.Estimator.TrainContext(ctx, res.Theta, res.X, tc)
 	if r > 1 {
-		markProposal(res.Estimator, fmt.Sprintf("Sequential (method %q) drew the parameters of rounds 2 to %d from the %s near one observation", res.Method, r, res.Rounds[r-1].Proposal))
+		rounds := fmt.Sprintf("rounds 2 to %d", r)
+		if r == 2 {
+			rounds = "round 2"
+		}
+		markProposal(res.Estimator, fmt.Sprintf("Sequential (method %q) drew the parameters of %s from the %s near one observation", res.Method, rounds, res.Rounds[r-1].Proposal))
 	}
 	return tr, err
 }

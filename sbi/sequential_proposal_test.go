@@ -60,6 +60,9 @@ func TestSequentialMarksTrainingProposal(t *testing.T) {
 			if !strings.Contains(got, c.want) || !strings.Contains(got, "Sequential") {
 				t.Fatalf("TrainingProposal %q, want it to name Sequential and %q", got, c.want)
 			}
+			if rounds := "of round 2 from"; c.rounds == 2 && !strings.Contains(got, rounds) {
+				t.Fatalf("TrainingProposal %q after two rounds, want it to say %q", got, rounds)
+			}
 			resumed := tc
 			resumed.Resume = true
 			if _, err := c.est.Train(res.Theta, res.X, resumed); err != nil {
