@@ -218,6 +218,10 @@ func loadTrained(path string, prior dist.Distribution) (sbi.Amortized, error) {
 	if d, differ := want.Diff(got); differ {
 		return nil, fmt.Errorf("trained %s: the estimator's prior is not the task's: they differ at %s (the task's %s, the estimator's %s): give an estimator trained for this task", path, d.Path, d.A, d.B)
 	}
+	if m, ok := e.(interface{ TrainingProposal() string }); ok && m.TrainingProposal() != "" {
+		p := m.TrainingProposal()
+		return nil, fmt.Errorf("trained %s: the estimator was trained on parameters drawn from a proposal, not from the prior (%s), and gosbi certify judges coverage over the task's whole prior, where its posterior was never trained: certify it in a notebook over the region it was trained for (certify.Certify with Sequential's Region as the prior), or give an estimator trained on the prior", path, p)
+	}
 	return e, nil
 }
 

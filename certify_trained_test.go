@@ -224,3 +224,41 @@ func TestCertifyStudyRemovesSupersededEstimator(t *testing.T) {
 		t.Errorf("the estimator of the seed that stopped again: %v", err)
 	}
 }
+
+// TestCertifyTrainedRefusesProposalEstimator: an estimator that Sequential trained on a
+// proposal, given as "trained", was refused by the library with advice for notebook code
+// (certify.Certify with the result's Region) that the command cannot follow; the command now
+// refuses it when it loads the file, naming it and what to do from the command line.
+func TestCertifyTrainedRefusesProposalEstimator(t *testing.T) {
+	dir := t.TempDir()
+	tk, err := task.Get("two_moons")
+	if err != nil {
+		t.Fatal(err)
+	}
+	npe := sbi.NewNPE(tk.Prior(), sbi.NPEConfig{Hidden: 16, Transforms: 1})
+	rng := rand.New(rand.NewPCG(5, 6))
+	xo := tk.Simulate(rng, tk.Prior().Sample(rng, 1)).RawRowView(0)
+	_, err = sbi.Sequential(npe, tk, xo, sbi.SequentialConfig{
+		Method: sbi.TruncatedProposals, Rounds: 2, Simulations: 300, Seed: 2,
+		Train: sbi.TrainConfig{Epochs: 2, Seed: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := npe.SaveFile(filepath.Join(dir, "seq.estimator")); err != nil {
+		t.Fatal(err)
+	}
+	spec := filepath.Join(dir, "spec.json")
+	if err := os.WriteFile(spec, []byte(`{"task": "two_moons", "trained": "seq.estimator", "simulations": 1500, "test": 500, "check": 300, "remedies": [], "samples": 100, "sbc_samples": -1, "seed": 1}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := gosbi(t, "certify", spec)
+	out := stdout + stderr
+	for _, want := range []string{"seq.estimator", "proposal", "in a notebook", "trained on the prior"} {
+		if code != 1 || !strings.Contains(out, want) {
+			t.Fatalf("exit status %d, want 1 with %q in the output; stdout:\n%s\nstderr:\n%s", code, want, stdout, stderr)
+		}
+	}
+	if strings.Contains(out, "Config.Trained") {
+		t.Errorf("the command's error speaks of the library's Config.Trained:\n%s", out)
+	}
+}
