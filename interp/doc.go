@@ -84,7 +84,14 @@
 //     the value has more (an optional interface such as sbi.TrialCounter, sbi.InputLayout,
 //     sbi.SavableEmbedding, fmt.Stringer) gets no: declare the value with the interface the
 //     library should see, var e sbi.TrialCounter = myEmbedding{}, and pass e (one interface per
-//     value). fmt prints a value of a cell's type passed as any by its fields, not its String.
+//     value).
+//
+// fmt's Print, Println, Sprint, Sprintln, Fprint and Fprintln call the String and Error methods
+// of a cell's value (the rewrite wrap-fmt-args), unless one of the session's String or Error
+// methods has a pointer receiver. They print by its fields, where Go calls the method: a value
+// passed to Printf, Sprintf, Fprintf or Errorf, a pointer to a value whose method has a value
+// receiver, a value held in a variable of type any, a value nested in a struct, slice or map,
+// and the operand of a lone call (fmt.Println(f())). Use the method, fmt.Printf("%s", t.String()).
 //
 // # Speed
 //

@@ -195,6 +195,28 @@ func _gosbiError(e error) map[string]any { return _gosbiErrorText(e.Error()) }
 
 func _gosbiString(s _gosbifmt.Stringer) map[string]any { return _gosbiText(s.String()) }
 
+// _gosbiFmtArg is the operand of fmt's print functions that the rewrite wrap-fmt-args makes
+// of a value: instantiated with the value's own type, it converts a value with a method Error
+// or String to a compiled interface, whose wrapper calls the method where fmt looks for it. A
+// value of an interface type goes on as it is.
+func _gosbiFmtArg[X any](x X) any {
+	switch any(&x).(type) {
+	case *error, *any:
+		return x
+	}
+	var v any = x
+	if v == nil {
+		return nil
+	}
+	if e, ok := v.(error); ok {
+		return e
+	}
+	if s, ok := v.(_gosbifmt.Stringer); ok {
+		return s
+	}
+	return x
+}
+
 func _gosbiBundleOf(b map[string]any) map[string]any {
 	data := map[string]any{}
 	kinds := ""

@@ -2,6 +2,8 @@ package interp
 
 import (
 	"go/ast"
+	"go/parser"
+	"go/token"
 	"reflect"
 	"strings"
 
@@ -27,6 +29,11 @@ func (s *Session) rewrite(items []item, cell int) error {
 	env := rewrite.Env{
 		IsPackage: func(name string) bool { _, ok := paths(name); return ok },
 		Compiled:  s.compiledSymbols(paths),
+		PackagePath: func(name string) string {
+			path, _ := paths(name)
+			return path
+		},
+		PrintMethods: func() (bool, bool) { return s.printMethods(items) },
 		IsVar: func(name string) bool {
 			d := s.decls[name]
 			return d != nil && d.kind == varDecl
@@ -40,6 +47,35 @@ func (s *Session) rewrite(items []item, cell int) error {
 		items[i].text = u.Text
 	}
 	return nil
+}
+
+// printMethods reports whether the session's types or those of the cell's items have a
+// method String or Error, and whether one of them has it on a pointer receiver.
+func (s *Session) printMethods(items []item) (value, pointer bool) {
+	note := func(fd *ast.FuncDecl) {
+		if fd.Recv == nil || len(fd.Recv.List) != 1 || (fd.Name.Name != "String" && fd.Name.Name != "Error") {
+			return
+		}
+		value = true
+		if _, ok := fd.Recv.List[0].Type.(*ast.StarExpr); ok {
+			pointer = true
+		}
+	}
+	for _, d := range s.decls {
+		if d.kind == methodDecl && (strings.HasSuffix(d.name, ".String") || strings.HasSuffix(d.name, ".Error")) {
+			if f, err := parser.ParseFile(token.NewFileSet(), "", "package p;"+d.signature+"{}", 0); err == nil && len(f.Decls) == 1 {
+				if fd, ok := f.Decls[0].(*ast.FuncDecl); ok {
+					note(fd)
+				}
+			}
+		}
+	}
+	for _, it := range items {
+		if fd, ok := it.decl.(*ast.FuncDecl); ok {
+			note(fd)
+		}
+	}
+	return value, pointer
 }
 
 // sameSource reports whether two declaration texts are the same source, ignoring the

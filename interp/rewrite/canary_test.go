@@ -287,3 +287,28 @@ func TestCanaryWrapInterfaces(t *testing.T) {
 		}
 	}
 }
+
+func TestCanaryWrapFmtArgs(t *testing.T) {
+	env := Env{
+		PackagePath:  func(name string) string { return map[string]string{"fmt": "fmt"}[name] },
+		PrintMethods: func() (bool, bool) { return true, false },
+	}
+	const helper = "func " + FmtArgName + "[X any](x X) any {\n\tswitch any(&x).(type) {\n\tcase *error, *any:\n\t\treturn x\n\t}\n" +
+		"\tvar v any = x\n\tif v == nil {\n\t\treturn nil\n\t}\n\tif e, ok := v.(error); ok {\n\t\treturn e\n\t}\n" +
+		"\tif s, ok := v.(fmt.Stringer); ok {\n\t\treturn s\n\t}\n\treturn x\n}"
+	run := func(stmt string) (int64, error) {
+		i := yaegi.New(yaegi.Options{Stderr: io.Discard})
+		if err := i.Use(stdlib.Symbols); err != nil {
+			t.Fatal(err)
+		}
+		return evalInt(t, i, `import "fmt"`, "type t struct{ a int }\nfunc (t) String() string { return \"hello\" }", helper,
+			"n := 0", stmt, "n")
+	}
+	const stmt = "n = len(fmt.Sprint(t{}))"
+	if got, err := run(stmt); err == nil && got == 5 {
+		t.Errorf("yaegi now passes the methods of a cell's value to fmt: drop pass %s (%s)", wrapFmtArgs.Name, wrapFmtArgs.Issue)
+	}
+	if got, err := run(rewritten(t, wrapFmtArgs, env, Stmt, stmt)); err != nil || got != 5 {
+		t.Errorf("%s rewritten: %d, %v; want 5", stmt, got, err)
+	}
+}
