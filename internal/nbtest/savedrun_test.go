@@ -101,14 +101,7 @@ type staleRun struct {
 // codes: when the notebook or the run changes, the test fails again until the run is re-made
 // (then remove the entry) or the difference is reviewed again (then update the fingerprint and
 // the reason). Re-make a run with `gosbi run NOTEBOOK --param quick=false --out DIR` (see README).
-var staleSavedRuns = map[string]staleRun{
-	"notebooks/results/certified-posterior-evidence-full.ipynb": {
-		fingerprint: "4a843ed853918952",
-		reason: "the table of (a) counted the remedies with Certificate.Tried, skipped ones included, so each seed says \"3 remedies tried\" where 2 ran and more simulations was skipped (MoreSimulations: -1); " +
-			"the notebook now counts them apart (RemediesRun, SkippedRemedies). Only that text differs: no number, verdict or check changes. " +
-			"Re-make with `gosbi run notebooks/certified-posterior-evidence.ipynb --param quick=false --out notebooks/results` (then rename to -full)",
-	},
-}
+var staleSavedRuns = map[string]staleRun{}
 
 // TestRepositorySavedRuns fails when a saved full run of a notebook or tutorial (results/NAME-*.ipynb)
 // has code cells other than its notebook's, parameters left out, unless staleSavedRuns lists it
