@@ -432,8 +432,13 @@ func fitAffine(rng *rand.Rand, cal *calData, cfg ScoreCalConfig) (*ScoreCalibrat
 	if res.F > initial {
 		return nil, fmt.Errorf("calib: energy-score optimization failed (status %v, objective %g from %g); check the calibration draws", res.Status, res.F, initial)
 	}
-	if res.Status == optimize.Failure && res.F == initial {
-		return nil, fmt.Errorf("calib: energy-score optimization could not move from the identity map (status %v, objective %g unchanged); the optimizer steps on θ's own scale, and the calibration draws or parameters reach %g: rescale θ to order 1 first", res.Status, initial, largestMagnitude(cal))
+	// The first steps of the map's shift are of order 1 (the score's gradient in the shift is a
+	// mean of unit vectors); beyond 2⁵³ they vanish in θ's rounding, BFGS ends at once with
+	// Failure and the identity map is returned unfitted. Below that scale the same status with
+	// an unchanged objective is a failed first line search at a map already near the optimum
+	// (the Monte Carlo objective is piecewise smooth), and the identity map is the fit.
+	if m := largestMagnitude(cal); res.Status == optimize.Failure && res.F == initial && m > 1<<53 {
+		return nil, fmt.Errorf("calib: energy-score optimization could not move from the identity map (status %v, objective %g unchanged): the calibration draws or parameters reach %g, beyond 2⁵³, where the optimizer's steps of the map's shift vanish in θ's rounding: rescale θ to order 1 first", res.Status, initial, m)
 	}
 	levels := DiagnosticLevels()
 	sc.Coverage = sc.coverage(levels, sc)
