@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/gosbi/gosbi/internal/pvalue"
+	"github.com/gosbi/gosbi/internal/text"
 	"github.com/gosbi/gosbi/sbi"
 	"github.com/gosbi/gosbi/sbi/calib"
 	"github.com/gosbi/gosbi/sbi/diag"
@@ -139,10 +140,7 @@ func (c *Certificate) Sentence() string {
 func (c *Certificate) triedPhrase() string {
 	skipped := c.SkippedRemedies()
 	ran := c.RemediesRun()
-	out := fmt.Sprintf("%d remedies tried", ran)
-	if ran == 1 {
-		out = "1 remedy tried"
-	}
+	out := fmt.Sprintf("%d %s tried", ran, text.Plural(ran, "remedy", "remedies"))
 	if len(skipped) > 0 {
 		out += fmt.Sprintf(" and %d skipped (%s)", len(skipped), strings.Join(skipped, ", "))
 	}
