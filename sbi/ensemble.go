@@ -199,10 +199,13 @@ func (e *NPEEnsemble) LogProbPairs(theta, x *mat.Dense) []float64 {
 }
 
 // cores returns the members' estimators.
-func (e *NPEEnsemble) cores() []*estimator {
-	out := make([]*estimator, len(e.Members))
-	for k, m := range e.Members {
-		out[k] = &m.estimator
+func (e *NPEEnsemble) cores() []*estimator { return coresOf(e.Members) }
+
+// coresOf returns the shared cores of an ensemble's members.
+func coresOf[M interface{ core() *estimator }](members []M) []*estimator {
+	out := make([]*estimator, len(members))
+	for k, m := range members {
+		out[k] = m.core()
 	}
 	return out
 }
@@ -442,13 +445,7 @@ func (e *NREEnsemble) logRatio(method string, theta, x *mat.Dense) []float64 {
 }
 
 // cores returns the members' estimators.
-func (e *NREEnsemble) cores() []*estimator {
-	out := make([]*estimator, len(e.Members))
-	for k, m := range e.Members {
-		out[k] = &m.estimator
-	}
-	return out
-}
+func (e *NREEnsemble) cores() []*estimator { return coresOf(e.Members) }
 
 // LogProbPairs is log p(θᵢ) + log r̄(θᵢ, xᵢ) for every row pair (unnormalized), −Inf where
 // the members' is: outside the prior's support, and where xᵢ holds NaN or ±Inf or cannot be

@@ -528,13 +528,9 @@ func markProposal(est Estimator, what string) {
 	switch e := est.(type) {
 	case interface{ core() *estimator }:
 		e.core().proposal = what
-	case *NPEEnsemble:
-		for _, m := range e.Members {
-			m.proposal = what
-		}
-	case *NREEnsemble:
-		for _, m := range e.Members {
-			m.proposal = what
+	case interface{ cores() []*estimator }:
+		for _, c := range e.cores() {
+			c.proposal = what
 		}
 	}
 }
@@ -551,21 +547,18 @@ func (c *estimator) TrainingProposal() string { return c.proposal }
 
 // TrainingProposal is the first non-empty TrainingProposal of the members (see
 // NPE.TrainingProposal), "" when none has one.
-func (e *NPEEnsemble) TrainingProposal() string {
-	for _, m := range e.Members {
-		if p := m.TrainingProposal(); p != "" {
-			return p
-		}
-	}
-	return ""
-}
+func (e *NPEEnsemble) TrainingProposal() string { return firstProposal(e.cores()) }
 
 // TrainingProposal is the first non-empty TrainingProposal of the members (see
 // NRE.TrainingProposal), "" when none has one.
-func (e *NREEnsemble) TrainingProposal() string {
-	for _, m := range e.Members {
-		if p := m.TrainingProposal(); p != "" {
-			return p
+func (e *NREEnsemble) TrainingProposal() string { return firstProposal(e.cores()) }
+
+// firstProposal is the first non-empty TrainingProposal of an ensemble's members, "" when none
+// has one.
+func firstProposal(members []*estimator) string {
+	for _, c := range members {
+		if c.proposal != "" {
+			return c.proposal
 		}
 	}
 	return ""
