@@ -88,10 +88,16 @@
 //
 // fmt's Print, Println, Sprint, Sprintln, Fprint and Fprintln call the String and Error methods
 // of a cell's value (the rewrite wrap-fmt-args), unless one of the session's String or Error
-// methods has a pointer receiver. They print by its fields, where Go calls the method: a value
-// passed to Printf, Sprintf, Fprintf or Errorf, a pointer to a value whose method has a value
-// receiver, a value held in a variable of type any, a value nested in a struct, slice or map,
-// and the operand of a lone call (fmt.Println(f())). Use the method, fmt.Printf("%s", t.String()).
+// methods has a pointer receiver; so do Printf, Sprintf, Fprintf and Errorf for the verbs %v,
+// %+v, %s, %q, %x and %X, and Errorf's %w wraps the value (errors.Unwrap gives it back). They
+// print by its fields, where Go calls the method: a value passed with a format that is not a
+// string literal (a variable, "%v"+"\n") or has an explicit argument index (%[1]v), a value
+// whose verb is %#v (Go calls GoString) or an invalid one, an extra operand, a pointer to a
+// value whose method has a value receiver, a value held in a variable of type any, a value
+// nested in a struct, slice or map, and the operand of a lone call (fmt.Println(f())). Use the
+// method, fmt.Printf("%s", t.String()). errors.Is does not find a value of a cell's error type,
+// wrapped or not (errors.Is(e, e) is false), and errors.As with a pointer to one fails the cell:
+// unwrap it and assert its type instead, e, ok := errors.Unwrap(err).(E).
 //
 // # Speed
 //

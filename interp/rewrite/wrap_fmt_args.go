@@ -1,6 +1,12 @@
 package rewrite
 
-import "go/ast"
+import (
+	"go/ast"
+	"go/token"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
 
 // wrapFmtArgs works around the interpreter's handling of a value of a type declared in a cell
 // that is passed to a compiled parameter of type any, such as the operands of fmt.Println: the
@@ -19,15 +25,18 @@ import "go/ast"
 //
 //	fmt.Println(_gosbiFmtArg(t), _gosbiFmtArg("x"))
 //
-// which has the same effect in Go. The pass rewrites only when the session's types (or the
-// cell's) have a method String or Error, and none of them declares it on a pointer receiver:
-// the interpreter counts such a method as one of the value's own, so a value would print by
-// it where Go prints its fields. It leaves a literal nil, a basic literal, an operand spread
-// with ..., a lone call (it may return several values), the writer of Fprint and Fprintln, and
-// the functions with a format (Printf, Sprintf, Fprintf, Errorf), whose verbs such as %d would
-// print the wrapper. It does not help a pointer to a value whose String has a value receiver,
-// a value held in a variable of type any, or a value nested in a struct, slice or map: fmt
-// prints those by their fields. The name fmt must name the compiled package "fmt" in the cell
+// which has the same effect in Go. Of Printf, Sprintf, Fprintf and Errorf, whose format is a
+// string literal, it wraps the operands of the verbs for which fmt calls String or Error (%v, %+v,
+// %s, %q, %x, %X, and %w in Errorf, which then wraps the value), and not those of %d, a * width,
+// %#v (fmt calls GoString) or the other verbs, nor an extra operand; it leaves a call whose format
+// is not a string literal, or has an explicit argument index (%[2]v). The pass rewrites only when
+// the session's types (or the cell's) have a method String or Error, and none of them declares it
+// on a pointer receiver: the interpreter counts such a method as one of the value's own, so a
+// value would print by it where Go prints its fields. It leaves a literal nil, a basic literal, an
+// operand spread with ..., a lone call (it may return several values) and the writer of Fprint,
+// Fprintln and Fprintf. It does not help a pointer to a value whose String has a value receiver, a
+// value held in a variable of type any, or a value nested in a struct, slice or map: fmt prints
+// those by their fields. The name fmt must name the compiled package "fmt" in the cell
 // (Env.PackagePath), not a package or variable of the user's.
 //
 // Upstream: no upstream issue found.
@@ -53,6 +62,10 @@ const FmtArgName = "_gosbiFmtArg"
 // leading arguments that are no operands.
 var printFuncs = map[string]int{"Print": 0, "Println": 0, "Sprint": 0, "Sprintln": 0, "Fprint": 1, "Fprintln": 1}
 
+// formatFuncs are the functions of fmt with a format whose operands wrap-fmt-args wraps, with
+// the index of the format among their arguments.
+var formatFuncs = map[string]int{"Printf": 0, "Sprintf": 0, "Fprintf": 1, "Errorf": 0}
+
 // wrapFmtArg returns the unit's text with the first operand of a call of fmt's print functions
 // that needs it wrapped, and false when none does.
 func (p *parsed) wrapFmtArg(env Env) (string, bool) {
@@ -66,34 +79,146 @@ func (p *parsed) wrapFmtArg(env Env) (string, bool) {
 		if !ok || call.Ellipsis.IsValid() {
 			return true
 		}
-		skip, ok := fmtPrintCall(env, call)
-		if !ok || len(call.Args) <= skip {
-			return true
-		}
-		for _, a := range call.Args[skip:] {
-			if fmtOperand(a, len(call.Args)-skip == 1) {
-				text, found = p.replace(a, FmtArgName+"(", ")"), true
-				return false
-			}
+		if a := fmtOperandToWrap(env, call); a != nil {
+			text, found = p.replace(a, FmtArgName+"(", ")"), true
+			return false
 		}
 		return true
 	})
 	return text, found
 }
 
-// fmtPrintCall reports whether call calls a print function of the compiled package fmt, and
-// how many of its leading arguments are no operands.
-func fmtPrintCall(env Env, call *ast.CallExpr) (int, bool) {
+// fmtOperandToWrap returns the first operand of call that needs wrapping when call calls a
+// function of the compiled package fmt with operands, and nil otherwise.
+func fmtOperandToWrap(env Env, call *ast.CallExpr) ast.Expr {
+	name, ok := fmtFuncName(env, call)
+	if !ok {
+		return nil
+	}
+	if skip, ok := printFuncs[name]; ok && len(call.Args) > skip {
+		for _, a := range call.Args[skip:] {
+			if fmtOperand(a, len(call.Args)-skip == 1) {
+				return a
+			}
+		}
+		return nil
+	}
+	at, ok := formatFuncs[name]
+	if !ok || len(call.Args) <= at {
+		return nil
+	}
+	byMethod, ok := methodOperands(call.Args[at], name == "Errorf")
+	if !ok {
+		return nil
+	}
+	operands := call.Args[at+1:]
+	for i, wrap := range byMethod {
+		if wrap && i < len(operands) && fmtOperand(operands[i], false) {
+			return operands[i]
+		}
+	}
+	return nil
+}
+
+// fmtFuncName returns the name of the function of the compiled package fmt that call calls.
+func fmtFuncName(env Env, call *ast.CallExpr) (string, bool) {
 	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
 	if !ok {
-		return 0, false
+		return "", false
 	}
 	id, ok := sel.X.(*ast.Ident)
 	if !ok || env.PackagePath(id.Name) != "fmt" {
-		return 0, false
+		return "", false
 	}
-	skip, ok := printFuncs[sel.Sel.Name]
-	return skip, ok
+	return sel.Sel.Name, true
+}
+
+// methodOperands reports, for each operand that the format consumes in order (a * width or
+// precision, a verb), whether fmt calls the operand's Error or String method for it: for %v
+// and %+v, %s, %q, %x and %X, and for %w in Errorf, and not for %#v, %#w, a width, a precision,
+// any other verb, or an extra operand (its value in %!(EXTRA …) is printed by a method too,
+// but wrapped it would print the wrapper's type). It follows fmt's parsing of a format; it
+// returns false when the format is no string literal, or has an explicit argument index
+// such as %[2]v, which it does not follow.
+func methodOperands(format ast.Expr, errorf bool) ([]bool, bool) {
+	lit, ok := ast.Unparen(format).(*ast.BasicLit)
+	if !ok || lit.Kind != token.STRING {
+		return nil, false
+	}
+	f, err := strconv.Unquote(lit.Value)
+	if err != nil {
+		return nil, false
+	}
+	var ops []bool
+	for i := 0; i < len(f); {
+		if f[i] != '%' {
+			i++
+			continue
+		}
+		if i, ops, ok = verbOperands(f, i+1, ops, errorf); !ok {
+			return nil, false
+		}
+	}
+	return ops, true
+}
+
+// verbOperands follows the verb whose flags start at f[i], as fmt does, and adds the operands
+// that it consumes to ops. It returns the index after the verb, and false at an explicit
+// argument index.
+func verbOperands(f string, i int, ops []bool, errorf bool) (int, []bool, bool) {
+	sharp := false
+	for ; i < len(f) && strings.IndexByte("#0+- ", f[i]) >= 0; i++ {
+		sharp = sharp || f[i] == '#'
+	}
+	if index(f, i) {
+		return i, nil, false
+	}
+	i, ops = widthOrPrecision(f, i, ops)
+	if i+1 < len(f) && f[i] == '.' {
+		if index(f, i+1) {
+			return i, nil, false
+		}
+		i, ops = widthOrPrecision(f, i+1, ops)
+	}
+	if i >= len(f) {
+		return i, ops, true
+	}
+	verb, size := utf8.DecodeRuneInString(f[i:])
+	switch verb {
+	case '[':
+		return i, nil, false
+	case '%':
+		return i + size, ops, true
+	}
+	return i + size, append(ops, methodVerb(verb, sharp, errorf)), true
+}
+
+// index reports whether an explicit argument index starts at f[i].
+func index(f string, i int) bool { return i < len(f) && f[i] == '[' }
+
+// widthOrPrecision skips the width or precision of a verb that starts at f[i], adding an
+// operand that no method prints when it is *.
+func widthOrPrecision(f string, i int, ops []bool) (int, []bool) {
+	if i < len(f) && f[i] == '*' {
+		return i + 1, append(ops, false)
+	}
+	for i < len(f) && '0' <= f[i] && f[i] <= '9' {
+		i++
+	}
+	return i, ops
+}
+
+// methodVerb reports whether fmt calls an operand's Error or String method for the verb.
+func methodVerb(verb rune, sharp, errorf bool) bool {
+	switch verb {
+	case 's', 'q', 'x', 'X':
+		return true
+	case 'v':
+		return !sharp
+	case 'w':
+		return errorf && !sharp
+	}
+	return false
 }
 
 // fmtOperand reports whether an operand of a print function needs wrapping: it may be a value
