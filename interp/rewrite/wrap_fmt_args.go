@@ -37,7 +37,8 @@ import (
 // Fprintln and Fprintf. It does not help a pointer to a value whose String has a value receiver, a
 // value held in a variable of type any, or a value nested in a struct, slice or map: fmt prints
 // those by their fields. The name fmt must name the compiled package "fmt" in the cell
-// (Env.PackagePath), not a package or variable of the user's.
+// (Env.PackagePath), not a package or variable of the user's, and not be shadowed where the
+// call stands by a parameter or local variable of the unit.
 //
 // Upstream: no upstream issue found.
 var wrapFmtArgs = Pass{
@@ -127,7 +128,9 @@ func fmtFuncName(env Env, call *ast.CallExpr) (string, bool) {
 		return "", false
 	}
 	id, ok := sel.X.(*ast.Ident)
-	if !ok || env.PackagePath(id.Name) != "fmt" {
+	// id.Obj is set where the parser resolved the name within the unit: a parameter or a local
+	// variable named fmt that shadows the package there.
+	if !ok || id.Obj != nil || env.PackagePath(id.Name) != "fmt" {
 		return "", false
 	}
 	return sel.Sel.Name, true

@@ -58,3 +58,30 @@ func TestWrapFmtFormatOperands(t *testing.T) {
 		}
 	}
 }
+
+// TestWrapFmtLocalShadow: a parameter or local variable named fmt shadows the package inside
+// its function; the pass knew only the cell's top-level names and wrapped the operands of the
+// user's own Println there.
+func TestWrapFmtLocalShadow(t *testing.T) {
+	env := Env{
+		PackagePath:  func(name string) string { return map[string]string{"fmt": "fmt"}[name] },
+		PrintMethods: func() (bool, bool) { return true, false },
+	}
+	const w = FmtArgName
+	for _, c := range []struct {
+		kind     Kind
+		in, want string
+	}{
+		{Decl, "func f(fmt printer, t T) { fmt.Println(t) }", "func f(fmt printer, t T) { fmt.Println(t) }"},
+		{Decl, "func f(t T) { fmt := printer{}; fmt.Println(t) }", "func f(t T) { fmt := printer{}; fmt.Println(t) }"},
+		{Stmt, "g := func(fmt printer) { fmt.Println(t) }", "g := func(fmt printer) { fmt.Println(t) }"},
+		{Decl, "func f(t T) { fmt.Println(t) }", "func f(t T) { fmt.Println(" + w + "(t)) }"},
+		{Decl, "func f(t T) { { fmt := 1; _ = fmt }; fmt.Println(t) }", "func f(t T) { { fmt := 1; _ = fmt }; fmt.Println(" + w + "(t)) }"},
+	} {
+		got, err := wrapFmtArgs.Rewrite(env, Unit{Kind: c.kind, Text: c.in, Line: 1, Col: 1})
+		got = lineDirective.ReplaceAllString(got, "")
+		if err != nil || got != c.want {
+			t.Errorf("%s: rewritten %q, %v; want %q", c.in, got, err, c.want)
+		}
+	}
+}
