@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"reflect"
 	"strings"
+	"sync"
 
 	"github.com/gosbi/gosbi/interp/rewrite"
 )
@@ -33,7 +34,7 @@ func (s *Session) rewrite(items []item, cell int) error {
 			path, _ := paths(name)
 			return path
 		},
-		PrintMethods: func() (bool, bool) { return s.printMethods(items) },
+		PrintMethods: sync.OnceValues(func() (bool, bool) { return s.printMethods(items) }),
 		IsVar: func(name string) bool {
 			d := s.decls[name]
 			return d != nil && d.kind == varDecl
