@@ -24,8 +24,10 @@ type Executor interface {
 
 // Run runs the study's missing jobs with e (the local executor when e is nil). It holds the
 // study's lock while it runs: when another process runs the same directory, Run returns an
-// error wrapping ErrLocked that names it (pid, host, start time). A lock left by a run that was
-// killed is taken over, with a line on standard error. Before the jobs run, Run removes what
+// error wrapping ErrLocked that names it (pid, host, start time). A lock held only by status
+// probes (Status, gosbi study status: a shared lock for an instant, never a run's) is tried
+// again for up to a second; one held so for longer is an error that does not wrap ErrLocked.
+// A lock left by a run that was killed is taken over, with a line on standard error. Before the jobs run, Run removes what
 // killed runs left: the temporary directories of jobs that no live worker runs, and their
 // running markers, the temporary files of those markers and those of failure notes (each
 // judged by its lock: one being written is kept). Where a killed run of the Slurm executor left Slurm jobs that may still run
