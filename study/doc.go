@@ -41,7 +41,9 @@
 //
 // One process runs a study directory at a time: Run holds an flock(2) lock on DIR/lock, with
 // the holder's pid, host and start time written in it. A second run refuses with an error that
-// names the holder (ErrLocked), or waits for it (gosbi study run --wait). The kernel releases
+// names the holder (ErrLocked), or waits for it (gosbi study run --wait). Status learns
+// whether a run holds the lock by taking a shared lock for an instant; a run that meets only
+// such locks tries again for up to a second rather than refusing. The kernel releases
 // the lock of a killed runner; the next run takes it over with a note, and removes the
 // temporary directories its jobs left. Script jobs run in a process group of their own, which
 // a stopped run (SIGINT, SIGTERM, a cancelled context) kills as a whole, leaving the jobs it

@@ -24,10 +24,13 @@ type Executor interface {
 
 // Run runs the study's missing jobs with e (the local executor when e is nil). It holds the
 // study's lock while it runs: when another process runs the same directory, Run returns an
-// error wrapping ErrLocked that names it (pid, host, start time). A lock left by a run that was
-// killed is taken over, with a line on standard error. Before the jobs run, Run removes what
+// error wrapping ErrLocked that names it (pid, host, start time). A lock held only by status
+// probes (Status, gosbi study status: a shared lock for an instant, never a run's) is tried
+// again for up to a second; one held so for longer is an error that does not wrap ErrLocked.
+// A lock left by a run that was killed is taken over, with a line on standard error. Before the jobs run, Run removes what
 // killed runs left: the temporary directories of jobs that no live worker runs, and their
-// running markers and the temporary files of those markers. Where a killed run of the Slurm executor left Slurm jobs that may still run
+// running markers, the temporary files of those markers and those of failure notes (each
+// judged by its lock: one being written is kept). Where a killed run of the Slurm executor left Slurm jobs that may still run
 // jobs of the study (slurm/submitted lists them), Run waits, whatever e is, until squeue lists
 // them no more, so that no job runs twice at once; where squeue is missing or keeps failing it
 // returns an error saying how to cancel them, and runs nothing. On Windows, Run returns at once
@@ -61,9 +64,9 @@ func (s *Study) run(ctx context.Context, e Executor, wait bool, note io.Writer) 
 	return e.Execute(ctx, s)
 }
 
-// clean removes the temporary directories (jobs/STAGE/.tmp-NNNNN-*), running markers and
-// temporary files of running markers that workers killed before they could remove them left,
-// except those of jobs whose worker may still run (a marker whose lock is held, one of a live
+// clean removes the temporary directories (jobs/STAGE/.tmp-NNNNN-*), running markers, and
+// temporary files of running markers and failure notes that workers killed before they could
+// remove them left, except those of jobs whose worker may still run (a marker whose lock is held, one of a live
 // process of this host, one of another host that claims no lock, or a damaged marker; a
 // temporary file whose lock is held or cannot be probed). The temporary files of markers that
 // earlier gosbi versions named otherwise are judged by the marker they hold
@@ -77,6 +80,8 @@ func (s *Study) clean(note io.Writer) {
 	// workers writing their marker now hold its lock and are kept.
 	atomicfile.RemoveStale(filepath.Join(s.Dir, "running"))
 	removeOldMarkerTemps(filepath.Join(s.Dir, "running"))
+	// Those of failure notes, by the same rule: a note being written holds its lock.
+	atomicfile.RemoveStale(filepath.Join(s.Dir, "failed"))
 	if removed > 0 && note != nil {
 		fmt.Fprintf(note, "study %s: removed %d temporary %s of jobs an earlier run left unfinished\n", s.Spec.Name, removed, text.Plural(removed, "directory", "directories"))
 	}

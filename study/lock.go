@@ -29,6 +29,18 @@ const lockFile = "lock"
 // lockPoll is how often a run that waits for the lock tries again.
 var lockPoll = 500 * time.Millisecond
 
+// A run that finds the lock held by shared locks only, those of status probes (runner) that
+// hold one for an instant and never run jobs, tries again every probeRetry, probeTries times
+// (a second in all), before it reports the lock as held by something other than a run.
+var (
+	probeRetry = 10 * time.Millisecond
+	probeTries = 100
+)
+
+// testHookProbeHeld, when set, is called each time a run finds the lock held by shared locks
+// only, before it waits to try again: tests end their probe there.
+var testHookProbeHeld func()
+
 // holder is the identity a lock holder writes into the lock file.
 type holder struct {
 	PID     int       `json:"pid"`
@@ -52,8 +64,10 @@ type dirLock struct {
 
 // lock takes the lock of the study directory. A lock held by another process is an error
 // wrapping ErrLocked that names the holder, or, with wait, lock tries again until the lock is
-// free or ctx is done, saying once on note whom it waits for. A lock whose holder ended without
-// releasing it (killed) is taken over with a line on note.
+// free or ctx is done, saying once on note whom it waits for. A lock held by shared locks only
+// (status probes: see runner) is no run's: lock tries again for up to probeTries*probeRetry,
+// then, without wait, returns an error that does not wrap ErrLocked. A lock whose holder ended
+// without releasing it (killed) is taken over with a line on note.
 func (s *Study) lock(ctx context.Context, wait bool, note io.Writer) (*dirLock, error) {
 	path := filepath.Join(s.Dir, lockFile)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
@@ -61,10 +75,23 @@ func (s *Study) lock(ctx context.Context, wait bool, note io.Writer) (*dirLock, 
 		return nil, fmt.Errorf("study: opening the lock of %s: %w", s.Dir, err)
 	}
 	waiting := false
+	probed := 0 // how many times the lock was found held by shared locks only
 	for {
 		err := atomicfile.TryLock(f, true)
 		if err == nil {
 			break
+		}
+		if errors.Is(err, atomicfile.ErrLockHeld) && sharedOnly(f) {
+			if probed >= probeTries && !wait {
+				f.Close()
+				return nil, fmt.Errorf("study %s: %s stayed held by shared locks only for %s: no gosbi run holds it (a run's lock is exclusive), and gosbi study status holds a shared one for an instant only; try again, or find the process that holds it (lsof %s)",
+					s.Spec.Name, path, time.Duration(probeTries)*probeRetry, path)
+			}
+			if err := s.awaitProbe(ctx, &probed, wait, note, path); err != nil {
+				f.Close()
+				return nil, err
+			}
+			continue
 		}
 		if atomicfile.Locks == "" {
 			if h, ok := readHolder(f); !ok || !h.live() {
@@ -147,7 +174,41 @@ func writeHolder(f *os.File, data []byte) error {
 	return f.Sync()
 }
 
-// runner names the process that runs the study now, or returns "" when none does.
+// sharedOnly reports whether the lock that f could not take exclusively is held by shared locks
+// only (status probes), not by a run: f can take a shared one. It leaves f unlocked.
+func sharedOnly(f *os.File) bool {
+	if atomicfile.TryLock(f, false) != nil {
+		return false
+	}
+	atomicfile.Unlock(f)
+	return true
+}
+
+// awaitProbe waits before a run tries again for a lock held by status probes only (sharedOnly):
+// probeRetry for the first probeTries times, lockPoll after (with wait only), saying once on
+// note, when the probes outlast probeTries, that the run waits. It counts the wait in probed.
+func (s *Study) awaitProbe(ctx context.Context, probed *int, wait bool, note io.Writer, path string) error {
+	if testHookProbeHeld != nil {
+		testHookProbeHeld()
+	}
+	*probed++
+	pause := probeRetry
+	if *probed > probeTries {
+		pause = lockPoll
+		if *probed == probeTries+1 && note != nil {
+			fmt.Fprintf(note, "study %s: waiting for %s, held by shared locks only (no run holds it)\n", s.Spec.Name, path)
+		}
+	}
+	select {
+	case <-ctx.Done():
+		return fmt.Errorf("study %s: stopped while waiting for the lock %s: %w", s.Spec.Name, path, ctx.Err())
+	case <-time.After(pause):
+		return nil
+	}
+}
+
+// runner names the process that runs the study now, or returns "" when none does. It probes
+// the lock with a shared lock, held for an instant, which a run meeting it waits out (lock).
 func (s *Study) runner() string {
 	f, err := os.OpenFile(filepath.Join(s.Dir, lockFile), os.O_RDONLY, 0)
 	if err != nil {
