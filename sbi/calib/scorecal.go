@@ -797,14 +797,20 @@ func (o *energyObjective) normTerm(v []float64, want bool, c float64, e, gL, gb 
 		if o.scale != nil {
 			g *= o.scale[j] * o.scale[j]
 		}
-		for k := 0; k <= j; k++ {
-			gL[j*o.d+k] += g * e[k]
-		}
-		if gb != nil {
-			gb[j] += g
-		}
+		o.addGradient(j, g, e, gL, gb)
 	}
 	return val
+}
+
+// addGradient adds g eᵀ to row j of gL (its lower triangle) and g to gb[j] (when gb is set):
+// the gradient of a norm term in the map's L and b for the component j of its gradient g.
+func (o *energyObjective) addGradient(j int, g float64, e, gL, gb []float64) {
+	for k := 0; k <= j; k++ {
+		gL[j*o.d+k] += g * e[k]
+	}
+	if gb != nil {
+		gb[j] += g
+	}
 }
 
 // minPlainSq is the smallest sum of squares whose square root keeps full precision: below it
@@ -840,12 +846,7 @@ func (o *energyObjective) scaledNormTerm(v []float64, want bool, c float64, e, g
 		if o.scale != nil {
 			g *= o.scale[j]
 		}
-		for k := 0; k <= j; k++ {
-			gL[j*o.d+k] += g * e[k]
-		}
-		if gb != nil {
-			gb[j] += g
-		}
+		o.addGradient(j, g, e, gL, gb)
 	}
 	return val
 }
