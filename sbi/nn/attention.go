@@ -44,12 +44,18 @@ func softmaxRow(y, x []float64, scale float64, n int) (finite bool) {
 		y[j] = e
 		s += e
 	}
+	normalizeRow(y, n, s)
+	return math.Abs(m) <= math.MaxFloat64 && math.Abs(lo) <= math.MaxFloat64
+}
+
+// normalizeRow divides the first n weights of y by their sum s (as a product by 1/s) and
+// zeroes the rest of the row.
+func normalizeRow(y []float64, n int, s float64) {
 	inv := 1 / s
 	for j := range y[:n] {
 		y[j] *= inv
 	}
 	clear(y[n:])
-	return math.Abs(m) <= math.MaxFloat64 && math.Abs(lo) <= math.MaxFloat64
 }
 
 // softmaxBack adds scale·y⊙(dy − Σ dy⊙y) to dx.
@@ -250,11 +256,7 @@ func softmaxWideRow(y, q, k []float64, ld int, scale float64, n int) {
 		y[u] = w
 		s += w
 	}
-	inv := 1 / s
-	for u := range y[:n] {
-		y[u] *= inv
-	}
-	clear(y[n:])
+	normalizeRow(y, n, s)
 }
 
 // wideDot returns Σ_c a_c·b_c as f·2^e, f a Frexp fraction (or 0, with e = 0): every product is
