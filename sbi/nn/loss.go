@@ -129,12 +129,16 @@ func backLogSoftmax(n *node) {
 // BCEWithLogits returns the 1×1 mean binary cross-entropy between the logits and targets in
 // [0, 1] (same shape): mean of softplus(l) − t·l, which is −t·log σ(l) − (1−t)·log(1−σ(l))
 // computed without overflow, also where logits near the largest float64 make the sum of the
-// terms overflow (see bceMeanScaled). Targets get no gradient.
+// terms overflow (see bceMeanScaled). Targets get no gradient. A target outside [0, 1], or
+// NaN, is misuse, as a shape mismatch is: BCEWithLogits panics with a message naming the
+// target and its place before anything is recorded, instead of returning a loss that is no
+// cross-entropy.
 func (tp *Tape) BCEWithLogits(logits, targets *Tensor) *Tensor {
 	sameShape("BCEWithLogits", logits, targets)
 	if logits.Len() == 0 {
 		panic("nn: BCEWithLogits of an empty batch")
 	}
+	checkTargets(targets)
 	g := tp.grads(logits)
 	out := tp.tensor(1, 1, g)
 	s := 0.0
@@ -149,6 +153,17 @@ func (tp *Tape) BCEWithLogits(logits, targets *Tensor) *Tensor {
 		tp.record(backBCE, out, logits, targets, nil)
 	}
 	return out
+}
+
+// checkTargets panics, naming the first offender, if a target is outside [0, 1] or NaN. It is
+// one comparison per element against the loss's exponential and logarithm per element.
+func checkTargets(targets *Tensor) {
+	for i, t := range targets.Data {
+		if !(t >= 0 && t <= 1) {
+			panic(fmt.Sprintf("nn: BCEWithLogits: target %v at row %d, column %d, want a value in [0, 1] "+
+				"(a label 0 or 1, or a probability)", t, i/targets.Cols, i%targets.Cols))
+		}
+	}
 }
 
 // bceMeanScaled returns the mean of softplus(l) − t·l where the sum of the terms overflowed

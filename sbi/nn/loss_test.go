@@ -3,6 +3,7 @@ package nn
 import (
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/gosbi/gosbi/sbi/internal/kernels"
@@ -170,5 +171,44 @@ func TestBCEWithLogitsOrdinaryBits(t *testing.T) {
 		if got != want {
 			t.Errorf("BCEWithLogits(%v, %v) = %.17g, want %.17g", c[0], c[1], got, want)
 		}
+	}
+}
+
+// TestBCEWithLogitsTargetRange checks that a target outside [0, 1] (or NaN) is refused with a
+// message naming the target, its place and the range expected: before, a target of 2, −1 or
+// NaN gave a loss without a word. The bounds themselves and the values between are accepted.
+func TestBCEWithLogitsTargetRange(t *testing.T) {
+	logits := []float64{0.5, -1, 2}
+	cases := []struct {
+		targets []float64
+		want    string // substring of the panic, "" for none
+	}{
+		{[]float64{0, 1, 0.5}, ""},
+		{[]float64{1, 0, 0.25}, ""},
+		{[]float64{0, 2, 1}, "target 2 at row 0, column 1"},
+		{[]float64{-1, 0, 1}, "target -1 at row 0, column 0"},
+		{[]float64{0, 1, math.NaN()}, "target NaN at row 0, column 2"},
+		{[]float64{math.Inf(1), 0, 0}, "target +Inf at row 0, column 0"},
+		{[]float64{0, math.Nextafter(1, 2), 0}, "want a value in [0, 1]"},
+		{[]float64{0, 0, -0x1p-1074}, "want a value in [0, 1]"},
+	}
+	for _, c := range cases {
+		t.Run(fmt.Sprint(c.targets), func(t *testing.T) {
+			defer func() {
+				r := recover()
+				msg, _ := r.(string)
+				switch {
+				case c.want == "" && r != nil:
+					t.Errorf("panic %v for targets in [0, 1]", r)
+				case c.want != "" && !strings.Contains(msg, c.want):
+					t.Errorf("panic %v, want one containing %q", r, c.want)
+				}
+			}()
+			tp := NewTape()
+			loss := tp.BCEWithLogits(tp.Variable(1, 3, logits), NewTensor(1, 3, c.targets))
+			if v := loss.Item(); math.IsNaN(v) {
+				t.Errorf("loss %v", v)
+			}
+		})
 	}
 }
