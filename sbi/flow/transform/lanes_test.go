@@ -14,8 +14,11 @@ func scalarForward(b *splineBlock, us [][]float64, xs []float64, k int, bound fl
 	b.prepare(us, k)
 	for t, u := range us {
 		b.knots(&b.s, t, u, bound)
-		yv, d := b.s.evalDeriv(xs[t])
-		y, ld = append(y, yv), append(ld, kernels.LogOne(d))
+		yv, d, ok := b.s.evalDeriv(xs[t])
+		if ok {
+			d = kernels.LogOne(d)
+		}
+		y, ld = append(y, yv), append(ld, d)
 	}
 	return y, ld
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/gosbi/gosbi/sbi/internal/kernels"
+	"github.com/gosbi/gosbi/sbi/internal/mathx"
 	"github.com/gosbi/gosbi/sbi/internal/par"
 	"github.com/gosbi/gosbi/sbi/nn"
 )
@@ -234,13 +235,18 @@ func bin(c []float64, k int, v float64) int {
 //
 // It returns y and log dy/dx.
 func (s *knots) eval(x float64) (y, logDet float64) {
-	y, d := s.evalDeriv(x)
+	y, d, ok := s.evalDeriv(x)
+	if !ok {
+		return y, d
+	}
 	return y, math.Log(d)
 }
 
 // evalDeriv is eval with dy/dx in place of its logarithm, for callers that take the
-// logarithms of many splines at once.
-func (s *knots) evalDeriv(x float64) (y, deriv float64) {
+// logarithms of many splines at once. Where dy/dx is not a normal float64 (knot derivatives
+// beyond about 1e154, where the square of the denominator overflows, or a quotient that
+// underflows), it reports ok false and returns log dy/dx itself, from rqsEdge.
+func (s *knots) evalDeriv(x float64) (y, deriv float64, ok bool) {
 	k := bin(s.cw[:], s.k, x)
 	xk, wk := s.cw[k], s.cw[k+1]-s.cw[k]
 	yk, hk := s.ch[k], s.ch[k+1]-s.ch[k]
@@ -252,7 +258,61 @@ func (s *knots) evalDeriv(x float64) (y, deriv float64) {
 	den := sl + (dk+dk1-2*sl)*t
 	y = yk + hk*num/den
 	m := dk1*xi*xi + 2*sl*t + dk*(1-xi)*(1-xi)
-	return y, sl * sl * m / (den * den)
+	deriv = sl * sl * m / (den * den)
+	if deriv >= mathx.MinNormal && deriv <= math.MaxFloat64 {
+		return y, deriv, true
+	}
+	r, ld := rqsEdge(xi, sl, dk, dk1)
+	if math.IsInf(den, 0) {
+		y = yk + hk*r
+	}
+	return y, ld, false
+}
+
+// rqsEdge returns num/den and log dy/dx of evalDeriv where s²m/den² is not a normal number:
+// the logarithm is taken factor by factor, 2 log s + log m − 2 log den, each factor a normal
+// number (s, the δ and m/(ξ² + 2t + (1−ξ)²) are at least about 1e−3). Where δ_k or δ_{k+1}
+// exceeds a quarter of the largest float64 (δ_k + δ_{k+1} or 2δ might overflow), δ_k, δ_{k+1}
+// and s inside num, den and m are first quartered (exactly: they are
+// normal numbers), which quarters num, den and m and leaves num/den as it is.
+func rqsEdge(xi, sl, dk, dk1 float64) (ratio, logDeriv float64) {
+	q := 1.0
+	if max(dk, dk1) > math.MaxFloat64/4 {
+		q = 0.25
+	}
+	dk, dk1, sq := dk*q, dk1*q, sl*q
+	t := xi * (1 - xi)
+	num := sq*xi*xi + dk*t
+	den := sq + (dk+dk1-2*sq)*t
+	m := dk1*xi*xi + 2*sq*t + dk*(1-xi)*(1-xi)
+	return num / den, 2*math.Log(sl) + math.Log(m) - 2*math.Log(den) + math.Log(q)
+}
+
+// rqsEdgeGrad returns the partial derivatives, in ξ, s, δ_k and δ_{k+1}, of
+// gy·h_k·num/den + gl·log(s²m/den²) where backward's quotients over den² overflow: each
+// (A·den − num·B)/den² is computed as (A − r·B)/den with r = num/den, and δ_k, δ_{k+1}, s inside
+// num, den and m are quartered where a δ exceeds a quarter of the largest float64 (as in rqsEdge), the terms that
+// scale as 1/den or 1/m then quartered back.
+func rqsEdgeGrad(xi, sl, dk, dk1, hk, gy, gl float64) (gXi, gS, gDk, gDk1 float64) {
+	q := 1.0
+	if max(dk, dk1) > math.MaxFloat64/4 {
+		q = 0.25
+	}
+	dk, dk1, sq := dk*q, dk1*q, sl*q
+	t := xi * (1 - xi)
+	tp := 1 - 2*xi
+	num := sq*xi*xi + dk*t
+	den := sq + (dk+dk1-2*sq)*t
+	m := dk1*xi*xi + 2*sq*t + dk*(1-xi)*(1-xi)
+	r := num / den
+	numXi := 2*sq*xi + dk*tp
+	denXi := (dk + dk1 - 2*sq) * tp
+	mXi := 2*dk1*xi + 2*sq*tp - 2*dk*(1-xi)
+	gXi = gy*hk*((numXi-r*denXi)/den) + gl*(mXi/m-2*denXi/den)
+	gS = gy*hk*((xi*xi-r*(1-2*t))/den)*q + gl*(2/sl+(2*t/m-2*(1-2*t)/den)*q)
+	gDk = gy*hk*(t*(1-r)/den)*q + gl*((1-xi)*(1-xi)/m-2*t/den)*q
+	gDk1 = -gy*hk*(r*t/den)*q + gl*(xi*xi/m-2*t/den)*q
+	return gXi, gS, gDk, gDk1
 }
 
 // inverse solves the spline equation for x given y inside [−B, B] (the root of the quadratic
@@ -277,7 +337,11 @@ func (s *knots) inverse(y float64, wantLogDet bool) (x, logDet float64) {
 	t := xi * (1 - xi)
 	den := sl + (dk+dk1-2*sl)*t
 	m := dk1*xi*xi + 2*sl*t + dk*(1-xi)*(1-xi)
-	return x, -kernels.LogOne(sl * sl * m / (den * den))
+	if d := sl * sl * m / (den * den); d >= mathx.MinNormal && d <= math.MaxFloat64 {
+		return x, -kernels.LogOne(d)
+	}
+	_, ld := rqsEdge(xi, sl, dk, dk1)
+	return x, -ld
 }
 
 // backward adds to gu (length 3K−1) the gradient with respect to the unconstrained
@@ -306,6 +370,9 @@ func (s *knots) backward(x, gy, gl float64, u, gu []float64) (gx float64) {
 	gS := gy*hk*(xi*xi*den-num*(1-2*t))/den2 + gl*(2/sl+2*t/m-2*(1-2*t)/den)
 	gDk := gy*hk*t*(den-num)/den2 + gl*((1-xi)*(1-xi)/m-2*t/den)
 	gDk1 := -gy*hk*num*t/den2 + gl*(xi*xi/m-2*t/den)
+	if !(den2 <= math.MaxFloat64) || math.IsInf(gXi+gS+gDk+gDk1, 0) || math.IsNaN(gXi+gS+gDk+gDk1) {
+		gXi, gS, gDk, gDk1 = rqsEdgeGrad(xi, sl, dk, dk1, hk, gy, gl)
+	}
 
 	gx = gXi / wk
 	gXk := -gXi / wk
@@ -470,6 +537,8 @@ func (j *splineJob) forward(lo, hi int) {
 	// log-derivatives are each taken by one vector call (or, without gradients, by the vector
 	// spline kernel); the log-derivatives are added to their rows' log-determinants in order,
 	// and an element in the tails adds log 1 = 0
+	var edgeBuf [splineBlockLen]edgeLog
+	edges := edgeBuf[:0] // the block's log-derivatives from rqsEdge
 	for e0 := lo * D; e0 < hi*D; e0 += splineBlockLen {
 		e1 := min(hi*D, e0+splineBlockLen)
 		m := 0
@@ -493,9 +562,16 @@ func (j *splineJob) forward(lo, hi int) {
 		b.prepare(b.us[:m], bins)
 		for t, e := range b.at[:m] {
 			b.knots(&b.s, t, b.us[t], bound)
-			y.Data[e], b.deriv[e-e0] = b.s.evalDeriv(x.Data[e])
+			var ok bool
+			y.Data[e], b.deriv[e-e0], ok = b.s.evalDeriv(x.Data[e])
+			if !ok && j.inside != nil {
+				// a log-derivative among derivatives: after the block's logarithms
+				edges = append(edges, edgeLog{e - e0, b.deriv[e-e0]})
+			}
 			if j.inside == nil {
-				b.deriv[e-e0] = kernels.LogOne(b.deriv[e-e0])
+				if ok {
+					b.deriv[e-e0] = kernels.LogOne(b.deriv[e-e0])
+				}
 				continue
 			}
 			j.inside[e] = 1
@@ -504,11 +580,21 @@ func (j *splineJob) forward(lo, hi int) {
 		}
 		if j.inside != nil {
 			kernels.Log(b.deriv[:e1-e0], b.deriv[:e1-e0])
+			for _, l := range edges {
+				b.deriv[l.at] = l.v
+			}
+			edges = edges[:0]
 		}
 		for e := e0; e < e1; e++ {
 			logDet.Data[e/D] += b.deriv[e-e0]
 		}
 	}
+}
+
+// edgeLog is the log-derivative of the element at of a block, from rqsEdge.
+type edgeLog struct {
+	at int
+	v  float64
 }
 
 // splineBlockLen is the number of splines whose exponentials and logarithms are taken
