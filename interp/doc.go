@@ -89,15 +89,30 @@
 // fmt's Print, Println, Sprint, Sprintln, Fprint and Fprintln call the String and Error methods
 // of a cell's value (the rewrite wrap-fmt-args), unless one of the session's String or Error
 // methods has a pointer receiver; so do Printf, Sprintf, Fprintf and Errorf for the verbs %v,
-// %+v, %s, %q, %x and %X, and Errorf's %w wraps the value (errors.Unwrap gives it back). They
-// print by its fields, where Go calls the method: a value passed with a format that is not a
-// string literal (a variable, "%v"+"\n") or has an explicit argument index (%[1]v), a value
-// whose verb is %#v (Go calls GoString) or an invalid one, an extra operand, a pointer to a
-// value whose method has a value receiver, a value held in a variable of type any, a value
-// nested in a struct, slice or map, and the operand of a lone call (fmt.Println(f())). Use the
-// method, fmt.Printf("%s", t.String()). errors.Is does not find a value of a cell's error type,
-// wrapped or not (errors.Is(e, e) is false), and errors.As with a pointer to one fails the cell:
-// unwrap it and assert its type instead, e, ok := errors.Unwrap(err).(E).
+// %+v, %s, %q, %x and %X, and Errorf's %w wraps the value (errors.Unwrap gives it back), with
+// pointer receivers too. They print by its fields, where Go calls the method: a value passed
+// with a format that is not a string literal (a variable, "%v"+"\n") or has an explicit
+// argument index (%[1]v), a value whose verb is %#v (Go calls GoString) or an invalid one, an
+// extra operand, a pointer to a value (fmt.Println(&T{}), p of type *T), a value held in a
+// variable of type any, a value nested in a struct, slice or map, and the operand of a lone
+// call (fmt.Println(f())). Use the method, fmt.Printf("%s", t.String()).
+//
+// Compiled code cannot compare a value of a cell's error type, nor call its methods Unwrap,
+// Is and As: the interpreter's wrapper has Error only, is not comparable and hides the value's
+// type (two cell types with the same fields look alike, to type assertions in cells too). In
+// a session whose types have a method Error, the rewrite wrap-errors sends errors.Is,
+// errors.As and errors.Unwrap to helpers that answer as package errors where that is Go's
+// answer (a compiled target such as io.EOF or an sbi error, found or not, through chains that
+// hold cell errors without those methods; errors.As into a compiled type or error) and
+// otherwise fail the cell with an explanation: errors.Is of a cell's error value, bare or
+// wrapped (errors.Is(e, e), errors.Is(fmt.Errorf("x: %w", ErrBad), ErrBad)), unless found
+// otherwise; a chain that holds a cell's error, not found otherwise, when a session type has a
+// method Unwrap, Is or As; errors.As into a variable of a cell's type, or of a compiled
+// interface other than error when the chain holds a cell's error; errors.Unwrap of a cell's
+// error when a session type has Unwrap, Is or As; and a chain where fmt.Errorf got a cell's
+// value without its methods (%!w). Make
+// sentinels with errors.New (var ErrBad = errors.New("bad")) and wrap them with %w, or call the
+// cell type's methods yourself. A function value (f := errors.Is) is not rewritten.
 //
 // # Speed
 //

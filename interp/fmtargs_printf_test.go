@@ -54,3 +54,23 @@ func TestFmtPrintfByMethods(t *testing.T) {
 		})
 	}
 }
+
+// TestFmtErrorfWrapsWithPointerMethods checks that Errorf's %w wraps a value of a cell's error
+// type in a session where a String or Error method has a pointer receiver (print operands stay
+// bare there): fmt wrote %!w and errors.Unwrap gave nil before.
+func TestFmtErrorfWrapsWithPointerMethods(t *testing.T) {
+	ts := newTestSession(t)
+	ts.mustRun(t, "import (\n\t\"errors\"\n\t\"fmt\"\n)\ntype E struct{}\nfunc (E) Error() string { return \"boom\" }\n"+
+		"type P struct{}\nfunc (*P) String() string { return \"ptr\" }")
+	for _, c := range []struct{ code, want string }{
+		{"fmt.Print(fmt.Errorf(\"e: %w\", E{}))", fmt.Sprint(fmt.Errorf("e: %w", fmtE{}))},
+		{"_, ok := errors.Unwrap(fmt.Errorf(\"e: %v %w\", E{}, E{})).(E)\nfmt.Print(ok)", "true"},
+		{"fmt.Print(P{})", fmt.Sprint(fmtP{})},
+	} {
+		ts.out.Reset()
+		ts.mustRun(t, c.code)
+		if got := ts.out.String(); got != c.want {
+			t.Errorf("%s: printed %q, want %q", c.code, got, c.want)
+		}
+	}
+}

@@ -217,6 +217,19 @@ func _gosbiFmtArg[X any](x X) any {
 	return x
 }
 
+// _gosbiErrorsIs, _gosbiErrorsAs and _gosbiErrorsUnwrap are errors.Is, errors.As and
+// errors.Unwrap in a session whose types have a method Error (the rewrite wrap-errors); chain
+// says whether they have a method Unwrap, Is or As.
+func _gosbiErrorsIs(chain bool, err, target error) bool {
+	return _gosbibuiltin.ErrorsIs(err, target, chain)
+}
+
+func _gosbiErrorsAs(chain bool, err error, target any) bool {
+	return _gosbibuiltin.ErrorsAs(err, target, chain)
+}
+
+func _gosbiErrorsUnwrap(chain bool, err error) error { return _gosbibuiltin.ErrorsUnwrap(err, chain) }
+
 func _gosbiBundleOf(b map[string]any) map[string]any {
 	data := map[string]any{}
 	kinds := ""
@@ -241,6 +254,10 @@ var builtinSymbols = yaegi.Exports{
 		"Clear":   reflect.ValueOf(clearValue),
 		"Wrapped": reflect.ValueOf(wrapped),
 		"Unwrap":  reflect.ValueOf(unwrap),
+
+		"ErrorsIs":     reflect.ValueOf(errorsIs),
+		"ErrorsAs":     reflect.ValueOf(errorsAs),
+		"ErrorsUnwrap": reflect.ValueOf(errorsUnwrap),
 	},
 }
 

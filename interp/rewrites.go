@@ -35,6 +35,7 @@ func (s *Session) rewrite(items []item, cell int) error {
 			return path
 		},
 		PrintMethods: sync.OnceValues(func() (bool, bool) { return s.printMethods(items) }),
+		ErrorMethods: sync.OnceValues(func() (bool, bool) { return s.errorMethods(items) }),
 		IsVar: func(name string) bool {
 			d := s.decls[name]
 			return d != nil && d.kind == varDecl
@@ -77,6 +78,30 @@ func (s *Session) printMethods(items []item) (value, pointer bool) {
 		}
 	}
 	return value, pointer
+}
+
+// errorMethods reports whether the session's types or those of the cell's items have a
+// method Error, and whether they have a method Unwrap, Is or As.
+func (s *Session) errorMethods(items []item) (errorType, chain bool) {
+	note := func(name string) {
+		switch name {
+		case "Error":
+			errorType = true
+		case "Unwrap", "Is", "As":
+			chain = true
+		}
+	}
+	for _, d := range s.decls {
+		if d.kind == methodDecl {
+			note(d.name[strings.LastIndexByte(d.name, '.')+1:])
+		}
+	}
+	for _, it := range items {
+		if fd, ok := it.decl.(*ast.FuncDecl); ok && fd.Recv != nil {
+			note(fd.Name.Name)
+		}
+	}
+	return errorType, chain
 }
 
 // sameSource reports whether two declaration texts are the same source, ignoring the

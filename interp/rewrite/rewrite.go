@@ -14,7 +14,7 @@
 //     and drop a rewrite that does not).
 //
 // The passes, in the order of Pipeline and each in the file of its name: rename-main,
-// wrap-interfaces, wrap-fmt-args, hoist-method-values, reorder-defines, parenthesize-tuples, zero-named-results, func-scope,
+// wrap-interfaces, wrap-fmt-args, wrap-errors, hoist-method-values, reorder-defines, parenthesize-tuples, zero-named-results, func-scope,
 // redeclare-via-temps and comma-ok. Run applies them to the units of a cell, once, after the session has
 // split it.
 package rewrite
@@ -69,6 +69,10 @@ type Env struct {
 	// String or Error (value) and whether one of them is declared on a pointer receiver
 	// (pointer). Nil means neither.
 	PrintMethods func() (value, pointer bool)
+	// ErrorMethods reports whether the session's types, the cell's included, have a method
+	// Error (errorType) and whether they have a method Unwrap, Is or As (chain). Nil means
+	// neither.
+	ErrorMethods func() (errorType, chain bool)
 }
 
 // Pass is one named rewrite.
@@ -86,7 +90,7 @@ type Pass struct {
 // after hoist-method-values, whose block of definitions must run in a function literal at the
 // top of a cell, and redeclare-via-temps and comma-ok last, as their results are several
 // statements (comma-ok rewrites each statement of the unit).
-var Pipeline = []Pass{renameMain, wrapInterfaces, wrapFmtArgs, hoistMethodValues, reorderDefines, parenthesizeTuples, zeroNamedResults, funcScope, redeclareViaTemps, commaOK}
+var Pipeline = []Pass{renameMain, wrapInterfaces, wrapFmtArgs, wrapErrors, hoistMethodValues, reorderDefines, parenthesizeTuples, zeroNamedResults, funcScope, redeclareViaTemps, commaOK}
 
 // Run rewrites the units of a cell in place with the passes of Pipeline, in order. It
 // returns the first error of a pass, whose message starts with the interpreter's position

@@ -30,9 +30,11 @@ import (
 // %s, %q, %x, %X, and %w in Errorf, which then wraps the value), and not those of %d, a * width,
 // %#v (fmt calls GoString) or the other verbs, nor an extra operand; it leaves a call whose format
 // is not a string literal, or has an explicit argument index (%[2]v). The pass rewrites only when
-// the session's types (or the cell's) have a method String or Error, and none of them declares it
-// on a pointer receiver: the interpreter counts such a method as one of the value's own, so a
-// value would print by it where Go prints its fields. It leaves a literal nil, a basic literal, an
+// the session's types (or the cell's) have a method String or Error; when one of them declares
+// it on a pointer receiver, it wraps only the operands of Errorf's %w: the interpreter counts
+// such a method as one of the value's own, so a value would print by it where Go prints its
+// fields (and a value whose Error has a pointer receiver, which vet rejects as an operand of
+// %w, is wrapped where Go writes %!w). It leaves a literal nil, a basic literal, an
 // operand spread with ..., a lone call (it may return several values) and the writer of Fprint,
 // Fprintln and Fprintf. It does not help a pointer to a value whose String has a value receiver, a
 // value held in a variable of type any, or a value nested in a struct, slice or map: fmt prints
@@ -48,10 +50,11 @@ var wrapFmtArgs = Pass{
 		if u.Kind == Import || env.PackagePath == nil || env.PrintMethods == nil {
 			return u.Text, nil
 		}
-		if value, pointer := env.PrintMethods(); !value || pointer {
+		value, pointer := env.PrintMethods()
+		if !value {
 			return u.Text, nil
 		}
-		return repeat(u, func(p *parsed) (string, bool) { return p.wrapFmtArg(env) }), nil
+		return repeat(u, func(p *parsed) (string, bool) { return p.wrapFmtArg(env, pointer) }), nil
 	},
 }
 
@@ -68,8 +71,9 @@ var printFuncs = map[string]int{"Print": 0, "Println": 0, "Sprint": 0, "Sprintln
 var formatFuncs = map[string]int{"Printf": 0, "Sprintf": 0, "Fprintf": 1, "Errorf": 0}
 
 // wrapFmtArg returns the unit's text with the first operand of a call of fmt's print functions
-// that needs it wrapped, and false when none does.
-func (p *parsed) wrapFmtArg(env Env) (string, bool) {
+// that needs it wrapped, and false when none does; wOnly restricts it to the operands of
+// Errorf's %w.
+func (p *parsed) wrapFmtArg(env Env, wOnly bool) (string, bool) {
 	var text string
 	found := false
 	ast.Inspect(p.root, func(n ast.Node) bool {
@@ -80,7 +84,7 @@ func (p *parsed) wrapFmtArg(env Env) (string, bool) {
 		if !ok || call.Ellipsis.IsValid() {
 			return true
 		}
-		if a := fmtOperandToWrap(env, call); a != nil {
+		if a := fmtOperandToWrap(env, call, wOnly); a != nil {
 			text, found = p.replace(a, FmtArgName+"(", ")"), true
 			return false
 		}
@@ -90,10 +94,11 @@ func (p *parsed) wrapFmtArg(env Env) (string, bool) {
 }
 
 // fmtOperandToWrap returns the first operand of call that needs wrapping when call calls a
-// function of the compiled package fmt with operands, and nil otherwise.
-func fmtOperandToWrap(env Env, call *ast.CallExpr) ast.Expr {
+// function of the compiled package fmt with operands, and nil otherwise; wOnly restricts it
+// to the operands of Errorf's %w.
+func fmtOperandToWrap(env Env, call *ast.CallExpr, wOnly bool) ast.Expr {
 	name, ok := fmtFuncName(env, call)
-	if !ok {
+	if !ok || wOnly && name != "Errorf" {
 		return nil
 	}
 	if skip, ok := printFuncs[name]; ok && len(call.Args) > skip {
@@ -108,7 +113,7 @@ func fmtOperandToWrap(env Env, call *ast.CallExpr) ast.Expr {
 	if !ok || len(call.Args) <= at {
 		return nil
 	}
-	byMethod, ok := methodOperands(call.Args[at], name == "Errorf")
+	byMethod, ok := methodOperands(call.Args[at], name == "Errorf", wOnly)
 	if !ok {
 		return nil
 	}
@@ -122,7 +127,10 @@ func fmtOperandToWrap(env Env, call *ast.CallExpr) ast.Expr {
 }
 
 // fmtFuncName returns the name of the function of the compiled package fmt that call calls.
-func fmtFuncName(env Env, call *ast.CallExpr) (string, bool) {
+func fmtFuncName(env Env, call *ast.CallExpr) (string, bool) { return pkgFuncName(env, call, "fmt") }
+
+// pkgFuncName returns the name of the function of the compiled package path that call calls.
+func pkgFuncName(env Env, call *ast.CallExpr, path string) (string, bool) {
 	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
 	if !ok {
 		return "", false
@@ -130,7 +138,7 @@ func fmtFuncName(env Env, call *ast.CallExpr) (string, bool) {
 	id, ok := sel.X.(*ast.Ident)
 	// id.Obj is set where the parser resolved the name within the unit: a parameter or a local
 	// variable named fmt that shadows the package there.
-	if !ok || id.Obj != nil || env.PackagePath(id.Name) != "fmt" {
+	if !ok || id.Obj != nil || env.PackagePath(id.Name) != path {
 		return "", false
 	}
 	return sel.Sel.Name, true
@@ -143,7 +151,7 @@ func fmtFuncName(env Env, call *ast.CallExpr) (string, bool) {
 // but wrapped it would print the wrapper's type). It follows fmt's parsing of a format; it
 // returns false when the format is no string literal, or has an explicit argument index
 // such as %[2]v, which it does not follow.
-func methodOperands(format ast.Expr, errorf bool) ([]bool, bool) {
+func methodOperands(format ast.Expr, errorf, wOnly bool) ([]bool, bool) {
 	lit, ok := ast.Unparen(format).(*ast.BasicLit)
 	if !ok || lit.Kind != token.STRING {
 		return nil, false
@@ -158,7 +166,7 @@ func methodOperands(format ast.Expr, errorf bool) ([]bool, bool) {
 			i++
 			continue
 		}
-		if i, ops, ok = verbOperands(f, i+1, ops, errorf); !ok {
+		if i, ops, ok = verbOperands(f, i+1, ops, errorf, wOnly); !ok {
 			return nil, false
 		}
 	}
@@ -168,7 +176,7 @@ func methodOperands(format ast.Expr, errorf bool) ([]bool, bool) {
 // verbOperands follows the verb whose flags start at f[i], as fmt does, and adds the operands
 // that it consumes to ops. It returns the index after the verb, and false at an explicit
 // argument index.
-func verbOperands(f string, i int, ops []bool, errorf bool) (int, []bool, bool) {
+func verbOperands(f string, i int, ops []bool, errorf, wOnly bool) (int, []bool, bool) {
 	sharp := false
 	for ; i < len(f) && strings.IndexByte("#0+- ", f[i]) >= 0; i++ {
 		sharp = sharp || f[i] == '#'
@@ -193,7 +201,7 @@ func verbOperands(f string, i int, ops []bool, errorf bool) (int, []bool, bool) 
 	case '%':
 		return i + size, ops, true
 	}
-	return i + size, append(ops, methodVerb(verb, sharp, errorf)), true
+	return i + size, append(ops, methodVerb(verb, sharp, errorf) && (!wOnly || verb == 'w')), true
 }
 
 // index reports whether an explicit argument index starts at f[i].

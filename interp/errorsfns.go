@@ -1,0 +1,130 @@
+package interp
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+)
+
+// The session's errors.Is, errors.As and errors.Unwrap (see the rewrite wrap-errors). The
+// interpreter hands compiled code a value of a cell's error type in a wrapper with the method
+// Error and no other (an interpreted value in its field IValue): compiled code sees neither
+// the value's type (two cell types with the same fields look alike to it) nor its methods
+// Unwrap, Is and As, and the wrapper is not comparable, so the functions of package errors
+// answer false where Go answers true. These functions give the answer of package errors where
+// it is Go's, and otherwise panic with an explanation, which fails the cell: a wrong branch
+// taken silently is worse.
+
+// errorsIs is errors.Is for a session whose types have a method Error; chain reports whether
+// one of them also has a method Unwrap, Is or As.
+func errorsIs(err, target error, chain bool) bool {
+	if errors.Is(err, target) {
+		return true // found through compiled values and methods only: Go finds it too
+	}
+	t, c := cellValueError(target), firstCellError(err)
+	switch {
+	case t != "" && c != "":
+		panic(errorsLimit("errors.Is", "cannot compare a value of a cell's error type ("+t+") with the errors of the chain, which hold one ("+c+")"))
+	case chain && c != "":
+		panic(errorsLimit("errors.Is", "cannot call the methods Unwrap, Is or As of a cell's error type ("+c+") in the chain"))
+	}
+	return false
+}
+
+// errorsAs is errors.As for a session whose types have a method Error; chain as for
+// errorsIs.
+func errorsAs(err error, target any, chain bool) bool {
+	v := reflect.ValueOf(target)
+	if target == nil || v.Kind() != reflect.Pointer || v.IsNil() {
+		panic(errorsLimit("errors.As", fmt.Sprintf("needs a non-nil pointer to a variable as its target, got %T", target)))
+	}
+	et := v.Type().Elem()
+	if wrapperType(et) || et.Kind() != reflect.Interface && !et.Implements(reflect.TypeFor[error]()) {
+		panic(errorsLimit("errors.As", "cannot find a value of a cell's type: the interpreter gives compiled code its values without their type"))
+	}
+	if et.Kind() == reflect.Interface && et != reflect.TypeFor[error]() && et.NumMethod() > 0 {
+		if c := firstCellError(err); c != "" {
+			panic(errorsLimit("errors.As", "cannot tell whether a value of a cell's error type ("+c+") in the chain has the methods of "+et.String()))
+		}
+	}
+	if errors.As(err, target) {
+		return true
+	}
+	if c := firstCellError(err); chain && c != "" {
+		panic(errorsLimit("errors.As", "cannot call the methods Unwrap or As of a cell's error type ("+c+") in the chain"))
+	}
+	return false
+}
+
+// errorsUnwrap is errors.Unwrap for a session whose types have a method Error; chain as for
+// errorsIs.
+func errorsUnwrap(err error, chain bool) error {
+	if c := cellValueError(err); chain && c != "" {
+		panic(errorsLimit("errors.Unwrap", "cannot call the method Unwrap of a cell's error type ("+c+")"))
+	}
+	return errors.Unwrap(err)
+}
+
+// errorsLimit is the message of a panic of errorsIs, errorsAs and errorsUnwrap.
+func errorsLimit(fn, why string) string {
+	return fn + " " + why + ": the interpreter hands such a value to compiled code without its type and its other methods, " +
+		"so the answer may be wrong. Use a sentinel made by errors.New (var ErrBad = errors.New(\"bad\")), wrapped with " +
+		"fmt.Errorf(\"…: %w\", ErrBad), or call the cell type's methods yourself"
+}
+
+// firstCellError returns a description of the first value of a cell's type in the chain of
+// err (err, then what its compiled Unwrap methods return, depth first), "" when there is none.
+func firstCellError(err error) string {
+	if err == nil {
+		return ""
+	}
+	if c := cellValueError(err); c != "" {
+		return c
+	}
+	if lostByErrorf(err) {
+		return "an operand of %w that fmt.Errorf got without its methods: " + strconv.Quote(err.Error())
+	}
+	switch u := err.(type) {
+	case interface{ Unwrap() error }:
+		return firstCellError(u.Unwrap())
+	case interface{ Unwrap() []error }:
+		for _, e := range u.Unwrap() {
+			if c := firstCellError(e); c != "" {
+				return c
+			}
+		}
+	}
+	return ""
+}
+
+// lostByErrorf reports whether err is fmt.Errorf's error with an operand of %w that was no
+// error to compiled code (fmt writes %!w): a value of a cell's type passed to Errorf bare, in
+// a form the rewrite wrap-fmt-args leaves (a format that is no string literal, %[1]w).
+func lostByErrorf(err error) bool {
+	switch reflect.TypeOf(err).String() {
+	case "*fmt.wrapError", "*fmt.wrapErrors":
+		return strings.Contains(err.Error(), "%!w(")
+	}
+	return false
+}
+
+// cellValueError returns the error's text when err is a value of a cell's type in the
+// interpreter's wrapper, "" otherwise.
+func cellValueError(err error) string {
+	if err == nil {
+		return ""
+	}
+	if !wrapperType(reflect.TypeOf(err)) {
+		return ""
+	}
+	return fmt.Sprintf("%q", err.Error())
+}
+
+// wrapperType reports whether t is the interpreter's wrapper of a cell's value for a compiled
+// interface: a struct type whose name starts with _ and whose first field is IValue.
+func wrapperType(t reflect.Type) bool {
+	return t.Kind() == reflect.Struct && strings.HasPrefix(t.Name(), "_") && t.NumField() > 0 &&
+		t.Field(0).Name == "IValue" && t.Field(0).Type.Kind() == reflect.Interface
+}

@@ -1,0 +1,81 @@
+package interp
+
+import (
+	"strings"
+	"testing"
+)
+
+// errorsSetup declares error types of a session: E (value receiver) with the sentinel ErrBad,
+// P (pointer receiver), W, which wraps an error with Unwrap, M, which wraps several, and C,
+// with its own Is method.
+const errorsSetup = "import (\n\t\"errors\"\n\t\"fmt\"\n\t\"io\"\n\n\t\"github.com/gosbi/gosbi/sbi\"\n)\n" +
+	"type E struct{ msg string }\nfunc (e E) Error() string { return e.msg }\n" +
+	"var ErrBad = E{\"bad\"}\n" +
+	"type P struct{ code int }\nfunc (p *P) Error() string { return fmt.Sprint(\"code \", p.code) }\n" +
+	"type W struct{ err error }\nfunc (w W) Error() string { return \"w: \" + w.err.Error() }\nfunc (w W) Unwrap() error { return w.err }\n" +
+	"type M struct{ errs []error }\nfunc (m M) Error() string { return \"m\" }\nfunc (m M) Unwrap() []error { return m.errs }\n" +
+	"type C struct{}\nfunc (C) Error() string { return \"c\" }\nfunc (C) Is(t error) bool { return t == io.EOF }\n" +
+	"var _ = sbi.NPEConfig{}"
+
+// TestErrorsOfCellTypes runs errors.Is, errors.As and errors.Unwrap on values of a cell's error
+// types in every form: each either gives Go's answer or fails the cell with an explanation,
+// and none gives a wrong answer. Before the rewrite wrap-errors, errors.Is(e, e) was false and
+// errors.Is on a chain with a cell's Unwrap or Is method did not follow it.
+func TestErrorsOfCellTypes(t *testing.T) {
+	ts := newTestSession(t)
+	ts.mustRun(t, errorsSetup)
+	const fails = "the interpreter hands such a value to compiled code"
+	for _, c := range []struct{ name, code, want, err string }{
+		// Go's answer through compiled values
+		{"compiled sentinel wrapped by fmt", "errors.Is(fmt.Errorf(\"x: %w\", io.EOF), io.EOF)", "true", ""},
+		{"compiled sentinel, cell error in the chain", "errors.Is(errors.Join([]error{E{\"a\"}, io.EOF}...), io.EOF)", "true", ""},
+		{"cell sentinel, compiled chain", "errors.Is(fmt.Errorf(\"x: %w\", io.EOF), ErrBad)", "false", ""},
+		{"library error, cell sentinel", "errors.Is(sbi.ErrUntrained, ErrBad)", "false", ""},
+		{"nil error", "var ne error\nerrors.Is(ne, ErrBad)", "false", ""},
+		{"As into error", "var ae error\nok := errors.As(fmt.Errorf(\"x: %w\", io.EOF), &ae)\nfmt.Sprint(ok, ae)", `"true x: EOF"`, ""},
+		{"Unwrap of a compiled wrapper", "errors.Unwrap(fmt.Errorf(\"x: %w\", io.EOF)) == io.EOF", "true", ""},
+		// the forms the interpreter cannot answer: the cell fails
+		{"sentinel value", "errors.Is(ErrBad, ErrBad)", "", fails},
+		{"same variable", "e := E{\"x\"}\nerrors.Is(e, e)", "", fails},
+		{"pointer error", "p := &P{1}\nerrors.Is(p, p)", "", fails},
+		{"wrapped once", "errors.Is(fmt.Errorf(\"x: %w\", ErrBad), ErrBad)", "", fails},
+		{"wrapped twice", "errors.Is(fmt.Errorf(\"y: %w\", fmt.Errorf(\"x: %w\", ErrBad)), ErrBad)", "", fails},
+		{"joined", "errors.Is(errors.Join([]error{io.EOF, ErrBad}...), ErrBad)", "", fails},
+		{"cell Unwrap", "errors.Is(W{io.EOF}, io.EOF)", "", fails},
+		{"cell Unwrap of several", "errors.Is(M{[]error{io.EOF}}, io.EOF)", "", fails},
+		{"cell Is method", "errors.Is(C{}, io.EOF)", "", fails},
+		{"library error wrapped by a cell's error", "errors.Is(W{sbi.ErrUntrained}, sbi.ErrUntrained)", "", fails},
+		{"As into a value type", "var ev E\nerrors.As(fmt.Errorf(\"x: %w\", ErrBad), &ev)", "", fails},
+		{"As into a pointer type", "var pv *P\nerrors.As(fmt.Errorf(\"x: %w\", &P{2}), &pv)", "", fails},
+		{"As through a cell Unwrap", "var ae2 error\nerrors.As(W{io.EOF}, &ae2)", "true", ""},
+		{"Unwrap of a cell error", "errors.Unwrap(W{io.EOF}) == io.EOF", "", fails},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res := ts.run(c.code)
+			switch {
+			case c.err == "" && res.Err != nil:
+				t.Fatalf("%q: %s", c.code, res.Err.Value)
+			case c.err == "":
+				if got := text(res); got != c.want {
+					t.Errorf("%q: got %s, want %s", c.code, got, c.want)
+				}
+			case res.Err == nil:
+				t.Errorf("%q: got %s, want the cell to fail with %q", c.code, text(res), c.err)
+			case !strings.Contains(res.Err.Value, c.err):
+				t.Errorf("%q: error %q, want it to contain %q", c.code, res.Err.Value, c.err)
+			}
+		})
+	}
+}
+
+// TestErrorsOfCellTypesErrorfLeft checks that a chain whose fmt.Errorf got a cell's value bare
+// (a format that is no string literal, which wrap-fmt-args leaves) fails the cell instead of
+// answering false.
+func TestErrorsOfCellTypesErrorfLeft(t *testing.T) {
+	ts := newTestSession(t)
+	ts.mustRun(t, errorsSetup)
+	res := ts.run("format := \"x: %w\"\nerrors.Is(fmt.Errorf(format, ErrBad), ErrBad)")
+	if res.Err == nil || !strings.Contains(res.Err.Value, "fmt.Errorf got without its methods") {
+		t.Errorf("result %s, error %v: want the cell to fail with an explanation", text(res), res.Err)
+	}
+}
