@@ -203,9 +203,12 @@ func (s *Session) Inspect(code string, cursor int) (string, bool) {
 		e += size
 	}
 	st := identBefore(code, b)
-	if st == e && e > 0 && code[e-1] == '(' { // cursor right after "f(": inspect f
-		e--
-		st = identBefore(code, e)
+	if st == e { // no name at the cursor: inspect the call whose arguments it is among, as IPython does
+		for p := openCall(code[:b]); p >= 0; p = openCall(code[:p]) {
+			if st, e = identBefore(code, p), p; st < e {
+				break
+			}
+		}
 	}
 	name := code[st:e]
 	if name == "" {
@@ -225,6 +228,31 @@ func (s *Session) Inspect(code string, cursor int) (string, bool) {
 		return text, true
 	}
 	return pythonSBIPage(name)
+}
+
+// openCall returns the byte offset of the innermost parenthesis that code opens and does not
+// close, or -1. Strings and comments are skipped; code may end anywhere (a cell being typed).
+func openCall(code string) int {
+	fset := token.NewFileSet()
+	var sc scanner.Scanner
+	sc.Init(fset.AddFile("", -1, len(code)), []byte(code), func(token.Position, string) {}, 0)
+	var open []int
+	for {
+		pos, tok, _ := sc.Scan()
+		switch tok {
+		case token.EOF:
+			if len(open) == 0 {
+				return -1
+			}
+			return open[len(open)-1]
+		case token.LPAREN:
+			open = append(open, fset.Position(pos).Offset)
+		case token.RPAREN:
+			if len(open) > 0 {
+				open = open[:len(open)-1]
+			}
+		}
+	}
 }
 
 // inspectName returns the documentation of name, an identifier without a package or type.

@@ -66,6 +66,11 @@ func TestInspect(t *testing.T) {
 		{"x", 1, []string{"var x int", "value: 42"}},
 		{"strings", 3, []string{`package strings // import "strings"`}},
 		{"rng.Float64()", 6, []string{"func (r *Rand) Float64() float64"}},
+		// Shift-Tab among a call's arguments shows the called function, as in IPython
+		{"strings.Split(strings.ToLower(\"A\"), ", 36, []string{"func Split(s, sep string) []string"}},
+		{"simulate(x + ", 13, []string{"func simulate(n int) []float64"}},
+		{"f := strings.Split(\n\t\"a,b\", ", 28, []string{"func Split(s, sep string) []string"}},
+		{"strings.Split(\"(\", ", 19, []string{"func Split(s, sep string) []string"}},
 	}
 	for _, c := range cases {
 		text, found := ts.Inspect(c.code, c.cursor)
