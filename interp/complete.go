@@ -56,7 +56,7 @@ func (s *Session) Complete(code string, cursor int) (matches []string, start, en
 		xs := identBefore(code, ps-1)
 		cands = s.members(code[xs : ps-1])
 	} else {
-		cands = s.names()
+		cands = append(s.names(), cellNames(code[:ps])...)
 	}
 	seen := map[string]bool{}
 	for _, c := range cands {
@@ -67,6 +67,51 @@ func (s *Session) Complete(code string, cursor int) (matches []string, start, en
 	}
 	sort.Strings(matches)
 	return matches, start, end
+}
+
+// cellNames returns the names that code, the part of a cell above the cursor, declares: the
+// variables of "a, b :=" and of "var a, b", and the names after const, type and func. The cell
+// has not run yet, so the session does not know them.
+func cellNames(code string) []string {
+	fset := token.NewFileSet()
+	var sc scanner.Scanner
+	sc.Init(fset.AddFile("", -1, len(code)), []byte(code), func(token.Position, string) {}, 0)
+	var names, run []string // run: the list "a, b" just scanned
+	declares := false       // the run follows var or const
+	comma := false          // the run ends with a comma
+	for {
+		_, tok, lit := sc.Scan()
+		switch tok {
+		case token.EOF:
+			return names
+		case token.IDENT:
+			if len(run) > 0 && !comma { // "var a, b T": the list ended before T
+				if declares {
+					names = append(names, run...)
+				}
+				run, declares = run[:0], false
+			}
+			run, comma = append(run, lit), false
+			continue
+		case token.COMMA:
+			if len(run) > 0 {
+				comma = true
+				continue
+			}
+		case token.DEFINE:
+			names = append(names, run...)
+		}
+		if declares {
+			names = append(names, run...)
+		}
+		run, comma = run[:0], false
+		declares = tok == token.VAR || tok == token.CONST
+		if tok == token.TYPE || tok == token.FUNC {
+			if _, next, lit := sc.Scan(); next == token.IDENT {
+				names = append(names, lit)
+			}
+		}
+	}
 }
 
 var goKeywords = []string{"break", "case", "chan", "const", "continue", "default", "defer", "else",
