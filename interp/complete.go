@@ -52,7 +52,10 @@ func (s *Session) Complete(code string, cursor int) (matches []string, start, en
 	start = utf8.RuneCountInString(code[:ps])
 	end = utf8.RuneCountInString(code[:b])
 	var cands []string
-	if ps > 0 && code[ps-1] == '.' {
+	lineStart := strings.LastIndexByte(code[:ps], '\n') + 1
+	if m, ok := magicNames[code[lineStart:ps]]; ok { // "%he", "%%wr" at the start of a line
+		cands = m
+	} else if ps > 0 && code[ps-1] == '.' {
 		xs := identBefore(code, ps-1)
 		cands = s.members(code[xs : ps-1])
 	} else {
@@ -67,6 +70,13 @@ func (s *Session) Complete(code string, cursor int) (matches []string, start, en
 	}
 	sort.Strings(matches)
 	return matches, start, end
+}
+
+// magicNames are the line magics (after "%") and the cell magics (after "%%") that
+// completion offers; %help lists them with what they do.
+var magicNames = map[string][]string{
+	"%":  {"help", "time", "reset", "who", "env", "go"},
+	"%%": {"time", "writefile", "compile"},
 }
 
 // cellNames returns the names that code, the part of a cell above the cursor, declares: the

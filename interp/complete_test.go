@@ -32,6 +32,10 @@ func TestComplete(t *testing.T) {
 		{code: "fo", want: []string{"for"}, start: 0, end: 2},
 		{code: "str", want: []string{"strings", "string", "strconv"}, start: 0, end: 3},
 		{code: "π := 3.0\nsim", want: []string{"simulate"}, start: 9, end: 12}, // code points, not bytes
+		// magics at the start of a line
+		{code: "%he", want: []string{"help"}, notWant: []string{"heap", "hex"}, start: 1, end: 3},
+		{code: "x := 1\n%%wr", want: []string{"writefile"}, notWant: []string{"time"}, start: 9, end: 11},
+		{code: "%", want: []string{"help", "time", "who"}, notWant: []string{"fmt", "writefile"}, start: 1, end: 1},
 		// names the cell itself declares above the cursor, before it has run
 		{code: "myLocal := 5\nmyL", want: []string{"myLocal"}, start: 13, end: 16},
 		{code: "var total, count int\ncou", want: []string{"count"}, start: 21, end: 24},
