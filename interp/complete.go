@@ -52,11 +52,14 @@ func (s *Session) Complete(code string, cursor int) (matches []string, start, en
 	start = utf8.RuneCountInString(code[:ps])
 	end = utf8.RuneCountInString(code[:b])
 	var cands []string
-	if ps > 0 && code[ps-1] == '.' {
+	lineStart := strings.LastIndexByte(code[:ps], '\n') + 1
+	if m, ok := magicNames[code[lineStart:ps]]; ok { // "%he", "%%wr" at the start of a line
+		cands = m
+	} else if ps > 0 && code[ps-1] == '.' {
 		xs := identBefore(code, ps-1)
 		cands = s.members(code[xs : ps-1])
 	} else {
-		cands = s.names()
+		cands = append(s.names(), cellNames(code[:ps])...)
 	}
 	seen := map[string]bool{}
 	for _, c := range cands {
@@ -67,6 +70,58 @@ func (s *Session) Complete(code string, cursor int) (matches []string, start, en
 	}
 	sort.Strings(matches)
 	return matches, start, end
+}
+
+// magicNames are the line magics (after "%") and the cell magics (after "%%") that
+// completion offers; %help lists them with what they do.
+var magicNames = map[string][]string{
+	"%":  {"help", "time", "reset", "who", "env", "go"},
+	"%%": {"time", "writefile", "compile"},
+}
+
+// cellNames returns the names that code, the part of a cell above the cursor, declares: the
+// variables of "a, b :=" and of "var a, b", and the names after const, type and func. The cell
+// has not run yet, so the session does not know them.
+func cellNames(code string) []string {
+	fset := token.NewFileSet()
+	var sc scanner.Scanner
+	sc.Init(fset.AddFile("", -1, len(code)), []byte(code), func(token.Position, string) {}, 0)
+	var names, run []string // run: the list "a, b" just scanned
+	declares := false       // the run follows var or const
+	comma := false          // the run ends with a comma
+	for {
+		_, tok, lit := sc.Scan()
+		switch tok {
+		case token.EOF:
+			return names
+		case token.IDENT:
+			if len(run) > 0 && !comma { // "var a, b T": the list ended before T
+				if declares {
+					names = append(names, run...)
+				}
+				run, declares = run[:0], false
+			}
+			run, comma = append(run, lit), false
+			continue
+		case token.COMMA:
+			if len(run) > 0 {
+				comma = true
+				continue
+			}
+		case token.DEFINE:
+			names = append(names, run...)
+		}
+		if declares {
+			names = append(names, run...)
+		}
+		run, comma = run[:0], false
+		declares = tok == token.VAR || tok == token.CONST
+		if tok == token.TYPE || tok == token.FUNC {
+			if _, next, lit := sc.Scan(); next == token.IDENT {
+				names = append(names, lit)
+			}
+		}
+	}
 }
 
 var goKeywords = []string{"break", "case", "chan", "const", "continue", "default", "defer", "else",
@@ -203,9 +258,12 @@ func (s *Session) Inspect(code string, cursor int) (string, bool) {
 		e += size
 	}
 	st := identBefore(code, b)
-	if st == e && e > 0 && code[e-1] == '(' { // cursor right after "f(": inspect f
-		e--
-		st = identBefore(code, e)
+	if st == e { // no name at the cursor: inspect the call whose arguments it is among, as IPython does
+		for p := openCall(code[:b]); p >= 0; p = openCall(code[:p]) {
+			if st, e = identBefore(code, p), p; st < e {
+				break
+			}
+		}
 	}
 	name := code[st:e]
 	if name == "" {
@@ -225,6 +283,31 @@ func (s *Session) Inspect(code string, cursor int) (string, bool) {
 		return text, true
 	}
 	return pythonSBIPage(name)
+}
+
+// openCall returns the byte offset of the innermost parenthesis that code opens and does not
+// close, or -1. Strings and comments are skipped; code may end anywhere (a cell being typed).
+func openCall(code string) int {
+	fset := token.NewFileSet()
+	var sc scanner.Scanner
+	sc.Init(fset.AddFile("", -1, len(code)), []byte(code), func(token.Position, string) {}, 0)
+	var open []int
+	for {
+		pos, tok, _ := sc.Scan()
+		switch tok {
+		case token.EOF:
+			if len(open) == 0 {
+				return -1
+			}
+			return open[len(open)-1]
+		case token.LPAREN:
+			open = append(open, fset.Position(pos).Offset)
+		case token.RPAREN:
+			if len(open) > 0 {
+				open = open[:len(open)-1]
+			}
+		}
+	}
 }
 
 // inspectName returns the documentation of name, an identifier without a package or type.

@@ -32,6 +32,18 @@ func TestComplete(t *testing.T) {
 		{code: "fo", want: []string{"for"}, start: 0, end: 2},
 		{code: "str", want: []string{"strings", "string", "strconv"}, start: 0, end: 3},
 		{code: "π := 3.0\nsim", want: []string{"simulate"}, start: 9, end: 12}, // code points, not bytes
+		// magics at the start of a line
+		{code: "%he", want: []string{"help"}, notWant: []string{"heap", "hex"}, start: 1, end: 3},
+		{code: "x := 1\n%%wr", want: []string{"writefile"}, notWant: []string{"time"}, start: 9, end: 11},
+		{code: "%", want: []string{"help", "time", "who"}, notWant: []string{"fmt", "writefile"}, start: 1, end: 1},
+		// names the cell itself declares above the cursor, before it has run
+		{code: "myLocal := 5\nmyL", want: []string{"myLocal"}, start: 13, end: 16},
+		{code: "var total, count int\ncou", want: []string{"count"}, start: 21, end: 24},
+		{code: "func helper() int { return 1 }\nx := hel", want: []string{"helper"}, start: 36, end: 39},
+		{code: "for idx, val := range samples {\n\tfmt.Println(va", want: []string{"val"}, start: 45, end: 47},
+		{code: "type Model struct{}\nvar m Mo", want: []string{"Model"}, start: 26, end: 28},
+		{code: "fmt.Println(unknownWord)\nunk", notWant: []string{"unknownWord"}, start: 25, end: 28},
+		{code: "var zeta undefinedType\nund", notWant: []string{"undefinedType"}, start: 23, end: 26},
 	}
 	for _, c := range cases {
 		m, start, end := ts.Complete(c.code, utf8.RuneCountInString(c.code))
@@ -66,6 +78,11 @@ func TestInspect(t *testing.T) {
 		{"x", 1, []string{"var x int", "value: 42"}},
 		{"strings", 3, []string{`package strings // import "strings"`}},
 		{"rng.Float64()", 6, []string{"func (r *Rand) Float64() float64"}},
+		// Shift-Tab among a call's arguments shows the called function, as in IPython
+		{"strings.Split(strings.ToLower(\"A\"), ", 36, []string{"func Split(s, sep string) []string"}},
+		{"simulate(x + ", 13, []string{"func simulate(n int) []float64"}},
+		{"f := strings.Split(\n\t\"a,b\", ", 28, []string{"func Split(s, sep string) []string"}},
+		{"strings.Split(\"(\", ", 19, []string{"func Split(s, sep string) []string"}},
 	}
 	for _, c := range cases {
 		text, found := ts.Inspect(c.code, c.cursor)

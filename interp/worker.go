@@ -175,6 +175,9 @@ func (w *worker) handle(r ipc.Request) error {
 		return w.execute(r)
 	case ipc.Complete:
 		m, start, end := w.sess.Complete(r.Code, r.CursorPos)
+		if m == nil {
+			m = []string{} // the protocol's matches is a list: JupyterLab iterates over it
+		}
 		return w.reply(r, map[string]any{"status": "ok", "matches": m, "cursor_start": start, "cursor_end": end, "metadata": map[string]any{}})
 	case ipc.Inspect:
 		text, found := w.sess.Inspect(r.Code, r.CursorPos)

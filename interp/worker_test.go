@@ -297,6 +297,11 @@ func TestWorkerRequests(t *testing.T) {
 	if m, _ := r.Content["matches"].([]any); len(m) < 2 || r.Content["cursor_start"] != float64(8) || r.Content["cursor_end"] != float64(11) {
 		t.Errorf("complete reply %+v", r.Content)
 	}
+	// no match is an empty list, never null: JupyterLab's completer iterates over matches
+	r = w.collect(w.send(ipc.Request{Type: ipc.Complete, Code: "zzNoSuchName", CursorPos: 12}))[0]
+	if m, isList := r.Content["matches"].([]any); !isList || len(m) != 0 {
+		t.Errorf("complete reply without a match %+v; want \"matches\": []", r.Content)
+	}
 	r = w.collect(w.send(ipc.Request{Type: ipc.Inspect, Code: "strings.Split", CursorPos: 10}))[0]
 	if d, _ := r.Content["data"].(map[string]any); r.Content["found"] != true || !strings.Contains(d["text/plain"].(string), "func Split(s, sep string) []string") {
 		t.Errorf("inspect reply %+v", r.Content)

@@ -232,7 +232,7 @@ func (c *estimator) train(ctx context.Context, m network, theta, x *mat.Dense, c
 		res.Warnings = append(res.Warnings, w)
 	}
 	res.Warnings = append(res.Warnings, constWarn...)
-	err = fit(ctx, res, m, d, s.train, s.val, s.cfg, s.rng)
+	err = fit(ctx, res, m, d, s.train, s.val, s.cfg, s.rng, c.trained)
 	err = c.afterFit(res, err)
 	c.recordTrials(resumed, seen)
 	if c.trained {

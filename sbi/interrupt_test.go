@@ -49,6 +49,7 @@ func TestInterruptKeepsBestEpoch(t *testing.T) {
 			defer cancel()
 			runenv.SetContext(ctx)
 			defer runenv.SetContext(nil)
+			last := lastProgress(t)
 			steps := 0
 			reg := cancelAtStep{cancelAt: 3*stepsPerEpoch + 2, steps: &steps, cancel: cancel}
 			e := mk()
@@ -60,7 +61,8 @@ func TestInterruptKeepsBestEpoch(t *testing.T) {
 				t.Fatalf("result %+v: want an interrupted result with 3 finished epochs and a best among them", res)
 			}
 			want := fmt.Sprintf("stopped at epoch 4 by interrupt; best epoch %d kept", res.BestEpoch)
-			for what, s := range map[string]string{"error": err.Error(), "String": res.String(), "HTML": res.MIMEBundle()["text/html"].(string)} {
+			for what, s := range map[string]string{"error": err.Error(), "String": res.String(), "HTML": res.MIMEBundle()["text/html"].(string),
+				"progress bar's last message": last().Message} {
 				if !strings.Contains(s, want) {
 					t.Errorf("%s %q does not say %q", what, s, want)
 				}
@@ -76,6 +78,26 @@ func TestInterruptKeepsBestEpoch(t *testing.T) {
 				t.Errorf("sampling after the interrupt gave %d rows", s.RawMatrix().Rows)
 			}
 		})
+	}
+}
+
+// lastProgress records the progress events of the test's library calls and returns a function
+// that gives the last one. The bar's last message is what a notebook shows of a MustTrain that
+// an interrupt stopped: its panic comes after the interrupt has ended the cell, so its error
+// is not the cell's.
+func lastProgress(t *testing.T) func() runenv.ProgressEvent {
+	var mu sync.Mutex
+	var last runenv.ProgressEvent
+	runenv.SetProgress(func(ev runenv.ProgressEvent) {
+		mu.Lock()
+		last = ev
+		mu.Unlock()
+	})
+	t.Cleanup(func() { runenv.SetProgress(nil) })
+	return func() runenv.ProgressEvent {
+		mu.Lock()
+		defer mu.Unlock()
+		return last
 	}
 }
 
@@ -110,6 +132,7 @@ func TestInterruptBeforeAnEpoch(t *testing.T) {
 			defer cancel()
 			runenv.SetContext(ctx)
 			defer runenv.SetContext(nil)
+			last := lastProgress(t)
 			steps := 0
 			e := mk()
 			var res *TrainResult
@@ -127,9 +150,42 @@ func TestInterruptBeforeAnEpoch(t *testing.T) {
 			if res != nil || e.Trained() {
 				t.Errorf("MustTrain returned %v and Trained() = %v, want a panic and an untrained estimator", res, e.Trained())
 			}
+			if ev := last(); !ev.Finished || !strings.Contains(ev.Message, "stopped at epoch 1 by interrupt; no epoch finished, the estimator is not trained") {
+				t.Errorf("the progress bar's last event %+v does not say that the estimator is not trained", ev)
+			}
 			_, err := e.Posterior([]float64{0, 0}).(contextSampler).SampleContext(context.Background(), rand.New(rand.NewPCG(1, 1)), 5)
 			if !errors.Is(err, ErrUntrained) {
 				t.Errorf("sampling the untrained estimator: %v, want ErrUntrained", err)
+			}
+		})
+	}
+}
+
+// TestInterruptResumedBeforeAnEpoch interrupts a resumed training in its first step: the
+// estimator keeps the weights of its earlier training, and the error and the progress bar's
+// last message say so.
+func TestInterruptResumedBeforeAnEpoch(t *testing.T) {
+	ests, theta, x := interruptEstimators(t)
+	for name, mk := range ests {
+		t.Run(name, func(t *testing.T) {
+			e := mk()
+			if _, err := e.Train(theta, x, TrainConfig{Epochs: 2, BatchSize: 20, Seed: 1}); err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			runenv.SetContext(ctx)
+			defer runenv.SetContext(nil)
+			last := lastProgress(t)
+			steps := 0
+			_, err := e.Train(theta, x, TrainConfig{Epochs: 5, BatchSize: 20, Seed: 1, Select: SelectLoss, Resume: true,
+				Regularizer: cancelAtStep{cancelAt: 1, steps: &steps, cancel: cancel}})
+			want := "stopped at epoch 1 by interrupt; no epoch finished, the weights from before are kept"
+			if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), want) || !e.Trained() {
+				t.Errorf("error %v, trained %v; want context.Canceled saying %q, trained", err, e.Trained(), want)
+			}
+			if ev := last(); !ev.Finished || !strings.Contains(ev.Message, want) {
+				t.Errorf("the progress bar's last event %+v does not say %q", ev, want)
 			}
 		})
 	}

@@ -44,7 +44,7 @@ func TestNoValidationKeepsLastFiniteEpoch(t *testing.T) {
 	}{
 		{"in memory", func(m *nanLastEpoch, res *TrainResult) error {
 			d := &trainData{theta: theta, x: x, thetaZ: theta, xZ: x}
-			return fit(context.Background(), res, m, d, rows, nil, cfg, rand.New(rand.NewPCG(1, 1)))
+			return fit(context.Background(), res, m, d, rows, nil, cfg, rand.New(rand.NewPCG(1, 1)), false)
 		}},
 		{"from a source", func(m *nanLastEpoch, res *TrainResult) error {
 			e := &estimator{label: "test", zt: zscore{Mean: []float64{0}, Std: []float64{1}}, zx: zscore{Mean: []float64{0}, Std: []float64{1}}}

@@ -6,7 +6,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
-	"strings"
 	"time"
 
 	"github.com/gosbi/gosbi/runenv"
@@ -340,10 +339,11 @@ func (c *estimator) fitStream(ctx context.Context, res *TrainResult, m model, tr
 	res.BestLoss = math.Inf(1)
 	progress := NewProgress("train "+c.label, cfg.Epochs)
 	defer progress.Finish()
+	trained := c.trained // the weights an interrupt before the first epoch keeps (see fit)
 	defer func() {
 		res.Duration = time.Since(start)
-		if len(res.Warnings) > 0 { // the bar's last message: seen where the result is not shown
-			progress.Set(res.Epochs, "warning: "+strings.Join(res.Warnings, "; "))
+		if msg := lastMessage(res, trained); msg != "" {
+			progress.Set(res.Epochs, msg)
 		}
 	}()
 	tp := nn.NewTape()

@@ -190,13 +190,14 @@ func TestTrainStreamInterruptAndNonFinite(t *testing.T) {
 	steps = 0
 	cfg.Epochs, cfg.Regularizer = 10, cancelAtStep{cancelAt: 2*perEpoch + 1, steps: &steps, cancel: cancel}
 	e := NewNPE(prior, NPEConfig{Hidden: 8})
+	last := lastProgress(t)
 	res, err := e.TrainStreamContext(ctx, train, val, cfg)
 	if !errors.Is(err, context.Canceled) || res == nil || !res.Interrupted || res.Epochs != 2 || !e.Trained() {
 		t.Fatalf("cancelled in epoch 3: error %v, result %v, trained %v; want context.Canceled, 2 epochs, trained", err, res, e.Trained())
 	}
 	want := fmt.Sprintf("stopped at epoch 3 by interrupt; best epoch %d kept", res.BestEpoch)
-	if !strings.Contains(err.Error(), want) || !strings.Contains(res.String(), want) {
-		t.Errorf("error %q and result %q should say %q", err, res, want)
+	if !strings.Contains(err.Error(), want) || !strings.Contains(res.String(), want) || !strings.Contains(last().Message, want) {
+		t.Errorf("error %q, result %q and the progress bar's last message %q should say %q", err, res, last().Message, want)
 	}
 	if res.Dropped == 0 || len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "held NaN or ±Inf") {
 		t.Errorf("dropped %d, warnings %q: want the failed simulations counted and warned about", res.Dropped, res.Warnings)

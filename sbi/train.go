@@ -422,7 +422,9 @@ func splitRows(rng *rand.Rand, n int, frac float64) (train, val []int, err error
 // fit runs the training loop of m on d (standardization already applied) and fills res; the
 // best weights (by validation loss) are restored at the end, and when ctx is done, at once
 // (res.Interrupted, and the error wraps ctx.Err()).
-func fit(ctx context.Context, res *TrainResult, m model, d *trainData, train, val []int, cfg TrainConfig, rng *rand.Rand) error {
+// trained says whether the estimator holds weights of an earlier training, which an interrupt
+// before the first epoch leaves in place (see lastMessage).
+func fit(ctx context.Context, res *TrainResult, m model, d *trainData, train, val []int, cfg TrainConfig, rng *rand.Rand, trained bool) error {
 	start := time.Now()
 	label := res.Estimator
 	res.TrainRows, res.ValRows, res.Select = len(train), len(val), cfg.Select
@@ -442,8 +444,8 @@ func fit(ctx context.Context, res *TrainResult, m model, d *trainData, train, va
 	defer progress.Finish()
 	defer func() {
 		res.Duration = time.Since(start)
-		if len(res.Warnings) > 0 { // the bar's last message: seen where the result is not shown
-			progress.Set(res.Epochs, "warning: "+strings.Join(res.Warnings, "; "))
+		if msg := lastMessage(res, trained); msg != "" {
+			progress.Set(res.Epochs, msg)
 		}
 	}()
 	tp := nn.NewTape()
@@ -540,6 +542,21 @@ func fit(ctx context.Context, res *TrainResult, m model, d *trainData, train, va
 		return fmt.Errorf("train %s: %w: no epoch reached a finite loss: lower the learning rate or check the simulations", label, ErrDiverged)
 	}
 	return nil
+}
+
+// lastMessage is the last message of a training's progress bar, or "": where an interrupt
+// stopped it and what it kept, then the warnings. A notebook shows it where the result is not
+// shown: a cell whose MustTrain an interrupt stopped ends as interrupted before MustTrain
+// panics with the error that says what was kept. trained is as for fit.
+func lastMessage(res *TrainResult, trained bool) string {
+	var parts []string
+	if res.Interrupted {
+		parts = append(parts, res.stopNote("interrupt", trained))
+	}
+	if len(res.Warnings) > 0 {
+		parts = append(parts, "warning: "+strings.Join(res.Warnings, "; "))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // step is one optimization step of a model on a batch.
