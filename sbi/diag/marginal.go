@@ -143,9 +143,9 @@ type SBCResult struct {
 // M = 99, 199 or 999 (RankConfig's default of 1000 draws gives M + 1 = 1001 = 7·11·13).
 // A small p-value says the marginals are miscalibrated. The p-values are one per parameter,
 // not corrected for their number, and the result holds no verdict: SBCECDF(r, 0).Verdict()
-// judges every parameter's ranks against a simultaneous band, and viz.SBCRanks and
-// viz.SBCECDF draw them. It holds M × Dim draws per worker, one pair at a time, and the
-// result Dim ranks per pair (see RankConfig).
+// judges the ranks of all parameters at once against a band simultaneous over ranks and
+// parameters, and viz.SBCRanks and viz.SBCECDF draw them. It holds M × Dim draws per worker,
+// one pair at a time, and the result Dim ranks per pair (see RankConfig).
 func SBC(est sbi.Amortized, theta, x *mat.Dense, cfg RankConfig) (*SBCResult, error) {
 	return SBCContext(runenv.Context(), est, theta, x, cfg)
 }
