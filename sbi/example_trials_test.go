@@ -36,7 +36,7 @@ func ExampleNLE_Trials() {
 
 	est := nle.TrialsWith(10, sbi.SamplerConfig{Method: sbi.SamplerImportance})
 	fmt.Println(est)
-	test := sbi.MustSimulate(rng, trials(10), prior.Sample(rng, 100))
+	test := sbi.MustSimulate(rng, trials(10), prior.Sample(rng, 300))
 	sbc, err := diag.SBC(est, test.Theta, test.X, diag.RankConfig{Samples: 99, Seed: 1})
 	if err != nil {
 		fmt.Println(err)

@@ -182,10 +182,12 @@ func fixedTicks(lo, hi, step float64, format string) plot.Ticker {
 func fmtSigned(v float64) string { return fmt.Sprintf("%+.3f", v) }
 
 // MarginalCoverage plots the coverage of each parameter's central credible intervals against
-// their credibility, one curve per parameter, with the diagonal and the binomial band. When the
-// result cannot be drawn (nil, no parameters, or a parameter's curve that Coverage could not
-// draw: no levels or one outside [0, 1], not one coverage value in [0, 1] per level, no test
-// pairs), the plot draws nothing: rendering it returns an error saying why.
+// their credibility, one curve per parameter, with the diagonal, the pointwise binomial band
+// and the band simultaneous over all parameters and levels (diag.MarginalResult.SimLower),
+// outside which levels are ringed. When the result cannot be drawn (nil, no parameters, or a
+// parameter's curve that Coverage could not draw: no levels or one outside [0, 1], not one
+// coverage value in [0, 1] per level, no test pairs), the plot draws nothing: rendering it
+// returns an error saying why.
 func MarginalCoverage(r *diag.MarginalResult) *Plot {
 	if r == nil {
 		return failedFigure(11*cm, 10*cm, fmt.Errorf("viz: MarginalCoverage: no result"))
@@ -193,17 +195,33 @@ func MarginalCoverage(r *diag.MarginalResult) *Plot {
 	if len(r.Coverage) == 0 {
 		return failedFigure(11*cm, 10*cm, fmt.Errorf("viz: MarginalCoverage: the result cannot be drawn: it holds no parameters"))
 	}
+	curves, err := marginalCoverageCurves(r)
+	if err != nil {
+		return failedFigure(11*cm, 10*cm, err)
+	}
+	return Coverage(curves...)
+}
+
+// marginalCoverageCurves turns each parameter of r into a coverage curve with the pointwise band and
+// the band simultaneous over all parameters and levels, or returns an error naming a
+// parameter Coverage could not draw.
+func marginalCoverageCurves(r *diag.MarginalResult) ([]*diag.CoverageResult, error) {
 	curves := make([]*diag.CoverageResult, len(r.Coverage))
+	slo, shi := r.SimLower, r.SimUpper
+	if len(slo) != len(r.Levels) || len(shi) != len(r.Levels) { // a result built by hand
+		slo, shi = diag.BinomialBand(r.N, r.Levels, 1-(1-diag.DefaultConfidence)/float64(len(r.Coverage)*len(r.Levels)))
+	}
 	for d, c := range r.Coverage {
 		cr := &diag.CoverageResult{Label: "θ" + subscript(d+1), Method: "marginal", N: r.N, Levels: r.Levels,
-			Coverage: c, Lower: r.Lower, Upper: r.Upper, Confidence: diag.DefaultConfidence}
+			Coverage: c, Lower: r.Lower, Upper: r.Upper, Confidence: diag.DefaultConfidence,
+			SimLower: slo, SimUpper: shi, SimConfidence: diag.DefaultConfidence}
 		if err := cr.Judgeable(); err != nil {
-			return failedFigure(11*cm, 10*cm, fmt.Errorf("viz: MarginalCoverage: the result cannot be drawn: parameter %d: %w", d+1, err))
+			return nil, fmt.Errorf("viz: MarginalCoverage: the result cannot be drawn: parameter %d: %w", d+1, err)
 		}
 		for k, l := range r.Levels {
 			cr.AUC += (c[k] - l) / float64(len(r.Levels))
 		}
 		curves[d] = cr
 	}
-	return Coverage(curves...)
+	return curves, nil
 }

@@ -30,7 +30,10 @@
 // side of any level outside it (Flagged), mentions levels outside the pointwise band as not
 // significant, and says "inconclusive: …" instead of calibrated when the simultaneous band is
 // wider than ±MaxBandHalfWidth. viz.Coverage draws both bands and rings the flagged levels, so
-// the figure and the sentence rest on the same arrays.
+// the figure and the sentence rest on the same arrays. SBCECDF's band holds the ECDFs of all
+// parameters' uniform ranks at once (Bonferroni over the parameters), and its verdict, like
+// the coverage verdict, is "inconclusive" when that band is wider than ±MaxBandHalfWidth at
+// the median rank.
 //
 // Every estimator runs in parallel over the test pairs, stops once per pair when the host's
 // context (runenv.Context) is cancelled, or the caller's in its context-first form

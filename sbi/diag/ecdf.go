@@ -26,9 +26,12 @@ type ECDFResult struct {
 	// Diff[d][j] = F̂_d(Z[j]) − Z[j], where F̂_d(z) is the share of pairs whose rank r of
 	// parameter d has r/(M+1) < z.
 	Diff [][]float64
-	// Lower and Upper bound the band of Diff: the ECDF of uniform ranks stays inside it at all
-	// points at once with probability Confidence (up to the Monte Carlo error of its
-	// calibration, see ECDFBand).
+	// Lower and Upper bound the band of Diff, one for every parameter: when the ranks of all
+	// parameters are uniform, every parameter's ECDF stays inside it at all points at once with
+	// probability at least Confidence (up to the Monte Carlo error of its calibration, see
+	// ECDFBand). With D parameters it is the simultaneous band of one parameter at confidence
+	// 1 − (1 − Confidence)/D (Bonferroni's inequality over the parameters, whose ranks may
+	// depend on each other in any way).
 	Lower, Upper []float64
 	Confidence   float64
 	N            int // pairs
@@ -36,8 +39,11 @@ type ECDFResult struct {
 }
 
 // SBCECDF turns SBC ranks into the ECDF-difference view with its simultaneous band at
-// confidence conf (0 means 0.95), evaluated at up to K = 100 fractional ranks (all M of them
-// when M < 100).
+// confidence conf (0 means 0.95) over all parameters and points, evaluated at up to K = 100
+// fractional ranks (all M of them when M < 100). With D parameters the band of each is
+// calibrated on ECDFBandSims·D simulated rank sets, at most MaxECDFBandSims (above 100
+// parameters the band is then held at least as wide as the pointwise Bonferroni band over the
+// K points, which needs no simulation).
 func SBCECDF(r *SBCResult, conf float64) (*ECDFResult, error) {
 	if r == nil || len(r.Ranks) == 0 || len(r.Ranks[0]) == 0 {
 		return nil, fmt.Errorf("diag: SBC ECDF needs SBC ranks, got none")
@@ -73,7 +79,7 @@ func SBCECDF(r *SBCResult, conf float64) (*ECDFResult, error) {
 			res.Diff[d][j] = float64(counts[k])/float64(n) - res.Z[j]
 		}
 	}
-	lo, hi := ECDFBand(n, m, ks, conf)
+	lo, hi := familyBand(n, m, ks, conf, len(r.Ranks))
 	res.Lower, res.Upper = make([]float64, len(ks)), make([]float64, len(ks))
 	for j := range ks {
 		res.Lower[j], res.Upper[j] = lo[j]-res.Z[j], hi[j]-res.Z[j]
@@ -111,14 +117,39 @@ func ecdfPoints(m, k int) []int {
 // so the band is a function of (n, m, ks, conf); its coverage carries a Monte Carlo error of
 // about √(conf(1−conf)/2000) ≈ 0.005 at 95%.
 func ECDFBand(n, m int, ks []int, conf float64) (lower, upper []float64) {
-	key := fmt.Sprint(n, m, ks, conf)
+	return cachedBand(n, m, ks, 1-conf, ECDFBandSims, false)
+}
+
+// MaxECDFBandSims caps the simulated rank sets of SBCECDF's band for many parameters (each
+// simulation holds one value, 1.6 MB at the cap).
+const MaxECDFBandSims = 200_000
+
+// familyBand returns the band that holds the ECDFs of dim parameters' uniform ranks at all
+// points at once with probability at least conf: each parameter's simultaneous band at level
+// (1 − conf)/dim, calibrated on ECDFBandSims·dim simulations (as many beyond the band as for
+// one parameter at level 1 − conf), at most MaxECDFBandSims, and then floored at the
+// Bonferroni level over the points.
+func familyBand(n, m int, ks []int, conf float64, dim int) (lower, upper []float64) {
+	if dim == 1 {
+		return ECDFBand(n, m, ks, conf)
+	}
+	sims, floor := MaxECDFBandSims, true
+	if dim <= MaxECDFBandSims/ECDFBandSims {
+		sims, floor = ECDFBandSims*dim, false
+	}
+	return cachedBand(n, m, ks, (1-conf)/float64(dim), sims, floor)
+}
+
+// cachedBand is ecdfBand through bandCache.
+func cachedBand(n, m int, ks []int, level float64, sims int, floor bool) (lower, upper []float64) {
+	key := fmt.Sprint(n, m, ks, level, sims, floor)
 	bandCache.Lock()
 	if b, ok := bandCache.m[key]; ok {
 		bandCache.Unlock()
 		return append([]float64(nil), b[0]...), append([]float64(nil), b[1]...)
 	}
 	bandCache.Unlock()
-	lower, upper = ecdfBand(n, m, ks, conf)
+	lower, upper = ecdfBand(n, m, ks, level, sims, floor)
 	bandCache.Lock()
 	if len(bandCache.m) >= 64 { // bounded: bands of the sizes in use
 		bandCache.m = map[string][2][]float64{}
@@ -134,14 +165,18 @@ var bandCache = struct {
 	m map[string][2][]float64
 }{m: map[string][2][]float64{}}
 
-func ecdfBand(n, m int, ks []int, conf float64) (lower, upper []float64) {
+// ecdfBand is the band of ECDFBand at level = 1 − conf from sims simulated rank sets; with
+// floor, γ is at least level/len(ks), the pointwise Bonferroni level over the points (a lower
+// bound of the exact γ: the smallest of len(ks) tail probabilities falls below level/len(ks)
+// with probability at most level), for when too few simulations fall beyond the band.
+func ecdfBand(n, m int, ks []int, level float64, sims int, floor bool) (lower, upper []float64) {
 	rng := rand.New(rand.NewPCG(uint64(n), uint64(m)<<8|0x5a))
 	// tails[j][c] = 2·min(P(B ≤ c), P(B ≥ c)) for B ~ Binomial(n, z_j), from the log pmf.
 	tails := make([][]float64, len(ks))
 	for j, k := range ks {
 		tails[j] = binomialTwoSided(n, float64(k)/float64(m+1))
 	}
-	gammas := make([]float64, ECDFBandSims)
+	gammas := make([]float64, sims)
 	counts := make([]int, m+2)
 	for s := range gammas {
 		for i := range counts {
@@ -160,7 +195,10 @@ func ecdfBand(n, m int, ks []int, conf float64) (lower, upper []float64) {
 		gammas[s] = g
 	}
 	sort.Float64s(gammas)
-	gamma := gammas[int(math.Floor((1-conf)*float64(len(gammas))))]
+	gamma := gammas[int(math.Floor(level*float64(len(gammas))))]
+	if floor {
+		gamma = math.Max(gamma, level/float64(len(ks)))
+	}
 	lower, upper = make([]float64, len(ks)), make([]float64, len(ks))
 	for j, k := range ks {
 		b := distuv.Binomial{N: float64(n), P: float64(k) / float64(m+1)}
@@ -207,11 +245,13 @@ func (r *ECDFResult) Outside() [][]int {
 	return out
 }
 
-// Verdict says per parameter whether its ranks stay inside the band, and how they leave it:
-// an ECDF difference above the band at low ranks and below it at high ranks means ranks piled
-// at both ends (an over-confident posterior), the reverse ranks piled in the middle
-// (under-confident), above only ranks too low (the posterior lies above the truth), below
-// only ranks too high (it lies below).
+// Verdict says whether every parameter's ranks stay inside the band, which all uniform ranks
+// do with probability Confidence, and how those of a parameter that leaves it do so: an ECDF
+// difference above the band at low ranks and below it at high ranks means ranks piled at both
+// ends (an over-confident posterior), the reverse ranks piled in the middle (under-confident),
+// above only ranks too low (the posterior lies above the truth), below only ranks too high (it
+// lies below). When every ECDF stays inside a band wider than ±MaxBandHalfWidth at the median
+// rank (too few pairs), it says "inconclusive" with about the number of pairs that would decide.
 func (r *ECDFResult) Verdict() string {
 	var bad []string
 	for d, idx := range r.Outside() {
@@ -245,10 +285,25 @@ func (r *ECDFResult) Verdict() string {
 		}
 		bad = append(bad, fmt.Sprintf("θ%d (%s; %d of %d points outside)", d+1, shape, len(idx), len(r.Z)))
 	}
-	if len(bad) == 0 {
-		return fmt.Sprintf("consistent with uniform ranks: every parameter's ECDF stays in the simultaneous %.0f%% band (%d pairs)", 100*r.Confidence, r.N)
+	if len(bad) > 0 {
+		return fmt.Sprintf("not uniform: %s, outside the simultaneous %.0f%% band (%d pairs)", joinList(bad), 100*r.Confidence, r.N)
 	}
-	return fmt.Sprintf("not uniform: %s, outside the simultaneous %.0f%% band (%d pairs)", joinList(bad), 100*r.Confidence, r.N)
+	if w := r.halfWidth(); w > MaxBandHalfWidth {
+		return fmt.Sprintf("inconclusive: with %d pairs the simultaneous %.0f%% band is ±%.2f at the median rank, so departures from uniform ranks of that size go unnoticed; use about %d pairs (the band narrows as 1/√pairs)",
+			r.N, 100*r.Confidence, w, int(math.Ceil(float64(r.N)*(w/MaxBandHalfWidth)*(w/MaxBandHalfWidth))))
+	}
+	return fmt.Sprintf("consistent with uniform ranks: every parameter's ECDF stays in the simultaneous %.0f%% band (%d pairs)", 100*r.Confidence, r.N)
+}
+
+// halfWidth is the half-width of the band at the evaluation point nearest ½.
+func (r *ECDFResult) halfWidth() float64 {
+	best := 0
+	for j, z := range r.Z {
+		if math.Abs(z-0.5) < math.Abs(r.Z[best]-0.5) {
+			best = j
+		}
+	}
+	return (r.Upper[best] - r.Lower[best]) / 2
 }
 
 func joinList(s []string) string {

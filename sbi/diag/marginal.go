@@ -19,8 +19,16 @@ type MarginalResult struct {
 	N        int
 	Levels   []float64   // interval credibility ρ: the interval between the (1−ρ)/2 and (1+ρ)/2 quantiles
 	Coverage [][]float64 // Coverage[d][k]: fraction of pairs with θ*_d inside the level-k interval of parameter d
-	Lower    []float64   // binomial band of an exactly calibrated estimator (as CoverageResult)
-	Upper    []float64
+	// Lower and Upper bound the pointwise binomial band of an exactly calibrated estimator: its
+	// coverage of one parameter at one level falls inside with probability DefaultConfidence.
+	Lower, Upper []float64
+	// SimLower and SimUpper bound the simultaneous band, which holds the coverage of an exactly
+	// calibrated estimator at all levels of all parameters at once with probability at least
+	// DefaultConfidence: the pointwise band at confidence 1 − (1 − DefaultConfidence)/(Dim·K)
+	// for K levels (Bonferroni's inequality). Only a coverage outside it is evidence of
+	// miscalibration over the whole table; by chance a calibrated estimator leaves the
+	// pointwise band in some of its Dim·K cells most of the time.
+	SimLower, SimUpper []float64
 	// Dropped counts the test pairs left out because θ or x held NaN or ±Inf.
 	Dropped int
 }
@@ -74,7 +82,18 @@ func marginalFromPass(pass *samplePass, cfg RankConfig) *MarginalResult {
 		}
 	}
 	r.Lower, r.Upper = BinomialBand(n, cfg.Levels, DefaultConfidence)
+	r.SimLower, r.SimUpper = r.simultaneous()
 	return r
+}
+
+// simultaneous returns the simultaneous band over all levels and parameters (see SimLower):
+// the result's own, or, for a result built by hand without one, the band computed afresh.
+func (r *MarginalResult) simultaneous() (lower, upper []float64) {
+	if len(r.SimLower) == len(r.Levels) && len(r.SimUpper) == len(r.Levels) {
+		return r.SimLower, r.SimUpper
+	}
+	cells := max(1, len(r.Coverage)*len(r.Levels))
+	return BinomialBand(r.N, r.Levels, 1-(1-DefaultConfidence)/float64(cells))
 }
 
 // String is a text table, one row per parameter.
@@ -93,7 +112,10 @@ func (r *MarginalResult) String() string {
 	return b.String() + "\n" + droppedNote(r.Dropped)
 }
 
-// MIMEBundle shows the table as HTML and text.
+// MIMEBundle shows the table as HTML and text. The HTML colours a coverage below the pointwise
+// band vermillion and one above it blue, and sets in bold those outside the simultaneous band
+// over all parameters and levels, the only ones that are evidence of miscalibration; a note
+// under the table says so.
 func (r *MarginalResult) MIMEBundle() map[string]any {
 	var b strings.Builder
 	fmt.Fprintf(&b, `<div><b>Marginal coverage</b> of central intervals, %d pairs<table style="font-size:85%%"><tr><th>level</th>`, r.N)
@@ -101,23 +123,31 @@ func (r *MarginalResult) MIMEBundle() map[string]any {
 		fmt.Fprintf(&b, "<td>%.2f</td>", l)
 	}
 	b.WriteString("</tr>")
+	slo, shi := r.simultaneous()
 	for d, c := range r.Coverage {
 		fmt.Fprintf(&b, "<tr><th>θ%d</th>", d+1)
 		for k, v := range c {
-			fmt.Fprintf(&b, "<td%s>%.3f</td>", bandStyle(v, r.Lower[k], r.Upper[k]), v)
+			fmt.Fprintf(&b, "<td%s>%.3f</td>", bandStyle(v, r.Lower[k], r.Upper[k], slo[k], shi[k]), v)
 		}
 		b.WriteString("</tr>")
 	}
-	b.WriteString("</table></div>")
+	fmt.Fprintf(&b, `</table><span style="font-size:80%%">vermillion below, blue above the pointwise %.0f%% band of one cell (a calibrated estimator leaves it in some cell by chance); bold: outside the simultaneous %.0f%% band over all %d cells (parameters × levels), evidence of miscalibration</span></div>`,
+		100*DefaultConfidence, 100*DefaultConfidence, len(r.Coverage)*len(r.Levels))
 	return map[string]any{"text/html": b.String(), "text/plain": r.String()}
 }
 
-func bandStyle(v, lo, hi float64) string {
+// bandStyle is the style of a coverage v against the pointwise band [lo, hi] and the
+// simultaneous band [slo, shi].
+func bandStyle(v, lo, hi, slo, shi float64) string {
+	bold := ""
+	if v < slo || v > shi {
+		bold = ";font-weight:bold"
+	}
 	switch {
 	case v < lo:
-		return ` style="color:#D55E00"`
+		return ` style="color:#D55E00` + bold + `"`
 	case v > hi:
-		return ` style="color:#0072B2"`
+		return ` style="color:#0072B2` + bold + `"`
 	}
 	return ""
 }
@@ -143,9 +173,9 @@ type SBCResult struct {
 // M = 99, 199 or 999 (RankConfig's default of 1000 draws gives M + 1 = 1001 = 7·11·13).
 // A small p-value says the marginals are miscalibrated. The p-values are one per parameter,
 // not corrected for their number, and the result holds no verdict: SBCECDF(r, 0).Verdict()
-// judges every parameter's ranks against a simultaneous band, and viz.SBCRanks and
-// viz.SBCECDF draw them. It holds M × Dim draws per worker, one pair at a time, and the
-// result Dim ranks per pair (see RankConfig).
+// judges the ranks of all parameters at once against a band simultaneous over ranks and
+// parameters, and viz.SBCRanks and viz.SBCECDF draw them. It holds M × Dim draws per worker,
+// one pair at a time, and the result Dim ranks per pair (see RankConfig).
 func SBC(est sbi.Amortized, theta, x *mat.Dense, cfg RankConfig) (*SBCResult, error) {
 	return SBCContext(runenv.Context(), est, theta, x, cfg)
 }
