@@ -310,3 +310,15 @@ func (a *AmortizedTrials) String() string {
 func (a *AmortizedTrials) MIMEBundle() map[string]any { return summaryBundle(a.label, a.String()) }
 
 var _ Amortized = (*AmortizedTrials)(nil)
+
+// Trials returns the ensemble as an Amortized over observations of up to n i.i.d. trials, one
+// per row of x with the trials side by side and NaN trials after them as padding (see
+// AmortizedTrials), sampled as its Sampler says; its LogProbPairs adds the trials' log-ratios
+// LogRatio, each the log of the mean of the members' ratios of that trial (see
+// PosteriorTrials). It panics when n < 1.
+func (e *NREEnsemble) Trials(n int) *AmortizedTrials { return e.TrialsWith(n, e.Sampler) }
+
+// TrialsWith is Trials with a given sampler configuration.
+func (e *NREEnsemble) TrialsWith(n int, s SamplerConfig) *AmortizedTrials {
+	return makeAmortizedTrials(&e.Members[0].estimator, "NREEnsemble", e.label(), e.untrained, e, n, s, e.PosteriorTrialsWith, e.LogRatio)
+}
