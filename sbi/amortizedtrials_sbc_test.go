@@ -1,6 +1,7 @@
 package sbi_test
 
 import (
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -94,6 +95,74 @@ func TestAmortizedTrialsSBC(t *testing.T) {
 			t.Errorf("%s: χ² p-values %v, expected none below 0.001", c.name, r.PValues)
 		case !c.uniform && uniform:
 			t.Errorf("%s: the SBC does not reject a wrong likelihood (no power): %s", c.name, v)
+		}
+	}
+}
+
+// TestAmortizedTrialsPaddedSBC runs diag.SBC through NLE.Trials(10) on observations of a varying
+// number of trials, 1 to 10 (uniform), padded with NaN trials to 10, on the conjugate Gaussian
+// model of TestAmortizedTrialsSBC (θ ~ N(0, I₂), xₜ | θ ~ N(θ, σ²I), σ = 2; the posterior sd
+// goes from 0.89 at one trial to 0.53 at ten), from an NLE trained on 20,000 single trials: 200
+// test pairs of 99 draws each, by importance resampling from the prior. Level: the ranks are
+// uniform by the library's verdict (SBCECDF's simultaneous 95% band) and no χ² p-value is below
+// 0.001. Power, on the same pairs: pairs simulated with σ = 1 (the posterior is under-confident),
+// and the padding read as trials of zeros (the rows with their NaN replaced by 0, every row
+// then read as 10 trials: the posterior is pulled to 0 and too narrow), are both rejected.
+func TestAmortizedTrialsPaddedSBC(t *testing.T) {
+	const sigma, n, pairs = 2.0, 10, 200
+	prior := dist.NewStandardNormal(2)
+	rng := rand.New(rand.NewPCG(13, 14))
+	theta := prior.Sample(rng, 20000)
+	nle := sbi.NewNLE(prior, sbi.NLEConfig{Hidden: 16, Transforms: 2})
+	if _, err := nle.Train(theta, gaussianTrials(rng, theta, 1, sigma), sbi.TrainConfig{Epochs: 30, BatchSize: 200, LearningRate: 2e-3, Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	est := nle.TrialsWith(n, sbi.SamplerConfig{Method: sbi.SamplerImportance})
+	testTheta := prior.Sample(rng, pairs)
+	counts := make([]int, pairs)
+	for i := range counts {
+		counts[i] = 1 + rng.IntN(n)
+	}
+	pad := func(x *mat.Dense, fill float64) *mat.Dense {
+		out := mat.DenseCopyOf(x)
+		for i, k := range counts {
+			row := out.RawRowView(i)
+			for j := k * 2; j < len(row); j++ {
+				row[j] = fill
+			}
+		}
+		return out
+	}
+	good := gaussianTrials(rng, testTheta, n, sigma)
+	for _, c := range []struct {
+		name    string
+		x       *mat.Dense
+		uniform bool
+	}{
+		{"calibrated", pad(good, math.NaN()), true},
+		{"pairs of σ = 1", pad(gaussianTrials(rng, testTheta, n, sigma/2), math.NaN()), false},
+		{"padding read as trials of zeros", pad(good, 0), false},
+	} {
+		r, err := diag.SBC(est, testTheta, c.x, diag.RankConfig{Samples: 99, Seed: 1})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if r.Dropped != 0 {
+			t.Fatalf("%s: %d pairs dropped, expected every padded pair kept", c.name, r.Dropped)
+		}
+		e, err := diag.SBCECDF(r, 0)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		v := e.Verdict()
+		t.Logf("%s: %v%s", c.name, r, v)
+		switch uniform := strings.HasPrefix(v, "consistent with uniform ranks"); {
+		case c.uniform && !uniform:
+			t.Errorf("%s: the SBC of padded observations rejects uniform ranks: %s", c.name, v)
+		case c.uniform && min(r.PValues[0], r.PValues[1]) < 0.001:
+			t.Errorf("%s: χ² p-values %v, expected none below 0.001", c.name, r.PValues)
+		case !c.uniform && uniform:
+			t.Errorf("%s: the SBC does not reject a wrong posterior (no power): %s", c.name, v)
 		}
 	}
 }

@@ -49,8 +49,9 @@
 // or importance resampling from the prior (SamplerConfig). The likelihood and ratio estimators
 // serve observations of many i.i.d. trials from training on single trials (PosteriorTrials:
 // the trials' log-likelihoods or log-ratios add), and Trials(n) serves them to diagnostics and
-// calibration methods as an Amortized whose rows of x hold n trials side by side
-// (AmortizedTrials). MAP finds the mode of any posterior by
+// calibration methods as an Amortized whose rows of x hold up to n trials side by side, fewer
+// padded with NaN trials at the end as sbi pads (AmortizedTrials; the diagnostics of package
+// diag keep padded rows). MAP finds the mode of any posterior by
 // local searches from its draws of highest density.
 // NPEEnsemble and NREEnsemble combine trained estimators. Save writes an estimator with its
 // configuration, embedding, prior and weights to one checksummed file, and Load reads back

@@ -239,10 +239,13 @@ func (e *NPEEnsemble) Posterior(x []float64) Posterior { return e.PosteriorAt(x)
 // panics and its SampleContext returns an error naming the member.
 func (e *NPEEnsemble) PosteriorAt(x []float64) *MixturePosterior {
 	mp := &MixturePosterior{err: e.untrained()}
+	readable := true // every member's check of x passed: each checks it once, in posteriorAt
 	for _, m := range e.Members {
-		mp.Members = append(mp.Members, m.posteriorAt(x, false))
+		p := m.posteriorAt(x, false)
+		readable = readable && p.err == nil
+		mp.Members = append(mp.Members, p)
 	}
-	if mp.err == nil && e.Members[0].observationErr(x) == nil {
+	if mp.err == nil && readable {
 		warnEnsembleTrials(e.label()+" posterior", e.cores(), mat.NewDense(1, len(x), x)) // only read: no copy
 		warnEnsembleOutside(e.label()+" posterior", e.cores(), x)
 	}

@@ -49,6 +49,6 @@ func ExampleNLE_Trials() {
 	}
 	fmt.Println("ranks uniform:", strings.HasPrefix(ecdf.Verdict(), "consistent with uniform ranks"))
 	// Output:
-	// NLE (maf) over observations of 10 i.i.d. trials: the trials side by side in rows of 20 values
+	// NLE (maf) over observations of up to 10 i.i.d. trials: the trials side by side in rows of 20 values, NaN trials after them as padding
 	// ranks uniform: true
 }

@@ -165,3 +165,68 @@ func tiledRows(tp *nn.Tape, m *mat.Dense, times int) *nn.Tensor {
 	}
 	return out
 }
+
+// PosteriorTrials returns p̂(θ | x₁ … x_T) ∝ p(θ)·Πₜ r̄(θ, xₜ) for the trials xₜ, the rows of xs,
+// r̄ the ensemble's ratio of one trial, the mean of its members' (LogRatio): each trial's
+// ratio is averaged over the members, and the averages multiply over the trials. This is the
+// ensemble's ratio estimate of one trial put in the identity that makes a ratio estimator
+// serve i.i.d. trials, so Trials(1) is the ensemble itself; the mixture of the members'
+// posteriors of all the trials, (1/K) Σₖ Πₜ r̂ₖ(θ, xₜ), would instead let the member whose
+// errors compound most over the trials dominate. It is sampled as the ensemble's Sampler says,
+// with the rules of NRE.PosteriorTrials.
+func (e *NREEnsemble) PosteriorTrials(xs *mat.Dense) *RatioPosterior {
+	return e.PosteriorTrialsWith(xs, e.Sampler)
+}
+
+// PosteriorTrialsWith is PosteriorTrials with a given sampler configuration.
+func (e *NREEnsemble) PosteriorTrialsWith(xs *mat.Dense, s SamplerConfig) *RatioPosterior {
+	label := e.label() + " trials"
+	if err := e.untrained(); err != nil {
+		return newRatioPosterior(label, nil, e.prior(), nil, err, s).ofTrials(xs)
+	}
+	checkTrials("NREEnsemble.PosteriorTrials", xs, e.Members[0].xDim)
+	lr, err := e.ratioTrials(mat.DenseCopyOf(xs))
+	if err == nil {
+		warnEnsembleTrials(label+" posterior", e.cores(), xs)
+	}
+	return newRatioPosterior(label, nil, e.prior(), lr, err, s).ofTrials(xs)
+}
+
+// ratioTrials returns θ ↦ Σₜ log r̄(θ, xₜ) over the rows of xs, the members' contexts of every
+// trial computed once.
+func (e *NREEnsemble) ratioTrials(xs *mat.Dense) (func(theta *mat.Dense) []float64, error) {
+	if err := checkFiniteTrials(xs); err != nil {
+		return nil, err
+	}
+	for _, m := range e.Members {
+		if err := m.checkReadableTrials(xs); err != nil {
+			return nil, err
+		}
+	}
+	T, _ := xs.Dims()
+	fs := make([][]func(*mat.Dense) []float64, T) // fs[t][k]: member k's log-ratio of trial t
+	for t := range fs {
+		fs[t] = make([]func(*mat.Dense) []float64, len(e.Members))
+		for k, m := range e.Members {
+			f, err := m.ratioAt(xs.RawRowView(t), false)
+			if err != nil {
+				return nil, fmt.Errorf("trial %d, member %d: %w", t, k, err)
+			}
+			fs[t][k] = f
+		}
+	}
+	return func(theta *mat.Dense) []float64 {
+		n, _ := theta.Dims()
+		out := make([]float64, n)
+		parts := make([][]float64, len(e.Members))
+		for _, ft := range fs {
+			for k, f := range ft {
+				parts[k] = f(theta)
+			}
+			for i, v := range logMeanExp(parts) {
+				out[i] += v
+			}
+		}
+		return out
+	}, nil
+}

@@ -46,8 +46,12 @@
 // estimator is asked for the posterior of the first pair, so that an x or θ of the wrong width
 // is an error, not a panic. Pairs whose θ or x holds NaN or ±Inf (failed simulations, which
 // SIR and Lotka–Volterra produce by design) are dropped, as training drops them, and counted
-// in the result's Dropped; pair i is then the i-th finite pair. A panic of the estimator in a
-// worker is returned as an error that names the pair.
+// in the result's Dropped; pair i is then the i-th finite pair. An estimator whose observations
+// end in NaN padding (sbi.AmortizedTrials, observations of a varying number of i.i.d. trials)
+// has only the values before the padding checked: a padded pair is kept, one without a trial
+// is dropped, and a malformed padding is an error naming the pair (L-C2ST, whose classifier
+// reads x itself, refuses padded pairs). A panic of the estimator in a worker is returned as
+// an error that names the pair.
 //
 // Kernel calibration tests. KCCSDTest is the kernel calibration-conditional Stein discrepancy
 // (Glaser et al., "Fast and scalable score-based kernel calibration tests"): a U-statistic

@@ -307,6 +307,9 @@ func NewLC2STContext(ctx context.Context, est sbi.Amortized, theta, x *mat.Dense
 	if err != nil {
 		return nil, err
 	}
+	if r, bad := firstNonFiniteRow(xx); bad {
+		return nil, fmt.Errorf("diag: L-C2ST: the observation of calibration pair %d is padded with NaN: its classifier reads the values of x, which must be numbers: check the observations of k trials apart, with the estimator's Trials(k)", r)
+	}
 	n, dim := th.Dims()
 	_, dx := xx.Dims()
 	autoWorkers := cfg.Workers <= 0

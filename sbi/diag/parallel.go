@@ -82,7 +82,10 @@ func pairRNG(seed uint64, i int) *rand.Rand {
 // (probed with the first finite pair, so that a wrong width is a clear error rather than a
 // panic in a worker). Pairs whose θ or x holds NaN or ±Inf (a simulator such as SIR or
 // Lotka–Volterra produces them by design) are dropped, as training does: it returns the finite
-// pairs and how many were dropped.
+// pairs and how many were dropped. For an estimator whose observations may end in NaN padding
+// (an unpadder: sbi.AmortizedTrials) only the values before the padding count: a padded x is
+// kept, one without values or whose values hold ±Inf is dropped, and one the estimator cannot
+// read is an error naming the pair.
 func checkPairs(what string, est sbi.Amortized, theta, x *mat.Dense) (th, xx *mat.Dense, dropped int, err error) {
 	if est == nil {
 		return nil, nil, 0, fmt.Errorf("diag: %s needs an estimator, got nil", what)
@@ -101,7 +104,10 @@ func checkPairs(what string, est sbi.Amortized, theta, x *mat.Dense) (th, xx *ma
 	if n == 0 {
 		return nil, nil, 0, fmt.Errorf("diag: %s needs at least one test pair, got 0", what)
 	}
-	th, xx, dropped = finiteRows(theta, x)
+	th, xx, dropped, err = finiteRows(est, theta, x)
+	if err != nil {
+		return nil, nil, 0, fmt.Errorf("diag: %s: %w", what, err)
+	}
 	if th == nil {
 		return nil, nil, dropped, fmt.Errorf("diag: %s: all %d test pairs hold NaN or infinite values; simulate pairs with finite θ and x", what, n)
 	}
@@ -122,29 +128,43 @@ func checkPairs(what string, est sbi.Amortized, theta, x *mat.Dense) (th, xx *ma
 	return th, xx, dropped, nil
 }
 
-// finiteRows returns the rows i where theta and x are all finite, and the number left out; nil
-// matrices when none is.
-func finiteRows(theta, x *mat.Dense) (th, xx *mat.Dense, dropped int) {
+// unpadder is an estimator whose observations may end in NaN padding (sbi.AmortizedTrials):
+// Unpadded returns the values of x before its padding, and an error for an x it cannot read.
+type unpadder interface {
+	Unpadded(x []float64) ([]float64, error)
+}
+
+// finiteRows returns the rows i where theta and x are all finite (x before its padding for an
+// unpadder est: see checkPairs), and the number left out; nil matrices when none is. It returns
+// an error naming the first pair whose x an unpadder cannot read.
+func finiteRows(est sbi.Amortized, theta, x *mat.Dense) (th, xx *mat.Dense, dropped int, err error) {
 	n, dt := theta.Dims()
 	_, dx := x.Dims()
+	u, _ := est.(unpadder)
 	var keep []int
 	for i := range n {
-		if allFinite(theta.RawRowView(i)) && allFinite(x.RawRowView(i)) {
+		v := x.RawRowView(i)
+		if u != nil {
+			if v, err = u.Unpadded(v); err != nil {
+				return nil, nil, 0, fmt.Errorf("test pair %d: %w", i, err)
+			}
+		}
+		if allFinite(theta.RawRowView(i)) && len(v) > 0 && allFinite(v) {
 			keep = append(keep, i)
 		}
 	}
 	switch len(keep) {
 	case n:
-		return theta, x, 0
+		return theta, x, 0, nil
 	case 0:
-		return nil, nil, n
+		return nil, nil, n, nil
 	}
 	th, xx = mat.NewDense(len(keep), dt, nil), mat.NewDense(len(keep), dx, nil)
 	for k, i := range keep {
 		th.SetRow(k, theta.RawRowView(i))
 		xx.SetRow(k, x.RawRowView(i))
 	}
-	return th, xx, n - len(keep)
+	return th, xx, n - len(keep), nil
 }
 
 // droppedNote is the line a text summary adds when test pairs were left out.
