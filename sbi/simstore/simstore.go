@@ -143,10 +143,13 @@ func createManifest(dir string, m manifest) error {
 	if _, err := os.Stat(path); err == nil {
 		return nil
 	}
-	f, err := os.CreateTemp(dir, ".manifest-*")
+	// 0644 less the umask, as the chunks get (npy.WriteNPZFile): whoever may read them may
+	// open the store
+	f, release, err := atomicfile.CreateTemp(dir, manifestName, 0o644)
 	if err != nil {
 		return fmt.Errorf("simstore: %w", err)
 	}
+	release()
 	defer os.Remove(f.Name())
 	b, _ := json.MarshalIndent(m, "", "  ")
 	if _, err := f.Write(append(b, '\n')); err != nil {
