@@ -460,8 +460,11 @@ func (s *Store) Split(frac float64, seed uint64) (train, val Source, err error) 
 		return nil, nil, fmt.Errorf("simstore: Split(%v), expected a share between 0 and 1", frac)
 	}
 	chunks := s.snapshot()
-	if len(chunks) < 2 {
-		return nil, nil, fmt.Errorf("simstore: Split needs at least two chunks, the store has %d: append in smaller chunks", len(chunks))
+	switch len(chunks) {
+	case 0:
+		return nil, nil, fmt.Errorf("simstore: Split needs at least two chunks, the store %s has none: Append simulations first (or Refresh, when other processes append them)", s.dir)
+	case 1:
+		return nil, nil, fmt.Errorf("simstore: Split needs at least two chunks, the store has 1: append in smaller chunks")
 	}
 	held := make([]bool, len(chunks))
 	lowest, nheld := 0, 0

@@ -84,3 +84,30 @@ func TestUnusableChunkSaysWhatToDo(t *testing.T) {
 		})
 	}
 }
+
+// TestSplitTooFewChunksSaysWhatToDo checks Split's error on a store of no chunk (append first)
+// and of one (append in smaller chunks, so that whole chunks can be held out).
+func TestSplitTooFewChunksSaysWhatToDo(t *testing.T) {
+	for _, c := range []struct {
+		chunks int
+		want   string
+	}{
+		{0, "Append simulations first"},
+		{1, "append in smaller chunks"},
+	} {
+		dir := t.TempDir()
+		s, err := Create(dir, 2, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := range c.chunks {
+			theta, x := pairs(4*k, 4)
+			if err := s.Append(theta, x); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, _, err := s.Split(0.2, 1); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Split of %d chunks: %v; want an error saying %q", c.chunks, err, c.want)
+		}
+	}
+}
