@@ -176,14 +176,20 @@ func paddingErr(l InputLayout, row []float64) error {
 	return fmt.Errorf("embedding: the padding after the %d values the observation uses holds NaN or ±Inf, expected finite padding: the count of trials (its first value) marks the trials present; pad with zeros, as DeepSetEmbedding.Pack and WithCounts do", used)
 }
 
-// checkPadding returns an error naming the first row of x (nil: none) whose padding
-// paddingErr refuses, for the layout of the embedding e.
+// checkPadding returns the layout's error for the width of x, or else an error naming the
+// first row of x (nil: none) whose padding paddingErr refuses, for the layout of the embedding
+// e. The width comes first: rows of another layout (sets padded with NaN and no count, as sbi
+// pads them) would otherwise be dropped as failed simulations, and the error be that too few
+// pairs are left.
 func checkPadding(e Embedding, x *mat.Dense) error {
 	l := layoutOf(e)
 	if l == nil || x == nil || x.IsEmpty() {
 		return nil
 	}
-	n, _ := x.Dims()
+	n, c := x.Dims()
+	if _, err := l.InputGroups(c); err != nil {
+		return err
+	}
 	for i := 0; i < n; i++ {
 		if err := paddingErr(l, x.RawRowView(i)); err != nil {
 			return fmt.Errorf("row %d of x: %w", i, err)

@@ -133,7 +133,7 @@ func (e DeepSetEmbedding) check(in int) (slots int, err error) {
 	case e.MaxTrials == 0 && (in < d || in%d != 0):
 		return 0, fmt.Errorf("embedding: %s: observations of %d values are not sets of trials of %d values (expected a positive multiple of TrialDim; set MaxTrials for a varying number of trials)", kind, in, d)
 	case e.MaxTrials > 0 && in != satAdd(1, satMul(e.MaxTrials, d)): // saturating: a product that wraps must not match in
-		return 0, fmt.Errorf("embedding: %s: observations of %d values, expected 1 + MaxTrials·TrialDim = %d (the count of trials, then %d trials of %d values)", kind, in, satAdd(1, satMul(e.MaxTrials, d)), e.MaxTrials, d)
+		return 0, fmt.Errorf("embedding: %s: observations of %d values, expected 1 + MaxTrials·TrialDim = %d (the count of trials, then %d trials of %d values): WithCounts(x, counts) lays out rows of MaxTrials trials (padded with NaN after the trials present, as sbi pads, or all simulated)", kind, in, satAdd(1, satMul(e.MaxTrials, d)), e.MaxTrials, d)
 	}
 	if err := checkWidths(kind, "Hidden widths", e.Hidden); err != nil {
 		return 0, err
@@ -320,7 +320,8 @@ func (e DeepSetEmbedding) MustPack(trials *mat.Dense) []float64 {
 // side by side, as a simulator of MaxTrials trials returns them) cut to counts[i] trials each,
 // in the layout of MaxTrials > 0: the count first, then the first counts[i] trials, then
 // zeros. Training on counts drawn from 1 to MaxTrials teaches the estimator every number of
-// trials it will be asked with.
+// trials it will be asked with. The values after a row's counts[i] trials are not read, so
+// sets padded with NaN after their trials, as Python's sbi pads them, take this layout too.
 func (e DeepSetEmbedding) WithCounts(x *mat.Dense, counts []int) (*mat.Dense, error) {
 	e = e.withDefaults()
 	if e.MaxTrials < 1 {

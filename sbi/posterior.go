@@ -19,8 +19,11 @@ type Posterior interface {
 	// Sample draws n parameter vectors. It is a shorthand of the package's naming rule: when the
 	// posterior cannot be sampled (an untrained estimator, low acceptance, an interrupt) it
 	// panics with an error that says what to do; the posteriors of this package return that
-	// error from SampleContext. Those posteriors draw at most 2²⁶ values (n·Dim) in one call and
-	// refuse more before they allocate them: draw more in several calls.
+	// error from SampleContext, a method of their concrete types, which each estimator's
+	// PosteriorAt returns (npe.PosteriorAt(x).SampleContext(ctx, rng, n)); this interface,
+	// which Posterior returns, does not have it. Those posteriors draw at most 2²⁶ values
+	// (n·Dim) in one call and refuse more before they allocate them: draw more in several
+	// calls.
 	Sample(rng *rand.Rand, n int) *mat.Dense
 	// LogProb is the log density of each row of theta (−Inf outside the support, never NaN).
 	// For the posteriors of ratio and likelihood estimators (NRE, NLE, MNLE: RatioPosterior)

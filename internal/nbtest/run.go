@@ -11,11 +11,14 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -44,6 +47,10 @@ type Config struct {
 	MaxOutput int
 	// Log receives progress lines and the kernel's own diagnostics (nil: discarded).
 	Log io.Writer
+	// Stop, when closed, stops the run as a failing cell does: the running cell is interrupted,
+	// no later cell runs, and the Result holds the notebook as far as it ran (gosbi run closes
+	// it on SIGINT or SIGTERM). Nil never stops.
+	Stop <-chan struct{}
 }
 
 // Result is an executed notebook.
@@ -178,6 +185,11 @@ func ExecuteNotebook(ctx context.Context, nb *Notebook, path string, o Config) (
 		if strings.TrimSpace(cell.Source) == "" {
 			continue
 		}
+		if closed(o.Stop) {
+			res.Errors = append(res.Errors, CellError{Index: i, ID: cell.ID, Source: cell.Source, Ename: stoppedName,
+				Evalue: "not run: " + stoppedWhy})
+			break
+		}
 		if o.Log != nil {
 			fmt.Fprintf(o.Log, "gosbi run: %s: cell %d/%d\n", filepath.Base(path), i+1, len(nb.Cells))
 		}
@@ -197,6 +209,13 @@ func ExecuteNotebook(ctx context.Context, nb *Notebook, path string, o Config) (
 			}
 			res.Duration = time.Since(start)
 			return res, fmt.Errorf("nbtest: %s: cell %d: %w", path, i+1, err)
+		}
+		if closed(o.Stop) {
+			if cerr == nil {
+				cerr = &CellError{Index: i, ID: cell.ID, Source: cell.Source, Ename: stoppedName, Evalue: "the cell ended, and " + stoppedWhy}
+			}
+			res.Errors = append(res.Errors, *cerr)
+			break
 		}
 		if cerr != nil && (!cell.HasTag("raises-exception") || cerr.Ename == outputLimit) {
 			res.Errors = append(res.Errors, *cerr)
@@ -222,6 +241,42 @@ var MaxRunOutput = 1 << 30
 // stops there, even where the cell is tagged raises-exception.
 const outputLimit = "OutputLimit"
 
+// stoppedName is the error name of the cell at which Config.Stop ended the run, and stoppedWhy
+// says why the run ended there.
+const (
+	stoppedName = "Stopped"
+	stoppedWhy  = "gosbi run was stopped (SIGINT or SIGTERM): the run ends here, the notebook saved as far as it ran"
+)
+
+// closed reports whether c is closed (false for nil).
+func closed(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
+}
+
+// either returns a channel closed once a or b is, and a function that ends the watch (call it
+// when the channel is no longer read).
+func either(a, b <-chan struct{}) (<-chan struct{}, func()) {
+	if b == nil {
+		return a, func() {}
+	}
+	c, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		select {
+		case <-a:
+			close(c)
+		case <-b:
+			close(c)
+		case <-done:
+		}
+	}()
+	return c, func() { close(done) }
+}
+
 // runCell executes cell i and records its outputs within what is left of the run's budget; it
 // returns the cell's error, if any, and a warning when the kernel's status idle did not come
 // after the reply.
@@ -240,7 +295,9 @@ func runCell(ctx context.Context, c *Client, nb *Notebook, i int, o Config, budg
 	if err != nil {
 		return nil, "", err
 	}
-	ex, err := c.Collect(ctx, req, ExecuteConfig{OnOutput: acc.add, Discard: true, Timeout: o.CellTimeout, Abort: budget.over})
+	abort, unwatch := either(budget.over, o.Stop)
+	ex, err := c.Collect(ctx, req, ExecuteConfig{OnOutput: acc.add, Discard: true, Timeout: o.CellTimeout, Abort: abort})
+	unwatch()
 	if ex != nil && ex.Reply != nil {
 		acc.addPages(ex.Reply.Content)
 	}
@@ -276,6 +333,14 @@ func runCell(ctx context.Context, c *Client, nb *Notebook, i int, o Config, budg
 			byteSize(budget.max), interrupted)
 		reply.Traceback = []string{reply.Ename + ": " + reply.Evalue}
 		acc.addOutput(&Output{OutputType: "error", Ename: reply.Ename, Evalue: reply.Evalue, Traceback: reply.Traceback})
+	case ex.Aborted:
+		// Config.Stop: the kernel's reply (its interrupt's error, or the cell's own outcome) says
+		// how the cell ended; this says why it was interrupted.
+		if reply.Status == "ok" {
+			reply.Status, reply.Ename, reply.Evalue = "error", stoppedName, "the cell ended, and "+stoppedWhy
+		}
+		acc.addOutput(&Output{OutputType: "error", Ename: stoppedName, Evalue: "the cell was interrupted: " + stoppedWhy,
+			Traceback: []string{stoppedName + ": the cell was interrupted: " + stoppedWhy}})
 	case ex.TimedOut:
 		reply.Status = "error"
 		reply.Ename = "Timeout"
@@ -677,6 +742,9 @@ GOSBI_FULL=1 runs the full version: it is --param quick=false.
 The run stops at the first cell that fails, and the notebook is saved as far as it ran (the
 command exits non-zero). A cell tagged "raises-exception" (cell metadata "tags", as Jupyter's
 nbconvert reads it) is expected to fail: its error is kept in its outputs and the run goes on.
+Ctrl-C (SIGINT) or SIGTERM stops the run the same way: the running cell is interrupted, the
+notebook is saved as far as it ran, and no later notebook runs; a second signal ends the command
+at once, saving nothing.
 
 --html also writes NAME.html beside the saved notebook: one page with the images inline. The
 notebook's text (sources, printed output, errors) is shown as text and raw HTML in Markdown is
@@ -744,8 +812,15 @@ func RunMain(args []string) error {
 	}
 	// a --out directory this run created goes again if the run writes nothing into it
 	defer removeEmpty(created)
-	failed := 0
+	stop, unwatch := stopOnSignal()
+	defer unwatch()
+	o.Stop = stop
+	failed, ran := 0, 0
 	for _, j := range jobs {
+		if closed(stop) {
+			break
+		}
+		ran++
 		res, err := ExecuteNotebook(context.Background(), j.nb, j.path, o)
 		if err != nil && res == nil {
 			return err
@@ -786,10 +861,38 @@ func RunMain(args []string) error {
 		}
 		fmt.Fprintf(os.Stderr, "gosbi run: %s ok in %.1fs (wrote %s)\n", j.path, res.Duration.Seconds(), written)
 	}
+	if ran < len(jobs) {
+		return fmt.Errorf("%d of %d notebooks failed, and the run was stopped before the other %d", failed, len(paths), len(jobs)-ran)
+	}
 	if failed > 0 {
 		return fmt.Errorf("%d of %d notebooks failed", failed, len(paths))
 	}
 	return nil
+}
+
+// stopOnSignal returns a channel closed at the first SIGINT (Ctrl-C) or SIGTERM, which stops
+// the run with the notebook saved as far as it ran (Config.Stop); a second signal ends the
+// process at once, as without it. The function it returns ends the watch.
+func stopOnSignal() (<-chan struct{}, func()) {
+	stop, done := make(chan struct{}), make(chan struct{})
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		select {
+		case s := <-sigs:
+			signal.Stop(sigs)
+			fmt.Fprintf(os.Stderr, "gosbi run: %v: interrupting the running cell; the notebook is saved as far as it ran (a second signal ends gosbi run at once, saving nothing)\n", s)
+			close(stop)
+		case <-done:
+		}
+	}()
+	var once sync.Once
+	return stop, func() {
+		once.Do(func() {
+			signal.Stop(sigs)
+			close(done)
+		})
+	}
 }
 
 // FullFromEnv reads GOSBI_FULL: 1 or true runs notebooks in full mode, 0, false or unset in

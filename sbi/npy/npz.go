@@ -184,7 +184,7 @@ func (z *NPZ) describeArray(name string) string {
 }
 
 // NPZWriter writes a .npz archive array by array; Close finishes it. Arrays are stored, or
-// deflated with Compress (np.savez_compressed).
+// deflated when NewNPZWriter is given compress true (np.savez_compressed).
 type NPZWriter struct {
 	zw       *zip.Writer
 	compress bool

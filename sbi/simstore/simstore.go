@@ -143,10 +143,13 @@ func createManifest(dir string, m manifest) error {
 	if _, err := os.Stat(path); err == nil {
 		return nil
 	}
-	f, err := os.CreateTemp(dir, ".manifest-*")
+	// 0644 less the umask, as the chunks get (npy.WriteNPZFile): whoever may read them may
+	// open the store
+	f, release, err := atomicfile.CreateTemp(dir, manifestName, 0o644)
 	if err != nil {
 		return fmt.Errorf("simstore: %w", err)
 	}
+	release()
 	defer os.Remove(f.Name())
 	b, _ := json.MarshalIndent(m, "", "  ")
 	if _, err := f.Write(append(b, '\n')); err != nil {
@@ -166,7 +169,9 @@ func createManifest(dir string, m manifest) error {
 	return nil
 }
 
-// Open opens an existing store and lists its chunks.
+// Open opens an existing store and lists its chunks. A file in chunks/ that is not a complete
+// chunk of the store's widths (cut short, damaged, of another store) is an error that names
+// it, and Open returns no store until the file is moved out.
 func Open(dir string) (*Store, error) {
 	b, err := readlimit.File(filepath.Join(dir, manifestName), "a simstore manifest", maxManifestSize)
 	if err != nil {
@@ -184,7 +189,10 @@ func Open(dir string) (*Store, error) {
 	// chunks: a temporary file it cannot remove, or whose writer it cannot tell ended, stays,
 	// hidden from every listing; an unreadable chunks/ is Refresh's error.
 	atomicfile.RemoveStale(filepath.Join(dir, chunkDir))
-	return s, s.Refresh()
+	if err := s.Refresh(); err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 // Refresh lists the chunks again, picking up those appended since Open. A new chunk whose
@@ -253,7 +261,8 @@ func (s *Store) snapshot() []chunk {
 // chunkRows checks a chunk and returns its rows: the headers of θ and x must agree with the
 // manifest and with each other, and each member must hold the values its header promises, so
 // that a damaged chunk is refused when it is listed rather than counted in Len and given room
-// in a pass's pool for rows that are not there.
+// in a pass's pool for rows that are not there. A file it cannot use is an error that says to
+// move it out: Open and Refresh refuse the store while it is there.
 func (s *Store) chunkRows(path string) (int, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -264,26 +273,35 @@ func (s *Store) chunkRows(path string) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("simstore: chunk %s: %w", path, err)
 	}
-	zr, err := zip.NewReader(f, st.Size())
+	rows, err := s.checkChunk(f, st.Size())
 	if err != nil {
-		return 0, fmt.Errorf("simstore: chunk %s: %w", path, err)
+		return 0, fmt.Errorf("simstore: chunk %s: %w; move it out of the store (out of %s) to open it", path, err, filepath.Join(s.dir, chunkDir))
+	}
+	return rows, nil
+}
+
+// checkChunk returns the rows of the chunk r of size bytes after checking its arrays.
+func (s *Store) checkChunk(r io.ReaderAt, size int64) (int, error) {
+	zr, err := zip.NewReader(r, size)
+	if err != nil {
+		return 0, fmt.Errorf("%w: the chunk is damaged (a copy cut short?)", err)
 	}
 	var rows [2]int
 	for k, name := range []string{"theta", "x"} {
-		h, err := memberHeader(zr, st.Size(), name)
+		h, err := memberHeader(zr, size, name)
 		if err != nil {
-			return 0, fmt.Errorf("simstore: chunk %s: %w", path, err)
+			return 0, err
 		}
 		r, c := h.Dims()
 		want := []int{s.paramDim, s.dataDim}[k]
 		// A vector of n values is the one column it holds (NumPy writes theta[:, 0] so).
 		if vector := len(h.Shape) == 1 && want == 1; c != want || (len(h.Shape) != 2 && !vector) {
-			return 0, fmt.Errorf("simstore: chunk %s: %s has shape %v, expected a 2-D array of %d columns (rows, %d)%s", path, name, h.Shape, want, want, oneColumnHint(want))
+			return 0, fmt.Errorf("%s has shape %v, expected a 2-D array of %d columns (rows, %d)%s: a chunk of another store or simulator", name, h.Shape, want, want, oneColumnHint(want))
 		}
 		rows[k] = r
 	}
 	if rows[0] != rows[1] {
-		return 0, fmt.Errorf("simstore: chunk %s: %d rows of θ and %d of x, expected one x per θ", path, rows[0], rows[1])
+		return 0, fmt.Errorf("%d rows of θ and %d of x, expected one x per θ", rows[0], rows[1])
 	}
 	return rows[0], nil
 }
@@ -305,13 +323,13 @@ func memberHeader(zr *zip.Reader, size int64, name string) (npy.Header, error) {
 	for _, f := range zr.File {
 		if f.Name == name+".npy" {
 			if m != nil {
-				return npy.Header{}, fmt.Errorf("array %s stored twice: the chunk is damaged, move it out of the store", name)
+				return npy.Header{}, fmt.Errorf("array %s stored twice: the chunk is damaged", name)
 			}
 			m = f
 		}
 	}
 	if m == nil {
-		return npy.Header{}, fmt.Errorf("array %s: %w", name, fs.ErrNotExist)
+		return npy.Header{}, fmt.Errorf("array %s: %w (a chunk holds arrays theta and x)", name, fs.ErrNotExist)
 	}
 	rc, err := m.Open()
 	if err != nil {
@@ -331,12 +349,12 @@ func memberHeader(zr *zip.Reader, size int64, name string) (npy.Header, error) {
 	has := zipmember.StoredSize(m, size)
 	if has < 0 {
 		if _, err := io.Copy(io.Discard, cr); err != nil {
-			return npy.Header{}, fmt.Errorf("array %s: %w: the chunk is damaged, move it out of the store", name, err)
+			return npy.Header{}, fmt.Errorf("array %s: %w: the chunk is damaged", name, err)
 		}
 		has = cr.n
 	}
 	if has < need {
-		return npy.Header{}, fmt.Errorf("array %s: shape %v needs %d bytes, the member holds %d: the chunk is damaged, move it out of the store", name, h.Shape, need, has)
+		return npy.Header{}, fmt.Errorf("array %s: shape %v needs %d bytes, the member holds %d: the chunk is damaged", name, h.Shape, need, has)
 	}
 	return h, nil
 }
@@ -442,8 +460,11 @@ func (s *Store) Split(frac float64, seed uint64) (train, val Source, err error) 
 		return nil, nil, fmt.Errorf("simstore: Split(%v), expected a share between 0 and 1", frac)
 	}
 	chunks := s.snapshot()
-	if len(chunks) < 2 {
-		return nil, nil, fmt.Errorf("simstore: Split needs at least two chunks, the store has %d: append in smaller chunks", len(chunks))
+	switch len(chunks) {
+	case 0:
+		return nil, nil, fmt.Errorf("simstore: Split needs at least two chunks, the store %s has none: Append simulations first (or Refresh, when other processes append them)", s.dir)
+	case 1:
+		return nil, nil, fmt.Errorf("simstore: Split needs at least two chunks, the store has 1: append in smaller chunks")
 	}
 	held := make([]bool, len(chunks))
 	lowest, nheld := 0, 0

@@ -51,7 +51,7 @@ func init() {
 		"NPZ.Names":           "func (z *NPZ) Names() []string\n\nNames returns the names of the arrays, sorted.",
 		"NPZ.String":          "func (z *NPZ) String() string\n\nString describes the archive, as a notebook shows it: its path and its arrays, sorted,\neach with its shape and dtype as NumPy writes them (read from the array's header), at most\nmaxShownArrays (8) of them, each name cut at maxShownName (40) bytes.",
 		"NPZ.Vector":          "func (z *NPZ) Vector(name string) ([]float64, error)\n\nVector reads the 1-D array name into a slice (see ReadVector).",
-		"NPZWriter":           "type NPZWriter struct {\n\t// contains filtered or unexported fields\n}\n\nNPZWriter writes a .npz archive array by array; Close finishes it. Arrays are stored, or\ndeflated with Compress (np.savez_compressed).",
+		"NPZWriter":           "type NPZWriter struct {\n\t// contains filtered or unexported fields\n}\n\nNPZWriter writes a .npz archive array by array; Close finishes it. Arrays are stored, or\ndeflated when NewNPZWriter is given compress true (np.savez_compressed).",
 		"NPZWriter.Add":       "func (z *NPZWriter) Add(name string, m mat.Matrix) error\n\nAdd writes m as the float64 array name (np.load's key; the member is name + \".npy\"). A\nmatrix Write refuses is an error that adds nothing: the archive stays complete and the name\nfree.",
 		"NPZWriter.AddVector": "func (z *NPZWriter) AddVector(name string, v []float64) error\n\nAddVector writes v as the 1-D float64 array name; an empty v is an error that adds nothing.",
 		"NPZWriter.Close":     "func (z *NPZWriter) Close() error\n\nClose writes the archive's directory; the archive is incomplete until it returns nil.",

@@ -1,0 +1,69 @@
+//go:build unix
+
+package nbtest_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gosbi/gosbi/internal/nbtest"
+)
+
+// TestRunInterruptedSavesWhatRan sends SIGINT (a Ctrl-C) to `gosbi run` while its second cell
+// runs: the cell is interrupted, the run stops there and fails, and the notebook is saved
+// with the outputs of the cells that ran, the later ones untouched, rather than the process
+// ending with nothing saved.
+func TestRunInterruptedSavesWhatRan(t *testing.T) {
+	dir, out := t.TempDir(), t.TempDir()
+	flag := filepath.Join(dir, "running")
+	if err := os.WriteFile(flag, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "long.ipynb")
+	nb := &nbtest.Notebook{NBFormat: 4, NBFormatMinor: 5, Metadata: map[string]any{}, Cells: []*nbtest.Cell{
+		{CellType: "code", ID: "a", Source: "print kept", Metadata: map[string]any{}},
+		{CellType: "code", ID: "b", Source: "print started\ntouch " + flag + "\nsleep", Metadata: map[string]any{}},
+		{CellType: "code", ID: "c", Source: "print never", Metadata: map[string]any{}},
+	}}
+	if err := nbtest.WriteNotebook(path, nb); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- nbtest.RunMain([]string{"--quiet", path, "--out", out}) }()
+	go func() {
+		// the second cell has touched the flag: it runs, in its sleep
+		for {
+			if st, err := os.Stat(flag); err == nil && st.Size() > 0 {
+				break
+			}
+			select {
+			case <-done:
+				return
+			default:
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		syscall.Kill(os.Getpid(), syscall.SIGINT)
+	}()
+	err := <-done
+	if err == nil || !strings.Contains(err.Error(), "1 of 1 notebooks failed") {
+		t.Fatalf("RunMain after SIGINT: %v; want the notebook counted as failed", err)
+	}
+	got, rerr := nbtest.ReadNotebook(filepath.Join(out, "long.ipynb"))
+	if rerr != nil {
+		t.Fatalf("the notebook was not saved: %v", rerr)
+	}
+	if o := outputsOf(got.Cells[0]); o != "stdout:kept\n" {
+		t.Errorf("cell 1 outputs %q", o)
+	}
+	if o := outputsOf(got.Cells[1]); !strings.HasPrefix(o, "stdout:started\n") || !strings.Contains(o, "error:") {
+		t.Errorf("cell 2 outputs %q, want its output and then its error", o)
+	}
+	if c := got.Cells[2]; len(c.Outputs) != 0 || c.ExecutionCount != nil {
+		t.Errorf("cell 3, which did not run, has outputs %q and count %v", outputsOf(c), c.ExecutionCount)
+	}
+}
