@@ -47,24 +47,35 @@ func coordinateMajor(x *mat.Dense, n int) *mat.Dense {
 
 // TestAmortizedTrialsSBC runs diag.SBC through NLE.Trials on the conjugate Gaussian model
 // θ ~ N(0, I₂), xₜ | θ ~ N(θ, σ²I) with σ = 2 and n = 10 trials (posterior sd 0.53 against the
-// prior's 1), from an NLE trained on 40,000 single trials (with fewer, its bias of a tenth of a
-// posterior sd is within what 300 pairs detect): 300 test pairs of 99 draws each (with 200 the
-// band over both parameters is ±0.11 at the median rank and the verdict inconclusive),
+// prior's 1), from an NLE trained on 40,000 single trials: 40 epochs at a step of 2e-3, then 5
+// at 2e-4 on the same pairs, which removes the error that the last large steps leave (without
+// them, the SBC below, with 400 pairs, rejected the network at 95% for 6 of 20 training seeds
+// and test sets and at 99% for 1; with them, at 95% for 1, the nominal rate of two parameters,
+// and at 99% for none). 400 test pairs of 99 draws each are
 // sampled by importance resampling from the prior (the posterior is wide enough for its
 // effective sample size to stay in the hundreds; slice MCMC would cost twenty times the CPU).
-// The ranks must be uniform by the library's own verdict (the ECDF stays in the simultaneous
-// 95% band of SBCECDF), and its χ² p-values must not be small. Power, on the same number of
-// pairs: test pairs simulated with σ = 1 (a likelihood twice too wide for them: the posterior
-// is under-confident) and the correct pairs with their trials laid out coordinate by
-// coordinate (every trial misread) are both rejected by the verdict.
+// The ranks must be uniform by the library's own verdict at confidence 0.999 (each parameter's
+// ECDF stays in the simultaneous 99.9% band of SBCECDF), and its χ² p-values must not be
+// below 0.001: an exact posterior fails either with probability under 0.4%, so the verdict
+// does not hinge on the bits of one trained network. Power, on the same pairs and at the same
+// confidence: test pairs simulated with σ = 1 (a likelihood twice too wide for them: the
+// posterior is under-confident) and the correct pairs with their trials laid out coordinate by
+// coordinate (every trial misread) are both rejected, as they were for each of the 20 training
+// seeds and test sets.
 func TestAmortizedTrialsSBC(t *testing.T) {
-	const sigma, n, pairs = 2.0, 10, 300
+	const sigma, n, pairs, conf = 2.0, 10, 400, 0.999
 	prior := dist.NewStandardNormal(2)
 	rng := rand.New(rand.NewPCG(11, 12))
 	theta := prior.Sample(rng, 40000)
+	x := gaussianTrials(rng, theta, 1, sigma)
 	nle := sbi.NewNLE(prior, sbi.NLEConfig{Hidden: 16, Transforms: 2})
-	if _, err := nle.Train(theta, gaussianTrials(rng, theta, 1, sigma), sbi.TrainConfig{Epochs: 40, BatchSize: 200, LearningRate: 2e-3, Seed: 1}); err != nil {
-		t.Fatal(err)
+	for _, cfg := range []sbi.TrainConfig{
+		{Epochs: 40, BatchSize: 200, LearningRate: 2e-3, Seed: 1},
+		{Epochs: 5, BatchSize: 200, LearningRate: 2e-4, Seed: 1, Resume: true},
+	} {
+		if _, err := nle.Train(theta, x, cfg); err != nil {
+			t.Fatal(err)
+		}
 	}
 	est := nle.TrialsWith(n, sbi.SamplerConfig{Method: sbi.SamplerImportance})
 	testTheta := prior.Sample(rng, pairs)
@@ -82,7 +93,7 @@ func TestAmortizedTrialsSBC(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		e, err := diag.SBCECDF(r, 0)
+		e, err := diag.SBCECDF(r, conf)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -93,7 +104,7 @@ func TestAmortizedTrialsSBC(t *testing.T) {
 			t.Errorf("%s: the SBC of NLE.Trials rejects uniform ranks: %s", c.name, v)
 		case c.uniform && min(r.PValues[0], r.PValues[1]) < 0.001:
 			t.Errorf("%s: χ² p-values %v, expected none below 0.001", c.name, r.PValues)
-		case !c.uniform && uniform:
+		case !c.uniform && !strings.HasPrefix(v, "not uniform"):
 			t.Errorf("%s: the SBC does not reject a wrong likelihood (no power): %s", c.name, v)
 		}
 	}
@@ -102,20 +113,27 @@ func TestAmortizedTrialsSBC(t *testing.T) {
 // TestAmortizedTrialsPaddedSBC runs diag.SBC through NLE.Trials(10) on observations of a varying
 // number of trials, 1 to 10 (uniform), padded with NaN trials to 10, on the conjugate Gaussian
 // model of TestAmortizedTrialsSBC (θ ~ N(0, I₂), xₜ | θ ~ N(θ, σ²I), σ = 2; the posterior sd
-// goes from 0.89 at one trial to 0.53 at ten), from an NLE trained on 20,000 single trials: 200
-// test pairs of 99 draws each, by importance resampling from the prior. Level: the ranks are
-// uniform by the library's verdict (SBCECDF's simultaneous 95% band) and no χ² p-value is below
-// 0.001. Power, on the same pairs: pairs simulated with σ = 1 (the posterior is under-confident),
+// goes from 0.89 at one trial to 0.53 at ten), from an NLE trained on 20,000 single trials (30 epochs at a step of 2e-3, then 5 at 2e-4, as in
+// TestAmortizedTrialsSBC): 400 test pairs of 99 draws each, by importance resampling from the
+// prior. Level: the ranks are uniform by the library's verdict at confidence 0.999 (SBCECDF's
+// simultaneous band over both parameters; with 200 pairs at 95% it is ±0.11 at the median rank
+// and the verdict inconclusive) and no χ² p-value is below 0.001. Power, on the same pairs: pairs simulated with σ = 1 (the posterior is under-confident),
 // and the padding read as trials of zeros (the rows with their NaN replaced by 0, every row
 // then read as 10 trials: the posterior is pulled to 0 and too narrow), are both rejected.
 func TestAmortizedTrialsPaddedSBC(t *testing.T) {
-	const sigma, n, pairs = 2.0, 10, 200
+	const sigma, n, pairs, conf = 2.0, 10, 400, 0.999
 	prior := dist.NewStandardNormal(2)
 	rng := rand.New(rand.NewPCG(13, 14))
 	theta := prior.Sample(rng, 20000)
+	x := gaussianTrials(rng, theta, 1, sigma)
 	nle := sbi.NewNLE(prior, sbi.NLEConfig{Hidden: 16, Transforms: 2})
-	if _, err := nle.Train(theta, gaussianTrials(rng, theta, 1, sigma), sbi.TrainConfig{Epochs: 30, BatchSize: 200, LearningRate: 2e-3, Seed: 1}); err != nil {
-		t.Fatal(err)
+	for _, cfg := range []sbi.TrainConfig{
+		{Epochs: 30, BatchSize: 200, LearningRate: 2e-3, Seed: 1},
+		{Epochs: 5, BatchSize: 200, LearningRate: 2e-4, Seed: 1, Resume: true},
+	} {
+		if _, err := nle.Train(theta, x, cfg); err != nil {
+			t.Fatal(err)
+		}
 	}
 	est := nle.TrialsWith(n, sbi.SamplerConfig{Method: sbi.SamplerImportance})
 	testTheta := prior.Sample(rng, pairs)
@@ -150,7 +168,7 @@ func TestAmortizedTrialsPaddedSBC(t *testing.T) {
 		if r.Dropped != 0 {
 			t.Fatalf("%s: %d pairs dropped, expected every padded pair kept", c.name, r.Dropped)
 		}
-		e, err := diag.SBCECDF(r, 0)
+		e, err := diag.SBCECDF(r, conf)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -161,7 +179,7 @@ func TestAmortizedTrialsPaddedSBC(t *testing.T) {
 			t.Errorf("%s: the SBC of padded observations rejects uniform ranks: %s", c.name, v)
 		case c.uniform && min(r.PValues[0], r.PValues[1]) < 0.001:
 			t.Errorf("%s: χ² p-values %v, expected none below 0.001", c.name, r.PValues)
-		case !c.uniform && uniform:
+		case !c.uniform && !strings.HasPrefix(v, "not uniform"):
 			t.Errorf("%s: the SBC does not reject a wrong posterior (no power): %s", c.name, v)
 		}
 	}

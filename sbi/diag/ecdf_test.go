@@ -158,3 +158,28 @@ func TestECDFVerdictInconclusive(t *testing.T) {
 		t.Errorf("1000 uniform ranks: verdict %q, want consistent", v)
 	}
 }
+
+// TestECDFVerdictNamesConfidence: the verdict names the band's confidence as it was asked for,
+// a 99.9% band not as "100%", whether the ranks pass or not.
+func TestECDFVerdictNamesConfidence(t *testing.T) {
+	for _, c := range []struct {
+		conf float64
+		want string
+	}{
+		{0.95, "simultaneous 95% band"},
+		{0.9, "simultaneous 90% band"},
+		{0.995, "simultaneous 99.5% band"},
+		{0.999, "simultaneous 99.9% band"},
+		{0.9999, "simultaneous 99.99% band"},
+	} {
+		for _, over := range []float64{0, 0.5} {
+			res, err := SBCECDF(uniformRanks(5, 300, 99, 1, over), c.conf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v := res.Verdict(); !strings.Contains(v, c.want) {
+				t.Errorf("confidence %v: verdict %q, want it to name the %q", c.conf, v, c.want)
+			}
+		}
+	}
+}
