@@ -307,20 +307,24 @@ func TestLogProbGradient(t *testing.T) {
 
 // TestSampleCollapsed checks that sampling a flow whose weights are huge but finite, whose
 // transforms map every base draw of a column to one value, returns an error saying so and
-// what to do, where it returned the collapsed draws without a word before; and that ordinary
+// what to do, where it returned the collapsed draws without a word before (an NSF's spline
+// inverse returned ±Inf there, and the error blamed non-finite parameters); and that ordinary
 // flows' draws are those of inverting the same base draws by hand, bit for bit.
 func TestSampleCollapsed(t *testing.T) {
-	for _, kind := range []Kind{MAF} {
-		f := randomFlow(t, kind, 2, 1, 1e10, 3)
+	for _, c := range []struct {
+		kind  Kind
+		scale float64
+	}{{MAF, 1e10}, {NSF, 1e6}} {
+		f := randomFlow(t, c.kind, 2, 1, c.scale, 3)
 		ctx := []float64{0.3}
 		if s, err := f.Sample(rand.New(rand.NewPCG(1, 2)), 5, ctx); err == nil {
-			t.Errorf("%v, weights of scale 1e10: Sample gave %v, want an error", kind, s.RawMatrix().Data)
+			t.Errorf("%v, weights of scale %g: Sample gave %v, want an error", c.kind, c.scale, s.RawMatrix().Data)
 		} else if msg := err.Error(); !strings.Contains(msg, "collapsed") || !strings.Contains(msg, "smaller learning rate") {
-			t.Errorf("%v, weights of scale 1e10: error %q, want one saying the draws collapsed and what to do", kind, msg)
+			t.Errorf("%v, weights of scale %g: error %q, want one saying the draws collapsed and what to do", c.kind, c.scale, msg)
 		}
 		contexts := mat.NewDense(5, 1, []float64{0.3, 0.3, 0.3, 0.3, 0.3})
 		if _, err := f.SampleEach(rand.New(rand.NewPCG(1, 2)), contexts); err == nil || !strings.Contains(err.Error(), "collapsed") {
-			t.Errorf("%v, weights of scale 1e10: SampleEach error %v, want one saying the draws collapsed", kind, err)
+			t.Errorf("%v, weights of scale %g: SampleEach error %v, want one saying the draws collapsed", c.kind, c.scale, err)
 		}
 	}
 	for _, kind := range []Kind{MAF, NSF} {
