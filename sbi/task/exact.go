@@ -157,7 +157,7 @@ func newBoxMass(unit distuv.Normal, a, b float64) boxMass {
 		d = unit.CDF(m.b) - unit.CDF(m.a)
 	}
 	if d >= mathx.MinNormal {
-		m.logMass = math.Log(d)
+		m.logMass = mathx.Log(d) // math.Log(d), bit for bit: d is a normal number
 		return m
 	}
 	m.tiny = true
