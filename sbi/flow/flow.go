@@ -370,7 +370,9 @@ func (inv *Inverter) inverse(tp *nn.Tape, z *nn.Tensor, ctx []float64, wantLogDe
 }
 
 // Sample draws n samples of θ from q(θ | context) and returns them as an n×Features matrix.
-// context must have Context values (nil or empty for an unconditional flow).
+// context must have Context values (nil or empty for an unconditional flow). It returns an
+// error where the flow's transforms fail numerically: a draw that is not finite, or (n ≥ 2)
+// a column whose draws are all equal.
 func (f *Flow) Sample(rng *rand.Rand, n int, context []float64) (*mat.Dense, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("flow: Sample: n = %d, want ≥ 1", n)
@@ -389,7 +391,8 @@ func (f *Flow) Sample(rng *rand.Rand, n int, context []float64) (*mat.Dense, err
 	})
 }
 
-// SampleEach draws one sample of θ for every row of contexts (one row per sample).
+// SampleEach draws one sample of θ for every row of contexts (one row per sample), with the
+// errors of Sample.
 func (f *Flow) SampleEach(rng *rand.Rand, contexts *mat.Dense) (*mat.Dense, error) {
 	n, c := contexts.Dims()
 	if c != f.cfg.Context {
@@ -404,7 +407,10 @@ func (f *Flow) SampleEach(rng *rand.Rand, contexts *mat.Dense) (*mat.Dense, erro
 	})
 }
 
-// sampleWith draws n standard normal points of dimension d and maps them with inverse.
+// sampleWith draws n standard normal points of dimension d and maps them with inverse. It
+// returns an error where a draw is not finite, or where n ≥ 2 draws all share one value in a
+// column: the flow is a bijection of its base draws, which are distinct, so equal draws mean
+// that its transforms collapsed numerically.
 func sampleWith(rng *rand.Rand, tp *nn.Tape, n, d int, inverse func(z *nn.Tensor) *nn.Tensor) (*mat.Dense, error) {
 	z := tp.New(n, d)
 	for i := range z.Data {
@@ -413,10 +419,32 @@ func sampleWith(rng *rand.Rand, tp *nn.Tape, n, d int, inverse func(z *nn.Tensor
 	theta := inverse(z)
 	for _, v := range theta.Data {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, errors.New("flow: sampling produced non-finite values: the flow's parameters are not finite (was training diverging?)")
+			return nil, errors.New("flow: sampling produced non-finite values: the flow's parameters are not finite, or so large that its transforms overflow (was training diverging?)")
 		}
 	}
+	if j, ok := collapsedColumn(theta); ok {
+		return nil, fmt.Errorf("flow: sampling collapsed: all %d draws of θ column %d equal %v, though the flow maps distinct base draws to distinct points; its weights are so large that its transforms lost all resolution (was training diverging?): retrain with a smaller learning rate, and check that θ and the context are of moderate scale (standardize them); a flow fitted to a column that never varies learns a point mass: leave such a column out",
+			n, j, theta.Data[j])
+	}
 	return theta.Dense(), nil
+}
+
+// collapsedColumn returns the first column of t whose values are all equal, when t has at
+// least two rows.
+func collapsedColumn(t *nn.Tensor) (int, bool) {
+	if t.Rows < 2 {
+		return 0, false
+	}
+	for j := 0; j < t.Cols; j++ {
+		v, same := t.Data[j], true
+		for i := 1; i < t.Rows && same; i++ {
+			same = t.Data[i*t.Cols+j] == v
+		}
+		if same {
+			return j, true
+		}
+	}
+	return 0, false
 }
 
 // LogProbValues returns log q(θ_i | context) for every row of theta, without gradients.

@@ -304,3 +304,49 @@ func TestLogProbGradient(t *testing.T) {
 		}
 	}
 }
+
+// TestSampleCollapsed checks that sampling a flow whose weights are huge but finite, whose
+// transforms map every base draw of a column to one value, returns an error saying so and
+// what to do, where it returned the collapsed draws without a word before (an NSF's spline
+// inverse returned ±Inf there, and the error blamed non-finite parameters); and that ordinary
+// flows' draws are those of inverting the same base draws by hand, bit for bit.
+func TestSampleCollapsed(t *testing.T) {
+	for _, c := range []struct {
+		kind  Kind
+		scale float64
+	}{{MAF, 1e10}, {NSF, 1e6}} {
+		f := randomFlow(t, c.kind, 2, 1, c.scale, 3)
+		ctx := []float64{0.3}
+		if s, err := f.Sample(rand.New(rand.NewPCG(1, 2)), 5, ctx); err == nil {
+			t.Errorf("%v, weights of scale %g: Sample gave %v, want an error", c.kind, c.scale, s.RawMatrix().Data)
+		} else if msg := err.Error(); !strings.Contains(msg, "collapsed") || !strings.Contains(msg, "smaller learning rate") {
+			t.Errorf("%v, weights of scale %g: error %q, want one saying the draws collapsed and what to do", c.kind, c.scale, msg)
+		}
+		contexts := mat.NewDense(5, 1, []float64{0.3, 0.3, 0.3, 0.3, 0.3})
+		if _, err := f.SampleEach(rand.New(rand.NewPCG(1, 2)), contexts); err == nil || !strings.Contains(err.Error(), "collapsed") {
+			t.Errorf("%v, weights of scale %g: SampleEach error %v, want one saying the draws collapsed", c.kind, c.scale, err)
+		}
+	}
+	for _, kind := range []Kind{MAF, NSF} {
+		for _, n := range []int{1, 2, 50} {
+			f := randomFlow(t, kind, 3, 1, 0.25, 3)
+			ctx := []float64{0.3}
+			s, err := f.Sample(rand.New(rand.NewPCG(1, 2)), n, ctx)
+			if err != nil {
+				t.Fatalf("%v, n = %d: %v", kind, n, err)
+			}
+			rng := rand.New(rand.NewPCG(1, 2))
+			tp := nn.NewTape()
+			z := tp.New(n, 3)
+			for i := range z.Data {
+				z.Data[i] = rng.NormFloat64()
+			}
+			want := f.Inverter(ctx).Map(tp, z, nil)
+			for i, v := range s.RawMatrix().Data {
+				if math.Float64bits(v) != math.Float64bits(want.Data[i]) {
+					t.Fatalf("%v, n = %d: draw %d is %v, inverting its base draw gives %v", kind, n, i, v, want.Data[i])
+				}
+			}
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/gosbi/gosbi/sbi/dist"
+	"github.com/gosbi/gosbi/sbi/internal/mathx"
 	"github.com/gosbi/gosbi/sbi/internal/safe"
 )
 
@@ -39,7 +40,9 @@ func (t *GaussianLinearTask) ExactPosterior(x []float64) (dist.Distribution, err
 	return dist.NewNormal(mean, fillv(len(x), math.Sqrt(postVar))), nil
 }
 
-// ExactPosterior of gaussian_linear_uniform is N(x, 0.1·I) truncated to [−1, 1]¹⁰.
+// ExactPosterior of gaussian_linear_uniform is N(x, 0.1·I) truncated to [−1, 1]¹⁰. Its mass
+// is kept in logarithms wherever x lies outside the box; it returns an error where even the
+// logarithm overflows (x beyond about 10¹⁵³).
 func (t *GaussianLinearUniformTask) ExactPosterior(x []float64) (dist.Distribution, error) {
 	if err := checkObs(t.name, x, t.dataDim); err != nil {
 		return nil, err
@@ -47,8 +50,8 @@ func (t *GaussianLinearUniformTask) ExactPosterior(x []float64) (dist.Distributi
 	return checkMass(t.name, x, newTruncMixture(x, []float64{math.Sqrt(0.1)}, []float64{1}, -1, 1))
 }
 
-// checkMass refuses an observation so far outside the prior box that the truncated posterior's
-// mass underflows.
+// checkMass refuses an observation so far outside the prior box that the logarithm of the
+// truncated posterior's mass overflows (beyond about 10¹⁵³ standard deviations).
 func checkMass(name string, x []float64, m *truncMixture) (dist.Distribution, error) {
 	if math.IsInf(m.logZ, 0) || math.IsNaN(m.logZ) {
 		return nil, fmt.Errorf("task %s: ExactPosterior: x = %v is too far from the prior's support for the truncated posterior to be computed", name, x)
@@ -57,6 +60,8 @@ func checkMass(name string, x []float64, m *truncMixture) (dist.Distribution, er
 }
 
 // ExactPosterior of gaussian_mixture is ½·N(x, I) + ½·N(x, 0.01·I) truncated to [−10, 10]².
+// Its mass is kept in logarithms wherever x lies outside the box; it returns an error where
+// even the logarithm overflows (x beyond about 10¹⁵³).
 func (t *GaussianMixtureTask) ExactPosterior(x []float64) (dist.Distribution, error) {
 	if err := checkObs(t.name, x, t.dataDim); err != nil {
 		return nil, err
@@ -67,12 +72,14 @@ func (t *GaussianMixtureTask) ExactPosterior(x []float64) (dist.Distribution, er
 // truncMixture is Σ_k w_k·N(mean, σ_k²·I) restricted to the cube [lo, hi]^d and renormalized.
 // Component k keeps the mass Z_k = Π_j [Φ((hi−m_j)/σ_k) − Φ((lo−m_j)/σ_k)], so the truncated
 // mixture picks k with probability ∝ w_k·Z_k and then draws each coordinate from its
-// truncated normal by inverting the CDF.
+// truncated normal by inverting the CDF. Far in a tail the masses and draws are taken as
+// boxMass says.
 type truncMixture struct {
 	mean         []float64
 	sd, w, logZk []float64
 	lo, hi, logZ float64
-	pick         []float64 // cumulative probabilities of the components after truncation
+	pick         []float64   // cumulative probabilities of the components after truncation
+	box          [][]boxMass // per component, per coordinate
 	unit         distuv.Normal
 	dim          int
 }
@@ -83,11 +90,23 @@ func newTruncMixture(mean, sd, w []float64, lo, hi float64) *truncMixture {
 	total := 0.0
 	for k := range sd {
 		lz := 0.0
-		for _, mu := range mean {
-			lz += math.Log(m.unit.CDF((hi-mu)/sd[k]) - m.unit.CDF((lo-mu)/sd[k]))
+		boxes := make([]boxMass, len(mean))
+		for j, mu := range mean {
+			boxes[j] = newBoxMass(m.unit, (lo-mu)/sd[k], (hi-mu)/sd[k])
+			lz += boxes[j].logMass
 		}
+		m.box = append(m.box, boxes)
 		m.logZk = append(m.logZk, lz)
 		total += w[k] * math.Exp(lz)
+	}
+	if !(total >= mathx.MinNormal) { // the masses underflow: in logarithms
+		m.logZ = logSumExp(w, m.logZk)
+		acc := 0.0
+		for k := range sd {
+			acc += math.Exp(math.Log(w[k]) + m.logZk[k] - m.logZ)
+			m.pick = append(m.pick, acc)
+		}
+		return m
 	}
 	m.logZ = math.Log(total)
 	acc := 0.0
@@ -96,6 +115,121 @@ func newTruncMixture(mean, sd, w []float64, lo, hi float64) *truncMixture {
 		m.pick = append(m.pick, acc)
 	}
 	return m
+}
+
+// logSumExp returns log Σ_k w_k·e^(l_k), −Inf where every term is 0 and NaN where every
+// l_k is −Inf.
+func logSumExp(w, l []float64) float64 {
+	best := math.Inf(-1)
+	for k := range l {
+		best = math.Max(best, math.Log(w[k])+l[k])
+	}
+	sum := 0.0
+	for k := range l {
+		sum += math.Exp(math.Log(w[k]) + l[k] - best)
+	}
+	return best + math.Log(sum)
+}
+
+// upperTailMass is the mass Φ(b) − Φ(a) of a box in the upper tail (a > 0) below which it is
+// taken, and drawn from, as Φ(−a) − Φ(−b): there the difference of two values near 1 has lost
+// more than 10 of its 53 bits (and all of them beyond a ≈ 8.3).
+const upperTailMass = 0x1p-10
+
+// boxMass is the mass a unit normal puts on the standardized box [a, b] of one coordinate,
+// as newTruncMixture computes it and Sample draws from it. Far in the upper tail the box is
+// reflected into the lower one, where Φ keeps its relative precision. Where the mass is
+// below the normal float64 numbers (the box beyond about 37.5 standard deviations, where Φ
+// becomes subnormal and then 0) it is taken from log Φ (logPhi), and the draws invert log Φ.
+type boxMass struct {
+	a, b         float64 // the standardized bounds, reflected to (−b, −a) where flip
+	flip         bool
+	tiny         bool // the mass is below the normal numbers: logPa and logPb hold log Φ(a), log Φ(b)
+	logPa, logPb float64
+	logMass      float64 // log(Φ(b) − Φ(a))
+}
+
+func newBoxMass(unit distuv.Normal, a, b float64) boxMass {
+	m := boxMass{a: a, b: b}
+	d := unit.CDF(b) - unit.CDF(a)
+	if a > 0 && d < upperTailMass {
+		m.a, m.b, m.flip = -b, -a, true
+		d = unit.CDF(m.b) - unit.CDF(m.a)
+	}
+	if d >= mathx.MinNormal {
+		m.logMass = mathx.Log(d) // math.Log(d), bit for bit: d is a normal number
+		return m
+	}
+	m.tiny = true
+	m.logPa, m.logPb = logPhi(unit, m.a), logPhi(unit, m.b)
+	m.logMass = m.logPb + log1mExp(m.logPa-m.logPb)
+	if math.IsInf(m.logPb, -1) {
+		m.logMass = math.Inf(-1)
+	}
+	return m
+}
+
+// draw returns the point of [a, b] (of [−b, −a] reflected back, where flip) at which the
+// unit normal's mass below it, within the box, is the share u of the box's mass.
+func (m boxMass) draw(unit distuv.Normal, u float64) float64 {
+	var z float64
+	if m.tiny {
+		r := math.Exp(m.logPa - m.logPb) // Φ(a)/Φ(b)
+		z = invLogPhi(unit, m.logPb+mathx.Log(r+u*(1-r)), m.a, m.b)
+	} else {
+		pa, pb := unit.CDF(m.a), unit.CDF(m.b)
+		z = unit.Quantile(pa + (pb-pa)*u)
+	}
+	if m.flip {
+		return -z
+	}
+	return z
+}
+
+// logPhiTail is the point below which logPhi takes log Φ from its asymptotic series: Φ is
+// about 6e−300 there, normal, and the series' ninth term is below 1e−20.
+const logPhiTail = -37.0
+
+// logPhi returns log Φ(z). Below logPhiTail, where Φ(z) becomes subnormal and then 0, it is
+// the asymptotic series of Mills' ratio (Abramowitz & Stegun 26.2.12):
+//
+//	log Φ(z) = −z²/2 − log(−z) − ½·log 2π + log(1 + Σ_{n≥1} (−1)ⁿ (2n−1)!!/z²ⁿ).
+func logPhi(unit distuv.Normal, z float64) float64 {
+	if z > logPhiTail {
+		return mathx.Log(unit.CDF(z))
+	}
+	r := 1 / (z * z)
+	s, term := 1.0, 1.0
+	for n := 1; n <= 8; n++ {
+		term *= -float64(2*n-1) * r
+		s += term
+	}
+	return -z*z/2 - math.Log(-z) - 0.5*math.Log(2*math.Pi) + math.Log(s)
+}
+
+// log1mExp returns log(1 − eˣ) for x ≤ 0 (Mächler 2012).
+func log1mExp(x float64) float64 {
+	if x > -math.Ln2 {
+		return math.Log(-math.Expm1(x))
+	}
+	return math.Log1p(-math.Exp(x))
+}
+
+// invLogPhi returns the z of [a, b] with logPhi(z) = l, by Newton's method from −√(−2l), which
+// lies below z: log Φ is increasing and concave, so that the steps approach z from below. The
+// derivative of log Φ is φ(z)/Φ(z).
+func invLogPhi(unit distuv.Normal, l, a, b float64) float64 {
+	z := math.Min(math.Max(-math.Sqrt(-2*l), a), b)
+	for i := 0; i < 100; i++ {
+		lp := logPhi(unit, z)
+		step := (lp - l) / math.Exp(-z*z/2-0.5*math.Log(2*math.Pi)-lp)
+		next := math.Min(math.Max(z-step, a), b)
+		if next == z || math.Abs(next-z) <= 1e-15*math.Abs(z) {
+			return next
+		}
+		z = next
+	}
+	return z
 }
 
 func (m *truncMixture) Dim() int { return m.dim }
@@ -113,10 +247,7 @@ func (m *truncMixture) Sample(rng *rand.Rand, n int) *mat.Dense {
 		}
 		row := x.RawRowView(i)
 		for j, mu := range m.mean {
-			a := m.unit.CDF((m.lo - mu) / m.sd[k])
-			b := m.unit.CDF((m.hi - mu) / m.sd[k])
-			p := a + (b-a)*rng.Float64()
-			v := mu + m.sd[k]*m.unit.Quantile(p)
+			v := mu + m.sd[k]*m.box[k][j].draw(m.unit, rng.Float64())
 			row[j] = math.Min(m.hi, math.Max(m.lo, v))
 		}
 	}

@@ -317,7 +317,8 @@ func rqsEdgeGrad(xi, sl, dk, dk1, hk, gy, gl float64) (gXi, gS, gDk, gDk1 float6
 
 // inverse solves the spline equation for x given y inside [−B, B] (the root of the quadratic
 // in ξ of Durkan et al. 2019, eqs. 6–8, in its numerically stable form ξ = 2c/(−b − √(b²−4ac)))
-// and returns x and, when wantLogDet, log dx/dy (0 otherwise).
+// and returns x and, when wantLogDet, log dx/dy (0 otherwise). Where that form is not
+// accurate (see plainRootOK) or gives no finite x, ξ comes from rqsEdgeRoot.
 func (s *knots) inverse(y float64, wantLogDet bool) (x, logDet float64) {
 	k := bin(s.ch[:], s.k, y)
 	xk, wk := s.cw[k], s.cw[k+1]-s.cw[k]
@@ -328,9 +329,14 @@ func (s *knots) inverse(y float64, wantLogDet bool) (x, logDet float64) {
 	a := dy*(dk+dk1-2*sl) + hk*(sl-dk)
 	b := hk*dk - dy*(dk+dk1-2*sl)
 	c := -sl * dy
-	disc := math.Max(b*b-4*a*c, 0)
+	bb, ac4 := b*b, 4*a*c
+	disc := math.Max(bb-ac4, 0)
 	xi := 2 * c / (-b - math.Sqrt(disc))
 	x = xi*wk + xk
+	if !plainRootOK(b, bb, ac4) || !(math.Abs(x) <= math.MaxFloat64) {
+		xi = rqsEdgeRoot((y-yk)/hk, (s.ch[k+1]-y)/hk, sl, dk, dk1)
+		x = xi*wk + xk
+	}
 	if !wantLogDet {
 		return x, 0
 	}
@@ -342,6 +348,50 @@ func (s *knots) inverse(y float64, wantLogDet bool) (x, logDet float64) {
 	}
 	_, ld := rqsEdge(xi, sl, dk, dk1)
 	return x, -ld
+}
+
+// plainRootOK reports whether inverse's root ξ = 2c/(−b − √(b² − 4ac)), given b, b² and 4ac,
+// is accurate: b² and 4ac are finite, and either b ≥ 0 (no cancellation) or |4ac| ≥ 10⁻⁶·b²
+// (−b − √(b² − 4ac) loses at most about 20 bits). Both fail only where a knot derivative is far
+// beyond those of trained flows (the loss is about δ/(4s) with δ the larger knot derivative);
+// the vector kernel declines the same splines.
+func plainRootOK(b, bb, ac4 float64) bool {
+	abs := math.Abs(ac4)
+	return bb <= math.MaxFloat64 && abs <= math.MaxFloat64 && (b >= 0 || abs >= bb*MinDerivative*MinDerivative)
+}
+
+// rqsEdgeRoot returns the root ξ in [0, 1] of the spline's quadratic where inverse's form is
+// not accurate, from η = (y − y_k)/h_k and η′ = (y_{k+1} − y)/h_k. Dividing the quadratic by h_k
+// and writing its coefficients with η′, where inverse's b = h_k·δ_k − Δy·(δ_k + δ_{k+1} − 2s)
+// subtracts two huge terms, gives
+//
+//	B = δ_k·η′ − δ_{k+1}·η + 2s·η,  A = s − B,  C = −s·η,
+//
+// which neither overflow (each product is at most a knot derivative) nor lose the 2s·η that
+// remains when δ_k·η′ and δ_{k+1}·η cancel. The root is taken in the form without cancellation
+// for the sign of B: 2C/(−B − √D) for B ≥ 0, (−B + √D)/(2A) for B < 0 (A > s there), D = B² − 4AC;
+// where B² might overflow, √D is |B|·√(1 − 4(A/B)(C/B)).
+func rqsEdgeRoot(eta, etaC, sl, dk, dk1 float64) float64 {
+	b := dk*etaC - dk1*eta + 2*sl*eta
+	a := sl - b
+	c := -sl * eta
+	var xi float64
+	if math.Abs(b) <= 1e150 {
+		sq := math.Sqrt(math.Max(b*b-4*a*c, 0))
+		if b >= 0 {
+			xi = 2 * c / (-b - sq)
+		} else {
+			xi = (-b + sq) / (2 * a)
+		}
+	} else {
+		q := 1 + math.Sqrt(math.Max(1-4*(a/b)*(c/b), 0))
+		if b >= 0 {
+			xi = -2 * (c / b) / q
+		} else {
+			xi = -(b / a) * q / 2
+		}
+	}
+	return math.Min(math.Max(xi, 0), 1)
 }
 
 // backward adds to gu (length 3K−1) the gradient with respect to the unconstrained

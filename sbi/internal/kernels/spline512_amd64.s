@@ -302,6 +302,20 @@ inverse: // eqs. 6–8: the root ξ = 2c/(−b − √(b² − 4ac)) of aξ² + 
 	VMULPD  Z12, Z12, Z15
 	VMULPD  L_FOUR(SI), Z11, Z4
 	VMULPD  Z14, Z4, Z4
+	// the form is accurate (plainRootOK): b² ≤ max, |4ac| ≤ max, and b ≥ 0 or |4ac| ≥ 10⁻⁶b²
+	VCMPPD  $0x12, L_MAX(SI), Z15, K1 // b² ≤ max
+	VMOVUPD L_SIGN(SI), Z8
+	VPANDNQ Z4, Z8, Z8       // |4ac|
+	VCMPPD  $0x12, L_MAX(SI), Z8, K2 // |4ac| ≤ max
+	KANDW   K1, K2, K1
+	KEEP8(K1)
+	VMULPD  L_MIND(SI), Z15, Z0
+	VMULPD  L_MIND(SI), Z0, Z0 // 10⁻⁶b²
+	VCMPPD  $0x1D, Z0, Z8, K1 // |4ac| ≥ 10⁻⁶b²
+	VPXORQ  Z0, Z0, Z0
+	VCMPPD  $0x1D, Z0, Z12, K2 // b ≥ 0
+	KORW    K1, K2, K1
+	KEEP8(K1)
 	VSUBPD  Z4, Z15, Z15
 	VPXORQ  Z4, Z4, Z4
 	VMAXPD  Z15, Z4, Z15     // max(b² − 4ac, 0)

@@ -54,7 +54,9 @@
 // splines at y = l.v (x only) and mode 2 adds log dx/dy. The points must lie inside [−B, B].
 // It returns false, leaving l.Out unspecified, when a lane leaves the kernel's range (an
 // exponent outside [−708, 708], a softmax sum or a result that is not finite, a derivative
-// that is not a normal number): the caller then takes the scalar path for the four splines.
+// that is not a normal number, an inverse whose root ξ = 2c/(−b − √(b² − 4ac)) is not
+// accurate: b² or 4ac not finite, or b < 0 and |4ac| < 10⁻⁶b², as in transform's plainRootOK):
+// the caller then takes the scalar path for the four splines.
 //
 // Steps: the softmaxes of widths and heights (shifted by the first value); a scan over the
 // bins that computes the knots x_i, y_i and keeps, where c_i ≤ v (c = x knots forward, y knots
@@ -283,6 +285,21 @@ inverse: // eqs. 6–8: the root ξ = 2c/(−b − √(b² − 4ac)) of aξ² + 
 	VMULPD  Y12, Y12, Y15
 	VMULPD  L_FOUR(SI), Y11, Y4
 	VMULPD  Y14, Y4, Y4
+	// the form is accurate (plainRootOK): b² ≤ max, |4ac| ≤ max, and b ≥ 0 or |4ac| ≥ 10⁻⁶b²
+	VMOVUPD L_MAX(SI), Y0
+	VCMPPD  $0x12, Y0, Y15, Y7 // b² ≤ max
+	VMOVUPD L_SIGN(SI), Y8
+	VANDNPD Y4, Y8, Y8       // |4ac|
+	VCMPPD  $0x12, Y0, Y8, Y0 // |4ac| ≤ max
+	VANDPD  Y0, Y7, Y7
+	VMULPD  L_MIND(SI), Y15, Y0
+	VMULPD  L_MIND(SI), Y0, Y0 // 10⁻⁶b²
+	VCMPPD  $0x1D, Y0, Y8, Y0 // |4ac| ≥ 10⁻⁶b²
+	VXORPD  Y8, Y8, Y8
+	VCMPPD  $0x1D, Y8, Y12, Y8 // b ≥ 0
+	VORPD   Y8, Y0, Y0
+	VANDPD  Y0, Y7, Y7
+	KEEP(Y7)
 	VSUBPD  Y4, Y15, Y15
 	VXORPD  Y4, Y4, Y4
 	VMAXPD  Y15, Y4, Y15     // max(b² − 4ac, 0)
