@@ -312,3 +312,29 @@ func TestCanaryWrapFmtArgs(t *testing.T) {
 		t.Errorf("%s rewritten: %d, %v; want 5", stmt, got, err)
 	}
 }
+
+func TestCanaryBindTypeSwitch(t *testing.T) {
+	const decl = "type T struct{ A int }"
+	const f = "func f(x any) int {\n\tswitch x.(type) {\n\tcase T:\n\t\treturn 1\n\t}\n\treturn 0\n}"
+	got, err := evalInt(t, newInterp(t), decl, f, "f(T{})")
+	if err == nil && got == 1 {
+		t.Errorf("yaegi now matches a case of a cell's type in a type switch without a variable: drop pass %s (%s)", bindTypeSwitch.Name, bindTypeSwitch.Issue)
+	}
+	got, err = evalInt(t, newInterp(t), decl, rewritten(t, bindTypeSwitch, Env{}, Decl, f), "f(T{})")
+	if err != nil || got != 1 {
+		t.Errorf("rewritten: f(T{}) = %d, %v; want 1", got, err)
+	}
+}
+
+func TestCanaryCheckTypeIdentity(t *testing.T) {
+	const decls = "type T1 struct{ A int }\ntype T2 struct{ A int }"
+	const g = "func g(x any) int {\n\tif _, ok := x.(T2); ok {\n\t\treturn 1\n\t}\n\treturn 0\n}"
+	got, err := evalInt(t, newInterp(t), decls, g, "g(T1{})")
+	if err == nil && got == 0 {
+		t.Errorf("yaegi now tells T1 from T2 declared alike: drop pass %s (%s)", checkTypeIdentity.Name, checkTypeIdentity.Issue)
+	}
+	units := []Unit{{Kind: Decl, Text: decls, Line: 1, Col: 1}, {Kind: Decl, Text: g, Line: 3, Col: 1}}
+	if err := Run(Env{}, units); err == nil || !strings.Contains(err.Error(), "cannot tell T2 from T1") {
+		t.Errorf("Run: %v, want the error of %s", err, checkTypeIdentity.Name)
+	}
+}
