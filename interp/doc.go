@@ -91,12 +91,13 @@
 // methods has a pointer receiver; so do Printf, Sprintf, Fprintf and Errorf for the verbs %v,
 // %+v, %s, %q, %x and %X, and Errorf's %w wraps the value (errors.Unwrap gives back an error
 // whose Error is the value's, not the value: see the types of cells below), with pointer
-// receivers too. They print by its fields, where Go calls the method: a value passed
-// with a format that is not a string literal (a variable, "%v"+"\n") or has an explicit
-// argument index (%[1]v), a value whose verb is %#v (Go calls GoString) or an invalid one, an
-// extra operand, a pointer to a value (fmt.Println(&T{}), p of type *T), a value held in a
-// variable of type any, a value nested in a struct, slice or map, and the operand of a lone
-// call (fmt.Println(f())). Use the method, fmt.Printf("%s", t.String()).
+// receivers too. They print by its fields, where Go calls the method: a value passed with a
+// format that is not a string literal (a variable, "%v"+"\n") or has an explicit argument
+// index (%[1]v), a value whose verb is %#v (Go calls GoString) or an invalid one, an extra
+// operand, a pointer held in a variable (p of type *T; &t and &T{} print by the method) or
+// passed to Errorf, a value held in a variable of type any, a value nested in a struct, slice
+// or map, and the operand of a lone call (fmt.Println(f())). Use the method,
+// fmt.Printf("%s", t.String()).
 //
 // Compiled code cannot compare a value of a cell's error type, nor call its methods Unwrap,
 // Is and As: the interpreter's wrapper has Error only, is not comparable and hides the value's

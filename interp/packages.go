@@ -217,6 +217,23 @@ func _gosbiFmtArg[X any](x X) any {
 	return x
 }
 
+// _gosbiFmtPtr is the operand of fmt's print functions that the rewrite wrap-fmt-args makes of
+// a pointer &v: the value, as _gosbiFmtArg makes it, when it has a method Error or String
+// (which Go calls through the pointer, with the same result), and the pointer otherwise.
+func _gosbiFmtPtr[_gosbiE any](p *_gosbiE) any {
+	if p == nil || _gosbibuiltin.PointsToInterface(p) {
+		return p // a nil pointer, or a pointer to an interface, prints as the pointer
+	}
+	v := _gosbiFmtArg(*p)
+	if _, ok := v.(error); ok {
+		return v
+	}
+	if _, ok := v.(_gosbifmt.Stringer); ok {
+		return v
+	}
+	return p
+}
+
 // _gosbiErrorsIs, _gosbiErrorsAs and _gosbiErrorsUnwrap are errors.Is, errors.As and
 // errors.Unwrap in a session whose types have a method Error (the rewrite wrap-errors); chain
 // says whether they have a method Unwrap, Is or As.
@@ -254,6 +271,8 @@ var builtinSymbols = yaegi.Exports{
 		"Clear":   reflect.ValueOf(clearValue),
 		"Wrapped": reflect.ValueOf(wrapped),
 		"Unwrap":  reflect.ValueOf(unwrap),
+
+		"PointsToInterface": reflect.ValueOf(pointsToInterface),
 
 		"ErrorsIs":     reflect.ValueOf(errorsIs),
 		"ErrorsAs":     reflect.ValueOf(errorsAs),
@@ -295,6 +314,13 @@ func unwrap(x any) any {
 		return in.Interface()
 	}
 	return x
+}
+
+// pointsToInterface reports whether p is a pointer to a variable of a compiled interface
+// type (*error, *any), for _gosbiFmtPtr.
+func pointsToInterface(p any) bool {
+	t := reflect.TypeOf(p)
+	return t != nil && t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Interface
 }
 
 // clearValue implements the builtin clear for maps and slices.
