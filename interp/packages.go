@@ -157,7 +157,7 @@ import (
 	_gosbibuiltin "github.com/gosbi/gosbi/interp/builtin"
 )
 
-func min[T cmp.Ordered](x T, y ...T) T {
+func min[_gosbiT cmp.Ordered](x _gosbiT, y ..._gosbiT) _gosbiT {
 	for _, v := range y {
 		if v < x {
 			x = v
@@ -166,7 +166,7 @@ func min[T cmp.Ordered](x T, y ...T) T {
 	return x
 }
 
-func max[T cmp.Ordered](x T, y ...T) T {
+func max[_gosbiT cmp.Ordered](x _gosbiT, y ..._gosbiT) _gosbiT {
 	for _, v := range y {
 		if v > x {
 			x = v
@@ -199,7 +199,7 @@ func _gosbiString(s _gosbifmt.Stringer) map[string]any { return _gosbiText(s.Str
 // of a value: instantiated with the value's own type, it converts a value with a method Error
 // or String to a compiled interface, whose wrapper calls the method where fmt looks for it. A
 // value of an interface type goes on as it is.
-func _gosbiFmtArg[X any](x X) any {
+func _gosbiFmtArg[_gosbiX any](x _gosbiX) any {
 	switch any(&x).(type) {
 	case *error, *any:
 		return x
