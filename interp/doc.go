@@ -129,10 +129,12 @@
 // a comparison: any(T1{}) == any(T2{}) is true. A type switch without a variable (switch
 // x.(type)), whose cases of a cell's type or of an interface never match in the interpreter,
 // runs as one with a variable (the rewrite bind-type-switch). A value of a cell's struct type
-// with fields that a compiled interface has held (a function's result of type error, the error
-// that errors.Unwrap gives back) is no longer of its type to a type assertion or switch, which
-// answer no (the interpreter keeps one of its fields): call its methods, or keep the value in
-// a variable of its own type.
+// with fields that a compiled interface with methods has held (a function's result of type
+// error, the error that errors.Unwrap gives back, a fmt.Stringer) is no longer of its type to
+// the interpreter, which keeps one of its fields in its place: a type assertion or switch to
+// such a type fails the cell when the value is one of those (the rewrite guard-assertions), and
+// answers as Go does otherwise (a value of type any, of an interface of the cell, a pointer).
+// Call the value's methods, or keep it in a variable of its own type.
 //
 // # Speed
 //

@@ -234,6 +234,16 @@ func _gosbiFmtPtr[_gosbiE any](p *_gosbiE) any {
 	return p
 }
 
+// _gosbiAssertable is the operand of a type assertion or switch to a cell's struct type with
+// fields and methods (named by types) that the rewrite guard-assertions makes: x, unless it
+// holds the interpreter's wrapper for a compiled interface, which hides the value's type.
+func _gosbiAssertable[_gosbiI any](x _gosbiI, types string) _gosbiI {
+	if _gosbibuiltin.HeldByInterface(any(x)) {
+		panic(_gosbibuiltin.HeldMessage(types))
+	}
+	return x
+}
+
 // _gosbiErrorsIs, _gosbiErrorsAs and _gosbiErrorsUnwrap are errors.Is, errors.As and
 // errors.Unwrap in a session whose types have a method Error (the rewrite wrap-errors); chain
 // says whether they have a method Unwrap, Is or As.
@@ -273,6 +283,8 @@ var builtinSymbols = yaegi.Exports{
 		"Unwrap":  reflect.ValueOf(unwrap),
 
 		"PointsToInterface": reflect.ValueOf(pointsToInterface),
+		"HeldByInterface":   reflect.ValueOf(heldByInterface),
+		"HeldMessage":       reflect.ValueOf(heldMessage),
 
 		"ErrorsIs":     reflect.ValueOf(errorsIs),
 		"ErrorsAs":     reflect.ValueOf(errorsAs),
@@ -321,6 +333,18 @@ func unwrap(x any) any {
 func pointsToInterface(p any) bool {
 	t := reflect.TypeOf(p)
 	return t != nil && t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Interface
+}
+
+// heldByInterface reports whether x is the interpreter's wrapper of a cell's value for a
+// compiled interface with methods (see wrapperType), for _gosbiAssertable.
+func heldByInterface(x any) bool { return x != nil && wrapperType(reflect.TypeOf(x)) }
+
+// heldMessage is the panic of _gosbiAssertable for a type assertion or switch to types.
+func heldMessage(types string) string {
+	return "a type assertion or type switch to " + types + " cannot tell the type of this value: a compiled interface " +
+		"(an error or a fmt.Stringer that a function returned, or that errors.Unwrap gave back) held it, and the interpreter " +
+		"keeps one of the fields of a value of a cell's struct type there, not the value, so the answer would be no. " +
+		"Keep the value in a variable of its own type (or of type any) from where it is made, or tell it apart by its methods"
 }
 
 // clearValue implements the builtin clear for maps and slices.

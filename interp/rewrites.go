@@ -43,6 +43,14 @@ func (s *Session) rewrite(items []item, cell int) error {
 			return d != nil && d.kind == varDecl
 		},
 		TypeDecls: s.typeDecls,
+		HasMethods: func(typeName string) bool {
+			for name, d := range s.decls {
+				if d.kind == methodDecl && strings.HasPrefix(name, typeName+".") {
+					return true
+				}
+			}
+			return false
+		},
 		CompiledOfUnderlying: func(key string) string {
 			if name := compiledUnderlying()[key]; name != "" {
 				return name

@@ -87,3 +87,47 @@ func TestTypeIdentityOfCellTypes(t *testing.T) {
 		})
 	}
 }
+
+// TestAssertionOfWrappedValues runs type assertions and switches to a cell's struct types
+// with fields and methods on values that a compiled interface held (where the interpreter
+// keeps one of the value's fields in place of the value) and on others: each gives Go's
+// answer or fails the cell with an explanation. Before guard-assertions, mk().(E) of an
+// error that mk returned as E{1} was false, and so was a switch's case E.
+func TestAssertionOfWrappedValues(t *testing.T) {
+	const fails = "cannot tell the type of this value"
+	ts := newTestSession(t)
+	ts.mustRun(t, "import (\n\t\"errors\"\n\t\"fmt\"\n)\ntype E struct{ code int }\nfunc (E) Error() string { return \"boom\" }\n"+
+		"type S struct{ r float64 }\nfunc (S) String() string { return \"s\" }\n"+
+		"type Shape interface{ Area() float64 }\ntype C struct{ side int }\nfunc (C) Area() float64 { return 1 }\n"+
+		"type P struct{ n int }\nfunc (p *P) Error() string { return \"p\" }\n"+
+		"func mk() error { return E{1} }\nfunc mkp() error { return &P{4} }\nvar _ = errors.New")
+	for _, c := range []struct{ name, code, want, err string }{
+		{"error from a function", "_, ok := mk().(E)\nok", "", fails},
+		{"switch on an error", "s := \"none\"\nswitch mk().(type) {\ncase E:\n\ts = \"E\"\n}\ns", "", fails},
+		{"switch binding on an error", "s := \"none\"\nswitch v := mk().(type) {\ncase E:\n\ts = fmt.Sprint(v.code)\n}\ns", "", fails},
+		{"in a function", "func code(err error) int {\n\tif e, ok := err.(E); ok {\n\t\treturn e.code\n\t}\n\treturn -1\n}\ncode(mk())", "", fails},
+		{"unwrapped", "_, ok := errors.Unwrap(fmt.Errorf(\"x: %w\", E{1})).(E)\nok", "", fails},
+		{"a Stringer", "var st fmt.Stringer = S{1}\n_, ok := st.(S)\nok", "", fails},
+		{"kept in any", "var a any = E{2}\ne, ok := a.(E)\nfmt.Sprint(e.code, ok)", `"2 true"`, ""},
+		{"an interface of the cell", "var sh Shape = C{3}\nc, ok := sh.(C)\nfmt.Sprint(c.side, ok)", `"3 true"`, ""},
+		{"a compiled error", "_, ok := errors.New(\"x\").(E)\nok", "false", ""},
+		{"a nil error", "var ne error\n_, ok := ne.(E)\nok", "false", ""},
+		{"a pointer", "p, ok := mkp().(*P)\nfmt.Sprint(p.n, ok)", `"4 true"`, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res := ts.run(c.code)
+			switch {
+			case c.err == "" && res.Err != nil:
+				t.Fatalf("%q: %s", c.code, res.Err.Value)
+			case c.err == "":
+				if got := text(res); got != c.want {
+					t.Errorf("%q: got %s, want %s", c.code, got, c.want)
+				}
+			case res.Err == nil:
+				t.Errorf("%q: got %s, want the cell to fail with %q", c.code, text(res), c.err)
+			case !strings.Contains(res.Err.Value, c.err):
+				t.Errorf("%q: error %q, want it to contain %q", c.code, res.Err.Value, c.err)
+			}
+		})
+	}
+}

@@ -338,3 +338,19 @@ func TestCanaryCheckTypeIdentity(t *testing.T) {
 		t.Errorf("Run: %v, want the error of %s", err, checkTypeIdentity.Name)
 	}
 }
+
+func TestCanaryGuardAssertions(t *testing.T) {
+	const decls = "type E struct{ code int }\nfunc (E) Error() string { return \"e\" }\nfunc mk() error { return E{1} }"
+	const g = "func g() int {\n\tif _, ok := mk().(E); ok {\n\t\treturn 1\n\t}\n\treturn 0\n}"
+	got, err := evalInt(t, newInterp(t), decls, g, "g()")
+	if err != nil || got != 0 {
+		t.Errorf("yaegi now finds a cell's struct type in a value an error held (g() = %d, %v): drop pass %s (%s)", got, err, guardAssertions.Name, guardAssertions.Issue)
+	}
+	units := []Unit{{Kind: Decl, Text: decls, Line: 1, Col: 1}, {Kind: Decl, Text: g, Line: 4, Col: 1}}
+	if err := Run(Env{HasMethods: func(string) bool { return false }}, units); err != nil {
+		t.Fatal(err)
+	}
+	if want := AssertableName + "(mk(), \"E\").(E)"; !strings.Contains(StripPositions(units[1].Text), want) {
+		t.Errorf("rewritten: %q, want it to contain %q", units[1].Text, want)
+	}
+}

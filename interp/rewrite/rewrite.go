@@ -15,7 +15,7 @@
 //
 // The passes, in the order of Pipeline and each in the file of its name (check-type-identity's
 // keys of types in typekeys.go): rename-main, check-type-identity, bind-type-switch,
-// wrap-interfaces, wrap-fmt-args, wrap-errors, hoist-method-values, reorder-defines,
+// guard-assertions, wrap-interfaces, wrap-fmt-args, wrap-errors, hoist-method-values, reorder-defines,
 // parenthesize-tuples, zero-named-results, func-scope, redeclare-via-temps and comma-ok. Run applies them to the units of a cell, once, after the session has
 // split it.
 package rewrite
@@ -82,6 +82,9 @@ type Env struct {
 	// CompiledOfUnderlying returns the name (as reflect writes it) of a compiled defined type
 	// whose underlying type's UnderlyingKey is key, "" when there is none. Nil means none.
 	CompiledOfUnderlying func(key string) string
+	// HasMethods reports whether a type of the session, declared before the cell, has methods.
+	// Nil means none.
+	HasMethods func(typeName string) bool
 
 	// types is the table of the session's and the cell's types, which Run makes on first use.
 	types func() *typeTable
@@ -102,7 +105,7 @@ type Pass struct {
 // after hoist-method-values, whose block of definitions must run in a function literal at the
 // top of a cell, check-type-identity reads the cell's own source, and redeclare-via-temps and comma-ok last, as their results are several
 // statements (comma-ok rewrites each statement of the unit).
-var Pipeline = []Pass{renameMain, checkTypeIdentity, bindTypeSwitch, wrapInterfaces, wrapFmtArgs, wrapErrors, hoistMethodValues, reorderDefines, parenthesizeTuples, zeroNamedResults, funcScope, redeclareViaTemps, commaOK}
+var Pipeline = []Pass{renameMain, checkTypeIdentity, bindTypeSwitch, guardAssertions, wrapInterfaces, wrapFmtArgs, wrapErrors, hoistMethodValues, reorderDefines, parenthesizeTuples, zeroNamedResults, funcScope, redeclareViaTemps, commaOK}
 
 // Run rewrites the units of a cell in place with the passes of Pipeline, in order. It
 // returns the first error of a pass, whose message starts with the interpreter's position

@@ -13,11 +13,12 @@ import (
 // typeTable holds the type declarations of the session and of the cell, by name, to give
 // check-type-identity the keys of the types a unit names.
 type typeTable struct {
-	specs map[string]*ast.TypeSpec
-	order []string // names in the order of declaration
-	env   Env
-	p     *parsed         // the unit whose types are looked up (with)
-	busy  map[string]bool // declarations being expanded, against recursive types
+	specs       map[string]*ast.TypeSpec
+	cellMethods map[string]bool // types of the cell's method declarations
+	order       []string        // names in the order of declaration
+	env         Env
+	p           *parsed         // the unit whose types are looked up (with)
+	busy        map[string]bool // declarations being expanded, against recursive types
 }
 
 // typeKey is a type as Go knows it and as the interpreter represents its values.
@@ -44,13 +45,16 @@ func (k typeKey) declared(z typeKey) string {
 // newTypeTable returns the table of the session's type declarations (their sources, as
 // Env.TypeDecls gives them) and of the cell's units.
 func newTypeTable(env Env, units []Unit) *typeTable {
-	tt := &typeTable{specs: map[string]*ast.TypeSpec{}, env: env}
+	tt := &typeTable{specs: map[string]*ast.TypeSpec{}, cellMethods: map[string]bool{}, env: env}
 	add := func(text string) {
 		f, err := parser.ParseFile(token.NewFileSet(), "", "package p;"+text, 0)
 		if err != nil {
 			return
 		}
 		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv != nil && len(fd.Recv.List) == 1 {
+				tt.cellMethods[embeddedName(fd.Recv.List[0].Type)] = true
+			}
 			gd, ok := d.(*ast.GenDecl)
 			if !ok || gd.Tok != token.TYPE {
 				continue
@@ -73,7 +77,7 @@ func newTypeTable(env Env, units []Unit) *typeTable {
 		}
 	}
 	for _, u := range units {
-		if u.Kind == Decl && strings.Contains(u.Text, "type") {
+		if u.Kind == Decl {
 			add(u.Text)
 		}
 	}
