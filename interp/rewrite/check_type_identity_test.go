@@ -43,6 +43,7 @@ func TestCheckTypeIdentity(t *testing.T) {
 		{"generic", "type B[T any] struct{ v T }\ntype C struct{ v int }", "_, ok := x.(B[int])", ""},
 		{"unrelated", "type A int", "_, ok := x.(float64)", ""},
 		{"local type shadows", "type T1 struct{ A int }\ntype T2 struct{ A int }", "func f(x any) bool {\n\ttype T1 struct{ B string }\n\t_, ok := x.(T1)\n\treturn ok\n}", ""},
+		{"local type like an int", "type T struct{ A int }", "func f(x any) bool {\n\ttype L int\n\t_, ok := x.(int)\n\treturn ok\n}", "cannot tell int from L"},
 		{"switch cases", "type T1 struct{ A int }", "switch x.(type) {\ncase T1, struct{ A int }:\n}", "cannot tell struct{ A int } from T1"},
 		{"switch of distinct types", "type T struct{ A int }\ntype U struct{ B int }", "switch x.(type) {\ncase T:\ncase U:\ncase int:\n}", ""},
 		{"switch leaves a compiled struct", "type Pt struct{ X, Y int }", "switch x.(type) {\ncase Pt:\ncase image.Point:\n}", ""},

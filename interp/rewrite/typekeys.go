@@ -18,6 +18,7 @@ type typeTable struct {
 	order       []string        // names in the order of declaration
 	env         Env
 	p           *parsed         // the unit whose types are looked up (with)
+	locals      []*ast.TypeSpec // the types declared in the unit's functions
 	busy        map[string]bool // declarations being expanded, against recursive types
 }
 
@@ -87,7 +88,13 @@ func newTypeTable(env Env, units []Unit) *typeTable {
 // with returns the table for looking up the types of the unit p.
 func (tt *typeTable) with(env Env, p *parsed) *typeTable {
 	c := *tt
-	c.env, c.p, c.busy = env, p, map[string]bool{}
+	c.env, c.p, c.busy, c.locals = env, p, map[string]bool{}, nil
+	ast.Inspect(p.root, func(n ast.Node) bool {
+		if ts, ok := n.(*ast.TypeSpec); ok && !c.topLevel(ts) {
+			c.locals = append(c.locals, ts)
+		}
+		return true
+	})
 	return &c
 }
 
@@ -110,6 +117,13 @@ func (tt *typeTable) confused(k typeKey, assign bool) (typeKey, bool) {
 		z, ok := tt.key(&ast.Ident{Name: name})
 		if ok && match(z) {
 			z.name = name
+			return z, true
+		}
+	}
+	for _, ts := range tt.locals {
+		z, iface, ok := tt.specKey(ts, fmt.Sprintf("local %s at %s", ts.Name.Name, tt.p.fset.Position(ts.Pos())))
+		if ok && !iface && match(z) {
+			z.name = ts.Name.Name
 			return z, true
 		}
 	}
