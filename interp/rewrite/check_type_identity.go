@@ -12,18 +12,19 @@ import (
 // struct{ A int }, type A int is int), so it cannot tell apart two such types declared alike, nor
 // one of them from what it is declared as, and a type assertion or a type switch takes one for
 // the other silently: with type T2 struct{ A int } too, x.(T2) accepts a T1, and with type A
-// int, x.(A) accepts an int and x.(int) an A; a cell's type of the fields of a compiled
-// struct (type Pt struct{ X, Y int } and image.Point) passes an assertion to the other too.
-// The pass rewrites nothing: it fails the cell, naming both types and what to do, where a type
-// assertion x.(T), or a case of a type switch, names a type that the interpreter cannot tell
-// from another type the session declares, a type its types are declared as (int for type A
-// int, image.Point for type Pt image.Point), a compiled struct whose fields the session's
-// struct type has when the cell names that struct, or another case of the switch. Assertions
-// to interfaces, which go by methods, are left, and so are generic types and types the pass
-// cannot resolve (a dot-imported package's). A value of an unnamed type of the same fields
-// (struct{ A int }{1}) that no assertion or case of the cell names, or of a compiled type the
-// cell does not name, still passes as the session's type. Comparisons of interfaces (==) are
-// not checked: any(T1{}) == any(T2{}) is true for the interpreter.
+// int, x.(A) accepts an int and x.(int) an A; a type assertion also accepts a value of a cell's
+// struct type as a compiled struct of the same fields, and the reverse (type Pt struct{ X, Y
+// int } and image.Point). The pass rewrites nothing: it fails the cell, naming both types and
+// what to do, where a type assertion x.(T), or a case of a type switch, names a type (or a
+// type made of one, *T, []T) that the interpreter cannot tell from another: a type the session,
+// the cell or one of the unit's functions declares, what such a type is declared as (int for
+// type A int) unless that is a struct, another case of the switch, or, for an assertion, a
+// compiled struct type of the same fields (Env.CompiledOfUnderlying). Assertions to interfaces,
+// which go by methods, are left, and so are generic types and types the pass cannot resolve
+// (a dot-imported package's). A value of an unnamed struct type of the same fields
+// (struct{ A int }{1}) that no case of the switch names still passes as the session's type,
+// and comparisons of interfaces are not checked: any(T1{}) == any(T2{}) is true for the
+// interpreter.
 //
 // Upstream: no upstream issue found.
 var checkTypeIdentity = Pass{
