@@ -89,13 +89,15 @@
 // fmt's Print, Println, Sprint, Sprintln, Fprint and Fprintln call the String and Error methods
 // of a cell's value (the rewrite wrap-fmt-args), unless one of the session's String or Error
 // methods has a pointer receiver; so do Printf, Sprintf, Fprintf and Errorf for the verbs %v,
-// %+v, %s, %q, %x and %X, and Errorf's %w wraps the value (errors.Unwrap gives it back), with
-// pointer receivers too. They print by its fields, where Go calls the method: a value passed
-// with a format that is not a string literal (a variable, "%v"+"\n") or has an explicit
-// argument index (%[1]v), a value whose verb is %#v (Go calls GoString) or an invalid one, an
-// extra operand, a pointer to a value (fmt.Println(&T{}), p of type *T), a value held in a
-// variable of type any, a value nested in a struct, slice or map, and the operand of a lone
-// call (fmt.Println(f())). Use the method, fmt.Printf("%s", t.String()).
+// %+v, %s, %q, %x and %X, and Errorf's %w wraps the value (errors.Unwrap gives back an error
+// whose Error is the value's, not the value: see the types of cells below), with pointer
+// receivers too. They print by its fields, where Go calls the method: a value passed with a
+// format that is not a string literal (a variable, "%v"+"\n") or has an explicit argument
+// index (%[1]v), a value whose verb is %#v (Go calls GoString) or an invalid one, an extra
+// operand, a pointer held in a variable (p of type *T; &t and &T{} print by the method) or
+// passed to Errorf, a value held in a variable of type any, a value nested in a struct, slice
+// or map, and the operand of a lone call (fmt.Println(f())). Use the method,
+// fmt.Printf("%s", t.String()).
 //
 // Compiled code cannot compare a value of a cell's error type, nor call its methods Unwrap,
 // Is and As: the interpreter's wrapper has Error only, is not comparable and hides the value's
@@ -113,6 +115,26 @@
 // value without its methods (%!w). Make
 // sentinels with errors.New (var ErrBad = errors.New("bad")) and wrap them with %w, or call the
 // cell type's methods yourself. A function value (f := errors.Is) is not rewritten.
+//
+// The interpreter knows a type declared in a cell only as the type it is declared as, without
+// its name: type T1 struct{ A int } and type T2 struct{ A int } are one type to it, and so are
+// type A int and int, and type Pt struct{ X, Y int } is image.Point to a type assertion. Where a
+// type assertion (x.(T), comma-ok or not) or a case of a type switch names a type it cannot
+// tell from another, the rewrite check-type-identity fails the cell, naming both: give the
+// types fields that differ (a struct with a field of its own for type A int), or tell the
+// values apart by a method. It counts the session's types, what each is declared as (int for
+// type A int, []float64 for type V []float64) unless that is a struct, the other cases of the
+// switch, and compiled struct types of the same fields but for empty ones. It cannot count a
+// value of an unnamed struct type of the same fields (struct{ A int }{1} passes x.(T1)), nor check
+// a comparison: any(T1{}) == any(T2{}) is true. A type switch without a variable (switch
+// x.(type)), whose cases of a cell's type or of an interface never match in the interpreter,
+// runs as one with a variable (the rewrite bind-type-switch). A value of a cell's struct type
+// with fields that a compiled interface with methods has held (a function's result of type
+// error, the error that errors.Unwrap gives back, a fmt.Stringer) is no longer of its type to
+// the interpreter, which keeps one of its fields in its place: a type assertion or switch to
+// such a type fails the cell when the value is one of those (the rewrite guard-assertions), and
+// answers as Go does otherwise (a value of type any, of an interface of the cell, a pointer).
+// Call the value's methods, or keep it in a variable of its own type.
 //
 // # Speed
 //

@@ -87,3 +87,31 @@ func TestFmtArgsKeepPositions(t *testing.T) {
 		t.Errorf("error %v, want it at line 2:21 without the rewrite's names", res.Err)
 	}
 }
+
+// TestFmtPointerOperands prints pointers &v with fmt's print functions and compares the output
+// with fmt's on compiled types with the same methods: fmt calls the String or Error method of
+// a cell's value through the pointer, as Go does, and prints other pointers as before. Before
+// wrap-fmt-args passed &v through _gosbiFmtPtr, fmt.Println(&T{}) printed &{0}.
+func TestFmtPointerOperands(t *testing.T) {
+	ts := newTestSession(t)
+	ts.mustRun(t, "import \"fmt\"\ntype T struct{ a int }\nfunc (T) String() string { return \"hi\" }\n"+
+		"type E struct{}\nfunc (E) Error() string { return \"boom\" }\ntype plain struct{ a int }")
+	for _, c := range []struct{ name, code, want string }{
+		{"Println of &T{}", "fmt.Println(&T{})", fmt.Sprintln(&fmtT{})},
+		{"Print of &E{}", "fmt.Print(&E{}, \"\\n\")", fmt.Sprint(&fmtE{}, "\n")},
+		{"address of a variable", "t := T{2}\nfmt.Println(&t, t)", fmt.Sprintln(&fmtT{2}, fmtT{2})},
+		{"Printf %v %s", "fmt.Printf(\"%v|%s\\n\", &T{}, &E{})", fmt.Sprintf("%v|%s\n", &fmtT{}, &fmtE{})},
+		{"Sprintf %q", "fmt.Print(fmt.Sprintf(\"%q\", &T{}))", fmt.Sprintf("%q", &fmtT{})},
+		{"pointer to a plain value", "fmt.Println(&plain{1})", fmt.Sprintln(&struct{ a int }{1})},
+		{"pointer to an int", "n := 4\nfmt.Println(fmt.Sprint(&n) == fmt.Sprintf(\"%p\", &n))", "true\n"},
+		{"pointer to an error variable", "var err error = fmt.Errorf(\"x\")\nfmt.Println(fmt.Sprint(&err) == fmt.Sprintf(\"%p\", &err))", "true\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ts.out.Reset()
+			ts.mustRun(t, c.code)
+			if got := ts.out.String(); got != c.want {
+				t.Errorf("%s: printed %q, want %q", c.code, got, c.want)
+			}
+		})
+	}
+}

@@ -157,7 +157,7 @@ import (
 	_gosbibuiltin "github.com/gosbi/gosbi/interp/builtin"
 )
 
-func min[T cmp.Ordered](x T, y ...T) T {
+func min[_gosbiT cmp.Ordered](x _gosbiT, y ..._gosbiT) _gosbiT {
 	for _, v := range y {
 		if v < x {
 			x = v
@@ -166,7 +166,7 @@ func min[T cmp.Ordered](x T, y ...T) T {
 	return x
 }
 
-func max[T cmp.Ordered](x T, y ...T) T {
+func max[_gosbiT cmp.Ordered](x _gosbiT, y ..._gosbiT) _gosbiT {
 	for _, v := range y {
 		if v > x {
 			x = v
@@ -199,7 +199,7 @@ func _gosbiString(s _gosbifmt.Stringer) map[string]any { return _gosbiText(s.Str
 // of a value: instantiated with the value's own type, it converts a value with a method Error
 // or String to a compiled interface, whose wrapper calls the method where fmt looks for it. A
 // value of an interface type goes on as it is.
-func _gosbiFmtArg[X any](x X) any {
+func _gosbiFmtArg[_gosbiX any](x _gosbiX) any {
 	switch any(&x).(type) {
 	case *error, *any:
 		return x
@@ -213,6 +213,33 @@ func _gosbiFmtArg[X any](x X) any {
 	}
 	if s, ok := v.(_gosbifmt.Stringer); ok {
 		return s
+	}
+	return x
+}
+
+// _gosbiFmtPtr is the operand of fmt's print functions that the rewrite wrap-fmt-args makes of
+// a pointer &v: the value, as _gosbiFmtArg makes it, when it has a method Error or String
+// (which Go calls through the pointer, with the same result), and the pointer otherwise.
+func _gosbiFmtPtr[_gosbiE any](p *_gosbiE) any {
+	if p == nil || _gosbibuiltin.PointsToInterface(p) {
+		return p // a nil pointer, or a pointer to an interface, prints as the pointer
+	}
+	v := _gosbiFmtArg(*p)
+	if _, ok := v.(error); ok {
+		return v
+	}
+	if _, ok := v.(_gosbifmt.Stringer); ok {
+		return v
+	}
+	return p
+}
+
+// _gosbiAssertable is the operand of a type assertion or switch to a cell's struct type with
+// fields and methods (named by types) that the rewrite guard-assertions makes: x, unless it
+// holds the interpreter's wrapper for a compiled interface, which hides the value's type.
+func _gosbiAssertable[_gosbiI any](x _gosbiI, types string) _gosbiI {
+	if _gosbibuiltin.HeldByInterface(any(x)) {
+		panic(_gosbibuiltin.HeldMessage(types))
 	}
 	return x
 }
@@ -255,6 +282,10 @@ var builtinSymbols = yaegi.Exports{
 		"Wrapped": reflect.ValueOf(wrapped),
 		"Unwrap":  reflect.ValueOf(unwrap),
 
+		"PointsToInterface": reflect.ValueOf(pointsToInterface),
+		"HeldByInterface":   reflect.ValueOf(heldByInterface),
+		"HeldMessage":       reflect.ValueOf(heldMessage),
+
 		"ErrorsIs":     reflect.ValueOf(errorsIs),
 		"ErrorsAs":     reflect.ValueOf(errorsAs),
 		"ErrorsUnwrap": reflect.ValueOf(errorsUnwrap),
@@ -295,6 +326,25 @@ func unwrap(x any) any {
 		return in.Interface()
 	}
 	return x
+}
+
+// pointsToInterface reports whether p is a pointer to a variable of a compiled interface
+// type (*error, *any), for _gosbiFmtPtr.
+func pointsToInterface(p any) bool {
+	t := reflect.TypeOf(p)
+	return t != nil && t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Interface
+}
+
+// heldByInterface reports whether x is the interpreter's wrapper of a cell's value for a
+// compiled interface with methods (see wrapperType), for _gosbiAssertable.
+func heldByInterface(x any) bool { return x != nil && wrapperType(reflect.TypeOf(x)) }
+
+// heldMessage is the panic of _gosbiAssertable for a type assertion or switch to types.
+func heldMessage(types string) string {
+	return "a type assertion or type switch to " + types + " cannot tell the type of this value: a compiled interface " +
+		"(an error or a fmt.Stringer that a function returned, or that errors.Unwrap gave back) held it, and the interpreter " +
+		"keeps one of the fields of a value of a cell's struct type there, not the value, so the answer would be no. " +
+		"Keep the value in a variable of its own type (or of type any) from where it is made, or tell it apart by its methods"
 }
 
 // clearValue implements the builtin clear for maps and slices.

@@ -5,10 +5,12 @@ import (
 	"go/parser"
 	"go/token"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 
 	"github.com/gosbi/gosbi/interp/rewrite"
+	"github.com/gosbi/gosbi/stdlib"
 )
 
 // rewrite runs the passes of package rewrite, which work around faults of the interpreter,
@@ -39,6 +41,21 @@ func (s *Session) rewrite(items []item, cell int) error {
 		IsVar: func(name string) bool {
 			d := s.decls[name]
 			return d != nil && d.kind == varDecl
+		},
+		TypeDecls: s.typeDecls,
+		HasMethods: func(typeName string) bool {
+			for name, d := range s.decls {
+				if d.kind == methodDecl && strings.HasPrefix(name, typeName+".") {
+					return true
+				}
+			}
+			return false
+		},
+		CompiledOfUnderlying: func(key string) string {
+			if name := compiledUnderlying()[key]; name != "" {
+				return name
+			}
+			return s.extraUnderlying()[key]
 		},
 		Cell: cell,
 	}
@@ -102,6 +119,61 @@ func (s *Session) errorMethods(items []item) (errorType, chain bool) {
 		}
 	}
 	return errorType, chain
+}
+
+// typeDecls returns the sources of the session's type declarations, in the order they were
+// made, each once (the types of a group share theirs).
+func (s *Session) typeDecls() []string {
+	var ds []*decl
+	for _, d := range s.decls {
+		if d.kind == typeDecl {
+			ds = append(ds, d)
+		}
+	}
+	slices.SortFunc(ds, func(a, b *decl) int { return a.seq - b.seq })
+	var texts []string
+	seen := map[string]bool{}
+	for _, d := range ds {
+		if !seen[d.text] {
+			seen[d.text] = true
+			texts = append(texts, d.text)
+		}
+	}
+	return texts
+}
+
+// compiledUnderlying indexes the compiled defined struct types of the program's symbol tables
+// by their rewrite.UnderlyingKey, for check-type-identity: the interpreter takes a value of
+// one for a value of a cell's struct type of the same fields, and the reverse. Empty structs
+// are left (debug.CrashOptions is one): they would make every cell's empty struct type
+// ambiguous, and compiled code hardly hands out values of them.
+var compiledUnderlying = sync.OnceValue(func() map[string]string { return underlyingIndex(stdlib.Symbols) })
+
+// extraUnderlying is compiledUnderlying for the session's extra packages (Config.Symbols).
+func (s *Session) extraUnderlying() map[string]string {
+	s.extraUnderOnce.Do(func() { s.extraUnder = underlyingIndex(s.opts.Symbols) })
+	return s.extraUnder
+}
+
+// underlyingIndex returns the index of compiledUnderlying for the symbol tables syms.
+func underlyingIndex(syms map[string]map[string]reflect.Value) map[string]string {
+	index := map[string]string{}
+	for _, pkg := range syms {
+		for name := range pkg {
+			t, ok := symbolType(pkg, name)
+			if !ok || t.Name() == "" {
+				continue
+			}
+			if t.Kind() != reflect.Struct || t.NumField() == 0 {
+				continue
+			}
+			key := rewrite.UnderlyingKey(t)
+			if old := index[key]; old == "" || t.String() < old {
+				index[key] = t.String() // the same name for every run
+			}
+		}
+	}
+	return index
 }
 
 // sameSource reports whether two declaration texts are the same source, ignoring the

@@ -56,15 +56,18 @@ func (e *Error) Error() string { return e.Value }
 // Session is a notebook session: an interpreter plus the declarations, imports and variables
 // that the cells made. It is not safe for concurrent use, except Interrupt.
 type Session struct {
-	opts    Config
-	yi      *yaegi.Interpreter
-	stderr  *explain.Stderr   // the interpreter's standard error, which keeps the frames of a panic
-	imports map[string]string // local name → import path
-	auto    map[string]bool   // import paths added because a cell used them; %who lists them
-	decls   map[string]*decl  // "f", "T", "T.M", "v"
-	broken  map[string]string // functions that stopped compiling when a function they call changed
-	seq     int
-	ranSeq  int64 // the marker of the statements run so far (see stmtSource)
+	opts Config
+	// extraUnder indexes the types of opts.Symbols for check-type-identity (extraUnderlying).
+	extraUnder     map[string]string
+	extraUnderOnce sync.Once
+	yi             *yaegi.Interpreter
+	stderr         *explain.Stderr   // the interpreter's standard error, which keeps the frames of a panic
+	imports        map[string]string // local name → import path
+	auto           map[string]bool   // import paths added because a cell used them; %who lists them
+	decls          map[string]*decl  // "f", "T", "T.M", "v"
+	broken         map[string]string // functions that stopped compiling when a function they call changed
+	seq            int
+	ranSeq         int64 // the marker of the statements run so far (see stmtSource)
 	// executed says whether the last evaluation got past compiling its source
 	executed bool
 	cell     int // the cell being run, for positions

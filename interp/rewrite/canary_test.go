@@ -312,3 +312,45 @@ func TestCanaryWrapFmtArgs(t *testing.T) {
 		t.Errorf("%s rewritten: %d, %v; want 5", stmt, got, err)
 	}
 }
+
+func TestCanaryBindTypeSwitch(t *testing.T) {
+	const decl = "type T struct{ A int }"
+	const f = "func f(x any) int {\n\tswitch x.(type) {\n\tcase T:\n\t\treturn 1\n\t}\n\treturn 0\n}"
+	got, err := evalInt(t, newInterp(t), decl, f, "f(T{})")
+	if err == nil && got == 1 {
+		t.Errorf("yaegi now matches a case of a cell's type in a type switch without a variable: drop pass %s (%s)", bindTypeSwitch.Name, bindTypeSwitch.Issue)
+	}
+	got, err = evalInt(t, newInterp(t), decl, rewritten(t, bindTypeSwitch, Env{}, Decl, f), "f(T{})")
+	if err != nil || got != 1 {
+		t.Errorf("rewritten: f(T{}) = %d, %v; want 1", got, err)
+	}
+}
+
+func TestCanaryCheckTypeIdentity(t *testing.T) {
+	const decls = "type T1 struct{ A int }\ntype T2 struct{ A int }"
+	const g = "func g(x any) int {\n\tif _, ok := x.(T2); ok {\n\t\treturn 1\n\t}\n\treturn 0\n}"
+	got, err := evalInt(t, newInterp(t), decls, g, "g(T1{})")
+	if err == nil && got == 0 {
+		t.Errorf("yaegi now tells T1 from T2 declared alike: drop pass %s (%s)", checkTypeIdentity.Name, checkTypeIdentity.Issue)
+	}
+	units := []Unit{{Kind: Decl, Text: decls, Line: 1, Col: 1}, {Kind: Decl, Text: g, Line: 3, Col: 1}}
+	if err := Run(Env{}, units); err == nil || !strings.Contains(err.Error(), "cannot tell T2 from T1") {
+		t.Errorf("Run: %v, want the error of %s", err, checkTypeIdentity.Name)
+	}
+}
+
+func TestCanaryGuardAssertions(t *testing.T) {
+	const decls = "type E struct{ code int }\nfunc (E) Error() string { return \"e\" }\nfunc mk() error { return E{1} }"
+	const g = "func g() int {\n\tif _, ok := mk().(E); ok {\n\t\treturn 1\n\t}\n\treturn 0\n}"
+	got, err := evalInt(t, newInterp(t), decls, g, "g()")
+	if err != nil || got != 0 {
+		t.Errorf("yaegi now finds a cell's struct type in a value an error held (g() = %d, %v): drop pass %s (%s)", got, err, guardAssertions.Name, guardAssertions.Issue)
+	}
+	units := []Unit{{Kind: Decl, Text: decls, Line: 1, Col: 1}, {Kind: Decl, Text: g, Line: 4, Col: 1}}
+	if err := Run(Env{HasMethods: func(string) bool { return false }}, units); err != nil {
+		t.Fatal(err)
+	}
+	if want := AssertableName + "(mk(), \"E\").(E)"; !strings.Contains(StripPositions(units[1].Text), want) {
+		t.Errorf("rewritten: %q, want it to contain %q", units[1].Text, want)
+	}
+}

@@ -13,9 +13,10 @@
 //   - the result parses, as the unit did (hoist-method-values and reorder-defines check it
 //     and drop a rewrite that does not).
 //
-// The passes, in the order of Pipeline and each in the file of its name: rename-main,
-// wrap-interfaces, wrap-fmt-args, wrap-errors, hoist-method-values, reorder-defines, parenthesize-tuples, zero-named-results, func-scope,
-// redeclare-via-temps and comma-ok. Run applies them to the units of a cell, once, after the session has
+// The passes, in the order of Pipeline and each in the file of its name (check-type-identity's
+// keys of types in typekeys.go): rename-main, check-type-identity, bind-type-switch,
+// guard-assertions, wrap-interfaces, wrap-fmt-args, wrap-errors, hoist-method-values, reorder-defines,
+// parenthesize-tuples, zero-named-results, func-scope, redeclare-via-temps and comma-ok. Run applies them to the units of a cell, once, after the session has
 // split it.
 package rewrite
 
@@ -27,6 +28,8 @@ import (
 	"go/token"
 	"reflect"
 	"regexp"
+	"slices"
+	"sync"
 )
 
 // Kind classifies a unit of a cell.
@@ -73,6 +76,18 @@ type Env struct {
 	// Error (errorType) and whether they have a method Unwrap, Is or As (chain). Nil means
 	// neither.
 	ErrorMethods func() (errorType, chain bool)
+	// TypeDecls returns the sources of the session's type declarations before the cell, each
+	// a type declaration (a group or one type). Nil means none.
+	TypeDecls func() []string
+	// CompiledOfUnderlying returns the name (as reflect writes it) of a compiled defined type
+	// whose underlying type's UnderlyingKey is key, "" when there is none. Nil means none.
+	CompiledOfUnderlying func(key string) string
+	// HasMethods reports whether a type of the session, declared before the cell, has methods.
+	// Nil means none.
+	HasMethods func(typeName string) bool
+
+	// types is the table of the session's and the cell's types, which Run makes on first use.
+	types func() *typeTable
 }
 
 // Pass is one named rewrite.
@@ -88,9 +103,9 @@ type Pass struct {
 
 // Pipeline is the passes, in the order Run applies them. The order matters: func-scope comes
 // after hoist-method-values, whose block of definitions must run in a function literal at the
-// top of a cell, and redeclare-via-temps and comma-ok last, as their results are several
+// top of a cell, check-type-identity reads the cell's own source, and redeclare-via-temps and comma-ok last, as their results are several
 // statements (comma-ok rewrites each statement of the unit).
-var Pipeline = []Pass{renameMain, wrapInterfaces, wrapFmtArgs, wrapErrors, hoistMethodValues, reorderDefines, parenthesizeTuples, zeroNamedResults, funcScope, redeclareViaTemps, commaOK}
+var Pipeline = []Pass{renameMain, checkTypeIdentity, bindTypeSwitch, guardAssertions, wrapInterfaces, wrapFmtArgs, wrapErrors, hoistMethodValues, reorderDefines, parenthesizeTuples, zeroNamedResults, funcScope, redeclareViaTemps, commaOK}
 
 // Run rewrites the units of a cell in place with the passes of Pipeline, in order. It
 // returns the first error of a pass, whose message starts with the interpreter's position
@@ -104,6 +119,8 @@ func Run(env Env, units []Unit) error {
 		}
 		return sessionVar != nil && sessionVar(name)
 	}
+	cell := slices.Clone(units)
+	env.types = sync.OnceValue(func() *typeTable { return newTypeTable(env, cell) })
 	for i := range units {
 		defs := definitions(units[i])
 		for _, p := range Pipeline {

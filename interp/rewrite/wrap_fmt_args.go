@@ -36,9 +36,12 @@ import (
 // fields (and a value whose Error has a pointer receiver, which vet rejects as an operand of
 // %w, is wrapped where Go writes %!w). It leaves a literal nil, a basic literal, an
 // operand spread with ..., a lone call (it may return several values) and the writer of Fprint,
-// Fprintln and Fprintf. It does not help a pointer to a value whose String has a value receiver, a
-// value held in a variable of type any, or a value nested in a struct, slice or map: fmt prints
-// those by their fields. The name fmt must name the compiled package "fmt" in the cell
+// Fprintln and Fprintf. An operand that takes an address (&t, &T{}), of a function other than
+// Errorf, goes through FmtPtrName instead, which gives fmt the value where it has a method
+// String or Error (Go calls it through the pointer, with the same result) and the pointer
+// otherwise. It does not help a pointer held in a variable (p of type *T), a pointer operand
+// of Errorf, a value held in a variable of type any, or a value nested in a struct, slice or
+// map: fmt prints those by their fields. The name fmt must name the compiled package "fmt" in the cell
 // (Env.PackagePath), not a package or variable of the user's, and not be shadowed where the
 // call stands by a parameter or local variable of the unit.
 //
@@ -61,6 +64,17 @@ var wrapFmtArgs = Pass{
 // FmtArgName is the session's generic function that wrap-fmt-args passes fmt's operands
 // through.
 const FmtArgName = "_gosbiFmtArg"
+
+// FmtPtrName is the session's generic function that wrap-fmt-args passes an operand &v of the
+// print functions through (not Errorf's): it returns v as FmtArgName does when v has a method
+// Error or String, and the pointer otherwise.
+const FmtPtrName = "_gosbiFmtPtr"
+
+// addressOf reports whether an operand takes an address (&v, &T{…}).
+func addressOf(a ast.Expr) bool {
+	u, ok := ast.Unparen(a).(*ast.UnaryExpr)
+	return ok && u.Op == token.AND
+}
 
 // printFuncs are the functions of fmt whose operands wrap-fmt-args wraps, with the number of
 // leading arguments that are no operands.
@@ -85,7 +99,11 @@ func (p *parsed) wrapFmtArg(env Env, wOnly bool) (string, bool) {
 			return true
 		}
 		if a := fmtOperandToWrap(env, call, wOnly); a != nil {
-			text, found = p.replace(a, FmtArgName+"(", ")"), true
+			helper := FmtArgName
+			if name, _ := fmtFuncName(env, call); !wOnly && name != "Errorf" && addressOf(a) {
+				helper = FmtPtrName
+			}
+			text, found = p.replace(a, helper+"(", ")"), true
 			return false
 		}
 		return true
@@ -243,7 +261,7 @@ func fmtOperand(a ast.Expr, alone bool) bool {
 	case *ast.Ident:
 		return a.Name != "nil"
 	case *ast.CallExpr:
-		if id, ok := a.Fun.(*ast.Ident); ok && id.Name == FmtArgName {
+		if id, ok := a.Fun.(*ast.Ident); ok && (id.Name == FmtArgName || id.Name == FmtPtrName) {
 			return false
 		}
 		return !alone

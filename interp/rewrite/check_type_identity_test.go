@@ -1,0 +1,70 @@
+package rewrite
+
+import (
+	"image"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// TestCheckTypeIdentity runs check-type-identity on units after the session's type
+// declarations: it refuses an assertion or a type switch that names a type the interpreter
+// cannot tell from another, and leaves the others.
+func TestCheckTypeIdentity(t *testing.T) {
+	env := Env{
+		IsPackage:   func(name string) bool { return name == "image" },
+		PackagePath: func(name string) string { return name },
+		Compiled: func(pkg, name string) reflect.Type {
+			if name == "Point" {
+				return reflect.TypeFor[image.Point]()
+			}
+			return nil
+		},
+	}
+	for _, c := range []struct {
+		name, session, unit, err string
+	}{
+		{"same fields", "type T1 struct{ A int }\ntype T2 struct{ A int }", "_, ok := x.(T1)", "cannot tell T1 from T2"},
+		{"grouped", "type (\n\tT1 struct{ A int }\n\tT2 struct{ A int }\n)", "_, ok := x.(T2)", "cannot tell T2 from T1"},
+		{"same fields, other tags", "type T1 struct{ A int `json:\"a\"` }\ntype T2 struct{ A int }", "_, ok := x.(T1)", ""},
+		{"other fields", "type T1 struct{ A int }\ntype T2 struct{ B int }", "_, ok := x.(T1)", ""},
+		{"other field types", "type T1 struct{ A int }\ntype T2 struct{ A int64 }", "_, ok := x.(T1)", ""},
+		{"alias", "type T1 struct{ A int }\ntype T2 = T1", "_, ok := x.(T2)", ""},
+		{"nested", "type T1 struct{ A int }\ntype T2 struct{ A int }\ntype U struct{ t T1 }\ntype V struct{ t T2 }", "_, ok := x.(U)", "cannot tell U from V"},
+		{"named int", "type A int", "_, ok := x.(A)", "cannot tell A from int"},
+		{"int", "type A int", "_, ok := x.(int)", "cannot tell int from A"},
+		{"byte and uint8", "type A byte", "_, ok := x.(uint8)", "cannot tell uint8 from A"},
+		{"slice of float64", "type V []float64", "_, ok := x.([]float64)", "cannot tell []float64 from V"},
+		{"func type", "type F func(float64) float64", "_, ok := x.(F)", "cannot tell F from func(float64)(float64)"},
+		{"variadic differs", "type F func(...int)\ntype G func([]int)", "_, ok := x.(F)", "cannot tell F from func(...int)()"},
+		{"map of a session type", "type T1 struct{ A int }\ntype T2 struct{ A int }", "_, ok := x.(map[string]T1)", "cannot tell T1 from T2"},
+		{"compiled struct named", "type Pt struct{ X, Y int }", "_, ok := x.(image.Point)", "cannot tell image.Point from Pt"},
+		{"interface", "type T1 struct{ A int }\ntype T2 struct{ A int }", "_, ok := x.(interface{ M() })", ""},
+		{"generic", "type B[T any] struct{ v T }\ntype C struct{ v int }", "_, ok := x.(B[int])", ""},
+		{"unrelated", "type A int", "_, ok := x.(float64)", ""},
+		{"local type shadows", "type T1 struct{ A int }\ntype T2 struct{ A int }", "func f(x any) bool {\n\ttype T1 struct{ B string }\n\t_, ok := x.(T1)\n\treturn ok\n}", ""},
+		{"local type like an int", "type T struct{ A int }", "func f(x any) bool {\n\ttype L int\n\t_, ok := x.(int)\n\treturn ok\n}", "cannot tell int from L"},
+		{"switch cases", "type T1 struct{ A int }", "switch x.(type) {\ncase T1, struct{ A int }:\n}", "cannot tell struct{ A int } from T1"},
+		{"switch of distinct types", "type T struct{ A int }\ntype U struct{ B int }", "switch x.(type) {\ncase T:\ncase U:\ncase int:\n}", ""},
+		{"switch leaves a compiled struct", "type Pt struct{ X, Y int }", "switch x.(type) {\ncase Pt:\ncase image.Point:\n}", ""},
+		{"no session types", "", "_, ok := x.(int)", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := env
+			if c.session != "" {
+				e.TypeDecls = func() []string { return []string{c.session} }
+			}
+			kind := Stmt
+			if strings.HasPrefix(c.unit, "func") {
+				kind = Decl
+			}
+			err := Run(e, []Unit{{Kind: kind, Text: c.unit, Line: 1, Col: 1}})
+			switch {
+			case c.err == "" && err != nil:
+				t.Errorf("%q: %v", c.unit, err)
+			case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
+				t.Errorf("%q: error %v, want one with %q", c.unit, err, c.err)
+			}
+		})
+	}
+}

@@ -1,0 +1,133 @@
+package interp
+
+import (
+	"strings"
+	"testing"
+)
+
+// The setups of TestTypeIdentityOfCellTypes: types the interpreter cannot tell apart, and
+// types it can.
+const (
+	typeIDStructs = "type T1 struct{ A int }\ntype T2 struct{ A int }"
+	typeIDInts    = "type A int\ntype B int"
+	typeIDPoint   = "import \"image\"\ntype Pt struct{ X, Y int }\nvar _ = image.Point{}"
+	typeIDErrors  = "import \"errors\"\ntype E1 struct{ A int }\nfunc (E1) Error() string { return \"e1\" }\n" +
+		"type E2 struct{ A int }\nfunc (E2) Error() string { return \"e2\" }\nvar _ = errors.New"
+	typeIDDistinct = "import \"fmt\"\ntype T struct{ A int }\ntype U struct{ B string }\n" +
+		"type S struct{ C float64 }\nfunc (S) String() string { return \"s\" }\nvar _ = fmt.Sprint"
+)
+
+// TestTypeIdentityOfCellTypes runs type assertions (comma-ok and panicking), type switches and
+// errors.As on values of the session's types in a table: each gives Go's answer or fails the
+// cell with an explanation. The interpreter gives a type declared in a cell the type it is
+// declared as without its name, so before check-type-identity each row that fails here gave
+// a wrong answer (x.(T2) of a T1 was ok, x.(A) of an int too, a switch took the wrong case),
+// and before bind-type-switch a switch without a variable matched no case of a cell's type.
+func TestTypeIdentityOfCellTypes(t *testing.T) {
+	const fails = "cannot tell"
+	sessions := map[string]*testSession{}
+	for _, c := range []struct{ name, setup, value, code, want, err string }{
+		// two struct types of the same fields
+		{"comma-ok, other type", typeIDStructs, "v := any(T1{})", "_, ok := v.(T2)\nok", "", fails},
+		{"comma-ok, own type", typeIDStructs, "v := any(T1{})", "_, ok := v.(T1)\nok", "", fails},
+		{"panicking", typeIDStructs, "v := any(T1{})", "t2 := v.(T2)\nt2", "", fails},
+		{"switch", typeIDStructs, "v := any(T1{})", "s := \"none\"\nswitch v.(type) {\ncase T2:\n\ts = \"T2\"\n}\ns", "", fails},
+		{"switch binding", typeIDStructs, "v := any(T1{})", "s := \"none\"\nswitch x := v.(type) {\ncase T1:\n\ts = fmt.Sprint(x)\n}\ns", "", fails},
+		{"in a function", typeIDStructs, "v := any(T1{})", "func isT2(x any) bool { _, ok := x.(T2); return ok }\nisT2(v)", "", fails},
+		{"pointers", typeIDStructs, "v := any(&T1{})", "_, ok := v.(*T2)\nok", "", fails},
+		{"slices", typeIDStructs, "v := any([]T1{})", "_, ok := v.([]T2)\nok", "", fails},
+		{"unnamed struct", typeIDStructs, "v := any(T1{})", "_, ok := v.(struct{ A int })\nok", "", fails},
+		{"declared in the cell", typeIDStructs, "v := any(T1{})", "type T3 struct{ A int }\n_, ok := v.(T3)\nok", "", fails},
+		{"an unrelated type", typeIDStructs, "v := any(T1{})", "_, ok := v.(string)\nok", "false", ""},
+		// two named types of one underlying type, and a named type and its underlying type
+		{"named ints", typeIDInts, "v := any(A(1))", "_, ok := v.(B)\nok", "", fails},
+		{"int as A", typeIDInts, "v := any(3)", "_, ok := v.(A)\nok", "", fails},
+		{"A as int", typeIDInts, "v := any(A(3))", "_, ok := v.(int)\nok", "", fails},
+		{"switch of int and A", typeIDInts, "v := any(A(3))", "s := \"none\"\nswitch v.(type) {\ncase int:\n\ts = \"int\"\ncase A:\n\ts = \"A\"\n}\ns", "", fails},
+		{"pointer to int", typeIDInts, "v := any(new(int))", "_, ok := v.(*A)\nok", "", fails},
+		{"float64", typeIDInts, "v := any(A(3))", "_, ok := v.(float64)\nok", "false", ""},
+		// a cell's type and a library type of the same fields
+		{"Pt as image.Point", typeIDPoint, "v := any(Pt{1, 2})", "_, ok := v.(image.Point)\nok", "", fails},
+		{"image.Point as Pt", typeIDPoint, "v := any(image.Point{1, 2})", "_, ok := v.(Pt)\nok", "", fails},
+		{"switch of Pt and image.Point", typeIDPoint, "v := any(Pt{1, 2})", "s := \"none\"\nswitch v.(type) {\ncase image.Point:\n\ts = \"Point\"\ncase Pt:\n\ts = \"Pt\"\n}\ns", `"Pt"`, ""},
+		// error types
+		{"errors.As", typeIDErrors, "v := E1{}", "var e2 E2\nerrors.As(v, &e2)", "", "errors.As cannot find a value of a cell's type"},
+		{"error assertion", typeIDErrors, "v := any(E1{})", "_, ok := v.(E2)\nok", "", fails},
+		// types the interpreter tells apart: Go's answers
+		{"distinct, own type", typeIDDistinct, "v := any(T{1})", "t, ok := v.(T)\nfmt.Sprint(t.A, ok)", `"1 true"`, ""},
+		{"distinct, other type", typeIDDistinct, "v := any(T{1})", "_, ok := v.(U)\nok", "false", ""},
+		{"distinct, int", typeIDDistinct, "v := any(3)", "_, ok := v.(T)\nok", "false", ""},
+		{"distinct switch", typeIDDistinct, "v := any(U{\"u\"})", "s := \"none\"\nswitch v.(type) {\ncase T:\n\ts = \"T\"\ncase U:\n\ts = \"U\"\n}\ns", `"U"`, ""},
+		{"switch of a Stringer", typeIDDistinct, "v := any(S{})", "s := \"none\"\nswitch v.(type) {\ncase T:\n\ts = \"T\"\ncase S:\n\ts = \"S\"\n}\ns", `"S"`, ""},
+		{"switch default", typeIDDistinct, "v := any(2.5)", "s := \"none\"\nswitch v.(type) {\ncase T:\n\ts = \"T\"\ndefault:\n\ts = \"default\"\n}\ns", `"default"`, ""},
+		{"switch in a function", typeIDDistinct, "v := any(T{})", "func kind(x any) string {\n\tswitch x.(type) {\n\tcase U:\n\t\treturn \"U\"\n\tcase T:\n\t\treturn \"T\"\n\t}\n\treturn \"none\"\n}\nkind(v)", `"T"`, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ts := sessions[c.setup]
+			if ts == nil {
+				ts = newTestSession(t)
+				ts.mustRun(t, "import \"fmt\"\nvar _ = fmt.Sprint")
+				ts.mustRun(t, c.setup)
+				sessions[c.setup] = ts
+			}
+			ts.mustRun(t, c.value)
+			res := ts.run(c.code)
+			switch {
+			case c.err == "" && res.Err != nil:
+				t.Fatalf("%q: %s", c.code, res.Err.Value)
+			case c.err == "":
+				if got := text(res); got != c.want {
+					t.Errorf("%q: got %s, want %s", c.code, got, c.want)
+				}
+			case res.Err == nil:
+				t.Errorf("%q: got %s, want the cell to fail with %q", c.code, text(res), c.err)
+			case !strings.Contains(res.Err.Value, c.err):
+				t.Errorf("%q: error %q, want it to contain %q", c.code, res.Err.Value, c.err)
+			}
+		})
+	}
+}
+
+// TestAssertionOfWrappedValues runs type assertions and switches to a cell's struct types
+// with fields and methods on values that a compiled interface held (where the interpreter
+// keeps one of the value's fields in place of the value) and on others: each gives Go's
+// answer or fails the cell with an explanation. Before guard-assertions, mk().(E) of an
+// error that mk returned as E{1} was false, and so was a switch's case E.
+func TestAssertionOfWrappedValues(t *testing.T) {
+	const fails = "cannot tell the type of this value"
+	ts := newTestSession(t)
+	ts.mustRun(t, "import (\n\t\"errors\"\n\t\"fmt\"\n)\ntype E struct{ code int }\nfunc (E) Error() string { return \"boom\" }\n"+
+		"type S struct{ r float64 }\nfunc (S) String() string { return \"s\" }\n"+
+		"type Shape interface{ Area() float64 }\ntype C struct{ side int }\nfunc (C) Area() float64 { return 1 }\n"+
+		"type P struct{ n int }\nfunc (p *P) Error() string { return \"p\" }\n"+
+		"func mk() error { return E{1} }\nfunc mkp() error { return &P{4} }\nvar _ = errors.New")
+	for _, c := range []struct{ name, code, want, err string }{
+		{"error from a function", "_, ok := mk().(E)\nok", "", fails},
+		{"switch on an error", "s := \"none\"\nswitch mk().(type) {\ncase E:\n\ts = \"E\"\n}\ns", "", fails},
+		{"switch binding on an error", "s := \"none\"\nswitch v := mk().(type) {\ncase E:\n\ts = fmt.Sprint(v.code)\n}\ns", "", fails},
+		{"in a function", "func code(err error) int {\n\tif e, ok := err.(E); ok {\n\t\treturn e.code\n\t}\n\treturn -1\n}\ncode(mk())", "", fails},
+		{"unwrapped", "_, ok := errors.Unwrap(fmt.Errorf(\"x: %w\", E{1})).(E)\nok", "", fails},
+		{"a Stringer", "var st fmt.Stringer = S{1}\n_, ok := st.(S)\nok", "", fails},
+		{"kept in any", "var a any = E{2}\ne, ok := a.(E)\nfmt.Sprint(e.code, ok)", `"2 true"`, ""},
+		{"an interface of the cell", "var sh Shape = C{3}\nc, ok := sh.(C)\nfmt.Sprint(c.side, ok)", `"3 true"`, ""},
+		{"a compiled error", "_, ok := errors.New(\"x\").(E)\nok", "false", ""},
+		{"a nil error", "var ne error\n_, ok := ne.(E)\nok", "false", ""},
+		{"a pointer", "p, ok := mkp().(*P)\nfmt.Sprint(p.n, ok)", `"4 true"`, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res := ts.run(c.code)
+			switch {
+			case c.err == "" && res.Err != nil:
+				t.Fatalf("%q: %s", c.code, res.Err.Value)
+			case c.err == "":
+				if got := text(res); got != c.want {
+					t.Errorf("%q: got %s, want %s", c.code, got, c.want)
+				}
+			case res.Err == nil:
+				t.Errorf("%q: got %s, want the cell to fail with %q", c.code, text(res), c.err)
+			case !strings.Contains(res.Err.Value, c.err):
+				t.Errorf("%q: error %q, want it to contain %q", c.code, res.Err.Value, c.err)
+			}
+		})
+	}
+}
