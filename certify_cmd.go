@@ -75,7 +75,9 @@ counts the verdicts. The jobs of several seeds run side by side (--executor loca
 as one Slurm array (--executor slurm); the steps of one certification run in sequence, since each
 remedy is chosen by the diagnosis before it. Running the same command again resumes the study:
 seeds whose certificate is recorded are not certified again (gosbi study status DIR shows where it
-stands). A seed's certificate is the one that the run without --study gives for that seed.`
+stands). A seed's certificate is the one that the run without --study gives for that seed. Its
+record's metric tried counts the remedies taken up before the final test, those skipped included;
+remedies_run and remedies_skipped count the two apart, as the certificate's first line does.`
 
 // certifySpec is the JSON of `gosbi certify SPEC`.
 type certifySpec struct {

@@ -22,7 +22,10 @@ import (
 // what is independent is a certification per seed. The study has one job per seed of the spec
 // (stage "certify", run side by side locally or as one Slurm array) and an aggregate job
 // (stage "summary") that counts the verdicts. A job's record holds the certificate with its
-// estimator (certify.LoadFile reads it), its text, and the verdict and coverage as metrics;
+// estimator (certify.LoadFile reads it), its text, as metrics the verdict, test_pairs,
+// simulations_used and the remedies before the final test (tried: all those taken up, the
+// skipped included, as Certificate.Tried; remedies_run and remedies_skipped: the two apart), and
+// as series the levels with their coverage and its bounds;
 // a job that stops after training saves its estimator beside its record (NNNNN.estimator in
 // jobs/certify: a failed job's own directory is removed), which a later run of the study
 // removes once the job's record is written (removeSupersededEstimators); an interrupted study
@@ -126,7 +129,12 @@ func certifyJob(j *study.Job) error {
 	}
 	j.Logf("%s", text)
 	j.Set("verdict", verdictCode(cert.Verdict()))
+	// tried is the certificate's Tried: the remedies taken up before the final test, those
+	// skipped for a stated reason included. remedies_run and remedies_skipped count the two
+	// apart, as the certificate's sentence does (RemediesRun, SkippedRemedies).
 	j.Set("tried", float64(cert.Tried))
+	j.Set("remedies_run", float64(cert.RemediesRun()))
+	j.Set("remedies_skipped", float64(len(cert.SkippedRemedies())))
 	j.Set("test_pairs", float64(cert.Final.N))
 	j.Set("simulations_used", float64(cert.Budget.Used))
 	var levels, coverage, lower, upper []float64

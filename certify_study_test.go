@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -262,5 +264,50 @@ func TestCertifyStudySlurm(t *testing.T) {
 	}
 	if a, b := certificateFields(t, local), certificateFields(t, r.Path(certificateFile)); !reflect.DeepEqual(a, b) {
 		t.Errorf("the certificate of the Slurm task differs from the one-process run's:\none process: %.600v\nslurm:       %.600v", a, b)
+	}
+}
+
+// TestCertifyStudyRemedyCounts: the metric "tried" of a certify job's record counts the
+// remedies taken up before the final test, those skipped for a stated reason included
+// (certify.Certificate.Tried), while the certificate's sentence counts only those that ran. The
+// record now holds beside it remedies_run and remedies_skipped, the certificate's RemediesRun
+// and SkippedRemedies. A trained estimator cannot be retrained, so its "more simulations"
+// remedy, taken up by a poorly calibrated estimator, is skipped.
+func TestCertifyStudyRemedyCounts(t *testing.T) {
+	dir := t.TempDir()
+	trained := filepath.Join(dir, "moons.estimator")
+	if err := trainedFor(t, "two_moons").SaveFile(trained); err != nil {
+		t.Fatal(err)
+	}
+	s, err := parseCertifySpec([]byte(fmt.Sprintf(`{"task": "two_moons", "trained": %q, "simulations": 1500,
+		"test": 500, "check": 300, "remedies": ["more simulations", "conformal regions"], "samples": 100,
+		"sbc_samples": -1, "seed": 1}`, trained)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	certs, st, err := runCertifyStudy(context.Background(), s, studyOptions{dir: filepath.Join(dir, "study"), workers: 1, progress: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := certs[0]
+	if len(c.SkippedRemedies()) == 0 {
+		t.Fatalf("no remedy was skipped (the test's premise); steps: %+v", c.Steps)
+	}
+	r, err := st.Record(st.StageJobs("certify")[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []struct {
+		name string
+		want int
+	}{
+		{"tried", c.Tried},
+		{"remedies_run", c.RemediesRun()},
+		{"remedies_skipped", len(c.SkippedRemedies())},
+	} {
+		got, err := r.Metric(m.name)
+		if err != nil || got != float64(m.want) {
+			t.Errorf("metric %s = %v (%v), want %d", m.name, got, err, m.want)
+		}
 	}
 }

@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/gosbi/gosbi/internal/ipc"
@@ -260,7 +259,7 @@ func execInto(bin string, args []string, r *resume) error {
 		return err
 	}
 	env := append(os.Environ(), resumeEnv+"="+name)
-	err = syscall.Exec(bin, append([]string{bin}, args...), env)
+	err = execve(bin, append([]string{bin}, args...), env)
 	os.Remove(name)
 	return err
 }

@@ -37,10 +37,6 @@ var (
 	probeTries = 100
 )
 
-// testHookProbeHeld, when set, is called each time a run finds the lock held by shared locks
-// only, before it waits to try again: tests end their probe there.
-var testHookProbeHeld func()
-
 // holder is the identity a lock holder writes into the lock file.
 type holder struct {
 	PID     int       `json:"pid"`
@@ -188,8 +184,8 @@ func sharedOnly(f *os.File) bool {
 // probeRetry for the first probeTries times, lockPoll after (with wait only), saying once on
 // note, when the probes outlast probeTries, that the run waits. It counts the wait in probed.
 func (s *Study) awaitProbe(ctx context.Context, probed *int, wait bool, note io.Writer, path string) error {
-	if testHookProbeHeld != nil {
-		testHookProbeHeld()
+	if s.probeHeld != nil {
+		s.probeHeld()
 	}
 	*probed++
 	pause := probeRetry

@@ -24,7 +24,7 @@ import (
 // holds (exclusive) is still ErrLocked at once.
 func TestLockWaitsOutStatusProbe(t *testing.T) {
 	defer func(r time.Duration, n int, p time.Duration) {
-		probeRetry, probeTries, lockPoll, testHookProbeHeld = r, n, p, nil
+		probeRetry, probeTries, lockPoll = r, n, p
 	}(probeRetry, probeTries, lockPoll)
 	probeRetry, probeTries, lockPoll = time.Millisecond, 3, time.Millisecond
 	cases := []struct {
@@ -55,7 +55,7 @@ func TestLockWaitsOutStatusProbe(t *testing.T) {
 				t.Fatal(err)
 			}
 			calls := 0
-			testHookProbeHeld = func() {
+			s.probeHeld = func() {
 				calls++
 				if calls == c.endAt {
 					atomicfile.Unlock(probe)

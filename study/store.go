@@ -50,6 +50,10 @@ type Study struct {
 	Jobs []JobInfo
 
 	verified sync.Map // job index → recordStamp of a record.json whose checksum matched
+
+	// probeHeld, when set, is called each time a run of this Study finds the lock held by
+	// shared locks only, before it waits to try again (awaitProbe): tests end their probe there.
+	probeHeld func()
 }
 
 // recordStamp identifies a version of a record file: a record verified once is not read again

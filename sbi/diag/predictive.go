@@ -188,6 +188,12 @@ func predictiveDraws(src Sampler, cfg PredictiveConfig) (*mat.Dense, *rand.Rand,
 // Alpha (Bonferroni: each at Alpha/(T+2)). It returns an error for fewer than 20 simulations,
 // an observation of the wrong length or one holding ±Inf.
 func PredictiveFromSimulations(x *mat.Dense, xo []float64, cfg PredictiveConfig) (*PredictiveResult, error) {
+	return predictiveFromSimulations(x, xo, cfg, hasFinite)
+}
+
+// predictiveFromSimulations is PredictiveFromSimulations deciding with finiteRow whether a row of
+// x holds a finite value (hasFinite): a test passes one that counts the rows it scans.
+func predictiveFromSimulations(x *mat.Dense, xo []float64, cfg PredictiveConfig, finiteRow func([]float64) bool) (*PredictiveResult, error) {
 	if x == nil {
 		return nil, fmt.Errorf("diag: predictive check needs simulations, got nil")
 	}
@@ -211,7 +217,7 @@ func PredictiveFromSimulations(x *mat.Dense, xo []float64, cfg PredictiveConfig)
 	}
 	finite := make([]bool, n)
 	for i := range n {
-		finite[i] = hasFinite(x.RawRowView(i))
+		finite[i] = finiteRow(x.RawRowView(i))
 	}
 	var keep []int
 	for i := range n {
@@ -301,9 +307,8 @@ func valueP(sims *mat.Dense, d int, o float64, k int) (quantile, p float64) {
 	return quantile, math.Min(1, 2*math.Min(presenceP(sims, d, o), rank))
 }
 
-// hasFinite reports whether v holds a value neither NaN nor ±Inf. It is a variable so that a
-// test can count the rows scanned: once each, not once per data value.
-var hasFinite = func(v []float64) bool {
+// hasFinite reports whether v holds a value neither NaN nor ±Inf.
+func hasFinite(v []float64) bool {
 	for _, f := range v {
 		if !math.IsNaN(f) && !math.IsInf(f, 0) {
 			return true

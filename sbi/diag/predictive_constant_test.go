@@ -141,10 +141,8 @@ func TestPredictiveRowsScannedOnce(t *testing.T) {
 	xo := make([]float64, D)
 	xo[D-1] = math.NaN()
 	calls := 0
-	orig := hasFinite
-	hasFinite = func(v []float64) bool { calls++; return orig(v) }
-	defer func() { hasFinite = orig }()
-	if _, err := PredictiveFromSimulations(x, xo, PredictiveConfig{}); err != nil {
+	counted := func(v []float64) bool { calls++; return hasFinite(v) }
+	if _, err := predictiveFromSimulations(x, xo, PredictiveConfig{}, counted); err != nil {
 		t.Fatal(err)
 	}
 	if calls != n {
