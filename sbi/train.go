@@ -231,10 +231,14 @@ func (r *TrainResult) summary() string {
 	}
 	var s string
 	if r.Interrupted {
-		s = r.stopNote("interrupt", r.BestEpoch > 0) + ", "
+		s = r.stopNote("interrupt", r.BestEpoch > 0)
+		if r.BestEpoch > 0 { // the note names the best epoch; its loss follows it
+			s += fmt.Sprintf(" (%s %.4f)", what, r.BestLoss)
+		}
+		s += ", "
 	}
 	s += fmt.Sprintf("%d epochs in %s", r.Epochs, r.Duration.Round(time.Millisecond))
-	if r.BestEpoch > 0 {
+	if r.BestEpoch > 0 && !r.Interrupted {
 		s += fmt.Sprintf(", best epoch %d (%s %.4f)", r.BestEpoch, what, r.BestLoss)
 	}
 	s += fmt.Sprintf(", %d training / %d validation pairs", r.TrainRows, r.ValRows)
