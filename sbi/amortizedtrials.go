@@ -17,7 +17,7 @@ const trialsBlock = 1 << 16
 // AmortizedTrials serves observations of N i.i.d. trials, one per row of x, from a likelihood
 // or ratio estimator trained on single trials (NLE, MNLE, NRE: their Trials method), so that
 // the diagnostics and calibration methods, which take an Amortized and one observation per
-// row, apply to it: SBC, expected coverage, TARP, predictive checks.
+// row, apply to it: SBC, expected coverage, TARP, predictive checks, conformal regions.
 //
 // A row of x holds the trials side by side: for trials of d values (the width the estimator was
 // trained on), trial t is x[t·d : (t+1)·d], the layout of DeepSetEmbedding with a fixed number
@@ -182,8 +182,8 @@ func countNaN(v []float64) int {
 // failed simulation, which a posterior refuses). It returns an error that says what is expected
 // when x is not N trials of the trained width, a trial holds NaN in some of its values only, or
 // a trial follows the padding, and one wrapping ErrUntrained when the estimator is untrained.
-// Diagnostics (package diag) call it to keep padded observations, which they would otherwise
-// drop as failed simulations.
+// Diagnostics (package diag) and the conformal methods (package calib) call it to keep padded
+// observations, which they would otherwise drop as failed simulations.
 func (a *AmortizedTrials) Unpadded(x []float64) ([]float64, error) {
 	if err := a.untrained(); err != nil {
 		return nil, fmt.Errorf("%s trials: %w", a.name, err)

@@ -84,3 +84,25 @@ func TestNPEPosteriorChecksObservationOnce(t *testing.T) {
 		t.Errorf("NPE ensemble: Posterior far outside the training simulations printed %d warnings, expected 1:\n%s", n, buf)
 	}
 }
+
+// TestFMPEPosteriorChecksObservationOnce counts, as TestNPEPosteriorChecksObservationOnce
+// does, the reads of an observation the layout refuses: an FMPE's posterior checks it once
+// and refuses to sample with the layout's error.
+func TestFMPEPosteriorChecksObservationOnce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	prior, theta, x := gaussianPairs(rng, 200)
+	var calls atomic.Int64
+	e := NewFMPE(prior, FMPEConfig{Hidden: 4, Layers: 1, Embedding: countingLayout{MLPEmbedding{Hidden: []int{4}, Out: 2}, &calls}})
+	if _, err := e.Train(theta, x, TrainConfig{Epochs: 1, Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	calls.Store(0)
+	p := e.Posterior([]float64{2e6, 0})
+	if got := calls.Load(); got != 1 {
+		t.Errorf("Posterior at a refused observation read it %d times, expected 1", got)
+	}
+	_, err := p.(contextSampler).SampleContext(t.Context(), rng, 3)
+	if err == nil || !strings.Contains(err.Error(), "above 1e6") {
+		t.Errorf("sampling at a refused observation: error %v, expected the layout's", err)
+	}
+}

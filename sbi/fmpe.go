@@ -287,15 +287,17 @@ func (e *FMPE) PosteriorAt(x []float64) *FMPEPosterior {
 		p.err = ErrUntrained
 	case len(x) != e.xDim:
 		panic(fmt.Sprintf("sbi: FMPE.Posterior: x has %d values, expected %s", len(x), e.expectedX()))
-	case e.observationErr(x) != nil:
-		p.err = e.observationErr(x)
 	default:
-		tp := getTape()
-		defer putTape(tp)
-		c := e.context(tp, mat.NewDense(1, len(x), p.x))
-		p.ctx = append([]float64(nil), c.Data...)
-		e.warnIfOutside(x)
+		p.err = e.observationErr(x)
 	}
+	if p.err != nil {
+		return p
+	}
+	tp := getTape()
+	defer putTape(tp)
+	c := e.context(tp, mat.NewDense(1, len(x), p.x))
+	p.ctx = append([]float64(nil), c.Data...)
+	e.warnIfOutside(x)
 	return p
 }
 

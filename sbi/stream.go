@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"time"
 
+	"github.com/gosbi/gosbi/internal/text"
 	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi/internal/cancel"
 	"github.com/gosbi/gosbi/sbi/internal/colstat"
@@ -91,7 +92,7 @@ func (c *estimator) trainStream(ctx context.Context, m network, train, val simst
 	pt, dx := train.Dims()
 	switch {
 	case pt != c.prior.Dim():
-		return nil, fmt.Errorf("train %s: the source's θ has %d columns, the prior has %d parameters%s", c.label, pt, c.prior.Dim(), swapHint(pt, dx, c.prior.Dim(), c.knownXDim(), streamOrder))
+		return nil, fmt.Errorf("train %s: the source's θ has %s, the prior has %s%s", c.label, text.Count(pt, "column"), text.Count(c.prior.Dim(), "parameter"), swapHint(pt, dx, c.prior.Dim(), c.knownXDim(), streamOrder))
 	case val != nil && func() bool { vp, vx := val.Dims(); return vp != pt || vx != dx }():
 		vp, vx := val.Dims()
 		return nil, fmt.Errorf("train %s: validation pairs of %d and %d values, training pairs of %d and %d", c.label, vp, vx, pt, dx)

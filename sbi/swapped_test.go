@@ -78,3 +78,33 @@ func checkSwapHint(t *testing.T, err error, hint bool, order string) {
 		t.Errorf("error %q: asks whether θ and x are swapped, saying %q: %v, want %v", err, order, got, hint)
 	}
 }
+
+// Train given θ of one column for a prior of more parameters says that a 1-D .npy array
+// loads as one column, where that is the likely cause (θ has one column, or its values are
+// those of θ flattened: n·D rows for n rows of x), and counts in the singular.
+func TestTrainOneColumnThetaHint(t *testing.T) {
+	prior := dist.NewUniformCube(0, 1, 2)
+	tc := sbi.TrainConfig{Epochs: 1, BatchSize: 50, Seed: 1}
+	cases := []struct {
+		name           string
+		nt, dt, nx, dx int
+		want, notWant  string
+	}{
+		{"one column", 100, 1, 100, 3, "theta has 1 column, the prior has 2 parameters (a 1-D .npy array loads as one column", ""},
+		{"flattened", 200, 1, 100, 3, "theta has 200 rows and x 100, expected one x row per θ row (a 1-D .npy array loads as one column", ""},
+		{"three columns", 100, 3, 100, 4, "theta has 3 columns, the prior has 2 parameters", ".npy"},
+		{"too many rows, two columns", 200, 2, 100, 3, "theta has 200 rows and x 100", ".npy"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e := sbi.NewNPE(prior, sbi.NPEConfig{Flow: sbi.MAF, Hidden: 8, Transforms: 1})
+			_, err := e.Train(mat.NewDense(c.nt, c.dt, nil), mat.NewDense(c.nx, c.dx, nil), tc)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %v, want it to contain %q", err, c.want)
+			}
+			if c.notWant != "" && strings.Contains(err.Error(), c.notWant) {
+				t.Errorf("error %q mentions %q where the shapes do not suggest it", err, c.notWant)
+			}
+		})
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gosbi/gosbi/internal/text"
 	"github.com/gosbi/gosbi/sbi/internal/cancel"
 	"github.com/gosbi/gosbi/sbi/nn"
 	"gonum.org/v1/gonum/mat"
@@ -231,10 +232,14 @@ func (r *TrainResult) summary() string {
 	}
 	var s string
 	if r.Interrupted {
-		s = r.stopNote("interrupt", r.BestEpoch > 0) + ", "
+		s = r.stopNote("interrupt", r.BestEpoch > 0)
+		if r.BestEpoch > 0 { // the note names the best epoch; its loss follows it
+			s += fmt.Sprintf(" (%s %.4f)", what, r.BestLoss)
+		}
+		s += ", "
 	}
 	s += fmt.Sprintf("%d epochs in %s", r.Epochs, r.Duration.Round(time.Millisecond))
-	if r.BestEpoch > 0 {
+	if r.BestEpoch > 0 && !r.Interrupted {
 		s += fmt.Sprintf(", best epoch %d (%s %.4f)", r.BestEpoch, what, r.BestLoss)
 	}
 	s += fmt.Sprintf(", %d training / %d validation pairs", r.TrainRows, r.ValRows)
@@ -378,14 +383,26 @@ func checkPairs(what string, theta, x *mat.Dense, paramDim, xDim int) error {
 	n, dt := theta.Dims()
 	nx, dx := x.Dims()
 	switch {
+	case dt == 1 && paramDim > 1 && n == nx*paramDim:
+		return fmt.Errorf("%s: theta has %d rows and x %d, expected one x row per θ row (%s)", what, n, nx, oneColumnHint(paramDim))
 	case n > nx:
 		return fmt.Errorf("%s: theta has %d rows and x %d, expected one x row per θ row (sbi.Simulate drops the simulations that fail: pass its Theta, the rows kept, with its X)", what, n, nx)
 	case n != nx:
 		return fmt.Errorf("%s: theta has %d rows and x %d, expected one x row per θ row", what, n, nx)
 	case dt != paramDim:
-		return fmt.Errorf("%s: theta has %d columns, the prior has %d parameters%s", what, dt, paramDim, swapHint(dt, dx, paramDim, xDim, trainOrder))
+		hint := swapHint(dt, dx, paramDim, xDim, trainOrder)
+		if hint == "" && dt == 1 {
+			hint = " (" + oneColumnHint(paramDim) + ")"
+		}
+		return fmt.Errorf("%s: theta has %s, the prior has %s%s", what, text.Count(dt, "column"), text.Count(paramDim, "parameter"), hint)
 	}
 	return nil
+}
+
+// oneColumnHint names the likely cause of θ in one column for a prior of paramDim > 1
+// parameters: an array saved 1-D, which package npy reads as a column.
+func oneColumnHint(paramDim int) string {
+	return fmt.Sprintf("a 1-D .npy array loads as one column: save θ as one row of %d per simulation, e.g. theta.reshape(-1, %d) in NumPy", paramDim, paramDim)
 }
 
 // The orders of θ and x that swapHint names: Train's arguments, and a store's widths and
@@ -402,7 +419,7 @@ func swapHint(dt, dx, paramDim, xDim int, order string) string {
 	if dx != paramDim || dt == paramDim || xDim > 0 && dt != xDim {
 		return ""
 	}
-	return fmt.Sprintf(" (x has %d columns, as many as the prior's parameters: are θ and x swapped? %s, then x)", dx, order)
+	return fmt.Sprintf(" (x has %s, as many as the prior's parameters: are θ and x swapped? %s, then x)", text.Count(dx, "column"), order)
 }
 
 // splitRows shuffles 0…n−1 with rng and returns the training and validation rows.

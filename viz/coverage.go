@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/gosbi/gosbi/internal/text"
 	"github.com/gosbi/gosbi/sbi/diag"
 )
 
@@ -26,7 +27,12 @@ import (
 // figure shows what its table and verdict use. When a result cannot be drawn (no levels, a
 // level outside [0, 1], fewer than one test pair, or not one coverage value in [0, 1] per
 // level), the plot draws nothing: rendering it returns an error naming the result.
-func Coverage(results ...*diag.CoverageResult) *Plot {
+func Coverage(results ...*diag.CoverageResult) *Plot { return coverageFigure(results, 0) }
+
+// coverageFigure draws Coverage's figure; params > 1 is the number of parameters the
+// simultaneous band holds over besides the levels (MarginalCoverage's band), which its
+// legend entry then names, and 0 a band over the levels of one curve.
+func coverageFigure(results []*diag.CoverageResult, params int) *Plot {
 	if len(results) > 0 && !slices.ContainsFunc(results, func(r *diag.CoverageResult) bool { return r != nil }) {
 		return failedFigure(11*cm, 10*cm, fmt.Errorf("viz: Coverage: all %d results are nil, so there is no curve to draw: a nil result is what a failed diag call returns beside its error (check it)", len(results)))
 	}
@@ -48,6 +54,9 @@ func Coverage(results ...*diag.CoverageResult) *Plot {
 	p.Add(grid)
 	var legend []string
 	lay := coverageLayers(results)
+	if params > 1 && lay.sim != nil {
+		lay.simName = simBandName(results[0], fmt.Sprintf("all %d parameters × %s", params, text.Count(len(results[0].Levels), "level")))
+	}
 	for _, b := range []struct {
 		pts   plotter.XYs
 		name  string
@@ -149,13 +158,19 @@ func coverageLayers(results []*diag.CoverageResult) coverageData {
 		return c
 	}
 	r := results[k]
-	slo, shi, sconf := r.Simultaneous()
+	slo, shi, _ := r.Simultaneous()
 	c.sim = bandPolygon(r.Levels, slo, shi)
-	c.simName = fmt.Sprintf("simultaneous %.0f%% band, all %d levels (n = %d)", 100*sconf, len(r.Levels), r.N)
+	c.simName = simBandName(r, "all "+text.Count(len(r.Levels), "level"))
 	plo, phi, pconf := r.Pointwise()
 	c.point = bandPolygon(r.Levels, plo, phi)
 	c.pointName = fmt.Sprintf("pointwise %.0f%% band, each level", 100*pconf)
 	return c
+}
+
+// simBandName is the legend entry of r's simultaneous band, which holds over scope.
+func simBandName(r *diag.CoverageResult, scope string) string {
+	_, _, conf := r.Simultaneous()
+	return fmt.Sprintf("simultaneous %.0f%% band, %s (n = %d)", 100*conf, scope, r.N)
 }
 
 // bandPolygon is the closed outline of a band: the upper edge left to right, the lower edge back.
@@ -199,7 +214,7 @@ func MarginalCoverage(r *diag.MarginalResult) *Plot {
 	if err != nil {
 		return failedFigure(11*cm, 10*cm, err)
 	}
-	return Coverage(curves...)
+	return coverageFigure(curves, len(curves))
 }
 
 // marginalCoverageCurves turns each parameter of r into a coverage curve with the pointwise band and

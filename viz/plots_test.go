@@ -238,7 +238,8 @@ func TestMarginalCoveragePlot(t *testing.T) {
 		}
 		return fmtSigned(s)
 	}
-	want := []string{"simultaneous 95% band, all 19 levels (n = 500)", "pointwise 95% band, each level", "calibrated", "θ₁ (AUC " + auc(0) + ")", "θ₂ (AUC " + auc(1) + ")"}
+	// The band holds over both parameters and all levels, and its legend says so.
+	want := []string{"simultaneous 95% band, all 2 parameters × 19 levels (n = 500)", "pointwise 95% band, each level", "calibrated", "θ₁ (AUC " + auc(0) + ")", "θ₂ (AUC " + auc(1) + ")"}
 	for _, c := range r.Coverage {
 		if lay := coverageLayers([]*diag.CoverageResult{{N: r.N, Levels: r.Levels, Coverage: c}}); len(lay.flagged[0]) > 0 {
 			want = append(want, flaggedName)

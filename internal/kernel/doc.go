@@ -35,6 +35,10 @@
 // gets one error naming the cause, a fresh worker is started and the user is told that state was
 // reset. An interrupt (interrupt_request on the control channel, or SIGINT) cancels the running
 // cell; if the cell does not return within a grace period, the worker is killed and restarted.
+// The worker runs in a process group of its own (on Unix), so that Ctrl-C in a terminal, which
+// signals the front's group, interrupts the cell through the front rather than kill the worker
+// and its state; it dies with the front (a parent-death signal on Linux, the end of its
+// request pipe elsewhere).
 //
 // The package also holds the wire format (Encode, DecodeMessage) shared with package nbtest, the
 // kernelspec installer (Install, InstallMain) and the entry point Main of `gosbi kernel`.

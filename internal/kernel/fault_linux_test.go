@@ -2,16 +2,13 @@ package kernel_test
 
 import (
 	"context"
-	"fmt"
-	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/gosbi/gosbi/internal/kernel"
+	"github.com/gosbi/gosbi/internal/kernel/kerneltest"
 	"github.com/gosbi/gosbi/internal/nbtest"
 )
 
@@ -19,19 +16,7 @@ import (
 // test fails unless there is exactly one.
 func theWorker(t *testing.T, pid int) int {
 	t.Helper()
-	files, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
-	var out []int
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		for _, field := range strings.Fields(string(b)) {
-			if c, err := strconv.Atoi(field); err == nil {
-				out = append(out, c)
-			}
-		}
-	}
+	out := kerneltest.Children(pid)
 	if len(out) != 1 {
 		t.Fatalf("the front has children %v, want one worker", out)
 	}
@@ -39,16 +24,7 @@ func theWorker(t *testing.T, pid int) int {
 }
 
 // alive reports whether process pid exists and is not a zombie.
-func alive(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	// the state follows the command name in parentheses: "123 (name) S ..."
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
-}
+func alive(pid int) bool { return kerneltest.Alive(pid) }
 
 // TestFrontKilledLeavesNoWorker kills the front process with SIGKILL while a cell runs that
 // ignores interrupts: its worker must end too.

@@ -1,9 +1,10 @@
-//go:build !linux
+//go:build !unix
 
 package kernel
 
 import "os/exec"
 
-// dieWithParent does nothing where the system has no parent-death signal: the worker ends
-// when it reads the end of its request pipe.
-func dieWithParent(cmd *exec.Cmd) {}
+// workerProcAttr does nothing where the system has neither process groups nor a
+// parent-death signal of Unix's kind: the worker ends when it reads the end of its request
+// pipe.
+func workerProcAttr(cmd *exec.Cmd) {}

@@ -68,7 +68,7 @@ func startWorker(argv, env []string, log io.Writer, text func(w *worker, name, t
 	token := NewID()
 	cmd.Env = append(append(os.Environ(), env...), ipc.CaptureEnv+"="+token)
 	cmd.ExtraFiles = append([]*os.File{reqR, evW}, capture...)
-	dieWithParent(cmd)
+	workerProcAttr(cmd)
 	out := io.MultiWriter(w.tail, newPrefixWriter(log, "worker: "))
 	cmd.Stdout = out
 	cmd.Stderr = out

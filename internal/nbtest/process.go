@@ -54,6 +54,7 @@ func StartKernel(ctx context.Context, argv, env []string, log io.Writer) (*Proce
 	p := &Process{dir: dir, stderr: &syncbuf.Buffer{}, exited: make(chan struct{})}
 	p.cmd = exec.Command(args[0], args[1:]...)
 	p.cmd.Env = append(os.Environ(), env...)
+	kernelProcAttr(p.cmd)
 	var errOut io.Writer = p.stderr
 	if log != nil {
 		errOut = io.MultiWriter(p.stderr, log)

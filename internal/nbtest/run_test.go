@@ -17,8 +17,17 @@ import (
 
 // The test binary doubles as a kernel (`kernel -f FILE`) whose worker is the fake worker
 // (`worker`), so that RunMain, which starts this executable, can be tested as it is.
+// With the argument "run" it is `gosbi run` (RunMain), for tests that signal a run as a
+// terminal does.
 func TestMain(m *testing.M) {
 	kerneltest.Dispatch()
+	if len(os.Args) > 1 && os.Args[1] == "run" {
+		if err := nbtest.RunMain(os.Args[2:]); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	os.Exit(m.Run())
 }
 

@@ -3,7 +3,9 @@
 package nbtest_test
 
 import (
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -62,6 +64,70 @@ func TestRunInterruptedSavesWhatRan(t *testing.T) {
 	}
 	if o := outputsOf(got.Cells[1]); !strings.HasPrefix(o, "stdout:started\n") || !strings.Contains(o, "error:") {
 		t.Errorf("cell 2 outputs %q, want its output and then its error", o)
+	}
+	if c := got.Cells[2]; len(c.Outputs) != 0 || c.ExecutionCount != nil {
+		t.Errorf("cell 3, which did not run, has outputs %q and count %v", outputsOf(c), c.ExecutionCount)
+	}
+}
+
+// TestRunProcessGroupSIGINT runs `gosbi run` as a process in a process group of its own and
+// sends SIGINT to the whole group while the second cell runs, as Ctrl-C in a terminal does to
+// the foreground group. Only gosbi run's handler decides what the signal does: the cell is
+// reported as interrupted by it, not as a crash of a worker that the signal killed too (the
+// kernel and its worker run in process groups of their own), and the notebook is saved as far
+// as it ran.
+func TestRunProcessGroupSIGINT(t *testing.T) {
+	dir, out := t.TempDir(), t.TempDir()
+	flag := filepath.Join(dir, "running")
+	if err := os.WriteFile(flag, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "long.ipynb")
+	nb := &nbtest.Notebook{NBFormat: 4, NBFormatMinor: 5, Metadata: map[string]any{}, Cells: []*nbtest.Cell{
+		{CellType: "code", ID: "a", Source: "print kept", Metadata: map[string]any{}},
+		{CellType: "code", ID: "b", Source: "print started\ntouch " + flag + "\nsleep", Metadata: map[string]any{}},
+		{CellType: "code", ID: "c", Source: "print never", Metadata: map[string]any{}},
+	}}
+	if err := nbtest.WriteNotebook(path, nb); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "run", "--quiet", path, "--out", out)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var err error
+wait:
+	for {
+		select {
+		case err = <-done:
+			break wait
+		case <-time.After(10 * time.Millisecond):
+		}
+		if st, serr := os.Stat(flag); serr == nil && st.Size() > 0 {
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGINT) // the whole group, as a terminal
+			err = <-done
+			break
+		}
+	}
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(stderr.String(), "1 of 1 notebooks failed") {
+		t.Fatalf("gosbi run after SIGINT to its process group: %v; want exit status 1 with the notebook counted as failed; stderr:\n%s", err, stderr.String())
+	}
+	got, rerr := nbtest.ReadNotebook(filepath.Join(out, "long.ipynb"))
+	if rerr != nil {
+		t.Fatalf("the notebook was not saved: %v", rerr)
+	}
+	if o := outputsOf(got.Cells[0]); o != "stdout:kept\n" {
+		t.Errorf("cell 1 outputs %q", o)
+	}
+	o := outputsOf(got.Cells[1])
+	if !strings.HasPrefix(o, "stdout:started\n") || !strings.Contains(o, "error:Stopped") || strings.Contains(o, "WorkerCrash") {
+		t.Errorf("cell 2 outputs %q, want its output and the stop of gosbi run, not a crash of its worker", o)
 	}
 	if c := got.Cells[2]; len(c.Outputs) != 0 || c.ExecutionCount != nil {
 		t.Errorf("cell 3, which did not run, has outputs %q and count %v", outputsOf(c), c.ExecutionCount)

@@ -13,6 +13,7 @@ import (
 	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi"
 	"github.com/gosbi/gosbi/sbi/internal/cancel"
+	"github.com/gosbi/gosbi/sbi/internal/pairs"
 	"github.com/gosbi/gosbi/sbi/internal/safe"
 	"github.com/gosbi/gosbi/sbi/internal/table"
 )
@@ -85,7 +86,9 @@ func ConformalScores(est sbi.Amortized, theta, x *mat.Dense) []float64 {
 
 // NewConformal computes the conformal threshold of est at miscoverage alpha from calibration pairs
 // (θᵢ, xᵢ), one per row, that must be fresh draws of prior × simulator, independent of the
-// data est was trained or selected on. Rows with non-finite entries are dropped and counted.
+// data est was trained or selected on. Rows with non-finite entries are dropped and counted,
+// except that an observation padded with NaN trials is kept for an estimator that reads the
+// padding (sbi.AmortizedTrials), as in package diag; one it cannot read is an error.
 // With fewer than (1−α)/α pairs the threshold is +Inf: NewConformal then returns the calibration
 // (whose regions are the whole space) together with an error saying how many pairs are needed.
 // The threshold is +Inf too when the estimator gives zero density (log q = −Inf) to more than
@@ -97,7 +100,10 @@ func NewConformal(est sbi.Amortized, theta, x *mat.Dense, alpha float64) (*Confo
 	if est == nil {
 		return nil, errors.New("calib: NewConformal needs an estimator, got nil")
 	}
-	theta, x, dropped := finitePairs(theta, x)
+	theta, x, dropped, err := finitePairs(est, theta, x, "calibration pair")
+	if err != nil {
+		return nil, err
+	}
 	n, _ := theta.Dims()
 	if n == 0 {
 		return nil, fmt.Errorf("calib: no finite calibration pairs (%d dropped); simulate fresh pairs from prior × simulator", dropped)
@@ -718,7 +724,6 @@ func CANVIContext(ctx context.Context, rng *rand.Rand, candidates []sbi.Amortize
 	if err != nil {
 		return nil, err
 	}
-	_, xT, _ = finitePairs(mat.NewDense(cfg.NTest, 1, nil), xT)
 	res := &CANVIResult{Selected: -1, Candidates: make([]CANVICandidate, len(candidates))}
 	best := math.Inf(1)
 	p := sbi.NewProgress("CANVI candidates", len(candidates))
@@ -731,7 +736,11 @@ func CANVIContext(ctx context.Context, rng *rand.Rand, candidates []sbi.Amortize
 		if err != nil {
 			return nil, fmt.Errorf("calib: CANVI candidate %d: %w", t, err)
 		}
-		v, se, err := c.ExpectedVolumeContext(ctx, rng, prior, xT, cfg.Volume)
+		_, xq, _, err := finitePairs(q, mat.NewDense(cfg.NTest, 1, nil), xT, "test observation")
+		if err != nil {
+			return nil, fmt.Errorf("calib: CANVI candidate %d: %w", t, err)
+		}
+		v, se, err := c.ExpectedVolumeContext(ctx, rng, prior, xq, cfg.Volume)
 		if err != nil {
 			return nil, fmt.Errorf("calib: CANVI candidate %d: %w", t, err)
 		}
@@ -822,42 +831,28 @@ func simulateRows(rng *rand.Rand, simulate SimulateFunc, theta *mat.Dense, calle
 	return x, nil
 }
 
-// finitePairs drops the rows where theta or x has a NaN or infinite entry.
-func finitePairs(theta, x *mat.Dense) (*mat.Dense, *mat.Dense, int) {
-	n, dt := theta.Dims()
-	nx, dx := x.Dims()
-	if n != nx {
-		panic(fmt.Sprintf("calib: theta has %d rows but x has %d; want one observation per parameter row", n, nx))
+// finitePairs drops the rows where theta or x has a NaN or infinite entry and counts them. For
+// an estimator whose observations may end in NaN padding (sbi.AmortizedTrials, observations of
+// a varying number of i.i.d. trials) only the values of x before the padding count, as in
+// package diag: a padded pair is kept, a row of NaN dropped, and an observation est cannot read
+// is an error naming the pair (noun and its index).
+func finitePairs(est sbi.Amortized, theta, x *mat.Dense, noun string) (*mat.Dense, *mat.Dense, int, error) {
+	n, _ := theta.Dims()
+	if nx, _ := x.Dims(); n != nx {
+		return nil, nil, 0, fmt.Errorf("calib: theta has %d rows but x has %d; want one observation per parameter row", n, nx)
 	}
-	keep := make([]int, 0, n)
-	for i := range n {
-		if allFinite(theta.RawRowView(i)) && allFinite(x.RawRowView(i)) {
-			keep = append(keep, i)
-		}
+	th, xx, dropped, err := pairs.Finite(est, theta, x, noun)
+	if err != nil {
+		return nil, nil, 0, fmt.Errorf("calib: %w", err)
 	}
-	if len(keep) == n {
-		return theta, x, 0
+	if th == nil {
+		return &mat.Dense{}, &mat.Dense{}, dropped, nil
 	}
-	t2 := mat.NewDense(max(len(keep), 1), dt, nil)
-	x2 := mat.NewDense(max(len(keep), 1), dx, nil)
-	for j, i := range keep {
-		t2.SetRow(j, theta.RawRowView(i))
-		x2.SetRow(j, x.RawRowView(i))
-	}
-	if len(keep) == 0 {
-		return &mat.Dense{}, &mat.Dense{}, n
-	}
-	return t2, x2, n - len(keep)
+	return th, xx, dropped, nil
 }
 
-func allFinite(v []float64) bool {
-	for _, a := range v {
-		if math.IsNaN(a) || math.IsInf(a, 0) {
-			return false
-		}
-	}
-	return true
-}
+// allFinite reports whether every value of v is a number other than ±Inf.
+func allFinite(v []float64) bool { return pairs.AllFinite(v) }
 
 func sampleN(p sbi.Posterior, rng *rand.Rand, n int) *mat.Dense {
 	if n == 0 {

@@ -76,7 +76,8 @@ type ConformalCoverage struct {
 
 // MeasureCoverage counts the test pairs (θᵢ, xᵢ), fresh draws from prior × simulator
 // independent of the calibration pairs, whose θᵢ lies in C(xᵢ), and sets the result beside
-// the guarantee. Pairs with non-finite entries are dropped and counted. A NaN log density of
+// the guarantee. Pairs with non-finite entries are dropped and counted (padded observations
+// of sbi.AmortizedTrials are kept, as in NewConformal). A NaN log density of
 // the estimator at a test pair is an error.
 func (c *Conformal) MeasureCoverage(theta, x *mat.Dense) (*ConformalCoverage, error) {
 	if theta == nil || x == nil {
@@ -85,7 +86,10 @@ func (c *Conformal) MeasureCoverage(theta, x *mat.Dense) (*ConformalCoverage, er
 	if r, _ := theta.Dims(); r != x.RawMatrix().Rows {
 		return nil, fmt.Errorf("calib: MeasureCoverage: %d parameters but %d observations; want one per row", r, x.RawMatrix().Rows)
 	}
-	theta, x, dropped := finitePairs(theta, x)
+	theta, x, dropped, err := finitePairs(c.Estimator, theta, x, "test pair")
+	if err != nil {
+		return nil, err
+	}
 	m, _ := theta.Dims()
 	if m == 0 {
 		return nil, fmt.Errorf("calib: MeasureCoverage: no finite test pairs (%d dropped)", dropped)

@@ -38,12 +38,16 @@ func (p funcPartition) Groups() int           { return p.k }
 func (p funcPartition) Group(x []float64) int { return p.f(x) }
 
 // groupOf returns the group of every row of x, or an error naming the first row whose group
-// lies outside 0…k−1.
+// lies outside 0…k−1, or that a KMeansPartition cannot place (a NaN or infinite value).
 func groupOf(p Partition, x *mat.Dense) ([]int, error) {
 	k := p.Groups()
 	n, _ := x.Dims()
 	g := make([]int, n)
+	_, kmeans := p.(*KMeansPartition)
 	for i := range n {
+		if kmeans && !allFinite(x.RawRowView(i)) {
+			return nil, fmt.Errorf("calib: the k-means partition cannot place observation %d, which holds NaN or ±Inf (padding of an observation of fewer trials?): its distance to every centre is NaN; partition such observations with PartitionFunc (by their number of trials, say)", i)
+		}
 		g[i] = p.Group(x.RawRowView(i))
 		if g[i] < 0 || g[i] >= k {
 			return nil, fmt.Errorf("calib: the partition put observation %d in group %d; want 0…%d (Groups() = %d)", i, g[i], k-1, k)
@@ -81,7 +85,8 @@ type GroupConformal struct {
 // the partition, each from the calibration pairs (θᵢ, xᵢ) whose observation lies in that group.
 // The pairs must be fresh draws of prior × simulator, independent of the data est was trained
 // or selected on and of the data the partition was fitted to. Rows with non-finite entries are
-// dropped and counted. A group with fewer than (1−α)/α pairs gets the threshold +Inf: the
+// dropped and counted (padded observations of sbi.AmortizedTrials are kept, as in
+// NewConformal, and the partition sees them padded: a KMeansPartition refuses them). A group with fewer than (1−α)/α pairs gets the threshold +Inf: the
 // calibration is returned together with an error naming those groups and the pairs they need.
 // A group gets +Inf too when the estimator gives zero density (log q = −Inf) to more than
 // n − k of its n pairs; the error names those groups apart.
@@ -95,7 +100,10 @@ func NewGroupConformal(est sbi.Amortized, theta, x *mat.Dense, alpha float64, p 
 	if p == nil || p.Groups() < 1 {
 		return nil, errors.New("calib: NewGroupConformal needs a partition with at least one group")
 	}
-	theta, x, dropped := finitePairs(theta, x)
+	theta, x, dropped, err := finitePairs(est, theta, x, "calibration pair")
+	if err != nil {
+		return nil, err
+	}
 	n, _ := theta.Dims()
 	if n == 0 {
 		return nil, fmt.Errorf("calib: no finite calibration pairs (%d dropped); simulate fresh pairs from prior × simulator", dropped)

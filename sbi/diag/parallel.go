@@ -3,7 +3,6 @@ package diag
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"runtime"
 	"sync"
@@ -14,6 +13,7 @@ import (
 	"github.com/gosbi/gosbi/internal/text"
 	"github.com/gosbi/gosbi/sbi"
 	"github.com/gosbi/gosbi/sbi/internal/cancel"
+	"github.com/gosbi/gosbi/sbi/internal/pairs"
 	"github.com/gosbi/gosbi/sbi/internal/safe"
 )
 
@@ -83,7 +83,7 @@ func pairRNG(seed uint64, i int) *rand.Rand {
 // panic in a worker). Pairs whose θ or x holds NaN or ±Inf (a simulator such as SIR or
 // Lotka–Volterra produces them by design) are dropped, as training does: it returns the finite
 // pairs and how many were dropped. For an estimator whose observations may end in NaN padding
-// (an unpadder: sbi.AmortizedTrials) only the values before the padding count: a padded x is
+// (a pairs.Unpadder: sbi.AmortizedTrials) only the values before the padding count: a padded x is
 // kept, one without values or whose values hold ±Inf is dropped, and one the estimator cannot
 // read is an error naming the pair.
 func checkPairs(what string, est sbi.Amortized, theta, x *mat.Dense) (th, xx *mat.Dense, dropped int, err error) {
@@ -104,7 +104,7 @@ func checkPairs(what string, est sbi.Amortized, theta, x *mat.Dense) (th, xx *ma
 	if n == 0 {
 		return nil, nil, 0, fmt.Errorf("diag: %s needs at least one test pair, got 0", what)
 	}
-	th, xx, dropped, err = finiteRows(est, theta, x)
+	th, xx, dropped, err = pairs.Finite(est, theta, x, "test pair")
 	if err != nil {
 		return nil, nil, 0, fmt.Errorf("diag: %s: %w", what, err)
 	}
@@ -128,45 +128,6 @@ func checkPairs(what string, est sbi.Amortized, theta, x *mat.Dense) (th, xx *ma
 	return th, xx, dropped, nil
 }
 
-// unpadder is an estimator whose observations may end in NaN padding (sbi.AmortizedTrials):
-// Unpadded returns the values of x before its padding, and an error for an x it cannot read.
-type unpadder interface {
-	Unpadded(x []float64) ([]float64, error)
-}
-
-// finiteRows returns the rows i where theta and x are all finite (x before its padding for an
-// unpadder est: see checkPairs), and the number left out; nil matrices when none is. It returns
-// an error naming the first pair whose x an unpadder cannot read.
-func finiteRows(est sbi.Amortized, theta, x *mat.Dense) (th, xx *mat.Dense, dropped int, err error) {
-	n, dt := theta.Dims()
-	_, dx := x.Dims()
-	u, _ := est.(unpadder)
-	var keep []int
-	for i := range n {
-		v := x.RawRowView(i)
-		if u != nil {
-			if v, err = u.Unpadded(v); err != nil {
-				return nil, nil, 0, fmt.Errorf("test pair %d: %w", i, err)
-			}
-		}
-		if allFinite(theta.RawRowView(i)) && len(v) > 0 && allFinite(v) {
-			keep = append(keep, i)
-		}
-	}
-	switch len(keep) {
-	case n:
-		return theta, x, 0, nil
-	case 0:
-		return nil, nil, n, nil
-	}
-	th, xx = mat.NewDense(len(keep), dt, nil), mat.NewDense(len(keep), dx, nil)
-	for k, i := range keep {
-		th.SetRow(k, theta.RawRowView(i))
-		xx.SetRow(k, x.RawRowView(i))
-	}
-	return th, xx, n - len(keep), nil
-}
-
 // droppedNote is the line a text summary adds when test pairs were left out.
 func droppedNote(n int) string {
 	if n == 0 {
@@ -175,14 +136,8 @@ func droppedNote(n int) string {
 	return text.Count(n, "test pair") + " with NaN or infinite values left out\n"
 }
 
-func allFinite(v []float64) bool {
-	for _, f := range v {
-		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return false
-		}
-	}
-	return true
-}
+// allFinite reports whether every value of v is a number other than ±Inf.
+func allFinite(v []float64) bool { return pairs.AllFinite(v) }
 
 // sampleContext draws n points from post until ctx is done: with its SampleContext where it has
 // one (the posteriors of package sbi), else with Sample, whose panic forEachPair recovers.

@@ -42,7 +42,8 @@ type RecoveryConfig struct {
 
 // Recovery computes posterior z-scores and contractions of est on the test pairs (rows of
 // theta and x drawn from the joint), in parallel. Non-finite pairs are dropped and counted; a
-// posterior draw that holds NaN or ±Inf is an error naming the pair.
+// posterior draw that holds NaN or ±Inf is an error naming the pair, and so is a posterior
+// whose draws of a parameter are all equal (no spread, so no z-score).
 func Recovery(est sbi.Amortized, theta, x *mat.Dense, cfg RecoveryConfig) (*RecoveryResult, error) {
 	return RecoveryContext(runenv.Context(), est, theta, x, cfg)
 }
@@ -94,6 +95,9 @@ func RecoveryContext(ctx context.Context, est sbi.Amortized, theta, x *mat.Dense
 		for d := range dim {
 			col := mat.Col(nil, d, s)
 			mu, v := meanOf(col), variance(col)
+			if allEqual(col) { // v may be a rounding error of the mean, not 0
+				return fmt.Errorf("diag: recovery: pair %d: the posterior's %d draws of θ%d are all equal (%g): with no spread there is no z-score; a posterior collapsed to a point is over-confident, so check the estimator's Posterior", i, cfg.Samples, d+1, col[0])
+			}
 			r.ZScore[d][i] = (mu - th.At(i, d)) / math.Sqrt(v)
 			r.Contraction[d][i] = 1 - v/prior[d]
 		}
@@ -103,6 +107,16 @@ func RecoveryContext(ctx context.Context, est sbi.Amortized, theta, x *mat.Dense
 		return nil, err
 	}
 	return r, nil
+}
+
+// allEqual reports whether every value of v equals the first.
+func allEqual(v []float64) bool {
+	for _, x := range v {
+		if x != v[0] {
+			return false
+		}
+	}
+	return true
 }
 
 func meanOf(v []float64) float64 {

@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/gosbi/gosbi/sbi"
 )
 
 // TestRecovery checks z-scores and contractions on the conjugate model θ ~ N(0, 2²I₂),
@@ -58,4 +60,31 @@ func thetaCol(m interface{ At(i, j int) float64 }, j int) []float64 {
 		out[i] = m.At(i, j)
 	}
 	return out
+}
+
+// collapsedModel is gaussModel with posteriors of zero spread: every draw is the mean.
+type collapsedModel struct{ gaussModel }
+
+func (m collapsedModel) Posterior(x []float64) sbi.Posterior {
+	p := m.post(x)
+	p.sd = 0
+	return p
+}
+
+// TestRecoveryZeroSpread checks that a posterior whose draws of a parameter are all equal,
+// whose z-score would be ±Inf (or NaN), is an error naming the pair and the parameter and
+// saying why, not infinite z-scores.
+func TestRecoveryZeroSpread(t *testing.T) {
+	m := collapsedModel{gaussModel{dim: 2, tau: 2, s: 1, width: 1}}
+	theta, x := m.simulate(8, 20)
+	r, err := Recovery(m, theta, x, RecoveryConfig{Samples: 50, Seed: 1, Workers: 1, PriorVar: []float64{4, 4}})
+	if err == nil {
+		zm, zs, _ := r.Summary()
+		t.Fatalf("no error; z mean %v, z SD %v", zm, zs)
+	}
+	for _, w := range []string{"pair 0", "θ1", "all equal", "no spread"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error %q does not say %q", err, w)
+		}
+	}
 }
