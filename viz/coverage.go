@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/gosbi/gosbi/internal/text"
 	"github.com/gosbi/gosbi/sbi/diag"
 )
 
@@ -151,10 +152,10 @@ func coverageLayers(results []*diag.CoverageResult) coverageData {
 	r := results[k]
 	slo, shi, sconf := r.Simultaneous()
 	c.sim = bandPolygon(r.Levels, slo, shi)
-	c.simName = fmt.Sprintf("simultaneous %.0f%% band, all %d levels (n = %d)", 100*sconf, len(r.Levels), r.N)
+	c.simName = fmt.Sprintf("simultaneous %s band, all %d levels (n = %d)", text.Percent(sconf), len(r.Levels), r.N)
 	plo, phi, pconf := r.Pointwise()
 	c.point = bandPolygon(r.Levels, plo, phi)
-	c.pointName = fmt.Sprintf("pointwise %.0f%% band, each level", 100*pconf)
+	c.pointName = "pointwise " + text.Percent(pconf) + " band, each level"
 	return c
 }
 
