@@ -266,8 +266,9 @@ func (s *knots) evalDeriv(x float64) (y, deriv float64, ok bool) {
 		return y, deriv, true
 	}
 	r, ld := rqsEdge(xi, sl, dk, dk1)
-	if math.IsInf(den, 0) {
-		y = yk + hk*r
+	if !(math.Abs(den) <= math.MaxFloat64) { // ±Inf, or NaN where ξ rounds to 0 or 1 (∞·0)
+		// r within an ulp of 1 can put y_k + h_k·r past y_{k+1}: keep y in its bin
+		y = min(max(yk+hk*r, yk), s.ch[k+1])
 	}
 	return y, ld, false
 }
