@@ -163,14 +163,14 @@ func coverageLayers(results []*diag.CoverageResult) coverageData {
 	c.simName = simBandName(r, "all "+text.Count(len(r.Levels), "level"))
 	plo, phi, pconf := r.Pointwise()
 	c.point = bandPolygon(r.Levels, plo, phi)
-	c.pointName = fmt.Sprintf("pointwise %.0f%% band, each level", 100*pconf)
+	c.pointName = "pointwise " + text.Percent(pconf) + " band, each level"
 	return c
 }
 
 // simBandName is the legend entry of r's simultaneous band, which holds over scope.
 func simBandName(r *diag.CoverageResult, scope string) string {
 	_, _, conf := r.Simultaneous()
-	return fmt.Sprintf("simultaneous %.0f%% band, %s (n = %d)", 100*conf, scope, r.N)
+	return fmt.Sprintf("simultaneous %s band, %s (n = %d)", text.Percent(conf), scope, r.N)
 }
 
 // bandPolygon is the closed outline of a band: the upper edge left to right, the lower edge back.

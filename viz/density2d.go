@@ -150,7 +150,7 @@ func massList(m []float64) string {
 		if i > 0 {
 			s += ", "
 		}
-		s += fmt.Sprintf("%.0f%%", 100*v)
+		s += text.Percent(v)
 	}
 	return s
 }

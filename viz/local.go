@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/gosbi/gosbi/internal/pvalue"
+	"github.com/gosbi/gosbi/internal/text"
 	"github.com/gosbi/gosbi/sbi/diag"
 )
 
@@ -34,7 +35,7 @@ func lc2stLayers(r *diag.LC2STResult) lc2stData {
 	d.null = append([]float64(nil), r.Null...)
 	d.observed = r.Value
 	d.names = []string{
-		fmt.Sprintf("null band (%.0f%%, %d classifiers)", 100*(1-r.Alpha), len(r.Null)),
+		fmt.Sprintf("null band (%s, %d classifiers)", text.Percent(1-r.Alpha), len(r.Null)),
 		"indistinguishable (all ½)",
 		"classifier at x_o",
 		fmt.Sprintf("null statistics (%d)", len(r.Null)),

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/gosbi/gosbi/internal/text"
 	"github.com/gosbi/gosbi/sbi/diag"
 )
 
@@ -80,7 +81,12 @@ func SBCECDF(r *diag.ECDFResult) *Plot {
 		padY(p)
 		plots = append(plots, p)
 	}
-	return row(plots, 6*cm, 5*cm, []string{fmt.Sprintf("simultaneous %.0f%% band (%d pairs)", 100*r.Confidence, r.N), "ECDF − uniform", "outside the band"})
+	return row(plots, 6*cm, 5*cm, ecdfLegend(r))
+}
+
+// ecdfLegend names SBCECDF's layers: the band, the curve and the marks.
+func ecdfLegend(r *diag.ECDFResult) []string {
+	return []string{fmt.Sprintf("simultaneous %s band (%d pairs)", text.Percent(r.Confidence), r.N), "ECDF − uniform", "outside the band"}
 }
 
 // ecdfUndrawable says why SBCECDF cannot draw r, or returns "".

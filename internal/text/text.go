@@ -1,6 +1,7 @@
-// Package text words counts in the sentences of messages and verdicts: "1 value" but
-// "2 values". It is shared by the libraries (sbi, sbi/diag, viz, study) and the interpreter's
-// explanations of compiler errors, so that every count reads the same way.
+// Package text words counts and percentages in the sentences of messages and verdicts:
+// "1 value" but "2 values", "99.9%" but never "100%" for a level short of 1. It is shared by
+// the libraries (sbi, sbi/diag, sbi/certify, viz, study) and the interpreter's explanations of
+// compiler errors, so that every count and every confidence level reads the same way.
 package text
 
 import "strconv"
@@ -17,4 +18,17 @@ func Plural(n int, one, many string) string {
 // Count returns n and the noun, with an s unless n is 1: "1 value", "0 values", "3 values".
 func Count(n int, noun string) string {
 	return strconv.Itoa(n) + " " + Plural(n, noun, noun+"s")
+}
+
+// Percent writes a fraction p, such as a confidence level, as a percentage with the digits it
+// needs, up to four significant ones: "95%", "90%", "99.5%", "99.99%". A fraction other than 1
+// never reads "100%": where four digits round it to 100, more are written until they do not,
+// so 0.99999 reads "99.999%", not a certainty it is not.
+func Percent(p float64) string {
+	v := 100 * p
+	s := strconv.FormatFloat(v, 'g', 4, 64)
+	for digits := 5; s == "100" && p != 1 && digits <= 17; digits++ {
+		s = strconv.FormatFloat(v, 'g', digits, 64)
+	}
+	return s + "%"
 }

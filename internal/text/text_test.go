@@ -30,3 +30,27 @@ func TestCount(t *testing.T) {
 		}
 	}
 }
+
+func TestPercent(t *testing.T) {
+	for _, c := range []struct {
+		p    float64
+		want string
+	}{
+		{0.95, "95%"},
+		{0.9, "90%"},
+		{0.5, "50%"},
+		{0.995, "99.5%"},
+		{0.999, "99.9%"},
+		{0.9999, "99.99%"},
+		{0.99995, "99.995%"},
+		{0.99999, "99.999%"},
+		{1 - 1e-12, "99.9999999999%"},
+		{1, "100%"},
+		{0.12345, "12.35%"},
+		{0, "0%"},
+	} {
+		if got := Percent(c.p); got != c.want {
+			t.Errorf("Percent(%v) = %q, want %q", c.p, got, c.want)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 
+	"github.com/gosbi/gosbi/internal/text"
 	"github.com/gosbi/gosbi/sbi"
 	"github.com/gosbi/gosbi/sbi/diag"
 	"github.com/gosbi/gosbi/sbi/dist"
@@ -175,7 +176,7 @@ func interval(v []float64, conf float64, errs *[]error) Interval {
 // MIMEBundle shows both arms and the paired differences.
 func (s *RegularizerStudy) MIMEBundle() map[string]any {
 	t := &table.Table{
-		Title:  fmt.Sprintf("NPE with and without the %s regularizer: %d seeds, %d held-out pairs each, mean ± SE [%.0f %% interval]", s.Name, len(s.Statistic[0]), s.TestPairs, 100*s.Confidence),
+		Title:  fmt.Sprintf("NPE with and without the %s regularizer: %d seeds, %d held-out pairs each, mean ± SE [%s interval]", s.Name, len(s.Statistic[0]), s.TestPairs, text.Percent(s.Confidence)),
 		Header: []string{"", "KCCSD statistic (held out)", "mean log q(θ | x) (held out)"},
 	}
 	f := func(iv Interval) string {

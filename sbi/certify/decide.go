@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"github.com/gosbi/gosbi/internal/text"
 	"github.com/gosbi/gosbi/sbi/diag"
 	"github.com/gosbi/gosbi/sbi/internal/binom"
 )
@@ -282,7 +283,7 @@ func (t Target) band(level float64) (lo, hi float64) {
 const NeededPower = 0.8
 
 func summarize(checks []LevelCheck, t Target) (Verdict, string, int) {
-	conf := fmt.Sprintf("%.0f%%", 100*(1-2*t.Alpha))
+	conf := text.Percent(1 - 2*t.Alpha)
 	edges := func(c LevelCheck) string {
 		lo, hi := t.band(c.Level)
 		if t.Conservative {

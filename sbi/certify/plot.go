@@ -5,6 +5,7 @@ import (
 	"html"
 	"strings"
 
+	"github.com/gosbi/gosbi/internal/text"
 	"github.com/gosbi/gosbi/sbi/diag"
 )
 
@@ -47,7 +48,7 @@ func coverageSVG(t Target, before *diag.CoverageResult, final *Decision) string 
 		fmt.Fprintf(&b, `<circle cx="%g" cy="%g" r="3" fill="%s"><title>final, level %.3g: %.3f (%d/%d), interval [%.3f, %.3f], %s</title></circle>`,
 			px(c.Level), py(c.Coverage), col, c.Level, c.Coverage, c.Count, c.N, c.Lower, c.Upper, html.EscapeString(string(c.Status)))
 	}
-	fmt.Fprintf(&b, `<text x="%g" y="%g">● final test (%.0f%% interval)</text>`, px(0.02), py(0.95), 100*(1-2*t.Alpha))
+	fmt.Fprintf(&b, `<text x="%g" y="%g">● final test (%s interval)</text>`, px(0.02), py(0.95), text.Percent(1-2*t.Alpha))
 	if before != nil {
 		fmt.Fprintf(&b, `<text x="%g" y="%g">○ first estimator, check set</text>`, px(0.02), py(0.95)+14)
 	}

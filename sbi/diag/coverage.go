@@ -293,7 +293,7 @@ func (r *CoverageResult) Verdict() string {
 	lo, hi, conf := r.Simultaneous()
 	below, above := outside(r.Coverage, lo, hi)
 	k := len(r.Levels)
-	band := fmt.Sprintf("the simultaneous %.0f%% band", 100*conf)
+	band := "the simultaneous " + text.Percent(conf) + " band"
 	switch {
 	case len(below) > 0 && len(above) > 0:
 		return fmt.Sprintf("miscalibrated: over-confident at %d and conservative at %d of %d levels (outside %s)", len(below), len(above), k, band)
@@ -311,7 +311,7 @@ func (r *CoverageResult) Verdict() string {
 		return v
 	}
 	pb, pa := outside(r.Coverage, r.Lower, r.Upper)
-	point := fmt.Sprintf("the pointwise %.0f%% band", 100*r.Confidence)
+	point := "the pointwise " + text.Percent(r.Confidence) + " band"
 	switch {
 	case len(pb) > 0 && len(pa) > 0:
 		v += fmt.Sprintf("; %s below and %d above %s, which is not significant over all levels", text.Count(len(pb), "level"), len(pa), point)
@@ -361,7 +361,7 @@ func (r *CoverageResult) String() string {
 	if r.Judgeable() == nil { // a result built by hand may hold no bands to show
 		lo, hi, conf := r.Simultaneous()
 		plo, phi, pconf := r.Pointwise()
-		fmt.Fprintf(&b, "%8s %9s %19s %19s\n", "level", "coverage", fmt.Sprintf("pointwise %.0f%%", 100*pconf), fmt.Sprintf("simultaneous %.0f%%", 100*conf))
+		fmt.Fprintf(&b, "%8s %9s %19s %19s\n", "level", "coverage", "pointwise "+text.Percent(pconf), "simultaneous "+text.Percent(conf))
 		for k, l := range r.Levels {
 			fmt.Fprintf(&b, "%8.3f %9.4f   [%.4f, %.4f]   [%.4f, %.4f]\n", l, r.Coverage[k], plo[k], phi[k], lo[k], hi[k])
 		}
@@ -404,8 +404,8 @@ func (r *CoverageResult) MIMEBundle() map[string]any {
 		}
 		fmt.Fprintf(&b, "<td%s>%.3f</td>", style, c)
 	}
-	fmt.Fprintf(&b, `</tr></table><span style="font-size:80%%">orange below, blue above the pointwise %.0f%% band; bold: outside the simultaneous %.0f%% band (what the verdict counts)</span></div>`,
-		100*pconf, 100*conf)
+	fmt.Fprintf(&b, `</tr></table><span style="font-size:80%%">orange below, blue above the pointwise %s band; bold: outside the simultaneous %s band (what the verdict counts)</span></div>`,
+		text.Percent(pconf), text.Percent(conf))
 	return map[string]any{"text/html": b.String(), "text/plain": r.String()}
 }
 

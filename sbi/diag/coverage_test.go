@@ -371,3 +371,38 @@ func TestCoverageMethod(t *testing.T) {
 		t.Errorf("NewReport coverage Method %q, want %q", rep.Coverage.Method, MethodRank)
 	}
 }
+
+// TestCoverageNamesConfidence: the verdict, the table and the HTML note name the bands'
+// confidence as it was asked for, a 99.9% band not as "100%".
+func TestCoverageNamesConfidence(t *testing.T) {
+	for _, c := range []struct {
+		conf float64
+		want string
+	}{
+		{0.95, "95%"},
+		{0.9, "90%"},
+		{0.995, "99.5%"},
+		{0.999, "99.9%"},
+		{0.9999, "99.99%"},
+	} {
+		const n = 20000
+		levels := Levels(19)
+		r := &CoverageResult{Levels: levels, N: n, Coverage: append([]float64(nil), levels...), Confidence: c.conf, SimConfidence: c.conf}
+		r.Lower, r.Upper = BinomialBand(n, levels, c.conf)
+		r.SimLower, r.SimUpper = SimultaneousBand(n, levels, c.conf)
+		r.Coverage[9] = (r.Lower[9] + r.SimLower[9]) / 2 // outside the pointwise band only
+		b := r.MIMEBundle()
+		for _, s := range []struct{ where, text, want string }{
+			{"verdict", r.Verdict(), "inside the simultaneous " + c.want + " band"},
+			{"verdict", r.Verdict(), "below the pointwise " + c.want + " band"},
+			{"table", r.String(), "pointwise " + c.want},
+			{"table", r.String(), "simultaneous " + c.want},
+			{"HTML", b["text/html"].(string), "above the pointwise " + c.want + " band"},
+			{"HTML", b["text/html"].(string), "outside the simultaneous " + c.want + " band"},
+		} {
+			if !strings.Contains(s.text, s.want) {
+				t.Errorf("confidence %v: %s %q, want it to name %q", c.conf, s.where, s.text, s.want)
+			}
+		}
+	}
+}

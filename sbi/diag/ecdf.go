@@ -7,6 +7,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/gosbi/gosbi/internal/text"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -286,13 +287,13 @@ func (r *ECDFResult) Verdict() string {
 		bad = append(bad, fmt.Sprintf("θ%d (%s; %d of %d points outside)", d+1, shape, len(idx), len(r.Z)))
 	}
 	if len(bad) > 0 {
-		return fmt.Sprintf("not uniform: %s, outside the simultaneous %s band (%d pairs)", joinList(bad), percent(r.Confidence), r.N)
+		return fmt.Sprintf("not uniform: %s, outside the simultaneous %s band (%d pairs)", joinList(bad), text.Percent(r.Confidence), r.N)
 	}
 	if w := r.halfWidth(); w > MaxBandHalfWidth {
 		return fmt.Sprintf("inconclusive: with %d pairs the simultaneous %s band is ±%.2f at the median rank, so departures from uniform ranks of that size go unnoticed; use about %d pairs (the band narrows as 1/√pairs)",
-			r.N, percent(r.Confidence), w, int(math.Ceil(float64(r.N)*(w/MaxBandHalfWidth)*(w/MaxBandHalfWidth))))
+			r.N, text.Percent(r.Confidence), w, int(math.Ceil(float64(r.N)*(w/MaxBandHalfWidth)*(w/MaxBandHalfWidth))))
 	}
-	return fmt.Sprintf("consistent with uniform ranks: every parameter's ECDF stays in the simultaneous %s band (%d pairs)", percent(r.Confidence), r.N)
+	return fmt.Sprintf("consistent with uniform ranks: every parameter's ECDF stays in the simultaneous %s band (%d pairs)", text.Percent(r.Confidence), r.N)
 }
 
 // halfWidth is the half-width of the band at the evaluation point nearest ½.
@@ -305,10 +306,6 @@ func (r *ECDFResult) halfWidth() float64 {
 	}
 	return (r.Upper[best] - r.Lower[best]) / 2
 }
-
-// percent writes a confidence as a percentage with the digits it needs, up to four: 95%,
-// 99.9%, not 100% for 0.999.
-func percent(conf float64) string { return fmt.Sprintf("%.4g%%", 100*conf) }
 
 func joinList(s []string) string {
 	switch len(s) {

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/gosbi/gosbi/internal/pvalue"
+	"github.com/gosbi/gosbi/internal/text"
 	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi"
 	"github.com/gosbi/gosbi/sbi/internal/safe"
@@ -131,8 +132,8 @@ func (r *MarginalResult) MIMEBundle() map[string]any {
 		}
 		b.WriteString("</tr>")
 	}
-	fmt.Fprintf(&b, `</table><span style="font-size:80%%">vermillion below, blue above the pointwise %.0f%% band of one cell (a calibrated estimator leaves it in some cell by chance); bold: outside the simultaneous %.0f%% band over all %d cells (parameters × levels), evidence of miscalibration</span></div>`,
-		100*DefaultConfidence, 100*DefaultConfidence, len(r.Coverage)*len(r.Levels))
+	fmt.Fprintf(&b, `</table><span style="font-size:80%%">vermillion below, blue above the pointwise %s band of one cell (a calibrated estimator leaves it in some cell by chance); bold: outside the simultaneous %s band over all %d cells (parameters × levels), evidence of miscalibration</span></div>`,
+		text.Percent(DefaultConfidence), text.Percent(DefaultConfidence), len(r.Coverage)*len(r.Levels))
 	return map[string]any{"text/html": b.String(), "text/plain": r.String()}
 }
 

@@ -53,7 +53,7 @@ type Config struct {
 	Transforms int           // number of autoregressive transforms
 	Hidden     []int         // hidden widths of each MADE
 	Bins       int           // spline bins (NSF)
-	Bound      float64       // the spline acts on [−Bound, Bound] and is the identity outside (NSF)
+	Bound      float64       // the spline acts on [−Bound, Bound] and is the identity outside (NSF); at most transform.MaxBound
 	Activation nn.Activation // MADE activation; the zero value (Identity) selects the kind's default
 }
 
@@ -94,8 +94,8 @@ func (c Config) validate() error {
 		return fmt.Errorf("flow: Transforms = %d: want at least 1", c.Transforms)
 	case c.Bins < 1 || c.Bins > transform.MaxBins:
 		return fmt.Errorf("flow: Bins = %d: want 1…%d", c.Bins, transform.MaxBins)
-	case !(c.Bound > 0) || math.IsInf(c.Bound, 0):
-		return fmt.Errorf("flow: Bound = %v: want a finite value > 0", c.Bound)
+	case !(c.Bound > 0 && c.Bound <= transform.MaxBound):
+		return fmt.Errorf("flow: Bound = %v: want a value in (0, transform.MaxBound = %g], the half-width of the interval the spline acts on", c.Bound, transform.MaxBound)
 	}
 	for _, h := range c.Hidden {
 		if h < 1 {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gosbi/gosbi/sbi/flow/transform"
 	"github.com/gosbi/gosbi/sbi/nn"
 	"gonum.org/v1/gonum/mat"
 )
@@ -238,6 +239,8 @@ func TestConfigErrors(t *testing.T) {
 		{Config{Features: 2, Kind: "MAF"}, `unknown kind "MAF"`},
 		{Config{Features: 2, Kind: NSF, Bins: 100}, "Bins"},
 		{Config{Features: 2, Bound: -1}, "Bound"},
+		{Config{Features: 2, Kind: NSF, Bound: math.MaxFloat64}, "transform.MaxBound"},
+		{Config{Features: 2, Kind: NSF, Bound: math.Nextafter(transform.MaxBound, math.Inf(1))}, "transform.MaxBound"},
 		{Config{Features: 2, Hidden: []int{8, 0}}, "hidden"},
 	} {
 		if _, err := New(rng, c.cfg); err == nil || !strings.Contains(err.Error(), c.want) {

@@ -257,14 +257,18 @@ func (s *knots) evalDeriv(x float64) (y, deriv float64, ok bool) {
 	num := sl*xi*xi + dk*t
 	den := sl + (dk+dk1-2*sl)*t
 	y = yk + hk*num/den
+	if !(math.Abs(y) <= math.MaxFloat64) { // h_k·num overflows (a steep bin of a wide spline)
+		y = yk + hk*(num/den)
+	}
 	m := dk1*xi*xi + 2*sl*t + dk*(1-xi)*(1-xi)
 	deriv = sl * sl * m / (den * den)
 	if deriv >= mathx.MinNormal && deriv <= math.MaxFloat64 {
 		return y, deriv, true
 	}
 	r, ld := rqsEdge(xi, sl, dk, dk1)
-	if math.IsInf(den, 0) {
-		y = yk + hk*r
+	if !(math.Abs(den) <= math.MaxFloat64) { // ±Inf, or NaN where ξ rounds to 0 or 1 (∞·0)
+		// r within an ulp of 1 can put y_k + h_k·r past y_{k+1}: keep y in its bin
+		y = min(max(yk+hk*r, yk), s.ch[k+1])
 	}
 	return y, ld, false
 }
@@ -479,7 +483,7 @@ func splineSoftmaxBack(gu, p []float64, k int, gc [2]float64, scale float64) {
 // methods panic on a Spline out of range.
 type Spline struct {
 	Bins  int     // 1…MaxBins
-	Bound float64 // finite, > 0
+	Bound float64 // in (0, MaxBound]
 }
 
 func init() {
@@ -490,14 +494,18 @@ func init() {
 	})
 }
 
+// MaxBound is the largest Spline.Bound: the interval [−Bound, Bound] is 2·Bound long, and
+// beyond MaxFloat64/2 that length overflows to +Inf and the spline's values to NaN.
+const MaxBound = math.MaxFloat64 / 2
+
 // NewSpline returns the spline transform of the given bins on [−bound, bound], or an error
-// when bins is outside 1…MaxBins or bound is not a finite positive number.
+// when bins is outside 1…MaxBins or bound is not in (0, MaxBound].
 func NewSpline(bins int, bound float64) (Spline, error) {
 	if bins < 1 || bins > MaxBins {
 		return Spline{}, fmt.Errorf("transform: spline with %d bins, want 1…%d", bins, MaxBins)
 	}
-	if !(bound > 0) || math.IsInf(bound, 0) {
-		return Spline{}, fmt.Errorf("transform: spline bound %v, want a finite value > 0", bound)
+	if !(bound > 0 && bound <= MaxBound) {
+		return Spline{}, fmt.Errorf("transform: spline bound %v, want a value in (0, MaxBound = %g]: the spline acts on [−bound, bound], whose length 2·bound must be a finite float64", bound, MaxBound)
 	}
 	return Spline{Bins: bins, Bound: bound}, nil
 }
@@ -690,8 +698,8 @@ func checkSpline(x, params *nn.Tensor, bins int, bound float64) (D, P int) {
 	if bins < 1 || bins > MaxBins {
 		panic(fmt.Sprintf("transform: spline with %d bins, want 1…%d", bins, MaxBins))
 	}
-	if !(bound > 0) || math.IsInf(bound, 0) {
-		panic(fmt.Sprintf("transform: spline bound %v, want a finite value > 0", bound))
+	if !(bound > 0 && bound <= MaxBound) {
+		panic(fmt.Sprintf("transform: spline bound %v, want a value in (0, MaxBound = %g]", bound, MaxBound))
 	}
 	D, P = x.Cols, SplineParams(bins)
 	if params.Rows != x.Rows || params.Cols != D*P {
@@ -817,7 +825,7 @@ func (b *splineBlock) byLanes(m, k int, bound float64, mode int, v []float64, st
 			l.Rows[lane] = &b.us[t][:p][0]
 			l.V[lane] = v[b.at[t]*stride]
 		}
-		if !kernels.RunLanes(l, k, mode) {
+		if !kernels.RunLanes(l, k, mode) || !finiteLanes(l.Out[0][:n]) {
 			for t := t0; t < t0+n; t++ {
 				b.us[declined], b.at[declined] = b.us[t], b.at[t]
 				declined++
@@ -829,4 +837,16 @@ func (b *splineBlock) byLanes(m, k int, bound float64, mode int, v []float64, st
 		}
 	}
 	return declined
+}
+
+// finiteLanes reports whether every value of v is finite: the vector kernel's h_k·num
+// overflows in a steep bin of a spline wider than about 1e307, where the scalar path, which
+// then divides first, takes over.
+func finiteLanes(v []float64) bool {
+	for _, x := range v {
+		if !(math.Abs(x) <= math.MaxFloat64) {
+			return false
+		}
+	}
+	return true
 }
