@@ -289,22 +289,11 @@ func (r *ECDFResult) Verdict() string {
 	if len(bad) > 0 {
 		return fmt.Sprintf("not uniform: %s, outside the simultaneous %s band (%d pairs)", joinList(bad), text.Percent(r.Confidence), r.N)
 	}
-	if w := r.halfWidth(); w > MaxBandHalfWidth {
+	if w := halfWidth(r.Z, r.Lower, r.Upper); w > MaxBandHalfWidth {
 		return fmt.Sprintf("inconclusive: with %d pairs the simultaneous %s band is ±%.2f at the median rank, so departures from uniform ranks of that size go unnoticed; use about %d pairs (the band narrows as 1/√pairs)",
 			r.N, text.Percent(r.Confidence), w, int(math.Ceil(float64(r.N)*(w/MaxBandHalfWidth)*(w/MaxBandHalfWidth))))
 	}
 	return fmt.Sprintf("consistent with uniform ranks: every parameter's ECDF stays in the simultaneous %s band (%d pairs)", text.Percent(r.Confidence), r.N)
-}
-
-// halfWidth is the half-width of the band at the evaluation point nearest ½.
-func (r *ECDFResult) halfWidth() float64 {
-	best := 0
-	for j, z := range r.Z {
-		if math.Abs(z-0.5) < math.Abs(r.Z[best]-0.5) {
-			best = j
-		}
-	}
-	return (r.Upper[best] - r.Lower[best]) / 2
 }
 
 func joinList(s []string) string {
