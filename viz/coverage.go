@@ -222,10 +222,7 @@ func MarginalCoverage(r *diag.MarginalResult) *Plot {
 // parameter Coverage could not draw.
 func marginalCoverageCurves(r *diag.MarginalResult) ([]*diag.CoverageResult, error) {
 	curves := make([]*diag.CoverageResult, len(r.Coverage))
-	slo, shi := r.SimLower, r.SimUpper
-	if len(slo) != len(r.Levels) || len(shi) != len(r.Levels) { // a result built by hand
-		slo, shi = diag.BinomialBand(r.N, r.Levels, 1-(1-diag.DefaultConfidence)/float64(len(r.Coverage)*len(r.Levels)))
-	}
+	slo, shi := r.Simultaneous()
 	for d, c := range r.Coverage {
 		cr := &diag.CoverageResult{Label: "θ" + subscript(d+1), Method: "marginal", N: r.N, Levels: r.Levels,
 			Coverage: c, Lower: r.Lower, Upper: r.Upper, Confidence: diag.DefaultConfidence,

@@ -83,13 +83,14 @@ func marginalFromPass(pass *samplePass, cfg RankConfig) *MarginalResult {
 		}
 	}
 	r.Lower, r.Upper = BinomialBand(n, cfg.Levels, DefaultConfidence)
-	r.SimLower, r.SimUpper = r.simultaneous()
+	r.SimLower, r.SimUpper = r.Simultaneous()
 	return r
 }
 
-// simultaneous returns the simultaneous band over all levels and parameters (see SimLower):
-// the result's own, or, for a result built by hand without one, the band computed afresh.
-func (r *MarginalResult) simultaneous() (lower, upper []float64) {
+// Simultaneous returns the band simultaneous over all levels and parameters (see SimLower)
+// that MIMEBundle and viz.MarginalCoverage judge by: the result's own, or, for a result built
+// by hand without one, the band at DefaultConfidence computed afresh.
+func (r *MarginalResult) Simultaneous() (lower, upper []float64) {
 	if len(r.SimLower) == len(r.Levels) && len(r.SimUpper) == len(r.Levels) {
 		return r.SimLower, r.SimUpper
 	}
@@ -124,7 +125,7 @@ func (r *MarginalResult) MIMEBundle() map[string]any {
 		fmt.Fprintf(&b, "<td>%.2f</td>", l)
 	}
 	b.WriteString("</tr>")
-	slo, shi := r.simultaneous()
+	slo, shi := r.Simultaneous()
 	for d, c := range r.Coverage {
 		fmt.Fprintf(&b, "<tr><th>θ%d</th>", d+1)
 		for k, v := range c {
