@@ -144,17 +144,19 @@ const upperTailMass = 0x1p-10
 type boxMass struct {
 	a, b         float64 // the standardized bounds, reflected to (−b, −a) where flip
 	flip         bool
-	tiny         bool // the mass is below the normal numbers: logPa and logPb hold log Φ(a), log Φ(b)
+	tiny         bool    // the mass is below the normal numbers: logPa and logPb hold log Φ(a), log Φ(b)
+	pa, pb       float64 // Φ(a), Φ(b) of the (reflected) bounds, for the draws
 	logPa, logPb float64
 	logMass      float64 // log(Φ(b) − Φ(a))
 }
 
 func newBoxMass(unit distuv.Normal, a, b float64) boxMass {
-	m := boxMass{a: a, b: b}
-	d := unit.CDF(b) - unit.CDF(a)
+	m := boxMass{a: a, b: b, pa: unit.CDF(a), pb: unit.CDF(b)}
+	d := m.pb - m.pa
 	if a > 0 && d < upperTailMass {
 		m.a, m.b, m.flip = -b, -a, true
-		d = unit.CDF(m.b) - unit.CDF(m.a)
+		m.pa, m.pb = unit.CDF(m.a), unit.CDF(m.b)
+		d = m.pb - m.pa
 	}
 	if d >= mathx.MinNormal {
 		m.logMass = mathx.Log(d) // math.Log(d), bit for bit: d is a normal number
@@ -169,16 +171,17 @@ func newBoxMass(unit distuv.Normal, a, b float64) boxMass {
 	return m
 }
 
-// draw returns the point of [a, b] (of [−b, −a] reflected back, where flip) at which the
-// unit normal's mass below it, within the box, is the share u of the box's mass.
+// draw returns the point of the box at which the unit normal's mass below it, within the box,
+// is the share u of the box's mass; where flip, it is that point of the reflected box
+// [−b, −a] reflected back, so the mass below it within [a, b] is the share 1 − u (as
+// uniform as u when u is uniform).
 func (m boxMass) draw(unit distuv.Normal, u float64) float64 {
 	var z float64
 	if m.tiny {
 		r := math.Exp(m.logPa - m.logPb) // Φ(a)/Φ(b)
 		z = invLogPhi(unit, m.logPb+mathx.Log(r+u*(1-r)), m.a, m.b)
 	} else {
-		pa, pb := unit.CDF(m.a), unit.CDF(m.b)
-		z = unit.Quantile(pa + (pb-pa)*u)
+		z = unit.Quantile(m.pa + (m.pb-m.pa)*u)
 	}
 	if m.flip {
 		return -z
