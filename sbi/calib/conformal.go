@@ -185,7 +185,7 @@ func mustRegionScores(est sbi.Amortized, theta, x *mat.Dense, caller string) []f
 		if !math.IsNaN(v) {
 			continue
 		}
-		if !allFinite(theta.RawRowView(i)) || !allFinite(x.RawRowView(i)) {
+		if !pairs.AllFinite(theta.RawRowView(i)) || !pairs.AllFinite(x.RawRowView(i)) {
 			panic(fmt.Errorf("calib: %s: test pair %d has a NaN or infinite entry and the estimator returned a NaN log density for it; drop such pairs first (MeasureCoverage drops and counts them)", caller, i))
 		}
 		panic(fmt.Errorf("calib: %s: the estimator returned a NaN log density for test pair %d; check the estimator", caller, i))
@@ -266,7 +266,7 @@ func checkLogProb(d density, lp []float64, theta *mat.Dense, caller string, inpu
 		if input {
 			at += fmt.Sprintf(" (row %d of theta)", i)
 		}
-		if input && !allFinite(row) {
+		if input && !pairs.AllFinite(row) {
 			return &regionNaNError{fmt.Sprintf("calib: %s: %s has a NaN or infinite entry and the %s returned a NaN log density for it; drop such rows first", caller, at, d.name)}
 		}
 		return &regionNaNError{fmt.Sprintf("calib: %s: the %s returned a NaN log density at %s; %s", caller, d.name, at, d.hint)}
@@ -850,9 +850,6 @@ func finitePairs(est sbi.Amortized, theta, x *mat.Dense, noun string) (*mat.Dens
 	}
 	return th, xx, dropped, nil
 }
-
-// allFinite reports whether every value of v is a number other than ±Inf.
-func allFinite(v []float64) bool { return pairs.AllFinite(v) }
 
 func sampleN(p sbi.Posterior, rng *rand.Rand, n int) *mat.Dense {
 	if n == 0 {

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/gosbi/gosbi/sbi"
+	"github.com/gosbi/gosbi/sbi/internal/pairs"
 	"github.com/gosbi/gosbi/sbi/internal/table"
 )
 
@@ -38,22 +39,27 @@ func (p funcPartition) Groups() int           { return p.k }
 func (p funcPartition) Group(x []float64) int { return p.f(x) }
 
 // groupOf returns the group of every row of x, or an error naming the first row whose group
-// lies outside 0…k−1, or that a KMeansPartition cannot place (a NaN or infinite value).
+// lies outside 0…k−1 (a KMeansPartition places a row with NaN or ±Inf in none).
 func groupOf(p Partition, x *mat.Dense) ([]int, error) {
 	k := p.Groups()
 	n, _ := x.Dims()
 	g := make([]int, n)
-	_, kmeans := p.(*KMeansPartition)
 	for i := range n {
-		if kmeans && !allFinite(x.RawRowView(i)) {
-			return nil, fmt.Errorf("calib: the k-means partition cannot place observation %d, which holds NaN or ±Inf (padding of an observation of fewer trials?): its distance to every centre is NaN; partition such observations with PartitionFunc (by their number of trials, say)", i)
-		}
 		g[i] = p.Group(x.RawRowView(i))
 		if g[i] < 0 || g[i] >= k {
-			return nil, fmt.Errorf("calib: the partition put observation %d in group %d; want 0…%d (Groups() = %d)", i, g[i], k-1, k)
+			return nil, groupError(g[i], k, x.RawRowView(i), fmt.Sprintf("observation %d", i))
 		}
 	}
 	return g, nil
+}
+
+// groupError is the error for an observation x, named by which, that the partition put in
+// group g outside 0…k−1; it names NaN or ±Inf in x as the likely cause.
+func groupError(g, k int, x []float64, which string) error {
+	if !pairs.AllFinite(x) {
+		return fmt.Errorf("calib: the partition put %s, which holds NaN or ±Inf, in group %d; want 0…%d (a k-means partition cannot place observation rows with NaN or ±Inf, having no nearest centre: padding of an observation of fewer trials? partition such observations with PartitionFunc, by their number of trials, say)", which, g, k-1)
+	}
+	return fmt.Errorf("calib: the partition put %s in group %d; want 0…%d (Groups() = %d)", which, g, k-1, k)
 }
 
 // GroupConformal is an amortized posterior calibrated by split conformal prediction separately
@@ -188,11 +194,12 @@ func (c *GroupConformal) WithAlpha(alpha float64) *GroupConformal {
 	return &d
 }
 
-// Threshold is the threshold of the group of observation x.
+// Threshold is the threshold of the group of observation x. It panics when the partition puts
+// x outside its groups, as a KMeansPartition does an x with NaN or ±Inf.
 func (c *GroupConformal) Threshold(x []float64) float64 {
 	g := c.Partition.Group(x)
 	if g < 0 || g >= len(c.Thresholds) {
-		panic(fmt.Sprintf("calib: the partition put the observation in group %d; want 0…%d", g, len(c.Thresholds)-1))
+		panic(groupError(g, len(c.Thresholds), x, "the observation"))
 	}
 	return c.Thresholds[g]
 }
@@ -255,8 +262,10 @@ func (c *GroupConformal) MustGroupCoverage(theta, x *mat.Dense) *GroupCoverageRe
 }
 
 // Region is the conformal region C(x) for one observation, with the threshold of its group.
+// It panics as Threshold does.
 func (c *GroupConformal) Region(x []float64) *Region {
-	return &Region{Posterior: c.Estimator.Posterior(x), Threshold: c.Threshold(x)}
+	th := c.Threshold(x)
+	return &Region{Posterior: c.Estimator.Posterior(x), Threshold: th}
 }
 
 // MIMEBundle shows the thresholds per group.
@@ -400,7 +409,7 @@ func NewKMeansPartition(rng *rand.Rand, x *mat.Dense, k int, cfg KMeansConfig) (
 		return nil, fmt.Errorf("calib: k-means needs 1 ≤ k ≤ number of observations, got k = %d for %d observations", k, n)
 	}
 	for i := range n {
-		if !allFinite(x.RawRowView(i)) {
+		if !pairs.AllFinite(x.RawRowView(i)) {
 			return nil, fmt.Errorf("calib: observation %d has a NaN or infinite entry; drop it before clustering", i)
 		}
 	}
@@ -476,8 +485,12 @@ func (p *KMeansPartition) Groups() int {
 }
 
 // Group is the index of the nearest centre; with balls, K when x lies outside that centre's
-// ball. An observation with a NaN entry is put in group 0.
+// ball. An observation with NaN or ±Inf has no nearest centre: it is put in no group, −1,
+// which GroupConformal and CoverageByGroup report as an error.
 func (p *KMeansPartition) Group(x []float64) int {
+	if !pairs.AllFinite(x) {
+		return -1
+	}
 	g, d2 := nearest(p.Centres, x)
 	if p.Radius != nil && !(d2 <= p.Radius[g]*p.Radius[g]) {
 		k, _ := p.Centres.Dims()

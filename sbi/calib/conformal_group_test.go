@@ -1,8 +1,10 @@
 package calib
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -176,4 +178,43 @@ func TestKMeansPartition(t *testing.T) {
 	if _, err := NewKMeansPartition(rng, x.Slice(0, 2, 0, 2).(*mat.Dense), 3, KMeansConfig{}); err == nil {
 		t.Error("3 clusters of 2 points were accepted")
 	}
+}
+
+// TestKMeansPartitionRefusesNonFinite: an observation with NaN or ±Inf has no nearest centre,
+// so KMeansPartition.Group places it in no group (−1), and GroupConformal's Threshold and
+// Region refuse it, naming the cause, instead of using group 0's threshold.
+func TestKMeansPartitionRefusesNonFinite(t *testing.T) {
+	centres := mat.NewDense(2, 2, []float64{-1, 0, 1, 0})
+	for _, balls := range []bool{false, true} {
+		p := &KMeansPartition{Centres: centres}
+		if balls {
+			p.Radius = []float64{1, 1}
+		}
+		c := &GroupConformal{Estimator: regionModel{shrink: 1}, Partition: p, Alpha: 0.1, Thresholds: make([]float64, p.Groups())}
+		for _, x := range [][]float64{{math.NaN(), 0}, {0, math.Inf(1)}, {math.Inf(-1), math.NaN()}} {
+			if g := p.Group(x); g != -1 {
+				t.Errorf("balls %v: Group(%v) = %d, want −1", balls, x, g)
+			}
+			for name, f := range map[string]func(){
+				"Threshold": func() { c.Threshold(x) },
+				"Region":    func() { c.Region(x) },
+			} {
+				msg := panicMessage(f)
+				if !strings.Contains(msg, "NaN or ±Inf") {
+					t.Errorf("balls %v: %s(%v) panicked with %q, want a panic saying the observation holds NaN or ±Inf", balls, name, x, msg)
+				}
+			}
+		}
+	}
+}
+
+// panicMessage runs f and returns what it panicked with, as text, or "" when it returned.
+func panicMessage(f func()) (msg string) {
+	defer func() {
+		if r := recover(); r != nil {
+			msg = fmt.Sprint(r)
+		}
+	}()
+	f()
+	return ""
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/gosbi/gosbi/sbi"
 	"github.com/gosbi/gosbi/sbi/diag"
 	"github.com/gosbi/gosbi/sbi/internal/cancel"
+	"github.com/gosbi/gosbi/sbi/internal/pairs"
 	"github.com/gosbi/gosbi/sbi/internal/quantile"
 	"github.com/gosbi/gosbi/sbi/internal/safe"
 	"github.com/gosbi/gosbi/sbi/internal/sat"
@@ -246,7 +247,7 @@ func ScoreCalibrateContext(ctx context.Context, rng *rand.Rand, obsDraws *mat.De
 			return nil, err
 		}
 		p.Add(1)
-		if !allFinite(x.RawRowView(m)) {
+		if !pairs.AllFinite(x.RawRowView(m)) {
 			dropped++
 			continue
 		}

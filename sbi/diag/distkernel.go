@@ -9,6 +9,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/gosbi/gosbi/sbi/internal/pairs"
 )
 
 // DistKernelKind is the kernel k(p, p') on predicted distributions, always of the exponentiated
@@ -387,7 +389,7 @@ func gaussMMDBandwidth(rng *rand.Rand, gs []*gaussian) float64 {
 func firstNonFiniteRow(a *mat.Dense) (int, bool) {
 	r, _ := a.Dims()
 	for i := range r {
-		if !allFinite(a.RawRowView(i)) {
+		if !pairs.AllFinite(a.RawRowView(i)) {
 			return i, true
 		}
 	}

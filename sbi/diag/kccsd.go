@@ -18,6 +18,7 @@ import (
 	"github.com/gosbi/gosbi/sbi/dist"
 	"github.com/gosbi/gosbi/sbi/internal/cancel"
 	"github.com/gosbi/gosbi/sbi/internal/mathx"
+	"github.com/gosbi/gosbi/sbi/internal/pairs"
 	"github.com/gosbi/gosbi/sbi/internal/quantile"
 	"github.com/gosbi/gosbi/sbi/internal/safe"
 	"github.com/gosbi/gosbi/sbi/internal/table"
@@ -177,7 +178,7 @@ func KCCSDTestContext(ctx context.Context, rng *rand.Rand, preds []Prediction, y
 	sy := mat.NewDense(n, d, nil)
 	for i, p := range preds {
 		s := p.Score(y.Slice(i, i+1, 0, d).(*mat.Dense)).RawRowView(0)
-		if !allFinite(s) {
+		if !pairs.AllFinite(s) {
 			return nil, fmt.Errorf("diag: the score of prediction %d at its target %v is %v: its log density is −Inf or NaN at or next to the target, "+
 				"so the prediction gives (almost) no mass where the target fell or its support is bounded there; "+
 				"test a posterior on a bounded support in unconstrained coordinates (UnconstrainedPrediction)", i, y.RawRowView(i), s)
@@ -502,7 +503,7 @@ func checkTestInput(preds []Prediction, y *mat.Dense) (n, d int, err error) {
 		}
 	}
 	for i := range n {
-		if !allFinite(y.RawRowView(i)) {
+		if !pairs.AllFinite(y.RawRowView(i)) {
 			return 0, 0, fmt.Errorf("diag: target %d has a NaN or infinite entry; drop it before testing", i)
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/gosbi/gosbi/sbi"
 	"github.com/gosbi/gosbi/sbi/internal/colstat"
 	"github.com/gosbi/gosbi/sbi/internal/mmd"
+	"github.com/gosbi/gosbi/sbi/internal/pairs"
 	"github.com/gosbi/gosbi/sbi/internal/quantile"
 	"github.com/gosbi/gosbi/sbi/internal/safe"
 	"github.com/gosbi/gosbi/sbi/internal/sat"
@@ -631,7 +632,7 @@ func (l *LC2ST) Test(xo []float64) (*LC2STResult, error) {
 	if len(xo) != l.dx {
 		return nil, fmt.Errorf("diag: L-C2ST: the observation has %d values, the calibration simulations %d", len(xo), l.dx)
 	}
-	if !allFinite(xo) {
+	if !pairs.AllFinite(xo) {
 		return nil, fmt.Errorf("diag: L-C2ST: the observation holds NaN or infinite values: %v", xo)
 	}
 	rng := rand.New(rand.NewPCG(l.cfg.Seed, 0x65766c))

@@ -11,6 +11,7 @@ import (
 	"github.com/gosbi/gosbi/internal/pvalue"
 	"github.com/gosbi/gosbi/sbi"
 	"github.com/gosbi/gosbi/sbi/internal/mmd"
+	"github.com/gosbi/gosbi/sbi/internal/pairs"
 	"github.com/gosbi/gosbi/sbi/internal/safe"
 )
 
@@ -62,7 +63,7 @@ func Misspecification(est sbi.Amortized, x *mat.Dense, xo []float64, cfg Misspec
 	if len(xo) != dx {
 		return nil, fmt.Errorf("diag: misspecification check: the observation has %d values, the simulations %d", len(xo), dx)
 	}
-	if !allFinite(xo) {
+	if !pairs.AllFinite(xo) {
 		return nil, fmt.Errorf("diag: misspecification check: the observation holds NaN or infinite values: %v", xo)
 	}
 	if cfg.Reference < 0 || cfg.Calibration < 0 || !(cfg.Alpha >= 0 && cfg.Alpha < 1) {
@@ -79,7 +80,7 @@ func Misspecification(est sbi.Amortized, x *mat.Dense, xo []float64, cfg Misspec
 	}
 	var keep []int
 	for i := range n {
-		if allFinite(x.RawRowView(i)) {
+		if pairs.AllFinite(x.RawRowView(i)) {
 			keep = append(keep, i)
 		}
 	}
@@ -145,7 +146,7 @@ func checkSummaries(ref, cal, obs *mat.Dense, nr, nc int) error {
 		return fmt.Errorf("%s returned %d×%d, %d×%d and %d×%d for %d, %d and 1 rows: expected a row per row of x and one width",
 			what, r, w, c, wc, o, wo, nr, nc)
 	}
-	if !allFinite(obs.RawRowView(0)) {
+	if !pairs.AllFinite(obs.RawRowView(0)) {
 		return fmt.Errorf("%s: the summary of the observation holds NaN or ±Inf values (%v), so its distance to the simulations is undefined; "+
 			"the embedding fails on this observation (check its scale and preprocessing, or run the check without the estimator, in standardized x)", what, obs.RawRowView(0))
 	}
@@ -164,7 +165,7 @@ func nonFiniteRows(a *mat.Dense) int {
 	n, _ := a.Dims()
 	bad := 0
 	for i := range n {
-		if !allFinite(a.RawRowView(i)) {
+		if !pairs.AllFinite(a.RawRowView(i)) {
 			bad++
 		}
 	}

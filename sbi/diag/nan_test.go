@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/gosbi/gosbi/sbi"
+	"github.com/gosbi/gosbi/sbi/internal/pairs"
 )
 
 // nanSummaries is gaussModel with an embedding (sbi.Summarizer) that is NaN, or +Inf with inf
@@ -123,7 +124,7 @@ func (p nanDrawsPost) Sample(rng *rand.Rand, n int) *mat.Dense {
 func (p nanDrawsPost) LogProb(theta *mat.Dense) []float64 {
 	lp := p.gaussPost.LogProb(theta)
 	for i := range lp {
-		if !allFinite(theta.RawRowView(i)) {
+		if !pairs.AllFinite(theta.RawRowView(i)) {
 			lp[i] = math.Inf(-1)
 		}
 	}

@@ -136,9 +136,6 @@ func droppedNote(n int) string {
 	return text.Count(n, "test pair") + " with NaN or infinite values left out\n"
 }
 
-// allFinite reports whether every value of v is a number other than ±Inf.
-func allFinite(v []float64) bool { return pairs.AllFinite(v) }
-
 // sampleContext draws n points from post until ctx is done: with its SampleContext where it has
 // one (the posteriors of package sbi), else with Sample, whose panic forEachPair recovers.
 func sampleContext(ctx context.Context, post sbi.Posterior, rng *rand.Rand, n int) (*mat.Dense, error) {

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/gosbi/gosbi/sbi/internal/mmd"
+	"github.com/gosbi/gosbi/sbi/internal/pairs"
 )
 
 // The sample metrics of sbibm (Lueckmann et al., "Benchmarking Simulation-Based Inference",
@@ -219,13 +220,13 @@ func MedianDistance(predictive *mat.Dense, xo []float64) (float64, error) {
 	if n == 0 {
 		return 0, fmt.Errorf("diag: median distance needs at least one simulation")
 	}
-	if !allFinite(xo) {
+	if !pairs.AllFinite(xo) {
 		return 0, fmt.Errorf("diag: median distance: the observation holds NaN or infinite values")
 	}
 	dist := make([]float64, n)
 	for i := range n {
 		row := predictive.RawRowView(i)
-		if !allFinite(row) {
+		if !pairs.AllFinite(row) {
 			return 0, fmt.Errorf("diag: median distance: simulation %d holds NaN or infinite values; drop failed simulations first", i)
 		}
 		dist[i] = math.Sqrt(mmd.SqDist(row, xo))
