@@ -122,3 +122,36 @@ func TestFitAffineRefusesNoProgress(t *testing.T) {
 		t.Fatalf("error %v (status %q), want one saying the optimizer could not move from the identity map and to rescale θ", err, status)
 	}
 }
+
+// TestCANVIReportsDropped: CANVI leaves out the calibration pairs and test observations that
+// hold NaN, as NewConformal and MeasureCoverage do, and says how many it left out of each set
+// in every candidate and in its table instead of discarding the count.
+func TestCANVIReportsDropped(t *testing.T) {
+	m := linGaussModel{d: 1, s0: 2, sigma: 1}
+	sim := func(rng *rand.Rand, th *mat.Dense) *mat.Dense {
+		x := m.simulate(rng, th)
+		r, c := x.Dims()
+		for i := 0; i < r; i += 10 {
+			for j := range c {
+				x.Set(i, j, math.NaN())
+			}
+		}
+		return x
+	}
+	cands := []sbi.Amortized{m.estimator(1, 0), m.estimator(2, 0)}
+	res, err := CANVI(rand.New(rand.NewPCG(3, 5)), cands, m.prior(), sim, CANVIConfig{Alpha: 0.1, NCal: 200, NTest: 20, Volume: VolumeConfig{Samples: 200}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range res.Candidates {
+		if c.Dropped != 20 || c.DroppedTest != 2 {
+			t.Errorf("candidate %d: dropped %d calibration pairs and %d test observations, want 20 and 2", i, c.Dropped, c.DroppedTest)
+		}
+	}
+	html := res.MIMEBundle()["text/html"].(string)
+	for _, want := range []string{"20 of 200 calibration pairs of D_C", "2 of 20 test observations of D_T", "180 fresh pairs (20 dropped"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("CANVI's table does not say %q:\n%s", want, html)
+		}
+	}
+}

@@ -681,6 +681,10 @@ type CANVICandidate struct {
 	Threshold float64 // threshold on D_C
 	Volume    float64 // estimated expected region volume at that threshold
 	VolumeSE  float64 // its standard error across test observations
+	// Dropped and DroppedTest count the calibration pairs of D_C and the test observations of
+	// D_T left out because they hold NaN or ±Inf (as NewConformal drops them; padded
+	// observations of an estimator that reads the padding are kept).
+	Dropped, DroppedTest int
 }
 
 // CANVIResult is the selected, recalibrated estimator and the evidence for the choice.
@@ -688,6 +692,8 @@ type CANVIResult struct {
 	Selected   int              // index of the chosen candidate
 	Candidates []CANVICandidate // per candidate, in input order
 	Conformal  *Conformal       // the chosen candidate recalibrated on D_R
+	NCal       int              // calibration pairs simulated for D_C
+	NTest      int              // test observations simulated for D_T
 }
 
 // CANVI selects among candidate amortized posteriors the one whose conformal regions are
@@ -724,7 +730,7 @@ func CANVIContext(ctx context.Context, rng *rand.Rand, candidates []sbi.Amortize
 	if err != nil {
 		return nil, err
 	}
-	res := &CANVIResult{Selected: -1, Candidates: make([]CANVICandidate, len(candidates))}
+	res := &CANVIResult{Selected: -1, Candidates: make([]CANVICandidate, len(candidates)), NCal: cfg.NCal, NTest: cfg.NTest}
 	best := math.Inf(1)
 	p := sbi.NewProgress("CANVI candidates", len(candidates))
 	defer p.Finish()
@@ -736,7 +742,7 @@ func CANVIContext(ctx context.Context, rng *rand.Rand, candidates []sbi.Amortize
 		if err != nil {
 			return nil, fmt.Errorf("calib: CANVI candidate %d: %w", t, err)
 		}
-		_, xq, _, err := finitePairs(q, mat.NewDense(cfg.NTest, 1, nil), xT, "test observation")
+		_, xq, droppedTest, err := finitePairs(q, mat.NewDense(cfg.NTest, 1, nil), xT, "test observation")
 		if err != nil {
 			return nil, fmt.Errorf("calib: CANVI candidate %d: %w", t, err)
 		}
@@ -744,7 +750,7 @@ func CANVIContext(ctx context.Context, rng *rand.Rand, candidates []sbi.Amortize
 		if err != nil {
 			return nil, fmt.Errorf("calib: CANVI candidate %d: %w", t, err)
 		}
-		res.Candidates[t] = CANVICandidate{Threshold: c.Threshold, Volume: v, VolumeSE: se}
+		res.Candidates[t] = CANVICandidate{Threshold: c.Threshold, Volume: v, VolumeSE: se, Dropped: c.Dropped, DroppedTest: droppedTest}
 		if v < best || res.Selected < 0 {
 			best, res.Selected = v, t
 		}
@@ -762,7 +768,8 @@ func CANVIContext(ctx context.Context, rng *rand.Rand, candidates []sbi.Amortize
 	return res, nil
 }
 
-// MIMEBundle shows the candidates and the choice.
+// MIMEBundle shows the candidates and the choice, with a note for every candidate that left
+// out pairs or observations holding NaN or ±Inf.
 func (r *CANVIResult) MIMEBundle() map[string]any {
 	t := &table.Table{Title: "CANVI selection", Header: []string{"candidate", "threshold on D_C", "expected volume", "± se", ""}}
 	for i, c := range r.Candidates {
@@ -771,10 +778,18 @@ func (r *CANVIResult) MIMEBundle() map[string]any {
 			mark = "selected"
 		}
 		t.Add(fmt.Sprint(i), table.G(c.Threshold), table.G(c.Volume), table.G(c.VolumeSE), mark)
+		if c.Dropped > 0 || c.DroppedTest > 0 {
+			t.Notes = append(t.Notes, fmt.Sprintf("candidate %d: %d of %d calibration pairs of D_C and %d of %d test observations of D_T dropped (non-finite)",
+				i, c.Dropped, r.NCal, c.DroppedTest, r.NTest))
+		}
 	}
 	if r.Conformal != nil {
-		t.Notes = append(t.Notes, fmt.Sprintf("recalibrated threshold %.4g on %d fresh pairs; %s",
-			r.Conformal.Threshold, r.Conformal.N, r.Conformal.Guarantee()))
+		dropped := ""
+		if r.Conformal.Dropped > 0 {
+			dropped = fmt.Sprintf(" (%d dropped, non-finite)", r.Conformal.Dropped)
+		}
+		t.Notes = append(t.Notes, fmt.Sprintf("recalibrated threshold %.4g on %d fresh pairs%s; %s",
+			r.Conformal.Threshold, r.Conformal.N, dropped, r.Conformal.Guarantee()))
 	}
 	return t.Bundle()
 }
