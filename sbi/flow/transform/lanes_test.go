@@ -158,3 +158,37 @@ func TestRQSplineInverseShared(t *testing.T) {
 		}
 	}
 }
+
+// TestSplineLanesDeclineNonFiniteForward: on a spline as wide as MaxBound, a narrow tall bin
+// makes the vector kernel's h_k·num overflow, so its forward y is ±Inf where the scalar path,
+// which divides first, gives a finite y. The kernel itself must decline such a group (return
+// false), as it does an inverse whose x is not finite, so that byLanes need not scan its output.
+func TestSplineLanesDeclineNonFiniteForward(t *testing.T) {
+	const k = 2
+	u := []float64{0, -30, -30, 0, 0} // bin 0 wide and flat, bin 1 narrow and tall
+	var s knots
+	s.set(u, MaxBound)
+	x := s.cw[1] + 0.9*(s.cw[2]-s.cw[1]) // inside the steep bin
+	if y, _ := rqsForward(x, u, MaxBound); !(math.Abs(y) <= math.MaxFloat64) {
+		t.Fatalf("the scalar path's y = %v at x = %v, want a finite value", y, x)
+	}
+	for _, w := range kernels.LaneCounts() {
+		if w == 0 {
+			t.Log("no vector spline kernel on this CPU: nothing to check")
+			continue
+		}
+		t.Run(fmt.Sprintf("lanes=%d", w), func(t *testing.T) {
+			defer func(old int) { kernels.LaneCount = old }(kernels.LaneCount)
+			kernels.LaneCount = w
+			var l kernels.Lanes
+			setLaneConstants(&l, k, MaxBound)
+			for lane := range w {
+				l.Rows[lane] = &u[0]
+				l.V[lane] = x
+			}
+			if kernels.RunLanes(&l, k, kernels.LanesForward) {
+				t.Errorf("the kernel took the group and gave y = %v, want it declined", l.Out[0][:w])
+			}
+		})
+	}
+}

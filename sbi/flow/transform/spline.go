@@ -361,8 +361,13 @@ func (s *knots) inverse(y float64, wantLogDet bool) (x, logDet float64) {
 // the vector kernel declines the same splines.
 func plainRootOK(b, bb, ac4 float64) bool {
 	abs := math.Abs(ac4)
-	return bb <= math.MaxFloat64 && abs <= math.MaxFloat64 && (b >= 0 || abs >= bb*MinDerivative*MinDerivative)
+	return bb <= math.MaxFloat64 && abs <= math.MaxFloat64 && (b >= 0 || abs >= bb*rootCancelTol)
 }
+
+// rootCancelTol is the least |4ac|/b² at which plainRootOK takes inverse's root for b < 0: the
+// subtraction −b − √(b² − 4ac) then loses at most about 20 bits. The vector kernels use the
+// same constant (c[13] of kernels.Lanes).
+const rootCancelTol = 1e-6
 
 // rqsEdgeRoot returns the root ξ in [0, 1] of the spline's quadratic where inverse's form is
 // not accurate, from η = (y − y_k)/h_k and η′ = (y_{k+1} − y)/h_k. Dividing the quadratic by h_k
@@ -797,7 +802,8 @@ func setLaneConstants(l *kernels.Lanes, k int, bound float64) {
 	}
 	l.Bins, l.Bound = k, bound
 	for i, v := range [...]float64{-bound, 2 * bound, bound, MinBinWidth, 1 - MinBinWidth*float64(k),
-		MinBinHeight, 1 - MinBinHeight*float64(k), MinDerivative, 1, 2, math.MaxFloat64, 4, math.Copysign(0, -1)} {
+		MinBinHeight, 1 - MinBinHeight*float64(k), MinDerivative, 1, 2, math.MaxFloat64, 4, math.Copysign(0, -1),
+		rootCancelTol} {
 		for lane := range l.C[i] {
 			l.C[i][lane] = v
 		}
@@ -825,7 +831,7 @@ func (b *splineBlock) byLanes(m, k int, bound float64, mode int, v []float64, st
 			l.Rows[lane] = &b.us[t][:p][0]
 			l.V[lane] = v[b.at[t]*stride]
 		}
-		if !kernels.RunLanes(l, k, mode) || !finiteLanes(l.Out[0][:n]) {
+		if !kernels.RunLanes(l, k, mode) {
 			for t := t0; t < t0+n; t++ {
 				b.us[declined], b.at[declined] = b.us[t], b.at[t]
 				declined++
@@ -837,16 +843,4 @@ func (b *splineBlock) byLanes(m, k int, bound float64, mode int, v []float64, st
 		}
 	}
 	return declined
-}
-
-// finiteLanes reports whether every value of v is finite: the vector kernel's h_k·num
-// overflows in a steep bin of a spline wider than about 1e307, where the scalar path, which
-// then divides first, takes over.
-func finiteLanes(v []float64) bool {
-	for _, x := range v {
-		if !(math.Abs(x) <= math.MaxFloat64) {
-			return false
-		}
-	}
-	return true
 }

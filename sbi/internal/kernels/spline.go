@@ -13,7 +13,7 @@ type Lanes struct {
 	U    [3 * MaxBins][MaxLanes]float64 // the parameters, transposed by the kernel: U[p][lane]
 	V    [MaxLanes]float64              // the points
 	Out  [2][MaxLanes]float64           // the results and the log-derivatives
-	C    [13][MaxLanes]float64          // constants (see setLaneConstants in package transform)
+	C    [14][MaxLanes]float64          // constants (see setLaneConstants in package transform)
 	S    [10][MaxLanes]float64          // the kernel's scratch
 	Rows [MaxLanes]*float64             // the parameters of each lane (3K−1 values)
 

@@ -266,6 +266,12 @@ lastsel:
 	VDIVPD      Z12, Z14, Z14
 	VADDPD      Z14, Z7, Z14     // y = y_k + h_k·num/den
 	VMOVUPD     Z14, L_OUT(SI)
+	VMOVUPD     L_MAX(SI), Z5
+	VCMPPD      $0x12, Z5, Z14, K1 // y ≤ max (h_k·num overflows in a steep bin of a wide spline)
+	VPXORQ      L_SIGN(SI), Z5, Z5
+	VCMPPD      $0x1D, Z5, Z14, K2 // y ≥ −max
+	KANDW       K1, K2, K1
+	KEEP8(K1)
 	VMULPD      Z1, Z10, Z14
 	VMULPD      Z1, Z14, Z14     // δ_{k+1}ξ²
 	VMULPD      Z4, Z13, Z15
@@ -309,8 +315,7 @@ inverse: // eqs. 6–8: the root ξ = 2c/(−b − √(b² − 4ac)) of aξ² + 
 	VCMPPD  $0x12, L_MAX(SI), Z8, K2 // |4ac| ≤ max
 	KANDW   K1, K2, K1
 	KEEP8(K1)
-	VMULPD  L_MIND(SI), Z15, Z0
-	VMULPD  L_MIND(SI), Z0, Z0 // 10⁻⁶b²
+	VMULPD  L_RCT(SI), Z15, Z0 // 10⁻⁶b²
 	VCMPPD  $0x1D, Z0, Z8, K1 // |4ac| ≥ 10⁻⁶b²
 	VPXORQ  Z0, Z0, Z0
 	VCMPPD  $0x1D, Z0, Z12, K2 // b ≥ 0

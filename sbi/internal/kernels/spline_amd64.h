@@ -16,14 +16,15 @@
 #define L_MAX 13120   // c[10]: the largest finite float64
 #define L_FOUR 13184  // c[11]: 4
 #define L_SIGN 13248  // c[12]: −0 (the sign bit)
-#define L_RW 13312    // s[0]: 1/Σ e^(u_w,i − u_w,0)
-#define L_RH 13376    // s[1]: 1/Σ e^(u_h,i − u_h,0)
-#define L_M1 13440    // s[2]: c_1 ≤ v (false: the point lies in bin 0, whose left δ is 1)
-#define L_ML 13504    // s[3]: c_{K−1} ≤ v (the point lies in bin K−1, whose right δ is 1)
-#define L_XK 13568    // s[4]: left knot x_k
-#define L_WK 13632    // s[5]: bin width w_k
-#define L_YK 13696    // s[6]: left knot y_k
-#define L_HK 13760    // s[7]: bin height h_k
-#define L_VK1 13824   // s[8]: parameter of δ_{k+1}, then δ_{k+1}
-#define L_DK 13888    // s[9]: δ_k
-#define L_ROWS 13952  // rows: the parameters of each lane
+#define L_RCT 13312   // c[13]: rootCancelTol, 10⁻⁶
+#define L_RW 13376    // s[0]: 1/Σ e^(u_w,i − u_w,0)
+#define L_RH 13440    // s[1]: 1/Σ e^(u_h,i − u_h,0)
+#define L_M1 13504    // s[2]: c_1 ≤ v (false: the point lies in bin 0, whose left δ is 1)
+#define L_ML 13568    // s[3]: c_{K−1} ≤ v (the point lies in bin K−1, whose right δ is 1)
+#define L_XK 13632    // s[4]: left knot x_k
+#define L_WK 13696    // s[5]: bin width w_k
+#define L_YK 13760    // s[6]: left knot y_k
+#define L_HK 13824    // s[7]: bin height h_k
+#define L_VK1 13888   // s[8]: parameter of δ_{k+1}, then δ_{k+1}
+#define L_DK 13952    // s[9]: δ_k
+#define L_ROWS 14016  // rows: the parameters of each lane

@@ -53,7 +53,8 @@
 // widths and heights then overwrite them. mode 0 evaluates y and log dy/dx at the points x = l.v; mode 1 inverts the
 // splines at y = l.v (x only) and mode 2 adds log dx/dy. The points must lie inside [−B, B].
 // It returns false, leaving l.Out unspecified, when a lane leaves the kernel's range (an
-// exponent outside [−708, 708], a softmax sum or a result that is not finite, a derivative
+// exponent outside [−708, 708], a softmax sum or a result (y forward, x inverse) that is not
+// finite, a derivative
 // that is not a normal number, an inverse whose root ξ = 2c/(−b − √(b² − 4ac)) is not
 // accurate: b² or 4ac not finite, or b < 0 and |4ac| < 10⁻⁶b², as in transform's plainRootOK):
 // the caller then takes the scalar path for the four splines.
@@ -249,6 +250,12 @@ lastsel:
 	VDIVPD  Y12, Y14, Y14
 	VADDPD  Y14, Y7, Y14     // y = y_k + h_k·num/den
 	VMOVUPD Y14, L_OUT(SI)
+	VMOVUPD L_MAX(SI), Y5
+	VCMPPD  $0x12, Y5, Y14, Y6 // y ≤ max (h_k·num overflows in a steep bin of a wide spline)
+	VXORPD  L_SIGN(SI), Y5, Y5
+	VCMPPD  $0x1D, Y5, Y14, Y7 // y ≥ −max
+	VANDPD  Y6, Y7, Y6
+	KEEP(Y6)
 	VMULPD  Y1, Y10, Y14
 	VMULPD  Y1, Y14, Y14     // δ_{k+1}ξ²
 	VMULPD  Y4, Y13, Y15
@@ -292,8 +299,7 @@ inverse: // eqs. 6–8: the root ξ = 2c/(−b − √(b² − 4ac)) of aξ² + 
 	VANDNPD Y4, Y8, Y8       // |4ac|
 	VCMPPD  $0x12, Y0, Y8, Y0 // |4ac| ≤ max
 	VANDPD  Y0, Y7, Y7
-	VMULPD  L_MIND(SI), Y15, Y0
-	VMULPD  L_MIND(SI), Y0, Y0 // 10⁻⁶b²
+	VMULPD  L_RCT(SI), Y15, Y0 // 10⁻⁶b²
 	VCMPPD  $0x1D, Y0, Y8, Y0 // |4ac| ≥ 10⁻⁶b²
 	VXORPD  Y8, Y8, Y8
 	VCMPPD  $0x1D, Y8, Y12, Y8 // b ≥ 0
