@@ -70,11 +70,13 @@ func TestREPLFromPipe(t *testing.T) {
 }
 
 // TestREPLStuckCompiledCall interrupts a cell stuck in compiled code with Ctrl-C: the REPL
-// says it is interrupting, and a second Ctrl-C ends it.
+// says it is interrupting, and a second Ctrl-C ends it. The print and the sleep are one
+// statement: as two, a Ctrl-C that lands after the print and before the sleep's statement
+// starts stops the cell between statements, and nothing is stuck.
 func TestREPLStuckCompiledCall(t *testing.T) {
 	sc := startTerminalREPL(t, filepath.Join(t.TempDir(), "history"))
 	sc.Expect("go> ")
-	sc.Send("fmt.Println(\"sleeping\"); time.Sleep(time.Hour)\r")
+	sc.Send("func() { fmt.Println(\"sleeping\"); time.Sleep(time.Hour) }()\r")
 	sc.Expect("sleeping")
 	sc.Send("\x03")
 	sc.Expect("interrupting")
