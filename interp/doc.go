@@ -124,9 +124,14 @@
 // types fields that differ (a struct with a field of its own for type A int), or tell the
 // values apart by a method. It counts the session's types, what each is declared as (int for
 // type A int, []float64 for type V []float64) unless that is a struct, the other cases of the
-// switch, and compiled struct types of the same fields but for empty ones. It cannot count a
-// value of an unnamed struct type of the same fields (struct{ A int }{1} passes x.(T1)), nor check
-// a comparison: any(T1{}) == any(T2{}) is true. A type switch without a variable (switch
+// switch, and compiled struct types of the same fields but for empty ones. An assertion or a
+// case to a type made of no type of the session and no unnamed struct (float64, string, []any,
+// image.Point) counts only the session's types that the cell names (anywhere, a case of the
+// same switch too), so that after type Celsius float64 a cell may walk decoded JSON with
+// x.(float64): a Celsius that an earlier cell stored in an any, asserted by a cell that does
+// not name Celsius, passes x.(float64) (Go says no), and one of type A int passes x.(int).
+// It cannot count a value of an unnamed struct type of the same fields (struct{ A int }{1}
+// passes x.(T1)), nor check a comparison: any(T1{}) == any(T2{}) is true. A type switch without a variable (switch
 // x.(type)), whose cases of a cell's type or of an interface never match in the interpreter,
 // runs as one with a variable (the rewrite bind-type-switch). A value of a cell's struct type
 // with fields that a compiled interface with methods has held (a function's result of type
