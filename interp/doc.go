@@ -124,7 +124,12 @@
 // types fields that differ (a struct with a field of its own for type A int), or tell the
 // values apart by a method. It counts the session's types, what each is declared as (int for
 // type A int, []float64 for type V []float64) unless that is a struct, the other cases of the
-// switch, and compiled struct types of the same fields but for empty ones. An assertion or a
+// switch, and compiled struct types of the same fields but for empty ones, of the packages the
+// session or the cell imports or names, and of all gosbi's library once one of its packages
+// is imported (its functions hand out values of sibling packages' types in interfaces): a
+// value of a compiled struct type of another package, which only a function of an imported
+// package could hand out in an interface, passes an assertion to a cell's struct type of the
+// same fields. An assertion or a
 // case to a type made of no type of the session and no unnamed struct (float64, string, []any,
 // image.Point) counts only the session's types that the cell names (anywhere, a case of the
 // same switch too), so that after type Celsius float64 a cell may walk decoded JSON with

@@ -29,6 +29,7 @@ func (s *Session) rewrite(items []item, cell int) error {
 		units[i] = rewrite.Unit{Kind: kind, Text: it.text, Line: lineBase(cell) + it.line, Col: it.col}
 	}
 	paths := s.packagePaths(items)
+	reach := sync.OnceValue(func() func(string) bool { return s.reachable(items, paths) })
 	env := rewrite.Env{
 		IsPackage: func(name string) bool { _, ok := paths(name); return ok },
 		Compiled:  s.compiledSymbols(paths),
@@ -52,10 +53,10 @@ func (s *Session) rewrite(items []item, cell int) error {
 			return false
 		},
 		CompiledOfUnderlying: func(key string) string {
-			if name := compiledUnderlying()[key]; name != "" {
+			if name := compiledUnderlying()[key].first(reach()); name != "" {
 				return name
 			}
-			return s.extraUnderlying()[key]
+			return s.extraUnderlying()[key].first(reach())
 		},
 		Cell: cell,
 	}
@@ -147,18 +148,34 @@ func (s *Session) typeDecls() []string {
 // one for a value of a cell's struct type of the same fields, and the reverse. Empty structs
 // are left (debug.CrashOptions is one): they would make every cell's empty struct type
 // ambiguous, and compiled code hardly hands out values of them.
-var compiledUnderlying = sync.OnceValue(func() map[string]string { return underlyingIndex(stdlib.Symbols) })
+var compiledUnderlying = sync.OnceValue(func() map[string]compiledStructs { return underlyingIndex(stdlib.Symbols) })
 
 // extraUnderlying is compiledUnderlying for the session's extra packages (Config.Symbols).
-func (s *Session) extraUnderlying() map[string]string {
+func (s *Session) extraUnderlying() map[string]compiledStructs {
 	s.extraUnderOnce.Do(func() { s.extraUnder = underlyingIndex(s.opts.Symbols) })
 	return s.extraUnder
 }
 
-// underlyingIndex returns the index of compiledUnderlying for the symbol tables syms.
-func underlyingIndex(syms map[string]map[string]reflect.Value) map[string]string {
-	index := map[string]string{}
-	for _, pkg := range syms {
+// compiledStructs are compiled struct types of one underlying type, by name (as reflect
+// writes it), each with its package's import path.
+type compiledStructs []struct{ path, name string }
+
+// first returns the name of the first type whose package reach holds, "" when there is none.
+func (cs compiledStructs) first(reach func(path string) bool) string {
+	for _, c := range cs {
+		if reach(c.path) {
+			return c.name
+		}
+	}
+	return ""
+}
+
+// underlyingIndex returns the index of compiledUnderlying for the symbol tables syms, whose
+// keys are "path/name".
+func underlyingIndex(syms map[string]map[string]reflect.Value) map[string]compiledStructs {
+	index := map[string]compiledStructs{}
+	for k, pkg := range syms {
+		path := k[:max(strings.LastIndexByte(k, '/'), 0)]
 		for name := range pkg {
 			t, ok := symbolType(pkg, name)
 			if !ok || t.Name() == "" {
@@ -168,12 +185,51 @@ func underlyingIndex(syms map[string]map[string]reflect.Value) map[string]string
 				continue
 			}
 			key := rewrite.UnderlyingKey(t)
-			if old := index[key]; old == "" || t.String() < old {
-				index[key] = t.String() // the same name for every run
-			}
+			index[key] = append(index[key], struct{ path, name string }{path, t.String()})
 		}
 	}
+	for _, cs := range index {
+		slices.SortFunc(cs, func(a, b struct{ path, name string }) int { return strings.Compare(a.name, b.name) }) // the same name for every run
+	}
 	return index
+}
+
+// libraryPrefix is the import path prefix of gosbi's own packages.
+const libraryPrefix = "github.com/gosbi/gosbi/"
+
+// reachable returns whether a cell can hold a value of a compiled struct type of the package
+// path, for check-type-identity: a package the session imports, one the cell imports or
+// names (paths resolves its names), or, once one of those is of gosbi's library, any package
+// of the library, whose functions return values of their sibling packages' types through
+// interfaces and fields of type any that the cell need not import. A value of another package
+// reaches a cell only when a package that the session imports hands it out in an interface
+// (a gonum function's result holding a type of a package gonum imports); package interp
+// documents that gap.
+func (s *Session) reachable(items []item, paths func(string) (string, bool)) func(path string) bool {
+	named := map[string]bool{}
+	for _, path := range s.imports {
+		named[path] = true
+	}
+	for _, it := range items {
+		ast.Inspect(node(it), func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.ImportSpec:
+				named[strings.Trim(n.Path.Value, `"`)] = true
+			case *ast.SelectorExpr:
+				if id, ok := n.X.(*ast.Ident); ok {
+					if path, ok := paths(id.Name); ok {
+						named[path] = true
+					}
+				}
+			}
+			return true
+		})
+	}
+	library := false
+	for path := range named {
+		library = library || strings.HasPrefix(path, libraryPrefix)
+	}
+	return func(path string) bool { return named[path] || library && strings.HasPrefix(path, libraryPrefix) }
 }
 
 // sameSource reports whether two declaration texts are the same source, ignoring the

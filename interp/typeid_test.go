@@ -13,7 +13,9 @@ const (
 	typeIDPoint   = "import \"image\"\ntype Pt struct{ X, Y int }\nvar _ = image.Point{}"
 	typeIDErrors  = "import \"errors\"\ntype E1 struct{ A int }\nfunc (E1) Error() string { return \"e1\" }\n" +
 		"type E2 struct{ A int }\nfunc (E2) Error() string { return \"e2\" }\nvar _ = errors.New"
-	typeIDJSON     = "import \"encoding/json\"\ntype Celsius float64\ntype Label string\ntype Series []float64\nvar _ = json.Unmarshal"
+	typeIDJSON    = "import \"encoding/json\"\ntype Celsius float64\ntype Label string\ntype Series []float64\nvar _ = json.Unmarshal"
+	typeIDLibrary = "type Point struct{ X, Y float64 }\ntype ValidationError struct{ Msg string }\n" +
+		"func (e ValidationError) Error() string { return e.Msg }"
 	typeIDDistinct = "import \"fmt\"\ntype T struct{ A int }\ntype U struct{ B string }\n" +
 		"type S struct{ C float64 }\nfunc (S) String() string { return \"s\" }\nvar _ = fmt.Sprint"
 )
@@ -64,6 +66,13 @@ func TestTypeIdentityOfCellTypes(t *testing.T) {
 		{"Celsius", typeIDJSON, "v := any(Celsius(3))", "_, ok := v.(Celsius)\nok", "", fails},
 		{"float64 in a cell naming Celsius", typeIDJSON, "v := any(2.5)", "c := Celsius(1)\n_, ok := v.(float64)\nfmt.Sprint(c, ok)", "", fails},
 		{"switch of Celsius and float64", typeIDJSON, "v := any(Celsius(3))", "s := \"none\"\nswitch v.(type) {\ncase float64:\n\ts = \"float64\"\ncase Celsius:\n\ts = \"Celsius\"\n}\ns", "", fails},
+		// struct types of the same fields as compiled ones of packages the session does not import
+		{"Point, no plotter", typeIDLibrary, "v := any(Point{1, 2})", "p, ok := v.(Point)\nfmt.Sprint(p.X, ok)", `"1 true"`, ""},
+		{"switch of Point", typeIDLibrary, "v := any(Point{1, 2})", "s := \"none\"\nswitch v.(type) {\ncase Point:\n\ts = \"Point\"\n}\ns", `"Point"`, ""},
+		{"ValidationError, no asn1", typeIDLibrary, "v := any(ValidationError{\"bad\"})", "e, ok := v.(ValidationError)\nfmt.Sprint(e.Msg, ok)", `"badtrue"`, ""},
+		{"ValidationError after importing sbi", typeIDLibrary, "import \"github.com/gosbi/gosbi/sbi\"\nv := any(ValidationError{\"bad\"})\nvar _ = sbi.ErrUntrained",
+			"_, ok := v.(ValidationError)\nok", "", "cannot tell ValidationError from display.CheckError"},
+		{"Point after importing plotter", typeIDLibrary, "import \"gonum.org/v1/plot/plotter\"\nv := any(plotter.XY{1, 2})", "_, ok := v.(Point)\nok", "", fails},
 		// error types
 		{"errors.As", typeIDErrors, "v := E1{}", "var e2 E2\nerrors.As(v, &e2)", "", "errors.As cannot find a value of a cell's type"},
 		{"error assertion", typeIDErrors, "v := any(E1{})", "_, ok := v.(E2)\nok", "", fails},
