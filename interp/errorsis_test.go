@@ -79,3 +79,41 @@ func TestErrorsOfCellTypesErrorfLeft(t *testing.T) {
 		t.Errorf("result %s, error %v: want the cell to fail with an explanation", text(res), res.Err)
 	}
 }
+
+// TestErrorsOfEmbeddingTypes runs errors.Is, errors.Unwrap, type assertions and switches on a
+// cell's error type that gets its method Error by embedding an error, in a session with no
+// method Error declared: each gives Go's answer or fails the cell. Before such types counted
+// as error types, errors.Is(e, e) was false and a switch on a returned error took no case.
+// The helpers of wrap-errors fail every call on such a value, with yaegi's message.
+func TestErrorsOfEmbeddingTypes(t *testing.T) {
+	ts := newTestSession(t)
+	ts.mustRun(t, "import (\n\t\"errors\"\n\t\"fmt\"\n\t\"io\"\n)\ntype MyErr struct{ error }\n"+
+		"func mk() error { return MyErr{io.EOF} }\nvar _ = errors.New\nvar _ = fmt.Sprint")
+	// The session's helpers get the value as an error, which yaegi cannot make of a struct
+	// with an embedded interface: the cell fails where errors.Is answered false.
+	const embedded = "StructOf does not support methods of embedded interfaces"
+	for _, c := range []struct{ name, code, want, err string }{
+		{"Is of itself", "e := MyErr{io.EOF}\nerrors.Is(e, e)", "", embedded},
+		{"Is of the embedded error", "errors.Is(MyErr{io.EOF}, io.EOF)", "", embedded},
+		{"Is of a compiled chain", "errors.Is(fmt.Errorf(\"x: %w\", io.EOF), io.EOF)", "true", ""},
+		{"Unwrap", "errors.Unwrap(MyErr{io.EOF}) == nil", "", embedded},
+		{"switch on a returned error", "s := \"none\"\nswitch mk().(type) {\ncase MyErr:\n\ts = \"MyErr\"\n}\ns", "", "cannot tell the type of this value"},
+		{"kept in any", "var a any = MyErr{io.EOF}\n_, ok := a.(MyErr)\nok", "true", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res := ts.run(c.code)
+			switch {
+			case c.err == "" && res.Err != nil:
+				t.Fatalf("%q: %s", c.code, res.Err.Value)
+			case c.err == "":
+				if got := text(res); got != c.want {
+					t.Errorf("%q: got %s, want %s", c.code, got, c.want)
+				}
+			case res.Err == nil:
+				t.Errorf("%q: got %s, want the cell to fail with %q", c.code, text(res), c.err)
+			case !strings.Contains(res.Err.Value, c.err):
+				t.Errorf("%q: error %q, want it to contain %q", c.code, res.Err.Value, c.err)
+			}
+		})
+	}
+}
