@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"io"
 	"strings"
 	"testing"
 )
@@ -49,6 +50,8 @@ func TestErrorsOfCellTypes(t *testing.T) {
 		{"As into a pointer type", "var pv *P\nerrors.As(fmt.Errorf(\"x: %w\", &P{2}), &pv)", "", fails},
 		{"As through a cell Unwrap", "var ae2 error\nerrors.As(W{io.EOF}, &ae2)", "true", ""},
 		{"Unwrap of a cell error", "errors.Unwrap(W{io.EOF}) == io.EOF", "", fails},
+		{"As into an int", "var n int\nerrors.As(io.EOF, &n)", "", "errors: *target must be interface or implement error"},
+		{"As into a string", "var str string\nerrors.As(ErrBad, &str)", "", "errors: *target must be interface or implement error"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			res := ts.run(c.code)
@@ -113,6 +116,40 @@ func TestErrorsOfEmbeddingTypes(t *testing.T) {
 				t.Errorf("%q: got %s, want the cell to fail with %q", c.code, text(res), c.err)
 			case !strings.Contains(res.Err.Value, c.err):
 				t.Errorf("%q: error %q, want it to contain %q", c.code, res.Err.Value, c.err)
+			}
+		})
+	}
+}
+
+// countedError looks to errorsIs like the interpreter's wrapper of a cell's error (a struct
+// whose name starts with _ and whose first field is IValue), and counts the calls of Error.
+type _countedError struct {
+	IValue any
+	calls  *int
+}
+
+func (e _countedError) Error() string { *e.calls++; return "counted" }
+
+// TestErrorsIsDescribesTargetOnAHit: errorsIs calls the target's Error (an interpreted call
+// for a cell's error) only when the chain of err holds a cell's error, not on every miss.
+func TestErrorsIsDescribesTargetOnAHit(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		err   error
+		chain bool
+	}{
+		{"nil error", nil, false},
+		{"nil error, chain", nil, true},
+		{"compiled error", io.EOF, false},
+		{"compiled error, chain", io.ErrUnexpectedEOF, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			calls := 0
+			if errorsIs(c.err, _countedError{calls: &calls}, c.chain) {
+				t.Errorf("errorsIs(%v) = true, want false", c.err)
+			}
+			if calls != 0 {
+				t.Errorf("errorsIs(%v) called the target's Error %d times, want none", c.err, calls)
 			}
 		})
 	}
