@@ -56,6 +56,7 @@ func TestTypeIdentityOfCellTypes(t *testing.T) {
 		// a cell's type and a library type of the same fields
 		{"Pt as image.Point", typeIDPoint, "v := any(Pt{1, 2})", "_, ok := any(Pt{1, 2}).(image.Point)\nok", "", fails},
 		{"image.Point as Pt", typeIDPoint, "v := any(image.Point{1, 2})", "_, ok := v.(Pt)\nok", "", fails},
+		{"switch of Pt on an image.Point", typeIDPoint, "v := any(image.Point{1, 2})", "s := \"none\"\nswitch v.(type) {\ncase Pt:\n\ts = \"Pt\"\n}\ns", `"none"`, ""},
 		{"switch of Pt and image.Point", typeIDPoint, "v := any(Pt{1, 2})", "s := \"none\"\nswitch v.(type) {\ncase image.Point:\n\ts = \"Point\"\ncase Pt:\n\ts = \"Pt\"\n}\ns", `"Pt"`, ""},
 		// predeclared types after types declared as them: Go's answer unless the cell names one
 		{"json float64", typeIDJSON, jsonValue, "t := jm[\"temp\"].(float64)\nt", "21.5", ""},
