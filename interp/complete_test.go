@@ -2,7 +2,12 @@ package interp
 
 import (
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -187,4 +192,58 @@ func TestHelpTypesAndMethods(t *testing.T) {
 	if text, found := ts.Inspect("p := sbi.NPE.PosteriorAt", len("p := sbi.NPE.PosteriorAt")); !found || !strings.Contains(text, "PosteriorAt(x []float64)") {
 		t.Errorf("Inspect of sbi.NPE.PosteriorAt: %q, %v", text, found)
 	}
+}
+
+// TestMagicNamesMatchRunMagic keeps the magics that completion offers (magicNames) the same as
+// those runMagic's switch runs, but for the alias %? of %help.
+func TestMagicNamesMatchRunMagic(t *testing.T) {
+	f, err := parser.ParseFile(token.NewFileSet(), "magic.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran := map[string]bool{}
+	ast.Inspect(f, func(n ast.Node) bool {
+		fd, ok := n.(*ast.FuncDecl)
+		if !ok || fd.Name.Name != "runMagic" {
+			return true
+		}
+		ast.Inspect(fd.Body, func(n ast.Node) bool {
+			sw, ok := n.(*ast.SwitchStmt)
+			if id, isID := tagIdent(sw); !ok || !isID || id != "name" {
+				return true
+			}
+			for _, cl := range sw.Body.List {
+				for _, e := range cl.(*ast.CaseClause).List {
+					if lit, ok := e.(*ast.BasicLit); ok {
+						s, _ := strconv.Unquote(lit.Value)
+						ran[s] = true
+					}
+				}
+			}
+			return false
+		})
+		return false
+	})
+	delete(ran, "%?")
+	offered := map[string]bool{}
+	for prefix, names := range magicNames {
+		for _, n := range names {
+			offered[prefix+n] = true
+		}
+	}
+	if len(ran) == 0 || !maps.Equal(ran, offered) {
+		t.Errorf("runMagic runs %v, completion offers %v", slices.Sorted(maps.Keys(ran)), slices.Sorted(maps.Keys(offered)))
+	}
+}
+
+// tagIdent returns the name of a switch's tag when it is an identifier.
+func tagIdent(sw *ast.SwitchStmt) (string, bool) {
+	if sw == nil {
+		return "", false
+	}
+	id, ok := sw.Tag.(*ast.Ident)
+	if !ok {
+		return "", false
+	}
+	return id.Name, true
 }

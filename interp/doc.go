@@ -114,7 +114,11 @@
 // error when a session type has Unwrap, Is or As; and a chain where fmt.Errorf got a cell's
 // value without its methods (%!w). Make
 // sentinels with errors.New (var ErrBad = errors.New("bad")) and wrap them with %w, or call the
-// cell type's methods yourself. A function value (f := errors.Is) is not rewritten.
+// cell type's methods yourself. A function value (f := errors.Is) is not rewritten. A type
+// that gets Error by embedding (type MyErr struct{ error }) counts as one with a method Error;
+// yaegi cannot hand its values to the helpers (a panic of reflect.StructOf about embedded
+// interfaces), so errors.Is, errors.As and errors.Unwrap of one fail the cell: give the field
+// a name and declare Error (type MyErr struct{ err error }).
 //
 // The interpreter knows a type declared in a cell only as the type it is declared as, without
 // its name: type T1 struct{ A int } and type T2 struct{ A int } are one type to it, and so are
@@ -123,10 +127,22 @@
 // tell from another, the rewrite check-type-identity fails the cell, naming both: give the
 // types fields that differ (a struct with a field of its own for type A int), or tell the
 // values apart by a method. It counts the session's types, what each is declared as (int for
-// type A int, []float64 for type V []float64) unless that is a struct, the other cases of the
-// switch, and compiled struct types of the same fields but for empty ones. It cannot count a
-// value of an unnamed struct type of the same fields (struct{ A int }{1} passes x.(T1)), nor check
-// a comparison: any(T1{}) == any(T2{}) is true. A type switch without a variable (switch
+// type A int, []float64 for type V []float64) unless that is a struct, and the other cases of
+// the switch. For a type assertion only (not a case of a type switch, which the interpreter
+// matches by the value's compiled type and so answers as Go does), it also counts compiled
+// struct types of the same fields as a cell's struct type, but for empty ones: those of the
+// packages the session or the cell imports or names, and all of gosbi's library once one of
+// its packages is imported (its functions hand out values of sibling packages' types in
+// interfaces). A value of a compiled struct type of another package, which only a function of
+// an imported package could hand out in an interface, passes an assertion to a cell's struct
+// type of the same fields. An assertion or a case to a type made of no type of the session
+// and no unnamed struct (float64, string, []any, image.Point) counts only the session's types
+// that the cell names (anywhere, a case of the same switch too), so that after type Celsius
+// float64 a cell may walk decoded JSON with x.(float64): a Celsius that an earlier cell stored
+// in an any, asserted by a cell that does not name Celsius, passes x.(float64) (Go says no),
+// and one of type A int passes x.(int). It cannot count a value of an unnamed struct type of
+// the same fields (struct{ A int }{1} passes x.(T1)), nor check a comparison: any(T1{}) ==
+// any(T2{}) is true. A type switch without a variable (switch
 // x.(type)), whose cases of a cell's type or of an interface never match in the interpreter,
 // runs as one with a variable (the rewrite bind-type-switch). A value of a cell's struct type
 // with fields that a compiled interface with methods has held (a function's result of type
@@ -143,6 +159,13 @@
 // keep loops inside library calls: work on whole vectors and matrices (floats.Add, mat.Dense
 // methods), and write simulators that handle a batch per call. A simulator written in a cell
 // can still be handed to the library, which runs it on all cores.
+//
+// In a session with a struct type that has fields and methods, each type assertion or type
+// switch to such a type (x.(MyErr)) first passes its operand through an interpreted generic
+// call and a reflect check (the rewrite guard-assertions), a few microseconds, even when the
+// operand is a variable of type any or of an interface of the cell: such a variable may hold
+// the wrapper of a compiled interface (var a any = mk(), mk returning an error), so the check
+// cannot be left out. Keep such assertions out of hot loops, or call a method instead.
 //
 // # What the interpreter lacks
 //

@@ -23,11 +23,14 @@ func errorsIs(err, target error, chain bool) bool {
 	if errors.Is(err, target) {
 		return true // found through compiled values and methods only: Go finds it too
 	}
-	t, c := cellValueError(target), firstCellError(err)
-	switch {
-	case t != "" && c != "":
+	c := firstCellError(err)
+	if c == "" {
+		return false // no cell's error in the chain: the compiled answer is Go's
+	}
+	if t := cellValueError(target); t != "" {
 		panic(errorsLimit("errors.Is", "cannot compare a value of a cell's error type ("+t+") with the errors of the chain, which hold one ("+c+")"))
-	case chain && c != "":
+	}
+	if chain {
 		panic(errorsLimit("errors.Is", "cannot call the methods Unwrap, Is or As of a cell's error type ("+c+") in the chain"))
 	}
 	return false
@@ -41,6 +44,11 @@ func errorsAs(err error, target any, chain bool) bool {
 		panic(errorsLimit("errors.As", fmt.Sprintf("needs a non-nil pointer to a variable as its target, got %T", target)))
 	}
 	et := v.Type().Elem()
+	if !wrapperType(et) && et.Name() != "" && et.Kind() != reflect.Interface && !et.Implements(reflect.TypeFor[error]()) {
+		// a predeclared or compiled type, or a cell's type declared as one (type A int is int here)
+		panic(fmt.Sprintf("errors: *target must be interface or implement error (errors.As got a pointer to %s; "+
+			"a cell's type declared as %s cannot be found by errors.As either: the interpreter knows it only as %s)", et, et, et))
+	}
 	if wrapperType(et) || et.Kind() != reflect.Interface && !et.Implements(reflect.TypeFor[error]()) {
 		panic(errorsLimit("errors.As", "cannot find a value of a cell's type: the interpreter gives compiled code its values without their type"))
 	}

@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"io"
 	"strings"
 	"testing"
 )
@@ -49,6 +50,8 @@ func TestErrorsOfCellTypes(t *testing.T) {
 		{"As into a pointer type", "var pv *P\nerrors.As(fmt.Errorf(\"x: %w\", &P{2}), &pv)", "", fails},
 		{"As through a cell Unwrap", "var ae2 error\nerrors.As(W{io.EOF}, &ae2)", "true", ""},
 		{"Unwrap of a cell error", "errors.Unwrap(W{io.EOF}) == io.EOF", "", fails},
+		{"As into an int", "var n int\nerrors.As(io.EOF, &n)", "", "errors: *target must be interface or implement error"},
+		{"As into a string", "var str string\nerrors.As(ErrBad, &str)", "", "errors: *target must be interface or implement error"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			res := ts.run(c.code)
@@ -77,5 +80,77 @@ func TestErrorsOfCellTypesErrorfLeft(t *testing.T) {
 	res := ts.run("format := \"x: %w\"\nerrors.Is(fmt.Errorf(format, ErrBad), ErrBad)")
 	if res.Err == nil || !strings.Contains(res.Err.Value, "fmt.Errorf got without its methods") {
 		t.Errorf("result %s, error %v: want the cell to fail with an explanation", text(res), res.Err)
+	}
+}
+
+// TestErrorsOfEmbeddingTypes runs errors.Is, errors.Unwrap, type assertions and switches on a
+// cell's error type that gets its method Error by embedding an error, in a session with no
+// method Error declared: each gives Go's answer or fails the cell. Before such types counted
+// as error types, errors.Is(e, e) was false and a switch on a returned error took no case.
+// The helpers of wrap-errors fail every call on such a value, with yaegi's message.
+func TestErrorsOfEmbeddingTypes(t *testing.T) {
+	ts := newTestSession(t)
+	ts.mustRun(t, "import (\n\t\"errors\"\n\t\"fmt\"\n\t\"io\"\n)\ntype MyErr struct{ error }\n"+
+		"func mk() error { return MyErr{io.EOF} }\nvar _ = errors.New\nvar _ = fmt.Sprint")
+	// The session's helpers get the value as an error, which yaegi cannot make of a struct
+	// with an embedded interface: the cell fails where errors.Is answered false.
+	const embedded = "StructOf does not support methods of embedded interfaces"
+	for _, c := range []struct{ name, code, want, err string }{
+		{"Is of itself", "e := MyErr{io.EOF}\nerrors.Is(e, e)", "", embedded},
+		{"Is of the embedded error", "errors.Is(MyErr{io.EOF}, io.EOF)", "", embedded},
+		{"Is of a compiled chain", "errors.Is(fmt.Errorf(\"x: %w\", io.EOF), io.EOF)", "true", ""},
+		{"Unwrap", "errors.Unwrap(MyErr{io.EOF}) == nil", "", embedded},
+		{"switch on a returned error", "s := \"none\"\nswitch mk().(type) {\ncase MyErr:\n\ts = \"MyErr\"\n}\ns", "", "cannot tell the type of this value"},
+		{"kept in any", "var a any = MyErr{io.EOF}\n_, ok := a.(MyErr)\nok", "true", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res := ts.run(c.code)
+			switch {
+			case c.err == "" && res.Err != nil:
+				t.Fatalf("%q: %s", c.code, res.Err.Value)
+			case c.err == "":
+				if got := text(res); got != c.want {
+					t.Errorf("%q: got %s, want %s", c.code, got, c.want)
+				}
+			case res.Err == nil:
+				t.Errorf("%q: got %s, want the cell to fail with %q", c.code, text(res), c.err)
+			case !strings.Contains(res.Err.Value, c.err):
+				t.Errorf("%q: error %q, want it to contain %q", c.code, res.Err.Value, c.err)
+			}
+		})
+	}
+}
+
+// countedError looks to errorsIs like the interpreter's wrapper of a cell's error (a struct
+// whose name starts with _ and whose first field is IValue), and counts the calls of Error.
+type _countedError struct {
+	IValue any
+	calls  *int
+}
+
+func (e _countedError) Error() string { *e.calls++; return "counted" }
+
+// TestErrorsIsDescribesTargetOnAHit: errorsIs calls the target's Error (an interpreted call
+// for a cell's error) only when the chain of err holds a cell's error, not on every miss.
+func TestErrorsIsDescribesTargetOnAHit(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		err   error
+		chain bool
+	}{
+		{"nil error", nil, false},
+		{"nil error, chain", nil, true},
+		{"compiled error", io.EOF, false},
+		{"compiled error, chain", io.ErrUnexpectedEOF, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			calls := 0
+			if errorsIs(c.err, _countedError{calls: &calls}, c.chain) {
+				t.Errorf("errorsIs(%v) = true, want false", c.err)
+			}
+			if calls != 0 {
+				t.Errorf("errorsIs(%v) called the target's Error %d times, want none", c.err, calls)
+			}
+		})
 	}
 }

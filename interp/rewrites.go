@@ -29,33 +29,29 @@ func (s *Session) rewrite(items []item, cell int) error {
 		units[i] = rewrite.Unit{Kind: kind, Text: it.text, Line: lineBase(cell) + it.line, Col: it.col}
 	}
 	paths := s.packagePaths(items)
+	reach := sync.OnceValue(func() func(string) bool { return s.reachable(items, paths) })
+	compiled := s.compiledSymbols(paths)
+	methods := sync.OnceValue(func() *methodSet { return s.methodSet(items, compiled) })
 	env := rewrite.Env{
 		IsPackage: func(name string) bool { _, ok := paths(name); return ok },
-		Compiled:  s.compiledSymbols(paths),
+		Compiled:  compiled,
 		PackagePath: func(name string) string {
 			path, _ := paths(name)
 			return path
 		},
-		PrintMethods: sync.OnceValues(func() (bool, bool) { return s.printMethods(items) }),
-		ErrorMethods: sync.OnceValues(func() (bool, bool) { return s.errorMethods(items) }),
+		PrintMethods: func() (bool, bool) { ms := methods(); return ms.print, ms.printPointer },
+		ErrorMethods: func() (bool, bool) { ms := methods(); return ms.errorType, ms.chain },
 		IsVar: func(name string) bool {
 			d := s.decls[name]
 			return d != nil && d.kind == varDecl
 		},
-		TypeDecls: s.typeDecls,
-		HasMethods: func(typeName string) bool {
-			for name, d := range s.decls {
-				if d.kind == methodDecl && strings.HasPrefix(name, typeName+".") {
-					return true
-				}
-			}
-			return false
-		},
+		TypeDecls:  s.typeDecls,
+		HasMethods: func(typeName string) bool { return methods().types[typeName] },
 		CompiledOfUnderlying: func(key string) string {
-			if name := compiledUnderlying()[key]; name != "" {
+			if name := compiledUnderlying()[key].first(reach()); name != "" {
 				return name
 			}
-			return s.extraUnderlying()[key]
+			return s.extraUnderlying()[key].first(reach())
 		},
 		Cell: cell,
 	}
@@ -68,57 +64,147 @@ func (s *Session) rewrite(items []item, cell int) error {
 	return nil
 }
 
-// printMethods reports whether the session's types or those of the cell's items have a
-// method String or Error, and whether one of them has it on a pointer receiver.
-func (s *Session) printMethods(items []item) (value, pointer bool) {
-	note := func(fd *ast.FuncDecl) {
-		if fd.Recv == nil || len(fd.Recv.List) != 1 || (fd.Name.Name != "String" && fd.Name.Name != "Error") {
-			return
-		}
-		value = true
-		if _, ok := fd.Recv.List[0].Type.(*ast.StarExpr); ok {
-			pointer = true
-		}
-	}
+// methodSet is what the rewrites ask of the methods of the session's types and the cell's.
+type methodSet struct {
+	types               map[string]bool // types with methods, declared or promoted from an embedded field
+	print, printPointer bool            // a method String or Error, and one on a pointer receiver
+	errorType, chain    bool            // a method Error, and a method Unwrap, Is or As
+}
+
+// methodSet scans the method and type declarations of the session and of the cell's items
+// once. A struct type with an embedded field of type error, of a compiled type with the
+// method Error or of a type with methods has methods too: yaegi hands a value of struct{ error }
+// to compiled code in its wrapper as it does one with a declared Error.
+func (s *Session) methodSet(items []item, compiled func(pkg, name string) reflect.Type) *methodSet {
+	ms := &methodSet{types: map[string]bool{}}
+	var specs []*ast.TypeSpec
 	for _, d := range s.decls {
-		if d.kind == methodDecl && (strings.HasSuffix(d.name, ".String") || strings.HasSuffix(d.name, ".Error")) {
+		switch d.kind {
+		case methodDecl:
 			if f, err := parser.ParseFile(token.NewFileSet(), "", "package p;"+d.signature+"{}", 0); err == nil && len(f.Decls) == 1 {
 				if fd, ok := f.Decls[0].(*ast.FuncDecl); ok {
-					note(fd)
+					ms.noteMethod(fd)
 				}
+			}
+		case typeDecl:
+			if f, err := parser.ParseFile(token.NewFileSet(), "", "package p;"+d.text, 0); err == nil {
+				specs = append(specs, typeSpecs(f.Decls)...)
 			}
 		}
 	}
 	for _, it := range items {
-		if fd, ok := it.decl.(*ast.FuncDecl); ok {
-			note(fd)
+		if it.decl != nil {
+			if fd, ok := it.decl.(*ast.FuncDecl); ok {
+				ms.noteMethod(fd)
+			}
+			specs = append(specs, typeSpecs([]ast.Decl{it.decl})...)
 		}
 	}
-	return value, pointer
+	for changed := true; changed; { // promoted through several embeddings
+		changed = false
+		for _, ts := range specs {
+			if !ms.types[ts.Name.Name] && ms.embedsMethods(ts, compiled) {
+				ms.types[ts.Name.Name], changed = true, true
+			}
+		}
+	}
+	return ms
 }
 
-// errorMethods reports whether the session's types or those of the cell's items have a
-// method Error, and whether they have a method Unwrap, Is or As.
-func (s *Session) errorMethods(items []item) (errorType, chain bool) {
-	note := func(name string) {
-		switch name {
-		case "Error":
-			errorType = true
-		case "Unwrap", "Is", "As":
-			chain = true
+// noteMethod records a method declaration.
+func (ms *methodSet) noteMethod(fd *ast.FuncDecl) {
+	if fd.Recv == nil || len(fd.Recv.List) != 1 {
+		return
+	}
+	recv := fd.Recv.List[0].Type
+	_, pointer := recv.(*ast.StarExpr)
+	if pointer {
+		recv = recv.(*ast.StarExpr).X
+	}
+	if ix, ok := recv.(*ast.IndexExpr); ok {
+		recv = ix.X
+	}
+	if ix, ok := recv.(*ast.IndexListExpr); ok {
+		recv = ix.X
+	}
+	if id, ok := recv.(*ast.Ident); ok {
+		ms.types[id.Name] = true
+	}
+	switch fd.Name.Name {
+	case "String", "Error":
+		ms.print = true
+		ms.printPointer = ms.printPointer || pointer
+		ms.errorType = ms.errorType || fd.Name.Name == "Error"
+	case "Unwrap", "Is", "As":
+		ms.chain = true
+	}
+}
+
+// embedsMethods reports whether the struct type ts has an embedded field that gives it
+// methods, and records an Error, Unwrap, Is or As that a compiled field gives it.
+func (ms *methodSet) embedsMethods(ts *ast.TypeSpec, compiled func(pkg, name string) reflect.Type) bool {
+	st, ok := ts.Type.(*ast.StructType)
+	if !ok {
+		return false
+	}
+	has := false
+	for _, f := range st.Fields.List {
+		if len(f.Names) > 0 {
+			continue
+		}
+		e := f.Type
+		if star, ok := e.(*ast.StarExpr); ok {
+			e = star.X
+		}
+		switch e := e.(type) {
+		case *ast.Ident:
+			if e.Name == "error" {
+				ms.print, ms.errorType, has = true, true, true
+			}
+			has = has || ms.types[e.Name]
+		case *ast.SelectorExpr:
+			pkg, ok := e.X.(*ast.Ident)
+			if !ok {
+				continue
+			}
+			t := compiled(pkg.Name, e.Sel.Name)
+			if t == nil {
+				continue
+			}
+			has = has || ms.noteCompiled(t) || ms.noteCompiled(reflect.PointerTo(t))
 		}
 	}
-	for _, d := range s.decls {
-		if d.kind == methodDecl {
-			note(d.name[strings.LastIndexByte(d.name, '.')+1:])
+	return has
+}
+
+// noteCompiled records the methods Error, String, Unwrap, Is and As of an embedded compiled
+// type, and reports whether it has methods.
+func (ms *methodSet) noteCompiled(t reflect.Type) bool {
+	for _, name := range []string{"Error", "String"} {
+		if _, ok := t.MethodByName(name); ok {
+			ms.print = true
+			ms.errorType = ms.errorType || name == "Error"
 		}
 	}
-	for _, it := range items {
-		if fd, ok := it.decl.(*ast.FuncDecl); ok && fd.Recv != nil {
-			note(fd.Name.Name)
+	for _, name := range []string{"Unwrap", "Is", "As"} {
+		if _, ok := t.MethodByName(name); ok {
+			ms.chain = true
 		}
 	}
-	return errorType, chain
+	return t.NumMethod() > 0
+}
+
+// typeSpecs returns the type specifications of declarations.
+func typeSpecs(decls []ast.Decl) []*ast.TypeSpec {
+	var specs []*ast.TypeSpec
+	for _, d := range decls {
+		if gd, ok := d.(*ast.GenDecl); ok && gd.Tok == token.TYPE {
+			for _, sp := range gd.Specs {
+				specs = append(specs, sp.(*ast.TypeSpec))
+			}
+		}
+	}
+	return specs
 }
 
 // typeDecls returns the sources of the session's type declarations, in the order they were
@@ -147,18 +233,34 @@ func (s *Session) typeDecls() []string {
 // one for a value of a cell's struct type of the same fields, and the reverse. Empty structs
 // are left (debug.CrashOptions is one): they would make every cell's empty struct type
 // ambiguous, and compiled code hardly hands out values of them.
-var compiledUnderlying = sync.OnceValue(func() map[string]string { return underlyingIndex(stdlib.Symbols) })
+var compiledUnderlying = sync.OnceValue(func() map[string]compiledStructs { return underlyingIndex(stdlib.Symbols) })
 
 // extraUnderlying is compiledUnderlying for the session's extra packages (Config.Symbols).
-func (s *Session) extraUnderlying() map[string]string {
+func (s *Session) extraUnderlying() map[string]compiledStructs {
 	s.extraUnderOnce.Do(func() { s.extraUnder = underlyingIndex(s.opts.Symbols) })
 	return s.extraUnder
 }
 
-// underlyingIndex returns the index of compiledUnderlying for the symbol tables syms.
-func underlyingIndex(syms map[string]map[string]reflect.Value) map[string]string {
-	index := map[string]string{}
-	for _, pkg := range syms {
+// compiledStructs are compiled struct types of one underlying type, by name (as reflect
+// writes it), each with its package's import path.
+type compiledStructs []struct{ path, name string }
+
+// first returns the name of the first type whose package reach holds, "" when there is none.
+func (cs compiledStructs) first(reach func(path string) bool) string {
+	for _, c := range cs {
+		if reach(c.path) {
+			return c.name
+		}
+	}
+	return ""
+}
+
+// underlyingIndex returns the index of compiledUnderlying for the symbol tables syms, whose
+// keys are "path/name".
+func underlyingIndex(syms map[string]map[string]reflect.Value) map[string]compiledStructs {
+	index := map[string]compiledStructs{}
+	for k, pkg := range syms {
+		path := k[:max(strings.LastIndexByte(k, '/'), 0)]
 		for name := range pkg {
 			t, ok := symbolType(pkg, name)
 			if !ok || t.Name() == "" {
@@ -168,12 +270,51 @@ func underlyingIndex(syms map[string]map[string]reflect.Value) map[string]string
 				continue
 			}
 			key := rewrite.UnderlyingKey(t)
-			if old := index[key]; old == "" || t.String() < old {
-				index[key] = t.String() // the same name for every run
-			}
+			index[key] = append(index[key], struct{ path, name string }{path, t.String()})
 		}
 	}
+	for _, cs := range index {
+		slices.SortFunc(cs, func(a, b struct{ path, name string }) int { return strings.Compare(a.name, b.name) }) // the same name for every run
+	}
 	return index
+}
+
+// libraryPrefix is the import path prefix of gosbi's own packages.
+const libraryPrefix = "github.com/gosbi/gosbi/"
+
+// reachable returns whether a cell can hold a value of a compiled struct type of the package
+// path, for check-type-identity: a package the session imports, one the cell imports or
+// names (paths resolves its names), or, once one of those is of gosbi's library, any package
+// of the library, whose functions return values of their sibling packages' types through
+// interfaces and fields of type any that the cell need not import. A value of another package
+// reaches a cell only when a package that the session imports hands it out in an interface
+// (a gonum function's result holding a type of a package gonum imports); package interp
+// documents that gap.
+func (s *Session) reachable(items []item, paths func(string) (string, bool)) func(path string) bool {
+	named := map[string]bool{}
+	for _, path := range s.imports {
+		named[path] = true
+	}
+	for _, it := range items {
+		ast.Inspect(node(it), func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.ImportSpec:
+				named[strings.Trim(n.Path.Value, `"`)] = true
+			case *ast.SelectorExpr:
+				if id, ok := n.X.(*ast.Ident); ok {
+					if path, ok := paths(id.Name); ok {
+						named[path] = true
+					}
+				}
+			}
+			return true
+		})
+	}
+	library := false
+	for path := range named {
+		library = library || strings.HasPrefix(path, libraryPrefix)
+	}
+	return func(path string) bool { return named[path] || library && strings.HasPrefix(path, libraryPrefix) }
 }
 
 // sameSource reports whether two declaration texts are the same source, ignoring the

@@ -58,7 +58,7 @@ func (e *Error) Error() string { return e.Value }
 type Session struct {
 	opts Config
 	// extraUnder indexes the types of opts.Symbols for check-type-identity (extraUnderlying).
-	extraUnder     map[string]string
+	extraUnder     map[string]compiledStructs
 	extraUnderOnce sync.Once
 	yi             *yaegi.Interpreter
 	stderr         *explain.Stderr   // the interpreter's standard error, which keeps the frames of a panic

@@ -13,9 +13,16 @@ const (
 	typeIDPoint   = "import \"image\"\ntype Pt struct{ X, Y int }\nvar _ = image.Point{}"
 	typeIDErrors  = "import \"errors\"\ntype E1 struct{ A int }\nfunc (E1) Error() string { return \"e1\" }\n" +
 		"type E2 struct{ A int }\nfunc (E2) Error() string { return \"e2\" }\nvar _ = errors.New"
+	typeIDJSON    = "import \"encoding/json\"\ntype Celsius float64\ntype Label string\ntype Series []float64\nvar _ = json.Unmarshal"
+	typeIDLibrary = "type Point struct{ X, Y float64 }\ntype ValidationError struct{ Msg string }\n" +
+		"func (e ValidationError) Error() string { return e.Msg }"
 	typeIDDistinct = "import \"fmt\"\ntype T struct{ A int }\ntype U struct{ B string }\n" +
 		"type S struct{ C float64 }\nfunc (S) String() string { return \"s\" }\nvar _ = fmt.Sprint"
 )
+
+// jsonValue decodes a JSON object into the map jm, for the rows of TestTypeIdentityOfCellTypes
+// that read it: 21 + len("x") + 10*len([1, 2]) is 42.
+const jsonValue = "var jm map[string]any\n_ = json.Unmarshal([]byte(`{\"temp\": 21.5, \"name\": \"x\", \"xs\": [1, 2]}`), &jm)"
 
 // TestTypeIdentityOfCellTypes runs type assertions (comma-ok and panicking), type switches and
 // errors.As on values of the session's types in a table: each gives Go's answer or fails the
@@ -42,14 +49,31 @@ func TestTypeIdentityOfCellTypes(t *testing.T) {
 		// two named types of one underlying type, and a named type and its underlying type
 		{"named ints", typeIDInts, "v := any(A(1))", "_, ok := v.(B)\nok", "", fails},
 		{"int as A", typeIDInts, "v := any(3)", "_, ok := v.(A)\nok", "", fails},
-		{"A as int", typeIDInts, "v := any(A(3))", "_, ok := v.(int)\nok", "", fails},
+		{"A as int", typeIDInts, "v := any(A(3))", "_, ok := any(A(3)).(int)\nok", "", fails},
 		{"switch of int and A", typeIDInts, "v := any(A(3))", "s := \"none\"\nswitch v.(type) {\ncase int:\n\ts = \"int\"\ncase A:\n\ts = \"A\"\n}\ns", "", fails},
 		{"pointer to int", typeIDInts, "v := any(new(int))", "_, ok := v.(*A)\nok", "", fails},
 		{"float64", typeIDInts, "v := any(A(3))", "_, ok := v.(float64)\nok", "false", ""},
 		// a cell's type and a library type of the same fields
-		{"Pt as image.Point", typeIDPoint, "v := any(Pt{1, 2})", "_, ok := v.(image.Point)\nok", "", fails},
+		{"Pt as image.Point", typeIDPoint, "v := any(Pt{1, 2})", "_, ok := any(Pt{1, 2}).(image.Point)\nok", "", fails},
 		{"image.Point as Pt", typeIDPoint, "v := any(image.Point{1, 2})", "_, ok := v.(Pt)\nok", "", fails},
+		{"switch of Pt on an image.Point", typeIDPoint, "v := any(image.Point{1, 2})", "s := \"none\"\nswitch v.(type) {\ncase Pt:\n\ts = \"Pt\"\n}\ns", `"none"`, ""},
 		{"switch of Pt and image.Point", typeIDPoint, "v := any(Pt{1, 2})", "s := \"none\"\nswitch v.(type) {\ncase image.Point:\n\ts = \"Point\"\ncase Pt:\n\ts = \"Pt\"\n}\ns", `"Pt"`, ""},
+		// predeclared types after types declared as them: Go's answer unless the cell names one
+		{"json float64", typeIDJSON, jsonValue, "t := jm[\"temp\"].(float64)\nt", "21.5", ""},
+		{"comma-ok string", typeIDJSON, "v := any(\"hi\")", "s, ok := v.(string)\nfmt.Sprint(s, ok)", `"hitrue"`, ""},
+		{"comma-ok []float64", typeIDJSON, "v := any([]float64{1})", "_, ok := v.([]float64)\nok", "true", ""},
+		{"json walk", typeIDJSON, jsonValue, "n := 0\nfor _, v := range jm {\n\tswitch x := v.(type) {\n\tcase float64:\n\t\tn += int(x)\n" +
+			"\tcase string:\n\t\tn += len(x)\n\tcase []any:\n\t\tn += 10 * len(x)\n\t}\n}\nn", "42", ""},
+		{"Celsius", typeIDJSON, "v := any(Celsius(3))", "_, ok := v.(Celsius)\nok", "", fails},
+		{"float64 in a cell naming Celsius", typeIDJSON, "v := any(2.5)", "c := Celsius(1)\n_, ok := v.(float64)\nfmt.Sprint(c, ok)", "", fails},
+		{"switch of Celsius and float64", typeIDJSON, "v := any(Celsius(3))", "s := \"none\"\nswitch v.(type) {\ncase float64:\n\ts = \"float64\"\ncase Celsius:\n\ts = \"Celsius\"\n}\ns", "", fails},
+		// struct types of the same fields as compiled ones of packages the session does not import
+		{"Point, no plotter", typeIDLibrary, "v := any(Point{1, 2})", "p, ok := v.(Point)\nfmt.Sprint(p.X, ok)", `"1 true"`, ""},
+		{"switch of Point", typeIDLibrary, "v := any(Point{1, 2})", "s := \"none\"\nswitch v.(type) {\ncase Point:\n\ts = \"Point\"\n}\ns", `"Point"`, ""},
+		{"ValidationError, no asn1", typeIDLibrary, "v := any(ValidationError{\"bad\"})", "e, ok := v.(ValidationError)\nfmt.Sprint(e.Msg, ok)", `"badtrue"`, ""},
+		{"ValidationError after importing sbi", typeIDLibrary, "import \"github.com/gosbi/gosbi/sbi\"\nv := any(ValidationError{\"bad\"})\nvar _ = sbi.ErrUntrained",
+			"_, ok := v.(ValidationError)\nok", "", "cannot tell ValidationError from display.CheckError"},
+		{"Point after importing plotter", typeIDLibrary, "import \"gonum.org/v1/plot/plotter\"\nv := any(plotter.XY{1, 2})", "_, ok := v.(Point)\nok", "", fails},
 		// error types
 		{"errors.As", typeIDErrors, "v := E1{}", "var e2 E2\nerrors.As(v, &e2)", "", "errors.As cannot find a value of a cell's type"},
 		{"error assertion", typeIDErrors, "v := any(E1{})", "_, ok := v.(E2)\nok", "", fails},

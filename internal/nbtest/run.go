@@ -336,11 +336,12 @@ func runCell(ctx context.Context, c *Client, nb *Notebook, i int, o Config, budg
 	case ex.Aborted:
 		// Config.Stop: the kernel's reply (its interrupt's error, or the cell's own outcome) says
 		// how the cell ended; this says why it was interrupted.
+		text := "the cell was interrupted: " + stoppedWhy
 		if reply.Status == "ok" {
-			reply.Status, reply.Ename, reply.Evalue = "error", stoppedName, "the cell ended, and "+stoppedWhy
+			text = "the cell ended, and " + stoppedWhy
+			reply.Status, reply.Ename, reply.Evalue = "error", stoppedName, text
 		}
-		acc.addOutput(&Output{OutputType: "error", Ename: stoppedName, Evalue: "the cell was interrupted: " + stoppedWhy,
-			Traceback: []string{stoppedName + ": the cell was interrupted: " + stoppedWhy}})
+		acc.addOutput(&Output{OutputType: "error", Ename: stoppedName, Evalue: text, Traceback: []string{stoppedName + ": " + text}})
 	case ex.TimedOut:
 		reply.Status = "error"
 		reply.Ename = "Timeout"

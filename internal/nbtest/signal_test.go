@@ -133,3 +133,55 @@ wait:
 		t.Errorf("cell 3, which did not run, has outputs %q and count %v", outputsOf(c), c.ExecutionCount)
 	}
 }
+
+// TestStopTextFollowsTheReply stops a run (Config.Stop) while its cell runs: the error output
+// saved in the notebook says that the cell was interrupted (sleep fails on its interrupt, whose
+// error is the cell's) or that it ended (catch handles its interrupt and ends ok), as the
+// cell's error then does.
+func TestStopTextFollowsTheReply(t *testing.T) {
+	for _, c := range []struct{ cmd, want string }{
+		{"sleep", "the cell was interrupted: "},
+		{"catch", "the cell ended, and "},
+	} {
+		t.Run(c.cmd, func(t *testing.T) {
+			dir := t.TempDir()
+			flag := filepath.Join(dir, "running")
+			if err := os.WriteFile(flag, nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(dir, "stop.ipynb")
+			nb := &nbtest.Notebook{NBFormat: 4, NBFormatMinor: 5, Metadata: map[string]any{}, Cells: []*nbtest.Cell{
+				{CellType: "code", ID: "a", Source: "touch " + flag + "\n" + c.cmd, Metadata: map[string]any{}},
+			}}
+			if err := nbtest.WriteNotebook(path, nb); err != nil {
+				t.Fatal(err)
+			}
+			stop := make(chan struct{})
+			go func() {
+				for { // the cell has touched the flag: it runs, in its sleep or catch
+					if st, err := os.Stat(flag); err == nil && st.Size() > 0 {
+						break
+					}
+					time.Sleep(10 * time.Millisecond)
+				}
+				close(stop)
+			}()
+			res := execute(t, path, nbtest.Config{Stop: stop})
+			if len(res.Errors) != 1 {
+				t.Fatalf("errors %+v, want one", res.Errors)
+			}
+			var saved []string
+			for _, o := range res.Notebook.Cells[0].Outputs {
+				if o.OutputType == "error" && o.Ename == "Stopped" {
+					saved = append(saved, o.Evalue)
+				}
+			}
+			if len(saved) != 1 || !strings.HasPrefix(saved[0], c.want) {
+				t.Errorf("saved error outputs %q, want one that starts with %q", saved, c.want)
+			}
+			if e := res.Errors[0]; e.Ename == "Stopped" && (len(saved) != 1 || e.Evalue != saved[0]) {
+				t.Errorf("the cell's error %q differs from its saved output %q", e.Evalue, saved)
+			}
+		})
+	}
+}

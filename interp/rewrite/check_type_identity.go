@@ -19,7 +19,10 @@ import (
 // type made of one, *T, []T) that the interpreter cannot tell from another: a type the session,
 // the cell or one of the unit's functions declares, what such a type is declared as (int for
 // type A int) unless that is a struct, another case of the switch, or, for an assertion, a
-// compiled struct type of the same fields (Env.CompiledOfUnderlying). Assertions to interfaces,
+// compiled struct type of the same fields (Env.CompiledOfUnderlying). For a type made of no
+// type of the session and no unnamed struct (float64, []any, image.Point) it counts only the
+// session's types that the cell names, so that a cell that asserts x.(float64) after type
+// Celsius float64 runs: a Celsius stored in x by an earlier cell passes it. Assertions to interfaces,
 // which go by methods, are left, and so are generic types and types the pass cannot resolve
 // (a dot-imported package's). A value of an unnamed struct type of the same fields
 // (struct{ A int }{1}) that no case of the switch names still passes as the session's type,

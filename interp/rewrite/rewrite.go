@@ -73,8 +73,8 @@ type Env struct {
 	// (pointer). Nil means neither.
 	PrintMethods func() (value, pointer bool)
 	// ErrorMethods reports whether the session's types, the cell's included, have a method
-	// Error (errorType) and whether they have a method Unwrap, Is or As (chain). Nil means
-	// neither.
+	// Error (errorType), declared or promoted from an embedded field, and whether they have a
+	// method Unwrap, Is or As (chain). Nil means neither.
 	ErrorMethods func() (errorType, chain bool)
 	// TypeDecls returns the sources of the session's type declarations before the cell, each
 	// a type declaration (a group or one type). Nil means none.
@@ -82,8 +82,8 @@ type Env struct {
 	// CompiledOfUnderlying returns the name (as reflect writes it) of a compiled defined type
 	// whose underlying type's UnderlyingKey is key, "" when there is none. Nil means none.
 	CompiledOfUnderlying func(key string) string
-	// HasMethods reports whether a type of the session, declared before the cell, has methods.
-	// Nil means none.
+	// HasMethods reports whether a type of the session or the cell has methods, declared or
+	// promoted from an embedded field (struct{ error }). Nil means none.
 	HasMethods func(typeName string) bool
 
 	// types is the table of the session's and the cell's types, which Run makes on first use.

@@ -20,6 +20,7 @@ type typeTable struct {
 	p           *parsed         // the unit whose types are looked up (with)
 	locals      []*ast.TypeSpec // the types declared in the unit's functions
 	busy        map[string]bool // declarations being expanded, against recursive types
+	cellNames   map[string]bool // the identifiers of the cell's units
 }
 
 // typeKey is a type as Go knows it and as the interpreter represents its values.
@@ -46,7 +47,7 @@ func (k typeKey) declared(z typeKey) string {
 // newTypeTable returns the table of the session's type declarations (their sources, as
 // Env.TypeDecls gives them) and of the cell's units.
 func newTypeTable(env Env, units []Unit) *typeTable {
-	tt := &typeTable{specs: map[string]*ast.TypeSpec{}, cellMethods: map[string]bool{}, env: env}
+	tt := &typeTable{specs: map[string]*ast.TypeSpec{}, cellMethods: map[string]bool{}, env: env, cellNames: map[string]bool{}}
 	add := func(text string) {
 		f, err := parser.ParseFile(token.NewFileSet(), "", "package p;"+text, 0)
 		if err != nil {
@@ -81,6 +82,20 @@ func newTypeTable(env Env, units []Unit) *typeTable {
 		if u.Kind == Decl {
 			add(u.Text)
 		}
+		if p, err := parse(u); err == nil {
+			nodes := []ast.Node{p.root}
+			for _, st := range p.body {
+				nodes = append(nodes, st)
+			}
+			for _, n := range nodes {
+				ast.Inspect(n, func(n ast.Node) bool {
+					if id, ok := n.(*ast.Ident); ok {
+						tt.cellNames[id.Name] = true
+					}
+					return true
+				})
+			}
+		}
 	}
 	return tt
 }
@@ -108,12 +123,18 @@ func (tt *typeTable) key(e ast.Expr) (typeKey, bool) {
 // confused returns a type of the session's universe that the interpreter cannot tell from k:
 // one whose representation is k's, or, for an assertion (assign), one assignable to it as
 // the interpreter sees them (an unnamed type and a defined type of the same underlying type).
+// For a type k made of no type of the session and no unnamed struct (float64, []any,
+// image.Point), it counts only the session's types that the cell names: a cell that asserts float64 without naming
+// type Celsius float64 is taken to hold no Celsius (the gap that package interp documents).
 func (tt *typeTable) confused(k typeKey, assign bool) (typeKey, bool) {
 	match := func(z typeKey) bool {
 		return z.id != k.id && (z.rep == k.rep ||
 			assign && (k.named && !z.named && k.under == z.rep || !k.named && z.named && k.rep == z.under))
 	}
 	for _, name := range tt.order {
+		if !k.session && !strings.Contains(k.rep, "struct{") && !tt.cellNames[name] {
+			continue
+		}
 		z, ok := tt.key(&ast.Ident{Name: name})
 		if ok && match(z) {
 			z.name = name

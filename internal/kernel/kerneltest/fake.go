@@ -164,6 +164,13 @@ func fakeLine(r ipc.Request, line string, events *ipc.Encoder, interrupts chan s
 		}
 		send(ipc.Event{Type: ipc.Error, Ename: "Interrupted", Evalue: "the cell was interrupted"})
 		return map[string]any{"status": "error", "ename": "Interrupted", "evalue": "the cell was interrupted", "traceback": []string{}}
+	case "catch":
+		// As sleep, but the cell handles its interrupt and ends ok.
+		for id := range interrupts {
+			if id == r.ID {
+				break
+			}
+		}
 	case "hang":
 		select {}
 	case "exit":
