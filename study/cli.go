@@ -53,6 +53,8 @@ const statusSynopsis = `usage: gosbi study status DIR
 Prints how many jobs of the study in DIR are done, pending, failed or hold an invalid record,
 and exits with status 1 when any failed or is invalid (run the study again to retry them), or
 when a job's failure note or running marker is damaged (remove it to let the job run again).
+It reads no Slurm queue: a job waiting in a Slurm array counts as missing until it starts; the
+Slurm jobs a run submitted and has not seen end are named (squeue -j shows them).
 `
 
 const workerSynopsis = `usage: gosbi study worker DIR INDEX

@@ -627,6 +627,20 @@ func (s *Study) awaitSlurm(ctx context.Context, poll time.Duration, note io.Writ
 	}
 }
 
+// submittedJobs returns the Slurm job ids listed in the study's submittedFile, or nil where
+// there is none or it cannot be read (a run then says what is wrong with it).
+func (s *Study) submittedJobs() []string {
+	data, err := readlimit.File(filepath.Join(s.Dir, "slurm", submittedFile), "a list of Slurm job ids", maxSubmittedSize)
+	if err != nil {
+		return nil
+	}
+	ids := strings.Fields(string(data))
+	if len(ids) == 0 {
+		return nil
+	}
+	return ids
+}
+
 // removeSubmitted removes the submittedFile file once its jobs have left the queue.
 func removeSubmitted(name, file string) error {
 	if err := os.Remove(file); err != nil && !errors.Is(err, fs.ErrNotExist) {

@@ -74,6 +74,11 @@ type Status struct {
 	Invalid []InvalidRecord
 	Damaged []DamagedFile // of every job, done or not
 	Runner  string        // "pid 123 on host h, running since …"; "" when no process runs the study
+	// Slurm lists the Slurm jobs that a run of the Slurm executor submitted and has not seen
+	// leave the queue (DIR/slurm/submitted): the run now (Runner), or one killed before its
+	// arrays ended, whose jobs may still run. Status reads no queue, so the jobs those arrays
+	// hold are counted missing (or failed, from an earlier attempt) until they start.
+	Slurm []string
 }
 
 // logTailLines is how much of a failed job's log Status keeps.
@@ -84,7 +89,7 @@ func (s *Study) Status() *Status { return s.status(nil) }
 
 // status is Status with the states a scheduler knows (queued, running) for some jobs.
 func (s *Study) status(sched map[int]State) *Status {
-	st := &Status{Study: s.Spec.Name, Runner: s.runner()}
+	st := &Status{Study: s.Spec.Name, Runner: s.runner(), Slurm: s.submittedJobs()}
 	notes, markers := s.listed("failed"), s.listed("running")
 	for _, stage := range s.Spec.Stages {
 		c := StageCount{Stage: stage.Name, Counts: map[State]int{}}
@@ -274,6 +279,9 @@ func (st *Status) write(w io.Writer) {
 	if st.Runner != "" {
 		fmt.Fprintf(w, "run now by %s\n", st.Runner)
 	}
+	if l := st.slurmLine(); l != "" {
+		fmt.Fprintln(w, l)
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(tw, "stage\tjobs\t")
 	for _, s := range states {
@@ -302,6 +310,28 @@ func (st *Status) write(w io.Writer) {
 	}
 }
 
+// maxSlurmShown is how many Slurm job ids a status line names.
+const maxSlurmShown = 10
+
+// slurmLine says which Slurm jobs may hold jobs of the study and what that means for the
+// counts ("" when there are none).
+func (st *Status) slurmLine() string {
+	if len(st.Slurm) == 0 {
+		return ""
+	}
+	ids := st.Slurm
+	more := ""
+	if len(ids) > maxSlurmShown {
+		ids, more = ids[:maxSlurmShown], fmt.Sprintf(" and %d more (all listed in the study's slurm/submitted)", len(ids)-maxSlurmShown)
+	}
+	list := strings.Join(ids, ",")
+	if st.Runner != "" {
+		return fmt.Sprintf("Slurm jobs %s%s, submitted by this run, hold its queued jobs, counted missing here until they start (squeue -j %s shows them)", list, more, list)
+	}
+	return fmt.Sprintf("Slurm jobs %s%s were submitted by a run that ended before they left the queue (killed?): they may still run jobs counted missing or failed here; "+
+		"the next run waits for them to end (squeue -j %s shows them, scancel %s cancels them)", list, more, list, strings.Join(ids, " "))
+}
+
 // advice says what a damaged file stops and what to do.
 func (d DamagedFile) advice() string {
 	return (&damagedFile{job: d.Job, what: d.What, path: d.Path, reason: d.Reason}).advice()
@@ -322,6 +352,9 @@ func (st *Status) MIMEBundle() map[string]any {
 			fmt.Fprintf(&b, " %d |", c.Counts[s])
 		}
 		b.WriteString("\n")
+	}
+	if l := st.slurmLine(); l != "" {
+		fmt.Fprintf(&b, "\n%s\n", mdText(l))
 	}
 	for _, f := range st.Failed {
 		fmt.Fprintf(&b, "\n**failed** %s: %s\n", mdText(f.Job.String()), mdText(firstLine(f.Failure.Error)))

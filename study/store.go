@@ -130,7 +130,9 @@ func Create(dir string, spec *Spec, base string) (*Study, error) {
 		if same, err := sameStudy(old, m); err != nil {
 			return nil, err
 		} else if !same {
-			return nil, fmt.Errorf("study: %s holds a different study (%q); use a new directory, or delete it to start over", dir, old.Spec.Name)
+			return nil, fmt.Errorf("study: %s holds a different study (%s): a directory holds one spec, and its records stay there; "+
+				"run this spec in a new directory, run the study there as it is (gosbi study run %s), or delete the directory to start over (losing its records)",
+				dir, specDiff(old, m), dir)
 		}
 		return &Study{Dir: dir, Spec: old.Spec, Jobs: old.Jobs}, nil
 	} else if !errors.Is(err, os.ErrNotExist) {
