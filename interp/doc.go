@@ -152,6 +152,17 @@
 // answers as Go does otherwise (a value of type any, of an interface of the cell, a pointer).
 // Call the value's methods, or keep it in a variable of its own type.
 //
+// The interpreter does not see the methods of a cell's type through a type assertion or a
+// type switch to an interface: x.(fmt.Stringer) of a value of type S with a method String
+// answers no, and case fmt.Stringer, case error or a case of a cell's interface is not taken.
+// Where such an assertion or case names an interface with methods whose names the session's
+// types have (declared, or promoted from an embedded field), the rewrite
+// check-interface-assertions fails the cell: assert to the session's types themselves (a type
+// switch with a case for each), or call the method on a variable of the value's own type. It
+// fails such a cell also where the value is of a compiled type, which the interpreter answers
+// right, as it cannot tell. A comma-ok assertion to the empty interface (v, ok := x.(any))
+// answers no for any value; use x != nil.
+//
 // # Speed
 //
 // Interpreted code runs 100–400 times slower than compiled Go (a loop of 10⁷ float additions

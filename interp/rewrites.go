@@ -47,6 +47,10 @@ func (s *Session) rewrite(items []item, cell int) error {
 		},
 		TypeDecls:  s.typeDecls,
 		HasMethods: func(typeName string) bool { return methods().types[typeName] },
+		SessionMethod: func(name string) bool {
+			ms := methods()
+			return ms.names[name] || name == "" && len(ms.names) > 0
+		},
 		CompiledOfUnderlying: func(key string) string {
 			if name := compiledUnderlying()[key].first(reach()); name != "" {
 				return name
@@ -67,6 +71,7 @@ func (s *Session) rewrite(items []item, cell int) error {
 // methodSet is what the rewrites ask of the methods of the session's types and the cell's.
 type methodSet struct {
 	types               map[string]bool // types with methods, declared or promoted from an embedded field
+	names               map[string]bool // the names of those methods
 	print, printPointer bool            // a method String or Error, and one on a pointer receiver
 	errorType, chain    bool            // a method Error, and a method Unwrap, Is or As
 }
@@ -76,7 +81,7 @@ type methodSet struct {
 // method Error or of a type with methods has methods too: yaegi hands a value of struct{ error }
 // to compiled code in its wrapper as it does one with a declared Error.
 func (s *Session) methodSet(items []item, compiled func(pkg, name string) reflect.Type) *methodSet {
-	ms := &methodSet{types: map[string]bool{}}
+	ms := &methodSet{types: map[string]bool{}, names: map[string]bool{}}
 	var specs []*ast.TypeSpec
 	for _, d := range s.decls {
 		switch d.kind {
@@ -100,6 +105,7 @@ func (s *Session) methodSet(items []item, compiled func(pkg, name string) reflec
 			specs = append(specs, typeSpecs([]ast.Decl{it.decl})...)
 		}
 	}
+	ms.noteEmbeddedInterfaces(specs)
 	for changed := true; changed; { // promoted through several embeddings
 		changed = false
 		for _, ts := range specs {
@@ -130,6 +136,7 @@ func (ms *methodSet) noteMethod(fd *ast.FuncDecl) {
 	if id, ok := recv.(*ast.Ident); ok {
 		ms.types[id.Name] = true
 	}
+	ms.names[fd.Name.Name] = true
 	switch fd.Name.Name {
 	case "String", "Error":
 		ms.print = true
@@ -160,6 +167,7 @@ func (ms *methodSet) embedsMethods(ts *ast.TypeSpec, compiled func(pkg, name str
 		case *ast.Ident:
 			if e.Name == "error" {
 				ms.print, ms.errorType, has = true, true, true
+				ms.names["Error"] = true
 			}
 			has = has || ms.types[e.Name]
 		case *ast.SelectorExpr:
@@ -178,7 +186,7 @@ func (ms *methodSet) embedsMethods(ts *ast.TypeSpec, compiled func(pkg, name str
 }
 
 // noteCompiled records the methods Error, String, Unwrap, Is and As of an embedded compiled
-// type, and reports whether it has methods.
+// type (and the names of all its methods), and reports whether it has methods.
 func (ms *methodSet) noteCompiled(t reflect.Type) bool {
 	for _, name := range []string{"Error", "String"} {
 		if _, ok := t.MethodByName(name); ok {
@@ -191,7 +199,39 @@ func (ms *methodSet) noteCompiled(t reflect.Type) bool {
 			ms.chain = true
 		}
 	}
+	for i := range t.NumMethod() {
+		ms.names[t.Method(i).Name] = true
+	}
 	return t.NumMethod() > 0
+}
+
+// noteEmbeddedInterfaces records the methods that a struct type gets from an embedded field of
+// an interface type of the session.
+func (ms *methodSet) noteEmbeddedInterfaces(specs []*ast.TypeSpec) {
+	ifaces := map[string]*ast.InterfaceType{}
+	for _, ts := range specs {
+		if it, ok := ts.Type.(*ast.InterfaceType); ok {
+			ifaces[ts.Name.Name] = it
+		}
+	}
+	for _, ts := range specs {
+		st, ok := ts.Type.(*ast.StructType)
+		if !ok {
+			continue
+		}
+		for _, f := range st.Fields.List {
+			id, ok := f.Type.(*ast.Ident)
+			if len(f.Names) > 0 || !ok || ifaces[id.Name] == nil {
+				continue
+			}
+			ms.types[ts.Name.Name] = true
+			for _, m := range ifaces[id.Name].Methods.List {
+				for _, n := range m.Names {
+					ms.names[n.Name] = true
+				}
+			}
+		}
+	}
 }
 
 // typeSpecs returns the type specifications of declarations.

@@ -155,3 +155,63 @@ func TestAssertionOfWrappedValues(t *testing.T) {
 		})
 	}
 }
+
+// TestInterfaceAssertionsOfCellTypes runs type assertions and type switches to interfaces on
+// values of the session's types in a table: each gives Go's answer or fails the cell with an
+// explanation. The interpreter does not see a cell type's methods there, so before
+// check-interface-assertions each row that fails here answered no, or took the default of
+// the switch, where Go answers yes.
+func TestInterfaceAssertionsOfCellTypes(t *testing.T) {
+	const fails = "may answer wrongly: the interpreter does not see the methods"
+	const stringers = "type S struct{ r float64 }\nfunc (S) String() string { return \"s\" }\n" +
+		"type I int\nfunc (I) String() string { return \"i\" }\ntype P struct{ n int }\nfunc (*P) String() string { return \"p\" }"
+	const errs = "type E struct{ code int }\nfunc (E) Error() string { return \"boom\" }"
+	const embedded = "type Shape interface{ Area() float64 }\ntype Sq struct{ Shape }\ntype Str interface{ String() string }"
+	const plain = "type N struct{ A int }\ntype M int"
+	sessions := map[string]*testSession{}
+	for _, c := range []struct{ name, setup, code, want, err string }{
+		{"switch", stringers, "v := any(S{1})\ns := \"none\"\nswitch v.(type) {\ncase fmt.Stringer:\n\ts = \"Stringer\"\n}\ns", "", fails},
+		{"switch binding", stringers, "v := any(S{1})\ns := \"none\"\nswitch x := v.(type) {\ncase fmt.Stringer:\n\ts = x.String()\n}\ns", "", fails},
+		{"comma-ok", stringers, "v := any(S{1})\n_, ok := v.(fmt.Stringer)\nok", "", fails},
+		{"panicking", stringers, "v := any(S{1})\nv.(fmt.Stringer).String()", "", fails},
+		{"named int", stringers, "v := any(I(1))\n_, ok := v.(fmt.Stringer)\nok", "", fails},
+		{"pointer receiver", stringers, "v := any(&P{1})\n_, ok := v.(fmt.Stringer)\nok", "", fails},
+		{"in a function", stringers, "func g(v any) string {\n\tswitch x := v.(type) {\n\tcase fmt.Stringer:\n\t\treturn x.String()\n\t}\n\treturn \"none\"\n}\ng(S{1})", "", fails},
+		{"interface literal", stringers, "v := any(S{1})\n_, ok := v.(interface{ String() string })\nok", "", fails},
+		{"interface of the cell", stringers, "type Str interface{ String() string }\nv := any(S{1})\n_, ok := v.(Str)\nok", "", fails},
+		{"case error", errs, "v := any(E{1})\ns := \"none\"\nswitch x := v.(type) {\ncase error:\n\ts = x.Error()\n}\ns", "", fails},
+		{"comma-ok error", errs, "v := any(E{1})\n_, ok := v.(error)\nok", "", fails},
+		{"promoted from an interface", embedded, "v := any(Sq{})\n_, ok := v.(Shape)\nok", "", fails},
+		// interfaces whose methods no type of the session has, and the empty interface in a switch: Go's answers
+		{"other interface", stringers, "v := any(S{1})\n_, ok := v.(error)\nok", "false", ""},
+		{"compiled value", errs, "v := any(3)\n_, ok := v.(fmt.Stringer)\nok", "false", ""},
+		{"compiled Stringer", errs, "v := any(time.Second)\ns, ok := v.(fmt.Stringer)\nfmt.Sprint(s, ok)", `"1s true"`, ""},
+		{"case any", stringers, "v := any(S{1})\ns := \"none\"\nswitch v.(type) {\ncase any:\n\ts = \"any\"\n}\ns", `"any"`, ""},
+		{"no methods", plain, "v := any(N{1})\n_, ok := v.(fmt.Stringer)\nok", "false", ""},
+		{"switch, no methods", plain, "v := any(M(1))\ns := \"none\"\nswitch v.(type) {\ncase error:\n\ts = \"error\"\ncase fmt.Stringer:\n\ts = \"Stringer\"\n}\ns", `"none"`, ""},
+		{"interface without those methods", embedded, "v := any(2.5)\n_, ok := v.(io.Reader)\nok", "false", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ts := sessions[c.setup]
+			if ts == nil {
+				ts = newTestSession(t)
+				ts.mustRun(t, "import (\n\t\"fmt\"\n\t\"io\"\n\t\"time\"\n)\nvar _ = fmt.Sprint\nvar _ = io.EOF\nvar _ = time.Second")
+				ts.mustRun(t, c.setup)
+				sessions[c.setup] = ts
+			}
+			res := ts.run(c.code)
+			switch {
+			case c.err == "" && res.Err != nil:
+				t.Fatalf("%q: %s", c.code, res.Err.Value)
+			case c.err == "":
+				if got := text(res); got != c.want {
+					t.Errorf("%q: got %s, want %s", c.code, got, c.want)
+				}
+			case res.Err == nil:
+				t.Errorf("%q: got %s, want the cell to fail with %q", c.code, text(res), c.err)
+			case !strings.Contains(res.Err.Value, c.err):
+				t.Errorf("%q: error %q, want it to contain %q", c.code, res.Err.Value, c.err)
+			}
+		})
+	}
+}

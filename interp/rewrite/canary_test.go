@@ -354,3 +354,17 @@ func TestCanaryGuardAssertions(t *testing.T) {
 		t.Errorf("rewritten: %q, want it to contain %q", units[1].Text, want)
 	}
 }
+
+func TestCanaryCheckInterfaceAssertions(t *testing.T) {
+	const decls = "type S struct{ r float64 }\nfunc (S) String() string { return \"s\" }\ntype Str interface{ String() string }"
+	const g = "func g(x any) int {\n\tswitch x.(type) {\n\tcase Str:\n\t\treturn 1\n\t}\n\treturn 0\n}"
+	got, err := evalInt(t, newInterp(t), decls, g, "g(S{1})")
+	if err == nil && got == 1 {
+		t.Errorf("yaegi now sees a cell type's methods in a type switch to an interface: drop pass %s (%s)", checkInterfaceAssertions.Name, checkInterfaceAssertions.Issue)
+	}
+	env := Env{SessionMethod: func(name string) bool { return name == "String" || name == "" }}
+	units := []Unit{{Kind: Decl, Text: decls, Line: 1, Col: 1}, {Kind: Decl, Text: g, Line: 4, Col: 1}}
+	if err := Run(env, units); err == nil || !strings.Contains(err.Error(), "case Str may answer wrongly") {
+		t.Errorf("Run: %v, want the error of %s", err, checkInterfaceAssertions.Name)
+	}
+}

@@ -1,0 +1,164 @@
+package rewrite
+
+import (
+	"fmt"
+	"go/ast"
+
+	"reflect"
+	"strings"
+)
+
+// checkInterfaceAssertions works around the interpreter's type assertions and type switches to
+// an interface (x.(fmt.Stringer), case error, x.(Shape) of a cell's interface Shape): it does
+// not see the methods of a value of a type declared in a cell there, so for such a value that
+// has the interface's methods a type switch takes another case or its default, and a type
+// assertion answers no or panics, where Go answers yes, in either form of the switch and
+// wherever the value is held (a variable of type any, a parameter, a function literal). The
+// interpreter answers right for a value of a compiled type, and for a few ways of holding a
+// cell's value (a parameter of type any, an element of a []any), which the pass cannot tell
+// apart from the others. The pass rewrites nothing: it fails the cell, naming the interface,
+// where a type assertion or a case of a type switch names an interface with methods all of
+// whose names some type of the session or the cell has, declared or promoted from an embedded
+// field (Env.SessionMethod), so that a value of one of them may be what is asserted. An
+// interface it cannot resolve counts as one with methods the session's types have, once they
+// have any.
+//
+// Upstream: traefik/yaegi#1558 (assertion between interfaces); the assertion of a value of an
+// interpreted type held in interface{} is a TODO of yaegi's _test/assert1.go.
+var checkInterfaceAssertions = Pass{
+	Name:  "check-interface-assertions",
+	Issue: "https://github.com/traefik/yaegi/issues/1558",
+	Rewrite: func(env Env, u Unit) (string, error) {
+		if u.Kind == Import || env.SessionMethod == nil || env.types == nil || !strings.Contains(u.Text, ".(") {
+			return u.Text, nil
+		}
+		p, err := parse(u)
+		if err != nil {
+			return u.Text, nil
+		}
+		return u.Text, p.checkInterfaceAssertions(env.types().with(env, p))
+	},
+}
+
+// checkInterfaceAssertions returns an error for the first type assertion or case of a type
+// switch to an interface that a value of the session's types may satisfy, nil when there is
+// none.
+func (p *parsed) checkInterfaceAssertions(tt *typeTable) error {
+	var err error
+	check := func(e ast.Expr, what string) {
+		names, iface, known := tt.interfaceMethods(e, 0)
+		if !iface || known && len(names) == 0 {
+			return
+		}
+		if m, ok := tt.sessionHas(names, known); ok {
+			err = p.interfaceError(e, what, m)
+		}
+	}
+	ast.Inspect(p.root, func(n ast.Node) bool {
+		if err != nil {
+			return false
+		}
+		switch n := n.(type) {
+		case *ast.TypeAssertExpr:
+			if n.Type != nil {
+				check(n.Type, "the type assertion "+p.src(n))
+			}
+		case *ast.TypeSwitchStmt:
+			for _, cl := range n.Body.List {
+				for _, e := range cl.(*ast.CaseClause).List {
+					if err == nil {
+						check(e, "the type switch's case "+p.src(e))
+					}
+				}
+			}
+		}
+		return err == nil
+	})
+	return err
+}
+
+// sessionHas reports whether the session's types have all the methods names, and returns
+// them as the error of checkInterfaceAssertions writes them. An interface not known counts
+// once the session's types have a method.
+func (tt *typeTable) sessionHas(names []string, known bool) (string, bool) {
+	if !known {
+		return "that it may name", tt.env.SessionMethod("")
+	}
+	for _, m := range names {
+		if !tt.env.SessionMethod(m) {
+			return "", false
+		}
+	}
+	return strings.Join(names, ", "), true
+}
+
+// interfaceMethods returns the method names of the interface type e; iface is false for a
+// type that is no interface, known false for an interface whose methods it cannot resolve.
+func (tt *typeTable) interfaceMethods(e ast.Expr, depth int) (names []string, iface, known bool) {
+	if depth > 10 {
+		return nil, true, false
+	}
+	switch e := ast.Unparen(e).(type) {
+	case *ast.Ident:
+		ts := tt.spec(e)
+		if ts == nil {
+			switch e.Name {
+			case "error":
+				return []string{"Error"}, true, true
+			case "any":
+				return nil, true, true
+			}
+			return nil, false, true
+		}
+		return tt.interfaceMethods(ts.Type, depth+1)
+	case *ast.SelectorExpr:
+		pkg, ok := e.X.(*ast.Ident)
+		if !ok || tt.env.IsPackage == nil || !tt.env.IsPackage(pkg.Name) || tt.env.Compiled == nil {
+			return nil, false, true
+		}
+		t := tt.env.Compiled(pkg.Name, e.Sel.Name)
+		if t == nil || t.Kind() != reflect.Interface {
+			return nil, false, true
+		}
+		for i := range t.NumMethod() {
+			names = append(names, t.Method(i).Name)
+		}
+		return names, true, true
+	case *ast.InterfaceType:
+		known = true
+		for _, f := range e.Methods.List {
+			if len(f.Names) > 0 {
+				for _, n := range f.Names {
+					names = append(names, n.Name)
+				}
+				continue
+			}
+			more, isIface, ok := tt.interfaceMethods(f.Type, depth+1)
+			names, known = append(names, more...), known && ok && isIface
+		}
+		return names, true, known
+	}
+	return nil, false, true
+}
+
+// spec returns the declaration of the type an identifier names in the unit (a local type of
+// its functions, or one of the session or the cell), nil for any other.
+func (tt *typeTable) spec(id *ast.Ident) *ast.TypeSpec {
+	if id.Obj != nil {
+		ts, _ := id.Obj.Decl.(*ast.TypeSpec)
+		if ts == nil || tt.specs[id.Name] != ts && !tt.topLevel(ts) {
+			return ts // a local type, or no type
+		}
+	}
+	return tt.specs[id.Name]
+}
+
+// interfaceError is the error for a construct that names an interface whose methods names a
+// value of the session's types may have.
+func (p *parsed) interfaceError(e ast.Expr, what, names string) error {
+	return fmt.Errorf("%s: %s may answer wrongly: the interpreter does not see the methods of a type declared in a "+
+		"cell through a type assertion or a type switch to an interface, and the session's types have the methods %s, "+
+		"so for a value of one of them it would answer no (a switch takes another case) where Go answers yes, without "+
+		"a word. Assert to the session's types themselves (x.(MyType), or a type switch with a case for each), or call "+
+		"the method on a variable of the value's own type", p.fset.Position(e.Pos()), what, names)
+}
