@@ -51,8 +51,9 @@
 // the trials' log-likelihoods or log-ratios add), and Trials(n) serves them to diagnostics and
 // calibration methods as an Amortized whose rows of x hold up to n trials side by side, fewer
 // padded with NaN trials at the end as sbi pads (AmortizedTrials; the diagnostics of package
-// diag and the conformal methods of package calib keep padded rows). MAP finds the mode of any posterior by
-// local searches from its draws of highest density.
+// diag and the conformal methods of package calib keep padded rows, as does score calibration
+// with ScoreCalConfig.Padding set). MAP finds the mode of any posterior by local searches
+// from its draws of highest density.
 // NPEEnsemble and NREEnsemble combine trained estimators. Save writes an estimator with its
 // configuration, embedding, prior and weights to one checksummed file, and Load reads back
 // whichever estimator a file holds (LoadNPE, LoadNRE, LoadNLE, LoadMNLE and LoadFMPE are

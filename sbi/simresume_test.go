@@ -3,8 +3,10 @@ package sbi
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -177,4 +179,35 @@ func sameValues(a, b *mat.Dense) bool {
 		}
 	}
 	return true
+}
+
+// TestSimulateInterruptLastProgress: the last progress message of an interrupted simulation
+// says how many simulations finished and where they are kept, or that none finished: a cell
+// whose MustSimulateBatch an interrupt stopped shows this line, not the error, which comes
+// after the interrupt has ended the cell. One core, so that exactly the first k chunks finish.
+func TestSimulateInterruptLastProgress(t *testing.T) {
+	const n = 5 * ChunkRows
+	theta := grid(n)
+	for _, c := range []struct {
+		k    int64 // chunks finished; 0 cancels before the first starts
+		want string
+	}{
+		{0, fmt.Sprintf("stopped by interrupt before any of %d simulations finished; nothing kept", n)},
+		{2, fmt.Sprintf("stopped by interrupt after %d of %d simulations; they are kept in the returned error (*PartialSimulationError: Done, Resume)", 2*ChunkRows, n)},
+	} {
+		withProcs(1, func() {
+			last := lastProgress(t)
+			sim, ctx := newCancelAfter(c.k)
+			if c.k == 0 {
+				sim.cancel()
+			}
+			_, err := SimulateBatchContext(ctx, rand.New(rand.NewPCG(4, 5)), sim, theta)
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("k %d: error %v, want one wrapping context.Canceled", c.k, err)
+			}
+			if ev := last(); !ev.Finished || !strings.HasPrefix(ev.Message, c.want) {
+				t.Errorf("k %d: the progress bar's last event %+v, want a finished one whose message begins %q", c.k, ev, c.want)
+			}
+		})
+	}
 }

@@ -525,17 +525,36 @@ func splitmix(z uint64) uint64 {
 	return z ^ (z >> 31)
 }
 
+// interruptNote is the last progress message of a simulation that an interrupt stopped after
+// done of total rows. A notebook shows it where the error is not: a cell whose MustSimulate an
+// interrupt stopped ends as interrupted before MustSimulate panics with that error.
+func interruptNote(done, total int) string {
+	if done == 0 {
+		return fmt.Sprintf("stopped by interrupt before any of %d simulations finished; nothing kept", total)
+	}
+	return fmt.Sprintf("stopped by interrupt after %d of %d simulations; they are kept in the returned error (*PartialSimulationError: Done, Resume), which MustSimulate and MustSimulateBatch lose", done, total)
+}
+
 // runChunks runs work on chunks 0 … chunks−1, n rows in all, with GOMAXPROCS goroutines.
 // bounds maps a chunk index to its rows; offset is added to progress totals (rows already
 // done). The first error by row order is returned; after an error or a cancellation no new
-// chunk starts.
-func runChunks(ctx context.Context, n, chunks int, bounds func(c int) (lo, hi int), work func(lo, hi int, src *rand.PCG, r *rand.Rand) error, offset int) error {
+// chunk starts. When ctx stops it, the progress bar's last message says how many rows finished
+// and where they are kept (interruptNote).
+func runChunks(ctx context.Context, n, chunks int, bounds func(c int) (lo, hi int), work func(lo, hi int, src *rand.PCG, r *rand.Rand) error, offset int) (err error) {
 	progress := NewProgress("simulate", n+offset)
 	defer progress.Finish()
 	progress.Add(offset)
 	if n <= 0 {
 		return nil
 	}
+	defer func() {
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			progress.mu.Lock()
+			done := progress.ev.Done
+			progress.mu.Unlock()
+			progress.Set(done, interruptNote(done, n+offset))
+		}
+	}()
 	workers := min(runtime.GOMAXPROCS(0), chunks)
 	var (
 		next    atomic.Int64

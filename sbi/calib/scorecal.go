@@ -45,6 +45,9 @@ func (f AffineFamily) String() string {
 
 // Refit draws n samples of the approximate posterior fitted to the dataset x. For an amortized
 // estimator use RefitAmortized; for a surrogate model, variational fit or sampler, any closure.
+// x is a calibration dataset as the simulator returned it: all finite, or, with
+// ScoreCalConfig.Padding set, finite before its NaN padding, padding included (the row an
+// sbi.AmortizedTrials reads as an observation of fewer trials).
 // A Refit that panics (a posterior's Sample does when it cannot be sampled) ends
 // ScoreCalibrate with that panic as its error, naming the dataset.
 type Refit func(rng *rand.Rand, x []float64, n int) (*mat.Dense, error)
@@ -92,6 +95,21 @@ type ScoreCalConfig struct {
 	// entry per parameter); AutoScale sets it to 1/sd of the calibration posterior means.
 	Scaling   []float64
 	AutoScale bool
+
+	// Padding reads calibration datasets that end in NaN padding: set it to the estimator the
+	// refit samples when that is an sbi.AmortizedTrials, whose observations of fewer trials
+	// are padded with NaN trials. A dataset is then kept when its values before the padding
+	// are finite (at least one trial), and one whose padding Padding cannot read is an error
+	// naming it. Without Padding a dataset holding a NaN or ±Inf is dropped as a failed
+	// simulation, padded ones included. The refit receives a kept dataset as simulated.
+	Padding Unpadder
+}
+
+// Unpadder reads an observation that may end in NaN padding: Unpadded returns its values
+// before the padding (none for a failed simulation) and an error for one it cannot read.
+// *sbi.AmortizedTrials is one.
+type Unpadder interface {
+	Unpadded(x []float64) ([]float64, error)
 }
 
 func (c ScoreCalConfig) withDefaults() ScoreCalConfig {
@@ -121,7 +139,7 @@ type ScoreCalibration struct {
 
 	ThetaBar *mat.Dense // M×d calibration parameters θ̄ drawn from the importance distribution
 	Weights  []float64  // importance weights, max-normalized (all 1 for unit weights)
-	Dropped  int        // calibration datasets dropped (non-finite simulations or failed refits)
+	Dropped  int        // calibration datasets dropped (non-finite simulations)
 
 	Initial, Objective float64 // negative energy score at the identity map and at the fit
 	Iterations         int
@@ -133,7 +151,8 @@ type ScoreCalibration struct {
 	// calibration datasets whose level-l interval of parameter j holds θ̄ⱼ.
 	Coverage, CoverageBefore *diag.MarginalResult
 
-	data *calData
+	data    *calData
+	padding bool // ScoreCalConfig.Padding was set
 }
 
 // DiagnosticLevels are the nominal levels of the coverage diagnostic, 0.10, 0.15, …, 0.95.
@@ -247,12 +266,17 @@ func ScoreCalibrateContext(ctx context.Context, rng *rand.Rand, obsDraws *mat.De
 			return nil, err
 		}
 		p.Add(1)
-		if !pairs.AllFinite(x.RawRowView(m)) {
+		ok, err := pairs.Readable(cfg.Padding, x.RawRowView(m))
+		if err != nil {
+			p.Finish()
+			return nil, fmt.Errorf("calib: calibration dataset %d: %w", m, err)
+		}
+		if !ok {
 			dropped++
 			continue
 		}
 		var dr *mat.Dense
-		err := safe.Call("the refit", func() (err error) {
+		err = safe.Call("the refit", func() (err error) {
 			dr, err = refit(rng, x.RawRowView(m), cfg.N)
 			return err
 		})
@@ -270,7 +294,11 @@ func ScoreCalibrateContext(ctx context.Context, rng *rand.Rand, obsDraws *mat.De
 	}
 	p.Finish()
 	if len(cal.draws) < 2 {
-		return nil, fmt.Errorf("calib: only %d of %d calibration datasets were usable; check the simulator", len(cal.draws), cfg.M)
+		hint := ""
+		if cfg.Padding == nil {
+			hint = "; for observations padded with NaN trials (sbi.AmortizedTrials) set ScoreCalConfig.Padding to the estimator"
+		}
+		return nil, fmt.Errorf("calib: only %d of %d calibration datasets were usable; check the simulator%s", len(cal.draws), cfg.M, hint)
 	}
 	cal.thetaBar = mat.NewDense(len(keepTheta), d, nil)
 	for m, r := range keepTheta {
@@ -287,6 +315,7 @@ func ScoreCalibrateContext(ctx context.Context, rng *rand.Rand, obsDraws *mat.De
 		return nil, err
 	}
 	res.Dropped = dropped
+	res.padding = cfg.Padding != nil
 	return res, nil
 }
 
@@ -570,7 +599,11 @@ func (s *ScoreCalibration) MIMEBundle() map[string]any {
 		t.Notes = append(t.Notes, fmt.Sprintf("mean-dependent shift slope B = %v", roundAll(s.ShiftSlope.RawMatrix().Data)))
 	}
 	if s.Dropped > 0 {
-		t.Notes = append(t.Notes, fmt.Sprintf("%d calibration datasets dropped (non-finite simulations)", s.Dropped))
+		why := "non-finite simulations; padded ones are kept with ScoreCalConfig.Padding set"
+		if s.padding {
+			why = "non-finite before their padding"
+		}
+		t.Notes = append(t.Notes, fmt.Sprintf("%d calibration datasets dropped (%s)", s.Dropped, why))
 	}
 	return t.Bundle()
 }

@@ -37,8 +37,7 @@ type MisspecResult struct {
 }
 
 // Misspecification tests whether the observation xo lies in the distribution of the
-// simulations x (rows, drawn from the prior predictive: the training simulations or fresh
-// ones): if it does not, no estimator trained on such simulations has seen data like it, and
+// simulations x (rows, drawn from the prior predictive): if it does not, no estimator trained on such simulations has seen data like it, and
 // its posterior at xo is an extrapolation (the model may be misspecified, or the observation
 // preprocessed differently from the simulations).
 //
@@ -50,8 +49,16 @@ type MisspecResult struct {
 // standardized by the simulations' mean and standard deviation (est may be nil). Its null
 // distribution is that of Calibration further simulations, kept out of the reference: the
 // p-value (1 + #{calibration statistics ≥ observed})/(Calibration + 1) is exact when xo comes
-// from the simulator (BayesFlow's and sbi's misspecification checks use MMD the same way in
-// summary space). With fewer than Reference + Calibration simulations the two parts share them
+// from the simulator and is exchangeable with the calibration simulations (BayesFlow's and
+// sbi's misspecification checks use MMD the same way in summary space). In an embedding's
+// space that holds only for simulations the embedding was not fitted to: held-out or fresh
+// simulations. The training simulations of an estimator with an embedding may lie closer
+// together in its space than a new observation does, and calibrated on them the check's level
+// is not guaranteed (it may reject observations from the simulator more often than Alpha);
+// the function cannot tell which simulations x are, so pass held-out ones. An estimator
+// without an embedding, or no estimator, only standardizes x, and its training simulations
+// serve. (sbi's CheckObservation calibrates on the validation split for the same reason.)
+// With fewer than Reference + Calibration simulations the two parts share them
 // half and half. It returns an error for bad input, fewer than 40 finite simulations, or
 // summaries that are not a row of finite values per row of x (a NaN summary leaves the
 // statistic undefined: no verdict can be drawn from it).
@@ -193,11 +200,20 @@ func (r *MisspecResult) Verdict() string {
 	p, alpha := pvalue.Format(r.PValue, r.Alpha)
 	if r.Reject() {
 		beyond := r.Calibration + 1 - int(math.Round(r.PValue*float64(r.Calibration+1)))
-		return fmt.Sprintf("atypical of the simulations: the observation is farther from them (MMD² %.3g in %s) than %d of %d further simulations are (p = %s ≤ α = %s); the simulator under the prior rarely produces data like it (misspecification, or preprocessing that differs), so an estimator trained on such simulations extrapolates here and its posterior is not to be trusted",
-			r.Statistic, r.Space, beyond, r.Calibration, p, alpha)
+		return fmt.Sprintf("atypical of the simulations: the observation is farther from them (MMD² %.3g in %s) than %d of %d further simulations%s are (p = %s ≤ α = %s); the simulator under the prior rarely produces data like it (misspecification, or preprocessing that differs), so an estimator trained on such simulations extrapolates here and its posterior is not to be trusted",
+			r.Statistic, r.Space, beyond, r.Calibration, r.heldOut(), p, alpha)
 	}
-	return fmt.Sprintf("consistent with the simulations: MMD² %.3g in %s, p = %s > α = %s against %d further simulations (a test of one observation sees gross mismatches, not small ones)",
-		r.Statistic, r.Space, p, alpha, r.Calibration)
+	return fmt.Sprintf("consistent with the simulations: MMD² %.3g in %s, p = %s > α = %s against %d further simulations%s (a test of one observation sees gross mismatches, not small ones)",
+		r.Statistic, r.Space, p, alpha, r.Calibration, r.heldOut())
+}
+
+// heldOut is what the verdict says of the calibration simulations in an embedding's space:
+// the level holds only if the embedding was not fitted to them.
+func (r *MisspecResult) heldOut() string {
+	if r.Space != "embedding" {
+		return ""
+	}
+	return " (the level holds if they are held out from the estimator's training)"
 }
 
 // String is a text summary.

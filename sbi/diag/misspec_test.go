@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/gosbi/gosbi/sbi"
 	"github.com/gosbi/gosbi/sbi/task"
 )
 
@@ -210,5 +211,54 @@ func TestMisspecificationTooFewCalibrationSimulations(t *testing.T) {
 	}
 	if v := res.Verdict(); !res.Reject() || !res.CanReject() || !strings.HasPrefix(v, "atypical") {
 		t.Errorf("m = 19, α = 0.05, p = %.3g: reject %v, can reject %v, verdict %q; want atypical", res.PValue, res.Reject(), res.CanReject(), v)
+	}
+}
+
+// sumSummaries is gaussModel with an embedding (sbi.Summarizer) of three outputs: x and the
+// sum of its values.
+type sumSummaries struct{ gaussModel }
+
+func (m sumSummaries) Summaries(x *mat.Dense) *mat.Dense {
+	n, _ := x.Dims()
+	out := mat.NewDense(n, 3, nil)
+	for i := range n {
+		out.Set(i, 0, x.At(i, 0))
+		out.Set(i, 1, x.At(i, 1))
+		out.Set(i, 2, x.At(i, 0)+x.At(i, 1))
+	}
+	return out
+}
+
+// TestMisspecificationVerdictSaysHeldOut: in an embedding's space the p-value is exact only for
+// calibration simulations the embedding was not fitted to, which the check cannot tell, so
+// both verdicts say the level holds if they were held out from training; in standardized x
+// (no estimator) they do not.
+func TestMisspecificationVerdictSaysHeldOut(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	x := mat.NewDense(200, 2, nil)
+	for i := range 200 {
+		x.Set(i, 0, rng.NormFloat64())
+		x.Set(i, 1, rng.NormFloat64())
+	}
+	const note = "held out from the estimator's training"
+	m := gaussModel{dim: 2, tau: 1, s: 1, width: 1}
+	for _, c := range []struct {
+		name string
+		est  sbi.Amortized
+		xo   []float64
+		want bool
+	}{
+		{"embedding, typical", sumSummaries{m}, []float64{0.1, -0.2}, true},
+		{"embedding, atypical", sumSummaries{m}, []float64{8, 8}, true},
+		{"standardized x, typical", nil, []float64{0.1, -0.2}, false},
+		{"standardized x, atypical", nil, []float64{8, 8}, false},
+	} {
+		r, err := Misspecification(c.est, x, c.xo, MisspecConfig{Seed: 1})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if got := strings.Contains(r.Verdict(), note); got != c.want {
+			t.Errorf("%s (%s): verdict %q; saying %q: %v, want %v", c.name, r.Space, r.Verdict(), note, got, c.want)
+		}
 	}
 }

@@ -25,16 +25,13 @@ type Unpadder interface {
 func Finite(est any, theta, x *mat.Dense, noun string) (th, xx *mat.Dense, dropped int, err error) {
 	n, dt := theta.Dims()
 	_, dx := x.Dims()
-	u, _ := est.(Unpadder)
 	var keep []int
 	for i := range n {
-		v := x.RawRowView(i)
-		if u != nil {
-			if v, err = u.Unpadded(v); err != nil {
-				return nil, nil, 0, fmt.Errorf("%s %d: %w", noun, i, err)
-			}
+		ok, err := Readable(est, x.RawRowView(i))
+		if err != nil {
+			return nil, nil, 0, fmt.Errorf("%s %d: %w", noun, i, err)
 		}
-		if AllFinite(theta.RawRowView(i)) && len(v) > 0 && AllFinite(v) {
+		if ok && AllFinite(theta.RawRowView(i)) {
 			keep = append(keep, i)
 		}
 	}
@@ -50,6 +47,19 @@ func Finite(est any, theta, x *mat.Dense, noun string) (th, xx *mat.Dense, dropp
 		xx.SetRow(k, x.RawRowView(i))
 	}
 	return th, xx, n - len(keep), nil
+}
+
+// Readable reports whether the observation x holds a value and all its values are finite,
+// where for an est that is an Unpadder only the values before its padding count. Its error is
+// the Unpadder's, for an x it cannot read.
+func Readable(est any, x []float64) (bool, error) {
+	if u, ok := est.(Unpadder); ok {
+		var err error
+		if x, err = u.Unpadded(x); err != nil {
+			return false, err
+		}
+	}
+	return len(x) > 0 && AllFinite(x), nil
 }
 
 // AllFinite reports whether every value of v is a number other than ±Inf.
