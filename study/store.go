@@ -18,6 +18,7 @@ import (
 
 	"github.com/gosbi/gosbi/internal/atomicfile"
 	"github.com/gosbi/gosbi/internal/readlimit"
+	"github.com/gosbi/gosbi/internal/text"
 )
 
 // manifestVersion is the layout version of a study directory.
@@ -160,8 +161,8 @@ func Create(dir string, spec *Spec, base string) (*Study, error) {
 		return nil, fmt.Errorf("study: %w", err)
 	}
 	if len(data)+1 > maxManifestSize {
-		return nil, fmt.Errorf("study: the manifest of %d jobs takes %d bytes, more than the %d (%d MiB) a study manifest may hold: "+
-			"give the axes shorter values or fewer of them, or split the study", len(m.Jobs), len(data)+1, maxManifestSize, maxManifestSize>>20)
+		return nil, fmt.Errorf("study: the manifest of %s takes %d bytes, more than the %d (%d MiB) a study manifest may hold: "+
+			"give the axes shorter values or fewer of them, or split the study", text.Count(len(m.Jobs), "job"), len(data)+1, maxManifestSize, maxManifestSize>>20)
 	}
 	if err := writeFileAtomic(filepath.Join(dir, "manifest.json"), append(data, '\n')); err != nil {
 		return nil, err
@@ -444,7 +445,7 @@ func recordedNames[V any](m map[string]V, what string) string {
 // Record reads the record of job i, with an error when it has none or it is invalid.
 func (s *Study) Record(i int) (*Record, error) {
 	if i < 0 || i >= len(s.Jobs) {
-		return nil, fmt.Errorf("study: job %d does not exist (the study has %d jobs)", i, len(s.Jobs))
+		return nil, fmt.Errorf("study: job %d does not exist (the study has %s)", i, text.Count(len(s.Jobs), "job"))
 	}
 	dir := s.recordDir(i)
 	data, err := readlimit.File(filepath.Join(dir, "record.json"), "a job record", maxRecordSize)
