@@ -57,7 +57,9 @@
 // `gosbi study worker DIR INDEX`, which calls Study.RunJob. Results loads the records of a
 // stage as a Table for plotting; a stage with jobs still missing is an error naming them, as
 // a summary over fewer jobs than asked for would not say so (PartialResults reads the
-// finished ones).
+// finished ones). Create, Open and Results have forms for notebook cells, MustCreate, MustOpen
+// and Study.MustResults, which panic with the error itself (sbi's Must forms do the same), so
+// that a cell does not check an error after each call.
 //
 // Local runs script jobs side by side, each with its share of the machine: GOMAXPROCS the
 // cores over the workers and GOMEMLIMIT 80% of the memory over the workers (Go's collector

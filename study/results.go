@@ -29,6 +29,9 @@ func (s *Study) Results(stage string) (*Table, error) {
 	return t, nil
 }
 
+// MustResults is Results for notebook cells: it panics with Results' error.
+func (s *Study) MustResults(stage string) *Table { return must(s.Results(stage)) }
+
 // incompleteError says that a stage has records of done of its jobs, and which are missing
 // and why (the first few).
 func (s *Study) incompleteError(stage string, done int, missing []JobInfo) error {

@@ -170,6 +170,21 @@ func Create(dir string, spec *Spec, base string) (*Study, error) {
 	return &Study{Dir: dir, Spec: m.Spec, Jobs: m.Jobs}, nil
 }
 
+// MustCreate is Create for notebook cells: it panics with Create's error.
+func MustCreate(dir string, spec *Spec, base string) *Study { return must(Create(dir, spec, base)) }
+
+// MustOpen is Open for notebook cells: it panics with Open's error.
+func MustOpen(dir string) *Study { return must(Open(dir)) }
+
+// must returns v, or panics with err itself, so that a recovered panic still answers
+// errors.Is: the Must forms of the package, for notebook cells.
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
 // Open opens an existing study directory.
 func Open(dir string) (*Study, error) {
 	dir, err := filepath.Abs(dir)
