@@ -16,7 +16,13 @@
 // matches its checksum, names this job and the files it lists are there; a corrupt or
 // truncated record, one of another job, or one that lost a file, makes the job run again, and
 // Status says why. Running a study again runs only the jobs that are not done; failures leave a note and a
-// log, which Status reports. A failure note or running marker that cannot be read (both are
+// log, which Status reports. A job's log (DIR/logs/NNNNN.log, its Job.Log and a script job's
+// standard output and error) keeps, of each attempt, the first 1 MiB and the last 4 MiB of
+// what the job wrote, with a line between saying how many bytes were dropped, so that a job
+// that writes without end does not fill the disk (while the attempt runs, up to 4 MiB more of
+// its end stay in the file). The per-task logs that Slurm writes under DIR/slurm/logs hold
+// what the worker process prints itself (its error, and what a Func writes to the process's
+// standard output rather than to Job.Log): Slurm writes them, and gosbi does not bound them. A failure note or running marker that cannot be read (both are
 // written atomically, so only an edit or a disk fault damages one) stops its job until the file
 // is removed: Status and the run's error name it (DamagedFile). A job whose running marker is
 // of a live worker other than the runner is not started either: another worker runs it.

@@ -43,7 +43,7 @@ const (
 //	DIR/jobs/STAGE/NNNNN/      a finished job: record.json and the files the job wrote
 //	DIR/failed/NNNNN.json      the last failure of a job that has no record
 //	DIR/running/NNNNN.json     a job some worker has started
-//	DIR/logs/NNNNN.log         what a job wrote to its log, all attempts
+//	DIR/logs/NNNNN.log         what a job wrote to its log, all attempts (of each, the first 1 MiB and the last 4 MiB)
 //	DIR/slurm/                 batch scripts and per-task logs of the Slurm executor
 type Study struct {
 	Dir  string

@@ -70,7 +70,7 @@ func (s *Study) RunJob(ctx context.Context, i int) error {
 		return fmt.Errorf("study: %s not started: %w", info, err)
 	}
 	defer a.do(func() error { a.unmark(s.runningPath(i)); return nil })
-	logf, err := os.OpenFile(s.LogPath(i), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	logf, err := openCappedLog(s.LogPath(i), maxLogHead, maxLogTail)
 	if err != nil {
 		return fmt.Errorf("study: %w", err)
 	}
