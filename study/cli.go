@@ -51,8 +51,10 @@ pending.
 const statusSynopsis = `usage: gosbi study status DIR
 
 Prints how many jobs of the study in DIR are done, pending, failed or hold an invalid record,
-and exits with status 1 when any failed or is invalid (run the study again to retry them), or
-when a job's failure note or running marker is damaged (remove it to let the job run again).
+and exits with status 1 when any failed or is invalid (run the study again to retry them; while
+a run holds the study, it says how many times that run tries each job, and those still failed
+when it ends need the study run again), or when a job's failure note or running marker is
+damaged (remove it to let the job run again).
 It reads no Slurm queue: a job waiting in a Slurm array counts as missing until it starts; the
 Slurm jobs a run submitted and has not seen end are named (squeue -j shows them).
 `
@@ -95,10 +97,10 @@ func Main(args []string) error {
 			return fmt.Errorf("%d damaged %s in %s (the jobs do not run until they are removed; see above)", n, text.Plural(n, "file", "files"), args[1])
 		}
 		if n := len(st.Failed); n > 0 {
-			return fmt.Errorf("%d failed %s in %s (run the study again to retry them)", n, text.Plural(n, "job", "jobs"), args[1])
+			return fmt.Errorf("%s in %s (%s)", text.Count(n, "failed job"), args[1], st.retryAdvice())
 		}
 		if n := len(st.Invalid); n > 0 {
-			return fmt.Errorf("%d %s with an invalid record in %s (run the study again to re-run them)", n, text.Plural(n, "job", "jobs"), args[1])
+			return fmt.Errorf("%d %s with an invalid record in %s (%s)", n, text.Plural(n, "job", "jobs"), args[1], st.rerunAdvice())
 		}
 		return nil
 	case "worker":

@@ -16,7 +16,13 @@
 // matches its checksum, names this job and the files it lists are there; a corrupt or
 // truncated record, one of another job, or one that lost a file, makes the job run again, and
 // Status says why. Running a study again runs only the jobs that are not done; failures leave a note and a
-// log, which Status reports. A failure note or running marker that cannot be read (both are
+// log, which Status reports. A job's log (DIR/logs/NNNNN.log, its Job.Log and a script job's
+// standard output and error) keeps, of each attempt, the first 1 MiB and the last 4 MiB of
+// what the job wrote, with a line between saying how many bytes were dropped, so that a job
+// that writes without end does not fill the disk (while the attempt runs, up to 4 MiB more of
+// its end stay in the file). The per-task logs that Slurm writes under DIR/slurm/logs hold
+// what the worker process prints itself (its error, and what a Func writes to the process's
+// standard output rather than to Job.Log): Slurm writes them, and gosbi does not bound them. A failure note or running marker that cannot be read (both are
 // written atomically, so only an edit or a disk fault damages one) stops its job until the file
 // is removed: Status and the run's error name it (DamagedFile). A job whose running marker is
 // of a live worker other than the runner is not started either: another worker runs it.
@@ -57,7 +63,9 @@
 // `gosbi study worker DIR INDEX`, which calls Study.RunJob. Results loads the records of a
 // stage as a Table for plotting; a stage with jobs still missing is an error naming them, as
 // a summary over fewer jobs than asked for would not say so (PartialResults reads the
-// finished ones).
+// finished ones). Create, Open and Results have forms for notebook cells, MustCreate, MustOpen
+// and Study.MustResults, which panic with the error itself (sbi's Must forms do the same), so
+// that a cell does not check an error after each call.
 //
 // Local runs script jobs side by side, each with its share of the machine: GOMAXPROCS the
 // cores over the workers and GOMEMLIMIT 80% of the memory over the workers (Go's collector

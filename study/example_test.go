@@ -110,3 +110,50 @@ func ExampleStudy_RunNamed() {
 	// study: the study in DIR is not complete (cube 0/3 done, 3 missing); run: gosbi study run DIR --executor slurm
 	// cube 3/3 done
 }
+
+// A notebook cell opens a study that a run has filled and reads a stage's records, without an
+// error to check after each call: MustOpen and MustResults panic with the error of Open and
+// Results, which the notebook reports as the cell's error.
+func ExampleMustOpen() {
+	study.Register("cube", func(j *study.Job) error {
+		j.Set("y", j.Float("x")*j.Float("x")*j.Float("x"))
+		return nil
+	})
+	s, remove := tempStudy(&study.Spec{
+		Name:   "cubes",
+		Axes:   []study.Axis{{Name: "x", Values: study.Ints(1, 2, 3)}},
+		Stages: []study.Stage{{Name: "cube", Func: "cube"}},
+	})
+	defer remove()
+	if err := s.Run(context.Background(), &study.Local{}); err != nil {
+		panic(err)
+	}
+
+	st := study.MustOpen(s.Dir)
+	ys, err := st.MustResults("cube").Values("y")
+	fmt.Println(ys, err)
+	// Output:
+	// [1 8 27] <nil>
+}
+
+// MustResults panics with Results' error when a stage is not complete: the notebook shows it
+// as the cell's error, naming the jobs that have no record.
+func ExampleStudy_MustResults() {
+	study.Register("halve", func(j *study.Job) error {
+		j.Set("y", j.Float("x")/2)
+		return nil
+	})
+	s, remove := tempStudy(&study.Spec{
+		Name:   "halves",
+		Axes:   []study.Axis{{Name: "x", Values: study.Ints(1, 2)}},
+		Stages: []study.Stage{{Name: "halve", Func: "halve"}},
+	})
+	defer remove()
+	defer func() {
+		msg := fmt.Sprint(recover())
+		fmt.Println(msg[:strings.Index(msg, ";")])
+	}()
+	s.MustResults("halve") // not run yet
+	// Output:
+	// study halves: stage "halve" has records of 0 of its 2 jobs
+}

@@ -49,7 +49,7 @@ type Job struct {
 	Params map[string]string // its axis values and the spec's constants
 	Seed   uint64            // derived from the study name, the stage and the key only
 	Dir    string            // where the job writes its files; it becomes the record directory
-	Log    io.Writer         // the job's log (DIR/logs/NNNNN.log)
+	Log    io.Writer         // the job's log (DIR/logs/NNNNN.log): the first 1 MiB and the last 4 MiB of each attempt are kept
 
 	study   *Study
 	mu      sync.Mutex

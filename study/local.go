@@ -48,7 +48,7 @@ func (s *Study) run(ctx context.Context, e Executor, wait bool, note io.Writer) 
 	if e == nil {
 		e = &Local{}
 	}
-	l, err := s.lock(ctx, wait, note)
+	l, err := s.lock(ctx, wait, note, retriesOf(e))
 	if err != nil {
 		return err
 	}
@@ -62,6 +62,18 @@ func (s *Study) run(ctx context.Context, e Executor, wait bool, note io.Writer) 
 		return err
 	}
 	return e.Execute(ctx, s)
+}
+
+// retriesOf is how many more times e tries a job that fails: Local.Retries, Slurm.Retries, or
+// -1 for another executor, which does not say.
+func retriesOf(e Executor) int {
+	switch e := e.(type) {
+	case *Local:
+		return e.Retries
+	case *Slurm:
+		return e.Retries
+	}
+	return -1
 }
 
 // clean removes the temporary directories (jobs/STAGE/.tmp-NNNNN-*), running markers, and

@@ -43,6 +43,9 @@ type holder struct {
 	Host    string    `json:"host"`
 	Started time.Time `json:"started"`
 	Command string    `json:"command,omitempty"`
+	// Retries is how many more times the run tries a job that fails (Local.Retries,
+	// Slurm.Retries); absent when its executor does not say.
+	Retries *int `json:"retries,omitempty"`
 }
 
 func (h holder) String() string {
@@ -63,8 +66,10 @@ type dirLock struct {
 // free or ctx is done, saying once on note whom it waits for. A lock held by shared locks only
 // (status probes: see runner) is no run's: lock tries again for up to probeTries*probeRetry,
 // then, without wait, returns an error that does not wrap ErrLocked. A lock whose holder ended
-// without releasing it (killed) is taken over with a line on note.
-func (s *Study) lock(ctx context.Context, wait bool, note io.Writer) (*dirLock, error) {
+// without releasing it (killed) is taken over with a line on note. retries, written in the
+// lock for Status, is how many more times the run tries a job that fails; below 0 when its
+// executor does not say.
+func (s *Study) lock(ctx context.Context, wait bool, note io.Writer, retries int) (*dirLock, error) {
 	path := filepath.Join(s.Dir, lockFile)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
@@ -125,6 +130,9 @@ func (s *Study) lock(ctx context.Context, wait bool, note io.Writer) (*dirLock, 
 	}
 	host, _ := os.Hostname()
 	h := holder{PID: os.Getpid(), Host: host, Started: time.Now().UTC(), Command: strings.Join(os.Args, " ")}
+	if retries >= 0 {
+		h.Retries = &retries
+	}
 	if len(h.Command) > 200 {
 		h.Command = h.Command[:200] + "…"
 	}
@@ -203,30 +211,39 @@ func (s *Study) awaitProbe(ctx context.Context, probed *int, wait bool, note io.
 	}
 }
 
-// runner names the process that runs the study now, or returns "" when none does. It probes
+// runner names the process that runs the study now, or returns "" when none does, and how
+// many more times it tries a job that fails (-1 when it does not say or none runs). It probes
 // the lock with a shared lock, held for an instant, which a run meeting it waits out (lock).
-func (s *Study) runner() string {
+func (s *Study) runner() (string, int) {
 	f, err := os.OpenFile(filepath.Join(s.Dir, lockFile), os.O_RDONLY, 0)
 	if err != nil {
-		return ""
+		return "", -1
 	}
 	defer f.Close()
 	if atomicfile.Locks == "" {
 		h, ok := readHolder(f)
 		if !ok || !h.live() {
-			return ""
+			return "", -1
 		}
-		return h.String() + " (" + noLocks + ")"
+		return h.String() + " (" + noLocks + ")", h.retries()
 	}
 	if err := atomicfile.TryLock(f, false); err == nil {
 		atomicfile.Unlock(f)
-		return ""
+		return "", -1
 	}
 	h, ok := readHolder(f)
 	if !ok {
-		return "a process whose identity is not written yet"
+		return "a process whose identity is not written yet", -1
 	}
-	return h.String()
+	return h.String(), h.retries()
+}
+
+// retries is how many more times the holder tries a job that fails, -1 when it does not say.
+func (h holder) retries() int {
+	if h.Retries == nil || *h.Retries < 0 {
+		return -1
+	}
+	return *h.Retries
 }
 
 // noLocks says what a study run cannot tell where the system has no file locks.

@@ -65,7 +65,7 @@ func TestLockWaitsOutStatusProbe(t *testing.T) {
 			// A bound on the wait case should the lock never be taken: no case needs it.
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			l, err := s.lock(ctx, c.wait, &note)
+			l, err := s.lock(ctx, c.wait, &note, -1)
 			if c.err == "" {
 				if err != nil {
 					t.Fatalf("lock = %v, want the lock once the probe ended", err)

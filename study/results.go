@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/gosbi/gosbi/internal/text"
 )
 
 // Table is the records of a study's finished jobs, one row per job.
@@ -27,6 +29,9 @@ func (s *Study) Results(stage string) (*Table, error) {
 	return t, nil
 }
 
+// MustResults is Results for notebook cells: it panics with Results' error.
+func (s *Study) MustResults(stage string) *Table { return must(s.Results(stage)) }
+
 // incompleteError says that a stage has records of done of its jobs, and which are missing
 // and why (the first few).
 func (s *Study) incompleteError(stage string, done int, missing []JobInfo) error {
@@ -38,8 +43,8 @@ func (s *Study) incompleteError(stage string, done int, missing []JobInfo) error
 		}
 		lines = append(lines, fmt.Sprintf("%s: %s", j, s.state(j.Index, nil, nil, nil).state))
 	}
-	return fmt.Errorf("study %s: stage %q has records of %d of its %d jobs; run the study again (`gosbi study status %s` says why the others have none), or read the finished ones with PartialResults:\n  %s",
-		s.Spec.Name, stage, done, done+len(missing), s.Dir, strings.Join(lines, "\n  "))
+	return fmt.Errorf("study %s: stage %q has records of %d of its %s; run the study again (`gosbi study status %s` says why the others have none), or read the finished ones with PartialResults:\n  %s",
+		s.Spec.Name, stage, done, text.Count(done+len(missing), "job"), s.Dir, strings.Join(lines, "\n  "))
 }
 
 // PartialResults loads the records of a stage's finished jobs, in manifest order, and lists

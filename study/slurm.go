@@ -137,11 +137,11 @@ func notCompleteError(name, dir string, rounds int, st Status) error {
 		errs = append(errs, fmt.Errorf("%s: %s %s is damaged (%s); %s", d.Job, d.What, d.Path, d.Reason, d.advice()))
 	}
 	if len(errs) == 0 {
-		return fmt.Errorf("study %s: not complete after %d Slurm rounds (%s), and no missing job left a failure note: Slurm may have cancelled them before they started (see sacct for their state); `gosbi study status %s` lists them",
-			name, rounds, st.Line(), dir)
+		return fmt.Errorf("study %s: not complete after %s (%s), and no missing job left a failure note: Slurm may have cancelled them before they started (see sacct for their state); `gosbi study status %s` lists them",
+			name, text.Count(rounds, "Slurm round"), st.Line(), dir)
 	}
-	return fmt.Errorf("study %s: not complete after %d Slurm rounds (%s); `gosbi study status %s` shows the failed jobs' logs: %w",
-		name, rounds, st.Line(), dir, errors.Join(errs...))
+	return fmt.Errorf("study %s: not complete after %s (%s); `gosbi study status %s` shows the failed jobs' logs: %w",
+		name, text.Count(rounds, "Slurm round"), st.Line(), dir, errors.Join(errs...))
 }
 
 // submitRound submits every stage that has missing jobs, chained with afterok. It submits

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/gosbi/gosbi/internal/readlimit"
+	"github.com/gosbi/gosbi/internal/text"
 )
 
 // Spec describes a study: the axes of its grid and its stages. It is what `gosbi study run`
@@ -222,7 +223,7 @@ func (st Stage) validate(field string, axes, stages map[string]bool) error {
 	case stages[st.Name]:
 		return fmt.Errorf("study spec: %s.name = %q is used by two stages", field, st.Name)
 	case btoi(st.Func != "")+btoi(st.Script != "")+btoi(st.Source != "") != 1:
-		return fmt.Errorf("study spec: %s (%q) has func = %q, script = %q and %d bytes of source, expected exactly one of them", field, st.Name, st.Func, st.Script, len(st.Source))
+		return fmt.Errorf("study spec: %s (%q) has func = %q, script = %q and %s of source, expected exactly one of them", field, st.Name, st.Func, st.Script, text.Count(len(st.Source), "byte"))
 	case st.All && len(st.Over) > 0:
 		return fmt.Errorf("study spec: %s (%q) has all = true and over = %v, expected one of them", field, st.Name, st.Over)
 	}

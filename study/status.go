@@ -11,6 +11,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/gosbi/gosbi/internal/text"
 )
 
 // State is the state of a job as Status counts it.
@@ -74,6 +76,10 @@ type Status struct {
 	Invalid []InvalidRecord
 	Damaged []DamagedFile // of every job, done or not
 	Runner  string        // "pid 123 on host h, running since …"; "" when no process runs the study
+	// RunnerRetries is how many more times the run now (Runner) tries a job that fails
+	// (Local.Retries, Slurm.Retries); -1 when no run holds the study or its executor does not
+	// say (an Executor other than Local and Slurm, a gosbi that did not write it).
+	RunnerRetries int
 	// Slurm lists the Slurm jobs that a run of the Slurm executor submitted and has not seen
 	// leave the queue (DIR/slurm/submitted): the run now (Runner), or one killed before its
 	// arrays ended, whose jobs may still run. Status reads no queue, so the jobs those arrays
@@ -89,7 +95,8 @@ func (s *Study) Status() *Status { return s.status(nil) }
 
 // status is Status with the states a scheduler knows (queued, running) for some jobs.
 func (s *Study) status(sched map[int]State) *Status {
-	st := &Status{Study: s.Spec.Name, Runner: s.runner(), Slurm: s.submittedJobs()}
+	st := &Status{Study: s.Spec.Name, Slurm: s.submittedJobs()}
+	st.Runner, st.RunnerRetries = s.runner()
 	notes, markers := s.listed("failed"), s.listed("running")
 	for _, stage := range s.Spec.Stages {
 		c := StageCount{Stage: stage.Name, Counts: map[State]int{}}
@@ -308,6 +315,31 @@ func (st *Status) write(w io.Writer) {
 	for _, d := range st.Damaged {
 		fmt.Fprintf(w, "\nDAMAGED %s %s of %s: %s; %s\n", d.What, d.Path, d.Job, d.Reason, d.advice())
 	}
+}
+
+// retryAdvice says what becomes of the failed jobs. Without a run, they run again with the
+// next one. A run that holds the study tries each job up to 1+RunnerRetries times: a failed job
+// it has not tried that often runs again in it (one of a stage it has not reached, or that
+// Slurm resubmits in a later round); those still failed when it ends stay so until the next.
+func (st *Status) retryAdvice() string {
+	switch {
+	case st.Runner == "":
+		return "run the study again to retry them"
+	case st.RunnerRetries < 0:
+		return fmt.Sprintf("the run now (%s) may retry them itself, its executor does not say how often; "+
+			"those still failed when it ends stay failed until the study runs again", st.Runner)
+	}
+	return fmt.Sprintf("the run now (%s) tries each job up to %s (--retries %d): a failed job it has not tried that often runs again in it; "+
+		"those still failed when it ends stay failed until the study runs again", st.Runner, text.Count(st.RunnerRetries+1, "time"), st.RunnerRetries)
+}
+
+// rerunAdvice says what becomes of the jobs whose record is invalid: the run now runs them if
+// it has not passed their stage yet; the next run runs the others.
+func (st *Status) rerunAdvice() string {
+	if st.Runner == "" {
+		return "run the study again to re-run them"
+	}
+	return fmt.Sprintf("the run now (%s) re-runs those of the stages it has not reached; run the study again after it ends to re-run the others", st.Runner)
 }
 
 // maxSlurmShown is how many Slurm job ids a status line names.

@@ -18,6 +18,7 @@ import (
 
 	"github.com/gosbi/gosbi/internal/atomicfile"
 	"github.com/gosbi/gosbi/internal/readlimit"
+	"github.com/gosbi/gosbi/internal/text"
 )
 
 // manifestVersion is the layout version of a study directory.
@@ -42,7 +43,7 @@ const (
 //	DIR/jobs/STAGE/NNNNN/      a finished job: record.json and the files the job wrote
 //	DIR/failed/NNNNN.json      the last failure of a job that has no record
 //	DIR/running/NNNNN.json     a job some worker has started
-//	DIR/logs/NNNNN.log         what a job wrote to its log, all attempts
+//	DIR/logs/NNNNN.log         what a job wrote to its log, all attempts (of each, the first 1 MiB and the last 4 MiB)
 //	DIR/slurm/                 batch scripts and per-task logs of the Slurm executor
 type Study struct {
 	Dir  string
@@ -160,13 +161,28 @@ func Create(dir string, spec *Spec, base string) (*Study, error) {
 		return nil, fmt.Errorf("study: %w", err)
 	}
 	if len(data)+1 > maxManifestSize {
-		return nil, fmt.Errorf("study: the manifest of %d jobs takes %d bytes, more than the %d (%d MiB) a study manifest may hold: "+
-			"give the axes shorter values or fewer of them, or split the study", len(m.Jobs), len(data)+1, maxManifestSize, maxManifestSize>>20)
+		return nil, fmt.Errorf("study: the manifest of %s takes %d bytes, more than the %d (%d MiB) a study manifest may hold: "+
+			"give the axes shorter values or fewer of them, or split the study", text.Count(len(m.Jobs), "job"), len(data)+1, maxManifestSize, maxManifestSize>>20)
 	}
 	if err := writeFileAtomic(filepath.Join(dir, "manifest.json"), append(data, '\n')); err != nil {
 		return nil, err
 	}
 	return &Study{Dir: dir, Spec: m.Spec, Jobs: m.Jobs}, nil
+}
+
+// MustCreate is Create for notebook cells: it panics with Create's error.
+func MustCreate(dir string, spec *Spec, base string) *Study { return must(Create(dir, spec, base)) }
+
+// MustOpen is Open for notebook cells: it panics with Open's error.
+func MustOpen(dir string) *Study { return must(Open(dir)) }
+
+// must returns v, or panics with err itself, so that a recovered panic still answers
+// errors.Is: the Must forms of the package, for notebook cells.
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }
 
 // Open opens an existing study directory.
@@ -444,7 +460,7 @@ func recordedNames[V any](m map[string]V, what string) string {
 // Record reads the record of job i, with an error when it has none or it is invalid.
 func (s *Study) Record(i int) (*Record, error) {
 	if i < 0 || i >= len(s.Jobs) {
-		return nil, fmt.Errorf("study: job %d does not exist (the study has %d jobs)", i, len(s.Jobs))
+		return nil, fmt.Errorf("study: job %d does not exist (the study has %s)", i, text.Count(len(s.Jobs), "job"))
 	}
 	dir := s.recordDir(i)
 	data, err := readlimit.File(filepath.Join(dir, "record.json"), "a job record", maxRecordSize)

@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/gosbi/gosbi/internal/readlimit"
+	"github.com/gosbi/gosbi/internal/text"
 )
 
 // envGosbi names the gosbi binary that runs script stages (default: this executable).
@@ -36,7 +37,7 @@ func (s *Study) RunJob(ctx context.Context, i int) error {
 		return err
 	}
 	if i < 0 || i >= len(s.Jobs) {
-		return fmt.Errorf("study: job index %d out of range: the study has %d jobs (0…%d)", i, len(s.Jobs), len(s.Jobs)-1)
+		return fmt.Errorf("study: job index %d out of range: the study has %s (0…%d)", i, text.Count(len(s.Jobs), "job"), len(s.Jobs)-1)
 	}
 	if s.Done(i) {
 		return nil
@@ -69,7 +70,7 @@ func (s *Study) RunJob(ctx context.Context, i int) error {
 		return fmt.Errorf("study: %s not started: %w", info, err)
 	}
 	defer a.do(func() error { a.unmark(s.runningPath(i)); return nil })
-	logf, err := os.OpenFile(s.LogPath(i), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	logf, err := openCappedLog(s.LogPath(i), maxLogHead, maxLogTail)
 	if err != nil {
 		return fmt.Errorf("study: %w", err)
 	}

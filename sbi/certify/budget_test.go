@@ -164,3 +164,17 @@ func TestPlanNotesShortTraining(t *testing.T) {
 		})
 	}
 }
+
+// TestBudgetStringCountsCheckSets: a budget with one check set reads "1 check set of …", not
+// "1 check sets".
+func TestBudgetStringCountsCheckSets(t *testing.T) {
+	for _, c := range []struct {
+		sets int
+		want string
+	}{{1, ", 1 check set of 300 reserved,"}, {2, ", 2 check sets of 300 reserved,"}} {
+		b := Budget{Total: 3000, Train: 1000, Test: 1000, Check: 300, CheckSets: c.sets}
+		if got := b.String(); !strings.Contains(got, c.want) {
+			t.Errorf("Budget of CheckSets %d: %q, want it to hold %q", c.sets, got, c.want)
+		}
+	}
+}

@@ -371,7 +371,7 @@ const scoreCalNote = "Score calibration (Bon et al.) adjusts the posterior at on
 
 // String says how the budget was split and what was drawn.
 func (b Budget) String() string {
-	s := fmt.Sprintf("%d simulations (training %d, %d check sets of %d reserved, final test %d", b.Total, b.Train, b.CheckSets, b.Check, b.Test)
+	s := fmt.Sprintf("%d simulations (training %d, %s of %d reserved, final test %d", b.Total, b.Train, text.Count(b.CheckSets, "check set"), b.Check, b.Test)
 	if b.More > 0 {
 		s += fmt.Sprintf(", reserve for more simulations %d", b.More)
 	}
