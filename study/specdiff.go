@@ -84,20 +84,24 @@ func stageDiff(a, b *manifest) []string {
 		return []string{fmt.Sprintf("stages %s there, %s in this spec", x, y)}
 	}
 	var d []string
-	k := 0 // the index of the stage's script in the manifests' Scripts
+	ka, kb := 0, 0 // the indexes of the stages' scripts in a.Scripts and b.Scripts
 	for i, st := range as {
 		other := bs[i]
 		if st.Name != other.Name || !slices.Equal(st.Over, other.Over) || st.All != other.All ||
-			st.Func != other.Func || st.Script != other.Script || st.Source != other.Source {
+			st.Func != other.Func || st.Script != other.Script {
 			d = append(d, fmt.Sprintf("stage %q differs (over, all, func or script file)", st.Name))
 		}
-		if st.Script == "" && st.Source == "" {
-			continue
-		}
-		if k < len(a.Scripts) && k < len(b.Scripts) && a.Scripts[k] != b.Scripts[k] {
+		// Create stores every script stage with a Script path and its source in Scripts, in
+		// the order of the stages, so each side counts its own.
+		if st.Script != "" && other.Script != "" && ka < len(a.Scripts) && kb < len(b.Scripts) && a.Scripts[ka] != b.Scripts[kb] {
 			d = append(d, fmt.Sprintf("the script of stage %q differs (the study's is %s)", st.Name, st.Script))
 		}
-		k++
+		if st.Script != "" {
+			ka++
+		}
+		if other.Script != "" {
+			kb++
+		}
 	}
 	return d
 }
