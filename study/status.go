@@ -358,10 +358,10 @@ func (st *Status) slurmLine() string {
 	}
 	list := strings.Join(ids, ",")
 	if st.Runner != "" {
-		return fmt.Sprintf("Slurm jobs %s%s, submitted by this run, hold its queued jobs, counted missing here until they start (squeue -j %s shows them)", list, more, list)
+		return fmt.Sprintf("Slurm jobs %s%s, submitted by this run or by an earlier run killed before they ended (which this run waits for), may hold jobs of the study, counted missing or failed here until they start (squeue -j %s shows them)", list, more, list)
 	}
 	return fmt.Sprintf("Slurm jobs %s%s were submitted by a run that ended before they left the queue (killed?): they may still run jobs counted missing or failed here; "+
-		"the next run waits for them to end (squeue -j %s shows them, scancel %s cancels them)", list, more, list, strings.Join(ids, " "))
+		"the next run waits for them to end, or, without squeue, refuses to start until they are cancelled (squeue -j %s shows them, scancel %s cancels them)", list, more, list, strings.Join(ids, " "))
 }
 
 // advice says what a damaged file stops and what to do.
