@@ -118,7 +118,14 @@
 // that gets Error by embedding (type MyErr struct{ error }) counts as one with a method Error;
 // yaegi cannot hand its values to the helpers (a panic of reflect.StructOf about embedded
 // interfaces), so errors.Is, errors.As and errors.Unwrap of one fail the cell: give the field
-// a name and declare Error (type MyErr struct{ err error }).
+// a name and declare Error (type MyErr struct{ err error }). fmt prints a value of a type that
+// embeds an interface with that panic (%!v(PANIC=Error method: …)): print e.Error() instead.
+// Methods promoted from an embedded interface or an embedded type of the session count for
+// the rewrites (wrap-errors, guard-assertions); those of an embedded compiled type that is no
+// interface (type Ev struct{ time.Time }, struct{ *bytes.Buffer }) do not, as the interpreter
+// does not give them to the cell's type, which implements no interface by them, and printing
+// a value of such a type with fmt can end the process (a fatal error of the Go runtime):
+// print its fields.
 //
 // The interpreter knows a type declared in a cell only as the type it is declared as, without
 // its name: type T1 struct{ A int } and type T2 struct{ A int } are one type to it, and so are
@@ -160,9 +167,10 @@
 // methods), and write simulators that handle a batch per call. A simulator written in a cell
 // can still be handed to the library, which runs it on all cores.
 //
-// In a session with a struct type that has fields and methods, each type assertion or type
-// switch to such a type (x.(MyErr)) first passes its operand through an interpreted generic
-// call and a reflect check (the rewrite guard-assertions), a few microseconds, even when the
+// In a session with a struct type that has fields and methods (declared, or promoted from an
+// embedded interface or type of the session), each type assertion or type switch to such a
+// type (x.(MyErr)) first passes its operand through an interpreted generic call and a reflect
+// check (the rewrite guard-assertions), a few microseconds, even when the
 // operand is a variable of type any or of an interface of the cell: such a variable may hold
 // the wrapper of a compiled interface (var a any = mk(), mk returning an error), so the check
 // cannot be left out. Keep such assertions out of hot loops, or call a method instead.
