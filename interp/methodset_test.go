@@ -21,6 +21,8 @@ func TestMethodSetOfEmbeddings(t *testing.T) {
 		{"declared String", "type T struct{ a int }\nfunc (T) String() string { return \"t\" }", true, false, false, []string{"T"}},
 		{"declared Error and Unwrap", "type E struct{ err error }\nfunc (e *E) Error() string { return \"e\" }\nfunc (e *E) Unwrap() error { return e.err }",
 			true, true, true, []string{"E"}},
+		{"generic receivers", "type G[T any] struct{ v T }\nfunc (g *G[T]) M() {}\ntype H[K comparable, V any] struct{ m map[K]V }\nfunc (h H[K, V]) N() {}",
+			false, false, false, []string{"G", "H"}},
 		{"embedded error", "type MyErr struct{ error }", false, true, false, []string{"MyErr"}},
 		{"embedded fmt.Stringer", "import \"fmt\"\ntype S struct{ fmt.Stringer }", false, false, false, []string{"S"}},
 		{"embedded time.Time", "import \"time\"\ntype Ev struct{ time.Time }", false, false, false, nil},

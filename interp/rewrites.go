@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/gosbi/gosbi/interp/explain"
 	"github.com/gosbi/gosbi/interp/rewrite"
 	"github.com/gosbi/gosbi/stdlib"
 )
@@ -120,19 +121,9 @@ func (ms *methodSet) noteMethod(fd *ast.FuncDecl) {
 	if fd.Recv == nil || len(fd.Recv.List) != 1 {
 		return
 	}
-	recv := fd.Recv.List[0].Type
-	_, pointer := recv.(*ast.StarExpr)
-	if pointer {
-		recv = recv.(*ast.StarExpr).X
-	}
-	if ix, ok := recv.(*ast.IndexExpr); ok {
-		recv = ix.X
-	}
-	if ix, ok := recv.(*ast.IndexListExpr); ok {
-		recv = ix.X
-	}
-	if id, ok := recv.(*ast.Ident); ok {
-		ms.types[id.Name] = true
+	_, pointer := fd.Recv.List[0].Type.(*ast.StarExpr)
+	if name := explain.RecvTypeName(fd.Recv.List[0].Type); name != "" {
+		ms.types[name] = true
 	}
 	switch fd.Name.Name {
 	case "String", "Error":
