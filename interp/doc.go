@@ -144,13 +144,14 @@
 // an imported package could hand out in an interface, passes an assertion to a cell's struct
 // type of the same fields. An assertion or a case to a type made of no type of the session
 // and no unnamed struct (float64, string, []any, image.Point) counts only the session's types
-// that the cell names (anywhere, a case of the same switch too), so that after type Celsius
-// float64 a cell may walk decoded JSON with x.(float64): a Celsius that an earlier cell stored
-// in an any, asserted by a cell that does not name Celsius, passes x.(float64) (Go says no),
-// and one of type A int passes x.(int). It cannot count a value of an unnamed struct type of
+// that the cell names as a type (anywhere, a case of the same switch too; a variable, field
+// or key of that name does not count), so that after type Celsius float64 a cell may walk
+// decoded JSON with x.(float64): in a cell that does not name Celsius, a Celsius passes
+// x.(float64) (Go says no), whether an earlier cell stored it in an any or the cell gets it
+// from a session function's result or a field (any(f()).(float64), any(r.T).(float64)), and
+// a value of type A int passes x.(int). It cannot count a value of an unnamed struct type of
 // the same fields (struct{ A int }{1} passes x.(T1)), nor check a comparison: any(T1{}) ==
-// any(T2{}) is true. A type switch without a variable (switch
-// x.(type)), whose cases of a cell's type or of an interface never match in the interpreter,
+// any(T2{}) is true. A type switch without a variable (switch x.(type)), whose cases of a cell's type or of an interface never match in the interpreter,
 // runs as one with a variable (the rewrite bind-type-switch). A value of a cell's struct type
 // with fields that a compiled interface with methods has held (a function's result of type
 // error, the error that errors.Unwrap gives back, a fmt.Stringer) is no longer of its type to

@@ -151,8 +151,10 @@ func (tt *typeTable) key(e ast.Expr) (typeKey, bool) {
 // one whose representation is k's, or, for an assertion (assign), one assignable to it as
 // the interpreter sees them (an unnamed type and a defined type of the same underlying type).
 // For a type k made of no type of the session and no unnamed struct (float64, []any,
-// image.Point), it counts only the session's types that the cell names: a cell that asserts float64 without naming
-// type Celsius float64 is taken to hold no Celsius (the gap that package interp documents).
+// image.Point), it counts only the session's types that the cell names as a type: a cell that
+// asserts float64 without naming type Celsius float64 is taken to hold no Celsius, though it
+// may hold one that an earlier cell stored, a session function returned or a field held (the
+// gap that package interp documents).
 func (tt *typeTable) confused(k typeKey, assign bool) (typeKey, bool) {
 	match := func(z typeKey) bool {
 		return z.id != k.id && (z.rep == k.rep ||
