@@ -151,8 +151,9 @@
 // from a session function's result or a field (any(f()).(float64), any(r.T).(float64)), and
 // a value of type A int passes x.(int). It cannot count a value of an unnamed struct type of
 // the same fields (struct{ A int }{1} passes x.(T1)), nor check a comparison: any(T1{}) ==
-// any(T2{}) is true. A type switch without a variable (switch x.(type)), whose cases of a cell's type or of an interface never match in the interpreter,
-// runs as one with a variable (the rewrite bind-type-switch). A value of a cell's struct type
+// any(T2{}) is true. A type switch without a variable (switch x.(type)), whose cases of a
+// cell's type or of an interface never match in the interpreter, runs as one with a variable
+// (the rewrite bind-type-switch). A value of a cell's struct type
 // with fields that a compiled interface with methods has held (a function's result of type
 // error, the error that errors.Unwrap gives back, a fmt.Stringer) is no longer of its type to
 // the interpreter, which keeps one of its fields in its place: a type assertion or switch to
