@@ -118,7 +118,14 @@
 // that gets Error by embedding (type MyErr struct{ error }) counts as one with a method Error;
 // yaegi cannot hand its values to the helpers (a panic of reflect.StructOf about embedded
 // interfaces), so errors.Is, errors.As and errors.Unwrap of one fail the cell: give the field
-// a name and declare Error (type MyErr struct{ err error }).
+// a name and declare Error (type MyErr struct{ err error }). fmt prints a value of a type that
+// embeds an interface with that panic (%!v(PANIC=Error method: …)): print e.Error() instead.
+// Methods promoted from an embedded interface or an embedded type of the session count for
+// the rewrites (wrap-errors, guard-assertions); those of an embedded compiled type that is no
+// interface (type Ev struct{ time.Time }, struct{ *bytes.Buffer }) do not, as the interpreter
+// does not give them to the cell's type, which implements no interface by them, and printing
+// a value of such a type with fmt can end the process (a fatal error of the Go runtime):
+// print its fields.
 //
 // The interpreter knows a type declared in a cell only as the type it is declared as, without
 // its name: type T1 struct{ A int } and type T2 struct{ A int } are one type to it, and so are
@@ -137,14 +144,16 @@
 // an imported package could hand out in an interface, passes an assertion to a cell's struct
 // type of the same fields. An assertion or a case to a type made of no type of the session
 // and no unnamed struct (float64, string, []any, image.Point) counts only the session's types
-// that the cell names (anywhere, a case of the same switch too), so that after type Celsius
-// float64 a cell may walk decoded JSON with x.(float64): a Celsius that an earlier cell stored
-// in an any, asserted by a cell that does not name Celsius, passes x.(float64) (Go says no),
-// and one of type A int passes x.(int). It cannot count a value of an unnamed struct type of
+// that the cell names as a type (anywhere, a case of the same switch too; a variable, field
+// or key of that name does not count), so that after type Celsius float64 a cell may walk
+// decoded JSON with x.(float64): in a cell that does not name Celsius, a Celsius passes
+// x.(float64) (Go says no), whether an earlier cell stored it in an any or the cell gets it
+// from a session function's result or a field (any(f()).(float64), any(r.T).(float64)), and
+// a value of type A int passes x.(int). It cannot count a value of an unnamed struct type of
 // the same fields (struct{ A int }{1} passes x.(T1)), nor check a comparison: any(T1{}) ==
-// any(T2{}) is true. A type switch without a variable (switch
-// x.(type)), whose cases of a cell's type or of an interface never match in the interpreter,
-// runs as one with a variable (the rewrite bind-type-switch). A value of a cell's struct type
+// any(T2{}) is true. A type switch without a variable (switch x.(type)), whose cases of a
+// cell's type or of an interface never match in the interpreter, runs as one with a variable
+// (the rewrite bind-type-switch). A value of a cell's struct type
 // with fields that a compiled interface with methods has held (a function's result of type
 // error, the error that errors.Unwrap gives back, a fmt.Stringer) is no longer of its type to
 // the interpreter, which keeps one of its fields in its place: a type assertion or switch to
@@ -171,9 +180,10 @@
 // methods), and write simulators that handle a batch per call. A simulator written in a cell
 // can still be handed to the library, which runs it on all cores.
 //
-// In a session with a struct type that has fields and methods, each type assertion or type
-// switch to such a type (x.(MyErr)) first passes its operand through an interpreted generic
-// call and a reflect check (the rewrite guard-assertions), a few microseconds, even when the
+// In a session with a struct type that has fields and methods (declared, or promoted from an
+// embedded interface or type of the session), each type assertion or type switch to such a
+// type (x.(MyErr)) first passes its operand through an interpreted generic call and a reflect
+// check (the rewrite guard-assertions), a few microseconds, even when the
 // operand is a variable of type any or of an interface of the cell: such a variable may hold
 // the wrapper of a compiled interface (var a any = mk(), mk returning an error), so the check
 // cannot be left out. Keep such assertions out of hot loops, or call a method instead.

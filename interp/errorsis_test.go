@@ -102,6 +102,12 @@ func TestErrorsOfEmbeddingTypes(t *testing.T) {
 		{"Unwrap", "errors.Unwrap(MyErr{io.EOF}) == nil", "", embedded},
 		{"switch on a returned error", "s := \"none\"\nswitch mk().(type) {\ncase MyErr:\n\ts = \"MyErr\"\n}\ns", "", "cannot tell the type of this value"},
 		{"kept in any", "var a any = MyErr{io.EOF}\n_, ok := a.(MyErr)\nok", "true", ""},
+		// fmt prints such a value with yaegi's panic, wrapped by wrap-fmt-args or not (the
+		// limit that package interp documents); its Error, called in the cell, gives Go's text.
+		{"Sprint", "fmt.Sprint(MyErr{io.EOF})", `"` + structOfPanic + `"`, ""},
+		{"Sprintf %v of a variable", "e := MyErr{io.EOF}\nfmt.Sprintf(\"%v\", e)", `"` + structOfPanic + `"`, ""},
+		{"Sprint of Error", "fmt.Sprint(MyErr{io.EOF}.Error())", `"EOF"`, ""},
+		{"Sprint of other values", "fmt.Sprint(1, \"x\", io.EOF)", `"1xEOF"`, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			res := ts.run(c.code)
@@ -120,6 +126,9 @@ func TestErrorsOfEmbeddingTypes(t *testing.T) {
 		})
 	}
 }
+
+// structOfPanic is how fmt prints a value of a cell's type that embeds an interface.
+const structOfPanic = "%!v(PANIC=Error method: reflect: StructOf does not support methods of embedded interfaces)"
 
 // countedError looks to errorsIs like the interpreter's wrapper of a cell's error (a struct
 // whose name starts with _ and whose first field is IValue), and counts the calls of Error.

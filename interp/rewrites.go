@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/gosbi/gosbi/interp/explain"
 	"github.com/gosbi/gosbi/interp/rewrite"
 	"github.com/gosbi/gosbi/stdlib"
 )
@@ -77,9 +78,13 @@ type methodSet struct {
 }
 
 // methodSet scans the method and type declarations of the session and of the cell's items
-// once. A struct type with an embedded field of type error, of a compiled type with the
-// method Error or of a type with methods has methods too: yaegi hands a value of struct{ error }
-// to compiled code in its wrapper as it does one with a declared Error.
+// once. A struct type with an embedded field of type error, of a compiled interface type with
+// methods or of a type with methods has methods too: yaegi hands a value of struct{ error } to
+// compiled code in its wrapper as it does one with a declared Error. Embedding turns on no
+// wrapping of fmt's operands (print): fmt prints a value of a type that embeds an interface
+// with yaegi's panic about reflect.StructOf whether wrapped or not. An embedded compiled type
+// that is no interface (time.Time, *bytes.Buffer) counts for nothing: yaegi does not give its
+// methods to the cell's type, which implements no interface by them.
 func (s *Session) methodSet(items []item, compiled func(pkg, name string) reflect.Type) *methodSet {
 	ms := &methodSet{types: map[string]bool{}, names: map[string]bool{}}
 	var specs []*ast.TypeSpec
@@ -122,19 +127,9 @@ func (ms *methodSet) noteMethod(fd *ast.FuncDecl) {
 	if fd.Recv == nil || len(fd.Recv.List) != 1 {
 		return
 	}
-	recv := fd.Recv.List[0].Type
-	_, pointer := recv.(*ast.StarExpr)
-	if pointer {
-		recv = recv.(*ast.StarExpr).X
-	}
-	if ix, ok := recv.(*ast.IndexExpr); ok {
-		recv = ix.X
-	}
-	if ix, ok := recv.(*ast.IndexListExpr); ok {
-		recv = ix.X
-	}
-	if id, ok := recv.(*ast.Ident); ok {
-		ms.types[id.Name] = true
+	_, pointer := fd.Recv.List[0].Type.(*ast.StarExpr)
+	if name := explain.RecvTypeName(fd.Recv.List[0].Type); name != "" {
+		ms.types[name] = true
 	}
 	ms.names[fd.Name.Name] = true
 	switch fd.Name.Name {
@@ -148,7 +143,8 @@ func (ms *methodSet) noteMethod(fd *ast.FuncDecl) {
 }
 
 // embedsMethods reports whether the struct type ts has an embedded field that gives it
-// methods, and records an Error, Unwrap, Is or As that a compiled field gives it.
+// methods in the interpreter, and records an Error, Unwrap, Is or As that an embedded
+// interface gives it.
 func (ms *methodSet) embedsMethods(ts *ast.TypeSpec, compiled func(pkg, name string) reflect.Type) bool {
 	st, ok := ts.Type.(*ast.StructType)
 	if !ok {
@@ -166,7 +162,7 @@ func (ms *methodSet) embedsMethods(ts *ast.TypeSpec, compiled func(pkg, name str
 		switch e := e.(type) {
 		case *ast.Ident:
 			if e.Name == "error" {
-				ms.print, ms.errorType, has = true, true, true
+				ms.errorType, has = true, true
 				ms.names["Error"] = true
 			}
 			has = has || ms.types[e.Name]
@@ -175,24 +171,19 @@ func (ms *methodSet) embedsMethods(ts *ast.TypeSpec, compiled func(pkg, name str
 			if !ok {
 				continue
 			}
-			t := compiled(pkg.Name, e.Sel.Name)
-			if t == nil {
-				continue
+			if t := compiled(pkg.Name, e.Sel.Name); t != nil && t.Kind() == reflect.Interface {
+				has = has || ms.noteInterface(t)
 			}
-			has = has || ms.noteCompiled(t) || ms.noteCompiled(reflect.PointerTo(t))
 		}
 	}
 	return has
 }
 
-// noteCompiled records the methods Error, String, Unwrap, Is and As of an embedded compiled
-// type (and the names of all its methods), and reports whether it has methods.
-func (ms *methodSet) noteCompiled(t reflect.Type) bool {
-	for _, name := range []string{"Error", "String"} {
-		if _, ok := t.MethodByName(name); ok {
-			ms.print = true
-			ms.errorType = ms.errorType || name == "Error"
-		}
+// noteInterface records the methods Error, Unwrap, Is and As of an embedded compiled
+// interface, and reports whether it has methods.
+func (ms *methodSet) noteInterface(t reflect.Type) bool {
+	if _, ok := t.MethodByName("Error"); ok {
+		ms.errorType = true
 	}
 	for _, name := range []string{"Unwrap", "Is", "As"} {
 		if _, ok := t.MethodByName(name); ok {

@@ -66,6 +66,10 @@ func TestTypeIdentityOfCellTypes(t *testing.T) {
 			"\tcase string:\n\t\tn += len(x)\n\tcase []any:\n\t\tn += 10 * len(x)\n\t}\n}\nn", "42", ""},
 		{"Celsius", typeIDJSON, "v := any(Celsius(3))", "_, ok := v.(Celsius)\nok", "", fails},
 		{"float64 in a cell naming Celsius", typeIDJSON, "v := any(2.5)", "c := Celsius(1)\n_, ok := v.(float64)\nfmt.Sprint(c, ok)", "", fails},
+		{"string in a cell with a field Label", typeIDJSON, "type rec struct{ Label string }\nr := rec{Label: \"x\"}\nv := any(\"hi\")",
+			"_ = r.Label\ns, ok := v.(string)\nfmt.Sprint(s, ok)", `"hitrue"`, ""},
+		{"float64 in a cell with a variable Celsius", typeIDJSON + "\nvar _ = 0", "v := any(2.5)", "Celsius := 1.5\nf, ok := v.(float64)\nfmt.Sprint(f+Celsius, ok)", `"4 true"`, ""},
+		{"string in a cell naming Label", typeIDJSON, "v := any(\"hi\")", "var l Label\n_, ok := v.(string)\nfmt.Sprint(l, ok)", "", fails},
 		{"switch of Celsius and float64", typeIDJSON, "v := any(Celsius(3))", "s := \"none\"\nswitch v.(type) {\ncase float64:\n\ts = \"float64\"\ncase Celsius:\n\ts = \"Celsius\"\n}\ns", "", fails},
 		// struct types of the same fields as compiled ones of packages the session does not import
 		{"Point, no plotter", typeIDLibrary, "v := any(Point{1, 2})", "p, ok := v.(Point)\nfmt.Sprint(p.X, ok)", `"1 true"`, ""},
@@ -189,6 +193,7 @@ func TestInterfaceAssertionsOfCellTypes(t *testing.T) {
 		{"case any", stringers, "v := any(S{1})\ns := \"none\"\nswitch v.(type) {\ncase any:\n\ts = \"any\"\n}\ns", `"any"`, ""},
 		{"no methods", plain, "v := any(N{1})\n_, ok := v.(fmt.Stringer)\nok", "false", ""},
 		{"switch, no methods", plain, "v := any(M(1))\ns := \"none\"\nswitch v.(type) {\ncase error:\n\ts = \"error\"\ncase fmt.Stringer:\n\ts = \"Stringer\"\n}\ns", `"none"`, ""},
+		{"promoted from a compiled type", "type Ev struct{ time.Time }", "v := any(Ev{})\n_, ok := v.(fmt.Stringer)\nok", "true", ""},
 		{"interface without those methods", embedded, "v := any(2.5)\n_, ok := v.(io.Reader)\nok", "false", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -57,6 +57,15 @@ func TestCheckTypeIdentity(t *testing.T) {
 		{"switch of distinct types", "type T struct{ A int }\ntype U struct{ B int }", "switch x.(type) {\ncase T:\ncase U:\ncase int:\n}", ""},
 		{"switch leaves a compiled struct", "type Pt struct{ X, Y int }", "switch x.(type) {\ncase Pt:\ncase image.Point:\n}", ""},
 		{"no session types", "", "_, ok := x.(int)", ""},
+		{"int, local variable A", "type A int", "A := 1\n_ = A\n_, ok := x.(int)", ""},
+		{"int, parameter A", "type A int", "f := func(A int) int { return A }\n_, ok := x.(int)", ""},
+		{"int, composite-literal key A", "type A int", "_ = P{A: 1}\n_, ok := x.(int)", ""},
+		{"string, field selector Label", "type Label string", "_ = p.Label\ns, ok := v.(string)", ""},
+		{"string, method selector Label", "type Label string", "p.Label()\ns, ok := v.(string)", ""},
+		{"int, A in a variable's type", "type A int", "var y A\n_, ok := x.(int)", "cannot tell int from A"},
+		{"int, A in a parameter's type", "type A int", "f := func(a A) {}\n_, ok := x.(int)", "cannot tell int from A"},
+		{"int, A in a composite-literal value", "type A int", "_ = P{B: A(1)}\n_, ok := x.(int)", "cannot tell int from A"},
+		{"int, A declared by the cell's function", "type A int", "func f(x any) bool {\n\tvar a A\n\t_, ok := x.(int)\n\treturn ok && a == 0\n}", "cannot tell int from A"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			e := env

@@ -189,10 +189,11 @@ func StripPositions(text string) string {
 // parsed is a unit with its syntax tree.
 type parsed struct {
 	Unit
-	fset *token.FileSet
-	base int        // offset of Text in the file of fset
-	root ast.Node   // the declaration or statement
-	body []ast.Stmt // the statements of a statement unit, root the last
+	fset  *token.FileSet
+	base  int        // offset of Text in the file of fset
+	root  ast.Node   // the declaration or statement
+	body  []ast.Stmt // the statements of a statement unit, root the last
+	decls []ast.Decl // the declarations of a declaration unit, root the last
 }
 
 // parse parses a unit; statements are parsed in a function body.
@@ -217,6 +218,7 @@ func parse(u Unit) (*parsed, error) {
 			p.root = p.body[len(p.body)-1]
 		}
 	} else if len(f.Decls) > 0 {
+		p.decls = f.Decls
 		p.root = f.Decls[len(f.Decls)-1]
 	}
 	return p, nil

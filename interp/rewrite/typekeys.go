@@ -48,56 +48,83 @@ func (k typeKey) declared(z typeKey) string {
 // Env.TypeDecls gives them) and of the cell's units.
 func newTypeTable(env Env, units []Unit) *typeTable {
 	tt := &typeTable{specs: map[string]*ast.TypeSpec{}, cellMethods: map[string]bool{}, env: env, cellNames: map[string]bool{}}
-	add := func(text string) {
-		f, err := parser.ParseFile(token.NewFileSet(), "", "package p;"+text, 0)
-		if err != nil {
-			return
-		}
-		for _, d := range f.Decls {
-			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv != nil && len(fd.Recv.List) == 1 {
-				tt.cellMethods[embeddedName(fd.Recv.List[0].Type)] = true
-			}
-			gd, ok := d.(*ast.GenDecl)
-			if !ok || gd.Tok != token.TYPE {
-				continue
-			}
-			for _, sp := range gd.Specs {
-				ts := sp.(*ast.TypeSpec)
-				if ts.Name.Name == "_" {
-					continue
-				}
-				if _, ok := tt.specs[ts.Name.Name]; !ok {
-					tt.order = append(tt.order, ts.Name.Name)
-				}
-				tt.specs[ts.Name.Name] = ts
-			}
-		}
-	}
 	if env.TypeDecls != nil {
 		for _, text := range env.TypeDecls() {
-			add(text)
+			if f, err := parser.ParseFile(token.NewFileSet(), "", "package p;"+text, 0); err == nil {
+				tt.addDecls(f.Decls)
+			}
 		}
 	}
+	values := map[string]bool{} // the names of the cell's variables, constants and functions
 	for _, u := range units {
+		p, err := parse(u)
+		if err != nil {
+			continue
+		}
 		if u.Kind == Decl {
-			add(u.Text)
+			tt.addDecls(p.decls)
 		}
-		if p, err := parse(u); err == nil {
-			nodes := []ast.Node{p.root}
-			for _, st := range p.body {
-				nodes = append(nodes, st)
-			}
-			for _, n := range nodes {
-				ast.Inspect(n, func(n ast.Node) bool {
-					if id, ok := n.(*ast.Ident); ok {
-						tt.cellNames[id.Name] = true
-					}
-					return true
-				})
-			}
+		for _, st := range p.body {
+			noteNames(st, tt.cellNames, values)
 		}
+		for _, d := range p.decls {
+			noteNames(d, tt.cellNames, values)
+		}
+	}
+	for name := range values {
+		delete(tt.cellNames, name) // a variable of the cell, used in a later statement of its own
 	}
 	return tt
+}
+
+// addDecls records the type declarations of decls, and the receiver types of its methods.
+func (tt *typeTable) addDecls(decls []ast.Decl) {
+	for _, d := range decls {
+		if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv != nil && len(fd.Recv.List) == 1 {
+			tt.cellMethods[embeddedName(fd.Recv.List[0].Type)] = true
+		}
+		gd, ok := d.(*ast.GenDecl)
+		if !ok || gd.Tok != token.TYPE {
+			continue
+		}
+		for _, sp := range gd.Specs {
+			ts := sp.(*ast.TypeSpec)
+			if ts.Name.Name == "_" {
+				continue
+			}
+			if _, ok := tt.specs[ts.Name.Name]; !ok {
+				tt.order = append(tt.order, ts.Name.Name)
+			}
+			tt.specs[ts.Name.Name] = ts
+		}
+	}
+}
+
+// noteNames records in names the identifiers of n that may name a type of the session, and in
+// values those that the unit resolves to one of its variables, constants or functions (A := 1,
+// a parameter A): not the selected name of a selector (p.Label), nor a key of a composite
+// literal (P{A: 1}).
+func noteNames(n ast.Node, names, values map[string]bool) {
+	ast.Inspect(n, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.SelectorExpr:
+			noteNames(n.X, names, values)
+			return false
+		case *ast.KeyValueExpr:
+			if _, ok := n.Key.(*ast.Ident); !ok {
+				noteNames(n.Key, names, values)
+			}
+			noteNames(n.Value, names, values)
+			return false
+		case *ast.Ident:
+			if n.Obj == nil || n.Obj.Kind == ast.Typ {
+				names[n.Name] = true
+			} else {
+				values[n.Name] = true
+			}
+		}
+		return true
+	})
 }
 
 // with returns the table for looking up the types of the unit p.
@@ -124,15 +151,18 @@ func (tt *typeTable) key(e ast.Expr) (typeKey, bool) {
 // one whose representation is k's, or, for an assertion (assign), one assignable to it as
 // the interpreter sees them (an unnamed type and a defined type of the same underlying type).
 // For a type k made of no type of the session and no unnamed struct (float64, []any,
-// image.Point), it counts only the session's types that the cell names: a cell that asserts float64 without naming
-// type Celsius float64 is taken to hold no Celsius (the gap that package interp documents).
+// image.Point), it counts only the session's types that the cell names as a type: a cell that
+// asserts float64 without naming type Celsius float64 is taken to hold no Celsius, though it
+// may hold one that an earlier cell stored, a session function returned or a field held (the
+// gap that package interp documents).
 func (tt *typeTable) confused(k typeKey, assign bool) (typeKey, bool) {
 	match := func(z typeKey) bool {
 		return z.id != k.id && (z.rep == k.rep ||
 			assign && (k.named && !z.named && k.under == z.rep || !k.named && z.named && k.rep == z.under))
 	}
+	namedOnly := !k.session && !strings.Contains(k.rep, "struct{") // see the doc comment
 	for _, name := range tt.order {
-		if !k.session && !strings.Contains(k.rep, "struct{") && !tt.cellNames[name] {
+		if namedOnly && !tt.cellNames[name] {
 			continue
 		}
 		z, ok := tt.key(&ast.Ident{Name: name})
