@@ -25,7 +25,7 @@ func TestMethodSetOfEmbeddings(t *testing.T) {
 			false, false, false, []string{"G", "H"}},
 		{"embedded error", "type MyErr struct{ error }", false, true, false, []string{"MyErr"}},
 		{"embedded fmt.Stringer", "import \"fmt\"\ntype S struct{ fmt.Stringer }", false, false, false, []string{"S"}},
-		{"embedded time.Time", "import \"time\"\ntype Ev struct{ time.Time }", false, false, false, nil},
+		{"embedded time.Time", "import \"time\"\ntype Ev struct{ time.Time; n int }", false, false, false, nil},
 		{"embedded *bytes.Buffer", "import \"bytes\"\ntype Buf struct{ *bytes.Buffer; n int }", false, false, false, nil},
 		{"embedded cell type, twice", "type In struct{ a int }\nfunc (In) M() {}\ntype Out struct{ In }\ntype Out2 struct{ *Out }",
 			false, false, false, []string{"In", "Out", "Out2"}},

@@ -193,7 +193,6 @@ func TestInterfaceAssertionsOfCellTypes(t *testing.T) {
 		{"case any", stringers, "v := any(S{1})\ns := \"none\"\nswitch v.(type) {\ncase any:\n\ts = \"any\"\n}\ns", `"any"`, ""},
 		{"no methods", plain, "v := any(N{1})\n_, ok := v.(fmt.Stringer)\nok", "false", ""},
 		{"switch, no methods", plain, "v := any(M(1))\ns := \"none\"\nswitch v.(type) {\ncase error:\n\ts = \"error\"\ncase fmt.Stringer:\n\ts = \"Stringer\"\n}\ns", `"none"`, ""},
-		{"promoted from a compiled type", "type Ev struct{ time.Time }", "v := any(Ev{})\n_, ok := v.(fmt.Stringer)\nok", "true", ""},
 		{"interface without those methods", embedded, "v := any(2.5)\n_, ok := v.(io.Reader)\nok", "false", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
