@@ -179,8 +179,11 @@
 // check-interface-assertions fails the cell: assert to the session's types themselves (a type
 // switch with a case for each), or call the method on a variable of the value's own type. It
 // fails such a cell also where the value is of a compiled type, which the interpreter answers
-// right, as it cannot tell. A comma-ok assertion to the empty interface (v, ok := x.(any))
-// answers no for any value; use x != nil.
+// right, as it cannot tell. The interpreter answers an assertion to the empty interface wrongly
+// for every value (v, ok := x.(any) gives nil, false; x.(any) panics), so the rewrite assert-any
+// replaces both forms (any or interface{}) by calls that give Go's answers: x and whether x is
+// not nil, a nil interface of a cell's type included. A case any of a type switch is left, as
+// the interpreter answers it as Go does.
 //
 // # Speed
 //

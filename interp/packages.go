@@ -234,6 +234,18 @@ func _gosbiFmtPtr[_gosbiE any](p *_gosbiE) any {
 	return p
 }
 
+// _gosbiAnyOK is x.(any) in its comma-ok form, which the rewrite assert-any makes: every
+// value but nil is an any.
+func _gosbiAnyOK(x any) (any, bool) { return _gosbibuiltin.AnyOK(x) }
+
+// _gosbiAnyMust is x.(any), which the rewrite assert-any makes: x, or Go's panic for nil.
+func _gosbiAnyMust(x any) any {
+	if _, ok := _gosbibuiltin.AnyOK(x); !ok {
+		panic("interface conversion: interface is nil, not interface {}")
+	}
+	return x
+}
+
 // _gosbiAssertable is the operand of a type assertion or switch to a cell's struct type with
 // fields and methods (named by types) that the rewrite guard-assertions makes: x, unless it
 // holds the interpreter's wrapper for a compiled interface, which hides the value's type.
@@ -285,6 +297,7 @@ var builtinSymbols = yaegi.Exports{
 		"PointsToInterface": reflect.ValueOf(pointsToInterface),
 		"HeldByInterface":   reflect.ValueOf(heldByInterface),
 		"HeldMessage":       reflect.ValueOf(heldMessage),
+		"AnyOK":             reflect.ValueOf(anyOK),
 
 		"ErrorsIs":     reflect.ValueOf(errorsIs),
 		"ErrorsAs":     reflect.ValueOf(errorsAs),
@@ -338,6 +351,19 @@ func pointsToInterface(p any) bool {
 // heldByInterface reports whether x is the interpreter's wrapper of a cell's value for a
 // compiled interface with methods (see wrapperType), for _gosbiAssertable.
 func heldByInterface(x any) bool { return x != nil && wrapperType(reflect.TypeOf(x)) }
+
+// anyOK is x.(any) in its comma-ok form, for _gosbiAnyOK: x and whether it is not nil. A nil
+// interface of a cell's type reaches it as the interpreter's wrapper of no value (see
+// interpWrapper), which is nil too.
+func anyOK(x any) (any, bool) {
+	if x == nil {
+		return nil, false
+	}
+	if in, ok := interpWrapper(reflect.ValueOf(x)); ok && (!in.IsValid() || in.Kind() == reflect.Interface && in.IsNil()) {
+		return nil, false
+	}
+	return x, true
+}
 
 // heldMessage is the panic of _gosbiAssertable for a type assertion or switch to types.
 func heldMessage(types string) string {

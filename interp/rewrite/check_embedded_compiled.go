@@ -88,7 +88,7 @@ func embedsCompiledMethods(env Env, p *parsed, ts *ast.TypeSpec) error {
 	}
 	typ := p.src(f.Type)
 	return fmt.Errorf("%s: the interpreter cannot hand a value of %s, which embeds %s as its only field, to compiled code: "+
-		"printing it (fmt, log, the cell's result) would end the session with a fatal error of the Go runtime. "+
+		"printing it (fmt, log, the cell's result) would end the session with a fatal error of the Go runtime; "+
 		"name the field (type %s struct{ %s %s }) and call its methods through it",
 		p.fset.Position(f.Pos()), ts.Name.Name, typ, ts.Name.Name, fieldName(sel.Sel.Name), typ)
 }
