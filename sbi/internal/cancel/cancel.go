@@ -38,3 +38,20 @@ func Note(done, total int, units, kept string) string {
 
 // NothingKept is Note's kept for a call that returns only its error.
 const NothingKept = "nothing kept"
+
+// Progress is the part of sbi.Progress that FinishProgress uses.
+type Progress interface {
+	Set(done int, msg string)
+	Finish()
+}
+
+// FinishProgress finishes p, whose call returns err after done of total units (a plural noun)
+// finished. When ctx stopped the call, p's last message first says so and that nothing is
+// kept: for the calls that return only their error on an interrupt. It returns err.
+func FinishProgress(ctx context.Context, p Progress, err error, done, total int, units string) error {
+	if Stopped(ctx, err) {
+		p.Set(done, Note(done, total, units, NothingKept))
+	}
+	p.Finish()
+	return err
+}
