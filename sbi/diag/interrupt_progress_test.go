@@ -50,9 +50,15 @@ func TestInterruptLastProgress(t *testing.T) {
 				return err
 			}},
 		{"SBC", "SBC", "stopped by interrupt before any of 40 test pairs finished; nothing kept", 0,
-			func(ctx context.Context, est sbi.Amortized) error { _, err := SBCContext(ctx, est, theta, x, cfg); return err }},
+			func(ctx context.Context, est sbi.Amortized) error {
+				_, err := SBCContext(ctx, est, theta, x, cfg)
+				return err
+			}},
 		{"TARP", "TARP", "stopped by interrupt before any of 40 test pairs finished; nothing kept", 0,
-			func(ctx context.Context, est sbi.Amortized) error { _, err := TARPContext(ctx, est, theta, x, cfg); return err }},
+			func(ctx context.Context, est sbi.Amortized) error {
+				_, err := TARPContext(ctx, est, theta, x, cfg)
+				return err
+			}},
 		{"report", "calibration report", "stopped by interrupt after 1 of 40 test pairs; nothing kept", 2,
 			func(ctx context.Context, est sbi.Amortized) error {
 				_, err := NewReportContext(ctx, est, theta, x, ReportConfig{Samples: 20, Workers: 1})
