@@ -62,6 +62,21 @@ func (p *Progress) Set(done int, msg string) {
 	p.emit(false)
 }
 
+// note sets the status message, keeping the number of finished units.
+func (p *Progress) note(msg string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.ev.Message = msg
+	p.emit(false)
+}
+
+// done is the number of finished units.
+func (p *Progress) done() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.ev.Done
+}
+
 // stopEarly marks the call as ended early by design: its last event has Stopped set.
 func (p *Progress) stopEarly() {
 	p.mu.Lock()

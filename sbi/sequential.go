@@ -304,11 +304,49 @@ func SequentialContext(ctx context.Context, est Estimator, sim Simulator, xo []f
 	}
 	prog := NewProgress(fmt.Sprintf("sequential (%s proposals)", method), cfg.Rounds)
 	defer prog.Finish()
-	res, err = res.run(ctx, sim, src, prog)
+	res, err = res.run(keptIn(ctx, "the result Sequential returns with the error (MustSequential loses it)"), sim, src, prog)
+	if cancel.Stopped(ctx, err) {
+		prog.note(res.interruptNote())
+	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		err = &sequentialInterrupt{err}
 	}
 	return res, err
+}
+
+// interruptNote is the last progress message of a run that an interrupt stopped: the round
+// it stopped in and what the result keeps of the rounds so far.
+func (res *SequentialResult) interruptNote() string {
+	st := res.state
+	trained, r := len(res.Rounds), len(res.Rounds)+1
+	var kept []string
+	switch st.step {
+	case stepTrain:
+		trained, r = trained-1, trained
+	case stepSimulate:
+		r = st.round.Round
+	}
+	switch {
+	case trained == 1:
+		kept = append(kept, "round 1 trained")
+	case trained > 1:
+		kept = append(kept, fmt.Sprintf("rounds 1 to %d trained", trained))
+	}
+	switch {
+	case st.step == stepTrain:
+		kept = append(kept, fmt.Sprintf("the pairs of round %d, whose training stopped", r))
+	case st.step == stepSimulate && st.part.Finished > 0:
+		kept = append(kept, fmt.Sprintf("%d of %d simulations of round %d", st.part.Finished, st.part.Total, r))
+	}
+	where := fmt.Sprintf("in round %d of %d", r, st.cfg.Rounds)
+	if r > st.cfg.Rounds {
+		where = "drawing the final region"
+	}
+	if len(kept) == 0 {
+		return fmt.Sprintf("stopped by interrupt %s; %s", where, cancel.NothingKept)
+	}
+	return fmt.Sprintf("stopped by interrupt %s; kept in the result returned with the error (MustSequential loses it): %s; carry on with SequentialConfig.Continue = res",
+		where, strings.Join(kept, " and "))
 }
 
 // sequentialInterrupt is the error of an interrupted Sequential: it says how to keep the

@@ -3,11 +3,13 @@ package sbi
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi/dist"
 )
 
@@ -87,6 +89,66 @@ func TestSequentialInterruptPosteriorMatchesWeights(t *testing.T) {
 					t.Fatalf("row %d: the result's posterior gives log density %v, the estimator's weights %v", i, got[i], want[i])
 				}
 			}
+		})
+	}
+}
+
+// TestSequentialInterruptLastProgress: the last progress message of an interrupted Sequential
+// names the round it stopped in and what the returned result keeps (a cell whose
+// MustSequential an interrupt stopped shows this line, not the error, which comes after the
+// interrupt has ended the cell), and the simulation's own last message says the finished
+// simulations are kept in that result, not in a *PartialSimulationError that Sequential does
+// not return. One core, so that exactly the first k chunks of a simulation finish.
+func TestSequentialInterruptLastProgress(t *testing.T) {
+	const sims = 3 * ChunkRows
+	cases := []struct {
+		name     string
+		k        int64 // chunks simulated before the interrupt; −1 for none
+		cancelAt int   // training step that interrupts; 0 for none
+		want     []string
+	}{
+		{"before anything", 0, 0, []string{
+			"stopped by interrupt in round 1 of 2; nothing kept",
+			fmt.Sprintf("stopped by interrupt before any of %d simulations finished; nothing kept", sims)}},
+		{"simulating round 2", 4, 0, []string{
+			fmt.Sprintf("stopped by interrupt in round 2 of 2; kept in the result returned with the error (MustSequential loses it): round 1 trained and %d of %d simulations of round 2; carry on with SequentialConfig.Continue = res", ChunkRows, sims),
+			fmt.Sprintf("stopped by interrupt after %d of %d simulations; they are kept in the result Sequential returns with the error (MustSequential loses it)", ChunkRows, sims)}},
+		{"training round 2", -1, 2*sims/20 + 2, []string{
+			"stopped by interrupt in round 2 of 2; kept in the result returned with the error (MustSequential loses it): round 1 trained and the pairs of round 2, whose training stopped; carry on with SequentialConfig.Continue = res"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			withProcs(1, func() {
+				var got []string
+				runenv.SetProgress(func(ev runenv.ProgressEvent) {
+					if ev.Finished {
+						got = append([]string{ev.Message}, got...) // the outer bar finishes last
+					}
+				})
+				defer runenv.SetProgress(nil)
+				sim, ctx := newCancelAfter(c.k)
+				if c.k == 0 {
+					sim.cancel()
+				}
+				steps := 0
+				e := NewNPE(dist.NewStandardNormal(2), NPEConfig{Hidden: 8, Transforms: 2})
+				_, err := SequentialContext(ctx, e, sim, []float64{0.3, -0.2}, SequentialConfig{
+					Rounds: 2, Simulations: sims, ThresholdSamples: 1000, Seed: 3,
+					Train: TrainConfig{Epochs: 1, BatchSize: 20, Seed: 1,
+						Regularizer: cancelAtStep{cancelAt: c.cancelAt, steps: &steps, cancel: sim.cancel}},
+				})
+				if !errors.Is(err, context.Canceled) {
+					t.Fatalf("error %v, want one wrapping context.Canceled", err)
+				}
+				if len(got) < len(c.want) {
+					t.Fatalf("last messages %q, want %q first", got, c.want)
+				}
+				for i, w := range c.want {
+					if got[i] != w {
+						t.Errorf("last message %d (outer first) %q, want %q", i, got[i], w)
+					}
+				}
+			})
 		})
 	}
 }

@@ -525,14 +525,27 @@ func splitmix(z uint64) uint64 {
 	return z ^ (z >> 31)
 }
 
-// interruptNote is the last progress message of a simulation that an interrupt stopped after
-// done of total rows. A notebook shows it where the error is not: a cell whose MustSimulate an
-// interrupt stopped ends as interrupted before MustSimulate panics with that error.
-func interruptNote(done, total int) string {
-	if done == 0 {
-		return fmt.Sprintf("stopped by interrupt before any of %d simulations finished; nothing kept", total)
+// interruptNote is the last progress message of a simulation that ctx stopped after done of
+// total rows: where the finished rows are kept (the returned error's, unless a caller such
+// as Sequential keeps them: keptIn), or that nothing is.
+func interruptNote(ctx context.Context, done, total int) string {
+	kept := cancel.NothingKept
+	if done > 0 {
+		kept = "they are kept in the returned error (*PartialSimulationError: Done, Resume), which MustSimulate and MustSimulateBatch lose"
+		if in, ok := ctx.Value(keptInKey{}).(string); ok {
+			kept = "they are kept in " + in
+		}
 	}
-	return fmt.Sprintf("stopped by interrupt after %d of %d simulations; they are kept in the returned error (*PartialSimulationError: Done, Resume), which MustSimulate and MustSimulateBatch lose", done, total)
+	return cancel.Note(done, total, "simulations", kept)
+}
+
+// keptInKey is the key of keptIn's value.
+type keptInKey struct{}
+
+// keptIn returns ctx for a simulation whose caller keeps the finished rows of an interrupted
+// run in where (not in the *PartialSimulationError it returns), for interruptNote.
+func keptIn(ctx context.Context, where string) context.Context {
+	return context.WithValue(ctx, keptInKey{}, where)
 }
 
 // runChunks runs work on chunks 0 … chunks−1, n rows in all, with GOMAXPROCS goroutines.
@@ -548,11 +561,8 @@ func runChunks(ctx context.Context, n, chunks int, bounds func(c int) (lo, hi in
 		return nil
 	}
 	defer func() {
-		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
-			progress.mu.Lock()
-			done := progress.ev.Done
-			progress.mu.Unlock()
-			progress.Set(done, interruptNote(done, n+offset))
+		if cancel.Stopped(ctx, err) {
+			progress.note(interruptNote(ctx, progress.done(), n+offset))
 		}
 	}()
 	workers := min(runtime.GOMAXPROCS(0), chunks)

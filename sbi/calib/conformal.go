@@ -649,11 +649,11 @@ func (c *Conformal) ExpectedVolumeContext(ctx context.Context, rng *rand.Rand, p
 	vols := make([]float64, n)
 	for i := range n {
 		if err := cancel.Check(ctx, "conformal volume"); err != nil {
-			return 0, 0, err
+			return 0, 0, cancel.FinishProgress(ctx, p, err, i, n, "observations")
 		}
 		vols[i], _, err = c.Region(xs.RawRowView(i)).volume(rng, prior, cfg, fmt.Sprintf("ExpectedVolume: observation %d", i))
 		if err != nil {
-			return 0, 0, err
+			return 0, 0, cancel.FinishProgress(ctx, p, err, i, n, "observations")
 		}
 		if math.IsNaN(vols[i]) {
 			return 0, 0, fmt.Errorf("calib: the volume of the region of observation %d cannot be estimated: no prior draw falls where the estimator's density is positive", i)
@@ -736,7 +736,7 @@ func CANVIContext(ctx context.Context, rng *rand.Rand, candidates []sbi.Amortize
 	defer p.Finish()
 	for t, q := range candidates {
 		if err := cancel.Check(ctx, "CANVI"); err != nil {
-			return nil, err
+			return nil, cancel.FinishProgress(ctx, p, err, t, len(candidates), "candidates")
 		}
 		c, err := NewConformal(q, thC, xC, cfg.Alpha)
 		if err != nil {
@@ -748,7 +748,7 @@ func CANVIContext(ctx context.Context, rng *rand.Rand, candidates []sbi.Amortize
 		}
 		v, se, err := c.ExpectedVolumeContext(ctx, rng, prior, xq, cfg.Volume)
 		if err != nil {
-			return nil, fmt.Errorf("calib: CANVI candidate %d: %w", t, err)
+			return nil, cancel.FinishProgress(ctx, p, fmt.Errorf("calib: CANVI candidate %d: %w", t, err), t, len(candidates), "candidates")
 		}
 		res.Candidates[t] = CANVICandidate{Threshold: c.Threshold, Volume: v, VolumeSE: se, Dropped: c.Dropped, DroppedTest: droppedTest}
 		if v < best || res.Selected < 0 {

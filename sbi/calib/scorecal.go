@@ -256,20 +256,21 @@ func ScoreCalibrateContext(ctx context.Context, rng *rand.Rand, obsDraws *mat.De
 		return nil, err
 	}
 	p := sbi.NewProgress("score calibration refits", cfg.M)
+	done := 0 // calibration datasets refitted or left out
+	stop := func(err error) error { return cancel.FinishProgress(ctx, p, err, done, cfg.M, "calibration datasets") }
 	cal := &calData{}
 	dropped := 0
 	var keepTheta [][]float64
 	var keepLogw []float64
 	for m := range cfg.M {
+		done = m
 		if err := cancel.Check(ctx, "score calibration"); err != nil {
-			p.Finish()
-			return nil, err
+			return nil, stop(err)
 		}
 		p.Add(1)
 		ok, err := pairs.Readable(cfg.Padding, x.RawRowView(m))
 		if err != nil {
-			p.Finish()
-			return nil, fmt.Errorf("calib: calibration dataset %d: %w", m, err)
+			return nil, stop(fmt.Errorf("calib: calibration dataset %d: %w", m, err))
 		}
 		if !ok {
 			dropped++
@@ -281,12 +282,10 @@ func ScoreCalibrateContext(ctx context.Context, rng *rand.Rand, obsDraws *mat.De
 			return err
 		})
 		if err != nil {
-			p.Finish()
-			return nil, fmt.Errorf("calib: refit to calibration dataset %d: %w", m, err)
+			return nil, stop(fmt.Errorf("calib: refit to calibration dataset %d: %w", m, err))
 		}
 		if r, c := dr.Dims(); r < 2 || c != d {
-			p.Finish()
-			return nil, fmt.Errorf("calib: refit to calibration dataset %d returned %d×%d draws, want at least 2×%d", m, r, c, d)
+			return nil, stop(fmt.Errorf("calib: refit to calibration dataset %d returned %d×%d draws, want at least 2×%d", m, r, c, d))
 		}
 		cal.draws = append(cal.draws, dr)
 		keepTheta = append(keepTheta, thetaBar.RawRowView(m))

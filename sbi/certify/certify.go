@@ -18,6 +18,7 @@ import (
 	"github.com/gosbi/gosbi/sbi/calib"
 	"github.com/gosbi/gosbi/sbi/diag"
 	"github.com/gosbi/gosbi/sbi/dist"
+	"github.com/gosbi/gosbi/sbi/internal/cancel"
 	"github.com/gosbi/gosbi/sbi/internal/safe"
 	"github.com/gosbi/gosbi/sbi/internal/sat"
 )
@@ -237,7 +238,24 @@ func CertifyContext(ctx context.Context, prior dist.Distribution, simulator sbi.
 	if err != nil {
 		return nil, err
 	}
-	return r.certify()
+	cert, err := r.certify()
+	if cancel.Stopped(ctx, err) {
+		p := sbi.NewProgress("certify", 0)
+		p.Set(0, interruptNote(r.stage, err))
+		p.Finish()
+	}
+	return cert, err
+}
+
+// interruptNote is the last progress message of a run that an interrupt stopped with err in
+// stage: what the error keeps. A notebook shows it where the error is not: a cell whose
+// MustCertify an interrupt stopped ends as interrupted before MustCertify panics.
+func interruptNote(stage string, err error) string {
+	var inc *IncompleteError
+	if !errors.As(err, &inc) {
+		return fmt.Sprintf("stopped by interrupt in %s; %s", stage, cancel.NothingKept)
+	}
+	return fmt.Sprintf("stopped by interrupt in %s; the best estimator trained so far is kept, not certified, in the returned error (certify.IncompleteError: Estimator, Steps), which MustCertify loses", stage)
 }
 
 // Penalty names the regularizer of RemedyRegularizer.
@@ -293,6 +311,7 @@ type run struct {
 	first    *sbi.Simulation // the first check set; nil without remedies
 	cert     *Certificate
 	kept     *candidate // the best estimator trained here so far, for IncompleteError; nil before
+	stage    string     // what the run is doing: the step or remedy, for interruptNote
 }
 
 // IncompleteError is the error of Certify when the run stops (a failed simulation set, a
@@ -829,6 +848,7 @@ func (r *run) certify() (*Certificate, error) {
 	start := time.Now()
 	r.cert = &Certificate{Target: r.cfg.Target, Seed: r.cfg.Seed, Remedies: append([]Remedy(nil), r.cfg.Remedies...),
 		Notes: append([]string(nil), r.notes...)}
+	r.stage = "the initial estimator"
 	best, err := r.initial()
 	if err != nil {
 		return nil, r.incomplete(err)
@@ -842,6 +862,7 @@ func (r *run) certify() (*Certificate, error) {
 			break
 		}
 		var next *candidate
+		r.stage = fmt.Sprintf("the remedy %q", rem)
 		switch rem {
 		case RemedyMoreSimulations:
 			next, err = r.moreSimulations()
@@ -859,9 +880,11 @@ func (r *run) certify() (*Certificate, error) {
 			r.kept = best
 		}
 	}
+	r.stage = "the final test"
 	if err := r.final(best); err != nil {
 		return nil, r.incomplete(err)
 	}
+	r.stage = "the checks of the observations"
 	if err := r.observations(); err != nil {
 		return nil, r.incomplete(err)
 	}

@@ -114,7 +114,6 @@ func C2STContext(ctx context.Context, x, y *mat.Dense, cfg C2STConfig) (*C2STRes
 	perm := rand.New(rand.NewPCG(cfg.Seed, 0xC25)).Perm(n)
 	res := &C2STResult{Folds: make([]float64, cfg.Folds), Epochs: make([]int, cfg.Folds), NX: nx, NY: ny}
 	prog := sbi.NewProgress("C2ST", cfg.Folds)
-	defer prog.Finish()
 	workers := cfg.Workers
 	if workers <= 0 {
 		workers = max(1, runtimeProcs())
@@ -144,10 +143,8 @@ func C2STContext(ctx context.Context, x, y *mat.Dense, cfg C2STConfig) (*C2STRes
 		}()
 	}
 	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
+	if err := finishTrials(ctx, prog, errs, "folds"); err != nil {
+		return nil, err
 	}
 	res.Accuracy = stat.Mean(res.Folds, nil)
 	return res, nil

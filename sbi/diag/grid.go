@@ -94,7 +94,7 @@ func GridCoverageContext(ctx context.Context, est sbi.Amortized, theta, x *mat.D
 	}
 	n, _ := theta.Dims()
 	ranks := make([]float64, n)
-	err = forEachPair(ctx, label, n, cfg.Workers, func(i int) error {
+	err = forEachPair(ctx, label, "test pairs", n, cfg.Workers, func(i int) error {
 		post := est.Posterior(rowCopy(x, i))
 		lp := post.LogProb(grid)
 		if len(lp) != len(grid.RawMatrix().Data)/dim {

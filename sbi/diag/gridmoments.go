@@ -74,7 +74,7 @@ func GridBiasVarianceContext(ctx context.Context, est sbi.Amortized, theta, x *m
 	}
 	n, _ := theta.Dims()
 	sqErr, vars := make([]float64, n*dim), make([]float64, n*dim) // per pair and parameter
-	err = forEachPair(ctx, label, n, cfg.Workers, func(i int) error {
+	err = forEachPair(ctx, label, "test pairs", n, cfg.Workers, func(i int) error {
 		lp := est.Posterior(rowCopy(x, i)).LogProb(grid)
 		if err := gridMoments(grid, lp, theta.RawRowView(i), sqErr[i*dim:(i+1)*dim], vars[i*dim:(i+1)*dim]); err != nil {
 			return fmt.Errorf("diag: %s, pair %d: %w", label, i, err)

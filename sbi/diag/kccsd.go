@@ -640,7 +640,7 @@ func runUTest(ctx context.Context, rng *rand.Rand, n int, h pairFunc, cfg Kernel
 func fillSymmetric(ctx context.Context, H *mat.Dense, h pairFunc) (int, error) {
 	n, _ := H.Dims()
 	var under atomic.Int64
-	err := forEachPair(ctx, "calibration test pairs", n, min(runtime.GOMAXPROCS(0), 8), func(i int) error {
+	err := forEachPair(ctx, "calibration test pairs", "test pairs", n, min(runtime.GOMAXPROCS(0), 8), func(i int) error {
 		local := 0
 		for j := i + 1; j < n; j++ {
 			v, u := h(i, j)

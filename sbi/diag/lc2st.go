@@ -432,7 +432,7 @@ func onePosteriorDraw(ctx context.Context, est sbi.Amortized, x *mat.Dense, seed
 	n, _ := x.Dims()
 	var out *mat.Dense
 	var mu sync.Mutex
-	err := forEachPair(ctx, "L-C2ST posterior draws", n, 0, func(i int) error {
+	err := forEachPair(ctx, "L-C2ST posterior draws", "calibration pairs", n, 0, func(i int) error {
 		s, err := sampleOne(est.Posterior(rowCopy(x, i)), rand.New(rand.NewPCG(seed^0x6c6332, uint64(i))))
 		if err != nil {
 			return fmt.Errorf("diag: L-C2ST: calibration pair %d: %w", i, err)
@@ -493,7 +493,6 @@ func (l *LC2ST) train(estRows, trueRows, x *mat.Dense) error {
 	l.nets = make([]*lc2stNet, trials)
 	errs := make([]error, trials)
 	prog := sbi.NewProgress("L-C2ST classifiers", trials)
-	defer prog.Finish()
 	sem := make(chan struct{}, cfg.Workers)
 	var wg sync.WaitGroup
 	for k := range trials {
@@ -514,12 +513,7 @@ func (l *LC2ST) train(estRows, trueRows, x *mat.Dense) error {
 		}()
 	}
 	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	return finishTrials(l.ctx, prog, errs, "classifiers")
 }
 
 // fit trains one classifier: rows (a_i, x_i) with label 1 and (b_i, x_i) with label 0, the two
@@ -661,7 +655,7 @@ func (l *LC2ST) Test(xo []float64) (*LC2STResult, error) {
 	}
 	trials := len(l.nets)
 	probs := make([][]float64, trials)
-	err := forEachPair(l.ctx, "L-C2ST evaluation", trials, l.cfg.Workers, func(k int) error {
+	err := forEachPair(l.ctx, "L-C2ST evaluation", "classifiers", trials, l.cfg.Workers, func(k int) error {
 		probs[k] = l.nets[k].probabilities(eval, fo)
 		return nil
 	})

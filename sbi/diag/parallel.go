@@ -19,17 +19,18 @@ import (
 
 // forEachPair calls fn(i) for i in [0, n) on workers goroutines (0 means GOMAXPROCS). It stops
 // at the first error or once ctx is done (checked before every pair), and reports progress
-// under label.
+// under label, counting units (a plural noun); an interrupt's last message says how many
+// finished and that nothing is kept, as every caller then returns only the error.
 // A panic in fn (an estimator that panics on some input) is returned as a *safe.PanicError
 // naming the pair.
-func forEachPair(ctx context.Context, label string, n, workers int, fn func(i int) error) error {
+func forEachPair(ctx context.Context, label, units string, n, workers int, fn func(i int) error) error {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	workers = min(workers, n)
 	prog := sbi.NewProgress(label, n)
-	defer prog.Finish()
 	var (
+		done    atomic.Int64 // calls of fn that returned nil
 		next    atomic.Int64
 		stop    atomic.Bool
 		errOnce sync.Once
@@ -64,12 +65,30 @@ func forEachPair(ctx context.Context, label string, n, workers int, fn func(i in
 					fail(err)
 					return
 				}
+				done.Add(1)
 				prog.Add(1)
 			}
 		}()
 	}
 	wg.Wait()
-	return first
+	return cancel.FinishProgress(ctx, prog, first, int(done.Load()), n, units)
+}
+
+// finishTrials finishes prog, the progress of len(errs) concurrent trials, and returns the
+// first of their errors; an interrupt's last message says how many finished and that nothing
+// is kept.
+func finishTrials(ctx context.Context, prog *sbi.Progress, errs []error, units string) error {
+	var first error
+	done := 0
+	for _, err := range errs {
+		switch {
+		case err == nil:
+			done++
+		case first == nil:
+			first = err
+		}
+	}
+	return cancel.FinishProgress(ctx, prog, first, done, len(errs), units)
 }
 
 // pairRNG is the random stream of test pair i: independent of the worker that runs it.

@@ -132,7 +132,7 @@ func runSamplePass(ctx context.Context, est sbi.Amortized, theta, x *mat.Dense, 
 		tarpRef = newTARPSetup(theta)
 	}
 	var chains chainTally
-	err = forEachPair(ctx, label, n, cfg.Workers, func(i int) error {
+	err = forEachPair(ctx, label, "test pairs", n, cfg.Workers, func(i int) error {
 		rng := pairRNG(cfg.Seed, i)
 		post := est.Posterior(rowCopy(x, i))
 		if post.Dim() != dim {

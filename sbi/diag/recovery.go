@@ -87,7 +87,7 @@ func RecoveryContext(ctx context.Context, est sbi.Amortized, theta, x *mat.Dense
 	for d := range dim {
 		r.ZScore[d], r.Contraction[d] = make([]float64, n), make([]float64, n)
 	}
-	err = forEachPair(ctx, "recovery", n, cfg.Workers, func(i int) error {
+	err = forEachPair(ctx, "recovery", "test pairs", n, cfg.Workers, func(i int) error {
 		s, err := sampleN(est.Posterior(rowCopy(xx, i)), pairRNG(cfg.Seed, i), cfg.Samples)
 		if err != nil {
 			return fmt.Errorf("diag: recovery: pair %d: %w", i, err)

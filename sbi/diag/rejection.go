@@ -52,7 +52,7 @@ func RejectionCountsContext(ctx context.Context, seed uint64, data SyntheticConf
 		hits[k] = make([][]bool, reps)
 	}
 	jobs := len(ns) * reps
-	err := forEachPair(ctx, "rejection counts", jobs, 0, func(job int) error {
+	err := forEachPair(ctx, "rejection counts", "datasets", jobs, 0, func(job int) error {
 		k, r := job/reps, job%reps
 		n := ns[k]
 		stream := uint64(n)<<32 | uint64(r)

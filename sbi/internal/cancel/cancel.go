@@ -6,6 +6,7 @@ package cancel
 
 import (
 	"context"
+	"errors"
 	"fmt"
 )
 
@@ -16,4 +17,41 @@ func Check(ctx context.Context, what string) error {
 		return fmt.Errorf("%s interrupted: %w", what, err)
 	}
 	return nil
+}
+
+// Stopped reports whether err is the error of a call that ctx stopped: ctx is done and err
+// wraps its error.
+func Stopped(ctx context.Context, err error) bool {
+	return ctx.Err() != nil && errors.Is(err, ctx.Err())
+}
+
+// Note is the last progress message of a call that an interrupt stopped after done of total
+// units (a plural noun), then what the call keeps (kept, e.g. "nothing kept"). A notebook
+// shows it where the error is not: a cell whose Must form an interrupt stopped ends as
+// interrupted before the Must form panics with the error.
+func Note(done, total int, units, kept string) string {
+	if done == 0 {
+		return fmt.Sprintf("stopped by interrupt before any of %d %s finished; %s", total, units, kept)
+	}
+	return fmt.Sprintf("stopped by interrupt after %d of %d %s; %s", done, total, units, kept)
+}
+
+// NothingKept is Note's kept for a call that returns only its error.
+const NothingKept = "nothing kept"
+
+// Progress is the part of sbi.Progress that FinishProgress uses.
+type Progress interface {
+	Set(done int, msg string)
+	Finish()
+}
+
+// FinishProgress finishes p, whose call returns err after done of total units (a plural noun)
+// finished. When ctx stopped the call, p's last message first says so and that nothing is
+// kept: for the calls that return only their error on an interrupt. It returns err.
+func FinishProgress(ctx context.Context, p Progress, err error, done, total int, units string) error {
+	if Stopped(ctx, err) {
+		p.Set(done, Note(done, total, units, NothingKept))
+	}
+	p.Finish()
+	return err
 }
