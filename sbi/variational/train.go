@@ -12,6 +12,7 @@ import (
 
 	"github.com/gosbi/gosbi/sbi"
 	"github.com/gosbi/gosbi/sbi/dist"
+	"github.com/gosbi/gosbi/sbi/internal/cancel"
 	"github.com/gosbi/gosbi/sbi/internal/colstat"
 	"github.com/gosbi/gosbi/sbi/internal/mathx"
 	"github.com/gosbi/gosbi/sbi/nn"
@@ -126,7 +127,9 @@ func (c Config) validate() error {
 // Train fits an amortized Gaussian posterior to model with cfg.Objective (see the package
 // documentation). The ELBO and IWBO need model to be a Likelihood. It returns an error for a
 // bad setting, a model without what the objective needs, a simulator that keeps returning
-// non-finite observations, a loss that stays non-finite, or an interrupt (sbi.Canceled).
+// non-finite observations, a loss that stays non-finite, or an interrupt (sbi.Canceled). An
+// interrupted training keeps nothing (the result is nil); its progress bar's last line says
+// after how many steps it stopped.
 func Train(model Model, cfg Config) (*Gaussian, error) {
 	return TrainContext(context.Background(), model, cfg)
 }
@@ -266,10 +269,10 @@ func (tr *trainer) run(ctx context.Context) error {
 	var count, bad int
 	idx := make([]int, cfg.BatchSize)
 	for step := 0; step < cfg.Steps; step++ {
-		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("variational training interrupted at step %d: %w", step, err)
-		}
-		if err := sbi.Canceled("variational training"); err != nil {
+		if err := interrupted(ctx, step); err != nil {
+			// TrainContext returns only the error: a cell whose MustTrain an interrupt stopped
+			// shows this line, not the error.
+			progress.Set(step, cancel.Note(step, cfg.Steps, "steps", cancel.NothingKept))
 			return err
 		}
 		loss, err := tr.loss(tp, idx)
@@ -303,6 +306,15 @@ func (tr *trainer) run(ctx context.Context) error {
 		progress.Add(1)
 	}
 	return nil
+}
+
+// interrupted returns the error of a training that ctx or the host's context (sbi.Canceled)
+// stopped before step, or nil.
+func interrupted(ctx context.Context, step int) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("variational training interrupted at step %d: %w", step, err)
+	}
+	return sbi.Canceled("variational training")
 }
 
 // loss records one step's loss on tp.

@@ -95,7 +95,7 @@ func init() {
 		"Objective":                 "type Objective int\n\nObjective is the training objective of a variational posterior.",
 		"Objective.String":          "func (o Objective) String() string\n\n",
 		"PriorTape":                 "type PriorTape interface {\n\tLogPriorTape(tp *nn.Tape, theta *nn.Tensor) *nn.Tensor\n}\n\nPriorTape is a model that records its prior's log density itself, for priors that have no\ntape form here (anything but BoxUniform, Normal and Independent products of them).",
-		"Train":                     "func Train(model Model, cfg Config) (*Gaussian, error)\n\nTrain fits an amortized Gaussian posterior to model with cfg.Objective (see the package\ndocumentation). The ELBO and IWBO need model to be a Likelihood. It returns an error for a\nbad setting, a model without what the objective needs, a simulator that keeps returning\nnon-finite observations, a loss that stays non-finite, or an interrupt (sbi.Canceled).",
+		"Train":                     "func Train(model Model, cfg Config) (*Gaussian, error)\n\nTrain fits an amortized Gaussian posterior to model with cfg.Objective (see the package\ndocumentation). The ELBO and IWBO need model to be a Likelihood. It returns an error for a\nbad setting, a model without what the objective needs, a simulator that keeps returning\nnon-finite observations, a loss that stays non-finite, or an interrupt (sbi.Canceled). An\ninterrupted training keeps nothing (the result is nil); its progress bar's last line says\nafter how many steps it stopped.",
 		"TrainContext":              "func TrainContext(ctx context.Context, model Model, cfg Config) (*Gaussian, error)\n\nTrainContext is Train that also stops when ctx is done.",
 	}
 }
