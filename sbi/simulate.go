@@ -527,7 +527,7 @@ func splitmix(z uint64) uint64 {
 
 // interruptNote is the last progress message of a simulation that ctx stopped after done of
 // total rows: where the finished rows are kept (the returned error's, unless a caller such
-// as Sequential keeps them: keptIn), or that nothing is.
+// as Sequential keeps them: keptIn), or that nothing is; no claim under cancel.CallerKeeps.
 func interruptNote(ctx context.Context, done, total int) string {
 	kept := cancel.NothingKept
 	if done > 0 {
@@ -536,7 +536,7 @@ func interruptNote(ctx context.Context, done, total int) string {
 			kept = "they are kept in " + in
 		}
 	}
-	return cancel.Note(done, total, "simulations", kept)
+	return cancel.Note(done, total, "simulations", cancel.Kept(ctx, kept))
 }
 
 // keptInKey is the key of keptIn's value.

@@ -343,7 +343,7 @@ func (c *estimator) fitStream(ctx context.Context, res *TrainResult, m model, tr
 	trained := c.trained // the weights an interrupt before the first epoch keeps (see fit)
 	defer func() {
 		res.Duration = time.Since(start)
-		if msg := lastMessage(res, trained); msg != "" {
+		if msg := lastMessage(ctx, res, trained); msg != "" {
 			progress.Set(res.Epochs, msg)
 		}
 	}()

@@ -461,7 +461,7 @@ func fit(ctx context.Context, res *TrainResult, m model, d *trainData, train, va
 	defer progress.Finish()
 	defer func() {
 		res.Duration = time.Since(start)
-		if msg := lastMessage(res, trained); msg != "" {
+		if msg := lastMessage(ctx, res, trained); msg != "" {
 			progress.Set(res.Epochs, msg)
 		}
 	}()
@@ -564,11 +564,16 @@ func fit(ctx context.Context, res *TrainResult, m model, d *trainData, train, va
 // lastMessage is the last message of a training's progress bar, or "": where an interrupt
 // stopped it and what it kept, then the warnings. A notebook shows it where the result is not
 // shown: a cell whose MustTrain an interrupt stopped ends as interrupted before MustTrain
-// panics with the error that says what was kept. trained is as for fit.
-func lastMessage(res *TrainResult, trained bool) string {
+// panics with the error that says what was kept. trained is as for fit. Under
+// cancel.CallerKeeps it says only where the interrupt stopped it.
+func lastMessage(ctx context.Context, res *TrainResult, trained bool) string {
 	var parts []string
 	if res.Interrupted {
-		parts = append(parts, res.stopNote("interrupt", trained))
+		note := res.stopNote("interrupt", trained)
+		if cancel.ByCaller(ctx) {
+			note = fmt.Sprintf("stopped at epoch %d by interrupt", res.Epochs+1)
+		}
+		parts = append(parts, note)
 	}
 	if len(res.Warnings) > 0 {
 		parts = append(parts, "warning: "+strings.Join(res.Warnings, "; "))

@@ -221,7 +221,9 @@ type Step struct {
 // It returns an error for bad input, a failed simulation run or training, or an interrupt
 // (the host's context; CertifyContext takes one). A certificate that is not Certified is not an
 // error. An error after an estimator was trained is an *IncompleteError, which keeps the best
-// estimator trained so far.
+// estimator trained so far. An interrupted run's last progress line says the stage it stopped
+// in and what the error keeps; the lines of the trainings, simulations and diagnostics under it
+// say only where they stopped, since the run, not they, decides what is kept.
 func Certify(prior dist.Distribution, simulator sbi.Simulator, observations *mat.Dense, cfg Config) (*Certificate, error) {
 	return CertifyContext(runenv.Context(), prior, simulator, observations, cfg)
 }
@@ -234,7 +236,8 @@ func MustCertify(prior dist.Distribution, simulator sbi.Simulator, observations 
 
 // CertifyContext is Certify stopped by ctx instead of the host's context.
 func CertifyContext(ctx context.Context, prior dist.Distribution, simulator sbi.Simulator, observations *mat.Dense, cfg Config) (*Certificate, error) {
-	r, err := newRun(ctx, prior, simulator, observations, cfg)
+	// The run's last line says what an interrupt keeps; the calls it makes say only where.
+	r, err := newRun(cancel.CallerKeeps(ctx), prior, simulator, observations, cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -11,6 +12,7 @@ import (
 
 	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi"
+	"github.com/gosbi/gosbi/sbi/nn"
 )
 
 // cancelAfterRows is gaussSimulator that cancels a context once it has simulated n rows.
@@ -68,6 +70,96 @@ func TestInterruptLastProgress(t *testing.T) {
 			}
 			if last != c.want {
 				t.Errorf("last progress message %q, want %q", last, c.want)
+			}
+		})
+	}
+}
+
+// cancelAtPenalty is a regularizer of penalty 0 that cancels a context at its call number at.
+type cancelAtPenalty struct {
+	calls  *int
+	at     int
+	cancel func()
+}
+
+func (cancelAtPenalty) Name() string { return "cancel" }
+
+func (r cancelAtPenalty) Penalty(b *sbi.RegBatch) (*nn.Tensor, error) {
+	*r.calls++
+	if *r.calls == r.at {
+		r.cancel()
+	}
+	return b.Tape.Const(1, 1, []float64{0}), nil
+}
+
+// regularizedNPE is an NPE whose every training uses reg, which certify cannot set.
+type regularizedNPE struct {
+	*sbi.NPE
+	reg sbi.Regularizer
+}
+
+func (e regularizedNPE) TrainContext(ctx context.Context, theta, x *mat.Dense, cfg sbi.TrainConfig) (*sbi.TrainResult, error) {
+	cfg.Regularizer = e.reg
+	return e.NPE.TrainContext(ctx, theta, x, cfg)
+}
+
+// TestInterruptInnerProgress: the calls certify makes end their last progress lines with where
+// an interrupt stopped them, not with what they keep (the best epoch of a training certify
+// throws away, the finished rows of a simulation whose *PartialSimulationError is not the point
+// of a Certify), since certify's own last line says what the run keeps.
+func TestInterruptInnerProgress(t *testing.T) {
+	prior := gaussPrior()
+	for _, c := range []struct {
+		name  string
+		rows  int64 // simulated rows before the interrupt, or −1 for an interrupt in the first training's second epoch
+		label string
+		start bool // the interrupt comes as label starts instead
+		want  string
+	}{
+		{"training", -1, "train NPE (maf)", false, "stopped at epoch 2 by interrupt"},
+		{"simulation", 1250, "simulate", false, "stopped by interrupt after 64 of 100 simulations"},
+		{"no simulation finished", 1200, "simulate", false, "stopped by interrupt before any of 100 simulations finished"},
+		{"diagnostic", 1 << 40, "expected coverage (rank)", true, "stopped by interrupt before any of 100 test pairs finished"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var inner, last string
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			runenv.SetProgress(func(ev runenv.ProgressEvent) {
+				if c.start && ev.Label == c.label {
+					cancel()
+				}
+				if ev.Finished && ev.Label == c.label {
+					inner = ev.Message
+				}
+				if ev.Finished {
+					last = ev.Message
+				}
+			})
+			defer runenv.SetProgress(nil)
+			n := c.rows
+			if n < 0 {
+				n = 1 << 40
+			}
+			sim := cancelAfterRows{n: n, done: new(atomic.Int64), cancel: cancel}
+			_, err := CertifyContext(ctx, prior, sim, nil, Config{Simulations: 1400, TestSimulations: 100, CheckSimulations: 100,
+				New: func() sbi.Estimator {
+					npe := sbi.NewNPE(prior, sbi.NPEConfig{Transforms: 1, Hidden: 8})
+					if c.rows >= 0 {
+						return npe
+					}
+					// 5 training batches and 1 validation batch an epoch: call 7 is in epoch 2.
+					return regularizedNPE{npe, cancelAtPenalty{calls: new(int), at: 7, cancel: cancel}}
+				},
+				Train: sbi.TrainConfig{Epochs: 3}, Remedies: []Remedy{RemedyConformal}, ConformalSimulations: 100, Samples: 20, SBCSamples: -1, Seed: 1})
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("error %v, want one wrapping context.Canceled", err)
+			}
+			if inner != c.want {
+				t.Errorf("last progress message of %q: %q, want %q", c.label, inner, c.want)
+			}
+			if !strings.HasPrefix(last, "stopped by interrupt in ") {
+				t.Errorf("last progress message %q, want certify's", last)
 			}
 		})
 	}

@@ -26,14 +26,45 @@ func Stopped(ctx context.Context, err error) bool {
 }
 
 // Note is the last progress message of a call that an interrupt stopped after done of total
-// units (a plural noun), then what the call keeps (kept, e.g. "nothing kept"). A notebook
-// shows it where the error is not: a cell whose Must form an interrupt stopped ends as
-// interrupted before the Must form panics with the error.
+// units (a plural noun), then what the call keeps (kept, e.g. "nothing kept"; "" for no
+// claim, see Kept). A notebook shows it where the error is not: a cell whose Must form an
+// interrupt stopped ends as interrupted before the Must form panics with the error.
 func Note(done, total int, units, kept string) string {
+	s := fmt.Sprintf("stopped by interrupt after %d of %d %s", done, total, units)
 	if done == 0 {
-		return fmt.Sprintf("stopped by interrupt before any of %d %s finished; %s", total, units, kept)
+		s = fmt.Sprintf("stopped by interrupt before any of %d %s finished", total, units)
 	}
-	return fmt.Sprintf("stopped by interrupt after %d of %d %s; %s", done, total, units, kept)
+	if kept == "" {
+		return s
+	}
+	return s + "; " + kept
+}
+
+// callerKeepsKey is the key of CallerKeeps's mark.
+type callerKeepsKey struct{}
+
+// CallerKeeps returns ctx marked for the calls of a caller whose own last progress line says
+// what an interrupt keeps (certify keeps its best estimator so far, not the weights of an
+// inner training or the rows of an inner simulation): their last lines then say where the
+// interrupt stopped them without a claim of what they keep, which would not be true of the
+// caller's result.
+func CallerKeeps(ctx context.Context) context.Context {
+	return context.WithValue(ctx, callerKeepsKey{}, true)
+}
+
+// ByCaller reports whether ctx is marked by CallerKeeps.
+func ByCaller(ctx context.Context) bool {
+	v, _ := ctx.Value(callerKeepsKey{}).(bool)
+	return v
+}
+
+// Kept is what a call's last progress line under ctx says it keeps: own, or "" (no claim)
+// under CallerKeeps.
+func Kept(ctx context.Context, own string) string {
+	if ByCaller(ctx) {
+		return ""
+	}
+	return own
 }
 
 // NothingKept is Note's kept for a call that returns only its error.
@@ -47,10 +78,11 @@ type Progress interface {
 
 // FinishProgress finishes p, whose call returns err after done of total units (a plural noun)
 // finished. When ctx stopped the call, p's last message first says so and that nothing is
-// kept: for the calls that return only their error on an interrupt. It returns err.
+// kept (unless ctx is marked by CallerKeeps): for the calls that return only their error on
+// an interrupt. It returns err.
 func FinishProgress(ctx context.Context, p Progress, err error, done, total int, units string) error {
 	if Stopped(ctx, err) {
-		p.Set(done, Note(done, total, units, NothingKept))
+		p.Set(done, Note(done, total, units, Kept(ctx, NothingKept)))
 	}
 	p.Finish()
 	return err
