@@ -25,6 +25,7 @@
 //
 // Settings are a Config whose zero value is the default (FAVI, 5000 steps, batches of 64,
 // Adam at 10⁻³, two hidden layers of 64). Train returns the error, MustTrain panics with it
-// for notebook cells, TrainContext takes a context. Training honours sbi.Canceled and reports
-// through sbi.NewProgress; the result displays as a summary (MIMEBundle).
+// for notebook cells; both stop at the host's interrupt (runenv.Context), TrainContext at its
+// ctx alone. Training reports through sbi.NewProgress; the result displays as a summary
+// (MIMEBundle).
 package variational

@@ -61,3 +61,29 @@ func TestInterruptLastProgress(t *testing.T) {
 		})
 	}
 }
+
+// TestTrainContextHonoursCtxAlone: TrainContext stops for its ctx only, not for the host's
+// interrupt (two trainings with two contexts stop separately), and Train stops for the host's.
+func TestTrainContextHonoursCtxAlone(t *testing.T) {
+	host, cancel := context.WithCancel(context.Background())
+	cancel()
+	runenv.SetContext(host)
+	defer runenv.SetContext(nil)
+	cfg := Config{Steps: 5, BatchSize: 8, Hidden: []int{4}, Seed: 1}
+	if g, err := TrainContext(context.Background(), linGauss{}, cfg); err != nil || g == nil {
+		t.Errorf("TrainContext with a live context after the host's interrupt returned %v, %v; want a trained posterior", g, err)
+	}
+	var last string
+	runenv.SetProgress(func(ev runenv.ProgressEvent) {
+		if ev.Finished {
+			last = ev.Message
+		}
+	})
+	defer runenv.SetProgress(nil)
+	if g, err := Train(linGauss{}, cfg); !errors.Is(err, context.Canceled) || g != nil {
+		t.Errorf("Train after the host's interrupt returned %v, %v; want nil and an error wrapping context.Canceled", g, err)
+	}
+	if want := "stopped by interrupt before any of 5 steps finished; nothing kept"; last != want {
+		t.Errorf("Train's last progress message %q, want %q", last, want)
+	}
+}

@@ -10,6 +10,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi"
 	"github.com/gosbi/gosbi/sbi/dist"
 	"github.com/gosbi/gosbi/sbi/internal/cancel"
@@ -127,11 +128,11 @@ func (c Config) validate() error {
 // Train fits an amortized Gaussian posterior to model with cfg.Objective (see the package
 // documentation). The ELBO and IWBO need model to be a Likelihood. It returns an error for a
 // bad setting, a model without what the objective needs, a simulator that keeps returning
-// non-finite observations, a loss that stays non-finite, or an interrupt (sbi.Canceled). An
-// interrupted training keeps nothing (the result is nil); its progress bar's last line says
-// after how many steps it stopped.
+// non-finite observations, a loss that stays non-finite, or an interrupt (the host's
+// context). An interrupted training keeps nothing (the result is nil); its progress bar's last
+// line says after how many steps it stopped.
 func Train(model Model, cfg Config) (*Gaussian, error) {
-	return TrainContext(context.Background(), model, cfg)
+	return TrainContext(runenv.Context(), model, cfg)
 }
 
 // MustTrain is Train for notebook cells: it panics with the error.
@@ -143,7 +144,7 @@ func MustTrain(model Model, cfg Config) *Gaussian {
 	return g
 }
 
-// TrainContext is Train that also stops when ctx is done.
+// TrainContext is Train stopped by ctx instead of the host's context.
 func TrainContext(ctx context.Context, model Model, cfg Config) (*Gaussian, error) {
 	cfg = cfg.withDefaults()
 	if err := cfg.validate(); err != nil {
@@ -269,11 +270,11 @@ func (tr *trainer) run(ctx context.Context) error {
 	var count, bad int
 	idx := make([]int, cfg.BatchSize)
 	for step := 0; step < cfg.Steps; step++ {
-		if err := interrupted(ctx, step); err != nil {
+		if err := ctx.Err(); err != nil {
 			// TrainContext returns only the error: a cell whose MustTrain an interrupt stopped
 			// shows this line, not the error.
 			progress.Set(step, cancel.Note(step, cfg.Steps, "steps", cancel.NothingKept))
-			return err
+			return fmt.Errorf("variational training interrupted at step %d: %w", step, err)
 		}
 		loss, err := tr.loss(tp, idx)
 		if err != nil {
@@ -306,15 +307,6 @@ func (tr *trainer) run(ctx context.Context) error {
 		progress.Add(1)
 	}
 	return nil
-}
-
-// interrupted returns the error of a training that ctx or the host's context (sbi.Canceled)
-// stopped before step, or nil.
-func interrupted(ctx context.Context, step int) error {
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("variational training interrupted at step %d: %w", step, err)
-	}
-	return sbi.Canceled("variational training")
 }
 
 // loss records one step's loss on tp.
