@@ -42,6 +42,7 @@ func (s *Session) rewrite(items []item, cell int) error {
 		},
 		PrintMethods: func() (bool, bool) { ms := methods(); return ms.print, ms.printPointer },
 		ErrorMethods: func() (bool, bool) { ms := methods(); return ms.errorType, ms.chain },
+		ErrorType:    func(typeName string) bool { return methods().errorTypes[typeName] },
 		IsVar: func(name string) bool {
 			d := s.decls[name]
 			return d != nil && d.kind == varDecl
@@ -75,6 +76,7 @@ type methodSet struct {
 	names               map[string]bool // the names of those methods
 	print, printPointer bool            // a method String or Error, and one on a pointer receiver
 	errorType, chain    bool            // a method Error, and a method Unwrap, Is or As
+	errorTypes          map[string]bool // the types that declare a method Error
 }
 
 // methodSet scans the method and type declarations of the session and of the cell's items
@@ -86,7 +88,7 @@ type methodSet struct {
 // that is no interface (time.Time, *bytes.Buffer) counts for nothing: yaegi does not give its
 // methods to the cell's type, which implements no interface by them.
 func (s *Session) methodSet(items []item, compiled func(pkg, name string) reflect.Type) *methodSet {
-	ms := &methodSet{types: map[string]bool{}, names: map[string]bool{}}
+	ms := &methodSet{types: map[string]bool{}, names: map[string]bool{}, errorTypes: map[string]bool{}}
 	var specs []*ast.TypeSpec
 	for _, d := range s.decls {
 		switch d.kind {
@@ -128,8 +130,10 @@ func (ms *methodSet) noteMethod(fd *ast.FuncDecl) {
 		return
 	}
 	_, pointer := fd.Recv.List[0].Type.(*ast.StarExpr)
-	if name := explain.RecvTypeName(fd.Recv.List[0].Type); name != "" {
+	name := explain.RecvTypeName(fd.Recv.List[0].Type)
+	if name != "" {
 		ms.types[name] = true
+		ms.errorTypes[name] = ms.errorTypes[name] || fd.Name.Name == "Error"
 	}
 	ms.names[fd.Name.Name] = true
 	switch fd.Name.Name {
