@@ -4,12 +4,14 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
 	"sync"
 
 	"github.com/gosbi/gosbi/interp/explain"
+	"github.com/gosbi/gosbi/interp/extend"
 	"github.com/gosbi/gosbi/interp/rewrite"
 	"github.com/gosbi/gosbi/stdlib"
 )
@@ -314,17 +316,14 @@ func underlyingIndex(syms map[string]map[string]reflect.Value) map[string]compil
 	return index
 }
 
-// libraryPrefix is the import path prefix of gosbi's own packages.
-const libraryPrefix = "github.com/gosbi/gosbi/"
-
 // reachable returns whether a cell can hold a value of a compiled struct type of the package
 // path, for check-type-identity: a package the session imports, one the cell imports or
-// names (paths resolves its names), or, once one of those is of gosbi's library, any package
-// of the library, whose functions return values of their sibling packages' types through
-// interfaces and fields of type any that the cell need not import. A value of another package
-// reaches a cell only when a package that the session imports hands it out in an interface
-// (a gonum function's result holding a type of a package gonum imports); package interp
-// documents that gap.
+// names (paths resolves its names), or a package of gosbi's module that one of those imports,
+// directly or not (stdlib.ModuleDeps): gosbi's functions return values of the types of the
+// packages they import through interfaces and fields of type any, which the cell need not
+// import. A value of another package reaches a cell only when a package that the session
+// imports hands it out in an interface (a gonum function's result holding a type of a package
+// gonum imports); package interp documents that gap.
 func (s *Session) reachable(items []item, paths func(string) (string, bool)) func(path string) bool {
 	named := map[string]bool{}
 	for _, path := range s.imports {
@@ -345,11 +344,14 @@ func (s *Session) reachable(items []item, paths func(string) (string, bool)) fun
 			return true
 		})
 	}
-	library := false
-	for path := range named {
-		library = library || strings.HasPrefix(path, libraryPrefix)
+	for path := range maps.Clone(named) {
+		if strings.HasPrefix(path, extend.GosbiModule+"/") {
+			for _, dep := range stdlib.ModuleDeps[path] {
+				named[dep] = true
+			}
+		}
 	}
-	return func(path string) bool { return named[path] || library && strings.HasPrefix(path, libraryPrefix) }
+	return func(path string) bool { return named[path] }
 }
 
 // sameSource reports whether two declaration texts are the same source, ignoring the
