@@ -148,9 +148,10 @@
 // the switch. For a type assertion only (not a case of a type switch, which the interpreter
 // matches by the value's compiled type and so answers as Go does), it also counts compiled
 // struct types of the same fields as a cell's struct type, but for empty ones: those of the
-// packages the session or the cell imports or names, and all of gosbi's library once one of
-// its packages is imported (its functions hand out values of sibling packages' types in
-// interfaces). A value of a compiled struct type of another package, which only a function of
+// packages the session or the cell imports or names, and the packages of gosbi's module that
+// an imported package of gosbi imports (its functions hand out values of those packages' types
+// in interfaces): after importing sbi/dist, which does not import display, a cell's type
+// ValidationError struct{ Msg string } is not taken for display.CheckError. A value of a compiled struct type of another package, which only a function of
 // an imported package could hand out in an interface, passes an assertion to a cell's struct
 // type of the same fields. An assertion or a case to a type made of no type of the session
 // and no unnamed struct (float64, string, []any, image.Point) counts only the session's types

@@ -37,8 +37,9 @@ func errorsIs(err, target error, chain bool) bool {
 }
 
 // errorsAs is errors.As for a session whose types have a method Error; chain as for
-// errorsIs.
-func errorsAs(err error, target any, chain bool) bool {
+// errorsIs, and types lists the session's error types declared as a named type, one a line,
+// each with that type ("Code int").
+func errorsAs(err error, target any, chain bool, types string) bool {
 	v := reflect.ValueOf(target)
 	if target == nil || v.Kind() != reflect.Pointer || v.IsNil() {
 		panic(errorsLimit("errors.As", fmt.Sprintf("needs a non-nil pointer to a variable as its target, got %T", target)))
@@ -46,8 +47,7 @@ func errorsAs(err error, target any, chain bool) bool {
 	et := v.Type().Elem()
 	if !wrapperType(et) && et.Name() != "" && et.Kind() != reflect.Interface && !et.Implements(reflect.TypeFor[error]()) {
 		// a predeclared or compiled type, or a cell's type declared as one (type A int is int here)
-		panic(fmt.Sprintf("errors: *target must be interface or implement error (errors.As got a pointer to %s; "+
-			"a cell's type declared as %s cannot be found by errors.As either: the interpreter knows it only as %s)", et, et, et))
+		panic(notErrorTarget(et.String(), types))
 	}
 	if wrapperType(et) || et.Kind() != reflect.Interface && !et.Implements(reflect.TypeFor[error]()) {
 		panic(errorsLimit("errors.As", "cannot find a value of a cell's type: the interpreter gives compiled code its values without their type"))
@@ -64,6 +64,33 @@ func errorsAs(err error, target any, chain bool) bool {
 		panic(errorsLimit("errors.As", "cannot call the methods Unwrap or As of a cell's error type ("+c+") in the chain"))
 	}
 	return false
+}
+
+// goNotErrorTarget is the message of Go's errors.As for a target that points to a type that
+// is neither an interface nor implements error.
+const goNotErrorTarget = "errors: *target must be interface or implement error"
+
+// notErrorTarget returns the message of errorsAs for a target that points to the named type
+// target, which does not implement error to the interpreter: an explanation first when the
+// session declares error types as target (types as errorsAs has them), Go's message otherwise.
+func notErrorTarget(target, types string) string {
+	var names []string
+	for _, line := range strings.Split(types, "\n") {
+		if name, decl, ok := strings.Cut(line, " "); ok && decl == target {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		return goNotErrorTarget
+	}
+	what := "a cell's error type"
+	if len(names) > 1 {
+		what = "the session's error types"
+	}
+	return fmt.Sprintf("errors.As cannot find a value of %s, %s declared as %s: the interpreter knows such a value only as %s, "+
+		"which does not implement error, so errors.As fails as Go's does for a pointer to %s (%s). "+
+		"Use a sentinel made by errors.New (var ErrBad = errors.New(\"bad\")), wrapped with fmt.Errorf(\"…: %%w\", ErrBad), and errors.Is",
+		strings.Join(names, " or "), what, target, target, target, goNotErrorTarget)
 }
 
 // errorsUnwrap is errors.Unwrap for a session whose types have a method Error; chain as for

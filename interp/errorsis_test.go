@@ -163,3 +163,46 @@ func TestErrorsIsDescribesTargetOnAHit(t *testing.T) {
 		})
 	}
 }
+
+// TestErrorsAsOfNonStructCellTypes runs errors.As with a target of a type that does not
+// implement error to the interpreter: an int, or a cell's error type declared as a
+// predeclared type, which the interpreter knows as that type. Where the session declares an
+// error type as the target's type, the message explains that first; otherwise it is Go's.
+// Before wrap-errors passed those types, every message began with Go's wording about a pointer
+// to int, false for a cell's type whose Error makes Go accept it, and a plain int named a cell's
+// type.
+func TestErrorsAsOfNonStructCellTypes(t *testing.T) {
+	const goWording = "errors: *target must be interface or implement error"
+	const codes = "import (\n\t\"errors\"\n\t\"io\"\n)\nvar _, _ = errors.New, io.EOF\n" +
+		"type Code int\nfunc (c Code) Error() string { return \"code\" }\n" +
+		"type (\n\tName string\n\tSub Code\n)\nfunc (Name) Error() string { return \"name\" }\nfunc (Sub) Error() string { return \"sub\" }"
+	for _, c := range []struct {
+		name, setup, code string
+		prefix            string // what the message starts with
+		notWant           string // what it must not say
+	}{
+		{"Code int", codes, "var c Code\nerrors.As(io.EOF, &c)", "errors.As cannot find a value of Code or Sub, ", ""},
+		{"Name string", codes, "var s Name\nerrors.As(io.EOF, &s)", "errors.As cannot find a value of Name, ", ""},
+		{"declared as a cell's type", codes, "var x Sub\nerrors.As(io.EOF, &x)", "errors.As cannot find a value of Code or Sub, ", ""},
+		{"int beside Code", codes, "var n int\nerrors.As(io.EOF, &n)", "errors.As cannot find a value of Code or Sub, ", ""},
+		{"float64 beside Code", codes, "var f float64\nerrors.As(io.EOF, &f)", goWording, "cell"},
+		{"int", errorsSetup, "var n int\nerrors.As(io.EOF, &n)", goWording, "cell"},
+		{"string", errorsSetup, "var str string\nerrors.As(ErrBad, &str)", goWording, "cell"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ts := newTestSession(t)
+			ts.mustRun(t, c.setup)
+			res := ts.run(c.code)
+			if res.Err == nil {
+				t.Fatalf("%q: got %s, want the cell to fail", c.code, text(res))
+			}
+			msg := res.Err.Value
+			if !strings.HasPrefix(msg, c.prefix) || !strings.Contains(msg, goWording) {
+				t.Errorf("%q: error %q, want it to start with %q and contain %q", c.code, msg, c.prefix, goWording)
+			}
+			if c.notWant != "" && strings.Contains(msg, c.notWant) {
+				t.Errorf("%q: error %q says %q", c.code, msg, c.notWant)
+			}
+		})
+	}
+}

@@ -258,13 +258,14 @@ func _gosbiAssertable[_gosbiI any](x _gosbiI, types string) _gosbiI {
 
 // _gosbiErrorsIs, _gosbiErrorsAs and _gosbiErrorsUnwrap are errors.Is, errors.As and
 // errors.Unwrap in a session whose types have a method Error (the rewrite wrap-errors); chain
-// says whether they have a method Unwrap, Is or As.
+// says whether they have a method Unwrap, Is or As, and types (for errors.As) lists the
+// session's error types declared as a named type, each with that type ("Code int").
 func _gosbiErrorsIs(chain bool, err, target error) bool {
 	return _gosbibuiltin.ErrorsIs(err, target, chain)
 }
 
-func _gosbiErrorsAs(chain bool, err error, target any) bool {
-	return _gosbibuiltin.ErrorsAs(err, target, chain)
+func _gosbiErrorsAs(chain bool, types string, err error, target any) bool {
+	return _gosbibuiltin.ErrorsAs(err, target, chain, types)
 }
 
 func _gosbiErrorsUnwrap(chain bool, err error) error { return _gosbibuiltin.ErrorsUnwrap(err, chain) }

@@ -4,12 +4,14 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
 	"sync"
 
 	"github.com/gosbi/gosbi/interp/explain"
+	"github.com/gosbi/gosbi/interp/extend"
 	"github.com/gosbi/gosbi/interp/rewrite"
 	"github.com/gosbi/gosbi/stdlib"
 )
@@ -42,6 +44,7 @@ func (s *Session) rewrite(items []item, cell int) error {
 		},
 		PrintMethods: func() (bool, bool) { ms := methods(); return ms.print, ms.printPointer },
 		ErrorMethods: func() (bool, bool) { ms := methods(); return ms.errorType, ms.chain },
+		ErrorType:    func(typeName string) bool { return methods().errorTypes[typeName] },
 		IsVar: func(name string) bool {
 			d := s.decls[name]
 			return d != nil && d.kind == varDecl
@@ -75,6 +78,7 @@ type methodSet struct {
 	names               map[string]bool // the names of those methods
 	print, printPointer bool            // a method String or Error, and one on a pointer receiver
 	errorType, chain    bool            // a method Error, and a method Unwrap, Is or As
+	errorTypes          map[string]bool // the types that declare a method Error
 }
 
 // methodSet scans the method and type declarations of the session and of the cell's items
@@ -86,7 +90,7 @@ type methodSet struct {
 // that is no interface (time.Time, *bytes.Buffer) counts for nothing: yaegi does not give its
 // methods to the cell's type, which implements no interface by them.
 func (s *Session) methodSet(items []item, compiled func(pkg, name string) reflect.Type) *methodSet {
-	ms := &methodSet{types: map[string]bool{}, names: map[string]bool{}}
+	ms := &methodSet{types: map[string]bool{}, names: map[string]bool{}, errorTypes: map[string]bool{}}
 	var specs []*ast.TypeSpec
 	for _, d := range s.decls {
 		switch d.kind {
@@ -128,8 +132,10 @@ func (ms *methodSet) noteMethod(fd *ast.FuncDecl) {
 		return
 	}
 	_, pointer := fd.Recv.List[0].Type.(*ast.StarExpr)
-	if name := explain.RecvTypeName(fd.Recv.List[0].Type); name != "" {
+	name := explain.RecvTypeName(fd.Recv.List[0].Type)
+	if name != "" {
 		ms.types[name] = true
+		ms.errorTypes[name] = ms.errorTypes[name] || fd.Name.Name == "Error"
 	}
 	ms.names[fd.Name.Name] = true
 	switch fd.Name.Name {
@@ -310,17 +316,14 @@ func underlyingIndex(syms map[string]map[string]reflect.Value) map[string]compil
 	return index
 }
 
-// libraryPrefix is the import path prefix of gosbi's own packages.
-const libraryPrefix = "github.com/gosbi/gosbi/"
-
 // reachable returns whether a cell can hold a value of a compiled struct type of the package
 // path, for check-type-identity: a package the session imports, one the cell imports or
-// names (paths resolves its names), or, once one of those is of gosbi's library, any package
-// of the library, whose functions return values of their sibling packages' types through
-// interfaces and fields of type any that the cell need not import. A value of another package
-// reaches a cell only when a package that the session imports hands it out in an interface
-// (a gonum function's result holding a type of a package gonum imports); package interp
-// documents that gap.
+// names (paths resolves its names), or a package of gosbi's module that one of those imports,
+// directly or not (stdlib.ModuleDeps): gosbi's functions return values of the types of the
+// packages they import through interfaces and fields of type any, which the cell need not
+// import. A value of another package reaches a cell only when a package that the session
+// imports hands it out in an interface (a gonum function's result holding a type of a package
+// gonum imports); package interp documents that gap.
 func (s *Session) reachable(items []item, paths func(string) (string, bool)) func(path string) bool {
 	named := map[string]bool{}
 	for _, path := range s.imports {
@@ -341,11 +344,14 @@ func (s *Session) reachable(items []item, paths func(string) (string, bool)) fun
 			return true
 		})
 	}
-	library := false
-	for path := range named {
-		library = library || strings.HasPrefix(path, libraryPrefix)
+	for path := range maps.Clone(named) {
+		if strings.HasPrefix(path, extend.GosbiModule+"/") {
+			for _, dep := range stdlib.ModuleDeps[path] {
+				named[dep] = true
+			}
+		}
 	}
-	return func(path string) bool { return named[path] || library && strings.HasPrefix(path, libraryPrefix) }
+	return func(path string) bool { return named[path] }
 }
 
 // sameSource reports whether two declaration texts are the same source, ignoring the

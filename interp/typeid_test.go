@@ -75,7 +75,15 @@ func TestTypeIdentityOfCellTypes(t *testing.T) {
 		{"Point, no plotter", typeIDLibrary, "v := any(Point{1, 2})", "p, ok := v.(Point)\nfmt.Sprint(p.X, ok)", `"1 true"`, ""},
 		{"switch of Point", typeIDLibrary, "v := any(Point{1, 2})", "s := \"none\"\nswitch v.(type) {\ncase Point:\n\ts = \"Point\"\n}\ns", `"Point"`, ""},
 		{"ValidationError, no asn1", typeIDLibrary, "v := any(ValidationError{\"bad\"})", "e, ok := v.(ValidationError)\nfmt.Sprint(e.Msg, ok)", `"badtrue"`, ""},
+		// after importing gosbi packages: those packages and the ones they import, where
+		// display.CheckError (of ValidationError's fields) is only when display is
 		{"ValidationError after importing sbi", typeIDLibrary, "import \"github.com/gosbi/gosbi/sbi\"\nv := any(ValidationError{\"bad\"})\nvar _ = sbi.ErrUntrained",
+			"_, ok := v.(ValidationError)\nok", "true", ""},
+		{"ValidationError after importing sbi/dist", typeIDLibrary, "import \"github.com/gosbi/gosbi/sbi/dist\"\nv := any(ValidationError{\"bad\"})\nvar _ = dist.Bounds",
+			"e, ok := v.(ValidationError)\nfmt.Sprint(e.Msg, ok)", `"badtrue"`, ""},
+		{"ValidationError after importing viz", typeIDLibrary, "import \"github.com/gosbi/gosbi/viz\"\nv := any(ValidationError{\"bad\"})\nvar _ = viz.Color",
+			"_, ok := v.(ValidationError)\nok", "", "cannot tell ValidationError from display.CheckError"},
+		{"ValidationError after importing display", typeIDLibrary, "import \"github.com/gosbi/gosbi/display\"\nv := any(ValidationError{\"bad\"})\nvar _ = display.Check",
 			"_, ok := v.(ValidationError)\nok", "", "cannot tell ValidationError from display.CheckError"},
 		{"Point after importing plotter", typeIDLibrary, "import \"gonum.org/v1/plot/plotter\"\nv := any(plotter.XY{1, 2})", "_, ok := v.(Point)\nok", "", fails},
 		// error types

@@ -1,7 +1,10 @@
 package rewrite
 
 import (
+	"fmt"
 	"io"
+	"os"
+	"os/exec"
 	"reflect"
 	"strconv"
 	"strings"
@@ -366,5 +369,81 @@ func TestCanaryCheckInterfaceAssertions(t *testing.T) {
 	units := []Unit{{Kind: Decl, Text: decls, Line: 1, Col: 1}, {Kind: Decl, Text: g, Line: 4, Col: 1}}
 	if err := Run(env, units); err == nil || !strings.Contains(err.Error(), "case Str may answer wrongly") {
 		t.Errorf("Run: %v, want the error of %s", err, checkInterfaceAssertions.Name)
+	}
+}
+
+func TestCanaryAssertAny(t *testing.T) {
+	const okForm = "func g(x any) int {\n\tif _, ok := x.(any); ok {\n\t\treturn 1\n\t}\n\treturn 0\n}"
+	const mustForm = "func h(x any) int { return x.(any).(int) }"
+	got, err := evalInt(t, newInterp(t), okForm, "g(3)")
+	if err == nil && got == 1 {
+		t.Errorf("yaegi now answers ok for x.(any) of a value: drop the comma-ok form of pass %s (%s)", assertAny.Name, assertAny.Issue)
+	}
+	got, err = evalInt(t, newInterp(t), mustForm, "h(3)")
+	if err == nil && got == 3 {
+		t.Errorf("yaegi now answers x.(any) of a value without a panic: drop the panicking form of pass %s (%s)", assertAny.Name, assertAny.Issue)
+	} else if err != nil && !strings.Contains(err.Error(), "nil is not any") {
+		t.Logf("yaegi fails differently now: %v", err)
+	}
+	// the session's functions, as the rewritten code calls them
+	const helpers = "func " + AnyOKName + "(x any) (any, bool) { return x, x != nil }\n" +
+		"func " + AnyMustName + "(x any) any {\n\tif x == nil {\n\t\tpanic(\"interface conversion: interface is nil, not interface {}\")\n\t}\n\treturn x\n}"
+	for _, c := range []struct{ decl, call string }{{okForm, "g(3)"}, {mustForm, "h(3)"}} {
+		want := map[string]int64{"g(3)": 1, "h(3)": 3}[c.call]
+		got, err := evalInt(t, newInterp(t), helpers, rewritten(t, assertAny, Env{}, Decl, c.decl), c.call)
+		if err != nil || got != want {
+			t.Errorf("rewritten: %s = %d, %v; want %d", c.call, got, err, want)
+		}
+	}
+}
+
+// embeddedProbeEnv names the environment variable under which TestCanaryCheckEmbeddedCompiled,
+// run again in a process of its own, runs its probe: a fatal error of the Go runtime, which
+// no recover stops, ends the process that meets the fault.
+const embeddedProbeEnv = "GOSBI_CANARY_EMBEDDED_PROBE"
+
+// embeddedProbeOut is what the probe prints when the interpreter prints the value as Go does.
+const embeddedProbeOut = "probe: 1970-01-01 00:00:00 +0000 UTC"
+
+func TestCanaryCheckEmbeddedCompiled(t *testing.T) {
+	const decl = "type Ev struct{ time.Time }"
+	if os.Getenv(embeddedProbeEnv) == "1" {
+		i := yaegi.New(yaegi.Options{Stderr: io.Discard})
+		if err := i.Use(stdlib.Symbols); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []string{`import "fmt"`, `import "time"`, decl} {
+			if _, err := i.Eval(c); err != nil {
+				t.Fatal(err)
+			}
+		}
+		v, err := i.Eval("fmt.Sprint(Ev{time.Unix(0, 0).UTC()})")
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Println("probe:", v.Interface())
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestCanaryCheckEmbeddedCompiled$", "-test.count=1")
+	cmd.Env = append(os.Environ(), embeddedProbeEnv+"=1")
+	out, err := cmd.CombinedOutput()
+	if err == nil && strings.Contains(string(out), embeddedProbeOut) {
+		t.Errorf("yaegi now prints a value of %q: drop pass %s (%s)", decl, checkEmbeddedCompiled.Name, checkEmbeddedCompiled.Issue)
+	} else if !strings.Contains(string(out), "type offset base pointer out of range") {
+		t.Logf("yaegi fails differently now: %v\n%s", err, out)
+	}
+	env := Env{
+		IsPackage: func(name string) bool { return name == "time" },
+		Compiled: func(pkg, name string) reflect.Type {
+			v := stdlib.Symbols["time/time"][name]
+			if pkg != "time" || !v.IsValid() || v.Kind() != reflect.Pointer || !v.IsNil() {
+				return nil
+			}
+			return v.Type().Elem()
+		},
+	}
+	units := []Unit{{Kind: Decl, Text: decl, Line: 1, Col: 1}}
+	if err := Run(env, units); err == nil || !strings.Contains(err.Error(), "name the field") {
+		t.Errorf("Run: %v, want the error of %s", err, checkEmbeddedCompiled.Name)
 	}
 }

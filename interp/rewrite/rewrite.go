@@ -76,6 +76,9 @@ type Env struct {
 	// Error (errorType), declared or promoted from an embedded field, and whether they have a
 	// method Unwrap, Is or As (chain). Nil means neither.
 	ErrorMethods func() (errorType, chain bool)
+	// ErrorType reports whether a type of the session or the cell declares a method Error.
+	// Nil means none.
+	ErrorType func(typeName string) bool
 	// TypeDecls returns the sources of the session's type declarations before the cell, each
 	// a type declaration (a group or one type). Nil means none.
 	TypeDecls func() []string

@@ -2,7 +2,9 @@ package rewrite
 
 import (
 	"go/ast"
+	"go/types"
 	"strconv"
+	"strings"
 )
 
 // wrapErrors works around the interpreter's handling of a value of a type declared in a cell
@@ -22,7 +24,11 @@ import (
 //
 //	_gosbiErrorsIs(true, err, ErrBad)
 //
-// whose first argument says whether the session's types have a method Unwrap, Is or As. The
+// whose first argument says whether the session's types have a method Unwrap, Is or As. A
+// call of errors.As gets a second, the session's error types declared as another type than a
+// struct or an interface, each with the type it is declared as ("Code int\nSub int", Sub being
+// declared as Code): the interpreter knows a value of such a type as the type it is declared
+// as, so the helper can explain a target of that type as a cell's type. The
 // pass rewrites only when the session's types (or the cell's) have a method Error, and only
 // calls: a function value (f := errors.Is) is left. The name errors must name the compiled
 // package "errors" in the cell and not be shadowed where the call stands.
@@ -70,6 +76,56 @@ func (p *parsed) wrapErrorsCall(env Env, chain bool) (string, bool) {
 		return "", false
 	}
 	first := call.Args[0]
-	return p.Text[:p.offset(call.Fun.Pos())] + p.position(call.Fun.Pos()) + helper + "(" + strconv.FormatBool(chain) + ", " +
+	args := strconv.FormatBool(chain) + ", "
+	if helper == errorsFuncs["As"] {
+		args += strconv.Quote(declaredErrorTypes(env)) + ", "
+	}
+	return p.Text[:p.offset(call.Fun.Pos())] + p.position(call.Fun.Pos()) + helper + "(" + args +
 		p.position(first.Pos()) + p.Text[p.offset(first.Pos()):], true
+}
+
+// declaredErrorTypes returns the session's and the cell's types that declare a method Error and
+// are declared as a named type, each with that type after the session's types it names are
+// followed ("Code int"), one a line in the order of declaration.
+func declaredErrorTypes(env Env) string {
+	if env.types == nil || env.ErrorType == nil {
+		return ""
+	}
+	tt := env.types()
+	var lines []string
+	for _, name := range tt.order {
+		if !env.ErrorType(name) {
+			continue
+		}
+		if decl := tt.declaredAs(name); decl != "" {
+			lines = append(lines, name+" "+decl)
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// declaredAs returns the named type that the session's type name is declared as, following the
+// session's types it names, and "" for a type declared as a type literal (a struct, a slice),
+// an alias or a cycle.
+func (tt *typeTable) declaredAs(name string) string {
+	seen := map[string]bool{}
+	for !seen[name] {
+		seen[name] = true
+		ts := tt.specs[name]
+		if ts == nil || ts.Assign.IsValid() || ts.TypeParams != nil {
+			return ""
+		}
+		switch e := ts.Type.(type) {
+		case *ast.Ident:
+			if tt.specs[e.Name] == nil {
+				return e.Name
+			}
+			name = e.Name
+		case *ast.SelectorExpr:
+			return types.ExprString(e)
+		default:
+			return ""
+		}
+	}
+	return ""
 }

@@ -16,9 +16,11 @@ import (
 
 //go:generate go run -C .. ./internal/gen -set gosbi
 
-// Symbols, Docs and PackageDocs are stdlib's maps, which the generated tables fill.
+// Symbols, Docs, PackageDocs and ModuleDeps are stdlib's maps, which the generated tables
+// fill.
 var (
 	Symbols     map[string]map[string]reflect.Value = stdlib.Symbols
 	Docs        map[string]map[string]string        = stdlib.Docs
 	PackageDocs map[string]string                   = stdlib.PackageDocs
+	ModuleDeps  map[string][]string                 = stdlib.ModuleDeps
 )

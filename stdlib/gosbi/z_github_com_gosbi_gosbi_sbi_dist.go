@@ -130,6 +130,7 @@ func (W _github_com_gosbi_gosbi_sbi_dist_Specifier) Spec() (dist.Spec, error) { 
 
 func init() {
 	PackageDocs["github.com/gosbi/gosbi/sbi/dist"] = "Package dist holds the probability distributions that serve as priors, proposals and closed-form\nposteriors: BoxUniform, Normal (diagonal), MultivariateNormal, LogNormal, Gamma, Beta,\nIndependent products of distributions, and distributions transformed by an affine or an\nexponential map. SupportMap maps R^d onto a distribution's support box (logit for a bounded,\nlog for a half-bounded coordinate), for methods that need a density on all of R^d.\n\nA batch of points is a *mat.Dense with one row per point. Every distribution draws with an\nexplicit *rand.Rand (math/rand/v2), so that a run can be repeated exactly, and LogProb returns\n−Inf, never NaN, for a point outside the support (a row holding NaN counts as outside).\n\nConstructors panic with a message that names the bad argument when the parameters are invalid\n(a negative scale, low ≥ high, a covariance that is not positive definite): those are mistakes\nin the calling code, as in gonum."
+	ModuleDeps["github.com/gosbi/gosbi/sbi/dist"] = []string{"github.com/gosbi/gosbi/sbi/internal/mathx"}
 	Docs["github.com/gosbi/gosbi/sbi/dist"] = map[string]string{
 		"Affine":                         "type Affine struct {\n\tShift, Scale []float64\n}\n\nAffine is the map y = Shift + Scale⊙x (element-wise), with every Scale_j ≠ 0.",
 		"Affine.Forward":                 "func (a Affine) Forward(x, y []float64)\n\nForward sets y = Shift + Scale⊙x.",

@@ -77,6 +77,7 @@ func (W _github_com_gosbi_gosbi_study_Executor) Execute(ctx context.Context, s *
 
 func init() {
 	PackageDocs["github.com/gosbi/gosbi/study"] = "Package study runs sweeps — tasks × methods × budgets × seeds — as grids of jobs that can\nbe resumed, on this machine or as Slurm job arrays.\n\nA Spec names the axes of the grid and the stages (simulate, train, evaluate, aggregate). Each\nstage has one job per combination of the values of the axes it varies over; a job is keyed\nby those values, and its seed (Job.Seed) is a hash of the study name, the stage and the key,\nso a job computes the same thing whichever executor runs it and in whatever order.\n\nA study holds at most MaxJobs (1,000,000) jobs over all its stages: Validate refuses a larger\ngrid with its size before anything is allocated. …"
+	ModuleDeps["github.com/gosbi/gosbi/study"] = []string{"github.com/gosbi/gosbi/internal/atomicfile", "github.com/gosbi/gosbi/internal/readlimit", "github.com/gosbi/gosbi/internal/text"}
 	Docs["github.com/gosbi/gosbi/study"] = map[string]string{
 		"Axis":                 "type Axis struct {\n\tName   string   `json:\"name\"`\n\tValues []string `json:\"values\"`\n}\n\nAxis is one dimension of the grid. Values are strings (a JSON spec may write numbers, which\nkeep their spelling); Job.Int and Job.Float parse them.",
 		"Axis.UnmarshalJSON":   "func (a *Axis) UnmarshalJSON(data []byte) error\n\nUnmarshalJSON reads an axis whose values are JSON strings or numbers.",

@@ -134,3 +134,34 @@ func TestSelectSets(t *testing.T) {
 		t.Error("-set nosuch: no error")
 	}
 }
+
+func TestModuleDeps(t *testing.T) {
+	mod := &struct {
+		Path, Version string
+		Main          bool
+	}{Path: "example.com/m", Main: true}
+	other := &struct {
+		Path, Version string
+		Main          bool
+	}{Path: "gonum.org/v1/gonum", Version: "v0.1.0"}
+	all := map[string]listedPackage{
+		"fmt":                  {ImportPath: "fmt", Standard: true},
+		"example.com/m/a":      {ImportPath: "example.com/m/a", Module: mod},
+		"example.com/m/b":      {ImportPath: "example.com/m/b", Module: mod},
+		"gonum.org/v1/gonum/f": {ImportPath: "gonum.org/v1/gonum/f", Module: other},
+	}
+	for _, c := range []struct {
+		name string
+		deps []string
+		want []string
+	}{
+		{"none", nil, []string{}},
+		{"standard library and other modules", []string{"fmt", "gonum.org/v1/gonum/f"}, []string{}},
+		{"the module's", []string{"example.com/m/a", "example.com/m/b", "fmt", "gonum.org/v1/gonum/f"}, []string{"example.com/m/a", "example.com/m/b"}},
+	} {
+		p := listedPackage{ImportPath: "example.com/m/c", Module: mod, Deps: c.deps, deps: all}
+		if got := moduleDeps(p); !slices.Equal(got, c.want) || got == nil {
+			t.Errorf("%s: moduleDeps = %#v, want %#v", c.name, got, c.want)
+		}
+	}
+}

@@ -1,6 +1,8 @@
 // Command gen writes the yaegi symbol tables and the documentation tables of package stdlib
 // and of package stdlib/gosbi (gosbi's own packages, which change with its API): one file per
-// package, named after its import path, in the directory of its set (packages.go). It is run
+// package, named after its import path, in the directory of its set (packages.go). The file
+// of a package of this module also records the packages of this module it imports
+// (stdlib.ModuleDeps), which `gen -check` thus verifies with the tables. It is run
 // by `go generate ./stdlib` (all sets) or `go generate ./stdlib/gosbi` (-set gosbi), in the
 // directory of package stdlib; the output depends only on the Go version and the sources, so
 // a second run changes nothing.
@@ -284,6 +286,9 @@ func generate(pkgName string, p listedPackage) ([]byte, error) {
 	if opening != "" {
 		fmt.Fprintf(&buf, "\tPackageDocs[%q] = %s\n", p.ImportPath, strconv.Quote(opening))
 	}
+	if deps := moduleDeps(p); p.Module != nil && p.Module.Main {
+		fmt.Fprintf(&buf, "\tModuleDeps[%q] = %#v\n", p.ImportPath, deps)
+	}
 	fmt.Fprintf(&buf, "\tDocs[%q] = map[string]string{\n", p.ImportPath)
 	names := make([]string, 0, len(docs))
 	for n := range docs {
@@ -299,6 +304,18 @@ func generate(pkgName string, p listedPackage) ([]byte, error) {
 		return nil, fmt.Errorf("format: %w", err)
 	}
 	return src, nil
+}
+
+// moduleDeps returns the packages of the main module that p imports, directly or not, sorted
+// (go list gives Deps sorted), for stdlib.ModuleDeps.
+func moduleDeps(p listedPackage) []string {
+	deps := []string{}
+	for _, path := range p.Deps {
+		if q, ok := p.deps[path]; ok && q.Module != nil && q.Module.Main {
+			deps = append(deps, path)
+		}
+	}
+	return deps
 }
 
 // maxDoc bounds the doc comment kept per name; inspection shows a summary, not a manual.
