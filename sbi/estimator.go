@@ -328,6 +328,25 @@ func (c *estimator) observationErr(x []float64) error {
 	return nil
 }
 
+// posteriorContext checks the observation x of a posterior of the named estimator (it panics
+// where x has the wrong length, a programming error), and returns x's embedded context, or
+// why x cannot be evaluated (ErrUntrained, or observationErr's error).
+func (c *estimator) posteriorContext(name string, x []float64) ([]float64, error) {
+	switch {
+	case !c.trained:
+		return nil, ErrUntrained
+	case len(x) != c.xDim:
+		panic(fmt.Sprintf("sbi: %s.Posterior: x has %d values, expected %s", name, len(x), c.expectedX()))
+	}
+	if err := c.observationErr(x); err != nil {
+		return nil, err
+	}
+	tp := getTape()
+	defer putTape(tp)
+	ctx := c.context(tp, mat.NewDense(1, len(x), x))
+	return append([]float64(nil), ctx.Data...), nil
+}
+
 // whereNonFinite says where the observation x holds NaN or ±Inf, how many such values it has,
 // and what to do, without printing x whole (a series or an image holds thousands of values).
 func whereNonFinite(x []float64) string {

@@ -282,21 +282,9 @@ func (e *FMPE) Posterior(x []float64) Posterior { return e.PosteriorAt(x) }
 // PosteriorAt is Posterior with the concrete type, which also reports the acceptance rate.
 func (e *FMPE) PosteriorAt(x []float64) *FMPEPosterior {
 	p := &FMPEPosterior{est: e, x: append([]float64(nil), x...)}
-	switch {
-	case !e.trained:
-		p.err = ErrUntrained
-	case len(x) != e.xDim:
-		panic(fmt.Sprintf("sbi: FMPE.Posterior: x has %d values, expected %s", len(x), e.expectedX()))
-	default:
-		p.err = e.observationErr(x)
-	}
-	if p.err != nil {
+	if p.ctx, p.err = e.posteriorContext("FMPE", p.x); p.err != nil {
 		return p
 	}
-	tp := getTape()
-	defer putTape(tp)
-	c := e.context(tp, mat.NewDense(1, len(x), p.x))
-	p.ctx = append([]float64(nil), c.Data...)
 	e.warnIfOutside(x)
 	return p
 }

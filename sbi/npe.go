@@ -320,21 +320,9 @@ func (e *NPE) PosteriorAt(x []float64) *NPEPosterior { return e.posteriorAt(x, t
 // caller (an ensemble, which warns once for its members).
 func (e *NPE) posteriorAt(x []float64, warn bool) *NPEPosterior {
 	p := &NPEPosterior{est: e, x: append([]float64(nil), x...)}
-	switch {
-	case !e.trained:
-		p.err = ErrUntrained
-	case len(x) != e.xDim:
-		panic(fmt.Sprintf("sbi: NPE.Posterior: x has %d values, expected %s", len(x), e.expectedX()))
-	default:
-		p.err = e.observationErr(x)
-	}
-	if p.err != nil {
+	if p.ctx, p.err = e.posteriorContext("NPE", p.x); p.err != nil {
 		return p
 	}
-	tp := getTape()
-	defer putTape(tp)
-	c := e.context(tp, mat.NewDense(1, len(x), p.x))
-	p.ctx = append([]float64(nil), c.Data...)
 	if warn {
 		e.warnIfOutside(x)
 	}
