@@ -70,14 +70,14 @@ func TestREPLFromPipe(t *testing.T) {
 }
 
 // TestREPLStuckCompiledCall interrupts a cell stuck in compiled code with Ctrl-C: the REPL
-// says it is interrupting, and a second Ctrl-C ends it. The print and the sleep are one
-// statement: as two, a Ctrl-C that lands after the print and before the sleep's statement
-// starts stops the cell between statements, and nothing is stuck.
+// says it is interrupting, and a second Ctrl-C ends it. The test waits for the cell's own
+// output, which the terminal's echo of the typed line does not hold ("sleep" + "ing now"), so
+// that the first Ctrl-C reaches a running cell, not the line still being read.
 func TestREPLStuckCompiledCall(t *testing.T) {
 	sc := startTerminalREPL(t, filepath.Join(t.TempDir(), "history"))
 	sc.Expect("go> ")
-	sc.Send("func() { fmt.Println(\"sleeping\"); time.Sleep(time.Hour) }()\r")
-	sc.Expect("sleeping")
+	sc.Send("func() { fmt.Println(\"sleep\" + \"ing now\"); time.Sleep(time.Hour) }()\r")
+	sc.Expect("sleeping now")
 	sc.Send("\x03")
 	sc.Expect("interrupting")
 	sc.Send("\x03")
