@@ -23,8 +23,9 @@ import (
 // interface it cannot resolve counts as one with methods the session's types have, once they
 // have any.
 //
-// Upstream: traefik/yaegi#1558 (assertion between interfaces); the assertion of a value of an
-// interpreted type held in interface{} is a TODO of yaegi's _test/assert1.go.
+// Upstream: traefik/yaegi#1558 (assertion between interfaces); yaegi's own test
+// _test/assert1.go records the assertion of a value of an interpreted type held in interface{}
+// as not yet supported there.
 var checkInterfaceAssertions = Pass{
 	Name:  "check-interface-assertions",
 	Issue: "https://github.com/traefik/yaegi/issues/1558",
