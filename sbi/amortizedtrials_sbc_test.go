@@ -102,34 +102,20 @@ func TestAmortizedTrialsSBC(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		e, err := diag.SBCECDF(r, conf)
-		if err != nil {
-			t.Fatalf("%s: %v", c.name, err)
-		}
-		v := e.Verdict()
-		t.Logf("%s: %v%s", c.name, r, v)
-		switch uniform := strings.HasPrefix(v, "consistent with uniform ranks"); {
-		case c.uniform && !uniform:
-			t.Errorf("%s: the SBC of NLE.Trials rejects uniform ranks: %s", c.name, v)
-		case c.uniform && min(r.PValues[0], r.PValues[1]) < 0.001:
-			t.Errorf("%s: χ² p-values %v, expected none below 0.001", c.name, r.PValues)
-		case !c.uniform && !strings.HasPrefix(v, "not uniform"):
-			t.Errorf("%s: the SBC does not reject a wrong likelihood (no power): %s", c.name, v)
-		}
+		judgeSBC(t, c.name, r, conf, c.uniform)
 	}
 }
 
 // TestAmortizedTrialsPaddedSBC runs diag.SBC through NLE.Trials(10) on observations of a varying
 // number of trials, 1 to 10 (uniform), padded with NaN trials to 10, on the conjugate Gaussian
 // model of TestAmortizedTrialsSBC (θ ~ N(0, I₂), xₜ | θ ~ N(θ, σ²I), σ = 2; the posterior sd
-// goes from 0.89 at one trial to 0.53 at ten), from an NLE trained on 20,000 single trials (30 epochs at a step of 2e-3, then 5 at 2e-4, as in
-// TestAmortizedTrialsSBC): 400 test pairs of 99 draws each, by importance resampling from the
+// goes from 0.89 at one trial to 0.53 at ten), from an NLE trained on 20,000 single trials
+// (30 epochs at a step of 2e-3, then 5 at 2e-4, as in TestAmortizedTrialsSBC): 400 test pairs of 99 draws each, by importance resampling from the
 // prior. Level: the ranks are uniform by the library's verdict at confidence 0.999 (SBCECDF's
 // simultaneous band over both parameters; with 200 pairs at 95% it is ±0.11 at the median rank
 // and the verdict inconclusive) and no χ² p-value is below 0.001. Power, on the same pairs:
 // pairs simulated with σ = 1 (the posterior is under-confident), and the padding read as
-// trials of zeros (the rows with their NaN replaced by 0, every row
-// then read as 10 trials: the posterior is pulled to 0 and too narrow), are both rejected.
+// trials of zeros (the rows with their NaN replaced by 0, every row then read as 10 trials: the posterior is pulled to 0 and too narrow), are both rejected.
 func TestAmortizedTrialsPaddedSBC(t *testing.T) {
 	const sigma, n, pairs, conf = 2.0, 10, 400, 0.999
 	prior := dist.NewStandardNormal(2)
@@ -167,19 +153,27 @@ func TestAmortizedTrialsPaddedSBC(t *testing.T) {
 		if r.Dropped != 0 {
 			t.Fatalf("%s: %d pairs dropped, expected every padded pair kept", c.name, r.Dropped)
 		}
-		e, err := diag.SBCECDF(r, conf)
-		if err != nil {
-			t.Fatalf("%s: %v", c.name, err)
-		}
-		v := e.Verdict()
-		t.Logf("%s: %v%s", c.name, r, v)
-		switch uniform := strings.HasPrefix(v, "consistent with uniform ranks"); {
-		case c.uniform && !uniform:
-			t.Errorf("%s: the SBC of padded observations rejects uniform ranks: %s", c.name, v)
-		case c.uniform && min(r.PValues[0], r.PValues[1]) < 0.001:
-			t.Errorf("%s: χ² p-values %v, expected none below 0.001", c.name, r.PValues)
-		case !c.uniform && !strings.HasPrefix(v, "not uniform"):
-			t.Errorf("%s: the SBC does not reject a wrong posterior (no power): %s", c.name, v)
-		}
+		judgeSBC(t, c.name, r, conf, c.uniform)
+	}
+}
+
+// judgeSBC checks the SBC ranks r by the library's ECDF verdict at confidence conf: a case
+// that should be uniform must be judged consistent with uniform ranks, with no χ² p-value
+// below 0.001; a wrong one must be judged not uniform (an inconclusive verdict is no power).
+func judgeSBC(t *testing.T, name string, r *diag.SBCResult, conf float64, uniform bool) {
+	t.Helper()
+	e, err := diag.SBCECDF(r, conf)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	v := e.Verdict()
+	t.Logf("%s: %v%s", name, r, v)
+	switch {
+	case uniform && !strings.HasPrefix(v, "consistent with uniform ranks"):
+		t.Errorf("%s: the SBC of NLE.Trials rejects uniform ranks: %s", name, v)
+	case uniform && min(r.PValues[0], r.PValues[1]) < 0.001:
+		t.Errorf("%s: χ² p-values %v, expected none below 0.001", name, r.PValues)
+	case !uniform && !strings.HasPrefix(v, "not uniform"):
+		t.Errorf("%s: the SBC does not reject a wrong posterior (no power): %s", name, v)
 	}
 }
