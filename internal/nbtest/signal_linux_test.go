@@ -3,7 +3,6 @@ package nbtest_test
 import (
 	"os"
 	"os/exec"
-	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
@@ -17,18 +16,9 @@ import (
 // foreground group, reaches gosbi run alone), and that they still end when gosbi run is killed
 // with SIGKILL while a cell runs that ignores interrupts, rather than be left running.
 func TestRunKilledLeavesNoKernel(t *testing.T) {
-	dir, out := t.TempDir(), t.TempDir()
-	flag := filepath.Join(dir, "running")
-	if err := os.WriteFile(flag, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, "long.ipynb")
-	nb := &nbtest.Notebook{NBFormat: 4, NBFormatMinor: 5, Metadata: map[string]any{}, Cells: []*nbtest.Cell{
-		{CellType: "code", ID: "a", Source: "touch " + flag + "\nhang", Metadata: map[string]any{}},
-	}}
-	if err := nbtest.WriteNotebook(path, nb); err != nil {
-		t.Fatal(err)
-	}
+	path, out, flag := flaggedNotebook(t, func(flag string) []*nbtest.Cell {
+		return []*nbtest.Cell{{CellType: "code", ID: "a", Source: "touch " + flag + "\nhang", Metadata: map[string]any{}}}
+	})
 	cmd := exec.Command(os.Args[0], "run", "--quiet", path, "--out", out)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -15,25 +15,40 @@ import (
 	"github.com/gosbi/gosbi/internal/nbtest"
 )
 
+// flaggedNotebook writes long.ipynb, whose cells (made by cells from the path of an empty flag
+// file) touch the flag once the cell to be stopped runs; it returns the notebook's path, an
+// output directory and the flag's path.
+func flaggedNotebook(t *testing.T, cells func(flag string) []*nbtest.Cell) (path, out, flag string) {
+	t.Helper()
+	dir := t.TempDir()
+	out, flag = t.TempDir(), filepath.Join(dir, "running")
+	if err := os.WriteFile(flag, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path = filepath.Join(dir, "long.ipynb")
+	nb := &nbtest.Notebook{NBFormat: 4, NBFormatMinor: 5, Metadata: map[string]any{}, Cells: cells(flag)}
+	if err := nbtest.WriteNotebook(path, nb); err != nil {
+		t.Fatal(err)
+	}
+	return path, out, flag
+}
+
+// threeCells are a cell that runs, one that prints, touches the flag and sleeps until it is
+// interrupted, and one that must not run.
+func threeCells(flag string) []*nbtest.Cell {
+	return []*nbtest.Cell{
+		{CellType: "code", ID: "a", Source: "print kept", Metadata: map[string]any{}},
+		{CellType: "code", ID: "b", Source: "print started\ntouch " + flag + "\nsleep", Metadata: map[string]any{}},
+		{CellType: "code", ID: "c", Source: "print never", Metadata: map[string]any{}},
+	}
+}
+
 // TestRunInterruptedSavesWhatRan sends SIGINT (a Ctrl-C) to `gosbi run` while its second cell
 // runs: the cell is interrupted, the run stops there and fails, and the notebook is saved
 // with the outputs of the cells that ran, the later ones untouched, rather than the process
 // ending with nothing saved.
 func TestRunInterruptedSavesWhatRan(t *testing.T) {
-	dir, out := t.TempDir(), t.TempDir()
-	flag := filepath.Join(dir, "running")
-	if err := os.WriteFile(flag, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, "long.ipynb")
-	nb := &nbtest.Notebook{NBFormat: 4, NBFormatMinor: 5, Metadata: map[string]any{}, Cells: []*nbtest.Cell{
-		{CellType: "code", ID: "a", Source: "print kept", Metadata: map[string]any{}},
-		{CellType: "code", ID: "b", Source: "print started\ntouch " + flag + "\nsleep", Metadata: map[string]any{}},
-		{CellType: "code", ID: "c", Source: "print never", Metadata: map[string]any{}},
-	}}
-	if err := nbtest.WriteNotebook(path, nb); err != nil {
-		t.Fatal(err)
-	}
+	path, out, flag := flaggedNotebook(t, threeCells)
 	done := make(chan error, 1)
 	go func() { done <- nbtest.RunMain([]string{"--quiet", path, "--out", out}) }()
 	go func() {
@@ -77,20 +92,7 @@ func TestRunInterruptedSavesWhatRan(t *testing.T) {
 // kernel and its worker run in process groups of their own), and the notebook is saved as far
 // as it ran.
 func TestRunProcessGroupSIGINT(t *testing.T) {
-	dir, out := t.TempDir(), t.TempDir()
-	flag := filepath.Join(dir, "running")
-	if err := os.WriteFile(flag, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, "long.ipynb")
-	nb := &nbtest.Notebook{NBFormat: 4, NBFormatMinor: 5, Metadata: map[string]any{}, Cells: []*nbtest.Cell{
-		{CellType: "code", ID: "a", Source: "print kept", Metadata: map[string]any{}},
-		{CellType: "code", ID: "b", Source: "print started\ntouch " + flag + "\nsleep", Metadata: map[string]any{}},
-		{CellType: "code", ID: "c", Source: "print never", Metadata: map[string]any{}},
-	}}
-	if err := nbtest.WriteNotebook(path, nb); err != nil {
-		t.Fatal(err)
-	}
+	path, out, flag := flaggedNotebook(t, threeCells)
 	cmd := exec.Command(os.Args[0], "run", "--quiet", path, "--out", out)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	var stderr strings.Builder
