@@ -114,7 +114,8 @@
 // error when a session type has Unwrap, Is or As; and a chain where fmt.Errorf got a cell's
 // value without its methods (%!w). Make
 // sentinels with errors.New (var ErrBad = errors.New("bad")) and wrap them with %w, or call the
-// cell type's methods yourself. A function value (f := errors.Is) is not rewritten. A type
+// cell type's methods yourself. A function value (f := errors.Is, g(errors.Unwrap)) becomes a
+// function literal that calls the helper, so it answers or fails as a call does. A type
 // that gets Error by embedding (type MyErr struct{ error }) counts as one with a method Error;
 // yaegi cannot hand its values to the helpers (a panic of reflect.StructOf about embedded
 // interfaces), so errors.Is, errors.As and errors.Unwrap of one fail the cell: give the field

@@ -28,10 +28,19 @@ import (
 // call of errors.As gets a second, the session's error types declared as another type than a
 // struct or an interface, each with the type it is declared as ("Code int\nSub int", Sub being
 // declared as Code): the interpreter knows a value of such a type as the type it is declared
-// as, so the helper can explain a target of that type as a cell's type. The
-// pass rewrites only when the session's types (or the cell's) have a method Error, and only
-// calls: a function value (f := errors.Is) is left. The name errors must name the compiled
-// package "errors" in the cell and not be shadowed where the call stands.
+// as, so the helper can explain a target of that type as a cell's type. A function value
+// (f := errors.Is, g(errors.Unwrap)) becomes a function literal of the same type that calls
+// the helper:
+//
+//	f := errors.Is
+//
+// runs as
+//
+//	f := func(err, target error) bool { return _gosbiErrorsIs(true, err, target) }
+//
+// The pass rewrites only when the session's types (or the cell's) have a method Error. The
+// name errors must name the compiled package "errors" in the cell and not be shadowed where
+// the call or the value stands.
 //
 // Upstream: no upstream issue found.
 var wrapErrors = Pass{
@@ -54,34 +63,67 @@ var wrapErrors = Pass{
 var errorsFuncs = map[string]string{"Is": "_gosbiErrorsIs", "As": "_gosbiErrorsAs", "Unwrap": "_gosbiErrorsUnwrap"}
 
 // wrapErrorsCall returns the unit's text with the first call of errors.Is, errors.As or
-// errors.Unwrap sent to the session's helper, and false when there is none.
+// errors.Unwrap sent to the session's helper, or the first use of one as a function value
+// replaced by a function literal that calls the helper, and false when there is none.
 func (p *parsed) wrapErrorsCall(env Env, chain bool) (string, bool) {
 	var call *ast.CallExpr
+	var value *ast.SelectorExpr
 	var helper string
 	ast.Inspect(p.root, func(n ast.Node) bool {
-		if call != nil {
+		if call != nil || value != nil {
 			return false
 		}
-		c, ok := n.(*ast.CallExpr)
-		if !ok || len(c.Args) == 0 {
-			return true
-		}
-		if name, ok := pkgFuncName(env, c, "errors"); ok && errorsFuncs[name] != "" {
-			call, helper = c, errorsFuncs[name]
-			return false
+		switch n := n.(type) {
+		case *ast.CallExpr:
+			if name, ok := pkgFuncName(env, n, "errors"); ok && errorsFuncs[name] != "" {
+				if len(n.Args) > 0 {
+					call, helper = n, errorsFuncs[name]
+				}
+				return false // a call without arguments is left to the interpreter's error
+			}
+		case *ast.SelectorExpr:
+			return !p.errorsValue(env, n, &value, &helper)
 		}
 		return true
 	})
-	if call == nil {
-		return "", false
-	}
-	first := call.Args[0]
 	args := strconv.FormatBool(chain) + ", "
 	if helper == errorsFuncs["As"] {
 		args += strconv.Quote(declaredErrorTypes(env)) + ", "
 	}
-	return p.Text[:p.offset(call.Fun.Pos())] + p.position(call.Fun.Pos()) + helper + "(" + args +
-		p.position(first.Pos()) + p.Text[p.offset(first.Pos()):], true
+	switch {
+	case value != nil:
+		return p.Text[:p.offset(value.Pos())] + p.position(value.Pos()) + errorsLiteral(helper, args) +
+			p.position(value.End()) + p.Text[p.offset(value.End()):], true
+	case call != nil:
+		first := call.Args[0]
+		return p.Text[:p.offset(call.Fun.Pos())] + p.position(call.Fun.Pos()) + helper + "(" + args +
+			p.position(first.Pos()) + p.Text[p.offset(first.Pos()):], true
+	}
+	return "", false
+}
+
+// errorsValue reports whether sel is errors.Is, errors.As or errors.Unwrap of the compiled
+// package errors, and then records it in value with its helper. The walk of wrapErrorsCall
+// reaches a call before its function, so sel is not called here.
+func (p *parsed) errorsValue(env Env, sel *ast.SelectorExpr, value **ast.SelectorExpr, helper *string) bool {
+	id, ok := sel.X.(*ast.Ident)
+	if errorsFuncs[sel.Sel.Name] == "" || !ok || id.Obj != nil || env.PackagePath(id.Name) != "errors" {
+		return false
+	}
+	*value, *helper = sel, errorsFuncs[sel.Sel.Name]
+	return true
+}
+
+// errorsLiteral returns the function literal that stands for a function value of package
+// errors: of its type, calling the helper with the arguments args before the function's own.
+func errorsLiteral(helper, args string) string {
+	switch helper {
+	case errorsFuncs["Is"]:
+		return "func(err, target error) bool { return " + helper + "(" + args + "err, target) }"
+	case errorsFuncs["As"]:
+		return "func(err error, target any) bool { return " + helper + "(" + args + "err, target) }"
+	}
+	return "func(err error) error { return " + helper + "(" + args + "err) }"
 }
 
 // declaredErrorTypes returns the session's and the cell's types that declare a method Error and
