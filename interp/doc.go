@@ -162,8 +162,23 @@
 // x.(float64) (Go says no), whether an earlier cell stored it in an any or the cell gets it
 // from a session function's result or a field (any(f()).(float64), any(r.T).(float64)), and
 // a value of type A int passes x.(int). It cannot count a value of an unnamed struct type of
-// the same fields (struct{ A int }{1} passes x.(T1)), nor check a comparison: any(T1{}) ==
-// any(T2{}) is true. A type switch without a variable (switch x.(type)), whose cases of a
+// the same fields (struct{ A int }{1} passes x.(T1)). The interpreter compares interface values
+// by what their types are declared as, so any(T1{}) == any(T2{}) is true to it, and a T2 key
+// finds a T1's entry of a map[any]int. In a session whose types hold two it cannot tell apart
+// (T1 and T2, A and int), check-type-identity fails a comparison (== or !=) of an interface
+// value with a value of such a type or with another interface value, an index of a map of
+// interface keys by one, and a literal of such a map with keys of two such types, naming both
+// types: compare values of the types themselves, or make the types differ. It follows the types
+// the cell writes (conversions, composite literals, declared types of variables, parameters,
+// results, fields and elements, and the session's variables and functions): beside an operand
+// of an interface type, one of a type it cannot find (a compiled function's result) counts as
+// an interface value and a variable of a compiled package (io.EOF) as none of the session's
+// types; a comparison of two operands of types it cannot find is not checked. Like an assertion to int, a
+// comparison with a constant (x == 1) counts type A int only where the cell names A, and a
+// comparison with an interface value counts the pair of A and int only so. A comparison of
+// interface values in a session with no such pair is left as it is (err == io.EOF, x == nil).
+// The interpreter fails a switch on an interface value with case values (switch v { case 1: })
+// with an error of reflect. A type switch without a variable (switch x.(type)), whose cases of a
 // cell's type or of an interface never match in the interpreter, runs as one with a variable
 // (the rewrite bind-type-switch). A value of a cell's struct type
 // with fields that a compiled interface with methods has held (a function's result of type

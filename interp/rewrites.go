@@ -50,6 +50,7 @@ func (s *Session) rewrite(items []item, cell int) error {
 			return d != nil && d.kind == varDecl
 		},
 		TypeDecls:  s.typeDecls,
+		Definition: s.definition,
 		HasMethods: func(typeName string) bool { return methods().types[typeName] },
 		SessionMethod: func(name string) bool {
 			ms := methods()
@@ -242,6 +243,52 @@ func typeSpecs(decls []ast.Decl) []*ast.TypeSpec {
 		}
 	}
 	return specs
+}
+
+// definition is rewrite.Env.Definition: the declared type of the session's variable or the type
+// of its function name, and the source of the value that defines a variable without a type.
+func (s *Session) definition(name string) (typ, value string) {
+	d := s.decls[name]
+	if d == nil {
+		return "", ""
+	}
+	switch {
+	case d.kind == funcDecl:
+		if f, err := parser.ParseFile(token.NewFileSet(), "", "package p;"+d.signature+"{}", 0); err == nil && len(f.Decls) == 1 {
+			if fd, ok := f.Decls[0].(*ast.FuncDecl); ok {
+				return printNode(fd.Type), ""
+			}
+		}
+	case d.kind == varDecl && d.stmt:
+		return d.typeExpr, definingValue(d.src, name)
+	case d.kind == varDecl:
+		return d.typeExpr, ""
+	}
+	return "", ""
+}
+
+// definingValue returns the source of the value that the statement src ("x := …") gives the
+// variable name, "" when there is none.
+func definingValue(src, name string) string {
+	const prefix = "package p; func _() {\n"
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "", prefix+src+"\n}", 0)
+	if err != nil {
+		return ""
+	}
+	for _, st := range f.Decls[0].(*ast.FuncDecl).Body.List {
+		as, ok := st.(*ast.AssignStmt)
+		if !ok || as.Tok != token.DEFINE || len(as.Lhs) != len(as.Rhs) {
+			continue
+		}
+		for i, l := range as.Lhs {
+			if id, ok := l.(*ast.Ident); ok && id.Name == name {
+				r := as.Rhs[i]
+				return (prefix + src)[fset.Position(r.Pos()).Offset:fset.Position(r.End()).Offset]
+			}
+		}
+	}
+	return ""
 }
 
 // typeDecls returns the sources of the session's type declarations, in the order they were

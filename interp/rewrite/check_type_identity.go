@@ -25,16 +25,17 @@ import (
 // Celsius float64 runs: a Celsius stored in x by an earlier cell passes it. Assertions to interfaces,
 // which go by methods, are left, and so are generic types and types the pass cannot resolve
 // (a dot-imported package's). A value of an unnamed struct type of the same fields
-// (struct{ A int }{1}) that no case of the switch names still passes as the session's type,
-// and comparisons of interfaces are not checked: any(T1{}) == any(T2{}) is true for the
-// interpreter.
+// (struct{ A int }{1}) that no case of the switch names still passes as the session's type.
+// The pass also fails a comparison of interface values that may hold two types the
+// interpreter cannot tell apart (any(T1{}) == any(T2{}) is true to it), in a session whose
+// types hold such a pair: see check_comparisons.go.
 //
 // Upstream: no upstream issue found.
 var checkTypeIdentity = Pass{
 	Name:  "check-type-identity",
 	Issue: "no upstream issue found",
 	Rewrite: func(env Env, u Unit) (string, error) {
-		if u.Kind == Import || env.types == nil || !strings.Contains(u.Text, ".(") {
+		if u.Kind == Import || env.types == nil {
 			return u.Text, nil
 		}
 		tt := env.types()
@@ -45,7 +46,16 @@ var checkTypeIdentity = Pass{
 		if err != nil {
 			return u.Text, nil
 		}
-		return u.Text, p.checkTypeIdentity(tt.with(env, p))
+		tu := tt.with(env, p)
+		if strings.Contains(u.Text, ".(") {
+			if err := p.checkTypeIdentity(tu); err != nil {
+				return u.Text, err
+			}
+		}
+		if pairs := tu.ambiguousPairs(); len(pairs) > 0 {
+			return u.Text, p.checkComparisons(tu, pairs)
+		}
+		return u.Text, nil
 	},
 }
 

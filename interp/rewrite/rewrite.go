@@ -14,7 +14,7 @@
 //     and drop a rewrite that does not).
 //
 // The passes, in the order of Pipeline and each in the file of its name (check-type-identity's
-// keys of types in typekeys.go): rename-main, check-embedded-compiled, assert-any, check-type-identity, check-interface-assertions, bind-type-switch,
+// keys of types in typekeys.go, its comparisons in check_comparisons.go): rename-main, check-embedded-compiled, assert-any, check-type-identity, check-interface-assertions, bind-type-switch,
 // guard-assertions, wrap-interfaces, wrap-fmt-args, wrap-errors, hoist-method-values, reorder-defines,
 // parenthesize-tuples, zero-named-results, func-scope, redeclare-via-temps and comma-ok. Run applies them to the units of a cell, once, after the session has
 // split it.
@@ -88,6 +88,11 @@ type Env struct {
 	// HasMethods reports whether a type of the session or the cell has methods, declared or
 	// promoted from an embedded field (struct{ error }). Nil means none.
 	HasMethods func(typeName string) bool
+	// Definition returns what defines the session's variable or function name: its declared
+	// type as the source writes it ("" when the declaration writes none; a function's type),
+	// and the source of the value that defines a variable without one ("any(T1{})" for
+	// v := any(T1{})), "" when there is none. Nil means none.
+	Definition func(name string) (typ, value string)
 	// SessionMethod reports whether a type of the session or the cell has a method of the
 	// given name, declared or promoted from an embedded field, and for "" whether one has any
 	// method. Nil means none.

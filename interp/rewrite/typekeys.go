@@ -17,10 +17,11 @@ type typeTable struct {
 	cellMethods map[string]bool // types of the cell's method declarations
 	order       []string        // names in the order of declaration
 	env         Env
-	p           *parsed         // the unit whose types are looked up (with)
-	locals      []*ast.TypeSpec // the types declared in the unit's functions
-	busy        map[string]bool // declarations being expanded, against recursive types
-	cellNames   map[string]bool // the identifiers of the cell's units
+	p           *parsed            // the unit whose types are looked up (with)
+	locals      []*ast.TypeSpec    // the types declared in the unit's functions
+	busy        map[string]bool    // declarations being expanded, against recursive types
+	cellNames   map[string]bool    // the identifiers of the cell's units
+	cellDefs    map[string]cellDef // the variables and functions the cell's units define at their top
 }
 
 // typeKey is a type as Go knows it and as the interpreter represents its values.
@@ -47,7 +48,8 @@ func (k typeKey) declared(z typeKey) string {
 // newTypeTable returns the table of the session's type declarations (their sources, as
 // Env.TypeDecls gives them) and of the cell's units.
 func newTypeTable(env Env, units []Unit) *typeTable {
-	tt := &typeTable{specs: map[string]*ast.TypeSpec{}, cellMethods: map[string]bool{}, env: env, cellNames: map[string]bool{}}
+	tt := &typeTable{specs: map[string]*ast.TypeSpec{}, cellMethods: map[string]bool{}, env: env, cellNames: map[string]bool{},
+		cellDefs: map[string]cellDef{}}
 	if env.TypeDecls != nil {
 		for _, text := range env.TypeDecls() {
 			if f, err := parser.ParseFile(token.NewFileSet(), "", "package p;"+text, 0); err == nil {
@@ -64,6 +66,7 @@ func newTypeTable(env Env, units []Unit) *typeTable {
 		if u.Kind == Decl {
 			tt.addDecls(p.decls)
 		}
+		noteDefs(p, tt.cellDefs)
 		for _, st := range p.body {
 			noteNames(st, tt.cellNames, values)
 		}

@@ -1,0 +1,68 @@
+package rewrite
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// TestCheckComparisons runs check-type-identity on comparisons after the session's type
+// declarations: it refuses one that may compare an interface value with a value of a type the
+// interpreter cannot tell from another, and leaves the others (every comparison in a session
+// without two such types).
+func TestCheckComparisons(t *testing.T) {
+	env := Env{
+		IsPackage:   func(name string) bool { return name == "io" },
+		PackagePath: func(name string) string { return name },
+		Compiled:    func(pkg, name string) reflect.Type { return nil },
+		Definition: func(name string) (string, string) {
+			switch name {
+			case "sv":
+				return "any", ""
+			case "dv":
+				return "", "any(T1{})"
+			case "mk":
+				return "func() any", ""
+			}
+			return "", ""
+		},
+	}
+	const structs = "type T1 struct{ A int }\ntype T2 struct{ A int }"
+	for _, c := range []struct {
+		name, session, unit, err string
+	}{
+		{"converted", structs, "_ = any(T1{}) == any(T2{})", "the comparison any(T1{}) == any(T2{}) cannot tell"},
+		{"not equal", structs, "var a, b any\n_ = a != b", "cannot tell T1 from T2"},
+		{"session variable", structs, "_ = sv == T2{}", "cannot tell T2 from T1"},
+		{"session variable by its value", structs, "_ = dv == any(T2{})", "cannot tell"},
+		{"session function", structs, "_ = mk() == any(T2{})", "cannot tell"},
+		{"parameter", structs, "func eq(x any) bool { return x == T1{} }", "cannot tell T1 from T2"},
+		{"map index", structs, "m := map[any]int{}\n_ = m[T1{}]", "the index of a map of interface keys"},
+		{"map literal keys", structs, "_ = map[any]int{T1{}: 1, T2{}: 2}", "the key of a map of interface keys"},
+		{"A and a constant", "type A int", "_ = A(1)\nvar x any\n_ = x == 1", "cannot tell int from A"},
+		{"A and a constant, A not named", "type A int", "var x any\n_ = x == 1", ""},
+		{"nil", structs, "var x any\n_ = x == nil", ""},
+		{"ints", structs, "i, j := 1, 2\n_ = i == j", ""},
+		{"same type", structs, "_ = T1{} == T1{}", ""},
+		{"compiled value", structs, "var err error\n_ = err == io.EOF", ""},
+		{"error, types without methods", structs, "var err, e2 error\n_ = err == e2", ""},
+		{"map literal of one type", structs, "_ = map[any]int{T1{}: 1, T1{A: 2}: 2}", ""},
+		{"no two types alike", "type T struct{ A int }\ntype U struct{ B int }", "var x any\n_ = x == T{}", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := env
+			e.TypeDecls = func() []string { return []string{c.session} }
+			kind := Stmt
+			if strings.HasPrefix(c.unit, "func") {
+				kind = Decl
+			}
+			err := Run(e, []Unit{{Kind: kind, Text: c.unit, Line: 1, Col: 1}})
+			switch {
+			case c.err == "" && err != nil:
+				t.Errorf("%q: %v", c.unit, err)
+			case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
+				t.Errorf("%q: error %v, want one with %q", c.unit, err, c.err)
+			}
+		})
+	}
+}
