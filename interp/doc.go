@@ -123,16 +123,17 @@
 // embeds an interface with that panic (%!v(PANIC=Error method: …)): print e.Error() instead.
 // Methods promoted from an embedded interface or an embedded type of the session count for
 // the rewrites (wrap-errors, guard-assertions); those of an embedded compiled type that is no
-// interface do not. A struct whose only field embeds such a type with methods (type Ev
-// struct{ time.Time }, struct{ *bytes.Buffer }, struct{ time.Duration }) gets them in a form
-// that ends the process with a fatal error of the Go runtime ("type offset base pointer out of
-// range", which no recover stops) once compiled code looks for an interface of its value: fmt
-// printing it, or a slice, pointer or struct holding it, log, the cell's result. As the value
-// reaches compiled code through any variable of type any, the rewrite check-embedded-compiled
-// fails the declaration of such a type (in a function too), naming the field to write instead
-// (T time.Time); it fails it also where the embedded type's methods are all exported
-// (struct{ image.Point }), which would print safely, as reflection cannot tell those types
-// apart, and it misses an embedded type whose methods are all unexported. With other fields
+// interface do not. A struct whose only field embeds such a type with an unexported method
+// (type Ev struct{ time.Time }, struct{ *bytes.Buffer }, struct{ time.Duration },
+// struct{ tar.Header }) gets its methods in a form that ends the process with a fatal error of
+// the Go runtime ("type offset base pointer out of range", which no recover stops) once
+// compiled code looks for an interface of its value: fmt printing it, or a slice, pointer or
+// struct holding it, log, the cell's result. One whose methods are all exported (struct{
+// image.Point }, struct{ *sync.Mutex }) prints as in Go, but a pointer to it has none of them:
+// fmt prints &p as &(1,2) where Go prints (1,2), and any(&p).(fmt.Stringer) answers no. As the
+// value reaches compiled code through any variable of type any, the rewrite
+// check-embedded-compiled fails the declaration of both kinds of type (in a function too),
+// naming the field to write instead (T time.Time) and which of the two faults it avoids. With other fields
 // beside it (type Dur struct{ time.Duration; n int }) the interpreter does not embed the field
 // for compiled code: method calls in cells work (d.Seconds()), but fmt prints the fields
 // ({1s 2}) where Go calls the promoted String (1s), and x.(fmt.Stringer) of such a value

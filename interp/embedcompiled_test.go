@@ -11,14 +11,19 @@ import (
 // values in a worker process, which a fatal error of the Go runtime ends. Before
 // check-embedded-compiled, a struct whose only field embeds a compiled type with unexported
 // methods (time.Time, *bytes.Buffer, time.Duration) declared fine and ended the worker when
-// fmt printed a value of it; now its declaration fails with an explanation. The other rows
-// keep Go's answer.
+// fmt printed a value of it; now its declaration fails with an explanation. tar.Header, whose
+// methods are all unexported, passed the check that counted exported methods and ended the
+// worker too. A struct that embeds image.Point alone prints as in Go, but a pointer to it
+// does not (&p prints &(1,2)), so it is refused with that reason. The other rows keep Go's
+// answer.
 func TestEmbeddedCompiledTypes(t *testing.T) {
 	const refused = "cannot hand a value of"
 	for _, c := range []struct{ name, decl, use, want, err string }{
 		{"time.Time", "type Ev struct{ time.Time }", "fmt.Sprint(Ev{time.Unix(0, 0).UTC()})", "", refused},
 		{"*bytes.Buffer", "type Buf struct{ *bytes.Buffer }", "fmt.Sprint(Buf{new(bytes.Buffer)})", "", refused},
 		{"time.Duration", "type Dur struct{ time.Duration }", "fmt.Sprint(Dur{time.Second})", "", refused},
+		{"tar.Header", "type H struct{ tar.Header }", "fmt.Sprint(H{})", "", refused},
+		{"image.Point alone", "type P struct{ image.Point }", "fmt.Sprint(&P{})", "", "gives a pointer to it none of the methods"},
 		{"in a group", "type (\n\tA int\n\tEv struct {\n\t\ttime.Time\n\t}\n)", "fmt.Sprint(Ev{})", "", refused},
 		{"in a function", "func f() string {\n\ttype ev struct{ time.Time }\n\treturn fmt.Sprint(ev{})\n}", "f()", "", refused},
 		{"in a statement", "s := func() string {\n\ttype ev struct{ *bytes.Buffer }\n\treturn fmt.Sprint(ev{})\n}()", "s", "", refused},
@@ -33,8 +38,8 @@ func TestEmbeddedCompiledTypes(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			w := startWorker(t)
-			w.execute("import (\n\t\"bytes\"\n\t\"fmt\"\n\t\"image\"\n\t\"sync\"\n\t\"time\"\n)\n"+
-				"var _, _, _, _ = bytes.MinRead, fmt.Sprint, image.Pt, time.Second\nvar _ sync.Mutex", 1)
+			w.execute("import (\n\t\"archive/tar\"\n\t\"bytes\"\n\t\"fmt\"\n\t\"image\"\n\t\"sync\"\n\t\"time\"\n)\n"+
+				"var _ tar.Header\nvar _, _, _, _ = bytes.MinRead, fmt.Sprint, image.Pt, time.Second\nvar _ sync.Mutex", 1)
 			evs := w.execute(c.decl, 2)
 			if errs := ofType(evs, ipc.Error); len(errs) > 0 || c.err != "" {
 				if c.err == "" || len(errs) != 1 || !strings.Contains(errs[0].Evalue, c.err) {

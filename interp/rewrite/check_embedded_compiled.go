@@ -8,16 +8,28 @@ import (
 
 // checkEmbeddedCompiled works around the interpreter's type for a struct whose only field
 // embeds a compiled type that is no interface and has methods (type Ev struct{ time.Time },
-// type Buf struct{ *bytes.Buffer }): it builds the type with reflect.StructOf, which copies the
-// embedded type's methods into the new type without the types of its unexported methods, so
-// the first look of compiled code for an interface of such a value (fmt printing it, or a
-// []Ev, a *Ev or a struct that holds one; the cell's result; log) ends the process with the Go
-// runtime's fatal error "type offset base pointer out of range", which no recover stops and
-// which loses the session. Such a value passes through variables of type any, so no check of
-// its uses can keep it from compiled code: the pass fails the declaration of the type,
-// naming the field to write instead. It fails it also where the embedded type has only
-// exported methods (image.Point, *sync.Mutex), whose values print safely, as it cannot tell
-// those types apart by reflection. A struct with more fields than the embedded one is left: the
+// type P struct{ image.Point }): it builds the type with reflect.StructOf, which copies the
+// embedded type's methods into the new type, and the pointer type to it without any.
+//
+// Where one of the copied methods is unexported (time.Time, *bytes.Buffer, time.Duration,
+// archive/tar.Header, whose methods are all unexported), StructOf copies it without its type
+// when the linker dropped that (as it does for an unexported method that no interface of the
+// program names), so the first look of compiled code for an interface of such a value (fmt
+// printing it, or a []Ev, a *Ev or a struct that holds one; the cell's result; log) ends the
+// process with the Go runtime's fatal error "type offset base pointer out of range", which no
+// recover stops and which loses the session. Whether the linker kept the type depends on the
+// program, so every unexported method counts. StructOf counts the methods it copies among the
+// exported ones, so the pass tells them apart by the method count of the type StructOf makes
+// against the exported methods of the embedded type.
+//
+// Where the methods are all exported (image.Point, *image.Point, sort.IntSlice) the value
+// prints and behaves as in Go, but a pointer to it (&p, a []*P, a *P in a variable of type any)
+// reaches compiled code and type assertions without the methods that Go gives *P: fmt prints
+// &p as &(1,2) where Go calls String and prints (1,2), and any(&p).(fmt.Stringer) answers no.
+//
+// Such values pass through variables of type any, so no check of their uses can keep them from
+// compiled code: the pass fails the declaration of the type, naming the field to write instead,
+// with the reason that applies. A struct with more fields than the embedded one is left: the
 // interpreter does not embed the field for reflect, so compiled code sees none of the field's
 // methods (fmt prints the fields of type Dur struct{ time.Duration; n int } where Go calls
 // String), which doc.go states.
@@ -80,17 +92,42 @@ func embedsCompiledMethods(env Env, p *parsed, ts *ast.TypeSpec) error {
 	if t == nil || t.Kind() == reflect.Interface {
 		return nil
 	}
-	if pointer {
-		t = reflect.PointerTo(t)
-	}
-	if t.NumMethod() == 0 {
+	all, exported := copiedMethods(t, sel.Sel.Name, pointer)
+	if all == 0 {
 		return nil
 	}
 	typ := p.src(f.Type)
+	why := "printing it (fmt, log, the cell's result) would end the session with a fatal error of the Go runtime, " +
+		"as " + typ + " has unexported methods"
+	if all == exported {
+		why = fmt.Sprintf("the interpreter gives a pointer to it none of the methods of %s, so fmt would print &v by "+
+			"its fields where Go calls the method, and a type assertion of a *%s to an interface would answer no, "+
+			"without a word", typ, ts.Name.Name)
+	}
 	return fmt.Errorf("%s: the interpreter cannot hand a value of %s, which embeds %s as its only field, to compiled code: "+
-		"printing it (fmt, log, the cell's result) would end the session with a fatal error of the Go runtime; "+
-		"name the field (type %s struct{ %s %s }) and call its methods through it",
-		p.fset.Position(f.Pos()), ts.Name.Name, typ, ts.Name.Name, fieldName(sel.Sel.Name), typ)
+		"%s; name the field (type %s struct{ %s %s }) and call its methods through it",
+		p.fset.Position(f.Pos()), ts.Name.Name, typ, why, ts.Name.Name, fieldName(sel.Sel.Name), typ)
+}
+
+// copiedMethods returns the number of methods that reflect.StructOf copies into a struct
+// type whose only field, of the given name, embeds t (or *t), and the number of exported
+// ones among them, which reflect shows of t: those of *t and of t for *t, which StructOf
+// copies both. StructOf counts unexported methods among the exported ones, so all exceeds
+// exported where t has some. A type that StructOf refuses counts as one with unexported
+// methods.
+func copiedMethods(t reflect.Type, name string, pointer bool) (all, exported int) {
+	defer func() {
+		if recover() != nil {
+			all, exported = 1, 0
+		}
+	}()
+	field, exported := t, t.NumMethod()
+	if pointer {
+		field = reflect.PointerTo(t)
+		exported += field.NumMethod()
+	}
+	s := reflect.StructOf([]reflect.StructField{{Name: name, Type: field, Anonymous: true}})
+	return s.NumMethod(), exported
 }
 
 // fieldName returns a name for a field of the given type name that is not the type's own
