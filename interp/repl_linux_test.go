@@ -70,13 +70,16 @@ func TestREPLFromPipe(t *testing.T) {
 }
 
 // TestREPLStuckCompiledCall interrupts a cell stuck in compiled code with Ctrl-C: the REPL
-// says it is interrupting, and a second Ctrl-C ends it. The test waits for the cell's own
-// output, which the terminal's echo of the typed line does not hold ("sleep" + "ing now"), so
-// that the first Ctrl-C reaches a running cell, not the line still being read.
+// says it is interrupting, and a second Ctrl-C ends it. The cell's one compiled call, io.Copy,
+// writes "sleeping now" and then blocks reading a pipe that nothing writes to, so once the
+// terminal shows that line (which the echo of the typed line does not hold: "sleep" + "ing
+// now") the first Ctrl-C reaches a cell inside compiled code. A cell that printed and then
+// called time.Sleep could be interrupted between the two calls, where the interpreter itself
+// stops it.
 func TestREPLStuckCompiledCall(t *testing.T) {
 	sc := startTerminalREPL(t, filepath.Join(t.TempDir(), "history"))
 	sc.Expect("go> ")
-	sc.Send("func() { fmt.Println(\"sleep\" + \"ing now\"); time.Sleep(time.Hour) }()\r")
+	sc.Send("r, w, _ := os.Pipe(); io.Copy(os.Stdout, io.MultiReader(strings.NewReader(\"sleep\" + \"ing now\\n\"), r)); w.Close()\r")
 	sc.Expect("sleeping now")
 	sc.Send("\x03")
 	sc.Expect("interrupting")
