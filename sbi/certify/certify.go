@@ -221,9 +221,10 @@ type Step struct {
 // It returns an error for bad input, a failed simulation run or training, or an interrupt
 // (the host's context; CertifyContext takes one). A certificate that is not Certified is not an
 // error. An error after an estimator was trained is an *IncompleteError, which keeps the best
-// estimator trained so far. An interrupted run's last progress line says the stage it stopped
-// in and what the error keeps; the lines of the trainings, simulations and diagnostics under it
-// say only where they stopped, since the run, not they, decides what is kept.
+// estimator trained so far. An interrupted run's error and last progress line say the stage it
+// stopped in and what the run keeps; the errors and lines of the trainings under it, and the
+// lines of its simulations and diagnostics, say only where they stopped, since the run, not
+// they, decides what is kept.
 func Certify(prior dist.Distribution, simulator sbi.Simulator, observations *mat.Dense, cfg Config) (*Certificate, error) {
 	return CertifyContext(runenv.Context(), prior, simulator, observations, cfg)
 }
@@ -243,6 +244,7 @@ func CertifyContext(ctx context.Context, prior dist.Distribution, simulator sbi.
 	}
 	cert, err := r.certify()
 	if cancel.Stopped(ctx, err) {
+		err = r.interrupted(err)
 		p := sbi.NewProgress("certify", 0)
 		p.Set(0, interruptNote(r.stage, err))
 		p.Finish()
@@ -259,6 +261,24 @@ func interruptNote(stage string, err error) string {
 		return fmt.Sprintf("stopped by interrupt in %s; %s", stage, cancel.NothingKept)
 	}
 	return fmt.Sprintf("stopped by interrupt in %s; the best estimator trained so far is kept, not certified, in the returned error (certify.IncompleteError: Estimator, Steps), which MustCertify loses", stage)
+}
+
+// interrupted is the error of a run that an interrupt stopped with err in r.stage: it says
+// where, that no certificate is made, and what the run keeps (the best estimator trained so
+// far, in the *IncompleteError, or nothing): not what the call that stopped would keep on its
+// own (a retraining's best epoch, a simulation's finished rows), which the run drops. It
+// wraps err.
+func (r *run) interrupted(err error) error {
+	var inc *IncompleteError
+	if errors.As(err, &inc) {
+		inc.Err = fmt.Errorf("certify: stopped by interrupt in %s, without a certificate: %w", r.stage, inc.Err)
+		return err
+	}
+	kept := cancel.NothingKept
+	if r.cfg.Trained != nil {
+		kept += " (the estimator given as Config.Trained is as it was)"
+	}
+	return fmt.Errorf("certify: stopped by interrupt in %s, without a certificate; %s: %w", r.stage, kept, err)
 }
 
 // Penalty names the regularizer of RemedyRegularizer.
@@ -327,10 +347,16 @@ type IncompleteError struct {
 	Estimator sbi.Amortized
 	Steps     []Step // the steps finished before the error
 	Err       error
+
+	name string // what Estimator is in the run ("initial estimator", …); "" when not known
 }
 
 func (e *IncompleteError) Error() string {
-	return fmt.Sprintf("%v; the estimator trained before it (%v) is kept, not certified, in the error (certify.IncompleteError)", e.Err, e.Estimator)
+	what := fmt.Sprint(e.Estimator)
+	if e.name != "" {
+		what = e.name + ": " + what
+	}
+	return fmt.Sprintf("%v; the best estimator trained so far (%s) is kept, not certified, in the error (certify.IncompleteError)", e.Err, what)
 }
 
 func (e *IncompleteError) Unwrap() error { return e.Err }
@@ -341,7 +367,7 @@ func (r *run) incomplete(err error) error {
 	if r.kept == nil || r.cfg.Trained != nil {
 		return err
 	}
-	return &IncompleteError{Estimator: r.kept.est, Steps: append([]Step(nil), r.cert.Steps...), Err: err}
+	return &IncompleteError{Estimator: r.kept.est, Steps: append([]Step(nil), r.cert.Steps...), Err: err, name: r.kept.name}
 }
 
 func (c Config) withDefaults() Config {
@@ -910,7 +936,8 @@ func (r *run) initial() (*candidate, error) {
 		est, err := r.train(r.cfg.New(), s, nil)
 		if err != nil {
 			if est.Trained() {
-				r.kept = &candidate{name: c.name, est: est} // an interrupt keeps the best epoch
+				// an interrupt keeps the best epoch
+				r.kept = &candidate{name: c.name + ", as far as its training went", est: est}
 			}
 			return nil, fmt.Errorf("certify: training the initial estimator: %w", err)
 		}
