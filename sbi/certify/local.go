@@ -341,7 +341,7 @@ func (r *run) scoreCalibrate(o *ObservationCheck, i int, localSet *sbi.Simulatio
 		r.sim.SimulateBatch(rng, theta, x)
 		return x
 	}
-	sc, err := calib.ScoreCalibrateContext(r.ctx, rng, obsDraws, simulate, calib.RefitAmortized(est), cfg)
+	sc, err := calib.ScoreCalibrateRefitContext(r.ctx, rng, obsDraws, simulate, calib.RefitAmortizedContext(est), cfg)
 	r.plan.Used += cfg.M
 	step.Simulations = cfg.M
 	if err != nil {
