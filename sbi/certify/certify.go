@@ -193,7 +193,10 @@ type Config struct {
 	// worker, one test pair at a time, and dim θ ranks and one TARP statistic per pair.
 	SBCSamples int
 	// Misspecification configures the check of each observation; its Seed and Alpha come from
-	// Seed and Target.Alpha when zero.
+	// Seed and Target.Alpha when zero. The check compares the observation with simulations no
+	// estimator here trained on, the first check set or, without one, a set of the budget's
+	// (Budget.Reference), since for an estimator with a learned embedding its level holds
+	// only on held-out simulations (see diag.Misspecification).
 	Misspecification diag.MisspecConfig
 
 	// Seed makes the run reproducible: every simulation set, training and diagnosis draws from a
@@ -426,7 +429,7 @@ type Budget struct {
 	CheckSets int // check sets reserved: one for the first diagnosis, one per retraining remedy
 	Conformal int // the calibration set of RemedyConformal, drawn only when it runs; 0 without it
 	Test      int // the final test set
-	Reference int // simulations drawn only as the misspecification check's reference (see Certify)
+	Reference int // simulations drawn only as the misspecification check's reference, when there is no check set (see Config.Misspecification)
 	Local     int // the calibration set of the local test (L-C2ST); 0 when it does not run
 	// ScoreCal is the reserve of RemedyScoreCalibration per observation (its M datasets and
 	// its test pairs), for ScoreCalObservations observations; drawn only where it runs.
@@ -601,8 +604,9 @@ func split(cfg Config, trained bool, nObs int, defaults bool) (Budget, []string,
 			}
 		}
 	}
-	if trained && nObs > 0 && b.CheckSets == 0 {
-		// No training set and no check set to compare the observations with: reserve one.
+	if nObs > 0 && b.CheckSets == 0 {
+		// No check set to compare the observations with (the training set would not do for a
+		// learned embedding: see Config.Misspecification): reserve one.
 		b.Reference = b.Check
 	}
 	if err := checkSetsCount(cfg, b, nObs); err != nil {

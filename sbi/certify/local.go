@@ -217,12 +217,10 @@ func (r *run) observations() error {
 	if r.obs == nil {
 		return nil
 	}
-	// The reference: the training simulations, which the estimator saw; else the first check
-	// set; else a set reserved for it. Never the final test set.
-	ref := r.trainSet
-	if ref == nil {
-		ref = r.first
-	}
+	// The reference: the first check set, else a set reserved for it; simulations no estimator
+	// trained on, on which alone the check's level holds for a learned embedding. Never the
+	// final test set.
+	ref := r.first
 	if ref == nil {
 		var err error
 		ref, err = r.simulate(r.plan.Reference, streamMisspec)
