@@ -8,6 +8,7 @@ import (
 
 	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi/dist"
+	"github.com/gosbi/gosbi/sbi/internal/cancel"
 	"github.com/gosbi/gosbi/sbi/internal/safe"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -306,9 +307,10 @@ func (p *MixturePosterior) SampleContext(ctx context.Context, rng *rand.Rand, n 
 		if counts[k] == 0 {
 			continue
 		}
-		s, err := sampleContext(ctx, m, rng, counts[k])
+		// The member's draws are the mixture's: its error says how many the mixture drew.
+		s, err := sampleContext(cancel.CallerKeeps(ctx), m, rng, counts[k])
 		if err != nil {
-			return nil, fmt.Errorf("mixture posterior, member %d: %w", k, err)
+			return nil, cancel.Drawn(ctx, fmt.Errorf("mixture posterior, member %d: %w", k, err), row, n)
 		}
 		for i := 0; i < counts[k]; i++ {
 			out.SetRow(row, s.RawRowView(i))

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/gosbi/gosbi/sbi/dist"
+	"github.com/gosbi/gosbi/sbi/internal/cancel"
 	"github.com/gosbi/gosbi/sbi/nn"
 	"gonum.org/v1/gonum/mat"
 )
@@ -233,7 +234,7 @@ func (c *estimator) train(ctx context.Context, m network, theta, x *mat.Dense, c
 	}
 	res.Warnings = append(res.Warnings, constWarn...)
 	err = fit(ctx, res, m, d, s.train, s.val, s.cfg, s.rng, c.trained)
-	err = c.afterFit(res, err)
+	err = c.afterFit(ctx, res, err)
 	c.recordTrials(resumed, seen)
 	if c.trained {
 		c.keepReservoir(d, s.train, s.val, s.cfg.Seed)
@@ -246,8 +247,10 @@ func (c *estimator) train(ctx context.Context, m network, theta, x *mat.Dense, c
 // it, so an interrupt or an error (a regularizer's, a source's) that came after an epoch with
 // a finite score leaves the estimator trained with that epoch; without one the weights are
 // the fresh (untrained) ones, or those the estimator had before a resumed training. The error
-// says where training stopped and what it kept.
-func (c *estimator) afterFit(res *TrainResult, err error) error {
+// says where training stopped and what it kept; under cancel.CallerKeeps an interrupted
+// training's error says only where, as its last progress line does, since the caller's error
+// says what the caller keeps.
+func (c *estimator) afterFit(ctx context.Context, res *TrainResult, err error) error {
 	if err == nil {
 		c.trained = true
 		return nil
@@ -260,7 +263,11 @@ func (c *estimator) afterFit(res *TrainResult, err error) error {
 	if res.Interrupted {
 		cause = "interrupt"
 	}
-	return fmt.Errorf("train %s: %s: %w", c.label, res.stopNote(cause, c.trained), err)
+	note := res.stopNote(cause, c.trained)
+	if res.Interrupted && cancel.ByCaller(ctx) {
+		note = res.callerNote()
+	}
+	return fmt.Errorf("train %s: %s: %w", c.label, note, err)
 }
 
 // DropWarnFraction is the share of training pairs dropped for NaN or ±Inf above which Train

@@ -368,7 +368,7 @@ func (p *FMPEPosterior) SampleContext(ctx context.Context, rng *rand.Rand, n int
 	}()
 	for got < n {
 		if err := cancel.Check(ctx, "FMPE posterior sampling"); err != nil {
-			return nil, err
+			return nil, cancel.Drawn(ctx, err, got, n)
 		}
 		m := fmpeRoundSize(n-got, proposed, accepted, D)
 		cand, err := e.drawField(rng, p.ctx, m)

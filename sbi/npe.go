@@ -428,7 +428,7 @@ func (p *NPEPosterior) SampleContext(ctx context.Context, rng *rand.Rand, n int)
 	}()
 	for got < n {
 		if err := cancel.Check(ctx, "NPE posterior sampling"); err != nil {
-			return nil, err
+			return nil, cancel.Drawn(ctx, err, got, n)
 		}
 		m := roundSize(n-got, proposed, accepted, D)
 		cand, err := e.drawFlow(rng, p.ctx, m)

@@ -300,7 +300,7 @@ func (p *RatioPosterior) sampleGrid(ctx context.Context, rng *rand.Rand, n int) 
 	var tally nanTally
 	lp, err := evalChunks(ctx, "grid posterior", grid, func(theta *mat.Dense) []float64 { return p.logProb(theta, &tally) })
 	if err != nil {
-		return nil, err
+		return nil, cancel.Drawn(ctx, err, 0, n)
 	}
 	cdf, err := cumulativeWeights(lp, grid.RawRowView)
 	if err != nil {
@@ -422,7 +422,7 @@ func (p *RatioPosterior) sampleImportance(ctx context.Context, rng *rand.Rand, n
 	var tally nanTally
 	out, cdf, err := p.resample(ctx, rng, cand, n, "importance", &tally)
 	if err != nil {
-		return nil, err
+		return nil, cancel.Drawn(ctx, err, 0, n)
 	}
 	tally.warn("importance")
 	var s1, s2, prev float64
@@ -458,7 +458,7 @@ func (p *RatioPosterior) sampleSlice(ctx context.Context, rng *rand.Rand, n int)
 	var tally nanTally
 	init, err := p.resampleInit(ctx, rng, C, &tally)
 	if err != nil {
-		return nil, err
+		return nil, cancel.Drawn(ctx, err, 0, n)
 	}
 	logp := func(theta *mat.Dense) []float64 { return p.logProb(theta, &tally) }
 	ss := &sliceSampler{logp: logp, x: init, rng: rng, ctx: ctx}

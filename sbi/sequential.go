@@ -765,7 +765,7 @@ func (t *TruncatedPrior) SampleContext(ctx context.Context, rng *rand.Rand, n in
 	}()
 	for got < n {
 		if err := cancel.Check(ctx, "sampling the truncated prior"); err != nil {
-			return nil, err
+			return nil, cancel.Drawn(ctx, err, got, n)
 		}
 		rate := float64(accepted+1) / float64(proposed+1)
 		m := min(int(float64(n-got)/max(rate, t.floor)*1.1)+1, 1<<18)

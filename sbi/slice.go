@@ -36,7 +36,10 @@ const (
 	maxShrink  = 100
 )
 
-func (s *sliceSampler) run(n, burnIn, thin int) (*mat.Dense, error) {
+// run returns n draws after burnIn sweeps, every thin sweeps. When s.ctx stops it, its error
+// says how many draws were taken (none kept), and its progress bar's last message how many
+// sweeps finished.
+func (s *sliceSampler) run(n, burnIn, thin int) (_ *mat.Dense, err error) {
 	C, D := s.x.Dims()
 	s.lp = s.logp(s.x)
 	for c, v := range s.lp {
@@ -54,7 +57,10 @@ func (s *sliceSampler) run(n, burnIn, thin int) (*mat.Dense, error) {
 	got := 0
 	total := burnIn + perChain*thin
 	progress := newProgressIn(s.ctx, "mcmc", total)
-	defer progress.Finish()
+	sweeps := 0 // finished
+	defer func() {
+		err = cancel.FinishProgress(s.ctx, progress, cancel.Drawn(s.ctx, err, got, n), sweeps, total, "sweeps")
+	}()
 	for sweep := 1; sweep <= total; sweep++ {
 		if err := cancel.Check(s.ctx, "mcmc"); err != nil {
 			return nil, err
@@ -74,6 +80,7 @@ func (s *sliceSampler) run(n, burnIn, thin int) (*mat.Dense, error) {
 			}
 		}
 		progress.Add(1)
+		sweeps = sweep
 	}
 	return out, nil
 }

@@ -149,7 +149,7 @@ func (c *estimator) trainStream(ctx context.Context, m network, train, val simst
 		res.Warnings = append(res.Warnings, constantWarnings(zt, zx, modeledX(m, dx))...)
 	}
 	err = c.fitStream(ctx, res, m, train, val, cfg, rng)
-	err = c.afterFit(res, err)
+	err = c.afterFit(ctx, res, err)
 	c.recordTrials(resumed, seen)
 	return res, err
 }

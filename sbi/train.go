@@ -200,6 +200,12 @@ func (r *TrainResult) stopNote(cause string, trained bool) string {
 	return fmt.Sprintf("stopped at epoch %d by %s; %s, the estimator is not trained", r.Epochs+1, cause, none)
 }
 
+// callerNote is stopNote of an interrupt under cancel.CallerKeeps: where the training stopped,
+// without a claim of what it kept, which is the caller's to make.
+func (r *TrainResult) callerNote() string {
+	return fmt.Sprintf("stopped at epoch %d by interrupt", r.Epochs+1)
+}
+
 // String is a one-line summary, then one line per warning.
 func (r *TrainResult) String() string {
 	if r == nil {
@@ -571,7 +577,7 @@ func lastMessage(ctx context.Context, res *TrainResult, trained bool) string {
 	if res.Interrupted {
 		note := res.stopNote("interrupt", trained)
 		if cancel.ByCaller(ctx) {
-			note = fmt.Sprintf("stopped at epoch %d by interrupt", res.Epochs+1)
+			note = res.callerNote()
 		}
 		parts = append(parts, note)
 	}

@@ -304,7 +304,7 @@ func (r *Region) SampleContext(ctx context.Context, rng *rand.Rand, n int) (*mat
 	limit := 1000*n + 10000
 	for got < n {
 		if err := cancel.Check(ctx, "sampling a conformal region"); err != nil {
-			return nil, err
+			return nil, cancel.Drawn(ctx, err, got, n)
 		}
 		if tried >= limit {
 			return nil, fmt.Errorf("calib: region sampling accepted %d of %d proposals from q; the region holds too little of q's mass to sample by rejection", got, tried)

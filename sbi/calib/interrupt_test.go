@@ -96,3 +96,23 @@ func TestInterruptLastProgress(t *testing.T) {
 		})
 	}
 }
+
+// TestRegionSampleInterruptSaysDrawn: Region.SampleContext stopped by an interrupt returned
+// the bare "sampling a conformal region interrupted: context canceled"; its error now says how
+// many of the draws were taken and that nothing is kept, as the samplers of sbi do.
+func TestRegionSampleInterruptSaysDrawn(t *testing.T) {
+	m := linGaussModel{d: 1, s0: 2, sigma: 1}
+	rng := rand.New(rand.NewPCG(2, 7))
+	th := m.prior().Sample(rng, 50)
+	c, err := NewConformal(m.estimator(1, 0), th, m.simulate(rng, th), 0.1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = c.Region([]float64{0}).SampleContext(ctx, rng, 30)
+	const want = "stopped by interrupt before any of 30 draws finished; nothing kept: sampling a conformal region interrupted: context canceled"
+	if !errors.Is(err, context.Canceled) || err.Error() != want {
+		t.Errorf("error %q, want %q (wrapping context.Canceled)", err, want)
+	}
+}

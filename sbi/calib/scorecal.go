@@ -59,6 +59,29 @@ func RefitAmortized(est sbi.Amortized) Refit {
 	}
 }
 
+// RefitContext is a Refit that takes the context of the calibration that calls it
+// (ScoreCalibrateRefitContext): a refit that trains or samples passes ctx on to TrainContext
+// or SampleContext, so that the calibration's context stops the refit too, not only the loop
+// between refits. ctx is marked as the calibration's (the errors and last progress lines of
+// the calls under it say where they stopped, not what they keep): the calibration's error says
+// what is kept.
+type RefitContext func(ctx context.Context, rng *rand.Rand, x []float64, n int) (*mat.Dense, error)
+
+// RefitAmortizedContext is the RefitContext of an amortized estimator: its posterior for x,
+// sampled with SampleContext where the posterior has it (those of package sbi do), else with
+// Sample. It draws what RefitAmortized draws.
+func RefitAmortizedContext(est sbi.Amortized) RefitContext {
+	return func(ctx context.Context, rng *rand.Rand, x []float64, n int) (*mat.Dense, error) {
+		p := est.Posterior(x)
+		if s, ok := p.(interface {
+			SampleContext(context.Context, *rand.Rand, int) (*mat.Dense, error)
+		}); ok {
+			return s.SampleContext(ctx, rng, n)
+		}
+		return p.Sample(rng, n), nil
+	}
+}
+
 // ScoreCalConfig sets Bayesian score calibration. The zero value is the paper's default: M =
 // 100 datasets, inflation 2, energy score with β = 1, unit weights, diagonal map.
 type ScoreCalConfig struct {
@@ -189,8 +212,23 @@ func MustScoreCalibrate(rng *rand.Rand, obsDraws *mat.Dense, simulate SimulateFu
 }
 
 // ScoreCalibrateContext is ScoreCalibrate stopped by ctx instead of the host's context
-// (runenv.Context).
+// (runenv.Context). ctx stops the loop between refits; a refit that should stop with it takes
+// it: see ScoreCalibrateRefitContext. An interrupt's error says how many calibration datasets
+// were done and that nothing is kept.
 func ScoreCalibrateContext(ctx context.Context, rng *rand.Rand, obsDraws *mat.Dense, simulate SimulateFunc, refit Refit, cfg ScoreCalConfig) (*ScoreCalibration, error) {
+	var rc RefitContext
+	if refit != nil {
+		rc = func(_ context.Context, rng *rand.Rand, x []float64, n int) (*mat.Dense, error) {
+			return refit(rng, x, n)
+		}
+	}
+	return ScoreCalibrateRefitContext(ctx, rng, obsDraws, simulate, rc, cfg)
+}
+
+// ScoreCalibrateRefitContext is ScoreCalibrateContext with a refit that takes ctx (marked as
+// the calibration's, see RefitContext), so that an interrupt stops a refit that trains or
+// samples, and the error says what is kept (nothing: the call returns only its error).
+func ScoreCalibrateRefitContext(ctx context.Context, rng *rand.Rand, obsDraws *mat.Dense, simulate SimulateFunc, refit RefitContext, cfg ScoreCalConfig) (*ScoreCalibration, error) {
 	cfg = cfg.withDefaults()
 	if simulate == nil || refit == nil {
 		return nil, errors.New("calib: ScoreCalibrate needs a simulator and a refit function")
@@ -257,7 +295,13 @@ func ScoreCalibrateContext(ctx context.Context, rng *rand.Rand, obsDraws *mat.De
 	}
 	p := sbi.NewProgress("score calibration refits", cfg.M)
 	done := 0 // calibration datasets refitted or left out
-	stop := func(err error) error { return cancel.FinishProgress(ctx, p, err, done, cfg.M, "calibration datasets") }
+	stop := func(err error) error {
+		if cancel.Stopped(ctx, err) {
+			err = fmt.Errorf("calib: score calibration %s: %w", cancel.Note(done, cfg.M, "calibration datasets", cancel.Kept(ctx, cancel.NothingKept)), err)
+		}
+		return cancel.FinishProgress(ctx, p, err, done, cfg.M, "calibration datasets")
+	}
+	inner := cancel.CallerKeeps(ctx) // the refits' context: this call's error says what is kept
 	cal := &calData{}
 	dropped := 0
 	var keepTheta [][]float64
@@ -278,7 +322,7 @@ func ScoreCalibrateContext(ctx context.Context, rng *rand.Rand, obsDraws *mat.De
 		}
 		var dr *mat.Dense
 		err = safe.Call("the refit", func() (err error) {
-			dr, err = refit(rng, x.RawRowView(m), cfg.N)
+			dr, err = refit(inner, rng, x.RawRowView(m), cfg.N)
 			return err
 		})
 		if err != nil {

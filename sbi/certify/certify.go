@@ -193,7 +193,10 @@ type Config struct {
 	// worker, one test pair at a time, and dim θ ranks and one TARP statistic per pair.
 	SBCSamples int
 	// Misspecification configures the check of each observation; its Seed and Alpha come from
-	// Seed and Target.Alpha when zero.
+	// Seed and Target.Alpha when zero. The check compares the observation with simulations no
+	// estimator here trained on, the first check set or, without one, a set of the budget's
+	// (Budget.Reference), since for an estimator with a learned embedding its level holds
+	// only on held-out simulations (see diag.Misspecification).
 	Misspecification diag.MisspecConfig
 
 	// Seed makes the run reproducible: every simulation set, training and diagnosis draws from a
@@ -221,9 +224,10 @@ type Step struct {
 // It returns an error for bad input, a failed simulation run or training, or an interrupt
 // (the host's context; CertifyContext takes one). A certificate that is not Certified is not an
 // error. An error after an estimator was trained is an *IncompleteError, which keeps the best
-// estimator trained so far. An interrupted run's last progress line says the stage it stopped
-// in and what the error keeps; the lines of the trainings, simulations and diagnostics under it
-// say only where they stopped, since the run, not they, decides what is kept.
+// estimator trained so far. An interrupted run's error and last progress line say the stage it
+// stopped in and what the run keeps; the errors and lines of the trainings under it, and the
+// lines of its simulations and diagnostics, say only where they stopped, since the run, not
+// they, decides what is kept.
 func Certify(prior dist.Distribution, simulator sbi.Simulator, observations *mat.Dense, cfg Config) (*Certificate, error) {
 	return CertifyContext(runenv.Context(), prior, simulator, observations, cfg)
 }
@@ -243,6 +247,7 @@ func CertifyContext(ctx context.Context, prior dist.Distribution, simulator sbi.
 	}
 	cert, err := r.certify()
 	if cancel.Stopped(ctx, err) {
+		err = r.interrupted(err)
 		p := sbi.NewProgress("certify", 0)
 		p.Set(0, interruptNote(r.stage, err))
 		p.Finish()
@@ -259,6 +264,24 @@ func interruptNote(stage string, err error) string {
 		return fmt.Sprintf("stopped by interrupt in %s; %s", stage, cancel.NothingKept)
 	}
 	return fmt.Sprintf("stopped by interrupt in %s; the best estimator trained so far is kept, not certified, in the returned error (certify.IncompleteError: Estimator, Steps), which MustCertify loses", stage)
+}
+
+// interrupted is the error of a run that an interrupt stopped with err in r.stage: it says
+// where, that no certificate is made, and what the run keeps (the best estimator trained so
+// far, in the *IncompleteError, or nothing): not what the call that stopped would keep on its
+// own (a retraining's best epoch, a simulation's finished rows), which the run drops. It
+// wraps err.
+func (r *run) interrupted(err error) error {
+	var inc *IncompleteError
+	if errors.As(err, &inc) {
+		inc.Err = fmt.Errorf("certify: stopped by interrupt in %s, without a certificate: %w", r.stage, inc.Err)
+		return err
+	}
+	kept := cancel.NothingKept
+	if r.cfg.Trained != nil {
+		kept += " (the estimator given as Config.Trained is as it was)"
+	}
+	return fmt.Errorf("certify: stopped by interrupt in %s, without a certificate; %s: %w", r.stage, kept, err)
 }
 
 // Penalty names the regularizer of RemedyRegularizer.
@@ -327,10 +350,16 @@ type IncompleteError struct {
 	Estimator sbi.Amortized
 	Steps     []Step // the steps finished before the error
 	Err       error
+
+	name string // what Estimator is in the run ("initial estimator", …); "" when not known
 }
 
 func (e *IncompleteError) Error() string {
-	return fmt.Sprintf("%v; the estimator trained before it (%v) is kept, not certified, in the error (certify.IncompleteError)", e.Err, e.Estimator)
+	what := fmt.Sprint(e.Estimator)
+	if e.name != "" {
+		what = e.name + ": " + what
+	}
+	return fmt.Sprintf("%v; the best estimator trained so far (%s) is kept, not certified, in the error (certify.IncompleteError)", e.Err, what)
 }
 
 func (e *IncompleteError) Unwrap() error { return e.Err }
@@ -341,7 +370,7 @@ func (r *run) incomplete(err error) error {
 	if r.kept == nil || r.cfg.Trained != nil {
 		return err
 	}
-	return &IncompleteError{Estimator: r.kept.est, Steps: append([]Step(nil), r.cert.Steps...), Err: err}
+	return &IncompleteError{Estimator: r.kept.est, Steps: append([]Step(nil), r.cert.Steps...), Err: err, name: r.kept.name}
 }
 
 func (c Config) withDefaults() Config {
@@ -400,7 +429,7 @@ type Budget struct {
 	CheckSets int // check sets reserved: one for the first diagnosis, one per retraining remedy
 	Conformal int // the calibration set of RemedyConformal, drawn only when it runs; 0 without it
 	Test      int // the final test set
-	Reference int // simulations drawn only as the misspecification check's reference (see Certify)
+	Reference int // simulations drawn only as the misspecification check's reference, when there is no check set (see Config.Misspecification)
 	Local     int // the calibration set of the local test (L-C2ST); 0 when it does not run
 	// ScoreCal is the reserve of RemedyScoreCalibration per observation (its M datasets and
 	// its test pairs), for ScoreCalObservations observations; drawn only where it runs.
@@ -575,8 +604,9 @@ func split(cfg Config, trained bool, nObs int, defaults bool) (Budget, []string,
 			}
 		}
 	}
-	if trained && nObs > 0 && b.CheckSets == 0 {
-		// No training set and no check set to compare the observations with: reserve one.
+	if nObs > 0 && b.CheckSets == 0 {
+		// No check set to compare the observations with (the training set would not do for a
+		// learned embedding: see Config.Misspecification): reserve one.
 		b.Reference = b.Check
 	}
 	if err := checkSetsCount(cfg, b, nObs); err != nil {
@@ -910,7 +940,8 @@ func (r *run) initial() (*candidate, error) {
 		est, err := r.train(r.cfg.New(), s, nil)
 		if err != nil {
 			if est.Trained() {
-				r.kept = &candidate{name: c.name, est: est} // an interrupt keeps the best epoch
+				// an interrupt keeps the best epoch
+				r.kept = &candidate{name: c.name + ", as far as its training went", est: est}
 			}
 			return nil, fmt.Errorf("certify: training the initial estimator: %w", err)
 		}

@@ -61,9 +61,11 @@
 //
 //   - The misspecification check (diag.Misspecification at level α): an observation the
 //     simulator does not produce is refused (NotCertified with the test's numbers) whatever
-//     the global verdict, and nothing else runs there. A check that cannot reject at its level
-//     (too few calibration simulations, diag.MisspecResult.CanReject) leaves the observation
-//     Inconclusive.
+//     the global verdict, and nothing else runs there. It is calibrated on simulations no
+//     estimator here trained on (the first check set, or a reference set of the budget), on
+//     which alone its level holds for a learned embedding. A check that cannot reject at its
+//     level (too few calibration simulations, diag.MisspecResult.CanReject) leaves the
+//     observation Inconclusive.
 //   - The global verdict, with ClaimMarginal: the marginal claim above applies there.
 //   - The local test (L-C2ST, diag.NewLC2ST), trained once for the chosen estimator on a
 //     calibration set simulated for it alone (never trained or calibrated on) and evaluated at

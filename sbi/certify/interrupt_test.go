@@ -164,3 +164,65 @@ func TestInterruptInnerProgress(t *testing.T) {
 		})
 	}
 }
+
+// TestInterruptErrorSaysWhatCertifyKeeps: the error of a run that an interrupt stopped in an
+// inner training wrapped that training's own claim ("best epoch N kept"), which is not what
+// the run keeps: a retraining that the interrupt stopped is thrown away with the step. The
+// error now says where the run stopped and what it keeps (the best estimator trained so far,
+// in the *IncompleteError; or nothing, before one was trained), and still wraps
+// context.Canceled.
+func TestInterruptErrorSaysWhatCertifyKeeps(t *testing.T) {
+	prior := gaussPrior()
+	for _, c := range []struct {
+		name     string
+		rows     int64 // simulated rows before the interrupt, or −1 for an interrupt in a training
+		at       int   // the regularizer's call that interrupts (each batch of an epoch calls it once)
+		remedies []Remedy
+		want     []string
+		trained  bool // the error is an *IncompleteError
+	}{
+		{"training set", 0, 0, NoRemedies(),
+			[]string{"stopped by interrupt in the initial estimator", "nothing kept"}, false},
+		// 1300 training pairs: 6 training batches and 1 validation batch an epoch.
+		{"initial training", -1, 9, NoRemedies(),
+			[]string{"stopped by interrupt in the initial estimator", "the best estimator trained so far"}, true},
+		// 900 then 1100 training pairs: 6 batches an epoch; call 25 is in the retraining's epoch 2.
+		{"retraining with more simulations", -1, 18 + 7, []Remedy{RemedyMoreSimulations},
+			[]string{`stopped by interrupt in the remedy "more simulations"`, "the best estimator trained so far (initial estimator"}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			n := c.rows
+			if n < 0 {
+				n = 1 << 40
+			}
+			sim := cancelAfterRows{n: n, done: new(atomic.Int64), cancel: cancel}
+			calls := new(int)
+			_, err := CertifyContext(ctx, prior, sim, nil, Config{Simulations: 1400, TestSimulations: 100, CheckSimulations: 100,
+				New: func() sbi.Estimator {
+					npe := sbi.NewNPE(prior, sbi.NPEConfig{Transforms: 1, Hidden: 8})
+					return regularizedNPE{npe, cancelAtPenalty{calls: calls, at: c.at, cancel: cancel}}
+				},
+				// A tolerance no check set of 100 pairs can meet: the remedies run.
+				Target: Target{Tolerance: 1e-6}, MoreSimulations: 200,
+				Train: sbi.TrainConfig{Epochs: 3}, Remedies: c.remedies, Samples: 20, SBCSamples: -1, Seed: 1})
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("error %v, want one wrapping context.Canceled", err)
+			}
+			var inc *IncompleteError
+			if errors.As(err, &inc) != c.trained {
+				t.Errorf("error %v (%T): an *IncompleteError is %v, want %v", err, err, !c.trained, c.trained)
+			}
+			msg := err.Error()
+			if strings.Contains(msg, "best epoch") {
+				t.Errorf("error %q claims an inner training's best epoch is kept", msg)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("error %q does not say %q", msg, w)
+				}
+			}
+		})
+	}
+}

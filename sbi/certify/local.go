@@ -217,12 +217,10 @@ func (r *run) observations() error {
 	if r.obs == nil {
 		return nil
 	}
-	// The reference: the training simulations, which the estimator saw; else the first check
-	// set; else a set reserved for it. Never the final test set.
-	ref := r.trainSet
-	if ref == nil {
-		ref = r.first
-	}
+	// The reference: the first check set, else a set reserved for it; simulations no estimator
+	// trained on, on which alone the check's level holds for a learned embedding. Never the
+	// final test set.
+	ref := r.first
 	if ref == nil {
 		var err error
 		ref, err = r.simulate(r.plan.Reference, streamMisspec)
@@ -341,7 +339,7 @@ func (r *run) scoreCalibrate(o *ObservationCheck, i int, localSet *sbi.Simulatio
 		r.sim.SimulateBatch(rng, theta, x)
 		return x
 	}
-	sc, err := calib.ScoreCalibrateContext(r.ctx, rng, obsDraws, simulate, calib.RefitAmortized(est), cfg)
+	sc, err := calib.ScoreCalibrateRefitContext(r.ctx, rng, obsDraws, simulate, calib.RefitAmortizedContext(est), cfg)
 	r.plan.Used += cfg.M
 	step.Simulations = cfg.M
 	if err != nil {

@@ -87,3 +87,13 @@ func FinishProgress(ctx context.Context, p Progress, err error, done, total int,
 	p.Finish()
 	return err
 }
+
+// Drawn is the error err of a sampler that returns it after got of n draws: when ctx stopped
+// the sampler, err prefixed with how many were drawn and that they are not kept (the sampler
+// returns only its error; no claim under CallerKeeps), else err as it is.
+func Drawn(ctx context.Context, err error, got, n int) error {
+	if !Stopped(ctx, err) {
+		return err
+	}
+	return fmt.Errorf("%s: %w", Note(got, n, "draws", Kept(ctx, NothingKept)), err)
+}
