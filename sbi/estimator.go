@@ -25,7 +25,8 @@ var (
 	// ErrNonFinite: data hold NaN or ±Inf where they cannot be dropped (an observation, every
 	// training pair, or any pair under TrainConfig.RefuseNonFinite).
 	ErrNonFinite = errors.New("non-finite values")
-	// ErrDiverged: training reached no finite loss, or a flow's weights are no longer finite.
+	// ErrDiverged: training reached no finite loss, or a flow's weights are no longer finite
+	// or so large that its draws collapse to one value.
 	ErrDiverged = errors.New("diverged")
 )
 

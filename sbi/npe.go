@@ -404,8 +404,11 @@ func (p *NPEPosterior) SampleChecked(rng *rand.Rand, n int) (*mat.Dense, error) 
 // SampleContext draws n parameter vectors from the flow, rejecting those outside the prior's
 // support, until ctx is done. It returns an error wrapping ErrUntrained when the estimator is
 // untrained, ErrNonFinite for an observation with NaN or ±Inf, ErrDiverged when the flow's
-// draws are not finite, and ErrLowAcceptance when fewer than MinAcceptanceRate of them land
-// inside the support. On CPUs with AVX-512 the flow's MADEs multiply in float32 (as for
+// draws are not finite or when all the draws of one round share one value in a column of θ
+// that varied in training (the flow collapsed numerically; a column constant in training, a
+// point mass, is not checked; an NPE loaded from a file of format 4 or older, which does not
+// record those columns, is checked for non-finite draws only: see EstimatorFormatVersion),
+// and ErrLowAcceptance when fewer than MinAcceptanceRate of them land inside the support. On CPUs with AVX-512 the flow's MADEs multiply in float32 (as for
 // LogProb); draws depend on the seed only, not on the number of cores. n·Dim may be at most
 // 2²⁶ (67,108,864) values: a larger request returns an error before anything is drawn (draw
 // in several calls).
@@ -471,7 +474,12 @@ func (e *NPE) leakAdvice(x []float64) string {
 }
 
 // drawFlow draws m points from the flow given the context vector, in raw units, in parallel
-// chunks with their own streams derived from rng.
+// chunks with their own streams derived from rng. It returns an error wrapping ErrDiverged
+// where a draw is not finite, or where m ≥ 2 draws all share one value in a column of θ that
+// varied in training: the flow is a bijection of its base draws, which are distinct, so equal
+// draws there mean that its transforms collapsed numerically. A column constant in training
+// legitimately gives equal draws (the flow learned a point mass); where those columns are
+// unknown (an estimator loaded from a file of format 4 or older) only finiteness is checked.
 func (e *NPE) drawFlow(rng *rand.Rand, ctx []float64, m int) (*mat.Dense, error) {
 	D := e.prior.Dim()
 	out := mat.NewDense(m, D, nil)
@@ -488,8 +496,15 @@ func (e *NPE) drawFlow(rng *rand.Rand, ctx []float64, m int) (*mat.Dense, error)
 		}
 		th := inv.Map(tp, z, nil)
 		for i := 0; i < hi-lo; i++ {
-			row := out.RawRowView(lo + i)
-			copy(row, th.Row(i))
+			copy(out.RawRowView(lo+i), th.Row(i)) // standardized until the collapse check
+		}
+	})
+	if j, ok := e.collapsedColumn(out); ok {
+		return nil, e.collapseError(out, j)
+	}
+	parallelChunks(m, evalChunk, func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			row := out.RawRowView(i)
 			e.zt.invertRow(row)
 			if !finite(row) {
 				bad.set()
@@ -500,4 +515,41 @@ func (e *NPE) drawFlow(rng *rand.Rand, ctx []float64, m int) (*mat.Dense, error)
 		return nil, fmt.Errorf("%w: the flow produced non-finite draws: its weights are not finite", ErrDiverged)
 	}
 	return out, nil
+}
+
+// collapsedColumn returns the first column of the standardized draws z, among those of θ
+// that varied in training, whose values are all finite and equal, when z has at least two
+// rows and the constant columns of training are known.
+func (e *NPE) collapsedColumn(z *mat.Dense) (int, bool) {
+	n, d := z.Dims()
+	if n < 2 || !e.zt.constKnown {
+		return 0, false
+	}
+	constant := make([]bool, d)
+	for _, j := range e.zt.constant {
+		constant[j] = true
+	}
+	for j := range d {
+		v := z.At(0, j)
+		if constant[j] || math.IsInf(v, 0) { // NaN never equals itself; ±Inf is reported as non-finite
+			continue
+		}
+		same := true
+		for i := 1; i < n && same; i++ {
+			same = z.At(i, j) == v
+		}
+		if same {
+			return j, true
+		}
+	}
+	return 0, false
+}
+
+// collapseError says that every draw of θ column j (standardized in z) is the same value, why
+// that is wrong and what to do.
+func (e *NPE) collapseError(z *mat.Dense, j int) error {
+	n, _ := z.Dims()
+	v := z.At(0, j)*e.zt.Std[j] + e.zt.Mean[j]
+	return fmt.Errorf("%w: the flow's draws collapsed: all %d draws of θ column %d equal %v, though θ column %d varied in the training pairs and the flow maps distinct base draws to distinct points; its weights are so large that its transforms lost all resolution (was training diverging?): train again with a smaller learning rate (TrainConfig.LearningRate), and check that x is of moderate scale",
+		ErrDiverged, n, j, v, j)
 }

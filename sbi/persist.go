@@ -22,25 +22,34 @@ import (
 
 // EstimatorFormatVersion is the version of the estimator file format written by Save.
 //
-// An estimator file of format 4 is, in order:
+// An estimator file of format 5 is, in order:
 //
 //   - the magic "GOSBIEST" and the format version (uint32; every integer is little-endian);
 //   - the length n of the header (uint32) and the header, n bytes of JSON:
 //     {"kind", "config", "embedding": {"kind", "config"}, "prior", "param_dim", "x_dim",
-//     "z_theta", "z_x", "trials": {"min", "max"}, "training_proposal"}: the estimator's kind
-//     ("npe", "nre", …) and configuration, the embedding's kind ("mlp", …) and configuration
-//     (absent without an embedding; the embedding of x, or of θ for a likelihood estimator,
-//     "nle"), the prior as a dist.Spec, the dimensions of θ and x, the standardization of θ
-//     and x, the range of the numbers of trials of the training observations (only with a
-//     set embedding of varying numbers of trials, a TrialCounter such as DeepSetEmbedding
-//     with MaxTrials > 0: a posterior outside it warns), and where the parameters of the
-//     training came from when not from the prior (NPE.TrainingProposal; only for an
-//     estimator trained on a proposal, as by Sequential's rounds after the first);
+//     "z_theta", "z_x", "constant_theta", "trials": {"min", "max"}, "training_proposal"}: the
+//     estimator's kind ("npe", "nre", …) and configuration, the embedding's kind ("mlp", …)
+//     and configuration (absent without an embedding; the embedding of x, or of θ for a
+//     likelihood estimator, "nle"), the prior as a dist.Spec, the dimensions of θ and x, the
+//     standardization of θ and x, the columns of θ that held one value in every training pair
+//     (in increasing order, [] for none; absent where unknown, in a file saved from an
+//     estimator loaded from format 4 or older), the range of the numbers of trials of the
+//     training observations (only with a set embedding of varying numbers of trials, a
+//     TrialCounter such as DeepSetEmbedding with MaxTrials > 0: a posterior outside it warns),
+//     and where the parameters of the training came from when not from the prior
+//     (NPE.TrainingProposal; only for an estimator trained on a proposal, as by Sequential's
+//     rounds after the first);
 //   - the weights, as nn.WriteParams writes them;
 //   - the CRC-32C (Castagnoli) of every byte before it (uint32), so that any change to the
 //     file, header included, is detected.
 //
-// Format 3 (gosbi before the training proposal was stored) is format 4 without
+// Format 4 (gosbi before the constant columns of θ were stored) is format 5 without
+// "constant_theta": an NPE loaded from it does not know which columns of θ were constant in
+// training, where the flow's draws are legitimately all equal, so its sampling checks its
+// draws for non-finite values only, not for draws collapsed to one value (see
+// NPEPosterior.SampleContext), even after Train with Resume (the columns stay unknown); train
+// it again without Resume, or save it from the estimator that was trained, to have both
+// checks. Format 3 (gosbi before the training proposal was stored) is format 4 without
 // "training_proposal": an estimator loaded from it has TrainingProposal "" as if trained on
 // the prior, though whether it was is unknown, so package certify judges it over the whole
 // prior without refusing it: certify an estimator of format 3 that Sequential trained over
@@ -59,7 +68,7 @@ import (
 // than a small multiple of the file's size; the layers of an NPE's MADEs are at most 10⁴; and
 // the sampler settings an NRE file stores are bounded (GridPoints^dim ≤ 2²⁴ cells; Chains,
 // BurnIn and Thin ≤ 10⁶; Proposals ≤ 10⁴).
-const EstimatorFormatVersion = 4
+const EstimatorFormatVersion = 5
 
 // Limits of estimator files (see EstimatorFormatVersion).
 const (
@@ -74,8 +83,8 @@ var (
 	castagnoli     = crc32.MakeTable(crc32.Castagnoli)
 )
 
-// fileHeader is the JSON header of formats 2 to 4 (Trials from format 3 on,
-// TrainingProposal in format 4 only).
+// fileHeader is the JSON header of formats 2 to 5 (Trials from format 3 on,
+// TrainingProposal from format 4 on, ConstantTheta in format 5 only).
 type fileHeader struct {
 	Kind      string          `json:"kind"`
 	Config    json.RawMessage `json:"config"`
@@ -85,7 +94,10 @@ type fileHeader struct {
 	XDim      int             `json:"x_dim"`
 	ZTheta    zscore          `json:"z_theta"`
 	ZX        zscore          `json:"z_x"`
-	Trials    *trialRange     `json:"trials,omitempty"`
+	// ConstantTheta lists the columns of θ constant in training ([] for none), nil where
+	// unknown (zscore.constKnown false).
+	ConstantTheta *[]int      `json:"constant_theta,omitempty"`
+	Trials        *trialRange `json:"trials,omitempty"`
 	// TrainingProposal is the estimator's TrainingProposal, omitted when empty.
 	TrainingProposal string `json:"training_proposal,omitempty"`
 }
@@ -242,8 +254,8 @@ func saveEstimator(w io.Writer, e savable) error {
 		return fmt.Errorf("save %s: the file would not load: %w (set the estimator's sampler within the bounds a file may hold, or pass the larger settings to PosteriorWith after loading)", c.name, err)
 	}
 	hdr, err := json.Marshal(fileHeader{Kind: c.kind, Config: cfg, Embedding: emb, Prior: &prior,
-		ParamDim: c.prior.Dim(), XDim: c.xDim, ZTheta: c.zt, ZX: c.zx, Trials: c.trials,
-		TrainingProposal: c.proposal})
+		ParamDim: c.prior.Dim(), XDim: c.xDim, ZTheta: c.zt, ZX: c.zx, ConstantTheta: c.zt.constantRecord(),
+		Trials: c.trials, TrainingProposal: c.proposal})
 	if err != nil {
 		return fmt.Errorf("save %s: %w", c.name, err)
 	}
@@ -332,6 +344,9 @@ func (f *rawFile) parseHeader() (*fileHeader, error) {
 	if f.version < 4 && h.TrainingProposal != "" {
 		return nil, fmt.Errorf("load: damaged header (a training proposal in a file of format %d, which stores none)", f.version)
 	}
+	if f.version < 5 && h.ConstantTheta != nil {
+		return nil, fmt.Errorf("load: damaged header (constant columns of θ in a file of format %d, which stores none)", f.version)
+	}
 	if len(h.Config) == 0 || string(h.Config) == "null" {
 		return nil, fmt.Errorf("load: damaged header (no configuration of the %q estimator)", h.Kind)
 	}
@@ -344,7 +359,35 @@ func (f *rawFile) parseHeader() (*fileHeader, error) {
 	if err := h.ZX.check("x", h.XDim); err != nil {
 		return nil, err
 	}
+	if err := h.ZTheta.setConstant(h.ConstantTheta); err != nil {
+		return nil, err
+	}
 	return &h, nil
+}
+
+// constantRecord returns the constant columns of z as a file records them: a copy, [] for
+// none, nil where they are unknown.
+func (z zscore) constantRecord() *[]int {
+	if !z.constKnown {
+		return nil
+	}
+	cols := append([]int{}, z.constant...)
+	return &cols
+}
+
+// setConstant sets the constant columns of z from a file's record (nil: unknown), refusing
+// a column out of range or out of order.
+func (z *zscore) setConstant(rec *[]int) error {
+	if rec == nil {
+		return nil
+	}
+	for i, j := range *rec {
+		if j < 0 || j >= len(z.Mean) || (i > 0 && j <= (*rec)[i-1]) {
+			return fmt.Errorf("load: damaged header (constant columns of θ %v: expected increasing columns from 0 to %d)", *rec, len(z.Mean)-1)
+		}
+	}
+	z.constant, z.constKnown = append([]int(nil), *rec...), true
+	return nil
 }
 
 // check reports a standardization that does not fit dim values or holds a value that

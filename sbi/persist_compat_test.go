@@ -24,7 +24,7 @@ import (
 var updateSaved = flag.Bool("update-saved", false, "write testdata/vN/*.gosbi and saved.json of the current format with this build")
 
 // savedFormats are the formats of which testdata holds files.
-var savedFormats = []int{1, 2, 3, 4}
+var savedFormats = []int{1, 2, 3, 4, 5}
 
 func savedDir(format int) string { return filepath.Join("testdata", fmt.Sprintf("v%d", format)) }
 

@@ -193,7 +193,10 @@ func TestTrialRangeBadFiles(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			b := append([]byte(nil), file.Bytes()...)
 			binary.LittleEndian.PutUint32(b[8:], tc.version)
-			b = forge(t, b, func(h map[string]any) { h["trials"] = tc.trials })
+			b = forge(t, b, func(h map[string]any) {
+				h["trials"] = tc.trials
+				delete(h, "constant_theta") // of format 5 only
+			})
 			_, err := Load(bytes.NewReader(b))
 			if err == nil || !strings.Contains(err.Error(), "damaged header") || !strings.Contains(err.Error(), "trials") {
 				t.Errorf("error %v, expected one saying the header's range of trials is damaged", err)

@@ -14,9 +14,12 @@ import (
 // data, as sbi's z_score_theta/z_score_x="independent" do.
 type zscore struct {
 	Mean, Std []float64
-	// constant lists the columns whose training values were all equal (only centred); it is
-	// known after a fit, not kept in files.
-	constant []int
+	// constant lists the columns whose training values were all equal (only centred), in
+	// increasing order; constKnown says whether it is known: after a fit, and for θ after a
+	// load from a file that records it (format 5 on, "constant_theta"). An unknown list is
+	// empty and must not be read as "no constant column".
+	constant   []int
+	constKnown bool
 }
 
 // fitZScore learns the column means and standard deviations (n − 1) of the rows idx of m,
@@ -32,7 +35,7 @@ func fitZScore(what string, m *mat.Dense, idx []int) (zscore, error) {
 }
 
 func zscoreOf(cols []colstat.Column) zscore {
-	z := zscore{Mean: make([]float64, len(cols)), Std: make([]float64, len(cols))}
+	z := zscore{Mean: make([]float64, len(cols)), Std: make([]float64, len(cols)), constKnown: true}
 	for j, c := range cols {
 		z.Mean[j], z.Std[j] = c.Mean, c.Scale()
 		if c.Constant() {

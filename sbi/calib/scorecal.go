@@ -124,7 +124,9 @@ type ScoreCalConfig struct {
 	// are padded with NaN trials. A dataset is then kept when its values before the padding
 	// are finite (at least one trial), and one whose padding Padding cannot read is an error
 	// naming it. Without Padding a dataset holding a NaN or ±Inf is dropped as a failed
-	// simulation, padded ones included. The refit receives a kept dataset as simulated.
+	// simulation, padded ones included; the result counts those that end in NaN as padded
+	// ones do (DroppedNaNTail) and its String and display say so. The refit receives a kept
+	// dataset as simulated.
 	Padding Unpadder
 }
 
@@ -163,6 +165,11 @@ type ScoreCalibration struct {
 	ThetaBar *mat.Dense // M×d calibration parameters θ̄ drawn from the importance distribution
 	Weights  []float64  // importance weights, max-normalized (all 1 for unit weights)
 	Dropped  int        // calibration datasets dropped (non-finite simulations)
+	// DroppedNaNTail counts the dropped datasets that are finite up to a run of NaN at their
+	// end, as observations padded with NaN trials are (sbi.AmortizedTrials), when Padding was
+	// not set: if they are padded, the map was fitted to the datasets of all trials only, and
+	// setting ScoreCalConfig.Padding to the estimator keeps them. String and MIMEBundle say so.
+	DroppedNaNTail int
 
 	Initial, Objective float64 // negative energy score at the identity map and at the fit
 	Iterations         int
@@ -303,7 +310,7 @@ func ScoreCalibrateRefitContext(ctx context.Context, rng *rand.Rand, obsDraws *m
 	}
 	inner := cancel.CallerKeeps(ctx) // the refits' context: this call's error says what is kept
 	cal := &calData{}
-	dropped := 0
+	dropped, nanTail := 0, 0
 	var keepTheta [][]float64
 	var keepLogw []float64
 	for m := range cfg.M {
@@ -318,6 +325,9 @@ func ScoreCalibrateRefitContext(ctx context.Context, rng *rand.Rand, obsDraws *m
 		}
 		if !ok {
 			dropped++
+			if cfg.Padding == nil && endsInNaN(x.RawRowView(m)) {
+				nanTail++
+			}
 			continue
 		}
 		var dr *mat.Dense
@@ -341,6 +351,9 @@ func ScoreCalibrateRefitContext(ctx context.Context, rng *rand.Rand, obsDraws *m
 		if cfg.Padding == nil {
 			hint = "; for observations padded with NaN trials (sbi.AmortizedTrials) set ScoreCalConfig.Padding to the estimator"
 		}
+		if nanTail > 0 {
+			hint = fmt.Sprintf("; %d of the %d dropped are finite up to a run of NaN at their end, as observations padded with NaN trials are: if they are (sbi.AmortizedTrials), set ScoreCalConfig.Padding to the estimator the refit samples to keep them", nanTail, dropped)
+		}
 		return nil, fmt.Errorf("calib: only %d of %d calibration datasets were usable; check the simulator%s", len(cal.draws), cfg.M, hint)
 	}
 	cal.thetaBar = mat.NewDense(len(keepTheta), d, nil)
@@ -357,7 +370,7 @@ func ScoreCalibrateRefitContext(ctx context.Context, rng *rand.Rand, obsDraws *m
 	if err != nil {
 		return nil, err
 	}
-	res.Dropped = dropped
+	res.Dropped, res.DroppedNaNTail = dropped, nanTail
 	res.padding = cfg.Padding != nil
 	return res, nil
 }
@@ -642,13 +655,50 @@ func (s *ScoreCalibration) MIMEBundle() map[string]any {
 		t.Notes = append(t.Notes, fmt.Sprintf("mean-dependent shift slope B = %v", roundAll(s.ShiftSlope.RawMatrix().Data)))
 	}
 	if s.Dropped > 0 {
-		why := "non-finite simulations; padded ones are kept with ScoreCalConfig.Padding set"
-		if s.padding {
-			why = "non-finite before their padding"
-		}
-		t.Notes = append(t.Notes, fmt.Sprintf("%d calibration datasets dropped (%s)", s.Dropped, why))
+		t.Notes = append(t.Notes, s.droppedNote())
 	}
 	return t.Bundle()
+}
+
+// String is a text summary: the map's fit and the datasets dropped.
+func (s *ScoreCalibration) String() string {
+	out := fmt.Sprintf("Bayesian score calibration (%s map, %d datasets): negative energy score %.4g → %.4g (%d BFGS iterations, %s)",
+		s.Family, len(s.Weights), s.Initial, s.Objective, s.Iterations, s.Status)
+	if s.Dropped > 0 {
+		out += "; " + s.droppedNote()
+	}
+	return out
+}
+
+// droppedNote says how many calibration datasets were dropped and why; where some of them end
+// in NaN as padded observations do and Padding was not set, what that means and what to do.
+func (s *ScoreCalibration) droppedNote() string {
+	switch {
+	case s.padding:
+		return fmt.Sprintf("%d calibration datasets dropped (non-finite before their padding)", s.Dropped)
+	case s.DroppedNaNTail > 0:
+		return fmt.Sprintf("%d calibration datasets dropped (non-finite simulations), %d of them finite up to a run of NaN at their end, as observations padded with NaN trials are: ScoreCalConfig.Padding was not set, so the map is fitted to the other datasets only; if they are padded trials (sbi.AmortizedTrials), set Padding to the estimator the refit samples to keep them",
+			s.Dropped, s.DroppedNaNTail)
+	}
+	return fmt.Sprintf("%d calibration datasets dropped (non-finite simulations; padded ones are kept with ScoreCalConfig.Padding set)", s.Dropped)
+}
+
+// endsInNaN reports whether x is finite up to a run of NaN at its end, as an observation
+// padded with NaN trials is: at least one finite value first, NaN from there on.
+func endsInNaN(x []float64) bool {
+	k := len(x)
+	for k > 0 && math.IsNaN(x[k-1]) {
+		k--
+	}
+	if k == 0 || k == len(x) {
+		return false
+	}
+	for _, v := range x[:k] {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return true
 }
 
 // energyObjective is the negative weighted mean energy score of the mapped draws (Bon et al.,

@@ -1,0 +1,70 @@
+package calib
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/gosbi/gosbi/sbi"
+	"github.com/gosbi/gosbi/sbi/dist"
+)
+
+// TestScoreCalibrateNaNTailNoted calibrates an NLE of single trials served for observations
+// of up to 4 trials (NLE.Trials) without ScoreCalConfig.Padding, on datasets of which some
+// hold 4 trials, some are padded with NaN trials and one is a failed simulation (NaN in its
+// first trial): the padded ones are dropped as failed simulations, and the result must say,
+// in its String and its display, how many of the dropped end in NaN as padded observations
+// do and that ScoreCalConfig.Padding keeps them. Before, it gave the count of dropped
+// datasets only, with the note it gives for failed simulations.
+func TestScoreCalibrateNaNTailNoted(t *testing.T) {
+	const trials, sigma = 4, 0.5
+	rng := rand.New(rand.NewPCG(5, 6))
+	prior := dist.NewStandardNormal(1)
+	theta := prior.Sample(rng, 300)
+	single := mat.NewDense(300, 1, nil)
+	for i := range 300 {
+		single.Set(i, 0, theta.At(i, 0)+sigma*rng.NormFloat64())
+	}
+	nle := sbi.NewNLE(prior, sbi.NLEConfig{Hidden: 8, Transforms: 1})
+	if _, err := nle.Train(theta, single, sbi.TrainConfig{Epochs: 2, Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	est := nle.TrialsWith(trials, sbi.SamplerConfig{Method: sbi.SamplerImportance, Proposals: 5})
+	// Datasets 0 to 7: 1 and 4 are padded to 2 trials, 6 to 1 trial, 3 failed in its first
+	// trial (NaN there, finite after: not padding); the others hold 4 trials.
+	present := []int{4, 2, 4, -1, 2, 4, 1, 4}
+	simulate := func(rng *rand.Rand, th *mat.Dense) *mat.Dense {
+		r, _ := th.Dims()
+		x := mat.NewDense(r, trials, nil)
+		for i := range r {
+			for t := range trials {
+				v := th.At(i, 0) + sigma*rng.NormFloat64()
+				if (present[i] > 0 && t >= present[i]) || (present[i] < 0 && t == 0) {
+					v = math.NaN()
+				}
+				x.Set(i, t, v)
+			}
+		}
+		return x
+	}
+	obs := est.Posterior([]float64{0.3, 0.1, -0.2, 0.4}).Sample(rng, 50)
+	sc, err := ScoreCalibrate(rng, obs, simulate, RefitAmortized(est), ScoreCalConfig{M: len(present), N: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.Dropped != 4 {
+		t.Fatalf("dropped %d datasets, want the 3 padded and the failed one", sc.Dropped)
+	}
+	display := sc.MIMEBundle()["text/plain"].(string)
+	for name, text := range map[string]string{"String": fmt.Sprint(sc), "display": display} {
+		for _, want := range []string{"4 calibration datasets dropped", "3 of them finite up to a run of NaN at their end", "set Padding to the estimator"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("%s %q does not say %q", name, text, want)
+			}
+		}
+	}
+}
