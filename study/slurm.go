@@ -119,11 +119,11 @@ func (e *Slurm) Execute(ctx context.Context, s *Study) error {
 			return err
 		}
 		e.noteLost(ctx, s, subs, acct)
-		if s.Status().Complete() {
+		if s.status(nil).Complete() {
 			return nil
 		}
 	}
-	return notCompleteError(s.Spec.Name, s.Dir, e.Retries+1, *s.Status())
+	return notCompleteError(s.Spec.Name, s.Dir, e.Retries+1, *s.status(nil))
 }
 
 // notCompleteError is the error of a study that Slurm rounds left incomplete: the failed jobs'
