@@ -121,8 +121,16 @@ func Main(args []string) error {
 }
 
 // WorkerMain runs one job: args are the study directory and the job index. It is what
-// `gosbi study worker DIR INDEX` and every Slurm array task run.
+// `gosbi study worker DIR INDEX` and every Slurm array task run. Where the environment
+// variable GOSBI_STUDY_TASK_LOG names a file (the Slurm executor's batch script sets it), it
+// runs this program again with the same arguments (os.Args) and writes what that process
+// prints to the file, keeping the first 1 MiB and the last 4 MiB as a job's log does; where
+// that process fails, WorkerMain exits as it did (its exit code or signal), for Slurm's
+// accounting.
 func WorkerMain(args []string) error {
+	if path := os.Getenv(envTaskLog); path != "" {
+		return capTask(path)
+	}
 	if len(args) != 2 {
 		return fmt.Errorf("worker takes DIR INDEX, got %q", args)
 	}

@@ -20,9 +20,12 @@
 // standard output and error) keeps, of each attempt, the first 1 MiB and the last 4 MiB of
 // what the job wrote, with a line between saying how many bytes were dropped, so that a job
 // that writes without end does not fill the disk (while the attempt runs, up to 4 MiB more of
-// its end stay in the file). The per-task logs that Slurm writes under DIR/slurm/logs hold
-// what the worker process prints itself (its error, and what a Func writes to the process's
-// standard output rather than to Job.Log): Slurm writes them, and gosbi does not bound them. A failure note or running marker that cannot be read (both are
+// its end stay in the file). Of a Slurm array task, what the worker process prints itself (its
+// error, and what a Func writes to the process's standard output or error rather than to
+// Job.Log) goes to DIR/slurm/logs/STAGE-JOB_TASK.log with the same bounds (WorkerMain keeps
+// them); Slurm's own file of the task, STAGE-JOB_TASK.slurm beside it, keeps what the batch
+// shell and Slurm write there, which is not bounded (a worker Command that does not call
+// WorkerMain writes its output there too). A failure note or running marker that cannot be read (both are
 // written atomically, so only an edit or a disk fault damages one) stops its job until the file
 // is removed: Status and the run's error name it (DamagedFile). A job whose running marker is
 // of a live worker other than the runner is not started either: another worker runs it.

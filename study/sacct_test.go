@@ -234,8 +234,8 @@ func TestWaitSettles(t *testing.T) {
 func TestOutputPattern(t *testing.T) {
 	root := t.TempDir()
 	for dir, want := range map[string]string{
-		"study":      "study/slurm/logs/train-%A_%a.log",
-		"100%/a%j%%": "100%%/a%%j%%%%/slurm/logs/train-%A_%a.log",
+		"study":      "study/slurm/logs/train-%A_%a.slurm",
+		"100%/a%j%%": "100%%/a%%j%%%%/slurm/logs/train-%A_%a.slurm",
 	} {
 		dir, want = filepath.Join(root, dir), strings.ReplaceAll(root, "%", "%%")+"/"+want
 		if got := outputPattern(dir, "train"); got != want {

@@ -28,7 +28,10 @@ import (
 // get a failure note naming how their task ended and are resubmitted, up to Retries times.
 // Cancelling the context cancels the submitted jobs (scancel). The ids of the arrays a run
 // submits are listed in DIR/slurm/submitted, which holds at most 64 MiB (over three million
-// arrays): a run that would submit more stops with an error.
+// arrays): a run that would submit more stops with an error. Each task's worker writes its
+// output to DIR/slurm/logs/STAGE-JOB_TASK.log, keeping the first 1 MiB and the last 4 MiB as a
+// job's log does (see WorkerMain); Slurm's own file of the task (--output) is
+// STAGE-JOB_TASK.slurm.
 type Slurm struct {
 	Partition   string        // --partition; "" for the cluster's default
 	Time        string        // --time per task, e.g. "2:00:00"; "" for the partition's default
@@ -119,11 +122,11 @@ func (e *Slurm) Execute(ctx context.Context, s *Study) error {
 			return err
 		}
 		e.noteLost(ctx, s, subs, acct)
-		if s.Status().Complete() {
+		if s.status(nil).Complete() {
 			return nil
 		}
 	}
-	return notCompleteError(s.Spec.Name, s.Dir, e.Retries+1, *s.Status())
+	return notCompleteError(s.Spec.Name, s.Dir, e.Retries+1, *s.status(nil))
 }
 
 // notCompleteError is the error of a study that Slurm rounds left incomplete: the failed jobs'
@@ -225,6 +228,7 @@ func (e *Slurm) submit(ctx context.Context, s *Study, stage string, offset int, 
 		}
 		fmt.Fprintf(&b, "export %s=%s\n", k, shellQuote(v))
 	}
+	fmt.Fprintf(&b, "export %s=%s\"$SLURM_ARRAY_JOB_ID\"_\"$SLURM_ARRAY_TASK_ID\".log\n", envTaskLog, shellQuote(filepath.Join(s.Dir, "slurm", "logs", stage+"-")))
 	b.WriteString("exec")
 	for _, c := range cmd {
 		b.WriteString(" " + shellQuote(c))
@@ -431,10 +435,12 @@ func (e *Slurm) noteLost(ctx context.Context, s *Study, subs []Submission, acct 
 			if f != nil {
 				attempt = f.Attempt + 1
 			}
-			log := filepath.Join(s.Dir, "slurm", "logs", fmt.Sprintf("%s-%s.log", sub.Stage, task))
-			msg := fmt.Sprintf("Slurm array task %s ended without a record (%s); its Slurm log: %s", task, state, log)
-			if t := tail(log, 5); t != "" {
-				msg += "\n" + t
+			log := filepath.Join(s.Dir, "slurm", "logs", fmt.Sprintf("%s-%s", sub.Stage, task))
+			msg := fmt.Sprintf("Slurm array task %s ended without a record (%s); its logs: %s.log (the worker's output), %s.slurm (Slurm's)", task, state, log, log)
+			for _, ext := range []string{".log", ".slurm"} {
+				if t := tail(log+ext, 5); t != "" {
+					msg += "\n" + t
+				}
 			}
 			writeJSONAtomic(s.failedPath(i), Failure{Index: i, Error: noteError(msg), Attempt: attempt, Host: host, Time: time.Now().UTC()})
 		}
@@ -522,11 +528,13 @@ func slurmCmd(ctx context.Context, name string, args ...string) (string, error) 
 	return stdout.String(), nil
 }
 
-// outputPattern is sbatch's --output of a stage's array tasks: DIR/slurm/logs/STAGE-%A_%a.log,
-// every % of the directory doubled, since sbatch reads % as the start of a pattern.
+// outputPattern is sbatch's --output of a stage's array tasks: DIR/slurm/logs/STAGE-%A_%a.slurm,
+// every % of the directory doubled, since sbatch reads % as the start of a pattern. The worker
+// writes its own output to STAGE-JOB_TASK.log beside it (envTaskLog), bounded; this file keeps
+// what the batch shell and Slurm write.
 func outputPattern(dir, stage string) string {
 	logs := strings.ReplaceAll(filepath.Join(dir, "slurm", "logs"), "%", "%%")
-	return logs + string(filepath.Separator) + stage + "-%A_%a.log"
+	return logs + string(filepath.Separator) + stage + "-%A_%a.slurm"
 }
 
 // submittedFile lists the Slurm job ids that a run of the Slurm executor has submitted, one a

@@ -408,7 +408,8 @@ func TestSlurmJudgedFromSacct(t *testing.T) {
 }
 
 // TestSlurmPercentInDir: a study directory whose path holds "%" (which sbatch reads as the
-// start of a pattern in --output) gets its per-task logs under its own slurm/logs.
+// start of a pattern in --output) gets its per-task logs under its own slurm/logs: Slurm's
+// (.slurm) and the worker's (.log).
 func TestSlurmPercentInDir(t *testing.T) {
 	requireSlurm(t)
 	dir := filepath.Join(t.TempDir(), "100%j-%A")
@@ -422,9 +423,11 @@ func TestSlurmPercentInDir(t *testing.T) {
 	}
 	id := e.Submissions()[0].JobID
 	for task := 0; task < 4; task++ {
-		log := filepath.Join(dir, "slurm", "logs", fmt.Sprintf("work-%s_%d.log", id, task))
-		if _, err := os.Stat(log); err != nil {
-			t.Errorf("per-task log: %v", err)
+		for _, ext := range []string{".log", ".slurm"} { // the worker's, Slurm's (--output)
+			log := filepath.Join(dir, "slurm", "logs", fmt.Sprintf("work-%s_%d%s", id, task, ext))
+			if _, err := os.Stat(log); err != nil {
+				t.Errorf("per-task log: %v", err)
+			}
 		}
 	}
 }

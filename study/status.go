@@ -2,11 +2,14 @@ package study
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -82,16 +85,78 @@ type Status struct {
 	RunnerRetries int
 	// Slurm lists the Slurm jobs that a run of the Slurm executor submitted and has not seen
 	// leave the queue (DIR/slurm/submitted): the run now (Runner), or one killed before its
-	// arrays ended, whose jobs may still run. Status reads no queue, so the jobs those arrays
-	// hold are counted missing (or failed, from an earlier attempt) until they start.
+	// arrays ended, whose jobs may still run. The study jobs those arrays hold are counted
+	// missing (or failed, from an earlier attempt) until they start.
 	Slurm []string
+	// SlurmQueue is what Slurm's queue says of the jobs in Slurm. Status asks it only where no
+	// run holds the study (a run waits for those jobs itself), so that the line about a killed
+	// run's jobs says whether they are still there.
+	SlurmQueue SlurmQueue
+}
+
+// SlurmQueue is what squeue said of the Slurm jobs that a killed run left (Status.Slurm).
+type SlurmQueue struct {
+	// Asked reports whether squeue answered; Live then lists the jobs it still holds, queued
+	// or running (none: all have left the queue, and run no job of the study any more).
+	Asked bool
+	Live  []string
+	// Unknown says why the queue was not read where Asked is false: squeue is not on PATH,
+	// fails, does not answer within 10 seconds, or the list holds more than the 1000 jobs
+	// Status asks about. What Status says of the jobs may then be stale.
+	Unknown string
 }
 
 // logTailLines is how much of a failed job's log Status keeps.
 const logTailLines = 15
 
-// Status reads the state of every job from the directory.
-func (s *Study) Status() *Status { return s.status(nil) }
+// Status reads the state of every job from the directory and, where a run that no longer holds
+// the study left Slurm jobs (Status.Slurm), asks squeue whether they are still in the queue.
+func (s *Study) Status() *Status {
+	st := s.status(nil)
+	if st.Runner == "" && len(st.Slurm) > 0 {
+		st.SlurmQueue = askQueue(st.Slurm)
+	}
+	return st
+}
+
+// slurmAskTimeout bounds how long Status waits for squeue (a variable for the tests).
+var slurmAskTimeout = 10 * time.Second
+
+// maxSlurmAsked is how many Slurm jobs Status asks squeue about: their ids go on its command
+// line.
+const maxSlurmAsked = 1000
+
+// askQueue asks squeue which of the Slurm jobs ids are still queued or running.
+func askQueue(ids []string) SlurmQueue {
+	if len(ids) > maxSlurmAsked {
+		return SlurmQueue{Unknown: fmt.Sprintf("the study lists %d Slurm jobs, more than the %d status asks squeue about", len(ids), maxSlurmAsked)}
+	}
+	if _, err := exec.LookPath("squeue"); err != nil {
+		return SlurmQueue{Unknown: "squeue is not on PATH"}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), slurmAskTimeout)
+	defer cancel()
+	out, err := slurmCmd(ctx, "squeue", "-h", "-j", strings.Join(ids, ","), "-o", "%F")
+	switch {
+	case ctx.Err() != nil:
+		return SlurmQueue{Unknown: fmt.Sprintf("squeue did not answer within %v", slurmAskTimeout)}
+	case err != nil && strings.Contains(err.Error(), "Invalid job id"): // all of them purged
+		return SlurmQueue{Asked: true}
+	case err != nil:
+		return SlurmQueue{Unknown: err.Error()}
+	}
+	listed := map[string]bool{}
+	for _, id := range strings.Fields(out) {
+		listed[id] = true
+	}
+	q := SlurmQueue{Asked: true}
+	for _, id := range ids {
+		if listed[id] {
+			q.Live = append(q.Live, id)
+		}
+	}
+	return q
+}
 
 // status is Status with the states a scheduler knows (queued, running) for some jobs.
 func (s *Study) status(sched map[int]State) *Status {
@@ -346,22 +411,59 @@ func (st *Status) rerunAdvice() string {
 const maxSlurmShown = 10
 
 // slurmLine says which Slurm jobs may hold jobs of the study and what that means for the
-// counts ("" when there are none).
+// counts ("" when there are none): during a run, that they may; after it, what the queue said
+// of them (SlurmQueue), or, where it was not asked, that this may be stale and how to check.
 func (st *Status) slurmLine() string {
 	if len(st.Slurm) == 0 {
 		return ""
 	}
-	ids := st.Slurm
-	more := ""
-	if len(ids) > maxSlurmShown {
-		ids, more = ids[:maxSlurmShown], fmt.Sprintf(" and %d more (all listed in the study's slurm/submitted)", len(ids)-maxSlurmShown)
-	}
-	list := strings.Join(ids, ",")
+	list, ids := shownJobs(st.Slurm)
 	if st.Runner != "" {
-		return fmt.Sprintf("Slurm jobs %s%s, submitted by this run or by an earlier run killed before they ended (which this run waits for), may hold jobs of the study, counted missing or failed here until they start (squeue -j %s shows them)", list, more, list)
+		return fmt.Sprintf("Slurm jobs %s, submitted by this run or by an earlier run killed before they ended (which this run waits for), may hold jobs of the study, counted missing or failed here until they start (squeue -j %s shows them)", list, ids)
 	}
-	return fmt.Sprintf("Slurm jobs %s%s were submitted by a run that ended before they left the queue (killed?): they may still run jobs counted missing or failed here; "+
-		"the next run waits for them to end, or, without squeue, refuses to start until they are cancelled (squeue -j %s shows them, scancel %s cancels them)", list, more, list, strings.Join(ids, " "))
+	q := st.SlurmQueue
+	n := len(st.Slurm)
+	jobs := text.Plural(n, "Slurm job", "Slurm jobs")
+	killed := "submitted by a run that ended before " + text.Plural(n, "it", "they") + " left the queue (killed?)"
+	switch {
+	case !q.Asked:
+		why := q.Unknown
+		if why == "" {
+			why = "it was not asked"
+		}
+		return fmt.Sprintf("%s %s %s %s: this may be stale, as status could not ask the queue (%s); squeue -j %s lists those still there, scancel %s cancels them. "+
+			"Until they end they may still run jobs counted missing or failed here; the next run waits for them to end, or, without squeue, refuses to start until they are cancelled",
+			jobs, list, text.Plural(n, "was", "were"), killed, why, ids, strings.ReplaceAll(ids, ",", " "))
+	case len(q.Live) == 0:
+		return fmt.Sprintf("%s %s, %s, %s no longer in the queue (squeue): %s no job of the study any more; the next run removes the list (slurm/submitted)",
+			jobs, list, killed, text.Plural(n, "is", "are"), text.Plural(n, "it runs", "they run"))
+	}
+	live, liveIDs := shownJobs(q.Live)
+	line := fmt.Sprintf("%s %s still queued or running (squeue), %s: %s run jobs counted missing or failed here; the next run waits for %s to end (scancel %s cancels %s)",
+		text.Plural(len(q.Live), "Slurm job", "Slurm jobs"), live, killed,
+		text.Plural(len(q.Live), "it may", "they may"), text.Plural(len(q.Live), "it", "them"), strings.ReplaceAll(liveIDs, ",", " "), text.Plural(len(q.Live), "it", "them"))
+	if len(q.Live) < n {
+		var left []string
+		for _, id := range st.Slurm {
+			if !slices.Contains(q.Live, id) {
+				left = append(left, id)
+			}
+		}
+		l, _ := shownJobs(left)
+		line += fmt.Sprintf("; %s no longer in the queue", l)
+	}
+	return line
+}
+
+// shownJobs writes Slurm job ids for a status line: the first maxSlurmShown, joined with
+// commas, with how many more there are (list), and those ids alone (ids).
+func shownJobs(all []string) (list, ids string) {
+	shown, more := all, ""
+	if len(all) > maxSlurmShown {
+		shown, more = all[:maxSlurmShown], fmt.Sprintf(" and %d more (all listed in the study's slurm/submitted)", len(all)-maxSlurmShown)
+	}
+	ids = strings.Join(shown, ",")
+	return ids + more, ids
 }
 
 // advice says what a damaged file stops and what to do.

@@ -8,7 +8,8 @@ import (
 // TestSlurmLineIsTrueOfEveryRun: while a run holds the study, the Slurm jobs listed may be its
 // own or those of an earlier run killed before they ended, which it waits for (it may even be
 // a local run); and their jobs count missing, or failed from an earlier attempt. After the run
-// ended, the next run waits for them only where it can ask squeue.
+// ended, the next run waits for them only where it can ask squeue; a status that did not ask
+// the queue (SlurmQueue unset) says the line may be stale.
 func TestSlurmLineIsTrueOfEveryRun(t *testing.T) {
 	for _, c := range []struct {
 		name    string
@@ -20,7 +21,7 @@ func TestSlurmLineIsTrueOfEveryRun(t *testing.T) {
 			[]string{"Slurm jobs 7,8", "or by an earlier run killed before they ended", "counted missing or failed here", "squeue -j 7,8"},
 			[]string{"submitted by this run, hold"}},
 		{"after a run", Status{Slurm: []string{"7"}},
-			[]string{"Slurm jobs 7", "may still run jobs counted missing or failed here", "scancel 7", "without squeue"},
+			[]string{"Slurm job 7 was", "may be stale", "may still run jobs counted missing or failed here", "scancel 7", "without squeue"},
 			nil},
 	} {
 		line := c.st.slurmLine()

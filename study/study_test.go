@@ -45,6 +45,7 @@ func register() {
 	study.Register("aggregate", aggregateJob)
 	study.Register("work", workJob)
 	study.Register("sum", sumJob)
+	study.Register("chatty", chattyJob)
 }
 
 // simulateJob draws the largest budget of two_moons pairs and saves them.
