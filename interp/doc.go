@@ -123,7 +123,8 @@
 // embeds an interface with that panic (%!v(PANIC=Error method: …)): print e.Error() instead.
 // Methods promoted from an embedded interface or an embedded type of the session count for
 // the rewrites (wrap-errors, guard-assertions); those of an embedded compiled type that is no
-// interface do not. A struct whose only field embeds such a type with an unexported method
+// interface count for check-interface-assertions and guard-assertions only (such a value
+// never becomes an error to compiled code: var err error = e fails with "method not found"). A struct whose only field embeds such a type with an unexported method
 // (type Ev struct{ time.Time }, struct{ *bytes.Buffer }, struct{ time.Duration },
 // struct{ tar.Header }) gets its methods in a form that ends the process with a fatal error of
 // the Go runtime ("type offset base pointer out of range", which no recover stops) once
@@ -136,8 +137,11 @@
 // naming the field to write instead (T time.Time) and which of the two faults it avoids. With other fields
 // beside it (type Dur struct{ time.Duration; n int }) the interpreter does not embed the field
 // for compiled code: method calls in cells work (d.Seconds()), but fmt prints the fields
-// ({1s 2}) where Go calls the promoted String (1s), and x.(fmt.Stringer) of such a value
-// answers false where Go answers true: call the method (d.String()) yourself.
+// ({1s 2}) where Go calls the promoted String (1s), and a type assertion or a case to an
+// interface that the promoted methods satisfy answers no (x.(fmt.Stringer) with x of type any,
+// a *B for type B struct{ bytes.Buffer }) or fails with an error of reflect (any(d).(fmt.Stringer)),
+// where Go answers yes: check-interface-assertions fails such a cell (see below); call the
+// method (d.String()) yourself.
 //
 // The interpreter knows a type declared in a cell only as the type it is declared as, without
 // its name: type T1 struct{ A int } and type T2 struct{ A int } are one type to it, and so are

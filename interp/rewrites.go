@@ -88,8 +88,13 @@ type methodSet struct {
 // compiled code in its wrapper as it does one with a declared Error. Embedding turns on no
 // wrapping of fmt's operands (print): fmt prints a value of a type that embeds an interface
 // with yaegi's panic about reflect.StructOf whether wrapped or not. An embedded compiled type
-// that is no interface (time.Time, *bytes.Buffer) counts for nothing: yaegi does not give its
-// methods to the cell's type, which implements no interface by them.
+// that is no interface (time.Time, *bytes.Buffer) gives the type the methods that Go promotes
+// from it (types, names), those of its pointer type included (which *S has), so that the
+// rewrites that ask whether a value may have a method count them: yaegi hands the cell's type
+// to no interface by them (a type assertion to fmt.Stringer answers no), so an assertion that
+// Go would answer yes is refused. They turn on neither the wrapping of fmt's operands nor the
+// errors helpers (print, errorType, chain), which work through those interfaces: wrap-fmt-args
+// passes such a value's embedded field to fmt instead (Env.PromotedPrint).
 func (s *Session) methodSet(items []item, compiled func(pkg, name string) reflect.Type) *methodSet {
 	ms := &methodSet{types: map[string]bool{}, names: map[string]bool{}, errorTypes: map[string]bool{}}
 	var specs []*ast.TypeSpec
@@ -178,8 +183,12 @@ func (ms *methodSet) embedsMethods(ts *ast.TypeSpec, compiled func(pkg, name str
 			if !ok {
 				continue
 			}
-			if t := compiled(pkg.Name, e.Sel.Name); t != nil && t.Kind() == reflect.Interface {
-				has = has || ms.noteInterface(t)
+			switch t := compiled(pkg.Name, e.Sel.Name); {
+			case t == nil:
+			case t.Kind() == reflect.Interface:
+				has = ms.noteInterface(t) || has
+			default:
+				has = ms.notePromoted(t) || has
 			}
 		}
 	}
@@ -201,6 +210,16 @@ func (ms *methodSet) noteInterface(t reflect.Type) bool {
 		ms.names[t.Method(i).Name] = true
 	}
 	return t.NumMethod() > 0
+}
+
+// notePromoted records the names of the methods that an embedded compiled type t (or *t) that
+// is no interface gives a struct type and a pointer to it, and reports whether there are any.
+func (ms *methodSet) notePromoted(t reflect.Type) bool {
+	pt := reflect.PointerTo(t)
+	for i := range pt.NumMethod() {
+		ms.names[pt.Method(i).Name] = true
+	}
+	return pt.NumMethod() > 0
 }
 
 // noteEmbeddedInterfaces records the methods that a struct type gets from an embedded field of
