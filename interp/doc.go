@@ -97,7 +97,8 @@
 // operand, a pointer held in a variable (p of type *T; &t and &T{} print by the method) or
 // passed to Errorf, a value held in a variable of type any, a value nested in a struct, slice
 // or map, and the operand of a lone call (fmt.Println(f())). Use the method,
-// fmt.Printf("%s", t.String()).
+// fmt.Printf("%s", t.String()). A value whose String, Error or Format is promoted from an
+// embedded compiled type (see below) is printed by that embedded field instead.
 //
 // Compiled code cannot compare a value of a cell's error type, nor call its methods Unwrap,
 // Is and As: the interpreter's wrapper has Error only, is not comparable and hides the value's
@@ -137,11 +138,22 @@
 // naming the field to write instead (T time.Time) and which of the two faults it avoids. With other fields
 // beside it (type Dur struct{ time.Duration; n int }) the interpreter does not embed the field
 // for compiled code: method calls in cells work (d.Seconds()), but fmt prints the fields
-// ({1s 2}) where Go calls the promoted String (1s), and a type assertion or a case to an
+// ({1s 2}) where Go calls the promoted String (1s); and, with other fields or without, a
+// pointer to a struct that embeds a compiled type whose methods all have a pointer receiver
+// (type B struct{ bytes.Buffer }, which the check above lets pass) has none of them (fmt prints &b as &{{[104 105] 0 0}} where Go prints hi). For fmt's operands whose type
+// the cell shows (a variable or parameter of type Dur or *Dur, a composite literal, &b, a
+// field or result of a declared type), the rewrite wrap-fmt-args passes fmt the embedded
+// field that has the method fmt calls (d.Duration, &b.Buffer), which prints as Go does, for
+// the verbs for which fmt calls it (not %w of Errorf, which would wrap the field); a nil
+// embedded pointer on the way to the field fails the cell where Go prints fmt's
+// %!v(PANIC=…). The others print by
+// the fields without a word: such a value held in a variable of type any, nested in a slice,
+// map or struct, returned by a lone call, or printed by log or as the cell's result; a type
+// whose Format, Error and String come from different fields; a field of a string type among several operands of Print, Sprint or Fprint. Call the method
+// (d.String(), b.String()) there. A type assertion or a case to an
 // interface that the promoted methods satisfy answers no (x.(fmt.Stringer) with x of type any,
 // a *B for type B struct{ bytes.Buffer }) or fails with an error of reflect (any(d).(fmt.Stringer)),
-// where Go answers yes: check-interface-assertions fails such a cell (see below); call the
-// method (d.String()) yourself.
+// where Go answers yes: check-interface-assertions fails such a cell (see below).
 //
 // The interpreter knows a type declared in a cell only as the type it is declared as, without
 // its name: type T1 struct{ A int } and type T2 struct{ A int } are one type to it, and so are

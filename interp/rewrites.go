@@ -49,9 +49,10 @@ func (s *Session) rewrite(items []item, cell int) error {
 			d := s.decls[name]
 			return d != nil && d.kind == varDecl
 		},
-		TypeDecls:  s.typeDecls,
-		Definition: s.definition,
-		HasMethods: func(typeName string) bool { return methods().types[typeName] },
+		TypeDecls:      s.typeDecls,
+		Definition:     s.definition,
+		HasMethods:     func(typeName string) bool { return methods().types[typeName] },
+		DeclaresMethod: func(typeName, name string) bool { return methods().declared[typeName+"."+name] },
 		SessionMethod: func(name string) bool {
 			ms := methods()
 			return ms.names[name] || name == "" && len(ms.names) > 0
@@ -80,6 +81,7 @@ type methodSet struct {
 	print, printPointer bool            // a method String or Error, and one on a pointer receiver
 	errorType, chain    bool            // a method Error, and a method Unwrap, Is or As
 	errorTypes          map[string]bool // the types that declare a method Error
+	declared            map[string]bool // the declared methods, as "Type.Method"
 }
 
 // methodSet scans the method and type declarations of the session and of the cell's items
@@ -94,9 +96,10 @@ type methodSet struct {
 // to no interface by them (a type assertion to fmt.Stringer answers no), so an assertion that
 // Go would answer yes is refused. They turn on neither the wrapping of fmt's operands nor the
 // errors helpers (print, errorType, chain), which work through those interfaces: wrap-fmt-args
-// passes such a value's embedded field to fmt instead (Env.PromotedPrint).
+// passes such a value's embedded field to fmt instead, asking Env.DeclaresMethod (declared)
+// which methods a cell declares.
 func (s *Session) methodSet(items []item, compiled func(pkg, name string) reflect.Type) *methodSet {
-	ms := &methodSet{types: map[string]bool{}, names: map[string]bool{}, errorTypes: map[string]bool{}}
+	ms := &methodSet{types: map[string]bool{}, names: map[string]bool{}, errorTypes: map[string]bool{}, declared: map[string]bool{}}
 	var specs []*ast.TypeSpec
 	for _, d := range s.decls {
 		switch d.kind {
@@ -142,6 +145,7 @@ func (ms *methodSet) noteMethod(fd *ast.FuncDecl) {
 	if name != "" {
 		ms.types[name] = true
 		ms.errorTypes[name] = ms.errorTypes[name] || fd.Name.Name == "Error"
+		ms.declared[name+"."+fd.Name.Name] = true
 	}
 	ms.names[fd.Name.Name] = true
 	switch fd.Name.Name {

@@ -220,6 +220,10 @@ func (tt *typeTable) staticType(e ast.Expr, depth int) ast.Expr {
 		if t, ok := tt.staticType(e.X, depth+1).(*ast.StarExpr); ok {
 			return t.X
 		}
+	case *ast.UnaryExpr:
+		if t := tt.staticType(e.X, depth+1); e.Op == token.AND && t != nil {
+			return &ast.StarExpr{X: t}
+		}
 	case *ast.SelectorExpr:
 		return tt.fieldType(tt.staticType(e.X, depth+1), e.Sel.Name)
 	}

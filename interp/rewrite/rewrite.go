@@ -97,6 +97,9 @@ type Env struct {
 	// given name, declared or promoted from an embedded field, and for "" whether one has any
 	// method. Nil means none.
 	SessionMethod func(name string) bool
+	// DeclaresMethod reports whether a method declaration of the session or the cell gives the
+	// type typeName the method name. Nil means none.
+	DeclaresMethod func(typeName, name string) bool
 
 	// types is the table of the session's and the cell's types, which Run makes on first use.
 	types func() *typeTable
