@@ -194,8 +194,13 @@
 // comparison with a constant (x == 1) counts type A int only where the cell names A, and a
 // comparison with an interface value counts the pair of A and int only so. A comparison of
 // interface values in a session with no such pair is left as it is (err == io.EOF, x == nil).
-// The interpreter fails a switch on an interface value with case values (switch v { case 1: })
-// with an error of reflect. A type switch without a variable (switch x.(type)), whose cases of a
+// The interpreter fails a switch on an interface value with case values (switch v { case 1: },
+// v of type any or error) with an error of reflect, so the rewrite bind-switch-tag makes it a
+// switch without a tag whose cases compare the tag, evaluated once, with each value in turn
+// (switch _gosbi_tag := v; { case _gosbi_tag == 1: }), as Go does; the comparisons are then
+// checked as above (the error names the switch's case). It leaves a switch with an init
+// statement whose tag is no variable (switch x := f(); g(x)), and one whose tag's type the cell
+// does not show (a compiled function's result), which fail as before. A type switch without a variable (switch x.(type)), whose cases of a
 // cell's type or of an interface never match in the interpreter, runs as one with a variable
 // (the rewrite bind-type-switch). A value of a cell's struct type
 // with fields that a compiled interface with methods has held (a function's result of type
