@@ -8,10 +8,11 @@ import (
 )
 
 // bindSwitchTag works around the interpreter's switch with case values on a tag of an
-// interface type (switch v { case 1: } with v of type any, or an error and a function's result
-// of type any): it converts the tag to the type of the case value and fails the cell with an
-// error of reflect ("value of type interface {} cannot be converted to type int"), a value of
-// the case's type included. Comparisons of an interface value with == work, so the pass
+// interface type (switch v { case 1: } with v of type any, or a function's result of type
+// any): it converts the tag to the type of the case value and fails the cell with an error of
+// reflect ("value of type interface {} cannot be converted to type int"), a value of the
+// case's type included. (A tag of type error with cases io.EOF and nil runs right; the pass
+// rewrites it too, to the same effect.) Comparisons of an interface value with == work, so the pass
 // makes such a switch one without a tag whose cases compare the tag with each value in turn:
 //
 //	switch f() {
