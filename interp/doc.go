@@ -97,7 +97,8 @@
 // operand, a pointer held in a variable (p of type *T; &t and &T{} print by the method) or
 // passed to Errorf, a value held in a variable of type any, a value nested in a struct, slice
 // or map, and the operand of a lone call (fmt.Println(f())). Use the method,
-// fmt.Printf("%s", t.String()).
+// fmt.Printf("%s", t.String()). A value whose String, Error or Format is promoted from an
+// embedded compiled type (see below) is printed by that embedded field instead.
 //
 // Compiled code cannot compare a value of a cell's error type, nor call its methods Unwrap,
 // Is and As: the interpreter's wrapper has Error only, is not comparable and hides the value's
@@ -121,23 +122,39 @@
 // interfaces), so errors.Is, errors.As and errors.Unwrap of one fail the cell: give the field
 // a name and declare Error (type MyErr struct{ err error }). fmt prints a value of a type that
 // embeds an interface with that panic (%!v(PANIC=Error method: …)): print e.Error() instead.
-// Methods promoted from an embedded interface or an embedded type of the session count for
-// the rewrites (wrap-errors, guard-assertions); those of an embedded compiled type that is no
-// interface do not. A struct whose only field embeds such a type with an unexported method
-// (type Ev struct{ time.Time }, struct{ *bytes.Buffer }, struct{ time.Duration },
-// struct{ tar.Header }) gets its methods in a form that ends the process with a fatal error of
-// the Go runtime ("type offset base pointer out of range", which no recover stops) once
-// compiled code looks for an interface of its value: fmt printing it, or a slice, pointer or
-// struct holding it, log, the cell's result. One whose methods are all exported (struct{
-// image.Point }, struct{ *sync.Mutex }) prints as in Go, but a pointer to it has none of them:
-// fmt prints &p as &(1,2) where Go prints (1,2), and any(&p).(fmt.Stringer) answers no. As the
-// value reaches compiled code through any variable of type any, the rewrite
-// check-embedded-compiled fails the declaration of both kinds of type (in a function too),
-// naming the field to write instead (T time.Time) and which of the two faults it avoids. With other fields
-// beside it (type Dur struct{ time.Duration; n int }) the interpreter does not embed the field
-// for compiled code: method calls in cells work (d.Seconds()), but fmt prints the fields
-// ({1s 2}) where Go calls the promoted String (1s), and x.(fmt.Stringer) of such a value
-// answers false where Go answers true: call the method (d.String()) yourself.
+// Methods promoted from an embedded interface or an embedded type of the session count for the
+// rewrites (wrap-errors, guard-assertions); those of an embedded compiled type that is no
+// interface count for check-interface-assertions and guard-assertions only (such a value never
+// becomes an error to compiled code: var err error = e fails with "method not found"). A struct
+// whose only field embeds such a type with an unexported method (type Ev struct{ time.Time },
+// struct{ *bytes.Buffer }, struct{ time.Duration }, struct{ tar.Header }) gets its methods in a
+// form that ends the process with a fatal error of the Go runtime ("type offset base pointer
+// out of range", which no recover stops) once compiled code looks for an interface of its
+// value: fmt printing it, or a slice, pointer or struct holding it, log, the cell's result. One
+// whose methods are all exported (struct{ image.Point }, struct{ *sync.Mutex }) prints as in
+// Go, but a pointer to it has none of them: fmt prints &p as &(1,2) where Go prints (1,2), and
+// any(&p).(fmt.Stringer) answers no. As the value reaches compiled code through any variable of
+// type any, the rewrite check-embedded-compiled fails the declaration of both kinds of type (in
+// a function too), naming the field to write instead (T time.Time) and which of the two faults
+// it avoids. With other fields beside it (type Dur struct{ time.Duration; n int }) the
+// interpreter does not embed the field for compiled code: method calls in cells work
+// (d.Seconds()), but fmt prints the fields ({1s 2}) where Go calls the promoted String (1s);
+// and, with other fields or without, a pointer to a struct that embeds a compiled type whose
+// methods all have a pointer receiver (type B struct{ bytes.Buffer }, which the check above
+// lets pass) has none of them (fmt prints &b as &{{[104 105] 0 0}} where Go prints hi). For
+// fmt's operands whose type the cell shows (a variable or parameter of type Dur or *Dur, a
+// composite literal, &b, a field or result of a declared type), the rewrite wrap-fmt-args
+// passes fmt the embedded field that has the method fmt calls (d.Duration, &b.Buffer), which
+// prints as Go does, for the verbs for which fmt calls it (not %w of Errorf, which would wrap
+// the field); a nil embedded pointer on the way to the field fails the cell where Go prints
+// fmt's %!v(PANIC=…). The others print by the fields without a word: such a value held in a
+// variable of type any, nested in a slice, map or struct, returned by a lone call, or printed
+// by log or as the cell's result; a type whose Format, Error and String come from different
+// fields; a field of a string type among several operands of Print, Sprint or Fprint. Call the
+// method (d.String(), b.String()) there. A type assertion or a case to an interface that the
+// promoted methods satisfy answers no (x.(fmt.Stringer) with x of type any, a *B for type B
+// struct{ bytes.Buffer }) or fails with an error of reflect (any(d).(fmt.Stringer)), where Go
+// answers yes: check-interface-assertions fails such a cell (see below).
 //
 // The interpreter knows a type declared in a cell only as the type it is declared as, without
 // its name: type T1 struct{ A int } and type T2 struct{ A int } are one type to it, and so are
@@ -178,8 +195,14 @@
 // comparison with a constant (x == 1) counts type A int only where the cell names A, and a
 // comparison with an interface value counts the pair of A and int only so. A comparison of
 // interface values in a session with no such pair is left as it is (err == io.EOF, x == nil).
-// The interpreter fails a switch on an interface value with case values (switch v { case 1: })
-// with an error of reflect. A type switch without a variable (switch x.(type)), whose cases of a
+// The interpreter fails a switch on an interface value with case values (switch v { case 1: }
+// with v of type any) with an error of reflect, so the rewrite bind-switch-tag makes it a
+// switch without a tag whose cases compare the tag, evaluated once, with each value in turn
+// (switch _gosbi_tag := v; { case _gosbi_tag == 1: }), as Go does; the comparisons are then
+// checked as above (the error names the switch's case). It leaves a switch with an init
+// statement whose tag is no variable (switch x := f(); g(x)), and one whose tag's type the cell
+// does not show (a compiled function's result), which fail as before. A type switch without
+// a variable (switch x.(type)), whose cases of a
 // cell's type or of an interface never match in the interpreter, runs as one with a variable
 // (the rewrite bind-type-switch). A value of a cell's struct type
 // with fields that a compiled interface with methods has held (a function's result of type
@@ -212,12 +235,13 @@
 // can still be handed to the library, which runs it on all cores.
 //
 // In a session with a struct type that has fields and methods (declared, or promoted from an
-// embedded interface or type of the session), each type assertion or type switch to such a
-// type (x.(MyErr)) first passes its operand through an interpreted generic call and a reflect
-// check (the rewrite guard-assertions), a few microseconds, even when the
-// operand is a variable of type any or of an interface of the cell: such a variable may hold
-// the wrapper of a compiled interface (var a any = mk(), mk returning an error), so the check
-// cannot be left out. Keep such assertions out of hot loops, or call a method instead.
+// embedded field: an interface, a type of the session or a compiled type), each type assertion
+// or type switch to such a type (x.(MyErr)) first passes its operand through an interpreted
+// generic call and a reflect check (the rewrite guard-assertions), a few microseconds, even
+// when the operand is a variable of type any or of an interface of the cell: such a variable
+// may hold the wrapper of a compiled interface (var a any = mk(), mk returning an error), so
+// the check cannot be left out. Keep such assertions out of hot loops, or call a method
+// instead.
 //
 // # What the interpreter lacks
 //

@@ -15,7 +15,7 @@ import (
 // methods are all unexported, passed the check that counted exported methods and ended the
 // worker too. A struct that embeds image.Point alone prints as in Go, but a pointer to it
 // does not (&p prints &(1,2)), so it is refused with that reason. The other rows keep Go's
-// answer.
+// answer: with a field beside image.Point, fmt prints the promoted String (wrap-fmt-args).
 func TestEmbeddedCompiledTypes(t *testing.T) {
 	const refused = "cannot hand a value of"
 	for _, c := range []struct{ name, decl, use, want, err string }{
@@ -32,7 +32,7 @@ func TestEmbeddedCompiledTypes(t *testing.T) {
 		{"two fields", "type Ev struct {\n\ttime.Time\n\tName string\n}", "fmt.Sprint(Ev{time.Unix(7, 0), \"a\"}.Unix())", `"7"`, ""},
 		{"sync.Mutex", "type M struct{ sync.Mutex }", "var m M\nm.Lock()\nm.Unlock()\nfmt.Sprint(m)", `"{{{} {0 0}}}"`, ""},
 		{"bytes.Buffer value", "type B struct{ bytes.Buffer }", "var b B\nb.WriteString(\"x\")\nfmt.Sprint(b.Len())", `"1"`, ""},
-		{"image.Point and a field", "type P struct {\n\timage.Point\n\tZ int\n}", "p := P{image.Pt(1, 2), 3}\nfmt.Sprint(p, p.X, p.Add(image.Pt(1, 1)))", `"{(1,2) 3} 1 (2,3)"`, ""},
+		{"image.Point and a field", "type P struct {\n\timage.Point\n\tZ int\n}", "p := P{image.Pt(1, 2), 3}\nfmt.Sprint(p, p.X, p.Add(image.Pt(1, 1)))", `"(1,2) 1 (2,3)"`, ""},
 		{"embedded interface", "type S struct{ fmt.Stringer }", "fmt.Sprint(S{time.Second}.String())", `"1s"`, ""},
 		{"embedded cell type", "type In struct{ A int }\ntype Out struct{ In }", "fmt.Sprint(Out{In{3}})", `"{{3}}"`, ""},
 	} {

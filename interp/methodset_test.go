@@ -7,11 +7,14 @@ import (
 )
 
 // TestMethodSetOfEmbeddings checks what methodSet counts of a type that gets methods by
-// embedding: only what the interpreter gives the type. It sees the methods of an embedded
-// interface (error, fmt.Stringer) and of an embedded cell type, not those of an embedded
-// compiled concrete type (time.Time, *bytes.Buffer: "does not implement"), so such a type
-// needs no guard; and fmt prints a value of a type embedding an interface with yaegi's panic
-// whether or not wrap-fmt-args wraps it, so embedding turns on no wrapping.
+// embedding. It sees the methods of an embedded interface (error, fmt.Stringer), of an
+// embedded cell type and of an embedded compiled concrete type (time.Time, *bytes.Buffer,
+// whose pointer methods *Buf gets), which Go promotes though the interpreter hands the cell's
+// type to no interface by them, so that check-interface-assertions refuses an assertion they
+// would answer wrongly; and embedding turns on no wrapping of fmt's operands (print) nor the
+// errors helpers: fmt prints a value of a type embedding an interface with yaegi's panic
+// whether or not wrap-fmt-args wraps it, and a value of a type embedding a compiled one never
+// becomes a compiled interface.
 func TestMethodSetOfEmbeddings(t *testing.T) {
 	for _, c := range []struct {
 		name, setup             string
@@ -25,8 +28,13 @@ func TestMethodSetOfEmbeddings(t *testing.T) {
 			false, false, false, []string{"G", "H"}},
 		{"embedded error", "type MyErr struct{ error }", false, true, false, []string{"MyErr"}},
 		{"embedded fmt.Stringer", "import \"fmt\"\ntype S struct{ fmt.Stringer }", false, false, false, []string{"S"}},
-		{"embedded time.Time", "import \"time\"\ntype Ev struct{ time.Time; n int }", false, false, false, nil},
-		{"embedded *bytes.Buffer", "import \"bytes\"\ntype Buf struct{ *bytes.Buffer; n int }", false, false, false, nil},
+		{"embedded time.Time", "import \"time\"\ntype Ev struct{ time.Time; n int }", false, false, false, []string{"Ev"}},
+		{"embedded *bytes.Buffer", "import \"bytes\"\ntype Buf struct{ *bytes.Buffer; n int }", false, false, false, []string{"Buf"}},
+		{"embedded bytes.Buffer, pointer methods", "import \"bytes\"\ntype B struct{ bytes.Buffer }", false, false, false, []string{"B"}},
+		{"embedded compiled type, twice", "import \"time\"\ntype In struct{ time.Duration; n int }\ntype Out struct{ In; m int }",
+			false, false, false, []string{"In", "Out"}},
+		{"embedded sync.WaitGroup value, no value methods", "import \"sync\"\ntype W struct{ sync.WaitGroup; n int }", false, false, false, []string{"W"}},
+		{"embedded compiled type without methods", "import \"image\"\ntype C struct{ image.Config; n int }\ntype D struct{ C }", false, false, false, nil},
 		{"embedded cell type, twice", "type In struct{ a int }\nfunc (In) M() {}\ntype Out struct{ In }\ntype Out2 struct{ *Out }",
 			false, false, false, []string{"In", "Out", "Out2"}},
 		{"no methods", "type A struct{ a int }\ntype B struct{ A }", false, false, false, nil},

@@ -49,9 +49,10 @@ func (s *Session) rewrite(items []item, cell int) error {
 			d := s.decls[name]
 			return d != nil && d.kind == varDecl
 		},
-		TypeDecls:  s.typeDecls,
-		Definition: s.definition,
-		HasMethods: func(typeName string) bool { return methods().types[typeName] },
+		TypeDecls:      s.typeDecls,
+		Definition:     s.definition,
+		HasMethods:     func(typeName string) bool { return methods().types[typeName] },
+		DeclaresMethod: func(typeName, name string) bool { return methods().declared[typeName+"."+name] },
 		SessionMethod: func(name string) bool {
 			ms := methods()
 			return ms.names[name] || name == "" && len(ms.names) > 0
@@ -80,6 +81,7 @@ type methodSet struct {
 	print, printPointer bool            // a method String or Error, and one on a pointer receiver
 	errorType, chain    bool            // a method Error, and a method Unwrap, Is or As
 	errorTypes          map[string]bool // the types that declare a method Error
+	declared            map[string]bool // the declared methods, as "Type.Method"
 }
 
 // methodSet scans the method and type declarations of the session and of the cell's items
@@ -88,10 +90,16 @@ type methodSet struct {
 // compiled code in its wrapper as it does one with a declared Error. Embedding turns on no
 // wrapping of fmt's operands (print): fmt prints a value of a type that embeds an interface
 // with yaegi's panic about reflect.StructOf whether wrapped or not. An embedded compiled type
-// that is no interface (time.Time, *bytes.Buffer) counts for nothing: yaegi does not give its
-// methods to the cell's type, which implements no interface by them.
+// that is no interface (time.Time, *bytes.Buffer) gives the type the methods that Go promotes
+// from it (types, names), those of its pointer type included (which *S has), so that the
+// rewrites that ask whether a value may have a method count them: yaegi hands the cell's type
+// to no interface by them (a type assertion to fmt.Stringer answers no), so an assertion that
+// Go would answer yes is refused. They turn on neither the wrapping of fmt's operands nor the
+// errors helpers (print, errorType, chain), which work through those interfaces: wrap-fmt-args
+// passes such a value's embedded field to fmt instead, asking Env.DeclaresMethod (declared)
+// which methods a cell declares.
 func (s *Session) methodSet(items []item, compiled func(pkg, name string) reflect.Type) *methodSet {
-	ms := &methodSet{types: map[string]bool{}, names: map[string]bool{}, errorTypes: map[string]bool{}}
+	ms := &methodSet{types: map[string]bool{}, names: map[string]bool{}, errorTypes: map[string]bool{}, declared: map[string]bool{}}
 	var specs []*ast.TypeSpec
 	for _, d := range s.decls {
 		switch d.kind {
@@ -137,6 +145,7 @@ func (ms *methodSet) noteMethod(fd *ast.FuncDecl) {
 	if name != "" {
 		ms.types[name] = true
 		ms.errorTypes[name] = ms.errorTypes[name] || fd.Name.Name == "Error"
+		ms.declared[name+"."+fd.Name.Name] = true
 	}
 	ms.names[fd.Name.Name] = true
 	switch fd.Name.Name {
@@ -178,8 +187,12 @@ func (ms *methodSet) embedsMethods(ts *ast.TypeSpec, compiled func(pkg, name str
 			if !ok {
 				continue
 			}
-			if t := compiled(pkg.Name, e.Sel.Name); t != nil && t.Kind() == reflect.Interface {
-				has = has || ms.noteInterface(t)
+			switch t := compiled(pkg.Name, e.Sel.Name); {
+			case t == nil:
+			case t.Kind() == reflect.Interface:
+				has = ms.noteInterface(t) || has
+			default:
+				has = ms.notePromoted(t) || has
 			}
 		}
 	}
@@ -201,6 +214,16 @@ func (ms *methodSet) noteInterface(t reflect.Type) bool {
 		ms.names[t.Method(i).Name] = true
 	}
 	return t.NumMethod() > 0
+}
+
+// notePromoted records the names of the methods that an embedded compiled type t (or *t) that
+// is no interface gives a struct type and a pointer to it, and reports whether there are any.
+func (ms *methodSet) notePromoted(t reflect.Type) bool {
+	pt := reflect.PointerTo(t)
+	for i := range pt.NumMethod() {
+		ms.names[pt.Method(i).Name] = true
+	}
+	return pt.NumMethod() > 0
 }
 
 // noteEmbeddedInterfaces records the methods that a struct type gets from an embedded field of

@@ -329,6 +329,22 @@ func TestCanaryBindTypeSwitch(t *testing.T) {
 	}
 }
 
+func TestCanaryBindSwitchTag(t *testing.T) {
+	const f = "func f(x any) int {\n\tswitch x {\n\tcase 2:\n\t\treturn 0\n\tcase 1:\n\t\treturn 1\n\t}\n\treturn 2\n}"
+	got, err := evalInt(t, newInterp(t), f, "f(1)")
+	if err == nil && got == 1 {
+		t.Errorf("yaegi now runs a switch with case values on a tag of type any: drop pass %s (%s)", bindSwitchTag.Name, bindSwitchTag.Issue)
+	}
+	units := []Unit{{Kind: Decl, Text: f, Line: 1, Col: 1}}
+	if err := Run(Env{}, units); err != nil || units[0].Text == f {
+		t.Fatalf("%s: %v, text %q", bindSwitchTag.Name, err, units[0].Text)
+	}
+	got, err = evalInt(t, newInterp(t), units[0].Text, "f(1)")
+	if err != nil || got != 1 {
+		t.Errorf("rewritten: f(1) = %d, %v; want 1", got, err)
+	}
+}
+
 func TestCanaryCheckTypeIdentity(t *testing.T) {
 	const decls = "type T1 struct{ A int }\ntype T2 struct{ A int }"
 	const g = "func g(x any) int {\n\tif _, ok := x.(T2); ok {\n\t\treturn 1\n\t}\n\treturn 0\n}"

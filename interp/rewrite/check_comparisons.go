@@ -161,10 +161,13 @@ func (p *parsed) typeName(t ast.Expr) string { return types.ExprString(t) }
 
 // comparisonError is the error for a comparison that cannot tell the type k from z.
 func (p *parsed) comparisonError(n ast.Node, k, z typeKey) error {
-	what := "the key of a map of interface keys"
-	switch n.(type) {
+	what, src := "the key of a map of interface keys", p.src(n)
+	switch n := n.(type) {
 	case *ast.BinaryExpr:
 		what = "the comparison"
+		if id, ok := n.X.(*ast.Ident); ok && id.Name == SwitchTagName {
+			what, src = "the switch's case", StripPositions(p.src(n.Y)) // made by bind-switch-tag
+		}
 	case *ast.IndexExpr:
 		what = "the index of a map of interface keys"
 	}
@@ -173,7 +176,7 @@ func (p *parsed) comparisonError(n ast.Node, k, z typeKey) error {
 		"that hold them takes a value of %s for one of %s of the same contents, without a word (any(%s{}) == any(%s{}) is true, "+
 		"where Go says false). Declare the types of the session so that they differ in their fields (a struct with a field "+
 		"of its own for type A int), or compare values of the types themselves, not held in interfaces",
-		p.fset.Position(n.Pos()), what, p.src(n), k.name, z.name, k.declared(z), k.name, z.name, k.name, z.name)
+		p.fset.Position(n.Pos()), what, src, k.name, z.name, k.declared(z), k.name, z.name, k.name, z.name)
 }
 
 // isNil reports whether e is the predeclared nil.
@@ -219,6 +222,10 @@ func (tt *typeTable) staticType(e ast.Expr, depth int) ast.Expr {
 	case *ast.StarExpr:
 		if t, ok := tt.staticType(e.X, depth+1).(*ast.StarExpr); ok {
 			return t.X
+		}
+	case *ast.UnaryExpr:
+		if t := tt.staticType(e.X, depth+1); e.Op == token.AND && t != nil {
+			return &ast.StarExpr{X: t}
 		}
 	case *ast.SelectorExpr:
 		return tt.fieldType(tt.staticType(e.X, depth+1), e.Sel.Name)

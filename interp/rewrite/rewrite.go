@@ -14,7 +14,7 @@
 //     and drop a rewrite that does not).
 //
 // The passes, in the order of Pipeline and each in the file of its name (check-type-identity's
-// keys of types in typekeys.go, its comparisons in check_comparisons.go): rename-main, check-embedded-compiled, assert-any, check-type-identity, check-interface-assertions, bind-type-switch,
+// keys of types in typekeys.go, its comparisons in check_comparisons.go): rename-main, check-embedded-compiled, assert-any, bind-switch-tag, check-type-identity, check-interface-assertions, bind-type-switch,
 // guard-assertions, wrap-interfaces, wrap-fmt-args, wrap-errors, hoist-method-values, reorder-defines,
 // parenthesize-tuples, zero-named-results, func-scope, redeclare-via-temps and comma-ok. Run applies them to the units of a cell, once, after the session has
 // split it.
@@ -97,6 +97,9 @@ type Env struct {
 	// given name, declared or promoted from an embedded field, and for "" whether one has any
 	// method. Nil means none.
 	SessionMethod func(name string) bool
+	// DeclaresMethod reports whether a method declaration of the session or the cell gives the
+	// type typeName the method name. Nil means none.
+	DeclaresMethod func(typeName, name string) bool
 
 	// types is the table of the session's and the cell's types, which Run makes on first use.
 	types func() *typeTable
@@ -117,7 +120,7 @@ type Pass struct {
 // after hoist-method-values, whose block of definitions must run in a function literal at the
 // top of a cell, check-type-identity reads the cell's own source, and redeclare-via-temps and comma-ok last, as their results are several
 // statements (comma-ok rewrites each statement of the unit).
-var Pipeline = []Pass{renameMain, checkEmbeddedCompiled, assertAny, checkTypeIdentity, checkInterfaceAssertions, bindTypeSwitch, guardAssertions, wrapInterfaces, wrapFmtArgs, wrapErrors, hoistMethodValues, reorderDefines, parenthesizeTuples, zeroNamedResults, funcScope, redeclareViaTemps, commaOK}
+var Pipeline = []Pass{renameMain, checkEmbeddedCompiled, assertAny, bindSwitchTag, checkTypeIdentity, checkInterfaceAssertions, bindTypeSwitch, guardAssertions, wrapInterfaces, wrapFmtArgs, wrapErrors, hoistMethodValues, reorderDefines, parenthesizeTuples, zeroNamedResults, funcScope, redeclareViaTemps, commaOK}
 
 // Run rewrites the units of a cell in place with the passes of Pipeline, in order. It
 // returns the first error of a pass, whose message starts with the interpreter's position

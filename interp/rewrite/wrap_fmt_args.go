@@ -41,7 +41,32 @@ import (
 // String or Error (Go calls it through the pointer, with the same result) and the pointer
 // otherwise. It does not help a pointer held in a variable (p of type *T), a pointer operand
 // of Errorf, a value held in a variable of type any, or a value nested in a struct, slice or
-// map: fmt prints those by their fields. The name fmt must name the compiled package "fmt" in the cell
+// map: fmt prints those by their fields.
+//
+// A value of a struct type of the session that gets the method fmt calls (Format, Error or
+// String) from an embedded compiled type (type Dur struct{ time.Duration; n int }, whose
+// values the interpreter hands to compiled code without the promoted methods) is printed by
+// its fields even when wrapped, so the pass passes fmt that embedded field instead, which
+// has the method and prints as Go prints the value:
+//
+//	fmt.Println(d, &b)
+//
+// runs as
+//
+//	fmt.Println(_gosbiFmtArg((d).Duration), _gosbiFmtArg(&(&b).Buffer))
+//
+// for type B struct{ bytes.Buffer }, whose String *B gets. It does so, whatever the session's
+// other methods, for an operand whose type the unit shows (a variable, parameter, composite
+// literal, field or result of a declared type, &v, &T{} and a pointer variable), and
+// for the verbs for which fmt calls the method (all but %T and %p for Format; not %w, whose
+// error Errorf would wrap in place of the value). It leaves a type that declares the method in
+// a cell or has a field of its name, one whose promoted methods come from two fields
+// (String from one, Error from the other), and a field of a string type among the operands of
+// Print, Sprint and Fprint, which fmt spaces by their kinds. A pointer variable goes through
+// a function literal that gives fmt a nil pointer as it is (Go prints <nil>); a nil embedded
+// pointer on the way to the field fails the cell where Go prints fmt's %!v(PANIC=…).
+//
+// The name fmt must name the compiled package "fmt" in the cell
 // (Env.PackagePath), not a package or variable of the user's, and not be shadowed where the
 // call stands by a parameter or local variable of the unit.
 //
@@ -50,7 +75,14 @@ var wrapFmtArgs = Pass{
 	Name:  "wrap-fmt-args",
 	Issue: "no upstream issue found",
 	Rewrite: func(env Env, u Unit) (string, error) {
-		if u.Kind == Import || env.PackagePath == nil || env.PrintMethods == nil {
+		if u.Kind == Import || env.PackagePath == nil {
+			return u.Text, nil
+		}
+		if env.types != nil && len(env.types().specs) > 0 {
+			tt := env.types()
+			u.Text = repeat(u, func(p *parsed) (string, bool) { return p.promoteFmtArg(env, tt.with(env, p)) })
+		}
+		if env.PrintMethods == nil {
 			return u.Text, nil
 		}
 		value, pointer := env.PrintMethods()
@@ -166,10 +198,30 @@ func pkgFuncName(env Env, call *ast.CallExpr, path string) (string, bool) {
 // precision, a verb), whether fmt calls the operand's Error or String method for it: for %v
 // and %+v, %s, %q, %x and %X, and for %w in Errorf, and not for %#v, %#w, a width, a precision,
 // any other verb, or an extra operand (its value in %!(EXTRA …) is printed by a method too,
-// but wrapped it would print the wrapper's type). It follows fmt's parsing of a format; it
-// returns false when the format is no string literal, or has an explicit argument index
-// such as %[2]v, which it does not follow.
+// but wrapped it would print the wrapper's type). It returns false where formatVerbs does.
 func methodOperands(format ast.Expr, errorf, wOnly bool) ([]bool, bool) {
+	verbs, ok := formatVerbs(format)
+	if !ok {
+		return nil, false
+	}
+	ops := make([]bool, len(verbs))
+	for i, v := range verbs {
+		ops[i] = v.verb != '*' && methodVerb(v.verb, v.sharp, errorf) && (!wOnly || v.verb == 'w')
+	}
+	return ops, true
+}
+
+// operandVerb is what a format does with one operand: its verb and whether it has the flag #,
+// or '*' for a width or precision.
+type operandVerb struct {
+	verb  rune
+	sharp bool
+}
+
+// formatVerbs returns what the format does with each operand that it consumes, in order. It
+// follows fmt's parsing of a format; it returns false when the format is no string literal,
+// or has an explicit argument index such as %[2]v, which it does not follow.
+func formatVerbs(format ast.Expr) ([]operandVerb, bool) {
 	lit, ok := ast.Unparen(format).(*ast.BasicLit)
 	if !ok || lit.Kind != token.STRING {
 		return nil, false
@@ -178,13 +230,13 @@ func methodOperands(format ast.Expr, errorf, wOnly bool) ([]bool, bool) {
 	if err != nil {
 		return nil, false
 	}
-	var ops []bool
+	var ops []operandVerb
 	for i := 0; i < len(f); {
 		if f[i] != '%' {
 			i++
 			continue
 		}
-		if i, ops, ok = verbOperands(f, i+1, ops, errorf, wOnly); !ok {
+		if i, ops, ok = verbOperands(f, i+1, ops); !ok {
 			return nil, false
 		}
 	}
@@ -194,7 +246,7 @@ func methodOperands(format ast.Expr, errorf, wOnly bool) ([]bool, bool) {
 // verbOperands follows the verb whose flags start at f[i], as fmt does, and adds the operands
 // that it consumes to ops. It returns the index after the verb, and false at an explicit
 // argument index.
-func verbOperands(f string, i int, ops []bool, errorf, wOnly bool) (int, []bool, bool) {
+func verbOperands(f string, i int, ops []operandVerb) (int, []operandVerb, bool) {
 	sharp := false
 	for ; i < len(f) && strings.IndexByte("#0+- ", f[i]) >= 0; i++ {
 		sharp = sharp || f[i] == '#'
@@ -219,17 +271,17 @@ func verbOperands(f string, i int, ops []bool, errorf, wOnly bool) (int, []bool,
 	case '%':
 		return i + size, ops, true
 	}
-	return i + size, append(ops, methodVerb(verb, sharp, errorf) && (!wOnly || verb == 'w')), true
+	return i + size, append(ops, operandVerb{verb, sharp}), true
 }
 
 // index reports whether an explicit argument index starts at f[i].
 func index(f string, i int) bool { return i < len(f) && f[i] == '[' }
 
 // widthOrPrecision skips the width or precision of a verb that starts at f[i], adding an
-// operand that no method prints when it is *.
-func widthOrPrecision(f string, i int, ops []bool) (int, []bool) {
+// operand for it when it is *.
+func widthOrPrecision(f string, i int, ops []operandVerb) (int, []operandVerb) {
 	if i < len(f) && f[i] == '*' {
-		return i + 1, append(ops, false)
+		return i + 1, append(ops, operandVerb{verb: '*'})
 	}
 	for i < len(f) && '0' <= f[i] && f[i] <= '9' {
 		i++

@@ -1,0 +1,273 @@
+package rewrite
+
+import (
+	"fmt"
+	"go/ast"
+	"reflect"
+	"slices"
+	"strings"
+)
+
+// printMethods are the methods of an operand that fmt calls for %v, %s, %q, %x and %X, in the
+// order it looks for them.
+var printMethods = []string{"Format", "Error", "String"}
+
+// promoted is where a method of a struct type of the session is promoted from: the path of
+// embedded fields to a compiled type that has it, and whether the method is reached through
+// a pointer (an embedded pointer on the path, or a pointer to the struct), which gives it the
+// methods of the compiled type's pointer type.
+type promoted struct {
+	path      []string
+	field     reflect.Type // the type of the last field of path
+	pointer   bool
+	blocked   bool // the name is a method declared in a cell, a field, or ambiguous
+	ambiguous bool // two of the name at the shallowest depth, which Go promotes neither of
+}
+
+// embedLevel is one struct type met at a depth of the walk of promotedPrint.
+type embedLevel struct {
+	typ     ast.Expr // the type of the field (or the struct type itself at depth 0)
+	path    []string
+	pointer bool
+}
+
+// promotedPrint returns the embedded field of the session's struct type t (a type name, or a
+// pointer to one when pointer) whose compiled type gives t the method that fmt calls for
+// %v (Format, Error or String, by Go's rules of promotion), with the method's name, and false
+// when t has none, when a cell declares it (the other parts of wrap-fmt-args see to it), a
+// field of that name hides it, or when the methods of that
+// field that fmt looks for are not all the ones t gets (String from one field, Error from
+// another), which passing the field to fmt would not print alike.
+func (tt *typeTable) promotedPrint(t ast.Expr, pointer bool) (promoted, string, bool) {
+	found := map[string]promoted{}
+	level := []embedLevel{{typ: t, pointer: pointer}}
+	for depth := 0; len(level) > 0 && depth < maxTypeDepth; depth++ {
+		at := map[string][]promoted{}
+		var next []embedLevel
+		for _, l := range level {
+			next = append(next, tt.promotedAt(l, at)...)
+		}
+		for name, ps := range at {
+			if _, done := found[name]; done {
+				continue
+			}
+			if len(ps) > 1 {
+				found[name] = promoted{blocked: true, ambiguous: true}
+			} else {
+				found[name] = ps[0]
+			}
+		}
+		level = next
+	}
+	for _, name := range printMethods {
+		p, ok := found[name]
+		switch {
+		case !ok || p.ambiguous: // Go promotes neither of two at one depth
+			continue
+		case p.blocked:
+			return promoted{}, "", false
+		}
+		return p, name, p.consistent(found)
+	}
+	return promoted{}, "", false
+}
+
+// consistent reports whether each method that fmt looks for which p's field has is the one
+// that the struct type gets from it.
+func (p promoted) consistent(found map[string]promoted) bool {
+	for _, name := range printMethods {
+		if _, ok := p.methods().MethodByName(name); ok {
+			q := found[name]
+			if q.blocked || !slices.Equal(q.path, p.path) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// methods returns the type whose methods the struct type gets from p's field.
+func (p promoted) methods() reflect.Type {
+	if p.pointer && p.field.Kind() != reflect.Pointer {
+		return reflect.PointerTo(p.field)
+	}
+	return p.field
+}
+
+// promotedAt records in at the print methods and fields of the names of printMethods that
+// the type of l has at its depth, and returns the embedded fields of a struct type of the
+// session, one depth down.
+func (tt *typeTable) promotedAt(l embedLevel, at map[string][]promoted) []embedLevel {
+	e, pointer := l.typ, l.pointer
+	if s, ok := e.(*ast.StarExpr); ok {
+		e, pointer = s.X, true
+	}
+	switch e := e.(type) {
+	case *ast.SelectorExpr:
+		c := tt.compiledType(e)
+		if c == nil || c.Kind() == reflect.Interface {
+			return nil
+		}
+		p := promoted{path: l.path, field: tt.compiledType(e), pointer: pointer}
+		if _, ok := l.typ.(*ast.StarExpr); ok {
+			p.field = reflect.PointerTo(c)
+		}
+		for _, name := range printMethods {
+			if _, ok := p.methods().MethodByName(name); ok {
+				at[name] = append(at[name], p)
+			}
+		}
+		return nil
+	case *ast.Ident:
+		ts := tt.specs[e.Name]
+		if ts == nil || ts.TypeParams != nil {
+			return nil
+		}
+		for _, name := range printMethods {
+			if tt.env.DeclaresMethod != nil && tt.env.DeclaresMethod(e.Name, name) {
+				at[name] = append(at[name], promoted{blocked: true})
+			}
+		}
+		st, ok := ts.Type.(*ast.StructType)
+		if !ok {
+			return nil
+		}
+		return tt.embeddedFields(st, l, pointer, at)
+	}
+	return nil
+}
+
+// embeddedFields records in at the fields of st whose names are those of printMethods, and
+// returns its embedded fields, one depth down.
+func (tt *typeTable) embeddedFields(st *ast.StructType, l embedLevel, pointer bool, at map[string][]promoted) []embedLevel {
+	var next []embedLevel
+	for _, f := range st.Fields.List {
+		names := []string{embeddedName(f.Type)}
+		if len(f.Names) > 0 {
+			names = names[:0]
+			for _, n := range f.Names {
+				names = append(names, n.Name)
+			}
+		} else {
+			next = append(next, embedLevel{typ: f.Type, path: append(slices.Clip(l.path), names[0]), pointer: pointer})
+		}
+		for _, n := range names {
+			if slices.Contains(printMethods, n) {
+				at[n] = append(at[n], promoted{blocked: true})
+			}
+		}
+	}
+	return next
+}
+
+// promoteFmtArg returns the unit's text with the first operand of a call of fmt's functions
+// whose type gets the method that fmt calls for it from an embedded compiled type replaced by
+// that embedded field, and false when there is none. The field goes through FmtArgName, which
+// leaves it as it is and keeps the other parts of wrap-fmt-args from wrapping it again.
+func (p *parsed) promoteFmtArg(env Env, tt *typeTable) (string, bool) {
+	var text string
+	found := false
+	ast.Inspect(p.root, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if found || !ok || call.Ellipsis.IsValid() {
+			return !found
+		}
+		name, ok := fmtFuncName(env, call)
+		if !ok {
+			return true
+		}
+		ops, verbs := fmtVerbs(name, call)
+		for i, a := range ops {
+			if !fmtOperand(a, false) {
+				continue
+			}
+			if prefix, suffix, ok := tt.promotedOperand(a, verbs[i], len(ops) > 1 && spacedFuncs[name]); ok {
+				text, found = p.replace(a, prefix, suffix), true
+				return false
+			}
+		}
+		return true
+	})
+	return text, found
+}
+
+// spacedFuncs are the print functions that put a space between operands when neither is a
+// string.
+var spacedFuncs = map[string]bool{"Print": true, "Sprint": true, "Fprint": true}
+
+// fmtVerbs returns the operands of a call of fmt's function name and the verb that fmt
+// prints each by (v for the print functions); a call with a format that formatVerbs does not
+// follow has none.
+func fmtVerbs(name string, call *ast.CallExpr) ([]ast.Expr, []operandVerb) {
+	if skip, ok := printFuncs[name]; ok && len(call.Args) > skip {
+		ops := call.Args[skip:]
+		verbs := make([]operandVerb, len(ops))
+		for i := range verbs {
+			verbs[i] = operandVerb{verb: 'v'}
+		}
+		return ops, verbs
+	}
+	at, ok := formatFuncs[name]
+	if !ok || len(call.Args) <= at {
+		return nil, nil
+	}
+	verbs, ok := formatVerbs(call.Args[at])
+	if !ok {
+		return nil, nil
+	}
+	ops := call.Args[at+1:]
+	return ops[:min(len(ops), len(verbs))], verbs[:min(len(ops), len(verbs))]
+}
+
+// promotedOperand returns the text to put around the operand a of a fmt function, printed
+// by the verb v, that makes it the embedded field whose method fmt calls for it, and false
+// when a's type is none the unit shows (a value of a struct type of the session, or a pointer
+// to one) or fmt calls no method of such a field for v. For %w, whose error Errorf wraps, it
+// gives none: the field would be wrapped in place of the value. Between operands of Print,
+// Sprint or Fprint, which fmt separates by a space unless one is a string, a field of a
+// string type is left.
+func (tt *typeTable) promotedOperand(a ast.Expr, v operandVerb, spaced bool) (prefix, suffix string, ok bool) {
+	t, pointer := tt.operandType(a)
+	id, ok := t.(*ast.Ident)
+	if !ok || tt.specs[id.Name] == nil || tt.spec(id) != tt.specs[id.Name] || v.verb == 'w' || v.verb == '*' {
+		return "", "", false
+	}
+	pr, method, ok := tt.promotedPrint(id, pointer)
+	switch {
+	case !ok:
+		return "", "", false
+	case method == "Format":
+		ok = v.verb != 'T' && v.verb != 'p'
+	default:
+		ok = methodVerb(v.verb, v.sharp, false)
+	}
+	if !ok || spaced && pr.field.Kind() == reflect.String {
+		return "", "", false
+	}
+	field := "." + strings.Join(pr.path, ".")
+	amp := ""
+	if pr.methods() != pr.field {
+		amp = "&" // the pointer methods of an embedded value, which a pointer reaches
+	}
+	if pointer && !addressOf(a) {
+		// A nil pointer prints as <nil>, as in Go, where its field would fail the cell.
+		p := "_gosbiP"
+		return fmt.Sprintf("%s(func(%s *%s) any { if %s == nil { return %s }; return %s%s%s }(", FmtArgName, p, id.Name, p, p,
+			amp, p, field), "))", true
+	}
+	return FmtArgName + "(" + amp + "(", ")" + field + ")", true
+}
+
+// operandType returns the type of an operand as the unit shows it, with a pointer to a type
+// given as the type and true.
+func (tt *typeTable) operandType(a ast.Expr) (ast.Expr, bool) {
+	x := ast.Unparen(a)
+	if u, ok := x.(*ast.UnaryExpr); ok && addressOf(u) {
+		return tt.staticType(u.X, 0), true
+	}
+	t := tt.staticType(x, 0)
+	if s, ok := t.(*ast.StarExpr); ok {
+		return s.X, true
+	}
+	return t, false
+}
