@@ -14,10 +14,10 @@ import (
 // apart (type T1 struct{ A int } and type T2 struct{ A int }, type A int and int): any(T1{}) ==
 // any(T2{}) is true, and a T2 key finds a T1's entry of a map[any]int, where Go says no. No
 // check at run time can tell such values apart, so the pass fails a cell where a comparison
-// (== or !=) or a key of a map of interface keys (an index, a key of a map literal) may
-// compare an interface value with a value of such a type: only in a session whose types hold
-// such a pair. It follows the static types that the cell writes (conversions, composite
-// literals, the declared types of variables, parameters and results, fields, elements, the
+// (== or !=) or a key of a map of interface keys (an index, a key of a map literal, the key of
+// delete) may compare an interface value with a value of such a type: only in a session whose
+// types hold such a pair. It follows the static types that the cell writes (conversions,
+// composite literals, make and new, the declared types of variables, parameters and results, fields, elements, the
 // session's variables and functions by Env.Definition) and leaves an operand whose type it
 // cannot find (a function of a compiled package, a method): such a comparison is not checked.
 
@@ -62,10 +62,25 @@ func (p *parsed) checkComparisons(tt *typeTable, pairs []ambiguousPair) error {
 			if _, ok := tt.mapKey(n.Type); ok {
 				err = p.checkKeys(tt, n)
 			}
+		case *ast.CallExpr:
+			if m, k, ok := tt.deleted(n); ok {
+				err = p.checkOperands(tt, pairs, n, m, k)
+			}
 		}
 		return err == nil
 	})
 	return err
+}
+
+// deleted returns the key type of the map of interface keys and the key of a call of the
+// predeclared delete, false for another call.
+func (tt *typeTable) deleted(call *ast.CallExpr) (key, k ast.Expr, ok bool) {
+	id, isIdent := call.Fun.(*ast.Ident)
+	if !isIdent || id.Obj != nil || id.Name != "delete" || len(call.Args) != 2 || tt.defined(id.Name) {
+		return nil, nil, false
+	}
+	key, ok = tt.mapKey(tt.staticType(call.Args[0], 0))
+	return key, call.Args[1], ok
 }
 
 // checkKeys checks the keys of a literal of a map of interface keys against each other: two
@@ -167,6 +182,8 @@ func (p *parsed) comparisonError(n ast.Node, k, z typeKey) error {
 		what = "the comparison"
 	case *ast.IndexExpr:
 		what = "the index of a map of interface keys"
+	case *ast.CallExpr:
+		what = "the key deleted from a map of interface keys by"
 	}
 	return fmt.Errorf("%s: %s %s cannot tell %s from %s: the interpreter knows a type declared in a cell only as "+
 		"the type it is declared as, without its name (%s), so comparing interface values (or keys of a map of interface keys) "+
@@ -203,6 +220,9 @@ func (tt *typeTable) staticType(e ast.Expr, depth int) ast.Expr {
 		if tt.isType(e.Fun) {
 			return e.Fun
 		}
+		if t := tt.builtinType(e); t != nil {
+			return t
+		}
 		if ft, ok := tt.underlying(tt.staticType(e.Fun, depth+1)).(*ast.FuncType); ok && ft.Results != nil &&
 			len(ft.Results.List) == 1 && len(ft.Results.List[0].Names) <= 1 {
 			return ft.Results.List[0].Type
@@ -224,6 +244,33 @@ func (tt *typeTable) staticType(e ast.Expr, depth int) ast.Expr {
 		return tt.fieldType(tt.staticType(e.X, depth+1), e.Sel.Name)
 	}
 	return nil
+}
+
+// builtinType returns the type of a call of the predeclared make or new: its first argument, or
+// a pointer to it; nil for another call, or where the unit, the cell or the session defines
+// the name.
+func (tt *typeTable) builtinType(call *ast.CallExpr) ast.Expr {
+	id, ok := call.Fun.(*ast.Ident)
+	if !ok || id.Obj != nil || len(call.Args) == 0 || (id.Name != "make" && id.Name != "new") || tt.defined(id.Name) {
+		return nil
+	}
+	if id.Name == "new" {
+		return &ast.StarExpr{X: call.Args[0]}
+	}
+	return call.Args[0]
+}
+
+// defined reports whether the cell or the session defines name: a type, a variable or a
+// function that shadows a predeclared one.
+func (tt *typeTable) defined(name string) bool {
+	if _, ok := tt.cellDefs[name]; ok || tt.specs[name] != nil {
+		return true
+	}
+	if tt.env.Definition == nil {
+		return false
+	}
+	typ, value := tt.env.Definition(name)
+	return typ != "" || value != ""
 }
 
 // identType returns the type of a variable, parameter or function named by id: one the unit

@@ -48,6 +48,15 @@ func TestCheckComparisons(t *testing.T) {
 		{"error, types without methods", structs, "var err, e2 error\n_ = err == e2", ""},
 		{"map literal of one type", structs, "_ = map[any]int{T1{}: 1, T1{A: 2}: 2}", ""},
 		{"no two types alike", "type T struct{ A int }\ntype U struct{ B int }", "var x any\n_ = x == T{}", ""},
+		{"made map", structs, "m := make(map[any]int)\n_ = m[T1{}]", "the index of a map of interface keys"},
+		{"made map of a session type", structs + "\ntype M map[any]int", "m := make(M, 1)\n_ = m[T2{}]", "the index of a map"},
+		{"made map of ints", structs, "m := make(map[int]int)\n_ = m[1]", ""},
+		{"new interface", structs, "p := new(any)\n_ = *p == T2{}", "the comparison *p == T2{} cannot tell"},
+		{"new struct", structs, "p := new(T1)\n_ = *p == T1{}", ""},
+		{"delete", structs, "m := map[any]int{}\ndelete(m, T2{})", "the key deleted from a map of interface keys"},
+		{"delete from a map of ints", structs, "m := map[int]int{}\ndelete(m, 1)", ""},
+		{"variable named new", structs, "var new func(x any) any\n_ = new(T1{}) == T2{}", "the comparison new(T1{}) == T2{} cannot tell"},
+		{"function named make", structs, "func make(x any) any { return x }\nfunc f() bool { return make(T1{}) == T2{} }", "cannot tell"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			e := env
@@ -64,5 +73,30 @@ func TestCheckComparisons(t *testing.T) {
 				t.Errorf("%q: error %v, want one with %q", c.unit, err, c.err)
 			}
 		})
+	}
+}
+
+// TestCheckComparisonsShadowedBuiltins runs check-type-identity on calls of make, new and
+// delete where the session defines a function of that name: the call is the session's
+// function, whose declared type the pass follows, not the predeclared one.
+func TestCheckComparisonsShadowedBuiltins(t *testing.T) {
+	defs := map[string]string{"make": "func(x any) any", "new": "func(x any) any", "delete": "func(m, k any)"}
+	env := Env{
+		PackagePath: func(name string) string { return "" },
+		TypeDecls:   func() []string { return []string{"type T1 struct{ A int }\ntype T2 struct{ A int }"} },
+		Definition:  func(name string) (string, string) { return defs[name], "" },
+	}
+	for _, c := range []struct{ unit, err string }{
+		{"_ = new(T1{}) == T2{}", "the comparison new(T1{}) == T2{} cannot tell"},
+		{"_ = make(T1{}) == T2{}", "the comparison make(T1{}) == T2{} cannot tell"},
+		{"m := map[any]int{}\ndelete(m, T2{})", ""},
+	} {
+		err := Run(env, []Unit{{Kind: Stmt, Text: c.unit, Line: 1, Col: 1}})
+		switch {
+		case c.err == "" && err != nil:
+			t.Errorf("%q: %v", c.unit, err)
+		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
+			t.Errorf("%q: error %v, want one with %q", c.unit, err, c.err)
+		}
 	}
 }
