@@ -7,6 +7,7 @@ import (
 	"go/token"
 	"go/types"
 	"reflect"
+	"strings"
 )
 
 // The comparisons of check-type-identity. The interpreter compares two interface values by
@@ -185,12 +186,43 @@ func (p *parsed) comparisonError(n ast.Node, k, z typeKey) error {
 	case *ast.CallExpr:
 		what = "the key deleted from a map of interface keys by"
 	}
+	example := ""
+	if x, y := zeroValue(k), zeroValue(z); x != "" && y != "" {
+		example = fmt.Sprintf(" (any(%s) == any(%s) is true, where Go says false)", x, y)
+	}
 	return fmt.Errorf("%s: %s %s cannot tell %s from %s: the interpreter knows a type declared in a cell only as "+
 		"the type it is declared as, without its name (%s), so comparing interface values (or keys of a map of interface keys) "+
-		"that hold them takes a value of %s for one of %s of the same contents, without a word (any(%s{}) == any(%s{}) is true, "+
-		"where Go says false). Declare the types of the session so that they differ in their fields (a struct with a field "+
+		"that hold them takes a value of %s for one of %s of the same contents, without a word%s. "+
+		"Declare the types of the session so that they differ in their fields (a struct with a field "+
 		"of its own for type A int), or compare values of the types themselves, not held in interfaces",
-		p.fset.Position(n.Pos()), what, p.src(n), k.name, z.name, k.declared(z), k.name, z.name, k.name, z.name)
+		p.fset.Position(n.Pos()), what, p.src(n), k.name, z.name, k.declared(z), k.name, z.name, example)
+}
+
+// zeroValue returns an expression of the zero value of the type k for the example of
+// comparisonError: a composite literal of a struct or an array type, a conversion of a
+// constant to a type of a basic kind; "" for another type, whose values an example could not
+// compare (a slice) or write simply (a pointer).
+func zeroValue(k typeKey) string {
+	switch {
+	case strings.HasPrefix(k.rep, "struct{") || strings.HasPrefix(k.rep, "[") && !strings.HasPrefix(k.rep, "[]"):
+		return k.name + "{}"
+	case !k.named || strings.HasPrefix(k.name, "*") || strings.HasPrefix(k.name, "["):
+		return ""
+	case k.under == "bool":
+		return k.name + "(false)"
+	case k.under == "string":
+		return k.name + `("")`
+	case basicNumbers[k.under]:
+		return k.name + "(0)"
+	}
+	return ""
+}
+
+// basicNumbers are the representations of the numeric kinds of types.
+var basicNumbers = map[string]bool{
+	"int": true, "int8": true, "int16": true, "int32": true, "int64": true, "uint": true, "uint8": true,
+	"uint16": true, "uint32": true, "uint64": true, "uintptr": true, "float32": true, "float64": true,
+	"complex64": true, "complex128": true,
 }
 
 // isNil reports whether e is the predeclared nil.

@@ -100,3 +100,28 @@ func TestCheckComparisonsShadowedBuiltins(t *testing.T) {
 		}
 	}
 }
+
+// TestComparisonErrorExample checks the example of the error for a comparison: it is valid Go
+// for the pair of types it names (a composite literal for structs, a conversion of a constant
+// for a named basic type), and is left out where neither fits (a slice, whose values do not
+// compare).
+func TestComparisonErrorExample(t *testing.T) {
+	for _, c := range []struct{ session, unit, want string }{
+		{"type T1 struct{ A int }\ntype T2 struct{ A int }", "_ = any(T1{}) == any(T2{})", "(any(T1{}) == any(T2{}) is true, where Go says false)"},
+		{"type A int", "_ = A(1)\nvar x any\n_ = x == 1", "(any(int(0)) == any(A(0)) is true, where Go says false)"},
+		{"type L string\ntype M string", "var x any\n_ = x == L(\"a\")", "(any(L(\"\")) == any(M(\"\")) is true, where Go says false)"},
+		{"type F bool", "_ = F(true)\nvar x any\n_ = x == true", "(any(F(false)) == any(bool(false)) is true, where Go says false)"},
+		{"type V []float64", "var a, b any\n_ = V{}\n_ = a == b", ""},
+	} {
+		env := Env{TypeDecls: func() []string { return []string{c.session} }}
+		err := Run(env, []Unit{{Kind: Stmt, Text: c.unit, Line: 1, Col: 1}})
+		switch {
+		case err == nil:
+			t.Errorf("%q: no error, want one", c.unit)
+		case c.want != "" && !strings.Contains(err.Error(), c.want):
+			t.Errorf("%q: error %v, want one with %q", c.unit, err, c.want)
+		case c.want == "" && strings.Contains(err.Error(), "where Go says"):
+			t.Errorf("%q: error %v, want one without an example", c.unit, err)
+		}
+	}
+}
