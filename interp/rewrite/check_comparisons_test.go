@@ -46,6 +46,7 @@ func TestCheckComparisons(t *testing.T) {
 		{"same type", structs, "_ = T1{} == T1{}", ""},
 		{"compiled value", structs, "var err error\n_ = err == io.EOF", ""},
 		{"error, types without methods", structs, "var err, e2 error\n_ = err == e2", ""},
+		{"literal of a named map type", structs + "\ntype M map[any]int", "_ = M{T1{}: 1, T2{}: 2}", "the key of a map of interface keys"},
 		{"map literal of one type", structs, "_ = map[any]int{T1{}: 1, T1{A: 2}: 2}", ""},
 		{"no two types alike", "type T struct{ A int }\ntype U struct{ B int }", "var x any\n_ = x == T{}", ""},
 		{"made map", structs, "m := make(map[any]int)\n_ = m[T1{}]", "the index of a map of interface keys"},

@@ -86,3 +86,36 @@ func TestCheckTypeIdentity(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckTypeIdentitySkipsUnits runs the passes on cells in a session with two types the
+// interpreter cannot tell apart: check-type-identity builds the table of the session's types
+// (and looks for pairs of them) only for a unit that may assert (.() or compare (==, !=, an
+// index, delete), not for every unit of every cell.
+func TestCheckTypeIdentitySkipsUnits(t *testing.T) {
+	for _, c := range []struct {
+		unit  string
+		table bool
+	}{
+		{"x := 1\ny := f(x)", false},
+		{"s := fmt.Sprint(a, b)", false},
+		{"_ = a == b", true},
+		{"_ = a != b", true},
+		{"_ = m[k]", true},
+		{"delete(m, k)", true},
+		{"_ = M{k: 1}", true},
+		{"x := T1{}", false},
+		{"_, ok := x.(int)", true},
+	} {
+		built := false
+		env := Env{TypeDecls: func() []string {
+			built = true
+			return []string{"type T1 struct{ A int }\ntype T2 struct{ A int }"}
+		}}
+		if err := Run(env, []Unit{{Kind: Stmt, Text: c.unit, Line: 1, Col: 1}}); err != nil {
+			t.Errorf("%q: %v", c.unit, err)
+		}
+		if built != c.table {
+			t.Errorf("%q: the table of types was built: %v, want %v", c.unit, built, c.table)
+		}
+	}
+}
