@@ -101,9 +101,9 @@ func (p *parsed) checkKeys(tt *typeTable, lit *ast.CompositeLit) error {
 		if !ok {
 			continue
 		}
-		k.name = p.typeName(t)
+		k.name = types.ExprString(t)
 		for _, c := range keys {
-			if c.id != k.id && c.rep == k.rep {
+			if k.takenFor(c, false) {
 				return p.comparisonError(kv.Key, k, c)
 			}
 		}
@@ -147,7 +147,7 @@ func (p *parsed) checkOperands(tt *typeTable, pairs []ambiguousPair, n ast.Node,
 	if !ok {
 		return nil
 	}
-	k.name = p.typeName(t)
+	k.name = types.ExprString(t)
 	if z, ok := tt.confused(k, false); ok && tt.holds(k, methods) && tt.holds(z, methods) {
 		return p.comparisonError(n, k, z)
 	}
@@ -170,10 +170,6 @@ func (tt *typeTable) compiledValue(e ast.Expr) bool {
 func (tt *typeTable) holds(k typeKey, methods bool) bool {
 	return !methods || k.session && tt.env.HasMethods != nil && tt.env.HasMethods(k.name)
 }
-
-// typeName returns how the cell writes the type t, which may come from the source of a
-// session's declaration.
-func (p *parsed) typeName(t ast.Expr) string { return types.ExprString(t) }
 
 // comparisonError is the error for a comparison that cannot tell the type k from z.
 func (p *parsed) comparisonError(n ast.Node, k, z typeKey) error {
@@ -234,6 +230,10 @@ func isNil(e ast.Expr) bool {
 // maxTypeDepth bounds the steps of staticType, against definitions that name each other.
 const maxTypeDepth = 16
 
+// defaultTypes are the default types of untyped constants, by the kind of their literal.
+var defaultTypes = map[token.Token]string{token.INT: "int", token.FLOAT: "float64", token.IMAG: "complex128",
+	token.CHAR: "rune", token.STRING: "string"}
+
 // staticType returns the type of the expression e as a type expression, nil when it cannot
 // find it: an untyped constant has its default type.
 func (tt *typeTable) staticType(e ast.Expr, depth int) ast.Expr {
@@ -244,8 +244,7 @@ func (tt *typeTable) staticType(e ast.Expr, depth int) ast.Expr {
 	case *ast.ParenExpr:
 		return tt.staticType(e.X, depth+1)
 	case *ast.BasicLit:
-		return &ast.Ident{Name: map[token.Token]string{token.INT: "int", token.FLOAT: "float64", token.IMAG: "complex128",
-			token.CHAR: "rune", token.STRING: "string"}[e.Kind]}
+		return &ast.Ident{Name: defaultTypes[e.Kind]}
 	case *ast.CompositeLit:
 		return e.Type
 	case *ast.CallExpr:

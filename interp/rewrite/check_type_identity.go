@@ -119,7 +119,7 @@ func (p *parsed) checkSwitch(tt *typeTable, n *ast.TypeSwitchStmt) error {
 			}
 			k.name = p.src(e)
 			for _, c := range cases {
-				if c.id != k.id && c.rep == k.rep {
+				if k.takenFor(c, false) {
 					return p.identityError(e.Pos(), "the type switch", k, c)
 				}
 			}
