@@ -424,8 +424,9 @@ func (tt *typeTable) fieldType(t ast.Expr, name string) ast.Expr {
 	return nil
 }
 
-// underlying returns the type literal that the type t is declared as, following the session's
-// type names; t itself for another type, nil for nil.
+// underlying returns the type literal that the type t is declared as, following the names of
+// the session's types and of the unit's local types (tt.spec, which leaves a type parameter
+// of the same name as a session's type); t itself for another type, nil for nil.
 func (tt *typeTable) underlying(t ast.Expr) ast.Expr {
 	for range maxTypeDepth {
 		switch e := t.(type) {
@@ -433,7 +434,7 @@ func (tt *typeTable) underlying(t ast.Expr) ast.Expr {
 			t = e.X
 			continue
 		case *ast.Ident:
-			if ts := tt.specs[e.Name]; ts != nil && ts.TypeParams == nil {
+			if ts := tt.spec(e); ts != nil && ts.TypeParams == nil {
 				t = ts.Type
 				continue
 			}

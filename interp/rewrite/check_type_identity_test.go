@@ -51,6 +51,7 @@ func TestCheckTypeIdentity(t *testing.T) {
 		{"interface", "type T1 struct{ A int }\ntype T2 struct{ A int }", "_, ok := x.(interface{ M() })", ""},
 		{"generic", "type B[T any] struct{ v T }\ntype C struct{ v int }", "_, ok := x.(B[int])", ""},
 		{"unrelated", "type A int", "_, ok := x.(float64)", ""},
+		{"type parameter named like a session type", "type T struct{ A int }\ntype T2 struct{ A int }", "func f[T any](x any) bool {\n\t_, ok := x.(T)\n\treturn ok\n}", ""},
 		{"local type shadows", "type T1 struct{ A int }\ntype T2 struct{ A int }", "func f(x any) bool {\n\ttype T1 struct{ B string }\n\t_, ok := x.(T1)\n\treturn ok\n}", ""},
 		{"local type like an int", "type T struct{ A int }", "func f(x any) bool {\n\ttype L int\n\t_, ok := x.(int)\n\treturn ok\n}", "cannot tell int from L"},
 		{"switch cases", "type T1 struct{ A int }", "switch x.(type) {\ncase T1, struct{ A int }:\n}", "cannot tell struct{ A int } from T1"},
