@@ -185,9 +185,9 @@
 // finds a T1's entry of a map[any]int. In a session whose types hold two it cannot tell apart
 // (T1 and T2, A and int), check-type-identity fails a comparison (== or !=) of an interface
 // value with a value of such a type or with another interface value, an index of a map of
-// interface keys by one, and a literal of such a map with keys of two such types, naming both
+// interface keys by one or a delete of such a key, and a literal of such a map with keys of two such types, naming both
 // types: compare values of the types themselves, or make the types differ. It follows the types
-// the cell writes (conversions, composite literals, declared types of variables, parameters,
+// the cell writes (conversions, composite literals, make and new, declared types of variables, parameters,
 // results, fields and elements, and the session's variables and functions): beside an operand
 // of an interface type, one of a type it cannot find (a compiled function's result) counts as
 // an interface value and a variable of a compiled package (io.EOF) as none of the session's

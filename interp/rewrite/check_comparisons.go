@@ -7,6 +7,7 @@ import (
 	"go/token"
 	"go/types"
 	"reflect"
+	"strings"
 )
 
 // The comparisons of check-type-identity. The interpreter compares two interface values by
@@ -14,10 +15,10 @@ import (
 // apart (type T1 struct{ A int } and type T2 struct{ A int }, type A int and int): any(T1{}) ==
 // any(T2{}) is true, and a T2 key finds a T1's entry of a map[any]int, where Go says no. No
 // check at run time can tell such values apart, so the pass fails a cell where a comparison
-// (== or !=) or a key of a map of interface keys (an index, a key of a map literal) may
-// compare an interface value with a value of such a type: only in a session whose types hold
-// such a pair. It follows the static types that the cell writes (conversions, composite
-// literals, the declared types of variables, parameters and results, fields, elements, the
+// (== or !=) or a key of a map of interface keys (an index, a key of a map literal, the key of
+// delete) may compare an interface value with a value of such a type: only in a session whose
+// types hold such a pair. It follows the static types that the cell writes (conversions,
+// composite literals, make and new, the declared types of variables, parameters and results, fields, elements, the
 // session's variables and functions by Env.Definition) and leaves an operand whose type it
 // cannot find (a function of a compiled package, a method): such a comparison is not checked.
 
@@ -62,10 +63,25 @@ func (p *parsed) checkComparisons(tt *typeTable, pairs []ambiguousPair) error {
 			if _, ok := tt.mapKey(n.Type); ok {
 				err = p.checkKeys(tt, n)
 			}
+		case *ast.CallExpr:
+			if m, k, ok := tt.deleted(n); ok {
+				err = p.checkOperands(tt, pairs, n, m, k)
+			}
 		}
 		return err == nil
 	})
 	return err
+}
+
+// deleted returns the key type of the map of interface keys and the key of a call of the
+// predeclared delete, false for another call.
+func (tt *typeTable) deleted(call *ast.CallExpr) (key, k ast.Expr, ok bool) {
+	id, isIdent := call.Fun.(*ast.Ident)
+	if !isIdent || id.Obj != nil || id.Name != "delete" || len(call.Args) != 2 || tt.defined(id.Name) {
+		return nil, nil, false
+	}
+	key, ok = tt.mapKey(tt.staticType(call.Args[0], 0))
+	return key, call.Args[1], ok
 }
 
 // checkKeys checks the keys of a literal of a map of interface keys against each other: two
@@ -85,9 +101,9 @@ func (p *parsed) checkKeys(tt *typeTable, lit *ast.CompositeLit) error {
 		if !ok {
 			continue
 		}
-		k.name = p.typeName(t)
+		k.name = types.ExprString(t)
 		for _, c := range keys {
-			if c.id != k.id && c.rep == k.rep {
+			if k.takenFor(c, false) {
 				return p.comparisonError(kv.Key, k, c)
 			}
 		}
@@ -131,7 +147,7 @@ func (p *parsed) checkOperands(tt *typeTable, pairs []ambiguousPair, n ast.Node,
 	if !ok {
 		return nil
 	}
-	k.name = p.typeName(t)
+	k.name = types.ExprString(t)
 	if z, ok := tt.confused(k, false); ok && tt.holds(k, methods) && tt.holds(z, methods) {
 		return p.comparisonError(n, k, z)
 	}
@@ -155,10 +171,6 @@ func (tt *typeTable) holds(k typeKey, methods bool) bool {
 	return !methods || k.session && tt.env.HasMethods != nil && tt.env.HasMethods(k.name)
 }
 
-// typeName returns how the cell writes the type t, which may come from the source of a
-// session's declaration.
-func (p *parsed) typeName(t ast.Expr) string { return types.ExprString(t) }
-
 // comparisonError is the error for a comparison that cannot tell the type k from z.
 func (p *parsed) comparisonError(n ast.Node, k, z typeKey) error {
 	what, src := "the key of a map of interface keys", p.src(n)
@@ -170,13 +182,46 @@ func (p *parsed) comparisonError(n ast.Node, k, z typeKey) error {
 		}
 	case *ast.IndexExpr:
 		what = "the index of a map of interface keys"
+	case *ast.CallExpr:
+		what = "the key deleted from a map of interface keys by"
+	}
+	example := ""
+	if x, y := zeroValue(k), zeroValue(z); x != "" && y != "" {
+		example = fmt.Sprintf(" (any(%s) == any(%s) is true, where Go says false)", x, y)
 	}
 	return fmt.Errorf("%s: %s %s cannot tell %s from %s: the interpreter knows a type declared in a cell only as "+
 		"the type it is declared as, without its name (%s), so comparing interface values (or keys of a map of interface keys) "+
-		"that hold them takes a value of %s for one of %s of the same contents, without a word (any(%s{}) == any(%s{}) is true, "+
-		"where Go says false). Declare the types of the session so that they differ in their fields (a struct with a field "+
+		"that hold them takes a value of %s for one of %s of the same contents, without a word%s. "+
+		"Declare the types of the session so that they differ in their fields (a struct with a field "+
 		"of its own for type A int), or compare values of the types themselves, not held in interfaces",
-		p.fset.Position(n.Pos()), what, src, k.name, z.name, k.declared(z), k.name, z.name, k.name, z.name)
+		p.fset.Position(n.Pos()), what, src, k.name, z.name, k.declared(z), k.name, z.name, example)
+}
+
+// zeroValue returns an expression of the zero value of the type k for the example of
+// comparisonError: a composite literal of a struct or an array type, a conversion of a
+// constant to a type of a basic kind; "" for another type, whose values an example could not
+// compare (a slice) or write simply (a pointer).
+func zeroValue(k typeKey) string {
+	switch {
+	case strings.HasPrefix(k.rep, "struct{") || strings.HasPrefix(k.rep, "[") && !strings.HasPrefix(k.rep, "[]"):
+		return k.name + "{}"
+	case !k.named || strings.HasPrefix(k.name, "*") || strings.HasPrefix(k.name, "["):
+		return ""
+	case k.under == "bool":
+		return k.name + "(false)"
+	case k.under == "string":
+		return k.name + `("")`
+	case basicNumbers[k.under]:
+		return k.name + "(0)"
+	}
+	return ""
+}
+
+// basicNumbers are the representations of the numeric kinds of types.
+var basicNumbers = map[string]bool{
+	"int": true, "int8": true, "int16": true, "int32": true, "int64": true, "uint": true, "uint8": true,
+	"uint16": true, "uint32": true, "uint64": true, "uintptr": true, "float32": true, "float64": true,
+	"complex64": true, "complex128": true,
 }
 
 // isNil reports whether e is the predeclared nil.
@@ -188,6 +233,10 @@ func isNil(e ast.Expr) bool {
 // maxTypeDepth bounds the steps of staticType, against definitions that name each other.
 const maxTypeDepth = 16
 
+// defaultTypes are the default types of untyped constants, by the kind of their literal.
+var defaultTypes = map[token.Token]string{token.INT: "int", token.FLOAT: "float64", token.IMAG: "complex128",
+	token.CHAR: "rune", token.STRING: "string"}
+
 // staticType returns the type of the expression e as a type expression, nil when it cannot
 // find it: an untyped constant has its default type.
 func (tt *typeTable) staticType(e ast.Expr, depth int) ast.Expr {
@@ -198,13 +247,15 @@ func (tt *typeTable) staticType(e ast.Expr, depth int) ast.Expr {
 	case *ast.ParenExpr:
 		return tt.staticType(e.X, depth+1)
 	case *ast.BasicLit:
-		return &ast.Ident{Name: map[token.Token]string{token.INT: "int", token.FLOAT: "float64", token.IMAG: "complex128",
-			token.CHAR: "rune", token.STRING: "string"}[e.Kind]}
+		return &ast.Ident{Name: defaultTypes[e.Kind]}
 	case *ast.CompositeLit:
 		return e.Type
 	case *ast.CallExpr:
 		if tt.isType(e.Fun) {
 			return e.Fun
+		}
+		if t := tt.builtinType(e); t != nil {
+			return t
 		}
 		if ft, ok := tt.underlying(tt.staticType(e.Fun, depth+1)).(*ast.FuncType); ok && ft.Results != nil &&
 			len(ft.Results.List) == 1 && len(ft.Results.List[0].Names) <= 1 {
@@ -231,6 +282,33 @@ func (tt *typeTable) staticType(e ast.Expr, depth int) ast.Expr {
 		return tt.fieldType(tt.staticType(e.X, depth+1), e.Sel.Name)
 	}
 	return nil
+}
+
+// builtinType returns the type of a call of the predeclared make or new: its first argument, or
+// a pointer to it; nil for another call, or where the unit, the cell or the session defines
+// the name.
+func (tt *typeTable) builtinType(call *ast.CallExpr) ast.Expr {
+	id, ok := call.Fun.(*ast.Ident)
+	if !ok || id.Obj != nil || len(call.Args) == 0 || (id.Name != "make" && id.Name != "new") || tt.defined(id.Name) {
+		return nil
+	}
+	if id.Name == "new" {
+		return &ast.StarExpr{X: call.Args[0]}
+	}
+	return call.Args[0]
+}
+
+// defined reports whether the cell or the session defines name: a type, a variable or a
+// function that shadows a predeclared one.
+func (tt *typeTable) defined(name string) bool {
+	if _, ok := tt.cellDefs[name]; ok || tt.specs[name] != nil {
+		return true
+	}
+	if tt.env.Definition == nil {
+		return false
+	}
+	typ, value := tt.env.Definition(name)
+	return typ != "" || value != ""
 }
 
 // identType returns the type of a variable, parameter or function named by id: one the unit
@@ -353,8 +431,9 @@ func (tt *typeTable) fieldType(t ast.Expr, name string) ast.Expr {
 	return nil
 }
 
-// underlying returns the type literal that the type t is declared as, following the session's
-// type names; t itself for another type, nil for nil.
+// underlying returns the type literal that the type t is declared as, following the names of
+// the session's types and of the unit's local types (tt.spec, which leaves a type parameter
+// of the same name as a session's type); t itself for another type, nil for nil.
 func (tt *typeTable) underlying(t ast.Expr) ast.Expr {
 	for range maxTypeDepth {
 		switch e := t.(type) {
@@ -362,7 +441,7 @@ func (tt *typeTable) underlying(t ast.Expr) ast.Expr {
 			t = e.X
 			continue
 		case *ast.Ident:
-			if ts := tt.specs[e.Name]; ts != nil && ts.TypeParams == nil {
+			if ts := tt.spec(e); ts != nil && ts.TypeParams == nil {
 				t = ts.Type
 				continue
 			}

@@ -12,7 +12,7 @@ import (
 // embedded type's methods into the new type, and the pointer type to it without any.
 //
 // Where one of the copied methods is unexported (time.Time, *bytes.Buffer, time.Duration,
-// archive/tar.Header, whose methods are all unexported), StructOf copies it without its type
+// archive/tar.Header, which have unexported methods), StructOf copies it without its type
 // when the linker dropped that (as it does for an unexported method that no interface of the
 // program names), so the first look of compiled code for an interface of such a value (fmt
 // printing it, or a []Ev, a *Ev or a struct that holds one; the cell's result; log) ends the
@@ -20,7 +20,8 @@ import (
 // recover stops and which loses the session. Whether the linker kept the type depends on the
 // program, so every unexported method counts. StructOf counts the methods it copies among the
 // exported ones, so the pass tells them apart by the method count of the type StructOf makes
-// against the exported methods of the embedded type.
+// against the exported methods of the embedded type. A type that StructOf refuses to embed
+// (it panics) is refused too, with StructOf's reason.
 //
 // Where the methods are all exported (image.Point, *image.Point, sort.IntSlice) the value
 // prints and behaves as in Go, but a pointer to it (&p, a []*P, a *P in a variable of type any)
@@ -92,17 +93,23 @@ func embedsCompiledMethods(env Env, p *parsed, ts *ast.TypeSpec) error {
 	if t == nil || t.Kind() == reflect.Interface {
 		return nil
 	}
-	all, exported := copiedMethods(t, sel.Sel.Name, pointer)
-	if all == 0 {
+	all, exported, refused := copiedMethods(t, sel.Sel.Name, pointer)
+	if all == 0 && refused == "" {
 		return nil
 	}
 	typ := p.src(f.Type)
-	why := "printing it (fmt, log, the cell's result) would end the session with a fatal error of the Go runtime, " +
-		"as " + typ + " has unexported methods"
-	if all == exported {
+	var why string
+	switch {
+	case refused != "":
+		why = fmt.Sprintf("the interpreter builds the type with reflect.StructOf, and reflect.StructOf refuses to embed %s (%s)",
+			typ, refused)
+	case all == exported:
 		why = fmt.Sprintf("the interpreter gives a pointer to it none of the methods of %s, so fmt would print &v by "+
 			"its fields where Go calls the method, and a type assertion of a *%s to an interface would answer no, "+
 			"without a word", typ, ts.Name.Name)
+	default:
+		why = "printing it (fmt, log, the cell's result) would end the session with a fatal error of the Go runtime, " +
+			"as " + typ + " has unexported methods"
 	}
 	return fmt.Errorf("%s: the interpreter cannot hand a value of %s, which embeds %s as its only field, to compiled code: "+
 		"%s; name the field (type %s struct{ %s %s }) and call its methods through it",
@@ -113,12 +120,12 @@ func embedsCompiledMethods(env Env, p *parsed, ts *ast.TypeSpec) error {
 // type whose only field, of the given name, embeds t (or *t), and the number of exported
 // ones among them, which reflect shows of t: those of *t and of t for *t, which StructOf
 // copies both. StructOf counts unexported methods among the exported ones, so all exceeds
-// exported where t has some. A type that StructOf refuses counts as one with unexported
-// methods.
-func copiedMethods(t reflect.Type, name string, pointer bool) (all, exported int) {
+// exported where t has some. Where StructOf refuses the type (it panics), refused is its
+// reason.
+func copiedMethods(t reflect.Type, name string, pointer bool) (all, exported int, refused string) {
 	defer func() {
-		if recover() != nil {
-			all, exported = 1, 0
+		if r := recover(); r != nil {
+			all, exported, refused = 0, 0, fmt.Sprint(r)
 		}
 	}()
 	field, exported := t, t.NumMethod()
@@ -127,7 +134,7 @@ func copiedMethods(t reflect.Type, name string, pointer bool) (all, exported int
 		exported += field.NumMethod()
 	}
 	s := reflect.StructOf([]reflect.StructField{{Name: name, Type: field, Anonymous: true}})
-	return s.NumMethod(), exported
+	return s.NumMethod(), exported, ""
 }
 
 // fieldName returns a name for a field of the given type name that is not the type's own

@@ -1,6 +1,7 @@
 package rewrite
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -63,5 +64,30 @@ func TestCheckEmbeddedCompiledKinds(t *testing.T) {
 		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "name the field")):
 			t.Errorf("%q: %v, want an error with %q", c.decl, err, c.want)
 		}
+	}
+}
+
+// TestCheckEmbeddedCompiledRefused declares a struct that embeds a compiled type which
+// reflect.StructOf refuses to embed (a pointer to an interface, which a package could declare
+// as a named type): the error says that StructOf refused it, which is what is known, not that
+// the type has unexported methods.
+func TestCheckEmbeddedCompiledRefused(t *testing.T) {
+	env := Env{
+		IsPackage: func(name string) bool { return name == "pkg" },
+		Compiled: func(pkg, name string) reflect.Type {
+			if name == "R" {
+				return reflect.TypeFor[*fmt.Stringer]()
+			}
+			return nil
+		},
+	}
+	err := Run(env, []Unit{{Kind: Decl, Text: "type W struct{ pkg.R }", Line: 1, Col: 1}})
+	switch {
+	case err == nil:
+		t.Fatal("no error, want one")
+	case !strings.Contains(err.Error(), "reflect.StructOf refuses to embed pkg.R") || !strings.Contains(err.Error(), "name the field"):
+		t.Errorf("error %v, want one that says reflect.StructOf refuses to embed pkg.R, and what to write", err)
+	case strings.Contains(err.Error(), "unexported"):
+		t.Errorf("error %v, which says the type has unexported methods", err)
 	}
 }

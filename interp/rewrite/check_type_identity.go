@@ -35,7 +35,8 @@ var checkTypeIdentity = Pass{
 	Name:  "check-type-identity",
 	Issue: "no upstream issue found",
 	Rewrite: func(env Env, u Unit) (string, error) {
-		if u.Kind == Import || env.types == nil {
+		asserts, compares := strings.Contains(u.Text, ".("), mayCompare(u.Text)
+		if u.Kind == Import || env.types == nil || !asserts && !compares {
 			return u.Text, nil
 		}
 		tt := env.types()
@@ -47,16 +48,27 @@ var checkTypeIdentity = Pass{
 			return u.Text, nil
 		}
 		tu := tt.with(env, p)
-		if strings.Contains(u.Text, ".(") {
+		if asserts {
 			if err := p.checkTypeIdentity(tu); err != nil {
 				return u.Text, err
 			}
+		}
+		if !compares {
+			return u.Text, nil
 		}
 		if pairs := tu.ambiguousPairs(); len(pairs) > 0 {
 			return u.Text, p.checkComparisons(tu, pairs)
 		}
 		return u.Text, nil
 	},
+}
+
+// mayCompare reports whether the text of a unit may hold a comparison that checkComparisons
+// checks: ==, !=, an index, a call of delete, or a key of a composite literal (M{k: 1} of
+// type M map[any]int), whose colon is other than that of :=.
+func mayCompare(text string) bool {
+	return strings.Contains(text, "==") || strings.Contains(text, "!=") || strings.Contains(text, "[") ||
+		strings.Contains(text, "delete(") || strings.Count(text, ":") > strings.Count(text, ":=")
 }
 
 // checkTypeIdentity returns an error for the first type assertion or type switch of the unit
@@ -107,7 +119,7 @@ func (p *parsed) checkSwitch(tt *typeTable, n *ast.TypeSwitchStmt) error {
 			}
 			k.name = p.src(e)
 			for _, c := range cases {
-				if c.id != k.id && c.rep == k.rep {
+				if k.takenFor(c, false) {
 					return p.identityError(e.Pos(), "the type switch", k, c)
 				}
 			}

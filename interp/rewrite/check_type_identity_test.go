@@ -51,6 +51,7 @@ func TestCheckTypeIdentity(t *testing.T) {
 		{"interface", "type T1 struct{ A int }\ntype T2 struct{ A int }", "_, ok := x.(interface{ M() })", ""},
 		{"generic", "type B[T any] struct{ v T }\ntype C struct{ v int }", "_, ok := x.(B[int])", ""},
 		{"unrelated", "type A int", "_, ok := x.(float64)", ""},
+		{"type parameter named like a session type", "type T struct{ A int }\ntype T2 struct{ A int }", "func f[T any](x any) bool {\n\t_, ok := x.(T)\n\treturn ok\n}", ""},
 		{"local type shadows", "type T1 struct{ A int }\ntype T2 struct{ A int }", "func f(x any) bool {\n\ttype T1 struct{ B string }\n\t_, ok := x.(T1)\n\treturn ok\n}", ""},
 		{"local type like an int", "type T struct{ A int }", "func f(x any) bool {\n\ttype L int\n\t_, ok := x.(int)\n\treturn ok\n}", "cannot tell int from L"},
 		{"switch cases", "type T1 struct{ A int }", "switch x.(type) {\ncase T1, struct{ A int }:\n}", "cannot tell struct{ A int } from T1"},
@@ -84,5 +85,38 @@ func TestCheckTypeIdentity(t *testing.T) {
 				t.Errorf("%q: error %v, want one with %q", c.unit, err, c.err)
 			}
 		})
+	}
+}
+
+// TestCheckTypeIdentitySkipsUnits runs the passes on cells in a session with two types the
+// interpreter cannot tell apart: check-type-identity builds the table of the session's types
+// (and looks for pairs of them) only for a unit that may assert (.() or compare (==, !=, an
+// index, delete), not for every unit of every cell.
+func TestCheckTypeIdentitySkipsUnits(t *testing.T) {
+	for _, c := range []struct {
+		unit  string
+		table bool
+	}{
+		{"x := 1\ny := f(x)", false},
+		{"s := fmt.Sprint(a, b)", false},
+		{"_ = a == b", true},
+		{"_ = a != b", true},
+		{"_ = m[k]", true},
+		{"delete(m, k)", true},
+		{"_ = M{k: 1}", true},
+		{"x := T1{}", false},
+		{"_, ok := x.(int)", true},
+	} {
+		built := false
+		env := Env{TypeDecls: func() []string {
+			built = true
+			return []string{"type T1 struct{ A int }\ntype T2 struct{ A int }"}
+		}}
+		if err := Run(env, []Unit{{Kind: Stmt, Text: c.unit, Line: 1, Col: 1}}); err != nil {
+			t.Errorf("%q: %v", c.unit, err)
+		}
+		if built != c.table {
+			t.Errorf("%q: the table of types was built: %v, want %v", c.unit, built, c.table)
+		}
 	}
 }

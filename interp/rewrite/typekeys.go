@@ -159,24 +159,20 @@ func (tt *typeTable) key(e ast.Expr) (typeKey, bool) {
 // may hold one that an earlier cell stored, a session function returned or a field held (the
 // gap that package interp documents).
 func (tt *typeTable) confused(k typeKey, assign bool) (typeKey, bool) {
-	match := func(z typeKey) bool {
-		return z.id != k.id && (z.rep == k.rep ||
-			assign && (k.named && !z.named && k.under == z.rep || !k.named && z.named && k.rep == z.under))
-	}
 	namedOnly := !k.session && !strings.Contains(k.rep, "struct{") // see the doc comment
 	for _, name := range tt.order {
 		if namedOnly && !tt.cellNames[name] {
 			continue
 		}
 		z, ok := tt.key(&ast.Ident{Name: name})
-		if ok && match(z) {
+		if ok && k.takenFor(z, assign) {
 			z.name = name
 			return z, true
 		}
 	}
 	for _, ts := range tt.locals {
 		z, iface, ok := tt.specKey(ts, fmt.Sprintf("local %s at %s", ts.Name.Name, tt.p.fset.Position(ts.Pos())))
-		if ok && !iface && match(z) {
+		if ok && !iface && k.takenFor(z, assign) {
 			z.name = ts.Name.Name
 			return z, true
 		}
@@ -185,7 +181,7 @@ func (tt *typeTable) confused(k typeKey, assign bool) (typeKey, bool) {
 	// []float64. Values of unnamed struct types are left (see the pass).
 	if k.session && !strings.Contains(k.rep, "struct{") {
 		z := typeKey{name: k.rep, id: k.rep, rep: k.rep, named: k.named, under: k.under}
-		if match(z) {
+		if k.takenFor(z, assign) {
 			return z, true
 		}
 	}
@@ -197,6 +193,14 @@ func (tt *typeTable) confused(k typeKey, assign bool) (typeKey, bool) {
 		}
 	}
 	return typeKey{}, false
+}
+
+// takenFor reports whether the interpreter cannot tell the type k from z, another type: their
+// representations are one, or, for an assertion (assign), the interpreter assigns one to the
+// other (an unnamed type and a defined type of the same underlying type).
+func (k typeKey) takenFor(z typeKey, assign bool) bool {
+	return z.id != k.id && (z.rep == k.rep ||
+		assign && (k.named && !z.named && k.under == z.rep || !k.named && z.named && k.rep == z.under))
 }
 
 // confusedIn returns a type that the interpreter cannot tell from the type e (of key k), or

@@ -106,11 +106,11 @@ func (p *parsed) wrapErrorsCall(env Env, chain bool) (string, bool) {
 // package errors, and then records it in value with its helper. The walk of wrapErrorsCall
 // reaches a call before its function, so sel is not called here.
 func (p *parsed) errorsValue(env Env, sel *ast.SelectorExpr, value **ast.SelectorExpr, helper *string) bool {
-	id, ok := sel.X.(*ast.Ident)
-	if errorsFuncs[sel.Sel.Name] == "" || !ok || id.Obj != nil || env.PackagePath(id.Name) != "errors" {
+	name, ok := pkgSelName(env, sel, "errors")
+	if !ok || errorsFuncs[name] == "" {
 		return false
 	}
-	*value, *helper = sel, errorsFuncs[sel.Sel.Name]
+	*value, *helper = sel, errorsFuncs[name]
 	return true
 }
 

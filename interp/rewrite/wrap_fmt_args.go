@@ -185,6 +185,12 @@ func pkgFuncName(env Env, call *ast.CallExpr, path string) (string, bool) {
 	if !ok {
 		return "", false
 	}
+	return pkgSelName(env, sel, path)
+}
+
+// pkgSelName returns the name that sel selects from the compiled package path, false when
+// sel selects from something else.
+func pkgSelName(env Env, sel *ast.SelectorExpr, path string) (string, bool) {
 	id, ok := sel.X.(*ast.Ident)
 	// id.Obj is set where the parser resolved the name within the unit: a parameter or a local
 	// variable named fmt that shadows the package there.
