@@ -432,8 +432,9 @@ func (st *Status) slurmLine() string {
 			why = "it was not asked"
 		}
 		return fmt.Sprintf("%s %s %s %s: this may be stale, as status could not ask the queue (%s); squeue -j %s lists those still there, scancel %s cancels them. "+
-			"Until they end they may still run jobs counted missing or failed here; the next run waits for them to end, or, without squeue, refuses to start until they are cancelled",
-			jobs, list, text.Plural(n, "was", "were"), killed, why, ids, strings.ReplaceAll(ids, ",", " "))
+			"Until they end they may still run jobs counted missing or failed here; the next run waits for them to end, or, where it cannot ask squeue (missing, or failing), "+
+			"refuses to start until slurm/submitted is removed (after scancel %s, if they have not ended)",
+			jobs, list, text.Plural(n, "was", "were"), killed, why, ids, strings.ReplaceAll(ids, ",", " "), strings.ReplaceAll(ids, ",", " "))
 	case len(q.Live) == 0:
 		return fmt.Sprintf("%s %s, %s, %s no longer in the queue (squeue): %s no job of the study any more; the next run removes the list (slurm/submitted)",
 			jobs, list, killed, text.Plural(n, "is", "are"), text.Plural(n, "it runs", "they run"))
