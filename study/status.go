@@ -136,26 +136,14 @@ func askQueue(ids []string) SlurmQueue {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), slurmAskTimeout)
 	defer cancel()
-	out, err := slurmCmd(ctx, "squeue", "-h", "-j", strings.Join(ids, ","), "-o", "%F")
+	live, err := queuedJobs(ctx, ids)
 	switch {
+	case err == nil:
+		return SlurmQueue{Asked: true, Live: live}
 	case ctx.Err() != nil:
 		return SlurmQueue{Unknown: fmt.Sprintf("squeue did not answer within %v", slurmAskTimeout)}
-	case err != nil && strings.Contains(err.Error(), "Invalid job id"): // all of them purged
-		return SlurmQueue{Asked: true}
-	case err != nil:
-		return SlurmQueue{Unknown: err.Error()}
 	}
-	listed := map[string]bool{}
-	for _, id := range strings.Fields(out) {
-		listed[id] = true
-	}
-	q := SlurmQueue{Asked: true}
-	for _, id := range ids {
-		if listed[id] {
-			q.Live = append(q.Live, id)
-		}
-	}
-	return q
+	return SlurmQueue{Unknown: err.Error()}
 }
 
 // status is Status with the states a scheduler knows (queued, running) for some jobs.
