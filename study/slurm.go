@@ -561,7 +561,7 @@ func queuedJobs(ctx context.Context, ids []string) ([]string, error) {
 			return nil, nil
 		}
 		if len(stderr) > maxQueueReason {
-			stderr = stderr[:maxQueueReason] + "…"
+			stderr = strings.ToValidUTF8(stderr[:maxQueueReason], "") + "…"
 		}
 		if stderr == "" {
 			return nil, fmt.Errorf("squeue: %w", err)
@@ -661,7 +661,7 @@ func (s *Study) awaitSlurm(ctx context.Context, poll time.Duration, note io.Writ
 		return removeSubmitted(s.Spec.Name, file)
 	}
 	unknown := func(err error) error {
-		return fmt.Errorf("study %s: an earlier run, killed before it ended, submitted the Slurm jobs %s (listed in %s), which may still run jobs of this study; this run cannot tell whether those Slurm jobs are gone (%w); cancel them (scancel %s) or remove %s if they are gone",
+		return fmt.Errorf("study %s: an earlier run, killed before it ended, submitted the Slurm jobs %s (listed in %s), which may still run jobs of this study; this run cannot tell whether those Slurm jobs are gone (%w); cancel them (scancel %s) if they may still run, then remove %s",
 			s.Spec.Name, strings.Join(ids, ","), file, err, strings.Join(ids, " "), file)
 	}
 	if _, err := exec.LookPath("squeue"); err != nil {
