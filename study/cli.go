@@ -125,8 +125,11 @@ func Main(args []string) error {
 // variable GOSBI_STUDY_TASK_LOG names a file (the Slurm executor's batch script sets it), it
 // runs this program again with the same arguments (os.Args) and writes what that process
 // prints to the file, keeping the first 1 MiB and the last 4 MiB as a job's log does; where
-// that process fails, WorkerMain exits as it did (its exit code or signal), for Slurm's
-// accounting.
+// that process fails, WorkerMain exits as it did, for Slurm's accounting: with its exit code,
+// killed by its signal where that is SIGHUP, SIGINT, SIGTERM or SIGKILL, or else with code
+// 128 plus the signal's number (the Go runtime would answer SIGQUIT or SIGABRT with a stack
+// dump). Where it ended well but its output could not all go to the file, WorkerMain says so
+// on its standard error and returns nil.
 func WorkerMain(args []string) error {
 	if path := os.Getenv(envTaskLog); path != "" {
 		return capTask(path)

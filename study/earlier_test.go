@@ -96,7 +96,8 @@ if [ $n -le 2 ]; then echo 900; echo 901; else : > ` + gone + `; fi`,
 // TestEarlierSlurmRunUnknown: where squeue is missing or keeps failing, no executor can tell
 // whether the Slurm jobs of the killed run are gone: each refuses, running and submitting
 // nothing, with an error naming the jobs, how to cancel them and the file to remove, and
-// leaves slurm/submitted in place.
+// leaves slurm/submitted in place. It said to cancel them "or" remove the file, but without
+// squeue cancelling them alone leaves the next run refusing as well: cancel, then remove.
 func TestEarlierSlurmRunUnknown(t *testing.T) {
 	defer func(d time.Duration) { slurmPoll = d }(slurmPoll)
 	slurmPoll = time.Millisecond
@@ -126,7 +127,7 @@ func TestEarlierSlurmRunUnknown(t *testing.T) {
 			}
 			err := s.run(context.Background(), e, false, nil)
 			file := filepath.Join(s.Dir, "slurm", submittedFile)
-			for _, want := range []string{"900,901", "cannot tell whether those Slurm jobs are gone", "scancel 900 901", "remove " + file, c.why} {
+			for _, want := range []string{"900,901", "cannot tell whether those Slurm jobs are gone", "scancel 900 901", "if they may still run, then remove " + file, c.why} {
 				if err == nil || !strings.Contains(err.Error(), want) {
 					t.Errorf("error %v, want one with %q", err, want)
 				}

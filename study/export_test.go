@@ -5,3 +5,7 @@ var (
 	MemoryShare    = memoryShare
 	PhysicalMemory = physicalMemory
 )
+
+// TaskLogDelay is how long a worker writing a task's log waits for a process left behind to
+// close the output it shares (the test binary's worker lowers it).
+var TaskLogDelay = &taskLogDelay

@@ -517,15 +517,76 @@ func maxArraySize(ctx context.Context) int {
 	return 1001
 }
 
+// slurmWaitDelay bounds how long a Slurm client command's output is read once the command has
+// ended or its context is done: a wrapper script may leave a process behind that holds the
+// output open (a variable for the tests).
+var slurmWaitDelay = 2 * time.Second
+
 // slurmCmd runs a Slurm client command and returns its standard output.
 func slurmCmd(ctx context.Context, name string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, name, args...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return stdout.String(), fmt.Errorf("study: %s %s: %w: %s", name, strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+	stdout, stderr, err := runSlurm(ctx, name, args...)
+	if err != nil {
+		return stdout, fmt.Errorf("study: %s %s: %w: %s", name, strings.Join(args, " "), err, stderr)
 	}
-	return stdout.String(), nil
+	return stdout, nil
+}
+
+// runSlurm runs a Slurm client command and returns its standard output and error. A command
+// that ended well counts as such even where a process it left behind held its output open
+// past slurmWaitDelay: what it wrote before it ended has been read.
+func runSlurm(ctx context.Context, name string, args ...string) (stdout, stderr string, err error) {
+	cmd := exec.CommandContext(ctx, name, args...)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	cmd.WaitDelay = slurmWaitDelay
+	err = cmd.Run()
+	if errors.Is(err, exec.ErrWaitDelay) && cmd.ProcessState != nil && cmd.ProcessState.Success() {
+		err = nil
+	}
+	return out.String(), strings.TrimSpace(errOut.String()), err
+}
+
+// maxQueueReason bounds how much of squeue's standard error queuedJobs quotes.
+const maxQueueReason = 200
+
+// queuedJobs asks squeue which of the Slurm jobs ids are still queued or running, and returns
+// those (none where squeue knows none of them any more: it says "Invalid job id" once all have
+// been purged). Its error is short, without the ids: how squeue ended and the start of what it
+// wrote on its standard error. A line of squeue naming a job not asked about is an error, as
+// it cannot be told which job it stands for.
+func queuedJobs(ctx context.Context, ids []string) ([]string, error) {
+	out, stderr, err := runSlurm(ctx, "squeue", "-h", "-j", strings.Join(ids, ","), "-o", "%F")
+	if err != nil {
+		if strings.Contains(stderr, "Invalid job id") {
+			return nil, nil
+		}
+		if len(stderr) > maxQueueReason {
+			stderr = strings.ToValidUTF8(stderr[:maxQueueReason], "") + "…"
+		}
+		if stderr == "" {
+			return nil, fmt.Errorf("squeue: %w", err)
+		}
+		return nil, fmt.Errorf("squeue: %w: %s", err, stderr)
+	}
+	asked := map[string]bool{}
+	for _, id := range ids {
+		asked[id] = true
+	}
+	listed := map[string]bool{}
+	for _, id := range strings.Fields(out) {
+		if !asked[id] {
+			return nil, fmt.Errorf("squeue listed a job %.40q, not one of those asked about", id)
+		}
+		listed[id] = true
+	}
+	var live []string
+	for _, id := range ids {
+		if listed[id] {
+			live = append(live, id)
+			delete(listed, id) // an id listed twice in the file counts once
+		}
+	}
+	return live, nil
 }
 
 // outputPattern is sbatch's --output of a stage's array tasks: DIR/slurm/logs/STAGE-%A_%a.slurm,
@@ -600,7 +661,7 @@ func (s *Study) awaitSlurm(ctx context.Context, poll time.Duration, note io.Writ
 		return removeSubmitted(s.Spec.Name, file)
 	}
 	unknown := func(err error) error {
-		return fmt.Errorf("study %s: an earlier run, killed before it ended, submitted the Slurm jobs %s (listed in %s), which may still run jobs of this study; this run cannot tell whether those Slurm jobs are gone (%w); cancel them (scancel %s) or remove %s if they are gone",
+		return fmt.Errorf("study %s: an earlier run, killed before it ended, submitted the Slurm jobs %s (listed in %s), which may still run jobs of this study; this run cannot tell whether those Slurm jobs are gone (%w); cancel them (scancel %s) if they may still run, then remove %s",
 			s.Spec.Name, strings.Join(ids, ","), file, err, strings.Join(ids, " "), file)
 	}
 	if _, err := exec.LookPath("squeue"); err != nil {
@@ -608,16 +669,14 @@ func (s *Study) awaitSlurm(ctx context.Context, poll time.Duration, note io.Writ
 	}
 	said := false
 	for failures := 0; ; {
-		out, err := slurmCmd(ctx, "squeue", "-h", "-r", "-j", strings.Join(ids, ","), "-o", "%F")
+		live, err := queuedJobs(ctx, ids)
 		switch {
 		case ctx.Err() != nil:
-		case err != nil && strings.Contains(err.Error(), "Invalid job id"):
-			return removeSubmitted(s.Spec.Name, file) // purged: none is in the queue
 		case err != nil:
 			if failures++; failures > 5 {
 				return unknown(err)
 			}
-		case strings.TrimSpace(out) == "":
+		case len(live) == 0:
 			return removeSubmitted(s.Spec.Name, file)
 		default:
 			failures = 0

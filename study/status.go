@@ -136,26 +136,14 @@ func askQueue(ids []string) SlurmQueue {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), slurmAskTimeout)
 	defer cancel()
-	out, err := slurmCmd(ctx, "squeue", "-h", "-j", strings.Join(ids, ","), "-o", "%F")
+	live, err := queuedJobs(ctx, ids)
 	switch {
+	case err == nil:
+		return SlurmQueue{Asked: true, Live: live}
 	case ctx.Err() != nil:
 		return SlurmQueue{Unknown: fmt.Sprintf("squeue did not answer within %v", slurmAskTimeout)}
-	case err != nil && strings.Contains(err.Error(), "Invalid job id"): // all of them purged
-		return SlurmQueue{Asked: true}
-	case err != nil:
-		return SlurmQueue{Unknown: err.Error()}
 	}
-	listed := map[string]bool{}
-	for _, id := range strings.Fields(out) {
-		listed[id] = true
-	}
-	q := SlurmQueue{Asked: true}
-	for _, id := range ids {
-		if listed[id] {
-			q.Live = append(q.Live, id)
-		}
-	}
-	return q
+	return SlurmQueue{Unknown: err.Error()}
 }
 
 // status is Status with the states a scheduler knows (queued, running) for some jobs.
@@ -432,8 +420,9 @@ func (st *Status) slurmLine() string {
 			why = "it was not asked"
 		}
 		return fmt.Sprintf("%s %s %s %s: this may be stale, as status could not ask the queue (%s); squeue -j %s lists those still there, scancel %s cancels them. "+
-			"Until they end they may still run jobs counted missing or failed here; the next run waits for them to end, or, without squeue, refuses to start until they are cancelled",
-			jobs, list, text.Plural(n, "was", "were"), killed, why, ids, strings.ReplaceAll(ids, ",", " "))
+			"Until they end they may still run jobs counted missing or failed here; the next run waits for them to end, or, where it cannot ask squeue (missing, or failing), "+
+			"refuses to start until slurm/submitted is removed (after scancel %s, if they have not ended)",
+			jobs, list, text.Plural(n, "was", "were"), killed, why, ids, strings.ReplaceAll(ids, ",", " "), strings.ReplaceAll(ids, ",", " "))
 	case len(q.Live) == 0:
 		return fmt.Sprintf("%s %s, %s, %s no longer in the queue (squeue): %s no job of the study any more; the next run removes the list (slurm/submitted)",
 			jobs, list, killed, text.Plural(n, "is", "are"), text.Plural(n, "it runs", "they run"))

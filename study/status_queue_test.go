@@ -53,6 +53,9 @@ func TestStatusAsksQueueOfKilledRun(t *testing.T) {
 		{"squeue fails", "echo 'Unable to contact slurm controller' >&2; exit 1",
 			[]string{"may be stale", "Unable to contact slurm controller", "squeue -j 2981,2982", "scancel 2981 2982"},
 			[]string{"no longer in the queue", "still queued or running"}},
+		{"lists another job", "echo 4000", // which job it stands for cannot be told
+			[]string{"may be stale", `squeue listed a job "4000", not one of those asked about`},
+			[]string{"no longer in the queue", "still queued or running"}},
 		{"no squeue", "",
 			[]string{"may be stale", "squeue is not on PATH", "squeue -j 2981,2982", "scancel 2981 2982"},
 			[]string{"no longer in the queue", "still queued or running"}},
@@ -118,6 +121,100 @@ func TestStatusQueueUnanswered(t *testing.T) {
 			}
 			if st.SlurmQueue.Asked {
 				t.Errorf("SlurmQueue = %+v, want it not asked", st.SlurmQueue)
+			}
+		})
+	}
+}
+
+// TestStatusQueueOutputHeldOpen: a squeue (a wrapper script) that leaves a process behind
+// holding its standard output kept Status waiting for that process to end, past the timeout
+// of squeue, as nothing bounded the wait for the output to close. Status now stops reading
+// the output slurmWaitDelay after squeue ended or timed out: where squeue ended well, its
+// answer counts; where it hung, the line says it did not answer. The process left behind
+// sleeps far longer than the test waits, and the test ends it.
+func TestStatusQueueOutputHeldOpen(t *testing.T) {
+	defer func(d, w time.Duration) { slurmAskTimeout, slurmWaitDelay = d, w }(slurmAskTimeout, slurmWaitDelay)
+	slurmWaitDelay = 100 * time.Millisecond
+	for _, c := range []struct {
+		name, squeue string // squeue: what it does after leaving a sleeping process behind
+		timeout      time.Duration
+		want         []string
+	}{
+		{"answers", "echo 2981", 10 * time.Second, []string{"Slurm job 2981 still queued or running", "2982 no longer in the queue"}},
+		{"hangs", "exec sleep 600", 100 * time.Millisecond, []string{"may be stale", "squeue did not answer within 100ms"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			slurmAskTimeout = c.timeout
+			s := killedRunStudy(t)
+			pid := filepath.Join(t.TempDir(), "pid")
+			fakeSlurm(t, map[string]string{"squeue": "sleep 600 &\necho $! > " + pid + "\n" + c.squeue})
+			t.Cleanup(func() { killPID(t, pid) })
+			done := make(chan *Status, 1)
+			go func() { done <- s.Status() }()
+			var st *Status
+			select {
+			case st = <-done:
+			case <-time.After(time.Minute): // far past the timeout and delay: Status waits for the sleep
+				killPID(t, pid)
+				t.Fatalf("Status still waits for squeue a minute after it ended or timed out: %s", <-done)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(st.String(), w) {
+					t.Errorf("status:\n%s\nwant it to contain %q", st, w)
+				}
+			}
+		})
+	}
+}
+
+// killPID ends the process whose id the file pid holds, if it is there.
+func killPID(t *testing.T, pid string) {
+	data, err := os.ReadFile(pid)
+	if err != nil {
+		return
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil {
+		t.Errorf("the fake squeue's pid file: %v", err)
+		return
+	}
+	if p, err := os.FindProcess(n); err == nil {
+		p.Kill()
+	}
+}
+
+// TestStatusQueueReasonShort: where squeue failed, the Slurm line quoted its whole command,
+// with every id on it (up to the 1000 Status asks about), past the ten a line names. It now
+// says how squeue ended and the start of what it wrote on its standard error, at most
+// maxQueueReason bytes of it.
+func TestStatusQueueReasonShort(t *testing.T) {
+	ids := make([]string, 20)
+	for k := range ids {
+		ids[k] = strconv.Itoa(3000 + k)
+	}
+	long := strings.Repeat("x", 3*maxQueueReason)
+	for _, c := range []struct {
+		name, stderr string
+		want         []string
+	}{
+		{"short", "Unable to contact slurm controller", []string{"(squeue: exit status 1: Unable to contact slurm controller)", "3000,3001", "and 10 more"}},
+		{"long", long, []string{"(squeue: exit status 1: " + long[:maxQueueReason] + "…)"}},
+		{"silent", "", []string{"(squeue: exit status 1)"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := killedRunStudy(t)
+			if err := os.WriteFile(filepath.Join(s.Dir, "slurm", submittedFile), []byte(strings.Join(ids, "\n")), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			fakeSlurm(t, map[string]string{"squeue": "printf '%s' '" + c.stderr + "' >&2; exit 1"})
+			line := s.Status().slurmLine()
+			for _, w := range c.want {
+				if !strings.Contains(line, w) {
+					t.Errorf("%q\nwant it to contain %q", line, w)
+				}
+			}
+			if strings.Contains(line, "3019") || strings.Contains(line, long[:maxQueueReason+1]) {
+				t.Errorf("%q\nnames a job past the first ten or quotes more than %d bytes of squeue's error", line, maxQueueReason)
 			}
 		})
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -23,9 +24,16 @@ import (
 // workerEnv makes the test binary act as `gosbi study worker DIR INDEX` (for Slurm tasks).
 const workerEnv = "GOSBI_STUDY_TEST_WORKER"
 
+// taskLogDelayEnv sets, in the test binary's worker, how long it waits for a process left
+// behind to close the output of the job's process (study.TaskLogDelay).
+const taskLogDelayEnv = "GOSBI_STUDY_TEST_TASK_LOG_DELAY"
+
 func TestMain(m *testing.M) {
 	register()
 	if os.Getenv(workerEnv) == "1" {
+		if d, err := time.ParseDuration(os.Getenv(taskLogDelayEnv)); err == nil {
+			*study.TaskLogDelay = d
+		}
 		if err := study.WorkerMain(os.Args[1:]); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
@@ -46,6 +54,8 @@ func register() {
 	study.Register("work", workJob)
 	study.Register("sum", sumJob)
 	study.Register("chatty", chattyJob)
+	study.Register("leaver", leaverJob)
+	study.Register("crasher", crasherJob)
 }
 
 // simulateJob draws the largest budget of two_moons pairs and saves them.

@@ -1,6 +1,7 @@
 package study
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -15,15 +16,18 @@ import (
 const envTaskLog = "GOSBI_STUDY_TASK_LOG"
 
 // taskLogDelay bounds how long the worker waits, once the process it runs has ended, for a
-// process it left behind to close the output it shares.
-const taskLogDelay = 10 * time.Second
+// process it left behind to close the output it shares (a variable for the tests).
+var taskLogDelay = 10 * time.Second
 
 // capTask runs this program again, with its arguments and without envTaskLog, its standard
 // output and error going into the log file path through the bounds of a job's log (head and
 // tail, see maxLogHead). It forwards SIGINT and SIGTERM to it and outlives it, so that what it
 // wrote last (a panic's trace) stays in the log. Where the process fails, capTask says so on
 // its standard error (Slurm's own file of the task) and ends this process as that one ended
-// (its exit code or signal), so that Slurm's accounting reports how the job ended.
+// (see exitAs), so that Slurm's accounting reports how the job ended. Where the process ended
+// well but its output could not all go to the log (a process it left behind held the output
+// open past taskLogDelay, or the log could not be written), capTask notes that on its
+// standard error and returns nil: the job succeeded.
 func capTask(path string) error {
 	l, err := openCappedLog(path, maxLogHead, maxLogTail)
 	if err != nil {
@@ -52,36 +56,58 @@ func capTask(path string) error {
 		case sg := <-sig: // scancel or the time limit: the worker leaves a note
 			cmd.Process.Signal(sg)
 		case err := <-done:
-			cerr := l.Close()
-			if err != nil {
-				fmt.Fprintf(os.Stderr, "worker: %v (its output: %s)\n", err, path)
-				exitAs(cmd.ProcessState)
-				return fmt.Errorf("worker: %w (its output: %s)", err, path)
-			}
-			if cerr != nil {
-				return fmt.Errorf("worker: the task's log %s: %w", path, cerr)
-			}
-			return nil
+			return taskEnded(cmd.ProcessState, err, l.Close(), path)
 		}
 	}
 }
 
-// exitAs ends this process as the process of ps ended, so that Slurm's accounting reports the
-// worker's own exit code or signal: with its exit code, or killed by its signal. It returns
-// where ps is nil (the process did not run) or the signal does not end this process.
-func exitAs(ps *os.ProcessState) {
+// taskEnded says how the job's process of capTask ended (ps, as Wait left it, with Wait's
+// error) and what closing its log returned, and ends this process as that one ended where it
+// failed.
+func taskEnded(ps *os.ProcessState, err, cerr error, path string) error {
+	if ps != nil && ps.Success() {
+		if err == nil {
+			err = cerr
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "worker: the job's process ended well, but a process it left behind held its output open, or the task's log %s could not be written, and the log may lack some of it: %v\n", path, err)
+		}
+		return nil
+	}
+	if err == nil {
+		err = errors.New(ps.String())
+	}
+	exitAs(ps, fmt.Sprintf("worker: %v (its output: %s)", err, path))
+	return fmt.Errorf("worker: %w (its output: %s)", err, path)
+}
+
+// exitAs says msg on the standard error and ends this process as the process of ps ended, so
+// that Slurm's accounting reports the worker's own exit code or signal. Killed by SIGHUP,
+// SIGINT, SIGTERM or SIGKILL (what Slurm and the kernel end a job with), this process is
+// killed by the same signal; by any other (SIGQUIT, SIGABRT, SIGSEGV: the Go runtime handles
+// those itself, with a stack dump and exit code 2), or where the signal does not end it, it
+// exits with code 128 plus the signal's number, as a shell reports such an end. It returns
+// without a word where ps is nil (the process did not run) or ended with an exit code of 0 or
+// below.
+func exitAs(ps *os.ProcessState, msg string) {
 	if ps == nil {
 		return
 	}
 	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		signal.Reset(ws.Signal())
-		if p, err := os.FindProcess(os.Getpid()); err == nil {
-			p.Signal(ws.Signal())
-			time.Sleep(time.Second) // the signal is delivered asynchronously
+		fmt.Fprintln(os.Stderr, msg)
+		sg := ws.Signal()
+		switch sg {
+		case syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM, syscall.SIGKILL:
+			signal.Reset(sg)
+			if p, err := os.FindProcess(os.Getpid()); err == nil {
+				p.Signal(sg)
+				time.Sleep(time.Second) // the signal is delivered asynchronously
+			}
 		}
-		return
+		os.Exit(128 + int(sg))
 	}
 	if code := ps.ExitCode(); code > 0 {
+		fmt.Fprintln(os.Stderr, msg)
 		os.Exit(code)
 	}
 }

@@ -7,7 +7,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/gosbi/gosbi/study"
@@ -132,5 +135,108 @@ func TestWorkerTaskLogKeepsExitCode(t *testing.T) {
 	}
 	if !strings.Contains(slurmOut.String(), "its output: "+log) {
 		t.Errorf("Slurm's file of the task: %q, want it to name the task's log %s", slurmOut.String(), log)
+	}
+}
+
+// leaverJob starts a process that outlives the job, holding the job's process's standard
+// output, writes its pid to the file the parameter pid names, and succeeds.
+func leaverJob(j *study.Job) error {
+	cmd := exec.Command("sleep", "600")
+	cmd.Stdout = os.Stdout
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	if err := os.WriteFile(j.Params["pid"], []byte(strconv.Itoa(cmd.Process.Pid)), 0o644); err != nil {
+		return err
+	}
+	j.Set("y", 1)
+	return nil
+}
+
+// crasherJob ends its process with SIGABRT, as a crash does where GOTRACEBACK=crash (a fatal
+// error in C code aborts as well), with no core file.
+func crasherJob(j *study.Job) error {
+	syscall.Setrlimit(syscall.RLIMIT_CORE, &syscall.Rlimit{})
+	debug.SetTraceback("crash")
+	go func() { panic("crasher: on purpose") }()
+	select {}
+}
+
+// runTaskWorker runs the test binary as the worker of job 0 of the study in dir, its output
+// going to the task's log dir/task.log, and returns its exit code and what it wrote on
+// Slurm's file.
+func runTaskWorker(t *testing.T, dir string) (int, string) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var slurmOut bytes.Buffer
+	cmd := exec.Command(exe, dir, "0")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), workerEnv+"=1", "GOSBI_STUDY_TASK_LOG="+filepath.Join(dir, "task.log"), taskLogDelayEnv+"=100ms")
+	cmd.Stdout, cmd.Stderr = &slurmOut, &slurmOut
+	cmd.Run()
+	return cmd.ProcessState.ExitCode(), slurmOut.String()
+}
+
+// TestWorkerTaskLogHeldOpen: a job that succeeded but left a process behind holding its
+// output made the worker's wait for that output end in an error (exec.ErrWaitDelay), which
+// the worker said twice and ended with exit code 1: Slurm counted FAILED a job that had
+// succeeded. The worker now exits 0 and notes on Slurm's file that the task's log may lack
+// what that process wrote.
+func TestWorkerTaskLogHeldOpen(t *testing.T) {
+	dir := t.TempDir()
+	pid := filepath.Join(dir, "pid")
+	s, err := study.Create(dir, &study.Spec{Name: "leaver", Axes: []study.Axis{{Name: "x", Values: study.Ints(1)}},
+		Stages: []study.Stage{{Name: "leave", Func: "leaver"}}, Params: map[string]string{"pid": pid}}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { killPIDFile(t, pid) })
+	code, out := runTaskWorker(t, dir)
+	if code != 0 {
+		t.Errorf("worker: exit code %d, want 0 (the job succeeded)\n%s", code, out)
+	}
+	if !s.Done(0) {
+		t.Errorf("the job has no record:\n%s", s.Status())
+	}
+	if want := "the job's process ended well, but a process it left behind"; !strings.Contains(out, want) || strings.Count(out, "\n") != 1 {
+		t.Errorf("Slurm's file of the task: %q, want one line with %q", out, want)
+	}
+}
+
+// TestWorkerTaskLogSignal: where the job's process was killed by a signal that the Go runtime
+// handles itself (SIGABRT: it would dump its goroutines and exit with code 2), the worker
+// raised it on itself anyway and so ended with code 2; it now exits with 128+6, as a shell
+// reports such an end, and says once on Slurm's file how the job's process ended.
+func TestWorkerTaskLogSignal(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := study.Create(dir, &study.Spec{Name: "crasher", Axes: []study.Axis{{Name: "x", Values: study.Ints(1)}},
+		Stages: []study.Stage{{Name: "crash", Func: "crasher"}}}, ""); err != nil {
+		t.Fatal(err)
+	}
+	code, out := runTaskWorker(t, dir)
+	if code != 128+int(syscall.SIGABRT) {
+		t.Errorf("worker: exit code %d, want %d\n%.2000s", code, 128+int(syscall.SIGABRT), out)
+	}
+	if n := strings.Count(out, "signal: aborted"); n != 1 || strings.Contains(out, "goroutine ") {
+		t.Errorf("Slurm's file of the task: %.2000q, want it to say once that the job's process was aborted, without a stack dump", out)
+	}
+}
+
+// killPIDFile ends the process whose id the file pid holds, if it is there.
+func killPIDFile(t *testing.T, pid string) {
+	data, err := os.ReadFile(pid)
+	if err != nil {
+		return
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil {
+		t.Errorf("pid file: %v", err)
+		return
+	}
+	if p, err := os.FindProcess(n); err == nil {
+		p.Kill()
 	}
 }
