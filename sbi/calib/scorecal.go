@@ -17,6 +17,7 @@ import (
 	"github.com/gosbi/gosbi/sbi"
 	"github.com/gosbi/gosbi/sbi/diag"
 	"github.com/gosbi/gosbi/sbi/internal/cancel"
+	"github.com/gosbi/gosbi/sbi/internal/draw"
 	"github.com/gosbi/gosbi/sbi/internal/pairs"
 	"github.com/gosbi/gosbi/sbi/internal/quantile"
 	"github.com/gosbi/gosbi/sbi/internal/safe"
@@ -72,13 +73,7 @@ type RefitContext func(ctx context.Context, rng *rand.Rand, x []float64, n int) 
 // Sample. It draws what RefitAmortized draws.
 func RefitAmortizedContext(est sbi.Amortized) RefitContext {
 	return func(ctx context.Context, rng *rand.Rand, x []float64, n int) (*mat.Dense, error) {
-		p := est.Posterior(x)
-		if s, ok := p.(interface {
-			SampleContext(context.Context, *rand.Rand, int) (*mat.Dense, error)
-		}); ok {
-			return s.SampleContext(ctx, rng, n)
-		}
-		return p.Sample(rng, n), nil
+		return draw.Context(ctx, est.Posterior(x), rng, n)
 	}
 }
 
