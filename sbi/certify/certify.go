@@ -174,7 +174,8 @@ type Config struct {
 	// ScoreCalibration configures RemedyScoreCalibration (calib.ScoreCalibrate); its zero
 	// value is the paper's default (M = 100 datasets, inflation 2, N = 1,000 draws, unit
 	// weights, diagonal map). ImportanceWeights is refused: the test after it assumes unit
-	// weights.
+	// weights. Padding left nil is the estimator when it reads NaN padding (calib.Unpadder,
+	// as sbi.AmortizedTrials does), so that its padded datasets are kept.
 	ScoreCalibration calib.ScoreCalConfig
 	// ScoreCalibrationTests is the number of fresh pairs of the local test of each
 	// score-calibrated observation; 0 means the size of a check set.
