@@ -88,10 +88,12 @@ type Config struct {
 	// Budget), into the training set, the reserve of RemedyMoreSimulations
 	// (MoreSimulations), one check set per diagnosis (CheckSimulations each: one to diagnose
 	// the first estimator, one per retraining remedy), the calibration set of RemedyConformal
-	// (ConformalSimulations), the
-	// calibration set of the local test (LocalSimulations), the score-calibration sets of
-	// each observation (ScoreCalibration.M + ScoreCalibrationTests each) and one final test
-	// set (TestSimulations) used once, for the verdict. The training set gets what is left.
+	// (ConformalSimulations), the reference set of the misspecification check (one check
+	// set's size, Budget.Reference: only when there are observations and no check set, as
+	// with NoRemedies(); otherwise the first check set serves), the calibration set of the
+	// local test (LocalSimulations), the score-calibration sets of each observation
+	// (ScoreCalibration.M + ScoreCalibrationTests each) and one final test set
+	// (TestSimulations) used once, for the verdict. The training set gets what is left.
 	// Sets a run does not need are not simulated. A budget that leaves fewer than 100
 	// training simulations (or, for a given estimator, too few for the sets) is an error
 	// before anything runs, naming a budget that holds the sets. A plan whose training share
