@@ -409,10 +409,10 @@ func (p *NPEPosterior) SampleChecked(rng *rand.Rand, n int) (*mat.Dense, error) 
 // that varied in training (the flow collapsed numerically; a column constant in training, a
 // point mass, is not checked; an NPE loaded from a file of format 4 or older, which does not
 // record those columns, is checked for non-finite draws only: see EstimatorFormatVersion),
-// and ErrLowAcceptance when fewer than MinAcceptanceRate of them land inside the support. On CPUs with AVX-512 the flow's MADEs multiply in float32 (as for
-// LogProb); draws depend on the seed only, not on the number of cores. n·Dim may be at most
-// 2²⁶ (67,108,864) values: a larger request returns an error before anything is drawn (draw
-// in several calls).
+// and ErrLowAcceptance when fewer than MinAcceptanceRate of them land inside the support. On
+// CPUs with AVX-512 the flow's MADEs multiply in float32 (as for LogProb); draws depend on the
+// seed only, not on the number of cores. n·Dim may be at most 2²⁶ (67,108,864) values: a
+// larger request returns an error before anything is drawn (draw in several calls).
 func (p *NPEPosterior) SampleContext(ctx context.Context, rng *rand.Rand, n int) (*mat.Dense, error) {
 	if p.err != nil {
 		return nil, fmt.Errorf("NPE posterior: %w", p.err)
