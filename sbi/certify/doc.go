@@ -15,9 +15,9 @@
 // test, the score-calibration sets of each observation, and a final test set; sets a run
 // does not need are not simulated. Optional sets are planned only where the training share
 // (first training and reserve) stays at least the final test set; a plan whose required sets
-// leave it smaller is kept, with a note naming a budget that would not. The first estimator (a default NPE, any estimator from
-// Config.New, or one trained elsewhere in Config.Trained) is diagnosed on a check set by the
-// expected coverage of its HPD regions at the target levels (diag.RankCoverage). While the
+// leave it smaller is kept, with a note naming a budget that would not. The first estimator
+// (a default NPE, any estimator from Config.New, or one trained elsewhere in Config.Trained)
+// is diagnosed on a check set by the expected coverage of its HPD regions at the target levels (diag.RankCoverage). While the
 // diagnosis does not certify, the remedies of Config.Remedies that act on the estimator are
 // applied in order, each diagnosed on a check set of its own:
 //
