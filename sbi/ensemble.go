@@ -9,6 +9,7 @@ import (
 	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi/dist"
 	"github.com/gosbi/gosbi/sbi/internal/cancel"
+	"github.com/gosbi/gosbi/sbi/internal/draw"
 	"github.com/gosbi/gosbi/sbi/internal/safe"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -327,27 +328,13 @@ func (p *MixturePosterior) SampleContext(ctx context.Context, rng *rand.Rand, n 
 
 // contextSampler is a posterior that samples until a context is done and reports failures as
 // errors: the posteriors of this package.
-type contextSampler interface {
-	SampleContext(ctx context.Context, rng *rand.Rand, n int) (*mat.Dense, error)
-}
+type contextSampler = draw.ContextSampler
 
 // sampleContext samples p until ctx is done, turning a panic of a posterior without
 // SampleContext (a user's, a distribution) into an error: the panic value itself when it is an
 // error, so that errors.Is sees its sentinel.
-func sampleContext(ctx context.Context, p Posterior, rng *rand.Rand, n int) (s *mat.Dense, err error) {
-	if c, ok := p.(contextSampler); ok {
-		return c.SampleContext(ctx, rng, n)
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			if e, ok := r.(error); ok {
-				err = e
-				return
-			}
-			err = fmt.Errorf("%v", r)
-		}
-	}()
-	return p.Sample(rng, n), nil
+func sampleContext(ctx context.Context, p Posterior, rng *rand.Rand, n int) (*mat.Dense, error) {
+	return draw.Recovered(ctx, p, rng, n)
 }
 
 // NREEnsemble averages the ratios of K NREs, r̄ = (1/K) Σₖ r̂ₖ (the "ratio mean" of Hermans et

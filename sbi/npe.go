@@ -11,6 +11,7 @@ import (
 	"github.com/gosbi/gosbi/sbi/dist"
 	"github.com/gosbi/gosbi/sbi/flow"
 	"github.com/gosbi/gosbi/sbi/internal/cancel"
+	"github.com/gosbi/gosbi/sbi/internal/collapse"
 	"github.com/gosbi/gosbi/sbi/internal/safe"
 	"github.com/gosbi/gosbi/sbi/nn"
 	"gonum.org/v1/gonum/mat"
@@ -408,10 +409,10 @@ func (p *NPEPosterior) SampleChecked(rng *rand.Rand, n int) (*mat.Dense, error) 
 // that varied in training (the flow collapsed numerically; a column constant in training, a
 // point mass, is not checked; an NPE loaded from a file of format 4 or older, which does not
 // record those columns, is checked for non-finite draws only: see EstimatorFormatVersion),
-// and ErrLowAcceptance when fewer than MinAcceptanceRate of them land inside the support. On CPUs with AVX-512 the flow's MADEs multiply in float32 (as for
-// LogProb); draws depend on the seed only, not on the number of cores. n·Dim may be at most
-// 2²⁶ (67,108,864) values: a larger request returns an error before anything is drawn (draw
-// in several calls).
+// and ErrLowAcceptance when fewer than MinAcceptanceRate of them land inside the support. On
+// CPUs with AVX-512 the flow's MADEs multiply in float32 (as for LogProb); draws depend on the
+// seed only, not on the number of cores. n·Dim may be at most 2²⁶ (67,108,864) values: a
+// larger request returns an error before anything is drawn (draw in several calls).
 func (p *NPEPosterior) SampleContext(ctx context.Context, rng *rand.Rand, n int) (*mat.Dense, error) {
 	if p.err != nil {
 		return nil, fmt.Errorf("NPE posterior: %w", p.err)
@@ -473,6 +474,9 @@ func (e *NPE) leakAdvice(x []float64) string {
 	return fmt.Sprintf("the observation lies among the simulated data (p = %.3g against the held-back simulations), but the flow leaks its mass out of the support: train longer or with more simulations, or sample an NRE", chk.PValue)
 }
 
+// errNonFiniteDraws is drawFlow's error for draws that are not finite.
+var errNonFiniteDraws = fmt.Errorf("%w: the flow produced non-finite draws: its weights are not finite", ErrDiverged)
+
 // drawFlow draws m points from the flow given the context vector, in raw units, in parallel
 // chunks with their own streams derived from rng. It returns an error wrapping ErrDiverged
 // where a draw is not finite, or where m ≥ 2 draws all share one value in a column of θ that
@@ -499,6 +503,9 @@ func (e *NPE) drawFlow(rng *rand.Rand, ctx []float64, m int) (*mat.Dense, error)
 			copy(out.RawRowView(lo+i), th.Row(i)) // standardized until the collapse check
 		}
 	})
+	if !finite(out.RawMatrix().Data) {
+		return nil, errNonFiniteDraws
+	}
 	if j, ok := e.collapsedColumn(out); ok {
 		return nil, e.collapseError(out, j)
 	}
@@ -512,37 +519,20 @@ func (e *NPE) drawFlow(rng *rand.Rand, ctx []float64, m int) (*mat.Dense, error)
 		}
 	})
 	if bad.get() {
-		return nil, fmt.Errorf("%w: the flow produced non-finite draws: its weights are not finite", ErrDiverged)
+		return nil, errNonFiniteDraws
 	}
 	return out, nil
 }
 
-// collapsedColumn returns the first column of the standardized draws z, among those of θ
-// that varied in training, whose values are all finite and equal, when z has at least two
-// rows and the constant columns of training are known.
+// collapsedColumn returns the first column of the standardized draws z, all finite, among
+// those of θ that varied in training, whose values are all equal, when z has at least two rows
+// and the constant columns of training are known.
 func (e *NPE) collapsedColumn(z *mat.Dense) (int, bool) {
-	n, d := z.Dims()
-	if n < 2 || !e.zt.constKnown {
+	if !e.zt.constKnown {
 		return 0, false
 	}
-	constant := make([]bool, d)
-	for _, j := range e.zt.constant {
-		constant[j] = true
-	}
-	for j := range d {
-		v := z.At(0, j)
-		if constant[j] || math.IsInf(v, 0) { // NaN never equals itself; ±Inf is reported as non-finite
-			continue
-		}
-		same := true
-		for i := 1; i < n && same; i++ {
-			same = z.At(i, j) == v
-		}
-		if same {
-			return j, true
-		}
-	}
-	return 0, false
+	raw := z.RawMatrix()
+	return collapse.Column(raw.Data, raw.Rows, raw.Cols, raw.Stride, e.zt.constant)
 }
 
 // collapseError says that every draw of θ column j (standardized in z) is the same value, why
@@ -550,6 +540,6 @@ func (e *NPE) collapsedColumn(z *mat.Dense) (int, bool) {
 func (e *NPE) collapseError(z *mat.Dense, j int) error {
 	n, _ := z.Dims()
 	v := z.At(0, j)*e.zt.Std[j] + e.zt.Mean[j]
-	return fmt.Errorf("%w: the flow's draws collapsed: all %d draws of θ column %d equal %v, though θ column %d varied in the training pairs and the flow maps distinct base draws to distinct points; its weights are so large that its transforms lost all resolution (was training diverging?): train again with a smaller learning rate (TrainConfig.LearningRate), and check that x is of moderate scale",
-		ErrDiverged, n, j, v, j)
+	return fmt.Errorf("%w: the flow's draws collapsed: %s: train again with a smaller learning rate (TrainConfig.LearningRate), and check that x is of moderate scale",
+		ErrDiverged, collapse.Describe(n, j, v, fmt.Sprintf("θ column %d varied in the training pairs", j)))
 }

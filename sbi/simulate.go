@@ -286,6 +286,7 @@ type PartialSimulationError struct {
 	seeds     streams
 	chunkDone []bool
 	resumed   bool // a Resume of a SimulateBatch finished and handed x to its result
+	byCaller  bool // the last run's context was marked by cancel.CallerKeeps: its caller keeps nothing of e
 }
 
 func newPartial(rng *rand.Rand, s Simulator, theta, x *mat.Dense, ownX bool) *PartialSimulationError {
@@ -294,8 +295,13 @@ func newPartial(rng *rand.Rand, s Simulator, theta, x *mat.Dense, ownX bool) *Pa
 		chunkDone: make([]bool, (n+ChunkRows-1)/ChunkRows)}
 }
 
-// Error says how many rows finished and how to keep them.
+// Error says how many rows finished and how to keep them; when the call that ran the
+// simulation (certify, a calibration's refits) says itself what an interrupt keeps, it says only
+// how many rows finished, since that call does not keep them.
 func (e *PartialSimulationError) Error() string {
+	if e.byCaller {
+		return fmt.Sprintf("%v: %d of %d simulations finished", e.Err, e.Finished, e.Total)
+	}
 	return fmt.Sprintf("%v: %d of %d simulations finished (kept: errors.As(err, &part) with part a *sbi.PartialSimulationError, then part.Done() returns them and part.Resume(ctx) simulates the other %d)",
 		e.Err, e.Finished, e.Total, e.Total-e.Finished)
 }
@@ -388,6 +394,7 @@ func (e *PartialSimulationError) chunkFinished(ctx context.Context, c int) error
 // (Simulate's). It returns e when ctx stops it, with the rows not done set to NaN, and any
 // other error as it is.
 func (e *PartialSimulationError) run(ctx context.Context, s Simulator) error {
+	e.byCaller = cancel.ByCaller(ctx)
 	if e.f != nil && e.x == nil {
 		if err := e.probe(ctx); err != nil {
 			return err

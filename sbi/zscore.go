@@ -15,9 +15,11 @@ import (
 type zscore struct {
 	Mean, Std []float64
 	// constant lists the columns whose training values were all equal (only centred), in
-	// increasing order; constKnown says whether it is known: after a fit, and for θ after a
-	// load from a file that records it (format 5 on, "constant_theta"). An unknown list is
-	// empty and must not be read as "no constant column".
+	// increasing order; constKnown says whether it is known, which is read for θ only: for θ
+	// after a fit and after a load from a file that records it (format 5 on,
+	// "constant_theta"). The standardization of x by an embedding's input layout (groups)
+	// leaves it unknown. An unknown list is empty and must not be read as "no constant
+	// column".
 	constant   []int
 	constKnown bool
 }

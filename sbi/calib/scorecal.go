@@ -17,6 +17,7 @@ import (
 	"github.com/gosbi/gosbi/sbi"
 	"github.com/gosbi/gosbi/sbi/diag"
 	"github.com/gosbi/gosbi/sbi/internal/cancel"
+	"github.com/gosbi/gosbi/sbi/internal/draw"
 	"github.com/gosbi/gosbi/sbi/internal/pairs"
 	"github.com/gosbi/gosbi/sbi/internal/quantile"
 	"github.com/gosbi/gosbi/sbi/internal/safe"
@@ -72,13 +73,7 @@ type RefitContext func(ctx context.Context, rng *rand.Rand, x []float64, n int) 
 // Sample. It draws what RefitAmortized draws.
 func RefitAmortizedContext(est sbi.Amortized) RefitContext {
 	return func(ctx context.Context, rng *rand.Rand, x []float64, n int) (*mat.Dense, error) {
-		p := est.Posterior(x)
-		if s, ok := p.(interface {
-			SampleContext(context.Context, *rand.Rand, int) (*mat.Dense, error)
-		}); ok {
-			return s.SampleContext(ctx, rng, n)
-		}
-		return p.Sample(rng, n), nil
+		return draw.Context(ctx, est.Posterior(x), rng, n)
 	}
 }
 
@@ -165,10 +160,11 @@ type ScoreCalibration struct {
 	ThetaBar *mat.Dense // M×d calibration parameters θ̄ drawn from the importance distribution
 	Weights  []float64  // importance weights, max-normalized (all 1 for unit weights)
 	Dropped  int        // calibration datasets dropped (non-finite simulations)
-	// DroppedNaNTail counts the dropped datasets that are finite up to a run of NaN at their
-	// end, as observations padded with NaN trials are (sbi.AmortizedTrials), when Padding was
-	// not set: if they are padded, the map was fitted to the datasets of all trials only, and
-	// setting ScoreCalConfig.Padding to the estimator keeps them. String and MIMEBundle say so.
+	// DroppedNaNTail counts the dropped datasets that end in NaN after finite values, when
+	// Padding was not set: observations padded with NaN trials (sbi.AmortizedTrials) do, and so
+	// does one whose last value failed. If they are padded, the map was fitted to the
+	// datasets of all trials only, and setting ScoreCalConfig.Padding to the estimator keeps
+	// them. String and MIMEBundle say so.
 	DroppedNaNTail int
 
 	Initial, Objective float64 // negative energy score at the identity map and at the fit
@@ -348,11 +344,11 @@ func ScoreCalibrateRefitContext(ctx context.Context, rng *rand.Rand, obsDraws *m
 	p.Finish()
 	if len(cal.draws) < 2 {
 		hint := ""
-		if cfg.Padding == nil {
+		switch {
+		case nanTail > 0:
+			hint = fmt.Sprintf("; %d of the %d dropped %s", nanTail, dropped, nanTailNote)
+		case cfg.Padding == nil:
 			hint = "; for observations padded with NaN trials (sbi.AmortizedTrials) set ScoreCalConfig.Padding to the estimator"
-		}
-		if nanTail > 0 {
-			hint = fmt.Sprintf("; %d of the %d dropped are finite up to a run of NaN at their end, as observations padded with NaN trials are: if they are (sbi.AmortizedTrials), set ScoreCalConfig.Padding to the estimator the refit samples to keep them", nanTail, dropped)
 		}
 		return nil, fmt.Errorf("calib: only %d of %d calibration datasets were usable; check the simulator%s", len(cal.draws), cfg.M, hint)
 	}
@@ -616,7 +612,7 @@ func (s *ScoreCalibration) coverage(levels []float64, f *ScoreCalibration) *diag
 // MIMEBundle shows the map and the coverage diagnostic at a few levels.
 func (s *ScoreCalibration) MIMEBundle() map[string]any {
 	d := len(s.B)
-	t := &table.Table{Title: fmt.Sprintf("Bayesian score calibration (%s map, %d datasets)", s.Family, len(s.Weights))}
+	t := &table.Table{Title: s.title()}
 	t.Header = []string{"level"}
 	for j := range d {
 		t.Header = append(t.Header, fmt.Sprintf("θ%d before", j), fmt.Sprintf("θ%d after", j))
@@ -650,7 +646,7 @@ func (s *ScoreCalibration) MIMEBundle() map[string]any {
 	t.Notes = append(t.Notes,
 		"L = ["+strings.Join(lrows, "; ")+"], b = "+fmt.Sprint(roundAll(s.B)),
 		"coverage: fraction of calibration datasets whose central interval holds θ̄ (in-sample)",
-		fmt.Sprintf("negative energy score %.4g → %.4g (%d BFGS iterations, %s)", s.Initial, s.Objective, s.Iterations, s.Status))
+		s.fitNote())
 	if s.ShiftSlope != nil {
 		t.Notes = append(t.Notes, fmt.Sprintf("mean-dependent shift slope B = %v", roundAll(s.ShiftSlope.RawMatrix().Data)))
 	}
@@ -662,43 +658,50 @@ func (s *ScoreCalibration) MIMEBundle() map[string]any {
 
 // String is a text summary: the map's fit and the datasets dropped.
 func (s *ScoreCalibration) String() string {
-	out := fmt.Sprintf("Bayesian score calibration (%s map, %d datasets): negative energy score %.4g → %.4g (%d BFGS iterations, %s)",
-		s.Family, len(s.Weights), s.Initial, s.Objective, s.Iterations, s.Status)
+	out := s.title() + ": " + s.fitNote()
 	if s.Dropped > 0 {
 		out += "; " + s.droppedNote()
 	}
 	return out
 }
 
+// title is the first words of String and the title of MIMEBundle's table.
+func (s *ScoreCalibration) title() string {
+	return fmt.Sprintf("Bayesian score calibration (%s map, %d datasets)", s.Family, len(s.Weights))
+}
+
+// fitNote says how the map's fit went.
+func (s *ScoreCalibration) fitNote() string {
+	return fmt.Sprintf("negative energy score %.4g → %.4g (%d BFGS iterations, %s)", s.Initial, s.Objective, s.Iterations, s.Status)
+}
+
+// nanTailNote follows a count of dropped datasets that end in NaN after finite values: it
+// says so, without claiming they are padded (one NaN at the end may be a failed summary), and
+// what keeps them if they are.
+const nanTailNote = "end in NaN after finite values: if that NaN pads observations of fewer trials (sbi.AmortizedTrials), set ScoreCalConfig.Padding to the estimator the refit samples to keep them"
+
 // droppedNote says how many calibration datasets were dropped and why; where some of them end
-// in NaN as padded observations do and Padding was not set, what that means and what to do.
+// in NaN and Padding was not set, how many and what to do if that is padding.
 func (s *ScoreCalibration) droppedNote() string {
 	switch {
 	case s.padding:
 		return fmt.Sprintf("%d calibration datasets dropped (non-finite before their padding)", s.Dropped)
 	case s.DroppedNaNTail > 0:
-		return fmt.Sprintf("%d calibration datasets dropped (non-finite simulations), %d of them finite up to a run of NaN at their end, as observations padded with NaN trials are: ScoreCalConfig.Padding was not set, so the map is fitted to the other datasets only; if they are padded trials (sbi.AmortizedTrials), set Padding to the estimator the refit samples to keep them",
-			s.Dropped, s.DroppedNaNTail)
+		return fmt.Sprintf("%d calibration datasets dropped (non-finite simulations; the map is fitted to the other datasets only), %d of them %s",
+			s.Dropped, s.DroppedNaNTail, nanTailNote)
 	}
 	return fmt.Sprintf("%d calibration datasets dropped (non-finite simulations; padded ones are kept with ScoreCalConfig.Padding set)", s.Dropped)
 }
 
 // endsInNaN reports whether x is finite up to a run of NaN at its end, as an observation
-// padded with NaN trials is: at least one finite value first, NaN from there on.
+// padded with NaN trials is (and one whose last value failed): at least one finite value
+// first, NaN from there on.
 func endsInNaN(x []float64) bool {
 	k := len(x)
 	for k > 0 && math.IsNaN(x[k-1]) {
 		k--
 	}
-	if k == 0 || k == len(x) {
-		return false
-	}
-	for _, v := range x[:k] {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return false
-		}
-	}
-	return true
+	return k > 0 && k < len(x) && pairs.AllFinite(x[:k])
 }
 
 // energyObjective is the negative weighted mean energy score of the mapped draws (Bon et al.,

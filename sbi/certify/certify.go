@@ -88,10 +88,12 @@ type Config struct {
 	// Budget), into the training set, the reserve of RemedyMoreSimulations
 	// (MoreSimulations), one check set per diagnosis (CheckSimulations each: one to diagnose
 	// the first estimator, one per retraining remedy), the calibration set of RemedyConformal
-	// (ConformalSimulations), the
-	// calibration set of the local test (LocalSimulations), the score-calibration sets of
-	// each observation (ScoreCalibration.M + ScoreCalibrationTests each) and one final test
-	// set (TestSimulations) used once, for the verdict. The training set gets what is left.
+	// (ConformalSimulations), the reference set of the misspecification check (one check
+	// set's size, Budget.Reference: only when there are observations and no check set, as
+	// with NoRemedies(); otherwise the first check set serves), the calibration set of the
+	// local test (LocalSimulations), the score-calibration sets of each observation
+	// (ScoreCalibration.M + ScoreCalibrationTests each) and one final test set
+	// (TestSimulations) used once, for the verdict. The training set gets what is left.
 	// Sets a run does not need are not simulated. A budget that leaves fewer than 100
 	// training simulations (or, for a given estimator, too few for the sets) is an error
 	// before anything runs, naming a budget that holds the sets. A plan whose training share
@@ -174,7 +176,8 @@ type Config struct {
 	// ScoreCalibration configures RemedyScoreCalibration (calib.ScoreCalibrate); its zero
 	// value is the paper's default (M = 100 datasets, inflation 2, N = 1,000 draws, unit
 	// weights, diagonal map). ImportanceWeights is refused: the test after it assumes unit
-	// weights.
+	// weights. Padding left nil is the estimator when it reads NaN padding (calib.Unpadder,
+	// as sbi.AmortizedTrials does), so that its padded datasets are kept.
 	ScoreCalibration calib.ScoreCalConfig
 	// ScoreCalibrationTests is the number of fresh pairs of the local test of each
 	// score-calibrated observation; 0 means the size of a check set.
@@ -347,11 +350,14 @@ type run struct {
 // errors.As see through. A run with Config.Trained returns the cause alone.
 type IncompleteError struct {
 	// Estimator is the best estimator trained so far (by its check set, where it had one).
+	// When the best was the conformal regions of RemedyConformal, it is the estimator they
+	// were built on: their thresholds are not kept.
 	Estimator sbi.Amortized
 	Steps     []Step // the steps finished before the error
 	Err       error
 
-	name string // what Estimator is in the run ("initial estimator", …); "" when not known
+	name          string // what Estimator is in the run ("initial estimator", …); "" when not known
+	conformalLost bool   // the best was the conformal regions built on Estimator, not kept
 }
 
 func (e *IncompleteError) Error() string {
@@ -359,7 +365,11 @@ func (e *IncompleteError) Error() string {
 	if e.name != "" {
 		what = e.name + ": " + what
 	}
-	return fmt.Sprintf("%v; the best estimator trained so far (%s) is kept, not certified, in the error (certify.IncompleteError)", e.Err, what)
+	s := fmt.Sprintf("%v; the best estimator trained so far (%s) is kept, not certified, in the error (certify.IncompleteError)", e.Err, what)
+	if e.conformalLost {
+		s += "; the conformal regions built on it, which the run chose, are not kept (their thresholds are lost with the run)"
+	}
+	return s
 }
 
 func (e *IncompleteError) Unwrap() error { return e.Err }
@@ -370,7 +380,11 @@ func (r *run) incomplete(err error) error {
 	if r.kept == nil || r.cfg.Trained != nil {
 		return err
 	}
-	return &IncompleteError{Estimator: r.kept.est, Steps: append([]Step(nil), r.cert.Steps...), Err: err, name: r.kept.name}
+	inc := &IncompleteError{Estimator: r.kept.est, Steps: append([]Step(nil), r.cert.Steps...), Err: err, name: r.kept.name}
+	if r.kept.conformal != nil {
+		inc.name, inc.conformalLost = r.kept.base, true
+	}
+	return inc
 }
 
 func (c Config) withDefaults() Config {
@@ -858,6 +872,7 @@ func (r *run) diagnose(est sbi.Amortized, s *sbi.Simulation, stream uint64) (*di
 // its per-level thresholds.
 type candidate struct {
 	name      string
+	base      string // conformal regions: the name of the estimator they were built on
 	est       sbi.Amortized
 	conformal []*calib.Conformal
 	calTheta  *mat.Dense // the conformal calibration pairs
@@ -1116,7 +1131,7 @@ func (r *run) conformalize(best *candidate) (*candidate, error) {
 	step.Simulations = r.plan.Conformal
 	step.Note = fmt.Sprintf("regions of the %s calibrated on %d fresh pairs: over calibration sets their coverage is at least L and at most L + %.4f on average; a given calibration's coverage varies by about ±%.3f (at level 0.5), against ±%.3f of the final test of %d pairs",
 		best.name, base.N, 1/float64(base.N+1), math.Sqrt(0.25/float64(base.N)), math.Sqrt(0.25/float64(r.plan.Test)), r.plan.Test)
-	return &candidate{name: best.name + " + conformal regions", est: best.est, conformal: confs, calTheta: s.Theta, calX: s.X}, nil
+	return &candidate{name: best.name + " + conformal regions", base: best.name, est: best.est, conformal: confs, calTheta: s.Theta, calX: s.X}, nil
 }
 
 func (r *run) final(c *candidate) error {

@@ -9,13 +9,15 @@
 // (Budget) into a training set, the reserve of the more-simulations remedy, one check set per
 // diagnosis, the calibration set of the conformal remedy (by default ConformalTestRatio times
 // the final test set, where the budget affords it with at most half the training share, so
-// that one calibration's spread is half the final test's), the calibration set of the local
+// that one calibration's spread is half the final test's), the reference set of the
+// observations' misspecification check (only when there are observations and no check set, as
+// with NoRemedies(); otherwise the first check set serves), the calibration set of the local
 // test, the score-calibration sets of each observation, and a final test set; sets a run
 // does not need are not simulated. Optional sets are planned only where the training share
 // (first training and reserve) stays at least the final test set; a plan whose required sets
-// leave it smaller is kept, with a note naming a budget that would not. The first estimator (a default NPE, any estimator from
-// Config.New, or one trained elsewhere in Config.Trained) is diagnosed on a check set by the
-// expected coverage of its HPD regions at the target levels (diag.RankCoverage). While the
+// leave it smaller is kept, with a note naming a budget that would not. The first estimator
+// (a default NPE, any estimator from Config.New, or one trained elsewhere in Config.Trained)
+// is diagnosed on a check set by the expected coverage of its HPD regions at the target levels (diag.RankCoverage). While the
 // diagnosis does not certify, the remedies of Config.Remedies that act on the estimator are
 // applied in order, each diagnosed on a check set of its own:
 //
@@ -34,7 +36,9 @@
 // Config.Trained. The best candidate (the smallest largest deviation |coverage − level| on its
 // check set, or the conformal regions, whose coverage holds by construction) is then judged
 // once on the final test set; that verdict is the certificate's. Diagnoses before it only
-// choose; they are shown and counted (Certificate.Tried), never reused. SBC and TARP on the
+// choose; they are shown and counted (Certificate.Tried), never reused for the verdict (the
+// first check set's simulations serve again only as the reference of the observations'
+// misspecification check). SBC and TARP on the
 // final test set are shown beside the verdict, for the chosen estimator's own draws: after
 // the conformal remedy the certified objects are the regions (Certificate.Region), and draws
 // from the posterior are not recalibrated. HPD ranks are estimated from Config.Samples

@@ -77,3 +77,37 @@ func TestLateErrorKeepsTheEstimator(t *testing.T) {
 		})
 	}
 }
+
+// TestIncompleteAfterConformalNamesTheBase: an error after the conformal remedy was chosen
+// (here every simulation of the final test set fails) said the error kept the "initial
+// estimator + conformal regions", though it holds the estimator alone: the regions'
+// thresholds are lost with the run. It now names the estimator the regions were built on and
+// says their thresholds are not kept.
+func TestIncompleteAfterConformalNamesTheBase(t *testing.T) {
+	prior := gaussPrior()
+	// 1100 training pairs, 100 check, 100 conformal: the final test set fails.
+	sim := failingAfter{n: 1300, done: new(atomic.Int64)}
+	_, err := Certify(prior, sim, nil, Config{Simulations: 1400, TestSimulations: 100, CheckSimulations: 100,
+		New: func() sbi.Estimator {
+			return sbi.NewNPE(prior, sbi.NPEConfig{Transforms: 1, Hidden: 8})
+		},
+		// A tolerance no check set of 100 pairs can meet: the conformal remedy runs and is chosen.
+		Target: Target{Tolerance: 1e-6},
+		Train:  sbi.TrainConfig{Epochs: 2}, Remedies: []Remedy{RemedyConformal}, ConformalSimulations: 100, Samples: 20, SBCSamples: -1, Seed: 1})
+	var inc *IncompleteError
+	if !errors.As(err, &inc) {
+		t.Fatalf("error %v (%T), want an *IncompleteError (the test's premise)", err, err)
+	}
+	if len(inc.Steps) != 2 || !strings.Contains(inc.Steps[1].Name, "conformal") {
+		t.Fatalf("steps %+v, want the initial estimator and the conformal remedy (the test's premise)", inc.Steps)
+	}
+	msg := err.Error()
+	if strings.Contains(msg, "+ conformal regions") {
+		t.Errorf("error %q claims the conformal regions are kept", msg)
+	}
+	for _, w := range []string{"initial estimator", "conformal", "not kept"} {
+		if !strings.Contains(msg, w) {
+			t.Errorf("error %q does not say %q", msg, w)
+		}
+	}
+}

@@ -170,7 +170,8 @@ func TestInterruptInnerProgress(t *testing.T) {
 // the run keeps: a retraining that the interrupt stopped is thrown away with the step. The
 // error now says where the run stopped and what it keeps (the best estimator trained so far,
 // in the *IncompleteError; or nothing, before one was trained), and still wraps
-// context.Canceled.
+// context.Canceled. An interrupt in a simulation set no longer adds the simulation's own claim
+// that its finished rows are kept in the error, which contradicted "nothing kept".
 func TestInterruptErrorSaysWhatCertifyKeeps(t *testing.T) {
 	prior := gaussPrior()
 	for _, c := range []struct {
@@ -183,6 +184,8 @@ func TestInterruptErrorSaysWhatCertifyKeeps(t *testing.T) {
 	}{
 		{"training set", 0, 0, NoRemedies(),
 			[]string{"stopped by interrupt in the initial estimator", "nothing kept"}, false},
+		{"training set after some rows", 640, 0, NoRemedies(),
+			[]string{"stopped by interrupt in the initial estimator", "nothing kept", "simulations finished"}, false},
 		// 1300 training pairs: 6 training batches and 1 validation batch an epoch.
 		{"initial training", -1, 9, NoRemedies(),
 			[]string{"stopped by interrupt in the initial estimator", "the best estimator trained so far"}, true},
@@ -217,6 +220,9 @@ func TestInterruptErrorSaysWhatCertifyKeeps(t *testing.T) {
 			msg := err.Error()
 			if strings.Contains(msg, "best epoch") {
 				t.Errorf("error %q claims an inner training's best epoch is kept", msg)
+			}
+			if strings.Contains(msg, "(kept:") || strings.Contains(msg, "Done()") {
+				t.Errorf("error %q claims an inner simulation's rows are kept", msg)
 			}
 			for _, w := range c.want {
 				if !strings.Contains(msg, w) {

@@ -12,6 +12,7 @@ import (
 	"github.com/gosbi/gosbi/sbi"
 	"github.com/gosbi/gosbi/sbi/calib"
 	"github.com/gosbi/gosbi/sbi/diag"
+	"github.com/gosbi/gosbi/sbi/internal/draw"
 	"github.com/gosbi/gosbi/sbi/internal/mathx"
 	"github.com/gosbi/gosbi/sbi/internal/safe"
 )
@@ -321,14 +322,21 @@ func (r *run) scoreCalibrate(o *ObservationCheck, i int, localSet *sbi.Simulatio
 	step := Step{Name: fmt.Sprintf("%s at observation %d", RemedyScoreCalibration, i)}
 	defer func() { step.Elapsed = time.Since(t0); r.cert.Steps = append(r.cert.Steps, step) }()
 	est := r.cert.Estimator
+	if u, ok := est.(calib.Unpadder); ok && cfg.Padding == nil {
+		cfg.Padding = u // padded datasets are kept, as the diagnoses of this run keep them
+	}
 	stream := uint64(streamScoreCal + 4*i)
 	rng := rand.New(rand.NewPCG(r.cfg.Seed, stream))
 	var obsDraws *mat.Dense
 	err := safe.Call("certify: score calibration: the posterior at the observation", func() error {
-		obsDraws = est.Posterior(o.X).Sample(rng, cfg.N)
-		return nil
+		var err error
+		obsDraws, err = draw.Context(r.ctx, est.Posterior(o.X), rng, cfg.N)
+		return err
 	})
 	if err != nil {
+		if r.ctx.Err() != nil {
+			return fmt.Errorf("certify: score calibration at observation %d: %w", i, err)
+		}
 		step.Note = fmt.Sprintf("skipped: %v", err)
 		o.Reason += "; score calibration could not run: " + err.Error()
 		return nil

@@ -13,6 +13,7 @@ import (
 	"github.com/gosbi/gosbi/internal/text"
 	"github.com/gosbi/gosbi/sbi"
 	"github.com/gosbi/gosbi/sbi/internal/cancel"
+	"github.com/gosbi/gosbi/sbi/internal/draw"
 	"github.com/gosbi/gosbi/sbi/internal/pairs"
 	"github.com/gosbi/gosbi/sbi/internal/safe"
 )
@@ -158,12 +159,7 @@ func droppedNote(n int) string {
 // sampleContext draws n points from post until ctx is done: with its SampleContext where it has
 // one (the posteriors of package sbi), else with Sample, whose panic forEachPair recovers.
 func sampleContext(ctx context.Context, post sbi.Posterior, rng *rand.Rand, n int) (*mat.Dense, error) {
-	if c, ok := post.(interface {
-		SampleContext(context.Context, *rand.Rand, int) (*mat.Dense, error)
-	}); ok {
-		return c.SampleContext(ctx, rng, n)
-	}
-	return post.Sample(rng, n), nil
+	return draw.Context(ctx, post, rng, n)
 }
 
 func rowCopy(m *mat.Dense, i int) []float64 {

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/gosbi/gosbi/sbi/flow/transform"
+	"github.com/gosbi/gosbi/sbi/internal/collapse"
 	"github.com/gosbi/gosbi/sbi/nn"
 	"gonum.org/v1/gonum/mat"
 )
@@ -422,29 +423,11 @@ func sampleWith(rng *rand.Rand, tp *nn.Tape, n, d int, inverse func(z *nn.Tensor
 			return nil, errors.New("flow: sampling produced non-finite values: the flow's parameters are not finite, or so large that its transforms overflow (was training diverging?)")
 		}
 	}
-	if j, ok := collapsedColumn(theta); ok {
-		return nil, fmt.Errorf("flow: sampling collapsed: all %d draws of θ column %d equal %v, though the flow maps distinct base draws to distinct points; its weights are so large that its transforms lost all resolution (was training diverging?): retrain with a smaller learning rate, and check that θ and the context are of moderate scale (standardize them); a flow fitted to a column that never varies learns a point mass: leave such a column out",
-			n, j, theta.Data[j])
+	if j, ok := collapse.Column(theta.Data, theta.Rows, theta.Cols, theta.Cols, nil); ok {
+		return nil, fmt.Errorf("flow: sampling collapsed: %s: retrain with a smaller learning rate, and check that θ and the context are of moderate scale (standardize them); a flow fitted to a column that never varies learns a point mass: leave such a column out",
+			collapse.Describe(n, j, theta.Data[j], ""))
 	}
 	return theta.Dense(), nil
-}
-
-// collapsedColumn returns the first column of t whose values are all equal, when t has at
-// least two rows.
-func collapsedColumn(t *nn.Tensor) (int, bool) {
-	if t.Rows < 2 {
-		return 0, false
-	}
-	for j := 0; j < t.Cols; j++ {
-		v, same := t.Data[j], true
-		for i := 1; i < t.Rows && same; i++ {
-			same = t.Data[i*t.Cols+j] == v
-		}
-		if same {
-			return j, true
-		}
-	}
-	return 0, false
 }
 
 // LogProbValues returns log q(θ_i | context) for every row of theta, without gradients.

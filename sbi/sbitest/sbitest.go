@@ -14,6 +14,7 @@ import (
 	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi"
 	"github.com/gosbi/gosbi/sbi/dist"
+	"github.com/gosbi/gosbi/sbi/internal/draw"
 	"github.com/gosbi/gosbi/sbi/nn"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat/distuv"
@@ -482,11 +483,6 @@ func (s *suite) checkPairs(tb testing.TB, est sbi.Amortized) {
 	}
 }
 
-// contextSampler is the error-returning form of Sample that sbi's posteriors offer.
-type contextSampler interface {
-	SampleContext(ctx context.Context, rng *rand.Rand, n int) (*mat.Dense, error)
-}
-
 // checkNonFinite checks what happens to values that are not finite after training: LogProbPairs
 // gives −Inf to a pair whose θ or x holds NaN or ±Inf (a θ outside the support; an
 // observation no simulation can produce) and leaves the other pairs as they are, and a
@@ -516,7 +512,7 @@ func (s *suite) checkNonFinite(tb testing.TB, est sbi.Amortized) {
 		xo := append([]float64(nil), s.obs[0]...)
 		xo[1] = bad
 		post := est.Posterior(xo)
-		if sc, ok := post.(contextSampler); ok {
+		if sc, ok := post.(draw.ContextSampler); ok {
 			if _, err := sc.SampleContext(context.Background(), rand.New(rand.NewPCG(1, 1)), 10); err == nil {
 				tb.Errorf("SampleContext at an observation holding %v: no error", bad)
 			}
