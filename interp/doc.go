@@ -146,8 +146,14 @@
 // composite literal, &b, a field or result of a declared type), the rewrite wrap-fmt-args
 // passes fmt the embedded field that has the method fmt calls (d.Duration, &b.Buffer), which
 // prints as Go does, for the verbs for which fmt calls it (not %w of Errorf, which would wrap
-// the field); a nil embedded pointer on the way to the field fails the cell where Go prints
-// fmt's %!v(PANIC=…). The others print by the fields without a word: such a value held in a
+// the field). It goes by Go's rules of promotion and by the methods' signatures: a method of
+// another signature (time.Time's Format(layout string) string, no fmt.Formatter) is none that
+// fmt calls, so %d prints an embedded time.Time's struct by its fields; an embedded interface
+// (error, fmt.Stringer, an interface of the session) gives its methods at its depth, and for
+// its Error or String fmt gets the method's result (as an error, which fmt prints alike); a
+// type that gets Format from an embedded interface prints by its fields. A nil embedded pointer
+// on the way to the field, or a nil embedded interface whose method fmt calls, fails the cell
+// where Go prints fmt's %!v(PANIC=…). The others print by the fields without a word: such a value held in a
 // variable of type any, nested in a slice, map or struct, returned by a lone call, or printed
 // by log or as the cell's result; a type whose Format, Error and String come from different
 // fields; a field of a string type among several operands of Print, Sprint or Fprint. Call the

@@ -44,10 +44,11 @@ import (
 // map: fmt prints those by their fields.
 //
 // A value of a struct type of the session that gets the method fmt calls (Format, Error or
-// String) from an embedded compiled type (type Dur struct{ time.Duration; n int }, whose
-// values the interpreter hands to compiled code without the promoted methods) is printed by
-// its fields even when wrapped, so the pass passes fmt that embedded field instead, which
-// has the method and prints as Go prints the value:
+// String, of the signature of fmt.Formatter, error or fmt.Stringer) from an embedded compiled
+// type (type Dur struct{ time.Duration; n int }, whose values the interpreter hands to compiled
+// code without the promoted methods) is printed by its fields even when wrapped, so the pass
+// passes fmt that embedded field instead, which has the method and prints as Go prints the
+// value:
 //
 //	fmt.Println(d, &b)
 //
@@ -55,7 +56,11 @@ import (
 //
 //	fmt.Println(_gosbiFmtArg((d).Duration), _gosbiFmtArg(&(&b).Buffer))
 //
-// for type B struct{ bytes.Buffer }, whose String *B gets. It does so, whatever the session's
+// for type B struct{ bytes.Buffer }, whose String *B gets. Where the method is the Error or
+// String of an embedded interface (error, fmt.Stringer, an interface of the session), it
+// passes fmt.Errorf("%s", x.Stringer.String()) (with the cell's name of the package fmt), an
+// error that fmt prints and spaces as Go prints the value; a nil interface fails the cell,
+// where Go prints %!v(PANIC=…). A Format of an interface is left. It does so, whatever the session's
 // other methods, for an operand whose type the unit shows (a variable, parameter, composite
 // literal, field or result of a declared type, &v, &T{} and a pointer variable), and
 // for the verbs for which fmt calls the method (all but %T and %p for Format; not %w, whose
