@@ -205,7 +205,10 @@
 // with v of type any) with an error of reflect, so the rewrite bind-switch-tag makes it a
 // switch without a tag whose cases compare the tag, evaluated once, with each value in turn
 // (switch _gosbi_tag := v; { case _gosbi_tag == 1: }), as Go does; the comparisons are then
-// checked as above (the error names the switch's case). It leaves a switch with an init
+// checked as above (the error names the switch's case). A switch with an init statement whose
+// tag is a variable (switch v := g(); v) compares the variable itself with each value, so a
+// case value that assigns to it (through a function literal) may change what the values are
+// compared with, where Go compares the value it had. It leaves a switch with an init
 // statement whose tag is no variable (switch x := f(); g(x)), and one whose tag's type the cell
 // does not show (a compiled function's result), which fail as before. A type switch without
 // a variable (switch x.(type)), whose cases of a
