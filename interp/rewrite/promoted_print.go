@@ -387,11 +387,7 @@ func (tt *typeTable) promotedOperand(a ast.Expr, v operandVerb, fmtPkg string, s
 // operandType returns the type of an operand as the unit shows it, with a pointer to a type
 // given as the type and true.
 func (tt *typeTable) operandType(a ast.Expr) (ast.Expr, bool) {
-	x := ast.Unparen(a)
-	if u, ok := x.(*ast.UnaryExpr); ok && addressOf(u) {
-		return tt.staticType(u.X, 0), true
-	}
-	t := tt.staticType(x, 0)
+	t := tt.staticType(a, 0) // &x is a pointer to x's type
 	if s, ok := t.(*ast.StarExpr); ok {
 		return s.X, true
 	}

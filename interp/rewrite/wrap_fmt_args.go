@@ -156,26 +156,15 @@ func fmtOperandToWrap(env Env, call *ast.CallExpr, wOnly bool) ast.Expr {
 	if !ok || wOnly && name != "Errorf" {
 		return nil
 	}
-	if skip, ok := printFuncs[name]; ok && len(call.Args) > skip {
-		for _, a := range call.Args[skip:] {
-			if fmtOperand(a, len(call.Args)-skip == 1) {
-				return a
-			}
+	_, printFunc := printFuncs[name]
+	ops, verbs := fmtVerbs(name, call)
+	for i, a := range ops {
+		wrap := fmtOperand(a, len(ops) == 1)
+		if !printFunc {
+			wrap = wrapsVerb(verbs[i], name == "Errorf", wOnly) && fmtOperand(a, false)
 		}
-		return nil
-	}
-	at, ok := formatFuncs[name]
-	if !ok || len(call.Args) <= at {
-		return nil
-	}
-	byMethod, ok := methodOperands(call.Args[at], name == "Errorf", wOnly)
-	if !ok {
-		return nil
-	}
-	operands := call.Args[at+1:]
-	for i, wrap := range byMethod {
-		if wrap && i < len(operands) && fmtOperand(operands[i], false) {
-			return operands[i]
+		if wrap {
+			return a
 		}
 	}
 	return nil
@@ -205,21 +194,13 @@ func pkgSelName(env Env, sel *ast.SelectorExpr, path string) (string, bool) {
 	return sel.Sel.Name, true
 }
 
-// methodOperands reports, for each operand that the format consumes in order (a * width or
-// precision, a verb), whether fmt calls the operand's Error or String method for it: for %v
-// and %+v, %s, %q, %x and %X, and for %w in Errorf, and not for %#v, %#w, a width, a precision,
-// any other verb, or an extra operand (its value in %!(EXTRA …) is printed by a method too,
-// but wrapped it would print the wrapper's type). It returns false where formatVerbs does.
-func methodOperands(format ast.Expr, errorf, wOnly bool) ([]bool, bool) {
-	verbs, ok := formatVerbs(format)
-	if !ok {
-		return nil, false
-	}
-	ops := make([]bool, len(verbs))
-	for i, v := range verbs {
-		ops[i] = v.verb != '*' && methodVerb(v.verb, v.sharp, errorf) && (!wOnly || v.verb == 'w')
-	}
-	return ops, true
+// wrapsVerb reports whether fmt calls the Error or String method of an operand of a format
+// (of Errorf when errorf) for what the format does with it, v: for %v and %+v, %s, %q, %x and
+// %X, and for %w in Errorf, and not for %#v, %#w, a width, a precision or any other verb; wOnly
+// restricts it to %w. An extra operand, which fmtVerbs leaves, is not wrapped: its value in
+// %!(EXTRA …) is printed by a method too, but wrapped it would print the wrapper's type.
+func wrapsVerb(v operandVerb, errorf, wOnly bool) bool {
+	return v.verb != '*' && methodVerb(v.verb, v.sharp, errorf) && (!wOnly || v.verb == 'w')
 }
 
 // operandVerb is what a format does with one operand: its verb and whether it has the flag #,
