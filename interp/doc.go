@@ -153,14 +153,19 @@
 // its Error or String fmt gets the method's result (as an error, which fmt prints alike); a
 // type that gets Format from an embedded interface prints by its fields. A nil embedded pointer
 // on the way to the field, or a nil embedded interface whose method fmt calls, fails the cell
-// where Go prints fmt's %!v(PANIC=…). The others print by the fields without a word: such a value held in a
-// variable of type any, nested in a slice, map or struct, returned by a lone call, or printed
+// where Go prints fmt's %!v(PANIC=…). The others print by the fields without a word: such a
+// value held in a variable of type any, nested in a slice, map or struct, returned by a lone call, or printed
 // by log or as the cell's result; a type whose Format, Error and String come from different
 // fields; a field of a string type among several operands of Print, Sprint or Fprint. Call the
 // method (d.String(), b.String()) there. A type assertion or a case to an interface that the
 // promoted methods satisfy answers no (x.(fmt.Stringer) with x of type any, a *B for type B
 // struct{ bytes.Buffer }) or fails with an error of reflect (any(d).(fmt.Stringer)), where Go
-// answers yes: check-interface-assertions fails such a cell (see below).
+// answers yes: check-interface-assertions fails such a cell (see below). It counts the methods
+// of the embedded type's pointer type, which a pointer to the struct gets, by their names: in a
+// session with type B struct{ bytes.Buffer; n int }, an assertion or a case to io.Writer,
+// io.Reader, fmt.Stringer or any other interface of methods named like *bytes.Buffer's
+// (Write, Read, String, …) fails the cell for every value, a B (which Go answers no for, as B
+// has none of them) and a compiled *os.File or time.Duration included.
 //
 // The interpreter knows a type declared in a cell only as the type it is declared as, without
 // its name: type T1 struct{ A int } and type T2 struct{ A int } are one type to it, and so are

@@ -33,6 +33,10 @@ func TestPromotedCompiledAssertions(t *testing.T) {
 			"var x any = R{strings.NewReader(\"a\"), 1}\nswitch x.(type) {\ncase io.ByteReader:\n\tfmt.Println(\"byte reader\")\ndefault:\n\tfmt.Println(\"other\")\n}", "", refused},
 		{"promoted through a cell type", "type In struct {\n\ttime.Duration\n\tn int\n}\ntype Out struct {\n\tIn\n\tm int\n}",
 			"var x any = Out{}\n_, ok := x.(fmt.Stringer)\nfmt.Println(ok)", "", refused},
+		{"a compiled value, by the names of *bytes.Buffer's methods", "type B struct {\n\tbytes.Buffer\n\tn int\n}",
+			"var x any = time.Second\n_, ok := x.(fmt.Stringer)\nfmt.Println(ok)", "", refused},
+		{"a value without the pointer methods", "type B struct {\n\tbytes.Buffer\n\tn int\n}",
+			"var x any = B{}\n_, ok := x.(io.Writer)\nfmt.Println(ok)", "", refused},
 		// Go's answers
 		{"interface of other methods", "type Dur struct {\n\ttime.Duration\n\tn int\n}",
 			"var x any = Dur{time.Second, 2}\n_, ok := x.(io.Reader)\nfmt.Println(ok)", "false\n", ""},
