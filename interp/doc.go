@@ -121,7 +121,9 @@
 // yaegi cannot hand its values to the helpers (a panic of reflect.StructOf about embedded
 // interfaces), so errors.Is, errors.As and errors.Unwrap of one fail the cell: give the field
 // a name and declare Error (type MyErr struct{ err error }). fmt prints a value of a type that
-// embeds an interface with that panic (%!v(PANIC=Error method: …)): print e.Error() instead.
+// embeds an interface with that panic (%!v(PANIC=Error method: …)) or by its fields, where the
+// cell does not show the value's type (held in an any, nested in a slice): print e.Error()
+// there. Where it does, wrap-fmt-args gives fmt the result of the interface's method (below).
 // Methods promoted from an embedded interface or an embedded type of the session count for the
 // rewrites (wrap-errors, guard-assertions); those of an embedded compiled type that is no
 // interface count for check-interface-assertions and guard-assertions only (such a value never
