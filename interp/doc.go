@@ -121,7 +121,9 @@
 // yaegi cannot hand its values to the helpers (a panic of reflect.StructOf about embedded
 // interfaces), so errors.Is, errors.As and errors.Unwrap of one fail the cell: give the field
 // a name and declare Error (type MyErr struct{ err error }). fmt prints a value of a type that
-// embeds an interface with that panic (%!v(PANIC=Error method: …)): print e.Error() instead.
+// embeds an interface with that panic (%!v(PANIC=Error method: …)) or by its fields, where the
+// cell does not show the value's type (held in an any, nested in a slice): print e.Error()
+// there. Where it does, wrap-fmt-args gives fmt the result of the interface's method (below).
 // Methods promoted from an embedded interface or an embedded type of the session count for the
 // rewrites (wrap-errors, guard-assertions); those of an embedded compiled type that is no
 // interface count for check-interface-assertions and guard-assertions only (such a value never
@@ -146,15 +148,26 @@
 // composite literal, &b, a field or result of a declared type), the rewrite wrap-fmt-args
 // passes fmt the embedded field that has the method fmt calls (d.Duration, &b.Buffer), which
 // prints as Go does, for the verbs for which fmt calls it (not %w of Errorf, which would wrap
-// the field); a nil embedded pointer on the way to the field fails the cell where Go prints
-// fmt's %!v(PANIC=…). The others print by the fields without a word: such a value held in a
-// variable of type any, nested in a slice, map or struct, returned by a lone call, or printed
+// the field). It goes by Go's rules of promotion and by the methods' signatures: a method of
+// another signature (time.Time's Format(layout string) string, no fmt.Formatter) is none that
+// fmt calls, so %d prints an embedded time.Time's struct by its fields; an embedded interface
+// (error, fmt.Stringer, an interface of the session) gives its methods at its depth, and for
+// its Error or String fmt gets the method's result (as an error, which fmt prints alike); a
+// type that gets Format from an embedded interface prints by its fields. A nil embedded pointer
+// on the way to the field, or a nil embedded interface whose method fmt calls, fails the cell
+// where Go prints fmt's %!v(PANIC=…). The others print by the fields without a word: such a
+// value held in a variable of type any, nested in a slice, map or struct, returned by a lone call, or printed
 // by log or as the cell's result; a type whose Format, Error and String come from different
 // fields; a field of a string type among several operands of Print, Sprint or Fprint. Call the
 // method (d.String(), b.String()) there. A type assertion or a case to an interface that the
 // promoted methods satisfy answers no (x.(fmt.Stringer) with x of type any, a *B for type B
 // struct{ bytes.Buffer }) or fails with an error of reflect (any(d).(fmt.Stringer)), where Go
-// answers yes: check-interface-assertions fails such a cell (see below).
+// answers yes: check-interface-assertions fails such a cell (see below). It counts the methods
+// of the embedded type's pointer type, which a pointer to the struct gets, by their names: in a
+// session with type B struct{ bytes.Buffer; n int }, an assertion or a case to io.Writer,
+// io.Reader, fmt.Stringer or any other interface of methods named like *bytes.Buffer's
+// (Write, Read, String, …) fails the cell for every value, a B (which Go answers no for, as B
+// has none of them) and a compiled *os.File or time.Duration included.
 //
 // The interpreter knows a type declared in a cell only as the type it is declared as, without
 // its name: type T1 struct{ A int } and type T2 struct{ A int } are one type to it, and so are
@@ -199,7 +212,10 @@
 // with v of type any) with an error of reflect, so the rewrite bind-switch-tag makes it a
 // switch without a tag whose cases compare the tag, evaluated once, with each value in turn
 // (switch _gosbi_tag := v; { case _gosbi_tag == 1: }), as Go does; the comparisons are then
-// checked as above (the error names the switch's case). It leaves a switch with an init
+// checked as above (the error names the switch's case). A switch with an init statement whose
+// tag is a variable (switch v := g(); v) compares the variable itself with each value, so a
+// case value that assigns to it (through a function literal) may change what the values are
+// compared with, where Go compares the value it had. It leaves a switch with an init
 // statement whose tag is no variable (switch x := f(); g(x)), and one whose tag's type the cell
 // does not show (a compiled function's result), which fail as before. A type switch without
 // a variable (switch x.(type)), whose cases of a

@@ -33,6 +33,10 @@ func TestPromotedCompiledAssertions(t *testing.T) {
 			"var x any = R{strings.NewReader(\"a\"), 1}\nswitch x.(type) {\ncase io.ByteReader:\n\tfmt.Println(\"byte reader\")\ndefault:\n\tfmt.Println(\"other\")\n}", "", refused},
 		{"promoted through a cell type", "type In struct {\n\ttime.Duration\n\tn int\n}\ntype Out struct {\n\tIn\n\tm int\n}",
 			"var x any = Out{}\n_, ok := x.(fmt.Stringer)\nfmt.Println(ok)", "", refused},
+		{"a compiled value, by the names of *bytes.Buffer's methods", "type B struct {\n\tbytes.Buffer\n\tn int\n}",
+			"var x any = time.Second\n_, ok := x.(fmt.Stringer)\nfmt.Println(ok)", "", refused},
+		{"a value without the pointer methods", "type B struct {\n\tbytes.Buffer\n\tn int\n}",
+			"var x any = B{}\n_, ok := x.(io.Writer)\nfmt.Println(ok)", "", refused},
 		// Go's answers
 		{"interface of other methods", "type Dur struct {\n\ttime.Duration\n\tn int\n}",
 			"var x any = Dur{time.Second, 2}\n_, ok := x.(io.Reader)\nfmt.Println(ok)", "false\n", ""},
@@ -151,6 +155,94 @@ func TestPromotedCompiledPrint(t *testing.T) {
 			ts.out.Reset()
 			ts.mustRun(t, c.code)
 			if got := ts.out.String(); got != c.want {
+				t.Errorf("%q: printed %q, want %q", c.code, got, c.want)
+			}
+		})
+	}
+}
+
+// The compiled counterparts of the cells' types of TestPromotedPrintBySignature.
+type (
+	promEv struct {
+		time.Time
+		N int
+	}
+	promInner struct {
+		time.Duration
+		k int
+	}
+	promIface struct {
+		fmt.Stringer
+		promInner
+	}
+	promIfaceTwo struct {
+		fmt.Stringer
+		time.Duration
+	}
+	promErrIface struct {
+		error
+		time.Duration
+	}
+	promFmtField struct {
+		time.Duration
+		Format int
+	}
+	promBufInner struct {
+		bytes.Buffer
+		promInner
+	}
+)
+
+// TestPromotedPrintBySignature prints values of types whose embedded fields have methods
+// named like fmt's (Format, Error, String) that fmt does not call: time.Time's Format(layout)
+// is no fmt.Formatter, so %d prints an Ev's fields, N included; and an embedded interface
+// gives the method at its depth, which Go calls (or, with a method of the name at the same
+// depth, promotes neither). wrap-fmt-args found the methods by name and skipped the
+// interfaces, so it passed fmt e.Time for %d (N vanished), and Duration's String where Go
+// calls the interface's or prints the fields; now it decides by the signatures, and passes fmt
+// the result of an embedded interface's Error or String, as Go calls it. A nil interface fails
+// the cell where Go prints fmt's %!v(PANIC=…).
+func TestPromotedPrintBySignature(t *testing.T) {
+	decls := "type Ev struct {\n\ttime.Time\n\tN int\n}\ntype Inner struct {\n\ttime.Duration\n\tk int\n}\n" +
+		"type Iface struct {\n\tfmt.Stringer\n\tInner\n}\ntype IfaceTwo struct {\n\tfmt.Stringer\n\ttime.Duration\n}\n" +
+		"type ErrIface struct {\n\terror\n\ttime.Duration\n}\ntype Str interface{ String() string }\n" +
+		"type Own struct {\n\tStr\n\tInner\n}\ntype FmtField struct {\n\ttime.Duration\n\tFormat int\n}\n" +
+		"type BufInner struct {\n\tbytes.Buffer\n\tInner\n}"
+	ev := promEv{time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC), 7}
+	verbs, others := "%d|%v|%s\n", "%t|%o|%x\n" // variables, as vet rejects %d of a struct of a Stringer
+	iface := promIface{time.Minute, promInner{time.Second, 1}}
+	for _, c := range []struct{ name, code, want, err string }{
+		{"Time's Format is no Formatter", "e := Ev{time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC), 7}\nfmt.Printf(\"%d|%v|%s\\n\", e, e, e)",
+			fmt.Sprintf(verbs, ev, ev, ev), ""},
+		{"Time's Format, other verbs", "e := Ev{time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC), 7}\nfmt.Printf(\"%t|%o|%x\\n\", e, e, e)",
+			fmt.Sprintf(others, ev, ev, ev), ""},
+		{"field named Format", "fmt.Println(FmtField{time.Second, 3})", fmt.Sprintln(promFmtField{time.Second, 3}), ""},
+		{"compiled interface above", "fmt.Println(Iface{time.Minute, Inner{time.Second, 1}})",
+			fmt.Sprintln(promIface{time.Minute, promInner{time.Second, 1}}), ""},
+		{"session interface above", "fmt.Println(Own{time.Minute, Inner{time.Second, 1}})",
+			fmt.Sprintln(promIface{time.Minute, promInner{time.Second, 1}}), ""},
+		{"interface beside", "fmt.Println(IfaceTwo{time.Minute, time.Second})", fmt.Sprintln(promIfaceTwo{time.Minute, time.Second}), ""},
+		{"error beside", "fmt.Println(ErrIface{io.EOF, time.Second})", fmt.Sprintln(promErrIface{io.EOF, time.Second}), ""},
+		{"interface, verbs", "x := Iface{time.Minute, Inner{time.Second, 1}}\np := &x\nfmt.Printf(\"%x|%8s|%q|%d\\n\", x, &x, p, x.k)",
+			fmt.Sprintf("%x|%8s|%q|%d\n", iface, &iface, &iface, iface.k), ""},
+		{"interface, Print spaces", "fmt.Print(Iface{time.Minute, Inner{time.Second, 1}}, 1, \"\\n\")", fmt.Sprint(iface, 1, "\n"), ""},
+		{"nil pointer to a type with an interface", "var p *Iface\nfmt.Println(p)", fmt.Sprintln((*promIface)(nil)), ""},
+		{"nil interface", "fmt.Println(Iface{nil, Inner{time.Second, 1}})", "", "nil pointer dereference"},
+		{"pointer method hides a deeper one", "fmt.Println(BufInner{Inner: Inner{time.Second, 1}})",
+			fmt.Sprintln(promBufInner{promInner: promInner{time.Second, 1}}), ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ts := newTestSession(t)
+			ts.mustRun(t, promotedSetup)
+			ts.mustRun(t, decls)
+			ts.out.Reset()
+			res := ts.run(c.code)
+			switch got := ts.out.String(); {
+			case c.err != "" && (res.Err == nil || !strings.Contains(res.Err.Value, c.err)):
+				t.Errorf("%q: error %v, output %q; want an error with %q", c.code, res.Err, got, c.err)
+			case c.err == "" && res.Err != nil:
+				t.Errorf("%q: error %v, want the output %q", c.code, res.Err.Value, c.want)
+			case got != c.want:
 				t.Errorf("%q: printed %q, want %q", c.code, got, c.want)
 			}
 		})

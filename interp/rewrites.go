@@ -89,7 +89,9 @@ type methodSet struct {
 // methods or of a type with methods has methods too: yaegi hands a value of struct{ error } to
 // compiled code in its wrapper as it does one with a declared Error. Embedding turns on no
 // wrapping of fmt's operands (print): fmt prints a value of a type that embeds an interface
-// with yaegi's panic about reflect.StructOf whether wrapped or not. An embedded compiled type
+// with yaegi's panic about reflect.StructOf whether wrapped or not (wrap-fmt-args gives fmt the
+// result of the interface's Error or String instead, where the unit shows the operand's
+// type). An embedded compiled type
 // that is no interface (time.Time, *bytes.Buffer) gives the type the methods that Go promotes
 // from it (types, names), those of its pointer type included (which *S has), so that the
 // rewrites that ask whether a value may have a method count them: yaegi hands the cell's type

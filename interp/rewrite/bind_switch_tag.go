@@ -25,10 +25,14 @@ import (
 //
 // which has the same effect in Go: the tag is evaluated once, the cases in order until one
 // matches, and break, fallthrough and labels keep their meaning. A switch with an init
-// statement keeps it and compares its tag where that is a variable (switch v := g(); v); one
-// with an init statement and another tag is left, as is a tag whose type the unit does not
-// show (the interpreter's error then says what failed). Running before check-type-identity,
-// the comparisons are checked as the ones a cell writes.
+// statement keeps it and compares its tag where that is a variable (switch v := g(); v): the
+// variable is read for each value compared, not once, so a case value that assigns to it (a
+// function literal called in the case) may change what the values are compared with,
+// where Go compares the value it had. One with an init statement and another tag is left, as
+// is a tag whose type the unit does not show (the interpreter's error then says what failed).
+// Running before check-type-identity, the comparisons are checked as the ones a cell writes;
+// both operands of each stand at the case value's position, which tells that check's error
+// that it is a switch's case.
 //
 // Upstream: no upstream issue found.
 var bindSwitchTag = Pass{
@@ -81,7 +85,9 @@ func (p *parsed) bindSwitchTag(tt *typeTable) (string, bool) {
 			if i > 0 {
 				b.WriteString(" || ")
 			}
-			b.WriteString(tag + " == " + p.position(e.Pos()) + caseOperand(p, e))
+			// Both operands at the case value's position, which no comparison of a cell has,
+			// tell comparisonError that this is a switch's case.
+			b.WriteString(p.position(e.Pos()) + tag + " == " + p.position(e.Pos()) + caseOperand(p, e))
 		}
 		b.WriteString(p.position(cl.List[len(cl.List)-1].End()))
 		edits = append(edits, edit{cl.List[0].Pos(), cl.List[len(cl.List)-1].End(), b.String()})

@@ -173,12 +173,13 @@ func (tt *typeTable) holds(k typeKey, methods bool) bool {
 
 // comparisonError is the error for a comparison that cannot tell the type k from z.
 func (p *parsed) comparisonError(n ast.Node, k, z typeKey) error {
-	what, src := "the key of a map of interface keys", p.src(n)
+	what, src := "the key of a map of interface keys", StripPositions(p.src(n))
 	switch n := n.(type) {
 	case *ast.BinaryExpr:
 		what = "the comparison"
-		if id, ok := n.X.(*ast.Ident); ok && id.Name == SwitchTagName {
-			what, src = "the switch's case", StripPositions(p.src(n.Y)) // made by bind-switch-tag
+		if x, y := p.fset.Position(n.X.Pos()), p.fset.Position(n.Y.Pos()); x.Filename == y.Filename && x.Line == y.Line &&
+			x.Column == y.Column { // both operands where the case value stands: made by bind-switch-tag
+			what, src = "the switch's case", StripPositions(p.src(n.Y))
 		}
 	case *ast.IndexExpr:
 		what = "the index of a map of interface keys"

@@ -3,6 +3,7 @@ package rewrite
 import (
 	"fmt"
 	"go/ast"
+	"go/types"
 	"reflect"
 	"slices"
 	"strings"
@@ -12,16 +13,31 @@ import (
 // order it looks for them.
 var printMethods = []string{"Format", "Error", "String"}
 
+// printInterfaces are the interfaces by which fmt finds the methods of printMethods: a method
+// of the name with another signature (time.Time's Format(layout string) string) is none that
+// fmt calls.
+var printInterfaces = map[string]reflect.Type{
+	"Format": reflect.TypeFor[fmt.Formatter](),
+	"Error":  reflect.TypeFor[error](),
+	"String": reflect.TypeFor[fmt.Stringer](),
+}
+
 // promoted is where a method of a struct type of the session is promoted from: the path of
 // embedded fields to a compiled type that has it, and whether the method is reached through
 // a pointer (an embedded pointer on the path, or a pointer to the struct), which gives it the
-// methods of the compiled type's pointer type.
+// methods of the compiled type's pointer type; or the path to an embedded interface whose
+// method Error or String it is.
 type promoted struct {
-	path      []string
-	field     reflect.Type // the type of the last field of path
-	pointer   bool
-	blocked   bool // the name is a method declared in a cell, a field, or ambiguous
-	ambiguous bool // two of the name at the shallowest depth, which Go promotes neither of
+	path    []string
+	field   reflect.Type // the type of the last field of path; nil for an interface
+	pointer bool
+	// blocked: the struct type gets fmt's method from elsewhere than an embedded field that
+	// the rewrite can pass: a method declared in a cell, or the Format of an interface.
+	blocked bool
+	// hidden: the name is no method that fmt calls, and hides those of the name deeper down:
+	// a field, a method of another signature, one that only the pointer type has where the
+	// value is printed, or two of the name at the shallowest depth, which Go promotes neither of.
+	hidden bool
 }
 
 // embedLevel is one struct type met at a depth of the walk of promotedPrint.
@@ -33,11 +49,11 @@ type embedLevel struct {
 
 // promotedPrint returns the embedded field of the session's struct type t (a type name, or a
 // pointer to one when pointer) whose compiled type gives t the method that fmt calls for
-// %v (Format, Error or String, by Go's rules of promotion), with the method's name, and false
-// when t has none, when a cell declares it (the other parts of wrap-fmt-args see to it), a
-// field of that name hides it, or when the methods of that
-// field that fmt looks for are not all the ones t gets (String from one field, Error from
-// another), which passing the field to fmt would not print alike.
+// %v (Format, Error or String, by Go's rules of promotion and by the method's signature), with
+// the method's name, and false when t has none, when a cell declares it (the other parts of
+// wrap-fmt-args see to it) or an embedded interface gives it, or when the methods of that field
+// that fmt looks for are not all the ones t gets (String from one field, Error from another),
+// which passing the field to fmt would not print alike.
 func (tt *typeTable) promotedPrint(t ast.Expr, pointer bool) (promoted, string, bool) {
 	found := map[string]promoted{}
 	level := []embedLevel{{typ: t, pointer: pointer}}
@@ -52,7 +68,7 @@ func (tt *typeTable) promotedPrint(t ast.Expr, pointer bool) (promoted, string, 
 				continue
 			}
 			if len(ps) > 1 {
-				found[name] = promoted{blocked: true, ambiguous: true}
+				found[name] = promoted{hidden: true}
 			} else {
 				found[name] = ps[0]
 			}
@@ -62,7 +78,7 @@ func (tt *typeTable) promotedPrint(t ast.Expr, pointer bool) (promoted, string, 
 	for _, name := range printMethods {
 		p, ok := found[name]
 		switch {
-		case !ok || p.ambiguous: // Go promotes neither of two at one depth
+		case !ok || p.hidden: // fmt looks for the next
 			continue
 		case p.blocked:
 			return promoted{}, "", false
@@ -73,12 +89,16 @@ func (tt *typeTable) promotedPrint(t ast.Expr, pointer bool) (promoted, string, 
 }
 
 // consistent reports whether each method that fmt looks for which p's field has is the one
-// that the struct type gets from it.
+// that the struct type gets from it. The method of an interface is called, which gives fmt a
+// string to print as it prints the method's result.
 func (p promoted) consistent(found map[string]promoted) bool {
+	if p.field == nil {
+		return true
+	}
 	for _, name := range printMethods {
-		if _, ok := p.methods().MethodByName(name); ok {
+		if p.methods().Implements(printInterfaces[name]) {
 			q := found[name]
-			if q.blocked || !slices.Equal(q.path, p.path) {
+			if q.blocked || q.hidden || !slices.Equal(q.path, p.path) {
 				return false
 			}
 		}
@@ -94,30 +114,26 @@ func (p promoted) methods() reflect.Type {
 	return p.field
 }
 
-// promotedAt records in at the print methods and fields of the names of printMethods that
-// the type of l has at its depth, and returns the embedded fields of a struct type of the
-// session, one depth down.
+// promotedAt records in at the methods and fields of the names of printMethods that the type
+// of l has at its depth, and returns the embedded fields of a struct type of the session, one
+// depth down.
 func (tt *typeTable) promotedAt(l embedLevel, at map[string][]promoted) []embedLevel {
 	e, pointer := l.typ, l.pointer
 	if s, ok := e.(*ast.StarExpr); ok {
 		e, pointer = s.X, true
 	}
+	if len(l.path) > 0 && tt.printInterface(e, l.path, at, 0) {
+		return nil
+	}
 	switch e := e.(type) {
 	case *ast.SelectorExpr:
-		c := tt.compiledType(e)
-		if c == nil || c.Kind() == reflect.Interface {
-			return nil
-		}
-		p := promoted{path: l.path, field: tt.compiledType(e), pointer: pointer}
-		if _, ok := l.typ.(*ast.StarExpr); ok {
-			p.field = reflect.PointerTo(c)
-		}
-		for _, name := range printMethods {
-			if _, ok := p.methods().MethodByName(name); ok {
-				at[name] = append(at[name], p)
+		if c := tt.compiledType(e); c != nil {
+			p := promoted{path: l.path, field: c, pointer: pointer}
+			if _, ok := l.typ.(*ast.StarExpr); ok {
+				p.field = reflect.PointerTo(c)
 			}
+			p.record(at)
 		}
-		return nil
 	case *ast.Ident:
 		ts := tt.specs[e.Name]
 		if ts == nil || ts.TypeParams != nil {
@@ -128,13 +144,117 @@ func (tt *typeTable) promotedAt(l embedLevel, at map[string][]promoted) []embedL
 				at[name] = append(at[name], promoted{blocked: true})
 			}
 		}
-		st, ok := ts.Type.(*ast.StructType)
-		if !ok {
-			return nil
+		if st, ok := ts.Type.(*ast.StructType); ok {
+			return tt.embeddedFields(st, l, pointer, at)
 		}
-		return tt.embeddedFields(st, l, pointer, at)
 	}
 	return nil
+}
+
+// record records in at the methods of the names of printMethods that p's compiled field
+// gives the struct type: those that fmt calls, and as hidden the others of the names (of
+// another signature, or of the pointer type only where the value is printed).
+func (p promoted) record(at map[string][]promoted) {
+	all := p.field // the methods of the name, which a value gets or not
+	if all.Kind() != reflect.Pointer {
+		all = reflect.PointerTo(all)
+	}
+	for _, name := range printMethods {
+		if _, ok := all.MethodByName(name); !ok {
+			continue
+		}
+		if _, ok := p.methods().MethodByName(name); ok && p.methods().Implements(printInterfaces[name]) {
+			at[name] = append(at[name], p)
+		} else {
+			at[name] = append(at[name], promoted{hidden: true})
+		}
+	}
+}
+
+// printInterface records in at the methods of the names of printMethods of the interface
+// type e (error, a compiled interface or one of the session, and the interfaces those embed)
+// of the embedded field at path: as promoted Error and String of fmt's signatures, as
+// blocked a Format of its signature, and as hidden those of another signature. It reports
+// whether e is an interface type.
+func (tt *typeTable) printInterface(e ast.Expr, path []string, at map[string][]promoted, depth int) bool {
+	if depth > maxTypeDepth {
+		return false
+	}
+	switch e := e.(type) {
+	case *ast.SelectorExpr:
+		c := tt.compiledType(e)
+		if c == nil || c.Kind() != reflect.Interface {
+			return false
+		}
+		for _, name := range printMethods {
+			if _, ok := c.MethodByName(name); ok {
+				at[name] = append(at[name], interfaceMethod(name, path, c.Implements(printInterfaces[name])))
+			}
+		}
+		return true
+	case *ast.Ident:
+		if ts := tt.specs[e.Name]; ts != nil {
+			return ts.TypeParams == nil && tt.printInterface(ts.Type, path, at, depth+1)
+		}
+		if e.Name == "error" {
+			at["Error"] = append(at["Error"], interfaceMethod("Error", path, true))
+			return true
+		}
+		return e.Name == "any"
+	case *ast.InterfaceType:
+		for _, m := range e.Methods.List {
+			if len(m.Names) == 0 {
+				tt.printInterface(m.Type, path, at, depth+1)
+				continue
+			}
+			for _, n := range m.Names {
+				if slices.Contains(printMethods, n.Name) {
+					at[n.Name] = append(at[n.Name], interfaceMethod(n.Name, path, tt.fmtSignature(n.Name, m.Type)))
+				}
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// interfaceMethod is the method name of an embedded interface at path, of fmt's signature
+// or not.
+func interfaceMethod(name string, path []string, fmtSig bool) promoted {
+	switch {
+	case !fmtSig:
+		return promoted{hidden: true}
+	case name == "Format":
+		return promoted{blocked: true}
+	}
+	return promoted{path: path}
+}
+
+// fmtSignature reports whether the method name of type t, of an interface type of the
+// session, has the signature by which fmt calls it.
+func (tt *typeTable) fmtSignature(name string, t ast.Expr) bool {
+	ft, ok := t.(*ast.FuncType)
+	if !ok {
+		return false
+	}
+	if name != "Format" {
+		return types.ExprString(ft) == "func() string" && tt.specs["string"] == nil
+	}
+	if ft.Results != nil || ft.Params.NumFields() != 2 {
+		return false
+	}
+	var params []ast.Expr
+	for _, f := range ft.Params.List {
+		for range max(len(f.Names), 1) {
+			params = append(params, f.Type)
+		}
+	}
+	sel, ok := params[0].(*ast.SelectorExpr)
+	if !ok || types.ExprString(params[1]) != "rune" || tt.specs["rune"] != nil {
+		return false
+	}
+	_, isFmt := pkgSelName(tt.env, sel, "fmt")
+	return isFmt && sel.Sel.Name == "State"
 }
 
 // embeddedFields records in at the fields of st whose names are those of printMethods, and
@@ -153,7 +273,7 @@ func (tt *typeTable) embeddedFields(st *ast.StructType, l embedLevel, pointer bo
 		}
 		for _, n := range names {
 			if slices.Contains(printMethods, n) {
-				at[n] = append(at[n], promoted{blocked: true})
+				at[n] = append(at[n], promoted{hidden: true})
 			}
 		}
 	}
@@ -181,7 +301,8 @@ func (p *parsed) promoteFmtArg(env Env, tt *typeTable) (string, bool) {
 			if !fmtOperand(a, false) {
 				continue
 			}
-			if prefix, suffix, ok := tt.promotedOperand(a, verbs[i], len(ops) > 1 && spacedFuncs[name]); ok {
+			pkg := ast.Unparen(call.Fun).(*ast.SelectorExpr).X.(*ast.Ident).Name // fmtFuncName found it
+			if prefix, suffix, ok := tt.promotedOperand(a, verbs[i], pkg, len(ops) > 1 && spacedFuncs[name]); ok {
 				text, found = p.replace(a, prefix, suffix), true
 				return false
 			}
@@ -225,8 +346,10 @@ func fmtVerbs(name string, call *ast.CallExpr) ([]ast.Expr, []operandVerb) {
 // to one) or fmt calls no method of such a field for v. For %w, whose error Errorf wraps, it
 // gives none: the field would be wrapped in place of the value. Between operands of Print,
 // Sprint or Fprint, which fmt separates by a space unless one is a string, a field of a
-// string type is left.
-func (tt *typeTable) promotedOperand(a ast.Expr, v operandVerb, spaced bool) (prefix, suffix string, ok bool) {
+// string type is left. The method of an embedded interface is called, and its result given to
+// fmt as an error made by fmt.Errorf("%s", …) of the package fmt (the cell's name of it):
+// fmt prints an error's text as it prints a Stringer's, and spaces it as it spaces a struct.
+func (tt *typeTable) promotedOperand(a ast.Expr, v operandVerb, fmtPkg string, spaced bool) (prefix, suffix string, ok bool) {
 	t, pointer := tt.operandType(a)
 	id, ok := t.(*ast.Ident)
 	if !ok || tt.specs[id.Name] == nil || tt.spec(id) != tt.specs[id.Name] || v.verb == 'w' || v.verb == '*' {
@@ -241,12 +364,15 @@ func (tt *typeTable) promotedOperand(a ast.Expr, v operandVerb, spaced bool) (pr
 	default:
 		ok = methodVerb(v.verb, v.sharp, false)
 	}
-	if !ok || spaced && pr.field.Kind() == reflect.String {
+	if !ok || spaced && pr.field != nil && pr.field.Kind() == reflect.String {
 		return "", "", false
 	}
 	field := "." + strings.Join(pr.path, ".")
 	amp := ""
-	if pr.methods() != pr.field {
+	switch {
+	case pr.field == nil: // the interface's method, as Go calls it; a nil one panics
+		amp, field = fmtPkg+`.Errorf("%s", `, field+"."+method+"())"
+	case pr.methods() != pr.field:
 		amp = "&" // the pointer methods of an embedded value, which a pointer reaches
 	}
 	if pointer && !addressOf(a) {
@@ -261,11 +387,7 @@ func (tt *typeTable) promotedOperand(a ast.Expr, v operandVerb, spaced bool) (pr
 // operandType returns the type of an operand as the unit shows it, with a pointer to a type
 // given as the type and true.
 func (tt *typeTable) operandType(a ast.Expr) (ast.Expr, bool) {
-	x := ast.Unparen(a)
-	if u, ok := x.(*ast.UnaryExpr); ok && addressOf(u) {
-		return tt.staticType(u.X, 0), true
-	}
-	t := tt.staticType(x, 0)
+	t := tt.staticType(a, 0) // &x is a pointer to x's type
 	if s, ok := t.(*ast.StarExpr); ok {
 		return s.X, true
 	}

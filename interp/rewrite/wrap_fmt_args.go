@@ -44,10 +44,11 @@ import (
 // map: fmt prints those by their fields.
 //
 // A value of a struct type of the session that gets the method fmt calls (Format, Error or
-// String) from an embedded compiled type (type Dur struct{ time.Duration; n int }, whose
-// values the interpreter hands to compiled code without the promoted methods) is printed by
-// its fields even when wrapped, so the pass passes fmt that embedded field instead, which
-// has the method and prints as Go prints the value:
+// String, of the signature of fmt.Formatter, error or fmt.Stringer) from an embedded compiled
+// type (type Dur struct{ time.Duration; n int }, whose values the interpreter hands to compiled
+// code without the promoted methods) is printed by its fields even when wrapped, so the pass
+// passes fmt that embedded field instead, which has the method and prints as Go prints the
+// value:
 //
 //	fmt.Println(d, &b)
 //
@@ -55,7 +56,11 @@ import (
 //
 //	fmt.Println(_gosbiFmtArg((d).Duration), _gosbiFmtArg(&(&b).Buffer))
 //
-// for type B struct{ bytes.Buffer }, whose String *B gets. It does so, whatever the session's
+// for type B struct{ bytes.Buffer }, whose String *B gets. Where the method is the Error or
+// String of an embedded interface (error, fmt.Stringer, an interface of the session), it
+// passes fmt.Errorf("%s", x.Stringer.String()) (with the cell's name of the package fmt), an
+// error that fmt prints and spaces as Go prints the value; a nil interface fails the cell,
+// where Go prints %!v(PANIC=…). A Format of an interface is left. It does so, whatever the session's
 // other methods, for an operand whose type the unit shows (a variable, parameter, composite
 // literal, field or result of a declared type, &v, &T{} and a pointer variable), and
 // for the verbs for which fmt calls the method (all but %T and %p for Format; not %w, whose
@@ -151,26 +156,15 @@ func fmtOperandToWrap(env Env, call *ast.CallExpr, wOnly bool) ast.Expr {
 	if !ok || wOnly && name != "Errorf" {
 		return nil
 	}
-	if skip, ok := printFuncs[name]; ok && len(call.Args) > skip {
-		for _, a := range call.Args[skip:] {
-			if fmtOperand(a, len(call.Args)-skip == 1) {
-				return a
-			}
+	_, printFunc := printFuncs[name]
+	ops, verbs := fmtVerbs(name, call)
+	for i, a := range ops {
+		wrap := fmtOperand(a, len(ops) == 1)
+		if !printFunc {
+			wrap = wrapsVerb(verbs[i], name == "Errorf", wOnly) && fmtOperand(a, false)
 		}
-		return nil
-	}
-	at, ok := formatFuncs[name]
-	if !ok || len(call.Args) <= at {
-		return nil
-	}
-	byMethod, ok := methodOperands(call.Args[at], name == "Errorf", wOnly)
-	if !ok {
-		return nil
-	}
-	operands := call.Args[at+1:]
-	for i, wrap := range byMethod {
-		if wrap && i < len(operands) && fmtOperand(operands[i], false) {
-			return operands[i]
+		if wrap {
+			return a
 		}
 	}
 	return nil
@@ -200,21 +194,13 @@ func pkgSelName(env Env, sel *ast.SelectorExpr, path string) (string, bool) {
 	return sel.Sel.Name, true
 }
 
-// methodOperands reports, for each operand that the format consumes in order (a * width or
-// precision, a verb), whether fmt calls the operand's Error or String method for it: for %v
-// and %+v, %s, %q, %x and %X, and for %w in Errorf, and not for %#v, %#w, a width, a precision,
-// any other verb, or an extra operand (its value in %!(EXTRA …) is printed by a method too,
-// but wrapped it would print the wrapper's type). It returns false where formatVerbs does.
-func methodOperands(format ast.Expr, errorf, wOnly bool) ([]bool, bool) {
-	verbs, ok := formatVerbs(format)
-	if !ok {
-		return nil, false
-	}
-	ops := make([]bool, len(verbs))
-	for i, v := range verbs {
-		ops[i] = v.verb != '*' && methodVerb(v.verb, v.sharp, errorf) && (!wOnly || v.verb == 'w')
-	}
-	return ops, true
+// wrapsVerb reports whether fmt calls the Error or String method of an operand of a format
+// (of Errorf when errorf) for what the format does with it, v: for %v and %+v, %s, %q, %x and
+// %X, and for %w in Errorf, and not for %#v, %#w, a width, a precision or any other verb; wOnly
+// restricts it to %w. An extra operand, which fmtVerbs leaves, is not wrapped: its value in
+// %!(EXTRA …) is printed by a method too, but wrapped it would print the wrapper's type.
+func wrapsVerb(v operandVerb, errorf, wOnly bool) bool {
+	return v.verb != '*' && methodVerb(v.verb, v.sharp, errorf) && (!wOnly || v.verb == 'w')
 }
 
 // operandVerb is what a format does with one operand: its verb and whether it has the flag #,
