@@ -93,19 +93,7 @@ func exitAs(ps *os.ProcessState, msg string) {
 	if ps == nil {
 		return
 	}
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		fmt.Fprintln(os.Stderr, msg)
-		sg := ws.Signal()
-		switch sg {
-		case syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM, syscall.SIGKILL:
-			signal.Reset(sg)
-			if p, err := os.FindProcess(os.Getpid()); err == nil {
-				p.Signal(sg)
-				time.Sleep(time.Second) // the signal is delivered asynchronously
-			}
-		}
-		os.Exit(128 + int(sg))
-	}
+	exitSignaled(ps, msg)
 	if code := ps.ExitCode(); code > 0 {
 		fmt.Fprintln(os.Stderr, msg)
 		os.Exit(code)

@@ -11,16 +11,15 @@ import (
 // targets are the systems TestCrossBuild builds for, one of each kind of system file split:
 // windows (LockFileEx, GetProcessTimes, no dup2 or exec), darwin (flock(2), no /proc), aix
 // (no file locks at all: the fallback that judges a study's runs by process on this host),
-// solaris (no syscall.Dup2: golang.org/x/sys/unix's) and js/wasm (neither Unix nor Windows: no
-// getrusage, no exec, no study runs). Each costs about a minute of CPU time on a cold build
+// solaris (no syscall.Dup2: golang.org/x/sys/unix's), js/wasm (neither Unix nor Windows: no
+// getrusage, no exec, no study runs) and plan9 (no syscall.WaitStatus or signals: notes). Each costs about a minute of CPU time on a cold build
 // cache (it compiles the standard library and the dependencies for its system), seconds on a
 // warm one.
 //
 // Checked by hand, as they compile no split file that a target here does not: illumos (the
-// solaris files with darwin's flock), plan9 and wasip1/wasm (js's files; plan9 has exec):
+// solaris files with darwin's flock) and wasip1/wasm (js's files):
 //
 //	GOOS=illumos GOARCH=amd64 go build ./...
-//	GOOS=plan9 GOARCH=amd64 go build ./...
 //	GOOS=wasip1 GOARCH=wasm go build ./...
 var targets = []struct{ goos, goarch string }{
 	{"windows", "amd64"},
@@ -28,6 +27,7 @@ var targets = []struct{ goos, goarch string }{
 	{"aix", "ppc64"},
 	{"solaris", "amd64"},
 	{"js", "wasm"},
+	{"plan9", "amd64"},
 }
 
 // TestCrossBuild compiles every package of the module (not its tests) for each target with
@@ -37,7 +37,7 @@ var targets = []struct{ goos, goarch string }{
 // build cache, which takes minutes on a cold cache: -short skips it.
 func TestCrossBuild(t *testing.T) {
 	if testing.Short() {
-		t.Skip("compiles the module for five other systems; run without -short")
+		t.Skip("compiles the module for six other systems; run without -short")
 	}
 	root, err := filepath.Abs("../..")
 	if err != nil {
