@@ -30,6 +30,7 @@ const certifyStudySpec = `{"task": "two_moons", "simulations": 1500, "test": 500
 // ends with the certificates that `gosbi certify` gives for each seed in one process, equal
 // in every field but the wall times.
 func TestCertifyStudyResumes(t *testing.T) {
+	requireStudyRuns(t)
 	dir := t.TempDir()
 	spec := filepath.Join(dir, "spec.json")
 	if err := os.WriteFile(spec, []byte(fmt.Sprintf(certifyStudySpec, `"seeds": [1, 2]`)), 0o644); err != nil {
@@ -218,6 +219,7 @@ func TestCertifyStudyFlags(t *testing.T) {
 // in one process gives for that seed. It needs a Slurm cluster (CI starts one with
 // scripts/slurm.sh); without one it is skipped, unless CI is set.
 func TestCertifyStudySlurm(t *testing.T) {
+	requireStudyRuns(t)
 	out, err := exec.Command("sinfo", "-h", "-o", "%t %P").Output()
 	state := strings.TrimSpace(string(out))
 	if err != nil || !(strings.Contains(state, "idle") || strings.Contains(state, "mix") || strings.Contains(state, "alloc")) {
@@ -274,6 +276,7 @@ func TestCertifyStudySlurm(t *testing.T) {
 // and SkippedRemedies. A trained estimator cannot be retrained, so its "more simulations"
 // remedy, taken up by a poorly calibrated estimator, is skipped.
 func TestCertifyStudyRemedyCounts(t *testing.T) {
+	requireStudyRuns(t)
 	dir := t.TempDir()
 	trained := filepath.Join(dir, "moons.estimator")
 	if err := trainedFor(t, "two_moons").SaveFile(trained); err != nil {

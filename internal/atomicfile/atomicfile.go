@@ -1,7 +1,8 @@
 // Package atomicfile writes files so that a reader, or the next run after a crash, sees either
 // the old content or the complete new content, never a truncated file: the data go to a
 // temporary file in the target's directory, which is synced, renamed over the target, and the
-// directory is synced so that the rename itself survives a power loss.
+// directory is synced so that the rename itself survives a power loss (on Windows, which has no
+// directory sync, the rename is written through to the disk before it returns).
 //
 // A write updates a file, it does not swap it for another: a symbolic link is followed, so the
 // file it points to gets the new content and the link stays; an existing file keeps its
@@ -119,12 +120,12 @@ func Write(path string, perm fs.FileMode, write func(w io.Writer) error) (err er
 	if err = f.Close(); err != nil {
 		return err
 	}
-	if err = os.Rename(tmp, target); err != nil {
+	if err = replace(tmp, target); err != nil {
 		return err
 	}
 	renamed = true
 	release()
-	return syncDir(dir)
+	return nil
 }
 
 // mayWrite returns an error that wraps fs.ErrPermission when the process may not write the
@@ -289,17 +290,4 @@ func WriteFile(path string, data []byte, perm fs.FileMode) error {
 		_, err := w.Write(data)
 		return err
 	})
-}
-
-// syncDir makes a rename in dir durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, errors.ErrUnsupported) {
-		return fmt.Errorf("sync %s: %w", dir, err)
-	}
-	return nil
 }

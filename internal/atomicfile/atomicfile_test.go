@@ -46,6 +46,28 @@ func writeOld(t *testing.T) (string, []byte) {
 	return path, old
 }
 
+// permOf returns the permission bits of the file at path.
+func permOf(t *testing.T, path string) fs.FileMode {
+	t.Helper()
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st.Mode().Perm()
+}
+
+// newFilePerm returns the permission bits that os.WriteFile gives a new file asked for with
+// perm: perm less the umask on Unix, read-write or read-only on Windows, which keeps no other
+// bits.
+func newFilePerm(t *testing.T, perm fs.FileMode) fs.FileMode {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "reference")
+	if err := os.WriteFile(path, nil, perm); err != nil {
+		t.Fatal(err)
+	}
+	return permOf(t, path)
+}
+
 // checkIntact checks that path still holds old and that no temporary file is left beside it.
 func checkIntact(t *testing.T, path string, old []byte, tempAllowed bool) {
 	t.Helper()
@@ -96,6 +118,7 @@ func TestWritePanicsMidway(t *testing.T) {
 
 func TestWriteReplaces(t *testing.T) {
 	path, _ := writeOld(t)
+	oldPerm := permOf(t, path)
 	data := bigContent('x')
 	if err := WriteFile(path, data, 0o600); err != nil {
 		t.Fatal(err)
@@ -104,15 +127,15 @@ func TestWriteReplaces(t *testing.T) {
 	if err != nil || !bytes.Equal(got, data) {
 		t.Fatalf("after WriteFile the file holds %d bytes (err %v), want %d", len(got), err, len(data))
 	}
-	if st, _ := os.Stat(path); st.Mode().Perm() != 0o640 {
-		t.Errorf("the replaced file has mode %v, want the old 0640", st.Mode().Perm())
+	if perm := permOf(t, path); perm != oldPerm {
+		t.Errorf("the replaced file has mode %v, want the old %v", perm, oldPerm)
 	}
 	fresh := filepath.Join(filepath.Dir(path), "new.gosbi")
 	if err := WriteFile(fresh, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if st, _ := os.Stat(fresh); st.Mode().Perm() != 0o644 {
-		t.Errorf("a new file has mode %v, want 0644", st.Mode().Perm())
+	if perm, want := permOf(t, fresh), newFilePerm(t, 0o644); perm != want {
+		t.Errorf("a new file has mode %v, want %v, as os.WriteFile gives it", perm, want)
 	}
 	if entries, _ := os.ReadDir(filepath.Dir(path)); len(entries) != 2 {
 		t.Errorf("the directory holds %d entries, want the two files only", len(entries))
@@ -171,6 +194,7 @@ func TestWriteThroughLinks(t *testing.T) {
 	if err := os.WriteFile(target, []byte("old"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	targetPerm := permOf(t, target)
 	abs := filepath.Join(dir, "abs.ipynb")
 	rel := filepath.Join(dir, "rel.ipynb")
 	chain := filepath.Join(dir, "chain.ipynb")
@@ -191,8 +215,8 @@ func TestWriteThroughLinks(t *testing.T) {
 		if got, _ := os.ReadFile(target); !bytes.Equal(got, data) {
 			t.Errorf("after a write through %s the target holds %q, want %q", filepath.Base(link), got, data)
 		}
-		if st, _ := os.Stat(target); st.Mode().Perm() != 0o600 {
-			t.Errorf("after a write through %s the target has mode %v, want its 0600", filepath.Base(link), st.Mode().Perm())
+		if perm := permOf(t, target); perm != targetPerm {
+			t.Errorf("after a write through %s the target has mode %v, want its %v", filepath.Base(link), perm, targetPerm)
 		}
 	}
 	if err := WriteFile(dangling, []byte("first"), 0o644); err != nil {

@@ -129,6 +129,7 @@ if __name__ == "__main__":
 // TestConformance runs Debian's jupyter_kernel_test 0.4.5 against the installed kernelspec.
 // Every test it offers must run and pass, test_pager included (%help answers with a pager payload).
 func TestConformance(t *testing.T) {
+	requireWorkers(t)
 	requireTool(t, "/usr/bin/python3")
 	if err := exec.Command("/usr/bin/python3", "-c", "import jupyter_kernel_test").Run(); err != nil {
 		t.Fatal("jupyter_kernel_test is missing: install python3-jupyter-kernel-test with scripts/setup.sh")
@@ -187,6 +188,7 @@ func TestConformance(t *testing.T) {
 // TestNbconvert executes a notebook with Debian's `jupyter-nbconvert --execute`, which drives
 // the kernel through nbclient, and checks the saved outputs.
 func TestNbconvert(t *testing.T) {
+	requireWorkers(t)
 	requireTool(t, "/usr/bin/jupyter-nbconvert")
 	bin := gosbiBinary(t)
 	env := installSpec(t, bin)
@@ -236,6 +238,7 @@ func TestNbconvert(t *testing.T) {
 // TestRealWorkerRecovery crashes and interrupts the real interpreter worker: each failing cell
 // gets one error that names the cause, and the next cell runs (in a fresh worker after a crash).
 func TestRealWorkerRecovery(t *testing.T) {
+	requireWorkers(t)
 	requireWorker(t, gosbiBinary(t))
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -290,6 +293,7 @@ func TestRealWorkerRecovery(t *testing.T) {
 // TestRealWorkerStdin reads standard input in a cell: the kernel asks the client with an
 // input_request on the stdin channel and the cell gets the answer.
 func TestRealWorkerStdin(t *testing.T) {
+	requireWorkers(t)
 	requireWorker(t, gosbiBinary(t))
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -316,6 +320,7 @@ func TestRealWorkerStdin(t *testing.T) {
 // TestRealWorkerInterruptInput interrupts a cell that waits for standard input: the cell ends
 // without restarting the worker, so the session's state survives.
 func TestRealWorkerInterruptInput(t *testing.T) {
+	requireWorkers(t)
 	requireWorker(t, gosbiBinary(t))
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

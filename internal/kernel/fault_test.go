@@ -108,6 +108,7 @@ func TestShellClientThatDoesNotRead(t *testing.T) {
 
 // TestIPv6 serves a kernel on the IPv6 loopback address: a client connects and runs a cell.
 func TestIPv6(t *testing.T) {
+	requireWorkers(t)
 	ci, err := nbtest.NewConnectionInfo()
 	if err != nil {
 		t.Fatal(err)

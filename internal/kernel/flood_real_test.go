@@ -83,6 +83,7 @@ kc.stop_channels()
 // error of the interrupted one, and every byte it did not get is accounted for by the
 // kernel's notes; the next cell runs.
 func TestPythonClientFlood(t *testing.T) {
+	requireWorkers(t)
 	requireTool(t, "/usr/bin/python3")
 	if err := exec.Command("/usr/bin/python3", "-c", "import jupyter_client").Run(); err != nil {
 		t.Fatal("jupyter_client is missing: install jupyter-client with scripts/setup.sh")

@@ -3,8 +3,11 @@ package kernel_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -45,6 +48,7 @@ type setup struct {
 // and a client connected to it.
 func start(t *testing.T, s setup) *harness {
 	t.Helper()
+	requireWorkers(t)
 	ci, err := nbtest.NewConnectionInfo()
 	if err != nil {
 		t.Fatal(err)
@@ -81,6 +85,37 @@ func start(t *testing.T, s setup) *harness {
 		}
 	})
 	return h
+}
+
+// requireWorkers skips a test that runs a kernel on Windows, where New refuses: the kernel does
+// not run there (TestNewWhereWorkersStart checks the refusal).
+func requireWorkers(t *testing.T) {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("the kernel does not run on Windows, where its worker cannot be given its pipes (TestNewWhereWorkersStart)")
+	}
+}
+
+// TestNewWhereWorkersStart checks that New refuses on Windows, where the worker process
+// cannot be given its pipes, with an error that wraps errors.ErrUnsupported and names what
+// to use instead, and that it gives a kernel that answers elsewhere.
+func TestNewWhereWorkersStart(t *testing.T) {
+	if runtime.GOOS != "windows" {
+		start(t, setup{})
+		return
+	}
+	ci, err := nbtest.NewConnectionInfo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := kernel.New(kernel.Config{Conn: ci, Worker: fakeWorkerCmd, Log: io.Discard, Version: "test"})
+	if err == nil {
+		k.Shutdown()
+		t.Fatal("New gave a kernel on Windows, whose every cell would fail to start its worker")
+	}
+	if !errors.Is(err, errors.ErrUnsupported) || !strings.Contains(err.Error(), "WSL") {
+		t.Fatalf("New: %v, want an error that wraps errors.ErrUnsupported and names WSL", err)
+	}
 }
 
 func (h *harness) exec(code string, o nbtest.ExecuteConfig) *nbtest.Execution {

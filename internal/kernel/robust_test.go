@@ -396,6 +396,7 @@ func TestConnectionFileKey(t *testing.T) {
 		t.Errorf("a connection file without key started a kernel that runs unsigned messages")
 	}
 
+	requireWorkers(t) // the rest runs a kernel
 	ci.Key = ""
 	log := &syncbuf.Buffer{}
 	k, err := kernel.New(kernel.Config{Conn: ci, Worker: fakeWorkerCmd, Log: log})

@@ -73,6 +73,11 @@ func StartKernel(ctx context.Context, argv, env []string, log io.Writer) (*Proce
 		close(p.exited)
 	}()
 	if p.Client, err = Dial(ci); err != nil {
+		select {
+		case <-p.exited: // the kernel ended before it listened: its output says why
+			err = fmt.Errorf("nbtest: the kernel exited (%v) before it was ready; its output:\n%s", p.err, p.Stderr())
+		default:
+		}
 		p.Kill()
 		return nil, err
 	}

@@ -544,3 +544,15 @@ func TestRefusedRunLeavesNoOut(t *testing.T) {
 		}
 	}
 }
+
+// TestStartKernelThatExits starts a kernel command that exits at once, before it listens (this
+// test binary, given a flag it does not know): the error says that the kernel exited and gives
+// its output, which says why, rather than only that its socket refused the connection.
+func TestStartKernelThatExits(t *testing.T) {
+	_, err := nbtest.StartKernel(context.Background(), []string{os.Args[0], "-test.no-such-flag"}, nil, nil)
+	for _, want := range []string{"the kernel exited", "no-such-flag"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v, want one containing %q", err, want)
+		}
+	}
+}

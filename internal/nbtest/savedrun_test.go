@@ -74,7 +74,7 @@ func TestSavedRuns(t *testing.T) {
 	}
 	var got []string
 	for _, r := range runs {
-		rel := func(p string) string { s, _ := filepath.Rel(dir, p); return s }
+		rel := func(p string) string { s, _ := filepath.Rel(dir, p); return filepath.ToSlash(s) }
 		got = append(got, rel(r.Run)+" → "+rel(r.Notebook))
 	}
 	want := []string{"results/a-b-full.ipynb → a-b.ipynb", "results/a-b-slurm.ipynb → a-b.ipynb", "results/a-full.ipynb → a.ipynb"}

@@ -3,14 +3,18 @@ package readlimit
 import (
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
 
 // TestFile reads files up to the bound and refuses larger ones: a file one byte over (found
-// from its size), and /dev/zero, which has no size and never ends (found while reading).
+// from its size), and /dev/zero, which has no size and never ends (found while reading; Windows
+// has no such device, and the case runs elsewhere). A missing file gives the error of os.Open,
+// which wraps fs.ErrNotExist.
 func TestFile(t *testing.T) {
 	dir := t.TempDir()
 	sized := func(n int64) string {
@@ -25,25 +29,32 @@ func TestFile(t *testing.T) {
 	}
 	const max = 1 << 20
 	for _, c := range []struct {
-		name string
-		path func() string
-		want string // "" for no error
+		name   string
+		path   func() string
+		want   string // "" for no error, or what the error says
+		wantIs error  // what the error wraps, if not nil
+		unix   bool   // a Unix device: the case does not run on Windows
 	}{
-		{"empty", func() string { return sized(0) }, ""},
-		{"at the bound", func() string { return sized(max) }, ""},
-		{"one byte over", func() string { return sized(max + 1) }, "larger than the 1048576 bytes (1 MiB) a test file may hold: is it the file you meant?"},
-		{"a device without end", func() string { return "/dev/zero" }, "larger than the 1048576 bytes"},
-		{"missing", func() string { return filepath.Join(dir, "none") }, "no such file"},
+		{name: "empty", path: func() string { return sized(0) }},
+		{name: "at the bound", path: func() string { return sized(max) }},
+		{name: "one byte over", path: func() string { return sized(max + 1) }, want: "larger than the 1048576 bytes (1 MiB) a test file may hold: is it the file you meant?"},
+		{name: "a device without end", path: func() string { return "/dev/zero" }, want: "larger than the 1048576 bytes", unix: true},
+		{name: "missing", path: func() string { return filepath.Join(dir, "none") }, wantIs: fs.ErrNotExist},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			if c.unix && runtime.GOOS == "windows" {
+				t.Skip("Windows has no device like /dev/zero, which has no size and never ends")
+			}
 			b, err := File(c.path(), "a test file", max)
 			switch {
-			case c.want == "" && err != nil:
+			case c.want == "" && c.wantIs == nil && err != nil:
 				t.Fatalf("error %v, want the file", err)
-			case c.want == "" && len(b) > max:
+			case c.want == "" && c.wantIs == nil && len(b) > max:
 				t.Fatalf("read %d bytes, more than %d", len(b), max)
 			case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
 				t.Fatalf("error %v, want one containing %q", err, c.want)
+			case c.wantIs != nil && !errors.Is(err, c.wantIs):
+				t.Fatalf("error %v, want one that wraps %v", err, c.wantIs)
 			}
 		})
 	}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -57,7 +58,7 @@ func TestNPZString(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		want := strings.ReplaceAll(c.want, "PATH", path)
+		want := strings.ReplaceAll(c.want, `"PATH"`, strconv.Quote(path)) // quoted as String does
 		if got := fmt.Sprint(z); got != want {
 			t.Errorf("%s: shown as\n%s\nwant\n%s", c.name, got, want)
 		}

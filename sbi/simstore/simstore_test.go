@@ -481,7 +481,11 @@ func TestAppendedOrderIsCanonical(t *testing.T) {
 	defer func() { testHookAppendWritten = nil }()
 	first := make(chan error)
 	go func() { first <- s.Append(pairs(0, 6)) }()
-	<-written
+	select {
+	case <-written:
+	case err := <-first:
+		t.Fatalf("the first Append returned before its chunk was in place: %v", err)
+	}
 	err = s.Append(pairs(6, 7)) // named after the first chunk, listed before it
 	close(release)
 	if err1 := <-first; err1 != nil || err != nil {
