@@ -9,7 +9,6 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/gosbi/gosbi/sbi"
 	"github.com/gosbi/gosbi/sbi/dist"
 )
 
@@ -24,17 +23,7 @@ import (
 func TestScoreCalibrateNaNTailNoted(t *testing.T) {
 	const trials, sigma = 4, 0.5
 	rng := rand.New(rand.NewPCG(5, 6))
-	prior := dist.NewStandardNormal(1)
-	theta := prior.Sample(rng, 300)
-	single := mat.NewDense(300, 1, nil)
-	for i := range 300 {
-		single.Set(i, 0, theta.At(i, 0)+sigma*rng.NormFloat64())
-	}
-	nle := sbi.NewNLE(prior, sbi.NLEConfig{Hidden: 8, Transforms: 1})
-	if _, err := nle.Train(theta, single, sbi.TrainConfig{Epochs: 2, Seed: 1}); err != nil {
-		t.Fatal(err)
-	}
-	est := nle.TrialsWith(trials, sbi.SamplerConfig{Method: sbi.SamplerImportance, Proposals: 5})
+	est := trialsNLE(t, rng, trials, sigma)
 	// Datasets 0 to 7: 1 and 4 are padded to 2 trials, 6 to 1 trial, 3 failed in its first
 	// trial (NaN there, finite after: not padding); the others hold 4 trials.
 	present := []int{4, 2, 4, -1, 2, 4, 1, 4}

@@ -20,17 +20,7 @@ import (
 func TestScoreCalibratePaddedDatasets(t *testing.T) {
 	const trials, sigma = 4, 0.5
 	rng := rand.New(rand.NewPCG(3, 4))
-	prior := dist.NewStandardNormal(1)
-	theta := prior.Sample(rng, 300)
-	single := mat.NewDense(300, 1, nil)
-	for i := range 300 {
-		single.Set(i, 0, theta.At(i, 0)+sigma*rng.NormFloat64())
-	}
-	nle := sbi.NewNLE(prior, sbi.NLEConfig{Hidden: 8, Transforms: 1})
-	if _, err := nle.Train(theta, single, sbi.TrainConfig{Epochs: 2, Seed: 1}); err != nil {
-		t.Fatal(err)
-	}
-	est := nle.TrialsWith(trials, sbi.SamplerConfig{Method: sbi.SamplerImportance, Proposals: 5})
+	est := trialsNLE(t, rng, trials, sigma)
 	malformed := -1 // the dataset whose last trial follows its padding; −1 for none
 	simulate := func(rng *rand.Rand, th *mat.Dense) *mat.Dense {
 		r, _ := th.Dims()
@@ -83,4 +73,23 @@ func TestScoreCalibratePaddedDatasets(t *testing.T) {
 	if _, err := ScoreCalibrate(rng, obs, simulate, refit, cfg); err == nil || !strings.Contains(err.Error(), "calibration dataset 2") {
 		t.Errorf("a trial after the padding: error %v, want one naming calibration dataset 2", err)
 	}
+}
+
+// trialsNLE trains a small NLE of single trials, x = θ + sigma·ε under a standard normal
+// prior, for 2 epochs on 300 pairs drawn with rng, and returns it serving observations of up
+// to trials trials (importance sampling with 5 proposals): the estimator of the padded-dataset
+// tests of score calibration.
+func trialsNLE(t *testing.T, rng *rand.Rand, trials int, sigma float64) *sbi.AmortizedTrials {
+	t.Helper()
+	prior := dist.NewStandardNormal(1)
+	theta := prior.Sample(rng, 300)
+	single := mat.NewDense(300, 1, nil)
+	for i := range 300 {
+		single.Set(i, 0, theta.At(i, 0)+sigma*rng.NormFloat64())
+	}
+	nle := sbi.NewNLE(prior, sbi.NLEConfig{Hidden: 8, Transforms: 1})
+	if _, err := nle.Train(theta, single, sbi.TrainConfig{Epochs: 2, Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	return nle.TrialsWith(trials, sbi.SamplerConfig{Method: sbi.SamplerImportance, Proposals: 5})
 }
