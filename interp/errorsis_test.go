@@ -54,19 +54,7 @@ func TestErrorsOfCellTypes(t *testing.T) {
 		{"As into a string", "var str string\nerrors.As(ErrBad, &str)", "", "errors: *target must be interface or implement error"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			res := ts.run(c.code)
-			switch {
-			case c.err == "" && res.Err != nil:
-				t.Fatalf("%q: %s", c.code, res.Err.Value)
-			case c.err == "":
-				if got := text(res); got != c.want {
-					t.Errorf("%q: got %s, want %s", c.code, got, c.want)
-				}
-			case res.Err == nil:
-				t.Errorf("%q: got %s, want the cell to fail with %q", c.code, text(res), c.err)
-			case !strings.Contains(res.Err.Value, c.err):
-				t.Errorf("%q: error %q, want it to contain %q", c.code, res.Err.Value, c.err)
-			}
+			judgeCell(t, c.code, ts.run(c.code), c.want, c.err)
 		})
 	}
 }
@@ -112,19 +100,7 @@ func TestErrorsOfEmbeddingTypes(t *testing.T) {
 		{"Sprint of other values", "fmt.Sprint(1, \"x\", io.EOF)", `"1xEOF"`, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			res := ts.run(c.code)
-			switch {
-			case c.err == "" && res.Err != nil:
-				t.Fatalf("%q: %s", c.code, res.Err.Value)
-			case c.err == "":
-				if got := text(res); got != c.want {
-					t.Errorf("%q: got %s, want %s", c.code, got, c.want)
-				}
-			case res.Err == nil:
-				t.Errorf("%q: got %s, want the cell to fail with %q", c.code, text(res), c.err)
-			case !strings.Contains(res.Err.Value, c.err):
-				t.Errorf("%q: error %q, want it to contain %q", c.code, res.Err.Value, c.err)
-			}
+			judgeCell(t, c.code, ts.run(c.code), c.want, c.err)
 		})
 	}
 }

@@ -603,3 +603,21 @@ if err != nil {
 		t.Errorf("keep = %v after the failed diagnostic, want 42", got)
 	}
 }
+
+// judgeCell checks the result of running code: with wantErr empty, that the cell ran and its
+// result prints as want (text); otherwise, that it failed with an error containing wantErr.
+func judgeCell(t *testing.T, code string, res Result, want, wantErr string) {
+	t.Helper()
+	switch {
+	case wantErr == "" && res.Err != nil:
+		t.Fatalf("%q: %s", code, res.Err.Value)
+	case wantErr == "":
+		if got := text(res); got != want {
+			t.Errorf("%q: got %s, want %s", code, got, want)
+		}
+	case res.Err == nil:
+		t.Errorf("%q: got %s, want the cell to fail with %q", code, text(res), wantErr)
+	case !strings.Contains(res.Err.Value, wantErr):
+		t.Errorf("%q: error %q, want it to contain %q", code, res.Err.Value, wantErr)
+	}
+}

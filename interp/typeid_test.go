@@ -1,7 +1,6 @@
 package interp
 
 import (
-	"strings"
 	"testing"
 )
 
@@ -107,19 +106,7 @@ func TestTypeIdentityOfCellTypes(t *testing.T) {
 				sessions[c.setup] = ts
 			}
 			ts.mustRun(t, c.value)
-			res := ts.run(c.code)
-			switch {
-			case c.err == "" && res.Err != nil:
-				t.Fatalf("%q: %s", c.code, res.Err.Value)
-			case c.err == "":
-				if got := text(res); got != c.want {
-					t.Errorf("%q: got %s, want %s", c.code, got, c.want)
-				}
-			case res.Err == nil:
-				t.Errorf("%q: got %s, want the cell to fail with %q", c.code, text(res), c.err)
-			case !strings.Contains(res.Err.Value, c.err):
-				t.Errorf("%q: error %q, want it to contain %q", c.code, res.Err.Value, c.err)
-			}
+			judgeCell(t, c.code, ts.run(c.code), c.want, c.err)
 		})
 	}
 }
@@ -151,19 +138,7 @@ func TestAssertionOfWrappedValues(t *testing.T) {
 		{"a pointer", "p, ok := mkp().(*P)\nfmt.Sprint(p.n, ok)", `"4 true"`, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			res := ts.run(c.code)
-			switch {
-			case c.err == "" && res.Err != nil:
-				t.Fatalf("%q: %s", c.code, res.Err.Value)
-			case c.err == "":
-				if got := text(res); got != c.want {
-					t.Errorf("%q: got %s, want %s", c.code, got, c.want)
-				}
-			case res.Err == nil:
-				t.Errorf("%q: got %s, want the cell to fail with %q", c.code, text(res), c.err)
-			case !strings.Contains(res.Err.Value, c.err):
-				t.Errorf("%q: error %q, want it to contain %q", c.code, res.Err.Value, c.err)
-			}
+			judgeCell(t, c.code, ts.run(c.code), c.want, c.err)
 		})
 	}
 }
@@ -211,19 +186,7 @@ func TestInterfaceAssertionsOfCellTypes(t *testing.T) {
 				ts.mustRun(t, c.setup)
 				sessions[c.setup] = ts
 			}
-			res := ts.run(c.code)
-			switch {
-			case c.err == "" && res.Err != nil:
-				t.Fatalf("%q: %s", c.code, res.Err.Value)
-			case c.err == "":
-				if got := text(res); got != c.want {
-					t.Errorf("%q: got %s, want %s", c.code, got, c.want)
-				}
-			case res.Err == nil:
-				t.Errorf("%q: got %s, want the cell to fail with %q", c.code, text(res), c.err)
-			case !strings.Contains(res.Err.Value, c.err):
-				t.Errorf("%q: error %q, want it to contain %q", c.code, res.Err.Value, c.err)
-			}
+			judgeCell(t, c.code, ts.run(c.code), c.want, c.err)
 		})
 	}
 }

@@ -1,7 +1,6 @@
 package interp
 
 import (
-	"strings"
 	"testing"
 )
 
@@ -66,19 +65,7 @@ func TestComparisonOfCellTypes(t *testing.T) {
 			if c.value != "" {
 				ts.mustRun(t, c.value)
 			}
-			res := ts.run(c.code)
-			switch {
-			case c.err == "" && res.Err != nil:
-				t.Fatalf("%q: %s", c.code, res.Err.Value)
-			case c.err == "":
-				if got := text(res); got != c.want {
-					t.Errorf("%q: got %s, want %s", c.code, got, c.want)
-				}
-			case res.Err == nil:
-				t.Errorf("%q: got %s, want the cell to fail with %q", c.code, text(res), c.err)
-			case !strings.Contains(res.Err.Value, c.err):
-				t.Errorf("%q: error %q, want it to contain %q", c.code, res.Err.Value, c.err)
-			}
+			judgeCell(t, c.code, ts.run(c.code), c.want, c.err)
 		})
 	}
 }
