@@ -39,20 +39,7 @@ func (c *cancelledAt) Err() error {
 func TestSampleContextInterruptSaysDrawn(t *testing.T) {
 	prior := dist.NewUniformCube(0, 1, 2)
 	rng := rand.New(rand.NewPCG(1, 2))
-	theta := prior.Sample(rng, 200)
-	x := mat.NewDense(200, 2, nil)
-	for i := range 200 {
-		for j := range 2 {
-			x.Set(i, j, theta.At(i, j)+0.3*rng.NormFloat64())
-		}
-	}
-	npe := NewNPE(prior, NPEConfig{Hidden: 8, Transforms: 1})
-	fm := NewFMPE(prior, FMPEConfig{Hidden: 8, Layers: 1})
-	for _, e := range []Estimator{npe, fm} {
-		if _, err := e.Train(theta, x, TrainConfig{Epochs: 1, Seed: 1}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	npe, fm := trainedNPEAndFMPE(t, prior, rng)
 	flat := func(theta *mat.Dense) []float64 { n, _ := theta.Dims(); return make([]float64, n) }
 	ratio := func(cfg SamplerConfig) Posterior { return newRatioPosterior("test", nil, prior, flat, nil, cfg) }
 	const n = 100

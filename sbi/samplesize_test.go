@@ -19,20 +19,7 @@ import (
 func TestSampleSizeBounded(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	prior := dist.NewUniformCube(-1, 1, 2)
-	theta := prior.Sample(rng, 200)
-	x := mat.NewDense(200, 2, nil)
-	for i := range 200 {
-		for j := range 2 {
-			x.Set(i, j, theta.At(i, j)+0.3*rng.NormFloat64())
-		}
-	}
-	npe := NewNPE(prior, NPEConfig{Hidden: 8, Transforms: 1})
-	fm := NewFMPE(prior, FMPEConfig{Hidden: 8, Layers: 1})
-	for _, e := range []Estimator{npe, fm} {
-		if _, err := e.Train(theta, x, TrainConfig{Epochs: 1, Seed: 1}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	npe, fm := trainedNPEAndFMPE(t, prior, rng)
 	flat := func(theta *mat.Dense) []float64 { n, _ := theta.Dims(); return make([]float64, n) }
 	ratio := func(m SamplerMethod) Posterior {
 		return newRatioPosterior("test", nil, prior, flat, nil, SamplerConfig{Method: m})
@@ -73,4 +60,26 @@ func TestSampleSizeBounded(t *testing.T) {
 			})
 		}
 	}
+}
+
+// trainedNPEAndFMPE trains a small NPE and a small FMPE for one epoch on 200 pairs of a
+// two-parameter prior, x = θ + 0.3ε, drawn with rng: estimators whose samplers the tests of
+// sample sizes and interrupts call, whatever their accuracy.
+func trainedNPEAndFMPE(t *testing.T, prior dist.Distribution, rng *rand.Rand) (*NPE, *FMPE) {
+	t.Helper()
+	theta := prior.Sample(rng, 200)
+	x := mat.NewDense(200, 2, nil)
+	for i := range 200 {
+		for j := range 2 {
+			x.Set(i, j, theta.At(i, j)+0.3*rng.NormFloat64())
+		}
+	}
+	npe := NewNPE(prior, NPEConfig{Hidden: 8, Transforms: 1})
+	fm := NewFMPE(prior, FMPEConfig{Hidden: 8, Layers: 1})
+	for _, e := range []Estimator{npe, fm} {
+		if _, err := e.Train(theta, x, TrainConfig{Epochs: 1, Seed: 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return npe, fm
 }
