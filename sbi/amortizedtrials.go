@@ -322,3 +322,15 @@ func (e *NREEnsemble) Trials(n int) *AmortizedTrials { return e.TrialsWith(n, e.
 func (e *NREEnsemble) TrialsWith(n int, s SamplerConfig) *AmortizedTrials {
 	return makeAmortizedTrials(&e.Members[0].estimator, "NREEnsemble", e.label(), e.untrained, e, n, s, e.PosteriorTrialsWith, e.LogRatio)
 }
+
+// trialsHint says, for an observation of w values given to the Posterior of an estimator
+// trained on single trials of d values, that it holds w/d trials and which calls take them;
+// "" when w is no whole number of trials, or one trial or none.
+func trialsHint(name string, w, d int) string {
+	if d <= 0 || w <= d || w%d != 0 {
+		return ""
+	}
+	k := w / d
+	return fmt.Sprintf("; it holds %s of %s: for i.i.d. trials give them to %s.PosteriorTrials as the rows of a %d×%d matrix (mat.NewDense(%d, %d, x)), and to diagnostics as %s.Trials(%d)",
+		text.Count(k, "trial"), text.Count(d, "value"), name, k, d, k, d, name, k)
+}

@@ -561,7 +561,7 @@ func (e *MNLE) PosteriorWith(x []float64, s SamplerConfig) *RatioPosterior {
 		return newRatioPosterior(e.label, x, e.prior, nil, ErrUntrained, s)
 	}
 	if len(x) != e.xDim {
-		panic(fmt.Sprintf("sbi: MNLE.Posterior: x has %d values, expected %d", len(x), e.xDim))
+		panic(fmt.Sprintf("sbi: MNLE.Posterior: x has %d values, expected %d%s", len(x), e.xDim, trialsHint("MNLE", len(x), e.xDim)))
 	}
 	if finite(x) {
 		e.warnIfOutside(e.transformed(mat.NewDense(1, len(x), append([]float64(nil), x...))).RawRowView(0))

@@ -283,7 +283,7 @@ func (e *NLE) PosteriorWith(x []float64, s SamplerConfig) *RatioPosterior {
 		return newRatioPosterior(e.label, x, e.prior, nil, ErrUntrained, s)
 	}
 	if len(x) != e.xDim {
-		panic(fmt.Sprintf("sbi: NLE.Posterior: x has %d values, expected %d", len(x), e.xDim))
+		panic(fmt.Sprintf("sbi: NLE.Posterior: x has %d values, expected %d%s", len(x), e.xDim, trialsHint("NLE", len(x), e.xDim)))
 	}
 	e.warnIfOutside(x)
 	ll, err := e.likelihoodAt(mat.NewDense(1, len(x), append([]float64(nil), x...)))

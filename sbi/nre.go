@@ -412,7 +412,11 @@ func (e *NRE) ratioAt(x []float64, warn bool) (func(theta *mat.Dense) []float64,
 		return nil, ErrUntrained
 	}
 	if len(x) != e.xDim {
-		panic(fmt.Sprintf("sbi: NRE.Posterior: x has %d values, expected %s", len(x), e.expectedX()))
+		hint := ""
+		if e.layout == nil {
+			hint = trialsHint("NRE", len(x), e.xDim)
+		}
+		panic(fmt.Sprintf("sbi: NRE.Posterior: x has %d values, expected %s%s", len(x), e.expectedX(), hint))
 	}
 	if err := e.observationErr(x); err != nil {
 		return nil, err
