@@ -163,11 +163,13 @@
 // promoted methods satisfy answers no (x.(fmt.Stringer) with x of type any, a *B for type B
 // struct{ bytes.Buffer }) or fails with an error of reflect (any(d).(fmt.Stringer)), where Go
 // answers yes: check-interface-assertions fails such a cell (see below). It counts the methods
-// of the embedded type's pointer type, which a pointer to the struct gets, by their names: in a
-// session with type B struct{ bytes.Buffer; n int }, an assertion or a case to io.Writer,
-// io.Reader, fmt.Stringer or any other interface of methods named like *bytes.Buffer's
+// of the embedded type's pointer type, which a pointer to the struct gets, by their names and
+// signatures: in a session with type B struct{ bytes.Buffer; n int }, an assertion or a case to
+// io.Writer, io.Reader, fmt.Stringer or any other interface whose methods *bytes.Buffer has
 // (Write, Read, String, …) fails the cell for every value, a B (which Go answers no for, as B
-// has none of them) and a compiled *os.File or time.Duration included.
+// has none of them) and a compiled *os.File or time.Duration included; one to fmt.Formatter
+// after type Ev struct{ time.Time; N int } runs, as time.Time's Format(layout string) string is
+// not fmt.Formatter's.
 //
 // The interpreter knows a type declared in a cell only as the type it is declared as, without
 // its name: type T1 struct{ A int } and type T2 struct{ A int } are one type to it, and so are
@@ -231,12 +233,17 @@
 // The interpreter does not see the methods of a cell's type through a type assertion or a
 // type switch to an interface: x.(fmt.Stringer) of a value of type S with a method String
 // answers no, and case fmt.Stringer, case error or a case of a cell's interface is not taken.
-// Where such an assertion or case names an interface with methods whose names the session's
-// types have (declared, or promoted from an embedded field), the rewrite
-// check-interface-assertions fails the cell: assert to the session's types themselves (a type
-// switch with a case for each), or call the method on a variable of the value's own type. It
-// fails such a cell also where the value is of a compiled type, which the interpreter answers
-// right, as it cannot tell. The interpreter answers an assertion to the empty interface wrongly
+// Where such an assertion or case names an interface all of whose methods, by name and
+// signature, one of the session's types or a pointer to it has (declared, or promoted from an
+// embedded field), the rewrite check-interface-assertions fails the cell: assert to the
+// session's types themselves (a type switch with a case for each), or call the method on a
+// variable of the value's own type. A method whose signature it cannot resolve (a method of a
+// generic type, one with a parameter of an interface type of the session) counts whatever its
+// signature, and an interface it cannot resolve counts once the session's types have methods.
+// It fails such a cell also where the value is of a compiled type, which the interpreter
+// answers right, as it cannot tell. A cell's method of another signature than fmt's (a
+// String(n int) string, a Format(layout string) string) counts for no fmt.Stringer or
+// fmt.Formatter, and fmt does not call it. The interpreter answers an assertion to the empty interface wrongly
 // for every value (v, ok := x.(any) gives nil, false; x.(any) panics), so the rewrite assert-any
 // replaces both forms (any or interface{}) by calls that give Go's answers: x and whether x is
 // not nil, a nil interface of a cell's type included. A case any of a type switch is left, as

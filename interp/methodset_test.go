@@ -9,12 +9,12 @@ import (
 // TestMethodSetOfEmbeddings checks what methodSet counts of a type that gets methods by
 // embedding. It sees the methods of an embedded interface (error, fmt.Stringer), of an
 // embedded cell type and of an embedded compiled concrete type (time.Time, *bytes.Buffer,
-// whose pointer methods *Buf gets), which Go promotes though the interpreter hands the cell's
-// type to no interface by them, so that check-interface-assertions refuses an assertion they
-// would answer wrongly; and embedding turns on no wrapping of fmt's operands (print) nor the
-// errors helpers: fmt prints a value of a type embedding an interface with yaegi's panic
-// whether or not wrap-fmt-args wraps it, and a value of a type embedding a compiled one never
-// becomes a compiled interface.
+// whose pointer methods *Buf gets), which Go promotes, for guard-assertions; and embedding
+// turns on no wrapping of fmt's operands (print) nor the errors helpers: fmt prints a value of
+// a type embedding an interface with yaegi's panic whether or not wrap-fmt-args wraps it, and a
+// value of a type embedding a compiled one never becomes a compiled interface. An embedded
+// interface's Error counts only of fmt's signature: testing.TB's Error(args ...any) makes no
+// error.
 func TestMethodSetOfEmbeddings(t *testing.T) {
 	for _, c := range []struct {
 		name, setup             string
@@ -27,6 +27,7 @@ func TestMethodSetOfEmbeddings(t *testing.T) {
 		{"generic receivers", "type G[T any] struct{ v T }\nfunc (g *G[T]) M() {}\ntype H[K comparable, V any] struct{ m map[K]V }\nfunc (h H[K, V]) N() {}",
 			false, false, false, []string{"G", "H"}},
 		{"embedded error", "type MyErr struct{ error }", false, true, false, []string{"MyErr"}},
+		{"embedded interface of Error(args ...any), no error", "import \"testing\"\ntype T struct{ testing.TB; n int }", false, false, false, []string{"T"}},
 		{"embedded fmt.Stringer", "import \"fmt\"\ntype S struct{ fmt.Stringer }", false, false, false, []string{"S"}},
 		{"embedded time.Time", "import \"time\"\ntype Ev struct{ time.Time; n int }", false, false, false, []string{"Ev"}},
 		{"embedded *bytes.Buffer", "import \"bytes\"\ntype Buf struct{ *bytes.Buffer; n int }", false, false, false, []string{"Buf"}},

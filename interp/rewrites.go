@@ -49,14 +49,10 @@ func (s *Session) rewrite(items []item, cell int) error {
 			d := s.decls[name]
 			return d != nil && d.kind == varDecl
 		},
-		TypeDecls:      s.typeDecls,
-		Definition:     s.definition,
-		HasMethods:     func(typeName string) bool { return methods().types[typeName] },
-		DeclaresMethod: func(typeName, name string) bool { return methods().declared[typeName+"."+name] },
-		SessionMethod: func(name string) bool {
-			ms := methods()
-			return ms.names[name] || name == "" && len(ms.names) > 0
-		},
+		TypeDecls:   s.typeDecls,
+		Definition:  s.definition,
+		HasMethods:  func(typeName string) bool { return methods().types[typeName] },
+		MethodDecls: s.methodDecls,
 		CompiledOfUnderlying: func(key string) string {
 			if name := compiledUnderlying()[key].first(reach()); name != "" {
 				return name
@@ -77,11 +73,9 @@ func (s *Session) rewrite(items []item, cell int) error {
 // methodSet is what the rewrites ask of the methods of the session's types and the cell's.
 type methodSet struct {
 	types               map[string]bool // types with methods, declared or promoted from an embedded field
-	names               map[string]bool // the names of those methods
 	print, printPointer bool            // a method String or Error, and one on a pointer receiver
 	errorType, chain    bool            // a method Error, and a method Unwrap, Is or As
 	errorTypes          map[string]bool // the types that declare a method Error
-	declared            map[string]bool // the declared methods, as "Type.Method"
 }
 
 // methodSet scans the method and type declarations of the session and of the cell's items
@@ -93,15 +87,13 @@ type methodSet struct {
 // result of the interface's Error or String instead, where the unit shows the operand's
 // type). An embedded compiled type
 // that is no interface (time.Time, *bytes.Buffer) gives the type the methods that Go promotes
-// from it (types, names), those of its pointer type included (which *S has), so that the
-// rewrites that ask whether a value may have a method count them: yaegi hands the cell's type
-// to no interface by them (a type assertion to fmt.Stringer answers no), so an assertion that
-// Go would answer yes is refused. They turn on neither the wrapping of fmt's operands nor the
-// errors helpers (print, errorType, chain), which work through those interfaces: wrap-fmt-args
-// passes such a value's embedded field to fmt instead, asking Env.DeclaresMethod (declared)
-// which methods a cell declares.
+// from it (types), those of its pointer type included (which *S has), for the rewrites that
+// ask whether a type has methods (guard-assertions). They turn on neither the wrapping of
+// fmt's operands nor the errors helpers (print, errorType, chain), which work through those
+// interfaces: wrap-fmt-args passes such a value's embedded field to fmt instead. The passes
+// learn the methods' names and signatures from Env.MethodDecls and the type declarations.
 func (s *Session) methodSet(items []item, compiled func(pkg, name string) reflect.Type) *methodSet {
-	ms := &methodSet{types: map[string]bool{}, names: map[string]bool{}, errorTypes: map[string]bool{}, declared: map[string]bool{}}
+	ms := &methodSet{types: map[string]bool{}, errorTypes: map[string]bool{}}
 	var specs []*ast.TypeSpec
 	for _, d := range s.decls {
 		switch d.kind {
@@ -147,9 +139,7 @@ func (ms *methodSet) noteMethod(fd *ast.FuncDecl) {
 	if name != "" {
 		ms.types[name] = true
 		ms.errorTypes[name] = ms.errorTypes[name] || fd.Name.Name == "Error"
-		ms.declared[name+"."+fd.Name.Name] = true
 	}
-	ms.names[fd.Name.Name] = true
 	switch fd.Name.Name {
 	case "String", "Error":
 		ms.print = true
@@ -181,7 +171,6 @@ func (ms *methodSet) embedsMethods(ts *ast.TypeSpec, compiled func(pkg, name str
 		case *ast.Ident:
 			if e.Name == "error" {
 				ms.errorType, has = true, true
-				ms.names["Error"] = true
 			}
 			has = has || ms.types[e.Name]
 		case *ast.SelectorExpr:
@@ -202,33 +191,34 @@ func (ms *methodSet) embedsMethods(ts *ast.TypeSpec, compiled func(pkg, name str
 }
 
 // noteInterface records the methods Error, Unwrap, Is and As of an embedded compiled
-// interface, and reports whether it has methods.
+// interface, of the signatures by which fmt and package errors call them, and reports whether
+// it has methods: a method Error(args ...any) (testing.TB's) makes no error.
 func (ms *methodSet) noteInterface(t reflect.Type) bool {
-	if _, ok := t.MethodByName("Error"); ok {
+	if m, ok := t.MethodByName("Error"); ok && m.Type == reflect.TypeFor[func() string]() {
 		ms.errorType = true
 	}
-	for _, name := range []string{"Unwrap", "Is", "As"} {
-		if _, ok := t.MethodByName(name); ok {
+	for name, sigs := range chainMethods {
+		if m, ok := t.MethodByName(name); ok && slices.Contains(sigs, m.Type) {
 			ms.chain = true
 		}
-	}
-	for i := range t.NumMethod() {
-		ms.names[t.Method(i).Name] = true
 	}
 	return t.NumMethod() > 0
 }
 
-// notePromoted records the names of the methods that an embedded compiled type t (or *t) that
-// is no interface gives a struct type and a pointer to it, and reports whether there are any.
-func (ms *methodSet) notePromoted(t reflect.Type) bool {
-	pt := reflect.PointerTo(t)
-	for i := range pt.NumMethod() {
-		ms.names[pt.Method(i).Name] = true
-	}
-	return pt.NumMethod() > 0
+// chainMethods are the signatures of the methods by which package errors walks a chain.
+var chainMethods = map[string][]reflect.Type{
+	"Unwrap": {reflect.TypeFor[func() error](), reflect.TypeFor[func() []error]()},
+	"Is":     {reflect.TypeFor[func(error) bool]()},
+	"As":     {reflect.TypeFor[func(any) bool]()},
 }
 
-// noteEmbeddedInterfaces records the methods that a struct type gets from an embedded field of
+// notePromoted reports whether an embedded compiled type t (or *t) that is no interface gives
+// a struct type or a pointer to it methods.
+func (ms *methodSet) notePromoted(t reflect.Type) bool {
+	return reflect.PointerTo(t).NumMethod() > 0
+}
+
+// noteEmbeddedInterfaces records the struct types that get methods from an embedded field of
 // an interface type of the session.
 func (ms *methodSet) noteEmbeddedInterfaces(specs []*ast.TypeSpec) {
 	ifaces := map[string]*ast.InterfaceType{}
@@ -248,11 +238,6 @@ func (ms *methodSet) noteEmbeddedInterfaces(specs []*ast.TypeSpec) {
 				continue
 			}
 			ms.types[ts.Name.Name] = true
-			for _, m := range ifaces[id.Name].Methods.List {
-				for _, n := range m.Names {
-					ms.names[n.Name] = true
-				}
-			}
 		}
 	}
 }
@@ -268,6 +253,23 @@ func typeSpecs(decls []ast.Decl) []*ast.TypeSpec {
 		}
 	}
 	return specs
+}
+
+// methodDecls is rewrite.Env.MethodDecls: the signatures of the session's method declarations,
+// in the order they were made.
+func (s *Session) methodDecls() []string {
+	var ds []*decl
+	for _, d := range s.decls {
+		if d.kind == methodDecl {
+			ds = append(ds, d)
+		}
+	}
+	slices.SortFunc(ds, func(a, b *decl) int { return a.seq - b.seq })
+	sigs := make([]string, len(ds))
+	for i, d := range ds {
+		sigs[i] = d.signature
+	}
+	return sigs
 }
 
 // definition is rewrite.Env.Definition: the declared type of the session's variable or the type

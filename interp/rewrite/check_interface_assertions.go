@@ -17,11 +17,14 @@ import (
 // interpreter answers right for a value of a compiled type, and for a few ways of holding a
 // cell's value (a parameter of type any, an element of a []any), which the pass cannot tell
 // apart from the others. The pass rewrites nothing: it fails the cell, naming the interface,
-// where a type assertion or a case of a type switch names an interface with methods all of
-// whose names some type of the session or the cell has, declared or promoted from an embedded
-// field (Env.SessionMethod), so that a value of one of them may be what is asserted. An
-// interface it cannot resolve counts as one with methods the session's types have, once they
-// have any.
+// where a type assertion or a case of a type switch names an interface with methods that a
+// type of the session or the cell, or a pointer to it, may have, declared or promoted from an
+// embedded field, so that a value of it may be what is asserted. It compares the methods by
+// name and signature (a String(n int) string is no fmt.Stringer's, nor time.Time's
+// Format(layout string) string fmt.Formatter's), one type at a time; a signature it cannot
+// resolve (a parameter of an interface type of the session, a method of a generic type) may be
+// any, and an interface it cannot resolve counts as one with methods the session's types have,
+// once they have any.
 //
 // Upstream: traefik/yaegi#1558 (assertion between interfaces); yaegi's own test
 // _test/assert1.go records the assertion of a value of an interpreted type held in interface{}
@@ -30,7 +33,7 @@ var checkInterfaceAssertions = Pass{
 	Name:  "check-interface-assertions",
 	Issue: "https://github.com/traefik/yaegi/issues/1558",
 	Rewrite: func(env Env, u Unit) (string, error) {
-		if u.Kind == Import || env.SessionMethod == nil || env.types == nil || !strings.Contains(u.Text, ".(") {
+		if u.Kind == Import || env.types == nil || !strings.Contains(u.Text, ".(") {
 			return u.Text, nil
 		}
 		p, err := parse(u)
@@ -46,13 +49,20 @@ var checkInterfaceAssertions = Pass{
 // none.
 func (p *parsed) checkInterfaceAssertions(tt *typeTable) error {
 	var err error
+	var sets map[string][]methodSig // made on the first interface with methods
 	check := func(e ast.Expr, what string) {
-		names, iface, known := tt.interfaceMethods(e, 0)
-		if !iface || known && len(names) == 0 {
+		ms, iface, known := tt.interfaceMethods(e, 0)
+		if !iface || known && len(ms) == 0 {
 			return
 		}
-		if m, ok := tt.sessionHas(names, known); ok {
-			err = p.interfaceError(e, what, m)
+		if sets == nil {
+			sets = tt.methodSets()
+		}
+		if !known {
+			ms = []methodSig{{}} // any method of the session's types
+		}
+		if name, ok := satisfier(sets, tt.order, ms); ok {
+			err = p.interfaceError(e, what, name, ms, known)
 		}
 	}
 	ast.Inspect(p.root, func(n ast.Node) bool {
@@ -78,24 +88,10 @@ func (p *parsed) checkInterfaceAssertions(tt *typeTable) error {
 	return err
 }
 
-// sessionHas reports whether the session's types have all the methods names, and returns
-// them as the error of checkInterfaceAssertions writes them. An interface not known counts
-// once the session's types have a method.
-func (tt *typeTable) sessionHas(names []string, known bool) (string, bool) {
-	if !known {
-		return "that it may name", tt.env.SessionMethod("")
-	}
-	for _, m := range names {
-		if !tt.env.SessionMethod(m) {
-			return "", false
-		}
-	}
-	return strings.Join(names, ", "), true
-}
-
-// interfaceMethods returns the method names of the interface type e; iface is false for a
-// type that is no interface, known false for an interface whose methods it cannot resolve.
-func (tt *typeTable) interfaceMethods(e ast.Expr, depth int) (names []string, iface, known bool) {
+// interfaceMethods returns the methods of the interface type e; iface is false for a type
+// that is no interface, known false for an interface whose methods it cannot all resolve (ms
+// holds those it can).
+func (tt *typeTable) interfaceMethods(e ast.Expr, depth int) (ms []methodSig, iface, known bool) {
 	if depth > 10 {
 		return nil, true, false
 	}
@@ -105,7 +101,7 @@ func (tt *typeTable) interfaceMethods(e ast.Expr, depth int) (names []string, if
 		if ts == nil {
 			switch e.Name {
 			case "error":
-				return []string{"Error"}, true, true
+				return []methodSig{{"Error", reflectSig(printInterfaces["Error"].Method(0).Type, 0)}}, true, true
 			case "any":
 				return nil, true, true
 			}
@@ -122,22 +118,26 @@ func (tt *typeTable) interfaceMethods(e ast.Expr, depth int) (names []string, if
 			return nil, false, true
 		}
 		for i := range t.NumMethod() {
-			names = append(names, t.Method(i).Name)
+			ms = append(ms, methodSig{t.Method(i).Name, reflectSig(t.Method(i).Type, 0)})
 		}
-		return names, true, true
+		return ms, true, true
 	case *ast.InterfaceType:
 		known = true
 		for _, f := range e.Methods.List {
 			if len(f.Names) > 0 {
+				sig := ""
+				if ft, ok := f.Type.(*ast.FuncType); ok {
+					sig = tt.funcSig(ft)
+				}
 				for _, n := range f.Names {
-					names = append(names, n.Name)
+					ms = append(ms, methodSig{n.Name, sig})
 				}
 				continue
 			}
 			more, isIface, ok := tt.interfaceMethods(f.Type, depth+1)
-			names, known = append(names, more...), known && ok && isIface
+			ms, known = append(ms, more...), known && ok && isIface
 		}
-		return names, true, known
+		return ms, true, known
 	}
 	return nil, false, true
 }
@@ -154,12 +154,21 @@ func (tt *typeTable) spec(id *ast.Ident) *ast.TypeSpec {
 	return tt.specs[id.Name]
 }
 
-// interfaceError is the error for a construct that names an interface whose methods names a
-// value of the session's types may have.
-func (p *parsed) interfaceError(e ast.Expr, what, names string) error {
+// interfaceError is the error for a construct that names an interface whose methods ms a
+// value of the session's type typeName may have (known false: an interface whose methods
+// cannot all be resolved).
+func (p *parsed) interfaceError(e ast.Expr, what, typeName string, ms []methodSig, known bool) error {
+	has := "the session's types have methods that it may name"
+	if known {
+		names := make([]string, len(ms))
+		for i, m := range ms {
+			names[i] = m.name
+		}
+		has = fmt.Sprintf("the session's type %s (or a pointer to it) may have its methods %s", typeName, strings.Join(names, ", "))
+	}
 	return fmt.Errorf("%s: %s may answer wrongly: the interpreter does not see the methods of a type declared in a "+
-		"cell through a type assertion or a type switch to an interface, and the session's types have the methods %s, "+
-		"so for a value of one of them it would answer no (a switch takes another case) where Go answers yes, without "+
-		"a word. Assert to the session's types themselves (x.(MyType), or a type switch with a case for each), or call "+
-		"the method on a variable of the value's own type", p.fset.Position(e.Pos()), what, names)
+		"cell through a type assertion or a type switch to an interface, and %s, so for a value of one of them it would "+
+		"answer no (a switch takes another case) where Go answers yes, without a word. Assert to the session's types "+
+		"themselves (x.(MyType), or a type switch with a case for each), or call the method on a variable of the value's "+
+		"own type", p.fset.Position(e.Pos()), what, has)
 }

@@ -32,11 +32,13 @@ type promoted struct {
 	field   reflect.Type // the type of the last field of path; nil for an interface
 	pointer bool
 	// blocked: the struct type gets fmt's method from elsewhere than an embedded field that
-	// the rewrite can pass: a method declared in a cell, or the Format of an interface.
+	// the rewrite can pass: a method declared in a cell of fmt's signature (or of one it
+	// cannot resolve), or the Format of an interface.
 	blocked bool
 	// hidden: the name is no method that fmt calls, and hides those of the name deeper down:
 	// a field, a method of another signature, one that only the pointer type has where the
-	// value is printed, or two of the name at the shallowest depth, which Go promotes neither of.
+	// value is printed, a method declared in a cell of another signature, or two of the name at
+	// the shallowest depth, which Go promotes neither of.
 	hidden bool
 }
 
@@ -140,8 +142,8 @@ func (tt *typeTable) promotedAt(l embedLevel, at map[string][]promoted) []embedL
 			return nil
 		}
 		for _, name := range printMethods {
-			if tt.env.DeclaresMethod != nil && tt.env.DeclaresMethod(e.Name, name) {
-				at[name] = append(at[name], promoted{blocked: true})
+			if p, ok := tt.declaredPrint(e.Name, name); ok {
+				at[name] = append(at[name], p)
 			}
 		}
 		if st, ok := ts.Type.(*ast.StructType); ok {
@@ -149,6 +151,24 @@ func (tt *typeTable) promotedAt(l embedLevel, at map[string][]promoted) []embedL
 		}
 	}
 	return nil
+}
+
+// declaredPrint returns what a method name of printMethods that a cell declares on the type
+// typeName is to fmt, and false when none declares it: blocked where its signature is fmt's
+// (the other parts of wrap-fmt-args see to it) or cannot be resolved, hidden where it is
+// another, which fmt does not call and which hides the methods of the name deeper down.
+func (tt *typeTable) declaredPrint(typeName, name string) (promoted, bool) {
+	found := false
+	for _, fd := range tt.methods {
+		if recv, _ := receiver(fd); recv != typeName || fd.Name.Name != name {
+			continue
+		}
+		if sig := tt.funcSig(fd.Type); sig == "" || sig == reflectSig(printInterfaces[name].Method(0).Type, 0) {
+			return promoted{blocked: true}, true
+		}
+		found = true
+	}
+	return promoted{hidden: true}, found
 }
 
 // record records in at the methods of the names of printMethods that p's compiled field

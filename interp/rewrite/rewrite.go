@@ -93,13 +93,10 @@ type Env struct {
 	// and the source of the value that defines a variable without one ("any(T1{})" for
 	// v := any(T1{})), "" when there is none. Nil means none.
 	Definition func(name string) (typ, value string)
-	// SessionMethod reports whether a type of the session or the cell has a method of the
-	// given name, declared or promoted from an embedded field, and for "" whether one has any
-	// method. Nil means none.
-	SessionMethod func(name string) bool
-	// DeclaresMethod reports whether a method declaration of the session or the cell gives the
-	// type typeName the method name. Nil means none.
-	DeclaresMethod func(typeName, name string) bool
+	// MethodDecls returns the session's method declarations before the cell, each without its
+	// body ("func (t *T) String() string"), from which the passes learn the names and
+	// signatures of the methods of the session's types. Run adds the cell's own. Nil means none.
+	MethodDecls func() []string
 
 	// types is the table of the session's and the cell's types, which Run makes on first use.
 	types func() *typeTable

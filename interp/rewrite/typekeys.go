@@ -15,6 +15,7 @@ import (
 type typeTable struct {
 	specs       map[string]*ast.TypeSpec
 	cellMethods map[string]bool // types of the cell's method declarations
+	methods     []*ast.FuncDecl // the method declarations of the session and of the cell
 	order       []string        // names in the order of declaration
 	env         Env
 	p           *parsed            // the unit whose types are looked up (with)
@@ -49,7 +50,7 @@ func (k typeKey) declared(z typeKey) string {
 // Env.TypeDecls gives them) and of the cell's units.
 func newTypeTable(env Env, units []Unit) *typeTable {
 	tt := &typeTable{specs: map[string]*ast.TypeSpec{}, cellMethods: map[string]bool{}, env: env, cellNames: map[string]bool{},
-		cellDefs: map[string]cellDef{}}
+		cellDefs: map[string]cellDef{}, methods: parseMethodDecls(env)}
 	if env.TypeDecls != nil {
 		for _, text := range env.TypeDecls() {
 			if f, err := parser.ParseFile(token.NewFileSet(), "", "package p;"+text, 0); err == nil {
@@ -83,8 +84,9 @@ func newTypeTable(env Env, units []Unit) *typeTable {
 // addDecls records the type declarations of decls, and the receiver types of its methods.
 func (tt *typeTable) addDecls(decls []ast.Decl) {
 	for _, d := range decls {
-		if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv != nil && len(fd.Recv.List) == 1 {
+		if fd, ok := d.(*ast.FuncDecl); ok && isMethod(fd) {
 			tt.cellMethods[embeddedName(fd.Recv.List[0].Type)] = true
+			tt.methods = append(tt.methods, fd)
 		}
 		gd, ok := d.(*ast.GenDecl)
 		if !ok || gd.Tok != token.TYPE {
