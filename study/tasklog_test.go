@@ -156,7 +156,7 @@ func leaverJob(j *study.Job) error {
 // crasherJob ends its process with SIGABRT, as a crash does where GOTRACEBACK=crash (a fatal
 // error in C code aborts as well), with no core file.
 func crasherJob(j *study.Job) error {
-	syscall.Setrlimit(syscall.RLIMIT_CORE, &syscall.Rlimit{})
+	noCoreFiles()
 	debug.SetTraceback("crash")
 	go func() { panic("crasher: on purpose") }()
 	select {}
