@@ -23,6 +23,7 @@ func init() {
 // and the log agree with it, wherever the signal comes. No temporary directory or running
 // marker of the attempt is left.
 func TestSignalAndCommitExclusive(t *testing.T) {
+	requireStudyRuns(t)
 	cases := []struct {
 		name string
 		// signal is where interrupted is called: "before" RunJob, "body" (while the job
