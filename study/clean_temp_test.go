@@ -36,6 +36,7 @@ import (
 // marker written after the run, through a temporary file of atomicfile's kind, is in place and
 // its lock held.
 func TestCleanRemovesStaleTemps(t *testing.T) {
+	requireStudyRuns(t)
 	host, _ := os.Hostname()
 	now := time.Now().UTC()
 	marker := func(m map[string]any) string {

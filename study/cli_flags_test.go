@@ -13,6 +13,7 @@ import (
 // or --throttle with an error naming the flag and the accepted range, before it creates the
 // study directory or runs or submits anything, instead of taking the default.
 func TestCLIRunNegativeCounts(t *testing.T) {
+	study.RequireStudyRuns(t)
 	t.Setenv("PATH", t.TempDir()) // no Slurm command can run
 	for _, c := range []struct {
 		args []string

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gosbi/gosbi/study"
 )
 
 // slowScript is a script stage that appends its x to the file "ran" (one line per run), writes
@@ -94,6 +96,7 @@ func runs(t *testing.T, ran string) map[string]int {
 // refuses with the holder's pid, host and start time; with --wait it waits, then finds nothing
 // left to run: no job runs twice.
 func TestCLILock(t *testing.T) {
+	study.RequireStudyRuns(t)
 	dir := t.TempDir()
 	spec, slow, ran := slowStudy(t, dir)
 	out := filepath.Join(dir, "out")

@@ -35,6 +35,7 @@ func alive(pid int) bool {
 // next run takes over the lock with a note, removes the job's temporary directory and
 // completes the study.
 func TestCLIKilled(t *testing.T) {
+	study.RequireStudyRuns(t)
 	dir := t.TempDir()
 	spec, slow, ran := slowStudy(t, dir)
 	out := filepath.Join(dir, "out")
@@ -75,6 +76,7 @@ func TestCLIKilled(t *testing.T) {
 // TestCLITerminated: SIGTERM to `gosbi study run` stops the running job, noted as interrupted,
 // and leaves the jobs it had not started pending, not failed.
 func TestCLITerminated(t *testing.T) {
+	study.RequireStudyRuns(t)
 	dir := t.TempDir()
 	spec, _, ran := slowStudy(t, dir)
 	out := filepath.Join(dir, "out")

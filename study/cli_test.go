@@ -88,6 +88,7 @@ j.Set("sum", s)
 // `gosbi study status`: a failing script is reported with its output, and the next run
 // completes the study.
 func TestCLI(t *testing.T) {
+	study.RequireStudyRuns(t)
 	bin := gosbi(t)
 	dir := t.TempDir()
 	fail := filepath.Join(dir, "fail")
@@ -171,6 +172,7 @@ func quote(s string) string {
 // TestCLISlurm runs the script study with `gosbi study run --executor slurm`: the array tasks
 // run `gosbi study worker DIR INDEX`, and the results are the local run's.
 func TestCLISlurm(t *testing.T) {
+	study.RequireStudyRuns(t)
 	requireSlurm(t)
 	bin := gosbi(t)
 	dir := t.TempDir()

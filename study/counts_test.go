@@ -27,6 +27,7 @@ func countStudy(t *testing.T, n int) *Study {
 // TestMessagesCountNouns: the messages of the package that count something write the noun in
 // the singular for a count of 1 and in the plural for 2 ("1 Slurm round", "2 Slurm rounds").
 func TestMessagesCountNouns(t *testing.T) {
+	requireStudyRuns(t)
 	for _, c := range []struct {
 		name string
 		msg  func(t *testing.T, n int) string

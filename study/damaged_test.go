@@ -55,6 +55,7 @@ var damages = []struct{ name, data string }{
 // in Status by its path with what to do; the job does not run (its attempt count is lost) and
 // the note stays as it is, until the note is removed, when the job runs again.
 func TestDamagedFailureNote(t *testing.T) {
+	requireStudyRuns(t)
 	for _, d := range damages {
 		t.Run(d.name, func(t *testing.T) {
 			s := damagedStudy(t)
@@ -102,6 +103,7 @@ func TestDamagedFailureNote(t *testing.T) {
 // a worker still runs its job, so the job does not run and the run's cleanup keeps the marker
 // and the job's temporary directories, saying so, until the marker is removed.
 func TestDamagedRunningMarker(t *testing.T) {
+	requireStudyRuns(t)
 	for _, d := range damages {
 		t.Run(d.name, func(t *testing.T) {
 			s := damagedStudy(t)
@@ -153,6 +155,7 @@ func TestDamagedRunningMarker(t *testing.T) {
 // TestDamagedMarkerOfDoneJob: a done job stays done with a damaged running marker; Status
 // names the marker, and cleanup keeps it and the job's temporary directories.
 func TestDamagedMarkerOfDoneJob(t *testing.T) {
+	requireStudyRuns(t)
 	s := damagedStudy(t)
 	if err := s.run(context.Background(), &Local{Workers: 1}, false, nil); err != nil {
 		t.Fatal(err)
@@ -186,6 +189,7 @@ func TestDamagedMarkerOfDoneJob(t *testing.T) {
 // damaged failure note or running marker, and says which; noting a lost task neither replaces
 // a damaged note nor removes a damaged marker.
 func TestSlurmDamagedSubmitsNothing(t *testing.T) {
+	requireStudyRuns(t)
 	for _, which := range []string{"failed", "running"} {
 		t.Run(which, func(t *testing.T) {
 			called := filepath.Join(t.TempDir(), "called")

@@ -50,6 +50,7 @@ func earlierStudy(t *testing.T) (s *Study, gone string) {
 // with the Slurm executor, runs or submits nothing before squeue lists them no more, says on
 // its note that it waits, and removes slurm/submitted.
 func TestEveryExecutorWaitsForEarlierSlurmRun(t *testing.T) {
+	requireStudyRuns(t)
 	defer func(d time.Duration) { slurmPoll = d }(slurmPoll)
 	slurmPoll = time.Millisecond
 	for _, name := range []string{"local", "slurm"} {
@@ -99,6 +100,7 @@ if [ $n -le 2 ]; then echo 900; echo 901; else : > ` + gone + `; fi`,
 // leaves slurm/submitted in place. It said to cancel them "or" remove the file, but without
 // squeue cancelling them alone leaves the next run refusing as well: cancel, then remove.
 func TestEarlierSlurmRunUnknown(t *testing.T) {
+	requireStudyRuns(t)
 	defer func(d time.Duration) { slurmPoll = d }(slurmPoll)
 	slurmPoll = time.Millisecond
 	for _, c := range []struct {

@@ -43,6 +43,7 @@ func runExample(t *testing.T, name string, opts ...string) *study.Study {
 // TestExamplesLocal runs the example studies with the local executor and checks what each
 // is meant to show.
 func TestExamplesLocal(t *testing.T) {
+	study.RequireStudyRuns(t)
 	for _, ex := range examples {
 		t.Run(ex.name, func(t *testing.T) {
 			ex.check(t, runExample(t, ex.name, "--executor", "local"))

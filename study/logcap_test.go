@@ -15,6 +15,7 @@ import (
 // last maxLogTail bytes of its attempt, with a line between saying how many bytes were dropped,
 // and the end of the attempt ("done in") is kept.
 func TestJobLogCapped(t *testing.T) {
+	requireStudyRuns(t)
 	const total = 20 << 20
 	Register("logcap-chatty", func(j *Job) error {
 		line := []byte(strings.Repeat("x", 1023) + "\n")

@@ -47,6 +47,7 @@ func holdMarkerLock(t *testing.T, path string) *os.File {
 // this host, never stale while that process lives, and taken as live in Status, but not
 // stopping the job, where it is of another host.
 func TestMarkerLock(t *testing.T) {
+	requireStudyRuns(t)
 	host, _ := os.Hostname()
 	cases := []struct {
 		name      string
@@ -111,6 +112,7 @@ func TestMarkerLock(t *testing.T) {
 // TestMarkerLockReleased: a marker of another host whose worker holds its lock is live until
 // the lock is released (the worker ended, however), and stale from then on.
 func TestMarkerLockReleased(t *testing.T) {
+	requireStudyRuns(t)
 	s := damagedStudy(t)
 	path := s.runningPath(1)
 	marker, _ := json.Marshal(map[string]any{"host": "elsewhere.invalid", "pid": 4242, "started": time.Now().UTC(), "flock": true})
@@ -138,6 +140,7 @@ func TestMarkerLockReleased(t *testing.T) {
 // worker holds it while the job runs; a worker that ends without removing its marker (killed)
 // leaves it stale, whatever host it names.
 func TestWorkerHoldsMarkerLock(t *testing.T) {
+	requireStudyRuns(t)
 	s, err := Create(t.TempDir(), &Spec{Name: "marker", Axes: []Axis{{Name: "x", Values: Ints(1, 2, 3)}},
 		Stages: []Stage{{Name: "work", Func: "marker-lock-test"}}}, "")
 	if err != nil {

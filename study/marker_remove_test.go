@@ -61,6 +61,7 @@ func TestStaleMarkerReplacedKept(t *testing.T) {
 // TestUnmarkKeepsAnotherMarker: a worker that ends removes its own running marker, not one
 // that replaced it at its path (another worker's, written after its own was judged stale).
 func TestUnmarkKeepsAnotherMarker(t *testing.T) {
+	requireStudyRuns(t)
 	s := damagedStudy(t)
 	path := s.runningPath(1)
 	a, b := new(attempt), new(attempt)

@@ -20,6 +20,7 @@ func mustPanic(f func()) (p any) {
 // return, and panic with their error itself (an error value, so errors.Is still answers), for
 // notebook cells that would otherwise check err after each call.
 func TestMustForms(t *testing.T) {
+	study.RequireStudyRuns(t)
 	spec := &study.Spec{Name: "must", Axes: []study.Axis{{Name: "x", Values: study.Ints(1, 2)}},
 		Stages: []study.Stage{{Name: "square", Func: "must-square"}}}
 	study.Register("must-square", func(j *study.Job) error { j.Set("y", j.Float("x")*j.Float("x")); return nil })

@@ -18,6 +18,7 @@ func init() {
 // TestJobRecordDir: what RecordDir tells a running job is the directory of its record once it
 // is done.
 func TestJobRecordDir(t *testing.T) {
+	requireStudyRuns(t)
 	s, err := Create(t.TempDir(), &Spec{Name: "recorddir", Axes: []Axis{{Name: "x", Values: Ints(1, 2)}},
 		Stages: []Stage{{Name: "work", Func: "record-dir-test"}}}, "")
 	if err != nil {

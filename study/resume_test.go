@@ -38,6 +38,7 @@ func TestCreateResumesSameSpec(t *testing.T) {
 // holds the records of a run cannot tell which spec they belong to; Create refuses it rather
 // than count them as the jobs of the new spec.
 func TestCreateRefusesOrphanRecords(t *testing.T) {
+	study.RequireStudyRuns(t)
 	dir := t.TempDir()
 	s, err := study.Create(dir, workSpec(map[string]string{"scale": "1"}), "")
 	if err != nil {
@@ -70,6 +71,7 @@ func TestCreateRefusesOrphanRecords(t *testing.T) {
 // TestResultsIncompleteStage: the results of a stage some of whose jobs have no record are an
 // error naming them; PartialResults gives the finished jobs and the missing ones.
 func TestResultsIncompleteStage(t *testing.T) {
+	study.RequireStudyRuns(t)
 	s, err := study.Create(t.TempDir(), workSpec(map[string]string{"failx": "2"}), "")
 	if err != nil {
 		t.Fatal(err)
@@ -97,6 +99,7 @@ func TestResultsIncompleteStage(t *testing.T) {
 // or removed while an interrupted worker cleaned up) is not done: Status says which file, and
 // the next run runs the job again, so that the stages after it do not fail on the missing file.
 func TestRecordMissingFile(t *testing.T) {
+	study.RequireStudyRuns(t)
 	study.Register("withfile", func(j *study.Job) error {
 		j.Set("y", j.Float("x"))
 		if err := os.MkdirAll(j.Path("model"), 0o755); err != nil {
@@ -142,6 +145,7 @@ func TestRecordMissingFile(t *testing.T) {
 // TestRecordOfAnotherJob: a record directory that holds the record of another job (copied or
 // moved by hand) is not done, so that no job's results are counted twice.
 func TestRecordOfAnotherJob(t *testing.T) {
+	study.RequireStudyRuns(t)
 	s, err := study.Create(t.TempDir(), workSpec(nil), "")
 	if err != nil {
 		t.Fatal(err)

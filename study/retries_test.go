@@ -14,6 +14,7 @@ import (
 // TestLocalNegativeRetries: a Local executor with Retries below zero refuses to run, naming the
 // field, instead of trying no job at all and reporting the stage complete.
 func TestLocalNegativeRetries(t *testing.T) {
+	study.RequireStudyRuns(t)
 	spec := &study.Spec{Name: "retries", Axes: []study.Axis{{Name: "v", Values: []string{"large"}}},
 		Stages: []study.Stage{{Name: "work", Func: "series"}}}
 	s, err := study.Create(t.TempDir(), spec, "")
@@ -39,6 +40,7 @@ func TestLocalNegativeRetries(t *testing.T) {
 // TestSlurmNegativeRetries: a Slurm executor with Retries below zero refuses to run, naming the
 // field, before it submits anything (sbatch here is a stand-in that leaves a file when called).
 func TestSlurmNegativeRetries(t *testing.T) {
+	study.RequireStudyRuns(t)
 	bin := t.TempDir()
 	called := filepath.Join(t.TempDir(), "sbatch-called")
 	for _, name := range []string{"sbatch", "squeue", "scancel", "scontrol", "sacct"} {
@@ -70,6 +72,7 @@ func TestSlurmNegativeRetries(t *testing.T) {
 // is refused with an error naming the field, before any job runs or anything is submitted,
 // instead of silently meaning the default (the CLI refuses the same flags).
 func TestNegativeExecutorSettings(t *testing.T) {
+	study.RequireStudyRuns(t)
 	bin := t.TempDir()
 	called := filepath.Join(t.TempDir(), "slurm-called")
 	for _, name := range []string{"sbatch", "squeue", "scancel", "scontrol", "sacct"} {

@@ -9,6 +9,7 @@ import (
 )
 
 func TestRunNamed(t *testing.T) {
+	study.RequireStudyRuns(t)
 	for _, c := range []struct {
 		executor string
 		params   map[string]string

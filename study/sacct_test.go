@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -77,9 +78,12 @@ func TestParseSacctErrors(t *testing.T) {
 }
 
 // fakeSlurm puts executables named after Slurm's commands on PATH, each running a shell
-// script.
+// script. It skips the test on Windows, which runs no #! scripts.
 func fakeSlurm(t *testing.T, scripts map[string]string) {
 	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("the fake Slurm commands are #!/bin/sh scripts, which Windows does not run")
+	}
 	bin := t.TempDir()
 	for name, script := range scripts {
 		if err := os.WriteFile(filepath.Join(bin, name), []byte("#!/bin/sh\n"+script+"\n"), 0o755); err != nil {

@@ -78,6 +78,7 @@ func gateSpec() *study.Spec {
 // ErrLocked naming this process, and Status names it; once the first ends, a second Run runs
 // nothing again.
 func TestRunLock(t *testing.T) {
+	study.RequireStudyRuns(t)
 	dir := t.TempDir()
 	s, err := study.Create(dir, gateSpec(), "")
 	if err != nil {
@@ -126,6 +127,7 @@ func TestRunLock(t *testing.T) {
 // TestStopLeavesPending: a run stopped while its first job runs starts no other job and leaves
 // no failure note on the jobs it did not start.
 func TestStopLeavesPending(t *testing.T) {
+	study.RequireStudyRuns(t)
 	s, err := study.Create(t.TempDir(), gateSpec(), "")
 	if err != nil {
 		t.Fatal(err)
@@ -159,6 +161,7 @@ func TestStopLeavesPending(t *testing.T) {
 // that has no checksum, is not done: Status says why, and the next run runs that job alone
 // again and leaves a valid record.
 func TestInvalidRecord(t *testing.T) {
+	study.RequireStudyRuns(t)
 	for _, tc := range []struct {
 		name   string
 		damage func([]byte) []byte

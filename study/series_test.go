@@ -33,6 +33,7 @@ func init() {
 // TestSeriesFiniteValues: a job's series is recorded when every value is finite, even when
 // their sum overflows, and refused, naming the series, when a value is NaN or infinite.
 func TestSeriesFiniteValues(t *testing.T) {
+	study.RequireStudyRuns(t)
 	for _, c := range []struct {
 		v   string
 		bad bool

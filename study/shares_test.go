@@ -21,6 +21,7 @@ j.Set("memlimit", float64(debug.SetMemoryLimit(-1)))
 // the machine: GOMAXPROCS the cores over the workers, GOMEMLIMIT 80% of the memory over the
 // workers, as the processes themselves see them (not as the executor meant to set them).
 func TestScriptJobShares(t *testing.T) {
+	study.RequireStudyRuns(t)
 	t.Setenv("GOSBI_STUDY_GOSBI", gosbi(t))
 	if runtime.GOOS != "linux" {
 		t.Skip("the machine's memory is read from /proc/meminfo, on Linux only; elsewhere jobs get no memory limit")

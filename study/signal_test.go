@@ -23,6 +23,7 @@ func init() {
 // and the log agree with it, wherever the signal comes. No temporary directory or running
 // marker of the attempt is left.
 func TestSignalAndCommitExclusive(t *testing.T) {
+	requireStudyRuns(t)
 	cases := []struct {
 		name string
 		// signal is where interrupted is called: "before" RunJob, "body" (while the job
@@ -53,6 +54,7 @@ func TestSignalAndCommitExclusive(t *testing.T) {
 			ctx := withAttempt(context.Background())
 			var sigErr error
 			sigDone := make(chan struct{})
+			sent := false // whether signal has been called, or started on a goroutine
 			signal := func() {
 				defer close(sigDone)
 				sigErr = s.interrupted(ctx, 0, syscall.SIGTERM)
@@ -65,6 +67,7 @@ func TestSignalAndCommitExclusive(t *testing.T) {
 				}
 				j.Set("y", 1)
 				if c.signal == "body" {
+					sent = true
 					signal()
 				}
 				if c.fail {
@@ -74,16 +77,22 @@ func TestSignalAndCommitExclusive(t *testing.T) {
 			}
 			beforeRename = func(int) {
 				if c.signal == "rename" {
+					sent = true
 					go signal() // it waits for the commit to end, or races with it
 				}
 			}
 			t.Cleanup(func() { beforeRename = nil })
 			if c.signal == "before" {
+				sent = true
 				signal()
 			}
 			runErr := s.RunJob(ctx, 0)
 			if c.signal == "after" {
+				sent = true
 				signal()
+			}
+			if !sent { // RunJob failed before the point of the signal: waiting for it would hang
+				t.Fatalf("RunJob returned before the signal was sent (%s): %v", c.signal, runErr)
 			}
 			<-sigDone
 			check := func(what string, err error, want string) {

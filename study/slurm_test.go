@@ -128,6 +128,7 @@ func workSpec(params map[string]string) *study.Spec {
 // TestSlurmMatchesLocal runs the training study through Slurm and locally: the records agree
 // to the bit.
 func TestSlurmMatchesLocal(t *testing.T) {
+	study.RequireStudyRuns(t)
 	requireSlurm(t)
 	local, err := study.Create(t.TempDir(), trainingSpec(), "")
 	if err != nil {
@@ -165,6 +166,7 @@ func TestSlurmMatchesLocal(t *testing.T) {
 // TestSlurmCancelAndResume cancels one array task mid-run: the next run submits only that job
 // and the aggregate that depended on it, and leaves the finished records alone.
 func TestSlurmCancelAndResume(t *testing.T) {
+	study.RequireStudyRuns(t)
 	requireSlurm(t)
 	slow := filepath.Join(t.TempDir(), "slow")
 	os.WriteFile(slow, nil, 0o644)
@@ -240,6 +242,7 @@ func running(s *study.Study, i int) bool {
 // TestSlurmFailureReported: a job that fails is retried, then reported with its log; the
 // dependent aggregate is cancelled, not run.
 func TestSlurmFailureReported(t *testing.T) {
+	study.RequireStudyRuns(t)
 	requireSlurm(t)
 	s, err := study.Create(t.TempDir(), workSpec(map[string]string{"failx": "2"}), "")
 	if err != nil {
@@ -273,6 +276,7 @@ func TestSlurmFailureReported(t *testing.T) {
 // TestSlurmInterrupt: cancelling the context cancels the submitted arrays (scancel), so that
 // nothing of the study is left in the queue.
 func TestSlurmInterrupt(t *testing.T) {
+	study.RequireStudyRuns(t)
 	requireSlurm(t)
 	slow := filepath.Join(t.TempDir(), "slow")
 	os.WriteFile(slow, nil, 0o644)
@@ -315,6 +319,7 @@ func TestSlurmInterrupt(t *testing.T) {
 // TestSlurmSplitArrays: a stage with more jobs than MaxArray goes out as several arrays (the
 // array index offset by the first job of each), and the next stage waits for all of them.
 func TestSlurmSplitArrays(t *testing.T) {
+	study.RequireStudyRuns(t)
 	requireSlurm(t)
 	spec := workSpec(nil)
 	spec.Axes[0].Values = study.Ints(1, 2, 3, 4, 5, 6, 7)
@@ -369,6 +374,7 @@ func TestSlurmSplitArrays(t *testing.T) {
 // records done, and notes the job whose worker exited with code 3 without a word as FAILED
 // with that exit code, and the aggregate that depended on it as cancelled.
 func TestSlurmJudgedFromSacct(t *testing.T) {
+	study.RequireStudyRuns(t)
 	requireAccounting(t)
 	bin := t.TempDir()
 	for name, script := range map[string]string{"squeue": "exit 0", "scontrol": "echo 'Invalid job id specified' >&2; exit 1"} {
@@ -411,6 +417,7 @@ func TestSlurmJudgedFromSacct(t *testing.T) {
 // start of a pattern in --output) gets its per-task logs under its own slurm/logs: Slurm's
 // (.slurm) and the worker's (.log).
 func TestSlurmPercentInDir(t *testing.T) {
+	study.RequireStudyRuns(t)
 	requireSlurm(t)
 	dir := filepath.Join(t.TempDir(), "100%j-%A")
 	s, err := study.Create(dir, workSpec(nil), "")
@@ -436,6 +443,7 @@ func TestSlurmPercentInDir(t *testing.T) {
 // slurm/submitted) are still queued or running; the next run submits nothing until they have
 // left the queue, so that no job runs twice.
 func TestSlurmWaitsForEarlierRun(t *testing.T) {
+	study.RequireStudyRuns(t)
 	requireSlurm(t)
 	s, err := study.Create(t.TempDir(), workSpec(nil), "")
 	if err != nil {

@@ -560,18 +560,6 @@ func writeJSONAtomic(path string, v any) error {
 	return writeFileAtomic(path, append(data, '\n'))
 }
 
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("study: %w", err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
-		return fmt.Errorf("study: syncing %s: %w", dir, err)
-	}
-	return nil
-}
-
 func randomSuffix() string {
 	var b [6]byte
 	rand.Read(b[:])

@@ -228,6 +228,7 @@ func TestCreateRefusesOtherStudy(t *testing.T) {
 // TestLocalRunAndResume runs the study, then again (nothing runs), then with one record
 // removed (only that job runs, with the same result).
 func TestLocalRunAndResume(t *testing.T) {
+	study.RequireStudyRuns(t)
 	dir := t.TempDir()
 	s, err := study.Create(dir, trainingSpec(), "")
 	if err != nil {
@@ -304,6 +305,7 @@ func TestLocalRunAndResume(t *testing.T) {
 // TestLocalFailure: a failing job is reported with its log, the stages after it do not run,
 // and the next run completes the study.
 func TestLocalFailure(t *testing.T) {
+	study.RequireStudyRuns(t)
 	dir := t.TempDir()
 	spec := trainingSpec()
 	flag := filepath.Join(t.TempDir(), "fail")
@@ -347,6 +349,7 @@ func TestLocalFailure(t *testing.T) {
 // TestPanicLeavesNoRecord: a panicking job becomes a failure and leaves no record and no
 // temporary directory.
 func TestPanicLeavesNoRecord(t *testing.T) {
+	study.RequireStudyRuns(t)
 	study.Register("panics", func(j *study.Job) error {
 		os.WriteFile(j.Path("half.bin"), []byte("partial"), 0o644)
 		_ = j.Int("budget") // "x" is not an integer

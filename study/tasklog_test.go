@@ -64,6 +64,7 @@ func checkTaskLog(t *testing.T, log string) {
 // through the cap of a job's log: a job writing over 6 MiB leaves its head, its tail and the
 // line counting what was dropped, and nothing of it in Slurm's own file.
 func TestWorkerCapsTaskLog(t *testing.T) {
+	study.RequireStudyRuns(t)
 	dir := t.TempDir()
 	s, err := study.Create(dir, chattySpec(), "")
 	if err != nil {
@@ -94,6 +95,7 @@ func TestWorkerCapsTaskLog(t *testing.T) {
 // (DIR/slurm/logs/STAGE-JOB_TASK.log) keeps its head and tail within the bounds of a job's
 // log, and Slurm's own file of the task (.slurm) holds none of it.
 func TestSlurmCapsTaskLog(t *testing.T) {
+	study.RequireStudyRuns(t)
 	requireSlurm(t)
 	dir := t.TempDir()
 	s, err := study.Create(dir, chattySpec(), "")
@@ -116,6 +118,7 @@ func TestSlurmCapsTaskLog(t *testing.T) {
 // process), the worker exits with 3 as well, so that Slurm's accounting tells how the job
 // ended, and says on Slurm's file where its output went.
 func TestWorkerTaskLogKeepsExitCode(t *testing.T) {
+	study.RequireStudyRuns(t)
 	dir := t.TempDir()
 	if _, err := study.Create(dir, workSpec(map[string]string{"exitx": "1"}), ""); err != nil {
 		t.Fatal(err)
@@ -156,7 +159,7 @@ func leaverJob(j *study.Job) error {
 // crasherJob ends its process with SIGABRT, as a crash does where GOTRACEBACK=crash (a fatal
 // error in C code aborts as well), with no core file.
 func crasherJob(j *study.Job) error {
-	syscall.Setrlimit(syscall.RLIMIT_CORE, &syscall.Rlimit{})
+	noCoreFiles()
 	debug.SetTraceback("crash")
 	go func() { panic("crasher: on purpose") }()
 	select {}
@@ -186,6 +189,7 @@ func runTaskWorker(t *testing.T, dir string) (int, string) {
 // succeeded. The worker now exits 0 and notes on Slurm's file that the task's log may lack
 // what that process wrote.
 func TestWorkerTaskLogHeldOpen(t *testing.T) {
+	study.RequireStudyRuns(t)
 	dir := t.TempDir()
 	pid := filepath.Join(dir, "pid")
 	s, err := study.Create(dir, &study.Spec{Name: "leaver", Axes: []study.Axis{{Name: "x", Values: study.Ints(1)}},
@@ -211,6 +215,7 @@ func TestWorkerTaskLogHeldOpen(t *testing.T) {
 // raised it on itself anyway and so ended with code 2; it now exits with 128+6, as a shell
 // reports such an end, and says once on Slurm's file how the job's process ended.
 func TestWorkerTaskLogSignal(t *testing.T) {
+	study.RequireStudyRuns(t)
 	dir := t.TempDir()
 	if _, err := study.Create(dir, &study.Spec{Name: "crasher", Axes: []study.Axis{{Name: "x", Values: study.Ints(1)}},
 		Stages: []study.Stage{{Name: "crash", Func: "crasher"}}}, ""); err != nil {

@@ -87,7 +87,7 @@ const died = "died"
 // worker process cannot be given its pipes, New returns an error that wraps
 // errors.ErrUnsupported and says what to use instead.
 func New(cfg Config) (*Kernel, error) {
-	if err := workersSupported(); err != nil {
+	if err := workersOn(runtime.GOOS); err != nil {
 		return nil, err
 	}
 	if cfg.Conn == nil {

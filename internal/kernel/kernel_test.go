@@ -87,12 +87,13 @@ func start(t *testing.T, s setup) *harness {
 	return h
 }
 
-// requireWorkers skips a test that runs a kernel on Windows, where New refuses: the kernel does
-// not run there (TestNewWhereWorkersStart checks the refusal).
+// requireWorkers skips a test that runs or installs a kernel on Windows, where New and Install
+// refuse: the kernel does not run there (TestNewWhereWorkersStart and
+// TestInstallWhereKernelRuns check the refusals).
 func requireWorkers(t *testing.T) {
 	t.Helper()
 	if runtime.GOOS == "windows" {
-		t.Skip("the kernel does not run on Windows, where its worker cannot be given its pipes (TestNewWhereWorkersStart)")
+		t.Skip("the kernel does not run on Windows, where its worker cannot be given its pipes, and is not installed there (TestNewWhereWorkersStart, TestInstallWhereKernelRuns)")
 	}
 }
 
