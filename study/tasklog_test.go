@@ -70,24 +70,16 @@ func TestWorkerCapsTaskLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	log := filepath.Join(dir, "task.log")
-	var slurmOut bytes.Buffer
-	cmd := exec.Command(exe, dir, "0")
-	cmd.Env = append(os.Environ(), workerEnv+"=1", "GOSBI_STUDY_TASK_LOG="+log)
-	cmd.Stdout, cmd.Stderr = &slurmOut, &slurmOut
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("worker: %v\n%.2000s", err, slurmOut.String())
+	code, slurmOut := runTaskWorker(t, dir)
+	if code != 0 {
+		t.Fatalf("worker: exit code %d\n%.2000s", code, slurmOut)
 	}
 	if !s.Done(0) {
 		t.Errorf("the job has no record:\n%s", s.Status())
 	}
-	checkTaskLog(t, log)
-	if slurmOut.Len() > 0 {
-		t.Errorf("the worker wrote %d bytes to Slurm's file, want none: %.200q", slurmOut.Len(), slurmOut.String())
+	checkTaskLog(t, filepath.Join(dir, "task.log"))
+	if len(slurmOut) > 0 {
+		t.Errorf("the worker wrote %d bytes to Slurm's file, want none: %.200q", len(slurmOut), slurmOut)
 	}
 }
 
@@ -123,21 +115,13 @@ func TestWorkerTaskLogKeepsExitCode(t *testing.T) {
 	if _, err := study.Create(dir, workSpec(map[string]string{"exitx": "1"}), ""); err != nil {
 		t.Fatal(err)
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
 	log := filepath.Join(dir, "task.log")
-	var slurmOut bytes.Buffer
-	cmd := exec.Command(exe, dir, "0")
-	cmd.Env = append(os.Environ(), workerEnv+"=1", "GOSBI_STUDY_TASK_LOG="+log)
-	cmd.Stdout, cmd.Stderr = &slurmOut, &slurmOut
-	err = cmd.Run()
-	if code := cmd.ProcessState.ExitCode(); code != 3 {
-		t.Errorf("worker: %v, exit code %d, want 3\n%s", err, code, slurmOut.String())
+	code, slurmOut := runTaskWorker(t, dir)
+	if code != 3 {
+		t.Errorf("worker: exit code %d, want 3\n%s", code, slurmOut)
 	}
-	if !strings.Contains(slurmOut.String(), "its output: "+log) {
-		t.Errorf("Slurm's file of the task: %q, want it to name the task's log %s", slurmOut.String(), log)
+	if !strings.Contains(slurmOut, "its output: "+log) {
+		t.Errorf("Slurm's file of the task: %q, want it to name the task's log %s", slurmOut, log)
 	}
 }
 
