@@ -131,7 +131,7 @@ func checkPairs(what string, est sbi.Amortized, theta, x *mat.Dense) (th, xx *ma
 	if th == nil {
 		return nil, nil, dropped, fmt.Errorf("diag: %s: all %d test pairs hold NaN or infinite values; simulate pairs with finite θ and x", what, n)
 	}
-	err = safe.Call("diag: "+what+", first test pair", func() error {
+	err = safe.Call("first test pair", func() error { // wrapped below with "diag: "+what
 		post := est.Posterior(rowCopy(xx, 0))
 		if d := post.Dim(); d != dim {
 			return fmt.Errorf("theta has %d columns but the estimator's posterior has %d parameters", dim, d)
