@@ -45,7 +45,7 @@ func (ev ProgressEvent) Count() string {
 // String renders the event as one line of text, the way a text progress bar shows it:
 //
 //	train NPE [############..................] 16/40 epoch 16  val loss 1.234
-//	SBC [#########.....................] 58/200 · 19m elapsed, about 46m left
+//	SBC [#########.....................] 58/200 · 19m elapsed, about 47m left
 //
 // with the times of Times when the event has them.
 func (ev ProgressEvent) String() string {
@@ -71,7 +71,7 @@ const (
 )
 
 // Times says how long a running call has run and, once that can be told, about how long it
-// has left at its mean rate so far: "19m elapsed, about 46m left", "at most about 46m left"
+// has left at its mean rate so far: "19m elapsed, about 47m left", "at most about 46m left"
 // when the call may stop early. It is empty on the last event of a call (whose line keeps
 // its own wording) and when Elapsed is under a second; it names no time left when Total is
 // unknown, or before the call has run 5 seconds and done 3 units and 3% of its total.
