@@ -4,13 +4,15 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gosbi/gosbi/internal/ipc"
 	"github.com/gosbi/gosbi/runenv"
 )
 
 // TestProgressBundleEnds checks the last line of a progress bar: "done" with the count when
-// the call ran to its total, "stopped early at N" with a full bar when early stopping ended it.
+// the call ran to its total, "stopped early at N" with a full bar when early stopping ended it;
+// a running call's bar says how long it has run and about how long it has left.
 func TestProgressBundleEnds(t *testing.T) {
 	for _, c := range []struct {
 		ev         runenv.ProgressEvent
@@ -20,6 +22,8 @@ func TestProgressBundleEnds(t *testing.T) {
 			[]string{"1000/1000 done"}, []string{"stopped"}},
 		{runenv.ProgressEvent{Label: "train NPE", Done: 74, Total: 1000, Finished: true, Stopped: true, Message: "epoch 74"},
 			[]string{"stopped early at 74", "epoch 74"}, []string{"74/1000", "done"}},
+		{runenv.ProgressEvent{Label: "SBC", Done: 50, Total: 200, Elapsed: 20 * time.Minute, Message: "pair 50"},
+			[]string{"50/200 · 20m elapsed, about 1h 0m left · pair 50"}, []string{"done"}},
 	} {
 		b := progressBundle(c.ev).MIMEBundle()
 		text, _ := b["text/plain"].(string)

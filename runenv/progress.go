@@ -45,10 +45,76 @@ func (ev ProgressEvent) Count() string {
 // String renders the event as one line of text, the way a text progress bar shows it:
 //
 //	train NPE [############..................] 16/40 epoch 16  val loss 1.234
+//	SBC [#########.....................] 58/200 · 19m elapsed, about 47m left
+//
+// with the times of Times when the event has them.
 func (ev ProgressEvent) String() string {
 	n := int(ev.Fraction()*barWidth + 0.5)
 	bar := "[" + strings.Repeat("#", n) + strings.Repeat(".", barWidth-n) + "]"
-	return strings.TrimSpace(fmt.Sprintf("%s %s %s %s", ev.Label, bar, ev.Count(), ev.Message))
+	count, msg := ev.Count(), ev.Message
+	if times := ev.Times(); times != "" {
+		count += " · " + times
+		if msg != "" {
+			msg = "· " + msg
+		}
+	}
+	return strings.TrimSpace(fmt.Sprintf("%s %s %s %s", ev.Label, bar, count, msg))
+}
+
+// The time left is estimated only once the call has run for at least estimateAfter and done
+// at least estimateUnits units and estimateFraction of its total: earlier, the rate seen so
+// far says too little about the rest.
+const (
+	estimateAfter    = 5 * time.Second
+	estimateUnits    = 3
+	estimateFraction = 0.03
+)
+
+// Times says how long a running call has run and, once that can be told, about how long it
+// has left at its mean rate so far: "19m elapsed, about 47m left", "at most about 46m left"
+// when the call may stop early. It is empty on the last event of a call (whose line keeps
+// its own wording) and when Elapsed is under a second; it names no time left when Total is
+// unknown, or before the call has run 5 seconds and done 3 units and 3% of its total.
+func (ev ProgressEvent) Times() string {
+	if ev.Finished || ev.Elapsed < time.Second {
+		return ""
+	}
+	s := roughDuration(ev.Elapsed) + " elapsed"
+	if left, ok := ev.remaining(); ok {
+		about := "about "
+		if ev.MayStopEarly {
+			about = "at most about "
+		}
+		s += ", " + about + roughDuration(left) + " left"
+	}
+	return s
+}
+
+// remaining estimates the time the call has left at its mean rate so far; ok is false when
+// that cannot be estimated honestly (see Times).
+func (ev ProgressEvent) remaining() (left time.Duration, ok bool) {
+	if ev.Finished || ev.Total <= 0 || ev.Done <= 0 || ev.Done >= ev.Total ||
+		ev.Elapsed < estimateAfter || ev.Done < estimateUnits ||
+		float64(ev.Done) < estimateFraction*float64(ev.Total) {
+		return 0, false
+	}
+	perUnit := float64(ev.Elapsed) / float64(ev.Done)
+	return time.Duration(perUnit * float64(ev.Total-ev.Done)), true
+}
+
+// roughDuration writes d as a person reads a wait: "42s", "2m 5s", "19m", "3h 12m".
+func roughDuration(d time.Duration) string {
+	switch {
+	case d < time.Minute-time.Second/2:
+		return fmt.Sprintf("%ds", int(d.Round(time.Second)/time.Second))
+	case d < 10*time.Minute-time.Second/2:
+		d = d.Round(time.Second)
+		return fmt.Sprintf("%dm %ds", int(d/time.Minute), int(d%time.Minute/time.Second))
+	case d < time.Hour-time.Minute/2:
+		return fmt.Sprintf("%dm", int(d.Round(time.Minute)/time.Minute))
+	}
+	d = d.Round(time.Minute)
+	return fmt.Sprintf("%dh %dm", int(d/time.Hour), int(d%time.Hour/time.Minute))
 }
 
 // barWidth is the number of cells of a text bar.

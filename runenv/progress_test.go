@@ -157,3 +157,45 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// TestProgressEventTimes: a running call's line says how long it has run and, once the rate
+// so far is worth something, about how long it has left; the last line keeps its wording.
+func TestProgressEventTimes(t *testing.T) {
+	const min = time.Minute
+	for _, c := range []struct {
+		name string
+		ev   ProgressEvent
+		want string
+	}{
+		{"not measured", ProgressEvent{Label: "SBC", Done: 58, Total: 200},
+			"SBC [#########.....................] 58/200"},
+		{"under a second", ProgressEvent{Label: "SBC", Done: 58, Total: 200, Elapsed: 900 * time.Millisecond},
+			"SBC [#########.....................] 58/200"},
+		{"too few units", ProgressEvent{Label: "SBC", Done: 2, Total: 20, Elapsed: 19 * min},
+			"SBC [###...........................] 2/20 · 19m elapsed"},
+		{"too small a part", ProgressEvent{Label: "SBC", Done: 5, Total: 200, Elapsed: 19 * min},
+			"SBC [#.............................] 5/200 · 19m elapsed"},
+		{"too soon", ProgressEvent{Label: "simulate", Done: 500, Total: 1000, Elapsed: 4 * time.Second},
+			"simulate [###############...............] 500/1000 · 4s elapsed"},
+		{"estimate", ProgressEvent{Label: "SBC", Done: 50, Total: 200, Elapsed: 20 * min},
+			"SBC [########......................] 50/200 · 20m elapsed, about 1h 0m left"},
+		{"estimate, minutes and seconds", ProgressEvent{Label: "simulate", Done: 300, Total: 1000, Elapsed: 30 * time.Second},
+			"simulate [#########.....................] 300/1000 · 30s elapsed, about 1m 10s left"},
+		{"estimate with a message", ProgressEvent{Label: "SBC", Done: 100, Total: 200, Elapsed: 19 * min, Message: "pair 100"},
+			"SBC [###############...............] 100/200 · 19m elapsed, about 19m left · pair 100"},
+		{"a bound when it may stop early", ProgressEvent{Label: "train NPE", Done: 16, Total: 40, Elapsed: 8 * time.Second, MayStopEarly: true, Message: "epoch 16"},
+			"train NPE [############..................] 16/40 · 8s elapsed, at most about 12s left · epoch 16"},
+		{"unknown total", ProgressEvent{Label: "certify", Done: 7, Elapsed: 3 * time.Hour},
+			"certify [..............................] 7 · 3h 0m elapsed"},
+		{"last line done", ProgressEvent{Label: "simulate", Done: 1000, Total: 1000, Finished: true, Elapsed: 19 * min},
+			"simulate [##############################] 1000/1000 done"},
+		{"last line stopped early", ProgressEvent{Label: "train NPE", Done: 74, Total: 1000, Finished: true, Stopped: true, Elapsed: 19 * min, MayStopEarly: true, Message: "epoch 74"},
+			"train NPE [##############################] stopped early at 74 epoch 74"},
+		{"last line ended", ProgressEvent{Label: "SBC", Done: 58, Total: 200, Finished: true, Elapsed: 19 * min},
+			"SBC [#########.....................] 58/200 ended"},
+	} {
+		if got := c.ev.String(); got != c.want {
+			t.Errorf("%s:\n got %q\nwant %q", c.name, got, c.want)
+		}
+	}
+}

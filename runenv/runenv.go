@@ -4,6 +4,7 @@ import (
 	"context"
 	"runtime"
 	"sync/atomic"
+	"time"
 )
 
 // The settings are read on hot paths (Threads once per kernel call, Context once per step),
@@ -47,6 +48,13 @@ type ProgressEvent struct {
 	Message  string // a short status, e.g. "epoch 12  val loss 1.234"
 	Finished bool   // true on the last event of the call
 	Stopped  bool   // with Finished: the call ended early by design, after Done of Total units (early stopping)
+
+	// Elapsed is the time since the call started, measured when the event was sent; 0 when
+	// the sender does not measure it. Bars show it, and from it an estimate of the time left.
+	Elapsed time.Duration
+	// MayStopEarly says that Total is a most: the call may end sooner by design (a training
+	// with early stopping), so the time left is a bound, not an estimate.
+	MayStopEarly bool
 }
 
 // ProgressFunc receives progress events. It is called from the goroutine running the call,

@@ -22,6 +22,8 @@ type Progress struct {
 	mu    sync.Mutex
 	hook  runenv.ProgressFunc
 	ev    runenv.ProgressEvent
+	now   func() time.Time // the clock: time.Now, or a test's
+	start time.Time
 	last  time.Time
 	ended bool
 }
@@ -32,7 +34,13 @@ const MinInterval = 100 * time.Millisecond
 // NewProgress starts reporting a call labelled label with total units (0 if unknown) to the
 // progress sink set when it is called.
 func NewProgress(label string, total int) *Progress {
-	p := &Progress{hook: runenv.Progress(), ev: runenv.ProgressEvent{Label: label, Total: total}}
+	return newProgressClock(label, total, runenv.Progress(), time.Now)
+}
+
+// newProgressClock is NewProgress reporting to hook, with the clock now: events carry the
+// time since the call started (Elapsed) by that clock.
+func newProgressClock(label string, total int, hook runenv.ProgressFunc, now func() time.Time) *Progress {
+	p := &Progress{hook: hook, now: now, start: now(), ev: runenv.ProgressEvent{Label: label, Total: total}}
 	p.emit(true)
 	return p
 }
@@ -41,7 +49,7 @@ func NewProgress(label string, total int) *Progress {
 // (nested.In(ctx)) a Progress that reports nothing.
 func newProgressIn(ctx context.Context, label string, total int) *Progress {
 	if nested.In(ctx) {
-		return &Progress{ev: runenv.ProgressEvent{Label: label, Total: total}}
+		return &Progress{now: time.Now, ev: runenv.ProgressEvent{Label: label, Total: total}}
 	}
 	return NewProgress(label, total)
 }
@@ -77,6 +85,14 @@ func (p *Progress) done() int {
 	return p.ev.Done
 }
 
+// mayStopEarly marks the call as one that may end before its total by design (a training
+// with early stopping): its events have MayStopEarly set, and bars show a bound on the time left.
+func (p *Progress) mayStopEarly() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.ev.MayStopEarly = true
+}
+
 // stopEarly marks the call as ended early by design: its last event has Stopped set.
 func (p *Progress) stopEarly() {
 	p.mu.Lock()
@@ -100,10 +116,11 @@ func (p *Progress) emit(force bool) {
 	if p.hook == nil || p.ended && !p.ev.Finished {
 		return
 	}
-	now := time.Now()
+	now := p.now()
 	if !force && now.Sub(p.last) < MinInterval {
 		return
 	}
 	p.last = now
+	p.ev.Elapsed = now.Sub(p.start)
 	p.hook(p.ev)
 }

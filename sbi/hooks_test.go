@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/gosbi/gosbi/runenv"
 )
@@ -44,5 +45,36 @@ func TestProgressThrottlesButKeepsFirstAndLast(t *testing.T) {
 	}
 	if got[0].Done != 0 || got[0].Finished {
 		t.Errorf("first event %+v, want Done=0 not finished", got[0])
+	}
+}
+
+// TestProgressElapsedByClock: each event carries the time since the call started by the
+// Progress's clock, so that a bar can say how long is left; the last line keeps its wording.
+func TestProgressElapsedByClock(t *testing.T) {
+	start := time.Date(2024, 1, 1, 12, 0, 0, 0, time.UTC)
+	clock := start
+	var got []runenv.ProgressEvent
+	p := newProgressClock("SBC", 200, func(e runenv.ProgressEvent) { got = append(got, e) }, func() time.Time { return clock })
+	for _, c := range []struct {
+		at   time.Duration // clock time of the Add
+		want string
+	}{
+		{20 * time.Second, "SBC [..............................] 1/200 · 20s elapsed"},
+		{19 * time.Minute, "SBC [..............................] 2/200 · 19m elapsed"},
+		{29 * time.Minute, "SBC [..............................] 3/200 · 29m elapsed"},
+		{30 * time.Minute, "SBC [#.............................] 4/200 · 30m elapsed"},
+		{40 * time.Minute, "SBC [#.............................] 5/200 · 40m elapsed"},
+		{48 * time.Minute, "SBC [#.............................] 6/200 · 48m elapsed, about 25h 52m left"},
+	} {
+		clock = start.Add(c.at)
+		p.Add(1)
+		if ev := got[len(got)-1]; ev.Elapsed != c.at || ev.String() != c.want {
+			t.Errorf("at %v: event %+v, line %q; want Elapsed %v, line %q", c.at, ev, ev.String(), c.at, c.want)
+		}
+	}
+	clock = start.Add(time.Hour)
+	p.Finish()
+	if ev := got[len(got)-1]; ev.Elapsed != time.Hour || ev.String() != "SBC [#.............................] 6/200 ended" {
+		t.Errorf("last event %+v, line %q", ev, ev.String())
 	}
 }

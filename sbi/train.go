@@ -465,6 +465,9 @@ func fit(ctx context.Context, res *TrainResult, m model, d *trainData, train, va
 	res.BestLoss = math.Inf(1)
 	progress := NewProgress("train "+label, cfg.Epochs)
 	defer progress.Finish()
+	if len(val) > 0 && cfg.Patience < cfg.Epochs {
+		progress.mayStopEarly() // the time left is a bound
+	}
 	defer func() {
 		res.Duration = time.Since(start)
 		if msg := lastMessage(ctx, res, trained); msg != "" {

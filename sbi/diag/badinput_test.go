@@ -213,3 +213,25 @@ func TestWorkerPanicIsError(t *testing.T) {
 		t.Errorf("after the panic, a clean run failed: %v", err)
 	}
 }
+
+// TestTestPairErrorSaysPrefixOnce: when the estimator cannot evaluate the first test pair, the
+// error names the diagnostic once, not again inside the panic it wraps.
+func TestTestPairErrorSaysPrefixOnce(t *testing.T) {
+	m := strictModel{gaussModel: gaussModel{dim: 2, tau: 1, s: 0.5, width: 1}}
+	theta, _ := m.simulate(3, 10)
+	wideX := mat.NewDense(10, 3, nil)
+	const tail = ": the estimator cannot evaluate the test pairs (θ 2 columns, x 3 columns): first test pair panicked: strict model: x has 3 values, expected 2"
+	for _, c := range []struct {
+		name string
+		run  func() error
+		want string
+	}{
+		{"SBC", func() error { _, err := SBC(m, theta, wideX, RankConfig{Samples: 9}); return err }, "diag: SBC" + tail},
+		{"RankCoverage", func() error { _, err := RankCoverage(m, theta, wideX, RankConfig{Samples: 9}); return err }, "diag: expected coverage (rank)" + tail},
+		{"ExpectedLogProb", func() error { _, err := ExpectedLogProb(m, nil, theta, wideX); return err }, "diag: expected log density" + tail},
+	} {
+		if err := c.run(); err == nil || err.Error() != c.want {
+			t.Errorf("%s: error\n %v\nwant\n %s", c.name, err, c.want)
+		}
+	}
+}

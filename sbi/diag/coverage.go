@@ -77,6 +77,12 @@ type CoverageResult struct {
 	ConservativenessError float64
 	// Dropped counts the test pairs left out because θ or x held NaN or ±Inf.
 	Dropped int
+	// Proposal is the estimator's TrainingProposal (sbi.NPE.TrainingProposal) when it was
+	// trained on parameters drawn from a proposal, not from its prior (Sequential's later
+	// rounds); "" otherwise. String and MIMEBundle then note that over test pairs drawn from the
+	// whole prior the check tests what the estimator was not trained for. The verdict does not
+	// use it.
+	Proposal string
 }
 
 // CoverageFromRanks builds a CoverageResult from HPD ranks α ∈ [0, 1] computed elsewhere (for
@@ -367,6 +373,7 @@ func (r *CoverageResult) String() string {
 		}
 	}
 	b.WriteString(droppedNote(r.Dropped))
+	b.WriteString(proposalNote(r.Proposal))
 	return b.String()
 }
 
@@ -380,7 +387,7 @@ func (r *CoverageResult) MIMEBundle() map[string]any {
 	fmt.Fprintf(&b, "<div><b>%s</b> — %s estimator, %d pairs: AUC <b>%+.4f</b>, calibration error %.4f, conservativeness error %.4f: <i>%s</i>",
 		html.EscapeString(name), html.EscapeString(string(r.Method)), r.N, r.AUC, r.CalibrationError, r.ConservativenessError, html.EscapeString(r.Verdict()))
 	if r.Judgeable() != nil { // a result built by hand may hold no bands to show
-		b.WriteString("</div>")
+		b.WriteString(proposalNoteHTML(r.Proposal) + "</div>")
 		return map[string]any{"text/html": b.String(), "text/plain": r.String()}
 	}
 	b.WriteString(`<table style="font-size:85%"><tr><th>level</th>`)
@@ -404,8 +411,8 @@ func (r *CoverageResult) MIMEBundle() map[string]any {
 		}
 		fmt.Fprintf(&b, "<td%s>%.3f</td>", style, c)
 	}
-	fmt.Fprintf(&b, `</tr></table><span style="font-size:80%%">orange below, blue above the pointwise %s band; bold: outside the simultaneous %s band (what the verdict counts)</span></div>`,
-		text.Percent(pconf), text.Percent(conf))
+	fmt.Fprintf(&b, `</tr></table><span style="font-size:80%%">orange below, blue above the pointwise %s band; bold: outside the simultaneous %s band (what the verdict counts)</span>%s</div>`,
+		text.Percent(pconf), text.Percent(conf), proposalNoteHTML(r.Proposal))
 	return map[string]any{"text/html": b.String(), "text/plain": r.String()}
 }
 

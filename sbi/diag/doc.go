@@ -53,6 +53,14 @@
 // reads x itself, refuses padded pairs). A panic of the estimator in a worker is returned as
 // an error that names the pair.
 //
+// An estimator trained on parameters drawn from a proposal rather than its prior
+// (sbi.NPE.TrainingProposal: Sequential's later rounds) is fitted near the observation of
+// those rounds only. The coverage, SBC and TARP results of such an estimator (and a Report)
+// carry its proposal in their Proposal field, and their text and display note that over test
+// pairs drawn from the whole prior the check tests what it was not trained for: draw the
+// test pairs from the region it was trained for (the Sequential result's Region) or check it
+// at the observation (LC2ST). Their numbers and verdicts do not change.
+//
 // Kernel calibration tests. KCCSDTest is the kernel calibration-conditional Stein discrepancy
 // (Glaser et al., "Fast and scalable score-based kernel calibration tests"): a U-statistic
 // (complete, or incomplete in linear time) that needs only the score ∇y log p(y) of each

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/gosbi/gosbi/internal/text"
@@ -37,6 +38,12 @@ type ECDFResult struct {
 	Confidence   float64
 	N            int // pairs
 	Samples      int // M, the posterior draws behind each rank
+	// Proposal is the estimator's TrainingProposal (sbi.NPE.TrainingProposal) when it was
+	// trained on parameters drawn from a proposal, not from its prior (Sequential's later
+	// rounds); "" otherwise. String and MIMEBundle then note, as the SBC result it comes from does, that over test pairs drawn from the
+	// whole prior the check tests what the estimator was not trained for. The verdict does not
+	// use it.
+	Proposal string
 }
 
 // SBCECDF turns SBC ranks into the ECDF-difference view with its simultaneous band at
@@ -63,7 +70,7 @@ func SBCECDF(r *SBCResult, conf float64) (*ECDFResult, error) {
 	}
 	n, m := len(r.Ranks[0]), r.Samples
 	ks := ecdfPoints(m, 100)
-	res := &ECDFResult{N: n, Samples: m, Confidence: conf, Z: make([]float64, len(ks)), Diff: make([][]float64, len(r.Ranks))}
+	res := &ECDFResult{N: n, Samples: m, Confidence: conf, Proposal: r.Proposal, Z: make([]float64, len(ks)), Diff: make([][]float64, len(r.Ranks))}
 	for j, k := range ks {
 		res.Z[j] = float64(k) / float64(m+1)
 	}
@@ -318,9 +325,15 @@ func joinList(s []string) string {
 }
 
 // String is the verdict.
-func (r *ECDFResult) String() string { return "SBC ECDF: " + r.Verdict() }
+func (r *ECDFResult) String() string {
+	s := "SBC ECDF: " + r.Verdict()
+	if r.Proposal != "" {
+		s += "\n" + strings.TrimSuffix(proposalNote(r.Proposal), "\n")
+	}
+	return s
+}
 
 // MIMEBundle shows the verdict as HTML and text; viz.SBCECDF draws the curves and the band.
 func (r *ECDFResult) MIMEBundle() map[string]any {
-	return map[string]any{"text/html": "<div><b>SBC ECDF</b>: " + r.Verdict() + "</div>", "text/plain": r.String()}
+	return map[string]any{"text/html": "<div><b>SBC ECDF</b>: " + r.Verdict() + proposalNoteHTML(r.Proposal) + "</div>", "text/plain": r.String()}
 }

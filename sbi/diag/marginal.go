@@ -32,6 +32,12 @@ type MarginalResult struct {
 	SimLower, SimUpper []float64
 	// Dropped counts the test pairs left out because θ or x held NaN or ±Inf.
 	Dropped int
+	// Proposal is the estimator's TrainingProposal (sbi.NPE.TrainingProposal) when it was
+	// trained on parameters drawn from a proposal, not from its prior (Sequential's later
+	// rounds); "" otherwise. String and MIMEBundle then note that over test pairs drawn from the
+	// whole prior the check tests what the estimator was not trained for. The verdict does not
+	// use it.
+	Proposal string
 }
 
 // MarginalCoverage estimates, for every parameter, how often the true value falls inside the
@@ -60,7 +66,7 @@ func MarginalCoverageContext(ctx context.Context, est sbi.Amortized, theta, x *m
 		return nil, err
 	}
 	r := marginalFromPass(pass, cfg)
-	r.Dropped = pass.dropped
+	r.Dropped, r.Proposal = pass.dropped, pass.proposal
 	return r, nil
 }
 
@@ -111,7 +117,7 @@ func (r *MarginalResult) String() string {
 			fmt.Fprintf(&b, " %5.3f", v)
 		}
 	}
-	return b.String() + "\n" + droppedNote(r.Dropped)
+	return b.String() + "\n" + droppedNote(r.Dropped) + proposalNote(r.Proposal)
 }
 
 // MIMEBundle shows the table as HTML and text. The HTML colours a coverage below the pointwise
@@ -133,8 +139,8 @@ func (r *MarginalResult) MIMEBundle() map[string]any {
 		}
 		b.WriteString("</tr>")
 	}
-	fmt.Fprintf(&b, `</table><span style="font-size:80%%">vermillion below, blue above the pointwise %s band of one cell (a calibrated estimator leaves it in some cell by chance); bold: outside the simultaneous %s band over all %d cells (parameters × levels), evidence of miscalibration</span></div>`,
-		text.Percent(DefaultConfidence), text.Percent(DefaultConfidence), len(r.Coverage)*len(r.Levels))
+	fmt.Fprintf(&b, `</table><span style="font-size:80%%">vermillion below, blue above the pointwise %s band of one cell (a calibrated estimator leaves it in some cell by chance); bold: outside the simultaneous %s band over all %d cells (parameters × levels), evidence of miscalibration</span>%s</div>`,
+		text.Percent(DefaultConfidence), text.Percent(DefaultConfidence), len(r.Coverage)*len(r.Levels), proposalNoteHTML(r.Proposal))
 	return map[string]any{"text/html": b.String(), "text/plain": r.String()}
 }
 
@@ -167,6 +173,12 @@ type SBCResult struct {
 	KSPValues []float64
 	// Dropped counts the test pairs left out because θ or x held NaN or ±Inf.
 	Dropped int
+	// Proposal is the estimator's TrainingProposal (sbi.NPE.TrainingProposal) when it was
+	// trained on parameters drawn from a proposal, not from its prior (Sequential's later
+	// rounds); "" otherwise. String and MIMEBundle then note that over test pairs drawn from the
+	// whole prior the check tests what the estimator was not trained for. The verdict does not
+	// use it.
+	Proposal string
 }
 
 // SBC computes simulation-based calibration ranks of each parameter and tests their uniformity
@@ -195,7 +207,7 @@ func SBCContext(ctx context.Context, est sbi.Amortized, theta, x *mat.Dense, cfg
 		return nil, err
 	}
 	r := sbcFromPass(pass, cfg.Samples)
-	r.Dropped = pass.dropped
+	r.Dropped, r.Proposal = pass.dropped, pass.proposal
 	return r, nil
 }
 
@@ -249,7 +261,7 @@ func (r *SBCResult) String() string {
 	for d := range r.Ranks {
 		fmt.Fprintf(&b, "θ%d: χ² %.1f, p-value %.3g; KS p-value %.3g\n", d+1, r.ChiSq[d], r.PValues[d], r.KSPValues[d])
 	}
-	return b.String() + droppedNote(r.Dropped)
+	return b.String() + droppedNote(r.Dropped) + proposalNote(r.Proposal)
 }
 
 // sbcMarkLevel is the χ² p-value below which the SBC table marks a parameter.
@@ -268,6 +280,6 @@ func (r *SBCResult) MIMEBundle() map[string]any {
 		}
 		fmt.Fprintf(&b, "<tr><th>θ%d</th><td>%.1f</td><td%s>%s</td><td>%.3g</td></tr>", d+1, r.ChiSq[d], style, ps[d], r.KSPValues[d])
 	}
-	b.WriteString("</table></div>")
+	b.WriteString("</table>" + proposalNoteHTML(r.Proposal) + "</div>")
 	return map[string]any{"text/html": b.String(), "text/plain": r.String()}
 }

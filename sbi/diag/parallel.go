@@ -3,8 +3,10 @@ package diag
 import (
 	"context"
 	"fmt"
+	"html"
 	"math/rand/v2"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -131,7 +133,7 @@ func checkPairs(what string, est sbi.Amortized, theta, x *mat.Dense) (th, xx *ma
 	if th == nil {
 		return nil, nil, dropped, fmt.Errorf("diag: %s: all %d test pairs hold NaN or infinite values; simulate pairs with finite θ and x", what, n)
 	}
-	err = safe.Call("diag: "+what+", first test pair", func() error {
+	err = safe.Call("first test pair", func() error { // wrapped below with "diag: "+what
 		post := est.Posterior(rowCopy(xx, 0))
 		if d := post.Dim(); d != dim {
 			return fmt.Errorf("theta has %d columns but the estimator's posterior has %d parameters", dim, d)
@@ -146,6 +148,35 @@ func checkPairs(what string, est sbi.Amortized, theta, x *mat.Dense) (th, xx *ma
 		return nil, nil, dropped, fmt.Errorf("diag: %s: the estimator cannot evaluate the test pairs (θ %d columns, x %d columns): %w", what, dim, cx, err)
 	}
 	return th, xx, dropped, nil
+}
+
+// trainingProposal is est's TrainingProposal (sbi.NPE.TrainingProposal): where the parameters
+// of its training came from when not from its prior, "" otherwise.
+func trainingProposal(est sbi.Amortized) string {
+	if p, ok := est.(interface{ TrainingProposal() string }); ok {
+		return p.TrainingProposal()
+	}
+	return ""
+}
+
+// proposalNote is the line a text summary adds for an estimator trained on the proposal p,
+// "" when p is: its posterior is fitted near the observation of Sequential's rounds, so a
+// check over the whole prior reads the expected failure there as miscalibration.
+func proposalNote(p string) string {
+	if p == "" {
+		return ""
+	}
+	return "note: the estimator was trained on a proposal, not on its prior (" + p + "), so its posterior is only expected to hold near the observation of those rounds. " +
+		"Over test pairs drawn from the whole prior this check tests what it was not trained for: draw the test pairs from the region it was trained for " +
+		"(the Sequential result's Region, an sbi.TruncatedPrior, as tutorial 05 does), or check it at the observation (LC2ST, or NewReport with an Observation)\n"
+}
+
+// proposalNoteHTML is proposalNote as a paragraph of a display, "" when p is.
+func proposalNoteHTML(p string) string {
+	if p == "" {
+		return ""
+	}
+	return `<p style="font-size:85%"><i>` + html.EscapeString(strings.TrimSuffix(proposalNote(p), "\n")) + `</i></p>`
 }
 
 // droppedNote is the line a text summary adds when test pairs were left out.

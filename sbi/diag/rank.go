@@ -85,7 +85,7 @@ func RankCoverageContext(ctx context.Context, est sbi.Amortized, theta, x *mat.D
 		return nil, err
 	}
 	r := coverageFromRanks(MethodRank, pass.hpd, cfg.Levels)
-	r.Dropped = pass.dropped
+	r.Dropped, r.Proposal = pass.dropped, pass.proposal
 	return r, nil
 }
 
@@ -105,6 +105,7 @@ type samplePass struct {
 	tarp     []float64 // TARP statistic per pair
 	logProb  []float64 // log q(θ*|x) per pair
 	dropped  int       // pairs left out because θ or x held NaN or ±Inf
+	proposal string    // the estimator's TrainingProposal
 }
 
 // runSamplePass drops the non-finite test pairs (counted in dropped) and computes the statistics
@@ -121,7 +122,7 @@ func runSamplePass(ctx context.Context, est sbi.Amortized, theta, x *mat.Dense, 
 	if sat.Mul(cfg.Samples, dim) >= sat.Max {
 		return nil, fmt.Errorf("diag: %s: Samples = %d draws of %d parameters per pair are more values than an int can count: draw fewer samples", label, cfg.Samples, dim)
 	}
-	p := &samplePass{hpd: make([]float64, n), logProb: make([]float64, n), dropped: dropped}
+	p := &samplePass{hpd: make([]float64, n), logProb: make([]float64, n), dropped: dropped, proposal: trainingProposal(est)}
 	if kind&passMarginal != 0 {
 		p.marginal = make([][]int, n)
 		p.jitter = make([][]float64, n)

@@ -100,6 +100,7 @@ func NewReportContext(ctx context.Context, est sbi.Amortized, theta, x *mat.Dens
 	r.SBC = sbcFromPass(pass, ro.Samples)
 	r.TARP = tarpFromStatistics(pass.tarp)
 	r.Coverage.Dropped, r.Marginal.Dropped, r.SBC.Dropped, r.TARP.Dropped = r.Dropped, r.Dropped, r.Dropped, r.Dropped
+	r.Coverage.Proposal, r.Marginal.Proposal, r.SBC.Proposal, r.TARP.Proposal = pass.proposal, pass.proposal, pass.proposal, pass.proposal
 	if cfg.Lower != nil || cfg.Upper != nil {
 		pts := cfg.GridPoints
 		if pts == 0 {
@@ -259,6 +260,9 @@ func (r *Report) rows() [][2]string {
 	}
 	if r.MCMC != nil {
 		rows = append(rows, [2]string{"MCMC at x_o", r.MCMC.Verdict()})
+	}
+	if p := r.Coverage.Proposal; p != "" {
+		rows = append(rows, [2]string{"trained on a proposal", strings.TrimSuffix(strings.TrimPrefix(proposalNote(p), "note: "), "\n")})
 	}
 	rows = append(rows, [2]string{"verdict", r.Verdict()})
 	return rows

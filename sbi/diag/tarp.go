@@ -27,6 +27,12 @@ type TARPResult struct {
 	KSPValue float64
 	// Dropped counts the test pairs left out because θ or x held NaN or ±Inf.
 	Dropped int
+	// Proposal is the estimator's TrainingProposal (sbi.NPE.TrainingProposal) when it was
+	// trained on parameters drawn from a proposal, not from its prior (Sequential's later
+	// rounds); "" otherwise. String and MIMEBundle then note that over test pairs drawn from the
+	// whole prior the check tests what the estimator was not trained for. The verdict does not
+	// use it.
+	Proposal string
 }
 
 type tarpSetup struct {
@@ -109,7 +115,7 @@ func TARPContext(ctx context.Context, est sbi.Amortized, theta, x *mat.Dense, cf
 		return nil, err
 	}
 	r := tarpFromStatistics(pass.tarp)
-	r.Dropped = pass.dropped
+	r.Dropped, r.Proposal = pass.dropped, pass.proposal
 	return r, nil
 }
 
@@ -144,12 +150,15 @@ func (r *TARPResult) String() string {
 	if r.Dropped > 0 {
 		s += fmt.Sprintf(", %d pairs with NaN or infinite values left out", r.Dropped)
 	}
+	if r.Proposal != "" {
+		s += "\n" + strings.TrimSuffix(proposalNote(r.Proposal), "\n")
+	}
 	return s
 }
 
 // MIMEBundle shows the summary as HTML and text.
 func (r *TARPResult) MIMEBundle() map[string]any {
 	var b strings.Builder
-	fmt.Fprintf(&b, "<div><b>TARP</b> — %d pairs: ATC <b>%+.3f</b>, KS p-value %.3g</div>", len(r.F), r.ATC, r.KSPValue)
+	fmt.Fprintf(&b, "<div><b>TARP</b> — %d pairs: ATC <b>%+.3f</b>, KS p-value %.3g%s</div>", len(r.F), r.ATC, r.KSPValue, proposalNoteHTML(r.Proposal))
 	return map[string]any{"text/html": b.String(), "text/plain": r.String()}
 }
