@@ -160,7 +160,7 @@ func (tt *typeTable) promotedAt(l embedLevel, at map[string][]promoted) []embedL
 func (tt *typeTable) declaredPrint(typeName, name string) (promoted, bool) {
 	found := false
 	for _, fd := range tt.methods {
-		if recv, _ := receiver(fd); recv != typeName || fd.Name.Name != name {
+		if recv, _ := receiver(fd); tt.aliased(recv) != tt.aliased(typeName) || fd.Name.Name != name {
 			continue
 		}
 		if sig := tt.funcSig(fd.Type); sig == "" || sig == reflectSig(printInterfaces[name].Method(0).Type, 0) {
