@@ -107,7 +107,7 @@ func (tt *typeTable) interfaceMethods(e ast.Expr, depth int) (ms []methodSig, if
 		if ts == nil {
 			switch e.Name {
 			case "error":
-				return []methodSig{{"Error", reflectSig(printInterfaces["Error"].Method(0).Type, 0)}}, true, true
+				return []methodSig{{"Error", printSigs["Error"]}}, true, true
 			case "any":
 				return nil, true, true
 			}
