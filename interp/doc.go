@@ -233,16 +233,23 @@
 // The interpreter does not see the methods of a cell's type through a type assertion or a
 // type switch to an interface: x.(fmt.Stringer) of a value of type S with a method String
 // answers no, and case fmt.Stringer, case error or a case of a cell's interface is not taken.
-// Where such an assertion or case names an interface all of whose methods, by name and
-// signature, one of the session's types or a pointer to it has (declared, or promoted from an
-// embedded field), the rewrite check-interface-assertions fails the cell: assert to the
+// Where such an assertion or case names an interface each of whose methods, by name and
+// signature, some type of the session has (declared, through an alias of the type too, or
+// promoted from an embedded field), or a pointer to it, or a struct type written in the cell
+// or in the session's type declarations (a local type, an unnamed struct type) gets from an
+// embedded field, the rewrite check-interface-assertions fails the cell: assert to the
 // session's types themselves (a type switch with a case for each), or call the method on a
-// variable of the value's own type. A method whose signature it cannot resolve (a method of a
-// generic type, one with a parameter of an interface type of the session) counts whatever its
-// signature, and an interface it cannot resolve counts once the session's types have methods.
-// It fails such a cell also where the value is of a compiled type, which the interpreter
-// answers right, as it cannot tell. A cell's method of another signature than fmt's (a
-// String(n int) string, a Format(layout string) string) counts for no fmt.Stringer or
+// variable of the value's own type. It takes all those methods together, whichever types have
+// them, as one value's type may combine several (struct{ S; E }). A method whose signature it
+// cannot resolve (a method of a generic type, one with a parameter of an interface type of the
+// session) counts whatever its signature, and an interface it cannot resolve counts once the
+// session's types have methods. It fails such a cell also where the value is of a compiled
+// type, which the interpreter answers right, as it cannot tell. It does not see a struct type
+// written in a function or a variable of an earlier cell: a value of a local type or of an
+// unnamed struct type made there that embeds a compiled type with the interface's methods
+// (struct{ time.Duration; n int } for fmt.Stringer) answers no without a word where Go answers
+// yes; declare the type at the top of a cell. A cell's method of another signature than fmt's
+// (a String(n int) string, a Format(layout string) string) counts for no fmt.Stringer or
 // fmt.Formatter, and fmt does not call it. The interpreter answers an assertion to the empty interface wrongly
 // for every value (v, ok := x.(any) gives nil, false; x.(any) panics), so the rewrite assert-any
 // replaces both forms (any or interface{}) by calls that give Go's answers: x and whether x is

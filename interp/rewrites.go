@@ -255,19 +255,13 @@ func typeSpecs(decls []ast.Decl) []*ast.TypeSpec {
 	return specs
 }
 
-// methodDecls is rewrite.Env.MethodDecls: the signatures of the session's method declarations,
-// in the order they were made.
+// methodDecls is rewrite.Env.MethodDecls: the signatures of the session's method declarations.
 func (s *Session) methodDecls() []string {
-	var ds []*decl
+	var sigs []string
 	for _, d := range s.decls {
 		if d.kind == methodDecl {
-			ds = append(ds, d)
+			sigs = append(sigs, d.signature)
 		}
-	}
-	slices.SortFunc(ds, func(a, b *decl) int { return a.seq - b.seq })
-	sigs := make([]string, len(ds))
-	for i, d := range ds {
-		sigs[i] = d.signature
 	}
 	return sigs
 }

@@ -17,14 +17,19 @@ import (
 // interpreter answers right for a value of a compiled type, and for a few ways of holding a
 // cell's value (a parameter of type any, an element of a []any), which the pass cannot tell
 // apart from the others. The pass rewrites nothing: it fails the cell, naming the interface,
-// where a type assertion or a case of a type switch names an interface with methods that a
-// type of the session or the cell, or a pointer to it, may have, declared or promoted from an
-// embedded field, so that a value of it may be what is asserted. It compares the methods by
-// name and signature (a String(n int) string is no fmt.Stringer's, nor time.Time's
-// Format(layout string) string fmt.Formatter's), one type at a time; a signature it cannot
-// resolve (a parameter of an interface type of the session, a method of a generic type) may be
-// any, and an interface it cannot resolve counts as one with methods the session's types have,
-// once they have any.
+// where a type assertion or a case of a type switch names an interface each of whose methods,
+// by name and signature, some type of the session or the cell, or a pointer to it, may have,
+// declared (through an alias of the type too) or promoted from an embedded field, or that a
+// struct type written in the session's type declarations or in the cell (a local type, an
+// unnamed struct type) gets from its embedded fields. It takes the methods of all those types
+// together, as one value's type may combine them (struct{ S; E } of a type S with String and
+// E with Error, made in an earlier cell), so a method of another signature (a String(n int)
+// string, time.Time's Format(layout string) string) counts for no fmt.Stringer or
+// fmt.Formatter, but two methods on two types count for an interface of both. A signature it
+// cannot resolve (a parameter of an interface type of the session, a method of a generic type)
+// may be any, and an interface it cannot resolve counts once the session's types have methods.
+// It does not see the struct types written in the functions and variables of earlier cells
+// (package interp documents that gap).
 //
 // Upstream: traefik/yaegi#1558 (assertion between interfaces); yaegi's own test
 // _test/assert1.go records the assertion of a value of an interpreted type held in interface{}
@@ -49,20 +54,21 @@ var checkInterfaceAssertions = Pass{
 // none.
 func (p *parsed) checkInterfaceAssertions(tt *typeTable) error {
 	var err error
-	var sets map[string][]methodSig // made on the first interface with methods
+	var union []heldMethod // made on the first interface with methods
+	made := false
 	check := func(e ast.Expr, what string) {
 		ms, iface, known := tt.interfaceMethods(e, 0)
 		if !iface || known && len(ms) == 0 {
 			return
 		}
-		if sets == nil {
-			sets = tt.methodSets()
+		if !made {
+			union, made = tt.methodUnion(), true
 		}
 		if !known {
 			ms = []methodSig{{}} // any method of the session's types
 		}
-		if name, ok := satisfier(sets, tt.order, ms); ok {
-			err = p.interfaceError(e, what, name, ms, known)
+		if typs, ok := holders(union, ms); ok {
+			err = p.interfaceError(e, what, typs, ms, known)
 		}
 	}
 	ast.Inspect(p.root, func(n ast.Node) bool {
@@ -101,7 +107,7 @@ func (tt *typeTable) interfaceMethods(e ast.Expr, depth int) (ms []methodSig, if
 		if ts == nil {
 			switch e.Name {
 			case "error":
-				return []methodSig{{"Error", reflectSig(printInterfaces["Error"].Method(0).Type, 0)}}, true, true
+				return []methodSig{{"Error", printSigs["Error"]}}, true, true
 			case "any":
 				return nil, true, true
 			}
@@ -154,17 +160,18 @@ func (tt *typeTable) spec(id *ast.Ident) *ast.TypeSpec {
 	return tt.specs[id.Name]
 }
 
-// interfaceError is the error for a construct that names an interface whose methods ms a
-// value of the session's type typeName may have (known false: an interface whose methods
-// cannot all be resolved).
-func (p *parsed) interfaceError(e ast.Expr, what, typeName string, ms []methodSig, known bool) error {
+// interfaceError is the error for a construct that names an interface whose methods ms values
+// of the session's types typs (one for each method) may have (known false: an interface whose
+// methods cannot all be resolved).
+func (p *parsed) interfaceError(e ast.Expr, what string, typs []string, ms []methodSig, known bool) error {
 	has := "the session's types have methods that it may name"
 	if known {
 		names := make([]string, len(ms))
 		for i, m := range ms {
-			names[i] = m.name
+			names[i] = m.name + " (" + typs[i] + ")"
 		}
-		has = fmt.Sprintf("the session's type %s (or a pointer to it) may have its methods %s", typeName, strings.Join(names, ", "))
+		has = fmt.Sprintf("the session's types (or pointers to them), or a struct type that embeds them, may have "+
+			"its methods %s", strings.Join(names, ", "))
 	}
 	return fmt.Errorf("%s: %s may answer wrongly: the interpreter does not see the methods of a type declared in a "+
 		"cell through a type assertion or a type switch to an interface, and %s, so for a value of one of them it would "+

@@ -4,9 +4,9 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"go/types"
 	"reflect"
 	"slices"
-	"strings"
 )
 
 // methodSig is a method as the passes compare it with an interface's or with fmt's: its name
@@ -45,22 +45,33 @@ func parseMethodDecls(env Env) []*ast.FuncDecl {
 func isMethod(fd *ast.FuncDecl) bool { return fd.Recv != nil && len(fd.Recv.List) == 1 }
 
 // receiver returns the name of the type a method is declared on, and whether that type is
-// generic.
+// generic; "" when the receiver names no type.
 func receiver(fd *ast.FuncDecl) (name string, generic bool) {
-	e := fd.Recv.List[0].Type
-	if s, ok := e.(*ast.StarExpr); ok {
-		e = s.X
-	}
-	switch x := e.(type) {
-	case *ast.IndexExpr:
-		e, generic = x.X, true
-	case *ast.IndexListExpr:
-		e, generic = x.X, true
-	}
+	e, generic := baseType(fd.Recv.List[0].Type)
 	if id, ok := e.(*ast.Ident); ok {
 		return id.Name, generic
 	}
 	return "", generic
+}
+
+// baseType returns the type that a receiver's or an embedded field's type e names, without
+// parentheses, a pointer and type arguments (T for *T, (T) and T[P]), and whether it has
+// type arguments.
+func baseType(e ast.Expr) (base ast.Expr, generic bool) {
+	for {
+		switch x := e.(type) {
+		case *ast.ParenExpr:
+			e = x.X
+		case *ast.StarExpr:
+			e = x.X
+		case *ast.IndexExpr:
+			e, generic = x.X, true
+		case *ast.IndexListExpr:
+			e, generic = x.X, true
+		default:
+			return e, generic
+		}
+	}
 }
 
 // funcSig returns the key of a function type as a method's signature, "" when it cannot
@@ -76,21 +87,23 @@ func (tt *typeTable) funcSig(ft *ast.FuncType) string {
 // reflectSig returns the key of the signature of a compiled method of type ft, without its
 // first skip parameters (the receiver of a concrete type's method).
 func reflectSig(ft reflect.Type, skip int) string {
-	in, out := make([]string, ft.NumIn()-skip), make([]string, ft.NumOut())
+	if skip == 0 {
+		return reflectUnder(ft)
+	}
+	in := make([]reflect.Type, ft.NumIn()-skip)
 	for i := range in {
-		in[i] = reflectKey(ft.In(skip + i))
+		in[i] = ft.In(skip + i)
 	}
-	if ft.IsVariadic() {
-		in[len(in)-1] = "..." + reflectKey(ft.In(ft.NumIn()-1).Elem())
-	}
+	out := make([]reflect.Type, ft.NumOut())
 	for i := range out {
-		out[i] = reflectKey(ft.Out(i))
+		out[i] = ft.Out(i)
 	}
-	return "func(" + strings.Join(in, ",") + ")(" + strings.Join(out, ",") + ")"
+	return reflectUnder(reflect.FuncOf(in, out, ft.IsVariadic()))
 }
 
 // declaredMethods returns the methods that the session's and the cell's method declarations
-// give each type, by the type's name; a generic receiver's have no signature key.
+// give each type, by the type's name (the type an alias receiver names: T for type A = T and
+// func (A) M()); a generic receiver's have no signature key.
 func (tt *typeTable) declaredMethods() map[string][]methodSig {
 	declared := map[string][]methodSig{}
 	for _, fd := range tt.methods {
@@ -99,9 +112,27 @@ func (tt *typeTable) declaredMethods() map[string][]methodSig {
 		if !generic {
 			sig = tt.funcSig(fd.Type)
 		}
+		name = tt.aliased(name)
 		declared[name] = append(declared[name], methodSig{fd.Name.Name, sig})
 	}
 	return declared
+}
+
+// aliased returns the name of the type of the session or the cell that the type name stands
+// for: the target of an alias of one (through aliases of aliases), name itself otherwise.
+func (tt *typeTable) aliased(name string) string {
+	for range maxTypeDepth {
+		ts := tt.specs[name]
+		if ts == nil || !ts.Assign.IsValid() {
+			break
+		}
+		id, ok := ts.Type.(*ast.Ident)
+		if !ok || tt.specs[id.Name] == nil {
+			break
+		}
+		name = id.Name
+	}
+	return name
 }
 
 // methodSets returns the methods that a pointer to each type of the session and the cell has
@@ -124,25 +155,80 @@ func (tt *typeTable) methodSets() map[string][]methodSig {
 	return sets
 }
 
+// heldMethod is a method that a value of a type of the session or the cell may have, with the
+// type that has it, as the errors name it.
+type heldMethod struct {
+	methodSig
+	typ string
+}
+
+// methodUnion returns the methods that a value of any type of the session or the cell, or a
+// pointer to one, may have: those of the declared types, and those that the struct types
+// written anywhere else in the session's type declarations or in the cell (a function's local
+// type, an unnamed struct type, a field's type) get from their embedded fields. A value's type
+// may combine the methods of several declared types (struct{ S; E }), and may come from an
+// earlier cell, so the methods count together, whichever types have them.
+func (tt *typeTable) methodUnion() []heldMethod {
+	declared := tt.declaredMethods()
+	sets := tt.methodSets()
+	var union []heldMethod
+	add := func(typ string, ms []methodSig) {
+		for _, m := range ms {
+			union = append(union, heldMethod{m, typ})
+		}
+	}
+	for _, name := range tt.order {
+		add(name, sets[name])
+	}
+	for name, ms := range sets {
+		if !slices.Contains(tt.order, name) {
+			add(name, ms)
+		}
+	}
+	for _, st := range tt.structs {
+		for _, f := range st.Fields.List {
+			if len(f.Names) == 0 {
+				add(types.ExprString(st), tt.embeddedMethods(f.Type, declared, 0))
+			}
+		}
+	}
+	return union
+}
+
+// holders returns for each of the methods ms of an interface a type that may have it, and
+// false when one of them is none that a value of the session's types may have.
+func holders(union []heldMethod, ms []methodSig) ([]string, bool) {
+	typs := make([]string, len(ms))
+	for i, m := range ms {
+		j := slices.IndexFunc(union, func(h heldMethod) bool { return h.mayBe(m) })
+		if j < 0 {
+			return nil, false
+		}
+		typs[i] = union[j].typ
+	}
+	return typs, true
+}
+
 // typeMethods returns the methods of a pointer to the declared type ts: those declared on it,
 // and those promoted from the embedded fields of the struct type it is declared as (directly
-// or through types of the session).
+// or through types of the session, generic ones included).
 func (tt *typeTable) typeMethods(ts *ast.TypeSpec, declared map[string][]methodSig, depth int) []methodSig {
 	if ts == nil || depth > maxTypeDepth {
 		return nil
 	}
 	ms := slices.Clone(declared[ts.Name.Name])
-	if ts.Assign.IsValid() { // an alias has its type's methods
-		switch e := ts.Type.(type) {
-		case *ast.Ident:
-			return append(ms, tt.typeMethods(tt.spec(e), declared, depth+1)...)
-		case *ast.SelectorExpr:
-			return append(ms, tt.compiledMethods(e)...)
+	if ts.Assign.IsValid() { // an alias has its type's methods; an interface's are no value's
+		if _, iface, _ := tt.interfaceMethods(ts.Type, 0); iface {
+			return ms
 		}
+		return append(ms, tt.embeddedMethods(ts.Type, declared, depth)...)
 	}
 	e := ts.Type
 	for range maxTypeDepth { // type T2 T1 has the fields of T1, not its methods
 		id, ok := e.(*ast.Ident)
+		if b, generic := baseType(e); generic { // type T3 G[int]
+			id, ok = b.(*ast.Ident)
+		}
 		if !ok || tt.spec(id) == nil {
 			break
 		}
@@ -161,19 +247,11 @@ func (tt *typeTable) typeMethods(ts *ast.TypeSpec, declared map[string][]methodS
 }
 
 // embeddedMethods returns the methods that an embedded field of type e gives a pointer to the
-// struct type: those of an interface, of a pointer to a type of the session (those of a
-// generic one without signature keys), or of a pointer to a compiled type.
+// struct type (or that the type e of an alias has): those of an interface, of a pointer to a
+// type of the session (those of a generic one without signature keys), or of a pointer to a
+// compiled type.
 func (tt *typeTable) embeddedMethods(e ast.Expr, declared map[string][]methodSig, depth int) []methodSig {
-	if s, ok := e.(*ast.StarExpr); ok {
-		e = s.X
-	}
-	generic := false
-	switch x := e.(type) {
-	case *ast.IndexExpr:
-		e, generic = x.X, true
-	case *ast.IndexListExpr:
-		e, generic = x.X, true
-	}
+	e, generic := baseType(e)
 	switch e := e.(type) {
 	case *ast.Ident:
 		if _, iface, _ := tt.interfaceMethods(e, 0); iface {
@@ -218,33 +296,4 @@ func (tt *typeTable) interfaceSigs(e ast.Expr) []methodSig {
 		ms = append(ms, methodSig{})
 	}
 	return ms
-}
-
-// satisfier returns a type of the session or the cell whose methods, or a pointer's, may be
-// all the methods ms of an interface.
-func satisfier(sets map[string][]methodSig, order []string, ms []methodSig) (string, bool) {
-	for _, name := range order {
-		if hasAll(sets[name], ms) {
-			return name, true
-		}
-	}
-	for name, set := range sets {
-		if !slices.Contains(order, name) && hasAll(set, ms) {
-			return name, true
-		}
-	}
-	return "", false
-}
-
-// hasAll reports whether the methods set may hold each of the methods ms.
-func hasAll(set []methodSig, ms []methodSig) bool {
-	if len(set) == 0 {
-		return false
-	}
-	for _, m := range ms {
-		if !slices.ContainsFunc(set, func(s methodSig) bool { return s.mayBe(m) }) {
-			return false
-		}
-	}
-	return true
 }

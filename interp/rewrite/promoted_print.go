@@ -22,6 +22,15 @@ var printInterfaces = map[string]reflect.Type{
 	"String": reflect.TypeFor[fmt.Stringer](),
 }
 
+// printSigs are the signature keys of the methods of printInterfaces, by name.
+var printSigs = func() map[string]string {
+	sigs := map[string]string{}
+	for name, t := range printInterfaces {
+		sigs[name] = reflectSig(t.Method(0).Type, 0)
+	}
+	return sigs
+}()
+
 // promoted is where a method of a struct type of the session is promoted from: the path of
 // embedded fields to a compiled type that has it, and whether the method is reached through
 // a pointer (an embedded pointer on the path, or a pointer to the struct), which gives it the
@@ -160,10 +169,10 @@ func (tt *typeTable) promotedAt(l embedLevel, at map[string][]promoted) []embedL
 func (tt *typeTable) declaredPrint(typeName, name string) (promoted, bool) {
 	found := false
 	for _, fd := range tt.methods {
-		if recv, _ := receiver(fd); recv != typeName || fd.Name.Name != name {
+		if recv, _ := receiver(fd); tt.aliased(recv) != tt.aliased(typeName) || fd.Name.Name != name {
 			continue
 		}
-		if sig := tt.funcSig(fd.Type); sig == "" || sig == reflectSig(printInterfaces[name].Method(0).Type, 0) {
+		if sig := tt.funcSig(fd.Type); sig == "" || sig == printSigs[name] {
 			return promoted{blocked: true}, true
 		}
 		found = true

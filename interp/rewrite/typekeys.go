@@ -21,6 +21,7 @@ type typeTable struct {
 	p           *parsed            // the unit whose types are looked up (with)
 	locals      []*ast.TypeSpec    // the types declared in the unit's functions
 	busy        map[string]bool    // declarations being expanded, against recursive types
+	structs     []*ast.StructType  // the struct types written in the session's type declarations and the cell
 	cellNames   map[string]bool    // the identifiers of the cell's units
 	cellDefs    map[string]cellDef // the variables and functions the cell's units define at their top
 }
@@ -55,6 +56,7 @@ func newTypeTable(env Env, units []Unit) *typeTable {
 		for _, text := range env.TypeDecls() {
 			if f, err := parser.ParseFile(token.NewFileSet(), "", "package p;"+text, 0); err == nil {
 				tt.addDecls(f.Decls)
+				tt.noteStructs(f)
 			}
 		}
 	}
@@ -70,9 +72,11 @@ func newTypeTable(env Env, units []Unit) *typeTable {
 		noteDefs(p, tt.cellDefs)
 		for _, st := range p.body {
 			noteNames(st, tt.cellNames, values)
+			tt.noteStructs(st)
 		}
 		for _, d := range p.decls {
 			noteNames(d, tt.cellNames, values)
+			tt.noteStructs(d)
 		}
 	}
 	for name := range values {
@@ -103,6 +107,16 @@ func (tt *typeTable) addDecls(decls []ast.Decl) {
 			tt.specs[ts.Name.Name] = ts
 		}
 	}
+}
+
+// noteStructs records the struct types written in n.
+func (tt *typeTable) noteStructs(n ast.Node) {
+	ast.Inspect(n, func(n ast.Node) bool {
+		if st, ok := n.(*ast.StructType); ok {
+			tt.structs = append(tt.structs, st)
+		}
+		return true
+	})
 }
 
 // noteNames records in names the identifiers of n that may name a type of the session, and in
