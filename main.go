@@ -51,7 +51,7 @@ func commands() []command {
 			func(a []string) error { return kernel.Main(a, Version) }},
 		{"worker", "worker                         (internal) the interpreter process of a kernel", "The interpreter process of a kernel, started by the kernel itself.", false, interp.WorkerMain},
 		{"install", "install [--user|--sys-prefix|--prefix DIR]  install the Jupyter kernelspec",
-			"Installs gosbi's kernelspec, so that Jupyter lists the kernel: for the current user (default),\ninto the active Python environment, or under DIR. On Windows, where the kernel does not run, it\nrefuses: install and run gosbi under WSL.", true, kernel.InstallMain},
+			"Installs gosbi's kernelspec, so that Jupyter lists the kernel: for the current user (default),\ninto the active Python environment, or under DIR.", true, kernel.InstallMain},
 		{"run", "run NOTEBOOK.ipynb... [--out DIR] [--html] [--param k=v] [--timeout D] [--max-output SIZE]", "", true, nbtest.RunMain},
 		{"script", "script FILE.go [args]          run a Go file (or - for stdin) with the notebook's packages",
 			"Runs a Go file, or standard input for -, with the notebook's packages; the arguments after\nFILE.go are the script's os.Args. It works as a #! line. A script may hold at most 16 MiB.", false, interp.ScriptMain},

@@ -19,13 +19,17 @@ import (
 	"github.com/gosbi/gosbi/runenv"
 )
 
-// WorkerMain runs the interpreter worker of a kernel: it reads ipc.Requests from file
-// descriptor 3 and writes ipc.Events to file descriptor 4 until Shutdown or the end of input.
+// WorkerMain runs the interpreter worker of a kernel: it reads ipc.Requests from the request
+// pipe that the front passed it (file descriptor 3 on Unix, see ipc.InheritedPipe) and writes
+// ipc.Events to the event pipe (file descriptor 4) until Shutdown or the end of input.
 func WorkerMain(args []string) error {
-	in := os.NewFile(3, "requests")
-	out := os.NewFile(4, "events")
-	if in == nil || out == nil {
-		return errors.New("worker: file descriptors 3 and 4 must be the request and event pipes (run by `gosbi kernel`)")
+	in, err := ipc.InheritedPipe(ipc.RequestPipe, "requests")
+	if err != nil {
+		return fmt.Errorf("worker: %w", err)
+	}
+	out, err := ipc.InheritedPipe(ipc.EventPipe, "events")
+	if err != nil {
+		return fmt.Errorf("worker: %w", err)
 	}
 	return runWorker(in, out)
 }

@@ -72,10 +72,15 @@ func startWorkerEnv(t testing.TB, env ...string) *workerProc {
 	}
 	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(append(os.Environ(), "GOSBI_TEST_MAIN=worker"), env...)
-	cmd.ExtraFiles = []*os.File{reqR, evW}
+	passed, err := ipc.PassPipes(cmd, []*os.File{reqR, evW})
+	if err != nil {
+		t.Fatal(err)
+	}
 	logs := &syncbuf.Buffer{}
 	cmd.Stdout, cmd.Stderr = logs, logs
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	passed()
+	if err != nil {
 		t.Fatal(err)
 	}
 	reqR.Close()

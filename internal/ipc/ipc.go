@@ -1,9 +1,9 @@
 // Package ipc defines the messages between the kernel's front process (package kernel), which owns
 // the Jupyter sockets, and the interpreter worker (package interp), which runs the cells.
 //
-// The front starts the worker as `gosbi worker` with two extra pipes: file descriptor 3 carries
-// Requests from the front to the worker, file descriptor 4 carries Events from the worker to the
-// front. Both are streams of newline-delimited JSON. What cells print goes through two more
+// The front starts the worker as `gosbi worker` with two extra pipes (PassPipes): file
+// descriptor 3 carries Requests from the front to the worker, file descriptor 4 carries Events
+// from the worker to the front; on Windows they are inherited handles named in HandlesEnv. Both are streams of newline-delimited JSON. What cells print goes through two more
 // pipes that the front reads itself (see CaptureEnv). The worker's own standard output and error
 // are not part of the protocol: the front logs them and keeps their tail to explain a crash
 // (a Go runtime panic or a stack overflow is printed there before the worker dies).
@@ -55,7 +55,7 @@ const RestartedEnv = "GOSBI_WORKER_RESTARTED"
 // CaptureEnv is the environment variable that the front sets (to the token of the sync marks,
 // see SyncMark) when it passes the worker the pipes for its standard output and error: file
 // descriptors 5 and 6 are the read and write ends of the stdout pipe, 7 and 8 those of the
-// stderr pipe. The front reads them itself, publishes the text as the running cell's streams
+// stderr pipe (on Windows, the handles StdoutRead to StderrWrite of HandlesEnv). The front reads them itself, publishes the text as the running cell's streams
 // and answers each sync mark with a Flushed request, so that nothing a dying worker wrote is
 // lost. Without it the worker reads its pipes and sends Stream events.
 const CaptureEnv = "GOSBI_WORKER_CAPTURE"

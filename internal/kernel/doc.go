@@ -35,10 +35,25 @@
 // gets one error naming the cause, a fresh worker is started and the user is told that state was
 // reset. An interrupt (interrupt_request on the control channel, or SIGINT) cancels the running
 // cell; if the cell does not return within a grace period, the worker is killed and restarted.
-// The worker runs in a process group of its own (on Unix), so that Ctrl-C in a terminal, which
-// signals the front's group, interrupts the cell through the front rather than kill the worker
-// and its state; it dies with the front (a parent-death signal on Linux, the end of its
-// request pipe elsewhere).
+// The worker runs in a process group of its own (on Unix; a console process group on Windows),
+// so that Ctrl-C in a terminal, which signals the front's group, interrupts the cell through
+// the front rather than kill the worker and its state; it dies with the front (a parent-death
+// signal on Linux, the end of its request pipe elsewhere).
+//
+// # Windows
+//
+// The kernel runs on Windows as elsewhere, with these differences. The worker gets its pipes
+// as inherited handles named in an environment variable (ipc.PassPipes) rather than as file
+// descriptors 3 to 8. It captures what a cell prints by pointing os.Stdout, os.Stderr and the
+// process's standard output handle at its capture pipes: Go code, interpreted or compiled, and
+// the commands a cell runs with os.Stdout or os.Stderr as their output are captured; C code
+// writing through its runtime's stdout or stderr is not (its output goes to the kernel's log).
+// A session cannot link an extension (%%compile, imports of packages gosbi does not link),
+// which replaces the worker's process by a new program: Windows cannot. The end of a killed
+// worker names no signal, as Windows has none. When the worker dies, the front reads what it
+// wrote to the end; a process it started that keeps the capture pipes open delays that until
+// the process ends (Unix stops reading shortly after). This holds under Wine; it was not run
+// on Windows itself.
 //
 // The package also holds the wire format (Encode, DecodeMessage) shared with package nbtest, the
 // kernelspec installer (Install, InstallMain) and the entry point Main of `gosbi kernel`.

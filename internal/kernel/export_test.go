@@ -9,6 +9,3 @@ func SetWorkerMessageMax(t testing.TB, n int) {
 	workerMessageMax = n
 	t.Cleanup(func() { workerMessageMax = old })
 }
-
-// InstallOn is Install as it would run on the system goos (a runtime.GOOS value).
-func InstallOn(goos string, cfg InstallConfig) (string, error) { return installOn(goos, cfg) }

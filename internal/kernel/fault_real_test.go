@@ -97,7 +97,6 @@ func interruptAt(t *testing.T, ctx context.Context, p *nbtest.Process, code stri
 // the rest of the cell never runs; a call that does not is ended by restarting the worker
 // within the grace period, and the cell says that the state was reset.
 func TestRealWorkerInterruptCompiledCall(t *testing.T) {
-	requireWorkers(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	const grace = 2 * time.Second
@@ -135,7 +134,6 @@ func TestRealWorkerInterruptCompiledCall(t *testing.T) {
 // times, 200 KB twice): everything printed reaches the client, before the crash error and the
 // idle status of the cell.
 func TestRealWorkerCrashKeepsOutput(t *testing.T) {
-	requireWorkers(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	p := realKernel(t, ctx)

@@ -108,7 +108,6 @@ func TestShellClientThatDoesNotRead(t *testing.T) {
 
 // TestIPv6 serves a kernel on the IPv6 loopback address: a client connects and runs a cell.
 func TestIPv6(t *testing.T) {
-	requireWorkers(t)
 	ci, err := nbtest.NewConnectionInfo()
 	if err != nil {
 		t.Fatal(err)
@@ -137,33 +136,6 @@ func TestIPv6(t *testing.T) {
 	}
 	if got := types(ex.IOPub); len(got) != 2 || got[1] != "stream" {
 		t.Errorf("iopub %v", got)
-	}
-}
-
-// TestWorkerKilledBySignal kills the worker with a signal mid-cell (SIGKILL is what the
-// out-of-memory killer sends): the cell's error names the signal, and the next cell runs in a
-// fresh worker.
-func TestWorkerKilledBySignal(t *testing.T) {
-	h := start(t, setup{})
-	for _, tc := range []struct {
-		sig       int
-		want, not string
-	}{
-		{9, "killed by SIGKILL (killed), probably out of memory", ""},
-		{15, "killed by SIGTERM (terminated)", "out of memory"},
-	} {
-		ex := h.exec(fmt.Sprintf("print before\nkillself %d", tc.sig), nbtest.ExecuteConfig{})
-		rc := replyContent(t, ex)
-		evalue, _ := rc["evalue"].(string)
-		if rc["ename"] != "WorkerCrash" || !strings.Contains(evalue, tc.want) || (tc.not != "" && strings.Contains(evalue, tc.not)) {
-			t.Errorf("signal %d: reply %v, want WorkerCrash saying %q", tc.sig, rc, tc.want)
-		}
-		if got := types(ex.IOPub); len(got) != 3 || got[1] != "stream" || got[2] != "error" {
-			t.Errorf("signal %d: iopub %v, want [execute_input stream error]", tc.sig, got)
-		}
-		if rc := replyContent(t, h.exec("print alive", nbtest.ExecuteConfig{})); rc["status"] != "ok" {
-			t.Errorf("signal %d: the next cell replied %v", tc.sig, rc)
-		}
 	}
 }
 

@@ -2,7 +2,6 @@ package kernel_test
 
 import (
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,7 +11,6 @@ import (
 )
 
 func TestInstall(t *testing.T) {
-	requireWorkers(t)
 	data := t.TempDir()
 	t.Setenv("JUPYTER_DATA_DIR", data)
 	bin := filepath.Join(t.TempDir(), "gosbi")
@@ -63,7 +61,6 @@ func TestInstall(t *testing.T) {
 // TestInstallCopiesTemporaryBinary checks that a binary built by `go run` (in a go-build
 // temporary directory, deleted after the run) is copied into the kernelspec.
 func TestInstallCopiesTemporaryBinary(t *testing.T) {
-	requireWorkers(t)
 	t.Setenv("JUPYTER_DATA_DIR", t.TempDir())
 	tmp := filepath.Join(os.TempDir(), "go-build-gosbi-test")
 	if err := os.MkdirAll(tmp, 0o755); err != nil {
@@ -110,7 +107,6 @@ func TestInstallMainEmptyPrefix(t *testing.T) {
 // TestInstallCopyFailureLeavesNothing: when the copy of a temporary binary cannot replace what
 // is in its place (a directory), the install fails and leaves no temporary file behind.
 func TestInstallCopyFailureLeavesNothing(t *testing.T) {
-	requireWorkers(t)
 	data := t.TempDir()
 	t.Setenv("JUPYTER_DATA_DIR", data)
 	tmp, err := os.MkdirTemp("", "go-build-gosbi-test")
@@ -136,41 +132,6 @@ func TestInstallCopyFailureLeavesNothing(t *testing.T) {
 	for _, e := range entries {
 		if e.Name() != "gosbi" {
 			t.Errorf("the failed install left %s in %s", e.Name(), spec)
-		}
-	}
-}
-
-// TestInstallWhereKernelRuns checks that Install refuses on Windows, where the kernel it would
-// install cannot start (see TestNewWhereWorkersStart), with an error that wraps
-// errors.ErrUnsupported, names WSL and leaves nothing installed, and installs elsewhere.
-func TestInstallWhereKernelRuns(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "gosbi")
-	if err := os.WriteFile(bin, []byte("#!/bin/sh\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct {
-		goos   string
-		refuse bool
-	}{
-		{"linux", false},
-		{"darwin", false},
-		{"windows", true},
-	} {
-		prefix := t.TempDir()
-		dir, err := kernel.InstallOn(tc.goos, kernel.InstallConfig{Prefix: prefix, Binary: bin})
-		if !tc.refuse {
-			if err != nil {
-				t.Errorf("%s: %v", tc.goos, err)
-			} else if _, err := os.Stat(filepath.Join(dir, "kernel.json")); err != nil {
-				t.Errorf("%s: no kernel.json: %v", tc.goos, err)
-			}
-			continue
-		}
-		if err == nil || !errors.Is(err, errors.ErrUnsupported) || !strings.Contains(err.Error(), "WSL") {
-			t.Errorf("%s: installed in %q, error %v; want an error that wraps errors.ErrUnsupported and names WSL", tc.goos, dir, err)
-		}
-		if _, err := os.Stat(filepath.Join(prefix, "share")); err == nil {
-			t.Errorf("%s: refused but left %s", tc.goos, filepath.Join(prefix, "share"))
 		}
 	}
 }

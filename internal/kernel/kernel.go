@@ -83,13 +83,8 @@ type request struct {
 // died is the type of the synthetic event delivered when the worker ends mid-request.
 const died = "died"
 
-// New binds the sockets of cfg.Conn and returns a kernel ready to Run. On Windows, where its
-// worker process cannot be given its pipes, New returns an error that wraps
-// errors.ErrUnsupported and says what to use instead.
+// New binds the sockets of cfg.Conn and returns a kernel ready to Run.
 func New(cfg Config) (*Kernel, error) {
-	if err := workersOn(runtime.GOOS); err != nil {
-		return nil, err
-	}
 	if cfg.Conn == nil {
 		return nil, errors.New("kernel: no connection info")
 	}

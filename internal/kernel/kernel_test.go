@@ -3,11 +3,8 @@ package kernel_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"os"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -18,9 +15,14 @@ import (
 	"github.com/gosbi/gosbi/internal/syncbuf"
 )
 
-// The test binary doubles as the fake worker and as a kernel process.
+// The test binary doubles as the fake worker and as a kernel process, and as a worker that
+// fails to start (brokenworker).
 func TestMain(m *testing.M) {
 	kerneltest.Dispatch()
+	if len(os.Args) > 1 && os.Args[1] == "brokenworker" {
+		fmt.Fprintln(os.Stderr, "worker: not built yet")
+		os.Exit(1)
+	}
 	os.Exit(m.Run())
 }
 
@@ -48,7 +50,6 @@ type setup struct {
 // and a client connected to it.
 func start(t *testing.T, s setup) *harness {
 	t.Helper()
-	requireWorkers(t)
 	ci, err := nbtest.NewConnectionInfo()
 	if err != nil {
 		t.Fatal(err)
@@ -87,35 +88,16 @@ func start(t *testing.T, s setup) *harness {
 	return h
 }
 
-// requireWorkers skips a test that runs or installs a kernel on Windows, where New and Install
-// refuse: the kernel does not run there (TestNewWhereWorkersStart and
-// TestInstallWhereKernelRuns check the refusals).
-func requireWorkers(t *testing.T) {
-	t.Helper()
-	if runtime.GOOS == "windows" {
-		t.Skip("the kernel does not run on Windows, where its worker cannot be given its pipes, and is not installed there (TestNewWhereWorkersStart, TestInstallWhereKernelRuns)")
+// TestNewStartsWorker checks that New gives a kernel whose worker runs a cell on every system:
+// on Windows too, where the worker gets its pipes as inherited handles (ipc.PassPipes).
+func TestNewStartsWorker(t *testing.T) {
+	h := start(t, setup{})
+	ex := h.exec("print hi", nbtest.ExecuteConfig{})
+	if r := replyContent(t, ex); r["status"] != "ok" {
+		t.Fatalf("reply %v", r)
 	}
-}
-
-// TestNewWhereWorkersStart checks that New refuses on Windows, where the worker process
-// cannot be given its pipes, with an error that wraps errors.ErrUnsupported and names what
-// to use instead, and that it gives a kernel that answers elsewhere.
-func TestNewWhereWorkersStart(t *testing.T) {
-	if runtime.GOOS != "windows" {
-		start(t, setup{})
-		return
-	}
-	ci, err := nbtest.NewConnectionInfo()
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := kernel.New(kernel.Config{Conn: ci, Worker: fakeWorkerCmd, Log: io.Discard, Version: "test"})
-	if err == nil {
-		k.Shutdown()
-		t.Fatal("New gave a kernel on Windows, whose every cell would fail to start its worker")
-	}
-	if !errors.Is(err, errors.ErrUnsupported) || !strings.Contains(err.Error(), "WSL") {
-		t.Fatalf("New: %v, want an error that wraps errors.ErrUnsupported and names WSL", err)
+	if got := types(ex.IOPub); len(got) != 2 || got[1] != "stream" || decode(t, ex.IOPub[1].Content)["text"] != "hi\n" {
+		t.Errorf("iopub messages %v, want [execute_input stream] with the stream \"hi\\n\"", got)
 	}
 }
 

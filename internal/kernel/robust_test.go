@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -13,7 +12,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -254,7 +252,7 @@ func TestWorkerCrash(t *testing.T) {
 }
 
 func TestWorkerThatCannotStart(t *testing.T) {
-	h := start(t, setup{worker: []string{"/bin/sh", "-c", "echo 'worker: not built yet' >&2; exit 1"}})
+	h := start(t, setup{worker: []string{os.Args[0], "brokenworker"}})
 	ex := h.exec("print x", nbtest.ExecuteConfig{})
 	rc := replyContent(t, ex)
 	if rc["status"] != "error" || !strings.Contains(rc["evalue"].(string), "not built yet") {
@@ -396,7 +394,6 @@ func TestConnectionFileKey(t *testing.T) {
 		t.Errorf("a connection file without key started a kernel that runs unsigned messages")
 	}
 
-	requireWorkers(t) // the rest runs a kernel
 	ci.Key = ""
 	log := &syncbuf.Buffer{}
 	k, err := kernel.New(kernel.Config{Conn: ci, Worker: fakeWorkerCmd, Log: log})
@@ -489,7 +486,7 @@ func TestOversizedMessages(t *testing.T) {
 			// The kernel closes the connection: reading ends (a greeting or READY may come
 			// first), with a reset when the kernel left bytes of ours unread.
 			raw.SetReadDeadline(time.Now().Add(20 * time.Second))
-			if _, err := io.Copy(io.Discard, raw); err != nil && !errors.Is(err, syscall.ECONNRESET) {
+			if _, err := io.Copy(io.Discard, raw); err != nil && !isReset(err) {
 				t.Errorf("the kernel did not close the connection: %v", err)
 			}
 			if !strings.Contains(h.log.String(), "at most 64 MiB") {

@@ -29,9 +29,9 @@ type worker struct {
 	killedBy string // why the front killed it, if it did
 }
 
-// startWorker starts argv with the request pipe as fd 3 and the event pipe as fd 4, and the
-// pipes of its captured stdout and stderr as fds 5 to 8 (ipc.CaptureEnv): what comes through
-// those is passed to text. The worker's own stdout and stderr (its log and the Go runtime's
+// startWorker starts argv with the request pipe, the event pipe and the pipes of its captured
+// stdout and stderr (ipc.RequestPipe to ipc.StderrWrite, passed by ipc.PassPipes; see
+// ipc.CaptureEnv): what comes through the last ones is passed to text. The worker's own stdout and stderr (its log and the Go runtime's
 // crash report) are copied to log (the front's stderr) and their tail is kept.
 func startWorker(argv, env []string, log io.Writer, text func(w *worker, name, text string)) (*worker, error) {
 	if len(argv) == 0 {
@@ -67,12 +67,16 @@ func startWorker(argv, env []string, log io.Writer, text func(w *worker, name, t
 	cmd := exec.Command(argv[0], argv[1:]...)
 	token := NewID()
 	cmd.Env = append(append(os.Environ(), env...), ipc.CaptureEnv+"="+token)
-	cmd.ExtraFiles = append([]*os.File{reqR, evW}, capture...)
 	workerProcAttr(cmd)
-	out := io.MultiWriter(w.tail, newPrefixWriter(log, "worker: "))
-	cmd.Stdout = out
-	cmd.Stderr = out
-	if err := cmd.Start(); err != nil {
+	passed, err := ipc.PassPipes(cmd, append([]*os.File{reqR, evW}, capture...))
+	if err == nil {
+		out := io.MultiWriter(w.tail, newPrefixWriter(log, "worker: "))
+		cmd.Stdout = out
+		cmd.Stderr = out
+		err = cmd.Start()
+		passed()
+	}
+	if err != nil {
 		reqR.Close()
 		reqW.Close()
 		evR.Close()

@@ -26,7 +26,6 @@ func buildGosbi(t *testing.T) string {
 // TestGoNotebook runs a small Go notebook through the real kernel and interpreter, in quick and
 // in full mode with a parameter set.
 func TestGoNotebook(t *testing.T) {
-	requireKernel(t)
 	bin := buildGosbi(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -77,7 +76,6 @@ func TestGoNotebook(t *testing.T) {
 // the test notebooks of this package, through the real kernel; any error output fails it. The
 // executed copies go to $GOSBI_NOTEBOOK_OUT when that is set (to look at them).
 func TestRepositoryNotebooks(t *testing.T) {
-	requireKernel(t)
 	paths, err := nbtest.Notebooks("testdata/go", "../../notebooks", "../../tutorials")
 	if err != nil {
 		t.Fatal(err)

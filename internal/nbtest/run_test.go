@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -30,16 +29,6 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	}
 	os.Exit(m.Run())
-}
-
-// requireKernel skips a test that runs a notebook on Windows, where the gosbi kernel that a
-// run starts refuses to (kernel.New: its worker cannot be given its pipes there);
-// TestStartKernelThatExits checks what a run says when its kernel exits before it is ready.
-func requireKernel(t *testing.T) {
-	t.Helper()
-	if runtime.GOOS == "windows" {
-		t.Skip("this test runs a notebook, and the gosbi kernel does not run on Windows (its worker gets its pipes as inherited descriptors, which Windows does not pass): use WSL")
-	}
 }
 
 func execute(t *testing.T, path string, o nbtest.Config) *nbtest.Result {
@@ -69,7 +58,6 @@ func outputsOf(c *nbtest.Cell) string {
 }
 
 func TestExecuteOutputs(t *testing.T) {
-	requireKernel(t)
 	res := execute(t, "testdata/fake/outputs.ipynb", nbtest.Config{Params: map[string]string{"name": "cli"}})
 	if err := res.Err(); err != nil {
 		t.Fatalf("unexpected failure: %v", err)
@@ -107,7 +95,6 @@ func TestExecuteOutputs(t *testing.T) {
 }
 
 func TestFullModeAndBadParams(t *testing.T) {
-	requireKernel(t)
 	res := execute(t, "testdata/fake/outputs.ipynb", nbtest.Config{Full: true})
 	if got := outputsOf(res.Notebook.Cells[2]); got != "stdout:set quick = false\n" {
 		t.Errorf("GOSBI_FULL: injected cell printed %q", got)
@@ -201,7 +188,6 @@ func TestParameterRefusedBeforeRun(t *testing.T) {
 }
 
 func TestExecuteStopsAtError(t *testing.T) {
-	requireKernel(t)
 	res := execute(t, "testdata/fake/fails.ipynb", nbtest.Config{})
 	if len(res.Errors) != 1 || res.Errors[0].Index != 2 || res.Errors[0].Ename != "FakeError" {
 		t.Fatalf("errors %+v", res.Errors)
@@ -224,7 +210,6 @@ func TestExecuteStopsAtError(t *testing.T) {
 }
 
 func TestCellTimeout(t *testing.T) {
-	requireKernel(t)
 	res := execute(t, "testdata/fake/sleeps.ipynb", nbtest.Config{CellTimeout: 300 * time.Millisecond})
 	if len(res.Errors) != 1 || res.Errors[0].Ename != "Timeout" {
 		t.Fatalf("errors %+v", res.Errors)
@@ -247,7 +232,6 @@ func validate(t *testing.T, path string) {
 // TestRunMain runs the `gosbi run` command on three notebooks: the executed copies are valid
 // nbformat 4.5, the HTML pages are standalone with the image inline, and the failure is reported.
 func TestRunMain(t *testing.T) {
-	requireKernel(t)
 	out := t.TempDir()
 	err := nbtest.RunMain([]string{"--quiet", "testdata/fake/outputs.ipynb", "testdata/fake/fails.ipynb", "--out", out, "--html", "--param", "quick=false"})
 	if err == nil || !strings.Contains(err.Error(), "1 of 2 notebooks failed") {
@@ -339,7 +323,6 @@ func TestParseNotebookErrors(t *testing.T) {
 // timeout: `gosbi run` stops at once, fails, and saves the notebook with the outputs that were
 // made, an error in the cell that was running and no outputs in the cell that did not run.
 func TestRunKernelDies(t *testing.T) {
-	requireKernel(t)
 	out := t.TempDir()
 	start := time.Now()
 	done := make(chan error, 1)
@@ -384,7 +367,6 @@ func TestNullCells(t *testing.T) {
 // target gets the outputs and keeps its mode 0600. --out naming a file is refused before
 // anything runs, and a write that fails leaves no temporary file.
 func TestRunInPlace(t *testing.T) {
-	requireKernel(t)
 	dir := t.TempDir()
 	src, err := os.ReadFile("testdata/fake/outputs.ipynb")
 	if err != nil {
@@ -453,7 +435,6 @@ func TestRunInPlace(t *testing.T) {
 // first run injected (a notebook once run with GOSBI_FULL=1 is not run in full mode again
 // without it).
 func TestRunWithoutParamsDropsInjectedCell(t *testing.T) {
-	requireKernel(t)
 	path := filepath.Join(t.TempDir(), "outputs.ipynb")
 	src, err := os.ReadFile("testdata/fake/outputs.ipynb")
 	if err != nil {
@@ -484,7 +465,6 @@ func TestRunWithoutParamsDropsInjectedCell(t *testing.T) {
 // over those changes; it fails, leaves the file as it was changed, and writes the executed
 // notebook to a new file beside it.
 func TestRunInPlaceChangedMeanwhile(t *testing.T) {
-	requireKernel(t)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "edited.ipynb")
 	nb := &nbtest.Notebook{NBFormat: 4, NBFormatMinor: 5, Metadata: map[string]any{}, Cells: []*nbtest.Cell{
@@ -524,7 +504,6 @@ func TestRunInPlaceChangedMeanwhile(t *testing.T) {
 // saved notebook after the cell's other outputs, as a display_data output, as JupyterLab shows
 // and saves it: a run without a pager would otherwise drop it.
 func TestPagerPayloadSaved(t *testing.T) {
-	requireKernel(t)
 	res := execute(t, "testdata/fake/page.ipynb", nbtest.Config{})
 	if err := res.Err(); err != nil {
 		t.Fatalf("unexpected failure: %v", err)

@@ -14,7 +14,8 @@ import (
 	"github.com/gosbi/gosbi/internal/ipc"
 )
 
-// FakeWorker speaks the worker side of package ipc on fds 3 and 4 without an interpreter, until
+// FakeWorker speaks the worker side of package ipc on the pipes the front passed it
+// (ipc.InheritedPipe) without an interpreter, until
 // the front closes the request pipe or asks it to shut down. Each line of a cell is a command:
 //
 //	print TEXT      stdout stream          eprint TEXT   stderr stream
@@ -41,8 +42,18 @@ import (
 // A line that fails ends the cell. With FAKE_WORKER_SLOW set in the environment, Ready comes
 // after a second (the front must not wait for it to answer kernel_info).
 func FakeWorker() {
-	reqs := ipc.NewDecoder(os.NewFile(3, "requests"))
-	events := ipc.NewEncoder(os.NewFile(4, "events"))
+	in, err := ipc.InheritedPipe(ipc.RequestPipe, "requests")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "fake worker:", err)
+		os.Exit(2)
+	}
+	out, err := ipc.InheritedPipe(ipc.EventPipe, "events")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "fake worker:", err)
+		os.Exit(2)
+	}
+	reqs := ipc.NewDecoder(in)
+	events := ipc.NewEncoder(out)
 	if os.Getenv("FAKE_WORKER_SLOW") != "" {
 		time.Sleep(time.Second)
 	}

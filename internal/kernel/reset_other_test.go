@@ -1,0 +1,11 @@
+//go:build !windows
+
+package kernel_test
+
+import (
+	"errors"
+	"syscall"
+)
+
+// isReset reports whether err is a connection reset by the peer.
+func isReset(err error) bool { return errors.Is(err, syscall.ECONNRESET) }
