@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"html"
 	"regexp"
 	"strings"
 	"testing"
@@ -12,7 +13,8 @@ import (
 
 // TestProgressBundleEnds checks the last line of a progress bar: "done" with the count when
 // the call ran to its total, "stopped early at N" with a full bar when early stopping ended it;
-// a running call's bar says how long it has run and about how long it has left.
+// a running call's bar says how long it has run and about how long it has left; the HTML bar
+// escapes the status.
 func TestProgressBundleEnds(t *testing.T) {
 	for _, c := range []struct {
 		ev         runenv.ProgressEvent
@@ -22,14 +24,16 @@ func TestProgressBundleEnds(t *testing.T) {
 			[]string{"1000/1000 done"}, []string{"stopped"}},
 		{runenv.ProgressEvent{Label: "train NPE", Done: 74, Total: 1000, Finished: true, Stopped: true, Message: "epoch 74"},
 			[]string{"stopped early at 74", "epoch 74"}, []string{"74/1000", "done"}},
+		{runenv.ProgressEvent{Label: "simulate", Done: 5, Total: 10, Message: "x < y & z"},
+			[]string{"5/10 x < y & z"}, nil},
 		{runenv.ProgressEvent{Label: "SBC", Done: 50, Total: 200, Elapsed: 20 * time.Minute, Message: "pair 50"},
-			[]string{"50/200 · 20m elapsed, about 1h 0m left · pair 50"}, []string{"done"}},
+			[]string{"50/200 pair 50 · 20m, ~1h0m left"}, []string{"done"}},
 	} {
 		b := progressBundle(c.ev).MIMEBundle()
 		text, _ := b["text/plain"].(string)
 		htm, _ := b["text/html"].(string)
 		for _, s := range c.want {
-			if !strings.Contains(text, s) || !strings.Contains(htm, s) {
+			if !strings.Contains(text, s) || !strings.Contains(htm, html.EscapeString(s)) {
 				t.Errorf("%s: bar %q / %q lacks %q", c.ev.Label, text, htm, s)
 			}
 		}

@@ -512,15 +512,8 @@ type progressBundle runenv.ProgressEvent
 // MIMEBundle renders a progress event as an HTML bar and a text line.
 func (ev progressBundle) MIMEBundle() map[string]any {
 	e := runenv.ProgressEvent(ev)
-	count, msg := e.Count(), e.Message
-	if times := e.Times(); times != "" {
-		count += " · " + times
-		if msg != "" {
-			msg = "· " + msg
-		}
-	}
-	htm := fmt.Sprintf(`<div style="font-family:monospace">%s <progress value="%g" max="1" style="width:20em"></progress> %s %s</div>`,
-		html.EscapeString(e.Label), e.Fraction(), html.EscapeString(count), html.EscapeString(msg))
+	htm := fmt.Sprintf(`<div style="font-family:monospace">%s <progress value="%g" max="1" style="width:20em"></progress> %s</div>`,
+		html.EscapeString(e.Label), e.Fraction(), html.EscapeString(e.Status()))
 	return map[string]any{"text/plain": e.String(), "text/html": htm}
 }
 

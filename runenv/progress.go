@@ -42,28 +42,39 @@ func (ev ProgressEvent) Count() string {
 	return count
 }
 
-// String renders the event as one line of text, the way a text progress bar shows it:
+// String renders the event as one line of text, the way a text progress bar shows it: the
+// label, the bar and the Status,
 //
 //	train NPE [############..................] 16/40 epoch 16  val loss 1.234
-//	SBC [#########.....................] 58/200 · 19m elapsed, about 47m left
-//
-// with the times of Times when the event has them.
-func (ev ProgressEvent) String() string {
+//	SBC [#########.....................] 58/200 · 19m, ~47m left
+func (ev ProgressEvent) String() string { return ev.line(true) }
+
+// Status is what a bar shows beside it: the Count, the message and, after " · ", the Times
+// when the event has them: "58/200 pair 58 · 19m, ~47m left".
+func (ev ProgressEvent) Status() string { return ev.status(true) }
+
+// line is String, with the times only when withTimes is set.
+func (ev ProgressEvent) line(withTimes bool) string {
 	n := int(ev.Fraction()*barWidth + 0.5)
 	bar := "[" + strings.Repeat("#", n) + strings.Repeat(".", barWidth-n) + "]"
-	count, msg := ev.Count(), ev.Message
-	if times := ev.Times(); times != "" {
-		count += " · " + times
-		if msg != "" {
-			msg = "· " + msg
-		}
+	return strings.TrimSpace(ev.Label + " " + bar + " " + ev.status(withTimes))
+}
+
+// status is Status, with the times only when withTimes is set.
+func (ev ProgressEvent) status(withTimes bool) string {
+	s := ev.Count()
+	if ev.Message != "" {
+		s += " " + ev.Message
 	}
-	return strings.TrimSpace(fmt.Sprintf("%s %s %s %s", ev.Label, bar, count, msg))
+	if times := ev.Times(); withTimes && times != "" {
+		s += " · " + times
+	}
+	return s
 }
 
 // The time left is estimated only once the call has run for at least estimateAfter and done
-// at least estimateUnits units and estimateFraction of its total: earlier, the rate seen so
-// far says too little about the rest.
+// at least estimateUnits units and estimateFraction of its units since Elapsed started:
+// earlier, the rate seen so far says too little about the rest.
 const (
 	estimateAfter    = 5 * time.Second
 	estimateUnits    = 3
@@ -71,50 +82,52 @@ const (
 )
 
 // Times says how long a running call has run and, once that can be told, about how long it
-// has left at its mean rate so far: "19m elapsed, about 47m left", "at most about 46m left"
-// when the call may stop early. It is empty on the last event of a call (whose line keeps
-// its own wording) and when Elapsed is under a second; it names no time left when Total is
-// unknown, or before the call has run 5 seconds and done 3 units and 3% of its total.
+// has left at its mean rate so far: "19m elapsed", "19m, ~47m left", or "19m, ≤47m left"
+// when that is a bound (Estimate). It is empty on the last event of a call (whose line keeps
+// its own wording) and when Elapsed is under a second. It names no time left when Total is
+// unknown, when Estimate is EstimateNone, or before the call has run 5 seconds and done 3
+// units and 3% of its units since Elapsed started (Done − Before of Total − Before).
 func (ev ProgressEvent) Times() string {
 	if ev.Finished || ev.Elapsed < time.Second {
 		return ""
 	}
-	s := roughDuration(ev.Elapsed) + " elapsed"
-	if left, ok := ev.remaining(); ok {
-		about := "about "
-		if ev.MayStopEarly {
-			about = "at most about "
-		}
-		s += ", " + about + roughDuration(left) + " left"
+	left, ok := ev.remaining()
+	switch {
+	case !ok:
+		return roughDuration(ev.Elapsed) + " elapsed"
+	case ev.Estimate == EstimateAtMost:
+		return roughDuration(ev.Elapsed) + ", ≤" + roughDuration(left) + " left"
 	}
-	return s
+	return roughDuration(ev.Elapsed) + ", ~" + roughDuration(left) + " left"
 }
 
-// remaining estimates the time the call has left at its mean rate so far; ok is false when
-// that cannot be estimated honestly (see Times).
+// remaining estimates the time the call has left at its mean rate since Elapsed started; ok
+// is false when that cannot be estimated honestly (see Times).
 func (ev ProgressEvent) remaining() (left time.Duration, ok bool) {
-	if ev.Finished || ev.Total <= 0 || ev.Done <= 0 || ev.Done >= ev.Total ||
-		ev.Elapsed < estimateAfter || ev.Done < estimateUnits ||
-		float64(ev.Done) < estimateFraction*float64(ev.Total) {
+	since, toDo := ev.Done-ev.Before, ev.Total-ev.Before
+	if ev.Finished || ev.Estimate == EstimateNone || ev.Total <= 0 || ev.Before < 0 ||
+		since <= 0 || ev.Done >= ev.Total || ev.Elapsed < estimateAfter ||
+		since < estimateUnits || float64(since) < estimateFraction*float64(toDo) {
 		return 0, false
 	}
-	perUnit := float64(ev.Elapsed) / float64(ev.Done)
+	perUnit := float64(ev.Elapsed) / float64(since)
 	return time.Duration(perUnit * float64(ev.Total-ev.Done)), true
 }
 
-// roughDuration writes d as a person reads a wait: "42s", "2m 5s", "19m", "3h 12m".
+// roughDuration writes d as a person reads a wait, in few characters: "42s", "2m5s", "19m",
+// "3h12m".
 func roughDuration(d time.Duration) string {
 	switch {
 	case d < time.Minute-time.Second/2:
 		return fmt.Sprintf("%ds", int(d.Round(time.Second)/time.Second))
 	case d < 10*time.Minute-time.Second/2:
 		d = d.Round(time.Second)
-		return fmt.Sprintf("%dm %ds", int(d/time.Minute), int(d%time.Minute/time.Second))
+		return fmt.Sprintf("%dm%ds", int(d/time.Minute), int(d%time.Minute/time.Second))
 	case d < time.Hour-time.Minute/2:
 		return fmt.Sprintf("%dm", int(d.Round(time.Minute)/time.Minute))
 	}
 	d = d.Round(time.Minute)
-	return fmt.Sprintf("%dh %dm", int(d/time.Hour), int(d%time.Hour/time.Minute))
+	return fmt.Sprintf("%dh%dm", int(d/time.Hour), int(d%time.Hour/time.Minute))
 }
 
 // barWidth is the number of cells of a text bar.
@@ -128,8 +141,9 @@ const progressDelay = time.Second
 // ended with a newline, in its final state, when the call finishes. Elsewhere (a file, a
 // pipe) it writes only each call's final line, so logs stay readable. A call appears once it
 // has run for a second: quick calls, such as many short ones in a loop, leave nothing. Calls
-// that run at once (a training that simulates) share the line: the latest event is drawn. It
-// is safe for concurrent use.
+// that run at once (a training that simulates) share the line: the latest event is drawn. A
+// line too long for the terminal leaves out its times, and is cut if still too long. It is
+// safe for concurrent use.
 type ProgressLine struct {
 	w        io.Writer
 	terminal bool
@@ -202,7 +216,7 @@ func (p *ProgressLine) Report(ev ProgressEvent) {
 // draw writes the call's state: in place on a terminal, and as a line of its own when final.
 func (p *ProgressLine) draw(c *lineCall, final bool) {
 	c.shown = true
-	line := clip(c.ev.String(), p.width-1)
+	line := fit(c.ev, p.width-1)
 	switch {
 	case p.terminal && final:
 		fmt.Fprintf(p.w, "\r%s\x1b[K\n", line)
@@ -230,6 +244,15 @@ func (p *ProgressLine) End() {
 		fmt.Fprintln(p.w)
 		p.drawn = false
 	}
+}
+
+// fit is the event's line in at most n characters: without its times when the line with
+// them is longer (rather than cut in the middle of them), and then clipped.
+func fit(ev ProgressEvent, n int) string {
+	if line := ev.String(); utf8.RuneCountInString(line) <= n {
+		return line
+	}
+	return clip(ev.line(false), n)
 }
 
 // clip cuts s to at most n characters, ending with "…" when cut.

@@ -178,18 +178,28 @@ func TestProgressEventTimes(t *testing.T) {
 		{"too soon", ProgressEvent{Label: "simulate", Done: 500, Total: 1000, Elapsed: 4 * time.Second},
 			"simulate [###############...............] 500/1000 · 4s elapsed"},
 		{"estimate", ProgressEvent{Label: "SBC", Done: 50, Total: 200, Elapsed: 20 * min},
-			"SBC [########......................] 50/200 · 20m elapsed, about 1h 0m left"},
+			"SBC [########......................] 50/200 · 20m, ~1h0m left"},
+		{"estimate, as in the doc", ProgressEvent{Label: "SBC", Done: 58, Total: 200, Elapsed: 19 * min},
+			"SBC [#########.....................] 58/200 · 19m, ~47m left"},
 		{"estimate, minutes and seconds", ProgressEvent{Label: "simulate", Done: 300, Total: 1000, Elapsed: 30 * time.Second},
-			"simulate [#########.....................] 300/1000 · 30s elapsed, about 1m 10s left"},
+			"simulate [#########.....................] 300/1000 · 30s, ~1m10s left"},
 		{"estimate with a message", ProgressEvent{Label: "SBC", Done: 100, Total: 200, Elapsed: 19 * min, Message: "pair 100"},
-			"SBC [###############...............] 100/200 · 19m elapsed, about 19m left · pair 100"},
-		{"a bound when it may stop early", ProgressEvent{Label: "train NPE", Done: 16, Total: 40, Elapsed: 8 * time.Second, MayStopEarly: true, Message: "epoch 16"},
-			"train NPE [############..................] 16/40 · 8s elapsed, at most about 12s left · epoch 16"},
+			"SBC [###############...............] 100/200 pair 100 · 19m, ~19m left"},
+		{"a bound when it may stop early", ProgressEvent{Label: "train NPE", Done: 16, Total: 40, Elapsed: 8 * time.Second, Estimate: EstimateAtMost, Message: "epoch 16"},
+			"train NPE [############..................] 16/40 epoch 16 · 8s, ≤12s left"},
+		{"no estimate for units of unequal times", ProgressEvent{Label: "sequential", Done: 3, Total: 5, Elapsed: 19 * min, Estimate: EstimateNone, Message: "round 4 of 5"},
+			"sequential [##################............] 3/5 round 4 of 5 · 19m elapsed"},
+		{"resumed: the rate of the units done since", ProgressEvent{Label: "simulate", Done: 950, Total: 1000, Before: 900, Elapsed: 50 * time.Second},
+			"simulate [#############################.] 950/1000 · 50s, ~50s left"},
+		{"resumed: too few units since", ProgressEvent{Label: "simulate", Done: 902, Total: 1000, Before: 900, Elapsed: 10 * time.Second},
+			"simulate [###########################...] 902/1000 · 10s elapsed"},
+		{"resumed: too small a part of the rest", ProgressEvent{Label: "simulate", Done: 9020, Total: 10000, Before: 9000, Elapsed: 10 * time.Second},
+			"simulate [###########################...] 9020/10000 · 10s elapsed"},
 		{"unknown total", ProgressEvent{Label: "certify", Done: 7, Elapsed: 3 * time.Hour},
-			"certify [..............................] 7 · 3h 0m elapsed"},
+			"certify [..............................] 7 · 3h0m elapsed"},
 		{"last line done", ProgressEvent{Label: "simulate", Done: 1000, Total: 1000, Finished: true, Elapsed: 19 * min},
 			"simulate [##############################] 1000/1000 done"},
-		{"last line stopped early", ProgressEvent{Label: "train NPE", Done: 74, Total: 1000, Finished: true, Stopped: true, Elapsed: 19 * min, MayStopEarly: true, Message: "epoch 74"},
+		{"last line stopped early", ProgressEvent{Label: "train NPE", Done: 74, Total: 1000, Finished: true, Stopped: true, Elapsed: 19 * min, Estimate: EstimateAtMost, Message: "epoch 74"},
 			"train NPE [##############################] stopped early at 74 epoch 74"},
 		{"last line ended", ProgressEvent{Label: "SBC", Done: 58, Total: 200, Finished: true, Elapsed: 19 * min},
 			"SBC [#########.....................] 58/200 ended"},
@@ -197,5 +207,38 @@ func TestProgressEventTimes(t *testing.T) {
 		if got := c.ev.String(); got != c.want {
 			t.Errorf("%s:\n got %q\nwant %q", c.name, got, c.want)
 		}
+	}
+}
+
+// TestProgressLineFitsTimes: on a terminal too narrow for the whole line, the times are left
+// out rather than the line cut in the middle of them or of the message; a line still too long
+// is cut at the end of the message.
+func TestProgressLineFitsTimes(t *testing.T) {
+	ev := ProgressEvent{Label: "train NPE", Done: 16, Total: 40, Elapsed: 68 * time.Second, Estimate: EstimateAtMost, Message: "epoch 16  val loss 1.234"}
+	for _, c := range []struct {
+		width int
+		want  string
+	}{
+		{100, "train NPE [############..................] 16/40 epoch 16  val loss 1.234 · 1m8s, ≤1m42s left"},
+		{80, "train NPE [############..................] 16/40 epoch 16  val loss 1.234"},
+		{60, "train NPE [############..................] 16/40 epoch 16 …"},
+	} {
+		var term bytes.Buffer
+		newProgressLine(&term, true, c.width, 0).Report(ev)
+		if got := strings.TrimSuffix(strings.TrimPrefix(term.String(), "\r"), "\x1b[K"); got != c.want {
+			t.Errorf("%d columns:\n got %q\nwant %q", c.width, got, c.want)
+		}
+	}
+}
+
+// TestProgressEventStatus: the part of the line after the bar, which the notebook's bar shows
+// beside its own drawing.
+func TestProgressEventStatus(t *testing.T) {
+	ev := ProgressEvent{Label: "SBC", Done: 50, Total: 200, Elapsed: 20 * time.Minute, Message: "pair 50"}
+	if got, want := ev.Status(), "50/200 pair 50 · 20m, ~1h0m left"; got != want {
+		t.Errorf("Status() = %q, want %q", got, want)
+	}
+	if got := ev.String(); !strings.HasSuffix(got, "] "+ev.Status()) {
+		t.Errorf("String() = %q does not end with the status %q", got, ev.Status())
 	}
 }

@@ -52,10 +52,30 @@ type ProgressEvent struct {
 	// Elapsed is the time since the call started, measured when the event was sent; 0 when
 	// the sender does not measure it. Bars show it, and from it an estimate of the time left.
 	Elapsed time.Duration
-	// MayStopEarly says that Total is a most: the call may end sooner by design (a training
-	// with early stopping), so the time left is a bound, not an estimate.
-	MayStopEarly bool
+	// Before is how many of the Done units were finished before Elapsed started: a call that
+	// resumes earlier work (the rows an interrupted simulation kept) starts with them done.
+	// The time left is estimated from the units done since, Done − Before.
+	Before int
+	// Estimate says what the rate so far tells of the time left: about how long it is (the
+	// zero value), a bound on it, or nothing.
+	Estimate Estimate
 }
+
+// Estimate says what the mean time per unit so far tells of the time a call has left.
+type Estimate int
+
+const (
+	// EstimateAbout: the units take about equal time, so the time left is about the mean
+	// time per unit so far times the units left.
+	EstimateAbout Estimate = iota
+	// EstimateAtMost: Total is a most, the call may end sooner by design (a training with
+	// early stopping), so that product is a bound on the time left.
+	EstimateAtMost
+	// EstimateNone: the units take unequal times (rounds that each train on more pairs than
+	// the last), so the rate so far says nothing honest of the time left; bars show only the
+	// time elapsed.
+	EstimateNone
+)
 
 // ProgressFunc receives progress events. It is called from the goroutine running the call,
 // possibly from several goroutines at once, and must return quickly.

@@ -90,7 +90,7 @@ func (p *Progress) done() int {
 func (p *Progress) mayStopEarly() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.ev.MayStopEarly = true
+	p.ev.Estimate = runenv.EstimateAtMost
 }
 
 // stopEarly marks the call as ended early by design: its last event has Stopped set.

@@ -64,7 +64,7 @@ func TestProgressElapsedByClock(t *testing.T) {
 		{29 * time.Minute, "SBC [..............................] 3/200 · 29m elapsed"},
 		{30 * time.Minute, "SBC [#.............................] 4/200 · 30m elapsed"},
 		{40 * time.Minute, "SBC [#.............................] 5/200 · 40m elapsed"},
-		{48 * time.Minute, "SBC [#.............................] 6/200 · 48m elapsed, about 25h 52m left"},
+		{48 * time.Minute, "SBC [#.............................] 6/200 · 48m, ~25h52m left"},
 	} {
 		clock = start.Add(c.at)
 		p.Add(1)
