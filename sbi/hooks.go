@@ -49,7 +49,7 @@ func newProgressClock(label string, total int, hook runenv.ProgressFunc, now fun
 // (nested.In(ctx)) a Progress that reports nothing.
 func newProgressIn(ctx context.Context, label string, total int) *Progress {
 	if nested.In(ctx) {
-		return &Progress{now: time.Now, ev: runenv.ProgressEvent{Label: label, Total: total}}
+		return &Progress{ev: runenv.ProgressEvent{Label: label, Total: total}}
 	}
 	return NewProgress(label, total)
 }
@@ -85,12 +85,21 @@ func (p *Progress) done() int {
 	return p.ev.Done
 }
 
-// mayStopEarly marks the call as one that may end before its total by design (a training
-// with early stopping): its events have MayStopEarly set, and bars show a bound on the time left.
-func (p *Progress) mayStopEarly() {
+// estimate says what the call's rate so far tells of its time left (runenv.Estimate): a
+// bound for a training with early stopping, nothing for units of unequal times.
+func (p *Progress) estimate(e runenv.Estimate) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.ev.Estimate = runenv.EstimateAtMost
+	p.ev.Estimate = e
+}
+
+// resume records n units finished before the call started (earlier work it carries on):
+// they count as done, and bars estimate the time left from the units done since.
+func (p *Progress) resume(n int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.ev.Done, p.ev.Before = n, n
+	p.emit(true)
 }
 
 // stopEarly marks the call as ended early by design: its last event has Stopped set.

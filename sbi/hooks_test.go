@@ -78,3 +78,21 @@ func TestProgressElapsedByClock(t *testing.T) {
 		t.Errorf("last event %+v, line %q", ev, ev.String())
 	}
 }
+
+// TestProgressResumedByClock: a call that resumes earlier work counts it as done before its
+// clock started, so that the time left is estimated from the units it did itself.
+func TestProgressResumedByClock(t *testing.T) {
+	start := time.Date(2024, 1, 1, 12, 0, 0, 0, time.UTC)
+	clock := start
+	var got []runenv.ProgressEvent
+	p := newProgressClock("simulate", 1000, func(e runenv.ProgressEvent) { got = append(got, e) }, func() time.Time { return clock })
+	p.resume(900)
+	if ev := got[len(got)-1]; ev.Done != 900 || ev.Before != 900 {
+		t.Fatalf("after resume(900): event with Done %d, Before %d; want 900, 900", ev.Done, ev.Before)
+	}
+	clock = start.Add(50 * time.Second)
+	p.Add(50)
+	if ev, want := got[len(got)-1], "simulate [#############################.] 950/1000 · 50s, ~50s left"; ev.String() != want {
+		t.Errorf("50 rows in 50s after 900 resumed: %q, want %q", ev.String(), want)
+	}
+}

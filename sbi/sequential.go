@@ -304,6 +304,10 @@ func SequentialContext(ctx context.Context, est Estimator, sim Simulator, xo []f
 	}
 	prog := NewProgress(fmt.Sprintf("sequential (%s proposals)", method), cfg.Rounds)
 	defer prog.Finish()
+	prog.estimate(runenv.EstimateNone) // each round trains on more pairs than the last
+	if done := res.roundsDone(); done > 0 {
+		prog.resume(done)
+	}
 	res, err = res.run(keptIn(ctx, "the result Sequential returns with the error (MustSequential loses it)"), sim, src, prog)
 	if cancel.Stopped(ctx, err) {
 		prog.note(res.interruptNote())
@@ -318,14 +322,14 @@ func SequentialContext(ctx context.Context, est Estimator, sim Simulator, xo []f
 // it stopped in and what the result keeps of the rounds so far.
 func (res *SequentialResult) interruptNote() string {
 	st := res.state
-	trained, r := len(res.Rounds), len(res.Rounds)+1
-	var kept []string
+	trained, r := res.roundsDone(), len(res.Rounds)+1
 	switch st.step {
 	case stepTrain:
-		trained, r = trained-1, trained
+		r = len(res.Rounds)
 	case stepSimulate:
 		r = st.round.Round
 	}
+	var kept []string
 	switch {
 	case trained == 1:
 		kept = append(kept, "round 1 trained")
@@ -347,6 +351,15 @@ func (res *SequentialResult) interruptNote() string {
 	}
 	return fmt.Sprintf("stopped by interrupt %s; kept in the result returned with the error (MustSequential loses it): %s; carry on with SequentialConfig.Continue = res",
 		where, strings.Join(kept, " and "))
+}
+
+// roundsDone is the number of rounds trained to the end: those of Rounds but one whose
+// training is next.
+func (res *SequentialResult) roundsDone() int {
+	if res.state.step == stepTrain {
+		return len(res.Rounds) - 1
+	}
+	return len(res.Rounds)
 }
 
 // sequentialInterrupt is the error of an interrupted Sequential: it says how to keep the

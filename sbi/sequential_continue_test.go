@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi/dist"
 )
 
@@ -83,12 +85,14 @@ func TestSequentialContinue(t *testing.T) {
 		more        int   // rounds of the continued run
 		simulated   int64 // rows the continued run simulates
 		identical   bool  // the continued run equals the uninterrupted one bit for bit
+		before      int   // rounds done before the continued run, which its bar does not time
+		rowsBefore  int   // rows of the interrupted simulation done before, likewise
 	}{
-		{"simulation of round 2", false, chunks + 2, 0, 2, 2, 200 - 2*ChunkRows, true},
-		{"training of round 2, from scratch", true, 0, round1Steps + 2*round2Steps + 3, 2, 2, 0, true},
-		{"training of round 1", false, 0, 5, 2, 2, 200, true},
-		{"training of round 2, resumed weights", false, 0, round1Steps + 2*round2Steps + 3, 2, 2, 0, false},
-		{"a finished run, one more round", false, 0, 0, 2, 3, 200, true},
+		{"simulation of round 2", false, chunks + 2, 0, 2, 2, 200 - 2*ChunkRows, true, 1, 2 * ChunkRows},
+		{"training of round 2, from scratch", true, 0, round1Steps + 2*round2Steps + 3, 2, 2, 0, true, 1, 0},
+		{"training of round 1", false, 0, 5, 2, 2, 200, true, 0, 0},
+		{"training of round 2, resumed weights", false, 0, round1Steps + 2*round2Steps + 3, 2, 2, 0, false, 1, 0},
+		{"a finished run, one more round", false, 0, 0, 2, 3, 200, true, 2, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -109,14 +113,17 @@ func TestSequentialContinue(t *testing.T) {
 					t.Errorf("the interrupted result's table does not say %q:\n%s", want, first)
 				}
 				sim := newCountingCopy(0, nil)
+				evs := recordProgress()
 				got, err := SequentialContext(context.Background(), est, sim, xo, SequentialConfig{
 					Rounds: c.more, Simulations: 200, ThresholdSamples: 1000, FromScratch: c.fromScratch, Seed: 3,
 					Train:    continueConfig(c.more, c.fromScratch, 0, nil).Train,
 					Continue: first,
 				})
+				runenv.SetProgress(nil)
 				if err != nil {
 					t.Fatal(err)
 				}
+				checkResumedProgress(t, evs.all(), c.before, c.rowsBefore)
 				if n := sim.rows.Load(); n != c.simulated {
 					t.Errorf("the continued run simulated %d rows, want %d", n, c.simulated)
 				}
@@ -203,5 +210,54 @@ func TestSequentialContinueRefusals(t *testing.T) {
 				t.Fatalf("result %v, error %v; want none and an error naming %q", res, err, c.want)
 			}
 		})
+	}
+}
+
+// progressLog records the events sent to the host's progress sink.
+type progressLog struct {
+	mu  sync.Mutex
+	evs []runenv.ProgressEvent
+}
+
+// recordProgress sets the host's progress sink to a new log; runenv.SetProgress(nil) ends it.
+func recordProgress() *progressLog {
+	l := &progressLog{}
+	runenv.SetProgress(func(e runenv.ProgressEvent) {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		l.evs = append(l.evs, e)
+	})
+	return l
+}
+
+func (l *progressLog) all() []runenv.ProgressEvent {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]runenv.ProgressEvent(nil), l.evs...)
+}
+
+// checkResumedProgress checks the events of a continued Sequential: its rounds, which give no
+// estimate of the time left, count the rounds done before as done before its clock started,
+// and so does a resumed simulation its rows.
+func checkResumedProgress(t *testing.T, evs []runenv.ProgressEvent, rounds, rows int) {
+	t.Helper()
+	var seq, resumed int
+	for _, e := range evs {
+		switch {
+		case strings.HasPrefix(e.Label, "sequential"):
+			if seq++; seq > 1 && (e.Before != rounds || e.Estimate != runenv.EstimateNone) {
+				t.Errorf("event %q: Before %d, Estimate %d; want Before %d (rounds done before), Estimate %d (none)", e, e.Before, e.Estimate, rounds, runenv.EstimateNone)
+			}
+		case e.Label == "simulate" && e.Done > 0 && e.Before > 0:
+			if resumed++; e.Before != rows {
+				t.Errorf("simulation event %q: Before %d, want %d (rows done before)", e, e.Before, rows)
+			}
+		}
+	}
+	if seq < 2 {
+		t.Errorf("%d events of the rounds, want at least the first and the last", seq)
+	}
+	if (resumed > 0) != (rows > 0) {
+		t.Errorf("%d events of a resumed simulation, want some: %v", resumed, rows > 0)
 	}
 }

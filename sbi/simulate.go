@@ -557,13 +557,15 @@ func keptIn(ctx context.Context, where string) context.Context {
 
 // runChunks runs work on chunks 0 … chunks−1, n rows in all, with GOMAXPROCS goroutines.
 // bounds maps a chunk index to its rows; offset is added to progress totals (rows already
-// done). The first error by row order is returned; after an error or a cancellation no new
+// done, which the bar does not time). The first error by row order is returned; after an error or a cancellation no new
 // chunk starts. When ctx stops it, the progress bar's last message says how many rows finished
 // and where they are kept (interruptNote).
 func runChunks(ctx context.Context, n, chunks int, bounds func(c int) (lo, hi int), work func(lo, hi int, src *rand.PCG, r *rand.Rand) error, offset int) (err error) {
 	progress := NewProgress("simulate", n+offset)
 	defer progress.Finish()
-	progress.Add(offset)
+	if offset > 0 {
+		progress.resume(offset)
+	}
 	if n <= 0 {
 		return nil
 	}

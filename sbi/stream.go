@@ -341,7 +341,7 @@ func (c *estimator) fitStream(ctx context.Context, res *TrainResult, m model, tr
 	progress := NewProgress("train "+c.label, cfg.Epochs)
 	defer progress.Finish()
 	if val != nil && cfg.Patience < cfg.Epochs {
-		progress.mayStopEarly() // the time left is a bound
+		progress.estimate(runenv.EstimateAtMost) // the time left is a bound
 	}
 	trained := c.trained // the weights an interrupt before the first epoch keeps (see fit)
 	defer func() {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gosbi/gosbi/internal/text"
+	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi/internal/cancel"
 	"github.com/gosbi/gosbi/sbi/nn"
 	"gonum.org/v1/gonum/mat"
@@ -466,7 +467,7 @@ func fit(ctx context.Context, res *TrainResult, m model, d *trainData, train, va
 	progress := NewProgress("train "+label, cfg.Epochs)
 	defer progress.Finish()
 	if len(val) > 0 && cfg.Patience < cfg.Epochs {
-		progress.mayStopEarly() // the time left is a bound
+		progress.estimate(runenv.EstimateAtMost) // the time left is a bound
 	}
 	defer func() {
 		res.Duration = time.Since(start)
