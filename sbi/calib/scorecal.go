@@ -314,7 +314,6 @@ func ScoreCalibrateRefitContext(ctx context.Context, rng *rand.Rand, obsDraws *m
 		if err := cancel.Check(ctx, "score calibration"); err != nil {
 			return nil, stop(err)
 		}
-		p.Add(1)
 		ok, err := pairs.Readable(cfg.Padding, x.RawRowView(m))
 		if err != nil {
 			return nil, stop(fmt.Errorf("calib: calibration dataset %d: %w", m, err))
@@ -324,6 +323,7 @@ func ScoreCalibrateRefitContext(ctx context.Context, rng *rand.Rand, obsDraws *m
 			if cfg.Padding == nil && endsInNaN(x.RawRowView(m)) {
 				nanTail++
 			}
+			p.Add(1)
 			continue
 		}
 		var dr *mat.Dense
@@ -340,6 +340,7 @@ func ScoreCalibrateRefitContext(ctx context.Context, rng *rand.Rand, obsDraws *m
 		cal.draws = append(cal.draws, dr)
 		keepTheta = append(keepTheta, thetaBar.RawRowView(m))
 		keepLogw = append(keepLogw, logw[m])
+		p.Add(1)
 	}
 	p.Finish()
 	if len(cal.draws) < 2 {
