@@ -110,6 +110,11 @@ func (a *AmortizedTrials) Trials() int { return a.n }
 // Estimator is the estimator of single trials that a serves.
 func (a *AmortizedTrials) Estimator() Estimator { return a.of }
 
+// TrainingProposal is the estimator's TrainingProposal (see NPE.TrainingProposal): a model of
+// single trials trained on Sequential's proposals is fitted near one observation, and so is
+// its posterior of several trials.
+func (a *AmortizedTrials) TrainingProposal() string { return TrainingProposalOf(a.of) }
+
 // Prior is the estimator's prior.
 func (a *AmortizedTrials) Prior() dist.Distribution { return a.core.prior }
 

@@ -604,6 +604,17 @@ func (e *NPEEnsemble) TrainingProposal() string { return firstProposal(e.cores()
 // NRE.TrainingProposal), "" when none has one.
 func (e *NREEnsemble) TrainingProposal() string { return firstProposal(e.cores()) }
 
+// TrainingProposalOf is est's TrainingProposal (see NPE.TrainingProposal) when it has one: where
+// the parameters of its training came from when not from its prior; "" for an estimator
+// trained on its prior, and for one without the method. Checks over the whole prior (package
+// diag's notes, package certify's refusal) read it so that they tell such an estimator apart.
+func TrainingProposalOf(est Amortized) string {
+	if p, ok := est.(interface{ TrainingProposal() string }); ok {
+		return p.TrainingProposal()
+	}
+	return ""
+}
+
 // firstProposal is the first non-empty TrainingProposal of an ensemble's members, "" when none
 // has one.
 func firstProposal(members []*estimator) string {

@@ -814,13 +814,13 @@ func regionNoteOf(t *sbi.TruncatedPrior) string {
 // it is one.
 func checkProposal(prior dist.Distribution, trained sbi.Amortized) (region bool, err error) {
 	_, region = prior.(*sbi.TruncatedPrior)
-	p, ok := trained.(interface{ TrainingProposal() string })
-	if !ok || p.TrainingProposal() == "" || region {
+	p := sbi.TrainingProposalOf(trained)
+	if p == "" || region {
 		return region, nil
 	}
 	return false, fmt.Errorf("certify: Config.Trained was trained on parameters drawn from a proposal, not from the prior (%s): its posterior is fitted near that observation, and a claim of coverage over the whole prior's predictive would be about pairs it was never trained on. "+
 		"Certify it over the region it was trained for: give the result's Region as the prior (certify.Certify(res.Region, sim, obs, cfg), for Sequential with sbi.TruncatedProposals, whose Region is not nil); "+
-		"for an amortized certificate over the whole prior, train on the prior instead (Config.New, or Sequential with Rounds: 1)", p.TrainingProposal())
+		"for an amortized certificate over the whole prior, train on the prior instead (Config.New, or Sequential with Rounds: 1)", p)
 }
 
 func seedOf(seed uint64, stream uint64) uint64 {

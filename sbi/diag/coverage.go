@@ -373,7 +373,7 @@ func (r *CoverageResult) String() string {
 		}
 	}
 	b.WriteString(droppedNote(r.Dropped))
-	b.WriteString(proposalNote(r.Proposal))
+	b.WriteString(proposalLine(r.Proposal))
 	return b.String()
 }
 

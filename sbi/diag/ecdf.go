@@ -5,7 +5,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
-	"strings"
 	"sync"
 
 	"github.com/gosbi/gosbi/internal/text"
@@ -328,7 +327,7 @@ func joinList(s []string) string {
 func (r *ECDFResult) String() string {
 	s := "SBC ECDF: " + r.Verdict()
 	if r.Proposal != "" {
-		s += "\n" + strings.TrimSuffix(proposalNote(r.Proposal), "\n")
+		s += "\nnote: " + proposalNote(r.Proposal, false)
 	}
 	return s
 }

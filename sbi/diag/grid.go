@@ -115,7 +115,7 @@ func GridCoverageContext(ctx context.Context, est sbi.Amortized, theta, x *mat.D
 		return nil, err
 	}
 	r := coverageFromRanks(MethodGrid, ranks, cfg.Levels)
-	r.Dropped, r.Proposal = dropped, trainingProposal(est)
+	r.Dropped, r.Proposal = dropped, sbi.TrainingProposalOf(est)
 	return r, nil
 }
 

@@ -117,7 +117,7 @@ func (r *MarginalResult) String() string {
 			fmt.Fprintf(&b, " %5.3f", v)
 		}
 	}
-	return b.String() + "\n" + droppedNote(r.Dropped) + proposalNote(r.Proposal)
+	return b.String() + "\n" + droppedNote(r.Dropped) + proposalLine(r.Proposal)
 }
 
 // MIMEBundle shows the table as HTML and text. The HTML colours a coverage below the pointwise
@@ -261,7 +261,7 @@ func (r *SBCResult) String() string {
 	for d := range r.Ranks {
 		fmt.Fprintf(&b, "θ%d: χ² %.1f, p-value %.3g; KS p-value %.3g\n", d+1, r.ChiSq[d], r.PValues[d], r.KSPValues[d])
 	}
-	return b.String() + droppedNote(r.Dropped) + proposalNote(r.Proposal)
+	return b.String() + droppedNote(r.Dropped) + proposalLine(r.Proposal)
 }
 
 // sbcMarkLevel is the χ² p-value below which the SBC table marks a parameter.

@@ -6,7 +6,6 @@ import (
 	"html"
 	"math/rand/v2"
 	"runtime"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -150,25 +149,30 @@ func checkPairs(what string, est sbi.Amortized, theta, x *mat.Dense) (th, xx *ma
 	return th, xx, dropped, nil
 }
 
-// trainingProposal is est's TrainingProposal (sbi.NPE.TrainingProposal): where the parameters
-// of its training came from when not from its prior, "" otherwise.
-func trainingProposal(est sbi.Amortized) string {
-	if p, ok := est.(interface{ TrainingProposal() string }); ok {
-		return p.TrainingProposal()
-	}
-	return ""
-}
-
-// proposalNote is the line a text summary adds for an estimator trained on the proposal p,
-// "" when p is: its posterior is fitted near the observation of Sequential's rounds, so a
-// check over the whole prior reads the expected failure there as miscalibration.
-func proposalNote(p string) string {
+// proposalNote is the sentence a summary adds, after "note: ", for an estimator trained on
+// the proposal p, "" when p is: its posterior is fitted near the observation of Sequential's
+// rounds, so a check over the whole prior reads the expected failure there as
+// miscalibration. atObservation says the summary has checks at the observation already (a
+// Report with an Observation), which the sentence then does not suggest.
+func proposalNote(p string, atObservation bool) string {
 	if p == "" {
 		return ""
 	}
-	return "note: the estimator was trained on a proposal, not on its prior (" + p + "), so its posterior is only expected to hold near the observation of those rounds. " +
+	there := "LC2ST, or NewReport with an Observation"
+	if atObservation {
+		there = "LC2ST"
+	}
+	return "the estimator was trained on a proposal, not on its prior (" + p + "), so its posterior is only expected to hold near the observation of those rounds. " +
 		"Over test pairs drawn from the whole prior this check tests what it was not trained for: draw the test pairs from the region it was trained for " +
-		"(the Sequential result's Region, an sbi.TruncatedPrior, as tutorial 05 does), or check it at the observation (LC2ST, or NewReport with an Observation)\n"
+		"(the Sequential result's Region, an sbi.TruncatedPrior, as tutorial 05 does, or the last round's proposal), or check it at the observation (" + there + ")"
+}
+
+// proposalLine is proposalNote as a line of a text summary: "note: …\n", "" when p is.
+func proposalLine(p string) string {
+	if p == "" {
+		return ""
+	}
+	return "note: " + proposalNote(p, false) + "\n"
 }
 
 // proposalNoteHTML is proposalNote as a paragraph of a display, "" when p is.
@@ -176,7 +180,7 @@ func proposalNoteHTML(p string) string {
 	if p == "" {
 		return ""
 	}
-	return `<p style="font-size:85%"><i>` + html.EscapeString(strings.TrimSuffix(proposalNote(p), "\n")) + `</i></p>`
+	return `<p style="font-size:85%"><i>` + html.EscapeString("note: "+proposalNote(p, false)) + `</i></p>`
 }
 
 // droppedNote is the line a text summary adds when test pairs were left out.

@@ -1,6 +1,7 @@
 package diag
 
 import (
+	"html"
 	"strings"
 	"testing"
 
@@ -81,16 +82,32 @@ func TestProposalNote(t *testing.T) {
 		}
 		text := got.String()
 		htm, _ := got.MIMEBundle()["text/html"].(string)
-		for _, want := range []string{"trained on a proposal, not on its prior", "drew the parameters of round 2", "tests what it was not trained for", "tutorial 05", "LC2ST"} {
+		for _, want := range []string{"trained on a proposal, not on its prior", "drew the parameters of round 2", "tests what it was not trained for", "tutorial 05", "or the last round's proposal", "LC2ST", "NewReport with an Observation"} {
 			if !strings.Contains(text, want) {
 				t.Errorf("%s: text lacks %q:\n%s", c.name, want, text)
 			}
-			if !strings.Contains(htm, want) {
+			if !strings.Contains(htm, html.EscapeString(want)) {
 				t.Errorf("%s: display lacks %q:\n%s", c.name, want, htm)
 			}
 		}
 		if s := plain.String(); strings.Contains(s, "proposal") {
 			t.Errorf("%s: an estimator trained on its prior got a note:\n%s", c.name, s)
 		}
+	}
+}
+
+// TestProposalNoteAtObservation: the row of a Report that has checks at the observation
+// already suggests LC2ST but not a Report with an Observation.
+func TestProposalNoteAtObservation(t *testing.T) {
+	base := gaussModel{dim: 2, tau: 1, s: 0.5, width: 1}
+	marked := proposalModel{gaussModel: base, proposal: "Sequential drew the parameters of round 2 near one observation"}
+	theta, x := base.simulate(3, 60)
+	r := MustNewReport(marked, theta, x, ReportConfig{Samples: 19, Seed: 1, Observation: rowCopy(x, 0)})
+	text := r.String()
+	if !strings.Contains(text, "trained on a proposal, not on its prior") || !strings.Contains(text, "(LC2ST)") {
+		t.Errorf("the report lacks the note or its suggestion of LC2ST:\n%s", text)
+	}
+	if strings.Contains(text, "NewReport with an Observation") {
+		t.Errorf("a report with an Observation suggests one:\n%s", text)
 	}
 }

@@ -122,7 +122,7 @@ func runSamplePass(ctx context.Context, est sbi.Amortized, theta, x *mat.Dense, 
 	if sat.Mul(cfg.Samples, dim) >= sat.Max {
 		return nil, fmt.Errorf("diag: %s: Samples = %d draws of %d parameters per pair are more values than an int can count: draw fewer samples", label, cfg.Samples, dim)
 	}
-	p := &samplePass{hpd: make([]float64, n), logProb: make([]float64, n), dropped: dropped, proposal: trainingProposal(est)}
+	p := &samplePass{hpd: make([]float64, n), logProb: make([]float64, n), dropped: dropped, proposal: sbi.TrainingProposalOf(est)}
 	if kind&passMarginal != 0 {
 		p.marginal = make([][]int, n)
 		p.jitter = make([][]float64, n)

@@ -262,7 +262,7 @@ func (r *Report) rows() [][2]string {
 		rows = append(rows, [2]string{"MCMC at x_o", r.MCMC.Verdict()})
 	}
 	if p := r.Coverage.Proposal; p != "" {
-		rows = append(rows, [2]string{"trained on a proposal", strings.TrimSuffix(strings.TrimPrefix(proposalNote(p), "note: "), "\n")})
+		rows = append(rows, [2]string{"trained on a proposal", proposalNote(p, r.Observation != nil)})
 	}
 	rows = append(rows, [2]string{"verdict", r.Verdict()})
 	return rows

@@ -151,7 +151,7 @@ func (r *TARPResult) String() string {
 		s += fmt.Sprintf(", %d pairs with NaN or infinite values left out", r.Dropped)
 	}
 	if r.Proposal != "" {
-		s += "\n" + strings.TrimSuffix(proposalNote(r.Proposal), "\n")
+		s += "\nnote: " + proposalNote(r.Proposal, false)
 	}
 	return s
 }
