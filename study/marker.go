@@ -243,10 +243,10 @@ func writeMarker(path, host string, started time.Time) (*os.File, error) {
 		os.Remove(tmp)
 		return nil, fmt.Errorf("study: writing %s: %w", path, err)
 	}
-	if err := syncDir(filepath.Dir(path)); err != nil {
+	if err := atomicfile.SyncDir(filepath.Dir(path)); err != nil {
 		os.Remove(path)
 		f.Close()
-		return nil, err
+		return nil, fmt.Errorf("study: %w", err)
 	}
 	return f, nil
 }

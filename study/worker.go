@@ -15,6 +15,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/gosbi/gosbi/internal/atomicfile"
 	"github.com/gosbi/gosbi/internal/readlimit"
 	"github.com/gosbi/gosbi/internal/text"
 )
@@ -300,8 +301,8 @@ func (s *Study) commit(j *Job, attempt int, host string, started time.Time) erro
 	if err := writeFileAtomic(j.Path("record.json"), data); err != nil {
 		return err
 	}
-	if err := syncDir(j.Dir); err != nil {
-		return err
+	if err := atomicfile.SyncDir(j.Dir); err != nil {
+		return fmt.Errorf("study: %w", err)
 	}
 	final := s.recordDir(j.Index)
 	if err := s.removeInvalidRecord(j.Index); err != nil {
@@ -316,7 +317,10 @@ func (s *Study) commit(j *Job, attempt int, host string, started time.Time) erro
 		}
 		return fmt.Errorf("study: %w", err)
 	}
-	return syncDir(filepath.Dir(final))
+	if err := atomicfile.SyncDir(filepath.Dir(final)); err != nil {
+		return fmt.Errorf("study: %w", err)
+	}
+	return nil
 }
 
 // removeInvalidRecord moves aside and removes the record directory of job i when its record is
