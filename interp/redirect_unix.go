@@ -42,34 +42,9 @@ func redirectStd() (outR, errR, logf *os.File, err error) {
 	return outR, errR, logf, nil
 }
 
-// capturePipes returns the read and write ends of the stdout and stderr pipes: those the front
-// passed (see ipc.CaptureEnv), or new ones.
-func capturePipes() (outR, outW, errR, errW *os.File, err error) {
-	if os.Getenv(ipc.CaptureEnv) != "" {
-		if outW, errW, ok, err := inheritedCapture(); ok || err != nil {
-			return nil, outW, nil, errW, err // no read ends: the front reads the pipes
-		}
-		outR, outW = os.NewFile(5, "stdout-r"), os.NewFile(6, "stdout-w")
-		errR, errW = os.NewFile(7, "stderr-r"), os.NewFile(8, "stderr-w")
-		if outR == nil || outW == nil || errR == nil || errW == nil {
-			return nil, nil, nil, nil, fmt.Errorf("%s is set but file descriptors 5 to 8 are not open", ipc.CaptureEnv)
-		}
-		for _, fd := range captureFDs {
-			syscall.CloseOnExec(fd) // not for the commands a cell runs
-		}
-		return outR, outW, errR, errW, nil
-	}
-	if outR, outW, err = os.Pipe(); err != nil {
-		return nil, nil, nil, nil, fmt.Errorf("redirect stdout: %w", err)
-	}
-	if errR, errW, err = os.Pipe(); err != nil {
-		return nil, nil, nil, nil, fmt.Errorf("redirect stderr: %w", err)
-	}
-	return outR, outW, errR, errW, nil
-}
-
-// captureFDs are the descriptors of the front's capture pipes (see capturePipes).
-var captureFDs = []int{5, 6, 7, 8}
+// keepFromCommands keeps f, one of the front's capture pipes, from the commands a cell runs:
+// it is closed on exec.
+func keepFromCommands(f *os.File) { syscall.CloseOnExec(int(f.Fd())) }
 
 // captureFDsEnv tells a worker that replaced itself (to link more packages) on which
 // descriptors it inherited the write ends of the front's capture pipes: "OUT,ERR".
@@ -100,7 +75,8 @@ func handCaptureOnExec() (undo func(), err error) {
 	return undo, os.Setenv(captureFDsEnv, fmt.Sprintf("%d,%d", out, errFD))
 }
 
-// inheritedCapture returns the write ends named by captureFDsEnv, if it is set.
+// inheritedCapture returns the write ends named by captureFDsEnv, if it is set (by the worker
+// this one replaced).
 func inheritedCapture() (outW, errW *os.File, ok bool, err error) {
 	v := os.Getenv(captureFDsEnv)
 	if v == "" {

@@ -9,9 +9,11 @@ import (
 	"runtime"
 
 	"golang.org/x/sys/windows"
-
-	"github.com/gosbi/gosbi/internal/ipc"
 )
+
+// origStd holds the files that os.Stdout and os.Stderr were before redirectStd: kept
+// reachable, as their finalizers would close the process's original standard handles.
+var origStd [2]*os.File
 
 // redirectStd points the variables os.Stdout and os.Stderr, and the process's standard output
 // handle, at pipes, so that what the process prints (interpreted fmt.Print and compiled Go
@@ -33,33 +35,17 @@ func redirectStd() (outR, errR, logf *os.File, err error) {
 	if err := windows.SetStdHandle(windows.STD_OUTPUT_HANDLE, windows.Handle(outW.Fd())); err != nil {
 		return nil, nil, nil, fmt.Errorf("redirect stdout: %w", err)
 	}
+	origStd = [2]*os.File{os.Stdout, os.Stderr}
 	os.Stdout = outW
 	os.Stderr = errW
 	return outR, errR, logf, nil
 }
 
-// capturePipes returns the read and write ends of the stdout and stderr pipes: those the front
-// passed (see ipc.CaptureEnv), or new ones.
-func capturePipes() (outR, outW, errR, errW *os.File, err error) {
-	if os.Getenv(ipc.CaptureEnv) != "" {
-		files := make([]*os.File, 0, 4)
-		for i, name := range []string{"stdout-r", "stdout-w", "stderr-r", "stderr-w"} {
-			f, err := ipc.InheritedPipe(ipc.StdoutRead+i, name)
-			if err != nil {
-				return nil, nil, nil, nil, fmt.Errorf("%s is set but the capture pipes are missing: %w", ipc.CaptureEnv, err)
-			}
-			files = append(files, f)
-		}
-		return files[0], files[1], files[2], files[3], nil
-	}
-	if outR, outW, err = os.Pipe(); err != nil {
-		return nil, nil, nil, nil, fmt.Errorf("redirect stdout: %w", err)
-	}
-	if errR, errW, err = os.Pipe(); err != nil {
-		return nil, nil, nil, nil, fmt.Errorf("redirect stderr: %w", err)
-	}
-	return outR, outW, errR, errW, nil
-}
+// keepFromCommands does nothing: ipc.InheritedPipe made the front's pipes non-inheritable.
+func keepFromCommands(*os.File) {}
+
+// inheritedCapture has nothing to return: no worker replaces itself here (switchProcess).
+func inheritedCapture() (outW, errW *os.File, ok bool, err error) { return nil, nil, false, nil }
 
 // switchProcess cannot move the session to another worker program here: Windows cannot
 // replace a running process by another (exec), which the move needs to keep the front's pipes.

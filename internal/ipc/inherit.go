@@ -34,7 +34,8 @@ func FormatHandles(handles []uintptr) string {
 	return strings.Join(s, ",")
 }
 
-// ParseHandles reads the value of HandlesEnv: 1 to NumPipes handles, none of them zero.
+// ParseHandles reads the value of HandlesEnv: 1 to NumPipes handles, none of them zero and each
+// small enough for a uintptr of this system.
 func ParseHandles(v string) ([]uintptr, error) {
 	if v == "" {
 		return nil, fmt.Errorf("%s is not set: the worker is started by `gosbi kernel`, which names the handles of its pipes there", HandlesEnv)
@@ -45,9 +46,9 @@ func ParseHandles(v string) ([]uintptr, error) {
 	}
 	handles := make([]uintptr, len(fields))
 	for i, f := range fields {
-		h, err := strconv.ParseUint(f, 10, 64)
+		h, err := strconv.ParseUint(f, 10, strconv.IntSize)
 		if err != nil || h == 0 {
-			return nil, fmt.Errorf("%s=%q: handle %d, %q, is not a positive decimal number", HandlesEnv, v, i+1, f)
+			return nil, fmt.Errorf("%s=%q: handle %d, %q, is not a positive decimal number of at most %d bits", HandlesEnv, v, i+1, f, strconv.IntSize)
 		}
 		handles[i] = uintptr(h)
 	}

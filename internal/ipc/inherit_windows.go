@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"sync"
 	"syscall"
 
 	"golang.org/x/sys/windows"
@@ -47,18 +48,28 @@ func PassPipes(cmd *exec.Cmd, files []*os.File) (done func(), err error) {
 }
 
 // InheritedPipe returns the pipe number i (RequestPipe to StderrWrite) that the front passed
-// the worker: the inherited handle that HandlesEnv names.
+// the worker: the inherited handle that HandlesEnv names. The first call reads HandlesEnv and
+// removes it from the environment, and each handle is made non-inheritable, so that the
+// commands a cell runs get neither the variable nor the pipes. It fails if the handle is not
+// valid.
 func InheritedPipe(i int, name string) (*os.File, error) {
-	handles, err := ParseHandles(os.Getenv(HandlesEnv))
+	handles, err := inheritedHandles()
 	if err != nil {
 		return nil, err
 	}
 	if i >= len(handles) {
 		return nil, fmt.Errorf("%s names %d handles, and the %s pipe is number %d: the front did not pass it", HandlesEnv, len(handles), name, i+1)
 	}
-	f := os.NewFile(handles[i], name)
-	if f == nil {
-		return nil, fmt.Errorf("%s: handle %d (%s) is not valid", HandlesEnv, handles[i], name)
+	h := windows.Handle(handles[i])
+	if err := windows.SetHandleInformation(h, windows.HANDLE_FLAG_INHERIT, 0); err != nil {
+		return nil, fmt.Errorf("%s: handle %d (%s) is not valid (%w): the worker is started by `gosbi kernel`, which passes its pipes there", HandlesEnv, handles[i], name, err)
 	}
-	return f, nil
+	return os.NewFile(uintptr(h), name), nil
 }
+
+// inheritedHandles returns the handles named in HandlesEnv, which it reads once and unsets.
+var inheritedHandles = sync.OnceValues(func() ([]uintptr, error) {
+	v := os.Getenv(HandlesEnv)
+	os.Unsetenv(HandlesEnv)
+	return ParseHandles(v)
+})

@@ -3,8 +3,9 @@
 //
 // The front starts the worker as `gosbi worker` with two extra pipes (PassPipes): file
 // descriptor 3 carries Requests from the front to the worker, file descriptor 4 carries Events
-// from the worker to the front; on Windows they are inherited handles named in HandlesEnv. Both are streams of newline-delimited JSON. What cells print goes through two more
-// pipes that the front reads itself (see CaptureEnv). The worker's own standard output and error
+// from the worker to the front; on Windows they are inherited handles named in HandlesEnv.
+// Both are streams of newline-delimited JSON. What cells print goes through two more pipes
+// that the front reads itself (see CaptureEnv). The worker's own standard output and error
 // are not part of the protocol: the front logs them and keeps their tail to explain a crash
 // (a Go runtime panic or a stack overflow is printed there before the worker dies).
 //
@@ -55,9 +56,10 @@ const RestartedEnv = "GOSBI_WORKER_RESTARTED"
 // CaptureEnv is the environment variable that the front sets (to the token of the sync marks,
 // see SyncMark) when it passes the worker the pipes for its standard output and error: file
 // descriptors 5 and 6 are the read and write ends of the stdout pipe, 7 and 8 those of the
-// stderr pipe (on Windows, the handles StdoutRead to StderrWrite of HandlesEnv). The front reads them itself, publishes the text as the running cell's streams
-// and answers each sync mark with a Flushed request, so that nothing a dying worker wrote is
-// lost. Without it the worker reads its pipes and sends Stream events.
+// stderr pipe (on Windows, the handles StdoutRead to StderrWrite of HandlesEnv). The front
+// reads them itself, publishes the text as the running cell's streams and answers each sync
+// mark with a Flushed request, so that nothing a dying worker wrote is lost. Without it the
+// worker reads its pipes and sends Stream events.
 const CaptureEnv = "GOSBI_WORKER_CAPTURE"
 
 // Request is a message from the front to the worker.

@@ -37,8 +37,9 @@
 // cell; if the cell does not return within a grace period, the worker is killed and restarted.
 // The worker runs in a process group of its own (on Unix; a console process group on Windows),
 // so that Ctrl-C in a terminal, which signals the front's group, interrupts the cell through
-// the front rather than kill the worker and its state; it dies with the front (a parent-death
-// signal on Linux, the end of its request pipe elsewhere).
+// the front rather than kill the worker and its state (on Windows, Ctrl-C but not
+// Ctrl-Break); it dies with the front (a parent-death signal on Linux, the end of its request
+// pipe elsewhere).
 //
 // # Windows
 //
@@ -51,9 +52,13 @@
 // A session cannot link an extension (%%compile, imports of packages gosbi does not link),
 // which replaces the worker's process by a new program: Windows cannot. The end of a killed
 // worker names no signal, as Windows has none. When the worker dies, the front reads what it
-// wrote to the end; a process it started that keeps the capture pipes open delays that until
-// the process ends (Unix stops reading shortly after). This holds under Wine; it was not run
-// on Windows itself.
+// wrote, and stops shortly after as on Unix even if a process the worker started keeps the
+// capture pipes open: Windows pipes have no read deadline, so the front closes its read ends
+// instead. The worker's console process group ignores Ctrl-C but not Ctrl-Break, which still
+// kills the worker with the session's state (Jupyter interrupts with a message, not a signal).
+// The kernel does not notice when the process that started it dies (watchParent does nothing
+// there): it ends when it is shut down or killed. This holds under Wine; it was not run on
+// Windows itself.
 //
 // The package also holds the wire format (Encode, DecodeMessage) shared with package nbtest, the
 // kernelspec installer (Install, InstallMain) and the entry point Main of `gosbi kernel`.

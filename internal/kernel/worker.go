@@ -31,8 +31,9 @@ type worker struct {
 
 // startWorker starts argv with the request pipe, the event pipe and the pipes of its captured
 // stdout and stderr (ipc.RequestPipe to ipc.StderrWrite, passed by ipc.PassPipes; see
-// ipc.CaptureEnv): what comes through the last ones is passed to text. The worker's own stdout and stderr (its log and the Go runtime's
-// crash report) are copied to log (the front's stderr) and their tail is kept.
+// ipc.CaptureEnv): what comes through the last ones is passed to text. The worker's own
+// stdout and stderr (its log and the Go runtime's crash report) are copied to log (the front's
+// stderr) and their tail is kept.
 func startWorker(argv, env []string, log io.Writer, text func(w *worker, name, text string)) (*worker, error) {
 	if len(argv) == 0 {
 		return nil, errors.New("kernel: no worker command")
@@ -131,10 +132,10 @@ func startWorker(argv, env []string, log io.Writer, text func(w *worker, name, t
 	go func() {
 		err := cmd.Wait()
 		// What the worker wrote before it ended is read to the end; a process it started may
-		// still hold the write ends, so the reading stops shortly after.
-		capture[0].SetReadDeadline(time.Now().Add(200 * time.Millisecond))
-		capture[2].SetReadDeadline(time.Now().Add(200 * time.Millisecond))
+		// still hold the write ends, so the reading stops captureDrain after.
+		stop := endReads([]*os.File{capture[0], capture[2]}, captureDrain)
 		captured.Wait()
+		stop()
 		<-readerDone
 		reqW.Close()
 		w.mu.Lock()
@@ -143,6 +144,32 @@ func startWorker(argv, env []string, log io.Writer, text func(w *worker, name, t
 		close(w.done)
 	}()
 	return w, nil
+}
+
+// captureDrain is how long the front goes on reading a dead worker's capture pipes, which a
+// process the worker started may hold open.
+const captureDrain = 200 * time.Millisecond
+
+// endReads makes the reads of rs end after d: with a read deadline, or, for a file that cannot
+// have one (os.ErrNoDeadline: pipes on Windows), by closing it then, which cancels a read
+// blocked on it there. stop, called once the reads have ended, cancels the closing.
+func endReads(rs []*os.File, d time.Duration) (stop func()) {
+	deadline := time.Now().Add(d)
+	var late []*os.File
+	for _, r := range rs {
+		if err := r.SetReadDeadline(deadline); errors.Is(err, os.ErrNoDeadline) {
+			late = append(late, r)
+		}
+	}
+	if len(late) == 0 {
+		return func() {}
+	}
+	t := time.AfterFunc(d, func() {
+		for _, r := range late {
+			r.Close()
+		}
+	})
+	return func() { t.Stop() }
 }
 
 // send writes a request to the worker.
