@@ -45,10 +45,11 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// Limits of what Read accepts.
+// Limits of what Read accepts. MaxValues is 2³¹ values where an int has 64 bits; on a 32-bit
+// system, whose address space cannot hold that many float64 values, it is math.MaxInt/8.
 const (
-	MaxHeader = 1 << 20 // bytes of a header
-	MaxValues = 1 << 31 // values of an array
+	MaxHeader = 1 << 20                   // bytes of a header
+	MaxValues = min(1<<31, math.MaxInt/8) // values of an array
 )
 
 // ErrFormat is wrapped by every error about the content of a file (not a .npy file, a

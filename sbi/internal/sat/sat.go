@@ -7,7 +7,7 @@ package sat
 import "math"
 
 // Max is where counts saturate: far above anything a machine holds, far below overflow.
-const Max = math.MaxInt64 / 4
+const Max = math.MaxInt / 4
 
 // Add is a + b for counts a, b ≥ 0, at most Max.
 func Add(a, b int) int { return min(min(a, Max)+min(b, Max), Max) }

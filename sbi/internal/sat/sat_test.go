@@ -13,7 +13,7 @@ func TestSaturates(t *testing.T) {
 	}{
 		{"Mul small", Mul(3, 4), 12},
 		{"Mul zero", Mul(0, math.MaxInt), 0},
-		{"Mul wraps", Mul(1<<62+1, 4), Max},
+		{"Mul wraps", Mul(math.MaxInt/4+1, 4), Max},
 		{"Mul at Max", Mul(Max, 1), Max},
 		{"Add", Add(2, 3), 5},
 		{"Add wraps", Add(math.MaxInt, math.MaxInt), Max},
