@@ -12,7 +12,9 @@ import (
 // windows (LockFileEx, GetProcessTimes, no dup2 or exec), darwin (flock(2), no /proc), aix
 // (no file locks at all: the fallback that judges a study's runs by process on this host),
 // solaris (no syscall.Dup2: golang.org/x/sys/unix's), js/wasm (neither Unix nor Windows: no
-// getrusage, no exec, no study runs) and plan9 (no syscall.WaitStatus or signals: notes). Each costs about a minute of CPU time on a cold build
+// getrusage, no exec, no study runs) and plan9 (no syscall.WaitStatus or signals: notes), and
+// windows/386 for a 32-bit int (sizes and limits that a 64-bit constant would overflow, handles
+// that fit in 32 bits). Each costs about a minute of CPU time on a cold build
 // cache (it compiles the standard library and the dependencies for its system), seconds on a
 // warm one.
 //
@@ -28,6 +30,7 @@ var targets = []struct{ goos, goarch string }{
 	{"solaris", "amd64"},
 	{"js", "wasm"},
 	{"plan9", "amd64"},
+	{"windows", "386"},
 }
 
 // TestCrossBuild compiles every package of the module (not its tests) for each target with
@@ -37,7 +40,7 @@ var targets = []struct{ goos, goarch string }{
 // build cache, which takes minutes on a cold cache: -short skips it.
 func TestCrossBuild(t *testing.T) {
 	if testing.Short() {
-		t.Skip("compiles the module for six other systems; run without -short")
+		t.Skip("compiles the module for seven other systems; run without -short")
 	}
 	root, err := filepath.Abs("../..")
 	if err != nil {
