@@ -65,17 +65,7 @@ func TestCheckComparisons(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			e := env
 			e.TypeDecls = func() []string { return []string{c.session} }
-			kind := Stmt
-			if strings.HasPrefix(c.unit, "func") {
-				kind = Decl
-			}
-			err := Run(e, []Unit{{Kind: kind, Text: c.unit, Line: 1, Col: 1}})
-			switch {
-			case c.err == "" && err != nil:
-				t.Errorf("%q: %v", c.unit, err)
-			case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
-				t.Errorf("%q: error %v, want one with %q", c.unit, err, c.err)
-			}
+			checkUnit(t, e, c.unit, c.err)
 		})
 	}
 }
@@ -95,13 +85,7 @@ func TestCheckComparisonsShadowedBuiltins(t *testing.T) {
 		{"_ = make(T1{}) == T2{}", "the comparison make(T1{}) == T2{} cannot tell"},
 		{"m := map[any]int{}\ndelete(m, T2{})", ""},
 	} {
-		err := Run(env, []Unit{{Kind: Stmt, Text: c.unit, Line: 1, Col: 1}})
-		switch {
-		case c.err == "" && err != nil:
-			t.Errorf("%q: %v", c.unit, err)
-		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
-			t.Errorf("%q: error %v, want one with %q", c.unit, err, c.err)
-		}
+		checkUnit(t, env, c.unit, c.err)
 	}
 }
 

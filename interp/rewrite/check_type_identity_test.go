@@ -73,17 +73,7 @@ func TestCheckTypeIdentity(t *testing.T) {
 			if c.session != "" {
 				e.TypeDecls = func() []string { return []string{c.session} }
 			}
-			kind := Stmt
-			if strings.HasPrefix(c.unit, "func") {
-				kind = Decl
-			}
-			err := Run(e, []Unit{{Kind: kind, Text: c.unit, Line: 1, Col: 1}})
-			switch {
-			case c.err == "" && err != nil:
-				t.Errorf("%q: %v", c.unit, err)
-			case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
-				t.Errorf("%q: error %v, want one with %q", c.unit, err, c.err)
-			}
+			checkUnit(t, e, c.unit, c.err)
 		})
 	}
 }
@@ -118,5 +108,23 @@ func TestCheckTypeIdentitySkipsUnits(t *testing.T) {
 		if built != c.table {
 			t.Errorf("%q: the table of types was built: %v, want %v", c.unit, built, c.table)
 		}
+	}
+}
+
+// checkUnit runs the passes with env on unit (a declaration where it starts with func, else a
+// statement) and checks that they accept it when wantErr is empty, and otherwise fail it with
+// an error containing wantErr.
+func checkUnit(t *testing.T, env Env, unit, wantErr string) {
+	t.Helper()
+	kind := Stmt
+	if strings.HasPrefix(unit, "func") {
+		kind = Decl
+	}
+	err := Run(env, []Unit{{Kind: kind, Text: unit, Line: 1, Col: 1}})
+	switch {
+	case wantErr == "" && err != nil:
+		t.Errorf("%q: %v", unit, err)
+	case wantErr != "" && (err == nil || !strings.Contains(err.Error(), wantErr)):
+		t.Errorf("%q: error %v, want one with %q", unit, err, wantErr)
 	}
 }
