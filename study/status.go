@@ -100,10 +100,10 @@ type SlurmQueue struct {
 	// or running (none: all have left the queue, and run no job of the study any more).
 	Asked bool
 	Live  []string
-	// Unknown says why the queue was not read where Asked is false: squeue is not on PATH,
-	// fails, does not answer within 10 seconds, or the list holds more than the 1000 jobs
-	// Status asks about. What Status says of the jobs may then be stale.
-	Unknown string
+	// WhyNotAsked says why the queue was not read where Asked is false: squeue is not on
+	// PATH, fails, does not answer within 10 seconds, or the list holds more than the 1000
+	// jobs Status asks about. What Status says of the jobs may then be stale.
+	WhyNotAsked string
 }
 
 // logTailLines is how much of a failed job's log Status keeps.
@@ -129,10 +129,10 @@ const maxSlurmAsked = 1000
 // askQueue asks squeue which of the Slurm jobs ids are still queued or running.
 func askQueue(ids []string) SlurmQueue {
 	if len(ids) > maxSlurmAsked {
-		return SlurmQueue{Unknown: fmt.Sprintf("the study lists %d Slurm jobs, more than the %d status asks squeue about", len(ids), maxSlurmAsked)}
+		return SlurmQueue{WhyNotAsked: fmt.Sprintf("the study lists %d Slurm jobs, more than the %d status asks squeue about", len(ids), maxSlurmAsked)}
 	}
 	if _, err := exec.LookPath("squeue"); err != nil {
-		return SlurmQueue{Unknown: "squeue is not on PATH"}
+		return SlurmQueue{WhyNotAsked: "squeue is not on PATH"}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), slurmAskTimeout)
 	defer cancel()
@@ -141,9 +141,9 @@ func askQueue(ids []string) SlurmQueue {
 	case err == nil:
 		return SlurmQueue{Asked: true, Live: live}
 	case ctx.Err() != nil:
-		return SlurmQueue{Unknown: fmt.Sprintf("squeue did not answer within %v", slurmAskTimeout)}
+		return SlurmQueue{WhyNotAsked: fmt.Sprintf("squeue did not answer within %v", slurmAskTimeout)}
 	}
-	return SlurmQueue{Unknown: err.Error()}
+	return SlurmQueue{WhyNotAsked: err.Error()}
 }
 
 // status is Status with the states a scheduler knows (queued, running) for some jobs.
@@ -415,7 +415,7 @@ func (st *Status) slurmLine() string {
 	killed := "submitted by a run that ended before " + text.Plural(n, "it", "they") + " left the queue (killed?)"
 	switch {
 	case !q.Asked:
-		why := q.Unknown
+		why := q.WhyNotAsked
 		if why == "" {
 			why = "it was not asked"
 		}
