@@ -62,13 +62,7 @@ func (p *NPEPosterior) String() string {
 	if p.err != nil {
 		return s + ": " + p.err.Error()
 	}
-	p.mu.Lock()
-	proposed, accepted := p.proposed, p.accepted
-	p.mu.Unlock()
-	if proposed > 0 {
-		s += fmt.Sprintf(", %d of %d flow draws (%.3g%%) inside the prior's support", accepted, proposed, 100*float64(accepted)/float64(proposed))
-	}
-	return s
+	return s + p.count.describe("flow")
 }
 
 // MIMEBundle shows the summary as HTML and text.

@@ -98,6 +98,13 @@ type trainSet struct {
 	rng        *rand.Rand  // the stream of the split, then of the batch order and regularizers
 }
 
+// Prior returns the prior.
+func (c *estimator) Prior() dist.Distribution { return c.prior }
+
+// Trained reports whether the estimator has trained weights: a Train succeeded, or one that
+// stopped (an interrupt, a regularizer's error) kept a finished epoch, or a load.
+func (c *estimator) Trained() bool { return c.trained }
+
 // knownXDim is the width of x the estimator was trained on, 0 when untrained.
 func (c *estimator) knownXDim() int {
 	if c.trained {

@@ -11,7 +11,6 @@ import (
 	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi/dist"
 	"github.com/gosbi/gosbi/sbi/flow"
-	"github.com/gosbi/gosbi/sbi/internal/cancel"
 	"github.com/gosbi/gosbi/sbi/internal/safe"
 	"github.com/gosbi/gosbi/sbi/nn"
 	"gonum.org/v1/gonum/mat"
@@ -130,13 +129,6 @@ func (e *FMPE) Config() FMPEConfig {
 	c.Embedding = copyEmbedding(c.Embedding) // changes to what it returns must not reach e
 	return c
 }
-
-// Prior returns the prior.
-func (e *FMPE) Prior() dist.Distribution { return e.prior }
-
-// Trained reports whether the estimator has trained weights: a Train succeeded, or one that
-// stopped (an interrupt, a regularizer's error) kept a finished epoch, or a load.
-func (e *FMPE) Trained() bool { return e.trained }
 
 // Train fits the field to the pairs (θᵢ, xᵢ), one per row, with the rules of NPE.Train
 // (dropped non-finite pairs, standardization from the training split, the epoch with the best
@@ -298,8 +290,7 @@ type FMPEPosterior struct {
 	ctx []float64
 	err error
 
-	mu                 sync.Mutex
-	proposed, accepted int
+	count acceptance
 }
 
 // Dim is the number of parameters.
@@ -307,14 +298,7 @@ func (p *FMPEPosterior) Dim() int { return p.est.prior.Dim() }
 
 // AcceptanceRate is the share of the field's draws that fell inside the prior's support over
 // all draws so far (1 for an unbounded prior), NaN before the first draw.
-func (p *FMPEPosterior) AcceptanceRate() float64 {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.proposed == 0 {
-		return math.NaN()
-	}
-	return float64(p.accepted) / float64(p.proposed)
-}
+func (p *FMPEPosterior) AcceptanceRate() float64 { return p.count.rate() }
 
 // LogProb is log q(θ | x) for every row of theta: −Inf outside the prior's support, not
 // renormalized for the mass outside it (divide by AcceptanceRate for that). It is computed in
@@ -357,42 +341,17 @@ func (p *FMPEPosterior) SampleContext(ctx context.Context, rng *rand.Rand, n int
 		return nil, err
 	}
 	e := p.est
-	D := e.prior.Dim()
-	out := mat.NewDense(n, D, nil)
-	got, proposed, accepted := 0, 0, 0
-	defer func() {
-		p.mu.Lock()
-		p.proposed += proposed
-		p.accepted += accepted
-		p.mu.Unlock()
-	}()
-	for got < n {
-		if err := cancel.Check(ctx, "FMPE posterior sampling"); err != nil {
-			return nil, cancel.Drawn(ctx, err, got, n)
-		}
-		m := fmpeRoundSize(n-got, proposed, accepted, D)
-		cand, err := e.drawField(rng, p.ctx, m)
-		if err != nil {
-			return nil, fmt.Errorf("FMPE posterior: %w", err)
-		}
-		for i := 0; i < m; i++ {
-			row := cand.RawRowView(i)
-			if !e.prior.InSupport(row) {
-				continue
-			}
-			accepted++
-			if got < n {
-				copy(out.RawRowView(got), row)
-				got++
-			}
-		}
-		proposed += m
-		if got < n && proposed >= 10000 && float64(accepted) < MinAcceptanceRate*float64(proposed) {
-			return nil, fmt.Errorf("FMPE posterior: %w: only %d of %d draws (%.2g%%) fell inside the prior's support, below the %.2g%% at which sampling would stall: the field carries its mass out of the support (train longer or with more simulations, or sample an NRE)",
-				ErrLowAcceptance, accepted, proposed, 100*float64(accepted)/float64(proposed), 100*MinAcceptanceRate)
-		}
+	r := rejection{
+		name:  "FMPE posterior",
+		prior: e.prior,
+		count: &p.count,
+		round: fmpeRoundSize,
+		draw:  func(m int) (*mat.Dense, error) { return e.drawField(rng, p.ctx, m) },
+		stalled: func() string {
+			return "the field carries its mass out of the support (train longer or with more simulations, or sample an NRE)"
+		},
 	}
-	return out, nil
+	return r.sample(ctx, n)
 }
 
 // fmpeRoundSize is roundSize for FMPE, whose first round integrates exactly the draws
@@ -402,16 +361,6 @@ func fmpeRoundSize(missing, proposed, accepted, dim int) int {
 		return missing
 	}
 	return roundSize(missing, proposed, accepted, dim)
-}
-
-// roundSize is the number of draws of a round of rejection sampling (NPE's flow, FMPE's
-// ODE) that misses missing draws after proposed draws of which accepted fell inside the
-// prior's support: what is missing over the acceptance rate so far (1 before any draw), with
-// 10% to spare, at most 2²⁰ draws and at most maxSampleValues values (the bound of one call's
-// result, so that a round of a high-dimensional posterior holds no more than a call returns).
-func roundSize(missing, proposed, accepted, dim int) int {
-	rate := float64(accepted+1) / float64(proposed+1)
-	return min(int(float64(missing)/max(rate, MinAcceptanceRate)*1.1)+1, 1<<20, max(1, maxSampleValues/dim))
 }
 
 // drawField draws m points from the field's flow given the context vector, in raw units, in
@@ -550,13 +499,7 @@ func (p *FMPEPosterior) String() string {
 	if p.err != nil {
 		return s + ": " + p.err.Error()
 	}
-	p.mu.Lock()
-	proposed, accepted := p.proposed, p.accepted
-	p.mu.Unlock()
-	if proposed > 0 {
-		s += fmt.Sprintf(", %d of %d field draws (%.3g%%) inside the prior's support", accepted, proposed, 100*float64(accepted)/float64(proposed))
-	}
-	return s
+	return s + p.count.describe("field")
 }
 
 // MIMEBundle shows the summary as HTML and text.

@@ -154,13 +154,6 @@ func (e *MNLE) Config() MNLEConfig {
 	return c
 }
 
-// Prior returns the prior.
-func (e *MNLE) Prior() dist.Distribution { return e.prior }
-
-// Trained reports whether the estimator has trained weights: a Train succeeded, or one that
-// stopped (an interrupt, a regularizer's error) kept a finished epoch, or a load.
-func (e *MNLE) Trained() bool { return e.trained }
-
 // Train fits the networks to the pairs (θᵢ, xᵢ), one per row, with the rules of NLE.Train.
 // The discrete columns must hold integers 0 … K−1 (K configured, or learned as one more than
 // the largest value, at most MaxCategories); with LogTransform the continuous columns must be

@@ -92,13 +92,6 @@ func (e *NLE) Config() NLEConfig {
 	return c
 }
 
-// Prior returns the prior.
-func (e *NLE) Prior() dist.Distribution { return e.prior }
-
-// Trained reports whether the estimator has trained weights: a Train succeeded, or one that
-// stopped (an interrupt, a regularizer's error) kept a finished epoch, or a load.
-func (e *NLE) Trained() bool { return e.trained }
-
 // Train fits the flow q(x | θ) to the pairs (θᵢ, xᵢ), one per row, with the rules of NPE.Train:
 // pairs holding NaN or ±Inf are dropped and counted, the standardization of θ and x is learned
 // from the training split, the weights of the epoch with the best validation loss are kept,

@@ -5,12 +5,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"sync"
 
 	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi/dist"
 	"github.com/gosbi/gosbi/sbi/flow"
-	"github.com/gosbi/gosbi/sbi/internal/cancel"
 	"github.com/gosbi/gosbi/sbi/internal/collapse"
 	"github.com/gosbi/gosbi/sbi/internal/safe"
 	"github.com/gosbi/gosbi/sbi/nn"
@@ -127,13 +125,6 @@ func (e *NPE) Config() NPEConfig {
 	c.Embedding = copyEmbedding(c.Embedding) // changes to what it returns must not reach e
 	return c
 }
-
-// Prior returns the prior.
-func (e *NPE) Prior() dist.Distribution { return e.prior }
-
-// Trained reports whether the estimator has trained weights: a Train succeeded, or one that
-// stopped (an interrupt, a regularizer's error) kept a finished epoch, or a load.
-func (e *NPE) Trained() bool { return e.trained }
 
 // Train fits the flow to the pairs (θᵢ, xᵢ), one per row. The standardization of θ and x is
 // learned from the training split; the weights of the epoch with the best validation loss are
@@ -344,8 +335,7 @@ type NPEPosterior struct {
 	ctx []float64
 	err error
 
-	mu                 sync.Mutex
-	proposed, accepted int
+	count acceptance
 }
 
 // Dim is the number of parameters.
@@ -353,14 +343,7 @@ func (p *NPEPosterior) Dim() int { return p.est.prior.Dim() }
 
 // AcceptanceRate is the share of the flow's draws that fell inside the prior's support over
 // all draws so far (1 for an unbounded prior), NaN before the first draw.
-func (p *NPEPosterior) AcceptanceRate() float64 {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.proposed == 0 {
-		return math.NaN()
-	}
-	return float64(p.accepted) / float64(p.proposed)
-}
+func (p *NPEPosterior) AcceptanceRate() float64 { return p.count.rate() }
 
 // LogProb is log q(θ | x) for every row of theta: −Inf outside the prior's support. The density
 // is the flow's, not renormalized for the mass it puts outside the support (divide by
@@ -421,42 +404,15 @@ func (p *NPEPosterior) SampleContext(ctx context.Context, rng *rand.Rand, n int)
 		return nil, err
 	}
 	e := p.est
-	D := e.prior.Dim()
-	out := mat.NewDense(n, D, nil)
-	got, proposed, accepted := 0, 0, 0
-	defer func() {
-		p.mu.Lock()
-		p.proposed += proposed
-		p.accepted += accepted
-		p.mu.Unlock()
-	}()
-	for got < n {
-		if err := cancel.Check(ctx, "NPE posterior sampling"); err != nil {
-			return nil, cancel.Drawn(ctx, err, got, n)
-		}
-		m := roundSize(n-got, proposed, accepted, D)
-		cand, err := e.drawFlow(rng, p.ctx, m)
-		if err != nil {
-			return nil, fmt.Errorf("NPE posterior: %w", err)
-		}
-		for i := 0; i < m; i++ {
-			row := cand.RawRowView(i)
-			if !e.prior.InSupport(row) {
-				continue
-			}
-			accepted++
-			if got < n {
-				copy(out.RawRowView(got), row)
-				got++
-			}
-		}
-		proposed += m
-		if got < n && proposed >= 10000 && float64(accepted) < MinAcceptanceRate*float64(proposed) {
-			return nil, fmt.Errorf("NPE posterior: %w: only %d of %d draws (%.2g%%) fell inside the prior's support, below the %.2g%% at which sampling would stall: %s",
-				ErrLowAcceptance, accepted, proposed, 100*float64(accepted)/float64(proposed), 100*MinAcceptanceRate, e.leakAdvice(p.x))
-		}
+	r := rejection{
+		name:    "NPE posterior",
+		prior:   e.prior,
+		count:   &p.count,
+		round:   roundSize,
+		draw:    func(m int) (*mat.Dense, error) { return e.drawFlow(rng, p.ctx, m) },
+		stalled: func() string { return e.leakAdvice(p.x) },
 	}
-	return out, nil
+	return r.sample(ctx, n)
 }
 
 // leakAdvice says why the flow's mass at x leaks out of the prior's support and what helps:

@@ -199,13 +199,6 @@ func (e *NRE) Config() NREConfig {
 	return c
 }
 
-// Prior returns the prior.
-func (e *NRE) Prior() dist.Distribution { return e.prior }
-
-// Trained reports whether the estimator has trained weights: a Train succeeded, or one that
-// stopped (an interrupt, a regularizer's error) kept a finished epoch, or a load.
-func (e *NRE) Trained() bool { return e.trained }
-
 // Train fits the classifier to the pairs (θᵢ, xᵢ), one per row, with the same rules as
 // NPE.Train (standardization from the training split, early stopping, determinism for a seed,
 // an interrupt keeps the best epoch). cfg.Regularizer sees the joint and marginal logits.
