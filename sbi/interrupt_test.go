@@ -12,6 +12,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/gosbi/gosbi/internal/progresstest"
 	"github.com/gosbi/gosbi/runenv"
 )
 
@@ -49,7 +50,9 @@ func TestInterruptKeepsBestEpoch(t *testing.T) {
 			defer cancel()
 			runenv.SetContext(ctx)
 			defer runenv.SetContext(nil)
-			last := lastProgress(t)
+			// The bar's last message is what a notebook shows of a MustTrain that an interrupt
+			// stopped: its panic comes after the interrupt has ended the cell.
+			last := progresstest.Record(t).Last
 			steps := 0
 			reg := cancelAtStep{cancelAt: 3*stepsPerEpoch + 2, steps: &steps, cancel: cancel}
 			e := mk()
@@ -78,26 +81,6 @@ func TestInterruptKeepsBestEpoch(t *testing.T) {
 				t.Errorf("sampling after the interrupt gave %d rows", s.RawMatrix().Rows)
 			}
 		})
-	}
-}
-
-// lastProgress records the progress events of the test's library calls and returns a function
-// that gives the last one. The bar's last message is what a notebook shows of a MustTrain that
-// an interrupt stopped: its panic comes after the interrupt has ended the cell, so its error
-// is not the cell's.
-func lastProgress(t *testing.T) func() runenv.ProgressEvent {
-	var mu sync.Mutex
-	var last runenv.ProgressEvent
-	runenv.SetProgress(func(ev runenv.ProgressEvent) {
-		mu.Lock()
-		last = ev
-		mu.Unlock()
-	})
-	t.Cleanup(func() { runenv.SetProgress(nil) })
-	return func() runenv.ProgressEvent {
-		mu.Lock()
-		defer mu.Unlock()
-		return last
 	}
 }
 
@@ -132,7 +115,7 @@ func TestInterruptBeforeAnEpoch(t *testing.T) {
 			defer cancel()
 			runenv.SetContext(ctx)
 			defer runenv.SetContext(nil)
-			last := lastProgress(t)
+			last := progresstest.Record(t).Last
 			steps := 0
 			e := mk()
 			var res *TrainResult
@@ -176,7 +159,7 @@ func TestInterruptResumedBeforeAnEpoch(t *testing.T) {
 			defer cancel()
 			runenv.SetContext(ctx)
 			defer runenv.SetContext(nil)
-			last := lastProgress(t)
+			last := progresstest.Record(t).Last
 			steps := 0
 			_, err := e.Train(theta, x, TrainConfig{Epochs: 5, BatchSize: 20, Seed: 1, Select: SelectLoss, Resume: true,
 				Regularizer: cancelAtStep{cancelAt: 1, steps: &steps, cancel: cancel}})
@@ -246,13 +229,7 @@ func TestNonFinitePairs(t *testing.T) {
 	for name, e := range map[string]interface {
 		Train(theta, x *mat.Dense, cfg TrainConfig) (*TrainResult, error)
 	}{"NPE": NewNPE(prior, NPEConfig{Hidden: 8, Transforms: 1}), "NRE": NewNRE(prior, NREConfig{Hidden: []int{8}})} {
-		var mu sync.Mutex
-		var last runenv.ProgressEvent
-		runenv.SetProgress(func(ev runenv.ProgressEvent) {
-			mu.Lock()
-			last = ev
-			mu.Unlock()
-		})
+		rec := progresstest.Record(t)
 		res, err := e.Train(theta, x, TrainConfig{Epochs: 2, Seed: 1})
 		runenv.SetProgress(nil)
 		if err != nil {
@@ -268,7 +245,7 @@ func TestNonFinitePairs(t *testing.T) {
 		if !strings.Contains(res.String(), "\nwarning: 16 of 300") || !strings.Contains(res.MIMEBundle()["text/html"].(string), "warning:") {
 			t.Errorf("%s: String %q or its HTML lacks the warning", name, res.String())
 		}
-		if !last.Finished || !strings.Contains(last.Message, "warning: 16 of 300") {
+		if last := rec.Last(); !last.Finished || !strings.Contains(last.Message, "warning: 16 of 300") {
 			t.Errorf("%s: last progress event %+v: want the warning as its message", name, last)
 		}
 		_, err = e.Train(theta, x, TrainConfig{Epochs: 2, Seed: 1, RefuseNonFinite: true})

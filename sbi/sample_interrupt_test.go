@@ -6,13 +6,12 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"regexp"
-	"sync"
 	"sync/atomic"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/gosbi/gosbi/runenv"
+	"github.com/gosbi/gosbi/internal/progresstest"
 	"github.com/gosbi/gosbi/sbi/dist"
 )
 
@@ -63,16 +62,7 @@ func TestSampleContextInterruptSaysDrawn(t *testing.T) {
 		{"truncated prior", &TruncatedPrior{prior: prior, post: ratio(SamplerConfig{Method: SamplerGrid}), Threshold: -1, floor: 1e-3}, 1, none, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			var mu sync.Mutex
-			var last string
-			runenv.SetProgress(func(ev runenv.ProgressEvent) {
-				if ev.Finished && ev.Label == "mcmc" {
-					mu.Lock()
-					last = ev.Message
-					mu.Unlock()
-				}
-			})
-			defer runenv.SetProgress(nil)
+			rec := progresstest.Record(t)
 			ctx := &cancelledAt{Context: context.Background(), at: c.at}
 			_, err := c.s.SampleContext(ctx, rand.New(rand.NewPCG(3, 4)), n)
 			if !errors.Is(err, context.Canceled) {
@@ -81,7 +71,7 @@ func TestSampleContextInterruptSaysDrawn(t *testing.T) {
 			if !regexp.MustCompile(c.want).MatchString(err.Error()) {
 				t.Errorf("error %q, want it to match %q", err, c.want)
 			}
-			if c.progress != "" && !regexp.MustCompile(c.progress).MatchString(last) {
+			if last := rec.LastFinished("mcmc"); c.progress != "" && !regexp.MustCompile(c.progress).MatchString(last) {
 				t.Errorf("last progress line %q, want it to match %q", last, c.progress)
 			}
 		})

@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/gosbi/gosbi/internal/progresstest"
 	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi/dist"
 )
@@ -113,7 +113,7 @@ func TestSequentialContinue(t *testing.T) {
 					t.Errorf("the interrupted result's table does not say %q:\n%s", want, first)
 				}
 				sim := newCountingCopy(0, nil)
-				evs := recordProgress()
+				rec := progresstest.Record(t)
 				got, err := SequentialContext(context.Background(), est, sim, xo, SequentialConfig{
 					Rounds: c.more, Simulations: 200, ThresholdSamples: 1000, FromScratch: c.fromScratch, Seed: 3,
 					Train:    continueConfig(c.more, c.fromScratch, 0, nil).Train,
@@ -123,7 +123,7 @@ func TestSequentialContinue(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				checkResumedProgress(t, evs.all(), c.before, c.rowsBefore)
+				checkResumedProgress(t, rec.Events(), c.before, c.rowsBefore)
 				if n := sim.rows.Load(); n != c.simulated {
 					t.Errorf("the continued run simulated %d rows, want %d", n, c.simulated)
 				}
@@ -211,29 +211,6 @@ func TestSequentialContinueRefusals(t *testing.T) {
 			}
 		})
 	}
-}
-
-// progressLog records the events sent to the host's progress sink.
-type progressLog struct {
-	mu  sync.Mutex
-	evs []runenv.ProgressEvent
-}
-
-// recordProgress sets the host's progress sink to a new log; runenv.SetProgress(nil) ends it.
-func recordProgress() *progressLog {
-	l := &progressLog{}
-	runenv.SetProgress(func(e runenv.ProgressEvent) {
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		l.evs = append(l.evs, e)
-	})
-	return l
-}
-
-func (l *progressLog) all() []runenv.ProgressEvent {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return append([]runenv.ProgressEvent(nil), l.evs...)
 }
 
 // checkResumedProgress checks the events of a continued Sequential: its rounds, which give no

@@ -5,11 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/gosbi/gosbi/runenv"
+	"github.com/gosbi/gosbi/internal/progresstest"
 	"github.com/gosbi/gosbi/sbi/dist"
 )
 
@@ -119,13 +120,7 @@ func TestSequentialInterruptLastProgress(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			withProcs(1, func() {
-				var got []string
-				runenv.SetProgress(func(ev runenv.ProgressEvent) {
-					if ev.Finished {
-						got = append([]string{ev.Message}, got...) // the outer bar finishes last
-					}
-				})
-				defer runenv.SetProgress(nil)
+				rec := progresstest.Record(t)
 				sim, ctx := newCancelAfter(c.k)
 				if c.k == 0 {
 					sim.cancel()
@@ -140,6 +135,8 @@ func TestSequentialInterruptLastProgress(t *testing.T) {
 				if !errors.Is(err, context.Canceled) {
 					t.Fatalf("error %v, want one wrapping context.Canceled", err)
 				}
+				got := rec.Finished("")
+				slices.Reverse(got) // the outer bar finishes last
 				if len(got) < len(c.want) {
 					t.Fatalf("last messages %q, want %q first", got, c.want)
 				}

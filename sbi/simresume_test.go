@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/gosbi/gosbi/internal/progresstest"
 )
 
 // cancelAfter is batchNoisy, failing (NaN) where θ₀ > 0.9, that cancels its context as its
@@ -196,7 +198,7 @@ func TestSimulateInterruptLastProgress(t *testing.T) {
 		{2, fmt.Sprintf("stopped by interrupt after %d of %d simulations; they are kept in the returned error (*PartialSimulationError: Done, Resume)", 2*ChunkRows, n)},
 	} {
 		withProcs(1, func() {
-			last := lastProgress(t)
+			last := progresstest.Record(t).Last
 			sim, ctx := newCancelAfter(c.k)
 			if c.k == 0 {
 				sim.cancel()

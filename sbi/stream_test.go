@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gosbi/gosbi/internal/progresstest"
 	"github.com/gosbi/gosbi/sbi/dist"
 	"github.com/gosbi/gosbi/sbi/npy"
 	"github.com/gosbi/gosbi/sbi/simstore"
@@ -190,7 +191,7 @@ func TestTrainStreamInterruptAndNonFinite(t *testing.T) {
 	steps = 0
 	cfg.Epochs, cfg.Regularizer = 10, cancelAtStep{cancelAt: 2*perEpoch + 1, steps: &steps, cancel: cancel}
 	e := NewNPE(prior, NPEConfig{Hidden: 8})
-	last := lastProgress(t)
+	last := progresstest.Record(t).Last
 	res, err := e.TrainStreamContext(ctx, train, val, cfg)
 	if !errors.Is(err, context.Canceled) || res == nil || !res.Interrupted || res.Epochs != 2 || !e.Trained() {
 		t.Fatalf("cancelled in epoch 3: error %v, result %v, trained %v; want context.Canceled, 2 epochs, trained", err, res, e.Trained())

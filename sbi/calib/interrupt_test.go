@@ -4,33 +4,13 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
-	"sync"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/gosbi/gosbi/runenv"
+	"github.com/gosbi/gosbi/internal/progresstest"
 	"github.com/gosbi/gosbi/sbi"
 )
-
-// lastMessages records the last message of every finished progress bar, by label.
-func lastMessages(t *testing.T) func(label string) string {
-	var mu sync.Mutex
-	last := map[string]string{}
-	runenv.SetProgress(func(ev runenv.ProgressEvent) {
-		if ev.Finished {
-			mu.Lock()
-			last[ev.Label] = ev.Message
-			mu.Unlock()
-		}
-	})
-	t.Cleanup(func() { runenv.SetProgress(nil) })
-	return func(label string) string {
-		mu.Lock()
-		defer mu.Unlock()
-		return last[label]
-	}
-}
 
 // TestInterruptLastProgress: the last progress message of a calib call stopped by an interrupt
 // says how far it got and that nothing is kept (the call returns only its error, and a cell
@@ -84,7 +64,7 @@ func TestInterruptLastProgress(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			last := lastMessages(t)
+			last := progresstest.Record(t).LastFinished
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			if err := c.run(ctx, cancel); !errors.Is(err, context.Canceled) {

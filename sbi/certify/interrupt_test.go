@@ -10,6 +10,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/gosbi/gosbi/internal/progresstest"
 	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi"
 	"github.com/gosbi/gosbi/sbi/nn"
@@ -50,13 +51,7 @@ func TestInterruptLastProgress(t *testing.T) {
 		{"conformal set", 1200, `stopped by interrupt in the remedy "conformal regions"` + kept},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			var last string
-			runenv.SetProgress(func(ev runenv.ProgressEvent) {
-				if ev.Finished {
-					last = ev.Message
-				}
-			})
-			defer runenv.SetProgress(nil)
+			rec := progresstest.Record(t)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			sim := cancelAfterRows{n: c.rows, done: new(atomic.Int64), cancel: cancel}
@@ -68,7 +63,7 @@ func TestInterruptLastProgress(t *testing.T) {
 			if !errors.Is(err, context.Canceled) {
 				t.Fatalf("error %v, want one wrapping context.Canceled", err)
 			}
-			if last != c.want {
+			if last := rec.LastFinished(""); last != c.want {
 				t.Errorf("last progress message %q, want %q", last, c.want)
 			}
 		})

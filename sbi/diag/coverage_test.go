@@ -5,11 +5,11 @@ import (
 	"errors"
 	"math"
 	"strings"
-	"sync"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/gosbi/gosbi/internal/progresstest"
 	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi"
 )
@@ -243,14 +243,11 @@ func TestCancellationAndProgress(t *testing.T) {
 	m := gaussModel{dim: 2, tau: 1, s: 0.5, width: 1}
 	theta, x := m.simulate(9, 200)
 
-	var mu sync.Mutex
-	var last runenv.ProgressEvent
-	runenv.SetProgress(func(e runenv.ProgressEvent) { mu.Lock(); last = e; mu.Unlock() })
-	defer runenv.SetProgress(nil)
+	rec := progresstest.Record(t)
 	if _, err := RankCoverage(m, theta, x, RankConfig{Samples: 20}); err != nil {
 		t.Fatal(err)
 	}
-	if !last.Finished || last.Done != 200 || last.Total != 200 {
+	if last := rec.Last(); !last.Finished || last.Done != 200 || last.Total != 200 {
 		t.Errorf("last progress event %+v, want finished with 200 of 200", last)
 	}
 

@@ -3,13 +3,12 @@ package diag
 import (
 	"context"
 	"errors"
-	"sync"
 	"sync/atomic"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/gosbi/gosbi/runenv"
+	"github.com/gosbi/gosbi/internal/progresstest"
 	"github.com/gosbi/gosbi/sbi"
 )
 
@@ -77,16 +76,7 @@ func TestInterruptLastProgress(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			var mu sync.Mutex
-			last := map[string]string{}
-			runenv.SetProgress(func(ev runenv.ProgressEvent) {
-				if ev.Finished {
-					mu.Lock()
-					last[ev.Label] = ev.Message
-					mu.Unlock()
-				}
-			})
-			defer runenv.SetProgress(nil)
+			rec := progresstest.Record(t)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			if c.k == 0 {
@@ -96,10 +86,8 @@ func TestInterruptLastProgress(t *testing.T) {
 			if err := c.run(ctx, est); !errors.Is(err, context.Canceled) {
 				t.Fatalf("error %v, want one wrapping context.Canceled", err)
 			}
-			mu.Lock()
-			defer mu.Unlock()
-			if got := last[c.label]; got != c.want {
-				t.Errorf("last message of %q: %q, want %q (all: %q)", c.label, got, c.want, last)
+			if got := rec.LastFinished(c.label); got != c.want {
+				t.Errorf("last message of %q: %q, want %q (all finished: %q)", c.label, got, c.want, rec.Finished(""))
 			}
 		})
 	}

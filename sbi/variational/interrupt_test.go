@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/gosbi/gosbi/internal/progresstest"
 	"github.com/gosbi/gosbi/runenv"
 )
 
@@ -41,13 +42,7 @@ func TestInterruptLastProgress(t *testing.T) {
 		{"after two steps", 3, "stopped by interrupt after 2 of 50 steps; nothing kept"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			var last string
-			runenv.SetProgress(func(ev runenv.ProgressEvent) {
-				if ev.Finished {
-					last = ev.Message
-				}
-			})
-			defer runenv.SetProgress(nil)
+			rec := progresstest.Record(t)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			m := cancelAtCall{at: c.at, calls: new(int), cancel: cancel}
@@ -55,7 +50,7 @@ func TestInterruptLastProgress(t *testing.T) {
 			if !errors.Is(err, context.Canceled) || g != nil {
 				t.Fatalf("TrainContext returned %v, %v; want nil and an error wrapping context.Canceled", g, err)
 			}
-			if last != c.want {
+			if last := rec.LastFinished(""); last != c.want {
 				t.Errorf("last progress message %q, want %q", last, c.want)
 			}
 		})
@@ -73,17 +68,11 @@ func TestTrainContextHonoursCtxAlone(t *testing.T) {
 	if g, err := TrainContext(context.Background(), linGauss{}, cfg); err != nil || g == nil {
 		t.Errorf("TrainContext with a live context after the host's interrupt returned %v, %v; want a trained posterior", g, err)
 	}
-	var last string
-	runenv.SetProgress(func(ev runenv.ProgressEvent) {
-		if ev.Finished {
-			last = ev.Message
-		}
-	})
-	defer runenv.SetProgress(nil)
+	rec := progresstest.Record(t)
 	if g, err := Train(linGauss{}, cfg); !errors.Is(err, context.Canceled) || g != nil {
 		t.Errorf("Train after the host's interrupt returned %v, %v; want nil and an error wrapping context.Canceled", g, err)
 	}
-	if want := "stopped by interrupt before any of 5 steps finished; nothing kept"; last != want {
+	if last, want := rec.LastFinished(""), "stopped by interrupt before any of 5 steps finished; nothing kept"; last != want {
 		t.Errorf("Train's last progress message %q, want %q", last, want)
 	}
 }
