@@ -8,25 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/gosbi/gosbi/internal/diskfull"
 )
-
-var errDiskFull = errors.New("disk full")
-
-// failingWriter passes the first n bytes on and then fails, as a full disk would.
-type failingWriter struct {
-	w io.Writer
-	n int
-}
-
-func (f *failingWriter) Write(p []byte) (int, error) {
-	if len(p) > f.n {
-		k, _ := f.w.Write(p[:f.n])
-		f.n = 0
-		return k, errDiskFull
-	}
-	f.n -= len(p)
-	return f.w.Write(p)
-}
 
 // TestSaveFileFailsMidway saves a second estimator over a saved one with a writer that fails
 // part-way through the weights: the first file must stay complete and loadable, and no
@@ -55,8 +39,8 @@ func TestSaveFileFailsMidway(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, n := range []int{0, 64, full.Len() / 2, full.Len() - 1} {
-		err := saveFile(path, func(w io.Writer) error { return second.Save(&failingWriter{w: w, n: n}) })
-		if !errors.Is(err, errDiskFull) {
+		err := saveFile(path, func(w io.Writer) error { return second.Save(&diskfull.Writer{W: w, Room: n}) })
+		if !errors.Is(err, diskfull.ErrFull) {
 			t.Fatalf("save failing after %d of %d bytes: error %v, want the writer's", n, full.Len(), err)
 		}
 		if got, _ := os.ReadFile(path); !bytes.Equal(got, old) {

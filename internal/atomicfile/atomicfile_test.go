@@ -13,25 +13,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gosbi/gosbi/internal/diskfull"
 )
-
-var errDisk = errors.New("disk full")
-
-// failAfter writes the first n bytes to w and then fails, as a full disk would.
-type failAfter struct {
-	w io.Writer
-	n int
-}
-
-func (f *failAfter) Write(p []byte) (int, error) {
-	if len(p) > f.n {
-		k, _ := f.w.Write(p[:f.n])
-		f.n = 0
-		return k, errDisk
-	}
-	f.n -= len(p)
-	return f.w.Write(p)
-}
 
 // bigContent is more than the 64 KiB buffer of Write, so that part of it reaches the disk.
 func bigContent(b byte) []byte { return bytes.Repeat([]byte{b}, 1<<20) }
@@ -85,10 +69,10 @@ func TestWriteFailsMidway(t *testing.T) {
 	for _, n := range []int{0, 100, 300 << 10} {
 		path, old := writeOld(t)
 		err := Write(path, 0o644, func(w io.Writer) error {
-			_, err := (&failAfter{w: w, n: n}).Write(bigContent('n'))
+			_, err := (&diskfull.Writer{W: w, Room: n}).Write(bigContent('n'))
 			return err
 		})
-		if !errors.Is(err, errDisk) {
+		if !errors.Is(err, diskfull.ErrFull) {
 			t.Fatalf("failing after %d bytes: error %v, want the writer's", n, err)
 		}
 		checkIntact(t, path, old, false)
