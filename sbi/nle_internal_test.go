@@ -107,45 +107,8 @@ func TestLikelihoodLogPost(t *testing.T) {
 // every parameter of NLE and MNLE against central finite differences.
 func TestLikelihoodPenaltyGradient(t *testing.T) {
 	models, _, data, _ := likelihoodEstimators(t)
-	idx := []int{1, 2, 3, 4, 5, 6, 7, 8}
 	for name, m := range models {
-		d := data[name]
-		reg := meanLogPost{lambda: 1, L: 2, shuffled: true}
-		penalty := func(grad bool) float64 {
-			tp := nn.NewTape()
-			tp.NoGrad = !grad
-			rb := &RegBatch{Tape: tp, Rng: rand.New(rand.NewPCG(5, 6))}
-			m.batchLoss(tp, d, idx, rb)
-			p, err := reg.Penalty(rb)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if grad {
-				tp.Backward(p)
-			}
-			return p.Item()
-		}
-		ps := m.params()
-		nn.ZeroGrads(ps)
-		penalty(true)
-		for k, p := range ps {
-			if k%3 != 0 {
-				continue
-			}
-			j := len(p.Data) / 2
-			orig := p.Data[j]
-			const h = 1e-5
-			p.Data[j] = orig + h
-			up := penalty(false)
-			p.Data[j] = orig - h
-			down := penalty(false)
-			p.Data[j] = orig
-			fd := (up - down) / (2 * h)
-			if math.Abs(fd-p.Grad[j]) > 1e-5*math.Max(1, math.Abs(fd)) {
-				t.Errorf("%s: d penalty/d %s[%d] = %v, finite difference %v", name, p.Name, j, p.Grad[j], fd)
-			}
-		}
-		nn.ZeroGrads(ps)
+		checkPenaltyGradient(t, name, m, data[name], meanLogPost{lambda: 1, L: 2, shuffled: true})
 	}
 }
 

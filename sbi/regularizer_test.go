@@ -1,6 +1,7 @@
 package sbi
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -157,50 +158,58 @@ func TestLogPostMatchesLogProbPairs(t *testing.T) {
 // parameter against central finite differences.
 func TestPenaltyGradient(t *testing.T) {
 	models, _, d0 := testEstimators(t)
-	idx := []int{1, 2, 3, 4, 5, 6, 7, 8}
 	for name, m := range models {
 		for _, shuffled := range []bool{false, true} {
-			d := standardized(m, d0)
-			reg := meanLogPost{lambda: 1, L: 2, shuffled: shuffled}
-			penalty := func(grad bool) float64 {
-				tp := nn.NewTape()
-				tp.NoGrad = !grad
-				rb := &RegBatch{Tape: tp, Rng: rand.New(rand.NewPCG(5, 6))}
-				m.batchLoss(tp, d, idx, rb)
-				p, err := reg.Penalty(rb)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if grad {
-					tp.Backward(p)
-				}
-				return p.Item()
-			}
-			ps := m.params()
-			nn.ZeroGrads(ps)
-			penalty(true)
-			for k, p := range ps {
-				if k%3 != 0 { // every third tensor keeps the test fast and covers all layers kinds
-					continue
-				}
-				j := len(p.Data) / 2
-				orig := p.Data[j]
-				const h = 1e-5
-				p.Data[j] = orig + h
-				up := penalty(false)
-				p.Data[j] = orig - h
-				down := penalty(false)
-				p.Data[j] = orig
-				fd := (up - down) / (2 * h)
-				// Central differences have error O(h²·f''') ≈ 1e-9 here; 1e-5 relative leaves room
-				// for rounding of the two penalties (≈1e-16/h).
-				if math.Abs(fd-p.Grad[j]) > 1e-5*math.Max(1, math.Abs(fd)) {
-					t.Errorf("%s (shuffled %v): d penalty/d %s[%d] = %v, finite difference %v", name, shuffled, p.Name, j, p.Grad[j], fd)
-				}
-			}
-			nn.ZeroGrads(ps)
+			what := fmt.Sprintf("%s (shuffled %v)", name, shuffled)
+			checkPenaltyGradient(t, what, m, standardized(m, d0), meanLogPost{lambda: 1, L: 2, shuffled: shuffled})
 		}
 	}
+}
+
+// checkPenaltyGradient compares the gradient that reg's penalty on the pairs 1 to 8 of d sends
+// into m's parameters with central finite differences, at the middle entry of every third
+// parameter tensor (which keeps the test fast and covers all kinds of layers). what names the
+// case in failures.
+func checkPenaltyGradient(t *testing.T, what string, m model, d *trainData, reg Regularizer) {
+	t.Helper()
+	idx := []int{1, 2, 3, 4, 5, 6, 7, 8}
+	penalty := func(grad bool) float64 {
+		tp := nn.NewTape()
+		tp.NoGrad = !grad
+		rb := &RegBatch{Tape: tp, Rng: rand.New(rand.NewPCG(5, 6))}
+		m.batchLoss(tp, d, idx, rb)
+		p, err := reg.Penalty(rb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if grad {
+			tp.Backward(p)
+		}
+		return p.Item()
+	}
+	ps := m.params()
+	nn.ZeroGrads(ps)
+	penalty(true)
+	for k, p := range ps {
+		if k%3 != 0 {
+			continue
+		}
+		j := len(p.Data) / 2
+		orig := p.Data[j]
+		const h = 1e-5
+		p.Data[j] = orig + h
+		up := penalty(false)
+		p.Data[j] = orig - h
+		down := penalty(false)
+		p.Data[j] = orig
+		fd := (up - down) / (2 * h)
+		// Central differences have error O(h²·f''') ≈ 1e-9 here; 1e-5 relative leaves room
+		// for rounding of the two penalties (≈1e-16/h).
+		if math.Abs(fd-p.Grad[j]) > 1e-5*math.Max(1, math.Abs(fd)) {
+			t.Errorf("%s: d penalty/d %s[%d] = %v, finite difference %v", what, p.Name, j, p.Grad[j], fd)
+		}
+	}
+	nn.ZeroGrads(ps)
 }
 
 // TestRegularizerShapesTraining trains an NRE with and without a strong L2 penalty on its
