@@ -13,16 +13,12 @@ import (
 
 	"github.com/gosbi/gosbi/sbi"
 	"github.com/gosbi/gosbi/sbi/diag"
+	"github.com/gosbi/gosbi/sbi/dist"
 )
 
 // normalModel is θ ~ N(0, I), x = θ + N(0, I), whose posterior is N(x/2, I/2); width ≠ 1
 // scales the posterior's standard deviation (0 means 1).
 type normalModel struct{ width float64 }
-
-type normalPost struct {
-	mu []float64
-	sd float64
-}
 
 func (m normalModel) Posterior(x []float64) sbi.Posterior {
 	mu := make([]float64, len(x))
@@ -33,7 +29,11 @@ func (m normalModel) Posterior(x []float64) sbi.Posterior {
 	if w == 0 {
 		w = 1
 	}
-	return normalPost{mu, w * math.Sqrt(0.5)}
+	sd := make([]float64, len(x))
+	for i := range sd {
+		sd[i] = w * math.Sqrt(0.5)
+	}
+	return dist.NewNormal(mu, sd)
 }
 
 // normalPairs draws n pairs of dimension d from the joint of normalModel.
@@ -55,30 +55,6 @@ func (m normalModel) LogProbPairs(theta, x *mat.Dense) []float64 {
 	out := make([]float64, n)
 	for i := range n {
 		out[i] = m.Posterior(x.RawRowView(i)).LogProb(mat.NewDense(1, d, theta.RawRowView(i)))[0]
-	}
-	return out
-}
-
-func (p normalPost) Dim() int { return len(p.mu) }
-
-func (p normalPost) Sample(rng *rand.Rand, n int) *mat.Dense {
-	out := mat.NewDense(n, len(p.mu), nil)
-	for i := range n {
-		for j, mu := range p.mu {
-			out.Set(i, j, mu+p.sd*rng.NormFloat64())
-		}
-	}
-	return out
-}
-
-func (p normalPost) LogProb(theta *mat.Dense) []float64 {
-	n, _ := theta.Dims()
-	out := make([]float64, n)
-	for i := range n {
-		for j, mu := range p.mu {
-			z := (theta.At(i, j) - mu) / p.sd
-			out[i] += -0.5*z*z - math.Log(p.sd*math.Sqrt(2*math.Pi))
-		}
 	}
 	return out
 }

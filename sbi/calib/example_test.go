@@ -9,44 +9,15 @@ import (
 
 	"github.com/gosbi/gosbi/sbi"
 	"github.com/gosbi/gosbi/sbi/calib"
+	"github.com/gosbi/gosbi/sbi/dist"
 )
-
-// normal is an isotropic Gaussian posterior N(mean, sd²I).
-type normal struct {
-	mean []float64
-	sd   float64
-}
-
-func (g normal) Dim() int { return len(g.mean) }
-
-func (g normal) Sample(rng *rand.Rand, n int) *mat.Dense {
-	out := mat.NewDense(n, len(g.mean), nil)
-	for i := range n {
-		for j, m := range g.mean {
-			out.Set(i, j, m+g.sd*rng.NormFloat64())
-		}
-	}
-	return out
-}
-
-func (g normal) LogProb(theta *mat.Dense) []float64 {
-	n, d := theta.Dims()
-	lp := make([]float64, n)
-	for i := range n {
-		for j := range d {
-			z := (theta.At(i, j) - g.mean[j]) / g.sd
-			lp[i] += -0.5*z*z - math.Log(g.sd*math.Sqrt(2*math.Pi))
-		}
-	}
-	return lp
-}
 
 // overconfident is q(θ|x) = N(x/2, 0.35²) for the model θ ~ N(0, 1), x | θ ~ N(θ, 1), whose
 // posterior is N(x/2, 0.5).
 type overconfident struct{}
 
 func (overconfident) Posterior(x []float64) sbi.Posterior {
-	return normal{mean: []float64{x[0] / 2}, sd: 0.35}
+	return dist.NewNormal([]float64{x[0] / 2}, []float64{0.35})
 }
 
 func (q overconfident) LogProbPairs(theta, x *mat.Dense) []float64 {
@@ -70,7 +41,7 @@ func simulate(rng *rand.Rand, theta *mat.Dense) *mat.Dense {
 // NewConformal turns an over-confident estimator's densities into regions with 90% coverage.
 func ExampleNewConformal() {
 	rng := rand.New(rand.NewPCG(1, 2))
-	prior := normal{mean: []float64{0}, sd: 1}
+	prior := dist.NewStandardNormal(1)
 	theta := prior.Sample(rng, 5000)
 	c, err := calib.NewConformal(overconfident{}, theta, simulate(rng, theta), 0.1)
 	if err != nil {
@@ -113,7 +84,7 @@ func (regional) Posterior(x []float64) sbi.Posterior {
 	if x[0] > 0 {
 		sd /= 2
 	}
-	return normal{mean: []float64{x[1] / 2}, sd: sd}
+	return dist.NewNormal([]float64{x[1] / 2}, []float64{sd})
 }
 
 func (q regional) LogProbPairs(theta, x *mat.Dense) []float64 {
@@ -164,7 +135,7 @@ func ExampleNewGroupConformal() {
 // the average over calibration sets, and the range one calibration set's coverage falls in.
 func ExampleConformal_MeasureCoverage() {
 	rng := rand.New(rand.NewPCG(3, 4))
-	prior := normal{mean: []float64{0}, sd: 1}
+	prior := dist.NewStandardNormal(1)
 	theta := prior.Sample(rng, 500)
 	c, err := calib.NewConformal(overconfident{}, theta, simulate(rng, theta), 0.1)
 	if err != nil {
