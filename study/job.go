@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -234,6 +235,43 @@ func Current() (*Job, error) {
 	j := s.newJob(i, out, os.Stderr)
 	j.persist = true
 	return j, nil
+}
+
+// RunCurrent runs the current job (see Current) with the function that stages gives for the
+// job's stage: the main function of a script that serves several stages of a study is
+//
+//	if err := study.RunCurrent(map[string]study.Func{"train": train, "summary": summary}); err != nil {
+//		panic(err)
+//	}
+//
+// It returns Current's error, an error naming the stages it has when the job's stage is not
+// among them, or the function's error.
+func RunCurrent(stages map[string]Func) error {
+	j, err := Current()
+	if err != nil {
+		return err
+	}
+	f, ok := stages[j.Stage]
+	if !ok {
+		names := make([]string, 0, len(stages))
+		for name := range stages {
+			names = append(names, strconv.Quote(name))
+		}
+		sort.Strings(names)
+		return fmt.Errorf("study: job %d is of stage %q, which this script does not run: it has a function for %s; give the stage one, or give it another script in the spec", j.Index, j.Stage, joinOr(names))
+	}
+	return f(j)
+}
+
+// joinOr lists names as "a", "a or b", "a, b or c"; "no stage" when there is none.
+func joinOr(names []string) string {
+	switch len(names) {
+	case 0:
+		return "no stage"
+	case 1:
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 const (

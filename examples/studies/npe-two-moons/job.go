@@ -10,7 +10,6 @@
 package main
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 
@@ -21,19 +20,7 @@ import (
 )
 
 func main() {
-	j, err := study.Current()
-	if err != nil {
-		panic(err)
-	}
-	switch j.Stage {
-	case "train":
-		err = train(j)
-	case "summary":
-		err = summary(j)
-	default:
-		err = fmt.Errorf("no stage %q in this script", j.Stage)
-	}
-	if err != nil {
+	if err := study.RunCurrent(map[string]study.Func{"train": train, "summary": summary}); err != nil {
 		panic(err)
 	}
 }
