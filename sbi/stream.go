@@ -326,30 +326,11 @@ func (b *streamBatch) load(c *estimator, theta, x *mat.Dense) int {
 func (c *estimator) fitStream(ctx context.Context, res *TrainResult, m model, train, val simstore.Source, cfg TrainConfig, rng *rand.Rand) error {
 	start := time.Now()
 	res.Select = cfg.Select
-	if cfg.Regularizer != nil {
-		res.RegName = cfg.Regularizer.Name()
-	}
 	ps := m.params()
-	var opt *nn.Adam
-	if cfg.WeightDecay > 0 {
-		opt = nn.NewAdamW(ps, cfg.LearningRate, cfg.WeightDecay)
-	} else {
-		opt = nn.NewAdam(ps, cfg.LearningRate)
-	}
-	best := snapshot(ps, nil)
-	res.BestLoss = math.Inf(1)
-	progress := NewProgress("train "+c.label, cfg.Epochs)
+	opt, best, progress := startFit(res, ps, c.label, cfg, val != nil)
 	defer progress.Finish()
-	if val != nil && cfg.Patience < cfg.Epochs {
-		progress.estimate(runenv.EstimateAtMost) // the time left is a bound
-	}
-	trained := c.trained // the weights an interrupt before the first epoch keeps (see fit)
-	defer func() {
-		res.Duration = time.Since(start)
-		if msg := lastMessage(ctx, res, trained); msg != "" {
-			progress.Set(res.Epochs, msg)
-		}
-	}()
+	// c.trained: the weights an interrupt before the first epoch keeps (see fit)
+	defer endFit(ctx, res, c.trained, start, progress)
 	tp := nn.NewTape()
 	var b streamBatch
 	fail := func(err error) error {

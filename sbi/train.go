@@ -452,29 +452,10 @@ func fit(ctx context.Context, res *TrainResult, m model, d *trainData, train, va
 	start := time.Now()
 	label := res.Estimator
 	res.TrainRows, res.ValRows, res.Select = len(train), len(val), cfg.Select
-	if cfg.Regularizer != nil {
-		res.RegName = cfg.Regularizer.Name()
-	}
 	ps := m.params()
-	var opt *nn.Adam
-	if cfg.WeightDecay > 0 {
-		opt = nn.NewAdamW(ps, cfg.LearningRate, cfg.WeightDecay)
-	} else {
-		opt = nn.NewAdam(ps, cfg.LearningRate)
-	}
-	best := snapshot(ps, nil)
-	res.BestLoss = math.Inf(1)
-	progress := NewProgress("train "+label, cfg.Epochs)
+	opt, best, progress := startFit(res, ps, label, cfg, len(val) > 0)
 	defer progress.Finish()
-	if len(val) > 0 && cfg.Patience < cfg.Epochs {
-		progress.estimate(runenv.EstimateAtMost) // the time left is a bound
-	}
-	defer func() {
-		res.Duration = time.Since(start)
-		if msg := lastMessage(ctx, res, trained); msg != "" {
-			progress.Set(res.Epochs, msg)
-		}
-	}()
+	defer endFit(ctx, res, trained, start, progress)
 	tp := nn.NewTape()
 	order := append([]int(nil), train...)
 	sinceBest := 0
@@ -569,6 +550,37 @@ func fit(ctx context.Context, res *TrainResult, m model, d *trainData, train, va
 		return fmt.Errorf("train %s: %w: no epoch reached a finite loss: lower the learning rate or check the simulations", label, ErrDiverged)
 	}
 	return nil
+}
+
+// startFit sets up a training loop (fit, fitStream) of the estimator named label: it names
+// the regularizer in res and sets no best loss yet, and returns the optimizer over ps (AdamW
+// when cfg has weight decay, Adam otherwise), the weights of ps as the best so far, and the
+// epochs' progress bar, whose time left is a bound when validation can stop the training early.
+func startFit(res *TrainResult, ps []*nn.Param, label string, cfg TrainConfig, validates bool) (*nn.Adam, [][]float64, *Progress) {
+	if cfg.Regularizer != nil {
+		res.RegName = cfg.Regularizer.Name()
+	}
+	var opt *nn.Adam
+	if cfg.WeightDecay > 0 {
+		opt = nn.NewAdamW(ps, cfg.LearningRate, cfg.WeightDecay)
+	} else {
+		opt = nn.NewAdam(ps, cfg.LearningRate)
+	}
+	res.BestLoss = math.Inf(1)
+	progress := NewProgress("train "+label, cfg.Epochs)
+	if validates && cfg.Patience < cfg.Epochs {
+		progress.estimate(runenv.EstimateAtMost) // the time left is a bound
+	}
+	return opt, snapshot(ps, nil), progress
+}
+
+// endFit ends a training loop that started at start: it records the duration in res and
+// shows on the progress bar what the training ended with (see lastMessage).
+func endFit(ctx context.Context, res *TrainResult, trained bool, start time.Time, progress *Progress) {
+	res.Duration = time.Since(start)
+	if msg := lastMessage(ctx, res, trained); msg != "" {
+		progress.Set(res.Epochs, msg)
+	}
 }
 
 // lastMessage is the last message of a training's progress bar, or "": where an interrupt

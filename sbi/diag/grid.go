@@ -80,19 +80,11 @@ func GridCoverageContext(ctx context.Context, est sbi.Amortized, theta, x *mat.D
 	if err := checkLevels(cfg.Levels); err != nil {
 		return nil, err
 	}
-	if theta == nil {
-		return nil, fmt.Errorf("diag: %s needs test parameters, got nil", label)
-	}
-	_, dim := theta.Dims()
-	grid, err := boxGrid(cfg.Lower, cfg.Upper, cfg.Points, dim)
+	grid, theta, x, dropped, err := gridPairs(label, est, theta, x, cfg)
 	if err != nil {
 		return nil, err
 	}
-	theta, x, dropped, err := checkPairs(label, est, theta, x)
-	if err != nil {
-		return nil, err
-	}
-	n, _ := theta.Dims()
+	n, dim := theta.Dims()
 	ranks := make([]float64, n)
 	err = forEachPair(ctx, label, "test pairs", n, cfg.Workers, func(i int) error {
 		post := est.Posterior(rowCopy(x, i))
@@ -160,6 +152,20 @@ func gridRank(lp []float64, lpStar float64) ([2]float64, error) {
 		}
 	}
 	return [2]float64{below / total, equal / total}, nil
+}
+
+// gridPairs checks the test pairs of a grid diagnostic named label: it returns the grid of
+// cfg's box in the dimension of theta and the pairs checkPairs keeps, with how many it dropped.
+func gridPairs(label string, est sbi.Amortized, theta, x *mat.Dense, cfg GridConfig) (grid, th, xx *mat.Dense, dropped int, err error) {
+	if theta == nil {
+		return nil, nil, nil, 0, fmt.Errorf("diag: %s needs test parameters, got nil", label)
+	}
+	_, dim := theta.Dims()
+	if grid, err = boxGrid(cfg.Lower, cfg.Upper, cfg.Points, dim); err != nil {
+		return nil, nil, nil, 0, err
+	}
+	th, xx, dropped, err = checkPairs(label, est, theta, x)
+	return grid, th, xx, dropped, err
 }
 
 // boxGrid returns the Points^dim cell centres of the box as rows, the first dimension varying

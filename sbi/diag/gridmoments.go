@@ -60,19 +60,11 @@ func GridBiasVarianceContext(ctx context.Context, est sbi.Amortized, theta, x *m
 	if cfg.Points == 0 {
 		cfg.Points = 90
 	}
-	if theta == nil {
-		return nil, fmt.Errorf("diag: %s needs test parameters, got nil", label)
-	}
-	_, dim := theta.Dims()
-	grid, err := boxGrid(cfg.Lower, cfg.Upper, cfg.Points, dim)
+	grid, theta, x, dropped, err := gridPairs(label, est, theta, x, cfg)
 	if err != nil {
 		return nil, err
 	}
-	theta, x, dropped, err := checkPairs(label, est, theta, x)
-	if err != nil {
-		return nil, err
-	}
-	n, _ := theta.Dims()
+	n, dim := theta.Dims()
 	sqErr, vars := make([]float64, n*dim), make([]float64, n*dim) // per pair and parameter
 	err = forEachPair(ctx, label, "test pairs", n, cfg.Workers, func(i int) error {
 		lp := est.Posterior(rowCopy(x, i)).LogProb(grid)
