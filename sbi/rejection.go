@@ -11,8 +11,9 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// acceptance counts the draws of a posterior's rejection sampler (NPE's flow, FMPE's field)
-// and those of them that fell inside the prior's support, over all its calls. It is safe for
+// acceptance counts the draws of a rejection sampler and those of them it kept, over all its
+// calls: the draws of NPE's flow or FMPE's field inside the prior's support, the prior's draws
+// inside a TruncatedPrior's region. It is safe for
 // concurrent use.
 type acceptance struct {
 	mu                 sync.Mutex
@@ -27,7 +28,7 @@ func (a *acceptance) add(proposed, accepted int) {
 	a.mu.Unlock()
 }
 
-// rate is the share of the draws inside the support, NaN before the first draw.
+// rate is the share of the draws kept, NaN before the first draw.
 func (a *acceptance) rate() float64 {
 	a.mu.Lock()
 	defer a.mu.Unlock()

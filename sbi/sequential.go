@@ -9,7 +9,6 @@ import (
 	"reflect"
 	"sort"
 	"strings"
-	"sync"
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -683,8 +682,7 @@ type TruncatedPrior struct {
 	Threshold, Epsilon float64
 	floor              float64 // MinAcceptance
 
-	mu                 sync.Mutex
-	proposed, accepted int
+	count acceptance // the prior's draws and those inside the region
 }
 
 // newTruncatedPrior sets the threshold of post's region at 1 − cfg.Epsilon from
@@ -755,14 +753,7 @@ func (t *TruncatedPrior) LogProb(theta *mat.Dense) []float64 {
 
 // Acceptance is the share of prior draws that fell inside the region over all draws so far,
 // NaN before the first.
-func (t *TruncatedPrior) Acceptance() float64 {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.proposed == 0 {
-		return math.NaN()
-	}
-	return float64(t.accepted) / float64(t.proposed)
-}
+func (t *TruncatedPrior) Acceptance() float64 { return t.count.rate() }
 
 // Sample draws n parameter vectors from the truncated prior, stopped by the host's context;
 // it panics with SampleContext's error (the shorthand of the package's naming rule).
@@ -781,12 +772,7 @@ func (t *TruncatedPrior) SampleContext(ctx context.Context, rng *rand.Rand, n in
 	}
 	out := mat.NewDense(n, t.Dim(), nil)
 	got, proposed, accepted := 0, 0, 0
-	defer func() {
-		t.mu.Lock()
-		t.proposed += proposed
-		t.accepted += accepted
-		t.mu.Unlock()
-	}()
+	defer func() { t.count.add(proposed, accepted) }()
 	for got < n {
 		if err := cancel.Check(ctx, "sampling the truncated prior"); err != nil {
 			return nil, cancel.Drawn(ctx, err, got, n)
