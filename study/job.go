@@ -9,8 +9,9 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
-	"strings"
 	"sync"
+
+	"github.com/gosbi/gosbi/internal/text"
 )
 
 // Func is the work of one job: it reads its parameters and inputs from j, writes files under
@@ -258,20 +259,13 @@ func RunCurrent(stages map[string]Func) error {
 			names = append(names, strconv.Quote(name))
 		}
 		sort.Strings(names)
-		return fmt.Errorf("study: job %d is of stage %q, which this script does not run: it has a function for %s; give the stage one, or give it another script in the spec", j.Index, j.Stage, joinOr(names))
+		have := "no stage"
+		if len(names) > 0 {
+			have = text.List(names, "or")
+		}
+		return fmt.Errorf("study: job %d is of stage %q, which this script does not run: it has a function for %s; give the stage one, or give it another script in the spec", j.Index, j.Stage, have)
 	}
 	return f(j)
-}
-
-// joinOr lists names as "a", "a or b", "a, b or c"; "no stage" when there is none.
-func joinOr(names []string) string {
-	switch len(names) {
-	case 0:
-		return "no stage"
-	case 1:
-		return names[0]
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 const (

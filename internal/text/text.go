@@ -1,10 +1,13 @@
-// Package text words counts and percentages in the sentences of messages and verdicts:
-// "1 value" but "2 values", "99.9%" but never "100%" for a level short of 1. It is shared by
+// Package text words counts, percentages and lists in the sentences of messages and verdicts:
+// "1 value" but "2 values", "99.9%" but never "100%" for a level short of 1, "a, b or c". It is shared by
 // the libraries (sbi, sbi/diag, sbi/certify, viz, study) and the interpreter's explanations of
 // compiler errors, so that every count and every confidence level reads the same way.
 package text
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+)
 
 // Plural returns one when n is 1, else many: the word for a count of n, for nouns whose
 // plural is not the singular with an s ("directory", "directories").
@@ -31,4 +34,13 @@ func Percent(p float64) string {
 		s = strconv.FormatFloat(v, 'g', digits, 64)
 	}
 	return s + "%"
+}
+
+// List joins items as a sentence lists them, with conj ("and", "or") before the last:
+// "a", "a or b", "a, b or c"; "" for none.
+func List(items []string, conj string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " " + conj + " " + items[len(items)-1]
 }

@@ -54,3 +54,20 @@ func TestPercent(t *testing.T) {
 		}
 	}
 }
+
+func TestList(t *testing.T) {
+	for _, c := range []struct {
+		items []string
+		conj  string
+		want  string
+	}{
+		{nil, "or", ""},
+		{[]string{"a"}, "or", "a"},
+		{[]string{"a", "b"}, "or", "a or b"},
+		{[]string{"a", "b", "c"}, "and", "a, b and c"},
+	} {
+		if got := List(c.items, c.conj); got != c.want {
+			t.Errorf("List(%q, %q) = %q, want %q", c.items, c.conj, got, c.want)
+		}
+	}
+}

@@ -300,27 +300,13 @@ func (r *ECDFResult) Verdict() string {
 		bad = append(bad, fmt.Sprintf("θ%d (%s; %d of %d points outside)", d+1, shape, len(idx), len(r.Z)))
 	}
 	if len(bad) > 0 {
-		return fmt.Sprintf("not uniform: %s, outside the simultaneous %s band (%d pairs)", joinList(bad), text.Percent(r.Confidence), r.N)
+		return fmt.Sprintf("not uniform: %s, outside the simultaneous %s band (%d pairs)", text.List(bad, "and"), text.Percent(r.Confidence), r.N)
 	}
 	if w := halfWidth(r.Z, r.Lower, r.Upper); w > MaxBandHalfWidth {
 		return fmt.Sprintf("inconclusive: with %d pairs the simultaneous %s band is ±%.2f at the median rank, so departures from uniform ranks of that size go unnoticed; use about %d pairs (the band narrows as 1/√pairs)",
 			r.N, text.Percent(r.Confidence), w, int(math.Ceil(float64(r.N)*(w/MaxBandHalfWidth)*(w/MaxBandHalfWidth))))
 	}
 	return fmt.Sprintf("consistent with uniform ranks: every parameter's ECDF stays in the simultaneous %s band (%d pairs)", text.Percent(r.Confidence), r.N)
-}
-
-func joinList(s []string) string {
-	switch len(s) {
-	case 0:
-		return ""
-	case 1:
-		return s[0]
-	}
-	out := s[0]
-	for _, v := range s[1 : len(s)-1] {
-		out += ", " + v
-	}
-	return out + " and " + s[len(s)-1]
 }
 
 // String is the verdict.

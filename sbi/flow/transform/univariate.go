@@ -3,10 +3,11 @@ package transform
 import (
 	"fmt"
 	"sort"
-	"strings"
 	"sync"
 
 	"github.com/gosbi/gosbi/sbi/nn"
+
+	"github.com/gosbi/gosbi/internal/text"
 )
 
 // Univariate is an elementwise bijection of a normalizing flow, y = τ(x; u), applied to every
@@ -121,8 +122,5 @@ func quotedList(names []string) string {
 	for i, n := range names {
 		q[i] = fmt.Sprintf("%q", n)
 	}
-	if len(q) < 2 {
-		return strings.Join(q, "")
-	}
-	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
+	return text.List(q, "or")
 }
