@@ -48,8 +48,12 @@ func (e *MNLE) String() string {
 // MIMEBundle shows the summary as HTML and text.
 func (e *MNLE) MIMEBundle() map[string]any { return summaryBundle(e.label, e.String()) }
 
-// state says the dimensions and whether the estimator is trained.
+// state says the dimensions and whether the estimator is trained, and why it cannot be when
+// its configuration is invalid (which Train reports only when called).
 func (c *estimator) state() string {
+	if c.cfgErr != nil {
+		return fmt.Sprintf("%d parameters, not trained; its configuration is invalid, so Train will refuse: %v", c.prior.Dim(), c.cfgErr)
+	}
 	if !c.trained {
 		return fmt.Sprintf("%d parameters, not trained", c.prior.Dim())
 	}

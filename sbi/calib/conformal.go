@@ -217,6 +217,11 @@ type Region struct {
 	Threshold float64
 }
 
+// String says what the region is: its threshold and the posterior it is a level set of.
+func (r *Region) String() string {
+	return fmt.Sprintf("region {θ : −log q(θ) ≤ %.4g} of q = %v", r.Threshold, r.Posterior)
+}
+
 // Contains reports for every row of theta whether it lies in the region. A θ at which the
 // posterior's log density is NaN is neither in nor out of the region: Contains, having no error
 // result, panics with an error value naming it (as Conformal.Contains does) rather than call it

@@ -623,11 +623,8 @@ type LC2STResult struct {
 // the wrong length or holds NaN or ±Inf, the posterior cannot be sampled or gives a draw that
 // holds NaN or ±Inf, or a classifier's statistic is NaN.
 func (l *LC2ST) Test(xo []float64) (*LC2STResult, error) {
-	if len(xo) != l.dx {
-		return nil, fmt.Errorf("diag: L-C2ST: the observation has %d values, the calibration simulations %d", len(xo), l.dx)
-	}
-	if !pairs.AllFinite(xo) {
-		return nil, fmt.Errorf("diag: L-C2ST: the observation holds NaN or infinite values: %v", xo)
+	if err := checkLC2STObservation(xo, l.dx); err != nil {
+		return nil, err
 	}
 	rng := rand.New(rand.NewPCG(l.cfg.Seed, 0x65766c))
 	var eval *mat.Dense
@@ -820,6 +817,18 @@ func quantileOf(v []float64, p float64) float64 {
 	return quantile.Sorted(s, p)
 }
 
+// checkLC2STObservation returns an error unless xo holds dx finite values, as the calibration
+// simulations do.
+func checkLC2STObservation(xo []float64, dx int) error {
+	if len(xo) != dx {
+		return fmt.Errorf("diag: L-C2ST: the observation has %d values, expected %d like each calibration simulation (a row of x)", len(xo), dx)
+	}
+	if !pairs.AllFinite(xo) {
+		return fmt.Errorf("diag: L-C2ST: the observation holds NaN or infinite values (%v); expected finite values, as L-C2ST tests the posterior at a real observation", xo)
+	}
+	return nil
+}
+
 // LocalC2ST trains L-C2ST on the calibration pairs and tests it at xo: NewLC2ST then Test.
 // Keep the LC2ST of NewLC2ST to test several observations with one training.
 func LocalC2ST(est sbi.Amortized, theta, x *mat.Dense, xo []float64, cfg LC2STConfig) (*LC2STResult, error) {
@@ -828,6 +837,14 @@ func LocalC2ST(est sbi.Amortized, theta, x *mat.Dense, xo []float64, cfg LC2STCo
 
 // LocalC2STContext is LocalC2ST cancelled by ctx alone (the host's context is not read).
 func LocalC2STContext(ctx context.Context, est sbi.Amortized, theta, x *mat.Dense, xo []float64, cfg LC2STConfig) (*LC2STResult, error) {
+	if x != nil {
+		if _, dx := x.Dims(); dx > 0 {
+			// before the training, which an observation it cannot test would waste
+			if err := checkLC2STObservation(xo, dx); err != nil {
+				return nil, err
+			}
+		}
+	}
 	l, err := NewLC2STContext(ctx, est, theta, x, cfg)
 	if err != nil {
 		return nil, err
