@@ -234,6 +234,18 @@ func _gosbiFmtPtr[_gosbiE any](p *_gosbiE) any {
 	return p
 }
 
+// _gosbiFmtVal is the operand of fmt's print functions that the rewrite wrap-fmt-args makes of
+// a value whose type the cell does not show, in a session where a method String or Error has a
+// pointer receiver: a pointer as _gosbiFmtArg makes it (a pointer's method set has the methods
+// of both receivers), and any other value as it is (the interpreter would find a method of *T
+// for a value of type T, which Go does not).
+func _gosbiFmtVal[_gosbiX any](x _gosbiX) any {
+	if _gosbibuiltin.PointsToPointer(&x) {
+		return _gosbiFmtArg(x)
+	}
+	return x
+}
+
 // _gosbiAnyOK is x.(any) in its comma-ok form, which the rewrite assert-any makes: every
 // value but nil is an any.
 func _gosbiAnyOK(x any) (any, bool) { return _gosbibuiltin.AnyOK(x) }
@@ -296,6 +308,7 @@ var builtinSymbols = yaegi.Exports{
 		"Unwrap":  reflect.ValueOf(unwrap),
 
 		"PointsToInterface": reflect.ValueOf(pointsToInterface),
+		"PointsToPointer":   reflect.ValueOf(pointsToPointer),
 		"HeldByInterface":   reflect.ValueOf(heldByInterface),
 		"HeldMessage":       reflect.ValueOf(heldMessage),
 		"AnyOK":             reflect.ValueOf(anyOK),
@@ -347,6 +360,13 @@ func unwrap(x any) any {
 func pointsToInterface(p any) bool {
 	t := reflect.TypeOf(p)
 	return t != nil && t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Interface
+}
+
+// pointsToPointer reports whether p is a pointer to a variable of a pointer type, for
+// _gosbiFmtVal.
+func pointsToPointer(p any) bool {
+	t := reflect.TypeOf(p)
+	return t != nil && t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Pointer
 }
 
 // heldByInterface reports whether x is the interpreter's wrapper of a cell's value for a
