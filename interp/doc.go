@@ -99,8 +99,12 @@
 // receiver, as in Go, but also one of a type that embeds a field or mixes receivers, String on T
 // and Error on *T, where Go calls String); a value whose type the cell does not show (one that the
 // rewrite cannot type from the cell's source and the session's declarations) prints by its methods
-// if it is a pointer to a type with pointer receivers, and by its fields otherwise. The cell's
-// result shows a value of type T by a method of *T (S{} shows what (*S).String returns).
+// if it is a pointer to a type with pointer receivers, and by its fields otherwise; so does a
+// value held by an interface type of the session (var sh Shape = Sq{2}), which prints by its
+// fields when it is a pointer too. The cell's result shows a value of type T by a method of *T
+// (S{} shows what (*S).String returns). A nil pointer prints as <nil>, where Go calls its method
+// (which may handle a nil receiver). fmt does not call a cell type's Format: a value prints by
+// its String or Error, or by its fields where it has neither, where Go calls Format.
 // Everywhere, fmt prints by the fields where Go calls the method: a value passed with a format
 // that is not a string literal (a variable, "%v"+"\n") or has an explicit argument index (%[1]v),
 // a value whose verb is %#v (Go calls GoString) or an invalid one, an extra operand, a pointer to

@@ -9,21 +9,38 @@ import (
 
 // The compiled counterparts of the pointer-receiver types of TestFmtCommonPatterns.
 type (
-	fmtS struct{ items []int }
-	fmtQ struct{ code int }
+	fmtS     struct{ items []int }
+	fmtQ     struct{ code int }
+	fmtC     struct{ n int }
+	fmtSq    struct{ side int }
+	fmtShape interface{ Area() int }
 )
 
-func (s *fmtS) String() string { return fmt.Sprint("stack of ", len(s.items)) }
-func (q *fmtQ) Error() string  { return fmt.Sprint("code ", q.code) }
+func (s *fmtS) String() string  { return fmt.Sprint("stack of ", len(s.items)) }
+func (q *fmtQ) Error() string   { return fmt.Sprint("code ", q.code) }
+func (c *fmtC) String() string  { c.n++; return fmt.Sprint("calls ", c.n) }
+func (q *fmtSq) String() string { return "square" }
+func (q fmtSq) Area() int       { return q.side * q.side }
+
+// fmtCalls prints a *fmtC twice and then its count, as the cell "String changes its
+// receiver" does.
+func fmtCalls() string {
+	c := &fmtC{}
+	return fmt.Sprintln(c) + fmt.Sprintln(c) + fmt.Sprintln(c.n)
+}
 
 // fmtPatternTypes declares the cell types of TestFmtCommonPatterns: T and E with methods on a
-// value receiver, S and Q on a pointer receiver (fields that differ, for check-type-identity).
+// value receiver, S, Q, C and Sq on a pointer receiver (fields that differ, for
+// check-type-identity), and Shape, an interface that a value of Sq implements.
 const fmtPatternTypes = "import \"fmt\"\n" +
 	"type T struct{ a int }\nfunc (T) String() string { return \"hi\" }\n" +
 	"type E struct{}\nfunc (E) Error() string { return \"boom\" }\n" +
 	"type S struct{ items []int }\nfunc (s *S) String() string { return fmt.Sprint(\"stack of \", len(s.items)) }\n" +
 	"type Q struct{ code int }\nfunc (q *Q) Error() string { return fmt.Sprint(\"code \", q.code) }\n" +
-	"type W struct{ X T; P *S }\n"
+	"type W struct{ X T; P *S }\n" +
+	"type C struct{ n int }\nfunc (c *C) String() string { c.n++; return fmt.Sprint(\"calls \", c.n) }\n" +
+	"type Sq struct{ side int }\nfunc (q *Sq) String() string { return \"square\" }\nfunc (q Sq) Area() int { return q.side * q.side }\n" +
+	"type Shape interface{ Area() int }\n"
 
 type fmtPattern struct{ name, code, want string }
 
@@ -58,6 +75,16 @@ func fmtPatterns() []fmtPattern {
 		{"Printf %d T", "fmt.Printf(\"%d\\n\", T{1})", fmt.Sprintf("%d\n", fmtT{1})},
 		{"Printf %v E var", "e := E{}\nfmt.Printf(\"%v\\n\", e)", fmt.Sprintf("%v\n", fmtE{})},
 		{"Errorf %v *Q var", "q := &Q{3}\nfmt.Print(fmt.Errorf(\"e: %v\", q))", fmt.Sprint(fmt.Errorf("e: %v", &fmtQ{3}))},
+		{"String changes its receiver", "c := &C{}\nfmt.Println(c)\nfmt.Println(c)\nfmt.Println(c.n)", fmtCalls()},
+		{"&v, String changes v", "var c C\nfmt.Println(&c)\nfmt.Println(c.n)", func() string {
+			var c fmtC
+			return fmt.Sprintln(&c) + fmt.Sprintln(c.n)
+		}()},
+		{"&p of a pointer variable", "s := &S{}\nx := fmt.Sprint(&s)\nfmt.Println(x[:2] == \"0x\")", fmt.Sprintln(fmt.Sprint(new(*fmtS))[:2] == "0x")},
+		{"session interface holding a value", "var sh Shape = Sq{2}\nfmt.Println(sh)", fmt.Sprintln(fmtShape(fmtSq{2}))},
+		{"session interface, Printf %v", "var sh Shape = Sq{2}\nfmt.Printf(\"%v\\n\", sh)", fmt.Sprintf("%v\n", fmtShape(fmtSq{2}))},
+		{"session interface parameter", "func area(sh Shape) { fmt.Println(sh) }\narea(Sq{3})", fmt.Sprintln(fmtShape(fmtSq{3}))},
+		{"session interface in a slice", "shs := []Shape{Sq{2}}\nfmt.Println(shs[0])\nfor i := range shs {\n\tfmt.Println(shs[i])\n}", fmt.Sprintln(fmtSq{2}) + fmt.Sprintln(fmtSq{2})},
 	}
 }
 

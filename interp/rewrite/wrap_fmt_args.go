@@ -47,7 +47,10 @@ import (
 // a type whose methods Format, Error and String all have a value receiver, and that embeds no
 // field, through FmtArgName; a value of another type of the session goes bare, which prints it
 // by its fields as Go does for a type whose methods have a pointer receiver; and an operand
-// whose type the unit does not show goes through FmtValName, which wraps a pointer and leaves
+// whose type the unit does not show, or of an interface type of the session (the interpreter
+// would find a method of *T for the T it holds, and an interface type argument of the helper
+// fails where it is instantiated twice in a cell), goes through FmtValName, which wraps a
+// pointer and leaves
 // any other value. The operands of Errorf's %w are always wrapped (a value whose Error has a
 // pointer receiver, which vet rejects as an operand of %w, is wrapped where Go writes %!w). In
 // any session it does not help a value held in a variable of type any or returned by a lone
@@ -120,9 +123,11 @@ var wrapFmtArgs = Pass{
 // through.
 const FmtArgName = "_gosbiFmtArg"
 
-// FmtPtrName is the session's generic function that wrap-fmt-args passes an operand &v of the
-// print functions through (not Errorf's): it returns v as FmtArgName does when v has a method
-// Error or String, and the pointer otherwise.
+// FmtPtrName is the session's generic function that wrap-fmt-args passes a pointer to a value
+// of a session type among the operands of the print functions through (not Errorf's): it
+// returns the pointer, or the value where the method is on a value receiver, as FmtArgName
+// does when one has a method Error or String, and the pointer otherwise (a nil pointer, a
+// pointer to a pointer or to an interface, which Go prints as <nil> or an address).
 const FmtPtrName = "_gosbiFmtPtr"
 
 // FmtValName is the session's generic function that wrap-fmt-args passes an operand of a type
@@ -200,7 +205,7 @@ func fmtOperandToWrap(env Env, call *ast.CallExpr, pointer bool, tt *typeTable) 
 // goes through FmtArgName. With them, the interpreter counts a method of *T as one of T's, so
 // a value goes through FmtArgName only where its type's methods have value receivers, bare
 // where it is of another type of the session, and through FmtValName, which wraps only a
-// pointer, where tt does not show its type. Errorf's %w always wraps, as a value of a cell's
+// pointer, where tt does not show its type or it is of an interface type of the session. Errorf's %w always wraps, as a value of a cell's
 // type without its methods is no error to fmt.
 func fmtHelper(errorf bool, v operandVerb, a ast.Expr, pointer bool, tt *typeTable) string {
 	ptrHelper := FmtPtrName
@@ -225,7 +230,7 @@ func fmtHelper(errorf bool, v operandVerb, a ast.Expr, pointer bool, tt *typeTab
 		return ptrHelper
 	case !pointer:
 		return FmtArgName
-	case t == nil && tt != nil:
+	case t == nil && tt != nil, session && tt.isInterface(id):
 		return FmtValName
 	case session && tt.valueReceivers(id.Name):
 		return FmtArgName
