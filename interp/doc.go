@@ -86,19 +86,34 @@
 //     library should see, var e sbi.TrialCounter = myEmbedding{}, and pass e (one interface per
 //     value).
 //
-// fmt's Print, Println, Sprint, Sprintln, Fprint and Fprintln call the String and Error methods
-// of a cell's value (the rewrite wrap-fmt-args), unless one of the session's String or Error
-// methods has a pointer receiver; so do Printf, Sprintf, Fprintf and Errorf for the verbs %v,
-// %+v, %s, %q, %x and %X, and Errorf's %w wraps the value (errors.Unwrap gives back an error
-// whose Error is the value's, not the value: see the types of cells below), with pointer
-// receivers too. They print by its fields, where Go calls the method: a value passed with a
-// format that is not a string literal (a variable, "%v"+"\n") or has an explicit argument
-// index (%[1]v), a value whose verb is %#v (Go calls GoString) or an invalid one, an extra
-// operand, a pointer held in a variable (p of type *T; &t and &T{} print by the method) or
-// passed to Errorf, a value held in a variable of type any, a value nested in a struct, slice
-// or map, and the operand of a lone call (fmt.Println(f())). Use the method,
-// fmt.Printf("%s", t.String()). A value whose String, Error or Format is promoted from an
-// embedded compiled type (see below) is printed by that embedded field instead.
+// fmt's Print, Println, Sprint, Sprintln, Fprint and Fprintln call the String and Error methods of
+// a cell's value (the rewrite wrap-fmt-args); so do Printf, Sprintf, Fprintf and Errorf for the
+// verbs %v, %+v, %s, %q, %x and %X, and Errorf's %w wraps the value (errors.Unwrap gives back an
+// error whose Error is the value's, not the value: see the types of cells below). A pointer prints
+// by the methods of both receivers, as in Go: &t, &T{}, and a variable, parameter, field or result
+// of type *T (s := &Stack{}; fmt.Println(s)). Where one of the session's String or Error methods
+// has a pointer receiver, the interpreter would print a value of type T by a method of *T, which
+// Go does not call: there a value prints by its methods where the cell shows its type (a variable,
+// parameter, literal, field or result of type T) and all of T's String, Error and Format have a
+// value receiver, and by its fields otherwise (a value of a type with a method on a pointer
+// receiver, as in Go, but also one of a type that embeds a field or mixes receivers, String on T
+// and Error on *T, where Go calls String); a value whose type the cell does not show (one that the
+// rewrite cannot type from the cell's source and the session's declarations) prints by its methods
+// if it is a pointer to a type with pointer receivers, and by its fields otherwise; so does a
+// value held by an interface type of the session (var sh Shape = Sq{2}), which prints by its
+// fields when it is a pointer too. The cell's result shows a value of type T by a method of *T
+// (S{} shows what (*S).String returns). A nil pointer prints as <nil>, where Go calls its method
+// (which may handle a nil receiver). fmt does not call a cell type's Format: a value prints by
+// its String or Error, or by its fields where it has neither, where Go calls Format.
+// Everywhere, fmt prints by the fields where Go calls the method: a value passed with a format
+// that is not a string literal (a variable, "%v"+"\n") or has an explicit argument index (%[1]v),
+// a value whose verb is %#v (Go calls GoString) or an invalid one, an extra operand, a pointer to
+// a type whose methods have value receivers passed to Errorf or whose type the cell does not show,
+// a value held in a variable of type any, a value nested in a struct, slice or map, the operand of
+// a lone call (fmt.Println(f())), and a value printed by log. Use the method, fmt.Printf("%s",
+// t.String()), or print a pointer whose type the cell shows. A value whose String, Error or Format
+// is promoted from an embedded compiled type (see below) is printed by that embedded field
+// instead.
 //
 // Compiled code cannot compare a value of a cell's error type, nor call its methods Unwrap,
 // Is and As: the interpreter's wrapper has Error only, is not comparable and hides the value's

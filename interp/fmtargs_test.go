@@ -100,6 +100,8 @@ func TestFmtPointerOperands(t *testing.T) {
 		{"Println of &T{}", "fmt.Println(&T{})", fmt.Sprintln(&fmtT{})},
 		{"Print of &E{}", "fmt.Print(&E{}, \"\\n\")", fmt.Sprint(&fmtE{}, "\n")},
 		{"address of a variable", "t := T{2}\nfmt.Println(&t, t)", fmt.Sprintln(&fmtT{2}, fmtT{2})},
+		{"pointer variable", "p := &T{3}\nfmt.Println(p, 1)", fmt.Sprintln(&fmtT{3}, 1)},
+		{"pointer parameter", "func showT(p *T) string { return fmt.Sprint(p) }\nfmt.Print(showT(&T{}))", fmt.Sprint(&fmtT{})},
 		{"Printf %v %s", "fmt.Printf(\"%v|%s\\n\", &T{}, &E{})", fmt.Sprintf("%v|%s\n", &fmtT{}, &fmtE{})},
 		{"Sprintf %q", "fmt.Print(fmt.Sprintf(\"%q\", &T{}))", fmt.Sprintf("%q", &fmtT{})},
 		{"pointer to a plain value", "fmt.Println(&plain{1})", fmt.Sprintln(&struct{ a int }{1})},

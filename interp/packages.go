@@ -218,20 +218,33 @@ func _gosbiFmtArg[_gosbiX any](x _gosbiX) any {
 }
 
 // _gosbiFmtPtr is the operand of fmt's print functions that the rewrite wrap-fmt-args makes of
-// a pointer &v: the value, as _gosbiFmtArg makes it, when it has a method Error or String
-// (which Go calls through the pointer, with the same result), and the pointer otherwise.
+// a pointer to a value of a cell's type. A pointer's method set has the methods of both
+// receivers, and fmt prefers Error to String: it returns the pointer as _gosbiFmtArg makes it
+// where the method is on a pointer receiver (its wrapper calls the method on the pointer
+// itself, so a method that changes its receiver changes the variable, as in Go), the value as
+// _gosbiFmtArg makes it where the method is on a value receiver (which gets a copy in Go too),
+// and the pointer as it is otherwise: a nil pointer, which fmt prints as <nil>, and a pointer
+// to an interface or to a pointer (Go prints its address).
 func _gosbiFmtPtr[_gosbiE any](p *_gosbiE) any {
-	if p == nil || _gosbibuiltin.PointsToInterface(p) {
-		return p // a nil pointer, or a pointer to an interface, prints as the pointer
+	if p == nil || _gosbibuiltin.PointsToInterface(p) || _gosbibuiltin.PointsToPointer(p) {
+		return p
 	}
-	v := _gosbiFmtArg(*p)
-	if _, ok := v.(error); ok {
-		return v
+	return _gosbibuiltin.FirstPrinter(p, _gosbiFmtArg(p), _gosbiFmtArg(*p))
+}
+
+// _gosbiFmtVal is the operand of fmt's print functions that the rewrite wrap-fmt-args makes of
+// a value whose type the cell does not show, or of an interface type of the session, in a session where a method String or Error has a
+// pointer receiver: a pointer as _gosbiFmtArg makes it (a pointer's method set has the methods
+// of both receivers), and any other value as it is (the interpreter would find a method of *T
+// for a value of type T, which Go does not).
+func _gosbiFmtVal[_gosbiX any](x _gosbiX) any {
+	if v := any(x); v == nil {
+		return nil
 	}
-	if _, ok := v.(_gosbifmt.Stringer); ok {
-		return v
+	if _gosbibuiltin.PointsToPointer(&x) {
+		return _gosbiFmtArg(x)
 	}
-	return p
+	return x
 }
 
 // _gosbiAnyOK is x.(any) in its comma-ok form, which the rewrite assert-any makes: every
@@ -296,6 +309,8 @@ var builtinSymbols = yaegi.Exports{
 		"Unwrap":  reflect.ValueOf(unwrap),
 
 		"PointsToInterface": reflect.ValueOf(pointsToInterface),
+		"PointsToPointer":   reflect.ValueOf(pointsToPointer),
+		"FirstPrinter":      reflect.ValueOf(firstPrinter),
 		"HeldByInterface":   reflect.ValueOf(heldByInterface),
 		"HeldMessage":       reflect.ValueOf(heldMessage),
 		"AnyOK":             reflect.ValueOf(anyOK),
@@ -347,6 +362,29 @@ func unwrap(x any) any {
 func pointsToInterface(p any) bool {
 	t := reflect.TypeOf(p)
 	return t != nil && t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Interface
+}
+
+// pointsToPointer reports whether p is a pointer to a variable of a pointer type, for
+// _gosbiFmtVal and _gosbiFmtPtr.
+func pointsToPointer(p any) bool {
+	t := reflect.TypeOf(p)
+	return t != nil && t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Pointer
+}
+
+// firstPrinter returns what fmt prints of a pointer p, for _gosbiFmtPtr: of ptr and val,
+// p and *p as _gosbiFmtArg makes them, the first error, else the first fmt.Stringer, else p.
+func firstPrinter(p, ptr, val any) any {
+	for _, v := range []any{ptr, val} {
+		if _, ok := v.(error); ok {
+			return v
+		}
+	}
+	for _, v := range []any{ptr, val} {
+		if _, ok := v.(fmt.Stringer); ok {
+			return v
+		}
+	}
+	return p
 }
 
 // heldByInterface reports whether x is the interpreter's wrapper of a cell's value for a

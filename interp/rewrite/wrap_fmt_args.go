@@ -3,6 +3,7 @@ package rewrite
 import (
 	"go/ast"
 	"go/token"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -30,18 +31,32 @@ import (
 // %s, %q, %x, %X, and %w in Errorf, which then wraps the value), and not those of %d, a * width,
 // %#v (fmt calls GoString) or the other verbs, nor an extra operand; it leaves a call whose format
 // is not a string literal, or has an explicit argument index (%[2]v). The pass rewrites only when
-// the session's types (or the cell's) have a method String or Error; when one of them declares
-// it on a pointer receiver, it wraps only the operands of Errorf's %w: the interpreter counts
-// such a method as one of the value's own, so a value would print by it where Go prints its
-// fields (and a value whose Error has a pointer receiver, which vet rejects as an operand of
-// %w, is wrapped where Go writes %!w). It leaves a literal nil, a basic literal, an
-// operand spread with ..., a lone call (it may return several values) and the writer of Fprint,
-// Fprintln and Fprintf. An operand that takes an address (&t, &T{}), of a function other than
-// Errorf, goes through FmtPtrName instead, which gives fmt the value where it has a method
-// String or Error (Go calls it through the pointer, with the same result) and the pointer
-// otherwise. It does not help a pointer held in a variable (p of type *T), a pointer operand
-// of Errorf, a value held in a variable of type any, or a value nested in a struct, slice or
-// map: fmt prints those by their fields.
+// the session's types (or the cell's) have a method String or Error. It leaves a literal nil, a
+// basic literal, an operand spread with ..., a lone call (it may return several values) and
+// the writer of Fprint, Fprintln and Fprintf. An operand that takes an address (&t, &T{}), of
+// a function other than Errorf, goes through FmtPtrName instead, which gives fmt the value
+// where it has a method String or Error (Go calls it through the pointer, with the same
+// result) and the pointer otherwise.
+//
+// When one of the session's methods String or Error has a pointer receiver, the interpreter
+// counts it as one of the value's own, so a value of that type would print by it where Go
+// prints its fields. There the pass goes by the operand's type as the unit shows it (see
+// staticType): a pointer to a type of the session (&t, &T{}, p of type *T, a parameter, a
+// field or a result of type *T) goes through FmtPtrName (FmtArgName for Errorf, whose %w
+// wraps what it gets), as a pointer's method set has the methods of both receivers; a value of
+// a type whose methods Format, Error and String all have a value receiver, and that embeds no
+// field, through FmtArgName; a value of another type of the session goes bare, which prints it
+// by its fields as Go does for a type whose methods have a pointer receiver; and an operand
+// whose type the unit does not show, or of an interface type of the session (the interpreter
+// would find a method of *T for the T it holds, and an interface type argument of the helper
+// fails where it is instantiated twice in a cell), goes through FmtValName, which wraps a
+// pointer and leaves
+// any other value. The operands of Errorf's %w are always wrapped (a value whose Error has a
+// pointer receiver, which vet rejects as an operand of %w, is wrapped where Go writes %!w). In
+// any session it does not help a value held in a variable of type any or returned by a lone
+// call, a pointer to a type whose methods have value receivers where the unit does not show its
+// type or Errorf gets it, or a value nested in a struct, slice or map; and with pointer receivers,
+// a value of a type the unit does not show: fmt prints those by their fields.
 //
 // A value of a struct type of the session that gets the method fmt calls (Format, Error or
 // String, of the signature of fmt.Formatter, error or fmt.Stringer) from an embedded compiled
@@ -94,7 +109,13 @@ var wrapFmtArgs = Pass{
 		if !value {
 			return u.Text, nil
 		}
-		return repeat(u, func(p *parsed) (string, bool) { return p.wrapFmtArg(env, pointer) }), nil
+		return repeat(u, func(p *parsed) (string, bool) {
+			var tt *typeTable
+			if env.types != nil {
+				tt = env.types().with(env, p)
+			}
+			return p.wrapFmtArg(env, pointer, tt)
+		}), nil
 	},
 }
 
@@ -102,10 +123,17 @@ var wrapFmtArgs = Pass{
 // through.
 const FmtArgName = "_gosbiFmtArg"
 
-// FmtPtrName is the session's generic function that wrap-fmt-args passes an operand &v of the
-// print functions through (not Errorf's): it returns v as FmtArgName does when v has a method
-// Error or String, and the pointer otherwise.
+// FmtPtrName is the session's generic function that wrap-fmt-args passes a pointer to a value
+// of a session type among the operands of the print functions through (not Errorf's): it
+// returns the pointer, or the value where the method is on a value receiver, as FmtArgName
+// does when one has a method Error or String, and the pointer otherwise (a nil pointer, a
+// pointer to a pointer or to an interface, which Go prints as <nil> or an address).
 const FmtPtrName = "_gosbiFmtPtr"
+
+// FmtValName is the session's generic function that wrap-fmt-args passes an operand of a type
+// the unit does not show through where a method String or Error of the session has a pointer
+// receiver: it returns a pointer as FmtArgName does, and any other value as it is.
+const FmtValName = "_gosbiFmtVal"
 
 // addressOf reports whether an operand takes an address (&v, &T{…}).
 func addressOf(a ast.Expr) bool {
@@ -122,9 +150,10 @@ var printFuncs = map[string]int{"Print": 0, "Println": 0, "Sprint": 0, "Sprintln
 var formatFuncs = map[string]int{"Printf": 0, "Sprintf": 0, "Fprintf": 1, "Errorf": 0}
 
 // wrapFmtArg returns the unit's text with the first operand of a call of fmt's print functions
-// that needs it wrapped, and false when none does; wOnly restricts it to the operands of
-// Errorf's %w.
-func (p *parsed) wrapFmtArg(env Env, wOnly bool) (string, bool) {
+// that needs it wrapped, and false when none does. pointer says that a String or Error
+// method of the session has a pointer receiver; tt gives the operands' types (without it, only
+// Errorf's %w is wrapped there).
+func (p *parsed) wrapFmtArg(env Env, pointer bool, tt *typeTable) (string, bool) {
 	var text string
 	found := false
 	ast.Inspect(p.root, func(n ast.Node) bool {
@@ -135,11 +164,7 @@ func (p *parsed) wrapFmtArg(env Env, wOnly bool) (string, bool) {
 		if !ok || call.Ellipsis.IsValid() {
 			return true
 		}
-		if a := fmtOperandToWrap(env, call, wOnly); a != nil {
-			helper := FmtArgName
-			if name, _ := fmtFuncName(env, call); !wOnly && name != "Errorf" && addressOf(a) {
-				helper = FmtPtrName
-			}
+		if a, helper := fmtOperandToWrap(env, call, pointer, tt); a != nil {
 			text, found = p.replace(a, helper+"(", ")"), true
 			return false
 		}
@@ -149,25 +174,91 @@ func (p *parsed) wrapFmtArg(env Env, wOnly bool) (string, bool) {
 }
 
 // fmtOperandToWrap returns the first operand of call that needs wrapping when call calls a
-// function of the compiled package fmt with operands, and nil otherwise; wOnly restricts it
-// to the operands of Errorf's %w.
-func fmtOperandToWrap(env Env, call *ast.CallExpr, wOnly bool) ast.Expr {
+// function of the compiled package fmt with operands, with the helper to wrap it in, and nil
+// otherwise (pointer and tt as for wrapFmtArg).
+func fmtOperandToWrap(env Env, call *ast.CallExpr, pointer bool, tt *typeTable) (ast.Expr, string) {
 	name, ok := fmtFuncName(env, call)
-	if !ok || wOnly && name != "Errorf" {
-		return nil
+	if !ok {
+		return nil, ""
 	}
 	_, printFunc := printFuncs[name]
 	ops, verbs := fmtVerbs(name, call)
 	for i, a := range ops {
 		wrap := fmtOperand(a, len(ops) == 1)
 		if !printFunc {
-			wrap = wrapsVerb(verbs[i], name == "Errorf", wOnly) && fmtOperand(a, false)
+			wrap = wrapsVerb(verbs[i], name == "Errorf") && fmtOperand(a, false)
 		}
-		if wrap {
-			return a
+		if !wrap {
+			continue
+		}
+		if helper := fmtHelper(name == "Errorf", verbs[i], a, pointer, tt); helper != "" {
+			return a, helper
 		}
 	}
-	return nil
+	return nil, ""
+}
+
+// fmtHelper returns the helper that an operand a of fmt's function (Errorf when errorf),
+// printed by the verb v, goes through, and "" when it goes bare: a pointer to a type of the
+// session (&v, or one whose type tt shows) through FmtPtrName, FmtArgName for Errorf, whose %w
+// wraps what it gets. Without methods on a pointer receiver (pointer false) every other operand
+// goes through FmtArgName. With them, the interpreter counts a method of *T as one of T's, so
+// a value goes through FmtArgName only where its type's methods have value receivers, bare
+// where it is of another type of the session, and through FmtValName, which wraps only a
+// pointer, where tt does not show its type or it is of an interface type of the session. Errorf's %w always wraps, as a value of a cell's
+// type without its methods is no error to fmt.
+func fmtHelper(errorf bool, v operandVerb, a ast.Expr, pointer bool, tt *typeTable) string {
+	ptrHelper := FmtPtrName
+	if errorf {
+		ptrHelper = FmtArgName
+	}
+	switch {
+	case v.verb == 'w':
+		return FmtArgName
+	case addressOf(a):
+		return ptrHelper
+	}
+	var t ast.Expr
+	ptr := false
+	if tt != nil {
+		t, ptr = tt.operandType(a)
+	}
+	id, session := t.(*ast.Ident)
+	session = session && tt.specs[id.Name] != nil && tt.spec(id) == tt.specs[id.Name]
+	switch {
+	case session && ptr:
+		return ptrHelper
+	case !pointer:
+		return FmtArgName
+	case t == nil && tt != nil, session && tt.isInterface(id):
+		return FmtValName
+	case session && tt.valueReceivers(id.Name):
+		return FmtArgName
+	}
+	return ""
+}
+
+// valueReceivers reports whether a value of the session's type typeName has each method
+// Format, Error and String that the session declares on it, or on its pointer type: none is
+// on a pointer receiver, and it embeds no field, which could promote one.
+func (tt *typeTable) valueReceivers(typeName string) bool {
+	if st, ok := tt.specs[typeName].Type.(*ast.StructType); ok {
+		for _, f := range st.Fields.List {
+			if len(f.Names) == 0 {
+				return false
+			}
+		}
+	}
+	for _, fd := range tt.methods {
+		recv, _ := receiver(fd)
+		if tt.aliased(recv) != tt.aliased(typeName) || !slices.Contains(printMethods, fd.Name.Name) {
+			continue
+		}
+		if _, star := ast.Unparen(fd.Recv.List[0].Type).(*ast.StarExpr); star {
+			return false
+		}
+	}
+	return true
 }
 
 // fmtFuncName returns the name of the function of the compiled package fmt that call calls.
@@ -196,11 +287,10 @@ func pkgSelName(env Env, sel *ast.SelectorExpr, path string) (string, bool) {
 
 // wrapsVerb reports whether fmt calls the Error or String method of an operand of a format
 // (of Errorf when errorf) for what the format does with it, v: for %v and %+v, %s, %q, %x and
-// %X, and for %w in Errorf, and not for %#v, %#w, a width, a precision or any other verb; wOnly
-// restricts it to %w. An extra operand, which fmtVerbs leaves, is not wrapped: its value in
+// %X, and for %w in Errorf, and not for %#v, %#w, a width, a precision or any other verb. An extra operand, which fmtVerbs leaves, is not wrapped: its value in
 // %!(EXTRA …) is printed by a method too, but wrapped it would print the wrapper's type.
-func wrapsVerb(v operandVerb, errorf, wOnly bool) bool {
-	return v.verb != '*' && methodVerb(v.verb, v.sharp, errorf) && (!wOnly || v.verb == 'w')
+func wrapsVerb(v operandVerb, errorf bool) bool {
+	return v.verb != '*' && methodVerb(v.verb, v.sharp, errorf)
 }
 
 // operandVerb is what a format does with one operand: its verb and whether it has the flag #,
@@ -305,7 +395,7 @@ func fmtOperand(a ast.Expr, alone bool) bool {
 	case *ast.Ident:
 		return a.Name != "nil"
 	case *ast.CallExpr:
-		if id, ok := a.Fun.(*ast.Ident); ok && (id.Name == FmtArgName || id.Name == FmtPtrName) {
+		if id, ok := a.Fun.(*ast.Ident); ok && (id.Name == FmtArgName || id.Name == FmtPtrName || id.Name == FmtValName) {
 			return false
 		}
 		return !alone

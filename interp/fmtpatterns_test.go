@@ -1,0 +1,135 @@
+package interp
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/gosbi/gosbi/display"
+)
+
+// The compiled counterparts of the pointer-receiver types of TestFmtCommonPatterns.
+type (
+	fmtS     struct{ items []int }
+	fmtQ     struct{ code int }
+	fmtC     struct{ n int }
+	fmtSq    struct{ side int }
+	fmtShape interface{ Area() int }
+)
+
+func (s *fmtS) String() string  { return fmt.Sprint("stack of ", len(s.items)) }
+func (q *fmtQ) Error() string   { return fmt.Sprint("code ", q.code) }
+func (c *fmtC) String() string  { c.n++; return fmt.Sprint("calls ", c.n) }
+func (q *fmtSq) String() string { return "square" }
+func (q fmtSq) Area() int       { return q.side * q.side }
+
+// fmtCalls prints a *fmtC twice and then its count, as the cell "String changes its
+// receiver" does.
+func fmtCalls() string {
+	c := &fmtC{}
+	return fmt.Sprintln(c) + fmt.Sprintln(c) + fmt.Sprintln(c.n)
+}
+
+// fmtPatternTypes declares the cell types of TestFmtCommonPatterns: T and E with methods on a
+// value receiver, S, Q, C and Sq on a pointer receiver (fields that differ, for
+// check-type-identity), and Shape, an interface that a value of Sq implements.
+const fmtPatternTypes = "import \"fmt\"\n" +
+	"type T struct{ a int }\nfunc (T) String() string { return \"hi\" }\n" +
+	"type E struct{}\nfunc (E) Error() string { return \"boom\" }\n" +
+	"type S struct{ items []int }\nfunc (s *S) String() string { return fmt.Sprint(\"stack of \", len(s.items)) }\n" +
+	"type Q struct{ code int }\nfunc (q *Q) Error() string { return fmt.Sprint(\"code \", q.code) }\n" +
+	"type W struct{ X T; P *S }\n" +
+	"type C struct{ n int }\nfunc (c *C) String() string { c.n++; return fmt.Sprint(\"calls \", c.n) }\n" +
+	"type Sq struct{ side int }\nfunc (q *Sq) String() string { return \"square\" }\nfunc (q Sq) Area() int { return q.side * q.side }\n" +
+	"type Shape interface{ Area() int }\n"
+
+type fmtPattern struct{ name, code, want string }
+
+// fmtPatterns are common ways a cell prints a value whose type the cell shows, with Go's output.
+func fmtPatterns() []fmtPattern {
+	return []fmtPattern{
+		{"value T", "t := T{1}\nfmt.Println(t)", fmt.Sprintln(fmtT{1})},
+		{"literal T{}", "fmt.Println(T{1}, E{})", fmt.Sprintln(fmtT{1}, fmtE{})},
+		{"&T{}", "fmt.Println(&T{1})", fmt.Sprintln(&fmtT{1})},
+		{"pointer variable *T", "p := &T{1}\nfmt.Println(p)", fmt.Sprintln(&fmtT{1})},
+		{"&S{}", "fmt.Println(&S{})", fmt.Sprintln(&fmtS{})},
+		{"pointer variable *S", "s := &S{}\nfmt.Println(s)", fmt.Sprintln(&fmtS{})},
+		{"pointer variable *S, two operands", "s := &S{[]int{1}}\nfmt.Println(\"s:\", s)", fmt.Sprintln("s:", &fmtS{[]int{1}})},
+		{"var of type *S", "var s *S = &S{}\nfmt.Println(s)", fmt.Sprintln(&fmtS{})},
+		{"nil *S", "var s *S\nfmt.Println(s)", fmt.Sprintln((*fmtS)(nil))},
+		{"address of S variable", "s := S{}\nfmt.Println(&s)", fmt.Sprintln(&fmtS{})},
+		{"value S (fields)", "s := S{[]int{1}}\nfmt.Println(s)", fmt.Sprintln(fmtS{[]int{1}})},
+		{"literal S{} (fields)", "fmt.Println(S{})", fmt.Sprintln(fmtS{})},
+		{"&Q{}", "fmt.Println(&Q{3})", fmt.Sprintln(&fmtQ{3})},
+		{"pointer variable *Q", "q := &Q{3}\nfmt.Println(q)", fmt.Sprintln(&fmtQ{3})},
+		{"value Q (fields)", "q := Q{3}\nfmt.Println(q)", fmt.Sprintln(fmtQ{3})},
+		{"parameter *S", "func show(s *S) { fmt.Println(s) }\nshow(&S{})", fmt.Sprintln(&fmtS{})},
+		{"method on *S prints receiver", "func (s *S) Show() { fmt.Println(s) }\n(&S{}).Show()", fmt.Sprintln(&fmtS{})},
+		{"any holding float", "var a any = 2.5\nfmt.Println(a)", fmt.Sprintln(any(2.5))},
+		{"[]*S", "fmt.Println(len(fmt.Sprint([]*S{{}})) > 0)", "true\n"},
+		{"field selector", "w := W{X: T{1}, P: &S{}}\nfmt.Println(w.X, w.P)", fmt.Sprintln(fmtT{1}, &fmtS{})},
+		{"call among operands", "func mk2() T { return T{1} }\nfmt.Println(mk2(), 1)", fmt.Sprintln(fmtT{1}, 1)},
+		{"Sprintf %v T", "fmt.Print(fmt.Sprintf(\"%v\", T{1}))", fmt.Sprintf("%v", fmtT{1})},
+		{"Sprintf %v *S var", "s := &S{}\nfmt.Print(fmt.Sprintf(\"%v\", s))", fmt.Sprintf("%v", &fmtS{})},
+		{"Printf %s *S var", "s := &S{}\nfmt.Printf(\"%s\\n\", s)", fmt.Sprintf("%s\n", &fmtS{})},
+		{"Printf %s &S{}", "fmt.Printf(\"%s\\n\", &S{})", fmt.Sprintf("%s\n", &fmtS{})},
+		{"Printf %d T", "fmt.Printf(\"%d\\n\", T{1})", fmt.Sprintf("%d\n", fmtT{1})},
+		{"Printf %v E var", "e := E{}\nfmt.Printf(\"%v\\n\", e)", fmt.Sprintf("%v\n", fmtE{})},
+		{"Errorf %v *Q var", "q := &Q{3}\nfmt.Print(fmt.Errorf(\"e: %v\", q))", fmt.Sprint(fmt.Errorf("e: %v", &fmtQ{3}))},
+		{"String changes its receiver", "c := &C{}\nfmt.Println(c)\nfmt.Println(c)\nfmt.Println(c.n)", fmtCalls()},
+		{"&v, String changes v", "var c C\nfmt.Println(&c)\nfmt.Println(c.n)", func() string {
+			var c fmtC
+			return fmt.Sprintln(&c) + fmt.Sprintln(c.n)
+		}()},
+		{"&p of a pointer variable", "s := &S{}\nx := fmt.Sprint(&s)\nfmt.Println(x[:2] == \"0x\")", fmt.Sprintln(fmt.Sprint(new(*fmtS))[:2] == "0x")},
+		{"session interface holding a value", "var sh Shape = Sq{2}\nfmt.Println(sh)", fmt.Sprintln(fmtShape(fmtSq{2}))},
+		{"session interface, Printf %v", "var sh Shape = Sq{2}\nfmt.Printf(\"%v\\n\", sh)", fmt.Sprintf("%v\n", fmtShape(fmtSq{2}))},
+		{"session interface parameter", "func area(sh Shape) { fmt.Println(sh) }\narea(Sq{3})", fmt.Sprintln(fmtShape(fmtSq{3}))},
+		{"session interface in a slice", "shs := []Shape{Sq{2}}\nfmt.Println(shs[0])\nfor i := range shs {\n\tfmt.Println(shs[i])\n}", fmt.Sprintln(fmtSq{2}) + fmt.Sprintln(fmtSq{2})},
+	}
+}
+
+// fmtResults are cells whose result (the trailing expression) is a value of the cell's types,
+// with what display shows for the compiled counterpart.
+func fmtResults() []fmtPattern {
+	show := func(v any) string { return display.PlainText(display.Render(v)) }
+	return []fmtPattern{
+		{"result T", "T{1}", show(fmtT{1})},
+		{"result *S literal", "&S{}", show(&fmtS{})},
+		{"result *S var", "s := &S{}\ns", show(&fmtS{})},
+	}
+}
+
+// TestFmtCommonPatterns prints values of the cell's types in common ways, in a session where
+// some String and Error methods have pointer receivers, and compares the output with Go's on
+// compiled types with the same methods. Before wrap-fmt-args looked at the operands' types in
+// such a session it passed every operand bare, and fmt printed all of them by their fields
+// but for a value of S or Q (T{1} as {1}, &S{} and s := &S{} as &{[]}).
+func TestFmtCommonPatterns(t *testing.T) {
+	ts := newTestSession(t)
+	ts.mustRun(t, fmtPatternTypes)
+	for _, c := range fmtPatterns() {
+		t.Run(c.name, func(t *testing.T) {
+			ts.out.Reset()
+			res := ts.run(c.code)
+			if res.Err != nil {
+				t.Errorf("%s: failed: %v", c.code, res.Err.Value)
+				return
+			}
+			if got := ts.out.String(); got != c.want {
+				t.Errorf("%s: printed %q, want %q", c.code, got, c.want)
+			}
+		})
+	}
+	for _, c := range fmtResults() {
+		t.Run(c.name, func(t *testing.T) {
+			res := ts.run(c.code)
+			if res.Err != nil {
+				t.Errorf("%s: failed: %v", c.code, res.Err.Value)
+				return
+			}
+			if got := text(res); got != c.want {
+				t.Errorf("%s: shows %q, want %q", c.code, got, c.want)
+			}
+		})
+	}
+}
