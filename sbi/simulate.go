@@ -236,6 +236,26 @@ func MustSimulateBatch(rng *rand.Rand, s Simulator, theta *mat.Dense) *Simulatio
 
 // SimulateBatchContext is SimulateBatch stopped by ctx instead of the host's context.
 func SimulateBatchContext(ctx context.Context, rng *rand.Rand, s Simulator, theta *mat.Dense) (*Simulation, error) {
+	x, err := SimulateBatchAlignedContext(ctx, rng, s, theta)
+	if err != nil {
+		return nil, err
+	}
+	return dropInvalid(theta, x, true)
+}
+
+// SimulateBatchAligned is SimulateBatch without dropping: row i of the result is the
+// simulation of row i of theta as the simulator wrote it, NaN and ±Inf included, drawn from the
+// random streams SimulateBatch would give it. It is for data whose NaN marks padding rather than
+// failure (observations of fewer trials, as AmortizedTrials reads them), which SimulateBatch
+// would drop. It returns SimulateBatch's errors; when the host's context is cancelled, the
+// *PartialSimulationError, whose Done and Resume drop rows holding NaN as SimulateBatch does.
+func SimulateBatchAligned(rng *rand.Rand, s Simulator, theta *mat.Dense) (*mat.Dense, error) {
+	return SimulateBatchAlignedContext(runenv.Context(), rng, s, theta)
+}
+
+// SimulateBatchAlignedContext is SimulateBatchAligned stopped by ctx instead of the host's
+// context.
+func SimulateBatchAlignedContext(ctx context.Context, rng *rand.Rand, s Simulator, theta *mat.Dense) (*mat.Dense, error) {
 	n, _ := theta.Dims()
 	if n == 0 {
 		return nil, fmt.Errorf("simulate: theta has no rows, expected at least one parameter vector")
@@ -244,7 +264,7 @@ func SimulateBatchContext(ctx context.Context, rng *rand.Rand, s Simulator, thet
 	if err := newPartial(rng, s, theta, x, true).run(ctx, s); err != nil {
 		return nil, err
 	}
-	return dropInvalid(theta, x, true)
+	return x, nil
 }
 
 // PartialSimulationError is the error of Simulate, SimulateBatch and SimulateInto (and of their
