@@ -19,6 +19,7 @@ import (
 	"github.com/gosbi/gosbi/sbi/diag"
 	"github.com/gosbi/gosbi/sbi/dist"
 	"github.com/gosbi/gosbi/sbi/internal/cancel"
+	"github.com/gosbi/gosbi/sbi/internal/pairs"
 	"github.com/gosbi/gosbi/sbi/internal/safe"
 	"github.com/gosbi/gosbi/sbi/internal/sat"
 )
@@ -835,7 +836,7 @@ func seedOf(seed uint64, stream uint64) uint64 {
 func (r *run) simulate(n int, stream uint64) (*sbi.Simulation, error) {
 	rng := rand.New(rand.NewPCG(r.cfg.Seed, stream))
 	theta := r.prior.Sample(rng, n)
-	s, err := sbi.SimulateBatchContext(r.ctx, rng, r.sim, theta)
+	s, err := r.simulateAt(rng, theta)
 	if err != nil {
 		return nil, fmt.Errorf("certify: simulating %d pairs: %w", n, err)
 	}
@@ -845,6 +846,32 @@ func (r *run) simulate(n int, stream uint64) (*sbi.Simulation, error) {
 		return nil, fmt.Errorf("certify: all %d simulations failed (NaN or ±Inf)", n)
 	}
 	return s, nil
+}
+
+// simulateAt simulates the rows of theta with rng and drops those that failed. For a given
+// estimator that reads NaN padding (calib.Unpadder: sbi.AmortizedTrials) a padded row is an
+// observation of fewer trials, kept, as the diagnoses and calibrations of the run keep it; a
+// row the estimator cannot read (NaN in some values of a trial, a trial after the padding) is
+// an error naming it, since the simulator's rows are then not laid out as the estimator reads
+// them.
+func (r *run) simulateAt(rng *rand.Rand, theta *mat.Dense) (*sbi.Simulation, error) {
+	u, ok := r.cfg.Trained.(calib.Unpadder)
+	if !ok {
+		return sbi.SimulateBatchContext(r.ctx, rng, r.sim, theta)
+	}
+	x, err := sbi.SimulateBatchAlignedContext(r.ctx, rng, r.sim, theta)
+	if err != nil {
+		return nil, err
+	}
+	th, xx, dropped, err := pairs.Finite(u, theta, x, "simulation")
+	if err != nil {
+		return nil, fmt.Errorf("the estimator cannot read the simulator's output: %w", err)
+	}
+	if th == nil {
+		n, _ := theta.Dims()
+		return nil, fmt.Errorf("simulate: %w: all %d simulations gave no value or ±Inf before their padding", sbi.ErrNonFinite, n)
+	}
+	return &sbi.Simulation{Theta: th, X: xx, Dropped: dropped}, nil
 }
 
 func (r *run) nextCheckSet() (*sbi.Simulation, error) {

@@ -139,6 +139,16 @@ func (a *scoreAdjusted) Posterior(x []float64) sbi.Posterior {
 	return &adjustedPosterior{base: base, m: a.m, shift: s, logdet: logdet}
 }
 
+// Unpadded reads x as the base estimator does (calib.Unpadder: sbi.AmortizedTrials reads NaN
+// padding), so that the diagnoses of the adjusted posterior keep the padded pairs the base's
+// keep; for a base that reads no padding it returns x.
+func (a *scoreAdjusted) Unpadded(x []float64) ([]float64, error) {
+	if u, ok := a.base.(calib.Unpadder); ok {
+		return u.Unpadded(x)
+	}
+	return x, nil
+}
+
 func (a *scoreAdjusted) LogProbPairs(theta, x *mat.Dense) []float64 {
 	n, _ := theta.Dims()
 	out := make([]float64, n)
@@ -432,7 +442,7 @@ func (r *run) judgeLocal(adj *scoreAdjusted, xo, mu []float64, ntest int, stream
 			row[j] = infl*(row[j]-mu[j]) + mu[j]
 		}
 	}
-	pairs, err := sbi.SimulateBatchContext(r.ctx, trng, r.sim, src)
+	pairs, err := r.simulateAt(trng, src)
 	if err != nil {
 		return nil, fmt.Errorf("simulating the test pairs: %w", err)
 	}

@@ -33,7 +33,10 @@ type MisspecResult struct {
 	Bandwidth   float64 // σ of the Gaussian kernel (median heuristic on the reference)
 	Space       string  // "standardized x" or "embedding": where distances are measured
 	Alpha       float64
-	Dropped     int // simulations left out for NaN or ±Inf
+	// Dropped is the number of simulations left out for NaN or ±Inf, and, for an estimator
+	// that reads NaN padding, for holding fewer values before their padding than the
+	// observation.
+	Dropped int
 }
 
 // Misspecification tests whether the observation xo lies in the distribution of the
@@ -62,6 +65,15 @@ type MisspecResult struct {
 // half and half. It returns an error for bad input, fewer than 40 finite simulations, or
 // summaries that are not a row of finite values per row of x (a NaN summary leaves the
 // statistic undefined: no verdict can be drawn from it).
+//
+// For an estimator that reads NaN padding (a pairs.Unpadder: sbi.AmortizedTrials, observations
+// of a varying number of i.i.d. trials), the observation is compared by the values before its
+// padding, its k trials, with the simulations that hold at least k trials, cut to their first
+// k: trials that are i.i.d. and whose number carries no information about θ (as
+// sbi.AmortizedTrials assumes) make those cut simulations distributed as an observation of k
+// trials, so the p-value stays exact. Simulations of fewer trials are left out (Dropped), and
+// x is standardized (the estimator's summaries, where it has any, read whole rows); an
+// observation or simulation the estimator cannot read is an error naming it.
 func Misspecification(est sbi.Amortized, x *mat.Dense, xo []float64, cfg MisspecConfig) (*MisspecResult, error) {
 	if x == nil {
 		return nil, fmt.Errorf("diag: misspecification check needs simulations, got nil")
@@ -69,6 +81,15 @@ func Misspecification(est sbi.Amortized, x *mat.Dense, xo []float64, cfg Misspec
 	n, dx := x.Dims()
 	if len(xo) != dx {
 		return nil, fmt.Errorf("diag: misspecification check: the observation has %d values, the simulations %d", len(xo), dx)
+	}
+	shorter := ""
+	if u, ok := est.(pairs.Unpadder); ok {
+		var err error
+		if x, xo, err = presentPrefix(u, x, xo); err != nil {
+			return nil, fmt.Errorf("diag: misspecification check: %w", err)
+		}
+		est = nil // its summaries, where it has any, read whole rows
+		shorter = fmt.Sprintf(" holding at least the observation's %d values before their padding", len(xo))
 	}
 	if !pairs.AllFinite(xo) {
 		return nil, fmt.Errorf("diag: misspecification check: the observation holds NaN or infinite values: %v", xo)
@@ -86,13 +107,14 @@ func Misspecification(est sbi.Amortized, x *mat.Dense, xo []float64, cfg Misspec
 		cfg.Alpha = 0.05
 	}
 	var keep []int
-	for i := range n {
+	rows, dx := x.Dims() // fewer rows, and cut, for an estimator that reads padding
+	for i := range rows {
 		if pairs.AllFinite(x.RawRowView(i)) {
 			keep = append(keep, i)
 		}
 	}
 	if len(keep) < 2*minCalibrationPoints+2 {
-		return nil, fmt.Errorf("diag: misspecification check needs at least %d finite simulations, got %d", 2*minCalibrationPoints+2, len(keep))
+		return nil, fmt.Errorf("diag: misspecification check needs at least %d finite simulations%s, got %d of %d", 2*minCalibrationPoints+2, shorter, len(keep), n)
 	}
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x6d6973))
 	rng.Shuffle(len(keep), func(i, j int) { keep[i], keep[j] = keep[j], keep[i] })
@@ -135,6 +157,39 @@ func Misspecification(est sbi.Amortized, x *mat.Dense, xo []float64, cfg Misspec
 	res.Statistic = r.Statistic(obs.RawRowView(0))
 	res.PValue = r.PValue(res.Statistic)
 	return res, nil
+}
+
+// presentPrefix returns the values of the observation xo before its padding, as u reads them,
+// and the rows of x that hold at least as many values before their padding, cut to that many.
+// Its error names the observation or the simulation u cannot read.
+func presentPrefix(u pairs.Unpadder, x *mat.Dense, xo []float64) (*mat.Dense, []float64, error) {
+	p, err := u.Unpadded(xo)
+	if err != nil {
+		return nil, nil, fmt.Errorf("the observation: %w", err)
+	}
+	if len(p) == 0 {
+		return nil, nil, fmt.Errorf("the observation holds no value before its padding (all NaN), expected at least one trial")
+	}
+	w := len(p)
+	var rows []int
+	n, _ := x.Dims()
+	for i := range n {
+		q, err := u.Unpadded(x.RawRowView(i))
+		if err != nil {
+			return nil, nil, fmt.Errorf("simulation %d: %w", i, err)
+		}
+		if len(q) >= w {
+			rows = append(rows, i)
+		}
+	}
+	if len(rows) == 0 {
+		return nil, nil, fmt.Errorf("none of the %d simulations holds the observation's %d values before its padding (at least as many trials), expected at least %d", n, w, 2*minCalibrationPoints+2)
+	}
+	cut := mat.NewDense(len(rows), w, nil)
+	for k, i := range rows {
+		copy(cut.RawRowView(k), x.RawRowView(i)[:w])
+	}
+	return cut, append([]float64(nil), p...), nil
 }
 
 // checkSummaries checks what an estimator's Summaries returned for the nr reference, nc
