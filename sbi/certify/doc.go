@@ -61,6 +61,15 @@
 // certified over its truncated region, given as the prior (the Region of Sequential's result),
 // and the certificate notes that the claim is about that region.
 //
+// Observations of i.i.d. trials. A given estimator that reads NaN padding (calib.Unpadder:
+// sbi.AmortizedTrials, observations of 1 to N trials side by side, NaN trials after them) has
+// its padded simulations kept in every set as observations of fewer trials, not dropped as
+// failures, so that the claim is about observations of every number of trials the simulator
+// makes; the misspecification check compares an observation of k trials with the simulations
+// of at least k trials, cut to k; the local test (L-C2ST), whose classifier reads the values of
+// x, does not run on padded simulations and the certificate says so; Save writes the
+// estimator of single trials with N and the sampler, and Load serves it again.
+//
 // Observations. Each observation gets, in order:
 //
 //   - The misspecification check (diag.Misspecification at level α): an observation the
