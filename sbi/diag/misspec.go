@@ -34,8 +34,8 @@ type MisspecResult struct {
 	Space       string  // "standardized x" or "embedding": where distances are measured
 	Alpha       float64
 	// Dropped is the number of simulations left out for NaN or ±Inf, and, for an estimator
-	// that reads NaN padding, for holding fewer values before their padding than the
-	// observation.
+	// that reads NaN padding, for holding another number of values before their padding than
+	// the observation.
 	Dropped int
 }
 
@@ -68,11 +68,13 @@ type MisspecResult struct {
 //
 // For an estimator that reads NaN padding (a pairs.Unpadder: sbi.AmortizedTrials, observations
 // of a varying number of i.i.d. trials), the observation is compared by the values before its
-// padding, its k trials, with the simulations that hold at least k trials, cut to their first
-// k: trials that are i.i.d. and whose number carries no information about θ (as
-// sbi.AmortizedTrials assumes) make those cut simulations distributed as an observation of k
-// trials, so the p-value stays exact. Simulations of fewer trials are left out (Dropped), and
-// x is standardized (the estimator's summaries, where it has any, read whole rows); an
+// padding, its k trials, with the simulations of exactly k trials: the reference set is those
+// simulations alone, so the p-value stays exact whatever decides the number of trials (a
+// stopping rule that reads the trials, such as "stop after the first trial above c", makes
+// the first k trials of a longer simulation distributed unlike an observation of k trials).
+// Simulations of another number of trials are left out (Dropped), and x is standardized (the
+// estimator's summaries, where it has any, read whole rows). When fewer than 40 simulations
+// hold exactly k trials the check cannot decide, and the error says "inconclusive" and why; an
 // observation or simulation the estimator cannot read is an error naming it.
 func Misspecification(est sbi.Amortized, x *mat.Dense, xo []float64, cfg MisspecConfig) (*MisspecResult, error) {
 	if x == nil {
@@ -82,14 +84,12 @@ func Misspecification(est sbi.Amortized, x *mat.Dense, xo []float64, cfg Misspec
 	if len(xo) != dx {
 		return nil, fmt.Errorf("diag: misspecification check: the observation has %d values, the simulations %d", len(xo), dx)
 	}
-	shorter := ""
 	if u, ok := est.(pairs.Unpadder); ok {
 		var err error
-		if x, xo, err = presentPrefix(u, x, xo); err != nil {
+		if x, xo, err = sameTrials(u, x, xo); err != nil {
 			return nil, fmt.Errorf("diag: misspecification check: %w", err)
 		}
 		est = nil // its summaries, where it has any, read whole rows
-		shorter = fmt.Sprintf(" holding at least the observation's %d values before their padding", len(xo))
 	}
 	if !pairs.AllFinite(xo) {
 		return nil, fmt.Errorf("diag: misspecification check: the observation holds NaN or infinite values: %v", xo)
@@ -107,14 +107,14 @@ func Misspecification(est sbi.Amortized, x *mat.Dense, xo []float64, cfg Misspec
 		cfg.Alpha = 0.05
 	}
 	var keep []int
-	rows, dx := x.Dims() // fewer rows, and cut, for an estimator that reads padding
+	rows, dx := x.Dims() // fewer rows, and unpadded, for an estimator that reads padding
 	for i := range rows {
 		if pairs.AllFinite(x.RawRowView(i)) {
 			keep = append(keep, i)
 		}
 	}
 	if len(keep) < 2*minCalibrationPoints+2 {
-		return nil, fmt.Errorf("diag: misspecification check needs at least %d finite simulations%s, got %d of %d", 2*minCalibrationPoints+2, shorter, len(keep), n)
+		return nil, fmt.Errorf("diag: misspecification check needs at least %d finite simulations, got %d", 2*minCalibrationPoints+2, len(keep))
 	}
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x6d6973))
 	rng.Shuffle(len(keep), func(i, j int) { keep[i], keep[j] = keep[j], keep[i] })
@@ -159,10 +159,11 @@ func Misspecification(est sbi.Amortized, x *mat.Dense, xo []float64, cfg Misspec
 	return res, nil
 }
 
-// presentPrefix returns the values of the observation xo before its padding, as u reads them,
-// and the rows of x that hold at least as many values before their padding, cut to that many.
-// Its error names the observation or the simulation u cannot read.
-func presentPrefix(u pairs.Unpadder, x *mat.Dense, xo []float64) (*mat.Dense, []float64, error) {
+// sameTrials returns the values of the observation xo before its padding, as u reads them,
+// and the rows of x that hold exactly as many values before their padding, unpadded. Its error
+// names the observation or the simulation u cannot read, and says "inconclusive" when fewer
+// than the check needs hold that many values.
+func sameTrials(u pairs.Unpadder, x *mat.Dense, xo []float64) (*mat.Dense, []float64, error) {
 	p, err := u.Unpadded(xo)
 	if err != nil {
 		return nil, nil, fmt.Errorf("the observation: %w", err)
@@ -178,18 +179,19 @@ func presentPrefix(u pairs.Unpadder, x *mat.Dense, xo []float64) (*mat.Dense, []
 		if err != nil {
 			return nil, nil, fmt.Errorf("simulation %d: %w", i, err)
 		}
-		if len(q) >= w {
+		if len(q) == w {
 			rows = append(rows, i)
 		}
 	}
-	if len(rows) == 0 {
-		return nil, nil, fmt.Errorf("none of the %d simulations holds the observation's %d values before its padding (at least as many trials), expected at least %d", n, w, 2*minCalibrationPoints+2)
+	if need := 2*minCalibrationPoints + 2; len(rows) < need {
+		return nil, nil, fmt.Errorf("inconclusive: %d of the %d simulations hold as many values before their padding as the observation (%d: the same number of trials), the reference of an observation of that many trials, and the check needs at least %d: simulate more, or compare observations of a number of trials the simulator makes often",
+			len(rows), n, w, need)
 	}
-	cut := mat.NewDense(len(rows), w, nil)
+	same := mat.NewDense(len(rows), w, nil)
 	for k, i := range rows {
-		copy(cut.RawRowView(k), x.RawRowView(i)[:w])
+		copy(same.RawRowView(k), x.RawRowView(i)[:w])
 	}
-	return cut, append([]float64(nil), p...), nil
+	return same, append([]float64(nil), p...), nil
 }
 
 // checkSummaries checks what an estimator's Summaries returned for the nr reference, nc
