@@ -2,9 +2,13 @@ package certify
 
 import (
 	"bytes"
+	"errors"
 	"math"
 	"math/rand/v2"
+	"regexp"
 	"sort"
+	"strconv"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -160,9 +164,34 @@ func TestCertifyTrials(t *testing.T) {
 	if !cert.Certified() {
 		t.Fatalf("not certified (the test's premise: a well-trained estimator): %s", cert.Sentence())
 	}
+	checkByTrials(t, cert, cfg.TestSimulations)
 	checkFreshCoverage(t, cert, 300)
 	checkClosedForm(t, cert, obs)
 	checkSavedTrials(t, cert)
+}
+
+// checkByTrials checks the certificate's note of the final test's coverage by number of
+// trials: every number of trials 1 to 10 appears once, with pair counts summing to the n
+// pairs of the final test.
+func checkByTrials(t *testing.T, cert *Certificate, n int) {
+	t.Helper()
+	part := regexp.MustCompile(`(\d+) trials: [0-9./]+ on (\d+) pairs`)
+	for _, note := range cert.Notes {
+		if !strings.HasPrefix(note, "final test coverage by number of trials") {
+			continue
+		}
+		seen, sum := map[string]bool{}, 0
+		for _, m := range part.FindAllStringSubmatch(note, -1) {
+			seen[m[1]] = true
+			c, _ := strconv.Atoi(m[2])
+			sum += c
+		}
+		if len(seen) != trialsMax || sum != n {
+			t.Errorf("note %q: %d numbers of trials on %d pairs, want %d on %d", note, len(seen), sum, trialsMax, n)
+		}
+		return
+	}
+	t.Errorf("no note of the coverage by number of trials in %q", cert.Notes)
 }
 
 // diagMisspec is the misspecification check's configuration for the small budgets of these
@@ -273,7 +302,7 @@ func TestCertifyTrialsScoreCalibration(t *testing.T) {
 	obs := trialsObservations(2, 6)
 	const datasets, tests = 30, 100
 	cfg := Config{Trained: est, Remedies: []Remedy{RemedyScoreCalibration}, Target: Target{Tolerance: 0.02},
-		Simulations: 1500, TestSimulations: 300, CheckSimulations: 400, LocalSimulations: -1,
+		Simulations: 1500, TestSimulations: 300, CheckSimulations: 600, LocalSimulations: -1,
 		ScoreCalibration: calib.ScoreCalConfig{M: datasets, N: 100}, ScoreCalibrationTests: tests,
 		Samples: 99, SBCSamples: -1, Seed: 7, Misspecification: diagMisspec(150)}
 	cert, err := Certify(prior, trialsSimulator{}, obs, cfg)
@@ -311,4 +340,108 @@ func allFinite(v []float64) bool {
 		}
 	}
 	return true
+}
+
+// TestPlanLocalOffForPadding: the local test's default budget is 0 for an estimator that
+// reads NaN padding (its classifier refuses padded simulations, which would be drawn and thrown
+// away), with a note saying why; an ordinary estimator keeps a check set's size, and a set
+// size given for the padded one is kept.
+func TestPlanLocalOffForPadding(t *testing.T) {
+	cases := []struct {
+		name      string
+		trained   any
+		local     int
+		wantLocal int // -1: a check set's size
+		wantNote  bool
+	}{
+		{"padded, default", paddedScaled{scaledPosterior{1}}, 0, 0, true},
+		{"ordinary, default", scaledPosterior{1}, 0, -1, false},
+		{"padded, given", paddedScaled{scaledPosterior{1}}, 150, 150, false},
+	}
+	for _, c := range cases {
+		cfg := Config{Trained: c.trained.(sbi.Amortized), Simulations: 3000, TestSimulations: 300, CheckSimulations: 200, LocalSimulations: c.local}
+		b, notes, err := plan(cfg, true, 1, false)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		want := c.wantLocal
+		if want < 0 {
+			want = b.Check
+		}
+		noted := false
+		for _, n := range notes {
+			noted = noted || strings.Contains(n, "local test (L-C2ST) not run: the estimator reads observations padded with NaN")
+		}
+		if b.Local != want || noted != c.wantNote {
+			t.Errorf("%s: local budget %d, note %v (%q); want %d, %v", c.name, b.Local, noted, notes, want, c.wantNote)
+		}
+	}
+}
+
+// strictPadded is paddedScaled that, as sbi.AmortizedTrials, cannot read a trial after the
+// padding: x = (NaN, v).
+type strictPadded struct{ paddedScaled }
+
+func (e strictPadded) Unpadded(x []float64) ([]float64, error) {
+	if len(x) == 2 && math.IsNaN(x[0]) && !math.IsNaN(x[1]) {
+		return nil, errors.New("trial 1 follows trial 0, which is all NaN")
+	}
+	return e.paddedScaled.Unpadded(x)
+}
+
+// brokenTrialsSimulator is paddingSimulator that writes, for θ < −2, its second trial after
+// a NaN first one: a row no estimator of padded trials reads.
+type brokenTrialsSimulator struct{ paddingSimulator }
+
+func (s brokenTrialsSimulator) SimulateBatch(rng *rand.Rand, theta, x *mat.Dense) {
+	s.paddingSimulator.SimulateBatch(rng, theta, x)
+	n, _ := theta.Dims()
+	for i := range n {
+		if theta.At(i, 0) < -2 {
+			x.Set(i, 0, math.NaN())
+		}
+	}
+}
+
+// TestCertifyTrialsUnreadableRow: a simulation the padded estimator cannot read stops the run
+// with an error that names the row, says why, and says what a failed simulation must look
+// like (a whole row of NaN).
+func TestCertifyTrialsUnreadableRow(t *testing.T) {
+	obs := mat.NewDense(1, 2, []float64{0.5, 0.2})
+	_, err := Certify(gaussPrior(), brokenTrialsSimulator{}, obs, Config{Trained: strictPadded{paddedScaled{scaledPosterior{1}}},
+		Remedies: NoRemedies(), Simulations: 1000, TestSimulations: 300, CheckSimulations: 200, LocalSimulations: -1, SBCSamples: -1, Seed: 3})
+	if err == nil {
+		t.Fatal("certified from rows the estimator cannot read, want an error")
+	}
+	for _, want := range []string{"cannot read the simulator's output", "simulation ", "trial 1 follows trial 0", "whole row of NaN"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+}
+
+// TestScoreAdjustedReadsPaddingOnlyOverPadding: the score-adjusted posterior reads NaN padding
+// (calib.Unpadder) as the diagnoses see it only when its base does; over an ordinary estimator
+// it claims no such reading (it did, passing x through unchanged).
+func TestScoreAdjustedReadsPaddingOnlyOverPadding(t *testing.T) {
+	m := AffineMap{Dim: 1, L: []float64{1.2}, B: []float64{0.1}}
+	for _, c := range []struct {
+		base sbi.Amortized
+		want bool
+	}{{scaledPosterior{1}, false}, {paddedScaled{scaledPosterior{1}}, true}} {
+		a := &scoreAdjusted{base: c.base, m: m, draws: 20, seed: 1}
+		if _, ok := any(a).(calib.Unpadder); ok {
+			t.Errorf("base %T: the adjusted estimator itself reads padding, want only its diagnosed form to, where the base does", c.base)
+		}
+		u, got := a.diagnosed().(calib.Unpadder)
+		if got != c.want {
+			t.Errorf("base %T: the diagnosed adjusted estimator reads padding: %v, want %v", c.base, got, c.want)
+			continue
+		}
+		if got {
+			if p, err := u.Unpadded([]float64{0.4, math.NaN()}); err != nil || len(p) != 1 {
+				t.Errorf("base %T: (0.4, NaN) read as %v, %v; want its one value", c.base, p, err)
+			}
+		}
+	}
 }
