@@ -21,18 +21,20 @@ import (
 	"github.com/gosbi/gosbi/sbi/internal/safe"
 )
 
-// fileFormat names the certificate file format; fileVersion is the version Save writes.
-// Version 2 added the local test, score calibration and notes of each observation; Load reads
-// versions 1 to 3 (a version-1 file has none of them). A build that reads only version 1
-// refuses a version-2 file rather than drop its score-calibration maps unseen. Version 3 added
-// the trials of an estimator of i.i.d. trials (sbi.AmortizedTrials) and NaN (padding) in the
-// observations and the conformal calibration pairs, written as null: Save writes it for such a
-// certificate alone, version 2 otherwise, so that a build that reads version 2 refuses a file
-// whose estimator it would read as one of single trials or whose null it would read as 0.
+// fileFormat names the certificate file format; fileVersion is the latest version Load reads
+// (1 to fileVersion). Version 2 (plainVersion) added the local test, score calibration and
+// notes of each observation (a version-1 file has none of them); a build that reads only
+// version 1 refuses a version-2 file rather than drop its score-calibration maps unseen.
+// Version 3 (trialsVersion) added the trials of an estimator of i.i.d. trials
+// (sbi.AmortizedTrials) and NaN (padding) in the observations and the conformal calibration
+// pairs, written as null. Save writes version 3 for such a certificate alone and version 2
+// otherwise, so that a build that reads version 2 refuses only a file whose estimator it would
+// read as one of single trials or whose null it would read as 0.
 const (
 	fileFormat    = "gosbi certificate"
-	fileVersion   = 3
-	trialsVersion = 3 // the first version with Trials
+	fileVersion   = trialsVersion
+	plainVersion  = 2 // the version Save writes for a certificate without trials or NaN
+	trialsVersion = 3 // the first version with Trials and null for NaN
 )
 
 // file is the JSON form of a certificate: every number it shows, the estimator in sbi's own
@@ -131,7 +133,7 @@ func (c *Certificate) Save(w io.Writer) error {
 	if err := saver.Save(&est); err != nil {
 		return fmt.Errorf("certify: saving the estimator: %w", err)
 	}
-	f := file{Format: fileFormat, Version: trialsVersion - 1, Target: c.Target, Chosen: c.Chosen, Final: c.Final,
+	f := file{Format: fileFormat, Version: plainVersion, Target: c.Target, Chosen: c.Chosen, Final: c.Final,
 		Before: c.Before, After: c.After, SBC: c.SBC, TARP: c.TARP, Steps: c.Steps, Remedies: c.Remedies, Tried: c.Tried,
 		Observations: nanFree(c.Observations), Notes: c.Notes, Budget: c.Budget, Seed: c.Seed, Versions: c.Versions, Elapsed: c.Elapsed,
 		Estimator: est.Bytes()}
@@ -153,7 +155,7 @@ func (c *Certificate) Save(w io.Writer) error {
 			f.Thresholds = append(f.Thresholds, cf.Threshold)
 		}
 		f.CalTheta, f.CalX = denseToMatrix(c.calTheta), denseToMatrix(c.calX)
-		if hasNaN(f.CalX.Data) {
+		if hasNaN(f.CalTheta.Data) || hasNaN(f.CalX.Data) {
 			f.Version = trialsVersion
 		}
 	}
@@ -317,7 +319,7 @@ func (f *file) estimator() (sbi.Amortized, error) {
 	case f.Trials < 1 || f.Sampler == nil:
 		return nil, fmt.Errorf("certify: the certificate file has trials %d and sampler %v, expected at least 1 trial and a sampler", f.Trials, f.Sampler)
 	case !ok:
-		return nil, fmt.Errorf("certify: the certificate file serves trials from a %T, which serves none (expected an NLE, MNLE or NRE)", est)
+		return nil, fmt.Errorf("certify: the certificate file serves trials from a %T, which serves none (expected an NLE, MNLE, NRE or NREEnsemble)", est)
 	}
 	return ts.TrialsWith(f.Trials, *f.Sampler), nil
 }
