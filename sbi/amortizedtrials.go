@@ -107,6 +107,10 @@ func makeAmortizedTrials(core *estimator, name, label string, untrained func() e
 // Trials is the most trials an observation holds, N: the width of a row of x is N trials.
 func (a *AmortizedTrials) Trials() int { return a.n }
 
+// Sampler is the sampler configuration of a's posteriors (that of Trials, or the one given to
+// TrialsWith).
+func (a *AmortizedTrials) Sampler() SamplerConfig { return a.s }
+
 // Estimator is the estimator of single trials that a serves.
 func (a *AmortizedTrials) Estimator() Estimator { return a.of }
 

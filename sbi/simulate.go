@@ -236,15 +236,47 @@ func MustSimulateBatch(rng *rand.Rand, s Simulator, theta *mat.Dense) *Simulatio
 
 // SimulateBatchContext is SimulateBatch stopped by ctx instead of the host's context.
 func SimulateBatchContext(ctx context.Context, rng *rand.Rand, s Simulator, theta *mat.Dense) (*Simulation, error) {
+	x, err := simulateBatch(ctx, rng, s, theta, false)
+	if err != nil {
+		return nil, err
+	}
+	return dropInvalid(theta, x, true)
+}
+
+// SimulateBatchAligned is SimulateBatch without dropping: row i of the result is the
+// simulation of row i of theta as the simulator wrote it, NaN and ±Inf included, drawn from the
+// random streams SimulateBatch would give it. It is for data whose NaN marks padding rather than
+// failure (observations of fewer trials, as AmortizedTrials reads them), which SimulateBatch
+// would drop. It returns an error for a theta without rows and for a simulator that panics
+// (naming the row); since it drops nothing, a batch whose every row holds NaN is returned as
+// it is, without ErrNonFinite. When the host's context is cancelled it returns a
+// *PartialSimulationError whose Done and Resume keep the rows holding NaN in place, as this
+// function does.
+func SimulateBatchAligned(rng *rand.Rand, s Simulator, theta *mat.Dense) (*mat.Dense, error) {
+	return SimulateBatchAlignedContext(runenv.Context(), rng, s, theta)
+}
+
+// SimulateBatchAlignedContext is SimulateBatchAligned stopped by ctx instead of the host's
+// context.
+func SimulateBatchAlignedContext(ctx context.Context, rng *rand.Rand, s Simulator, theta *mat.Dense) (*mat.Dense, error) {
+	return simulateBatch(ctx, rng, s, theta, true)
+}
+
+// simulateBatch simulates every row of theta into a new matrix, rows aligned with theta; an
+// interrupt's *PartialSimulationError keeps rows holding NaN in place when aligned, and drops
+// them as SimulateBatch does otherwise.
+func simulateBatch(ctx context.Context, rng *rand.Rand, s Simulator, theta *mat.Dense, aligned bool) (*mat.Dense, error) {
 	n, _ := theta.Dims()
 	if n == 0 {
 		return nil, fmt.Errorf("simulate: theta has no rows, expected at least one parameter vector")
 	}
 	x := mat.NewDense(n, s.DataDim(), nil)
-	if err := newPartial(rng, s, theta, x, true).run(ctx, s); err != nil {
+	e := newPartial(rng, s, theta, x, true)
+	e.aligned = aligned
+	if err := e.run(ctx, s); err != nil {
 		return nil, err
 	}
-	return dropInvalid(theta, x, true)
+	return x, nil
 }
 
 // PartialSimulationError is the error of Simulate, SimulateBatch and SimulateInto (and of their
@@ -286,6 +318,7 @@ type PartialSimulationError struct {
 	seeds     streams
 	chunkDone []bool
 	resumed   bool // a Resume of a SimulateBatch finished and handed x to its result
+	aligned   bool // SimulateBatchAligned's: Done and Resume keep rows holding NaN, in place
 	byCaller  bool // the last run's context was marked by cancel.CallerKeeps: its caller keeps nothing of e
 }
 
@@ -311,7 +344,8 @@ func (e *PartialSimulationError) Unwrap() error { return e.Err }
 
 // Done returns the finished rows whose simulation succeeded, in input order: Kept names their
 // rows of theta and Dropped counts the finished rows that failed. It returns an error when no
-// row finished, one wrapping ErrNonFinite when every finished row failed.
+// row finished, one wrapping ErrNonFinite when every finished row failed. For an error of
+// SimulateBatchAligned it returns every finished row, NaN included (Dropped is 0).
 func (e *PartialSimulationError) Done() (*Simulation, error) {
 	if e.resumed {
 		return nil, errResumed
@@ -323,7 +357,7 @@ func (e *PartialSimulationError) Done() (*Simulation, error) {
 			continue
 		}
 		finished++
-		if e.x != nil && finite(e.x.RawRowView(i)) {
+		if e.x != nil && (e.aligned || finite(e.x.RawRowView(i))) {
 			kept = append(kept, i)
 		}
 	}
@@ -351,7 +385,9 @@ var errResumed = errors.New("simulate: this partial simulation was resumed to th
 // SimFunc of that call again. Interrupted again, it
 // returns this error again, its counts updated, to be resumed again. After a Resume of a
 // SimulateBatch to the end, the output belongs to the returned Simulation and the error
-// answers no more calls.
+// answers no more calls. For an error of SimulateBatchAligned it drops nothing: the result
+// holds every row of theta, X its simulation as SimulateBatchAligned returns it (NaN and ±Inf
+// in place), Kept every index.
 func (e *PartialSimulationError) Resume(ctx context.Context) (*Simulation, error) {
 	return e.resume(ctx, e.sim)
 }
@@ -365,7 +401,13 @@ func (e *PartialSimulationError) resume(ctx context.Context, s Simulator) (*Simu
 	if err := e.run(ctx, s); err != nil {
 		return nil, err
 	}
-	sim, err := dropInvalid(e.theta, e.x, e.ownX)
+	var sim *Simulation
+	var err error
+	if e.aligned {
+		sim = keepAll(e.theta, e.x)
+	} else {
+		sim, err = dropInvalid(e.theta, e.x, e.ownX)
+	}
 	if e.ownX {
 		e.resumed, e.x, e.theta, e.sim = true, nil, nil, nil
 	}
@@ -467,6 +509,16 @@ func DropInvalid(theta, x *mat.Dense) (*Simulation, error) {
 // dropInvalid is DropInvalid; with ownX set, x was allocated by the caller for this result and
 // is returned itself when no row is dropped, instead of copied (a simulation of a large budget
 // would otherwise need twice its memory at once).
+// keepAll is the Simulation of every row of theta and x (whose x it takes), NaN included.
+func keepAll(theta, x *mat.Dense) *Simulation {
+	n, _ := theta.Dims()
+	kept := make([]int, n)
+	for i := range kept {
+		kept[i] = i
+	}
+	return &Simulation{Theta: mat.DenseCopyOf(theta), X: x, Kept: kept}
+}
+
 func dropInvalid(theta, x *mat.Dense, ownX bool) (*Simulation, error) {
 	n, dt := theta.Dims()
 	if xr, _ := x.Dims(); xr != n {

@@ -19,6 +19,7 @@ import (
 	"github.com/gosbi/gosbi/sbi/diag"
 	"github.com/gosbi/gosbi/sbi/dist"
 	"github.com/gosbi/gosbi/sbi/internal/cancel"
+	"github.com/gosbi/gosbi/sbi/internal/pairs"
 	"github.com/gosbi/gosbi/sbi/internal/safe"
 	"github.com/gosbi/gosbi/sbi/internal/sat"
 )
@@ -164,8 +165,9 @@ type Config struct {
 	// affordable: when observations are given and the budget holds a set of the size of a
 	// check set with a training share (first training and reserve) at least as large as the
 	// final test set (a given estimator has no training set to take it from: then whenever
-	// the budget holds it); otherwise the certificate says it did not run and why. Negative
-	// means off.
+	// the budget holds it); otherwise the certificate says it did not run and why. For an
+	// estimator that reads NaN padding (calib.Unpadder: sbi.AmortizedTrials), whose padded
+	// simulations the test cannot read, 0 means off, with a note saying so. Negative means off.
 	LocalSimulations int
 	// LocalTest configures the local test. Its zero value is bounded in cost: the fewest null
 	// classifiers with which a p-value can reach the level (19 at α = 0.05), 1,000 evaluation
@@ -645,7 +647,12 @@ func split(cfg Config, trained bool, nObs int, defaults bool) (Budget, []string,
 	var notes []string
 	if nObs > 0 && cfg.LocalSimulations >= 0 {
 		b.Local = cfg.LocalSimulations
-		if b.Local == 0 {
+		_, padded := cfg.Trained.(calib.Unpadder)
+		switch {
+		case b.Local == 0 && padded:
+			// L-C2ST refuses padded simulations: a set drawn for it would be thrown away.
+			notes = append(notes, "local test (L-C2ST) not run: the estimator reads observations padded with NaN (i.i.d. trials), and the local test's classifier reads every value of x, so no simulation is drawn for it")
+		case b.Local == 0:
 			b.Local = b.Check
 			if !affordable(b.Local) {
 				notes = append(notes, fmt.Sprintf("local test (L-C2ST) not run: a calibration set of %d simulations %s; set LocalSimulations or raise Simulations",
@@ -835,7 +842,7 @@ func seedOf(seed uint64, stream uint64) uint64 {
 func (r *run) simulate(n int, stream uint64) (*sbi.Simulation, error) {
 	rng := rand.New(rand.NewPCG(r.cfg.Seed, stream))
 	theta := r.prior.Sample(rng, n)
-	s, err := sbi.SimulateBatchContext(r.ctx, rng, r.sim, theta)
+	s, err := r.simulateAt(rng, theta)
 	if err != nil {
 		return nil, fmt.Errorf("certify: simulating %d pairs: %w", n, err)
 	}
@@ -845,6 +852,33 @@ func (r *run) simulate(n int, stream uint64) (*sbi.Simulation, error) {
 		return nil, fmt.Errorf("certify: all %d simulations failed (NaN or ±Inf)", n)
 	}
 	return s, nil
+}
+
+// simulateAt simulates the rows of theta with rng and drops those that failed. For a given
+// estimator that reads NaN padding (calib.Unpadder: sbi.AmortizedTrials) a padded row is an
+// observation of fewer trials, kept, as the diagnoses and calibrations of the run keep it; a
+// row the estimator cannot read (NaN in some values of a trial, a trial after the padding) is
+// an error naming it and saying that a failed simulation is a whole row of NaN, since the
+// simulator's rows are then not laid out as the estimator reads them: dropping such rows
+// would hide a simulator that writes its trials where the estimator does not look.
+func (r *run) simulateAt(rng *rand.Rand, theta *mat.Dense) (*sbi.Simulation, error) {
+	u, ok := r.cfg.Trained.(calib.Unpadder)
+	if !ok {
+		return sbi.SimulateBatchContext(r.ctx, rng, r.sim, theta)
+	}
+	x, err := sbi.SimulateBatchAlignedContext(r.ctx, rng, r.sim, theta)
+	if err != nil {
+		return nil, err
+	}
+	th, xx, dropped, err := pairs.Finite(u, theta, x, "simulation")
+	if err != nil {
+		return nil, fmt.Errorf("the estimator cannot read the simulator's output: %w; a failed simulation must be a whole row of NaN (a SimFunc that returns nil writes one), which is dropped and counted", err)
+	}
+	if th == nil {
+		n, _ := theta.Dims()
+		return nil, fmt.Errorf("simulate: %w: all %d simulations gave no value or ±Inf before their padding", sbi.ErrNonFinite, n)
+	}
+	return &sbi.Simulation{Theta: th, X: xx, Dropped: dropped}, nil
 }
 
 func (r *run) nextCheckSet() (*sbi.Simulation, error) {
@@ -1166,6 +1200,9 @@ func (r *run) final(c *candidate) error {
 	r.cert.Estimator = c.est
 	r.cert.Conformal, r.cert.calTheta, r.cert.calX = c.conformal, c.calTheta, c.calX
 	r.cert.Final, r.cert.After = d, cov
+	if note := coverageByTrials(c.est, s.X, cov); note != "" {
+		r.cert.Notes = append(r.cert.Notes, note)
+	}
 	if r.cfg.SBCSamples > 0 {
 		sbc, err := diag.SBCContext(r.ctx, c.est, s.Theta, s.X, diag.RankConfig{Samples: r.cfg.SBCSamples, Seed: seedOf(r.cfg.Seed, streamSBC)})
 		if err != nil {

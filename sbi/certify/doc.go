@@ -61,6 +61,24 @@
 // certified over its truncated region, given as the prior (the Region of Sequential's result),
 // and the certificate notes that the claim is about that region.
 //
+// Observations of i.i.d. trials. A given estimator that reads NaN padding (calib.Unpadder:
+// sbi.AmortizedTrials, observations of 1 to N trials side by side, NaN trials after them) has
+// its padded simulations kept in every set as observations of fewer trials, not dropped as
+// failures. The claim is then about the coverage averaged over the simulator's mix of trial
+// counts, not about each count on its own: a posterior too narrow at one count and too wide at
+// another can pass. The certificate notes the final test's coverage at each count beside the
+// verdict, with the number of pairs it rests on; the verdict rule is unchanged. The
+// misspecification check compares an observation of k trials with the simulations of exactly
+// k trials (its reference set), which are distributed as such an observation whatever decides
+// the number of trials (a stopping rule that reads them included); when too few simulations
+// hold k trials the observation is Inconclusive, and the check says why. The local test
+// (L-C2ST), whose classifier reads every value of x, does not run on padded simulations: its
+// default budget is 0 for such an estimator, with a note saying why. A simulation that failed
+// is a whole row of NaN (dropped and counted); a row with NaN in part of a trial, or a trial
+// after the padding, is not laid out as the estimator reads it and stops the run with an
+// error naming it. Save writes the estimator of single trials with N and the sampler, and
+// Load serves it again.
+//
 // Observations. Each observation gets, in order:
 //
 //   - The misspecification check (diag.Misspecification at level α): an observation the

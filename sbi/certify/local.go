@@ -139,6 +139,25 @@ func (a *scoreAdjusted) Posterior(x []float64) sbi.Posterior {
 	return &adjustedPosterior{base: base, m: a.m, shift: s, logdet: logdet}
 }
 
+// paddedAdjusted is a scoreAdjusted whose base reads NaN padding (calib.Unpadder:
+// sbi.AmortizedTrials): it reads x as its base does, so that the diagnoses of the adjusted
+// posterior keep the padded pairs the base's keep.
+type paddedAdjusted struct {
+	*scoreAdjusted
+	u calib.Unpadder
+}
+
+func (a paddedAdjusted) Unpadded(x []float64) ([]float64, error) { return a.u.Unpadded(x) }
+
+// diagnosed is a as the diagnoses read it: reading NaN padding where its base does, and only
+// then.
+func (a *scoreAdjusted) diagnosed() sbi.Amortized {
+	if u, ok := a.base.(calib.Unpadder); ok {
+		return paddedAdjusted{a, u}
+	}
+	return a
+}
+
 func (a *scoreAdjusted) LogProbPairs(theta, x *mat.Dense) []float64 {
 	n, _ := theta.Dims()
 	out := make([]float64, n)
@@ -385,7 +404,7 @@ func (r *run) scoreCalibrate(o *ObservationCheck, i int, localSet *sbi.Simulatio
 	claim := fmt.Sprintf("the claim is local: coverage over θ from the posterior here inflated ×%g and data simulated from it (%d fresh pairs), not over the prior predictive and not conditional on this observation alone", cfg.Inflation, d.N)
 	o.Reason = fmt.Sprintf("score-calibrated here (%d datasets): %s: %s; %s", res.Datasets, d.Verdict, d.Reason, claim)
 	if localSet != nil {
-		lt, err := diag.NewLC2STContext(r.ctx, adj, localSet.Theta, localSet.X, r.cfg.LocalTest)
+		lt, err := diag.NewLC2STContext(r.ctx, adj.diagnosed(), localSet.Theta, localSet.X, r.cfg.LocalTest)
 		if err == nil {
 			res.Local, err = lt.Test(o.X)
 		}
@@ -432,7 +451,7 @@ func (r *run) judgeLocal(adj *scoreAdjusted, xo, mu []float64, ntest int, stream
 			row[j] = infl*(row[j]-mu[j]) + mu[j]
 		}
 	}
-	pairs, err := sbi.SimulateBatchContext(r.ctx, trng, r.sim, src)
+	pairs, err := r.simulateAt(trng, src)
 	if err != nil {
 		return nil, fmt.Errorf("simulating the test pairs: %w", err)
 	}
@@ -441,7 +460,7 @@ func (r *run) judgeLocal(adj *scoreAdjusted, xo, mu []float64, ntest int, stream
 	if pairs.Theta == nil || pairs.Theta.RawMatrix().Rows == 0 {
 		return nil, nil
 	}
-	cov, d, err := r.diagnose(adj, pairs, stream+2)
+	cov, d, err := r.diagnose(adj.diagnosed(), pairs, stream+2)
 	if err != nil {
 		return nil, err
 	}

@@ -21,13 +21,20 @@ import (
 	"github.com/gosbi/gosbi/sbi/internal/safe"
 )
 
-// fileFormat names the certificate file format; fileVersion is the version Save writes.
-// Version 2 added the local test, score calibration and notes of each observation; Load reads
-// versions 1 and 2 (a version-1 file has none of them). A build that reads only version 1
-// refuses a version-2 file rather than drop its score-calibration maps unseen.
+// fileFormat names the certificate file format; fileVersion is the latest version Load reads
+// (1 to fileVersion). Version 2 (plainVersion) added the local test, score calibration and
+// notes of each observation (a version-1 file has none of them); a build that reads only
+// version 1 refuses a version-2 file rather than drop its score-calibration maps unseen.
+// Version 3 (trialsVersion) added the trials of an estimator of i.i.d. trials
+// (sbi.AmortizedTrials) and NaN (padding) in the observations and the conformal calibration
+// pairs, written as null. Save writes version 3 for such a certificate alone and version 2
+// otherwise, so that a build that reads version 2 refuses only a file whose estimator it would
+// read as one of single trials or whose null it would read as 0.
 const (
-	fileFormat  = "gosbi certificate"
-	fileVersion = 2
+	fileFormat    = "gosbi certificate"
+	fileVersion   = trialsVersion
+	plainVersion  = 2 // the version Save writes for a certificate without trials or NaN
+	trialsVersion = 3 // the first version with Trials and null for NaN
 )
 
 // file is the JSON form of a certificate: every number it shows, the estimator in sbi's own
@@ -56,29 +63,90 @@ type file struct {
 	CalTheta     *matrix              `json:"conformal_theta,omitempty"`
 	CalX         *matrix              `json:"conformal_x,omitempty"`
 	Estimator    []byte               `json:"estimator"` // sbi's estimator file, base64 in JSON
+	// Trials and Sampler, for an sbi.AmortizedTrials: Estimator is the estimator of single
+	// trials it serves, and the certified one is its TrialsWith(Trials, *Sampler).
+	Trials  int                `json:"trials,omitempty"`
+	Sampler *sbi.SamplerConfig `json:"trials_sampler,omitempty"`
+	// ObservationX holds the observations' X, in place of Observations[i].X, where one holds
+	// NaN (padding), which JSON has no number for.
+	ObservationX []jsonFloats `json:"observation_x,omitempty"`
 }
 
 type matrix struct {
 	Rows, Cols int
-	Data       []float64
+	Data       jsonFloats
+}
+
+// jsonFloats is a vector whose NaN (padding of observations of fewer trials) JSON writes as
+// null; a null reads back as NaN.
+type jsonFloats []float64
+
+func (v jsonFloats) MarshalJSON() ([]byte, error) {
+	out := make([]*float64, len(v))
+	for i := range v {
+		if !math.IsNaN(v[i]) {
+			out[i] = &v[i]
+		}
+	}
+	return json.Marshal(out)
+}
+
+func (v *jsonFloats) UnmarshalJSON(b []byte) error {
+	var in []*float64
+	if err := json.Unmarshal(b, &in); err != nil {
+		return err
+	}
+	*v = make(jsonFloats, len(in))
+	for i, p := range in {
+		(*v)[i] = math.NaN()
+		if p != nil {
+			(*v)[i] = *p
+		}
+	}
+	return nil
+}
+
+// hasNaN reports whether a value of v is NaN.
+func hasNaN(v []float64) bool {
+	for _, f := range v {
+		if math.IsNaN(f) {
+			return true
+		}
+	}
+	return false
 }
 
 // Save writes the certificate with its estimator to w (JSON). The estimator must be one of the
 // library's (an sbi.Estimator, which can save itself); a posterior made by hand cannot be
 // saved, and Save says so.
 func (c *Certificate) Save(w io.Writer) error {
-	saver, ok := c.Estimator.(interface{ Save(io.Writer) error })
+	var saved any = c.Estimator
+	trials, ok := c.Estimator.(*sbi.AmortizedTrials)
+	if ok {
+		saved = trials.Estimator() // the estimator of single trials; Trials and Sampler say how it serves
+	}
+	saver, ok := saved.(interface{ Save(io.Writer) error })
 	if !ok {
-		return fmt.Errorf("certify: the certified estimator (%T) cannot be saved: only the library's estimators (sbi.Estimator) can", c.Estimator)
+		return fmt.Errorf("certify: the certified estimator (%T) cannot be saved: only the library's estimators (sbi.Estimator) can", saved)
 	}
 	var est bytes.Buffer
 	if err := saver.Save(&est); err != nil {
 		return fmt.Errorf("certify: saving the estimator: %w", err)
 	}
-	f := file{Format: fileFormat, Version: fileVersion, Target: c.Target, Chosen: c.Chosen, Final: c.Final,
+	f := file{Format: fileFormat, Version: plainVersion, Target: c.Target, Chosen: c.Chosen, Final: c.Final,
 		Before: c.Before, After: c.After, SBC: c.SBC, TARP: c.TARP, Steps: c.Steps, Remedies: c.Remedies, Tried: c.Tried,
 		Observations: nanFree(c.Observations), Notes: c.Notes, Budget: c.Budget, Seed: c.Seed, Versions: c.Versions, Elapsed: c.Elapsed,
 		Estimator: est.Bytes()}
+	if trials != nil {
+		s := trials.Sampler()
+		f.Version, f.Trials, f.Sampler = trialsVersion, trials.Trials(), &s
+	}
+	for _, o := range c.Observations {
+		if hasNaN(o.X) {
+			f.padObservations()
+			break
+		}
+	}
 	if c.Conformal != nil {
 		if c.calTheta == nil {
 			return errors.New("certify: the certificate's conformal calibration pairs are missing; it cannot be saved")
@@ -87,6 +155,9 @@ func (c *Certificate) Save(w io.Writer) error {
 			f.Thresholds = append(f.Thresholds, cf.Threshold)
 		}
 		f.CalTheta, f.CalX = denseToMatrix(c.calTheta), denseToMatrix(c.calX)
+		if hasNaN(f.CalTheta.Data) || hasNaN(f.CalX.Data) {
+			f.Version = trialsVersion
+		}
 	}
 	enc := json.NewEncoder(w)
 	if err := enc.Encode(&f); err != nil {
@@ -167,9 +238,18 @@ func Load(r io.Reader) (*Certificate, error) {
 	if err := f.checkNumbers(); err != nil {
 		return nil, err
 	}
-	est, err := sbi.Load(bytes.NewReader(f.Estimator))
+	est, err := f.estimator()
 	if err != nil {
-		return nil, fmt.Errorf("certify: loading the certified estimator: %w", err)
+		return nil, err
+	}
+	if f.ObservationX != nil {
+		if len(f.ObservationX) != len(f.Observations) || f.Version < trialsVersion {
+			return nil, fmt.Errorf("certify: the certificate file (version %d) has %d observation vectors for %d observations, expected one each in a file of version %d or later",
+				f.Version, len(f.ObservationX), len(f.Observations), trialsVersion)
+		}
+		for i := range f.Observations {
+			f.Observations[i].X = f.ObservationX[i]
+		}
 	}
 	c := &Certificate{Target: f.Target, Estimator: est, Chosen: f.Chosen, Final: f.Final, Before: f.Before,
 		After: f.After, SBC: f.SBC, TARP: f.TARP, Steps: f.Steps, Remedies: f.Remedies, Tried: f.Tried, Observations: withNaN(f.Observations),
@@ -206,6 +286,42 @@ func Load(r io.Reader) (*Certificate, error) {
 		}
 	}
 	return c, nil
+}
+
+// padObservations moves the observations' X to ObservationX, which writes their NaN, and
+// makes f a version-3 file.
+func (f *file) padObservations() {
+	f.Version = trialsVersion
+	f.ObservationX = make([]jsonFloats, len(f.Observations))
+	for i := range f.Observations {
+		f.ObservationX[i] = f.Observations[i].X
+		f.Observations[i].X = nil
+	}
+}
+
+// estimator loads the certified estimator of f: the saved one, or for a certificate of an
+// sbi.AmortizedTrials the one serving the saved estimator of single trials.
+func (f *file) estimator() (sbi.Amortized, error) {
+	est, err := sbi.Load(bytes.NewReader(f.Estimator))
+	if err != nil {
+		return nil, fmt.Errorf("certify: loading the certified estimator: %w", err)
+	}
+	if f.Trials == 0 && f.Sampler == nil {
+		return est, nil
+	}
+	type trialsServer interface {
+		TrialsWith(n int, s sbi.SamplerConfig) *sbi.AmortizedTrials
+	}
+	ts, ok := est.(trialsServer)
+	switch {
+	case f.Version < trialsVersion:
+		return nil, fmt.Errorf("certify: the certificate file of version %d has trials, which version %d added", f.Version, trialsVersion)
+	case f.Trials < 1 || f.Sampler == nil:
+		return nil, fmt.Errorf("certify: the certificate file has trials %d and sampler %v, expected at least 1 trial and a sampler", f.Trials, f.Sampler)
+	case !ok:
+		return nil, fmt.Errorf("certify: the certificate file serves trials from a %T, which serves none (expected an NLE, MNLE, NRE or NREEnsemble)", est)
+	}
+	return ts.TrialsWith(f.Trials, *f.Sampler), nil
 }
 
 var (

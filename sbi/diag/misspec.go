@@ -33,7 +33,10 @@ type MisspecResult struct {
 	Bandwidth   float64 // σ of the Gaussian kernel (median heuristic on the reference)
 	Space       string  // "standardized x" or "embedding": where distances are measured
 	Alpha       float64
-	Dropped     int // simulations left out for NaN or ±Inf
+	// Dropped is the number of simulations left out for NaN or ±Inf, and, for an estimator
+	// that reads NaN padding, for holding another number of values before their padding than
+	// the observation.
+	Dropped int
 }
 
 // Misspecification tests whether the observation xo lies in the distribution of the
@@ -62,6 +65,17 @@ type MisspecResult struct {
 // half and half. It returns an error for bad input, fewer than 40 finite simulations, or
 // summaries that are not a row of finite values per row of x (a NaN summary leaves the
 // statistic undefined: no verdict can be drawn from it).
+//
+// For an estimator that reads NaN padding (a pairs.Unpadder: sbi.AmortizedTrials, observations
+// of a varying number of i.i.d. trials), the observation is compared by the values before its
+// padding, its k trials, with the simulations of exactly k trials: the reference set is those
+// simulations alone, so the p-value stays exact whatever decides the number of trials (a
+// stopping rule that reads the trials, such as "stop after the first trial above c", makes
+// the first k trials of a longer simulation distributed unlike an observation of k trials).
+// Simulations of another number of trials are left out (Dropped), and x is standardized (the
+// estimator's summaries, where it has any, read whole rows). When fewer than 40 simulations
+// hold exactly k trials the check cannot decide, and the error says "inconclusive" and why; an
+// observation or simulation the estimator cannot read is an error naming it.
 func Misspecification(est sbi.Amortized, x *mat.Dense, xo []float64, cfg MisspecConfig) (*MisspecResult, error) {
 	if x == nil {
 		return nil, fmt.Errorf("diag: misspecification check needs simulations, got nil")
@@ -69,6 +83,13 @@ func Misspecification(est sbi.Amortized, x *mat.Dense, xo []float64, cfg Misspec
 	n, dx := x.Dims()
 	if len(xo) != dx {
 		return nil, fmt.Errorf("diag: misspecification check: the observation has %d values, the simulations %d", len(xo), dx)
+	}
+	if u, ok := est.(pairs.Unpadder); ok {
+		var err error
+		if x, xo, err = sameTrials(u, x, xo); err != nil {
+			return nil, fmt.Errorf("diag: misspecification check: %w", err)
+		}
+		est = nil // its summaries, where it has any, read whole rows
 	}
 	if !pairs.AllFinite(xo) {
 		return nil, fmt.Errorf("diag: misspecification check: the observation holds NaN or infinite values: %v", xo)
@@ -86,7 +107,8 @@ func Misspecification(est sbi.Amortized, x *mat.Dense, xo []float64, cfg Misspec
 		cfg.Alpha = 0.05
 	}
 	var keep []int
-	for i := range n {
+	rows, dx := x.Dims() // fewer rows, and unpadded, for an estimator that reads padding
+	for i := range rows {
 		if pairs.AllFinite(x.RawRowView(i)) {
 			keep = append(keep, i)
 		}
@@ -135,6 +157,41 @@ func Misspecification(est sbi.Amortized, x *mat.Dense, xo []float64, cfg Misspec
 	res.Statistic = r.Statistic(obs.RawRowView(0))
 	res.PValue = r.PValue(res.Statistic)
 	return res, nil
+}
+
+// sameTrials returns the values of the observation xo before its padding, as u reads them,
+// and the rows of x that hold exactly as many values before their padding, unpadded. Its error
+// names the observation or the simulation u cannot read, and says "inconclusive" when fewer
+// than the check needs hold that many values.
+func sameTrials(u pairs.Unpadder, x *mat.Dense, xo []float64) (*mat.Dense, []float64, error) {
+	p, err := u.Unpadded(xo)
+	if err != nil {
+		return nil, nil, fmt.Errorf("the observation: %w", err)
+	}
+	if len(p) == 0 {
+		return nil, nil, fmt.Errorf("the observation holds no value before its padding (all NaN), expected at least one trial")
+	}
+	w := len(p)
+	var rows []int
+	n, _ := x.Dims()
+	for i := range n {
+		q, err := u.Unpadded(x.RawRowView(i))
+		if err != nil {
+			return nil, nil, fmt.Errorf("simulation %d: %w", i, err)
+		}
+		if len(q) == w {
+			rows = append(rows, i)
+		}
+	}
+	if need := 2*minCalibrationPoints + 2; len(rows) < need {
+		return nil, nil, fmt.Errorf("inconclusive: %d of the %d simulations hold as many values before their padding as the observation (%d: the same number of trials), the reference of an observation of that many trials, and the check needs at least %d: simulate more, or compare observations of a number of trials the simulator makes often",
+			len(rows), n, w, need)
+	}
+	same := mat.NewDense(len(rows), w, nil)
+	for k, i := range rows {
+		copy(same.RawRowView(k), x.RawRowView(i)[:w])
+	}
+	return same, append([]float64(nil), p...), nil
 }
 
 // checkSummaries checks what an estimator's Summaries returned for the nr reference, nc

@@ -1,0 +1,83 @@
+package sbi
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"sync/atomic"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// TestSimulateBatchAlignedMatchesBatch: SimulateBatchAligned's rows are SimulateBatch's kept
+// rows, bit for bit, at their input rows, and the rows SimulateBatch drops are there, holding
+// their NaN.
+func TestSimulateBatchAlignedMatchesBatch(t *testing.T) {
+	const n = 4*ChunkRows + 9
+	theta := grid(n)
+	sim := cancelAfter{k: -1, calls: new(atomic.Int64)} // NaN where θ₀ > 0.9
+	x, err := SimulateBatchAligned(rand.New(rand.NewPCG(4, 5)), sim, theta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := SimulateBatch(rand.New(rand.NewPCG(4, 5)), sim, theta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Dropped == 0 {
+		t.Fatal("no row dropped: the test's premise is a batch with failed rows")
+	}
+	kept := make([]bool, n)
+	for k, i := range s.Kept {
+		kept[i] = true
+		if !mat.Equal(x.Slice(i, i+1, 0, 2), s.X.Slice(k, k+1, 0, 2)) {
+			t.Errorf("row %d: aligned %v, SimulateBatch's %v", i, x.RawRowView(i), s.X.RawRowView(k))
+		}
+	}
+	for i := range n {
+		if !kept[i] && finite(x.RawRowView(i)) {
+			t.Errorf("row %d, dropped by SimulateBatch, is %v in the aligned batch, want its NaN", i, x.RawRowView(i))
+		}
+	}
+}
+
+// TestSimulateBatchAlignedResumeKeepsRows interrupts SimulateBatchAligned after k chunks (one
+// core): Done returns every finished row, NaN included, and Resume the whole batch with its
+// NaN rows in place, equal to the uninterrupted run (it dropped them, as SimulateBatch's
+// Resume does).
+func TestSimulateBatchAlignedResumeKeepsRows(t *testing.T) {
+	const n, k = 6*ChunkRows + 5, 3
+	theta := grid(n)
+	want, err := SimulateBatchAligned(rand.New(rand.NewPCG(4, 5)), cancelAfter{k: -1, calls: new(atomic.Int64)}, theta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	withProcs(1, func() {
+		sim, ctx := newCancelAfter(k)
+		x, err := SimulateBatchAlignedContext(ctx, rand.New(rand.NewPCG(4, 5)), sim, theta)
+		var part *PartialSimulationError
+		if x != nil || !errors.As(err, &part) {
+			t.Fatalf("interrupted: %v, %v; want no rows and a *PartialSimulationError", x, err)
+		}
+		done, err := part.Done()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(done.Kept) != part.Finished || done.Dropped != 0 {
+			t.Errorf("Done holds %d rows (%d dropped), want all %d finished", len(done.Kept), done.Dropped, part.Finished)
+		}
+		for r, i := range done.Kept {
+			if !sameValues(done.X.Slice(r, r+1, 0, 2).(*mat.Dense), want.Slice(i, i+1, 0, 2).(*mat.Dense)) {
+				t.Fatalf("Done row %d (input row %d) is %v, want %v", r, i, done.X.RawRowView(r), want.RawRowView(i))
+			}
+		}
+		got, err := part.Resume(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r, _ := got.X.Dims(); r != n || got.Dropped != 0 || len(got.Kept) != n || !sameValues(got.X, want) || !mat.Equal(got.Theta, theta) {
+			t.Fatalf("resumed: %d rows (%d dropped, %d kept), want all %d equal to the uninterrupted aligned run, NaN in place", r, got.Dropped, len(got.Kept), n)
+		}
+	})
+}
