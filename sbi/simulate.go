@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -51,9 +52,11 @@ const ChunkRows = 64
 // Row i draws from its own random stream, derived from two numbers drawn from rng and from i,
 // so the result is the same whatever the number of cores. It reports progress through
 // NewProgress("simulate", n), drops rows whose output is nil or holds NaN/±Inf (counted in
-// Dropped), and returns an error naming the row when f panics or returns a vector of the wrong
-// length. When the host's context is cancelled it returns a nil *Simulation and a
-// *PartialSimulationError that keeps the simulations that finished (see its Done and Resume).
+// Dropped), and returns an error naming the row when f returns a vector of the wrong length.
+// A row on which f panics is not dropped: the other rows are simulated, and Simulate returns a
+// nil *Simulation and a *PartialSimulationError that names the row, its θ and the panic, lists
+// the rows that panicked and keeps the others (see its Done and Resume). When the host's
+// context is cancelled it returns such an error too, keeping the simulations that finished.
 func Simulate(rng *rand.Rand, f SimFunc, theta *mat.Dense) (*Simulation, error) {
 	return SimulateContext(runenv.Context(), rng, f, theta)
 }
@@ -118,8 +121,12 @@ func (e *PartialSimulationError) probe(ctx context.Context) error {
 		}
 		out, err := callRow(e.f, e.seeds, i, e.theta.RawRowView(i), src, r)
 		if err != nil {
-			return err
+			if err := e.addPanic(i, err); err != nil {
+				return err
+			}
+			continue
 		}
+		e.returned.Add(1)
 		if err := ctx.Err(); err != nil { // the row ran into the interrupt: see chunkFinished
 			return e.interrupted(err)
 		}
@@ -140,6 +147,9 @@ func (e *PartialSimulationError) probe(ctx context.Context) error {
 		}
 		return nil
 	}
+	if len(e.panics) > 0 {
+		return e.panicked()
+	}
 	return fmt.Errorf("simulate: all %d simulations failed (nil output)", e.Total)
 }
 
@@ -149,8 +159,13 @@ func (e *PartialSimulationError) simRows(lo, hi int, src *rand.PCG, r *rand.Rand
 	for i := lo; i < hi; i++ {
 		out, err := callRow(e.f, e.seeds, i, e.theta.RawRowView(i), src, r)
 		if err != nil {
-			return err
+			fillNaN(e.x.RawRowView(i))
+			if err := e.addPanic(i, err); err != nil {
+				return err
+			}
+			continue
 		}
+		e.returned.Add(1)
 		switch {
 		case out == nil:
 			fillNaN(e.x.RawRowView(i))
@@ -175,12 +190,49 @@ func callRow(f SimFunc, seeds streams, i int, theta []float64, src *rand.PCG, r 
 	return f(r, in), nil
 }
 
+// addPanic records that row i panicked with err, leaving it unfinished. It returns an error
+// that stops the run when ChunkRows rows have panicked and none returned: the simulator then
+// fails wherever it is run, and running the other rows would only repeat the panic.
+func (e *PartialSimulationError) addPanic(i int, err error) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.panics == nil {
+		e.panics = make(map[int]error)
+	}
+	e.panics[i] = err
+	if len(e.panics) >= ChunkRows && e.returned.Load() == 0 {
+		return fmt.Errorf("%w (the first %d rows run all panicked and none returned, so the other rows were not run: the simulator fails wherever it runs; nothing was simulated)",
+			e.panics[e.firstPanic()], len(e.panics))
+	}
+	return nil
+}
+
+// firstPanic returns the lowest row that panicked; e.mu is held or no run is under way.
+func (e *PartialSimulationError) firstPanic() int {
+	first := -1
+	for i := range e.panics {
+		if first < 0 || i < first {
+			first = i
+		}
+	}
+	return first
+}
+
+// panicked ends a run in which rows panicked: like an interrupt it keeps the rows that
+// finished, and it returns e with Err the panic of the lowest row and Panicked the rows.
+func (e *PartialSimulationError) panicked() error {
+	e.interrupted(e.panics[e.firstPanic()])
+	return e
+}
+
 // SimulateInto fills x (n×s.DataDim()) with the simulations of the n rows of theta, on all
 // cores, in chunks of ChunkRows rows that each draw from their own random stream (so x does not
 // depend on the number of cores). Failed rows stay in x as NaN, aligned with theta. It reports
-// progress and turns a panic into an error that names the row. When the host's context is
-// cancelled it stops starting chunks and returns a *PartialSimulationError: the rows that
-// finished are in x, the others set to NaN, and its Resume simulates them into x.
+// progress. When the simulator panics on a chunk, the chunk's rows are run again one at a
+// time, each with its own random stream, to keep the rows that do not panic, and SimulateInto
+// returns a *PartialSimulationError naming the rows that panicked (see Simulate). When the
+// host's context is cancelled it stops starting chunks and returns a *PartialSimulationError:
+// the rows that finished are in x, the others set to NaN, and its Resume simulates them into x.
 func SimulateInto(rng *rand.Rand, s Simulator, theta, x *mat.Dense) error {
 	return SimulateIntoContext(runenv.Context(), rng, s, theta, x)
 }
@@ -206,17 +258,22 @@ func callBatch(s Simulator, r *rand.Rand, theta, x *mat.Dense, lo, hi int) (err 
 	return nil
 }
 
-// findPanicRow re-runs the rows of a chunk that panicked one at a time to name the row.
-func findPanicRow(s Simulator, seeds streams, theta, x *mat.Dense, lo, hi int, chunkErr error) error {
-	src := &rand.PCG{}
-	r := rand.New(src)
+// batchRows runs rows lo … hi−1 of a batch Simulator one at a time, each with its own random
+// stream: those of a chunk that panicked, to name the rows that panic and keep the others, or
+// rows that panicked before, run again by Resume. It records the rows that panic (addPanic).
+func (e *PartialSimulationError) batchRows(s Simulator, lo, hi int, src *rand.PCG, r *rand.Rand) error {
 	for i := lo; i < hi; i++ {
-		seeds.seed(src, uint64(i)+1<<40)
-		if err := callBatch(s, r, theta, x, i, i+1); err != nil {
-			return fmt.Errorf("simulate: row %d (θ = %v) panicked: %v", i, theta.RawRowView(i), err)
+		e.seeds.seed(src, uint64(i)+1<<40)
+		if err := callBatch(s, r, e.theta, e.x, i, i+1); err != nil {
+			fillNaN(e.x.RawRowView(i))
+			if err := e.addPanic(i, fmt.Errorf("simulate: row %d (θ = %v) panicked: %v", i, e.theta.RawRowView(i), err)); err != nil {
+				return err
+			}
+			continue
 		}
+		e.returned.Add(1)
 	}
-	return fmt.Errorf("simulate: rows %d–%d panicked: %v", lo, hi-1, chunkErr)
+	return nil
 }
 
 // SimulateBatch runs a compiled Simulator on all rows of theta (see SimulateInto) and drops the
@@ -280,9 +337,12 @@ func simulateBatch(ctx context.Context, rng *rand.Rand, s Simulator, theta *mat.
 }
 
 // PartialSimulationError is the error of Simulate, SimulateBatch and SimulateInto (and of their
-// Context forms, and of task.Simulate) when their context is done before every row was
-// simulated. It
-// keeps the rows that finished, so that an interrupt loses no simulation: Done returns them,
+// Context and Aligned forms, and of task.Simulate) when their context is done before every row
+// was simulated, or when the simulator panicked on some rows. A panic stops only its row: the
+// other rows are simulated, and the rows that panicked are listed in Panicked; the run stops
+// early only when ChunkRows rows panicked before any returned (then nothing was simulated and
+// the error is the panic's alone). It
+// keeps the rows that finished, so that an interrupt or a panic loses no simulation: Done returns them,
 // and Resume simulates the others with the random streams the uninterrupted run would have
 // given them, so that the resumed result equals that run's, row for row. Simulate and
 // SimulateBatch return it with a nil *Simulation, so that a caller who drops the error cannot mistake the finished
@@ -300,13 +360,20 @@ func simulateBatch(ctx context.Context, rng *rand.Rand, s Simulator, theta *mat.
 // runs its first rows one by one, in order, until one gives data that sets the output's
 // width). A chunk, or a first row, that the interrupt reached before it finished is not kept
 // (a simulator written in a notebook cell is stopped midway there and leaves rows unwritten):
-// Resume simulates it again. It is not safe for concurrent use.
+// Resume simulates it again. Resume also runs again the rows that panicked, which panic again
+// unless the simulator changed (a notebook's SimFunc reading a variable a later cell set): a row of a
+// batch Simulator that panicked is run alone, with its own random stream, not its chunk's. It
+// is not safe for concurrent use.
 type PartialSimulationError struct {
 	// Finished is the number of rows simulated (successfully or not) of the Total asked for.
 	Finished, Total int
-	// Err is why the run stopped; it wraps the context's error (context.Canceled or
-	// context.DeadlineExceeded).
+	// Err is why the run stopped: an error wrapping the context's (context.Canceled or
+	// context.DeadlineExceeded), or, when the run went to its end but rows panicked, the
+	// panic of the lowest of them, naming the row and its θ.
 	Err error
+	// Panicked lists, in increasing order, the rows whose simulation panicked: they are not
+	// finished, not in Done's result and not counted as dropped.
+	Panicked []int
 
 	sim       Simulator
 	f         SimFunc    // Simulate's per-row simulator (sim is nil then)
@@ -320,6 +387,10 @@ type PartialSimulationError struct {
 	resumed   bool // a Resume of a SimulateBatch finished and handed x to its result
 	aligned   bool // SimulateBatchAligned's: Done and Resume keep rows holding NaN, in place
 	byCaller  bool // the last run's context was marked by cancel.CallerKeeps: its caller keeps nothing of e
+
+	mu       sync.Mutex    // guards panics while a run is under way
+	panics   map[int]error // the rows that panicked (not finished), each with its error
+	returned atomic.Int64  // rows whose simulator call returned, over all runs
 }
 
 func newPartial(rng *rand.Rand, s Simulator, theta, x *mat.Dense, ownX bool) *PartialSimulationError {
@@ -332,11 +403,25 @@ func newPartial(rng *rand.Rand, s Simulator, theta, x *mat.Dense, ownX bool) *Pa
 // simulation (certify, a calibration's refits) says itself what an interrupt keeps, it says only
 // how many rows finished, since that call does not keep them.
 func (e *PartialSimulationError) Error() string {
-	if e.byCaller {
-		return fmt.Sprintf("%v: %d of %d simulations finished", e.Err, e.Finished, e.Total)
+	why := e.Err.Error()
+	if n := len(e.Panicked); n > 0 {
+		first := e.panics[e.Panicked[0]]
+		switch {
+		case first != e.Err:
+			why += fmt.Sprintf("; %d rows panicked before it, the first: %v", n, first)
+		case n > 1:
+			why += fmt.Sprintf(" (%d rows panicked in all, listed in part.Panicked)", n)
+		}
 	}
-	return fmt.Sprintf("%v: %d of %d simulations finished (kept: errors.As(err, &part) with part a *sbi.PartialSimulationError, then part.Done() returns them and part.Resume(ctx) simulates the other %d)",
-		e.Err, e.Finished, e.Total, e.Total-e.Finished)
+	if e.byCaller {
+		return fmt.Sprintf("%s: %d of %d simulations finished", why, e.Finished, e.Total)
+	}
+	again := ""
+	if len(e.Panicked) > 0 {
+		again = ", running again the rows that panicked, which panic again unless the simulator changed"
+	}
+	return fmt.Sprintf("%s: %d of %d simulations finished (kept: errors.As(err, &part) with part a *sbi.PartialSimulationError, then part.Done() returns them and part.Resume(ctx) simulates the other %d%s)",
+		why, e.Finished, e.Total, e.Total-e.Finished, again)
 }
 
 // Unwrap returns Err, so that errors.Is(err, context.Canceled) holds.
@@ -417,7 +502,29 @@ func (e *PartialSimulationError) resume(ctx context.Context, s Simulator) (*Simu
 // rowDone reports whether row i finished: in a chunk done, or (Simulate) among the rows run in
 // order to find the data's width.
 func (e *PartialSimulationError) rowDone(i int) bool {
-	return i < e.probed || e.chunkDone[i/ChunkRows]
+	return (i < e.probed || e.chunkDone[i/ChunkRows]) && e.panics[i] == nil
+}
+
+// retryRows clears the record of panics and returns the rows that panicked in chunks that
+// finished (or among Simulate's first rows), to be run again one by one, with the record it
+// cleared; a row that panicked in a chunk not finished is run again with its chunk. When
+// Simulate's first rows gave no data yet, they are run in order again from the first that
+// panicked.
+func (e *PartialSimulationError) retryRows() ([]int, map[int]error) {
+	var rows []int
+	for i := range e.panics {
+		if i < e.probed || e.chunkDone[i/ChunkRows] {
+			rows = append(rows, i)
+		}
+	}
+	slices.Sort(rows)
+	old := e.panics
+	e.panics, e.Panicked = nil, nil
+	if e.f != nil && e.x == nil && len(rows) > 0 {
+		e.probed = rows[0]
+		return nil, old
+	}
+	return rows, old
 }
 
 // chunkFinished records chunk c as done, unless ctx was done by the time it finished: a
@@ -437,36 +544,68 @@ func (e *PartialSimulationError) chunkFinished(ctx context.Context, c int) error
 // other error as it is.
 func (e *PartialSimulationError) run(ctx context.Context, s Simulator) error {
 	e.byCaller = cancel.ByCaller(ctx)
+	retry, before := e.retryRows()
 	if e.f != nil && e.x == nil {
 		if err := e.probe(ctx); err != nil {
 			return err
 		}
 	}
-	var todo []int
-	rows := 0
+	// todo holds the rows run again alone (lo = hi−1, in a finished chunk), then the chunks.
+	var todo [][2]int
+	for _, i := range retry {
+		todo = append(todo, [2]int{i, i + 1})
+	}
+	rows := len(retry)
 	for c, done := range e.chunkDone {
 		if lo, hi := e.chunkRows(c); !done && lo < hi {
-			todo = append(todo, c)
+			todo = append(todo, [2]int{lo, hi})
 			rows += hi - lo
 		}
 	}
 	err := runChunks(ctx, rows, len(todo), func(k int) (int, int) {
-		return e.chunkRows(todo[k])
+		return todo[k][0], todo[k][1]
 	}, func(lo, hi int, src *rand.PCG, r *rand.Rand) error {
 		c := lo / ChunkRows
-		if e.f != nil {
+		again := lo < e.probed || e.chunkDone[c]
+		switch {
+		case e.f != nil:
 			if err := e.simRows(lo, hi, src, r); err != nil {
 				return err
 			}
+		case again:
+			if err := e.batchRows(s, lo, hi, src, r); err != nil {
+				return err
+			}
+		default:
+			e.seeds.seed(src, uint64(c))
+			if err := callBatch(s, r, e.theta, e.x, lo, hi); err != nil {
+				if err := e.batchRows(s, lo, hi, src, r); err != nil {
+					return err
+				}
+			} else {
+				e.returned.Add(int64(hi - lo))
+			}
+		}
+		if !again {
 			return e.chunkFinished(ctx, c)
 		}
-		e.seeds.seed(src, uint64(c))
-		if err := callBatch(s, r, e.theta, e.x, lo, hi); err != nil {
-			return findPanicRow(s, e.seeds, e.theta, e.x, lo, hi, err)
+		if err := ctx.Err(); err != nil { // stopped midway (see chunkFinished): not finished
+			e.mu.Lock()
+			defer e.mu.Unlock()
+			if e.panics == nil {
+				e.panics = make(map[int]error)
+			}
+			if e.panics[lo] == nil {
+				e.panics[lo] = before[lo]
+			}
+			return err
 		}
-		return e.chunkFinished(ctx, c)
+		return nil
 	}, e.Total-rows)
 	if err == nil {
+		if len(e.panics) > 0 {
+			return e.panicked()
+		}
 		e.Finished = e.Total
 		return nil
 	}
@@ -486,6 +625,11 @@ func (e *PartialSimulationError) chunkRows(c int) (lo, hi int) {
 // rows done, sets the others to NaN, keeps a copy of theta and returns e.
 func (e *PartialSimulationError) interrupted(err error) error {
 	e.Err, e.Finished = err, 0
+	e.Panicked = nil
+	for i := range e.panics {
+		e.Panicked = append(e.Panicked, i)
+	}
+	slices.Sort(e.Panicked)
 	for i := 0; i < e.Total; i++ {
 		switch {
 		case e.rowDone(i):

@@ -26,11 +26,20 @@ import (
 // A panic in fn (an estimator that panics on some input) is returned as a *safe.PanicError
 // naming the pair.
 func forEachPair(ctx context.Context, label, units string, n, workers int, fn func(i int) error) error {
+	return forEachPairNote(ctx, label, units, "", n, workers, fn)
+}
+
+// forEachPairNote is forEachPair whose progress bar carries the message note from its start
+// ("" for none).
+func forEachPairNote(ctx context.Context, label, units, note string, n, workers int, fn func(i int) error) error {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	workers = min(workers, n)
 	prog := sbi.NewProgress(label, n)
+	if note != "" {
+		prog.Set(0, note)
+	}
 	var (
 		done    atomic.Int64 // calls of fn that returned nil
 		next    atomic.Int64
@@ -108,11 +117,18 @@ func pairRNG(seed uint64, i int) *rand.Rand {
 // kept, one without values or whose values hold ±Inf is dropped, and one the estimator cannot
 // read is an error naming the pair.
 func checkPairs(what string, est sbi.Amortized, theta, x *mat.Dense) (th, xx *mat.Dense, dropped int, err error) {
+	th, xx, dropped, _, err = checkPairsMethod(what, est, theta, x)
+	return th, xx, dropped, err
+}
+
+// checkPairsMethod is checkPairs that also returns how the posterior of the first pair it
+// probes samples ("" when it does not say: it has no Method).
+func checkPairsMethod(what string, est sbi.Amortized, theta, x *mat.Dense) (th, xx *mat.Dense, dropped int, method sbi.SamplerMethod, err error) {
 	if est == nil {
-		return nil, nil, 0, fmt.Errorf("diag: %s needs an estimator, got nil", what)
+		return nil, nil, 0, "", fmt.Errorf("diag: %s needs an estimator, got nil", what)
 	}
 	if theta == nil || x == nil {
-		return nil, nil, 0, fmt.Errorf("diag: %s needs test parameters and observations, got nil", what)
+		return nil, nil, 0, "", fmt.Errorf("diag: %s needs test parameters and observations, got nil", what)
 	}
 	n, dim := theta.Dims()
 	if m, _ := x.Dims(); n != m {
@@ -120,20 +136,23 @@ func checkPairs(what string, est sbi.Amortized, theta, x *mat.Dense) (th, xx *ma
 		if n > m {
 			hint = " (sbi.Simulate drops the simulations that fail: pass its Theta, the rows kept, with its X)"
 		}
-		return nil, nil, 0, fmt.Errorf("diag: %s: theta has %d rows but x has %d; expected one row per test pair%s", what, n, m, hint)
+		return nil, nil, 0, "", fmt.Errorf("diag: %s: theta has %d rows but x has %d; expected one row per test pair%s", what, n, m, hint)
 	}
 	if n == 0 {
-		return nil, nil, 0, fmt.Errorf("diag: %s needs at least one test pair, got 0", what)
+		return nil, nil, 0, "", fmt.Errorf("diag: %s needs at least one test pair, got 0", what)
 	}
 	th, xx, dropped, err = pairs.Finite(est, theta, x, "test pair")
 	if err != nil {
-		return nil, nil, 0, fmt.Errorf("diag: %s: %w", what, err)
+		return nil, nil, 0, "", fmt.Errorf("diag: %s: %w", what, err)
 	}
 	if th == nil {
-		return nil, nil, dropped, fmt.Errorf("diag: %s: all %d test pairs hold NaN or infinite values; simulate pairs with finite θ and x", what, n)
+		return nil, nil, dropped, "", fmt.Errorf("diag: %s: all %d test pairs hold NaN or infinite values; simulate pairs with finite θ and x", what, n)
 	}
 	err = safe.Call("first test pair", func() error { // wrapped below with "diag: "+what
 		post := est.Posterior(rowCopy(xx, 0))
+		if m, ok := post.(interface{ Method() sbi.SamplerMethod }); ok {
+			method = m.Method()
+		}
 		if d := post.Dim(); d != dim {
 			return fmt.Errorf("theta has %d columns but the estimator's posterior has %d parameters", dim, d)
 		}
@@ -144,9 +163,9 @@ func checkPairs(what string, est sbi.Amortized, theta, x *mat.Dense) (th, xx *ma
 	})
 	if err != nil {
 		_, cx := x.Dims()
-		return nil, nil, dropped, fmt.Errorf("diag: %s: the estimator cannot evaluate the test pairs (θ %d columns, x %d columns): %w", what, dim, cx, err)
+		return nil, nil, dropped, "", fmt.Errorf("diag: %s: the estimator cannot evaluate the test pairs (θ %d columns, x %d columns): %w", what, dim, cx, err)
 	}
-	return th, xx, dropped, nil
+	return th, xx, dropped, method, nil
 }
 
 // proposalNote is the sentence a summary adds, after "note: ", for an estimator trained on

@@ -16,7 +16,8 @@ import (
 // RankConfig configures the sample-based estimators (RankCoverage, SBC, MarginalCoverage, TARP).
 // Each returns an error naming the pair and the draw when a posterior draw holds NaN or ±Inf:
 // such a draw compares false with the true parameter and would bias every rank. Each reports
-// one progress bar for its pairs; posteriors that sample by MCMC show no bar of their own, and
+// one progress bar for its pairs; posteriors that sample by MCMC show no bar of their own (the
+// pass's bar then says that each pair runs its own chains, and how to make that cheaper), and
 // chains that did not mix (sbi.MCMCHealth.Warnings) are said in one warning after the pairs:
 // how many pairs were flagged, the largest R-hat and smallest ESS among them, and the first
 // flagged pair's warnings in full.
@@ -114,7 +115,7 @@ func runSamplePass(ctx context.Context, est sbi.Amortized, theta, x *mat.Dense, 
 	if cfg.Samples < 1 {
 		return nil, fmt.Errorf("diag: %s needs at least 1 posterior draw per pair, got %d", label, cfg.Samples)
 	}
-	theta, x, dropped, err := checkPairs(label, est, theta, x)
+	theta, x, dropped, method, err := checkPairsMethod(label, est, theta, x)
 	if err != nil {
 		return nil, err
 	}
@@ -133,7 +134,7 @@ func runSamplePass(ctx context.Context, est sbi.Amortized, theta, x *mat.Dense, 
 		tarpRef = newTARPSetup(theta)
 	}
 	var chains chainTally
-	err = forEachPair(ctx, label, "test pairs", n, cfg.Workers, func(i int) error {
+	err = forEachPairNote(ctx, label, "test pairs", mcmcNote(method), n, cfg.Workers, func(i int) error {
 		rng := pairRNG(cfg.Seed, i)
 		post := est.Posterior(rowCopy(x, i))
 		if post.Dim() != dim {
@@ -198,4 +199,17 @@ func runSamplePass(ctx context.Context, est sbi.Amortized, theta, x *mat.Dense, 
 	}
 	chains.warn(label, n)
 	return p, nil
+}
+
+// mcmcNote is the progress message of a sample pass whose posteriors sample by method: for
+// MCMC (an NLE, MNLE or NRE with Method "mcmc", or "auto" beyond 3 parameters or with an
+// unbounded prior, and their Trials) each pair runs its own chains, started by weighing prior
+// draws and run BurnIn sweeps before the first draw, so that each pair costs many network
+// evaluations whatever Samples is. It says so and how to make it cheaper; "" for other methods.
+func mcmcNote(method sbi.SamplerMethod) string {
+	if method != sbi.SamplerMCMC {
+		return ""
+	}
+	return "each pair's posterior is sampled by MCMC: its own chains, each started by weighing prior draws and run BurnIn sweeps (200 by default) before the first draw, so each pair costs much more than its Samples; " +
+		"to make it cheaper, give the estimator SamplerConfig{Method: \"importance\"} (its config's Sampler, or TrialsWith(k, cfg) for trials; \"grid\" for at most 3 parameters with a bounded prior) or a smaller BurnIn, or test fewer pairs"
 }
