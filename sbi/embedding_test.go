@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -12,6 +13,14 @@ import (
 	"github.com/gosbi/gosbi/sbi/dist"
 	"github.com/gosbi/gosbi/sbi/nn"
 	"gonum.org/v1/gonum/mat"
+)
+
+// Sizes whose products wrap round an int, 64 or 32 bits: halfWord² is 0, 3·wraps3To5 is 5 and
+// 5·wraps5To64 is 64 (MaxUint/3 and MaxUint/5 are exact, MaxUint being 2⁶⁴ − 1 or 2³² − 1).
+const (
+	halfWord   = 1 << (bits.UintSize / 2)
+	wraps3To5  = math.MaxUint/3 + 2
+	wraps5To64 = math.MaxUint/5 + 13
 )
 
 // embeddingCases are embeddings of this package with an input size they fit.
@@ -98,18 +107,18 @@ func TestEmbeddingRefusesBadShapes(t *testing.T) {
 		{"cnn1d/act", CNN1DEmbedding{Activation: "swishy"}, 10, "swishy"},
 		{"cnn1d/causal", CNN1DEmbedding{Conv: make([]int, 30), Causal: true}, 10, "at most 24"},
 		{"cnn1d/kernel-overflow", CNN1DEmbedding{Kernel: math.MaxInt}, 10, "Kernel"},
-		{"cnn1d/causal-kernel-overflow", CNN1DEmbedding{Conv: []int{2, 2}, Kernel: 1<<62 + 1, Causal: true, Pool: 1}, 10, "Kernel"},
+		{"cnn1d/causal-kernel-overflow", CNN1DEmbedding{Conv: []int{2, 2}, Kernel: math.MaxInt/2 + 1, Causal: true, Pool: 1}, 10, "Kernel"},
 		{"cnn2d/square", CNN2DEmbedding{}, 10, "square"},
 		{"cnn2d/kernel-overflow", CNN2DEmbedding{Kernel: math.MaxInt}, 9, "Kernel"},
-		{"cnn2d/kernel-taps-overflow", CNN2DEmbedding{Kernel: 1 << 32}, 9, "Kernel"},
+		{"cnn2d/kernel-taps-overflow", CNN2DEmbedding{Kernel: halfWord}, 9, "Kernel"},
 		{"cnn2d/shape", CNN2DEmbedding{Height: 3, Width: 3, Channels: 2}, 20, "product is 20"},
 		{"cnn2d/pool", CNN2DEmbedding{Height: 3, Width: 3, Conv: []int{2, 2}}, 9, "pooling window"},
-		{"cnn2d/pixels-overflow", CNN2DEmbedding{Height: 1 << 32, Width: 1 << 32}, 64, "product is 64"},
-		{"cnn2d/size-overflow", CNN2DEmbedding{Height: 7, Width: 0x6DB6DB6DB6DB6DC0, Channels: 1, GlobalPool: true}, 64, "product is 64"},
+		{"cnn2d/pixels-overflow", CNN2DEmbedding{Height: halfWord, Width: halfWord}, 64, "product is 64"},
+		{"cnn2d/size-overflow", CNN2DEmbedding{Height: 5, Width: wraps5To64, Channels: 1, GlobalPool: true}, 64, "product is 64"},
 		{"deepset/trial", DeepSetEmbedding{TrialDim: 4}, 10, "multiple of TrialDim"},
 		{"deepset/ragged", DeepSetEmbedding{TrialDim: 2, MaxTrials: 4}, 8, "1 + MaxTrials·TrialDim = 9"},
 		{"deepset/pool", DeepSetEmbedding{Pool: "median"}, 4, "median"},
-		{"deepset/width-overflow", DeepSetEmbedding{TrialDim: 0x5555555555555557, MaxTrials: 3}, 6, "1 + MaxTrials·TrialDim"},
+		{"deepset/width-overflow", DeepSetEmbedding{TrialDim: wraps3To5, MaxTrials: 3}, 6, "1 + MaxTrials·TrialDim"},
 		{"gru/channels", GRUEmbedding{Channels: 4}, 6, "multiple of Channels"},
 	}
 	for _, c := range cases {
@@ -511,9 +520,9 @@ func TestDeepSetPack(t *testing.T) {
 		"WithCounts/zero":  func() error { _, err := e.WithCounts(mat.NewDense(1, 6, nil), []int{0}); return err }(),
 		"WithCounts/cols":  func() error { _, err := e.WithCounts(mat.NewDense(1, 5, nil), []int{1}); return err }(),
 		"WithCounts/fixed": func() error { _, err := DeepSetEmbedding{}.WithCounts(mat.NewDense(1, 1, nil), []int{1}); return err }(),
-		// 3 × 0x5555555555555557 is 5 modulo 2⁶⁴: not a width of 5 columns
+		// 3 × wraps3To5 is 5 modulo 2⁶⁴ (2³²): not a width of 5 columns
 		"WithCounts/wraps": func() error {
-			_, err := DeepSetEmbedding{TrialDim: 0x5555555555555557, MaxTrials: 3}.WithCounts(mat.NewDense(1, 5, nil), []int{1})
+			_, err := DeepSetEmbedding{TrialDim: wraps3To5, MaxTrials: 3}.WithCounts(mat.NewDense(1, 5, nil), []int{1})
 			return err
 		}(),
 	} {
@@ -798,8 +807,8 @@ func TestEmbeddingConfigBeforeRows(t *testing.T) {
 }
 
 // TestDeepSetPackChecksConfig: Pack refuses, before it allocates anything, a configuration
-// that Train refuses, with Train's error naming the setting (MaxTrials 2^40 made it allocate
-// 1 + 2^40 values and crash the process; MaxTrials −1 or an unknown Pool packed trials the
+// that Train refuses, with Train's error naming the setting (MaxTrials 2^30 made it allocate
+// 1 + 2^30 values and crash the process; MaxTrials −1 or an unknown Pool packed trials the
 // estimator cannot read).
 func TestDeepSetPackChecksConfig(t *testing.T) {
 	trials := mat.NewDense(2, 1, []float64{1, 2})
@@ -808,7 +817,7 @@ func TestDeepSetPackChecksConfig(t *testing.T) {
 		e    DeepSetEmbedding
 		want string
 	}{
-		{"MaxTrials 2^40", DeepSetEmbedding{MaxTrials: 1 << 40}, "MaxTrials 1099511627776"},
+		{"MaxTrials 2^30", DeepSetEmbedding{MaxTrials: 1 << 30}, "MaxTrials 1073741824"},
 		{"MaxTrials beyond the bound", DeepSetEmbedding{MaxTrials: maxSetTrials + 1}, "MaxTrials from 0 to"},
 		{"MaxTrials -1", DeepSetEmbedding{MaxTrials: -1}, "MaxTrials -1"},
 		{"TrialDim -1", DeepSetEmbedding{TrialDim: -1, MaxTrials: 3}, "TrialDim -1"},

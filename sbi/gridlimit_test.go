@@ -21,11 +21,11 @@ func TestGridCellsBounded(t *testing.T) {
 		dim, points int
 		ok          bool
 	}{
-		{2, 1 << 32, false},       // 2⁶⁴ cells: the product wraps to 0
-		{3, 1 << 22, false},       // 2⁶⁶ cells
-		{2, 3_000_000_000, false}, // 9·10¹⁸ cells: no overflow, far beyond memory
-		{2, 1<<12 + 1, false},     // just above 2²⁴ cells
-		{1, 1 << 24, true},        // at the bound
+		{2, halfWord, false},                    // 2⁶⁴ (2³²) cells: the product wraps to 0
+		{3, 1 << 22, false},                     // 2⁶⁶ cells
+		{2, int(math.Sqrt(math.MaxInt)), false}, // at most MaxInt cells: no overflow, far beyond memory
+		{2, 1<<12 + 1, false},                   // just above 2²⁴ cells
+		{1, 1 << 24, true},                      // at the bound
 	} {
 		t.Run(fmt.Sprintf("%d^%d", c.points, c.dim), func(t *testing.T) {
 			prior := dist.NewUniformCube(0, 1, c.dim)

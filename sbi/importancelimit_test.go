@@ -3,6 +3,7 @@ package sbi
 import (
 	"context"
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -35,11 +36,11 @@ func TestImportanceProposalsBounded(t *testing.T) {
 		n, proposals int
 		ok           bool
 	}{
-		{10_000, 10_000, false},     // 10⁸ proposals, 4·10⁸ values
-		{8, 1 << 61, false},         // n·Proposals overflows int (wraps to 0)
-		{1<<12 + 1, 1 << 12, false}, // just above the bound
-		{1 << 12, 1 << 12, true},    // at the bound: 2²⁴ proposals of 4 values
-		{100, 0, true},              // the default 20 per sample
+		{10_000, 10_000, false},              // 10⁸ proposals, 4·10⁸ values
+		{8, 1 << (bits.UintSize - 3), false}, // n·Proposals overflows int (wraps to 0)
+		{1<<12 + 1, 1 << 12, false},          // just above the bound
+		{1 << 12, 1 << 12, true},             // at the bound: 2²⁴ proposals of 4 values
+		{100, 0, true},                       // the default 20 per sample
 	} {
 		t.Run(fmt.Sprintf("%d×%d", c.n, c.proposals), func(t *testing.T) {
 			asked := 0

@@ -2,6 +2,7 @@ package sbi
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -39,7 +40,7 @@ func TestSampleSizeBounded(t *testing.T) {
 			n    int
 			want string
 		}{
-			{"overflow", 1 << 62, "several calls"},
+			{"overflow", math.MaxInt/2 + 1, "several calls"},
 			{"above", maxSampleValues/2 + 1, "several calls"},
 			{"zero", 0, "at least 1"},
 			{"negative", -1, "at least 1"},

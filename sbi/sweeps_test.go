@@ -22,9 +22,10 @@ func TestSliceSweepsOverflow(t *testing.T) {
 		name string
 		cfg  SamplerConfig
 	}{
-		{"Thin", SamplerConfig{Method: SamplerMCMC, Chains: 2, Thin: 1 << 62}},
-		{"BurnIn", SamplerConfig{Method: SamplerMCMC, Chains: 2, BurnIn: 1<<63 - 1}},
-		{"both", SamplerConfig{Method: SamplerMCMC, Chains: 2, BurnIn: 1 << 62, Thin: 1 << 61}},
+		{"Thin", SamplerConfig{Method: SamplerMCMC, Chains: 2, Thin: math.MaxInt/2 + 1}},
+		{"BurnIn", SamplerConfig{Method: SamplerMCMC, Chains: 2, BurnIn: math.MaxInt}},
+		// (MaxInt+1)/2 + 2·(MaxInt+1)/4 is MaxInt + 1.
+		{"both", SamplerConfig{Method: SamplerMCMC, Chains: 2, BurnIn: math.MaxInt/2 + 1, Thin: math.MaxInt/4 + 1}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := newRatioPosterior("test", nil, dist.NewUniformCube(0, 1, 2), flat, nil, c.cfg)

@@ -10,6 +10,11 @@
 #   - the library's tests again in the `openblas` build (./sbi/... only);
 #   - the engine's tests in the `noasm` build (./sbi/nn/..., ./sbi/flow/...,
 #     ./sbi/internal/kernels only);
+#   - the tests of the file formats and size limits again as 32-bit x86 (GOARCH=386, which an
+#     amd64 Linux host runs; the step is left out on other hosts): ./sbi/nn, ./sbi/npy,
+#     ./sbi/simstore, ./sbi/dist, ./internal/readlimit, ./internal/atomicfile,
+#     ./sbi/internal/zipmember, where a length read from a file or a limit that fits an int of
+#     64 bits can wrap in one of 32;
 #   - each protocol fuzz target of internal/kernel briefly (300,000 inputs).
 # Every step runs even when an earlier one failed; the run ends with one line per step, "N
 # passed, N failed, N skipped", then the same line for all of them together, and exits 1 if
@@ -80,6 +85,14 @@ gotest "go test -race (conformance suite sbi/sbitest and the estimators that cal
 gotest "go test -race (conformance of every estimator and embedding)" -count=1 -race -timeout 30m -run '^TestConformance' ./sbi/
 gotest "go test (openblas build: cgo + libopenblas)" -count=1 -tags openblas -timeout 30m ./sbi/...
 gotest "go test (noasm build: gonum's portable BLAS, no assembly kernels)" -count=1 -tags noasm -timeout 10m ./sbi/nn/... ./sbi/flow/... ./sbi/internal/kernels
+# 32-bit: an int of 32 bits, where a length field above MaxInt32 is negative once converted and a
+# limit such as 2 GiB does not fit. Only the packages whose tests are short there and cover file
+# formats and limits: on 386 the engine runs Go loops instead of its assembly kernels, and the
+# tests that train (./sbi, ./sbi/flow, the notebooks) take many minutes.
+if [ "$(go env GOHOSTOS)/$(go env GOHOSTARCH)" = linux/amd64 ]; then
+  CGO_ENABLED=0 GOARCH=386 gotest "go test GOARCH=386 (file formats and size limits with a 32-bit int)" -count=1 -timeout 10m \
+    ./sbi/nn ./sbi/npy ./sbi/simstore ./sbi/dist ./internal/readlimit ./internal/atomicfile ./sbi/internal/zipmember
+fi
 
 # A count of executions, not a duration: with -fuzztime 15s, Go 1.26's fuzz coordinator can
 # report "context deadline exceeded" as a failure when the deadline races a busy worker's

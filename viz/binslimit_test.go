@@ -2,6 +2,7 @@ package viz
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 )
@@ -19,7 +20,7 @@ func TestHistogramBinsLimit(t *testing.T) {
 		{"Corner", func(bins int) *Plot { return CornerWith(CornerConfig{Bins: bins, Points: 10}, s) }},
 		{"Marginals", func(bins int) *Plot { return Marginals(MarginalsConfig{Bins: bins}, s) }},
 	} {
-		for _, bins := range []int{MaxHistogramBins + 1, 1 << 62} {
+		for _, bins := range []int{MaxHistogramBins + 1, math.MaxInt/2 + 1} {
 			func() {
 				want := fmt.Sprintf("viz: %s: Bins = %d histogram bins, more than MaxHistogramBins (%d)", c.name, bins, MaxHistogramBins)
 				defer func() {

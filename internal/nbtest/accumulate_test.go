@@ -261,7 +261,7 @@ func TestRunUsageStatesDisplayLimit(t *testing.T) {
 	if want := byteSize(ipc.MaxMessage); !strings.Contains(runUsage, want) || strings.Contains(runUsage, "are not limited") {
 		t.Errorf("the usage of gosbi run does not state the %s limit of a display output:\n%s", want, runUsage)
 	}
-	for _, want := range []string{"A notebook file is at most " + byteSize(int(MaxNotebookSize)), "every cell's together, are at most " + byteSize(MaxRunOutput)} {
+	for _, want := range []string{"A notebook file is at most " + byteSize(MaxNotebookSize), "every cell's together, are at most " + byteSize(int64(MaxRunOutput))} {
 		if !strings.Contains(strings.ReplaceAll(runUsage, "\n", " "), want) {
 			t.Errorf("the usage of gosbi run does not say %q:\n%s", want, runUsage)
 		}

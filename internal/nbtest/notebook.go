@@ -227,7 +227,7 @@ func readNotebookFile(path string) ([]byte, error) {
 func notebookTooLarge(path string, size int64) error {
 	return fmt.Errorf("nbtest: %s is %s (%d bytes), more than the %s a notebook may be (it is read whole into memory): "+
 		"clear its outputs (jupyter nbconvert --clear-output --inplace %s) or move large data out of it into files",
-		path, byteSize(int(size)), size, byteSize(int(MaxNotebookSize)), path)
+		path, byteSize(size), size, byteSize(MaxNotebookSize), path)
 }
 
 // fileSum returns the SHA-256 of the file at path, read as a stream.

@@ -330,7 +330,7 @@ func runCell(ctx context.Context, c *Client, nb *Notebook, i int, o Config, budg
 		reply.Evalue = fmt.Sprintf("the outputs of this notebook's run passed the %s gosbi run keeps of one run, all cells together (they are held "+
 			"in memory until the notebook is saved): this cell's later outputs are not saved,%s the run stops here. Display or print less "+
 			"(update a display, or clear and redraw it, rather than add one each time), or write large results to files",
-			byteSize(budget.max), interrupted)
+			byteSize(int64(budget.max)), interrupted)
 		reply.Traceback = []string{reply.Ename + ": " + reply.Evalue}
 		acc.addOutput(&Output{OutputType: "error", Ename: reply.Ename, Evalue: reply.Evalue, Traceback: reply.Traceback})
 	case ex.Aborted:
@@ -604,13 +604,13 @@ func runeCut(s string, limit int) int {
 // flushTail writes the window out, after the line that says what was left out before it.
 func (a *accumulator) flushTail() {
 	if a.omitted > 0 {
-		size := byteSize(a.omitted)
+		size := byteSize(int64(a.omitted))
 		if a.about {
 			size = "about " + size
 		}
 		a.appendStream("stderr", fmt.Sprintf("\n[output truncated: %s of this cell's output are not saved here. gosbi run keeps %s of a cell's "+
 			"stream output, the first and the last half (--max-output %s); raise the limit with --max-output, or write large output to a file.]\n",
-			size, byteSize(a.max), byteSize(a.max)))
+			size, byteSize(int64(a.max)), byteSize(int64(a.max))))
 		a.omitted, a.about = 0, false
 	}
 	for _, c := range a.tail {
@@ -661,7 +661,7 @@ func (a *accumulator) finish() {
 }
 
 // byteSize formats n bytes as --max-output takes them: "512B", "64KiB", "1.5MiB".
-func byteSize(n int) string {
+func byteSize(n int64) string {
 	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}
 	v, i := float64(n), 0
 	for v >= 1024 && i < len(units)-1 {
@@ -678,7 +678,7 @@ func byteSize(n int) string {
 // too) or a plain number.
 type sizeFlag int
 
-func (s *sizeFlag) String() string { return byteSize(int(*s)) }
+func (s *sizeFlag) String() string { return byteSize(int64(*s)) }
 
 func (s *sizeFlag) Set(v string) error {
 	n, err := parseSize(v)

@@ -1,14 +1,20 @@
 // Package readlimit reads a whole file of a path a user gave, refusing one larger than a bound
 // before it is read: a spec named by mistake as a data file, or a device such as /dev/zero,
-// must be an error, not memory exhausted.
+// must be an error, not memory exhausted. A bound above MaxInt − 1 bytes, more than a slice
+// holds where an int has 32 bits, is lowered to it.
 package readlimit
 
 import (
 	"bytes"
 	"fmt"
 	"io"
+	"math"
 	"os"
 )
+
+// maxInMemory is the most bytes File and Reader return: with the byte past it that tells a
+// longer input, the length of a slice.
+const maxInMemory = math.MaxInt - 1
 
 // MaxScript bounds a Go script (16 MiB), which gosbi reads whole: one that `gosbi script`
 // runs, and a study's stage script, which the study copies and runs with `gosbi script`, so
@@ -20,6 +26,7 @@ const MaxScript = 16 << 20
 // its size before reading, or while reading for a file that grows or has no size (a pipe, a
 // device).
 func File(path, what string, max int64) ([]byte, error) {
+	max = min(max, maxInMemory)
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -39,10 +46,11 @@ func File(path, what string, max int64) ([]byte, error) {
 // *TooLargeError that names r (name, "standard input"), says what it should hold (what) and the limit, found
 // while reading, so that an endless stream stops at max+1 bytes.
 func Reader(r io.Reader, name, what string, max int64) ([]byte, error) {
-	return read(r, name, what, max, 0)
+	return read(r, name, what, min(max, maxInMemory), 0)
 }
 
-// read reads r to its end, or to one byte past max, with room for size bytes at first.
+// read reads r to its end, or to one byte past max, with room for size bytes at first; size ≤
+// max ≤ maxInMemory.
 func read(r io.Reader, name, what string, max, size int64) ([]byte, error) {
 	var b bytes.Buffer
 	b.Grow(int(size) + 1)

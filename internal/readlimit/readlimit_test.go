@@ -2,11 +2,14 @@ package readlimit
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -57,6 +60,37 @@ func TestFile(t *testing.T) {
 				t.Fatalf("error %v, want one that wraps %v", err, c.wantIs)
 			}
 		})
+	}
+}
+
+// TestFileBeyondInt gives File a bound above what an int holds and a file larger than MaxInt
+// bytes (2 GiB, sparse, where an int has 32 bits): it is a *TooLargeError at the most a slice
+// can hold, not a panic of a negative size. Where an int has 64 bits no file is that large, and
+// the case would read 2 GiB into memory instead.
+func TestFileBeyondInt(t *testing.T) {
+	if strconv.IntSize == 64 {
+		t.Skip("an int holds the size of any file where it has 64 bits; the case is for 32-bit platforms")
+	}
+	p := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(p, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const size = 1 << 31
+	if err := os.Truncate(p, size); err != nil {
+		t.Skipf("inconclusive: no sparse file of %d bytes here: %v", int64(size), err)
+	}
+	var err error
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				err = fmt.Errorf("panic: %v", r)
+			}
+		}()
+		_, err = File(p, "a test file", 2*size)
+	}()
+	var tl *TooLargeError
+	if !errors.As(err, &tl) || tl.Max != math.MaxInt-1 || tl.Size != size {
+		t.Fatalf("error %v, want a *TooLargeError of %d bytes over the bound %d", err, int64(size), math.MaxInt-1)
 	}
 }
 

@@ -498,7 +498,15 @@ func smallestBudget(cfg Config, trained bool, nObs int, defaults bool, ok func(B
 		b, _, err := split(c, trained, nObs, defaults)
 		return b, err == nil && ok(b)
 	}
-	lo, hi := cfg.Simulations, min(max(2*cfg.Simulations, 128), maxSuggestedBudget)
+	// double is 2n up to maxSuggestedBudget, without the wrap of 2n where an int has 32 bits
+	// (which made hi negative, then 0, and the search endless).
+	double := func(n int) int {
+		if n > maxSuggestedBudget/2 {
+			return maxSuggestedBudget
+		}
+		return 2 * n
+	}
+	lo, hi := cfg.Simulations, min(max(double(cfg.Simulations), 128), maxSuggestedBudget)
 	for {
 		if _, fits := at(hi); fits && hi > lo {
 			break
@@ -506,7 +514,7 @@ func smallestBudget(cfg Config, trained bool, nObs int, defaults bool, ok func(B
 		if hi == maxSuggestedBudget {
 			return 0, Budget{}, false
 		}
-		lo, hi = hi, min(2*hi, maxSuggestedBudget)
+		lo, hi = hi, double(hi)
 	}
 	for hi-lo > 1 {
 		mid := lo + (hi-lo)/2

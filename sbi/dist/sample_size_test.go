@@ -2,6 +2,7 @@ package dist
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -9,7 +10,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// TestSampleSizeOverflow asks for so many points that n × Dim does not fit an int: Sample
+// TestSampleSizeOverflow asks for so many points (MaxInt/2 + 1, on 32-bit and 64-bit
+// platforms alike) that n × Dim does not fit an int: Sample
 // panics saying so, not with an index out of range after allocating a wrapped size.
 func TestSampleSizeOverflow(t *testing.T) {
 	box := NewBoxUniform([]float64{0, 0, 0, 0}, []float64{1, 1, 1, 1})
@@ -28,7 +30,7 @@ func TestSampleSizeOverflow(t *testing.T) {
 					t.Fatalf("panic %q, want one containing %q", msg, want)
 				}
 			}()
-			c.d.Sample(rand.New(rand.NewPCG(1, 2)), 1<<62)
+			c.d.Sample(rand.New(rand.NewPCG(1, 2)), math.MaxInt/2+1)
 		})
 	}
 }

@@ -70,9 +70,10 @@ func binomialInversion(rng *rand.Rand, n int, p float64) int {
 	return x
 }
 
-// MaxPoissonLambda is the largest mean Poisson accepts: beyond it draws near λ are no longer
-// exact integers in float64.
-const MaxPoissonLambda = 1e15
+// MaxPoissonLambda is the largest mean Poisson accepts: 10¹⁵, beyond which draws near λ are no
+// longer exact integers in float64; where an int has 32 bits, MaxInt/2, so that every draw (λ
+// plus a few √λ) fits in the int Poisson returns.
+const MaxPoissonLambda = min(1e15, math.MaxInt/2)
 
 // Poisson draws from Poisson(lambda) in time that does not grow with lambda. For lambda < 10 it
 // counts unit-rate exponential arrivals before lambda (at most about ten draws); for lambda ≥ 10

@@ -92,13 +92,15 @@ func UnmarshalParams(data []byte, ps []*Param) error {
 		return errors.New("nn: read parameters: checksum mismatch: the file is corrupted or truncated")
 	}
 	pos := len(paramMagic)
-	next := func() (int, error) {
+	// next reads the next uint32. It stays a uint32 and is compared as a uint64: int is 32
+	// bits on some platforms, where a field above MaxInt32 would turn negative.
+	next := func() (uint32, error) {
 		if pos+4 > len(body) {
 			return 0, errTruncated
 		}
 		v := binary.LittleEndian.Uint32(body[pos:])
 		pos += 4
-		return int(v), nil
+		return v, nil
 	}
 	version, _ := next()
 	if version != ParamVersion {
@@ -108,7 +110,7 @@ func UnmarshalParams(data []byte, ps []*Param) error {
 	if err != nil {
 		return err
 	}
-	if count != len(ps) {
+	if uint64(count) != uint64(len(ps)) {
 		return fmt.Errorf("nn: read parameters: file holds %d parameters, the model has %d: build the model with the architecture it was saved from", count, len(ps))
 	}
 	offsets := make([]int, len(ps)) // check everything before changing any parameter
@@ -117,11 +119,11 @@ func UnmarshalParams(data []byte, ps []*Param) error {
 		if err != nil {
 			return err
 		}
-		if pos+n > len(body) {
+		if uint64(n) > uint64(len(body)-pos) {
 			return errTruncated
 		}
-		name := string(body[pos : pos+n])
-		pos += n
+		name := string(body[pos : pos+int(n)])
+		pos += int(n)
 		rows, err := next()
 		if err != nil {
 			return err
@@ -130,15 +132,16 @@ func UnmarshalParams(data []byte, ps []*Param) error {
 		if err != nil {
 			return err
 		}
-		if name != p.Name || rows != p.Rows || cols != p.Cols {
+		if name != p.Name || uint64(rows) != uint64(p.Rows) || uint64(cols) != uint64(p.Cols) {
 			return fmt.Errorf("nn: read parameters: parameter %d is %q %d×%d in the file but %q %d×%d in the model: build the model with the architecture it was saved from",
 				k, name, rows, cols, p.Name, p.Rows, p.Cols)
 		}
-		if pos+8*rows*cols > len(body) {
+		// rows and cols are p's, whose values are in memory: 8·rows·cols fits in an int.
+		if 8*p.Len() > len(body)-pos {
 			return errTruncated
 		}
 		offsets[k] = pos
-		pos += 8 * rows * cols
+		pos += 8 * p.Len()
 	}
 	if pos != len(body) {
 		return fmt.Errorf("nn: read parameters: %d unexpected bytes after the last parameter", len(body)-pos)

@@ -116,19 +116,19 @@ func ReadHeader(r io.Reader) (Header, error) {
 		}
 		return Header{}, fmt.Errorf("%w: no NumPy magic string at the start (not a .npy file)", ErrFormat)
 	}
-	var hlen int
+	var hlen uint32 // compared with MaxHeader before it is an int, which may have 32 bits
 	switch major := pre[6]; major {
 	case 1:
 		if _, err := io.ReadFull(r, pre[8:10]); err != nil {
 			return Header{}, fmt.Errorf("%w: header length: %v", ErrFormat, err)
 		}
-		hlen = int(binary.LittleEndian.Uint16(pre[8:10]))
+		hlen = uint32(binary.LittleEndian.Uint16(pre[8:10]))
 	case 2, 3:
 		var b [4]byte
 		if _, err := io.ReadFull(r, b[:]); err != nil {
 			return Header{}, fmt.Errorf("%w: header length: %v", ErrFormat, err)
 		}
-		hlen = int(binary.LittleEndian.Uint32(b[:]))
+		hlen = binary.LittleEndian.Uint32(b[:])
 	default:
 		return Header{}, fmt.Errorf("%w: format version %d.%d, expected 1.0, 2.0 or 3.0", ErrFormat, major, pre[7])
 	}

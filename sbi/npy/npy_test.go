@@ -2,6 +2,7 @@ package npy
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -316,19 +317,45 @@ func TestReadValues(t *testing.T) {
 // TestReadHeaderShapeLimit checks that a shape beyond MaxValues is refused as such, whether the
 // product of its dimensions or a single dimension (one too large for an int) exceeds it.
 func TestReadHeaderShapeLimit(t *testing.T) {
+	limit := fmt.Sprintf("more than the limit of %d values", MaxValues) // lower where an int has 32 bits
 	for _, c := range []struct {
 		shape, want string
 	}{
-		{"(99999999999999999999999,)", "more than the limit of 2147483648 values"},
-		{"(2, 99999999999999999999999)", "more than the limit of 2147483648 values"},
-		{"(46341, 46341)", "more than the limit of 2147483648 values"},
-		{"(1000000, 1000000)", "more than the limit of 2147483648 values"},
+		{"(99999999999999999999999,)", limit},
+		{"(2, 99999999999999999999999)", limit},
+		{"(46341, 46341)", limit},
+		{"(1000000, 1000000)", limit},
 		{"(-1,)", "expected non-negative integers"},
 		{"(3, x)", "expected non-negative integers"},
 	} {
 		_, err := ReadHeader(bytes.NewReader(npyBytes(c.shape)))
 		if err == nil || !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("shape %s: error %v, want one wrapping ErrFormat that says %q", c.shape, err, c.want)
+		}
+	}
+}
+
+// TestReadHeaderLengthLimit gives version 2.0 and 3.0 files whose 4-byte header length is
+// above MaxHeader, including lengths above MaxInt32 (negative in a 32-bit int): ReadHeader
+// refuses each with an error naming the limit, never a panic or an allocation of that length.
+func TestReadHeaderLengthLimit(t *testing.T) {
+	for _, major := range []byte{2, 3} {
+		for _, n := range []uint32{MaxHeader + 1, 1 << 31, math.MaxUint32} {
+			b := append([]byte("\x93NUMPY"), major, 0)
+			b = binary.LittleEndian.AppendUint32(b, n)
+			var err error
+			func() {
+				defer func() {
+					if r := recover(); r != nil {
+						err = fmt.Errorf("panic: %v", r)
+					}
+				}()
+				_, err = ReadHeader(bytes.NewReader(b))
+			}()
+			want := fmt.Sprintf("header of %d bytes, more than the limit of %d", n, MaxHeader)
+			if err == nil || !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), want) {
+				t.Errorf("version %d.0, header length %d: error %v, want one wrapping ErrFormat that says %q", major, n, err, want)
+			}
 		}
 	}
 }

@@ -600,7 +600,7 @@ func TestBatchLargerThanStore(t *testing.T) {
 	}
 	s.Append(pairs(0, 7))
 	s.Append(pairs(7, 5))
-	for _, size := range []int{12, 13, 1 << 50, math.MaxInt / 2, math.MaxInt} {
+	for _, size := range []int{12, 13, math.MaxInt >> 13, math.MaxInt / 2, math.MaxInt} {
 		it := s.Batches(size, 1)
 		n := 0
 		for it.Next() {

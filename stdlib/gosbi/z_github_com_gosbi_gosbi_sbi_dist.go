@@ -192,7 +192,7 @@ func init() {
 		"LogNormal.Sample":               "func (d *LogNormal) Sample(rng *rand.Rand, n int) *mat.Dense\n\nSample draws n points as exp(loc + scale·z).",
 		"LogNormal.Spec":                 "func (d *LogNormal) Spec() (Spec, error)\n\nSpec implements Specifier.",
 		"LogNormal.Support":              "func (d *LogNormal) Support() (low, high []float64)\n\nSupport is (0, ∞)^d.",
-		"MaxPoissonLambda":               "const MaxPoissonLambda = 1e15\n\nMaxPoissonLambda is the largest mean Poisson accepts: beyond it draws near λ are no longer\nexact integers in float64.",
+		"MaxPoissonLambda":               "const MaxPoissonLambda = min(1e15, math.MaxInt/2)\n\nMaxPoissonLambda is the largest mean Poisson accepts: 10¹⁵, beyond which draws near λ are no\nlonger exact integers in float64; where an int has 32 bits, MaxInt/2, so that every draw (λ\nplus a few √λ) fits in the int Poisson returns.",
 		"MeanCov":                        "func MeanCov(d Distribution) (mean []float64, cov *mat.SymDense, ok bool)\n\nMeanCov returns the closed-form mean and covariance of d, and false when d has none (or\nwhen a part of a product or the base of a transform has none).",
 		"Moments":                        "type Moments interface {\n\tMean() []float64\n\tCovariance() *mat.SymDense\n}\n\nMoments is implemented by distributions whose mean and covariance have a closed form.",
 		"MultivariateNormal":             "type MultivariateNormal struct {\n\t// contains filtered or unexported fields\n}\n\nMultivariateNormal is a Gaussian N(mean, Σ) with a full covariance matrix.",
