@@ -105,6 +105,10 @@
 // as a value of its own type does where the cell shows it, when that type is a non-generic type
 // of the session with a method String, Error or Format; one that an explicit conversion made (Shape(Sq{2})) prints by its fields, as the
 // interpreter records it with the interface's type (a type switch on it takes no case either).
+// A held value of a generic type, or of a type whose name the cell or the session gives a
+// variable, prints as before that switch: by its methods in a session without pointer
+// receivers and by its fields in one with them, unless it is a pointer (a second such value in
+// a cell or a session may print <nil> or fail the cell, the interpreter's fault).
 // The cell's result shows a value of type T by a method of *T
 // (S{} shows what (*S).String returns). A nil pointer prints as <nil>, where Go calls its method
 // (which may handle a nil receiver). fmt does not call a cell type's Format: a value prints by

@@ -101,15 +101,20 @@ type (
 		fmt.Stringer
 		Name() string
 	}
-	fmtPV     struct{ n string }
-	fmtAnimal interface{ Sound() string }
-	fmtDog    struct{ name string }
+	fmtPV         struct{ n string }
+	fmtAnimal     interface{ Sound() string }
+	fmtDog        struct{ name string }
+	fmtCat        struct{ n int }
+	fmtBox[T any] struct{ v T }
 )
 
-func (p fmtPV) String() string  { return "P:" + p.n }
-func (p fmtPV) Name() string    { return p.n }
-func (d fmtDog) Sound() string  { return "woof" }
-func (d fmtDog) String() string { return "dog " + d.name }
+func (p fmtPV) String() string     { return "P:" + p.n }
+func (p fmtPV) Name() string       { return p.n }
+func (d fmtDog) Sound() string     { return "woof" }
+func (d fmtDog) String() string    { return "dog " + d.name }
+func (fmtCat) Sound() string       { return "meow" }
+func (fmtBox[T]) Sound() string    { return "" }
+func (b fmtBox[T]) String() string { return fmt.Sprint("box ", b.v) }
 
 // fmtHeldTypes declares the cell types of TestFmtHeldValues: interfaces of the session, one
 // with String and one without, and types whose String has a value receiver.
@@ -143,6 +148,10 @@ func fmtHeld() []struct{ name, before, code, want string } {
 		{"interface without String", "", "as := []Animal{Dog{\"rex\"}, &Dog{\"max\"}}\nfmt.Println(as[0], as[1])\nfmt.Print(fmt.Errorf(\"e: %v\", as[0]))",
 			fmt.Sprintln(fmtAnimal(fmtDog{"rex"}), fmtAnimal(&fmtDog{"max"})) + fmt.Sprint(fmt.Errorf("e: %v", fmtAnimal(fmtDog{"rex"})))},
 		{"nil", "", "var n Named\nfmt.Println(n)", fmt.Sprintln(fmtNamed(nil))},
+		// Last: Dog names a variable of the session from here on.
+		{"a variable of the cell named like a type", "type Cat struct{ n int }\nfunc (Cat) Sound() string { return \"meow\" }",
+			"var c Animal = Cat{2}\nvar n3 Animal\nDog := 3\nfmt.Println(c, Dog)\nfmt.Println(n3, Dog)",
+			fmt.Sprintln(fmtAnimal(fmtCat{2}), 3) + fmt.Sprintln(fmtAnimal(nil), 3)},
 	}
 }
 
@@ -159,6 +168,27 @@ func TestFmtHeldValues(t *testing.T) {
 			if c.before != "" {
 				ts.mustRun(t, c.before)
 			}
+			checkPrinted(t, ts, c.code, c.want)
+		})
+	}
+}
+
+// TestFmtHeldGeneric prints values of a generic type with a value-receiver String held by an
+// interface of the session, each in a new session, and compares the output with Go's. The
+// type switch of wrap-fmt-args names no generic type, and such a value went bare (printed {3}
+// where Go prints box 3); it goes through the generic helper, as before the switch.
+func TestFmtHeldGeneric(t *testing.T) {
+	const box = "type Box[T any] struct{ v T }\nfunc (b Box[T]) Sound() string { return \"\" }\nfunc (b Box[T]) String() string { return fmt.Sprint(\"box \", b.v) }\n"
+	for _, c := range []struct{ name, code, want string }{
+		{"value", "var b1 Animal = Box[int]{3}\nfmt.Println(b1)\nfmt.Printf(\"%v!\\n\", b1)",
+			fmt.Sprintln(fmtAnimal(fmtBox[int]{3})) + fmt.Sprintf("%v!\n", fmtAnimal(fmtBox[int]{3}))},
+		{"pointer", "var b2 Animal = &Box[int]{4}\nfmt.Println(b2)", fmt.Sprintln(fmtAnimal(&fmtBox[int]{4}))},
+		{"with another type", "var b3 Animal = Box[int]{5}\nvar d3 Animal = Dog{\"x\"}\nfmt.Println(b3, d3)",
+			fmt.Sprintln(fmtAnimal(fmtBox[int]{5}), fmtAnimal(fmtDog{"x"}))},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ts := newTestSession(t)
+			ts.mustRun(t, fmtHeldTypes+box)
 			checkPrinted(t, ts, c.code, c.want)
 		})
 	}

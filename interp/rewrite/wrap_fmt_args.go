@@ -49,8 +49,9 @@ import (
 //	fmt.Println(func(_gosbiV Shape) any { if _gosbiV == nil { return nil }; switch _gosbiW := _gosbiV.(type) { case *Sq: return _gosbiFmtPtr(_gosbiW); case Sq: return _gosbiFmtArg(_gosbiW); }; return _gosbiV }(sh))
 //
 // with a case for each of the session's types (not generic, no alias) that has a method
-// Format, Error or String and may implement the interface, and the value as it is for any
-// other. A value that an explicit conversion made (Shape(Sq{2})), which the interpreter
+// Format, Error or String and may implement the interface, whose name no variable of the cell
+// or the session takes, and for any other value the helper that wrapped such an operand
+// before the switch (FmtArgName, or FmtValName where a method has a pointer receiver). A value that an explicit conversion made (Shape(Sq{2})), which the interpreter
 // records with the interface's type, matches no case and prints by its fields.
 //
 // When one of the session's methods String or Error has a pointer receiver, the interpreter
@@ -261,8 +262,8 @@ const FmtHeldName = "_gosbiV"
 // case for each of the session's types with a method Format, Error or String (on a value or a
 // pointer receiver) that may implement iface, that passes that value, now of its own type,
 // through FmtArgName or FmtPtrName as an operand of that type goes (for Errorf, errorf, and
-// its %w, wrap, as fmtHelper says), and gives the value as it is otherwise (nil for a nil
-// interface, which the interpreter could not give compiled code as a call's result). Passed to a
+// its %w, wrap, as fmtHelper says), and passes any other value to the helper that such an
+// operand got before the switch (nil for a nil interface, which the interpreter could not give compiled code as a call's result). Passed to a
 // generic helper, the interface value would keep the interpreter's node of the expression that
 // made it, which the interpreter reads in the helper's frame when the helper asserts the value
 // to error or fmt.Stringer: an unrelated slot, so that the second such operand of a cell
@@ -270,11 +271,15 @@ const FmtHeldName = "_gosbiV"
 // with the value (on a parameter of type any it would not), and the helper gets a value of a
 // concrete type, whose node is the helper's own parameter. The literal is called where the
 // operand stands, so fmt gets its result as the interpreter gives compiled code a call's
-// result. It is "" when no such type can be named there (none, or all generic, aliases or
-// shadowed in the unit), or the unit shadows iface: the operand goes bare.
+// result. It is that helper alone when no such type can be named there (none, or all generic,
+// aliases or names of variables), or the unit shadows iface.
 func (tt *typeTable) heldFmtArg(iface string, errorf, wrap, pointer bool) string {
+	other := FmtArgName // what wrap-fmt-args gave such an operand before it had the switch
+	if pointer && !wrap {
+		other = FmtValName
+	}
 	if tt.shadowed(iface) {
-		return ""
+		return other + "("
 	}
 	ptrHelper := FmtPtrName
 	if errorf {
@@ -294,9 +299,9 @@ func (tt *typeTable) heldFmtArg(iface string, errorf, wrap, pointer bool) string
 		}
 	}
 	if cases.Len() == 0 {
-		return ""
+		return other + "("
 	}
-	return fmt.Sprintf("func(%[1]s %[2]s) any { if %[1]s == nil { return nil }; switch _gosbiW := %[1]s.(type) { %[3]s}; return %[1]s }(", FmtHeldName, iface, cases.String())
+	return fmt.Sprintf("func(%[1]s %[2]s) any { if %[1]s == nil { return nil }; switch _gosbiW := %[1]s.(type) { %[3]s}; return %[4]s(%[1]s) }(", FmtHeldName, iface, cases.String(), other)
 }
 
 // satisfies reports whether a type with the methods ms may implement an interface with the
@@ -330,7 +335,7 @@ func (tt *typeTable) pointerMethods() map[string]map[string]bool {
 
 // printsHeld reports whether heldFmtArg gives the session's type name a case: a type that is
 // no interface, no alias and not generic, that the session gives a method Format, Error or
-// String, and whose name the unit does not declare for something else.
+// String, and whose name is not shadowed.
 func (tt *typeTable) printsHeld(name string) bool {
 	ts := tt.specs[name]
 	if ts == nil || ts.Assign.IsValid() || ts.TypeParams != nil || tt.isInterface(ts.Name) || tt.shadowed(name) {
@@ -344,9 +349,13 @@ func (tt *typeTable) printsHeld(name string) bool {
 	return false
 }
 
-// shadowed reports whether the unit declares the name of the session's type name for something
-// else: a case of heldFmtArg would not name the type there.
+// shadowed reports whether the name of the session's type name names something else where the
+// unit stands: a variable or function of the cell's units or a variable of the session, or a
+// declaration of the unit. A case of heldFmtArg would not name the type there.
 func (tt *typeTable) shadowed(name string) bool {
+	if _, def := tt.cellDefs[name]; def || tt.env.IsVar != nil && tt.env.IsVar(name) {
+		return true
+	}
 	if tt.p == nil {
 		return false
 	}
