@@ -99,9 +99,17 @@
 // receiver, as in Go, but also one of a type that embeds a field or mixes receivers, String on T
 // and Error on *T, where Go calls String); a value whose type the cell does not show (one that the
 // rewrite cannot type from the cell's source and the session's declarations) prints by its methods
-// if it is a pointer to a type with pointer receivers, and by its fields otherwise; so does a
-// value held by an interface type of the session (var sh Shape = Sq{2}), which prints by its
-// fields when it is a pointer too. The cell's result shows a value of type T by a method of *T
+// if it is a pointer to a type with pointer receivers, and by its fields otherwise. In any
+// session, a value held by an interface type of the session where the cell shows that type (var
+// sh Shape = &Sq{2}, a parameter, field or element of type Shape; not a range variable) prints
+// as a value of its own type does where the cell shows it, when that type is a non-generic type
+// of the session with a method String, Error or Format; one that an explicit conversion made (Shape(Sq{2})) prints by its fields, as the
+// interpreter records it with the interface's type (a type switch on it takes no case either).
+// A held value of a generic type, or of a type whose name the cell or the session gives a
+// variable, prints as before that switch: by its methods in a session without pointer
+// receivers and by its fields in one with them, unless it is a pointer (a second such value in
+// a cell or a session may print <nil> or fail the cell, the interpreter's fault).
+// The cell's result shows a value of type T by a method of *T
 // (S{} shows what (*S).String returns). A nil pointer prints as <nil>, where Go calls its method
 // (which may handle a nil receiver). fmt does not call a cell type's Format: a value prints by
 // its String or Error, or by its fields where it has neither, where Go calls Format.

@@ -1,6 +1,7 @@
 package rewrite
 
 import (
+	"fmt"
 	"go/ast"
 	"go/token"
 	"slices"
@@ -36,7 +37,22 @@ import (
 // the writer of Fprint, Fprintln and Fprintf. An operand that takes an address (&t, &T{}), of
 // a function other than Errorf, goes through FmtPtrName instead, which gives fmt the value
 // where it has a method String or Error (Go calls it through the pointer, with the same
-// result) and the pointer otherwise.
+// result) and the pointer otherwise. An operand of an interface type of the session, whose
+// value a generic helper would mishandle (see heldFmtArg), goes through a function literal
+// called where it stands, a type switch that passes the value it holds, as a value of its own
+// type, to the helper that an operand of that type gets:
+//
+//	fmt.Println(sh)
+//
+// runs, for var sh Shape and a type Sq with a method String on a value receiver, as
+//
+//	fmt.Println(func(_gosbiV Shape) any { if _gosbiV == nil { return nil }; switch _gosbiW := _gosbiV.(type) { case *Sq: return _gosbiFmtPtr(_gosbiW); case Sq: return _gosbiFmtArg(_gosbiW); }; return _gosbiV }(sh))
+//
+// with a case for each of the session's types (not generic, no alias) that has a method
+// Format, Error or String and may implement the interface, whose name no variable of the cell
+// or the session takes, and for any other value the helper that wrapped such an operand
+// before the switch (FmtArgName, or FmtValName where a method has a pointer receiver). A value that an explicit conversion made (Shape(Sq{2})), which the interpreter
+// records with the interface's type, matches no case and prints by its fields.
 //
 // When one of the session's methods String or Error has a pointer receiver, the interpreter
 // counts it as one of the value's own, so a value of that type would print by it where Go
@@ -46,12 +62,11 @@ import (
 // wraps what it gets), as a pointer's method set has the methods of both receivers; a value of
 // a type whose methods Format, Error and String all have a value receiver, and that embeds no
 // field, through FmtArgName; a value of another type of the session goes bare, which prints it
-// by its fields as Go does for a type whose methods have a pointer receiver; and an operand
-// whose type the unit does not show, or of an interface type of the session (the interpreter
-// would find a method of *T for the T it holds, and an interface type argument of the helper
-// fails where it is instantiated twice in a cell), goes through FmtValName, which wraps a
-// pointer and leaves
-// any other value. The operands of Errorf's %w are always wrapped (a value whose Error has a
+// by its fields as Go does for a type whose methods have a pointer receiver; an operand of an
+// interface type of the session through the type switch above, whose case for T is left out
+// there unless T is of the kind that goes through FmtArgName (the interpreter would find a
+// method of *T for the T it holds); and an operand whose type the unit does not show goes
+// through FmtValName, which wraps a pointer and leaves any other value. The operands of Errorf's %w are always wrapped (a value whose Error has a
 // pointer receiver, which vet rejects as an operand of %w, is wrapped where Go writes %!w). In
 // any session it does not help a value held in a variable of type any or returned by a lone
 // call, a pointer to a type whose methods have value receivers where the unit does not show its
@@ -164,8 +179,8 @@ func (p *parsed) wrapFmtArg(env Env, pointer bool, tt *typeTable) (string, bool)
 		if !ok || call.Ellipsis.IsValid() {
 			return true
 		}
-		if a, helper := fmtOperandToWrap(env, call, pointer, tt); a != nil {
-			text, found = p.replace(a, helper+"(", ")"), true
+		if a, prefix := fmtOperandToWrap(env, call, pointer, tt); a != nil {
+			text, found = p.replace(a, prefix, ")"), true
 			return false
 		}
 		return true
@@ -174,8 +189,8 @@ func (p *parsed) wrapFmtArg(env Env, pointer bool, tt *typeTable) (string, bool)
 }
 
 // fmtOperandToWrap returns the first operand of call that needs wrapping when call calls a
-// function of the compiled package fmt with operands, with the helper to wrap it in, and nil
-// otherwise (pointer and tt as for wrapFmtArg).
+// function of the compiled package fmt with operands, with what to put before it (see
+// fmtHelper), and nil otherwise (pointer and tt as for wrapFmtArg).
 func fmtOperandToWrap(env Env, call *ast.CallExpr, pointer bool, tt *typeTable) (ast.Expr, string) {
 	name, ok := fmtFuncName(env, call)
 	if !ok {
@@ -191,51 +206,168 @@ func fmtOperandToWrap(env Env, call *ast.CallExpr, pointer bool, tt *typeTable) 
 		if !wrap {
 			continue
 		}
-		if helper := fmtHelper(name == "Errorf", verbs[i], a, pointer, tt); helper != "" {
-			return a, helper
+		if prefix := fmtHelper(name == "Errorf", verbs[i], a, pointer, tt); prefix != "" {
+			return a, prefix
 		}
 	}
 	return nil, ""
 }
 
-// fmtHelper returns the helper that an operand a of fmt's function (Errorf when errorf),
-// printed by the verb v, goes through, and "" when it goes bare: a pointer to a type of the
+// fmtHelper returns what an operand a of fmt's function (Errorf when errorf), printed by the
+// verb v, is put after to wrap it (a helper's name and "(", or a function literal up to its
+// argument's "("; a ")" closes it), and "" when it goes bare: a pointer to a type of the
 // session (&v, or one whose type tt shows) through FmtPtrName, FmtArgName for Errorf, whose %w
-// wraps what it gets. Without methods on a pointer receiver (pointer false) every other operand
-// goes through FmtArgName. With them, the interpreter counts a method of *T as one of T's, so
-// a value goes through FmtArgName only where its type's methods have value receivers, bare
-// where it is of another type of the session, and through FmtValName, which wraps only a
-// pointer, where tt does not show its type or it is of an interface type of the session. Errorf's %w always wraps, as a value of a cell's
+// wraps what it gets; a value of an interface type of the session through the function
+// literal of heldFmtArg. Without methods on a pointer receiver (pointer false) every other
+// operand goes through FmtArgName. With them, the interpreter counts a method of *T as one of
+// T's, so a value goes through FmtArgName only where its type's methods have value receivers,
+// bare where it is of another type of the session, and through FmtValName, which wraps only a
+// pointer, where tt does not show its type. Errorf's %w always wraps, as a value of a cell's
 // type without its methods is no error to fmt.
 func fmtHelper(errorf bool, v operandVerb, a ast.Expr, pointer bool, tt *typeTable) string {
-	ptrHelper := FmtPtrName
+	ptrHelper := FmtPtrName + "("
 	if errorf {
-		ptrHelper = FmtArgName
-	}
-	switch {
-	case v.verb == 'w':
-		return FmtArgName
-	case addressOf(a):
-		return ptrHelper
+		ptrHelper = FmtArgName + "("
 	}
 	var t ast.Expr
 	ptr := false
-	if tt != nil {
+	if tt != nil && !addressOf(a) {
 		t, ptr = tt.operandType(a)
 	}
 	id, session := t.(*ast.Ident)
 	session = session && tt.specs[id.Name] != nil && tt.spec(id) == tt.specs[id.Name]
 	switch {
-	case session && ptr:
+	case session && !ptr && tt.isInterface(id):
+		return tt.heldFmtArg(id.Name, errorf, v.verb == 'w', pointer)
+	case v.verb == 'w':
+		return FmtArgName + "("
+	case addressOf(a), session && ptr:
 		return ptrHelper
 	case !pointer:
-		return FmtArgName
-	case t == nil && tt != nil, session && tt.isInterface(id):
-		return FmtValName
+		return FmtArgName + "("
+	case t == nil && tt != nil:
+		return FmtValName + "("
 	case session && tt.valueReceivers(id.Name):
-		return FmtArgName
+		return FmtArgName + "("
 	}
 	return ""
+}
+
+// FmtHeldName is the parameter of the function literal that wrap-fmt-args passes an operand of
+// an interface type of the session through (see heldFmtArg).
+const FmtHeldName = "_gosbiV"
+
+// heldFmtArg returns the function literal, up to the "(" of its argument, that an operand of
+// the session's interface type iface goes through: a type switch on the value it holds, with a
+// case for each of the session's types with a method Format, Error or String (on a value or a
+// pointer receiver) that may implement iface, that passes that value, now of its own type,
+// through FmtArgName or FmtPtrName as an operand of that type goes (for Errorf, errorf, and
+// its %w, wrap, as fmtHelper says), and passes any other value to the helper that such an
+// operand got before the switch (nil for a nil interface, which the interpreter could not give compiled code as a call's result). Passed to a
+// generic helper, the interface value would keep the interpreter's node of the expression that
+// made it, which the interpreter reads in the helper's frame when the helper asserts the value
+// to error or fmt.Stringer: an unrelated slot, so that the second such operand of a cell
+// printed <nil> or failed in fmt. The switch matches by the type that the interpreter records
+// with the value (on a parameter of type any it would not), and the helper gets a value of a
+// concrete type, whose node is the helper's own parameter. The literal is called where the
+// operand stands, so fmt gets its result as the interpreter gives compiled code a call's
+// result. It is that helper alone when no such type can be named there (none, or all generic,
+// aliases or names of variables), or the unit shadows iface.
+func (tt *typeTable) heldFmtArg(iface string, errorf, wrap, pointer bool) string {
+	other := FmtArgName // what wrap-fmt-args gave such an operand before it had the switch
+	if pointer && !wrap {
+		other = FmtValName
+	}
+	if tt.shadowed(iface) {
+		return other + "("
+	}
+	ptrHelper := FmtPtrName
+	if errorf {
+		ptrHelper = FmtArgName
+	}
+	ims, _, _ := tt.interfaceMethods(tt.specs[iface].Type, 0)
+	sets, pointerMethods := tt.methodSets(), tt.pointerMethods()
+	var cases strings.Builder
+	for _, name := range tt.order {
+		if !tt.printsHeld(name) || !satisfies(sets[name], ims) {
+			continue
+		}
+		fmt.Fprintf(&cases, "case *%s: return %s(_gosbiW); ", name, ptrHelper)
+		value := slices.DeleteFunc(slices.Clone(sets[name]), func(m methodSig) bool { return pointerMethods[name][m.name] })
+		if (!pointer || wrap || tt.valueReceivers(name)) && satisfies(value, ims) {
+			fmt.Fprintf(&cases, "case %s: return %s(_gosbiW); ", name, FmtArgName)
+		}
+	}
+	if cases.Len() == 0 {
+		return other + "("
+	}
+	return fmt.Sprintf("func(%[1]s %[2]s) any { if %[1]s == nil { return nil }; switch _gosbiW := %[1]s.(type) { %[3]s}; return %[4]s(%[1]s) }(", FmtHeldName, iface, cases.String(), other)
+}
+
+// satisfies reports whether a type with the methods ms may implement an interface with the
+// methods ims.
+func satisfies(ms, ims []methodSig) bool {
+	for _, im := range ims {
+		if !slices.ContainsFunc(ms, func(m methodSig) bool { return m.mayBe(im) }) {
+			return false
+		}
+	}
+	return true
+}
+
+// pointerMethods returns the names of the methods that the session declares on a pointer
+// receiver, by the type's name: a value of the type has none of them.
+func (tt *typeTable) pointerMethods() map[string]map[string]bool {
+	ms := map[string]map[string]bool{}
+	for _, fd := range tt.methods {
+		if _, star := ast.Unparen(fd.Recv.List[0].Type).(*ast.StarExpr); !star {
+			continue
+		}
+		recv, _ := receiver(fd)
+		name := tt.aliased(recv)
+		if ms[name] == nil {
+			ms[name] = map[string]bool{}
+		}
+		ms[name][fd.Name.Name] = true
+	}
+	return ms
+}
+
+// printsHeld reports whether heldFmtArg gives the session's type name a case: a type that is
+// no interface, no alias and not generic, that the session gives a method Format, Error or
+// String, and whose name is not shadowed.
+func (tt *typeTable) printsHeld(name string) bool {
+	ts := tt.specs[name]
+	if ts == nil || ts.Assign.IsValid() || ts.TypeParams != nil || tt.isInterface(ts.Name) || tt.shadowed(name) {
+		return false
+	}
+	for _, fd := range tt.methods {
+		if recv, _ := receiver(fd); tt.aliased(recv) == name && slices.Contains(printMethods, fd.Name.Name) {
+			return true
+		}
+	}
+	return false
+}
+
+// shadowed reports whether the name of the session's type name names something else where the
+// unit stands: a variable or function of the cell's units or a variable of the session, or a
+// declaration of the unit. A case of heldFmtArg would not name the type there.
+func (tt *typeTable) shadowed(name string) bool {
+	if _, def := tt.cellDefs[name]; def || tt.env.IsVar != nil && tt.env.IsVar(name) {
+		return true
+	}
+	if tt.p == nil {
+		return false
+	}
+	found := false
+	ast.Inspect(tt.p.root, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok && id.Name == name && id.Obj != nil {
+			ts, _ := id.Obj.Decl.(*ast.TypeSpec)
+			found = ts == nil || ts != tt.specs[name] && !tt.topLevel(ts)
+		}
+		return !found
+	})
+	return found
 }
 
 // valueReceivers reports whether a value of the session's type typeName has each method
@@ -395,10 +527,20 @@ func fmtOperand(a ast.Expr, alone bool) bool {
 	case *ast.Ident:
 		return a.Name != "nil"
 	case *ast.CallExpr:
-		if id, ok := a.Fun.(*ast.Ident); ok && (id.Name == FmtArgName || id.Name == FmtPtrName || id.Name == FmtValName) {
+		if id, ok := a.Fun.(*ast.Ident); ok && (id.Name == FmtArgName || id.Name == FmtPtrName || id.Name == FmtValName) || heldCall(a) {
 			return false
 		}
 		return !alone
 	}
 	return true
+}
+
+// heldCall reports whether call calls the function literal of heldFmtArg.
+func heldCall(call *ast.CallExpr) bool {
+	lit, ok := call.Fun.(*ast.FuncLit)
+	if !ok || len(lit.Type.Params.List) != 1 {
+		return false
+	}
+	names := lit.Type.Params.List[0].Names
+	return len(names) == 1 && names[0].Name == FmtHeldName
 }
