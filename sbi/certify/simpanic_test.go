@@ -3,37 +3,12 @@ package certify
 import (
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"strings"
 	"sync/atomic"
 	"testing"
 
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/gosbi/gosbi/sbi"
 )
-
-// panicsAfter is gaussSimulator that, from row n of the run on, panics on the rows whose θ₀
-// exceeds over.
-type panicsAfter struct {
-	n    int64
-	over float64
-	done *atomic.Int64
-}
-
-func (panicsAfter) DataDim() int { return 1 }
-
-func (s panicsAfter) SimulateBatch(rng *rand.Rand, theta, x *mat.Dense) {
-	rows, _ := theta.Dims()
-	if s.done.Add(int64(rows))-int64(rows) >= s.n {
-		for i := range rows {
-			if theta.At(i, 0) > s.over {
-				panic("broken simulator")
-			}
-		}
-	}
-	gaussSimulator{}.SimulateBatch(rng, theta, x)
-}
 
 // TestCertifyPanicNamesStage gives Certify a simulator that panics on the rows whose θ₀
 // exceeds 1.5 from the start of one simulation set of the run on (the plan is 1100 training,
@@ -56,7 +31,7 @@ func TestCertifyPanicNamesStage(t *testing.T) {
 		{1300, "the final test set (100 pairs)", "the final test", true},
 	} {
 		t.Run(c.set, func(t *testing.T) {
-			sim := panicsAfter{n: c.rows, over: 1.5, done: new(atomic.Int64)}
+			sim := failingAfter{n: c.rows, done: new(atomic.Int64), panicOver: 1.5}
 			cert, err := Certify(prior, sim, nil, Config{Simulations: 1400, TestSimulations: 100, CheckSimulations: 100,
 				New: func() sbi.Estimator {
 					return sbi.NewNPE(prior, sbi.NPEConfig{Transforms: 1, Hidden: 8})
