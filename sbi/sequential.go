@@ -90,7 +90,11 @@ type SequentialConfig struct {
 	// round whose training was stopped and that resumes from the weights of the round before
 	// (rounds after the first, without FromScratch): it is trained again from the weights the
 	// stopped training kept (its best epoch), not from the round before's, so its weights and
-	// all that follows differ from the uninterrupted run's. A continued result is a new
+	// all that follows differ from the uninterrupted run's. Another is a round whose simulator
+	// panicked on some rows: a chunk of rows where a row panicked was run again row by row, each
+	// row with its own random stream (see PartialSimulationError), so those rows' simulations,
+	// and the trainings after them, differ from the uninterrupted run's; the round's parameters
+	// do not. A continued result is a new
 	// value; the earlier one is left as it was, except that a simulation finished from it is
 	// not held by it any more (continue from the new result).
 	Continue *SequentialResult
@@ -223,7 +227,12 @@ func (r *SequentialResult) String() string {
 		fmt.Fprintf(&b, "%5d  %-15s  %11d  %7d  %10.4g  %10.4g  %6d  %10.4g\n", rd.Round, rd.Proposal, rd.Simulations, rd.Dropped, rd.Acceptance, rd.Threshold, rd.Pairs, loss)
 	}
 	if st := r.state; st != nil && st.step == stepSimulate && !st.part.resumed {
-		fmt.Fprintf(&b, "round %d: simulation interrupted, %d of %d finished and kept (continue with SequentialConfig.Continue)\n", st.round.Round, st.part.Finished, st.part.Total)
+		if st.part.endedByPanic() {
+			fmt.Fprintf(&b, "round %d: simulation stopped: %d rows panicked; %d of %d finished and kept (mend the simulator and continue with SequentialConfig.Continue, which simulates those rows again)\n",
+				st.round.Round, len(st.part.Panicked), st.part.Finished, st.part.Total)
+		} else {
+			fmt.Fprintf(&b, "round %d: simulation interrupted, %d of %d finished and kept (continue with SequentialConfig.Continue)\n", st.round.Round, st.part.Finished, st.part.Total)
+		}
 	}
 	return b.String()
 }
@@ -251,8 +260,11 @@ func (r *SequentialResult) MIMEBundle() map[string]any {
 // training. A round whose training was stopped (an interrupt keeps the best epoch done, see
 // NPE.Train) or failed is recorded in the result with its pairs (its Train nil when the
 // training gave no result), and the result's Posterior is that of the weights the estimator
-// holds, nil when it holds none. A round whose simulation was stopped is not in Rounds: the
-// result holds its finished simulations for a continued run (String says how many). Pass the
+// holds, nil when it holds none. A round whose simulation was stopped (an interrupt, or a
+// simulator that panicked on some rows, which stops the round once its other rows are
+// simulated) is not in Rounds: the result holds its finished simulations for a continued run
+// (String says how many), which simulates the rest, the rows that panicked included (mend the
+// simulator first). Pass the
 // result as SequentialConfig.Continue to carry on from where it stopped. In a notebook, a cell
 // res, err := sbi.Sequential(…) that is interrupted keeps res and err (the interpreter keeps
 // what an interrupted call returned); MustSequential, which panics with the error, returns no
@@ -451,7 +463,15 @@ func (res *SequentialResult) finishSimulation(ctx context.Context, sim Simulator
 // keeps: it leaves part out of the chain, as part resumed on its own would be lost to the
 // continued run.
 func keptSimulations(r int, part *PartialSimulationError) error {
-	return fmt.Errorf("sequential: round %d: %w: %d of %d simulations finished, kept in the result", r, part.Err, part.Finished, part.Total)
+	n := len(part.Panicked)
+	switch {
+	case n == 0:
+		return fmt.Errorf("sequential: round %d: %w: %d of %d simulations finished, kept in the result", r, part.Err, part.Finished, part.Total)
+	case !part.endedByPanic():
+		return fmt.Errorf("sequential: round %d: %w (%d rows had panicked before it, simulated again by a continued run): %d of %d simulations finished, kept in the result", r, part.Err, n, part.Finished, part.Total)
+	}
+	return fmt.Errorf("sequential: round %d: %w (%d rows panicked): %d of %d simulations finished, kept in the result returned with this error; mend the simulator and carry on with the same settings and cfg.Continue = res, which simulates the %d rows that panicked again",
+		r, part.Err, n, part.Finished, part.Total, part.Total-part.Finished)
 }
 
 // addPairs records round rd, whose simulation s finished, with its pairs; its training is next.

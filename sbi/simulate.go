@@ -207,6 +207,12 @@ func (e *PartialSimulationError) addPanic(i int, err error) error {
 	return nil
 }
 
+// endedByPanic reports whether the run went to its end with rows that panicked (Err is the
+// first one's panic), rather than being stopped by its context.
+func (e *PartialSimulationError) endedByPanic() bool {
+	return len(e.Panicked) > 0 && e.panics[e.Panicked[0]] == e.Err
+}
+
 // firstPanic returns the lowest row that panicked; e.mu is held or no run is under way.
 func (e *PartialSimulationError) firstPanic() int {
 	first := -1

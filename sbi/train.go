@@ -207,7 +207,11 @@ func (r *TrainResult) callerNote() string {
 	return fmt.Sprintf("stopped at epoch %d by interrupt", r.Epochs+1)
 }
 
-// String is a one-line summary, then one line per warning.
+// String is a one-line summary, then one line per warning. The summary says that more epochs
+// may help when the epoch limit (TrainConfig.Epochs) ended a training whose validation score
+// was still falling: its best epoch is the last, and over its last k = min(5, Epochs−1) ≥ 3
+// epochs the score fell by more than twice the spread its epoch-to-epoch changes would give
+// by chance (v[E−k] − v[E] > 2·s·√k, s the standard deviation of those k changes).
 func (r *TrainResult) String() string {
 	if r == nil {
 		return "no training result"
@@ -253,6 +257,9 @@ func (r *TrainResult) summary() string {
 	if r.Stopped {
 		s += ", stopped early"
 	}
+	if r.stillFalling() {
+		s += fmt.Sprintf("; the validation %s was still falling when the epoch limit (TrainConfig.Epochs = %d) ended the training: more epochs may help", what, r.Epochs)
+	}
 	if r.Dropped > 0 {
 		s += fmt.Sprintf(", %d non-finite pairs dropped (%.1f%%)", r.Dropped, 100*r.DroppedFraction())
 	}
@@ -260,6 +267,48 @@ func (r *TrainResult) summary() string {
 		s += fmt.Sprintf(", %d steps skipped (non-finite gradient)", r.SkippedStep)
 	}
 	return s
+}
+
+// fallingWindow is the number of last epoch-to-epoch changes of the validation score that
+// stillFalling weighs.
+const fallingWindow = 5
+
+// stillFalling reports whether the training ran to the epoch limit while its validation score
+// (the loss, plus ValRegTerm under SelectRegularized) was still falling. It holds when the
+// training was neither stopped early nor interrupted, the best epoch is the last one, and over
+// the last k = min(5, Epochs−1) epochs (k ≥ 3) the score fell by more than twice its
+// epoch-to-epoch noise: v[E−k] − v[E] > 2·s·√k, where s is the standard deviation of the k
+// changes v[i] − v[i−1] about their mean (a score that only wanders, by steps of that size,
+// strays by about s·√k in k epochs). Without validation it does not hold: the training loss
+// says nothing of overfitting.
+func (r *TrainResult) stillFalling() bool {
+	e := r.Epochs
+	k := min(fallingWindow, e-1)
+	if r.Members != nil || r.Stopped || r.Interrupted || k < 3 || len(r.ValLoss) != e || r.BestEpoch != e {
+		return false
+	}
+	d := make([]float64, k)
+	for j := range d {
+		i := e - k + j // d[j] is the change into epoch i (0-based)
+		d[j] = r.valScore(i) - r.valScore(i-1)
+	}
+	fall := r.valScore(e-k-1) - r.valScore(e-1)
+	mean := fall / -float64(k)
+	var ss float64
+	for _, v := range d {
+		ss += (v - mean) * (v - mean)
+	}
+	sd := math.Sqrt(ss / float64(k-1))
+	return fall > 2*sd*math.Sqrt(float64(k))
+}
+
+// valScore is the validation score of epoch i (0-based) that chose the best epoch.
+func (r *TrainResult) valScore(i int) float64 {
+	v := r.ValLoss[i]
+	if r.ValRegTerm != nil {
+		v += r.ValRegTerm[i]
+	}
+	return v
 }
 
 // MIMEBundle shows the summary, the warnings and the last epochs as HTML and text.

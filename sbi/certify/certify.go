@@ -227,7 +227,9 @@ type Step struct {
 // global verdict. The certificate holds the posterior, the verdict and every number behind it.
 //
 // It returns an error for bad input, a failed simulation run or training, or an interrupt
-// (the host's context; CertifyContext takes one). A certificate that is not Certified is not an
+// (the host's context; CertifyContext takes one). A simulator that panics on some rows stops
+// the run once the other rows of that set are simulated, with an error naming the set and the
+// stage; the run does not use that set's finished simulations. A certificate that is not Certified is not an
 // error. An error after an estimator was trained is an *IncompleteError, which keeps the best
 // estimator trained so far. An interrupted run's error and last progress line say the stage it
 // stopped in and what the run keeps; the errors and lines of the trainings under it, and the
@@ -846,13 +848,14 @@ func seedOf(seed uint64, stream uint64) uint64 {
 	return z ^ (z >> 31)
 }
 
-// simulate draws n parameters from the prior and simulates them on stream.
-func (r *run) simulate(n int, stream uint64) (*sbi.Simulation, error) {
+// simulate draws n parameters from the prior and simulates them on stream, as the set named
+// set.
+func (r *run) simulate(n int, stream uint64, set string) (*sbi.Simulation, error) {
 	rng := rand.New(rand.NewPCG(r.cfg.Seed, stream))
 	theta := r.prior.Sample(rng, n)
 	s, err := r.simulateAt(rng, theta)
 	if err != nil {
-		return nil, fmt.Errorf("certify: simulating %d pairs: %w", n, err)
+		return nil, r.simulationFailed(set, n, err)
 	}
 	r.plan.Used += n
 	r.plan.Dropped += s.Dropped
@@ -860,6 +863,22 @@ func (r *run) simulate(n int, stream uint64) (*sbi.Simulation, error) {
 		return nil, fmt.Errorf("certify: all %d simulations failed (NaN or ±Inf)", n)
 	}
 	return s, nil
+}
+
+// simulationFailed is the error of the simulation of set (n pairs) that stopped with err. Unless
+// an interrupt stopped it (the run's error then says the stage and what is kept), it names the
+// stage of the run; when rows panicked it says that the run does not use the simulations that
+// finished: a new run with the same Seed draws the same parameters and simulates them again.
+func (r *run) simulationFailed(set string, n int, err error) error {
+	if r.ctx.Err() != nil {
+		return fmt.Errorf("certify: simulating %s (%d pairs): %w", set, n, err)
+	}
+	var part *sbi.PartialSimulationError
+	if errors.As(err, &part) && len(part.Panicked) > 0 {
+		return fmt.Errorf("certify: simulating %s (%d pairs) in %s: %w; the run stops without a certificate and does not use the simulations that finished (a new run with the same Seed draws the same parameters and simulates them all again): mend the simulator, or have it return NaN for a row it cannot simulate (the run drops and counts such rows), and run again",
+			set, n, r.stage, err)
+	}
+	return fmt.Errorf("certify: simulating %s (%d pairs) in %s: %w", set, n, r.stage, err)
 }
 
 // simulateAt simulates the rows of theta with rng and drops those that failed. For a given
@@ -894,7 +913,7 @@ func (r *run) nextCheckSet() (*sbi.Simulation, error) {
 		return nil, nil
 	}
 	r.checks++
-	return r.simulate(r.plan.Check, streamCheckSims+uint64(r.checks))
+	return r.simulate(r.plan.Check, streamCheckSims+uint64(r.checks), "a check set")
 }
 
 func (r *run) diagnose(est sbi.Amortized, s *sbi.Simulation, stream uint64) (*diag.CoverageResult, *Decision, error) {
@@ -989,7 +1008,7 @@ func (r *run) initial() (*candidate, error) {
 	step := Step{Name: "initial estimator"}
 	c := &candidate{name: "initial estimator", est: r.cfg.Trained}
 	if c.est == nil {
-		s, err := r.simulate(r.plan.Train, streamTrainSims)
+		s, err := r.simulate(r.plan.Train, streamTrainSims, "the training set")
 		if err != nil {
 			return nil, err
 		}
@@ -1073,7 +1092,7 @@ func (r *run) moreSimulations() (*candidate, error) {
 		step.Note = "skipped: no reserve of simulations in the budget (Config.MoreSimulations)"
 		return nil, nil
 	}
-	extra, err := r.simulate(r.plan.More, streamMoreSims)
+	extra, err := r.simulate(r.plan.More, streamMoreSims, "the reserve of more simulations")
 	if err != nil {
 		return nil, err
 	}
@@ -1154,7 +1173,7 @@ func (r *run) conformalize(best *candidate) (*candidate, error) {
 		step.Note = "skipped: no conformal calibration set in the budget"
 		return nil, nil
 	}
-	s, err := r.simulate(r.plan.Conformal, streamConformalSims)
+	s, err := r.simulate(r.plan.Conformal, streamConformalSims, "the conformal calibration set")
 	if err != nil {
 		return nil, err
 	}
@@ -1178,7 +1197,7 @@ func (r *run) conformalize(best *candidate) (*candidate, error) {
 
 func (r *run) final(c *candidate) error {
 	t0 := time.Now()
-	s, err := r.simulate(r.plan.Test, streamTestSims)
+	s, err := r.simulate(r.plan.Test, streamTestSims, "the final test set")
 	if err != nil {
 		return err
 	}

@@ -14,10 +14,12 @@ import (
 )
 
 // failingAfter simulates like gaussSimulator for its first n rows and gives NaN for every row
-// after them, so that the sets drawn after the training set all fail.
+// after them, so that the sets drawn after the training set all fail; with panicOver set it
+// panics instead on the rows after them whose θ₀ exceeds panicOver, and simulates the others.
 type failingAfter struct {
-	n    int64
-	done *atomic.Int64
+	n         int64
+	done      *atomic.Int64
+	panicOver float64
 }
 
 func (failingAfter) DataDim() int { return 1 }
@@ -26,9 +28,16 @@ func (s failingAfter) SimulateBatch(rng *rand.Rand, theta, x *mat.Dense) {
 	rows, _ := theta.Dims()
 	if s.done.Add(int64(rows))-int64(rows) >= s.n {
 		for i := range rows {
-			x.Set(i, 0, math.NaN())
+			switch {
+			case s.panicOver == 0:
+				x.Set(i, 0, math.NaN())
+			case theta.At(i, 0) > s.panicOver:
+				panic("broken simulator")
+			}
 		}
-		return
+		if s.panicOver == 0 {
+			return
+		}
 	}
 	gaussSimulator{}.SimulateBatch(rng, theta, x)
 }

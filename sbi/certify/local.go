@@ -243,7 +243,7 @@ func (r *run) observations() error {
 	ref := r.first
 	if ref == nil {
 		var err error
-		ref, err = r.simulate(r.plan.Reference, streamMisspec)
+		ref, err = r.simulate(r.plan.Reference, streamMisspec, "the reference set of the misspecification checks")
 		if err != nil {
 			return err
 		}
@@ -311,7 +311,7 @@ func (r *run) localTest() (*diag.LC2ST, *sbi.Simulation, error) {
 		return nil, nil, nil
 	}
 	t0 := time.Now()
-	s, err := r.simulate(r.plan.Local, streamLocalSims)
+	s, err := r.simulate(r.plan.Local, streamLocalSims, "the calibration set of the local test")
 	if err != nil {
 		return nil, nil, err
 	}
