@@ -2,6 +2,7 @@ package interp
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/gosbi/gosbi/display"
@@ -242,4 +243,22 @@ func TestFmtCommonPatterns(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestFmtManySitesInAUnit prints a value of a type with String from more print calls in one
+// function than wrap-fmt-args once rewrote in a unit: it wrapped one operand per step and
+// stopped after maxSteps, so that the calls after the hundredth printed the value by its
+// fields.
+func TestFmtManySitesInAUnit(t *testing.T) {
+	const sites = 120
+	ts := newTestSession(t)
+	ts.mustRun(t, fmtPatternTypes)
+	var code, want strings.Builder
+	code.WriteString("func many() {\n\tt := T{1}\n")
+	for range sites {
+		code.WriteString("\tfmt.Println(t)\n")
+		want.WriteString(fmt.Sprintln(fmtT{1}))
+	}
+	code.WriteString("}\nmany()")
+	checkPrinted(t, ts, code.String(), want.String())
 }

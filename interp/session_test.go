@@ -21,7 +21,7 @@ type testSession struct {
 	count       int
 }
 
-func newTestSession(t *testing.T) *testSession {
+func newTestSession(t testing.TB) *testSession {
 	t.Helper()
 	ts := &testSession{out: &syncbuf.Buffer{}, errOut: &syncbuf.Buffer{}}
 	s, err := NewSession(Config{Stdout: ts.out, Stderr: ts.errOut, Stdin: strings.NewReader(""),
@@ -40,7 +40,7 @@ func (ts *testSession) run(code string) Result {
 	return ts.Execute(context.Background(), code, ts.count)
 }
 
-func (ts *testSession) mustRun(t *testing.T, code string) Result {
+func (ts *testSession) mustRun(t testing.TB, code string) Result {
 	t.Helper()
 	res := ts.run(code)
 	if res.Err != nil {

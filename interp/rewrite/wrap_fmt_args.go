@@ -164,40 +164,65 @@ var printFuncs = map[string]int{"Print": 0, "Println": 0, "Sprint": 0, "Sprintln
 // the index of the format among their arguments.
 var formatFuncs = map[string]int{"Printf": 0, "Sprintf": 0, "Fprintf": 1, "Errorf": 0}
 
-// wrapFmtArg returns the unit's text with the first operand of a call of fmt's print functions
-// that needs it wrapped, and false when none does. pointer says that a String or Error
+// wrapFmtArg returns the unit's text with the operands of calls of fmt's print functions that
+// need it wrapped, and false when none does. It wraps every such operand of a call at once,
+// and leaves the calls within a wrapped call to the next step, so that a unit is parsed again
+// once per level of nested calls, not once per operand. pointer says that a String or Error
 // method of the session has a pointer receiver; tt gives the operands' types (without it, only
 // Errorf's %w is wrapped there).
 func (p *parsed) wrapFmtArg(env Env, pointer bool, tt *typeTable) (string, bool) {
-	var text string
-	found := false
+	var edits []edit
 	ast.Inspect(p.root, func(n ast.Node) bool {
-		if found {
-			return false
-		}
 		call, ok := n.(*ast.CallExpr)
 		if !ok || call.Ellipsis.IsValid() {
 			return true
 		}
-		if a, prefix := fmtOperandToWrap(env, call, pointer, tt); a != nil {
-			text, found = p.replace(a, prefix, ")"), true
-			return false
-		}
-		return true
+		wraps := fmtOperandsToWrap(env, call, pointer, tt)
+		edits = append(edits, wraps...)
+		return len(wraps) == 0
 	})
-	return text, found
+	if len(edits) == 0 {
+		return "", false
+	}
+	return p.replaceAll(edits), true
 }
 
-// fmtOperandToWrap returns the first operand of call that needs wrapping when call calls a
-// function of the compiled package fmt with operands, with what to put before it (see
-// fmtHelper), and nil otherwise (pointer and tt as for wrapFmtArg).
-func fmtOperandToWrap(env Env, call *ast.CallExpr, pointer bool, tt *typeTable) (ast.Expr, string) {
+// edit is a replacement of replaceAll: the node put between prefix and suffix.
+type edit struct {
+	node           ast.Expr
+	prefix, suffix string
+}
+
+// replaceAll returns the unit's text with the nodes of edits, which do not overlap and come in
+// the order of the text, replaced as replace replaces one.
+func (p *parsed) replaceAll(edits []edit) string {
+	var b strings.Builder
+	last := 0
+	for _, e := range edits {
+		b.WriteString(p.Text[last:p.offset(e.node.Pos())])
+		b.WriteString(p.position(e.node.Pos()))
+		b.WriteString(e.prefix)
+		b.WriteString(p.position(e.node.Pos()))
+		b.WriteString(p.src(e.node))
+		b.WriteString(e.suffix)
+		b.WriteString(p.position(e.node.End()))
+		last = p.offset(e.node.End())
+	}
+	b.WriteString(p.Text[last:])
+	return b.String()
+}
+
+// fmtOperandsToWrap returns the operands of call that need wrapping when call calls a function
+// of the compiled package fmt with operands, each with what to put before it (see fmtHelper)
+// and after it, and nil otherwise (pointer and tt as for wrapFmtArg).
+func fmtOperandsToWrap(env Env, call *ast.CallExpr, pointer bool, tt *typeTable) []edit {
 	name, ok := fmtFuncName(env, call)
 	if !ok {
-		return nil, ""
+		return nil
 	}
 	_, printFunc := printFuncs[name]
 	ops, verbs := fmtVerbs(name, call)
+	var edits []edit
 	for i, a := range ops {
 		wrap := fmtOperand(a, len(ops) == 1)
 		if !printFunc {
@@ -207,10 +232,10 @@ func fmtOperandToWrap(env Env, call *ast.CallExpr, pointer bool, tt *typeTable) 
 			continue
 		}
 		if prefix := fmtHelper(name == "Errorf", verbs[i], a, pointer, tt); prefix != "" {
-			return a, prefix
+			edits = append(edits, edit{a, prefix, ")"})
 		}
 	}
-	return nil, ""
+	return edits
 }
 
 // fmtHelper returns what an operand a of fmt's function (Errorf when errorf), printed by the
