@@ -70,3 +70,39 @@ func TestInspectFields(t *testing.T) {
 		}
 	}
 }
+
+// The members of a variable that the cell being typed defines above the cursor complete
+// before the cell has run, when its definition shows its type.
+func TestCompleteCellVariableMembers(t *testing.T) {
+	ts := newTestSession(t)
+	ts.mustRun(t, "import (\"math/rand/v2\"; \"github.com/gosbi/gosbi/sbi\"; \"github.com/gosbi/gosbi/sbi/dist\")\nrng := rand.New(rand.NewPCG(1, 2))\nnpe0 := sbi.NewNPE(dist.NewUniformCube(-1, 1, 2), sbi.NPEConfig{})")
+	cases := []struct {
+		code    string
+		want    []string // among the matches
+		notWant []string
+	}{
+		{code: "npe := sbi.NewNPE(nil, sbi.NPEConfig{})\nnpe.Mu", want: []string{"MustTrain"}},
+		{code: "cfg := sbi.TrainConfig{Epochs: 3}\ncfg.Ep", want: []string{"Epochs"}},
+		{code: "cfg := &sbi.TrainConfig{}\ncfg.Pat", want: []string{"Patience"}},
+		{code: "var tc sbi.TrainConfig\ntc.See", want: []string{"Seed"}},
+		{code: "var tc, tc2 sbi.TrainConfig\ntc.See", want: []string{"Seed"}},
+		{code: "u := rng.Perm(3)\nv, err := sbi.NewNPE(nil, sbi.NPEConfig{}).Train(nil, nil, sbi.TrainConfig{})\nn := rng.IntN(2)\nnpe, err := sbi.NewNPE(nil, sbi.NPEConfig{}), error(nil)\nnpe.Pos", want: []string{"PosteriorAt"}},
+		{code: "post := npe0.PosteriorAt([]float64{1})\npost.Samp", want: []string{"Sample"}}, // a method of a session variable
+		// the last definition counts; one whose type needs running gives nothing
+		{code: "npe := sbi.NewNPE(nil, sbi.NPEConfig{})\nnpe := 3\nnpe.", notWant: []string{"MustTrain"}},
+		{code: "f := func() *sbi.NPE { return nil }()\nf.", notWant: []string{"MustTrain"}},
+	}
+	for _, c := range cases {
+		m, _, _ := ts.Complete(c.code, utf8.RuneCountInString(c.code))
+		for _, w := range c.want {
+			if !slices.Contains(m, w) {
+				t.Errorf("Complete(%q) = %v, lacks %q", c.code, m, w)
+			}
+		}
+		for _, w := range c.notWant {
+			if slices.Contains(m, w) {
+				t.Errorf("Complete(%q) = %v, should not offer %q", c.code, m, w)
+			}
+		}
+	}
+}
