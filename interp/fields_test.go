@@ -94,15 +94,6 @@ func TestCompleteCellVariableMembers(t *testing.T) {
 	}
 	for _, c := range cases {
 		m, _, _ := ts.Complete(c.code, utf8.RuneCountInString(c.code))
-		for _, w := range c.want {
-			if !slices.Contains(m, w) {
-				t.Errorf("Complete(%q) = %v, lacks %q", c.code, m, w)
-			}
-		}
-		for _, w := range c.notWant {
-			if slices.Contains(m, w) {
-				t.Errorf("Complete(%q) = %v, should not offer %q", c.code, m, w)
-			}
-		}
+		checkMatches(t, c.code, m, c.want, c.notWant)
 	}
 }
