@@ -58,6 +58,13 @@ func (s *Session) Complete(code string, cursor int) (matches []string, start, en
 	} else if ps > 0 && code[ps-1] == '.' {
 		xs := identBefore(code, ps-1)
 		cands = s.members(code[xs : ps-1])
+		if len(cands) == 0 {
+			if t := s.cellVarType(code[:xs], code[xs:ps-1]); t != nil {
+				cands = typeMembers(t) // a variable of this cell, which has not run yet
+			}
+		}
+	} else if fields, ok := s.structFields(literalKeyType(code[:ps])); ok {
+		cands = fields // a key of a struct literal: sbi.NPEConfig{Fl
 	} else {
 		cands = append(s.names(), cellNames(code[:ps])...)
 	}
@@ -279,6 +286,11 @@ func (s *Session) Inspect(code string, cursor int) (string, bool) {
 		}
 		return pythonSBIPage(x + "." + name)
 	}
+	if typ := literalKeyType(code[:st]); typ != "" {
+		if text, found := s.literalFieldDoc(typ, name); found {
+			return text, true // a key of a struct literal, not a name of its own
+		}
+	}
 	if text, found := s.inspectName(name); found {
 		return text, true
 	}
@@ -363,14 +375,7 @@ func (s *Session) describe(d *decl) string {
 	case varDecl, constDecl:
 		if v, ok := s.global(d.name); ok {
 			fmt.Fprintf(&b, "%s %s %s\n\n", d.kind, d.name, v.Type())
-			val := "<unavailable>"
-			if v.CanInterface() {
-				val = fmt.Sprintf("%+v", v.Interface())
-			}
-			if len(val) > 500 {
-				val = val[:500] + " …"
-			}
-			fmt.Fprintf(&b, "value: %s\n", val)
+			fmt.Fprintf(&b, "value: %s\n", shortValue(v))
 		} else {
 			fmt.Fprintf(&b, "%s %s\n", d.kind, d.name)
 		}
@@ -388,13 +393,31 @@ func (s *Session) describe(d *decl) string {
 	return b.String()
 }
 
+// shortValue formats v for an inspection: %+v, cut after 500 bytes.
+func shortValue(v reflect.Value) string {
+	val := "<unavailable>"
+	if v.CanInterface() {
+		val = fmt.Sprintf("%+v", v.Interface())
+	}
+	if len(val) > 500 {
+		val = val[:500] + " …"
+	}
+	return val
+}
+
 // inspectMember documents member name of x: a package ("strings"), a type of a package
 // ("sbi.NPE", or "NPE" when one package has such a type), a session variable or a session
 // type.
 func (s *Session) inspectMember(x, name string) (string, bool) {
 	if pkg, typ, ok := strings.Cut(x, "."); ok {
 		if path := s.packagePath(pkg); path != "" && !strings.Contains(typ, ".") {
-			return methodDoc(path, pkg, typ, name)
+			if doc, ok := methodDoc(path, pkg, typ, name); ok {
+				return doc, true
+			}
+			if t, isType := typeSymbol(path, typ); isType {
+				return compiledFieldDoc(t, x, name)
+			}
+			return "", false
 		}
 		return "", false
 	}
@@ -424,6 +447,9 @@ func (s *Session) inspectMember(x, name string) (string, bool) {
 				if doc, ok := methodDoc(rt.PkgPath(), packageName(rt.PkgPath()), rt.Name(), name); ok {
 					return doc, true
 				}
+			}
+			if doc, ok := s.valueFieldDoc(x, v, name); ok {
+				return doc, true
 			}
 		}
 	}

@@ -52,18 +52,25 @@ func TestComplete(t *testing.T) {
 	}
 	for _, c := range cases {
 		m, start, end := ts.Complete(c.code, utf8.RuneCountInString(c.code))
-		for _, w := range c.want {
-			if !slices.Contains(m, w) {
-				t.Errorf("Complete(%q) = %v, lacks %q", c.code, m, w)
-			}
-		}
-		for _, w := range c.notWant {
-			if slices.Contains(m, w) {
-				t.Errorf("Complete(%q) = %v, should not offer %q", c.code, m, w)
-			}
-		}
+		checkMatches(t, c.code, m, c.want, c.notWant)
 		if start != c.start || end != c.end {
 			t.Errorf("Complete(%q): range [%d,%d), want [%d,%d)", c.code, start, end, c.start, c.end)
+		}
+	}
+}
+
+// checkMatches reports the names of want that the matches m of Complete(code) lack and those
+// of notWant that they hold.
+func checkMatches(t *testing.T, code string, m, want, notWant []string) {
+	t.Helper()
+	for _, w := range want {
+		if !slices.Contains(m, w) {
+			t.Errorf("Complete(%q) = %v, lacks %q", code, m, w)
+		}
+	}
+	for _, w := range notWant {
+		if slices.Contains(m, w) {
+			t.Errorf("Complete(%q) = %v, should not offer %q", code, m, w)
 		}
 	}
 }
