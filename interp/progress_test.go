@@ -88,3 +88,23 @@ func TestWorkerProgressReachesConsole(t *testing.T) {
 		t.Errorf("quick calls show in the console:\n%s", view)
 	}
 }
+
+// TestProgressSummaryEnds checks the line that ends a bar in a cell's output for each way a
+// call ends, a call that counted nothing included (certify's interrupt line has no count).
+func TestProgressSummaryEnds(t *testing.T) {
+	for _, c := range []struct {
+		ev   runenv.ProgressEvent
+		want string
+	}{
+		{runenv.ProgressEvent{Label: "train NPE", Done: 40, Total: 40, Finished: true, Message: "epoch 40"},
+			"train NPE: 40/40 done in 1.5s (epoch 40)"},
+		{runenv.ProgressEvent{Label: "train NPE", Done: 21, Total: 1000, Finished: true, Message: "stopped at epoch 22 by interrupt; best epoch 21 kept"},
+			"train NPE: 21/1000 in 1.5s (stopped at epoch 22 by interrupt; best epoch 21 kept)"},
+		{runenv.ProgressEvent{Label: "certify", Finished: true, Message: "stopped by interrupt in the initial estimator; nothing kept"},
+			"certify: ended in 1.5s (stopped by interrupt in the initial estimator; nothing kept)"},
+	} {
+		if got := progressSummary(c.ev, 1500*time.Millisecond); got != c.want {
+			t.Errorf("%s:\n got %q\nwant %q", c.ev.Label, got, c.want)
+		}
+	}
+}

@@ -102,7 +102,7 @@ func TestREPLProgressBar(t *testing.T) {
 	sc.Send("p := sbi.NewProgress(\"train NPE\", 30); for i := range 30 { time.Sleep(60 * time.Millisecond); p.Set(i+1, fmt.Sprintf(\"epoch %d\", i+1)) }; p.Finish()\r")
 	sc.Expect("\rtrain NPE [")
 	sc.Expect("\rtrain NPE [") // redrawn in place
-	sc.Expect("\rtrain NPE [##############################] 30/30 done epoch 30\x1b[K\r\n")
+	sc.Expect("\rtrain NPE [##############################] 30/30 done; epoch 30\x1b[K\r\n")
 	sc.Expect("go> ")
 	sc.Send("\x04")
 	if err := sc.Wait(10 * time.Second); err != nil {

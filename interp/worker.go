@@ -479,9 +479,14 @@ func (w *worker) onProgress(ev runenv.ProgressEvent) {
 }
 
 // progressSummary is the line that ends a progress bar in the cell's output, e.g.
-// "train NPE: 40/40 done in 12.3s (epoch 40  val loss 1.234)".
+// "train NPE: 40/40 done in 12.3s (epoch 40  val loss 1.234)", or "certify: ended in 0.1s
+// (stopped by interrupt …)" for a call that counted nothing.
 func progressSummary(ev runenv.ProgressEvent, took time.Duration) string {
-	line := fmt.Sprintf("%s: %s in %s", ev.Label, ev.Count(), took.Round(100*time.Millisecond))
+	count := ev.Count()
+	if count == "" {
+		count = "ended"
+	}
+	line := fmt.Sprintf("%s: %s in %s", ev.Label, count, took.Round(100*time.Millisecond))
 	if ev.Message != "" {
 		line += " (" + ev.Message + ")"
 	}

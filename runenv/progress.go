@@ -22,9 +22,12 @@ func (ev ProgressEvent) Fraction() float64 {
 	return max(0, min(1, float64(ev.Done)/float64(ev.Total)))
 }
 
-// Count is what a bar shows after it: "13/40" (or "13" when Total is unknown), with " done"
-// on the last event of a call, "stopped early at 74" when early stopping ended it, or
-// " ended" when the call ended short of its total otherwise (an interrupt, an error).
+// Count is what a bar shows after it: "13/40" (or "13" when Total is unknown). On the last
+// event of a call it also says how the call ended: "40/40 done" when the call ran to its
+// total, "stopped early at 74" when early stopping ended it, and "13/40 ended" when it ended
+// short of its total otherwise (an interrupt, an error), unless the message says how it
+// ended (it begins with "stopped "): then the count alone, or "" when the total is unknown and
+// nothing was done, so that the line reads "21/1000 stopped at epoch 22 by interrupt".
 func (ev ProgressEvent) Count() string {
 	if ev.Finished && ev.Stopped {
 		return fmt.Sprintf("stopped early at %d", ev.Done)
@@ -34,6 +37,10 @@ func (ev ProgressEvent) Count() string {
 		count = fmt.Sprintf("%d/%d", ev.Done, ev.Total)
 	}
 	switch {
+	case ev.Finished && ev.tellsEnd():
+		if ev.Total <= 0 && ev.Done == 0 {
+			return ""
+		}
 	case ev.Finished && ev.Total > 0 && ev.Done < ev.Total:
 		count += " ended"
 	case ev.Finished:
@@ -41,6 +48,10 @@ func (ev ProgressEvent) Count() string {
 	}
 	return count
 }
+
+// tellsEnd reports whether the message says how the call ended: it begins with "stopped ",
+// as the last message of a call that an interrupt or an error stopped does.
+func (ev ProgressEvent) tellsEnd() bool { return strings.HasPrefix(ev.Message, "stopped ") }
 
 // String renders the event as one line of text, the way a text progress bar shows it: the
 // label, the bar and the Status,
@@ -50,7 +61,10 @@ func (ev ProgressEvent) Count() string {
 func (ev ProgressEvent) String() string { return ev.line(true) }
 
 // Status is what a bar shows beside it: the Count, the message and, after " · ", the Times
-// when the event has them: "58/200 pair 58 · 19m, ~47m left".
+// when the event has them: "58/200 pair 58 · 19m, ~47m left". On the last event of a call it
+// reads as one sentence: "40/40 done; epoch 40  val loss 1.234" when the Count says how the
+// call ended, "21/1000 stopped at epoch 22 by interrupt; best epoch 21 kept" when the
+// message does.
 func (ev ProgressEvent) Status() string { return ev.status(true) }
 
 // line is String, with the times only when withTimes is set.
@@ -63,7 +77,14 @@ func (ev ProgressEvent) line(withTimes bool) string {
 // status is Status, with the times only when withTimes is set.
 func (ev ProgressEvent) status(withTimes bool) string {
 	s := ev.Count()
-	if ev.Message != "" {
+	switch {
+	case ev.Message == "":
+	case s == "":
+		s = ev.Message
+	case ev.Finished && !ev.tellsEnd():
+		// The count says how the call ended; the message is its last state.
+		s += "; " + ev.Message
+	default:
 		s += " " + ev.Message
 	}
 	if times := ev.Times(); withTimes && times != "" {

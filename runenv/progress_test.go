@@ -35,14 +35,40 @@ func TestProgressEventString(t *testing.T) {
 	}{
 		{ProgressEvent{Label: "train NPE", Done: 16, Total: 40, Message: "epoch 16"}, "train NPE [############..................] 16/40 epoch 16"},
 		{ProgressEvent{Label: "simulate", Done: 1000, Total: 1000, Finished: true}, "simulate [##############################] 1000/1000 done"},
-		{ProgressEvent{Label: "train NPE", Done: 74, Total: 1000, Finished: true, Stopped: true, Message: "epoch 74"},
-			"train NPE [##############################] stopped early at 74 epoch 74"},
 		{ProgressEvent{Label: "coverage", Done: 7}, "coverage [..............................] 7"},
-		{ProgressEvent{Label: "train NPE", Done: 13, Total: 40, Finished: true, Message: "epoch 13"},
-			"train NPE [##########....................] 13/40 ended epoch 13"},
 	} {
 		if got := c.ev.String(); got != c.want {
 			t.Errorf("%+v:\n got %q\nwant %q", c.ev, got, c.want)
+		}
+	}
+}
+
+// TestProgressEventLastLine: the last line of a bar reads as one sentence however the call
+// ended: the count says how, then the last message after a semicolon, or the message says how
+// (it begins with "stopped "), after the bare count.
+func TestProgressEventLastLine(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		ev   ProgressEvent
+		want string
+	}{
+		{"ran to its total", ProgressEvent{Label: "train NPE", Done: 40, Total: 40, Finished: true, Message: "epoch 40  val loss 1.234"},
+			"train NPE [##############################] 40/40 done; epoch 40  val loss 1.234"},
+		{"early stopping", ProgressEvent{Label: "train NPE", Done: 74, Total: 1000, Finished: true, Stopped: true, Message: "epoch 74"},
+			"train NPE [##############################] stopped early at 74; epoch 74"},
+		{"an error, message of the last epoch", ProgressEvent{Label: "train NPE", Done: 13, Total: 40, Finished: true, Message: "epoch 13"},
+			"train NPE [##########....................] 13/40 ended; epoch 13"},
+		{"a training interrupted", ProgressEvent{Label: "train NPE", Done: 21, Total: 1000, Finished: true, Message: "stopped at epoch 22 by interrupt; best epoch 21 kept"},
+			"train NPE [#.............................] 21/1000 stopped at epoch 22 by interrupt; best epoch 21 kept"},
+		{"a loop interrupted", ProgressEvent{Label: "SBC", Done: 3, Total: 40, Finished: true, Message: "stopped by interrupt after 3 of 40 test pairs; nothing kept"},
+			"SBC [##............................] 3/40 stopped by interrupt after 3 of 40 test pairs; nothing kept"},
+		{"interrupted, unknown total", ProgressEvent{Label: "certify", Finished: true, Message: "stopped by interrupt in the initial estimator; nothing kept"},
+			"certify [..............................] stopped by interrupt in the initial estimator; nothing kept"},
+		{"interrupted, unknown total, some done", ProgressEvent{Label: "coverage", Done: 7, Finished: true, Message: "stopped by interrupt"},
+			"coverage [..............................] 7 stopped by interrupt"},
+	} {
+		if got := c.ev.String(); got != c.want {
+			t.Errorf("%s:\n got %q\nwant %q", c.name, got, c.want)
 		}
 	}
 }
@@ -129,7 +155,7 @@ func TestProgressEnv(t *testing.T) {
 		}
 		return o.String(), e.String()
 	}
-	if _, stderr := run(ProgressEnv + "=stderr"); stderr != "train NPE [##############################] 2/2 done epoch 2\n" {
+	if _, stderr := run(ProgressEnv + "=stderr"); stderr != "train NPE [##############################] 2/2 done; epoch 2\n" {
 		t.Errorf("with %s=stderr the program wrote %q on standard error", ProgressEnv, stderr)
 	}
 	if stdout, stderr := run(ProgressEnv + "="); stdout != "no progress sink\n" || stderr != "" {
@@ -200,7 +226,7 @@ func TestProgressEventTimes(t *testing.T) {
 		{"last line done", ProgressEvent{Label: "simulate", Done: 1000, Total: 1000, Finished: true, Elapsed: 19 * min},
 			"simulate [##############################] 1000/1000 done"},
 		{"last line stopped early", ProgressEvent{Label: "train NPE", Done: 74, Total: 1000, Finished: true, Stopped: true, Elapsed: 19 * min, Estimate: EstimateAtMost, Message: "epoch 74"},
-			"train NPE [##############################] stopped early at 74 epoch 74"},
+			"train NPE [##############################] stopped early at 74; epoch 74"},
 		{"last line ended", ProgressEvent{Label: "SBC", Done: 58, Total: 200, Finished: true, Elapsed: 19 * min},
 			"SBC [#########.....................] 58/200 ended"},
 	} {

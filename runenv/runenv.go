@@ -45,7 +45,7 @@ type ProgressEvent struct {
 	Label    string // what is running, e.g. "simulate" or "train NPE"
 	Done     int    // units finished so far
 	Total    int    // units in all; 0 when unknown
-	Message  string // a short status, e.g. "epoch 12  val loss 1.234"
+	Message  string // a short status, e.g. "epoch 12  val loss 1.234"; see Count for the last event's
 	Finished bool   // true on the last event of the call
 	Stopped  bool   // with Finished: the call ended early by design, after Done of Total units (early stopping)
 

@@ -70,6 +70,10 @@ func TestInterruptKeepsBestEpoch(t *testing.T) {
 					t.Errorf("%s %q does not say %q", what, s, want)
 				}
 			}
+			// The whole last line reads as one sentence: the count, then where it stopped.
+			if line, end := last().String(), "] 3/50 "+want; !strings.HasSuffix(line, end) {
+				t.Errorf("progress bar's last line %q, want it to end %q", line, end)
+			}
 			if !e.Trained() {
 				t.Fatal("Trained() = false after an interrupt with 3 finished epochs")
 			}
