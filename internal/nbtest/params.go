@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/gosbi/gosbi/internal/text"
 )
 
 // ParametersTag marks the cell that holds a notebook's parameters and their defaults.
@@ -347,38 +349,10 @@ func unknownParameter(what, name string, declared map[string]parameter, inner ma
 	return fmt.Errorf("%s; its parameters (the cell tagged %q) are: %s", msg, ParametersTag, strings.Join(sortedNames(declared), ", "))
 }
 
-// closest returns the declared name nearest to name when it is a likely typo (at most two
-// edits away), else "".
+// closest returns the declared name nearest to name when it is a likely typo (a difference of
+// case, or at most two edits away), else "".
 func closest(name string, declared map[string]parameter) string {
-	best, bestD := "", 3
-	for _, d := range sortedNames(declared) {
-		if e := editDistance(name, d); e < bestD {
-			best, bestD = d, e
-		}
-	}
-	return best
-}
-
-// editDistance is the Levenshtein distance between a and b, in characters.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			sub := prev[j-1]
-			if ra[i-1] != rb[j-1] {
-				sub++
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, sub)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
+	return text.Nearest(name, sortedNames(declared))
 }
 
 // applyParameters drops a cell injected by an earlier run, even when no parameter is given
