@@ -4,7 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"go/types"
+	"reflect"
 	"strings"
 	"unicode/utf8"
 
@@ -82,6 +86,13 @@ func (s *Session) explainEnv() explain.Env {
 		Source:    s.source,
 		Restarted: s.opts.Restarted,
 		Package:   func(name string) bool { return s.imports[name] != "" },
+		Symbols:   s.symbols,
+		VarType: func(name string) (string, []string, bool) {
+			if defined[name] {
+				return "", nil, false // the cell redefines it: the session's type may not be its
+			}
+			return s.varType(name)
+		},
 		VarSource: func(name string) string {
 			if d := s.decls[name]; d != nil && d.kind == varDecl {
 				return d.src
@@ -90,6 +101,83 @@ func (s *Session) explainEnv() explain.Env {
 		},
 		SourceAt: s.sourceAt,
 	}
+}
+
+// symbols returns the exported names of the package the session imported as name, or nil.
+func (s *Session) symbols(name string) []string {
+	if s.imports[name] == "" {
+		return nil
+	}
+	return s.members(name)
+}
+
+// varType returns the type of the session's variable name as Go writes it (its declared type,
+// the type of its composite literal, or the compiled type of its value; "" when none of these
+// is known) and the fields and methods of that type: of the interface, for a variable of an
+// interface type, not of its dynamic value. ok is false when name is no variable of the
+// session.
+func (s *Session) varType(name string) (typ string, members []string, ok bool) {
+	d := s.decls[name]
+	if d == nil || d.kind != varDecl && d.kind != constDecl {
+		return "", nil, false
+	}
+	typ, members = d.typeExpr, s.members(name)
+	if v, ok := s.globalValues()[name]; ok && v.IsValid() {
+		if typ == "" {
+			typ = compiledTypeName(v.Type())
+		}
+		switch {
+		case v.Type().PkgPath() == yaegiPath:
+			members = nil // the interpreter's own holder of a value of a cell's interface type
+		case v.Kind() == reflect.Interface:
+			members = typeMembers(v.Type())
+		}
+	}
+	if m := s.interfaceMethods(typ); m != nil {
+		members = m
+	}
+	return typ, members, true
+}
+
+// yaegiPath is the import path of the interpreter, whose types hold the values of cells'
+// interface types.
+var yaegiPath = reflect.TypeFor[yaegi.Panic]().PkgPath()
+
+// interfaceMethods returns the methods that the session's declaration of the interface type
+// name lists, or nil for any other name.
+func (s *Session) interfaceMethods(name string) []string {
+	d := s.decls[name]
+	if d == nil || d.kind != typeDecl {
+		return nil
+	}
+	f, err := parser.ParseFile(token.NewFileSet(), "", "package p\n"+d.src, 0)
+	if err != nil || len(f.Decls) == 0 {
+		return nil
+	}
+	var res []string
+	ast.Inspect(f.Decls[0], func(n ast.Node) bool {
+		if it, ok := n.(*ast.InterfaceType); ok {
+			for _, m := range it.Methods.List {
+				for _, id := range m.Names {
+					res = append(res, id.Name)
+				}
+			}
+			return false
+		}
+		return true
+	})
+	return res
+}
+
+// compiledTypeName is the name of t as Go writes it ("*sbi.TrainResult", "[]float64"), or ""
+// for a type the interpreter made for a cell's type, whose name reflect does not know, and for
+// the interpreter's holder of a value of a cell's interface type.
+func compiledTypeName(t reflect.Type) string {
+	name := t.String()
+	if strings.Contains(name, "struct {") || strings.Contains(name, "interface {") || t.PkgPath() == yaegiPath {
+		return ""
+	}
+	return name
 }
 
 // sourceAt returns the function, method or variable definition of the session whose source

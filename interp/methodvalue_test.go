@@ -44,7 +44,7 @@ func TestMethodValueRewriteKeepsPositions(t *testing.T) {
 	for _, c := range []struct{ code, want string }{
 		{"n = 1\nf, n = d.LogProb, 2", "line 2:8: cannot use type func(*mat.Dense) []float64 as type func(int) int"},
 		{"n = 1\nf, n = d.Mean, nope", "line 2:16: undefined: nope"},
-		{"f = nil\nn, f = 1, d.Nope", "line 2:11: "},
+		{"f = nil\nn, f = 1, d.Nope", "line 2:13: d.Nope undefined (type *dist.Normal has no field or method Nope)"},
 		{"n, g = 1, d.Dim\nnope2", "line 2:1: undefined: nope2"},
 	} {
 		res := ts.run(c.code)

@@ -25,19 +25,20 @@ import (
 
 // canaries holds the canary of each explainer of Pipeline, by name.
 var canaries = map[string]func(t *testing.T){
-	"compiler-panic":  canaryCompilerPanic,
-	"undefined-name":  canaryUndefinedName,
-	"index-define":    canaryIndexDefine,
-	"missing-generic": canaryMissingGeneric,
-	"call-arity":      canaryCallArity,
-	"closure-frame":   canaryClosureFrame,
-	"reflect-index":   canaryReflectIndex,
-	"reflect-slice":   canaryReflectSlice,
-	"reflect-nil":     canaryReflectNil,
-	"bare-value":      canaryBareValue,
-	"method-value":    canaryMethodValue,
-	"call-site":       canaryCallSite,
-	"panic-site":      canaryPanicSite,
+	"compiler-panic":     canaryCompilerPanic,
+	"undefined-name":     canaryUndefinedName,
+	"index-define":       canaryIndexDefine,
+	"missing-generic":    canaryMissingGeneric,
+	"undefined-selector": canaryUndefinedSelector,
+	"call-arity":         canaryCallArity,
+	"closure-frame":      canaryClosureFrame,
+	"reflect-index":      canaryReflectIndex,
+	"reflect-slice":      canaryReflectSlice,
+	"reflect-nil":        canaryReflectNil,
+	"bare-value":         canaryBareValue,
+	"method-value":       canaryMethodValue,
+	"call-site":          canaryCallSite,
+	"panic-site":         canaryPanicSite,
 }
 
 func TestCanaries(t *testing.T) {
@@ -127,6 +128,24 @@ func canaryUndefinedName(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "constant definition loop") {
 		t.Errorf("x := nope + 1: yaegi now gives %v (panic %v), not \"constant definition loop\": drop %s if it says undefined: nope",
 			err, p, undefinedName.Name)
+	}
+}
+
+// canaryUndefinedSelector: the interpreter names neither the value nor its type of a missing
+// field or method.
+func canaryUndefinedSelector(t *testing.T) {
+	for _, c := range []struct {
+		cells []string
+		want  string
+	}{
+		{[]string{"import \"strings\"", "var b strings.Builder", "b.Foo()"}, ": undefined method: Foo"},
+		{[]string{"type T struct{ A int }", "var v T", "v.Foo"}, ": undefined selector: Foo"},
+		{[]string{"import \"strings\"", "strings.Foo"}, `: package strings "strings" has no symbol Foo`},
+	} {
+		err, p := evalAll(bare(t, io.Discard), c.cells...)
+		if p != nil || err == nil || !strings.HasSuffix(err.Error(), c.want) {
+			t.Errorf("%q: yaegi now gives %v (panic %v), not %q: drop %s if it says Go's message", c.cells, err, p, c.want, undefinedSelector.Name)
+		}
 	}
 }
 

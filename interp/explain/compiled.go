@@ -2,6 +2,7 @@ package explain
 
 import (
 	"fmt"
+	"path"
 	"regexp"
 	"strings"
 )
@@ -73,7 +74,8 @@ func compiledNote(name, kind string, cell int) string {
 }
 
 // Unusable returns why an error message about a missing symbol of a linked package names an
-// identifier that cells cannot use, or "". unusable lists them as "path.Name: why": the
+// identifier that cells cannot use, or "". Go's message names the package by the last element
+// of its path ("undefined: sim.Map"), which is the name a cell imports it as. unusable lists them as "path.Name: why": the
 // exported generic functions and types of the packages a worker links, which no symbol table
 // can hold (Go cannot take the value of an uninstantiated generic function).
 func Unusable(msg string, unusable []string) string {
@@ -84,7 +86,9 @@ func Unusable(msg string, unusable []string) string {
 			continue
 		}
 		pkg, name := full[:i], full[i+1:]
-		if strings.Contains(msg, fmt.Sprintf("%q has no symbol %s", pkg, name)) || strings.Contains(msg, "undefined selector "+full) {
+		// the interpreter's messages, and Go's as the undefined-selector explainer gives it
+		if strings.Contains(msg, fmt.Sprintf("%q has no symbol %s", pkg, name)) || strings.Contains(msg, "undefined selector "+full) ||
+			regexp.MustCompile(`undefined: `+regexp.QuoteMeta(path.Base(pkg)+"."+name)+`\b`).MatchString(msg) {
 			return fmt.Sprintf("%s cannot be used in cells: %s", full, why)
 		}
 	}

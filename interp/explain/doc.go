@@ -15,8 +15,9 @@
 // through yaegi and fails once upstream changes that behaviour: then the explainer can go, or
 // must follow. They run in the order of Pipeline on a Failure, which holds the message in the
 // interpreter's positions; the positions are translated last. The explainers, each in the file
-// of its name: compiler-panic, undefined-name, index-define, missing-generic, call-arity,
-// closure-frame, reflect-index, reflect-slice, reflect-nil, bare-value, method-value, call-site and panic-site.
+// of its name: compiler-panic, undefined-name, index-define, missing-generic,
+// undefined-selector, call-arity, closure-frame, reflect-index, reflect-slice, reflect-nil,
+// bare-value, method-value, call-site and panic-site.
 //
 // Two helpers explain messages that come from elsewhere: CompiledUndefined (the go command's
 // "undefined: x" for a %%compile cell, which sees no session variable) and Unusable (the

@@ -62,6 +62,12 @@ type Env struct {
 	Restarted bool
 	// Package reports whether name is a package the session imported.
 	Package func(name string) bool
+	// Symbols returns the exported names of the package the session imported as name.
+	Symbols func(name string) []string
+	// VarType returns the type of the session's variable name as Go writes it
+	// ("sbi.TrainResult", "*T", "dist.Distribution"; "" when unknown) and the names of the
+	// fields and methods of its type; ok is false when name is no variable of the session.
+	VarType func(name string) (typ string, members []string, ok bool)
 	// VarSource returns the statement or declaration that defined a variable of the session,
 	// as written, or "".
 	VarSource func(name string) string
@@ -112,9 +118,10 @@ type Explainer struct {
 }
 
 // Pipeline is the explainers in the order Compile and Panic apply them. compiler-panic comes
-// first, as undefined-name and index-define read the message it may wrap; closure-frame comes
-// before the explainers that read the code of a panic's frames.
-var Pipeline = []Explainer{compilerPanic, undefinedName, indexDefine, missingGeneric, callArity, closureFrame, reflectIndex, reflectSlice, reflectNil, bareValue, methodValue, callSite, panicSite}
+// first, as undefined-name and index-define read the message it may wrap; undefined-selector
+// comes after missing-generic, which reads the message it rewrites (its hint is kept);
+// closure-frame comes before the explainers that read the code of a panic's frames.
+var Pipeline = []Explainer{compilerPanic, undefinedName, indexDefine, missingGeneric, undefinedSelector, callArity, closureFrame, reflectIndex, reflectSlice, reflectNil, bareValue, methodValue, callSite, panicSite}
 
 // Compile reports a cell that the interpreter refused to compile, from its error message.
 func Compile(env Env, msg string) Report {

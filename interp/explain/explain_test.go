@@ -143,6 +143,9 @@ func TestUnusable(t *testing.T) {
 		{`_.go:1300001:1: package sim "example.com/sim" has no symbol Map`, "example.com/sim.Map cannot be used in cells: func Map is generic"},
 		{"undefined selector example.com/sim.Map", "example.com/sim.Map cannot be used in cells: func Map is generic"},
 		{`package sim "example.com/sim" has no symbol Other`, ""},
+		// Go's message, as the undefined-selector explainer gives it
+		{"_.go:1300001:5: undefined: sim.Map", "example.com/sim.Map cannot be used in cells: func Map is generic"},
+		{"_.go:1300001:5: undefined: sim.MapAll", ""},
 	} {
 		if got := Unusable(c.msg, unusable); got != c.want {
 			t.Errorf("Unusable(%q) = %q, want %q", c.msg, got, c.want)
