@@ -45,7 +45,7 @@ func (s funcSimulator) SimulateBatch(rng *rand.Rand, theta, x *mat.Dense) {
 		case out == nil:
 			fillNaN(row)
 		case len(out) != s.dim:
-			panic(fmt.Sprintf("sbi: the simulator function returned %d values, expected %d (the dataDim given to FuncSimulator)", len(out), s.dim))
+			panic(fmt.Sprintf("sbi: the simulator function returned %s, expected %d (the dataDim given to FuncSimulator)", plural(len(out), "value"), s.dim))
 		default:
 			copy(row, out)
 		}

@@ -60,7 +60,7 @@ func TestFuncSimulator(t *testing.T) {
 	}
 	_, err = SimulateBatch(rand.New(rand.NewPCG(5, 6)), FuncSimulator(short, 2), grid(20))
 	var part *PartialSimulationError
-	if !errors.As(err, &part) || len(part.Panicked) != 4 || !strings.Contains(err.Error(), "row 3 ") || !strings.Contains(err.Error(), "returned 1 values, expected 2") {
+	if !errors.As(err, &part) || len(part.Panicked) != 4 || !strings.Contains(err.Error(), "row 3 ") || !strings.Contains(err.Error(), "returned 1 value, expected 2") {
 		t.Errorf("wrong length: error %v, want rows 3, 8, 13, 18 reported, naming both lengths", err)
 	}
 }

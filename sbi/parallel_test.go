@@ -64,7 +64,7 @@ func TestRunChunksPanic(t *testing.T) {
 				panic("boom in chunk 5")
 			}
 			return nil
-		}, 0)
+		}, 0, nil)
 	if err == nil || !strings.Contains(err.Error(), "boom in chunk 5") {
 		t.Fatalf("runChunks: error %v, want the chunk's panic", err)
 	}

@@ -228,8 +228,8 @@ func (r *SequentialResult) String() string {
 	}
 	if st := r.state; st != nil && st.step == stepSimulate && !st.part.resumed {
 		if st.part.endedByPanic() {
-			fmt.Fprintf(&b, "round %d: simulation stopped: %d rows panicked; %d of %d finished and kept (mend the simulator and continue with SequentialConfig.Continue, which simulates those rows again)\n",
-				st.round.Round, len(st.part.Panicked), st.part.Finished, st.part.Total)
+			fmt.Fprintf(&b, "round %d: simulation stopped: %s panicked; %d of %d finished and kept (mend the simulator and continue with SequentialConfig.Continue, which simulates those rows again)\n",
+				st.round.Round, plural(len(st.part.Panicked), "row"), st.part.Finished, st.part.Total)
 		} else {
 			fmt.Fprintf(&b, "round %d: simulation interrupted, %d of %d finished and kept (continue with SequentialConfig.Continue)\n", st.round.Round, st.part.Finished, st.part.Total)
 		}
@@ -468,10 +468,10 @@ func keptSimulations(r int, part *PartialSimulationError) error {
 	case n == 0:
 		return fmt.Errorf("sequential: round %d: %w: %d of %d simulations finished, kept in the result", r, part.Err, part.Finished, part.Total)
 	case !part.endedByPanic():
-		return fmt.Errorf("sequential: round %d: %w (%d rows had panicked before it, simulated again by a continued run): %d of %d simulations finished, kept in the result", r, part.Err, n, part.Finished, part.Total)
+		return fmt.Errorf("sequential: round %d: %w (%s panicked before it, simulated again by a continued run): %d of %d simulations finished, kept in the result", r, part.Err, plural(n, "row")+" had", part.Finished, part.Total)
 	}
-	return fmt.Errorf("sequential: round %d: %w (%d rows panicked): %d of %d simulations finished, kept in the result returned with this error; mend the simulator and carry on with the same settings and cfg.Continue = res, which simulates the %d rows that panicked again",
-		r, part.Err, n, part.Finished, part.Total, part.Total-part.Finished)
+	return fmt.Errorf("sequential: round %d: %w (%s panicked): %d of %d simulations finished, kept in the result returned with this error; mend the simulator and carry on with the same settings and cfg.Continue = res, which simulates the %s that panicked again",
+		r, part.Err, plural(n, "row"), part.Finished, part.Total, plural(part.Total-part.Finished, "row"))
 }
 
 // addPairs records round rd, whose simulation s finished, with its pairs; its training is next.

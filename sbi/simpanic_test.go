@@ -36,6 +36,20 @@ func (p panicAt) SimulateBatch(rng *rand.Rand, theta, x *mat.Dense) {
 	}
 }
 
+// simForm is a simulation call of a test, named.
+type simForm struct {
+	name string
+	run  func() (*Simulation, error)
+}
+
+// panicAtForms returns Simulate and SimulateBatch of sim on theta, with the same generator.
+func panicAtForms(sim panicAt, theta *mat.Dense) []simForm {
+	return []simForm{
+		{"Simulate", func() (*Simulation, error) { return Simulate(rand.New(rand.NewPCG(3, 4)), sim.f, theta) }},
+		{"SimulateBatch", func() (*Simulation, error) { return SimulateBatch(rand.New(rand.NewPCG(3, 4)), sim, theta) }},
+	}
+}
+
 // TestSimulatePanicKeepsRows makes rows 0, 23 and 300 of 500 panic, for Simulate and
 // SimulateBatch on one and two cores: the result must be a *PartialSimulationError naming row 0,
 // its θ and the panic, saying how to take the rows, with Panicked = [0 23 300], 497 rows
@@ -44,21 +58,10 @@ func (p panicAt) SimulateBatch(rng *rand.Rand, theta, x *mat.Dense) {
 // returning all 500 rows (Simulate: equal to the clean run's).
 func TestSimulatePanicKeepsRows(t *testing.T) {
 	const n = 500
-	theta := mat.NewDense(n, 2, nil)
-	for i := 0; i < n; i++ {
-		theta.Set(i, 0, float64(i))
-		theta.Set(i, 1, 0.5)
-	}
+	theta := sweep(n)
 	bad := []int{0, 23, 300}
 	sim := panicAt{bad: []float64{0, 23, 300}, broken: new(atomic.Bool)}
-	forms := []struct {
-		name string
-		run  func() (*Simulation, error)
-	}{
-		{"Simulate", func() (*Simulation, error) { return Simulate(rand.New(rand.NewPCG(3, 4)), sim.f, theta) }},
-		{"SimulateBatch", func() (*Simulation, error) { return SimulateBatch(rand.New(rand.NewPCG(3, 4)), sim, theta) }},
-	}
-	for _, form := range forms {
+	for _, form := range panicAtForms(sim, theta) {
 		for _, procs := range []int{1, 2} {
 			t.Run(fmt.Sprintf("%s on %d cores", form.name, procs), func(t *testing.T) {
 				withProcs(procs, func() {

@@ -7,7 +7,9 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"runtime/debug"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -51,12 +53,13 @@ const ChunkRows = 64
 // Simulate runs f on every row of theta in parallel on all cores (GOMAXPROCS goroutines).
 // Row i draws from its own random stream, derived from two numbers drawn from rng and from i,
 // so the result is the same whatever the number of cores. It reports progress through
-// NewProgress("simulate", n), drops rows whose output is nil or holds NaN/±Inf (counted in
-// Dropped), and returns an error naming the row when f returns a vector of the wrong length.
-// A row on which f panics is not dropped: the other rows are simulated, and Simulate returns a
-// nil *Simulation and a *PartialSimulationError that names the row, its θ and the panic, lists
-// the rows that panicked and keeps the others (see its Done and Resume). When the host's
-// context is cancelled it returns such an error too, keeping the simulations that finished.
+// NewProgress("simulate", n) and drops rows whose output is nil or holds NaN/±Inf (counted in
+// Dropped). A row on which f panics, or whose output has another length than that of the first
+// row that gave data (the rule of FuncSimulator, which panics there), is not dropped: the other
+// rows are simulated, and Simulate returns a nil *Simulation and a *PartialSimulationError that
+// names the row, its θ and the panic or the lengths, lists the rows that failed so in Panicked
+// and keeps the others (see its Done and Resume). When the host's context is cancelled it
+// returns such an error too, keeping the simulations that finished.
 func Simulate(rng *rand.Rand, f SimFunc, theta *mat.Dense) (*Simulation, error) {
 	return SimulateContext(runenv.Context(), rng, f, theta)
 }
@@ -121,13 +124,18 @@ func (e *PartialSimulationError) probe(ctx context.Context) error {
 		}
 		out, err := callRow(e.f, e.seeds, i, e.theta.RawRowView(i), src, r)
 		if err != nil {
-			if err := e.addPanic(i, err); err != nil {
+			if err := e.failed(ctx, i, err); err != nil {
+				return e.interrupted(err)
+			}
+			if err := e.sampleAfter(ctx, i, func(k int) error {
+				_, err := callRow(e.f, e.seeds, k, e.theta.RawRowView(k), src, r)
 				return err
+			}); err != nil {
+				return e.stopped(ctx, err)
 			}
 			continue
 		}
-		e.returned.Add(1)
-		if err := ctx.Err(); err != nil { // the row ran into the interrupt: see chunkFinished
+		if err := e.rowsReturned(ctx, i, i+1); err != nil { // the row ran into the interrupt: see chunkFinished
 			return e.interrupted(err)
 		}
 		if out == nil {
@@ -153,58 +161,162 @@ func (e *PartialSimulationError) probe(ctx context.Context) error {
 	return fmt.Errorf("simulate: all %d simulations failed (nil output)", e.Total)
 }
 
-// simRows runs Simulate's rows lo … hi−1 into e.x, each with its own random stream.
-func (e *PartialSimulationError) simRows(lo, hi int, src *rand.PCG, r *rand.Rand) error {
+// simRows runs Simulate's rows lo … hi−1 into e.x, each with its own random stream. A row
+// whose output has another length than the first row's that gave data fails as a panic does.
+// It returns the interrupt's error when ctx is done before a row or stops one.
+func (e *PartialSimulationError) simRows(ctx context.Context, lo, hi int, src *rand.PCG, r *rand.Rand) error {
 	_, dim := e.x.Dims()
 	for i := lo; i < hi; i++ {
+		if err := cancel.Check(ctx, "simulate"); err != nil {
+			return err
+		}
 		out, err := callRow(e.f, e.seeds, i, e.theta.RawRowView(i), src, r)
+		if err == nil && out != nil && len(out) != dim {
+			err = fmt.Errorf("simulate: row %d (θ = %v) returned %s, expected %d like row %d", i, e.theta.RawRowView(i), plural(len(out), "value"), dim, e.first)
+		}
 		if err != nil {
 			fillNaN(e.x.RawRowView(i))
-			if err := e.addPanic(i, err); err != nil {
+			if err := e.failed(ctx, i, err); err != nil {
 				return err
 			}
 			continue
 		}
-		e.returned.Add(1)
-		switch {
-		case out == nil:
+		if err := e.rowsReturned(ctx, i, i+1); err != nil {
+			return err
+		}
+		if out == nil {
 			fillNaN(e.x.RawRowView(i))
-		case len(out) != dim:
-			return fmt.Errorf("simulate: row %d returned %d values, expected %d like row %d", i, len(out), dim, e.first)
-		default:
+		} else {
 			copy(e.x.RawRowView(i), out)
 		}
 	}
 	return nil
 }
 
-// callRow runs f on one row with that row's random stream, turning a panic into an error.
+// callRow runs f on one row with that row's random stream, turning a panic into its row's
+// error (rowPanic).
 func callRow(f SimFunc, seeds streams, i int, theta []float64, src *rand.PCG, r *rand.Rand) (out []float64, err error) {
 	seeds.seed(src, uint64(i))
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("simulate: row %d (θ = %v) panicked: %v", i, theta, p)
+			err = rowPanic(fmt.Sprintf("row %d (θ = %v)", i, theta), p)
 		}
 	}()
 	in := append([]float64(nil), theta...) // the simulator may not alter the caller's θ
 	return f(r, in), nil
 }
 
-// addPanic records that row i panicked with err, leaving it unfinished. It returns an error
-// that stops the run when ChunkRows rows have panicked and none returned: the simulator then
-// fails wherever it is run, and running the other rows would only repeat the panic.
-func (e *PartialSimulationError) addPanic(i int, err error) error {
+// rowPanic is the error of the simulator's panic with p on rows (e.g. "row 3 (θ = [3 0.5])"),
+// called in the deferred function that recovered p: a *safe.PanicError, whose Unwrap reaches a
+// panic value that is an error (errors.Is, errors.As) and whose Stack is the panic's.
+func rowPanic(rows string, p any) error {
+	return &safe.PanicError{What: "simulate: " + rows, Value: p, Stack: debug.Stack()}
+}
+
+// plural is n followed by noun, with an s unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// failed records that row i failed with err (a panic, or Simulate's output of the wrong
+// length), leaving it unfinished, unless ctx is done: the failure is then the interrupt's (a
+// simulator stopped midway, or one that panics with the context's error on purpose, as a
+// nested MustSimulate does), and failed returns the interrupt's error, leaving the row's record
+// of an earlier run as it was.
+func (e *PartialSimulationError) failed(ctx context.Context, i int, err error) error {
+	if err := cancel.Check(ctx, "simulate"); err != nil {
+		return err
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.panics == nil {
 		e.panics = make(map[int]error)
 	}
 	e.panics[i] = err
-	if len(e.panics) >= ChunkRows && e.returned.Load() == 0 {
-		return fmt.Errorf("%w (the first %d rows run all panicked and none returned, so the other rows were not run: the simulator fails wherever it runs; nothing was simulated)",
-			e.panics[e.firstPanic()], len(e.panics))
+	return nil
+}
+
+// rowsReturned records that the simulator's calls for rows lo … hi−1 returned, dropping their
+// records of an earlier failure, unless ctx is done by then: the calls may have been stopped
+// midway (see chunkFinished), and it returns the interrupt's error, the records as they were.
+// A row's record of a failure is so dropped only once its run again has finished.
+func (e *PartialSimulationError) rowsReturned(ctx context.Context, lo, hi int) error {
+	if err := cancel.Check(ctx, "simulate"); err != nil {
+		return err
+	}
+	e.returned.Add(int64(hi - lo))
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for i := lo; i < hi; i++ {
+		delete(e.panics, i)
 	}
 	return nil
+}
+
+// earlySamples is the number of rows, spread over the batch, that a run whose first ChunkRows
+// rows all failed tries before it gives up (sampleAfter).
+const earlySamples = 8
+
+// sampleAfter decides whether a run gives up early, when row i was the last of the first
+// ChunkRows rows, all of which failed, and rows are left (otherwise it returns nil): it runs
+// up to earlySamples rows spread evenly over the others, each alone, with try (which returns
+// the row's failure, and leaves nothing of the row as finished), and returns nil as soon as one
+// does not fail, and an error saying what was tried when all do. It returns the interrupt's
+// error when ctx stops it. The decision depends on those rows alone, not on the cores or on
+// timing.
+func (e *PartialSimulationError) sampleAfter(ctx context.Context, i int, try func(k int) error) error {
+	if i != ChunkRows-1 || e.Total <= ChunkRows || e.returned.Load() > 0 {
+		return nil
+	}
+	rows := sampleRows(ChunkRows, e.Total)
+	for _, k := range rows {
+		if err := cancel.Check(ctx, "simulate"); err != nil {
+			return err
+		}
+		err := try(k)
+		if err := cancel.Check(ctx, "simulate"); err != nil {
+			return err
+		}
+		if err == nil {
+			return nil
+		}
+	}
+	return fmt.Errorf("%w (rows 0 … %d and %s spread over the others (%s) all panicked, so the other %d rows were not run: nothing was simulated)",
+		e.panics[e.firstPanic()], ChunkRows-1, plural(len(rows), "row"), joinInts(rows), e.Total-ChunkRows-len(rows))
+}
+
+// sampleRows returns up to earlySamples rows spread evenly over rows lo … n−1, in order.
+func sampleRows(lo, n int) []int {
+	k := min(earlySamples, n-lo)
+	rows := make([]int, k)
+	for j := range rows {
+		rows[j] = lo + (2*j+1)*(n-lo)/(2*k)
+	}
+	return rows
+}
+
+// joinInts lists v separated by commas.
+func joinInts(v []int) string {
+	var b strings.Builder
+	for j, x := range v {
+		if j > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprint(&b, x)
+	}
+	return b.String()
+}
+
+// stopped returns the error of a run that err ended: e, its rows counted, when ctx stopped it,
+// err itself otherwise.
+func (e *PartialSimulationError) stopped(ctx context.Context, err error) error {
+	if cancel.Stopped(ctx, err) {
+		return e.interrupted(err)
+	}
+	return err
 }
 
 // endedByPanic reports whether the run went to its end with rows that panicked (Err is the
@@ -253,10 +365,16 @@ func SimulateIntoContext(ctx context.Context, rng *rand.Rand, s Simulator, theta
 	return newPartial(rng, s, theta, x, false).run(ctx, s)
 }
 
+// callBatch runs s on rows lo … hi−1 of theta into x, turning a panic into its rows' error
+// (rowPanic).
 func callBatch(s Simulator, r *rand.Rand, theta, x *mat.Dense, lo, hi int) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("%v", p)
+			rows := fmt.Sprintf("rows %d … %d", lo, hi-1)
+			if hi == lo+1 {
+				rows = fmt.Sprintf("row %d (θ = %v)", lo, theta.RawRowView(lo))
+			}
+			err = rowPanic(rows, p)
 		}
 	}()
 	_, tc := theta.Dims()
@@ -266,20 +384,32 @@ func callBatch(s Simulator, r *rand.Rand, theta, x *mat.Dense, lo, hi int) (err 
 
 // batchRows runs rows lo … hi−1 of a batch Simulator one at a time, each with its own random
 // stream: those of a chunk that panicked, to name the rows that panic and keep the others, or
-// rows that panicked before, run again by Resume. It records the rows that panic (addPanic).
-func (e *PartialSimulationError) batchRows(s Simulator, lo, hi int, src *rand.PCG, r *rand.Rand) error {
+// rows that panicked before, run again by Resume. It records the rows that panic (failed) and
+// returns the interrupt's error when ctx is done before a row or stops one.
+func (e *PartialSimulationError) batchRows(ctx context.Context, s Simulator, lo, hi int, src *rand.PCG, r *rand.Rand) error {
 	for i := lo; i < hi; i++ {
-		e.seeds.seed(src, uint64(i)+1<<40)
-		if err := callBatch(s, r, e.theta, e.x, i, i+1); err != nil {
+		if err := cancel.Check(ctx, "simulate"); err != nil {
+			return err
+		}
+		if err := e.batchRow(s, i, src, r); err != nil {
 			fillNaN(e.x.RawRowView(i))
-			if err := e.addPanic(i, fmt.Errorf("simulate: row %d (θ = %v) panicked: %v", i, e.theta.RawRowView(i), err)); err != nil {
+			if err := e.failed(ctx, i, err); err != nil {
 				return err
 			}
 			continue
 		}
-		e.returned.Add(1)
+		if err := e.rowsReturned(ctx, i, i+1); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// batchRow runs row i of a batch Simulator alone, with the row's own random stream, and
+// returns its panic's error.
+func (e *PartialSimulationError) batchRow(s Simulator, i int, src *rand.PCG, r *rand.Rand) error {
+	e.seeds.seed(src, uint64(i)+1<<40)
+	return callBatch(s, r, e.theta, e.x, i, i+1)
 }
 
 // SimulateBatch runs a compiled Simulator on all rows of theta (see SimulateInto) and drops the
@@ -345,12 +475,17 @@ func simulateBatch(ctx context.Context, rng *rand.Rand, s Simulator, theta *mat.
 // PartialSimulationError is the error of Simulate, SimulateBatch and SimulateInto (and of their
 // Context and Aligned forms, and of task.Simulate) when their context is done before every row
 // was simulated, or when the simulator panicked on some rows. A panic stops only its row: the
-// other rows are simulated, and the rows that panicked are listed in Panicked; the run stops
-// early only when ChunkRows rows panicked before any returned (then nothing was simulated and
-// the error is the panic's alone). It
+// other rows are simulated, and the rows that panicked are listed in Panicked. The run stops
+// early only when the first ChunkRows rows all panicked and so did each of a few rows spread
+// over the others, tried next, each alone (then nothing was simulated and the error is the
+// first panic's alone, saying which rows were tried); which rows run before that decision does
+// not depend on the cores. A simulator that panics with the context's error once the context
+// is done (a nested MustSimulate does) is read as the interrupt, not as a row that panicked. It
 // keeps the rows that finished, so that an interrupt or a panic loses no simulation: Done returns them,
 // and Resume simulates the others with the random streams the uninterrupted run would have
-// given them, so that the resumed result equals that run's, row for row. Simulate and
+// given them, so that the resumed result equals that run's, row for row, except for the rows
+// of a batch Simulator's chunk that panicked: those are run one at a time, each with its own
+// stream, not the chunk's (see SimulateInto). Simulate and
 // SimulateBatch return it with a nil *Simulation, so that a caller who drops the error cannot mistake the finished
 // rows for the whole batch; take them with errors.As:
 //
@@ -375,10 +510,15 @@ type PartialSimulationError struct {
 	Finished, Total int
 	// Err is why the run stopped: an error wrapping the context's (context.Canceled or
 	// context.DeadlineExceeded), or, when the run went to its end but rows panicked, the
-	// panic of the lowest of them, naming the row and its θ.
+	// error of the lowest of them, naming the row and its θ; for a panic, its Unwrap returns
+	// the panic value when that is an error, so that errors.Is and errors.As reach a sentinel
+	// or a runtime.Error the simulator panicked with.
 	Err error
-	// Panicked lists, in increasing order, the rows whose simulation panicked: they are not
-	// finished, not in Done's result and not counted as dropped.
+	// Panicked lists, in increasing order, the rows whose simulation panicked, or, for
+	// Simulate, returned a vector of another length than the first row that gave data (where
+	// FuncSimulator panics): they are not finished, not in Done's result and not counted as
+	// dropped. A row stays listed until a run of it again has finished, even when an interrupt
+	// stopped that run before it reached the row.
 	Panicked []int
 
 	sim       Simulator
@@ -414,7 +554,7 @@ func (e *PartialSimulationError) Error() string {
 		first := e.panics[e.Panicked[0]]
 		switch {
 		case first != e.Err:
-			why += fmt.Sprintf("; %d rows panicked before it, the first: %v", n, first)
+			why += fmt.Sprintf("; %s before it, the first: %v", plural(n, "row")+" panicked", first)
 		case n > 1:
 			why += fmt.Sprintf(" (%d rows panicked in all, listed in part.Panicked)", n)
 		}
@@ -472,7 +612,8 @@ var errResumed = errors.New("simulate: this partial simulation was resumed to th
 
 // Resume simulates the rows that did not finish, stopped by ctx, and returns the whole batch
 // as SimulateBatch does: the same rows and numbers as an uninterrupted run with the same
-// generator. For SimulateInto's error it also fills the caller's x; for Simulate's it calls the
+// generator, except for the rows of a batch Simulator's chunk that panicked, which are run one
+// at a time with their own random streams (see SimulateInto). For SimulateInto's error it also fills the caller's x; for Simulate's it calls the
 // SimFunc of that call again. Interrupted again, it
 // returns this error again, its counts updated, to be resumed again. After a Resume of a
 // SimulateBatch to the end, the output belongs to the returned Simulation and the error
@@ -511,12 +652,12 @@ func (e *PartialSimulationError) rowDone(i int) bool {
 	return (i < e.probed || e.chunkDone[i/ChunkRows]) && e.panics[i] == nil
 }
 
-// retryRows clears the record of panics and returns the rows that panicked in chunks that
-// finished (or among Simulate's first rows), to be run again one by one, with the record it
-// cleared; a row that panicked in a chunk not finished is run again with its chunk. When
-// Simulate's first rows gave no data yet, they are run in order again from the first that
-// panicked.
-func (e *PartialSimulationError) retryRows() ([]int, map[int]error) {
+// retryRows returns the rows that panicked in chunks that finished (or among Simulate's first
+// rows), to be run again one by one; a row that panicked in a chunk not finished is run again
+// with its chunk. When Simulate's first rows gave no data yet, they are run in order again
+// from the first that panicked. A row's record of its panic stays until its run again has
+// finished (rowsReturned, failed), so that a run stopped before it keeps the row unfinished.
+func (e *PartialSimulationError) retryRows() []int {
 	var rows []int
 	for i := range e.panics {
 		if i < e.probed || e.chunkDone[i/ChunkRows] {
@@ -524,13 +665,11 @@ func (e *PartialSimulationError) retryRows() ([]int, map[int]error) {
 		}
 	}
 	slices.Sort(rows)
-	old := e.panics
-	e.panics, e.Panicked = nil, nil
 	if e.f != nil && e.x == nil && len(rows) > 0 {
 		e.probed = rows[0]
-		return nil, old
+		return nil
 	}
-	return rows, old
+	return rows
 }
 
 // chunkFinished records chunk c as done, unless ctx was done by the time it finished: a
@@ -550,22 +689,36 @@ func (e *PartialSimulationError) chunkFinished(ctx context.Context, c int) error
 // other error as it is.
 func (e *PartialSimulationError) run(ctx context.Context, s Simulator) error {
 	e.byCaller = cancel.ByCaller(ctx)
-	retry, before := e.retryRows()
+	retry := e.retryRows()
 	if e.f != nil && e.x == nil {
 		if err := e.probe(ctx); err != nil {
 			return err
 		}
 	}
-	// todo holds the rows run again alone (lo = hi−1, in a finished chunk), then the chunks.
+	// gate: a batch Simulator's first run, whose chunk 0 runs first, alone, so that the early
+	// stop (sampleAfter) is decided on its rows, whatever the cores.
+	gate := e.f == nil && len(e.chunkDone) > 1 && !e.chunkDone[0] && e.returned.Load() == 0
+	// todo holds the rows run again alone (lo = hi−1, in a finished chunk), then the chunks;
+	// chunk 0 first when gated.
 	var todo [][2]int
+	rows := 0
+	if gate {
+		todo, rows = append(todo, [2]int{0, ChunkRows}), ChunkRows
+	}
 	for _, i := range retry {
 		todo = append(todo, [2]int{i, i + 1})
 	}
-	rows := len(retry)
+	rows += len(retry)
 	for c, done := range e.chunkDone {
-		if lo, hi := e.chunkRows(c); !done && lo < hi {
+		if lo, hi := e.chunkRows(c); !done && lo < hi && !(gate && c == 0) {
 			todo = append(todo, [2]int{lo, hi})
 			rows += hi - lo
+		}
+	}
+	var first func(src *rand.PCG, r *rand.Rand) error
+	if gate {
+		first = func(src *rand.PCG, r *rand.Rand) error {
+			return e.sampleAfter(ctx, ChunkRows-1, func(k int) error { return e.batchRow(s, k, src, r) })
 		}
 	}
 	err := runChunks(ctx, rows, len(todo), func(k int) (int, int) {
@@ -575,50 +728,38 @@ func (e *PartialSimulationError) run(ctx context.Context, s Simulator) error {
 		again := lo < e.probed || e.chunkDone[c]
 		switch {
 		case e.f != nil:
-			if err := e.simRows(lo, hi, src, r); err != nil {
+			if err := e.simRows(ctx, lo, hi, src, r); err != nil {
 				return err
 			}
 		case again:
-			if err := e.batchRows(s, lo, hi, src, r); err != nil {
+			if err := e.batchRows(ctx, s, lo, hi, src, r); err != nil {
 				return err
 			}
 		default:
 			e.seeds.seed(src, uint64(c))
-			if err := callBatch(s, r, e.theta, e.x, lo, hi); err != nil {
-				if err := e.batchRows(s, lo, hi, src, r); err != nil {
-					return err
-				}
+			err := callBatch(s, r, e.theta, e.x, lo, hi)
+			if err == nil {
+				err = e.rowsReturned(ctx, lo, hi)
 			} else {
-				e.returned.Add(int64(hi - lo))
+				err = e.batchRows(ctx, s, lo, hi, src, r)
+			}
+			if err != nil {
+				return err
 			}
 		}
 		if !again {
 			return e.chunkFinished(ctx, c)
 		}
-		if err := ctx.Err(); err != nil { // stopped midway (see chunkFinished): not finished
-			e.mu.Lock()
-			defer e.mu.Unlock()
-			if e.panics == nil {
-				e.panics = make(map[int]error)
-			}
-			if e.panics[lo] == nil {
-				e.panics[lo] = before[lo]
-			}
-			return err
-		}
 		return nil
-	}, e.Total-rows)
+	}, e.Total-rows, first)
 	if err == nil {
 		if len(e.panics) > 0 {
 			return e.panicked()
 		}
-		e.Finished = e.Total
+		e.Finished, e.Panicked = e.Total, nil
 		return nil
 	}
-	if ctx.Err() == nil || !errors.Is(err, ctx.Err()) {
-		return err
-	}
-	return e.interrupted(err)
+	return e.stopped(ctx, err)
 }
 
 // chunkRows returns the rows of chunk c still to simulate when it is not done: all its rows
@@ -759,10 +900,11 @@ func keptIn(ctx context.Context, where string) context.Context {
 
 // runChunks runs work on chunks 0 … chunks−1, n rows in all, with GOMAXPROCS goroutines.
 // bounds maps a chunk index to its rows; offset is added to progress totals (rows already
-// done, which the bar does not time). The first error by row order is returned; after an error or a cancellation no new
+// done, which the bar does not time). When first is not nil, chunk 0 runs alone before the
+// others, then first, whose error ends the run. The first error by row order is returned; after an error or a cancellation no new
 // chunk starts. When ctx stops it, the progress bar's last message says how many rows finished
 // and where they are kept (interruptNote).
-func runChunks(ctx context.Context, n, chunks int, bounds func(c int) (lo, hi int), work func(lo, hi int, src *rand.PCG, r *rand.Rand) error, offset int) (err error) {
+func runChunks(ctx context.Context, n, chunks int, bounds func(c int) (lo, hi int), work func(lo, hi int, src *rand.PCG, r *rand.Rand) error, offset int, first func(src *rand.PCG, r *rand.Rand) error) (err error) {
 	progress := NewProgress("simulate", n+offset)
 	defer progress.Finish()
 	if offset > 0 {
@@ -776,9 +918,33 @@ func runChunks(ctx context.Context, n, chunks int, bounds func(c int) (lo, hi in
 			progress.note(interruptNote(ctx, progress.done(), n+offset))
 		}
 	}()
-	workers := min(runtime.GOMAXPROCS(0), chunks)
+	step := func(c int, src *rand.PCG, r *rand.Rand) (lo int, err error) {
+		lo, hi := bounds(c)
+		if err := cancel.Check(ctx, "simulate"); err != nil {
+			return lo, err
+		}
+		if err := work(lo, hi, src, r); err != nil {
+			return lo, err
+		}
+		progress.Add(hi - lo)
+		return lo, nil
+	}
+	var next atomic.Int64
+	if first != nil {
+		src := &rand.PCG{}
+		r := rand.New(src)
+		if err := safe.Call("simulate", func() error {
+			if _, err := step(0, src, r); err != nil {
+				return err
+			}
+			return first(src, r)
+		}); err != nil {
+			return err
+		}
+		next.Store(1)
+	}
+	workers := min(runtime.GOMAXPROCS(0), chunks-int(next.Load()))
 	var (
-		next    atomic.Int64
 		stop    atomic.Bool
 		mu      sync.Mutex
 		errRow  = -1
@@ -812,15 +978,9 @@ func runChunks(ctx context.Context, n, chunks int, bounds func(c int) (lo, hi in
 				if c >= chunks {
 					return
 				}
-				var hi int
-				lo, hi = bounds(c)
-				if err = cancel.Check(ctx, "simulate"); err != nil {
+				if lo, err = step(c, src, r); err != nil {
 					return
 				}
-				if err = work(lo, hi, src, r); err != nil {
-					return
-				}
-				progress.Add(hi - lo)
 			}
 		}()
 	}

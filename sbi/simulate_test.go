@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -270,8 +271,10 @@ func TestSimulatePanicBecomesError(t *testing.T) {
 		}
 		return noisy(rng, th)
 	}
-	if _, err := Simulate(rand.New(rand.NewPCG(1, 1)), wrongLen, theta); err == nil || !strings.Contains(err.Error(), "row 10 returned 1 values, expected 2") {
-		t.Errorf("wrong length: error %v", err)
+	var part *PartialSimulationError
+	if _, err := Simulate(rand.New(rand.NewPCG(1, 1)), wrongLen, theta); !errors.As(err, &part) || !slices.Equal(part.Panicked, []int{10}) ||
+		!strings.Contains(err.Error(), "row 10 (θ = [10 0]) returned 1 value, expected 2") {
+		t.Errorf("wrong length: error %v, want row 10 failed, the others kept", err)
 	}
 }
 

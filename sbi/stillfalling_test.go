@@ -1,6 +1,7 @@
 package sbi
 
 import (
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -86,5 +87,31 @@ func TestTrainStillFallingHint(t *testing.T) {
 	}
 	if s := early.String(); strings.Contains(s, stillFallingHint) {
 		t.Errorf("stopped early: String() = %q, want no hint", s)
+	}
+}
+
+// converged returns n validation losses that approach −2.5 as e^(−i/5): after 100 epochs the
+// last changes are about 1e-9, a fall too small to matter though steady.
+func converged(n int) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = -2.5 + 0.5*math.Exp(-float64(i)/5)
+	}
+	return v
+}
+
+// TestTrainResultStillFallingMaterial checks the rule that the last epochs' fall must be a
+// material part (over 1%) of the whole fall since the first epoch: a converged curve whose last
+// five epochs fell by 1e-9 of a 0.5 fall gets no hint; the same curve cut at 20 epochs (last
+// five: 3.9% of the fall) does.
+func TestTrainResultStillFallingMaterial(t *testing.T) {
+	for _, c := range []struct {
+		epochs int
+		hint   bool
+	}{{100, false}, {20, true}} {
+		r := TrainResult{Estimator: "NPE", Duration: 1, Epochs: c.epochs, BestEpoch: c.epochs, ValLoss: converged(c.epochs)}
+		if s := r.String(); strings.Contains(s, stillFallingHint) != c.hint {
+			t.Errorf("%d epochs: String() = %q, want the hint: %v", c.epochs, s, c.hint)
+		}
 	}
 }

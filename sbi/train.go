@@ -211,7 +211,8 @@ func (r *TrainResult) callerNote() string {
 // may help when the epoch limit (TrainConfig.Epochs) ended a training whose validation score
 // was still falling: its best epoch is the last, and over its last k = min(5, Epochs−1) ≥ 3
 // epochs the score fell by more than twice the spread its epoch-to-epoch changes would give
-// by chance (v[E−k] − v[E] > 2·s·√k, s the standard deviation of those k changes).
+// by chance (v[E−k] − v[E] > 2·s·√k, s the standard deviation of those k changes) and by more
+// than 1% of its whole fall since the first epoch.
 func (r *TrainResult) String() string {
 	if r == nil {
 		return "no training result"
@@ -279,8 +280,10 @@ const fallingWindow = 5
 // the last k = min(5, Epochs−1) epochs (k ≥ 3) the score fell by more than twice its
 // epoch-to-epoch noise: v[E−k] − v[E] > 2·s·√k, where s is the standard deviation of the k
 // changes v[i] − v[i−1] about their mean (a score that only wanders, by steps of that size,
-// strays by about s·√k in k epochs). Without validation it does not hold: the training loss
-// says nothing of overfitting.
+// strays by about s·√k in k epochs), and by more than 1% of its whole fall since the first
+// epoch, v[1] − v[E] (a converged score that still creeps down by steady, tiny steps gains
+// nothing from more epochs). Without validation it does not hold: the training loss says
+// nothing of overfitting.
 func (r *TrainResult) stillFalling() bool {
 	e := r.Epochs
 	k := min(fallingWindow, e-1)
@@ -299,8 +302,13 @@ func (r *TrainResult) stillFalling() bool {
 		ss += (v - mean) * (v - mean)
 	}
 	sd := math.Sqrt(ss / float64(k-1))
-	return fall > 2*sd*math.Sqrt(float64(k))
+	material := fall > materialFall*(r.valScore(0)-r.valScore(e-1))
+	return material && fall > 2*sd*math.Sqrt(float64(k))
 }
+
+// materialFall is the part of the validation score's whole fall that its fall over the last
+// epochs must exceed for stillFalling.
+const materialFall = 0.01
 
 // valScore is the validation score of epoch i (0-based) that chose the best epoch.
 func (r *TrainResult) valScore(i int) float64 {
