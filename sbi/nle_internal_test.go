@@ -158,7 +158,7 @@ func TestLikelihoodFileBounds(t *testing.T) {
 	}{
 		{"NLE Hidden", nleFile.Bytes(), func(h map[string]any) { obj(h, "config")["Hidden"] = huge }, "describes networks of"},
 		{"NLE Layers", nleFile.Bytes(), func(h map[string]any) { obj(h, "config")["Layers"] = huge }, "Layers = 2000000000"},
-		{"NLE chains", nleFile.Bytes(), func(h map[string]any) { obj(obj(h, "config"), "Sampler")["Chains"] = int64(1e12) }, "Chains = 1000000000000"},
+		{"NLE chains", nleFile.Bytes(), func(h map[string]any) { obj(obj(h, "config"), "Sampler")["Chains"] = 2_000_000_000 }, "Chains = 2000000000"},
 		{"NLE embedding of θ without its weights", nleFile.Bytes(), func(h map[string]any) {
 			h["embedding"] = map[string]any{"kind": "mlp", "config": map[string]any{"Out": 2}}
 		}, "describes networks of"},

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"math/bits"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -214,12 +215,14 @@ func TestPersistEmbeddingBadFiles(t *testing.T) {
 		{"a causal kernel beyond int", causal, func(h map[string]any) { emb(h)["Kernel"] = int64(1)<<62 + 1 }, "Kernel"},
 		{"an image kernel beyond int", cnn2d, func(h map[string]any) { emb(h)["Kernel"] = maxInt }, "Kernel"},
 		{"an image whose pixels overflow to zero", cnn2d, func(h map[string]any) {
-			emb(h)["Height"], emb(h)["Width"] = int64(1)<<32, int64(1)<<32
+			// (2^(w/2))² is 0 modulo 2^w for an int of w bits.
+			side := 1 << (bits.UintSize / 2)
+			emb(h)["Height"], emb(h)["Width"] = side, side
 		}, "product is 64"},
 		{"an image whose size overflows to x's width", cnn2d, func(h map[string]any) {
-			// 7 × 0x6DB6DB6DB6DB6DC0 is 64 modulo 2⁶⁴: the same weights, on an image of
-			// trillions of pixels.
-			emb(h)["Height"], emb(h)["Width"], emb(h)["Channels"] = 7, int64(0x6DB6DB6DB6DB6DC0), 1
+			// (2^(w−6) + 1) × 64 is 64 modulo 2^w for an int of w bits: the same weights, on
+			// an image of more pixels than an int counts.
+			emb(h)["Height"], emb(h)["Width"], emb(h)["Channels"] = 1<<(bits.UintSize-6)+1, 64, 1
 		}, "product is 64"},
 	}
 	for _, c := range cases {
@@ -284,7 +287,7 @@ func TestPersistEnsembleSamplerBounded(t *testing.T) {
 		want string
 	}{
 		{"a grid beyond the bound", func(h map[string]any) { sampler(h)["GridPoints"] = 2_000_000_000 }, "GridPoints = 2000000000"},
-		{"chains beyond the bound", func(h map[string]any) { sampler(h)["Chains"] = int64(1e12) }, "Chains = 1000000000000"},
+		{"chains beyond the bound", func(h map[string]any) { sampler(h)["Chains"] = 2_000_000_000 }, "Chains = 2000000000"},
 		{"proposals beyond the bound", func(h map[string]any) { sampler(h)["Proposals"] = 2_000_000_000 }, "Proposals = 2000000000"},
 		{"an unknown method", func(h map[string]any) { sampler(h)["Method"] = "hmc" }, `Method "hmc"`},
 		{"a negative setting", func(h map[string]any) { sampler(h)["Thin"] = -1 }, "negative setting"},

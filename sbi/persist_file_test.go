@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"math/bits"
 	"math/rand/v2"
 	"os"
 	"strings"
@@ -129,14 +130,15 @@ func TestSizesBounded(t *testing.T) {
 		{"NPE Layers within the bound", npe, func(h map[string]any) { obj(h, "config")["Layers"] = 10_000 }, "describes networks of"},
 		{"NSF Bins", nsf, func(h map[string]any) { obj(h, "config")["Bins"] = huge }, "Bins = 2000000000"},
 		{"NPE Hidden and Transforms overflowing", npe, func(h map[string]any) {
-			obj(h, "config")["Hidden"], obj(h, "config")["Transforms"] = int64(1)<<40, int64(1)<<40
+			// Hidden²·Transforms is 2^(3w/2+24) for an int of w bits.
+			obj(h, "config")["Hidden"], obj(h, "config")["Transforms"] = 1<<(bits.UintSize/2+8), 1<<(bits.UintSize/2+8)
 		}, "describes networks of"},
 		{"embedding Hidden", npe, func(h map[string]any) { obj(obj(h, "embedding"), "config")["Hidden"] = []int{huge} }, "describes networks of"},
 		{"embedding Out", npe, func(h map[string]any) { obj(obj(h, "embedding"), "config")["Out"] = huge }, "describes networks of"},
 		{"embedding Hidden negative", npe, func(h map[string]any) { obj(obj(h, "embedding"), "config")["Hidden"] = []int{-3} }, "every width ≥ 1"},
 		{"NRE Hidden", nre, func(h map[string]any) { obj(h, "config")["Hidden"] = []int{huge, huge} }, "describes networks of"},
 		{"NRE grid", nre, func(h map[string]any) { obj(obj(h, "config"), "Sampler")["GridPoints"] = huge }, "GridPoints = 2000000000"},
-		{"NRE chains", nre, func(h map[string]any) { obj(obj(h, "config"), "Sampler")["Chains"] = int64(1e12) }, "Chains = 1000000000000"},
+		{"NRE chains", nre, func(h map[string]any) { obj(obj(h, "config"), "Sampler")["Chains"] = 2_000_000_000 }, "Chains = 2000000000"},
 		{"NRE proposals", nre, func(h map[string]any) { obj(obj(h, "config"), "Sampler")["Proposals"] = huge }, "Proposals = 2000000000"},
 		{"x dimension", npe, func(h map[string]any) { h["x_dim"] = huge }, "standardization of x"},
 		{"a zero standard deviation", npe, func(h map[string]any) { obj(h, "z_x")["Std"].([]any)[0] = 0 }, "deviation 0"},

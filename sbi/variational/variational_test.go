@@ -217,53 +217,91 @@ func (g archGrid) LogProbPairs(theta, x *mat.Dense) []float64 {
 // TestARCHUnderCoverage reproduces the direction of CANVI's Table 1 (before calibration): on
 // the ARCH task, amortized Gaussian fits by the ELBO and the IWBO (K = 10; 1500 steps of 64
 // series drawn from a fixed set of 1000 simulated ones, as the authors train them) cover less
-// than their nominal level. Expected HPD coverage is estimated on n = 400 fresh pairs (300
-// posterior draws each, diag.RankCoverage); a fit under-covers at level L when its coverage is
-// below L − 3.09·√(L(1−L)/n), the one-sided 0.001 binomial bound (0.854 at L = 0.9, 0.916 at
-// 0.95). Both must under-cover at 0.9 and 0.95. The paper's fits (normalizing flows, 25,000
-// steps) are far worse, 0.0195/0.0396 for the ELBO and 0.33/0.41 for the IWBO; ours give about
-// 0.44/0.49 and 0.81/0.87, and the IWBO's deficit depends on the training (0.80 at 0.95 after
-// 3000 steps, but not significant at 0.9 with batches of 32). The ELBO's comes mostly from its
+// than their nominal level. The claim is about the method, not one fit: each objective is
+// trained with archSeeds seeds, each fit's expected HPD coverage is estimated on its own
+// archPairs fresh pairs (300 posterior draws each, diag.RankCoverage), and the covered pairs
+// of all fits are pooled (N = 2000). With randomized ranks a pair is covered with probability
+// exactly L under a fit calibrated at level L, and at least L under one that over-covers, so
+// if no fit under-covers the pooled count is at least Binomial(N, L) in distribution; the
+// method under-covers at L when the pooled coverage is below L − 3.09·√(L(1−L)/N), the
+// one-sided 0.001 binomial bound (0.879 at L = 0.9, 0.935 at 0.95). A method that does not
+// under-cover thus fails the test with probability at least 0.999. Both objectives must
+// under-cover at 0.9 and 0.95.
+//
+// Single fits vary with the seed and with the arithmetic path (assembly kernels or the Go
+// reference loops): the IWBO's coverage at 0.9 on 2000 pairs ranged over 0.78–0.87 for seeds
+// 1–6, about 0.82 on average (0.88 at 0.95), so one fit on 400 pairs sat at the 0.854 bound of
+// that size on some paths. The ELBO gives about 0.44/0.49; its deficit comes mostly from its
 // means: the network, trained only through the ELBO, misplaces them (amortization gap), while
-// its widths are close to the grid posterior's. Level: the same check on 200 pairs must not
-// flag the grid posterior, which is exact up to its cells.
+// its widths are close to the grid posterior's. The paper's fits (normalizing flows, 25,000
+// steps) are far worse, 0.0195/0.0396 for the ELBO and 0.33/0.41 for the IWBO.
+//
+// Level: the same pooled check on the same pairs must not flag the grid posterior, which is
+// exact up to its cells and so stands in for a calibrated method.
 func TestARCHUnderCoverage(t *testing.T) {
 	arch := task.ARCH()
 	rng := rand.New(rand.NewPCG(4, 4))
-	const n = 400
-	theta := arch.Prior().Sample(rng, n)
-	x := arch.Simulate(rng, theta)
-	levels := []float64{0.9, 0.95}
-	flags := func(name string, est sbi.Amortized, m int) []bool {
-		cov, err := diag.RankCoverage(est, theta.Slice(0, m, 0, 2).(*mat.Dense), x.Slice(0, m, 0, 100).(*mat.Dense),
-			diag.RankConfig{Levels: levels, Samples: 300, Seed: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		under := make([]bool, len(levels))
-		for k, l := range levels {
-			bound := l - 3.09*math.Sqrt(l*(1-l)/float64(m))
-			under[k] = cov.Coverage[k] < bound
-			t.Logf("%s: coverage %.3f at %.2f (under-coverage below %.3f, %d pairs)", name, cov.Coverage[k], l, bound, m)
-		}
-		return under
+	sets := make([]pairSet, archSeeds)
+	for s := range sets {
+		theta := arch.Prior().Sample(rng, archPairs)
+		sets[s] = pairSet{theta, arch.Simulate(rng, theta)}
 	}
+	levels := []float64{0.9, 0.95}
 	for _, obj := range []Objective{ELBO, IWBO} {
-		g, err := Train(arch, Config{Objective: obj, Steps: 1500, Seed: 1})
-		if err != nil {
-			t.Fatal(err)
+		fit := func(s int) sbi.Amortized {
+			g, err := Train(arch, Config{Objective: obj, Steps: 1500, Seed: uint64(s + 1)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return g
 		}
-		for k, u := range flags(obj.String(), g, n) {
+		for k, u := range pooledUnderCoverage(t, obj.String(), fit, sets, levels) {
 			if !u {
 				t.Errorf("%v: no significant under-coverage at level %.2f", obj, levels[k])
 			}
 		}
 	}
-	for k, u := range flags("grid posterior", archGrid{arch}, 200) {
+	grid := func(int) sbi.Amortized { return archGrid{arch} }
+	for k, u := range pooledUnderCoverage(t, "grid posterior", grid, sets, levels) {
 		if u {
 			t.Errorf("the exact (grid) posterior is flagged as under-covering at %.2f", levels[k])
 		}
 	}
+}
+
+// archSeeds fits of an objective, each checked on archPairs pairs, make the pooled
+// under-coverage check of TestARCHUnderCoverage.
+const archSeeds, archPairs = 4, 500
+
+// pairSet is one set of test pairs (θ, x), one row each.
+type pairSet struct{ theta, x *mat.Dense }
+
+// pooledUnderCoverage estimates the expected HPD coverage of est(s) on sets[s] for every s,
+// pools the covered pairs, and reports per level whether the pooled coverage is below the
+// one-sided 0.001 binomial bound of the pooled number of pairs.
+func pooledUnderCoverage(t *testing.T, name string, est func(s int) sbi.Amortized, sets []pairSet, levels []float64) []bool {
+	t.Helper()
+	covered := make([]float64, len(levels))
+	var total int
+	for s, p := range sets {
+		m, _ := p.theta.Dims()
+		cov, err := diag.RankCoverage(est(s), p.theta, p.x, diag.RankConfig{Levels: levels, Samples: 300, Seed: uint64(s + 1)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := range levels {
+			covered[k] += math.Round(cov.Coverage[k] * float64(m))
+		}
+		total += m
+	}
+	under := make([]bool, len(levels))
+	for k, l := range levels {
+		c := covered[k] / float64(total)
+		bound := l - 3.09*math.Sqrt(l*(1-l)/float64(total))
+		under[k] = c < bound
+		t.Logf("%s: pooled coverage %.3f at %.2f (under-coverage below %.3f, %d pairs in %d sets)", name, c, l, bound, total, len(sets))
+	}
+	return under
 }
 
 // TestTrainErrors: what an objective needs is checked before training.
