@@ -49,6 +49,10 @@ func (s *Session) rewrite(items []item, cell int) error {
 			d := s.decls[name]
 			return d != nil && d.kind == varDecl
 		},
+		IsConst: func(name string) bool {
+			d := s.decls[name]
+			return d != nil && d.kind == constDecl
+		},
 		TypeDecls:   s.typeDecls,
 		Definition:  s.definition,
 		HasMethods:  func(typeName string) bool { return methods().types[typeName] },
