@@ -713,3 +713,16 @@ func TestWorkerErrorTooLarge(t *testing.T) {
 		t.Fatalf("after the large error: %+v", res)
 	}
 }
+
+// TestWorkerOutputAfterCell prints from a goroutine after its cell has ended: the worker sends
+// the text as a stream of that cell, for the front to show under it, rather than only log it.
+func TestWorkerOutputAfterCell(t *testing.T) {
+	w := startWorker(t)
+	id := w.send(ipc.Request{Type: ipc.Execute, ExecutionCount: 1,
+		Code: "go func() {\n\ttime.Sleep(200 * time.Millisecond)\n\tfmt.Println(\"bg 0\")\n}()"})
+	w.collect(id)
+	ev := w.next()
+	if ev.Type != ipc.Stream || ev.ID != id || ev.Text != "bg 0\n" {
+		t.Errorf("after the cell: %+v, want a stream \"bg 0\\n\" of the cell %q", ev, id)
+	}
+}
