@@ -19,29 +19,28 @@ const GoPanicName = "_gosbiGoPanic"
 // error of the cell that runs when it happens) and ends only that goroutine.
 //
 // The function value and the arguments are evaluated where the go statement stands, as Go
-// does. A function literal keeps its arguments, and gets the deferred call as the first
-// statement of its body, so that the user's own deferred calls run first:
-//
-//	go func(i int) { work(i) }(i)
-//
-// runs as
-//
-//	go func(i int) { defer func() { _gosbiGoPanic(3, 1300002, recover()) }(); work(i) }(i)
-//
-// Another call gets its function value (unless it is a name of a function or a package's
-// name) and its arguments (unless they are constants or names of a package, whose type the
-// call decides) in temporaries first:
+// does: they go into temporaries first, and the new goroutine calls a function literal that
+// defers the report and then makes the call, so that the panic of a deferred call of the
+// user's (a function literal's own included) reaches the recover too:
 //
 //	go s.serve(ch, 10)
 //
 // runs as
 //
-//	{ _gosbiGo1f := s.serve; _gosbiGo1a0 := ch; go func() { defer func() { … }(); _gosbiGo1f(_gosbiGo1a0, 10) }() }
+//	{ _gosbiGo1f := s.serve; _gosbiGo1a0 := ch; go func() { defer func() { _gosbiGoPanic(3, 1300002, recover()) }(); _gosbiGo1f(_gosbiGo1a0, 10) }() }
 //
-// A sole argument that is a call (go f(g())) is left in the call, as it may give several
-// values: it is evaluated in the new goroutine. Goroutines that compiled code starts are not
-// covered, nor are runtime fatal errors (concurrent map writes, a stack overflow), which no
-// recover can stop.
+// Some operands stay in the call, evaluated in the new goroutine where that gives the same
+// value or where a temporary cannot hold them: a function literal, the name of a function or a
+// builtin, a method expression (T.M, (*T).M), a package's name, and constants, whose type the
+// call decides (a name is a constant by its declaration in the unit, a parameter or a variable
+// of the unit being none, else by the session's and the cell's declarations, a variable
+// first). A sole argument that is a call (go f(g())) goes into a temporary when it gives one
+// value: a conversion, a builtin, a function of the unit, the cell or the session or a
+// compiled function, a variable of a declared function type; otherwise (a method call, a call
+// whose function's type the rewrite cannot tell), which may give several values, it stays in
+// the call and is evaluated in the new goroutine. Goroutines that
+// compiled code starts are not covered, nor are runtime fatal errors (concurrent map writes, a
+// stack overflow), which no recover can stop.
 //
 // The text after a rewritten statement keeps its position by a position comment.
 var recoverGoroutines = Pass{
@@ -51,12 +50,13 @@ var recoverGoroutines = Pass{
 		if !strings.Contains(u.Text, "go") {
 			return u.Text, nil
 		}
-		return repeat(u, func(p *parsed) (string, bool) { return p.recoverOne(env) }), nil
+		tt := env.types()
+		return repeat(u, func(p *parsed) (string, bool) { return p.recoverOne(env, tt.with(env, p)) }), nil
 	},
 }
 
 // recoverOne rewrites the first go statement of the unit that is not rewritten yet.
-func (p *parsed) recoverOne(env Env) (string, bool) {
+func (p *parsed) recoverOne(env Env, tt *typeTable) (string, bool) {
 	var found *ast.GoStmt
 	ast.Inspect(p.root, func(n ast.Node) bool {
 		if found != nil {
@@ -84,10 +84,6 @@ func (p *parsed) recoverOne(env Env) (string, bool) {
 	line := p.fset.Position(found.Pos()).Line
 	deferred := fmt.Sprintf("defer func() { %s(%d, %d, recover()) }(); ", GoPanicName, env.Cell, line)
 	call := found.Call
-	if lit, ok := call.Fun.(*ast.FuncLit); ok {
-		at := p.offset(lit.Body.Lbrace) + 1
-		return p.Text[:at] + " " + deferred + p.position(lit.Body.Lbrace+1) + p.Text[at:], true
-	}
 	n := strings.Count(p.Text, GoPanicName+"(") + 1
 	var temps, args []string
 	temp := func(name string, e ast.Expr) string {
@@ -95,13 +91,13 @@ func (p *parsed) recoverOne(env Env) (string, bool) {
 		return name
 	}
 	fun := p.src(call.Fun)
-	if evaluatedLate(env, call.Fun, true) {
+	if _, lit := call.Fun.(*ast.FuncLit); lit || evaluatedLate(env, call.Fun, true) || isMethodExpr(tt, call.Fun) {
 		fun = p.position(call.Fun.Pos()) + fun
 	} else {
 		fun = temp(fmt.Sprintf("_gosbiGo%df", n), call.Fun)
 	}
 	for i, a := range call.Args {
-		if _, isCall := a.(*ast.CallExpr); (isCall && len(call.Args) == 1 && !call.Ellipsis.IsValid()) || evaluatedLate(env, a, false) {
+		if evaluatedLate(env, a, false) || len(call.Args) == 1 && !call.Ellipsis.IsValid() && results(tt, a) > 1 {
 			args = append(args, p.position(a.Pos())+p.src(a))
 			continue
 		}
@@ -113,6 +109,57 @@ func (p *parsed) recoverOne(env Env) (string, bool) {
 	}
 	text := "{ " + strings.Join(temps, "") + "go func() { " + deferred + fun + "(" + strings.Join(args, ", ") + dots + ") }() }" + p.position(found.End())
 	return p.Text[:p.offset(found.Pos())] + text + p.Text[p.offset(found.End()):], true
+}
+
+// isMethodExpr reports whether fun is a method expression, T.M or (*T).M, which stays in
+// the call: the interpreter cannot take its value into a variable.
+func isMethodExpr(tt *typeTable, fun ast.Expr) bool {
+	sel, ok := fun.(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	x := ast.Unparen(sel.X)
+	if star, ok := x.(*ast.StarExpr); ok {
+		x = star.X
+	}
+	return tt.isType(x)
+}
+
+// results returns how many values e gives when it is a call: 1 for a conversion or a
+// predeclared function of one result, the count of a function of the unit, the cell or the
+// session or of a compiled function, and 2 (may be several) where the count is unknown, as
+// for a method call. It returns 1 for an expression that is no call.
+func results(tt *typeTable, e ast.Expr) int {
+	call, ok := ast.Unparen(e).(*ast.CallExpr)
+	if !ok || tt.isType(call.Fun) {
+		return 1
+	}
+	switch f := ast.Unparen(call.Fun).(type) {
+	case *ast.Ident:
+		if f.Obj == nil && singleBuiltins[f.Name] && !tt.defined(f.Name) && (tt.env.IsVar == nil || !tt.env.IsVar(f.Name)) {
+			return 1
+		}
+		if ft, ok := tt.identType(f, 0).(*ast.FuncType); ok {
+			return ft.Results.NumFields()
+		}
+	case *ast.SelectorExpr:
+		pkg, ok := f.X.(*ast.Ident)
+		env := tt.env
+		if ok && pkg.Obj == nil && env.IsPackage != nil && env.IsPackage(pkg.Name) && env.CompiledFunc != nil {
+			if t := env.CompiledFunc(pkg.Name, f.Sel.Name); t != nil {
+				return t.NumOut()
+			}
+		}
+	case *ast.FuncLit:
+		return f.Type.Results.NumFields()
+	}
+	return 2
+}
+
+// singleBuiltins are the predeclared functions that give one value.
+var singleBuiltins = map[string]bool{
+	"append": true, "cap": true, "complex": true, "imag": true, "len": true, "make": true,
+	"max": true, "min": true, "new": true, "real": true,
 }
 
 // recovered reports whether g is a go statement that recover-goroutines made or rewrote: its
@@ -157,10 +204,13 @@ func evaluatedLate(env Env, e ast.Expr, fun bool) bool {
 		case "nil", "true", "false", "iota":
 			return true
 		}
-		if fun {
-			return env.IsVar == nil || !env.IsVar(e.Name)
+		if e.Obj != nil {
+			return e.Obj.Kind == ast.Con || fun && e.Obj.Kind != ast.Var
 		}
-		return isConst(env, e.Name)
+		if env.IsVar != nil && env.IsVar(e.Name) {
+			return false
+		}
+		return fun || env.IsConst != nil && env.IsConst(e.Name)
 	case *ast.SelectorExpr:
 		id, ok := e.X.(*ast.Ident)
 		return ok && env.IsPackage != nil && env.IsPackage(id.Name)
@@ -168,11 +218,28 @@ func evaluatedLate(env Env, e ast.Expr, fun bool) bool {
 		return e.Op != token.AND && e.Op != token.ARROW && evaluatedLate(env, e.X, false)
 	case *ast.BinaryExpr:
 		return evaluatedLate(env, e.X, false) && evaluatedLate(env, e.Y, false)
+	case *ast.CallExpr:
+		return constantCall(env, e)
 	}
 	return false
 }
 
-// isConst reports whether name is a constant of the session or the cell.
-func isConst(env Env, name string) bool {
-	return env.IsConst != nil && env.IsConst(name)
+// constantCall reports whether call is a call of a predeclared function whose result is an
+// untyped constant when its arguments are constants (min, max, complex, real, imag), all of
+// them constants.
+func constantCall(env Env, call *ast.CallExpr) bool {
+	id, ok := call.Fun.(*ast.Ident)
+	if !ok || id.Obj != nil || !constantBuiltins[id.Name] || env.IsVar != nil && env.IsVar(id.Name) || len(call.Args) == 0 {
+		return false
+	}
+	for _, a := range call.Args {
+		if !evaluatedLate(env, a, false) {
+			return false
+		}
+	}
+	return true
 }
+
+// constantBuiltins are the predeclared functions whose result is an untyped constant when
+// their arguments are.
+var constantBuiltins = map[string]bool{"complex": true, "imag": true, "max": true, "min": true, "real": true}

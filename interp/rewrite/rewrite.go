@@ -104,8 +104,12 @@ type Env struct {
 	MethodDecls func() []string
 
 	// IsConst reports whether a name is a constant of the session before the cell runs. Nil
-	// means never; Run adds the constants that the cell declares.
+	// means never; Run adds the constants that the cell declares at its top.
 	IsConst func(name string) bool
+	// CompiledFunc returns the type of the compiled function that pkg.Name names in the cell,
+	// pkg being a name for which IsPackage holds, and nil when pkg.Name is no function. Nil
+	// means that the cell names none.
+	CompiledFunc func(pkg, name string) reflect.Type
 
 	// types is the table of the session's and the cell's types, which Run makes on first use.
 	types func() *typeTable
@@ -199,7 +203,8 @@ func definitions(u Unit) map[string]bool {
 	return defs
 }
 
-// constants returns the names that the const declarations of units declare, at any depth.
+// constants returns the names that the const declarations at the top of units declare (a
+// constant of a function's body is no name of the cell).
 func constants(units []Unit) map[string]bool {
 	names := map[string]bool{}
 	for _, u := range units {
@@ -210,16 +215,21 @@ func constants(units []Unit) map[string]bool {
 		if err != nil {
 			continue
 		}
-		ast.Inspect(p.file, func(n ast.Node) bool {
-			if d, ok := n.(*ast.GenDecl); ok && d.Tok == token.CONST {
-				for _, sp := range d.Specs {
+		decls := p.decls
+		for _, st := range p.body {
+			if d, ok := st.(*ast.DeclStmt); ok {
+				decls = append(decls, d.Decl)
+			}
+		}
+		for _, d := range decls {
+			if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.CONST {
+				for _, sp := range g.Specs {
 					for _, id := range sp.(*ast.ValueSpec).Names {
 						names[id.Name] = true
 					}
 				}
 			}
-			return true
-		})
+		}
 	}
 	return names
 }
@@ -242,7 +252,6 @@ type parsed struct {
 	root  ast.Node   // the declaration or statement
 	body  []ast.Stmt // the statements of a statement unit, root the last
 	decls []ast.Decl // the declarations of a declaration unit, root the last
-	file  *ast.File  // the file the unit was parsed in
 }
 
 // parse parses a unit; statements are parsed in a function body.
@@ -260,7 +269,7 @@ func parse(u Unit) (*parsed, error) {
 		}
 		return nil, err
 	}
-	p := &parsed{Unit: u, fset: fset, base: len(prefix), root: &ast.EmptyStmt{}, file: f}
+	p := &parsed{Unit: u, fset: fset, base: len(prefix), root: &ast.EmptyStmt{}}
 	if u.Kind == Stmt {
 		p.body = f.Decls[0].(*ast.FuncDecl).Body.List
 		if len(p.body) > 0 {
