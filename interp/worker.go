@@ -333,15 +333,20 @@ func (w *worker) current() (string, bool) {
 	return w.cur, w.silent
 }
 
+// lastShown returns the ID of the last execute request that is not silent, "" when none.
+func (w *worker) lastShown() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.last
+}
+
 // stream sends text that the process printed as output of the running cell, or while none
 // runs (a goroutine of an earlier cell), of the last cell that showed its output: the front
 // shows it under that cell, as ipykernel does.
 func (w *worker) stream(name, text string) {
 	id, silent := w.current()
 	if id == "" {
-		w.mu.Lock()
-		id = w.last
-		w.mu.Unlock()
+		id, silent = w.lastShown(), false
 	}
 	if id == "" {
 		w.logger.Printf("output outside a cell (%s): %s", name, strings.TrimRight(text, "\n"))

@@ -726,3 +726,19 @@ func TestWorkerOutputAfterCell(t *testing.T) {
 		t.Errorf("after the cell: %+v, want a stream \"bg 0\\n\" of the cell %q", ev, id)
 	}
 }
+
+// TestWorkerOutputAfterSilentCell prints from a goroutine after a silent request has run
+// (as a front's completion probe): the text still goes to the last cell that shows its
+// output, not dropped because the silent request was the last to run.
+func TestWorkerOutputAfterSilentCell(t *testing.T) {
+	w := startWorker(t)
+	id := w.send(ipc.Request{Type: ipc.Execute, ExecutionCount: 1,
+		Code: "release := make(chan bool)\ngo func() {\n\t<-release\n\ttime.Sleep(200 * time.Millisecond)\n\tfmt.Println(\"bg 1\")\n}()"})
+	w.collect(id)
+	w.collect(w.send(ipc.Request{Type: ipc.Execute, Code: "1", Silent: true}))
+	w.collect(w.send(ipc.Request{Type: ipc.Execute, Code: "close(release)", Silent: true}))
+	ev := w.next()
+	if ev.Type != ipc.Stream || ev.ID != id || ev.Text != "bg 1\n" {
+		t.Errorf("after a silent request: %+v, want a stream \"bg 1\\n\" of the cell %q", ev, id)
+	}
+}
