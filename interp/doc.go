@@ -311,10 +311,11 @@
 // recover-goroutines runs the call under a deferred recover, and the session writes "panic in
 // a goroutine started by cell [N] line L: value" on its standard error, which in a notebook
 // shows under the cell that runs when it happens, or the last cell that ran. The function
-// value and the arguments are evaluated where the go statement stands, as in Go, except a
-// sole argument that is a method call or a call of a function whose type the rewrite cannot
-// tell, go f(v.g()), which may give several values: it is evaluated in the new goroutine. Not
-// covered: a goroutine that compiled code starts (the library's goroutines do not panic), and
+// value and the arguments are evaluated where the go statement stands, as in Go. A go
+// statement whose sole argument is a call that may give several values (a function of two
+// results, a method call, a function whose type the rewrite cannot tell: go f(v.g())) is left
+// as written, so that Go's order holds, and a panic of its goroutine is not recovered: pass
+// the call's result through a variable (n := v.g(); go f(n)). Not covered either: a goroutine that compiled code starts (the library's goroutines do not panic), and
 // the runtime's fatal errors, which no recover stops (concurrent map writes, a stack
 // overflow, runaway recursion, out of memory): they end the worker process, and the kernel
 // starts a fresh one and says the state was lost.

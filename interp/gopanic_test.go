@@ -72,6 +72,7 @@ func TestGoStatementEvaluatesInPlaceCases(t *testing.T) {
 	ts := newTestSession(t)
 	ts.mustRun(t, "var got = make(chan int, 1)\nvar counter int\nfunc report(v int) { got <- v }\nfunc next() int { counter++; return counter }")
 	ts.mustRun(t, "const n = 3\ntype C struct{ v int }\nfunc (c C) getv(ch chan int) { ch <- c.v }\nfunc (c *C) getp(ch chan int) { ch <- c.v * 2 }")
+	ts.mustRun(t, "type Q struct{ n int }\nfunc (q *Q) next() int { q.n++; return q.n }\nfunc pair() (int, int) { counter++; return counter, 10 }\nfunc report2(a, b int) { got <- a + b }")
 	for _, c := range []struct{ name, code, want string }{
 		{"session function as the sole argument", "counter = 0\ngo report(next())\nc0 := counter\nfmt.Sprint(c0, \" \", <-got)", `"1 1"`},
 		{"conversion as the sole argument", "x := 1\ngo report(int(x))\nx = 2\n<-got", "1"},
@@ -83,6 +84,8 @@ func TestGoStatementEvaluatesInPlaceCases(t *testing.T) {
 		{"function variable of a function", "func h() {\n\tf := report\n\tgo f(1)\n\tf = func(v int) { got <- 10 * v }\n}\nh()\n<-got", "1"},
 		{"method expression", "ch := make(chan int)\ngo C.getv(C{7}, ch)\n<-ch", "7"},
 		{"method expression of a pointer", "ch := make(chan int)\ngo (*C).getp(&C{7}, ch)\n<-ch", "14"},
+		{"method call as the sole argument", "q := &Q{}\ngo report(q.next())\nq0 := q.n\nfmt.Sprint(q0, \" \", <-got)", `"1 1"`},
+		{"call of two results as the arguments", "counter = 0\ngo report2(pair())\nc0 := counter\nfmt.Sprint(c0, \" \", <-got)", `"1 11"`},
 		{"literal with arguments", "x := 1\ngo func(v int) { got <- v }(int(x))\nx = 2\n<-got", "1"},
 		{"literal that recovers its own panic", "go func() {\n\tdefer func() { got <- len(fmt.Sprint(recover())) }()\n\tpanic(\"abc\")\n}()\n<-got", "3"},
 	} {

@@ -36,9 +36,9 @@ const GoPanicName = "_gosbiGoPanic"
 // of the unit being none, else by the session's and the cell's declarations, a variable
 // first). A sole argument that is a call (go f(g())) goes into a temporary when it gives one
 // value: a conversion, a builtin, a function of the unit, the cell or the session or a
-// compiled function, a variable of a declared function type; otherwise (a method call, a call
-// whose function's type the rewrite cannot tell), which may give several values, it stays in
-// the call and is evaluated in the new goroutine. Goroutines that
+// compiled function, a variable of a declared function type; otherwise (a call of several
+// results, a method call, a call whose function's type the rewrite cannot tell) the go
+// statement is left as written, evaluated as Go does but not recovered. Goroutines that
 // compiled code starts are not covered, nor are runtime fatal errors (concurrent map writes, a
 // stack overflow), which no recover can stop.
 //
@@ -62,7 +62,7 @@ func (p *parsed) recoverOne(env Env, tt *typeTable) (string, bool) {
 		if found != nil {
 			return false
 		}
-		if g, ok := n.(*ast.GoStmt); ok && !recovered(g) {
+		if g, ok := n.(*ast.GoStmt); ok && !recovered(g) && !soleCallArgument(env, tt, g.Call) {
 			found = g
 			return false
 		}
@@ -71,7 +71,7 @@ func (p *parsed) recoverOne(env Env, tt *typeTable) (string, bool) {
 	if p.Kind == Stmt && found == nil {
 		for _, s := range p.body {
 			ast.Inspect(s, func(n ast.Node) bool {
-				if g, ok := n.(*ast.GoStmt); ok && found == nil && !recovered(g) {
+				if g, ok := n.(*ast.GoStmt); ok && found == nil && !recovered(g) && !soleCallArgument(env, tt, g.Call) {
 					found = g
 				}
 				return found == nil
@@ -97,7 +97,7 @@ func (p *parsed) recoverOne(env Env, tt *typeTable) (string, bool) {
 		fun = temp(fmt.Sprintf("_gosbiGo%df", n), call.Fun)
 	}
 	for i, a := range call.Args {
-		if evaluatedLate(env, a, false) || len(call.Args) == 1 && !call.Ellipsis.IsValid() && results(tt, a) > 1 {
+		if evaluatedLate(env, a, false) {
 			args = append(args, p.position(a.Pos())+p.src(a))
 			continue
 		}
@@ -109,6 +109,19 @@ func (p *parsed) recoverOne(env Env, tt *typeTable) (string, bool) {
 	}
 	text := "{ " + strings.Join(temps, "") + "go func() { " + deferred + fun + "(" + strings.Join(args, ", ") + dots + ") }() }" + p.position(found.End())
 	return p.Text[:p.offset(found.Pos())] + text + p.Text[p.offset(found.End()):], true
+}
+
+// soleCallArgument reports whether call's only argument is a call that may give several
+// values (go f(g()) with g of two results, a method call, a call whose function's type the
+// rewrite cannot tell). Go evaluates it where the go statement stands, and no temporary of
+// one value can hold what it gives, so the statement is left as the cell wrote it: its
+// operands are evaluated as Go does, and a panic of its goroutine ends the session.
+func soleCallArgument(env Env, tt *typeTable, call *ast.CallExpr) bool {
+	if len(call.Args) != 1 || call.Ellipsis.IsValid() {
+		return false
+	}
+	a := call.Args[0]
+	return !evaluatedLate(env, a, false) && results(tt, a) > 1
 }
 
 // isMethodExpr reports whether fun is a method expression, T.M or (*T).M, which stays in
