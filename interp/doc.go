@@ -302,9 +302,23 @@
 // package sort), generic types whose fields share their type parameters' names, min and max
 // of untyped float constants (write max(a, b) with typed values), and inferring the type of
 // a top-level variable whose value indexes a string or a compiled package's slice, array or
-// map (write var p string = q[1]). A goroutine started by a cell that panics, and runaway
-// recursion, end the worker process: the kernel starts a fresh one and says the state was
-// lost.
+// map (write var p string = q[1]).
+//
+// # Goroutines
+//
+// A panic in a goroutine that a go statement of a cell started (in the cell, or in a function
+// or function literal of the session) ends that goroutine only: the rewrite
+// recover-goroutines runs the call under a deferred recover, and the session writes "panic in
+// a goroutine started by cell [N] line L: value" on its standard error, which in a notebook
+// shows under the cell that runs when it happens, or the last cell that ran. The function
+// value and the arguments are evaluated where the go statement stands, as in Go. A go
+// statement whose sole argument is a call that may give several values (a function of two
+// results, a method call, a function whose type the rewrite cannot tell: go f(v.g())) is left
+// as written, so that Go's order holds, and a panic of its goroutine is not recovered: pass
+// the call's result through a variable (n := v.g(); go f(n)). Not covered either: a goroutine that compiled code starts (the library's goroutines do not panic), and
+// the runtime's fatal errors, which no recover stops (concurrent map writes, a stack
+// overflow, runaway recursion, out of memory): they end the worker process, and the kernel
+// starts a fresh one and says the state was lost.
 //
 // # Why this package is not internal
 //

@@ -296,6 +296,15 @@ func _gosbiBundleOf(b map[string]any) map[string]any {
 	return data
 }
 
+// _gosbiGoPanic is deferred by a goroutine that a cell's go statement started (the rewrite
+// recover-goroutines): it reports the panic that recover gave, r, with the cell and the
+// interpreter's line of the go statement, so that the panic ends the goroutine only.
+func _gosbiGoPanic(cell, line int, r any) {
+	if r != nil {
+		_gosbibuiltin.GoPanic(cell, line, r)
+	}
+}
+
 func _gosbiErrorText(s string) map[string]any { return map[string]any{"text/plain": "error: " + s} }
 
 func _gosbiText(s string) map[string]any { return map[string]any{"text/plain": s} }

@@ -38,6 +38,13 @@ func (s *Session) rewrite(items []item, cell int) error {
 	env := rewrite.Env{
 		IsPackage: func(name string) bool { _, ok := paths(name); return ok },
 		Compiled:  compiled,
+		CompiledFunc: func(pkg, name string) reflect.Type {
+			path, ok := paths(pkg)
+			if v := s.symbolsOf(path)[name]; ok && !strings.HasPrefix(name, "_") && v.Kind() == reflect.Func {
+				return v.Type()
+			}
+			return nil
+		},
 		PackagePath: func(name string) string {
 			path, _ := paths(name)
 			return path
@@ -48,6 +55,10 @@ func (s *Session) rewrite(items []item, cell int) error {
 		IsVar: func(name string) bool {
 			d := s.decls[name]
 			return d != nil && d.kind == varDecl
+		},
+		IsConst: func(name string) bool {
+			d := s.decls[name]
+			return d != nil && d.kind == constDecl
 		},
 		TypeDecls:   s.typeDecls,
 		Definition:  s.definition,

@@ -129,6 +129,9 @@ func (s *Session) reset() error {
 	if err := s.yi.Use(builtinSymbols); err != nil {
 		return fmt.Errorf("loading builtins: %w", err)
 	}
+	if err := s.yi.Use(s.goPanicSymbols()); err != nil {
+		return fmt.Errorf("loading builtins: %w", err)
+	}
 	if s.opts.Symbols != nil {
 		if err := s.yi.Use(s.opts.Symbols); err != nil {
 			return fmt.Errorf("loading symbols: %w", err)

@@ -47,6 +47,7 @@ type worker struct {
 	errC     *capture
 	mu       sync.Mutex
 	cur      string             // the ID of the request being executed; "" between cells
+	last     string             // the ID of the last execute request that is not silent
 	tooLarge *ipc.TooLargeError // a display of the running cell that could not be sent
 	silent   bool
 	stdin    bool
@@ -243,6 +244,9 @@ func (w *worker) execute(r ipc.Request) error {
 	abort := make(chan struct{})
 	w.mu.Lock()
 	w.cur, w.silent, w.stdin, w.abort, w.stopped = r.ID, r.Silent, r.AllowStdin, abort, false
+	if !r.Silent {
+		w.last = r.ID
+	}
 	w.mu.Unlock()
 	w.progMu.Lock()
 	w.progress = map[string]*progressDisplay{}
@@ -329,8 +333,21 @@ func (w *worker) current() (string, bool) {
 	return w.cur, w.silent
 }
 
+// lastShown returns the ID of the last execute request that is not silent, "" when none.
+func (w *worker) lastShown() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.last
+}
+
+// stream sends text that the process printed as output of the running cell, or while none
+// runs (a goroutine of an earlier cell), of the last cell that showed its output: the front
+// shows it under that cell, as ipykernel does.
 func (w *worker) stream(name, text string) {
 	id, silent := w.current()
+	if id == "" {
+		id, silent = w.lastShown(), false
+	}
 	if id == "" {
 		w.logger.Printf("output outside a cell (%s): %s", name, strings.TrimRight(text, "\n"))
 		return

@@ -368,19 +368,35 @@ func TestWorkerProgressBar(t *testing.T) {
 	}
 }
 
-// TestWorkerDiesOnGoroutinePanic checks that a panic in a goroutine of the user ends the worker
-// (the front then restarts it) with the Go trace on the worker's own standard error.
-func TestWorkerDiesOnGoroutinePanic(t *testing.T) {
+// TestWorkerGoroutinePanicKeepsState panics in a goroutine of a cell: the worker reports it
+// on the standard error of the cell that runs then and keeps the session's variables. A
+// runtime fatal error in a goroutine (a stack overflow), which no recover stops, still ends
+// the worker (the front then restarts it) with the Go trace on the worker's own standard error.
+func TestWorkerGoroutinePanicKeepsState(t *testing.T) {
 	w := startWorker(t)
-	w.send(ipc.Request{Type: ipc.Execute, Code: "go func() { panic(\"lost in a goroutine\") }()\nselect {}", ExecutionCount: 1})
+	w.execute("x := 41", 1)
+	// the goroutine panics at once; the cell waits so that the report comes while it runs
+	evs := w.execute("go func() {\n\tpanic(\"lost in a goroutine\")\n}()\ntime.Sleep(2 * time.Second)\nx + 1", 2)
+	text := ""
+	for _, ev := range ofType(evs, ipc.Stream) {
+		text += ev.Text
+	}
+	if !strings.Contains(text, "panic in a goroutine started by cell [2] line 1: lost in a goroutine") {
+		t.Errorf("the cell's output %q does not report the goroutine's panic", text)
+	}
+	if res := ofType(evs, ipc.ExecuteResult); len(res) != 1 || res[0].Data["text/plain"] != "42" {
+		t.Errorf("the cell after the panic: %+v", evs)
+	}
+
+	w.send(ipc.Request{Type: ipc.Execute, Code: "func down(n int) int { return down(n+1) + 1 }\ngo func() { down(0) }()\nselect {}", ExecutionCount: 3})
 	for ev := range w.events {
 		if ev.Type == ipc.Reply {
 			t.Fatalf("the cell finished: %+v", ev)
 		}
 	}
 	<-w.exited // not cmd.Wait: startWorker's goroutine waits, and copies the logs before it returns
-	if !strings.Contains(w.logs.String(), "lost in a goroutine") {
-		t.Errorf("the crash trace is not in the worker's log:\n%s", w.logs.String())
+	if !strings.Contains(w.logs.String(), "fatal error: stack overflow") {
+		t.Errorf("the crash trace is not in the worker's log:\n%.3000s", w.logs.String())
 	}
 }
 
@@ -695,5 +711,34 @@ func TestWorkerErrorTooLarge(t *testing.T) {
 	}
 	if res := ofType(w.execute("kept + 1", 3), ipc.ExecuteResult); len(res) != 1 || res[0].Data["text/plain"] != "42" {
 		t.Fatalf("after the large error: %+v", res)
+	}
+}
+
+// TestWorkerOutputAfterCell prints from a goroutine after its cell has ended: the worker sends
+// the text as a stream of that cell, for the front to show under it, rather than only log it.
+func TestWorkerOutputAfterCell(t *testing.T) {
+	w := startWorker(t)
+	id := w.send(ipc.Request{Type: ipc.Execute, ExecutionCount: 1,
+		Code: "go func() {\n\ttime.Sleep(200 * time.Millisecond)\n\tfmt.Println(\"bg 0\")\n}()"})
+	w.collect(id)
+	ev := w.next()
+	if ev.Type != ipc.Stream || ev.ID != id || ev.Text != "bg 0\n" {
+		t.Errorf("after the cell: %+v, want a stream \"bg 0\\n\" of the cell %q", ev, id)
+	}
+}
+
+// TestWorkerOutputAfterSilentCell prints from a goroutine after a silent request has run
+// (as a front's completion probe): the text still goes to the last cell that shows its
+// output, not dropped because the silent request was the last to run.
+func TestWorkerOutputAfterSilentCell(t *testing.T) {
+	w := startWorker(t)
+	id := w.send(ipc.Request{Type: ipc.Execute, ExecutionCount: 1,
+		Code: "release := make(chan bool)\ngo func() {\n\t<-release\n\ttime.Sleep(200 * time.Millisecond)\n\tfmt.Println(\"bg 1\")\n}()"})
+	w.collect(id)
+	w.collect(w.send(ipc.Request{Type: ipc.Execute, Code: "1", Silent: true}))
+	w.collect(w.send(ipc.Request{Type: ipc.Execute, Code: "close(release)", Silent: true}))
+	ev := w.next()
+	if ev.Type != ipc.Stream || ev.ID != id || ev.Text != "bg 1\n" {
+		t.Errorf("after a silent request: %+v, want a stream \"bg 1\\n\" of the cell %q", ev, id)
 	}
 }

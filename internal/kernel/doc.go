@@ -31,9 +31,11 @@
 //
 // Cells run in a worker process (`gosbi worker`, package interp) that the front starts and
 // supervises. They talk over two pipes with the messages of package ipc. When the worker dies —
-// a panic in a user goroutine, a stack overflow, an out-of-memory kill — the cell that was running
-// gets one error naming the cause, a fresh worker is started and the user is told that state was
-// reset. An interrupt (interrupt_request on the control channel, or SIGINT) cancels the running
+// a runtime fatal error (a stack overflow, concurrent map writes), a panic in a goroutine that
+// compiled code started, an out-of-memory kill — the cell that was running gets one error
+// naming the cause, a fresh worker is started and the user is told that state was reset. A
+// panic in a goroutine that a cell's go statement started does not end the worker: it reports
+// the panic on standard error and the session goes on (see package interp). An interrupt (interrupt_request on the control channel, or SIGINT) cancels the running
 // cell; if the cell does not return within a grace period, the worker is killed and restarted.
 // The worker runs in a process group of its own (on Unix; a console process group on Windows),
 // so that Ctrl-C in a terminal, which signals the front's group, interrupts the cell through

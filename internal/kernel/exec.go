@@ -225,6 +225,9 @@ func (k *Kernel) call(req *request, r ipc.Request) ipc.Event {
 	if r.Type == ipc.Execute {
 		k.running = req
 		k.lastExec = req
+		if !req.silent {
+			k.lastShown = req
+		}
 	}
 	k.mu.Unlock()
 	if err := w.send(r); err != nil {
@@ -347,8 +350,7 @@ func (k *Kernel) pump(w *worker) {
 
 // target returns the request an event belongs to: the one with its id, or for output that arrives
 // outside any request (a goroutine of an earlier cell) the execute request running now. It
-// returns nil when no request runs: a request that has ended (published its idle) gets no
-// more messages.
+// returns nil when no request runs.
 func (k *Kernel) target(id string) *request {
 	k.mu.Lock()
 	defer k.mu.Unlock()
@@ -358,8 +360,23 @@ func (k *Kernel) target(id string) *request {
 	return k.running
 }
 
+// outsideCell returns the request that output of worker w printed while no cell runs belongs
+// to: as with ipykernel, the last cell that shows its output, so that a notebook shows it under
+// that cell (its parent header); nil when there is none, or w did not run it.
+func (k *Kernel) outsideCell(w *worker) *request {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if r := k.lastShown; r != nil && r.w == w {
+		return r
+	}
+	return nil
+}
+
 func (k *Kernel) handleEvent(w *worker, ev ipc.Event) {
 	req := k.target(ev.ID)
+	if req == nil && ev.Type == ipc.Stream {
+		req = k.outsideCell(w)
+	}
 	if ev.Type == ipc.Reply {
 		if req != nil && req.id == ev.ID {
 			req.reply <- ev
@@ -442,13 +459,18 @@ func (k *Kernel) handleEvent(w *worker, ev ipc.Event) {
 	}
 }
 
-// workerText publishes text that worker w printed as a stream of the cell it runs. The
+// workerText publishes text that worker w printed as a stream of the cell it runs, or, while
+// none runs (a goroutine of an earlier cell), of the last cell that shows its output. The
 // worker's sync marks keep it before the cell's later displays, its result and its reply; what
-// a dying worker printed comes before the error that reports its death.
+// a dying worker printed comes before the error that reports its death. Text goes to the cell
+// running when the front reads it, so a later cell's output never goes to an earlier one.
 func (k *Kernel) workerText(w *worker, name, text string) {
 	k.mu.Lock()
 	req := k.running
 	k.mu.Unlock()
+	if req == nil {
+		req = k.outsideCell(w)
+	}
 	if req == nil || req.w != w {
 		k.logf("output outside a cell (%s): %s", name, strings.TrimRight(text, "\n"))
 		return

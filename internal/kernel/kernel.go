@@ -61,6 +61,7 @@ type Kernel struct {
 	reqs       map[string]*request // in flight at the worker, by ipc id
 	running    *request            // the execute request the worker is running
 	lastExec   *request            // the last execute request (none before the first cell)
+	lastShown  *request            // the last execute request that is not silent: output outside a cell goes to it
 	inputOwner *request            // the request waiting for an input_reply
 	replaced   bool                // a worker died: the next ones start with ipc.RestartedEnv
 	notice     string              // stderr text for the next execute request (a worker died between cells)

@@ -440,3 +440,33 @@ func (h *harness) iopubUntilIdle(m *kernel.Message) []*kernel.Message {
 		out = append(out, msg)
 	}
 }
+
+// TestOutputAfterCellGoesToLastCell prints from a goroutine after its cell has ended: the
+// text is published on iopub as a stream of that cell (its parent header), as ipykernel does,
+// and the next cell's output stays with the next cell.
+func TestOutputAfterCellGoesToLastCell(t *testing.T) {
+	h := start(t, setup{key: "k"})
+	ctx, cancel := context.WithTimeout(h.ctx, 10*time.Second)
+	defer cancel()
+	first := h.exec("printlater bg 0", nbtest.ExecuteConfig{})
+	if r := replyContent(t, first); r["status"] != "ok" {
+		t.Fatalf("reply %v", r)
+	}
+	late, err := h.c.IOPub.Next(ctx, nbtest.ParentIs(first.Request.Header.MsgID))
+	if err != nil {
+		t.Fatalf("no message for the first cell after its end: %v", err)
+	}
+	if c := decode(t, late.Content); late.Header.MsgType != "stream" || c["name"] != "stdout" || c["text"] != "bg 0\n" {
+		t.Errorf("late message %s %v, want a stdout stream \"bg 0\\n\"", late.Header.MsgType, c)
+	}
+	second := h.exec("print second", nbtest.ExecuteConfig{})
+	var texts []string
+	for _, m := range second.IOPub {
+		if m.Header.MsgType == "stream" {
+			texts = append(texts, fmt.Sprint(decode(t, m.Content)["text"]))
+		}
+	}
+	if len(texts) != 1 || texts[0] != "second\n" {
+		t.Errorf("the second cell's streams %q, want only \"second\\n\"", texts)
+	}
+}

@@ -18,6 +18,10 @@
 // guard-assertions, wrap-interfaces, wrap-fmt-args, wrap-errors, hoist-method-values, reorder-defines,
 // parenthesize-tuples, zero-named-results, func-scope, redeclare-via-temps and comma-ok. Run applies them to the units of a cell, once, after the session has
 // split it.
+//
+// One pass works around no fault and has no canary: recover-goroutines, last, runs the call of
+// every go statement of a cell under a deferred recover, so that a panic in a goroutine that a
+// cell started is reported instead of ending the process and the session with it.
 package rewrite
 
 import (
@@ -29,6 +33,7 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
+	"strings"
 	"sync"
 )
 
@@ -98,6 +103,14 @@ type Env struct {
 	// signatures of the methods of the session's types. Run adds the cell's own. Nil means none.
 	MethodDecls func() []string
 
+	// IsConst reports whether a name is a constant of the session before the cell runs. Nil
+	// means never; Run adds the constants that the cell declares at its top.
+	IsConst func(name string) bool
+	// CompiledFunc returns the type of the compiled function that pkg.Name names in the cell,
+	// pkg being a name for which IsPackage holds, and nil when pkg.Name is no function. Nil
+	// means that the cell names none.
+	CompiledFunc func(pkg, name string) reflect.Type
+
 	// types is the table of the session's and the cell's types, which Run makes on first use.
 	types func() *typeTable
 }
@@ -116,8 +129,9 @@ type Pass struct {
 // Pipeline is the passes, in the order Run applies them. The order matters: func-scope comes
 // after hoist-method-values, whose block of definitions must run in a function literal at the
 // top of a cell, check-type-identity reads the cell's own source, and redeclare-via-temps and comma-ok last, as their results are several
-// statements (comma-ok rewrites each statement of the unit).
-var Pipeline = []Pass{renameMain, checkEmbeddedCompiled, assertAny, bindSwitchTag, checkTypeIdentity, checkInterfaceAssertions, bindTypeSwitch, guardAssertions, wrapInterfaces, wrapFmtArgs, wrapErrors, hoistMethodValues, reorderDefines, parenthesizeTuples, zeroNamedResults, funcScope, redeclareViaTemps, commaOK}
+// statements (comma-ok rewrites each statement of the unit); recover-goroutines, which works
+// around no fault, comes after them all so that no pass rewrites what it makes.
+var Pipeline = []Pass{renameMain, checkEmbeddedCompiled, assertAny, bindSwitchTag, checkTypeIdentity, checkInterfaceAssertions, bindTypeSwitch, guardAssertions, wrapInterfaces, wrapFmtArgs, wrapErrors, hoistMethodValues, reorderDefines, parenthesizeTuples, zeroNamedResults, funcScope, redeclareViaTemps, commaOK, recoverGoroutines}
 
 // Run rewrites the units of a cell in place with the passes of Pipeline, in order. It
 // returns the first error of a pass, whose message starts with the interpreter's position
@@ -133,6 +147,11 @@ func Run(env Env, units []Unit) error {
 	}
 	cell := slices.Clone(units)
 	env.types = sync.OnceValue(func() *typeTable { return newTypeTable(env, cell) })
+	cellConsts := sync.OnceValue(func() map[string]bool { return constants(cell) })
+	sessionConst := env.IsConst
+	env.IsConst = func(name string) bool {
+		return cellConsts()[name] || sessionConst != nil && sessionConst(name)
+	}
 	for i := range units {
 		defs := definitions(units[i])
 		for _, p := range Pipeline {
@@ -182,6 +201,37 @@ func definitions(u Unit) map[string]bool {
 		}
 	}
 	return defs
+}
+
+// constants returns the names that the const declarations at the top of units declare (a
+// constant of a function's body is no name of the cell).
+func constants(units []Unit) map[string]bool {
+	names := map[string]bool{}
+	for _, u := range units {
+		if !strings.Contains(u.Text, "const") {
+			continue
+		}
+		p, err := parse(u)
+		if err != nil {
+			continue
+		}
+		decls := p.decls
+		for _, st := range p.body {
+			if d, ok := st.(*ast.DeclStmt); ok {
+				decls = append(decls, d.Decl)
+			}
+		}
+		for _, d := range decls {
+			if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.CONST {
+				for _, sp := range g.Specs {
+					for _, id := range sp.(*ast.ValueSpec).Names {
+						names[id.Name] = true
+					}
+				}
+			}
+		}
+	}
+	return names
 }
 
 // positionComment matches the position comments the passes insert.

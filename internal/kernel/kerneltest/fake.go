@@ -37,6 +37,7 @@ import (
 //	killfront       kill the kernel front process (SIGKILL), then hang
 //	killself N      send itself signal number N
 //	dielater        end the cell, then die 200 ms later with a runtime error
+//	printlater TEXT end the cell, then print TEXT on the captured stdout 200 ms later
 //	NAME = VALUE    (any line with "=") print "set NAME = VALUE"
 //
 // A line that fails ends the cell. With FAKE_WORKER_SLOW set in the environment, Ready comes
@@ -217,6 +218,16 @@ func fakeLine(r ipc.Request, line string, events *ipc.Encoder, interrupts chan s
 			time.Sleep(200 * time.Millisecond)
 			fmt.Fprintln(os.Stderr, "fatal error: died between cells")
 			os.Exit(2)
+		}()
+	case "printlater":
+		go func() {
+			time.Sleep(200 * time.Millisecond)
+			out, err := ipc.InheritedPipe(ipc.StdoutWrite, "stdout")
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "fake worker:", err)
+				return
+			}
+			fmt.Fprintln(out, arg)
 		}()
 	case "killself":
 		n, _ := strconv.Atoi(arg)
