@@ -249,6 +249,14 @@ type ExecuteConfig struct {
 	Input func(prompt string, password bool) string
 	// OnOutput is called with each iopub output as it arrives.
 	OnOutput func(*kernel.Message)
+	// LateFrom, when set, makes Collect take as well the iopub messages whose parent is a
+	// request it accepts (by msg_id), in arrival order with the request's own, and pass them to
+	// OnLate (status messages excepted): output that goroutines of earlier cells printed while
+	// no cell ran, which the kernel sends to the last cell that showed output. LateFrom is
+	// called on another goroutine.
+	LateFrom func(msgID string) bool
+	// OnLate is called with each message taken for LateFrom.
+	OnLate func(*kernel.Message)
 	// Discard keeps the iopub messages out of Execution.IOPub (OnOutput still sees them), so
 	// that a cell with a lot of output holds no memory.
 	Discard bool
@@ -319,9 +327,16 @@ func (c *Client) Collect(ctx context.Context, req *kernel.Message, cfg ExecuteCo
 		}
 		replies <- m
 	}()
+	match := ParentIs(id)
+	if cfg.LateFrom != nil {
+		match = func(m *kernel.Message) bool {
+			p := parentID(m)
+			return p == id || cfg.LateFrom(p)
+		}
+	}
 	go func() {
 		for {
-			m, err := c.IOPub.Next(ctx, ParentIs(id))
+			m, err := c.IOPub.Next(ctx, match)
 			if err != nil {
 				failed <- fmt.Errorf("nbtest: waiting for the outputs of the cell: %w", err)
 				return
@@ -372,6 +387,12 @@ func (c *Client) Collect(ctx context.Context, req *kernel.Message, cfg ExecuteCo
 	for ex.Reply == nil || !idle {
 		select {
 		case m := <-outputs:
+			if cfg.LateFrom != nil && parentID(m) != id {
+				if m.Header.MsgType != "status" && cfg.OnLate != nil {
+					cfg.OnLate(m)
+				}
+				continue
+			}
 			if ex.Reply != nil {
 				quietTimer.Reset(idleWait)
 			}
@@ -587,13 +608,16 @@ func (b *Mailbox) Drop(match func(*kernel.Message) bool) {
 
 // ParentIs matches messages whose parent header has the given msg_id.
 func ParentIs(msgID string) func(*kernel.Message) bool {
-	return func(m *kernel.Message) bool {
-		var h struct {
-			MsgID string `json:"msg_id"`
-		}
-		json.Unmarshal(m.ParentHeader, &h)
-		return h.MsgID == msgID
+	return func(m *kernel.Message) bool { return parentID(m) == msgID }
+}
+
+// parentID returns the msg_id of m's parent header, "" when it has none.
+func parentID(m *kernel.Message) string {
+	var h struct {
+		MsgID string `json:"msg_id"`
 	}
+	json.Unmarshal(m.ParentHeader, &h)
+	return h.MsgID
 }
 
 // freePorts returns n distinct free TCP ports on the loopback interface.

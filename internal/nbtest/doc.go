@@ -16,6 +16,11 @@
 // find the saved runs of a notebook (results/NAME-full.ipynb) whose code is no longer the
 // notebook's.
 //
+// Output that a goroutine prints after its cell has ended, which the kernel sends to the last
+// cell that ran, is appended to that cell's outputs in arrival order: the runner reads it with
+// the next cell's messages, and for LateOutputWait after the last cell; what comes later is not
+// kept. It counts in the limits below as if it had come while the cell ran.
+//
 // Every wait is bounded. It ends when the kernel process exits (the notebook is then returned
 // as far as it ran, the running cell with an error, and cells that did not run have no
 // outputs); a cell's timeout runs from its execute_request to its execute_reply, after which

@@ -178,6 +178,7 @@ func ExecuteNotebook(ctx context.Context, nb *Notebook, path string, o Config) (
 		nb.Metadata["kernelspec"] = map[string]any{"name": "gosbi", "display_name": "Go (gosbi)", "language": "go"}
 	}
 	budget := newRunBudget(MaxRunOutput)
+	late := newLateOutput()
 	for i, cell := range nb.Cells {
 		if cell.CellType != "code" {
 			continue
@@ -193,7 +194,7 @@ func ExecuteNotebook(ctx context.Context, nb *Notebook, path string, o Config) (
 		if o.Log != nil {
 			fmt.Fprintf(o.Log, "gosbi run: %s: cell %d/%d\n", filepath.Base(path), i+1, len(nb.Cells))
 		}
-		cerr, warning, err := runCell(ctx, p.Client, nb, i, o, budget)
+		cerr, warning, err := runCell(ctx, p.Client, nb, i, o, budget, late)
 		if warning != "" {
 			res.Warnings = append(res.Warnings, fmt.Sprintf("cell %d: %s", i+1, warning))
 		}
@@ -222,6 +223,9 @@ func ExecuteNotebook(ctx context.Context, nb *Notebook, path string, o Config) (
 			break
 		}
 	}
+	if !closed(o.Stop) && !closed(budget.over) {
+		late.wait(ctx, p.Client, LateOutputWait)
+	}
 	res.Duration = time.Since(start)
 	return res, nil
 }
@@ -236,6 +240,11 @@ const DefaultMaxOutput = 8 << 20
 // notebook saved as far as it ran. Outputs replaced by update_display_data or cleared by
 // clear_output no longer count. It is a variable so that tests can lower it.
 var MaxRunOutput = 1 << 30
+
+// LateOutputWait is how long the runner waits after the last cell of a run for output that
+// goroutines of its cells print after their cell has ended (the kernel sends it to the last cell
+// that ran): it is appended to that cell's outputs. What comes later is not kept.
+const LateOutputWait = 500 * time.Millisecond
 
 // outputLimit is the error name of a cell whose outputs did not fit in MaxRunOutput: the run
 // stops there, even where the cell is tagged raises-exception.
@@ -280,7 +289,7 @@ func either(a, b <-chan struct{}) (<-chan struct{}, func()) {
 // runCell executes cell i and records its outputs within what is left of the run's budget; it
 // returns the cell's error, if any, and a warning when the kernel's status idle did not come
 // after the reply.
-func runCell(ctx context.Context, c *Client, nb *Notebook, i int, o Config, budget *runBudget) (*CellError, string, error) {
+func runCell(ctx context.Context, c *Client, nb *Notebook, i int, o Config, budget *runBudget, late *lateOutput) (*CellError, string, error) {
 	cell := nb.Cells[i]
 	max := o.MaxOutput
 	if max <= 0 {
@@ -296,12 +305,14 @@ func runCell(ctx context.Context, c *Client, nb *Notebook, i int, o Config, budg
 		return nil, "", err
 	}
 	abort, unwatch := either(budget.over, o.Stop)
-	ex, err := c.Collect(ctx, req, ExecuteConfig{OnOutput: acc.add, Discard: true, Timeout: o.CellTimeout, Abort: abort})
+	ex, err := c.Collect(ctx, req, ExecuteConfig{OnOutput: acc.add, Discard: true, Timeout: o.CellTimeout, Abort: abort,
+		LateFrom: late.has, OnLate: late.add})
 	unwatch()
 	if ex != nil && ex.Reply != nil {
 		acc.addPages(ex.Reply.Content)
 	}
 	acc.finish()
+	late.register(req.Header.MsgID, acc)
 	warning := ""
 	if errors.Is(err, ErrNoIdle) {
 		warning = fmt.Sprintf("%v; output that came later is not saved", err)
@@ -320,7 +331,7 @@ func runCell(ctx context.Context, c *Client, nb *Notebook, i int, o Config, budg
 	json.Unmarshal(ex.Reply.Content, &reply)
 	cell.ExecutionCount = reply.ExecutionCount
 	switch {
-	case acc.over:
+	case acc.over || closed(budget.over): // the late output of the cell before may have spent it
 		reply.Status = "error"
 		reply.Ename = outputLimit
 		interrupted := ""
@@ -389,6 +400,18 @@ type accumulator struct {
 	tailLen int
 	omitted int  // bytes dropped from the window since it was last written out
 	about   bool // omitted includes output the kernel dropped, counted by its messages' size
+
+	mark streamMark // the stream state before finish wrote the window out, for reopen
+}
+
+// streamMark is what reopen restores: the outputs and stream window as they were before finish
+// wrote the window out, so that late output moves the window on as if it had come in the cell.
+type streamMark struct {
+	outputs, text             int // number of outputs, and length of the open stream's text
+	open                      bool
+	tail                      []streamChunk
+	tailLen, omitted, kept, n int // n: held
+	about                     bool
 }
 
 // streamChunk is stream text in the window; lost is set for the kernel's note that this client
@@ -400,9 +423,10 @@ type streamChunk struct {
 
 // runBudget is what the cells of one run may keep of their outputs together.
 type runBudget struct {
-	max  int           // bytes
-	done int           // kept by the cells that have run
-	over chan struct{} // closed when an output did not fit
+	max    int           // bytes
+	done   int           // kept by the cells that have run, reopened excepted
+	reopen *accumulator  // a cell that ran, taking late output (see lateOutput); nil: none
+	over   chan struct{} // closed when an output did not fit
 }
 
 func newRunBudget(max int) *runBudget { return &runBudget{max: max, over: make(chan struct{})} }
@@ -414,7 +438,14 @@ func newAccumulator(cell *Cell, max int) *accumulator {
 // fits reports whether the cell's outputs may grow by n bytes; when they may not, the budget is
 // marked over.
 func (a *accumulator) fits(n int) bool {
-	if a.budget == nil || a.budget.done+a.held+a.tailLen+n <= a.budget.max {
+	if a.budget == nil {
+		return true
+	}
+	used := a.budget.done + a.held + a.tailLen
+	if r := a.budget.reopen; r != nil && r != a {
+		used += r.held + r.tailLen
+	}
+	if used+n <= a.budget.max {
 		return true
 	}
 	if !a.over {
@@ -653,11 +684,33 @@ func (a *accumulator) addOutput(o *Output) {
 // finish writes out what is pending at the end of the cell, and counts the cell's outputs in
 // the run's budget; it is called once.
 func (a *accumulator) finish() {
+	a.mark = streamMark{outputs: len(a.cell.Outputs), text: a.text.Len(), open: a.open != nil, tail: a.tail,
+		tailLen: a.tailLen, omitted: a.omitted, kept: a.kept, n: a.held, about: a.about}
 	a.flushTail()
 	a.closeStream()
 	if a.budget != nil {
 		a.budget.done += a.held
+		if a.budget.reopen == a {
+			a.budget.reopen = nil
+		}
 	}
+}
+
+// reopen takes the cell's outputs back to where they were before finish, for output that came
+// after the cell ended; finish ends it again.
+func (a *accumulator) reopen() {
+	if a.budget != nil {
+		a.budget.done -= a.held
+		a.budget.reopen = a
+	}
+	m := a.mark
+	a.cell.Outputs = a.cell.Outputs[:m.outputs]
+	if m.open {
+		a.open = a.cell.Outputs[m.outputs-1]
+		a.text.WriteString(a.open.Text[:m.text])
+	}
+	a.tail, a.tailLen, a.omitted, a.kept, a.held, a.about = m.tail, m.tailLen, m.omitted, m.kept, m.n, m.about
+	a.mark = streamMark{}
 }
 
 // byteSize formats n bytes as --max-output takes them: "512B", "64KiB", "1.5MiB".
@@ -753,6 +806,11 @@ left out; HTML and SVG outputs (display.HTML, plots) are kept as they are, scrip
 Jupyter trusts a notebook it has run: open the page only as you would run the notebook. The
 page is streamed to the file: beyond the outputs, memory holds one output's rendering at a time
 (up to six times its size for text that HTML escapes).
+
+Output that a goroutine prints after its cell has ended goes, as in Jupyter, to the last cell
+that ran (while a cell runs, it is that cell's output): it is appended to that cell's outputs in
+the order it came, within the limits below. After the last cell the run waits 500ms for such
+output; what comes later is not kept.
 
 Limits: --timeout bounds a cell's execution, from its execute_request to its reply (the first
 cell's includes the start of the interpreter); a cell that runs longer is interrupted and fails.
