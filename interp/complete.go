@@ -184,11 +184,8 @@ func (s *Session) members(x string) []string {
 		res = append(res, typeMembers(v.Type())...)
 	}
 	if t := strings.TrimPrefix(d.typeExpr, "*"); t != "" {
-		for n, m := range s.decls {
-			if m.kind == methodDecl && strings.HasPrefix(n, t+".") {
-				res = append(res, strings.TrimPrefix(n, t+"."))
-			}
-		}
+		res = append(res, s.methodNames(t)...)
+		res = append(res, s.promotedMembers(t)...)
 	}
 	return res
 }
@@ -222,7 +219,9 @@ func (s *Session) globalValues() (g map[string]reflect.Value) {
 	return s.yi.Globals()
 }
 
-// typeMembers lists the fields and methods of a type (through pointers).
+// typeMembers lists the fields and methods of a type (through pointers) that a cell can
+// select: the fields promoted from embedded structs too, none of a compiled type's
+// unexported fields.
 func typeMembers(t reflect.Type) []string {
 	var res []string
 	for _, tt := range []reflect.Type{t, reflect.PointerTo(t)} {
@@ -237,8 +236,11 @@ func typeMembers(t reflect.Type) []string {
 		}
 	}
 	if t.Kind() == reflect.Struct {
-		for i := 0; i < t.NumField(); i++ {
-			name := t.Field(i).Name
+		for _, f := range reflect.VisibleFields(t) {
+			if !f.IsExported() {
+				continue // a compiled type's unexported field, which a cell cannot use
+			}
+			name := f.Name
 			// the interpreter stores a field f of an interpreted struct as Xf
 			if r, _ := utf8.DecodeRuneInString(name[min(1, len(name)):]); t.PkgPath() == "" && strings.HasPrefix(name, "X") && unicode.IsLower(r) {
 				name = name[1:]

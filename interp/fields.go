@@ -135,6 +135,55 @@ func (s *Session) sessionStruct(typ string) *ast.StructType {
 	return st
 }
 
+// promotedMembers lists the fields and methods that the struct type a cell declared as typ
+// promotes from its embedded fields of the session's types (T or *T), at any depth; the
+// interpreter's reflect types do not mark a field as embedded.
+func (s *Session) promotedMembers(typ string) []string {
+	var res []string
+	seen := map[string]bool{typ: true}
+	queue := []string{typ}
+	for len(queue) > 0 {
+		st := s.sessionStruct(queue[0])
+		queue = queue[1:]
+		if st == nil {
+			continue
+		}
+		for _, f := range st.Fields.List {
+			id, ok := embeddedType(f.Type).(*ast.Ident)
+			if len(f.Names) > 0 || !ok || seen[id.Name] {
+				continue
+			}
+			seen[id.Name] = true
+			queue = append(queue, id.Name)
+			if fields, ok := s.structFields(id.Name); ok {
+				res = append(res, fields...)
+			}
+			res = append(res, s.methodNames(id.Name)...)
+		}
+	}
+	return res
+}
+
+// embeddedType returns the type that the type expression e of an embedded field names: T
+// for T and *T.
+func embeddedType(e ast.Expr) ast.Expr {
+	if p, ok := e.(*ast.StarExpr); ok {
+		return p.X
+	}
+	return e
+}
+
+// methodNames lists the names of the methods the session declared on its type typ.
+func (s *Session) methodNames(typ string) []string {
+	var res []string
+	for n, d := range s.decls {
+		if d.kind == methodDecl && strings.HasPrefix(n, typ+".") {
+			res = append(res, strings.TrimPrefix(n, typ+"."))
+		}
+	}
+	return res
+}
+
 // embeddedName returns the field name of an embedded field of type expression e.
 func embeddedName(e ast.Expr) string {
 	switch e := e.(type) {
