@@ -115,6 +115,12 @@ func (s *Session) structFields(typ string) (names []string, ok bool) {
 
 // sessionStruct returns the struct type of the type a cell declared as typ, or nil.
 func (s *Session) sessionStruct(typ string) *ast.StructType {
+	st, _ := s.sessionTypeExpr(typ).(*ast.StructType)
+	return st
+}
+
+// sessionTypeExpr returns the type expression of the type a cell declared as typ, or nil.
+func (s *Session) sessionTypeExpr(typ string) ast.Expr {
 	d, ok := s.decls[typ]
 	if !ok || d.kind != typeDecl {
 		return nil
@@ -131,13 +137,12 @@ func (s *Session) sessionStruct(typ string) *ast.StructType {
 	if !ok {
 		return nil
 	}
-	st, _ := ts.Type.(*ast.StructType)
-	return st
+	return ts.Type
 }
 
 // promotedMembers lists the fields and methods that the struct type a cell declared as typ
-// promotes from its embedded fields of the session's types (T or *T), at any depth; the
-// interpreter's reflect types do not mark a field as embedded.
+// promotes from its embedded fields (T, *T, pkg.T, *pkg.T), at any depth; the interpreter's
+// reflect types do not mark a field as embedded.
 func (s *Session) promotedMembers(typ string) []string {
 	var res []string
 	seen := map[string]bool{typ: true}
@@ -149,8 +154,15 @@ func (s *Session) promotedMembers(typ string) []string {
 			continue
 		}
 		for _, f := range st.Fields.List {
+			if len(f.Names) > 0 {
+				continue
+			}
+			if t, ok := s.compiledType(embeddedType(f.Type)); ok {
+				res = append(res, typeMembers(t)...)
+				continue
+			}
 			id, ok := embeddedType(f.Type).(*ast.Ident)
-			if len(f.Names) > 0 || !ok || seen[id.Name] {
+			if !ok || seen[id.Name] {
 				continue
 			}
 			seen[id.Name] = true
@@ -162,6 +174,24 @@ func (s *Session) promotedMembers(typ string) []string {
 		}
 	}
 	return res
+}
+
+// compiledType returns the type of a linked package that the type expression e (pkg.T)
+// names.
+func (s *Session) compiledType(e ast.Expr) (reflect.Type, bool) {
+	sel, ok := e.(*ast.SelectorExpr)
+	if !ok {
+		return nil, false
+	}
+	pkg, ok := sel.X.(*ast.Ident)
+	if !ok {
+		return nil, false
+	}
+	path := s.packagePath(pkg.Name)
+	if path == "" {
+		return nil, false
+	}
+	return typeSymbol(path, sel.Sel.Name)
 }
 
 // embeddedType returns the type that the type expression e of an embedded field names: T
