@@ -57,11 +57,10 @@ func (s *Session) Complete(code string, cursor int) (matches []string, start, en
 		cands = m
 	} else if ps > 0 && code[ps-1] == '.' {
 		xs := identBefore(code, ps-1)
-		cands = s.members(code[xs : ps-1])
-		if len(cands) == 0 {
-			if t := s.cellVarType(code[:xs], code[xs:ps-1]); t != nil {
-				cands = typeMembers(t) // a variable of this cell, which has not run yet
-			}
+		if t, defined := s.cellVarType(code[:xs], code[xs:ps-1]); !defined {
+			cands = s.members(code[xs : ps-1])
+		} else if t != nil {
+			cands = typeMembers(t) // a variable of this cell, which has not run yet
 		}
 	} else if fields, ok := s.structFields(literalKeyType(code[:ps])); ok {
 		cands = fields // a key of a struct literal: sbi.NPEConfig{Fl

@@ -75,12 +75,24 @@ func TestInspectFields(t *testing.T) {
 // before the cell has run, when its definition shows its type.
 func TestCompleteCellVariableMembers(t *testing.T) {
 	ts := newTestSession(t)
-	ts.mustRun(t, "import (\"math/rand/v2\"; \"github.com/gosbi/gosbi/sbi\"; \"github.com/gosbi/gosbi/sbi/dist\")\nrng := rand.New(rand.NewPCG(1, 2))\nnpe0 := sbi.NewNPE(dist.NewUniformCube(-1, 1, 2), sbi.NPEConfig{})")
+	ts.mustRun(t, "import (\"math/rand/v2\"; \"strings\"; \"github.com/gosbi/gosbi/sbi\"; \"github.com/gosbi/gosbi/sbi/dist\")\nrng := rand.New(rand.NewPCG(1, 2))\nnpe0 := sbi.NewNPE(dist.NewUniformCube(-1, 1, 2), sbi.NPEConfig{})\n"+
+		"res := sbi.TrainResult{}\ntype T struct{ Alpha int }\nfunc (T) Beta() {}\ntype E struct{ T; Delta int }\nev := E{}\nvar sb strings.Builder")
 	cases := []struct {
 		code    string
 		want    []string // among the matches
 		notWant []string
 	}{
+		// the cell redefines a session variable above the cursor: its type there counts
+		{code: "res := sbi.TrainConfig{}\nres.", want: []string{"Patience"}, notWant: []string{"TrainLoss"}},
+		{code: "var res int\nres.", notWant: []string{"TrainLoss"}},
+		{code: "if res := 3; res > 0 {\n\tres.", notWant: []string{"TrainLoss"}},
+		{code: "func() {\n\tres := sbi.TrainConfig{}\n\tres.", want: []string{"Patience"}, notWant: []string{"TrainLoss"}},
+		// a definition in a block that has ended does not
+		{code: "for _, res := range []int{1} {\n}\nres.", want: []string{"TrainLoss"}},
+		{code: "func() {\n\tres := sbi.TrainConfig{}\n}()\nres.", want: []string{"TrainLoss"}},
+		// promoted members count; a compiled type's unexported fields do not
+		{code: "ev.", want: []string{"Alpha", "Beta", "Delta", "T"}},
+		{code: "sb.", want: []string{"String"}, notWant: []string{"buf", "addr"}},
 		{code: "npe := sbi.NewNPE(nil, sbi.NPEConfig{})\nnpe.Mu", want: []string{"MustTrain"}},
 		{code: "cfg := sbi.TrainConfig{Epochs: 3}\ncfg.Ep", want: []string{"Epochs"}},
 		{code: "cfg := &sbi.TrainConfig{}\ncfg.Pat", want: []string{"Patience"}},
