@@ -278,7 +278,11 @@ func (s *Session) Inspect(code string, cursor int) (string, bool) {
 		return "", false
 	}
 	if st > 0 && code[st-1] == '.' {
-		x := code[chainBefore(code, st-1) : st-1]
+		xs := chainBefore(code, st-1)
+		x := code[xs : st-1]
+		if t, defined := s.cellVarType(code[:xs], x); defined {
+			return cellMemberDoc(t, name) // the cell redefines x: the session's x is not this one
+		}
 		if text, found := s.inspectMember(x, name); found {
 			return text, true
 		}
@@ -296,6 +300,23 @@ func (s *Session) Inspect(code string, cursor int) (string, bool) {
 		return text, true
 	}
 	return pythonSBIPage(name)
+}
+
+// cellMemberDoc documents member name of a variable of type t that a cell being typed
+// defines, the type of a compiled package its definition shows (nil when it does not).
+func cellMemberDoc(t reflect.Type, name string) (string, bool) {
+	if t == nil {
+		return "", false
+	}
+	named := derefType(t)
+	if named.PkgPath() == "" || named.Name() == "" {
+		return "", false
+	}
+	pkg := packageName(named.PkgPath())
+	if doc, ok := methodDoc(named.PkgPath(), pkg, named.Name(), name); ok {
+		return doc, true
+	}
+	return compiledFieldDoc(named, pkg+"."+named.Name(), name)
 }
 
 // openCall returns the byte offset of the innermost parenthesis that code opens and does not

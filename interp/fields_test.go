@@ -71,6 +71,43 @@ func TestInspectFields(t *testing.T) {
 	}
 }
 
+// A member of a variable that the cell being typed redefines above the cursor is documented
+// from that definition, not from the session's variable of the same name; its value is not
+// shown, as the cell has not run.
+func TestInspectCellRedefinedVariable(t *testing.T) {
+	ts := newTestSession(t)
+	ts.mustRun(t, "import \"github.com/gosbi/gosbi/sbi\"\ncfg := sbi.TrainConfig{Epochs: 7}")
+	cases := []struct {
+		code    string
+		found   bool
+		want    []string
+		notWant []string
+	}{
+		{"cfg := sbi.TrainResult{}\ncfg.Epochs", true, []string{"a field of sbi.TrainResult"}, []string{"sbi.TrainConfig", "value of"}},
+		{"cfg := &sbi.TrainResult{}\ncfg.Epochs", true, []string{"a field of sbi.TrainResult"}, []string{"sbi.TrainConfig", "value of"}},
+		{"func f(x int) {\n\tvar cfg int\n\tcfg.Epochs", false, nil, nil},
+		// a definition in a block that has ended leaves the session's variable
+		{"func() {\n\tcfg := 3\n}()\ncfg.Epochs", true, []string{"a field of sbi.TrainConfig", "value of cfg.Epochs: 7"}, nil},
+	}
+	for _, c := range cases {
+		text, found := ts.Inspect(c.code, utf8.RuneCountInString(c.code))
+		if found != c.found {
+			t.Errorf("Inspect(%q): found %v, want %v: %q", c.code, found, c.found, text)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(text, w) {
+				t.Errorf("Inspect(%q) = %q, lacks %q", c.code, text, w)
+			}
+		}
+		for _, w := range c.notWant {
+			if strings.Contains(text, w) {
+				t.Errorf("Inspect(%q) = %q, should not hold %q", c.code, text, w)
+			}
+		}
+	}
+}
+
 // The members of a variable that the cell being typed defines above the cursor complete
 // before the cell has run, when its definition shows its type.
 func TestCompleteCellVariableMembers(t *testing.T) {
