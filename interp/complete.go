@@ -57,11 +57,10 @@ func (s *Session) Complete(code string, cursor int) (matches []string, start, en
 		cands = m
 	} else if ps > 0 && code[ps-1] == '.' {
 		xs := identBefore(code, ps-1)
-		cands = s.members(code[xs : ps-1])
-		if len(cands) == 0 {
-			if t := s.cellVarType(code[:xs], code[xs:ps-1]); t != nil {
-				cands = typeMembers(t) // a variable of this cell, which has not run yet
-			}
+		if t, defined := s.cellVarType(code[:xs], code[xs:ps-1]); !defined {
+			cands = s.members(code[xs : ps-1])
+		} else if t != nil {
+			cands = typeMembers(t) // a variable of this cell, which has not run yet
 		}
 	} else if fields, ok := s.structFields(literalKeyType(code[:ps])); ok {
 		cands = fields // a key of a struct literal: sbi.NPEConfig{Fl
@@ -184,11 +183,8 @@ func (s *Session) members(x string) []string {
 		res = append(res, typeMembers(v.Type())...)
 	}
 	if t := strings.TrimPrefix(d.typeExpr, "*"); t != "" {
-		for n, m := range s.decls {
-			if m.kind == methodDecl && strings.HasPrefix(n, t+".") {
-				res = append(res, strings.TrimPrefix(n, t+"."))
-			}
-		}
+		res = append(res, s.methodNames(t)...)
+		res = append(res, s.promotedMembers(t)...)
 	}
 	return res
 }
@@ -222,7 +218,9 @@ func (s *Session) globalValues() (g map[string]reflect.Value) {
 	return s.yi.Globals()
 }
 
-// typeMembers lists the fields and methods of a type (through pointers).
+// typeMembers lists the fields and methods of a type (through pointers) that a cell can
+// select: the fields promoted from embedded structs too, none of a compiled type's
+// unexported fields.
 func typeMembers(t reflect.Type) []string {
 	var res []string
 	for _, tt := range []reflect.Type{t, reflect.PointerTo(t)} {
@@ -237,8 +235,11 @@ func typeMembers(t reflect.Type) []string {
 		}
 	}
 	if t.Kind() == reflect.Struct {
-		for i := 0; i < t.NumField(); i++ {
-			name := t.Field(i).Name
+		for _, f := range reflect.VisibleFields(t) {
+			if !f.IsExported() {
+				continue // a compiled type's unexported field, which a cell cannot use
+			}
+			name := f.Name
 			// the interpreter stores a field f of an interpreted struct as Xf
 			if r, _ := utf8.DecodeRuneInString(name[min(1, len(name)):]); t.PkgPath() == "" && strings.HasPrefix(name, "X") && unicode.IsLower(r) {
 				name = name[1:]
@@ -277,7 +278,11 @@ func (s *Session) Inspect(code string, cursor int) (string, bool) {
 		return "", false
 	}
 	if st > 0 && code[st-1] == '.' {
-		x := code[chainBefore(code, st-1) : st-1]
+		xs := chainBefore(code, st-1)
+		x := code[xs : st-1]
+		if t, defined := s.cellVarType(code[:xs], x); defined {
+			return cellMemberDoc(t, name) // the cell redefines x: the session's x is not this one
+		}
 		if text, found := s.inspectMember(x, name); found {
 			return text, true
 		}
@@ -295,6 +300,23 @@ func (s *Session) Inspect(code string, cursor int) (string, bool) {
 		return text, true
 	}
 	return pythonSBIPage(name)
+}
+
+// cellMemberDoc documents member name of a variable of type t that a cell being typed
+// defines, the type of a compiled package its definition shows (nil when it does not).
+func cellMemberDoc(t reflect.Type, name string) (string, bool) {
+	if t == nil {
+		return "", false
+	}
+	named := derefType(t)
+	if named.PkgPath() == "" || named.Name() == "" {
+		return "", false
+	}
+	pkg := packageName(named.PkgPath())
+	if doc, ok := methodDoc(named.PkgPath(), pkg, named.Name(), name); ok {
+		return doc, true
+	}
+	return compiledFieldDoc(named, pkg+"."+named.Name(), name)
 }
 
 // openCall returns the byte offset of the innermost parenthesis that code opens and does not

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"go/ast"
 	"go/parser"
-	"go/token"
 	"go/types"
 	"reflect"
 	"strings"
@@ -143,30 +142,48 @@ func (s *Session) varType(name string) (typ string, members []string, ok bool) {
 // interface types.
 var yaegiPath = reflect.TypeFor[yaegi.Panic]().PkgPath()
 
-// interfaceMethods returns the methods that the session's declaration of the interface type
-// name lists, or nil for any other name.
-func (s *Session) interfaceMethods(name string) []string {
-	d := s.decls[name]
-	if d == nil || d.kind != typeDecl {
-		return nil
-	}
-	f, err := parser.ParseFile(token.NewFileSet(), "", "package p\n"+d.src, 0)
-	if err != nil || len(f.Decls) == 0 {
+// interfaceMethods returns the methods of the interface type typ as a cell writes it: an
+// interface type the session declared or an interface literal, with the methods of the
+// interfaces it embeds (the session's, compiled ones, error), or a compiled interface type;
+// nil for any other type.
+func (s *Session) interfaceMethods(typ string) []string {
+	e, err := parser.ParseExpr(typ)
+	if err != nil {
 		return nil
 	}
 	var res []string
-	ast.Inspect(f.Decls[0], func(n ast.Node) bool {
-		if it, ok := n.(*ast.InterfaceType); ok {
-			for _, m := range it.Methods.List {
-				for _, id := range m.Names {
-					res = append(res, id.Name)
-				}
-			}
-			return false
-		}
-		return true
-	})
+	s.appendInterfaceMethods(&res, e, map[string]bool{})
 	return res
+}
+
+// appendInterfaceMethods appends to res the methods of the interface type expression e; seen
+// holds the names of the session's types already listed.
+func (s *Session) appendInterfaceMethods(res *[]string, e ast.Expr, seen map[string]bool) {
+	switch e := e.(type) {
+	case *ast.Ident:
+		if e.Name == "error" && s.decls["error"] == nil {
+			*res = append(*res, "Error")
+		}
+		if t := s.sessionTypeExpr(e.Name); t != nil && !seen[e.Name] {
+			seen[e.Name] = true
+			s.appendInterfaceMethods(res, t, seen)
+		}
+	case *ast.SelectorExpr:
+		if t, isType := s.compiledType(e); isType && t.Kind() == reflect.Interface {
+			for i := range t.NumMethod() {
+				*res = append(*res, t.Method(i).Name)
+			}
+		}
+	case *ast.InterfaceType:
+		for _, m := range e.Methods.List {
+			if len(m.Names) == 0 { // an embedded interface
+				s.appendInterfaceMethods(res, m.Type, seen)
+			}
+			for _, id := range m.Names {
+				*res = append(*res, id.Name)
+			}
+		}
+	}
 }
 
 // compiledTypeName is the name of t as Go writes it ("*sbi.TrainResult", "[]float64"), or ""

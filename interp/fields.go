@@ -115,6 +115,12 @@ func (s *Session) structFields(typ string) (names []string, ok bool) {
 
 // sessionStruct returns the struct type of the type a cell declared as typ, or nil.
 func (s *Session) sessionStruct(typ string) *ast.StructType {
+	st, _ := s.sessionTypeExpr(typ).(*ast.StructType)
+	return st
+}
+
+// sessionTypeExpr returns the type expression of the type a cell declared as typ, or nil.
+func (s *Session) sessionTypeExpr(typ string) ast.Expr {
 	d, ok := s.decls[typ]
 	if !ok || d.kind != typeDecl {
 		return nil
@@ -131,8 +137,81 @@ func (s *Session) sessionStruct(typ string) *ast.StructType {
 	if !ok {
 		return nil
 	}
-	st, _ := ts.Type.(*ast.StructType)
-	return st
+	return ts.Type
+}
+
+// promotedMembers lists the fields and methods that the struct type a cell declared as typ
+// promotes from its embedded fields (T, *T, pkg.T, *pkg.T), at any depth; the interpreter's
+// reflect types do not mark a field as embedded.
+func (s *Session) promotedMembers(typ string) []string {
+	var res []string
+	seen := map[string]bool{typ: true}
+	queue := []string{typ}
+	for len(queue) > 0 {
+		st := s.sessionStruct(queue[0])
+		queue = queue[1:]
+		if st == nil {
+			continue
+		}
+		for _, f := range st.Fields.List {
+			if len(f.Names) > 0 {
+				continue
+			}
+			if t, ok := s.compiledType(embeddedType(f.Type)); ok {
+				res = append(res, typeMembers(t)...)
+				continue
+			}
+			id, ok := embeddedType(f.Type).(*ast.Ident)
+			if !ok || seen[id.Name] {
+				continue
+			}
+			seen[id.Name] = true
+			queue = append(queue, id.Name)
+			if fields, ok := s.structFields(id.Name); ok {
+				res = append(res, fields...)
+			}
+			res = append(res, s.methodNames(id.Name)...)
+		}
+	}
+	return res
+}
+
+// compiledType returns the type of a linked package that the type expression e (pkg.T)
+// names.
+func (s *Session) compiledType(e ast.Expr) (reflect.Type, bool) {
+	sel, ok := e.(*ast.SelectorExpr)
+	if !ok {
+		return nil, false
+	}
+	pkg, ok := sel.X.(*ast.Ident)
+	if !ok {
+		return nil, false
+	}
+	path := s.packagePath(pkg.Name)
+	if path == "" {
+		return nil, false
+	}
+	return typeSymbol(path, sel.Sel.Name)
+}
+
+// embeddedType returns the type that the type expression e of an embedded field names: T
+// for T and *T.
+func embeddedType(e ast.Expr) ast.Expr {
+	if p, ok := e.(*ast.StarExpr); ok {
+		return p.X
+	}
+	return e
+}
+
+// methodNames lists the names of the methods the session declared on its type typ.
+func (s *Session) methodNames(typ string) []string {
+	var res []string
+	for n, d := range s.decls {
+		if d.kind == methodDecl && strings.HasPrefix(n, typ+".") {
+			res = append(res, strings.TrimPrefix(n, typ+"."))
+		}
+	}
+	return res
 }
 
 // embeddedName returns the field name of an embedded field of type expression e.

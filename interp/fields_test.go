@@ -71,16 +71,65 @@ func TestInspectFields(t *testing.T) {
 	}
 }
 
+// A member of a variable that the cell being typed redefines above the cursor is documented
+// from that definition, not from the session's variable of the same name; its value is not
+// shown, as the cell has not run.
+func TestInspectCellRedefinedVariable(t *testing.T) {
+	ts := newTestSession(t)
+	ts.mustRun(t, "import \"github.com/gosbi/gosbi/sbi\"\ncfg := sbi.TrainConfig{Epochs: 7}")
+	cases := []struct {
+		code    string
+		found   bool
+		want    []string
+		notWant []string
+	}{
+		{"cfg := sbi.TrainResult{}\ncfg.Epochs", true, []string{"a field of sbi.TrainResult"}, []string{"sbi.TrainConfig", "value of"}},
+		{"cfg := &sbi.TrainResult{}\ncfg.Epochs", true, []string{"a field of sbi.TrainResult"}, []string{"sbi.TrainConfig", "value of"}},
+		{"func f(x int) {\n\tvar cfg int\n\tcfg.Epochs", false, nil, nil},
+		// a definition in a block that has ended leaves the session's variable
+		{"func() {\n\tcfg := 3\n}()\ncfg.Epochs", true, []string{"a field of sbi.TrainConfig", "value of cfg.Epochs: 7"}, nil},
+	}
+	for _, c := range cases {
+		text, found := ts.Inspect(c.code, utf8.RuneCountInString(c.code))
+		if found != c.found {
+			t.Errorf("Inspect(%q): found %v, want %v: %q", c.code, found, c.found, text)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(text, w) {
+				t.Errorf("Inspect(%q) = %q, lacks %q", c.code, text, w)
+			}
+		}
+		for _, w := range c.notWant {
+			if strings.Contains(text, w) {
+				t.Errorf("Inspect(%q) = %q, should not hold %q", c.code, text, w)
+			}
+		}
+	}
+}
+
 // The members of a variable that the cell being typed defines above the cursor complete
 // before the cell has run, when its definition shows its type.
 func TestCompleteCellVariableMembers(t *testing.T) {
 	ts := newTestSession(t)
-	ts.mustRun(t, "import (\"math/rand/v2\"; \"github.com/gosbi/gosbi/sbi\"; \"github.com/gosbi/gosbi/sbi/dist\")\nrng := rand.New(rand.NewPCG(1, 2))\nnpe0 := sbi.NewNPE(dist.NewUniformCube(-1, 1, 2), sbi.NPEConfig{})")
+	ts.mustRun(t, "import (\"math/rand/v2\"; \"strings\"; \"github.com/gosbi/gosbi/sbi\"; \"github.com/gosbi/gosbi/sbi/dist\")\nrng := rand.New(rand.NewPCG(1, 2))\nnpe0 := sbi.NewNPE(dist.NewUniformCube(-1, 1, 2), sbi.NPEConfig{})\n"+
+		"res := sbi.TrainResult{}\ntype T struct{ Alpha int }\nfunc (T) Beta() {}\ntype E struct{ T; Delta int }\nev := E{}\nvar sb strings.Builder")
 	cases := []struct {
 		code    string
 		want    []string // among the matches
 		notWant []string
 	}{
+		// the cell redefines a session variable above the cursor: its type there counts
+		{code: "res := sbi.TrainConfig{}\nres.", want: []string{"Patience"}, notWant: []string{"TrainLoss"}},
+		{code: "var res int\nres.", notWant: []string{"TrainLoss"}},
+		{code: "if res := 3; res > 0 {\n\tres.", notWant: []string{"TrainLoss"}},
+		{code: "func() {\n\tres := sbi.TrainConfig{}\n\tres.", want: []string{"Patience"}, notWant: []string{"TrainLoss"}},
+		// a definition in a block that has ended does not
+		{code: "for _, res := range []int{1} {\n}\nres.", want: []string{"TrainLoss"}},
+		{code: "func() {\n\tres := sbi.TrainConfig{}\n}()\nres.", want: []string{"TrainLoss"}},
+		// promoted members count; a compiled type's unexported fields do not
+		{code: "ev.", want: []string{"Alpha", "Beta", "Delta", "T"}},
+		{code: "sb.", want: []string{"String"}, notWant: []string{"buf", "addr"}},
 		{code: "npe := sbi.NewNPE(nil, sbi.NPEConfig{})\nnpe.Mu", want: []string{"MustTrain"}},
 		{code: "cfg := sbi.TrainConfig{Epochs: 3}\ncfg.Ep", want: []string{"Epochs"}},
 		{code: "cfg := &sbi.TrainConfig{}\ncfg.Pat", want: []string{"Patience"}},
