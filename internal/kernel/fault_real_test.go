@@ -132,13 +132,15 @@ func TestRealWorkerInterruptCompiledCall(t *testing.T) {
 
 // TestRealWorkerCrashKeepsOutput crashes the worker right after a cell printed (4 KB three
 // times, 200 KB twice): everything printed reaches the client, before the crash error and the
-// idle status of the cell.
+// idle status of the cell. The crash is a stack overflow in a goroutine (a fatal error of the
+// runtime, which no recover stops; a goroutine's panic no longer ends the worker), made quick
+// by a small maximum stack.
 func TestRealWorkerCrashKeepsOutput(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	p := realKernel(t, ctx)
 	for _, n := range []int{4 << 10, 4 << 10, 4 << 10, 200 << 10, 200 << 10} {
-		code := fmt.Sprintf("fmt.Print(strings.Repeat(\"x\", %d))\nfmt.Println(\"LAST\")\ngo func() { panic(\"boom\") }()\ntime.Sleep(time.Second)", n)
+		code := fmt.Sprintf("fmt.Print(strings.Repeat(\"x\", %d))\nfmt.Println(\"LAST\")\ndebug.SetMaxStack(1 << 20)\nvar deep func(int) int\ndeep = func(n int) int { return deep(n+1) + 1 }\ngo func() { deep(0) }()\ntime.Sleep(time.Second)", n)
 		crashAfterOutput(t, ctx, p, code, n)
 	}
 }
