@@ -3,6 +3,7 @@ package sbi
 import (
 	"context"
 	"errors"
+	"math"
 	"math/rand/v2"
 	"sync/atomic"
 	"testing"
@@ -56,6 +57,72 @@ func TestSimulateBatchAlignedResumeKeepsRows(t *testing.T) {
 	withProcs(1, func() {
 		sim, ctx := newCancelAfter(k)
 		x, err := SimulateBatchAlignedContext(ctx, rand.New(rand.NewPCG(4, 5)), sim, theta)
+		var part *PartialSimulationError
+		if x != nil || !errors.As(err, &part) {
+			t.Fatalf("interrupted: %v, %v; want no rows and a *PartialSimulationError", x, err)
+		}
+		done, err := part.Done()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(done.Kept) != part.Finished || done.Dropped != 0 {
+			t.Errorf("Done holds %d rows (%d dropped), want all %d finished", len(done.Kept), done.Dropped, part.Finished)
+		}
+		for r, i := range done.Kept {
+			if !sameValues(done.X.Slice(r, r+1, 0, 2).(*mat.Dense), want.Slice(i, i+1, 0, 2).(*mat.Dense)) {
+				t.Fatalf("Done row %d (input row %d) is %v, want %v", r, i, done.X.RawRowView(r), want.RawRowView(i))
+			}
+		}
+		got, err := part.Resume(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r, _ := got.X.Dims(); r != n || got.Dropped != 0 || len(got.Kept) != n || !sameValues(got.X, want) || !mat.Equal(got.Theta, theta) {
+			t.Fatalf("resumed: %d rows (%d dropped, %d kept), want all %d equal to the uninterrupted aligned run, NaN in place", r, got.Dropped, len(got.Kept), n)
+		}
+	})
+}
+
+// TestSimulateAlignedResumeKeepsRows is TestSimulateBatchAlignedResumeKeepsRows for the
+// per-row SimulateAligned: interrupted after k chunks (one core), Done returns every finished
+// row, NaN rows and nil rows (NaN throughout) included, and Resume the whole batch equal to the
+// uninterrupted run, rows in place. Both dropped those rows, as Simulate's do.
+func TestSimulateAlignedResumeKeepsRows(t *testing.T) {
+	const n, k = 6*ChunkRows + 5, 3
+	theta := grid(n)
+	calls := new(atomic.Int64)
+	var cancel context.CancelFunc
+	f := func(rng *rand.Rand, th []float64) []float64 {
+		if calls.Add(1) == k*ChunkRows && cancel != nil {
+			cancel()
+		}
+		switch {
+		case th[0] > 0.9:
+			return nil // failed: NaN throughout in the aligned output
+		case th[0] > 0.8:
+			return []float64{th[0] + rng.NormFloat64(), math.NaN()} // padding
+		}
+		return []float64{th[0] + rng.NormFloat64(), th[1]}
+	}
+	want, err := SimulateAligned(rand.New(rand.NewPCG(4, 5)), f, theta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nonFinite := 0
+	for i := range n {
+		if !finite(want.RawRowView(i)) {
+			nonFinite++
+		}
+	}
+	if nonFinite == 0 {
+		t.Fatal("no row holds NaN: the test's premise is a batch with padded and failed rows")
+	}
+	withProcs(1, func() {
+		calls.Store(0)
+		var ctx context.Context
+		ctx, cancel = context.WithCancel(context.Background())
+		defer cancel()
+		x, err := simulateRows(ctx, rand.New(rand.NewPCG(4, 5)), f, theta, true)
 		var part *PartialSimulationError
 		if x != nil || !errors.As(err, &part) {
 			t.Fatalf("interrupted: %v, %v; want no rows and a *PartialSimulationError", x, err)

@@ -75,7 +75,7 @@ func MustSimulate(rng *rand.Rand, f SimFunc, theta *mat.Dense) *Simulation {
 // before every row was simulated it returns a nil *Simulation and a *PartialSimulationError
 // that keeps the rows that finished (see its Done and Resume).
 func SimulateContext(ctx context.Context, rng *rand.Rand, f SimFunc, theta *mat.Dense) (*Simulation, error) {
-	x, err := simulateRows(ctx, rng, f, theta)
+	x, err := simulateRows(ctx, rng, f, theta, false)
 	if err != nil {
 		return nil, err
 	}
@@ -86,15 +86,17 @@ func SimulateContext(ctx context.Context, rng *rand.Rand, f SimFunc, theta *mat.
 // of theta as f returned it, NaN and ±Inf included, or NaN throughout where f returned nil. It
 // is for data whose NaN marks padding rather than failure, as diag.PredictiveFromSimulations
 // reads it (Simulate drops every row holding a NaN). It returns an error when every row
-// returned nil, and Simulate's errors otherwise; when the host's context is cancelled, the
-// *PartialSimulationError, whose Done and Resume drop rows holding NaN as Simulate does.
+// returned nil, and Simulate's errors otherwise; when the host's context is cancelled, a
+// *PartialSimulationError whose Done and Resume keep the rows holding NaN in place, as this
+// function does (and as SimulateBatchAligned's do).
 func SimulateAligned(rng *rand.Rand, f SimFunc, theta *mat.Dense) (*mat.Dense, error) {
-	return simulateRows(runenv.Context(), rng, f, theta)
+	return simulateRows(runenv.Context(), rng, f, theta, true)
 }
 
 // simulateRows runs f on every row of theta (see Simulate) and returns the n×dim output, row i
-// for row i of theta, NaN where f returned nil.
-func simulateRows(ctx context.Context, rng *rand.Rand, f SimFunc, theta *mat.Dense) (*mat.Dense, error) {
+// for row i of theta, NaN where f returned nil. An interrupt's *PartialSimulationError keeps
+// rows holding NaN in place when aligned, and drops them as Simulate does otherwise.
+func simulateRows(ctx context.Context, rng *rand.Rand, f SimFunc, theta *mat.Dense, aligned bool) (*mat.Dense, error) {
 	if f == nil {
 		return nil, fmt.Errorf("simulate: the simulator function is nil")
 	}
@@ -104,7 +106,7 @@ func simulateRows(ctx context.Context, rng *rand.Rand, f SimFunc, theta *mat.Den
 		return nil, fmt.Errorf("simulate: theta has no rows, expected at least one parameter vector")
 	}
 	e := &PartialSimulationError{Total: n, f: f, theta: theta, ownX: true, seeds: seeds,
-		chunkDone: make([]bool, (n+ChunkRows-1)/ChunkRows)}
+		chunkDone: make([]bool, (n+ChunkRows-1)/ChunkRows), aligned: aligned}
 	if err := e.run(ctx, nil); err != nil {
 		return nil, err
 	}
@@ -531,7 +533,7 @@ type PartialSimulationError struct {
 	seeds     streams
 	chunkDone []bool
 	resumed   bool // a Resume of a SimulateBatch finished and handed x to its result
-	aligned   bool // SimulateBatchAligned's: Done and Resume keep rows holding NaN, in place
+	aligned   bool // SimulateAligned's, SimulateBatchAligned's: Done and Resume keep rows holding NaN, in place
 	byCaller  bool // the last run's context was marked by cancel.CallerKeeps: its caller keeps nothing of e
 
 	mu       sync.Mutex    // guards panics while a run is under way
@@ -576,7 +578,8 @@ func (e *PartialSimulationError) Unwrap() error { return e.Err }
 // Done returns the finished rows whose simulation succeeded, in input order: Kept names their
 // rows of theta and Dropped counts the finished rows that failed. It returns an error when no
 // row finished, one wrapping ErrNonFinite when every finished row failed. For an error of
-// SimulateBatchAligned it returns every finished row, NaN included (Dropped is 0).
+// SimulateAligned or SimulateBatchAligned it returns every finished row, NaN included (Dropped
+// is 0).
 func (e *PartialSimulationError) Done() (*Simulation, error) {
 	if e.resumed {
 		return nil, errResumed
@@ -617,9 +620,9 @@ var errResumed = errors.New("simulate: this partial simulation was resumed to th
 // SimFunc of that call again. Interrupted again, it
 // returns this error again, its counts updated, to be resumed again. After a Resume of a
 // SimulateBatch to the end, the output belongs to the returned Simulation and the error
-// answers no more calls. For an error of SimulateBatchAligned it drops nothing: the result
-// holds every row of theta, X its simulation as SimulateBatchAligned returns it (NaN and ±Inf
-// in place), Kept every index.
+// answers no more calls. For an error of SimulateAligned or SimulateBatchAligned it drops
+// nothing: the result holds every row of theta, X its simulation as those functions return it
+// (NaN and ±Inf in place), Kept every index.
 func (e *PartialSimulationError) Resume(ctx context.Context) (*Simulation, error) {
 	return e.resume(ctx, e.sim)
 }
