@@ -449,3 +449,66 @@ func TestScoreAdjustedReadsPaddingOnlyOverPadding(t *testing.T) {
 		}
 	}
 }
+
+// TestCertifyTrialsConformalSaved forces the conformal remedy on a real sbi.AmortizedTrials
+// (a target the final test cannot decide, tolerance 0.02 on 300 pairs) and saves and loads the
+// certificate: the file is version 3 (padded calibration observations), Load recomputes every
+// threshold from the saved calibration pairs with the loaded estimator and gets the saved one
+// (it refuses the file otherwise), the loaded regions decide membership as the certified ones
+// do, and the loaded posterior at an observation of 6 trials is near the closed form.
+func TestCertifyTrialsConformalSaved(t *testing.T) {
+	prior := dist.NewStandardNormal(trialsDim)
+	est := trainedTrials(t, prior)
+	obs := trialsObservations(2, 6)
+	cfg := Config{Trained: est, Remedies: []Remedy{RemedyConformal}, Target: Target{Tolerance: 0.02},
+		Simulations: 1500, TestSimulations: 300, CheckSimulations: 600, LocalSimulations: -1,
+		Samples: 99, SBCSamples: -1, Seed: 9, Misspecification: diagMisspec(150)}
+	cert, err := Certify(prior, trialsSimulator{}, obs, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log(cert.Sentence())
+	if cert.Conformal == nil {
+		t.Fatalf("the conformal remedy was not chosen (the test's premise): %s", cert.Sentence())
+	}
+	if cert.Budget.Dropped != 0 {
+		t.Errorf("%d simulations dropped, want none (padded observations are observations of fewer trials)", cert.Budget.Dropped)
+	}
+	var buf bytes.Buffer
+	if err := cert.Save(&buf); err != nil {
+		t.Fatalf("saving the certificate: %v", err)
+	}
+	if !bytes.Contains(buf.Bytes(), []byte(`"version": 3`)) && !bytes.Contains(buf.Bytes(), []byte(`"version":3`)) {
+		t.Errorf("the certificate of an estimator of trials was not saved as version 3")
+	}
+	got, err := Load(&buf)
+	if err != nil {
+		t.Fatalf("loading the certificate: %v", err)
+	}
+	if got.Conformal == nil || len(got.Conformal) != len(cert.Conformal) {
+		t.Fatalf("loaded %d conformal levels, saved %d", len(got.Conformal), len(cert.Conformal))
+	}
+	theta := prior.Sample(rand.New(rand.NewPCG(81, 82)), 40)
+	for k, c := range cert.Conformal {
+		g := got.Conformal[k]
+		if g.Threshold != c.Threshold {
+			t.Errorf("level %d: threshold %v after loading, %v saved", k, g.Threshold, c.Threshold)
+		}
+		for i := range obs.RawMatrix().Rows {
+			x := mat.NewDense(40, trialsMax*trialsDim, nil)
+			for j := range 40 {
+				x.SetRow(j, obs.RawRowView(i))
+			}
+			a, b := c.Contains(theta, x), g.Contains(theta, x)
+			for j := range a {
+				if a[j] != b[j] {
+					t.Fatalf("level %d, observation %d, θ %d: in the region %v before saving, %v after", k, i, j, a[j], b[j])
+				}
+			}
+		}
+	}
+	row := make([]float64, trialsMax*trialsDim)
+	fillTrials(rand.New(rand.NewPCG(61, 62)), []float64{-0.4, 0.8}, row, 6)
+	mu, s := exactTrialsPosterior(row)
+	checkMoments(t, got.Estimator.Posterior(row), mu, s, "loaded posterior at 6 trials")
+}
