@@ -1,0 +1,86 @@
+package interp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// A cell runs in parts (see runGo): its imports, then its groups of declarations and of
+// statements and its trailing expression in order; a cell with magics runs its magics and the
+// Go source between them in order (see runSegments). Each part is compiled only when its turn
+// comes: compiling a statement that defines a variable anew creates the new variable, which
+// the parts compiled after it read (see redefinesVar). A later part that does not compile is
+// therefore found after the earlier parts ran. The session records the lines that ran
+// (Session.done), and the error of a part that did not compile, or that the session refused
+// before it ran, says which lines ran before it and that what they did stays (ranNote). An
+// import runs none of the cell's code and counts for nothing.
+
+// ranSpan is the lines of a cell that ran: from line first to line last, whose last column
+// that ran is col. The zero span holds no line.
+type ranSpan struct {
+	first, last, col int
+}
+
+// add records that the lines of items ran.
+func (r *ranSpan) add(items ...item) {
+	for _, it := range items {
+		line, col := it.lastPos()
+		if r.first == 0 || it.line < r.first {
+			r.first = it.line
+		}
+		if line > r.last || line == r.last && col > r.col {
+			r.last, r.col = line, col
+		}
+	}
+}
+
+// addLine records that the whole of a line ran (a magic).
+func (r *ranSpan) addLine(line int) {
+	if r.first == 0 || line < r.first {
+		r.first = line
+	}
+	if line >= r.last {
+		r.last, r.col = line, 0
+	}
+}
+
+// lastPos returns the line and column of the item's last character as the cell shows it.
+func (it item) lastPos() (line, col int) {
+	text := strings.TrimRight(it.src, " \t\r\n")
+	nl := strings.LastIndexByte(text, '\n')
+	if nl < 0 {
+		return it.line, it.col + len(text) - 1
+	}
+	return it.line + strings.Count(text, "\n"), len(text) - nl - 1
+}
+
+// ranNote adds to err, the error of a part of the running cell that did not compile or was
+// refused before it ran, a note that says which lines of the cell ran before the part was
+// reached, if any did. at is the line where the failing part starts (0 when it starts on a line
+// of its own): where the lines that ran end on it, the note gives their last column.
+func (s *Session) ranNote(err error, at int) error {
+	r := s.done
+	if r.first == 0 || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err // nothing ran, or an interrupt stopped the cell, which its error says
+	}
+	unit := "cell"
+	if s.fileName != "" {
+		unit = "file" // a script, run as one cell
+	}
+	where := "this " + unit
+	var lines string
+	switch {
+	case r.first == r.last && r.last == at && r.col > 0:
+		lines = fmt.Sprintf("line %d of %s, up to column %d,", r.last, where, r.col)
+	case r.first == r.last:
+		lines = fmt.Sprintf("line %d of %s", r.last, where)
+	case r.last == at && r.col > 0:
+		lines = fmt.Sprintf("lines %d–%d of %s, line %d up to column %d,", r.first, r.last, where, r.last, r.col)
+	default:
+		lines = fmt.Sprintf("lines %d–%d of %s", r.first, r.last, where)
+	}
+	return &notedError{err, "(" + lines + " ran before this error was found, and what they did stays: " +
+		"a " + unit + " runs in parts, each compiled when its turn comes)"}
+}

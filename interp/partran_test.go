@@ -1,0 +1,103 @@
+package interp
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestPartRanBeforeCompileError runs cells whose later part fails to compile after earlier
+// parts ran: the error says which lines ran and that what they did stays, and the session
+// holds what they did. A cell whose first part fails says nothing more: nothing of it ran.
+func TestPartRanBeforeCompileError(t *testing.T) {
+	const setup = "x := 41\nn := 0\nempty := []int{}\nfunc bump() int { n++; return n }"
+	ranNote := func(lines string) string {
+		return "(" + lines + " ran before this error was found, and what they did stays: " +
+			"a cell runs in parts, each compiled when its turn comes)"
+	}
+	cases := []struct {
+		name    string
+		code    string
+		errText string            // substring of the error
+		note    string            // the note the error ends with; "" when it must have none
+		after   map[string]string // expression → its result after the cell
+	}{
+		{"statements, then a trailing expression that does not compile",
+			"fmt.Println(\"ran\")\nx = bump()\nundefinedThing()", "cell [2] line 3:1: undefined: undefinedThing",
+			ranNote("lines 1–2 of this cell"), map[string]string{"x": "1", "n": "1"}},
+		{"a statement that defines a variable anew, then a declaration that does not compile",
+			"x := \"s\" + fmt.Sprint(bump())\nvar q int = \"no\"", "cell [2] line 2:13: cannot convert",
+			ranNote("line 1 of this cell"), map[string]string{"x": `"s1"`, "n": "1"}},
+		{"the first part does not compile: nothing ran",
+			"x = bump()\nundefinedThing(x)\nn = 10", "cell [2] line 2:1: undefined: undefinedThing",
+			"", map[string]string{"x": "41", "n": "0"}},
+		{"a trailing expression alone that does not compile",
+			"undefinedThing()", "cell [2] line 1:1: undefined: undefinedThing", "", nil},
+		{"declarations, then statements that do not compile",
+			"func twice(v int) int { return 2 * v }\ntype pair struct{ a, b int }\ny := twice(undefinedThing)",
+			"cell [2] line 3:12: undefined: undefinedThing", ranNote("lines 1–2 of this cell"), map[string]string{"twice(2)": "4"}},
+		{"declarations the session has already, unchanged, run nothing",
+			"func bump() int { n++; return n }\nx = bump() + undefinedThing", "undefined: undefinedThing", "",
+			map[string]string{"x": "41", "n": "0"}},
+		{"declarations that do not compile run nothing",
+			"func twice(v int) int { return undefinedThing }\nn = 10", "undefined: undefinedThing",
+			"", map[string]string{"n": "0"}},
+		{"a declaration that reads a session variable runs apart from the next, which does not compile",
+			"var y = x + 1\nvar z int = \"no\"", "cell [2] line 2:13: cannot convert", ranNote("line 1 of this cell"),
+			map[string]string{"y": "42"}},
+		{"a statement over several lines, then an error",
+			"for i := 0; i < 3; i++ {\n\tn++\n}\nfmt.Println(undefinedThing)", "cell [2] line 4:13: undefined: undefinedThing",
+			ranNote("lines 1–3 of this cell"), map[string]string{"n": "3"}},
+		{"an import, which runs nothing, then statements, then an error",
+			"import \"strings\"\nx = len(strings.Repeat(\"a\", 5))\nundefinedThing()", "undefined: undefinedThing",
+			ranNote("line 2 of this cell"), map[string]string{"x": "5"}},
+		{"an import, then a first part that does not compile",
+			"import \"strings\"\nx = len(strings.Repeat(\"a\", undefinedThing))", "undefined: undefinedThing", "",
+			map[string]string{"x": "41"}},
+		{"a panic after earlier parts ran says what a panic says",
+			"n = 5\nx := empty[n]", "index out of range", "", map[string]string{"n": "5"}},
+		{"Go, a magic, then Go that does not compile",
+			"x = bump()\n%who\nundefinedThing()", "cell [2] line 3:1: undefined: undefinedThing",
+			ranNote("lines 1–2 of this cell"), map[string]string{"x": "1"}},
+		{"Go, a magic, then Go that does not parse",
+			"x = bump()\n%who\nx := (", "cell [2] line 3:7: expected operand", ranNote("lines 1–2 of this cell"),
+			map[string]string{"x": "1"}},
+		{"a magic, then Go that does not compile",
+			"%who\nundefinedThing()", "cell [2] line 2:1: undefined: undefinedThing", ranNote("line 1 of this cell"), nil},
+		{"a magic whose Go does not compile at its first part",
+			"%time undefinedThing(); x = bump()", "undefined: undefinedThing", "", map[string]string{"x": "41"}},
+		{"a statement, then an error on the same line",
+			"x = bump(); undefinedThing()", "cell [2] line 1:13: undefined: undefinedThing",
+			ranNote("line 1 of this cell, up to column 10,"), map[string]string{"x": "1"}},
+		{"statements over lines, then an error on the last line that ran",
+			"n = 7\nx = bump(); undefinedThing()", "cell [2] line 2:13: undefined: undefinedThing",
+			ranNote("lines 1–2 of this cell, line 2 up to column 10,"), map[string]string{"x": "8"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ts := newTestSession(t)
+			ts.mustRun(t, setup)
+			res := ts.run(c.code)
+			if res.Err == nil {
+				t.Fatalf("cell %q succeeded", c.code)
+			}
+			got := res.Err.Value
+			if !strings.Contains(got, c.errText) {
+				t.Errorf("error %q does not contain %q", got, c.errText)
+			}
+			switch {
+			case c.note != "" && !strings.HasSuffix(got, "\n"+c.note):
+				t.Errorf("error %q does not end with the note %q", got, c.note)
+			case c.note == "" && strings.Contains(got, "ran before this error was found"):
+				t.Errorf("error %q says that part of the cell ran", got)
+			}
+			if tb := res.Err.Traceback; c.note != "" && (len(tb) == 0 || tb[len(tb)-1] != c.note) {
+				t.Errorf("traceback %q does not end with the note", tb)
+			}
+			for expr, want := range c.after {
+				if got := text(ts.mustRun(t, expr)); got != want {
+					t.Errorf("after the cell, %s = %s, want %s", expr, got, want)
+				}
+			}
+		})
+	}
+}
