@@ -26,7 +26,9 @@
 // stretch of Go between them. A part that does not compile is therefore found after the parts
 // before it ran, and what they did stays (output, variables, functions): its error ends with
 // a note that says so, "(lines 1–2 of this cell ran before this error was found, …)". A cell
-// whose first part does not compile runs nothing, as in Go, and has no such note.
+// whose first part does not compile runs nothing, as in Go, and has no such note; so does a
+// cell whose trailing expression uses a name that nothing defines, which the session finds
+// before the cell runs.
 //
 // Errors name the cell and the position, as in "cell [3] line 2:5: undefined: foo"; a panic
 // shows its value and the frames of the user's cells. Interrupting a cell stops interpreted

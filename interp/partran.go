@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"go/ast"
+	"reflect"
 	"strings"
 )
 
@@ -83,4 +85,65 @@ func (s *Session) ranNote(err error, at int) error {
 	}
 	return &notedError{err, "(" + lines + " ran before this error was found, and what they did stays: " +
 		"a " + unit + " runs in parts, each compiled when its turn comes)"}
+}
+
+// The commonest part that does not compile after others ran is a trailing expression that uses
+// a name nothing defines (a misspelt variable in fmt.Println(reslt)). checkTrailing finds it
+// before the cell's other parts run, so that the cell runs nothing, as in Go. It decides only
+// where that is certain: in an expression, every identifier is a use of a name except a
+// selected name (x.f), a composite literal's key (which may name a field) and the names that a
+// function literal or type literal in it declares (parameters, fields, methods, labels), which
+// count as defined like every name that an item of the cell declares anywhere. A used name
+// that none of these define and that neither the interpreter's package main (which holds all
+// the session's names, as the interpreter keeps them), nor an import, nor Go's universe, nor a
+// package that a cell may import knows stays undefined while the cell's other parts run: they
+// cannot define it. Anything else is left to the interpreter, when the expression's turn
+// comes.
+
+// checkTrailing returns the error of the interpreter's compiler for a name that the trailing
+// expression of items uses and nothing defines, or nil.
+func (s *Session) checkTrailing(items []item) error {
+	last := items[len(items)-1]
+	e := last.stmt.(*ast.ExprStmt).X
+	table := symbolTable(s.yi)
+	if !table.IsValid() || s.imports["."] != "" {
+		return nil // a dot import puts names in scope that the session does not list
+	}
+	defined := map[string]bool{}
+	for _, it := range items {
+		definedNames(node(it), defined)
+	}
+	undefined := func(name string) bool {
+		if defined[name] || !s.undefined(name) {
+			return false
+		}
+		sym := table.MapIndex(reflect.ValueOf(name).Convert(table.Type().Key()))
+		return !sym.IsValid() || sym.IsNil()
+	}
+	var found *ast.Ident
+	var visit func(n ast.Node) bool
+	visit = func(n ast.Node) bool {
+		if found != nil {
+			return false
+		}
+		switch n := n.(type) {
+		case *ast.SelectorExpr:
+			ast.Inspect(n.X, visit)
+			return false
+		case *ast.KeyValueExpr:
+			ast.Inspect(n.Value, visit)
+			return false
+		case *ast.Ident:
+			if undefined(n.Name) {
+				found = n
+			}
+		}
+		return true
+	}
+	ast.Inspect(e, visit)
+	if found == nil {
+		return nil
+	}
+	p := last.fset.Position(found.Pos())
+	return fmt.Errorf("_.go:%d:%d: undefined: %s", p.Line, p.Column, found.Name)
 }

@@ -22,7 +22,7 @@ func TestPartRanBeforeCompileError(t *testing.T) {
 		after   map[string]string // expression → its result after the cell
 	}{
 		{"statements, then a trailing expression that does not compile",
-			"fmt.Println(\"ran\")\nx = bump()\nundefinedThing()", "cell [2] line 3:1: undefined: undefinedThing",
+			"fmt.Println(\"ran\")\nx = bump()\nx + \"s\"", "cell [2] line 3:1: invalid operation: mismatched types",
 			ranNote("lines 1–2 of this cell"), map[string]string{"x": "1", "n": "1"}},
 		{"a statement that defines a variable anew, then a declaration that does not compile",
 			"x := \"s\" + fmt.Sprint(bump())\nvar q int = \"no\"", "cell [2] line 2:13: cannot convert",
@@ -45,10 +45,10 @@ func TestPartRanBeforeCompileError(t *testing.T) {
 			"var y = x + 1\nvar z int = \"no\"", "cell [2] line 2:13: cannot convert", ranNote("line 1 of this cell"),
 			map[string]string{"y": "42"}},
 		{"a statement over several lines, then an error",
-			"for i := 0; i < 3; i++ {\n\tn++\n}\nfmt.Println(undefinedThing)", "cell [2] line 4:13: undefined: undefinedThing",
+			"for i := 0; i < 3; i++ {\n\tn++\n}\nfmt.Println(n + \"s\")", "cell [2] line 4:13: invalid operation: mismatched types",
 			ranNote("lines 1–3 of this cell"), map[string]string{"n": "3"}},
 		{"an import, which runs nothing, then statements, then an error",
-			"import \"strings\"\nx = len(strings.Repeat(\"a\", 5))\nundefinedThing()", "undefined: undefinedThing",
+			"import \"strings\"\nx = len(strings.Repeat(\"a\", 5))\nstrings.ToUpper(x)", "cell [2] line 3:17: cannot use type int as type string",
 			ranNote("line 2 of this cell"), map[string]string{"x": "5"}},
 		{"an import, then a first part that does not compile",
 			"import \"strings\"\nx = len(strings.Repeat(\"a\", undefinedThing))", "undefined: undefinedThing", "",
@@ -66,10 +66,10 @@ func TestPartRanBeforeCompileError(t *testing.T) {
 		{"a magic whose Go does not compile at its first part",
 			"%time undefinedThing(); x = bump()", "undefined: undefinedThing", "", map[string]string{"x": "41"}},
 		{"a statement, then an error on the same line",
-			"x = bump(); undefinedThing()", "cell [2] line 1:13: undefined: undefinedThing",
+			"x = bump(); x + \"s\"", "cell [2] line 1:13: invalid operation: mismatched types",
 			ranNote("line 1 of this cell, up to column 10,"), map[string]string{"x": "1"}},
 		{"statements over lines, then an error on the last line that ran",
-			"n = 7\nx = bump(); undefinedThing()", "cell [2] line 2:13: undefined: undefinedThing",
+			"n = 7\nx = bump(); x + \"s\"", "cell [2] line 2:13: invalid operation: mismatched types",
 			ranNote("lines 1–2 of this cell, line 2 up to column 10,"), map[string]string{"x": "8"}},
 	}
 	for _, c := range cases {
@@ -97,6 +97,69 @@ func TestPartRanBeforeCompileError(t *testing.T) {
 				if got := text(ts.mustRun(t, expr)); got != want {
 					t.Errorf("after the cell, %s = %s, want %s", expr, got, want)
 				}
+			}
+		})
+	}
+}
+
+// TestTrailingUndefinedRunsNothing runs cells whose trailing expression uses a name that
+// nothing defines, after statements: the session finds it before they run, so the cell runs
+// nothing and the error is the interpreter's. Cells whose trailing expression only looks so
+// (the name is defined by the cell, the session, an import or the interpreter, or is no use
+// of a name) run as before.
+func TestTrailingUndefinedRunsNothing(t *testing.T) {
+	const setup = "x := 41\nn := 0\nfunc bump() int { n++; return n }\nfunc main() { n = 100 }\ntype pair struct{ A, B int }"
+	fails := []struct {
+		name, code, errText string
+	}{
+		{"a call of an undefined function", "fmt.Println(\"ran\")\nx = bump()\nundefinedThing()",
+			"cell [2] line 3:1: undefined: undefinedThing"},
+		{"an argument", "x = bump()\nfmt.Println(x, reslt)", "cell [2] line 2:16: undefined: reslt"},
+		{"after declarations", "func twice(v int) int { return 2 * v }\nx = twice(bump())\ntwice(nope)",
+			"cell [2] line 3:7: undefined: nope"},
+		{"in a composite literal's value", "x = bump()\npair{A: x, B: nope}", "cell [2] line 2:15: undefined: nope"},
+		{"the operand of a selector", "x = bump()\nnope.Field", "cell [2] line 2:1: undefined: nope"},
+	}
+	for _, c := range fails {
+		t.Run(c.name, func(t *testing.T) {
+			ts := newTestSession(t)
+			ts.mustRun(t, setup)
+			res := ts.run(c.code)
+			if res.Err == nil {
+				t.Fatalf("cell %q succeeded", c.code)
+			}
+			if res.Err.Value != c.errText {
+				t.Errorf("error %q, want %q", res.Err.Value, c.errText)
+			}
+			if out := ts.out.String(); out != "" {
+				t.Errorf("the cell printed %q", out)
+			}
+			for expr, want := range map[string]string{"x": "41", "n": "0"} {
+				if got := text(ts.mustRun(t, expr)); got != want {
+					t.Errorf("after the cell, %s = %s, want %s", expr, got, want)
+				}
+			}
+		})
+	}
+	runs := []struct {
+		name, code, result string
+	}{
+		{"a name the cell defines", "y := bump()\ny * 2", "2"},
+		{"a name a block of the cell defines", "if z := bump(); z > 0 {\n\tx = z\n}\nx", "1"},
+		{"a function declared in the cell", "x = bump()\nfunc three() int { return 3 }\nthree() + x", "4"},
+		{"a function literal with a label", "x = bump()\nfmt.Sprint(func() int { L: for { break L }; return x }())", `"1"`},
+		{"the keys of a struct literal", "x = bump()\npair{A: x, B: 2}", "{A:1 B:2}"},
+		{"a package imported automatically", "x = bump()\nstrings.Repeat(\"a\", x)", `"a"`},
+		{"an imported package", "import \"strconv\"\nx = bump()\nstrconv.Itoa(x)", `"1"`},
+		{"a builtin and a prelude function", "x = bump()\nmax(len(\"ab\"), x)", "2"},
+		{"func main as kept by the session", "x = bump()\n_main()", "<no result>"},
+	}
+	for _, c := range runs {
+		t.Run(c.name, func(t *testing.T) {
+			ts := newTestSession(t)
+			ts.mustRun(t, setup)
+			if got := text(ts.mustRun(t, c.code)); got != c.result {
+				t.Errorf("cell %q = %s, want %s", c.code, got, c.result)
 			}
 		})
 	}

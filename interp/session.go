@@ -234,6 +234,11 @@ func (s *Session) runGo(ctx context.Context, code string, count int) (res Result
 	var group []item
 	last := len(items) - 1
 	trailing := items[last].kind == stmtItem && isExprStmt(items[last].stmt)
+	if trailing && slices.ContainsFunc(items[:last], func(it item) bool { return it.kind != importItem }) {
+		if err := s.checkTrailing(items); err != nil {
+			return s.fail(s.ranNote(err, 0))
+		}
+	}
 	flush := func() error {
 		if len(group) == 0 {
 			return nil
