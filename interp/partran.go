@@ -7,6 +7,8 @@ import (
 	"go/ast"
 	"reflect"
 	"strings"
+
+	"github.com/gosbi/gosbi/interp/explain"
 )
 
 // A cell runs in parts (see runGo): its imports, then its groups of declarations and of
@@ -120,27 +122,7 @@ func (s *Session) checkTrailing(items []item) error {
 		sym := table.MapIndex(reflect.ValueOf(name).Convert(table.Type().Key()))
 		return !sym.IsValid() || sym.IsNil()
 	}
-	var found *ast.Ident
-	var visit func(n ast.Node) bool
-	visit = func(n ast.Node) bool {
-		if found != nil {
-			return false
-		}
-		switch n := n.(type) {
-		case *ast.SelectorExpr:
-			ast.Inspect(n.X, visit)
-			return false
-		case *ast.KeyValueExpr:
-			ast.Inspect(n.Value, visit)
-			return false
-		case *ast.Ident:
-			if undefined(n.Name) {
-				found = n
-			}
-		}
-		return true
-	}
-	ast.Inspect(e, visit)
+	found := explain.UndefinedUse(e, undefined)
 	if found == nil {
 		return nil
 	}

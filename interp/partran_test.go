@@ -74,13 +74,8 @@ func TestPartRanBeforeCompileError(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			ts := newTestSession(t)
-			ts.mustRun(t, setup)
-			res := ts.run(c.code)
-			if res.Err == nil {
-				t.Fatalf("cell %q succeeded", c.code)
-			}
-			got := res.Err.Value
+			ts, e := runFailing(t, setup, c.code)
+			got := e.Value
 			if !strings.Contains(got, c.errText) {
 				t.Errorf("error %q does not contain %q", got, c.errText)
 			}
@@ -90,14 +85,10 @@ func TestPartRanBeforeCompileError(t *testing.T) {
 			case c.note == "" && strings.Contains(got, "ran before this error was found"):
 				t.Errorf("error %q says that part of the cell ran", got)
 			}
-			if tb := res.Err.Traceback; c.note != "" && (len(tb) == 0 || tb[len(tb)-1] != c.note) {
+			if tb := e.Traceback; c.note != "" && (len(tb) == 0 || tb[len(tb)-1] != c.note) {
 				t.Errorf("traceback %q does not end with the note", tb)
 			}
-			for expr, want := range c.after {
-				if got := text(ts.mustRun(t, expr)); got != want {
-					t.Errorf("after the cell, %s = %s, want %s", expr, got, want)
-				}
-			}
+			checkValues(t, ts, c.after)
 		})
 	}
 }
@@ -122,23 +113,14 @@ func TestTrailingUndefinedRunsNothing(t *testing.T) {
 	}
 	for _, c := range fails {
 		t.Run(c.name, func(t *testing.T) {
-			ts := newTestSession(t)
-			ts.mustRun(t, setup)
-			res := ts.run(c.code)
-			if res.Err == nil {
-				t.Fatalf("cell %q succeeded", c.code)
-			}
-			if res.Err.Value != c.errText {
-				t.Errorf("error %q, want %q", res.Err.Value, c.errText)
+			ts, e := runFailing(t, setup, c.code)
+			if e.Value != c.errText {
+				t.Errorf("error %q, want %q", e.Value, c.errText)
 			}
 			if out := ts.out.String(); out != "" {
 				t.Errorf("the cell printed %q", out)
 			}
-			for expr, want := range map[string]string{"x": "41", "n": "0"} {
-				if got := text(ts.mustRun(t, expr)); got != want {
-					t.Errorf("after the cell, %s = %s, want %s", expr, got, want)
-				}
-			}
+			checkValues(t, ts, map[string]string{"x": "41", "n": "0"})
 		})
 	}
 	runs := []struct {
@@ -162,5 +144,28 @@ func TestTrailingUndefinedRunsNothing(t *testing.T) {
 				t.Errorf("cell %q = %s, want %s", c.code, got, c.result)
 			}
 		})
+	}
+}
+
+// runFailing runs setup, then code, in a new session and returns the session and the error
+// of code, which must fail.
+func runFailing(t *testing.T, setup, code string) (*testSession, *Error) {
+	t.Helper()
+	ts := newTestSession(t)
+	ts.mustRun(t, setup)
+	res := ts.run(code)
+	if res.Err == nil {
+		t.Fatalf("cell %q succeeded", code)
+	}
+	return ts, res.Err
+}
+
+// checkValues checks the results of expressions in the session: want maps each to its text.
+func checkValues(t *testing.T, ts *testSession, want map[string]string) {
+	t.Helper()
+	for expr, w := range want {
+		if got := text(ts.mustRun(t, expr)); got != w {
+			t.Errorf("after the cell, %s = %s, want %s", expr, got, w)
+		}
 	}
 }
