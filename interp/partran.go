@@ -102,8 +102,8 @@ func (s *Session) ranNote(err error, at int) error {
 // cannot define it. Anything else is left to the interpreter, when the expression's turn
 // comes.
 
-// checkTrailing returns the error of the interpreter's compiler for a name that the trailing
-// expression of items uses and nothing defines, or nil.
+// checkTrailing returns the error that the interpreter's compiler gives a name that the
+// trailing expression of items uses and nothing defines, in the compiler's form, or nil.
 func (s *Session) checkTrailing(items []item) error {
 	last := items[len(items)-1]
 	e := last.stmt.(*ast.ExprStmt).X
