@@ -85,7 +85,11 @@ func (s *Session) ranNote(err error, at int) error {
 	default:
 		lines = fmt.Sprintf("lines %d–%d of %s", r.first, r.last, where)
 	}
-	return &notedError{err, "(" + lines + " ran before this error was found, and what they did stays: " +
+	did := "what they did stays"
+	if r.first == r.last {
+		did = "what it did stays"
+	}
+	return &notedError{err, "(" + lines + " ran before this error was found, and " + did + ": " +
 		"a " + unit + " runs in parts, each compiled when its turn comes)"}
 }
 

@@ -11,7 +11,11 @@ import (
 func TestPartRanBeforeCompileError(t *testing.T) {
 	const setup = "x := 41\nn := 0\nempty := []int{}\nfunc bump() int { n++; return n }"
 	ranNote := func(lines string) string {
-		return "(" + lines + " ran before this error was found, and what they did stays: " +
+		did := "what they did stays"
+		if strings.HasPrefix(lines, "line ") {
+			did = "what it did stays"
+		}
+		return "(" + lines + " ran before this error was found, and " + did + ": " +
 			"a cell runs in parts, each compiled when its turn comes)"
 	}
 	cases := []struct {
