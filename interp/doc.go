@@ -20,6 +20,16 @@
 //     of its top-level statements that did not run (a variable defined anew keeps its old
 //     value, a new one stays undefined).
 //
+// The parts are compiled one at a time, each when its turn comes: the imports, then each run
+// of declarations or of statements (a statement that defines anew a variable of the session
+// starts one), then the trailing expression, and in a cell with magics each magic and each
+// stretch of Go between them. A part that does not compile is therefore found after the parts
+// before it ran, and what they did stays (output, variables, functions): its error ends with
+// a note that says so, "(lines 1–2 of this cell ran before this error was found, …)". A cell
+// whose first part does not compile runs nothing, as in Go, and has no such note; so does a
+// cell whose trailing expression uses a name that nothing defines, which the session finds
+// before the cell runs.
+//
 // Errors name the cell and the position, as in "cell [3] line 2:5: undefined: foo"; a panic
 // shows its value and the frames of the user's cells. Interrupting a cell stops interpreted
 // loops at once and library calls that poll sbi.Canceled within one step. Another call into

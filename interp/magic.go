@@ -198,6 +198,9 @@ func (s *Session) runSegments(ctx context.Context, segs []segment, count int) Re
 		if res.Err != nil {
 			return res
 		}
+		if sg.magic != "" {
+			s.done.addLine(sg.line)
+		}
 	}
 	if res.Page == nil {
 		res.Page = page

@@ -54,6 +54,9 @@ func TestScript(t *testing.T) {
 			return []string{write("index.go", "func f() int { return len(regexp.MustCompile(\"b\").FindStringIndex(\"abc\")) }\n"+
 				"q := regexp.MustCompile(\"b\").FindStringIndex(\"abc\")\np := q[1]\nprintln(p, f())\n")}
 		}, stderr: "index.go:3:1: p := q[1]: the interpreter cannot infer the type", exitCode: 1},
+		{name: "a later part that does not compile says what ran", args: func() []string {
+			return []string{write("later.go", "fmt.Println(\"first\")\nvar y int = \"no\"\n")}
+		}, stdout: "first\n", stderr: "later.go:2:13: cannot convert \"no\" to int\n(line 1 of this file ran before this error was found, and what it did stays: a file runs in parts", exitCode: 1},
 		{name: "os.Exit code", args: func() []string { return []string{write("exit.go", "os.Exit(3)\n")} }, exitCode: 3},
 	}
 	for _, c := range cases {

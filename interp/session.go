@@ -68,6 +68,8 @@ type Session struct {
 	broken         map[string]string // functions that stopped compiling when a function they call changed
 	seq            int
 	ranSeq         int64 // the marker of the statements run so far (see stmtSource)
+	// done is the lines of the running cell that ran so far (see partran.go)
+	done ranSpan
 	// executed says whether the last evaluation got past compiling its source
 	executed bool
 	cell     int // the cell being run, for positions
@@ -172,6 +174,7 @@ func (s *Session) execute(ctx context.Context, code string, count int) Result {
 	}()
 	runenv.SetContext(ctx)
 	defer runenv.SetContext(nil)
+	s.done = ranSpan{}
 	if s.opts.Display != nil {
 		runenv.SetDisplay(s.opts.Display)
 	}
@@ -202,33 +205,40 @@ func (s *Session) runGo(ctx context.Context, code string, count int) (res Result
 				Traceback: []string{fmt.Sprintf("internal error of the interpreter: %v", r)}}}
 		}
 	}()
+	// an error found before the first part runs follows at most the earlier segments of a
+	// cell with magics, which ranNote names
 	items, err := splitCell(code, count)
 	if err != nil {
-		return s.fail(err)
+		return s.fail(s.ranNote(err, 0))
 	}
 	if len(items) == 0 {
 		return Result{}
 	}
 	if err := s.rewrite(items, count); err != nil {
-		return s.fail(err)
+		return s.fail(s.ranNote(err, 0))
 	}
 	s.items = items
 	if err := s.checkBroken(items); err != nil {
-		return s.fail(err)
+		return s.fail(s.ranNote(err, 0))
 	}
 	if err := s.autoImport(items); err != nil {
-		return s.fail(err)
+		return s.fail(s.ranNote(err, 0))
 	}
 	for _, it := range items {
 		if it.kind == importItem {
 			if err := s.runImport(ctx, it); err != nil {
-				return s.fail(err)
+				return s.fail(s.ranNote(err, 0))
 			}
 		}
 	}
 	var group []item
 	last := len(items) - 1
 	trailing := items[last].kind == stmtItem && isExprStmt(items[last].stmt)
+	if trailing && slices.ContainsFunc(items[:last], func(it item) bool { return it.kind != importItem }) {
+		if err := s.checkTrailing(items); err != nil {
+			return s.fail(s.ranNote(err, 0))
+		}
+	}
 	flush := func() error {
 		if len(group) == 0 {
 			return nil
@@ -262,8 +272,14 @@ func (s *Session) runGo(ctx context.Context, code string, count int) (res Result
 	if trailing {
 		data, err := s.evalExpr(ctx, items[last])
 		if err != nil {
+			// evalExpr returns the error of the evaluation that failed, and once the
+			// expression has run only evaluations that compile follow
+			if !s.executed {
+				err = s.ranNote(err, items[last].line)
+			}
 			return s.fail(err)
 		}
+		s.done.add(items[last])
 		return Result{Data: data}
 	}
 	return Result{}
@@ -453,11 +469,17 @@ func (s *Session) runDecls(ctx context.Context, group []item) error {
 		saved = s.saveValues(ctx, names)
 	}
 	if ev, err := s.evalDecls(ctx, run); err != nil {
-		return s.undoDecls(ctx, run, ev, redefined, snap, saved, err)
+		err = s.undoDecls(ctx, run, ev, redefined, snap, saved, err)
+		if !ev.executed {
+			s.done.add(run[:ev.start]...) // kept by undoDecls
+			err = s.ranNote(err, run[ev.start].line)
+		}
+		return err
 	}
 	for _, it := range run {
 		s.register(it, nil)
 	}
+	s.done.add(run...)
 	return s.reevalDependants(ctx, redefined, run)
 }
 
@@ -800,11 +822,17 @@ func (s *Session) runStmts(ctx context.Context, group []item) error {
 		saved = s.saveRedefined(ctx, group)
 	}
 	if _, err := s.eval(ctx, s.stmtSource(group, base)); err != nil {
-		return s.undoUnrun(ctx, group, base, snap, saved, err)
+		compiled := s.executed
+		err = s.undoUnrun(ctx, group, base, snap, saved, err)
+		if !compiled {
+			err = s.ranNote(err, group[0].line)
+		}
+		return err
 	}
 	for _, it := range group {
 		s.registerVars(it)
 	}
+	s.done.add(group...)
 	return s.reevalDependants(ctx, redefined, group)
 }
 
@@ -1071,6 +1099,7 @@ func (s *Session) registerVars(it item) {
 func (s *Session) Evaluate(code string) (map[string]any, *Error) {
 	cell := s.cell
 	defer func() { s.cell = cell }()
+	s.done = ranSpan{}
 	res := s.runGo(context.Background(), code, cell)
 	if res.Data == nil && res.Err == nil {
 		res.Data = map[string]any{}

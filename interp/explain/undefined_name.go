@@ -39,38 +39,43 @@ func firstUndefined(env Env) string {
 		return ""
 	}
 	for _, it := range env.Items {
-		var found *ast.Ident
-		// visit skips the names that are not variables, functions or packages: the selected
-		// name of x.f (also inside a chain pkg.F().M(), whose F is no name of the cell's
-		// scope), the key of a composite literal's element and the label of a branch.
-		var visit func(n ast.Node) bool
-		visit = func(n ast.Node) bool {
-			if found != nil {
-				return false
-			}
-			switch n := n.(type) {
-			case *ast.ImportSpec:
-				return false
-			case *ast.SelectorExpr:
-				ast.Inspect(n.X, visit)
-				return false
-			case *ast.KeyValueExpr:
-				ast.Inspect(n.Value, visit)
-				return false
-			case *ast.BranchStmt:
-				return false
-			case *ast.Ident:
-				if env.Undefined(n.Name) {
-					found = n
-				}
-			}
-			return true
-		}
-		ast.Inspect(it.Node, visit)
-		if found != nil {
+		if found := UndefinedUse(it.Node, env.Undefined); found != nil {
 			p := it.Fset.Position(found.Pos())
 			return fmt.Sprintf("_.go:%d:%d: undefined: %s", p.Line, p.Column, found.Name)
 		}
 	}
 	return ""
+}
+
+// UndefinedUse returns the first identifier of n for whose name undefined reports true, or
+// nil. It skips the identifiers that are no variables, functions or packages: the selected
+// name of x.f (also inside a chain pkg.F().M(), whose F is no name of the cell's scope), the
+// key of a composite literal's element, the label of a branch and the names of imports.
+func UndefinedUse(n ast.Node, undefined func(name string) bool) *ast.Ident {
+	var found *ast.Ident
+	var visit func(n ast.Node) bool
+	visit = func(n ast.Node) bool {
+		if found != nil {
+			return false
+		}
+		switch n := n.(type) {
+		case *ast.ImportSpec:
+			return false
+		case *ast.SelectorExpr:
+			ast.Inspect(n.X, visit)
+			return false
+		case *ast.KeyValueExpr:
+			ast.Inspect(n.Value, visit)
+			return false
+		case *ast.BranchStmt:
+			return false
+		case *ast.Ident:
+			if undefined(n.Name) {
+				found = n
+			}
+		}
+		return true
+	}
+	ast.Inspect(n, visit)
+	return found
 }
