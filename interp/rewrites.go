@@ -29,7 +29,8 @@ func (s *Session) rewrite(items []item, cell int) error {
 		case declItem:
 			kind = rewrite.Decl
 		}
-		units[i] = rewrite.Unit{Kind: kind, Text: it.text, Line: lineBase(cell) + it.line, Col: it.col}
+		units[i] = rewrite.Unit{Kind: kind, Text: it.text, Line: lineBase(cell) + it.line, Col: it.col,
+			Result: i == len(items)-1 && it.kind == stmtItem && isExprStmt(it.stmt)}
 	}
 	paths := s.packagePaths(items)
 	reach := sync.OnceValue(func() func(string) bool { return s.reachable(items, paths) })

@@ -54,6 +54,9 @@ type Unit struct {
 	// directive "//line _.go:Line:Col" gives it; position comments that passes insert are
 	// computed from them.
 	Line, Col int
+	// Result says that the unit is the cell's trailing expression, whose value the session
+	// shows as the cell's result.
+	Result bool
 }
 
 // Env is what passes may ask of the session.

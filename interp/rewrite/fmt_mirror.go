@@ -1,0 +1,405 @@
+package rewrite
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// A value of a cell's type nested in another value (an element of a slice, array or map, a
+// field of a struct, what a pointer points to) reaches fmt through reflect, where the cell's
+// type has no methods, so fmt would print it by its fields where Go calls its String or Error.
+// wrap-fmt-args passes such an operand, whose type the unit shows, through a mirror: a
+// function literal, called where the operand stands, that copies the value into compiled
+// values that fmt prints as Go prints the operand. Each element that Go prints by a method
+// goes through the helper that such an operand gets (FmtArgName for a value whose method set
+// has String or Error, FmtPtrName for a pointer, heldFmtArg's literal for an interface of the
+// session); a slice or array becomes a []any of its elements' mirrors (fmt prints both as
+// [a b]); a map a map of the same keys to its values' mirrors (fmt sorts the same keys); a
+// struct a compiled struct of the same field names with fields of type any (FieldsName), which
+// %v and %+v print as they print the struct; and a pointer to one of these, the operand
+// itself, a pointer to its mirror (fmt prints &…). Nothing else is copied: a part of a type
+// that holds no such value is passed as it is, and a type that holds none is not mirrored at
+// all. For []P, with P's String on a value receiver:
+//
+//	fmt.Println(ps)
+//
+// runs as
+//
+//	fmt.Println(func(_gosbiM0 []P) any { if _gosbiM0 == nil { return _gosbiM0 }; _gosbiR := make([]any, len(_gosbiM0)); for _gosbiI, _gosbiM1 := range _gosbiM0 { _gosbiR[_gosbiI] = _gosbiFmtArg(_gosbiM1) }; return _gosbiR }(ps))
+//
+// Go's rules decide what is mirrored: an element whose type has String only on a pointer
+// receiver is printed by its fields (the value's method set lacks it), an unexported field is
+// printed by its fields at every depth (fmt cannot call its methods), and a pointer nested in
+// a value prints as an address. A map's keys are left as they are (they print by their
+// fields). The mirror is left out, and the operand printed as before, where the type holds a
+// struct that embeds a field (which may promote a method), a field named _, a field with a
+// tag, a type of the session with a method Format or with print methods on both receivers,
+// a generic type, a type that holds itself, an element type whose kind is byte (fmt prints
+// such a slice as bytes for %s, %q and %x), or a name the unit shadows.
+
+// Names in the mirrors of wrap-fmt-args.
+const (
+	// FmtMirrorName starts the names of the parameters of the function literals of a mirror;
+	// a digit, the depth of the value, ends them.
+	FmtMirrorName = "_gosbiM"
+	// FieldsName is the compiled function of the prelude's package builtin that makes the
+	// mirror of a struct: given the field names separated by spaces and the fields' values, a
+	// value of a struct type with those names and fields of type any.
+	FieldsName = "_gosbibuiltin.Fields"
+	// AddrName is the compiled function of the prelude's package builtin that returns a
+	// pointer to a copy of a mirror.
+	AddrName = "_gosbibuiltin.Addr"
+)
+
+// maxMirrorDepth bounds the depth of a mirror.
+const maxMirrorDepth = 8
+
+// mirror makes the mirror of one operand type.
+type mirror struct {
+	tt        *typeTable
+	pointer   bool     // a String or Error of the session has a pointer receiver
+	path      []string // the named types that the value being mirrored is nested in
+	recursive *bool    // set where a named type holds itself: such a type is not mirrored
+}
+
+// fmtMirror returns the function literal, up to the "(" of its argument, that a print
+// operand of type t goes through, and "" when its type holds no value that Go prints by a
+// method where the interpreter does not.
+func (tt *typeTable) fmtMirror(t ast.Expr, pointer bool) string {
+	if t == nil {
+		return ""
+	}
+	m := mirror{tt: tt, pointer: pointer, recursive: new(bool)}
+	v := FmtMirrorName + "0"
+	e, ok := m.value(t, v, 0)
+	typ, named := m.typeText(t)
+	if !ok || !named || *m.recursive {
+		return ""
+	}
+	return fmt.Sprintf("func(%s %s) any { return %s }(", v, typ, e)
+}
+
+// value returns the expression of the mirror of the value v of type t at depth (0 for the
+// operand), and false when the value needs none.
+func (m mirror) value(t ast.Expr, v string, depth int) (string, bool) {
+	if depth > maxMirrorDepth {
+		return "", false
+	}
+	switch t := t.(type) {
+	case *ast.ParenExpr:
+		return m.value(t.X, v, depth)
+	case *ast.Ident:
+		return m.named(t, v, depth)
+	case *ast.StarExpr:
+		return m.pointee(t, v, depth)
+	case *ast.ArrayType:
+		return m.elements(t, v, depth)
+	case *ast.MapType:
+		return m.entries(t, v, depth)
+	case *ast.StructType:
+		return m.fields(t, v, depth)
+	}
+	return "", false
+}
+
+// named returns the mirror of a value v of the named type id (see value).
+func (m mirror) named(id *ast.Ident, v string, depth int) (string, bool) {
+	tt := m.tt
+	ts := tt.spec(id)
+	if ts == nil || ts.TypeParams != nil {
+		return "", false
+	}
+	if tt.isInterface(id) {
+		if depth == 0 || ts.Assign.IsValid() {
+			return "", false // fmtHelper's literal handles the operand
+		}
+		h := tt.heldFmtArg(id.Name, false, false, m.pointer)
+		if !strings.HasPrefix(h, "func(") {
+			return "", false
+		}
+		return h + v + ")", true
+	}
+	name := tt.aliased(id.Name)
+	value, ptr, format := tt.printReceivers(name)
+	switch {
+	case format, value && ptr, tt.embeds(name):
+		return "", false
+	case value:
+		if depth == 0 {
+			return "", false // fmtHelper's helpers handle the operand
+		}
+		return FmtArgName + "(" + v + ")", true
+	}
+	if slices.Contains(m.path, name) {
+		*m.recursive = true
+		return "", false
+	}
+	m.path = append(m.path[:len(m.path):len(m.path)], name)
+	return m.value(ts.Type, v, depth)
+}
+
+// printReceivers reports whether the session declares the methods Error or String of the
+// type name on a value receiver, on a pointer receiver, and whether it declares Format.
+func (tt *typeTable) printReceivers(name string) (value, pointer, format bool) {
+	for _, fd := range tt.methods {
+		recv, _ := receiver(fd)
+		if tt.aliased(recv) != name {
+			continue
+		}
+		switch fd.Name.Name {
+		case "Format":
+			format = true
+		case "Error", "String":
+			if _, star := ast.Unparen(fd.Recv.List[0].Type).(*ast.StarExpr); star {
+				pointer = true
+			} else {
+				value = true
+			}
+		}
+	}
+	return value, pointer, format
+}
+
+// embeds reports whether the session's type name is a struct type that embeds a field.
+func (tt *typeTable) embeds(name string) bool {
+	st, ok := tt.specs[name].Type.(*ast.StructType)
+	return ok && embedsField(st)
+}
+
+// embedsField reports whether a struct type embeds a field.
+func embedsField(st *ast.StructType) bool {
+	for _, f := range st.Fields.List {
+		if len(f.Names) == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// pointee returns the mirror of a pointer v of type t (see value): the pointer through
+// FmtPtrName where its element type is one of the session's with a method Error or String,
+// and, for the operand itself, a pointer to the mirror of the array, slice, map or struct it
+// points to (a nil pointer as it is; fmt prints any other pointer as an address).
+func (m mirror) pointee(t *ast.StarExpr, v string, depth int) (string, bool) {
+	if id, ok := ast.Unparen(t.X).(*ast.Ident); ok && m.tt.spec(id) == m.tt.specs[id.Name] && m.tt.specs[id.Name] != nil {
+		value, ptr, format := m.tt.printReceivers(m.tt.aliased(id.Name))
+		if format || m.tt.embeds(m.tt.aliased(id.Name)) {
+			return "", false
+		}
+		if value || ptr {
+			if depth == 0 {
+				return "", false
+			}
+			return FmtPtrName + "(" + v + ")", true
+		}
+	}
+	switch m.tt.underlying(t.X).(type) {
+	case *ast.ArrayType, *ast.MapType, *ast.StructType:
+	default:
+		return "", false // fmt prints a pointer to anything else as an address
+	}
+	if depth > 0 {
+		return "", false // fmt prints a nested pointer as an address
+	}
+	p := FmtMirrorName + strconv.Itoa(depth+1)
+	e, ok := m.value(t.X, "(*"+p+")", depth+1)
+	typ, named := m.typeText(t)
+	if !ok || !named {
+		return "", false
+	}
+	return fmt.Sprintf("func(%[1]s %[2]s) any { if %[1]s == nil { return %[1]s }; return %[3]s(%[4]s) }(%[5]s)",
+		p, typ, AddrName, e, v), true
+}
+
+// elements returns the mirror of a slice or array v of type t (see value): a []any of its
+// elements' mirrors, or a nil slice as it is.
+func (m mirror) elements(t *ast.ArrayType, v string, depth int) (string, bool) {
+	if m.byteKind(t.Elt) {
+		return "", false
+	}
+	e, em, typ, ok := m.element(t, t.Elt, depth)
+	if !ok {
+		return "", false
+	}
+	p := FmtMirrorName + strconv.Itoa(depth) + "s"
+	nilCheck := ""
+	if t.Len == nil {
+		nilCheck = fmt.Sprintf("if %[1]s == nil { return %[1]s }; ", p)
+	}
+	return fmt.Sprintf("func(%[1]s %[2]s) any { %[3]s_gosbiR := make([]any, len(%[1]s)); for _gosbiI, %[4]s := range %[1]s { _gosbiR[_gosbiI] = %[5]s }; return _gosbiR }(%[6]s)",
+		p, typ, nilCheck, e, em, v), true
+}
+
+// element returns, for a slice, array or map of type t at depth whose elements have the type
+// elem, the name of the variable of an element, the expression of its mirror, and the text of t;
+// false when the elements need no mirror or t cannot be written.
+func (m mirror) element(t, elem ast.Expr, depth int) (e, em, typ string, ok bool) {
+	e = FmtMirrorName + strconv.Itoa(depth+1)
+	em, ok = m.value(elem, e, depth+1)
+	typ, named := m.typeText(t)
+	return e, em, typ, ok && named
+}
+
+// byteKind reports whether the type t may be of the kind byte, whose slices fmt prints as
+// bytes for some verbs.
+func (m mirror) byteKind(t ast.Expr) bool {
+	switch u := m.tt.underlying(t).(type) {
+	case *ast.Ident:
+		return u.Name == "byte" || u.Name == "uint8"
+	case *ast.ArrayType, *ast.MapType, *ast.StructType, *ast.StarExpr, *ast.FuncType, *ast.ChanType, *ast.InterfaceType:
+		return false
+	}
+	return true
+}
+
+// entries returns the mirror of a map v of type t (see value): a map of the same keys to its
+// values' mirrors, or a nil map as it is.
+func (m mirror) entries(t *ast.MapType, v string, depth int) (string, bool) {
+	e, em, typ, ok := m.element(t, t.Value, depth)
+	if !ok {
+		return "", false
+	}
+	p := FmtMirrorName + strconv.Itoa(depth) + "m"
+	return fmt.Sprintf("func(%[1]s %[2]s) any { if %[1]s == nil { return %[1]s }; _gosbiR := make(map[%[3]s]any, len(%[1]s)); for _gosbiK, %[4]s := range %[1]s { _gosbiR[_gosbiK] = %[5]s }; return _gosbiR }(%[6]s)",
+		p, typ, types.ExprString(t.Key), e, em, v), true
+}
+
+// fields returns the mirror of a struct v of type t (see value), made by FieldsName: the
+// mirrors of its exported fields that need one, and the other fields as they are.
+func (m mirror) fields(t *ast.StructType, v string, depth int) (string, bool) {
+	if embedsField(t) {
+		return "", false
+	}
+	var names, values []string
+	mirrored := false
+	for _, f := range t.Fields.List {
+		if f.Tag != nil {
+			return "", false
+		}
+		for _, n := range f.Names {
+			if n.Name == "_" {
+				return "", false
+			}
+			fv := v + "." + n.Name
+			if n.IsExported() {
+				if fm, ok := m.value(f.Type, fv, depth+1); ok {
+					fv, mirrored = fm, true
+				}
+			}
+			names, values = append(names, n.Name), append(values, fv)
+		}
+	}
+	if !mirrored {
+		return "", false
+	}
+	return fmt.Sprintf("%s(%q, %s)", FieldsName, strings.Join(names, " "), strings.Join(values, ", ")), true
+}
+
+// typeText returns the type expression t as the mirror writes it, and false when it cannot be
+// written where the unit's operand stands: each name in it must be a predeclared type that
+// nothing redefines, a type of the session that nothing shadows there, a type of the unit, or
+// a package's type, and it may hold no function, channel or interface literal, array length
+// other than a number, or field tag.
+func (m mirror) typeText(t ast.Expr) (string, bool) {
+	ok := true
+	ast.Inspect(t, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.Field:
+			ok = ok && n.Tag == nil
+			if ok {
+				ast.Inspect(n.Type, func(n ast.Node) bool { return m.inspectName(n, &ok) })
+			}
+			return false
+		default:
+			return m.inspectName(n, &ok)
+		}
+	})
+	return types.ExprString(t), ok
+}
+
+// inspectName clears ok when n cannot be written where the operand stands (see typeText), and
+// reports whether the inspection goes on.
+func (m mirror) inspectName(n ast.Node, ok *bool) bool {
+	tt := m.tt
+	switch n := n.(type) {
+	case *ast.SelectorExpr:
+		pkg, isIdent := n.X.(*ast.Ident)
+		*ok = *ok && isIdent && pkg.Obj == nil && tt.env.IsPackage != nil && tt.env.IsPackage(pkg.Name)
+		return false
+	case *ast.Ident:
+		switch {
+		case n.Obj != nil:
+			*ok = *ok && n.Obj.Kind == ast.Typ
+		case tt.specs[n.Name] != nil:
+			*ok = *ok && !tt.shadowed(n.Name)
+		case predeclared[n.Name] != "" || n.Name == "any" || n.Name == "error":
+			*ok = *ok && !tt.defined(n.Name)
+		default:
+			*ok = false
+		}
+	case *ast.BasicLit:
+		*ok = *ok && n.Kind == token.INT
+	case *ast.FuncType, *ast.ChanType, *ast.InterfaceType, *ast.Ellipsis, *ast.IndexExpr, *ast.IndexListExpr:
+		*ok = false
+	}
+	return *ok
+}
+
+// wrapResult returns the text of the unit, the cell's trailing expression, with the
+// expression passed through the mirror that fmt's operand of its type gets (fmtMirror), so
+// that the session shows the value as fmt.Println prints it; an expression of the type any
+// or of an interface type of the session goes through the helper that fmtHelper gives such an
+// operand, which passes on the value that the interface holds as fmt gets it. A value of a
+// type of the session with methods is left (the session shows it by its own MIMEBundle, Error
+// or String), and so is any other value.
+func (p *parsed) wrapResult(pointer bool, tt *typeTable) string {
+	st, ok := p.root.(*ast.ExprStmt)
+	if !ok || len(p.body) != 1 {
+		return p.Text
+	}
+	t := tt.staticType(st.X, 0)
+	if s, ok := t.(*ast.StarExpr); ok && tt.declaresMethods(s.X) || tt.declaresMethods(t) {
+		return p.Text
+	}
+	prefix := tt.fmtMirror(t, pointer)
+	if id, ok := t.(*ast.Ident); ok && prefix == "" && tt.isInterface(id) && id.Name != "error" &&
+		(id.Name == "any" && !tt.defined("any") || tt.specs[id.Name] != nil && tt.spec(id) == tt.specs[id.Name]) {
+		prefix = fmtHelper(false, operandVerb{verb: 'v'}, st.X, pointer, tt)
+	}
+	if prefix == "" {
+		return p.Text
+	}
+	return p.replaceAll([]edit{{st.X, prefix, ")"}})
+}
+
+// declaresMethods reports whether t names a type of the session on which the session or the
+// cell declares methods.
+func (tt *typeTable) declaresMethods(t ast.Expr) bool {
+	id, ok := ast.Unparen(t).(*ast.Ident)
+	if !ok || tt.specs[id.Name] == nil || tt.spec(id) != tt.specs[id.Name] {
+		return false
+	}
+	name := tt.aliased(id.Name)
+	for _, fd := range tt.methods {
+		if recv, _ := receiver(fd); tt.aliased(recv) == name {
+			return true
+		}
+	}
+	return false
+}
+
+// isAny reports whether t is the predeclared type any, or the empty interface literal.
+func (tt *typeTable) isAny(t ast.Expr) bool {
+	switch t := ast.Unparen(t).(type) {
+	case *ast.Ident:
+		return t.Name == "any" && t.Obj == nil && !tt.defined("any")
+	case *ast.InterfaceType:
+		return len(t.Methods.List) == 0
+	}
+	return false
+}
