@@ -18,7 +18,12 @@ type (
 	}
 	deepU     struct{ in deepP }
 	deepEmpty struct{}
-	deepNode  struct {
+	deepPs    []deepP
+	deepBig   struct {
+		A deepP
+		c []deepP
+	}
+	deepNode struct {
 		V    deepP
 		Next *deepNode
 	}
@@ -99,6 +104,10 @@ func TestFmtNested(t *testing.T) {
 				return fmt.Sprintf("%v\n%+v\n", v, &v)
 			}()},
 		{"in a function", "func show(ps []P) string { return fmt.Sprint(ps) }\nfmt.Println(show(ps))", fmt.Sprintln(fmt.Sprint(ps))},
+		{"a type local to a function", "func local() { type L struct{ A P }; fmt.Println([]L{{P{1}}}) }\nlocal()",
+			fmt.Sprintln([]struct{ A deepP }{{deepP{1}}})},
+		{"a named slice type and an unexported slice field", "type Ps []P\ntype Big struct{ A P; c []P }\nfmt.Println(Ps(ps), Big{P{1}, ps})",
+			fmt.Sprintln(deepPs(ps), deepBig{deepP{1}, ps})},
 		{"a pointer in a list", "type node struct{ V P; Next *node }\nfmt.Println(node{P{1}, nil})", fmt.Sprintln(deepNode{deepP{1}, nil})},
 		{"a recursive type, by its fields", "type tree struct{ Kids []tree; V P }\nfmt.Println(tree{nil, P{1}})",
 			fmt.Sprintln(struct {

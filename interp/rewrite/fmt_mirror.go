@@ -124,10 +124,15 @@ func (m mirror) named(id *ast.Ident, v string, depth int) (string, bool) {
 		}
 		return h + v + ")", true
 	}
-	name := tt.aliased(id.Name)
-	value, ptr, format := tt.printReceivers(name)
+	name := id.Name
+	var value, ptr, format bool
+	if ts == tt.specs[id.Name] { // a local type has no methods
+		name = tt.aliased(id.Name)
+		value, ptr, format = tt.printReceivers(name)
+	}
+	st, isStruct := ts.Type.(*ast.StructType)
 	switch {
-	case format, value && ptr, tt.embeds(name):
+	case format, value && ptr, isStruct && embedsField(st):
 		return "", false
 	case value:
 		if depth == 0 {
@@ -167,7 +172,11 @@ func (tt *typeTable) printReceivers(name string) (value, pointer, format bool) {
 
 // embeds reports whether the session's type name is a struct type that embeds a field.
 func (tt *typeTable) embeds(name string) bool {
-	st, ok := tt.specs[name].Type.(*ast.StructType)
+	ts := tt.specs[name]
+	if ts == nil {
+		return false
+	}
+	st, ok := ts.Type.(*ast.StructType)
 	return ok && embedsField(st)
 }
 
