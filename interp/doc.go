@@ -123,13 +123,14 @@
 // by its fields, as in Go), and which %v, %+v, %s, %q, %x and %X print as they print the value;
 // %#v and %T get the value itself. The cell's result shows such a value as fmt.Println prints it
 // (a struct with its field names, as every struct shows), and a value of a cell's type held by a
-// variable of type any by its method, as fmt prints it. A nested value still prints by its
-// fields where Go calls the method when it is a key of a map, or when the operand's type holds a
-// struct that embeds a field or has a field named _ or a field tag, a type of the session with a
-// method Format or with String and Error on different receivers, a generic type, a type that
-// holds itself in a slice or map, a named array length, an element type of the kind byte, or a
-// name that the cell shadows where the value is printed. In a session where a String or Error has
-// a pointer receiver, a value held by a variable of type any prints by its fields.
+// variable of type any or of an interface type of the session by its method, as fmt prints it. A
+// nested value still prints by its fields where Go calls the method when it is a key of a map, or
+// when the operand's type holds a struct that embeds a field or has a field named _ or a field
+// tag, a type of the session with a method Format or with String and Error on different
+// receivers, a generic type, a type that holds itself in a slice or map, a named array length,
+// an element type of the kind byte, or a name that the cell shadows where the value is printed.
+// In a session where a String or Error has a pointer receiver, a value held by a variable of type
+// any prints by its fields.
 // Everywhere, fmt prints by the fields where Go calls the method: a value passed with a format
 // that is not a string literal (a variable, "%v"+"\n") or has an explicit argument index (%[1]v),
 // a value whose verb is %#v (Go calls GoString) or an invalid one, an extra operand, a pointer to

@@ -172,7 +172,7 @@ func TestFmtNestedSharpAndType(t *testing.T) {
 // TestResultNested checks that a cell's result that holds values of the cell's types with
 // String shows them as fmt.Println prints them (with the field names of %+v for a struct, as
 // the session shows every struct), and that a value of such a type held by a variable of type
-// any shows by its method, as fmt prints it.
+// any or of an interface type of the session shows by its method, as fmt prints it.
 func TestResultNested(t *testing.T) {
 	ts := newTestSession(t)
 	ts.mustRun(t, deepTypes(false))
@@ -185,6 +185,7 @@ func TestResultNested(t *testing.T) {
 		{"w", fmt.Sprintf("%+v", w)},
 		{"&ps", fmt.Sprint(&ps)},
 		{"[]Shape{sh}", fmt.Sprint([]deepShape{deepSq{3}})},
+		{"sh", fmt.Sprint(deepSq{3})},
 		{"p", fmt.Sprint(deepP{1})},
 	} {
 		t.Run(c.code, func(t *testing.T) {
