@@ -29,6 +29,8 @@ type (
 	}
 	deepShape interface{ Area() int }
 	deepSq    struct{ side int }
+	deepCi    struct{ r int }
+	deepOdd   struct{ X int }
 	deepV     struct {
 		A []deepP
 		B map[string]*deepP
@@ -42,6 +44,8 @@ func (p deepP) String() string   { return fmt.Sprintf("P(%d)", p.X) }
 func (q *deepQ) String() string  { return fmt.Sprintf("Q(%d)", q.Y) }
 func (deepE) Error() string      { return "boom" }
 func (s deepSq) Area() int       { return s.side * s.side }
+func (c deepCi) Area() int       { return 3 * c.r }
+func (deepOdd) String() int      { return 7 }
 func (s deepSq) String() string  { return fmt.Sprint("sq", s.side) }
 func (e deepEmpty) Nothing() int { return 0 }
 
@@ -55,6 +59,8 @@ func deepTypes(pointer bool) string {
 		"type Empty struct{}\nfunc (e Empty) Nothing() int { return 0 }\n" +
 		"type Shape interface{ Area() int }\n" +
 		"type Sq struct{ side int }\nfunc (s Sq) Area() int { return s.side * s.side }\nfunc (s Sq) String() string { return fmt.Sprint(\"sq\", s.side) }\n" +
+		"type Ci struct{ r int }\nfunc (c Ci) Area() int { return 3 * c.r }\n" +
+		"type Odd struct{ X int }\nfunc (Odd) String() int { return 7 }\n" +
 		"type V struct {\n\tA []P\n\tB map[string]*P\n\tC [][]P\n\tD []Shape\n\tE *W\n}\n"
 	if pointer {
 		s += "type Q struct{ Y int }\nfunc (q *Q) String() string { return fmt.Sprintf(\"Q(%d)\", q.Y) }\n"
@@ -98,6 +104,8 @@ func TestFmtNested(t *testing.T) {
 		{"nested two levels", "fmt.Println([][]P{{{1}}, nil}, map[string][]P{\"k\": {{2}}}, []W{w})",
 			fmt.Sprintln([][]deepP{{{1}}, nil}, map[string][]deepP{"k": {{2}}}, []deepW{w})},
 		{"interface of the session", "fmt.Println([]Shape{Sq{2}, nil, sh})", fmt.Sprintln([]deepShape{deepSq{2}, nil, deepSq{3}})},
+		{"interface of the session holding values without String", "fmt.Println([]Shape{Ci{1}, Sq{2}}, map[string]Shape{\"c\": Ci{5}}, []Odd{{1}})",
+			fmt.Sprintln([]deepShape{deepCi{1}, deepSq{2}}, map[string]deepShape{"c": deepCi{5}}, []deepOdd{{1}})},
 		{"struct of them all", "v := V{A: ps, B: map[string]*P{\"x\": &p, \"y\": nil}, C: [][]P{ps}, D: []Shape{Sq{2}}}\nfmt.Printf(\"%v\\n%+v\\n\", v, &v)",
 			func() string {
 				v := deepV{A: ps, B: map[string]*deepP{"x": &p, "y": nil}, C: [][]deepP{ps}, D: []deepShape{deepSq{2}}}

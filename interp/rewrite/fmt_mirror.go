@@ -18,7 +18,7 @@ import (
 // values that fmt prints as Go prints the operand. Each element that Go prints by a method
 // goes through the helper that such an operand gets (FmtArgName for a value whose method set
 // has String or Error, FmtPtrName for a pointer, heldFmtArg's literal for an interface of the
-// session); a slice or array becomes a []any of its elements' mirrors (fmt prints both as
+// session, then UnwrapName); a slice or array becomes a []any of its elements' mirrors (fmt prints both as
 // [a b]); a map a map of the same keys to its values' mirrors (fmt sorts the same keys); a
 // struct a compiled struct of the same field names with fields of type any (FieldsName), which
 // %v and %+v print as they print the struct; and a pointer to one of these, the operand
@@ -51,6 +51,12 @@ const (
 	// mirror of a struct: given the field names separated by spaces and the fields' values, a
 	// value of a struct type with those names and fields of type any.
 	FieldsName = "_gosbibuiltin.Fields"
+	// UnwrapName is the compiled function of the prelude's package builtin that gives the value
+	// of a cell's type that the interpreter hands compiled code as its own record of an
+	// interface's value (a struct of the expression's node and the value), and any other value
+	// as it is. The mirror of an interface's value passes through it: a value that heldFmtArg's
+	// literal passes on as it is would print as that record, in a slice or map of the cell.
+	UnwrapName = "_gosbibuiltin.Unwrap"
 	// AddrName is the compiled function of the prelude's package builtin that returns a
 	// pointer to a copy of a mirror.
 	AddrName = "_gosbibuiltin.Addr"
@@ -122,7 +128,7 @@ func (m mirror) named(id *ast.Ident, v string, depth int) (string, bool) {
 		if !strings.HasPrefix(h, "func(") {
 			return "", false
 		}
-		return h + v + ")", true
+		return UnwrapName + "(" + h + v + "))", true
 	}
 	name := id.Name
 	var value, ptr, format bool
