@@ -18,19 +18,20 @@ import (
 // values that fmt prints as Go prints the operand. Each element that Go prints by a method
 // goes through the helper that such an operand gets (FmtArgName for a value whose method set
 // has String or Error, FmtPtrName for a pointer, heldFmtArg's literal for an interface of the
-// session, then UnwrapName); a slice or array becomes a []any of its elements' mirrors (fmt prints both as
-// [a b]); a map a map of the same keys to its values' mirrors (fmt sorts the same keys); a
-// struct a compiled struct of the same field names with fields of type any (FieldsName), which
-// %v and %+v print as they print the struct; and a pointer to one of these, the operand
-// itself, a pointer to its mirror (fmt prints &…). Nothing else is copied: a part of a type
-// that holds no such value is passed as it is, and a type that holds none is not mirrored at
-// all. For []P, with P's String on a value receiver:
+// session, then UnwrapName); a slice or array becomes a []any of its elements' mirrors (fmt
+// prints both as [a b]); a map a map of the same keys to its values' mirrors (fmt sorts the
+// same keys); a struct a compiled struct of the same field names with fields of type any
+// (FieldsName), which %v and %+v print as they print the struct; and a pointer to one of
+// these, the operand itself, a pointer to its mirror (fmt prints &…). Nothing else is copied:
+// a part of a type that holds no such value is passed as it is, and a type that holds none is
+// not mirrored at all. For []P and W struct{ In P; N int }, with P's String on a value
+// receiver:
 //
-//	fmt.Println(ps)
+//	fmt.Println(ps, w)
 //
 // runs as
 //
-//	fmt.Println(func(_gosbiM0 []P) any { if _gosbiM0 == nil { return _gosbiM0 }; _gosbiR := make([]any, len(_gosbiM0)); for _gosbiI, _gosbiM1 := range _gosbiM0 { _gosbiR[_gosbiI] = _gosbiFmtArg(_gosbiM1) }; return _gosbiR }(ps))
+//	fmt.Println(func(_gosbiM0s []P) any { if _gosbiM0s == nil { return _gosbiM0s }; _gosbiR := make([]any, len(_gosbiM0s)); for _gosbiI, _gosbiM1 := range _gosbiM0s { _gosbiR[_gosbiI] = _gosbiFmtArg(_gosbiM1) }; return _gosbiR }(ps), func(_gosbiM0 W) any { return _gosbibuiltin.Fields("In N", _gosbiFmtArg(_gosbiM0.In), _gosbiM0.N) }(w))
 //
 // Go's rules decide what is mirrored: an element whose type has String only on a pointer
 // receiver is printed by its fields (the value's method set lacks it), an unexported field is
@@ -44,8 +45,9 @@ import (
 
 // Names in the mirrors of wrap-fmt-args.
 const (
-	// FmtMirrorName starts the names of the parameters of the function literals of a mirror;
-	// a digit, the depth of the value, ends them.
+	// FmtMirrorName starts the names of the parameters of the function literals of a mirror,
+	// which end with the depth of the value (and s for a slice or array, m for a map); a call
+	// of such a literal is an operand that wrap-fmt-args has wrapped.
 	FmtMirrorName = "_gosbiM"
 	// FieldsName is the compiled function of the prelude's package builtin that makes the
 	// mirror of a struct: given the field names separated by spaces and the fields' values, a
@@ -86,6 +88,9 @@ func (tt *typeTable) fmtMirror(t ast.Expr, pointer bool) string {
 	typ, named := m.typeText(t)
 	if !ok || !named || *m.recursive {
 		return ""
+	}
+	if lit, ok := strings.CutSuffix(e, "("+v+")"); ok && strings.HasPrefix(lit, "func(") {
+		return lit + "(" // the mirror of a slice, array, map or pointer is a literal called on v
 	}
 	return fmt.Sprintf("func(%s %s) any { return %s }(", v, typ, e)
 }

@@ -580,5 +580,5 @@ func heldCall(call *ast.CallExpr) bool {
 		return false
 	}
 	names := lit.Type.Params.List[0].Names
-	return len(names) == 1 && (names[0].Name == FmtHeldName || names[0].Name == FmtMirrorName+"0")
+	return len(names) == 1 && (names[0].Name == FmtHeldName || strings.HasPrefix(names[0].Name, FmtMirrorName))
 }
