@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"github.com/gosbi/gosbi/display"
 )
 
 // The compiled counterparts of the cells' types of TestFmtNested: the same fields (named
@@ -31,6 +33,7 @@ type (
 	deepSq    struct{ side int }
 	deepCi    struct{ r int }
 	deepOdd   struct{ X int }
+	deepBlank struct{}
 	deepV     struct {
 		A []deepP
 		B map[string]*deepP
@@ -46,6 +49,7 @@ func (deepE) Error() string      { return "boom" }
 func (s deepSq) Area() int       { return s.side * s.side }
 func (c deepCi) Area() int       { return 3 * c.r }
 func (deepOdd) String() int      { return 7 }
+func (deepBlank) String() string { return "" }
 func (s deepSq) String() string  { return fmt.Sprint("sq", s.side) }
 func (e deepEmpty) Nothing() int { return 0 }
 
@@ -204,5 +208,30 @@ func TestResultNested(t *testing.T) {
 				t.Errorf("%s: result %q, want %q (fmt.Println printed %q)", c.code, got, c.want, printed)
 			}
 		})
+	}
+}
+
+// TestResultLongSlice checks that a cell's result that is a long slice of a cell's type with
+// String shows as the session shows such a slice of a compiled type: its elements by their
+// method, cut after the bytes that the session shows of a value (the mirror of the result
+// copies no more elements than those). Blank's String is empty, so that its elements take the
+// fewest bytes, one space each.
+func TestResultLongSlice(t *testing.T) {
+	ts := newTestSession(t)
+	ts.mustRun(t, deepTypes(false)+"type Blank struct{}\nfunc (Blank) String() string { return \"\" }\n")
+	for _, c := range []struct {
+		typ  string
+		n    int
+		want string
+	}{
+		{"P", 30000, display.PlainText(display.Render(make([]deepP, 30000)))},
+		{"Blank", 19999, display.PlainText(display.Render(make([]deepBlank, 19999)))},
+		{"Blank", 20000, display.PlainText(display.Render(make([]deepBlank, 20000)))},
+		{"Blank", 30000, display.PlainText(display.Render(make([]deepBlank, 30000)))},
+	} {
+		code := fmt.Sprintf("make([]%s, %d)", c.typ, c.n)
+		if got, want := text(ts.mustRun(t, code)), c.want; got != want {
+			t.Errorf("%s: result of %d bytes ending %q, want %d bytes ending %q", code, len(got), got[max(0, len(got)-60):], len(want), want[max(0, len(want)-60):])
+		}
 	}
 }

@@ -73,16 +73,26 @@ type mirror struct {
 	pointer   bool     // a String or Error of the session has a pointer receiver
 	path      []string // the named types that the value being mirrored is nested in
 	recursive *bool    // set where a named type holds itself: such a type is not mirrored
+	limit     int      // the most elements of a slice or array mirrored, 0 for all
 }
+
+// resultElements is the most elements of a slice or array that the mirror of a cell's result
+// copies: the session shows no more than 20,000 bytes of a value (display.Render), and each
+// element takes one at least (a space), so the elements after them are cut from what it shows.
+const resultElements = 20001
 
 // fmtMirror returns the function literal, up to the "(" of its argument, that a print
 // operand of type t goes through, and "" when its type holds no value that Go prints by a
 // method where the interpreter does not.
 func (tt *typeTable) fmtMirror(t ast.Expr, pointer bool) string {
+	return tt.mirrorOf(t, mirror{tt: tt, pointer: pointer, recursive: new(bool)})
+}
+
+// mirrorOf returns the function literal that fmtMirror returns, made by m.
+func (tt *typeTable) mirrorOf(t ast.Expr, m mirror) string {
 	if t == nil {
 		return ""
 	}
-	m := mirror{tt: tt, pointer: pointer, recursive: new(bool)}
 	v := FmtMirrorName + "0"
 	e, ok := m.value(t, v, 0)
 	typ, named := m.typeText(t)
@@ -251,6 +261,10 @@ func (m mirror) elements(t *ast.ArrayType, v string, depth int) (string, bool) {
 	if t.Len == nil {
 		nilCheck = fmt.Sprintf("if %[1]s == nil { return %[1]s }; ", p)
 	}
+	if m.limit > 0 {
+		return fmt.Sprintf("func(%[1]s %[2]s) any { %[3]s_gosbiN := len(%[1]s); if _gosbiN > %[7]d { _gosbiN = %[7]d }; _gosbiR := make([]any, _gosbiN); for _gosbiI, %[4]s := range %[1]s[:_gosbiN] { _gosbiR[_gosbiI] = %[5]s }; return _gosbiR }(%[6]s)",
+			p, typ, nilCheck, e, em, v, m.limit), true
+	}
 	return fmt.Sprintf("func(%[1]s %[2]s) any { %[3]s_gosbiR := make([]any, len(%[1]s)); for _gosbiI, %[4]s := range %[1]s { _gosbiR[_gosbiI] = %[5]s }; return _gosbiR }(%[6]s)",
 		p, typ, nilCheck, e, em, v), true
 }
@@ -371,8 +385,9 @@ func (m mirror) inspectName(n ast.Node, ok *bool) bool {
 }
 
 // wrapResult returns the text of the unit, the cell's trailing expression, with the
-// expression passed through the mirror that fmt's operand of its type gets (fmtMirror), so
-// that the session shows the value as fmt.Println prints it; an expression of the type any
+// expression passed through the mirror that fmt's operand of its type gets (fmtMirror, which
+// copies no more of a slice than the session shows), so that the session shows the value as
+// fmt.Println prints it; an expression of the type any
 // or of an interface type of the session goes through the helper that fmtHelper gives such an
 // operand, which passes on the value that the interface holds as fmt gets it. A value of a
 // type of the session with methods is left (the session shows it by its own MIMEBundle, Error
@@ -386,7 +401,7 @@ func (p *parsed) wrapResult(pointer bool, tt *typeTable) string {
 	if s, ok := t.(*ast.StarExpr); ok && tt.declaresMethods(s.X) || tt.declaresMethods(t) {
 		return p.Text
 	}
-	prefix := tt.fmtMirror(t, pointer)
+	prefix := tt.mirrorOf(t, mirror{tt: tt, pointer: pointer, recursive: new(bool), limit: resultElements})
 	if id, ok := t.(*ast.Ident); ok && prefix == "" && tt.isInterface(id) && id.Name != "error" &&
 		(id.Name == "any" && !tt.defined("any") || tt.specs[id.Name] != nil && tt.spec(id) == tt.specs[id.Name]) {
 		prefix = fmtHelper(false, operandVerb{verb: 'v'}, st.X, pointer, tt)
