@@ -46,3 +46,18 @@ func mirrorAddr(x any) any {
 	p.Elem().Set(reflect.ValueOf(x))
 	return p.Interface()
 }
+
+// mirrorLazy returns a value that fmt prints as it prints the mirror that build makes
+// (rewrite.LazyName): it builds the mirror when fmt formats the value, after every operand of
+// the call was evaluated, so that fmt reads the elements of a slice, map or pointer when it
+// prints them, as it reads them in Go, and prints the mirror with the verb, flags, width and
+// precision that it formats the value with.
+func mirrorLazy(build func() any) any { return lazyMirror{build} }
+
+// lazyMirror is the value of mirrorLazy.
+type lazyMirror struct{ build func() any }
+
+// Format prints the mirror with the directive that fmt formats m with.
+func (m lazyMirror) Format(s fmt.State, verb rune) {
+	fmt.Fprintf(s, fmt.FormatString(s, verb), m.build())
+}

@@ -325,6 +325,7 @@ var builtinSymbols = yaegi.Exports{
 		"AnyOK":             reflect.ValueOf(anyOK),
 		"Fields":            reflect.ValueOf(mirrorFields),
 		"Addr":              reflect.ValueOf(mirrorAddr),
+		"Lazy":              reflect.ValueOf(mirrorLazy),
 
 		"ErrorsIs":     reflect.ValueOf(errorsIs),
 		"ErrorsAs":     reflect.ValueOf(errorsAs),

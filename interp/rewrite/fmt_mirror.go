@@ -31,7 +31,13 @@ import (
 //
 // runs as
 //
-//	fmt.Println(func(_gosbiM0s []P) any { if _gosbiM0s == nil { return _gosbiM0s }; _gosbiR := make([]any, len(_gosbiM0s)); for _gosbiI, _gosbiM1 := range _gosbiM0s { _gosbiR[_gosbiI] = _gosbiFmtArg(_gosbiM1) }; return _gosbiR }(ps), func(_gosbiM0 W) any { return _gosbibuiltin.Fields("In N", _gosbiFmtArg(_gosbiM0.In), _gosbiM0.N) }(w))
+//	fmt.Println(func(_gosbiM0s []P) any { return _gosbibuiltin.Lazy(func() any { if _gosbiM0s == nil { return _gosbiM0s }; _gosbiR := make([]any, len(_gosbiM0s)); for _gosbiI, _gosbiM1 := range _gosbiM0s { _gosbiR[_gosbiI] = _gosbiFmtArg(_gosbiM1) }; return _gosbiR }) }(ps), func(_gosbiM0 W) any { return _gosbibuiltin.Lazy(func() any { return _gosbibuiltin.Fields("In N", _gosbiFmtArg(_gosbiM0.In), _gosbiM0.N) }) }(w))
+//
+// The literal takes the operand where it stands, as Go hands fmt the operand (the slice, map
+// or pointer itself, a copy of an array or struct), and returns what LazyName makes of the
+// mirror's code, which fmt formats after every operand was evaluated: it makes the mirror
+// then, reading the elements as fmt reads them in Go, and prints it with the same verb,
+// flags, width and precision. The mirror of a cell's result is made at once.
 //
 // Go's rules decide what is mirrored: an element whose type has String only on a pointer
 // receiver is printed by its fields (the value's method set lacks it), an unexported field is
@@ -62,6 +68,10 @@ const (
 	// AddrName is the compiled function of the prelude's package builtin that returns a
 	// pointer to a copy of a mirror.
 	AddrName = "_gosbibuiltin.Addr"
+	// LazyName is the compiled function of the prelude's package builtin that, given a
+	// function that makes a mirror, returns a value that fmt prints as the mirror, made when
+	// fmt formats the value, with the same verb, flags, width and precision.
+	LazyName = "_gosbibuiltin.Lazy"
 )
 
 // maxMirrorDepth bounds the depth of a mirror.
@@ -74,6 +84,7 @@ type mirror struct {
 	path      []string // the named types that the value being mirrored is nested in
 	recursive *bool    // set where a named type holds itself: such a type is not mirrored
 	limit     int      // the most elements of a slice or array mirrored, 0 for all
+	lazy      bool     // the operand's mirror is made when fmt prints it (see literal)
 }
 
 // resultElements is the most elements of a slice or array that the mirror of a cell's result
@@ -85,7 +96,7 @@ const resultElements = 20001
 // operand of type t goes through, and "" when its type holds no value that Go prints by a
 // method where the interpreter does not.
 func (tt *typeTable) fmtMirror(t ast.Expr, pointer bool) string {
-	return tt.mirrorOf(t, mirror{tt: tt, pointer: pointer, recursive: new(bool)})
+	return tt.mirrorOf(t, mirror{tt: tt, pointer: pointer, recursive: new(bool), lazy: true})
 }
 
 // mirrorOf returns the function literal that fmtMirror returns, made by m.
@@ -102,7 +113,20 @@ func (tt *typeTable) mirrorOf(t ast.Expr, m mirror) string {
 	if lit, ok := strings.CutSuffix(e, "("+v+")"); ok && strings.HasPrefix(lit, "func(") {
 		return lit + "(" // the mirror of a slice, array, map or pointer is a literal called on v
 	}
-	return fmt.Sprintf("func(%s %s) any { return %s }(", v, typ, e)
+	return strings.TrimSuffix(m.literal(v, typ, "return "+e, "", 0), ")")
+}
+
+// literal returns the call, on v, of a function literal of a mirror with the parameter p of
+// type typ and the body. For the operand of a print function (depth 0, m.lazy), the literal
+// returns what LazyName makes of the body, which runs when fmt prints the operand: as in Go,
+// the operand's value is taken where it stands (the slice, map or pointer itself, a copy of an
+// array or struct), and the elements that it refers to are read after every operand was
+// evaluated.
+func (m mirror) literal(p, typ, body, v string, depth int) string {
+	if m.lazy && depth == 0 {
+		body = fmt.Sprintf("return %s(func() any { %s })", LazyName, body)
+	}
+	return fmt.Sprintf("func(%s %s) any { %s }(%s)", p, typ, body, v)
 }
 
 // value returns the expression of the mirror of the value v of type t at depth (0 for the
@@ -242,8 +266,7 @@ func (m mirror) pointee(t *ast.StarExpr, v string, depth int) (string, bool) {
 	if !ok || !named {
 		return "", false
 	}
-	return fmt.Sprintf("func(%[1]s %[2]s) any { if %[1]s == nil { return %[1]s }; return %[3]s(%[4]s) }(%[5]s)",
-		p, typ, AddrName, e, v), true
+	return m.literal(p, typ, fmt.Sprintf("if %[1]s == nil { return %[1]s }; return %[2]s(%[3]s)", p, AddrName, e), v, depth), true
 }
 
 // elements returns the mirror of a slice or array v of type t (see value): a []any of its
@@ -262,11 +285,11 @@ func (m mirror) elements(t *ast.ArrayType, v string, depth int) (string, bool) {
 		nilCheck = fmt.Sprintf("if %[1]s == nil { return %[1]s }; ", p)
 	}
 	if m.limit > 0 {
-		return fmt.Sprintf("func(%[1]s %[2]s) any { %[3]s_gosbiN := len(%[1]s); if _gosbiN > %[7]d { _gosbiN = %[7]d }; _gosbiR := make([]any, _gosbiN); for _gosbiI, %[4]s := range %[1]s[:_gosbiN] { _gosbiR[_gosbiI] = %[5]s }; return _gosbiR }(%[6]s)",
-			p, typ, nilCheck, e, em, v, m.limit), true
+		return m.literal(p, typ, fmt.Sprintf("%[2]s_gosbiN := len(%[1]s); if _gosbiN > %[5]d { _gosbiN = %[5]d }; _gosbiR := make([]any, _gosbiN); for _gosbiI, %[3]s := range %[1]s[:_gosbiN] { _gosbiR[_gosbiI] = %[4]s }; return _gosbiR",
+			p, nilCheck, e, em, m.limit), v, depth), true
 	}
-	return fmt.Sprintf("func(%[1]s %[2]s) any { %[3]s_gosbiR := make([]any, len(%[1]s)); for _gosbiI, %[4]s := range %[1]s { _gosbiR[_gosbiI] = %[5]s }; return _gosbiR }(%[6]s)",
-		p, typ, nilCheck, e, em, v), true
+	return m.literal(p, typ, fmt.Sprintf("%[2]s_gosbiR := make([]any, len(%[1]s)); for _gosbiI, %[3]s := range %[1]s { _gosbiR[_gosbiI] = %[4]s }; return _gosbiR",
+		p, nilCheck, e, em), v, depth), true
 }
 
 // element returns, for a slice, array or map of type t at depth whose elements have the type
@@ -299,8 +322,8 @@ func (m mirror) entries(t *ast.MapType, v string, depth int) (string, bool) {
 		return "", false
 	}
 	p := FmtMirrorName + strconv.Itoa(depth) + "m"
-	return fmt.Sprintf("func(%[1]s %[2]s) any { if %[1]s == nil { return %[1]s }; _gosbiR := make(map[%[3]s]any, len(%[1]s)); for _gosbiK, %[4]s := range %[1]s { _gosbiR[_gosbiK] = %[5]s }; return _gosbiR }(%[6]s)",
-		p, typ, types.ExprString(t.Key), e, em, v), true
+	return m.literal(p, typ, fmt.Sprintf("if %[1]s == nil { return %[1]s }; _gosbiR := make(map[%[2]s]any, len(%[1]s)); for _gosbiK, %[3]s := range %[1]s { _gosbiR[_gosbiK] = %[4]s }; return _gosbiR",
+		p, types.ExprString(t.Key), e, em), v, depth), true
 }
 
 // fields returns the mirror of a struct v of type t (see value), made by FieldsName: the

@@ -6,14 +6,14 @@ import (
 
 // TestWrapFmtMirror checks the text that wrap-fmt-args gives an operand whose type holds
 // values of a session type with String: the mirror of the package's documentation for a
-// slice and a struct, and the operand left where the verb is %#v or %T, where the session
+// slice and a struct, made when fmt prints it, and the operand left where the verb is %#v or %T, where the session
 // type has String on a pointer receiver only (a value prints by its fields, as in Go) and
 // where the type holds no session type.
 func TestWrapFmtMirror(t *testing.T) {
 	const (
-		slice = "func(_gosbiM0s []P) any { if _gosbiM0s == nil { return _gosbiM0s }; _gosbiR := make([]any, len(_gosbiM0s)); " +
-			"for _gosbiI, _gosbiM1 := range _gosbiM0s { _gosbiR[_gosbiI] = _gosbiFmtArg(_gosbiM1) }; return _gosbiR }(ps)"
-		strct = `func(_gosbiM0 W) any { return _gosbibuiltin.Fields("In N", _gosbiFmtArg(_gosbiM0.In), _gosbiM0.N) }(w)`
+		slice = "func(_gosbiM0s []P) any { return _gosbibuiltin.Lazy(func() any { if _gosbiM0s == nil { return _gosbiM0s }; _gosbiR := make([]any, len(_gosbiM0s)); " +
+			"for _gosbiI, _gosbiM1 := range _gosbiM0s { _gosbiR[_gosbiI] = _gosbiFmtArg(_gosbiM1) }; return _gosbiR }) }(ps)"
+		strct = `func(_gosbiM0 W) any { return _gosbibuiltin.Lazy(func() any { return _gosbibuiltin.Fields("In N", _gosbiFmtArg(_gosbiM0.In), _gosbiM0.N) }) }(w)`
 	)
 	for _, c := range []struct{ in, want string }{
 		{"fmt.Println(ps, w)", "fmt.Println(" + slice + ", " + strct + ")"},
