@@ -74,7 +74,9 @@ const (
 	LazyName = "_gosbibuiltin.Lazy"
 )
 
-// maxMirrorDepth bounds the depth of a mirror.
+// maxMirrorDepth bounds the depth of a mirror: an operand whose type holds a value that needs
+// one deeper (the element of nine nested slices) is not mirrored at all, and prints by its
+// fields.
 const maxMirrorDepth = 8
 
 // mirror makes the mirror of one operand type.

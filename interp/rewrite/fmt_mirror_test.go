@@ -6,9 +6,10 @@ import (
 
 // TestWrapFmtMirror checks the text that wrap-fmt-args gives an operand whose type holds
 // values of a session type with String: the mirror of the package's documentation for a
-// slice and a struct, made when fmt prints it, and the operand left where the verb is %#v or %T, where the session
-// type has String on a pointer receiver only (a value prints by its fields, as in Go) and
-// where the type holds no session type.
+// slice and a struct, made when fmt prints it, also after a * width or precision, which takes
+// an operand of its own; and the operand left where the verb is %#v or %T, where the format
+// has an explicit argument index, where the session type has String on a pointer receiver only
+// (a value prints by its fields, as in Go) and where the type holds no session type.
 func TestWrapFmtMirror(t *testing.T) {
 	const (
 		slice = "func(_gosbiM0s []P) any { return _gosbibuiltin.Lazy(func() any { if _gosbiM0s == nil { return _gosbiM0s }; _gosbiR := make([]any, len(_gosbiM0s)); " +
@@ -18,6 +19,8 @@ func TestWrapFmtMirror(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{"fmt.Println(ps, w)", "fmt.Println(" + slice + ", " + strct + ")"},
 		{`fmt.Printf("%#v %T", ps, w)`, `fmt.Printf("%#v %T", ps, w)`},
+		{`fmt.Printf("%*v %-*.*v", 6, ps, 2, 1, w)`, `fmt.Printf("%*v %-*.*v", 6, ` + slice + ", 2, 1, " + strct + ")"},
+		{`fmt.Printf("%[2]*[1]v", ps, 6)`, `fmt.Printf("%[2]*[1]v", ps, 6)`},
 		{"fmt.Println(qs)", "fmt.Println(_gosbiFmtArg(qs))"},
 		{"fmt.Println(xs)", "fmt.Println(_gosbiFmtArg(xs))"},
 	} {
