@@ -80,3 +80,19 @@ func TestFmtNestedFlags(t *testing.T) {
 		})
 	}
 }
+
+// TestFmtNestedSessionVar checks that a variable that an earlier cell declared with var
+// prints its nested values as Go prints them: its type is that of its own value, also in a
+// declaration of several variables or a group, where the type of another variable would give
+// the mirror of the wrong type (the cell failed: cannot use type []int as type []main.P).
+func TestFmtNestedSessionVar(t *testing.T) {
+	ts := newTestSession(t)
+	ts.mustRun(t, deepTypes(false))
+	ts.mustRun(t, "var big = make([]P, 2)\nvar xs, ys = []P{{1}}, []int{2}\nvar (\n\tzs = []P{{3}}\n\tn  = 1\n)")
+	ts.out.Reset()
+	ts.mustRun(t, "fmt.Println(big, xs, ys, zs, n)")
+	want := fmt.Sprintln(make([]deepP, 2), []deepP{{1}}, []int{2}, []deepP{{3}}, 1)
+	if got := ts.out.String(); got != want {
+		t.Errorf("printed %q, want %q", got, want)
+	}
+}
