@@ -133,9 +133,8 @@
 // an element type of the kind byte, or a name that the cell shadows where the value is printed.
 // The rewrite goes by the operand's type as the cell shows it, so an operand whose type it
 // cannot tell (a slice expression such as ps[1:], a receive, a range or type-switch variable, a
-// method's result, a promoted field, a variable that an earlier cell declared with
-// var x = make(…)), one whose type nests such a value more than eight levels deep
-// ([][][][][][][][][]T), and a cell's result of type any that the same cell assigned
+// method's result, a promoted field), one whose type nests such a value more than eight levels
+// deep ([][][][][][][][][]T), and a cell's result of type any that the same cell assigned
 // (var a any = T{3}; a) print by their fields.
 // In a session where a String or Error has a pointer receiver, a value held by a variable of type
 // any prints by its fields.

@@ -99,7 +99,7 @@ type Env struct {
 	// Definition returns what defines the session's variable or function name: its declared
 	// type as the source writes it ("" when the declaration writes none; a function's type),
 	// and the source of the value that defines a variable without one ("any(T1{})" for
-	// v := any(T1{})), "" when there is none. Nil means none.
+	// v := any(T1{}) or var v = any(T1{})), "" when there is none. Nil means none.
 	Definition func(name string) (typ, value string)
 	// MethodDecls returns the session's method declarations before the cell, each without its
 	// body ("func (t *T) String() string"), from which the passes learn the names and
