@@ -123,12 +123,38 @@
 // (S{} shows what (*S).String returns). A nil pointer prints as <nil>, where Go calls its method
 // (which may handle a nil receiver). fmt does not call a cell type's Format: a value prints by
 // its String or Error, or by its fields where it has neither, where Go calls Format.
+// A value nested in another (an element of a slice or array, a value of a map, an exported
+// field of a struct, what the operand points to) prints by its String or Error where Go calls
+// them, when the cell shows the type of the operand that holds it and that type names the nested
+// one ([]T, map[string]*T, [][]T, a struct type of the session with a field of type T, []Shape):
+// fmt gets a value that it prints as a copy of the operand made when it prints it (so that it
+// reads the elements of a slice, map or pointer after every operand was evaluated, as in Go), a
+// []any, a map of the same keys to any, or a struct of the same field names with fields of type
+// any, whose elements are passed on as operands of their own types are (by the rules above, so an
+// element of a type with String on a pointer receiver prints by its fields, as in Go), and which
+// %v, %+v, %s, %q, %x and %X print, with the same flags, width and precision, as they print the
+// value; %#v and %T get the value itself. The cell's result shows such a value as fmt.Println prints it
+// (a struct with its field names, as every struct shows), and a value of a cell's type held by a
+// variable of type any or of an interface type of the session by its method, as fmt prints it. A
+// nested value still prints by its fields where Go calls the method when it is a key of a map, or
+// when the operand's type holds a struct that embeds a field or has a field named _ or a field
+// tag, a type of the session with a method Format or with String and Error on different
+// receivers, a generic type, a type that holds itself in a slice or map, a named array length,
+// an element type of the kind byte, or a name that the cell shadows where the value is printed.
+// The rewrite goes by the operand's type as the cell shows it, so an operand whose type it
+// cannot tell (a slice expression such as ps[1:], a receive, a range or type-switch variable, a
+// method's result, a promoted field), one whose type nests such a value more than eight levels
+// deep ([][][][][][][][][]T), and a cell's result of type any that the same cell assigned
+// (var a any = T{3}; a) print by their fields.
+// In a session where a String or Error has a pointer receiver, a value held by a variable of type
+// any prints by its fields.
 // Everywhere, fmt prints by the fields where Go calls the method: a value passed with a format
 // that is not a string literal (a variable, "%v"+"\n") or has an explicit argument index (%[1]v),
 // a value whose verb is %#v (Go calls GoString) or an invalid one, an extra operand, a pointer to
 // a type whose methods have value receivers passed to Errorf or whose type the cell does not show,
-// a value held in a variable of type any, a value nested in a struct, slice or map, the operand of
-// a lone call (fmt.Println(f())), and a value printed by log. Use the method, fmt.Printf("%s",
+// a pointer held in a variable of type any, a value nested in a value whose type the cell does not
+// show (var a any = []T{…}, the result of a call of a compiled function), the operand of a lone
+// call (fmt.Println(f())), and a value printed by log. Use the method, fmt.Printf("%s",
 // t.String()), or print a pointer whose type the cell shows. A value whose String, Error or Format
 // is promoted from an embedded compiled type (see below) is printed by that embedded field
 // instead.

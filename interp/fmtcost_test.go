@@ -62,3 +62,29 @@ func BenchmarkFmtHeldCost(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkFmtNestedCost runs cells that print, on each of 200 lines, a value whose type holds
+// values of a cell's type with a method String (a slice, a map, a struct), which wrap-fmt-args
+// passes through a mirror (see rewrite's fmtMirror), and, for comparison, a slice of a type
+// without methods, which it leaves: the cost of rewriting, compiling and running such a cell.
+func BenchmarkFmtNestedCost(b *testing.B) {
+	const types = "import \"fmt\"\ntype P struct{ X int }\nfunc (p P) String() string { return \"p\" }\n" +
+		"type W struct{ In P; N int }\ntype plain struct{ X int }\n" +
+		"ps := []P{{1}, {2}}; m := map[string]P{\"a\": {3}}; w := W{P{4}, 5}; xs := []plain{{1}, {2}}"
+	for _, c := range []struct{ name, operand string }{
+		{"slice", "ps"},
+		{"map", "m"},
+		{"struct", "w"},
+		{"slice without methods", "xs"},
+	} {
+		b.Run(c.name+", 200 lines", func(b *testing.B) {
+			ts := newTestSession(b)
+			ts.mustRun(b, types)
+			cell := strings.Repeat("_ = fmt.Sprintln("+c.operand+")\n", 200)
+			b.ResetTimer()
+			for range b.N {
+				ts.mustRun(b, cell)
+			}
+		})
+	}
+}

@@ -323,6 +323,9 @@ var builtinSymbols = yaegi.Exports{
 		"HeldByInterface":   reflect.ValueOf(heldByInterface),
 		"HeldMessage":       reflect.ValueOf(heldMessage),
 		"AnyOK":             reflect.ValueOf(anyOK),
+		"Fields":            reflect.ValueOf(mirrorFields),
+		"Addr":              reflect.ValueOf(mirrorAddr),
+		"Lazy":              reflect.ValueOf(mirrorLazy),
 
 		"ErrorsIs":     reflect.ValueOf(errorsIs),
 		"ErrorsAs":     reflect.ValueOf(errorsAs),

@@ -29,7 +29,8 @@ func (s *Session) rewrite(items []item, cell int) error {
 		case declItem:
 			kind = rewrite.Decl
 		}
-		units[i] = rewrite.Unit{Kind: kind, Text: it.text, Line: lineBase(cell) + it.line, Col: it.col}
+		units[i] = rewrite.Unit{Kind: kind, Text: it.text, Line: lineBase(cell) + it.line, Col: it.col,
+			Result: i == len(items)-1 && it.kind == stmtItem && isExprStmt(it.stmt)}
 	}
 	paths := s.packagePaths(items)
 	reach := sync.OnceValue(func() func(string) bool { return s.reachable(items, paths) })
@@ -291,16 +292,14 @@ func (s *Session) definition(name string) (typ, value string) {
 				return printNode(fd.Type), ""
 			}
 		}
-	case d.kind == varDecl && d.stmt:
-		return d.typeExpr, definingValue(d.src, name)
 	case d.kind == varDecl:
-		return d.typeExpr, ""
+		return d.typeExpr, definingValue(d.src, name)
 	}
 	return "", ""
 }
 
-// definingValue returns the source of the value that the statement src ("x := …") gives the
-// variable name, "" when there is none.
+// definingValue returns the source of the value that the statement or declaration src
+// ("x := …", "var x = …") gives the variable name, "" when there is none.
 func definingValue(src, name string) string {
 	const prefix = "package p; func _() {\n"
 	fset := token.NewFileSet()
@@ -309,18 +308,47 @@ func definingValue(src, name string) string {
 		return ""
 	}
 	for _, st := range f.Decls[0].(*ast.FuncDecl).Body.List {
-		as, ok := st.(*ast.AssignStmt)
-		if !ok || as.Tok != token.DEFINE || len(as.Lhs) != len(as.Rhs) {
-			continue
-		}
-		for i, l := range as.Lhs {
-			if id, ok := l.(*ast.Ident); ok && id.Name == name {
-				r := as.Rhs[i]
-				return (prefix + src)[fset.Position(r.Pos()).Offset:fset.Position(r.End()).Offset]
-			}
+		if r := valueOf(st, name); r != nil {
+			return (prefix + src)[fset.Position(r.Pos()).Offset:fset.Position(r.End()).Offset]
 		}
 	}
 	return ""
+}
+
+// valueOf returns the expression that the statement st, a definition (x := …) or a declaration
+// of variables (var x = …), gives the variable name, nil when it gives none, or several values
+// by one call.
+func valueOf(st ast.Stmt, name string) ast.Expr {
+	var names, values []ast.Expr
+	switch st := st.(type) {
+	case *ast.AssignStmt:
+		if st.Tok == token.DEFINE {
+			names, values = st.Lhs, st.Rhs
+		}
+	case *ast.DeclStmt:
+		gd, ok := st.Decl.(*ast.GenDecl)
+		if !ok || gd.Tok != token.VAR {
+			return nil
+		}
+		for _, sp := range gd.Specs {
+			if vs, ok := sp.(*ast.ValueSpec); ok {
+				for i, n := range vs.Names {
+					if n.Name == name && len(vs.Names) == len(vs.Values) {
+						return vs.Values[i]
+					}
+				}
+			}
+		}
+	}
+	if len(names) != len(values) {
+		return nil
+	}
+	for i, l := range names {
+		if id, ok := l.(*ast.Ident); ok && id.Name == name {
+			return values[i]
+		}
+	}
+	return nil
 }
 
 // typeDecls returns the sources of the session's type declarations, in the order they were

@@ -684,16 +684,39 @@ func (s *Session) register(it item, skip map[string]bool) {
 			d.results = fieldCount(fd.Type.Results)
 		}
 		if gd, ok := it.decl.(*ast.GenDecl); ok && (nk.kind == varDecl || nk.kind == constDecl) {
-			for _, sp := range gd.Specs {
-				if vs, ok := sp.(*ast.ValueSpec); ok && vs.Type != nil {
-					d.typeExpr = printNode(vs.Type)
-				} else if ok && len(vs.Values) == len(vs.Names) {
-					d.typeExpr = literalType(vs.Values[0])
-				}
-			}
+			d.typeExpr = specType(gd, nk.name)
 		}
 		s.decls[nk.name] = d
 	}
+}
+
+// specType returns the type of the variable or constant name that the declaration gd
+// declares: the type its spec writes, or the type of its value's literal, "" when neither is
+// known. A constant's spec without type and values repeats the previous spec's.
+func specType(gd *ast.GenDecl, name string) string {
+	var prev *ast.ValueSpec
+	for _, sp := range gd.Specs {
+		vs, ok := sp.(*ast.ValueSpec)
+		if !ok {
+			continue
+		}
+		if gd.Tok == token.CONST && vs.Type == nil && len(vs.Values) == 0 && prev != nil {
+			vs = &ast.ValueSpec{Names: vs.Names, Type: prev.Type, Values: prev.Values}
+		}
+		prev = vs
+		for i, n := range vs.Names {
+			switch {
+			case n.Name != name:
+			case vs.Type != nil:
+				return printNode(vs.Type)
+			case len(vs.Values) == len(vs.Names):
+				return literalType(vs.Values[i])
+			default:
+				return ""
+			}
+		}
+	}
+	return ""
 }
 
 func fieldCount(fl *ast.FieldList) int {

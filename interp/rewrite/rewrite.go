@@ -54,6 +54,9 @@ type Unit struct {
 	// directive "//line _.go:Line:Col" gives it; position comments that passes insert are
 	// computed from them.
 	Line, Col int
+	// Result says that the unit is the cell's trailing expression, whose value the session
+	// shows as the cell's result.
+	Result bool
 }
 
 // Env is what passes may ask of the session.
@@ -96,7 +99,7 @@ type Env struct {
 	// Definition returns what defines the session's variable or function name: its declared
 	// type as the source writes it ("" when the declaration writes none; a function's type),
 	// and the source of the value that defines a variable without one ("any(T1{})" for
-	// v := any(T1{})), "" when there is none. Nil means none.
+	// v := any(T1{}) or var v = any(T1{})), "" when there is none. Nil means none.
 	Definition func(name string) (typ, value string)
 	// MethodDecls returns the session's method declarations before the cell, each without its
 	// body ("func (t *T) String() string"), from which the passes learn the names and

@@ -66,12 +66,15 @@ import (
 // interface type of the session through the type switch above, whose case for T is left out
 // there unless T is of the kind that goes through FmtArgName (the interpreter would find a
 // method of *T for the T it holds); and an operand whose type the unit does not show goes
-// through FmtValName, which wraps a pointer and leaves any other value. The operands of Errorf's %w are always wrapped (a value whose Error has a
-// pointer receiver, which vet rejects as an operand of %w, is wrapped where Go writes %!w). In
-// any session it does not help a value held in a variable of type any or returned by a lone
-// call, a pointer to a type whose methods have value receivers where the unit does not show its
-// type or Errorf gets it, or a value nested in a struct, slice or map; and with pointer receivers,
-// a value of a type the unit does not show: fmt prints those by their fields.
+// through FmtValName, which wraps a pointer and leaves any other value, as does an operand of
+// type any (the interpreter would hand fmt its own record of the value it holds). The operands
+// of Errorf's %w are always wrapped (a value whose Error has a pointer receiver, which vet
+// rejects as an operand of %w, is wrapped where Go writes %!w). An operand whose type holds
+// values of the session's types nested in it goes through a mirror instead (see fmtMirror). In
+// any session it does not help a value returned by a lone call, a pointer to a type whose methods
+// have value receivers where the unit does not show its type or Errorf gets it, or a value nested
+// in a value whose type the unit does not show; and with pointer receivers, a value of a type the
+// unit does not show or held by a variable of type any: fmt prints those by their fields.
 //
 // A value of a struct type of the session that gets the method fmt calls (Format, Error or
 // String, of the signature of fmt.Formatter, error or fmt.Stringer) from an embedded compiled
@@ -123,6 +126,11 @@ var wrapFmtArgs = Pass{
 		value, pointer := env.PrintMethods()
 		if !value {
 			return u.Text, nil
+		}
+		if u.Result && env.types != nil {
+			if p, err := parse(u); err == nil {
+				u.Text = p.wrapResult(pointer, env.types().with(env, p))
+			}
 		}
 		return repeat(u, func(p *parsed) (string, bool) {
 			var tt *typeTable
@@ -259,6 +267,11 @@ func fmtHelper(errorf bool, v operandVerb, a ast.Expr, pointer bool, tt *typeTab
 	if tt != nil && !addressOf(a) {
 		t, ptr = tt.operandType(a)
 	}
+	if tt != nil && v.verb != 'w' {
+		if m := tt.fmtMirror(tt.staticType(a, 0), pointer); m != "" {
+			return m
+		}
+	}
 	id, session := t.(*ast.Ident)
 	session = session && tt.specs[id.Name] != nil && tt.spec(id) == tt.specs[id.Name]
 	switch {
@@ -270,7 +283,7 @@ func fmtHelper(errorf bool, v operandVerb, a ast.Expr, pointer bool, tt *typeTab
 		return ptrHelper
 	case !pointer:
 		return FmtArgName + "("
-	case t == nil && tt != nil:
+	case t == nil && tt != nil, tt != nil && tt.isAny(t):
 		return FmtValName + "("
 	case session && tt.valueReceivers(id.Name):
 		return FmtArgName + "("
@@ -560,12 +573,12 @@ func fmtOperand(a ast.Expr, alone bool) bool {
 	return true
 }
 
-// heldCall reports whether call calls the function literal of heldFmtArg.
+// heldCall reports whether call calls the function literal of heldFmtArg or of fmtMirror.
 func heldCall(call *ast.CallExpr) bool {
 	lit, ok := call.Fun.(*ast.FuncLit)
 	if !ok || len(lit.Type.Params.List) != 1 {
 		return false
 	}
 	names := lit.Type.Params.List[0].Names
-	return len(names) == 1 && names[0].Name == FmtHeldName
+	return len(names) == 1 && (names[0].Name == FmtHeldName || strings.HasPrefix(names[0].Name, FmtMirrorName))
 }
