@@ -116,6 +116,8 @@ func TestFmtNested(t *testing.T) {
 				return fmt.Sprintf("%v\n%+v\n", v, &v)
 			}()},
 		{"in a function", "func show(ps []P) string { return fmt.Sprint(ps) }\nfmt.Println(show(ps))", fmt.Sprintln(fmt.Sprint(ps))},
+		{"a variadic parameter", "func showAll(xs ...P) string { return fmt.Sprint(xs, len(xs)) }\nfmt.Println(showAll(ps...), showAll())",
+			fmt.Sprintln(fmt.Sprint(ps, len(ps)), fmt.Sprint([]deepP(nil), 0))},
 		{"a type local to a function", "func local() { type L struct{ A P }; fmt.Println([]L{{P{1}}}) }\nlocal()",
 			fmt.Sprintln([]struct{ A deepP }{{deepP{1}}})},
 		{"a named slice type and an unexported slice field", "type Ps []P\ntype Big struct{ A P; c []P }\nfmt.Println(Ps(ps), Big{P{1}, ps})",

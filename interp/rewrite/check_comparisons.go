@@ -327,6 +327,9 @@ func (tt *typeTable) identType(id *ast.Ident, depth int) ast.Expr {
 				}
 			}
 		case *ast.Field:
+			if el, ok := d.Type.(*ast.Ellipsis); ok {
+				return &ast.ArrayType{Lbrack: el.Pos(), Elt: el.Elt} // a variadic parameter ...T is a []T
+			}
 			return d.Type
 		case *ast.AssignStmt:
 			return tt.assignedType(d, id.Name, depth)
