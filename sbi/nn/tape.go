@@ -27,6 +27,11 @@ type Tape struct {
 	nf      int
 	ints    [][]int
 	ni      int
+
+	tensors32 []*Tensor32 // the float32 path (tensor32.go)
+	nt32      int
+	floats32  [][]float32
+	nf32      int
 }
 
 // node is one recorded operation. back adds the gradient of out to its inputs' gradients; it
@@ -38,6 +43,9 @@ type node struct {
 	s, s2   []float64
 	s3      []float64
 	idx     []int
+	out32   *Tensor32 // the result of a float32 op, with out nil (tensor32.go)
+	a32     *Tensor32
+	f, f2   []float32
 	k       float64
 	i, j    int
 	op      Op
@@ -56,7 +64,7 @@ func (tp *Tape) Reset() {
 		tp.nodes[i] = node{}
 	}
 	tp.nodes = tp.nodes[:0]
-	tp.nt, tp.nf, tp.ni = 0, 0, 0
+	tp.nt, tp.nf, tp.ni, tp.nt32, tp.nf32 = 0, 0, 0, 0, 0
 }
 
 // Len returns the number of operations recorded since the last Reset.
@@ -92,7 +100,7 @@ func (tp *Tape) BackwardWith(out *Tensor, grad []float64) {
 func (tp *Tape) backwardFrom() {
 	for i := len(tp.nodes) - 1; i >= 0; i-- {
 		n := &tp.nodes[i]
-		if n.out.Grad != nil {
+		if n.out != nil && n.out.Grad != nil || n.out32 != nil && n.out32.Grad != nil {
 			n.back(n)
 		}
 	}

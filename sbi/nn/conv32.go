@@ -1,0 +1,365 @@
+package nn
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/gosbi/gosbi/sbi/internal/kernels"
+	"github.com/gosbi/gosbi/sbi/internal/par"
+)
+
+// ---- float32 convolutions ----
+//
+// Conv1D32 and Conv2D32 are Conv1D and Conv2D on float32 tensors (tensor32.go), for unit
+// strides without dilation (any padding, causal included): the convolutions of in-place
+// patches (conv_inplace.go), on the float32 micro-kernel kernels.Tiles32Strided (6×32 tiles,
+// 16 lanes). With P the padded input (Hp×Wp pixels of C channels) and W_ky the kw·C rows of
+// the weights of kernel row ky, each output row oy is
+//
+//	Y[oy, ox, o] = b[o] + Σ_ky Σ_{l<kw·C} P[((oy + ky)·Wp + ox)·C + l] · W_ky[l, o],
+//
+// one product per kernel row whose rows (ox) are overlapping runs of P read in place at
+// stride C, the first product storing over the bias and the others adding to the output.
+// The gradients:
+//
+//	dW_ky[l, o] = Σ_{i, oy, ox} P_i[((oy + ky)·Wp + ox)·C + l] · dY_i[oy, ox, o],   db[o] = Σ dY[·, o],
+//	dX[y, x, c] += Σ_{jy, jx, o} dYpad[y + pt + jy, x + pl + jx, o] · W[((kh−1−jy)·kw + kw−1−jx)·C + c, o],
+//
+// the weight gradient as dW_kyᵀ = dYᵀ·P_ky per output row (P read in place again, dY
+// transposed, so that no patch is ever copied) and the input gradient as the full
+// convolution of dY, zero-padded by kh−1 and kw−1 on every side, with the flipped weights
+// (Dumoulin & Visin 2016, relationship 8), which is the forward pass's loop again, adding
+// to dX. Sums are in float32 with fused multiply-adds; the weight and bias gradients are
+// summed per block of examples in float32 and over the blocks, in block order, in float64
+// (into the parameters' float64 Grad), so no result depends on the number of goroutines.
+// Series are convolved a block at a time as the rows of one image.
+
+// Conv1D32 is Conv1D on a float32 input: the series x (n × Length·Channels, channels-last)
+// convolved with the float64 weights w (Kernel·Channels × Out) and bias (1×Out, or nil),
+// cast to float32 inside the op; their gradients are added to w.Grad and bias.Grad in
+// float64. Stride and Dilation must be 1 (or 0); Causal and Padding are as in Conv1D.
+func (tp *Tape) Conv1D32(x *Tensor32, w, bias *Tensor, cfg Conv1DConfig) *Tensor32 {
+	g := cfg.geom("Conv1D32", false)
+	return tp.conv32("Conv1D32", x, w, bias, &g)
+}
+
+// Conv2D32 is Conv2D on a float32 input: the images x (n × Height·Width·Channels,
+// channels-last) convolved with the float64 weights w (Kernel[0]·Kernel[1]·Channels × Out)
+// and bias (1×Out, or nil), as Conv1D32. Strides and dilations must be 1 (or 0).
+func (tp *Tape) Conv2D32(x *Tensor32, w, bias *Tensor, cfg Conv2DConfig) *Tensor32 {
+	g := cfg.geom("Conv2D32", false)
+	return tp.conv32("Conv2D32", x, w, bias, &g)
+}
+
+func (tp *Tape) conv32(op string, x *Tensor32, w, bias *Tensor, g *convGeom) *Tensor32 {
+	if g.sh != 1 || g.sw != 1 || g.dh != 1 || g.dw != 1 {
+		panic(fmt.Sprintf("nn: %s: stride %d×%d, dilation %d×%d, want 1 (the float32 convolutions read their patches in place; use the float64 op for other strides or dilations)", op, g.sh, g.sw, g.dh, g.dw))
+	}
+	if x.Cols != g.in() {
+		panic(fmt.Sprintf("nn: %s: input %d×%d, want %d columns (%d×%d positions × %d channels)", op, x.Rows, x.Cols, g.in(), g.h, g.w, g.c))
+	}
+	if w.Rows != g.taps() {
+		panic(fmt.Sprintf("nn: %s: weights %d×%d, want %d rows (kernel %d×%d × %d channels)", op, w.Rows, w.Cols, g.taps(), g.kh, g.kw, g.c))
+	}
+	if bias != nil && (bias.Rows != 1 || bias.Cols != w.Cols) {
+		panic(fmt.Sprintf("nn: %s: bias %d×%d, want 1×%d", op, bias.Rows, bias.Cols, w.Cols))
+	}
+	biasGrad := bias != nil && bias.Grad != nil
+	gr := !tp.NoGrad && (x.Grad != nil || w.Grad != nil || biasGrad)
+	n, cout := x.Rows, w.Cols
+	out := tp.tensor32(n, g.out()*cout, gr)
+	nq := panels32(cout)
+	pass := conv32Pass{g: *g, n: n, cout: cout, x: x.Data, out: out.Data,
+		w: tp.scratch32(g.kh * nq * g.kw * g.c * kernels.Panel32), bias: tp.scratch32(nq * kernels.Panel32)}
+	g.pack32(w.Data, cout, pass.w)
+	clear(pass.bias)
+	if bias != nil {
+		for o, v := range bias.Data {
+			pass.bias[o] = float32(v)
+		}
+	}
+	pass.run()
+	if gr {
+		nd := tp.record32(backConv32, out, x, w, bias)
+		nd.s3 = tp.scratch(convGeomLen)
+		g.store(nd.s3)
+		if x.Grad != nil { // the flipped weights of the input's gradient
+			nd.f = tp.scratch32(g.kh * panels32(g.c) * g.kw * cout * kernels.Panel32)
+		}
+		if w.Grad != nil || biasGrad { // one partial gradient per block
+			nd.f2 = tp.scratch32(g.blocks(n) * g.part32(cout))
+		}
+	}
+	return out
+}
+
+func backConv32(nd *node) {
+	x, w, bias, out := nd.a32, nd.b, nd.c, nd.out32
+	pass := conv32Pass{n: x.Rows, cout: w.Cols, x: x.Data, xg: x.Grad, dy: out.Grad, part: nd.f2, back: true}
+	pass.g.load(nd.s3)
+	g := &pass.g
+	if x.Grad != nil {
+		pass.w = nd.f
+		g.flip32(w.Data, pass.cout, pass.w)
+	}
+	pass.run()
+	if nd.f2 == nil {
+		return
+	}
+	cout, span, plen := pass.cout, g.kw*g.c, g.part32(pass.cout)
+	c6, s32 := rows6(cout), panels32(span)*kernels.Panel32
+	blocks := g.blocks(x.Rows)
+	if w.Grad != nil { // dW[(ky·span + l)·cout + o] += Σ_blocks part[ky][o][l], in block order
+		for ky := 0; ky < g.kh; ky++ {
+			for o := 0; o < cout; o++ {
+				for l := 0; l < span; l++ {
+					at, s := (ky*c6+o)*s32+l, 0.0
+					for b := 0; b < blocks; b++ {
+						s += float64(nd.f2[b*plen+at])
+					}
+					w.Grad[(ky*span+l)*cout+o] += s
+				}
+			}
+		}
+	}
+	if bias != nil && bias.Grad != nil {
+		at := g.kh * c6 * s32
+		for o := 0; o < cout; o++ {
+			s := 0.0
+			for b := 0; b < blocks; b++ {
+				s += float64(nd.f2[b*plen+at+o])
+			}
+			bias.Grad[o] += s
+		}
+	}
+}
+
+// panels32 returns the number of 32-wide panels of n columns; rows6 rounds n up to whole
+// tiles of six rows.
+func panels32(n int) int { return (n + kernels.Panel32 - 1) / kernels.Panel32 }
+func rows6(n int) int    { return (n + kernels.TileRows32 - 1) / kernels.TileRows32 * kernels.TileRows32 }
+
+// part32 returns the length of a block's partial gradients: kh blocks of dW_kyᵀ (cout rows,
+// rounded up to whole tiles, of the kernel row's taps, rounded up to whole panels), then db.
+func (g *convGeom) part32(cout int) int {
+	return g.kh*rows6(cout)*panels32(g.kw*g.c)*kernels.Panel32 + cout
+}
+
+// pack32 writes the weights of the forward pass as the micro-kernel's panels: for kernel
+// row ky and panel q of the outputs, kw·C rows of 32 values, wp[((ky·nq + q)·kw·C + l)·32 + j]
+// = w[(ky·kw·C + l)·cout + 32q + j] (0 past cout).
+func (g *convGeom) pack32(w []float64, cout int, wp []float32) {
+	span, nq := g.kw*g.c, panels32(cout)
+	for ky := 0; ky < g.kh; ky++ {
+		for q := 0; q < nq; q++ {
+			for l := 0; l < span; l++ {
+				row := wp[((ky*nq+q)*span+l)*kernels.Panel32:][:kernels.Panel32]
+				for j := range row {
+					row[j] = 0
+					if o := q*kernels.Panel32 + j; o < cout {
+						row[j] = float32(w[(ky*span+l)*cout+o])
+					}
+				}
+			}
+		}
+	}
+}
+
+// flip32 writes the flipped weights of the input's gradient as panels: for kernel row jy
+// and panel q of the input channels, kw·cout rows (jx·cout + o) of 32 values,
+// wf[((jy·nq + q)·kw·cout + jx·cout + o)·32 + j] = w[((kh−1−jy)·kw + kw−1−jx)·C + 32q + j, o]
+// (0 past C).
+func (g *convGeom) flip32(w []float64, cout int, wf []float32) {
+	c, nq := g.c, panels32(g.c)
+	for jy := 0; jy < g.kh; jy++ {
+		for q := 0; q < nq; q++ {
+			for jx := 0; jx < g.kw; jx++ {
+				src := ((g.kh-1-jy)*g.kw + g.kw - 1 - jx) * c
+				for o := 0; o < cout; o++ {
+					row := wf[((jy*nq+q)*g.kw*cout+jx*cout+o)*kernels.Panel32:][:kernels.Panel32]
+					for j := range row {
+						row[j] = 0
+						if ch := q*kernels.Panel32 + j; ch < c {
+							row[j] = float32(w[(src+ch)*cout+o])
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// conv32Pass runs the float32 convolution, or its backward pass, over blocks of examples
+// (convGeom.block) split over the workers.
+type conv32Pass struct {
+	g       convGeom
+	n, cout int
+	x, xg   []float32
+	w, bias []float32 // forward: packed weights and bias; backward: flipped weights
+	out, dy []float32
+	part    []float32 // backward: the blocks' partial weight and bias gradients
+	back    bool
+}
+
+// conv32Scratch is one worker's buffers.
+type conv32Scratch struct {
+	xpad, dypad, dyT []float32
+	tmp              [kernels.TileRows32 * kernels.Panel32]float32
+}
+
+var (
+	conv32Passes    par.FreeList[conv32Pass]
+	conv32Scratches par.FreeList[conv32Scratch]
+	zero32          [kernels.Panel32]float32
+	negInf32        = float32(math.Inf(-1))
+)
+
+func (p *conv32Pass) run() {
+	j := conv32Passes.Get()
+	*j = *p
+	per := 2 * p.g.block() * p.g.out() * p.g.taps() * p.cout
+	par.Range(p.g.blocks(p.n), max(1, parFlops/max(per, 1)), j)
+	*j = conv32Pass{}
+	conv32Passes.Put(j)
+}
+
+func sized32(b []float32, n int) []float32 {
+	if cap(b) < n {
+		return make([]float32, n)
+	}
+	return b[:n]
+}
+
+func (p *conv32Pass) Do(lo, hi int) {
+	g := &p.g
+	s := conv32Scratches.Get()
+	defer conv32Scratches.Put(s)
+	in, per := g.in(), g.out()*p.cout
+	series := g.h == 1 && g.kh == 1 && g.pt+g.pb == 0
+	plen := g.part32(p.cout)
+	for b := lo; b < hi; b++ {
+		e0, e1 := b*g.block(), min(p.n, (b+1)*g.block())
+		step, ig := 1, *g // examples per image, and their geometry
+		if series {
+			step = e1 - e0
+			ig.h, ig.oh = step, step
+		}
+		var part []float32
+		if p.back && p.part != nil {
+			part = p.part[b*plen : (b+1)*plen]
+		}
+		for i := e0; i < e1; i += step {
+			x := p.x[i*in : (i+step)*in]
+			if !p.back {
+				xpad := ig.pad32(&s.xpad, x, ig.c)
+				ig.convRows32(s, xpad, ig.w+ig.pl+ig.pr, 0, 0, ig.c, p.w, p.cout, p.out[i*per:(i+step)*per], p.bias, false)
+				continue
+			}
+			dy := p.dy[i*per : (i+step)*per]
+			if part != nil {
+				p.weightGrad32(s, &ig, ig.pad32(&s.xpad, x, ig.c), dy, part, i == e0)
+			}
+			if p.xg != nil {
+				p.inputGrad32(s, &ig, dy, p.xg[i*in:(i+step)*in])
+			}
+		}
+	}
+}
+
+// pad32 returns the image x (c channels, g.h×g.w pixels) with the padding of g in buf, and
+// zeros after it for the rows the micro-kernel reads past the last (six pixels and a panel).
+func (g *convGeom) pad32(buf *[]float32, x []float32, c int) []float32 {
+	hp, wp := g.h+g.pt+g.pb, g.w+g.pl+g.pr
+	*buf = sized32(*buf, hp*wp*c+kernels.TileRows32*c+kernels.Panel32)
+	xp := *buf
+	clear(xp)
+	for y := 0; y < g.h; y++ {
+		copy(xp[((y+g.pt)*wp+g.pl)*c:], x[y*g.w*c:(y+1)*g.w*c])
+	}
+	return xp
+}
+
+// convRows32 sets the g.oh rows of g.ow pixels of cout channels of out to the convolution of
+// src (rows of wsrc pixels of cin channels, read from row rowOff and pixel colOff on) with
+// the packed weights wp (pack32's layout for g.kh×g.kw taps of cin channels): bias plus the
+// products of the kernel rows, or, with acc, out plus them. The last ow mod 6 pixels of a
+// row go through a tile of scratch.
+func (g *convGeom) convRows32(s *conv32Scratch, src []float32, wsrc, rowOff, colOff, cin int, wp []float32, cout int, out, bias []float32, acc bool) {
+	span, nq, ow := g.kw*cin, panels32(cout), g.ow
+	nb, rem := ow/kernels.TileRows32, ow%kernels.TileRows32
+	tmp := s.tmp[:]
+	for y := 0; y < g.oh; y++ {
+		o := out[y*ow*cout : (y+1)*ow*cout]
+		for q := 0; q < nq; q++ {
+			q0 := q * kernels.Panel32
+			count := min(kernels.Panel32, cout-q0)
+			mask := kernels.ColsMask(count)
+			bq := zero32[:]
+			if bias != nil {
+				bq = bias[q0:]
+			}
+			if rem > 0 && acc {
+				for r := 0; r < rem; r++ {
+					copy(tmp[r*kernels.Panel32:][:count], o[(nb*kernels.TileRows32+r)*cout+q0:])
+				}
+			}
+			for ky := 0; ky < g.kh; ky++ {
+				a := src[((y+rowOff+ky)*wsrc+colOff)*cin:]
+				b := wp[(ky*nq+q)*span*kernels.Panel32:]
+				add := acc || ky > 0
+				kernels.Tiles32Strided(nb, span, a, cin, b, kernels.Panel32, o[q0:], cout, bq, negInf32, mask, add)
+				if rem > 0 {
+					kernels.Tiles32Strided(1, span, a[nb*kernels.TileRows32*cin:], cin, b, kernels.Panel32, tmp, kernels.Panel32, bq, negInf32, mask, add)
+				}
+			}
+			for r := 0; r < rem; r++ {
+				copy(o[(nb*kernels.TileRows32+r)*cout+q0:][:count], tmp[r*kernels.Panel32:])
+			}
+		}
+	}
+}
+
+// weightGrad32 adds the weight and bias gradients of one image (or block of series) to the
+// block's partials part (storing over them when first): dW_kyᵀ = dYᵀ·P_ky, one product per
+// output row and panel of taps, P read in place, and db = Σ dY.
+func (p *conv32Pass) weightGrad32(s *conv32Scratch, g *convGeom, xpad, dy, part []float32, first bool) {
+	cout, m, c := p.cout, g.out(), g.c
+	c6, span := rows6(cout), g.kw*c
+	s32, wp := panels32(span)*kernels.Panel32, g.w+g.pl+g.pr
+	s.dyT = sized32(s.dyT, c6*m)
+	dyT := s.dyT
+	db := part[g.kh*c6*s32:][:cout]
+	if first {
+		clear(db)
+	}
+	for r := 0; r < m; r++ { // dyT = dYᵀ, and db += Σ_r dY[r]
+		for o, v := range dy[r*cout : (r+1)*cout] {
+			dyT[o*m+r] = v
+			db[o] += v
+		}
+	}
+	clear(dyT[cout*m:])
+	for oy := 0; oy < g.oh; oy++ {
+		for ky := 0; ky < g.kh; ky++ {
+			for q := 0; q*kernels.Panel32 < span; q++ {
+				q0 := q * kernels.Panel32
+				b := xpad[(oy+ky)*wp*c+q0:]
+				dst := part[ky*c6*s32+q0:]
+				kernels.Tiles32Strided(c6/kernels.TileRows32, g.ow, dyT[oy*g.ow:], m, b, c, dst, s32, zero32[:], negInf32,
+					kernels.ColsMask(min(kernels.Panel32, span-q0)), !first || oy > 0)
+			}
+		}
+	}
+}
+
+// inputGrad32 adds the input gradient of one image (or block of series) to dx: the forward
+// loop over dY zero-padded by kh−1 rows and kw−1 pixels on every side, with the flipped
+// weights, read from row pt and pixel pl on.
+func (p *conv32Pass) inputGrad32(s *conv32Scratch, g *convGeom, dy, dx []float32) {
+	fg := *g // dY as the input: cout channels of oh×ow pixels, padded by kernel − 1
+	fg.c, fg.h, fg.w = p.cout, g.oh, g.ow
+	fg.pt, fg.pb, fg.pl, fg.pr = g.kh-1, g.kh-1, g.kw-1, g.kw-1
+	fg.oh, fg.ow = g.h, g.w
+	dypad := fg.pad32(&s.dypad, dy, p.cout)
+	fg.convRows32(s, dypad, g.ow+2*(g.kw-1), g.pt, g.pl, p.cout, p.w, g.c, dx, nil, true)
+}

@@ -1,0 +1,157 @@
+package nn
+
+import (
+	"fmt"
+)
+
+// ---- the float32 path of convolution stacks ----
+//
+// Tensors hold float64 (see the package doc, "Numbers"); a stack of convolutions, whose
+// products are nearly all of their time, can run in float32 instead: To32 casts its input,
+// Conv1D32 and Conv2D32 convolve with the layer's float64 parameters (cast inside the op,
+// their gradients added to the float64 Grad), ReLU32 sits between them, and To64 casts the
+// result back for the rest of the network. Every cast is differentiable, so the stack is
+// one piece of the tape: gradients flow through it in float32 and leave it in float64.
+
+// Tensor32 is a dense row-major matrix of float32 values, the tensor of the float32 path:
+// the layout of Tensor (element (i, j) is Data[i*Cols+j], channels-last for series and
+// images), Grad receiving the gradient when non-nil. Tensor32s returned by the tape are owned
+// by it and reused after Reset.
+type Tensor32 struct {
+	Rows, Cols int
+	Data       []float32
+	Grad       []float32
+
+	gbuf []float32
+}
+
+// Len returns Rows*Cols.
+func (t *Tensor32) Len() int { return t.Rows * t.Cols }
+
+// tensor32 returns a rows×cols tape-owned float32 tensor; its data is not cleared, its
+// gradient, if requested, is zeroed.
+func (tp *Tape) tensor32(rows, cols int, grad bool) *Tensor32 {
+	var t *Tensor32
+	if tp.nt32 < len(tp.tensors32) {
+		t = tp.tensors32[tp.nt32]
+	} else {
+		t = &Tensor32{}
+		tp.tensors32 = append(tp.tensors32, t)
+	}
+	tp.nt32++
+	n := rows * cols
+	t.Rows, t.Cols = rows, cols
+	if cap(t.Data) < n {
+		t.Data = make([]float32, n)
+	}
+	t.Data = t.Data[:n]
+	t.Grad = nil
+	if grad {
+		if cap(t.gbuf) < n {
+			t.gbuf = make([]float32, n)
+		}
+		t.Grad = t.gbuf[:n]
+		clear(t.Grad)
+	}
+	return t
+}
+
+// scratch32 returns a tape-owned float32 slice of length n, valid until Reset. Not cleared.
+func (tp *Tape) scratch32(n int) []float32 { return nextBuf(&tp.floats32, &tp.nf32, n) }
+
+// record32 appends a node whose result is the float32 tensor out.
+func (tp *Tape) record32(back func(*node), out *Tensor32, a32 *Tensor32, b, c *Tensor) *node {
+	nd := tp.record(back, nil, nil, b, c)
+	nd.out32, nd.a32 = out, a32
+	return nd
+}
+
+// Variable32 returns a tape-owned float32 tensor holding a copy of data that receives
+// gradients (unless the tape is NoGrad).
+func (tp *Tape) Variable32(rows, cols int, data []float32) *Tensor32 {
+	if len(data) != rows*cols {
+		panic(fmt.Sprintf("nn: Variable32 %d×%d needs %d values, got %d", rows, cols, rows*cols, len(data)))
+	}
+	t := tp.tensor32(rows, cols, !tp.NoGrad)
+	copy(t.Data, data)
+	return t
+}
+
+// To32 returns x rounded to float32 (to nearest, as Go converts); the gradient flows back
+// unchanged into x's float64 Grad.
+func (tp *Tape) To32(x *Tensor) *Tensor32 {
+	gr := tp.grads(x)
+	out := tp.tensor32(x.Rows, x.Cols, gr)
+	for i, v := range x.Data {
+		out.Data[i] = float32(v)
+	}
+	if gr {
+		tp.record(backTo32, nil, x, nil, nil).out32 = out
+	}
+	return out
+}
+
+func backTo32(nd *node) {
+	g := nd.a.Grad
+	for i, v := range nd.out32.Grad {
+		g[i] += float64(v)
+	}
+}
+
+// To64 returns x as float64 (exactly); its gradient is rounded to float32 on the way back.
+func (tp *Tape) To64(x *Tensor32) *Tensor {
+	gr := !tp.NoGrad && x.Grad != nil
+	out := tp.tensor(x.Rows, x.Cols, gr)
+	for i, v := range x.Data {
+		out.Data[i] = float64(v)
+	}
+	if gr {
+		tp.record(backTo64, out, nil, nil, nil).a32 = x
+	}
+	return out
+}
+
+func backTo64(nd *node) {
+	g := nd.a32.Grad
+	for i, v := range nd.out.Grad {
+		g[i] += float32(v)
+	}
+}
+
+// ReLU32 returns max(x, 0) elementwise (NaN stays NaN, as ReLU); its gradient passes where
+// x > 0.
+func (tp *Tape) ReLU32(x *Tensor32) *Tensor32 {
+	gr := !tp.NoGrad && x.Grad != nil
+	out := tp.tensor32(x.Rows, x.Cols, gr)
+	for i, v := range x.Data {
+		out.Data[i] = max(v, 0)
+	}
+	if gr {
+		tp.record32(backReLU32, out, x, nil, nil)
+	}
+	return out
+}
+
+func backReLU32(nd *node) {
+	x, g := nd.a32.Data, nd.a32.Grad
+	for i, d := range nd.out32.Grad {
+		if x[i] > 0 {
+			g[i] += d
+		}
+	}
+}
+
+// BackwardWith32 propagates the upstream gradient grad of the float32 result out (same
+// shape) through the tape: BackwardWith for a float32 output.
+func (tp *Tape) BackwardWith32(out *Tensor32, grad []float32) {
+	if len(grad) != out.Len() {
+		panic(fmt.Sprintf("nn: BackwardWith32: gradient has %d values, output %d×%d", len(grad), out.Rows, out.Cols))
+	}
+	if out.Grad == nil {
+		return
+	}
+	for i, v := range grad {
+		out.Grad[i] += v
+	}
+	tp.backwardFrom()
+}
