@@ -93,6 +93,75 @@
 	VMOVUPD       Z17, K4, 192(DX) \
 	ADDQ          R8, DX
 
+// STEPS is STEP for an A whose steps of l are BX bytes apart and a B whose rows are R13
+// bytes apart, of which only the columns of K1 and K2 are read.
+#define STEPS \
+	VMOVUPS.Z (DI), K1, Z12 \
+	VMOVUPS.Z 64(DI), K2, Z13 \
+	VBROADCASTSS (SI), Z14 \
+	VFMADD231PS Z12, Z14, Z0 \
+	VFMADD231PS Z13, Z14, Z1 \
+	VBROADCASTSS (SI)(R9*1), Z15 \
+	VFMADD231PS Z12, Z15, Z2 \
+	VFMADD231PS Z13, Z15, Z3 \
+	VBROADCASTSS (SI)(R9*2), Z14 \
+	VFMADD231PS Z12, Z14, Z4 \
+	VFMADD231PS Z13, Z14, Z5 \
+	VBROADCASTSS (R10), Z15 \
+	VFMADD231PS Z12, Z15, Z6 \
+	VFMADD231PS Z13, Z15, Z7 \
+	VBROADCASTSS (R10)(R9*1), Z14 \
+	VFMADD231PS Z12, Z14, Z8 \
+	VFMADD231PS Z13, Z14, Z9 \
+	VBROADCASTSS (R10)(R9*2), Z15 \
+	VFMADD231PS Z12, Z15, Z10 \
+	VFMADD231PS Z13, Z15, Z11 \
+	ADDQ BX, SI \
+	ADDQ BX, R10 \
+	ADDQ R13, DI
+
+// TILE_STARTS is TILE_START for sgemm6x32s, whose b is at another offset of the frame.
+#define TILE_STARTS \
+	MOVQ k+8(FP), CX \
+	MOVQ b+40(FP), DI \
+	MOVQ R11, SI \
+	LEAQ (SI)(R9*2), R10 \
+	ADDQ R9, R10 \
+	MOVQ R12, DX \
+	VPXORD Z0, Z0, Z0 \
+	VPXORD Z1, Z1, Z1 \
+	VPXORD Z2, Z2, Z2 \
+	VPXORD Z3, Z3, Z3 \
+	VPXORD Z4, Z4, Z4 \
+	VPXORD Z5, Z5, Z5 \
+	VPXORD Z6, Z6, Z6 \
+	VPXORD Z7, Z7, Z7 \
+	VPXORD Z8, Z8, Z8 \
+	VPXORD Z9, Z9, Z9 \
+	VPXORD Z10, Z10, Z10 \
+	VPXORD Z11, Z11, Z11
+
+// STOREB(A0, A1) adds the bias to one row of the tile, applies the floor, stores the columns
+// of K1 (0…15) and K2 (16…31) and moves DX to the next row.
+#define STOREB(A0, A1) \
+	FINISH(A0, A1) \
+	VMOVUPS A0, K1, (DX) \
+	VMOVUPS A1, K2, 64(DX) \
+	ADDQ    R8, DX
+
+// STOREA(A0, A1) adds the row of C (its columns of K1, K2; the others read as 0) instead of
+// the bias, applies the floor, stores those columns and moves DX to the next row.
+#define STOREA(A0, A1) \
+	VMOVUPS.Z (DX), K1, Z16 \
+	VMOVUPS.Z 64(DX), K2, Z17 \
+	VADDPS    Z16, A0, A0 \
+	VMAXPS    A0, Z18, A0 \
+	VADDPS    Z17, A1, A1 \
+	VMAXPS    A1, Z18, A1 \
+	VMOVUPS   A0, K1, (DX) \
+	VMOVUPS   A1, K2, 64(DX) \
+	ADDQ      R8, DX
+
 // func sgemm6x32(blocks, k int, a *float32, lda int, b, c *float32, ldc int, bias *float32, floor float32)
 //
 // The float32 micro-kernel of MADE evaluation (package nn, made32.go), AVX-512, over blocks tiles of six
@@ -193,85 +262,40 @@ done:
 	VZEROUPPER
 	RET
 
-// STEPS is STEP for a B whose rows are R13 bytes apart.
-#define STEPS \
-	VMOVUPS (DI), Z12 \
-	VMOVUPS 64(DI), Z13 \
-	VBROADCASTSS (SI), Z14 \
-	VFMADD231PS Z12, Z14, Z0 \
-	VFMADD231PS Z13, Z14, Z1 \
-	VBROADCASTSS (SI)(R9*1), Z15 \
-	VFMADD231PS Z12, Z15, Z2 \
-	VFMADD231PS Z13, Z15, Z3 \
-	VBROADCASTSS (SI)(R9*2), Z14 \
-	VFMADD231PS Z12, Z14, Z4 \
-	VFMADD231PS Z13, Z14, Z5 \
-	VBROADCASTSS (R10), Z15 \
-	VFMADD231PS Z12, Z15, Z6 \
-	VFMADD231PS Z13, Z15, Z7 \
-	VBROADCASTSS (R10)(R9*1), Z14 \
-	VFMADD231PS Z12, Z14, Z8 \
-	VFMADD231PS Z13, Z14, Z9 \
-	VBROADCASTSS (R10)(R9*2), Z15 \
-	VFMADD231PS Z12, Z15, Z10 \
-	VFMADD231PS Z13, Z15, Z11 \
-	ADDQ $4, SI \
-	ADDQ $4, R10 \
-	ADDQ R13, DI
-
-// STOREB(A0, A1) adds the bias to one row of the tile, applies the floor, stores the columns
-// of K1 (0…15) and K2 (16…31) and moves DX to the next row.
-#define STOREB(A0, A1) \
-	FINISH(A0, A1) \
-	VMOVUPS A0, K1, (DX) \
-	VMOVUPS A1, K2, 64(DX) \
-	ADDQ    R8, DX
-
-// STOREA(A0, A1) adds the row of C (its columns of K1, K2; the others read as 0) instead of
-// the bias, applies the floor, stores those columns and moves DX to the next row.
-#define STOREA(A0, A1) \
-	VMOVUPS.Z (DX), K1, Z16 \
-	VMOVUPS.Z 64(DX), K2, Z17 \
-	VADDPS    Z16, A0, A0 \
-	VMAXPS    A0, Z18, A0 \
-	VADDPS    Z17, A1, A1 \
-	VMAXPS    A1, Z18, A1 \
-	VMOVUPS   A0, K1, (DX) \
-	VMOVUPS   A1, K2, 64(DX) \
-	ADDQ      R8, DX
-
-// func sgemm6x32s(blocks, k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, bias *float32, floor float32, cols, acc uint32)
+// func sgemm6x32s(blocks, k int, a *float32, ra, ka int, b *float32, ldb int, c *float32, ldc int, bias *float32, floor float32, cols, acc uint32)
 //
 // The float32 micro-kernel of the float32 convolutions (package nn, conv32.go), AVX-512:
 // C[r, j] = max(S[r, j] + Σ_{l<k} A[r, l]·B[l, j], floor) for r < 6·blocks and the columns j
-// whose bit is set in cols, where A[r, l] = a[r·lda + l], B[l, j] = b[l·ldb + j] (rows of a
-// padded input read in place, or a packed panel with ldb = 32), C[r, j] = c[r·ldc + j] and S
-// is the bias, or C itself when acc is 1. Loads and stores of C are masked by cols; the
-// maximum keeps NaN.
-TEXT ·sgemm6x32s(SB), NOSPLIT, $0-84
+// whose bit is set in cols, where A[r, l] = a[r·ra + l·ka] (R9 = ra and BX = ka in bytes),
+// B[l, j] = b[l·ldb + j] (rows of a padded input read in place, or a packed panel with
+// ldb = 32), C[r, j] = c[r·ldc + j] and S
+// is the bias, or C itself when acc is 1. Loads of B and loads and stores of C are masked by
+// cols; the maximum keeps NaN.
+TEXT ·sgemm6x32s(SB), NOSPLIT, $0-92
 	MOVQ         blocks+0(FP), AX
 	MOVQ         a+16(FP), R11
-	MOVQ         lda+24(FP), R9
+	MOVQ         ra+24(FP), R9
 	SHLQ         $2, R9
-	MOVQ         ldb+40(FP), R13
+	MOVQ         ldb+48(FP), R13
 	SHLQ         $2, R13
-	MOVQ         c+48(FP), R12
-	MOVQ         ldc+56(FP), R8
+	MOVQ         c+56(FP), R12
+	MOVQ         ldc+64(FP), R8
 	SHLQ         $2, R8
-	MOVQ         bias+64(FP), BX
+	MOVQ         bias+72(FP), BX
 	VMOVUPS      (BX), Z19
 	VMOVUPS      64(BX), Z20
-	VBROADCASTSS floor+72(FP), Z18
-	MOVL         cols+76(FP), BX
+	VBROADCASTSS floor+80(FP), Z18
+	MOVL         cols+84(FP), BX
 	KMOVW        BX, K1 // columns 0…15
 	SHRL         $16, BX
 	KMOVW        BX, K2 // 16…31
-	MOVL         acc+80(FP), BX
+	MOVQ         ka+32(FP), BX
+	SHLQ         $2, BX
 	TESTQ        AX, AX
 	JE           done
 
 tile:
-	TILE_START
+	TILE_STARTS
 	TESTQ CX, CX
 	JE    store
 
@@ -281,7 +305,7 @@ loop:
 	JNE  loop
 
 store:
-	TESTL BX, BX
+	CMPL  acc+88(FP), $0
 	JNE   accum
 	STOREB(Z0, Z1)
 	STOREB(Z2, Z3)
