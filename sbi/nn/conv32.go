@@ -83,11 +83,12 @@ func (tp *Tape) conv32(op string, x *Tensor32, w, bias *Tensor, g *convGeom) *Te
 		nd := tp.record32(backConv32, out, x, w, bias)
 		nd.s3 = tp.scratch(convGeomLen)
 		g.store(nd.s3)
-		if x.Grad != nil { // the flipped weights of the input's gradient
-			nd.f = tp.scratch32(g.kh * panels32(g.c) * g.kw * cout * kernels.Panel32)
+		if x.Grad != nil { // the flipped or transposed weights of the input's gradient
+			nd.f = tp.scratch32(max(g.kh*panels32(g.c)*g.kw, panels32(g.taps())) * cout * kernels.Panel32)
 		}
 		if w.Grad != nil || biasGrad { // one partial gradient per block
-			nd.f2 = tp.scratch32(g.blocks(n) * g.part32(cout))
+			pg := g.product()
+			nd.f2 = tp.scratch32(g.blocks(n) * pg.part32(cout))
 		}
 	}
 	return out
@@ -100,30 +101,36 @@ func backConv32(nd *node) {
 	g := &pass.g
 	if x.Grad != nil {
 		pass.w = nd.f
-		g.flip32(w.Data, pass.cout, pass.w)
+		if g.colInputGrad() {
+			g.transpose32(w.Data, pass.cout, pass.w)
+		} else {
+			g.flip32(w.Data, pass.cout, pass.w)
+		}
 	}
 	pass.run()
 	if nd.f2 == nil {
 		return
 	}
-	cout, span, plen := pass.cout, g.kw*g.c, g.part32(pass.cout)
-	c6, s32 := rows6(cout), panels32(span)*kernels.Panel32
+	pg := g.product()
+	cout, span, plen := pass.cout, pg.kw*pg.c, pg.part32(pass.cout)
+	span6, ld := rows12(span), panels32(cout)*kernels.Panel32
 	blocks := g.blocks(x.Rows)
-	if w.Grad != nil { // dW[(ky·span + l)·cout + o] += Σ_blocks part[ky][o][l], in block order
-		for ky := 0; ky < g.kh; ky++ {
-			for o := 0; o < cout; o++ {
-				for l := 0; l < span; l++ {
-					at, s := (ky*c6+o)*s32+l, 0.0
+	if w.Grad != nil { // dW[wrow(ky, l)·cout + o] += Σ_blocks part[ky][l][o], in block order
+		for ky := 0; ky < pg.kh; ky++ {
+			for l := 0; l < span; l++ {
+				row := w.Grad[g.wrow(ky, l)*cout:][:cout]
+				for o := range row {
+					at, s := (ky*span6+l)*ld+o, 0.0
 					for b := 0; b < blocks; b++ {
 						s += float64(nd.f2[b*plen+at])
 					}
-					w.Grad[(ky*span+l)*cout+o] += s
+					row[o] += s
 				}
 			}
 		}
 	}
 	if bias != nil && bias.Grad != nil {
-		at := g.kh * c6 * s32
+		at := pg.kh * span6 * ld
 		for o := 0; o < cout; o++ {
 			s := 0.0
 			for b := 0; b < blocks; b++ {
@@ -134,31 +141,133 @@ func backConv32(nd *node) {
 	}
 }
 
+// tileRows returns the height of the micro-tile of a product of count columns: 12×16 tiles
+// for at most 16 (all lanes busy), 6×32 for more.
+func tileRows(count int) int {
+	if count <= 16 {
+		return kernels.TileRows16
+	}
+	return kernels.TileRows32
+}
+
+// tiles32 runs the rows (a whole number of tileRows) of a product of the columns of cols on
+// the micro-kernel of its width (see kernels.Tiles32StridedGo for the arguments).
+func tiles32(rows, k int, a []float32, ra, ka int, b []float32, ldb int, c []float32, ldc int, bias []float32, cols uint32, acc bool) {
+	if cols < 1<<16 {
+		kernels.Tiles16Strided(rows/kernels.TileRows16, k, a, ra, ka, b, ldb, c, ldc, bias, negInf32, cols, acc)
+		return
+	}
+	kernels.Tiles32Strided(rows/kernels.TileRows32, k, a, ra, ka, b, ldb, c, ldc, bias, negInf32, cols, acc)
+}
+
+// rows12 rounds n up to a whole number of tiles of either height.
+func rows12(n int) int { return (n + 11) / 12 * 12 }
+
 // panels32 returns the number of 32-wide panels of n columns; rows6 rounds n up to whole
 // tiles of six rows.
 func panels32(n int) int { return (n + kernels.Panel32 - 1) / kernels.Panel32 }
 func rows6(n int) int    { return (n + kernels.TileRows32 - 1) / kernels.TileRows32 * kernels.TileRows32 }
 
-// part32 returns the length of a block's partial gradients: kh blocks of dW_kyᵀ (cout rows,
-// rounded up to whole tiles, of the kernel row's taps, rounded up to whole panels), then db.
+// part32 returns the length of a block's partial gradients: kh blocks of dW_ky (its taps,
+// rounded up to whole tiles, by cout rounded up to whole panels), then a tile whose first row
+// is db.
 func (g *convGeom) part32(cout int) int {
-	return g.kh*rows6(cout)*panels32(g.kw*g.c)*kernels.Panel32 + cout
+	ld := panels32(cout) * kernels.Panel32
+	return (g.kh*rows12(g.kw*g.c) + kernels.TileRows16) * ld
 }
 
 // pack32 writes the weights of the forward pass as the micro-kernel's panels: for kernel
-// row ky and panel q of the outputs, kw·C rows of 32 values, wp[((ky·nq + q)·kw·C + l)·32 + j]
-// = w[(ky·kw·C + l)·cout + 32q + j] (0 past cout).
+// row ky and panel q of the outputs of the product geometry (convGeom.product), kw·C rows of
+// 32 values, wp[((ky·nq + q)·kw·C + l)·32 + j] = w[wrow(ky, l)·cout + 32q + j] (0 past cout).
 func (g *convGeom) pack32(w []float64, cout int, wp []float32) {
-	span, nq := g.kw*g.c, panels32(cout)
-	for ky := 0; ky < g.kh; ky++ {
+	pg := g.product()
+	span, nq := pg.kw*pg.c, panels32(cout)
+	for ky := 0; ky < pg.kh; ky++ {
 		for q := 0; q < nq; q++ {
 			for l := 0; l < span; l++ {
 				row := wp[((ky*nq+q)*span+l)*kernels.Panel32:][:kernels.Panel32]
 				for j := range row {
 					row[j] = 0
 					if o := q*kernels.Panel32 + j; o < cout {
-						row[j] = float32(w[(ky*span+l)*cout+o])
+						row[j] = float32(w[g.wrow(ky, l)*cout+o])
 					}
+				}
+			}
+		}
+	}
+}
+
+// stacked reports whether a 2-D convolution of short kernel rows (fewer than
+// inPlaceMinSpan taps, a first layer of one or a few channels) runs on its stacked input:
+// S[y, x, ky·C + c] = P[y + ky, x, c] for the output rows y, a 1×kw convolution of kh·C
+// channels whose single product per row has all the taps, instead of kh products of a few.
+func (g *convGeom) stacked() bool { return g.kh > 1 && g.kw*g.c < inPlaceMinSpan }
+
+// product returns the geometry of the products: g, or, stacked, the 1×kw convolution of the
+// stacked input (OH rows of Wp pixels of kh·C channels, unpadded).
+func (g *convGeom) product() convGeom {
+	if !g.stacked() {
+		return *g
+	}
+	sg := *g
+	sg.c, sg.h, sg.w, sg.kh = g.kh*g.c, g.oh, g.w+g.pl+g.pr, 1
+	sg.pt, sg.pb, sg.pl, sg.pr = 0, 0, 0, 0
+	return sg
+}
+
+// wrow returns the row of the weights of tap l of kernel row ky of the product geometry:
+// ky·kw·C + l, or, stacked (l = (kx·kh + ky')·C + c, ky = 0), (ky'·kw + kx)·C + c.
+func (g *convGeom) wrow(ky, l int) int {
+	if !g.stacked() {
+		return ky*g.kw*g.c + l
+	}
+	kx, r := l/(g.kh*g.c), l%(g.kh*g.c)
+	return (r/g.c*g.kw+kx)*g.c + r%g.c
+}
+
+// stack32 writes the stacked input of the padded image xp to buf (with the zeros after it
+// that the micro-kernel reads past the last row).
+func (g *convGeom) stack32(buf *[]float32, xp []float32) []float32 {
+	c, wp, kc := g.c, g.w+g.pl+g.pr, g.kh*g.c
+	*buf = sized32(*buf, g.oh*wp*kc+kernels.TileRows16*kc+kernels.Panel32)
+	st := *buf
+	clear(st[g.oh*wp*kc:])
+	for y := 0; y < g.oh; y++ {
+		for ky := 0; ky < g.kh; ky++ { // one input row scattered at stride kh·C, no copy calls
+			src := xp[(y+ky)*wp*c : (y+ky+1)*wp*c]
+			dst := st[y*wp*kc+ky*c:]
+			if c == 1 {
+				for x, v := range src {
+					dst[x*kc] = v
+				}
+				continue
+			}
+			for x := 0; x < wp; x++ {
+				for ch, v := range src[x*c : (x+1)*c] {
+					dst[x*kc+ch] = v
+				}
+			}
+		}
+	}
+	return st
+}
+
+// colInputGrad reports whether the input's gradient goes through dcol = dY·Wᵀ and col2im
+// rather than the full convolution of dY: with few input channels, most of each tile of the
+// full convolution (C columns) would be padding.
+func (g *convGeom) colInputGrad() bool { return g.c < inPlaceMinSpan }
+
+// transpose32 writes the weights of dcol = dY·Wᵀ as panels: for panel q of the taps, cout
+// rows of 32 values, wt[(q·cout + o)·32 + j] = w[32q + j, o] (0 past the taps).
+func (g *convGeom) transpose32(w []float64, cout int, wt []float32) {
+	taps := g.taps()
+	for q := 0; q < panels32(taps); q++ {
+		for o := 0; o < cout; o++ {
+			row := wt[(q*cout+o)*kernels.Panel32:][:kernels.Panel32]
+			for j := range row {
+				row[j] = 0
+				if t := q*kernels.Panel32 + j; t < taps {
+					row[j] = float32(w[t*cout+o])
 				}
 			}
 		}
@@ -203,8 +312,9 @@ type conv32Pass struct {
 
 // conv32Scratch is one worker's buffers.
 type conv32Scratch struct {
-	xpad, dypad, dyT []float32
-	tmp              [kernels.TileRows32 * kernels.Panel32]float32
+	xpad, stk, dypad, dcol, ones []float32
+	tmp                         [kernels.TileRows16 * kernels.Panel32]float32
+	dyRem                       []float32 // the last rows of dY, a tile's worth (inputGradCol32)
 }
 
 var (
@@ -236,7 +346,8 @@ func (p *conv32Pass) Do(lo, hi int) {
 	defer conv32Scratches.Put(s)
 	in, per := g.in(), g.out()*p.cout
 	series := g.h == 1 && g.kh == 1 && g.pt+g.pb == 0
-	plen := g.part32(p.cout)
+	pg := g.product()
+	plen := pg.part32(p.cout)
 	for b := lo; b < hi; b++ {
 		e0, e1 := b*g.block(), min(p.n, (b+1)*g.block())
 		step, ig := 1, *g // examples per image, and their geometry
@@ -250,16 +361,27 @@ func (p *conv32Pass) Do(lo, hi int) {
 		}
 		for i := e0; i < e1; i += step {
 			x := p.x[i*in : (i+step)*in]
-			if !p.back {
-				xpad := ig.pad32(&s.xpad, x, ig.c)
-				ig.convRows32(s, xpad, ig.w+ig.pl+ig.pr, 0, 0, ig.c, p.w, p.cout, p.out[i*per:(i+step)*per], p.bias, false)
+			var dy []float32
+			if p.back {
+				dy = p.dy[i*per : (i+step)*per]
+			}
+			if !p.back || part != nil {
+				src, sg := ig.pad32(&s.xpad, x, ig.c), ig
+				if ig.stacked() {
+					src, sg = ig.stack32(&s.stk, src), ig.product()
+				}
+				if !p.back {
+					sg.convRows32(s, src, sg.w+sg.pl+sg.pr, 0, 0, sg.c, p.w, p.cout, p.out[i*per:(i+step)*per], p.bias, false)
+					continue
+				}
+				p.weightGrad32(s, &sg, src, dy, part, i == e0)
+			}
+			if p.xg == nil {
 				continue
 			}
-			dy := p.dy[i*per : (i+step)*per]
-			if part != nil {
-				p.weightGrad32(s, &ig, ig.pad32(&s.xpad, x, ig.c), dy, part, i == e0)
-			}
-			if p.xg != nil {
+			if ig.colInputGrad() {
+				p.inputGradCol32(s, &ig, dy, p.xg[i*in:(i+step)*in])
+			} else {
 				p.inputGrad32(s, &ig, dy, p.xg[i*in:(i+step)*in])
 			}
 		}
@@ -267,10 +389,11 @@ func (p *conv32Pass) Do(lo, hi int) {
 }
 
 // pad32 returns the image x (c channels, g.h×g.w pixels) with the padding of g in buf, and
-// zeros after it for the rows the micro-kernel reads past the last (six pixels and a panel).
+// zeros after it for the rows the micro-kernel reads past the last (a tile's pixels and a
+// panel).
 func (g *convGeom) pad32(buf *[]float32, x []float32, c int) []float32 {
 	hp, wp := g.h+g.pt+g.pb, g.w+g.pl+g.pr
-	*buf = sized32(*buf, hp*wp*c+kernels.TileRows32*c+kernels.Panel32)
+	*buf = sized32(*buf, hp*wp*c+kernels.TileRows16*c+kernels.Panel32)
 	xp := *buf
 	clear(xp)
 	for y := 0; y < g.h; y++ {
@@ -282,73 +405,65 @@ func (g *convGeom) pad32(buf *[]float32, x []float32, c int) []float32 {
 // convRows32 sets the g.oh rows of g.ow pixels of cout channels of out to the convolution of
 // src (rows of wsrc pixels of cin channels, read from row rowOff and pixel colOff on) with
 // the packed weights wp (pack32's layout for g.kh×g.kw taps of cin channels): bias plus the
-// products of the kernel rows, or, with acc, out plus them. The last ow mod 6 pixels of a
-// row go through a tile of scratch.
+// products of the kernel rows, or, with acc, out plus them. The pixels of a row short of a
+// whole tile go through a tile of scratch.
 func (g *convGeom) convRows32(s *conv32Scratch, src []float32, wsrc, rowOff, colOff, cin int, wp []float32, cout int, out, bias []float32, acc bool) {
 	span, nq, ow := g.kw*cin, panels32(cout), g.ow
-	nb, rem := ow/kernels.TileRows32, ow%kernels.TileRows32
 	tmp := s.tmp[:]
 	for y := 0; y < g.oh; y++ {
 		o := out[y*ow*cout : (y+1)*ow*cout]
 		for q := 0; q < nq; q++ {
 			q0 := q * kernels.Panel32
 			count := min(kernels.Panel32, cout-q0)
-			mask := kernels.ColsMask(count)
+			mask, tr := kernels.ColsMask(count), tileRows(count)
+			nb, rem := ow/tr, ow%tr
 			bq := zero32[:]
 			if bias != nil {
 				bq = bias[q0:]
 			}
 			if rem > 0 && acc {
 				for r := 0; r < rem; r++ {
-					copy(tmp[r*kernels.Panel32:][:count], o[(nb*kernels.TileRows32+r)*cout+q0:])
+					copy(tmp[r*kernels.Panel32:][:count], o[(nb*tr+r)*cout+q0:])
 				}
 			}
 			for ky := 0; ky < g.kh; ky++ {
 				a := src[((y+rowOff+ky)*wsrc+colOff)*cin:]
 				b := wp[(ky*nq+q)*span*kernels.Panel32:]
 				add := acc || ky > 0
-				kernels.Tiles32Strided(nb, span, a, cin, b, kernels.Panel32, o[q0:], cout, bq, negInf32, mask, add)
+				tiles32(nb*tr, span, a, cin, 1, b, kernels.Panel32, o[q0:], cout, bq, mask, add)
 				if rem > 0 {
-					kernels.Tiles32Strided(1, span, a[nb*kernels.TileRows32*cin:], cin, b, kernels.Panel32, tmp, kernels.Panel32, bq, negInf32, mask, add)
+					tiles32(tr, span, a[nb*tr*cin:], cin, 1, b, kernels.Panel32, tmp, kernels.Panel32, bq, mask, add)
 				}
 			}
 			for r := 0; r < rem; r++ {
-				copy(o[(nb*kernels.TileRows32+r)*cout+q0:][:count], tmp[r*kernels.Panel32:])
+				copy(o[(nb*tr+r)*cout+q0:][:count], tmp[r*kernels.Panel32:])
 			}
 		}
 	}
 }
 
 // weightGrad32 adds the weight and bias gradients of one image (or block of series) to the
-// block's partials part (storing over them when first): dW_kyᵀ = dYᵀ·P_ky, one product per
-// output row and panel of taps, P read in place, and db = Σ dY.
-func (p *conv32Pass) weightGrad32(s *conv32Scratch, g *convGeom, xpad, dy, part []float32, first bool) {
+// block's partials part (storing over them when first): dW_ky = P_kyᵀ·dY, one product per
+// output row and kernel row, with P_kyᵀ read in place (transposed: its rows are the taps, at
+// stride 1, its steps the pixels, at stride C), and db = 1ᵀ·dY.
+func (p *conv32Pass) weightGrad32(s *conv32Scratch, g *convGeom, src, dy, part []float32, first bool) {
 	cout, m, c := p.cout, g.out(), g.c
-	c6, span := rows6(cout), g.kw*c
-	s32, wp := panels32(span)*kernels.Panel32, g.w+g.pl+g.pr
-	s.dyT = sized32(s.dyT, c6*m)
-	dyT := s.dyT
-	db := part[g.kh*c6*s32:][:cout]
-	if first {
-		clear(db)
-	}
-	for r := 0; r < m; r++ { // dyT = dYᵀ, and db += Σ_r dY[r]
-		for o, v := range dy[r*cout : (r+1)*cout] {
-			dyT[o*m+r] = v
-			db[o] += v
+	span6, ld, wp := rows12(g.kw*c), panels32(cout)*kernels.Panel32, g.w+g.pl+g.pr
+	if len(s.ones) < m {
+		s.ones = make([]float32, m)
+		for i := range s.ones {
+			s.ones[i] = 1
 		}
 	}
-	clear(dyT[cout*m:])
-	for oy := 0; oy < g.oh; oy++ {
-		for ky := 0; ky < g.kh; ky++ {
-			for q := 0; q*kernels.Panel32 < span; q++ {
-				q0 := q * kernels.Panel32
-				b := xpad[(oy+ky)*wp*c+q0:]
-				dst := part[ky*c6*s32+q0:]
-				kernels.Tiles32Strided(c6/kernels.TileRows32, g.ow, dyT[oy*g.ow:], m, b, c, dst, s32, zero32[:], negInf32,
-					kernels.ColsMask(min(kernels.Panel32, span-q0)), !first || oy > 0)
+	for q0 := 0; q0 < cout; q0 += kernels.Panel32 {
+		mask := kernels.ColsMask(min(kernels.Panel32, cout-q0))
+		for oy := 0; oy < g.oh; oy++ {
+			for ky := 0; ky < g.kh; ky++ {
+				tiles32(span6, g.ow, src[(oy+ky)*wp*c:], 1, c, dy[oy*g.ow*cout+q0:], cout,
+					part[ky*span6*ld+q0:], ld, zero32[:], mask, !first || oy > 0)
 			}
 		}
+		tiles32(tileRows(min(kernels.Panel32, cout-q0)), m, s.ones, 0, 1, dy[q0:], cout, part[g.kh*span6*ld+q0:], ld, zero32[:], mask, !first)
 	}
 }
 
@@ -362,4 +477,58 @@ func (p *conv32Pass) inputGrad32(s *conv32Scratch, g *convGeom, dy, dx []float32
 	fg.oh, fg.ow = g.h, g.w
 	dypad := fg.pad32(&s.dypad, dy, p.cout)
 	fg.convRows32(s, dypad, g.ow+2*(g.kw-1), g.pt, g.pl, p.cout, p.w, g.c, dx, nil, true)
+}
+
+// inputGradCol32 adds the input gradient of one image (or block of series) to dx through
+// dcol = dY·Wᵀ (one product over the image's outputs, dY read in place; its last rows, short
+// of a tile, from a copy) and col2im: dX[oy + ky − pt, ox + kx − pl, c] += dcol[(oy, ox),
+// (ky·kw + kx)·C + c] for the taps inside the image.
+func (p *conv32Pass) inputGradCol32(s *conv32Scratch, g *convGeom, dy, dx []float32) {
+	cout, m, taps, c := p.cout, g.out(), g.taps(), g.c
+	nq := panels32(taps)
+	ld := nq * kernels.Panel32
+	s.dcol = sized32(s.dcol, rows12(m)*ld)
+	dcol := s.dcol
+	for q := 0; q < nq; q++ {
+		q0 := q * kernels.Panel32
+		count := min(kernels.Panel32, taps-q0)
+		b, mask, tr := p.w[q*cout*kernels.Panel32:], kernels.ColsMask(count), tileRows(count)
+		nb, rem := m/tr, m%tr
+		tiles32(nb*tr, cout, dy, cout, 1, b, kernels.Panel32, dcol[q0:], ld, zero32[:], mask, false)
+		if rem > 0 {
+			s.dyRem = sized32(s.dyRem, tr*cout)
+			clear(s.dyRem)
+			copy(s.dyRem, dy[nb*tr*cout:])
+			tiles32(tr, cout, s.dyRem, cout, 1, b, kernels.Panel32, dcol[nb*tr*ld+q0:], ld, zero32[:], mask, false)
+		}
+	}
+	for oy := 0; oy < g.oh; oy++ {
+		for ky := 0; ky < g.kh; ky++ {
+			iy := oy + ky - g.pt
+			if iy < 0 || iy >= g.h {
+				continue
+			}
+			xr := dx[iy*g.w*c : (iy+1)*g.w*c]
+			for kx := 0; kx < g.kw; kx++ {
+				lo, hi := max(0, g.pl-kx), min(g.ow, g.w+g.pl-kx) // outputs whose tap kx is inside
+				if lo >= hi {
+					continue
+				}
+				src := dcol[(oy*g.ow+lo)*ld+(ky*g.kw+kx)*c:]
+				dst := xr[(lo+kx-g.pl)*c : (hi+kx-g.pl)*c]
+				if c == 1 {
+					for k := range dst {
+						dst[k] += src[k*ld]
+					}
+					continue
+				}
+				for k := 0; k < hi-lo; k++ {
+					d, s := dst[k*c:(k+1)*c], src[k*ld:k*ld+c]
+					for ch := range d {
+						d[ch] += s[ch]
+					}
+				}
+			}
+		}
+	}
 }
