@@ -233,18 +233,20 @@ func (g *convGeom) stack32(buf *[]float32, xp []float32) []float32 {
 	st := *buf
 	clear(st[g.oh*wp*kc:])
 	for y := 0; y < g.oh; y++ {
-		for ky := 0; ky < g.kh; ky++ { // one input row scattered at stride kh·C, no copy calls
-			src := xp[(y+ky)*wp*c : (y+ky+1)*wp*c]
-			dst := st[y*wp*kc+ky*c:]
-			if c == 1 {
-				for x, v := range src {
-					dst[x*kc] = v
-				}
-				continue
+		dst := st[y*wp*kc : (y+1)*wp*kc] // written in order; the kh input rows read side by side
+		if c == 1 && g.kh == 3 {
+			r0, r1, r2 := xp[y*wp:(y+1)*wp], xp[(y+1)*wp:(y+2)*wp], xp[(y+2)*wp:(y+3)*wp]
+			for x := range r0 {
+				d := dst[3*x : 3*x+3]
+				d[0], d[1], d[2] = r0[x], r1[x], r2[x]
 			}
-			for x := 0; x < wp; x++ {
-				for ch, v := range src[x*c : (x+1)*c] {
-					dst[x*kc+ch] = v
+			continue
+		}
+		for x := 0; x < wp; x++ {
+			d := dst[x*kc : (x+1)*kc]
+			for ky := 0; ky < g.kh; ky++ {
+				for ch, v := range xp[((y+ky)*wp+x)*c : ((y+ky)*wp+x+1)*c] {
+					d[ky*c+ch] = v
 				}
 			}
 		}
@@ -485,21 +487,18 @@ func (p *conv32Pass) inputGrad32(s *conv32Scratch, g *convGeom, dy, dx []float32
 // (ky·kw + kx)·C + c] for the taps inside the image.
 func (p *conv32Pass) inputGradCol32(s *conv32Scratch, g *convGeom, dy, dx []float32) {
 	cout, m, taps, c := p.cout, g.out(), g.taps(), g.c
-	nq := panels32(taps)
-	ld := nq * kernels.Panel32
-	s.dcol = sized32(s.dcol, rows12(m)*ld)
-	dcol := s.dcol
-	for q := 0; q < nq; q++ {
-		q0 := q * kernels.Panel32
+	s.dcol = sized32(s.dcol, rows12(m)*taps)
+	dcol := s.dcol // m × taps, compact: the kernel stores only the columns of its mask
+	for q0 := 0; q0 < taps; q0 += kernels.Panel32 {
 		count := min(kernels.Panel32, taps-q0)
-		b, mask, tr := p.w[q*cout*kernels.Panel32:], kernels.ColsMask(count), tileRows(count)
+		b, mask, tr := p.w[q0/kernels.Panel32*cout*kernels.Panel32:], kernels.ColsMask(count), tileRows(count)
 		nb, rem := m/tr, m%tr
-		tiles32(nb*tr, cout, dy, cout, 1, b, kernels.Panel32, dcol[q0:], ld, zero32[:], mask, false)
+		tiles32(nb*tr, cout, dy, cout, 1, b, kernels.Panel32, dcol[q0:], taps, zero32[:], mask, false)
 		if rem > 0 {
 			s.dyRem = sized32(s.dyRem, tr*cout)
 			clear(s.dyRem)
 			copy(s.dyRem, dy[nb*tr*cout:])
-			tiles32(tr, cout, s.dyRem, cout, 1, b, kernels.Panel32, dcol[nb*tr*ld+q0:], ld, zero32[:], mask, false)
+			tiles32(tr, cout, s.dyRem, cout, 1, b, kernels.Panel32, dcol[nb*tr*taps+q0:], taps, zero32[:], mask, false)
 		}
 	}
 	for oy := 0; oy < g.oh; oy++ {
@@ -508,26 +507,37 @@ func (p *conv32Pass) inputGradCol32(s *conv32Scratch, g *convGeom, dy, dx []floa
 			if iy < 0 || iy >= g.h {
 				continue
 			}
-			xr := dx[iy*g.w*c : (iy+1)*g.w*c]
 			for kx := 0; kx < g.kw; kx++ {
 				lo, hi := max(0, g.pl-kx), min(g.ow, g.w+g.pl-kx) // outputs whose tap kx is inside
-				if lo >= hi {
-					continue
+				if lo < hi {
+					col2im32(dx[(iy*g.w+lo+kx-g.pl)*c:(iy*g.w+hi+kx-g.pl)*c], dcol[(oy*g.ow+lo)*taps+(ky*g.kw+kx)*c:], c, taps)
 				}
-				src := dcol[(oy*g.ow+lo)*ld+(ky*g.kw+kx)*c:]
-				dst := xr[(lo+kx-g.pl)*c : (hi+kx-g.pl)*c]
-				if c == 1 {
-					for k := range dst {
-						dst[k] += src[k*ld]
-					}
-					continue
-				}
-				for k := 0; k < hi-lo; k++ {
-					d, s := dst[k*c:(k+1)*c], src[k*ld:k*ld+c]
-					for ch := range d {
-						d[ch] += s[ch]
-					}
-				}
+			}
+		}
+	}
+}
+
+// col2im32 adds the runs of c values of src, ld apart, to the consecutive runs of dst.
+func col2im32(dst, src []float32, c, ld int) {
+	n := len(dst) / c
+	switch c {
+	case 1:
+		src = src[:(n-1)*ld+1]
+		for k := range dst {
+			dst[k] += src[k*ld]
+		}
+	case 2:
+		src = src[:(n-1)*ld+2]
+		for k := 0; k < n; k++ {
+			d, s := dst[2*k:2*k+2], src[k*ld:k*ld+2]
+			d[0] += s[0]
+			d[1] += s[1]
+		}
+	default:
+		for k := 0; k < n; k++ {
+			d, s := dst[k*c:(k+1)*c], src[k*ld:k*ld+c]
+			for ch, v := range s {
+				d[ch] += v
 			}
 		}
 	}

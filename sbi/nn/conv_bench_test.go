@@ -110,8 +110,9 @@ func benchmarkFill(b *testing.B, n int) {
 	})
 }
 
-// benchConv32 is benchConv on the float32 path (Conv1D32, Conv2D32): a float32 input, as
-// PyTorch's twins have, the layer's float64 parameters cast inside the op.
+// benchConv32 is benchConv on the float32 path (Conv1D32, Conv2D32): a float32 input held
+// outside the tape, as PyTorch's twins hold theirs (its gradient cleared every step), the
+// layer's float64 parameters cast inside the op.
 func benchConv32(b *testing.B, c convBench, backward bool) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	x0 := make([]float32, c.n*c.in)
@@ -119,11 +120,14 @@ func benchConv32(b *testing.B, c convBench, backward bool) {
 		x0[i] = float32(2*rng.Float64() - 1)
 	}
 	w, bias := randVar(rng, c.taps, c.cw, -0.3, 0.3), randVar(rng, 1, c.cw, -0.3, 0.3)
+	x := &Tensor32{Rows: c.n, Cols: c.in, Data: x0} // the input, as PyTorch's twin holds it
+	if backward {
+		x.Grad = make([]float32, len(x0))
+	}
 	tp := NewTape()
 	tp.NoGrad = !backward
 	var dy []float32
 	step := func() {
-		x := tp.Variable32(c.n, c.in, x0)
 		y := c.run32(tp, x, w, bias)
 		if backward {
 			if dy == nil {
@@ -132,6 +136,7 @@ func benchConv32(b *testing.B, c convBench, backward bool) {
 					dy[i] = float32(rng.NormFloat64())
 				}
 			}
+			clear(x.Grad)
 			tp.BackwardWith32(y, dy)
 			w.ZeroGrad()
 			bias.ZeroGrad()
