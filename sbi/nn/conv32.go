@@ -315,8 +315,8 @@ type conv32Pass struct {
 // conv32Scratch is one worker's buffers.
 type conv32Scratch struct {
 	xpad, stk, dypad, dcol, ones []float32
-	tmp                         [kernels.TileRows16 * kernels.Panel32]float32
-	dyRem                       []float32 // the last rows of dY, a tile's worth (inputGradCol32)
+	tmp                          [kernels.TileRows16 * kernels.Panel32]float32
+	dyRem                        []float32 // the last rows of dY, a tile's worth (inputGradCol32)
 }
 
 var (
