@@ -160,6 +160,25 @@ func tiles32(rows, k int, a []float32, ra, ka int, b []float32, ldb int, c []flo
 	kernels.Tiles32Strided(rows/kernels.TileRows32, k, a, ra, ka, b, ldb, c, ldc, bias, negInf32, cols, acc)
 }
 
+// remRows returns the rows of the tile that computes the last rem rows of a product of count
+// columns, short of a whole tile: a 6×32 tile for at most six of a 12×16 product, which
+// costs half a 12×16 tile.
+func remRows(count, rem int) int {
+	if rem <= kernels.TileRows32 {
+		return kernels.TileRows32
+	}
+	return tileRows(count)
+}
+
+// tilesRem is tiles32 for the rows (remRows of them) of a remainder.
+func tilesRem(rows, k int, a []float32, ra, ka int, b []float32, ldb int, c []float32, ldc int, bias []float32, cols uint32, acc bool) {
+	if rows == kernels.TileRows32 {
+		kernels.Tiles32Strided(1, k, a, ra, ka, b, ldb, c, ldc, bias, negInf32, cols, acc)
+		return
+	}
+	tiles32(rows, k, a, ra, ka, b, ldb, c, ldc, bias, cols, acc)
+}
+
 // rows12 rounds n up to a whole number of tiles of either height.
 func rows12(n int) int { return (n + 11) / 12 * 12 }
 
@@ -434,7 +453,7 @@ func (g *convGeom) convRows32(s *conv32Scratch, src []float32, wsrc, rowOff, col
 				add := acc || ky > 0
 				tiles32(nb*tr, span, a, cin, 1, b, kernels.Panel32, o[q0:], cout, bq, mask, add)
 				if rem > 0 {
-					tiles32(tr, span, a[nb*tr*cin:], cin, 1, b, kernels.Panel32, tmp, kernels.Panel32, bq, mask, add)
+					tilesRem(remRows(count, rem), span, a[nb*tr*cin:], cin, 1, b, kernels.Panel32, tmp, kernels.Panel32, bq, mask, add)
 				}
 			}
 			for r := 0; r < rem; r++ {
@@ -495,10 +514,11 @@ func (p *conv32Pass) inputGradCol32(s *conv32Scratch, g *convGeom, dy, dx []floa
 		nb, rem := m/tr, m%tr
 		tiles32(nb*tr, cout, dy, cout, 1, b, kernels.Panel32, dcol[q0:], taps, zero32[:], mask, false)
 		if rem > 0 {
-			s.dyRem = sized32(s.dyRem, tr*cout)
+			rr := remRows(count, rem)
+			s.dyRem = sized32(s.dyRem, rr*cout)
 			clear(s.dyRem)
 			copy(s.dyRem, dy[nb*tr*cout:])
-			tiles32(tr, cout, s.dyRem, cout, 1, b, kernels.Panel32, dcol[nb*tr*taps+q0:], taps, zero32[:], mask, false)
+			tilesRem(rr, cout, s.dyRem, cout, 1, b, kernels.Panel32, dcol[nb*tr*taps+q0:], taps, zero32[:], mask, false)
 		}
 	}
 	for oy := 0; oy < g.oh; oy++ {
