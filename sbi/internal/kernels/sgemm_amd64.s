@@ -94,28 +94,23 @@
 	ADDQ          R8, DX
 
 // STEPS is STEP for an A whose steps of l are BX bytes apart and a B whose rows are R13
-// bytes apart, of which only the columns of K1 and K2 are read.
+// bytes apart, of which only the columns of K1 and K2 are read; its broadcasts are embedded in
+// the FMAs (one instruction each, the value of A loaded twice).
 #define STEPS \
 	VMOVUPS.Z (DI), K1, Z12 \
 	VMOVUPS.Z 64(DI), K2, Z13 \
-	VBROADCASTSS (SI), Z14 \
-	VFMADD231PS Z12, Z14, Z0 \
-	VFMADD231PS Z13, Z14, Z1 \
-	VBROADCASTSS (SI)(R9*1), Z15 \
-	VFMADD231PS Z12, Z15, Z2 \
-	VFMADD231PS Z13, Z15, Z3 \
-	VBROADCASTSS (SI)(R9*2), Z14 \
-	VFMADD231PS Z12, Z14, Z4 \
-	VFMADD231PS Z13, Z14, Z5 \
-	VBROADCASTSS (R10), Z15 \
-	VFMADD231PS Z12, Z15, Z6 \
-	VFMADD231PS Z13, Z15, Z7 \
-	VBROADCASTSS (R10)(R9*1), Z14 \
-	VFMADD231PS Z12, Z14, Z8 \
-	VFMADD231PS Z13, Z14, Z9 \
-	VBROADCASTSS (R10)(R9*2), Z15 \
-	VFMADD231PS Z12, Z15, Z10 \
-	VFMADD231PS Z13, Z15, Z11 \
+	VFMADD231PS.BCST (SI), Z12, Z0 \
+	VFMADD231PS.BCST (SI), Z13, Z1 \
+	VFMADD231PS.BCST (SI)(R9*1), Z12, Z2 \
+	VFMADD231PS.BCST (SI)(R9*1), Z13, Z3 \
+	VFMADD231PS.BCST (SI)(R9*2), Z12, Z4 \
+	VFMADD231PS.BCST (SI)(R9*2), Z13, Z5 \
+	VFMADD231PS.BCST (R10), Z12, Z6 \
+	VFMADD231PS.BCST (R10), Z13, Z7 \
+	VFMADD231PS.BCST (R10)(R9*1), Z12, Z8 \
+	VFMADD231PS.BCST (R10)(R9*1), Z13, Z9 \
+	VFMADD231PS.BCST (R10)(R9*2), Z12, Z10 \
+	VFMADD231PS.BCST (R10)(R9*2), Z13, Z11 \
 	ADDQ BX, SI \
 	ADDQ BX, R10 \
 	ADDQ R13, DI
