@@ -548,10 +548,10 @@ func col2im32(dst, src []float32, c, ld int) {
 		}
 	case 2:
 		src = src[:(n-1)*ld+2]
-		for k := 0; k < n; k++ {
-			d, s := dst[2*k:2*k+2], src[k*ld:k*ld+2]
-			d[0] += s[0]
-			d[1] += s[1]
+		dst = dst[:2*n]
+		for k, j := 0, 0; k < len(dst)-1; k, j = k+2, j+ld {
+			dst[k] += src[j]
+			dst[k+1] += src[j+1]
 		}
 	default:
 		for k := 0; k < n; k++ {

@@ -150,8 +150,9 @@ func (tp *Tape) BackwardWith32(out *Tensor32, grad []float32) {
 	if out.Grad == nil {
 		return
 	}
+	g := out.Grad[:len(grad)]
 	for i, v := range grad {
-		out.Grad[i] += v
+		g[i] += v
 	}
 	tp.backwardFrom()
 }
