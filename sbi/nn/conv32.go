@@ -466,7 +466,8 @@ func (g *convGeom) convRows32(s *conv32Scratch, src []float32, wsrc, rowOff, col
 // weightGrad32 adds the weight and bias gradients of one image (or block of series) to the
 // block's partials part (storing over them when first): dW_ky = P_kyᵀ·dY, one product per
 // output row and kernel row, with P_kyᵀ read in place (transposed: its rows are the taps, at
-// stride 1, its steps the pixels, at stride C), and db = 1ᵀ·dY.
+// stride 1, its steps the pixels, at stride C), and db = 1ᵀ·dY (with dY viewed as rows of 32
+// values when cout divides 32, so that the product fills a whole tile's width).
 func (p *conv32Pass) weightGrad32(s *conv32Scratch, g *convGeom, src, dy, part []float32, first bool) {
 	cout, m, c := p.cout, g.out(), g.c
 	span6, ld, wp := rows12(g.kw*c), panels32(cout)*kernels.Panel32, g.w+g.pl+g.pr
@@ -474,6 +475,20 @@ func (p *conv32Pass) weightGrad32(s *conv32Scratch, g *convGeom, src, dy, part [
 		s.ones = make([]float32, m)
 		for i := range s.ones {
 			s.ones[i] = 1
+		}
+	}
+	if kernels.Panel32%cout == 0 { // db from dY viewed as rows of 32: column j sums channel j mod cout
+		n32, tmp := m*cout/kernels.Panel32, s.tmp[:kernels.TileRows32*kernels.Panel32]
+		kernels.Tiles32Strided(1, n32, s.ones, 0, 1, dy, kernels.Panel32, tmp, kernels.Panel32, zero32[:], negInf32, kernels.ColsMask(kernels.Panel32), false)
+		db := part[g.kh*span6*ld:][:cout]
+		if first {
+			clear(db)
+		}
+		for j, v := range tmp[:kernels.Panel32] {
+			db[j%cout] += v
+		}
+		for i := n32 * kernels.Panel32; i < m*cout; i++ { // a last row short of 32 values
+			db[i%cout] += dy[i]
 		}
 	}
 	for q0 := 0; q0 < cout; q0 += kernels.Panel32 {
@@ -484,7 +499,9 @@ func (p *conv32Pass) weightGrad32(s *conv32Scratch, g *convGeom, src, dy, part [
 					part[ky*span6*ld+q0:], ld, zero32[:], mask, !first || oy > 0)
 			}
 		}
-		tiles32(tileRows(min(kernels.Panel32, cout-q0)), m, s.ones, 0, 1, dy[q0:], cout, part[g.kh*span6*ld+q0:], ld, zero32[:], mask, !first)
+		if kernels.Panel32%cout != 0 {
+			tiles32(tileRows(min(kernels.Panel32, cout-q0)), m, s.ones, 0, 1, dy[q0:], cout, part[g.kh*span6*ld+q0:], ld, zero32[:], mask, !first)
+		}
 	}
 }
 
