@@ -12,27 +12,32 @@ import (
 //
 // Conv1D32 and Conv2D32 are Conv1D and Conv2D on float32 tensors (tensor32.go), for unit
 // strides without dilation (any padding, causal included): the convolutions of in-place
-// patches (conv_inplace.go), on the float32 micro-kernel kernels.Tiles32Strided (6×32 tiles,
-// 16 lanes). With P the padded input (Hp×Wp pixels of C channels) and W_ky the kw·C rows of
-// the weights of kernel row ky, each output row oy is
+// patches (conv_inplace.go), on the float32 micro-kernels kernels.Tiles32Strided (6×32
+// tiles) and kernels.Tiles16Strided (12×16, for products of at most 16 columns), both of 16
+// lanes. With P the padded input (Hp×Wp pixels of C channels) and W_ky the kw·C rows of the
+// weights of kernel row ky, each output row oy is
 //
 //	Y[oy, ox, o] = b[o] + Σ_ky Σ_{l<kw·C} P[((oy + ky)·Wp + ox)·C + l] · W_ky[l, o],
 //
 // one product per kernel row whose rows (ox) are overlapping runs of P read in place at
 // stride C, the first product storing over the bias and the others adding to the output.
-// The gradients:
+// A 2-D convolution of short kernel rows (kw·C < inPlaceMinSpan, a first layer) runs on its
+// input stacked by kernel rows (convGeom.stacked), one product of all the taps per row. The
+// gradients:
 //
 //	dW_ky[l, o] = Σ_{i, oy, ox} P_i[((oy + ky)·Wp + ox)·C + l] · dY_i[oy, ox, o],   db[o] = Σ dY[·, o],
 //	dX[y, x, c] += Σ_{jy, jx, o} dYpad[y + pt + jy, x + pl + jx, o] · W[((kh−1−jy)·kw + kw−1−jx)·C + c, o],
 //
-// the weight gradient as dW_kyᵀ = dYᵀ·P_ky per output row (P read in place again, dY
-// transposed, so that no patch is ever copied) and the input gradient as the full
-// convolution of dY, zero-padded by kh−1 and kw−1 on every side, with the flipped weights
-// (Dumoulin & Visin 2016, relationship 8), which is the forward pass's loop again, adding
-// to dX. Sums are in float32 with fused multiply-adds; the weight and bias gradients are
-// summed per block of examples in float32 and over the blocks, in block order, in float64
-// (into the parameters' float64 Grad), so no result depends on the number of goroutines.
-// Series are convolved a block at a time as the rows of one image.
+// the weight gradient as P_kyᵀ·dY per output row and kernel row (P read in place again, as
+// a transposed matrix: no patch is copied) and db as 1ᵀ·dY, both on the micro-kernels; the
+// input gradient as the full convolution of dY, zero-padded by kh−1 and kw−1 on every side,
+// with the flipped weights (Dumoulin & Visin 2016, relationship 8), the forward pass's loop
+// again, adding to dX; with fewer than inPlaceMinSpan input channels, whose full convolution
+// would leave most lanes empty, as dcol = dY·Wᵀ added back to the input positions (col2im).
+// Sums are in float32 with fused multiply-adds; the weight and bias gradients are summed per
+// block of examples in float32 and over the blocks, in block order, in float64 (into the
+// parameters' float64 Grad), so no result depends on the number of goroutines. Series are
+// convolved a block at a time as the rows of one image.
 
 // Conv1D32 is Conv1D on a float32 input: the series x (n × Length·Channels, channels-last)
 // convolved with the float64 weights w (Kernel·Channels × Out) and bias (1×Out, or nil),
