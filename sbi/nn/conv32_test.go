@@ -44,7 +44,7 @@ var conv32Cases = []conv32Case{
 	{c1: &Conv1DConfig{Channels: 33, Length: 7, Kernel: 3, Padding: 1}, n: 3, cout: 40},
 	{c1: &Conv1DConfig{Channels: 1, Length: 11, Kernel: 1}, n: 3, cout: 1},
 	{c1: &Conv1DConfig{Channels: 4, Length: 5, Kernel: 2, Padding: 3}, n: 2, cout: 7},
-	{c1: &Conv1DConfig{Channels: 5, Length: 30, Kernel: 7}, n: 60, cout: 3}, // several blocks
+	{c1: &Conv1DConfig{Channels: 5, Length: 30, Kernel: 7}, n: 60, cout: 3},            // several blocks
 	{c1: &Conv1DConfig{Channels: 2, Length: 7, Kernel: 3, Padding: 1}, n: 3, cout: 16}, // dY of an odd number of rows of 16
 	{c2: &Conv2DConfig{Channels: 1, Height: 8, Width: 9, Kernel: [2]int{3, 3}, Padding: [2]int{1, 1}}, n: 3, cout: 16},
 	{c2: &Conv2DConfig{Channels: 16, Height: 6, Width: 7, Kernel: [2]int{3, 3}, Padding: [2]int{1, 1}}, n: 2, cout: 32},
