@@ -60,15 +60,7 @@ func (tp *Tape) conv32(op string, x *Tensor32, w, bias *Tensor, g *convGeom) *Te
 	if g.sh != 1 || g.sw != 1 || g.dh != 1 || g.dw != 1 {
 		panic(fmt.Sprintf("nn: %s: stride %d×%d, dilation %d×%d, want 1 (the float32 convolutions read their patches in place; use the float64 op for other strides or dilations)", op, g.sh, g.sw, g.dh, g.dw))
 	}
-	if x.Cols != g.in() {
-		panic(fmt.Sprintf("nn: %s: input %d×%d, want %d columns (%d×%d positions × %d channels)", op, x.Rows, x.Cols, g.in(), g.h, g.w, g.c))
-	}
-	if w.Rows != g.taps() {
-		panic(fmt.Sprintf("nn: %s: weights %d×%d, want %d rows (kernel %d×%d × %d channels)", op, w.Rows, w.Cols, g.taps(), g.kh, g.kw, g.c))
-	}
-	if bias != nil && (bias.Rows != 1 || bias.Cols != w.Cols) {
-		panic(fmt.Sprintf("nn: %s: bias %d×%d, want 1×%d", op, bias.Rows, bias.Cols, w.Cols))
-	}
+	g.check(op, x.Rows, x.Cols, w, bias)
 	biasGrad := bias != nil && bias.Grad != nil
 	gr := !tp.NoGrad && (x.Grad != nil || w.Grad != nil || biasGrad)
 	n, cout := x.Rows, w.Cols

@@ -93,6 +93,33 @@ func (c conv32Case) result32(x []float32, w, b, dy []float64) conv32Result {
 	return conv32Result{to64(y.Data), to64(tp.tensors32[0].Grad), wv.Grad, bv.Grad}
 }
 
+// inputs returns random inputs of c in [−1, 1], all float32 values (edited by edit, if not
+// nil, before the others are drawn), with weights, bias and dY.
+func (c conv32Case) inputs(rng *rand.Rand, edit func([]float32)) (x []float32, w, b, dy []float64) {
+	g := c.geom()
+	x = make([]float32, c.n*g.in())
+	for i := range x {
+		x[i] = float32(2*rng.Float64() - 1)
+	}
+	if edit != nil {
+		edit(x)
+	}
+	w, b = make([]float64, g.taps()*c.cout), make([]float64, c.cout)
+	dy = make([]float64, c.n*g.out()*c.cout)
+	for _, v := range [][]float64{w, b, dy} {
+		for i := range v {
+			v[i] = float64(float32(2*rng.Float64() - 1))
+		}
+	}
+	return x, w, b, dy
+}
+
+// compare returns the float32 results, the float64 ones on the same values, and the float64
+// ones on their magnitudes (the sums of the magnitudes of the terms of each entry).
+func (c conv32Case) compare(x []float32, w, b, dy []float64) (got, want, mag conv32Result) {
+	return c.result32(x, w, b, dy), c.run64(to64(x), w, b, dy), c.run64(abs64(to64(x)), abs64(w), abs64(b), abs64(dy))
+}
+
 func to32(v []float64) []float32 {
 	r := make([]float32, len(v))
 	for i, x := range v {
@@ -156,20 +183,8 @@ func TestConv32MatchesFloat64(t *testing.T) {
 	for _, c := range conv32Cases {
 		t.Run(c.String(), func(t *testing.T) {
 			g := c.geom()
-			x := make([]float32, c.n*g.in())
-			for i := range x {
-				x[i] = float32(2*rng.Float64() - 1)
-			}
-			w, b := make([]float64, g.taps()*c.cout), make([]float64, c.cout)
-			dy := make([]float64, c.n*g.out()*c.cout)
-			for _, v := range [][]float64{w, b, dy} {
-				for i := range v {
-					v[i] = float64(float32(2*rng.Float64() - 1))
-				}
-			}
-			got := c.result32(x, w, b, dy)
-			want := c.run64(to64(x), w, b, dy)
-			mag := c.run64(abs64(to64(x)), abs64(w), abs64(b), abs64(dy))
+			x, w, b, dy := c.inputs(rng, nil)
+			got, want, mag := c.compare(x, w, b, dy)
 			terms := []int{g.taps() + 1, g.kh * g.kw * c.cout, c.n*g.out() + 1, c.n * g.out()}
 			names := []string{"output", "input gradient", "weight gradient", "bias gradient"}
 			for k, pair := range [][3][]float64{{got.y, want.y, mag.y}, {got.dx, want.dx, mag.dx}, {got.dw, want.dw, mag.dw}, {got.db, want.db, mag.db}} {
@@ -209,22 +224,11 @@ func TestConv32NonFinite(t *testing.T) {
 	for _, c := range conv32Cases {
 		t.Run(c.String(), func(t *testing.T) {
 			g := c.geom()
-			x := make([]float32, c.n*g.in())
-			for i := range x {
-				x[i] = float32(2*rng.Float64() - 1)
-			}
-			x[rng.IntN(len(x))] = float32(math.NaN())
-			x[rng.IntN(len(x))] = float32(math.Inf(1))
-			w, b := make([]float64, g.taps()*c.cout), make([]float64, c.cout)
-			dy := make([]float64, c.n*g.out()*c.cout)
-			for _, v := range [][]float64{w, b, dy} {
-				for i := range v {
-					v[i] = float64(float32(2*rng.Float64() - 1))
-				}
-			}
-			got := c.result32(x, w, b, dy)
-			want := c.run64(to64(x), w, b, dy)
-			mag := c.run64(abs64(to64(x)), abs64(w), abs64(b), abs64(dy))
+			x, w, b, dy := c.inputs(rng, func(x []float32) {
+				x[rng.IntN(len(x))] = float32(math.NaN())
+				x[rng.IntN(len(x))] = float32(math.Inf(1))
+			})
+			got, want, mag := c.compare(x, w, b, dy)
 			if r, at := worst32(got.y, want.y, mag.y, g.taps()+1); r > 1 {
 				t.Errorf("output entry %d is %v, want %v", at, got.y[at], want.y[at])
 			}

@@ -182,30 +182,38 @@ func (tp *Tape) ReleaseScratch(mark int) {
 // tensor returns a rows×cols tape-owned tensor. Its data is not cleared; its gradient, if
 // requested, is zeroed.
 func (tp *Tape) tensor(rows, cols int, grad bool) *Tensor {
-	var t *Tensor
-	if tp.nt < len(tp.tensors) {
-		t = tp.tensors[tp.nt]
-	} else {
-		t = &Tensor{}
-		tp.tensors = append(tp.tensors, t)
-	}
-	tp.nt++
-	n := rows * cols
+	t := nextOf(&tp.tensors, &tp.nt)
 	t.Rows, t.Cols = rows, cols
-	if cap(t.Data) < n {
-		t.Data = make([]float64, n)
-	}
-	t.Data = t.Data[:n]
-	if grad {
-		if cap(t.gbuf) < n {
-			t.gbuf = make([]float64, n)
-		}
-		t.Grad = t.gbuf[:n]
-		clear(t.Grad)
-	} else {
-		t.Grad = nil
-	}
+	t.Data, t.Grad = resize(t.Data, &t.gbuf, rows*cols, grad)
 	return t
+}
+
+// nextOf returns the next of the values of list handed out since Reset (*used of them so
+// far), appending a new one when all are in use.
+func nextOf[T any](list *[]*T, used *int) *T {
+	if *used == len(*list) {
+		*list = append(*list, new(T))
+	}
+	*used++
+	return (*list)[*used-1]
+}
+
+// resize returns data with length n (reallocated only when its capacity is short) and, with
+// grad, a zeroed gradient of length n kept in *gbuf, or else nil: the storage of a tape-owned
+// tensor.
+func resize[T float32 | float64](data []T, gbuf *[]T, n int, grad bool) ([]T, []T) {
+	if cap(data) < n {
+		data = make([]T, n)
+	}
+	if !grad {
+		return data[:n], nil
+	}
+	if cap(*gbuf) < n {
+		*gbuf = make([]T, n)
+	}
+	g := (*gbuf)[:n]
+	clear(g)
+	return data[:n], g
 }
 
 // scratch returns a tape-owned float slice of length n, valid until Reset. Not cleared.

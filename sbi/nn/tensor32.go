@@ -31,28 +31,9 @@ func (t *Tensor32) Len() int { return t.Rows * t.Cols }
 // tensor32 returns a rows×cols tape-owned float32 tensor; its data is not cleared, its
 // gradient, if requested, is zeroed.
 func (tp *Tape) tensor32(rows, cols int, grad bool) *Tensor32 {
-	var t *Tensor32
-	if tp.nt32 < len(tp.tensors32) {
-		t = tp.tensors32[tp.nt32]
-	} else {
-		t = &Tensor32{}
-		tp.tensors32 = append(tp.tensors32, t)
-	}
-	tp.nt32++
-	n := rows * cols
+	t := nextOf(&tp.tensors32, &tp.nt32)
 	t.Rows, t.Cols = rows, cols
-	if cap(t.Data) < n {
-		t.Data = make([]float32, n)
-	}
-	t.Data = t.Data[:n]
-	t.Grad = nil
-	if grad {
-		if cap(t.gbuf) < n {
-			t.gbuf = make([]float32, n)
-		}
-		t.Grad = t.gbuf[:n]
-		clear(t.Grad)
-	}
+	t.Data, t.Grad = resize(t.Data, &t.gbuf, rows*cols, grad)
 	return t
 }
 
@@ -82,39 +63,41 @@ func (tp *Tape) Variable32(rows, cols int, data []float32) *Tensor32 {
 func (tp *Tape) To32(x *Tensor) *Tensor32 {
 	gr := tp.grads(x)
 	out := tp.tensor32(x.Rows, x.Cols, gr)
-	for i, v := range x.Data {
-		out.Data[i] = float32(v)
-	}
+	convert(out.Data, x.Data)
 	if gr {
 		tp.record(backTo32, nil, x, nil, nil).out32 = out
 	}
 	return out
 }
 
-func backTo32(nd *node) {
-	g := nd.a.Grad
-	for i, v := range nd.out32.Grad {
-		g[i] += float64(v)
-	}
-}
+func backTo32(nd *node) { addConverted(nd.a.Grad, nd.out32.Grad) }
 
 // To64 returns x as float64 (exactly); its gradient is rounded to float32 on the way back.
 func (tp *Tape) To64(x *Tensor32) *Tensor {
 	gr := !tp.NoGrad && x.Grad != nil
 	out := tp.tensor(x.Rows, x.Cols, gr)
-	for i, v := range x.Data {
-		out.Data[i] = float64(v)
-	}
+	convert(out.Data, x.Data)
 	if gr {
 		tp.record(backTo64, out, nil, nil, nil).a32 = x
 	}
 	return out
 }
 
-func backTo64(nd *node) {
-	g := nd.a32.Grad
-	for i, v := range nd.out.Grad {
-		g[i] += float32(v)
+func backTo64(nd *node) { addConverted(nd.a32.Grad, nd.out.Grad) }
+
+// convert sets dst to src converted (rounded to nearest where it narrows).
+func convert[D, S float32 | float64](dst []D, src []S) {
+	dst = dst[:len(src)]
+	for i, v := range src {
+		dst[i] = D(v)
+	}
+}
+
+// addConverted adds src, converted, to dst.
+func addConverted[D, S float32 | float64](dst []D, src []S) {
+	dst = dst[:len(src)]
+	for i, v := range src {
+		dst[i] += D(v)
 	}
 }
 
@@ -150,9 +133,6 @@ func (tp *Tape) BackwardWith32(out *Tensor32, grad []float32) {
 	if out.Grad == nil {
 		return
 	}
-	g := out.Grad[:len(grad)]
-	for i, v := range grad {
-		g[i] += v
-	}
+	addConverted(out.Grad, grad)
 	tp.backwardFrom()
 }

@@ -11,31 +11,15 @@ func sgemm12x16s(blocks, k int, a *float32, ra, ka int, b *float32, ldb int, c *
 func sgemm6x32s(blocks, k int, a *float32, ra, ka int, b *float32, ldb int, c *float32, ldc int, bias *float32, floor float32, cols, acc uint32)
 
 // Tiles32Strided sets blocks tiles of 6×32 of c to max(S + a·B, floor) (see
-// Tiles32StridedGo: A's elements at strides ra and ka, B's rows at stride ldb, S the bias or, with acc, c itself; only the
-// columns of cols), on the assembly kernel where it runs. It reads only the columns of cols of B
-// and C.
+// Tiles32StridedGo: A's elements at strides ra and ka, B's rows at stride ldb, S the bias or,
+// with acc, c itself; only the columns of cols), on the assembly kernel where it runs. It
+// reads only the columns of cols of B and C.
 func Tiles32Strided(blocks, k int, a []float32, ra, ka int, b []float32, ldb int, c []float32, ldc int, bias []float32, floor float32, cols uint32, acc bool) {
 	if !Float32 {
 		Tiles32StridedGo(blocks, k, a, ra, ka, b, ldb, c, ldc, bias, floor, cols, acc)
 		return
 	}
-	if blocks <= 0 || cols == 0 {
-		return
-	}
-	last, top := blocks*TileRows32-1, bits.Len32(cols)-1 // the bounds the kernel relies on
-	_, _ = c[last*ldc+top], bias[Panel32-1]
-	if k > 0 {
-		_, _ = a[last*ra+(k-1)*ka], b[(k-1)*ldb+top]
-	}
-	var flag uint32
-	if acc {
-		flag = 1
-	}
-	pa, pb := &bias[0], &bias[0] // not read when k is 0
-	if k > 0 {
-		pa, pb = &a[0], &b[0]
-	}
-	sgemm6x32s(blocks, k, pa, ra, ka, pb, ldb, &c[0], ldc, &bias[0], floor, cols, flag)
+	tilesStrided(false, blocks, k, a, ra, ka, b, ldb, c, ldc, bias, floor, cols, acc)
 }
 
 // Tiles16Strided is Tiles32Strided on tiles of 12×16 (see Tiles16StridedGo): for products of
@@ -46,11 +30,21 @@ func Tiles16Strided(blocks, k int, a []float32, ra, ka int, b []float32, ldb int
 		Tiles16StridedGo(blocks, k, a, ra, ka, b, ldb, c, ldc, bias, floor, cols, acc)
 		return
 	}
+	tilesStrided(true, blocks, k, a, ra, ka, b, ldb, c, ldc, bias, floor, cols, acc)
+}
+
+// tilesStrided checks the bounds the assembly kernels rely on and calls the 12×16 one
+// (narrow) or the 6×32 one.
+func tilesStrided(narrow bool, blocks, k int, a []float32, ra, ka int, b []float32, ldb int, c []float32, ldc int, bias []float32, floor float32, cols uint32, acc bool) {
 	if blocks <= 0 || cols == 0 {
 		return
 	}
-	last, top := blocks*TileRows16-1, bits.Len32(cols)-1 // the bounds the kernel relies on
-	_, _ = c[last*ldc+top], bias[15]
+	rows, width := TileRows32, Panel32
+	if narrow {
+		rows, width = TileRows16, 16
+	}
+	last, top := blocks*rows-1, bits.Len32(cols)-1
+	_, _ = c[last*ldc+top], bias[width-1]
 	if k > 0 {
 		_, _ = a[last*ra+(k-1)*ka], b[(k-1)*ldb+top]
 	}
@@ -62,5 +56,9 @@ func Tiles16Strided(blocks, k int, a []float32, ra, ka int, b []float32, ldb int
 	if k > 0 {
 		pa, pb = &a[0], &b[0]
 	}
-	sgemm12x16s(blocks, k, pa, ra, ka, pb, ldb, &c[0], ldc, &bias[0], floor, cols, flag)
+	if narrow {
+		sgemm12x16s(blocks, k, pa, ra, ka, pb, ldb, &c[0], ldc, &bias[0], floor, cols, flag)
+		return
+	}
+	sgemm6x32s(blocks, k, pa, ra, ka, pb, ldb, &c[0], ldc, &bias[0], floor, cols, flag)
 }

@@ -8,11 +8,10 @@
 // hold the tile's rows of A and C, AX counts tiles; Z0–Z11 accumulate, Z19–Z20 hold the bias
 // and Z18 the floor.
 
-// TILE_START points SI, R10, DI, DX at the tile's inputs, panel and outputs, sets CX to k and
-// zeroes the accumulators.
+// TILE_START points SI, R10, DX at the tile's inputs and outputs, sets CX to k and zeroes the
+// accumulators (each kernel points DI at the panel, its b, first).
 #define TILE_START \
 	MOVQ k+8(FP), CX \
-	MOVQ b+32(FP), DI \
 	MOVQ R11, SI \
 	LEAQ (SI)(R9*2), R10 \
 	ADDQ R9, R10 \
@@ -115,27 +114,6 @@
 	ADDQ BX, R10 \
 	ADDQ R13, DI
 
-// TILE_STARTS is TILE_START for sgemm6x32s, whose b is at another offset of the frame.
-#define TILE_STARTS \
-	MOVQ k+8(FP), CX \
-	MOVQ b+40(FP), DI \
-	MOVQ R11, SI \
-	LEAQ (SI)(R9*2), R10 \
-	ADDQ R9, R10 \
-	MOVQ R12, DX \
-	VPXORD Z0, Z0, Z0 \
-	VPXORD Z1, Z1, Z1 \
-	VPXORD Z2, Z2, Z2 \
-	VPXORD Z3, Z3, Z3 \
-	VPXORD Z4, Z4, Z4 \
-	VPXORD Z5, Z5, Z5 \
-	VPXORD Z6, Z6, Z6 \
-	VPXORD Z7, Z7, Z7 \
-	VPXORD Z8, Z8, Z8 \
-	VPXORD Z9, Z9, Z9 \
-	VPXORD Z10, Z10, Z10 \
-	VPXORD Z11, Z11, Z11
-
 // STOREB(A0, A1) adds the bias to one row of the tile, applies the floor, stores the columns
 // of K1 (0…15) and K2 (16…31) and moves DX to the next row.
 #define STOREB(A0, A1) \
@@ -181,6 +159,7 @@ TEXT ·sgemm6x32(SB), NOSPLIT, $0-68
 	JE           done
 
 tile:
+	MOVQ b+32(FP), DI
 	TILE_START
 	TESTQ CX, CX
 	JE    store
@@ -233,6 +212,7 @@ TEXT ·sgemm6x32to64(SB), NOSPLIT, $0-72
 	JE           done
 
 tile:
+	MOVQ b+32(FP), DI
 	TILE_START
 	TESTQ CX, CX
 	JE    store
@@ -290,7 +270,8 @@ TEXT ·sgemm6x32s(SB), NOSPLIT, $0-92
 	JE           done
 
 tile:
-	TILE_STARTS
+	MOVQ b+40(FP), DI
+	TILE_START
 	TESTQ CX, CX
 	JE    store
 
