@@ -324,3 +324,54 @@ func TestConv32ThreadsDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxPool32MatchesFloat64: the float32 max poolings give the values of the float64 ones
+// on the same float32 inputs, exactly, and send the gradient to the same positions; the
+// inputs are rounded to a few values so that ties occur, and a few are NaN.
+func TestMaxPool32MatchesFloat64(t *testing.T) {
+	rng := rand.New(rand.NewPCG(69, 70))
+	for _, cfg := range []Conv2DConfig{
+		{Channels: 2, Height: 5, Width: 7, Kernel: [2]int{3, 2}, Stride: [2]int{2, 2}, Padding: [2]int{1, 1}},
+		{Channels: 3, Height: 1, Width: 12, Kernel: [2]int{1, 2}},
+		{Channels: 1, Height: 1, Width: 9, Kernel: [2]int{1, 3}, Stride: [2]int{1, 1}},
+		{Channels: 2, Height: 6, Width: 6, Kernel: [2]int{2, 2}},
+		{Channels: 1, Height: 4, Width: 5, Kernel: [2]int{3, 3}, Padding: [2]int{1, 1}},
+	} {
+		g := cfg.geom("", true)
+		const n = 3
+		x := make([]float32, n*g.in())
+		for k := range x {
+			x[k] = float32(math.Round(8*rng.Float64()-4) / 4)
+			if rng.IntN(17) == 0 {
+				x[k] = float32(math.NaN())
+			}
+		}
+		dy := make([]float32, n*g.out()*g.c)
+		for k := range dy {
+			dy[k] = float32(rng.IntN(7) + 1)
+		}
+		tp := NewTape()
+		x32 := tp.Variable32(n, g.in(), x)
+		x64 := tp.Variable(n, g.in(), to64(x))
+		var y32 *Tensor32
+		var y64 *Tensor
+		if g.h == 1 {
+			c1 := Conv1DConfig{Channels: g.c, Length: g.w, Kernel: g.kw, Stride: cfg.Stride[1], Padding: g.pl}
+			y32, y64 = tp.MaxPool1D32(x32, c1), tp.MaxPool1D(x64, c1)
+		} else {
+			y32, y64 = tp.MaxPool2D32(x32, cfg), tp.MaxPool2D(x64, cfg)
+		}
+		tp.BackwardWith(tp.Add(tp.To64(y32), y64), to64(dy)) // both get dy
+		same := func(a, b float64) bool { return a == b || a != a && b != b }
+		for k, v := range y64.Data {
+			if !same(float64(y32.Data[k]), v) {
+				t.Fatalf("%+v: output %d is %v, want %v", cfg, k, y32.Data[k], v)
+			}
+		}
+		for k, v := range x64.Grad {
+			if float64(x32.Grad[k]) != v {
+				t.Fatalf("%+v: gradient %d is %v, want %v", cfg, k, x32.Grad[k], v)
+			}
+		}
+	}
+}

@@ -9,8 +9,8 @@ import (
 // Tensors hold float64 (see the package doc, "Numbers"); a stack of convolutions, whose
 // products are nearly all of their time, can run in float32 instead: To32 casts its input,
 // Conv1D32 and Conv2D32 convolve with the layer's float64 parameters (cast inside the op,
-// their gradients added to the float64 Grad), ReLU32 sits between them, and To64 casts the
-// result back for the rest of the network. Every cast is differentiable, so the stack is
+// their gradients added to the float64 Grad), ReLU32 and MaxPool1D32 or MaxPool2D32 sit
+// between them, and To64 casts the result back for the rest of the network. Every cast is differentiable, so the stack is
 // one piece of the tape: gradients flow through it in float32 and leave it in float64.
 
 // Tensor32 is a dense row-major matrix of float32 values, the tensor of the float32 path:
@@ -135,4 +135,77 @@ func (tp *Tape) BackwardWith32(out *Tensor32, grad []float32) {
 	}
 	addConverted(out.Grad, grad)
 	tp.backwardFrom()
+}
+
+// MaxPool1D32 is MaxPool1D on float32: the largest value of each channel in each window,
+// the gradient to the first position holding it, NaN counting as the largest value.
+func (tp *Tape) MaxPool1D32(x *Tensor32, cfg Conv1DConfig) *Tensor32 {
+	if cfg.Causal {
+		panic("nn: MaxPool1D32: Causal is for convolutions, want false for pooling")
+	}
+	g := cfg.geom("MaxPool1D32", true)
+	return tp.maxPool32("MaxPool1D32", x, &g)
+}
+
+// MaxPool2D32 is MaxPool2D on float32 (see MaxPool1D32).
+func (tp *Tape) MaxPool2D32(x *Tensor32, cfg Conv2DConfig) *Tensor32 {
+	g := cfg.geom("MaxPool2D32", true)
+	return tp.maxPool32("MaxPool2D32", x, &g)
+}
+
+func (tp *Tape) maxPool32(op string, x *Tensor32, g *convGeom) *Tensor32 {
+	if x.Cols != g.in() {
+		panic(fmt.Sprintf("nn: %s: input %d×%d, want %d columns (%d×%d positions × %d channels)", op, x.Rows, x.Cols, g.in(), g.h, g.w, g.c))
+	}
+	gr := !tp.NoGrad && x.Grad != nil
+	n, per := x.Rows, g.out()*g.c
+	out := tp.tensor32(n, per, gr)
+	var arg []int
+	if gr {
+		arg = tp.scratchInts(n * per)
+	}
+	for i := 0; i < n; i++ {
+		for oy := 0; oy < g.oh; oy++ {
+			for ox := 0; ox < g.ow; ox++ {
+				o := i*per + (oy*g.ow+ox)*g.c
+				g.maxWindow32(x.Data, out.Data[o:o+g.c], arg, o, oy, ox, i*g.in())
+			}
+		}
+	}
+	if gr {
+		tp.record32(backMaxPool32, out, x, nil, nil).idx = arg
+	}
+	return out
+}
+
+// maxWindow32 sets y (one output position's channels) to the largest value of each channel
+// in the window of output (oy, ox) of the example starting at x[offset], and, when arg is
+// not nil, arg[o + ch] to its index: the first position holding the maximum, in order of
+// rows then columns, NaN counting as the largest value (the first NaN wins).
+func (g *convGeom) maxWindow32(x, y []float32, arg []int, o, oy, ox, offset int) {
+	c := g.c
+	y0, y1, x0, x1 := g.poolWindow(oy, ox)
+	for ch := range y {
+		at := offset + (y0*g.w+x0)*c + ch
+		best := x[at]
+		for iy := y0; iy < y1; iy++ {
+			for p := iy*g.w + x0; p < iy*g.w+x1; p++ {
+				k := offset + p*c + ch
+				if v := x[k]; v > best || v != v && best == best {
+					best, at = v, k
+				}
+			}
+		}
+		y[ch] = best
+		if arg != nil {
+			arg[o+ch] = at
+		}
+	}
+}
+
+func backMaxPool32(nd *node) {
+	g, d := nd.a32.Grad, nd.out32.Grad
+	for k, p := range nd.idx {
+		g[p] += d[k]
+	}
 }
