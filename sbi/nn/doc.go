@@ -93,10 +93,11 @@
 // So a stack of convolutions can run in float32 (tensor32.go, conv32.go): Tensor32 holds
 // float32 in the same layout, To32 and To64 cast into and out of it with gradients, and
 // Conv1D32, Conv2D32 (unit strides, any padding, causal), ReLU32, MaxPool1D32 and
-// MaxPool2D32 work on it, the convolutions taking the layers' float64 parameters, cast inside the op, and adding their gradients to the float64
-// Grad. The rest of the network, its losses and the optimizer stay float64. Its results
-// differ from the float64 ops' by float32 rounding: a sum of N terms by at most about
-// N·2⁻²⁴ of the sum of their magnitudes.
+// MaxPool2D32 work on it, the convolutions taking the layers' float64 parameters, cast
+// inside the op, and adding their gradients to the float64 Grad. The rest of the network,
+// its losses and the optimizer stay float64. The convolutions' results differ from the
+// float64 ops' by float32 rounding: a sum of N terms by at most about N·2⁻²⁴ of the sum of
+// their magnitudes.
 //
 // Evaluation without gradients is the other exception: package sbi/flow can evaluate its
 // MADEs in float32, PyTorch's precision, on an AVX-512 kernel of 16 lanes (flow.EvalConfig,
