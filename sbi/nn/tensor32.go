@@ -164,7 +164,12 @@ func (tp *Tape) maxPool32(op string, x *Tensor32, g *convGeom) *Tensor32 {
 	if gr {
 		arg = tp.scratchInts(n * per)
 	}
+	series := g.h == 1 && g.kh == 1 && g.pl+g.pr == 0 // one row, every window whole
 	for i := 0; i < n; i++ {
+		if series {
+			g.maxSeries32(x.Data[i*g.in():(i+1)*g.in()], out.Data[i*per:(i+1)*per], arg, i*per, i*g.in())
+			continue
+		}
 		for oy := 0; oy < g.oh; oy++ {
 			for ox := 0; ox < g.ow; ox++ {
 				o := i*per + (oy*g.ow+ox)*g.c
@@ -201,6 +206,36 @@ func (g *convGeom) maxWindow32(x, y []float32, arg []int, o, oy, ox, offset int)
 			arg[o+ch] = at
 		}
 	}
+}
+
+// maxSeries32 is maxWindow32 for every output of a series xi without padding (the example
+// starting at offset of the batch), whose windows are whole: one loop, no call per window.
+func (g *convGeom) maxSeries32(xi, y []float32, arg []int, o, offset int) {
+	c, step, span := g.c, g.sw*g.c, g.kw*g.c
+	for ox := 0; ox < g.ow; ox++ {
+		win := xi[ox*step : ox*step+span]
+		yo := y[ox*c : (ox+1)*c]
+		for ch := range yo {
+			best, at := win[ch], ch
+			for k := ch + c; k < len(win); k += c { // without branches: the winner is data
+				v := win[k]
+				take := b2i(v > best) | b2i(v != v)&b2i(best == best)
+				best, at = max(best, v), at+(k-at)*take
+			}
+			yo[ch] = best
+			if arg != nil {
+				arg[o+ox*c+ch] = offset + ox*step + at
+			}
+		}
+	}
+}
+
+// b2i is 1 for true and 0 for false (a flag, not a branch).
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func backMaxPool32(nd *node) {

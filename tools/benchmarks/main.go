@@ -100,6 +100,7 @@ var rows = []row{
 	{"C2ST, 1,000 vs 1,000 joint samples (θ, x ∈ R²×R²)", "./sbi/diag", "C2ST1kJoint", "ns/op", "c2st-1k-joint"},
 	{"L-C2ST at one observation, same 1,000 pairs, 100 null classifiers", "./sbi/diag", "LC2ST1k", "ns/op", "lc2st-1k"},
 	{"NPE step, MAF 5 × (2×50) + sbi's CNNEmbedding, series 100 × 2, batch 128", "./sbi", "NPECNNStep", "ns/op", "npe-cnn-step"},
+	{"NPE step as above, the CNN's convolutions in float32 (CNN1DEmbedding.Float32)", "./sbi", "NPECNNStep32", "ns/op", "npe-cnn-step"},
 }
 
 // peerTime is a peer's time for one operation and where it comes from.
