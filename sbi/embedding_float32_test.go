@@ -5,8 +5,6 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
-
-	"github.com/gosbi/gosbi/sbi/nn"
 )
 
 // TestCNNFloat32MatchesFloat64: a CNN embedding with Float32 built from the same seed as
@@ -38,24 +36,7 @@ func TestCNNFloat32MatchesFloat64(t *testing.T) {
 		for i := range x0 {
 			x0[i] = rng.NormFloat64()
 		}
-		run := func(net EmbeddingNet) [][]float64 {
-			for _, p := range net.Params() {
-				clear(p.Grad)
-			}
-			tp := nn.NewTape()
-			x := tp.Variable(n, c.in, x0)
-			y := net.Forward(tp, x)
-			dy := make([]float64, y.Len())
-			for i := range dy {
-				dy[i] = math.Cos(float64(3*i + 1))
-			}
-			tp.BackwardWith(y, dy)
-			out := [][]float64{append([]float64(nil), y.Data...), append([]float64(nil), x.Grad...)}
-			for _, p := range net.Params() {
-				out = append(out, append([]float64(nil), p.Grad...))
-			}
-			return out
-		}
+		run := func(net EmbeddingNet) [][]float64 { return embeddingResults(net, x0, n, c.in) }
 		worst := func(a, b [][]float64) float64 {
 			w := 0.0
 			for k := range a {
