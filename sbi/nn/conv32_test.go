@@ -51,6 +51,8 @@ var conv32Cases = []conv32Case{
 	{c2: &Conv2DConfig{Channels: 3, Height: 5, Width: 4, Kernel: [2]int{2, 3}, Padding: [2]int{0, 2}}, n: 3, cout: 33},
 	{c2: &Conv2DConfig{Channels: 40, Height: 3, Width: 3, Kernel: [2]int{1, 1}}, n: 2, cout: 6},
 	{c2: &Conv2DConfig{Channels: 2, Height: 4, Width: 13, Kernel: [2]int{4, 2}, Padding: [2]int{2, 1}}, n: 2, cout: 9},
+	{c2: &Conv2DConfig{Channels: 2, Height: 3, Width: 4, Kernel: [2]int{2, 2}, Padding: [2]int{3, 3}}, n: 2, cout: 5},   // padding wider than the kernel
+	{c2: &Conv2DConfig{Channels: 16, Height: 3, Width: 3, Kernel: [2]int{2, 3}, Padding: [2]int{2, 3}}, n: 2, cout: 20}, // the same, input gradient by full convolution
 }
 
 // conv32Result is the output and the gradients of a convolution, in float64.
@@ -203,14 +205,14 @@ func TestConv32MatchesFloat64(t *testing.T) {
 			if r, _ := worst32(got.dx, drop.dx, mag.dx, terms[1]); r <= 1 && c.n*g.out() > 0 {
 				t.Errorf("input gradient within the bound of the convolution without tap %d", tap)
 			}
-			// one output's gradient dropped (a middle one, whose window reaches the input): the
+			// one output's gradient dropped (the centre's, whose window reaches the input): the
 			// weight gradient differs
 			dyd := append([]float64(nil), dy...)
-			mid := g.out() / 2 * c.cout
+			mid := ((g.oh/2)*g.ow + g.ow/2) * c.cout // the centre of the first example
 			clear(dyd[mid : mid+c.cout])
 			drop = c.run64(to64(x), w, b, dyd)
 			if r, _ := worst32(got.dw, drop.dw, mag.dw, terms[2]); r <= 1 {
-				t.Errorf("weight gradient within the bound of the gradient without a middle output's")
+				t.Errorf("weight gradient within the bound of the gradient without the centre output's")
 			}
 		})
 	}
