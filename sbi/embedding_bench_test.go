@@ -17,7 +17,15 @@ import (
 // CNNEmbedding of sbi (convolutions of 6 and 12 channels, kernel 5, max pooling by 2, a head
 // of 50 units to 20 summaries). Its PyTorch twin is npe_cnn_step in
 // tools/benchmarks/torch_reference.py.
-func BenchmarkNPECNNStep(b *testing.B) {
+func BenchmarkNPECNNStep(b *testing.B) { benchNPECNNStep(b, CNN1DEmbedding{Channels: 2}) }
+
+// BenchmarkNPECNNStep32 is BenchmarkNPECNNStep with the embedding's convolution stack in
+// float32 (CNN1DEmbedding.Float32), against the same PyTorch twin (float32 throughout).
+func BenchmarkNPECNNStep32(b *testing.B) {
+	benchNPECNNStep(b, CNN1DEmbedding{Channels: 2, Float32: true})
+}
+
+func benchNPECNNStep(b *testing.B, emb CNN1DEmbedding) {
 	const n, steps = 2000, 100
 	rng := rand.New(rand.NewPCG(1, 2))
 	prior := dist.NewUniformCube(0.5, 2, 2)
@@ -31,7 +39,7 @@ func BenchmarkNPECNNStep(b *testing.B) {
 			x.Set(i, 2*t+1, math.Exp(-0.1*d*s)*math.Sin(w*s)+0.1*rng.NormFloat64())
 		}
 	}
-	e := NewNPE(prior, NPEConfig{Embedding: CNN1DEmbedding{Channels: 2}})
+	e := NewNPE(prior, NPEConfig{Embedding: emb})
 	if _, err := e.Train(theta, x, TrainConfig{Epochs: 1}); err != nil {
 		b.Fatal(err)
 	}

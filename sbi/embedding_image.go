@@ -36,6 +36,10 @@ type CNN2DEmbedding struct {
 	Hidden        []int      // hidden widths of the head; nil means {64}, []int{} none
 	Out           int        // summary size; 0 means 20
 	Activation    Activation // after every convolution and hidden layer; "" means ReLU
+	// Float32 runs the convolutions, their ReLU and their max pooling in float32 (PyTorch's
+	// precision; nn.Conv2D32), whose products do twice the work per instruction; the head
+	// stays float64. It needs ReLU and max pooling. Off by default.
+	Float32 bool
 }
 
 // copied returns e with slices of its own (copyEmbedding; nil stays nil).
@@ -122,14 +126,17 @@ func (e CNN2DEmbedding) plan(in int) (*cnnPlan, error) {
 	if err := checkKernel(kind, e.Kernel, 1, true); err != nil {
 		return nil, err
 	}
-	p := &cnnPlan{act: act, outs: e.Conv, global: e.GlobalPool, mean: e.Pooling == MeanPooling, out: e.Out}
+	if err := checkFloat32(kind, e.Float32, act == nn.ReLU, e.Activation, e.Pooling, false); err != nil {
+		return nil, err
+	}
+	p := &cnnPlan{act: act, outs: e.Conv, global: e.GlobalPool, mean: e.Pooling == MeanPooling, out: e.Out, f32: e.Float32}
 	k := e.Kernel
 	for i, out := range e.Conv {
 		cfg := nn.Conv2DConfig{Channels: c, Height: H, Width: W, Kernel: [2]int{k, k}, Padding: [2]int{k / 2, k / 2}}
 		H, W = cfg.OutSize()
 		p.conv2 = append(p.conv2, cfg)
 		p.layers = append(p.layers, EmbeddingLayer{
-			Layer:   fmt.Sprintf("Conv2D %d→%d, kernel %d×%d, padding %d, %s", c, out, k, k, k/2, actName(e.Activation)),
+			Layer:   fmt.Sprintf("Conv2D %d→%d, kernel %d×%d, padding %d, %s%s", c, out, k, k, k/2, actName(e.Activation), precision(e.Float32)),
 			Output:  fmt.Sprintf("%d×%d pixels × %d channels", H, W, out),
 			Weights: satAdd(satMul(satMul(satMul(k, k), c), out), out)})
 		c = out

@@ -57,6 +57,11 @@ type CNN1DEmbedding struct {
 	Hidden             []int      // hidden widths of the head; nil means {50}, []int{} none
 	Out                int        // summary size; 0 means 20
 	Activation         Activation // after every convolution and hidden layer; "" means ReLU
+	// Float32 runs the convolutions, their ReLU and their max pooling in float32 (PyTorch's
+	// precision; nn.Conv1D32), whose products do twice the work per instruction; the head
+	// stays float64. It needs ReLU, max pooling and convolutions that are not Causal (those
+	// are dilated). Off by default.
+	Float32 bool
 }
 
 // copied returns e with slices of its own (copyEmbedding; nil stays nil).
@@ -105,6 +110,7 @@ type cnnPlan struct {
 	outs   []int // output channels of each convolution
 	global bool
 	mean   bool // mean pooling instead of max pooling
+	f32    bool // the convolutions, ReLU and max pooling in float32
 	head   []int
 	layers []EmbeddingLayer
 	out    int
@@ -166,7 +172,10 @@ func (e CNN1DEmbedding) plan(in int) (*cnnPlan, error) {
 	if err := checkKernel(kind, e.Kernel, dilation, false); err != nil {
 		return nil, err
 	}
-	p := &cnnPlan{act: act, outs: e.Conv, global: e.GlobalPool, mean: e.Pooling == MeanPooling, out: e.Out}
+	if err := checkFloat32(kind, e.Float32, act == nn.ReLU, e.Activation, e.Pooling, e.Causal); err != nil {
+		return nil, err
+	}
+	p := &cnnPlan{act: act, outs: e.Conv, global: e.GlobalPool, mean: e.Pooling == MeanPooling, out: e.Out, f32: e.Float32}
 	c := e.Channels
 	for i, out := range e.Conv {
 		cfg := nn.Conv1DConfig{Channels: c, Length: L, Kernel: e.Kernel}
@@ -180,7 +189,7 @@ func (e CNN1DEmbedding) plan(in int) (*cnnPlan, error) {
 		L = cfg.OutLength()
 		p.conv1 = append(p.conv1, cfg)
 		p.layers = append(p.layers, EmbeddingLayer{
-			Layer:   fmt.Sprintf("Conv1D %d→%d, kernel %d, %s, %s", c, out, e.Kernel, pad, actName(e.Activation)),
+			Layer:   fmt.Sprintf("Conv1D %d→%d, kernel %d, %s, %s%s", c, out, e.Kernel, pad, actName(e.Activation), precision(e.Float32)),
 			Output:  fmt.Sprintf("%d positions × %d channels", L, out),
 			Weights: satAdd(satMul(satMul(e.Kernel, c), out), out)})
 		c = out
@@ -199,6 +208,30 @@ func (e CNN1DEmbedding) plan(in int) (*cnnPlan, error) {
 	p.head = append(append(p.head, e.Hidden...), e.Out)
 	p.layers = append(p.layers, denseLayers(p.head, e.Activation, false)...)
 	return p, nil
+}
+
+// checkFloat32 refuses a float32 convolution stack (Float32) that the float32 ops cannot
+// run: they have ReLU, max pooling and no dilation.
+func checkFloat32(kind string, f32, relu bool, act Activation, pooling Pooling, causal bool) error {
+	switch {
+	case !f32:
+		return nil
+	case !relu:
+		return fmt.Errorf("embedding: %s: Float32 with Activation %q, expected %q (the float32 convolution stack has ReLU only): leave Float32 off for another activation", kind, act, ReLU)
+	case pooling != MaxPooling:
+		return fmt.Errorf("embedding: %s: Float32 with Pooling %q, expected %q (the float32 convolution stack has max pooling only): leave Float32 off for mean pooling", kind, pooling, MaxPooling)
+	case causal:
+		return fmt.Errorf("embedding: %s: Float32 with Causal, expected Causal off (causal convolutions are dilated, float32 ones have no dilation): leave Float32 off for a causal CNN", kind)
+	}
+	return nil
+}
+
+// precision is what a layer's description adds for a float32 convolution.
+func precision(f32 bool) string {
+	if f32 {
+		return ", float32"
+	}
+	return ""
 }
 
 // checkKernel refuses a kernel too large to index: its window, dilated (the largest dilation)
@@ -334,6 +367,13 @@ func (p *cnnPlan) build(rng *rand.Rand) *cnnNet {
 // to the bit, for a fraction of the work (poolFirst).
 func (n *cnnNet) Forward(tp *nn.Tape, x *nn.Tensor) *nn.Tensor {
 	p := n.plan
+	if p.f32 {
+		x = n.forward32(tp, x)
+		if p.global {
+			x = tp.GlobalMeanPool(x, p.outs[len(p.outs)-1])
+		}
+		return n.head.Forward(tp, x)
+	}
 	first := poolFirst && p.act == nn.ReLU && !p.mean
 	for i, c := range n.conv1 {
 		x = c.Forward(tp, x)
@@ -365,6 +405,28 @@ func (n *cnnNet) Forward(tp *nn.Tape, x *nn.Tensor) *nn.Tensor {
 		x = tp.GlobalMeanPool(x, p.outs[len(p.outs)-1])
 	}
 	return n.head.Forward(tp, x)
+}
+
+// forward32 runs the convolutions in float32 (Float32): each convolution, its max pooling
+// and ReLU, in that order (they commute, see Forward), from x cast to float32 to the result
+// cast back.
+func (n *cnnNet) forward32(tp *nn.Tape, x *nn.Tensor) *nn.Tensor {
+	p, h := n.plan, tp.To32(x)
+	for i, c := range n.conv1 {
+		h = tp.Conv1D32(h, c.W.Tensor, c.B.Tensor, c.Config)
+		if p.pool1[i].Kernel != 0 {
+			h = tp.MaxPool1D32(h, p.pool1[i])
+		}
+		h = tp.ReLU32(h)
+	}
+	for i, c := range n.conv2 {
+		h = tp.Conv2D32(h, c.W.Tensor, c.B.Tensor, c.Config)
+		if p.pool2[i].Kernel[0] != 0 {
+			h = tp.MaxPool2D32(h, p.pool2[i])
+		}
+		h = tp.ReLU32(h)
+	}
+	return tp.To64(h)
 }
 
 // Params returns the convolutions' weights, then the head's.

@@ -737,22 +737,7 @@ func TestCNNPoolBeforeReLU(t *testing.T) {
 		}
 		run := func(first bool) [][]float64 {
 			poolFirst = first
-			for _, p := range net.Params() {
-				clear(p.Grad)
-			}
-			tp := nn.NewTape()
-			x := tp.Variable(n, c.in, x0)
-			y := net.Forward(tp, x)
-			dy := make([]float64, y.Len())
-			for i := range dy {
-				dy[i] = math.Cos(float64(3*i + 1))
-			}
-			tp.BackwardWith(y, dy)
-			out := [][]float64{append([]float64(nil), y.Data...), append([]float64(nil), x.Grad...)}
-			for _, p := range net.Params() {
-				out = append(out, append([]float64(nil), p.Grad...))
-			}
-			return out
+			return embeddingResults(net, x0, n, c.in)
 		}
 		after, before := run(false), run(true)
 		for k := range after {
@@ -763,6 +748,28 @@ func TestCNNPoolBeforeReLU(t *testing.T) {
 			}
 		}
 	}
+}
+
+// embeddingResults runs net forward on the n rows of in values x0 and back from the upstream
+// gradient cos(3i + 1), and returns copies of the summaries, the input's gradient and each
+// parameter's gradient (cleared first).
+func embeddingResults(net EmbeddingNet, x0 []float64, n, in int) [][]float64 {
+	for _, p := range net.Params() {
+		clear(p.Grad)
+	}
+	tp := nn.NewTape()
+	x := tp.Variable(n, in, x0)
+	y := net.Forward(tp, x)
+	dy := make([]float64, y.Len())
+	for i := range dy {
+		dy[i] = math.Cos(float64(3*i + 1))
+	}
+	tp.BackwardWith(y, dy)
+	out := [][]float64{append([]float64(nil), y.Data...), append([]float64(nil), x.Grad...)}
+	for _, p := range net.Params() {
+		out = append(out, append([]float64(nil), p.Grad...))
+	}
+	return out
 }
 
 // TestEmbeddingConfigBeforeRows trains every estimator with a set embedding whose

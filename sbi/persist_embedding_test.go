@@ -85,6 +85,8 @@ func TestPersistEmbeddingRoundTrip(t *testing.T) {
 		{"cnn1d/independent", CNN1DEmbedding{Channels: 2, Conv: []int{3}, IndependentScaling: true, Out: 3, Hidden: []int{}}, 16, 0, 0, []estimatorCase{npe, nre}},
 		{"cnn1d/elu-even-kernel", CNN1DEmbedding{Conv: []int{2, 3}, Kernel: 4, Activation: ELU, Out: 3, Hidden: []int{5}}, 15, 0, 0, []estimatorCase{npe}},
 		{"cnn1d/tanh-max", CNN1DEmbedding{Conv: []int{3}, Activation: Tanh, Out: 3}, 10, 0, 0, []estimatorCase{nre}},
+		{"cnn1d/float32", CNN1DEmbedding{Conv: []int{3, 4}, Hidden: []int{6}, Out: 3, Float32: true}, 16, 0, 0, []estimatorCase{npe, nre}},
+		{"cnn2d/float32", CNN2DEmbedding{Conv: []int{2, 3}, Hidden: []int{5}, Out: 3, Float32: true}, 16, 0, 0, []estimatorCase{npe}},
 		{"cnn2d", CNN2DEmbedding{Conv: []int{2, 3}, Hidden: []int{5}, Out: 3}, 16, 0, 0, []estimatorCase{npe, nre, fmpe}},
 		{"cnn2d/rect-channels", CNN2DEmbedding{Height: 3, Width: 4, Channels: 2, Conv: []int{3}, Out: 3, Hidden: []int{}}, 24, 0, 0, []estimatorCase{npe}},
 		{"cnn2d/mean-global", CNN2DEmbedding{Height: 4, Width: 5, Conv: []int{3}, Pooling: MeanPooling, GlobalPool: true, Out: 2}, 20, 0, 0, []estimatorCase{npe, nre}},

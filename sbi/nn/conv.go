@@ -191,9 +191,11 @@ func (tp *Tape) Conv2D(x, w, bias *Tensor, cfg Conv2DConfig) *Tensor {
 	return tp.conv("Conv2D", x, w, bias, &g)
 }
 
-func (tp *Tape) conv(op string, x, w, bias *Tensor, g *convGeom) *Tensor {
-	if x.Cols != g.in() {
-		panic(fmt.Sprintf("nn: %s: input %d×%d, want %d columns (%d×%d positions × %d channels)", op, x.Rows, x.Cols, g.in(), g.h, g.w, g.c))
+// check panics unless an input of rows×cols, the weights and the bias (nil or not) fit the
+// convolution.
+func (g *convGeom) check(op string, rows, cols int, w, bias *Tensor) {
+	if cols != g.in() {
+		panic(fmt.Sprintf("nn: %s: input %d×%d, want %d columns (%d×%d positions × %d channels)", op, rows, cols, g.in(), g.h, g.w, g.c))
 	}
 	if w.Rows != g.taps() {
 		panic(fmt.Sprintf("nn: %s: weights %d×%d, want %d rows (kernel %d×%d × %d channels)", op, w.Rows, w.Cols, g.taps(), g.kh, g.kw, g.c))
@@ -201,6 +203,10 @@ func (tp *Tape) conv(op string, x, w, bias *Tensor, g *convGeom) *Tensor {
 	if bias != nil && (bias.Rows != 1 || bias.Cols != w.Cols) {
 		panic(fmt.Sprintf("nn: %s: bias %d×%d, want 1×%d", op, bias.Rows, bias.Cols, w.Cols))
 	}
+}
+
+func (tp *Tape) conv(op string, x, w, bias *Tensor, g *convGeom) *Tensor {
+	g.check(op, x.Rows, x.Cols, w, bias)
 	gr := tp.grads(x, w, bias)
 	n, cout, taps := x.Rows, w.Cols, g.taps()
 	out := tp.tensor(n, g.out()*cout, gr)

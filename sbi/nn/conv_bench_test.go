@@ -17,18 +17,21 @@ type convBench struct {
 	n, in, cw int // batch, input width, output channels
 	taps      int
 	run       func(tp *Tape, x, w, b *Tensor) *Tensor
+	run32     func(tp *Tape, x *Tensor32, w, b *Tensor) *Tensor32
 }
 
 func conv1DBench(cin, cout int) convBench {
 	cfg := Conv1DConfig{Channels: cin, Length: 100, Kernel: 5, Padding: 2}
 	return convBench{n: 200, in: 100 * cin, cw: cout, taps: 5 * cin,
-		run: func(tp *Tape, x, w, b *Tensor) *Tensor { return tp.Conv1D(x, w, b, cfg) }}
+		run:   func(tp *Tape, x, w, b *Tensor) *Tensor { return tp.Conv1D(x, w, b, cfg) },
+		run32: func(tp *Tape, x *Tensor32, w, b *Tensor) *Tensor32 { return tp.Conv1D32(x, w, b, cfg) }}
 }
 
 func conv2DBench(cin, cout int) convBench {
 	cfg := Conv2DConfig{Channels: cin, Height: 28, Width: 28, Kernel: [2]int{3, 3}, Padding: [2]int{1, 1}}
 	return convBench{n: 64, in: 28 * 28 * cin, cw: cout, taps: 9 * cin,
-		run: func(tp *Tape, x, w, b *Tensor) *Tensor { return tp.Conv2D(x, w, b, cfg) }}
+		run:   func(tp *Tape, x, w, b *Tensor) *Tensor { return tp.Conv2D(x, w, b, cfg) },
+		run32: func(tp *Tape, x *Tensor32, w, b *Tensor) *Tensor32 { return tp.Conv2D32(x, w, b, cfg) }}
 }
 
 // benchConv times the forward pass alone (backward false, no gradients recorded) or the
@@ -105,4 +108,54 @@ func benchmarkFill(b *testing.B, n int) {
 			y[i] = 0.5
 		}
 	})
+}
+
+// benchConv32 is benchConv on the float32 path (Conv1D32, Conv2D32): a float32 input held
+// outside the tape, as PyTorch's twins hold theirs (its gradient cleared every step), the
+// layer's float64 parameters cast inside the op.
+func benchConv32(b *testing.B, c convBench, backward bool) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	x0 := make([]float32, c.n*c.in)
+	for i := range x0 {
+		x0[i] = float32(2*rng.Float64() - 1)
+	}
+	w, bias := randVar(rng, c.taps, c.cw, -0.3, 0.3), randVar(rng, 1, c.cw, -0.3, 0.3)
+	x := &Tensor32{Rows: c.n, Cols: c.in, Data: x0} // the input, as PyTorch's twin holds it
+	if backward {
+		x.Grad = make([]float32, len(x0))
+	}
+	tp := NewTape()
+	tp.NoGrad = !backward
+	var dy []float32
+	step := func() {
+		y := c.run32(tp, x, w, bias)
+		if backward {
+			if dy == nil {
+				dy = make([]float32, y.Len())
+				for i := range dy {
+					dy[i] = float32(rng.NormFloat64())
+				}
+			}
+			clear(x.Grad)
+			tp.BackwardWith32(y, dy)
+			w.ZeroGrad()
+			bias.ZeroGrad()
+		}
+		tp.Reset()
+	}
+	step()
+	cputime.Report(b, step)
+}
+
+func BenchmarkConv1D32Forward(b *testing.B)         { benchConv32(b, conv1DBench(2, 16), false) }
+func BenchmarkConv1D32ForwardBackward(b *testing.B) { benchConv32(b, conv1DBench(2, 16), true) }
+func BenchmarkConv1D32Layer2Forward(b *testing.B)   { benchConv32(b, conv1DBench(16, 32), false) }
+func BenchmarkConv1D32Layer2ForwardBackward(b *testing.B) {
+	benchConv32(b, conv1DBench(16, 32), true)
+}
+func BenchmarkConv2D32Forward(b *testing.B)         { benchConv32(b, conv2DBench(1, 16), false) }
+func BenchmarkConv2D32ForwardBackward(b *testing.B) { benchConv32(b, conv2DBench(1, 16), true) }
+func BenchmarkConv2D32Layer2Forward(b *testing.B)   { benchConv32(b, conv2DBench(16, 32), false) }
+func BenchmarkConv2D32Layer2ForwardBackward(b *testing.B) {
+	benchConv32(b, conv2DBench(16, 32), true)
 }

@@ -6,7 +6,7 @@
 // initializes them), fused operations where a chain of small ones would cost
 // (Linear+activation, log-sum-exp, log-softmax, binary cross-entropy with logits, the
 // straight-through indicator, sorting with gradient), the operations of embedding networks
-// (1-D and 2-D convolutions, max and mean pooling over windows and globally, layer
+// (1-D and 2-D convolutions, in float64 or float32, max and mean pooling over windows and globally, layer
 // normalization, pooling over sets, softmax and multi-head scaled dot-product attention, a
 // gated recurrent unit), optimizers (Adam, AdamW, SGD) with gradient clipping and
 // learning-rate schedules, and parameter (de)serialization.
@@ -81,21 +81,27 @@
 // SegmentSum, SegmentMean and SegmentMax pool them per example, invariant under permutations
 // of the elements.
 //
-// # Numbers: float64
+// # Numbers: float64, and float32 for convolution stacks
 //
 // Tensors hold float64. Go's math package (every exp, log and softplus of the flows) is
 // float64-only, float32 gradient checks and spline inverses lose four to five digits, and the
 // matrix products are only part of a training step, so float32 training would gain little.
 // Convolutions are where the choice costs most: their products are nearly all of their time,
 // and a product in float32 does twice the work per instruction, so a float32 convolution
-// (PyTorch's) needs up to half the instructions of these (BENCHMARKS.md compares both
-// precisions); a training step with a CNN embedding spends most of its time elsewhere (the
-// flow, the pooling, the optimizer), where float64 costs little.
+// (PyTorch's) needs up to half the instructions of a float64 one.
 //
-// Evaluation without gradients is the exception: package sbi/flow can evaluate its MADEs in
-// float32, PyTorch's precision, on an AVX-512 kernel of 16 lanes (flow.EvalConfig, which the
-// estimators set for log-densities and samples); everything this package computes stays
-// float64.
+// So a stack of convolutions can run in float32 (tensor32.go, conv32.go): Tensor32 holds
+// float32 in the same layout, To32 and To64 cast into and out of it with gradients, and
+// Conv1D32, Conv2D32 (unit strides, any padding, causal), ReLU32, MaxPool1D32 and
+// MaxPool2D32 work on it, the convolutions taking the layers' float64 parameters, cast
+// inside the op, and adding their gradients to the float64 Grad. The rest of the network,
+// its losses and the optimizer stay float64. The convolutions' results differ from the
+// float64 ops' by float32 rounding: a sum of N terms by at most about N·2⁻²⁴ of the sum of
+// their magnitudes.
+//
+// Evaluation without gradients is the other exception: package sbi/flow can evaluate its
+// MADEs in float32, PyTorch's precision, on an AVX-512 kernel of 16 lanes (flow.EvalConfig,
+// which the estimators set for log-densities and samples).
 //
 // # Matrix products
 //

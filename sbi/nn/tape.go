@@ -27,6 +27,11 @@ type Tape struct {
 	nf      int
 	ints    [][]int
 	ni      int
+
+	tensors32 []*Tensor32 // the float32 path (tensor32.go)
+	nt32      int
+	floats32  [][]float32
+	nf32      int
 }
 
 // node is one recorded operation. back adds the gradient of out to its inputs' gradients; it
@@ -38,6 +43,9 @@ type node struct {
 	s, s2   []float64
 	s3      []float64
 	idx     []int
+	out32   *Tensor32 // the result of a float32 op, with out nil (tensor32.go)
+	a32     *Tensor32
+	f, f2   []float32
 	k       float64
 	i, j    int
 	op      Op
@@ -56,7 +64,7 @@ func (tp *Tape) Reset() {
 		tp.nodes[i] = node{}
 	}
 	tp.nodes = tp.nodes[:0]
-	tp.nt, tp.nf, tp.ni = 0, 0, 0
+	tp.nt, tp.nf, tp.ni, tp.nt32, tp.nf32 = 0, 0, 0, 0, 0
 }
 
 // Len returns the number of operations recorded since the last Reset.
@@ -92,7 +100,7 @@ func (tp *Tape) BackwardWith(out *Tensor, grad []float64) {
 func (tp *Tape) backwardFrom() {
 	for i := len(tp.nodes) - 1; i >= 0; i-- {
 		n := &tp.nodes[i]
-		if n.out.Grad != nil {
+		if n.out != nil && n.out.Grad != nil || n.out32 != nil && n.out32.Grad != nil {
 			n.back(n)
 		}
 	}
@@ -174,30 +182,38 @@ func (tp *Tape) ReleaseScratch(mark int) {
 // tensor returns a rows×cols tape-owned tensor. Its data is not cleared; its gradient, if
 // requested, is zeroed.
 func (tp *Tape) tensor(rows, cols int, grad bool) *Tensor {
-	var t *Tensor
-	if tp.nt < len(tp.tensors) {
-		t = tp.tensors[tp.nt]
-	} else {
-		t = &Tensor{}
-		tp.tensors = append(tp.tensors, t)
-	}
-	tp.nt++
-	n := rows * cols
+	t := nextOf(&tp.tensors, &tp.nt)
 	t.Rows, t.Cols = rows, cols
-	if cap(t.Data) < n {
-		t.Data = make([]float64, n)
-	}
-	t.Data = t.Data[:n]
-	if grad {
-		if cap(t.gbuf) < n {
-			t.gbuf = make([]float64, n)
-		}
-		t.Grad = t.gbuf[:n]
-		clear(t.Grad)
-	} else {
-		t.Grad = nil
-	}
+	t.Data, t.Grad = resize(t.Data, &t.gbuf, rows*cols, grad)
 	return t
+}
+
+// nextOf returns the next of the values of list handed out since Reset (*used of them so
+// far), appending a new one when all are in use.
+func nextOf[T any](list *[]*T, used *int) *T {
+	if *used == len(*list) {
+		*list = append(*list, new(T))
+	}
+	*used++
+	return (*list)[*used-1]
+}
+
+// resize returns data with length n (reallocated only when its capacity is short) and, with
+// grad, a zeroed gradient of length n kept in *gbuf, or else nil: the storage of a tape-owned
+// tensor.
+func resize[T float32 | float64](data []T, gbuf *[]T, n int, grad bool) ([]T, []T) {
+	if cap(data) < n {
+		data = make([]T, n)
+	}
+	if !grad {
+		return data[:n], nil
+	}
+	if cap(*gbuf) < n {
+		*gbuf = make([]T, n)
+	}
+	g := (*gbuf)[:n]
+	clear(g)
+	return data[:n], g
 }
 
 // scratch returns a tape-owned float slice of length n, valid until Reset. Not cleared.

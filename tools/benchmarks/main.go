@@ -73,6 +73,16 @@ var rows = []row{
 	{"Conv2D as above, forward + backward", "./sbi/nn", "Conv2DForwardBackward", "ns/op", "conv2d-fwdbwd"},
 	{"Conv2D 16 → 32 channels, 3×3, 64 × 28×28, forward", "./sbi/nn", "Conv2DLayer2Forward", "ns/op", "conv2d-l2-fwd"},
 	{"Conv2D as above, forward + backward", "./sbi/nn", "Conv2DLayer2ForwardBackward", "ns/op", "conv2d-l2-fwdbwd"},
+	// the same convolutions on gosbi's float32 path (Conv1D32, Conv2D32), against PyTorch's
+	// float32 twins above
+	{"Conv1D 2 → 16, forward, float32 (Conv1D32)", "./sbi/nn", "Conv1D32Forward", "ns/op", "conv1d-fwd"},
+	{"Conv1D 2 → 16, forward + backward, float32", "./sbi/nn", "Conv1D32ForwardBackward", "ns/op", "conv1d-fwdbwd"},
+	{"Conv1D 16 → 32, forward, float32", "./sbi/nn", "Conv1D32Layer2Forward", "ns/op", "conv1d-l2-fwd"},
+	{"Conv1D 16 → 32, forward + backward, float32", "./sbi/nn", "Conv1D32Layer2ForwardBackward", "ns/op", "conv1d-l2-fwdbwd"},
+	{"Conv2D 1 → 16, forward, float32 (Conv2D32)", "./sbi/nn", "Conv2D32Forward", "ns/op", "conv2d-fwd"},
+	{"Conv2D 1 → 16, forward + backward, float32", "./sbi/nn", "Conv2D32ForwardBackward", "ns/op", "conv2d-fwdbwd"},
+	{"Conv2D 16 → 32, forward, float32", "./sbi/nn", "Conv2D32Layer2Forward", "ns/op", "conv2d-l2-fwd"},
+	{"Conv2D 16 → 32, forward + backward, float32", "./sbi/nn", "Conv2D32Layer2ForwardBackward", "ns/op", "conv2d-l2-fwdbwd"},
 	// the floor of the first layers' forward passes in float64: writing their output alone,
 	// against PyTorch's whole float32 forward pass
 	{"Conv1D 2 → 16 forward's floor in float64: writing its output alone (2.56 MB)", "./sbi/nn", "Conv1DOutputFill", "ns/op", "conv1d-fwd"},
@@ -90,6 +100,7 @@ var rows = []row{
 	{"C2ST, 1,000 vs 1,000 joint samples (θ, x ∈ R²×R²)", "./sbi/diag", "C2ST1kJoint", "ns/op", "c2st-1k-joint"},
 	{"L-C2ST at one observation, same 1,000 pairs, 100 null classifiers", "./sbi/diag", "LC2ST1k", "ns/op", "lc2st-1k"},
 	{"NPE step, MAF 5 × (2×50) + sbi's CNNEmbedding, series 100 × 2, batch 128", "./sbi", "NPECNNStep", "ns/op", "npe-cnn-step"},
+	{"NPE step as above, the CNN's convolutions in float32 (CNN1DEmbedding.Float32)", "./sbi", "NPECNNStep32", "ns/op", "npe-cnn-step"},
 }
 
 // peerTime is a peer's time for one operation and where it comes from.

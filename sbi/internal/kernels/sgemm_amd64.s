@@ -8,11 +8,10 @@
 // hold the tile's rows of A and C, AX counts tiles; Z0–Z11 accumulate, Z19–Z20 hold the bias
 // and Z18 the floor.
 
-// TILE_START points SI, R10, DI, DX at the tile's inputs, panel and outputs, sets CX to k and
-// zeroes the accumulators.
+// TILE_START points SI, R10, DX at the tile's inputs and outputs, sets CX to k and zeroes the
+// accumulators (each kernel points DI at the panel, its b, first).
 #define TILE_START \
 	MOVQ k+8(FP), CX \
-	MOVQ b+32(FP), DI \
 	MOVQ R11, SI \
 	LEAQ (SI)(R9*2), R10 \
 	ADDQ R9, R10 \
@@ -93,6 +92,49 @@
 	VMOVUPD       Z17, K4, 192(DX) \
 	ADDQ          R8, DX
 
+// STEPS is STEP for an A whose steps of l are BX bytes apart and a B whose rows are R13
+// bytes apart, of which only the columns of K1 and K2 are read; its broadcasts are embedded in
+// the FMAs (one instruction each, the value of A loaded twice).
+#define STEPS \
+	VMOVUPS.Z (DI), K1, Z12 \
+	VMOVUPS.Z 64(DI), K2, Z13 \
+	VFMADD231PS.BCST (SI), Z12, Z0 \
+	VFMADD231PS.BCST (SI), Z13, Z1 \
+	VFMADD231PS.BCST (SI)(R9*1), Z12, Z2 \
+	VFMADD231PS.BCST (SI)(R9*1), Z13, Z3 \
+	VFMADD231PS.BCST (SI)(R9*2), Z12, Z4 \
+	VFMADD231PS.BCST (SI)(R9*2), Z13, Z5 \
+	VFMADD231PS.BCST (R10), Z12, Z6 \
+	VFMADD231PS.BCST (R10), Z13, Z7 \
+	VFMADD231PS.BCST (R10)(R9*1), Z12, Z8 \
+	VFMADD231PS.BCST (R10)(R9*1), Z13, Z9 \
+	VFMADD231PS.BCST (R10)(R9*2), Z12, Z10 \
+	VFMADD231PS.BCST (R10)(R9*2), Z13, Z11 \
+	ADDQ BX, SI \
+	ADDQ BX, R10 \
+	ADDQ R13, DI
+
+// STOREB(A0, A1) adds the bias to one row of the tile, applies the floor, stores the columns
+// of K1 (0…15) and K2 (16…31) and moves DX to the next row.
+#define STOREB(A0, A1) \
+	FINISH(A0, A1) \
+	VMOVUPS A0, K1, (DX) \
+	VMOVUPS A1, K2, 64(DX) \
+	ADDQ    R8, DX
+
+// STOREA(A0, A1) adds the row of C (its columns of K1, K2; the others read as 0) instead of
+// the bias, applies the floor, stores those columns and moves DX to the next row.
+#define STOREA(A0, A1) \
+	VMOVUPS.Z (DX), K1, Z16 \
+	VMOVUPS.Z 64(DX), K2, Z17 \
+	VADDPS    Z16, A0, A0 \
+	VMAXPS    A0, Z18, A0 \
+	VADDPS    Z17, A1, A1 \
+	VMAXPS    A1, Z18, A1 \
+	VMOVUPS   A0, K1, (DX) \
+	VMOVUPS   A1, K2, 64(DX) \
+	ADDQ      R8, DX
+
 // func sgemm6x32(blocks, k int, a *float32, lda int, b, c *float32, ldc int, bias *float32, floor float32)
 //
 // The float32 micro-kernel of MADE evaluation (package nn, made32.go), AVX-512, over blocks tiles of six
@@ -117,6 +159,7 @@ TEXT ·sgemm6x32(SB), NOSPLIT, $0-68
 	JE           done
 
 tile:
+	MOVQ b+32(FP), DI
 	TILE_START
 	TESTQ CX, CX
 	JE    store
@@ -169,6 +212,7 @@ TEXT ·sgemm6x32to64(SB), NOSPLIT, $0-72
 	JE           done
 
 tile:
+	MOVQ b+32(FP), DI
 	TILE_START
 	TESTQ CX, CX
 	JE    store
@@ -185,6 +229,77 @@ store:
 	STORE64(Z6, Y6, Z7, Y7)
 	STORE64(Z8, Y8, Z9, Y9)
 	STORE64(Z10, Y10, Z11, Y11)
+	NEXT_TILE
+	DECQ AX
+	JNE  tile
+
+done:
+	VZEROUPPER
+	RET
+
+// func sgemm6x32s(blocks, k int, a *float32, ra, ka int, b *float32, ldb int, c *float32, ldc int, bias *float32, floor float32, cols, acc uint32)
+//
+// The float32 micro-kernel of the float32 convolutions (package nn, conv32.go), AVX-512:
+// C[r, j] = max(S[r, j] + Σ_{l<k} A[r, l]·B[l, j], floor) for r < 6·blocks and the columns j
+// whose bit is set in cols, where A[r, l] = a[r·ra + l·ka] (R9 = ra and BX = ka in bytes),
+// B[l, j] = b[l·ldb + j] (rows of a padded input read in place, or a packed panel with
+// ldb = 32), C[r, j] = c[r·ldc + j] and S
+// is the bias, or C itself when acc is 1. Loads of B and loads and stores of C are masked by
+// cols; the maximum keeps NaN.
+TEXT ·sgemm6x32s(SB), NOSPLIT, $0-92
+	MOVQ         blocks+0(FP), AX
+	MOVQ         a+16(FP), R11
+	MOVQ         ra+24(FP), R9
+	SHLQ         $2, R9
+	MOVQ         ldb+48(FP), R13
+	SHLQ         $2, R13
+	MOVQ         c+56(FP), R12
+	MOVQ         ldc+64(FP), R8
+	SHLQ         $2, R8
+	MOVQ         bias+72(FP), BX
+	VMOVUPS      (BX), Z19
+	VMOVUPS      64(BX), Z20
+	VBROADCASTSS floor+80(FP), Z18
+	MOVL         cols+84(FP), BX
+	KMOVW        BX, K1 // columns 0…15
+	SHRL         $16, BX
+	KMOVW        BX, K2 // 16…31
+	MOVQ         ka+32(FP), BX
+	SHLQ         $2, BX
+	TESTQ        AX, AX
+	JE           done
+
+tile:
+	MOVQ b+40(FP), DI
+	TILE_START
+	TESTQ CX, CX
+	JE    store
+
+loop:
+	STEPS
+	DECQ CX
+	JNE  loop
+
+store:
+	CMPL  acc+88(FP), $0
+	JNE   accum
+	STOREB(Z0, Z1)
+	STOREB(Z2, Z3)
+	STOREB(Z4, Z5)
+	STOREB(Z6, Z7)
+	STOREB(Z8, Z9)
+	STOREB(Z10, Z11)
+	JMP   next
+
+accum:
+	STOREA(Z0, Z1)
+	STOREA(Z2, Z3)
+	STOREA(Z4, Z5)
+	STOREA(Z6, Z7)
+	STOREA(Z8, Z9)
+	STOREA(Z10, Z11)
+
+next:
 	NEXT_TILE
 	DECQ AX
 	JNE  tile
