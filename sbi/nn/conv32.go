@@ -66,9 +66,15 @@ func (tp *Tape) conv32(op string, x *Tensor32, w, bias *Tensor, g *convGeom) *Te
 	n, cout := x.Rows, w.Cols
 	out := tp.tensor32(n, g.out()*cout, gr)
 	nq := panels32(cout)
-	pass := conv32Pass{g: *g, n: n, cout: cout, x: x.Data, out: out.Data,
+	pass := conv32Pass{g: *g, n: n, cout: cout, x: x.Data, out: out.Data, taps: g.taps32(),
 		w: tp.scratch32(g.kh * nq * g.kw * g.c * kernels.Panel32), bias: tp.scratch32(nq * kernels.Panel32)}
-	g.pack32(w.Data, cout, pass.w)
+	if pass.taps { // the weights as they are (taps × cout), in float32
+		for i, v := range w.Data {
+			pass.w[i] = float32(v)
+		}
+	} else {
+		g.pack32(w.Data, cout, pass.w)
+	}
 	clear(pass.bias)
 	if bias != nil {
 		for o, v := range bias.Data {
@@ -326,6 +332,7 @@ type conv32Pass struct {
 	out, dy []float32
 	part    []float32 // backward: the blocks' partial weight and bias gradients
 	back    bool
+	taps    bool // forward: on kernels.ConvTaps32, w the weights unpacked (convGeom.taps32)
 }
 
 // conv32Scratch is one worker's buffers.
@@ -333,6 +340,7 @@ type conv32Scratch struct {
 	xpad, stk, dypad, dcol, ones []float32
 	tmp                          [kernels.TileRows16 * kernels.Panel32]float32
 	dyRem                        []float32 // the last rows of dY, a tile's worth (inputGradCol32)
+	off                          []int     // the offsets of a window's taps (forwardTaps32)
 }
 
 var (
@@ -383,6 +391,10 @@ func (p *conv32Pass) Do(lo, hi int) {
 			if p.back {
 				dy = p.dy[i*per : (i+step)*per]
 			}
+			if p.taps {
+				p.forwardTaps32(s, &ig, x, p.out[i*per:(i+step)*per])
+				continue
+			}
 			if !p.back || part != nil {
 				src, sg := ig.pad32(&s.xpad, x, ig.c), ig
 				if ig.stacked() {
@@ -418,6 +430,31 @@ func (g *convGeom) pad32(buf *[]float32, x []float32, c int) []float32 {
 		copy(xp[((y+g.pt)*wp+g.pl)*c:], x[y*g.w*c:(y+1)*g.w*c])
 	}
 	return xp
+}
+
+// taps32 reports whether the forward pass runs on kernels.ConvTaps32: at most
+// kernels.ConvTaps32Max taps (a first layer of a few channels), on AVX-512 (without it the
+// micro-kernels' loops are the faster ones). A product of so few taps' depth spends more on
+// the micro-tiles' calls and stores, and on the stacked input, than on its multiply-adds;
+// ConvTaps32 reads the windows from the padded input and keeps the weights in registers.
+func (g *convGeom) taps32() bool {
+	return !noConvTaps && kernels.AVX512 && g.taps() <= kernels.ConvTaps32Max
+}
+
+// forwardTaps32 sets out to the convolution of the image (or block of series as the rows of
+// one image) x of geometry g on kernels.ConvTaps32, 16 output channels at a time:
+//
+//	y[oy, ox, o] = b[o] + Σ_l P[oy + ky, ox + kx, c]·W[l, o],   l = (ky·kw + kx)·C + c,
+//
+// with P the padded input, the sum a float32 fused multiply-add chain over l.
+func (p *conv32Pass) forwardTaps32(s *conv32Scratch, g *convGeom, x, out []float32) {
+	wp, c, cout, taps := g.w+g.pl+g.pr, g.c, p.cout, g.taps()
+	src := g.pad32(&s.xpad, x, c)
+	s.off = g.tapOffsets(s.off, wp)
+	for j0 := 0; j0 < cout; j0 += 16 {
+		kernels.ConvTaps32(g.oh, g.ow, taps, min(16, cout-j0), src, wp*c, c, s.off,
+			p.w[j0:], cout, p.bias[j0:], out[j0:], cout)
+	}
 }
 
 // convRows32 sets the g.oh rows of g.ow pixels of cout channels of out to the convolution of
