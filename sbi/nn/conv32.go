@@ -102,6 +102,7 @@ func backConv32(nd *node) {
 	pass := conv32Pass{n: x.Rows, cout: w.Cols, x: x.Data, xg: x.Grad, dy: out.Grad, part: nd.f2, back: true}
 	pass.g.load(nd.s3)
 	g := &pass.g
+	pass.taps = g.taps32()
 	if x.Grad != nil {
 		pass.w = nd.f
 		if g.colInputGrad() {
@@ -332,7 +333,7 @@ type conv32Pass struct {
 	out, dy []float32
 	part    []float32 // backward: the blocks' partial weight and bias gradients
 	back    bool
-	taps    bool // forward: on kernels.ConvTaps32, w the weights unpacked (convGeom.taps32)
+	taps    bool // on kernels.ConvTaps32 (forward, w the weights unpacked) and ConvGradW32 (convGeom.taps32)
 }
 
 // conv32Scratch is one worker's buffers.
@@ -341,6 +342,7 @@ type conv32Scratch struct {
 	tmp                          [kernels.TileRows16 * kernels.Panel32]float32
 	dyRem                        []float32 // the last rows of dY, a tile's worth (inputGradCol32)
 	off                          []int     // the offsets of a window's taps (forwardTaps32)
+	gw                           []float32 // the taps×16 sums of kernels.ConvGradW32
 }
 
 var (
@@ -391,11 +393,13 @@ func (p *conv32Pass) Do(lo, hi int) {
 			if p.back {
 				dy = p.dy[i*per : (i+step)*per]
 			}
-			if p.taps {
+			if p.taps && !p.back {
 				p.forwardTaps32(s, &ig, x, p.out[i*per:(i+step)*per])
 				continue
 			}
-			if !p.back || part != nil {
+			if p.taps && part != nil {
+				p.weightGradTaps32(s, &ig, x, dy, part, i == e0)
+			} else if !p.back || part != nil {
 				src, sg := ig.pad32(&s.xpad, x, ig.c), ig
 				if ig.stacked() {
 					src, sg = ig.stack32(&s.stk, src), ig.product()
@@ -500,11 +504,60 @@ func (g *convGeom) convRows32(s *conv32Scratch, src []float32, wsrc, rowOff, col
 // weightGrad32 adds the weight and bias gradients of one image (or block of series) to the
 // block's partials part (storing over them when first): dW_ky = P_kyᵀ·dY, one product per
 // output row and kernel row, with P_kyᵀ read in place (transposed: its rows are the taps, at
-// stride 1, its steps the pixels, at stride C), and db = 1ᵀ·dY (with dY viewed as rows of 32
-// values when cout divides 32, so that the product fills a whole tile's width).
+// stride 1, its steps the pixels, at stride C), and db (biasGrad32).
 func (p *conv32Pass) weightGrad32(s *conv32Scratch, g *convGeom, src, dy, part []float32, first bool) {
-	cout, m, c := p.cout, g.out(), g.c
+	cout, c := p.cout, g.c
 	span6, ld, wp := rows12(g.kw*c), panels32(cout)*kernels.Panel32, g.w+g.pl+g.pr
+	p.biasGrad32(s, g, dy, part, first)
+	for q0 := 0; q0 < cout; q0 += kernels.Panel32 {
+		mask := kernels.ColsMask(min(kernels.Panel32, cout-q0))
+		for oy := 0; oy < g.oh; oy++ {
+			for ky := 0; ky < g.kh; ky++ {
+				tiles32(span6, g.ow, src[(oy+ky)*wp*c:], 1, c, dy[oy*g.ow*cout+q0:], cout,
+					part[ky*span6*ld+q0:], ld, zero32[:], mask, !first || oy > 0)
+			}
+		}
+	}
+}
+
+// weightGradTaps32 is weightGrad32 on kernels.ConvGradW32 for the image (or block of
+// series) x of geometry g: its windows read from the padded input, the taps×16 sums of each
+// 16 output channels, in the order of the weights' rows, stored (first) or added to the rows
+// of the product geometry's partials that hold them (convGeom.wrow).
+func (p *conv32Pass) weightGradTaps32(s *conv32Scratch, g *convGeom, x, dy, part []float32, first bool) {
+	wp, c, cout, taps := g.w+g.pl+g.pr, g.c, p.cout, g.taps()
+	src := g.pad32(&s.xpad, x, c)
+	s.off = g.tapOffsets(s.off, wp)
+	s.gw = sized32(s.gw, taps*16)
+	pg := g.product()
+	span, ld := pg.kw*pg.c, panels32(cout)*kernels.Panel32
+	span6 := rows12(span)
+	for j0 := 0; j0 < cout; j0 += 16 {
+		n := min(16, cout-j0)
+		clear(s.gw)
+		kernels.ConvGradW32(g.oh, g.ow, taps, n, src, wp*c, c, s.off, dy[j0:], cout, s.gw)
+		for ky := 0; ky < pg.kh; ky++ {
+			for l := 0; l < span; l++ {
+				row, sum := part[(ky*span6+l)*ld+j0:][:n], s.gw[g.wrow(ky, l)*16:][:n]
+				if first {
+					copy(row, sum)
+					continue
+				}
+				for o, v := range sum {
+					row[o] += v
+				}
+			}
+		}
+	}
+	p.biasGrad32(s, &pg, dy, part, first)
+}
+
+// biasGrad32 adds the bias gradient of one image (or block of series), db = 1ᵀ·dY, to the
+// block's partials part of the product geometry g (storing over it when first), with dY viewed as rows of 32 values
+// when cout divides 32, so that the product fills a whole tile's width.
+func (p *conv32Pass) biasGrad32(s *conv32Scratch, g *convGeom, dy, part []float32, first bool) {
+	cout, m := p.cout, g.out()
+	span6, ld := rows12(g.kw*g.c), panels32(cout)*kernels.Panel32
 	if len(s.ones) < m {
 		s.ones = make([]float32, m)
 		for i := range s.ones {
@@ -524,18 +577,11 @@ func (p *conv32Pass) weightGrad32(s *conv32Scratch, g *convGeom, src, dy, part [
 		for i := n32 * kernels.Panel32; i < m*cout; i++ { // a last row short of 32 values
 			db[i%cout] += dy[i]
 		}
+		return
 	}
 	for q0 := 0; q0 < cout; q0 += kernels.Panel32 {
 		mask := kernels.ColsMask(min(kernels.Panel32, cout-q0))
-		for oy := 0; oy < g.oh; oy++ {
-			for ky := 0; ky < g.kh; ky++ {
-				tiles32(span6, g.ow, src[(oy+ky)*wp*c:], 1, c, dy[oy*g.ow*cout+q0:], cout,
-					part[ky*span6*ld+q0:], ld, zero32[:], mask, !first || oy > 0)
-			}
-		}
-		if kernels.Panel32%cout != 0 {
-			tiles32(tileRows(min(kernels.Panel32, cout-q0)), m, s.ones, 0, 1, dy[q0:], cout, part[g.kh*span6*ld+q0:], ld, zero32[:], mask, !first)
-		}
+		tiles32(tileRows(min(kernels.Panel32, cout-q0)), m, s.ones, 0, 1, dy[q0:], cout, part[g.kh*span6*ld+q0:], ld, zero32[:], mask, !first)
 	}
 }
 

@@ -47,3 +47,24 @@ func Fma32(x, y, z float32) float32 {
 	}
 	return float32(s)
 }
+
+// ConvGradW32Go is the reference loop of ConvGradW32, the weight gradient of the direct
+// float32 convolution: with A(i, j, l) the windows of ConvTaps32Go, it adds, output by output
+// in row-major order (i·cols + j), the products of each tap l < k and column o < n (n ≤ 16)
+//
+//	S[l·16 + o] = Fma32(A(i, j, l), dY[(i·cols + j)·lddy + o], S[l·16 + o])
+//
+// to the sums S (k rows of 16), one float32 fused multiply-add chain per tap and column.
+func ConvGradW32Go(rows, cols, k, n int, a []float32, ra, sa int, off []int, dy []float32, lddy int, s []float32) {
+	for i := 0; i < rows; i++ {
+		for j := 0; j < cols; j++ {
+			base, d := i*ra+j*sa, dy[(i*cols+j)*lddy:]
+			for l := 0; l < k; l++ {
+				v, sl := a[base+off[l]], s[l*16:l*16+n]
+				for o := range sl {
+					sl[o] = Fma32(v, d[o], sl[o])
+				}
+			}
+		}
+	}
+}

@@ -202,3 +202,145 @@ nextrow:
 	JNE  row
 	VZEROUPPER
 	RET
+
+// The weight gradient of the direct float32 convolution (ConvGradW32Go): the k×16 sums stay
+// in Z8…Z31 (tap l in Z(8+l)), the row of dY of one output in Z0, and each tap of the
+// output's window is read once as an embedded broadcast.
+
+// SLOAD32(L, S) loads row L of the sums (DI, rows 64 bytes apart) into S under the column
+// mask K1, and leaves for sdone after the k-th (CX).
+#define SLOAD32(L, S) \
+	VMOVUPS.Z (DI), K1, S \
+	ADDQ      $64, DI \
+	CMPQ      CX, $(L+1) \
+	JEQ       sdone
+
+// GTAP32(L, S) adds tap L (offset off[L] from BX) of the window at R13 times the row of dY in
+// Z0 to S, and leaves for tdone after the k-th.
+#define GTAP32(L, S) \
+	MOVQ             (L*8)(BX), AX \
+	VFMADD231PS.BCST (R13)(AX*4), Z0, S \
+	CMPQ             CX, $(L+1) \
+	JEQ              tdone
+
+// SSTORE32(L, S) stores S to row L of the sums (DI) in the columns of K1, and leaves for
+// stdone after the k-th.
+#define SSTORE32(L, S) \
+	VMOVUPS S, K1, (DI) \
+	ADDQ    $64, DI \
+	CMPQ    CX, $(L+1) \
+	JEQ     stdone
+
+// func convGradW32x16(rows, cols, k int, a *float32, ra, sa int, off *int, dy *float32, lddy int, s *float32, mask uint64)
+//
+// ConvGradW32Go for rows, cols ≥ 1, 1 ≤ k ≤ 24 and the columns of mask (n ≤ 16, the lowest
+// bits): output by output.
+TEXT ·convGradW32x16(SB), NOSPLIT, $0-88
+	MOVQ  mask+80(FP), AX
+	KMOVW AX, K1
+	MOVQ  k+16(FP), CX
+	MOVQ  s+72(FP), DI
+	SLOAD32(0, Z8)
+	SLOAD32(1, Z9)
+	SLOAD32(2, Z10)
+	SLOAD32(3, Z11)
+	SLOAD32(4, Z12)
+	SLOAD32(5, Z13)
+	SLOAD32(6, Z14)
+	SLOAD32(7, Z15)
+	SLOAD32(8, Z16)
+	SLOAD32(9, Z17)
+	SLOAD32(10, Z18)
+	SLOAD32(11, Z19)
+	SLOAD32(12, Z20)
+	SLOAD32(13, Z21)
+	SLOAD32(14, Z22)
+	SLOAD32(15, Z23)
+	SLOAD32(16, Z24)
+	SLOAD32(17, Z25)
+	SLOAD32(18, Z26)
+	SLOAD32(19, Z27)
+	SLOAD32(20, Z28)
+	SLOAD32(21, Z29)
+	SLOAD32(22, Z30)
+	SLOAD32(23, Z31)
+
+sdone:
+	MOVQ rows+0(FP), R8
+	MOVQ a+24(FP), SI
+	MOVQ sa+40(FP), R11
+	SHLQ $2, R11
+	MOVQ off+48(FP), BX
+	MOVQ dy+56(FP), DX
+	MOVQ lddy+64(FP), R12
+	SHLQ $2, R12
+
+grow:
+	MOVQ SI, R13
+	MOVQ cols+8(FP), R9
+
+gout:
+	VMOVUPS.Z (DX), K1, Z0
+	GTAP32(0, Z8)
+	GTAP32(1, Z9)
+	GTAP32(2, Z10)
+	GTAP32(3, Z11)
+	GTAP32(4, Z12)
+	GTAP32(5, Z13)
+	GTAP32(6, Z14)
+	GTAP32(7, Z15)
+	GTAP32(8, Z16)
+	GTAP32(9, Z17)
+	GTAP32(10, Z18)
+	GTAP32(11, Z19)
+	GTAP32(12, Z20)
+	GTAP32(13, Z21)
+	GTAP32(14, Z22)
+	GTAP32(15, Z23)
+	GTAP32(16, Z24)
+	GTAP32(17, Z25)
+	GTAP32(18, Z26)
+	GTAP32(19, Z27)
+	GTAP32(20, Z28)
+	GTAP32(21, Z29)
+	GTAP32(22, Z30)
+	GTAP32(23, Z31)
+
+tdone:
+	ADDQ R12, DX
+	ADDQ R11, R13
+	DECQ R9
+	JNE  gout
+	MOVQ ra+32(FP), AX
+	LEAQ (SI)(AX*4), SI
+	DECQ R8
+	JNE  grow
+	MOVQ s+72(FP), DI
+	SSTORE32(0, Z8)
+	SSTORE32(1, Z9)
+	SSTORE32(2, Z10)
+	SSTORE32(3, Z11)
+	SSTORE32(4, Z12)
+	SSTORE32(5, Z13)
+	SSTORE32(6, Z14)
+	SSTORE32(7, Z15)
+	SSTORE32(8, Z16)
+	SSTORE32(9, Z17)
+	SSTORE32(10, Z18)
+	SSTORE32(11, Z19)
+	SSTORE32(12, Z20)
+	SSTORE32(13, Z21)
+	SSTORE32(14, Z22)
+	SSTORE32(15, Z23)
+	SSTORE32(16, Z24)
+	SSTORE32(17, Z25)
+	SSTORE32(18, Z26)
+	SSTORE32(19, Z27)
+	SSTORE32(20, Z28)
+	SSTORE32(21, Z29)
+	SSTORE32(22, Z30)
+	SSTORE32(23, Z31)
+
+stdone:
+	VZEROUPPER
+	RET

@@ -90,6 +90,62 @@ func TestConvTaps32SignedZero(t *testing.T) {
 	}
 }
 
+// TestConvGradW32 checks ConvGradW32 against its reference loop to the bit, for depths on
+// both sides of ConvTaps32Max and column counts up to the 16 lanes, over calls that carry
+// their sums from one to the next, with signed zeros, infinities and NaN; and that nothing of
+// S outside the k×n sums is written.
+func TestConvGradW32(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	special := []float32{0, float32(math.Copysign(0, -1)), float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), 1e38}
+	fill := func(v []float32) {
+		for i := range v {
+			if rng.IntN(60) == 0 {
+				v[i] = special[rng.IntN(len(special))]
+			} else {
+				v[i] = float32(rng.NormFloat64())
+			}
+		}
+	}
+	same := func(x, y float32) bool {
+		return math.Float32bits(x) == math.Float32bits(y) || x != x && y != y
+	}
+	for k := 1; k <= ConvTaps32Max+1; k++ {
+		for _, n := range []int{1, 3, 15, 16} {
+			for _, shape := range [][2]int{{1, 1}, {3, 7}, {2, 28}, {1, 300}, {11, 29}} {
+				rows, cols := shape[0], shape[1]
+				sa := 1 + (k+n)%3
+				off := make([]int, k)
+				for l := range off { // windows of three kernel rows, 7 apart, with gaps
+					off[l] = l/3*7 + l%3
+				}
+				span := off[k-1] + 1
+				ra := (cols-1)*sa + span + 2
+				lddy := n + 3
+				a, dy := make([]float32, rows*ra+span), make([]float32, rows*cols*lddy)
+				fill(a)
+				fill(dy)
+				got, want := make([]float32, k*16), make([]float32, k*16)
+				fill(got)
+				for l := 0; l < k; l++ { // outside the k×n sums: a marker
+					for o := n; o < 16; o++ {
+						got[l*16+o] = -7
+					}
+				}
+				copy(want, got)
+				for call := 0; call < 3; call++ { // the sums carried over three calls
+					ConvGradW32(rows, cols, k, n, a, ra, sa, off, dy, lddy, got)
+					ConvGradW32Go(rows, cols, k, n, a, ra, sa, off, dy, lddy, want)
+				}
+				for i := range got {
+					if !same(got[i], want[i]) {
+						t.Fatalf("k %d, n %d, %d×%d: S[%d] = %v, want %v", k, n, rows, cols, i, got[i], want[i])
+					}
+				}
+			}
+		}
+	}
+}
+
 // TestFma32 checks Fma32 against x·y + z computed exactly and rounded to the nearest float32
 // (math/big): on random operands of close and distant magnitudes, and on one whose sum
 // rounded to float64 first lies on a float32 midpoint (1 + 2⁻²⁴ + 2⁻⁶⁴, which rounds up;
