@@ -37,7 +37,10 @@ import (
 // Sums are in float32 with fused multiply-adds; the weight and bias gradients are summed per
 // block of examples in float32 and over the blocks, in block order, in float64 (into the
 // parameters' float64 Grad), so no result depends on the number of goroutines. Series are
-// convolved a block at a time as the rows of one image.
+// convolved a block at a time as the rows of one image. On AVX-512, a convolution of at most
+// kernels.ConvTaps32Max taps (a first layer) has its forward pass and weight gradient on the
+// direct kernels kernels.ConvTaps32 and ConvGradW32 instead (convGeom.taps32), which read
+// the windows from the padded input and keep a tap's 16 weights, or sums, in one register.
 
 // Conv1D32 is Conv1D on a float32 input: the series x (n × Length·Channels, channels-last)
 // convolved with the float64 weights w (Kernel·Channels × Out) and bias (1×Out, or nil),

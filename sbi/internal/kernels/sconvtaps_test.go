@@ -15,19 +15,7 @@ import (
 // them is written.
 func TestConvTaps32(t *testing.T) {
 	rng := rand.New(rand.NewPCG(27, 28))
-	special := []float32{0, float32(math.Copysign(0, -1)), float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), 1e38}
-	fill := func(v []float32) {
-		for i := range v {
-			if rng.IntN(40) == 0 {
-				v[i] = special[rng.IntN(len(special))]
-			} else {
-				v[i] = float32(rng.NormFloat64())
-			}
-		}
-	}
-	same := func(x, y float32) bool {
-		return math.Float32bits(x) == math.Float32bits(y) || x != x && y != y
-	}
+	fill := func(v []float32) { fillSpecial32(rng, v, 40) }
 	for k := 1; k <= ConvTaps32Max+1; k++ {
 		for _, n := range []int{1, 3, 15, 16} {
 			for _, shape := range [][2]int{{1, 1}, {2, 5}, {3, 7}, {1, 8}, {2, 9}, {1, 15}, {3, 17}, {2, 28}} {
@@ -51,7 +39,7 @@ func TestConvTaps32(t *testing.T) {
 					ConvTaps32(rows, cols, k, n, a, ra, sa, off, w, ldw, d, got, ldc)
 					ConvTaps32Go(rows, cols, k, n, a, ra, sa, off, w, ldw, d, want, ldc)
 					for i := range got {
-						if !same(got[i], want[i]) {
+						if !same32(got[i], want[i]) {
 							t.Fatalf("k %d, n %d, %d×%d windows %d apart: C[%d] = %v, want %v", k, n, rows, cols, sa, i, got[i], want[i])
 						}
 					}
@@ -96,19 +84,7 @@ func TestConvTaps32SignedZero(t *testing.T) {
 // S outside the k×n sums is written.
 func TestConvGradW32(t *testing.T) {
 	rng := rand.New(rand.NewPCG(31, 32))
-	special := []float32{0, float32(math.Copysign(0, -1)), float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), 1e38}
-	fill := func(v []float32) {
-		for i := range v {
-			if rng.IntN(60) == 0 {
-				v[i] = special[rng.IntN(len(special))]
-			} else {
-				v[i] = float32(rng.NormFloat64())
-			}
-		}
-	}
-	same := func(x, y float32) bool {
-		return math.Float32bits(x) == math.Float32bits(y) || x != x && y != y
-	}
+	fill := func(v []float32) { fillSpecial32(rng, v, 60) }
 	for k := 1; k <= ConvTaps32Max+1; k++ {
 		for _, n := range []int{1, 3, 15, 16} {
 			for _, shape := range [][2]int{{1, 1}, {3, 7}, {2, 28}, {1, 300}, {11, 29}} {
@@ -137,7 +113,7 @@ func TestConvGradW32(t *testing.T) {
 					ConvGradW32Go(rows, cols, k, n, a, ra, sa, off, dy, lddy, want)
 				}
 				for i := range got {
-					if !same(got[i], want[i]) {
+					if !same32(got[i], want[i]) {
 						t.Fatalf("k %d, n %d, %d×%d: S[%d] = %v, want %v", k, n, rows, cols, i, got[i], want[i])
 					}
 				}
@@ -175,4 +151,22 @@ func TestFma32(t *testing.T) {
 			t.Fatalf("Fma32(%v, %v, %v) = %v, want %v", x, y, z, got, want)
 		}
 	}
+}
+
+// fillSpecial32 fills v with normal values and, one in rate, a signed zero, an infinity, NaN
+// or a value near the largest float32.
+func fillSpecial32(rng *rand.Rand, v []float32, rate int) {
+	special := []float32{0, float32(math.Copysign(0, -1)), float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), 1e38}
+	for i := range v {
+		if rng.IntN(rate) == 0 {
+			v[i] = special[rng.IntN(len(special))]
+		} else {
+			v[i] = float32(rng.NormFloat64())
+		}
+	}
+}
+
+// same32 reports whether x and y have the same bits, or are both NaN.
+func same32(x, y float32) bool {
+	return math.Float32bits(x) == math.Float32bits(y) || x != x && y != y
 }
