@@ -359,7 +359,7 @@ func (p *conv32Pass) run() {
 	j := conv32Passes.Get()
 	*j = *p
 	per := 2 * p.g.block() * p.g.out() * p.g.taps() * p.cout
-	par.Range(p.g.blocks(p.n), max(1, parFlops/max(per, 1)), j)
+	par.RangeShared(p.g.blocks(p.n), max(1, parFlops/max(per, 1)), j)
 	*j = conv32Pass{}
 	conv32Passes.Put(j)
 }

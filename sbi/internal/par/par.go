@@ -7,6 +7,7 @@ package par
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi/internal/safe"
@@ -66,6 +67,56 @@ func Range(n, grain int, job Job) {
 		job.Do(0, n)
 		return
 	}
+	runChunks(job, n, (n+p-1)/p)
+}
+
+// RangeShared runs job over [0, n) in chunks of grain items handed out from a shared
+// counter: the calling goroutine and at most runenv.Threads() − 1 workers each take the next
+// chunk until none is left. A worker that starts late (woken from sleep) takes fewer chunks
+// instead of holding the others up, where Range's fixed chunks would wait for it. Every item
+// is processed once, by one goroutine, so job.Do must give results that do not depend on the
+// chunks' boundaries. A panic in a chunk is raised again on the calling goroutine, as a
+// *safe.PanicError.
+func RangeShared(n, grain int, job Job) {
+	grain = max(grain, 1)
+	p := min(runenv.Threads(), n/grain)
+	if p < 2 {
+		job.Do(0, n)
+		return
+	}
+	s := sharedJobs.Get()
+	s.job, s.n, s.grain = job, n, grain
+	s.next.Store(0)
+	runChunks(s, p, 1) // one loop over the chunks per goroutine
+	s.job = nil
+	sharedJobs.Put(s)
+}
+
+// shared is the job of RangeShared's goroutines: chunks of grain items of job, taken in turn
+// from next.
+type shared struct {
+	job      Job
+	next     atomic.Int64
+	n, grain int
+}
+
+var sharedJobs FreeList[shared]
+
+// Do runs chunks of s.job until none is left; its bounds are ignored.
+func (s *shared) Do(_, _ int) {
+	for {
+		lo := int(s.next.Add(int64(s.grain))) - s.grain
+		if lo >= s.n {
+			return
+		}
+		s.job.Do(lo, min(s.n, lo+s.grain))
+	}
+}
+
+// runChunks runs job over [0, n) in chunks of chunk items: those after the first go to the
+// workers that are idle (or run here when none is), the first runs on the calling
+// goroutine, which then waits for the others and raises the first of their panics.
+func runChunks(job Job, n, chunk int) {
 	workersOnce.Do(startWorkers)
 	var done chan error
 	select {
@@ -73,7 +124,6 @@ func Range(n, grain int, job Job) {
 	default:
 		done = make(chan error, 64)
 	}
-	chunk := (n + p - 1) / p
 	sent := 0
 	for lo := chunk; lo < n; lo += chunk {
 		t := task{job: job, lo: lo, hi: min(n, lo+chunk), done: done}

@@ -78,3 +78,51 @@ func TestThreadLimit(t *testing.T) {
 		})
 	}
 }
+
+// markJob counts how often each item is processed, and panics on item boom (if ≥ 0).
+type markJob struct {
+	seen []atomic.Int32
+	boom int
+}
+
+func (j *markJob) Do(lo, hi int) {
+	for i := lo; i < hi; i++ {
+		j.seen[i].Add(1)
+		if i == j.boom {
+			panic("boom in a shared chunk")
+		}
+	}
+}
+
+// TestRangeShared checks that RangeShared processes every item exactly once, whatever the
+// thread limit, the number of items and the grain (a last chunk short of it included), and
+// that a panic in a chunk, on a worker or on the caller, is raised again on the caller's
+// goroutine.
+func TestRangeShared(t *testing.T) {
+	defer runenv.SetThreads(0)
+	for _, limit := range []int{1, 2, 4} {
+		runenv.SetThreads(limit)
+		for _, n := range []int{0, 1, 7, 64, 1000} {
+			for _, grain := range []int{0, 1, 3, 64} {
+				job := &markJob{seen: make([]atomic.Int32, n), boom: -1}
+				time.Sleep(100 * time.Microsecond) // let the workers reach their receive
+				RangeShared(n, grain, job)
+				for i := range job.seen {
+					if c := job.seen[i].Load(); c != 1 {
+						t.Fatalf("limit %d, %d items, grain %d: item %d processed %d times, want once", limit, n, grain, i, c)
+					}
+				}
+			}
+		}
+	}
+	runenv.SetThreads(4)
+	for trial := range 50 {
+		time.Sleep(time.Millisecond)
+		job := &markJob{seen: make([]atomic.Int32, 4096), boom: trial * 80}
+		err := safe.Call("caller", func() error { RangeShared(4096, 16, job); return nil })
+		var pe *safe.PanicError
+		if !errors.As(err, &pe) {
+			t.Fatalf("trial %d: error %v, want the chunk's panic", trial, err)
+		}
+	}
+}
