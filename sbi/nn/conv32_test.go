@@ -364,7 +364,9 @@ func TestMaxPool32MatchesFloat64(t *testing.T) {
 			y32, y64 = tp.MaxPool2D32(x32, cfg), tp.MaxPool2D(x64, cfg)
 		}
 		tp.BackwardWith(tp.Add(tp.To64(y32), y64), to64(dy)) // both get dy
-		same := func(a, b float64) bool { return a == b || a != a && b != b }
+		same := func(a, b float64) bool { // to the bit: −0 and +0 differ
+			return a == b && math.Signbit(a) == math.Signbit(b) || a != a && b != b
+		}
 		for k, v := range y64.Data {
 			if !same(float64(y32.Data[k]), v) {
 				t.Fatalf("%+v: output %d is %v, want %v", cfg, k, y32.Data[k], v)
@@ -374,6 +376,26 @@ func TestMaxPool32MatchesFloat64(t *testing.T) {
 			if float64(x32.Grad[k]) != v {
 				t.Fatalf("%+v: gradient %d is %v, want %v", cfg, k, x32.Grad[k], v)
 			}
+		}
+	}
+	// The first of equal values wins, to the sign of a zero: the window (−0, +0) gives −0,
+	// (+0, −0) gives +0, as the float64 op gives (Go's max would give +0 for both).
+	negZero := float32(math.Copysign(0, -1))
+	tp := NewTape()
+	for _, cfg := range []Conv2DConfig{
+		{Channels: 1, Height: 1, Width: 4, Kernel: [2]int{1, 2}, Stride: [2]int{1, 2}},
+		{Channels: 1, Height: 2, Width: 2, Kernel: [2]int{1, 2}, Stride: [2]int{1, 2}},
+	} {
+		x := tp.Variable32(1, 4, []float32{negZero, 0, 0, negZero})
+		var y *Tensor32
+		if cfg.Height == 1 {
+			y = tp.MaxPool1D32(x, Conv1DConfig{Channels: 1, Length: 4, Kernel: 2, Stride: 2})
+		} else {
+			y = tp.MaxPool2D32(x, cfg)
+		}
+		if len(y.Data) != 2 || !math.Signbit(float64(y.Data[0])) || math.Signbit(float64(y.Data[1])) {
+			t.Errorf("%+v: max pooling of (−0, +0) and (+0, −0) gave %v (sign bits %v, %v), want −0 then +0",
+				cfg, y.Data, math.Signbit(float64(y.Data[0])), math.Signbit(float64(y.Data[1])))
 		}
 	}
 }

@@ -222,7 +222,7 @@ func (g *convGeom) maxSeries32(xi, y []float32, arg []int, o, offset int) {
 				take := b2i(v > best) | b2i(v != v)&b2i(best == best)
 				best, at = max(best, v), at+(k-at)*take
 			}
-			yo[ch] = best
+			yo[ch] = win[at] // the winner itself: max(−0, +0) is +0 whichever came first
 			if arg != nil {
 				arg[o+ox*c+ch] = offset + ox*step + at
 			}
