@@ -364,7 +364,8 @@ func TestMaxPool32MatchesFloat64(t *testing.T) {
 			y32, y64 = tp.MaxPool2D32(x32, cfg), tp.MaxPool2D(x64, cfg)
 		}
 		tp.BackwardWith(tp.Add(tp.To64(y32), y64), to64(dy)) // both get dy
-		same := func(a, b float64) bool { // to the bit: −0 and +0 differ
+		// to the bit: −0 and +0 differ
+		same := func(a, b float64) bool {
 			return a == b && math.Signbit(a) == math.Signbit(b) || a != a && b != b
 		}
 		for k, v := range y64.Data {
