@@ -6,9 +6,9 @@
 // initializes them), fused operations where a chain of small ones would cost
 // (Linear+activation, log-sum-exp, log-softmax, binary cross-entropy with logits, the
 // straight-through indicator, sorting with gradient), the operations of embedding networks
-// (1-D and 2-D convolutions, in float64 or float32, max and mean pooling over windows and globally, layer
-// normalization, pooling over sets, softmax and multi-head scaled dot-product attention, a
-// gated recurrent unit), optimizers (Adam, AdamW, SGD) with gradient clipping and
+// (1-D and 2-D convolutions, in float64 or float32, max and mean pooling over windows and
+// globally, layer normalization, pooling over sets, softmax and multi-head scaled dot-product
+// attention, a gated recurrent unit), optimizers (Adam, AdamW, SGD) with gradient clipping and
 // learning-rate schedules, and parameter (de)serialization.
 //
 // What does not live here: the assembly kernels and the CPU dispatch (sbi/internal/kernels,
