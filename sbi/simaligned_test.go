@@ -57,29 +57,7 @@ func TestSimulateBatchAlignedResumeKeepsRows(t *testing.T) {
 	withProcs(1, func() {
 		sim, ctx := newCancelAfter(k)
 		x, err := SimulateBatchAlignedContext(ctx, rand.New(rand.NewPCG(4, 5)), sim, theta)
-		var part *PartialSimulationError
-		if x != nil || !errors.As(err, &part) {
-			t.Fatalf("interrupted: %v, %v; want no rows and a *PartialSimulationError", x, err)
-		}
-		done, err := part.Done()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(done.Kept) != part.Finished || done.Dropped != 0 {
-			t.Errorf("Done holds %d rows (%d dropped), want all %d finished", len(done.Kept), done.Dropped, part.Finished)
-		}
-		for r, i := range done.Kept {
-			if !sameValues(done.X.Slice(r, r+1, 0, 2).(*mat.Dense), want.Slice(i, i+1, 0, 2).(*mat.Dense)) {
-				t.Fatalf("Done row %d (input row %d) is %v, want %v", r, i, done.X.RawRowView(r), want.RawRowView(i))
-			}
-		}
-		got, err := part.Resume(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r, _ := got.X.Dims(); r != n || got.Dropped != 0 || len(got.Kept) != n || !sameValues(got.X, want) || !mat.Equal(got.Theta, theta) {
-			t.Fatalf("resumed: %d rows (%d dropped, %d kept), want all %d equal to the uninterrupted aligned run, NaN in place", r, got.Dropped, len(got.Kept), n)
-		}
+		checkAlignedPartial(t, x, err, want, theta)
 	})
 }
 
@@ -123,28 +101,38 @@ func TestSimulateAlignedResumeKeepsRows(t *testing.T) {
 		ctx, cancel = context.WithCancel(context.Background())
 		defer cancel()
 		x, err := simulateRows(ctx, rand.New(rand.NewPCG(4, 5)), f, theta, true)
-		var part *PartialSimulationError
-		if x != nil || !errors.As(err, &part) {
-			t.Fatalf("interrupted: %v, %v; want no rows and a *PartialSimulationError", x, err)
-		}
-		done, err := part.Done()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(done.Kept) != part.Finished || done.Dropped != 0 {
-			t.Errorf("Done holds %d rows (%d dropped), want all %d finished", len(done.Kept), done.Dropped, part.Finished)
-		}
-		for r, i := range done.Kept {
-			if !sameValues(done.X.Slice(r, r+1, 0, 2).(*mat.Dense), want.Slice(i, i+1, 0, 2).(*mat.Dense)) {
-				t.Fatalf("Done row %d (input row %d) is %v, want %v", r, i, done.X.RawRowView(r), want.RawRowView(i))
-			}
-		}
-		got, err := part.Resume(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r, _ := got.X.Dims(); r != n || got.Dropped != 0 || len(got.Kept) != n || !sameValues(got.X, want) || !mat.Equal(got.Theta, theta) {
-			t.Fatalf("resumed: %d rows (%d dropped, %d kept), want all %d equal to the uninterrupted aligned run, NaN in place", r, got.Dropped, len(got.Kept), n)
-		}
+		checkAlignedPartial(t, x, err, want, theta)
 	})
+}
+
+// checkAlignedPartial checks what an interrupted aligned simulation returned (x, err): no rows
+// and a *PartialSimulationError whose Done holds every finished row, NaN rows included, equal
+// to the uninterrupted run want, and whose Resume gives the whole batch equal to want, rows in
+// place.
+func checkAlignedPartial(t *testing.T, x *mat.Dense, err error, want, theta *mat.Dense) {
+	t.Helper()
+	n, dx := want.Dims()
+	var part *PartialSimulationError
+	if x != nil || !errors.As(err, &part) {
+		t.Fatalf("interrupted: %v, %v; want no rows and a *PartialSimulationError", x, err)
+	}
+	done, err := part.Done()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(done.Kept) != part.Finished || done.Dropped != 0 {
+		t.Errorf("Done holds %d rows (%d dropped), want all %d finished", len(done.Kept), done.Dropped, part.Finished)
+	}
+	for r, i := range done.Kept {
+		if !sameValues(done.X.Slice(r, r+1, 0, dx).(*mat.Dense), want.Slice(i, i+1, 0, dx).(*mat.Dense)) {
+			t.Fatalf("Done row %d (input row %d) is %v, want %v", r, i, done.X.RawRowView(r), want.RawRowView(i))
+		}
+	}
+	got, err := part.Resume(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := got.X.Dims(); r != n || got.Dropped != 0 || len(got.Kept) != n || !sameValues(got.X, want) || !mat.Equal(got.Theta, theta) {
+		t.Fatalf("resumed: %d rows (%d dropped, %d kept), want all %d equal to the uninterrupted aligned run, NaN in place", r, got.Dropped, len(got.Kept), n)
+	}
 }
