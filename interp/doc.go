@@ -135,7 +135,15 @@
 // %v, %+v, %s, %q, %x and %X print, with the same flags, width and precision, as they print the
 // value; %#v and %T get the value itself. The cell's result shows such a value as fmt.Println prints it
 // (a struct with its field names, as every struct shows), and a value of a cell's type held by a
-// variable of type any or of an interface type of the session by its method, as fmt prints it. A
+// variable of type any or of an interface type of the session by its method, as fmt prints it.
+// An element of type any ([]any, map[string]any, [][]any, a struct field of type any) that holds
+// a value of a cell's type prints, printed or as the cell's result, by its String or Error where
+// the value's method set has one (a *T for a String on a pointer receiver), by its fields
+// otherwise, and never as the interpreter's record of the value, in a session whose types have
+// methods of any names; a compiled value or nil prints as it is. Where two types of the session
+// are declared as the same type (type E struct{} and type Empty struct{}), or a compiled value
+// is a pointer to what one is declared as (&struct{ X int }{5} with type P struct{ X int }), the
+// interpreter cannot tell them apart, and such an element may print by the other's method. A
 // nested value still prints by its fields where Go calls the method when it is a key of a map, or
 // when the operand's type holds a struct that embeds a field or has a field named _ or a field
 // tag, a type of the session with a method Format or with String and Error on different

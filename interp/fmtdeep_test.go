@@ -41,6 +41,10 @@ type (
 		D []deepShape
 		E *deepW
 	}
+	deepH struct {
+		A any
+		N int
+	}
 )
 
 func (p deepP) String() string   { return fmt.Sprintf("P(%d)", p.X) }
@@ -65,6 +69,7 @@ func deepTypes(pointer bool) string {
 		"type Sq struct{ side int }\nfunc (s Sq) Area() int { return s.side * s.side }\nfunc (s Sq) String() string { return fmt.Sprint(\"sq\", s.side) }\n" +
 		"type Ci struct{ r int }\nfunc (c Ci) Area() int { return 3 * c.r }\n" +
 		"type Odd struct{ X int }\nfunc (Odd) String() int { return 7 }\n" +
+		"type H struct{ A any; N int }\n" +
 		"type V struct {\n\tA []P\n\tB map[string]*P\n\tC [][]P\n\tD []Shape\n\tE *W\n}\n"
 	if pointer {
 		s += "type Q struct{ Y int }\nfunc (q *Q) String() string { return fmt.Sprintf(\"Q(%d)\", q.Y) }\n"
@@ -123,6 +128,18 @@ func TestFmtNested(t *testing.T) {
 		{"a named slice type and an unexported slice field", "type Ps []P\ntype Big struct{ A P; c []P }\nfmt.Println(Ps(ps), Big{P{1}, ps})",
 			fmt.Sprintln(deepPs(ps), deepBig{deepP{1}, ps})},
 		{"a pointer in a list", "type node struct{ V P; Next *node }\nfmt.Println(node{P{1}, nil})", fmt.Sprintln(deepNode{deepP{1}, nil})},
+		{"any in a slice", "fmt.Println([]any{p, Ci{2}, 3})\nxs := []any{p, Ci{2}}\nfmt.Println(xs)",
+			fmt.Sprintln([]any{p, deepCi{2}, 3}) + fmt.Sprintln([]any{p, deepCi{2}})},
+		{"any in a map", "fmt.Println(map[string]any{\"a\": p, \"b\": E{}})", fmt.Sprintln(map[string]any{"a": p, "b": deepE{}})},
+		{"any with verbs", "xs := []any{p, sh, nil}\nfmt.Printf(\"%v %+v %s|%v %+v\\n\", xs, xs, xs, map[int]any{1: p}, H{p, 2})",
+			fmt.Sprintf("%v %+v %s|%v %+v\n", []any{p, deepSq{3}, nil}, []any{p, deepSq{3}, nil}, []any{p, deepSq{3}, nil}, map[int]any{1: p}, deepH{p, 2})},
+		{"nil in any", "fmt.Println([]any{nil, p}, map[string]any{\"n\": nil})", fmt.Sprintln([]any{nil, p}, map[string]any{"n": nil})},
+		{"any nested", "fmt.Println([][]any{{p, 1}, nil}, map[string][]any{\"k\": {p}}, []interface{}{p})",
+			fmt.Sprintln([][]any{{p, 1}, nil}, map[string][]any{"k": {p}}, []interface{}{p})},
+		{"a struct with an any field", "fmt.Println(H{p, 1}, []H{{Ci{3}, 2}})", fmt.Sprintln(deepH{p, 1}, []deepH{{deepCi{3}, 2}})},
+		{"types without methods in any", "fmt.Println([]any{U{P{4}}, struct{ X int }{5}})",
+			fmt.Sprintln([]any{deepU{deepP{4}}, struct{ X int }{5}})},
+		{"a pointer in any", "fmt.Println([]any{&p})", fmt.Sprintln([]any{&p})},
 		{"a recursive type, by its fields", "type tree struct{ Kids []tree; V P }\nfmt.Println(tree{nil, P{1}})",
 			fmt.Sprintln(struct {
 				Kids []struct{}
@@ -146,6 +163,10 @@ func TestFmtNested(t *testing.T) {
 					B *deepQ
 				}{q, &q})
 			}()},
+		{"pointer receiver in any", "q := Q{1}\nfmt.Println([]any{&q, q, nil})", func() string {
+			q := deepQ{1}
+			return fmt.Sprintln([]any{&q, q, nil})
+		}()},
 	}
 	for _, pointer := range []bool{false, true} {
 		ts := newTestSession(t)
@@ -164,6 +185,26 @@ func TestFmtNested(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestFmtAnyWithoutString checks that in a session whose types have methods but none String or
+// Error, a value of such a type held in an any nested in a slice, map or struct prints by its
+// fields, as fmt prints it in Go, both printed and as a cell's result (not as the interpreter's
+// record of the value).
+func TestFmtAnyWithoutString(t *testing.T) {
+	ts := newTestSession(t)
+	ts.mustRun(t, "import \"fmt\"\ntype S struct{ X int }\nfunc (s S) Area() int { return s.X }\ntype H struct{ A any }\nxs := []any{S{1}, 2}")
+	type s struct{ X int }
+	type h struct{ A any }
+	xs := []any{s{1}, 2}
+	ts.out.Reset()
+	ts.mustRun(t, "fmt.Println(xs, map[string]any{\"s\": S{3}}, H{S{4}})")
+	if got, want := ts.out.String(), fmt.Sprintln(xs, map[string]any{"s": s{3}}, h{s{4}}); got != want {
+		t.Errorf("printed %q, want %q", got, want)
+	}
+	if got, want := text(ts.mustRun(t, "xs")), fmt.Sprint(xs); got != want {
+		t.Errorf("result xs: %q, want %q", got, want)
 	}
 }
 
@@ -201,6 +242,8 @@ func TestResultNested(t *testing.T) {
 		{"[]Shape{sh}", fmt.Sprint([]deepShape{deepSq{3}})},
 		{"sh", fmt.Sprint(deepSq{3})},
 		{"p", fmt.Sprint(deepP{1})},
+		{"[]any{p, Ci{2}, nil}", fmt.Sprint([]any{deepP{1}, deepCi{2}, nil})},
+		{"map[string]any{\"a\": p}", fmt.Sprint(map[string]any{"a": deepP{1}})},
 	} {
 		t.Run(c.code, func(t *testing.T) {
 			ts.out.Reset()

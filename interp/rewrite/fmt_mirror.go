@@ -18,7 +18,10 @@ import (
 // values that fmt prints as Go prints the operand. Each element that Go prints by a method
 // goes through the helper that such an operand gets (FmtArgName for a value whose method set
 // has String or Error, FmtPtrName for a pointer, heldFmtArg's literal for an interface of the
-// session, then UnwrapName); a slice or array becomes a []any of its elements' mirrors (fmt
+// session, then UnwrapName, heldAny's literal for any); an element of type any is mirrored in
+// every session whose types have methods, String or Error or not, as the interpreter gives fmt
+// its record of such a value, and that alone is mirrored in a session without String and
+// Error (mirrorsOnly); a slice or array becomes a []any of its elements' mirrors (fmt
 // prints both as [a b]); a map a map of the same keys to its values' mirrors (fmt sorts the
 // same keys); a struct a compiled struct of the same field names with fields of type any
 // (FieldsName), which %v and %+v print as they print the struct; and a pointer to one of
@@ -65,6 +68,9 @@ const (
 	// as it is. The mirror of an interface's value passes through it: a value that heldFmtArg's
 	// literal passes on as it is would print as that record, in a slice or map of the cell.
 	UnwrapName = "_gosbibuiltin.Unwrap"
+	// WrappedName is the compiled function of the prelude's package builtin that reports
+	// whether a value is the interpreter's record of a value of a cell's type (see UnwrapName).
+	WrappedName = "_gosbibuiltin.Wrapped"
 	// AddrName is the compiled function of the prelude's package builtin that returns a
 	// pointer to a copy of a mirror.
 	AddrName = "_gosbibuiltin.Addr"
@@ -141,7 +147,14 @@ func (m mirror) value(t ast.Expr, v string, depth int) (string, bool) {
 	case *ast.ParenExpr:
 		return m.value(t.X, v, depth)
 	case *ast.Ident:
+		if m.tt.isAny(t) {
+			return m.held(v, depth)
+		}
 		return m.named(t, v, depth)
+	case *ast.InterfaceType:
+		if m.tt.isAny(t) {
+			return m.held(v, depth)
+		}
 	case *ast.StarExpr:
 		return m.pointee(t, v, depth)
 	case *ast.ArrayType:
@@ -193,6 +206,33 @@ func (m mirror) named(id *ast.Ident, v string, depth int) (string, bool) {
 	}
 	m.path = append(m.path[:len(m.path):len(m.path)], name)
 	return m.value(ts.Type, v, depth)
+}
+
+// held returns the mirror of a value v of type any (or interface{}) nested in the operand (see
+// value), made by the function literal of heldAny. The operand itself is left to fmtHelper,
+// and so is every value where the session declares no methods (the interpreter keeps no record
+// of a value then) or where any names another type.
+func (m mirror) held(v string, depth int) (string, bool) {
+	tt := m.tt
+	if depth == 0 || len(tt.methods) == 0 || tt.defined("any") || tt.shadowed("any") {
+		return "", false
+	}
+	return tt.heldAny(m.pointer) + v + ")", true
+}
+
+// heldAny returns the function literal, up to the "(" of its argument, that the mirror passes
+// a value of type any through, with heldFmtArg's cases for any: the interpreter's record of a
+// value of a session's type goes through a type switch on the value it records (on the record,
+// held by a parameter of type any, the cases do not match), so that a value whose method set
+// has Error or String prints by it, as an operand of its type would, and any other value as
+// UnwrapName gives it, by its fields, never as the record; any other value (a pointer to a
+// value of a session's type, nil, a compiled value) through a type switch with the cases of
+// the pointers alone, and as it is otherwise. The switches have two cases at most for each of
+// the session's types with Format, Error or String.
+func (tt *typeTable) heldAny(pointer bool) string {
+	ptrs, values := tt.heldCases(nil, FmtPtrName, false, pointer)
+	return fmt.Sprintf("func(%[1]s any) any { if !%[2]s(%[1]s) { switch _gosbiW := %[1]s.(type) { %[4]s}; return %[1]s }; switch _gosbiW := %[3]s(%[1]s).(type) { %[4]s%[5]s}; return %[3]s(%[1]s) }(",
+		FmtHeldName, WrappedName, UnwrapName, ptrs, values)
 }
 
 // printReceivers reports whether the session declares the methods Error or String of the
@@ -403,7 +443,10 @@ func (m mirror) inspectName(n ast.Node, ok *bool) bool {
 		}
 	case *ast.BasicLit:
 		*ok = *ok && n.Kind == token.INT
-	case *ast.FuncType, *ast.ChanType, *ast.InterfaceType, *ast.Ellipsis, *ast.IndexExpr, *ast.IndexListExpr:
+	case *ast.InterfaceType:
+		*ok = *ok && len(n.Methods.List) == 0
+		return false
+	case *ast.FuncType, *ast.ChanType, *ast.Ellipsis, *ast.IndexExpr, *ast.IndexListExpr:
 		*ok = false
 	}
 	return *ok

@@ -24,6 +24,7 @@ type typeTable struct {
 	structs     []*ast.StructType  // the struct types written in the session's type declarations and the cell
 	cellNames   map[string]bool    // the identifiers of the cell's units
 	cellDefs    map[string]cellDef // the variables and functions the cell's units define at their top
+	mirrorsOnly bool               // wrap-fmt-args gives operands only mirrors (see fmtHelper)
 }
 
 // typeKey is a type as Go knows it and as the interpreter represents its values.

@@ -120,25 +120,30 @@ var wrapFmtArgs = Pass{
 			tt := env.types()
 			u.Text = repeat(u, func(p *parsed) (string, bool) { return p.promoteFmtArg(env, tt.with(env, p)) })
 		}
-		if env.PrintMethods == nil {
+		var value, pointer bool
+		if env.PrintMethods != nil {
+			value, pointer = env.PrintMethods()
+		}
+		// Without String and Error, only a value held in an any needs a mirror (see held), and
+		// only where the session declares methods: the interpreter keeps records of their values.
+		mirrorsOnly := !value
+		if mirrorsOnly && (env.types == nil || len(env.types().methods) == 0) {
 			return u.Text, nil
 		}
-		value, pointer := env.PrintMethods()
-		if !value {
-			return u.Text, nil
+		with := func(p *parsed) *typeTable {
+			if env.types == nil {
+				return nil
+			}
+			tt := env.types().with(env, p)
+			tt.mirrorsOnly = mirrorsOnly
+			return tt
 		}
 		if u.Result && env.types != nil {
 			if p, err := parse(u); err == nil {
-				u.Text = p.wrapResult(pointer, env.types().with(env, p))
+				u.Text = p.wrapResult(pointer, with(p))
 			}
 		}
-		return repeat(u, func(p *parsed) (string, bool) {
-			var tt *typeTable
-			if env.types != nil {
-				tt = env.types().with(env, p)
-			}
-			return p.wrapFmtArg(env, pointer, tt)
-		}), nil
+		return repeat(u, func(p *parsed) (string, bool) { return p.wrapFmtArg(env, pointer, with(p)) }), nil
 	},
 }
 
@@ -272,6 +277,9 @@ func fmtHelper(errorf bool, v operandVerb, a ast.Expr, pointer bool, tt *typeTab
 			return m
 		}
 	}
+	if tt != nil && tt.mirrorsOnly {
+		return ""
+	}
 	id, session := t.(*ast.Ident)
 	session = session && tt.specs[id.Name] != nil && tt.spec(id) == tt.specs[id.Name]
 	switch {
@@ -324,22 +332,33 @@ func (tt *typeTable) heldFmtArg(iface string, errorf, wrap, pointer bool) string
 		ptrHelper = FmtArgName
 	}
 	ims, _, _ := tt.interfaceMethods(tt.specs[iface].Type, 0)
+	ptrs, values := tt.heldCases(ims, ptrHelper, wrap, pointer)
+	cases := ptrs + values
+	if cases == "" {
+		return other + "("
+	}
+	return fmt.Sprintf("func(%[1]s %[2]s) any { if %[1]s == nil { return nil }; switch _gosbiW := %[1]s.(type) { %[3]s}; return %[4]s(%[1]s) }(", FmtHeldName, iface, cases, other)
+}
+
+// heldCases returns the cases of heldFmtArg's type switch for an interface with the methods
+// ims, for each of the session's types with a method Format, Error or String that may
+// implement it: those of its pointer type, whose value goes through ptrHelper, and those of the
+// type itself where a value of it may implement the interface, whose value goes through
+// FmtArgName (where wrap or not pointer, or the type's print methods have value receivers).
+func (tt *typeTable) heldCases(ims []methodSig, ptrHelper string, wrap, pointer bool) (ptrs, values string) {
 	sets, pointerMethods := tt.methodSets(), tt.pointerMethods()
-	var cases strings.Builder
+	var p, v strings.Builder
 	for _, name := range tt.order {
 		if !tt.printsHeld(name) || !satisfies(sets[name], ims) {
 			continue
 		}
-		fmt.Fprintf(&cases, "case *%s: return %s(_gosbiW); ", name, ptrHelper)
+		fmt.Fprintf(&p, "case *%s: return %s(_gosbiW); ", name, ptrHelper)
 		value := slices.DeleteFunc(slices.Clone(sets[name]), func(m methodSig) bool { return pointerMethods[name][m.name] })
 		if (!pointer || wrap || tt.valueReceivers(name)) && satisfies(value, ims) {
-			fmt.Fprintf(&cases, "case %s: return %s(_gosbiW); ", name, FmtArgName)
+			fmt.Fprintf(&v, "case %s: return %s(_gosbiW); ", name, FmtArgName)
 		}
 	}
-	if cases.Len() == 0 {
-		return other + "("
-	}
-	return fmt.Sprintf("func(%[1]s %[2]s) any { if %[1]s == nil { return nil }; switch _gosbiW := %[1]s.(type) { %[3]s}; return %[4]s(%[1]s) }(", FmtHeldName, iface, cases.String(), other)
+	return p.String(), v.String()
 }
 
 // satisfies reports whether a type with the methods ms may implement an interface with the
