@@ -323,6 +323,20 @@
 // not nil, a nil interface of a cell's type included. A case any of a type switch is left, as
 // the interpreter answers it as Go does.
 //
+// The interpreter stores a value of a cell's type with methods, made by a composite literal or
+// returned by a call, into an element of a slice, an array or a map, a field or a pointer's
+// target of an interface type as a record that refers to the literal's or the result's
+// storage, which the statement's next run reuses: in a loop every element would hold the last
+// value, and a store into an element of a cell's interface type (ss[i] = P{i} with ss of
+// type []S) fails with an error of reflect. The rewrite copy-stores evaluates such a value
+// into a temporary first ({ _gosbiT := P{i}; xs[i] = _gosbiT }), which the interpreter
+// copies. It leaves a store whose left side calls a function or receives (xs[f()] = P{i}), a
+// store of several values (a[i], b[i] = P{i}, P{j}, which fails the cell) and one in a for
+// loop's post statement or an if's or a switch's init statement: there put the value in a
+// variable first (v := P{i}; xs[i] = v). An element of a compiled interface type (error,
+// fmt.Stringer) is not cured: in a loop the interpreter's wrapper aliases a variable too, so
+// that es[i] = v and append(es, v) both keep the last value.
+//
 // # Speed
 //
 // Interpreted code runs 100–400 times slower than compiled Go (a loop of 10⁷ float additions

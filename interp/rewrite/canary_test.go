@@ -463,3 +463,19 @@ func TestCanaryCheckEmbeddedCompiled(t *testing.T) {
 		t.Errorf("Run: %v, want the error of %s", err, checkEmbeddedCompiled.Name)
 	}
 }
+
+func TestCanaryCopyStores(t *testing.T) {
+	const decl = "type P struct{ X int }\nfunc (p P) M() int { return p.X }"
+	const fill = "func fill() int {\n\txs := make([]any, 3)\n\tfor i := range xs {\n\t\txs[i] = P{i}\n\t}\n\treturn xs[0].(P).X*10 + xs[2].(P).X\n}"
+	got, err := evalInt(t, newInterp(t), decl, fill, "fill()")
+	if err == nil && got == 2 {
+		t.Errorf("yaegi now stores a copy of each literal: drop pass %s (%s)", copyStores.Name, copyStores.Issue)
+	} else if err != nil || got != 22 {
+		t.Logf("yaegi fails differently now: %d, %v", got, err)
+	}
+	env := Env{HasMethods: func(name string) bool { return name == "P" }}
+	got, err = evalInt(t, newInterp(t), decl, rewritten(t, copyStores, env, Decl, fill), "fill()")
+	if err != nil || got != 2 {
+		t.Errorf("rewritten: fill() = %d, %v; want 2", got, err)
+	}
+}
