@@ -334,8 +334,9 @@
 // store of several values (a[i], b[i] = P{i}, P{j}, which fails the cell) and one in a for
 // loop's post statement or an if's or a switch's init statement: there put the value in a
 // variable first (v := P{i}; xs[i] = v). An element of a compiled interface type (error,
-// fmt.Stringer) is not cured: in a loop the interpreter's wrapper aliases a variable too, so
-// that es[i] = v and append(es, v) both keep the last value.
+// fmt.Stringer) is not cured: in a loop the interpreter's wrapper aliases a variable and a
+// pointer too, so that es[i] = v, append(es, v) and append(es, &E{i}) keep the last value
+// (errors made by compiled code, fmt.Errorf, are not affected).
 //
 // # Speed
 //
