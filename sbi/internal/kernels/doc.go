@@ -4,7 +4,10 @@
 // derivative, Adam's update, exp, log, tanh and its derivative, ELU/SELU and its derivative;
 // tanh in float32 for the float32 MADEs), the column sums of a bias's gradient (ColSumAdd),
 // max pooling by pairs (MaxPairs), the short copies of im2col (CopyRuns), the direct
-// convolution of few taps and its weight gradient (ConvTaps, ConvGradW) and the vector
+// convolution of few taps and its weight gradient (ConvTaps, ConvGradW), the float32
+// convolutions' strided micro-tiles (Tiles32Strided, Tiles16Strided) and direct kernels of
+// few taps (ConvTaps32, ConvGradW32, with the exact float32 fused multiply-add Fma32 of their
+// reference loops) and the vector
 // evaluation of rational-quadratic splines (RunLanes), with the CPU feature detection that
 // chooses among them, and the scalar functions they share (Softplus, Sigmoid, MaxStep).
 // Tensors, tapes and gradients live in package nn, and so does the choice between this

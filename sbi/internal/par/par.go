@@ -1,7 +1,10 @@
 // Package par splits the rows of a kernel over a fixed set of worker goroutines, for the
 // kernels of package nn and of the flows' transforms, and keeps their scratch values in free
 // lists. Handing work over allocates nothing, and every item is processed by one goroutine
-// in a fixed order, so results do not depend on the number of goroutines.
+// in a fixed order, so results do not depend on the number of goroutines. Range gives each
+// goroutine a fixed chunk; RangeShared hands chunks out as goroutines come for them (a worker
+// woken late takes fewer), for jobs whose results do not depend on which goroutine runs a
+// chunk nor where the chunks begin.
 package par
 
 import (
