@@ -7,9 +7,9 @@
 // convolution of few taps and its weight gradient (ConvTaps, ConvGradW), the float32
 // convolutions' strided micro-tiles (Tiles32Strided, Tiles16Strided) and direct kernels of
 // few taps (ConvTaps32, ConvGradW32, with the exact float32 fused multiply-add Fma32 of their
-// reference loops) and the vector
-// evaluation of rational-quadratic splines (RunLanes), with the CPU feature detection that
-// chooses among them, and the scalar functions they share (Softplus, Sigmoid, MaxStep).
+// reference loops) and the vector evaluation of rational-quadratic splines (RunLanes), with
+// the CPU feature detection that chooses among them, and the scalar functions they share
+// (Softplus, Sigmoid, MaxStep).
 // Tensors, tapes and gradients live in package nn, and so does the choice between this
 // product and a BLAS library (its matmul.go); this package knows nothing of them.
 //
