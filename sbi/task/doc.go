@@ -19,8 +19,9 @@
 // (ARCHTask.GridPosterior). The series tasks sir_raw and lotka_volterra_raw (SeriesTask) are
 // sir and lotka_volterra before sbibm's summary: their trajectories at every time sbibm
 // saves, for embeddings that learn the summary; SeriesTask.Summary reduces them to the
-// benchmark's data. mixed is the toy model of mixed data (a reaction time and a
-// choice) of Python sbi's MNLE examples. Tasks outside sbibm have no stored observations.
+// benchmark's data; their likelihoods, given the ODE's solution, are exact
+// (SeriesTask.LogLikelihood, and SummaryLogLikelihood for the benchmark's data). mixed is the
+// toy model of mixed data (a reaction time and a choice) of Python sbi's MNLE examples. Tasks outside sbibm have no stored observations.
 //
 // Every task is a Task and an sbi.Simulator: t.Simulate(rng, theta) fills one data row per
 // parameter row on all cores, and task.Simulate(rng, t, theta) does the same with errors and

@@ -15,13 +15,16 @@ import (
 // Channels values, channels-last (channel c at step t is column t·Channels + c), the layout
 // of sbi.CNN1DEmbedding and sbi.GRUEmbedding. Summary reduces raw series to the data of the
 // summary task, so that an estimator on the raw series and one on the summary see the same
-// simulations.
+// simulations. LogLikelihood and SummaryLogLikelihood give the exact likelihood of a raw
+// series and of its summary.
 type SeriesTask struct {
 	*base
 	channels, length int
 	times            []float64 // the time of each step
 	keep             []int     // the steps the summary keeps
+	summaryTimes     []float64 // the times of the summary task's data
 	summary          func() Task
+	model            seriesModel // for LogLikelihood
 }
 
 // Channels is the number of values per time step.
@@ -105,7 +108,7 @@ func SIRRaw() *SeriesTask {
 			},
 		},
 		channels: 1, length: len(sirRawDays), times: sirRawDays, keep: everyKth(10, 17),
-		summary: SIR,
+		summaryTimes: sirTimes, summary: SIR, model: sirModel(sirCount),
 	}
 }
 
@@ -139,7 +142,7 @@ func LotkaVolterraRaw() *SeriesTask {
 			},
 		},
 		channels: 2, length: len(lvRawTimes), times: lvRawTimes, keep: everyKth(10, 21),
-		summary: LotkaVolterra,
+		summaryTimes: lvTimes, summary: LotkaVolterra, model: lvModel(0.1),
 	}
 }
 
