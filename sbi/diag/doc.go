@@ -9,7 +9,9 @@
 // calibration tests KCCSD and SKCE, the recovery view (posterior contraction against z-score),
 // SBC as ECDF differences with simultaneous bands, sbibm's MMD and median distance, and a
 // report that runs the coverage diagnostics together (NewReport) and, given an observation,
-// the local ones at it. Methods that change an estimator (training regularizers, conformal and score
+// the local ones at it. For models whose likelihood can be evaluated, ReferenceLogPosteriors
+// estimates the true log posterior density of test pairs by importance sampling, the ceiling
+// of the expected log posterior density that an estimator could reach. Methods that change an estimator (training regularizers, conformal and score
 // recalibration) live in package calib; diag imports neither calib nor viz.
 //
 // Conventions. For a test pair (θ*, x) and an estimator q(θ | x), the HPD rank

@@ -1,0 +1,300 @@
+package diag
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/gosbi/gosbi/runenv"
+	"github.com/gosbi/gosbi/sbi"
+	"github.com/gosbi/gosbi/sbi/dist"
+)
+
+// ReferenceModel is what ReferenceLogPosteriors needs of a model with a tractable likelihood.
+type ReferenceModel struct {
+	Prior dist.Distribution
+	// LogLikelihood is log p(x | θ), −Inf (with a nil error) where x is impossible under θ. An
+	// error stops the run. It is called from several goroutines at once.
+	LogLikelihood func(theta, x []float64) (float64, error)
+	// Proposals returns the proposal densities at x: normalized densities of their draws, such
+	// as estimated posteriors (an sbi.NPEPosterior's flow density is divided by its acceptance
+	// rate, AcceptanceRate, for the draws its rejection leaves out). Nil or empty: the prior
+	// alone.
+	Proposals func(x []float64) []sbi.Posterior
+}
+
+// ReferenceConfig sets the importance sampler of ReferenceLogPosteriors.
+type ReferenceConfig struct {
+	Draws     int     // importance draws per pair (default 1000)
+	Defensive float64 // share of the draws taken from the prior, in [0, 1] (default 0.1; 1 with no proposals)
+	MinESS    float64 // pairs whose effective sample size is below it are inconclusive (default 50)
+	Seed      uint64  // pair i draws from rand.NewPCG(Seed, i)
+	Workers   int     // goroutines over the pairs (0: GOMAXPROCS)
+}
+
+// ReferencePair is the estimate of one pair.
+type ReferencePair struct {
+	LogPosterior float64 // log p(x | θ*) + log π(θ*) − LogEvidence
+	LogEvidence  float64 // log of the mean importance weight, an estimate of log p(x)
+	SE           float64 // standard error of LogEvidence, and so of LogPosterior (delta method)
+	ESS          float64 // effective sample size (Σw)²/Σw² of the draws
+	// Inconclusive says why the pair's estimate is not used ("" when it is): ESS below MinESS.
+	Inconclusive string
+}
+
+// ReferenceResult holds ReferenceLogPosteriors' estimate for every test pair.
+type ReferenceResult struct {
+	Pairs        []ReferencePair
+	Inconclusive int // the pairs whose Inconclusive is set
+}
+
+// ReferenceLogPosteriors estimates the true log posterior density log p(θ*ᵢ | xᵢ) of every test
+// pair (row i of theta and x) of a model whose likelihood can be evaluated, for comparing
+// estimators with the truth: E[log p(θ* | x)] − E[log q(θ* | x)] = E_x KL(p(·|x) ‖ q(·|x)) ≥ 0
+// is what an estimator q could still gain over the pairs.
+//
+// With M draws θⱼ from the mixture r(θ) = Σ_k c_k q_k(θ) of the proposals at x and the prior
+// (c_k the share of the draws of component k, the prior's Defensive, which bounds the
+// weights wherever the proposals are narrower than the posterior), the evidence is estimated
+// by p̂(x) = (1/M) Σⱼ wⱼ, wⱼ = p(x | θⱼ)π(θⱼ)/r(θⱼ) (the deterministic-mixture estimator,
+// unbiased for p(x)), and log p(θ* | x) = log p(x | θ*) + log π(θ*) − log p̂(x). The log of
+// an unbiased mean is biased low (by about SE²/2), so the reference is biased high by as
+// much, and a gap reference − estimator overestimated a little. A pair with ESS below MinESS
+// is inconclusive: its weights rest on a few draws and SE is not to be trusted; its
+// LogPosterior is still filled in, and callers must leave it out and say how many they did.
+func ReferenceLogPosteriors(theta, x *mat.Dense, model ReferenceModel, cfg ReferenceConfig) (*ReferenceResult, error) {
+	return ReferenceLogPosteriorsContext(runenv.Context(), theta, x, model, cfg)
+}
+
+// ReferenceLogPosteriorsContext is ReferenceLogPosteriors stopped by ctx instead of the host's
+// context (runenv.Context).
+func ReferenceLogPosteriorsContext(ctx context.Context, theta, x *mat.Dense, model ReferenceModel, cfg ReferenceConfig) (*ReferenceResult, error) {
+	cfg, err := cfg.withDefaults(model.Proposals == nil)
+	if err != nil {
+		return nil, err
+	}
+	if model.Prior == nil || model.LogLikelihood == nil {
+		return nil, fmt.Errorf("diag: ReferenceLogPosteriors needs the model's Prior and LogLikelihood")
+	}
+	n, d := theta.Dims()
+	if nx, _ := x.Dims(); nx != n || d != model.Prior.Dim() {
+		return nil, fmt.Errorf("diag: ReferenceLogPosteriors: theta is %d×%d and x has %d rows, expected one row per pair and %d columns of θ", n, d, nx, model.Prior.Dim())
+	}
+	res := &ReferenceResult{Pairs: make([]ReferencePair, n)}
+	err = forEachPair(ctx, "reference log posterior", "pairs", n, cfg.Workers, func(i int) error {
+		p, err := referencePair(pairRNG(cfg.Seed, i), rowCopy(theta, i), rowCopy(x, i), model, cfg)
+		if err != nil {
+			return fmt.Errorf("pair %d: %w", i, err)
+		}
+		res.Pairs[i] = p
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("diag: ReferenceLogPosteriors: %w", err)
+	}
+	for _, p := range res.Pairs {
+		if p.Inconclusive != "" {
+			res.Inconclusive++
+		}
+	}
+	return res, nil
+}
+
+func (c ReferenceConfig) withDefaults(priorOnly bool) (ReferenceConfig, error) {
+	if c.Draws == 0 {
+		c.Draws = 1000
+	}
+	if c.Defensive == 0 {
+		c.Defensive = 0.1
+	}
+	if priorOnly {
+		c.Defensive = 1
+	}
+	if c.MinESS == 0 {
+		c.MinESS = 50
+	}
+	if c.Draws < 2 || !(c.Defensive >= 0 && c.Defensive <= 1) || !(c.MinESS >= 1) {
+		return c, fmt.Errorf("diag: ReferenceConfig: Draws = %d, Defensive = %v, MinESS = %v; expected at least 2 draws, a share in [0, 1] and MinESS ≥ 1 (0 for the defaults)", c.Draws, c.Defensive, c.MinESS)
+	}
+	return c, nil
+}
+
+// mixture is the importance proposal of one pair: its components and their shares of the draws.
+type mixture struct {
+	comps  []dist.Distribution
+	counts []int
+	draws  int
+}
+
+// componentCounts splits m draws: defensive of them to the prior, the rest evenly among k
+// proposals (the first ones one more where it does not divide).
+func componentCounts(m, k int, defensive float64) []int {
+	counts := make([]int, k+1)
+	counts[0] = int(math.Round(defensive * float64(m)))
+	if k == 0 {
+		counts[0] = m
+		return counts
+	}
+	rest := m - counts[0]
+	for j := 1; j <= k; j++ {
+		counts[j] = rest / k
+		if j <= rest%k {
+			counts[j]++
+		}
+	}
+	return counts
+}
+
+// sampler is a posterior whose sampling returns its errors (an NPE posterior's low acceptance).
+type sampler interface {
+	SampleContext(ctx context.Context, rng *rand.Rand, n int) (*mat.Dense, error)
+}
+
+// referencePair estimates log p(θ* | x) for one pair.
+func referencePair(rng *rand.Rand, thetaStar, x []float64, model ReferenceModel, cfg ReferenceConfig) (ReferencePair, error) {
+	var props []sbi.Posterior
+	if model.Proposals != nil {
+		props = model.Proposals(x)
+	}
+	d := model.Prior.Dim()
+	counts := componentCounts(cfg.Draws, len(props), cfg.Defensive)
+	draws := mat.NewDense(cfg.Draws, d, nil)
+	row := 0
+	logShare := make([]float64, len(counts))
+	for k, c := range counts {
+		logShare[k] = math.Log(float64(c) / float64(cfg.Draws))
+		if c == 0 {
+			continue
+		}
+		s, err := sampleComponent(rng, model.Prior, props, k, c, d)
+		if err != nil {
+			return ReferencePair{}, err
+		}
+		draws.Slice(row, row+c, 0, d).(*mat.Dense).Copy(s)
+		row += c
+	}
+	logR := mixtureLogDensity(draws, model.Prior, props, counts, logShare)
+	lp := model.Prior.LogProb(draws)
+	lw := make([]float64, cfg.Draws)
+	for j := range lw {
+		ll, err := model.LogLikelihood(draws.RawRowView(j), x)
+		if err != nil {
+			return ReferencePair{}, fmt.Errorf("LogLikelihood at draw %d: %w", j, err)
+		}
+		lw[j] = ll + lp[j] - logR[j]
+		if math.IsNaN(lw[j]) || math.IsInf(lw[j], 1) {
+			return ReferencePair{}, fmt.Errorf("draw %d has log weight %v (log likelihood %v, log prior %v, log proposal %v): expected a finite value or −Inf", j, lw[j], ll, lp[j], logR[j])
+		}
+	}
+	llStar, err := model.LogLikelihood(thetaStar, x)
+	if err != nil {
+		return ReferencePair{}, fmt.Errorf("LogLikelihood at θ*: %w", err)
+	}
+	lpStar := model.Prior.LogProb(mat.NewDense(1, d, thetaStar))[0]
+	return weighPair(lw, llStar+lpStar, cfg.MinESS), nil
+}
+
+// sampleComponent draws c points from component k of the mixture (0 the prior).
+func sampleComponent(rng *rand.Rand, prior dist.Distribution, props []sbi.Posterior, k, c, d int) (*mat.Dense, error) {
+	if k == 0 {
+		return prior.Sample(rng, c), nil
+	}
+	p := props[k-1]
+	if p.Dim() != d {
+		return nil, fmt.Errorf("proposal %d has %d parameters, expected %d", k-1, p.Dim(), d)
+	}
+	if s, ok := p.(sampler); ok {
+		out, err := s.SampleContext(context.Background(), rng, c)
+		if err != nil {
+			return nil, fmt.Errorf("proposal %d: %w", k-1, err)
+		}
+		return out, nil
+	}
+	return p.Sample(rng, c), nil
+}
+
+// mixtureLogDensity is log r(θ) = log Σ_k c_k q_k(θ) of every row of draws, each proposal's
+// density divided by its acceptance rate where it reports one.
+func mixtureLogDensity(draws *mat.Dense, prior dist.Distribution, props []sbi.Posterior, counts []int, logShare []float64) []float64 {
+	n, _ := draws.Dims()
+	terms := make([][]float64, 0, len(counts))
+	for k, c := range counts {
+		if c == 0 {
+			continue
+		}
+		var lq []float64
+		if k == 0 {
+			lq = prior.LogProb(draws)
+		} else {
+			lq = props[k-1].LogProb(draws)
+			if a, ok := props[k-1].(interface{ AcceptanceRate() float64 }); ok {
+				if rate := a.AcceptanceRate(); rate > 0 && rate < 1 {
+					floatsAddConst(lq, -math.Log(rate))
+				}
+			}
+		}
+		floatsAddConst(lq, logShare[k])
+		terms = append(terms, lq)
+	}
+	out := make([]float64, n)
+	col := make([]float64, len(terms))
+	for j := range out {
+		for k := range terms {
+			col[k] = terms[k][j]
+		}
+		out[j] = logSumExpSlice(col)
+	}
+	return out
+}
+
+func floatsAddConst(v []float64, c float64) {
+	for i := range v {
+		v[i] += c
+	}
+}
+
+// logSumExpSlice is log Σ exp(v), −Inf when every value is −Inf.
+func logSumExpSlice(v []float64) float64 {
+	best := math.Inf(-1)
+	for _, x := range v {
+		best = math.Max(best, x)
+	}
+	if math.IsInf(best, -1) {
+		return best
+	}
+	s := 0.0
+	for _, x := range v {
+		s += math.Exp(x - best)
+	}
+	return best + math.Log(s)
+}
+
+// weighPair turns the log weights into the evidence, its standard error and the effective
+// sample size, and logJointStar = log p(x | θ*) + log π(θ*) into the log posterior at θ*.
+func weighPair(lw []float64, logJointStar, minESS float64) ReferencePair {
+	m := float64(len(lw))
+	best := math.Inf(-1)
+	for _, v := range lw {
+		best = math.Max(best, v)
+	}
+	if math.IsInf(best, -1) {
+		return ReferencePair{LogPosterior: math.NaN(), LogEvidence: math.Inf(-1), SE: math.Inf(1),
+			Inconclusive: fmt.Sprintf("inconclusive: none of the %d draws has a positive likelihood", len(lw))}
+	}
+	s1, s2 := 0.0, 0.0
+	for _, v := range lw {
+		w := math.Exp(v - best)
+		s1, s2 = s1+w, s2+w*w
+	}
+	mean := s1 / m
+	variance := math.Max(0, (s2/m-mean*mean)*m/(m-1))
+	p := ReferencePair{LogEvidence: best + math.Log(mean), SE: math.Sqrt(variance/m) / mean, ESS: s1 * s1 / s2}
+	p.LogPosterior = logJointStar - p.LogEvidence
+	if p.ESS < minESS {
+		p.Inconclusive = fmt.Sprintf("inconclusive: effective sample size %.1f of %d draws is below %v", p.ESS, len(lw), minESS)
+	}
+	return p
+}
