@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
 
 	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi"
@@ -22,7 +23,7 @@ type ReferenceModel struct {
 	// Proposals returns the proposal densities at x: normalized densities of their draws, such
 	// as estimated posteriors (an sbi.NPEPosterior's flow density is divided by its acceptance
 	// rate, AcceptanceRate, for the draws its rejection leaves out). Nil or empty: the prior
-	// alone.
+	// alone, with the Laplace component if ReferenceConfig.Laplace.
 	Proposals func(x []float64) []sbi.Posterior
 }
 
@@ -31,8 +32,15 @@ type ReferenceConfig struct {
 	Draws     int     // importance draws per pair (default 1000)
 	Defensive float64 // share of the draws taken from the prior, in [0, 1] (default 0.1; 1 with no proposals)
 	MinESS    float64 // pairs whose effective sample size is below it are inconclusive (default 50)
-	Seed      uint64  // pair i draws from rand.NewPCG(Seed, i)
-	Workers   int     // goroutines over the pairs (0: GOMAXPROCS)
+	// Laplace adds a Gaussian component at the posterior's mode: from the best of Draws/4 pilot
+	// draws of the other components (not used in the estimate), Nelder–Mead finds the mode of
+	// log p(x | θ) + log π(θ), and the component is N(mode, 2·H⁻¹) with H the finite-difference
+	// Hessian of its negative there; it takes half the draws that are not the prior's. For
+	// posteriors much narrower than the proposals (many observations), whose weights would
+	// otherwise rest on a few draws. A pair where no positive-definite H is found goes without.
+	Laplace bool
+	Seed    uint64 // pair i draws from rand.NewPCG(Seed, i)
+	Workers int    // goroutines over the pairs (0: GOMAXPROCS)
 }
 
 // ReferencePair is the estimate of one pair.
@@ -43,6 +51,7 @@ type ReferencePair struct {
 	ESS          float64 // effective sample size (Σw)²/Σw² of the draws
 	// Inconclusive says why the pair's estimate is not used ("" when it is): ESS below MinESS.
 	Inconclusive string
+	Laplace      bool // the proposal had a Laplace component (ReferenceConfig.Laplace, where found)
 }
 
 // ReferenceResult holds ReferenceLogPosteriors' estimate for every test pair.
@@ -72,7 +81,7 @@ func ReferenceLogPosteriors(theta, x *mat.Dense, model ReferenceModel, cfg Refer
 // ReferenceLogPosteriorsContext is ReferenceLogPosteriors stopped by ctx instead of the host's
 // context (runenv.Context).
 func ReferenceLogPosteriorsContext(ctx context.Context, theta, x *mat.Dense, model ReferenceModel, cfg ReferenceConfig) (*ReferenceResult, error) {
-	cfg, err := cfg.withDefaults(model.Proposals == nil)
+	cfg, err := cfg.withDefaults(model.Proposals == nil && !cfg.Laplace)
 	if err != nil {
 		return nil, err
 	}
@@ -129,9 +138,11 @@ type mixture struct {
 	draws  int
 }
 
-// componentCounts splits m draws: defensive of them to the prior, the rest evenly among k
-// proposals (the first ones one more where it does not divide).
-func componentCounts(m, k int, defensive float64) []int {
+// componentCounts splits m draws among the prior (component 0) and k proposals: defensive of
+// them to the prior, the rest evenly among the proposals (the first ones one more where it
+// does not divide), or, with laplace, half of the rest to the last proposal (the Laplace
+// component) and the other half evenly among the others.
+func componentCounts(m, k int, defensive float64, laplace bool) []int {
 	counts := make([]int, k+1)
 	counts[0] = int(math.Round(defensive * float64(m)))
 	if k == 0 {
@@ -139,6 +150,15 @@ func componentCounts(m, k int, defensive float64) []int {
 		return counts
 	}
 	rest := m - counts[0]
+	if laplace {
+		counts[k] = rest - rest/2
+		rest /= 2
+		k--
+		if k == 0 {
+			counts[1] += rest
+			return counts
+		}
+	}
 	for j := 1; j <= k; j++ {
 		counts[j] = rest / k
 		if j <= rest%k {
@@ -159,24 +179,22 @@ func referencePair(rng *rand.Rand, thetaStar, x []float64, model ReferenceModel,
 	if model.Proposals != nil {
 		props = model.Proposals(x)
 	}
-	d := model.Prior.Dim()
-	counts := componentCounts(cfg.Draws, len(props), cfg.Defensive)
-	draws := mat.NewDense(cfg.Draws, d, nil)
-	row := 0
-	logShare := make([]float64, len(counts))
-	for k, c := range counts {
-		logShare[k] = math.Log(float64(c) / float64(cfg.Draws))
-		if c == 0 {
-			continue
-		}
-		s, err := sampleComponent(rng, model.Prior, props, k, c, d)
+	laplace := false
+	if cfg.Laplace {
+		g, err := laplaceAt(rng, x, model, props, cfg)
 		if err != nil {
 			return ReferencePair{}, err
 		}
-		draws.Slice(row, row+c, 0, d).(*mat.Dense).Copy(s)
-		row += c
+		if g != nil {
+			props, laplace = append(props, g), true
+		}
 	}
-	logR := mixtureLogDensity(draws, model.Prior, props, counts, logShare)
+	draws, counts, err := drawMixture(rng, cfg.Draws, model.Prior, props, cfg.Defensive, laplace)
+	if err != nil {
+		return ReferencePair{}, err
+	}
+	logR := mixtureLogDensity(draws, model.Prior, props, counts)
+	d := model.Prior.Dim()
 	lp := model.Prior.LogProb(draws)
 	lw := make([]float64, cfg.Draws)
 	for j := range lw {
@@ -194,7 +212,82 @@ func referencePair(rng *rand.Rand, thetaStar, x []float64, model ReferenceModel,
 		return ReferencePair{}, fmt.Errorf("LogLikelihood at θ*: %w", err)
 	}
 	lpStar := model.Prior.LogProb(mat.NewDense(1, d, thetaStar))[0]
-	return weighPair(lw, llStar+lpStar, cfg.MinESS), nil
+	p := weighPair(lw, llStar+lpStar, cfg.MinESS)
+	p.Laplace = laplace
+	return p, nil
+}
+
+// drawMixture draws m points from the prior and the proposals in the shares of
+// componentCounts, which it returns with them.
+func drawMixture(rng *rand.Rand, m int, prior dist.Distribution, props []sbi.Posterior, defensive float64, laplace bool) (*mat.Dense, []int, error) {
+	d := prior.Dim()
+	counts := componentCounts(m, len(props), defensive, laplace)
+	draws := mat.NewDense(m, d, nil)
+	row := 0
+	for k, c := range counts {
+		if c == 0 {
+			continue
+		}
+		s, err := sampleComponent(rng, prior, props, k, c, d)
+		if err != nil {
+			return nil, nil, err
+		}
+		draws.Slice(row, row+c, 0, d).(*mat.Dense).Copy(s)
+		row += c
+	}
+	return draws, counts, nil
+}
+
+// laplaceAt returns the Laplace component of ReferenceConfig.Laplace at x, nil where none is
+// found. Its search starts at the pilot draw of highest log p(x | θ) + log π(θ), in units of
+// the pilot draws' standard deviation per coordinate.
+func laplaceAt(rng *rand.Rand, x []float64, model ReferenceModel, props []sbi.Posterior, cfg ReferenceConfig) (*dist.MultivariateNormal, error) {
+	pilot, _, err := drawMixture(rng, max(cfg.Draws/4, 2), model.Prior, props, cfg.Defensive, false)
+	if err != nil {
+		return nil, err
+	}
+	var lerr error
+	logJoint := func(th []float64) float64 {
+		lp := model.Prior.LogProb(mat.NewDense(1, len(th), th))[0]
+		if math.IsInf(lp, -1) {
+			return lp
+		}
+		ll, err := model.LogLikelihood(th, x)
+		if err != nil && lerr == nil {
+			lerr = err
+		}
+		return ll + lp
+	}
+	n, d := pilot.Dims()
+	best, start := math.Inf(-1), -1
+	for i := 0; i < n; i++ {
+		if v := logJoint(pilot.RawRowView(i)); v > best {
+			best, start = v, i
+		}
+	}
+	if lerr != nil {
+		return nil, fmt.Errorf("LogLikelihood at a pilot draw: %w", lerr)
+	}
+	if start < 0 {
+		return nil, nil
+	}
+	scale := make([]float64, d)
+	for j := range scale {
+		col := mat.Col(nil, j, pilot)
+		_, sd := stat.MeanStdDev(col, nil)
+		scale[j] = sd
+		if !(sd > 0) || math.IsInf(sd, 0) {
+			scale[j] = 1
+		}
+	}
+	g, ok := laplaceComponent(logJoint, pilot.RawRowView(start), scale)
+	if lerr != nil {
+		return nil, fmt.Errorf("LogLikelihood in the search of the mode: %w", lerr)
+	}
+	if !ok {
+		return nil, nil
+	}
+	return g, nil
 }
 
 // sampleComponent draws c points from component k of the mixture (0 the prior).
@@ -218,7 +311,7 @@ func sampleComponent(rng *rand.Rand, prior dist.Distribution, props []sbi.Poster
 
 // mixtureLogDensity is log r(θ) = log Σ_k c_k q_k(θ) of every row of draws, each proposal's
 // density divided by its acceptance rate where it reports one.
-func mixtureLogDensity(draws *mat.Dense, prior dist.Distribution, props []sbi.Posterior, counts []int, logShare []float64) []float64 {
+func mixtureLogDensity(draws *mat.Dense, prior dist.Distribution, props []sbi.Posterior, counts []int) []float64 {
 	n, _ := draws.Dims()
 	terms := make([][]float64, 0, len(counts))
 	for k, c := range counts {
@@ -236,7 +329,7 @@ func mixtureLogDensity(draws *mat.Dense, prior dist.Distribution, props []sbi.Po
 				}
 			}
 		}
-		floatsAddConst(lq, logShare[k])
+		floatsAddConst(lq, math.Log(float64(c)/float64(n)))
 		terms = append(terms, lq)
 	}
 	out := make([]float64, n)

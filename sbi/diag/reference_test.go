@@ -42,7 +42,8 @@ func shiftedPosterior(shift, sd float64) func(x []float64) []sbi.Posterior {
 // (shifted by 0.05 and 30% too wide) every pair's estimate lies within 4 of its standard
 // errors of the exact value, and those errors are small enough (< 0.05) for the check to
 // tell; with a proposal far off and too narrow every pair is inconclusive (low ESS), and
-// counted as such.
+// counted as such, until the Laplace component is added, which makes them all conclusive and
+// exact within their errors.
 func TestReferenceLogPosteriors(t *testing.T) {
 	tk := task.GaussianLinear()
 	rng := rand.New(rand.NewPCG(7, 7))
@@ -77,6 +78,28 @@ func TestReferenceLogPosteriors(t *testing.T) {
 	for i, p := range res.Pairs {
 		if !strings.HasPrefix(p.Inconclusive, "inconclusive: ") {
 			t.Errorf("pair %d: Inconclusive %q, ESS %.1f", i, p.Inconclusive, p.ESS)
+		}
+	}
+	// The same bad proposal with the Laplace component: conclusive and exact within the errors.
+	res, err = ReferenceLogPosteriors(theta, x, bad, ReferenceConfig{Draws: 4000, Seed: 1, Laplace: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkExact(t, tk, theta, x, res)
+}
+
+// checkExact fails t unless every pair of res is conclusive, has a Laplace component and lies
+// within 4 of its standard errors of gaussian_linear's exact log posterior, errors below 0.05.
+func checkExact(t *testing.T, tk *task.GaussianLinearTask, theta, x *mat.Dense, res *ReferenceResult) {
+	t.Helper()
+	for i, p := range res.Pairs {
+		post, err := tk.ExactPosterior(x.RawRowView(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		exact := post.LogProb(mat.NewDense(1, 10, theta.RawRowView(i)))[0]
+		if p.Inconclusive != "" || !p.Laplace || math.Abs(p.LogPosterior-exact) > 4*p.SE || !(p.SE < 0.05) {
+			t.Errorf("pair %d with a Laplace component: estimate %.4f ± %.4f (ESS %.0f, Laplace %v, %q), exact %.4f", i, p.LogPosterior, p.SE, p.ESS, p.Laplace, p.Inconclusive, exact)
 		}
 	}
 }
