@@ -133,3 +133,88 @@ func TestReferenceLogPosteriorsErrors(t *testing.T) {
 		})
 	}
 }
+
+// gridLogPosterior returns log p(θ* | x) of SIR's two parameters, normalized on a grid in
+// (u, v) = (log β − log γ, log γ) of p(x | θ)·π(θ)·βγ (the Jacobian of θ to (u, v)): u is the
+// log of the reproduction number, which the data fix far more tightly than v. Coarse grids
+// zoom in from lo..hi, each on the cells within 30 nats of its highest log density and three
+// cells around them; the last, finer grid integrates. It fails t if that grid's edges hold
+// density within 20 nats of its highest.
+func sirGridLogPosterior(t *testing.T, logJoint func(th []float64) float64, thetaStar, lo, hi []float64) float64 {
+	t.Helper()
+	var vals [][]float64
+	var step []float64
+	best := math.Inf(-1)
+	for _, n := range []int{40, 40, 40, 120} {
+		if vals != nil { // zoom in on the cells within 30 nats of the best
+			nlo, nhi := []float64{math.Inf(1), math.Inf(1)}, []float64{math.Inf(-1), math.Inf(-1)}
+			for i, r := range vals {
+				for j, v := range r {
+					if v > best-30 {
+						a, b := lo[0]+float64(i)*step[0], lo[1]+float64(j)*step[1]
+						nlo[0], nlo[1] = math.Min(nlo[0], a-3*step[0]), math.Min(nlo[1], b-3*step[1])
+						nhi[0], nhi[1] = math.Max(nhi[0], a+3*step[0]), math.Max(nhi[1], b+3*step[1])
+					}
+				}
+			}
+			lo, hi = nlo, nhi
+		}
+		step = []float64{(hi[0] - lo[0]) / float64(n-1), (hi[1] - lo[1]) / float64(n-1)}
+		vals, best = make([][]float64, n), math.Inf(-1)
+		for i := range vals {
+			vals[i] = make([]float64, n)
+			for j := range vals[i] {
+				a, b := lo[0]+float64(i)*step[0], lo[1]+float64(j)*step[1]
+				vals[i][j] = logJoint([]float64{math.Exp(a + b), math.Exp(b)}) + a + 2*b // log β + log γ = u + 2v
+				best = math.Max(best, vals[i][j])
+			}
+		}
+	}
+	n, edge, sum := len(vals), math.Inf(-1), 0.0
+	for i, r := range vals {
+		for j, v := range r {
+			sum += math.Exp(v - best)
+			if i == 0 || j == 0 || i == n-1 || j == n-1 {
+				edge = math.Max(edge, v)
+			}
+		}
+	}
+	if edge > best-20 {
+		t.Fatalf("inconclusive: the grid's edge holds log density %.1f, within 20 nats of its highest %.1f", edge, best)
+	}
+	return logJoint(thetaStar) - (best + math.Log(sum*step[0]*step[1]))
+}
+
+// TestReferenceLogPosteriorsSIRGrid checks the estimate, with the prior and the Laplace
+// component as the only proposals, on sir_raw (161 binomial counts, a posterior far narrower
+// than the prior) against the log posterior density normalized on a grid, for two pairs:
+// within 4 standard errors plus 0.01 for the grid.
+func TestReferenceLogPosteriorsSIRGrid(t *testing.T) {
+	st := task.SIRRaw()
+	rng := rand.New(rand.NewPCG(9, 1))
+	sim, err := task.Simulate(rng, st, mat.NewDense(2, 2, []float64{0.6, 0.15, 0.35, 0.1})) // epidemics that take off
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := ReferenceModel{Prior: st.Prior(), LogLikelihood: st.LogLikelihood}
+	res, err := ReferenceLogPosteriors(sim.Theta, sim.X, model, ReferenceConfig{Draws: 1000, Seed: 2, Laplace: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lo := []float64{math.Log(0.4/0.125) - 3*0.55, math.Log(0.125) - 3*0.2} // ±3 prior sd of u and v
+	hi := []float64{math.Log(0.4/0.125) + 3*0.55, math.Log(0.125) + 3*0.2}
+	for i, p := range res.Pairs {
+		x := sim.X.RawRowView(i)
+		logJoint := func(th []float64) float64 {
+			ll, err := st.LogLikelihood(th, x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return ll + st.Prior().LogProb(mat.NewDense(1, 2, th))[0]
+		}
+		want := sirGridLogPosterior(t, logJoint, sim.Theta.RawRowView(i), lo, hi)
+		if p.Inconclusive != "" || math.Abs(p.LogPosterior-want) > 4*p.SE+0.01 {
+			t.Errorf("pair %d: estimate %.4f ± %.4f (ESS %.0f, %q), grid %.4f", i, p.LogPosterior, p.SE, p.ESS, p.Inconclusive, want)
+		}
+	}
+}
