@@ -30,8 +30,10 @@ type ReferenceModel struct {
 // ReferenceConfig sets the importance sampler of ReferenceLogPosteriors.
 type ReferenceConfig struct {
 	Draws     int     // importance draws per pair (default 1000)
-	Defensive float64 // share of the draws taken from the prior, in [0, 1] (default 0.1; 1 with no proposals)
+	Defensive float64 // share of the draws taken from the prior, in [0, 1] (default 0.1; 1 with neither proposals nor Laplace)
 	MinESS    float64 // pairs whose effective sample size is below it are inconclusive (default 50)
+	Seed      uint64  // pair i draws from rand.NewPCG(Seed, i)
+	Workers   int     // goroutines over the pairs (0: GOMAXPROCS)
 	// Laplace adds a Gaussian component at the posterior's mode: from the best of Draws/4 pilot
 	// draws of the other components (not used in the estimate), Nelder–Mead finds the mode of
 	// log p(x | θ) + log π(θ), and the component is N(mode, 2·H⁻¹) with H the finite-difference
@@ -39,8 +41,6 @@ type ReferenceConfig struct {
 	// posteriors much narrower than the proposals (many observations), whose weights would
 	// otherwise rest on a few draws. A pair where no positive-definite H is found goes without.
 	Laplace bool
-	Seed    uint64 // pair i draws from rand.NewPCG(Seed, i)
-	Workers int    // goroutines over the pairs (0: GOMAXPROCS)
 }
 
 // ReferencePair is the estimate of one pair.
