@@ -86,10 +86,12 @@
 // wrap-interfaces makes it also for an element of a compiled struct's literal
 // (sbi.NPEConfig{Embedding: myEmbedding{}}) and a conversion (sbi.Embedding(myEmbedding{})).
 // Two limits remain:
-//   - a value passed to a compiled variadic parameter of an interface type, and any value of
-//     the type error held in a variable, goes bare and fails the cell: pass a slice literal,
+//   - a value passed to a compiled variadic parameter of an interface type, and a value of the
+//     type error held in a variable whose type the cell does not show where it is stored (one
+//     received from a channel, e = <-ch), goes bare and fails the cell: pass a slice literal,
 //     errors.Join([]error{myErr{}}...), and keep such an error in a variable of its own type
-//     (e := myErr{}), not of type error;
+//     (e := myErr{}), not of type error (the rewrite fresh-wrappers, below, gives a wrapper to
+//     var e error = myErr{} and e = v with v of a cell's type);
 //   - the wrapper has the interface's methods and no others, so a library that asks whether
 //     the value has more (an optional interface such as sbi.TrialCounter, sbi.InputLayout,
 //     sbi.SavableEmbedding, fmt.Stringer) gets no: declare the value with the interface the
@@ -333,10 +335,24 @@
 // copies. It leaves a store whose left side calls a function or receives (xs[f()] = P{i}), a
 // store of several values (a[i], b[i] = P{i}, P{j}, which fails the cell) and one in a for
 // loop's post statement or an if's or a switch's init statement: there put the value in a
-// variable first (v := P{i}; xs[i] = v). An element of a compiled interface type (error,
-// fmt.Stringer) is not cured: in a loop the interpreter's wrapper aliases a variable and a
-// pointer too, so that es[i] = v, append(es, v) and append(es, &E{i}) keep the last value
-// (errors made by compiled code, fmt.Errorf, are not affected).
+// variable first (v := P{i}; xs[i] = v).
+//
+// A value of a cell's type that becomes a compiled interface with methods (error,
+// fmt.Stringer) reaches it in a wrapper whose methods take their receiver from the expression
+// the wrapper was made from, evaluated again when a method runs, in the frame that made the
+// wrapper: in a loop every element of es (append(es, E{i}), es[i] = v, append(es, &E{i}))
+// called Error on the last value, and var e error = x followed x's later changes. A value
+// that a function returns as the interface is right, as each call has its own frame, so the
+// rewrite fresh-wrappers sends such a value through a function literal
+// (func(_gosbiFresh E) error { return _gosbiFresh }(E{i})) where the cell shows both its
+// type and the interface it becomes: an argument of append, of a conversion to error or of a
+// function of the session, an assignment, a var declaration, an element or field of a
+// composite literal, a channel send. This also makes var e error = E{7} and error(E{7}) work
+// as in Go (the interpreter held the bare value, and a call of Error failed). Left: a value
+// whose type or target the cell does not show (a method's result, an argument of a method or
+// of a compiled function) still keeps the last value in a loop: put it through a function
+// that returns error (func asErr(e E) error { return e }). Errors made by compiled code
+// (fmt.Errorf) were never affected.
 //
 // # Speed
 //

@@ -118,14 +118,16 @@ func TestInterfaceValueRewriteKeepsPositions(t *testing.T) {
 }
 
 // TestBareValueExplained checks that the forms in which the interpreter still passes a
-// cell's value bare to a compiled interface fail with a message that says what works.
+// cell's value bare to a compiled interface fail with a message that says what works: a
+// variable of type error holds it bare where the cell does not show the value's type (a
+// value received from a channel; fresh-wrappers wraps var e error = myErr{}).
 func TestBareValueExplained(t *testing.T) {
 	ts := newTestSession(t)
 	ts.mustRun(t, wrapSetup)
 	for _, c := range []struct{ code, want string }{
 		{"errors.Join(myErr{})", "pass a slice literal, f([]error{value}...)"},
-		{"var je error = myErr{}\nerrors.Join(je)", "reached the compiled interface error without the wrapper"},
-		{"var ie error = myErr{}\nerrors.Is(ie, nil)", "keep it in a variable of its own type, e := T{…}, not var e error = value"},
+		{"ch := make(chan myErr, 1)\nch <- myErr{}\nvar je error = <-ch\nerrors.Join(je)", "reached the compiled interface error without the wrapper"},
+		{"ch := make(chan myErr, 1)\nch <- myErr{}\nvar ie error\nie = <-ch\nvar es []error\nes = append(es, ie)", "keep it in a variable of its own type, e := T{…}, not var e error = value"},
 	} {
 		res := ts.run(c.code)
 		if res.Err == nil {

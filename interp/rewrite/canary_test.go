@@ -479,3 +479,25 @@ func TestCanaryCopyStores(t *testing.T) {
 		t.Errorf("rewritten: fill() = %d, %v; want 2", got, err)
 	}
 }
+
+func TestCanaryFreshWrappers(t *testing.T) {
+	const decl = "type E struct{ i int }\nfunc (e E) Error() string { return string(rune('0' + e.i)) }"
+	const fill = "func fill() int {\n\tvar es []error\n\tfor i := 0; i < 3; i++ {\n\t\tes = append(es, E{i})\n\t}\n\treturn int(es[0].Error()[0]-'0')*10 + int(es[2].Error()[0]-'0')\n}"
+	got, err := evalInt(t, newInterp(t), decl, fill, "fill()")
+	if err == nil && got == 2 {
+		t.Errorf("yaegi now gives each stored error a wrapper of its own value: drop pass %s (%s)", freshWrappers.Name, freshWrappers.Issue)
+	} else if err != nil || got != 22 {
+		t.Logf("yaegi fails differently now: %d, %v", got, err)
+	}
+	env := Env{
+		HasMethods:  func(name string) bool { return name == "E" },
+		TypeDecls:   func() []string { return []string{"type E struct{ i int }"} },
+		MethodDecls: func() []string { return []string{"func (e E) Error() string"} },
+	}
+	u := Unit{Kind: Decl, Text: fill, Line: 1, Col: 1}
+	env.types = func() *typeTable { return newTypeTable(env, []Unit{u}) }
+	got, err = evalInt(t, newInterp(t), decl, rewritten(t, freshWrappers, env, Decl, fill), "fill()")
+	if err != nil || got != 2 {
+		t.Errorf("rewritten: fill() = %d, %v; want 2", got, err)
+	}
+}

@@ -251,6 +251,8 @@ func (tt *typeTable) staticType(e ast.Expr, depth int) ast.Expr {
 		return &ast.Ident{Name: defaultTypes[e.Kind]}
 	case *ast.CompositeLit:
 		return e.Type
+	case *ast.FuncLit:
+		return e.Type
 	case *ast.CallExpr:
 		if tt.isType(e.Fun) {
 			return e.Fun

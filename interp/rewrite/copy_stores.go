@@ -32,8 +32,9 @@ import (
 // reflect, temporaries or not), and one that stands where no block may (a for loop's post
 // statement, an if's or a switch's init statement): there a store of such a value still
 // aliases, and a variable (v := P{i}; xs[i] = v) copies it. An element of a compiled interface
-// type (error, fmt.Stringer) is not cured: the interpreter's wrapper of the value aliases
-// the variable too (es[i] = v and append(es, v) in a loop).
+// type (error, fmt.Stringer) is not cured by a temporary, as the interpreter's wrapper of the
+// value aliases a variable too: fresh-wrappers, which runs next, sends such a value through a
+// function literal.
 //
 // Upstream: no upstream issue found.
 var copyStores = Pass{

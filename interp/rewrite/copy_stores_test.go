@@ -1,6 +1,9 @@
 package rewrite
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestCopyStores checks which assignments copy-stores moves into a block with a temporary and
 // which it leaves: those of a value it does not move, those into a variable, those whose left
@@ -28,18 +31,27 @@ func TestCopyStores(t *testing.T) {
 		{"for i := range xs {\n\txs[i] = float32(2)\n}", ""},
 		{"for i := range xs {\n\txs[i] += P{i}.M()\n}", ""},
 	} {
-		u := Unit{Kind: Stmt, Text: c.in, Line: 1, Col: 1}
-		env.types = func() *typeTable { return newTypeTable(env, []Unit{u}) }
-		out, err := copyStores.Rewrite(env, u)
-		if err != nil {
-			t.Fatalf("%q: %v", c.in, err)
-		}
-		want := c.want
-		if want == "" {
-			want = c.in
-		}
-		if got := StripPositions(out); got != want {
-			t.Errorf("%q rewritten as %q, want %q", c.in, got, want)
-		}
+		checkRewrite(t, copyStores, env, c.in, c.want)
+	}
+}
+
+// checkRewrite runs the pass p with env on the unit in (a declaration where it starts with
+// func, else a statement) and checks that it gives want, or in itself where want is empty.
+func checkRewrite(t *testing.T, p Pass, env Env, in, want string) {
+	t.Helper()
+	u := Unit{Kind: Stmt, Text: in, Line: 1, Col: 1}
+	if strings.HasPrefix(in, "func") {
+		u.Kind = Decl
+	}
+	env.types = func() *typeTable { return newTypeTable(env, []Unit{u}) }
+	out, err := p.Rewrite(env, u)
+	if err != nil {
+		t.Fatalf("%q: %v", in, err)
+	}
+	if want == "" {
+		want = in
+	}
+	if got := StripPositions(out); got != want {
+		t.Errorf("%q rewritten as\n%q, want\n%q", in, got, want)
 	}
 }

@@ -272,12 +272,7 @@ func (tt *typeTable) fmtSignature(name string, t ast.Expr) bool {
 	if ft.Results != nil || ft.Params.NumFields() != 2 {
 		return false
 	}
-	var params []ast.Expr
-	for _, f := range ft.Params.List {
-		for range max(len(f.Names), 1) {
-			params = append(params, f.Type)
-		}
-	}
+	params := fieldTypes(ft.Params)
 	sel, ok := params[0].(*ast.SelectorExpr)
 	if !ok || types.ExprString(params[1]) != "rune" || tt.specs["rune"] != nil {
 		return false
