@@ -354,6 +354,16 @@
 // that returns error (func asErr(e E) error { return e }). Errors made by compiled code
 // (fmt.Errorf) were never affected.
 //
+// The same wrapper keeps, of a value of a cell's struct type, only its first field where
+// compiled code looks (a pointer it keeps whole), and == compares the wrappers: var a error =
+// E{2}; a == E{2} was false, and two stored errors compared panicked "comparing uncomparable
+// type". The rewrite compare-interfaces sends each == and != with an operand of a compiled
+// interface type with methods (and not nil) to a helper, and so a switch's cases on such a tag:
+// it answers as Go where the operands show the answer (no value of a cell's type, pointers of a
+// cell's type, a value of a cell's type against one of a compiled type, which is false) and
+// otherwise fails the cell saying why: compare values of a cell's struct or named type in
+// variables of their own type, or store pointers. Comparisons with nil are left as they are.
+//
 // # Speed
 //
 // Interpreted code runs 100–400 times slower than compiled Go (a loop of 10⁷ float additions

@@ -163,3 +163,88 @@ func wrapperType(t reflect.Type) bool {
 	return t.Kind() == reflect.Struct && strings.HasPrefix(t.Name(), "_") && t.NumField() > 0 &&
 		t.Field(0).Name == "IValue" && t.Field(0).Type.Kind() == reflect.Interface
 }
+
+// equal is x == y for two interface values of which one has a compiled interface type with
+// methods, for _gosbiEqual (the rewrite compare-interfaces). The interpreter hands compiled
+// code a value of a cell's type in a wrapper: for a compiled interface (error, fmt.Stringer)
+// one that keeps a pointer as it is but, of a struct, only its first field (see
+// heldMessage), and for any other its own record of the value. So equal gives Go's answer
+// where the operands show it: neither is such a wrapper (the compiled comparison, which panics
+// for a dynamic type that is not comparable, as in Go); one is and the other is a value of a
+// compiled type (false: their dynamic types differ); both hold pointers (the same pointer).
+// Otherwise it panics with an explanation, as a wrong answer taken silently is worse.
+func equal(x, y any) bool {
+	wx, wy := isWrapper(x), isWrapper(y)
+	switch {
+	case !wx && !wy:
+		return x == y
+	case x == nil || y == nil:
+		return false // a wrapper holds a value: an interface that is not nil
+	case !wx && compiledType(reflect.TypeOf(x)), !wy && compiledType(reflect.TypeOf(y)):
+		return false
+	}
+	hx, px := heldPointer(x)
+	hy, py := heldPointer(y)
+	if px && py {
+		return hx == hy
+	}
+	panic("cannot compare these two values with == or != (" + describe(x) + ", " + describe(y) + "): a compiled " +
+		"interface (error, fmt.Stringer) holds a value of a cell's type, and the interpreter keeps there only part of " +
+		"such a value, so the answer could be wrong. Keep the values in variables of their own type and compare " +
+		"those, or store pointers (&E{...}), which compare as in Go")
+}
+
+// isWrapper reports whether x is one of the interpreter's wrappers of a cell's value (see
+// interpWrapper and wrapperType).
+func isWrapper(x any) bool {
+	if x == nil {
+		return false
+	}
+	v := reflect.ValueOf(x)
+	if wrapperType(v.Type()) {
+		return true
+	}
+	_, ok := interpWrapper(v)
+	return ok
+}
+
+// heldPointer returns the pointer that the interpreter's wrappers around x hold, or x itself
+// when it is a pointer, and false when there is no pointer.
+func heldPointer(x any) (any, bool) {
+	for range 4 {
+		if x == nil {
+			return nil, false
+		}
+		v := reflect.ValueOf(x)
+		switch {
+		case v.Kind() == reflect.Pointer:
+			return x, true
+		case wrapperType(v.Type()):
+			x = v.Field(0).Interface()
+		default:
+			in, ok := interpWrapper(v)
+			if !ok || !in.IsValid() || !in.CanInterface() {
+				return nil, false
+			}
+			x = in.Interface()
+		}
+	}
+	return nil, false
+}
+
+// compiledType reports whether t is a type of compiled code: named and declared in a
+// package, or a pointer to one. The interpreter makes a cell's type of other types.
+func compiledType(t reflect.Type) bool {
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t.Name() != "" && t.PkgPath() != "" && !wrapperType(t)
+}
+
+// describe names the kind of operand x is for equal's message.
+func describe(x any) string {
+	if isWrapper(x) {
+		return "a value of a cell's type"
+	}
+	return fmt.Sprintf("%T", x)
+}

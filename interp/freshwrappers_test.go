@@ -107,3 +107,48 @@ func TestFreshWrappersKeepPositions(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareInterfaces compares values of a cell's types held in a compiled interface with
+// methods. A variable of type error holds the interpreter's wrapper of such a value, which ==
+// compared as a wrapper: quietly false against a value of the cell's type (var a error =
+// E{2}; a == E{2}), a panic "comparing uncomparable type interp._error" against another
+// wrapper. Each comparison now gives Go's answer (see go run of the same code) or fails the
+// cell with an explanation where the interpreter keeps too little of the value to decide.
+func TestCompareInterfaces(t *testing.T) {
+	ts := newTestSession(t)
+	ts.mustRun(t, freshSetup)
+	ts.mustRun(t, "import \"io\"\nvar _ = io.EOF\ntype notFound struct{ k string }\n"+
+		"func (n notFound) Error() string { return n.k }\nvar ErrNotFound error = notFound{\"k\"}\nfunc find() error { return ErrNotFound }")
+	const explained = "cannot compare these two values with == or !="
+	for _, c := range []struct{ name, code, want, wantErr string }{
+		{"declared, with a value", "var a error = E{2}\nfmt.Sprint(a == E{2}, a != E{2})", "", explained},
+		{"assigned, with a value", "var b error\nb = E{3}\nfmt.Sprint(b == E{3})", "", explained},
+		{"converted, with a value", "c := error(E{4})\nfmt.Sprint(c == E{4})", "", explained},
+		{"switch case", "var d error = E{5}\nswitch d {\ncase E{5}:\n\tfmt.Print(\"five\")\ndefault:\n\tfmt.Print(\"default\")\n}", "", explained},
+		{"element, with a value", "var es []error\nfor i := 0; i < 3; i++ {\n\tes = append(es, E{i})\n}\nfmt.Sprint(es[0] == E{0})", "", explained},
+		{"parameter, with a value", "func check(e error) bool { return e == E{7} }\ncheck(E{7})", "", explained},
+		{"two stored errors", "{\n\tvar a error = E{1}\n\tvar b error = E{1}\n\tfmt.Print(a == b)\n}", "", explained},
+		{"sentinel", "find() == ErrNotFound", "", explained},
+		{"sentinel switch", "switch err := find(); err {\ncase ErrNotFound:\n\tfmt.Print(\"nf\")\n}", "", explained},
+		// Go's answer
+		{"pointers", "var ps []error\nfor i := 0; i < 3; i++ {\n\tps = append(ps, &Q{q: i})\n}\nfmt.Sprint(ps[0] == ps[0], ps[0] == ps[1], ps[0] != ps[1])", `"true false true"`, ""},
+		{"with a compiled error", "var eof error = io.EOF\nvar ee error = E{1}\nfmt.Sprint(ee == eof, eof == ee, eof == io.EOF, ee != nil)", `"false false true true"`, ""},
+		{"switch with a compiled case", "var sw error = io.EOF\nr := \"none\"\nswitch sw {\ncase E{5}:\n\tr = \"five\"\ncase io.EOF:\n\tr = \"eof\"\n}\nr", `"eof"`, ""},
+		{"nil", "var n error\nvar m error = E{1}\nfmt.Sprint(n == nil, m == nil, m != nil)", `"true false true"`, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res := ts.run(c.code)
+			switch {
+			case c.wantErr != "":
+				if res.Err == nil || !strings.Contains(res.Err.Value, c.wantErr) {
+					t.Errorf("%q: got %s (error %v), want the error %q", c.code, text(res), res.Err, c.wantErr)
+				}
+			case res.Err != nil:
+				t.Errorf("%q failed: %s", c.code, res.Err.Value)
+			case c.want != "" && text(res) != c.want:
+				t.Errorf("%q = %s, want %s", c.code, text(res), c.want)
+			}
+		})
+	}
+}
+

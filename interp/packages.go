@@ -283,6 +283,11 @@ func _gosbiErrorsAs(chain bool, types string, err error, target any) bool {
 
 func _gosbiErrorsUnwrap(chain bool, err error) error { return _gosbibuiltin.ErrorsUnwrap(err, chain) }
 
+// _gosbiEqual is x == y for operands of which one has a compiled interface type (error,
+// fmt.Stringer, any), which the rewrite compare-interfaces makes: it compares the values the
+// interpreter's wrappers hold, as Go compares the operands.
+func _gosbiEqual(x, y any) bool { return _gosbibuiltin.Equal(x, y) }
+
 func _gosbiBundleOf(b map[string]any) map[string]any {
 	data := map[string]any{}
 	kinds := ""
@@ -330,6 +335,7 @@ var builtinSymbols = yaegi.Exports{
 		"ErrorsIs":     reflect.ValueOf(errorsIs),
 		"ErrorsAs":     reflect.ValueOf(errorsAs),
 		"ErrorsUnwrap": reflect.ValueOf(errorsUnwrap),
+		"Equal":        reflect.ValueOf(equal),
 	},
 }
 

@@ -501,3 +501,14 @@ func TestCanaryFreshWrappers(t *testing.T) {
 		t.Errorf("rewritten: fill() = %d, %v; want 2", got, err)
 	}
 }
+
+func TestCanaryCompareInterfaces(t *testing.T) {
+	const decl = "type E struct{ i int }\nfunc (e E) Error() string { return \"E\" }"
+	const cmp = "func cmp() int {\n\tvar a error = func(v E) error { return v }(E{1})\n\tif a == (E{1}) {\n\t\treturn 1\n\t}\n\treturn 0\n}"
+	got, err := evalInt(t, newInterp(t), decl, cmp, "cmp()")
+	if err == nil && got == 1 {
+		t.Errorf("yaegi now compares a stored error with a value of its type as Go does: drop pass %s (%s)", compareInterfaces.Name, compareInterfaces.Issue)
+	} else if err != nil || got != 0 {
+		t.Logf("yaegi fails differently now: %d, %v", got, err)
+	}
+}
