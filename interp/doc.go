@@ -353,6 +353,9 @@
 // of a compiled function) still keeps the last value in a loop: put it through a function
 // that returns error (func asErr(e E) error { return e }). Errors made by compiled code
 // (fmt.Errorf) were never affected.
+// The rewrite leaves a value where a name its literal would write (error, the value's type,
+// an interface's package) is declared in the same function or statement, as a variable or
+// parameter may hide it there: such a value keeps the last one in a loop too.
 //
 // The same wrapper keeps, of a value of a cell's struct type, only its first field where
 // compiled code looks (a pointer it keeps whole), and == compares the wrappers: var a error =

@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -152,3 +153,72 @@ func TestCompareInterfaces(t *testing.T) {
 	}
 }
 
+// TestFreshWrappersEverySite stores more values in one unit than the rewrite once handled
+// (it stopped after 100 and left the rest as written, which showed the last value again).
+func TestFreshWrappersEverySite(t *testing.T) {
+	ts := newTestSession(t)
+	ts.mustRun(t, freshSetup)
+	for _, c := range []struct{ name, code, want string }{
+		{"after 100 other stores", manyStores(), `"[E0 E1 E2]"`},
+		{"101 in one append", manyValues(), `"E0 E0 E1 E2"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := text(ts.mustRun(t, c.code)); got != c.want {
+				t.Errorf("%s = %s, want %s", c.name, got, c.want)
+			}
+		})
+	}
+}
+
+// TestFreshWrappersShadowed runs cells where a name that the function literal would write
+// (error, the value's type) is a variable or parameter at the site: the literal failed to
+// compile there, in cells that ran before fresh-wrappers. Such a site is left as written.
+func TestFreshWrappersShadowed(t *testing.T) {
+	ts := newTestSession(t)
+	ts.mustRun(t, freshSetup)
+	for _, c := range []struct{ name, code string }{
+		{"error", "func f() {\n\terror := \"shadow\"\n\tfor i := 0; i < 2; i++ {\n\t\tkeep(E{i})\n\t}\n\t_ = error\n}\nf()"},
+		{"type's name as a parameter", "func g(E int) {\n\tvar es []error\n\tfor i := 0; i < 2; i++ {\n\t\tes = append(es, mkE(i))\n\t}\n\tfmt.Print(es, E)\n}\ng(7)"},
+		{"type's name in a block", "var es2 []error\nfor i := 0; i < 2; i++ {\n\tv := E{i}\n\t{\n\t\tE := 3\n\t\t_ = E\n\t\tes2 = append(es2, v)\n\t}\n}\nlen(es2)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if res := ts.run(c.code); res.Err != nil {
+				t.Errorf("%q failed: %s", c.code, res.Err.Value)
+			}
+		})
+	}
+}
+
+// manyStores is a loop with 100 other stores of a cell's error before the one it shows.
+func manyStores() string {
+	var b strings.Builder
+	b.WriteString("var es3, junk []error\nfor i := 0; i < 3; i++ {\n")
+	for k := range 100 {
+		fmt.Fprintf(&b, "\tjunk = append(junk, E{%d})\n", k)
+	}
+	b.WriteString("\tes3 = append(es3, E{i})\n}\nfmt.Sprint(es3)")
+	return b.String()
+}
+
+// manyValues is a loop that appends 101 values of a cell's error type at once.
+func manyValues() string {
+	return "var es4 []error\nfor i := 0; i < 3; i++ {\n\tes4 = append(es4, " + strings.Repeat("E{i}, ", 100) + "E{i})\n}\n" +
+		"fmt.Sprint(es4[0], es4[100], es4[101], es4[302])"
+}
+
+// TestFreshWrappersPanicPosition runs a value whose wrapper panics inside the function literal
+// of fresh-wrappers (a type that gets Error by embedding error): the panic named a column past
+// the end of the user's line, where the literal's body stood.
+func TestFreshWrappersPanicPosition(t *testing.T) {
+	ts := newTestSession(t)
+	ts.mustRun(t, freshSetup+"\ntype W struct{ error; n int }")
+	const code = "var es []error\nfor i := 0; i < 3; i++ { es = append(es, W{fmt.Errorf(\"x%d\", i), i}) }\nfmt.Sprint(es)"
+	res := ts.run(code)
+	if res.Err == nil {
+		return // the interpreter handles such a value now: nothing to place
+	}
+	const want = "line 2:42:" // where W{ starts
+	if !strings.Contains(res.Err.Value, want) {
+		t.Errorf("%q: error %q, want it at %q", code, res.Err.Value, want)
+	}
+}

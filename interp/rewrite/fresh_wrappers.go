@@ -2,10 +2,11 @@ package rewrite
 
 import (
 	"go/ast"
+	"go/parser"
 	"go/token"
 	"go/types"
 	"reflect"
-	"strings"
+	"slices"
 )
 
 // freshWrappers works around the interpreter's wrapper of a value of a type of the session
@@ -59,30 +60,27 @@ var freshWrappers = Pass{
 			return u.Text, nil
 		}
 		tt := env.types()
-		return repeat(u, func(p *parsed) (string, bool) { return p.freshWrapperStep(tt.with(env, p)) }), nil
+		return rewriteAll(u, func(p *parsed) (string, bool) { return p.freshWrapperStep(tt.with(env, p)) })
 	},
 }
 
 // FreshName is the parameter of the function literals that fresh-wrappers inserts.
 const FreshName = "_gosbiFresh"
 
-// freshWrapperStep returns the unit's text with the first value that needs it sent through a
-// function literal, and false when none does.
+// freshWrapperStep returns the unit's text with every value that needs it, and lies in no
+// other such value, sent through a function literal, and false when none does.
 func (p *parsed) freshWrapperStep(tt *typeTable) (string, bool) {
-	var text string
-	found := false
+	var edits []span
+	declared := p.declaredNames()
 	try := func(value, target ast.Expr) {
-		if found || value == nil || target == nil {
+		if value == nil || target == nil {
 			return
 		}
-		if typ, iface, ok := tt.freshWrapper(value, target); ok {
-			text, found = p.sendThrough(value, typ, iface), true
+		if typ, iface, ok := tt.freshWrapper(value, target); ok && !declared.anyOf(typ, iface) {
+			edits = append(edits, span{value.Pos(), value.End(), p.sendThrough(value, typ, iface)})
 		}
 	}
 	inspectUnit(p, func(n ast.Node) bool {
-		if found {
-			return false
-		}
 		switch n := n.(type) {
 		case *ast.AssignStmt:
 			if n.Tok == token.ASSIGN && len(n.Lhs) == len(n.Rhs) {
@@ -105,9 +103,78 @@ func (p *parsed) freshWrapperStep(tt *typeTable) (string, bool) {
 		case *ast.CallExpr:
 			tt.callTargets(n, try)
 		}
-		return !found
+		return true
 	})
-	return text, found
+	edits = outermost(edits)
+	if len(edits) == 0 {
+		return "", false
+	}
+	return p.replaceSpans(edits), true
+}
+
+// nameSet is a set of identifiers.
+type nameSet map[string]bool
+
+// declaredNames returns the names that the unit declares other than the types declared at
+// its top: variables, constants, parameters, results, functions and local types. Where one of
+// them is a name that a function literal of fresh-wrappers would write (error, a package's
+// name, the value's type), the name may mean something else at the site, so the site is left.
+func (p *parsed) declaredNames() nameSet {
+	top := map[*ast.Ident]bool{}
+	for _, d := range p.decls {
+		if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.TYPE {
+			for _, sp := range g.Specs {
+				top[sp.(*ast.TypeSpec).Name] = true
+			}
+		}
+	}
+	names := nameSet{}
+	inspectUnit(p, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok && id.Obj != nil && id.Obj.Pos() == id.Pos() && !top[id] {
+			names[id.Name] = true
+		}
+		return true
+	})
+	return names
+}
+
+// anyOf reports whether the set holds an identifier of one of the Go expressions exprs.
+func (s nameSet) anyOf(exprs ...string) bool {
+	for _, e := range exprs {
+		x, err := parser.ParseExpr(e)
+		if err != nil {
+			return true
+		}
+		found := false
+		ast.Inspect(x, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok && s[id.Name] {
+				found = true
+			}
+			return !found
+		})
+		if found {
+			return true
+		}
+	}
+	return false
+}
+
+// outermost returns the spans that lie in no other span, in the order of the text.
+func outermost(spans []span) []span {
+	slices.SortFunc(spans, func(a, b span) int {
+		if a.from != b.from {
+			return int(a.from - b.from)
+		}
+		return int(b.to - a.to)
+	})
+	var out []span
+	for _, s := range spans {
+		if len(out) > 0 && s.from < out[len(out)-1].to {
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 // literalTargets calls try with each element and field of the composite literal n and the
@@ -369,13 +436,10 @@ func (tt *typeTable) compiledInterface(target ast.Expr) (names []string, iface s
 	return names, types.ExprString(sel), true
 }
 
-// sendThrough returns the unit's text with the value v passed through a function literal that
-// takes it as a parameter of type typ and returns it as the interface iface.
+// sendThrough returns the text that passes the value v through a function literal that takes
+// it as a parameter of type typ and returns it as the interface iface.
 func (p *parsed) sendThrough(v ast.Expr, typ, iface string) string {
-	var b strings.Builder
-	b.WriteString(p.Text[:p.offset(v.Pos())])
-	b.WriteString("func(" + FreshName + " " + typ + ") " + iface + " { return " + FreshName + " }(")
-	b.WriteString(p.position(v.Pos()) + p.src(v) + ")" + p.position(v.End()))
-	b.WriteString(p.Text[p.offset(v.End()):])
-	return b.String()
+	at := p.position(v.Pos()) // the literal's parts too, so that a panic in it names the value
+	return at + "func(" + FreshName + " " + typ + ") " + iface + " { return " + at + FreshName + " }(" +
+		at + p.src(v) + ")" + p.position(v.End())
 }

@@ -72,6 +72,8 @@ func TestFreshWrappers(t *testing.T) {
 		{"func f[T any](x T) {\n\tes = append(es, G[T]{x})\n}", ""},
 		{"for k := range map[E]int{} {\n\tes = append(es, k)\n}", ""},
 		{"func f() error {\n\treturn E{1}\n}", ""},
+		{"func f() {\n\terror := 1\n\tes = append(es, E{1})\n\t_ = error\n}", ""}, // error shadowed
+		{"func f(E int) {\n\tes = append(es, mk(E))\n}", ""},                      // the type's name shadowed
 	} {
 		checkRewrite(t, freshWrappers, env, c.in, c.want)
 	}
