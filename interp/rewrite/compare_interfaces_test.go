@@ -1,24 +1,12 @@
 package rewrite
 
-import (
-	"fmt"
-	"reflect"
-	"testing"
-)
+import "testing"
 
 // TestCompareInterfaces checks which comparisons compare-interfaces sends to the session's
 // helper: those with an operand of a compiled interface type with methods, not with nil.
 func TestCompareInterfaces(t *testing.T) {
-	stringer := reflect.TypeFor[fmt.Stringer]()
-	env := Env{
-		HasMethods: func(name string) bool { return true },
-		IsPackage:  func(name string) bool { return name == "fmt" },
-		Compiled: func(pkg, name string) reflect.Type {
-			if pkg == "fmt" && name == "Stringer" {
-				return stringer
-			}
-			return nil
-		},
+	env := withStringer(Env{
+		HasMethods:  func(name string) bool { return true },
 		TypeDecls:   func() []string { return []string{"type E struct{ i int }"} },
 		MethodDecls: func() []string { return []string{"func (e E) Error() string"} },
 		Definition: func(name string) (string, string) {
@@ -36,7 +24,7 @@ func TestCompareInterfaces(t *testing.T) {
 			}
 			return "", ""
 		},
-	}
+	})
 	for _, c := range []struct{ in, want string }{
 		{"ok := err == E{1}", "ok := _gosbiEqual(err, E{1})"},
 		{"ok := err != es[0]", "ok := !_gosbiEqual(err, es[0])"},

@@ -10,16 +10,8 @@ import (
 // value of a type of the session with the interface's methods, stored as a compiled interface
 // with methods) and which it leaves.
 func TestFreshWrappers(t *testing.T) {
-	stringer := reflect.TypeFor[fmt.Stringer]()
-	env := Env{
+	env := withStringer(Env{
 		HasMethods: func(name string) bool { return name != "R" && name != "W" },
-		IsPackage:  func(name string) bool { return name == "fmt" },
-		Compiled: func(pkg, name string) reflect.Type {
-			if pkg == "fmt" && name == "Stringer" {
-				return stringer
-			}
-			return nil
-		},
 		TypeDecls: func() []string {
 			return []string{"type E struct{ i int }", "type P struct{ i int }", "type R struct{ i int }",
 				"type G[T any] struct{ v T }", "type S interface{ error; Code() int }", "type W struct{ Err error; N int }"}
@@ -41,7 +33,7 @@ func TestFreshWrappers(t *testing.T) {
 			}
 			return "", ""
 		},
-	}
+	})
 	const wrapE = "func(_gosbiFresh E) error { return _gosbiFresh }"
 	for _, c := range []struct{ in, want string }{
 		{"es = append(es, E{i})", "es = append(es, " + wrapE + "(E{i}))"},
@@ -77,4 +69,16 @@ func TestFreshWrappers(t *testing.T) {
 	} {
 		checkRewrite(t, freshWrappers, env, c.in, c.want)
 	}
+}
+
+// withStringer returns env with the compiled package fmt, of which it knows fmt.Stringer.
+func withStringer(env Env) Env {
+	env.IsPackage = func(name string) bool { return name == "fmt" }
+	env.Compiled = func(pkg, name string) reflect.Type {
+		if pkg == "fmt" && name == "Stringer" {
+			return reflect.TypeFor[fmt.Stringer]()
+		}
+		return nil
+	}
+	return env
 }
