@@ -26,7 +26,9 @@ import (
 // (no wrapper, pointers, a wrapper against a compiled value) and otherwise fails the cell with
 // an explanation, never a silent false. A switch's cases on such a tag are comparisons once
 // bind-switch-tag has run, and are sent to the helper too. Comparisons with nil are left as
-// they are, as is a comparison whose operands' types the unit does not show.
+// they are, as are comparisons with a variable of a compiled package (err == io.EOF: such a
+// variable holds no wrapper, so the interpreter's own == answers as Go, and a read loop keeps
+// its speed), and a comparison whose operands' types the unit does not show.
 //
 // Upstream: no upstream issue found.
 var compareInterfaces = Pass{
@@ -53,6 +55,9 @@ func (p *parsed) interfaceComparisons(tt *typeTable) (string, bool) {
 		b, ok := n.(*ast.BinaryExpr)
 		if !ok || b.Op != token.EQL && b.Op != token.NEQ || isNil(b.X) || isNil(b.Y) {
 			return true
+		}
+		if tt.compiledValue(b.X) || tt.compiledValue(b.Y) {
+			return true // io.EOF holds no wrapper: the interpreter's == answers as Go, and fast
 		}
 		if !tt.compiledIface(b.X) && !tt.compiledIface(b.Y) {
 			return true

@@ -37,6 +37,8 @@ func TestCompareInterfaces(t *testing.T) {
 		{"ok := nil != err", ""},
 		{"ok := n == 2", ""},
 		{"ok := x == E{1}", ""},
+		{"ok := err == io.EOF", ""},
+		{"ok := io.EOF != err", ""},
 	} {
 		checkRewrite(t, compareInterfaces, env, c.in, c.want)
 	}

@@ -73,7 +73,7 @@ func TestFreshWrappers(t *testing.T) {
 
 // withStringer returns env with the compiled package fmt, of which it knows fmt.Stringer.
 func withStringer(env Env) Env {
-	env.IsPackage = func(name string) bool { return name == "fmt" }
+	env.IsPackage = func(name string) bool { return name == "fmt" || name == "io" }
 	env.Compiled = func(pkg, name string) reflect.Type {
 		if pkg == "fmt" && name == "Stringer" {
 			return reflect.TypeFor[fmt.Stringer]()
