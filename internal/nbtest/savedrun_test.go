@@ -101,16 +101,7 @@ type staleRun struct {
 // codes: when the notebook or the run changes, the test fails again until the run is re-made
 // (then remove the entry) or the difference is reviewed again (then update the fingerprint and
 // the reason). Re-make a run with `gosbi run NOTEBOOK --param quick=false --out DIR` (see README).
-var staleSavedRuns = map[string]staleRun{
-	"tutorials/results/06-embeddings-full.ipynb": {
-		fingerprint: "211851260f5ddf38",
-		reason: "the notebook gained section 6 (the true log posterior by importance sampling, diag.ReferenceLogPosteriors, and each " +
-			"estimator's gap to it), the gap checks of section 7 and a sentence in section 8, and score keeps seed 1's MLP and CNN " +
-			"as proposals; sections 1–5 train and score as before, so their numbers stand, but the run has no section 6: " +
-			"re-make it with `gosbi run tutorials/06-embeddings.ipynb --param quick=false --out DIR` (20–30 minutes on 2 cores, " +
-			"about 4 more for section 6)",
-	},
-}
+var staleSavedRuns = map[string]staleRun{}
 
 // TestRepositorySavedRuns fails when a saved full run of a notebook or tutorial (results/NAME-*.ipynb)
 // has code cells other than its notebook's, parameters left out, unless staleSavedRuns lists it
