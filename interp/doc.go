@@ -373,6 +373,10 @@
 // to the label of such a loop. A loop that declares its variables before (for i = 0; …) and a
 // range loop were right, and stay as written.
 //
+// The interpreter runs neither the init statement nor the tag of a switch without clauses
+// (switch x = 5; {}, switch f() {}); the rewrite empty-switch runs them as a block
+// ({ x = 5; _ = f() }), as Go does.
+//
 // # Speed
 //
 // Interpreted code runs 100–400 times slower than compiled Go (a loop of 10⁷ float additions
