@@ -39,13 +39,15 @@ import (
 //
 // The pass rewrites only a loop that the interpreter gets wrong: a loop whose body changes the
 // first variable (an assignment, ++ or -- of it, its field or element, &i, a method call on
-// it, a closure that does so) or declares it again at the body's top, and a loop with a
-// captured variable that the interpreter does not copy. It fails the cell, saying how to write
-// the loop, where it cannot keep Go's meaning: a function literal or an address in the
-// condition or the post statement that captures a variable (Go gives it the next iteration's
-// variable), and a goto to the label of a loop it would rewrite (a goto cannot jump into the
-// block). A method with a pointer receiver that keeps its receiver (k.Keep() with k a loop
-// variable) is not taken for a capture: such a loop gets one variable for the whole loop.
+// it, a closure that does so) or declares it again at the body's top, and a loop whose body
+// captures a variable that the interpreter does not copy. It fails the cell, saying how to
+// write the loop, where it cannot keep Go's meaning in such a loop: a function literal or an
+// address in the condition or the post statement that captures a variable (Go gives it the
+// next iteration's variable), and a goto to the loop's label (a goto cannot jump into the
+// block). Left as the interpreter runs them: a method with a pointer receiver that keeps its
+// receiver (k.Keep() with k a loop variable) is not taken for a capture, so such a loop gets
+// one variable for the whole loop; and in a loop that is otherwise right, a closure made in
+// the condition or the post statement that outlives it sees the variable of the whole loop.
 //
 // Upstream: no upstream issue found.
 var loopVars = Pass{
@@ -194,21 +196,28 @@ func (p *parsed) loopIsWrong(f *ast.ForStmt, l *ast.LabeledStmt) (wrong, perIter
 		if v.Obj == nil {
 			continue
 		}
-		how := captured(f, v)
-		if how != "" && (captured(f.Cond, v) != "" || captured(f.Post, v) != "") {
+		how := captured(f.Body, v)
+		perIteration = perIteration || how != ""
+		if copied && k == 0 && (changed(f.Body, v) || redeclared(f.Body, v)) || (!copied || k > 0) && how != "" {
+			wrong = true
+		}
+	}
+	if !wrong {
+		return false, false, nil
+	}
+	for _, v := range vars {
+		how := captured(f.Cond, v)
+		if how == "" {
+			how = captured(f.Post, v)
+		}
+		if v.Obj != nil && how != "" {
 			return false, false, fmt.Errorf("%s: the interpreter cannot run this loop as Go does: %s in its "+
 				"condition or post statement captures the loop variable %s, which the interpreter keeps as one "+
 				"variable for the whole loop where Go makes one for each iteration: declare %s before the loop and "+
 				"capture a copy of it made in the body", p.fset.Position(f.Pos()), how, v.Name, v.Name)
 		}
-		switch {
-		case copied && k == 0 && (changed(f.Body, v) || redeclared(f.Body, v)):
-			wrong, perIteration = true, perIteration || how != ""
-		case (!copied || k > 0) && how != "":
-			wrong, perIteration = true, true
-		}
 	}
-	if wrong && l != nil && p.gotoTargets(l.Label.Name) {
+	if l != nil && p.gotoTargets(l.Label.Name) {
 		names := make([]string, len(vars))
 		for k, v := range vars {
 			names[k] = v.Name
@@ -219,7 +228,7 @@ func (p *parsed) loopIsWrong(f *ast.ForStmt, l *ast.LabeledStmt) (wrong, perIter
 			"init statement (%s: for %s; …)", p.fset.Position(f.Pos()), l.Label.Name, strings.Join(names, ", "),
 			l.Label.Name, assign)
 	}
-	return wrong, perIteration, nil
+	return true, perIteration, nil
 }
 
 // loopVariables returns the identifiers that the init statement of f declares, none when it
@@ -265,7 +274,7 @@ func root(e ast.Expr) ast.Expr {
 	}
 }
 
-// captured returns how a function literal or an address in n (a loop, its condition or its
+// captured returns how a function literal or an address in n (a loop's body, condition or
 // post statement; nil) may keep the variable v beyond its iteration ("a function literal",
 // "&v"), "" when nothing does.
 func captured(n ast.Node, v *ast.Ident) string {

@@ -41,6 +41,7 @@ func TestLoopVars(t *testing.T) {
 		{"for i, j := 0, 10; i < j; i, j = i+1, j-1 {\n\tj--\n}", ""},
 		{"for i := 0; i < 10; i++ {\n\tfor i := 0; i < 3; i++ {\n\t}\n\tx := i\n\tx++\n}", ""},
 		{"for i := 0; i < 10; i++ {\n\ts[i]++\n\t*p = i\n}", ""},
+		{"for i := 0; i < 3 && ok(func() bool { return i > 0 }); i++ {\n\tn++\n}", ""},
 	} {
 		checkRewrite(t, loopVars, Env{}, c.in, c.want)
 	}
