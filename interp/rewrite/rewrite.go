@@ -129,7 +129,8 @@ type Pass struct {
 	Rewrite func(env Env, u Unit) (string, error)
 }
 
-// Pipeline is the passes, in the order Run applies them. The order matters: func-scope comes
+// Pipeline is the passes, in the order Run applies them. The order matters: loop-vars and
+// empty-switch come first, so that the passes after them see loops and switches as they run; func-scope comes
 // after hoist-method-values, whose block of definitions must run in a function literal at the
 // top of a cell, and after copy-stores, whose block defines a temporary, fresh-wrappers after
 // copy-stores, whose temporaries' types it reads, check-type-identity reads the cell's own source, and redeclare-via-temps and comma-ok last, as their results are several
