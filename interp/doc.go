@@ -367,6 +367,29 @@
 // otherwise fails the cell saying why: compare values of a cell's struct or named type in
 // variables of their own type, or store pointers. Comparisons with nil are left as they are.
 //
+// A for loop whose init statement declares its variables (for i := 0; cond; post { body })
+// gets them from the interpreter otherwise than from Go, which gives each iteration variables
+// of its own, each starting with the value the last one ended with. Where the loop has a
+// condition and a post statement, the interpreter gives the body a copy of the first
+// variable, made at the start of each iteration from a variable that the condition and the
+// post statement use, and never copies it back: the body's i++, i += 3, i = 7, a change
+// through &i or a closure were lost, so the loop ran another number of times (a parser that
+// skips a character with i++ read every one; for i := 0; i < 3; k++ { i++ } never ended), and
+// a body that declares i again failed to compile. Every other variable of such a loop, and
+// every variable of a loop without a condition or a post statement, is one variable for the
+// whole loop, so closures capturing it saw its last value. The rewrite loop-vars declares the
+// variables in a block around a loop the interpreter gets wrong ({ i := 0; for ; cond; post
+// { body } }), which is the same loop where nothing captures them; where a closure or an
+// address captures them it gives each iteration its own variables and copies them back at the
+// end of the body and before each continue. It fails a cell whose loop it cannot mend, saying
+// how to write it: a closure in the condition or post statement capturing a variable, a goto
+// to the label of such a loop. A loop that declares its variables before (for i = 0; …) and a
+// range loop were right, and stay as written.
+//
+// The interpreter runs neither the init statement nor the tag of a switch without clauses
+// (switch x = 5; {}, switch f() {}); the rewrite empty-switch runs them as a block
+// ({ x = 5; _ = f() }), as Go does.
+//
 // # Speed
 //
 // Interpreted code runs 100–400 times slower than compiled Go (a loop of 10⁷ float additions

@@ -14,7 +14,7 @@
 //     and drop a rewrite that does not).
 //
 // The passes, in the order of Pipeline and each in the file of its name (check-type-identity's
-// keys of types in typekeys.go, its comparisons in check_comparisons.go): rename-main, check-embedded-compiled, assert-any, bind-switch-tag, check-type-identity, check-interface-assertions, bind-type-switch,
+// keys of types in typekeys.go, its comparisons in check_comparisons.go): rename-main, loop-vars, empty-switch, check-embedded-compiled, assert-any, bind-switch-tag, check-type-identity, check-interface-assertions, bind-type-switch,
 // guard-assertions, wrap-interfaces, wrap-fmt-args, wrap-errors, compare-interfaces, hoist-method-values, reorder-defines,
 // parenthesize-tuples, zero-named-results, copy-stores, fresh-wrappers, func-scope, redeclare-via-temps and comma-ok. Run applies them to the units of a cell, once, after the session has
 // split it.
@@ -129,13 +129,14 @@ type Pass struct {
 	Rewrite func(env Env, u Unit) (string, error)
 }
 
-// Pipeline is the passes, in the order Run applies them. The order matters: func-scope comes
+// Pipeline is the passes, in the order Run applies them. The order matters: loop-vars and
+// empty-switch come first, so that the passes after them see loops and switches as they run; func-scope comes
 // after hoist-method-values, whose block of definitions must run in a function literal at the
 // top of a cell, and after copy-stores, whose block defines a temporary, fresh-wrappers after
 // copy-stores, whose temporaries' types it reads, check-type-identity reads the cell's own source, and redeclare-via-temps and comma-ok last, as their results are several
 // statements (comma-ok rewrites each statement of the unit); recover-goroutines, which works
 // around no fault, comes after them all so that no pass rewrites what it makes.
-var Pipeline = []Pass{renameMain, checkEmbeddedCompiled, assertAny, bindSwitchTag, checkTypeIdentity, checkInterfaceAssertions, bindTypeSwitch, guardAssertions, wrapInterfaces, wrapFmtArgs, wrapErrors, compareInterfaces, hoistMethodValues, reorderDefines, parenthesizeTuples, zeroNamedResults, copyStores, freshWrappers, funcScope, redeclareViaTemps, commaOK, recoverGoroutines}
+var Pipeline = []Pass{renameMain, loopVars, emptySwitch, checkEmbeddedCompiled, assertAny, bindSwitchTag, checkTypeIdentity, checkInterfaceAssertions, bindTypeSwitch, guardAssertions, wrapInterfaces, wrapFmtArgs, wrapErrors, compareInterfaces, hoistMethodValues, reorderDefines, parenthesizeTuples, zeroNamedResults, copyStores, freshWrappers, funcScope, redeclareViaTemps, commaOK, recoverGoroutines}
 
 // Run rewrites the units of a cell in place with the passes of Pipeline, in order. It
 // returns the first error of a pass, whose message starts with the interpreter's position
