@@ -84,3 +84,24 @@ func TestCanaryLoopVars(t *testing.T) {
 		t.Errorf("rewritten: caps() = %d, %v; want 153 (1 3 5 3 in Go)", got, err)
 	}
 }
+
+// TestLoopVarsMany checks that loop-vars mends every loop of a unit up to maxSteps and fails
+// the unit past them rather than leaving a loop as the interpreter would run it.
+func TestLoopVarsMany(t *testing.T) {
+	loops := func(n int) string {
+		var b strings.Builder
+		b.WriteString("func many() {\n")
+		for range n {
+			b.WriteString("\tfor i := 0; i < 3; i++ {\n\t\ti++\n\t}\n")
+		}
+		b.WriteString("}")
+		return b.String()
+	}
+	text, err := loopVars.Rewrite(Env{}, Unit{Kind: Decl, Text: loops(maxSteps), Line: 1, Col: 1})
+	if err != nil || strings.Count(text, "*/i := 0;") != maxSteps {
+		t.Errorf("%d loops: %d rewritten, error %v; want all, no error", maxSteps, strings.Count(text, "*/i := 0;"), err)
+	}
+	if _, err := loopVars.Rewrite(Env{}, Unit{Kind: Decl, Text: loops(maxSteps + 1), Line: 1, Col: 1}); err == nil || !strings.Contains(err.Error(), "more than") {
+		t.Errorf("%d loops: error %v, want one saying the cell has more loops than the session mends", maxSteps+1, err)
+	}
+}
