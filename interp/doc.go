@@ -384,7 +384,9 @@
 // end of the body and before each continue. It fails a cell whose loop it cannot mend, saying
 // how to write it: a closure in the condition or post statement capturing a variable, a goto
 // to the label of such a loop. A loop that declares its variables before (for i = 0; …) and a
-// range loop were right, and stay as written.
+// range loop were right, and stay as written. Left: a method value with a pointer receiver of
+// a loop variable (gs = append(gs, c.Get)) is not taken for a capture, so it sees the
+// variable's last value.
 //
 // The interpreter runs neither the init statement nor the tag of a switch without clauses
 // (switch x = 5; {}, switch f() {}); the rewrite empty-switch runs them as a block

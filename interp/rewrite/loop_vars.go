@@ -45,8 +45,9 @@ import (
 // address in the condition or the post statement that captures a variable (Go gives it the
 // next iteration's variable), and a goto to the loop's label (a goto cannot jump into the
 // block). Left as the interpreter runs them: a method with a pointer receiver that keeps its
-// receiver (k.Keep() with k a loop variable) is not taken for a capture, so such a loop gets
-// one variable for the whole loop; and in a loop that is otherwise right, a closure made in
+// receiver (k.Keep() with k a loop variable), or a method value of one (gs = append(gs,
+// c.Get)), is not taken for a capture, so such a loop gets one variable for the whole loop and
+// what kept it sees its last value; and in a loop that is otherwise right, a closure made in
 // the condition or the post statement that outlives it sees the variable of the whole loop.
 //
 // Upstream: no upstream issue found.
@@ -146,7 +147,7 @@ func (p *parsed) perIterationBody(f *ast.ForStmt, l *ast.LabeledStmt) string {
 	at := p.fset.Position(f.Pos())
 	var names, ps, qs, targets, sources []string
 	for k, v := range loopVariables(f) {
-		if v.Obj == nil {
+		if noLoopVariable(v) {
 			continue
 		}
 		pk, qk := fmt.Sprintf("%sP%d_%d_%d", loopVarPrefix, at.Line, at.Column, k), fmt.Sprintf("%sQ%d_%d_%d", loopVarPrefix, at.Line, at.Column, k)
@@ -209,7 +210,7 @@ func (p *parsed) loopIsWrong(f *ast.ForStmt, l *ast.LabeledStmt) (wrong, perIter
 	vars := loopVariables(f)
 	copied := f.Cond != nil && f.Post != nil // the interpreter copies vars[0] into the body
 	for k, v := range vars {
-		if v.Obj == nil {
+		if noLoopVariable(v) {
 			continue
 		}
 		how := captured(f.Body, v)
@@ -226,14 +227,14 @@ func (p *parsed) loopIsWrong(f *ast.ForStmt, l *ast.LabeledStmt) (wrong, perIter
 		if how == "" {
 			how = captured(f.Post, v)
 		}
-		if v.Obj != nil && how != "" {
+		if !noLoopVariable(v) && how != "" {
 			return false, false, fmt.Errorf("%s: the interpreter cannot run this loop as Go does: %s in its "+
 				"condition or post statement captures the loop variable %s, which the interpreter keeps as one "+
 				"variable for the whole loop where Go makes one for each iteration: declare %s before the loop and "+
 				"capture a copy of it made in the body", p.fset.Position(f.Pos()), how, v.Name, v.Name)
 		}
 	}
-	if l != nil && p.gotoTargets(l.Label.Name) {
+	if l != nil && p.gotoTargets(l) {
 		names := make([]string, len(vars))
 		for k, v := range vars {
 			names[k] = v.Name
@@ -248,7 +249,7 @@ func (p *parsed) loopIsWrong(f *ast.ForStmt, l *ast.LabeledStmt) (wrong, perIter
 }
 
 // loopVariables returns the identifiers that the init statement of f declares, none when it
-// declares none; the blank identifier has no object, which no reference matches.
+// declares none. The blank identifier is among them: skip it with noLoopVariable.
 func loopVariables(f *ast.ForStmt) []*ast.Ident {
 	as, ok := f.Init.(*ast.AssignStmt)
 	if !ok || as.Tok != token.DEFINE {
@@ -264,6 +265,10 @@ func loopVariables(f *ast.ForStmt) []*ast.Ident {
 	}
 	return vars
 }
+
+// noLoopVariable reports whether v, a loop variable, is no variable to keep: the blank identifier
+// (which go/parser gives an object in a :=, out of every scope) or one without an object.
+func noLoopVariable(v *ast.Ident) bool { return v.Obj == nil || blank(v) }
 
 // refersTo reports whether the identifier e is the variable v.
 func refersTo(e ast.Expr, v *ast.Ident) bool {
@@ -376,14 +381,80 @@ func redeclared(body *ast.BlockStmt, v *ast.Ident) bool {
 	return false
 }
 
-// gotoTargets reports whether a goto statement of the unit jumps to the label name.
-func (p *parsed) gotoTargets(name string) bool {
+// gotoTargets reports whether a goto statement jumps to the label of l: one in the function
+// whose body holds l (the unit's statements where none does), not in a function literal inside
+// it, whose labels are its own.
+func (p *parsed) gotoTargets(l *ast.LabeledStmt) bool {
+	scope := p.labelScope(l)
 	found := false
-	inspectUnit(p, func(n ast.Node) bool {
-		if b, ok := n.(*ast.BranchStmt); ok && b.Tok == token.GOTO && b.Label != nil && b.Label.Name == name {
-			found = true
+	visit := func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.FuncDecl:
+			return n.Body == scope
+		case *ast.BranchStmt:
+			if n.Tok == token.GOTO && n.Label != nil && n.Label.Name == l.Label.Name {
+				found = true
+			}
 		}
 		return !found
-	})
+	}
+	if scope != nil {
+		ast.Inspect(scope, func(n ast.Node) bool { return n == scope || visit(n) })
+	} else {
+		inspectUnit(p, visit)
+	}
 	return found
+}
+
+// labelScope returns the body of the innermost function declaration or literal around l, nil
+// when l is among the unit's statements.
+func (p *parsed) labelScope(l *ast.LabeledStmt) *ast.BlockStmt {
+	var funcs []*ast.BlockStmt // the bodies around the node inspected, innermost last
+	var scope *ast.BlockStmt
+	var stack []ast.Node
+	found := false
+	inspectUnit(p, func(n ast.Node) bool {
+		if found {
+			return false
+		}
+		if n == nil {
+			top := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if len(funcs) > 0 && (isFuncWithBody(top, funcs[len(funcs)-1])) {
+				funcs = funcs[:len(funcs)-1]
+			}
+			return true
+		}
+		if n == l {
+			found = true
+			if len(funcs) > 0 {
+				scope = funcs[len(funcs)-1]
+			}
+			return false
+		}
+		stack = append(stack, n)
+		switch f := n.(type) {
+		case *ast.FuncLit:
+			funcs = append(funcs, f.Body)
+		case *ast.FuncDecl:
+			if f.Body != nil {
+				funcs = append(funcs, f.Body)
+			}
+		}
+		return true
+	})
+	return scope
+}
+
+// isFuncWithBody reports whether n is a function declaration or literal whose body is body.
+func isFuncWithBody(n ast.Node, body *ast.BlockStmt) bool {
+	switch f := n.(type) {
+	case *ast.FuncLit:
+		return f.Body == body
+	case *ast.FuncDecl:
+		return f.Body == body
+	}
+	return false
 }
