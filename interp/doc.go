@@ -375,7 +375,10 @@
 // holding a function literal made in the same function (fn := func() {…}; defer fn()) never
 // returns (the interpreter waits on a lock of the function's frame that its own deferred calls
 // hold): call the literal directly (defer func() {…}()). Go statements had the argument fault
-// too; recover-goroutines evaluates their operands where the go statement stands.
+// too; recover-goroutines evaluates their operands where the go statement stands. Go allows no
+// defer statement outside a function; a cell's top-level defer statement is run by the
+// interpreter at the end of the unit that holds it and again at the end of every later cell,
+// reading its operands anew each time: put it in a function.
 //
 // # Speed
 //
