@@ -392,6 +392,32 @@
 // (switch x = 5; {}, switch f() {}); the rewrite empty-switch runs them as a block
 // ({ x = 5; _ = f() }), as Go does.
 //
+// The interpreter's defer statement keeps the storage of the call's operands (a variable's
+// slot in the function's frame, the slot of an expression's result) and reads it when the
+// function returns, where Go evaluates them at the defer statement: x := 1; defer f(x); x = 5
+// called f(5), and defer f(i+1) in a loop called f with the last iteration's value each time;
+// the same held for fields and elements (defer f(s.x, xs[i])), compiled functions (defer
+// fmt.Println(x)) and the receiver (c := C{1}; defer c.M(); c.v = 2 gave M its later c), and
+// defer f(xs...) failed with an error of reflect. A variable defined by := in a block gets new
+// storage each time the block runs, so the rewrite eval-defers evaluates the operands inside
+// functions into such variables first, in Go's order ({ _gosbiD1a0 := x; defer
+// f(_gosbiD1a0) }), and the function value too where it is a variable (fn of defer fn()). It
+// leaves constants in the call (their type is the parameter's), a defer statement whose only
+// argument is a call of several results, and the receiver of a method (defer obj.M(x), defer
+// mu.Unlock()): the receiver is still read when the function returns, even a variable that
+// := defines in a loop's body (c := C{i}; defer c.M() calls M on the last c each time), so
+// pass the receiver as an argument (defer func(c C) { c.M() }(c)). A function literal without
+// arguments (defer func() { … }()) reads its variables when it runs, as in Go. Still failing,
+// with or without the rewrite: defer f(xs...) fails with "reflect: cannot use []int as type
+// int in Call" (write defer func(v []int) { f(v...) }(xs)), and a deferred call of a variable
+// holding a function literal made in the same function (fn := func() {…}; defer fn()) never
+// returns (the interpreter waits on a lock of the function's frame that its own deferred calls
+// hold): call the literal directly (defer func() {…}()). Go statements had the argument fault
+// too; recover-goroutines evaluates their operands where the go statement stands. Go allows no
+// defer statement outside a function; a cell's top-level defer statement is run by the
+// interpreter at the end of the unit that holds it and again at the end of every later cell,
+// reading its operands anew each time: put it in a function.
+//
 // # Speed
 //
 // Interpreted code runs 100–400 times slower than compiled Go (a loop of 10⁷ float additions

@@ -83,32 +83,43 @@ func (p *parsed) recoverOne(env Env, tt *typeTable) (string, bool) {
 	}
 	line := p.fset.Position(found.Pos()).Line
 	deferred := fmt.Sprintf("defer func() { %s(%d, %d, recover()) }(); ", GoPanicName, env.Cell, line)
-	call := found.Call
 	n := strings.Count(p.Text, GoPanicName+"(") + 1
-	var temps, args []string
+	keep := func(fun ast.Expr) bool {
+		_, lit := fun.(*ast.FuncLit)
+		return lit || evaluatedLate(env, fun, true) || isMethodExpr(tt, fun)
+	}
+	temps, call := p.callTemps(env, found.Call, fmt.Sprintf("_gosbiGo%d", n), keep)
+	text := "{ " + temps + "go func() { " + deferred + call + " }() }" + p.position(found.End())
+	return p.Text[:p.offset(found.Pos())] + text + p.Text[p.offset(found.End()):], true
+}
+
+// callTemps returns the statements that evaluate the operands of call, in order, into
+// temporaries named prefix+"f" (the function value) and prefix+"a0", prefix+"a1", … (the
+// arguments), and the call's text with the temporaries in its place. The function value stays
+// in the call where keep says so, and an argument stays where evaluatedLate says that it may.
+func (p *parsed) callTemps(env Env, call *ast.CallExpr, prefix string, keep func(fun ast.Expr) bool) (temps, text string) {
+	var b strings.Builder
 	temp := func(name string, e ast.Expr) string {
-		temps = append(temps, fmt.Sprintf("%s := %s%s; ", name, p.position(e.Pos()), p.src(e)))
+		fmt.Fprintf(&b, "%s := %s%s; ", name, p.position(e.Pos()), p.src(e))
 		return name
 	}
-	fun := p.src(call.Fun)
-	if _, lit := call.Fun.(*ast.FuncLit); lit || evaluatedLate(env, call.Fun, true) || isMethodExpr(tt, call.Fun) {
-		fun = p.position(call.Fun.Pos()) + fun
-	} else {
-		fun = temp(fmt.Sprintf("_gosbiGo%df", n), call.Fun)
+	fun := p.position(call.Fun.Pos()) + p.src(call.Fun)
+	if !keep(call.Fun) {
+		fun = temp(prefix+"f", call.Fun)
 	}
+	args := make([]string, len(call.Args))
 	for i, a := range call.Args {
 		if evaluatedLate(env, a, false) {
-			args = append(args, p.position(a.Pos())+p.src(a))
+			args[i] = p.position(a.Pos()) + p.src(a)
 			continue
 		}
-		args = append(args, temp(fmt.Sprintf("_gosbiGo%da%d", n, i), a))
+		args[i] = temp(fmt.Sprintf("%sa%d", prefix, i), a)
 	}
 	dots := ""
 	if call.Ellipsis.IsValid() {
 		dots = "..."
 	}
-	text := "{ " + strings.Join(temps, "") + "go func() { " + deferred + fun + "(" + strings.Join(args, ", ") + dots + ") }() }" + p.position(found.End())
-	return p.Text[:p.offset(found.Pos())] + text + p.Text[p.offset(found.End()):], true
+	return b.String(), fun + "(" + strings.Join(args, ", ") + dots + ")"
 }
 
 // soleCallArgument reports whether call's only argument is a call that may give several
