@@ -21,7 +21,7 @@ var assertAny = Pass{
 		if u.Kind == Import {
 			return u.Text, nil
 		}
-		return repeat(u, (*parsed).assertAnyStep), nil
+		return repeat(u, (*parsed).assertAnyStep)
 	},
 }
 

@@ -43,7 +43,7 @@ var bindSwitchTag = Pass{
 			return u.Text, nil
 		}
 		tt := env.types()
-		return repeat(u, func(p *parsed) (string, bool) { return p.bindSwitchTag(tt.with(env, p)) }), nil
+		return repeat(u, func(p *parsed) (string, bool) { return p.bindSwitchTag(tt.with(env, p)) })
 	},
 }
 

@@ -30,7 +30,7 @@ var bindTypeSwitch = Pass{
 		if u.Kind == Import || !strings.Contains(u.Text, ".(type)") {
 			return u.Text, nil
 		}
-		return repeat(u, func(p *parsed) (string, bool) { return p.bindTypeSwitch() }), nil
+		return repeat(u, func(p *parsed) (string, bool) { return p.bindTypeSwitch() })
 	},
 }
 

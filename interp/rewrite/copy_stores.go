@@ -44,7 +44,7 @@ var copyStores = Pass{
 		if u.Kind == Import || env.HasMethods == nil {
 			return u.Text, nil
 		}
-		return repeat(u, func(p *parsed) (string, bool) { return p.copyStoreStep(env) }), nil
+		return repeat(u, func(p *parsed) (string, bool) { return p.copyStoreStep(env) })
 	},
 }
 

@@ -28,7 +28,7 @@ var emptySwitch = Pass{
 		if u.Kind == Import || !strings.Contains(u.Text, "switch") {
 			return u.Text, nil
 		}
-		return repeat(u, func(p *parsed) (string, bool) { return p.emptySwitchStep() }), nil
+		return repeat(u, func(p *parsed) (string, bool) { return p.emptySwitchStep() })
 	},
 }
 

@@ -52,7 +52,7 @@ var evalDefers = Pass{
 			return u.Text, nil
 		}
 		tt := env.types()
-		return repeat(u, func(p *parsed) (string, bool) { return p.evalDeferStep(env, tt.with(env, p)) }), nil
+		return repeat(u, func(p *parsed) (string, bool) { return p.evalDeferStep(env, tt.with(env, p)) })
 	},
 }
 

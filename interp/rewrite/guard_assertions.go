@@ -38,7 +38,7 @@ var guardAssertions = Pass{
 		if len(tt.specs) == 0 {
 			return u.Text, nil
 		}
-		return repeat(u, func(p *parsed) (string, bool) { return p.guardAssertion(tt.with(env, p)) }), nil
+		return repeat(u, func(p *parsed) (string, bool) { return p.guardAssertion(tt.with(env, p)) })
 	},
 }
 

@@ -37,7 +37,7 @@ var hoistMethodValues = Pass{
 		if isPackage == nil {
 			isPackage = func(string) bool { return false }
 		}
-		return repeat(u, func(p *parsed) (string, bool) { return p.hoistOne(isPackage) }), nil
+		return repeat(u, func(p *parsed) (string, bool) { return p.hoistOne(isPackage) })
 	},
 }
 

@@ -59,31 +59,18 @@ var loopVars = Pass{
 			return u.Text, nil
 		}
 		var err error
-		text := repeat(u, func(p *parsed) (string, bool) {
+		text, rerr := repeat(u, func(p *parsed) (string, bool) {
 			text, ok, e := p.loopVarStep()
 			if e != nil {
 				err = e
 			}
 			return text, ok
 		})
-		if err == nil && loopLeft(u, text) {
-			err = fmt.Errorf("this cell has more than %d loops whose variables the session must keep for the interpreter; split it into cells or functions with fewer such loops", maxSteps)
+		if err == nil {
+			err = rerr
 		}
 		return text, err
 	},
-}
-
-// loopLeft reports whether text, the unit u after loop-vars' steps, still holds a loop that
-// needs the rewrite (repeat stops after maxSteps of them).
-func loopLeft(u Unit, text string) bool {
-	next := u
-	next.Text = text
-	p, err := parse(next)
-	if err != nil {
-		return false // the interpreter reports what does not parse
-	}
-	_, ok, _ := p.loopVarStep()
-	return ok
 }
 
 // loopVarStep returns the unit's text with its first loop that needs it rewritten, false when

@@ -88,6 +88,8 @@ func TestCanaryLoopVars(t *testing.T) {
 // TestLoopVarsMany checks that loop-vars mends every loop of a unit up to maxSteps and fails
 // the unit past them rather than leaving a loop as the interpreter would run it.
 func TestLoopVarsMany(t *testing.T) {
+	defer func(n int) { maxSteps = n }(maxSteps)
+	maxSteps = 20
 	loops := func(n int) string {
 		var b strings.Builder
 		b.WriteString("func many() {\n")
@@ -102,6 +104,6 @@ func TestLoopVarsMany(t *testing.T) {
 		t.Errorf("%d loops: %d rewritten, error %v; want all, no error", maxSteps, strings.Count(text, "*/i := 0;"), err)
 	}
 	if _, err := loopVars.Rewrite(Env{}, Unit{Kind: Decl, Text: loops(maxSteps + 1), Line: 1, Col: 1}); err == nil || !strings.Contains(err.Error(), "more than") {
-		t.Errorf("%d loops: error %v, want one saying the cell has more loops than the session mends", maxSteps+1, err)
+		t.Errorf("%d loops: error %v, want one saying the cell has more statements than the session rewrites", maxSteps+1, err)
 	}
 }

@@ -51,7 +51,7 @@ var recoverGoroutines = Pass{
 			return u.Text, nil
 		}
 		tt := env.types()
-		return repeat(u, func(p *parsed) (string, bool) { return p.recoverOne(env, tt.with(env, p)) }), nil
+		return repeat(u, func(p *parsed) (string, bool) { return p.recoverOne(env, tt.with(env, p)) })
 	},
 }
 

@@ -44,6 +44,9 @@ var reorderDefines = Pass{
 				return u.Text, nil // a rewrite that does not parse: none of them
 			}
 		}
+		if _, ok := p.reorderOne(); ok {
+			return "", tooManySteps()
+		}
 		return cur.Text, nil
 	},
 }

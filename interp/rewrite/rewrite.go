@@ -310,28 +310,41 @@ func (p *parsed) position(pos token.Pos) string {
 	return fmt.Sprintf("/*line _.go:%d:%d*/", q.Line, q.Column)
 }
 
-// repeat applies a rewrite of one statement at a time until it finds nothing more to do
-// (at most maxSteps times), and returns the last text that parses.
-func repeat(u Unit, step func(p *parsed) (string, bool)) string {
+// repeat applies a rewrite of one statement at a time until it finds nothing more to do, and
+// returns the last text that parses. It fails when maxSteps steps leave a statement to
+// rewrite, so that none is left as the interpreter would run it without a word.
+func repeat(u Unit, step func(p *parsed) (string, bool)) (string, error) {
 	cur := u
 	for range maxSteps {
 		p, err := parse(cur)
 		if err != nil {
-			break
+			return cur.Text, nil
 		}
 		text, ok := step(p)
 		if !ok {
-			break
+			return cur.Text, nil
 		}
 		next := cur
 		next.Text = text
 		if !parses(next) {
-			break
+			return cur.Text, nil
 		}
 		cur = next
 	}
-	return cur.Text
+	if p, err := parse(cur); err == nil {
+		if _, ok := step(p); ok {
+			return "", tooManySteps()
+		}
+	}
+	return cur.Text, nil
 }
 
-// maxSteps bounds the statements of one unit that a pass rewrites one at a time.
-const maxSteps = 100
+// tooManySteps is the error of a pass that maxSteps steps left with a statement to rewrite.
+func tooManySteps() error {
+	return fmt.Errorf("this part of the cell has more than %d statements that the session must rewrite for the interpreter; split it into smaller cells or functions", maxSteps)
+}
+
+// maxSteps bounds the statements of one unit that a pass rewrites one at a time (each step
+// parses the unit again), and the depth of nested sites that rewriteAll rewrites. It is a
+// variable so that tests can lower it.
+var maxSteps = 300

@@ -54,7 +54,7 @@ var wrapErrors = Pass{
 		if !errorType {
 			return u.Text, nil
 		}
-		return repeat(u, func(p *parsed) (string, bool) { return p.wrapErrorsCall(env, chain) }), nil
+		return repeat(u, func(p *parsed) (string, bool) { return p.wrapErrorsCall(env, chain) })
 	},
 }
 

@@ -118,7 +118,11 @@ var wrapFmtArgs = Pass{
 		}
 		if env.types != nil && len(env.types().specs) > 0 {
 			tt := env.types()
-			u.Text = repeat(u, func(p *parsed) (string, bool) { return p.promoteFmtArg(env, tt.with(env, p)) })
+			text, err := repeat(u, func(p *parsed) (string, bool) { return p.promoteFmtArg(env, tt.with(env, p)) })
+			if err != nil {
+				return "", err
+			}
+			u.Text = text
 		}
 		var value, pointer bool
 		if env.PrintMethods != nil {
@@ -143,7 +147,7 @@ var wrapFmtArgs = Pass{
 				u.Text = p.wrapResult(pointer, with(p))
 			}
 		}
-		return repeat(u, func(p *parsed) (string, bool) { return p.wrapFmtArg(env, pointer, with(p)) }), nil
+		return repeat(u, func(p *parsed) (string, bool) { return p.wrapFmtArg(env, pointer, with(p)) })
 	},
 }
 

@@ -47,7 +47,7 @@ var wrapInterfaces = Pass{
 		if env.Compiled == nil || env.IsPackage == nil {
 			return u.Text, nil
 		}
-		return repeat(u, func(p *parsed) (string, bool) { return p.wrapOne(env) }), nil
+		return repeat(u, func(p *parsed) (string, bool) { return p.wrapOne(env) })
 	},
 }
 
