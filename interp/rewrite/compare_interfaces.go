@@ -1,7 +1,6 @@
 package rewrite
 
 import (
-	"fmt"
 	"go/ast"
 	"go/token"
 	"slices"
@@ -104,25 +103,7 @@ func (p *parsed) replaceSpans(spans []span) string {
 // rewriteAll applies step to the unit until it finds nothing more to do, and returns the
 // last text. Each step rewrites every site it finds that lies in no other (one inside
 // another is found again in the next step), so the steps are as many as the sites are deep.
-// Unlike repeat it leaves no site silently: it fails when a step's text does not parse or the
-// steps do not end.
+// Unlike repeat it leaves no site silently where a step's text does not parse: it fails.
 func rewriteAll(u Unit, step func(p *parsed) (string, bool)) (string, error) {
-	cur := u
-	for range maxSteps {
-		p, err := parse(cur)
-		if err != nil {
-			return cur.Text, nil // the interpreter reports what does not parse
-		}
-		text, ok := step(p)
-		if !ok {
-			return cur.Text, nil
-		}
-		next := cur
-		next.Text = text
-		if !parses(next) {
-			return "", fmt.Errorf("the session could not rewrite this cell (the rewritten text does not parse); split the statement that fails into simpler ones")
-		}
-		cur = next
-	}
-	return "", fmt.Errorf("this cell nests more than %d expressions that the session must rewrite one inside another; split it into simpler statements", maxSteps)
+	return stepUntilDone(u, step, true)
 }

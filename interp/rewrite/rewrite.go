@@ -314,11 +314,18 @@ func (p *parsed) position(pos token.Pos) string {
 // returns the last text that parses. It fails when maxSteps steps leave a statement to
 // rewrite, so that none is left as the interpreter would run it without a word.
 func repeat(u Unit, step func(p *parsed) (string, bool)) (string, error) {
+	return stepUntilDone(u, step, false)
+}
+
+// stepUntilDone applies step to the unit until it finds nothing more to do and returns the
+// last text. A step whose text does not parse ends the steps, with the text before it, or with
+// an error when strict. It fails when maxSteps steps leave something to rewrite.
+func stepUntilDone(u Unit, step func(p *parsed) (string, bool), strict bool) (string, error) {
 	cur := u
 	for range maxSteps {
 		p, err := parse(cur)
 		if err != nil {
-			return cur.Text, nil
+			return cur.Text, nil // the interpreter reports what does not parse
 		}
 		text, ok := step(p)
 		if !ok {
@@ -327,6 +334,9 @@ func repeat(u Unit, step func(p *parsed) (string, bool)) (string, error) {
 		next := cur
 		next.Text = text
 		if !parses(next) {
+			if strict {
+				return "", fmt.Errorf("the session could not rewrite this cell (the rewritten text does not parse); split the statement that fails into simpler ones")
+			}
 			return cur.Text, nil
 		}
 		cur = next
