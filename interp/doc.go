@@ -407,7 +407,15 @@
 // mu.Unlock()): the receiver is still read when the function returns, even a variable that
 // := defines in a loop's body (c := C{i}; defer c.M() calls M on the last c each time), so
 // pass the receiver as an argument (defer func(c C) { c.M() }(c)). A function literal without
-// arguments (defer func() { … }()) reads its variables when it runs, as in Go. Still failing,
+// arguments (defer func() { … }()) reads its variables when it runs, as in Go. A deferred call
+// with an operand that the session passes through its printing helpers (a value of a cell's
+// type, or an interface that may hold one, given to fmt) is left as written too, as a
+// temporary of the helper's result would reach fmt as the interpreter's record of the value:
+// in a loop such a call sees the last value (copy it into a variable of its own type first). A
+// deferred function literal and a deferred method value in a loop see the last value as well
+// (defer func() { fmt.Print(i) }() prints 2 2 2 for i from 0 to 2; pass i as an argument:
+// defer func(i int) { fmt.Print(i) }(i)); a spread into a compiled variadic (defer
+// fmt.Println(xs...)) prints the slice as one operand. Still failing,
 // with or without the rewrite: defer f(xs...) fails with "reflect: cannot use []int as type
 // int in Call" (write defer func(v []int) { f(v...) }(xs)), and a deferred call of a variable
 // holding a function literal made in the same function (fn := func() {…}; defer fn()) never

@@ -57,6 +57,25 @@ func TestDeferEvaluatesArguments(t *testing.T) {
 	}
 }
 
+// TestDeferHeldFmtOperand checks that a deferred fmt call whose operand wrap-fmt-args passes
+// through its type switch (an any holding a value of a cell's type, in a session with a
+// pointer-receiver Error and a String) prints the value, as the same call not deferred does:
+// with the operand moved to a temporary, fmt got the interpreter's record of the value
+// ("h {0x… {0x… 0x… 409}}"). Go prints h P(1); the session prints the fields there, as without defer.
+func TestDeferHeldFmtOperand(t *testing.T) {
+	ts := newTestSession(t)
+	ts.mustRun(t, "import \"fmt\"\ntype P struct{ X int }\nfunc (p P) String() string { return fmt.Sprintf(\"P(%d)\", p.X) }\n"+
+		"type E struct{}\nfunc (e *E) Error() string { return \"e\" }\nfunc h(v any) { defer fmt.Println(\"h\", v) }\nfunc h2(v any) { fmt.Println(\"h\", v) }")
+	ts.out.Reset()
+	ts.mustRun(t, "h2(P{1})")
+	plain := ts.out.String()
+	ts.out.Reset()
+	ts.mustRun(t, "h(P{1})")
+	if got := ts.out.String(); got != plain || strings.Contains(got, "0x") {
+		t.Errorf("deferred fmt.Println of an any holding P{1} printed %q, the same call not deferred %q", got, plain)
+	}
+}
+
 // TestDeferPositions checks that a compile error and a panic in a rewritten defer statement
 // name the cell's own line and column.
 func TestDeferPositions(t *testing.T) {

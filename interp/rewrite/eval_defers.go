@@ -26,7 +26,10 @@ import (
 // variable or an expression (fn of defer fn(), fs[i], g()), not when it is a function literal,
 // the name of a function or a builtin, a package's function or a method expression. Operands
 // stay in the call where a temporary would change the program: constants, whose type the call
-// decides (defer takesFloat(1)); and a defer statement is left as written where its only
+// decides (defer takesFloat(1)); and a defer statement is left as written where an argument
+// is an operand that wrap-fmt-args passed through one of its helpers (a temporary of its
+// result would reach fmt as the interpreter's record of the value: defer fmt.Println(v) with v
+// an any holding a cell's value), where its only
 // argument is a call that may give several values (defer f(g())), where its function value is
 // a selector other than a package's function (defer mu.Unlock(), defer obj.M(x): moving
 // the method value, f := mu.Unlock, would be Go's meaning, but the interpreter's method values
@@ -109,6 +112,11 @@ func (p *parsed) evalDeferStep(env Env, tt *typeTable) (string, bool) {
 func needsEval(env Env, tt *typeTable, call *ast.CallExpr) bool {
 	if soleCallArgument(env, tt, call) {
 		return false
+	}
+	for _, a := range call.Args {
+		if c, ok := ast.Unparen(a).(*ast.CallExpr); ok && fmtWrapped(c) {
+			return false // the interpreter hands fmt a temporary of such a result as its own record
+		}
 	}
 	moves := !keepDeferFun(env, tt, call.Fun) && !isDeferTemp(call.Fun)
 	for _, a := range call.Args {

@@ -588,12 +588,21 @@ func fmtOperand(a ast.Expr, alone bool) bool {
 	case *ast.Ident:
 		return a.Name != "nil"
 	case *ast.CallExpr:
-		if id, ok := a.Fun.(*ast.Ident); ok && (id.Name == FmtArgName || id.Name == FmtPtrName || id.Name == FmtValName) || heldCall(a) {
+		if fmtWrapped(a) {
 			return false
 		}
 		return !alone
 	}
 	return true
+}
+
+// fmtWrapped reports whether call is an operand that wrap-fmt-args passed through one of its
+// helpers or function literals.
+func fmtWrapped(call *ast.CallExpr) bool {
+	if id, ok := call.Fun.(*ast.Ident); ok && (id.Name == FmtArgName || id.Name == FmtPtrName || id.Name == FmtValName) {
+		return true
+	}
+	return heldCall(call)
 }
 
 // heldCall reports whether call calls the function literal of heldFmtArg or of fmtMirror.
