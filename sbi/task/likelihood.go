@@ -3,6 +3,8 @@ package task
 import (
 	"fmt"
 	"math"
+
+	"github.com/gosbi/gosbi/sbi/internal/mathx"
 )
 
 // seriesModel is the observation model of a SeriesTask given the ODE's solution: solve returns
@@ -99,12 +101,13 @@ func logBinomial(k float64, n int, p float64) (float64, error) {
 	return lc + xlogy(k, p) + xlogy(float64(n)-k, 1-p), nil
 }
 
-// xlogy is x·log y, 0 where x = 0 (so that a count of 0 at p = 0 has probability 1).
+// xlogy is x·log y, 0 where x = 0 (so that a count of 0 at p = 0 has probability 1), with the
+// logarithm of mathx, right for a subnormal y (a proportion I/N that underflows).
 func xlogy(x, y float64) float64 {
 	if x == 0 {
 		return 0
 	}
-	return x * math.Log(y)
+	return x * mathx.Log(y)
 }
 
 func lgamma(x float64) float64 {
@@ -121,7 +124,7 @@ func lvModel(sd float64) seriesModel {
 			if !(x > 0) {
 				return 0, fmt.Errorf("expected a positive value (the data are log-normal: pass the series as simulated, not its logarithm)")
 			}
-			lx := math.Log(x)
+			lx := mathx.Log(x)
 			z := (lx - math.Log(math.Min(1e4, math.Max(1e-10, u[ch])))) / sd
 			return -lx - math.Log(sd) - 0.5*math.Log(2*math.Pi) - z*z/2, nil
 		},

@@ -314,3 +314,21 @@ func TestSeriesLikelihoodErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestLikelihoodSubnormal checks the logarithms of the observation models at a subnormal
+// argument, where math.Log on amd64 is wrong (golang/go#56600): a sir proportion I/N of 1e-310
+// and a lotka_volterra value of 1e-310 must give ln(1e-310) = −310·ln 10.
+func TestLikelihoodSubnormal(t *testing.T) {
+	want := -310 * math.Ln10
+	if got := xlogy(1, 1e-310); math.Abs(got-want) > 1e-9*math.Abs(want) {
+		t.Errorf("xlogy(1, 1e-310) = %v, want %v", got, want)
+	}
+	m := lvModel(0.1)
+	u := []float64{1, 1}
+	got, err := m.logObs(u, 0, 1e-310) // log density −lx − log sd − log 2π/2 − lx²/(2 sd²) at u = 1
+	lx := want
+	ref := -lx - math.Log(0.1) - 0.5*math.Log(2*math.Pi) - lx*lx/0.02
+	if err != nil || math.Abs(got-ref) > 1e-9*math.Abs(ref) {
+		t.Errorf("lotka_volterra log density of 1e-310 = %v, %v; want %v", got, err, ref)
+	}
+}
