@@ -6,12 +6,14 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/gosbi/gosbi/runenv"
 	"github.com/gosbi/gosbi/sbi"
 	"github.com/gosbi/gosbi/sbi/dist"
+	"github.com/gosbi/gosbi/sbi/internal/safe"
 )
 
 // ReferenceModel is what ReferenceLogPosteriors needs of a model with a tractable likelihood.
@@ -76,6 +78,12 @@ type ReferenceResult struct {
 // LogPosterior is still filled in, and callers must leave it out and say how many they did.
 func ReferenceLogPosteriors(theta, x *mat.Dense, model ReferenceModel, cfg ReferenceConfig) (*ReferenceResult, error) {
 	return ReferenceLogPosteriorsContext(runenv.Context(), theta, x, model, cfg)
+}
+
+// MustReferenceLogPosteriors is ReferenceLogPosteriors for notebook cells: it returns the
+// result alone and panics with ReferenceLogPosteriors' error.
+func MustReferenceLogPosteriors(theta, x *mat.Dense, model ReferenceModel, cfg ReferenceConfig) *ReferenceResult {
+	return safe.Must(ReferenceLogPosteriors(theta, x, model, cfg))
 }
 
 // ReferenceLogPosteriorsContext is ReferenceLogPosteriors stopped by ctx instead of the host's
@@ -325,11 +333,11 @@ func mixtureLogDensity(draws *mat.Dense, prior dist.Distribution, props []sbi.Po
 			lq = props[k-1].LogProb(draws)
 			if a, ok := props[k-1].(interface{ AcceptanceRate() float64 }); ok {
 				if rate := a.AcceptanceRate(); rate > 0 && rate < 1 {
-					floatsAddConst(lq, -math.Log(rate))
+					floats.AddConst(-math.Log(rate), lq)
 				}
 			}
 		}
-		floatsAddConst(lq, math.Log(float64(c)/float64(n)))
+		floats.AddConst(math.Log(float64(c)/float64(n)), lq)
 		terms = append(terms, lq)
 	}
 	out := make([]float64, n)
@@ -338,31 +346,9 @@ func mixtureLogDensity(draws *mat.Dense, prior dist.Distribution, props []sbi.Po
 		for k := range terms {
 			col[k] = terms[k][j]
 		}
-		out[j] = logSumExpSlice(col)
+		out[j] = floats.LogSumExp(col) // −Inf where every term is
 	}
 	return out
-}
-
-func floatsAddConst(v []float64, c float64) {
-	for i := range v {
-		v[i] += c
-	}
-}
-
-// logSumExpSlice is log Σ exp(v), −Inf when every value is −Inf.
-func logSumExpSlice(v []float64) float64 {
-	best := math.Inf(-1)
-	for _, x := range v {
-		best = math.Max(best, x)
-	}
-	if math.IsInf(best, -1) {
-		return best
-	}
-	s := 0.0
-	for _, x := range v {
-		s += math.Exp(x - best)
-	}
-	return best + math.Log(s)
 }
 
 // weighPair turns the log weights into the evidence, its standard error and the effective
