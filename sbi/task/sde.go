@@ -292,3 +292,92 @@ func (t *LotkaVolterraSDETask) QuasiRefit(cfg MCMCConfig) func(rng *rand.Rand, x
 		return mat.DenseCopyOf(u.Slice(0, n, 0, lvParamDim)), nil
 	}
 }
+
+// LogSeries returns the logarithm of the populations in x (one simulation per row, as Simulate
+// returns them: X at the 101 times, then Y) as series stored channels-last, the layout of
+// sbi.CNN1DEmbedding: column 2t holds log X(tᵢ) and column 2t+1 log Y(tᵢ). The noise is
+// multiplicative, so on the logarithm it is close to additive. A failed simulation (a NaN
+// row) stays NaN, so that training drops it. It panics unless x has 202 columns.
+func (t *LotkaVolterraSDETask) LogSeries(x *mat.Dense) *mat.Dense {
+	n, c := x.Dims()
+	if c != lvDataDim {
+		panic(fmt.Sprintf("task lotka_volterra_sde: LogSeries of x with %d columns, want %d (X at %d times, then Y)", c, lvDataDim, lvSDESteps))
+	}
+	out := mat.NewDense(n, lvDataDim, nil)
+	for i := 0; i < n; i++ {
+		in, s := x.RawRowView(i), out.RawRowView(i)
+		for k := 0; k < lvSDESteps; k++ {
+			s[2*k], s[2*k+1] = math.Log(in[k]), math.Log(in[lvSDESteps+k])
+		}
+	}
+	return out
+}
+
+// SummaryStatistics returns, for each row of series (LogSeries' layout, a and b the two
+// channels), the nine statistics that Papamakarios, Sterratt and Murray (2019, "Sequential
+// neural likelihood", appendix of the Lotka–Volterra model) keep of a predator–prey series:
+//
+//	mean(a), mean(b), log var(a), log var(b), ρ₁(a), ρ₂(a), ρ₁(b), ρ₂(b), corr(a, b),
+//
+// with var the sample variance (divisor n − 1), ρₖ(s) = Σₜ₌ₖ (sₜ − s̄)(sₜ₋ₖ − s̄) / Σₜ (sₜ − s̄)²
+// the autocorrelation at lag k and corr Pearson's correlation. The paper computes them on the
+// populations; here they are taken of what LogSeries returns. A constant channel has no
+// autocorrelation, and its row is NaN. It panics unless series has 202 columns.
+func (t *LotkaVolterraSDETask) SummaryStatistics(series *mat.Dense) *mat.Dense {
+	n, c := series.Dims()
+	if c != lvDataDim {
+		panic(fmt.Sprintf("task lotka_volterra_sde: SummaryStatistics of series with %d columns, want %d (%d steps × 2 channels)", c, lvDataDim, lvSDESteps))
+	}
+	out := mat.NewDense(n, 9, nil)
+	a, b := make([]float64, lvSDESteps), make([]float64, lvSDESteps)
+	for i := 0; i < n; i++ {
+		s := series.RawRowView(i)
+		for k := range a {
+			a[k], b[k] = s[2*k], s[2*k+1]
+		}
+		ma, va := seriesMoments(a)
+		mb, vb := seriesMoments(b)
+		out.SetRow(i, []float64{ma, mb, math.Log(va), math.Log(vb),
+			autocorrelation(a, ma, 1), autocorrelation(a, ma, 2), autocorrelation(b, mb, 1), autocorrelation(b, mb, 2),
+			crossCorrelation(a, b, ma, mb)})
+	}
+	return out
+}
+
+// seriesMoments returns the mean and the sample variance (divisor n − 1) of s.
+func seriesMoments(s []float64) (mean, variance float64) {
+	for _, v := range s {
+		mean += v
+	}
+	mean /= float64(len(s))
+	for _, v := range s {
+		variance += (v - mean) * (v - mean)
+	}
+	return mean, variance / float64(len(s)-1)
+}
+
+// autocorrelation is ρₖ(s) = Σₜ₌ₖ (sₜ − m)(sₜ₋ₖ − m) / Σₜ (sₜ − m)², NaN for a constant s.
+func autocorrelation(s []float64, m float64, k int) float64 {
+	var num, den float64
+	for i, v := range s {
+		den += (v - m) * (v - m)
+		if i >= k {
+			num += (v - m) * (s[i-k] - m)
+		}
+	}
+	if den == 0 {
+		return math.NaN()
+	}
+	return num / den
+}
+
+// crossCorrelation is Pearson's correlation of a and b with means ma and mb.
+func crossCorrelation(a, b []float64, ma, mb float64) float64 {
+	var ab, aa, bb float64
+	for i := range a {
+		ab += (a[i] - ma) * (b[i] - mb)
+		aa += (a[i] - ma) * (a[i] - ma)
+		bb += (b[i] - mb) * (b[i] - mb)
+	}
+	return ab / math.Sqrt(aa*bb)
+}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 )
 
@@ -196,5 +197,71 @@ func TestQuasiPosteriorRedrawPath(t *testing.T) {
 	ar, _ := NewARFIMA(300)
 	if _, err := ar.WhittlePosterior(rand.New(rand.NewPCG(1, 1)), make([]float64, 300), 10, MCMCConfig{RedrawPath: true}); err == nil || !strings.Contains(err.Error(), "RedrawPath") {
 		t.Errorf("WhittlePosterior with RedrawPath: error %v, want one naming RedrawPath", err)
+	}
+}
+
+// TestLotkaVolterraSDESeries checks LogSeries' layout and SummaryStatistics against closed
+// forms: for the alternating series sₜ = (−1)ᵗ of n = 101 steps the mean m is 1/101, the
+// sum of squares Σ(sₜ − m)² = 101 − 1/101, and the lag-k sum Σ(sₜ − m)(sₜ₋ₖ − m) expands to
+// Σsₜsₜ₋ₖ − mΣ(sₜ + sₜ₋ₖ) + (n − k)m² with Σsₜsₜ₋ₖ = ±(n − k) (so ρ₁ = −100(1 − 1/101²)/
+// (101 − 1/101)); a channel 3s + 2 has 9 times the variance and correlation 1 with s, and −s
+// has −1.
+func TestLotkaVolterraSDESeries(t *testing.T) {
+	tk := LotkaVolterraSDE()
+	x := mat.NewDense(2, lvDataDim, nil)
+	for k := 0; k < lvSDESteps; k++ {
+		x.Set(0, k, float64(k+1))
+		x.Set(0, lvSDESteps+k, float64(1000+k))
+		x.Set(1, k, math.NaN())
+		x.Set(1, lvSDESteps+k, 1)
+	}
+	s := tk.LogSeries(x)
+	for k := 0; k < lvSDESteps; k++ {
+		if s.At(0, 2*k) != math.Log(float64(k+1)) || s.At(0, 2*k+1) != math.Log(float64(1000+k)) {
+			t.Fatalf("step %d: log series (%v, %v), want (log %d, log %d)", k, s.At(0, 2*k), s.At(0, 2*k+1), k+1, 1000+k)
+		}
+		if !math.IsNaN(s.At(1, 2*k)) {
+			t.Fatalf("a failed simulation's step %d is %v, want NaN", k, s.At(1, 2*k))
+		}
+	}
+
+	const n = lvSDESteps
+	series := mat.NewDense(2, lvDataDim, nil)
+	for k := 0; k < n; k++ {
+		alt := 1.0
+		if k%2 == 1 {
+			alt = -1
+		}
+		series.Set(0, 2*k, alt)
+		series.Set(0, 2*k+1, 3*alt+2)
+		series.Set(1, 2*k, alt)
+		series.Set(1, 2*k+1, -alt)
+	}
+	m := 1.0 / n
+	ss := n - 1.0/n // Σ (sₜ − m)²
+	// Σ (sₜ − m)(sₜ₋ₖ − m) = Σ sₜsₜ₋ₖ − m Σ (sₜ + sₜ₋ₖ) + (n−k)m², over t = k … n−1.
+	lag := func(k int) float64 {
+		prod := float64(n - k)
+		if k%2 == 1 {
+			prod = -prod
+		}
+		var sum float64 // Σ (sₜ + sₜ₋ₖ)
+		for tt := k; tt < n; tt++ {
+			sum += math.Pow(-1, float64(tt)) + math.Pow(-1, float64(tt-k))
+		}
+		return (prod - m*sum + float64(n-k)*m*m) / ss
+	}
+	want := []float64{m, 3*m + 2, math.Log(ss / (n - 1)), math.Log(9 * ss / (n - 1)), lag(1), lag(2), lag(1), lag(2), 1}
+	got := tk.SummaryStatistics(series)
+	for j, w := range want {
+		if math.Abs(got.At(0, j)-w) > 1e-12 {
+			t.Errorf("statistic %d = %.15g, want %.15g", j, got.At(0, j), w)
+		}
+	}
+	if r := got.At(1, 8); math.Abs(r+1) > 1e-12 {
+		t.Errorf("correlation of s and −s = %v, want −1", r)
+	}
+	if r1 := lag(1); math.Abs(r1-(-100*(1-1/float64(n*n))/(n-1.0/n))) > 1e-12 {
+		t.Fatalf("the test's own ρ₁ %v disagrees with its closed form", r1)
 	}
 }

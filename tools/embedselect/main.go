@@ -2,6 +2,7 @@
 // before it ran and applied alike to both families:
 //
 //	go run ./tools/embedselect [-n 10000] [-test 1000] [-epochs 150] [-seed 0] [-tasks sir_raw,lotka_volterra_raw]
+//	go run ./tools/embedselect -epochs 500 -tasks lotka_volterra_sde
 //
 // For each task it trains one NPE per candidate (the tutorial's flow, batch, learning rate
 // and early stopping) on n simulations drawn with the selection seed, and scores each by the
@@ -14,6 +15,10 @@
 // The candidates, three in each family, vary what a network of that kind is known to be
 // sensitive to: the width of an MLP on a long input, and the resolution (pooling) and
 // width of a CNN. The first of each is the tutorial's earlier choice.
+//
+// lotka_volterra_sde, the stochastic model of tutorial 06's section 7, is read as the
+// tutorial reads it: the logarithm of both populations, channels-last
+// (task.LotkaVolterraSDETask.LogSeries).
 package main
 
 import (
@@ -35,18 +40,18 @@ import (
 // candidate is one embedding of a family.
 type candidate struct {
 	family, name string
-	emb          func(st *task.SeriesTask) sbi.Embedding
+	emb          func(channels int) sbi.Embedding
 }
 
 func candidates() []candidate {
-	cnn := func(conv []int, pool int, hidden int) func(st *task.SeriesTask) sbi.Embedding {
-		return func(st *task.SeriesTask) sbi.Embedding {
-			return sbi.CNN1DEmbedding{Channels: st.Channels(), Conv: conv, Kernel: 5, Pool: pool, Pooling: "mean",
+	cnn := func(conv []int, pool int, hidden int) func(channels int) sbi.Embedding {
+		return func(channels int) sbi.Embedding {
+			return sbi.CNN1DEmbedding{Channels: channels, Conv: conv, Kernel: 5, Pool: pool, Pooling: "mean",
 				IndependentScaling: true, Hidden: []int{hidden}, Out: 20}
 		}
 	}
-	mlp := func(w int) func(st *task.SeriesTask) sbi.Embedding {
-		return func(*task.SeriesTask) sbi.Embedding { return sbi.MLPEmbedding{Hidden: []int{w, w}, Out: 20} }
+	mlp := func(w int) func(channels int) sbi.Embedding {
+		return func(int) sbi.Embedding { return sbi.MLPEmbedding{Hidden: []int{w, w}, Out: 20} }
 	}
 	return []candidate{
 		{"MLP", "2×64", mlp(64)},
@@ -58,20 +63,29 @@ func candidates() []candidate {
 	}
 }
 
-// simulate draws n pairs of st from stream (6, stream), the logarithm of Lotka–Volterra's
-// populations as the tutorial reads them.
-func simulate(st *task.SeriesTask, stream uint64, n int) (*mat.Dense, *mat.Dense, error) {
+// series is a task whose data are series, as the tutorial reads them.
+type series struct {
+	task     task.Task
+	channels int
+	prepare  func(x *mat.Dense) *mat.Dense // what the estimators read of a simulation
+}
+
+// simulate draws n pairs of st from stream (6, stream) and prepares them as the tutorial
+// does (the logarithm of Lotka–Volterra's populations).
+func simulate(st series, stream uint64, n int) (*mat.Dense, *mat.Dense, error) {
 	rng := rand.New(rand.NewPCG(6, stream))
-	sim, err := task.Simulate(rng, st, st.Prior().Sample(rng, n))
+	sim, err := task.Simulate(rng, st.task, st.task.Prior().Sample(rng, n))
 	if err != nil {
-		return nil, nil, fmt.Errorf("simulate %s: %w", st.Name(), err)
+		return nil, nil, fmt.Errorf("simulate %s: %w", st.task.Name(), err)
 	}
-	x := sim.X
-	if st.Name() == "lotka_volterra_raw" {
-		x = mat.DenseCopyOf(x)
-		x.Apply(func(_, _ int, v float64) float64 { return math.Log(v) }, x)
-	}
-	return sim.Theta, x, nil
+	return sim.Theta, st.prepare(sim.X), nil
+}
+
+// logOf returns the elementwise logarithm of x.
+func logOf(x *mat.Dense) *mat.Dense {
+	out := mat.DenseCopyOf(x)
+	out.Apply(func(_, _ int, v float64) float64 { return math.Log(v) }, out)
+	return out
 }
 
 func main() {
@@ -93,16 +107,22 @@ func main() {
 
 // seriesTasks returns the tasks of names, checked before the first one runs, and refuses
 // arguments after the flags (the tasks are given with -tasks).
-func seriesTasks(names, args []string) ([]*task.SeriesTask, error) {
+func seriesTasks(names, args []string) ([]series, error) {
 	if len(args) > 0 {
 		return nil, fmt.Errorf("unexpected arguments %q: give the tasks with -tasks", args)
 	}
-	all := map[string]*task.SeriesTask{"sir_raw": task.SIRRaw(), "lotka_volterra_raw": task.LotkaVolterraRaw()}
-	var sts []*task.SeriesTask
+	same := func(x *mat.Dense) *mat.Dense { return x }
+	sde := task.LotkaVolterraSDE()
+	all := map[string]series{
+		"sir_raw":            {task.SIRRaw(), 1, same},
+		"lotka_volterra_raw": {task.LotkaVolterraRaw(), 2, logOf},
+		"lotka_volterra_sde": {sde, 2, sde.LogSeries},
+	}
+	var sts []series
 	for _, name := range names {
 		st, ok := all[name]
 		if !ok {
-			return nil, fmt.Errorf("unknown task %q: want sir_raw or lotka_volterra_raw", name)
+			return nil, fmt.Errorf("unknown task %q: want sir_raw, lotka_volterra_raw or lotka_volterra_sde", name)
 		}
 		sts = append(sts, st)
 	}
@@ -130,10 +150,10 @@ func (c *choice) add(family, name string, score float64) error {
 	return nil
 }
 
-func run(n, nTest, epochs int, seed uint64, sts []*task.SeriesTask) error {
+func run(n, nTest, epochs int, seed uint64, sts []series) error {
 	fmt.Printf("| task | family | candidate | expected log density | epochs | seconds |\n| --- | --- | --- | --- | --- | --- |\n")
 	for _, st := range sts {
-		name := st.Name()
+		name := st.task.Name()
 		thetaTest, xTest, err := simulate(st, 2, nTest)
 		if err != nil {
 			return err
@@ -145,7 +165,7 @@ func run(n, nTest, epochs int, seed uint64, sts []*task.SeriesTask) error {
 		var chosen choice
 		for _, c := range candidates() {
 			start := time.Now()
-			npe := sbi.NewNPE(st.Prior(), sbi.NPEConfig{Flow: "nsf", Transforms: 3, Hidden: 64, Embedding: c.emb(st)})
+			npe := sbi.NewNPE(st.task.Prior(), sbi.NPEConfig{Flow: "nsf", Transforms: 3, Hidden: 64, Embedding: c.emb(st.channels)})
 			res, err := npe.Train(theta, x, sbi.TrainConfig{Epochs: epochs, BatchSize: 128, LearningRate: 1e-3, Seed: seed})
 			if err != nil {
 				return fmt.Errorf("%s %s %s: %w", name, c.family, c.name, err)
