@@ -25,6 +25,14 @@ var sirTimes = func() []float64 {
 	return t
 }()
 
+// sirPrior is the prior of sbibm's sir: β ~ LogNormal(log 0.4, 0.5), γ ~ LogNormal(log 0.125, 0.2).
+func sirPrior() dist.Distribution {
+	return dist.NewLogNormal([]float64{math.Log(0.4), math.Log(0.125)}, []float64{0.5, 0.2})
+}
+
+// sirLabels name the parameters of sir: the infection and the recovery rate.
+var sirLabels = []string{"β", "γ"}
+
 // SIR is sbibm's sir task: β ~ LogNormal(log 0.4, 0.5), γ ~ LogNormal(log 0.125, 0.2); the SIR
 // ODE dS = −βSI/N, dI = βSI/N − γI, dR = γI with N = 10⁶, (S, I, R)(0) = (N−1, 1, 0), solved
 // in Go (Dormand–Prince 5(4), rtol 10⁻⁸, atol 10⁻⁹) at days 0, 17, …, 153, and
@@ -32,8 +40,8 @@ var sirTimes = func() []float64 {
 func SIR() Task {
 	return &base{
 		name:        "sir",
-		prior:       dist.NewLogNormal([]float64{math.Log(0.4), math.Log(0.125)}, []float64{0.5, 0.2}),
-		paramLabels: []string{"β", "γ"}, dataDim: 10, files: "sir", obsFile: "observation.csv",
+		prior:       sirPrior(),
+		paramLabels: sirLabels, dataDim: 10, files: "sir", obsFile: "observation.csv",
 		row: func(rng *rand.Rand, theta, x []float64) {
 			sol, err := solveSIR(theta[0], theta[1])
 			if err != nil {

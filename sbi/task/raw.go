@@ -47,17 +47,24 @@ func (s *SeriesTask) SummaryTask() Task { return s.summary() }
 // simulation of this task is distributed as a simulation of SummaryTask for the same
 // parameters. It panics when x does not have DataDim columns.
 func (s *SeriesTask) Summary(x *mat.Dense) *mat.Dense {
+	return keepSteps(s.name, x, s.length, s.channels, s.keep)
+}
+
+// keepSteps returns the values of series x (one per row, length steps of channels values,
+// channels-last) at the steps keep, channel after channel. It panics, naming task, when x does
+// not have length·channels columns.
+func keepSteps(task string, x *mat.Dense, length, channels int, keep []int) *mat.Dense {
 	n, c := x.Dims()
-	if c != s.dataDim {
-		panic(fmt.Sprintf("task %s: Summary: x has %d columns, expected %d (%d steps × %d channels)", s.name, c, s.dataDim, s.length, s.channels))
+	if c != length*channels {
+		panic(fmt.Sprintf("task %s: Summary: x has %d columns, expected %d (%d steps × %d channels)", task, c, length*channels, length, channels))
 	}
-	k := len(s.keep)
-	out := mat.NewDense(n, k*s.channels, nil)
+	k := len(keep)
+	out := mat.NewDense(n, k*channels, nil)
 	for i := 0; i < n; i++ {
 		raw, sum := x.RawRowView(i), out.RawRowView(i)
-		for ch := 0; ch < s.channels; ch++ {
-			for j, t := range s.keep {
-				sum[ch*k+j] = raw[t*s.channels+ch]
+		for ch := 0; ch < channels; ch++ {
+			for j, t := range keep {
+				sum[ch*k+j] = raw[t*channels+ch]
 			}
 		}
 	}
@@ -85,6 +92,9 @@ func everyKth(n, k int) []int {
 // sirRawDays are the days at which sbibm saves the SIR ODE, 0 to 160.
 var sirRawDays = evenTimes(161, 1)
 
+// sirSummarySteps are the steps of sirRawDays that sir keeps: days 0, 17, …, 153.
+var sirSummarySteps = everyKth(10, 17)
+
 // SIRRaw is the sir task before its summary ("sir_raw"): the prior and model of SIR, with
 // x_t ~ Binomial(1000, I(t)/N) on every day t = 0, 1, …, 160 at which sbibm saves the ODE
 // (161 values, one channel). sir keeps days 0, 17, …, 153 (Summary). A failed solve gives a
@@ -93,8 +103,8 @@ func SIRRaw() *SeriesTask {
 	return &SeriesTask{
 		base: &base{
 			name:        "sir_raw",
-			prior:       dist.NewLogNormal([]float64{math.Log(0.4), math.Log(0.125)}, []float64{0.5, 0.2}),
-			paramLabels: []string{"β", "γ"}, dataDim: len(sirRawDays),
+			prior:       sirPrior(),
+			paramLabels: sirLabels, dataDim: len(sirRawDays),
 			row: func(rng *rand.Rand, theta, x []float64) {
 				sol, err := solveSIRAt(theta[0], theta[1], sirRawDays)
 				if err != nil {
@@ -107,7 +117,7 @@ func SIRRaw() *SeriesTask {
 				}
 			},
 		},
-		channels: 1, length: len(sirRawDays), times: sirRawDays, keep: everyKth(10, 17),
+		channels: 1, length: len(sirRawDays), times: sirRawDays, keep: sirSummarySteps,
 		summaryTimes: sirTimes, summary: SIR, model: sirModel(sirCount),
 	}
 }
