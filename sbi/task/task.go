@@ -79,6 +79,7 @@ var registry = map[string]func() Task{
 	"sir":                          func() Task { return SIR() },
 	"lotka_volterra":               func() Task { return LotkaVolterra() },
 	"sir_raw":                      func() Task { return SIRRaw() },
+	"sir_jump":                     func() Task { return SIRJump() },
 	"lotka_volterra_raw":           func() Task { return LotkaVolterraRaw() },
 	"tc_slcp":                      func() Task { return TCSLCP() },
 	"weinberg":                     func() Task { return Weinberg() },
