@@ -2,7 +2,7 @@
 // before it ran and applied alike to both families:
 //
 //	go run ./tools/embedselect [-n 10000] [-test 1000] [-epochs 150] [-seed 0] [-tasks sir_raw,lotka_volterra_raw]
-//	go run ./tools/embedselect -epochs 500 -tasks lotka_volterra_sde
+//	go run ./tools/embedselect -epochs 500 -tasks lotka_volterra_sde,sir_jump
 //
 // For each task it trains one NPE per candidate (the tutorial's flow, batch, learning rate
 // and early stopping) on n simulations drawn with the selection seed, and scores each by the
@@ -16,9 +16,9 @@
 // sensitive to: the width of an MLP on a long input, and the resolution (pooling) and
 // width of a CNN. The first of each is the tutorial's earlier choice.
 //
-// lotka_volterra_sde, the stochastic model of tutorial 06's section 7, is read as the
-// tutorial reads it: the logarithm of both populations, channels-last
-// (task.LotkaVolterraSDETask.LogSeries).
+// lotka_volterra_sde and sir_jump, the stochastic models of tutorial 06's section 7, are read
+// as the tutorial reads them: the logarithm of both populations, channels-last
+// (task.LotkaVolterraSDETask.LogSeries), and the counts as they are.
 package main
 
 import (
@@ -117,12 +117,13 @@ func seriesTasks(names, args []string) ([]series, error) {
 		"sir_raw":            {task.SIRRaw(), 1, same},
 		"lotka_volterra_raw": {task.LotkaVolterraRaw(), 2, logOf},
 		"lotka_volterra_sde": {sde, 2, sde.LogSeries},
+		"sir_jump":           {task.SIRJump(), 1, same},
 	}
 	var sts []series
 	for _, name := range names {
 		st, ok := all[name]
 		if !ok {
-			return nil, fmt.Errorf("unknown task %q: want sir_raw, lotka_volterra_raw or lotka_volterra_sde", name)
+			return nil, fmt.Errorf("unknown task %q: want sir_raw, lotka_volterra_raw, lotka_volterra_sde or sir_jump", name)
 		}
 		sts = append(sts, st)
 	}
