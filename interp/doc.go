@@ -392,6 +392,21 @@
 // (switch x = 5; {}, switch f() {}); the rewrite empty-switch runs them as a block
 // ({ x = 5; _ = f() }), as Go does.
 //
+// A function value taken from a field of a cell's struct type (s.f, p.in.f, ss[i].f, and a
+// variable that copies one, fv := s.f) has, for the interpreter, a reflect function type.
+// Called as an operand of a return statement, such a call stored its results straight into
+// the function's results, and the return statement, compiled for results kept in a temporary,
+// then copied that untouched temporary over them: func r(s S) (int, []int) { return 1, s.f(x) }
+// returned 1 and nil, without a word; so did a function of one result of another type than the
+// call's (func r(s S) any { return s.n() } returned 0), and return s.two() where a result is
+// converted (to an interface). A call in parentheses is evaluated like any other operand, so
+// the rewrite parenthesize-returns puts in parentheses each operand of a return statement that
+// is a call of anything but a name that is no variable, a package's function or a function
+// literal (return 1, (s.f(x))), and evaluates a lone call of several results into temporaries
+// first ({ _gosbiR1r0, _gosbiR1r1 := s.two(); return _gosbiR1r0, _gosbiR1r1 }), which is the
+// same in Go. The values are assigned to the same results, in the same order, with the same
+// conversions.
+//
 // The interpreter's defer statement keeps the storage of the call's operands (a variable's
 // slot in the function's frame, the slot of an expression's result) and reads it when the
 // function returns, where Go evaluates them at the defer statement: x := 1; defer f(x); x = 5

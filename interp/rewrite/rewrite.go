@@ -16,7 +16,7 @@
 // The passes, in the order of Pipeline and each in the file of its name (check-type-identity's
 // keys of types in typekeys.go, its comparisons in check_comparisons.go): rename-main, loop-vars, empty-switch, check-embedded-compiled, assert-any, bind-switch-tag, check-type-identity, check-interface-assertions, bind-type-switch,
 // guard-assertions, wrap-interfaces, wrap-fmt-args, wrap-errors, compare-interfaces, hoist-method-values, reorder-defines,
-// parenthesize-tuples, zero-named-results, copy-stores, fresh-wrappers, eval-defers, func-scope, redeclare-via-temps and comma-ok. Run applies them to the units of a cell, once, after the session has
+// parenthesize-tuples, parenthesize-returns, zero-named-results, copy-stores, fresh-wrappers, eval-defers, func-scope, redeclare-via-temps and comma-ok. Run applies them to the units of a cell, once, after the session has
 // split it.
 //
 // One pass works around no fault and has no canary: recover-goroutines, last, runs the call of
@@ -136,7 +136,7 @@ type Pass struct {
 // copy-stores, whose temporaries' types it reads, check-type-identity reads the cell's own source, and redeclare-via-temps and comma-ok last, as their results are several
 // statements (comma-ok rewrites each statement of the unit); recover-goroutines, which works
 // around no fault, comes after them all so that no pass rewrites what it makes.
-var Pipeline = []Pass{renameMain, loopVars, emptySwitch, checkEmbeddedCompiled, assertAny, bindSwitchTag, checkTypeIdentity, checkInterfaceAssertions, bindTypeSwitch, guardAssertions, wrapInterfaces, wrapFmtArgs, wrapErrors, compareInterfaces, hoistMethodValues, reorderDefines, parenthesizeTuples, zeroNamedResults, copyStores, freshWrappers, evalDefers, funcScope, redeclareViaTemps, commaOK, recoverGoroutines}
+var Pipeline = []Pass{renameMain, loopVars, emptySwitch, checkEmbeddedCompiled, assertAny, bindSwitchTag, checkTypeIdentity, checkInterfaceAssertions, bindTypeSwitch, guardAssertions, wrapInterfaces, wrapFmtArgs, wrapErrors, compareInterfaces, hoistMethodValues, reorderDefines, parenthesizeTuples, parenthesizeReturns, zeroNamedResults, copyStores, freshWrappers, evalDefers, funcScope, redeclareViaTemps, commaOK, recoverGoroutines}
 
 // Run rewrites the units of a cell in place with the passes of Pipeline, in order. It
 // returns the first error of a pass, whose message starts with the interpreter's position
