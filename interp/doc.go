@@ -405,7 +405,13 @@
 // literal (return 1, (s.f(x))), and evaluates a lone call of several results into temporaries
 // first ({ _gosbiR1r0, _gosbiR1r1 := s.two(); return _gosbiR1r0, _gosbiR1r1 }), which is the
 // same in Go. The values are assigned to the same results, in the same order, with the same
-// conversions.
+// conversions. Still wrong: a nil pointer of a cell type returned through such a call into an
+// error result (func c(g G) error { return g.mk() }, g.mk returning a nil *E) comes back as a
+// nil error, where Go's is not nil; the interpreter panicked there before the rewrite and gives
+// the same wrong nil for return mk0() with mk0 a declared function. A return statement of the
+// temporaries' form that does not compile names the temporaries or an assignment in its
+// message (return s.n() in a function of two results: "assignment mismatch: 2 variables but
+// the call returns 1 value"), where Go says there are not enough return values.
 //
 // The interpreter's defer statement keeps the storage of the call's operands (a variable's
 // slot in the function's frame, the slot of an expression's result) and reads it when the
