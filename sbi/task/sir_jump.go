@@ -38,7 +38,31 @@ func SIRJump() *SIRJumpTask {
 		prior:       sirPrior(),
 		paramLabels: sirLabels, dataDim: len(sirRawDays),
 		row: func(rng *rand.Rand, theta, x []float64) {
-			sirJumpPath(rng, theta[0], theta[1], sirJumpN, 1, x)
+			sirJumpPath(rng, theta[0], theta[1], sirJumpN, 1, 0, x)
+		},
+	}}
+}
+
+// sirJumpOnsetMax is the latest day on which the first infection of sir_jump_onset arrives.
+const sirJumpOnsetMax = 60
+
+// SIRJumpOnset is sir_jump with an unknown start ("sir_jump_onset"): the first infected person
+// arrives at a time drawn uniformly from [0, 60) days, before which no one is infected, and the
+// epidemic then runs as in SIRJump (N = 1000, one initial infected, the same rates and prior).
+// The arrival time is drawn first from the rng given, then the path. Outbreaks are seeded by
+// an introduction whose date is seldom known; here it is a nuisance, not a parameter (θ is
+// (β, γ) as in sir), so an epidemic can fall anywhere in a 60-day window for the same θ, where
+// sir_jump's peak day varies by about 5 days. The data are I(t) on days 0, 1, …, 160, as in
+// SIRJump, with I(t) = 0 before the arrival; an epidemic seeded late with a small growth rate
+// may not end within the 161 days.
+func SIRJumpOnset() *SIRJumpTask {
+	return &SIRJumpTask{base: &base{
+		name:        "sir_jump_onset",
+		prior:       sirPrior(),
+		paramLabels: sirLabels, dataDim: len(sirRawDays),
+		row: func(rng *rand.Rand, theta, x []float64) {
+			start := sirJumpOnsetMax * rng.Float64()
+			sirJumpPath(rng, theta[0], theta[1], sirJumpN, 1, start, x)
 		},
 	}}
 }
@@ -55,12 +79,16 @@ func (t *SIRJumpTask) Summary(x *mat.Dense) *mat.Dense {
 }
 
 // sirJumpPath simulates the SIR jump process with rates β·S·I/n and γ·I from S = n − i0,
-// I = i0, and writes I at days 0, 1, …, len(x)−1 into x (the state after every event at or
-// before the day). It stops at the last day or when no one is infected.
-func sirJumpPath(rng *rand.Rand, beta, gamma float64, n, i0 int, x []float64) {
+// I = i0 at time start ≥ 0, and writes I at days 0, 1, …, len(x)−1 into x (0 on the days
+// before start, then the state after every event at or before the day). It stops at the last
+// day or when no one is infected.
+func sirJumpPath(rng *rand.Rand, beta, gamma float64, n, i0 int, start float64, x []float64) {
 	s, i := float64(n-i0), float64(i0)
-	now := 0.0
+	now := start
 	day := 0
+	for ; day < len(x) && float64(day) < start; day++ {
+		x[day] = 0
+	}
 	for i > 0 && day < len(x) {
 		infect := beta * s * i / float64(n)
 		total := infect + gamma*i

@@ -15,7 +15,7 @@ func jumpPaths(seed uint64, n int, beta, gamma float64, pop, i0, days int) *mat.
 	rng := rand.New(rand.NewPCG(seed, 1))
 	x := mat.NewDense(n, days, nil)
 	for r := range n {
-		sirJumpPath(rng, beta, gamma, pop, i0, x.RawRowView(r))
+		sirJumpPath(rng, beta, gamma, pop, i0, 0, x.RawRowView(r))
 	}
 	return x
 }

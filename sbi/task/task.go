@@ -80,6 +80,7 @@ var registry = map[string]func() Task{
 	"lotka_volterra":               func() Task { return LotkaVolterra() },
 	"sir_raw":                      func() Task { return SIRRaw() },
 	"sir_jump":                     func() Task { return SIRJump() },
+	"sir_jump_onset":               func() Task { return SIRJumpOnset() },
 	"lotka_volterra_raw":           func() Task { return LotkaVolterraRaw() },
 	"tc_slcp":                      func() Task { return TCSLCP() },
 	"weinberg":                     func() Task { return Weinberg() },

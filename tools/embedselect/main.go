@@ -16,9 +16,9 @@
 // sensitive to: the width of an MLP on a long input, and the resolution (pooling) and
 // width of a CNN. The first of each is the tutorial's earlier choice.
 //
-// lotka_volterra_sde and sir_jump, the stochastic models of tutorial 06's section 7, are read
-// as the tutorial reads them: the logarithm of both populations, channels-last
-// (task.LotkaVolterraSDETask.LogSeries), and the counts as they are.
+// lotka_volterra_sde, sir_jump and sir_jump_onset, the stochastic models of tutorial 06's
+// section 7, are read as the tutorial reads them: the logarithm of both populations,
+// channels-last (task.LotkaVolterraSDETask.LogSeries), and the counts as they are.
 package main
 
 import (
@@ -118,12 +118,13 @@ func seriesTasks(names, args []string) ([]series, error) {
 		"lotka_volterra_raw": {task.LotkaVolterraRaw(), 2, logOf},
 		"lotka_volterra_sde": {sde, 2, sde.LogSeries},
 		"sir_jump":           {task.SIRJump(), 1, same},
+		"sir_jump_onset":     {task.SIRJumpOnset(), 1, same},
 	}
 	var sts []series
 	for _, name := range names {
 		st, ok := all[name]
 		if !ok {
-			return nil, fmt.Errorf("unknown task %q: want sir_raw, lotka_volterra_raw, lotka_volterra_sde or sir_jump", name)
+			return nil, fmt.Errorf("unknown task %q: want sir_raw, lotka_volterra_raw, lotka_volterra_sde, sir_jump or sir_jump_onset", name)
 		}
 		sts = append(sts, st)
 	}

@@ -15,7 +15,7 @@ func TestCheckTasks(t *testing.T) {
 		args    []string
 		wantErr string
 	}{
-		{[]string{"sir_raw", "lotka_volterra_raw", "lotka_volterra_sde", "sir_jump"}, nil, ""},
+		{[]string{"sir_raw", "lotka_volterra_raw", "lotka_volterra_sde", "sir_jump", "sir_jump_onset"}, nil, ""},
 		{[]string{"sir_raw", "lotka_volterra"}, nil, `unknown task "lotka_volterra"`},
 		{[]string{"sir_raw"}, []string{"lotka_volterra_raw"}, `unexpected arguments ["lotka_volterra_raw"]`},
 	} {
