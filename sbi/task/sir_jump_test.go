@@ -171,3 +171,78 @@ func TestSIRJumpSummary(t *testing.T) {
 	}()
 	tk.Summary(mat.NewDense(1, 160, nil))
 }
+
+// TestSIRJumpOnsetArrival: with β = γ = 10⁻³⁰⁰ (the prior's support excludes 0) the first
+// event waits some 10³⁰⁰ days, so a path is 0 before the arrival and 1 from it on: the fraction of paths infected on day d is P(start ≤ d) = d/60
+// for d ≤ 60 and 1 after. Over 4000 paths each fraction agrees within 4 binomial standard
+// errors (exactly, where it is 0 or 1). A path that started on day 0 (sir_jump) or arrived
+// within 30 days would be infected on day 30 in every path.
+func TestSIRJumpOnsetArrival(t *testing.T) {
+	const n = 4000
+	tk := SIRJumpOnset()
+	theta := mat.NewDense(n, 2, nil)
+	for k := range n {
+		theta.SetRow(k, []float64{1e-300, 1e-300})
+	}
+	x := tk.Simulate(rand.New(rand.NewPCG(9, 9)), theta)
+	for _, day := range []int{0, 15, 30, 45, 59, 60, 100, 160} {
+		p := math.Min(float64(day)/sirJumpOnsetMax, 1)
+		var infected float64
+		for k := range n {
+			switch v := x.At(k, day); v {
+			case 1:
+				infected++
+			case 0:
+			default:
+				t.Fatalf("row %d, day %d: I = %v, want 0 or 1 with β = γ = 10⁻³⁰⁰", k, day, v)
+			}
+		}
+		infected /= n
+		if se := math.Sqrt(p * (1 - p) / n); math.Abs(infected-p) > 4*se {
+			t.Errorf("day %d: fraction infected %.4f, want %.4f ± %.4f (4 s.e.)", day, infected, p, 4*se)
+		}
+	}
+}
+
+// TestSIRJumpOnsetShift: at θ = (0.4, 0.125) the epidemics of sir_jump_onset are those of
+// sir_jump moved by the arrival day, uniform on [0, 60): among the epidemics that take off,
+// the mean peak day is sir_jump's plus 30 (within 4 standard errors of the difference, and
+// half a day for the daily grid) and its spread is at least that of the arrival, 60/√12 ≈ 17
+// days (the test asks for more than 12; sir_jump's is about 5).
+func TestSIRJumpOnsetShift(t *testing.T) {
+	const n = 600
+	theta := mat.NewDense(n, 2, nil)
+	for k := range n {
+		theta.SetRow(k, []float64{0.4, 0.125})
+	}
+	peakDays := func(tk *SIRJumpTask) []float64 {
+		x := tk.Simulate(rand.New(rand.NewPCG(10, 10)), theta)
+		var days []float64
+		for k := range n {
+			row := x.RawRowView(k)
+			top := 0
+			for day, v := range row {
+				if v > row[top] {
+					top = day
+				}
+			}
+			if row[top] > 100 {
+				days = append(days, float64(top))
+			}
+		}
+		if len(days) < n/4 {
+			t.Fatalf("%s: %d of %d epidemics took off, want more than %d (about 69%%)", tk.Name(), len(days), n, n/4)
+		}
+		return days
+	}
+	onset, plain := peakDays(SIRJumpOnset()), peakDays(SIRJump())
+	mOnset, seOnset := meanSE(onset)
+	mPlain, sePlain := meanSE(plain)
+	shift, se := mOnset-mPlain, math.Hypot(seOnset, sePlain)
+	if math.Abs(shift-sirJumpOnsetMax/2) > 4*se+0.5 {
+		t.Errorf("mean peak day %.1f with the arrival, %.1f without: shift %.1f, want %d ± %.1f", mOnset, mPlain, shift, sirJumpOnsetMax/2, 4*se+0.5)
+	}
+	if v, _ := varSE(onset); math.Sqrt(v) < 12 {
+		t.Errorf("peak day sd %.1f days, want > 12 (the arrival's alone is %.1f)", math.Sqrt(v), sirJumpOnsetMax/math.Sqrt(12))
+	}
+}
