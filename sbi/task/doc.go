@@ -22,7 +22,8 @@
 // benchmark's data; their likelihoods, given the ODE's solution, are exact
 // (SeriesTask.LogLikelihood, and SummaryLogLikelihood for the benchmark's data). sir_jump
 // (SIRJumpTask) is the Markov-jump counterpart of sir in a population of 1000, simulated exactly,
-// whose series have random timing (an epidemic's peak falls on different days for one θ). mixed is the
+// whose series have random timing (an epidemic's peak falls on different days for one θ);
+// sir_jump_onset (SIRJumpOnset) starts it on an unknown day within the first 60. mixed is the
 // toy model of mixed data (a reaction time and a choice) of Python sbi's MNLE examples. Tasks outside sbibm have no stored observations.
 //
 // Every task is a Task and an sbi.Simulator: t.Simulate(rng, theta) fills one data row per

@@ -39,6 +39,7 @@ func ExampleNames() {
 	// ornstein_uhlenbeck: dim θ = 2, dim x = 100
 	// sir: dim θ = 2, dim x = 10
 	// sir_jump: dim θ = 2, dim x = 161
+	// sir_jump_onset: dim θ = 2, dim x = 161
 	// sir_raw: dim θ = 2, dim x = 161
 	// slcp: dim θ = 5, dim x = 8
 	// spatial_sir: dim θ = 2, dim x = 7500

@@ -21,8 +21,8 @@ var sbibmTasks = []string{"two_moons", "gaussian_linear", "gaussian_linear_unifo
 	"slcp", "bernoulli_glm", "bernoulli_glm_raw", "sir", "lotka_volterra"}
 
 func TestNamesAndShapes(t *testing.T) {
-	if got := len(Names()); got != 24 {
-		t.Fatalf("%d tasks, want 24: %v", got, Names())
+	if got := len(Names()); got != 25 {
+		t.Fatalf("%d tasks, want 25: %v", got, Names())
 	}
 	rng := rand.New(rand.NewPCG(1, 1))
 	for _, name := range sortedNames() {
@@ -94,7 +94,7 @@ func TestStoredData(t *testing.T) {
 		}
 	}
 	for _, name := range []string{"tc_slcp", "weinberg", "mg1", "tc_lotka_volterra", "spatial_sir",
-		"conjugate_gaussian", "ornstein_uhlenbeck", "bivariate_ornstein_uhlenbeck", "arch", "arfima", "lotka_volterra_sde", "mixed", "sir_jump"} {
+		"conjugate_gaussian", "ornstein_uhlenbeck", "bivariate_ornstein_uhlenbeck", "arch", "arfima", "lotka_volterra_sde", "mixed", "sir_jump", "sir_jump_onset"} {
 		tk, _ := Get(name)
 		if _, err := tk.Observation(1); !errors.Is(err, ErrNotAvailable) {
 			t.Errorf("%s: Observation error %v, want ErrNotAvailable", name, err)
@@ -152,7 +152,7 @@ func TestBadParameters(t *testing.T) {
 
 // TestTaskSimulateDeterministic: the same seed gives the same data with 1 and 2 cores.
 func TestTaskSimulateDeterministic(t *testing.T) {
-	for _, tk := range []Task{SIR(), TwoMoons(), MG1(), SIRJump()} {
+	for _, tk := range []Task{SIR(), TwoMoons(), MG1(), SIRJump(), SIRJumpOnset()} {
 		theta := tk.Prior().Sample(rand.New(rand.NewPCG(2, 2)), 300)
 		run := func(p int) *mat.Dense {
 			old := runtime.GOMAXPROCS(p)
