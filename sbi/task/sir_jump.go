@@ -32,16 +32,7 @@ type SIRJumpTask struct {
 // sir_raw, whose peak falls at the same day for a given θ, it cannot. Summary keeps the days
 // sir keeps. A path has at most 2N − 1 events (each infection uses up a susceptible, each
 // recovery an infected). There are no stored observations.
-func SIRJump() *SIRJumpTask {
-	return &SIRJumpTask{base: &base{
-		name:        "sir_jump",
-		prior:       sirPrior(),
-		paramLabels: sirLabels, dataDim: len(sirRawDays),
-		row: func(rng *rand.Rand, theta, x []float64) {
-			sirJumpPath(rng, theta[0], theta[1], sirJumpN, 1, 0, x)
-		},
-	}}
-}
+func SIRJump() *SIRJumpTask { return newSIRJump("sir_jump", 0) }
 
 // sirJumpOnsetMax is the latest day on which the first infection of sir_jump_onset arrives.
 const sirJumpOnsetMax = 60
@@ -55,13 +46,20 @@ const sirJumpOnsetMax = 60
 // sir_jump's peak day varies by about 5 days. The data are I(t) on days 0, 1, …, 160, as in
 // SIRJump, with I(t) = 0 before the arrival; an epidemic seeded late with a small growth rate
 // may not end within the 161 days.
-func SIRJumpOnset() *SIRJumpTask {
+func SIRJumpOnset() *SIRJumpTask { return newSIRJump("sir_jump_onset", sirJumpOnsetMax) }
+
+// newSIRJump returns the SIR jump task name whose first infection arrives at a time drawn
+// uniformly from [0, onsetMax) days, or at day 0, drawing nothing, when onsetMax is 0.
+func newSIRJump(name string, onsetMax float64) *SIRJumpTask {
 	return &SIRJumpTask{base: &base{
-		name:        "sir_jump_onset",
+		name:        name,
 		prior:       sirPrior(),
 		paramLabels: sirLabels, dataDim: len(sirRawDays),
 		row: func(rng *rand.Rand, theta, x []float64) {
-			start := sirJumpOnsetMax * rng.Float64()
+			start := 0.0
+			if onsetMax > 0 {
+				start = onsetMax * rng.Float64()
+			}
 			sirJumpPath(rng, theta[0], theta[1], sirJumpN, 1, start, x)
 		},
 	}}

@@ -20,6 +20,26 @@ func jumpPaths(seed uint64, n int, beta, gamma float64, pop, i0, days int) *mat.
 	return x
 }
 
+// peakDays returns the day on which each path of x (one per row) peaks, for the paths whose
+// peak is above 100 infected (the epidemics that took off); the first such day on a tie.
+func peakDays(x *mat.Dense) []float64 {
+	r, _ := x.Dims()
+	var days []float64
+	for k := range r {
+		row := x.RawRowView(k)
+		top := 0
+		for day, v := range row {
+			if v > row[top] {
+				top = day
+			}
+		}
+		if row[top] > 100 {
+			days = append(days, float64(top))
+		}
+	}
+	return days
+}
+
 // TestSIRJumpPureDeath: with β = 0 each of the I₀ infected recovers after an exponential time
 // of rate γ, independently, so I(t) ~ Binomial(I₀, p), p = e^{−γt}. Over 2000 paths the sample
 // mean and variance at two days agree with I₀p and I₀pq within 4 standard errors (of the mean,
@@ -116,20 +136,7 @@ func TestSIRJumpLayout(t *testing.T) {
 		}
 	}
 
-	peaks := jumpPaths(8, 400, 0.4, 0.125, sirJumpN, 1, 161)
-	var days []float64
-	for k := range 400 {
-		row := peaks.RawRowView(k)
-		top := 0
-		for day, v := range row {
-			if v > row[top] {
-				top = day
-			}
-		}
-		if row[top] > 100 {
-			days = append(days, float64(top))
-		}
-	}
+	days := peakDays(jumpPaths(8, 400, 0.4, 0.125, sirJumpN, 1, 161))
 	if len(days) < 100 {
 		t.Fatalf("%d of 400 epidemics at R₀ = 3.2 took off, want more than 100 (about 69%%)", len(days))
 	}
@@ -215,27 +222,14 @@ func TestSIRJumpOnsetShift(t *testing.T) {
 	for k := range n {
 		theta.SetRow(k, []float64{0.4, 0.125})
 	}
-	peakDays := func(tk *SIRJumpTask) []float64 {
-		x := tk.Simulate(rand.New(rand.NewPCG(10, 10)), theta)
-		var days []float64
-		for k := range n {
-			row := x.RawRowView(k)
-			top := 0
-			for day, v := range row {
-				if v > row[top] {
-					top = day
-				}
-			}
-			if row[top] > 100 {
-				days = append(days, float64(top))
-			}
-		}
+	tookOff := func(tk *SIRJumpTask) []float64 {
+		days := peakDays(tk.Simulate(rand.New(rand.NewPCG(10, 10)), theta))
 		if len(days) < n/4 {
 			t.Fatalf("%s: %d of %d epidemics took off, want more than %d (about 69%%)", tk.Name(), len(days), n, n/4)
 		}
 		return days
 	}
-	onset, plain := peakDays(SIRJumpOnset()), peakDays(SIRJump())
+	onset, plain := tookOff(SIRJumpOnset()), tookOff(SIRJump())
 	mOnset, seOnset := meanSE(onset)
 	mPlain, sePlain := meanSE(plain)
 	shift, se := mOnset-mPlain, math.Hypot(seOnset, sePlain)
