@@ -438,10 +438,13 @@
 // defer func(i int) { fmt.Print(i) }(i)); a spread into a compiled variadic (defer
 // fmt.Println(xs...)) prints the slice as one operand. Still failing,
 // with or without the rewrite: defer f(xs...) fails with "reflect: cannot use []int as type
-// int in Call" (write defer func(v []int) { f(v...) }(xs)), and a deferred call of a variable
-// holding a function literal made in the same function (fn := func() {…}; defer fn()) never
-// returns (the interpreter waits on a lock of the function's frame that its own deferred calls
-// hold): call the literal directly (defer func() {…}()). Go statements had the argument fault
+// int in Call" (write defer func(v []int) { f(v...) }(xs)). A deferred call that called a
+// function literal made in the same function (fn := func() {…}; defer fn(), or fn() inside a
+// deferred literal, or defer run(func() {…})) never returned: the interpreter runs deferred
+// calls holding a lock of the function's frame, which such a literal takes when it returns.
+// The rewrite detach-closures makes each function literal of a function with a defer statement
+// in a frame of its own (fn := func() func() { return func() {…} }()); recover in a literal
+// deferred through a variable still recovers nothing (Go's recovers). Go statements had the argument fault
 // too; recover-goroutines evaluates their operands where the go statement stands. Go allows no
 // defer statement outside a function; a cell's top-level defer statement is run by the
 // interpreter at the end of the unit that holds it and again at the end of every later cell,

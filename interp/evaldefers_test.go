@@ -3,6 +3,7 @@ package interp
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // deferPrelude declares what the cells of the defer tests call.
@@ -89,5 +90,42 @@ func TestDeferPositions(t *testing.T) {
 	if res.Err == nil || !strings.HasPrefix(res.Err.Value, "runtime error: index out of range") ||
 		len(res.Err.Traceback) < 2 || !strings.Contains(res.Err.Traceback[1], "line 4") {
 		t.Errorf("panic %+v, want an index out of range on line 4", res.Err)
+	}
+}
+
+// TestDeferCallsClosures runs deferred calls that call function literals of the same
+// function, through a variable, inside a deferred literal or as an argument. Each cell never
+// ended before detach-closures (the interpreter's deferred calls waited on a lock that they
+// held themselves); each want was printed by go run of the same code.
+func TestDeferCallsClosures(t *testing.T) {
+	ts := newTestSession(t)
+	ts.mustRun(t, deferPrelude+"\nfunc run(f func()) { f() }\nfunc (c C) Close() { fn := func() { rec(\"close\", c.v) }; defer fn() }")
+	for _, c := range []struct{ name, code, want string }{
+		{"variable", "func g() { fn := func() { rec(\"fn\") }; defer fn() }\ng()", "fn\n"},
+		{"inside a deferred literal", "func f() { fn := func() { rec(\"fn\") }; defer func() { fn() }() }\nf()", "fn\n"},
+		{"argument", "func a() { defer run(func() { rec(\"a\") }) }\na()", "a\n"},
+		{"sees the later value", "func c() { x := 1; fn := func() { showi(x) }; defer fn(); x = 2 }\nc()", "i 2\n"},
+		{"recursive literal", "func r() { var fib func(int) int; fib = func(n int) int { if n < 2 { return n }; return fib(n-1) + fib(n-2) }; defer func() { rec(\"fib\", fib(10)) }() }\nr()", "fib 55\n"},
+		{"sets a named result", "func nr() (n int) { set := func() { n = 5 }; defer set(); return 1 }\nshowi(nr())", "i 5\n"},
+		{"in a loop", "func lp() { for i := 0; i < 3; i++ { f := func() { showi(i) }; defer f() } }\nlp()", "i 2\ni 1\ni 0\n"},
+		{"method", "C{4}.Close()", "close 4\n"},
+		{"function literal of the cell", "func() { fn := func() { rec(\"top-lit\") }; defer fn() }()", "top-lit\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ts.out.Reset()
+			done := make(chan Result, 1)
+			go func() { done <- ts.run(c.code) }()
+			select {
+			case res := <-done:
+				if res.Err != nil {
+					t.Fatalf("%q failed: %v", c.code, res.Err.Value)
+				}
+			case <-time.After(20 * time.Second):
+				t.Fatalf("%q did not end within 20 s", c.code)
+			}
+			if got := ts.out.String(); got != c.want {
+				t.Errorf("%q printed\n%s\nwant\n%s", c.code, got, c.want)
+			}
+		})
 	}
 }

@@ -38,10 +38,10 @@ import (
 // no call or receive, whose order the move would change), and at the top level of a cell, where a
 // block would run in a function literal of its own (func-scope) and the deferred call too
 // early. A function literal without arguments (defer func() { … }()) needs nothing, and
-// recover called directly by a deferred function literal keeps working. Two faults of the
-// interpreter's defer remain with or without the pass: a call with ... fails with an error of
-// reflect, and a deferred call of a variable that holds a function literal of the same
-// function never returns (see the package documentation of interp).
+// recover called directly by a deferred function literal keeps working. A fault of the
+// interpreter's defer remains with or without the pass: a call with ... fails with an error of
+// reflect (see the package documentation of interp); detach-closures mends deferred calls of
+// function literals of the same function, which never returned.
 //
 // Go statements have the same fault; recover-goroutines evaluates their operands into
 // temporaries.
