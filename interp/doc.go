@@ -446,9 +446,12 @@
 // in a frame of its own (fn := func() func() { return func() {…} }()); recover in a literal
 // deferred through a variable still recovers nothing (Go's recovers). Go statements had the argument fault
 // too; recover-goroutines evaluates their operands where the go statement stands. Go allows no
-// defer statement outside a function; a cell's top-level defer statement is run by the
-// interpreter at the end of the unit that holds it and again at the end of every later cell,
-// reading its operands anew each time: put it in a function.
+// defer statement outside a function; a cell stands where the body of func main would, so a
+// defer statement of a cell's top level (in a block or loop of it too) evaluates its operands
+// where it stands and its call runs once, when the cell's Go code ends (after a panic too),
+// the last deferred first (the rewrite cell-defers; the interpreter ran it at the end of its
+// own statement and again at the end of every later cell). An interrupted cell runs none of
+// them and says so on standard error; recover in such a call returns nil.
 //
 // # Speed
 //

@@ -310,6 +310,22 @@ func _gosbiGoPanic(cell, line int, r any) {
 	}
 }
 
+// _gosbiCellDefer keeps a deferred call of a cell's top level (the rewrite cell-defers), which
+// the session runs when the cell's Go code ends.
+func _gosbiCellDefer(f func()) { _gosbibuiltin.CellDefer(f) }
+
+// _gosbiRunCellDefers runs the calls that the cell's top level deferred, the last first; one
+// that panics does not stop those before it, as in a function.
+func _gosbiRunCellDefers() { _gosbiRunDefers(_gosbibuiltin.TakeCellDefers()) }
+
+func _gosbiRunDefers(fs []func()) {
+	if len(fs) == 0 {
+		return
+	}
+	defer fs[0]()
+	_gosbiRunDefers(fs[1:])
+}
+
 func _gosbiErrorText(s string) map[string]any { return map[string]any{"text/plain": "error: " + s} }
 
 func _gosbiText(s string) map[string]any { return map[string]any{"text/plain": s} }

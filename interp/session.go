@@ -74,10 +74,12 @@ type Session struct {
 	executed bool
 	cell     int // the cell being run, for positions
 	// slots is the last cell run in each slot of line numbers (see cellLines), and its lines
-	slots  map[int]slotCell
-	items  []item // its items
-	mu     sync.Mutex
-	cancel context.CancelFunc
+	slots map[int]slotCell
+	items []item // its items
+	// cellDefers is the calls that the running cell's top level deferred (celldefers.go)
+	cellDefers []func()
+	mu         sync.Mutex
+	cancel     context.CancelFunc
 	// fileName, when set, names positions "file.go:2:5" instead of "cell [3] line 2:5" and
 	// makes the session a script's: func main is kept aside to
 	// be called at the end.
@@ -134,6 +136,9 @@ func (s *Session) reset() error {
 	if err := s.yi.Use(s.goPanicSymbols()); err != nil {
 		return fmt.Errorf("loading builtins: %w", err)
 	}
+	if err := s.yi.Use(s.cellDeferSymbols()); err != nil {
+		return fmt.Errorf("loading builtins: %w", err)
+	}
 	if s.opts.Symbols != nil {
 		if err := s.yi.Use(s.opts.Symbols); err != nil {
 			return fmt.Errorf("loading symbols: %w", err)
@@ -187,8 +192,14 @@ func (s *Session) execute(ctx context.Context, code string, count int) Result {
 	return s.runGo(ctx, code, count)
 }
 
-// runGo runs Go source (a cell without magics).
-func (s *Session) runGo(ctx context.Context, code string, count int) (res Result) {
+// runGo runs Go source (a cell without magics), then the calls its top level deferred.
+func (s *Session) runGo(ctx context.Context, code string, count int) Result {
+	s.cellDefers = nil
+	return s.runCellDefers(ctx, s.runGoCode(ctx, code, count))
+}
+
+// runGoCode runs Go source (see runGo).
+func (s *Session) runGoCode(ctx context.Context, code string, count int) (res Result) {
 	s.cell = count
 	if s.slots == nil {
 		s.slots = map[int]slotCell{}

@@ -16,7 +16,7 @@
 // The passes, in the order of Pipeline and each in the file of its name (check-type-identity's
 // keys of types in typekeys.go, its comparisons in check_comparisons.go): rename-main, loop-vars, empty-switch, check-embedded-compiled, assert-any, bind-switch-tag, check-type-identity, check-interface-assertions, bind-type-switch,
 // guard-assertions, wrap-interfaces, wrap-fmt-args, wrap-errors, compare-interfaces, hoist-method-values, reorder-defines,
-// parenthesize-tuples, parenthesize-returns, zero-named-results, copy-stores, fresh-wrappers, eval-defers, func-scope, detach-closures, redeclare-via-temps and comma-ok. Run applies them to the units of a cell, once, after the session has
+// parenthesize-tuples, parenthesize-returns, zero-named-results, copy-stores, fresh-wrappers, cell-defers, eval-defers, func-scope, detach-closures, redeclare-via-temps and comma-ok. Run applies them to the units of a cell, once, after the session has
 // split it.
 //
 // One pass works around no fault and has no canary: recover-goroutines, last, runs the call of
@@ -133,11 +133,12 @@ type Pass struct {
 // empty-switch come first, so that the passes after them see loops and switches as they run; func-scope comes
 // after hoist-method-values, whose block of definitions must run in a function literal at the
 // top of a cell, and after copy-stores, whose block defines a temporary, detach-closures after
-// func-scope, whose function literals it sees, fresh-wrappers after
+// func-scope, whose function literals it sees, cell-defers before func-scope, which would run a
+// loop of the top level that holds a defer statement in a function literal of its own, fresh-wrappers after
 // copy-stores, whose temporaries' types it reads, check-type-identity reads the cell's own source, and redeclare-via-temps and comma-ok last, as their results are several
 // statements (comma-ok rewrites each statement of the unit); recover-goroutines, which works
 // around no fault, comes after them all so that no pass rewrites what it makes.
-var Pipeline = []Pass{renameMain, loopVars, emptySwitch, checkEmbeddedCompiled, assertAny, bindSwitchTag, checkTypeIdentity, checkInterfaceAssertions, bindTypeSwitch, guardAssertions, wrapInterfaces, wrapFmtArgs, wrapErrors, compareInterfaces, hoistMethodValues, reorderDefines, parenthesizeTuples, parenthesizeReturns, zeroNamedResults, copyStores, freshWrappers, evalDefers, funcScope, detachClosures, redeclareViaTemps, commaOK, recoverGoroutines}
+var Pipeline = []Pass{renameMain, loopVars, emptySwitch, checkEmbeddedCompiled, assertAny, bindSwitchTag, checkTypeIdentity, checkInterfaceAssertions, bindTypeSwitch, guardAssertions, wrapInterfaces, wrapFmtArgs, wrapErrors, compareInterfaces, hoistMethodValues, reorderDefines, parenthesizeTuples, parenthesizeReturns, zeroNamedResults, copyStores, freshWrappers, cellDefers, evalDefers, funcScope, detachClosures, redeclareViaTemps, commaOK, recoverGoroutines}
 
 // Run rewrites the units of a cell in place with the passes of Pipeline, in order. It
 // returns the first error of a pass, whose message starts with the interpreter's position
