@@ -9,7 +9,8 @@ import (
 // what go run prints for the same statements in the body of func main (a panic's message
 // aside); before cell-defers the interpreter ran a top-level deferred call when its own
 // statement ended, again at the end of the cell and once more at the end of every later cell
-// (the first row printed "i 2\ncell1 2\ni 2\n", and the second "cell2\ni 2\n").
+// (a cell `defer rec("top")` + `rec("cell1")` printed "top\ncell1\ntop\n", and a later
+// cell `rec("cell2")` printed "cell2\ntop\n"; with the pass off, this test did not end).
 func TestCellDefers(t *testing.T) {
 	ts := newTestSession(t)
 	ts.mustRun(t, deferPrelude)
